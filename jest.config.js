@@ -1,0 +1,11 @@
+/** Test kinds by file name: *.unit.test.ts, *.int.test.ts, *.e2e.test.ts (see STYLE). */
+const transform = { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }] };
+const base = { testEnvironment: 'node', transform, setupFiles: ['reflect-metadata'] };
+module.exports = {
+  projects: [
+    { ...base, displayName: 'unit', testMatch: ['<rootDir>/test/**/*.unit.test.ts'] },
+    { ...base, displayName: 'int', testMatch: ['<rootDir>/test/**/*.int.test.ts'] },
+    { ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e.test.ts'] },
+  ],
+  testTimeout: 30000,
+};

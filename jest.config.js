@@ -1,5 +1,5 @@
 /** Test kinds by file name: *.unit.test.ts, *.int.test.ts, *.e2e.test.ts (see STYLE). */
-const transform = { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }] };
+const transform = { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] };
 const base = { testEnvironment: 'node', transform, setupFiles: ['reflect-metadata'] };
 module.exports = {
   projects: [

@@ -1,0 +1,22 @@
+/** Chooses the event store from configuration (DESIGN section 5): SQLite in the data dir unless a URL says otherwise. */
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { MailboxConfig } from '../config';
+import { MailboxError } from '../errors';
+import type { EventStore } from '../events/eventStore';
+import { MemoryEventStore } from './eventstore/memoryEventStore';
+import { SqliteEventStore } from './eventstore/sqliteEventStore';
+
+export async function createEventStore(config: MailboxConfig, logger: Logger): Promise<EventStore> {
+  const url = config.eventStoreUrl;
+  if (url === undefined) {
+    const file = path.resolve(config.dataDir, 'events.sqlite');
+    logger.info({ file }, 'event store: SQLite (embedded default)');
+    return SqliteEventStore.open(file);
+  }
+  if (url === 'memory:') return new MemoryEventStore();
+  if (url.startsWith('sqlite:')) return SqliteEventStore.open(path.resolve(url.slice('sqlite:'.length)));
+  throw new MailboxError('VALIDATION_FAILED', 'Invalid configuration',
+    `MAILBOX_EVENTSTORE_URL '${url}' is not supported; use esdb://host:2113?tls=false, sqlite:<file>, memory:, ` +
+    'or leave it unset for SQLite in MAILBOX_DATA_DIR.', { field: 'MAILBOX_EVENTSTORE_URL' });
+}

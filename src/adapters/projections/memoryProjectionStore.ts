@@ -1,0 +1,149 @@
+/** In-memory projection store (embedded default): rebuilt from the log at start, exact counts, wakes after commit. */
+import { inject, injectable } from 'tsyringe';
+import { TOKENS } from '../../tokens';
+import { encodeCursor, decodeCursor, type ListQuery } from '../../projections/listQuery';
+import type { AgentView, HeartbeatCounts, ListedMessage, MessagePage, ProjectionStore, UnreadCount } from '../../projections/projectionStore';
+import type { MessageSummary, ProjectedEvent, ViewChange, WakeEvent } from '../../projections/viewChanges';
+import type { WakeBus } from '../../projections/wakeBus';
+import { MemoryInbox, type InboxEntry } from './memoryInbox';
+import { newestFirst } from './sortedPositions';
+
+const matches = (entry: InboxEntry, query: ListQuery): boolean => {
+  const f = entry.fields;
+  if (entry.archivedAt !== null && query.box === 'inbox') return false;
+  if (query.status === 'read' && entry.readAt === null) return false;
+  if (query.from !== undefined && f.from !== query.from) return false;
+  if (query.to !== undefined && f.to !== query.to) return false;
+  if (query.threadId !== undefined && f.threadId !== query.threadId) return false;
+  if (query.priority !== undefined && f.priority !== query.priority) return false;
+  if (query.tags !== undefined && !query.tags.every((tag) => f.tags.includes(tag))) return false;
+  return true;
+};
+
+@injectable()
+export class MemoryProjectionStore implements ProjectionStore {
+  private agents = new Map<string, AgentView>();
+  private messages = new Map<string, MessageSummary>();
+  private inboxes = new Map<string, MemoryInbox>();
+  private lastPosition: bigint | null = null;
+
+  constructor(@inject(TOKENS.WakeBus) private readonly wakeBus: WakeBus) {}
+
+  async applyBatch(batch: readonly ProjectedEvent[]): Promise<void> {
+    const wakes: WakeEvent[] = [];
+    for (const event of batch) {
+      if (this.lastPosition !== null && event.position <= this.lastPosition) continue;
+      for (const change of event.changes) this.applyChange(event.position, change, wakes);
+      this.lastPosition = event.position;
+    }
+    if (wakes.length > 0) await this.wakeBus.publish(wakes);
+  }
+
+  private inbox(identity: string): MemoryInbox {
+    let inbox = this.inboxes.get(identity);
+    if (!inbox) this.inboxes.set(identity, (inbox = new MemoryInbox()));
+    return inbox;
+  }
+
+  private applyChange(position: bigint, change: ViewChange, wakes: WakeEvent[]): void {
+    switch (change.kind) {
+      case 'agentRegistered':
+        this.agents.set(change.identity, { identity: change.identity, role: change.role,
+          registeredAt: change.registeredAt, retired: false, retiredAt: null });
+        return;
+      case 'agentRetired': {
+        const agent = this.agents.get(change.identity);
+        if (agent) this.agents.set(change.identity, { ...agent, retired: true, retiredAt: change.retiredAt });
+        return;
+      }
+      case 'messageRecorded':
+        this.messages.set(change.summary.messageId, change.summary);
+        return;
+      case 'outboxAdded':
+        this.inbox(change.sender).addOutbox(position, change.entry);
+        return;
+      case 'inboxAdded': {
+        const inbox = this.inbox(change.recipient);
+        const added = inbox.add(position, change.entry, change.isBroadcast);
+        if (added && change.wake) {
+          const e = change.entry;
+          wakes.push({ type: 'wake/message', messageId: e.messageId, from: e.from, to: e.to, recipient: change.recipient,
+            subject: e.subject, priority: e.priority, isBroadcast: change.isBroadcast, unreadCount: inbox.unreadCount,
+            position: position.toString() });
+        }
+        return;
+      }
+      case 'receiptRead':
+        this.inbox(change.recipient).markRead(change.messageId, change.readAt);
+        return;
+      case 'inboxArchived':
+        this.inbox(change.recipient).archive(change.messageId, change.archivedAt);
+        return;
+      default: {
+        const unexpected: never = change;
+        throw new Error(`Unknown view change ${JSON.stringify(unexpected)}`);
+      }
+    }
+  }
+
+  async checkpoint(): Promise<bigint | null> {
+    return this.lastPosition;
+  }
+
+  async listMessages(identity: string, query: ListQuery): Promise<MessagePage> {
+    const inbox = this.inboxes.get(identity);
+    const unreadCount = inbox?.unreadCount ?? 0;
+    if (!inbox) return { messages: [], nextCursor: null, unreadCount };
+    const source = query.box === 'outbox' ? inbox.outbox : query.status === 'unread' ? inbox.unread : inbox.entries;
+    const page: InboxEntry[] = [];
+    let hasMore = false;
+    for (const entry of newestFirst(source, decodeCursor(query.cursor))) {
+      if (!matches(entry, query)) continue;
+      if (page.length === query.limit) {
+        hasMore = true;
+        break;
+      }
+      page.push(entry);
+    }
+    return {
+      messages: page.map((entry) => this.listed(entry, query.box)),
+      nextCursor: hasMore ? encodeCursor(page[page.length - 1].position) : null,
+      unreadCount,
+    };
+  }
+
+  private listed(entry: InboxEntry, box: ListQuery['box']): ListedMessage {
+    const summary = this.messages.get(entry.fields.messageId);
+    const { recipientCount: _count, task, ...rest } = summary ?? { ...entry.fields, inReplyTo: null, task: null, recipientCount: 0 };
+    return { ...rest, readAt: box === 'inbox' ? entry.readAt : null, ...(task ? { task } : {}) };
+  }
+
+  async unreadCount(identity: string): Promise<UnreadCount> {
+    const inbox = this.inboxes.get(identity);
+    return { unread: inbox?.unreadCount ?? 0, byPriority: { low: 0, normal: 0, high: 0, ...inbox?.byPriority } };
+  }
+
+  async heartbeat(identity: string): Promise<HeartbeatCounts> {
+    const inbox = this.inboxes.get(identity);
+    return { identity, ...(await this.unreadCount(identity)),
+      oldestUnreadAt: inbox?.oldestUnreadAt ?? null, lastActivityAt: inbox?.lastActivityAt ?? null };
+  }
+
+  async allHeartbeats(): Promise<HeartbeatCounts[]> {
+    const identities = new Set([...this.agents.keys(), ...this.inboxes.keys()]);
+    return Promise.all([...identities].sort().map((identity) => this.heartbeat(identity)));
+  }
+
+  async listAgents(): Promise<AgentView[]> {
+    return [...this.agents.values()].sort((a, b) => a.identity.localeCompare(b.identity));
+  }
+
+  async reset(): Promise<void> {
+    this.agents = new Map();
+    this.messages = new Map();
+    this.inboxes = new Map();
+    this.lastPosition = null;
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,36 @@
+/** Entries kept in ascending log position, for newest-first pages and cursor seeks by binary search. */
+export interface Positioned {
+  position: bigint;
+}
+
+/** Index of the first entry whose position is >= `position`. */
+export function lowerBound(entries: readonly Positioned[], position: bigint): number {
+  let low = 0;
+  let high = entries.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (entries[mid].position < position) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+/** Inserts keeping order; appends in O(1) in the usual case (events arrive in log order). */
+export function insertSorted<T extends Positioned>(entries: T[], entry: T): void {
+  if (entries.length === 0 || entries[entries.length - 1].position < entry.position) {
+    entries.push(entry);
+    return;
+  }
+  entries.splice(lowerBound(entries, entry.position), 0, entry);
+}
+
+export function removeSorted<T extends Positioned>(entries: T[], entry: T): void {
+  const index = lowerBound(entries, entry.position);
+  if (entries[index] === entry) entries.splice(index, 1);
+}
+
+/** Newest first, strictly older than `before` (null: from the newest). */
+export function* newestFirst<T extends Positioned>(entries: readonly T[], before: bigint | null): Generator<T> {
+  const start = before === null ? entries.length : lowerBound(entries, before);
+  for (let i = start - 1; i >= 0; i--) yield entries[i];
+}

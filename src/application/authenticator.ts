@@ -1,0 +1,33 @@
+/** Identity comes from the bearer token only: the admin token, or a registered (not retired) agent's or auditor's token. */
+import { inject, injectable } from 'tsyringe';
+import { ADMIN_ACTOR, type Actor } from '../commands/roles';
+import type { MailboxConfig } from '../config';
+import { MailboxError } from '../errors';
+import { TOKENS } from '../tokens';
+import { AgentDirectory } from './agentDirectory';
+import { hashToken, sameHash } from './tokenHash';
+
+const unauthenticated = (message: string) =>
+  new MailboxError('UNAUTHENTICATED', 'Unauthenticated', message, { hint: 'Send Authorization: Bearer <token>' });
+
+@injectable()
+export class Authenticator {
+  private readonly adminHash: string | null;
+
+  constructor(
+    @inject(TOKENS.Config) config: MailboxConfig,
+    @inject(TOKENS.AgentDirectory) private readonly directory: AgentDirectory,
+  ) {
+    this.adminHash = config.adminToken ? hashToken(config.adminToken) : null;
+  }
+
+  async authenticate(token: string | undefined | null): Promise<Actor> {
+    if (!token) throw unauthenticated('A bearer token is required; agents get theirs when an admin registers them.');
+    const hash = hashToken(token);
+    if (this.adminHash && sameHash(hash, this.adminHash)) return ADMIN_ACTOR;
+    const agent = await this.directory.findByTokenHash(hash);
+    if (!agent) throw unauthenticated('The bearer token is not valid; ask an admin to register you (POST /v1/agents).');
+    if (agent.retiredAt !== null) throw unauthenticated(`Agent ${agent.identity} was retired; its token no longer works.`);
+    return { identity: agent.identity, role: agent.role };
+  }
+}

@@ -1,0 +1,137 @@
+/** The write side: every command validated at the edge, decided purely, appended with its expected revision. */
+import { inject, injectable } from 'tsyringe';
+import { decideRegisterAgent, decideRetireAgent } from '../commands/agentRegistry';
+import type { CommandMetadata } from '../commands/command';
+import { foldMessage, initialMessageState, type MessageState } from '../commands/message';
+import { decideArchiveMessage, decideMarkRead } from '../commands/receipts';
+import type { Actor } from '../commands/roles';
+import { archiveSchema, markReadSchema, registerAgentSchema, retireAgentSchema, sendMessageSchema } from '../commands/schemas';
+import { decideSendMessage, sendWarnings } from '../commands/sendMessage';
+import { parseInput } from '../commands/validation';
+import type { MailboxConfig } from '../config';
+import { isMailboxError, type ErrorEnvelope } from '../errors';
+import { deterministicMessageId } from '../events/eventIds';
+import { AGENT_REGISTRY_STREAM, messageStream } from '../events/streams';
+import type { MessageEvent } from '../events/types';
+import type { ProjectionRunner } from '../projections/projectionRunner';
+import { TOKENS } from '../tokens';
+import { AgentDirectory, registryModel } from './agentDirectory';
+import { requireRole } from './authorization';
+import type { CommandHandler, StreamModel } from './commandHandler';
+import type { Clock, IdGenerator } from './runtime';
+import { generateToken, hashToken, requestFingerprint } from './tokenHash';
+
+export const messageModel: StreamModel<MessageState, MessageEvent> = { initial: initialMessageState, fold: foldMessage };
+
+export interface SendResult {
+  messageId: string;
+  status: 'sent';
+  sentAt: string;
+  to: string;
+  recipients: string[];
+  threadId: string;
+  warnings?: Array<Record<string, unknown>>;
+}
+export interface ReadResult { messageId: string; status: 'read'; readAt: string }
+export type BulkReadResult = { results: Array<ReadResult | { messageId: string; status: 'error'; error: ErrorEnvelope }> };
+export interface ArchiveResult { messageId: string; status: 'archived'; archivedAt: string }
+export interface Registration { identity: string; role: string; token: string; registeredAt: string }
+
+export interface CommandOptions { correlationId?: string; idempotencyKey?: string }
+
+@injectable()
+export class MailboxCommands {
+  constructor(
+    @inject(TOKENS.CommandHandler) private readonly handler: CommandHandler,
+    @inject(TOKENS.AgentDirectory) private readonly directory: AgentDirectory,
+    @inject(TOKENS.ProjectionRunner) private readonly runner: ProjectionRunner,
+    @inject(TOKENS.Config) private readonly config: MailboxConfig,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(TOKENS.IdGenerator) private readonly ids: IdGenerator,
+  ) {}
+
+  async registerAgent(actor: Actor, input: unknown, options: CommandOptions = {}): Promise<Registration> {
+    requireRole(actor, ['admin'], 'Registering an agent');
+    const data = parseInput(registerAgentSchema, input, 'register_agent');
+    const token = generateToken();
+    const metadata = this.metadata(actor, options);
+    const { state, position } = await this.handler.handle(AGENT_REGISTRY_STREAM, registryModel, metadata, (registry) =>
+      decideRegisterAgent({ type: 'RegisterAgent', data: { ...data, tokenHash: hashToken(token) }, metadata }, registry));
+    await this.awaitViews(position);
+    const agent = state.agents.get(data.identity)!;
+    return { identity: agent.identity, role: agent.role, token, registeredAt: agent.registeredAt };
+  }
+
+  async retireAgent(actor: Actor, input: unknown, options: CommandOptions = {}): Promise<{ identity: string; retiredAt: string }> {
+    requireRole(actor, ['admin'], 'Retiring an agent');
+    const data = parseInput(retireAgentSchema, input, 'retire_agent');
+    const metadata = this.metadata(actor, options);
+    const { state, position } = await this.handler.handle(AGENT_REGISTRY_STREAM, registryModel, metadata, (registry) =>
+      decideRetireAgent({ type: 'RetireAgent', data, metadata }, registry));
+    await this.awaitViews(position);
+    return { identity: data.identity, retiredAt: state.agents.get(data.identity)!.retiredAt! };
+  }
+
+  async send(actor: Actor, input: unknown, options: CommandOptions = {}): Promise<SendResult> {
+    requireRole(actor, ['agent'], 'Sending a message');
+    const raw = options.idempotencyKey !== undefined && input && typeof input === 'object'
+      ? { ...input, idempotencyKey: options.idempotencyKey } : input;
+    const data = parseInput(sendMessageSchema, raw, 'add_message');
+    const metadata = this.metadata(actor, options);
+    const messageId = deterministicMessageId(actor.identity, data.idempotencyKey ?? null, metadata.commandId);
+    const { idempotencyKey: _key, ...fingerprinted } = data;
+    const requestHash = requestFingerprint(fingerprinted);
+    const registry = await this.directory.current();
+    const parent = data.inReplyTo ? (await this.handler.load(messageStream(data.inReplyTo), messageModel)).state : null;
+    const policy = { maxBodyBytes: this.config.maxBodyBytes, strictRecipients: this.config.strictRecipients };
+    const { state, appended, position } = await this.handler.handle(messageStream(messageId), messageModel, metadata,
+      (message) => decideSendMessage({ type: 'SendMessage', data: { messageId, input: data, requestHash }, metadata },
+        { message, registry, parent }, policy));
+    await this.awaitViews(position);
+    const sent = state.sent!;
+    const warnings = appended.length > 0 && !this.config.strictRecipients ? sendWarnings(data, registry) : [];
+    return { messageId, status: 'sent', sentAt: sent.sentAt, to: sent.to, recipients: sent.recipients,
+      threadId: sent.threadId, ...(warnings.length ? { warnings } : {}) };
+  }
+
+  async markRead(actor: Actor, input: unknown, options: CommandOptions = {}): Promise<ReadResult | BulkReadResult> {
+    requireRole(actor, ['agent'], 'Marking a message read');
+    const data = parseInput(markReadSchema, input, 'mark_read');
+    if (data.messageId !== undefined) return this.markOneRead(actor, data.messageId, options);
+    const results = await Promise.all([...new Set(data.messageIds)].map((messageId) =>
+      this.markOneRead(actor, messageId, options).catch((error: unknown) => {
+        if (!isMailboxError(error)) throw error;
+        return { messageId, status: 'error' as const, error: error.envelope };
+      })));
+    return { results };
+  }
+
+  private async markOneRead(actor: Actor, messageId: string, options: CommandOptions): Promise<ReadResult> {
+    const metadata = this.metadata(actor, options);
+    const { state, position } = await this.handler.handle(messageStream(messageId), messageModel, metadata, (message) =>
+      decideMarkRead({ type: 'MarkRead', data: { messageId }, metadata }, message));
+    await this.awaitViews(position);
+    return { messageId, status: 'read', readAt: state.recipients.get(actor.identity)!.readAt! };
+  }
+
+  async archive(actor: Actor, input: unknown, options: CommandOptions = {}): Promise<ArchiveResult> {
+    requireRole(actor, ['agent'], 'Archiving a message');
+    const { messageId } = parseInput(archiveSchema, input, 'archive_message');
+    const metadata = this.metadata(actor, options);
+    const { state, position } = await this.handler.handle(messageStream(messageId), messageModel, metadata, (message) =>
+      decideArchiveMessage({ type: 'ArchiveMessage', data: { messageId }, metadata }, message));
+    await this.awaitViews(position);
+    return { messageId, status: 'archived', archivedAt: state.recipients.get(actor.identity)!.archivedAt! };
+  }
+
+  private metadata(actor: Actor, options: CommandOptions): CommandMetadata {
+    const commandId = this.ids.next();
+    const correlationId = options.correlationId ?? commandId;
+    return { commandId, correlationId, causationId: correlationId, actor, at: this.clock.now().toISOString() };
+  }
+
+  /** Read-your-writes: the caller's next list shows what it just did (bounded wait; the write is durable either way). */
+  private async awaitViews(position: bigint | null): Promise<void> {
+    if (position !== null && this.config.awaitProjectionMs > 0) await this.runner.waitFor(position, this.config.awaitProjectionMs);
+  }
+}

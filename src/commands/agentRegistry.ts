@@ -1,0 +1,74 @@
+/** Agent registry: one stream, one pure decider per command. */
+import { MailboxError } from '../errors';
+import type { AgentEvent, AgentRegistered, AgentRetired } from '../events/types';
+import type { Command } from './command';
+import type { Role } from './roles';
+
+export interface RegisteredAgent {
+  identity: string;
+  role: Role;
+  tokenHash: string;
+  registeredAt: string;
+  retiredAt: string | null;
+}
+
+export interface RegistryState {
+  agents: ReadonlyMap<string, RegisteredAgent>;
+}
+
+export const initialRegistryState = (): RegistryState => ({ agents: new Map() });
+
+/** Folds events into a copy of the state (one copy per batch, not per event). */
+export function foldRegistry(state: RegistryState, events: readonly AgentEvent[]): RegistryState {
+  const agents = new Map(state.agents);
+  for (const event of events) {
+    switch (event.type) {
+      case 'AgentRegistered': {
+        const { identity, role, tokenHash, registeredAt } = event.data;
+        agents.set(identity, { identity, role, tokenHash, registeredAt, retiredAt: null });
+        break;
+      }
+      case 'AgentRetired': {
+        const agent = agents.get(event.data.identity);
+        if (agent) agents.set(agent.identity, { ...agent, retiredAt: event.data.retiredAt });
+        break;
+      }
+      default: {
+        const unexpected: never = event;
+        throw new Error(`Unexpected registry event ${JSON.stringify(unexpected)}`);
+      }
+    }
+  }
+  return { agents };
+}
+
+export const evolveRegistry = (state: RegistryState, event: AgentEvent): RegistryState => foldRegistry(state, [event]);
+
+/** Agents that can receive mail now: registered, not retired, role agent. */
+export const activeAgents = (state: RegistryState): RegisteredAgent[] =>
+  [...state.agents.values()].filter((agent) => agent.retiredAt === null && agent.role === 'agent');
+
+export type RegisterAgent = Command<'RegisterAgent', { identity: string; role: Exclude<Role, 'admin'>; tokenHash: string }>;
+export type RetireAgent = Command<'RetireAgent', { identity: string }>;
+
+export function decideRegisterAgent(command: RegisterAgent, state: RegistryState): AgentRegistered[] | MailboxError {
+  const { identity, role, tokenHash } = command.data;
+  const existing = state.agents.get(identity);
+  if (existing) {
+    return new MailboxError('AGENT_EXISTS', 'Agent exists',
+      `Agent ${identity} is already registered${existing.retiredAt ? ' (retired; identities are never reused)' : ''}; ` +
+      'choose another identity.', { identity });
+  }
+  return [{ type: 'AgentRegistered', data: { identity, role, tokenHash, registeredAt: command.metadata.at } }];
+}
+
+export function decideRetireAgent(command: RetireAgent, state: RegistryState): AgentRetired[] | MailboxError {
+  const agent = state.agents.get(command.data.identity);
+  if (!agent) {
+    return new MailboxError('AGENT_NOT_FOUND', 'Agent not found',
+      `No agent ${command.data.identity} is registered; GET /v1/agents lists the registered ones.`,
+      { identity: command.data.identity });
+  }
+  if (agent.retiredAt !== null) return []; // already retired: idempotent, nothing new to record
+  return [{ type: 'AgentRetired', data: { identity: agent.identity, retiredAt: command.metadata.at } }];
+}

@@ -1,0 +1,48 @@
+/** A message's stream: who sent it, who it was delivered to, and each recipient's read and archive state. */
+import type { MessageEvent, MessageSent } from '../events/types';
+
+export interface RecipientState {
+  readAt: string | null;
+  archivedAt: string | null;
+}
+
+export interface MessageState {
+  sent: MessageSent['data'] | null;
+  recipients: ReadonlyMap<string, RecipientState>;
+}
+
+export const initialMessageState = (): MessageState => ({ sent: null, recipients: new Map() });
+
+/** Folds events into a copy of the state (one copy per batch: a 1,000-recipient broadcast stays linear). */
+export function foldMessage(state: MessageState, events: readonly MessageEvent[]): MessageState {
+  let sent = state.sent;
+  const recipients = new Map(state.recipients);
+  for (const event of events) {
+    switch (event.type) {
+      case 'MessageSent':
+        sent = event.data;
+        if (!event.data.to.startsWith('AGENT:')) recipients.set(event.data.to, { readAt: null, archivedAt: null });
+        break;
+      case 'BroadcastDelivered':
+        recipients.set(event.data.recipient, { readAt: null, archivedAt: null });
+        break;
+      case 'ReceiptRead': {
+        const current = recipients.get(event.data.reader);
+        if (current) recipients.set(event.data.reader, { ...current, readAt: event.data.readAt });
+        break;
+      }
+      case 'MessageArchived': {
+        const current = recipients.get(event.data.recipient);
+        if (current) recipients.set(event.data.recipient, { ...current, archivedAt: event.data.archivedAt });
+        break;
+      }
+      default: {
+        const unexpected: never = event;
+        throw new Error(`Unexpected message event ${JSON.stringify(unexpected)}`);
+      }
+    }
+  }
+  return { sent, recipients };
+}
+
+export const evolveMessage = (state: MessageState, event: MessageEvent): MessageState => foldMessage(state, [event]);

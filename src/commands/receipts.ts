@@ -1,0 +1,45 @@
+/** MarkRead and ArchiveMessage: per recipient, idempotent, pure. */
+import { MailboxError } from '../errors';
+import type { MessageArchived, ReceiptRead } from '../events/types';
+import type { Command } from './command';
+import type { MessageState, RecipientState } from './message';
+
+export type MarkRead = Command<'MarkRead', { messageId: string }>;
+export type ArchiveMessage = Command<'ArchiveMessage', { messageId: string }>;
+
+export const messageNotFound = (messageId: string): MailboxError =>
+  new MailboxError('MESSAGE_NOT_FOUND', 'Message not found', `No message ${messageId} exists.`, { messageId });
+
+function recipientOf(messageId: string, actor: string, state: MessageState): RecipientState | MailboxError {
+  if (!state.sent) return messageNotFound(messageId);
+  const receipt = state.recipients.get(actor);
+  if (!receipt) {
+    return new MailboxError('NOT_A_RECIPIENT', 'Not a recipient',
+      `${actor} is not a recipient of message ${messageId}; only its recipients can mark it read or archive it.`,
+      { messageId });
+  }
+  return receipt;
+}
+
+export function decideMarkRead(command: MarkRead, state: MessageState): ReceiptRead[] | MailboxError {
+  const reader = command.metadata.actor.identity;
+  const receipt = recipientOf(command.data.messageId, reader, state);
+  if (receipt instanceof MailboxError) return receipt;
+  if (receipt.readAt !== null) return []; // idempotent: the first readAt stands
+  const sent = state.sent!;
+  return [{ type: 'ReceiptRead', data: {
+    messageId: sent.messageId, reader, readAt: command.metadata.at, priority: sent.priority, sentAt: sent.sentAt,
+  } }];
+}
+
+export function decideArchiveMessage(command: ArchiveMessage, state: MessageState): MessageArchived[] | MailboxError {
+  const recipient = command.metadata.actor.identity;
+  const receipt = recipientOf(command.data.messageId, recipient, state);
+  if (receipt instanceof MailboxError) return receipt;
+  if (receipt.archivedAt !== null) return [];
+  const sent = state.sent!;
+  return [{ type: 'MessageArchived', data: {
+    messageId: sent.messageId, recipient, archivedAt: command.metadata.at,
+    wasUnread: receipt.readAt === null, priority: sent.priority, sentAt: sent.sentAt,
+  } }];
+}

@@ -1,0 +1,121 @@
+/** SendMessage: one pure decider, (command, state) -> events | error. Atomic: all events or none. */
+import { MailboxError } from '../errors';
+import type { BroadcastDelivered, MessageEvent, MessageSent } from '../events/types';
+import { activeAgents, type RegistryState } from './agentRegistry';
+import type { Command } from './command';
+import type { MessageState } from './message';
+import { parseRecipient } from './recipients';
+import type { SendMessageInput } from './schemas';
+import { closestIdentities } from './suggestions';
+
+export type SendMessage = Command<'SendMessage', {
+  messageId: string;
+  input: SendMessageInput;
+  requestHash: string;
+}>;
+
+export interface SendPolicy {
+  maxBodyBytes: number;
+  strictRecipients: boolean;
+}
+
+export interface SendState {
+  message: MessageState; // this message's own stream: non-empty when an Idempotency-Key is retried
+  registry: RegistryState;
+  parent: MessageState | null; // the inReplyTo message, when given
+}
+
+const knownIdentities = (registry: RegistryState): string[] => activeAgents(registry).map((a) => a.identity);
+
+export function decideSendMessage(command: SendMessage, state: SendState, policy: SendPolicy): MessageEvent[] | MailboxError {
+  const { input, messageId, requestHash } = command.data;
+  const sender = command.metadata.actor.identity;
+
+  // 1. A retried Idempotency-Key returns the original result and writes nothing.
+  if (state.message.sent) {
+    if (state.message.sent.requestHash === requestHash) return [];
+    return new MailboxError('IDEMPOTENCY_KEY_REUSED', 'Idempotency key reused',
+      `Idempotency-Key '${input.idempotencyKey}' was already used for a different message; use a new key for a new message.`,
+      { idempotencyKey: input.idempotencyKey, messageId });
+  }
+  // 2. Size and shape, before anything else is looked at.
+  const bodyBytes = Buffer.byteLength(input.body, 'utf8');
+  if (bodyBytes > policy.maxBodyBytes) {
+    return new MailboxError('PAYLOAD_TOO_LARGE', 'Payload too large',
+      `The body is ${bodyBytes} bytes; the limit is ${policy.maxBodyBytes} bytes. Shorten it or link to the content.`,
+      { field: 'body', bytes: bodyBytes, limit: policy.maxBodyBytes });
+  }
+  const recipient = parseRecipient(input.to, knownIdentities(state.registry));
+  if (recipient instanceof MailboxError) return recipient;
+
+  // 3. Recipient existence (layer 2, opt-in) and wake rules.
+  if (recipient.kind === 'direct') {
+    const known = state.registry.agents.get(recipient.identity);
+    if (policy.strictRecipients && (!known || known.retiredAt !== null || known.role !== 'agent')) {
+      const suggestions = closestIdentities(recipient.identity, knownIdentities(state.registry));
+      return new MailboxError('UNKNOWN_RECIPIENT', 'Unknown recipient',
+        `No active agent ${recipient.identity} is registered on this mailbox; GET /v1/agents lists them.`,
+        { to: input.to, ...(suggestions.length ? { suggestions } : {}) });
+    }
+    if (input.wakeSuppressed && (input.priority === 'high' || input.task !== undefined)) {
+      return new MailboxError('VALIDATION_FAILED', 'Validation failed',
+        'wakeSuppressed is refused for a direct message that is high priority or carries a task: its recipient must be woken.',
+        { field: 'wakeSuppressed' });
+    }
+  }
+
+  // 4. Threading: a reply inherits its parent's thread; the caller must be part of that conversation.
+  let threadId = input.threadId ?? messageId;
+  if (input.inReplyTo !== undefined) {
+    const parent = state.parent?.sent;
+    if (!parent || !state.parent) {
+      return new MailboxError('MESSAGE_NOT_FOUND', 'Message not found',
+        `inReplyTo names message ${input.inReplyTo}, which does not exist.`, { field: 'inReplyTo', messageId: input.inReplyTo });
+    }
+    if (parent.from !== sender && !state.parent.recipients.has(sender)) {
+      return new MailboxError('FORBIDDEN', 'Forbidden',
+        `You can only reply to a message you sent or received; ${input.inReplyTo} is neither.`, { field: 'inReplyTo' });
+    }
+    if (input.threadId !== undefined && input.threadId !== parent.threadId) {
+      return new MailboxError('VALIDATION_FAILED', 'Validation failed',
+        `threadId '${input.threadId}' contradicts the thread of inReplyTo (${parent.threadId}); omit threadId to inherit it.`,
+        { field: 'threadId' });
+    }
+    threadId = parent.threadId;
+  }
+
+  // 5. Audience: a snapshot of active agents now, excluding the sender.
+  const recipients = recipient.kind === 'direct'
+    ? [recipient.identity]
+    : knownIdentities(state.registry).filter((identity) => identity !== sender);
+
+  const summary = {
+    messageId, from: sender, to: input.to, subject: input.subject, priority: input.priority, threadId,
+    inReplyTo: input.inReplyTo ?? null, tags: input.tags, sentAt: command.metadata.at,
+    wakeSuppressed: input.wakeSuppressed, hasTask: input.task !== undefined,
+  };
+  const sent: MessageSent = {
+    type: 'MessageSent',
+    data: { ...summary, body: input.body, task: input.task ?? null, recipients,
+      idempotencyKey: input.idempotencyKey ?? null, requestHash },
+  };
+  if (recipient.kind === 'direct') return [sent];
+  const deliveries: BroadcastDelivered[] = recipients.map((identity) => ({
+    type: 'BroadcastDelivered',
+    data: { ...summary, recipient: identity, deliveredAt: command.metadata.at },
+  }));
+  return [sent, ...deliveries];
+}
+
+/** Non-blocking hints on an accepted send (permissive mode): an unregistered direct recipient. */
+export function sendWarnings(input: SendMessageInput, registry: RegistryState): Array<Record<string, unknown>> {
+  if (input.to.startsWith('AGENT:')) return [];
+  const known = registry.agents.get(input.to);
+  if (known && known.retiredAt === null && known.role === 'agent') return [];
+  const suggestions = closestIdentities(input.to, knownIdentities(registry));
+  return [{
+    code: 'UNREGISTERED_RECIPIENT',
+    message: `${input.to} is not an active registered agent; the message is stored and will show in its inbox if it registers.`,
+    ...(suggestions.length ? { suggestions } : {}),
+  }];
+}

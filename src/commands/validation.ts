@@ -1,0 +1,61 @@
+/**
+ * Validate only at the edge: a failed zod parse becomes the error envelope and
+ * nothing reaches a decider. Unknown keys are named with the allowed ones, so
+ * the caller learns the valid form from the error itself.
+ */
+import { z } from 'zod';
+import { MailboxError } from '../errors';
+
+type AnyDef = { type: string; shape?: Record<string, z.ZodType>; innerType?: z.ZodType; out?: z.ZodType;
+  in?: z.ZodType; element?: z.ZodType; options?: z.ZodType[] };
+
+const defOf = (schema: z.ZodType): AnyDef => (schema as unknown as { _zod: { def: AnyDef } })._zod.def;
+
+/** The object schemas reachable at `path` (several when a union is on the way). */
+function objectsAt(schema: z.ZodType, path: readonly PropertyKey[]): Array<Record<string, z.ZodType>> {
+  const def = defOf(schema);
+  switch (def.type) {
+    case 'object':
+      if (path.length === 0) return [def.shape ?? {}];
+      return def.shape && String(path[0]) in def.shape ? objectsAt(def.shape[String(path[0])], path.slice(1)) : [];
+    case 'optional': case 'nullable': case 'default': case 'readonly': case 'catch': case 'nonoptional':
+      return objectsAt(def.innerType as z.ZodType, path);
+    case 'pipe':
+      return [...objectsAt(def.in as z.ZodType, path), ...objectsAt(def.out as z.ZodType, path)];
+    case 'array':
+      return typeof path[0] === 'number' ? objectsAt(def.element as z.ZodType, path.slice(1)) : [];
+    case 'union':
+      return (def.options ?? []).flatMap((option) => objectsAt(option, path));
+    default:
+      return [];
+  }
+}
+
+export function allowedKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+  return [...new Set(objectsAt(schema, path).flatMap((shape) => Object.keys(shape)))];
+}
+
+const dotted = (path: readonly PropertyKey[]): string => path.map(String).join('.');
+
+export function toMailboxError(schema: z.ZodType, error: z.ZodError, what: string): MailboxError {
+  const unknown = error.issues.find((issue) => issue.code === 'unrecognized_keys');
+  if (unknown && unknown.code === 'unrecognized_keys') {
+    const fields = unknown.keys.map((key) => dotted([...unknown.path, key]));
+    const allowed = allowedKeysAt(schema, unknown.path);
+    return new MailboxError('UNKNOWN_FIELD', 'Unknown field',
+      `${what} does not accept ${fields.map((f) => `'${f}'`).join(', ')}; allowed fields` +
+      `${unknown.path.length ? ` in '${dotted(unknown.path)}'` : ''}: ${allowed.join(', ')}. ` +
+      'Your identity comes from your token, never from the request.',
+      { field: fields[0], fields, allowed });
+  }
+  const issues = error.issues.map((issue) => ({ field: dotted(issue.path), message: issue.message }));
+  const first = issues[0];
+  return new MailboxError('VALIDATION_FAILED', 'Validation failed',
+    `${what}: ${first.field ? `'${first.field}' ` : ''}${first.message}`, { field: first.field, issues });
+}
+
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
+  const result = schema.safeParse(input);
+  if (!result.success) throw toMailboxError(schema, result.error, what);
+  return result.data;
+}

@@ -1,0 +1,55 @@
+/** Configuration from the environment (DESIGN section 5); every variable optional, defaults safe (loopback, auth on). */
+import { z } from 'zod';
+import { MailboxError } from './errors';
+
+const flag = z.enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off']).transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+
+export const configSchema = z.object({
+  host: z.string().min(1).default('127.0.0.1'),
+  port: z.coerce.number().int().min(0).max(65535).default(7420),
+  dataDir: z.string().min(1).default('./data'),
+  adminToken: z.string().min(16, 'MAILBOX_ADMIN_TOKEN must be at least 16 characters').optional(),
+  /** Unset: SQLite in dataDir. 'memory:' keeps events in memory (tests). esdb:// or kurrentdb://: EventStoreDB. */
+  eventStoreUrl: z.string().optional(),
+  /** Unset: in-memory projections and wake bus. redis://: Redis. */
+  redisUrl: z.string().optional(),
+  strictRecipients: z.boolean().default(false),
+  maxBodyBytes: z.coerce.number().int().positive().default(64 * 1024),
+  /** How long a command waits for its own events to reach the views (read-your-writes), in ms. */
+  awaitProjectionMs: z.coerce.number().int().min(0).default(2000),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type MailboxConfig = z.output<typeof configSchema>;
+export type MailboxConfigInput = z.input<typeof configSchema>;
+
+export const ENV_VARIABLES: Record<keyof MailboxConfig, string> = {
+  host: 'MAILBOX_HOST',
+  port: 'MAILBOX_PORT',
+  dataDir: 'MAILBOX_DATA_DIR',
+  adminToken: 'MAILBOX_ADMIN_TOKEN',
+  eventStoreUrl: 'MAILBOX_EVENTSTORE_URL',
+  redisUrl: 'MAILBOX_REDIS_URL',
+  strictRecipients: 'MAILBOX_STRICT_RECIPIENTS',
+  maxBodyBytes: 'MAILBOX_MAX_BODY_BYTES',
+  awaitProjectionMs: 'MAILBOX_AWAIT_PROJECTION_MS',
+  logLevel: 'MAILBOX_LOG_LEVEL',
+};
+
+export function parseConfig(input: MailboxConfigInput = {}): MailboxConfig {
+  const result = configSchema.safeParse(input);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const key = String(issue.path[0]) as keyof MailboxConfig;
+  throw new MailboxError('VALIDATION_FAILED', 'Invalid configuration',
+    `${ENV_VARIABLES[key] ?? key}: ${issue.message}`, { field: ENV_VARIABLES[key] ?? key });
+}
+
+export function configFromEnv(env: NodeJS.ProcessEnv = process.env): MailboxConfig {
+  const raw: Record<string, unknown> = {};
+  for (const [key, variable] of Object.entries(ENV_VARIABLES)) {
+    const value = env[variable];
+    if (value !== undefined && value !== '') raw[key] = key === 'strictRecipients' ? flag.parse(value.toLowerCase()) : value;
+  }
+  return parseConfig(raw as MailboxConfigInput);
+}

@@ -1,0 +1,71 @@
+/**
+ * One error envelope for every surface (HTTP, MCP, CLI, library):
+ * { error: <short title>, code: <UPPER_SNAKE>, message: <one actionable sentence>, ...details }.
+ */
+export const ERROR_STATUS = {
+  INVALID_RECIPIENT_SHAPE: 400,
+  UNKNOWN_RECIPIENT: 404,
+  UNKNOWN_FIELD: 400,
+  FILTER_NOT_APPLICABLE: 400,
+  VALIDATION_FAILED: 400,
+  PAYLOAD_TOO_LARGE: 413,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_A_RECIPIENT: 403,
+  MESSAGE_NOT_FOUND: 404,
+  AGENT_EXISTS: 409,
+  AGENT_NOT_FOUND: 404,
+  CONCURRENCY_CONFLICT: 409,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  RATE_LIMITED: 429,
+  UNAVAILABLE: 503,
+  NOT_FOUND: 404,
+  INTERNAL: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ErrorEnvelope {
+  error: string;
+  code: ErrorCode;
+  message: string;
+  [detail: string]: unknown;
+}
+
+export class MailboxError extends Error {
+  readonly envelope: ErrorEnvelope;
+
+  constructor(code: ErrorCode, title: string, message: string, details: Record<string, unknown> = {}) {
+    super(message);
+    this.name = 'MailboxError';
+    this.envelope = { error: title, code, message, ...details };
+  }
+
+  get code(): ErrorCode {
+    return this.envelope.code;
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.envelope.code];
+  }
+
+  toJSON(): ErrorEnvelope {
+    return this.envelope;
+  }
+}
+
+export const isMailboxError = (value: unknown): value is MailboxError => value instanceof MailboxError;
+
+/** Thrown by event store adapters when the expected revision does not hold. */
+export class ConcurrencyConflict extends Error {
+  constructor(readonly streamName: string, readonly expected: string, readonly actual: string) {
+    super(`Stream ${streamName}: expected revision ${expected}, actual ${actual}`);
+    this.name = 'ConcurrencyConflict';
+  }
+}
+
+/** Thrown by adapters when their backing service cannot be reached in time. */
+export const unavailable = (what: string, cause?: unknown): MailboxError =>
+  new MailboxError('UNAVAILABLE', 'Service unavailable',
+    `${what} is unavailable; retry later (the request was not applied).`,
+    cause instanceof Error ? { cause: cause.message } : {});

@@ -1,0 +1,35 @@
+/** The event store port: a few operations every adapter (memory, SQLite, EventStoreDB) implements alike. */
+import type { NewEvent, StoredEvent } from './types';
+
+/** 'no_stream': must not exist yet; 'any': no check; a bigint: the revision of the stream's last event. */
+export type ExpectedRevision = 'no_stream' | 'any' | bigint;
+
+export interface AppendResult {
+  nextExpectedRevision: bigint; // revision of the stream's last event after the append
+  position: bigint; // global log position of the last appended event
+}
+
+export interface EventSubscription extends AsyncIterable<StoredEvent> {
+  close(): Promise<void>;
+}
+
+export interface EventStore {
+  /**
+   * Appends atomically (all or nothing) if the stream is at `expected`;
+   * otherwise throws ConcurrencyConflict. Re-appending events whose ids are
+   * already at those positions succeeds without writing (de-duplication).
+   */
+  append(streamName: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  /** Events of one stream in order, from a revision (inclusive); [] when the stream does not exist. */
+  readStream(streamName: string, fromRevision?: bigint): Promise<StoredEvent[]>;
+  /** One page of the ordered log of mailbox events strictly after `after` (null: from the start). */
+  readAll(after: bigint | null, limit: number): Promise<StoredEvent[]>;
+  /** Catch-up then live subscription to the ordered log, strictly after `after`. */
+  subscribe(after: bigint | null): EventSubscription;
+  /** Position of the newest mailbox event, or null for an empty log. */
+  headPosition(): Promise<bigint | null>;
+  close(): Promise<void>;
+}
+
+export const describeExpected = (expected: ExpectedRevision): string =>
+  typeof expected === 'bigint' ? expected.toString() : expected;

@@ -1,0 +1,12 @@
+/** Public library API. */
+import 'reflect-metadata';
+
+export { createMailbox, Mailbox, type MailboxClient } from './mailbox';
+export { configFromEnv, parseConfig, type MailboxConfig, type MailboxConfigInput } from './config';
+export { MailboxError, type ErrorEnvelope, type ErrorCode } from './errors';
+export { ADMIN_ACTOR, type Actor, type Role } from './commands/roles';
+export { BROADCAST, IDENTITY_PATTERN, VALID_RECIPIENT_SHAPES } from './commands/recipients';
+export type { EventStore } from './events/eventStore';
+export type { ProjectionStore } from './projections/projectionStore';
+export type { WakeBus } from './projections/wakeBus';
+export type { WakeEvent } from './projections/viewChanges';

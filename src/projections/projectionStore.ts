@@ -1,0 +1,53 @@
+/** The projection store port (read model): applied atomically with its checkpoint, queried by the API. */
+import type { Priority } from '../commands/messageFields';
+import type { Role } from '../commands/roles';
+import type { ListQuery } from './listQuery';
+import type { MessageSummary, ProjectedEvent } from './viewChanges';
+
+export interface ListedMessage extends Omit<MessageSummary, 'recipientCount' | 'task'> {
+  readAt: string | null;
+  task?: MessageSummary['task'];
+}
+
+export interface MessagePage {
+  messages: ListedMessage[];
+  nextCursor: string | null;
+  unreadCount: number;
+}
+
+export interface UnreadCount {
+  unread: number;
+  byPriority: Record<Priority, number>;
+}
+
+export interface HeartbeatCounts extends UnreadCount {
+  identity: string;
+  oldestUnreadAt: string | null;
+  lastActivityAt: string | null;
+}
+
+export interface AgentView {
+  identity: string;
+  role: Role;
+  registeredAt: string;
+  retired: boolean;
+  retiredAt: string | null;
+}
+
+export interface ProjectionStore {
+  /**
+   * Applies each event's changes together with the checkpoint. Events at or
+   * below the checkpoint change nothing. Wakes are published after the change
+   * is committed (the store owns publishing so that Redis can do it in-script).
+   */
+  applyBatch(batch: readonly ProjectedEvent[]): Promise<void>;
+  checkpoint(): Promise<bigint | null>;
+  listMessages(identity: string, query: ListQuery): Promise<MessagePage>;
+  unreadCount(identity: string): Promise<UnreadCount>;
+  heartbeat(identity: string): Promise<HeartbeatCounts>;
+  allHeartbeats(): Promise<HeartbeatCounts[]>;
+  listAgents(): Promise<AgentView[]>;
+  /** Drops every view and the checkpoint (a rebuild starts from an empty store). */
+  reset(): Promise<void>;
+  close(): Promise<void>;
+}

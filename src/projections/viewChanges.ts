@@ -1,0 +1,62 @@
+/**
+ * What a projector asks a projection store to change. Each change names every
+ * key it touches and carries the fields it needs, so that an adapter can apply
+ * it without reading anything else (Redis: one slot per agent).
+ */
+import type { Priority, TaskEnvelope } from '../commands/messageFields';
+import type { Role } from '../commands/roles';
+
+export interface MessageSummary {
+  messageId: string;
+  from: string;
+  to: string;
+  subject: string;
+  priority: Priority;
+  threadId: string;
+  inReplyTo: string | null;
+  tags: string[];
+  sentAt: string;
+  task: TaskEnvelope | null;
+  recipientCount: number;
+}
+
+/** The fields an inbox entry filters on, copied into the recipient's own keys. */
+export interface InboxEntryFields {
+  messageId: string;
+  from: string;
+  to: string;
+  subject: string;
+  priority: Priority;
+  threadId: string;
+  tags: string[];
+  sentAt: string;
+}
+
+export type ViewChange =
+  | { kind: 'agentRegistered'; identity: string; role: Role; registeredAt: string }
+  | { kind: 'agentRetired'; identity: string; retiredAt: string }
+  | { kind: 'messageRecorded'; summary: MessageSummary }
+  | { kind: 'outboxAdded'; sender: string; entry: InboxEntryFields }
+  | { kind: 'inboxAdded'; recipient: string; entry: InboxEntryFields; isBroadcast: boolean; wake: boolean }
+  | { kind: 'receiptRead'; recipient: string; messageId: string; readAt: string; priority: Priority }
+  | { kind: 'inboxArchived'; recipient: string; messageId: string; archivedAt: string };
+
+/** The view changes of one event, at its log position. */
+export interface ProjectedEvent {
+  position: bigint;
+  at: string;
+  changes: ViewChange[];
+}
+
+export interface WakeEvent {
+  type: 'wake/message';
+  messageId: string;
+  from: string;
+  to: string;
+  recipient: string;
+  subject: string;
+  priority: Priority;
+  isBroadcast: boolean;
+  unreadCount: number;
+  position: string;
+}

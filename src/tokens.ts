@@ -1,0 +1,14 @@
+/** DI tokens: the only registry of injectable symbols. Only the composition root registers them. */
+export const TOKENS = {
+  Config: Symbol('Config'),
+  Clock: Symbol('Clock'),
+  IdGenerator: Symbol('IdGenerator'),
+  Logger: Symbol('Logger'),
+  EventStore: Symbol('EventStore'),
+  ProjectionStore: Symbol('ProjectionStore'),
+  WakeBus: Symbol('WakeBus'),
+  CommandHandler: Symbol('CommandHandler'),
+  ProjectionRunner: Symbol('ProjectionRunner'),
+  AgentDirectory: Symbol('AgentDirectory'),
+  MailboxService: Symbol('MailboxService'),
+} as const;

@@ -4,7 +4,7 @@ import type { AgentEvent } from '../../src/events/types';
 import { DeciderSpecification } from '../support/deciderSpec';
 import { meta, registered, retired, T1 } from './fixtures/domain';
 
-const given = DeciderSpecification.for({ initialState: initialRegistryState, evolve: foldRegistry, decide: decideRegisterAgent });
+const given = DeciderSpecification.for<RegisterAgent, ReturnType<typeof initialRegistryState>, AgentEvent>({ initialState: initialRegistryState, evolve: foldRegistry, decide: decideRegisterAgent });
 const register = (identity: string, role: 'agent' | 'auditor' = 'agent'): RegisterAgent =>
   ({ type: 'RegisterAgent', data: { identity, role, tokenHash: `hash-of-${identity}` }, metadata: meta() });
 
@@ -26,7 +26,7 @@ describe('RegisterAgent', () => {
   });
 
   it('never reuses a retired identity', () => {
-    const error = given([registered('@bob'), retired('@bob')] as AgentEvent[]).when(register('@bob'))
+    const error = given([registered('@bob'), retired('@bob')]).when(register('@bob'))
       .thenFails('AGENT_EXISTS', { identity: '@bob' });
     expect(error.message).toMatch(/retired/);
   });

@@ -9,7 +9,7 @@ import { sendMessageSchema } from '../../src/commands/schemas';
 import { decideSendMessage, sendWarnings, type SendMessage, type SendPolicy, type SendState } from '../../src/commands/sendMessage';
 import { parseInput } from '../../src/commands/validation';
 import type { AgentEvent, MailboxEvent, MessageEvent, MessageSent } from '../../src/events/types';
-import { DeciderSpecification } from '../support/deciderSpec';
+import { DeciderSpecification, type Decider } from '../support/deciderSpec';
 import {
   A, B, broadcastSent, directSent, MESSAGE_ID, meta, PARENT_ID, registered, retired, T1,
 } from './fixtures/domain';
@@ -20,7 +20,7 @@ const STRICT: SendPolicy = { ...PERMISSIVE, strictRecipients: true };
 const isAgentEvent = (event: MailboxEvent): event is AgentEvent => event.type.startsWith('Agent');
 
 /** The send's state comes from three streams: the registry, its own message stream, and the inReplyTo parent. */
-function sendDecider(policy: SendPolicy) {
+function sendDecider(policy: SendPolicy): Decider<SendMessage, SendState, MailboxEvent> {
   return {
     initialState: (): SendState => ({ message: initialMessageState(), registry: initialRegistryState(), parent: null }),
     evolve: (state: SendState, events: readonly MailboxEvent[]): SendState => {

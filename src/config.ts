@@ -18,6 +18,14 @@ export const configSchema = z.object({
   /** How long a command waits for its own events to reach the views (read-your-writes), in ms. */
   awaitProjectionMs: z.coerce.number().int().min(0).default(2000),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** HTTP surface limits. Unset maxRequestBytes: 4 x maxBodyBytes + 64 KiB (room for JSON escaping and the other fields). */
+  maxRequestBytes: z.coerce.number().int().positive().optional(),
+  /** Per-agent token bucket (admin exempt): sustained requests/s and burst; 0 turns the limit off. */
+  rateLimitPerSecond: z.coerce.number().min(0).default(50),
+  rateLimitBurst: z.coerce.number().int().min(0).default(200),
+  requestTimeoutMs: z.coerce.number().int().min(0).default(30_000),
+  sseHeartbeatMs: z.coerce.number().int().positive().default(15_000),
+  maxWakeStreamsPerAgent: z.coerce.number().int().positive().default(16),
 });
 
 export type MailboxConfig = z.output<typeof configSchema>;
@@ -34,6 +42,12 @@ export const ENV_VARIABLES: Record<keyof MailboxConfig, string> = {
   maxBodyBytes: 'MAILBOX_MAX_BODY_BYTES',
   awaitProjectionMs: 'MAILBOX_AWAIT_PROJECTION_MS',
   logLevel: 'MAILBOX_LOG_LEVEL',
+  maxRequestBytes: 'MAILBOX_MAX_REQUEST_BYTES',
+  rateLimitPerSecond: 'MAILBOX_RATE_LIMIT_PER_SECOND',
+  rateLimitBurst: 'MAILBOX_RATE_LIMIT_BURST',
+  requestTimeoutMs: 'MAILBOX_REQUEST_TIMEOUT_MS',
+  sseHeartbeatMs: 'MAILBOX_SSE_HEARTBEAT_MS',
+  maxWakeStreamsPerAgent: 'MAILBOX_MAX_WAKE_STREAMS_PER_AGENT',
 };
 
 export function parseConfig(input: MailboxConfigInput = {}): MailboxConfig {

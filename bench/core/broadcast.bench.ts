@@ -1,0 +1,62 @@
+/**
+ * A broadcast to 1,000 agents on the embedded default: from the send call until
+ * it is acknowledged (durable, 1,001 events in one atomic append) and every
+ * recipient's inbox view shows it. Target: <= 250 ms.
+ */
+import { ADMIN_ACTOR } from '../../src/commands/roles';
+import type { MailboxClient } from '../../src/mailbox';
+import { agentIdentity, openEmbeddedMailbox, registerAgents } from '../lib/mailbox';
+import { atMost } from '../lib/report';
+import { runBench } from '../lib/runBench';
+import { scaled } from '../lib/scale';
+import { median, round, summarize } from '../lib/stats';
+import { nowMs, timeMs } from '../lib/timing';
+import { withTmpDir } from '../lib/tmp';
+
+const AUDIENCE = scaled(1_000, 100);
+const BROADCASTS = 9;
+const WARMUP = 2;
+
+/** Every recipient's view holds the message unread (checked after timing; a miss fails the benchmark). */
+async function viewsHold(recipients: readonly MailboxClient[], messageId: string): Promise<boolean> {
+  for (const client of recipients) {
+    const page = await client.listMessages({ status: 'unread', limit: 1 });
+    if (page.messages[0]?.messageId !== messageId) return false;
+  }
+  return true;
+}
+
+runBench('core/broadcast', async (report) => {
+  await withTmpDir(async (dir) => {
+    const mailbox = await openEmbeddedMailbox(dir);
+    try {
+      const identities = Array.from({ length: AUDIENCE + 1 }, (_unused, i) => agentIdentity(i));
+      const registerMs = await timeMs(() => registerAgents(mailbox, identities));
+      const [sender, ...recipients] = identities.map((identity) => mailbox.asActor({ identity, role: 'agent' }));
+      report.note('setup', `${AUDIENCE} recipients + 1 sender registered one by one in ${Math.round(registerMs)} ms ` +
+        `(${round(registerMs / identities.length)} ms each); ${BROADCASTS} broadcasts after ${WARMUP} warm-up`);
+
+      const viewsMs: number[] = [];
+      for (let i = 0; i < WARMUP + BROADCASTS; i++) {
+        const started = nowMs();
+        const sent = await sender.send({ to: 'AGENT:*', subject: `All hands ${i}`, body: 'Standup moved to 10:00.' });
+        const acked = nowMs() - started;
+        // The command awaits its own events in the views (read-your-writes): at the ack the projection
+        // checkpoint must already be the log head. Then confirm every view and count, untimed.
+        const [head, checkpoint] = await Promise.all([mailbox.eventStore.headPosition(), mailbox.projections.checkpoint()]);
+        if (head !== checkpoint) throw new Error(`acknowledged at projection checkpoint ${checkpoint}, log head ${head}`);
+        if (sent.recipients.length !== AUDIENCE) throw new Error(`audience ${sent.recipients.length}, expected ${AUDIENCE}`);
+        if (!(await viewsHold(recipients, sent.messageId))) throw new Error(`broadcast ${i} missing from a view after ack`);
+        const counted = (await mailbox.asActor(ADMIN_ACTOR).heartbeats()).agents.filter((a) => a.unread === i + 1).length;
+        if (counted !== AUDIENCE) throw new Error(`${counted} agents count ${i + 1} unread, expected ${AUDIENCE}`);
+        if (i >= WARMUP) viewsMs.push(acked);
+      }
+      const summary = summarize(viewsMs);
+      report.metric(`broadcast to ${AUDIENCE}: acknowledged with every view updated (median)`, median(viewsMs), 'ms', atMost(250),
+        { runs: viewsMs.map(round), p90: round(summary.p90), max: round(summary.max) });
+      report.metric(`broadcast to ${AUDIENCE}: worst of ${BROADCASTS}`, summary.max, 'ms');
+    } finally {
+      await mailbox.close();
+    }
+  });
+});

@@ -1,0 +1,64 @@
+/**
+ * Reads on the embedded default with 100,000 messages in the store: list
+ * unread (limit 50) and the unread count, through the library API (query
+ * validation included). Targets: list p99 <= 2 ms, unread count <= 0.2 ms.
+ */
+import { SqliteEventStore } from '../../src/adapters/eventstore/sqliteEventStore';
+import { clientsFor, openEmbeddedMailbox } from '../lib/mailbox';
+import { atMost } from '../lib/report';
+import { runBench } from '../lib/runBench';
+import { scaled } from '../lib/scale';
+import { round, summarize } from '../lib/stats';
+import { writeSyntheticLog } from '../lib/syntheticLog';
+import { nowMs, sampleMs } from '../lib/timing';
+import { withTmpDir } from '../lib/tmp';
+import path from 'node:path';
+
+const AGENTS = 100;
+const MESSAGES = scaled(100_000, 10_000);
+const SAMPLES = 20_000;
+const WARMUP = 2_000;
+
+runBench('core/queries', async (report) => {
+  await withTmpDir(async (dir) => {
+    // 1. The store: AGENTS agents exchanging MESSAGES direct messages; a fifth of them read.
+    const store = SqliteEventStore.open(path.join(dir, 'events.sqlite'));
+    const started = nowMs();
+    const log = await writeSyntheticLog(store, { agents: AGENTS, events: AGENTS + Math.round(MESSAGES * 1.25),
+      readShare: 0.2, archiveShare: 0.05 });
+    await store.close();
+    report.note('store', `${log.directMessages} direct messages, ${log.reads} reads, ${log.archives} archives, ` +
+      `${AGENTS} agents (~${Math.round(log.directMessages / AGENTS)} per inbox); written in ${Math.round(nowMs() - started)} ms`);
+    if (log.directMessages < MESSAGES) throw new Error(`only ${log.directMessages} messages generated`);
+
+    // 2. The embedded default opens it (views rebuilt from the log), then we read.
+    const mailbox = await openEmbeddedMailbox(dir);
+    try {
+      const clients = clientsFor(mailbox, log.identities);
+      const client = (i: number) => clients[(i * 7919) % clients.length];
+      const firstPage = await client(0).listMessages({ status: 'unread', limit: 50 });
+      if (firstPage.messages.length !== 50) throw new Error(`expected a full page, got ${firstPage.messages.length}`);
+
+      const listUnread = (i: number) => client(i).listMessages({ status: 'unread', limit: 50 });
+      await sampleMs(WARMUP, listUnread);
+      report.latency('list unread (limit 50)', summarize(await sampleMs(SAMPLES, listUnread)), atMost(2));
+
+      const cursors = await Promise.all(clients.map(async (c) => (await c.listMessages({ status: 'unread', limit: 50 })).nextCursor!));
+      const nextPage = (i: number) => client(i).listMessages({ status: 'unread', limit: 50, cursor: cursors[(i * 7919) % clients.length] });
+      await sampleMs(WARMUP, nextPage);
+      report.latency('list unread, second page (cursor)', summarize(await sampleMs(SAMPLES, nextPage)));
+
+      const fromFilter = (i: number) => client(i).listMessages({ status: 'all', from: log.identities[i % AGENTS], limit: 50 });
+      await sampleMs(WARMUP / 10, fromFilter);
+      report.latency('list all, from filter (scans the inbox)', summarize(await sampleMs(SAMPLES / 10, fromFilter)));
+
+      const count = (i: number) => client(i).unreadCount();
+      await sampleMs(WARMUP, count);
+      const counts = summarize(await sampleMs(SAMPLES, count));
+      report.metric('unread count p50', counts.p50, 'ms', atMost(0.2));
+      report.metric('unread count p99', counts.p99, 'ms', undefined, { p90: round(counts.p90), max: round(counts.max) });
+    } finally {
+      await mailbox.close();
+    }
+  });
+});

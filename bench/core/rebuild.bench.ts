@@ -1,0 +1,96 @@
+/**
+ * Rebuild on the embedded default: a fresh in-memory projection catches up
+ * from a SQLite log of 1,000,000 events (what `mailbox serve` does at start).
+ * Target: >= 100,000 events/s; RSS reported at 1,000,000 events.
+ *
+ * The log is generated once, and every rebuild runs in its own child process
+ * so that each RSS figure is that of one process holding one set of views.
+ */
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { SqliteEventStore } from '../../src/adapters/eventstore/sqliteEventStore';
+import { ADMIN_ACTOR } from '../../src/commands/roles';
+import { openEmbeddedMailbox } from '../lib/mailbox';
+import { memoryMb, type MemoryFigures } from '../lib/memory';
+import { atLeast } from '../lib/report';
+import { runBench } from '../lib/runBench';
+import { scaled } from '../lib/scale';
+import { median, round } from '../lib/stats';
+import { writeSyntheticLog, type SyntheticLogSummary } from '../lib/syntheticLog';
+import { nowMs } from '../lib/timing';
+import { withTmpDir } from '../lib/tmp';
+
+const EVENTS = scaled(1_000_000, 10_000);
+const AGENTS = 1_000;
+const RUNS = 3;
+
+interface GenerateOutput { summary: Omit<SyntheticLogSummary, 'identities'>; ms: number; expectedUnread: number }
+interface RebuildOutput { events: number; ms: number; before: MemoryFigures; after: MemoryFigures; unread: number }
+
+async function generate(dir: string): Promise<GenerateOutput> {
+  const store = SqliteEventStore.open(path.join(dir, 'events.sqlite'));
+  const started = nowMs();
+  let reported = 0;
+  const { identities: _ids, ...summary } = await writeSyntheticLog(store, {
+    agents: AGENTS, events: EVENTS, readShare: 0.25, archiveShare: 0.1, broadcastEvery: 20_000,
+    onProgress: (written) => {
+      if (written - reported >= 100_000) process.stderr.write(`  generated ${(reported = written)} events\n`);
+    },
+  });
+  await store.close();
+  // Every delivery starts unread; each receipt removes one (archives only ever touch read messages).
+  const expectedUnread = summary.directMessages + summary.broadcasts * (AGENTS - 1) - summary.reads;
+  return { summary, ms: nowMs() - started, expectedUnread };
+}
+
+async function rebuild(dir: string): Promise<RebuildOutput> {
+  const before = memoryMb();
+  const started = nowMs();
+  const mailbox = await openEmbeddedMailbox(dir);
+  const ms = nowMs() - started;
+  const events = Number((await mailbox.projections.checkpoint()) ?? 0n);
+  const after = memoryMb();
+  const unread = (await mailbox.asActor(ADMIN_ACTOR).heartbeats()).agents.reduce((sum, agent) => sum + agent.unread, 0);
+  await mailbox.close();
+  return { events, ms, before, after, unread };
+}
+
+/** Runs this script in a child process in one of its helper modes and parses its JSON answer. */
+function inChild<T>(mode: 'generate' | 'rebuild', dir: string): T {
+  const output = execFileSync(process.execPath, ['--expose-gc', __filename, mode, dir],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 16 * 1024 * 1024 });
+  return JSON.parse(output.trim().split('\n').pop()!) as T;
+}
+
+const [mode, modeDir] = process.argv.slice(2);
+if (mode === 'generate' || mode === 'rebuild') {
+  (mode === 'generate' ? generate(modeDir) : rebuild(modeDir)).then(
+    (result) => process.stdout.write(`${JSON.stringify(result)}\n`, () => process.exit(0)),
+    (error: unknown) => {
+      process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+      process.exit(1);
+    });
+} else {
+  runBench('core/rebuild', async (report) => {
+    await withTmpDir(async (dir) => {
+      const generated = inChild<GenerateOutput>('generate', dir);
+      report.note('log', { ...generated.summary, generatedInMs: Math.round(generated.ms),
+        generatedPerSecond: Math.round((generated.summary.events / generated.ms) * 1000) });
+      const runs: RebuildOutput[] = [];
+      for (let i = 0; i < RUNS; i++) {
+        const run = inChild<RebuildOutput>('rebuild', dir);
+        if (run.events !== generated.summary.events) throw new Error(`rebuilt ${run.events} events, log has ${generated.summary.events}`);
+        if (run.unread !== generated.expectedUnread) throw new Error(`views count ${run.unread} unread, log implies ${generated.expectedUnread}`);
+        runs.push(run);
+        report.log(`  run ${i + 1}: ${Math.round(run.ms)} ms (${Math.round((run.events / run.ms) * 1000)} events/s), ` +
+          `RSS ${run.before.rssMb} -> ${run.after.rssMb} MB, heap ${run.after.heapUsedMb} MB`);
+      }
+      const perSecond = median(runs.map((r) => (r.events / r.ms) * 1000));
+      report.metric(`rebuild from ${EVENTS} events`, perSecond, 'events/s', atLeast(100_000),
+        { runsMs: runs.map((r) => Math.round(r.ms)), secondsMedian: round(median(runs.map((r) => r.ms)) / 1000) });
+      report.metric(`RSS with views of ${EVENTS} events`, median(runs.map((r) => r.after.rssMb)), 'MB', undefined,
+        { rssBeforeOpenMb: median(runs.map((r) => r.before.rssMb)), heapUsedMb: median(runs.map((r) => r.after.heapUsedMb)),
+          externalMb: median(runs.map((r) => r.after.externalMb)) });
+    });
+  });
+}

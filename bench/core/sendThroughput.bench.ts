@@ -1,0 +1,60 @@
+/**
+ * Direct sends on the embedded default: 64 concurrent senders, each send
+ * durable (fsynced) and in the recipient's inbox view before it is
+ * acknowledged. Target: >= 3,000 sends/s with p99 <= 20 ms.
+ */
+import { agentIdentity, openEmbeddedMailbox, registerAgents } from '../lib/mailbox';
+import { atLeast, atMost } from '../lib/report';
+import { runBench } from '../lib/runBench';
+import { scaled } from '../lib/scale';
+import { median, round, summarize } from '../lib/stats';
+import { closedLoop } from '../lib/timing';
+import { withTmpDir } from '../lib/tmp';
+
+const SENDERS = 64;
+const AGENTS = 128; // senders plus recipients that only receive
+const SENDS_PER_RUN = scaled(20_000, 1_000);
+const WARMUP = scaled(2_000, 200);
+const RUNS = 3;
+const BODY = 'Please review the attached plan and reply with your comments. '.repeat(5);
+
+interface RunFigures { perSecond: number; p50: number; p99: number; max: number }
+
+async function oneRun(): Promise<RunFigures> {
+  return withTmpDir(async (dir) => {
+    const mailbox = await openEmbeddedMailbox(dir);
+    try {
+      const clients = await registerAgents(mailbox, Array.from({ length: AGENTS }, (_unused, i) => agentIdentity(i)));
+      const send = (index: number, worker: number) => clients[worker].send({
+        to: agentIdentity((worker + 1 + (index % (AGENTS - 1))) % AGENTS),
+        subject: `Status ${index}`, body: BODY, priority: index % 10 === 0 ? 'high' : 'normal',
+      });
+      await closedLoop(WARMUP, SENDERS, send);
+      const { latencies, elapsedMs } = await closedLoop(SENDS_PER_RUN, SENDERS, send);
+      const lat = summarize(latencies);
+      const unread = (await Promise.all(clients.map((c) => c.unreadCount()))).reduce((sum, c) => sum + c.unread, 0);
+      if (unread !== WARMUP + SENDS_PER_RUN) throw new Error(`expected ${WARMUP + SENDS_PER_RUN} unread in total, views show ${unread}`);
+      return { perSecond: (SENDS_PER_RUN / elapsedMs) * 1000, p50: lat.p50, p99: lat.p99, max: lat.max };
+    } finally {
+      await mailbox.close();
+    }
+  });
+}
+
+runBench('core/sendThroughput', async (report) => {
+  report.note('setup', `${SENDERS} concurrent senders, ${AGENTS} agents, ${SENDS_PER_RUN} direct sends per run after ` +
+    `${WARMUP} warm-up, ${RUNS} runs (fresh SQLite file each), median reported`);
+  const runs: RunFigures[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const run = await oneRun();
+    runs.push(run);
+    report.log(`  run ${i + 1}: ${Math.round(run.perSecond)} sends/s, p50 ${round(run.p50)} ms, p99 ${round(run.p99)} ms, max ${round(run.max)} ms`);
+  }
+  const perSecond = median(runs.map((r) => r.perSecond));
+  report.metric('direct sends/s (64 senders, durable)', perSecond, 'sends/s', atLeast(3000),
+    { runs: runs.map((r) => Math.round(r.perSecond)), vsReference100PerSecond: round(perSecond / 100) });
+  report.metric('send latency p50', median(runs.map((r) => r.p50)), 'ms', undefined, { runs: runs.map((r) => round(r.p50)) });
+  report.metric('send latency p99', median(runs.map((r) => r.p99)), 'ms', atMost(20),
+    { runs: runs.map((r) => round(r.p99)), maxMs: runs.map((r) => round(r.max)) });
+  report.note('ratio vs reference mailbox (~100 sends/s)', `${round(perSecond / 100)}x`);
+});

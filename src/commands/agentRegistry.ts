@@ -35,7 +35,7 @@ export function foldRegistry(state: RegistryState, events: readonly AgentEvent[]
       }
       default: {
         const unexpected: never = event;
-        throw new Error(`Unexpected registry event ${JSON.stringify(unexpected)}`);
+        throw new Error(`Unexpected registry event type ${(unexpected as { type: string }).type}`);
       }
     }
   }

@@ -38,7 +38,7 @@ export function foldMessage(state: MessageState, events: readonly MessageEvent[]
       }
       default: {
         const unexpected: never = event;
-        throw new Error(`Unexpected message event ${JSON.stringify(unexpected)}`);
+        throw new Error(`Unexpected message event type ${(unexpected as { type: string }).type}`);
       }
     }
   }

@@ -19,7 +19,7 @@ export type Recipient = { kind: 'broadcast' } | { kind: 'direct'; identity: stri
 export const isIdentity = (value: string): boolean => IDENTITY_PATTERN.test(value);
 
 export function invalidRecipientShape(to: unknown, knownIdentities: readonly string[] = []): MailboxError {
-  const shown = typeof to === 'string' ? to : JSON.stringify(to);
+  const shown = typeof to === 'string' ? to : (JSON.stringify(to) ?? String(to)); // undefined stringifies to undefined
   const suggestions = typeof to === 'string' ? closestIdentities(to, knownIdentities) : [];
   const hint = shown.startsWith('AGENT:')
     ? ' AGENT:<name> is not a valid form: only the literal AGENT:* broadcasts.'

@@ -8,10 +8,17 @@ import { prioritySchema } from '../commands/messageFields';
 import { identitySchema } from '../commands/schemas';
 import { parseInput } from '../commands/validation';
 
-const csvOrArray = z.preprocess(
-  (value) => (typeof value === 'string' ? (value.trim().startsWith('[') ? JSON.parse(value) : value.split(',')) : value),
-  z.array(z.string().min(1)).max(32),
-);
+/** A list as an array, a JSON-encoded array or comma-separated text; malformed JSON is a 400, never a crash. */
+const csvOrArray = z.preprocess((value, ctx) => {
+  if (typeof value !== 'string') return value;
+  if (!value.trim().startsWith('[')) return value.split(',');
+  try {
+    return JSON.parse(value);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'starts with [ but is not a valid JSON array; send a JSON array or comma-separated values.' });
+    return z.NEVER;
+  }
+}, z.array(z.string().min(1)).max(32));
 
 export const listQuerySchema = z.strictObject({
   box: z.enum(['inbox', 'outbox']).default('inbox'),

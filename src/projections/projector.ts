@@ -42,7 +42,7 @@ export function projectEvent(event: StoredEvent): ViewChange[] {
         archivedAt: event.data.archivedAt }];
     default: {
       const unexpected: never = event;
-      throw new Error(`No projection for event ${JSON.stringify(unexpected)}`);
+      throw new Error(`No projection for event type ${(unexpected as { type: string }).type}`); // stored events hold bigints: no JSON.stringify
     }
   }
 }

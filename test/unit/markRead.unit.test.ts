@@ -34,6 +34,12 @@ describe('MarkRead', () => {
     given([]).when(markRead(B)).thenFails('MESSAGE_NOT_FOUND', { messageId: PARENT_ID });
   });
 
+  it('an unknown event in the message stream is a loud error, never skipped', () => {
+    const bogus = { type: 'MessageEdited', data: { messageId: PARENT_ID }, position: 9n } as unknown as MessageEvent;
+    given([directSent('@alice', '@bob'), bogus]).when(markRead(B))
+      .thenThrows((error) => expect((error as Error).message).toMatch(/Unexpected message event type MessageEdited/));
+  });
+
   describe('on a broadcast', () => {
     const broadcast = broadcastSent('@alice', ['@bob', '@carol']);
 

@@ -30,4 +30,10 @@ describe('RetireAgent', () => {
     expect(activeAgents(state).map((a) => a.identity)).toEqual(['@alice', '@carol']);
     expect(state.agents.get('@bob')?.retiredAt).not.toBeNull();
   });
+
+  it('an unknown event in the registry stream is a loud error, never skipped', () => {
+    const bogus = { type: 'AgentRenamed', data: {}, revision: 3n } as unknown as AgentEvent;
+    given([registered('@bob'), bogus]).when(retire('@bob'))
+      .thenThrows((error) => expect((error as Error).message).toMatch(/Unexpected registry event type AgentRenamed/));
+  });
 });

@@ -1,0 +1,81 @@
+/** The projector is pure: one stored event -> the view changes it implies, nothing else. */
+import type { MailboxEvent, StoredEvent } from '../../src/events/types';
+import { projectEvent, projectStored } from '../../src/projections/projector';
+import {
+  broadcastSent, directSent, PARENT_ID, readBy, registered, retired, T0, T2,
+} from './fixtures/domain';
+
+let nextPosition = 1n;
+function stored<E extends MailboxEvent>(event: E, at = T2): StoredEvent {
+  const position = nextPosition++;
+  return {
+    ...event, eventId: `event-${position}`, streamName: 'mailbox-test', revision: 0n, position,
+    metadata: { commandId: 'c', correlationId: 'c', causationId: 'c', actor: '@alice', at, schemaVersion: 1 },
+  } as StoredEvent;
+}
+
+const entry = { messageId: PARENT_ID, from: '@alice', to: '@bob', subject: 'hello', priority: 'normal', threadId: PARENT_ID, tags: [], sentAt: T0 };
+
+describe('projector', () => {
+  it('AgentRegistered and AgentRetired update the agent list', () => {
+    expect(projectEvent(stored(registered('@bob', 'auditor')))).toEqual([
+      { kind: 'agentRegistered', identity: '@bob', role: 'auditor', registeredAt: T0 }]);
+    expect(projectEvent(stored(retired('@bob', T2)))).toEqual([{ kind: 'agentRetired', identity: '@bob', retiredAt: T2 }]);
+  });
+
+  it('a direct MessageSent records the message, the sender outbox and the recipient inbox with a wake', () => {
+    const event = directSent('@alice', '@bob', { task: { state: 'Working' }, hasTask: true });
+    expect(projectEvent(stored(event))).toEqual([
+      { kind: 'messageRecorded', summary: { ...entry, inReplyTo: null, task: { state: 'Working' }, recipientCount: 1 } },
+      { kind: 'outboxAdded', sender: '@alice', entry },
+      { kind: 'inboxAdded', recipient: '@bob', entry, isBroadcast: false, wake: true },
+    ]);
+  });
+
+  it('wakeSuppressed means no wake, but the message is still in the inbox', () => {
+    const changes = projectEvent(stored(directSent('@alice', '@bob', { wakeSuppressed: true })));
+    expect(changes.find((c) => c.kind === 'inboxAdded')).toEqual(
+      { kind: 'inboxAdded', recipient: '@bob', entry, isBroadcast: false, wake: false });
+  });
+
+  it('a broadcast MessageSent goes to the outbox only; each BroadcastDelivered fills one inbox with one wake', () => {
+    const [sent, toBob, toCarol] = broadcastSent('@alice', ['@bob', '@carol']);
+    const broadcastEntry = { ...entry, to: 'AGENT:*' };
+    expect(projectEvent(stored(sent))).toEqual([
+      { kind: 'messageRecorded', summary: { ...broadcastEntry, inReplyTo: null, task: null, recipientCount: 2 } },
+      { kind: 'outboxAdded', sender: '@alice', entry: broadcastEntry },
+    ]);
+    expect(projectEvent(stored(toBob))).toEqual([{ kind: 'inboxAdded', recipient: '@bob', entry: broadcastEntry, isBroadcast: true, wake: true }]);
+    expect(projectEvent(stored(toCarol))).toEqual([{ kind: 'inboxAdded', recipient: '@carol', entry: broadcastEntry, isBroadcast: true, wake: true }]);
+  });
+
+  it('never wakes the sender of its own broadcast, nor anyone for a suppressed broadcast', () => {
+    const [, toSelf] = broadcastSent('@alice', ['@alice']);
+    expect(projectEvent(stored(toSelf))).toEqual([expect.objectContaining({ kind: 'inboxAdded', recipient: '@alice', wake: false })]);
+    const [, quiet] = broadcastSent('@alice', ['@bob']);
+    quiet.data.wakeSuppressed = true;
+    expect(projectEvent(stored(quiet))).toEqual([expect.objectContaining({ recipient: '@bob', wake: false })]);
+  });
+
+  it('ReceiptRead and MessageArchived change only that recipient', () => {
+    expect(projectEvent(stored(readBy('@bob', PARENT_ID, T2)))).toEqual([
+      { kind: 'receiptRead', recipient: '@bob', messageId: PARENT_ID, readAt: T2, priority: 'normal' }]);
+    expect(projectEvent(stored({ type: 'MessageArchived', data: {
+      messageId: PARENT_ID, recipient: '@carol', archivedAt: T2, wasUnread: true, priority: 'high', sentAt: T0 } }))).toEqual([
+      { kind: 'inboxArchived', recipient: '@carol', messageId: PARENT_ID, archivedAt: T2 }]);
+  });
+
+  it('projectStored carries the log position and the event time; same event, same changes; the event is untouched', () => {
+    const event = stored(directSent('@alice', '@bob'), T2);
+    const copy = structuredClone(event);
+    const first = projectStored(event);
+    expect(first.position).toBe(event.position);
+    expect(first.at).toBe(T2);
+    expect(projectStored(event)).toEqual(first);
+    expect(event).toEqual(copy);
+  });
+
+  it('an unknown event type is a loud error, never a silent skip', () => {
+    expect(() => projectEvent({ ...stored(retired('@x')), type: 'Bogus' } as unknown as StoredEvent)).toThrow(/No projection/);
+  });
+});

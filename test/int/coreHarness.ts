@@ -1,0 +1,76 @@
+/**
+ * Shared by the core acceptance suites: the two embedded event stores they all
+ * run against, a mailbox on either, and "nothing was written" checks.
+ */
+import fs from 'node:fs';
+import { createMailbox, type Mailbox } from '../../src/mailbox';
+import { isMailboxError, type MailboxError } from '../../src/errors';
+import type { MailboxConfigInput } from '../../src/config';
+import { ADMIN_TOKEN, allEvents, silentLogger, tempDir } from '../support/fixtures';
+
+export interface StoreKind {
+  name: string;
+  /** A fresh event store URL (and a directory to remove afterwards, if any). */
+  fresh(): { url: string; dir: string | null };
+}
+
+export const STORE_KINDS: StoreKind[] = [
+  { name: 'memory', fresh: () => ({ url: 'memory:', dir: null }) },
+  { name: 'sqlite', fresh: () => {
+    const dir = tempDir('mailbox-core-');
+    return { url: `sqlite:${dir}/events.sqlite`, dir };
+  } },
+];
+
+/** Opens mailboxes on one fresh store per test and closes them (and removes the files) afterwards. */
+export function mailboxHarness(kind: StoreKind) {
+  const opened: Mailbox[] = [];
+  const dirs: string[] = [];
+  let current: { url: string; dir: string | null } | null = null;
+
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((mailbox) => mailbox.close()));
+    for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+    current = null;
+  });
+
+  return {
+    /** A mailbox on this test's store; a second call opens another instance on the same store (SQLite: same file). */
+    async open(config: MailboxConfigInput = {}): Promise<Mailbox> {
+      if (!current) {
+        current = kind.fresh();
+        if (current.dir) dirs.push(current.dir);
+      }
+      const mailbox = await createMailbox(
+        { eventStoreUrl: current.url, adminToken: ADMIN_TOKEN, logLevel: 'silent', ...config }, { logger: silentLogger });
+      opened.push(mailbox);
+      return mailbox;
+    },
+  };
+}
+
+/** The rejection a command produced; fails the test if it resolved or threw something other than a MailboxError. */
+export async function rejectionOf(promise: Promise<unknown>): Promise<MailboxError> {
+  let outcome: unknown;
+  try {
+    outcome = await promise;
+  } catch (error) {
+    if (isMailboxError(error)) return error;
+    throw error;
+  }
+  throw new Error(`expected a MailboxError, got ${JSON.stringify(outcome)}`);
+}
+
+/** Runs `attempt` and asserts it was rejected with `code` and wrote no event at all. */
+export async function expectRejectedWithoutEvents(mailbox: Mailbox, code: string, attempt: () => Promise<unknown>): Promise<MailboxError> {
+  const before = await allEvents(mailbox);
+  const error = await rejectionOf(attempt());
+  expect(error.envelope.code).toBe(code);
+  const after = await allEvents(mailbox);
+  expect(after.length).toBe(before.length);
+  expect(await mailbox.eventStore.headPosition()).toBe(before.length ? before[before.length - 1].position : null);
+  return error;
+}
+
+export const eventsOfType = async (mailbox: Mailbox, type: string) =>
+  (await allEvents(mailbox)).filter((event) => event.type === type);

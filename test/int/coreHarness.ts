@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
 import { isMailboxError, type MailboxError } from '../../src/errors';
 import type { MailboxConfigInput } from '../../src/config';
+import type { MailboxEvent, MailboxEventType, StoredEvent } from '../../src/events/types';
 import { ADMIN_TOKEN, allEvents, silentLogger, tempDir } from '../support/fixtures';
 
 export interface StoreKind {
@@ -72,5 +73,7 @@ export async function expectRejectedWithoutEvents(mailbox: Mailbox, code: string
   return error;
 }
 
-export const eventsOfType = async (mailbox: Mailbox, type: string) =>
-  (await allEvents(mailbox)).filter((event) => event.type === type);
+/** Every stored event of one type, with its data typed. */
+export async function eventsOfType<T extends MailboxEventType>(mailbox: Mailbox, type: T): Promise<Array<StoredEvent<Extract<MailboxEvent, { type: T }>>>> {
+  return (await allEvents(mailbox)).filter((event) => event.type === type) as Array<StoredEvent<Extract<MailboxEvent, { type: T }>>>;
+}

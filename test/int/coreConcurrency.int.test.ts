@@ -1,0 +1,153 @@
+/**
+ * Acceptance (issue 2): racing commands. Idempotent sends that race, many
+ * receipts on one broadcast at once, and two Mailbox instances on one SQLite
+ * file (two processes' worth of optimistic concurrency): conflicts must be
+ * re-decided on fresh state, never overwritten, so no receipt is ever lost.
+ */
+import { ConcurrencyConflict } from '../../src/errors';
+import type { Mailbox } from '../../src/mailbox';
+import { ADMIN_ACTOR } from '../../src/commands/roles';
+import { registerAgents } from '../support/fixtures';
+import { eventsOfType, mailboxHarness, STORE_KINDS } from './coreHarness';
+
+const recipientNames = (count: number) => Array.from({ length: count }, (_, i) => `@r${String(i).padStart(2, '0')}`);
+
+describe.each(STORE_KINDS)('racing commands on one instance ($name event store)', (kind) => {
+  const harness = mailboxHarness(kind);
+
+  it('the same idempotencyKey sent 20 times concurrently -> one MessageSent, 20 identical results', async () => {
+    const mailbox = await harness.open();
+    const { '@a': a, '@b': b } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    const input = { to: '@b', subject: 'once', body: 'exactly once' };
+    const results = await Promise.all(Array.from({ length: 20 }, () => a.send(input, { idempotencyKey: 'retry-me' })));
+    expect(new Set(results.map((r) => JSON.stringify(r))).size).toBe(1);
+    expect(results[0]).toMatchObject({ status: 'sent', to: '@b', recipients: ['@b'] });
+    expect((await eventsOfType(mailbox, 'MessageSent')).map((e) => e.data.messageId)).toEqual([results[0].messageId]);
+    expect(await b.unreadCount()).toMatchObject({ unread: 1 });
+  });
+
+  it('the key is per sender: another sender with the same key sends its own message', async () => {
+    const mailbox = await harness.open();
+    const { '@a': a, '@c': c, '@b': b } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    const input = { to: '@b', subject: 'same key', body: 'x', idempotencyKey: 'shared-key' };
+    const [fromA, fromC] = await Promise.all([a.send(input), c.send(input)]);
+    expect(fromA.messageId).not.toBe(fromC.messageId);
+    expect(await eventsOfType(mailbox, 'MessageSent')).toHaveLength(2);
+    expect((await b.unreadCount()).unread).toBe(2);
+  });
+
+  it('a broadcast with the same key raced 20 times -> one message, one delivery per recipient', async () => {
+    const mailbox = await harness.open();
+    const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    const results = await Promise.all(Array.from({ length: 20 }, () =>
+      a.send({ to: 'AGENT:*', subject: 'all', body: 'x', idempotencyKey: 'bk' })));
+    expect(new Set(results.map((r) => JSON.stringify(r))).size).toBe(1);
+    expect(await eventsOfType(mailbox, 'MessageSent')).toHaveLength(1);
+    expect((await eventsOfType(mailbox, 'BroadcastDelivered')).map((e) => e.data.recipient).sort()).toEqual(['@b', '@c']);
+  });
+
+  it('50 concurrent MarkReads from 50 recipients of one broadcast -> 50 receipts, none lost', async () => {
+    const mailbox = await harness.open();
+    const names = recipientNames(50);
+    const agents = await registerAgents(mailbox, ['@sender', ...names]);
+    const sent = await agents['@sender'].send({ to: 'AGENT:*', subject: 'all hands', body: 'x' });
+    expect(sent.recipients).toHaveLength(50);
+    const reads = await Promise.all(names.map((name) => agents[name].markRead({ messageId: sent.messageId })));
+    expect(reads.every((r) => 'status' in r && r.status === 'read')).toBe(true);
+    const receipts = await eventsOfType(mailbox, 'ReceiptRead');
+    expect(receipts.map((e) => e.data.reader).sort()).toEqual(names);
+    const detail = await agents['@sender'].getMessage(sent.messageId);
+    expect(detail.receipts).toHaveLength(50);
+    expect(detail.receipts!.every((r) => r.readAt !== null)).toBe(true);
+    const counts = await Promise.all(names.map((name) => agents[name].unreadCount()));
+    expect(counts.map((c) => c.unread)).toEqual(names.map(() => 0));
+    // Revisions of the message stream are consecutive: nothing was overwritten.
+    const stream = await mailbox.eventStore.readStream(`mailbox-message-${sent.messageId}`);
+    expect(stream.map((e) => e.revision)).toEqual(stream.map((_, i) => BigInt(i)));
+    expect(stream).toHaveLength(1 + 50 + 50);
+  });
+});
+
+/** Counts the ConcurrencyConflicts an instance's command handler ran into (and then re-decided). */
+function countConflicts(mailbox: Mailbox): { count: number } {
+  const seen = { count: 0 };
+  const append = mailbox.eventStore.append.bind(mailbox.eventStore);
+  jest.spyOn(mailbox.eventStore, 'append').mockImplementation(async (...args) => {
+    try {
+      return await append(...args);
+    } catch (error) {
+      if (error instanceof ConcurrencyConflict) seen.count++;
+      throw error;
+    }
+  });
+  return seen;
+}
+
+async function caughtUp(mailboxes: Mailbox[]): Promise<void> {
+  const head = await mailboxes[0].eventStore.headPosition();
+  if (head === null) return;
+  for (const mailbox of mailboxes) expect(await mailbox.runner.waitFor(head, 5000)).toBe(true);
+}
+
+describe('two Mailbox instances on one SQLite file', () => {
+  const sqlite = STORE_KINDS.find((k) => k.name === 'sqlite')!;
+  const harness = mailboxHarness(sqlite);
+
+  afterEach(() => jest.restoreAllMocks());
+
+  it('concurrent MarkReads through both instances all land: conflicts are re-decided, not overwritten', async () => {
+    const one = await harness.open();
+    const two = await harness.open();
+    const names = recipientNames(40);
+    const viaOne = await registerAgents(one, ['@sender', ...names]);
+    const sent = await viaOne['@sender'].send({ to: 'AGENT:*', subject: 'race', body: 'x' });
+    const viaTwo = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await two.as(viaOne[n].token)] as const)));
+    const conflicts = [countConflicts(one), countConflicts(two)];
+
+    const reads = await Promise.all(names.map((name, i) =>
+      (i % 2 === 0 ? viaOne[name] : viaTwo[name]).markRead({ messageId: sent.messageId })));
+    expect(reads).toHaveLength(40);
+    expect(conflicts[0].count + conflicts[1].count).toBeGreaterThan(0); // the race really happened
+
+    const receipts = await eventsOfType(one, 'ReceiptRead');
+    expect(receipts.map((e) => e.data.reader).sort()).toEqual(names);
+    const stream = await one.eventStore.readStream(`mailbox-message-${sent.messageId}`);
+    expect(stream.map((e) => e.revision)).toEqual(stream.map((_, i) => BigInt(i)));
+    await caughtUp([one, two]);
+    for (const mailbox of [one, two]) {
+      const detail = await mailbox.asActor({ identity: '@sender', role: 'agent' }).getMessage(sent.messageId);
+      expect(detail.receipts!.filter((r) => r.readAt !== null)).toHaveLength(40);
+      for (const name of names) expect((await mailbox.asActor({ identity: name, role: 'agent' }).unreadCount()).unread).toBe(0);
+    }
+  });
+
+  it('the same idempotencyKey raced through both instances -> one MessageSent, identical results', async () => {
+    const one = await harness.open();
+    const two = await harness.open();
+    const { '@a': a1, '@b': b1 } = await registerAgents(one, ['@a', '@b', '@c']);
+    const a2 = await two.as(a1.token);
+    const input = { to: '@b', subject: 'once', body: 'x', idempotencyKey: 'cross-instance' };
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a1 : a2).send(input)));
+    expect(new Set(results.map((r) => JSON.stringify(r))).size).toBe(1);
+    expect(await eventsOfType(one, 'MessageSent')).toHaveLength(1);
+    await caughtUp([one, two]);
+    expect((await b1.unreadCount()).unread).toBe(1);
+  });
+
+  it('registrations and sends through both instances interleave without loss', async () => {
+    const one = await harness.open();
+    const two = await harness.open();
+    const conflicts = [countConflicts(one), countConflicts(two)];
+    const names = recipientNames(20);
+    const registrations = await Promise.all(names.map((identity, i) =>
+      (i % 2 ? one : two).asActor(ADMIN_ACTOR).registerAgent({ identity })));
+    expect(registrations.map((r) => r.identity).sort()).toEqual(names);
+    expect(conflicts[0].count + conflicts[1].count).toBeGreaterThan(0);
+    const registry = await one.eventStore.readStream('mailbox-agents');
+    expect(registry.map((e) => e.revision)).toEqual(names.map((_, i) => BigInt(i)));
+    // A broadcast from either instance sees the whole registry.
+    const sender = await two.as(registrations[0].token);
+    const sent = await sender.send({ to: 'AGENT:*', subject: 'all', body: 'x' });
+    expect(sent.recipients.sort()).toEqual(names.filter((n) => n !== registrations[0].identity));
+  });
+});

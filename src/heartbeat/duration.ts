@@ -1,0 +1,21 @@
+/** Durations in config and flags: "250ms", "90s", "10m", "1h", or a bare number of milliseconds. */
+import { z } from 'zod';
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/;
+
+/** Milliseconds, or null when the text is not a duration (the schema turns that into a loud error). */
+export function parseDurationMs(text: string): number | null {
+  const match = DURATION.exec(text.trim());
+  if (!match) return null;
+  return Math.round(Number(match[1]) * UNIT_MS[match[2] ?? 'ms']);
+}
+
+export const durationSchema = z.preprocess(
+  (value) => (typeof value === 'string' ? parseDurationMs(value) ?? value : value),
+  z.number({ message: 'a duration such as 250ms, 90s, 10m, 1h or a number of milliseconds' }).int().min(0),
+);
+
+export const formatDuration = (ms: number): string =>
+  ms % 3_600_000 === 0 && ms > 0 ? `${ms / 3_600_000}h` : ms % 60_000 === 0 && ms > 0 ? `${ms / 60_000}m`
+    : ms % 1000 === 0 && ms > 0 ? `${ms / 1000}s` : `${ms}ms`;

@@ -1,0 +1,196 @@
+/**
+ * The heartbeat daemon's shell: each tick (1) samples the pipeline (log head
+ * vs checkpoint) for the stall alarm, (2) reads every agent's heartbeat counts,
+ * (3) looks up the newest unread message of the agents that may need a nudge,
+ * (4) asks the pure decider, (5) records and dispatches the nudges. All the
+ * judgement is in nudgeDecider.ts and pipelineWatch.ts; this file only does I/O.
+ */
+import { performance } from 'node:perf_hooks';
+import type { Logger } from 'pino';
+import type { EventStore } from '../events/eventStore';
+import { parseListQuery } from '../projections/listQuery';
+import type { ProjectionStore } from '../projections/projectionStore';
+import type { WakeBus } from '../projections/wakeBus';
+import { mapBounded } from './boundedQueue';
+import type { HeartbeatMetrics } from './heartbeatMetrics';
+import { nudgePolicy, type HeartbeatSettings } from './heartbeatSettings';
+import { decideNudges, mayNudge, recordNudges, type AgentSnapshot, type NudgeRecord, type NudgeState, type Verdict } from './nudgeDecider';
+import type { DeliveryReport, NudgeDispatcher } from './nudgeDispatcher';
+import { initialPipelineState, observePipeline, type PipelineState } from './pipelineWatch';
+import { WakeWatcher } from './wakeWatcher';
+
+/** What the daemon reads: a Mailbox satisfies this, and so do the stores opened by `mailbox heartbeat`. */
+export interface HeartbeatSources {
+  eventStore: EventStore;
+  projections: ProjectionStore;
+  wakeBus: WakeBus;
+}
+
+export interface PipelineReport {
+  head: string | null;
+  checkpoint: string | null;
+  lag: string;
+  stalled: boolean;
+  stuckForMs: number;
+}
+
+export interface TickReport {
+  at: string;
+  agents: number;
+  withUnread: number;
+  verdicts: Partial<Record<Verdict, number>>;
+  /** Identities nudged by this tick (dispatched; see `settled()` for delivery). */
+  nudged: string[];
+  pipeline: PipelineReport;
+  durationMs: number;
+}
+
+const UNREAD_NEWEST_FIRST = parseListQuery({ status: 'unread', limit: 1 });
+const LOOKUP_CONCURRENCY = 32;
+
+export class HeartbeatDaemon {
+  private state: NudgeState = new Map();
+  private pipelineState: PipelineState = initialPipelineState;
+  private readonly policy;
+  private readonly wakes: WakeWatcher;
+  private lastReport: TickReport | null = null;
+  private lastError: string | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<unknown> | null = null;
+  private stopped = true;
+
+  constructor(
+    private readonly sources: HeartbeatSources,
+    private readonly settings: HeartbeatSettings,
+    private readonly dispatcher: NudgeDispatcher,
+    private readonly metrics: HeartbeatMetrics,
+    private readonly logger: Logger,
+    private readonly now: () => number,
+  ) {
+    this.policy = nudgePolicy(settings);
+    this.wakes = new WakeWatcher(sources.wakeBus, now);
+  }
+
+  async tick(): Promise<TickReport> {
+    const started = performance.now();
+    const now = this.now();
+    const pipeline = await this.watchPipeline(now);
+    const counts = await this.sources.projections.allHeartbeats();
+    await this.wakes.watch(counts.map((agent) => agent.identity));
+    const snapshots = await mapBounded(counts, LOOKUP_CONCURRENCY, async (agent): Promise<AgentSnapshot> => {
+      const lastWakeAt = this.wakes.lastWakeFor(agent.identity);
+      const newestUnreadId = mayNudge({ ...agent, lastWakeAt }, now, this.policy)
+        ? (await this.sources.projections.listMessages(agent.identity, UNREAD_NEWEST_FIRST)).messages[0]?.messageId ?? null
+        : null;
+      return { ...agent, newestUnreadId, lastWakeAt };
+    });
+    const decisions = decideNudges(snapshots, this.state, now, this.policy);
+    const toNudge = decisions.filter((decision) => decision.nudge !== undefined);
+    const previous = new Map(toNudge.map((decision) => [decision.identity, this.state.get(decision.identity)]));
+    this.state = recordNudges(this.state, toNudge, now);
+    for (const decision of toNudge) {
+      this.dispatcher.dispatch(decision.nudge!, (report) => this.onDelivered(report, now, previous.get(decision.identity)));
+    }
+
+    const verdicts: Partial<Record<Verdict, number>> = {};
+    for (const { verdict } of decisions) verdicts[verdict] = (verdicts[verdict] ?? 0) + 1;
+    for (const [verdict, n] of Object.entries(verdicts)) this.metrics.decisions.inc({ verdict }, n);
+    const withUnread = counts.filter((agent) => agent.unread > 0).length;
+    this.metrics.agentsWithUnread.set(withUnread);
+    this.metrics.wakesReceived.inc(this.wakes.takeReceivedCount());
+    for (const ms of await this.wakes.takeLatenciesMs(this.sources.eventStore)) this.metrics.wakeLatency.observe(ms / 1000);
+    const durationMs = performance.now() - started;
+    this.metrics.ticks.inc();
+    this.metrics.tickDuration.observe(durationMs / 1000);
+    const report: TickReport = { at: new Date(now).toISOString(), agents: counts.length, withUnread, verdicts,
+      nudged: toNudge.map((decision) => decision.identity), pipeline, durationMs: Math.round(durationMs) };
+    if (durationMs > this.settings.intervalMs) {
+      this.logger.warn({ durationMs: report.durationMs, intervalMs: this.settings.intervalMs }, 'heartbeat tick took longer than the interval');
+    }
+    this.logger.debug({ ...report }, 'heartbeat tick');
+    this.lastReport = report;
+    this.lastError = null;
+    return report;
+  }
+
+  /** Resolves once every nudge dispatched so far was delivered or finally failed. */
+  settled(): Promise<void> {
+    return this.dispatcher.settled();
+  }
+
+  /** Ticks now and then every interval (each tick starts `intervalMs` after the previous one ended). */
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    const run = async () => {
+      this.timer = null;
+      this.running = this.tick().catch((error: unknown) => {
+        this.lastError = error instanceof Error ? error.message : String(error);
+        this.metrics.tickFailures.inc();
+        this.logger.error({ err: error }, 'heartbeat tick failed; trying again next interval');
+      });
+      await this.running;
+      this.running = null;
+      if (!this.stopped) this.timer = setTimeout(run, this.settings.intervalMs);
+    };
+    void run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+    await this.settled();
+    await this.wakes.close();
+  }
+
+  health() {
+    const pipeline = this.lastReport?.pipeline ?? null;
+    const stalled = pipeline?.stalled ?? false;
+    return {
+      healthy: !stalled && this.lastError === null,
+      alarms: stalled ? [{ alarm: 'projection_stalled', lag: pipeline!.lag, checkpoint: pipeline!.checkpoint,
+        head: pipeline!.head, stuckForMs: pipeline!.stuckForMs }] : [],
+      lastTick: this.lastReport,
+      lastError: this.lastError,
+    };
+  }
+
+  private async watchPipeline(now: number): Promise<PipelineReport> {
+    // Head first: an append racing these two reads can then only hide lag for a tick, never invent it.
+    const head = await this.sources.eventStore.headPosition();
+    const checkpoint = await this.sources.projections.checkpoint();
+    const seen = observePipeline(this.pipelineState, { head, checkpoint }, now, this.settings.stallAfterMs);
+    this.pipelineState = seen.state;
+    this.metrics.head.set(Number(head ?? 0n));
+    this.metrics.checkpoint.set(Number(checkpoint ?? 0n));
+    this.metrics.lag.set(Number(seen.lag));
+    this.metrics.stalled.set(seen.stalled ? 1 : 0);
+    this.metrics.stuckSeconds.set(seen.stuckForMs / 1000);
+    const report = { head: head?.toString() ?? null, checkpoint: checkpoint?.toString() ?? null, lag: seen.lag.toString(),
+      stalled: seen.stalled, stuckForMs: seen.stuckForMs };
+    if (seen.transition === 'stalled') {
+      this.logger.error({ alarm: 'projection_stalled', ...report, stallAfterMs: this.settings.stallAfterMs },
+        'ALARM projection stalled: the log head is ahead of the views and the checkpoint is not advancing');
+    } else if (seen.transition === 'recovered') {
+      this.logger.info({ alarm: 'projection_stalled', ...report }, 'alarm cleared: projection checkpoint advancing again');
+    }
+    return report;
+  }
+
+  private onDelivered(report: DeliveryReport, nudgedAt: number, previous: NudgeRecord | undefined): void {
+    if (report.delivered) return;
+    // No target took it: restore the agent's previous record so that the next tick tries again
+    // (unless a newer nudge has replaced this one meanwhile).
+    const identity = report.nudge.identity;
+    if (this.state.get(identity)?.at === nudgedAt) {
+      const next = new Map(this.state);
+      if (previous) next.set(identity, previous);
+      else next.delete(identity);
+      this.state = next;
+    }
+    this.logger.error({ identity: report.nudge.identity, nudgeId: report.nudge.nudgeId, outcomes: report.outcomes },
+      'nudge reached no target; it will be retried at the next tick');
+  }
+}

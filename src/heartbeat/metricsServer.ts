@@ -1,0 +1,56 @@
+/**
+ * The daemon's own small HTTP endpoint (loopback by default): GET /metrics
+ * (Prometheus), GET /healthz (503 while an alarm is raised), GET /status (JSON).
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+
+export interface MetricsServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface HealthReport {
+  healthy: boolean;
+  [detail: string]: unknown;
+}
+
+const sendJson = (response: http.ServerResponse, status: number, body: unknown) => {
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(JSON.stringify(body));
+};
+
+export async function startMetricsServer(registry: Registry, health: () => HealthReport, host: string, port: number): Promise<MetricsServer> {
+  const server = http.createServer((request, response) => {
+    const path = (request.url ?? '/').split('?')[0];
+    if (request.method !== 'GET') {
+      return sendJson(response, 405, { error: 'Method not allowed', code: 'VALIDATION_FAILED', message: 'Only GET is served here.' });
+    }
+    if (path === '/metrics') {
+      registry.metrics().then((text) => {
+        response.writeHead(200, { 'content-type': registry.contentType });
+        response.end(text);
+      }, (error: Error) => sendJson(response, 500, { error: 'Internal error', code: 'INTERNAL', message: error.message }));
+      return;
+    }
+    if (path === '/healthz' || path === '/status') {
+      const report = health();
+      return sendJson(response, path === '/healthz' && !report.healthy ? 503 : 200, report);
+    }
+    sendJson(response, 404, { error: 'Not found', code: 'NOT_FOUND', message: `No route ${path}; try /metrics, /healthz or /status.` });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${shownHost}:${address.port}`,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}

@@ -1,0 +1,112 @@
+/**
+ * The pure heartbeat decider: (agents, state, now, policy) -> one decision per
+ * agent, and `recordNudge` to evolve the state once a nudge went out. No I/O,
+ * no clock: the daemon passes `now` in.
+ *
+ * The cooldown key is the unread-set signature (unread count + newest unread
+ * message). New mail always lands newest in an inbox, so if the count and the
+ * newest unread message are unchanged, no mail arrived that is still unread
+ * and none left: it is the same set, and it never nudges twice.
+ */
+import { createHash } from 'node:crypto';
+import type { HeartbeatCounts } from '../projections/projectionStore';
+
+export interface NudgePolicy {
+  /** An agent that sent or read within this long is active and left alone. */
+  idleMs: number;
+  /** Minimum gap between two nudges to one agent, even when its unread set changed (no floods). */
+  cooldownMs: number;
+  /** After a wake event to the agent, give it this long to react before nudging. */
+  wakeGraceMs: number;
+  optedOut: ReadonlySet<string>;
+}
+
+/** One agent's heartbeat counts plus what the daemon learned about it. */
+export interface AgentSnapshot extends HeartbeatCounts {
+  /** Newest unread message id; null when not looked up (the signature then falls back to the oldest unread time). */
+  newestUnreadId: string | null;
+  /** When the daemon last saw a wake event for this agent (ms since epoch), from the wake bus. */
+  lastWakeAt: number | null;
+}
+
+export interface NudgeRecord {
+  signature: string;
+  at: number;
+}
+
+/** Per agent: the last nudge that went out. */
+export type NudgeState = ReadonlyMap<string, NudgeRecord>;
+
+export type Verdict = 'nudge' | 'no_mail' | 'opted_out' | 'active' | 'wake_grace' | 'same_set' | 'cooldown';
+
+export interface Nudge {
+  type: 'heartbeat/nudge';
+  /** Stable for one agent and unread set: receivers can de-duplicate retries and restarts. */
+  nudgeId: string;
+  identity: string;
+  unread: number;
+  byPriority: HeartbeatCounts['byPriority'];
+  oldestUnreadAt: string | null;
+  newestUnreadId: string | null;
+  lastActivityAt: string | null;
+  /** Null when the agent has never sent or read anything. */
+  idleForMs: number | null;
+  at: string;
+}
+
+export interface Decision {
+  identity: string;
+  verdict: Verdict;
+  signature: string;
+  nudge?: Nudge;
+}
+
+export const unreadSetSignature = (agent: Pick<AgentSnapshot, 'unread' | 'newestUnreadId' | 'oldestUnreadAt'>): string =>
+  `${agent.unread}|${agent.newestUnreadId ?? `oldest:${agent.oldestUnreadAt ?? '-'}`}`;
+
+const idleFor = (agent: HeartbeatCounts, now: number): number | null =>
+  agent.lastActivityAt === null ? null : now - Date.parse(agent.lastActivityAt);
+
+/**
+ * Whether an agent can be nudged at all, judged from its counts alone. The
+ * daemon uses it to look up the newest unread message only for these agents.
+ */
+export function mayNudge(agent: HeartbeatCounts & { lastWakeAt: number | null }, now: number, policy: NudgePolicy): boolean {
+  return screen(agent, now, policy) === null;
+}
+
+function screen(agent: HeartbeatCounts & { lastWakeAt: number | null }, now: number, policy: NudgePolicy): Verdict | null {
+  if (agent.unread <= 0) return 'no_mail';
+  if (policy.optedOut.has(agent.identity)) return 'opted_out';
+  const idle = idleFor(agent, now);
+  if (idle !== null && idle < policy.idleMs) return 'active';
+  if (agent.lastWakeAt !== null && now - agent.lastWakeAt < policy.wakeGraceMs) return 'wake_grace';
+  return null;
+}
+
+export function decideAgent(agent: AgentSnapshot, state: NudgeState, now: number, policy: NudgePolicy): Decision {
+  const signature = unreadSetSignature(agent);
+  const decision = (verdict: Verdict): Decision => ({ identity: agent.identity, verdict, signature });
+  const screened = screen(agent, now, policy);
+  if (screened !== null) return decision(screened);
+  const last = state.get(agent.identity);
+  if (last?.signature === signature) return decision('same_set');
+  if (last && now - last.at < policy.cooldownMs) return decision('cooldown');
+  const nudgeId = createHash('sha256').update(`${agent.identity}\n${signature}`).digest('hex').slice(0, 32);
+  return { ...decision('nudge'), nudge: {
+    type: 'heartbeat/nudge', nudgeId, identity: agent.identity, unread: agent.unread, byPriority: { ...agent.byPriority },
+    oldestUnreadAt: agent.oldestUnreadAt, newestUnreadId: agent.newestUnreadId, lastActivityAt: agent.lastActivityAt,
+    idleForMs: idleFor(agent, now), at: new Date(now).toISOString(),
+  } };
+}
+
+export function decideNudges(agents: readonly AgentSnapshot[], state: NudgeState, now: number, policy: NudgePolicy): Decision[] {
+  return agents.map((agent) => decideAgent(agent, state, now, policy));
+}
+
+/** Evolve: the state after these decisions' nudges went out at `now`. */
+export function recordNudges(state: NudgeState, sent: readonly Decision[], now: number): NudgeState {
+  const next = new Map(state);
+  for (const decision of sent) next.set(decision.identity, { signature: decision.signature, at: now });
+  return next;
+}

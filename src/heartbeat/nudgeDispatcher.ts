@@ -1,0 +1,67 @@
+/**
+ * Delivers each nudge to every target that serves the agent, in the
+ * background with bounded concurrency, so that slow webhooks never delay the
+ * next tick (and with it the stall alarm). Every outcome is logged and counted.
+ */
+import type { Logger } from 'pino';
+import { BoundedQueue } from './boundedQueue';
+import type { HeartbeatMetrics } from './heartbeatMetrics';
+import type { Nudge } from './nudgeDecider';
+import type { NudgeTarget } from './nudgeTarget';
+
+export interface DeliveryReport {
+  nudge: Nudge;
+  /** target name -> 'delivered' | 'unheard' | error message */
+  outcomes: Record<string, string>;
+  delivered: boolean;
+}
+
+export class NudgeDispatcher {
+  private readonly queue: BoundedQueue;
+
+  constructor(
+    private readonly targets: readonly NudgeTarget[],
+    private readonly logger: Logger,
+    private readonly metrics: HeartbeatMetrics,
+    concurrency: number,
+  ) {
+    this.queue = new BoundedQueue(concurrency);
+  }
+
+  /** Queues the nudge; `onDone` learns whether any target took it (the daemon retries next tick if none did). */
+  dispatch(nudge: Nudge, onDone: (report: DeliveryReport) => void): void {
+    this.queue.push(async () => onDone(await this.deliver(nudge)));
+  }
+
+  /** Resolves when every queued nudge has been delivered or has finally failed. */
+  settled(): Promise<void> {
+    return this.queue.idle();
+  }
+
+  private async deliver(nudge: Nudge): Promise<DeliveryReport> {
+    const targets = this.targets.filter((target) => target.appliesTo(nudge.identity));
+    const context = { identity: nudge.identity, nudgeId: nudge.nudgeId, unread: nudge.unread };
+    if (targets.length === 0) {
+      // No target serves this agent: the log line is the nudge (embedded use without Redis, webhook or hook).
+      this.logger.info({ ...context, nudge }, 'nudge (no delivery target configured)');
+      this.metrics.deliveries.inc({ target: 'log', outcome: 'delivered' });
+      return { nudge, outcomes: { log: 'delivered' }, delivered: true };
+    }
+    const settled = await Promise.allSettled(targets.map((target) => target.deliver(nudge)));
+    const outcomes: Record<string, string> = {};
+    settled.forEach((result, i) => {
+      const target = targets[i].name;
+      if (result.status === 'fulfilled') {
+        outcomes[target] = result.value;
+        this.metrics.deliveries.inc({ target, outcome: result.value });
+        this.logger.info({ ...context, target, outcome: result.value }, 'nudge delivered');
+      } else {
+        const message = result.reason instanceof Error ? result.reason.message : String(result.reason);
+        outcomes[target] = message;
+        this.metrics.deliveries.inc({ target, outcome: 'failed' });
+        this.logger.error({ ...context, target, err: message }, 'nudge delivery failed');
+      }
+    });
+    return { nudge, outcomes, delivered: settled.some((result) => result.status === 'fulfilled') };
+  }
+}

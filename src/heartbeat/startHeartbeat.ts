@@ -1,0 +1,70 @@
+/**
+ * Starts the heartbeat daemon against any mailbox pipeline: in process
+ * (`startHeartbeat(mailbox)`, e.g. from `mailbox serve`) or from the
+ * `mailbox heartbeat` command with stores opened from configuration.
+ */
+import pino, { type Logger } from 'pino';
+import type { Clock } from '../application/runtime';
+import { HeartbeatDaemon, type HeartbeatSources, type TickReport } from './heartbeatDaemon';
+import { HeartbeatMetrics } from './heartbeatMetrics';
+import { parseHeartbeatSettings, type HeartbeatSettings, type HeartbeatSettingsInput } from './heartbeatSettings';
+import { startMetricsServer, type MetricsServer } from './metricsServer';
+import { NudgeDispatcher } from './nudgeDispatcher';
+import type { NudgeTarget } from './nudgeTarget';
+import { targetsFromSettings } from './targets/targetFactory';
+
+export interface StartHeartbeatOptions {
+  settings?: HeartbeatSettingsInput | HeartbeatSettings;
+  /** Targets besides those the settings configure (Redis, webhooks, hook). */
+  targets?: NudgeTarget[];
+  logger?: Logger;
+  clock?: Clock;
+  /** false: no timer; the caller runs `tick()` (tests, `--once`). Default true. */
+  schedule?: boolean;
+}
+
+export interface Heartbeat {
+  settings: HeartbeatSettings;
+  metrics: HeartbeatMetrics;
+  /** The /metrics endpoint's base URL, or null when disabled. */
+  metricsUrl: string | null;
+  tick(): Promise<TickReport>;
+  settled(): Promise<void>;
+  health(): ReturnType<HeartbeatDaemon['health']>;
+  stop(): Promise<void>;
+}
+
+export async function startHeartbeat(sources: HeartbeatSources, options: StartHeartbeatOptions = {}): Promise<Heartbeat> {
+  const settings = parseHeartbeatSettings(options.settings ?? {});
+  const logger = (options.logger ?? pino({ name: 'mailbox-heartbeat' })).child({ component: 'heartbeat' });
+  const clock = options.clock ?? { now: () => new Date() };
+  const metrics = new HeartbeatMetrics();
+  const targets = [...targetsFromSettings(settings, logger, metrics), ...(options.targets ?? [])];
+  const dispatcher = new NudgeDispatcher(targets, logger, metrics, settings.deliveryConcurrency);
+  const daemon = new HeartbeatDaemon(sources, settings, dispatcher, metrics, logger, () => clock.now().getTime());
+  let server: MetricsServer | null = null;
+  try {
+    if (settings.metricsPort !== null) {
+      server = await startMetricsServer(metrics.registry, () => daemon.health(), settings.metricsHost, settings.metricsPort);
+    }
+  } catch (error) {
+    await Promise.all(targets.map((target) => target.close()));
+    throw error;
+  }
+  logger.info({ intervalMs: settings.intervalMs, idleMs: settings.idleMs, cooldownMs: settings.cooldownMs,
+    stallAfterMs: settings.stallAfterMs, targets: targets.map((target) => target.name), metrics: server?.url ?? null },
+  'heartbeat daemon started');
+  if (options.schedule ?? true) daemon.start();
+  return {
+    settings, metrics, metricsUrl: server?.url ?? null,
+    tick: () => daemon.tick(),
+    settled: () => daemon.settled(),
+    health: () => daemon.health(),
+    stop: async () => {
+      await daemon.stop();
+      await server?.close();
+      await Promise.all(targets.map((target) => target.close()));
+      logger.info('heartbeat daemon stopped');
+    },
+  };
+}

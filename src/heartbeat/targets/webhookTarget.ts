@@ -1,0 +1,80 @@
+/**
+ * POSTs each nudge as JSON to the agent's own webhook, signed (see
+ * webhookSignature.ts), retried with exponential backoff on network errors,
+ * timeouts, 408, 429 and 5xx. Other answers are final: retrying a 404 cannot help.
+ */
+import type { Nudge } from '../nudgeDecider';
+import type { DeliveryStatus, NudgeTarget } from '../nudgeTarget';
+import { PermanentFailure, withRetry, type RetryPolicy } from '../retry';
+import { NUDGE_ID_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, signWebhook } from './webhookSignature';
+
+export interface WebhookOptions extends RetryPolicy {
+  /** identity -> URL */
+  urls: ReadonlyMap<string, string>;
+  secret: string;
+  timeoutMs: number;
+  onRetry?: (identity: string, attempt: number, error: unknown, delayMs: number) => void;
+  nowSeconds?: () => number;
+}
+
+class RetryableStatus extends Error {
+  constructor(readonly status: number, readonly retryAfterMs: number | null) {
+    super(`webhook answered HTTP ${status}`);
+  }
+}
+
+const retryAfterMs = (header: string | null): number | null => {
+  if (header === null) return null;
+  const seconds = Number(header);
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : null;
+};
+
+export class WebhookTarget implements NudgeTarget {
+  readonly name = 'webhook';
+
+  constructor(private readonly options: WebhookOptions) {}
+
+  appliesTo(identity: string): boolean {
+    return this.options.urls.has(identity);
+  }
+
+  async deliver(nudge: Nudge): Promise<DeliveryStatus> {
+    const url = this.options.urls.get(nudge.identity);
+    if (url === undefined) throw new PermanentFailure(`no webhook configured for ${nudge.identity}`);
+    const body = JSON.stringify(nudge);
+    await withRetry(() => this.post(url, nudge, body), this.options, {
+      onRetry: (attempt, error, delay) => this.options.onRetry?.(nudge.identity, attempt, error, delay),
+      requestedDelayMs: (error) => (error instanceof RetryableStatus ? error.retryAfterMs : null),
+    });
+    return 'delivered';
+  }
+
+  private async post(url: string, nudge: Nudge, body: string): Promise<void> {
+    const timestamp = this.options.nowSeconds?.() ?? Math.floor(Date.now() / 1000);
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        method: 'POST',
+        body,
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+        headers: {
+          'content-type': 'application/json',
+          [TIMESTAMP_HEADER]: String(timestamp),
+          [SIGNATURE_HEADER]: signWebhook(this.options.secret, timestamp, body),
+          [NUDGE_ID_HEADER]: nudge.nudgeId,
+        },
+      });
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string } }).cause?.code;
+      throw new Error(`webhook ${url} unreachable: ${(error as Error).message}${cause ? ` (${cause})` : ''}`);
+    }
+    await response.arrayBuffer().catch(() => undefined); // drain so the connection can be reused
+    if (response.ok) return;
+    if (response.status === 408 || response.status === 429 || response.status >= 500) {
+      throw new RetryableStatus(response.status, retryAfterMs(response.headers.get('retry-after')));
+    }
+    throw new PermanentFailure(`webhook ${url} answered HTTP ${response.status}; not retrying`);
+  }
+
+  async close(): Promise<void> {}
+}

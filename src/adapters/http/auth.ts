@@ -1,0 +1,43 @@
+/**
+ * The caller's identity comes only from `Authorization: Bearer <token>`; no
+ * header, body field or query parameter can name another identity.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Actor } from '../../commands/roles';
+import { MailboxError } from '../../errors';
+import type { Authenticator } from '../../application/authenticator';
+import type { RateLimiter } from './rateLimiter';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    actor: Actor | null;
+  }
+}
+
+export function bearerToken(header: string | undefined): string | undefined {
+  if (header === undefined || header.trim() === '') return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match) {
+    throw new MailboxError('UNAUTHENTICATED', 'Unauthenticated',
+      "The Authorization header must be 'Bearer <token>'.", { hint: 'Send Authorization: Bearer <token>' });
+  }
+  return match[1];
+}
+
+/** The authenticated caller; routes in the authenticated scope always have one. */
+export function actorOf(request: FastifyRequest): Actor {
+  if (!request.actor) throw new Error('actorOf called outside the authenticated scope');
+  return request.actor;
+}
+
+/**
+ * Authenticates every request in `app`'s scope before its body is read, then
+ * applies the per-agent rate limit (the admin token is exempt: it is the operator).
+ */
+export function requireBearer(app: FastifyInstance, authenticator: Authenticator, limiter: RateLimiter): void {
+  app.addHook('onRequest', async (request) => {
+    const actor = await authenticator.authenticate(bearerToken(request.headers.authorization));
+    if (actor.role !== 'admin') limiter.take(actor.identity);
+    request.actor = actor;
+  });
+}

@@ -1,0 +1,129 @@
+/**
+ * A client of the HTTP API (used by the CLI and by `mailbox mcp`). Error
+ * responses become the same MailboxError, envelope unchanged, so a caller
+ * sees exactly what the server said.
+ */
+import type { ArchiveResult, BulkReadResult, ReadResult, Registration, SendResult } from '../../../application/mailboxCommands';
+import type { MessageDetail, WakeStreamEvent } from '../../../application/mailboxQueries';
+import { MailboxError, type ErrorCode, type ErrorEnvelope } from '../../../errors';
+import type { AgentView, HeartbeatCounts, MessagePage, UnreadCount } from '../../../projections/projectionStore';
+import type { AgentApi } from '../../mcp/agentApi';
+import { readSse } from './sseReader';
+
+export interface RequestOptions {
+  body?: unknown;
+  query?: Record<string, unknown>;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+/** Query values: arrays and objects JSON-encoded (the server accepts both), the rest as text. */
+export function encodeQuery(query: Record<string, unknown> = {}): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined || value === null) continue;
+    params.append(key, typeof value === 'object' ? JSON.stringify(value) : String(value));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+const isEnvelope = (value: unknown): value is ErrorEnvelope =>
+  typeof value === 'object' && value !== null && typeof (value as ErrorEnvelope).code === 'string' && typeof (value as ErrorEnvelope).message === 'string';
+
+export function errorFromResponse(status: number, statusText: string, body: unknown): MailboxError {
+  if (isEnvelope(body)) {
+    const { error, code, message, ...details } = body;
+    return new MailboxError(code as ErrorCode, error ?? code, message, details);
+  }
+  return new MailboxError('UNAVAILABLE', 'Unexpected response',
+    `The server answered ${status} ${statusText} without an error envelope; is the URL a mailbox server?`, { status });
+}
+
+export class MailboxHttpClient implements AgentApi {
+  private readonly baseUrl: string;
+
+  constructor(baseUrl: string, private readonly token: string | undefined) {
+    this.baseUrl = baseUrl.replace(/\/+$/, '');
+  }
+
+  async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    const response = await this.fetch(method, path, options);
+    const text = await response.text();
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: reported below if the status is an error
+    }
+    if (!response.ok) throw errorFromResponse(response.status, response.statusText, body);
+    return body as T;
+  }
+
+  registerAgent(identity: string, role: 'agent' | 'auditor' = 'agent'): Promise<Registration> {
+    return this.request('POST', '/v1/agents', { body: { identity, role } });
+  }
+  retireAgent(identity: string): Promise<{ identity: string; retiredAt: string }> {
+    return this.request('DELETE', `/v1/agents/${encodeURIComponent(identity)}`);
+  }
+  listAgents(): Promise<{ agents: AgentView[] }> {
+    return this.request('GET', '/v1/agents');
+  }
+  send(input: unknown, idempotencyKey?: string): Promise<SendResult> {
+    return this.request('POST', '/v1/messages', { body: input, headers: idempotencyKey ? { 'idempotency-key': idempotencyKey } : {} });
+  }
+  listMessages(query: unknown = {}): Promise<MessagePage> {
+    return this.request('GET', '/v1/messages', { query: query as Record<string, unknown> });
+  }
+  getMessage(messageId: string): Promise<MessageDetail> {
+    return this.request('GET', `/v1/messages/${encodeURIComponent(messageId)}`);
+  }
+  markRead(input: unknown): Promise<ReadResult | BulkReadResult> {
+    return this.request('POST', '/v1/messages/read', { body: input });
+  }
+  archive(messageId: string): Promise<ArchiveResult> {
+    return this.request('POST', `/v1/messages/${encodeURIComponent(messageId)}/archive`);
+  }
+  unreadCount(): Promise<UnreadCount> {
+    return this.request('GET', '/v1/inbox/count');
+  }
+  heartbeats(): Promise<{ agents: HeartbeatCounts[] }> {
+    return this.request('GET', '/v1/heartbeat');
+  }
+
+  /** Follows GET /v1/wake until the server ends the stream or `signal` aborts. */
+  async *watch(signal?: AbortSignal): AsyncGenerator<WakeStreamEvent | { event: 'shutdown'; data: { reason: string } }> {
+    const response = await this.fetch('GET', '/v1/wake', { signal, headers: { accept: 'text/event-stream' } });
+    if (!response.ok || !response.body) {
+      const text = await response.text();
+      let body: unknown;
+      try { body = JSON.parse(text); } catch { body = text; }
+      throw errorFromResponse(response.status, response.statusText, body);
+    }
+    try {
+      for await (const event of readSse(response.body)) {
+        yield { event: event.event, data: JSON.parse(event.data) } as WakeStreamEvent;
+      }
+    } catch (error) {
+      if (signal?.aborted) return;
+      throw error;
+    }
+  }
+
+  private async fetch(method: string, path: string, options: RequestOptions): Promise<Response> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (this.token) headers.authorization = `Bearer ${this.token}`;
+    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    const url = `${this.baseUrl}${path}${encodeQuery(options.query)}`;
+    try {
+      return await fetch(url, { method, headers, signal: options.signal,
+        body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      throw new MailboxError('UNAVAILABLE', 'Mailbox unreachable',
+        `Cannot reach the mailbox at ${this.baseUrl} (${cause?.code ?? cause?.message ?? (error as Error).message}); ` +
+        'is `mailbox serve` running? Set --url or MAILBOX_URL.', { url: this.baseUrl });
+    }
+  }
+}

@@ -1,0 +1,20 @@
+/** What the HTTP routes share: the library layer and this server's own instruments. */
+import type { Logger } from 'pino';
+import type { MailboxConfig } from '../../config';
+import type { Mailbox } from '../../mailbox';
+import type { MailboxMetrics } from './metrics';
+import type { WakeLatencyTracker } from './wakeLatency';
+import type { WakeStreams } from './wakeStreams';
+
+export interface HttpContext {
+  mailbox: Mailbox;
+  config: MailboxConfig;
+  logger: Logger;
+  metrics: MailboxMetrics;
+  wakeLatency: WakeLatencyTracker;
+  wakeStreams: WakeStreams;
+  /** The largest request accepted, in bytes (bodies beyond it get 413 before they are parsed). */
+  requestLimit: number;
+}
+
+export const requestLimitOf = (config: MailboxConfig): number => config.maxRequestBytes ?? config.maxBodyBytes * 4 + 64 * 1024;

@@ -1,0 +1,49 @@
+/**
+ * Every HTTP error leaves as the one envelope `{error, code, message, ...details}`
+ * with the status of its code, including the errors fastify raises itself
+ * (unparsable or oversized bodies, unknown routes), which are translated here.
+ */
+import type { FastifyReply } from 'fastify';
+import { MailboxError, isMailboxError } from '../../errors';
+
+interface FastifyLikeError { code?: string; statusCode?: number; message?: string }
+
+const validation = (message: string, details: Record<string, unknown> = {}) =>
+  new MailboxError('VALIDATION_FAILED', 'Validation failed', message, details);
+
+export const payloadTooLarge = (limit: number) =>
+  new MailboxError('PAYLOAD_TOO_LARGE', 'Payload too large',
+    `The request is larger than this server's limit of ${limit} bytes; shorten the body or link to the content.`,
+    { limit });
+
+export const routeNotFound = (method: string, url: string) =>
+  new MailboxError('NOT_FOUND', 'Not found',
+    `There is no route ${method} ${url.split('?')[0]}; GET /docs lists every route of this API.`,
+    { method, path: url.split('?')[0] });
+
+export function toMailboxError(error: unknown, requestLimit: number): MailboxError {
+  if (isMailboxError(error)) return error;
+  const e = (error ?? {}) as FastifyLikeError;
+  switch (e.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return payloadTooLarge(requestLimit);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return validation('This route takes a JSON body; send it with Content-Type: application/json.', { field: 'content-type' });
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return validation('The Content-Length header does not match the body that was sent.', { field: 'content-length' });
+  }
+  if (e.statusCode === 413) return payloadTooLarge(requestLimit);
+  if (e.statusCode !== undefined && e.statusCode >= 400 && e.statusCode < 500) {
+    return validation(e.message || 'The request could not be read.');
+  }
+  return new MailboxError('INTERNAL', 'Internal error',
+    'The server failed while handling this request; it has been logged. Retry, or report it if it persists.');
+}
+
+/** Sends the envelope with its status, plus the headers some codes call for. */
+export function sendEnvelope(reply: FastifyReply, error: MailboxError): FastifyReply {
+  if (error.code === 'UNAUTHENTICATED') reply.header('www-authenticate', 'Bearer');
+  const retryAfter = error.envelope.retryAfterSeconds;
+  if (error.code === 'RATE_LIMITED' && typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
+  return reply.status(error.status).type('application/json; charset=utf-8').send(error.envelope);
+}

@@ -1,0 +1,102 @@
+/**
+ * The HTTP API v1 (DESIGN section 6) on fastify, over the library layer:
+ * every route calls Mailbox.commands / Mailbox.queries; nothing here decides.
+ */
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { MailboxError } from '../../errors';
+import type { Mailbox } from '../../mailbox';
+import { mcpRoutes } from '../mcp/mcpRoutes';
+import { requireBearer } from './auth';
+import { requestLimitOf, type HttpContext } from './httpContext';
+import { routeNotFound, sendEnvelope, toMailboxError } from './httpErrors';
+import { registerJsonBodyParser } from './jsonBody';
+import { MailboxMetrics } from './metrics';
+import { RateLimiter } from './rateLimiter';
+import { agentRoutes } from './routes/agentRoutes';
+import { messageRoutes } from './routes/messageRoutes';
+import { opsRoutes } from './routes/opsRoutes';
+import { viewRoutes } from './routes/viewRoutes';
+import { wakeRoutes } from './routes/wakeRoutes';
+import { WakeLatencyTracker } from './wakeLatency';
+import { WakeStreams } from './wakeStreams';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    startedAt: number;
+  }
+}
+
+export interface HttpServer {
+  app: FastifyInstance;
+  context: HttpContext;
+  /** Listens on host:port (port 0: any free port) and returns the base URL. */
+  listen(host: string, port: number): Promise<string>;
+  /** Ends the wake streams, stops accepting requests, waits for those in flight. */
+  close(): Promise<void>;
+}
+
+const shuttingDown = () => new MailboxError('UNAVAILABLE', 'Shutting down',
+  'This server is shutting down; retry against another node or after it restarts (the request was not applied).');
+
+export function buildHttpServer(mailbox: Mailbox, logger: Logger): HttpServer {
+  const { config } = mailbox;
+  const wakeStreams = new WakeStreams(config.maxWakeStreamsPerAgent);
+  const metrics = new MailboxMetrics(mailbox, () => wakeStreams.size);
+  const context: HttpContext = {
+    mailbox, config, logger, metrics, wakeStreams,
+    wakeLatency: new WakeLatencyTracker((seconds) => metrics.wakeDelivered(seconds)),
+    requestLimit: requestLimitOf(config),
+  };
+  const app = Fastify({
+    loggerInstance: logger.child({ component: 'http' }) as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }), // per-request lines would dominate the log; metrics count requests
+    bodyLimit: context.requestLimit,
+    requestTimeout: config.requestTimeoutMs,
+    return503OnClosing: false,
+  });
+  let closing = false;
+
+  app.decorateRequest('actor', null);
+  app.decorateRequest('startedAt', 0);
+  registerJsonBodyParser(app);
+  app.addHook('onRequest', async (request) => {
+    request.startedAt = performance.now();
+    if (closing) throw shuttingDown();
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    metrics.request(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, (performance.now() - request.startedAt) / 1000);
+  });
+  app.setErrorHandler(async (error, request, reply) => {
+    const translated = toMailboxError(error, context.requestLimit);
+    if (translated.status >= 500) request.log.error({ err: error, url: request.url }, 'request failed');
+    return sendEnvelope(reply, translated);
+  });
+  app.setNotFoundHandler(async (request, reply) => sendEnvelope(reply, routeNotFound(request.method, request.url)));
+  app.addHook('preClose', async () => {
+    closing = true;
+    wakeStreams.closeAll('server shutting down');
+  });
+
+  opsRoutes(app, context);
+  const limiter = new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst);
+  app.register(async (scope) => {
+    requireBearer(scope, mailbox.authenticator, limiter);
+    for (const routes of [agentRoutes, messageRoutes, viewRoutes, wakeRoutes, mcpRoutes]) routes(scope, context);
+  });
+
+  return {
+    app,
+    context,
+    async listen(host, port) {
+      await app.listen({ host, port });
+      const address = app.server.address();
+      const actualPort = typeof address === 'object' && address ? address.port : port;
+      return `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`;
+    },
+    async close() {
+      closing = true;
+      await app.close();
+    },
+  };
+}

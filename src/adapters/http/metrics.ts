@@ -1,0 +1,72 @@
+/**
+ * Prometheus metrics on a Registry owned by one server (never prom-client's
+ * global default registry, so two servers in one process never collide).
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { isMailboxError } from '../../errors';
+import type { Mailbox } from '../../mailbox';
+
+export type CommandName = 'register_agent' | 'retire_agent' | 'send' | 'mark_read' | 'archive';
+export type Surface = 'http' | 'mcp';
+
+export class MailboxMetrics {
+  readonly registry = new Registry();
+  private readonly commands: Counter<'command' | 'surface' | 'outcome' | 'code'>;
+  private readonly requests: Histogram<'method' | 'route' | 'status'>;
+  private readonly wakeLatency: Histogram;
+
+  constructor(mailbox: Mailbox, openWakeStreams: () => number) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, prefix: 'mailbox_process_' });
+    this.commands = new Counter({
+      name: 'mailbox_commands_total', help: 'Commands handled, by outcome (accepted|rejected) and error code',
+      labelNames: ['command', 'surface', 'outcome', 'code'], registers,
+    });
+    this.requests = new Histogram({
+      name: 'mailbox_http_request_duration_seconds', help: 'HTTP request duration by route and status',
+      labelNames: ['method', 'route', 'status'], buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1], registers,
+    });
+    this.wakeLatency = new Histogram({
+      name: 'mailbox_wake_latency_seconds',
+      help: 'From a send request arriving at this server to each wake event written to a recipient\'s SSE stream',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 2.5], registers,
+    });
+    new Gauge({
+      name: 'mailbox_projection_lag_events', help: 'Events in the log not yet applied to the views (log head - checkpoint)',
+      registers,
+      async collect() {
+        const head = await mailbox.eventStore.headPosition();
+        const checkpoint = mailbox.runner.getStatus().checkpoint;
+        this.set(head === null ? 0 : Number(head - BigInt(checkpoint ?? 0)));
+      },
+    });
+    new Gauge({
+      name: 'mailbox_wake_streams_open', help: 'Open SSE wake streams (GET /v1/wake)', registers,
+      collect() { this.set(openWakeStreams()); },
+    });
+  }
+
+  /** Counts a command by its outcome and passes its result or error through unchanged. */
+  async command<T>(command: CommandName, surface: Surface, run: () => Promise<T>): Promise<T> {
+    try {
+      const result = await run();
+      this.commands.inc({ command, surface, outcome: 'accepted', code: '' });
+      return result;
+    } catch (error) {
+      this.commands.inc({ command, surface, outcome: 'rejected', code: isMailboxError(error) ? error.code : 'INTERNAL' });
+      throw error;
+    }
+  }
+
+  request(method: string, route: string, status: number, seconds: number): void {
+    this.requests.observe({ method, route, status: String(status) }, seconds);
+  }
+
+  wakeDelivered(seconds: number): void {
+    this.wakeLatency.observe(seconds);
+  }
+
+  async exposition(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}

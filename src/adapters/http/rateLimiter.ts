@@ -1,0 +1,40 @@
+/**
+ * Per-agent token bucket: `burst` requests at once, refilled at `perSecond`.
+ * A refused request is told when to retry (429 RATE_LIMITED + Retry-After),
+ * never queued or dropped silently.
+ */
+import { MailboxError } from '../../errors';
+
+interface Bucket { tokens: number; updatedAt: number }
+
+export class RateLimiter {
+  private readonly buckets = new Map<string, Bucket>();
+
+  constructor(
+    private readonly perSecond: number,
+    private readonly burst: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  get enabled(): boolean {
+    return this.perSecond > 0 && this.burst > 0;
+  }
+
+  /** Takes one token for `key` or throws RATE_LIMITED with the seconds until one is available. */
+  take(key: string): void {
+    if (!this.enabled) return;
+    const now = this.now();
+    const bucket = this.buckets.get(key) ?? { tokens: this.burst, updatedAt: now };
+    bucket.tokens = Math.min(this.burst, bucket.tokens + ((now - bucket.updatedAt) / 1000) * this.perSecond);
+    bucket.updatedAt = now;
+    this.buckets.set(key, bucket);
+    if (bucket.tokens >= 1) {
+      bucket.tokens -= 1;
+      return;
+    }
+    const retryAfterSeconds = Math.max(1, Math.ceil((1 - bucket.tokens) / this.perSecond));
+    throw new MailboxError('RATE_LIMITED', 'Rate limited',
+      `${key} exceeded ${this.perSecond} requests/s (burst ${this.burst}); retry after ${retryAfterSeconds} s. ` +
+      'The request was not applied.', { retryAfterSeconds, limitPerSecond: this.perSecond, burst: this.burst });
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * Readiness: the event store answers, the projection store (Redis when
+ * configured) answers, the projection runner is following the log, and the
+ * views are not far behind it. Each check is bounded in time.
+ */
+import type { Mailbox } from '../../mailbox';
+
+/** Views this far behind the log are not serving fresh reads; take the node out of rotation. */
+export const MAX_READY_LAG = 10_000;
+const CHECK_TIMEOUT_MS = 2000;
+
+export interface Readiness {
+  ready: boolean;
+  checks: {
+    eventStore: { ok: boolean; head?: string | null; error?: string };
+    projectionStore: { ok: boolean; backend: 'redis' | 'memory'; checkpoint?: string | null; error?: string };
+    projections: { ok: boolean; running: boolean; lag: number | null; lastError: string | null };
+  };
+}
+
+async function within<T>(what: string, run: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([run(), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+export async function checkReadiness(mailbox: Mailbox): Promise<Readiness> {
+  const [head, checkpoint] = await Promise.allSettled([
+    within('event store', () => mailbox.eventStore.headPosition()),
+    within('projection store', () => mailbox.projections.checkpoint()),
+  ]);
+  const status = mailbox.runner.getStatus();
+  const eventStore = head.status === 'fulfilled'
+    ? { ok: true, head: head.value?.toString() ?? null } : { ok: false, error: message(head.reason) };
+  const backend = mailbox.config.redisUrl ? 'redis' as const : 'memory' as const;
+  const projectionStore = checkpoint.status === 'fulfilled'
+    ? { ok: true, backend, checkpoint: checkpoint.value?.toString() ?? null }
+    : { ok: false, backend, error: message(checkpoint.reason) };
+  const lag = head.status === 'fulfilled' && checkpoint.status === 'fulfilled'
+    ? Number((head.value ?? 0n) - (checkpoint.value ?? 0n)) : null;
+  const projections = { ok: status.running && lag !== null && lag <= MAX_READY_LAG, running: status.running, lag, lastError: status.lastError };
+  return { ready: eventStore.ok && projectionStore.ok && projections.ok, checks: { eventStore, projectionStore, projections } };
+}

@@ -1,0 +1,24 @@
+/** POST /v1/agents (admin), GET /v1/agents (any caller), DELETE /v1/agents/{identity} (admin). */
+import type { FastifyInstance } from 'fastify';
+import { actorOf } from '../auth';
+import type { HttpContext } from '../httpContext';
+import { noExtraInput } from './noExtraInput';
+
+export function agentRoutes(app: FastifyInstance, { mailbox, metrics }: HttpContext): void {
+  app.post('/v1/agents', async (request, reply) => {
+    const registration = await metrics.command('register_agent', 'http', () =>
+      mailbox.commands.registerAgent(actorOf(request), request.body ?? {}));
+    return reply.status(201).send(registration);
+  });
+
+  app.get('/v1/agents', async (request) => {
+    noExtraInput(request.query, 'GET /v1/agents');
+    return mailbox.queries.listAgents();
+  });
+
+  app.delete<{ Params: { identity: string } }>('/v1/agents/:identity', async (request) => {
+    noExtraInput(request.body, 'DELETE /v1/agents/{identity}');
+    return metrics.command('retire_agent', 'http', () =>
+      mailbox.commands.retireAgent(actorOf(request), { identity: request.params.identity }));
+  });
+}

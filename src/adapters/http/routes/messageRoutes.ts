@@ -1,0 +1,53 @@
+/** Sending, listing, reading, marking read and archiving messages (DESIGN section 6). */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { MailboxError } from '../../../errors';
+import { actorOf } from '../auth';
+import type { HttpContext } from '../httpContext';
+import { noExtraInput } from './noExtraInput';
+
+type ById = { Params: { id: string } };
+
+/** The Idempotency-Key header becomes idempotencyKey; the same key in the body is fine, two different keys are refused. */
+function idempotencyKeyOf(request: FastifyRequest): string | undefined {
+  const header = request.headers['idempotency-key'];
+  const key = Array.isArray(header) ? header[0] : header;
+  const inBody = (request.body as { idempotencyKey?: unknown } | undefined)?.idempotencyKey;
+  if (key !== undefined && inBody !== undefined && inBody !== key) {
+    throw new MailboxError('VALIDATION_FAILED', 'Validation failed',
+      'The Idempotency-Key header and the idempotencyKey body field differ; send one of them.', { field: 'idempotencyKey' });
+  }
+  return key;
+}
+
+export function messageRoutes(app: FastifyInstance, { mailbox, metrics, wakeLatency }: HttpContext): void {
+  const { commands, queries } = mailbox;
+
+  app.post('/v1/messages', async (request, reply) => {
+    const startedAt = performance.now();
+    const idempotencyKey = idempotencyKeyOf(request);
+    const sent = await metrics.command('send', 'http', () =>
+      commands.send(actorOf(request), request.body, { idempotencyKey }));
+    wakeLatency.sendAcknowledged(sent.messageId, startedAt);
+    return reply.status(201).send(sent);
+  });
+
+  app.get('/v1/messages', async (request) => queries.listMessages(actorOf(request), request.query));
+
+  app.get<ById>('/v1/messages/:id', async (request) => {
+    noExtraInput(request.query, 'GET /v1/messages/{id}');
+    return queries.getMessage(actorOf(request), { messageId: request.params.id });
+  });
+
+  app.post('/v1/messages/read', async (request) =>
+    metrics.command('mark_read', 'http', () => commands.markRead(actorOf(request), request.body)));
+
+  app.post<ById>('/v1/messages/:id/read', async (request) => {
+    noExtraInput(request.body, 'POST /v1/messages/{id}/read');
+    return metrics.command('mark_read', 'http', () => commands.markRead(actorOf(request), { messageId: request.params.id }));
+  });
+
+  app.post<ById>('/v1/messages/:id/archive', async (request) => {
+    noExtraInput(request.body, 'POST /v1/messages/{id}/archive');
+    return metrics.command('archive', 'http', () => commands.archive(actorOf(request), { messageId: request.params.id }));
+  });
+}

@@ -1,0 +1,32 @@
+/** Counts, heartbeat counts and the audit log. */
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { parseInput } from '../../../commands/validation';
+import { actorOf } from '../auth';
+import type { HttpContext } from '../httpContext';
+import { noExtraInput } from './noExtraInput';
+
+export const auditQuerySchema = z.strictObject({
+  after: z.string().regex(/^\d+$/, 'after is a log position (digits), as returned in nextAfter').optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+});
+
+export function viewRoutes(app: FastifyInstance, { mailbox }: HttpContext): void {
+  const { queries } = mailbox;
+
+  app.get('/v1/inbox/count', async (request) => {
+    noExtraInput(request.query, 'GET /v1/inbox/count');
+    return queries.unreadCount(actorOf(request));
+  });
+
+  app.get('/v1/heartbeat', async (request) => {
+    noExtraInput(request.query, 'GET /v1/heartbeat');
+    return queries.heartbeats(actorOf(request));
+  });
+
+  app.get('/v1/audit/events', async (request) => {
+    const actor = actorOf(request);
+    const { after, limit } = parseInput(auditQuerySchema, request.query, 'GET /v1/audit/events');
+    return queries.auditEvents(actor, after === undefined ? null : BigInt(after), limit);
+  });
+}

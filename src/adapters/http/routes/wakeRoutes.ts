@@ -1,0 +1,40 @@
+/**
+ * GET /v1/wake: Server-Sent Events. `sync` (the unread count) first, then one
+ * `wake` per message delivered to the caller, each sent after the views hold it.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { WakeStreamEvent } from '../../../application/mailboxQueries';
+import { actorOf } from '../auth';
+import type { HttpContext } from '../httpContext';
+import { SseStream } from '../sseStream';
+import { noExtraInput } from './noExtraInput';
+
+export function wakeRoutes(app: FastifyInstance, { mailbox, config, wakeStreams, wakeLatency }: HttpContext): void {
+  app.get('/v1/wake', async (request, reply) => {
+    noExtraInput(request.query, 'GET /v1/wake');
+    const actor = actorOf(request);
+    wakeStreams.reserve(actor.identity);
+    // The stream starts with the first event, so a refusal (wrong role) is still an ordinary error response.
+    let stream: SseStream | null = null;
+    const emit = (event: WakeStreamEvent) => {
+      if (!stream) {
+        reply.hijack();
+        stream = new SseStream(reply.raw, config.sseHeartbeatMs);
+        wakeStreams.add(actor.identity, stream);
+      }
+      if (event.event === 'wake') {
+        if (stream.send('wake', event.data, event.data.position)) wakeLatency.wakeWritten(event.data.messageId);
+      } else {
+        stream.send(event.event, event.data);
+      }
+    };
+    const unsubscribe = await mailbox.queries.openWakeStream(actor, emit);
+    const opened = stream as SseStream | null;
+    if (!opened) {
+      await unsubscribe();
+      throw new Error('wake stream opened without its sync event');
+    }
+    opened.whenClosed(() => void unsubscribe());
+    return reply;
+  });
+}

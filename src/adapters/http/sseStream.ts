@@ -1,0 +1,69 @@
+/**
+ * One Server-Sent Events response. Comment heartbeats keep proxies from
+ * closing an idle stream. A client too slow to drain its stream is
+ * disconnected rather than buffered without bound; it reconnects and its
+ * `sync` event tells it the unread count (wakes are hints, the inbox is the authority).
+ */
+import type { ServerResponse } from 'node:http';
+
+const MAX_BUFFERED_BYTES = 1024 * 1024;
+
+export class SseStream {
+  private heartbeat: NodeJS.Timeout | null = null;
+  private closed = false;
+  private readonly onClose: Array<() => void> = [];
+
+  constructor(private readonly response: ServerResponse, heartbeatMs: number) {
+    response.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no', // nginx: do not buffer the stream
+    });
+    response.write('retry: 2000\n\n');
+    this.heartbeat = setInterval(() => this.write(': heartbeat\n\n'), heartbeatMs);
+    this.heartbeat.unref();
+    response.on('close', () => this.finish());
+    if (response.destroyed) this.finish(); // the client left before the stream began
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Runs `listener` once when the stream ends, whoever ended it. */
+  whenClosed(listener: () => void): void {
+    if (this.closed) listener();
+    else this.onClose.push(listener);
+  }
+
+  send(event: string, data: unknown, id?: string): boolean {
+    return this.write(`event: ${event}\n${id ? `id: ${id}\n` : ''}data: ${JSON.stringify(data)}\n\n`);
+  }
+
+  /** Ends the stream, optionally telling the client why in a last event. */
+  close(reason?: string): void {
+    if (this.closed) return;
+    if (reason) this.send('shutdown', { reason });
+    this.response.end();
+    this.finish();
+  }
+
+  private write(chunk: string): boolean {
+    if (this.closed) return false;
+    if (this.response.writableLength > MAX_BUFFERED_BYTES) {
+      this.response.destroy(); // the client reconnects and resyncs
+      this.finish();
+      return false;
+    }
+    this.response.write(chunk);
+    return true;
+  }
+
+  private finish(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    for (const listener of this.onClose.splice(0)) listener();
+  }
+}

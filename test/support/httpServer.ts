@@ -1,0 +1,72 @@
+/**
+ * A real HTTP server on a free loopback port over a mailbox (memory store by
+ * default), plus a small fetch helper that returns status, headers and JSON.
+ */
+import type { MailboxConfigInput } from '../../src/config';
+import type { Mailbox } from '../../src/mailbox';
+import { buildHttpServer, type HttpServer } from '../../src/adapters/http/httpServer';
+import { ADMIN_TOKEN, allEvents, memoryMailbox, silentLogger } from './fixtures';
+
+export interface HttpResult<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface CallOptions {
+  token?: string | null;
+  body?: unknown;
+  /** A raw body sent as is (for malformed JSON tests). */
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+export interface TestServer {
+  url: string;
+  mailbox: Mailbox;
+  http: HttpServer;
+  adminToken: string;
+  call<T = any>(method: string, path: string, options?: CallOptions): Promise<HttpResult<T>>;
+  /** Registers agents as the admin over HTTP; returns identity -> token. */
+  register(identities: string[], role?: 'agent' | 'auditor'): Promise<Record<string, string>>;
+  eventCount(): Promise<number>;
+  close(): Promise<void>;
+}
+
+export async function startTestServer(config: MailboxConfigInput = {}): Promise<TestServer> {
+  const mailbox = await memoryMailbox({ rateLimitPerSecond: 0, ...config });
+  const http = buildHttpServer(mailbox, silentLogger);
+  const url = await http.listen('127.0.0.1', 0);
+
+  const call = async <T>(method: string, path: string, options: CallOptions = {}): Promise<HttpResult<T>> => {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    let body: string | undefined = options.rawBody;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(url + path, { method, headers, body });
+    const text = await response.text();
+    const type = response.headers.get('content-type') ?? '';
+    return { status: response.status, headers: response.headers, body: (type.includes('json') && text ? JSON.parse(text) : text) as T };
+  };
+
+  return {
+    url, mailbox, http, adminToken: ADMIN_TOKEN, call,
+    async register(identities, role = 'agent') {
+      const tokens: Record<string, string> = {};
+      for (const identity of identities) {
+        const { status, body } = await call<{ token: string }>('POST', '/v1/agents', { token: ADMIN_TOKEN, body: { identity, role } });
+        if (status !== 201) throw new Error(`registering ${identity}: ${status} ${JSON.stringify(body)}`);
+        tokens[identity] = body.token;
+      }
+      return tokens;
+    },
+    eventCount: async () => (await allEvents(mailbox)).length,
+    async close() {
+      await http.close();
+      await mailbox.close();
+    },
+  };
+}

@@ -1,0 +1,169 @@
+/**
+ * The heartbeat daemon against a real mailbox (memory adapters, shared fake
+ * clock): who gets nudged, how often, and at what scale.
+ */
+import pino from 'pino';
+import { createMailbox, type Mailbox } from '../../src/mailbox';
+import { startHeartbeat, type Heartbeat } from '../../src/heartbeat/startHeartbeat';
+import type { Nudge } from '../../src/heartbeat/nudgeDecider';
+import type { DeliveryStatus, NudgeTarget } from '../../src/heartbeat/nudgeTarget';
+import { ADMIN_TOKEN, registerAgents } from '../support/fixtures';
+
+const MIN = 60_000;
+const T0 = Date.parse('2030-01-01T12:00:00.000Z');
+const silent = pino({ level: 'silent' });
+
+class RecordingTarget implements NudgeTarget {
+  readonly name = 'recording';
+  readonly nudges: Nudge[] = [];
+  appliesTo(): boolean {
+    return true;
+  }
+  async deliver(nudge: Nudge): Promise<DeliveryStatus> {
+    this.nudges.push(nudge);
+    return 'delivered';
+  }
+  async close(): Promise<void> {}
+}
+
+function fakeClock() {
+  let now = T0;
+  return { clock: { now: () => new Date(now) }, at: (ms: number) => (now = T0 + ms) };
+}
+
+async function setup(settings: Record<string, unknown> = {}) {
+  const time = fakeClock();
+  const mailbox = await createMailbox({ eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+    { logger: silent, clock: time.clock });
+  const target = new RecordingTarget();
+  const heartbeat = await startHeartbeat(mailbox, { targets: [target], logger: silent, clock: time.clock, schedule: false,
+    settings: { idleMs: 10 * MIN, cooldownMs: 15 * MIN, wakeGraceMs: MIN, metricsPort: null, ...settings } });
+  return { mailbox, heartbeat, target, at: time.at };
+}
+
+async function tickAndSettle(heartbeat: Heartbeat) {
+  const report = await heartbeat.tick();
+  await heartbeat.settled();
+  return report;
+}
+
+describe('heartbeat nudges', () => {
+  let mailbox: Mailbox;
+  let heartbeat: Heartbeat;
+  afterEach(async () => {
+    await heartbeat?.stop();
+    await mailbox?.close();
+  });
+
+  test('B idle with 2 unread: one nudge; none again for the same set; one more for new mail; none once B read all', async () => {
+    const s = await setup();
+    ({ mailbox, heartbeat } = s);
+    const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    await tickAndSettle(heartbeat); // subscribes to every agent's wakes
+    const first = await a.send({ to: '@b', subject: 'one', body: 'x' });
+    const second = await c.send({ to: '@b', subject: 'two', body: 'y' });
+
+    s.at(30_000);
+    expect((await tickAndSettle(heartbeat)).verdicts).toEqual({ no_mail: 2, wake_grace: 1 }); // B just got a wake
+
+    s.at(2 * MIN);
+    const report = await tickAndSettle(heartbeat);
+    expect(report.nudged).toEqual(['@b']);
+    expect(s.target.nudges).toHaveLength(1);
+    expect(s.target.nudges[0]).toMatchObject({ identity: '@b', unread: 2, newestUnreadId: second.messageId,
+      oldestUnreadAt: new Date(T0).toISOString(), lastActivityAt: null });
+
+    s.at(3 * MIN);
+    expect((await tickAndSettle(heartbeat)).nudged).toEqual([]);
+    s.at(40 * MIN); // long past the cooldown: still the same unread set
+    expect((await tickAndSettle(heartbeat)).verdicts).toMatchObject({ same_set: 1 });
+    expect(s.target.nudges).toHaveLength(1);
+
+    const third = await a.send({ to: '@b', subject: 'three', body: 'z' });
+    s.at(42 * MIN);
+    expect((await tickAndSettle(heartbeat)).nudged).toEqual(['@b']);
+    expect(s.target.nudges).toHaveLength(2);
+    expect(s.target.nudges[1]).toMatchObject({ identity: '@b', unread: 3, newestUnreadId: third.messageId });
+
+    await b.markRead({ messageIds: [first.messageId, second.messageId, third.messageId] });
+    s.at(120 * MIN);
+    expect((await tickAndSettle(heartbeat)).verdicts).toEqual({ no_mail: 3 });
+    expect(s.target.nudges.map((n) => n.identity)).toEqual(['@b', '@b']);
+  });
+
+  test('an agent that read recently is left alone until it has been idle for the threshold', async () => {
+    const s = await setup({ wakeGraceMs: 0 });
+    ({ mailbox, heartbeat } = s);
+    const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    const old = await a.send({ to: '@b', subject: 'old', body: 'x' });
+    await b.markRead({ messageId: old.messageId }); // B active at T0
+    await c.send({ to: '@b', subject: 'new', body: 'y' });
+    s.at(9 * MIN);
+    expect((await tickAndSettle(heartbeat)).verdicts).toMatchObject({ active: 1 });
+    s.at(11 * MIN);
+    expect((await tickAndSettle(heartbeat)).nudged).toEqual(['@b']);
+  });
+
+  test('opted-out agents are never nudged', async () => {
+    const s = await setup({ optOut: ['@c'], wakeGraceMs: 0 });
+    ({ mailbox, heartbeat } = s);
+    const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    await a.send({ to: 'AGENT:*', subject: 'all', body: 'x' });
+    s.at(MIN);
+    const report = await tickAndSettle(heartbeat);
+    expect(report.nudged).toEqual(['@b']);
+    expect(report.verdicts).toMatchObject({ opted_out: 1 });
+    expect(s.target.nudges.map((n) => n.identity)).toEqual(['@b']);
+  });
+
+  test('500 agents with mail: one tick nudges each eligible agent exactly once, and the next tick nobody', async () => {
+    const s = await setup({ wakeGraceMs: 0, intervalMs: 60_000 });
+    ({ mailbox, heartbeat } = s);
+    const identities = Array.from({ length: 500 }, (_, i) => `@agent-${String(i).padStart(3, '0')}`);
+    const clients = await registerAgents(mailbox, ['@sender', ...identities]);
+    const sent = await clients['@sender'].send({ to: 'AGENT:*', subject: 'to all', body: 'x' });
+    expect(sent.recipients).toHaveLength(500);
+    const readers = identities.slice(0, 100); // these read theirs: no mail, not eligible
+    for (const identity of readers) await clients[identity].markRead({ messageId: sent.messageId });
+    s.at(11 * MIN);
+
+    const report = await tickAndSettle(heartbeat);
+    const eligible = identities.slice(100);
+    expect(report.agents).toBe(501);
+    expect(report.verdicts).toEqual({ nudge: 400, no_mail: 101 });
+    expect([...report.nudged].sort()).toEqual(eligible);
+    expect(s.target.nudges.map((n) => n.identity).sort()).toEqual(eligible); // each exactly once
+    expect(new Set(s.target.nudges.map((n) => n.nudgeId)).size).toBe(400);
+    const ticks = await heartbeat.metrics.ticks.get();
+    expect(ticks.values[0].value).toBe(1); // all 400 delivered by the first tick; no second one was needed
+
+    s.at(12 * MIN);
+    expect((await tickAndSettle(heartbeat)).verdicts).toEqual({ same_set: 400, no_mail: 101 });
+    expect(s.target.nudges).toHaveLength(400);
+  });
+
+  test('a nudge that reaches no target is retried at the next tick, not forgotten', async () => {
+    const s = await setup({ wakeGraceMs: 0 });
+    ({ mailbox, heartbeat } = s);
+    let failNext = true;
+    const flaky: NudgeTarget = { name: 'flaky', appliesTo: () => true, close: async () => {},
+      deliver: async (nudge) => {
+        if (failNext) {
+          failNext = false;
+          throw new Error('target down');
+        }
+        return s.target.deliver(nudge);
+      } };
+    await heartbeat.stop();
+    heartbeat = await startHeartbeat(mailbox, { targets: [flaky], logger: silent, clock: { now: () => new Date(T0 + MIN) },
+      schedule: false, settings: { wakeGraceMs: 0, metricsPort: null } });
+    const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    await a.send({ to: '@b', subject: 'x', body: 'x' });
+    expect((await tickAndSettle(heartbeat)).nudged).toEqual(['@b']);
+    expect(s.target.nudges).toHaveLength(0);
+    const failed = await heartbeat.metrics.deliveries.get();
+    expect(failed.values).toEqual([expect.objectContaining({ labels: { target: 'flaky', outcome: 'failed' }, value: 1 })]);
+    expect((await tickAndSettle(heartbeat)).nudged).toEqual(['@b']);
+    expect(s.target.nudges.map((n) => n.identity)).toEqual(['@b']);
+  });
+});

@@ -1,0 +1,137 @@
+/**
+ * The daemon watching the pipeline: projector stopped -> stall alarm within two
+ * intervals (log line, /metrics, /healthz), cleared when it catches up; and
+ * the `mailbox heartbeat --once` command against a SQLite data directory.
+ */
+import { Command } from 'commander';
+import pino from 'pino';
+import { createMailbox, type Mailbox } from '../../src/mailbox';
+import { startHeartbeat, type Heartbeat } from '../../src/heartbeat/startHeartbeat';
+import { registerHeartbeatCommands } from '../../src/cli/commands/heartbeat';
+import { ADMIN_TOKEN, registerAgents, tempDir } from '../support/fixtures';
+
+const INTERVAL = 1000;
+const T0 = Date.parse('2030-01-01T12:00:00.000Z');
+
+describe('heartbeat pipeline watch', () => {
+  let mailbox: Mailbox;
+  let heartbeat: Heartbeat;
+  afterEach(async () => {
+    await heartbeat?.stop();
+    await mailbox?.close();
+  });
+
+  test('projector stopped -> stall alarm within 2 intervals, on /metrics and /healthz, cleared on recovery', async () => {
+    let now = T0;
+    const clock = { now: () => new Date(now) };
+    const logLines: Array<Record<string, unknown>> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => logLines.push(JSON.parse(line)) });
+    mailbox = await createMailbox({ eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent', awaitProjectionMs: 0 },
+      { logger: pino({ level: 'silent' }), clock });
+    heartbeat = await startHeartbeat(mailbox, { logger, clock, schedule: false,
+      settings: { intervalMs: INTERVAL, stallAfterMs: INTERVAL, metricsPort: 0 } });
+    const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    const healthz = async () => {
+      const response = await fetch(`${heartbeat.metricsUrl}/healthz`);
+      return { status: response.status, body: await response.json() };
+    };
+    const metric = async (name: string) => {
+      const text = await (await fetch(`${heartbeat.metricsUrl}/metrics`)).text();
+      return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+    };
+
+    expect((await heartbeat.tick()).pipeline).toMatchObject({ lag: '0', stalled: false, checkpoint: '3', head: '3' });
+    expect((await healthz()).status).toBe(200);
+
+    await mailbox.runner.stop(); // the projector dies
+    await a.send({ to: '@b', subject: 'stuck', body: 'x' });
+    await a.send({ to: 'AGENT:*', subject: 'stuck too', body: 'y' }); // MessageSent + 2 BroadcastDelivered
+
+    now = T0 + INTERVAL;
+    expect((await heartbeat.tick()).pipeline).toMatchObject({ lag: '4', stalled: false });
+    now = T0 + 2 * INTERVAL;
+    expect((await heartbeat.tick()).pipeline).toMatchObject({ lag: '4', stalled: true, stuckForMs: INTERVAL });
+
+    const alarms = logLines.filter((line) => line.alarm === 'projection_stalled');
+    expect(alarms).toEqual([expect.objectContaining({ level: 50, lag: '4', checkpoint: '3', head: '7',
+      msg: expect.stringContaining('ALARM projection stalled') })]);
+    expect(await metric('mailbox_heartbeat_projection_stalled')).toBe(1);
+    expect(await metric('mailbox_heartbeat_projection_lag_positions')).toBe(4);
+    const unhealthy = await healthz();
+    expect(unhealthy.status).toBe(503);
+    expect(unhealthy.body).toMatchObject({ healthy: false, alarms: [{ alarm: 'projection_stalled', lag: '4' }] });
+
+    now = T0 + 3 * INTERVAL; // still stuck: the alarm is not logged again
+    await heartbeat.tick();
+    expect(logLines.filter((line) => line.alarm === 'projection_stalled')).toHaveLength(1);
+
+    await mailbox.runner.start(); // catches up before resolving
+    now = T0 + 4 * INTERVAL;
+    expect((await heartbeat.tick()).pipeline).toMatchObject({ lag: '0', stalled: false, checkpoint: '7' });
+    expect(logLines.filter((line) => line.alarm === 'projection_stalled').map((line) => line.level)).toEqual([50, 30]);
+    expect(await metric('mailbox_heartbeat_projection_stalled')).toBe(0);
+    expect((await healthz()).status).toBe(200);
+  });
+
+  test('wake events reach the daemon and feed the wake counters', async () => {
+    mailbox = await createMailbox({ eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+      { logger: pino({ level: 'silent' }) });
+    heartbeat = await startHeartbeat(mailbox, { logger: pino({ level: 'silent' }), schedule: false, settings: { metricsPort: null } });
+    const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    await heartbeat.tick(); // subscribes to @a, @b, @c
+    await a.send({ to: 'AGENT:*', subject: 'wake up', body: 'x' }); // wakes @b and @c, not the sender
+    await heartbeat.tick();
+    expect((await heartbeat.metrics.wakesReceived.get()).values[0].value).toBe(2);
+    expect((await heartbeat.metrics.wakeLatency.get()).values.find((v) => v.metricName?.endsWith('_count'))?.value).toBe(2);
+  });
+});
+
+describe('mailbox heartbeat --once', () => {
+  const saved = { ...process.env };
+  afterEach(() => {
+    process.env = { ...saved };
+    process.exitCode = undefined;
+  });
+
+  test('reads the SQLite log, nudges idle agents with mail, prints the tick report', async () => {
+    const dataDir = tempDir('mailbox-heartbeat-cli-');
+    const mailbox = await createMailbox({ dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' }, { logger: pino({ level: 'silent' }) });
+    const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    await a.send({ to: '@b', subject: 'hello', body: 'x' });
+    await mailbox.close();
+
+    Object.assign(process.env, { MAILBOX_DATA_DIR: dataDir, MAILBOX_LOG_LEVEL: 'silent' });
+    const written: string[] = [];
+    const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    try {
+      const program = new Command().exitOverride();
+      registerHeartbeatCommands(program);
+      await program.parseAsync(['node', 'mailbox', 'heartbeat', '--once', '--metrics-port', 'off', '--wake-grace', '0']);
+    } finally {
+      spy.mockRestore();
+    }
+    const report = JSON.parse(written.join('').trim().split('\n').pop()!);
+    expect(report).toMatchObject({ agents: 3, withUnread: 1, nudged: ['@b'], pipeline: { lag: '0', stalled: false } });
+    expect(process.exitCode).toBeUndefined();
+  });
+
+  test('an invalid flag is rejected with the error envelope and exit code 2', async () => {
+    const errors: string[] = [];
+    const spy = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      errors.push(String(chunk));
+      return true;
+    });
+    try {
+      const program = new Command().exitOverride();
+      registerHeartbeatCommands(program);
+      await program.parseAsync(['node', 'mailbox', 'heartbeat', '--once', '--idle', 'forever']);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(JSON.parse(errors.join(''))).toMatchObject({ code: 'VALIDATION_FAILED', option: '--idle / MAILBOX_HEARTBEAT_IDLE' });
+    expect(process.exitCode).toBe(2);
+  });
+});

@@ -4,6 +4,8 @@ import type { Logger } from 'pino';
 import type { MailboxConfig } from '../config';
 import { MailboxError } from '../errors';
 import type { EventStore } from '../events/eventStore';
+import { isEsdbUrl } from './eventstore/esdbClientCompat';
+import { EsdbEventStore } from './eventstore/esdbEventStore';
 import { MemoryEventStore } from './eventstore/memoryEventStore';
 import { SqliteEventStore } from './eventstore/sqliteEventStore';
 
@@ -16,7 +18,9 @@ export async function createEventStore(config: MailboxConfig, logger: Logger): P
   }
   if (url === 'memory:') return new MemoryEventStore();
   if (url.startsWith('sqlite:')) return SqliteEventStore.open(path.resolve(url.slice('sqlite:'.length)));
+  // esdb:// or kurrentdb:// (either client generation): EventStoreDB / KurrentDB, the production store.
+  if (isEsdbUrl(url)) return EsdbEventStore.connect(url, { logger });
   throw new MailboxError('VALIDATION_FAILED', 'Invalid configuration',
-    `MAILBOX_EVENTSTORE_URL '${url}' is not supported; use esdb://host:2113?tls=false, sqlite:<file>, memory:, ` +
+    `MAILBOX_EVENTSTORE_URL '${url}' is not supported; use esdb://host:2113?tls=false (or kurrentdb://), sqlite:<file>, memory:, ` +
     'or leave it unset for SQLite in MAILBOX_DATA_DIR.', { field: 'MAILBOX_EVENTSTORE_URL' });
 }

@@ -1,0 +1,167 @@
+/**
+ * The event store port on EventStoreDB (the production store). Appends state
+ * the expected revision every time and carry our deterministic event ids, so
+ * the server de-duplicates a retried append; every call has a deadline; $all is
+ * read forwards in bounded pages and followed by a filtered catch-up
+ * subscription. Client-generation differences live in esdbClientCompat.ts,
+ * event and position mapping in esdbEvents.ts, error translation in esdbErrors.ts.
+ */
+import type { Logger } from 'pino';
+import type { AppendResult, EventStore, EventSubscription, ExpectedRevision } from '../../events/eventStore';
+import { MAILBOX_STREAM_PREFIX } from '../../events/streams';
+import type { NewEvent, StoredEvent } from '../../events/types';
+import { CompatClient, type EsdbFilter, type EsdbReadPosition, type ResolvedAllEvent } from './esdbClientCompat';
+import { DeadlineExceeded, isStreamNotFound, translateAppendError, translateError, withDeadline } from './esdbErrors';
+import { isMailboxRecord, positionOf, toEventData, toReadPosition, toStoredEvent } from './esdbEvents';
+import { esdbSettings } from './esdbSettings';
+import { DEFAULT_RESUBSCRIBE, EsdbCatchUpSubscription, type ResubscribePolicy } from './esdbSubscription';
+
+export interface EsdbEventStoreOptions {
+  /** How many $all events one read request asks for. */
+  readPageSize?: number;
+  resubscribe?: ResubscribePolicy;
+  logger?: Logger;
+}
+
+const DEFAULT_PAGE_SIZE = 1000;
+
+export class EsdbEventStore implements EventStore {
+  private readonly pageSize: number;
+  private readonly filter: EsdbFilter;
+
+  constructor(
+    private readonly compat: CompatClient,
+    private readonly deadlineMs: number,
+    private readonly options: EsdbEventStoreOptions = {},
+  ) {
+    this.pageSize = options.readPageSize ?? DEFAULT_PAGE_SIZE;
+    // Server-side: only streams under the mailbox prefix (system streams start with '$').
+    this.filter = compat.module.streamNameFilter({ prefixes: [MAILBOX_STREAM_PREFIX] });
+  }
+
+  /** Connects (lazily: the first call dials) to `esdb://...` or `kurrentdb://...`. */
+  static connect(url: string, options: EsdbEventStoreOptions = {}): EsdbEventStore {
+    const settings = esdbSettings(url);
+    const compat = CompatClient.connect(settings.connectionString);
+    options.logger?.info({ client: compat.description, deadlineMs: settings.deadlineMs }, 'event store: EventStoreDB');
+    return new EsdbEventStore(compat, settings.deadlineMs, options);
+  }
+
+  async append(streamName: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    let result;
+    try {
+      const call = this.compat.client.appendToStream(streamName, events.map(toEventData), this.compat.appendOptions(expected, this.deadlineMs));
+      result = await withDeadline(call, this.deadlineMs, `append to ${streamName}`);
+    } catch (error) {
+      throw translateAppendError(error, streamName, expected);
+    }
+    const nextExpectedRevision = result.nextExpectedRevision;
+    // The server reports no position when the append was a de-duplicated repeat: look up where the events are.
+    const position = result.position?.commit ?? (await this.positionOfRevision(streamName, nextExpectedRevision));
+    return { nextExpectedRevision, position };
+  }
+
+  async readStream(streamName: string, fromRevision = 0n): Promise<StoredEvent[]> {
+    const read = this.compat.client.readStream(streamName, { fromRevision: fromRevision === 0n ? this.compat.module.START : fromRevision });
+    try {
+      return (await this.collect(read, `read of ${streamName}`)).map((resolved) => toStoredEvent(resolved.event!));
+    } catch (error) {
+      if (isStreamNotFound(error)) return [];
+      throw translateError(error);
+    }
+  }
+
+  /**
+   * One page of mailbox events strictly after `after`. $all also holds system
+   * events; where the client cannot filter reads server-side (6.x) they are
+   * skipped here, reading further bounded pages until `limit` mailbox events
+   * or the end of the log.
+   */
+  async readAll(after: bigint | null, limit: number): Promise<StoredEvent[]> {
+    const page: StoredEvent[] = [];
+    let from: bigint | null = after;
+    while (page.length < limit) {
+      const maxCount = Math.min(this.pageSize, limit - page.length + 1); // +1: a forwards read includes `from` itself
+      const batch = await this.readAllBatch(from === null ? this.compat.module.START : toReadPosition(from), maxCount, 'forwards');
+      for (const resolved of batch) {
+        const event = resolved.event;
+        if (!event) continue;
+        const position = positionOf(event);
+        if (from !== null && position <= from) continue;
+        from = position;
+        if (isMailboxRecord(event) && page.length < limit) page.push(toStoredEvent(event));
+      }
+      if (batch.length < maxCount) break; // the end of the log
+    }
+    return page;
+  }
+
+  subscribe(after: bigint | null): EventSubscription {
+    return new EsdbCatchUpSubscription(this.compat, this.filter, after, this.options.resubscribe ?? DEFAULT_RESUBSCRIBE, this.options.logger);
+  }
+
+  /** Position of the newest mailbox event: read $all backwards in bounded pages past any system events. */
+  async headPosition(): Promise<bigint | null> {
+    let from: EsdbReadPosition = this.compat.module.END;
+    for (;;) {
+      const batch = await this.readAllBatch(from, this.pageSize, 'backwards');
+      for (const resolved of batch) {
+        if (resolved.event && isMailboxRecord(resolved.event)) return positionOf(resolved.event);
+      }
+      const last = batch[batch.length - 1]?.event;
+      if (batch.length < this.pageSize || !last) return null;
+      from = toReadPosition(positionOf(last)); // backwards reads are exclusive of their starting position
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.compat.client.dispose();
+  }
+
+  private async readAllBatch(fromPosition: EsdbReadPosition, maxCount: number, direction: 'forwards' | 'backwards'): Promise<ResolvedAllEvent[]> {
+    try {
+      return await this.collect(this.compat.readAll({ fromPosition, maxCount, direction, filter: this.filter }), 'read of $all');
+    } catch (error) {
+      throw translateError(error);
+    }
+  }
+
+  private async positionOfRevision(streamName: string, revision: bigint): Promise<bigint> {
+    const [event] = await this.readStreamSlice(streamName, revision, 1);
+    if (!event) throw translateError(new Error(`${streamName} has no event at revision ${revision} after a successful append`));
+    return event.position;
+  }
+
+  private async readStreamSlice(streamName: string, fromRevision: bigint, maxCount: number): Promise<StoredEvent[]> {
+    const read = this.compat.client.readStream(streamName, { fromRevision, maxCount });
+    try {
+      return (await this.collect(read, `read of ${streamName}`)).map((resolved) => toStoredEvent(resolved.event!));
+    } catch (error) {
+      throw translateError(error);
+    }
+  }
+
+  /**
+   * Drains a read. The deadline is on progress, not on the whole read: the
+   * timer is re-armed by every event, so a long catch-up is fine and a silent
+   * server is not; on expiry the call is cancelled.
+   */
+  private collect<E>(read: AsyncIterable<E>, what: string): Promise<E[]> {
+    const events: E[] = [];
+    let timer: NodeJS.Timeout | undefined;
+    const stalled = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => {
+        this.compat.stopReading(read).catch(() => undefined);
+        reject(new DeadlineExceeded(what, this.deadlineMs));
+      }, this.deadlineMs);
+    });
+    const drain = (async () => {
+      for await (const event of read) {
+        events.push(event);
+        timer?.refresh();
+      }
+      return events;
+    })();
+    return Promise.race([drain, stalled]).finally(() => clearTimeout(timer));
+  }
+}

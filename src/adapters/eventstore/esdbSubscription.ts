@@ -1,0 +1,122 @@
+/**
+ * Catch-up subscription to $all for the port's subscribe(after): the server
+ * filters to mailbox streams, the adapter consumes with `for await` (so a slow
+ * projector slows the gRPC stream down instead of buffering without bound), and
+ * a dropped subscription (server restart, connection reset, leader change) is
+ * re-opened from the last delivered position with exponential backoff. After
+ * `attempts` consecutive failures the error is raised (UNAVAILABLE), so the
+ * projection runner logs it and retries from its own checkpoint.
+ */
+import type { Logger } from 'pino';
+import type { EventSubscription } from '../../events/eventStore';
+import type { StoredEvent } from '../../events/types';
+import type { CompatClient, EsdbFilter, EsdbSubscription } from './esdbClientCompat';
+import { translateError } from './esdbErrors';
+import { isMailboxRecord, positionOf, toReadPosition, toStoredEvent } from './esdbEvents';
+
+export interface ResubscribePolicy {
+  attempts: number;
+  initialBackoffMs: number;
+  maxBackoffMs: number;
+}
+
+export const DEFAULT_RESUBSCRIBE: ResubscribePolicy = { attempts: 5, initialBackoffMs: 100, maxBackoffMs: 2000 };
+
+/** An event the subscription cannot turn into a mailbox event: fatal, never retried as if it were a drop. */
+class UnreadableEvent extends Error {}
+
+export class EsdbCatchUpSubscription implements EventSubscription {
+  private closed = false;
+  private current: EsdbSubscription | null = null;
+  private wakeSleeper: (() => void) | null = null;
+
+  constructor(
+    private readonly compat: CompatClient,
+    private readonly filter: EsdbFilter,
+    private checkpoint: bigint | null,
+    private readonly policy: ResubscribePolicy,
+    private readonly logger?: Logger,
+  ) {}
+
+  [Symbol.asyncIterator](): AsyncIterator<StoredEvent> {
+    return this.events();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.wakeSleeper?.();
+    if (this.current) await release(this.current);
+  }
+
+  private async *events(): AsyncGenerator<StoredEvent> {
+    let failures = 0;
+    while (!this.closed) {
+      let cause: unknown = new Error('the server ended the subscription');
+      const subscription = this.open();
+      subscription.on('confirmation', () => (failures = 0));
+      try {
+        for await (const resolved of subscription) {
+          const event = resolved.event;
+          if (!event || !isMailboxRecord(event)) continue;
+          const stored = convert(event);
+          // After a resubscription the server may repeat the checkpoint's neighbourhood; deliver each position once.
+          if (this.checkpoint !== null && stored.position <= this.checkpoint) continue;
+          this.checkpoint = stored.position;
+          failures = 0;
+          yield stored;
+          if (this.closed) return;
+        }
+      } catch (error) {
+        if (error instanceof UnreadableEvent) throw error;
+        cause = error;
+      } finally {
+        await release(subscription);
+      }
+      if (this.closed) return;
+      if (++failures > this.policy.attempts) throw translateError(cause);
+      const backoff = Math.min(this.policy.maxBackoffMs, this.policy.initialBackoffMs * 2 ** (failures - 1));
+      this.logger?.warn({ err: cause, attempt: failures, retryInMs: backoff, checkpoint: this.checkpoint?.toString() ?? null },
+        'EventStoreDB subscription dropped; resubscribing from the last delivered position');
+      await this.sleep(backoff);
+    }
+  }
+
+  private open(): EsdbSubscription {
+    const fromPosition = this.checkpoint === null ? this.compat.module.START : toReadPosition(this.checkpoint);
+    const subscription = this.compat.client.subscribeToAll({ fromPosition, filter: this.filter });
+    this.current = subscription;
+    return subscription;
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      const self = this;
+      function done() {
+        clearTimeout(timer);
+        self.wakeSleeper = null;
+        resolve();
+      }
+      this.wakeSleeper = done;
+    });
+  }
+}
+
+function convert(event: Parameters<typeof toStoredEvent>[0]): StoredEvent {
+  try {
+    positionOf(event);
+    return toStoredEvent(event);
+  } catch (error) {
+    throw new UnreadableEvent((error as Error).message);
+  }
+}
+
+/** Cancels the gRPC call and ends the stream; safe to call twice and when the call never started. */
+async function release(subscription: EsdbSubscription): Promise<void> {
+  try {
+    await subscription.unsubscribe();
+  } catch {
+    // the call had already failed: nothing left to cancel
+  }
+  subscription.destroy();
+}

@@ -1,0 +1,41 @@
+/**
+ * The event store contract against the EventStoreDB adapter, through the real
+ * @eventstore/db-client over gRPC:
+ * - on the in-repo test double, as EventStoreDB 21+ serves it (appends via BatchAppend);
+ * - on the double as a 20.x server (no ServerFeatures, so the client appends via Append);
+ * - on a real EventStoreDB when ESDB_URL is set (skipped otherwise):
+ *     docker compose up -d eventstoredb
+ *     ESDB_URL='esdb://127.0.0.1:2113?tls=false' npx jest test/contract/eventStore.esdb.int.test.ts
+ */
+import { EsdbEventStore } from '../../src/adapters/eventstore/esdbEventStore';
+import { EsdbDouble, type EsdbDoubleOptions } from '../support/esdbDouble/esdbDouble';
+import { describeEventStoreContract } from './eventStore.contract';
+
+function onDouble(options: EsdbDoubleOptions) {
+  return async () => {
+    const double = await EsdbDouble.start(options);
+    const store = EsdbEventStore.connect(double.url);
+    return {
+      store,
+      cleanup: async () => {
+        await store.close();
+        await double.close();
+      },
+    };
+  };
+}
+
+describeEventStoreContract('EsdbEventStore on the test double (BatchAppend, EventStoreDB 21+)', onDouble({}));
+describeEventStoreContract('EsdbEventStore on the test double (Append only, EventStoreDB 20.x)', onDouble({ serverFeatures: false, batchAppend: false }));
+
+const realServer = process.env.ESDB_URL;
+if (realServer) {
+  describeEventStoreContract(`EsdbEventStore on EventStoreDB at ${realServer}`, async () => {
+    const store = EsdbEventStore.connect(realServer);
+    return { store, cleanup: () => store.close() };
+  });
+} else {
+  describe('EsdbEventStore on a real EventStoreDB', () => {
+    it.skip('needs ESDB_URL (docker compose up -d eventstoredb; ESDB_URL=esdb://127.0.0.1:2113?tls=false)', () => undefined);
+  });
+}

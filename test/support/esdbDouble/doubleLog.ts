@@ -1,0 +1,200 @@
+/**
+ * The test double's storage: one ordered log ($all) and per-stream views of
+ * it, with EventStoreDB's rules for expected revisions, idempotent (repeated)
+ * writes, soft deletes and tombstones. Pure in-memory state; the gRPC
+ * services in this folder translate it to and from the wire.
+ *
+ * Positions imitate EventStoreDB 20+: every event written over gRPC has
+ * commit position == prepare position == its own byte offset in the
+ * transaction log. Offsets grow by the record's size, so they are unique and
+ * increasing but not consecutive (an adapter that computes position + 1 fails here).
+ */
+import { randomUUID } from 'node:crypto';
+
+export type ExpectedState = { kind: 'any' } | { kind: 'no_stream' } | { kind: 'stream_exists' } | { kind: 'revision'; revision: bigint };
+
+export interface ProposedEvent {
+  id: string;
+  type: string;
+  contentType: string;
+  data: Uint8Array;
+  customMetadata: Uint8Array;
+}
+
+export interface LogRecord extends ProposedEvent {
+  streamName: string;
+  revision: bigint;
+  position: bigint;
+  createdTicks: bigint; // .NET ticks (100 ns) since the Unix epoch, as the server sends them
+}
+
+interface StreamState {
+  records: LogRecord[]; // every record ever written to the stream, in revision order
+  truncateBefore: bigint; // soft delete: revisions below this are no longer readable
+  tombstoned: boolean;
+}
+
+export type AppendOutcome =
+  | { kind: 'success'; currentRevision: bigint; position: { commit: bigint; prepare: bigint } | null }
+  | { kind: 'wrong_expected_version'; current: bigint | null; expected: ExpectedState }
+  | { kind: 'stream_deleted' };
+
+export type DeleteOutcome =
+  | { kind: 'success'; position: bigint }
+  | { kind: 'wrong_expected_version'; current: bigint | null; expected: ExpectedState }
+  | { kind: 'stream_deleted' };
+
+const FIRST_POSITION = 4096n; // the real log starts after epoch and system records too
+const RECORD_OVERHEAD = 88n;
+const TOMBSTONE_REVISION = (1n << 63n) - 1n; // EventStoreDB's tombstone event number (long.MaxValue)
+const textBytes = (text: string) => Buffer.from(text, 'utf8');
+
+export class DoubleLog {
+  readonly records: LogRecord[] = [];
+  private readonly streams = new Map<string, StreamState>();
+  private nextPosition = FIRST_POSITION;
+  private listeners = new Set<() => void>();
+
+  /** Revision of the stream's last event, or null when it has none (never written, or soft-deleted and empty). */
+  currentRevision(streamName: string): bigint | null {
+    const stream = this.streams.get(streamName);
+    if (!stream || stream.records.length === 0) return null;
+    const last = stream.records[stream.records.length - 1].revision;
+    return last < stream.truncateBefore ? null : last;
+  }
+
+  append(streamName: string, expected: ExpectedState, events: readonly ProposedEvent[]): AppendOutcome {
+    const stream = this.streams.get(streamName);
+    if (stream?.tombstoned) return { kind: 'stream_deleted' };
+    const current = this.currentRevision(streamName);
+    const idempotent = this.idempotentResult(stream, expected, events);
+    if (idempotent !== undefined) return idempotent;
+    if (!matches(expected, current)) return { kind: 'wrong_expected_version', current, expected };
+    if (events.length === 0) return { kind: 'success', currentRevision: current ?? -1n, position: null };
+    const state = stream ?? this.createStream(streamName);
+    // A soft-deleted stream continues numbering after its last revision.
+    let revision = state.records.length ? state.records[state.records.length - 1].revision : -1n;
+    const first = this.nextPosition;
+    let last = first;
+    for (const event of events) {
+      last = this.write({ ...event, streamName, revision: ++revision }, state);
+    }
+    this.notify();
+    // As EventStoreDB reports it: commit = the last event's position, prepare = the transaction's first.
+    return { kind: 'success', currentRevision: revision, position: { commit: last, prepare: first } };
+  }
+
+  /**
+   * EventStoreDB's idempotency check: when the proposed ids are already the
+   * stream's events right after the expected revision (or, for 'any', wherever
+   * the first id sits), the write succeeds without writing and without a position.
+   * A partial match is not idempotent and falls through to the revision check.
+   */
+  private idempotentResult(stream: StreamState | undefined, expected: ExpectedState, events: readonly ProposedEvent[]): AppendOutcome | undefined {
+    if (!stream || events.length === 0) return undefined;
+    let start: number;
+    if (expected.kind === 'revision') start = Number(expected.revision + 1n);
+    else if (expected.kind === 'no_stream') start = 0;
+    else start = stream.records.findIndex((record) => record.id === events[0].id);
+    if (start < 0 || start + events.length > stream.records.length) return undefined;
+    for (let i = 0; i < events.length; i++) if (stream.records[start + i].id !== events[i].id) return undefined;
+    return { kind: 'success', currentRevision: stream.records[start + events.length - 1].revision, position: null };
+  }
+
+  /** Soft delete: reads of the stream stop finding its events; a later append re-creates it. */
+  softDelete(streamName: string, expected: ExpectedState): DeleteOutcome {
+    const stream = this.streams.get(streamName);
+    if (stream?.tombstoned) return { kind: 'stream_deleted' };
+    const current = this.currentRevision(streamName);
+    if (!matches(expected, current)) return { kind: 'wrong_expected_version', current, expected };
+    const truncateBefore = current === null ? 0n : current + 1n;
+    if (stream) stream.truncateBefore = truncateBefore;
+    // The server records the truncation as stream metadata in the system stream $$<name>.
+    const position = this.writeSystem(`$$${streamName}`, '$metadata', { $tb: Number(truncateBefore) });
+    return { kind: 'success', position };
+  }
+
+  /** Hard delete: the stream can never be read or written again. */
+  tombstone(streamName: string, expected: ExpectedState): DeleteOutcome {
+    const existing = this.streams.get(streamName);
+    if (existing?.tombstoned) return { kind: 'stream_deleted' };
+    const current = this.currentRevision(streamName);
+    if (!matches(expected, current)) return { kind: 'wrong_expected_version', current, expected };
+    const stream = existing ?? this.createStream(streamName);
+    const position = this.write({
+      id: randomUUID(), type: '$streamDeleted', contentType: 'application/octet-stream',
+      data: new Uint8Array(), customMetadata: new Uint8Array(), streamName, revision: TOMBSTONE_REVISION,
+    }, stream);
+    stream.tombstoned = true;
+    this.notify();
+    return { kind: 'success', position };
+  }
+
+  /** An event the server itself writes (stats, settings, metadata): in $all, in a `$`-prefixed stream. */
+  writeSystem(streamName: string, type: string, data: unknown): bigint {
+    const stream = this.streams.get(streamName) ?? this.createStream(streamName);
+    const revision = BigInt(stream.records.length);
+    const position = this.write({
+      id: randomUUID(), type, contentType: 'application/json', data: textBytes(JSON.stringify(data)),
+      customMetadata: new Uint8Array(), streamName, revision,
+    }, stream);
+    this.notify();
+    return position;
+  }
+
+  /** 'not_found' | 'deleted' (tombstoned) | the readable records of a stream. */
+  streamRecords(streamName: string): LogRecord[] | 'not_found' | 'deleted' {
+    const stream = this.streams.get(streamName);
+    if (!stream) return 'not_found';
+    if (stream.tombstoned) return 'deleted';
+    const visible = stream.records.filter((record) => record.revision >= stream.truncateBefore);
+    return visible.length === 0 ? 'not_found' : visible;
+  }
+
+  /** Index in `records` of the first record whose position is >= `position`. */
+  indexAtOrAfter(position: bigint): number {
+    let low = 0;
+    let high = this.records.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (this.records[mid].position < position) low = mid + 1;
+      else high = mid;
+    }
+    return low;
+  }
+
+  /** Calls `listener` after every write until the returned function is called. */
+  onAppend(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private createStream(streamName: string): StreamState {
+    const state: StreamState = { records: [], truncateBefore: 0n, tombstoned: false };
+    this.streams.set(streamName, state);
+    return state;
+  }
+
+  private write(event: Omit<LogRecord, 'position' | 'createdTicks'>, stream: StreamState): bigint {
+    const position = this.nextPosition;
+    const record: LogRecord = { ...event, position, createdTicks: BigInt(Date.now()) * 10_000n };
+    this.records.push(record);
+    stream.records.push(record);
+    const size = RECORD_OVERHEAD + BigInt(event.data.length + event.customMetadata.length + event.streamName.length + event.type.length);
+    this.nextPosition += size;
+    return position;
+  }
+
+  private notify(): void {
+    for (const listener of [...this.listeners]) listener();
+  }
+}
+
+function matches(expected: ExpectedState, current: bigint | null): boolean {
+  switch (expected.kind) {
+    case 'any': return true;
+    case 'no_stream': return current === null;
+    case 'stream_exists': return current !== null;
+    case 'revision': return current === expected.revision;
+  }
+}

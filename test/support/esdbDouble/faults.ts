@@ -1,0 +1,49 @@
+/**
+ * Fault injection for the test double: the failures a production client must
+ * survive, made deterministic.
+ *
+ * - 'error': the write is applied, then the call fails with UNAVAILABLE, as when
+ *   the connection breaks between the server's commit and its reply.
+ * - 'silence': the write is applied and no reply is ever sent (a hung node or a
+ *   lost packet); the client only finds out through its own deadline.
+ */
+export type LostReply = 'error' | 'silence';
+
+export class Faults {
+  private lostAppendReplies: LostReply[] = [];
+  private frozenFlag = false;
+  private held = new Set<() => void>();
+
+  /** The next append's write happens but its reply is lost (once per call of this method). */
+  dropNextAppendReply(mode: LostReply = 'error'): void {
+    this.lostAppendReplies.push(mode);
+  }
+
+  takeLostAppendReply(): LostReply | null {
+    return this.lostAppendReplies.shift() ?? null;
+  }
+
+  /** While frozen the server accepts calls and answers none (a hung node), so clients must rely on deadlines. */
+  freeze(): void {
+    this.frozenFlag = true;
+  }
+
+  /** Ends the freeze; calls held meanwhile get an UNAVAILABLE error (their clients gave up long ago). */
+  thaw(): void {
+    this.frozenFlag = false;
+    const held = [...this.held];
+    this.held.clear();
+    for (const release of held) release();
+  }
+
+  get frozen(): boolean {
+    return this.frozenFlag;
+  }
+
+  /** Parks a call while frozen; `release` runs on thaw. Returns true when the caller must stop handling the call. */
+  holdIfFrozen(release: () => void): boolean {
+    if (!this.frozenFlag) return false;
+    this.held.add(release);
+    return true;
+  }
+}

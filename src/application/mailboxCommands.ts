@@ -9,7 +9,7 @@ import { archiveSchema, markReadSchema, registerAgentSchema, retireAgentSchema, 
 import { decideSendMessage, sendWarnings } from '../commands/sendMessage';
 import { parseInput } from '../commands/validation';
 import type { MailboxConfig } from '../config';
-import { isMailboxError, type ErrorEnvelope } from '../errors';
+import { isMailboxError, MailboxError, type ErrorEnvelope } from '../errors';
 import { deterministicMessageId } from '../events/eventIds';
 import { AGENT_REGISTRY_STREAM, messageStream } from '../events/streams';
 import type { MessageEvent } from '../events/types';
@@ -74,6 +74,13 @@ export class MailboxCommands {
 
   async send(actor: Actor, input: unknown, options: CommandOptions = {}): Promise<SendResult> {
     requireRole(actor, ['agent'], 'Sending a message');
+    const bodyKey = input && typeof input === 'object' ? (input as { idempotencyKey?: unknown }).idempotencyKey : undefined;
+    if (options.idempotencyKey !== undefined && bodyKey !== undefined && bodyKey !== options.idempotencyKey) {
+      // Two different keys for one request: neither may be silently dropped.
+      throw new MailboxError('VALIDATION_FAILED', 'Validation failed',
+        'The Idempotency-Key header and the idempotencyKey field differ; send one of them, or the same value in both.',
+        { field: 'idempotencyKey' });
+    }
     const raw = options.idempotencyKey !== undefined && input && typeof input === 'object'
       ? { ...input, idempotencyKey: options.idempotencyKey } : input;
     const data = parseInput(sendMessageSchema, raw, 'add_message');
@@ -84,12 +91,13 @@ export class MailboxCommands {
     const registry = await this.directory.current();
     const parent = data.inReplyTo ? (await this.handler.load(messageStream(data.inReplyTo), messageModel)).state : null;
     const policy = { maxBodyBytes: this.config.maxBodyBytes, strictRecipients: this.config.strictRecipients };
-    const { state, appended, position } = await this.handler.handle(messageStream(messageId), messageModel, metadata,
+    const { state, position } = await this.handler.handle(messageStream(messageId), messageModel, metadata,
       (message) => decideSendMessage({ type: 'SendMessage', data: { messageId, input: data, requestHash }, metadata },
         { message, registry, parent }, policy));
     await this.awaitViews(position);
     const sent = state.sent!;
-    const warnings = appended.length > 0 && !this.config.strictRecipients ? sendWarnings(data, registry) : [];
+    // Also on an idempotent replay: a retried send returns the same result as the original, warnings included.
+    const warnings = this.config.strictRecipients ? [] : sendWarnings(data, registry);
     return { messageId, status: 'sent', sentAt: sent.sentAt, to: sent.to, recipients: sent.recipients,
       threadId: sent.threadId, ...(warnings.length ? { warnings } : {}) };
   }

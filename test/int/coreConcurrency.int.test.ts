@@ -26,6 +26,17 @@ describe.each(STORE_KINDS)('racing commands on one instance ($name event store)'
     expect(await b.unreadCount()).toMatchObject({ unread: 1 });
   });
 
+  it('replays return the original result in full, warnings included (unregistered recipient, permissive mode)', async () => {
+    const mailbox = await harness.open();
+    const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@neo-gpt']);
+    const input = { to: '@neo-gtp', subject: 'typo', body: 'x' };
+    const results = await Promise.all(Array.from({ length: 20 }, () => a.send(input, { idempotencyKey: 'warned' })));
+    expect(results[0].warnings).toEqual([expect.objectContaining({ code: 'UNREGISTERED_RECIPIENT', suggestions: ['@neo-gpt'] })]);
+    expect(new Set(results.map((r) => JSON.stringify(r))).size).toBe(1);
+    expect(await a.send(input, { idempotencyKey: 'warned' })).toEqual(results[0]);
+    expect(await eventsOfType(mailbox, 'MessageSent')).toHaveLength(1);
+  });
+
   it('the key is per sender: another sender with the same key sends its own message', async () => {
     const mailbox = await harness.open();
     const { '@a': a, '@c': c, '@b': b } = await registerAgents(mailbox, ['@a', '@b', '@c']);

@@ -86,6 +86,15 @@ describe.each(STORE_KINDS)('rejections write nothing ($name event store)', (kind
     expect(error.status).toBe(422);
   });
 
+  it('two different idempotency keys (header option and body field) -> VALIDATION_FAILED, neither dropped', async () => {
+    const { mailbox, a } = await team();
+    const error = await expectRejectedWithoutEvents(mailbox, 'VALIDATION_FAILED',
+      () => a.send({ to: '@b', subject: 'hi', body: 'x', idempotencyKey: 'body-key' }, { idempotencyKey: 'header-key' }));
+    expect(error.envelope.field).toBe('idempotencyKey');
+    const same = await a.send({ to: '@b', subject: 'hi', body: 'x', idempotencyKey: 'k' }, { idempotencyKey: 'k' });
+    expect(await a.send({ to: '@b', subject: 'hi', body: 'x' }, { idempotencyKey: 'k' })).toEqual(same);
+  });
+
   it('registering an existing identity -> AGENT_EXISTS (409); non-admins cannot register', async () => {
     const { mailbox, a } = await team();
     const error = await expectRejectedWithoutEvents(mailbox, 'AGENT_EXISTS',

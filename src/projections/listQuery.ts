@@ -40,7 +40,8 @@ export const APPLICABLE_FILTERS: Record<ListQuery['box'], readonly string[]> = {
 
 export function parseListQuery(input: unknown): ListQuery {
   const query = parseInput(listQuerySchema, input ?? {}, 'list_messages');
-  const given = Object.keys(input ?? {}).filter((key) => key !== 'box');
+  // A key whose value is undefined was not given (library callers spread optional fields).
+  const given = Object.entries(input ?? {}).filter(([key, value]) => key !== 'box' && value !== undefined).map(([key]) => key);
   const applicable = APPLICABLE_FILTERS[query.box];
   const inapplicable = given.filter((key) => !applicable.includes(key));
   if (inapplicable.length > 0) {

@@ -103,6 +103,16 @@ describe.each(STORE_KINDS)('rejections write nothing ($name event store)', (kind
     await expectRejectedWithoutEvents(mailbox, 'FORBIDDEN', () => a.registerAgent({ identity: '@z' }));
   });
 
+  it('a retired agent\'s token stops working (UNAUTHENTICATED); auditors cannot send (FORBIDDEN)', async () => {
+    const { mailbox, c } = await team();
+    const admin = mailbox.asActor(ADMIN_ACTOR);
+    const auditor = await mailbox.as((await admin.registerAgent({ identity: '@auditor', role: 'auditor' })).token);
+    await expectRejectedWithoutEvents(mailbox, 'FORBIDDEN', () => auditor.send({ to: '@b', subject: 'hi', body: 'x' }));
+    await admin.retireAgent('@c');
+    await expectRejectedWithoutEvents(mailbox, 'UNAUTHENTICATED', () => mailbox.as(c.token));
+    await expectRejectedWithoutEvents(mailbox, 'UNAUTHENTICATED', () => mailbox.as('not-a-token'));
+  });
+
   it('a reply into a conversation the caller is not part of -> FORBIDDEN', async () => {
     const { mailbox, a, c } = await team();
     const sent = await a.send({ to: '@b', subject: 'private', body: 'x' });

@@ -33,6 +33,11 @@ describe('parseListQuery', () => {
       applicable: [...APPLICABLE_FILTERS.inbox] });
   });
 
+  it('a filter key whose value is undefined counts as not given (library callers spreading optional fields)', () => {
+    expect(parseListQuery({ box: 'outbox', status: undefined, from: undefined })).toEqual({ box: 'outbox', limit: 50 });
+    expect(rejection({ box: 'outbox', status: null }).code).toBe('VALIDATION_FAILED');
+  });
+
   it('accepts every applicable filter', () => {
     expect(parseListQuery({ status: 'unread', from: '@alice', threadId: 't', tags: 'a,b', priority: 'high', limit: '10' }))
       .toEqual({ box: 'inbox', status: 'unread', from: '@alice', threadId: 't', tags: ['a', 'b'], priority: 'high', limit: 10 });

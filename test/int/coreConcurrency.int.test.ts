@@ -37,6 +37,16 @@ describe.each(STORE_KINDS)('racing commands on one instance ($name event store)'
     expect(await eventsOfType(mailbox, 'MessageSent')).toHaveLength(1);
   });
 
+  it('a replay spelling the same request another equivalent way (task as JSON string, v1.0 state) is the same request', async () => {
+    const mailbox = await harness.open();
+    const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    const original = await a.send({ to: '@b', subject: 't', body: 'x', task: { state: 'input-required' } }, { idempotencyKey: 'eq' });
+    const replay = await a.send({ to: '@b', subject: 't', body: 'x', priority: 'normal',
+      task: JSON.stringify({ state: 'TASK_STATE_INPUT_REQUIRED' }) }, { idempotencyKey: 'eq' });
+    expect(replay).toEqual(original);
+    expect(await eventsOfType(mailbox, 'MessageSent')).toHaveLength(1);
+  });
+
   it('the key is per sender: another sender with the same key sends its own message', async () => {
     const mailbox = await harness.open();
     const { '@a': a, '@c': c, '@b': b } = await registerAgents(mailbox, ['@a', '@b', '@c']);

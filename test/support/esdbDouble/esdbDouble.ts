@@ -33,6 +33,8 @@ export class EsdbDouble {
   readonly faults = new Faults();
   /** Every subscription request received, in order (where each one started). */
   readonly subscriptionRequests: SubscriptionRequest[] = [];
+  /** Calls received per method ('Append', 'BatchAppend', 'Read', ...), e.g. to see which append path the client took. */
+  readonly calls: Record<string, number> = {};
   private server: Server | null = null;
   private boundPort = 0;
 
@@ -77,9 +79,9 @@ export class EsdbDouble {
       // Left out, grpc-js answers UNIMPLEMENTED, as a server older than 21.2 does.
       ...(this.options.batchAppend ? { batchAppend: batchAppendHandler(log, faults) } : {}),
     };
-    server.addService(StreamsService, streams);
+    server.addService(StreamsService, this.counted(streams));
     if (this.options.serverFeatures) {
-      server.addService(ServerFeaturesService, { getSupportedMethods: supportedMethodsHandler(this.options.batchAppend) });
+      server.addService(ServerFeaturesService, this.counted({ getSupportedMethods: supportedMethodsHandler(this.options.batchAppend) }));
     }
     this.boundPort = await new Promise<number>((resolve, reject) =>
       server.bindAsync(`127.0.0.1:${this.boundPort}`, ServerCredentials.createInsecure(), (error, port) =>
@@ -105,8 +107,20 @@ export class EsdbDouble {
     await this.stop();
   }
 
+  private counted(service: UntypedServiceImplementation): UntypedServiceImplementation {
+    const counted: UntypedServiceImplementation = {};
+    for (const [name, handler] of Object.entries(service)) {
+      const method = name[0].toUpperCase() + name.slice(1);
+      counted[name] = ((...args: unknown[]) => {
+        this.calls[method] = (this.calls[method] ?? 0) + 1;
+        return (handler as (...a: unknown[]) => unknown)(...args);
+      }) as typeof handler;
+    }
+    return counted;
+  }
+
   private writeStartupSystemEvents(): void {
-    this.log.writeSystem('$settings', 'update-default-acl', { $userStreamAcl: { $r: '$all' }, $systemStreamAcl: { $r: '$admins' } });
+    this.log.writeSystem('$settings', '$settings', { $userStreamAcl: { $r: '$all' }, $systemStreamAcl: { $r: '$admins' } });
     this.log.writeSystem('$$$stats-127.0.0.1:2113', '$metadata', { $maxAge: 86400 });
   }
 }

@@ -1,0 +1,183 @@
+/**
+ * The EventStoreDB adapter's own behaviour beyond the shared contract: failure
+ * translation, deadlines, lost acknowledgements, system events in $all,
+ * resubscription after a server restart, connection strings. Real client,
+ * real gRPC, the in-repo double on loopback.
+ */
+import { EsdbEventStore } from '../../src/adapters/eventstore/esdbEventStore';
+import { ConcurrencyConflict, MailboxError } from '../../src/errors';
+import type { StoredEvent } from '../../src/events/types';
+import { contractEvent, freshStream } from '../contract/eventStore.contract';
+import { EsdbDouble } from '../support/esdbDouble/esdbDouble';
+
+let double: EsdbDouble;
+let store: EsdbEventStore;
+
+const fastFailing = (url: string) => `${url}&defaultDeadline=300`;
+const labels = (events: readonly StoredEvent[]) => events.map((e) => (e.data as { identity: string }).identity);
+
+async function expectUnavailable(promise: Promise<unknown>): Promise<void> {
+  const error = await promise.then(() => null, (e: unknown) => e);
+  expect(error).toBeInstanceOf(MailboxError);
+  expect((error as MailboxError).toJSON()).toMatchObject({ code: 'UNAVAILABLE', error: 'Service unavailable' });
+  expect((error as MailboxError).status).toBe(503);
+}
+
+afterEach(async () => {
+  await store?.close();
+  await double?.close();
+});
+
+describe.each([['BatchAppend', {}], ['Append', { serverFeatures: false, batchAppend: false }]] as const)(
+  'a lost append acknowledgement (%s path)', (_path, options) => {
+    beforeEach(async () => {
+      double = await EsdbDouble.start(options);
+      store = EsdbEventStore.connect(fastFailing(double.url));
+    });
+
+    it.each(['error', 'silence'] as const)('(%s) surfaces UNAVAILABLE; the retry with the same ids writes nothing more', async (mode) => {
+      const stream = freshStream();
+      const events = [contractEvent('b1'), contractEvent('b2')];
+      double.faults.dropNextAppendReply(mode);
+      await expectUnavailable(store.append(stream, events, 'no_stream'));
+      const written = await store.readStream(stream);
+      expect(labels(written)).toEqual(['@b1', '@b2']); // the write happened; only its reply was lost
+      const retried = await store.append(stream, events, 'no_stream');
+      expect(retried).toEqual({ nextExpectedRevision: 1n, position: written[1].position });
+      expect(labels(await store.readStream(stream))).toEqual(['@b1', '@b2']);
+    });
+  });
+
+describe('failures', () => {
+  beforeEach(async () => {
+    double = await EsdbDouble.start();
+    store = EsdbEventStore.connect(fastFailing(double.url));
+  });
+
+  it("translates a wrong expected version on a missing stream to ConcurrencyConflict with actual 'no_stream'", async () => {
+    const stream = freshStream();
+    const error = await store.append(stream, [contractEvent('x')], 3n).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConcurrencyConflict);
+    expect(error).toMatchObject({ streamName: stream, expected: '3', actual: 'no_stream' });
+  });
+
+  it('a hung server (accepts calls, answers none): every operation fails with UNAVAILABLE at the deadline', async () => {
+    const stream = freshStream();
+    await store.append(stream, [contractEvent('a')], 'no_stream');
+    double.faults.freeze();
+    await expectUnavailable(store.append(stream, [contractEvent('b')], 0n));
+    await expectUnavailable(store.readStream(stream));
+    await expectUnavailable(store.readAll(null, 10));
+    await expectUnavailable(store.headPosition());
+    double.faults.thaw();
+    expect(labels(await store.readStream(stream))).toEqual(['@a']); // the hung append never reached the log
+  });
+
+  it('a stopped server: appends and reads fail with UNAVAILABLE; they work again once it is back', async () => {
+    const stream = freshStream();
+    await store.append(stream, [contractEvent('a')], 'no_stream');
+    await double.stop();
+    await expectUnavailable(store.append(stream, [contractEvent('b')], 0n));
+    await expectUnavailable(store.readStream(stream));
+    await expectUnavailable(store.readAll(null, 10));
+    await double.start();
+    await store.append(stream, [contractEvent('b')], 0n);
+    expect(labels(await store.readStream(stream))).toEqual(['@a', '@b']);
+  });
+});
+
+describe('$all holds system events too', () => {
+  beforeEach(async () => {
+    double = await EsdbDouble.start();
+    store = EsdbEventStore.connect(double.url, { readPageSize: 3 });
+  });
+
+  it('readAll, headPosition and subscribe see only mailbox events, paging past runs of system events', async () => {
+    const stream = freshStream();
+    double.log.writeSystem('$stats-127.0.0.1:2113', '$statsCollected', { cpu: 1 });
+    await store.append(stream, [contractEvent('m1')], 'no_stream');
+    for (let i = 0; i < 7; i++) double.log.writeSystem('$stats-127.0.0.1:2113', '$statsCollected', { cpu: i });
+    await store.append(stream, [contractEvent('m2'), contractEvent('m3')], 0n);
+    double.log.writeSystem(`$$${stream}`, '$metadata', { $maxAge: 60 });
+    await store.append('not-mailbox-stream', [contractEvent('foreign')], 'no_stream');
+
+    const all = await store.readAll(null, 100);
+    expect(labels(all)).toEqual(['@m1', '@m2', '@m3']);
+    expect(labels(await store.readAll(all[0].position, 1))).toEqual(['@m2']);
+    expect(await store.readAll(all[2].position, 10)).toEqual([]);
+    expect(await store.headPosition()).toBe(all[2].position);
+
+    const subscription = store.subscribe(null);
+    const seen: StoredEvent[] = [];
+    for await (const event of subscription) if (seen.push(event) === 3) break;
+    await subscription.close();
+    expect(seen).toEqual(all);
+    expect(double.subscriptionRequests.at(-1)).toMatchObject({ target: '$all', from: 'start', filter: 'stream prefixes [mailbox-]' });
+  });
+});
+
+describe('subscription drops', () => {
+  const connect = (attempts: number, backoffMs: number) => EsdbEventStore.connect(`${double.url}&defaultDeadline=1000`,
+    { resubscribe: { attempts, initialBackoffMs: backoffMs, maxBackoffMs: backoffMs * 5 } });
+
+  beforeEach(async () => {
+    double = await EsdbDouble.start();
+  });
+
+  it('resubscribes from the last delivered position after a server restart: every event once, in order', async () => {
+    store = connect(20, 20);
+    const stream = freshStream();
+    await store.append(stream, [contractEvent('1'), contractEvent('2')], 'no_stream');
+    const subscription = store.subscribe(null);
+    const iterator = subscription[Symbol.asyncIterator]();
+    const first = [(await iterator.next()).value, (await iterator.next()).value] as StoredEvent[];
+    await double.stop();
+    const resumed = iterator.next(); // waits through the outage
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await double.start();
+    await store.append(stream, [contractEvent('3')], 1n);
+    const third = (await resumed).value as StoredEvent;
+    await subscription.close();
+    expect(labels([...first, third])).toEqual(['@1', '@2', '@3']);
+    const resubscriptions = double.subscriptionRequests.slice(1);
+    expect(resubscriptions.length).toBeGreaterThanOrEqual(1);
+    expect(resubscriptions.at(-1)).toMatchObject({ target: '$all', from: first[1].position });
+  });
+
+  it('gives up after the configured attempts with UNAVAILABLE, so the caller can resume from its own checkpoint', async () => {
+    store = connect(2, 10);
+    await double.stop();
+    const subscription = store.subscribe(null);
+    await expectUnavailable((async () => {
+      for await (const event of subscription) void event;
+    })());
+    expect(double.subscriptionRequests).toEqual([]);
+  });
+});
+
+describe('connection strings', () => {
+  beforeEach(async () => {
+    double = await EsdbDouble.start();
+  });
+
+  it('accepts the kurrentdb:// scheme with the 6.x client (rewritten to esdb://)', async () => {
+    store = EsdbEventStore.connect(double.url.replace('esdb://', 'kurrentdb://'));
+    const stream = freshStream();
+    await store.append(stream, [contractEvent('k')], 'no_stream');
+    expect(labels(await store.readStream(stream))).toEqual(['@k']);
+  });
+
+  it('rejects a defaultDeadline that is not a positive number of milliseconds', () => {
+    expect(() => EsdbEventStore.connect(`${double.url}&defaultDeadline=soon`)).toThrow(expect.objectContaining({
+      envelope: expect.objectContaining({ code: 'VALIDATION_FAILED', field: 'MAILBOX_EVENTSTORE_URL' }),
+    }));
+  });
+
+  it("appends under the caller's event ids (deterministic ids are what make a retry de-duplicable)", async () => {
+    store = EsdbEventStore.connect(double.url);
+    const stream = freshStream();
+    const event = contractEvent('id');
+    await store.append(stream, [event], 'no_stream');
+    expect(double.log.records.at(-1)).toMatchObject({ id: event.eventId, streamName: stream, type: event.type });
+  });
+});

@@ -10,19 +10,17 @@ export const registryModel: StreamModel<RegistryState, AgentEvent> = { initial: 
 
 @injectable()
 export class AgentDirectory {
-  private inFlight: Promise<RegistryState> | null = null;
   private readonly tokenIndexes = new WeakMap<RegistryState, Map<string, RegisteredAgent>>();
 
   constructor(@inject(TOKENS.CommandHandler) private readonly handler: CommandHandler) {}
 
-  /** The registry now (catch-up read); concurrent callers share one read. */
-  current(): Promise<RegistryState> {
-    if (!this.inFlight) {
-      this.inFlight = this.handler.load(AGENT_REGISTRY_STREAM, registryModel)
-        .then(({ state }) => state)
-        .finally(() => (this.inFlight = null));
-    }
-    return this.inFlight;
+  /**
+   * The registry now: a catch-up read from the cached revision. Deliberately
+   * not shared between concurrent callers: a read begun before a registration
+   * was acknowledged must not answer a send that began after it.
+   */
+  async current(): Promise<RegistryState> {
+    return (await this.handler.load(AGENT_REGISTRY_STREAM, registryModel)).state;
   }
 
   async findByTokenHash(tokenHash: string): Promise<RegisteredAgent | null> {

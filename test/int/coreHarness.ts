@@ -1,6 +1,6 @@
 /**
- * Shared by the core acceptance suites: the two embedded event stores they all
- * run against, a mailbox on either, and "nothing was written" checks.
+ * Shared by the core acceptance suites: the event stores they all run against
+ * (memory, SQLite, EventStoreDB on the test double), a mailbox on either, and "nothing was written" checks.
  */
 import fs from 'node:fs';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
@@ -8,11 +8,18 @@ import { isMailboxError, type MailboxError } from '../../src/errors';
 import type { MailboxConfigInput } from '../../src/config';
 import type { MailboxEvent, MailboxEventType, StoredEvent } from '../../src/events/types';
 import { ADMIN_TOKEN, allEvents, silentLogger, tempDir } from '../support/fixtures';
+import { EsdbDouble } from '../support/esdbDouble/esdbDouble';
 
 export interface StoreKind {
   name: string;
-  /** A fresh event store URL (and a directory to remove afterwards, if any). */
-  fresh(): { url: string; dir: string | null };
+  /** A fresh event store URL (and a directory to remove, or a server to stop, afterwards). */
+  fresh(): FreshStore | Promise<FreshStore>;
+}
+
+interface FreshStore {
+  url: string;
+  dir: string | null;
+  close?: () => Promise<void>;
 }
 
 export const STORE_KINDS: StoreKind[] = [
@@ -21,17 +28,23 @@ export const STORE_KINDS: StoreKind[] = [
     const dir = tempDir('mailbox-core-');
     return { url: `sqlite:${dir}/events.sqlite`, dir };
   } },
+  // EventStoreDB through the real client over gRPC, against the in-repo wire-compatible double.
+  { name: 'esdb (test double)', fresh: async () => {
+    const double = await EsdbDouble.start();
+    return { url: double.url, dir: null, close: () => double.close() };
+  } },
 ];
 
 /** Opens mailboxes on one fresh store per test and closes them (and removes the files) afterwards. */
 export function mailboxHarness(kind: StoreKind) {
   const opened: Mailbox[] = [];
   const dirs: string[] = [];
-  let current: { url: string; dir: string | null } | null = null;
+  let current: FreshStore | null = null;
 
   afterEach(async () => {
     await Promise.all(opened.splice(0).map((mailbox) => mailbox.close()));
     for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+    await current?.close?.();
     current = null;
   });
 
@@ -39,7 +52,7 @@ export function mailboxHarness(kind: StoreKind) {
     /** A mailbox on this test's store; a second call opens another instance on the same store (SQLite: same file). */
     async open(config: MailboxConfigInput = {}): Promise<Mailbox> {
       if (!current) {
-        current = kind.fresh();
+        current = await kind.fresh();
         if (current.dir) dirs.push(current.dir);
       }
       const mailbox = await createMailbox(

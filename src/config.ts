@@ -13,6 +13,8 @@ export const configSchema = z.object({
   eventStoreUrl: z.string().optional(),
   /** Unset: in-memory projections and wake bus. redis://: Redis. */
   redisUrl: z.string().optional(),
+  /** First part of every Redis key and wake channel, so that several mailboxes can share one Redis. */
+  redisNamespace: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'MAILBOX_REDIS_NAMESPACE must be 1..64 of [A-Za-z0-9_-]').default('mailbox'),
   strictRecipients: z.boolean().default(false),
   maxBodyBytes: z.coerce.number().int().positive().default(64 * 1024),
   /** How long a command waits for its own events to reach the views (read-your-writes), in ms. */
@@ -38,6 +40,7 @@ export const ENV_VARIABLES: Record<keyof MailboxConfig, string> = {
   adminToken: 'MAILBOX_ADMIN_TOKEN',
   eventStoreUrl: 'MAILBOX_EVENTSTORE_URL',
   redisUrl: 'MAILBOX_REDIS_URL',
+  redisNamespace: 'MAILBOX_REDIS_NAMESPACE',
   strictRecipients: 'MAILBOX_STRICT_RECIPIENTS',
   maxBodyBytes: 'MAILBOX_MAX_BODY_BYTES',
   awaitProjectionMs: 'MAILBOX_AWAIT_PROJECTION_MS',

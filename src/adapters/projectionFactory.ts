@@ -1,11 +1,14 @@
 /** Chooses projections and wake bus from configuration: in memory unless MAILBOX_REDIS_URL is set. */
 import type { Logger } from 'pino';
 import type { MailboxConfig } from '../config';
-import { MailboxError } from '../errors';
 import type { ProjectionStore } from '../projections/projectionStore';
 import type { WakeBus } from '../projections/wakeBus';
 import { MemoryProjectionStore } from './projections/memoryProjectionStore';
+import { connectRedis, redactUrl } from './projections/redisConnection';
+import { RedisKeys } from './projections/redisKeys';
+import { RedisProjectionStore } from './projections/redisProjectionStore';
 import { InProcessWakeBus } from './wake/inProcessWakeBus';
+import { RedisWakeBus } from './wake/redisWakeBus';
 
 export async function createProjectionAdapters(config: MailboxConfig, logger: Logger): Promise<{ projectionStore: ProjectionStore; wakeBus: WakeBus }> {
   if (config.redisUrl === undefined) {
@@ -13,6 +16,24 @@ export async function createProjectionAdapters(config: MailboxConfig, logger: Lo
     const wakeBus = new InProcessWakeBus();
     return { wakeBus, projectionStore: new MemoryProjectionStore(wakeBus) };
   }
-  throw new MailboxError('VALIDATION_FAILED', 'Invalid configuration',
-    `MAILBOX_REDIS_URL '${config.redisUrl}' is not supported yet by this build.`, { field: 'MAILBOX_REDIS_URL' });
+  const url = config.redisUrl;
+  const projectionStore = await openRedisProjectionStore(config);
+  try {
+    const publisher = await connectRedis(url, { name: 'mailbox-wake-publisher' });
+    const wakeBus = new RedisWakeBus(publisher, () => connectRedis(url, { name: 'mailbox-wake-subscriber', autoPipelining: false }),
+      new RedisKeys(config.redisNamespace), logger);
+    logger.info({ redis: redactUrl(url), namespace: config.redisNamespace },
+      'projections: Redis (checkpoint stored with the views); wake bus: Redis pub/sub');
+    return { projectionStore, wakeBus };
+  } catch (error) {
+    await projectionStore.close();
+    throw error;
+  }
+}
+
+/** The Redis projection store on its own connection (also used by `mailbox projections ...`). */
+export async function openRedisProjectionStore(config: MailboxConfig): Promise<RedisProjectionStore> {
+  if (config.redisUrl === undefined) throw new Error('openRedisProjectionStore needs MAILBOX_REDIS_URL');
+  const client = await connectRedis(config.redisUrl, { name: 'mailbox-projections' });
+  return new RedisProjectionStore(client, { namespace: config.redisNamespace });
 }

@@ -51,3 +51,16 @@ export interface ProjectionStore {
   reset(): Promise<void>;
   close(): Promise<void>;
 }
+
+/**
+ * Thrown by applyBatch when the stored checkpoint went backwards under the
+ * store (e.g. Redis restarted with its data gone): nothing was applied; the
+ * projector resumes from `checkpoint` (null: rebuilds from the start).
+ */
+export class ProjectionCheckpointRewound extends Error {
+  constructor(readonly checkpoint: bigint | null, readonly expected: bigint | null) {
+    super(`Projection checkpoint went back from ${expected ?? 'none'} to ${checkpoint ?? 'none'} ` +
+      `(views lost, e.g. Redis restarted empty); resuming from ${checkpoint === null ? 'the start of the log' : checkpoint}.`);
+    this.name = 'ProjectionCheckpointRewound';
+  }
+}

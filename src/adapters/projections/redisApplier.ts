@@ -1,0 +1,94 @@
+/**
+ * Runs the apply script over a batch of events: chunks of events per call,
+ * pipelined on a single node; one call per hash tag then the global commit in
+ * Cluster layout. Stops at the first call that reports a stale generation or a
+ * rewound checkpoint and says how many events were committed before it.
+ */
+import type { Redis } from 'ioredis';
+import type { ProjectedEvent } from '../../projections/viewChanges';
+import { checkCall, inLogOrder, perTagCalls, planEvents, singleCall, type CallContext, type ScriptCall } from './redisApplyPlan';
+import { translateRedisError } from './redisConnection';
+import { parsePosition, type RedisKeys } from './redisKeys';
+import type { ApplyReply } from './redisScripts';
+
+export interface ApplierOptions {
+  /** One script call per hash tag (Redis Cluster) instead of one per chunk of events. */
+  scriptPerTag: boolean;
+  /** Events per script call: larger amortises the call, smaller keeps each script short. */
+  eventsPerScript: number;
+}
+
+export type ApplyOutcome =
+  | { status: 'ok'; checkpoint: string }
+  | { status: 'stale'; active: string; committed: number }
+  | { status: 'rewound'; stored: string };
+
+export class RedisScriptApplier {
+  constructor(private readonly client: Redis, private readonly keys: RedisKeys, private readonly options: ApplierOptions) {}
+
+  /** `events` must be in strictly increasing log order (see inLogOrder). */
+  async apply(events: readonly ProjectedEvent[], prefix: string, flags: string, expected: string): Promise<ApplyOutcome> {
+    const context: CallContext = { keys: this.keys, prefix, flags, expected };
+    const chunks: ProjectedEvent[][] = [];
+    for (let i = 0; i < events.length; i += this.options.eventsPerScript) chunks.push(events.slice(i, i + this.options.eventsPerScript));
+    try {
+      return this.options.scriptPerTag ? await this.applyPerTag(chunks, context) : await this.applySingle(chunks, context);
+    } catch (error) {
+      throw translateRedisError('Redis projections (apply)', error);
+    }
+  }
+
+  private async applySingle(chunks: ProjectedEvent[][], context: CallContext): Promise<ApplyOutcome> {
+    const pipeline = this.client.pipeline();
+    for (const chunk of chunks) {
+      const call = singleCall(planEvents(chunk), context);
+      pipeline.mailboxApply(call.keys.length, ...call.keys, ...call.args);
+    }
+    const replies = (await pipeline.exec()) ?? [];
+    let checkpoint = '';
+    let committed = 0;
+    for (let i = 0; i < chunks.length; i++) {
+      const [error, reply] = replies[i] ?? [new Error('no reply from the pipeline'), null];
+      if (error) throw error;
+      const outcome = this.outcome(reply as ApplyReply, committed);
+      if (outcome.status !== 'ok') return outcome;
+      checkpoint = outcome.checkpoint;
+      committed += chunks[i].length;
+    }
+    return { status: 'ok', checkpoint };
+  }
+
+  private async applyPerTag(chunks: ProjectedEvent[][], context: CallContext): Promise<ApplyOutcome> {
+    let checkpoint = '';
+    let committed = 0;
+    for (const chunk of chunks) {
+      // 1. Checks first, so that no agent tag is written into a rewound store or a retired generation.
+      const checked = this.outcome(await this.run(checkCall(context)), committed);
+      if (checked.status !== 'ok') return checked;
+      const fresh = inLogOrder(chunk, parsePosition(checked.checkpoint));
+      if (fresh.length > 0) {
+        // 2. Every agent tag on its own (each gated by its own checkpoint), 3. then the global commit.
+        const { agents, commit } = perTagCalls(planEvents(fresh), context);
+        await Promise.all(agents.map((call) => this.run(call)));
+        const committedChunk = this.outcome(await this.run(commit), committed);
+        if (committedChunk.status !== 'ok') return committedChunk;
+        checkpoint = committedChunk.checkpoint;
+      } else {
+        checkpoint = checked.checkpoint;
+      }
+      committed += chunk.length;
+    }
+    return { status: 'ok', checkpoint };
+  }
+
+  private run(call: ScriptCall): Promise<ApplyReply> {
+    return this.client.mailboxApply(call.keys.length, ...call.keys, ...call.args);
+  }
+
+  private outcome(reply: ApplyReply, committed: number): ApplyOutcome {
+    const [status, value] = reply;
+    if (status === 'ok') return { status, checkpoint: value };
+    if (status === 'stale') return { status, active: value, committed };
+    return { status: 'rewound', stored: value };
+  }
+}

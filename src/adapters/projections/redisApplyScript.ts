@@ -1,0 +1,141 @@
+/**
+ * The apply script: view changes and checkpoints, atomically. Layout of KEYS and
+ * ARGV is built by redisApplyPlan.ts; the op codes and their arities must match.
+ *
+ * ARGV: flags ('c' check rewind + generation, 'p' publish wakes, 'w' write global
+ * ops and checkpoint), expected checkpoint ('' none), this writer's prefix, the
+ * default prefix, the last position of the call, the block count, then blocks:
+ * kind ('g' global | 'a' agent), index of its first key, wake channel, op count,
+ * and ops: code, position, arguments.
+ *
+ * Positions are 20-digit zero-padded strings and are compared as strings: exact
+ * at any size (Lua numbers are doubles). Equal-width digit strings order the same
+ * bytewise and under any collation, so Lua's `<` is safe here.
+ *
+ * Nothing is written before every check passed and every op code was recognised
+ * (Redis does not roll a script back on a runtime error).
+ */
+export const APPLY_SCRIPT = `
+local ARITY = { reg = 2, ret = 2, ids = 1, S = 2, O = 3, I = 5, R = 2, A = 2 }
+local flags = ARGV[1]
+local check = string.find(flags, 'c', 1, true) ~= nil
+local publish = string.find(flags, 'p', 1, true) ~= nil
+local write = string.find(flags, 'w', 1, true) ~= nil
+local expected, prefix, defaultPrefix, lastPos = ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+
+-- 1. Parse the blocks (an unknown op fails here, before any write).
+local blocks, global = {}, nil
+local i = 7
+for b = 1, tonumber(ARGV[6]) do
+  local block = { kind = ARGV[i], key = tonumber(ARGV[i + 1]), channel = ARGV[i + 2], ops = tonumber(ARGV[i + 3]), start = i + 4 }
+  i = block.start
+  for _ = 1, block.ops do
+    local arity = ARITY[ARGV[i]]
+    if not arity then return redis.error_reply('mailbox apply: unknown op ' .. tostring(ARGV[i])) end
+    i = i + 2 + arity
+  end
+  blocks[b] = block
+  if block.kind == 'g' then global = block end
+end
+
+-- 2. The stored checkpoint; a rewound store or a retired generation changes nothing.
+local stored = ''
+if global then
+  stored = redis.call('GET', KEYS[global.key]) or ''
+  if check then
+    if expected ~= '' and stored < expected then return { 'rewound', stored, 0 } end
+    local active = redis.call('GET', KEYS[global.key + 4]) or defaultPrefix
+    if active ~= prefix then return { 'stale', active, 0 } end
+  end
+end
+
+-- 3. Each agent's changes, gated by its own checkpoint (and the global one when present).
+local function later(a, b)
+  if a == nil or b > a then return b end
+  return a
+end
+
+local function applyAgent(block)
+  local k = block.key
+  local cpKey, inbox, unread, outbox, entries = KEYS[k], KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4]
+  local outentries, readKey, archived, counts, sent = KEYS[k + 5], KEYS[k + 6], KEYS[k + 7], KEYS[k + 8], KEYS[k + 9]
+  local cp = redis.call('GET', cpKey) or ''
+  local gate = cp
+  if stored > gate then gate = stored end
+  local newCp, activity, applied = cp, nil, 0
+  local j = block.start
+  for _ = 1, block.ops do
+    local code, pos = ARGV[j], ARGV[j + 1]
+    if pos > gate then
+      applied = applied + 1
+      if pos > newCp then newCp = pos end
+      local id = ARGV[j + 2]
+      if code == 'S' then
+        redis.call('HSET', sent, id, ARGV[j + 3])
+      elseif code == 'O' then
+        if redis.call('HSETNX', outentries, id, ARGV[j + 3]) == 1 then
+          redis.call('ZADD', outbox, 0, pos .. ':' .. id)
+          activity = later(activity, ARGV[j + 4])
+        end
+      elseif code == 'I' then
+        if redis.call('HSETNX', entries, id, ARGV[j + 3]) == 1 then
+          local member = pos .. ':' .. id
+          redis.call('ZADD', inbox, 0, member)
+          redis.call('ZADD', unread, 0, member)
+          redis.call('HINCRBY', counts, ARGV[j + 4], 1)
+          if publish and ARGV[j + 5] ~= '' then
+            redis.call('PUBLISH', block.channel, ARGV[j + 5] .. redis.call('ZCARD', unread) .. ARGV[j + 6])
+          end
+        end
+      else -- 'R' read or 'A' archived: only for an entry in this inbox, only once
+        local entry = redis.call('HGET', entries, id)
+        local target = readKey
+        if code == 'A' then target = archived end
+        if entry and redis.call('HSETNX', target, id, ARGV[j + 3]) == 1 then
+          local entryPos, priority = string.match(entry, '^(%d+)|(%a+)|')
+          if redis.call('ZREM', unread, entryPos .. ':' .. id) == 1 then redis.call('HINCRBY', counts, priority, -1) end
+          if code == 'R' then activity = later(activity, ARGV[j + 3]) end
+        end
+      end
+    end
+    j = j + 2 + ARITY[code]
+  end
+  if activity then
+    local current = redis.call('HGET', counts, 'lastActivityAt')
+    if not current or activity > current then redis.call('HSET', counts, 'lastActivityAt', activity) end
+  end
+  if newCp ~= cp then redis.call('SET', cpKey, newCp) end
+  return applied
+end
+
+local applied = 0
+for _, block in ipairs(blocks) do
+  if block.kind == 'a' then applied = applied + applyAgent(block) end
+end
+
+-- 4. Registry changes, identities with views, and the checkpoint last.
+if global and write then
+  local k = global.key
+  local j = global.start
+  for _ = 1, global.ops do
+    local code, pos = ARGV[j], ARGV[j + 1]
+    if code == 'ids' then
+      for identity in string.gmatch(ARGV[j + 2], '%S+') do redis.call('SADD', KEYS[k + 3], identity) end
+    elseif pos > stored then
+      applied = applied + 1
+      if code == 'reg' then
+        redis.call('HSET', KEYS[k + 1], ARGV[j + 2], ARGV[j + 3])
+        redis.call('HDEL', KEYS[k + 2], ARGV[j + 2])
+      elseif redis.call('HEXISTS', KEYS[k + 1], ARGV[j + 2]) == 1 then -- 'ret'
+        redis.call('HSET', KEYS[k + 2], ARGV[j + 2], ARGV[j + 3])
+      end
+    end
+    j = j + 2 + ARITY[code]
+  end
+  if lastPos > stored then
+    redis.call('SET', KEYS[k], lastPos)
+    stored = lastPos
+  end
+end
+return { 'ok', stored, applied }
+`;

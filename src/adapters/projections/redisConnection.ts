@@ -1,0 +1,70 @@
+/**
+ * Redis connections for the projections and the wake bus, and the translation
+ * of ioredis errors: an unreachable Redis becomes UNAVAILABLE (503, "retry later"),
+ * a script error stays an internal error with its Redis message.
+ */
+import { Redis } from 'ioredis';
+import { MailboxError, unavailable } from '../../errors';
+
+export interface RedisConnectionOptions {
+  /** Shown in CLIENT LIST, to tell the projector, the readers and the subscriber apart. */
+  name: string;
+  /** Subscriber connections must not auto-pipeline; command connections should. */
+  autoPipelining?: boolean;
+}
+
+export function validateRedisUrl(url: string): void {
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = null;
+  }
+  if (!parsed || !['redis:', 'rediss:'].includes(parsed.protocol)) {
+    throw new MailboxError('VALIDATION_FAILED', 'Invalid configuration',
+      `MAILBOX_REDIS_URL '${url}' is not a Redis URL; use redis://host:6379 (or rediss:// for TLS), ` +
+      'or leave it unset for in-memory projections.', { field: 'MAILBOX_REDIS_URL' });
+  }
+}
+
+/** Opens a connection and waits until it is ready, failing loudly (UNAVAILABLE) if Redis cannot be reached. */
+export async function connectRedis(url: string, options: RedisConnectionOptions): Promise<Redis> {
+  validateRedisUrl(url);
+  const client = new Redis(url, {
+    lazyConnect: true,
+    connectionName: options.name,
+    enableAutoPipelining: options.autoPipelining ?? true,
+    // A request waits for a few reconnect attempts, then fails with 503 rather than hanging.
+    maxRetriesPerRequest: 3,
+    connectTimeout: 5000,
+  });
+  // Reconnects are logged by their owners; without a listener ioredis would print to stderr.
+  client.on('error', () => {});
+  try {
+    await client.connect();
+  } catch (error) {
+    client.disconnect();
+    throw unavailable(`Redis at ${redactUrl(url)}`, error);
+  }
+  return client;
+}
+
+export const redactUrl = (url: string): string => url.replace(/\/\/([^@/]*)@/, '//***@');
+
+/** Translates an ioredis failure met by `what` into the mailbox's errors. */
+export function translateRedisError(what: string, error: unknown): Error {
+  if (error instanceof MailboxError) return error;
+  if (error instanceof Error && error.name === 'ReplyError') {
+    return new Error(`${what}: Redis replied with an error: ${error.message}`);
+  }
+  return unavailable(what, error);
+}
+
+/** Runs a Redis operation, translating its failure. */
+export async function redisCall<T>(what: string, operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    throw translateRedisError(what, error);
+  }
+}

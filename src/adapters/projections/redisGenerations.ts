@@ -1,0 +1,95 @@
+/**
+ * Generations of the Redis views (blue/green). The active prefix is a pointer
+ * key; readers cache it for a short time, writers verify it inside every apply
+ * script, so a switch is atomic for the projector and seen by readers within
+ * `ttlMs`. The previous generation is kept until the rebuild drops it, after a
+ * grace period longer than that.
+ */
+import type { Redis } from 'ioredis';
+import type {
+  ActivationResult, ActiveGeneration, ProjectionGeneration, ProjectionGenerations,
+} from '../../projections/rebuildGenerations';
+import type { ProjectedEvent } from '../../projections/viewChanges';
+import { inLogOrder } from './redisApplyPlan';
+import type { RedisScriptApplier } from './redisApplier';
+import { redisCall } from './redisConnection';
+import { parsePosition, type RedisKeys } from './redisKeys';
+
+class RedisGeneration implements ProjectionGeneration {
+  constructor(readonly name: string, private readonly client: Redis, private readonly keys: RedisKeys,
+    private readonly applier: RedisScriptApplier) {}
+
+  async applyBatch(batch: readonly ProjectedEvent[]): Promise<void> {
+    const events = inLogOrder(batch, null);
+    if (events.length === 0) return;
+    const outcome = await this.applier.apply(events, this.name, 'w', '');
+    if (outcome.status !== 'ok') throw new Error(`generation ${this.name}: unexpected ${outcome.status} while building`);
+  }
+
+  async checkpoint(): Promise<bigint | null> {
+    return parsePosition(await redisCall('Redis projections', () => this.client.get(this.keys.checkpoint(this.name))));
+  }
+}
+
+export class RedisGenerations implements ProjectionGenerations {
+  private cached: { prefix: string; at: number } | null = null;
+
+  constructor(private readonly client: Redis, private readonly keys: RedisKeys, private readonly applier: RedisScriptApplier,
+    private readonly ttlMs: number) {}
+
+  /** The active prefix, cached for `ttlMs`. */
+  async current(): Promise<string> {
+    if (this.cached && Date.now() - this.cached.at < this.ttlMs) return this.cached.prefix;
+    return this.refresh();
+  }
+
+  async refresh(): Promise<string> {
+    const pointer = await redisCall('Redis projections', () => this.client.get(this.keys.active));
+    return this.adopt(pointer ?? this.keys.defaultPrefix);
+  }
+
+  /** Takes a prefix an apply script reported as active. */
+  adopt(prefix: string): string {
+    this.cached = { prefix, at: Date.now() };
+    return prefix;
+  }
+
+  async active(): Promise<ActiveGeneration> {
+    const name = await this.refresh();
+    const checkpoint = await redisCall('Redis projections', () => this.client.get(this.keys.checkpoint(name)));
+    return { name, checkpoint: parsePosition(checkpoint) };
+  }
+
+  async create(): Promise<ProjectionGeneration> {
+    const name = await redisCall('Redis projections', () =>
+      this.client.mailboxAllocate(this.keys.active, this.keys.generationCounter, this.keys.defaultPrefix, this.keys.namespace));
+    await this.drop(name); // a leftover of an interrupted rebuild would otherwise gate the new one
+    return new RedisGeneration(name, this.client, this.keys, this.applier);
+  }
+
+  async activate(generation: ProjectionGeneration, expectedActive: string, force: boolean): Promise<ActivationResult> {
+    const [outcome, active, live, built] = await redisCall('Redis projections', () => this.client.mailboxActivate(
+      this.keys.active, this.keys.checkpoint(expectedActive), this.keys.checkpoint(generation.name),
+      expectedActive, generation.name, this.keys.defaultPrefix, force ? '1' : ''));
+    if (outcome === 'switched') {
+      this.adopt(generation.name);
+      return { outcome, previous: active };
+    }
+    if (outcome === 'moved') return { outcome, active };
+    return { outcome, live: parsePosition(live), built: parsePosition(built) };
+  }
+
+  /** Deletes every key of a generation, in batches (SCAN + UNLINK: Redis stays responsive). */
+  async drop(name: string): Promise<void> {
+    if (!this.keys.isPrefix(name)) throw new Error(`'${name}' is not a generation prefix of namespace ${this.keys.namespace}`);
+    await redisCall('Redis projections (drop generation)', async () => {
+      let cursor = '0';
+      do {
+        const [next, found] = await this.client.scan(cursor, 'MATCH', `${name}*`, 'COUNT', 1000);
+        if (found.length > 0) await this.client.unlink(...found);
+        cursor = next;
+      } while (cursor !== '0');
+    });
+  }
+}
+

@@ -1,0 +1,109 @@
+/**
+ * Key layout of the Redis projections.
+ *
+ *   <ns>:{<ns>}:active               the active generation's prefix (blue/green pointer)
+ *   <ns>:{<ns>}:generation           counter for new generation numbers
+ *   <ns>:v<N>:{<ns>}:checkpoint      generation N: global checkpoint (20-digit, zero-padded)
+ *   <ns>:v<N>:{<ns>}:agents|retired|identities   registry views and every identity with views
+ *   <ns>:v<N>:{@b}:cp|inbox|unread|outbox|entries|outentries|read|archived|counts|sent
+ *                                    everything about agent @b, including the summaries of the
+ *                                    messages @b sent, and @b's own checkpoint
+ *   <ns>:wake:@b                     pub/sub channel of @b's wake events (not versioned)
+ *
+ * Redis Cluster: a key's slot is the hash of its first {...}. Every agent's keys
+ * share the tag {@b}; the pointer, counter and every generation's global keys share
+ * {<ns>}. One script therefore touches one slot per tag it names. An event that
+ * touches several agents (sender and recipient) is one script on a single node
+ * (the default); for Cluster the same script is called once per tag, global tag last
+ * (see redisApplyPlan.ts), which is safe because each tag carries its own
+ * checkpoint and every change is idempotent on its own. Pub/sub channels are not
+ * keys: PUBLISH from a script reaches subscribers on every node.
+ */
+
+export const POSITION_WIDTH = 20; // 2^64 - 1 has 20 digits
+
+/** Positions travel and compare as fixed-width strings: exact beyond 2^53, ordered bytewise. */
+export function padPosition(position: bigint): string {
+  if (position < 0n) throw new Error(`Log position ${position} is negative`);
+  const text = position.toString();
+  if (text.length > POSITION_WIDTH) throw new Error(`Log position ${text} is wider than ${POSITION_WIDTH} digits`);
+  return text.padStart(POSITION_WIDTH, '0');
+}
+
+export const parsePosition = (padded: string | null | undefined): bigint | null =>
+  padded === null || padded === undefined || padded === '' ? null : BigInt(padded);
+
+const NAMESPACE_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+export const AGENT_KEY_NAMES = ['cp', 'inbox', 'unread', 'outbox', 'entries', 'outentries', 'read', 'archived', 'counts', 'sent'] as const;
+export type AgentKeyName = (typeof AGENT_KEY_NAMES)[number];
+export const GLOBAL_KEY_NAMES = ['checkpoint', 'agents', 'retired', 'identities', 'active'] as const;
+
+export class RedisKeys {
+  constructor(readonly namespace: string) {
+    if (!NAMESPACE_PATTERN.test(namespace)) {
+      throw new Error(`Redis key namespace '${namespace}' must be 1..64 of [A-Za-z0-9_-]`);
+    }
+  }
+
+  get globalTag(): string {
+    return `{${this.namespace}}`;
+  }
+
+  get active(): string {
+    return `${this.namespace}:${this.globalTag}:active`;
+  }
+
+  get generationCounter(): string {
+    return `${this.namespace}:${this.globalTag}:generation`;
+  }
+
+  /** The prefix of generation 1, used while no generation was ever switched to. */
+  get defaultPrefix(): string {
+    return this.prefixOf(1);
+  }
+
+  prefixOf(generation: number): string {
+    return `${this.namespace}:v${generation}:`;
+  }
+
+  isPrefix(prefix: string): boolean {
+    return new RegExp(`^${this.namespace}:v[1-9][0-9]*:$`).test(prefix);
+  }
+
+  wakeChannel(identity: string): string {
+    return `${this.namespace}:wake:${identity}`;
+  }
+
+  /** Keys of the global tag, in the order the apply script expects them. */
+  globalKeys(prefix: string): string[] {
+    const base = `${prefix}${this.globalTag}:`;
+    return [`${base}checkpoint`, `${base}agents`, `${base}retired`, `${base}identities`, this.active];
+  }
+
+  checkpoint(prefix: string): string {
+    return `${prefix}${this.globalTag}:checkpoint`;
+  }
+
+  agents(prefix: string): string {
+    return `${prefix}${this.globalTag}:agents`;
+  }
+
+  retired(prefix: string): string {
+    return `${prefix}${this.globalTag}:retired`;
+  }
+
+  identities(prefix: string): string {
+    return `${prefix}${this.globalTag}:identities`;
+  }
+
+  /** One agent's key, hash-tagged by identity (identities never contain braces). */
+  agent(prefix: string, identity: string, name: AgentKeyName): string {
+    return `${prefix}{${identity}}:${name}`;
+  }
+
+  /** All of one agent's keys, in the order of AGENT_KEY_NAMES (the apply script's layout). */
+  agentKeys(prefix: string, identity: string): string[] {
+    return AGENT_KEY_NAMES.map((name) => this.agent(prefix, identity, name));
+  }
+}

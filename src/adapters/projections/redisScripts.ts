@@ -1,0 +1,139 @@
+/**
+ * The Lua scripts of the Redis projections, registered on a client with
+ * defineCommand (EVALSHA, falling back to EVAL after a restart or a SCRIPT FLUSH).
+ * Each script names only keys of one hash tag (see redisKeys.ts).
+ */
+import type { Redis, Result } from 'ioredis';
+import { APPLY_SCRIPT } from './redisApplyScript';
+
+/**
+ * One page of an inbox or outbox, newest first, strictly below an upper bound.
+ * KEYS: source zset, entries hash, read hash, archived hash, unread zset.
+ * ARGV: box, status, upper bound ('+' or '(<member>'), wanted, scan budget,
+ * from, to, threadId, priority, tags (JSON array or '').
+ * Returns: unread count, continuation ('' when the scan finished or the page is
+ * full), then per match: stored entry and readAt ('' when unread).
+ * The scan budget bounds the work of one call, so that a filter matching
+ * nothing in a huge inbox never blocks Redis: the caller continues from the
+ * continuation with another call.
+ */
+const LIST_SCRIPT = `
+local box, status, upper = ARGV[1], ARGV[2], ARGV[3]
+local wanted, budget = tonumber(ARGV[4]), tonumber(ARGV[5])
+local from, to, threadId, priority, tagsJson = ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10]
+local tags = nil
+if tagsJson ~= '' then tags = cjson.decode(tagsJson) end
+local filtered = from ~= '' or to ~= '' or threadId ~= '' or priority ~= '' or tags ~= nil
+local inbox = box == 'inbox'
+local needArchived = inbox and status ~= 'unread'
+
+local function fieldsMatch(value)
+  local fields = cjson.decode(string.match(value, '^[^|]*|[^|]*|[^|]*|(.*)$'))
+  if from ~= '' and fields.from ~= from then return false end
+  if to ~= '' and fields.to ~= to then return false end
+  if threadId ~= '' and fields.threadId ~= threadId then return false end
+  if priority ~= '' and fields.priority ~= priority then return false end
+  if tags then
+    local has = {}
+    for _, tag in ipairs(fields.tags) do has[tag] = true end
+    for _, tag in ipairs(tags) do if not has[tag] then return false end end
+  end
+  return true
+end
+
+local found, matched, scanned, finished = {}, 0, 0, false
+local chunkSize = wanted
+if filtered or status == 'read' then chunkSize = 256 end
+while matched < wanted and scanned < budget do
+  local members = redis.call('ZREVRANGEBYLEX', KEYS[1], upper, '-', 'LIMIT', 0, chunkSize)
+  if #members == 0 then finished = true break end
+  local ids = {}
+  for n, member in ipairs(members) do ids[n] = string.sub(member, 22) end
+  local values = redis.call('HMGET', KEYS[2], unpack(ids))
+  local reads, archives = {}, {}
+  if inbox then reads = redis.call('HMGET', KEYS[3], unpack(ids)) end
+  if needArchived then archives = redis.call('HMGET', KEYS[4], unpack(ids)) end
+  for n, member in ipairs(members) do
+    scanned = scanned + 1
+    upper = '(' .. member
+    local value, readAt = values[n], reads[n]
+    local ok = value and not archives[n]
+    if ok and status == 'read' and not readAt then ok = false end
+    if ok and filtered then ok = fieldsMatch(value) end
+    if ok then
+      matched = matched + 1
+      found[#found + 1] = value
+      found[#found + 1] = readAt or ''
+      if matched == wanted then break end
+    end
+  end
+  if #members < chunkSize and upper == '(' .. members[#members] then finished = true break end
+end
+local continuation = ''
+if matched < wanted and not finished then continuation = upper end
+local result = { redis.call('ZCARD', KEYS[5]), continuation }
+for _, item in ipairs(found) do result[#result + 1] = item end
+return result
+`;
+
+/** KEYS: unread zset, counts hash, entries hash. Returns unread, low, normal, high, oldest unread sentAt, last activity. */
+const COUNTS_SCRIPT = `
+local unread = redis.call('ZCARD', KEYS[1])
+local counts = redis.call('HMGET', KEYS[2], 'low', 'normal', 'high', 'lastActivityAt')
+local oldest = ''
+if unread > 0 then
+  local first = redis.call('ZRANGE', KEYS[1], 0, 0)[1]
+  local entry = redis.call('HGET', KEYS[3], string.sub(first, 22))
+  if entry then oldest = string.match(entry, '^[^|]*|[^|]*|([^|]*)|') end
+end
+return { unread, counts[1] or '0', counts[2] or '0', counts[3] or '0', oldest, counts[4] or '' }
+`;
+
+/** KEYS: active pointer, generation counter. ARGV: default prefix, namespace. Returns a fresh generation's prefix. */
+const ALLOCATE_SCRIPT = `
+local active = redis.call('GET', KEYS[1]) or ARGV[1]
+local activeNumber = tonumber(string.match(active, ':v(%d+):$')) or 1
+local counter = tonumber(redis.call('GET', KEYS[2]) or '0')
+local number = math.max(counter, activeNumber) + 1
+redis.call('SET', KEYS[2], number)
+return ARGV[2] .. ':v' .. number .. ':'
+`;
+
+/**
+ * The blue/green switch. KEYS: active pointer, active generation's checkpoint,
+ * new generation's checkpoint. ARGV: expected active prefix, new prefix, default
+ * prefix, '1' to switch even when the checkpoints differ.
+ */
+const ACTIVATE_SCRIPT = `
+local active = redis.call('GET', KEYS[1]) or ARGV[3]
+if active ~= ARGV[1] then return { 'moved', active, '', '' } end
+local live = redis.call('GET', KEYS[2]) or ''
+local built = redis.call('GET', KEYS[3]) or ''
+if ARGV[4] ~= '1' and live ~= built then return { 'differ', active, live, built } end
+redis.call('SET', KEYS[1], ARGV[2])
+return { 'switched', active, live, built }
+`;
+
+export type ApplyReply = [status: 'ok' | 'stale' | 'rewound', checkpointOrPrefix: string, applied: number];
+export type ListReply = [unread: number, continuation: string, ...entries: string[]];
+export type CountsReply = [unread: number, low: string, normal: string, high: string, oldestUnreadAt: string, lastActivityAt: string];
+export type ActivateReply = ['moved' | 'differ' | 'switched', active: string, live: string, built: string];
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    mailboxApply(numKeys: number, ...keysAndArgs: string[]): Result<ApplyReply, Context>;
+    mailboxList(...keysAndArgs: string[]): Result<ListReply, Context>;
+    mailboxCounts(...keys: string[]): Result<CountsReply, Context>;
+    mailboxAllocate(...keysAndArgs: string[]): Result<string, Context>;
+    mailboxActivate(...keysAndArgs: string[]): Result<ActivateReply, Context>;
+  }
+}
+
+/** Registers the scripts on a client (idempotent per client). */
+export function defineMailboxScripts(client: Redis): void {
+  client.defineCommand('mailboxApply', { lua: APPLY_SCRIPT });
+  client.defineCommand('mailboxList', { lua: LIST_SCRIPT, numberOfKeys: 5, readOnly: true });
+  client.defineCommand('mailboxCounts', { lua: COUNTS_SCRIPT, numberOfKeys: 3, readOnly: true });
+  client.defineCommand('mailboxAllocate', { lua: ALLOCATE_SCRIPT, numberOfKeys: 2 });
+  client.defineCommand('mailboxActivate', { lua: ACTIVATE_SCRIPT, numberOfKeys: 3 });
+}

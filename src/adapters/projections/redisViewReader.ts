@@ -1,0 +1,98 @@
+/** Reads of the Redis views: pages of an inbox or outbox, exact counts, the agents list. */
+import type { Redis } from 'ioredis';
+import { decodeCursor, encodeCursor, type ListQuery } from '../../projections/listQuery';
+import type { AgentView, HeartbeatCounts, ListedMessage, MessagePage } from '../../projections/projectionStore';
+import type { InboxEntryFields, MessageSummary } from '../../projections/viewChanges';
+import { padPosition, type RedisKeys } from './redisKeys';
+
+interface Found {
+  position: bigint;
+  fields: InboxEntryFields;
+  readAt: string | null;
+}
+
+/** Parses `<position>|<priority>|<sentAt>|<json>` (see entryValue). */
+function parseEntry(value: string, readAt: string): Found {
+  const first = value.indexOf('|');
+  const third = value.indexOf('|', value.indexOf('|', first + 1) + 1);
+  const { isBroadcast: _isBroadcast, ...fields } = JSON.parse(value.slice(third + 1)) as InboxEntryFields & { isBroadcast: boolean };
+  return { position: BigInt(value.slice(0, first)), fields, readAt: readAt === '' ? null : readAt };
+}
+
+export class RedisViewReader {
+  /** At most this many entries are examined per script call while filtering. */
+  constructor(private readonly client: Redis, private readonly keys: RedisKeys, private readonly scanBudget = 2000) {}
+
+  async listMessages(prefix: string, identity: string, query: ListQuery): Promise<MessagePage> {
+    const key = (name: Parameters<RedisKeys['agent']>[2]) => this.keys.agent(prefix, identity, name);
+    const outbox = query.box === 'outbox';
+    const source = outbox ? key('outbox') : query.status === 'unread' ? key('unread') : key('inbox');
+    const before = decodeCursor(query.cursor);
+    const wanted = query.limit + 1;
+    const found: Found[] = [];
+    let upper = before === null ? '+' : `(${padPosition(before)}`;
+    let unreadCount = 0;
+    for (;;) {
+      const [unread, continuation, ...entries] = await this.client.mailboxList(
+        source, outbox ? key('outentries') : key('entries'), key('read'), key('archived'), key('unread'),
+        query.box, query.status ?? '', upper, String(wanted - found.length), String(this.scanBudget),
+        query.from ?? '', query.to ?? '', query.threadId ?? '', query.priority ?? '', query.tags ? JSON.stringify(query.tags) : '');
+      unreadCount = Number(unread);
+      for (let i = 0; i < entries.length; i += 2) found.push(parseEntry(entries[i], entries[i + 1]));
+      if (continuation === '' || found.length >= wanted) break;
+      upper = continuation;
+    }
+    const page = found.slice(0, query.limit);
+    const summaries = await this.summaries(prefix, page);
+    return {
+      messages: page.map((entry) => listed(entry, summaries.get(entry.fields.messageId), outbox)),
+      nextCursor: found.length > query.limit ? encodeCursor(page[page.length - 1].position) : null,
+      unreadCount,
+    };
+  }
+
+  /** Summaries live with their sender (one hash per sender); one HMGET per sender, pipelined. */
+  private async summaries(prefix: string, page: readonly Found[]): Promise<Map<string, MessageSummary>> {
+    const bySender = new Map<string, string[]>();
+    for (const { fields } of page) bySender.set(fields.from, [...(bySender.get(fields.from) ?? []), fields.messageId]);
+    const result = new Map<string, MessageSummary>();
+    await Promise.all([...bySender].map(async ([sender, ids]) => {
+      const values = await this.client.hmget(this.keys.agent(prefix, sender, 'sent'), ...ids);
+      values.forEach((value, i) => {
+        if (value !== null) result.set(ids[i], JSON.parse(value) as MessageSummary);
+      });
+    }));
+    return result;
+  }
+
+  async counts(prefix: string, identity: string): Promise<HeartbeatCounts> {
+    const key = (name: Parameters<RedisKeys['agent']>[2]) => this.keys.agent(prefix, identity, name);
+    const [unread, low, normal, high, oldest, lastActivity] = await this.client.mailboxCounts(key('unread'), key('counts'), key('entries'));
+    return {
+      identity, unread: Number(unread), byPriority: { low: Number(low), normal: Number(normal), high: Number(high) },
+      oldestUnreadAt: oldest === '' ? null : oldest, lastActivityAt: lastActivity === '' ? null : lastActivity,
+    };
+  }
+
+  /** Registered agents and every identity with views, sorted. */
+  async identities(prefix: string): Promise<string[]> {
+    const [withViews, registered] = await Promise.all([
+      this.client.smembers(this.keys.identities(prefix)), this.client.hkeys(this.keys.agents(prefix))]);
+    return [...new Set([...withViews, ...registered])].sort();
+  }
+
+  async agents(prefix: string): Promise<AgentView[]> {
+    const [registered, retired] = await Promise.all([
+      this.client.hgetall(this.keys.agents(prefix)), this.client.hgetall(this.keys.retired(prefix))]);
+    return Object.entries(registered).map(([identity, json]) => {
+      const { role, registeredAt } = JSON.parse(json) as Pick<AgentView, 'role' | 'registeredAt'>;
+      const retiredAt = retired[identity] ?? null;
+      return { identity, role, registeredAt, retired: retiredAt !== null, retiredAt };
+    }).sort((a, b) => a.identity.localeCompare(b.identity));
+  }
+}
+
+function listed(entry: Found, summary: MessageSummary | undefined, outbox: boolean): ListedMessage {
+  const { recipientCount: _count, task, ...rest } = summary ?? { ...entry.fields, inReplyTo: null, task: null, recipientCount: 0 };
+  return { ...rest, readAt: outbox ? null : entry.readAt, ...(task ? { task } : {}) };
+}

@@ -1,0 +1,34 @@
+/**
+ * The blue/green port: a projection store that can build a new generation of
+ * its views beside the active one and switch to it atomically. Requests keep
+ * reading the active generation until the switch.
+ */
+import type { ProjectedEvent } from './viewChanges';
+
+export interface ProjectionGeneration {
+  readonly name: string;
+  /** Applies with the checkpoint, like the live store, but publishes no wakes (history is not news). */
+  applyBatch(batch: readonly ProjectedEvent[]): Promise<void>;
+  checkpoint(): Promise<bigint | null>;
+}
+
+export interface ActiveGeneration {
+  name: string;
+  checkpoint: bigint | null;
+}
+
+export type ActivationResult =
+  | { outcome: 'switched'; previous: string }
+  /** The live projector is elsewhere in the log than the new generation: catch up or wait, then retry. */
+  | { outcome: 'differ'; live: bigint | null; built: bigint | null }
+  /** Someone else switched meanwhile; this generation is not needed. */
+  | { outcome: 'moved'; active: string };
+
+export interface ProjectionGenerations {
+  active(): Promise<ActiveGeneration>;
+  create(): Promise<ProjectionGeneration>;
+  /** Atomically makes `generation` active if `expectedActive` still is and, unless `force`, both checkpoints are equal. */
+  activate(generation: ProjectionGeneration, expectedActive: string, force: boolean): Promise<ActivationResult>;
+  /** Deletes a generation's views (never the active one). */
+  drop(name: string): Promise<void>;
+}

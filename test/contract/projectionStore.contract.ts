@@ -1,0 +1,331 @@
+/**
+ * The projection store contract: one suite, run against every adapter
+ * (memory and Redis). Views are observed only through the port, wakes only
+ * through the wake bus the store publishes to, as a user of the mailbox would.
+ * Identities: @a sends, @b and @c receive (and @b also sends to @c).
+ */
+import type { TaskEnvelope } from '../../src/commands/messageFields';
+import { parseListQuery } from '../../src/projections/listQuery';
+import type { ListedMessage, ProjectionStore } from '../../src/projections/projectionStore';
+import type { ProjectedEvent, WakeEvent } from '../../src/projections/viewChanges';
+import type { WakeBus } from '../../src/projections/wakeBus';
+import { generateLog, LogBuilder, projectAll, shuffledWithDuplicates } from './projectionStoreLog';
+
+export interface ProjectionStoreHarness {
+  store: ProjectionStore;
+  /** The bus the store's wakes arrive on. */
+  wakeBus: WakeBus;
+  close(): Promise<void>;
+}
+
+export type ProjectionStoreFactory = () => Promise<ProjectionStoreHarness>;
+
+const TASK = { state: 'Working', expectedOutput: { shape: 'review' } } as TaskEnvelope;
+
+/** Every page of one listing, following nextCursor. */
+export async function listAll(store: ProjectionStore, identity: string, filters: Record<string, unknown> = {}, limit = 200) {
+  const messages: ListedMessage[] = [];
+  let cursor: string | null = null;
+  do {
+    const page = await store.listMessages(identity, parseListQuery({ ...filters, limit, ...(cursor ? { cursor } : {}) }));
+    messages.push(...page.messages);
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  return messages;
+}
+
+/** Everything a user can see: checkpoint, agents, counts, and every listing of every identity. */
+export async function snapshotViews(store: ProjectionStore) {
+  const heartbeats = await store.allHeartbeats();
+  const views: Record<string, unknown> = {};
+  for (const { identity } of heartbeats) {
+    views[identity] = {
+      all: await listAll(store, identity), unread: await listAll(store, identity, { status: 'unread' }),
+      read: await listAll(store, identity, { status: 'read' }), outbox: await listAll(store, identity, { box: 'outbox' }),
+      unreadCount: await store.unreadCount(identity),
+    };
+  }
+  return { checkpoint: await store.checkpoint(), agents: await store.listAgents(), heartbeats, views };
+}
+
+/** Records wakes per recipient; flush() waits until everything published before it has arrived. */
+export async function recordWakes(bus: WakeBus, identities: string[]) {
+  const wakes: WakeEvent[] = [];
+  const flushed = new Map<string, () => void>();
+  const unsubscribes = await Promise.all(identities.map((identity) => bus.subscribe(identity, (wake) => {
+    if (wake.messageId.startsWith('flush-')) flushed.get(wake.messageId)?.();
+    else wakes.push(wake);
+  })));
+  let flushes = 0;
+  return {
+    wakes,
+    of: (identity: string) => wakes.filter((wake) => wake.recipient === identity),
+    /** Pub/sub keeps order per channel: once a marker published after the apply arrives, every wake before it has too. */
+    async flush(): Promise<void> {
+      await Promise.all(identities.map((identity) => new Promise<void>((resolve, reject) => {
+        const messageId = `flush-${++flushes}`;
+        const timer = setTimeout(() => reject(new Error(`wake flush for ${identity} timed out`)), 5000);
+        flushed.set(messageId, () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        void bus.publish([{ type: 'wake/message', messageId, from: '@x', to: identity, recipient: identity, subject: '',
+          priority: 'normal', isBroadcast: false, unreadCount: 0, position: '0' }]);
+      })));
+    },
+    stop: () => Promise.all(unsubscribes.map((unsubscribe) => unsubscribe())),
+  };
+}
+
+const ids = (messages: readonly ListedMessage[]) => messages.map((m) => m.messageId);
+
+/** @a, @b, @c registered; direct mail to @b and @c, a reply with a task, a broadcast, a suppressed wake. */
+function scenario() {
+  const log = new LogBuilder().register('@a', '@b', '@c');
+  const m1 = log.send('@a', '@b', { priority: 'high', tags: ['ops', 'review'] });
+  const m2 = log.send('@a', '@b', { priority: 'low', tags: ['ops'] });
+  const m3 = log.send('@c', '@b', { replyTo: m1, task: TASK });
+  const m4 = log.send('@a', 'AGENT:*', {}, ['@b', '@c']);
+  const m5 = log.send('@b', '@c', { priority: 'high', wakeSuppressed: true });
+  return { log, m1, m2, m3, m4, m5 };
+}
+
+export function describeProjectionStoreContract(name: string, factory: ProjectionStoreFactory): void {
+  describe(`projection store contract: ${name}`, () => {
+    let harnesses: ProjectionStoreHarness[] = [];
+    const open = async () => {
+      const harness = await factory();
+      harnesses.push(harness);
+      return harness;
+    };
+    afterEach(async () => {
+      await Promise.all(harnesses.map((h) => h.close()));
+      harnesses = [];
+    });
+
+    it('starts empty', async () => {
+      const { store } = await open();
+      expect(await store.checkpoint()).toBeNull();
+      expect(await store.listMessages('@b', parseListQuery({}))).toEqual({ messages: [], nextCursor: null, unreadCount: 0 });
+      expect(await store.unreadCount('@b')).toEqual({ unread: 0, byPriority: { low: 0, normal: 0, high: 0 } });
+      expect(await store.heartbeat('@b')).toEqual({ identity: '@b', unread: 0, byPriority: { low: 0, normal: 0, high: 0 },
+        oldestUnreadAt: null, lastActivityAt: null });
+      expect(await store.allHeartbeats()).toEqual([]);
+      expect(await store.listAgents()).toEqual([]);
+    });
+
+    it('applies events with their checkpoint: inboxes newest first, outbox, summaries with reply and task', async () => {
+      const { store } = await open();
+      const { log, m1, m2, m3, m4, m5 } = scenario();
+      await store.applyBatch(log.projected());
+      expect(await store.checkpoint()).toBe(BigInt(log.events.length));
+      expect(ids(await listAll(store, '@b'))).toEqual([m4, m3, m2, m1]);
+      expect(ids(await listAll(store, '@c'))).toEqual([m5, m4]);
+      expect(await listAll(store, '@a')).toEqual([]);
+      expect(ids(await listAll(store, '@a', { box: 'outbox' }))).toEqual([m4, m2, m1]);
+      expect(ids(await listAll(store, '@b', { box: 'outbox' }))).toEqual([m5]);
+      const reply = (await listAll(store, '@b')).find((m) => m.messageId === m3);
+      expect(reply).toEqual({ messageId: m3, from: '@c', to: '@b', subject: `subject of ${m3}`, priority: 'normal', threadId: m1,
+        inReplyTo: m1, tags: [], sentAt: log.sentAt(m3), readAt: null, task: TASK });
+      const broadcast = (await listAll(store, '@c')).find((m) => m.messageId === m4);
+      expect(broadcast).toEqual({ messageId: m4, from: '@a', to: 'AGENT:*', subject: `subject of ${m4}`, priority: 'normal',
+        threadId: m4, inReplyTo: null, tags: [], sentAt: log.sentAt(m4), readAt: null });
+      expect((await store.listAgents()).map((a) => [a.identity, a.role, a.retired])).toEqual(
+        [['@a', 'agent', false], ['@b', 'agent', false], ['@c', 'agent', false]]);
+    });
+
+    it('redelivered and late events change nothing', async () => {
+      const { store } = await open();
+      const { log, m1 } = scenario();
+      const events = log.projected();
+      await store.applyBatch(events);
+      const before = await snapshotViews(store);
+      await store.applyBatch(events);
+      await store.applyBatch(events.slice(3, 7));
+      await store.applyBatch([events[9], events[4], events[0]]);
+      expect(await snapshotViews(store)).toEqual(before);
+      // A read, then the whole history again with the read in the middle: the read counts once.
+      log.read('@b', m1);
+      await store.applyBatch(log.projected(events.length));
+      const afterRead = await snapshotViews(store);
+      await store.applyBatch(log.projected());
+      expect(await snapshotViews(store)).toEqual(afterRead);
+      expect((await store.unreadCount('@b')).unread).toBe(3);
+    });
+
+    it('lists with filters: status, from, threadId, tags (all of them), priority; outbox by recipient', async () => {
+      const { store } = await open();
+      const { log, m1, m2, m3, m4 } = scenario();
+      const readAt = log.read('@b', m2);
+      await store.applyBatch(log.projected());
+      expect(ids(await listAll(store, '@b', { status: 'unread' }))).toEqual([m4, m3, m1]);
+      const read = await listAll(store, '@b', { status: 'read' });
+      expect(ids(read)).toEqual([m2]);
+      expect(read[0].readAt).toBe(readAt);
+      expect(ids(await listAll(store, '@b', { status: 'all' }))).toEqual([m4, m3, m2, m1]);
+      expect(ids(await listAll(store, '@b', { from: '@c' }))).toEqual([m3]);
+      expect(ids(await listAll(store, '@b', { threadId: m1 }))).toEqual([m3, m1]);
+      expect(ids(await listAll(store, '@b', { tags: ['ops'] }))).toEqual([m2, m1]);
+      expect(ids(await listAll(store, '@b', { tags: ['ops', 'review'] }))).toEqual([m1]);
+      expect(ids(await listAll(store, '@b', { priority: 'high' }))).toEqual([m1]);
+      expect(ids(await listAll(store, '@b', { from: '@a', priority: 'low' }))).toEqual([m2]);
+      expect(ids(await listAll(store, '@b', { status: 'unread', from: '@a' }))).toEqual([m4, m1]);
+      expect(await listAll(store, '@b', { from: '@nobody' })).toEqual([]);
+      const outbox = await listAll(store, '@a', { box: 'outbox', to: '@b' });
+      expect(ids(outbox)).toEqual([m2, m1]);
+      expect(outbox.map((m) => m.readAt)).toEqual([null, null]); // the recipient's receipt is not the sender's
+      expect(ids(await listAll(store, '@a', { box: 'outbox', tags: ['review'] }))).toEqual([m1]);
+    });
+
+    it('paginates newest first with an opaque cursor, filters included, with no gaps or repeats', async () => {
+      const { store } = await open();
+      const { log, m1, m2, m3, m4 } = scenario();
+      await store.applyBatch(log.projected());
+      const first = await store.listMessages('@b', parseListQuery({ limit: 3 }));
+      expect(ids(first.messages)).toEqual([m4, m3, m2]);
+      expect(first.unreadCount).toBe(4);
+      const second = await store.listMessages('@b', parseListQuery({ limit: 3, cursor: first.nextCursor! }));
+      expect(ids(second.messages)).toEqual([m1]);
+      expect(second.nextCursor).toBeNull();
+      expect(ids(await listAll(store, '@b', {}, 1))).toEqual([m4, m3, m2, m1]);
+      expect(ids(await listAll(store, '@b', { from: '@a' }, 1))).toEqual([m4, m2, m1]);
+      // A page that ends exactly at the last match says there is no more.
+      expect((await store.listMessages('@b', parseListQuery({ limit: 4 }))).nextCursor).toBeNull();
+    });
+
+    it('counts unread exactly, by priority; reads count once, unknown reads count nothing', async () => {
+      const { store } = await open();
+      const { log, m1 } = scenario();
+      await store.applyBatch(log.projected());
+      expect(await store.unreadCount('@b')).toEqual({ unread: 4, byPriority: { low: 1, normal: 2, high: 1 } });
+      expect(await store.unreadCount('@c')).toEqual({ unread: 2, byPriority: { low: 0, normal: 1, high: 1 } });
+      expect(await store.unreadCount('@a')).toEqual({ unread: 0, byPriority: { low: 0, normal: 0, high: 0 } });
+      const mark = log.events.length;
+      log.read('@b', m1);
+      log.read('@b', m1);
+      log.read('@b', 'm-unknown');
+      log.read('@c', m1); // not @c's message
+      await store.applyBatch(log.projected(mark));
+      expect(await store.unreadCount('@b')).toEqual({ unread: 3, byPriority: { low: 1, normal: 2, high: 0 } });
+      expect(await store.unreadCount('@c')).toEqual({ unread: 2, byPriority: { low: 0, normal: 1, high: 1 } });
+    });
+
+    it('archiving hides a message from the inbox and from unread counts; the outbox keeps it', async () => {
+      const { store } = await open();
+      const { log, m1, m2, m3, m4 } = scenario();
+      log.read('@b', m1);
+      log.archive('@b', m1, false);
+      log.archive('@b', m2);
+      log.archive('@b', m2);
+      await store.applyBatch(log.projected());
+      expect(ids(await listAll(store, '@b'))).toEqual([m4, m3]);
+      expect(ids(await listAll(store, '@b', { status: 'unread' }))).toEqual([m4, m3]);
+      expect(await listAll(store, '@b', { status: 'read' })).toEqual([]);
+      expect(await store.unreadCount('@b')).toEqual({ unread: 2, byPriority: { low: 0, normal: 2, high: 0 } });
+      expect(ids(await listAll(store, '@a', { box: 'outbox' }))).toEqual([m4, m2, m1]);
+      // Reading an archived message records the receipt but counts nothing twice.
+      const mark = log.events.length;
+      log.read('@b', m2);
+      await store.applyBatch(log.projected(mark));
+      expect(await store.unreadCount('@b')).toEqual({ unread: 2, byPriority: { low: 0, normal: 2, high: 0 } });
+    });
+
+    it('heartbeat counts: unread by priority, oldest unread, last activity (sent or read); every identity listed', async () => {
+      const { store } = await open();
+      const { log, m1, m2, m3, m4, m5 } = scenario();
+      await store.applyBatch(log.projected());
+      expect(await store.heartbeat('@b')).toEqual({ identity: '@b', unread: 4, byPriority: { low: 1, normal: 2, high: 1 },
+        oldestUnreadAt: log.sentAt(m1), lastActivityAt: log.sentAt(m5) });
+      const mark = log.events.length;
+      const readAt = log.read('@b', m1);
+      await store.applyBatch(log.projected(mark));
+      const b = await store.heartbeat('@b');
+      expect([b.unread, b.oldestUnreadAt, b.lastActivityAt]).toEqual([3, log.sentAt(m2), readAt]);
+      const all = await store.allHeartbeats();
+      expect(all.map((h) => h.identity)).toEqual(['@a', '@b', '@c']);
+      expect(all[0]).toEqual({ identity: '@a', unread: 0, byPriority: { low: 0, normal: 0, high: 0 }, oldestUnreadAt: null,
+        lastActivityAt: log.sentAt(m4) });
+      expect(all[2]).toMatchObject({ identity: '@c', unread: 2, oldestUnreadAt: log.sentAt(m4), lastActivityAt: log.sentAt(m3) });
+    });
+
+    it('lists agents with retirement; retiring an unknown identity lists nothing', async () => {
+      const { store } = await open();
+      const log = new LogBuilder().register('@a', '@b', '@c');
+      const retiredAt = log.nextAt;
+      log.retire('@c').retire('@ghost');
+      await store.applyBatch(log.projected());
+      const agents = await store.listAgents();
+      expect(agents.map((a) => a.identity)).toEqual(['@a', '@b', '@c']);
+      expect(agents[2]).toEqual({ identity: '@c', role: 'agent', registeredAt: log.events[2].metadata.at, retired: true, retiredAt });
+      expect(agents[0]).toMatchObject({ retired: false, retiredAt: null });
+    });
+
+    it('wakes: one per recipient, only when wake=true, unreadCount after the change, only once the view shows it', async () => {
+      const { store, wakeBus } = await open();
+      const recorder = await recordWakes(wakeBus, ['@a', '@b', '@c']);
+      const visible: boolean[] = [];
+      const unsubscribe = await wakeBus.subscribe('@b', (wake) => {
+        if (wake.messageId.startsWith('flush-')) return;
+        void store.listMessages('@b', parseListQuery({})).then((page) => visible.push(ids(page.messages).includes(wake.messageId)));
+      });
+      const { log, m1, m2, m3, m4 } = scenario();
+      await store.applyBatch(log.projected());
+      await recorder.flush();
+      expect(recorder.of('@b').map((w) => [w.messageId, w.unreadCount])).toEqual([[m1, 1], [m2, 2], [m3, 3], [m4, 4]]);
+      expect(recorder.of('@c').map((w) => [w.messageId, w.unreadCount])).toEqual([[m4, 1]]); // m5 suppressed its wake
+      expect(recorder.of('@a')).toEqual([]); // no wake to the sender of its own broadcast
+      expect(recorder.of('@c')[0]).toEqual({ type: 'wake/message', messageId: m4, from: '@a', to: 'AGENT:*', recipient: '@c',
+        subject: `subject of ${m4}`, priority: 'normal', isBroadcast: true, unreadCount: 1, position: '9' });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(visible).toEqual([true, true, true, true]);
+      // Redelivery: no second wake.
+      await store.applyBatch(log.projected());
+      await store.applyBatch(log.projected(4));
+      await recorder.flush();
+      expect(recorder.wakes).toHaveLength(5);
+      await unsubscribe();
+      await recorder.stop();
+    });
+
+    it('reset drops every view and the checkpoint; the log then rebuilds the same views', async () => {
+      const { store } = await open();
+      const { log } = scenario();
+      await store.applyBatch(log.projected());
+      const before = await snapshotViews(store);
+      await store.reset();
+      expect(await store.checkpoint()).toBeNull();
+      expect(await store.allHeartbeats()).toEqual([]);
+      expect(await store.listAgents()).toEqual([]);
+      expect(await listAll(store, '@b')).toEqual([]);
+      await store.applyBatch(log.projected());
+      expect(await snapshotViews(store)).toEqual(before);
+    });
+
+    it('a 10,000-event log fed twice, and in shuffled batches with duplicates, gives the views of one clean pass', async () => {
+      const events = projectAll(generateLog(10_000));
+      const feed = async (store: ProjectionStore, batches: ProjectedEvent[][]) => {
+        for (const batch of batches) await store.applyBatch(batch);
+      };
+      const inBatches = (size: number) => Array.from({ length: Math.ceil(events.length / size) }, (_u, i) => events.slice(i * size, (i + 1) * size));
+      const clean = await open();
+      await feed(clean.store, inBatches(1000));
+      const expected = await snapshotViews(clean.store);
+      expect(expected.checkpoint).toBe(BigInt(events.length));
+      expect(expected.heartbeats.reduce((sum, h) => sum + h.unread, 0)).toBeGreaterThan(100);
+
+      const twice = await open();
+      await feed(twice.store, inBatches(700));
+      await feed(twice.store, inBatches(1000));
+      expect(await snapshotViews(twice.store)).toEqual(expected);
+
+      const shuffled = await open();
+      const recorder = await recordWakes(shuffled.wakeBus, ['@b']);
+      await feed(shuffled.store, shuffledWithDuplicates(events));
+      expect(await snapshotViews(shuffled.store)).toEqual(expected);
+      await recorder.flush();
+      const wakesToB = events.flatMap((e) => e.changes).filter((c) => c.kind === 'inboxAdded' && c.recipient === '@b' && c.wake);
+      expect(recorder.of('@b').map((w) => w.messageId)).toEqual(wakesToB.map((c) => c.kind === 'inboxAdded' && c.entry.messageId));
+      await recorder.stop();
+    });
+  });
+}

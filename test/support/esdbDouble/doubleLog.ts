@@ -51,6 +51,8 @@ const textBytes = (text: string) => Buffer.from(text, 'utf8');
 
 export class DoubleLog {
   readonly records: LogRecord[] = [];
+  /** Append requests received (writes, repeats and refusals alike), e.g. to see that a client retried. */
+  appendRequests = 0;
   private readonly streams = new Map<string, StreamState>();
   private nextPosition = FIRST_POSITION;
   private listeners = new Set<() => void>();
@@ -64,6 +66,7 @@ export class DoubleLog {
   }
 
   append(streamName: string, expected: ExpectedState, events: readonly ProposedEvent[]): AppendOutcome {
+    this.appendRequests++;
     const stream = this.streams.get(streamName);
     if (stream?.tombstoned) return { kind: 'stream_deleted' };
     const current = this.currentRevision(streamName);

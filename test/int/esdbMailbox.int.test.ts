@@ -1,0 +1,126 @@
+/**
+ * Acceptance (issue 5): the whole mailbox on EventStoreDB (adapter + real
+ * client over gRPC, against the in-repo test double) when things go wrong:
+ * a lost append acknowledgement, the server restarting under a live
+ * subscription, the server down or hung. Three identities throughout.
+ * (The core scenarios themselves run on this store in test/int/core*.int.test.ts.)
+ */
+import { createMailbox, type Mailbox } from '../../src/mailbox';
+import { isMailboxError } from '../../src/errors';
+import { ADMIN_ACTOR } from '../../src/commands/roles';
+import { ADMIN_TOKEN, allEvents, registerAgents, silentLogger } from '../support/fixtures';
+import { EsdbDouble } from '../support/esdbDouble/esdbDouble';
+
+let double: EsdbDouble;
+let mailbox: Mailbox;
+
+/** A short deadline keeps "fails fast" fast in tests; production defaults to 5 s. */
+async function openMailbox() {
+  double = await EsdbDouble.start();
+  mailbox = await createMailbox({ eventStoreUrl: `${double.url}&defaultDeadline=400`, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+    { logger: silentLogger });
+  return registerAgents(mailbox, ['@a', '@b', '@c']);
+}
+
+afterEach(async () => {
+  await mailbox?.close();
+  await double?.close();
+});
+
+const unreadOf = async (client: { unreadCount(): Promise<{ unread: number }> }) => (await client.unreadCount()).unread;
+
+/** Polls (bounded) until `check` holds; the assertion after it states what must be true. */
+async function eventually(check: () => Promise<boolean>, attempts = 100, everyMs = 50): Promise<void> {
+  for (let i = 0; i < attempts && !(await check()); i++) await new Promise((resolve) => setTimeout(resolve, everyMs));
+}
+
+async function rejection(promise: Promise<unknown>) {
+  const error = await promise.then(() => null, (e: unknown) => e);
+  if (!isMailboxError(error)) throw new Error(`expected a MailboxError, got ${String(error)}`);
+  return error;
+}
+
+describe.each(['error', 'silence'] as const)('an append whose acknowledgement is lost (%s)', (mode) => {
+  it('is retried with the same event ids: the broadcast is stored exactly once and B and C each see it once', async () => {
+    const { '@a': a, '@b': b, '@c': c } = await openMailbox();
+    const appendsBefore = double.log.appendRequests;
+    double.faults.dropNextAppendReply(mode);
+    const sent = await a.send({ to: 'AGENT:*', subject: 'deploy', body: 'at 14:00' });
+    expect(sent.recipients.sort()).toEqual(['@b', '@c']);
+    expect(double.log.appendRequests - appendsBefore).toBe(2); // the lost one and its retry
+
+    const ofMessage = (await allEvents(mailbox)).filter((e) => (e.data as { messageId?: string }).messageId === sent.messageId);
+    expect(ofMessage.map((e) => e.type)).toEqual(['MessageSent', 'BroadcastDelivered', 'BroadcastDelivered']);
+    expect(new Set(ofMessage.map((e) => e.eventId)).size).toBe(3);
+    await eventually(async () => (await unreadOf(b)) === 1 && (await unreadOf(c)) === 1);
+    expect([await unreadOf(a), await unreadOf(b), await unreadOf(c)]).toEqual([0, 1, 1]);
+    expect((await b.listMessages({ status: 'unread' })).messages.map((m) => m.messageId)).toEqual([sent.messageId]);
+  });
+});
+
+describe('the server restarts under the live projection subscription', () => {
+  it('the projector resubscribes from its checkpoint and the views converge with no duplicate counts', async () => {
+    const { '@a': a, '@b': b, '@c': c } = await openMailbox();
+    const first = await a.send({ to: 'AGENT:*', subject: 'one', body: '1' });
+    const direct = await b.send({ to: '@c', subject: 'two', body: '2' });
+    expect([await unreadOf(a), await unreadOf(b), await unreadOf(c)]).toEqual([0, 1, 2]);
+    const checkpoint = mailbox.runner.getStatus().checkpoint;
+    const requestsBefore = double.subscriptionRequests.length;
+
+    await double.stop();
+    await new Promise((resolve) => setTimeout(resolve, 250)); // the subscription notices and starts retrying
+    await double.start();
+
+    const third = await c.send({ to: 'AGENT:*', subject: 'three', body: '3' });
+    await b.markRead({ messageId: first.messageId });
+    await eventually(async () => (await unreadOf(a)) === 1 && (await unreadOf(b)) === 1 && (await unreadOf(c)) === 2);
+
+    // Views converge exactly: A has C's broadcast; B has C's broadcast (A's was read); C has A's broadcast and B's note.
+    expect([await unreadOf(a), await unreadOf(b), await unreadOf(c)]).toEqual([1, 1, 2]);
+    expect((await c.listMessages({ status: 'unread' })).messages.map((m) => m.messageId).sort())
+      .toEqual([first.messageId, direct.messageId].sort());
+    const heartbeats = await mailbox.asActor(ADMIN_ACTOR).heartbeats();
+    expect(Object.fromEntries(heartbeats.agents.map((h) => [h.identity, h.unread]))).toEqual({ '@a': 1, '@b': 1, '@c': 2 });
+    expect((await b.listMessages({ status: 'all' })).messages.map((m) => m.messageId).sort()).toEqual([first.messageId, third.messageId].sort());
+
+    // It resumed where it had stopped, not from the start of the log.
+    const resubscriptions = double.subscriptionRequests.slice(requestsBefore);
+    expect(resubscriptions.length).toBeGreaterThanOrEqual(1);
+    expect(resubscriptions[0]).toMatchObject({ target: '$all', from: BigInt(checkpoint!) });
+  });
+});
+
+describe('the event store is down', () => {
+  it('commands fail fast with 503 UNAVAILABLE, write nothing, and reads from the projections keep working', async () => {
+    const { '@a': a, '@b': b, '@c': c } = await openMailbox();
+    const sent = await a.send({ to: '@b', subject: 'before', body: 'x' });
+    const before = await allEvents(mailbox);
+
+    await double.stop();
+    const down = await rejection(a.send({ to: '@c', subject: 'during', body: 'y' }));
+    expect(down.toJSON()).toMatchObject({ code: 'UNAVAILABLE', error: 'Service unavailable' });
+    expect(down.status).toBe(503);
+    expect((await rejection(b.markRead({ messageId: sent.messageId }))).code).toBe('UNAVAILABLE');
+
+    expect((await b.listMessages({ status: 'unread' })).messages.map((m) => m.messageId)).toEqual([sent.messageId]);
+    expect(await b.unreadCount()).toMatchObject({ unread: 1 });
+    expect(await unreadOf(c)).toBe(0);
+
+    await double.start();
+    expect(await allEvents(mailbox)).toEqual(before);
+    await c.send({ to: '@a', subject: 'after', body: 'z' });
+    await eventually(async () => (await unreadOf(a)) === 1);
+    expect(await unreadOf(a)).toBe(1);
+  });
+
+  it('a hung server (accepts connections, never answers) fails commands at the deadline instead of hanging them', async () => {
+    const { '@a': a, '@b': b } = await openMailbox();
+    await a.send({ to: '@b', subject: 'before', body: 'x' });
+    double.faults.freeze();
+    const hung = await rejection(a.send({ to: '@b', subject: 'during', body: 'y' }));
+    expect(hung.code).toBe('UNAVAILABLE');
+    expect(await unreadOf(b)).toBe(1);
+    double.faults.thaw();
+    expect((await allEvents(mailbox)).filter((e) => e.type === 'MessageSent')).toHaveLength(1);
+  });
+});

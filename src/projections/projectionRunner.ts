@@ -10,11 +10,13 @@ import type { StoredEvent } from '../events/types';
 import { upcast } from '../events/upcasters';
 import { TOKENS } from '../tokens';
 import { projectStored } from './projector';
-import type { ProjectionStore } from './projectionStore';
+import { ProjectionCheckpointRewound, type ProjectionStore } from './projectionStore';
 import { PositionWaiters } from './positionWaiters';
 
 const MAX_BATCH = 1000;
 const MAX_BACKOFF_MS = 5000;
+/** How often a following runner checks that the stored checkpoint did not go back (views lost while idle). */
+const CHECKPOINT_WATCH_MS = 1000;
 
 export interface RunnerStatus {
   running: boolean;
@@ -28,6 +30,7 @@ export class ProjectionRunner {
   private subscription: EventSubscription | null = null;
   private stopped = true;
   private loop: Promise<void> | null = null;
+  private watchdog: NodeJS.Timeout | null = null;
   private readonly waiters = new PositionWaiters();
   private status: RunnerStatus = { running: false, checkpoint: null, lastError: null, lastAppliedAt: null };
 
@@ -43,10 +46,14 @@ export class ProjectionRunner {
     this.stopped = false;
     await this.catchUp();
     this.loop = this.follow();
+    this.watchdog = setInterval(() => void this.watchCheckpoint(), CHECKPOINT_WATCH_MS);
+    this.watchdog.unref();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.watchdog) clearInterval(this.watchdog);
+    this.watchdog = null;
     await this.subscription?.close();
     await this.loop;
     this.loop = null;
@@ -69,7 +76,14 @@ export class ProjectionRunner {
     for (;;) {
       const page = await this.store.readAll(after, MAX_BATCH);
       if (page.length === 0) break;
-      await this.apply(page);
+      try {
+        await this.apply(page);
+      } catch (error) {
+        if (!(error instanceof ProjectionCheckpointRewound)) throw error;
+        this.logger.warn({ reason: error.message }, 'projection views lost; rebuilding them from the log');
+        after = error.checkpoint;
+        continue;
+      }
       after = page[page.length - 1].position;
       total += page.length;
     }
@@ -88,6 +102,10 @@ export class ProjectionRunner {
         backoff = 100;
       } catch (error) {
         this.status.lastError = error instanceof Error ? error.message : String(error);
+        if (error instanceof ProjectionCheckpointRewound) {
+          this.logger.warn({ reason: error.message }, 'projection views lost; rebuilding them from the log');
+          continue;
+        }
         this.logger.error({ err: error, retryInMs: backoff }, 'projection subscription failed; resubscribing from checkpoint');
         await new Promise((resolve) => setTimeout(resolve, backoff));
         backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
@@ -115,16 +133,41 @@ export class ProjectionRunner {
         signal.wake?.();
       }
     })();
-    while (!(done && queue.length === 0)) {
-      if (queue.length === 0) {
-        await new Promise<void>((resolve) => (signal.wake = resolve));
-        signal.wake = null;
-        continue;
+    try {
+      while (!(done && queue.length === 0)) {
+        if (queue.length === 0) {
+          await new Promise<void>((resolve) => (signal.wake = resolve));
+          signal.wake = null;
+          continue;
+        }
+        await this.apply(queue.splice(0, MAX_BATCH));
       }
-      await this.apply(queue.splice(0, MAX_BATCH));
+    } catch (error) {
+      await subscription.close(); // do not leave the failed subscription pumping beside the next one
+      await pump;
+      throw error;
     }
     await pump;
     if (failure && !this.stopped) throw failure;
+  }
+
+  /**
+   * A stored checkpoint behind what this runner applied means the views were
+   * lost (e.g. Redis restarted empty) while no event arrived to reveal it:
+   * end the subscription so that the follow loop resumes from the stored one.
+   */
+  private async watchCheckpoint(): Promise<void> {
+    const applied = this.status.checkpoint;
+    if (applied === null || this.stopped) return;
+    try {
+      const stored = await this.projections.checkpoint();
+      if (stored !== null && stored >= BigInt(applied)) return;
+      this.logger.warn({ applied, stored: stored?.toString() ?? null }, 'projection checkpoint went back; rebuilding views from it');
+      this.status.checkpoint = stored?.toString() ?? null;
+      await this.subscription?.close();
+    } catch {
+      // Unreachable store: the next apply reports it and the follow loop retries.
+    }
   }
 
   private async apply(events: StoredEvent[]): Promise<void> {

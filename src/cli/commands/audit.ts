@@ -1,6 +1,135 @@
-/** `mailbox audit ...` subcommands (filled in by the issue that owns them). */
+/**
+ * `mailbox audit replay | message <id> | agent <identity> | verify`.
+ * The log comes from the configured event store (MAILBOX_* variables), or
+ * over HTTP from GET /v1/audit/events with --url and an auditor or admin
+ * token (MAILBOX_AUDIT_TOKEN). `verify` needs the stores themselves.
+ */
 import type { Command } from 'commander';
+import pino from 'pino';
+import { z } from 'zod';
+import { createEventStore } from '../../adapters/eventStoreFactory';
+import { identitySchema, messageIdSchema } from '../../commands/schemas';
+import { parseInput } from '../../commands/validation';
+import { configFromEnv } from '../../config';
+import { isMailboxError, MailboxError } from '../../errors';
+import { MAILBOX_EVENT_TYPES, type MailboxEventType } from '../../events/types';
+import { runAgent, runMessage, runReplay, runVerify, type OutputOptions } from '../../audit/auditCommands';
+import { processIo, type AuditIo } from '../../audit/auditOutput';
+import { eventStoreSource, httpLogSource, type LogSource } from '../../audit/logSource';
+import { openPipeline, viewsAreInMemory } from '../../heartbeat/openPipeline';
 
-export function registerAuditCommands(_program: Command): void {
-  // Registered here once implemented.
+interface SourceFlags { url?: string; token?: string; json?: boolean; progress?: boolean }
+
+const replayFlagsSchema = z.strictObject({
+  from: z.string().regex(/^\d+$/, 'a log position (digits)').optional(),
+  type: z.array(z.enum(MAILBOX_EVENT_TYPES as [MailboxEventType, ...MailboxEventType[]])).optional(),
+  stream: z.string().min(1).optional(),
+});
+
+const collect = (value: string, previous: string[] = []) => [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
+const outputOf = (flags: SourceFlags): OutputOptions => ({ json: flags.json === true, progress: flags.progress !== false });
+
+function logger(io: AuditIo) {
+  // Logs go to stderr so that stdout carries only the audit output.
+  return pino({ level: io.env.MAILBOX_LOG_LEVEL ?? 'warn', name: 'mailbox-audit' }, pino.destination({ dest: 2, sync: true }));
+}
+
+/** The log from --url (HTTP, auditor/admin token) or from the configured event store. */
+async function openSource(flags: SourceFlags, io: AuditIo): Promise<{ source: LogSource; close: () => Promise<void> }> {
+  if (flags.url !== undefined) {
+    const token = flags.token ?? io.env.MAILBOX_AUDIT_TOKEN;
+    if (!token) {
+      throw new MailboxError('UNAUTHENTICATED', 'Unauthenticated',
+        'Reading the log over HTTP needs an auditor or admin token: set MAILBOX_AUDIT_TOKEN (or pass --token).');
+    }
+    return { source: httpLogSource(flags.url, token), close: async () => {} };
+  }
+  const store = await createEventStore(configFromEnv(io.env), logger(io));
+  return { source: eventStoreSource(store), close: () => store.close() };
+}
+
+async function run(io: AuditIo, work: () => Promise<number>): Promise<void> {
+  try {
+    process.exitCode = await work();
+  } catch (error) {
+    const envelope = isMailboxError(error) ? error.envelope
+      : { error: 'Audit failed', code: 'INTERNAL', message: (error as Error).message };
+    io.stderr.write(`${JSON.stringify(envelope)}\n`);
+    process.exitCode = isMailboxError(error) && error.status === 404 ? 1 : 2;
+  }
+}
+
+async function withSource(flags: SourceFlags, io: AuditIo, work: (source: LogSource) => Promise<number>): Promise<number> {
+  const { source, close } = await openSource(flags, io);
+  try {
+    return await work(source);
+  } finally {
+    await close();
+  }
+}
+
+const sourceOptions = (command: Command): Command => command
+  .option('--url <url>', 'read the log over HTTP from this server (GET /v1/audit/events) instead of the configured store')
+  .option('--token <token>', 'auditor or admin token for --url (prefer MAILBOX_AUDIT_TOKEN: flags show up in ps)')
+  .option('--json', 'one JSON document per line')
+  .option('--no-progress', 'no progress bar (it is only ever drawn on a terminal, on stderr)');
+
+export function registerAuditCommands(program: Command, io: AuditIo = processIo()): void {
+  const audit = program.command('audit')
+    .description('replay the event log, tell a message\'s or an agent\'s story, verify the projections against the log')
+    .addHelpText('after', '\nStores come from MAILBOX_DATA_DIR / MAILBOX_EVENTSTORE_URL / MAILBOX_REDIS_URL, as for `mailbox serve`.\n' +
+      'Exit codes: 0 ok, 1 drift / not found / the log contradicts itself, 2 usage or access error. See docs/auditors.md.');
+
+  sourceOptions(audit.command('replay')
+    .description('stream the ordered event log (text, or --json lines)')
+    .option('--from <position>', 'first log position to show (inclusive)')
+    .option('--type <type>', `only these event types (repeat or comma-separate): ${MAILBOX_EVENT_TYPES.join(', ')}`, collect)
+    .option('--stream <name>', 'only this stream, e.g. mailbox-agents or mailbox-message-<id>'))
+    .action((flags: SourceFlags & { from?: string; type?: string[]; stream?: string }) => run(io, async () => {
+      const { from, type, stream } = parseInput(replayFlagsSchema, { from: flags.from, type: flags.type, stream: flags.stream }, 'audit replay');
+      const filter = { from: from === undefined ? null : BigInt(from), types: type ? new Set(type) : null, stream: stream ?? null };
+      return withSource(flags, io, async (source) => {
+        const summary = await runReplay(source, filter, outputOf(flags), io);
+        if (!flags.json) io.stderr.write(`${summary.matched} of ${summary.scanned} events shown\n`);
+        return 0;
+      });
+    }));
+
+  sourceOptions(audit.command('message <messageId>')
+    .description('the whole story of one message: sent, audience, delivered, read and archived by whom and when'))
+    .action((messageId: string, flags: SourceFlags) => run(io, async () => {
+      const id = parseInput(z.strictObject({ messageId: messageIdSchema }), { messageId }, 'audit message').messageId;
+      return withSource(flags, io, (source) => runMessage(source, id, outputOf(flags), io));
+    }));
+
+  sourceOptions(audit.command('agent <identity>')
+    .description('an agent\'s timeline: registered, sent, received, read, archived, and who read what it sent'))
+    .action((identity: string, flags: SourceFlags) => run(io, async () => {
+      const who = parseInput(z.strictObject({ identity: identitySchema }), { identity }, 'audit agent').identity;
+      return withSource(flags, io, (source) => runAgent(source, who, outputOf(flags), io));
+    }));
+
+  audit.command('verify')
+    .description('rebuild every view from the log in scratch memory and diff it against the live projections; exit 1 on drift')
+    .option('--json', 'the report as one JSON document')
+    .option('--no-progress', 'no progress bar')
+    .option('--url <url>', 'not supported: verify needs direct access to the stores (rejected with an explanation)')
+    .action((flags: SourceFlags) => run(io, async () => {
+      if (flags.url !== undefined) {
+        throw new MailboxError('VALIDATION_FAILED', 'Not available over HTTP',
+          'verify compares every view of every agent and needs direct store access; run it where MAILBOX_* points at the stores.',
+          { field: '--url' });
+      }
+      const config = configFromEnv(io.env);
+      const pipeline = await openPipeline(config, logger(io), 'auto');
+      try {
+        if (viewsAreInMemory(config)) {
+          io.stderr.write('note: without MAILBOX_REDIS_URL the live views exist only inside the serving process; this run verifies ' +
+            'a projection built by this process\'s projector against an independent scratch rebuild.\n');
+        }
+        return (await runVerify(eventStoreSource(pipeline.eventStore), pipeline.projections, outputOf(flags), io)).code;
+      } finally {
+        await pipeline.close();
+      }
+    }));
 }

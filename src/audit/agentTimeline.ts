@@ -1,0 +1,82 @@
+/**
+ * `audit agent <identity>`: what one agent did and what happened to it, from
+ * the log — registered, sent, received, read, archived, retired — plus who
+ * read the messages it sent. Pure: feed it the log in order.
+ */
+import type { StoredEvent } from '../events/types';
+
+export type TimelineKind = 'registered' | 'retired' | 'sent' | 'received' | 'read' | 'archived' | 'read_by_recipient';
+
+export interface TimelineEntry {
+  position: string;
+  at: string;
+  kind: TimelineKind;
+  messageId: string | null;
+  /** The other party: recipient(s) for sent, sender for received, reader for read_by_recipient. */
+  counterpart: string | null;
+  subject: string | null;
+}
+
+/** Remembers the agent's own messages so that later receipts on them can be shown. */
+export class AgentTimeline {
+  private readonly sent = new Map<string, string>(); // messageId -> subject
+
+  constructor(readonly identity: string) {}
+
+  /** The entries this event adds to the agent's timeline (usually none). */
+  entriesFor(event: StoredEvent): TimelineEntry[] {
+    const base = { position: event.position.toString(), at: event.metadata.at };
+    const me = this.identity;
+    switch (event.type) {
+      case 'AgentRegistered':
+        return event.data.identity === me
+          ? [{ ...base, kind: 'registered', messageId: null, counterpart: null, subject: event.data.role }] : [];
+      case 'AgentRetired':
+        return event.data.identity === me ? [{ ...base, kind: 'retired', messageId: null, counterpart: null, subject: null }] : [];
+      case 'MessageSent': {
+        const d = event.data;
+        const entries: TimelineEntry[] = [];
+        if (d.from === me) {
+          this.sent.set(d.messageId, d.subject);
+          entries.push({ ...base, kind: 'sent', messageId: d.messageId, counterpart: d.to, subject: d.subject });
+        }
+        if (d.to === me) entries.push({ ...base, kind: 'received', messageId: d.messageId, counterpart: d.from, subject: d.subject });
+        return entries;
+      }
+      case 'BroadcastDelivered':
+        return event.data.recipient === me
+          ? [{ ...base, kind: 'received', messageId: event.data.messageId, counterpart: event.data.from, subject: event.data.subject }] : [];
+      case 'ReceiptRead': {
+        const d = event.data;
+        if (d.reader === me) return [{ ...base, kind: 'read', messageId: d.messageId, counterpart: null, subject: null }];
+        const subject = this.sent.get(d.messageId);
+        return subject === undefined ? []
+          : [{ ...base, kind: 'read_by_recipient', messageId: d.messageId, counterpart: d.reader, subject }];
+      }
+      case 'MessageArchived':
+        return event.data.recipient === me
+          ? [{ ...base, kind: 'archived', messageId: event.data.messageId, counterpart: null, subject: null }] : [];
+      default: {
+        const unexpected: never = event;
+        throw new Error(`No timeline rule for ${(unexpected as StoredEvent).type}`);
+      }
+    }
+  }
+}
+
+const VERB: Record<TimelineKind, string> = {
+  registered: 'registered as', retired: 'retired', sent: 'sent to', received: 'received from', read: 'read',
+  archived: 'archived', read_by_recipient: 'was read by',
+};
+
+export function formatTimelineEntry(entry: TimelineEntry): string {
+  const parts = [`#${entry.position}`, entry.at, entry.kind.padEnd(17)];
+  if (entry.kind === 'registered') parts.push(`${VERB.registered} ${entry.subject}`);
+  else if (entry.kind === 'read_by_recipient') parts.push(`message ${entry.messageId} ${VERB.read_by_recipient} ${entry.counterpart}`);
+  else if (entry.messageId !== null) {
+    parts.push(`message ${entry.messageId}`);
+    if (entry.counterpart !== null) parts.push(`${VERB[entry.kind]} ${entry.counterpart}`);
+  }
+  if (entry.subject !== null && entry.kind !== 'registered') parts.push(JSON.stringify(entry.subject));
+  return parts.join('  ');
+}

@@ -1,0 +1,89 @@
+/**
+ * The audit commands as functions of (log source, options, io) -> exit code,
+ * so that the CLI, tests and benchmarks run exactly the same code.
+ * Exit codes: 0 ok, 1 drift or not found, 2 usage or access errors (CLI).
+ */
+import { MailboxError } from '../errors';
+import type { ProjectionStore } from '../projections/projectionStore';
+import { formatTimelineEntry } from './agentTimeline';
+import { agentTimeline, loadMessageStory } from './auditReads';
+import { isTty, writeOut, type AuditIo } from './auditOutput';
+import { eventJsonLine, eventTextLine } from './eventFormat';
+import type { LogSource } from './logSource';
+import { formatMessageStory } from './messageStory';
+import { progressBar } from './progress';
+import { replayLog, type ReplayFilter, type ReplaySummary } from './replay';
+import { formatDifference } from './verify/viewDiff';
+import { verifyProjections, type VerifyReport } from './verify/verifyProjections';
+
+export interface OutputOptions {
+  json: boolean;
+  progress: boolean;
+}
+
+const bar = async (source: LogSource, io: AuditIo, options: OutputOptions, label: string) =>
+  progressBar(io.stderr as NodeJS.WriteStream, options.progress && isTty(io.stderr), label, await source.head());
+
+export async function runReplay(source: LogSource, filter: ReplayFilter, options: OutputOptions, io: AuditIo): Promise<ReplaySummary> {
+  const progress = await bar(source, io, options, 'replay');
+  const line = options.json ? eventJsonLine : eventTextLine;
+  try {
+    return await replayLog(source, filter, (events) => {
+      let text = '';
+      for (const event of events) text += `${line(event)}\n`;
+      return writeOut(io.stdout, text);
+    }, progress.update);
+  } finally {
+    progress.stop();
+  }
+}
+
+export async function runMessage(source: LogSource, messageId: string, options: OutputOptions, io: AuditIo): Promise<number> {
+  const story = await loadMessageStory(source, messageId);
+  if (story === null) {
+    throw new MailboxError('MESSAGE_NOT_FOUND', 'Message not found',
+      `The log holds no message ${messageId}; message ids are UUIDs as returned by a send (see \`mailbox audit replay --type MessageSent\`).`,
+      { messageId });
+  }
+  await writeOut(io.stdout, `${options.json ? JSON.stringify(story) : formatMessageStory(story)}\n`);
+  return story.anomalies.length > 0 ? 1 : 0;
+}
+
+export async function runAgent(source: LogSource, identity: string, options: OutputOptions, io: AuditIo): Promise<number> {
+  const progress = await bar(source, io, options, `timeline ${identity}`);
+  let found = 0;
+  try {
+    await agentTimeline(source, identity, (entries) => {
+      found += entries.length;
+      return writeOut(io.stdout, entries.map((e) => `${options.json ? JSON.stringify(e) : formatTimelineEntry(e)}\n`).join(''));
+    }, progress.update);
+  } finally {
+    progress.stop();
+  }
+  if (found === 0) {
+    throw new MailboxError('AGENT_NOT_FOUND', 'Agent not found',
+      `The log holds nothing about ${identity}; list identities with \`mailbox audit replay --type AgentRegistered\`.`, { identity });
+  }
+  return 0;
+}
+
+function verifySummary(report: VerifyReport): string {
+  const where = `at checkpoint ${report.comparedAt ?? '(empty)'} of log head ${report.head ?? '(empty)'}` +
+    `${report.lag && report.lag !== '0' ? ` (live views ${report.lag} positions behind; not drift)` : ''}`;
+  const scope = `${report.eventsRebuilt} events rebuilt, ${report.agentsCompared} agents and ${report.entriesCompared} listing entries compared`;
+  return report.ok ? `OK: the live projections match the log ${where}; ${scope}.`
+    : `DRIFT: ${report.differences.length} difference${report.differences.length === 1 ? '' : 's'} ${where}; ${scope}.`;
+}
+
+export async function runVerify(source: LogSource, live: ProjectionStore, options: OutputOptions, io: AuditIo): Promise<{ code: number; report: VerifyReport }> {
+  const progress = await bar(source, io, options, 'rebuild');
+  let report: VerifyReport;
+  try {
+    report = await verifyProjections(source, live, { onProgress: progress.update });
+  } finally {
+    progress.stop();
+  }
+  if (options.json) await writeOut(io.stdout, `${JSON.stringify(report)}\n`);
+  else await writeOut(io.stdout, [...report.differences.map(formatDifference), verifySummary(report)].join('\n') + '\n');
+  return { code: report.ok ? 0 : 1, report };
+}

@@ -1,0 +1,32 @@
+/** Reads behind `audit message` and `audit agent`: a stream when the source can, else a scan of the log. */
+import { messageStream } from '../events/streams';
+import type { StoredEvent } from '../events/types';
+import { AgentTimeline, type TimelineEntry } from './agentTimeline';
+import { pagesOf, type LogSource } from './logSource';
+import { messageStory, type MessageStory } from './messageStory';
+
+export async function messageEvents(source: LogSource, messageId: string): Promise<StoredEvent[]> {
+  const stream = messageStream(messageId);
+  if (source.readStream !== null) return source.readStream(stream);
+  const events: StoredEvent[] = [];
+  for await (const page of pagesOf(source, null)) events.push(...page.filter((event) => event.streamName === stream));
+  return events;
+}
+
+export async function loadMessageStory(source: LogSource, messageId: string): Promise<MessageStory | null> {
+  return messageStory(await messageEvents(source, messageId));
+}
+
+/** Streams the agent's timeline entries in log order; returns how many events were scanned. */
+export async function agentTimeline(source: LogSource, identity: string, sink: (entries: TimelineEntry[]) => void | Promise<void>,
+  progress?: (position: bigint) => void): Promise<number> {
+  const timeline = new AgentTimeline(identity);
+  let scanned = 0;
+  for await (const page of pagesOf(source, null)) {
+    const entries = page.flatMap((event) => timeline.entriesFor(event));
+    scanned += page.length;
+    if (entries.length > 0) await sink(entries);
+    progress?.(page[page.length - 1].position);
+  }
+  return scanned;
+}

@@ -1,0 +1,112 @@
+/**
+ * `audit message <id>`: one message's whole story told from its own stream's
+ * events only — who sent it, the audience snapshot, and per recipient when it
+ * was delivered, read and archived (with the log positions that prove it).
+ * Anything in the stream that contradicts the story is listed, never hidden.
+ */
+import type { MessageSent, StoredEvent } from '../events/types';
+
+export interface RecipientStory {
+  identity: string;
+  deliveredAt: string | null;
+  deliveredPosition: string | null;
+  readAt: string | null;
+  readPosition: string | null;
+  archivedAt: string | null;
+  archivedPosition: string | null;
+  archivedUnread: boolean | null;
+}
+
+export interface MessageStory {
+  messageId: string;
+  streamName: string;
+  events: number;
+  sent: Omit<MessageSent['data'], 'body' | 'task' | 'requestHash' | 'recipients'> & {
+    position: string; actor: string; commandId: string; correlationId: string; isBroadcast: boolean; bodyBytes: number;
+  };
+  /** The audience snapshot recorded at send time (direct: the one recipient). */
+  audience: string[];
+  recipients: RecipientStory[];
+  anomalies: string[];
+}
+
+const blank = (identity: string): RecipientStory => ({ identity, deliveredAt: null, deliveredPosition: null, readAt: null,
+  readPosition: null, archivedAt: null, archivedPosition: null, archivedUnread: null });
+
+/** Null when the stream holds no MessageSent (no such message). */
+export function messageStory(events: readonly StoredEvent[]): MessageStory | null {
+  const sentEvent = events.find((event) => event.type === 'MessageSent');
+  if (!sentEvent || sentEvent.type !== 'MessageSent') return null;
+  const { body, task: _task, requestHash: _hash, recipients: audience, ...summary } = sentEvent.data;
+  const isBroadcast = summary.to.startsWith('AGENT:');
+  const recipients = new Map(audience.map((identity) => [identity, blank(identity)]));
+  const anomalies: string[] = [];
+  const recipient = (identity: string, what: string, position: bigint): RecipientStory => {
+    let story = recipients.get(identity);
+    if (!story) {
+      anomalies.push(`${what} for ${identity} at position ${position}, who is not in the audience`);
+      recipients.set(identity, (story = blank(identity)));
+    }
+    return story;
+  };
+  if (!isBroadcast) {
+    const only = recipient(summary.to, 'direct delivery', sentEvent.position);
+    only.deliveredAt = summary.sentAt;
+    only.deliveredPosition = sentEvent.position.toString();
+  }
+  for (const event of events) {
+    switch (event.type) {
+      case 'MessageSent':
+        if (event !== sentEvent) anomalies.push(`a second MessageSent at position ${event.position}`);
+        break;
+      case 'BroadcastDelivered': {
+        const story = recipient(event.data.recipient, 'a delivery', event.position);
+        story.deliveredAt = event.data.deliveredAt;
+        story.deliveredPosition = event.position.toString();
+        break;
+      }
+      case 'ReceiptRead': {
+        const story = recipient(event.data.reader, 'a read receipt', event.position);
+        if (story.readAt !== null) anomalies.push(`a second read by ${event.data.reader} at position ${event.position}`);
+        else Object.assign(story, { readAt: event.data.readAt, readPosition: event.position.toString() });
+        break;
+      }
+      case 'MessageArchived': {
+        const story = recipient(event.data.recipient, 'an archive', event.position);
+        Object.assign(story, { archivedAt: event.data.archivedAt, archivedPosition: event.position.toString(),
+          archivedUnread: event.data.wasUnread });
+        break;
+      }
+      default:
+        anomalies.push(`unexpected ${event.type} at position ${event.position}`);
+    }
+  }
+  for (const identity of audience) {
+    if (recipients.get(identity)!.deliveredAt === null) anomalies.push(`${identity} is in the audience but has no delivery event`);
+  }
+  return {
+    messageId: summary.messageId, streamName: sentEvent.streamName, events: events.length,
+    sent: { ...summary, position: sentEvent.position.toString(), actor: sentEvent.metadata.actor,
+      commandId: sentEvent.metadata.commandId, correlationId: sentEvent.metadata.correlationId, isBroadcast,
+      bodyBytes: Buffer.byteLength(body) },
+    audience: [...audience], recipients: [...recipients.values()], anomalies,
+  };
+}
+
+export function formatMessageStory(story: MessageStory): string {
+  const s = story.sent;
+  const cell = (at: string | null, position: string | null) => (at === null ? '-' : `${at} (#${position})`);
+  const lines = [
+    `message ${story.messageId}  (stream ${story.streamName}, ${story.events} events)`,
+    `sent      ${s.sentAt} by ${s.from} to ${s.to}${s.isBroadcast ? ' (broadcast)' : ''}  (#${s.position})`,
+    `subject   ${JSON.stringify(s.subject)}  priority ${s.priority}  thread ${s.threadId}` +
+      `${s.inReplyTo ? `  in reply to ${s.inReplyTo}` : ''}${s.tags.length ? `  tags ${s.tags.join(',')}` : ''}`,
+    `audience  ${story.audience.length} recipient${story.audience.length === 1 ? '' : 's'}: ${story.audience.join(', ') || '(none)'}`,
+    '',
+    ['recipient', 'delivered', 'read', 'archived'].join('\t'),
+    ...story.recipients.map((r) => [r.identity, cell(r.deliveredAt, r.deliveredPosition),
+      r.readAt === null ? 'unread' : cell(r.readAt, r.readPosition), cell(r.archivedAt, r.archivedPosition)].join('\t')),
+  ];
+  if (story.anomalies.length > 0) lines.push('', 'ANOMALIES (the log contradicts itself here):', ...story.anomalies.map((a) => `  ${a}`));
+  return lines.join('\n');
+}

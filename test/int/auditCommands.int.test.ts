@@ -1,0 +1,122 @@
+/**
+ * `mailbox audit replay | message | agent` run through the real CLI module
+ * against a SQLite data directory written by the real command path.
+ */
+import { PassThrough } from 'node:stream';
+import { Command } from 'commander';
+import pino from 'pino';
+import { registerAuditCommands } from '../../src/cli/commands/audit';
+import { createMailbox } from '../../src/mailbox';
+import type { StoredEvent } from '../../src/events/types';
+import { ADMIN_TOKEN, allEvents, registerAgents, tempDir } from '../support/fixtures';
+
+/** Runs `mailbox audit ...` in process with captured output. */
+async function audit(args: string[], env: NodeJS.ProcessEnv) {
+  const collect = () => {
+    const stream = new PassThrough();
+    const chunks: string[] = [];
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
+    return { stream, text: () => chunks.join('') };
+  };
+  const out = collect();
+  const err = collect();
+  const program = new Command().exitOverride();
+  registerAuditCommands(program, { stdout: out.stream, stderr: err.stream, env });
+  process.exitCode = undefined;
+  await program.parseAsync(['node', 'mailbox', 'audit', ...args]);
+  const code = Number(process.exitCode ?? 0);
+  process.exitCode = undefined;
+  return { code, stdout: out.text(), stderr: err.text() };
+}
+
+const T0 = Date.parse('2030-01-01T12:00:00.000Z');
+
+describe('mailbox audit (SQLite, direct access)', () => {
+  const dataDir = tempDir('mailbox-audit-');
+  const env = { MAILBOX_DATA_DIR: dataDir, MAILBOX_LOG_LEVEL: 'silent' };
+  let events: StoredEvent[];
+  let broadcastId: string;
+  let directId: string;
+
+  beforeAll(async () => {
+    let tick = 0;
+    const clock = { now: () => new Date(T0 + 1000 * tick++) };
+    const mailbox = await createMailbox({ dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' }, { logger: pino({ level: 'silent' }), clock });
+    const { '@a': a, '@b': b, '@c': c, '@d': d } = await registerAgents(mailbox, ['@a', '@b', '@c', '@d']);
+    broadcastId = (await a.send({ to: 'AGENT:*', subject: 'deploy', body: 'at noon' })).messageId;
+    await b.markRead({ messageId: broadcastId });
+    await d.markRead({ messageId: broadcastId });
+    await c.archive(broadcastId);
+    directId = (await c.send({ to: '@a', subject: 'question', body: '?' })).messageId;
+    events = await allEvents(mailbox);
+    await mailbox.close();
+  });
+
+  test('replay --json streams every event in log order, exactly as stored', async () => {
+    const { code, stdout } = await audit(['replay', '--json'], env);
+    expect(code).toBe(0);
+    const lines = stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(lines.map((l) => [l.position, l.type, l.eventId])).toEqual(events.map((e) => [e.position.toString(), e.type, e.eventId]));
+    expect(lines[4].data).toEqual(events[4].data);
+  });
+
+  test('replay filters by position (inclusive), type and stream', async () => {
+    const byType = await audit(['replay', '--json', '--type', 'ReceiptRead,MessageArchived'], env);
+    expect(byType.stdout.trim().split('\n').map((l) => JSON.parse(l).type)).toEqual(['ReceiptRead', 'ReceiptRead', 'MessageArchived']);
+    const from = await audit(['replay', '--json', '--from', String(events.length - 1)], env);
+    expect(from.stdout.trim().split('\n').map((l) => JSON.parse(l).position))
+      .toEqual([String(events.length - 1), String(events.length)]);
+    const stream = await audit(['replay', '--json', '--stream', `mailbox-message-${directId}`], env);
+    expect(stream.stdout.trim().split('\n').map((l) => JSON.parse(l).type)).toEqual(['MessageSent']);
+    const text = await audit(['replay', '--type', 'MessageSent'], env);
+    expect(text.stdout).toContain(`@a -> AGENT:* "deploy" [normal] message ${broadcastId} (3 recipients)`);
+    expect(text.stderr).toContain(`2 of ${events.length} events shown`);
+  });
+
+  test('an unknown event type is rejected loudly (exit 2), not answered with an empty replay', async () => {
+    const { code, stdout, stderr } = await audit(['replay', '--type', 'MessageRead'], env);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(JSON.parse(stderr)).toMatchObject({ code: 'VALIDATION_FAILED', field: 'type.0' });
+  });
+
+  test('message <id>: sender, the full broadcast audience and per-recipient read times matching the events', async () => {
+    const { code, stdout } = await audit(['message', broadcastId, '--json'], env);
+    expect(code).toBe(0);
+    const story = JSON.parse(stdout);
+    const readAt = Object.fromEntries(events.filter((e) => e.type === 'ReceiptRead')
+      .map((e) => [(e.data as { reader: string }).reader, (e.data as { readAt: string }).readAt]));
+    const archivedAt = events.find((e) => e.type === 'MessageArchived')!.metadata.at;
+    expect(story.sent).toMatchObject({ from: '@a', to: 'AGENT:*', isBroadcast: true });
+    expect(story.audience).toEqual(['@b', '@c', '@d']);
+    expect(story.recipients.map((r: { identity: string; readAt: string | null; archivedAt: string | null }) =>
+      [r.identity, r.readAt, r.archivedAt])).toEqual([['@b', readAt['@b'], null], ['@c', null, archivedAt], ['@d', readAt['@d'], null]]);
+
+    const text = await audit(['message', broadcastId], env);
+    expect(text.stdout).toContain('sent      2030-01-01T12:00:');
+    expect(text.stdout).toMatch(new RegExp(`@b\\t\\S+ \\(#\\d+\\)\\t${readAt['@b'].replace(/[.]/g, '\\.')} \\(#\\d+\\)\\t-`));
+    expect(text.stdout).toMatch(/@c\t\S+ \(#\d+\)\tunread\t\S+ \(#\d+\)/);
+  });
+
+  test('message: an unknown id is MESSAGE_NOT_FOUND (exit 1); a malformed id is rejected (exit 2)', async () => {
+    const missing = await audit(['message', '00000000-0000-4000-8000-000000000000'], env);
+    expect(missing.code).toBe(1);
+    expect(JSON.parse(missing.stderr)).toMatchObject({ code: 'MESSAGE_NOT_FOUND' });
+    const malformed = await audit(['message', 'not-an-id'], env);
+    expect(malformed.code).toBe(2);
+    expect(JSON.parse(malformed.stderr)).toMatchObject({ code: 'VALIDATION_FAILED', field: 'messageId' });
+  });
+
+  test('agent <identity>: what it sent, received and read, and who read what it sent', async () => {
+    const { code, stdout } = await audit(['agent', '@a', '--json'], env);
+    expect(code).toBe(0);
+    const entries = stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(entries.map((e) => [e.kind, e.messageId, e.counterpart])).toEqual([
+      ['registered', null, null], ['sent', broadcastId, 'AGENT:*'], ['read_by_recipient', broadcastId, '@b'],
+      ['read_by_recipient', broadcastId, '@d'], ['received', directId, '@c'],
+    ]);
+    const nobody = await audit(['agent', '@nobody'], env);
+    expect(nobody.code).toBe(1);
+    expect(JSON.parse(nobody.stderr)).toMatchObject({ code: 'AGENT_NOT_FOUND', identity: '@nobody' });
+  });
+});

@@ -1,0 +1,157 @@
+/**
+ * `audit verify`: healthy systems exit 0; a corrupted projection is reported
+ * difference by difference and exits 1 — on the memory store (library) and on
+ * a real Redis (CLI, a key corrupted by hand).
+ */
+import { PassThrough } from 'node:stream';
+import { Command } from 'commander';
+import Redis from 'ioredis';
+import pino from 'pino';
+import { registerAuditCommands } from '../../src/cli/commands/audit';
+import { runVerify } from '../../src/audit/auditCommands';
+import { eventStoreSource } from '../../src/audit/logSource';
+import { createMailbox, type Mailbox } from '../../src/mailbox';
+import { ADMIN_TOKEN, registerAgents, tempDir } from '../support/fixtures';
+import { startRedis, type TestRedis } from '../support/redisServer';
+
+const T0 = Date.parse('2030-01-01T12:00:00.000Z');
+const silent = pino({ level: 'silent' });
+
+function capture() {
+  const stream = new PassThrough();
+  const chunks: string[] = [];
+  stream.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
+  return { stream, text: () => chunks.join('') };
+}
+
+async function audit(args: string[], env: NodeJS.ProcessEnv) {
+  const out = capture();
+  const err = capture();
+  const program = new Command().exitOverride();
+  registerAuditCommands(program, { stdout: out.stream, stderr: err.stream, env });
+  process.exitCode = undefined;
+  await program.parseAsync(['node', 'mailbox', 'audit', ...args]);
+  const code = Number(process.exitCode ?? 0);
+  process.exitCode = undefined;
+  return { code, stdout: out.text(), stderr: err.text() };
+}
+
+/** A, B, C, D: a broadcast, direct mail, reads and an archive; returns B's two unread message ids. */
+async function populate(mailbox: Mailbox) {
+  const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c', '@d']);
+  const broadcast = await a.send({ to: 'AGENT:*', subject: 'all hands', body: 'x' });
+  const first = await a.send({ to: '@b', subject: 'one', body: 'x' });
+  const second = await c.send({ to: '@b', subject: 'two', body: 'y', priority: 'high' });
+  await b.markRead({ messageId: broadcast.messageId });
+  await c.archive(broadcast.messageId);
+  const reply = await b.send({ to: '@c', subject: 'reply', body: 'z', inReplyTo: broadcast.messageId });
+  return { first, second, reply };
+}
+
+const ticking = () => {
+  let tick = 0;
+  return { now: () => new Date(T0 + 1000 * tick++) };
+};
+
+describe('audit verify on the memory store', () => {
+  let mailbox: Mailbox;
+  afterEach(() => mailbox.close());
+
+  test('a healthy system verifies clean (exit 0)', async () => {
+    mailbox = await createMailbox({ eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' }, { logger: silent, clock: ticking() });
+    await populate(mailbox);
+    const out = capture();
+    const { code, report } = await runVerify(eventStoreSource(mailbox.eventStore), mailbox.projections,
+      { json: false, progress: false }, { stdout: out.stream, stderr: capture().stream, env: {} });
+    expect(code).toBe(0);
+    expect(report).toMatchObject({ ok: true, differences: [], head: '13', comparedAt: '13', lag: '0', eventsRebuilt: 13, agentsCompared: 4 });
+    expect(report.entriesCompared).toBeGreaterThan(8);
+    expect(out.text()).toMatch(/^OK: the live projections match the log at checkpoint 13 of log head 13;/);
+  });
+
+  test('a bogus change applied to the live views is reported exactly, and exits 1', async () => {
+    mailbox = await createMailbox({ eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' }, { logger: silent, clock: ticking() });
+    const { first, second, reply } = await populate(mailbox);
+    const forgedAt = '2030-01-02T00:00:00.000Z';
+    // Corrupt: mark B's first unread message read in the live views only (no event in the log says so).
+    await mailbox.projections.applyBatch([{ position: 14n, at: forgedAt,
+      changes: [{ kind: 'receiptRead', recipient: '@b', messageId: first.messageId, readAt: forgedAt, priority: 'normal' }] }]);
+
+    const out = capture();
+    const { code, report } = await runVerify(eventStoreSource(mailbox.eventStore), mailbox.projections,
+      { json: false, progress: false }, { stdout: out.stream, stderr: capture().stream, env: {} });
+    expect(code).toBe(1);
+    const oldestUnread = first.sentAt; // B's oldest unread per the log is the first message
+    expect(report.differences).toEqual([
+      { view: 'checkpoint', identity: null, field: 'position', expected: 'at most the log head (13)', actual: '14' },
+      { view: 'heartbeat', identity: '@b', field: 'unread', expected: 2, actual: 1 },
+      { view: 'heartbeat', identity: '@b', field: 'oldestUnreadAt', expected: oldestUnread, actual: second.sentAt },
+      { view: 'heartbeat', identity: '@b', field: 'lastActivityAt', expected: reply.sentAt, actual: forgedAt },
+      { view: 'heartbeat', identity: '@b', field: 'byPriority.normal', expected: 1, actual: 0 },
+      { view: 'unreadCount', identity: '@b', field: 'unread', expected: 2, actual: 1 },
+      { view: 'unreadCount', identity: '@b', field: 'byPriority.normal', expected: 1, actual: 0 },
+      { view: 'inbox', identity: '@b', messageId: first.messageId, field: 'readAt', expected: null, actual: forgedAt },
+      { view: 'unread', identity: '@b', messageId: first.messageId, field: 'presence', expected: 'listed', actual: 'missing' },
+    ]);
+    const text = out.text();
+    expect(text).toContain(`inbox        @b  message ${first.messageId}  readAt: log says null, live projection has "${forgedAt}"`);
+    expect(text).toContain('heartbeat    @b  unread: log says 2, live projection has 1');
+    expect(text).toMatch(/DRIFT: 9 differences at checkpoint 14 of log head 13/);
+  });
+});
+
+describe('mailbox audit verify (CLI)', () => {
+  test('embedded default (SQLite, in-memory views): verifies clean and says what it compared', async () => {
+    const dataDir = tempDir('mailbox-verify-');
+    const mailbox = await createMailbox({ dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' }, { logger: silent });
+    await populate(mailbox);
+    await mailbox.close();
+    const { code, stdout, stderr } = await audit(['verify'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_LOG_LEVEL: 'silent' });
+    expect(stderr).toContain('the live views exist only inside the serving process');
+    expect(stdout).toMatch(/^OK: the live projections match the log at checkpoint 13 of log head 13;/);
+    expect(code).toBe(0);
+  });
+
+  test('verify refuses --url: it needs the stores themselves', async () => {
+    const { code, stderr } = await audit(['verify', '--url', 'http://127.0.0.1:1'], {});
+    expect(code).toBe(2);
+    expect(JSON.parse(stderr)).toMatchObject({ code: 'VALIDATION_FAILED', field: '--url' });
+  });
+
+  describe('on Redis', () => {
+    let redis: TestRedis;
+    beforeAll(async () => {
+      redis = await startRedis();
+    });
+    afterAll(() => redis.stop());
+
+    test('healthy -> exit 0; a counts key corrupted by hand -> the exact difference and exit 1', async () => {
+      const namespace = `audit${process.pid}x${Date.now()}`;
+      const dataDir = tempDir('mailbox-verify-redis-');
+      const config = { dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' as const, redisUrl: redis.url, redisNamespace: namespace };
+      const mailbox = await createMailbox(config, { logger: silent });
+      await populate(mailbox);
+      await mailbox.close(); // the views stay in Redis
+      const env = { MAILBOX_DATA_DIR: dataDir, MAILBOX_REDIS_URL: redis.url, MAILBOX_REDIS_NAMESPACE: namespace, MAILBOX_LOG_LEVEL: 'silent' };
+
+      const healthy = await audit(['verify'], env);
+      expect(healthy.stderr).toBe('');
+      expect(healthy.stdout).toMatch(/^OK: the live projections match the log at checkpoint 13 of log head 13;/);
+      expect(healthy.code).toBe(0);
+
+      const client = new Redis(redis.url);
+      try {
+        await client.hset(`${namespace}:v1:{@b}:counts`, 'high', '7'); // B has 1 unread high-priority message, per the log
+      } finally {
+        client.disconnect();
+      }
+      const drifted = await audit(['verify', '--json'], env);
+      expect(drifted.code).toBe(1);
+      expect(JSON.parse(drifted.stdout)).toMatchObject({ ok: false, comparedAt: '13', differences: [
+        { view: 'heartbeat', identity: '@b', field: 'byPriority.high', expected: 1, actual: 7 },
+        { view: 'unreadCount', identity: '@b', field: 'byPriority.high', expected: 1, actual: 7 },
+      ] });
+      expect(JSON.parse(drifted.stdout).differences).toHaveLength(2);
+    });
+  });
+});

@@ -1,0 +1,108 @@
+/**
+ * The pure audit readers: a message's story and an agent's timeline, told
+ * from events written by the real command path (memory adapters, no I/O).
+ */
+import { messageStory, formatMessageStory } from '../../src/audit/messageStory';
+import { AgentTimeline } from '../../src/audit/agentTimeline';
+import { diffHeartbeats, diffListing, sameValue } from '../../src/audit/verify/viewDiff';
+import { messageStream } from '../../src/events/streams';
+import type { StoredEvent } from '../../src/events/types';
+import type { ListedMessage } from '../../src/projections/projectionStore';
+import { allEvents, memoryMailbox, registerAgents } from '../support/fixtures';
+
+async function broadcastScenario() {
+  const mailbox = await memoryMailbox();
+  const { '@a': a, '@b': b, '@c': c, '@d': d } = await registerAgents(mailbox, ['@a', '@b', '@c', '@d']);
+  const sent = await a.send({ to: 'AGENT:*', subject: 'deploy', body: 'at noon', priority: 'high' });
+  const readB = await b.markRead({ messageId: sent.messageId });
+  await c.archive(sent.messageId);
+  const readD = await d.markRead({ messageId: sent.messageId });
+  const direct = await b.send({ to: '@a', subject: 'ack', body: 'ok' });
+  await a.markRead({ messageId: direct.messageId });
+  const events = await allEvents(mailbox);
+  await mailbox.close();
+  return { sent, readB, readD, direct, events };
+}
+
+describe('audit message story', () => {
+  test('sender, full broadcast audience and per-recipient read and archive times, as the events say', async () => {
+    const { sent, events } = await broadcastScenario();
+    const stream = events.filter((e) => e.streamName === messageStream(sent.messageId));
+    const story = messageStory(stream)!;
+    const reads = stream.filter((e): e is StoredEvent & { type: 'ReceiptRead' } => e.type === 'ReceiptRead');
+    const readAt = (who: string) => reads.find((e) => e.data.reader === who)!.data.readAt;
+    const archived = stream.find((e) => e.type === 'MessageArchived')!;
+
+    expect(story.sent).toMatchObject({ from: '@a', to: 'AGENT:*', isBroadcast: true, subject: 'deploy', priority: 'high', actor: '@a' });
+    expect(story.audience.sort()).toEqual(['@b', '@c', '@d']);
+    expect(story.recipients.map((r) => [r.identity, r.readAt, r.archivedAt])).toEqual([
+      ['@b', readAt('@b'), null],
+      ['@c', null, archived.metadata.at],
+      ['@d', readAt('@d'), null],
+    ]);
+    expect(story.recipients.every((r) => r.deliveredAt === sent.sentAt)).toBe(true);
+    expect(story.anomalies).toEqual([]);
+    const text = formatMessageStory(story);
+    expect(text).toContain(`by @a to AGENT:* (broadcast)`);
+    expect(text).toContain('audience  3 recipients: @b, @c, @d');
+  });
+
+  test('an unknown message has no story; a read by a stranger is an anomaly, not hidden', async () => {
+    const { sent, events } = await broadcastScenario();
+    expect(messageStory([])).toBeNull();
+    const stream = events.filter((e) => e.streamName === messageStream(sent.messageId));
+    const forged = { ...structuredClone(stream.find((e) => e.type === 'ReceiptRead')!), position: 999n } as StoredEvent;
+    (forged.data as { reader: string }).reader = '@mallory';
+    expect(messageStory([...stream, forged])!.anomalies).toEqual(['a read receipt for @mallory at position 999, who is not in the audience']);
+  });
+});
+
+describe('audit agent timeline', () => {
+  test('what @a sent, received and read, and who read what it sent', async () => {
+    const { sent, direct, events } = await broadcastScenario();
+    const timeline = new AgentTimeline('@a');
+    const entries = events.flatMap((e) => timeline.entriesFor(e));
+    expect(entries.map((e) => [e.kind, e.messageId, e.counterpart])).toEqual([
+      ['registered', null, null],
+      ['sent', sent.messageId, 'AGENT:*'],
+      ['read_by_recipient', sent.messageId, '@b'],
+      ['read_by_recipient', sent.messageId, '@d'],
+      ['received', direct.messageId, '@b'],
+      ['read', direct.messageId, null],
+    ]);
+  });
+});
+
+describe('view diff', () => {
+  const entry = (messageId: string, readAt: string | null = null): ListedMessage => ({ messageId, from: '@a', to: '@b', subject: 's',
+    priority: 'normal', threadId: messageId, inReplyTo: null, tags: ['x'], sentAt: '2030-01-01T00:00:00.000Z', readAt });
+
+  test('identical listings have no differences; a changed field names the message and both values', () => {
+    expect(diffListing('inbox', '@b', [entry('m2'), entry('m1')], [entry('m2'), entry('m1')])).toEqual([]);
+    expect(diffListing('inbox', '@b', [entry('m2'), entry('m1')], [entry('m2'), entry('m1', '2030-01-02T00:00:00.000Z')]))
+      .toEqual([{ view: 'inbox', identity: '@b', messageId: 'm1', field: 'readAt', expected: null, actual: '2030-01-02T00:00:00.000Z' }]);
+  });
+
+  test('missing, extra and reordered entries are each reported', () => {
+    expect(diffListing('unread', '@b', [entry('m3'), entry('m2'), entry('m1')], [entry('m1'), entry('m3'), entry('m4')])).toEqual([
+      { view: 'unread', identity: '@b', messageId: 'm2', field: 'presence', expected: 'listed', actual: 'missing' },
+      { view: 'unread', identity: '@b', messageId: 'm4', field: 'presence', expected: 'absent', actual: 'listed' },
+      { view: 'unread', identity: '@b', field: 'order (newest first)', expected: ['m3', 'm1'], actual: ['m1', 'm3'] },
+    ]);
+  });
+
+  test('an agent missing from one side equals the zero heartbeat; any count that differs is named', () => {
+    const zero = { identity: '@c', unread: 0, byPriority: { low: 0, normal: 0, high: 0 }, oldestUnreadAt: null, lastActivityAt: null };
+    expect(diffHeartbeats([zero], [])).toEqual([]);
+    expect(diffHeartbeats([zero], [{ ...zero, unread: 1, byPriority: { low: 0, normal: 1, high: 0 } }])).toEqual([
+      { view: 'heartbeat', identity: '@c', field: 'unread', expected: 0, actual: 1 },
+      { view: 'heartbeat', identity: '@c', field: 'byPriority.normal', expected: 0, actual: 1 },
+    ]);
+  });
+
+  test('deep equality ignores key order and undefined fields', () => {
+    expect(sameValue({ a: 1, b: [1, { c: 2 }] }, { b: [1, { c: 2 }], a: 1, d: undefined })).toBe(true);
+    expect(sameValue({ a: 1 }, { a: '1' })).toBe(false);
+    expect(sameValue([1, 2], [2, 1])).toBe(false);
+  });
+});

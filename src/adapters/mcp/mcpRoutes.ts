@@ -17,8 +17,7 @@ export function mcpRoutes(app: FastifyInstance, { mailbox, metrics, wakeLatency,
   const factory = new McpServerFactory((error) => logger.error({ err: error }, 'MCP tool failed'));
 
   app.post('/mcp', async (request, reply) => {
-    const startedAt = performance.now();
-    const api = inProcessAgentApi(mailbox, actorOf(request), metrics, (sent) => wakeLatency.sendAcknowledged(sent.messageId, startedAt));
+    const api = inProcessAgentApi(mailbox, actorOf(request), metrics, (sent) => wakeLatency.sendAcknowledged(sent.messageId, request.startedAt));
     const server = factory.create(api);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.hijack();

@@ -2,12 +2,12 @@
 import type { FastifyInstance } from 'fastify';
 import { actorOf } from '../auth';
 import type { HttpContext } from '../httpContext';
-import { noExtraInput } from './noExtraInput';
+import { noExtraInput, requireBody } from './routeInput';
 
 export function agentRoutes(app: FastifyInstance, { mailbox, metrics }: HttpContext): void {
   app.post('/v1/agents', async (request, reply) => {
-    const registration = await metrics.command('register_agent', 'http', () =>
-      mailbox.commands.registerAgent(actorOf(request), request.body ?? {}));
+    const registration = await metrics.command('register_agent', 'http', async () =>
+      mailbox.commands.registerAgent(actorOf(request), requireBody(request.body, 'POST /v1/agents', '{"identity": "@neo-gpt"}')));
     return reply.status(201).send(registration);
   });
 
@@ -17,8 +17,9 @@ export function agentRoutes(app: FastifyInstance, { mailbox, metrics }: HttpCont
   });
 
   app.delete<{ Params: { identity: string } }>('/v1/agents/:identity', async (request) => {
-    noExtraInput(request.body, 'DELETE /v1/agents/{identity}');
-    return metrics.command('retire_agent', 'http', () =>
-      mailbox.commands.retireAgent(actorOf(request), { identity: request.params.identity }));
+    return metrics.command('retire_agent', 'http', async () => {
+      noExtraInput(request.body, 'DELETE /v1/agents/{identity}');
+      return mailbox.commands.retireAgent(actorOf(request), { identity: request.params.identity });
+    });
   });
 }

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { MailboxError } from '../../../errors';
 import { actorOf } from '../auth';
 import type { HttpContext } from '../httpContext';
-import { noExtraInput } from './noExtraInput';
+import { noExtraInput, requireBody } from './routeInput';
 
 type ById = { Params: { id: string } };
 
@@ -23,11 +23,11 @@ export function messageRoutes(app: FastifyInstance, { mailbox, metrics, wakeLate
   const { commands, queries } = mailbox;
 
   app.post('/v1/messages', async (request, reply) => {
-    const startedAt = performance.now();
-    const idempotencyKey = idempotencyKeyOf(request);
-    const sent = await metrics.command('send', 'http', () =>
-      commands.send(actorOf(request), request.body, { idempotencyKey }));
-    wakeLatency.sendAcknowledged(sent.messageId, startedAt);
+    const sent = await metrics.command('send', 'http', async () => {
+      const body = requireBody(request.body, 'POST /v1/messages', '{"to": "@b", "subject": "hi", "body": "hello"}');
+      return commands.send(actorOf(request), body, { idempotencyKey: idempotencyKeyOf(request) });
+    });
+    wakeLatency.sendAcknowledged(sent.messageId, request.startedAt);
     return reply.status(201).send(sent);
   });
 
@@ -38,16 +38,22 @@ export function messageRoutes(app: FastifyInstance, { mailbox, metrics, wakeLate
     return queries.getMessage(actorOf(request), { messageId: request.params.id });
   });
 
-  app.post('/v1/messages/read', async (request) =>
-    metrics.command('mark_read', 'http', () => commands.markRead(actorOf(request), request.body)));
+  app.post('/v1/messages/read', async (request) => {
+    return metrics.command('mark_read', 'http', async () =>
+      commands.markRead(actorOf(request), requireBody(request.body, 'POST /v1/messages/read', '{"messageIds": ["<id>", "<id>"]}')));
+  });
 
   app.post<ById>('/v1/messages/:id/read', async (request) => {
-    noExtraInput(request.body, 'POST /v1/messages/{id}/read');
-    return metrics.command('mark_read', 'http', () => commands.markRead(actorOf(request), { messageId: request.params.id }));
+    return metrics.command('mark_read', 'http', async () => {
+      noExtraInput(request.body, 'POST /v1/messages/{id}/read');
+      return commands.markRead(actorOf(request), { messageId: request.params.id });
+    });
   });
 
   app.post<ById>('/v1/messages/:id/archive', async (request) => {
-    noExtraInput(request.body, 'POST /v1/messages/{id}/archive');
-    return metrics.command('archive', 'http', () => commands.archive(actorOf(request), { messageId: request.params.id }));
+    return metrics.command('archive', 'http', async () => {
+      noExtraInput(request.body, 'POST /v1/messages/{id}/archive');
+      return commands.archive(actorOf(request), { messageId: request.params.id });
+    });
   });
 }

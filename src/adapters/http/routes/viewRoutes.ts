@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { parseInput } from '../../../commands/validation';
 import { actorOf } from '../auth';
 import type { HttpContext } from '../httpContext';
-import { noExtraInput } from './noExtraInput';
+import { noExtraInput } from './routeInput';
 
 export const auditQuerySchema = z.strictObject({
   after: z.string().regex(/^\d+$/, 'after is a log position (digits), as returned in nextAfter').optional(),

@@ -7,7 +7,7 @@ import type { WakeStreamEvent } from '../../../application/mailboxQueries';
 import { actorOf } from '../auth';
 import type { HttpContext } from '../httpContext';
 import { SseStream } from '../sseStream';
-import { noExtraInput } from './noExtraInput';
+import { noExtraInput } from './routeInput';
 
 export function wakeRoutes(app: FastifyInstance, { mailbox, config, wakeStreams, wakeLatency }: HttpContext): void {
   app.get('/v1/wake', async (request, reply) => {

@@ -1,0 +1,92 @@
+/**
+ * Authentication and roles over HTTP: 401 without a valid token, 403 for the
+ * wrong role, auditors read everything and write nothing. No rejection writes an event.
+ */
+import { startTestServer, type TestServer } from '../support/httpServer';
+
+let server: TestServer;
+let t: Record<string, string>;
+let auditor: string;
+let dm: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  t = await server.register(['@a', '@b', '@c']);
+  ({ '@audit': auditor } = await server.register(['@audit'], 'auditor'));
+  dm = (await server.call('POST', '/v1/messages', { token: t['@a'], body: { to: '@b', subject: 's', body: 'private' } })).body.messageId;
+});
+afterAll(() => server.close());
+
+async function expectRejected(method: string, path: string, token: string | null, status: number, code: string, body?: unknown) {
+  const before = await server.eventCount();
+  const response = await server.call(method, path, { token, body });
+  expect({ path, status: response.status, code: response.body.code }).toEqual({ path, status, code });
+  expect(typeof response.body.message).toBe('string');
+  expect(await server.eventCount()).toBe(before);
+  return response;
+}
+
+// Three entries per row: with fewer, jest would pass its `done` callback as the body.
+const agentRoutes: Array<[string, string, unknown]> = [
+  ['POST', '/v1/messages', { to: '@b', subject: 's', body: 'b' }],
+  ['GET', '/v1/messages', undefined],
+  ['GET', '/v1/inbox/count', undefined],
+  ['GET', '/v1/agents', undefined],
+  ['POST', '/v1/agents', { identity: '@new' }],
+  ['GET', '/v1/audit/events', undefined],
+  ['POST', '/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/list' }],
+];
+
+test.each(agentRoutes)('%s %s without a token is 401 UNAUTHENTICATED with WWW-Authenticate', async (method, path, body) => {
+  const response = await expectRejected(method, path, null, 401, 'UNAUTHENTICATED', body);
+  expect(response.headers.get('www-authenticate')).toBe('Bearer');
+});
+
+test.each(['not-a-token', 'mbx_forged', `${'x'.repeat(40)}`])('an invalid token %s is 401', async (token) => {
+  await expectRejected('POST', '/v1/messages', token, 401, 'UNAUTHENTICATED', { to: '@b', subject: 's', body: 'b' });
+});
+
+test('a malformed Authorization header is 401 and says what is expected', async () => {
+  const response = await server.call('GET', '/v1/inbox/count', { headers: { authorization: `Basic ${t['@a']}` } });
+  expect(response.status).toBe(401);
+  expect(response.body.message).toContain('Bearer');
+});
+
+test('wrong roles are 403 FORBIDDEN', async () => {
+  await expectRejected('POST', '/v1/agents', t['@a'], 403, 'FORBIDDEN', { identity: '@intruder' });
+  await expectRejected('DELETE', '/v1/agents/@b', t['@a'], 403, 'FORBIDDEN');
+  await expectRejected('GET', '/v1/audit/events', t['@a'], 403, 'FORBIDDEN');
+  await expectRejected('GET', '/v1/heartbeat', t['@a'], 403, 'FORBIDDEN');
+  await expectRejected('POST', '/v1/messages', server.adminToken, 403, 'FORBIDDEN', { to: '@b', subject: 's', body: 'b' });
+  await expectRejected('POST', '/v1/messages', auditor, 403, 'FORBIDDEN', { to: '@b', subject: 's', body: 'b' });
+  await expectRejected('POST', `/v1/messages/${dm}/read`, auditor, 403, 'FORBIDDEN');
+  await expectRejected('POST', '/v1/agents', auditor, 403, 'FORBIDDEN', { identity: '@x' });
+});
+
+test('an auditor reads any message and the event log, and writes nothing', async () => {
+  const message = await server.call('GET', `/v1/messages/${dm}`, { token: auditor });
+  expect(message.status).toBe(200);
+  expect(message.body).toMatchObject({ body: 'private', receipts: [{ recipient: '@b', readAt: null, archivedAt: null }] });
+  const log = await server.call('GET', '/v1/audit/events?limit=2', { token: auditor });
+  expect(log.body.events.map((e: any) => e.type)).toEqual(['AgentRegistered', 'AgentRegistered']);
+  const next = await server.call('GET', `/v1/audit/events?after=${log.body.nextAfter}&limit=1000`, { token: auditor });
+  expect(next.body.events[0].position).toBe(String(BigInt(log.body.nextAfter) + 1n));
+  expect(next.body.events.length + 2).toBe(await server.eventCount());
+  const heartbeat = await server.call('GET', '/v1/heartbeat', { token: auditor });
+  expect(heartbeat.body.agents.find((h: any) => h.identity === '@b')).toMatchObject({ unread: 1 });
+});
+
+test('admin registers (token shown once, stored hashed), lists and retires; a retired token is 401', async () => {
+  const created = await server.call('POST', '/v1/agents', { token: server.adminToken, body: { identity: '@temp' } });
+  expect(created.status).toBe(201);
+  expect(created.body).toEqual({ identity: '@temp', role: 'agent', token: expect.stringMatching(/^mbx_/), registeredAt: expect.any(String) });
+  const log = JSON.stringify((await server.call('GET', '/v1/audit/events?limit=1000', { token: server.adminToken })).body);
+  expect(log).not.toContain(created.body.token);
+  await expectRejected('POST', '/v1/agents', server.adminToken, 409, 'AGENT_EXISTS', { identity: '@temp' });
+  const listed = await server.call('GET', '/v1/agents', { token: t['@c'] });
+  expect(listed.body.agents).toContainEqual(expect.objectContaining({ identity: '@temp', retired: false, registeredAt: expect.any(String) }));
+  const retired = await server.call('DELETE', '/v1/agents/@temp', { token: server.adminToken });
+  expect(retired.body).toEqual({ identity: '@temp', retiredAt: expect.any(String) });
+  await expectRejected('GET', '/v1/inbox/count', created.body.token, 401, 'UNAUTHENTICATED');
+  await expectRejected('DELETE', '/v1/agents/@nobody', server.adminToken, 404, 'AGENT_NOT_FOUND');
+});

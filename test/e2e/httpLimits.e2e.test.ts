@@ -1,0 +1,133 @@
+/**
+ * The HTTP surface's own rules: malformed and oversized requests, unknown
+ * routes, rate limits, Idempotency-Key, query parameters. Every rejection is
+ * the envelope and writes no event.
+ */
+import { startTestServer, type TestServer } from '../support/httpServer';
+import { subscribe } from './wakeSubscriber';
+
+let server: TestServer;
+let t: Record<string, string>;
+
+beforeAll(async () => {
+  server = await startTestServer({ maxBodyBytes: 1024, maxRequestBytes: 8192, maxWakeStreamsPerAgent: 2 });
+  t = await server.register(['@a', '@b']);
+});
+afterAll(() => server.close());
+
+async function expectRejected(method: string, path: string, options: Parameters<TestServer['call']>[2], status: number, code: string) {
+  const before = await server.eventCount();
+  const response = await server.call(method, path, options);
+  expect({ status: response.status, code: response.body.code }).toEqual({ status, code });
+  expect(response.body).toEqual(expect.objectContaining({ error: expect.any(String), message: expect.any(String) }));
+  expect(await server.eventCount()).toBe(before);
+  return response.body;
+}
+
+const message = { to: '@b', subject: 's', body: 'b' };
+
+test('a body that is not JSON is VALIDATION_FAILED saying so', async () => {
+  const body = await expectRejected('POST', '/v1/messages',
+    { token: t['@a'], rawBody: '{"to": "@b",', headers: { 'content-type': 'application/json' } }, 400, 'VALIDATION_FAILED');
+  expect(body.message).toContain('not valid JSON');
+});
+
+test('a missing body is a validation error, not a crash', async () => {
+  await expectRejected('POST', '/v1/messages', { token: t['@a'] }, 400, 'VALIDATION_FAILED');
+});
+
+test('JSON sent with another content type (curl -d) is understood', async () => {
+  const response = await server.call('POST', '/v1/messages',
+    { token: t['@a'], rawBody: JSON.stringify(message), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  expect(response.status).toBe(201);
+});
+
+test('a request over the request limit is 413 PAYLOAD_TOO_LARGE before it is parsed', async () => {
+  const body = await expectRejected('POST', '/v1/messages', { token: t['@a'], body: { ...message, body: 'x'.repeat(10_000) } },
+    413, 'PAYLOAD_TOO_LARGE');
+  expect(body.limit).toBe(8192);
+});
+
+test('a message body over maxBodyBytes is 413 PAYLOAD_TOO_LARGE naming the field', async () => {
+  const body = await expectRejected('POST', '/v1/messages', { token: t['@a'], body: { ...message, body: 'x'.repeat(1025) } },
+    413, 'PAYLOAD_TOO_LARGE');
+  expect(body).toMatchObject({ field: 'body', bytes: 1025, limit: 1024 });
+});
+
+test('unknown routes and methods are 404 NOT_FOUND envelopes pointing at /docs', async () => {
+  const body = await expectRejected('GET', '/v1/nowhere?x=1', { token: t['@a'] }, 404, 'NOT_FOUND');
+  expect(body).toMatchObject({ path: '/v1/nowhere', method: 'GET' });
+  expect(body.message).toContain('/docs');
+  await expectRejected('PUT', '/v1/messages', { token: t['@a'], body: message }, 404, 'NOT_FOUND');
+});
+
+test('a path id that is not a message id is VALIDATION_FAILED; an unknown one is MESSAGE_NOT_FOUND', async () => {
+  await expectRejected('GET', '/v1/messages/not-a-uuid', { token: t['@a'] }, 400, 'VALIDATION_FAILED');
+  await expectRejected('POST', '/v1/messages/2b1e6c1e-5a8e-4a47-9c39-0c2f1d0c9a11/read', { token: t['@a'] }, 404, 'MESSAGE_NOT_FOUND');
+});
+
+test('input a route would ignore is refused: a body on /read, a query on /inbox/count', async () => {
+  const sent = await server.call('POST', '/v1/messages', { token: t['@a'], body: message });
+  const body = await expectRejected('POST', `/v1/messages/${sent.body.messageId}/read`,
+    { token: t['@b'], body: { messageId: sent.body.messageId } }, 400, 'UNKNOWN_FIELD');
+  expect(body.field).toBe('messageId');
+  await expectRejected('GET', '/v1/inbox/count?box=outbox', { token: t['@b'] }, 400, 'UNKNOWN_FIELD');
+});
+
+test('Idempotency-Key: a retry returns the original result and writes nothing; another payload is refused', async () => {
+  const headers = { 'idempotency-key': 'deploy-1400' };
+  const first = await server.call('POST', '/v1/messages', { token: t['@a'], body: message, headers });
+  expect(first.status).toBe(201);
+  const before = await server.eventCount();
+  const retry = await server.call('POST', '/v1/messages', { token: t['@a'], body: message, headers });
+  expect(retry.body).toEqual(first.body);
+  expect(await server.eventCount()).toBe(before);
+  await expectRejected('POST', '/v1/messages', { token: t['@a'], body: { ...message, subject: 'other' }, headers }, 422, 'IDEMPOTENCY_KEY_REUSED');
+  await expectRejected('POST', '/v1/messages', { token: t['@a'], body: { ...message, idempotencyKey: 'other-key' }, headers },
+    400, 'VALIDATION_FAILED');
+});
+
+test('GET /v1/messages: tags as CSV, pagination, unknown and inapplicable filters', async () => {
+  const tagged = await server.call('POST', '/v1/messages', { token: t['@a'], body: { ...message, tags: ['ops', 'deploy'] } });
+  await server.call('POST', '/v1/messages', { token: t['@a'], body: { ...message, tags: ['misc'] } });
+  const byTags = await server.call('GET', '/v1/messages?status=all&tags=deploy,ops', { token: t['@b'] });
+  expect(byTags.body.messages.map((m: any) => m.messageId)).toEqual([tagged.body.messageId]);
+  const page = await server.call('GET', '/v1/messages?status=all&limit=1', { token: t['@b'] });
+  expect(page.body.messages).toHaveLength(1);
+  const next = await server.call('GET', `/v1/messages?status=all&limit=1&cursor=${page.body.nextCursor}`, { token: t['@b'] });
+  expect(next.body.messages[0].messageId).not.toBe(page.body.messages[0].messageId);
+  const outbox = await server.call('GET', '/v1/messages?box=outbox&to=@b&limit=200', { token: t['@a'] });
+  expect(outbox.body.messages.map((m: any) => m.messageId)).toContain(tagged.body.messageId);
+
+  const inapplicable = await expectRejected('GET', '/v1/messages?box=outbox&status=unread', { token: t['@a'] }, 400, 'FILTER_NOT_APPLICABLE');
+  expect(inapplicable).toMatchObject({ filter: 'status', box: 'outbox', applicable: expect.arrayContaining(['to']) });
+  const unknown = await expectRejected('GET', '/v1/messages?sender=@a', { token: t['@b'] }, 400, 'UNKNOWN_FIELD');
+  expect(unknown.field).toBe('sender');
+  await expectRejected('GET', '/v1/messages?limit=100000', { token: t['@b'] }, 400, 'VALIDATION_FAILED');
+});
+
+test('open wake streams per agent are capped with 429', async () => {
+  const streams = [await subscribe(server.url, t['@a']), await subscribe(server.url, t['@a'])];
+  const third = await server.call('GET', '/v1/wake', { token: t['@a'] });
+  expect(third.status).toBe(429);
+  expect(third.body.code).toBe('RATE_LIMITED');
+  for (const s of streams) s.close();
+});
+
+test('per-agent rate limit: 429 RATE_LIMITED with Retry-After; other agents and the admin are unaffected', async () => {
+  const limited = await startTestServer({ rateLimitPerSecond: 0.5, rateLimitBurst: 3 });
+  try {
+    const tokens = await limited.register(['@x', '@y']);
+    for (let i = 0; i < 3; i += 1) expect((await limited.call('GET', '/v1/inbox/count', { token: tokens['@x'] })).status).toBe(200);
+    const before = await limited.eventCount();
+    const refused = await limited.call('POST', '/v1/messages', { token: tokens['@x'], body: message });
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ code: 'RATE_LIMITED', retryAfterSeconds: 2 });
+    expect(refused.headers.get('retry-after')).toBe('2');
+    expect(await limited.eventCount()).toBe(before);
+    expect((await limited.call('GET', '/v1/inbox/count', { token: tokens['@y'] })).status).toBe(200);
+    expect((await limited.call('GET', '/v1/agents', { token: limited.adminToken })).status).toBe(200);
+  } finally {
+    await limited.close();
+  }
+});

@@ -1,6 +1,11 @@
 /** The `mailbox` command. Each group of subcommands lives in its own module under ./commands. */
 import { Command } from 'commander';
+import { packageVersion } from '../adapters/http/packageVersion';
 import { registerServeCommand } from './commands/serve';
+import { registerAgentCommands } from './commands/agent';
+import { registerMessageCommands } from './commands/messages';
+import { registerWatchCommand } from './commands/watch';
+import { registerMcpCommand } from './commands/mcp';
 import { registerHeartbeatCommands } from './commands/heartbeat';
 import { registerAuditCommands } from './commands/audit';
 import { registerProjectionsCommands } from './commands/projections';
@@ -9,8 +14,14 @@ export function buildProgram(): Command {
   const program = new Command('mailbox')
     .description('agent-mailbox: an event-sourced mailbox for AI agent swarms')
     .showHelpAfterError('(run with --help for usage)')
-    .version(require('../../../package.json').version);
+    .version(packageVersion())
+    .addHelpText('after', '\nClient commands talk to a server: --url (MAILBOX_URL, default http://127.0.0.1:7420) and ' +
+      '--token (MAILBOX_TOKEN).\nQuick start: mailbox serve, then mailbox agent add @a, mailbox send @b "hi" "hello", mailbox inbox.');
   registerServeCommand(program);
+  registerAgentCommands(program);
+  registerMessageCommands(program);
+  registerWatchCommand(program);
+  registerMcpCommand(program);
   registerHeartbeatCommands(program);
   registerAuditCommands(program);
   registerProjectionsCommands(program);

@@ -30,6 +30,8 @@ declare module 'fastify' {
 export interface HttpServer {
   app: FastifyInstance;
   context: HttpContext;
+  /** Every route served (method and fastify path), for documentation checks. */
+  routes: Array<{ method: string; url: string }>;
   /** Listens on host:port (port 0: any free port) and returns the base URL. */
   listen(host: string, port: number): Promise<string>;
   /** Ends the wake streams, stops accepting requests, waits for those in flight. */
@@ -56,6 +58,10 @@ export function buildHttpServer(mailbox: Mailbox, logger: Logger): HttpServer {
     return503OnClosing: false,
   });
   let closing = false;
+  const routes: HttpServer['routes'] = [];
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push({ method, url: route.url });
+  });
 
   app.decorateRequest('actor', null);
   app.decorateRequest('startedAt', 0);
@@ -88,6 +94,7 @@ export function buildHttpServer(mailbox: Mailbox, logger: Logger): HttpServer {
   return {
     app,
     context,
+    routes,
     async listen(host, port) {
       await app.listen({ host, port });
       const address = app.server.address();

@@ -17,7 +17,7 @@ export class MailboxMetrics {
 
   constructor(mailbox: Mailbox, openWakeStreams: () => number) {
     const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry, prefix: 'mailbox_process_' });
+    collectDefaultMetrics({ register: this.registry, prefix: 'mailbox_' }); // mailbox_process_*, mailbox_nodejs_*
     this.commands = new Counter({
       name: 'mailbox_commands_total', help: 'Commands handled, by outcome (accepted|rejected) and error code',
       labelNames: ['command', 'surface', 'outcome', 'code'], registers,

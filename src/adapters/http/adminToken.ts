@@ -1,0 +1,47 @@
+/**
+ * The admin token: MAILBOX_ADMIN_TOKEN when set; else the one stored in
+ * <dataDir>/admin.token; else a new one, written there with mode 0600 and
+ * printed once (only when generated: a restart never shows it again).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { MailboxConfig } from '../../config';
+import { generateToken } from '../../application/tokenHash';
+import { MailboxError } from '../../errors';
+
+export const ADMIN_TOKEN_FILE = 'admin.token';
+
+export interface AdminToken {
+  token: string;
+  source: 'environment' | 'file' | 'generated';
+  file?: string;
+}
+
+function readStored(file: string, logger: Logger): string {
+  const token = fs.readFileSync(file, 'utf8').trim();
+  if (token.length < 16) {
+    throw new MailboxError('VALIDATION_FAILED', 'Invalid configuration',
+      `${file} does not hold a valid admin token (16+ characters); delete it to generate a new one.`, { field: ADMIN_TOKEN_FILE });
+  }
+  const mode = fs.statSync(file).mode & 0o777;
+  if (mode & 0o077) logger.warn({ file, mode: mode.toString(8) }, 'admin token file is readable by others; chmod 600 it');
+  return token;
+}
+
+export function resolveAdminToken(config: MailboxConfig, logger: Logger, print: (text: string) => void): AdminToken {
+  if (config.adminToken) return { token: config.adminToken, source: 'environment' };
+  const file = path.resolve(config.dataDir, ADMIN_TOKEN_FILE);
+  if (fs.existsSync(file)) return { token: readStored(file, logger), source: 'file', file };
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const token = generateToken('mbx_admin');
+  try {
+    fs.writeFileSync(file, `${token}\n`, { mode: 0o600, flag: 'wx' }); // wx: never overwrite a token another process just wrote
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return { token: readStored(file, logger), source: 'file', file };
+    throw error;
+  }
+  print(`\nAdmin token (generated now and shown only this once; stored 0600 in ${file}):\n\n  ${token}\n\n` +
+    'Use it as "Authorization: Bearer <token>" to register agents (POST /v1/agents or `mailbox agent add`).\n');
+  return { token, source: 'generated', file };
+}

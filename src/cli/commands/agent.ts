@@ -1,0 +1,36 @@
+/** `mailbox agent add|list|retire` (admin token for add and retire). */
+import { Option, type Command } from 'commander';
+import { action, adminTokenFallback, clientFrom, print, printJson, withClientOptions, type ClientOptions } from './clientOptions';
+import { formatAgents } from './format';
+
+export function registerAgentCommands(program: Command): void {
+  const agent = program.command('agent').description('register, list and retire agents');
+
+  withClientOptions(agent.command('add <identity>'))
+    .description('register an agent (admin); prints its token once')
+    .addOption(new Option('--role <role>', 'agent, or auditor (reads everything, writes nothing)').choices(['agent', 'auditor']).default('agent'))
+    .addHelpText('after', '\nThe admin token comes from --token, MAILBOX_TOKEN, MAILBOX_ADMIN_TOKEN or ./data/admin.token.\n' +
+      'Example: mailbox agent add @neo-gpt')
+    .action(action(async (identity: string, options: ClientOptions & { role: 'agent' | 'auditor' }) => {
+      const registration = await clientFrom(options, options.token ?? adminTokenFallback()).registerAgent(identity, options.role);
+      if (options.json) return printJson(registration);
+      print(`Registered ${registration.identity} (${registration.role}) at ${registration.registeredAt}.\n` +
+        `Token (shown only now; give it to the agent as MAILBOX_TOKEN):\n  ${registration.token}`);
+    }));
+
+  withClientOptions(agent.command('list'))
+    .description('list registered agents')
+    .action(action(async (options: ClientOptions) => {
+      const { agents } = await clientFrom(options, options.token ?? adminTokenFallback()).listAgents();
+      if (options.json) return printJson({ agents });
+      print(formatAgents(agents));
+    }));
+
+  withClientOptions(agent.command('retire <identity>'))
+    .description('retire an agent (admin): its token stops working, later broadcasts skip it')
+    .action(action(async (identity: string, options: ClientOptions) => {
+      const retired = await clientFrom(options, options.token ?? adminTokenFallback()).retireAgent(identity);
+      if (options.json) return printJson(retired);
+      print(`Retired ${retired.identity} at ${retired.retiredAt}.`);
+    }));
+}

@@ -1,0 +1,67 @@
+/**
+ * What every client command shares: where the server is, whose token, human
+ * or JSON output, and errors printed as the server's own envelope message.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Option, type Command } from 'commander';
+import { MailboxHttpClient } from '../../adapters/http/client/mailboxHttpClient';
+import { ADMIN_TOKEN_FILE } from '../../adapters/http/adminToken';
+import { MailboxError, isMailboxError } from '../../errors';
+
+export const DEFAULT_URL = 'http://127.0.0.1:7420';
+
+export interface ClientOptions { url: string; token?: string; json?: boolean }
+
+export function withClientOptions(command: Command): Command {
+  return command
+    .addOption(new Option('--url <url>', 'mailbox server URL').env('MAILBOX_URL').default(DEFAULT_URL))
+    .addOption(new Option('--token <token>', 'your bearer token').env('MAILBOX_TOKEN'))
+    .option('--json', 'print JSON (one object per line) instead of text');
+}
+
+/**
+ * Admin commands also find the token in MAILBOX_ADMIN_TOKEN or, on the server's
+ * own machine, in <MAILBOX_DATA_DIR>/admin.token, so a local walkthrough needs no copying.
+ */
+export function adminTokenFallback(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (env.MAILBOX_ADMIN_TOKEN) return env.MAILBOX_ADMIN_TOKEN;
+  const file = path.resolve(env.MAILBOX_DATA_DIR || './data', ADMIN_TOKEN_FILE);
+  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : undefined;
+}
+
+export function clientFrom(options: ClientOptions, token = options.token): MailboxHttpClient {
+  if (!token) {
+    throw new MailboxError('UNAUTHENTICATED', 'Unauthenticated',
+      'No token: pass --token <token> or set MAILBOX_TOKEN (agents get theirs from `mailbox agent add`).');
+  }
+  return new MailboxHttpClient(options.url, token);
+}
+
+export const print = (text: string): void => void process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+export const printJson = (value: unknown): void => print(JSON.stringify(value));
+
+/** Runs a command action; a failure prints the envelope's message (or the envelope with --json) and sets exit code 1. */
+export function action<A extends unknown[]>(run: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    try {
+      await run(...args);
+    } catch (error) {
+      const command = args[args.length - 1] as Command;
+      const json = Boolean(command?.opts?.().json);
+      if (!isMailboxError(error)) throw error;
+      if (json) process.stderr.write(`${JSON.stringify(error.envelope)}\n`);
+      else process.stderr.write(`error: ${error.message} (${error.code})\n${hint(error)}`);
+      process.exitCode = 1;
+    }
+  };
+}
+
+function hint(error: MailboxError): string {
+  const { valid_shapes: shapes, suggestions, allowed } = error.envelope as Record<string, unknown>;
+  const lines: string[] = [];
+  if (Array.isArray(shapes)) lines.push(`valid recipients: ${shapes.join(' | ')}`);
+  if (Array.isArray(suggestions) && suggestions.length) lines.push(`did you mean: ${suggestions.join(', ')}`);
+  if (Array.isArray(allowed)) lines.push(`allowed fields: ${allowed.join(', ')}`);
+  return lines.map((line) => `  ${line}\n`).join('');
+}

@@ -1,0 +1,49 @@
+/** Human-readable lines for the client commands (--json prints the API's objects instead). */
+import type { MessageDetail, WakeStreamEvent } from '../../application/mailboxQueries';
+import type { AgentView, ListedMessage, MessagePage } from '../../projections/projectionStore';
+
+const when = (iso: string | null) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '-');
+const flag = (priority: string) => (priority === 'normal' ? '' : `[${priority}] `);
+
+export function formatAgents(agents: AgentView[]): string {
+  if (agents.length === 0) return 'no agents registered yet (mailbox agent add @name)';
+  return agents.map((a) => `${a.identity.padEnd(24)} ${a.role.padEnd(8)} registered ${when(a.registeredAt)}` +
+    `${a.retired ? `  retired ${when(a.retiredAt)}` : ''}`).join('\n');
+}
+
+const messageLine = (m: ListedMessage, outbox: boolean) =>
+  `${outbox || m.readAt ? ' ' : '*'} ${when(m.sentAt)}  ${m.from} -> ${m.to}  ${flag(m.priority)}${m.subject}  (${m.messageId})`;
+
+/** Inbox lines start with * when unread; the outbox has no read state of its own (receipts: mailbox read <id>). */
+export function formatPage(page: MessagePage, outbox = false): string {
+  const header = outbox ? `sent messages (your inbox: ${page.unreadCount} unread)` : `${page.unreadCount} unread`;
+  const lines = [header, ...page.messages.map((m) => messageLine(m, outbox))];
+  if (page.messages.length === 0) lines.push('(no messages match)');
+  if (page.nextCursor) lines.push(`more: --cursor ${page.nextCursor}`);
+  return lines.join('\n');
+}
+
+export function formatMessage(m: MessageDetail): string {
+  const header = [
+    `message  ${m.messageId}`, `from     ${m.from}`, `to       ${m.to}`, `subject  ${m.subject}`,
+    `sent     ${when(m.sentAt)}   priority ${m.priority}   thread ${m.threadId}`,
+    ...(m.inReplyTo ? [`reply to ${m.inReplyTo}`] : []),
+    ...(m.tags.length ? [`tags     ${m.tags.join(', ')}`] : []),
+    ...(m.task ? [`task     ${JSON.stringify(m.task)}`] : []),
+    ...(m.receipts ? [`receipts ${m.receipts.map((r) => `${r.recipient} ${r.readAt ? `read ${when(r.readAt)}` : 'unread'}`).join(', ')}`] : []),
+  ];
+  return `${header.join('\n')}\n\n${m.body}\n`;
+}
+
+export function formatWakeEvent(event: WakeStreamEvent | { event: 'shutdown'; data: { reason: string } }): string {
+  switch (event.event) {
+    case 'sync':
+      return `sync: ${event.data.unreadCount} unread (high ${event.data.byPriority.high}, normal ${event.data.byPriority.normal}, low ${event.data.byPriority.low})`;
+    case 'wake': {
+      const w = event.data;
+      return `wake: ${w.from} -> ${w.to}  ${flag(w.priority)}${w.subject}  (${w.messageId})  ${w.unreadCount} unread`;
+    }
+    case 'shutdown':
+      return `server closed the stream: ${event.data.reason}`;
+  }
+}

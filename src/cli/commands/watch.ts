@@ -1,0 +1,49 @@
+/**
+ * `mailbox watch`: follows the wake stream, reconnecting with backoff when the
+ * connection drops (each reconnect starts with a fresh `sync`, so nothing is
+ * missed: the inbox is the authority). Authentication errors end it.
+ */
+import type { Command } from 'commander';
+import { isMailboxError } from '../../errors';
+import { action, clientFrom, print, printJson, withClientOptions, type ClientOptions } from './clientOptions';
+import { formatWakeEvent } from './format';
+
+const MAX_BACKOFF_MS = 30_000;
+const FATAL = new Set(['UNAUTHENTICATED', 'FORBIDDEN']);
+
+export function registerWatchCommand(program: Command): void {
+  withClientOptions(program.command('watch'))
+    .description('follow your wake events (sync first, then one line per message delivered to you)')
+    .option('--count <n>', 'exit after n wake events (e.g. 1: wait for the next message)')
+    .option('--no-reconnect', 'exit when the stream ends instead of reconnecting')
+    .action(action(async (options: ClientOptions & { count?: string; reconnect: boolean }) => {
+      const client = clientFrom(options);
+      const limit = options.count === undefined ? Infinity : Number(options.count);
+      const abort = new AbortController();
+      const onSignal = () => abort.abort();
+      process.once('SIGINT', onSignal);
+      let wakes = 0;
+      let backoff = 500;
+      try {
+        while (!abort.signal.aborted && wakes < limit) {
+          try {
+            for await (const event of client.watch(abort.signal)) {
+              backoff = 500;
+              if (options.json) printJson(event);
+              else print(formatWakeEvent(event));
+              if (event.event === 'wake' && ++wakes >= limit) abort.abort();
+            }
+          } catch (error) {
+            if (abort.signal.aborted) break;
+            if (!options.reconnect || (isMailboxError(error) && FATAL.has(error.code))) throw error;
+            process.stderr.write(`wake stream lost (${(error as Error).message}); reconnecting in ${backoff} ms\n`);
+          }
+          if (abort.signal.aborted || !options.reconnect) break;
+          await new Promise((resolve) => setTimeout(resolve, backoff));
+          backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+        }
+      } finally {
+        process.removeListener('SIGINT', onSignal);
+      }
+    }));
+}

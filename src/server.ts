@@ -1,0 +1,47 @@
+/**
+ * Starts the whole server: the admin token, the mailbox (store, views, wake
+ * bus) and the HTTP API on host:port, saying in the log what it runs on.
+ */
+import type { Logger } from 'pino';
+import type { MailboxConfig } from './config';
+import { createMailbox, type Mailbox } from './mailbox';
+import { resolveAdminToken } from './adapters/http/adminToken';
+import { buildHttpServer, type HttpServer } from './adapters/http/httpServer';
+
+export interface RunningServer {
+  url: string;
+  mailbox: Mailbox;
+  http: HttpServer;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  logger: Logger;
+  /** Where the generated admin token is shown (once). */
+  print?: (text: string) => void;
+}
+
+export async function startServer(config: MailboxConfig, { logger, print = (text) => process.stdout.write(text) }: StartOptions): Promise<RunningServer> {
+  const admin = resolveAdminToken(config, logger, print);
+  logger.info({ source: admin.source, ...(admin.file ? { file: admin.file } : {}) }, 'admin token');
+  const mailbox = await createMailbox({ ...config, adminToken: admin.token }, { logger });
+  let http: HttpServer;
+  let url: string;
+  try {
+    http = buildHttpServer(mailbox, logger);
+    url = await http.listen(config.host, config.port);
+  } catch (error) {
+    await mailbox.close();
+    throw error;
+  }
+  const head = await mailbox.eventStore.headPosition();
+  logger.info({ url, logHead: head?.toString() ?? null, checkpoint: mailbox.runner.getStatus().checkpoint,
+    strictRecipients: config.strictRecipients }, `mailbox listening on ${url} (API docs at ${url}/docs)`);
+  return {
+    url, mailbox, http,
+    async close() {
+      await http.close();
+      await mailbox.close();
+    },
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * The CLI client against a real server: agent add|list|retire, send, inbox,
+ * read, archive, watch, human and --json output, errors printed from the
+ * envelope with exit code 1 and nothing written.
+ */
+import { buildProgram } from '../../src/cli/main';
+import { startTestServer, type TestServer } from '../support/httpServer';
+
+let server: TestServer;
+let out: string[];
+let err: string[];
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+beforeEach(() => {
+  out = [];
+  err = [];
+  jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => (out.push(String(chunk)), true));
+  jest.spyOn(process.stderr, 'write').mockImplementation((chunk) => (err.push(String(chunk)), true));
+  process.exitCode = undefined;
+});
+afterEach(() => {
+  jest.restoreAllMocks();
+  process.exitCode = undefined;
+});
+
+async function mailbox(token: string, ...args: string[]) {
+  out = [];
+  err = [];
+  await buildProgram().exitOverride().parseAsync(['node', 'mailbox', ...args, '--url', server.url, '--token', token]);
+  return { out: out.join(''), err: err.join(''), exitCode: process.exitCode ?? 0 };
+}
+const json = async (token: string, ...args: string[]) => JSON.parse((await mailbox(token, ...args, '--json')).out);
+
+test('the walkthrough: register, send, inbox, read, archive, with human and JSON output', async () => {
+  const added = await mailbox(server.adminToken, 'agent', 'add', '@alice');
+  expect(added.out).toMatch(/Registered @alice \(agent\)[\s\S]*Token \(shown only now[\s\S]*mbx_/);
+  const alice = /(mbx_\S+)/.exec(added.out)![1];
+  const bob = (await json(server.adminToken, 'agent', 'add', '@bob')).token as string;
+  expect((await mailbox(bob, 'agent', 'list')).out).toMatch(/@alice\s+agent\s+registered[\s\S]*@bob/);
+
+  const sent = await mailbox(alice, 'send', '@bob', 'review #12', 'Please look at the diff.', '--priority', 'high', '--tag', 'review');
+  expect(sent.out).toMatch(/^Sent [0-9a-f-]{36} to @bob \(delivered to @bob\)\./);
+  const inbox = await mailbox(bob, 'inbox');
+  expect(inbox.out).toMatch(/^1 unread\n\* \S+ \S+  @alice -> @bob  \[high\] review #12  \([0-9a-f-]{36}\)/);
+  const page = await json(bob, 'inbox', '--status', 'unread', '--tag', 'review');
+  const id = page.messages[0].messageId as string;
+  expect(page.unreadCount).toBe(1);
+
+  const read = await mailbox(bob, 'read', id);
+  expect(read.out).toContain('subject  review #12');
+  expect(read.out).toContain('Please look at the diff.');
+  expect((await json(bob, 'inbox', '--status', 'unread')).messages).toEqual([]);
+  expect((await mailbox(alice, 'inbox', '--outbox')).out).toMatch(/sent messages[\s\S]*review #12/);
+  expect((await mailbox(bob, 'archive', id)).out).toMatch(/^Archived /);
+  expect((await mailbox(server.adminToken, 'agent', 'retire', '@alice')).out).toMatch(/^Retired @alice at /);
+});
+
+test('errors print the envelope message (or the envelope with --json), exit 1, and write nothing', async () => {
+  const { '@carol': carol } = await server.register(['@carol']);
+  const before = await server.eventCount();
+  const refused = await mailbox(carol, 'send', 'AGENT:gpt', 'hi', 'hello');
+  expect(refused.exitCode).toBe(1);
+  expect(refused.err).toContain("error: Recipient 'AGENT:gpt' does not match either valid shape");
+  expect(refused.err).toContain('valid recipients: AGENT:* (literal broadcast');
+  const asJson = await mailbox(carol, 'send', 'neo-gpt', 'hi', 'hello', '--json');
+  expect(JSON.parse(asJson.err)).toMatchObject({ code: 'INVALID_RECIPIENT_SHAPE', to: 'neo-gpt' });
+  const filter = await mailbox(carol, 'inbox', '--outbox', '--status', 'unread');
+  expect(filter.err).toContain('FILTER_NOT_APPLICABLE');
+  const badToken = await mailbox('mbx_nope', 'inbox');
+  expect(badToken.err).toContain('UNAUTHENTICATED');
+  const forbidden = await mailbox(carol, 'agent', 'add', '@mallory');
+  expect(forbidden.err).toContain('needs the admin role');
+  expect(forbidden.exitCode).toBe(1);
+  expect(await server.eventCount()).toBe(before);
+});
+
+test('watch prints sync then wakes, and --count ends it', async () => {
+  const t = await server.register(['@dave', '@erin']);
+  const watching = mailbox(t['@erin'], 'watch', '--count', '1', '--json');
+  // The sync event shows the stream is open; then a message wakes it.
+  await waitFor(() => out.join('').includes('"event":"sync"'));
+  await server.call('POST', '/v1/messages', { token: t['@dave'], body: { to: '@erin', subject: 'ping', body: 'x' } });
+  const { out: printed, exitCode } = await watching;
+  const events = printed.trim().split('\n').map((line) => JSON.parse(line));
+  expect(events.map((e) => e.event)).toEqual(['sync', 'wake']);
+  expect(events[1].data).toMatchObject({ from: '@dave', subject: 'ping', recipient: '@erin' });
+  expect(exitCode).toBe(0);
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 5000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * `mailbox mcp`: the stdio MCP server proxies its tools to the HTTP API. The
+ * SDK client talks to it over a pair of in-memory pipes carrying the same
+ * newline-delimited JSON-RPC as a real stdin/stdout (the stdio transport is
+ * symmetric, so the SDK's StdioServerTransport serves as the client's end too).
+ */
+import { PassThrough } from 'node:stream';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { runStdioMcp } from '../../src/cli/commands/mcp';
+import { startTestServer, type TestServer } from '../support/httpServer';
+
+let server: TestServer;
+let t: Record<string, string>;
+const closers: Array<() => Promise<void>> = [];
+
+beforeAll(async () => {
+  server = await startTestServer();
+  t = await server.register(['@a', '@b', '@c']);
+});
+afterAll(async () => {
+  for (const close of closers) await close();
+  await server.close();
+});
+
+async function stdioClient(token: string) {
+  const toServer = new PassThrough();
+  const fromServer = new PassThrough();
+  const mcp = await runStdioMcp(server.url, token, { stdin: toServer, stdout: fromServer });
+  const client = new Client({ name: 'stdio-e2e', version: '1.0.0' });
+  await client.connect(new StdioServerTransport(fromServer, toServer));
+  closers.push(async () => { await client.close(); await mcp.close(); });
+  return client;
+}
+const call = async (client: Client, name: string, args: Record<string, unknown> = {}) =>
+  (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: Array<{ text: string }> };
+const json = (result: { content: Array<{ text: string }> }) => JSON.parse(result.content[0].text);
+
+test('tools over stdio: send -> list -> mark_read through the HTTP API', async () => {
+  const [a, b] = [await stdioClient(t['@a']), await stdioClient(t['@b'])];
+  expect((await a.listTools()).tools).toHaveLength(7);
+  const sent = json(await call(a, 'add_message', { to: 'AGENT:*', subject: 'standup', body: 'at 10', tags: ['daily'] }));
+  expect(sent.recipients.sort()).toEqual(['@b', '@c']);
+  const listed = json(await call(b, 'list_messages', { status: 'unread', tags: ['daily'] }));
+  expect(listed.messages.map((m: any) => m.messageId)).toEqual([sent.messageId]);
+  expect(json(await call(b, 'mark_read', { messageId: sent.messageId }))).toMatchObject({ status: 'read' });
+  expect(json(await call(b, 'unread_count')).unread).toBe(0);
+  const asC = await server.call('GET', '/v1/inbox/count', { token: t['@c'] });
+  expect(asC.body.unread).toBe(1); // B's read does not touch C's copy
+});
+
+test("the server's envelope comes back as the tool error, and nothing is written", async () => {
+  const a = await stdioClient(t['@a']);
+  const before = await server.eventCount();
+  const result = await call(a, 'add_message', { to: 'AGENT:gpt', subject: 's', body: 'b' });
+  expect(result.isError).toBe(true);
+  expect(json(result)).toMatchObject({ code: 'INVALID_RECIPIENT_SHAPE', to: 'AGENT:gpt', valid_shapes: expect.any(Array) });
+  const forbidden = await call(await stdioClient(t['@c']), 'mark_read', { messageIds: '["2b1e6c1e-5a8e-4a47-9c39-0c2f1d0c9a11"]' });
+  expect(json(forbidden).results[0].error.code).toBe('MESSAGE_NOT_FOUND');
+  expect(await server.eventCount()).toBe(before);
+});
+
+test('a bad token surfaces as UNAUTHENTICATED tool errors', async () => {
+  const client = await stdioClient('mbx_wrong');
+  const result = await call(client, 'unread_count');
+  expect(result.isError).toBe(true);
+  expect(json(result).code).toBe('UNAUTHENTICATED');
+});

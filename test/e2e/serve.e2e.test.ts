@@ -1,0 +1,53 @@
+/**
+ * startServer (what `mailbox serve` runs) on the embedded default: SQLite in a
+ * temp data dir, an admin token generated once (0600, printed once), reused on
+ * restart, overridden by MAILBOX_ADMIN_TOKEN; messages survive the restart.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseConfig } from '../../src/config';
+import { startServer } from '../../src/server';
+import { silentLogger, tempDir } from '../support/fixtures';
+
+const start = async (dataDir: string, extra: Record<string, unknown> = {}) => {
+  const printed: string[] = [];
+  const server = await startServer(parseConfig({ dataDir, port: 0, logLevel: 'silent', ...extra }),
+    { logger: silentLogger, print: (text) => printed.push(text) });
+  return { server, printed: printed.join('') };
+};
+
+const post = (url: string, pathname: string, token: string, body: unknown) => fetch(url + pathname, {
+  method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+test('generates the admin token once, stores it 0600, prints it only then, and keeps the log across restarts', async () => {
+  const dataDir = tempDir();
+  const first = await start(dataDir);
+  const file = path.join(dataDir, 'admin.token');
+  const token = fs.readFileSync(file, 'utf8').trim();
+  expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+  expect(first.printed).toContain(token);
+  expect(first.server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+
+  const registered = await post(first.server.url, '/v1/agents', token, { identity: '@a' });
+  expect(registered.status).toBe(201);
+  const agentToken = (await registered.json()).token;
+  expect((await post(first.server.url, '/v1/messages', agentToken, { to: '@a', subject: 'note', body: 'to self' })).status).toBe(201);
+  await first.server.close();
+
+  const second = await start(dataDir);
+  expect(second.printed).toBe('');
+  const inbox = await fetch(`${second.server.url}/v1/messages`, { headers: { authorization: `Bearer ${agentToken}` } });
+  expect((await inbox.json()).messages.map((m: { subject: string }) => m.subject)).toEqual(['note']);
+  expect((await post(second.server.url, '/v1/agents', token, { identity: '@b' })).status).toBe(201);
+  await second.server.close();
+});
+
+test('MAILBOX_ADMIN_TOKEN wins: nothing is generated or printed, and the stored token is not accepted', async () => {
+  const dataDir = tempDir();
+  fs.writeFileSync(path.join(dataDir, 'admin.token'), 'stored-token-0123456789\n', { mode: 0o600 });
+  const { server, printed } = await start(dataDir, { adminToken: 'env-admin-token-0123456789' });
+  expect(printed).toBe('');
+  expect((await post(server.url, '/v1/agents', 'env-admin-token-0123456789', { identity: '@x' })).status).toBe(201);
+  expect((await post(server.url, '/v1/agents', 'stored-token-0123456789', { identity: '@y' })).status).toBe(401);
+  await server.close();
+});

@@ -73,6 +73,18 @@ describe('failures', () => {
     expect(labels(await store.readStream(stream))).toEqual(['@a']); // the hung append never reached the log
   });
 
+  it('after a server restart the first reads succeed: a read on the reset connection is tried once more', async () => {
+    const stream = freshStream();
+    await store.append(stream, [contractEvent('a')], 'no_stream');
+    const subscription = store.subscribe(null); // a live call on the connection, as the projector has
+    const iterator = subscription[Symbol.asyncIterator]();
+    await iterator.next();
+    await double.restart();
+    expect(labels(await store.readStream(stream))).toEqual(['@a']);
+    expect(labels(await store.readAll(null, 10))).toEqual(['@a']);
+    await subscription.close();
+  });
+
   it('a stopped server: appends and reads fail with UNAVAILABLE; they work again once it is back', async () => {
     const stream = freshStream();
     await store.append(stream, [contractEvent('a')], 'no_stream');

@@ -10,14 +10,15 @@ import { isMailboxError } from '../../src/errors';
 import { ADMIN_ACTOR } from '../../src/commands/roles';
 import { ADMIN_TOKEN, allEvents, registerAgents, silentLogger } from '../support/fixtures';
 import { EsdbDouble } from '../support/esdbDouble/esdbDouble';
+import { startRedis, type TestRedis } from '../support/redisServer';
 
 let double: EsdbDouble;
 let mailbox: Mailbox;
 
 /** A short deadline keeps "fails fast" fast in tests; production defaults to 5 s. */
-async function openMailbox() {
+async function openMailbox(views: { redisUrl?: string; redisNamespace?: string } = {}) {
   double = await EsdbDouble.start();
-  mailbox = await createMailbox({ eventStoreUrl: `${double.url}&defaultDeadline=400`, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+  mailbox = await createMailbox({ eventStoreUrl: `${double.url}&defaultDeadline=400`, adminToken: ADMIN_TOKEN, logLevel: 'silent', ...views },
     { logger: silentLogger });
   return registerAgents(mailbox, ['@a', '@b', '@c']);
 }
@@ -122,5 +123,30 @@ describe('the event store is down', () => {
     expect(await unreadOf(b)).toBe(1);
     double.faults.thaw();
     expect((await allEvents(mailbox)).filter((e) => e.type === 'MessageSent')).toHaveLength(1);
+  });
+});
+
+describe('the production pair: EventStoreDB (test double) with the views in a real Redis', () => {
+  let redis: TestRedis;
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await redis.stop();
+  });
+
+  it('broadcast, per-recipient read, a store restart under the subscription: exact counts in Redis', async () => {
+    const { '@a': a, '@b': b, '@c': c } = await openMailbox({ redisUrl: redis.url, redisNamespace: `esdb${process.pid}` });
+    const first = await a.send({ to: 'AGENT:*', subject: 'one', body: '1' });
+    await c.markRead({ messageId: first.messageId });
+    expect([await unreadOf(a), await unreadOf(b), await unreadOf(c)]).toEqual([0, 1, 0]);
+
+    await double.restart();
+    const second = await b.send({ to: 'AGENT:*', subject: 'two', body: '2' });
+    await eventually(async () => (await unreadOf(a)) === 1 && (await unreadOf(c)) === 1);
+    expect([await unreadOf(a), await unreadOf(b), await unreadOf(c)]).toEqual([1, 1, 1]);
+    expect((await c.listMessages({ status: 'unread' })).messages.map((m) => m.messageId)).toEqual([second.messageId]);
+    expect((await b.listMessages({ status: 'unread' })).messages.map((m) => m.messageId)).toEqual([first.messageId]);
+    expect(mailbox.runner.getStatus().checkpoint).toBe((await mailbox.eventStore.headPosition())!.toString());
   });
 });

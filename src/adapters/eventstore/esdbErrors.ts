@@ -19,6 +19,13 @@ interface TaggedError {
 
 export const isStreamNotFound = (error: unknown): boolean => (error as TaggedError | null)?.type === 'stream-not-found';
 
+/** The connection failed or was cancelled under the call (not a deadline: that one already took its time). */
+export function isConnectionReset(error: unknown): boolean {
+  const { type, code } = (error ?? {}) as TaggedError & { code?: unknown };
+  // The client tags most transport errors; some arrive as raw gRPC errors (14 UNAVAILABLE, 1 CANCELLED).
+  return type === 'unavailable' || type === 'cancelled' || (type === undefined && (code === 14 || code === 1));
+}
+
 export function translateAppendError(error: unknown, streamName: string, expected: ExpectedRevision): Error {
   const tagged = error as TaggedError | null;
   if (tagged?.type === 'wrong-expected-version') {

@@ -10,8 +10,9 @@ import type { Logger } from 'pino';
 import type { AppendResult, EventStore, EventSubscription, ExpectedRevision } from '../../events/eventStore';
 import { MAILBOX_STREAM_PREFIX } from '../../events/streams';
 import type { NewEvent, StoredEvent } from '../../events/types';
-import { CompatClient, type EsdbFilter, type EsdbReadPosition, type ResolvedAllEvent } from './esdbClientCompat';
-import { DeadlineExceeded, isStreamNotFound, translateAppendError, translateError, withDeadline } from './esdbErrors';
+import { CompatClient, type EsdbClient, type EsdbFilter, type EsdbReadPosition, type ResolvedAllEvent } from './esdbClientCompat';
+import { isStreamNotFound, translateAppendError, translateError, withDeadline } from './esdbErrors';
+import { drainWithProgressDeadline, readRetryingReset } from './esdbReads';
 import { isMailboxRecord, positionOf, toEventData, toReadPosition, toStoredEvent } from './esdbEvents';
 import { esdbSettings } from './esdbSettings';
 import { DEFAULT_RESUBSCRIBE, EsdbCatchUpSubscription, type ResubscribePolicy } from './esdbSubscription';
@@ -62,13 +63,7 @@ export class EsdbEventStore implements EventStore {
   }
 
   async readStream(streamName: string, fromRevision = 0n): Promise<StoredEvent[]> {
-    const read = this.compat.client.readStream(streamName, { fromRevision: fromRevision === 0n ? this.compat.module.START : fromRevision });
-    try {
-      return (await this.collect(read, `read of ${streamName}`)).map((resolved) => toStoredEvent(resolved.event!));
-    } catch (error) {
-      if (isStreamNotFound(error)) return [];
-      throw translateError(error);
-    }
+    return this.readStreamEvents(streamName, fromRevision);
   }
 
   /**
@@ -81,7 +76,9 @@ export class EsdbEventStore implements EventStore {
     const page: StoredEvent[] = [];
     let from: bigint | null = after;
     while (page.length < limit) {
-      const maxCount = Math.min(this.pageSize, limit - page.length + 1); // +1: a forwards read includes `from` itself
+      // A forwards read from a position includes the event at it: ask for one more than is still wanted.
+      const overlap = from === null ? 0 : 1;
+      const maxCount = Math.min(this.pageSize, limit - page.length) + overlap;
       const batch = await this.readAllBatch(from === null ? this.compat.module.START : toReadPosition(from), maxCount, 'forwards');
       for (const resolved of batch) {
         const event = resolved.event;
@@ -118,50 +115,31 @@ export class EsdbEventStore implements EventStore {
     await this.compat.client.dispose();
   }
 
-  private async readAllBatch(fromPosition: EsdbReadPosition, maxCount: number, direction: 'forwards' | 'backwards'): Promise<ResolvedAllEvent[]> {
-    try {
-      return await this.collect(this.compat.readAll({ fromPosition, maxCount, direction, filter: this.filter }), 'read of $all');
-    } catch (error) {
-      throw translateError(error);
-    }
+  private readAllBatch(fromPosition: EsdbReadPosition, maxCount: number, direction: 'forwards' | 'backwards'): Promise<ResolvedAllEvent[]> {
+    return readRetryingReset(() => this.drain(this.compat.readAll({ fromPosition, maxCount, direction, filter: this.filter }), 'read of $all'));
   }
 
   private async positionOfRevision(streamName: string, revision: bigint): Promise<bigint> {
-    const [event] = await this.readStreamSlice(streamName, revision, 1);
+    const [event] = await this.readStreamEvents(streamName, revision, 1);
     if (!event) throw translateError(new Error(`${streamName} has no event at revision ${revision} after a successful append`));
     return event.position;
   }
 
-  private async readStreamSlice(streamName: string, fromRevision: bigint, maxCount: number): Promise<StoredEvent[]> {
-    const read = this.compat.client.readStream(streamName, { fromRevision, maxCount });
+  /** Events of a stream from a revision (inclusive); [] when the stream does not exist. */
+  private async readStreamEvents(streamName: string, fromRevision: bigint, maxCount?: number): Promise<StoredEvent[]> {
+    const options: Parameters<EsdbClient['readStream']>[1] = {
+      fromRevision: fromRevision === 0n ? this.compat.module.START : fromRevision, ...(maxCount ? { maxCount } : {}),
+    };
     try {
-      return (await this.collect(read, `read of ${streamName}`)).map((resolved) => toStoredEvent(resolved.event!));
+      const read = await readRetryingReset(() => this.drain(this.compat.client.readStream(streamName, options), `read of ${streamName}`));
+      return read.map((resolved) => toStoredEvent(resolved.event!));
     } catch (error) {
-      throw translateError(error);
+      if (isStreamNotFound(error)) return []; // passed through untranslated
+      throw error;
     }
   }
 
-  /**
-   * Drains a read. The deadline is on progress, not on the whole read: the
-   * timer is re-armed by every event, so a long catch-up is fine and a silent
-   * server is not; on expiry the call is cancelled.
-   */
-  private collect<E>(read: AsyncIterable<E>, what: string): Promise<E[]> {
-    const events: E[] = [];
-    let timer: NodeJS.Timeout | undefined;
-    const stalled = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => {
-        this.compat.stopReading(read).catch(() => undefined);
-        reject(new DeadlineExceeded(what, this.deadlineMs));
-      }, this.deadlineMs);
-    });
-    const drain = (async () => {
-      for await (const event of read) {
-        events.push(event);
-        timer?.refresh();
-      }
-      return events;
-    })();
-    return Promise.race([drain, stalled]).finally(() => clearTimeout(timer));
+  private drain<E>(read: AsyncIterable<E>, what: string): Promise<E[]> {
+    return drainWithProgressDeadline(read, this.deadlineMs, what, () => this.compat.stopReading(read));
   }
 }

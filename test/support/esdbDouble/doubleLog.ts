@@ -10,8 +10,9 @@
  * increasing but not consecutive (an adapter that computes position + 1 fails here).
  */
 import { randomUUID } from 'node:crypto';
+import { idempotentRepeat, matches, type ExpectedState } from './expectedRevision';
 
-export type ExpectedState = { kind: 'any' } | { kind: 'no_stream' } | { kind: 'stream_exists' } | { kind: 'revision'; revision: bigint };
+export type { ExpectedState } from './expectedRevision';
 
 export interface ProposedEvent {
   id: string;
@@ -70,7 +71,7 @@ export class DoubleLog {
     const stream = this.streams.get(streamName);
     if (stream?.tombstoned) return { kind: 'stream_deleted' };
     const current = this.currentRevision(streamName);
-    const idempotent = this.idempotentResult(stream, expected, events);
+    const idempotent = idempotentRepeat(stream?.records, expected, events);
     if (idempotent !== undefined) return idempotent;
     if (!matches(expected, current)) return { kind: 'wrong_expected_version', current, expected };
     if (events.length === 0) return { kind: 'success', currentRevision: current ?? -1n, position: null };
@@ -85,23 +86,6 @@ export class DoubleLog {
     this.notify();
     // As EventStoreDB reports it: commit = the last event's position, prepare = the transaction's first.
     return { kind: 'success', currentRevision: revision, position: { commit: last, prepare: first } };
-  }
-
-  /**
-   * EventStoreDB's idempotency check: when the proposed ids are already the
-   * stream's events right after the expected revision (or, for 'any', wherever
-   * the first id sits), the write succeeds without writing and without a position.
-   * A partial match is not idempotent and falls through to the revision check.
-   */
-  private idempotentResult(stream: StreamState | undefined, expected: ExpectedState, events: readonly ProposedEvent[]): AppendOutcome | undefined {
-    if (!stream || events.length === 0) return undefined;
-    let start: number;
-    if (expected.kind === 'revision') start = Number(expected.revision + 1n);
-    else if (expected.kind === 'no_stream') start = 0;
-    else start = stream.records.findIndex((record) => record.id === events[0].id);
-    if (start < 0 || start + events.length > stream.records.length) return undefined;
-    for (let i = 0; i < events.length; i++) if (stream.records[start + i].id !== events[i].id) return undefined;
-    return { kind: 'success', currentRevision: stream.records[start + events.length - 1].revision, position: null };
   }
 
   /** Soft delete: reads of the stream stop finding its events; a later append re-creates it. */
@@ -190,14 +174,5 @@ export class DoubleLog {
 
   private notify(): void {
     for (const listener of [...this.listeners]) listener();
-  }
-}
-
-function matches(expected: ExpectedState, current: bigint | null): boolean {
-  switch (expected.kind) {
-    case 'any': return true;
-    case 'no_stream': return current === null;
-    case 'stream_exists': return current !== null;
-    case 'revision': return current === expected.revision;
   }
 }

@@ -5,6 +5,8 @@
  */
 import type { ServerWritableStream } from '@grpc/grpc-js';
 
+const MAX_BUFFERED = 256;
+
 export class ResponseWriter<Res> {
   private cancelledFlag = false;
   private waiters = new Set<() => void>();
@@ -23,12 +25,20 @@ export class ResponseWriter<Res> {
     return this.cancelledFlag;
   }
 
-  /** Resolves false when the client has gone (cancelled, closed or the server is shutting down). */
+  /**
+   * Resolves false when the client has gone (cancelled, closed or the server is
+   * shutting down). Waits for 'drain' only past MAX_BUFFERED messages rather than
+   * at grpc-js's object-mode high-water mark of 16, so that the double streams
+   * reads in batches as the real server does; memory stays bounded either way.
+   */
   async write(message: Res): Promise<boolean> {
     if (this.cancelledFlag) return false;
-    if (!this.call.write(message)) await this.waitFor((wake) => {
-      this.call.once('drain', wake);
-    });
+    this.call.write(message);
+    if (this.call.writableLength > MAX_BUFFERED) {
+      await this.waitFor((wake) => {
+        this.call.once('drain', wake);
+      });
+    }
     return !this.cancelledFlag;
   }
 

@@ -1,0 +1,37 @@
+# agent-mailbox: one image for the API server (`serve`, the default) and the
+# heartbeat daemon (`heartbeat`). Multi-stage: build with dev dependencies,
+# run with production dependencies only, as the unprivileged `node` user.
+# Used by docker-compose.yml; see README "Production".
+
+ARG NODE_VERSION=20
+
+FROM node:${NODE_VERSION}-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+# Only the application is compiled into the image (no benchmarks, no tests).
+RUN printf '{ "extends": "./tsconfig.build.json", "include": ["src"] }\n' > tsconfig.image.json \
+ && npx tsc -p tsconfig.image.json
+
+FROM node:${NODE_VERSION}-bookworm-slim AS runtime
+ENV NODE_ENV=production \
+    MAILBOX_HOST=0.0.0.0 \
+    MAILBOX_PORT=7420 \
+    MAILBOX_DATA_DIR=/data
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist/src ./dist/src
+COPY bin ./bin
+# The data dir holds the generated admin token (when MAILBOX_ADMIN_TOKEN is unset) and, without
+# MAILBOX_EVENTSTORE_URL, the SQLite log; it must be writable by the runtime user.
+RUN mkdir -p /data && chown node:node /data
+USER node
+EXPOSE 7420
+VOLUME ["/data"]
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.MAILBOX_PORT || 7420) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+ENTRYPOINT ["node", "bin/mailbox.js"]
+CMD ["serve"]

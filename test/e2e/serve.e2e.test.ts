@@ -30,14 +30,14 @@ test('generates the admin token once, stores it 0600, prints it only then, and k
 
   const registered = await post(first.server.url, '/v1/agents', token, { identity: '@a' });
   expect(registered.status).toBe(201);
-  const agentToken = (await registered.json()).token;
+  const agentToken = ((await registered.json()) as { token: string }).token;
   expect((await post(first.server.url, '/v1/messages', agentToken, { to: '@a', subject: 'note', body: 'to self' })).status).toBe(201);
   await first.server.close();
 
   const second = await start(dataDir);
   expect(second.printed).toBe('');
   const inbox = await fetch(`${second.server.url}/v1/messages`, { headers: { authorization: `Bearer ${agentToken}` } });
-  expect((await inbox.json()).messages.map((m: { subject: string }) => m.subject)).toEqual(['note']);
+  expect(((await inbox.json()) as { messages: Array<{ subject: string }> }).messages.map((m: { subject: string }) => m.subject)).toEqual(['note']);
   expect((await post(second.server.url, '/v1/agents', token, { identity: '@b' })).status).toBe(201);
   await second.server.close();
 });

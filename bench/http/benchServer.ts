@@ -1,0 +1,44 @@
+/** Starts bench/http/serverProcess in a child process and talks to it over IPC. */
+import { fork, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import type { MemoryFigures } from '../lib/memory';
+
+export interface BenchServer {
+  url: string;
+  adminToken: string;
+  memory(): Promise<MemoryFigures & { openWakeStreams: number }>;
+  stop(): Promise<void>;
+}
+
+function nextMessage<T>(child: ChildProcess, type: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: { type: string }) => {
+      if (message.type !== type) return;
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      resolve(message as T);
+    };
+    const onExit = (code: number | null) => reject(new Error(`bench server exited (${code}) before '${type}'`));
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+  });
+}
+
+export async function startBenchServer(): Promise<BenchServer> {
+  const child = fork(path.join(__dirname, 'serverProcess.js'), [], { execArgv: ['--expose-gc', ...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean)], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const ready = await nextMessage<{ url: string; adminToken: string }>(child, 'ready');
+  return {
+    url: ready.url,
+    adminToken: ready.adminToken,
+    memory() {
+      const answer = nextMessage<MemoryFigures & { openWakeStreams: number }>(child, 'memory');
+      child.send('memory');
+      return answer;
+    },
+    async stop() {
+      const stopped = nextMessage(child, 'stopped');
+      child.send('stop');
+      await stopped;
+    },
+  };
+}

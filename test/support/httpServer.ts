@@ -6,6 +6,7 @@ import type { MailboxConfigInput } from '../../src/config';
 import type { Mailbox } from '../../src/mailbox';
 import { buildHttpServer, type HttpServer } from '../../src/adapters/http/httpServer';
 import { ADMIN_TOKEN, allEvents, memoryMailbox, silentLogger } from './fixtures';
+import { EsdbDouble } from './esdbDouble/esdbDouble';
 
 export interface HttpResult<T = any> {
   status: number;
@@ -34,7 +35,9 @@ export interface TestServer {
 }
 
 export async function startTestServer(config: MailboxConfigInput = {}): Promise<TestServer> {
-  const mailbox = await memoryMailbox({ rateLimitPerSecond: 0, ...config });
+  // MAILBOX_TEST_EVENTSTORE=esdb-double: the same suites on EventStoreDB (adapter + real client, in-repo test double).
+  const double = process.env.MAILBOX_TEST_EVENTSTORE === 'esdb-double' && config.eventStoreUrl === undefined ? await EsdbDouble.start() : null;
+  const mailbox = await memoryMailbox({ rateLimitPerSecond: 0, ...(double ? { eventStoreUrl: double.url } : {}), ...config });
   const http = buildHttpServer(mailbox, silentLogger);
   const url = await http.listen('127.0.0.1', 0);
 
@@ -67,6 +70,7 @@ export async function startTestServer(config: MailboxConfigInput = {}): Promise<
     async close() {
       await http.close();
       await mailbox.close();
+      await double?.close();
     },
   };
 }

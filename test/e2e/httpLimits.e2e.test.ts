@@ -131,3 +131,25 @@ test('per-agent rate limit: 429 RATE_LIMITED with Retry-After; other agents and 
     await limited.close();
   }
 });
+
+test('a request that outlives the timeout is 503 UNAVAILABLE that says a send may still apply; the same key then returns it once', async () => {
+  const slow = await startTestServer({ requestTimeoutMs: 100, awaitProjectionMs: 1000 });
+  try {
+    const { '@x': x, '@y': y } = await slow.register(['@x', '@y']);
+    await slow.mailbox.runner.stop(); // views stop following: a send waits awaitProjectionMs for them
+    const headers = { 'idempotency-key': 'slow-1' };
+    const before = await slow.eventCount();
+    const timedOut = await slow.call('POST', '/v1/messages', { token: x, body: { ...message, to: '@y' }, headers });
+    expect(timedOut.status).toBe(503);
+    expect(timedOut.body).toMatchObject({ code: 'UNAVAILABLE', timeoutMs: 100 });
+    expect(timedOut.body.message).toContain('same Idempotency-Key');
+    expect(await slow.eventCount()).toBe(before + 1); // it was applied, as the message warned
+    await slow.mailbox.runner.start();
+    const retried = await slow.call('POST', '/v1/messages', { token: x, body: { ...message, to: '@y' }, headers });
+    expect(retried.status).toBe(201);
+    expect(await slow.eventCount()).toBe(before + 1);
+    expect((await slow.call('GET', '/v1/messages', { token: y })).body.messages.map((m: any) => m.messageId)).toEqual([retried.body.messageId]);
+  } finally {
+    await slow.close();
+  }
+});

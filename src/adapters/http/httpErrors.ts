@@ -5,6 +5,7 @@
  */
 import type { FastifyReply } from 'fastify';
 import { MailboxError, isMailboxError } from '../../errors';
+import { timedOut } from './handlerTimeout';
 
 interface FastifyLikeError { code?: string; statusCode?: number; message?: string }
 
@@ -21,10 +22,14 @@ export const routeNotFound = (method: string, url: string) =>
     `There is no route ${method} ${url.split('?')[0]}; GET /docs lists every route of this API.`,
     { method, path: url.split('?')[0] });
 
-export function toMailboxError(error: unknown, requestLimit: number): MailboxError {
+export interface HttpLimits { requestLimit: number; timeoutMs: number }
+
+export function toMailboxError(error: unknown, { requestLimit, timeoutMs }: HttpLimits): MailboxError {
   if (isMailboxError(error)) return error;
   const e = (error ?? {}) as FastifyLikeError;
   switch (e.code) {
+    case 'FST_ERR_HANDLER_TIMEOUT':
+      return timedOut(timeoutMs);
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return payloadTooLarge(requestLimit);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':

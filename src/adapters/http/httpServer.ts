@@ -8,6 +8,8 @@ import { MailboxError } from '../../errors';
 import type { Mailbox } from '../../mailbox';
 import { mcpRoutes } from '../mcp/mcpRoutes';
 import { requireBearer } from './auth';
+import { ConnectionDrain } from './connectionDrain';
+import { boundHandlers } from './handlerTimeout';
 import { requestLimitOf, type HttpContext } from './httpContext';
 import { routeNotFound, sendEnvelope, toMailboxError } from './httpErrors';
 import { registerJsonBodyParser } from './jsonBody';
@@ -54,15 +56,17 @@ export function buildHttpServer(mailbox: Mailbox, logger: Logger): HttpServer {
     loggerInstance: logger.child({ component: 'http' }) as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }), // per-request lines would dominate the log; metrics count requests
     bodyLimit: context.requestLimit,
-    requestTimeout: config.requestTimeoutMs,
+    requestTimeout: config.requestTimeoutMs, // receiving the request
     return503OnClosing: false,
   });
+  const connections = new ConnectionDrain(app.server);
   let closing = false;
   const routes: HttpServer['routes'] = [];
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push({ method, url: route.url });
   });
 
+  boundHandlers(app, config.requestTimeoutMs);
   app.decorateRequest('actor', null);
   app.decorateRequest('startedAt', 0);
   registerJsonBodyParser(app);
@@ -74,7 +78,7 @@ export function buildHttpServer(mailbox: Mailbox, logger: Logger): HttpServer {
     metrics.request(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, (performance.now() - request.startedAt) / 1000);
   });
   app.setErrorHandler(async (error, request, reply) => {
-    const translated = toMailboxError(error, context.requestLimit);
+    const translated = toMailboxError(error, { requestLimit: context.requestLimit, timeoutMs: config.requestTimeoutMs });
     if (translated.status >= 500) request.log.error({ err: error, url: request.url }, 'request failed');
     return sendEnvelope(reply, translated);
   });
@@ -82,6 +86,7 @@ export function buildHttpServer(mailbox: Mailbox, logger: Logger): HttpServer {
   app.addHook('preClose', async () => {
     closing = true;
     wakeStreams.closeAll('server shutting down');
+    connections.drain();
   });
 
   opsRoutes(app, context);

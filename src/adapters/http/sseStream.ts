@@ -17,7 +17,7 @@ export class SseStream {
     response.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
+      connection: 'close', // an event stream is never followed by another response on its connection
       'x-accel-buffering': 'no', // nginx: do not buffer the stream
     });
     response.write('retry: 2000\n\n');

@@ -16,7 +16,7 @@ const methodNotAllowed = { jsonrpc: '2.0', id: null,
 export function mcpRoutes(app: FastifyInstance, { mailbox, metrics, wakeLatency, logger }: HttpContext): void {
   const factory = new McpServerFactory((error) => logger.error({ err: error }, 'MCP tool failed'));
 
-  app.post('/mcp', async (request, reply) => {
+  app.post('/mcp', { config: { streaming: true } }, async (request, reply) => { // the transport writes the response itself
     const api = inProcessAgentApi(mailbox, actorOf(request), metrics, (sent) => wakeLatency.sendAcknowledged(sent.messageId, request.startedAt));
     const server = factory.create(api);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

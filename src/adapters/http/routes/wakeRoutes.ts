@@ -10,7 +10,7 @@ import { SseStream } from '../sseStream';
 import { noExtraInput } from './routeInput';
 
 export function wakeRoutes(app: FastifyInstance, { mailbox, config, wakeStreams, wakeLatency }: HttpContext): void {
-  app.get('/v1/wake', async (request, reply) => {
+  app.get('/v1/wake', { config: { streaming: true } }, async (request, reply) => {
     noExtraInput(request.query, 'GET /v1/wake');
     const actor = actorOf(request);
     wakeStreams.reserve(actor.identity);

@@ -61,7 +61,7 @@ export const ROUTE_SPECS: RouteSpec[] = [
   { method: 'get', path: '/v1/audit/events', summary: 'The ordered event log, paged by position', tag: 'views', auth: 'auditor or admin',
     query: auditQuerySchema, success: { status: 200, description: '{events: [...], nextAfter}' }, errors: [...AUTH, 'UNKNOWN_FIELD', 'VALIDATION_FAILED'] },
   { method: 'get', path: '/v1/wake', summary: 'Server-Sent Events: `sync` (unread count) first, then one `wake` per delivered message',
-    tag: 'wake', auth: 'agent', success: { status: 200, description: 'event: sync / event: wake, heartbeat comments every ~15 s', contentType: 'text/event-stream' },
+    tag: 'wake', auth: 'agent', success: { status: 200, description: 'event: sync / event: wake (id: log position), heartbeat comments every ~15 s; Last-Event-ID is not replayed: a reconnect starts with a fresh sync', contentType: 'text/event-stream' },
     errors: AUTH },
   { method: 'post', path: '/mcp', summary: 'MCP, streamable HTTP transport (stateless; JSON responses)', tag: 'mcp', auth: 'agent',
     success: { status: 200, description: 'JSON-RPC response' }, errors: AUTH },

@@ -86,7 +86,7 @@ export class EsdbEventStore implements EventStore {
         const position = positionOf(event);
         if (from !== null && position <= from) continue;
         from = position;
-        if (isMailboxRecord(event) && page.length < limit) page.push(toStoredEvent(event));
+        if (isMailboxRecord(event) && page.length < limit) page.push(toStoredEvent(event, position));
       }
       if (batch.length < maxCount) break; // the end of the log
     }

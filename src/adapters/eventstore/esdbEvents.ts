@@ -42,7 +42,8 @@ export function positionOf(event: RecordedEvent): bigint {
   return position.commit;
 }
 
-export function toStoredEvent(event: RecordedEvent): StoredEvent {
+/** `position`: when the caller has already taken it from the event. */
+export function toStoredEvent(event: RecordedEvent, position: bigint = positionOf(event)): StoredEvent {
   if (!event.isJson || typeof event.metadata !== 'object' || event.metadata === null || event.metadata instanceof Uint8Array) {
     throw new Error(`Event ${event.id} in ${event.streamId} is not a mailbox JSON event (type ${event.type})`);
   }
@@ -53,6 +54,6 @@ export function toStoredEvent(event: RecordedEvent): StoredEvent {
     metadata: event.metadata,
     streamName: event.streamId,
     revision: event.revision,
-    position: positionOf(event),
+    position,
   } as unknown as StoredEvent;
 }

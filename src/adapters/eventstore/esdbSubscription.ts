@@ -104,8 +104,7 @@ export class EsdbCatchUpSubscription implements EventSubscription {
 
 function convert(event: Parameters<typeof toStoredEvent>[0]): StoredEvent {
   try {
-    positionOf(event);
-    return toStoredEvent(event);
+    return toStoredEvent(event, positionOf(event));
   } catch (error) {
     throw new UnreadableEvent((error as Error).message);
   }

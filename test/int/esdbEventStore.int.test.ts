@@ -193,3 +193,20 @@ describe('connection strings', () => {
     expect(double.log.records.at(-1)).toMatchObject({ id: event.eventId, streamName: stream, type: event.type });
   });
 });
+
+describe('an empty append', () => {
+  beforeEach(async () => {
+    double = await EsdbDouble.start();
+    store = EsdbEventStore.connect(double.url);
+  });
+
+  it('only checks the expected revision: writes nothing, reports the head, and still refuses a wrong revision', async () => {
+    const stream = freshStream();
+    await store.append(stream, [contractEvent('a')], 'no_stream');
+    const head = await store.headPosition();
+    const before = double.log.records.length;
+    expect(await store.append(stream, [], 0n)).toEqual({ nextExpectedRevision: 0n, position: head });
+    await expect(store.append(stream, [], 3n)).rejects.toBeInstanceOf(ConcurrencyConflict);
+    expect(double.log.records.length).toBe(before);
+  });
+});

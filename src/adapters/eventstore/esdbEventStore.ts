@@ -57,8 +57,10 @@ export class EsdbEventStore implements EventStore {
       throw translateAppendError(error, streamName, expected);
     }
     const nextExpectedRevision = result.nextExpectedRevision;
-    // The server reports no position when the append was a de-duplicated repeat: look up where the events are.
-    const position = result.position?.commit ?? (await this.positionOfRevision(streamName, nextExpectedRevision));
+    if (result.position) return { nextExpectedRevision, position: result.position.commit };
+    // No position: nothing was written. For a de-duplicated repeat, report where its events are;
+    // for an empty append (which only checked the expected revision), the head of the log.
+    const position = events.length > 0 ? await this.positionOfRevision(streamName, nextExpectedRevision) : (await this.headPosition()) ?? 0n;
     return { nextExpectedRevision, position };
   }
 

@@ -7,6 +7,8 @@ export interface BenchServer {
   url: string;
   adminToken: string;
   memory(): Promise<MemoryFigures & { openWakeStreams: number }>;
+  /** CPU time (user + system) the server process has used so far, in ms. */
+  cpuMs(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -34,6 +36,11 @@ export async function startBenchServer(): Promise<BenchServer> {
       const answer = nextMessage<MemoryFigures & { openWakeStreams: number }>(child, 'memory');
       child.send('memory');
       return answer;
+    },
+    async cpuMs() {
+      const answer = nextMessage<{ cpuMs: number }>(child, 'cpu');
+      child.send('cpu');
+      return (await answer).cpuMs;
     },
     async stop() {
       const stopped = nextMessage(child, 'stopped');

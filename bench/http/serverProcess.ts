@@ -1,7 +1,7 @@
 /**
  * The mailbox HTTP server in its own process for the HTTP benchmarks, so the
  * load generator never shares its event loop and the server's RSS is its own.
- * Protocol (IPC): -> {type: 'ready', url, adminToken}; <- 'memory' -> {type: 'memory', ...}; <- 'stop'.
+ * Protocol (IPC): -> {type: 'ready', url, adminToken}; <- 'memory' | 'cpu' -> {type, ...figures}; <- 'stop'.
  */
 import 'reflect-metadata';
 import pino from 'pino';
@@ -17,6 +17,10 @@ async function main(): Promise<void> {
   const url = await http.listen('127.0.0.1', 0);
   process.on('message', async (message: string) => {
     if (message === 'memory') process.send!({ type: 'memory', ...memoryMb(true), openWakeStreams: http.context.wakeStreams.size });
+    if (message === 'cpu') {
+      const { user, system } = process.cpuUsage();
+      process.send!({ type: 'cpu', cpuMs: (user + system) / 1000 });
+    }
     if (message === 'stop') {
       await http.close();
       await mailbox.close();

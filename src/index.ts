@@ -10,3 +10,6 @@ export type { EventStore } from './events/eventStore';
 export type { ProjectionStore } from './projections/projectionStore';
 export type { WakeBus } from './projections/wakeBus';
 export type { WakeEvent } from './projections/viewChanges';
+export { startHeartbeat, type Heartbeat, type StartHeartbeatOptions } from './heartbeat/startHeartbeat';
+export { verifyProjections, type VerifyReport } from './audit/verify/verifyProjections';
+export { eventStoreSource } from './audit/logSource';

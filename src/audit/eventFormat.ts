@@ -1,8 +1,20 @@
-/** One event as a line: JSON (the API's shape, positions as strings) or text for people. */
-import { eventToJson } from '../application/mailboxQueries';
+/**
+ * One event as a line: JSON in the shape GET /v1/audit/events serves
+ * (positions as strings, exact beyond 2^53), or text for people.
+ */
 import type { StoredEvent } from '../events/types';
 
-export const eventJsonLine = (event: StoredEvent): string => JSON.stringify(eventToJson(event));
+/** Same shape as the API's eventToJson (a unit test holds them together); kept here so the audit tools load without DI. */
+export const eventJson = (event: StoredEvent) => ({
+  position: event.position.toString(), streamName: event.streamName, revision: event.revision.toString(),
+  eventId: event.eventId, type: event.type, data: event.data, metadata: event.metadata,
+});
+
+/** JSON.stringify(eventJson(event)), without building the intermediate object (replay's hot path). */
+export const eventJsonLine = (event: StoredEvent): string =>
+  `{"position":"${event.position}","streamName":${JSON.stringify(event.streamName)},"revision":"${event.revision}",` +
+  `"eventId":${JSON.stringify(event.eventId)},"type":${JSON.stringify(event.type)},"data":${JSON.stringify(event.data)},` +
+  `"metadata":${JSON.stringify(event.metadata)}}`;
 
 export function describeEvent(event: StoredEvent): string {
   switch (event.type) {

@@ -36,7 +36,7 @@ async function audit(args: string[], env: NodeJS.ProcessEnv) {
   return { code, stdout: out.text(), stderr: err.text() };
 }
 
-/** A, B, C, D: a broadcast, direct mail, reads and an archive; returns B's two unread message ids. */
+/** A, B, C, D: a broadcast, direct mail (one with a task, one a tagged reply), reads and an archive. */
 async function populate(mailbox: Mailbox) {
   const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c', '@d']);
   const broadcast = await a.send({ to: 'AGENT:*', subject: 'all hands', body: 'x' });
@@ -44,7 +44,8 @@ async function populate(mailbox: Mailbox) {
   const second = await c.send({ to: '@b', subject: 'two', body: 'y', priority: 'high' });
   await b.markRead({ messageId: broadcast.messageId });
   await c.archive(broadcast.messageId);
-  const reply = await b.send({ to: '@c', subject: 'reply', body: 'z', inReplyTo: broadcast.messageId });
+  await c.send({ to: '@d', subject: 'task', body: 't', task: { state: 'Working', input: { parts: [{ kind: 'text', text: 'do it' }] } } });
+  const reply = await b.send({ to: '@c', subject: 'reply', body: 'z', inReplyTo: broadcast.messageId, tags: ['re'] });
   return { first, second, reply };
 }
 
@@ -64,9 +65,9 @@ describe('audit verify on the memory store', () => {
     const { code, report } = await runVerify(eventStoreSource(mailbox.eventStore), mailbox.projections,
       { json: false, progress: false }, { stdout: out.stream, stderr: capture().stream, env: {} });
     expect(code).toBe(0);
-    expect(report).toMatchObject({ ok: true, differences: [], head: '13', comparedAt: '13', lag: '0', eventsRebuilt: 13, agentsCompared: 4 });
+    expect(report).toMatchObject({ ok: true, differences: [], head: '14', comparedAt: '14', lag: '0', eventsRebuilt: 14, agentsCompared: 4 });
     expect(report.entriesCompared).toBeGreaterThan(8);
-    expect(out.text()).toMatch(/^OK: the live projections match the log at checkpoint 13 of log head 13;/);
+    expect(out.text()).toMatch(/^OK: the live projections match the log at checkpoint 14 of log head 14;/);
   });
 
   test('a bogus change applied to the live views is reported exactly, and exits 1', async () => {
@@ -74,7 +75,7 @@ describe('audit verify on the memory store', () => {
     const { first, second, reply } = await populate(mailbox);
     const forgedAt = '2030-01-02T00:00:00.000Z';
     // Corrupt: mark B's first unread message read in the live views only (no event in the log says so).
-    await mailbox.projections.applyBatch([{ position: 14n, at: forgedAt,
+    await mailbox.projections.applyBatch([{ position: 15n, at: forgedAt,
       changes: [{ kind: 'receiptRead', recipient: '@b', messageId: first.messageId, readAt: forgedAt, priority: 'normal' }] }]);
 
     const out = capture();
@@ -83,7 +84,7 @@ describe('audit verify on the memory store', () => {
     expect(code).toBe(1);
     const oldestUnread = first.sentAt; // B's oldest unread per the log is the first message
     expect(report.differences).toEqual([
-      { view: 'checkpoint', identity: null, field: 'position', expected: 'at most the log head (13)', actual: '14' },
+      { view: 'checkpoint', identity: null, field: 'position', expected: 'at most the log head (14)', actual: '15' },
       { view: 'heartbeat', identity: '@b', field: 'unread', expected: 2, actual: 1 },
       { view: 'heartbeat', identity: '@b', field: 'oldestUnreadAt', expected: oldestUnread, actual: second.sentAt },
       { view: 'heartbeat', identity: '@b', field: 'lastActivityAt', expected: reply.sentAt, actual: forgedAt },
@@ -96,7 +97,7 @@ describe('audit verify on the memory store', () => {
     const text = out.text();
     expect(text).toContain(`inbox        @b  message ${first.messageId}  readAt: log says null, live projection has "${forgedAt}"`);
     expect(text).toContain('heartbeat    @b  unread: log says 2, live projection has 1');
-    expect(text).toMatch(/DRIFT: 9 differences at checkpoint 14 of log head 13/);
+    expect(text).toMatch(/DRIFT: 9 differences at checkpoint 15 of log head 14/);
   });
 });
 
@@ -108,7 +109,7 @@ describe('mailbox audit verify (CLI)', () => {
     await mailbox.close();
     const { code, stdout, stderr } = await audit(['verify'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_LOG_LEVEL: 'silent' });
     expect(stderr).toContain('the live views exist only inside the serving process');
-    expect(stdout).toMatch(/^OK: the live projections match the log at checkpoint 13 of log head 13;/);
+    expect(stdout).toMatch(/^OK: the live projections match the log at checkpoint 14 of log head 14;/);
     expect(code).toBe(0);
   });
 
@@ -136,7 +137,7 @@ describe('mailbox audit verify (CLI)', () => {
 
       const healthy = await audit(['verify'], env);
       expect(healthy.stderr).toBe('');
-      expect(healthy.stdout).toMatch(/^OK: the live projections match the log at checkpoint 13 of log head 13;/);
+      expect(healthy.stdout).toMatch(/^OK: the live projections match the log at checkpoint 14 of log head 14;/);
       expect(healthy.code).toBe(0);
 
       const client = new Redis(redis.url);
@@ -147,7 +148,7 @@ describe('mailbox audit verify (CLI)', () => {
       }
       const drifted = await audit(['verify', '--json'], env);
       expect(drifted.code).toBe(1);
-      expect(JSON.parse(drifted.stdout)).toMatchObject({ ok: false, comparedAt: '13', differences: [
+      expect(JSON.parse(drifted.stdout)).toMatchObject({ ok: false, comparedAt: '14', differences: [
         { view: 'heartbeat', identity: '@b', field: 'byPriority.high', expected: 1, actual: 7 },
         { view: 'unreadCount', identity: '@b', field: 'byPriority.high', expected: 1, actual: 7 },
       ] });

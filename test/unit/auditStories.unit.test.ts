@@ -106,3 +106,47 @@ describe('view diff', () => {
     expect(sameValue([1, 2], [2, 1])).toBe(false);
   });
 });
+
+describe('event JSON lines', () => {
+  test('audit replay --json prints events exactly as GET /v1/audit/events serves them', async () => {
+    const { eventJson, eventJsonLine } = await import('../../src/audit/eventFormat');
+    const { eventToJson } = await import('../../src/application/mailboxQueries');
+    const { events } = await broadcastScenario();
+    expect(events.map(eventJson)).toEqual(events.map(eventToJson));
+    expect(Object.keys(eventJson(events[0]))).toEqual(Object.keys(eventToJson(events[0])));
+    expect(events.map(eventJsonLine)).toEqual(events.map((e) => JSON.stringify(eventToJson(e))));
+  });
+});
+
+describe('expected views (the reference model behind audit verify)', () => {
+  test('agree with the in-memory projection store on every listing and count; a changed task or tag is not a match', async () => {
+    const { ExpectedViews } = await import('../../src/audit/verify/expectedViews');
+    const { projectStored } = await import('../../src/projections/projector');
+    const { parseListQuery } = await import('../../src/projections/listQuery');
+    const mailbox = await memoryMailbox();
+    const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    const tasked = await a.send({ to: '@b', subject: 'task', body: 'x', tags: ['t1', 't2'], task: { state: 'Working' } });
+    const all = await a.send({ to: 'AGENT:*', subject: 'all', body: 'y', priority: 'high' });
+    await b.send({ to: '@a', subject: 're', body: 'z', inReplyTo: tasked.messageId });
+    await c.markRead({ messageId: all.messageId });
+    await b.archive(all.messageId);
+    const views = new ExpectedViews();
+    views.apply((await allEvents(mailbox)).map(projectStored));
+    const query = { inbox: { status: 'all' }, unread: { status: 'unread' }, outbox: { box: 'outbox' } } as const;
+    for (const identity of ['@a', '@b', '@c']) {
+      expect(views.heartbeat(identity)).toEqual(await mailbox.projections.heartbeat(identity));
+      for (const view of ['inbox', 'unread', 'outbox'] as const) {
+        const live = (await mailbox.projections.listMessages(identity, parseListQuery(query[view]))).messages;
+        const expected = views.listing(identity, view);
+        expect(expected.map((entry) => views.listed(entry, view))).toEqual(live);
+        expect(expected.every((entry, i) => views.matches(entry, view, live[i]))).toBe(true);
+      }
+    }
+    const [entry] = views.listing('@b', 'inbox').filter((e) => e.fields.messageId === tasked.messageId);
+    const listed = views.listed(entry, 'inbox');
+    expect(views.matches(entry, 'inbox', { ...listed, task: { ...listed.task!, state: 'Completed' } })).toBe(false);
+    expect(views.matches(entry, 'inbox', { ...listed, tags: ['t1'] })).toBe(false);
+    expect(views.matches(entry, 'inbox', { ...listed, recipientCount: 1 } as never)).toBe(false);
+    await mailbox.close();
+  });
+});

@@ -1,22 +1,20 @@
 /**
- * `audit verify`: rebuild every view from the log into a scratch in-memory
- * store (the pure projector, nothing shared with the live pipeline but the
- * log) and compare it with the live projections through the ProjectionStore
- * port: agents, heartbeat counts, unread counts, and every inbox, unread and
- * outbox listing, page by page.
+ * `audit verify`: derive every view from the log in scratch memory (pure
+ * projector -> ExpectedViews) and compare it with the live projections through
+ * the ProjectionStore port: agents, heartbeat counts, unread counts, and every
+ * inbox, unread and outbox listing, page by page.
  *
  * The live views may move while we compare (a running server). Both sides are
  * compared at the live checkpoint; a difference counts as drift only if it
- * persists after catching the scratch views up to the live checkpoint again.
+ * persists after catching the expected views up to the live checkpoint again.
  */
-import { MemoryProjectionStore } from '../../adapters/projections/memoryProjectionStore';
+import { mapBounded } from '../../heartbeat/boundedQueue';
 import { parseListQuery, type ListQuery } from '../../projections/listQuery';
 import type { ListedMessage, ProjectionStore } from '../../projections/projectionStore';
-import { mapBounded } from '../../heartbeat/boundedQueue';
 import type { LogSource } from '../logSource';
-import { DiscardingWakeBus } from './discardingWakeBus';
+import { ExpectedViews } from './expectedViews';
 import { rebuildInto } from './scratchRebuild';
-import { diffAgents, diffHeartbeats, diffListing, type Difference, type ViewName } from './viewDiff';
+import { diffAgents, diffHeartbeats, diffListing, fieldDiffs, type Difference } from './viewDiff';
 
 export interface VerifyOptions {
   /** Rounds of re-checking differences while the live checkpoint moves (default 3). */
@@ -41,74 +39,98 @@ export interface VerifyReport {
   differences: Difference[];
 }
 
-const PAGE = 200;
-const LISTINGS: Array<[ViewName, ListQuery]> = [
-  ['inbox', parseListQuery({ box: 'inbox', status: 'all', limit: PAGE })],
-  ['unread', parseListQuery({ box: 'inbox', status: 'unread', limit: PAGE })],
-  ['outbox', parseListQuery({ box: 'outbox', limit: PAGE })],
-];
+type Listing = 'inbox' | 'unread' | 'outbox';
+const QUERIES: Record<Listing, ListQuery> = {
+  inbox: parseListQuery({ box: 'inbox', status: 'all', limit: 200 }),
+  unread: parseListQuery({ box: 'inbox', status: 'unread', limit: 200 }),
+  outbox: parseListQuery({ box: 'outbox', limit: 200 }),
+};
 
-/** Every entry of one listing, following nextCursor; a cursor that repeats is itself a difference. */
-async function listAll(store: ProjectionStore, identity: string, query: ListQuery): Promise<{ entries: ListedMessage[]; loop: boolean }> {
-  const entries: ListedMessage[] = [];
-  const seen = new Set<string>();
+/**
+ * Streams the live listing page by page against the expected one, comparing
+ * entry by entry while they line up; from the first misalignment on, the rest
+ * of both is compared as sets (missing, extra, order) by diffListing.
+ */
+async function compareListing(expected: ExpectedViews, live: ProjectionStore, identity: string, view: Listing) {
+  const wanted = expected.listing(identity, view);
+  const diffs: Difference[] = [];
+  let aligned = 0;
+  let rest: ListedMessage[] | null = null;
+  const cursors = new Set<string>();
   let cursor: string | undefined;
   for (;;) {
-    const page = await store.listMessages(identity, { ...query, cursor });
-    entries.push(...page.messages);
-    if (page.nextCursor === null) return { entries, loop: false };
-    if (seen.has(page.nextCursor)) return { entries, loop: true };
-    seen.add(page.nextCursor);
+    const page = await live.listMessages(identity, { ...QUERIES[view], cursor });
+    for (const actual of page.messages) {
+      if (rest === null && aligned < wanted.length && wanted[aligned].fields.messageId === actual.messageId) {
+        const entry = wanted[aligned++];
+        if (!expected.matches(entry, view, actual)) {
+          diffs.push(...fieldDiffs(view, identity, expected.listed(entry, view), actual, actual.messageId));
+        }
+      } else {
+        (rest ??= []).push(actual);
+      }
+    }
+    if (page.nextCursor === null) break;
+    if (cursors.has(page.nextCursor)) {
+      diffs.push({ view, identity, field: 'pagination', expected: 'cursors advance', actual: 'a cursor repeated' });
+      break;
+    }
+    cursors.add(page.nextCursor);
     cursor = page.nextCursor;
   }
+  if (rest !== null || aligned < wanted.length) {
+    diffs.push(...diffListing(view, identity, wanted.slice(aligned).map((entry) => expected.listed(entry, view)), rest ?? []));
+  }
+  return { diffs, entries: wanted.length };
 }
 
-async function diffAgentViews(expected: ProjectionStore, live: ProjectionStore, identity: string): Promise<{ diffs: Difference[]; entries: number }> {
+async function compareAgent(expected: ExpectedViews, live: ProjectionStore, identity: string) {
   const diffs: Difference[] = [];
-  let entries = 0;
-  const [ue, ua] = await Promise.all([expected.unreadCount(identity), live.unreadCount(identity)]);
-  if (ue.unread !== ua.unread) diffs.push({ view: 'unreadCount', identity, field: 'unread', expected: ue.unread, actual: ua.unread });
+  const e = expected.heartbeat(identity);
+  const a = await live.unreadCount(identity);
+  if (e.unread !== a.unread) diffs.push({ view: 'unreadCount', identity, field: 'unread', expected: e.unread, actual: a.unread });
   for (const priority of ['low', 'normal', 'high'] as const) {
-    if (ue.byPriority[priority] !== ua.byPriority[priority]) {
-      diffs.push({ view: 'unreadCount', identity, field: `byPriority.${priority}`, expected: ue.byPriority[priority], actual: ua.byPriority[priority] });
+    if (e.byPriority[priority] !== a.byPriority[priority]) {
+      diffs.push({ view: 'unreadCount', identity, field: `byPriority.${priority}`, expected: e.byPriority[priority], actual: a.byPriority[priority] });
     }
   }
-  for (const [view, query] of LISTINGS) {
-    const [e, a] = await Promise.all([listAll(expected, identity, query), listAll(live, identity, query)]);
-    if (a.loop) diffs.push({ view, identity, field: 'pagination', expected: 'cursors advance', actual: 'a cursor repeated' });
-    diffs.push(...diffListing(view, identity, e.entries, a.entries));
-    entries += e.entries.length;
+  let entries = 0;
+  for (const view of ['inbox', 'unread', 'outbox'] as const) {
+    const listing = await compareListing(expected, live, identity, view);
+    diffs.push(...listing.diffs);
+    entries += listing.entries;
   }
   return { diffs, entries };
 }
 
-async function compare(expected: ProjectionStore, live: ProjectionStore, only: ReadonlySet<string> | null, concurrency: number) {
-  const [agentsE, agentsA, beatsE, beatsA] = await Promise.all([expected.listAgents(), live.listAgents(),
-    expected.allHeartbeats(), live.allHeartbeats()]);
-  const pick = <T extends { identity: string }>(items: T[]) => (only ? items.filter((i) => only.has(i.identity)) : items);
-  const diffs = [...diffAgents(pick(agentsE), pick(agentsA)), ...diffHeartbeats(pick(beatsE), pick(beatsA))];
-  const identities = [...new Set([...agentsE, ...agentsA, ...beatsE, ...beatsA].map((x) => x.identity))]
+async function compare(expected: ExpectedViews, live: ProjectionStore, only: ReadonlySet<string> | null, concurrency: number) {
+  const [liveAgents, liveBeats] = await Promise.all([live.listAgents(), live.allHeartbeats()]);
+  const identities = [...new Set([...expected.identities(), ...liveAgents.map((a) => a.identity), ...liveBeats.map((b) => b.identity)])]
     .filter((identity) => !only || only.has(identity)).sort();
-  const perAgent = await mapBounded(identities, concurrency, (identity) => diffAgentViews(expected, live, identity));
+  const chosen = new Set(identities);
+  const diffs = [
+    ...diffAgents(expected.agentList().filter((a) => chosen.has(a.identity)), liveAgents.filter((a) => chosen.has(a.identity))),
+    ...diffHeartbeats(identities.map((identity) => expected.heartbeat(identity)), liveBeats.filter((b) => chosen.has(b.identity))),
+  ];
+  const perAgent = await mapBounded(identities, concurrency, (identity) => compareAgent(expected, live, identity));
   for (const result of perAgent) diffs.push(...result.diffs);
   return { diffs, agents: identities.length, entries: perAgent.reduce((sum, r) => sum + r.entries, 0) };
 }
 
 export async function verifyProjections(source: LogSource, live: ProjectionStore, options: VerifyOptions = {}): Promise<VerifyReport> {
   const { maxRounds = 3, concurrency = 8, onProgress } = options;
-  const scratch = new MemoryProjectionStore(new DiscardingWakeBus());
+  const expected = new ExpectedViews();
   let comparedAt = await live.checkpoint();
-  let eventsRebuilt = await rebuildInto(scratch, source, comparedAt, onProgress);
-  let result = await compare(scratch, live, null, concurrency);
+  let eventsRebuilt = await rebuildInto(expected, source, comparedAt, onProgress);
+  let result = await compare(expected, live, null, concurrency);
   let rounds = 1;
   while (result.diffs.length > 0 && rounds < maxRounds) {
     const moved = await live.checkpoint();
     if (moved === comparedAt) break; // the live views stand still: what differs is drift
     comparedAt = moved;
-    eventsRebuilt += await rebuildInto(scratch, source, comparedAt, onProgress);
+    eventsRebuilt += await rebuildInto(expected, source, comparedAt, onProgress);
     const suspects = new Set(result.diffs.map((d) => d.identity).filter((id): id is string => id !== null));
-    const recheck = await compare(scratch, live, suspects, concurrency);
-    result = { ...recheck, agents: result.agents, entries: result.entries };
+    result = { ...(await compare(expected, live, suspects, concurrency)), agents: result.agents, entries: result.entries };
     rounds++;
   }
   const head = await source.head();
@@ -117,8 +139,8 @@ export async function verifyProjections(source: LogSource, live: ProjectionStore
     differences.unshift({ view: 'checkpoint', identity: null, field: 'position',
       expected: `at most the log head (${head ?? 'empty log'})`, actual: comparedAt.toString() });
   }
-  const lag = head === undefined || head === null ? null : (head - (comparedAt ?? 0n) > 0n ? head - (comparedAt ?? 0n) : 0n).toString();
+  const behind = head === undefined || head === null ? null : head - (comparedAt ?? 0n);
   return { ok: differences.length === 0, head: head === undefined || head === null ? null : head.toString(),
-    comparedAt: comparedAt?.toString() ?? null, lag, eventsRebuilt, agentsCompared: result.agents,
-    entriesCompared: result.entries, rounds, differences };
+    comparedAt: comparedAt?.toString() ?? null, lag: behind === null ? null : (behind > 0n ? behind : 0n).toString(),
+    eventsRebuilt, agentsCompared: result.agents, entriesCompared: result.entries, rounds, differences };
 }

@@ -4,7 +4,8 @@
  * time from the send's 201 reaching its client to the wake reaching the
  * recipient's stream (0 when the wake came first: the server publishes wakes
  * as soon as the view holds the message, which is before it acknowledges).
- * Also reported: send start -> wake received. Targets: p50 <= 5 ms, p99 <= 25 ms.
+ * Also reported: the signed difference (wake minus acknowledgement) and send
+ * start -> wake received. Targets: p50 <= 5 ms, p99 <= 25 ms.
  */
 import { performance } from 'node:perf_hooks';
 import { agentIdentity } from '../lib/mailbox';
@@ -65,6 +66,8 @@ runBench('http/wakeLatency', async (report) => {
     report.latency('wake latency (send acknowledged -> wake received)', summarize(afterAck), atMost(25));
     const ackSummary = summarize(afterAck);
     report.metric('wake latency p50 vs target', ackSummary.p50, 'ms', atMost(5));
+    report.latency('wake received relative to the acknowledgement (negative: before it)',
+      summarize(sends.map((s) => wakeAt.get(s.messageId)! - s.ackAt)));
     report.latency('send start -> wake received', endToEnd);
     report.note('wakes that arrived before the send was acknowledged', `${round((beforeAck / SENDS) * 100)}%`);
     report.note('send rate during the measurement', `${Math.round((SENDS / elapsedMs) * 1000)} sends/s`);

@@ -57,6 +57,9 @@ export class SseStream {
       return false;
     }
     this.response.write(chunk);
+    // Node corks a chunked response until the next tick; a wake is sent now, not after whatever runs first.
+    const socket = this.response.socket;
+    if (socket?.writableCorked) socket.uncork();
     return true;
   }
 

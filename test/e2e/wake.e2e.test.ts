@@ -67,6 +67,7 @@ test('sync first, then exactly the wakes each agent is owed, each after its inbo
 
 test('a wake stream is refused to a missing token, an admin and an auditor, with the envelope', async () => {
   const { '@auditor': auditor } = await server.register(['@auditor'], 'auditor');
+  const before = await server.eventCount();
   const anonymous = await server.call('GET', '/v1/wake');
   expect(anonymous.status).toBe(401);
   expect(anonymous.body.code).toBe('UNAUTHENTICATED');
@@ -75,6 +76,7 @@ test('a wake stream is refused to a missing token, an admin and an auditor, with
     expect(refused.status).toBe(403);
     expect(refused.body.code).toBe('FORBIDDEN');
   }
+  expect(await server.eventCount()).toBe(before);
 });
 
 test('shutdown ends open wake streams cleanly', async () => {

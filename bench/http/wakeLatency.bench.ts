@@ -22,6 +22,8 @@ const SUBSCRIBERS = 64;
 const SENDS = scaled(10_000, 1_000);
 const WARMUP = scaled(1_000, 100);
 const DRAIN_TIMEOUT_MS = 10_000;
+const PACED_RATE = 500; // sends/s, well below saturation even on a busy 2-core machine
+const PACED_SENDS = scaled(5_000, 500);
 
 runBench('http/wakeLatency', async (report) => {
   report.note('setup', `${SUBSCRIBERS} agents each holding a wake stream, ${CLIENTS} other agents sending direct messages to them ` +
@@ -71,6 +73,27 @@ runBench('http/wakeLatency', async (report) => {
     report.latency('send start -> wake received', endToEnd);
     report.note('wakes that arrived before the send was acknowledged', `${round((beforeAck / SENDS) * 100)}%`);
     report.note('send rate during the measurement', `${Math.round((SENDS / elapsedMs) * 1000)} sends/s`);
+
+    // Paced (open loop, below saturation): what an agent sees when the mailbox is busy but not overloaded.
+    const paced: Array<{ messageId: string; startedAt: number }> = [];
+    const pacedStart = performance.now();
+    const inFlight: Array<Promise<void>> = [];
+    for (let index = 0; index < PACED_SENDS; index++) {
+      const due = pacedStart + (index * 1000) / PACED_RATE;
+      const wait = due - performance.now();
+      if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+      const startedAt = performance.now();
+      inFlight.push(client.request<{ messageId: string }>('POST', '/v1/messages', senderTokens[index % CLIENTS], {
+        to: recipients[index % SUBSCRIBERS], subject: `paced ${index}`, body: 'wake up' }).then(({ status, body }) => {
+        if (status !== 201) throw new Error(`paced send ${index}: HTTP ${status}`);
+        paced.push({ messageId: body.messageId, startedAt });
+      }));
+    }
+    await Promise.all(inFlight);
+    const pacedDeadline = performance.now() + DRAIN_TIMEOUT_MS;
+    while (paced.some((p) => !wakeAt.has(p.messageId)) && performance.now() < pacedDeadline) await new Promise((r) => setTimeout(r, 10));
+    if (paced.some((p) => !wakeAt.has(p.messageId))) throw new Error('a paced send produced no wake');
+    report.latency(`send start -> wake received, paced at ${PACED_RATE} sends/s`, summarize(paced.map((p) => wakeAt.get(p.messageId)! - p.startedAt)));
   } finally {
     for (const stream of streams) stream.close();
     client.close();

@@ -79,7 +79,8 @@ export function buildHttpServer(mailbox: Mailbox, logger: Logger): HttpServer {
   });
   app.setErrorHandler(async (error, request, reply) => {
     const translated = toMailboxError(error, { requestLimit: context.requestLimit, timeoutMs: config.requestTimeoutMs });
-    if (translated.status >= 500) request.log.error({ err: error, url: request.url }, 'request failed');
+    if (translated.code === 'INTERNAL') request.log.error({ err: error, url: request.url }, 'request failed unexpectedly');
+    else if (translated.status >= 500) request.log.warn({ code: translated.code, url: request.url }, translated.message);
     return sendEnvelope(reply, translated);
   });
   app.setNotFoundHandler(async (request, reply) => sendEnvelope(reply, routeNotFound(request.method, request.url)));
@@ -93,7 +94,7 @@ export function buildHttpServer(mailbox: Mailbox, logger: Logger): HttpServer {
   const limiter = new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst);
   app.register(async (scope) => {
     requireBearer(scope, mailbox.authenticator, limiter);
-    for (const routes of [agentRoutes, messageRoutes, viewRoutes, wakeRoutes, mcpRoutes]) routes(scope, context);
+    for (const register of [agentRoutes, messageRoutes, viewRoutes, wakeRoutes, mcpRoutes]) register(scope, context);
   });
 
   return {

@@ -114,8 +114,13 @@ export class MemoryProjectionStore implements ProjectionStore {
 
   private listed(entry: InboxEntry, box: ListQuery['box']): ListedMessage {
     const summary = this.messages.get(entry.fields.messageId);
-    const { recipientCount: _count, task, ...rest } = summary ?? { ...entry.fields, inReplyTo: null, task: null, recipientCount: 0 };
-    return { ...rest, readAt: box === 'inbox' ? entry.readAt : null, ...(task ? { task } : {}) };
+    // Built field by field, not by rest/spread: one object shape for every entry made listing a million
+    // entries (audit verify) about twice as fast. A new MessageSummary field must be added here too.
+    const s = summary ?? { ...entry.fields, inReplyTo: null, task: null };
+    const listed: ListedMessage = { messageId: s.messageId, from: s.from, to: s.to, subject: s.subject, priority: s.priority,
+      threadId: s.threadId, inReplyTo: s.inReplyTo, tags: s.tags, sentAt: s.sentAt, readAt: box === 'inbox' ? entry.readAt : null };
+    if (s.task) listed.task = s.task;
+    return listed;
   }
 
   async unreadCount(identity: string): Promise<UnreadCount> {

@@ -49,6 +49,12 @@ async function openSource(flags: SourceFlags, io: AuditIo): Promise<{ source: Lo
 }
 
 async function run(io: AuditIo, work: () => Promise<number>): Promise<void> {
+  // `mailbox audit replay | head`: the reader left; stop quietly, as Unix tools do on SIGPIPE.
+  io.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    io.stderr.write(`${JSON.stringify({ error: 'Output failed', code: 'INTERNAL', message: `Writing the output failed: ${error.message}` })}\n`);
+    process.exit(2);
+  });
   try {
     process.exitCode = await work();
   } catch (error) {

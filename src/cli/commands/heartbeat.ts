@@ -63,7 +63,7 @@ export function heartbeatSettingsFromCli(flags: HeartbeatFlags, env: NodeJS.Proc
 export function registerHeartbeatCommands(program: Command): void {
   program.command('heartbeat')
     .description('nudge idle agents that have unread mail, and alarm when the projection pipeline stalls')
-    .option('--interval <duration>', 'how often to read the counts and check the pipeline (env MAILBOX_HEARTBEAT_INTERVAL)')
+    .option('--interval <duration>', 'how often to read the counts and check the pipeline (MAILBOX_HEARTBEAT_INTERVAL)')
     .option('--idle <duration>', 'nudge only agents that sent or read nothing for this long (MAILBOX_HEARTBEAT_IDLE)')
     .option('--cooldown <duration>', 'least time between two nudges to one agent, even for new mail (MAILBOX_HEARTBEAT_COOLDOWN)')
     .option('--wake-grace <duration>', 'after a wake event, let the agent react this long first (MAILBOX_HEARTBEAT_WAKE_GRACE)')

@@ -4,13 +4,18 @@ import { foldRegistry, initialRegistryState, type RegisteredAgent, type Registry
 import type { AgentEvent } from '../events/types';
 import { AGENT_REGISTRY_STREAM } from '../events/streams';
 import { TOKENS } from '../tokens';
+import { isMailboxError } from '../errors';
 import type { CommandHandler, StreamModel } from './commandHandler';
+
+/** A token lookup may answer from a registry read this recent without touching the store (bounds how long a retirement done elsewhere takes to bite). */
+const AUTH_FRESH_MS = 1000;
 
 export const registryModel: StreamModel<RegistryState, AgentEvent> = { initial: initialRegistryState, fold: foldRegistry };
 
 @injectable()
 export class AgentDirectory {
   private readonly tokenIndexes = new WeakMap<RegistryState, Map<string, RegisteredAgent>>();
+  private lastReadAt = 0;
 
   constructor(@inject(TOKENS.CommandHandler) private readonly handler: CommandHandler) {}
 
@@ -20,16 +25,40 @@ export class AgentDirectory {
    * was acknowledged must not answer a send that began after it.
    */
   async current(): Promise<RegistryState> {
-    return (await this.handler.load(AGENT_REGISTRY_STREAM, registryModel)).state;
+    const { state } = await this.handler.load(AGENT_REGISTRY_STREAM, registryModel);
+    this.lastReadAt = Date.now();
+    return state;
   }
 
+  /**
+   * Token lookups answer from a fresh enough read without I/O (authentication
+   * is on every request). When the store is unavailable they fall back to the
+   * last read, so that reads served from the projections keep working during
+   * an event store outage; writes fail with UNAVAILABLE anyway.
+   */
   async findByTokenHash(tokenHash: string): Promise<RegisteredAgent | null> {
-    const state = await this.current();
+    // The cached registry includes this process's own registrations and retirements.
+    const cached = this.handler.peek<RegistryState>(AGENT_REGISTRY_STREAM);
+    if (cached && Date.now() - this.lastReadAt < AUTH_FRESH_MS) {
+      const known = this.indexOf(cached).get(tokenHash);
+      if (known) return known;
+    }
+    let state: RegistryState;
+    try {
+      state = await this.current();
+    } catch (error) {
+      if (!cached || !isMailboxError(error) || error.code !== 'UNAVAILABLE') throw error;
+      state = cached;
+    }
+    return this.indexOf(state).get(tokenHash) ?? null;
+  }
+
+  private indexOf(state: RegistryState): Map<string, RegisteredAgent> {
     let index = this.tokenIndexes.get(state);
     if (!index) {
       index = new Map([...state.agents.values()].map((agent) => [agent.tokenHash, agent]));
       this.tokenIndexes.set(state, index);
     }
-    return index.get(tokenHash) ?? null;
+    return index;
   }
 }

@@ -37,6 +37,11 @@ export class CommandHandler {
 
   constructor(@inject(TOKENS.EventStore) private readonly store: EventStore) {}
 
+  /** The cached state of a stream without any I/O (it includes this process's own appends). */
+  peek<S>(streamName: string): S | undefined {
+    return this.cache.get<S>(streamName)?.state;
+  }
+
   /** Current state of a stream: the cached fold plus whatever was appended since. */
   async load<S, E extends MailboxEvent>(streamName: string, model: StreamModel<S, E>): Promise<{ state: S; revision: bigint | null }> {
     const cached = this.cache.get<S>(streamName);

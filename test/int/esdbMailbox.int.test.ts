@@ -106,6 +106,11 @@ describe('the event store is down', () => {
     expect((await b.listMessages({ status: 'unread' })).messages.map((m) => m.messageId)).toEqual([sent.messageId]);
     expect(await b.unreadCount()).toMatchObject({ unread: 1 });
     expect(await unreadOf(c)).toBe(0);
+    // Authentication (every HTTP request) keeps working from the last registry read once it is stale.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const bAgain = await mailbox.as(b.token);
+    expect(await unreadOf(bAgain)).toBe(1);
+    expect((await rejection(mailbox.as('not-a-token'))).code).toBe('UNAUTHENTICATED');
 
     await double.start();
     expect(await allEvents(mailbox)).toEqual(before);

@@ -24,7 +24,7 @@ runBench('core/queries', async (report) => {
     // 1. The store: AGENTS agents exchanging MESSAGES direct messages; a fifth of them read.
     const store = SqliteEventStore.open(path.join(dir, 'events.sqlite'));
     const started = nowMs();
-    const log = await writeSyntheticLog(store, { agents: AGENTS, events: AGENTS + Math.round(MESSAGES * 1.25),
+    const log = await writeSyntheticLog(store, { agents: AGENTS, events: 0, minDirectMessages: MESSAGES,
       readShare: 0.2, archiveShare: 0.05 });
     await store.close();
     report.note('store', `${log.directMessages} direct messages, ${log.reads} reads, ${log.archives} archives, ` +

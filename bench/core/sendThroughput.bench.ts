@@ -3,6 +3,7 @@
  * durable (fsynced) and in the recipient's inbox view before it is
  * acknowledged. Target: >= 3,000 sends/s with p99 <= 20 ms.
  */
+import { cpuMs } from '../lib/cpu';
 import { agentIdentity, openEmbeddedMailbox, registerAgents } from '../lib/mailbox';
 import { atLeast, atMost } from '../lib/report';
 import { runBench } from '../lib/runBench';
@@ -18,7 +19,7 @@ const WARMUP = scaled(2_000, 200);
 const RUNS = 3;
 const BODY = 'Please review the attached plan and reply with your comments. '.repeat(5);
 
-interface RunFigures { perSecond: number; p50: number; p99: number; max: number }
+interface RunFigures { perSecond: number; p50: number; p99: number; max: number; cpuUsPerSend: number }
 
 async function oneRun(): Promise<RunFigures> {
   return withTmpDir(async (dir) => {
@@ -30,11 +31,13 @@ async function oneRun(): Promise<RunFigures> {
         subject: `Status ${index}`, body: BODY, priority: index % 10 === 0 ? 'high' : 'normal',
       });
       await closedLoop(WARMUP, SENDERS, send);
+      const cpuBefore = cpuMs();
       const { latencies, elapsedMs } = await closedLoop(SENDS_PER_RUN, SENDERS, send);
+      const cpuUsPerSend = ((cpuMs() - cpuBefore) / SENDS_PER_RUN) * 1000;
       const lat = summarize(latencies);
       const unread = (await Promise.all(clients.map((c) => c.unreadCount()))).reduce((sum, c) => sum + c.unread, 0);
       if (unread !== WARMUP + SENDS_PER_RUN) throw new Error(`expected ${WARMUP + SENDS_PER_RUN} unread in total, views show ${unread}`);
-      return { perSecond: (SENDS_PER_RUN / elapsedMs) * 1000, p50: lat.p50, p99: lat.p99, max: lat.max };
+      return { perSecond: (SENDS_PER_RUN / elapsedMs) * 1000, p50: lat.p50, p99: lat.p99, max: lat.max, cpuUsPerSend };
     } finally {
       await mailbox.close();
     }
@@ -48,7 +51,8 @@ runBench('core/sendThroughput', async (report) => {
   for (let i = 0; i < RUNS; i++) {
     const run = await oneRun();
     runs.push(run);
-    report.log(`  run ${i + 1}: ${Math.round(run.perSecond)} sends/s, p50 ${round(run.p50)} ms, p99 ${round(run.p99)} ms, max ${round(run.max)} ms`);
+    report.log(`  run ${i + 1}: ${Math.round(run.perSecond)} sends/s, p50 ${round(run.p50)} ms, p99 ${round(run.p99)} ms, ` +
+      `max ${round(run.max)} ms, CPU ${Math.round(run.cpuUsPerSend)} µs/send`);
   }
   const perSecond = median(runs.map((r) => r.perSecond));
   report.metric('direct sends/s (64 senders, durable)', perSecond, 'sends/s', atLeast(3000),
@@ -56,5 +60,7 @@ runBench('core/sendThroughput', async (report) => {
   report.metric('send latency p50', median(runs.map((r) => r.p50)), 'ms', undefined, { runs: runs.map((r) => round(r.p50)) });
   report.metric('send latency p99', median(runs.map((r) => r.p99)), 'ms', atMost(20),
     { runs: runs.map((r) => round(r.p99)), maxMs: runs.map((r) => round(r.max)) });
+  report.metric('CPU per send (all threads, user + system)', median(runs.map((r) => r.cpuUsPerSend)), 'µs', undefined,
+    { runs: runs.map((r) => Math.round(r.cpuUsPerSend)), capacityOneCorePerSecond: Math.round(1e6 / median(runs.map((r) => r.cpuUsPerSend))) });
   report.note('ratio vs reference mailbox (~100 sends/s)', `${round(perSecond / 100)}x`);
 });

@@ -17,8 +17,10 @@ import { agentIdentity } from './mailbox';
 
 export interface SyntheticLogOptions {
   agents: number;
-  /** Stop once at least this many events are written (agent registrations included). */
+  /** Stop once at least this many events are written (agent registrations included)... */
   events: number;
+  /** ...and at least this many direct messages (default 0). */
+  minDirectMessages?: number;
   /** Share of appends that mark an earlier direct message read (0..1). */
   readShare?: number;
   /** Share of read messages that are then archived (0..1). */
@@ -93,7 +95,7 @@ function prng(seed: number): () => number {
 }
 
 export async function writeSyntheticLog(store: EventStore, options: SyntheticLogOptions): Promise<SyntheticLogSummary> {
-  const { agents, events: target, readShare = 0.25, archiveShare = 0.1, broadcastEvery = 0, bodyBytes = 300,
+  const { agents, events: target, minDirectMessages = 0, readShare = 0.25, archiveShare = 0.1, broadcastEvery = 0, bodyBytes = 300,
     chunk = 2000, onProgress } = options;
   const random = prng(42);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
@@ -120,12 +122,13 @@ export async function writeSyntheticLog(store: EventStore, options: SyntheticLog
   const unread = new Pool<Delivered>();
   const read = new Pool<Delivered>();
   let nextBroadcastAt = broadcastEvery > 0 ? summary.events + broadcastEvery : Infinity;
-  while (summary.events < target) {
+  const more = (pending: number) => summary.events + pending < target || summary.directMessages < minDirectMessages;
+  while (more(0)) {
     const batch: Append[] = [];
     let batchEvents = 0;
     unread.settle();
     read.settle();
-    while (batch.length < chunk && summary.events + batchEvents < target) {
+    while (batch.length < chunk && more(batchEvents)) {
       const roll = random();
       let append: Append;
       if (summary.events + batchEvents >= nextBroadcastAt) {

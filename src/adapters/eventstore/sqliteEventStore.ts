@@ -2,55 +2,41 @@
  * SQLite event store, the embedded default: one file, WAL, synchronous=FULL
  * (a send is on disk before it is acknowledged), one global position (the
  * rowid), atomic multi-event appends and de-duplication by event id.
+ *
+ * Group commit: appends that arrive in the same event-loop turn are written in
+ * one IMMEDIATE transaction, so that concurrent commands share one fsync. Each
+ * append runs inside its own savepoint, so a conflict rolls back only that
+ * append; every caller is answered only after the COMMIT is on disk.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'libsql';
-import { ConcurrencyConflict } from '../../errors';
-import { describeExpected, type AppendResult, type EventStore, type EventSubscription, type ExpectedRevision } from '../../events/eventStore';
+import type { AppendResult, EventStore, EventSubscription, ExpectedRevision } from '../../events/eventStore';
 import type { NewEvent, StoredEvent } from '../../events/types';
 import { AppendSignal } from './appendSignal';
 import { localSubscription } from './localSubscription';
-
-interface EventRow {
-  position: number; event_id: string; stream: string; revision: number; type: string; data: string; metadata: string;
-}
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS events (
-  position INTEGER PRIMARY KEY AUTOINCREMENT,
-  event_id TEXT NOT NULL UNIQUE,
-  stream   TEXT NOT NULL,
-  revision INTEGER NOT NULL,
-  type     TEXT NOT NULL,
-  data     TEXT NOT NULL,
-  metadata TEXT NOT NULL,
-  UNIQUE (stream, revision)
-);`;
+import { appendEvents } from './sqliteAppend';
+import { prepareStatements, SCHEMA, toStored, type EventRow, type EventStatements } from './sqliteStatements';
 
 const CROSS_PROCESS_POLL_MS = 250;
 
-const toStored = (row: EventRow): StoredEvent => ({
-  eventId: row.event_id, streamName: row.stream, revision: BigInt(row.revision), position: BigInt(row.position),
-  type: row.type as StoredEvent['type'], data: JSON.parse(row.data), metadata: JSON.parse(row.metadata),
-});
+interface QueuedAppend {
+  stream: string;
+  events: readonly NewEvent[];
+  expected: ExpectedRevision;
+  resolve: (result: AppendResult) => void;
+  reject: (error: unknown) => void;
+}
+
+type Outcome = { ok: true; result: AppendResult } | { ok: false; error: unknown };
 
 export class SqliteEventStore implements EventStore {
   private readonly signal = new AppendSignal();
-  private readonly statements;
-  private readonly appendTransaction;
+  private readonly statements: EventStatements;
+  private queue: QueuedAppend[] = [];
 
   private constructor(private readonly db: Database.Database) {
-    this.statements = {
-      lastRevision: db.prepare('SELECT MAX(revision) AS revision FROM events WHERE stream = ?'),
-      byEventId: db.prepare('SELECT stream, revision, position FROM events WHERE event_id = ?'),
-      insert: db.prepare('INSERT INTO events (event_id, stream, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)'),
-      readStream: db.prepare('SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision'),
-      readAll: db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?'),
-      head: db.prepare('SELECT MAX(position) AS position FROM events'),
-    };
-    this.appendTransaction = db.transaction((stream: string, events: readonly NewEvent[], expected: ExpectedRevision) =>
-      this.appendInTransaction(stream, events, expected)).immediate;
+    this.statements = prepareStatements(db);
   }
 
   static open(file: string): SqliteEventStore {
@@ -59,47 +45,68 @@ export class SqliteEventStore implements EventStore {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('busy_timeout = 5000');
+    // Checkpoint less often (40 MB of WAL instead of 4 MB): pages rewritten by many commits are copied back
+    // once, and a commit rarely pays for a checkpoint; halves append cost on a 1M-event file (bench/core).
+    db.pragma('wal_autocheckpoint = 10000');
     db.exec(SCHEMA);
     return new SqliteEventStore(db);
   }
 
-  async append(streamName: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
-    const result = this.appendTransaction(streamName, events, expected);
-    if (events.length > 0) this.signal.notify();
-    return result;
+  append(streamName: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ stream: streamName, events, expected, resolve, reject });
+      // setImmediate, not a microtask: the whole current turn's appends (all its promise continuations) join one commit.
+      if (this.queue.length === 1) setImmediate(() => this.commitQueued());
+    });
   }
 
-  private appendInTransaction(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): AppendResult {
-    const duplicate = this.findDuplicate(stream, events);
-    if (duplicate) return duplicate;
-    const row = this.statements.lastRevision.get(stream) as { revision: number | null };
-    const actual = row.revision === null ? 'no_stream' : BigInt(row.revision);
-    const matches = expected === 'any' || (expected === 'no_stream' ? actual === 'no_stream' : actual === expected);
-    if (!matches) throw new ConcurrencyConflict(stream, describeExpected(expected), String(actual));
-    let revision = row.revision === null ? -1 : row.revision;
-    let position = 0n;
-    for (const event of events) {
-      revision++;
-      const info = this.statements.insert.run(event.eventId, stream, revision, event.type,
-        JSON.stringify(event.data), JSON.stringify(event.metadata));
-      position = BigInt(info.lastInsertRowid);
+  /** One transaction for every queued append; each answered after the COMMIT (durable) or with its own error. */
+  private commitQueued(): void {
+    const group = this.queue;
+    this.queue = [];
+    if (group.length === 0) return;
+    let outcomes: Outcome[];
+    try {
+      this.statements.begin.run();
+      outcomes = group.map((queued) => this.appendInSavepoint(queued));
+      this.statements.commit.run();
+    } catch (error) {
+      // BEGIN or COMMIT failed (busy, I/O): nothing of this group is durable; every caller hears so.
+      if (this.db.inTransaction) this.statements.rollback.run();
+      for (const queued of group) queued.reject(error);
+      return;
     }
-    return { nextExpectedRevision: BigInt(revision), position };
+    let wrote = false;
+    group.forEach((queued, i) => {
+      const outcome = outcomes[i];
+      if (outcome.ok) {
+        wrote ||= queued.events.length > 0;
+        queued.resolve(outcome.result);
+      } else {
+        queued.reject(outcome.error);
+      }
+    });
+    if (wrote) this.signal.notify();
   }
 
-  /** A retry of an append that already landed: same ids, consecutive, in this stream. */
-  private findDuplicate(stream: string, events: readonly NewEvent[]): AppendResult | null {
-    if (events.length === 0) return null;
-    const first = this.statements.byEventId.get(events[0].eventId) as { stream: string; revision: number; position: number } | undefined;
-    if (!first) return null;
-    if (first.stream !== stream) throw new Error(`Event id ${events[0].eventId} already exists in stream ${first.stream}`);
-    const stored = this.statements.readStream.all(stream, first.revision) as EventRow[];
-    if (stored.length < events.length || events.some((event, i) => stored[i].event_id !== event.eventId)) return null;
-    const last = stored[events.length - 1];
-    return { nextExpectedRevision: BigInt(last.revision), position: BigInt(last.position) };
+  private appendInSavepoint({ stream, events, expected }: QueuedAppend): Outcome {
+    this.statements.savepoint.run();
+    try {
+      const result = appendEvents(this.statements, stream, events, expected);
+      this.statements.release.run();
+      return { ok: true, result };
+    } catch (error) {
+      this.statements.rollbackTo.run();
+      this.statements.release.run();
+      return { ok: false, error };
+    }
   }
 
   async readStream(streamName: string, fromRevision = 0n): Promise<StoredEvent[]> {
+    // Commands mostly read a stream that has nothing new (a fresh message, the registry since the cached
+    // revision): a one-row probe answers that ~3x cheaper than an empty multi-row query with this driver.
+    const last = this.statements.lastRevision.get(streamName) as { revision: number | null };
+    if (last.revision === null || last.revision < fromRevision) return [];
     return (this.statements.readStream.all(streamName, Number(fromRevision)) as EventRow[]).map(toStored);
   }
 
@@ -117,6 +124,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
+    if (this.db.open) this.commitQueued(); // appends already issued are written and answered, not dropped
     this.signal.releaseAll();
     if (this.db.open) this.db.close();
   }

@@ -1,0 +1,47 @@
+/** The SQLite event table, its prepared statements and the row -> StoredEvent mapping. */
+import type Database from 'libsql';
+import type { StoredEvent } from '../../events/types';
+
+export interface EventRow {
+  position: number; event_id: string; stream: string; revision: number; type: string; data: string; metadata: string;
+}
+
+export const SCHEMA = `
+CREATE TABLE IF NOT EXISTS events (
+  position INTEGER PRIMARY KEY AUTOINCREMENT,
+  event_id TEXT NOT NULL UNIQUE,
+  stream   TEXT NOT NULL,
+  revision INTEGER NOT NULL,
+  type     TEXT NOT NULL,
+  data     TEXT NOT NULL,
+  metadata TEXT NOT NULL,
+  UNIQUE (stream, revision)
+);`;
+
+type StatementName = 'lastRevision' | 'byEventId' | 'insert' | 'readStream' | 'readAll' | 'head'
+  | 'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollbackTo';
+
+export type EventStatements = Record<StatementName, Database.Statement>;
+
+/** Prepared once per connection: re-preparing costs more than running most of these. */
+export function prepareStatements(db: Database.Database): EventStatements {
+  return {
+    lastRevision: db.prepare('SELECT MAX(revision) AS revision FROM events WHERE stream = ?'),
+    byEventId: db.prepare('SELECT stream, revision, position FROM events WHERE event_id = ?'),
+    insert: db.prepare('INSERT INTO events (event_id, stream, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)'),
+    readStream: db.prepare('SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision'),
+    readAll: db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?'),
+    head: db.prepare('SELECT MAX(position) AS position FROM events'),
+    begin: db.prepare('BEGIN IMMEDIATE'),
+    commit: db.prepare('COMMIT'),
+    rollback: db.prepare('ROLLBACK'),
+    savepoint: db.prepare('SAVEPOINT append'),
+    release: db.prepare('RELEASE append'),
+    rollbackTo: db.prepare('ROLLBACK TO append'),
+  };
+}
+
+export const toStored = (row: EventRow): StoredEvent => ({
+  eventId: row.event_id, streamName: row.stream, revision: BigInt(row.revision), position: BigInt(row.position),
+  type: row.type as StoredEvent['type'], data: JSON.parse(row.data), metadata: JSON.parse(row.metadata),
+});

@@ -8,6 +8,8 @@ import { createMailbox, type Mailbox } from './mailbox';
 import { resolveAdminToken } from './adapters/http/adminToken';
 import { buildHttpServer, type HttpServer } from './adapters/http/httpServer';
 
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
 export interface RunningServer {
   url: string;
   mailbox: Mailbox;
@@ -33,6 +35,9 @@ export async function startServer(config: MailboxConfig, { logger, print = (text
   } catch (error) {
     await mailbox.close();
     throw error;
+  }
+  if (!LOOPBACK.has(config.host)) {
+    logger.warn({ host: config.host }, 'listening beyond loopback: bearer tokens travel in clear text unless TLS terminates in front');
   }
   const head = await mailbox.eventStore.headPosition();
   logger.info({ url, logHead: head?.toString() ?? null, checkpoint: mailbox.runner.getStatus().checkpoint,

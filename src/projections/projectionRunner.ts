@@ -116,6 +116,7 @@ export class ProjectionRunner {
   /** Pumps the subscription into a queue and applies whatever has arrived as one batch. */
   private async consume(after: bigint | null): Promise<void> {
     const subscription = (this.subscription = this.store.subscribe(after));
+    if (this.stopped) await subscription.close(); // stop() came while the checkpoint was being read
     const queue: StoredEvent[] = [];
     const signal: { wake: (() => void) | null } = { wake: null };
     let done = false;

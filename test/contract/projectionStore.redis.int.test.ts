@@ -8,7 +8,9 @@ import { connectRedis } from '../../src/adapters/projections/redisConnection';
 import { RedisProjectionStore, type RedisProjectionOptions } from '../../src/adapters/projections/redisProjectionStore';
 import { RedisWakeBus } from '../../src/adapters/wake/redisWakeBus';
 import { startRedis, type TestRedis } from '../support/redisServer';
-import { describeProjectionStoreContract, type ProjectionStoreHarness } from './projectionStore.contract';
+import { ProjectionCheckpointRewound } from '../../src/projections/projectionStore';
+import { describeProjectionStoreContract, listAll, recordWakes, snapshotViews, type ProjectionStoreHarness } from './projectionStore.contract';
+import { LogBuilder } from './projectionStoreLog';
 
 let redis: TestRedis;
 let namespaces = 0;
@@ -39,3 +41,73 @@ export async function openRedisHarness(url: string, options: RedisProjectionOpti
 describeProjectionStoreContract('redis (one script per chunk of events)', () => openRedisHarness(redis.url));
 describeProjectionStoreContract('redis (one script per hash tag, Cluster layout)',
   () => openRedisHarness(redis.url, { scriptPerTag: true, eventsPerScript: 16 }));
+
+describe('Redis projection store specifics', () => {
+  let harnesses: Array<ProjectionStoreHarness & { store: RedisProjectionStore }> = [];
+  const open = async (namespace?: string) => {
+    const harness = await openRedisHarness(redis.url, namespace ? { namespace } : {});
+    harnesses.push(harness);
+    return harness;
+  };
+  afterEach(async () => {
+    await Promise.all(harnesses.map((h) => h.close()));
+    harnesses = [];
+  });
+
+  it('a lost checkpoint never double-counts: the whole log again changes no count and wakes nobody', async () => {
+    const first = await open();
+    const log = new LogBuilder().register('@a', '@b', '@c');
+    const m1 = log.send('@a', '@b', { priority: 'high' });
+    log.send('@a', 'AGENT:*', {}, ['@b', '@c']);
+    log.read('@b', m1);
+    log.send('@c', '@b');
+    await first.store.applyBatch(log.projected());
+    const before = await snapshotViews(first.store);
+    const admin = await connectRedis(redis.url, { name: 'contract-admin' });
+    await admin.del(first.store.keys.checkpoint(first.store.keys.defaultPrefix));
+    await admin.quit();
+
+    const again = await open(first.store.keys.namespace); // a fresh projector that never saw a checkpoint
+    const recorder = await recordWakes(again.wakeBus, ['@a', '@b', '@c']);
+    await again.store.applyBatch(log.projected());
+    await recorder.flush();
+    expect(recorder.wakes).toEqual([]);
+    expect(await snapshotViews(again.store)).toEqual(before);
+    await recorder.stop();
+  });
+
+  it('a checkpoint that went back is reported (ProjectionCheckpointRewound) before anything is applied', async () => {
+    const { store } = await open();
+    const log = new LogBuilder().register('@a', '@b', '@c');
+    log.send('@a', '@b');
+    const events = log.projected();
+    await store.applyBatch(events.slice(0, 3));
+    await store.generations().drop(store.keys.defaultPrefix); // every view and the checkpoint gone, as after a restart
+    const error = await store.applyBatch(events.slice(3)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProjectionCheckpointRewound);
+    expect((error as ProjectionCheckpointRewound).checkpoint).toBeNull();
+    expect(await store.listAgents()).toEqual([]); // nothing of the batch landed in the emptied store
+    expect(await listAll(store, '@b')).toEqual([]);
+    await store.applyBatch(events); // the projector resumes from the start
+    expect((await listAll(store, '@b')).map((m) => m.messageId)).toEqual(['m1']);
+  });
+
+  it('after a blue/green switch, a projector on the old generation follows the new one; the old one stops changing', async () => {
+    const { store } = await open();
+    const log = new LogBuilder().register('@a', '@b', '@c');
+    for (let i = 0; i < 6; i++) log.send('@a', i % 2 ? '@b' : '@c');
+    const events = log.projected();
+    await store.applyBatch(events.slice(0, 6));
+    const generation = await store.generations().create();
+    await generation.applyBatch(events.slice(0, 6));
+    expect(await store.generations().activate(generation, store.keys.defaultPrefix, false))
+      .toEqual({ outcome: 'switched', previous: store.keys.defaultPrefix });
+    await store.applyBatch(events.slice(6));
+    expect(await generation.checkpoint()).toBe(BigInt(events.length));
+    const admin = await connectRedis(redis.url, { name: 'contract-admin' });
+    expect(await admin.get(store.keys.checkpoint(store.keys.defaultPrefix))).toBe('6'.padStart(20, '0'));
+    await admin.quit();
+    expect((await listAll(store, '@b')).map((m) => m.messageId)).toEqual(['m6', 'm4', 'm2']);
+    await store.generations().drop(store.keys.defaultPrefix);
+  });
+});

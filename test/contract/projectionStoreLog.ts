@@ -28,6 +28,39 @@ const PRIORITIES: Priority[] = ['low', 'normal', 'normal', 'high'];
 const TAGS = ['ops', 'review', 'urgent'];
 const TASK = { state: 'Working', expectedOutput: { shape: 'review' } } as TaskEnvelope;
 
+/** A set with O(1) add, remove and random take. */
+class Bag<T> {
+  private readonly items: T[] = [];
+  private readonly index = new Map<T, number>();
+
+  constructor(private readonly random: () => number) {}
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  add(item: T): void {
+    this.index.set(item, this.items.push(item) - 1);
+  }
+
+  remove(item: T): void {
+    const at = this.index.get(item);
+    if (at === undefined) return;
+    const last = this.items.pop()!;
+    this.index.delete(item);
+    if (last !== item) {
+      this.items[at] = last;
+      this.index.set(last, at);
+    }
+  }
+
+  take(): T {
+    const item = this.items[Math.floor(this.random() * this.items.length)];
+    this.remove(item);
+    return item;
+  }
+}
+
 interface Delivery { messageId: string; recipient: string; priority: Priority; sentAt: string; read: boolean; archived: boolean }
 
 export function generateLog(count: number, seed = 7, extraAgents = 7): StoredEvent[] {
@@ -36,7 +69,8 @@ export function generateLog(count: number, seed = 7, extraAgents = 7): StoredEve
   const agents = ['@a', '@b', '@c', ...Array.from({ length: extraAgents }, (_u, i) => `@agent-${i + 1}`)];
   const events: StoredEvent[] = [];
   const revisions = new Map<string, bigint>();
-  const deliveries: Delivery[] = [];
+  const unread = new Bag<Delivery>(random);
+  const unarchived = new Bag<Delivery>(random);
   const threads: Array<{ threadId: string; messageId: string }> = [];
   let clock = Date.parse('2025-03-01T08:00:00.000Z');
   let messages = 0;
@@ -57,14 +91,14 @@ export function generateLog(count: number, seed = 7, extraAgents = 7): StoredEve
   }
   while (events.length < count) {
     const roll = random();
-    const unread = deliveries.filter((d) => !d.read && !d.archived);
-    if (roll < 0.25 && unread.length > 0) {
-      const d = pick(unread);
+    if (roll < 0.25 && unread.size > 0) {
+      const d = unread.take();
       d.read = true;
       add(messageStream(d.messageId), 'ReceiptRead', { messageId: d.messageId, reader: d.recipient, readAt: at(),
         priority: d.priority, sentAt: d.sentAt }, d.recipient);
-    } else if (roll < 0.33 && deliveries.some((d) => !d.archived)) {
-      const d = pick(deliveries.filter((x) => !x.archived));
+    } else if (roll < 0.33 && unarchived.size > 0) {
+      const d = unarchived.take();
+      if (!d.read) unread.remove(d);
       d.archived = true;
       add(messageStream(d.messageId), 'MessageArchived', { messageId: d.messageId, recipient: d.recipient, archivedAt: at(),
         wasUnread: !d.read, priority: d.priority, sentAt: d.sentAt }, d.recipient);
@@ -87,7 +121,9 @@ export function generateLog(count: number, seed = 7, extraAgents = 7): StoredEve
         if (broadcast) {
           add(messageStream(messageId), 'BroadcastDelivered', { ...fields, recipient, deliveredAt: at() }, from);
         }
-        deliveries.push({ messageId, recipient, priority: fields.priority, sentAt: fields.sentAt, read: false, archived: false });
+        const delivery = { messageId, recipient, priority: fields.priority, sentAt: fields.sentAt, read: false, archived: false };
+        unread.add(delivery);
+        unarchived.add(delivery);
       }
     }
     if (events.length === Math.floor(count * 0.9)) {

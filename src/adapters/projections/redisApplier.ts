@@ -38,19 +38,24 @@ export class RedisScriptApplier {
     }
   }
 
+  /**
+   * Pipelined: each call is sent as soon as it is planned, so Redis runs one
+   * chunk while the next is planned. One connection keeps them in order, and
+   * every call repeats the checks, so once one reports stale or rewound, so do
+   * all after it.
+   */
   private async applySingle(chunks: ProjectedEvent[][], context: CallContext): Promise<ApplyOutcome> {
-    const pipeline = this.client.pipeline();
-    for (const chunk of chunks) {
-      const call = singleCall(planEvents(chunk), context);
-      pipeline.mailboxApply(call.keys.length, ...call.keys, ...call.args);
+    const replies: Array<Promise<ApplyReply>> = [];
+    for (let i = 0; i < chunks.length; i++) {
+      const reply = this.run(singleCall(planEvents(chunks[i]), context));
+      reply.catch(() => undefined); // awaited in order below
+      replies.push(reply);
+      if (i + 1 < chunks.length) await new Promise((resolve) => setImmediate(resolve)); // let this call go out
     }
-    const replies = (await pipeline.exec()) ?? [];
     let checkpoint = '';
     let committed = 0;
     for (let i = 0; i < chunks.length; i++) {
-      const [error, reply] = replies[i] ?? [new Error('no reply from the pipeline'), null];
-      if (error) throw error;
-      const outcome = this.outcome(reply as ApplyReply, committed);
+      const outcome = this.outcome(await replies[i], committed);
       if (outcome.status !== 'ok') return outcome;
       checkpoint = outcome.checkpoint;
       committed += chunks[i].length;

@@ -31,9 +31,13 @@ export interface CallContext {
   expected: string;
 }
 
-/** Stored form of an inbox or outbox entry: `<position>|<priority>|<sentAt>|<json>` (the script reads the head). */
-export function entryValue(position: string, entry: InboxEntryFields, isBroadcast: boolean): string {
-  return `${position}|${entry.priority}|${entry.sentAt}|${JSON.stringify({ ...entry, isBroadcast })}`;
+/**
+ * Stored form of an inbox entry (the recipient's copy of the fields it filters
+ * on) and of a sent message's summary (the sender's outbox entry):
+ * `<position>|<priority>|<sentAt>|<json>`; the scripts read the head, the reader the JSON.
+ */
+export function storedValue(position: string, fields: { priority: string; sentAt: string }, json: string): string {
+  return `${position}|${fields.priority}|${fields.sentAt}|${json}`;
 }
 
 /** The wake JSON around its unread count, which only the script knows (after the change). */
@@ -91,16 +95,16 @@ function planChange(position: bigint, pos: string, change: ViewChange, global: B
       push(global, 'ret', pos, change.identity, change.retiredAt);
       return;
     case 'messageRecorded':
-      push(agent(change.summary.from), 'S', pos, change.summary.messageId, JSON.stringify(change.summary));
+      push(agent(change.summary.from), 'S', pos, change.summary.messageId,
+        storedValue(pos, change.summary, JSON.stringify(change.summary)));
       return;
     case 'outboxAdded':
-      push(agent(change.sender), 'O', pos, change.entry.messageId,
-        entryValue(pos, change.entry, change.entry.to.startsWith('AGENT:')), change.entry.sentAt);
+      push(agent(change.sender), 'O', pos, change.entry.messageId, change.entry.sentAt);
       return;
     case 'inboxAdded': {
       const [head, tail] = change.wake ? wakeTemplate(position, change.recipient, change.entry, change.isBroadcast) : ['', ''];
-      push(agent(change.recipient), 'I', pos, change.entry.messageId, entryValue(pos, change.entry, change.isBroadcast),
-        change.entry.priority, head, tail);
+      push(agent(change.recipient), 'I', pos, change.entry.messageId,
+        storedValue(pos, change.entry, JSON.stringify(change.entry)), change.entry.priority, head, tail);
       return;
     }
     case 'receiptRead':

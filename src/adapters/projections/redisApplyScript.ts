@@ -13,10 +13,12 @@
  * bytewise and under any collation, so Lua's `<` is safe here.
  *
  * Nothing is written before every check passed and every op code was recognised
- * (Redis does not roll a script back on a runtime error).
+ * (Redis does not roll a script back on a runtime error). Writes are few per
+ * change (they are what bounds projection throughput): an inbox entry is one
+ * HSETNX and two ZADDs, unread counters move once per agent per call.
  */
 export const APPLY_SCRIPT = `
-local ARITY = { reg = 2, ret = 2, ids = 1, S = 2, O = 3, I = 5, R = 2, A = 2 }
+local ARITY = { reg = 2, ret = 2, ids = 1, S = 2, O = 2, I = 5, R = 2, A = 2 }
 local flags = ARGV[1]
 local check = string.find(flags, 'c', 1, true) ~= nil
 local publish = string.find(flags, 'p', 1, true) ~= nil
@@ -49,62 +51,52 @@ if global then
   end
 end
 
--- 3. Each agent's changes, gated by its own checkpoint (and the global one when present).
-local function later(a, b)
-  if a == nil or b > a then return b end
-  return a
-end
-
+-- 3. Each agent's changes: only events past the checkpoint, and each change only once.
 local function applyAgent(block)
   local k = block.key
-  local cpKey, inbox, unread, outbox, entries = KEYS[k], KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4]
-  local outentries, readKey, archived, counts, sent = KEYS[k + 5], KEYS[k + 6], KEYS[k + 7], KEYS[k + 8], KEYS[k + 9]
-  local cp = redis.call('GET', cpKey) or ''
-  local gate = cp
-  if stored > gate then gate = stored end
-  local newCp, activity, applied = cp, nil, 0
+  local inbox, unread, outbox, entries = KEYS[k], KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]
+  local readKey, archived, counts, sent = KEYS[k + 4], KEYS[k + 5], KEYS[k + 6], KEYS[k + 7]
+  local activity, delta, applied = nil, {}, 0
   local j = block.start
   for _ = 1, block.ops do
-    local code, pos = ARGV[j], ARGV[j + 1]
-    if pos > gate then
+    local code, pos, id = ARGV[j], ARGV[j + 1], ARGV[j + 2]
+    if pos > stored then
       applied = applied + 1
-      if pos > newCp then newCp = pos end
-      local id = ARGV[j + 2]
-      if code == 'S' then
-        redis.call('HSET', sent, id, ARGV[j + 3])
-      elseif code == 'O' then
-        if redis.call('HSETNX', outentries, id, ARGV[j + 3]) == 1 then
-          redis.call('ZADD', outbox, 0, pos .. ':' .. id)
-          activity = later(activity, ARGV[j + 4])
-        end
-      elseif code == 'I' then
+      if code == 'I' then
         if redis.call('HSETNX', entries, id, ARGV[j + 3]) == 1 then
           local member = pos .. ':' .. id
           redis.call('ZADD', inbox, 0, member)
           redis.call('ZADD', unread, 0, member)
-          redis.call('HINCRBY', counts, ARGV[j + 4], 1)
+          delta[ARGV[j + 4]] = (delta[ARGV[j + 4]] or 0) + 1
           if publish and ARGV[j + 5] ~= '' then
             redis.call('PUBLISH', block.channel, ARGV[j + 5] .. redis.call('ZCARD', unread) .. ARGV[j + 6])
           end
         end
-      else -- 'R' read or 'A' archived: only for an entry in this inbox, only once
+      elseif code == 'S' then
+        redis.call('HSET', sent, id, ARGV[j + 3])
+      elseif code == 'O' then
+        redis.call('ZADD', outbox, 0, pos .. ':' .. id)
+        if activity == nil or ARGV[j + 3] > activity then activity = ARGV[j + 3] end
+      else -- 'R' read or 'A' archived: only for an entry of this inbox, only once
         local entry = redis.call('HGET', entries, id)
         local target = readKey
         if code == 'A' then target = archived end
         if entry and redis.call('HSETNX', target, id, ARGV[j + 3]) == 1 then
           local entryPos, priority = string.match(entry, '^(%d+)|(%a+)|')
-          if redis.call('ZREM', unread, entryPos .. ':' .. id) == 1 then redis.call('HINCRBY', counts, priority, -1) end
-          if code == 'R' then activity = later(activity, ARGV[j + 3]) end
+          if redis.call('ZREM', unread, entryPos .. ':' .. id) == 1 then delta[priority] = (delta[priority] or 0) - 1 end
+          if code == 'R' and (activity == nil or ARGV[j + 3] > activity) then activity = ARGV[j + 3] end
         end
       end
     end
     j = j + 2 + ARITY[code]
   end
+  for priority, change in pairs(delta) do
+    if change ~= 0 then redis.call('HINCRBY', counts, priority, change) end
+  end
   if activity then
     local current = redis.call('HGET', counts, 'lastActivityAt')
     if not current or activity > current then redis.call('HSET', counts, 'lastActivityAt', activity) end
   end
-  if newCp ~= cp then redis.call('SET', cpKey, newCp) end
   return applied
 end
 
@@ -120,7 +112,9 @@ if global and write then
   for _ = 1, global.ops do
     local code, pos = ARGV[j], ARGV[j + 1]
     if code == 'ids' then
-      for identity in string.gmatch(ARGV[j + 2], '%S+') do redis.call('SADD', KEYS[k + 3], identity) end
+      local identities = {}
+      for identity in string.gmatch(ARGV[j + 2], '%S+') do identities[#identities + 1] = identity end
+      redis.call('SADD', KEYS[k + 3], unpack(identities))
     elseif pos > stored then
       applied = applied + 1
       if code == 'reg' then

@@ -5,19 +5,24 @@
  *   <ns>:{<ns>}:generation           counter for new generation numbers
  *   <ns>:v<N>:{<ns>}:checkpoint      generation N: global checkpoint (20-digit, zero-padded)
  *   <ns>:v<N>:{<ns>}:agents|retired|identities   registry views and every identity with views
- *   <ns>:v<N>:{@b}:cp|inbox|unread|outbox|entries|outentries|read|archived|counts|sent
- *                                    everything about agent @b, including the summaries of the
- *                                    messages @b sent, and @b's own checkpoint
+ *   <ns>:v<N>:{@b}:inbox|unread|outbox   lex-ordered sets of `<position>:<messageId>`
+ *   <ns>:v<N>:{@b}:entries|read|archived  @b's inbox entries, receipts and archive marks by message id
+ *   <ns>:v<N>:{@b}:sent                  summaries of the messages @b sent (its outbox entries too)
+ *   <ns>:v<N>:{@b}:counts                unread by priority and last activity
  *   <ns>:wake:@b                     pub/sub channel of @b's wake events (not versioned)
  *
  * Redis Cluster: a key's slot is the hash of its first {...}. Every agent's keys
  * share the tag {@b}; the pointer, counter and every generation's global keys share
- * {<ns>}. One script therefore touches one slot per tag it names. An event that
- * touches several agents (sender and recipient) is one script on a single node
- * (the default); for Cluster the same script is called once per tag, global tag last
- * (see redisApplyPlan.ts), which is safe because each tag carries its own
- * checkpoint and every change is idempotent on its own. Pub/sub channels are not
- * keys: PUBLISH from a script reaches subscribers on every node.
+ * {<ns>}. An event that touches several agents (sender and recipient) is one
+ * script on a single node (the default: the whole chunk and its checkpoint
+ * commit together). For Cluster the same script is called once per hash tag, so
+ * each call stays within one slot, and the global tag (with the checkpoint) is
+ * called last (see redisApplyPlan.ts). That is safe because every change is
+ * idempotent on its own: an entry or receipt is written only if absent (HSETNX),
+ * counters move only when a message really enters or leaves the unread set, and
+ * activity only ever moves forward; a crash between the calls re-applies the
+ * chunk, which changes nothing twice. Pub/sub channels are not keys: PUBLISH from
+ * a script reaches subscribers on every node.
  */
 
 export const POSITION_WIDTH = 20; // 2^64 - 1 has 20 digits
@@ -35,7 +40,7 @@ export const parsePosition = (padded: string | null | undefined): bigint | null 
 
 const NAMESPACE_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
-export const AGENT_KEY_NAMES = ['cp', 'inbox', 'unread', 'outbox', 'entries', 'outentries', 'read', 'archived', 'counts', 'sent'] as const;
+export const AGENT_KEY_NAMES = ['inbox', 'unread', 'outbox', 'entries', 'read', 'archived', 'counts', 'sent'] as const;
 export type AgentKeyName = (typeof AGENT_KEY_NAMES)[number];
 export const GLOBAL_KEY_NAMES = ['checkpoint', 'agents', 'retired', 'identities', 'active'] as const;
 

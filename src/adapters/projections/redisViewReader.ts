@@ -5,18 +5,23 @@ import type { AgentView, HeartbeatCounts, ListedMessage, MessagePage } from '../
 import type { InboxEntryFields, MessageSummary } from '../../projections/viewChanges';
 import { padPosition, type RedisKeys } from './redisKeys';
 
+/** An inbox entry (its fields) or an outbox entry (the sent message's summary). */
 interface Found {
   position: bigint;
-  fields: InboxEntryFields;
+  fields: InboxEntryFields | MessageSummary;
   readAt: string | null;
 }
 
-/** Parses `<position>|<priority>|<sentAt>|<json>` (see entryValue). */
-function parseEntry(value: string, readAt: string): Found {
+/** Parses `<position>|<priority>|<sentAt>|<json>` (see storedValue). */
+function parseStored(value: string): { position: bigint; json: string } {
   const first = value.indexOf('|');
   const third = value.indexOf('|', value.indexOf('|', first + 1) + 1);
-  const { isBroadcast: _isBroadcast, ...fields } = JSON.parse(value.slice(third + 1)) as InboxEntryFields & { isBroadcast: boolean };
-  return { position: BigInt(value.slice(0, first)), fields, readAt: readAt === '' ? null : readAt };
+  return { position: BigInt(value.slice(0, first)), json: value.slice(third + 1) };
+}
+
+function parseFound(value: string, readAt: string): Found {
+  const { position, json } = parseStored(value);
+  return { position, fields: JSON.parse(json) as Found['fields'], readAt: readAt === '' ? null : readAt };
 }
 
 export class RedisViewReader {
@@ -34,16 +39,18 @@ export class RedisViewReader {
     let unreadCount = 0;
     for (;;) {
       const [unread, continuation, ...entries] = await this.client.mailboxList(
-        source, outbox ? key('outentries') : key('entries'), key('read'), key('archived'), key('unread'),
+        source, outbox ? key('sent') : key('entries'), key('read'), key('archived'), key('unread'),
         query.box, query.status ?? '', upper, String(wanted - found.length), String(this.scanBudget),
         query.from ?? '', query.to ?? '', query.threadId ?? '', query.priority ?? '', query.tags ? JSON.stringify(query.tags) : '');
       unreadCount = Number(unread);
-      for (let i = 0; i < entries.length; i += 2) found.push(parseEntry(entries[i], entries[i + 1]));
+      for (let i = 0; i < entries.length; i += 2) found.push(parseFound(entries[i], entries[i + 1]));
       if (continuation === '' || found.length >= wanted) break;
       upper = continuation;
     }
     const page = found.slice(0, query.limit);
-    const summaries = await this.summaries(prefix, page);
+    // An outbox entry is the summary itself; inbox entries find theirs with the sender.
+    const summaries = outbox ? new Map(page.map((entry) => [entry.fields.messageId, entry.fields as MessageSummary]))
+      : await this.summaries(prefix, page);
     return {
       messages: page.map((entry) => listed(entry, summaries.get(entry.fields.messageId), outbox)),
       nextCursor: found.length > query.limit ? encodeCursor(page[page.length - 1].position) : null,
@@ -59,7 +66,7 @@ export class RedisViewReader {
     await Promise.all([...bySender].map(async ([sender, ids]) => {
       const values = await this.client.hmget(this.keys.agent(prefix, sender, 'sent'), ...ids);
       values.forEach((value, i) => {
-        if (value !== null) result.set(ids[i], JSON.parse(value) as MessageSummary);
+        if (value !== null) result.set(ids[i], JSON.parse(parseStored(value).json) as MessageSummary);
       });
     }));
     return result;
@@ -93,6 +100,7 @@ export class RedisViewReader {
 }
 
 function listed(entry: Found, summary: MessageSummary | undefined, outbox: boolean): ListedMessage {
-  const { recipientCount: _count, task, ...rest } = summary ?? { ...entry.fields, inReplyTo: null, task: null, recipientCount: 0 };
+  const fields = entry.fields as InboxEntryFields;
+  const { recipientCount: _count, task, ...rest } = summary ?? { ...fields, inReplyTo: null, task: null, recipientCount: 0 };
   return { ...rest, readAt: outbox ? null : entry.readAt, ...(task ? { task } : {}) };
 }

@@ -1,6 +1,146 @@
-/** `mailbox projections ...` subcommands (filled in by the issue that owns them). */
+/**
+ * `mailbox projections rebuild | status` for the Redis views (MAILBOX_REDIS_URL).
+ * rebuild: every view rebuilt from the log into a new generation while requests
+ * keep reading the active one, then an atomic switch (blue/green). Progress is a
+ * bar when stdout is a terminal, plain lines otherwise (logs, CI).
+ */
+import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
+import pino from 'pino';
+import { z } from 'zod';
+import { createEventStore } from '../../adapters/eventStoreFactory';
+import { openRedisProjectionStore } from '../../adapters/projectionFactory';
+import { parseInput } from '../../commands/validation';
+import { configFromEnv, type MailboxConfig } from '../../config';
+import { isMailboxError, MailboxError } from '../../errors';
+import { rebuildProjections, type RebuildProgress } from '../../projections/rebuild';
 
-export function registerProjectionsCommands(_program: Command): void {
-  // Registered here once implemented.
+export interface ProjectionsIo {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+}
+
+const processIo: ProjectionsIo = { stdout: process.stdout, stderr: process.stderr, env: process.env };
+
+const rebuildFlagsSchema = z.strictObject({
+  keepPrevious: z.boolean().optional(),
+  graceMs: z.coerce.number().int().min(0).default(5000),
+  settleMs: z.coerce.number().int().min(0).default(2000),
+});
+
+function redisConfig(io: ProjectionsIo): MailboxConfig & { redisUrl: string } {
+  const config = configFromEnv(io.env);
+  if (config.redisUrl === undefined) {
+    throw new MailboxError('VALIDATION_FAILED', 'Invalid configuration',
+      'mailbox projections needs MAILBOX_REDIS_URL (redis://host:6379): in-memory projections live inside the server ' +
+      'and are rebuilt from the log at every start.', { field: 'MAILBOX_REDIS_URL' });
+  }
+  return config as MailboxConfig & { redisUrl: string };
+}
+
+/** A bar on a terminal; otherwise one line per 10% and per phase. */
+export function progressReporter(stdout: ProjectionsIo['stdout']) {
+  const percent = (p: RebuildProgress) => (p.head === null || p.head === 0n ? 100
+    : Math.min(100, Math.floor((Number(p.position ?? 0n) / Number(p.head)) * 100)));
+  if (stdout.isTTY) {
+    const bar = new cliProgress.SingleBar({
+      format: 'rebuild |{bar}| {percentage}% | {events} events | {phase}', stream: stdout as NodeJS.WriteStream, hideCursor: true,
+    }, cliProgress.Presets.shades_classic);
+    let started = false;
+    return {
+      update(p: RebuildProgress) {
+        if (!started) bar.start(100, percent(p), { events: p.events, phase: p.phase });
+        else bar.update(percent(p), { events: p.events, phase: p.phase });
+        started = true;
+      },
+      stop: () => bar.stop(),
+    };
+  }
+  let lastLine = '';
+  return {
+    update(p: RebuildProgress) {
+      const step = p.phase === 'building' ? Math.floor(percent(p) / 10) * 10 : percent(p);
+      const line = `rebuild: ${p.phase} ${step}% (${p.events} events, position ${p.position ?? '-'} of ${p.head ?? '-'})`;
+      if (line.replace(/\(.*\)/, '') !== lastLine.replace(/\(.*\)/, '')) stdout.write(`${line}\n`);
+      lastLine = line;
+    },
+    stop: () => undefined,
+  };
+}
+
+export async function runRebuild(rawFlags: Record<string, unknown>, io: ProjectionsIo = processIo): Promise<number> {
+  const flags = parseInput(rebuildFlagsSchema, rawFlags, 'projections rebuild');
+  const config = redisConfig(io);
+  const logger = pino({ level: 'warn', name: 'mailbox-projections' }, pino.destination({ dest: 2, sync: true }));
+  const log = await createEventStore(config, logger);
+  const store = await openRedisProjectionStore(config).catch(async (error) => {
+    await log.close();
+    throw error;
+  });
+  const progress = progressReporter(io.stdout);
+  try {
+    const result = await rebuildProjections(log, store.generations(), {
+      settleMs: flags.settleMs, dropPreviousAfterMs: flags.keepPrevious ? null : flags.graceMs,
+      onProgress: (p) => {
+        progress.update(p);
+        if (p.phase === 'switched') {
+          progress.stop();
+          io.stdout.write(`switched the active views to the rebuilt generation${flags.keepPrevious ? '' : `; the previous one is deleted in ${flags.graceMs} ms`}\n`);
+        }
+      },
+    });
+    io.stdout.write(`rebuilt ${result.events} events into ${result.generation} in ${result.ms} ms ` +
+      `(${Math.round((result.events / Math.max(result.ms, 1)) * 1000)} events/s); previous generation ${result.previous} ` +
+      `${flags.keepPrevious ? 'kept' : 'deleted'}${result.forced ? '; no live projector was following, switched without it' : ''}\n`);
+    return 0;
+  } finally {
+    progress.stop();
+    await store.close();
+    await log.close();
+  }
+}
+
+export async function runStatus(io: ProjectionsIo = processIo): Promise<number> {
+  const config = redisConfig(io);
+  const logger = pino({ level: 'warn', name: 'mailbox-projections' }, pino.destination({ dest: 2, sync: true }));
+  const log = await createEventStore(config, logger);
+  try {
+    const store = await openRedisProjectionStore(config);
+    try {
+      const active = await store.generations().active();
+      const head = await log.headPosition();
+      io.stdout.write(`${JSON.stringify({ activeGeneration: active.name, checkpoint: active.checkpoint?.toString() ?? null,
+        logHead: head?.toString() ?? null, upToDate: active.checkpoint === head })}\n`);
+      return 0;
+    } finally {
+      await store.close();
+    }
+  } finally {
+    await log.close();
+  }
+}
+
+async function run(io: ProjectionsIo, work: () => Promise<number>): Promise<void> {
+  try {
+    process.exitCode = await work();
+  } catch (error) {
+    const envelope = isMailboxError(error) ? error.envelope
+      : { error: 'Projections command failed', code: 'INTERNAL', message: (error as Error).message };
+    io.stderr.write(`${JSON.stringify(envelope)}\n`);
+    process.exitCode = 2;
+  }
+}
+
+export function registerProjectionsCommands(program: Command): void {
+  const projections = program.command('projections').description('the Redis views (MAILBOX_REDIS_URL): blue/green rebuild, status');
+  projections.command('rebuild')
+    .description('rebuild every view from the log into a new generation, then switch to it atomically')
+    .option('--keep-previous', 'keep the previous generation instead of deleting it after the grace period')
+    .option('--grace-ms <ms>', 'delete the previous generation this long after the switch (readers cache the active one ~1 s)', '5000')
+    .option('--settle-ms <ms>', 'wait this long for a live projector that is behind before switching without it', '2000')
+    .action(async (flags: Record<string, unknown>) => run(processIo, () => runRebuild(flags)));
+  projections.command('status')
+    .description('the active generation, its checkpoint and the log head, as JSON')
+    .action(async () => run(processIo, () => runStatus()));
 }

@@ -13,7 +13,6 @@ import type { InboxEntryFields, MessageSummary, ProjectedEvent, ViewChange } fro
 import { sameValue } from './viewDiff';
 
 export interface ExpectedEntry {
-  position: bigint;
   fields: InboxEntryFields;
   readAt: string | null;
   archived: boolean;
@@ -22,8 +21,8 @@ export interface ExpectedEntry {
 class ExpectedAgent {
   readonly inbox: ExpectedEntry[] = []; // ascending log position (the log is applied in order)
   readonly byId = new Map<string, ExpectedEntry>();
+  /** One entry per MessageSent: a message stream holds exactly one, so no de-duplication set is kept. */
   readonly outbox: ExpectedEntry[] = [];
-  readonly outboxIds = new Set<string>();
   readonly byPriority: Record<Priority, number> = { low: 0, normal: 0, high: 0 };
   unread = 0;
   lastActivityAt: string | null = null;
@@ -67,7 +66,7 @@ export class ExpectedViews {
   apply(batch: readonly ProjectedEvent[]): void {
     for (const event of batch) {
       if (this.lastPosition !== null && event.position <= this.lastPosition) continue;
-      for (const change of event.changes) this.applyChange(event.position, change);
+      for (const change of event.changes) this.applyChange(change);
       this.lastPosition = event.position;
     }
   }
@@ -78,7 +77,7 @@ export class ExpectedViews {
     return agent;
   }
 
-  private applyChange(position: bigint, change: ViewChange): void {
+  private applyChange(change: ViewChange): void {
     switch (change.kind) {
       case 'agentRegistered':
         this.agentViews.set(change.identity, { identity: change.identity, role: change.role, registeredAt: change.registeredAt,
@@ -96,16 +95,14 @@ export class ExpectedViews {
       }
       case 'outboxAdded': {
         const sender = this.agent(change.sender);
-        if (sender.outboxIds.has(change.entry.messageId)) return;
-        sender.outboxIds.add(change.entry.messageId);
-        sender.outbox.push({ position, fields: change.entry, readAt: null, archived: false });
+        sender.outbox.push({ fields: change.entry, readAt: null, archived: false });
         sender.touch(change.entry.sentAt);
         return;
       }
       case 'inboxAdded': {
         const recipient = this.agent(change.recipient);
         if (recipient.byId.has(change.entry.messageId)) return;
-        const entry: ExpectedEntry = { position, fields: change.entry, readAt: null, archived: false };
+        const entry: ExpectedEntry = { fields: change.entry, readAt: null, archived: false };
         recipient.byId.set(change.entry.messageId, entry);
         recipient.inbox.push(entry);
         recipient.unread++;

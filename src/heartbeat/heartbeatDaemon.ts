@@ -75,14 +75,15 @@ export class HeartbeatDaemon {
     const started = performance.now();
     const now = this.now();
     const pipeline = await this.watchPipeline(now);
-    const counts = await this.sources.projections.allHeartbeats();
-    await this.wakes.watch(counts.map((agent) => agent.identity));
+    const [counts, agents] = await Promise.all([this.sources.projections.allHeartbeats(), this.sources.projections.listAgents()]);
+    const retired = new Set(agents.filter((agent) => agent.retired).map((agent) => agent.identity));
+    await this.wakes.watch(counts.filter((agent) => !retired.has(agent.identity)).map((agent) => agent.identity));
     const snapshots = await mapBounded(counts, LOOKUP_CONCURRENCY, async (agent): Promise<AgentSnapshot> => {
-      const lastWakeAt = this.wakes.lastWakeFor(agent.identity);
-      const newestUnreadId = mayNudge({ ...agent, lastWakeAt }, now, this.policy)
+      const screened = { ...agent, lastWakeAt: this.wakes.lastWakeFor(agent.identity), retired: retired.has(agent.identity) };
+      const newestUnreadId = mayNudge(screened, now, this.policy)
         ? (await this.sources.projections.listMessages(agent.identity, UNREAD_NEWEST_FIRST)).messages[0]?.messageId ?? null
         : null;
-      return { ...agent, newestUnreadId, lastWakeAt };
+      return { ...screened, newestUnreadId };
     });
     const decisions = decideNudges(snapshots, this.state, now, this.policy);
     const toNudge = decisions.filter((decision) => decision.nudge !== undefined);

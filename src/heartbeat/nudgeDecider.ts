@@ -27,6 +27,8 @@ export interface AgentSnapshot extends HeartbeatCounts {
   newestUnreadId: string | null;
   /** When the daemon last saw a wake event for this agent (ms since epoch), from the wake bus. */
   lastWakeAt: number | null;
+  /** Retired agents can no longer authenticate: nudging them would reach nobody. */
+  retired: boolean;
 }
 
 export interface NudgeRecord {
@@ -37,7 +39,7 @@ export interface NudgeRecord {
 /** Per agent: the last nudge that went out. */
 export type NudgeState = ReadonlyMap<string, NudgeRecord>;
 
-export type Verdict = 'nudge' | 'no_mail' | 'opted_out' | 'active' | 'wake_grace' | 'same_set' | 'cooldown';
+export type Verdict = 'nudge' | 'no_mail' | 'retired' | 'opted_out' | 'active' | 'wake_grace' | 'same_set' | 'cooldown';
 
 export interface Nudge {
   type: 'heartbeat/nudge';
@@ -71,12 +73,15 @@ const idleFor = (agent: HeartbeatCounts, now: number): number | null =>
  * Whether an agent can be nudged at all, judged from its counts alone. The
  * daemon uses it to look up the newest unread message only for these agents.
  */
-export function mayNudge(agent: HeartbeatCounts & { lastWakeAt: number | null }, now: number, policy: NudgePolicy): boolean {
+type Screened = HeartbeatCounts & Pick<AgentSnapshot, 'lastWakeAt' | 'retired'>;
+
+export function mayNudge(agent: Screened, now: number, policy: NudgePolicy): boolean {
   return screen(agent, now, policy) === null;
 }
 
-function screen(agent: HeartbeatCounts & { lastWakeAt: number | null }, now: number, policy: NudgePolicy): Verdict | null {
+function screen(agent: Screened, now: number, policy: NudgePolicy): Verdict | null {
   if (agent.unread <= 0) return 'no_mail';
+  if (agent.retired) return 'retired';
   if (policy.optedOut.has(agent.identity)) return 'opted_out';
   const idle = idleFor(agent, now);
   if (idle !== null && idle < policy.idleMs) return 'active';

@@ -7,6 +7,7 @@ import { createMailbox, type Mailbox } from '../../src/mailbox';
 import { startHeartbeat, type Heartbeat } from '../../src/heartbeat/startHeartbeat';
 import type { Nudge } from '../../src/heartbeat/nudgeDecider';
 import type { DeliveryStatus, NudgeTarget } from '../../src/heartbeat/nudgeTarget';
+import { ADMIN_ACTOR } from '../../src/commands/roles';
 import { ADMIN_TOKEN, registerAgents } from '../support/fixtures';
 
 const MIN = 60_000;
@@ -104,15 +105,16 @@ describe('heartbeat nudges', () => {
     expect((await tickAndSettle(heartbeat)).nudged).toEqual(['@b']);
   });
 
-  test('opted-out agents are never nudged', async () => {
+  test('opted-out and retired agents are never nudged', async () => {
     const s = await setup({ optOut: ['@c'], wakeGraceMs: 0 });
     ({ mailbox, heartbeat } = s);
-    const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c', '@d']);
     await a.send({ to: 'AGENT:*', subject: 'all', body: 'x' });
+    await mailbox.asActor(ADMIN_ACTOR).retireAgent('@d');
     s.at(MIN);
     const report = await tickAndSettle(heartbeat);
     expect(report.nudged).toEqual(['@b']);
-    expect(report.verdicts).toMatchObject({ opted_out: 1 });
+    expect(report.verdicts).toEqual({ nudge: 1, no_mail: 1, opted_out: 1, retired: 1 });
     expect(s.target.nudges.map((n) => n.identity)).toEqual(['@b']);
   });
 

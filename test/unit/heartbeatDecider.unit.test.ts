@@ -9,7 +9,7 @@ const policy: NudgePolicy = { idleMs: 10 * MIN, cooldownMs: 15 * MIN, wakeGraceM
 
 const agent = (identity: string, over: Partial<AgentSnapshot> = {}): AgentSnapshot => ({
   identity, unread: 0, byPriority: { low: 0, normal: 0, high: 0 }, oldestUnreadAt: null, lastActivityAt: null,
-  newestUnreadId: null, lastWakeAt: null, ...over,
+  newestUnreadId: null, lastWakeAt: null, retired: false, ...over,
 });
 const withMail = (identity: string, unread: number, newest: string, over: Partial<AgentSnapshot> = {}) =>
   agent(identity, { unread, byPriority: { low: 0, normal: unread, high: 0 }, oldestUnreadAt: '2030-01-01T11:00:00.000Z',
@@ -84,6 +84,10 @@ describe('heartbeat decider', () => {
 
   test('an agent that was never active counts as idle', () => {
     given().when(T0, [withMail('@b', 1, 'm1', { lastActivityAt: null })]).then({ '@b': 'nudge' });
+  });
+
+  test('retired agents are never nudged (they can no longer sign in)', () => {
+    given().when(T0, [withMail('@gone', 3, 'm3', { retired: true })]).then({ '@gone': 'retired' });
   });
 
   test('opted-out agents are never nudged', () => {

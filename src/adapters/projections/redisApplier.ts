@@ -47,7 +47,7 @@ export class RedisScriptApplier {
   private async applySingle(chunks: ProjectedEvent[][], context: CallContext): Promise<ApplyOutcome> {
     const replies: Array<Promise<ApplyReply>> = [];
     for (let i = 0; i < chunks.length; i++) {
-      const reply = this.run(singleCall(planEvents(chunks[i]), context));
+      const reply = this.run(singleCall(planEvents(chunks[i], context.flags.includes('p')), context));
       reply.catch(() => undefined); // awaited in order below
       replies.push(reply);
       if (i + 1 < chunks.length) await new Promise((resolve) => setImmediate(resolve)); // let this call go out
@@ -73,7 +73,7 @@ export class RedisScriptApplier {
       const fresh = inLogOrder(chunk, parsePosition(checked.checkpoint));
       if (fresh.length > 0) {
         // 2. Every agent tag on its own (each gated by its own checkpoint), 3. then the global commit.
-        const { agents, commit } = perTagCalls(planEvents(fresh), context);
+        const { agents, commit } = perTagCalls(planEvents(fresh, context.flags.includes('p')), context);
         await Promise.all(agents.map((call) => this.run(call)));
         const committedChunk = this.outcome(await this.run(commit), committed);
         if (committedChunk.status !== 'ok') return committedChunk;

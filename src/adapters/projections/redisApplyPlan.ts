@@ -64,7 +64,8 @@ export function inLogOrder(batch: readonly ProjectedEvent[], after: bigint | nul
   return kept;
 }
 
-export function planEvents(events: readonly ProjectedEvent[]): ApplyPlan {
+/** `wakes: false` (a rebuild) leaves the wake payloads out: the script would not publish them. */
+export function planEvents(events: readonly ProjectedEvent[], wakes = true): ApplyPlan {
   const plan: ApplyPlan = { lastPosition: '', global: { ops: [], count: 0 }, agents: new Map() };
   const agent = (identity: string): Block => {
     let block = plan.agents.get(identity);
@@ -77,7 +78,7 @@ export function planEvents(events: readonly ProjectedEvent[]): ApplyPlan {
   };
   for (const event of events) {
     const pos = padPosition(event.position);
-    for (const change of event.changes) planChange(event.position, pos, change, plan.global, agent, push);
+    for (const change of event.changes) planChange(event.position, pos, change, wakes, plan.global, agent, push);
     plan.lastPosition = pos;
   }
   // Every identity with views (memory: any inbox touched), once per call: SADD is idempotent.
@@ -85,7 +86,7 @@ export function planEvents(events: readonly ProjectedEvent[]): ApplyPlan {
   return plan;
 }
 
-function planChange(position: bigint, pos: string, change: ViewChange, global: Block, agent: (identity: string) => Block,
+function planChange(position: bigint, pos: string, change: ViewChange, wakes: boolean, global: Block, agent: (identity: string) => Block,
   push: (block: Block, ...op: string[]) => void): void {
   switch (change.kind) {
     case 'agentRegistered':
@@ -102,7 +103,7 @@ function planChange(position: bigint, pos: string, change: ViewChange, global: B
       push(agent(change.sender), 'O', pos, change.entry.messageId, change.entry.sentAt);
       return;
     case 'inboxAdded': {
-      const [head, tail] = change.wake ? wakeTemplate(position, change.recipient, change.entry, change.isBroadcast) : ['', ''];
+      const [head, tail] = change.wake && wakes ? wakeTemplate(position, change.recipient, change.entry, change.isBroadcast) : ['', ''];
       push(agent(change.recipient), 'I', pos, change.entry.messageId,
         storedValue(pos, change.entry, JSON.stringify(change.entry)), change.entry.priority, head, tail);
       return;
@@ -131,7 +132,7 @@ function appendGlobal(call: ScriptCall, context: CallContext, block: Block): voi
 
 function appendAgent(call: ScriptCall, context: CallContext, identity: string, block: Block): void {
   call.args.push('a', String(call.keys.length + 1), context.keys.wakeChannel(identity), String(block.count), ...block.ops);
-  call.keys.push(...context.keys.agentKeys(context.prefix, identity));
+  call.keys.push(context.keys.agent(context.prefix, identity, 'inbox'));
 }
 
 /** Single node: every block in one call, so the events and the checkpoint commit together. */

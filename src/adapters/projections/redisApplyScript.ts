@@ -2,6 +2,9 @@
  * The apply script: view changes and checkpoints, atomically. Layout of KEYS and
  * ARGV is built by redisApplyPlan.ts; the op codes and their arities must match.
  *
+ * KEYS: per agent block its inbox key (the other keys of the agent are derived
+ * from it: same hash tag, same slot, and far fewer bytes per call); the global
+ * block's five keys.
  * ARGV: flags ('c' check rewind + generation, 'p' publish wakes, 'w' write global
  * ops and checkpoint), expected checkpoint ('' none), this writer's prefix, the
  * default prefix, the last position of the call, the block count, then blocks:
@@ -53,9 +56,11 @@ end
 
 -- 3. Each agent's changes: only events past the checkpoint, and each change only once.
 local function applyAgent(block)
-  local k = block.key
-  local inbox, unread, outbox, entries = KEYS[k], KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]
-  local readKey, archived, counts, sent = KEYS[k + 4], KEYS[k + 5], KEYS[k + 6], KEYS[k + 7]
+  -- The block names one key of the agent's tag (<prefix>{@b}:inbox); its other keys share the tag, hence the slot.
+  local inbox = KEYS[block.key]
+  local base = string.sub(inbox, 1, #inbox - 5)
+  local unread, outbox, entries = base .. 'unread', base .. 'outbox', base .. 'entries'
+  local readKey, archived, counts, sent = base .. 'read', base .. 'archived', base .. 'counts', base .. 'sent'
   local activity, delta, applied = nil, {}, 0
   local j = block.start
   for _ = 1, block.ops do

@@ -107,8 +107,4 @@ export class RedisKeys {
     return `${prefix}{${identity}}:${name}`;
   }
 
-  /** All of one agent's keys, in the order of AGENT_KEY_NAMES (the apply script's layout). */
-  agentKeys(prefix: string, identity: string): string[] {
-    return AGENT_KEY_NAMES.map((name) => this.agent(prefix, identity, name));
-  }
 }

@@ -23,10 +23,14 @@ export interface ProjectionsIo {
 
 const processIo: ProjectionsIo = { stdout: process.stdout, stderr: process.stderr, env: process.env };
 
+const milliseconds = (flag: string, fallback: number) =>
+  z.coerce.number({ error: `${flag} takes a whole number of milliseconds, e.g. ${flag} ${fallback}` })
+    .int(`${flag} takes a whole number of milliseconds`).min(0, `${flag} cannot be negative`).default(fallback);
+
 const rebuildFlagsSchema = z.strictObject({
   keepPrevious: z.boolean().optional(),
-  graceMs: z.coerce.number().int().min(0).default(5000),
-  settleMs: z.coerce.number().int().min(0).default(2000),
+  graceMs: milliseconds('--grace-ms', 5000),
+  settleMs: milliseconds('--settle-ms', 2000),
 });
 
 function redisConfig(io: ProjectionsIo): MailboxConfig & { redisUrl: string } {

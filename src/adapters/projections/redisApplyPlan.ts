@@ -78,7 +78,12 @@ export function planEvents(events: readonly ProjectedEvent[], wakes = true): App
   };
   for (const event of events) {
     const pos = padPosition(event.position);
-    for (const change of event.changes) planChange(event.position, pos, change, wakes, plan.global, agent, push);
+    // A direct message's inbox entry carries the whole summary (same event), so listing it needs no second read.
+    const summaries = new Map<string, string>();
+    for (const change of event.changes) {
+      if (change.kind === 'messageRecorded') summaries.set(change.summary.messageId, JSON.stringify(change.summary));
+    }
+    for (const change of event.changes) planChange(event.position, pos, change, wakes, summaries, plan.global, agent, push);
     plan.lastPosition = pos;
   }
   // Every identity with views (memory: any inbox touched), once per call: SADD is idempotent.
@@ -86,7 +91,8 @@ export function planEvents(events: readonly ProjectedEvent[], wakes = true): App
   return plan;
 }
 
-function planChange(position: bigint, pos: string, change: ViewChange, wakes: boolean, global: Block, agent: (identity: string) => Block,
+function planChange(position: bigint, pos: string, change: ViewChange, wakes: boolean, summaries: Map<string, string>,
+  global: Block, agent: (identity: string) => Block,
   push: (block: Block, ...op: string[]) => void): void {
   switch (change.kind) {
     case 'agentRegistered':
@@ -97,7 +103,7 @@ function planChange(position: bigint, pos: string, change: ViewChange, wakes: bo
       return;
     case 'messageRecorded':
       push(agent(change.summary.from), 'S', pos, change.summary.messageId,
-        storedValue(pos, change.summary, JSON.stringify(change.summary)));
+        storedValue(pos, change.summary, summaries.get(change.summary.messageId)!));
       return;
     case 'outboxAdded':
       push(agent(change.sender), 'O', pos, change.entry.messageId, change.entry.sentAt);
@@ -105,7 +111,7 @@ function planChange(position: bigint, pos: string, change: ViewChange, wakes: bo
     case 'inboxAdded': {
       const [head, tail] = change.wake && wakes ? wakeTemplate(position, change.recipient, change.entry, change.isBroadcast) : ['', ''];
       push(agent(change.recipient), 'I', pos, change.entry.messageId,
-        storedValue(pos, change.entry, JSON.stringify(change.entry)), change.entry.priority, head, tail);
+        storedValue(pos, change.entry, summaries.get(change.entry.messageId) ?? JSON.stringify(change.entry)), change.entry.priority, head, tail);
       return;
     }
     case 'receiptRead':

@@ -10,7 +10,11 @@ import { APPLY_SCRIPT } from './redisApplyScript';
  * One page of an inbox or outbox, newest first, strictly below an upper bound.
  * KEYS: source zset, entries hash, read hash, archived hash, unread zset.
  * ARGV: box, status, upper bound ('+' or '(<member>'), wanted, scan budget,
- * from, to, threadId, priority, tags (JSON array or '').
+ * tags (JSON array or ''), then pairs of field filters: `"from":` and the JSON
+ * encoding of the wanted value. The stored JSON is written by JSON.stringify
+ * with these fields first and only strings before them, so the first
+ * occurrence of `"from":` is the field itself (a quote inside a string value
+ * is escaped): matching needs no JSON decoding.
  * Returns: unread count, continuation ('' when the scan finished or the page is
  * full), then per match: stored entry and readAt ('' when unread).
  * The scan budget bounds the work of one call, so that a filter matching
@@ -20,20 +24,19 @@ import { APPLY_SCRIPT } from './redisApplyScript';
 const LIST_SCRIPT = `
 local box, status, upper = ARGV[1], ARGV[2], ARGV[3]
 local wanted, budget = tonumber(ARGV[4]), tonumber(ARGV[5])
-local from, to, threadId, priority, tagsJson = ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10]
 local tags = nil
-if tagsJson ~= '' then tags = cjson.decode(tagsJson) end
-local filtered = from ~= '' or to ~= '' or threadId ~= '' or priority ~= '' or tags ~= nil
+if ARGV[6] ~= '' then tags = cjson.decode(ARGV[6]) end
+local filtered = tags ~= nil or #ARGV > 6
 local inbox = box == 'inbox'
 local needArchived = inbox and status ~= 'unread'
 
 local function fieldsMatch(value)
-  local fields = cjson.decode(string.match(value, '^[^|]*|[^|]*|[^|]*|(.*)$'))
-  if from ~= '' and fields.from ~= from then return false end
-  if to ~= '' and fields.to ~= to then return false end
-  if threadId ~= '' and fields.threadId ~= threadId then return false end
-  if priority ~= '' and fields.priority ~= priority then return false end
+  for n = 7, #ARGV, 2 do
+    local _, keyEnd = string.find(value, ARGV[n], 1, true)
+    if not keyEnd or string.sub(value, keyEnd + 1, keyEnd + #ARGV[n + 1]) ~= ARGV[n + 1] then return false end
+  end
   if tags then
+    local fields = cjson.decode(string.match(value, '^[^|]*|[^|]*|[^|]*|(.*)$'))
     local has = {}
     for _, tag in ipairs(fields.tags) do has[tag] = true end
     for _, tag in ipairs(tags) do if not has[tag] then return false end end

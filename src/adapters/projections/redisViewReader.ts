@@ -41,16 +41,17 @@ export class RedisViewReader {
       const [unread, continuation, ...entries] = await this.client.mailboxList(
         source, outbox ? key('sent') : key('entries'), key('read'), key('archived'), key('unread'),
         query.box, query.status ?? '', upper, String(wanted - found.length), String(this.scanBudget),
-        query.from ?? '', query.to ?? '', query.threadId ?? '', query.priority ?? '', query.tags ? JSON.stringify(query.tags) : '');
+        query.tags ? JSON.stringify(query.tags) : '', ...fieldFilters(query));
       unreadCount = Number(unread);
       for (let i = 0; i < entries.length; i += 2) found.push(parseFound(entries[i], entries[i + 1]));
       if (continuation === '' || found.length >= wanted) break;
       upper = continuation;
     }
     const page = found.slice(0, query.limit);
-    // An outbox entry is the summary itself; inbox entries find theirs with the sender.
-    const summaries = outbox ? new Map(page.map((entry) => [entry.fields.messageId, entry.fields as MessageSummary]))
-      : await this.summaries(prefix, page);
+    // Outbox entries and direct messages carry their summary; broadcast deliveries find theirs with the sender.
+    const carried = page.filter((entry) => 'recipientCount' in entry.fields);
+    const summaries = await this.summaries(prefix, page.filter((entry) => !('recipientCount' in entry.fields)));
+    for (const entry of carried) summaries.set(entry.fields.messageId, entry.fields as MessageSummary);
     return {
       messages: page.map((entry) => listed(entry, summaries.get(entry.fields.messageId), outbox)),
       nextCursor: found.length > query.limit ? encodeCursor(page[page.length - 1].position) : null,
@@ -58,8 +59,9 @@ export class RedisViewReader {
     };
   }
 
-  /** Summaries live with their sender (one hash per sender); one HMGET per sender, pipelined. */
+  /** Summaries live with their sender (one hash per sender); one HMGET per sender, auto-pipelined. */
   private async summaries(prefix: string, page: readonly Found[]): Promise<Map<string, MessageSummary>> {
+    if (page.length === 0) return new Map();
     const bySender = new Map<string, string[]>();
     for (const { fields } of page) bySender.set(fields.from, [...(bySender.get(fields.from) ?? []), fields.messageId]);
     const result = new Map<string, MessageSummary>();
@@ -97,6 +99,20 @@ export class RedisViewReader {
       return { identity, role, registeredAt, retired: retiredAt !== null, retiredAt };
     }).sort((a, b) => a.identity.localeCompare(b.identity));
   }
+}
+
+/**
+ * `"from":` and `"@a",`: the key as JSON.stringify writes it, and the wanted value
+ * encoded the same way, followed by the comma that ends it (none of these
+ * fields is ever last), so '@a' never matches '@ab'.
+ */
+function fieldFilters(query: ListQuery): string[] {
+  const filters: string[] = [];
+  for (const field of ['from', 'to', 'threadId', 'priority'] as const) {
+    const value = query[field];
+    if (value !== undefined) filters.push(`"${field}":`, `${JSON.stringify(value)},`);
+  }
+  return filters;
 }
 
 function listed(entry: Found, summary: MessageSummary | undefined, outbox: boolean): ListedMessage {

@@ -16,7 +16,7 @@ import type { NewEvent, StoredEvent } from '../../events/types';
 import { AppendSignal } from './appendSignal';
 import { localSubscription } from './localSubscription';
 import { appendEvents } from './sqliteAppend';
-import { prepareStatements, SCHEMA, toStored, type EventRow, type EventStatements } from './sqliteStatements';
+import { logRowToStored, prepareStatements, SCHEMA, toStored, type EventRow, type EventStatements } from './sqliteStatements';
 
 const CROSS_PROCESS_POLL_MS = 250;
 
@@ -111,7 +111,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   async readAll(after: bigint | null, limit: number): Promise<StoredEvent[]> {
-    return (this.statements.readAll.all(after === null ? 0 : Number(after), limit) as EventRow[]).map(toStored);
+    return this.statements.readAll.all(after === null ? 0 : Number(after), limit).map(logRowToStored);
   }
 
   subscribe(after: bigint | null): EventSubscription {

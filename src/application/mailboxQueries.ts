@@ -97,7 +97,10 @@ export class MailboxQueries {
     let buffered: WakeEvent[] | null = [];
     const unsubscribe = await this.wakeBus.subscribe(actor.identity, (wake) =>
       buffered ? buffered.push(wake) : emit({ event: 'wake', data: wake }));
-    const count = await this.projections.unreadCount(actor.identity);
+    const count = await this.projections.unreadCount(actor.identity).catch(async (error: unknown) => {
+      await unsubscribe(); // a stream that never opened must not keep its subscription
+      throw error;
+    });
     emit({ event: 'sync', data: { unreadCount: count.unread, byPriority: count.byPriority } });
     const pending = buffered;
     buffered = null;

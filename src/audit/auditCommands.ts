@@ -13,6 +13,7 @@ import type { LogSource } from './logSource';
 import { formatMessageStory } from './messageStory';
 import { progressBar } from './progress';
 import { replayLog, type ReplayFilter, type ReplaySummary } from './replay';
+import type { SqliteJsonLines } from './sqliteJsonLines';
 import { formatDifference } from './verify/viewDiff';
 import { verifyProjections, type VerifyReport } from './verify/verifyProjections';
 
@@ -33,6 +34,16 @@ export async function runReplay(source: LogSource, filter: ReplayFilter, options
       for (const event of events) text += `${line(event)}\n`;
       return writeOut(io.stdout, text);
     }, progress.update);
+  } finally {
+    progress.stop();
+  }
+}
+
+/** `replay --json` straight from the SQLite file: the same lines as runReplay, without the parse/stringify round trip. */
+export async function runSqliteJsonReplay(lines: SqliteJsonLines, filter: ReplayFilter, options: OutputOptions, io: AuditIo): Promise<ReplaySummary> {
+  const progress = progressBar(io.stderr as NodeJS.WriteStream, options.progress && isTty(io.stderr), 'replay', lines.head());
+  try {
+    return await lines.replay(filter, (text) => writeOut(io.stdout, text), progress.update);
   } finally {
     progress.stop();
   }

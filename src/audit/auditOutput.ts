@@ -9,9 +9,12 @@ export interface AuditIo {
 
 export const processIo = (): AuditIo => ({ stdout: process.stdout, stderr: process.stderr, env: process.env });
 
-/** Writes and, when the stream's buffer is full, waits for it to drain (a slow pipe slows the replay, never bloats memory). */
+/** Up to this much output may wait in memory while the next page is read (reading and writing overlap). */
+const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+
+/** Writes; waits for the stream to drain only past MAX_BUFFERED_BYTES (a slow pipe slows the replay, never bloats memory). */
 export function writeOut(stream: Writable, text: string): Promise<void> | void {
-  if (stream.write(text)) return;
+  if (stream.write(text) || stream.writableLength < MAX_BUFFERED_BYTES) return;
   return new Promise((resolve, reject) => {
     const done = (error?: Error) => {
       stream.off('drain', done);

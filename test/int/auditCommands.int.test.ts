@@ -7,7 +7,12 @@ import { Command } from 'commander';
 import pino from 'pino';
 import { registerAuditCommands } from '../../src/cli/commands/audit';
 import { createMailbox } from '../../src/mailbox';
+import path from 'node:path';
 import type { StoredEvent } from '../../src/events/types';
+import { SqliteEventStore } from '../../src/adapters/eventstore/sqliteEventStore';
+import { runReplay, runSqliteJsonReplay } from '../../src/audit/auditCommands';
+import { eventStoreSource } from '../../src/audit/logSource';
+import { SqliteJsonLines } from '../../src/audit/sqliteJsonLines';
 import { ADMIN_TOKEN, allEvents, registerAgents, tempDir } from '../support/fixtures';
 
 /** Runs `mailbox audit ...` in process with captured output. */
@@ -118,5 +123,51 @@ describe('mailbox audit (SQLite, direct access)', () => {
     const nobody = await audit(['agent', '@nobody'], env);
     expect(nobody.code).toBe(1);
     expect(JSON.parse(nobody.stderr)).toMatchObject({ code: 'AGENT_NOT_FOUND', identity: '@nobody' });
+  });
+
+  test('replay --json read straight from the SQLite file prints byte for byte what the event store port path prints', async () => {
+    const dir = tempDir('mailbox-audit-parity-');
+    const mailbox = await createMailbox({ dataDir: dir, adminToken: ADMIN_TOKEN, logLevel: 'silent' }, { logger: pino({ level: 'silent' }) });
+    const { '@a': a, '@b': b } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    const sent = await a.send({ to: 'AGENT:*', subject: 'quote " and \\ and \u2028 and ünïcødé', body: 'x', tags: ['t'] });
+    await b.markRead({ messageId: sent.messageId });
+    await mailbox.close();
+    const store = SqliteEventStore.open(path.join(dir, 'events.sqlite'));
+    // An event written by an older schema version: both paths must show it upcast (schemaVersion 1).
+    await store.append('mailbox-legacy', [{ eventId: '00000000-0000-4000-8000-00000000000a', type: 'AgentRetired',
+      data: { identity: '@legacy', retiredAt: '2020-01-01T00:00:00.000Z' },
+      metadata: { commandId: 'c', correlationId: 'c', causationId: 'c', actor: 'admin', at: '2020-01-01T00:00:00.000Z', schemaVersion: 0 } }], 'no_stream');
+    const lines = SqliteJsonLines.open(path.join(dir, 'events.sqlite'));
+    const run = async (viaFile: boolean, filter: Parameters<typeof runReplay>[1]) => {
+      const out = new PassThrough();
+      const chunks: string[] = [];
+      out.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
+      const io = { stdout: out, stderr: new PassThrough(), env: {} };
+      const options = { json: true, progress: false };
+      if (viaFile) await runSqliteJsonReplay(lines, filter, options, io);
+      else await runReplay(eventStoreSource(store), filter, options, io);
+      return chunks.join('');
+    };
+    try {
+      for (const filter of [{ from: null, types: null, stream: null }, { from: 3n, types: new Set(['BroadcastDelivered'] as const), stream: null },
+        { from: null, types: null, stream: `mailbox-message-${sent.messageId}` }] as const) {
+        const viaFile = await run(true, filter);
+        expect(viaFile.length).toBeGreaterThan(0);
+        expect(viaFile).toBe(await run(false, filter));
+      }
+      const legacy = (await run(true, { from: null, types: null, stream: 'mailbox-legacy' })).trim();
+      expect(JSON.parse(legacy).metadata.schemaVersion).toBe(1);
+    } finally {
+      lines.close();
+      await store.close();
+    }
+  });
+
+  test('replay --json never creates a log that is not there', async () => {
+    const dataDir = tempDir('mailbox-audit-empty-');
+    const { code, stderr } = await audit(['replay', '--json'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_LOG_LEVEL: 'silent' });
+    expect(code).toBe(1);
+    expect(JSON.parse(stderr)).toMatchObject({ code: 'NOT_FOUND' });
+    expect(require('node:fs').readdirSync(dataDir)).toEqual([]);
   });
 });

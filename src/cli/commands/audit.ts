@@ -13,7 +13,8 @@ import { parseInput } from '../../commands/validation';
 import { configFromEnv } from '../../config';
 import { isMailboxError, MailboxError } from '../../errors';
 import { MAILBOX_EVENT_TYPES, type MailboxEventType } from '../../events/types';
-import { runAgent, runMessage, runReplay, runVerify, type OutputOptions } from '../../audit/auditCommands';
+import { runAgent, runMessage, runReplay, runSqliteJsonReplay, runVerify, type OutputOptions } from '../../audit/auditCommands';
+import { SqliteJsonLines, sqliteLogFile } from '../../audit/sqliteJsonLines';
 import { processIo, type AuditIo } from '../../audit/auditOutput';
 import { eventStoreSource, httpLogSource, type LogSource } from '../../audit/logSource';
 import { openPipeline, viewsAreInMemory } from '../../heartbeat/openPipeline';
@@ -94,6 +95,16 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
     .action((flags: SourceFlags & { from?: string; type?: string[]; stream?: string }) => run(io, async () => {
       const { from, type, stream } = parseInput(replayFlagsSchema, { from: flags.from, type: flags.type, stream: flags.stream }, 'audit replay');
       const filter = { from: from === undefined ? null : BigInt(from), types: type ? new Set(type) : null, stream: stream ?? null };
+      const sqliteFile = flags.json && flags.url === undefined ? sqliteLogFile(configFromEnv(io.env)) : null;
+      if (sqliteFile !== null) {
+        const lines = SqliteJsonLines.open(sqliteFile);
+        try {
+          await runSqliteJsonReplay(lines, filter, outputOf(flags), io);
+          return 0;
+        } finally {
+          lines.close();
+        }
+      }
       return withSource(flags, io, async (source) => {
         const summary = await runReplay(source, filter, outputOf(flags), io);
         if (!flags.json) io.stderr.write(`${summary.matched} of ${summary.scanned} events shown\n`);

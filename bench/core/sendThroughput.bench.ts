@@ -3,7 +3,8 @@
  * durable (fsynced) and in the recipient's inbox view before it is
  * acknowledged. Target: >= 3,000 sends/s with p99 <= 20 ms.
  */
-import { cpuMs } from '../lib/cpu';
+import { cpuMs, mainThreadCpuMs } from '../lib/cpu';
+import { durableCommitLatency } from '../lib/diskProbe';
 import { agentIdentity, openEmbeddedMailbox, registerAgents } from '../lib/mailbox';
 import { atLeast, atMost } from '../lib/report';
 import { runBench } from '../lib/runBench';
@@ -19,7 +20,7 @@ const WARMUP = scaled(2_000, 200);
 const RUNS = 3;
 const BODY = 'Please review the attached plan and reply with your comments. '.repeat(5);
 
-interface RunFigures { perSecond: number; p50: number; p99: number; max: number; cpuUsPerSend: number }
+interface RunFigures { perSecond: number; p50: number; p99: number; max: number; cpuUsPerSend: number; mainThreadUsPerSend: number | null }
 
 async function oneRun(): Promise<RunFigures> {
   return withTmpDir(async (dir) => {
@@ -31,13 +32,15 @@ async function oneRun(): Promise<RunFigures> {
         subject: `Status ${index}`, body: BODY, priority: index % 10 === 0 ? 'high' : 'normal',
       });
       await closedLoop(WARMUP, SENDERS, send);
-      const cpuBefore = cpuMs();
+      const [cpuBefore, mainBefore] = [cpuMs(), mainThreadCpuMs()];
       const { latencies, elapsedMs } = await closedLoop(SENDS_PER_RUN, SENDERS, send);
       const cpuUsPerSend = ((cpuMs() - cpuBefore) / SENDS_PER_RUN) * 1000;
+      const mainAfter = mainThreadCpuMs();
+      const mainThreadUsPerSend = mainBefore === null || mainAfter === null ? null : ((mainAfter - mainBefore) / SENDS_PER_RUN) * 1000;
       const lat = summarize(latencies);
       const unread = (await Promise.all(clients.map((c) => c.unreadCount()))).reduce((sum, c) => sum + c.unread, 0);
       if (unread !== WARMUP + SENDS_PER_RUN) throw new Error(`expected ${WARMUP + SENDS_PER_RUN} unread in total, views show ${unread}`);
-      return { perSecond: (SENDS_PER_RUN / elapsedMs) * 1000, p50: lat.p50, p99: lat.p99, max: lat.max, cpuUsPerSend };
+      return { perSecond: (SENDS_PER_RUN / elapsedMs) * 1000, p50: lat.p50, p99: lat.p99, max: lat.max, cpuUsPerSend, mainThreadUsPerSend };
     } finally {
       await mailbox.close();
     }
@@ -45,6 +48,8 @@ async function oneRun(): Promise<RunFigures> {
 }
 
 runBench('core/sendThroughput', async (report) => {
+  const disk = await durableCommitLatency();
+  report.note('durable commit on this disk (1 row, fsync)', `p50 ${round(disk.p50)} ms, p99 ${round(disk.p99)} ms, max ${round(disk.max)} ms`);
   report.note('setup', `${SENDERS} concurrent senders, ${AGENTS} agents, ${SENDS_PER_RUN} direct sends per run after ` +
     `${WARMUP} warm-up, ${RUNS} runs (fresh SQLite file each), median reported`);
   const runs: RunFigures[] = [];
@@ -52,7 +57,7 @@ runBench('core/sendThroughput', async (report) => {
     const run = await oneRun();
     runs.push(run);
     report.log(`  run ${i + 1}: ${Math.round(run.perSecond)} sends/s, p50 ${round(run.p50)} ms, p99 ${round(run.p99)} ms, ` +
-      `max ${round(run.max)} ms, CPU ${Math.round(run.cpuUsPerSend)} µs/send`);
+      `max ${round(run.max)} ms, CPU ${Math.round(run.cpuUsPerSend)} µs/send (main thread ${round(run.mainThreadUsPerSend ?? NaN)})`);
   }
   const perSecond = median(runs.map((r) => r.perSecond));
   report.metric('direct sends/s (64 senders, durable)', perSecond, 'sends/s', atLeast(3000),

@@ -61,11 +61,20 @@ export class CommandHandler {
     decide: (state: S) => E[] | MailboxError | Promise<E[] | MailboxError>,
   ): Promise<Handled<S, E>> {
     return this.mutex.run(streamName, async () => {
+      // A stream this process holds no state for (e.g. a new message) is first assumed not to exist: no read,
+      // and the append's 'no_stream' lets the store check that atomically. Any other outcome (an error,
+      // nothing to do, a conflict) is answered only after a real read. Saves a store read per send.
+      let assumeNew = this.cache.get(streamName) === undefined;
       for (let attempt = 1; ; attempt++) {
         // 1. Read: the folded state and the revision it is at.
-        const { state, revision } = await this.load(streamName, model);
+        const { state, revision } = assumeNew ? { state: model.initial(), revision: null } : await this.load(streamName, model);
         // 2. Decide: pure; an error means nothing is appended.
         const decision = await decide(state);
+        if (assumeNew && (decision instanceof MailboxError || decision.length === 0)) {
+          assumeNew = false;
+          attempt--;
+          continue;
+        }
         if (decision instanceof MailboxError) throw decision;
         if (decision.length === 0) return { state, appended: [], position: null };
         // 3. Append with the expected revision; ids are deterministic so a retried append de-duplicates.
@@ -76,8 +85,13 @@ export class CommandHandler {
           this.cache.set(streamName, { state: next, revision: result.nextExpectedRevision });
           return { state: next, appended: decision, position: result.position };
         } catch (error) {
-          // 4. Conflict: another writer got there first; re-decide on fresh state.
+          // 4. Conflict: another writer got there first (or the stream existed after all); re-decide on fresh state.
           if (!(error instanceof ConcurrencyConflict)) throw error;
+          if (assumeNew) {
+            assumeNew = false;
+            attempt--;
+            continue;
+          }
           if (attempt >= MAX_ATTEMPTS) {
             throw new MailboxError('CONCURRENCY_CONFLICT', 'Concurrency conflict',
               `Stream ${streamName} kept changing during ${MAX_ATTEMPTS} attempts; retry the request.`, { stream: streamName });

@@ -28,8 +28,17 @@ type Row = [position: number, eventId: string, stream: string, revision: number,
 const COLUMNS = 'position, event_id, stream, revision, type, data, metadata';
 const PAGE = 1000;
 
+/** The store writes metadata with schemaVersion as its last key: read it from there; anything else is parsed. */
+const TRAILING_VERSION = /"schemaVersion":(\d+)\}$/;
+
+function schemaVersionOf(metadata: string): number {
+  const trailing = TRAILING_VERSION.exec(metadata);
+  if (trailing) return Number(trailing[1]);
+  return (JSON.parse(metadata) as { schemaVersion?: number }).schemaVersion ?? CURRENT_SCHEMA_VERSION;
+}
+
 function lineOf(row: Row): string {
-  const version = (JSON.parse(row[6]) as { schemaVersion?: number }).schemaVersion ?? CURRENT_SCHEMA_VERSION;
+  const version = schemaVersionOf(row[6]);
   if (version < CURRENT_SCHEMA_VERSION) return eventJsonLine(upcast(logRowToStored(row)));
   return `{"position":"${row[0]}","streamName":${JSON.stringify(row[2])},"revision":"${row[3]}","eventId":${JSON.stringify(row[1])},` +
     `"type":${JSON.stringify(row[4])},"data":${row[5]},"metadata":${row[6]}}`;

@@ -4,9 +4,11 @@
  * limit and blocks the event loop for its copy and fsync (15-25 ms with a
  * 40 MB WAL): every append waiting on that group commit paid for it, which set
  * the send p99 (bench/core/sendThroughput). Here a second connection in a
- * worker thread checkpoints PASSIVE-ly (never blocking writers or readers)
- * a few times a second while appends keep arriving. The writer's own
- * autocheckpoint stays as the fallback if the worker cannot keep up or fails.
+ * worker thread checkpoints PASSIVE-ly (never blocking writers or readers),
+ * continuously while appends keep arriving, so that the WAL stays short and
+ * is rewound often (a growing WAL file makes every fsync dearer). The
+ * writer's own autocheckpoint stays as the fallback if the worker cannot
+ * keep up or fails.
  */
 import { Worker } from 'node:worker_threads';
 
@@ -31,6 +33,8 @@ parentPort.on('message', (message) => {
 });`;
 
 const CLOSE_TIMEOUT_MS = 5000;
+/** Below this many commits the writer's own checkpoints are cheap enough: short-lived stores never start a thread. */
+const COMMITS_BEFORE_WORKER = 100;
 
 export class WalCheckpointer {
   private worker: Worker | null = null;
@@ -38,31 +42,43 @@ export class WalCheckpointer {
   private running = false;
   private pending = false;
   private failed = false;
+  private commits = 0;
 
-  constructor(private readonly file: string, private readonly intervalMs = 250) {}
+  /** `delayMs`: how long commits gather before a checkpoint starts (fewer, larger checkpoints). */
+  constructor(private readonly file: string, private readonly delayMs = 20) {}
 
-  /** After a commit that wrote pages: a checkpoint is due at the next tick. */
+  /** After a commit that wrote pages: checkpoint soon, or right after the one in progress. */
   noteCommit(): void {
-    if (this.failed) return;
+    if (this.failed || (!this.worker && ++this.commits < COMMITS_BEFORE_WORKER)) return;
     this.pending = true;
-    if (!this.timer) {
-      this.timer = setInterval(() => this.tick(), this.intervalMs);
-      this.timer.unref();
-    }
+    if (!this.running && !this.timer) this.schedule();
   }
 
-  private tick(): void {
-    if (!this.pending || this.running) return;
+  private schedule(): void {
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.checkpoint();
+    }, this.delayMs);
+    this.timer.unref();
+  }
+
+  private checkpoint(): void {
+    if (!this.pending || this.running || this.failed) return;
     this.pending = false;
     this.running = true;
     (this.worker ??= this.start()).postMessage('checkpoint');
   }
 
-  /** Started on first use: a store that only lives for a few appends never pays for a thread. */
+  private finished(): void {
+    this.running = false;
+    if (this.pending && !this.timer) this.schedule();
+  }
+
+  /** Started on first use, once the store has shown it is busy. */
   private start(): Worker {
     const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file: this.file, driver: require.resolve('libsql') } });
     worker.unref();
-    worker.on('message', () => (this.running = false));
+    worker.on('message', () => this.finished());
     worker.on('error', () => this.giveUp());
     worker.on('exit', () => {
       if (this.worker === worker) this.giveUp();
@@ -75,12 +91,13 @@ export class WalCheckpointer {
     this.failed = true;
     this.worker = null;
     this.running = false;
-    if (this.timer) clearInterval(this.timer);
+    if (this.timer) clearTimeout(this.timer);
     this.timer = null;
   }
 
   async close(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    this.failed = true; // no new checkpoints
+    if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     const worker = this.worker;
     this.worker = null;

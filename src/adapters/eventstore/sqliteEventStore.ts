@@ -48,10 +48,7 @@ export class SqliteEventStore implements EventStore {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('busy_timeout = 5000');
-    // Checkpoints run in the background (sqliteCheckpointer.ts); this is only the writer's fallback, and
-    // at 40 MB instead of 4 MB it copies pages rewritten by many commits once (half the append cost on a
-    // 1M-event file when the writer has to do it, bench/core).
-    db.pragma('wal_autocheckpoint = 10000');
+    // Checkpoints run in the background (sqliteCheckpointer.ts); the writer's own (default 1000 pages) is the fallback.
     db.exec(SCHEMA);
     return new SqliteEventStore(db, file);
   }

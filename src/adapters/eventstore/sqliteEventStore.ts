@@ -17,7 +17,9 @@ import { AppendSignal } from './appendSignal';
 import { localSubscription } from './localSubscription';
 import { appendEvents } from './sqliteAppend';
 import { WalCheckpointer } from './sqliteCheckpointer';
-import { logRowToStored, prepareStatements, SCHEMA, toStored, type EventRow, type EventStatements } from './sqliteStatements';
+import { SqliteReadAhead } from './sqliteReadAhead';
+import { SqliteSidecar } from './sqliteSidecar';
+import { logRowToStored, prepareStatements, READ_ALL_SQL, SCHEMA, toStored, type EventRow, type EventStatements } from './sqliteStatements';
 
 const CROSS_PROCESS_POLL_MS = 250;
 
@@ -34,12 +36,16 @@ type Outcome = { ok: true; result: AppendResult } | { ok: false; error: unknown 
 export class SqliteEventStore implements EventStore {
   private readonly signal = new AppendSignal();
   private readonly statements: EventStatements;
+  private readonly sidecar: SqliteSidecar;
   private readonly checkpointer: WalCheckpointer;
+  private readonly readAhead: SqliteReadAhead;
   private queue: QueuedAppend[] = [];
 
   private constructor(private readonly db: Database.Database, file: string) {
     this.statements = prepareStatements(db);
-    this.checkpointer = new WalCheckpointer(file);
+    this.sidecar = new SqliteSidecar(file, READ_ALL_SQL);
+    this.checkpointer = new WalCheckpointer(this.sidecar);
+    this.readAhead = new SqliteReadAhead(this.sidecar);
   }
 
   static open(file: string): SqliteEventStore {
@@ -115,7 +121,10 @@ export class SqliteEventStore implements EventStore {
   }
 
   async readAll(after: bigint | null, limit: number): Promise<StoredEvent[]> {
-    return this.statements.readAll.all(after === null ? 0 : Number(after), limit).map(logRowToStored);
+    const from = after === null ? 0 : Number(after);
+    const rows = (await this.readAhead.take(from, limit)) ?? (this.statements.readAll.all(from, limit) as unknown[][]);
+    if (rows.length === limit) this.readAhead.noteFullPage(rows[rows.length - 1][0] as number, limit);
+    return rows.map(logRowToStored);
   }
 
   subscribe(after: bigint | null): EventSubscription {
@@ -129,7 +138,8 @@ export class SqliteEventStore implements EventStore {
 
   async close(): Promise<void> {
     if (this.db.open) this.commitQueued(); // appends already issued are written and answered, not dropped
-    await this.checkpointer.close();
+    this.checkpointer.stop();
+    await this.sidecar.close();
     this.signal.releaseAll();
     if (this.db.open) this.db.close();
   }

@@ -19,6 +19,8 @@ CREATE TABLE IF NOT EXISTS events (
 );`;
 
 const LOG_COLUMNS = 'position, event_id, stream, revision, type, data, metadata';
+/** One page of the log, as raw rows in LOG_COLUMNS order (also run by the sidecar connection). */
+export const READ_ALL_SQL = `SELECT ${LOG_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`;
 type LogRow = [position: number, eventId: string, stream: string, revision: number, type: string, data: string, metadata: string];
 
 type StatementName = 'lastRevision' | 'byEventId' | 'insert' | 'readStream' | 'readAll' | 'head'
@@ -34,7 +36,7 @@ export function prepareStatements(db: Database.Database): EventStatements {
     insert: db.prepare('INSERT INTO events (event_id, stream, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)'),
     readStream: db.prepare('SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision'),
     // Raw rows (arrays, columns in LOG_COLUMNS order): ~10% cheaper per row than named objects with this driver.
-    readAll: db.prepare(`SELECT ${LOG_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`).raw(),
+    readAll: db.prepare(READ_ALL_SQL).raw(),
     head: db.prepare('SELECT MAX(position) AS position FROM events'),
     begin: db.prepare('BEGIN IMMEDIATE'),
     commit: db.prepare('COMMIT'),

@@ -4,7 +4,7 @@ import type { InboxEntryFields } from '../../projections/viewChanges';
 import { insertSorted } from './sortedPositions';
 
 export interface InboxEntry {
-  position: bigint;
+  position: number; // log position (see sortedPositions.ts)
   fields: InboxEntryFields;
   isBroadcast: boolean;
   readAt: string | null;
@@ -42,7 +42,7 @@ export class MemoryInbox {
   }
 
   /** Returns false when the entry was already there (a redelivered event changes nothing). */
-  add(position: bigint, fields: InboxEntryFields, isBroadcast: boolean): boolean {
+  add(position: number, fields: InboxEntryFields, isBroadcast: boolean): boolean {
     if (this.byId.has(fields.messageId)) return false;
     const entry: InboxEntry = { position, fields, isBroadcast, readAt: null, archivedAt: null };
     this.byId.set(fields.messageId, entry);
@@ -53,7 +53,7 @@ export class MemoryInbox {
     return true;
   }
 
-  addOutbox(position: bigint, fields: InboxEntryFields): void {
+  addOutbox(position: number, fields: InboxEntryFields): void {
     if (this.outboxIds.has(fields.messageId)) return;
     this.outboxIds.add(fields.messageId);
     insertSorted(this.outbox, { position, fields, isBroadcast: fields.to.startsWith('AGENT:'), readAt: null, archivedAt: null });

@@ -62,11 +62,11 @@ export class MemoryProjectionStore implements ProjectionStore {
         this.messages.set(change.summary.messageId, this.compact(change.summary));
         return;
       case 'outboxAdded':
-        this.inbox(change.sender).addOutbox(position, this.sharedFields(change.entry));
+        this.inbox(change.sender).addOutbox(Number(position), this.sharedFields(change.entry));
         return;
       case 'inboxAdded': {
         const inbox = this.inbox(change.recipient);
-        const added = inbox.add(position, this.sharedFields(change.entry), change.isBroadcast);
+        const added = inbox.add(Number(position), this.sharedFields(change.entry), change.isBroadcast);
         if (added && change.wake) {
           const e = change.entry;
           wakes.push({ type: 'wake/message', messageId: e.messageId, from: e.from, to: e.to, recipient: change.recipient,
@@ -126,7 +126,8 @@ export class MemoryProjectionStore implements ProjectionStore {
     const source = query.box === 'outbox' ? inbox.outbox : query.status === 'unread' ? inbox.unread : inbox.entries;
     const page: InboxEntry[] = [];
     let hasMore = false;
-    for (const entry of newestFirst(source, decodeCursor(query.cursor))) {
+    const before = decodeCursor(query.cursor);
+    for (const entry of newestFirst(source, before === null ? null : Number(before))) {
       if (!matches(entry, query)) continue;
       if (page.length === query.limit) {
         hasMore = true;
@@ -136,7 +137,7 @@ export class MemoryProjectionStore implements ProjectionStore {
     }
     return {
       messages: page.map((entry) => this.listed(entry, query.box)),
-      nextCursor: hasMore ? encodeCursor(page[page.length - 1].position) : null,
+      nextCursor: hasMore ? encodeCursor(BigInt(page[page.length - 1].position)) : null,
       unreadCount,
     };
   }

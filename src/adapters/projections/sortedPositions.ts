@@ -1,10 +1,14 @@
-/** Entries kept in ascending log position, for newest-first pages and cursor seeks by binary search. */
+/**
+ * Entries kept in ascending log position, for newest-first pages and cursor seeks by binary search.
+ * Positions are numbers here, not bigints: exact up to 2^53 (far beyond any log this store holds),
+ * compared faster, and no heap object per entry (1M entries: tens of MB less to keep and collect).
+ */
 export interface Positioned {
-  position: bigint;
+  position: number;
 }
 
 /** Index of the first entry whose position is >= `position`. */
-export function lowerBound(entries: readonly Positioned[], position: bigint): number {
+export function lowerBound(entries: readonly Positioned[], position: number): number {
   let low = 0;
   let high = entries.length;
   while (low < high) {
@@ -30,7 +34,7 @@ export function removeSorted<T extends Positioned>(entries: T[], entry: T): void
 }
 
 /** Newest first, strictly older than `before` (null: from the newest). */
-export function* newestFirst<T extends Positioned>(entries: readonly T[], before: bigint | null): Generator<T> {
+export function* newestFirst<T extends Positioned>(entries: readonly T[], before: number | null): Generator<T> {
   const start = before === null ? entries.length : lowerBound(entries, before);
   for (let i = start - 1; i >= 0; i--) yield entries[i];
 }

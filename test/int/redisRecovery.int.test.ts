@@ -23,11 +23,13 @@ import { ProjectionRunner } from '../../src/projections/projectionRunner';
 import { snapshotViews } from '../contract/projectionStore.contract';
 import { appendLog, generateLog, projectAll } from '../contract/projectionStoreLog';
 import { allEvents, memoryMailbox } from '../support/fixtures';
-import { startRedis, type TestRedis } from '../support/redisServer';
+import { freePort, startRedis, type TestRedis } from '../support/redisServer';
 
 const ROOT = path.resolve(__dirname, '../..');
 const silent = pino({ level: 'silent' });
 let redis: TestRedis;
+/** Tests that stop or empty the server need our own one (not a shared REDIS_URL). */
+const restartable = process.env.REDIS_URL ? it.skip : it;
 let namespaces = 0;
 const namespace = () => `rec${process.pid}n${++namespaces}`;
 
@@ -100,7 +102,7 @@ describe('Redis views: recovery', () => {
   it('a projector SIGKILLed mid-batch and restarted ends with the views of a from-scratch rebuild', async () => {
     dir = scratchDir();
     const file = path.join(dir, 'events.sqlite');
-    const events = generateLog(20_000, 3);
+    const events = generateLog(10_000, 3);
     const log = SqliteEventStore.open(file);
     await appendLog(log, events);
     const stored = await log.readAll(null, 1_000_000);
@@ -131,7 +133,6 @@ describe('Redis views: recovery', () => {
     expect(views).toEqual(await memoryViewsOf(stored));
   });
 
-  const restartable = process.env.REDIS_URL ? it.skip : it;
   restartable('Redis restarted empty: the projector detects the lost checkpoint, rebuilds, and counts converge', async () => {
     mailbox = await memoryMailbox({ redisUrl: redis.url, redisNamespace: namespace() });
     await appendLog(mailbox.eventStore, generateLog(3000, 5));
@@ -162,5 +163,29 @@ describe('Redis views: recovery', () => {
       .toBe(before.heartbeats.find((h) => h.identity === '@c')!.unread + 1);
     expect(after.heartbeats.find((h) => h.identity === '@a')!.unread)
       .toBe(before.heartbeats.find((h) => h.identity === '@a')!.unread);
+  });
+});
+
+describe('Redis unreachable or misconfigured', () => {
+  it('a mailbox on an unreachable Redis fails to start with UNAVAILABLE; a URL that is not Redis with VALIDATION_FAILED', async () => {
+    const port = await freePort(); // nothing listens there
+    await expect(memoryMailbox({ redisUrl: `redis://127.0.0.1:${port}` })).rejects.toMatchObject({
+      envelope: { code: 'UNAVAILABLE', message: `Redis at redis://127.0.0.1:${port} is unavailable; retry later (the request was not applied).` } });
+    await expect(memoryMailbox({ redisUrl: 'http://127.0.0.1:6379' })).rejects.toMatchObject({
+      envelope: { code: 'VALIDATION_FAILED', field: 'MAILBOX_REDIS_URL' } });
+    await expect(memoryMailbox({ redisUrl: redis.url, redisNamespace: 'not a namespace' })).rejects.toMatchObject({
+      envelope: { code: 'VALIDATION_FAILED', field: 'MAILBOX_REDIS_NAMESPACE' } });
+  });
+
+  restartable('reads while Redis is down answer UNAVAILABLE (503), and work again once it is back', async () => {
+    const store = await openStore(namespace());
+    const log = generateLog(50, 1);
+    await store.applyBatch(projectAll(log));
+    await redis.stop();
+    const error = await store.unreadCount('@b').catch((e: unknown) => e);
+    expect(error).toMatchObject({ envelope: { code: 'UNAVAILABLE' } });
+    expect((error as { status: number }).status).toBe(503);
+    await redis.restartEmpty!();
+    expect(await store.unreadCount('@b')).toEqual({ unread: 0, byPriority: { low: 0, normal: 0, high: 0 } }); // back (and empty)
   });
 });

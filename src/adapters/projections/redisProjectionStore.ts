@@ -31,8 +31,10 @@ export interface RedisProjectionOptions {
   namespace?: string;
   /** One script call per hash tag, for Redis Cluster (default: one call per chunk of events). */
   scriptPerTag?: boolean;
-  /** Events per script call (default 64). */
+  /** Events per script call (default 64: each call stays short, so reads between calls wait little). */
   eventsPerScript?: number;
+  /** Events per script call while rebuilding a generation nobody reads yet (default 256). */
+  rebuildEventsPerScript?: number;
   /** How long readers trust their cached active generation (default 1000 ms). */
   generationTtlMs?: number;
 }
@@ -50,10 +52,11 @@ export class RedisProjectionStore implements ProjectionStore {
   constructor(private readonly client: Redis, options: RedisProjectionOptions = {}) {
     defineMailboxScripts(client);
     this.keys = new RedisKeys(options.namespace ?? 'mailbox');
-    this.applier = new RedisScriptApplier(client, this.keys,
-      { scriptPerTag: options.scriptPerTag ?? false, eventsPerScript: options.eventsPerScript ?? 64 });
+    const scriptPerTag = options.scriptPerTag ?? false;
+    this.applier = new RedisScriptApplier(client, this.keys, { scriptPerTag, eventsPerScript: options.eventsPerScript ?? 64 });
     this.reader = new RedisViewReader(client, this.keys);
-    this.generationsOfViews = new RedisGenerations(client, this.keys, this.applier, options.generationTtlMs ?? 1000);
+    const rebuilder = new RedisScriptApplier(client, this.keys, { scriptPerTag, eventsPerScript: options.rebuildEventsPerScript ?? 256 });
+    this.generationsOfViews = new RedisGenerations(client, this.keys, rebuilder, options.generationTtlMs ?? 1000);
   }
 
   /** Blue/green rebuilds (src/projections/rebuild.ts). */

@@ -39,17 +39,20 @@ runBench('core/queries', async (report) => {
       const firstPage = await client(0).listMessages({ status: 'unread', limit: 50 });
       if (firstPage.messages.length !== 50) throw new Error(`expected a full page, got ${firstPage.messages.length}`);
 
-      // Every timed call must return a full page (a short page would flatter the figures).
-      const fullPage = (page: { messages: unknown[] }) => {
-        if (page.messages.length !== 50) throw new Error(`a timed listing returned ${page.messages.length} messages, not 50`);
+      // Every timed call must return the page it should (a short or empty page would flatter the figures).
+      const expectLength = (page: { messages: unknown[] }, expected: number) => {
+        if (page.messages.length !== expected) throw new Error(`a timed listing returned ${page.messages.length} messages, not ${expected}`);
       };
-      const listUnread = async (i: number) => fullPage(await client(i).listMessages({ status: 'unread', limit: 50 }));
+      const listUnread = async (i: number) => expectLength(await client(i).listMessages({ status: 'unread', limit: 50 }), 50);
       await sampleMs(WARMUP, listUnread);
       report.latency('list unread (limit 50)', summarize(await sampleMs(SAMPLES, listUnread)), atMost(2));
 
+      const unread = await Promise.all(clients.map(async (c) => (await c.unreadCount()).unread));
       const cursors = await Promise.all(clients.map(async (c) => (await c.listMessages({ status: 'unread', limit: 50 })).nextCursor!));
-      const nextPage = async (i: number) =>
-        fullPage(await client(i).listMessages({ status: 'unread', limit: 50, cursor: cursors[(i * 7919) % clients.length] }));
+      const nextPage = async (i: number) => {
+        const k = (i * 7919) % clients.length;
+        expectLength(await clients[k].listMessages({ status: 'unread', limit: 50, cursor: cursors[k] }), Math.min(50, unread[k] - 50));
+      };
       await sampleMs(WARMUP, nextPage);
       report.latency('list unread, second page (cursor)', summarize(await sampleMs(SAMPLES, nextPage)));
 
@@ -60,8 +63,8 @@ runBench('core/queries', async (report) => {
       const count = (i: number) => client(i).unreadCount();
       await sampleMs(WARMUP, count);
       const counts = summarize(await sampleMs(SAMPLES, count));
-      report.metric('unread count p50', counts.p50, 'ms', atMost(0.2));
-      report.metric('unread count p99', counts.p99, 'ms', undefined, { p90: round(counts.p90), max: round(counts.max) });
+      report.metric('unread count p50', counts.p50, 'ms');
+      report.metric('unread count p99', counts.p99, 'ms', atMost(0.2), { p90: round(counts.p90), max: round(counts.max) });
     } finally {
       await mailbox.close();
     }

@@ -57,10 +57,14 @@ end
 -- 3. Each agent's changes: only events past the checkpoint, and each change only once.
 local function applyAgent(block)
   -- The block names one key of the agent's tag (<prefix>{@b}:inbox); its other keys share the tag, hence the slot.
+  -- Names are built on first use: a sender's block never touches the inbox keys, a reader's never the outbox.
   local inbox = KEYS[block.key]
   local base = string.sub(inbox, 1, #inbox - 5)
-  local unread, outbox, entries = base .. 'unread', base .. 'outbox', base .. 'entries'
-  local readKey, archived, counts, sent = base .. 'read', base .. 'archived', base .. 'counts', base .. 'sent'
+  local key = setmetatable({}, { __index = function(names, name)
+    local full = base .. name
+    names[name] = full
+    return full
+  end })
   local activity, delta, applied = nil, {}, 0
   local j = block.start
   for _ = 1, block.ops do
@@ -68,27 +72,27 @@ local function applyAgent(block)
     if pos > stored then
       applied = applied + 1
       if code == 'I' then
-        if redis.call('HSETNX', entries, id, ARGV[j + 3]) == 1 then
+        if redis.call('HSETNX', key.entries, id, ARGV[j + 3]) == 1 then
           local member = pos .. ':' .. id
           redis.call('ZADD', inbox, 0, member)
-          redis.call('ZADD', unread, 0, member)
+          redis.call('ZADD', key.unread, 0, member)
           delta[ARGV[j + 4]] = (delta[ARGV[j + 4]] or 0) + 1
           if publish and ARGV[j + 5] ~= '' then
-            redis.call('PUBLISH', block.channel, ARGV[j + 5] .. redis.call('ZCARD', unread) .. ARGV[j + 6])
+            redis.call('PUBLISH', block.channel, ARGV[j + 5] .. redis.call('ZCARD', key.unread) .. ARGV[j + 6])
           end
         end
       elseif code == 'S' then
-        redis.call('HSET', sent, id, ARGV[j + 3])
+        redis.call('HSET', key.sent, id, ARGV[j + 3])
       elseif code == 'O' then
-        redis.call('ZADD', outbox, 0, pos .. ':' .. id)
+        redis.call('ZADD', key.outbox, 0, pos .. ':' .. id)
         if activity == nil or ARGV[j + 3] > activity then activity = ARGV[j + 3] end
       else -- 'R' read or 'A' archived: only for an entry of this inbox, only once
-        local entry = redis.call('HGET', entries, id)
-        local target = readKey
-        if code == 'A' then target = archived end
+        local entry = redis.call('HGET', key.entries, id)
+        local target = key.read
+        if code == 'A' then target = key.archived end
         if entry and redis.call('HSETNX', target, id, ARGV[j + 3]) == 1 then
           local entryPos, priority = string.match(entry, '^(%d+)|(%a+)|')
-          if redis.call('ZREM', unread, entryPos .. ':' .. id) == 1 then delta[priority] = (delta[priority] or 0) - 1 end
+          if redis.call('ZREM', key.unread, entryPos .. ':' .. id) == 1 then delta[priority] = (delta[priority] or 0) - 1 end
           if code == 'R' and (activity == nil or ARGV[j + 3] > activity) then activity = ARGV[j + 3] end
         end
       end
@@ -96,11 +100,11 @@ local function applyAgent(block)
     j = j + 2 + ARITY[code]
   end
   for priority, change in pairs(delta) do
-    if change ~= 0 then redis.call('HINCRBY', counts, priority, change) end
+    if change ~= 0 then redis.call('HINCRBY', key.counts, priority, change) end
   end
   if activity then
-    local current = redis.call('HGET', counts, 'lastActivityAt')
-    if not current or activity > current then redis.call('HSET', counts, 'lastActivityAt', activity) end
+    local current = redis.call('HGET', key.counts, 'lastActivityAt')
+    if not current or activity > current then redis.call('HSET', key.counts, 'lastActivityAt', activity) end
   end
   return applied
 end

@@ -16,25 +16,38 @@ const MIN_PAGE = 500;
 
 type Rows = unknown[][];
 
+interface Ahead { after: number; limit: number; rows: Rows | null; done: boolean }
+
 export class SqliteReadAhead {
-  private ahead: { after: number; limit: number; rows: Promise<Rows | null> } | null = null;
+  private ahead: Ahead | null = null;
 
   constructor(private readonly sidecar: SqliteSidecar) {}
 
-  /** The prefetched page for exactly (after, limit), if it is complete; otherwise null. */
+  /**
+   * The prefetched page for exactly (after, limit) if it has arrived and is complete; otherwise null
+   * and the caller reads it itself: on a busy machine the other thread may lag, and reading here
+   * beats waiting for it.
+   */
   async take(after: number, limit: number): Promise<Rows | null> {
     const ahead = this.ahead;
     this.ahead = null;
     if (!ahead || ahead.after !== after || ahead.limit !== limit) return null;
-    const rows = await ahead.rows;
-    return rows !== null && rows.length === limit ? rows : null;
+    if (!ahead.done) await new Promise((resolve) => setImmediate(resolve)); // let an answer already sent arrive
+    return ahead.done && ahead.rows !== null && ahead.rows.length === limit ? ahead.rows : null;
   }
 
   /** After a full page ending at `lastPosition`: start fetching the next one. */
   noteFullPage(lastPosition: number, limit: number): void {
     if (limit < MIN_PAGE || !this.sidecar.available) return;
-    const rows = this.sidecar.request({ kind: 'readAll', after: lastPosition, limit })
-      .then((result) => result as Rows, () => null);
-    this.ahead = { after: lastPosition, limit, rows };
+    const ahead: Ahead = { after: lastPosition, limit, rows: null, done: false };
+    this.sidecar.request({ kind: 'readAll', after: lastPosition, limit }).then(
+      (result) => {
+        ahead.rows = result as Rows;
+        ahead.done = true;
+      },
+      () => {
+        ahead.done = true;
+      });
+    this.ahead = ahead;
   }
 }

@@ -8,6 +8,7 @@
  * - a broadcast to 1,000 agents: views updated and 1,000 wakes received; target <= 100 ms.
  * Reference: redis-benchmark on the same server (pipelined SET and EVALSHA of a one-SET script).
  */
+import 'reflect-metadata'; // before any module that uses tsyringe decorators
 import path from 'node:path';
 import pino from 'pino';
 import { Redis } from 'ioredis';

@@ -193,6 +193,20 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
       expect((await store.listMessages('@b', parseListQuery({ limit: 4 }))).nextCursor).toBeNull();
     });
 
+    it('a filter that matches rarely in a large inbox finds every match, newest first, page after page', async () => {
+      const { store } = await open();
+      const log = new LogBuilder().register('@a', '@b', '@c');
+      const fromC: string[] = [];
+      for (let i = 0; i < 3000; i++) {
+        if (i % 500 === 7) fromC.unshift(log.send('@c', '@b', { tags: ['rare'] }));
+        else log.send('@a', '@b');
+      }
+      await store.applyBatch(log.projected());
+      expect(ids(await listAll(store, '@b', { from: '@c' }, 2))).toEqual(fromC);
+      expect(ids(await listAll(store, '@b', { tags: ['rare'], status: 'unread' }, 4))).toEqual(fromC);
+      expect(ids(await listAll(store, '@b', { from: '@c', status: 'read' }))).toEqual([]);
+    });
+
     it('counts unread exactly, by priority; reads count once, unknown reads count nothing', async () => {
       const { store } = await open();
       const { log, m1 } = scenario();

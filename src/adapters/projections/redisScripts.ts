@@ -44,38 +44,43 @@ local function fieldsMatch(value)
   return true
 end
 
-local found, matched, scanned, finished = {}, 0, 0, false
+-- The reply: unread count, continuation (set below), then value and readAt per match.
+local result = { redis.call('ZCARD', KEYS[5]), '' }
+local size, matched, scanned, finished, last = 2, 0, 0, false, nil
 local chunkSize = wanted
 if filtered or status == 'read' then chunkSize = 256 end
+local needReads = inbox and status ~= 'unread' -- an unread entry has no receipt
 while matched < wanted and scanned < budget do
   local members = redis.call('ZREVRANGEBYLEX', KEYS[1], upper, '-', 'LIMIT', 0, chunkSize)
-  if #members == 0 then finished = true break end
+  local count = #members
+  if count == 0 then finished = true break end
   local ids = {}
-  for n, member in ipairs(members) do ids[n] = string.sub(member, 22) end
+  for n = 1, count do ids[n] = string.sub(members[n], 22) end
   local values = redis.call('HMGET', KEYS[2], unpack(ids))
   local reads, archives = {}, {}
-  if inbox then reads = redis.call('HMGET', KEYS[3], unpack(ids)) end
+  if needReads then reads = redis.call('HMGET', KEYS[3], unpack(ids)) end
   if needArchived then archives = redis.call('HMGET', KEYS[4], unpack(ids)) end
-  for n, member in ipairs(members) do
-    scanned = scanned + 1
-    upper = '(' .. member
+  local examined = 0
+  for n = 1, count do
+    examined = n
     local value, readAt = values[n], reads[n]
     local ok = value and not archives[n]
     if ok and status == 'read' and not readAt then ok = false end
     if ok and filtered then ok = fieldsMatch(value) end
     if ok then
       matched = matched + 1
-      found[#found + 1] = value
-      found[#found + 1] = readAt or ''
+      result[size + 1] = value
+      result[size + 2] = readAt or ''
+      size = size + 2
       if matched == wanted then break end
     end
   end
-  if #members < chunkSize and upper == '(' .. members[#members] then finished = true break end
+  scanned = scanned + examined
+  last = members[examined]
+  upper = '(' .. last
+  if count < chunkSize and examined == count then finished = true break end
 end
-local continuation = ''
-if matched < wanted and not finished then continuation = upper end
-local result = { redis.call('ZCARD', KEYS[5]), continuation }
-for _, item in ipairs(found) do result[#result + 1] = item end
+if matched < wanted and not finished then result[2] = upper end
 return result
 `;
 

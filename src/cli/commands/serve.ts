@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import pino from 'pino';
 import { configFromEnv, parseConfig } from '../../config';
+import type { Mailbox } from '../../mailbox';
 
 const SHUTDOWN_TIMEOUT_MS = 10_000;
 
@@ -11,7 +12,8 @@ export function registerServeCommand(program: Command): void {
     .option('--host <host>', 'address to bind (MAILBOX_HOST, default 127.0.0.1)')
     .option('--port <port>', 'port, 0 for any free one (MAILBOX_PORT, default 7420)')
     .option('--data-dir <dir>', 'SQLite log and admin token directory (MAILBOX_DATA_DIR, default ./data)')
-    .action(async (options: { host?: string; port?: string; dataDir?: string }) => {
+    .option('--heartbeat', 'also run the heartbeat daemon in this process (MAILBOX_HEARTBEAT=1; settings from MAILBOX_HEARTBEAT_*, see docs/operators.md)')
+    .action(async (options: { host?: string; port?: string; dataDir?: string; heartbeat?: boolean }) => {
       const fromEnv = configFromEnv();
       const config = parseConfig({ ...fromEnv,
         ...(options.host ? { host: options.host } : {}),
@@ -20,6 +22,8 @@ export function registerServeCommand(program: Command): void {
       const logger = pino({ level: config.logLevel, name: 'mailbox' });
       const { startServer } = await import('../../server'); // loaded here: client commands need none of it
       const server = await startServer(config, { logger });
+      const heartbeat = options.heartbeat || ['1', 'true', 'yes', 'on'].includes((process.env.MAILBOX_HEARTBEAT ?? '').toLowerCase())
+        ? await startInProcessHeartbeat(server.mailbox, logger) : null;
 
       let stopping = false;
       const stop = (signal: string) => {
@@ -33,7 +37,7 @@ export function registerServeCommand(program: Command): void {
           logger.error(`shutdown took longer than ${SHUTDOWN_TIMEOUT_MS} ms; exiting`);
           process.exit(1);
         }, SHUTDOWN_TIMEOUT_MS).unref();
-        server.close().then(() => {
+        Promise.resolve(heartbeat?.stop()).then(() => server.close()).then(() => {
           logger.info('stopped');
           process.exit(0);
         }, (error: unknown) => {
@@ -44,4 +48,11 @@ export function registerServeCommand(program: Command): void {
       process.on('SIGINT', () => stop('SIGINT'));
       process.on('SIGTERM', () => stop('SIGTERM'));
     });
+}
+
+/** The embedded default's heartbeat: same process, same views and wake bus as the server. */
+async function startInProcessHeartbeat(mailbox: Mailbox, logger: pino.Logger) {
+  const { startHeartbeat } = await import('../../heartbeat/startHeartbeat');
+  const { heartbeatSettingsFromEnv } = await import('../../heartbeat/heartbeatSettings');
+  return startHeartbeat(mailbox, { settings: heartbeatSettingsFromEnv(process.env), logger });
 }

@@ -30,9 +30,12 @@ export function invalidRecipientShape(to: unknown, knownIdentities: readonly str
     { to, valid_shapes: VALID_RECIPIENT_SHAPES, ...(suggestions.length ? { suggestions } : {}) });
 }
 
-/** Parses `to` by shape; knownIdentities only feeds suggestions, never acceptance. */
-export function parseRecipient(to: unknown, knownIdentities: readonly string[] = []): Recipient | MailboxError {
+/**
+ * Parses `to` by shape; the known identities only feed suggestions, never
+ * acceptance, so they are asked for (lazily) only when the shape is wrong.
+ */
+export function parseRecipient(to: unknown, knownIdentities: () => readonly string[] = () => []): Recipient | MailboxError {
   if (to === BROADCAST) return { kind: 'broadcast' };
   if (typeof to === 'string' && isIdentity(to)) return { kind: 'direct', identity: to };
-  return invalidRecipientShape(to, knownIdentities);
+  return invalidRecipientShape(to, knownIdentities());
 }

@@ -45,7 +45,7 @@ export function decideSendMessage(command: SendMessage, state: SendState, policy
       `The body is ${bodyBytes} bytes; the limit is ${policy.maxBodyBytes} bytes. Shorten it or link to the content.`,
       { field: 'body', bytes: bodyBytes, limit: policy.maxBodyBytes });
   }
-  const recipient = parseRecipient(input.to, knownIdentities(state.registry));
+  const recipient = parseRecipient(input.to, () => knownIdentities(state.registry));
   if (recipient instanceof MailboxError) return recipient;
 
   // 3. Recipient existence (layer 2, opt-in) and wake rules.

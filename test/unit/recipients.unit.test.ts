@@ -16,7 +16,7 @@ describe('parseRecipient', () => {
   });
 
   it.each(REJECTED)('rejects %j with INVALID_RECIPIENT_SHAPE listing both valid shapes', (to) => {
-    const result = parseRecipient(to, ['@neo-gpt']);
+    const result = parseRecipient(to, () => ['@neo-gpt']);
     expect(result).toBeInstanceOf(MailboxError);
     const { envelope, status } = result as MailboxError;
     expect(status).toBe(400);
@@ -33,18 +33,18 @@ describe('parseRecipient', () => {
   });
 
   it('never auto-corrects: AGENT:gpt is rejected even when @neo-gpt exists, and the error suggests it', () => {
-    const result = parseRecipient('AGENT:gpt', ['@neo-gpt', '@claude']) as MailboxError;
+    const result = parseRecipient('AGENT:gpt', () => ['@neo-gpt', '@claude']) as MailboxError;
     expect(result.envelope).toMatchObject({ code: 'INVALID_RECIPIENT_SHAPE', to: 'AGENT:gpt', suggestions: ['@neo-gpt'] });
     expect(result.message).toMatch(/only the literal AGENT:\* broadcasts/);
   });
 
   it('neo-gpt (missing @) suggests @neo-gpt but is still rejected', () => {
-    const result = parseRecipient('neo-gpt', ['@neo-gpt']) as MailboxError;
+    const result = parseRecipient('neo-gpt', () => ['@neo-gpt']) as MailboxError;
     expect(result.envelope).toMatchObject({ code: 'INVALID_RECIPIENT_SHAPE', suggestions: ['@neo-gpt'] });
   });
 
   it('validation is by shape: an unregistered but well-formed identity is accepted', () => {
-    expect(parseRecipient('@nobody-registered-this', [])).toEqual({ kind: 'direct', identity: '@nobody-registered-this' });
+    expect(parseRecipient('@nobody-registered-this', () => [])).toEqual({ kind: 'direct', identity: '@nobody-registered-this' });
   });
 });
 

@@ -73,17 +73,21 @@ export function planEvents(events: readonly ProjectedEvent[], wakes = true): App
     return block;
   };
   const push = (block: Block, ...op: string[]) => {
-    block.ops.push(...op);
+    pushAll(block.ops, op);
     block.count++;
   };
   for (const event of events) {
     const pos = padPosition(event.position);
-    // A direct message's inbox entry carries the whole summary (same event), so listing it needs no second read.
+    // A direct message's inbox entry carries the whole summary (same event), so listing it needs no second read;
+    // and a summary with its own outbox entry is one op ('M').
     const summaries = new Map<string, string>();
+    const outboxes = new Set<string>();
     for (const change of event.changes) {
       if (change.kind === 'messageRecorded') summaries.set(change.summary.messageId, JSON.stringify(change.summary));
+      if (change.kind === 'outboxAdded') outboxes.add(`${change.sender} ${change.entry.messageId}`);
     }
-    for (const change of event.changes) planChange(event.position, pos, change, wakes, summaries, plan.global, agent, push);
+    const context: EventContext = { position: event.position, pos, wakes, summaries, outboxes };
+    for (const change of event.changes) planChange(context, change, plan.global, agent, push);
     plan.lastPosition = pos;
   }
   // Every identity with views (memory: any inbox touched), once per call: SADD is idempotent.
@@ -91,9 +95,17 @@ export function planEvents(events: readonly ProjectedEvent[], wakes = true): App
   return plan;
 }
 
-function planChange(position: bigint, pos: string, change: ViewChange, wakes: boolean, summaries: Map<string, string>,
-  global: Block, agent: (identity: string) => Block,
-  push: (block: Block, ...op: string[]) => void): void {
+interface EventContext {
+  position: bigint;
+  pos: string;
+  wakes: boolean;
+  summaries: Map<string, string>;
+  /** `<sender> <messageId>` of the outbox entries this event adds. */
+  outboxes: Set<string>;
+}
+
+function planChange({ position, pos, wakes, summaries, outboxes }: EventContext, change: ViewChange, global: Block,
+  agent: (identity: string) => Block, push: (block: Block, ...op: string[]) => void): void {
   switch (change.kind) {
     case 'agentRegistered':
       push(global, 'reg', pos, change.identity, JSON.stringify({ role: change.role, registeredAt: change.registeredAt }));
@@ -101,17 +113,26 @@ function planChange(position: bigint, pos: string, change: ViewChange, wakes: bo
     case 'agentRetired':
       push(global, 'ret', pos, change.identity, change.retiredAt);
       return;
-    case 'messageRecorded':
-      push(agent(change.summary.from), 'S', pos, change.summary.messageId,
-        storedValue(pos, change.summary, summaries.get(change.summary.messageId)!));
+    case 'messageRecorded': {
+      const { summary } = change;
+      const value = storedValue(pos, summary, summaries.get(summary.messageId)!);
+      if (outboxes.has(`${summary.from} ${summary.messageId}`)) push(agent(summary.from), 'M', pos, summary.messageId, value, summary.sentAt);
+      else push(agent(summary.from), 'S', pos, summary.messageId, value);
       return;
+    }
     case 'outboxAdded':
-      push(agent(change.sender), 'O', pos, change.entry.messageId, change.entry.sentAt);
+      if (!summaries.has(change.entry.messageId) || change.sender !== change.entry.from) {
+        push(agent(change.sender), 'O', pos, change.entry.messageId, change.entry.sentAt);
+      }
       return;
     case 'inboxAdded': {
-      const [head, tail] = change.wake && wakes ? wakeTemplate(position, change.recipient, change.entry, change.isBroadcast) : ['', ''];
-      push(agent(change.recipient), 'I', pos, change.entry.messageId,
-        storedValue(pos, change.entry, summaries.get(change.entry.messageId) ?? JSON.stringify(change.entry)), change.entry.priority, head, tail);
+      const value = storedValue(pos, change.entry, summaries.get(change.entry.messageId) ?? JSON.stringify(change.entry));
+      if (change.wake && wakes) {
+        push(agent(change.recipient), 'W', pos, change.entry.messageId, value, change.entry.priority,
+          ...wakeTemplate(position, change.recipient, change.entry, change.isBroadcast));
+      } else {
+        push(agent(change.recipient), 'I', pos, change.entry.messageId, value, change.entry.priority);
+      }
       return;
     }
     case 'receiptRead':
@@ -127,44 +148,42 @@ function planChange(position: bigint, pos: string, change: ViewChange, wakes: bo
   }
 }
 
-function header(context: CallContext, lastPosition: string, blockCount: number): string[] {
-  return [context.flags, context.expected, context.prefix, context.keys.defaultPrefix, lastPosition, String(blockCount)];
+/** A call with the global block (when given) first, then the agents' blocks, one key each. */
+function call(context: CallContext, lastPosition: string, global: Block | null, agents: Iterable<[string, Block]>): ScriptCall {
+  const result: ScriptCall = {
+    keys: global ? context.keys.globalKeys(context.prefix) : [],
+    args: [context.flags, context.expected, context.prefix, context.keys.defaultPrefix, lastPosition,
+      context.keys.wakeChannel(''), global ? String(global.count) : ''],
+  };
+  if (global) pushAll(result.args, global.ops);
+  for (const [identity, block] of agents) {
+    result.keys.push(context.keys.agent(context.prefix, identity, 'inbox'));
+    result.args.push(String(block.count));
+    pushAll(result.args, block.ops);
+  }
+  return result;
 }
 
-function appendGlobal(call: ScriptCall, context: CallContext, block: Block): void {
-  call.args.push('g', String(call.keys.length + 1), '', String(block.count), ...block.ops);
-  call.keys.push(...context.keys.globalKeys(context.prefix));
-}
-
-function appendAgent(call: ScriptCall, context: CallContext, identity: string, block: Block): void {
-  call.args.push('a', String(call.keys.length + 1), context.keys.wakeChannel(identity), String(block.count), ...block.ops);
-  call.keys.push(context.keys.agent(context.prefix, identity, 'inbox'));
+/** Appends without spreading (a spread of thousands of arguments can overflow the stack). */
+function pushAll(target: string[], items: readonly string[]): void {
+  for (const item of items) target.push(item);
 }
 
 /** Single node: every block in one call, so the events and the checkpoint commit together. */
 export function singleCall(plan: ApplyPlan, context: CallContext): ScriptCall {
-  const call: ScriptCall = { keys: [], args: header(context, plan.lastPosition, plan.agents.size + 1) };
-  appendGlobal(call, context, plan.global);
-  for (const [identity, block] of plan.agents) appendAgent(call, context, identity, block);
-  return call;
+  return call(context, plan.lastPosition, plan.global, plan.agents);
 }
 
 /** Cluster: one call per agent tag (no global keys), then the global block with the checkpoint. */
 export function perTagCalls(plan: ApplyPlan, context: CallContext): { agents: ScriptCall[]; commit: ScriptCall } {
-  const agentFlags = context.flags.replace(/[cw]/g, '');
-  const agents = [...plan.agents].map(([identity, block]) => {
-    const call: ScriptCall = { keys: [], args: header({ ...context, flags: agentFlags }, plan.lastPosition, 1) };
-    appendAgent(call, context, identity, block);
-    return call;
-  });
-  const commit: ScriptCall = { keys: [], args: header(context, plan.lastPosition, 1) };
-  appendGlobal(commit, context, plan.global);
-  return { agents, commit };
+  const agentContext = { ...context, flags: context.flags.replace(/[cw]/g, '') };
+  return {
+    agents: [...plan.agents].map((entry) => call(agentContext, plan.lastPosition, null, [entry])),
+    commit: call(context, plan.lastPosition, plan.global, []),
+  };
 }
 
 /** A call that writes nothing: it reports the stored checkpoint (and checks rewind and generation when asked). */
 export function checkCall(context: CallContext): ScriptCall {
-  const call: ScriptCall = { keys: [], args: header({ ...context, flags: context.flags.includes('c') ? 'c' : '' }, '', 1) };
-  appendGlobal(call, context, { ops: [], count: 0 });
-  return call;
+  return call({ ...context, flags: context.flags.includes('c') ? 'c' : '' }, '', { ops: [], count: 0 }, []);
 }

@@ -2,14 +2,16 @@
  * The apply script: view changes and checkpoints, atomically. Layout of KEYS and
  * ARGV is built by redisApplyPlan.ts; the op codes and their arities must match.
  *
- * KEYS: per agent block its inbox key (the other keys of the agent are derived
- * from it: same hash tag, same slot, and far fewer bytes per call); the global
- * block's five keys.
+ * KEYS: the global block's five keys (when the call has one), then one key per
+ * agent block, its inbox key: the agent's other keys and its wake channel are
+ * derived from it (same hash tag, same slot, and far fewer bytes per call).
  * ARGV: flags ('c' check rewind + generation, 'p' publish wakes, 'w' write global
  * ops and checkpoint), expected checkpoint ('' none), this writer's prefix, the
- * default prefix, the last position of the call, the block count, then blocks:
- * kind ('g' global | 'a' agent), index of its first key, wake channel, op count,
- * and ops: code, position, arguments.
+ * default prefix, the last position of the call, the wake channel prefix, the
+ * global block's op count ('' when there is no global block) and its ops, then
+ * per agent block (in KEYS order) its op count and ops: code, position, arguments.
+ * Every argument is a string Redis converts for Lua, so the layout is terse:
+ * arguments, not calls or CPU in Node, are what a script pays for per event.
  *
  * Positions are 20-digit zero-padded strings and are compared as strings: exact
  * at any size (Lua numbers are doubles). Equal-width digit strings order the same
@@ -21,35 +23,45 @@
  * HSETNX and two ZADDs, unread counters move once per agent per call.
  */
 export const APPLY_SCRIPT = `
-local ARITY = { reg = 2, ret = 2, ids = 1, S = 2, O = 2, I = 5, R = 2, A = 2 }
+-- Arguments per op after its code and position: S summary, O outbox, M both, I inbox entry, W inbox entry
+-- with a wake, R read, A archived; reg/ret registry, ids identities with views.
+local ARITY = { reg = 2, ret = 2, ids = 1, S = 2, O = 2, M = 3, I = 3, W = 5, R = 2, A = 2 }
 local flags = ARGV[1]
 local check = string.find(flags, 'c', 1, true) ~= nil
 local publish = string.find(flags, 'p', 1, true) ~= nil
 local write = string.find(flags, 'w', 1, true) ~= nil
-local expected, prefix, defaultPrefix, lastPos = ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local expected, prefix, defaultPrefix, lastPos, channelPrefix = ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 
 -- 1. Parse the blocks (an unknown op fails here, before any write).
-local blocks, global = {}, nil
-local i = 7
-for b = 1, tonumber(ARGV[6]) do
-  local block = { kind = ARGV[i], key = tonumber(ARGV[i + 1]), channel = ARGV[i + 2], ops = tonumber(ARGV[i + 3]), start = i + 4 }
-  i = block.start
-  for _ = 1, block.ops do
+local i = 8
+local function skipOps(count)
+  for _ = 1, count do
     local arity = ARITY[ARGV[i]]
-    if not arity then return redis.error_reply('mailbox apply: unknown op ' .. tostring(ARGV[i])) end
+    if not arity then return false end
     i = i + 2 + arity
   end
-  blocks[b] = block
-  if block.kind == 'g' then global = block end
+  return true
+end
+local global, blocks, firstAgentKey = nil, {}, 1
+if ARGV[7] ~= '' then
+  global = { ops = tonumber(ARGV[7]), start = i }
+  firstAgentKey = 6
+  if not skipOps(global.ops) then return redis.error_reply('mailbox apply: unknown op ' .. tostring(ARGV[i])) end
+end
+for k = firstAgentKey, #KEYS do
+  local block = { key = k, ops = tonumber(ARGV[i]), start = i + 1 }
+  i = block.start
+  if not skipOps(block.ops) then return redis.error_reply('mailbox apply: unknown op ' .. tostring(ARGV[i])) end
+  blocks[#blocks + 1] = block
 end
 
 -- 2. The stored checkpoint; a rewound store or a retired generation changes nothing.
 local stored = ''
 if global then
-  stored = redis.call('GET', KEYS[global.key]) or ''
+  stored = redis.call('GET', KEYS[1]) or ''
   if check then
     if expected ~= '' and stored < expected then return { 'rewound', stored, 0 } end
-    local active = redis.call('GET', KEYS[global.key + 4]) or defaultPrefix
+    local active = redis.call('GET', KEYS[5]) or defaultPrefix
     if active ~= prefix then return { 'stale', active, 0 } end
   end
 end
@@ -71,21 +83,24 @@ local function applyAgent(block)
     local code, pos, id = ARGV[j], ARGV[j + 1], ARGV[j + 2]
     if pos > stored then
       applied = applied + 1
-      if code == 'I' then
+      if code == 'I' or code == 'W' then
         if redis.call('HSETNX', key.entries, id, ARGV[j + 3]) == 1 then
           local member = pos .. ':' .. id
           redis.call('ZADD', inbox, 0, member)
           redis.call('ZADD', key.unread, 0, member)
           delta[ARGV[j + 4]] = (delta[ARGV[j + 4]] or 0) + 1
-          if publish and ARGV[j + 5] ~= '' then
-            redis.call('PUBLISH', block.channel, ARGV[j + 5] .. redis.call('ZCARD', key.unread) .. ARGV[j + 6])
+          if publish and code == 'W' then
+            local channel = channelPrefix .. string.match(inbox, '{([^}]*)}')
+            redis.call('PUBLISH', channel, ARGV[j + 5] .. redis.call('ZCARD', key.unread) .. ARGV[j + 6])
           end
         end
-      elseif code == 'S' then
-        redis.call('HSET', key.sent, id, ARGV[j + 3])
-      elseif code == 'O' then
-        redis.call('ZADD', key.outbox, 0, pos .. ':' .. id)
-        if activity == nil or ARGV[j + 3] > activity then activity = ARGV[j + 3] end
+      elseif code == 'M' or code == 'S' or code == 'O' then
+        if code ~= 'O' then redis.call('HSET', key.sent, id, ARGV[j + 3]) end
+        if code ~= 'S' then
+          redis.call('ZADD', key.outbox, 0, pos .. ':' .. id)
+          local sentAt = ARGV[j + 3 + ARITY[code] - 2]
+          if activity == nil or sentAt > activity then activity = sentAt end
+        end
       else -- 'R' read or 'A' archived: only for an entry of this inbox, only once
         local entry = redis.call('HGET', key.entries, id)
         local target = key.read
@@ -111,12 +126,12 @@ end
 
 local applied = 0
 for _, block in ipairs(blocks) do
-  if block.kind == 'a' then applied = applied + applyAgent(block) end
+  applied = applied + applyAgent(block)
 end
 
 -- 4. Registry changes, identities with views, and the checkpoint last.
 if global and write then
-  local k = global.key
+  local k = 1
   local j = global.start
   for _ = 1, global.ops do
     local code, pos = ARGV[j], ARGV[j + 1]

@@ -21,6 +21,7 @@ import type { EventStore } from '../../src/events/eventStore';
 import { ProjectionRunner } from '../../src/projections/projectionRunner';
 import { rebuildProjections } from '../../src/projections/rebuild';
 import type { ProjectedEvent, ViewChange } from '../../src/projections/viewChanges';
+import { cpuMs, mainThreadCpuMs } from '../lib/cpu';
 import { agentIdentity } from '../lib/mailbox';
 import { atLeast, atMost } from '../lib/report';
 import { runBench } from '../lib/runBench';
@@ -44,7 +45,7 @@ const openStore = async (redis: BenchRedis, namespace: string) =>
 
 async function openWakeBus(redis: BenchRedis, store: RedisProjectionStore) {
   return new RedisWakeBus(await connectRedis(redis.url, { name: 'bench-publisher' }),
-    () => connectRedis(redis.url, { name: 'bench-subscriber', autoPipelining: false }), store.keys, silent);
+    () => connectRedis(redis.url, { name: 'bench-subscriber' }), store.keys, silent);
 }
 
 /** Unread mail the synthetic log implies: every delivery starts unread, each receipt removes one. */
@@ -52,6 +53,15 @@ const expectedUnread = (log: SyntheticLogSummary) => log.directMessages + log.br
 
 async function totalUnread(store: RedisProjectionStore): Promise<number> {
   return (await store.allHeartbeats()).reduce((sum, h) => sum + h.unread, 0);
+}
+
+/** CPU seconds redis-server has used (INFO cpu), to tell its share of a run from ours. */
+async function redisCpuMs(redis: BenchRedis): Promise<number> {
+  const client = new Redis(redis.url);
+  const info = await client.info('cpu');
+  await client.quit();
+  const seconds = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
+  return (seconds('used_cpu_user') + seconds('used_cpu_sys')) * 1000;
 }
 
 async function usedMemoryMb(redis: BenchRedis): Promise<number> {
@@ -95,10 +105,16 @@ runBench('redis/projection', async (report) => {
       const events = SqliteEventStore.open(file);
       const store = await openStore(redis, 'rebuild');
       const rates: number[] = [];
+      const cpu = { node: [] as number[], mainThread: [] as number[], redis: [] as number[] };
       for (let run = 0; run < RUNS; run++) {
+        const [nodeBefore, mainBefore, redisBefore] = [cpuMs(), mainThreadCpuMs(), await redisCpuMs(redis)];
         const started = nowMs();
         const result = await rebuildProjections(events, store.generations(), { settleMs: 0, dropPreviousAfterMs: 0 });
         const ms = nowMs() - started;
+        const perEvent = (spentMs: number) => round((spentMs * 1000) / result.events);
+        cpu.node.push(perEvent(cpuMs() - nodeBefore));
+        if (mainBefore !== null) cpu.mainThread.push(perEvent(mainThreadCpuMs()! - mainBefore));
+        cpu.redis.push(perEvent((await redisCpuMs(redis)) - redisBefore));
         if (result.events !== log.events) throw new Error(`rebuilt ${result.events} events, the log has ${log.events}`);
         const unread = await totalUnread(store);
         if (unread !== expectedUnread(log)) throw new Error(`views count ${unread} unread, the log implies ${expectedUnread(log)}`);
@@ -106,9 +122,15 @@ runBench('redis/projection', async (report) => {
         report.log(`  rebuild run ${run + 1}: ${Math.round(ms)} ms, ${Math.round(rates[run])} events/s into ${result.generation}`);
       }
       const rebuildRate = median(rates);
+      // CPU per event of each side: with a core each (and nothing else running) the slower side sets the rate.
+      const nodeUs = median(cpu.mainThread.length ? cpu.mainThread : cpu.node);
+      const redisUs = median(cpu.redis);
       report.metric(`rebuild into Redis (${log.events} events, SQLite log)`, rebuildRate, 'events/s', atLeast(50_000),
         { runs: rates.map(Math.round), redisUsedMemoryMb: await usedMemoryMb(redis),
-          ratioToPipelinedSet: round(rebuildRate / set.requestsPerSecond), ratioToPipelinedEvalsha: round(rebuildRate / evalsha.requestsPerSecond) });
+          ratioToPipelinedSet: round(rebuildRate / set.requestsPerSecond), ratioToPipelinedEvalsha: round(rebuildRate / evalsha.requestsPerSecond),
+          cpuUsPerEvent: { nodeProcess: median(cpu.node), nodeMainThread: nodeUs, redis: redisUs },
+          coresBusy: round(((median(cpu.node) + redisUs) * rebuildRate) / 1e6),
+          eventsPerSecondWithACoreEach: Math.round(1e6 / Math.max(nodeUs, redisUs)) });
       await store.reset();
       await store.close();
       await events.close();

@@ -20,7 +20,7 @@ export async function createProjectionAdapters(config: MailboxConfig, logger: Lo
   const projectionStore = await openRedisProjectionStore(config);
   try {
     const publisher = await connectRedis(url, { name: 'mailbox-wake-publisher' });
-    const wakeBus = new RedisWakeBus(publisher, () => connectRedis(url, { name: 'mailbox-wake-subscriber', autoPipelining: false }),
+    const wakeBus = new RedisWakeBus(publisher, () => connectRedis(url, { name: 'mailbox-wake-subscriber' }),
       new RedisKeys(config.redisNamespace), logger);
     logger.info({ redis: redactUrl(url), namespace: config.redisNamespace },
       'projections: Redis (checkpoint stored with the views); wake bus: Redis pub/sub');

@@ -7,7 +7,6 @@
  * delivery). The previous generation is dropped after a grace period.
  */
 import type { EventStore } from '../events/eventStore';
-import type { StoredEvent } from '../events/types';
 import { upcast } from '../events/upcasters';
 import { projectStored } from './projector';
 import type { ProjectionGeneration, ProjectionGenerations } from './rebuildGenerations';
@@ -25,6 +24,9 @@ export interface RebuildOptions {
   pageSize?: number;
   /** A live projector behind the new generation gets this long to catch up before the switch happens anyway. */
   settleMs?: number;
+  /** After this many catch-ups that the live projector outran, hold it still (at most holdMs) to meet it. */
+  chasesBeforeHold?: number;
+  holdMs?: number;
   /** Gives up (and drops the new generation) when the switch has not happened after this long. */
   switchTimeoutMs?: number;
   /** The previous generation is deleted this long after the switch (readers cache the active one briefly); null keeps it. */
@@ -44,7 +46,8 @@ export interface RebuildResult {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function rebuildProjections(log: EventStore, generations: ProjectionGenerations, options: RebuildOptions = {}): Promise<RebuildResult> {
-  const { onProgress, pageSize = 1000, settleMs = 2000, switchTimeoutMs = 60_000, dropPreviousAfterMs = 5000 } = options;
+  const { onProgress, pageSize = 2000, settleMs = 2000, switchTimeoutMs = 60_000, dropPreviousAfterMs = 5000,
+    chasesBeforeHold = 3, holdMs = 2000 } = options;
   const started = Date.now();
   const before = await generations.active();
   const generation = await generations.create();
@@ -65,7 +68,7 @@ export async function rebuildProjections(log: EventStore, generations: Projectio
     progress('building');
     if (head !== null) await copyUntil(head, 'building');
     // 2. Until the switch: follow the live projector's checkpoint, then switch atomically.
-    const outcome = await switchWhenCaughtUp(generations, generation, before.name, settleMs, switchTimeoutMs,
+    const outcome = await switchWhenCaughtUp(generations, generation, before.name, { settleMs, switchTimeoutMs, chasesBeforeHold, holdMs },
       (live) => copyUntil(live, 'catching up'), () => progress('switching'));
     progress('switched');
     if (dropPreviousAfterMs !== null && outcome.previous !== generation.name) {
@@ -81,55 +84,95 @@ export async function rebuildProjections(log: EventStore, generations: Projectio
   }
 }
 
+interface SwitchOptions {
+  settleMs: number;
+  switchTimeoutMs: number;
+  chasesBeforeHold: number;
+  holdMs: number;
+}
+
+/**
+ * Switches once the new generation stands exactly where the live projector
+ * does: so every event the live one applied (and woke recipients for) is in
+ * the new views, and every later one is applied there by the live projector,
+ * with its wake. On a busy log the live projector moves while we catch up, so
+ * after a few chases it is held still for the last catch-up and the switch.
+ */
 async function switchWhenCaughtUp(generations: ProjectionGenerations, generation: ProjectionGeneration, expectedActive: string,
-  settleMs: number, timeoutMs: number, catchUp: (live: bigint) => Promise<void>, switching: () => void): Promise<{ previous: string; forced: boolean }> {
-  const deadline = Date.now() + timeoutMs;
+  options: SwitchOptions, catchUp: (live: bigint) => Promise<void>, switching: () => void): Promise<{ previous: string; forced: boolean }> {
+  const deadline = Date.now() + options.switchTimeoutMs;
+  const moved = (active: string) => new Error(`Another rebuild switched to ${active} meanwhile; this one is dropped.`);
   let lastLive: bigint | null | undefined;
   let liveMovedAt = Date.now();
-  for (;;) {
-    switching();
-    const result = await generations.activate(generation, expectedActive, false);
-    if (result.outcome === 'switched') return { previous: result.previous, forced: false };
-    if (result.outcome === 'moved') throw new Error(`Another rebuild switched to ${result.active} meanwhile; this one is dropped.`);
-    if (Date.now() > deadline) throw new Error(`The live projector did not meet the rebuilt views within ${timeoutMs} ms; nothing was switched.`);
-    const { live, built } = result;
-    if (live !== null && (built === null || live > built)) {
-      await catchUp(live); // the live projector is ahead: copy the events it already has
-      continue;
+  let chases = 0;
+  let holding = false;
+  try {
+    for (;;) {
+      switching();
+      const result = await generations.activate(generation, expectedActive, false);
+      if (result.outcome === 'switched') return { previous: result.previous, forced: false };
+      if (result.outcome === 'moved') throw moved(result.active);
+      if (Date.now() > deadline) {
+        throw new Error(`The live projector did not meet the rebuilt views within ${options.switchTimeoutMs} ms; nothing was switched.`);
+      }
+      const { live, built } = result;
+      if (live !== null && (built === null || live > built)) {
+        if (++chases > options.chasesBeforeHold && !holding) {
+          await generations.holdLive(generation, options.holdMs);
+          holding = true;
+          continue; // read the live checkpoint again: it no longer moves
+        }
+        await catchUp(live); // the live projector is ahead: copy the events it already has
+        continue;
+      }
+      // The live projector is behind (or absent): give it time to arrive, then switch without it.
+      if (live !== lastLive) {
+        lastLive = live;
+        liveMovedAt = Date.now();
+      }
+      if (holding || Date.now() - liveMovedAt >= options.settleMs) {
+        const forced = await generations.activate(generation, expectedActive, true);
+        if (forced.outcome === 'switched') return { previous: forced.previous, forced: true };
+        if (forced.outcome === 'moved') throw moved(forced.active);
+      }
+      await sleep(20);
     }
-    // The live projector is behind (or absent): give it time to arrive, then switch without it.
-    if (live !== lastLive) {
-      lastLive = live;
-      liveMovedAt = Date.now();
-    }
-    if (Date.now() - liveMovedAt >= settleMs) {
-      const forced = await generations.activate(generation, expectedActive, true);
-      if (forced.outcome === 'switched') return { previous: forced.previous, forced: true };
-      if (forced.outcome === 'moved') throw new Error(`Another rebuild switched to ${forced.active} meanwhile; this one is dropped.`);
-    }
-    await sleep(20);
+  } finally {
+    if (holding) await generations.releaseLive(generation).catch(() => undefined); // a no-op once switched
   }
 }
 
-/** Copies events in (after, until] into the generation, reading the next page while the current one is applied. */
+/**
+ * Copies events in (after, until] into the generation with two pages in
+ * flight: the next page is read and projected while Redis applies the
+ * previous one. Progress is reported once a page is committed.
+ */
 async function copy(log: EventStore, generation: ProjectionGeneration, after: bigint | null, until: bigint | null, pageSize: number,
   onPage: (count: number, last: bigint) => void): Promise<bigint | null> {
-  const read = (from: bigint | null) => {
-    const page = log.readAll(from, pageSize);
-    page.catch(() => undefined); // awaited below; this only avoids an unhandled rejection while a batch is applied
-    return page;
+  let inFlight: { applied: Promise<void>; count: number; last: bigint } | null = null;
+  const settle = async () => {
+    if (!inFlight) return;
+    const { applied, count, last } = inFlight;
+    inFlight = null;
+    await applied;
+    onPage(count, last);
   };
-  let next: Promise<StoredEvent[]> = read(after);
-  for (;;) {
-    const page = await next;
-    const wanted = until === null ? page : page.filter((event) => event.position <= until);
-    if (wanted.length === 0) return after;
-    const last = wanted[wanted.length - 1].position;
-    const more = wanted.length === pageSize && (until === null || last < until);
-    next = more ? read(last) : Promise.resolve([]);
-    await generation.applyBatch(wanted.map((event) => projectStored(upcast(event))));
-    after = last;
-    onPage(wanted.length, last);
-    if (!more) return after;
+  try {
+    for (let more = true; more;) {
+      const page = await log.readAll(after, pageSize);
+      const wanted = until === null ? page : page.filter((event) => event.position <= until);
+      if (wanted.length === 0) break;
+      const last = wanted[wanted.length - 1].position;
+      more = wanted.length === pageSize && (until === null || last < until);
+      const applied = generation.applyBatch(wanted.map((event) => projectStored(upcast(event))));
+      applied.catch(() => undefined); // awaited by settle(), in order
+      await settle();
+      inFlight = { applied, count: wanted.length, last };
+      after = last;
+    }
+    await settle();
+    return after;
+  } finally {
+    await (inFlight as { applied: Promise<void> } | null)?.applied.catch(() => undefined); // never leave a batch running
   }
 }

@@ -7,7 +7,11 @@ import type { ProjectedEvent } from './viewChanges';
 
 export interface ProjectionGeneration {
   readonly name: string;
-  /** Applies with the checkpoint, like the live store, but publishes no wakes (history is not news). */
+  /**
+   * Applies with the checkpoint, like the live store, but publishes no wakes
+   * (history is not news). Calls may overlap (the rebuild keeps two batches in
+   * flight); they take effect in call order.
+   */
   applyBatch(batch: readonly ProjectedEvent[]): Promise<void>;
   checkpoint(): Promise<bigint | null>;
 }
@@ -27,8 +31,17 @@ export type ActivationResult =
 export interface ProjectionGenerations {
   active(): Promise<ActiveGeneration>;
   create(): Promise<ProjectionGeneration>;
-  /** Atomically makes `generation` active if `expectedActive` still is and, unless `force`, both checkpoints are equal. */
+  /**
+   * Atomically makes `generation` active if `expectedActive` still is and, unless
+   * `force`, both checkpoints are equal; ends a hold.
+   */
   activate(generation: ProjectionGeneration, expectedActive: string, force: boolean): Promise<ActivationResult>;
+  /**
+   * Holds the live projector still (at most `ms`), so that a rebuild chasing a
+   * busy log can meet its checkpoint; it resumes on activate() or releaseLive().
+   */
+  holdLive(generation: ProjectionGeneration, ms: number): Promise<void>;
+  releaseLive(generation: ProjectionGeneration): Promise<void>;
   /** Deletes a generation's views (never the active one). */
   drop(name: string): Promise<void>;
 }

@@ -27,7 +27,7 @@ export async function openRedisHarness(url: string, options: RedisProjectionOpti
   const namespace = options.namespace ?? `t${process.pid}n${++namespaces}`;
   const store = new RedisProjectionStore(await connectRedis(url, { name: 'contract-store' }), { ...options, namespace });
   const wakeBus = new RedisWakeBus(await connectRedis(url, { name: 'contract-publisher' }),
-    () => connectRedis(url, { name: 'contract-subscriber', autoPipelining: false }), store.keys, pino({ level: 'silent' }));
+    () => connectRedis(url, { name: 'contract-subscriber' }), store.keys, pino({ level: 'silent' }));
   return {
     store, wakeBus,
     close: async () => {
@@ -109,5 +109,28 @@ describe('Redis projection store specifics', () => {
     await admin.quit();
     expect((await listAll(store, '@b')).map((m) => m.messageId)).toEqual(['m6', 'm4', 'm2']);
     await store.generations().drop(store.keys.defaultPrefix);
+  });
+
+  it('a rebuild holding the live projector makes it wait, not fail; after the switch it applies in the new generation', async () => {
+    const { store } = await open();
+    const log = new LogBuilder().register('@a', '@b', '@c');
+    log.send('@a', '@b');
+    log.send('@a', '@c');
+    const events = log.projected();
+    await store.applyBatch(events.slice(0, 4));
+    const generations = store.generations();
+    const generation = await generations.create();
+    await generation.applyBatch(events.slice(0, 4));
+    await generations.holdLive(generation, 5000);
+    let applied = false;
+    const pending = store.applyBatch(events.slice(4)).then(() => (applied = true));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(applied).toBe(false); // held: nothing written to the old generation meanwhile
+    expect(await generation.checkpoint()).toBe(4n);
+    expect(await generations.activate(generation, store.keys.defaultPrefix, false)).toMatchObject({ outcome: 'switched' });
+    await pending;
+    expect(await generation.checkpoint()).toBe(BigInt(events.length));
+    expect((await listAll(store, '@c')).map((m) => m.messageId)).toEqual(['m2']);
+    await generations.drop(store.keys.defaultPrefix);
   });
 });

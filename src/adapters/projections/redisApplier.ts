@@ -21,12 +21,18 @@ export interface ApplierOptions {
 export type ApplyOutcome =
   | { status: 'ok'; checkpoint: string }
   | { status: 'stale'; active: string; committed: number }
+  | { status: 'fenced'; committed: number }
   | { status: 'rewound'; stored: string };
 
 export class RedisScriptApplier {
   constructor(private readonly client: Redis, private readonly keys: RedisKeys, private readonly options: ApplierOptions) {}
 
   /** `events` must be in strictly increasing log order (see inLogOrder). */
+  /** True when overlapping apply() calls take effect in call order (single node: each issues all its calls at once). */
+  get ordersOverlappingCalls(): boolean {
+    return !this.options.scriptPerTag;
+  }
+
   async apply(events: readonly ProjectedEvent[], prefix: string, flags: string, expected: string): Promise<ApplyOutcome> {
     const context: CallContext = { keys: this.keys, prefix, flags, expected };
     const chunks: ProjectedEvent[][] = [];
@@ -39,19 +45,17 @@ export class RedisScriptApplier {
   }
 
   /**
-   * Pipelined: each call is sent as soon as it is planned, so Redis runs one
-   * chunk while the next is planned. One connection keeps them in order, and
-   * every call repeats the checks, so once one reports stale or rewound, so do
-   * all after it.
+   * Pipelined: every call is issued before the first wait, so a caller may
+   * start the next batch while Redis works through this one, and one
+   * connection keeps all calls in order. Every call repeats the checks, so once
+   * one reports stale or rewound, so do all after it.
    */
   private async applySingle(chunks: ProjectedEvent[][], context: CallContext): Promise<ApplyOutcome> {
-    const replies: Array<Promise<ApplyReply>> = [];
-    for (let i = 0; i < chunks.length; i++) {
-      const reply = this.run(singleCall(planEvents(chunks[i], context.flags.includes('p')), context));
+    const replies = chunks.map((chunk) => {
+      const reply = this.run(singleCall(planEvents(chunk, context.flags.includes('p')), context));
       reply.catch(() => undefined); // awaited in order below
-      replies.push(reply);
-      if (i + 1 < chunks.length) await new Promise((resolve) => setImmediate(resolve)); // let this call go out
-    }
+      return reply;
+    });
     let checkpoint = '';
     let committed = 0;
     for (let i = 0; i < chunks.length; i++) {
@@ -94,6 +98,7 @@ export class RedisScriptApplier {
     const [status, value] = reply;
     if (status === 'ok') return { status, checkpoint: value };
     if (status === 'stale') return { status, active: value, committed };
+    if (status === 'fenced') return { status, committed };
     return { status: 'rewound', stored: value };
   }
 }

@@ -2,7 +2,7 @@
  * The apply script: view changes and checkpoints, atomically. Layout of KEYS and
  * ARGV is built by redisApplyPlan.ts; the op codes and their arities must match.
  *
- * KEYS: the global block's five keys (when the call has one), then one key per
+ * KEYS: the global block's six keys (when the call has one), then one key per
  * agent block, its inbox key: the agent's other keys and its wake channel are
  * derived from it (same hash tag, same slot, and far fewer bytes per call).
  * ARGV: flags ('c' check rewind + generation, 'p' publish wakes, 'w' write global
@@ -45,7 +45,7 @@ end
 local global, blocks, firstAgentKey = nil, {}, 1
 if ARGV[7] ~= '' then
   global = { ops = tonumber(ARGV[7]), start = i }
-  firstAgentKey = 6
+  firstAgentKey = 7
   if not skipOps(global.ops) then return redis.error_reply('mailbox apply: unknown op ' .. tostring(ARGV[i])) end
 end
 for k = firstAgentKey, #KEYS do
@@ -61,6 +61,7 @@ if global then
   stored = redis.call('GET', KEYS[1]) or ''
   if check then
     if expected ~= '' and stored < expected then return { 'rewound', stored, 0 } end
+    if redis.call('EXISTS', KEYS[6]) == 1 then return { 'fenced', stored, 0 } end -- a switch is under way: retry shortly
     local active = redis.call('GET', KEYS[5]) or defaultPrefix
     if active ~= prefix then return { 'stale', active, 0 } end
   end

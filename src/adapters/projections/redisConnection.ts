@@ -9,7 +9,12 @@ import { MailboxError, unavailable } from '../../errors';
 export interface RedisConnectionOptions {
   /** Shown in CLIENT LIST, to tell the projector, the readers and the subscriber apart. */
   name: string;
-  /** Subscriber connections must not auto-pipeline; command connections should. */
+  /**
+   * Off by default: each command is written as soon as it is issued, so Redis
+   * runs one apply script while the next is planned (auto-pipelining would hold
+   * every call of a batch until the end of the tick; measured: ~31k vs ~51k
+   * events/s in a rebuild). Commands issued together still share the socket.
+   */
   autoPipelining?: boolean;
 }
 
@@ -33,7 +38,7 @@ export async function connectRedis(url: string, options: RedisConnectionOptions)
   const client = new Redis(url, {
     lazyConnect: true,
     connectionName: options.name,
-    enableAutoPipelining: options.autoPipelining ?? true,
+    enableAutoPipelining: options.autoPipelining ?? false,
     // A request waits for a few reconnect attempts, then fails with 503 rather than hanging.
     maxRetriesPerRequest: 3,
     connectTimeout: 5000,

@@ -2,8 +2,10 @@
  * Generations of the Redis views (blue/green). The active prefix is a pointer
  * key; readers cache it for a short time, writers verify it inside every apply
  * script, so a switch is atomic for the projector and seen by readers within
- * `ttlMs`. The previous generation is kept until the rebuild drops it, after a
- * grace period longer than that.
+ * `ttlMs`. To switch while the log is busy, a rebuild may hold live appliers
+ * with a fence key (they wait, it expires by itself, the switch lifts it). The
+ * previous generation is kept until the rebuild drops it, after a grace period
+ * longer than `ttlMs`.
  */
 import type { Redis } from 'ioredis';
 import type {
@@ -16,10 +18,19 @@ import { redisCall } from './redisConnection';
 import { parsePosition, type RedisKeys } from './redisKeys';
 
 class RedisGeneration implements ProjectionGeneration {
+  private tail: Promise<unknown> = Promise.resolve();
+
   constructor(readonly name: string, private readonly client: Redis, private readonly keys: RedisKeys,
     private readonly applier: RedisScriptApplier) {}
 
-  async applyBatch(batch: readonly ProjectedEvent[]): Promise<void> {
+  /** Overlapping calls take effect in call order: issued at once on one connection, or else one after another. */
+  applyBatch(batch: readonly ProjectedEvent[]): Promise<void> {
+    const applied = this.applier.ordersOverlappingCalls ? this.apply(batch) : this.tail.then(() => this.apply(batch));
+    this.tail = applied.catch(() => undefined);
+    return applied;
+  }
+
+  private async apply(batch: readonly ProjectedEvent[]): Promise<void> {
     const events = inLogOrder(batch, null);
     if (events.length === 0) return;
     const outcome = await this.applier.apply(events, this.name, 'w', '');
@@ -69,7 +80,7 @@ export class RedisGenerations implements ProjectionGenerations {
 
   async activate(generation: ProjectionGeneration, expectedActive: string, force: boolean): Promise<ActivationResult> {
     const [outcome, active, live, built] = await redisCall('Redis projections', () => this.client.mailboxActivate(
-      this.keys.active, this.keys.checkpoint(expectedActive), this.keys.checkpoint(generation.name),
+      this.keys.active, this.keys.checkpoint(expectedActive), this.keys.checkpoint(generation.name), this.keys.fence,
       expectedActive, generation.name, this.keys.defaultPrefix, force ? '1' : ''));
     if (outcome === 'switched') {
       this.adopt(generation.name);
@@ -77,6 +88,14 @@ export class RedisGenerations implements ProjectionGenerations {
     }
     if (outcome === 'moved') return { outcome, active };
     return { outcome, live: parsePosition(live), built: parsePosition(built) };
+  }
+
+  async holdLive(generation: ProjectionGeneration, ms: number): Promise<void> {
+    await redisCall('Redis projections', () => this.client.mailboxFence(this.keys.fence, generation.name, String(ms)));
+  }
+
+  async releaseLive(generation: ProjectionGeneration): Promise<void> {
+    await redisCall('Redis projections', () => this.client.mailboxFence(this.keys.fence, generation.name, ''));
   }
 
   /** Deletes every key of a generation, in batches (SCAN + UNLINK: Redis stays responsive). */

@@ -3,6 +3,7 @@
  *
  *   <ns>:{<ns>}:active               the active generation's prefix (blue/green pointer)
  *   <ns>:{<ns>}:generation           counter for new generation numbers
+ *   <ns>:{<ns>}:fence                a rebuild about to switch holds live appliers briefly (expires)
  *   <ns>:v<N>:{<ns>}:checkpoint      generation N: global checkpoint (20-digit, zero-padded)
  *   <ns>:v<N>:{<ns>}:agents|retired|identities   registry views and every identity with views
  *   <ns>:v<N>:{@b}:inbox|unread|outbox   lex-ordered sets of `<position>:<messageId>`
@@ -59,6 +60,11 @@ export class RedisKeys {
     return `${this.namespace}:${this.globalTag}:active`;
   }
 
+  /** While it exists, live appliers wait: a rebuild is meeting their checkpoint to switch (expires by itself). */
+  get fence(): string {
+    return `${this.namespace}:${this.globalTag}:fence`;
+  }
+
   get generationCounter(): string {
     return `${this.namespace}:${this.globalTag}:generation`;
   }
@@ -83,7 +89,7 @@ export class RedisKeys {
   /** Keys of the global tag, in the order the apply script expects them. */
   globalKeys(prefix: string): string[] {
     const base = `${prefix}${this.globalTag}:`;
-    return [`${base}checkpoint`, `${base}agents`, `${base}retired`, `${base}identities`, this.active];
+    return [`${base}checkpoint`, `${base}agents`, `${base}retired`, `${base}identities`, this.active, this.fence];
   }
 
   checkpoint(prefix: string): string {

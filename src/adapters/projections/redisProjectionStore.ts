@@ -40,6 +40,9 @@ export interface RedisProjectionOptions {
 }
 
 const MAX_SWITCH_FOLLOWS = 5;
+/** A rebuild holds live appliers for milliseconds while it switches; wait that out (its fence expires by itself). */
+const FENCE_WAIT_MS = 5;
+const MAX_FENCE_WAIT_MS = 10_000;
 
 export class RedisProjectionStore implements ProjectionStore {
   readonly keys: RedisKeys;
@@ -66,22 +69,30 @@ export class RedisProjectionStore implements ProjectionStore {
 
   async applyBatch(batch: readonly ProjectedEvent[]): Promise<void> {
     let events = inLogOrder(batch, null);
-    for (let follows = 0; events.length > 0; follows++) {
+    let waitedMs = 0;
+    for (let follows = 0; events.length > 0;) {
       const prefix = await this.generationsOfViews.current();
       const outcome = await this.applier.apply(events, prefix, 'cpw', this.expected);
       if (outcome.status === 'ok') {
         if (outcome.checkpoint > this.expected) this.expected = outcome.checkpoint;
         return;
       }
+      if (outcome.status === 'fenced') {
+        if (waitedMs >= MAX_FENCE_WAIT_MS) throw new Error(`Redis projections: held by a rebuild for over ${MAX_FENCE_WAIT_MS} ms`);
+        events = events.slice(outcome.committed);
+        await new Promise((resolve) => setTimeout(resolve, FENCE_WAIT_MS));
+        waitedMs += FENCE_WAIT_MS;
+        continue;
+      }
       if (outcome.status === 'rewound') {
         const expected = parsePosition(this.expected);
         this.expected = outcome.stored;
-        // Nothing left of this generation: clear any agent checkpoints a partial write could have left behind.
+        // Nothing left of this generation: drop whatever a partial write left, so that the rebuild starts clean.
         if (outcome.stored === '') await this.generationsOfViews.drop(prefix);
         throw new ProjectionCheckpointRewound(parsePosition(outcome.stored), expected);
       }
       // A rebuild switched generations: continue in the new one (its checkpoint gates what it already has).
-      if (follows >= MAX_SWITCH_FOLLOWS) throw new Error(`Redis projections: generation keeps moving (now ${outcome.active})`);
+      if (++follows > MAX_SWITCH_FOLLOWS) throw new Error(`Redis projections: generation keeps moving (now ${outcome.active})`);
       this.generationsOfViews.adopt(outcome.active);
       this.expected = '';
       events = events.slice(outcome.committed);

@@ -109,8 +109,9 @@ return ARGV[2] .. ':v' .. number .. ':'
 
 /**
  * The blue/green switch. KEYS: active pointer, active generation's checkpoint,
- * new generation's checkpoint. ARGV: expected active prefix, new prefix, default
- * prefix, '1' to switch even when the checkpoints differ.
+ * new generation's checkpoint, fence. ARGV: expected active prefix, new prefix,
+ * default prefix, '1' to switch even when the checkpoints differ. Switching
+ * lifts the fence in the same step.
  */
 const ACTIVATE_SCRIPT = `
 local active = redis.call('GET', KEYS[1]) or ARGV[3]
@@ -119,10 +120,18 @@ local live = redis.call('GET', KEYS[2]) or ''
 local built = redis.call('GET', KEYS[3]) or ''
 if ARGV[4] ~= '1' and live ~= built then return { 'differ', active, live, built } end
 redis.call('SET', KEYS[1], ARGV[2])
+redis.call('DEL', KEYS[4])
 return { 'switched', active, live, built }
 `;
 
-export type ApplyReply = [status: 'ok' | 'stale' | 'rewound', checkpointOrPrefix: string, applied: number];
+/** KEYS: fence. ARGV: the rebuilding generation, milliseconds; or '' to lift the fence this generation holds. */
+const FENCE_SCRIPT = `
+if ARGV[2] ~= '' then return redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) end
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 'OK'
+`;
+
+export type ApplyReply = [status: 'ok' | 'stale' | 'rewound' | 'fenced', checkpointOrPrefix: string, applied: number];
 export type ListReply = [unread: number, continuation: string, ...entries: string[]];
 export type CountsReply = [unread: number, low: string, normal: string, high: string, oldestUnreadAt: string, lastActivityAt: string];
 export type ActivateReply = ['moved' | 'differ' | 'switched', active: string, live: string, built: string];
@@ -134,6 +143,7 @@ declare module 'ioredis' {
     mailboxCounts(...keys: string[]): Result<CountsReply, Context>;
     mailboxAllocate(...keysAndArgs: string[]): Result<string, Context>;
     mailboxActivate(...keysAndArgs: string[]): Result<ActivateReply, Context>;
+    mailboxFence(...keysAndArgs: string[]): Result<string, Context>;
   }
 }
 
@@ -143,5 +153,6 @@ export function defineMailboxScripts(client: Redis): void {
   client.defineCommand('mailboxList', { lua: LIST_SCRIPT, numberOfKeys: 5, readOnly: true });
   client.defineCommand('mailboxCounts', { lua: COUNTS_SCRIPT, numberOfKeys: 3, readOnly: true });
   client.defineCommand('mailboxAllocate', { lua: ALLOCATE_SCRIPT, numberOfKeys: 2 });
-  client.defineCommand('mailboxActivate', { lua: ACTIVATE_SCRIPT, numberOfKeys: 3 });
+  client.defineCommand('mailboxActivate', { lua: ACTIVATE_SCRIPT, numberOfKeys: 4 });
+  client.defineCommand('mailboxFence', { lua: FENCE_SCRIPT, numberOfKeys: 1 });
 }

@@ -115,8 +115,13 @@ function fieldFilters(query: ListQuery): string[] {
   return filters;
 }
 
+/** As the memory store lists: the summary without recipientCount, the reader's receipt, the task when there is one. */
 function listed(entry: Found, summary: MessageSummary | undefined, outbox: boolean): ListedMessage {
   const fields = entry.fields as InboxEntryFields;
   const { recipientCount: _count, task, ...rest } = summary ?? { ...fields, inReplyTo: null, task: null, recipientCount: 0 };
-  return { ...rest, readAt: outbox ? null : entry.readAt, ...(task ? { task } : {}) };
+  // One object per message (pages are hot: fewer allocations, fewer GC pauses in the tail).
+  const message = rest as ListedMessage;
+  message.readAt = outbox ? null : entry.readAt;
+  if (task) message.task = task;
+  return message;
 }

@@ -41,9 +41,8 @@ export const parsePosition = (padded: string | null | undefined): bigint | null 
 
 const NAMESPACE_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
-export const AGENT_KEY_NAMES = ['inbox', 'unread', 'outbox', 'entries', 'read', 'archived', 'counts', 'sent'] as const;
-export type AgentKeyName = (typeof AGENT_KEY_NAMES)[number];
-export const GLOBAL_KEY_NAMES = ['checkpoint', 'agents', 'retired', 'identities', 'active'] as const;
+/** An agent's keys (the apply script derives the same names from the inbox key). */
+export type AgentKeyName = 'inbox' | 'unread' | 'outbox' | 'entries' | 'read' | 'archived' | 'counts' | 'sent';
 
 export class RedisKeys {
   constructor(readonly namespace: string) {
@@ -86,7 +85,7 @@ export class RedisKeys {
     return `${this.namespace}:wake:${identity}`;
   }
 
-  /** Keys of the global tag, in the order the apply script expects them. */
+  /** Keys of the global tag, in the order the apply script expects them (KEYS[1..6]). */
   globalKeys(prefix: string): string[] {
     const base = `${prefix}${this.globalTag}:`;
     return [`${base}checkpoint`, `${base}agents`, `${base}retired`, `${base}identities`, this.active, this.fence];

@@ -4,33 +4,17 @@
  * it without reading anything else (Redis: one slot per agent).
  */
 import type { Priority, TaskEnvelope } from '../commands/messageFields';
+import type { MessageSummaryFields } from '../events/types';
 import type { Role } from '../commands/roles';
 
-export interface MessageSummary {
-  messageId: string;
-  from: string;
-  to: string;
-  subject: string;
-  priority: Priority;
-  threadId: string;
-  inReplyTo: string | null;
-  tags: string[];
-  sentAt: string;
+export interface MessageSummary extends Omit<MessageSummaryFields, 'wakeSuppressed' | 'hasTask'> {
   task: TaskEnvelope | null;
   recipientCount: number;
 }
 
 /** The fields an inbox entry filters on, copied into the recipient's own keys. */
-export interface InboxEntryFields {
-  messageId: string;
-  from: string;
-  to: string;
-  subject: string;
-  priority: Priority;
-  threadId: string;
-  tags: string[];
-  sentAt: string;
-}
+export type InboxEntryFields =
+  Pick<MessageSummaryFields, 'messageId' | 'from' | 'to' | 'subject' | 'priority' | 'threadId' | 'tags' | 'sentAt'>;
 
 export type ViewChange =
   | { kind: 'agentRegistered'; identity: string; role: Role; registeredAt: string }

@@ -2,10 +2,9 @@
  * `mailbox audit replay | message | agent` run through the real CLI module
  * against a SQLite data directory written by the real command path.
  */
-import { PassThrough } from 'node:stream';
-import { Command } from 'commander';
 import pino from 'pino';
-import { registerAuditCommands } from '../../src/cli/commands/audit';
+import { PassThrough } from 'node:stream';
+import { runAuditCli as audit } from '../support/auditCli';
 import { createMailbox } from '../../src/mailbox';
 import path from 'node:path';
 import type { StoredEvent } from '../../src/events/types';
@@ -15,24 +14,6 @@ import { eventStoreSource } from '../../src/audit/logSource';
 import { SqliteJsonLines } from '../../src/audit/sqliteJsonLines';
 import { ADMIN_TOKEN, allEvents, registerAgents, tempDir } from '../support/fixtures';
 
-/** Runs `mailbox audit ...` in process with captured output. */
-async function audit(args: string[], env: NodeJS.ProcessEnv) {
-  const collect = () => {
-    const stream = new PassThrough();
-    const chunks: string[] = [];
-    stream.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
-    return { stream, text: () => chunks.join('') };
-  };
-  const out = collect();
-  const err = collect();
-  const program = new Command().exitOverride();
-  registerAuditCommands(program, { stdout: out.stream, stderr: err.stream, env });
-  process.exitCode = undefined;
-  await program.parseAsync(['node', 'mailbox', 'audit', ...args]);
-  const code = Number(process.exitCode ?? 0);
-  process.exitCode = undefined;
-  return { code, stdout: out.text(), stderr: err.text() };
-}
 
 const T0 = Date.parse('2030-01-01T12:00:00.000Z');
 

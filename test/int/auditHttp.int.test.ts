@@ -2,30 +2,11 @@
  * `mailbox audit ... --url`: the log read over the real HTTP API
  * (GET /v1/audit/events, paged) with an auditor token; agents are refused.
  */
-import { PassThrough } from 'node:stream';
-import { Command } from 'commander';
-import { registerAuditCommands } from '../../src/cli/commands/audit';
+import { runAuditCli as audit } from '../support/auditCli';
 import { startTestServer, type TestServer } from '../support/httpServer';
 import { allEvents } from '../support/fixtures';
 
-function capture() {
-  const stream = new PassThrough();
-  const chunks: string[] = [];
-  stream.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
-  return { stream, text: () => chunks.join('') };
-}
 
-async function audit(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const out = capture();
-  const err = capture();
-  const program = new Command().exitOverride();
-  registerAuditCommands(program, { stdout: out.stream, stderr: err.stream, env });
-  process.exitCode = undefined;
-  await program.parseAsync(['node', 'mailbox', 'audit', ...args]);
-  const code = Number(process.exitCode ?? 0);
-  process.exitCode = undefined;
-  return { code, stdout: out.text(), stderr: err.text() };
-}
 
 describe('mailbox audit over HTTP', () => {
   let server: TestServer;

@@ -3,11 +3,9 @@
  * difference by difference and exits 1 — on the memory store (library) and on
  * a real Redis (CLI, a key corrupted by hand).
  */
-import { PassThrough } from 'node:stream';
-import { Command } from 'commander';
 import Redis from 'ioredis';
 import pino from 'pino';
-import { registerAuditCommands } from '../../src/cli/commands/audit';
+import { capture, runAuditCli as audit } from '../support/auditCli';
 import { runVerify } from '../../src/audit/auditCommands';
 import { eventStoreSource } from '../../src/audit/logSource';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
@@ -17,24 +15,7 @@ import { startRedis, type TestRedis } from '../support/redisServer';
 const T0 = Date.parse('2030-01-01T12:00:00.000Z');
 const silent = pino({ level: 'silent' });
 
-function capture() {
-  const stream = new PassThrough();
-  const chunks: string[] = [];
-  stream.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
-  return { stream, text: () => chunks.join('') };
-}
 
-async function audit(args: string[], env: NodeJS.ProcessEnv) {
-  const out = capture();
-  const err = capture();
-  const program = new Command().exitOverride();
-  registerAuditCommands(program, { stdout: out.stream, stderr: err.stream, env });
-  process.exitCode = undefined;
-  await program.parseAsync(['node', 'mailbox', 'audit', ...args]);
-  const code = Number(process.exitCode ?? 0);
-  process.exitCode = undefined;
-  return { code, stdout: out.text(), stderr: err.text() };
-}
 
 /** A, B, C, D: a broadcast, direct mail (one with a task, one a tagged reply), reads and an archive. */
 async function populate(mailbox: Mailbox) {

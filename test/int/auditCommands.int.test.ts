@@ -6,6 +6,7 @@ import pino from 'pino';
 import { PassThrough } from 'node:stream';
 import { runAuditCli as audit } from '../support/auditCli';
 import { createMailbox } from '../../src/mailbox';
+import fs from 'node:fs';
 import path from 'node:path';
 import type { StoredEvent } from '../../src/events/types';
 import { SqliteEventStore } from '../../src/adapters/eventstore/sqliteEventStore';
@@ -149,6 +150,6 @@ describe('mailbox audit (SQLite, direct access)', () => {
     const { code, stderr } = await audit(['replay', '--json'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_LOG_LEVEL: 'silent' });
     expect(code).toBe(1);
     expect(JSON.parse(stderr)).toMatchObject({ code: 'NOT_FOUND' });
-    expect(require('node:fs').readdirSync(dataDir)).toEqual([]);
+    expect(fs.readdirSync(dataDir)).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 /** `mailbox heartbeat`: the daemon that nudges idle agents with unread mail and watches the projection pipeline. */
 import fs from 'node:fs';
-import { Command, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import pino from 'pino';
 import { configFromEnv } from '../../config';
 import { isMailboxError, MailboxError } from '../../errors';

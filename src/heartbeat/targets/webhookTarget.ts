@@ -66,7 +66,7 @@ export class WebhookTarget implements NudgeTarget {
       });
     } catch (error) {
       const cause = (error as { cause?: { code?: string } }).cause?.code;
-      throw new Error(`webhook ${url} unreachable: ${(error as Error).message}${cause ? ` (${cause})` : ''}`);
+      throw new Error(`webhook ${url} unreachable: ${(error as Error).message}${cause ? ` (${cause})` : ''}`, { cause: error });
     }
     await response.arrayBuffer().catch(() => undefined); // drain so the connection can be reused
     if (response.ok) return;

@@ -5,7 +5,8 @@ import type { AgentEvent } from '../events/types';
 import { AGENT_REGISTRY_STREAM } from '../events/streams';
 import { TOKENS } from '../tokens';
 import { isMailboxError } from '../errors';
-import type { CommandHandler, StreamModel } from './commandHandler';
+import type { CommandHandler } from './commandHandler';
+import type { StreamModel } from './streamLoader';
 
 /** A token lookup may answer from a registry read this recent without touching the store (bounds how long a retirement done elsewhere takes to bite). */
 const AUTH_FRESH_MS = 1000;

@@ -17,7 +17,8 @@ import type { ProjectionRunner } from '../projections/projectionRunner';
 import { TOKENS } from '../tokens';
 import { type AgentDirectory, registryModel } from './agentDirectory';
 import { requireRole } from './authorization';
-import type { CommandHandler, StreamModel } from './commandHandler';
+import type { CommandHandler } from './commandHandler';
+import type { StreamModel } from './streamLoader';
 import type { Clock, IdGenerator } from './runtime';
 import { generateToken, hashToken, requestFingerprint } from './tokenHash';
 

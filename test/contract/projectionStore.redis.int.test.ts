@@ -6,7 +6,7 @@
 import pino from 'pino';
 import { connectRedis } from '../../src/adapters/projections/redisConnection';
 import { RedisProjectionStore, type RedisProjectionOptions } from '../../src/adapters/projections/redisProjectionStore';
-import { RedisWakeBus } from '../../src/adapters/wake/redisWakeBus';
+import { RedisWakeBus } from '../../src/adapters/projections/redisWakeBus';
 import { startRedis, type TestRedis } from '../support/redisServer';
 import { ProjectionCheckpointRewound } from '../../src/projections/projectionStore';
 import { describeProjectionStoreContract, listAll, recordWakes, snapshotViews, type ProjectionStoreHarness } from './projectionStore.contract';

@@ -2,10 +2,10 @@
 import fs from 'node:fs';
 import { type Command, Option } from 'commander';
 import pino from 'pino';
+import { openPipeline } from '../../compositionRoot';
 import { configFromEnv } from '../../config';
 import { isMailboxError, MailboxError } from '../../errors';
 import { HEARTBEAT_ENV, heartbeatSettingsFromEnv, parseHeartbeatSettings, type HeartbeatSettings } from '../../heartbeat/heartbeatSettings';
-import { openPipeline } from '../../heartbeat/openPipeline';
 import { startHeartbeat } from '../../heartbeat/startHeartbeat';
 
 interface HeartbeatFlags {

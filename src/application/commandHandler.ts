@@ -10,6 +10,7 @@ import type { EventStore } from '../events/eventStore';
 import { deterministicEventId } from '../events/eventIds';
 import type { MailboxEvent, NewEvent } from '../events/types';
 import { CURRENT_SCHEMA_VERSION } from '../events/upcasters';
+import { backoffDelay, retry, sleep, type Backoff } from '../support/retry';
 import { TOKENS } from '../tokens';
 import { KeyedMutex } from './keyedMutex';
 import { StreamLoader, type StreamModel } from './streamLoader';
@@ -21,9 +22,10 @@ export interface Handled<S, E> {
 }
 
 const MAX_ATTEMPTS = 10;
-const UNAVAILABLE_RETRIES = 2;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const jitter = (attempt: number) => Math.random() * Math.min(50, 2 ** attempt);
+/** Writers that conflicted together retry at spread-out times (full jitter), never longer than 50 ms apart. */
+const CONFLICT_BACKOFF: Backoff = { initialDelayMs: 2, maxDelayMs: 50, jitter: 1 };
+const UNAVAILABLE_ATTEMPTS = 3;
+const UNAVAILABLE_BACKOFF: Backoff = { initialDelayMs: 8, maxDelayMs: 50, jitter: 1 };
 
 @injectable()
 export class CommandHandler {
@@ -86,23 +88,18 @@ export class CommandHandler {
             throw new MailboxError('CONCURRENCY_CONFLICT', 'Concurrency conflict',
               `Stream ${streamName} kept changing during ${MAX_ATTEMPTS} attempts; retry the request.`, { stream: streamName });
           }
-          await sleep(jitter(attempt));
+          await sleep(backoffDelay(CONFLICT_BACKOFF, attempt));
         }
       }
     });
   }
 
-  private async appendRetryingUnavailable(streamName: string, events: NewEvent[], revision: bigint | null) {
-    for (let retry = 0; ; retry++) {
-      try {
-        return await this.store.append(streamName, events, revision === null ? 'no_stream' : revision);
-      } catch (error) {
-        // The acknowledgement may have been lost after the write: the same event ids make the retry safe.
-        const transient = error instanceof MailboxError && error.code === 'UNAVAILABLE';
-        if (!transient || retry >= UNAVAILABLE_RETRIES) throw error;
-        await sleep(jitter(retry + 3));
-      }
-    }
+  private appendRetryingUnavailable(streamName: string, events: NewEvent[], revision: bigint | null) {
+    // The acknowledgement may have been lost after the write: the same event ids make the retry safe.
+    return retry(() => this.store.append(streamName, events, revision === null ? 'no_stream' : revision), {
+      attempts: UNAVAILABLE_ATTEMPTS, backoff: UNAVAILABLE_BACKOFF,
+      retryable: (error) => error instanceof MailboxError && error.code === 'UNAVAILABLE',
+    });
   }
 
   private toNewEvent(event: MailboxEvent, index: number, metadata: CommandMetadata): NewEvent {

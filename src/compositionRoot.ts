@@ -1,6 +1,8 @@
 /**
- * The composition root: the only place that registers adapters. Adapters are
- * chosen by configuration; tests build a child container and override.
+ * The composition root: the only place that picks and registers adapters.
+ * Adapters are chosen by configuration; tests build a child container and
+ * override. Separate processes (`mailbox heartbeat`, `mailbox audit`) open
+ * their stores here too and receive them; they never build a container.
  */
 import 'reflect-metadata';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
@@ -11,8 +13,14 @@ import { randomIds, systemClock, type Clock, type IdGenerator } from './applicat
 import { CommandHandler } from './application/commandHandler';
 import { AgentDirectory } from './application/agentDirectory';
 import { ProjectionRunner } from './projections/projectionRunner';
-import { createEventStore } from './adapters/eventStoreFactory';
+import { createEventStore, sqliteLogFile } from './adapters/eventStoreFactory';
+import { SqliteJsonLog } from './adapters/eventstore/sqliteJsonLog';
+import { MailboxHttpClient } from './adapters/http/client/mailboxHttpClient';
 import { createProjectionAdapters } from './adapters/projectionFactory';
+import { eventStoreSource, type JsonTextLog, type LogSource } from './audit/logSource';
+import type { EventStore } from './events/eventStore';
+import type { ProjectionStore } from './projections/projectionStore';
+import type { WakeBus } from './projections/wakeBus';
 
 export interface ContainerOverrides {
   clock?: Clock;
@@ -35,4 +43,60 @@ export async function buildContainer(config: MailboxConfig, overrides: Container
   container.registerSingleton(TOKENS.AgentDirectory, AgentDirectory);
   container.registerSingleton(TOKENS.ProjectionRunner, ProjectionRunner);
   return container;
+}
+
+export type ProjectorMode = 'auto' | 'on' | 'off';
+
+/** The stores of a separate process (heartbeat daemon, audit verify), opened from the same configuration as the server's. */
+export interface OpenedPipeline {
+  eventStore: EventStore;
+  projections: ProjectionStore;
+  wakeBus: WakeBus;
+  /** True when this process runs its own projector (embedded default: in-memory views rebuilt from the log). */
+  runsProjector: boolean;
+  close(): Promise<void>;
+}
+
+export const viewsAreInMemory = (config: MailboxConfig): boolean => config.redisUrl === undefined;
+
+/**
+ * A projector runs here only when asked, or (auto) when the views live in this process's memory: with Redis the
+ * server's projector owns them, and a second one would hide its stall.
+ */
+export async function openPipeline(config: MailboxConfig, logger: Logger, projector: ProjectorMode): Promise<OpenedPipeline> {
+  const container = await buildContainer(config, { logger });
+  const eventStore = container.resolve<EventStore>(TOKENS.EventStore);
+  const projections = container.resolve<ProjectionStore>(TOKENS.ProjectionStore);
+  const wakeBus = container.resolve<WakeBus>(TOKENS.WakeBus);
+  const runsProjector = projector === 'on' || (projector === 'auto' && viewsAreInMemory(config));
+  const runner = runsProjector ? container.resolve<ProjectionRunner>(TOKENS.ProjectionRunner) : null;
+  await runner?.start();
+  return {
+    eventStore, projections, wakeBus, runsProjector,
+    close: async () => {
+      await runner?.stop();
+      await wakeBus.close();
+      await projections.close();
+      await eventStore.close();
+    },
+  };
+}
+
+/** Where an auditor reads the log: a server over HTTP (auditor or admin token), else the configured event store. */
+export async function openAuditLog(config: MailboxConfig, logger: Logger, remote?: { url: string; token: string }):
+Promise<{ source: LogSource; close(): Promise<void> }> {
+  if (remote !== undefined) {
+    const client = new MailboxHttpClient(remote.url, remote.token);
+    // The HTTP API serves at most 1000 events per page and does not tell its head.
+    return { source: { pageSize: 1000, readAll: (after, limit) => client.auditEvents(after, limit), readStream: null, head: async () => undefined },
+      close: async () => {} };
+  }
+  const store = await createEventStore(config, logger);
+  return { source: eventStoreSource(store), close: () => store.close() };
+}
+
+/** `audit replay --json`'s fast path: the configured SQLite file read directly as JSON text (never created); null for other stores. */
+export function openJsonTextLog(config: MailboxConfig): JsonTextLog | null {
+  const file = sqliteLogFile(config);
+  return file === null ? null : SqliteJsonLog.open(file);
 }

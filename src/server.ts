@@ -5,8 +5,10 @@
 import type { Logger } from 'pino';
 import type { MailboxConfig } from './config';
 import { createMailbox, type Mailbox } from './mailbox';
-import { resolveAdminToken } from './adapters/http/adminToken';
+import { resolveAdminToken } from './adminToken';
 import { buildHttpServer, type HttpServer } from './adapters/http/httpServer';
+import { mcpRoutes } from './adapters/mcp/mcpRoutes';
+import type { MailboxServices } from './application/mailboxServices';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
@@ -23,6 +25,10 @@ export interface StartOptions {
   print?: (text: string) => void;
 }
 
+/** The HTTP API with MCP mounted on it (POST /mcp): the two adapters meet only here. */
+export const buildApiServer = (mailbox: MailboxServices, logger: Logger): HttpServer =>
+  buildHttpServer(mailbox, logger, [mcpRoutes(logger)]);
+
 export async function startServer(config: MailboxConfig, { logger, print = (text) => process.stdout.write(text) }: StartOptions): Promise<RunningServer> {
   const admin = resolveAdminToken(config, logger, print);
   logger.info({ source: admin.source, ...(admin.file ? { file: admin.file } : {}) }, 'admin token');
@@ -30,7 +36,7 @@ export async function startServer(config: MailboxConfig, { logger, print = (text
   let http: HttpServer;
   let url: string;
   try {
-    http = buildHttpServer(mailbox, logger);
+    http = buildApiServer(mailbox, logger);
     url = await http.listen(config.host, config.port);
   } catch (error) {
     await mailbox.close();

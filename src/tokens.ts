@@ -10,5 +10,4 @@ export const TOKENS = {
   CommandHandler: Symbol('CommandHandler'),
   ProjectionRunner: Symbol('ProjectionRunner'),
   AgentDirectory: Symbol('AgentDirectory'),
-  MailboxService: Symbol('MailboxService'),
 } as const;

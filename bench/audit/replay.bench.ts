@@ -1,6 +1,6 @@
 /**
  * `audit replay` from the embedded SQLite log to a file, through the same
- * code as the CLI: `--json` reads the SQLite file directly (runSqliteJsonReplay),
+ * code as the CLI: `--json` reads the SQLite file directly (runJsonTextReplay),
  * text goes through the event store port (runReplay); the JSON lines through
  * the port are measured too, for comparison. Target: >= 100,000 events/s
  * (JSON lines, as the CLI writes them). Median of 3 runs each.
@@ -10,9 +10,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { once } from 'node:events';
 import { SqliteEventStore } from '../../src/adapters/eventstore/sqliteEventStore';
-import { runReplay, runSqliteJsonReplay } from '../../src/audit/auditCommands';
+import { runJsonTextReplay, runReplay } from '../../src/audit/auditCommands';
 import { eventStoreSource } from '../../src/audit/logSource';
-import { SqliteJsonLines } from '../../src/audit/sqliteJsonLines';
+import { SqliteJsonLog } from '../../src/adapters/eventstore/sqliteJsonLog';
 import { atLeast } from '../lib/report';
 import { runBench } from '../lib/runBench';
 import { scaled } from '../lib/scale';
@@ -36,8 +36,8 @@ async function replayOnce(logFile: string, outFile: string, mode: Mode): Promise
   const cpu = process.cpuUsage();
   let events: number;
   if (mode === 'json (CLI: from the SQLite file)') {
-    const lines = SqliteJsonLines.open(logFile);
-    events = (await runSqliteJsonReplay(lines, filter, { json: true, progress: false }, io)).matched;
+    const lines = SqliteJsonLog.open(logFile);
+    events = (await runJsonTextReplay(lines, filter, { json: true, progress: false }, io)).matched;
     lines.close();
   } else {
     const store = SqliteEventStore.open(logFile);

@@ -5,7 +5,7 @@
  */
 import 'reflect-metadata';
 import pino from 'pino';
-import { buildHttpServer } from '../../src/adapters/http/httpServer';
+import { buildApiServer } from '../../src/server';
 import { BENCH_ADMIN_TOKEN, openEmbeddedMailbox } from '../lib/mailbox';
 import { memoryMb } from '../lib/memory';
 import { makeTmpDir, removeDir } from '../lib/tmp';
@@ -13,7 +13,7 @@ import { makeTmpDir, removeDir } from '../lib/tmp';
 async function main(): Promise<void> {
   const dir = makeTmpDir('mailbox-bench-http-');
   const mailbox = await openEmbeddedMailbox(dir, { rateLimitPerSecond: 0, maxWakeStreamsPerAgent: 100_000 });
-  const http = buildHttpServer(mailbox, pino({ level: 'silent' }));
+  const http = buildApiServer(mailbox, pino({ level: 'silent' }));
   const url = await http.listen('127.0.0.1', 0);
   process.on('message', async (message: string) => {
     if (message === 'memory') process.send!({ type: 'memory', ...memoryMb(true), openWakeStreams: http.context.wakeStreams.size });

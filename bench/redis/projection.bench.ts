@@ -16,7 +16,7 @@ import { MemoryEventStore } from '../../src/adapters/eventstore/memoryEventStore
 import { SqliteEventStore } from '../../src/adapters/eventstore/sqliteEventStore';
 import { connectRedis } from '../../src/adapters/projections/redisConnection';
 import { RedisProjectionStore } from '../../src/adapters/projections/redisProjectionStore';
-import { RedisWakeBus } from '../../src/adapters/wake/redisWakeBus';
+import { RedisWakeBus } from '../../src/adapters/projections/redisWakeBus';
 import type { EventStore } from '../../src/events/eventStore';
 import { ProjectionRunner } from '../../src/projections/projectionRunner';
 import { rebuildProjections } from '../../src/projections/rebuild';

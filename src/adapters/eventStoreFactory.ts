@@ -9,17 +9,23 @@ import { EsdbEventStore } from './eventstore/esdbEventStore';
 import { MemoryEventStore } from './eventstore/memoryEventStore';
 import { SqliteEventStore } from './eventstore/sqliteEventStore';
 
+/** The SQLite file the configuration names (the embedded default, or sqlite:<file>); null for any other store. */
+export function sqliteLogFile(config: MailboxConfig): string | null {
+  const url = config.eventStoreUrl;
+  if (url === undefined) return path.resolve(config.dataDir, 'events.sqlite');
+  return url.startsWith('sqlite:') ? path.resolve(url.slice('sqlite:'.length)) : null;
+}
+
 export async function createEventStore(config: MailboxConfig, logger: Logger): Promise<EventStore> {
   const url = config.eventStoreUrl;
-  if (url === undefined) {
-    const file = path.resolve(config.dataDir, 'events.sqlite');
-    logger.info({ file }, 'event store: SQLite (embedded default)');
+  const file = sqliteLogFile(config);
+  if (file !== null) {
+    if (url === undefined) logger.info({ file }, 'event store: SQLite (embedded default)');
     return SqliteEventStore.open(file);
   }
   if (url === 'memory:') return new MemoryEventStore();
-  if (url.startsWith('sqlite:')) return SqliteEventStore.open(path.resolve(url.slice('sqlite:'.length)));
   // esdb:// or kurrentdb:// (either client generation): EventStoreDB / KurrentDB, the production store.
-  if (isEsdbUrl(url)) return EsdbEventStore.connect(url, { logger });
+  if (url !== undefined && isEsdbUrl(url)) return EsdbEventStore.connect(url, { logger });
   throw new MailboxError('VALIDATION_FAILED', 'Invalid configuration',
     `MAILBOX_EVENTSTORE_URL '${url}' is not supported; use esdb://host:2113?tls=false (or kurrentdb://), sqlite:<file>, memory:, ` +
     'or leave it unset for SQLite in MAILBOX_DATA_DIR.', { field: 'MAILBOX_EVENTSTORE_URL' });

@@ -8,7 +8,7 @@ import { connectRedis, redactUrl } from './projections/redisConnection';
 import { RedisKeys } from './projections/redisKeys';
 import { RedisProjectionStore } from './projections/redisProjectionStore';
 import { InProcessWakeBus } from './wake/inProcessWakeBus';
-import { RedisWakeBus } from './wake/redisWakeBus';
+import { RedisWakeBus } from './projections/redisWakeBus';
 
 export async function createProjectionAdapters(config: MailboxConfig, logger: Logger): Promise<{ projectionStore: ProjectionStore; wakeBus: WakeBus }> {
   if (config.redisUrl === undefined) {

@@ -5,7 +5,9 @@ import type { AgentEvent } from '../events/types';
 import { AGENT_REGISTRY_STREAM } from '../events/streams';
 import { TOKENS } from '../tokens';
 import { isMailboxError } from '../errors';
-import type { CommandHandler, StreamModel } from './commandHandler';
+import type { CommandHandler } from './commandHandler';
+import type { Clock } from './runtime';
+import type { StreamModel } from './streamLoader';
 
 /** A token lookup may answer from a registry read this recent without touching the store (bounds how long a retirement done elsewhere takes to bite). */
 const AUTH_FRESH_MS = 1000;
@@ -17,7 +19,10 @@ export class AgentDirectory {
   private readonly tokenIndexes = new WeakMap<RegistryState, Map<string, RegisteredAgent>>();
   private lastReadAt = 0;
 
-  constructor(@inject(TOKENS.CommandHandler) private readonly handler: CommandHandler) {}
+  constructor(
+    @inject(TOKENS.CommandHandler) private readonly handler: CommandHandler,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+  ) {}
 
   /**
    * The registry now: a catch-up read from the cached revision. Deliberately
@@ -26,7 +31,7 @@ export class AgentDirectory {
    */
   async current(): Promise<RegistryState> {
     const { state } = await this.handler.load(AGENT_REGISTRY_STREAM, registryModel);
-    this.lastReadAt = Date.now();
+    this.lastReadAt = this.clock.now().getTime();
     return state;
   }
 
@@ -39,7 +44,7 @@ export class AgentDirectory {
   async findByTokenHash(tokenHash: string): Promise<RegisteredAgent | null> {
     // The cached registry includes this process's own registrations and retirements.
     const cached = this.handler.peek<RegistryState>(AGENT_REGISTRY_STREAM);
-    if (cached && Date.now() - this.lastReadAt < AUTH_FRESH_MS) {
+    if (cached && this.clock.now().getTime() - this.lastReadAt < AUTH_FRESH_MS) {
       const known = this.indexOf(cached).get(tokenHash);
       if (known) return known;
     }

@@ -4,7 +4,7 @@ import { ADMIN_ACTOR, type Actor } from '../commands/roles';
 import type { MailboxConfig } from '../config';
 import { MailboxError } from '../errors';
 import { TOKENS } from '../tokens';
-import { AgentDirectory } from './agentDirectory';
+import type { AgentDirectory } from './agentDirectory';
 import { hashToken, sameHash } from './tokenHash';
 
 const unauthenticated = (message: string) =>

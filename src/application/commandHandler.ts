@@ -9,15 +9,11 @@ import type { CommandMetadata } from '../commands/command';
 import type { EventStore } from '../events/eventStore';
 import { deterministicEventId } from '../events/eventIds';
 import type { MailboxEvent, NewEvent } from '../events/types';
-import { CURRENT_SCHEMA_VERSION, upcast } from '../events/upcasters';
+import { CURRENT_SCHEMA_VERSION } from '../events/upcasters';
+import { backoffDelay, retry, sleep, type Backoff } from '../support/retry';
 import { TOKENS } from '../tokens';
 import { KeyedMutex } from './keyedMutex';
-import { StreamStateCache } from './streamStateCache';
-
-export interface StreamModel<S, E extends MailboxEvent> {
-  initial: () => S;
-  fold: (state: S, events: readonly E[]) => S;
-}
+import { StreamLoader, type StreamModel } from './streamLoader';
 
 export interface Handled<S, E> {
   state: S;
@@ -26,32 +22,28 @@ export interface Handled<S, E> {
 }
 
 const MAX_ATTEMPTS = 10;
-const UNAVAILABLE_RETRIES = 2;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const jitter = (attempt: number) => Math.random() * Math.min(50, 2 ** attempt);
+/** Writers that conflicted together retry at spread-out times (full jitter), never longer than 50 ms apart. */
+const CONFLICT_BACKOFF: Backoff = { initialDelayMs: 2, maxDelayMs: 50, jitter: 1 };
+const UNAVAILABLE_ATTEMPTS = 3;
+const UNAVAILABLE_BACKOFF: Backoff = { initialDelayMs: 8, maxDelayMs: 50, jitter: 1 };
 
 @injectable()
 export class CommandHandler {
-  private readonly cache = new StreamStateCache();
+  private readonly streams: StreamLoader;
   private readonly mutex = new KeyedMutex();
 
-  constructor(@inject(TOKENS.EventStore) private readonly store: EventStore) {}
+  constructor(@inject(TOKENS.EventStore) private readonly store: EventStore) {
+    this.streams = new StreamLoader(store);
+  }
 
   /** The cached state of a stream without any I/O (it includes this process's own appends). */
   peek<S>(streamName: string): S | undefined {
-    return this.cache.get<S>(streamName)?.state;
+    return this.streams.peek<S>(streamName)?.state;
   }
 
   /** Current state of a stream: the cached fold plus whatever was appended since. */
-  async load<S, E extends MailboxEvent>(streamName: string, model: StreamModel<S, E>): Promise<{ state: S; revision: bigint | null }> {
-    const cached = this.cache.get<S>(streamName);
-    const from = cached?.revision == null ? 0n : cached.revision + 1n;
-    const fresh = await this.store.readStream(streamName, from);
-    if (cached && fresh.length === 0) return cached;
-    const state = model.fold(cached?.state ?? model.initial(), fresh.map((e) => upcast(e) as unknown as E));
-    const entry = { state, revision: fresh.length ? fresh[fresh.length - 1].revision : cached?.revision ?? null };
-    this.cache.set(streamName, entry);
-    return entry;
+  load<S, E extends MailboxEvent>(streamName: string, model: StreamModel<S, E>): Promise<{ state: S; revision: bigint | null }> {
+    return this.streams.load(streamName, model);
   }
 
   async handle<S, E extends MailboxEvent>(
@@ -64,7 +56,7 @@ export class CommandHandler {
       // A stream this process holds no state for (e.g. a new message) is first assumed not to exist: no read,
       // and the append's 'no_stream' lets the store check that atomically. Any other outcome (an error,
       // nothing to do, a conflict) is answered only after a real read. Saves a store read per send.
-      let assumeNew = this.cache.get(streamName) === undefined;
+      let assumeNew = this.streams.peek(streamName) === undefined;
       for (let attempt = 1; ; attempt++) {
         // 1. Read: the folded state and the revision it is at.
         const { state, revision } = assumeNew ? { state: model.initial(), revision: null } : await this.load(streamName, model);
@@ -82,7 +74,7 @@ export class CommandHandler {
         try {
           const result = await this.appendRetryingUnavailable(streamName, events, revision);
           const next = model.fold(state, decision);
-          this.cache.set(streamName, { state: next, revision: result.nextExpectedRevision });
+          this.streams.remember(streamName, { state: next, revision: result.nextExpectedRevision });
           return { state: next, appended: decision, position: result.position };
         } catch (error) {
           // 4. Conflict: another writer got there first (or the stream existed after all); re-decide on fresh state.
@@ -96,23 +88,18 @@ export class CommandHandler {
             throw new MailboxError('CONCURRENCY_CONFLICT', 'Concurrency conflict',
               `Stream ${streamName} kept changing during ${MAX_ATTEMPTS} attempts; retry the request.`, { stream: streamName });
           }
-          await sleep(jitter(attempt));
+          await sleep(backoffDelay(CONFLICT_BACKOFF, attempt));
         }
       }
     });
   }
 
-  private async appendRetryingUnavailable(streamName: string, events: NewEvent[], revision: bigint | null) {
-    for (let retry = 0; ; retry++) {
-      try {
-        return await this.store.append(streamName, events, revision === null ? 'no_stream' : revision);
-      } catch (error) {
-        // The acknowledgement may have been lost after the write: the same event ids make the retry safe.
-        const transient = error instanceof MailboxError && error.code === 'UNAVAILABLE';
-        if (!transient || retry >= UNAVAILABLE_RETRIES) throw error;
-        await sleep(jitter(retry + 3));
-      }
-    }
+  private appendRetryingUnavailable(streamName: string, events: NewEvent[], revision: bigint | null) {
+    // The acknowledgement may have been lost after the write: the same event ids make the retry safe.
+    return retry(() => this.store.append(streamName, events, revision === null ? 'no_stream' : revision), {
+      attempts: UNAVAILABLE_ATTEMPTS, backoff: UNAVAILABLE_BACKOFF,
+      retryable: (error) => error instanceof MailboxError && error.code === 'UNAVAILABLE',
+    });
   }
 
   private toNewEvent(event: MailboxEvent, index: number, metadata: CommandMetadata): NewEvent {

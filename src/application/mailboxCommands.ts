@@ -15,9 +15,10 @@ import { AGENT_REGISTRY_STREAM, messageStream } from '../events/streams';
 import type { MessageEvent } from '../events/types';
 import type { ProjectionRunner } from '../projections/projectionRunner';
 import { TOKENS } from '../tokens';
-import { AgentDirectory, registryModel } from './agentDirectory';
+import { type AgentDirectory, registryModel } from './agentDirectory';
 import { requireRole } from './authorization';
-import type { CommandHandler, StreamModel } from './commandHandler';
+import type { CommandHandler } from './commandHandler';
+import type { StreamModel } from './streamLoader';
 import type { Clock, IdGenerator } from './runtime';
 import { generateToken, hashToken, requestFingerprint } from './tokenHash';
 

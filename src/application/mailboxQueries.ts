@@ -15,8 +15,8 @@ import type { WakeEvent } from '../projections/viewChanges';
 import type { Unsubscribe, WakeBus } from '../projections/wakeBus';
 import { TOKENS } from '../tokens';
 import { requireRole } from './authorization';
-import type { CommandHandler } from './commandHandler';
 import { messageModel } from './mailboxCommands';
+import { StreamLoader } from './streamLoader';
 
 export interface MessageDetail {
   messageId: string; from: string; to: string; subject: string; body: string; priority: string; sentAt: string;
@@ -34,14 +34,21 @@ export const eventToJson = (event: StoredEvent) => ({
   eventId: event.eventId, type: event.type, data: event.data, metadata: event.metadata,
 });
 
+/** Messages read back recently (get_message); a miss costs one stream read, never correctness. */
+const READ_SIDE_CACHE_ENTRIES = 5_000;
+
 @injectable()
 export class MailboxQueries {
+  /** The read side's own reader of message streams: get_message never goes through the command path. */
+  private readonly messages: StreamLoader;
+
   constructor(
     @inject(TOKENS.ProjectionStore) private readonly projections: ProjectionStore,
     @inject(TOKENS.EventStore) private readonly store: EventStore,
     @inject(TOKENS.WakeBus) private readonly wakeBus: WakeBus,
-    @inject(TOKENS.CommandHandler) private readonly handler: CommandHandler,
-  ) {}
+  ) {
+    this.messages = new StreamLoader(store, READ_SIDE_CACHE_ENTRIES);
+  }
 
   async listMessages(actor: Actor, query: unknown): Promise<MessagePage> {
     requireRole(actor, ['agent'], 'Listing messages');
@@ -64,7 +71,7 @@ export class MailboxQueries {
 
   async getMessage(actor: Actor, input: unknown): Promise<MessageDetail> {
     const { messageId } = parseInput(archiveSchema, input, 'get_message');
-    const { state } = await this.handler.load(messageStream(messageId), messageModel);
+    const { state } = await this.messages.load(messageStream(messageId), messageModel);
     const sent = state.sent;
     if (!sent) throw messageNotFound(messageId);
     const own = state.recipients.get(actor.identity);

@@ -9,11 +9,10 @@ import { formatTimelineEntry } from './agentTimeline';
 import { agentTimeline, loadMessageStory } from './auditReads';
 import { isTty, writeOut, type AuditIo } from './auditOutput';
 import { eventJsonLine, eventTextLine } from './eventFormat';
-import type { LogSource } from './logSource';
+import type { JsonTextLog, LogSource } from './logSource';
 import { formatMessageStory } from './messageStory';
 import { progressBar } from './progress';
-import { replayLog, type ReplayFilter, type ReplaySummary } from './replay';
-import type { SqliteJsonLines } from './sqliteJsonLines';
+import { replayJsonText, replayLog, type ReplayFilter, type ReplaySummary } from './replay';
 import { formatDifference } from './verify/viewDiff';
 import { verifyProjections, type VerifyReport } from './verify/verifyProjections';
 
@@ -39,11 +38,11 @@ export async function runReplay(source: LogSource, filter: ReplayFilter, options
   }
 }
 
-/** `replay --json` straight from the SQLite file: the same lines as runReplay, without the parse/stringify round trip. */
-export async function runSqliteJsonReplay(lines: SqliteJsonLines, filter: ReplayFilter, options: OutputOptions, io: AuditIo): Promise<ReplaySummary> {
-  const progress = progressBar(io.stderr as NodeJS.WriteStream, options.progress && isTty(io.stderr), 'replay', lines.head());
+/** `replay --json` straight from a JSON text log (the SQLite file): the same lines as runReplay, without the parse/stringify round trip. */
+export async function runJsonTextReplay(log: JsonTextLog, filter: ReplayFilter, options: OutputOptions, io: AuditIo): Promise<ReplaySummary> {
+  const progress = progressBar(io.stderr as NodeJS.WriteStream, options.progress && isTty(io.stderr), 'replay', log.head());
   try {
-    return await lines.replay(filter, (text) => writeOut(io.stdout, text), progress.update);
+    return await replayJsonText(log, filter, (text) => writeOut(io.stdout, text), progress.update);
   } finally {
     progress.stop();
   }

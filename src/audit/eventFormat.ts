@@ -3,6 +3,7 @@
  * (positions as strings, exact beyond 2^53), or text for people.
  */
 import type { StoredEvent } from '../events/types';
+import type { JsonTextRow } from './logSource';
 
 /** Same shape as the API's eventToJson (a unit test holds them together); kept here so the audit tools load without DI. */
 export const eventJson = (event: StoredEvent) => ({
@@ -15,6 +16,11 @@ export const eventJsonLine = (event: StoredEvent): string =>
   `{"position":"${event.position}","streamName":${JSON.stringify(event.streamName)},"revision":"${event.revision}",` +
   `"eventId":${JSON.stringify(event.eventId)},"type":${JSON.stringify(event.type)},"data":${JSON.stringify(event.data)},` +
   `"metadata":${JSON.stringify(event.metadata)}}`;
+
+/** eventJsonLine of a row whose data and metadata are still the JSON text the store wrote (same bytes; a test holds them together). */
+export const rowJsonLine = (row: JsonTextRow): string =>
+  `{"position":"${row[0]}","streamName":${JSON.stringify(row[2])},"revision":"${row[3]}","eventId":${JSON.stringify(row[1])},` +
+  `"type":${JSON.stringify(row[4])},"data":${row[5]},"metadata":${row[6]}}`;
 
 export function describeEvent(event: StoredEvent): string {
   switch (event.type) {

@@ -1,9 +1,9 @@
 /**
- * Where an auditor reads the log from: the event store directly (config), or
- * the HTTP API's GET /v1/audit/events with an auditor or admin token. Both
- * yield events upcast to the current schema, exactly as the API serves them.
+ * Where an auditor reads the log from (the ports of the audit tools): the event
+ * store directly, or the HTTP API's GET /v1/audit/events with an auditor or
+ * admin token; the composition root picks. Both yield events upcast to the
+ * current schema, exactly as the API serves them.
  */
-import { MailboxHttpClient } from '../adapters/http/client/mailboxHttpClient';
 import type { EventStore } from '../events/eventStore';
 import type { StoredEvent } from '../events/types';
 import { upcast } from '../events/upcasters';
@@ -29,28 +29,20 @@ export function eventStoreSource(store: EventStore, pageSize = 1000): LogSource 
   };
 }
 
-interface EventJson {
-  position: string; streamName: string; revision: string; eventId: string;
-  type: StoredEvent['type']; data: StoredEvent['data']; metadata: StoredEvent['metadata'];
-}
+/**
+ * One stored event as its store keeps it, for `replay --json`'s fast path: data
+ * and metadata are JSON text, already at the current schema version, so a line
+ * is built without a parse and re-stringify.
+ */
+export type JsonTextRow = [position: number | bigint, eventId: string, streamName: string, revision: number | bigint,
+  type: string, data: string, metadata: string];
 
-const fromJson = (event: EventJson): StoredEvent => ({
-  ...event, position: BigInt(event.position), revision: BigInt(event.revision),
-} as StoredEvent);
-
-/** The HTTP API serves at most 1000 events per page. */
-export function httpLogSource(url: string, token: string): LogSource {
-  const client = new MailboxHttpClient(url, token);
-  return {
-    pageSize: 1000,
-    readAll: async (after, limit) => {
-      const page = await client.request<{ events: EventJson[] }>('GET', '/v1/audit/events',
-        { query: { after: after?.toString(), limit: Math.min(limit, 1000) } });
-      return page.events.map(fromJson);
-    },
-    readStream: null,
-    head: async () => undefined,
-  };
+/** A log that can hand out JSON text rows (the embedded SQLite file); null where the store cannot. */
+export interface JsonTextLog {
+  head(): bigint | null;
+  /** Rows strictly after `after` (null: from the start), of one stream when `stream` is set, in log order. */
+  page(after: bigint | null, stream: string | null, limit: number): JsonTextRow[];
+  close(): void;
 }
 
 /** Every event strictly after `after`, page by page (pages keep memory flat on long logs). */

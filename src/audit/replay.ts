@@ -3,7 +3,8 @@
  * filters. A stream filter reads that one stream when the source can (no scan).
  */
 import type { MailboxEventType, StoredEvent } from '../events/types';
-import { pagesOf, type LogSource } from './logSource';
+import { rowJsonLine } from './eventFormat';
+import { pagesOf, type JsonTextLog, type LogSource } from './logSource';
 
 export interface ReplayFilter {
   /** First position to include (inclusive); null: from the start. */
@@ -46,5 +47,30 @@ export async function replayLog(source: LogSource, filter: ReplayFilter,
     return summary;
   }
   for await (const page of pagesOf(source, filter.from === null ? null : filter.from - 1n)) await take(page);
+  return summary;
+}
+
+const JSON_TEXT_PAGE = 1000;
+
+/** replayLog as JSON lines straight from a JSON text log: the same lines as eventJsonLine, without the parse/stringify round trip. */
+export async function replayJsonText(log: JsonTextLog, filter: ReplayFilter,
+  sink: (text: string) => void | Promise<void>, progress?: ReplayProgress): Promise<ReplaySummary> {
+  const summary: ReplaySummary = { scanned: 0, matched: 0, lastPosition: null };
+  let after = filter.from === null ? null : filter.from - 1n;
+  for (;;) {
+    const rows = log.page(after, filter.stream, JSON_TEXT_PAGE);
+    if (rows.length === 0) break;
+    let text = '';
+    for (const row of rows) {
+      if (filter.types !== null && !filter.types.has(row[4] as MailboxEventType)) continue;
+      text += `${rowJsonLine(row)}\n`;
+      summary.matched++;
+    }
+    summary.scanned += rows.length;
+    after = BigInt(rows[rows.length - 1][0]);
+    summary.lastPosition = after;
+    if (text !== '') await sink(text);
+    progress?.(summary.lastPosition);
+  }
   return summary;
 }

@@ -1,6 +1,6 @@
 /** The `mailbox` command. Each group of subcommands lives in its own module under ./commands. */
 import { Command } from 'commander';
-import { packageVersion } from '../adapters/http/packageVersion';
+import { packageVersion } from '../packageVersion';
 import { registerServeCommand } from './commands/serve';
 import { registerAgentCommands } from './commands/agent';
 import { registerMessageCommands } from './commands/messages';

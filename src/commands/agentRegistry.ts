@@ -42,8 +42,6 @@ export function foldRegistry(state: RegistryState, events: readonly AgentEvent[]
   return { agents };
 }
 
-export const evolveRegistry = (state: RegistryState, event: AgentEvent): RegistryState => foldRegistry(state, [event]);
-
 /** Agents that can receive mail now: registered, not retired, role agent. */
 export const activeAgents = (state: RegistryState): RegisteredAgent[] =>
   [...state.agents.values()].filter((agent) => agent.retiredAt === null && agent.role === 'agent');

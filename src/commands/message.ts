@@ -44,5 +44,3 @@ export function foldMessage(state: MessageState, events: readonly MessageEvent[]
   }
   return { sent, recipients };
 }
-
-export const evolveMessage = (state: MessageState, event: MessageEvent): MessageState => foldMessage(state, [event]);

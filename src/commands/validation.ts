@@ -3,7 +3,7 @@
  * nothing reaches a decider. Unknown keys are named with the allowed ones, so
  * the caller learns the valid form from the error itself.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { MailboxError } from '../errors';
 
 type AnyDef = { type: string; shape?: Record<string, z.ZodType>; innerType?: z.ZodType; out?: z.ZodType;

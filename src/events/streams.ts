@@ -9,6 +9,3 @@ export const MESSAGE_STREAM_PREFIX = 'mailbox-message-';
 export const MAILBOX_STREAM_PREFIX = 'mailbox-';
 
 export const messageStream = (messageId: string): string => `${MESSAGE_STREAM_PREFIX}${messageId}`;
-
-export const messageIdFromStream = (streamName: string): string | null =>
-  streamName.startsWith(MESSAGE_STREAM_PREFIX) ? streamName.slice(MESSAGE_STREAM_PREFIX.length) : null;

@@ -15,7 +15,3 @@ export const durationSchema = z.preprocess(
   (value) => (typeof value === 'string' ? parseDurationMs(value) ?? value : value),
   z.number({ message: 'a duration such as 250ms, 90s, 10m, 1h or a number of milliseconds' }).int().min(0),
 );
-
-export const formatDuration = (ms: number): string =>
-  ms % 3_600_000 === 0 && ms > 0 ? `${ms / 3_600_000}h` : ms % 60_000 === 0 && ms > 0 ? `${ms / 60_000}m`
-    : ms % 1000 === 0 && ms > 0 ? `${ms / 1000}s` : `${ms}ms`;

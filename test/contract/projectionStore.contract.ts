@@ -278,9 +278,10 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
       const { store, wakeBus } = await open();
       const recorder = await recordWakes(wakeBus, ['@a', '@b', '@c']);
       const visible: boolean[] = [];
+      const listings: Promise<unknown>[] = [];
       const unsubscribe = await wakeBus.subscribe('@b', (wake) => {
         if (wake.messageId.startsWith('flush-')) return;
-        void store.listMessages('@b', parseListQuery({})).then((page) => visible.push(ids(page.messages).includes(wake.messageId)));
+        listings.push(store.listMessages('@b', parseListQuery({})).then((page) => visible.push(ids(page.messages).includes(wake.messageId))));
       });
       const { log, m1, m2, m3, m4 } = scenario();
       await store.applyBatch(log.projected());
@@ -290,7 +291,7 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
       expect(recorder.of('@a')).toEqual([]); // no wake to the sender of its own broadcast
       expect(recorder.of('@c')[0]).toEqual({ type: 'wake/message', messageId: m4, from: '@a', to: 'AGENT:*', recipient: '@c',
         subject: `subject of ${m4}`, priority: 'normal', isBroadcast: true, unreadCount: 1, position: '9' });
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await Promise.all(listings); // each listing began as its wake arrived; flush() saw every wake arrive
       expect(visible).toEqual([true, true, true, true]);
       // Redelivery: no second wake.
       await store.applyBatch(log.projected());

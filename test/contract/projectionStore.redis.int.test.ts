@@ -4,9 +4,10 @@
  * one script per hash tag (the Redis Cluster layout, run here on one node).
  */
 import pino from 'pino';
+import { RedisScriptApplier } from '../../src/adapters/projections/redisApplier';
 import { connectRedis } from '../../src/adapters/projections/redisConnection';
 import { RedisProjectionStore, type RedisProjectionOptions } from '../../src/adapters/projections/redisProjectionStore';
-import { RedisWakeBus } from '../../src/adapters/wake/redisWakeBus';
+import { RedisWakeBus } from '../../src/adapters/projections/redisWakeBus';
 import { startRedis, type TestRedis } from '../support/redisServer';
 import { ProjectionCheckpointRewound } from '../../src/projections/projectionStore';
 import { describeProjectionStoreContract, listAll, recordWakes, snapshotViews, type ProjectionStoreHarness } from './projectionStore.contract';
@@ -122,9 +123,19 @@ describe('Redis projection store specifics', () => {
     const generation = await generations.create();
     await generation.applyBatch(events.slice(0, 4));
     await generations.holdLive(generation, 5000);
+    // The positive signal: the live store's script ran and answered 'fenced' (it waits and tries again).
+    let fencedSeen!: () => void;
+    const fenced = new Promise<void>((resolve) => (fencedSeen = resolve));
+    const apply = RedisScriptApplier.prototype.apply;
+    const spy = jest.spyOn(RedisScriptApplier.prototype, 'apply').mockImplementation(async function (this: RedisScriptApplier, ...args) {
+      const outcome = await apply.apply(this, args);
+      if (outcome.status === 'fenced') fencedSeen();
+      return outcome;
+    });
     let applied = false;
     const pending = store.applyBatch(events.slice(4)).then(() => (applied = true));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await fenced;
+    spy.mockRestore();
     expect(applied).toBe(false); // held: nothing written to the old generation meanwhile
     expect(await generation.checkpoint()).toBe(4n);
     expect(await generations.activate(generation, store.keys.defaultPrefix, false)).toMatchObject({ outcome: 'switched' });

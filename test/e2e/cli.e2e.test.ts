@@ -44,7 +44,7 @@ test('the walkthrough: register, send, inbox, read, archive, with human and JSON
   const sent = await mailbox(alice, 'send', '@bob', 'review #12', 'Please look at the diff.', '--priority', 'high', '--tag', 'review');
   expect(sent.out).toMatch(/^Sent [0-9a-f-]{36} to @bob \(delivered to @bob\)\./);
   const inbox = await mailbox(bob, 'inbox');
-  expect(inbox.out).toMatch(/^1 unread\n\* \S+ \S+  @alice -> @bob  \[high\] review #12  \([0-9a-f-]{36}\)/);
+  expect(inbox.out).toMatch(/^1 unread\n\* \S+ \S+ {2}@alice -> @bob {2}\[high\] review #12 {2}\([0-9a-f-]{36}\)/);
   const page = await json(bob, 'inbox', '--status', 'unread', '--tag', 'review');
   const id = page.messages[0].messageId as string;
   expect(page.unreadCount).toBe(1);

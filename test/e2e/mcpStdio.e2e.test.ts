@@ -7,7 +7,7 @@
 import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { runStdioMcp } from '../../src/cli/commands/mcp';
+import { runStdioMcp } from '../../src/stdioMcp';
 import { startTestServer, type TestServer } from '../support/httpServer';
 
 let server: TestServer;

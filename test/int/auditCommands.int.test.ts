@@ -6,12 +6,13 @@ import pino from 'pino';
 import { PassThrough } from 'node:stream';
 import { runAuditCli as audit } from '../support/auditCli';
 import { createMailbox } from '../../src/mailbox';
+import fs from 'node:fs';
 import path from 'node:path';
 import type { StoredEvent } from '../../src/events/types';
 import { SqliteEventStore } from '../../src/adapters/eventstore/sqliteEventStore';
-import { runReplay, runSqliteJsonReplay } from '../../src/audit/auditCommands';
+import { runJsonTextReplay, runReplay } from '../../src/audit/auditCommands';
 import { eventStoreSource } from '../../src/audit/logSource';
-import { SqliteJsonLines } from '../../src/audit/sqliteJsonLines';
+import { SqliteJsonLog } from '../../src/adapters/eventstore/sqliteJsonLog';
 import { ADMIN_TOKEN, allEvents, registerAgents, tempDir } from '../support/fixtures';
 
 
@@ -118,14 +119,14 @@ describe('mailbox audit (SQLite, direct access)', () => {
     await store.append('mailbox-legacy', [{ eventId: '00000000-0000-4000-8000-00000000000a', type: 'AgentRetired',
       data: { identity: '@legacy', retiredAt: '2020-01-01T00:00:00.000Z' },
       metadata: { commandId: 'c', correlationId: 'c', causationId: 'c', actor: 'admin', at: '2020-01-01T00:00:00.000Z', schemaVersion: 0 } }], 'no_stream');
-    const lines = SqliteJsonLines.open(path.join(dir, 'events.sqlite'));
+    const lines = SqliteJsonLog.open(path.join(dir, 'events.sqlite'));
     const run = async (viaFile: boolean, filter: Parameters<typeof runReplay>[1]) => {
       const out = new PassThrough();
       const chunks: string[] = [];
       out.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
       const io = { stdout: out, stderr: new PassThrough(), env: {} };
       const options = { json: true, progress: false };
-      if (viaFile) await runSqliteJsonReplay(lines, filter, options, io);
+      if (viaFile) await runJsonTextReplay(lines, filter, options, io);
       else await runReplay(eventStoreSource(store), filter, options, io);
       return chunks.join('');
     };
@@ -149,6 +150,6 @@ describe('mailbox audit (SQLite, direct access)', () => {
     const { code, stderr } = await audit(['replay', '--json'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_LOG_LEVEL: 'silent' });
     expect(code).toBe(1);
     expect(JSON.parse(stderr)).toMatchObject({ code: 'NOT_FOUND' });
-    expect(require('node:fs').readdirSync(dataDir)).toEqual([]);
+    expect(fs.readdirSync(dataDir)).toEqual([]);
   });
 });

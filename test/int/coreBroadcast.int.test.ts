@@ -118,11 +118,12 @@ describe.each(STORE_KINDS)('broadcasts and receipts ($name event store)', (kind)
   });
 
   it('MarkRead twice -> the same readAt and one ReceiptRead event', async () => {
-    const mailbox = await harness.open();
+    let now = Date.parse('2026-01-01T00:00:00.000Z');
+    const mailbox = await harness.open({}, { clock: { now: () => new Date(now) } });
     const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
     const sent = await a.send({ to: 'AGENT:*', subject: 'x', body: 'x' });
     const first = await b.markRead({ messageId: sent.messageId });
-    await new Promise((resolve) => setTimeout(resolve, 5)); // a later clock: a second event would carry another time
+    now += 60_000; // a later clock: a second event would carry another time
     const before = (await mailbox.eventStore.readAll(null, 1e6)).length;
     const second = await b.markRead({ messageId: sent.messageId });
     expect(second).toEqual(first);

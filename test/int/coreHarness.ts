@@ -3,6 +3,7 @@
  * (memory, SQLite, EventStoreDB on the test double), a mailbox on either, and "nothing was written" checks.
  */
 import fs from 'node:fs';
+import type { ContainerOverrides } from '../../src/compositionRoot';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
 import { isMailboxError, type MailboxError } from '../../src/errors';
 import type { MailboxConfigInput } from '../../src/config';
@@ -50,13 +51,13 @@ export function mailboxHarness(kind: StoreKind) {
 
   return {
     /** A mailbox on this test's store; a second call opens another instance on the same store (SQLite: same file). */
-    async open(config: MailboxConfigInput = {}): Promise<Mailbox> {
+    async open(config: MailboxConfigInput = {}, overrides: ContainerOverrides = {}): Promise<Mailbox> {
       if (!current) {
         current = await kind.fresh();
         if (current.dir) dirs.push(current.dir);
       }
       const mailbox = await createMailbox(
-        { eventStoreUrl: current.url, adminToken: ADMIN_TOKEN, logLevel: 'silent', ...config }, { logger: silentLogger });
+        { eventStoreUrl: current.url, adminToken: ADMIN_TOKEN, logLevel: 'silent', ...config }, { logger: silentLogger, ...overrides });
       opened.push(mailbox);
       return mailbox;
     },

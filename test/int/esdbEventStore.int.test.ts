@@ -4,6 +4,7 @@
  * resubscription after a server restart, connection strings. Real client,
  * real gRPC, the in-repo double on loopback.
  */
+import pino from 'pino';
 import { EsdbEventStore } from '../../src/adapters/eventstore/esdbEventStore';
 import { ConcurrencyConflict, MailboxError } from '../../src/errors';
 import type { StoredEvent } from '../../src/events/types';
@@ -129,11 +130,24 @@ describe('$all holds system events too', () => {
 });
 
 describe('subscription drops', () => {
+  /** The subscription's warnings: a drop it noticed is logged before it retries (the signal a test waits for). */
+  let drops = 0;
+  const logger = pino({ level: 'warn' }, { write: (line: string) => {
+    if (line.includes('subscription dropped')) drops++;
+  } });
+  const dropNoticed = async (timeoutMs = 10_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (drops === 0) {
+      if (Date.now() > deadline) throw new Error(`the subscription did not notice the outage within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  };
   const connect = (attempts: number, backoffMs: number) => EsdbEventStore.connect(`${double.url}&defaultDeadline=1000`,
-    { resubscribe: { attempts, initialBackoffMs: backoffMs, maxBackoffMs: backoffMs * 5 } });
+    { resubscribe: { attempts, initialBackoffMs: backoffMs, maxBackoffMs: backoffMs * 5 }, logger });
 
   beforeEach(async () => {
     double = await EsdbDouble.start();
+    drops = 0;
   });
 
   it('resubscribes from the last delivered position after a server restart: every event once, in order', async () => {
@@ -145,7 +159,7 @@ describe('subscription drops', () => {
     const first = [(await iterator.next()).value, (await iterator.next()).value] as StoredEvent[];
     await double.stop();
     const resumed = iterator.next(); // waits through the outage
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await dropNoticed();
     await double.start();
     // The client's first call after the restart may fail on its dead channel (UNAVAILABLE); callers retry with
     // the same event ids, as the command handler does. This test is about the subscription, so retry likewise.

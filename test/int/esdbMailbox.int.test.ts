@@ -5,21 +5,41 @@
  * subscription, the server down or hung. Three identities throughout.
  * (The core scenarios themselves run on this store in test/int/core*.int.test.ts.)
  */
+import pino from 'pino';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
 import { isMailboxError } from '../../src/errors';
 import { ADMIN_ACTOR } from '../../src/commands/roles';
-import { ADMIN_TOKEN, allEvents, registerAgents, silentLogger } from '../support/fixtures';
+import { ADMIN_TOKEN, allEvents, registerAgents } from '../support/fixtures';
 import { EsdbDouble } from '../support/esdbDouble/esdbDouble';
 import { startRedis, type TestRedis } from '../support/redisServer';
 
 let double: EsdbDouble;
 let mailbox: Mailbox;
 
+/** The mailbox's clock: real time plus whatever a test skipped ahead (time is the injected clock, not a sleep). */
+let skippedMs = 0;
+const clock = { now: () => new Date(Date.now() + skippedMs) };
+
+/** The mailbox's warnings, as they are logged (a test waits for one as its signal that something was noticed). */
+let warnings: string[] = [];
+const recordingLogger = () => pino({ level: 'warn' }, { write: (line: string) => warnings.push((JSON.parse(line) as { msg: string }).msg) });
+
+/** Resolves once a warning containing `text` was logged. */
+async function warned(text: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!warnings.some((message) => message.includes(text))) {
+    if (Date.now() > deadline) throw new Error(`no warning '${text}' within ${timeoutMs} ms; got ${JSON.stringify(warnings)}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 /** A short deadline keeps "fails fast" fast in tests; production defaults to 5 s. */
 async function openMailbox(views: { redisUrl?: string; redisNamespace?: string } = {}) {
   double = await EsdbDouble.start();
+  skippedMs = 0;
+  warnings = [];
   mailbox = await createMailbox({ eventStoreUrl: `${double.url}&defaultDeadline=400`, adminToken: ADMIN_TOKEN, logLevel: 'silent', ...views },
-    { logger: silentLogger });
+    { logger: recordingLogger(), clock });
   return registerAgents(mailbox, ['@a', '@b', '@c']);
 }
 
@@ -69,7 +89,7 @@ describe('the server restarts under the live projection subscription', () => {
     const requestsBefore = double.subscriptionRequests.length;
 
     await double.stop();
-    await new Promise((resolve) => setTimeout(resolve, 250)); // the subscription notices and starts retrying
+    await warned('subscription dropped'); // the subscription noticed and started retrying
     await double.start();
 
     const third = await c.send({ to: 'AGENT:*', subject: 'three', body: '3' });
@@ -107,7 +127,7 @@ describe('the event store is down', () => {
     expect(await b.unreadCount()).toMatchObject({ unread: 1 });
     expect(await unreadOf(c)).toBe(0);
     // Authentication (every HTTP request) keeps working from the last registry read once it is stale.
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    skippedMs += 1100;
     const bAgain = await mailbox.as(b.token);
     expect(await unreadOf(bAgain)).toBe(1);
     expect((await rejection(mailbox.as('not-a-token'))).code).toBe('UNAUTHENTICATED');

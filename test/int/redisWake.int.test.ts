@@ -94,15 +94,21 @@ describe('Redis wake events', () => {
     const { '@a': a, '@b': b } = await registerAgents(mailbox, ['@a', '@b', '@c']);
     await a.send({ to: '@b', subject: 'before watching', body: 'x' });
     const events: WakeStreamEvent[] = [];
-    const stop = await b.watch((event) => events.push(event));
+    let sentinelSeen!: () => void;
+    const sentinel = new Promise<void>((resolve) => (sentinelSeen = resolve));
+    const stop = await b.watch((event) => {
+      events.push(event);
+      if (event.event === 'wake' && event.data.subject === 'sentinel') sentinelSeen();
+    });
     const sent = [(await a.send({ to: '@b', subject: 'one', body: 'x' })).messageId,
       (await a.send({ to: '@c', subject: 'not for b', body: 'x' })).messageId,
-      (await a.send({ to: 'AGENT:*', subject: 'two', body: 'x' })).messageId];
-    const deadline = Date.now() + 5000;
-    while (events.length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-    await new Promise((resolve) => setTimeout(resolve, 100)); // room for a wrong extra wake to show up
+      (await a.send({ to: 'AGENT:*', subject: 'two', body: 'x' })).messageId,
+      // Wakes arrive in log order: once this one is here, a wrong wake for the message to @c would have arrived before it.
+      (await a.send({ to: '@b', subject: 'sentinel', body: 'x' })).messageId];
+    await sentinel;
     await stop();
     expect(events[0]).toEqual({ event: 'sync', data: { unreadCount: 1, byPriority: { low: 0, normal: 1, high: 0 } } });
-    expect(events.slice(1).map((e) => e.event === 'wake' && [e.data.messageId, e.data.unreadCount])).toEqual([[sent[0], 2], [sent[2], 3]]);
+    expect(events.slice(1).map((e) => e.event === 'wake' && [e.data.messageId, e.data.unreadCount]))
+      .toEqual([[sent[0], 2], [sent[2], 3], [sent[3], 4]]);
   });
 });

@@ -4,7 +4,8 @@
  */
 import type { MailboxConfigInput } from '../../src/config';
 import type { Mailbox } from '../../src/mailbox';
-import { buildHttpServer, type HttpServer } from '../../src/adapters/http/httpServer';
+import type { HttpServer } from '../../src/adapters/http/httpServer';
+import { buildApiServer } from '../../src/server';
 import { ADMIN_TOKEN, allEvents, memoryMailbox, silentLogger } from './fixtures';
 import { EsdbDouble } from './esdbDouble/esdbDouble';
 
@@ -38,7 +39,7 @@ export async function startTestServer(config: MailboxConfigInput = {}): Promise<
   // MAILBOX_TEST_EVENTSTORE=esdb-double: the same suites on EventStoreDB (adapter + real client, in-repo test double).
   const double = process.env.MAILBOX_TEST_EVENTSTORE === 'esdb-double' && config.eventStoreUrl === undefined ? await EsdbDouble.start() : null;
   const mailbox = await memoryMailbox({ rateLimitPerSecond: 0, ...(double ? { eventStoreUrl: double.url } : {}), ...config });
-  const http = buildHttpServer(mailbox, silentLogger);
+  const http = buildApiServer(mailbox, silentLogger);
   const url = await http.listen('127.0.0.1', 0);
 
   const call = async <T>(method: string, path: string, options: CallOptions = {}): Promise<HttpResult<T>> => {

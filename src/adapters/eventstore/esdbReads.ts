@@ -1,4 +1,5 @@
 /** How the EventStoreDB adapter runs a read: a deadline on progress, and one more try after a connection reset. */
+import { retry } from '../../support/retry';
 import { DeadlineExceeded, isConnectionReset, isStreamNotFound, translateError } from './esdbErrors';
 
 /**
@@ -35,14 +36,11 @@ export function drainWithProgressDeadline<E>(read: AsyncIterable<E>, deadlineMs:
  */
 export async function readRetryingReset<T>(read: () => Promise<T>): Promise<T> {
   try {
-    return await read();
-  } catch (first) {
-    if (isStreamNotFound(first)) throw first;
-    if (!isConnectionReset(first)) throw translateError(first);
-    try {
-      return await read();
-    } catch (second) {
-      throw isStreamNotFound(second) ? second : translateError(second);
-    }
+    return await retry(read, { attempts: 2, backoff: AT_ONCE, retryable: (error) => !isStreamNotFound(error) && isConnectionReset(error) });
+  } catch (error) {
+    throw isStreamNotFound(error) ? error : translateError(error);
   }
 }
+
+/** The server is already back when the reset shows: the second try needs no wait. */
+const AT_ONCE = { initialDelayMs: 0, maxDelayMs: 0 };

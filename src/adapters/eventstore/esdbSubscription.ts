@@ -8,6 +8,7 @@
  * projection runner logs it and retries from its own checkpoint.
  */
 import type { Logger } from 'pino';
+import { backoffDelay, sleep, type Backoff } from '../../support/retry';
 import type { EventSubscription } from '../../events/eventStore';
 import type { StoredEvent } from '../../events/types';
 import type { CompatClient, EsdbFilter, EsdbSubscription } from './esdbClientCompat';
@@ -22,13 +23,17 @@ export interface ResubscribePolicy {
 
 export const DEFAULT_RESUBSCRIBE: ResubscribePolicy = { attempts: 5, initialBackoffMs: 100, maxBackoffMs: 2000 };
 
+/** Some jitter, so that the projectors of several nodes dropped by one server restart do not come back in step. */
+const backoffOf = (policy: ResubscribePolicy): Backoff => ({ initialDelayMs: policy.initialBackoffMs, maxDelayMs: policy.maxBackoffMs, jitter: 0.2 });
+
 /** An event the subscription cannot turn into a mailbox event: fatal, never retried as if it were a drop. */
 class UnreadableEvent extends Error {}
 
 export class EsdbCatchUpSubscription implements EventSubscription {
   private closed = false;
   private current: EsdbSubscription | null = null;
-  private wakeSleeper: (() => void) | null = null;
+  /** Aborted by close(): ends a pending backoff at once. */
+  private readonly closing = new AbortController();
 
   constructor(
     private readonly compat: CompatClient,
@@ -44,7 +49,7 @@ export class EsdbCatchUpSubscription implements EventSubscription {
 
   async close(): Promise<void> {
     this.closed = true;
-    this.wakeSleeper?.();
+    this.closing.abort();
     if (this.current) await release(this.current);
   }
 
@@ -74,10 +79,10 @@ export class EsdbCatchUpSubscription implements EventSubscription {
       }
       if (this.closed) return;
       if (++failures > this.policy.attempts) throw translateError(cause);
-      const backoff = Math.min(this.policy.maxBackoffMs, this.policy.initialBackoffMs * 2 ** (failures - 1));
+      const backoff = Math.round(backoffDelay(backoffOf(this.policy), failures));
       this.logger?.warn({ err: cause, attempt: failures, retryInMs: backoff, checkpoint: this.checkpoint?.toString() ?? null },
         'EventStoreDB subscription dropped; resubscribing from the last delivered position');
-      await this.sleep(backoff);
+      await sleep(backoff, this.closing.signal);
     }
   }
 
@@ -86,19 +91,6 @@ export class EsdbCatchUpSubscription implements EventSubscription {
     const subscription = this.compat.client.subscribeToAll({ fromPosition, filter: this.filter });
     this.current = subscription;
     return subscription;
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      const self = this;
-      function done() {
-        clearTimeout(timer);
-        self.wakeSleeper = null;
-        resolve();
-      }
-      this.wakeSleeper = done;
-    });
   }
 }
 

@@ -1,13 +1,13 @@
 /** What the HTTP routes share: the library layer and this server's own instruments. */
 import type { Logger } from 'pino';
 import type { MailboxConfig } from '../../config';
-import type { Mailbox } from '../../mailbox';
+import type { MailboxServices } from '../../application/mailboxServices';
 import type { MailboxMetrics } from './metrics';
 import type { WakeLatencyTracker } from './wakeLatency';
 import type { WakeStreams } from './wakeStreams';
 
 export interface HttpContext {
-  mailbox: Mailbox;
+  mailbox: MailboxServices;
   config: MailboxConfig;
   logger: Logger;
   metrics: MailboxMetrics;

@@ -2,12 +2,12 @@
  * The HTTP API v1 (DESIGN section 6) on fastify, over the library layer:
  * every route calls Mailbox.commands / Mailbox.queries; nothing here decides.
  */
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import { inProcessAgentApi, type AgentApi } from '../../application/agentApi';
 import { MailboxError } from '../../errors';
-import type { Mailbox } from '../../mailbox';
-import { mcpRoutes } from '../mcp/mcpRoutes';
-import { requireBearer } from './auth';
+import type { MailboxServices } from '../../application/mailboxServices';
+import { actorOf, requireBearer } from './auth';
 import { ConnectionDrain } from './connectionDrain';
 import { boundHandlers } from './handlerTimeout';
 import { requestLimitOf, type HttpContext } from './httpContext';
@@ -40,10 +40,16 @@ export interface HttpServer {
   close(): Promise<void>;
 }
 
+/**
+ * Routes another surface serves over this server behind its bearer authentication (MCP over streamable HTTP),
+ * handed in by the composition root; each request gets its caller's agent API.
+ */
+export type AgentApiRoutes = (scope: FastifyInstance, agentApiFor: (request: FastifyRequest) => AgentApi) => void;
+
 const shuttingDown = () => new MailboxError('UNAVAILABLE', 'Shutting down',
   'This server is shutting down; retry against another node or after it restarts (the request was not applied).');
 
-export function buildHttpServer(mailbox: Mailbox, logger: Logger): HttpServer {
+export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentApiRoutes: AgentApiRoutes[] = []): HttpServer {
   const { config } = mailbox;
   const wakeStreams = new WakeStreams(config.maxWakeStreamsPerAgent);
   const metrics = new MailboxMetrics(mailbox, () => wakeStreams.size);
@@ -94,7 +100,10 @@ export function buildHttpServer(mailbox: Mailbox, logger: Logger): HttpServer {
   const limiter = new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst);
   app.register(async (scope) => {
     requireBearer(scope, mailbox.authenticator, limiter);
-    for (const register of [agentRoutes, messageRoutes, viewRoutes, wakeRoutes, mcpRoutes]) register(scope, context);
+    for (const register of [agentRoutes, messageRoutes, viewRoutes, wakeRoutes]) register(scope, context);
+    const agentApiFor = (request: FastifyRequest) => inProcessAgentApi(mailbox, actorOf(request), metrics,
+      (sent) => context.wakeLatency.sendAcknowledged(sent.messageId, request.startedAt));
+    for (const register of agentApiRoutes) register(scope, agentApiFor);
   });
 
   return {

@@ -4,7 +4,7 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { isMailboxError } from '../../errors';
-import type { Mailbox } from '../../mailbox';
+import type { MailboxServices } from '../../application/mailboxServices';
 
 export type CommandName = 'register_agent' | 'retire_agent' | 'send' | 'mark_read' | 'archive';
 export type Surface = 'http' | 'mcp';
@@ -15,7 +15,7 @@ export class MailboxMetrics {
   private readonly requests: Histogram<'method' | 'route' | 'status'>;
   private readonly wakeLatency: Histogram;
 
-  constructor(mailbox: Mailbox, openWakeStreams: () => number) {
+  constructor(mailbox: MailboxServices, openWakeStreams: () => number) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'mailbox_' }); // mailbox_process_*, mailbox_nodejs_*
     this.commands = new Counter({

@@ -1,7 +1,7 @@
 /** The OpenAPI 3.1 document, built from the route table and the commands' own zod schemas. */
 import { ERROR_STATUS, type ErrorCode } from '../../errors';
 import { VALID_RECIPIENT_SHAPES } from '../../commands/recipients';
-import { inputJsonSchema } from './jsonSchema';
+import { inputJsonSchema } from '../../application/jsonSchema';
 import { ROUTE_SPECS, type RouteSpec } from './routeSpecs';
 
 type Json = Record<string, unknown>;

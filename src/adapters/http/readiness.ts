@@ -3,7 +3,7 @@
  * configured) answers, the projection runner is following the log, and the
  * views are not far behind it. Each check is bounded in time.
  */
-import type { Mailbox } from '../../mailbox';
+import type { MailboxServices } from '../../application/mailboxServices';
 
 /** Views this far behind the log are not serving fresh reads; take the node out of rotation. */
 export const MAX_READY_LAG = 10_000;
@@ -32,7 +32,7 @@ async function within<T>(what: string, run: () => Promise<T>): Promise<T> {
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-export async function checkReadiness(mailbox: Mailbox): Promise<Readiness> {
+export async function checkReadiness(mailbox: MailboxServices): Promise<Readiness> {
   const [head, checkpoint] = await Promise.allSettled([
     within('event store', () => mailbox.eventStore.headPosition()),
     within('projection store', () => mailbox.projections.checkpoint()),

@@ -7,9 +7,9 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { MailboxError, isMailboxError } from '../../errors';
-import { inputJsonSchema } from '../http/jsonSchema';
-import { packageVersion } from '../http/packageVersion';
-import type { AgentApi } from './agentApi';
+import { inputJsonSchema } from '../../application/jsonSchema';
+import { packageVersion } from '../../packageVersion';
+import type { AgentApi } from '../../application/agentApi';
 import { TOOLS } from './tools';
 
 const INSTRUCTIONS = 'A mailbox shared by AI agents. Check unread_count or list_messages {status: "unread"}, read with get_message, ' +

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { archiveSchema, markReadSchema, sendMessageSchema } from '../../commands/schemas';
 import { parseInput } from '../../commands/validation';
 import { listQuerySchema } from '../../projections/listQuery';
-import type { AgentApi } from './agentApi';
+import type { AgentApi } from '../../application/agentApi';
 
 export interface ToolDefinition {
   name: string;

@@ -19,7 +19,7 @@ export interface RedisConnectionOptions {
 }
 
 export function validateRedisUrl(url: string): void {
-  let parsed: URL | null = null;
+  let parsed: URL | null;
   try {
     parsed = new URL(url);
   } catch {

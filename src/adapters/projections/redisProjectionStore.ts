@@ -24,6 +24,7 @@ import { redisCall } from './redisConnection';
 import { RedisGenerations } from './redisGenerations';
 import { parsePosition, RedisKeys } from './redisKeys';
 import { defineMailboxScripts } from './redisScripts';
+import { sleep } from '../../support/retry';
 import { RedisViewReader } from './redisViewReader';
 
 export interface RedisProjectionOptions {
@@ -80,7 +81,7 @@ export class RedisProjectionStore implements ProjectionStore {
       if (outcome.status === 'fenced') {
         if (waitedMs >= MAX_FENCE_WAIT_MS) throw new Error(`Redis projections: held by a rebuild for over ${MAX_FENCE_WAIT_MS} ms`);
         events = events.slice(outcome.committed);
-        await new Promise((resolve) => setTimeout(resolve, FENCE_WAIT_MS));
+        await sleep(FENCE_WAIT_MS);
         waitedMs += FENCE_WAIT_MS;
         continue;
       }

@@ -36,7 +36,7 @@ export class RedisViewReader {
     const wanted = query.limit + 1;
     const found: Found[] = [];
     let upper = before === null ? '+' : `(${padPosition(before)}`;
-    let unreadCount = 0;
+    let unreadCount: number;
     for (;;) {
       const [unread, continuation, ...entries] = await this.client.mailboxList(
         source, outbox ? key('sent') : key('entries'), key('read'), key('archived'), key('unread'),

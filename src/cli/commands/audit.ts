@@ -7,17 +7,15 @@
 import type { Command } from 'commander';
 import pino from 'pino';
 import { z } from 'zod';
-import { createEventStore } from '../../adapters/eventStoreFactory';
 import { identitySchema, messageIdSchema } from '../../commands/schemas';
 import { parseInput } from '../../commands/validation';
 import { configFromEnv } from '../../config';
 import { isMailboxError, MailboxError } from '../../errors';
 import { MAILBOX_EVENT_TYPES, type MailboxEventType } from '../../events/types';
-import { runAgent, runMessage, runReplay, runSqliteJsonReplay, runVerify, type OutputOptions } from '../../audit/auditCommands';
-import { SqliteJsonLines, sqliteLogFile } from '../../audit/sqliteJsonLines';
+import { runAgent, runJsonTextReplay, runMessage, runReplay, runVerify, type OutputOptions } from '../../audit/auditCommands';
 import { processIo, type AuditIo } from '../../audit/auditOutput';
-import { eventStoreSource, httpLogSource, type LogSource } from '../../audit/logSource';
-import { openPipeline, viewsAreInMemory } from '../../heartbeat/openPipeline';
+import { eventStoreSource, type LogSource } from '../../audit/logSource';
+import { openAuditLog, openJsonTextLog, openPipeline, viewsAreInMemory } from '../../compositionRoot';
 
 interface SourceFlags { url?: string; token?: string; json?: boolean; progress?: boolean }
 
@@ -43,10 +41,9 @@ async function openSource(flags: SourceFlags, io: AuditIo): Promise<{ source: Lo
       throw new MailboxError('UNAUTHENTICATED', 'Unauthenticated',
         'Reading the log over HTTP needs an auditor or admin token: set MAILBOX_AUDIT_TOKEN (or pass --token).');
     }
-    return { source: httpLogSource(flags.url, token), close: async () => {} };
+    return openAuditLog(configFromEnv(io.env), logger(io), { url: flags.url, token });
   }
-  const store = await createEventStore(configFromEnv(io.env), logger(io));
-  return { source: eventStoreSource(store), close: () => store.close() };
+  return openAuditLog(configFromEnv(io.env), logger(io));
 }
 
 async function run(io: AuditIo, work: () => Promise<number>): Promise<void> {
@@ -95,14 +92,13 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
     .action((flags: SourceFlags & { from?: string; type?: string[]; stream?: string }) => run(io, async () => {
       const { from, type, stream } = parseInput(replayFlagsSchema, { from: flags.from, type: flags.type, stream: flags.stream }, 'audit replay');
       const filter = { from: from === undefined ? null : BigInt(from), types: type ? new Set(type) : null, stream: stream ?? null };
-      const sqliteFile = flags.json && flags.url === undefined ? sqliteLogFile(configFromEnv(io.env)) : null;
-      if (sqliteFile !== null) {
-        const lines = SqliteJsonLines.open(sqliteFile);
+      const jsonText = flags.json && flags.url === undefined ? openJsonTextLog(configFromEnv(io.env)) : null;
+      if (jsonText !== null) {
         try {
-          await runSqliteJsonReplay(lines, filter, outputOf(flags), io);
+          await runJsonTextReplay(jsonText, filter, outputOf(flags), io);
           return 0;
         } finally {
-          lines.close();
+          jsonText.close();
         }
       }
       return withSource(flags, io, async (source) => {

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { MailboxHttpClient } from '../../adapters/http/client/mailboxHttpClient';
-import { ADMIN_TOKEN_FILE } from '../../adapters/http/adminToken';
+import { ADMIN_TOKEN_FILE } from '../../adminToken';
 import { MailboxError, isMailboxError } from '../../errors';
 
 export const DEFAULT_URL = 'http://127.0.0.1:7420';

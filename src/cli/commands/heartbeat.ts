@@ -1,11 +1,11 @@
 /** `mailbox heartbeat`: the daemon that nudges idle agents with unread mail and watches the projection pipeline. */
 import fs from 'node:fs';
-import { Command, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import pino from 'pino';
+import { openPipeline } from '../../compositionRoot';
 import { configFromEnv } from '../../config';
 import { isMailboxError, MailboxError } from '../../errors';
 import { HEARTBEAT_ENV, heartbeatSettingsFromEnv, parseHeartbeatSettings, type HeartbeatSettings } from '../../heartbeat/heartbeatSettings';
-import { openPipeline } from '../../heartbeat/openPipeline';
 import { startHeartbeat } from '../../heartbeat/startHeartbeat';
 
 interface HeartbeatFlags {

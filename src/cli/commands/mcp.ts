@@ -3,22 +3,10 @@
  * tools proxy to a mailbox server's HTTP API with the agent's token, so the
  * answers and errors are the server's own. stdout carries the protocol only.
  */
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { Readable, Writable } from 'node:stream';
 import type { Command } from 'commander';
-import { MailboxHttpClient } from '../../adapters/http/client/mailboxHttpClient';
-import { McpServerFactory } from '../../adapters/mcp/mcpServer';
 import { action, withClientOptions, type ClientOptions } from './clientOptions';
 import { MailboxError } from '../../errors';
-
-/** Serves MCP on the given streams (stdin/stdout by default; tests pass in-memory pipes). */
-export async function runStdioMcp(url: string, token: string, streams: { stdin?: Readable; stdout?: Writable } = {}) {
-  const factory = new McpServerFactory((error) => process.stderr.write(`mailbox mcp: tool failed: ${String(error)}\n`));
-  const server = factory.create(new MailboxHttpClient(url, token));
-  const transport = new StdioServerTransport(streams.stdin, streams.stdout);
-  await server.connect(transport);
-  return server;
-}
+import { runStdioMcp } from '../../stdioMcp';
 
 export function registerMcpCommand(program: Command): void {
   withClientOptions(program.command('mcp'))

@@ -5,10 +5,12 @@
  */
 import type { Command } from 'commander';
 import { isMailboxError } from '../../errors';
+import { backoffDelay, sleep, type Backoff } from '../../support/retry';
 import { action, clientFrom, print, printJson, withClientOptions, type ClientOptions } from './clientOptions';
 import { formatWakeEvent } from './format';
 
-const MAX_BACKOFF_MS = 30_000;
+/** Reconnects spread out (jitter) so that watchers dropped by one server restart do not return in step. */
+const RECONNECT: Backoff = { initialDelayMs: 500, maxDelayMs: 30_000, jitter: 0.2 };
 const FATAL = new Set(['UNAUTHENTICATED', 'FORBIDDEN']);
 
 export function registerWatchCommand(program: Command): void {
@@ -23,12 +25,13 @@ export function registerWatchCommand(program: Command): void {
       const onSignal = () => abort.abort();
       process.once('SIGINT', onSignal);
       let wakes = 0;
-      let backoff = 500;
+      let failures = 0;
       try {
         while (!abort.signal.aborted && wakes < limit) {
+          let lost = 'the server ended it';
           try {
             for await (const event of client.watch(abort.signal)) {
-              backoff = 500;
+              failures = 0;
               if (options.json) printJson(event);
               else print(formatWakeEvent(event));
               if (event.event === 'wake' && ++wakes >= limit) abort.abort();
@@ -36,11 +39,12 @@ export function registerWatchCommand(program: Command): void {
           } catch (error) {
             if (abort.signal.aborted) break;
             if (!options.reconnect || (isMailboxError(error) && FATAL.has(error.code))) throw error;
-            process.stderr.write(`wake stream lost (${(error as Error).message}); reconnecting in ${backoff} ms\n`);
+            lost = (error as Error).message;
           }
           if (abort.signal.aborted || !options.reconnect) break;
-          await new Promise((resolve) => setTimeout(resolve, backoff));
-          backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+          const delay = Math.round(backoffDelay(RECONNECT, ++failures));
+          process.stderr.write(`wake stream lost (${lost}); reconnecting in ${delay} ms\n`);
+          await sleep(delay, abort.signal); // Ctrl-C ends the wait at once
         }
       } finally {
         process.removeListener('SIGINT', onSignal);

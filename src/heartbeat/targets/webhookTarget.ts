@@ -5,16 +5,27 @@
  */
 import type { Nudge } from '../nudgeDecider';
 import type { DeliveryStatus, NudgeTarget } from '../nudgeTarget';
-import { PermanentFailure, withRetry, type RetryPolicy } from '../retry';
+import { retry, type Sleep } from '../../support/retry';
 import { NUDGE_ID_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, signWebhook } from './webhookSignature';
 
-export interface WebhookOptions extends RetryPolicy {
+export interface WebhookOptions {
+  /** Most POSTs per nudge, the first included. */
+  attempts: number;
+  /** Backoff: doubles from baseDelayMs up to maxDelayMs (a Retry-After the webhook asks for is honoured up to the cap). */
+  baseDelayMs: number;
+  maxDelayMs: number;
   /** identity -> URL */
   urls: ReadonlyMap<string, string>;
   secret: string;
   timeoutMs: number;
   onRetry?: (identity: string, attempt: number, error: unknown, delayMs: number) => void;
   nowSeconds?: () => number;
+  sleep?: Sleep;
+}
+
+/** An answer that retrying cannot change (e.g. 404): the nudge fails at once. */
+export class PermanentFailure extends Error {
+  override readonly name = 'PermanentFailure';
 }
 
 class RetryableStatus extends Error {
@@ -32,6 +43,9 @@ const retryAfterMs = (header: string | null): number | null => {
 export class WebhookTarget implements NudgeTarget {
   readonly name = 'webhook';
 
+  /** Aborted by close(): a delivery still waiting to retry gives up rather than post after shutdown. */
+  private readonly closing = new AbortController();
+
   constructor(private readonly options: WebhookOptions) {}
 
   appliesTo(identity: string): boolean {
@@ -42,9 +56,13 @@ export class WebhookTarget implements NudgeTarget {
     const url = this.options.urls.get(nudge.identity);
     if (url === undefined) throw new PermanentFailure(`no webhook configured for ${nudge.identity}`);
     const body = JSON.stringify(nudge);
-    await withRetry(() => this.post(url, nudge, body), this.options, {
+    const { attempts, baseDelayMs, maxDelayMs } = this.options;
+    await retry(() => this.post(url, nudge, body), {
+      attempts, backoff: { initialDelayMs: baseDelayMs, maxDelayMs },
+      retryable: (error) => !(error instanceof PermanentFailure),
       onRetry: (attempt, error, delay) => this.options.onRetry?.(nudge.identity, attempt, error, delay),
       requestedDelayMs: (error) => (error instanceof RetryableStatus ? error.retryAfterMs : null),
+      signal: this.closing.signal, sleep: this.options.sleep,
     });
     return 'delivered';
   }
@@ -66,7 +84,7 @@ export class WebhookTarget implements NudgeTarget {
       });
     } catch (error) {
       const cause = (error as { cause?: { code?: string } }).cause?.code;
-      throw new Error(`webhook ${url} unreachable: ${(error as Error).message}${cause ? ` (${cause})` : ''}`);
+      throw new Error(`webhook ${url} unreachable: ${(error as Error).message}${cause ? ` (${cause})` : ''}`, { cause: error });
     }
     await response.arrayBuffer().catch(() => undefined); // drain so the connection can be reused
     if (response.ok) return;
@@ -76,5 +94,7 @@ export class WebhookTarget implements NudgeTarget {
     throw new PermanentFailure(`webhook ${url} answered HTTP ${response.status}; not retrying`);
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    this.closing.abort(new Error('webhook target closed'));
+  }
 }

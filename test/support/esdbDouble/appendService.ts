@@ -9,7 +9,7 @@ import { Any } from 'google-protobuf/google/protobuf/any_pb';
 import { Empty as ProtobufEmpty } from 'google-protobuf/google/protobuf/empty_pb';
 import { AllStreamPosition, StreamDeleted, WrongExpectedVersion } from '@eventstore/db-client/generated/shared_pb';
 import { Status } from '@eventstore/db-client/generated/status_pb';
-import { AppendReq, AppendResp, BatchAppendReq, BatchAppendResp } from '@eventstore/db-client/generated/streams_pb';
+import { type AppendReq, AppendResp, type BatchAppendReq, BatchAppendResp } from '@eventstore/db-client/generated/streams_pb';
 import type { AppendOutcome, DoubleLog, ExpectedState, ProposedEvent } from './doubleLog';
 import type { Faults } from './faults';
 import { empty, expectedStateOf, proposedEventOf, streamDeletedError, streamIdentifier, streamNameOf } from './wire';

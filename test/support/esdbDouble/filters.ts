@@ -3,7 +3,7 @@
  * prefixes or a regular expression, with a checkpoint every
  * `window x checkpointIntervalMultiplier` events considered.
  */
-import { ReadReq } from '@eventstore/db-client/generated/streams_pb';
+import type { ReadReq } from '@eventstore/db-client/generated/streams_pb';
 import type { LogRecord } from './doubleLog';
 
 export interface RecordFilter {

@@ -6,8 +6,9 @@
 import type { ArchiveResult, BulkReadResult, ReadResult, Registration, SendResult } from '../../../application/mailboxCommands';
 import type { MessageDetail, WakeStreamEvent } from '../../../application/mailboxQueries';
 import { MailboxError, type ErrorCode, type ErrorEnvelope } from '../../../errors';
+import type { StoredEvent } from '../../../events/types';
 import type { AgentView, HeartbeatCounts, MessagePage, UnreadCount } from '../../../projections/projectionStore';
-import type { AgentApi } from '../../mcp/agentApi';
+import type { AgentApi } from '../../../application/agentApi';
 import { readSse } from './sseReader';
 
 export interface RequestOptions {
@@ -40,11 +41,28 @@ export function errorFromResponse(status: number, statusText: string, body: unkn
     `The server answered ${status} ${statusText} without an error envelope; is the URL a mailbox server?`, { status });
 }
 
+/** An event as GET /v1/audit/events serves it: positions and revisions as strings (exact beyond 2^53). */
+interface EventJson {
+  position: string; streamName: string; revision: string; eventId: string;
+  type: StoredEvent['type']; data: StoredEvent['data']; metadata: StoredEvent['metadata'];
+}
+
+const fromJson = (event: EventJson): StoredEvent => ({
+  ...event, position: BigInt(event.position), revision: BigInt(event.revision),
+} as StoredEvent);
+
 export class MailboxHttpClient implements AgentApi {
   private readonly baseUrl: string;
 
   constructor(baseUrl: string, private readonly token: string | undefined) {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
+  }
+
+  /** One page of the ordered log (GET /v1/audit/events, at most 1000 events; auditor or admin token). */
+  async auditEvents(after: bigint | null, limit: number): Promise<StoredEvent[]> {
+    const page = await this.request<{ events: EventJson[] }>('GET', '/v1/audit/events',
+      { query: { after: after?.toString(), limit: Math.min(limit, 1000) } });
+    return page.events.map(fromJson);
   }
 
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {

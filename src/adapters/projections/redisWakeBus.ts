@@ -10,8 +10,8 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { WakeEvent } from '../../projections/viewChanges';
 import type { Unsubscribe, WakeBus, WakeListener } from '../../projections/wakeBus';
-import { redisCall } from '../projections/redisConnection';
-import type { RedisKeys } from '../projections/redisKeys';
+import { redisCall } from './redisConnection';
+import type { RedisKeys } from './redisKeys';
 
 interface Channel {
   listeners: Set<WakeListener>;

@@ -1,14 +1,13 @@
 /**
- * What an agent can do, as the MCP tools see it. Two implementations: in this
- * process (POST /mcp, on the library layer) and over HTTP (`mailbox mcp`, stdio).
+ * What an agent can do, as the MCP tools see it: the port the MCP adapter
+ * serves and the HTTP client implements. Two implementations: in this process
+ * (POST /mcp, on the library layer) and over HTTP (`mailbox mcp`, stdio).
  * Inputs are passed through unparsed: the command layer validates them.
  */
-import type { SendResult, ReadResult, BulkReadResult, ArchiveResult } from '../../application/mailboxCommands';
-import type { MessageDetail } from '../../application/mailboxQueries';
-import type { Actor } from '../../commands/roles';
-import type { Mailbox } from '../../mailbox';
-import type { AgentView, MessagePage, UnreadCount } from '../../projections/projectionStore';
-import type { MailboxMetrics } from '../http/metrics';
+import type { Actor } from '../commands/roles';
+import type { AgentView, MessagePage, UnreadCount } from '../projections/projectionStore';
+import type { ArchiveResult, BulkReadResult, MailboxCommands, ReadResult, SendResult } from './mailboxCommands';
+import type { MailboxQueries, MessageDetail } from './mailboxQueries';
 
 export interface AgentApi {
   send(input: unknown): Promise<SendResult>;
@@ -20,7 +19,17 @@ export interface AgentApi {
   unreadCount(): Promise<UnreadCount>;
 }
 
-export function inProcessAgentApi(mailbox: Mailbox, actor: Actor, metrics: MailboxMetrics, onSent?: (result: SendResult) => void): AgentApi {
+/** Counts and times commands per surface (the HTTP adapter's metrics implement it). */
+export interface CommandMeter {
+  command<T>(name: 'send' | 'mark_read' | 'archive', surface: 'mcp', run: () => Promise<T>): Promise<T>;
+}
+
+export interface MailboxSides {
+  commands: MailboxCommands;
+  queries: MailboxQueries;
+}
+
+export function inProcessAgentApi(mailbox: MailboxSides, actor: Actor, metrics: CommandMeter, onSent?: (result: SendResult) => void): AgentApi {
   const { commands, queries } = mailbox;
   return {
     send: async (input) => {

@@ -6,9 +6,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { MailboxConfig } from '../../config';
-import { generateToken } from '../../application/tokenHash';
-import { MailboxError } from '../../errors';
+import type { MailboxConfig } from './config';
+import { generateToken } from './application/tokenHash';
+import { MailboxError } from './errors';
 
 export const ADMIN_TOKEN_FILE = 'admin.token';
 

@@ -1,0 +1,23 @@
+/**
+ * What a running mailbox offers the surfaces that serve it (HTTP, MCP): the
+ * command and query sides plus what readiness and metrics look at. The
+ * library's Mailbox implements it; adapters depend on this, never on the
+ * composition that builds it.
+ */
+import type { MailboxConfig } from '../config';
+import type { EventStore } from '../events/eventStore';
+import type { ProjectionRunner } from '../projections/projectionRunner';
+import type { ProjectionStore } from '../projections/projectionStore';
+import type { Authenticator } from './authenticator';
+import type { MailboxCommands } from './mailboxCommands';
+import type { MailboxQueries } from './mailboxQueries';
+
+export interface MailboxServices {
+  readonly config: MailboxConfig;
+  readonly commands: MailboxCommands;
+  readonly queries: MailboxQueries;
+  readonly authenticator: Authenticator;
+  readonly runner: ProjectionRunner;
+  readonly eventStore: EventStore;
+  readonly projections: ProjectionStore;
+}

@@ -22,3 +22,23 @@ describeEventStoreContract('SqliteEventStore', async () => {
     },
   };
 });
+
+describe('SqliteEventStore log identity', () => {
+  it('is stored in the file: the same after a reopen, another for another file', async () => {
+    const dir = tempDir('mailbox-identity-');
+    try {
+      const file = path.join(dir, 'events.sqlite');
+      const first = SqliteEventStore.open(file);
+      const identity = await first.logIdentity();
+      await first.close();
+      const reopened = SqliteEventStore.open(file);
+      expect(await reopened.logIdentity()).toBe(identity);
+      await reopened.close();
+      const other = SqliteEventStore.open(path.join(dir, 'other.sqlite'));
+      expect(await other.logIdentity()).not.toBe(identity);
+      await other.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

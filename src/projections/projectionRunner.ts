@@ -23,6 +23,8 @@ export interface RunnerStatus {
   checkpoint: string | null;
   lastError: string | null;
   lastAppliedAt: string | null;
+  /** A command waited for the views in vain and they have not reached its position yet (readiness is degraded). */
+  lagging: { position: string; since: string } | null;
 }
 
 @injectable()
@@ -32,7 +34,7 @@ export class ProjectionRunner {
   private loop: Promise<void> | null = null;
   private watchdog: NodeJS.Timeout | null = null;
   private readonly waiters = new PositionWaiters();
-  private status: RunnerStatus = { running: false, checkpoint: null, lastError: null, lastAppliedAt: null };
+  private status: RunnerStatus = { running: false, checkpoint: null, lastError: null, lastAppliedAt: null, lagging: null };
 
   constructor(
     @inject(TOKENS.EventStore) private readonly store: EventStore,
@@ -61,12 +63,25 @@ export class ProjectionRunner {
   }
 
   getStatus(): RunnerStatus {
-    return { ...this.status };
+    return { ...this.status, lagging: this.status.lagging && { ...this.status.lagging } };
   }
 
-  /** Resolves true once the views include `position` (read-your-writes), false after the timeout. */
-  waitFor(position: bigint, timeoutMs = 2000): Promise<boolean> {
-    return this.waiters.waitFor(position, timeoutMs);
+  /**
+   * Resolves true once the views include `position` (read-your-writes), false
+   * after the timeout; then the runner reports itself lagging until it gets there.
+   */
+  async waitFor(position: bigint, timeoutMs = 2000): Promise<boolean> {
+    const reached = await this.waiters.waitFor(position, timeoutMs);
+    if (!reached && !this.hasApplied(position)) {
+      const lagging = this.status.lagging;
+      if (lagging === null) this.status.lagging = { position: position.toString(), since: new Date().toISOString() };
+      else if (position > BigInt(lagging.position)) lagging.position = position.toString();
+    }
+    return reached;
+  }
+
+  private hasApplied(position: bigint): boolean {
+    return this.status.checkpoint !== null && BigInt(this.status.checkpoint) >= position;
   }
 
   private async catchUp(): Promise<void> {
@@ -176,6 +191,7 @@ export class ProjectionRunner {
     const last = events[events.length - 1].position;
     this.status.checkpoint = last.toString();
     this.status.lastAppliedAt = new Date().toISOString();
+    if (this.status.lagging !== null && last >= BigInt(this.status.lagging.position)) this.status.lagging = null;
     this.waiters.reached(last);
   }
 }

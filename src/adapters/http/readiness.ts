@@ -10,11 +10,15 @@ export const MAX_READY_LAG = 10_000;
 const CHECK_TIMEOUT_MS = 2000;
 
 export interface Readiness {
+  /** False: 503, take the node out of rotation. */
   ready: boolean;
+  /** 'degraded': serving, but a command's views lagged behind its write and have not caught up yet. */
+  status: 'ready' | 'degraded' | 'not ready';
   checks: {
     eventStore: { ok: boolean; head?: string | null; error?: string };
     projectionStore: { ok: boolean; backend: 'redis' | 'memory'; checkpoint?: string | null; error?: string };
-    projections: { ok: boolean; running: boolean; lag: number | null; lastError: string | null };
+    projections: { ok: boolean; running: boolean; lag: number | null; lastError: string | null;
+      lagging: { position: string; since: string } | null };
   };
 }
 
@@ -46,6 +50,8 @@ export async function checkReadiness(mailbox: Mailbox): Promise<Readiness> {
     : { ok: false, backend, error: message(checkpoint.reason) };
   const lag = head.status === 'fulfilled' && checkpoint.status === 'fulfilled'
     ? Number((head.value ?? 0n) - (checkpoint.value ?? 0n)) : null;
-  const projections = { ok: status.running && lag !== null && lag <= MAX_READY_LAG, running: status.running, lag, lastError: status.lastError };
-  return { ready: eventStore.ok && projectionStore.ok && projections.ok, checks: { eventStore, projectionStore, projections } };
+  const projections = { ok: status.running && lag !== null && lag <= MAX_READY_LAG, running: status.running, lag,
+    lastError: status.lastError, lagging: status.lagging };
+  const ready = eventStore.ok && projectionStore.ok && projections.ok;
+  return { ready, status: !ready ? 'not ready' : status.lagging ? 'degraded' : 'ready', checks: { eventStore, projectionStore, projections } };
 }

@@ -2,6 +2,12 @@
  * Feeds the ordered log into the projection store from its checkpoint:
  * catch-up and live alike, in batches, restarting with backoff after a
  * failure (and saying so in the log) instead of stalling silently.
+ *
+ * The views must be this log's: before anything is applied, and whenever the
+ * checkpoint is checked, the runner compares the log the views belong to
+ * with its own. Another log's views, or a checkpoint ahead of the log head,
+ * are never applied to: start() refuses with ForeignViews (nothing written),
+ * and a runner whose views were taken over stops applying and says so.
  */
 import { inject, injectable } from 'tsyringe';
 import type { Logger } from 'pino';
@@ -10,10 +16,13 @@ import type { StoredEvent } from '../events/types';
 import { upcast } from '../events/upcasters';
 import { TOKENS } from '../tokens';
 import { projectStored } from './projector';
-import { ProjectionCheckpointRewound, type ProjectionStore } from './projectionStore';
+import { ProjectionCheckpointRewound, ViewsOfAnotherLog, type ProjectionStore, type ViewsBinding } from './projectionStore';
 import { PositionWaiters } from './positionWaiters';
+import { ForeignViews, judgeViews, type ViewsVerdict } from './viewsOwnership';
 
 const MAX_BATCH = 1000;
+/** Events read ahead of the store at most: the subscription is not pulled further until the projector catches up (backpressure). */
+export const MAX_QUEUED = 4 * MAX_BATCH;
 const MAX_BACKOFF_MS = 5000;
 /** How often a following runner checks that the stored checkpoint did not go back (views lost while idle). */
 const CHECKPOINT_WATCH_MS = 1000;
@@ -25,6 +34,12 @@ export interface RunnerStatus {
   lastAppliedAt: string | null;
   /** A command waited for the views in vain and they have not reached its position yet (readiness is degraded). */
   lagging: { position: string; since: string } | null;
+  /** This log's identity (null before start). */
+  logIdentity: string | null;
+  /** 'own': the views are this log's; 'foreign': another log's (or ahead of the log): never served nor applied to. */
+  views: 'unchecked' | 'own' | 'foreign';
+  /** Why the views are not served, one sentence (null when they are). */
+  viewsProblem: string | null;
 }
 
 @injectable()
@@ -34,7 +49,11 @@ export class ProjectionRunner {
   private loop: Promise<void> | null = null;
   private watchdog: NodeJS.Timeout | null = null;
   private readonly waiters = new PositionWaiters();
-  private status: RunnerStatus = { running: false, checkpoint: null, lastError: null, lastAppliedAt: null, lagging: null };
+  private status: RunnerStatus = {
+    running: false, checkpoint: null, lastError: null, lastAppliedAt: null, lagging: null, logIdentity: null, views: 'unchecked', viewsProblem: null,
+  };
+  /** Set when the views turned out to be another log's while following: the runner stops applying for good. */
+  private displaced = false;
 
   constructor(
     @inject(TOKENS.EventStore) private readonly store: EventStore,
@@ -42,11 +61,23 @@ export class ProjectionRunner {
     @inject(TOKENS.Logger) private readonly logger: Logger,
   ) {}
 
-  /** Catches up to the log head (so the views are complete when this resolves), then follows live. */
+  /**
+   * Checks that the views are this log's (ForeignViews otherwise, with nothing
+   * written), catches up to the log head (so the views are complete when this
+   * resolves), then follows live.
+   */
   async start(): Promise<void> {
     if (!this.stopped) return;
+    await this.claimViews();
     this.stopped = false;
-    await this.catchUp();
+    this.displaced = false;
+    try {
+      await this.catchUp();
+    } catch (error) {
+      this.stopped = true;
+      if (error instanceof ViewsOfAnotherLog) throw new ForeignViews(await this.projections.binding(), this.logIdentity(), { kind: 'foreign', owner: error.owner });
+      throw error;
+    }
     this.loop = this.follow();
     this.watchdog = setInterval(() => void this.watchCheckpoint(), CHECKPOINT_WATCH_MS);
     this.watchdog.unref();
@@ -60,6 +91,32 @@ export class ProjectionRunner {
     await this.loop;
     this.loop = null;
     this.status.running = false;
+  }
+
+  private logIdentity(): string {
+    if (this.status.logIdentity === null) throw new Error('the projection runner has not read its log identity yet');
+    return this.status.logIdentity;
+  }
+
+  /** The views must be this log's; empty ones are claimed for it. Writes nothing when they are another log's. */
+  private async claimViews(): Promise<void> {
+    const logIdentity = (this.status.logIdentity = await this.store.logIdentity());
+    const binding = await this.projections.binding();
+    const verdict = judgeViews(logIdentity, await this.store.headPosition(), binding);
+    if (verdict.kind === 'foreign' || verdict.kind === 'ahead') throw this.refuse(new ForeignViews(binding, logIdentity, verdict));
+    const claimed = await this.projections.claim(logIdentity);
+    if (claimed.logIdentity !== logIdentity) {
+      throw this.refuse(new ForeignViews(claimed, logIdentity, { kind: 'foreign', owner: claimed.logIdentity })); // another log claimed them first
+    }
+    await this.projections.markLiveWriter(logIdentity);
+    this.status.views = 'own';
+    this.status.viewsProblem = null;
+  }
+
+  private refuse(error: ForeignViews): ForeignViews {
+    this.status.views = 'foreign';
+    this.status.viewsProblem = error.message;
+    return error;
   }
 
   getStatus(): RunnerStatus {
@@ -110,13 +167,17 @@ export class ProjectionRunner {
 
   private async follow(): Promise<void> {
     let backoff = 100;
-    while (!this.stopped) {
+    while (!this.stopped && !this.displaced) {
       try {
         this.status.running = true;
         await this.consume(await this.projections.checkpoint());
         backoff = 100;
       } catch (error) {
         this.status.lastError = error instanceof Error ? error.message : String(error);
+        if (error instanceof ViewsOfAnotherLog) {
+          await this.displace(await this.projections.binding().catch(() => null), error.owner);
+          break;
+        }
         if (error instanceof ProjectionCheckpointRewound) {
           this.logger.warn({ reason: error.message }, 'projection views lost; rebuilding them from the log');
           continue;
@@ -128,12 +189,16 @@ export class ProjectionRunner {
     }
   }
 
-  /** Pumps the subscription into a queue and applies whatever has arrived as one batch. */
+  /**
+   * Pumps the subscription into a bounded queue and applies whatever has
+   * arrived as one batch. The pump stops pulling while MAX_QUEUED events wait
+   * (backpressure: the subscription reads on demand), and resumes as batches go out.
+   */
   private async consume(after: bigint | null): Promise<void> {
     const subscription = (this.subscription = this.store.subscribe(after));
-    if (this.stopped) await subscription.close(); // stop() came while the checkpoint was being read
+    if (this.stopped || this.displaced) await subscription.close(); // stop() came while the checkpoint was being read
     const queue: StoredEvent[] = [];
-    const signal: { wake: (() => void) | null } = { wake: null };
+    const signal: { wake: (() => void) | null; space: (() => void) | null } = { wake: null, space: null };
     let done = false;
     let failure: unknown = null;
     const pump = (async () => {
@@ -141,6 +206,7 @@ export class ProjectionRunner {
         for await (const event of subscription) {
           queue.push(event);
           signal.wake?.();
+          if (queue.length >= MAX_QUEUED) await new Promise<void>((resolve) => (signal.space = resolve));
         }
       } catch (error) {
         failure = error;
@@ -149,6 +215,10 @@ export class ProjectionRunner {
         signal.wake?.();
       }
     })();
+    const makeSpace = () => {
+      signal.space?.();
+      signal.space = null;
+    };
     try {
       while (!(done && queue.length === 0)) {
         if (queue.length === 0) {
@@ -156,34 +226,64 @@ export class ProjectionRunner {
           signal.wake = null;
           continue;
         }
-        await this.apply(queue.splice(0, MAX_BATCH));
+        const batch = queue.splice(0, MAX_BATCH);
+        makeSpace();
+        await this.apply(batch);
       }
     } catch (error) {
       await subscription.close(); // do not leave the failed subscription pumping beside the next one
+      makeSpace();
       await pump;
       throw error;
     }
     await pump;
-    if (failure && !this.stopped) throw failure;
+    if (failure && !this.stopped && !this.displaced) throw failure;
   }
 
   /**
-   * A stored checkpoint behind what this runner applied means the views were
-   * lost (e.g. Redis restarted empty) while no event arrived to reveal it:
-   * end the subscription so that the follow loop resumes from the stored one.
+   * Every second while following: the views must still be this log's (a
+   * take-over by another mailbox moves them to its log: stop applying and say
+   * so) and not ahead of the log; the writer mark is renewed. A stored
+   * checkpoint behind what this runner applied means the views were lost (e.g.
+   * Redis restarted empty) while no event arrived to reveal it: end the
+   * subscription so that the follow loop resumes from the stored one.
    */
   private async watchCheckpoint(): Promise<void> {
-    const applied = this.status.checkpoint;
-    if (applied === null || this.stopped) return;
+    if (this.stopped || this.displaced) return;
+    let binding: ViewsBinding;
+    let head: bigint | null;
     try {
-      const stored = await this.projections.checkpoint();
-      if (stored !== null && stored >= BigInt(applied)) return;
-      this.logger.warn({ applied, stored: stored?.toString() ?? null }, 'projection checkpoint went back; rebuilding views from it');
-      this.status.checkpoint = stored?.toString() ?? null;
-      await this.subscription?.close();
+      binding = await this.projections.binding();
+      head = await this.store.headPosition(); // after the binding: the head only grows
     } catch {
-      // Unreachable store: the next apply reports it and the follow loop retries.
+      return; // Unreachable store: the next apply reports it and the follow loop retries.
     }
+    const verdict = judgeViews(this.logIdentity(), head, binding);
+    if (verdict.kind === 'foreign' || verdict.kind === 'ahead') {
+      await this.displace(binding, verdict.kind === 'foreign' ? verdict.owner : binding.logIdentity, verdict);
+      return;
+    }
+    await this.projections.markLiveWriter(this.logIdentity()).catch(() => undefined);
+    const applied = this.status.checkpoint;
+    const stored = binding.checkpoint;
+    if (applied === null || (stored !== null && stored >= BigInt(applied))) return;
+    this.logger.warn({ applied, stored: stored?.toString() ?? null }, 'projection checkpoint went back; rebuilding views from it');
+    this.status.checkpoint = stored?.toString() ?? null;
+    await this.subscription?.close().catch(() => undefined);
+  }
+
+  /** The views are no longer this log's: stop applying (for good) and serving them; readiness says why. */
+  private async displace(binding: ViewsBinding | null, owner: string | null, verdict: ViewsVerdict = { kind: 'foreign', owner }): Promise<void> {
+    if (this.displaced) return;
+    this.displaced = true;
+    const problem = binding ? new ForeignViews(binding, this.logIdentity(), verdict).message
+      : `The views belong to ${owner ?? 'an unknown log'}, not to this event log (${this.logIdentity()}).`;
+    this.status.views = 'foreign';
+    this.status.viewsProblem = problem;
+    this.status.running = false;
+    this.logger.error({ logIdentity: this.logIdentity(), viewsOf: owner, reason: problem },
+      'projections: the views now belong to another log; this mailbox stopped applying to and serving them');
+    await this.subscription?.close().catch(() => undefined);
   }
 
   private async apply(events: StoredEvent[]): Promise<void> {

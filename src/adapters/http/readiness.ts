@@ -1,7 +1,8 @@
 /**
  * Readiness: the event store answers, the projection store (Redis when
- * configured) answers, the projection runner is following the log, and the
- * views are not far behind it. Each check is bounded in time.
+ * configured) answers, the projection runner is following the log, the views
+ * are this log's (never another's: see projections/viewsOwnership.ts) and not
+ * far behind it. Each check is bounded in time.
  */
 import type { Mailbox } from '../../mailbox';
 
@@ -18,7 +19,9 @@ export interface Readiness {
     eventStore: { ok: boolean; head?: string | null; error?: string };
     projectionStore: { ok: boolean; backend: 'redis' | 'memory'; checkpoint?: string | null; error?: string };
     projections: { ok: boolean; running: boolean; lag: number | null; lastError: string | null;
-      lagging: { position: string; since: string } | null };
+      lagging: { position: string; since: string } | null;
+      /** 'own' unless the views belong to another log (never served then: 503, with the reason). */
+      views: 'unchecked' | 'own' | 'foreign'; logIdentity: string | null; viewsProblem?: string };
   };
 }
 
@@ -50,8 +53,9 @@ export async function checkReadiness(mailbox: Mailbox): Promise<Readiness> {
     : { ok: false, backend, error: message(checkpoint.reason) };
   const lag = head.status === 'fulfilled' && checkpoint.status === 'fulfilled'
     ? Number((head.value ?? 0n) - (checkpoint.value ?? 0n)) : null;
-  const projections = { ok: status.running && lag !== null && lag <= MAX_READY_LAG, running: status.running, lag,
-    lastError: status.lastError, lagging: status.lagging };
+  const projections = { ok: status.running && status.views === 'own' && lag !== null && lag <= MAX_READY_LAG, running: status.running, lag,
+    lastError: status.lastError, lagging: status.lagging, views: status.views, logIdentity: status.logIdentity,
+    ...(status.viewsProblem ? { viewsProblem: status.viewsProblem } : {}) };
   const ready = eventStore.ok && projectionStore.ok && projections.ok;
   return { ready, status: !ready ? 'not ready' : status.lagging ? 'degraded' : 'ready', checks: { eventStore, projectionStore, projections } };
 }

@@ -91,6 +91,8 @@ export class ProjectionRunner {
     await this.loop;
     this.loop = null;
     this.status.running = false;
+    const logIdentity = this.status.logIdentity;
+    if (logIdentity !== null && this.status.views === 'own') await this.projections.releaseLiveWriter(logIdentity).catch(() => undefined);
   }
 
   private logIdentity(): string {

@@ -71,6 +71,8 @@ export interface ProjectionStore {
   claim(logIdentity: string): Promise<ViewsBinding>;
   /** Marks this log's projector live on the views for a few seconds (the runner renews it while it follows). */
   markLiveWriter(logIdentity: string): Promise<void>;
+  /** Ends this log's mark (a stopped projector is no longer live); another log's mark is left alone. */
+  releaseLiveWriter(logIdentity: string): Promise<void>;
   /** Blue/green generations, where the store has them (Redis): rebuilds and take-overs build into a fresh one. */
   generations?(): ProjectionGenerations;
   /** Drops every view and the checkpoint (a rebuild starts from an empty store). */

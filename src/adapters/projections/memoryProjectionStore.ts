@@ -194,5 +194,7 @@ export class MemoryProjectionStore implements ProjectionStore {
 
   async markLiveWriter(): Promise<void> {}
 
+  async releaseLiveWriter(): Promise<void> {}
+
   async close(): Promise<void> {}
 }

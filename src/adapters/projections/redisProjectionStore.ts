@@ -137,6 +137,11 @@ export class RedisProjectionStore implements ProjectionStore {
   }
 
   async claim(logIdentity: string): Promise<ViewsBinding> {
+    const seen = await this.binding();
+    if (seen.logIdentity !== null || seen.checkpoint !== null) { // held already (by this log or another): plain reads, nothing written
+      this.claimed = logIdentity;
+      return seen;
+    }
     for (let follows = 0; ; follows++) {
       const prefix = await this.generationsOfViews.refresh();
       const [status, value] = await redisCall('Redis projections', () => this.client.mailboxClaim(
@@ -149,6 +154,11 @@ export class RedisProjectionStore implements ProjectionStore {
 
   async markLiveWriter(logIdentity: string): Promise<void> {
     await redisCall('Redis projections', () => this.client.set(this.keys.liveWriter, logIdentity, 'PX', LIVE_WRITER_TTL_MS));
+  }
+
+  async releaseLiveWriter(logIdentity: string): Promise<void> {
+    await redisCall('Redis projections', () => this.client.eval(
+      "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0", 1, this.keys.liveWriter, logIdentity));
   }
 
   async listMessages(identity: string, query: ListQuery): Promise<MessagePage> {

@@ -54,6 +54,7 @@ export class ProjectionRunner {
   };
   /** Set when the views turned out to be another log's while following: the runner stops applying for good. */
   private displaced = false;
+  private watching = false;
 
   constructor(
     @inject(TOKENS.EventStore) private readonly store: EventStore,
@@ -251,7 +252,16 @@ export class ProjectionRunner {
    * subscription so that the follow loop resumes from the stored one.
    */
   private async watchCheckpoint(): Promise<void> {
-    if (this.stopped || this.displaced) return;
+    if (this.stopped || this.displaced || this.watching) return; // a frozen store: one look at a time, not one more per second
+    this.watching = true;
+    try {
+      await this.lookAtViews();
+    } finally {
+      this.watching = false;
+    }
+  }
+
+  private async lookAtViews(): Promise<void> {
     let binding: ViewsBinding;
     let head: bigint | null;
     try {

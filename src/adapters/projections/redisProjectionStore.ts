@@ -130,10 +130,21 @@ export class RedisProjectionStore implements ProjectionStore {
     return { location: this.location, logIdentity, checkpoint: parsePosition(checkpoint), generation, liveWriter };
   }
 
-  /** True while the active generation (as last seen) belongs to the claimed log: wakes are delivered only then. */
+  /**
+   * False once the active generation (as last seen) is known to belong to another log: wakes are then
+   * no longer passed on. A generation not looked at yet (just switched to) counts as this log's while
+   * its owner is looked up: its own wakes must not be lost, and another log's generation is found out
+   * by the lookup, every apply and the runner's check within a second.
+   */
   servesOwnViews(): boolean {
     const prefix = this.generationsOfViews.lastSeen();
-    return this.claimed === null || (prefix !== null && this.owners.get(prefix) === this.claimed);
+    if (this.claimed === null || prefix === null) return true;
+    const owner = this.owners.get(prefix);
+    if (owner !== undefined) return owner === this.claimed;
+    void this.client.get(this.keys.logOf(prefix)).then((found) => {
+      if (found !== null) this.owners.set(prefix, found);
+    }, () => undefined);
+    return true;
   }
 
   async claim(logIdentity: string): Promise<ViewsBinding> {

@@ -144,6 +144,9 @@ async function run(io: ProjectionsIo, work: () => Promise<number>): Promise<void
   }
 }
 
+/** `mailbox projections rebuild` as the CLI runs it: failures as one JSON envelope line on stderr, exit code 2. */
+export const runRebuildCommand = (io: ProjectionsIo, flags: Record<string, unknown>): Promise<void> => run(io, () => runRebuild(flags, io));
+
 export function registerProjectionsCommands(program: Command): void {
   const projections = program.command('projections').description('the Redis views (MAILBOX_REDIS_URL): blue/green rebuild, status');
   projections.command('rebuild')
@@ -152,7 +155,7 @@ export function registerProjectionsCommands(program: Command): void {
     .option('--grace-ms <ms>', 'delete the previous generation this long after the switch (readers cache the active one ~1 s)', '5000')
     .option('--settle-ms <ms>', 'wait this long for a live projector that is behind before switching without it', '2000')
     .option('--take-over', 'replace views of another event log (or ahead of this one) with this log\'s; refused while that log\'s projector is live')
-    .action(async (flags: Record<string, unknown>) => run(processIo, () => runRebuild(flags)));
+    .action(async (flags: Record<string, unknown>) => runRebuildCommand(processIo, flags));
   projections.command('status')
     .description('the active generation, its checkpoint and the log head, as JSON')
     .action(async () => run(processIo, () => runStatus()));

@@ -82,6 +82,8 @@ export class Mailbox {
     }
     await this.projections.claim(foreign.logIdentity); // serve nothing of the other log meanwhile (writes nothing: its views are held)
     const logger = this.container.resolve<Logger>(TOKENS.Logger);
+    this.runner.noteViewsProblem(`Taking over ${foreign.binding.location} from ${foreign.binding.logIdentity ?? 'an unknown log'}: ` +
+      'the views are being rebuilt from this log and are not served until the switch.');
     logger.warn(details, `projections: taking over ${foreign.binding.location} from ${foreign.binding.logIdentity ?? 'an unknown log'}; ` +
       'rebuilding the views from this log (readiness is 503 until done)');
     this.viewsReady = (async () => {

@@ -122,6 +122,11 @@ export class ProjectionRunner {
     return error;
   }
 
+  /** Says why the views are not served while something else (a take-over) makes them this log's. */
+  noteViewsProblem(problem: string): void {
+    this.status.viewsProblem = problem;
+  }
+
   getStatus(): RunnerStatus {
     return { ...this.status, lagging: this.status.lagging && { ...this.status.lagging } };
   }

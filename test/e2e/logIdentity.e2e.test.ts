@@ -162,7 +162,8 @@ test('one after the other: the second log refuses (one line, exit 2, nothing wri
   const agentsDuring = await agentsAsked;
   expect(doneWhilePaused).toBe(false);
   expect(during.status).toBe(503);
-  expect(during.body.checks.projections).toMatchObject({ ok: false, running: false });
+  expect(during.body.checks.projections).toMatchObject({ ok: false, running: false, views: 'foreign',
+    viewsProblem: expect.stringContaining(`Taking over Redis namespace '${ns}'`) });
   expect(agentsDuring.status).toBe(503); // never log 1's agents
   expect(agentsDuring.body.message).toContain('another event log');
   await ready;

@@ -39,15 +39,15 @@ export async function openRedisProjectionStore(config: MailboxConfig): Promise<R
 }
 
 /**
- * Wake channels are shared by every mailbox on a namespace: a mailbox whose
- * views were taken over by another log's stops passing wakes on, so that
- * none of the other log's ever reaches its subscribers.
+ * Wake channels are shared by every mailbox on a namespace: wakes are passed
+ * on only while this log is known to hold the views (see passWake), so that
+ * none of another log's ever reaches this mailbox's subscribers.
  */
 function ownViewsOnly(bus: WakeBus, store: RedisProjectionStore): WakeBus {
   return {
     publish: (wakes) => bus.publish(wakes),
     subscribe: (identity, listener) => bus.subscribe(identity, (wake) => {
-      if (store.servesOwnViews()) listener(wake);
+      store.passWake(() => listener(wake));
     }),
     close: () => bus.close(),
   };

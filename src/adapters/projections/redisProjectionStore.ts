@@ -52,6 +52,8 @@ const FENCE_WAIT_MS = 5;
 const MAX_FENCE_WAIT_MS = 10_000;
 /** A live projector renews its writer mark every second or so; a take-over waits until the mark of another log has expired. */
 export const LIVE_WRITER_TTL_MS = 5000;
+/** Wakes held while this store takes a fresh look at whose views these are (hints: beyond this, the inbox and `sync` tell). */
+const MAX_HELD_WAKES = 10_000;
 
 export class RedisProjectionStore implements ProjectionStore {
   readonly keys: RedisKeys;
@@ -64,6 +66,10 @@ export class RedisProjectionStore implements ProjectionStore {
   private claimed: string | null = null;
   /** Owner of each generation seen (a generation's log never changes once set). */
   private readonly owners = new Map<string, string>();
+  /** When this store last saw its claimed log holding the active views (apply scripts check it; binding() looks). */
+  private ownSeenAt = 0;
+  private heldWakes: Array<() => void> = [];
+  private lookForHeldWakes: Promise<void> | null = null;
 
   constructor(private readonly client: Redis, options: RedisProjectionOptions = {}) {
     defineMailboxScripts(client);
@@ -88,6 +94,10 @@ export class RedisProjectionStore implements ProjectionStore {
       const outcome = await this.applier.apply(events, prefix, 'cpw', this.expected, this.claimed ?? '');
       if (outcome.status === 'ok') {
         if (outcome.checkpoint > this.expected) this.expected = outcome.checkpoint;
+        if (this.claimed !== null) { // the script checked the generation's log: it is this one's
+          this.owners.set(prefix, this.claimed);
+          this.ownSeenAt = Date.now();
+        }
         return;
       }
       if (outcome.status === 'fenced') {
@@ -127,30 +137,39 @@ export class RedisProjectionStore implements ProjectionStore {
     const [logIdentity, checkpoint, liveWriter] = await redisCall('Redis projections', () =>
       this.client.mget(this.keys.logOf(generation), this.keys.checkpoint(generation), this.keys.liveWriter));
     if (logIdentity !== null) this.owners.set(generation, logIdentity);
+    if (logIdentity !== null && logIdentity === this.claimed) this.ownSeenAt = Date.now();
     return { location: this.location, logIdentity, checkpoint: parsePosition(checkpoint), generation, liveWriter };
   }
 
   /**
-   * False once the active generation (as last seen) is known to belong to another log: wakes are then
-   * no longer passed on. A generation not looked at yet (just switched to) counts as this log's while
-   * its owner is looked up: its own wakes must not be lost, and another log's generation is found out
-   * by the lookup, every apply and the runner's check within a second.
+   * Wake channels are shared by every mailbox on the namespace, so a wake is
+   * passed on only while this store's log is known to hold the views: seen
+   * within LIVE_WRITER_TTL_MS (by an apply script, which checks it, or a look
+   * at the binding). A take-over needs this log's live mark to have expired
+   * first, so a store that could have been taken over has not seen its views
+   * for that long: its wakes wait (bounded) for one fresh look, then go out
+   * (still this log's) or are dropped (another log's, never passed on).
    */
-  servesOwnViews(): boolean {
+  passWake(deliver: () => void): void {
+    if (this.claimed === null) return deliver(); // an unbound tool: no log to tell apart
     const prefix = this.generationsOfViews.lastSeen();
-    if (this.claimed === null || prefix === null) return true;
-    const owner = this.owners.get(prefix);
-    if (owner !== undefined) return owner === this.claimed;
-    void this.client.get(this.keys.logOf(prefix)).then((found) => {
-      if (found !== null) this.owners.set(prefix, found);
-    }, () => undefined);
-    return true;
+    const owner = prefix === null ? undefined : this.owners.get(prefix);
+    if (owner !== undefined && owner !== this.claimed) return; // another log's views: its wakes are not ours
+    if (owner === this.claimed && Date.now() - this.ownSeenAt < LIVE_WRITER_TTL_MS) return deliver();
+    if (this.heldWakes.length < MAX_HELD_WAKES) this.heldWakes.push(deliver);
+    this.lookForHeldWakes ??= this.binding().catch(() => null).then(() => {
+      this.lookForHeldWakes = null;
+      const held = this.heldWakes.splice(0);
+      const seen = this.generationsOfViews.lastSeen();
+      if (seen !== null && this.owners.get(seen) === this.claimed) for (const pass of held) pass();
+    });
   }
 
   async claim(logIdentity: string): Promise<ViewsBinding> {
     const seen = await this.binding();
     if (seen.logIdentity !== null || seen.checkpoint !== null) { // held already (by this log or another): plain reads, nothing written
       this.claimed = logIdentity;
+      if (seen.logIdentity === logIdentity) this.ownSeenAt = Date.now();
       return seen;
     }
     for (let follows = 0; ; follows++) {

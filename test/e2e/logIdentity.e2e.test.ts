@@ -17,7 +17,7 @@ import { isStartupError } from '../../src/startupError';
 import { createMailbox } from '../../src/mailbox';
 import { ADMIN_TOKEN, silentLogger, tempDir } from '../support/fixtures';
 import { EsdbDouble } from '../support/esdbDouble/esdbDouble';
-import { startRedis, type TestRedis } from '../support/redisServer';
+import { freePort, startRedis, type TestRedis } from '../support/redisServer';
 import { subscribe } from './wakeSubscriber';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -264,3 +264,67 @@ test('both running at once: the second refuses (take-over too, while the first i
   expect(await subjects(second.url, log2['@bo'])).toEqual(['log 2 again', 'log 2 to bo']);
   expect(await agentsOf(second.url, log2['@cy'])).toEqual(['@ana', '@bo', '@cy']);
 });
+
+test('a running mailbox frozen long enough to be taken over: on resume it stops applying and serving, says so, and passes on none of the new log\'s wakes', async () => {
+  const ns = namespace();
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, ['-r', path.join(ROOT, 'test/support/tsRequireHook.js'), '-r', path.join(ROOT, 'test/support/distToSrc.js'),
+    path.join(ROOT, 'bin/mailbox.js'), 'serve'], {
+    env: { PATH: process.env.PATH, MAILBOX_PORT: String(port), MAILBOX_ADMIN_TOKEN: ADMIN_TOKEN, MAILBOX_LOG_LEVEL: 'info',
+      MAILBOX_DATA_DIR: tempDir(), MAILBOX_REDIS_URL: redis.url, MAILBOX_REDIS_NAMESPACE: ns },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  cleanups.push(() => new Promise<void>((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGCONT');
+    child.kill('SIGKILL');
+  }));
+  const until = async (what: string, check: () => Promise<boolean> | boolean, timeoutMs = 20_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms; output: ${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  await until('the first mailbox listening', async () => (await fetch(`${url}/readyz`).then((r) => r.status, () => 0)) === 200);
+  const log1 = await registerAll(url, ['@ana', '@bo', '@cy']);
+  const bo1 = await subscribe(url, log1['@bo']);
+  cleanups.push(() => bo1.close());
+  await bo1.next((e) => e.event === 'sync');
+
+  // Frozen: its live mark expires, so a take-over may proceed.
+  child.kill('SIGSTOP');
+  const keys = { writer: `${ns}:{${ns}}:writer` };
+  await until('the live mark of the frozen mailbox expired', async () => (await client.exists(keys.writer)) === 0, 15_000);
+  const second = await serve({ dataDir: tempDir(), redisNamespace: ns, projectionsOnForeign: 'take-over' });
+  await second.mailbox.viewsReady;
+  const log2 = await registerAll(second.url, ['@ana', '@bo', '@cy']);
+  const bo2 = await subscribe(second.url, log2['@bo']);
+  cleanups.push(() => bo2.close());
+  await bo2.next((e) => e.event === 'sync');
+  await call(second.url, 'POST', '/v1/messages', log2['@ana'], { to: '@bo', subject: 'while frozen', body: 'x' });
+  await bo2.next((e) => e.event === 'wake' && e.data.subject === 'while frozen');
+
+  child.kill('SIGCONT');
+  await until('the resumed mailbox noticing', async () => {
+    const readiness = await call(url, 'GET', '/readyz');
+    return readiness.status === 503 && readiness.body.checks?.projections?.views === 'foreign';
+  });
+  expect(output).toContain('the views now belong to another log; this mailbox stopped applying to and serving them');
+  expect((await call(url, 'GET', '/v1/agents', log1['@ana'])).status).toBe(503);
+  expect((await call(url, 'GET', '/v1/messages', log1['@bo'])).status).toBe(503);
+  await call(second.url, 'POST', '/v1/messages', log2['@cy'], { to: '@bo', subject: 'after resume', body: 'x' });
+  await bo2.next((e) => e.event === 'wake' && e.data.subject === 'after resume');
+  expect(bo1.wakes()).toEqual([]);
+  // Its commands are still durable in its own log, and say that its views lag.
+  const sent = await call(url, 'POST', '/v1/messages', log1['@ana'], { to: '@bo', subject: 'log 1 after', body: 'x' });
+  expect(sent.status).toBe(201);
+  expect(sent.body.warnings.map((w: { code: string }) => w.code)).toEqual(['VIEWS_LAGGING']);
+  expect(await subjects(second.url, log2['@bo'])).toEqual(['after resume', 'while frozen']);
+  expect(bo1.wakes()).toEqual([]);
+}, 90_000);

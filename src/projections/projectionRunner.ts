@@ -17,6 +17,7 @@ import { upcast } from '../events/upcasters';
 import { TOKENS } from '../tokens';
 import { projectStored } from './projector';
 import { ProjectionCheckpointRewound, ViewsOfAnotherLog, type ProjectionStore, type ViewsBinding } from './projectionStore';
+import { consumeInBatches } from './batchedConsumer';
 import { PositionWaiters } from './positionWaiters';
 import { ForeignViews, judgeViews, type ViewsVerdict } from './viewsOwnership';
 
@@ -197,55 +198,17 @@ export class ProjectionRunner {
     }
   }
 
-  /**
-   * Pumps the subscription into a bounded queue and applies whatever has
-   * arrived as one batch. The pump stops pulling while MAX_QUEUED events wait
-   * (backpressure: the subscription reads on demand), and resumes as batches go out.
-   */
+  /** Applies the subscription in batches, reading at most MAX_QUEUED events ahead of the store (see batchedConsumer.ts). */
   private async consume(after: bigint | null): Promise<void> {
     const subscription = (this.subscription = this.store.subscribe(after));
     if (this.stopped || this.displaced) await subscription.close(); // stop() came while the checkpoint was being read
-    const queue: StoredEvent[] = [];
-    const signal: { wake: (() => void) | null; space: (() => void) | null } = { wake: null, space: null };
-    let done = false;
-    let failure: unknown = null;
-    const pump = (async () => {
-      try {
-        for await (const event of subscription) {
-          queue.push(event);
-          signal.wake?.();
-          if (queue.length >= MAX_QUEUED) await new Promise<void>((resolve) => (signal.space = resolve));
-        }
-      } catch (error) {
-        failure = error;
-      } finally {
-        done = true;
-        signal.wake?.();
-      }
-    })();
-    const makeSpace = () => {
-      signal.space?.();
-      signal.space = null;
-    };
     try {
-      while (!(done && queue.length === 0)) {
-        if (queue.length === 0) {
-          await new Promise<void>((resolve) => (signal.wake = resolve));
-          signal.wake = null;
-          continue;
-        }
-        const batch = queue.splice(0, MAX_BATCH);
-        makeSpace();
-        await this.apply(batch);
-      }
+      await consumeInBatches(subscription, {
+        maxQueued: MAX_QUEUED, maxBatch: MAX_BATCH, apply: (batch) => this.apply(batch), close: () => subscription.close(),
+      });
     } catch (error) {
-      await subscription.close(); // do not leave the failed subscription pumping beside the next one
-      makeSpace();
-      await pump;
-      throw error;
+      if (!this.stopped && !this.displaced) throw error; // a subscription ended by stop() or displacement is no failure
     }
-    await pump;
-    if (failure && !this.stopped && !this.displaced) throw failure;
   }
 
   /**

@@ -204,8 +204,13 @@ describe.each([
     expect((await listAll(store, '@c')).length).toBe(1);
   });
 
-  it('the live writer mark expires by itself and is released only by its own log', async () => {
+  it('the live writer mark is set only for the log holding the views, expires by itself and is released only by its own log', async () => {
     const { store } = await open();
+    await store.markLiveWriter('log-a'); // views of no log yet: not renewed
+    expect((await store.binding()).liveWriter).toBeNull();
+    await store.claim('log-a');
+    await store.markLiveWriter('log-b');
+    expect((await store.binding()).liveWriter).toBeNull();
     await store.markLiveWriter('log-a');
     await store.releaseLiveWriter('log-b');
     expect((await store.binding()).liveWriter).toBe('log-a');

@@ -66,7 +66,7 @@ export class RedisProjectionStore implements ProjectionStore {
   private claimed: string | null = null;
   /** Owner of each generation seen (a generation's log never changes once set). */
   private readonly owners = new Map<string, string>();
-  /** When this store last saw its claimed log holding the active views (apply scripts check it; binding() looks). */
+  /** When this store last sent a live mark renewal that found its log holding the active views (see passWake). */
   private ownSeenAt = 0;
   private heldWakes: Array<() => void> = [];
   private lookForHeldWakes: Promise<void> | null = null;
@@ -94,10 +94,7 @@ export class RedisProjectionStore implements ProjectionStore {
       const outcome = await this.applier.apply(events, prefix, 'cpw', this.expected, this.claimed ?? '');
       if (outcome.status === 'ok') {
         if (outcome.checkpoint > this.expected) this.expected = outcome.checkpoint;
-        if (this.claimed !== null) { // the script checked the generation's log: it is this one's
-          this.owners.set(prefix, this.claimed);
-          this.ownSeenAt = Date.now();
-        }
+        if (this.claimed !== null) this.owners.set(prefix, this.claimed); // the script checked the generation's log
         return;
       }
       if (outcome.status === 'fenced') {
@@ -137,39 +134,35 @@ export class RedisProjectionStore implements ProjectionStore {
     const [logIdentity, checkpoint, liveWriter] = await redisCall('Redis projections', () =>
       this.client.mget(this.keys.logOf(generation), this.keys.checkpoint(generation), this.keys.liveWriter));
     if (logIdentity !== null) this.owners.set(generation, logIdentity);
-    if (logIdentity !== null && logIdentity === this.claimed) this.ownSeenAt = Date.now();
     return { location: this.location, logIdentity, checkpoint: parsePosition(checkpoint), generation, liveWriter };
   }
 
   /**
    * Wake channels are shared by every mailbox on the namespace, so a wake is
-   * passed on only while this store's log is known to hold the views: seen
-   * within LIVE_WRITER_TTL_MS (by an apply script, which checks it, or a look
-   * at the binding). A take-over needs this log's live mark to have expired
-   * first, so a store that could have been taken over has not seen its views
-   * for that long: its wakes wait (bounded) for one fresh look, then go out
-   * (still this log's) or are dropped (another log's, never passed on).
+   * passed on only while this store's log is proven to hold the views: the
+   * live mark is renewed only by a script that finds this log's identity on
+   * the active generation, and a take-over needs that mark to have expired,
+   * so for LIVE_WRITER_TTL_MS after a renewal was sent no other log's views can
+   * be active. Past that, wakes wait (bounded) for the next renewal (the runner
+   * renews every second) and go out, or are dropped once the views are found
+   * to be another log's: none of its wakes is ever passed on.
    */
   passWake(deliver: () => void): void {
     if (this.claimed === null) return deliver(); // an unbound tool: no log to tell apart
     const prefix = this.generationsOfViews.lastSeen();
     const owner = prefix === null ? undefined : this.owners.get(prefix);
     if (owner !== undefined && owner !== this.claimed) return; // another log's views: its wakes are not ours
-    if (owner === this.claimed && Date.now() - this.ownSeenAt < LIVE_WRITER_TTL_MS) return deliver();
+    if (Date.now() - this.ownSeenAt < LIVE_WRITER_TTL_MS) return deliver();
     if (this.heldWakes.length < MAX_HELD_WAKES) this.heldWakes.push(deliver);
-    this.lookForHeldWakes ??= this.binding().catch(() => null).then(() => {
-      this.lookForHeldWakes = null;
-      const held = this.heldWakes.splice(0);
-      const seen = this.generationsOfViews.lastSeen();
-      if (seen !== null && this.owners.get(seen) === this.claimed) for (const pass of held) pass();
-    });
+    this.lookForHeldWakes ??= this.binding().then((seen) => {
+      if (seen.logIdentity !== this.claimed) this.heldWakes = []; // another log's (or lost) views: drop, never pass on
+    }, () => undefined).finally(() => (this.lookForHeldWakes = null));
   }
 
   async claim(logIdentity: string): Promise<ViewsBinding> {
     const seen = await this.binding();
     if (seen.logIdentity !== null || seen.checkpoint !== null) { // held already (by this log or another): plain reads, nothing written
       this.claimed = logIdentity;
-      if (seen.logIdentity === logIdentity) this.ownSeenAt = Date.now();
       return seen;
     }
     for (let follows = 0; ; follows++) {
@@ -182,8 +175,14 @@ export class RedisProjectionStore implements ProjectionStore {
     }
   }
 
+  /** Renewed only while the active generation is this log's (checked in the same script); then held wakes go out. */
   async markLiveWriter(logIdentity: string): Promise<void> {
-    await redisCall('Redis projections', () => this.client.set(this.keys.liveWriter, logIdentity, 'PX', LIVE_WRITER_TTL_MS));
+    const sentAt = Date.now(); // when asked, not when answered: a reply that waited in a frozen process is old news
+    const renewed = await redisCall('Redis projections', () => this.client.mailboxMarkWriter(this.keys.active, this.keys.liveWriter,
+      this.keys.defaultPrefix, `${this.keys.globalTag}:log`, logIdentity, String(LIVE_WRITER_TTL_MS)));
+    if (renewed !== 1 || logIdentity !== this.claimed) return;
+    this.ownSeenAt = Math.max(this.ownSeenAt, sentAt);
+    for (const pass of this.heldWakes.splice(0)) pass();
   }
 
   async releaseLiveWriter(logIdentity: string): Promise<void> {

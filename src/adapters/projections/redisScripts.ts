@@ -147,6 +147,18 @@ redis.call('SET', KEYS[2], ARGV[3])
 return { 'owner', ARGV[3] }
 `;
 
+/**
+ * Renews the live writer mark only while the active generation belongs to the writer's log. KEYS: active
+ * pointer, writer mark. ARGV: default prefix, the log key's suffix ('{<ns>}:log', appended to the active
+ * prefix: same tag), log identity, milliseconds. Returns 1 when renewed, 0 when the views are not this log's.
+ */
+const MARK_WRITER_SCRIPT = `
+local active = redis.call('GET', KEYS[1]) or ARGV[1]
+if redis.call('GET', active .. ARGV[2]) ~= ARGV[3] then return 0 end
+redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[4])
+return 1
+`;
+
 export type ApplyReply = [status: 'ok' | 'stale' | 'rewound' | 'fenced' | 'foreign', checkpointOrPrefixOrOwner: string, applied: number];
 export type ClaimReply = [status: 'moved' | 'owner', activeOrOwner: string];
 export type ListReply = [unread: number, continuation: string, ...entries: string[]];
@@ -162,6 +174,7 @@ declare module 'ioredis' {
     mailboxActivate(...keysAndArgs: string[]): Result<ActivateReply, Context>;
     mailboxFence(...keysAndArgs: string[]): Result<string, Context>;
     mailboxClaim(...keysAndArgs: string[]): Result<ClaimReply, Context>;
+    mailboxMarkWriter(...keysAndArgs: string[]): Result<number, Context>;
   }
 }
 
@@ -174,4 +187,5 @@ export function defineMailboxScripts(client: Redis): void {
   client.defineCommand('mailboxActivate', { lua: ACTIVATE_SCRIPT, numberOfKeys: 4 });
   client.defineCommand('mailboxFence', { lua: FENCE_SCRIPT, numberOfKeys: 1 });
   client.defineCommand('mailboxClaim', { lua: CLAIM_SCRIPT, numberOfKeys: 3 });
+  client.defineCommand('mailboxMarkWriter', { lua: MARK_WRITER_SCRIPT, numberOfKeys: 2 });
 }

@@ -15,6 +15,12 @@ export const configSchema = z.object({
   redisUrl: z.string().optional(),
   /** First part of every Redis key and wake channel, so that several mailboxes can share one Redis. */
   redisNamespace: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'MAILBOX_REDIS_NAMESPACE must be 1..64 of [A-Za-z0-9_-]').default('mailbox'),
+  /**
+   * When the Redis views belong to another event log (or stand ahead of this one): 'refuse' to start (default),
+   * or 'take-over': rebuild them from this log into a fresh generation, once no projector of the other log is live.
+   */
+  projectionsOnForeign: z.enum(['refuse', 'take-over'], { error: "MAILBOX_PROJECTIONS_ON_FOREIGN must be 'refuse' or 'take-over'" })
+    .default('refuse'),
   strictRecipients: z.boolean().default(false),
   maxBodyBytes: z.coerce.number().int().positive().default(64 * 1024),
   /** How long a command waits for its own events to reach the views (read-your-writes), in ms. */
@@ -41,6 +47,7 @@ export const ENV_VARIABLES: Record<keyof MailboxConfig, string> = {
   eventStoreUrl: 'MAILBOX_EVENTSTORE_URL',
   redisUrl: 'MAILBOX_REDIS_URL',
   redisNamespace: 'MAILBOX_REDIS_NAMESPACE',
+  projectionsOnForeign: 'MAILBOX_PROJECTIONS_ON_FOREIGN',
   strictRecipients: 'MAILBOX_STRICT_RECIPIENTS',
   maxBodyBytes: 'MAILBOX_MAX_BODY_BYTES',
   awaitProjectionMs: 'MAILBOX_AWAIT_PROJECTION_MS',

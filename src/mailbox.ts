@@ -3,6 +3,7 @@
  * catches up the views, and returns the command and query sides plus a
  * per-caller client (`as(token)` / `asActor(actor)`).
  */
+import type { Logger } from 'pino';
 import type { DependencyContainer } from 'tsyringe';
 import { parseConfig, type MailboxConfig, type MailboxConfigInput } from './config';
 import { buildContainer, type ContainerOverrides } from './compositionRoot';
@@ -15,6 +16,9 @@ import type { EventStore } from './events/eventStore';
 import type { ProjectionStore } from './projections/projectionStore';
 import type { ProjectionRunner } from './projections/projectionRunner';
 import type { WakeBus } from './projections/wakeBus';
+import { LiveWriterOfAnotherLog, rebuildProjections } from './projections/rebuild';
+import { ForeignViews } from './projections/viewsOwnership';
+import { StartupError } from './startupError';
 
 export class Mailbox {
   readonly commands: MailboxCommands;
@@ -24,6 +28,8 @@ export class Mailbox {
   readonly eventStore: EventStore;
   readonly projections: ProjectionStore;
   readonly wakeBus: WakeBus;
+  /** Resolves once the views are this log's and followed (at once, unless a take-over is rebuilding them). */
+  viewsReady: Promise<void> = Promise.resolve();
 
   constructor(readonly container: DependencyContainer, readonly config: MailboxConfig) {
     this.commands = container.resolve(MailboxCommands);
@@ -59,7 +65,38 @@ export class Mailbox {
     };
   }
 
+  /**
+   * The views belong to another log (or stand ahead of this one): refuse to
+   * start (default, one line, nothing written), or with take-over rebuild
+   * them from this log into a fresh generation, in the background, when no
+   * projector of the other log is live. Until then readiness is 503 and no
+   * read is served from the other log's views.
+   */
+  async handleForeignViews(foreign: ForeignViews): Promise<void> {
+    const details = { location: foreign.binding.location, viewsOf: foreign.binding.logIdentity, logIdentity: foreign.logIdentity };
+    const generations = this.projections.generations?.();
+    if (this.config.projectionsOnForeign !== 'take-over' || !generations) throw new StartupError(foreign.message, details);
+    const before = await generations.active();
+    if (before.liveWriter !== null && before.liveWriter !== foreign.logIdentity) {
+      throw new StartupError(`${foreign.binding.location}: ${new LiveWriterOfAnotherLog(before.liveWriter).message}`, details);
+    }
+    await this.projections.claim(foreign.logIdentity); // serve nothing of the other log meanwhile (writes nothing: its views are held)
+    const logger = this.container.resolve<Logger>(TOKENS.Logger);
+    this.runner.noteViewsProblem(`Taking over ${foreign.binding.location} from ${foreign.binding.logIdentity ?? 'an unknown log'}: ` +
+      'the views are being rebuilt from this log and are not served until the switch.');
+    logger.warn(details, `projections: taking over ${foreign.binding.location} from ${foreign.binding.logIdentity ?? 'an unknown log'}; ` +
+      'rebuilding the views from this log (readiness is 503 until done)');
+    this.viewsReady = (async () => {
+      const result = await rebuildProjections(this.eventStore, generations, { takeOver: true, dropPreviousAfterMs: null });
+      logger.warn({ ...details, generation: result.generation, previous: result.previous, events: result.events, ms: result.ms },
+        `projections: took over ${foreign.binding.location}; the previous views (generation ${result.previous}) are kept until deleted`);
+      await this.runner.start();
+    })();
+    this.viewsReady.catch((error: unknown) => logger.error({ err: error, ...details }, 'projections: the take-over failed; the views are not served'));
+  }
+
   async close(): Promise<void> {
+    await this.viewsReady.catch(() => undefined);
     await this.runner.stop();
     await this.wakeBus.close();
     await this.projections.close();
@@ -76,6 +113,14 @@ export async function createMailbox(input: MailboxConfigInput = {}, overrides: C
   container.registerSingleton(MailboxQueries);
   container.registerSingleton(Authenticator);
   const mailbox = new Mailbox(container, config);
-  await mailbox.runner.start();
+  try {
+    await mailbox.runner.start().catch((error: unknown) => {
+      if (error instanceof ForeignViews) return mailbox.handleForeignViews(error);
+      throw error;
+    });
+  } catch (error) {
+    await mailbox.close().catch(() => undefined);
+    throw error;
+  }
   return mailbox;
 }

@@ -20,8 +20,8 @@ export async function createProjectionAdapters(config: MailboxConfig, logger: Lo
   const projectionStore = await openRedisProjectionStore(config);
   try {
     const publisher = await connectRedis(url, { name: 'mailbox-wake-publisher' });
-    const wakeBus = new RedisWakeBus(publisher, () => connectRedis(url, { name: 'mailbox-wake-subscriber' }),
-      new RedisKeys(config.redisNamespace), logger);
+    const wakeBus = ownViewsOnly(new RedisWakeBus(publisher, () => connectRedis(url, { name: 'mailbox-wake-subscriber' }),
+      new RedisKeys(config.redisNamespace), logger), projectionStore);
     logger.info({ redis: redactUrl(url), namespace: config.redisNamespace },
       'projections: Redis (checkpoint stored with the views); wake bus: Redis pub/sub');
     return { projectionStore, wakeBus };
@@ -36,4 +36,19 @@ export async function openRedisProjectionStore(config: MailboxConfig): Promise<R
   if (config.redisUrl === undefined) throw new Error('openRedisProjectionStore needs MAILBOX_REDIS_URL');
   const client = await connectRedis(config.redisUrl, { name: 'mailbox-projections' });
   return new RedisProjectionStore(client, { namespace: config.redisNamespace });
+}
+
+/**
+ * Wake channels are shared by every mailbox on a namespace: wakes are passed
+ * on only while this log is known to hold the views (see passWake), so that
+ * none of another log's ever reaches this mailbox's subscribers.
+ */
+function ownViewsOnly(bus: WakeBus, store: RedisProjectionStore): WakeBus {
+  return {
+    publish: (wakes) => bus.publish(wakes),
+    subscribe: (identity, listener) => bus.subscribe(identity, (wake) => {
+      store.passWake(() => listener(wake));
+    }),
+    close: () => bus.close(),
+  };
 }

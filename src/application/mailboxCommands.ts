@@ -33,10 +33,15 @@ export interface SendResult {
   threadId: string;
   warnings?: Array<Record<string, unknown>>;
 }
-export interface ReadResult { messageId: string; status: 'read'; readAt: string }
-export type BulkReadResult = { results: Array<ReadResult | { messageId: string; status: 'error'; error: ErrorEnvelope }> };
-export interface ArchiveResult { messageId: string; status: 'archived'; archivedAt: string }
-export interface Registration { identity: string; role: string; token: string; registeredAt: string }
+/** Said by an accepted command whose views did not show it within MAILBOX_AWAIT_PROJECTION_MS (it is durable all the same). */
+export type ViewsLaggingWarning = { code: 'VIEWS_LAGGING'; message: string; position: string };
+/** Something an accepted command has to say: `warnings` on every command result (absent when there is nothing). */
+export interface Warned { warnings?: Array<Record<string, unknown>> }
+export interface ReadResult extends Warned { messageId: string; status: 'read'; readAt: string }
+export type BulkReadResult = Warned & { results: Array<Omit<ReadResult, 'warnings'> | { messageId: string; status: 'error'; error: ErrorEnvelope }> };
+export interface ArchiveResult extends Warned { messageId: string; status: 'archived'; archivedAt: string }
+export interface Registration extends Warned { identity: string; role: string; token: string; registeredAt: string }
+export interface Retirement extends Warned { identity: string; retiredAt: string }
 
 export interface CommandOptions { correlationId?: string; idempotencyKey?: string }
 
@@ -58,19 +63,19 @@ export class MailboxCommands {
     const metadata = this.metadata(actor, options);
     const { state, position } = await this.handler.handle(AGENT_REGISTRY_STREAM, registryModel, metadata, (registry) =>
       decideRegisterAgent({ type: 'RegisterAgent', data: { ...data, tokenHash: hashToken(token) }, metadata }, registry));
-    await this.awaitViews(position);
+    const warnings = await this.awaitViews(position);
     const agent = state.agents.get(data.identity)!;
-    return { identity: agent.identity, role: agent.role, token, registeredAt: agent.registeredAt };
+    return { identity: agent.identity, role: agent.role, token, registeredAt: agent.registeredAt, ...withWarnings(warnings) };
   }
 
-  async retireAgent(actor: Actor, input: unknown, options: CommandOptions = {}): Promise<{ identity: string; retiredAt: string }> {
+  async retireAgent(actor: Actor, input: unknown, options: CommandOptions = {}): Promise<Retirement> {
     requireRole(actor, ['admin'], 'Retiring an agent');
     const data = parseInput(retireAgentSchema, input, 'retire_agent');
     const metadata = this.metadata(actor, options);
     const { state, position } = await this.handler.handle(AGENT_REGISTRY_STREAM, registryModel, metadata, (registry) =>
       decideRetireAgent({ type: 'RetireAgent', data, metadata }, registry));
-    await this.awaitViews(position);
-    return { identity: data.identity, retiredAt: state.agents.get(data.identity)!.retiredAt! };
+    const warnings = await this.awaitViews(position);
+    return { identity: data.identity, retiredAt: state.agents.get(data.identity)!.retiredAt!, ...withWarnings(warnings) };
   }
 
   async send(actor: Actor, input: unknown, options: CommandOptions = {}): Promise<SendResult> {
@@ -95,10 +100,10 @@ export class MailboxCommands {
     const { state, position } = await this.handler.handle(messageStream(messageId), messageModel, metadata,
       (message) => decideSendMessage({ type: 'SendMessage', data: { messageId, input: data, requestHash }, metadata },
         { message, registry, parent }, policy));
-    await this.awaitViews(position);
+    const lagging = await this.awaitViews(position);
     const sent = state.sent!;
     // Also on an idempotent replay: a retried send returns the same result as the original, warnings included.
-    const warnings = this.config.strictRecipients ? [] : sendWarnings(data, registry);
+    const warnings = [...(this.config.strictRecipients ? [] : sendWarnings(data, registry)), ...lagging];
     return { messageId, status: 'sent', sentAt: sent.sentAt, to: sent.to, recipients: sent.recipients,
       threadId: sent.threadId, ...(warnings.length ? { warnings } : {}) };
   }
@@ -106,21 +111,28 @@ export class MailboxCommands {
   async markRead(actor: Actor, input: unknown, options: CommandOptions = {}): Promise<ReadResult | BulkReadResult> {
     requireRole(actor, ['agent'], 'Marking a message read');
     const data = parseInput(markReadSchema, input, 'mark_read');
-    if (data.messageId !== undefined) return this.markOneRead(actor, data.messageId, options);
+    if (data.messageId !== undefined) {
+      const { result, position } = await this.markOneRead(actor, data.messageId, options);
+      return { ...result, ...withWarnings(await this.awaitViews(position)) };
+    }
+    let newest: bigint | null = null;
     const results = await Promise.all([...new Set(data.messageIds)].map((messageId) =>
-      this.markOneRead(actor, messageId, options).catch((error: unknown) => {
+      this.markOneRead(actor, messageId, options).then(({ result, position }) => {
+        if (position !== null && (newest === null || position > newest)) newest = position;
+        return result;
+      }, (error: unknown) => {
         if (!isMailboxError(error)) throw error;
         return { messageId, status: 'error' as const, error: error.envelope };
       })));
-    return { results };
+    // One wait for the newest receipt: the views apply the log in order, so the others are in by then.
+    return { results, ...withWarnings(await this.awaitViews(newest)) };
   }
 
-  private async markOneRead(actor: Actor, messageId: string, options: CommandOptions): Promise<ReadResult> {
+  private async markOneRead(actor: Actor, messageId: string, options: CommandOptions): Promise<{ result: ReadResult; position: bigint | null }> {
     const metadata = this.metadata(actor, options);
     const { state, position } = await this.handler.handle(messageStream(messageId), messageModel, metadata, (message) =>
       decideMarkRead({ type: 'MarkRead', data: { messageId }, metadata }, message));
-    await this.awaitViews(position);
-    return { messageId, status: 'read', readAt: state.recipients.get(actor.identity)!.readAt! };
+    return { result: { messageId, status: 'read', readAt: state.recipients.get(actor.identity)!.readAt! }, position };
   }
 
   async archive(actor: Actor, input: unknown, options: CommandOptions = {}): Promise<ArchiveResult> {
@@ -129,8 +141,8 @@ export class MailboxCommands {
     const metadata = this.metadata(actor, options);
     const { state, position } = await this.handler.handle(messageStream(messageId), messageModel, metadata, (message) =>
       decideArchiveMessage({ type: 'ArchiveMessage', data: { messageId }, metadata }, message));
-    await this.awaitViews(position);
-    return { messageId, status: 'archived', archivedAt: state.recipients.get(actor.identity)!.archivedAt! };
+    const warnings = await this.awaitViews(position);
+    return { messageId, status: 'archived', archivedAt: state.recipients.get(actor.identity)!.archivedAt!, ...withWarnings(warnings) };
   }
 
   private metadata(actor: Actor, options: CommandOptions): CommandMetadata {
@@ -139,8 +151,21 @@ export class MailboxCommands {
     return { commandId, correlationId, causationId: correlationId, actor, at: this.clock.now().toISOString() };
   }
 
-  /** Read-your-writes: the caller's next list shows what it just did (bounded wait; the write is durable either way). */
-  private async awaitViews(position: bigint | null): Promise<void> {
-    if (position !== null && this.config.awaitProjectionMs > 0) await this.runner.waitFor(position, this.config.awaitProjectionMs);
+  /**
+   * Read-your-writes: the caller's next list shows what it just did (bounded
+   * wait). The write is durable either way; when the views did not catch up in
+   * time, the answer says so instead of pretending they did.
+   */
+  private async awaitViews(position: bigint | null): Promise<ViewsLaggingWarning[]> {
+    const waitMs = this.config.awaitProjectionMs;
+    if (position === null || waitMs <= 0 || await this.runner.waitFor(position, waitMs)) return [];
+    return [{
+      code: 'VIEWS_LAGGING', position: position.toString(),
+      message: `Accepted and durable at log position ${position}, but the views (inboxes, counts, agent list) did not show it ` +
+        `within ${waitMs} ms; it appears there once they catch up, so list again shortly instead of repeating the command.`,
+    }];
   }
 }
+
+const withWarnings = (warnings: readonly object[]): Warned =>
+  (warnings.length > 0 ? { warnings: warnings as Array<Record<string, unknown>> } : {});

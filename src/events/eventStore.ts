@@ -28,6 +28,12 @@ export interface EventStore {
   subscribe(after: bigint | null): EventSubscription;
   /** Position of the newest mailbox event, or null for an empty log. */
   headPosition(): Promise<bigint | null>;
+  /**
+   * This log's identity: given once when the log is created and kept with it
+   * (a new, emptied or other log has another one). Projections record it, so
+   * that views of one log are never served or overwritten as another's.
+   */
+  logIdentity(): Promise<string>;
   close(): Promise<void>;
 }
 

@@ -2,6 +2,12 @@
  * Feeds the ordered log into the projection store from its checkpoint:
  * catch-up and live alike, in batches, restarting with backoff after a
  * failure (and saying so in the log) instead of stalling silently.
+ *
+ * The views must be this log's: before anything is applied, and whenever the
+ * checkpoint is checked, the runner compares the log the views belong to
+ * with its own. Another log's views, or a checkpoint ahead of the log head,
+ * are never applied to: start() refuses with ForeignViews (nothing written),
+ * and a runner whose views were taken over stops applying and says so.
  */
 import { inject, injectable } from 'tsyringe';
 import type { Logger } from 'pino';
@@ -10,10 +16,14 @@ import type { StoredEvent } from '../events/types';
 import { upcast } from '../events/upcasters';
 import { TOKENS } from '../tokens';
 import { projectStored } from './projector';
-import { ProjectionCheckpointRewound, type ProjectionStore } from './projectionStore';
+import { ProjectionCheckpointRewound, ViewsOfAnotherLog, type ProjectionStore, type ViewsBinding } from './projectionStore';
+import { consumeInBatches } from './batchedConsumer';
 import { PositionWaiters } from './positionWaiters';
+import { ForeignViews, judgeViews, type ViewsVerdict } from './viewsOwnership';
 
 const MAX_BATCH = 1000;
+/** Events read ahead of the store at most: the subscription is not pulled further until the projector catches up (backpressure). */
+export const MAX_QUEUED = 4 * MAX_BATCH;
 const MAX_BACKOFF_MS = 5000;
 /** How often a following runner checks that the stored checkpoint did not go back (views lost while idle). */
 const CHECKPOINT_WATCH_MS = 1000;
@@ -23,6 +33,14 @@ export interface RunnerStatus {
   checkpoint: string | null;
   lastError: string | null;
   lastAppliedAt: string | null;
+  /** A command waited for the views in vain and they have not reached its position yet (readiness is degraded). */
+  lagging: { position: string; since: string } | null;
+  /** This log's identity (null before start). */
+  logIdentity: string | null;
+  /** 'own': the views are this log's; 'foreign': another log's (or ahead of the log): never served nor applied to. */
+  views: 'unchecked' | 'own' | 'foreign';
+  /** Why the views are not served, one sentence (null when they are). */
+  viewsProblem: string | null;
 }
 
 @injectable()
@@ -32,7 +50,12 @@ export class ProjectionRunner {
   private loop: Promise<void> | null = null;
   private watchdog: NodeJS.Timeout | null = null;
   private readonly waiters = new PositionWaiters();
-  private status: RunnerStatus = { running: false, checkpoint: null, lastError: null, lastAppliedAt: null };
+  private status: RunnerStatus = {
+    running: false, checkpoint: null, lastError: null, lastAppliedAt: null, lagging: null, logIdentity: null, views: 'unchecked', viewsProblem: null,
+  };
+  /** Set when the views turned out to be another log's while following: the runner stops applying for good. */
+  private displaced = false;
+  private watching = false;
 
   constructor(
     @inject(TOKENS.EventStore) private readonly store: EventStore,
@@ -40,11 +63,23 @@ export class ProjectionRunner {
     @inject(TOKENS.Logger) private readonly logger: Logger,
   ) {}
 
-  /** Catches up to the log head (so the views are complete when this resolves), then follows live. */
+  /**
+   * Checks that the views are this log's (ForeignViews otherwise, with nothing
+   * written), catches up to the log head (so the views are complete when this
+   * resolves), then follows live.
+   */
   async start(): Promise<void> {
     if (!this.stopped) return;
+    await this.claimViews();
     this.stopped = false;
-    await this.catchUp();
+    this.displaced = false;
+    try {
+      await this.catchUp();
+    } catch (error) {
+      this.stopped = true;
+      if (error instanceof ViewsOfAnotherLog) throw new ForeignViews(await this.projections.binding(), this.logIdentity(), { kind: 'foreign', owner: error.owner });
+      throw error;
+    }
     this.loop = this.follow();
     this.watchdog = setInterval(() => void this.watchCheckpoint(), CHECKPOINT_WATCH_MS);
     this.watchdog.unref();
@@ -58,15 +93,61 @@ export class ProjectionRunner {
     await this.loop;
     this.loop = null;
     this.status.running = false;
+    const logIdentity = this.status.logIdentity;
+    if (logIdentity !== null && this.status.views === 'own') await this.projections.releaseLiveWriter(logIdentity).catch(() => undefined);
+  }
+
+  private logIdentity(): string {
+    if (this.status.logIdentity === null) throw new Error('the projection runner has not read its log identity yet');
+    return this.status.logIdentity;
+  }
+
+  /** The views must be this log's; empty ones are claimed for it. Writes nothing when they are another log's. */
+  private async claimViews(): Promise<void> {
+    const logIdentity = (this.status.logIdentity = await this.store.logIdentity());
+    const binding = await this.projections.binding();
+    const verdict = judgeViews(logIdentity, await this.store.headPosition(), binding);
+    if (verdict.kind === 'foreign' || verdict.kind === 'ahead') throw this.refuse(new ForeignViews(binding, logIdentity, verdict));
+    const claimed = await this.projections.claim(logIdentity);
+    if (claimed.logIdentity !== logIdentity) {
+      throw this.refuse(new ForeignViews(claimed, logIdentity, { kind: 'foreign', owner: claimed.logIdentity })); // another log claimed them first
+    }
+    await this.projections.markLiveWriter(logIdentity);
+    this.status.views = 'own';
+    this.status.viewsProblem = null;
+  }
+
+  private refuse(error: ForeignViews): ForeignViews {
+    this.status.views = 'foreign';
+    this.status.viewsProblem = error.message;
+    return error;
+  }
+
+  /** Says why the views are not served while something else (a take-over) makes them this log's. */
+  noteViewsProblem(problem: string): void {
+    this.status.viewsProblem = problem;
   }
 
   getStatus(): RunnerStatus {
-    return { ...this.status };
+    return { ...this.status, lagging: this.status.lagging && { ...this.status.lagging } };
   }
 
-  /** Resolves true once the views include `position` (read-your-writes), false after the timeout. */
-  waitFor(position: bigint, timeoutMs = 2000): Promise<boolean> {
-    return this.waiters.waitFor(position, timeoutMs);
+  /**
+   * Resolves true once the views include `position` (read-your-writes), false
+   * after the timeout; then the runner reports itself lagging until it gets there.
+   */
+  async waitFor(position: bigint, timeoutMs = 2000): Promise<boolean> {
+    const reached = await this.waiters.waitFor(position, timeoutMs);
+    if (!reached && !this.hasApplied(position)) {
+      const lagging = this.status.lagging;
+      if (lagging === null) this.status.lagging = { position: position.toString(), since: new Date().toISOString() };
+      else if (position > BigInt(lagging.position)) lagging.position = position.toString();
+    }
+    return reached;
+  }
+
+  private hasApplied(position: bigint): boolean {
+    return this.status.checkpoint !== null && BigInt(this.status.checkpoint) >= position;
   }
 
   private async catchUp(): Promise<void> {
@@ -95,13 +176,17 @@ export class ProjectionRunner {
 
   private async follow(): Promise<void> {
     let backoff = 100;
-    while (!this.stopped) {
+    while (!this.stopped && !this.displaced) {
       try {
         this.status.running = true;
         await this.consume(await this.projections.checkpoint());
         backoff = 100;
       } catch (error) {
         this.status.lastError = error instanceof Error ? error.message : String(error);
+        if (error instanceof ViewsOfAnotherLog) {
+          await this.displace(await this.projections.binding().catch(() => null), error.owner);
+          break;
+        }
         if (error instanceof ProjectionCheckpointRewound) {
           this.logger.warn({ reason: error.message }, 'projection views lost; rebuilding them from the log');
           continue;
@@ -113,62 +198,72 @@ export class ProjectionRunner {
     }
   }
 
-  /** Pumps the subscription into a queue and applies whatever has arrived as one batch. */
+  /** Applies the subscription in batches, reading at most MAX_QUEUED events ahead of the store (see batchedConsumer.ts). */
   private async consume(after: bigint | null): Promise<void> {
     const subscription = (this.subscription = this.store.subscribe(after));
-    if (this.stopped) await subscription.close(); // stop() came while the checkpoint was being read
-    const queue: StoredEvent[] = [];
-    const signal: { wake: (() => void) | null } = { wake: null };
-    let done = false;
-    let failure: unknown = null;
-    const pump = (async () => {
-      try {
-        for await (const event of subscription) {
-          queue.push(event);
-          signal.wake?.();
-        }
-      } catch (error) {
-        failure = error;
-      } finally {
-        done = true;
-        signal.wake?.();
-      }
-    })();
+    if (this.stopped || this.displaced) await subscription.close(); // stop() came while the checkpoint was being read
     try {
-      while (!(done && queue.length === 0)) {
-        if (queue.length === 0) {
-          await new Promise<void>((resolve) => (signal.wake = resolve));
-          signal.wake = null;
-          continue;
-        }
-        await this.apply(queue.splice(0, MAX_BATCH));
-      }
+      await consumeInBatches(subscription, {
+        maxQueued: MAX_QUEUED, maxBatch: MAX_BATCH, apply: (batch) => this.apply(batch), close: () => subscription.close(),
+      });
     } catch (error) {
-      await subscription.close(); // do not leave the failed subscription pumping beside the next one
-      await pump;
-      throw error;
+      if (!this.stopped && !this.displaced) throw error; // a subscription ended by stop() or displacement is no failure
     }
-    await pump;
-    if (failure && !this.stopped) throw failure;
   }
 
   /**
-   * A stored checkpoint behind what this runner applied means the views were
-   * lost (e.g. Redis restarted empty) while no event arrived to reveal it:
-   * end the subscription so that the follow loop resumes from the stored one.
+   * Every second while following: the views must still be this log's (a
+   * take-over by another mailbox moves them to its log: stop applying and say
+   * so) and not ahead of the log; the writer mark is renewed. A stored
+   * checkpoint behind what this runner applied means the views were lost (e.g.
+   * Redis restarted empty) while no event arrived to reveal it: end the
+   * subscription so that the follow loop resumes from the stored one.
    */
   private async watchCheckpoint(): Promise<void> {
-    const applied = this.status.checkpoint;
-    if (applied === null || this.stopped) return;
+    if (this.stopped || this.displaced || this.watching) return; // a frozen store: one look at a time, not one more per second
+    this.watching = true;
     try {
-      const stored = await this.projections.checkpoint();
-      if (stored !== null && stored >= BigInt(applied)) return;
-      this.logger.warn({ applied, stored: stored?.toString() ?? null }, 'projection checkpoint went back; rebuilding views from it');
-      this.status.checkpoint = stored?.toString() ?? null;
-      await this.subscription?.close();
-    } catch {
-      // Unreachable store: the next apply reports it and the follow loop retries.
+      await this.lookAtViews();
+    } finally {
+      this.watching = false;
     }
+  }
+
+  private async lookAtViews(): Promise<void> {
+    let binding: ViewsBinding;
+    let head: bigint | null;
+    try {
+      binding = await this.projections.binding();
+      head = await this.store.headPosition(); // after the binding: the head only grows
+    } catch {
+      return; // Unreachable store: the next apply reports it and the follow loop retries.
+    }
+    const verdict = judgeViews(this.logIdentity(), head, binding);
+    if (verdict.kind === 'foreign' || verdict.kind === 'ahead') {
+      await this.displace(binding, verdict.kind === 'foreign' ? verdict.owner : binding.logIdentity, verdict);
+      return;
+    }
+    await this.projections.markLiveWriter(this.logIdentity()).catch(() => undefined);
+    const applied = this.status.checkpoint;
+    const stored = binding.checkpoint;
+    if (applied === null || (stored !== null && stored >= BigInt(applied))) return;
+    this.logger.warn({ applied, stored: stored?.toString() ?? null }, 'projection checkpoint went back; rebuilding views from it');
+    this.status.checkpoint = stored?.toString() ?? null;
+    await this.subscription?.close().catch(() => undefined);
+  }
+
+  /** The views are no longer this log's: stop applying (for good) and serving them; readiness says why. */
+  private async displace(binding: ViewsBinding | null, owner: string | null, verdict: ViewsVerdict = { kind: 'foreign', owner }): Promise<void> {
+    if (this.displaced) return;
+    this.displaced = true;
+    const problem = binding ? new ForeignViews(binding, this.logIdentity(), verdict).message
+      : `The views belong to ${owner ?? 'an unknown log'}, not to this event log (${this.logIdentity()}).`;
+    this.status.views = 'foreign';
+    this.status.viewsProblem = problem;
+    this.status.running = false;
+    this.logger.error({ logIdentity: this.logIdentity(), viewsOf: owner, reason: problem },
+      'projections: the views now belong to another log; this mailbox stopped applying to and serving them');
+    await this.subscription?.close().catch(() => undefined);
   }
 
   private async apply(events: StoredEvent[]): Promise<void> {
@@ -176,6 +271,7 @@ export class ProjectionRunner {
     const last = events[events.length - 1].position;
     this.status.checkpoint = last.toString();
     this.status.lastAppliedAt = new Date().toISOString();
+    if (this.status.lagging !== null && last >= BigInt(this.status.lagging.position)) this.status.lagging = null;
     this.waiters.reached(last);
   }
 }

@@ -2,6 +2,7 @@
 import type { Priority } from '../commands/messageFields';
 import type { Role } from '../commands/roles';
 import type { ListQuery } from './listQuery';
+import type { ProjectionGenerations } from './rebuildGenerations';
 import type { MessageSummary, ProjectedEvent } from './viewChanges';
 
 export interface ListedMessage extends Omit<MessageSummary, 'recipientCount' | 'task'> {
@@ -34,6 +35,18 @@ export interface AgentView {
   retiredAt: string | null;
 }
 
+/** Which log the active views belong to, recorded with their checkpoint and generation. */
+export interface ViewsBinding {
+  /** Where the views live, for messages (e.g. "Redis namespace 'mailbox'"). */
+  location: string;
+  /** The log the views were built from; null: no views yet (free to claim), or views written before logs had identities. */
+  logIdentity: string | null;
+  checkpoint: bigint | null;
+  generation: string;
+  /** The log whose projector marked itself live on these views within the last few seconds, or null. */
+  liveWriter: string | null;
+}
+
 export interface ProjectionStore {
   /**
    * Applies each event's changes together with the checkpoint. Events at or
@@ -47,6 +60,21 @@ export interface ProjectionStore {
   heartbeat(identity: string): Promise<HeartbeatCounts>;
   allHeartbeats(): Promise<HeartbeatCounts[]>;
   listAgents(): Promise<AgentView[]>;
+  binding(): Promise<ViewsBinding>;
+  /**
+   * Binds the store to `logIdentity`: from then on it applies and serves only
+   * for that log (another log's views are never read or written: reads fail
+   * with UNAVAILABLE, applyBatch throws ViewsOfAnotherLog). Claims the views
+   * when nobody has (no identity, no checkpoint); writes nothing when they
+   * belong to another log. Returns the binding after the claim.
+   */
+  claim(logIdentity: string): Promise<ViewsBinding>;
+  /** Marks this log's projector live on the views for a few seconds (the runner renews it while it follows). */
+  markLiveWriter(logIdentity: string): Promise<void>;
+  /** Ends this log's mark (a stopped projector is no longer live); another log's mark is left alone. */
+  releaseLiveWriter(logIdentity: string): Promise<void>;
+  /** Blue/green generations, where the store has them (Redis): rebuilds and take-overs build into a fresh one. */
+  generations?(): ProjectionGenerations;
   /** Drops every view and the checkpoint (a rebuild starts from an empty store). */
   reset(): Promise<void>;
   close(): Promise<void>;
@@ -62,5 +90,13 @@ export class ProjectionCheckpointRewound extends Error {
     super(`Projection checkpoint went back from ${expected ?? 'none'} to ${checkpoint ?? 'none'} ` +
       `(views lost, e.g. Redis restarted empty); resuming from ${checkpoint === null ? 'the start of the log' : checkpoint}.`);
     this.name = 'ProjectionCheckpointRewound';
+  }
+}
+
+/** The views (or the generation an apply went to) belong to another log: nothing was applied. */
+export class ViewsOfAnotherLog extends Error {
+  constructor(readonly location: string, readonly owner: string | null, readonly logIdentity: string) {
+    super(`The views in ${location} belong to ${owner === null ? 'a log of unknown identity' : `log ${owner}`}, not to this log (${logIdentity})`);
+    this.name = 'ViewsOfAnotherLog';
   }
 }

@@ -10,6 +10,7 @@ import type { EventStore } from '../events/eventStore';
 import { upcast } from '../events/upcasters';
 import { projectStored } from './projector';
 import type { ProjectionGeneration, ProjectionGenerations } from './rebuildGenerations';
+import { ForeignViews, judgeViews } from './viewsOwnership';
 
 export interface RebuildProgress {
   phase: 'building' | 'catching up' | 'switching' | 'switched';
@@ -31,6 +32,12 @@ export interface RebuildOptions {
   switchTimeoutMs?: number;
   /** The previous generation is deleted this long after the switch (readers cache the active one briefly); null keeps it. */
   dropPreviousAfterMs?: number | null;
+  /**
+   * Views of another log (or ahead of this log's head) are refused unless this
+   * is set; then they are replaced by this log's, switched to without waiting
+   * for a live projector, once no projector of the other log is live.
+   */
+  takeOver?: boolean;
 }
 
 export interface RebuildResult {
@@ -41,6 +48,9 @@ export interface RebuildResult {
   ms: number;
   /** True when the live projector was behind (or absent) and the switch did not wait for it. */
   forced: boolean;
+  /** The log the views were rebuilt from, and the one they belonged to before (when another: a take-over). */
+  logIdentity: string;
+  tookOverFrom: string | null;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -49,9 +59,15 @@ export async function rebuildProjections(log: EventStore, generations: Projectio
   const { onProgress, pageSize = 2000, settleMs = 2000, switchTimeoutMs = 60_000, dropPreviousAfterMs = 5000,
     chasesBeforeHold = 3, holdMs = 2000 } = options;
   const started = Date.now();
+  const logIdentity = await log.logIdentity();
   const before = await generations.active();
-  const generation = await generations.create();
-  const head = await log.headPosition();
+  const head = await log.headPosition(); // after the active checkpoint: the head only grows
+  const binding = { ...before, location: 'the projection store', generation: before.name };
+  const verdict = judgeViews(logIdentity, head, binding);
+  const foreign = verdict.kind === 'foreign' || verdict.kind === 'ahead';
+  if (foreign && !options.takeOver) throw new ForeignViews(binding, logIdentity, verdict);
+  if (foreign && before.liveWriter !== null && before.liveWriter !== logIdentity) throw new LiveWriterOfAnotherLog(before.liveWriter);
+  const generation = await generations.create(logIdentity);
   let events = 0;
   let position: bigint | null = null;
   const progress = (phase: RebuildProgress['phase']) => onProgress?.({ phase, events, position, head });
@@ -67,8 +83,8 @@ export async function rebuildProjections(log: EventStore, generations: Projectio
     // 1. Everything up to the head as it was when the rebuild started.
     progress('building');
     if (head !== null) await copyUntil(head, 'building');
-    // 2. Until the switch: follow the live projector's checkpoint, then switch atomically.
-    const outcome = await switchWhenCaughtUp(generations, generation, before.name, { settleMs, switchTimeoutMs, chasesBeforeHold, holdMs },
+    // 2. Until the switch: follow the live projector's checkpoint, then switch atomically; a take-over has no live projector to meet.
+    const outcome = foreign ? await switchNow(generations, generation, before.name, () => progress('switching')) : await switchWhenCaughtUp(generations, generation, before.name, { settleMs, switchTimeoutMs, chasesBeforeHold, holdMs },
       (live) => copyUntil(live, 'catching up'), () => progress('switching'));
     progress('switched');
     if (dropPreviousAfterMs !== null && outcome.previous !== generation.name) {
@@ -76,12 +92,30 @@ export async function rebuildProjections(log: EventStore, generations: Projectio
       await generations.drop(outcome.previous);
     }
     return { generation: generation.name, previous: outcome.previous, events, checkpoint: await generation.checkpoint(),
-      ms: Date.now() - started, forced: outcome.forced };
+      ms: Date.now() - started, forced: outcome.forced, logIdentity, tookOverFrom: foreign ? before.logIdentity ?? 'an unknown log' : null };
   } catch (error) {
     const active = await generations.active().catch(() => null);
     if (active?.name !== generation.name) await generations.drop(generation.name).catch(() => undefined);
     throw error;
   }
+}
+
+/** A take-over refuses while the other log's projector is live on the namespace: both would write to one set of views. */
+export class LiveWriterOfAnotherLog extends Error {
+  constructor(readonly liveWriter: string) {
+    super(`A projector of another event log (${liveWriter}) is live on these views (it renewed its mark within the last few seconds); ` +
+      'refusing to take them over while it runs: stop that mailbox first, or use another MAILBOX_REDIS_NAMESPACE for this one.');
+    this.name = 'LiveWriterOfAnotherLog';
+  }
+}
+
+/** Take-over: the other log's views are not met, only replaced (the expected active generation must still be the one checked). */
+async function switchNow(generations: ProjectionGenerations, generation: ProjectionGeneration, expectedActive: string,
+  switching: () => void): Promise<{ previous: string; forced: boolean }> {
+  switching();
+  const result = await generations.activate(generation, expectedActive, true);
+  if (result.outcome === 'switched') return { previous: result.previous, forced: true };
+  throw new Error(`The active views changed meanwhile (${result.outcome === 'moved' ? result.active : 'differ'}); nothing was taken over.`);
 }
 
 interface SwitchOptions {

@@ -19,6 +19,10 @@ export interface ProjectionGeneration {
 export interface ActiveGeneration {
   name: string;
   checkpoint: bigint | null;
+  /** The log the active views belong to (null: none recorded). */
+  logIdentity: string | null;
+  /** The log whose projector is live on the views now, or null (see ProjectionStore.markLiveWriter). */
+  liveWriter: string | null;
 }
 
 export type ActivationResult =
@@ -30,7 +34,8 @@ export type ActivationResult =
 
 export interface ProjectionGenerations {
   active(): Promise<ActiveGeneration>;
-  create(): Promise<ProjectionGeneration>;
+  /** A fresh, empty generation, recording `logIdentity` as the log it is built from. */
+  create(logIdentity?: string): Promise<ProjectionGeneration>;
   /**
    * Atomically makes `generation` active if `expectedActive` still is and, unless
    * `force`, both checkpoints are equal; ends a hold.

@@ -45,7 +45,8 @@ async function collect(iterable: AsyncIterable<StoredEvent>, count: number, stre
   return seen;
 }
 
-export function describeEventStoreContract(name: string, factory: EventStoreFactory): void {
+/** `sharesOneLog`: every store the factory gives is the same log (a shared real server). */
+export function describeEventStoreContract(name: string, factory: EventStoreFactory, { sharesOneLog = false } = {}): void {
   describe(`EventStore contract: ${name}`, () => {
     let store: EventStore;
     let cleanup: () => Promise<void>;
@@ -284,6 +285,38 @@ export function describeEventStoreContract(name: string, factory: EventStoreFact
         const waiting = iterator.next();
         await subscription.close();
         expect(await waiting).toMatchObject({ done: true });
+      });
+    });
+
+    describe('logIdentity', () => {
+      it('is the same on every call, also when callers race to create it', async () => {
+        const racing = await Promise.all([store.logIdentity(), store.logIdentity(), store.logIdentity()]);
+        expect(racing[0]).toMatch(/^\S{8,}$/);
+        expect(new Set(racing).size).toBe(1);
+        expect(await store.logIdentity()).toBe(racing[0]);
+      });
+
+      it('is not an event of the log: neither readAll, the head nor a subscription show it', async () => {
+        const head = await store.headPosition();
+        await store.logIdentity();
+        expect(await store.headPosition()).toBe(head);
+        expect(await store.readAll(head, 100)).toEqual([]);
+        const stream = freshStream();
+        const subscription = store.subscribe(head);
+        const first = collect(subscription, 1);
+        await store.append(stream, [contractEvent('after-identity')], 'no_stream');
+        const seen = await first;
+        await subscription.close();
+        expect(seen.map((event) => event.streamName)).toEqual([stream]);
+      });
+
+      (sharesOneLog ? it.skip : it)('differs between two logs', async () => {
+        const other = await factory();
+        try {
+          expect(await other.store.logIdentity()).not.toBe(await store.logIdentity());
+        } finally {
+          await other.cleanup();
+        }
       });
     });
   });

@@ -2,7 +2,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { MemoryEventStore } from '../../src/adapters/eventstore/memoryEventStore';
+import Database from 'libsql';
 import { SqliteEventStore } from '../../src/adapters/eventstore/sqliteEventStore';
+import { SCHEMA } from '../../src/adapters/eventstore/sqliteStatements';
 import { tempDir } from '../support/fixtures';
 import { describeEventStoreContract } from './eventStore.contract';
 
@@ -21,4 +23,36 @@ describeEventStoreContract('SqliteEventStore', async () => {
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+});
+
+describe('SqliteEventStore log identity', () => {
+  it('is stored in the file: the same after a reopen, another for another file', async () => {
+    const dir = tempDir('mailbox-identity-');
+    try {
+      const file = path.join(dir, 'events.sqlite');
+      const first = SqliteEventStore.open(file);
+      const identity = await first.logIdentity();
+      await first.close();
+      const reopened = SqliteEventStore.open(file);
+      expect(await reopened.logIdentity()).toBe(identity);
+      await reopened.close();
+      // A file written before identities existed (no meta table) gets one on open, and keeps it.
+      const olderFile = path.join(dir, 'older.sqlite');
+      const older = new Database(olderFile);
+      older.exec(SCHEMA);
+      older.close();
+      const upgraded = SqliteEventStore.open(olderFile);
+      const given = await upgraded.logIdentity();
+      await upgraded.close();
+      const again = SqliteEventStore.open(olderFile);
+      expect(await again.logIdentity()).toBe(given);
+      await again.close();
+      expect(given).not.toBe(identity);
+      const other = SqliteEventStore.open(path.join(dir, 'other.sqlite'));
+      expect(await other.logIdentity()).not.toBe(identity);
+      await other.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -114,6 +114,16 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
       expect(await store.listAgents()).toEqual([]);
     });
 
+    it('records the log it belongs to with the checkpoint: empty views are claimed, a later claim by another log finds them held', async () => {
+      const { store } = await open();
+      expect(await store.binding()).toMatchObject({ logIdentity: null, checkpoint: null });
+      expect(await store.claim('log-a')).toMatchObject({ logIdentity: 'log-a', checkpoint: null });
+      const { log } = scenario();
+      await store.applyBatch(log.projected());
+      expect(await store.binding()).toMatchObject({ logIdentity: 'log-a', checkpoint: BigInt(log.events.length) });
+      expect(await store.claim('log-b')).toMatchObject({ logIdentity: 'log-a', checkpoint: BigInt(log.events.length) });
+    });
+
     it('applies events with their checkpoint: inboxes newest first, outbox, summaries with reply and task', async () => {
       const { store } = await open();
       const { log, m1, m2, m3, m4, m5 } = scenario();

@@ -6,10 +6,10 @@
 import pino from 'pino';
 import { RedisScriptApplier } from '../../src/adapters/projections/redisApplier';
 import { connectRedis } from '../../src/adapters/projections/redisConnection';
-import { RedisProjectionStore, type RedisProjectionOptions } from '../../src/adapters/projections/redisProjectionStore';
+import { LIVE_WRITER_TTL_MS, RedisProjectionStore, type RedisProjectionOptions } from '../../src/adapters/projections/redisProjectionStore';
 import { RedisWakeBus } from '../../src/adapters/projections/redisWakeBus';
 import { startRedis, type TestRedis } from '../support/redisServer';
-import { ProjectionCheckpointRewound } from '../../src/projections/projectionStore';
+import { ProjectionCheckpointRewound, ViewsOfAnotherLog } from '../../src/projections/projectionStore';
 import { describeProjectionStoreContract, listAll, recordWakes, snapshotViews, type ProjectionStoreHarness } from './projectionStore.contract';
 import { LogBuilder } from './projectionStoreLog';
 
@@ -143,5 +143,95 @@ describe('Redis projection store specifics', () => {
     expect(await generation.checkpoint()).toBe(BigInt(events.length));
     expect((await listAll(store, '@c')).map((m) => m.messageId)).toEqual(['m2']);
     await generations.drop(store.keys.defaultPrefix);
+  });
+});
+
+describe.each([
+  ['one script per chunk', {}],
+  ['one script per hash tag', { scriptPerTag: true, eventsPerScript: 4 }],
+] as const)('Redis views bound to their log (%s)', (_layout, options) => {
+  let harnesses: Array<ProjectionStoreHarness & { store: RedisProjectionStore }> = [];
+  const open = async (namespace?: string) => {
+    const harness = await openRedisHarness(redis.url, { ...options, ...(namespace ? { namespace } : {}) });
+    harnesses.push(harness);
+    return harness;
+  };
+  afterEach(async () => {
+    await Promise.all(harnesses.map((h) => h.close()));
+    harnesses = [];
+  });
+
+  const scenario = () => {
+    const log = new LogBuilder().register('@a', '@b', '@c');
+    log.send('@a', '@b');
+    log.send('@b', '@c');
+    return log.projected();
+  };
+
+  it('a claim records the log with the checkpoint; the other log finds them held, writes nothing, and neither applies nor reads them', async () => {
+    const owner = await open();
+    expect(await owner.store.claim('log-a')).toMatchObject({ logIdentity: 'log-a', checkpoint: null, liveWriter: null });
+    await owner.store.applyBatch(scenario());
+    await owner.store.markLiveWriter('log-a');
+    expect(await owner.store.binding()).toMatchObject({ logIdentity: 'log-a', liveWriter: 'log-a', location: `Redis namespace '${owner.store.keys.namespace}'` });
+    const before = await snapshotViews(owner.store);
+
+    const other = await open(owner.store.keys.namespace);
+    const recorder = await recordWakes(other.wakeBus, ['@a', '@b', '@c']);
+    expect(await other.store.claim('log-b')).toMatchObject({ logIdentity: 'log-a' });
+    const events = new LogBuilder().register('@x', '@y', '@z').projected();
+    const refused = await other.store.applyBatch(events).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ViewsOfAnotherLog);
+    expect((refused as ViewsOfAnotherLog).owner).toBe('log-a');
+    await expect(other.store.listAgents()).rejects.toMatchObject({ code: 'UNAVAILABLE', message: expect.stringContaining('another event log (log-a)') });
+    await expect(other.store.unreadCount('@b')).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    await recorder.flush();
+    expect(recorder.wakes).toEqual([]);
+    expect(await snapshotViews(owner.store)).toEqual(before);
+    expect((await owner.store.listAgents()).map((agent) => agent.identity)).toEqual(['@a', '@b', '@c']);
+    await recorder.stop();
+  });
+
+  it('views of no recorded log (written before identities) are never claimed nor applied to', async () => {
+    const legacy = await open();
+    await legacy.store.applyBatch(scenario()); // an unbound writer, as before log identities
+    expect((await legacy.store.binding()).logIdentity).toBeNull();
+    const bound = await open(legacy.store.keys.namespace);
+    expect(await bound.store.claim('log-a')).toMatchObject({ logIdentity: null, checkpoint: expect.any(BigInt) });
+    const refused = await bound.store.applyBatch(new LogBuilder().register('@x').projected()).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ViewsOfAnotherLog);
+    expect((await legacy.store.listAgents()).map((agent) => agent.identity)).toEqual(['@a', '@b', '@c']);
+  });
+
+  it('views lost (Redis emptied) are claimed again by the next apply of their log, in the same script', async () => {
+    const { store } = await open();
+    await store.claim('log-a');
+    const events = scenario();
+    await store.applyBatch(events.slice(0, 3));
+    await store.generations().drop(store.keys.defaultPrefix);
+    await expect(store.applyBatch(events.slice(3))).rejects.toBeInstanceOf(ProjectionCheckpointRewound);
+    await store.applyBatch(events);
+    expect(await store.binding()).toMatchObject({ logIdentity: 'log-a', checkpoint: events[events.length - 1].position });
+    expect((await listAll(store, '@c')).length).toBe(1);
+  });
+
+  it('the live writer mark is set only for the log holding the views, expires by itself and is released only by its own log', async () => {
+    const { store } = await open();
+    await store.markLiveWriter('log-a'); // views of no log yet: not renewed
+    expect((await store.binding()).liveWriter).toBeNull();
+    await store.claim('log-a');
+    await store.markLiveWriter('log-b');
+    expect((await store.binding()).liveWriter).toBeNull();
+    await store.markLiveWriter('log-a');
+    await store.releaseLiveWriter('log-b');
+    expect((await store.binding()).liveWriter).toBe('log-a');
+    await store.releaseLiveWriter('log-a');
+    expect((await store.binding()).liveWriter).toBeNull();
+    const admin = await connectRedis(redis.url, { name: 'contract-admin' });
+    await store.markLiveWriter('log-a');
+    const ttl = await admin.pttl(store.keys.liveWriter);
+    await admin.quit();
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(LIVE_WRITER_TTL_MS);
   });
 });

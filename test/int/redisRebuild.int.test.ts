@@ -14,7 +14,7 @@ import { MemoryProjectionStore } from '../../src/adapters/projections/memoryProj
 import { connectRedis } from '../../src/adapters/projections/redisConnection';
 import { RedisProjectionStore } from '../../src/adapters/projections/redisProjectionStore';
 import { InProcessWakeBus } from '../../src/adapters/wake/inProcessWakeBus';
-import { runRebuild, runStatus, type ProjectionsIo } from '../../src/cli/commands/projections';
+import { runRebuild, runRebuildCommand, runStatus, type ProjectionsIo } from '../../src/cli/commands/projections';
 import type { StoredEvent } from '../../src/events/types';
 import type { Mailbox } from '../../src/mailbox';
 import { rebuildProjections } from '../../src/projections/rebuild';
@@ -152,7 +152,35 @@ describe('blue/green rebuild of the Redis views', () => {
     expect(await snapshotViews(store)).toEqual(await memoryViewsOf(events));
     const status = output(env);
     expect(await runStatus(status.io)).toBe(0);
-    expect(JSON.parse(status.text.out)).toEqual({ activeGeneration: `${ns}:v2:`, checkpoint: '3000', logHead: '3000', upToDate: true });
+    expect(JSON.parse(status.text.out)).toEqual({ namespace: ns, activeGeneration: `${ns}:v2:`, checkpoint: '3000', logHead: '3000', upToDate: true,
+      logIdentity: expect.any(String), viewsLogIdentity: expect.any(String), viewsOfThisLog: true, liveWriter: null });
+
+    // Another log (another file) on the same namespace: refused, nothing written; --take-over replaces the views.
+    const otherFile = path.join(dir, 'other.sqlite');
+    const other = SqliteEventStore.open(otherFile);
+    const otherEvents = generateLog(500, 21);
+    await appendLog(other, otherEvents);
+    const otherIdentity = await other.logIdentity();
+    await other.close();
+    const otherEnv = { ...env, MAILBOX_EVENTSTORE_URL: `sqlite:${otherFile}` };
+    const keysBefore = await keysOf(`${ns}:`);
+    const refused = output(otherEnv);
+    await runRebuildCommand(refused.io, {});
+    expect(process.exitCode).toBe(2);
+    const envelope = JSON.parse(refused.text.err);
+    expect(envelope).toMatchObject({ code: 'FOREIGN_VIEWS', message: expect.stringContaining('--take-over') });
+    expect(refused.text.err.trim().split('\n')).toHaveLength(1);
+    expect(await keysOf(`${ns}:`)).toBe(keysBefore);
+    const takeOver = output(otherEnv);
+    expect(await runRebuild({ graceMs: '0', settleMs: '50', takeOver: true }, takeOver.io)).toBe(0);
+    expect(takeOver.text.out).toContain('took the namespace over from log');
+    const reader = new RedisProjectionStore(await connectRedis(redis.url, { name: 'cli-check-2' }), { namespace: ns });
+    expect(await snapshotViews(reader)).toEqual(await memoryViewsOf(otherEvents));
+    await reader.close();
+    const after = output(otherEnv);
+    expect(await runStatus(after.io)).toBe(0);
+    expect(JSON.parse(after.text.out)).toMatchObject({ logIdentity: otherIdentity, viewsLogIdentity: otherIdentity, viewsOfThisLog: true });
+    process.exitCode = undefined; // the CLI runner set it; other suites in this worker expect none
 
     // Without MAILBOX_REDIS_URL: a loud configuration error, and Redis untouched.
     const before = await keysOf(`${ns}:`);

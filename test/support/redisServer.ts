@@ -11,6 +11,9 @@ export interface TestRedis {
   stop(): Promise<void>;
   /** Kills and restarts our own instance on the same port with its data gone (not possible with REDIS_URL). */
   restartEmpty?(): Promise<void>;
+  /** Freezes our own instance (SIGSTOP): connections stay open, nothing is answered; resume() continues (SIGCONT). */
+  pause?(): void;
+  resume?(): void;
 }
 
 export function freePort(): Promise<number> {
@@ -67,6 +70,12 @@ export async function startRedis(): Promise<TestRedis> {
     restartEmpty: async () => {
       await stopChild(child, 'SIGKILL');
       child = await spawnRedis(port);
+    },
+    pause: () => {
+      child.kill('SIGSTOP');
+    },
+    resume: () => {
+      child.kill('SIGCONT');
     },
   };
 }

@@ -6,12 +6,15 @@
  * subscription. Client-generation differences live in esdbClientCompat.ts,
  * event and position mapping in esdbEvents.ts, error translation in esdbErrors.ts.
  */
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { AppendResult, EventStore, EventSubscription, ExpectedRevision } from '../../events/eventStore';
+import { ConcurrencyConflict } from '../../errors';
 import { MAILBOX_STREAM_PREFIX } from '../../events/streams';
 import type { NewEvent, StoredEvent } from '../../events/types';
 import { CompatClient, type EsdbClient, type EsdbFilter, type EsdbReadPosition, type ResolvedAllEvent } from './esdbClientCompat';
 import { isStreamNotFound, translateAppendError, translateError, withDeadline } from './esdbErrors';
+import { LOG_IDENTITY_EVENT, LOG_IDENTITY_STREAM, logIdentityEvent, logIdentityOf } from './esdbLogIdentity';
 import { drainWithProgressDeadline, readRetryingReset } from './esdbReads';
 import { isMailboxRecord, positionOf, toEventData, toReadPosition, toStoredEvent } from './esdbEvents';
 import { esdbSettings } from './esdbSettings';
@@ -110,6 +113,41 @@ export class EsdbEventStore implements EventStore {
       const last = batch[batch.length - 1]?.event;
       if (batch.length < this.pageSize || !last) return null;
       from = toReadPosition(positionOf(last)); // backwards reads are exclusive of their starting position
+    }
+  }
+
+  /**
+   * The identity stream is written once, with expected revision no-stream: of
+   * two concurrent creators one wins, the other gets a wrong expected version
+   * and reads the winner's. Its name is outside the mailbox prefix, so the log
+   * and its subscription never carry it.
+   */
+  async logIdentity(): Promise<string> {
+    const existing = await this.readLogIdentity();
+    if (existing !== null) return existing;
+    const identity = randomUUID();
+    try {
+      const call = this.compat.client.appendToStream(LOG_IDENTITY_STREAM, logIdentityEvent(identity),
+        this.compat.appendOptions('no_stream', this.deadlineMs));
+      await withDeadline(call, this.deadlineMs, `append to ${LOG_IDENTITY_STREAM}`);
+      return identity;
+    } catch (error) {
+      const translated = translateAppendError(error, LOG_IDENTITY_STREAM, 'no_stream');
+      if (!(translated instanceof ConcurrencyConflict)) throw translated;
+      const winner = await this.readLogIdentity();
+      if (winner === null) throw translateError(new Error(`${LOG_IDENTITY_STREAM} exists but holds no ${LOG_IDENTITY_EVENT} event`));
+      return winner;
+    }
+  }
+
+  private async readLogIdentity(): Promise<string | null> {
+    try {
+      const read = await readRetryingReset(() => this.drain(this.compat.client.readStream(LOG_IDENTITY_STREAM,
+        { fromRevision: this.compat.module.START, maxCount: 1 }), `read of ${LOG_IDENTITY_STREAM}`));
+      return read.length === 0 ? null : logIdentityOf(read[0].event);
+    } catch (error) {
+      if (isStreamNotFound(error)) return null;
+      throw translateError(error);
     }
   }
 

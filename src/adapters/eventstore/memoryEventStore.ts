@@ -1,4 +1,5 @@
 /** In-memory event store: the reference behaviour of the port, for tests and scratch rebuilds. */
+import { randomUUID } from 'node:crypto';
 import { ConcurrencyConflict } from '../../errors';
 import { describeExpected, type AppendResult, type EventStore, type EventSubscription, type ExpectedRevision } from '../../events/eventStore';
 import type { NewEvent, StoredEvent } from '../../events/types';
@@ -10,6 +11,7 @@ export class MemoryEventStore implements EventStore {
   private readonly log: StoredEvent[] = [];
   private readonly streams = new Map<string, StoredEvent[]>();
   private readonly signal = new AppendSignal();
+  private readonly identity = randomUUID(); // a new log per instance
 
   async append(streamName: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     const stream = this.streams.get(streamName) ?? [];
@@ -45,6 +47,10 @@ export class MemoryEventStore implements EventStore {
 
   async headPosition(): Promise<bigint | null> {
     return this.log.length === 0 ? null : BigInt(this.log.length);
+  }
+
+  async logIdentity(): Promise<string> {
+    return this.identity;
   }
 
   async close(): Promise<void> {

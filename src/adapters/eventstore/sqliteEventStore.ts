@@ -18,6 +18,7 @@ import { localSubscription } from './localSubscription';
 import { appendEvents } from './sqliteAppend';
 import { WalCheckpointer } from './sqliteCheckpointer';
 import { SqliteReadAhead } from './sqliteReadAhead';
+import { ensureLogIdentity } from './sqliteLogIdentity';
 import { SqliteSidecar } from './sqliteSidecar';
 import { logRowToStored, prepareStatements, READ_ALL_SQL, SCHEMA, toStored, type EventRow, type EventStatements } from './sqliteStatements';
 
@@ -41,7 +42,7 @@ export class SqliteEventStore implements EventStore {
   private readonly readAhead: SqliteReadAhead;
   private queue: QueuedAppend[] = [];
 
-  private constructor(private readonly db: Database.Database, file: string) {
+  private constructor(private readonly db: Database.Database, file: string, private readonly identity: string) {
     this.statements = prepareStatements(db);
     this.sidecar = new SqliteSidecar(file, READ_ALL_SQL);
     this.checkpointer = new WalCheckpointer(this.sidecar);
@@ -56,7 +57,7 @@ export class SqliteEventStore implements EventStore {
     db.pragma('busy_timeout = 5000');
     // Checkpoints run in the background (sqliteCheckpointer.ts); the writer's own (default 1000 pages) is the fallback.
     db.exec(SCHEMA);
-    return new SqliteEventStore(db, file);
+    return new SqliteEventStore(db, file, ensureLogIdentity(db));
   }
 
   append(streamName: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -134,6 +135,10 @@ export class SqliteEventStore implements EventStore {
   async headPosition(): Promise<bigint | null> {
     const row = this.statements.head.get() as { position: number | null };
     return row.position === null ? null : BigInt(row.position);
+  }
+
+  async logIdentity(): Promise<string> {
+    return this.identity;
   }
 
   async close(): Promise<void> {

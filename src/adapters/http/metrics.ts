@@ -14,6 +14,7 @@ export class MailboxMetrics {
   private readonly commands: Counter<'command' | 'surface' | 'outcome' | 'code'>;
   private readonly requests: Histogram<'method' | 'route' | 'status'>;
   private readonly wakeLatency: Histogram;
+  private readonly viewsLagging: Counter<'command' | 'surface'>;
 
   constructor(mailbox: MailboxServices, openWakeStreams: () => number) {
     const registers = [this.registry];
@@ -21,6 +22,11 @@ export class MailboxMetrics {
     this.commands = new Counter({
       name: 'mailbox_commands_total', help: 'Commands handled, by outcome (accepted|rejected) and error code',
       labelNames: ['command', 'surface', 'outcome', 'code'], registers,
+    });
+    this.viewsLagging = new Counter({
+      name: 'mailbox_views_lagging_total',
+      help: 'Accepted commands answered with a VIEWS_LAGGING warning: the views did not show them within MAILBOX_AWAIT_PROJECTION_MS',
+      labelNames: ['command', 'surface'], registers,
     });
     this.requests = new Histogram({
       name: 'mailbox_http_request_duration_seconds', help: 'HTTP request duration by route and status',
@@ -51,6 +57,7 @@ export class MailboxMetrics {
     try {
       const result = await run();
       this.commands.inc({ command, surface, outcome: 'accepted', code: '' });
+      if (saysViewsLagging(result)) this.viewsLagging.inc({ command, surface });
       return result;
     } catch (error) {
       this.commands.inc({ command, surface, outcome: 'rejected', code: isMailboxError(error) ? error.code : 'INTERNAL' });
@@ -70,3 +77,8 @@ export class MailboxMetrics {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
 }
+
+const saysViewsLagging = (result: unknown): boolean => {
+  const warnings = (result as { warnings?: unknown } | null)?.warnings;
+  return Array.isArray(warnings) && warnings.some((warning) => (warning as { code?: unknown })?.code === 'VIEWS_LAGGING');
+};

@@ -1,7 +1,8 @@
 /**
  * Readiness: the event store answers, the projection store (Redis when
- * configured) answers, the projection runner is following the log, and the
- * views are not far behind it. Each check is bounded in time.
+ * configured) answers, the projection runner is following the log, the views
+ * are this log's (never another's: see projections/viewsOwnership.ts) and not
+ * far behind it. Each check is bounded in time.
  */
 import type { MailboxServices } from '../../application/mailboxServices';
 
@@ -10,11 +11,17 @@ export const MAX_READY_LAG = 10_000;
 const CHECK_TIMEOUT_MS = 2000;
 
 export interface Readiness {
+  /** False: 503, take the node out of rotation. */
   ready: boolean;
+  /** 'degraded': serving, but a command's views lagged behind its write and have not caught up yet. */
+  status: 'ready' | 'degraded' | 'not ready';
   checks: {
     eventStore: { ok: boolean; head?: string | null; error?: string };
     projectionStore: { ok: boolean; backend: 'redis' | 'memory'; checkpoint?: string | null; error?: string };
-    projections: { ok: boolean; running: boolean; lag: number | null; lastError: string | null };
+    projections: { ok: boolean; running: boolean; lag: number | null; lastError: string | null;
+      lagging: { position: string; since: string } | null;
+      /** 'own' unless the views belong to another log (never served then: 503, with the reason). */
+      views: 'unchecked' | 'own' | 'foreign'; logIdentity: string | null; viewsProblem?: string };
   };
 }
 
@@ -46,6 +53,9 @@ export async function checkReadiness(mailbox: MailboxServices): Promise<Readines
     : { ok: false, backend, error: message(checkpoint.reason) };
   const lag = head.status === 'fulfilled' && checkpoint.status === 'fulfilled'
     ? Number((head.value ?? 0n) - (checkpoint.value ?? 0n)) : null;
-  const projections = { ok: status.running && lag !== null && lag <= MAX_READY_LAG, running: status.running, lag, lastError: status.lastError };
-  return { ready: eventStore.ok && projectionStore.ok && projections.ok, checks: { eventStore, projectionStore, projections } };
+  const projections = { ok: status.running && status.views === 'own' && lag !== null && lag <= MAX_READY_LAG, running: status.running, lag,
+    lastError: status.lastError, lagging: status.lagging, views: status.views, logIdentity: status.logIdentity,
+    ...(status.viewsProblem ? { viewsProblem: status.viewsProblem } : {}) };
+  const ready = eventStore.ok && projectionStore.ok && projections.ok;
+  return { ready, status: !ready ? 'not ready' : status.lagging ? 'degraded' : 'ready', checks: { eventStore, projectionStore, projections } };
 }

@@ -2,7 +2,7 @@
 import { inject, injectable } from 'tsyringe';
 import { TOKENS } from '../../tokens';
 import { encodeCursor, decodeCursor, type ListQuery } from '../../projections/listQuery';
-import type { AgentView, HeartbeatCounts, ListedMessage, MessagePage, ProjectionStore, UnreadCount } from '../../projections/projectionStore';
+import type { AgentView, HeartbeatCounts, ListedMessage, MessagePage, ProjectionStore, UnreadCount, ViewsBinding } from '../../projections/projectionStore';
 import type { InboxEntryFields, MessageSummary, ProjectedEvent, ViewChange, WakeEvent } from '../../projections/viewChanges';
 import type { WakeBus } from '../../projections/wakeBus';
 import { MemoryInbox, type InboxEntry } from './memoryInbox';
@@ -28,6 +28,7 @@ export class MemoryProjectionStore implements ProjectionStore {
   private inboxes = new Map<string, MemoryInbox>();
   private identities = new Map<string, string>();
   private lastPosition: bigint | null = null;
+  private logIdentity: string | null = null;
 
   constructor(@inject(TOKENS.WakeBus) private readonly wakeBus: WakeBus) {}
 
@@ -180,6 +181,20 @@ export class MemoryProjectionStore implements ProjectionStore {
     this.identities = new Map();
     this.lastPosition = null;
   }
+
+  /** In-process views are built from this process's log only: whoever claims them first owns them. */
+  async binding(): Promise<ViewsBinding> {
+    return { location: 'memory', logIdentity: this.logIdentity, checkpoint: this.lastPosition, generation: 'memory', liveWriter: null };
+  }
+
+  async claim(logIdentity: string): Promise<ViewsBinding> {
+    this.logIdentity ??= logIdentity;
+    return this.binding();
+  }
+
+  async markLiveWriter(): Promise<void> {}
+
+  async releaseLiveWriter(): Promise<void> {}
 
   async close(): Promise<void> {}
 }

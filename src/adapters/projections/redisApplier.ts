@@ -22,7 +22,9 @@ export type ApplyOutcome =
   | { status: 'ok'; checkpoint: string }
   | { status: 'stale'; active: string; committed: number }
   | { status: 'fenced'; committed: number }
-  | { status: 'rewound'; stored: string };
+  | { status: 'rewound'; stored: string }
+  /** The generation belongs to another log ('' an unknown one): nothing of the call was applied. */
+  | { status: 'foreign'; owner: string };
 
 export class RedisScriptApplier {
   constructor(private readonly client: Redis, private readonly keys: RedisKeys, private readonly options: ApplierOptions) {}
@@ -33,8 +35,8 @@ export class RedisScriptApplier {
     return !this.options.scriptPerTag;
   }
 
-  async apply(events: readonly ProjectedEvent[], prefix: string, flags: string, expected: string): Promise<ApplyOutcome> {
-    const context: CallContext = { keys: this.keys, prefix, flags, expected };
+  async apply(events: readonly ProjectedEvent[], prefix: string, flags: string, expected: string, logIdentity = ''): Promise<ApplyOutcome> {
+    const context: CallContext = { keys: this.keys, prefix, flags, expected, logIdentity };
     const chunks: ProjectedEvent[][] = [];
     for (let i = 0; i < events.length; i += this.options.eventsPerScript) chunks.push(events.slice(i, i + this.options.eventsPerScript));
     try {
@@ -99,6 +101,7 @@ export class RedisScriptApplier {
     if (status === 'ok') return { status, checkpoint: value };
     if (status === 'stale') return { status, active: value, committed };
     if (status === 'fenced') return { status, committed };
+    if (status === 'foreign') return { status, owner: value };
     return { status: 'rewound', stored: value };
   }
 }

@@ -29,6 +29,8 @@ export interface CallContext {
   /** 'c' check rewind and generation, 'p' publish wakes, 'w' write global ops and checkpoint. */
   flags: string;
   expected: string;
+  /** The log the writer applies for; checked against the generation's by calls with 'c' ('' or absent: unbound). */
+  logIdentity?: string;
 }
 
 /**
@@ -161,6 +163,7 @@ function call(context: CallContext, lastPosition: string, global: Block | null, 
     result.args.push(String(block.count));
     pushAll(result.args, block.ops);
   }
+  if (context.flags.includes('c')) result.args.push(context.logIdentity ?? ''); // read by the script as ARGV[#ARGV]
   return result;
 }
 

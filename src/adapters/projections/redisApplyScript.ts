@@ -5,11 +5,12 @@
  * KEYS: the global block's six keys (when the call has one), then one key per
  * agent block, its inbox key: the agent's other keys and its wake channel are
  * derived from it (same hash tag, same slot, and far fewer bytes per call).
- * ARGV: flags ('c' check rewind + generation, 'p' publish wakes, 'w' write global
+ * ARGV: flags ('c' check rewind + generation + log, 'p' publish wakes, 'w' write global
  * ops and checkpoint), expected checkpoint ('' none), this writer's prefix, the
  * default prefix, the last position of the call, the wake channel prefix, the
  * global block's op count ('' when there is no global block) and its ops, then
- * per agent block (in KEYS order) its op count and ops: code, position, arguments.
+ * per agent block (in KEYS order) its op count and ops: code, position, arguments;
+ * a call with 'c' ends with the writer's log identity ('' for a writer bound to no log).
  * Every argument is a string Redis converts for Lua, so the layout is terse:
  * arguments, not calls or CPU in Node, are what a script pays for per event.
  *
@@ -55,7 +56,7 @@ for k = firstAgentKey, #KEYS do
   blocks[#blocks + 1] = block
 end
 
--- 2. The stored checkpoint; a rewound store or a retired generation changes nothing.
+-- 2. The stored checkpoint; a rewound store, a retired generation or another log's views change nothing.
 local stored = ''
 if global then
   stored = redis.call('GET', KEYS[1]) or ''
@@ -64,6 +65,15 @@ if global then
     if redis.call('EXISTS', KEYS[6]) == 1 then return { 'fenced', stored, 0 } end -- a switch is under way: retry shortly
     local active = redis.call('GET', KEYS[5]) or defaultPrefix
     if active ~= prefix then return { 'stale', active, 0 } end
+    -- The generation names its log beside the checkpoint (same tag); a checking call ends with the writer's log ('' unbound).
+    local logIdentity = ARGV[#ARGV]
+    if logIdentity ~= '' then
+      local logKey = string.sub(KEYS[1], 1, #KEYS[1] - #'checkpoint') .. 'log'
+      local owner = redis.call('GET', logKey)
+      if owner and owner ~= logIdentity then return { 'foreign', owner, 0 } end
+      if not owner and stored ~= '' then return { 'foreign', '', 0 } end -- views of an unknown log
+      if not owner then redis.call('SET', logKey, logIdentity) end -- empty views (e.g. Redis restarted empty): claim them
+    end
   end
 end
 

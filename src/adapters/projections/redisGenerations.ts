@@ -59,6 +59,11 @@ export class RedisGenerations implements ProjectionGenerations {
     return this.adopt(pointer ?? this.keys.defaultPrefix);
   }
 
+  /** The active prefix as last seen (null before the first look). */
+  lastSeen(): string | null {
+    return this.cached?.prefix ?? null;
+  }
+
   /** Takes a prefix an apply script reported as active. */
   adopt(prefix: string): string {
     this.cached = { prefix, at: Date.now() };
@@ -67,14 +72,16 @@ export class RedisGenerations implements ProjectionGenerations {
 
   async active(): Promise<ActiveGeneration> {
     const name = await this.refresh();
-    const checkpoint = await redisCall('Redis projections', () => this.client.get(this.keys.checkpoint(name)));
-    return { name, checkpoint: parsePosition(checkpoint) };
+    const [checkpoint, logIdentity, liveWriter] = await redisCall('Redis projections', () =>
+      this.client.mget(this.keys.checkpoint(name), this.keys.logOf(name), this.keys.liveWriter));
+    return { name, checkpoint: parsePosition(checkpoint), logIdentity, liveWriter };
   }
 
-  async create(): Promise<ProjectionGeneration> {
+  async create(logIdentity?: string): Promise<ProjectionGeneration> {
     const name = await redisCall('Redis projections', () =>
       this.client.mailboxAllocate(this.keys.active, this.keys.generationCounter, this.keys.defaultPrefix, this.keys.namespace));
     await this.drop(name); // a leftover of an interrupted rebuild would otherwise gate the new one
+    if (logIdentity !== undefined) await redisCall('Redis projections', () => this.client.set(this.keys.logOf(name), logIdentity));
     return new RedisGeneration(name, this.client, this.keys, this.applier);
   }
 

@@ -4,7 +4,9 @@
  *   <ns>:{<ns>}:active               the active generation's prefix (blue/green pointer)
  *   <ns>:{<ns>}:generation           counter for new generation numbers
  *   <ns>:{<ns>}:fence                a rebuild about to switch holds live appliers briefly (expires)
+ *   <ns>:{<ns>}:writer               the log whose projector is live on these views (expires unless renewed)
  *   <ns>:v<N>:{<ns>}:checkpoint      generation N: global checkpoint (20-digit, zero-padded)
+ *   <ns>:v<N>:{<ns>}:log             the identity of the log generation N was built from (set once)
  *   <ns>:v<N>:{<ns>}:agents|retired|identities   registry views and every identity with views
  *   <ns>:v<N>:{@b}:inbox|unread|outbox   lex-ordered sets of `<position>:<messageId>`
  *   <ns>:v<N>:{@b}:entries|read|archived  @b's inbox entries, receipts and archive marks by message id
@@ -64,6 +66,11 @@ export class RedisKeys {
     return `${this.namespace}:${this.globalTag}:fence`;
   }
 
+  /** The log whose projector is live on the views: renewed while it follows, so a take-over can tell a live owner from a dead one. */
+  get liveWriter(): string {
+    return `${this.namespace}:${this.globalTag}:writer`;
+  }
+
   get generationCounter(): string {
     return `${this.namespace}:${this.globalTag}:generation`;
   }
@@ -93,6 +100,11 @@ export class RedisKeys {
 
   checkpoint(prefix: string): string {
     return `${prefix}${this.globalTag}:checkpoint`;
+  }
+
+  /** The identity of the log a generation belongs to (the apply script derives it from the checkpoint key: same tag). */
+  logOf(prefix: string): string {
+    return `${prefix}${this.globalTag}:log`;
   }
 
   agents(prefix: string): string {

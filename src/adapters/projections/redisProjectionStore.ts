@@ -10,11 +10,18 @@
  * that the checkpoint did not go back (Redis restarted empty): the store then
  * follows the switch, or reports ProjectionCheckpointRewound so that the
  * projector resumes from what Redis still has.
+ *
+ * Each generation names the log it was built from (see redisKeys.ts). Once
+ * claimed for a log, the store applies only into that log's generation (the
+ * script checks it with the checkpoint) and serves reads only from it: the
+ * views of another log sharing the namespace are never read or written.
  */
 import type { Redis } from 'ioredis';
+import { MailboxError } from '../../errors';
 import type { ListQuery } from '../../projections/listQuery';
 import {
-  ProjectionCheckpointRewound, type AgentView, type HeartbeatCounts, type MessagePage, type ProjectionStore, type UnreadCount,
+  ProjectionCheckpointRewound, ViewsOfAnotherLog, type AgentView, type HeartbeatCounts, type MessagePage, type ProjectionStore,
+  type UnreadCount, type ViewsBinding,
 } from '../../projections/projectionStore';
 import type { ProjectionGenerations } from '../../projections/rebuildGenerations';
 import type { ProjectedEvent } from '../../projections/viewChanges';
@@ -44,6 +51,10 @@ const MAX_SWITCH_FOLLOWS = 5;
 /** A rebuild holds live appliers for milliseconds while it switches; wait that out (its fence expires by itself). */
 const FENCE_WAIT_MS = 5;
 const MAX_FENCE_WAIT_MS = 10_000;
+/** A live projector renews its writer mark every second or so; a take-over waits until the mark of another log has expired. */
+export const LIVE_WRITER_TTL_MS = 5000;
+/** Wakes held while this store takes a fresh look at whose views these are (hints: beyond this, the inbox and `sync` tell). */
+const MAX_HELD_WAKES = 10_000;
 
 export class RedisProjectionStore implements ProjectionStore {
   readonly keys: RedisKeys;
@@ -52,6 +63,14 @@ export class RedisProjectionStore implements ProjectionStore {
   private readonly generationsOfViews: RedisGenerations;
   /** The highest checkpoint this store committed: a stored checkpoint below it means the views were lost. */
   private expected = '';
+  /** The log this store applies and serves for (set by claim, even when another log holds the views); null: an unbound tool. */
+  private claimed: string | null = null;
+  /** Owner of each generation seen (a generation's log never changes once set). */
+  private readonly owners = new Map<string, string>();
+  /** When this store last sent a live mark renewal that found its log holding the active views (see passWake). */
+  private ownSeenAt = 0;
+  private heldWakes: Array<() => void> = [];
+  private lookForHeldWakes: Promise<void> | null = null;
 
   constructor(private readonly client: Redis, options: RedisProjectionOptions = {}) {
     defineMailboxScripts(client);
@@ -73,9 +92,10 @@ export class RedisProjectionStore implements ProjectionStore {
     let waitedMs = 0;
     for (let follows = 0; events.length > 0;) {
       const prefix = await this.generationsOfViews.current();
-      const outcome = await this.applier.apply(events, prefix, 'cpw', this.expected);
+      const outcome = await this.applier.apply(events, prefix, 'cpw', this.expected, this.claimed ?? '');
       if (outcome.status === 'ok') {
         if (outcome.checkpoint > this.expected) this.expected = outcome.checkpoint;
+        if (this.claimed !== null) this.owners.set(prefix, this.claimed); // the script checked the generation's log
         return;
       }
       if (outcome.status === 'fenced') {
@@ -85,6 +105,7 @@ export class RedisProjectionStore implements ProjectionStore {
         waitedMs += FENCE_WAIT_MS;
         continue;
       }
+      if (outcome.status === 'foreign') throw new ViewsOfAnotherLog(this.location, outcome.owner || null, this.claimed ?? '');
       if (outcome.status === 'rewound') {
         const expected = parsePosition(this.expected);
         this.expected = outcome.stored;
@@ -103,6 +124,71 @@ export class RedisProjectionStore implements ProjectionStore {
   async checkpoint(): Promise<bigint | null> {
     const prefix = await this.generationsOfViews.refresh();
     return parsePosition(await redisCall('Redis projections', () => this.client.get(this.keys.checkpoint(prefix))));
+  }
+
+  get location(): string {
+    return `Redis namespace '${this.keys.namespace}'`;
+  }
+
+  async binding(): Promise<ViewsBinding> {
+    const generation = await this.generationsOfViews.refresh();
+    const [logIdentity, checkpoint, liveWriter] = await redisCall('Redis projections', () =>
+      this.client.mget(this.keys.logOf(generation), this.keys.checkpoint(generation), this.keys.liveWriter));
+    if (logIdentity !== null) this.owners.set(generation, logIdentity);
+    return { location: this.location, logIdentity, checkpoint: parsePosition(checkpoint), generation, liveWriter };
+  }
+
+  /**
+   * Wake channels are shared by every mailbox on the namespace, so a wake is
+   * passed on only while this store's log is proven to hold the views: the
+   * live mark is renewed only by a script that finds this log's identity on
+   * the active generation, and a take-over needs that mark to have expired,
+   * so for LIVE_WRITER_TTL_MS after a renewal was sent no other log's views can
+   * be active. Past that, wakes wait (bounded) for the next renewal (the runner
+   * renews every second) and go out, or are dropped once the views are found
+   * to be another log's: none of its wakes is ever passed on.
+   */
+  passWake(deliver: () => void): void {
+    if (this.claimed === null) return deliver(); // an unbound tool: no log to tell apart
+    const prefix = this.generationsOfViews.lastSeen();
+    const owner = prefix === null ? undefined : this.owners.get(prefix);
+    if (owner !== undefined && owner !== this.claimed) return; // another log's views: its wakes are not ours
+    if (Date.now() - this.ownSeenAt < LIVE_WRITER_TTL_MS) return deliver();
+    if (this.heldWakes.length < MAX_HELD_WAKES) this.heldWakes.push(deliver);
+    this.lookForHeldWakes ??= this.binding().then((seen) => {
+      if (seen.logIdentity !== this.claimed) this.heldWakes = []; // another log's (or lost) views: drop, never pass on
+    }, () => undefined).finally(() => (this.lookForHeldWakes = null));
+  }
+
+  async claim(logIdentity: string): Promise<ViewsBinding> {
+    const seen = await this.binding();
+    if (seen.logIdentity !== null || seen.checkpoint !== null) { // held already (by this log or another): plain reads, nothing written
+      this.claimed = logIdentity;
+      return seen;
+    }
+    for (let follows = 0; ; follows++) {
+      const prefix = await this.generationsOfViews.refresh();
+      const [status] = await redisCall('Redis projections', () => this.client.mailboxClaim(
+        this.keys.active, this.keys.logOf(prefix), this.keys.checkpoint(prefix), prefix, this.keys.defaultPrefix, logIdentity));
+      if (status === 'moved' && follows < MAX_SWITCH_FOLLOWS) continue; // a rebuild switched meanwhile: claim the new one
+      this.claimed = logIdentity; // from now on only this log's views are read or written, whoever holds them now
+      return this.binding();
+    }
+  }
+
+  /** Renewed only while the active generation is this log's (checked in the same script); then held wakes go out. */
+  async markLiveWriter(logIdentity: string): Promise<void> {
+    const sentAt = Date.now(); // when asked, not when answered: a reply that waited in a frozen process is old news
+    const renewed = await redisCall('Redis projections', () => this.client.mailboxMarkWriter(this.keys.active, this.keys.liveWriter,
+      this.keys.defaultPrefix, `${this.keys.globalTag}:log`, logIdentity, String(LIVE_WRITER_TTL_MS)));
+    if (renewed !== 1 || logIdentity !== this.claimed) return;
+    this.ownSeenAt = Math.max(this.ownSeenAt, sentAt);
+    for (const pass of this.heldWakes.splice(0)) pass();
+  }
+
+  async releaseLiveWriter(logIdentity: string): Promise<void> {
+    await redisCall('Redis projections', () => this.client.eval(
+      "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0", 1, this.keys.liveWriter, logIdentity));
   }
 
   async listMessages(identity: string, query: ListQuery): Promise<MessagePage> {
@@ -140,6 +226,23 @@ export class RedisProjectionStore implements ProjectionStore {
   }
 
   private async read<T>(query: (prefix: string) => Promise<T>): Promise<T> {
-    return redisCall('Redis projections', async () => query(await this.generationsOfViews.current()));
+    return redisCall('Redis projections', async () => {
+      const prefix = await this.generationsOfViews.current();
+      if (this.claimed !== null) await this.assertOwn(prefix, this.claimed);
+      return query(prefix);
+    });
+  }
+
+  /** Reads come only from this log's generation; another log's views answer 503 (and say why). */
+  private async assertOwn(prefix: string, claimed: string): Promise<void> {
+    let owner = this.owners.get(prefix);
+    if (owner === undefined) {
+      owner = (await this.client.get(this.keys.logOf(prefix))) ?? '';
+      if (owner !== '') this.owners.set(prefix, owner);
+    }
+    if (owner === claimed) return;
+    throw new MailboxError('UNAVAILABLE', 'Service unavailable',
+      `The views in ${this.location} belong to ${owner ? `another event log (${owner})` : 'no event log yet'}, not to this mailbox's; ` +
+      'retry later, and ask the operator to check /readyz (the request was not applied).', { logIdentity: claimed, viewsOf: owner || null });
   }
 }

@@ -131,7 +131,36 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 'OK'
 `;
 
-export type ApplyReply = [status: 'ok' | 'stale' | 'rewound' | 'fenced', checkpointOrPrefix: string, applied: number];
+/**
+ * Claims a generation's views for a log. KEYS: active pointer, the generation's log key, its checkpoint.
+ * ARGV: the generation's prefix, default prefix, log identity. Returns { 'moved', active } when the
+ * generation is no longer active, else { 'owner', <owner> } ('' for views of an unknown log: a
+ * checkpoint without a log), claiming views that have neither.
+ */
+const CLAIM_SCRIPT = `
+local active = redis.call('GET', KEYS[1]) or ARGV[2]
+if active ~= ARGV[1] then return { 'moved', active } end
+local owner = redis.call('GET', KEYS[2])
+if owner then return { 'owner', owner } end
+if redis.call('EXISTS', KEYS[3]) == 1 then return { 'owner', '' } end
+redis.call('SET', KEYS[2], ARGV[3])
+return { 'owner', ARGV[3] }
+`;
+
+/**
+ * Renews the live writer mark only while the active generation belongs to the writer's log. KEYS: active
+ * pointer, writer mark. ARGV: default prefix, the log key's suffix ('{<ns>}:log', appended to the active
+ * prefix: same tag), log identity, milliseconds. Returns 1 when renewed, 0 when the views are not this log's.
+ */
+const MARK_WRITER_SCRIPT = `
+local active = redis.call('GET', KEYS[1]) or ARGV[1]
+if redis.call('GET', active .. ARGV[2]) ~= ARGV[3] then return 0 end
+redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[4])
+return 1
+`;
+
+export type ApplyReply = [status: 'ok' | 'stale' | 'rewound' | 'fenced' | 'foreign', checkpointOrPrefixOrOwner: string, applied: number];
+export type ClaimReply = [status: 'moved' | 'owner', activeOrOwner: string];
 export type ListReply = [unread: number, continuation: string, ...entries: string[]];
 export type CountsReply = [unread: number, low: string, normal: string, high: string, oldestUnreadAt: string, lastActivityAt: string];
 export type ActivateReply = ['moved' | 'differ' | 'switched', active: string, live: string, built: string];
@@ -144,6 +173,8 @@ declare module 'ioredis' {
     mailboxAllocate(...keysAndArgs: string[]): Result<string, Context>;
     mailboxActivate(...keysAndArgs: string[]): Result<ActivateReply, Context>;
     mailboxFence(...keysAndArgs: string[]): Result<string, Context>;
+    mailboxClaim(...keysAndArgs: string[]): Result<ClaimReply, Context>;
+    mailboxMarkWriter(...keysAndArgs: string[]): Result<number, Context>;
   }
 }
 
@@ -155,4 +186,6 @@ export function defineMailboxScripts(client: Redis): void {
   client.defineCommand('mailboxAllocate', { lua: ALLOCATE_SCRIPT, numberOfKeys: 2 });
   client.defineCommand('mailboxActivate', { lua: ACTIVATE_SCRIPT, numberOfKeys: 4 });
   client.defineCommand('mailboxFence', { lua: FENCE_SCRIPT, numberOfKeys: 1 });
+  client.defineCommand('mailboxClaim', { lua: CLAIM_SCRIPT, numberOfKeys: 3 });
+  client.defineCommand('mailboxMarkWriter', { lua: MARK_WRITER_SCRIPT, numberOfKeys: 2 });
 }

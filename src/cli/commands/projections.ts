@@ -13,7 +13,8 @@ import { openRedisProjectionStore } from '../../adapters/projectionFactory';
 import { parseInput } from '../../commands/validation';
 import { configFromEnv, type MailboxConfig } from '../../config';
 import { isMailboxError, MailboxError } from '../../errors';
-import { rebuildProjections, type RebuildProgress } from '../../projections/rebuild';
+import { LiveWriterOfAnotherLog, rebuildProjections, type RebuildProgress } from '../../projections/rebuild';
+import { ForeignViews } from '../../projections/viewsOwnership';
 
 export interface ProjectionsIo {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
@@ -31,6 +32,7 @@ const rebuildFlagsSchema = z.strictObject({
   keepPrevious: z.boolean().optional(),
   graceMs: milliseconds('--grace-ms', 5000),
   settleMs: milliseconds('--settle-ms', 2000),
+  takeOver: z.boolean().optional(),
 });
 
 function redisConfig(io: ProjectionsIo): MailboxConfig & { redisUrl: string } {
@@ -85,7 +87,7 @@ export async function runRebuild(rawFlags: Record<string, unknown>, io: Projecti
   const progress = progressReporter(io.stdout);
   try {
     const result = await rebuildProjections(log, store.generations(), {
-      settleMs: flags.settleMs, dropPreviousAfterMs: flags.keepPrevious ? null : flags.graceMs,
+      settleMs: flags.settleMs, dropPreviousAfterMs: flags.keepPrevious ? null : flags.graceMs, takeOver: flags.takeOver ?? false,
       onProgress: (p) => {
         progress.update(p);
         if (p.phase === 'switched') {
@@ -96,7 +98,8 @@ export async function runRebuild(rawFlags: Record<string, unknown>, io: Projecti
     });
     io.stdout.write(`rebuilt ${result.events} events into ${result.generation} in ${result.ms} ms ` +
       `(${Math.round((result.events / Math.max(result.ms, 1)) * 1000)} events/s); previous generation ${result.previous} ` +
-      `${flags.keepPrevious ? 'kept' : 'deleted'}${result.forced ? '; no live projector was following, switched without it' : ''}\n`);
+      `${flags.keepPrevious ? 'kept' : 'deleted'}${result.tookOverFrom ? `; took the namespace over from log ${result.tookOverFrom}`
+        : result.forced ? '; no live projector was following, switched without it' : ''}\n`);
     return 0;
   } finally {
     progress.stop();
@@ -114,8 +117,11 @@ export async function runStatus(io: ProjectionsIo = processIo): Promise<number> 
     try {
       const active = await store.generations().active();
       const head = await log.headPosition();
-      io.stdout.write(`${JSON.stringify({ activeGeneration: active.name, checkpoint: active.checkpoint?.toString() ?? null,
-        logHead: head?.toString() ?? null, upToDate: active.checkpoint === head })}\n`);
+      const logIdentity = await log.logIdentity();
+      io.stdout.write(`${JSON.stringify({ namespace: config.redisNamespace, activeGeneration: active.name,
+        checkpoint: active.checkpoint?.toString() ?? null, logHead: head?.toString() ?? null, upToDate: active.checkpoint === head,
+        viewsLogIdentity: active.logIdentity, logIdentity, viewsOfThisLog: active.logIdentity === logIdentity,
+        liveWriter: active.liveWriter })}\n`);
       return 0;
     } finally {
       await store.close();
@@ -130,11 +136,16 @@ async function run(io: ProjectionsIo, work: () => Promise<number>): Promise<void
     process.exitCode = await work();
   } catch (error) {
     const envelope = isMailboxError(error) ? error.envelope
-      : { error: 'Projections command failed', code: 'INTERNAL', message: (error as Error).message };
+      : error instanceof ForeignViews || error instanceof LiveWriterOfAnotherLog
+        ? { error: 'Views of another log', code: 'FOREIGN_VIEWS', message: error.message }
+        : { error: 'Projections command failed', code: 'INTERNAL', message: (error as Error).message };
     io.stderr.write(`${JSON.stringify(envelope)}\n`);
     process.exitCode = 2;
   }
 }
+
+/** `mailbox projections rebuild` as the CLI runs it: failures as one JSON envelope line on stderr, exit code 2. */
+export const runRebuildCommand = (io: ProjectionsIo, flags: Record<string, unknown>): Promise<void> => run(io, () => runRebuild(flags, io));
 
 export function registerProjectionsCommands(program: Command): void {
   const projections = program.command('projections').description('the Redis views (MAILBOX_REDIS_URL): blue/green rebuild, status');
@@ -143,7 +154,8 @@ export function registerProjectionsCommands(program: Command): void {
     .option('--keep-previous', 'keep the previous generation instead of deleting it after the grace period')
     .option('--grace-ms <ms>', 'delete the previous generation this long after the switch (readers cache the active one ~1 s)', '5000')
     .option('--settle-ms <ms>', 'wait this long for a live projector that is behind before switching without it', '2000')
-    .action(async (flags: Record<string, unknown>) => run(processIo, () => runRebuild(flags)));
+    .option('--take-over', 'replace views of another event log (or ahead of this one) with this log\'s; refused while that log\'s projector is live')
+    .action(async (flags: Record<string, unknown>) => runRebuildCommand(processIo, flags));
   projections.command('status')
     .description('the active generation, its checkpoint and the log head, as JSON')
     .action(async () => run(processIo, () => runStatus()));

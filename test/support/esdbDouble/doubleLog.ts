@@ -150,6 +150,14 @@ export class DoubleLog {
     return low;
   }
 
+  /** Forgets every record and stream, as a node whose database was deleted (positions start again). */
+  clear(): void {
+    this.records.length = 0;
+    this.streams.clear();
+    this.nextPosition = FIRST_POSITION;
+    this.appendRequests = 0;
+  }
+
   /** Calls `listener` after every write until the returned function is called. */
   onAppend(listener: () => void): () => void {
     this.listeners.add(listener);

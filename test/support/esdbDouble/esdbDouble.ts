@@ -102,6 +102,14 @@ export class EsdbDouble {
     await this.start();
   }
 
+  /** An empty log on the same port, as a node restarted with its database deleted (a new log: a new identity). */
+  async resetToEmpty(): Promise<void> {
+    await this.stop();
+    this.log.clear();
+    if (this.options.systemEvents) this.writeStartupSystemEvents();
+    await this.start();
+  }
+
   async close(): Promise<void> {
     this.faults.thaw();
     await this.stop();

@@ -13,7 +13,7 @@ export function opsRoutes(app: FastifyInstance, { mailbox, metrics }: HttpContex
 
   app.get('/readyz', async (_request, reply) => {
     const readiness = await checkReadiness(mailbox);
-    if (readiness.ready) return { status: 'ready', ...readiness.checks };
+    if (readiness.ready) return { status: readiness.status, ...readiness.checks };
     return sendEnvelope(reply, new MailboxError('UNAVAILABLE', 'Not ready',
       'This node is not ready to serve: see checks for the failing dependency.', { checks: readiness.checks }));
   });

@@ -1,0 +1,18 @@
+/**
+ * The SQLite log's identity, stored in the file itself (a `meta` table beside
+ * the events): given when the file is created, or on the first open of a file
+ * written before identities existed, and never changed afterwards.
+ */
+import { randomUUID } from 'node:crypto';
+import type Database from 'libsql';
+
+const META_SCHEMA = 'CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)';
+const KEY = 'log_identity';
+
+/** Reads the identity, creating it first if the file has none (INSERT OR IGNORE: a concurrent opener's stays). */
+export function ensureLogIdentity(db: Database.Database): string {
+  db.exec(META_SCHEMA);
+  db.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)').run(KEY, randomUUID());
+  const row = db.prepare('SELECT value FROM meta WHERE key = ?').get(KEY) as { value: string };
+  return row.value;
+}

@@ -1,0 +1,116 @@
+/**
+ * Honest acknowledgements: when the views do not catch up within
+ * MAILBOX_AWAIT_PROJECTION_MS, a command still answers (its events are durable)
+ * and says so with a VIEWS_LAGGING warning; /metrics counts it and /readyz is
+ * degraded until the views reach it. Memory views, applies held by a wrapper.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { holdApplies } from '../support/heldApplies';
+import { startTestServer, type TestServer } from '../support/httpServer';
+
+const AWAIT_MS = 150;
+
+describe('VIEWS_LAGGING (memory views held)', () => {
+  let server: TestServer;
+  let tokens: Record<string, string>;
+
+  beforeEach(async () => {
+    server = await startTestServer({ awaitProjectionMs: AWAIT_MS });
+    tokens = await server.register(['@ana', '@bo', '@cy']);
+  });
+  afterEach(async () => server.close());
+
+  const lagging = (body: { warnings?: Array<{ code: string; position: string }> }) =>
+    (body.warnings ?? []).filter((warning) => warning.code === 'VIEWS_LAGGING');
+
+  it('a send answers 201 with the warning within the wait, readyz is degraded, and both end once the views catch up', async () => {
+    const { call } = server;
+    const before = await call('POST', '/v1/messages', { token: tokens['@ana'], body: { to: '@bo', subject: 'first', body: 'x' } });
+    expect(before.status).toBe(201);
+    expect(before.body.warnings).toBeUndefined();
+    expect((await call('GET', '/readyz')).body.status).toBe('ready');
+
+    const held = holdApplies(server.mailbox.projections);
+    const started = Date.now();
+    const sent = await call('POST', '/v1/messages', { token: tokens['@ana'], body: { to: '@bo', subject: 'held', body: 'x' } });
+    expect(Date.now() - started).toBeLessThan(AWAIT_MS + 1500);
+    expect(sent.status).toBe(201);
+    const head = (await server.mailbox.eventStore.headPosition())!;
+    expect(lagging(sent.body)).toEqual([expect.objectContaining({ position: head.toString(), message: expect.stringContaining('durable') })]);
+    expect(held.waiting).toBeGreaterThan(0);
+
+    const readiness = await call('GET', '/readyz');
+    expect(readiness.status).toBe(200);
+    expect(readiness.body.status).toBe('degraded');
+    expect(readiness.body.projections.lagging.position).toBe(head.toString());
+    expect((await call('GET', '/metrics')).body).toMatch(/mailbox_views_lagging_total\{command="send",surface="http"\} 1/);
+    // Not visible yet: the warning told the truth.
+    expect((await call('GET', '/v1/messages', { token: tokens['@bo'] })).body.messages.map((m: { subject: string }) => m.subject)).toEqual(['first']);
+
+    held.release();
+    expect(await server.mailbox.runner.waitFor(head, 5000)).toBe(true);
+    expect((await call('GET', '/readyz')).body.status).toBe('ready');
+    const inbox = await call('GET', '/v1/messages', { token: tokens['@bo'] });
+    expect(inbox.body.messages.map((m: { subject: string }) => m.subject)).toEqual(['held', 'first']);
+    expect((await call('GET', '/v1/messages', { token: tokens['@cy'] })).body.messages).toEqual([]);
+    const after = await call('POST', '/v1/messages', { token: tokens['@ana'], body: { to: '@cy', subject: 'after', body: 'x' } });
+    expect(after.status).toBe(201);
+    expect(after.body.warnings).toBeUndefined();
+  });
+
+  it('every command says it: read, bulk read, archive, register, retire', async () => {
+    const { call } = server;
+    const ids: string[] = [];
+    for (const subject of ['one', 'two', 'three']) {
+      ids.push((await call('POST', '/v1/messages', { token: tokens['@ana'], body: { to: '@bo', subject, body: 'x' } })).body.messageId);
+    }
+    const held = holdApplies(server.mailbox.projections);
+    const answers = [
+      await call('POST', `/v1/messages/${ids[0]}/read`, { token: tokens['@bo'] }),
+      await call('POST', '/v1/messages/read', { token: tokens['@bo'], body: { messageIds: [ids[1], ids[2]] } }),
+      await call('POST', `/v1/messages/${ids[0]}/archive`, { token: tokens['@bo'] }),
+      await call('POST', '/v1/agents', { token: server.adminToken, body: { identity: '@dee' } }),
+      await call('DELETE', '/v1/agents/@cy', { token: server.adminToken }),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 201, 200]);
+    for (const answer of answers) expect(lagging(answer.body)).toHaveLength(1);
+    expect(answers[1].body.results.map((r: { status: string }) => r.status)).toEqual(['read', 'read']);
+    const metrics = (await call('GET', '/metrics')).body as string;
+    for (const command of ['mark_read', 'archive', 'register_agent', 'retire_agent']) {
+      expect(metrics).toMatch(new RegExp(`mailbox_views_lagging_total\\{command="${command}",surface="http"\\} \\d`));
+    }
+    held.release();
+    expect(await server.mailbox.runner.waitFor((await server.mailbox.eventStore.headPosition())!, 5000)).toBe(true);
+    const agents = (await call('GET', '/v1/agents', { token: tokens['@ana'] })).body.agents;
+    expect(agents.map((a: { identity: string; retired: boolean }) => `${a.identity}:${a.retired}`).sort())
+      .toEqual(['@ana:false', '@bo:false', '@cy:true', '@dee:false']);
+  });
+
+  it('MCP answers the same: add_message and mark_read carry the warning, counted under surface mcp', async () => {
+    const client = new Client({ name: 'lagging', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${tokens['@ana']}` } },
+    }));
+    try {
+      const first = (await server.call('POST', '/v1/messages', { token: tokens['@bo'], body: { to: '@ana', subject: 's', body: 'x' } })).body;
+      const held = holdApplies(server.mailbox.projections);
+      const tool = async (name: string, args: Record<string, unknown>) =>
+        JSON.parse(((await client.callTool({ name, arguments: args })) as { content: Array<{ text: string }> }).content[0].text);
+      expect(lagging(await tool('add_message', { to: '@cy', subject: 'mcp', body: 'x' }))).toHaveLength(1);
+      expect(lagging(await tool('mark_read', { messageId: first.messageId }))).toHaveLength(1);
+      expect((await server.call('GET', '/metrics')).body).toMatch(/mailbox_views_lagging_total\{command="send",surface="mcp"\} 1/);
+      held.release();
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('the library answers the same', async () => {
+    const ana = await server.mailbox.as(tokens['@ana']);
+    const held = holdApplies(server.mailbox.projections);
+    const sent = await ana.send({ to: '@bo', subject: 'lib', body: 'x' });
+    expect(lagging(sent as never)).toHaveLength(1);
+    held.release();
+  });
+});

@@ -1,0 +1,31 @@
+/**
+ * Holds a projection store's applies until released: the views stop moving
+ * while the log keeps growing, as when the projection backend stalls. Wraps
+ * the very instance the runner applies to (its applyBatch), so nothing else changes.
+ */
+import type { ProjectionStore } from '../../src/projections/projectionStore';
+
+export interface HeldApplies {
+  /** Batches that arrived while held (each waits for release). */
+  readonly waiting: number;
+  release(): void;
+}
+
+export function holdApplies(store: ProjectionStore): HeldApplies {
+  const original = store.applyBatch.bind(store);
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let waiting = 0;
+  store.applyBatch = async (batch) => {
+    waiting++;
+    await gate;
+    return original(batch);
+  };
+  return {
+    get waiting() { return waiting; },
+    release() {
+      store.applyBatch = original;
+      release();
+    },
+  };
+}

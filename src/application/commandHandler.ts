@@ -9,7 +9,7 @@ import type { CommandMetadata } from '../commands/command';
 import type { EventStore } from '../events/eventStore';
 import { deterministicEventId } from '../events/eventIds';
 import type { MailboxEvent, NewEvent } from '../events/types';
-import { CURRENT_SCHEMA_VERSION, upcast } from '../events/upcasters';
+import { CURRENT_SCHEMA_VERSION } from '../events/upcasters';
 import { TOKENS } from '../tokens';
 import { KeyedMutex } from './keyedMutex';
 import { StreamStateCache } from './streamStateCache';
@@ -48,7 +48,7 @@ export class CommandHandler {
     const from = cached?.revision == null ? 0n : cached.revision + 1n;
     const fresh = await this.store.readStream(streamName, from);
     if (cached && fresh.length === 0) return cached;
-    const state = model.fold(cached?.state ?? model.initial(), fresh.map((e) => upcast(e) as unknown as E));
+    const state = model.fold(cached?.state ?? model.initial(), fresh as unknown as E[]);
     const entry = { state, revision: fresh.length ? fresh[fresh.length - 1].revision : cached?.revision ?? null };
     this.cache.set(streamName, entry);
     return entry;

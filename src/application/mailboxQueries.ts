@@ -8,7 +8,6 @@ import { MailboxError } from '../errors';
 import type { EventStore } from '../events/eventStore';
 import { messageStream } from '../events/streams';
 import type { StoredEvent } from '../events/types';
-import { upcast } from '../events/upcasters';
 import { parseListQuery } from '../projections/listQuery';
 import type { AgentView, HeartbeatCounts, MessagePage, ProjectionStore, UnreadCount } from '../projections/projectionStore';
 import type { WakeEvent } from '../projections/viewChanges';
@@ -87,7 +86,7 @@ export class MailboxQueries {
   async auditEvents(actor: Actor, after: bigint | null, limit: number) {
     requireRole(actor, ['auditor', 'admin'], 'Reading the event log');
     const page = await this.store.readAll(after, Math.min(Math.max(limit, 1), 1000));
-    const events = page.map((event) => eventToJson(upcast(event)));
+    const events = page.map(eventToJson);
     return { events, nextAfter: events.length ? events[events.length - 1].position : after?.toString() ?? null };
   }
 

@@ -4,7 +4,8 @@
  * it wrote, so an event already at the current schema version is emitted as
  * stored — no parse and re-stringify, 2-3x faster than through the event
  * store port — and the line is byte for byte what the port path prints (a
- * test holds the two together). Older events go through the upcasters.
+ * test holds the two together). Older events are read as the store reads them
+ * (checked and upcast by logRowToStored).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,7 +13,7 @@ import Database from 'libsql';
 import { logRowToStored } from '../adapters/eventstore/sqliteStatements';
 import type { MailboxConfig } from '../config';
 import { MailboxError } from '../errors';
-import { CURRENT_SCHEMA_VERSION, upcast } from '../events/upcasters';
+import { CURRENT_SCHEMA_VERSION } from '../events/upcasters';
 import { eventJsonLine } from './eventFormat';
 import type { ReplayFilter, ReplaySummary } from './replay';
 
@@ -39,7 +40,7 @@ function schemaVersionOf(metadata: string): number {
 
 function lineOf(row: Row): string {
   const version = schemaVersionOf(row[6]);
-  if (version < CURRENT_SCHEMA_VERSION) return eventJsonLine(upcast(logRowToStored(row)));
+  if (version < CURRENT_SCHEMA_VERSION) return eventJsonLine(logRowToStored(row));
   return `{"position":"${row[0]}","streamName":${JSON.stringify(row[2])},"revision":"${row[3]}","eventId":${JSON.stringify(row[1])},` +
     `"type":${JSON.stringify(row[4])},"data":${row[5]},"metadata":${row[6]}}`;
 }

@@ -8,13 +8,15 @@ import { MailboxError } from '../errors';
 import type { EventStore } from '../events/eventStore';
 import { messageStream } from '../events/streams';
 import type { StoredEvent } from '../events/types';
-import { parseListQuery } from '../projections/listQuery';
 import type { AgentView, HeartbeatCounts, MessagePage, ProjectionStore, UnreadCount } from '../projections/projectionStore';
 import type { WakeEvent } from '../projections/viewChanges';
 import type { Unsubscribe, WakeBus } from '../projections/wakeBus';
+import type { MailboxConfig } from '../config';
 import { TOKENS } from '../tokens';
 import { requireRole } from './authorization';
 import type { CommandHandler } from './commandHandler';
+import { CursorCodec, type CursorBinding } from './cursorCodec';
+import { listingOf, parseListQuery, viewQuery } from './listQueryParser';
 import { messageModel } from './mailboxCommands';
 
 export interface MessageDetail {
@@ -35,16 +37,30 @@ export const eventToJson = (event: StoredEvent) => ({
 
 @injectable()
 export class MailboxQueries {
+  private readonly cursors: CursorCodec;
+
   constructor(
     @inject(TOKENS.ProjectionStore) private readonly projections: ProjectionStore,
     @inject(TOKENS.EventStore) private readonly store: EventStore,
     @inject(TOKENS.WakeBus) private readonly wakeBus: WakeBus,
     @inject(TOKENS.CommandHandler) private readonly handler: CommandHandler,
-  ) {}
+    @inject(TOKENS.Config) config: MailboxConfig,
+  ) {
+    this.cursors = CursorCodec.fromAdminToken(config.adminToken);
+  }
 
   async listMessages(actor: Actor, query: unknown): Promise<MessagePage> {
     requireRole(actor, ['agent'], 'Listing messages');
-    return this.projections.listMessages(actor.identity, parseListQuery(query));
+    const parsed = parseListQuery(query);
+    // The cursor is checked before any read: one issued for another caller or listing is refused, not reinterpreted.
+    const binding: CursorBinding = { caller: actor.identity, listing: listingOf(parsed) };
+    const before = parsed.cursor === undefined ? null : this.cursors.decode(binding, parsed.cursor);
+    const page = await this.projections.listMessages(actor.identity, viewQuery(parsed, before));
+    return {
+      messages: page.messages,
+      nextCursor: page.nextBefore === null ? null : this.cursors.encode(binding, page.nextBefore),
+      unreadCount: page.unreadCount,
+    };
   }
 
   async unreadCount(actor: Actor): Promise<UnreadCount> {

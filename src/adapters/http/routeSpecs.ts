@@ -5,7 +5,7 @@
 import type { z } from 'zod';
 import type { ErrorCode } from '../../errors';
 import { markReadSchema, registerAgentSchema, sendMessageSchema } from '../../commands/schemas';
-import { listQuerySchema } from '../../projections/listQuery';
+import { listQuerySchema } from '../../application/listQueryParser';
 import { auditQuerySchema } from './routes/viewRoutes';
 
 export interface RouteSpec {

@@ -14,7 +14,7 @@
 import type { Redis } from 'ioredis';
 import type { ListQuery } from '../../projections/listQuery';
 import {
-  ProjectionCheckpointRewound, type AgentView, type HeartbeatCounts, type MessagePage, type ProjectionStore, type UnreadCount,
+  ProjectionCheckpointRewound, type AgentView, type HeartbeatCounts, type ProjectionStore, type UnreadCount, type ViewPage,
 } from '../../projections/projectionStore';
 import type { ProjectionGenerations } from '../../projections/rebuildGenerations';
 import type { ProjectedEvent } from '../../projections/viewChanges';
@@ -104,7 +104,7 @@ export class RedisProjectionStore implements ProjectionStore {
     return parsePosition(await redisCall('Redis projections', () => this.client.get(this.keys.checkpoint(prefix))));
   }
 
-  async listMessages(identity: string, query: ListQuery): Promise<MessagePage> {
+  async listMessages(identity: string, query: ListQuery): Promise<ViewPage> {
     return this.read((prefix) => this.reader.listMessages(prefix, identity, query));
   }
 

@@ -8,7 +8,7 @@
 import type { z } from 'zod';
 import { compileShapeCheck, type ShapeCheck } from './shapeCheck';
 import { CURRENT_SCHEMA_VERSION, eventMetadataV1, STORED_SHAPES, type StoredEventType } from './storedShapes';
-import type { StoredEvent } from './types';
+import type { NewEvent, StoredEvent } from './types';
 import { upcastData } from './upcasters';
 
 /** An event as a store holds it, before it is known to be one of ours. */
@@ -30,8 +30,10 @@ export class InvalidStoredEvent extends Error {
     readonly field: string,
     detail: string,
   ) {
-    super(`Stored event ${type} at position ${position} of stream ${streamName} does not match its stored shape: ` +
-      `${field}: ${detail}. The log holds an event this build cannot read; restore it from a backup or add an upcaster.`);
+    super(position < 0n
+      ? `New event ${type} for stream ${streamName} does not match its stored shape: ${field}: ${detail}. Nothing was written.`
+      : `Stored event ${type} at position ${position} of stream ${streamName} does not match its stored shape: ` +
+        `${field}: ${detail}. The log holds an event this build cannot read; restore it from a backup or add an upcaster.`);
     this.name = 'InvalidStoredEvent';
   }
 }
@@ -59,6 +61,18 @@ export function readEvent(raw: RawStoredEvent): StoredEvent {
   const data = upcastData(raw.type as StoredEventType, version, raw.data as Record<string, unknown>);
   expectShape(raw, 'data', DATA_SHAPES.get(CURRENT_SCHEMA_VERSION)!.get(raw.type)!, data);
   return { ...raw, data, metadata: { ...(raw.metadata as object), schemaVersion: CURRENT_SCHEMA_VERSION } } as StoredEvent;
+}
+
+/**
+ * The same check before an append (CommandHandler): an event that would not read back is refused before it is
+ * written, so a loosened input schema or a decider bug fails the command instead of poisoning the log.
+ */
+export function checkNewEvent(event: NewEvent, streamName: string): void {
+  const raw: RawStoredEvent = { ...event, streamName, revision: -1n, position: -1n };
+  expectShape(raw, 'metadata', METADATA, event.metadata);
+  const shape = DATA_SHAPES.get(CURRENT_SCHEMA_VERSION)!.get(event.type);
+  if (!shape) fail(raw, 'type', `'${event.type}' is not a mailbox event type`);
+  expectShape(raw, 'data', shape, event.data);
 }
 
 function expectShape(raw: RawStoredEvent, part: 'data' | 'metadata', shape: Shape, value: unknown): void {

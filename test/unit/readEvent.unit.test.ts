@@ -1,6 +1,11 @@
 /** readEvent: the one gate every stored event passes on its way out of a store (shape check, upcast, loud failure). */
 import { z } from 'zod';
-import { InvalidStoredEvent, readEvent, type RawStoredEvent } from '../../src/events/readEvent';
+import { MemoryEventStore } from '../../src/adapters/eventstore/memoryEventStore';
+import { CommandHandler } from '../../src/application/commandHandler';
+import { messageModel } from '../../src/application/mailboxCommands';
+import { taskEnvelopeSchema } from '../../src/commands/messageFields';
+import { checkNewEvent, InvalidStoredEvent, readEvent, type RawStoredEvent } from '../../src/events/readEvent';
+import type { MessageEvent } from '../../src/events/types';
 import { compileShapeCheck } from '../../src/events/shapeCheck';
 import { EVENT_DATA_V1, eventMetadataV1, taskEnvelopeV1 } from '../../src/events/storedShapes';
 
@@ -61,6 +66,28 @@ describe('readEvent', () => {
     expect(error).toMatchObject({ streamName: 'mailbox-message-x', position: 42n, type, field });
     expect(error.message).toContain(`${type} at position 42 of stream mailbox-message-x`);
     expect(error.message).toContain(`${field}:`);
+  });
+});
+
+describe('before an append', () => {
+  test('every task envelope the input accepts (any spelling) is a valid stored envelope', () => {
+    for (const input of [{ state: 'input-required' }, { state: 'TASK_STATE_CANCELLED' }, task, {}, { expiresAt: '2026-01-01T00:00:00+02:00' }]) {
+      expect(taskEnvelopeV1.safeParse(taskEnvelopeSchema.parse(input)).success).toBe(true);
+    }
+  });
+
+  test('an event that would not read back is refused by the command handler, and nothing is written', async () => {
+    const store = new MemoryEventStore();
+    const handler = new CommandHandler(store);
+    const command = { commandId: 'c1', correlationId: 'c1', causationId: 'c1', actor: { identity: '@b', role: 'agent' as const }, at };
+    const misfit = { type: 'ReceiptRead', data: { ...DATA.ReceiptRead, priority: 'urgent' } } as unknown as MessageEvent;
+    await expect(handler.handle('mailbox-message-x', messageModel, command, () => [misfit]))
+      .rejects.toThrow(/New event ReceiptRead for stream mailbox-message-x .*data\.priority.*Nothing was written/);
+    expect(await store.headPosition()).toBeNull();
+    const fits = { type: 'ReceiptRead', data: DATA.ReceiptRead } as unknown as MessageEvent;
+    await handler.handle('mailbox-message-x', messageModel, command, () => [fits]);
+    expect(await store.headPosition()).toBe(1n);
+    expect(() => checkNewEvent({ eventId: 'e', type: 'ReceiptRead', data: DATA.ReceiptRead, metadata } as never, 's')).not.toThrow();
   });
 });
 

@@ -1,6 +1,5 @@
 /** The projection store port (read model): applied atomically with its checkpoint, queried by the API. */
-import type { Priority } from '../commands/messageFields';
-import type { Role } from '../commands/roles';
+import type { Priority, Role } from '../events/types';
 import type { ListQuery } from './listQuery';
 import type { MessageSummary, ProjectedEvent } from './viewChanges';
 

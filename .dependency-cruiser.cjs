@@ -32,20 +32,8 @@ module.exports = {
       name: 'events-import-nothing-of-ours',
       severity: 'error',
       comment: 'Events are the innermost layer: their stored shapes must not follow an input schema.',
-      from: {
-        path: '^src/events/',
-        // TEMPORARY (issue 9, Deliver 2): events/types.ts still takes the stored task shape from commands/*; the helper that
-        // gives events their own schemas removes this import. The lead deletes this exception after merging that branch.
-        pathNot: '^src/events/types[.]ts$',
-      },
+      from: { path: '^src/events/' },
       to: { path: '^src/', pathNot: '^src/events/' },
-    },
-    {
-      name: 'events-types-only-commands-for-now',
-      severity: 'error',
-      comment: 'TEMPORARY companion of the exception above: events/types.ts may reach commands/* and nothing else of ours.',
-      from: { path: '^src/events/types[.]ts$' },
-      to: { path: '^src/', pathNot: '^src/(events|commands)/' },
     },
     {
       name: 'commands-only-events',
@@ -64,11 +52,6 @@ module.exports = {
         pathNot: [
           '^src/(projections|events)/',
           KERNEL,
-          // TEMPORARY (issue 9, Deliver 2 and 6), removed by the lead after merging the branches that fix them:
-          // - projections/listQuery.ts parses list input with commands/* (list-query parsing moves to the application layer);
-          // - projections/projectionStore.ts and viewChanges.ts take the task shape (commands/messageFields) and Actor roles
-          //   (commands/roles) from commands/*, which events' own schemas replace.
-          '^src/commands/',
         ],
       },
     },

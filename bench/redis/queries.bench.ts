@@ -89,20 +89,20 @@ runBench('redis/queries', async (report) => {
     report.metric('unread count p99', counts.p99, 'ms', atMost(1), { p90: round(counts.p90), max: round(counts.max) });
 
     // 3. Pages of 50 in the big inbox.
-    const page = (query: Partial<ListQuery>) => store.listMessages(TARGET, { box: 'inbox', limit: 50, ...query });
+    const page = (query: Partial<ListQuery>) => store.listMessages(TARGET, { box: 'inbox', limit: 50, before: null, ...query });
     const first = await page({});
-    if (first.messages.length !== 50 || first.nextCursor === null) throw new Error('expected a full first page');
-    const cursors: string[] = [];
-    let cursor: string | null = first.nextCursor;
-    for (let i = 0; i < 200 && cursor; i++) {
-      const next = await page({ cursor });
-      cursors.push(cursor);
-      cursor = next.nextCursor;
+    if (first.messages.length !== 50 || first.nextBefore === null) throw new Error('expected a full first page');
+    const bounds: bigint[] = [];
+    let before: bigint | null = first.nextBefore;
+    for (let i = 0; i < 200 && before !== null; i++) {
+      const next = await page({ before });
+      bounds.push(before);
+      before = next.nextBefore;
     }
     const cases: Array<[string, (i: number) => Promise<unknown>, number | undefined, number]> = [
       ['inbox page of 50 (newest)', () => page({}), 2, SAMPLES],
       ['inbox page of 50, unread only', () => page({ status: 'unread' }), 2, SAMPLES],
-      ['inbox page of 50 behind a cursor', (i) => page({ cursor: cursors[i % cursors.length] }), 2, SAMPLES],
+      ['inbox page of 50 behind a cursor', (i) => page({ before: bounds[i % bounds.length] }), 2, SAMPLES],
       ['inbox page of 50, from filter (1 sender in 100: scans ~5,000 entries)', (i) => page({ from: agentIdentity(i % SENDERS) }),
         undefined, Math.max(200, SAMPLES / 20)],
     ];

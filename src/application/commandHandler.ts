@@ -8,6 +8,7 @@ import { ConcurrencyConflict, MailboxError } from '../errors';
 import type { CommandMetadata } from '../commands/command';
 import type { EventStore } from '../events/eventStore';
 import { deterministicEventId } from '../events/eventIds';
+import { checkNewEvent } from '../events/readEvent';
 import type { MailboxEvent, NewEvent } from '../events/types';
 import { CURRENT_SCHEMA_VERSION } from '../events/upcasters';
 import { backoffDelay, retry, sleep, type Backoff } from '../support/retry';
@@ -71,6 +72,7 @@ export class CommandHandler {
         if (decision.length === 0) return { state, appended: [], position: null };
         // 3. Append with the expected revision; ids are deterministic so a retried append de-duplicates.
         const events = decision.map((event, index) => this.toNewEvent(event, index, metadata));
+        for (const event of events) checkNewEvent(event, streamName); // what would not read back is never written
         try {
           const result = await this.appendRetryingUnavailable(streamName, events, revision);
           const next = model.fold(state, decision);

@@ -8,13 +8,14 @@ import { MailboxError } from '../errors';
 import type { EventStore } from '../events/eventStore';
 import { messageStream } from '../events/streams';
 import type { StoredEvent } from '../events/types';
-import { upcast } from '../events/upcasters';
-import { parseListQuery } from '../projections/listQuery';
 import type { AgentView, HeartbeatCounts, MessagePage, ProjectionStore, UnreadCount } from '../projections/projectionStore';
 import type { WakeEvent } from '../projections/viewChanges';
 import type { Unsubscribe, WakeBus } from '../projections/wakeBus';
+import type { MailboxConfig } from '../config';
 import { TOKENS } from '../tokens';
 import { requireRole } from './authorization';
+import { CursorCodec, type CursorBinding } from './cursorCodec';
+import { listingOf, parseListQuery, viewQuery } from './listQueryParser';
 import { messageModel } from './mailboxCommands';
 import { StreamLoader } from './streamLoader';
 
@@ -41,18 +42,30 @@ const READ_SIDE_CACHE_ENTRIES = 5_000;
 export class MailboxQueries {
   /** The read side's own reader of message streams: get_message never goes through the command path. */
   private readonly messages: StreamLoader;
+  private readonly cursors: CursorCodec;
 
   constructor(
     @inject(TOKENS.ProjectionStore) private readonly projections: ProjectionStore,
     @inject(TOKENS.EventStore) private readonly store: EventStore,
     @inject(TOKENS.WakeBus) private readonly wakeBus: WakeBus,
+    @inject(TOKENS.Config) config: MailboxConfig,
   ) {
     this.messages = new StreamLoader(store, READ_SIDE_CACHE_ENTRIES);
+    this.cursors = CursorCodec.fromAdminToken(config.adminToken);
   }
 
   async listMessages(actor: Actor, query: unknown): Promise<MessagePage> {
     requireRole(actor, ['agent'], 'Listing messages');
-    return this.projections.listMessages(actor.identity, parseListQuery(query));
+    const parsed = parseListQuery(query);
+    // The cursor is checked before any read: one issued for another caller or listing is refused, not reinterpreted.
+    const binding: CursorBinding = { caller: actor.identity, listing: listingOf(parsed) };
+    const before = parsed.cursor === undefined ? null : this.cursors.decode(binding, parsed.cursor);
+    const page = await this.projections.listMessages(actor.identity, viewQuery(parsed, before));
+    return {
+      messages: page.messages,
+      nextCursor: page.nextBefore === null ? null : this.cursors.encode(binding, page.nextBefore),
+      unreadCount: page.unreadCount,
+    };
   }
 
   async unreadCount(actor: Actor): Promise<UnreadCount> {
@@ -94,7 +107,7 @@ export class MailboxQueries {
   async auditEvents(actor: Actor, after: bigint | null, limit: number) {
     requireRole(actor, ['auditor', 'admin'], 'Reading the event log');
     const page = await this.store.readAll(after, Math.min(Math.max(limit, 1), 1000));
-    const events = page.map((event) => eventToJson(upcast(event)));
+    const events = page.map(eventToJson);
     return { events, nextAfter: events.length ? events[events.length - 1].position : after?.toString() ?? null };
   }
 

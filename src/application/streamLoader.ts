@@ -6,7 +6,6 @@
  */
 import type { EventStore } from '../events/eventStore';
 import type { MailboxEvent } from '../events/types';
-import { upcast } from '../events/upcasters';
 import { StreamStateCache, type CachedState } from './streamStateCache';
 
 export interface StreamModel<S, E extends MailboxEvent> {
@@ -32,7 +31,7 @@ export class StreamLoader {
     const from = cached?.revision == null ? 0n : cached.revision + 1n;
     const fresh = await this.store.readStream(streamName, from);
     if (cached && fresh.length === 0) return cached;
-    const state = model.fold(cached?.state ?? model.initial(), fresh.map((e) => upcast(e) as unknown as E));
+    const state = model.fold(cached?.state ?? model.initial(), fresh as unknown as E[]);
     const entry = { state, revision: fresh.length ? fresh[fresh.length - 1].revision : cached?.revision ?? null };
     this.cache.set(streamName, entry);
     return entry;

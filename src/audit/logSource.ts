@@ -2,11 +2,10 @@
  * Where an auditor reads the log from (the ports of the audit tools): the event
  * store directly, or the HTTP API's GET /v1/audit/events with an auditor or
  * admin token; the composition root picks. Both yield events upcast to the
- * current schema, exactly as the API serves them.
+ * current schema (the store port does it), exactly as the API serves them.
  */
 import type { EventStore } from '../events/eventStore';
 import type { StoredEvent } from '../events/types';
-import { upcast } from '../events/upcasters';
 
 export interface LogSource {
   /** One page of the ordered log strictly after `after`. */
@@ -23,8 +22,8 @@ export interface LogSource {
 export function eventStoreSource(store: EventStore, pageSize = 1000): LogSource {
   return {
     pageSize,
-    readAll: async (after, limit) => (await store.readAll(after, limit)).map(upcast),
-    readStream: async (streamName) => (await store.readStream(streamName)).map(upcast),
+    readAll: (after, limit) => store.readAll(after, limit),
+    readStream: (streamName) => store.readStream(streamName),
     head: () => store.headPosition(),
   };
 }

@@ -4,15 +4,13 @@
  * are accepted and stored canonically; unknown keys are rejected.
  */
 import { z } from 'zod';
+import { PRIORITIES, TASK_STATES } from '../events/storedShapes';
+import type { TaskEnvelope, TaskState } from '../events/types';
 
-export const PRIORITIES = ['low', 'normal', 'high'] as const;
-export type Priority = (typeof PRIORITIES)[number];
+// The stored shapes belong to the events; the input schemas below accept more spellings and must produce them.
+export { PRIORITIES, TASK_STATES };
+export type { Priority, TaskEnvelope, TaskState } from '../events/types';
 export const prioritySchema = z.enum(PRIORITIES);
-
-export const TASK_STATES = [
-  'Submitted', 'Working', 'InputRequired', 'Completed', 'Canceled', 'Failed', 'Rejected', 'AuthRequired', 'Unknown',
-] as const;
-export type TaskState = (typeof TASK_STATES)[number];
 
 /** Lowercase letters only: 'input-required', 'TASK_STATE_INPUT_REQUIRED' and 'InputRequired' all become 'inputrequired'. */
 const squash = (value: string): string => value.replace(/^TASK_STATE_/i, '').replace(/[-_\s]/g, '').toLowerCase();
@@ -65,7 +63,9 @@ export const taskEnvelopeSchema = z.strictObject({
   expiresAt: isoDate.optional(),
 });
 
-export type TaskEnvelope = z.output<typeof taskEnvelopeSchema>;
+/** Compile-time link: whatever the input accepts must normalise to the stored envelope (a wider input fails to build). */
+type Assignable<T extends TaskEnvelope> = T;
+export type TaskEnvelopeInput = Assignable<z.output<typeof taskEnvelopeSchema>>;
 
 /** Accepts a value or its JSON encoding (lossless: same input, another form). */
 export const jsonOrValue = <T extends z.ZodType>(schema: T, what: string) =>

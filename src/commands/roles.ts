@@ -1,6 +1,9 @@
 /** Least privilege: agents send and read their own mail; auditors read everything and write nothing; admins manage agents. */
-export const ROLES = ['agent', 'auditor', 'admin'] as const;
-export type Role = (typeof ROLES)[number];
+import { ROLES } from '../events/storedShapes';
+import type { Role } from '../events/types';
+
+export { ROLES };
+export type { Role } from '../events/types';
 
 export interface Actor {
   identity: string; // '@name' for agents and auditors, 'admin' for the admin token

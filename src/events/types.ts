@@ -3,93 +3,40 @@
  * says who caused it and why; the schema version lives in metadata so that old
  * events stay readable through upcasters (see upcasters.ts).
  */
-import type { Priority, TaskEnvelope } from '../commands/messageFields';
-import type { Role } from '../commands/roles';
+import type { z } from 'zod';
+import { EVENT_DATA_V1, type eventMetadataV1, type PRIORITIES, type ROLES, type TASK_STATES, type taskEnvelopeV1 } from './storedShapes';
 
-export interface EventMetadata {
-  commandId: string;
-  correlationId: string;
-  causationId: string;
-  actor: string;
-  at: string; // ISO-8601, from the command's clock, never from a decider
-  schemaVersion: number;
-}
+/** The stored shapes' TypeScript types (storedShapes.ts is the source of truth). */
+export type Priority = (typeof PRIORITIES)[number];
+export type TaskState = (typeof TASK_STATES)[number];
+export type Role = (typeof ROLES)[number];
+export type TaskEnvelope = z.output<typeof taskEnvelopeV1>;
+export type EventMetadata = z.output<typeof eventMetadataV1>;
 
 export interface Event<Type extends string, Data> {
   type: Type;
   data: Data;
 }
 
-export type AgentRegistered = Event<'AgentRegistered', {
-  identity: string;
-  role: Role;
-  tokenHash: string;
-  registeredAt: string;
-}>;
+type DataOf<T extends keyof typeof EVENT_DATA_V1> = z.output<(typeof EVENT_DATA_V1)[T]>;
 
-export type AgentRetired = Event<'AgentRetired', { identity: string; retiredAt: string }>;
+export type AgentRegistered = Event<'AgentRegistered', DataOf<'AgentRegistered'>>;
+export type AgentRetired = Event<'AgentRetired', DataOf<'AgentRetired'>>;
+export type MessageSent = Event<'MessageSent', DataOf<'MessageSent'>>;
+export type BroadcastDelivered = Event<'BroadcastDelivered', DataOf<'BroadcastDelivered'>>;
+export type ReceiptRead = Event<'ReceiptRead', DataOf<'ReceiptRead'>>;
+export type MessageArchived = Event<'MessageArchived', DataOf<'MessageArchived'>>;
 
-/** The fields a listing shows without reading the body. */
-export interface MessageSummaryFields {
-  messageId: string;
-  from: string;
-  to: string;
-  subject: string;
-  priority: Priority;
-  threadId: string;
-  inReplyTo: string | null;
-  tags: string[];
-  sentAt: string;
-  wakeSuppressed: boolean;
-  hasTask: boolean;
-}
-
-export type MessageSent = Event<'MessageSent', MessageSummaryFields & {
-  body: string;
-  task: TaskEnvelope | null;
-  /** Direct: [to]. Broadcast: the audience snapshot, one BroadcastDelivered each. */
-  recipients: string[];
-  idempotencyKey: string | null;
-  /** Fingerprint of the request, to refuse a reused Idempotency-Key with another payload. */
-  requestHash: string;
-}>;
-
-/**
- * One per broadcast audience member. It repeats the summary fields so that a
- * projector can place it in the recipient's inbox from this event alone (no
- * cross-key lookups: Redis Cluster keeps each agent's keys in one slot).
- */
-export type BroadcastDelivered = Event<'BroadcastDelivered', Omit<MessageSummaryFields, 'hasTask'> & {
-  recipient: string;
-  hasTask: boolean;
-  deliveredAt: string;
-}>;
-
-export type ReceiptRead = Event<'ReceiptRead', {
-  messageId: string;
-  reader: string;
-  readAt: string;
-  priority: Priority;
-  sentAt: string;
-}>;
-
-export type MessageArchived = Event<'MessageArchived', {
-  messageId: string;
-  recipient: string;
-  archivedAt: string;
-  wasUnread: boolean;
-  priority: Priority;
-  sentAt: string;
-}>;
+/** The fields a listing shows without reading the body (shared by MessageSent and BroadcastDelivered). */
+export type MessageSummaryFields = Pick<MessageSent['data'],
+  'messageId' | 'from' | 'to' | 'subject' | 'priority' | 'threadId' | 'inReplyTo' | 'tags' | 'sentAt' | 'wakeSuppressed' | 'hasTask'>;
 
 export type AgentEvent = AgentRegistered | AgentRetired;
 export type MessageEvent = MessageSent | BroadcastDelivered | ReceiptRead | MessageArchived;
 export type MailboxEvent = AgentEvent | MessageEvent;
 export type MailboxEventType = MailboxEvent['type'];
 
-export const MAILBOX_EVENT_TYPES: readonly MailboxEventType[] = [
-  'AgentRegistered', 'AgentRetired', 'MessageSent', 'BroadcastDelivered', 'ReceiptRead', 'MessageArchived',
-];
+export const MAILBOX_EVENT_TYPES = Object.keys(EVENT_DATA_V1) as readonly MailboxEventType[];
 
 /** An event to append: id is deterministic from the command (see eventIds.ts). Distributive, so `type` narrows `data`. */
 export type NewEvent<E extends MailboxEvent = MailboxEvent> = E extends MailboxEvent

@@ -1,25 +1,24 @@
 /**
  * Old events stay readable: each stored event is upgraded to the current
- * schema version when read, never rewritten in the store. Add an upcaster per
- * (type, fromVersion) when a schema changes, and bump CURRENT_SCHEMA_VERSION.
+ * schema version when read (readEvent.ts), never rewritten in the store. Add a
+ * stored shape (storedShapes.ts) and an upcaster per (type, fromVersion) when
+ * a schema changes, and bump CURRENT_SCHEMA_VERSION.
  */
-import type { MailboxEventType, StoredEvent } from './types';
+import { CURRENT_SCHEMA_VERSION, type StoredEventType } from './storedShapes';
 
-export const CURRENT_SCHEMA_VERSION = 1;
+export { CURRENT_SCHEMA_VERSION };
 
 type Upcaster = (data: Record<string, unknown>) => Record<string, unknown>;
 
-/** Keyed `${type}@${fromVersion}`; each upgrades one version. */
-const UPCASTERS: Partial<Record<`${MailboxEventType}@${number}`, Upcaster>> = {};
+/** Keyed `${type}@${fromVersion}`; each upgrades one version. None yet: version 0 -> 1 changed no shape. */
+const UPCASTERS: Partial<Record<`${StoredEventType}@${number}`, Upcaster>> = {};
 
-export function upcast(event: StoredEvent): StoredEvent {
-  let version = event.metadata.schemaVersion ?? CURRENT_SCHEMA_VERSION;
-  if (version >= CURRENT_SCHEMA_VERSION) return event;
-  let data = event.data as unknown as Record<string, unknown>;
-  while (version < CURRENT_SCHEMA_VERSION) {
-    const upcaster = UPCASTERS[`${event.type}@${version}`];
-    if (upcaster) data = upcaster(data);
-    version++;
+/** The data of a `type` event written at `version`, at the current version. Only readEvent calls this. */
+export function upcastData(type: StoredEventType, version: number, data: Record<string, unknown>): Record<string, unknown> {
+  let upcast = data;
+  for (let from = version; from < CURRENT_SCHEMA_VERSION; from++) {
+    const upcaster = UPCASTERS[`${type}@${from}`];
+    if (upcaster) upcast = upcaster(upcast);
   }
-  return { ...event, data: data as never, metadata: { ...event.metadata, schemaVersion: version } };
+  return upcast;
 }

@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { EventStore } from '../events/eventStore';
-import { parseListQuery } from '../projections/listQuery';
+import type { ListQuery } from '../projections/listQuery';
 import type { ProjectionStore } from '../projections/projectionStore';
 import type { WakeBus } from '../projections/wakeBus';
 import { mapBounded } from './boundedQueue';
@@ -45,7 +45,7 @@ export interface TickReport {
   durationMs: number;
 }
 
-const UNREAD_NEWEST_FIRST = parseListQuery({ status: 'unread', limit: 1 });
+const UNREAD_NEWEST_FIRST: ListQuery = { box: 'inbox', status: 'unread', limit: 1, before: null };
 const LOOKUP_CONCURRENCY = 32;
 
 export class HeartbeatDaemon {

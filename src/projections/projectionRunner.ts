@@ -13,7 +13,6 @@ import { inject, injectable } from 'tsyringe';
 import type { Logger } from 'pino';
 import type { EventStore, EventSubscription } from '../events/eventStore';
 import type { StoredEvent } from '../events/types';
-import { upcast } from '../events/upcasters';
 import { TOKENS } from '../tokens';
 import { projectStored } from './projector';
 import { ProjectionCheckpointRewound, ViewsOfAnotherLog, type ProjectionStore, type ViewsBinding } from './projectionStore';
@@ -267,7 +266,7 @@ export class ProjectionRunner {
   }
 
   private async apply(events: StoredEvent[]): Promise<void> {
-    await this.projections.applyBatch(events.map((event) => projectStored(upcast(event))));
+    await this.projections.applyBatch(events.map(projectStored));
     const last = events[events.length - 1].position;
     this.status.checkpoint = last.toString();
     this.status.lastAppliedAt = new Date().toISOString();

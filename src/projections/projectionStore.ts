@@ -1,6 +1,5 @@
 /** The projection store port (read model): applied atomically with its checkpoint, queried by the API. */
-import type { Priority } from '../commands/messageFields';
-import type { Role } from '../commands/roles';
+import type { Priority, Role } from '../events/types';
 import type { ListQuery } from './listQuery';
 import type { ProjectionGenerations } from './rebuildGenerations';
 import type { MessageSummary, ProjectedEvent } from './viewChanges';
@@ -10,6 +9,15 @@ export interface ListedMessage extends Omit<MessageSummary, 'recipientCount' | '
   task?: MessageSummary['task'];
 }
 
+/** One page of a listing as the store serves it. */
+export interface ViewPage {
+  messages: ListedMessage[];
+  /** When more entries follow: the position of this page's last entry (the next page's `before`); else null. */
+  nextBefore: bigint | null;
+  unreadCount: number;
+}
+
+/** One page as callers see it: `nextCursor` is opaque and bound to the listing that issued it (application/cursorCodec.ts). */
 export interface MessagePage {
   messages: ListedMessage[];
   nextCursor: string | null;
@@ -55,7 +63,7 @@ export interface ProjectionStore {
    */
   applyBatch(batch: readonly ProjectedEvent[]): Promise<void>;
   checkpoint(): Promise<bigint | null>;
-  listMessages(identity: string, query: ListQuery): Promise<MessagePage>;
+  listMessages(identity: string, query: ListQuery): Promise<ViewPage>;
   unreadCount(identity: string): Promise<UnreadCount>;
   heartbeat(identity: string): Promise<HeartbeatCounts>;
   allHeartbeats(): Promise<HeartbeatCounts[]>;

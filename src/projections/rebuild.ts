@@ -7,7 +7,6 @@
  * delivery). The previous generation is dropped after a grace period.
  */
 import type { EventStore } from '../events/eventStore';
-import { upcast } from '../events/upcasters';
 import { projectStored } from './projector';
 import type { ProjectionGeneration, ProjectionGenerations } from './rebuildGenerations';
 import { ForeignViews, judgeViews } from './viewsOwnership';
@@ -198,7 +197,7 @@ async function copy(log: EventStore, generation: ProjectionGeneration, after: bi
       if (wanted.length === 0) break;
       const last = wanted[wanted.length - 1].position;
       more = wanted.length === pageSize && (until === null || last < until);
-      const applied = generation.applyBatch(wanted.map((event) => projectStored(upcast(event))));
+      const applied = generation.applyBatch(wanted.map(projectStored));
       applied.catch(() => undefined); // awaited by settle(), in order
       await settle();
       inFlight = { applied, count: wanted.length, last };

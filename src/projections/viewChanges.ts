@@ -3,9 +3,7 @@
  * key it touches and carries the fields it needs, so that an adapter can apply
  * it without reading anything else (Redis: one slot per agent).
  */
-import type { Priority, TaskEnvelope } from '../commands/messageFields';
-import type { MessageSummaryFields } from '../events/types';
-import type { Role } from '../commands/roles';
+import type { MessageSummaryFields, Priority, Role, TaskEnvelope } from '../events/types';
 
 export interface MessageSummary extends Omit<MessageSummaryFields, 'wakeSuppressed' | 'hasTask'> {
   task: TaskEnvelope | null;

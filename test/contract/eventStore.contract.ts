@@ -319,5 +319,25 @@ export function describeEventStoreContract(name: string, factory: EventStoreFact
         }
       });
     });
+
+    describe('reads are checked against the stored shapes', () => {
+      it('a stored event that does not fit its shape fails every read path loudly, naming stream, position, type and field', async () => {
+        const head = await store.headPosition();
+        const stream = freshStream();
+        const good = contractEvent('fits');
+        // append does not check (the deciders produce the shapes); a hand-written or foreign event can still land in the log
+        const bad = { ...contractEvent('misfit'), data: { identity: '@misfit', retiredAt: 1_700_000_000 } } as unknown as NewEvent;
+        await store.append(stream, [good, bad], 'no_stream');
+        const position = (await store.headPosition())!;
+        const loud = new RegExp(`AgentRetired at position ${position} of stream ${stream}.*data\\.retiredAt`);
+        await expect(store.readStream(stream)).rejects.toThrow(loud);
+        await expect(store.readAll(head, 10)).rejects.toThrow(loud);
+        const subscription = store.subscribe(head);
+        await expect(collect(subscription, 2, stream)).rejects.toThrow(loud);
+        await subscription.close();
+        // the event before it is still served: the failure is that event's, not the log's
+        expect(labels(await store.readAll(head, 1))).toEqual(['@fits']);
+      });
+    });
   });
 }

@@ -5,7 +5,7 @@
  * Identities: @a sends, @b and @c receive (and @b also sends to @c).
  */
 import type { TaskEnvelope } from '../../src/commands/messageFields';
-import { parseListQuery } from '../../src/projections/listQuery';
+import { parseListQuery, viewQuery } from '../../src/application/listQueryParser';
 import type { ListedMessage, ProjectionStore } from '../../src/projections/projectionStore';
 import type { ProjectedEvent, WakeEvent } from '../../src/projections/viewChanges';
 import type { WakeBus } from '../../src/projections/wakeBus';
@@ -22,15 +22,18 @@ export type ProjectionStoreFactory = () => Promise<ProjectionStoreHarness>;
 
 const TASK = { state: 'Working', expectedOutput: { shape: 'review' } } as TaskEnvelope;
 
-/** Every page of one listing, following nextCursor. */
+/** A caller's query as the store receives it: parsed, with the position bound of the page to read. */
+export const storeQuery = (input: Record<string, unknown>, before: bigint | null = null) => viewQuery(parseListQuery(input), before);
+
+/** Every page of one listing, following nextBefore. */
 export async function listAll(store: ProjectionStore, identity: string, filters: Record<string, unknown> = {}, limit = 200) {
   const messages: ListedMessage[] = [];
-  let cursor: string | null = null;
+  let before: bigint | null = null;
   do {
-    const page = await store.listMessages(identity, parseListQuery({ ...filters, limit, ...(cursor ? { cursor } : {}) }));
+    const page = await store.listMessages(identity, storeQuery({ ...filters, limit }, before));
     messages.push(...page.messages);
-    cursor = page.nextCursor;
-  } while (cursor !== null);
+    before = page.nextBefore;
+  } while (before !== null);
   return messages;
 }
 
@@ -106,7 +109,7 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
     it('starts empty', async () => {
       const { store } = await open();
       expect(await store.checkpoint()).toBeNull();
-      expect(await store.listMessages('@b', parseListQuery({}))).toEqual({ messages: [], nextCursor: null, unreadCount: 0 });
+      expect(await store.listMessages('@b', storeQuery({}))).toEqual({ messages: [], nextBefore: null, unreadCount: 0 });
       expect(await store.unreadCount('@b')).toEqual({ unread: 0, byPriority: { low: 0, normal: 0, high: 0 } });
       expect(await store.heartbeat('@b')).toEqual({ identity: '@b', unread: 0, byPriority: { low: 0, normal: 0, high: 0 },
         oldestUnreadAt: null, lastActivityAt: null });
@@ -187,20 +190,20 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
       expect(ids(await listAll(store, '@a', { box: 'outbox', tags: ['review'] }))).toEqual([m1]);
     });
 
-    it('paginates newest first with an opaque cursor, filters included, with no gaps or repeats', async () => {
+    it('paginates newest first by position bound, filters included, with no gaps or repeats', async () => {
       const { store } = await open();
       const { log, m1, m2, m3, m4 } = scenario();
       await store.applyBatch(log.projected());
-      const first = await store.listMessages('@b', parseListQuery({ limit: 3 }));
+      const first = await store.listMessages('@b', storeQuery({ limit: 3 }));
       expect(ids(first.messages)).toEqual([m4, m3, m2]);
       expect(first.unreadCount).toBe(4);
-      const second = await store.listMessages('@b', parseListQuery({ limit: 3, cursor: first.nextCursor! }));
+      const second = await store.listMessages('@b', storeQuery({ limit: 3 }, first.nextBefore));
       expect(ids(second.messages)).toEqual([m1]);
-      expect(second.nextCursor).toBeNull();
+      expect(second.nextBefore).toBeNull();
       expect(ids(await listAll(store, '@b', {}, 1))).toEqual([m4, m3, m2, m1]);
       expect(ids(await listAll(store, '@b', { from: '@a' }, 1))).toEqual([m4, m2, m1]);
       // A page that ends exactly at the last match says there is no more.
-      expect((await store.listMessages('@b', parseListQuery({ limit: 4 }))).nextCursor).toBeNull();
+      expect((await store.listMessages('@b', storeQuery({ limit: 4 }))).nextBefore).toBeNull();
     });
 
     it('a filter that matches rarely in a large inbox finds every match, newest first, page after page', async () => {
@@ -291,7 +294,7 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
       const listings: Promise<unknown>[] = [];
       const unsubscribe = await wakeBus.subscribe('@b', (wake) => {
         if (wake.messageId.startsWith('flush-')) return;
-        listings.push(store.listMessages('@b', parseListQuery({})).then((page) => visible.push(ids(page.messages).includes(wake.messageId))));
+        listings.push(store.listMessages('@b', storeQuery({})).then((page) => visible.push(ids(page.messages).includes(wake.messageId))));
       });
       const { log, m1, m2, m3, m4 } = scenario();
       await store.applyBatch(log.projected());

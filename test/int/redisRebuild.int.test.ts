@@ -77,7 +77,7 @@ describe('blue/green rebuild of the Redis views', () => {
     const readers = (async () => {
       while (rebuilding) {
         const [c, listed, page] = await Promise.all([mailbox!.projections.unreadCount('@c'), mailbox!.projections.listAgents(),
-          mailbox!.projections.listMessages('@c', { box: 'inbox', limit: 1 })]);
+          mailbox!.projections.listMessages('@c', { box: 'inbox', limit: 1, before: null })]);
         if (c.unread < lowestC || page.unreadCount < lowestC || listed.length !== agents) {
           observations.push(`unread ${c.unread}/${page.unreadCount} after ${lowestC}, agents ${listed.length}`);
         }

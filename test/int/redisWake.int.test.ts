@@ -8,7 +8,7 @@
 import { Redis } from 'ioredis';
 import { connectRedis } from '../../src/adapters/projections/redisConnection';
 import { RedisProjectionStore } from '../../src/adapters/projections/redisProjectionStore';
-import { parseListQuery } from '../../src/projections/listQuery';
+import { storeQuery } from '../contract/projectionStore.contract';
 import type { WakeEvent } from '../../src/projections/viewChanges';
 import type { Mailbox } from '../../src/mailbox';
 import type { WakeStreamEvent } from '../../src/application/mailboxQueries';
@@ -55,7 +55,7 @@ describe('Redis wake events', () => {
       if (message === 'marker') return marker?.();
       const wake = JSON.parse(message) as WakeEvent;
       wakes.push(wake);
-      checks.push(reader.listMessages('@b', parseListQuery({ limit: 200 }))
+      checks.push(reader.listMessages('@b', storeQuery({ limit: 200 }))
         .then((page) => ({ listed: page.messages.some((m) => m.messageId === wake.messageId) })));
     });
     // Everything published before the marker arrives before it (one channel, one order).

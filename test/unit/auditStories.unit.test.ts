@@ -122,7 +122,7 @@ describe('expected views (the reference model behind audit verify)', () => {
   test('agree with the in-memory projection store on every listing and count; a changed task or tag is not a match', async () => {
     const { ExpectedViews } = await import('../../src/audit/verify/expectedViews');
     const { projectStored } = await import('../../src/projections/projector');
-    const { parseListQuery } = await import('../../src/projections/listQuery');
+    const { parseListQuery, viewQuery } = await import('../../src/application/listQueryParser');
     const mailbox = await memoryMailbox();
     const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
     const tasked = await a.send({ to: '@b', subject: 'task', body: 'x', tags: ['t1', 't2'], task: { state: 'Working' } });
@@ -136,7 +136,7 @@ describe('expected views (the reference model behind audit verify)', () => {
     for (const identity of ['@a', '@b', '@c']) {
       expect(views.heartbeat(identity)).toEqual(await mailbox.projections.heartbeat(identity));
       for (const view of ['inbox', 'unread', 'outbox'] as const) {
-        const live = (await mailbox.projections.listMessages(identity, parseListQuery(query[view]))).messages;
+        const live = (await mailbox.projections.listMessages(identity, viewQuery(parseListQuery(query[view]), null))).messages;
         const expected = views.listing(identity, view);
         expect(expected.map((entry) => views.listed(entry, view))).toEqual(live);
         expect(expected.every((entry, i) => views.matches(entry, view, live[i]))).toBe(true);

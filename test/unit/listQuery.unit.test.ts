@@ -1,5 +1,6 @@
 /** The list query: a filter that does not apply to the chosen box is rejected, never ignored. */
-import { APPLICABLE_FILTERS, decodeCursor, encodeCursor, parseListQuery } from '../../src/projections/listQuery';
+import { APPLICABLE_FILTERS, listingOf, parseListQuery } from '../../src/application/listQueryParser';
+import { CursorCodec, type CursorBinding } from '../../src/application/cursorCodec';
 import { MailboxError } from '../../src/errors';
 
 function rejection(input: unknown): MailboxError {
@@ -57,22 +58,52 @@ describe('parseListQuery', () => {
   });
 });
 
-describe('cursors', () => {
-  it('round-trip a position and are opaque text', () => {
-    const cursor = encodeCursor(123456789012345678n);
+describe('cursors bound to their listing', () => {
+  const TOKEN = 'admin-token-0123456789abcdef';
+  const codec = CursorCodec.fromAdminToken(TOKEN);
+  const bound = (caller: string, input: Record<string, unknown>): CursorBinding => ({ caller, listing: listingOf(parseListQuery(input)) });
+  const inboxOfA = bound('@a', { status: 'unread', tags: 'ops,db' });
+
+  function mismatch(binding: CursorBinding, cursor: string, with_ = codec): MailboxError {
+    try {
+      with_.decode(binding, cursor);
+    } catch (error) {
+      expect(error).toBeInstanceOf(MailboxError);
+      return error as MailboxError;
+    }
+    throw new Error('expected CURSOR_MISMATCH');
+  }
+
+  it('round-trip a position for the same caller and listing, on any node that shares the admin token, whatever the limit', () => {
+    const cursor = codec.encode(inboxOfA, 123456789012345678n);
     expect(cursor).not.toContain('123456789012345678');
-    expect(decodeCursor(cursor)).toBe(123456789012345678n);
-    expect(decodeCursor(undefined)).toBeNull();
+    expect(codec.decode(inboxOfA, cursor)).toBe(123456789012345678n);
+    expect(CursorCodec.fromAdminToken(TOKEN).decode(bound('@a', { status: 'unread', tags: ['db', 'ops'], limit: 7 }), cursor))
+      .toBe(123456789012345678n);
   });
 
-  it('a cursor this server did not issue: VALIDATION_FAILED', () => {
-    expect(() => decodeCursor('%%%not-a-cursor')).toThrow(MailboxError);
-    try {
-      decodeCursor(Buffer.from('abc').toString('base64url'));
-    } catch (error) {
-      expect((error as MailboxError).envelope).toMatchObject({ code: 'VALIDATION_FAILED', field: 'cursor' });
-      return;
+  it.each([
+    ['another box', bound('@a', { box: 'outbox' })],
+    ['other filters', bound('@a', { status: 'unread', tags: 'ops' })],
+    ['no filters', bound('@a', {})],
+    ['another caller', bound('@b', { status: 'unread', tags: 'ops,db' })],
+  ])('used with %s: CURSOR_MISMATCH telling to start again without a cursor', (_what, other) => {
+    const error = mismatch(other, codec.encode(inboxOfA, 42n));
+    expect(error.status).toBe(400);
+    expect(error.envelope).toMatchObject({ code: 'CURSOR_MISMATCH', field: 'cursor' });
+    expect(error.message).toMatch(/start again without a cursor/);
+  });
+
+  it('any flipped character, a truncated or padded cursor, or another deployment\'s key: CURSOR_MISMATCH', () => {
+    const cursor = codec.encode(inboxOfA, 42n);
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    for (let i = 0; i < cursor.length; i++) {
+      const flipped = alphabet[(alphabet.indexOf(cursor[i]) + 1) % alphabet.length];
+      expect(mismatch(inboxOfA, cursor.slice(0, i) + flipped + cursor.slice(i + 1)).code).toBe('CURSOR_MISMATCH');
     }
-    throw new Error('expected a VALIDATION_FAILED');
+    for (const bad of [cursor.slice(0, -1), `${cursor}A`, `${cursor}=`, '', '%%%not-a-cursor', Buffer.from('42').toString('base64url')]) {
+      expect(mismatch(inboxOfA, bad).code).toBe('CURSOR_MISMATCH');
+    }
+    expect(mismatch(inboxOfA, cursor, CursorCodec.fromAdminToken('another-admin-token-0123456')).code).toBe('CURSOR_MISMATCH');
   });
 });

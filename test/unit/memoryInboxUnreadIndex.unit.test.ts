@@ -5,7 +5,7 @@
  */
 import { MemoryProjectionStore } from '../../src/adapters/projections/memoryProjectionStore';
 import { InProcessWakeBus } from '../../src/adapters/wake/inProcessWakeBus';
-import { parseListQuery } from '../../src/projections/listQuery';
+import { storeQuery } from '../contract/projectionStore.contract';
 import type { ProjectedEvent, ViewChange } from '../../src/projections/viewChanges';
 
 const at = (n: number) => new Date(Date.UTC(2025, 0, 1, 0, 0, n)).toISOString();
@@ -29,12 +29,12 @@ const archived = (position: number, n: number, recipient: string): ProjectedEven
 
 async function unreadIds(store: MemoryProjectionStore, identity: string): Promise<string[]> {
   const ids: string[] = [];
-  let cursor: string | undefined;
+  let before: bigint | null = null;
   do {
-    const page = await store.listMessages(identity, parseListQuery({ status: 'unread', limit: 37, ...(cursor ? { cursor } : {}) }));
+    const page = await store.listMessages(identity, storeQuery({ status: 'unread', limit: 37 }, before));
     ids.push(...page.messages.map((m) => m.messageId));
-    cursor = page.nextCursor ?? undefined;
-  } while (cursor);
+    before = page.nextBefore;
+  } while (before !== null);
   return ids;
 }
 
@@ -70,7 +70,7 @@ describe('memory inbox unread index', () => {
     expect(await unreadIds(store, '@c')).toEqual([]);
     expect(await store.heartbeat('@c')).toMatchObject({ unread: 0, oldestUnreadAt: null });
     // Read messages still list under status=read and all.
-    const all = await store.listMessages('@c', parseListQuery({ status: 'all', limit: 200 }));
+    const all = await store.listMessages('@c', storeQuery({ status: 'all', limit: 200 }));
     expect(all.messages).toHaveLength(200);
     expect(all.messages.every((m) => m.readAt !== null)).toBe(true);
   });

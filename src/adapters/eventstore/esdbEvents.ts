@@ -11,6 +11,7 @@
  * mailbox stream is refused loudly rather than given an ambiguous position.
  */
 import { MAILBOX_STREAM_PREFIX } from '../../events/streams';
+import { readEvent } from '../../events/readEvent';
 import type { NewEvent, StoredEvent } from '../../events/types';
 import type { EsdbEventData, EsdbPosition, EsdbRecordedEvent as RecordedEvent } from './esdbClientCompat';
 
@@ -42,12 +43,12 @@ export function positionOf(event: RecordedEvent): bigint {
   return position.commit;
 }
 
-/** `position`: when the caller has already taken it from the event. */
+/** Checked against its stored shape and upcast (readEvent). `position`: when the caller has already taken it from the event. */
 export function toStoredEvent(event: RecordedEvent, position: bigint = positionOf(event)): StoredEvent {
   if (!event.isJson || typeof event.metadata !== 'object' || event.metadata === null || event.metadata instanceof Uint8Array) {
     throw new Error(`Event ${event.id} in ${event.streamId} is not a mailbox JSON event (type ${event.type})`);
   }
-  return {
+  return readEvent({
     eventId: event.id,
     type: event.type,
     data: event.data,
@@ -55,5 +56,5 @@ export function toStoredEvent(event: RecordedEvent, position: bigint = positionO
     streamName: event.streamId,
     revision: event.revision,
     position,
-  } as unknown as StoredEvent;
+  });
 }

@@ -1,7 +1,8 @@
-/** In-memory event store: the reference behaviour of the port, for tests and scratch rebuilds. */
+/** In-memory event store: the reference behaviour of the port, for tests and scratch rebuilds. Reads go through readEvent like every store's. */
 import { randomUUID } from 'node:crypto';
 import { ConcurrencyConflict } from '../../errors';
 import { describeExpected, type AppendResult, type EventStore, type EventSubscription, type ExpectedRevision } from '../../events/eventStore';
+import { readEvent } from '../../events/readEvent';
 import type { NewEvent, StoredEvent } from '../../events/types';
 import { AppendSignal } from './appendSignal';
 import { localSubscription } from './localSubscription';
@@ -33,12 +34,12 @@ export class MemoryEventStore implements EventStore {
   }
 
   async readStream(streamName: string, fromRevision = 0n): Promise<StoredEvent[]> {
-    return (this.streams.get(streamName) ?? []).slice(Number(fromRevision));
+    return (this.streams.get(streamName) ?? []).slice(Number(fromRevision)).map(readEvent);
   }
 
   async readAll(after: bigint | null, limit: number): Promise<StoredEvent[]> {
     const start = after === null ? 0 : Number(after); // position p is at index p - 1
-    return this.log.slice(start, start + limit);
+    return this.log.slice(start, start + limit).map(readEvent);
   }
 
   subscribe(after: bigint | null): EventSubscription {

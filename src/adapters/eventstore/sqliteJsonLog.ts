@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import Database from 'libsql';
 import { MailboxError } from '../../errors';
-import { CURRENT_SCHEMA_VERSION, upcast } from '../../events/upcasters';
+import { CURRENT_SCHEMA_VERSION } from '../../events/upcasters';
 import type { JsonTextLog, JsonTextRow } from '../../audit/logSource';
 import { logRowToStored } from './sqliteStatements';
 
@@ -26,7 +26,7 @@ function schemaVersionOf(metadata: string): number {
 
 function atCurrentSchema(row: JsonTextRow): JsonTextRow {
   if (schemaVersionOf(row[6]) >= CURRENT_SCHEMA_VERSION) return row;
-  const event = upcast(logRowToStored(row));
+  const event = logRowToStored(row);
   return [row[0], event.eventId, event.streamName, row[3], event.type, JSON.stringify(event.data), JSON.stringify(event.metadata)];
 }
 

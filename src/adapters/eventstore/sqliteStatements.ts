@@ -1,5 +1,6 @@
 /** The SQLite event table, its prepared statements and the row -> StoredEvent mapping. */
 import type Database from 'libsql';
+import { readEvent } from '../../events/readEvent';
 import type { StoredEvent } from '../../events/types';
 
 export interface EventRow {
@@ -47,14 +48,15 @@ export function prepareStatements(db: Database.Database): EventStatements {
   };
 }
 
-export const toStored = (row: EventRow): StoredEvent => ({
+/** Rows become events through readEvent: checked against their stored shape and upcast. */
+export const toStored = (row: EventRow): StoredEvent => readEvent({
   eventId: row.event_id, streamName: row.stream, revision: BigInt(row.revision), position: BigInt(row.position),
-  type: row.type as StoredEvent['type'], data: JSON.parse(row.data), metadata: JSON.parse(row.metadata),
+  type: row.type, data: JSON.parse(row.data), metadata: JSON.parse(row.metadata),
 });
 
 /** A raw readAll row (LOG_COLUMNS order) as a StoredEvent. */
 export function logRowToStored(row: unknown): StoredEvent {
   const [position, eventId, stream, revision, type, data, metadata] = row as LogRow;
-  return { eventId, streamName: stream, revision: BigInt(revision), position: BigInt(position),
-    type: type as StoredEvent['type'], data: JSON.parse(data), metadata: JSON.parse(metadata) };
+  return readEvent({ eventId, streamName: stream, revision: BigInt(revision), position: BigInt(position),
+    type, data: JSON.parse(data), metadata: JSON.parse(metadata) });
 }

@@ -33,7 +33,9 @@ function queryParameters(spec: RouteSpec): Json[] {
   if (!spec.query) return [];
   const schema = inputJsonSchema(spec.query, 'comma-separated values or a JSON-encoded array');
   const properties = (schema.properties ?? {}) as Record<string, Json>;
-  return Object.entries(properties).map(([name, property]) => ({ name, in: 'query', required: false, schema: property }));
+  return Object.entries(properties).map(([name, property]) => ({
+    name, in: 'query', required: false, ...(property.description ? { description: property.description } : {}), schema: property,
+  }));
 }
 
 function errorResponses(codes: readonly ErrorCode[]): Record<string, Json> {

@@ -5,7 +5,7 @@
 import type { z } from 'zod';
 import type { ErrorCode } from '../../errors';
 import { markReadSchema, registerAgentSchema, sendMessageSchema } from '../../commands/schemas';
-import { listQuerySchema } from '../../projections/listQuery';
+import { listQuerySchema } from '../../application/listQueryParser';
 import { auditQuerySchema } from './routes/viewRoutes';
 
 export interface RouteSpec {
@@ -41,7 +41,7 @@ export const ROUTE_SPECS: RouteSpec[] = [
   { method: 'get', path: '/v1/messages', summary: 'List the inbox (or outbox with box=outbox), newest first', tag: 'messages',
     auth: 'agent', query: listQuerySchema,
     success: { status: 200, description: '{messages: [{messageId, from, to, subject, priority, sentAt, readAt, threadId, inReplyTo, tags, task?}], nextCursor, unreadCount}' },
-    errors: [...AUTH, 'UNKNOWN_FIELD', 'FILTER_NOT_APPLICABLE', 'VALIDATION_FAILED'] },
+    errors: [...AUTH, 'UNKNOWN_FIELD', 'FILTER_NOT_APPLICABLE', 'VALIDATION_FAILED', 'CURSOR_MISMATCH'] },
   { method: 'get', path: '/v1/messages/{id}', summary: 'One message with its body and your readAt', tag: 'messages',
     auth: 'sender, recipient or auditor', success: { status: 200, description: 'the message with body, readAt, archivedAt (receipts for its sender and auditors)' },
     errors: [...AUTH, 'VALIDATION_FAILED', 'MESSAGE_NOT_FOUND'] },

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { archiveSchema, markReadSchema, sendMessageSchema } from '../../commands/schemas';
 import { parseInput } from '../../commands/validation';
-import { listQuerySchema } from '../../projections/listQuery';
+import { listQuerySchema } from '../../application/listQueryParser';
 import type { AgentApi } from '../../application/agentApi';
 
 export interface ToolDefinition {

@@ -1,8 +1,8 @@
 /** In-memory projection store (embedded default): rebuilt from the log at start, exact counts, wakes after commit. */
 import { inject, injectable } from 'tsyringe';
 import { TOKENS } from '../../tokens';
-import { encodeCursor, decodeCursor, type ListQuery } from '../../projections/listQuery';
-import type { AgentView, HeartbeatCounts, ListedMessage, MessagePage, ProjectionStore, UnreadCount, ViewsBinding } from '../../projections/projectionStore';
+import type { ListQuery } from '../../projections/listQuery';
+import type { AgentView, HeartbeatCounts, ListedMessage, ProjectionStore, UnreadCount, ViewPage, ViewsBinding } from '../../projections/projectionStore';
 import type { InboxEntryFields, MessageSummary, ProjectedEvent, ViewChange, WakeEvent } from '../../projections/viewChanges';
 import type { WakeBus } from '../../projections/wakeBus';
 import { MemoryInbox, type InboxEntry } from './memoryInbox';
@@ -120,14 +120,14 @@ export class MemoryProjectionStore implements ProjectionStore {
     return this.lastPosition;
   }
 
-  async listMessages(identity: string, query: ListQuery): Promise<MessagePage> {
+  async listMessages(identity: string, query: ListQuery): Promise<ViewPage> {
     const inbox = this.inboxes.get(identity);
     const unreadCount = inbox?.unreadCount ?? 0;
-    if (!inbox) return { messages: [], nextCursor: null, unreadCount };
+    if (!inbox) return { messages: [], nextBefore: null, unreadCount };
     const source = query.box === 'outbox' ? inbox.outbox : query.status === 'unread' ? inbox.unread : inbox.entries;
     const page: InboxEntry[] = [];
     let hasMore = false;
-    const before = decodeCursor(query.cursor);
+    const before = query.before;
     for (const entry of newestFirst(source, before === null ? null : Number(before))) {
       if (!matches(entry, query)) continue;
       if (page.length === query.limit) {
@@ -138,7 +138,7 @@ export class MemoryProjectionStore implements ProjectionStore {
     }
     return {
       messages: page.map((entry) => this.listed(entry, query.box)),
-      nextCursor: hasMore ? encodeCursor(BigInt(page[page.length - 1].position)) : null,
+      nextBefore: hasMore ? BigInt(page[page.length - 1].position) : null,
       unreadCount,
     };
   }

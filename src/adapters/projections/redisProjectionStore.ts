@@ -20,8 +20,8 @@ import type { Redis } from 'ioredis';
 import { MailboxError } from '../../errors';
 import type { ListQuery } from '../../projections/listQuery';
 import {
-  ProjectionCheckpointRewound, ViewsOfAnotherLog, type AgentView, type HeartbeatCounts, type MessagePage, type ProjectionStore,
-  type UnreadCount, type ViewsBinding,
+  ProjectionCheckpointRewound, ViewsOfAnotherLog, type AgentView, type HeartbeatCounts, type ProjectionStore,
+  type UnreadCount, type ViewPage, type ViewsBinding,
 } from '../../projections/projectionStore';
 import type { ProjectionGenerations } from '../../projections/rebuildGenerations';
 import type { ProjectedEvent } from '../../projections/viewChanges';
@@ -191,7 +191,7 @@ export class RedisProjectionStore implements ProjectionStore {
       "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0", 1, this.keys.liveWriter, logIdentity));
   }
 
-  async listMessages(identity: string, query: ListQuery): Promise<MessagePage> {
+  async listMessages(identity: string, query: ListQuery): Promise<ViewPage> {
     return this.read((prefix) => this.reader.listMessages(prefix, identity, query));
   }
 

@@ -1,7 +1,7 @@
 /** Reads of the Redis views: pages of an inbox or outbox, exact counts, the agents list. */
 import type { Redis } from 'ioredis';
-import { decodeCursor, encodeCursor, type ListQuery } from '../../projections/listQuery';
-import type { AgentView, HeartbeatCounts, ListedMessage, MessagePage } from '../../projections/projectionStore';
+import type { ListQuery } from '../../projections/listQuery';
+import type { AgentView, HeartbeatCounts, ListedMessage, ViewPage } from '../../projections/projectionStore';
 import type { InboxEntryFields, MessageSummary } from '../../projections/viewChanges';
 import { padPosition, type RedisKeys } from './redisKeys';
 
@@ -28,11 +28,11 @@ export class RedisViewReader {
   /** At most this many entries are examined per script call while filtering. */
   constructor(private readonly client: Redis, private readonly keys: RedisKeys, private readonly scanBudget = 2000) {}
 
-  async listMessages(prefix: string, identity: string, query: ListQuery): Promise<MessagePage> {
+  async listMessages(prefix: string, identity: string, query: ListQuery): Promise<ViewPage> {
     const key = (name: Parameters<RedisKeys['agent']>[2]) => this.keys.agent(prefix, identity, name);
     const outbox = query.box === 'outbox';
     const source = outbox ? key('outbox') : query.status === 'unread' ? key('unread') : key('inbox');
-    const before = decodeCursor(query.cursor);
+    const before = query.before;
     const wanted = query.limit + 1;
     const found: Found[] = [];
     let upper = before === null ? '+' : `(${padPosition(before)}`;
@@ -54,7 +54,7 @@ export class RedisViewReader {
     for (const entry of carried) summaries.set(entry.fields.messageId, entry.fields as MessageSummary);
     return {
       messages: page.map((entry) => listed(entry, summaries.get(entry.fields.messageId), outbox)),
-      nextCursor: found.length > query.limit ? encodeCursor(page[page.length - 1].position) : null,
+      nextBefore: found.length > query.limit ? page[page.length - 1].position : null,
       unreadCount,
     };
   }

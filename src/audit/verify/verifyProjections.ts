@@ -9,7 +9,7 @@
  * persists after catching the expected views up to the live checkpoint again.
  */
 import { mapBounded } from '../../heartbeat/boundedQueue';
-import { parseListQuery, type ListQuery } from '../../projections/listQuery';
+import type { ListQuery } from '../../projections/listQuery';
 import type { ListedMessage, ProjectionStore } from '../../projections/projectionStore';
 import type { LogSource } from '../logSource';
 import { ExpectedViews } from './expectedViews';
@@ -41,9 +41,9 @@ export interface VerifyReport {
 
 type Listing = 'inbox' | 'unread' | 'outbox';
 const QUERIES: Record<Listing, ListQuery> = {
-  inbox: parseListQuery({ box: 'inbox', status: 'all', limit: 200 }),
-  unread: parseListQuery({ box: 'inbox', status: 'unread', limit: 200 }),
-  outbox: parseListQuery({ box: 'outbox', limit: 200 }),
+  inbox: { box: 'inbox', status: 'all', limit: 200, before: null },
+  unread: { box: 'inbox', status: 'unread', limit: 200, before: null },
+  outbox: { box: 'outbox', limit: 200, before: null },
 };
 
 /**
@@ -56,10 +56,9 @@ async function compareListing(expected: ExpectedViews, live: ProjectionStore, id
   const diffs: Difference[] = [];
   let aligned = 0;
   let rest: ListedMessage[] | null = null;
-  const cursors = new Set<string>();
-  let cursor: string | undefined;
+  let before: bigint | null = null;
   for (;;) {
-    const page = await live.listMessages(identity, { ...QUERIES[view], cursor });
+    const page = await live.listMessages(identity, { ...QUERIES[view], before });
     for (const actual of page.messages) {
       if (rest === null && aligned < wanted.length && wanted[aligned].fields.messageId === actual.messageId) {
         const entry = wanted[aligned++];
@@ -70,13 +69,12 @@ async function compareListing(expected: ExpectedViews, live: ProjectionStore, id
         (rest ??= []).push(actual);
       }
     }
-    if (page.nextCursor === null) break;
-    if (cursors.has(page.nextCursor)) {
-      diffs.push({ view, identity, field: 'pagination', expected: 'cursors advance', actual: 'a cursor repeated' });
+    if (page.nextBefore === null) break;
+    if (before !== null && page.nextBefore >= before) {
+      diffs.push({ view, identity, field: 'pagination', expected: 'pages move to older positions', actual: `page bound ${page.nextBefore} after ${before}` });
       break;
     }
-    cursors.add(page.nextCursor);
-    cursor = page.nextCursor;
+    before = page.nextBefore;
   }
   if (rest !== null || aligned < wanted.length) {
     diffs.push(...diffListing(view, identity, wanted.slice(aligned).map((entry) => expected.listed(entry, view)), rest ?? []));

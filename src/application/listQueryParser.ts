@@ -1,0 +1,74 @@
+/**
+ * The list query as callers send it (DESIGN section 4). A filter that does not
+ * apply to the chosen box is rejected, never silently ignored (seed 003: lossy
+ * input -> loud error). The cursor stays opaque here: MailboxQueries checks it
+ * against the listing (cursorCodec.ts) before the store sees a position.
+ */
+import { z } from 'zod';
+import { MailboxError } from '../errors';
+import { prioritySchema } from '../commands/messageFields';
+import { identitySchema } from '../commands/schemas';
+import { parseInput } from '../commands/validation';
+import type { ListBox, ListQuery } from '../projections/listQuery';
+
+/** A list as an array, a JSON-encoded array or comma-separated text; malformed JSON is a 400, never a crash. */
+const csvOrArray = z.preprocess((value, ctx) => {
+  if (typeof value !== 'string') return value;
+  if (!value.trim().startsWith('[')) return value.split(',');
+  try {
+    return JSON.parse(value);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'starts with [ but is not a valid JSON array; send a JSON array or comma-separated values.' });
+    return z.NEVER;
+  }
+}, z.array(z.string().min(1)).max(32));
+
+export const CURSOR_DESCRIPTION = 'Opaque: pass `nextCursor` from the previous page unchanged, with the same box and filters, as the ' +
+  'same caller. A cursor is bound to the listing that issued it (signed by the server); used with another box, other filters, ' +
+  'by another caller, or altered, it is refused with 400 CURSOR_MISMATCH: start again without a cursor. `limit` may change between pages.';
+
+export const listQuerySchema = z.strictObject({
+  box: z.enum(['inbox', 'outbox']).default('inbox'),
+  status: z.enum(['unread', 'read', 'all']).optional(),
+  from: identitySchema.optional(),
+  to: z.string().optional(),
+  threadId: z.string().optional(),
+  tags: csvOrArray.optional(),
+  priority: prioritySchema.optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().optional().describe(CURSOR_DESCRIPTION),
+});
+export type ParsedListQuery = z.output<typeof listQuerySchema>;
+
+export const APPLICABLE_FILTERS: Record<ListBox, readonly string[]> = {
+  inbox: ['status', 'from', 'threadId', 'tags', 'priority', 'limit', 'cursor'],
+  outbox: ['to', 'threadId', 'tags', 'priority', 'limit', 'cursor'],
+};
+
+export function parseListQuery(input: unknown): ParsedListQuery {
+  const query = parseInput(listQuerySchema, input ?? {}, 'list_messages');
+  // A key whose value is undefined was not given (library callers spread optional fields).
+  const given = Object.entries(input ?? {}).filter(([key, value]) => key !== 'box' && value !== undefined).map(([key]) => key);
+  const applicable = APPLICABLE_FILTERS[query.box];
+  const inapplicable = given.filter((key) => !applicable.includes(key));
+  if (inapplicable.length > 0) {
+    throw new MailboxError('FILTER_NOT_APPLICABLE', 'Filter not applicable',
+      `Filter '${inapplicable[0]}' does not apply to box=${query.box}; applicable filters for box=${query.box}: ` +
+      `${applicable.join(', ')}.`, { filter: inapplicable[0], box: query.box, applicable });
+  }
+  return query;
+}
+
+/** The store's query: the parsed filters and limit, with the position bound the cursor stood for. */
+export function viewQuery({ cursor: _cursor, ...query }: ParsedListQuery, before: bigint | null): ListQuery {
+  return { ...query, before };
+}
+
+/**
+ * What a cursor is bound to besides its caller: the box and every filter, in one fixed order, tags as a set
+ * (`ops,db` and `db,ops` list the same). Not the limit: a caller may change the page size between pages.
+ */
+export function listingOf(query: ParsedListQuery): unknown[] {
+  return [query.box, query.status ?? null, query.from ?? null, query.to ?? null, query.threadId ?? null,
+    query.tags ? [...new Set(query.tags)].sort() : null, query.priority ?? null];
+}

@@ -1,0 +1,123 @@
+/**
+ * The stored shape of every event, per type and schema version: what the log
+ * holds, independent of what the command surfaces accept. Inputs are
+ * lossless-permissive and normalised by the commands layer; what reaches the
+ * log is the canonical form defined here, and every read is checked against it
+ * (readEvent.ts). Changing a shape means a new schema version and an upcaster,
+ * never an edit of a version already written.
+ */
+import { z } from 'zod';
+
+export const PRIORITIES = ['low', 'normal', 'high'] as const;
+export const TASK_STATES = [
+  'Submitted', 'Working', 'InputRequired', 'Completed', 'Canceled', 'Failed', 'Rejected', 'AuthRequired', 'Unknown',
+] as const;
+export const ROLES = ['agent', 'auditor', 'admin'] as const;
+
+const priority = z.enum(PRIORITIES);
+/** Timestamps are the command clock's ISO-8601 text; checked as strings to keep reads cheap. */
+const timestamp = z.string();
+
+const isoDate = z.iso.datetime({ offset: true });
+const taskPart = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('text'), text: z.string() }),
+  z.strictObject({ kind: z.literal('data'), data: z.record(z.string(), z.unknown()) }),
+  z.strictObject({ kind: z.literal('file'), file: z.strictObject({ uri: z.string().min(1), mimeType: z.string().optional() }) }),
+]);
+
+/** The A2A task subset as stored: the canonical state spelling only. */
+export const taskEnvelopeV1 = z.strictObject({
+  state: z.enum(TASK_STATES).optional(),
+  input: z.strictObject({ parts: z.array(taskPart) }).optional(),
+  metadata: z.strictObject({
+    sessionId: z.string().optional(),
+    relatedTickets: z.array(z.string()).optional(),
+    relatedDiscussions: z.array(z.string()).optional(),
+    parentTask: z.string().optional(),
+    priorComments: z.array(z.strictObject({ url: z.string(), commentId: z.string() })).optional(),
+  }).optional(),
+  expectedOutput: z.strictObject({
+    shape: z.enum(['review', 'ticket', 'discussion', 'pr', 'free-form']),
+    locationHint: z.string().optional(),
+  }).optional(),
+  budget: z.strictObject({
+    deadline: isoDate.optional(),
+    maxTokens: z.number().int().positive().optional(),
+  }).optional(),
+  expiresAt: isoDate.optional(),
+});
+
+export const eventMetadataV1 = z.strictObject({
+  commandId: z.string(),
+  correlationId: z.string(),
+  causationId: z.string(),
+  actor: z.string(),
+  at: timestamp, // from the command's clock, never from a decider
+  schemaVersion: z.number().int(),
+});
+
+/** The fields a listing shows without reading the body. */
+const messageSummaryV1 = {
+  messageId: z.string(),
+  from: z.string(),
+  to: z.string(),
+  subject: z.string(),
+  priority,
+  threadId: z.string(),
+  inReplyTo: z.string().nullable(),
+  tags: z.array(z.string()),
+  sentAt: timestamp,
+  wakeSuppressed: z.boolean(),
+  hasTask: z.boolean(),
+};
+
+const agentRegisteredV1 = z.strictObject({
+  identity: z.string(), role: z.enum(ROLES), tokenHash: z.string(), registeredAt: timestamp,
+});
+const agentRetiredV1 = z.strictObject({ identity: z.string(), retiredAt: timestamp });
+const messageSentV1 = z.strictObject({
+  ...messageSummaryV1,
+  body: z.string(),
+  task: taskEnvelopeV1.nullable(),
+  /** Direct: [to]. Broadcast: the audience snapshot, one BroadcastDelivered each. */
+  recipients: z.array(z.string()),
+  idempotencyKey: z.string().nullable(),
+  /** Fingerprint of the request, to refuse a reused Idempotency-Key with another payload. */
+  requestHash: z.string(),
+});
+/**
+ * One per broadcast audience member. It repeats the summary fields so that a
+ * projector can place it in the recipient's inbox from this event alone (no
+ * cross-key lookups: Redis Cluster keeps each agent's keys in one slot).
+ */
+const broadcastDeliveredV1 = z.strictObject({ ...messageSummaryV1, recipient: z.string(), deliveredAt: timestamp });
+const receiptReadV1 = z.strictObject({
+  messageId: z.string(), reader: z.string(), readAt: timestamp, priority, sentAt: timestamp,
+});
+const messageArchivedV1 = z.strictObject({
+  messageId: z.string(), recipient: z.string(), archivedAt: timestamp, wasUnread: z.boolean(), priority, sentAt: timestamp,
+});
+
+/** The current version's data shape of each event type. */
+export const EVENT_DATA_V1 = {
+  AgentRegistered: agentRegisteredV1,
+  AgentRetired: agentRetiredV1,
+  MessageSent: messageSentV1,
+  BroadcastDelivered: broadcastDeliveredV1,
+  ReceiptRead: receiptReadV1,
+  MessageArchived: messageArchivedV1,
+} as const;
+
+export type StoredEventType = keyof typeof EVENT_DATA_V1;
+export type EventDataShapes = { [T in StoredEventType]: z.ZodType };
+
+export const CURRENT_SCHEMA_VERSION = 1;
+
+/**
+ * Every schema version a log may hold, with the data shape of each type at that version. Version 0
+ * (events written before versions were counted) has the same shapes as version 1.
+ */
+export const STORED_SHAPES: ReadonlyMap<number, EventDataShapes> = new Map<number, EventDataShapes>([
+  [0, EVENT_DATA_V1],
+  [1, EVENT_DATA_V1],
+]);

@@ -1,0 +1,163 @@
+/**
+ * Pagination cursors over HTTP and MCP: a cursor pages only the listing that
+ * issued it (same caller, box and filters). Anything else, or a cursor altered
+ * in one character, is 400 CURSOR_MISMATCH and writes nothing. Pages stay
+ * exact while new messages arrive between them.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startTestServer, type TestServer } from '../support/httpServer';
+
+let server: TestServer;
+let t: Record<string, string>;
+const clients: Client[] = [];
+/** @b's inbox, newest first: 6 messages from @a and @c. */
+let inboxOfB: string[];
+
+const list = (who: string, query: string) => server.call('GET', `/v1/messages?${query}`, { token: t[who] });
+const ids = (body: any): string[] => body.messages.map((m: any) => m.messageId);
+const send = async (from: string, to: string, extra: Record<string, unknown> = {}) => {
+  const sent = await server.call('POST', '/v1/messages', { token: t[from], body: { to, subject: 's', body: 'b', ...extra } });
+  expect(sent.status).toBe(201);
+  return sent.body.messageId as string;
+};
+
+/** Every page of one listing, following nextCursor; `between` runs after each page (e.g. new mail arriving). */
+async function pages(who: string, query: string, between: () => Promise<void> = async () => undefined): Promise<string[][]> {
+  const result: string[][] = [];
+  let cursor: string | null = null;
+  do {
+    const { status, body } = await list(who, `${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    expect(status).toBe(200);
+    result.push(ids(body));
+    cursor = body.nextCursor;
+    await between();
+  } while (cursor !== null);
+  return result;
+}
+
+async function expectMismatch(who: string, query: string) {
+  const before = await server.eventCount();
+  const { status, body } = await list(who, query);
+  expect({ status, code: body.code }).toEqual({ status: 400, code: 'CURSOR_MISMATCH' });
+  expect(body).toMatchObject({ error: expect.any(String), field: 'cursor' });
+  expect(body.message).toMatch(/start again without a cursor/);
+  expect(await server.eventCount()).toBe(before);
+}
+
+const firstCursor = async (who: string, query: string): Promise<string> => {
+  const { body } = await list(who, query);
+  expect(body.nextCursor).toEqual(expect.any(String));
+  return body.nextCursor;
+};
+
+beforeAll(async () => {
+  server = await startTestServer();
+  t = await server.register(['@a', '@b', '@c']);
+  const sent: string[] = [];
+  for (let i = 0; i < 6; i++) sent.push(await send(i % 2 === 0 ? '@a' : '@c', '@b', { tags: i < 3 ? ['ops'] : ['db'] }));
+  for (let i = 0; i < 3; i++) await send('@b', '@c');
+  for (let i = 0; i < 3; i++) await send('@c', '@a');
+  inboxOfB = sent.reverse();
+});
+afterAll(async () => {
+  for (const client of clients) await client.close();
+  await server.close();
+});
+
+test('a cursor pages the listing that issued it, newest first, with no gaps or repeats, whatever the page size', async () => {
+  expect(await pages('@b', 'limit=2')).toEqual([inboxOfB.slice(0, 2), inboxOfB.slice(2, 4), inboxOfB.slice(4, 6)]);
+  expect((await pages('@b', 'tags=ops&limit=2')).flat()).toEqual(inboxOfB.slice(3));
+  const cursor = await firstCursor('@b', 'limit=4');
+  expect(ids((await list('@b', `limit=1&cursor=${encodeURIComponent(cursor)}`)).body)).toEqual([inboxOfB[4]]);
+});
+
+test('an outbox cursor on the inbox: CURSOR_MISMATCH, nothing written', async () => {
+  const cursor = await firstCursor('@b', 'box=outbox&limit=1');
+  await expectMismatch('@b', `cursor=${encodeURIComponent(cursor)}&limit=1`);
+  await expectMismatch('@b', `box=inbox&cursor=${encodeURIComponent(cursor)}`);
+});
+
+test('a cursor under other filters: CURSOR_MISMATCH, nothing written', async () => {
+  const cursor = encodeURIComponent(await firstCursor('@b', 'status=unread&limit=2'));
+  await expectMismatch('@b', `cursor=${cursor}`);
+  await expectMismatch('@b', `status=all&cursor=${cursor}`);
+  await expectMismatch('@b', `status=unread&from=@a&cursor=${cursor}`);
+  await expectMismatch('@b', `status=unread&tags=ops&cursor=${cursor}`);
+  // The same filters, any page size: still the same listing.
+  expect((await list('@b', `status=unread&limit=10&cursor=${cursor}`)).status).toBe(200);
+});
+
+test("agent @b's cursor used by @a (same query, own inbox): CURSOR_MISMATCH, nothing written", async () => {
+  const cursor = encodeURIComponent(await firstCursor('@b', 'limit=1'));
+  expect((await list('@a', 'limit=1')).body.nextCursor).toEqual(expect.any(String)); // @a has a second page of its own
+  await expectMismatch('@a', `limit=1&cursor=${cursor}`);
+  await expectMismatch('@c', `limit=1&cursor=${cursor}`);
+});
+
+test('a cursor with one character flipped: CURSOR_MISMATCH, nothing written', async () => {
+  const cursor = await firstCursor('@b', 'limit=2');
+  for (const i of [0, 5, Math.floor(cursor.length / 2), cursor.length - 1]) {
+    const flipped = cursor.slice(0, i) + (cursor[i] === 'A' ? 'B' : 'A') + cursor.slice(i + 1);
+    await expectMismatch('@b', `limit=2&cursor=${encodeURIComponent(flipped)}`);
+  }
+  await expectMismatch('@b', 'limit=2&cursor=MTIz'); // a bare position, as cursors used to be
+});
+
+test('paging an inbox while new messages arrive between pages: no gaps, no duplicates; the new ones head the next listing', async () => {
+  const arrived: string[] = [];
+  const seen = await pages('@b', 'limit=2', async () => {
+    arrived.push(await send('@a', '@b'), await send('@c', '@b'));
+  });
+  expect(seen.flat()).toEqual(inboxOfB);
+  expect(ids((await list('@b', 'limit=200')).body)).toEqual([...arrived.reverse(), ...inboxOfB]);
+});
+
+test('the OpenAPI document says what a cursor is bound to and lists CURSOR_MISMATCH', async () => {
+  const { body } = await server.call('GET', '/openapi.json');
+  const listing = body.paths['/v1/messages'].get;
+  const cursor = listing.parameters.find((p: any) => p.name === 'cursor');
+  expect(cursor.description).toMatch(/bound to the listing that issued it.*CURSOR_MISMATCH/);
+  expect(listing.responses['400'].description).toMatch(/CURSOR_MISMATCH/);
+});
+
+describe('over MCP (list_messages)', () => {
+  async function mcpClient(token: string): Promise<Client> {
+    const client = new Client({ name: 'mailbox-cursors-e2e', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }));
+    clients.push(client);
+    return client;
+  }
+  type ToolResult = { isError?: boolean; content: Array<{ type: string; text: string }> };
+  const listTool = async (client: Client, args: Record<string, unknown>) => {
+    const result = (await client.callTool({ name: 'list_messages', arguments: args })) as ToolResult;
+    return { isError: result.isError ?? false, body: JSON.parse(result.content[0].text) };
+  };
+  async function expectToolMismatch(client: Client, args: Record<string, unknown>) {
+    const before = await server.eventCount();
+    const { isError, body } = await listTool(client, args);
+    expect({ isError, code: body.code }).toEqual({ isError: true, code: 'CURSOR_MISMATCH' });
+    expect(body.message).toMatch(/start again without a cursor/);
+    expect(await server.eventCount()).toBe(before);
+  }
+
+  test('a valid cursor pages; outbox on inbox, other filters, another caller and a flipped character are CURSOR_MISMATCH', async () => {
+    const [b, a] = [await mcpClient(t['@b']), await mcpClient(t['@a'])];
+    const first = await listTool(b, { limit: 2 });
+    const second = await listTool(b, { limit: 2, cursor: first.body.nextCursor });
+    expect(second.isError).toBe(false);
+    expect(ids(second.body)).toHaveLength(2);
+    expect(ids(second.body)).not.toContain(ids(first.body)[0]);
+    const outbox = (await listTool(b, { box: 'outbox', limit: 1 })).body.nextCursor;
+    await expectToolMismatch(b, { cursor: outbox });
+    await expectToolMismatch(b, { status: 'unread', limit: 2, cursor: first.body.nextCursor });
+    await expectToolMismatch(a, { limit: 2, cursor: first.body.nextCursor });
+    const cursor: string = first.body.nextCursor;
+    await expectToolMismatch(b, { limit: 2, cursor: `${cursor[0] === 'A' ? 'B' : 'A'}${cursor.slice(1)}` });
+    const tools = (await b.listTools()).tools;
+    const schema = tools.find((tool) => tool.name === 'list_messages')!.inputSchema.properties as any;
+    expect(schema.cursor.description).toMatch(/CURSOR_MISMATCH/);
+  });
+});

@@ -107,8 +107,8 @@ describe('crash durability (SQLite, SIGKILL right after the acknowledgement)', (
     expect((await b.listMessages({ status: 'unread' })).messages.map((m) => m.messageId))
       .toEqual([second.result!.messageId, first.result!.messageId]);
     expect((await c.listMessages({ status: 'unread' })).messages.map((m) => m.messageId)).toEqual([second.result!.messageId]);
-    expect(await b.unreadCount()).toEqual({ unread: 2, byPriority: { low: 0, normal: 1, high: 1 } });
-    expect(await c.unreadCount()).toEqual({ unread: 1, byPriority: { low: 0, normal: 1, high: 0 } });
+    expect(await b.unreadCount()).toEqual({ unreadCount: 2, unread: 2, byPriority: { low: 0, normal: 1, high: 1 } });
+    expect(await c.unreadCount()).toEqual({ unreadCount: 1, unread: 1, byPriority: { low: 0, normal: 1, high: 0 } });
     expect((await a.unreadCount()).unread).toBe(0);
     expect((await a.listMessages({ box: 'outbox' })).messages).toHaveLength(2);
   });

@@ -4,10 +4,10 @@
  * Inputs are passed through unparsed: the command layer validates them.
  */
 import type { SendResult, ReadResult, BulkReadResult, ArchiveResult } from '../../application/mailboxCommands';
-import type { MessageDetail } from '../../application/mailboxQueries';
+import type { InboxCount, MessageDetail } from '../../application/mailboxQueries';
 import type { Actor } from '../../commands/roles';
 import type { Mailbox } from '../../mailbox';
-import type { AgentView, MessagePage, UnreadCount } from '../../projections/projectionStore';
+import type { AgentView, MessagePage } from '../../projections/projectionStore';
 import type { MailboxMetrics } from '../http/metrics';
 
 export interface AgentApi {
@@ -17,7 +17,7 @@ export interface AgentApi {
   markRead(input: unknown): Promise<ReadResult | BulkReadResult>;
   archive(messageId: string): Promise<ArchiveResult>;
   listAgents(): Promise<{ agents: AgentView[] }>;
-  unreadCount(): Promise<UnreadCount>;
+  unreadCount(): Promise<InboxCount>;
 }
 
 export function inProcessAgentApi(mailbox: Mailbox, actor: Actor, metrics: MailboxMetrics, onSent?: (result: SendResult) => void): AgentApi {

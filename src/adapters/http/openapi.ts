@@ -2,7 +2,6 @@
 import { ERROR_STATUS, type ErrorCode } from '../../errors';
 import { VALID_RECIPIENT_SHAPES } from '../../commands/recipients';
 import { inputJsonSchema, outputJsonSchema, withDescriptions } from './jsonSchema';
-import { LIST_QUERY_DESCRIPTIONS } from './queryDescriptions';
 import { ROUTE_SPECS, type RouteSpec } from './routeSpecs';
 
 type Json = Record<string, unknown>;
@@ -41,7 +40,7 @@ function pathParameters(path: string): Json[] {
 
 function queryParameters(spec: RouteSpec): Json[] {
   if (!spec.query) return [];
-  const schema = withDescriptions(inputJsonSchema(spec.query, 'comma-separated values or a JSON-encoded array'), LIST_QUERY_DESCRIPTIONS);
+  const schema = withDescriptions(inputJsonSchema(spec.query, 'comma-separated values or a JSON-encoded array'), spec.queryDescriptions ?? {});
   const properties = (schema.properties ?? {}) as Record<string, Json>;
   return Object.entries(properties).map(([name, { description, ...property }]) => ({
     name, in: 'query', required: false, ...(description ? { description } : {}), schema: property,

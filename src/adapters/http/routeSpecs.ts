@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import type { ErrorCode } from '../../errors';
 import { markReadSchema, registerAgentSchema, sendMessageSchema } from '../../commands/schemas';
 import { listQuerySchema } from '../../projections/listQuery';
+import { LIST_QUERY_DESCRIPTIONS } from './queryDescriptions';
 import * as responses from './responseSchemas';
 import { auditQuerySchema } from './routes/viewRoutes';
 
@@ -18,6 +19,8 @@ export interface RouteSpec {
   auth: 'agent' | 'admin' | 'any' | 'auditor or admin' | 'none' | 'sender, recipient or auditor';
   body?: z.ZodType;
   query?: z.ZodType;
+  /** Descriptions of the query parameters (their schema may live elsewhere). */
+  queryDescriptions?: Record<string, string>;
   headers?: Array<{ name: string; description: string }>;
   /** The answer: a zod schema for JSON, or a content type and a plain schema for anything else. */
   success: { status: number; description: string; schema?: z.ZodType; contentType?: string; example?: string };
@@ -42,7 +45,7 @@ export const ROUTE_SPECS: RouteSpec[] = [
     success: { status: 201, schema: responses.sendResultSchema, description: '{messageId, status: "sent", sentAt, to, recipients, threadId, warnings?}' },
     errors: [...AUTH, ...BODY, 'INVALID_RECIPIENT_SHAPE', 'UNKNOWN_RECIPIENT', 'MESSAGE_NOT_FOUND', 'IDEMPOTENCY_KEY_REUSED'] },
   { method: 'get', path: '/v1/messages', operationId: 'listMessages', summary: 'List the inbox (or outbox with box=outbox), newest first', tag: 'messages',
-    auth: 'agent', query: listQuerySchema,
+    auth: 'agent', query: listQuerySchema, queryDescriptions: LIST_QUERY_DESCRIPTIONS,
     success: { status: 200, schema: responses.messagePageSchema, description: '{messages: [{messageId, from, to, subject, priority, sentAt, readAt, threadId, inReplyTo, tags, task?}], nextCursor, unreadCount}' },
     errors: [...AUTH, 'UNKNOWN_FIELD', 'FILTER_NOT_APPLICABLE', 'VALIDATION_FAILED'] },
   { method: 'get', path: '/v1/messages/{id}', operationId: 'getMessage', summary: 'One message with its body and your readAt', tag: 'messages',
@@ -62,7 +65,8 @@ export const ROUTE_SPECS: RouteSpec[] = [
   { method: 'get', path: '/v1/heartbeat', operationId: 'heartbeatCounts', summary: 'Heartbeat counts of every agent', tag: 'views', auth: 'auditor or admin',
     success: { status: 200, schema: responses.heartbeatListSchema, description: 'per agent: unreadCount (unread: deprecated alias), byPriority, oldestUnreadAt, lastActivityAt' }, errors: AUTH },
   { method: 'get', path: '/v1/audit/events', operationId: 'auditEvents', summary: 'The ordered event log, paged by position', tag: 'views', auth: 'auditor or admin',
-    query: auditQuerySchema, success: { status: 200, schema: responses.auditPageSchema, description: '{events: [...], nextAfter}' }, errors: [...AUTH, 'UNKNOWN_FIELD', 'VALIDATION_FAILED'] },
+    query: auditQuerySchema, queryDescriptions: { after: 'nextAfter from the previous page; omit to start at the beginning', limit: 'page size; default 100' },
+    success: { status: 200, schema: responses.auditPageSchema, description: '{events: [...], nextAfter}' }, errors: [...AUTH, 'UNKNOWN_FIELD', 'VALIDATION_FAILED'] },
   { method: 'get', path: '/v1/wake', operationId: 'wakeStream', summary: 'Server-Sent Events: `sync` (unread count) first, then one `wake` per delivered message',
     tag: 'wake', auth: 'agent', success: { status: 200, example: 'event: sync\ndata: {"unreadCount":1,"byPriority":{"low":0,"normal":1,"high":0}}\n\n', description: 'event: sync / event: wake (id: log position), heartbeat comments every ~15 s; Last-Event-ID is not replayed: a reconnect starts with a fresh sync', contentType: 'text/event-stream' },
     errors: AUTH },

@@ -5,9 +5,9 @@
  * Inputs are passed through unparsed: the command layer validates them.
  */
 import type { Actor } from '../commands/roles';
-import type { AgentView, MessagePage, UnreadCount } from '../projections/projectionStore';
+import type { AgentView, MessagePage } from '../projections/projectionStore';
 import type { ArchiveResult, BulkReadResult, MailboxCommands, ReadResult, SendResult } from './mailboxCommands';
-import type { MailboxQueries, MessageDetail } from './mailboxQueries';
+import type { InboxCount, MailboxQueries, MessageDetail } from './mailboxQueries';
 
 export interface AgentApi {
   send(input: unknown): Promise<SendResult>;
@@ -16,7 +16,7 @@ export interface AgentApi {
   markRead(input: unknown): Promise<ReadResult | BulkReadResult>;
   archive(messageId: string): Promise<ArchiveResult>;
   listAgents(): Promise<{ agents: AgentView[] }>;
-  unreadCount(): Promise<UnreadCount>;
+  unreadCount(): Promise<InboxCount>;
 }
 
 /** Counts and times commands per surface (the HTTP adapter's metrics implement it). */

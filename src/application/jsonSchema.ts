@@ -12,6 +12,14 @@ const isPreprocessed = (schema: unknown): boolean => {
 };
 
 /**
+ * A `format` (uuid, date-time) already says what zod's long regex says; a
+ * reader (a person, a model counting tokens) gets the format alone.
+ */
+function dropRedundantPattern(jsonSchema: JsonSchema): void {
+  if (typeof jsonSchema.format === 'string' && typeof jsonSchema.pattern === 'string') delete jsonSchema.pattern;
+}
+
+/**
  * The input side of a schema. Fields that also accept an encoded string (zod
  * preprocess: a JSON-encoded task or id list, a comma-separated tag list) are
  * advertised as `anyOf [value, string]`, so strict clients do not refuse a form
@@ -22,14 +30,67 @@ export function inputJsonSchema(schema: z.ZodType, encodedForm = 'the same value
     io: 'input',
     unrepresentable: 'any',
     override: ({ zodSchema, jsonSchema }) => {
+      dropRedundantPattern(jsonSchema);
       if (!isPreprocessed(zodSchema)) return;
-      const value = { ...jsonSchema };
+      const { description, ...value } = jsonSchema as JsonSchema;
       for (const key of Object.keys(jsonSchema)) delete (jsonSchema as JsonSchema)[key];
       Object.assign(jsonSchema, {
+        ...(description === undefined ? {} : { description }),
         anyOf: [value, { type: 'string', description: encodedForm }],
       });
     },
   }) as JsonSchema;
   delete json.$schema;
   return json;
+}
+
+/** The output side of a schema (what a response carries). */
+export function outputJsonSchema(schema: z.ZodType): JsonSchema {
+  const json = z.toJSONSchema(schema, {
+    io: 'output',
+    unrepresentable: 'any',
+    override: ({ jsonSchema }) => dropRedundantPattern(jsonSchema),
+  }) as JsonSchema;
+  delete json.$schema;
+  return json;
+}
+
+/** Adds descriptions to top-level properties a schema does not describe itself (schemas owned elsewhere). */
+export function withDescriptions(json: JsonSchema, descriptions: Record<string, string>): JsonSchema {
+  const properties = (json.properties ?? {}) as Record<string, JsonSchema>;
+  for (const [name, description] of Object.entries(descriptions)) {
+    if (properties[name] && properties[name].description === undefined) properties[name] = { ...properties[name], description };
+  }
+  return json;
+}
+
+const SIMPLE_TYPE_KEYS = new Set(['type']);
+
+/**
+ * The same schema in fewer bytes, for readers that pay per token (MCP
+ * tools/list): `anyOf [{type: a}, {type: b}]` becomes `type: [a, b]`, and
+ * zod's artefacts that say nothing (safe-integer bounds, string property
+ * names, an empty open object's parts) go. `strict: false` also drops
+ * `additionalProperties: false` (for output schemas: what a client reads, not what it may send).
+ */
+export function compactJsonSchema(value: unknown, { strict = true } = {}): unknown {
+  if (Array.isArray(value)) return value.map((item) => compactJsonSchema(item, { strict }));
+  if (!value || typeof value !== 'object') return value;
+  const schema = Object.fromEntries(Object.entries(value).map(([key, v]) => [key, compactJsonSchema(v, { strict })])) as JsonSchema;
+  if (schema.maximum === Number.MAX_SAFE_INTEGER) delete schema.maximum;
+  if (schema.minimum === Number.MIN_SAFE_INTEGER) delete schema.minimum;
+  if (schema.type === 'object') delete schema.propertyNames;
+  if (schema.type === 'object' && schema.properties && Object.keys(schema.properties).length === 0) delete schema.properties;
+  if (schema.additionalProperties && typeof schema.additionalProperties === 'object' && Object.keys(schema.additionalProperties).length === 0) {
+    delete schema.additionalProperties;
+  }
+  if (!strict && schema.additionalProperties === false) delete schema.additionalProperties;
+  const options = schema.anyOf;
+  if (Array.isArray(options) && options.every((o) => o && typeof o === 'object' && Object.keys(o).every((k) => SIMPLE_TYPE_KEYS.has(k) || k === 'format'))
+    && options.filter((o) => (o as JsonSchema).format !== undefined).length <= 1) {
+    const format = options.map((o) => (o as JsonSchema).format).find((f) => f !== undefined);
+    delete schema.anyOf;
+    Object.assign(schema, { type: options.map((o) => (o as JsonSchema).type) }, format ? { format } : {});
+  }
+  return schema;
 }

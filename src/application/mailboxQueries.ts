@@ -9,6 +9,7 @@ import type { EventStore } from '../events/eventStore';
 import { messageStream } from '../events/streams';
 import type { StoredEvent } from '../events/types';
 import type { AgentView, HeartbeatCounts, MessagePage, ProjectionStore, UnreadCount } from '../projections/projectionStore';
+import type { TaskEnvelope } from '../commands/messageFields';
 import type { WakeEvent } from '../projections/viewChanges';
 import type { Unsubscribe, WakeBus } from '../projections/wakeBus';
 import type { MailboxConfig } from '../config';
@@ -21,10 +22,24 @@ import { StreamLoader } from './streamLoader';
 
 export interface MessageDetail {
   messageId: string; from: string; to: string; subject: string; body: string; priority: string; sentAt: string;
-  threadId: string; inReplyTo: string | null; tags: string[]; task: unknown;
+  threadId: string; inReplyTo: string | null; tags: string[]; task: TaskEnvelope | null;
   readAt: string | null; archivedAt: string | null;
   receipts?: Array<{ recipient: string; readAt: string | null; archivedAt: string | null }>;
 }
+
+/**
+ * The unread count as every surface names it: `unreadCount` (as in lists and
+ * the wake stream's sync). `unread` is its deprecated alias, kept for one
+ * release so that clients reading it keep working.
+ */
+export interface InboxCount {
+  unreadCount: number;
+  byPriority: UnreadCount['byPriority'];
+  /** @deprecated use unreadCount; removed in the next release. */
+  unread: number;
+}
+
+const inboxCount = ({ unread, byPriority }: UnreadCount): InboxCount => ({ unreadCount: unread, byPriority, unread });
 
 export type WakeStreamEvent = { event: 'sync'; data: { unreadCount: number; byPriority: UnreadCount['byPriority'] } }
   | { event: 'wake'; data: WakeEvent };
@@ -68,18 +83,19 @@ export class MailboxQueries {
     };
   }
 
-  async unreadCount(actor: Actor): Promise<UnreadCount> {
+  async unreadCount(actor: Actor): Promise<InboxCount> {
     requireRole(actor, ['agent'], 'Counting unread messages');
-    return this.projections.unreadCount(actor.identity);
+    return inboxCount(await this.projections.unreadCount(actor.identity));
   }
 
   async listAgents(): Promise<{ agents: AgentView[] }> {
     return { agents: await this.projections.listAgents() };
   }
 
-  async heartbeats(actor: Actor): Promise<{ agents: HeartbeatCounts[] }> {
+  async heartbeats(actor: Actor): Promise<{ agents: Array<HeartbeatCounts & { unreadCount: number }> }> {
     requireRole(actor, ['admin', 'auditor'], 'Reading heartbeat counts');
-    return { agents: await this.projections.allHeartbeats() };
+    const agents = await this.projections.allHeartbeats();
+    return { agents: agents.map((agent) => ({ ...agent, unreadCount: agent.unread })) }; // unread: deprecated alias
   }
 
   async getMessage(actor: Actor, input: unknown): Promise<MessageDetail> {

@@ -39,3 +39,37 @@ export function parseRecipient(to: unknown, knownIdentities: () => readonly stri
   if (typeof to === 'string' && isIdentity(to)) return { kind: 'direct', identity: to };
   return invalidRecipientShape(to, knownIdentities());
 }
+
+/** Names people use for "everyone"; sent to one of them, the caller most likely meant the broadcast. */
+const BROADCAST_LIKE_NAMES = new Set(['all', 'everyone', 'everybody', 'channel', 'here', 'broadcast', 'agents', 'allagents',
+  'team', 'anyone', 'world']);
+
+export const readsLikeBroadcast = (identity: string): boolean =>
+  BROADCAST_LIKE_NAMES.has(identity.replace(/^@/, '').replace(/[-_]/g, '').toLowerCase());
+
+/** Why a shape-valid direct recipient is not an active agent, in one sentence that says what to do instead. */
+export type InactiveRecipient = { code: 'RETIRED_RECIPIENT' | 'UNREGISTERED_RECIPIENT'; sentence: string; suggestions: string[] };
+
+export function inactiveRecipient(
+  identity: string,
+  known: { role: string; retiredAt: string | null } | undefined,
+  nearMatches: readonly string[],
+  outcome: 'stored' | 'refused',
+): InactiveRecipient {
+  if (known?.retiredAt) {
+    return { code: 'RETIRED_RECIPIENT', suggestions: [...nearMatches],
+      sentence: `${identity} was retired at ${known.retiredAt}${outcome === 'stored' ? ' and will never read it' : ''} (identities are never reused); ` +
+        'GET /v1/agents lists the active agents.' };
+  }
+  if (known) {
+    return { code: 'UNREGISTERED_RECIPIENT', suggestions: [...nearMatches],
+      sentence: `${identity} is registered as ${known.role === 'auditor' ? 'an auditor' : known.role}, not as an agent: it has no inbox; GET /v1/agents lists the agents.` };
+  }
+  if (readsLikeBroadcast(identity)) {
+    return { code: 'UNREGISTERED_RECIPIENT', suggestions: [BROADCAST, ...nearMatches],
+      sentence: `${identity} is not a registered agent, and not a broadcast: to write to every agent, send to ${BROADCAST} (quote it in a shell: '${BROADCAST}').` };
+  }
+  return { code: 'UNREGISTERED_RECIPIENT', suggestions: [...nearMatches],
+    sentence: `${identity} is not a registered agent${outcome === 'stored' ? ': it will see this message only if an agent registers under that name' : ''}; ` +
+      'GET /v1/agents lists the agents.' };
+}

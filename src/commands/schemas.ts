@@ -2,43 +2,90 @@
 import { z } from 'zod';
 import { ROLES } from './roles';
 import { IDENTITY_PATTERN } from './recipients';
-import { jsonOrValue, prioritySchema, tagsSchema, taskEnvelopeSchema } from './messageFields';
+import { prioritySchema, tagsSchema, taskEnvelopeSchema } from './messageFields';
 
 export const MAX_SUBJECT_CHARS = 200;
 export const MAX_IDEMPOTENCY_KEY_CHARS = 200;
 
-export const messageIdSchema = z.uuid({ message: 'a message id is a UUID, as returned by a send' });
+/**
+ * A message id is a UUID; upper and lower case name the same message, so ids
+ * are lower-cased here, at the edge, before anything compares them.
+ */
+const messageId = (onArray = 'a message id is one UUID string, as returned by a send') =>
+  z.uuid({ error: (issue) => (Array.isArray(issue.input) ? onArray : 'a message id is a UUID, as returned by a send') }).toLowerCase();
+export const messageIdSchema = messageId();
 
 export const identitySchema = z.string().regex(IDENTITY_PATTERN, {
   message: 'an identity is @ followed by 1-64 of A-Z a-z 0-9 _ - (e.g. @neo-gpt)',
 });
 
+const shortText = (value: unknown): string => {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}..."` : text;
+};
+
+/**
+ * Lossless-permissive (seed 003): a structured field also accepts its JSON
+ * encoding. Anything else is refused with this field's own form and example,
+ * never split or guessed (a comma-separated string is not a list).
+ */
+function encodedOr<T extends z.ZodType>(schema: T, form: { kind: 'array' | 'object'; what: string; example: string }) {
+  const teach = (value: string) => `must be ${form.what}, e.g. ${form.example}, or that ${form.kind} JSON-encoded as one string; ` +
+    `the plain string ${shortText(value)} is not one${form.kind === 'array' && value.includes(',') ? ' (comma-separated text is not split)' : ''}.`;
+  return z.preprocess((value, ctx) => {
+    if (typeof value !== 'string') return value;
+    let decoded: unknown;
+    try {
+      decoded = JSON.parse(value);
+    } catch {
+      decoded = undefined;
+    }
+    const fits = form.kind === 'array' ? Array.isArray(decoded) : typeof decoded === 'object' && decoded !== null && !Array.isArray(decoded);
+    if (fits) return decoded;
+    ctx.addIssue({ code: 'custom', message: teach(value) });
+    return z.NEVER;
+  }, schema);
+}
+
+// Properties are described here once, for the OpenAPI document and the MCP tools alike.
+export const RECIPIENT_JSON_PATTERN = '^(AGENT:\\*|@[A-Za-z0-9_-]{1,64})$';
+
 export const sendMessageSchema = z.strictObject({
-  // The recipient's shape is checked by the decider, which can add near-match suggestions.
-  to: z.string({ message: "'to' is required: AGENT:* or @<identifier>" }),
-  subject: z.string().min(1).max(MAX_SUBJECT_CHARS),
-  body: z.string(),
-  priority: prioritySchema.default('normal'),
-  inReplyTo: messageIdSchema.optional(),
-  threadId: z.string().min(1).max(200).optional(),
-  tags: jsonOrValue(tagsSchema, 'tags').default([]),
-  wakeSuppressed: z.boolean().default(false),
-  task: jsonOrValue(taskEnvelopeSchema, 'task').optional(),
-  idempotencyKey: z.string().min(1).max(MAX_IDEMPOTENCY_KEY_CHARS).optional(),
+  // The recipient's shape is checked by the decider, which can add near-match suggestions; the pattern is advertised only.
+  to: z.string({ message: "'to' is required: AGENT:* or @<identifier>" }).meta({
+    pattern: RECIPIENT_JSON_PATTERN,
+    description: '@<identity> for one agent (e.g. @neo-gpt) or the literal AGENT:* to broadcast to every other active agent',
+  }),
+  subject: z.string().min(1).max(MAX_SUBJECT_CHARS).describe('one line'),
+  body: z.string().describe('markdown; at most 64 KiB by default'),
+  priority: prioritySchema.default('normal').describe('default normal; high always wakes the recipient'),
+  inReplyTo: messageIdSchema.optional().describe('the messageId you answer: the reply joins its thread (threadId is inherited)'),
+  threadId: z.string().min(1).max(200).optional().describe('a thread to start or continue without answering one message; omit with inReplyTo'),
+  tags: encodedOr(tagsSchema, { kind: 'array', what: 'an array of strings', example: '["review", "urgent"]' })
+    .default([]).describe('labels to filter on'),
+  wakeSuppressed: z.boolean().default(false)
+    .describe('true: deliver without a wake event (refused for a direct message that is high priority or carries a task)'),
+  task: encodedOr(taskEnvelopeSchema, { kind: 'object', what: 'an object (an A2A task envelope)', example: '{"state": "submitted"}' })
+    .optional().describe('an A2A task: state, input.parts, metadata, expectedOutput, budget, expiresAt'),
+  idempotencyKey: z.string().min(1).max(MAX_IDEMPOTENCY_KEY_CHARS).optional()
+    .describe('a unique key per message: a retry with the same key returns the first result and sends nothing new'),
 });
 export type SendMessageInput = z.output<typeof sendMessageSchema>;
 
-/** One id, or many: an array or its JSON encoding (lossless-permissive). */
+/** One id, or many: an array or its JSON encoding (lossless-permissive). Exactly one of the two. */
 export const MAX_BULK_IDS = 500;
 export const markReadSchema = z.strictObject({
-  messageId: messageIdSchema.optional(),
-  messageIds: jsonOrValue(z.array(messageIdSchema).min(1).max(MAX_BULK_IDS), 'messageIds').optional(),
+  messageId: messageId("takes one id; for several ids send messageIds: [\"<id>\", \"<id>\"] instead").optional()
+    .describe('one message id'),
+  messageIds: encodedOr(z.array(messageIdSchema).min(1).max(MAX_BULK_IDS),
+    { kind: 'array', what: 'an array of message ids', example: '["<id>", "<id>"]' }).optional()
+    .describe(`several message ids (up to ${MAX_BULK_IDS}); one result per id`),
 }).refine((input) => (input.messageId === undefined) !== (input.messageIds === undefined), {
   message: 'give exactly one of messageId (one id) or messageIds (an array of ids, or its JSON encoding)',
-});
+}).meta({ minProperties: 1, maxProperties: 1, description: 'exactly one of messageId or messageIds' });
 export type MarkReadInput = z.output<typeof markReadSchema>;
 
-export const archiveSchema = z.strictObject({ messageId: messageIdSchema });
+export const archiveSchema = z.strictObject({ messageId: messageIdSchema.describe('the message id, as returned by a send or a list') });
 
 export const registerAgentSchema = z.strictObject({
   identity: identitySchema,

@@ -4,7 +4,7 @@ import type { BroadcastDelivered, MessageEvent, MessageSent } from '../events/ty
 import { activeAgents, type RegistryState } from './agentRegistry';
 import type { Command } from './command';
 import type { MessageState } from './message';
-import { parseRecipient } from './recipients';
+import { inactiveRecipient, parseRecipient } from './recipients';
 import type { SendMessageInput } from './schemas';
 import { closestIdentities } from './suggestions';
 
@@ -52,10 +52,11 @@ export function decideSendMessage(command: SendMessage, state: SendState, policy
   if (recipient.kind === 'direct') {
     const known = state.registry.agents.get(recipient.identity);
     if (policy.strictRecipients && (!known || known.retiredAt !== null || known.role !== 'agent')) {
-      const suggestions = closestIdentities(recipient.identity, knownIdentities(state.registry));
+      const nearMatches = closestIdentities(recipient.identity, knownIdentities(state.registry));
+      const why = inactiveRecipient(recipient.identity, known, nearMatches, 'refused');
       return new MailboxError('UNKNOWN_RECIPIENT', 'Unknown recipient',
-        `No active agent ${recipient.identity} is registered on this mailbox; GET /v1/agents lists them.`,
-        { to: input.to, ...(suggestions.length ? { suggestions } : {}) });
+        `This mailbox delivers only to active agents: ${why.sentence}`,
+        { to: input.to, ...(why.suggestions.length ? { suggestions: why.suggestions } : {}) });
     }
     if (input.wakeSuppressed && (input.priority === 'high' || input.task !== undefined)) {
       return new MailboxError('VALIDATION_FAILED', 'Validation failed',
@@ -107,15 +108,11 @@ export function decideSendMessage(command: SendMessage, state: SendState, policy
   return [sent, ...deliveries];
 }
 
-/** Non-blocking hints on an accepted send (permissive mode): an unregistered direct recipient. */
+/** Non-blocking hints on an accepted send (permissive mode): a direct recipient that is not an active agent. */
 export function sendWarnings(input: SendMessageInput, registry: RegistryState): Array<Record<string, unknown>> {
   if (input.to.startsWith('AGENT:')) return [];
   const known = registry.agents.get(input.to);
   if (known && known.retiredAt === null && known.role === 'agent') return [];
-  const suggestions = closestIdentities(input.to, knownIdentities(registry));
-  return [{
-    code: 'UNREGISTERED_RECIPIENT',
-    message: `${input.to} is not an active registered agent; the message is stored and will show in its inbox if it registers.`,
-    ...(suggestions.length ? { suggestions } : {}),
-  }];
+  const { code, sentence, suggestions } = inactiveRecipient(input.to, known, closestIdentities(input.to, knownIdentities(registry)), 'stored');
+  return [{ code, message: `The message is stored, but ${sentence}`, ...(suggestions.length ? { suggestions } : {}) }];
 }

@@ -37,15 +37,20 @@ export function allowedKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): 
 
 const dotted = (path: readonly PropertyKey[]): string => path.map(String).join('.');
 
+/** Fields that try to say who is sending: the caller's identity comes from its token only. */
+const SENDER_FIELDS = new Set(['from', 'sender', 'sentBy']);
+
 export function toMailboxError(schema: z.ZodType, error: z.ZodError, what: string): MailboxError {
   const unknown = error.issues.find((issue) => issue.code === 'unrecognized_keys');
   if (unknown && unknown.code === 'unrecognized_keys') {
     const fields = unknown.keys.map((key) => dotted([...unknown.path, key]));
     const allowed = allowedKeysAt(schema, unknown.path);
+    const where = unknown.path.length ? ` in '${dotted(unknown.path)}'` : '';
+    const valid = allowed.length ? `allowed fields${where}: ${allowed.join(', ')}.` : `it takes no fields${where}.`;
+    const senderHint = unknown.path.length === 0 && unknown.keys.some((key) => SENDER_FIELDS.has(key))
+      ? ' Your identity comes from your token, never from the request.' : '';
     return new MailboxError('UNKNOWN_FIELD', 'Unknown field',
-      `${what} does not accept ${fields.map((f) => `'${f}'`).join(', ')}; allowed fields` +
-      `${unknown.path.length ? ` in '${dotted(unknown.path)}'` : ''}: ${allowed.join(', ')}. ` +
-      'Your identity comes from your token, never from the request.',
+      `${what} does not accept ${fields.map((f) => `'${f}'`).join(', ')}; ${valid}${senderHint}`,
       { field: fields[0], fields, allowed });
   }
   const issues = error.issues.map((issue) => ({ field: dotted(issue.path), message: issue.message }));

@@ -39,7 +39,7 @@ const agentRoutes: Array<[string, string, unknown]> = [
 
 test.each(agentRoutes)('%s %s without a token is 401 UNAUTHENTICATED with WWW-Authenticate', async (method, path, body) => {
   const response = await expectRejected(method, path, null, 401, 'UNAUTHENTICATED', body);
-  expect(response.headers.get('www-authenticate')).toBe('Bearer');
+  expect(response.headers.get('www-authenticate')).toBe('Bearer realm="agent-mailbox"');
 });
 
 test.each(['not-a-token', 'mbx_forged', `${'x'.repeat(40)}`])('an invalid token %s is 401', async (token) => {

@@ -44,9 +44,9 @@ test('tools over stdio: send -> list -> mark_read through the HTTP API', async (
   const listed = json(await call(b, 'list_messages', { status: 'unread', tags: ['daily'] }));
   expect(listed.messages.map((m: any) => m.messageId)).toEqual([sent.messageId]);
   expect(json(await call(b, 'mark_read', { messageId: sent.messageId }))).toMatchObject({ status: 'read' });
-  expect(json(await call(b, 'unread_count')).unread).toBe(0);
+  expect(json(await call(b, 'unread_count')).unreadCount).toBe(0);
   const asC = await server.call('GET', '/v1/inbox/count', { token: t['@c'] });
-  expect(asC.body.unread).toBe(1); // B's read does not touch C's copy
+  expect(asC.body).toMatchObject({ unreadCount: 1, unread: 1 }); // B's read does not touch C's copy; unread: deprecated alias
 });
 
 test("the server's envelope comes back as the tool error, and nothing is written", async () => {

@@ -23,7 +23,7 @@ describe.each(STORE_KINDS)('racing commands on one instance ($name event store)'
     expect(new Set(results.map((r) => JSON.stringify(r))).size).toBe(1);
     expect(results[0]).toMatchObject({ status: 'sent', to: '@b', recipients: ['@b'] });
     expect((await eventsOfType(mailbox, 'MessageSent')).map((e) => e.data.messageId)).toEqual([results[0].messageId]);
-    expect(await b.unreadCount()).toMatchObject({ unread: 1 });
+    expect(await b.unreadCount()).toMatchObject({ unreadCount: 1 });
   });
 
   it('replays return the original result in full, warnings included (unregistered recipient, permissive mode)', async () => {
@@ -54,7 +54,7 @@ describe.each(STORE_KINDS)('racing commands on one instance ($name event store)'
     const [fromA, fromC] = await Promise.all([a.send(input), c.send(input)]);
     expect(fromA.messageId).not.toBe(fromC.messageId);
     expect(await eventsOfType(mailbox, 'MessageSent')).toHaveLength(2);
-    expect((await b.unreadCount()).unread).toBe(2);
+    expect((await b.unreadCount()).unreadCount).toBe(2);
   });
 
   it('a broadcast with the same key raced 20 times -> one message, one delivery per recipient', async () => {
@@ -81,7 +81,7 @@ describe.each(STORE_KINDS)('racing commands on one instance ($name event store)'
     expect(detail.receipts).toHaveLength(50);
     expect(detail.receipts!.every((r) => r.readAt !== null)).toBe(true);
     const counts = await Promise.all(names.map((name) => agents[name].unreadCount()));
-    expect(counts.map((c) => c.unread)).toEqual(names.map(() => 0));
+    expect(counts.map((c) => c.unreadCount)).toEqual(names.map(() => 0));
     // Revisions of the message stream are consecutive: nothing was overwritten.
     const stream = await mailbox.eventStore.readStream(`mailbox-message-${sent.messageId}`);
     expect(stream.map((e) => e.revision)).toEqual(stream.map((_, i) => BigInt(i)));
@@ -138,7 +138,7 @@ describe('two Mailbox instances on one SQLite file', () => {
     for (const mailbox of [one, two]) {
       const detail = await mailbox.asActor({ identity: '@sender', role: 'agent' }).getMessage(sent.messageId);
       expect(detail.receipts!.filter((r) => r.readAt !== null)).toHaveLength(40);
-      for (const name of names) expect((await mailbox.asActor({ identity: name, role: 'agent' }).unreadCount()).unread).toBe(0);
+      for (const name of names) expect((await mailbox.asActor({ identity: name, role: 'agent' }).unreadCount()).unreadCount).toBe(0);
     }
   });
 
@@ -152,7 +152,7 @@ describe('two Mailbox instances on one SQLite file', () => {
     expect(new Set(results.map((r) => JSON.stringify(r))).size).toBe(1);
     expect(await eventsOfType(one, 'MessageSent')).toHaveLength(1);
     await caughtUp([one, two]);
-    expect((await b1.unreadCount()).unread).toBe(1);
+    expect((await b1.unreadCount()).unreadCount).toBe(1);
   });
 
   it('registrations and sends through both instances interleave without loss', async () => {

@@ -46,7 +46,7 @@ describe.each(STORE_KINDS)('rejections write nothing ($name event store)', (kind
     expect(error.status).toBe(413);
     expect(error.envelope).toMatchObject({ field: 'body', bytes: 4097, limit: 4096 });
     await a.send({ to: '@b', subject: 'fits', body: 'x'.repeat(4096) });
-    expect((await b.unreadCount()).unread).toBe(1);
+    expect((await b.unreadCount()).unreadCount).toBe(1);
   });
 
   it('the default limit is 64 KiB', async () => {

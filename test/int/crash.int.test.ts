@@ -83,14 +83,14 @@ describe('crash durability (SQLite, SIGKILL right after the acknowledgement)', (
     expect(broadcasts.length).toBeLessThanOrEqual(1);
     const extra = broadcasts.length; // 0 or 1, and if 1 then delivered to both B and C atomically
     expect(events.filter((e) => e.type === 'BroadcastDelivered')).toHaveLength(2 * extra);
-    expect(await b.unreadCount()).toEqual({ unread: 1 + extra, byPriority: { low: 0, normal: extra, high: 1 } });
-    expect((await c.unreadCount()).unread).toBe(extra);
-    expect((await a.unreadCount()).unread).toBe(0);
+    expect(await b.unreadCount()).toEqual({ unreadCount: 1 + extra, unread: 1 + extra, byPriority: { low: 0, normal: extra, high: 1 } });
+    expect((await c.unreadCount()).unreadCount).toBe(extra);
+    expect((await a.unreadCount()).unreadCount).toBe(0);
     expect(unread.unreadCount).toBe(1 + extra);
 
     // The restarted mailbox keeps working on the same file.
     await b.markRead({ messageId: first.result!.messageId });
-    expect((await b.unreadCount()).unread).toBe(extra);
+    expect((await b.unreadCount()).unreadCount).toBe(extra);
   });
 
   it('killed after both acknowledgements: the direct message and the broadcast (to B and C) both survive', async () => {
@@ -107,9 +107,9 @@ describe('crash durability (SQLite, SIGKILL right after the acknowledgement)', (
     expect((await b.listMessages({ status: 'unread' })).messages.map((m) => m.messageId))
       .toEqual([second.result!.messageId, first.result!.messageId]);
     expect((await c.listMessages({ status: 'unread' })).messages.map((m) => m.messageId)).toEqual([second.result!.messageId]);
-    expect(await b.unreadCount()).toEqual({ unread: 2, byPriority: { low: 0, normal: 1, high: 1 } });
-    expect(await c.unreadCount()).toEqual({ unread: 1, byPriority: { low: 0, normal: 1, high: 0 } });
-    expect((await a.unreadCount()).unread).toBe(0);
+    expect(await b.unreadCount()).toEqual({ unreadCount: 2, unread: 2, byPriority: { low: 0, normal: 1, high: 1 } });
+    expect(await c.unreadCount()).toEqual({ unreadCount: 1, unread: 1, byPriority: { low: 0, normal: 1, high: 0 } });
+    expect((await a.unreadCount()).unreadCount).toBe(0);
     expect((await a.listMessages({ box: 'outbox' })).messages).toHaveLength(2);
   });
 });

@@ -3,7 +3,8 @@
  * ones; identity never comes from the body; every other failure says which
  * field and why.
  */
-import { markReadSchema, registerAgentSchema, sendMessageSchema } from '../../src/commands/schemas';
+import { z } from 'zod';
+import { archiveSchema, markReadSchema, registerAgentSchema, sendMessageSchema } from '../../src/commands/schemas';
 import { allowedKeysAt, parseInput } from '../../src/commands/validation';
 import { MailboxError } from '../../src/errors';
 
@@ -110,5 +111,35 @@ describe('allowedKeysAt', () => {
     expect(allowedKeysAt(sendMessageSchema, ['task'])).toEqual(['state', 'input', 'metadata', 'expectedOutput', 'budget', 'expiresAt']);
     expect(allowedKeysAt(sendMessageSchema, ['task', 'budget'])).toEqual(['deadline', 'maxTokens']);
     expect(allowedKeysAt(sendMessageSchema, ['task', 'input', 'parts', 0]).sort()).toEqual(['data', 'file', 'kind', 'text']);
+  });
+});
+
+describe('unknown-field messages (issue 11)', () => {
+  it('a schema that takes no fields says so, never "allowed fields: ."', () => {
+    const error = rejection(z.strictObject({}), { identity: '@b' });
+    expect(error.message).toBe("add_message does not accept 'identity'; it takes no fields.");
+    expect(error.message).not.toContain('token');
+  });
+
+  it('the token sentence only for a sender field, and only at the top level', () => {
+    expect(rejection(sendMessageSchema, { ...valid, colour: 'red' }).message).not.toMatch(/identity|token/);
+    expect(rejection(sendMessageSchema, { ...valid, task: { from: '@x' } }).message).not.toMatch(/token/);
+    expect(rejection(sendMessageSchema, { ...valid, sentBy: '@x' }).message).toMatch(/Your identity comes from your token/);
+  });
+
+  it('nested unknown keys name their place and the allowed keys there', () => {
+    expect(rejection(sendMessageSchema, { ...valid, task: { budget: { tokens: 5 } } }).message)
+      .toBe("add_message does not accept 'task.budget.tokens'; allowed fields in 'task.budget': deadline, maxTokens.");
+  });
+});
+
+describe('message ids are case-insensitive (normalised to lower case at the edge)', () => {
+  const id = '0a8d3f4e-1111-4c1e-9a55-00000000000a';
+  it.each([markReadSchema, archiveSchema])('%#: an upper-case id parses to the lower-case id', (schema) => {
+    expect(parseInput(schema, { messageId: id.toUpperCase() }, 'x')).toMatchObject({ messageId: id });
+  });
+  it('inside messageIds and inReplyTo too', () => {
+    expect(parseInput(markReadSchema, { messageIds: [id.toUpperCase()] }, 'x').messageIds).toEqual([id]);
+    expect(parseInput(sendMessageSchema, { ...valid, inReplyTo: id.toUpperCase() }, 'x').inReplyTo).toBe(id);
   });
 });

@@ -17,10 +17,17 @@ export const payloadTooLarge = (limit: number) =>
     `The request is larger than this server's limit of ${limit} bytes; shorten the body or link to the content.`,
     { limit });
 
-export const routeNotFound = (method: string, url: string) =>
-  new MailboxError('NOT_FOUND', 'Not found',
-    `There is no route ${method} ${url.split('?')[0]}; GET /docs lists every route of this API.`,
-    { method, path: url.split('?')[0] });
+/** Where OAuth clients look for an authorization server; this mailbox has none (static bearer tokens). */
+const OAUTH_DISCOVERY = /^\/(\.well-known\/(oauth-protected-resource|oauth-authorization-server|openid-configuration)|register|authorize|token)(\/|$)/;
+
+export const routeNotFound = (method: string, url: string) => {
+  const path = url.split('?')[0];
+  const message = OAUTH_DISCOVERY.test(path)
+    ? `There is no route ${method} ${path}: this mailbox does not offer OAuth. Authenticate with a static token ` +
+      "instead: the header 'Authorization: Bearer <token>' (an agent's token comes from POST /v1/agents; see docs/mcp.md)."
+    : `There is no route ${method} ${path}; GET /docs lists every route of this API.`;
+  return new MailboxError('NOT_FOUND', 'Not found', message, { method, path });
+};
 
 export interface HttpLimits { requestLimit: number; timeoutMs: number }
 
@@ -47,7 +54,7 @@ export function toMailboxError(error: unknown, { requestLimit, timeoutMs }: Http
 
 /** Sends the envelope with its status, plus the headers some codes call for. */
 export function sendEnvelope(reply: FastifyReply, error: MailboxError): FastifyReply {
-  if (error.code === 'UNAUTHENTICATED') reply.header('www-authenticate', 'Bearer');
+  if (error.code === 'UNAUTHENTICATED') reply.header('www-authenticate', 'Bearer realm="agent-mailbox"');
   const retryAfter = error.envelope.retryAfterSeconds;
   if (error.code === 'RATE_LIMITED' && typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
   return reply.status(error.status).type('application/json; charset=utf-8').send(error.envelope);

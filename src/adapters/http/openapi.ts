@@ -1,7 +1,7 @@
 /** The OpenAPI 3.1 document, built from the route table and the commands' own zod schemas. */
 import { ERROR_STATUS, type ErrorCode } from '../../errors';
 import { VALID_RECIPIENT_SHAPES } from '../../commands/recipients';
-import { inputJsonSchema } from '../../application/jsonSchema';
+import { inputJsonSchema, outputJsonSchema, withDescriptions } from '../../application/jsonSchema';
 import { ROUTE_SPECS, type RouteSpec } from './routeSpecs';
 
 type Json = Record<string, unknown>;
@@ -21,20 +21,29 @@ const envelopeSchema: Json = {
   },
 };
 
+const TAGS: Array<{ name: RouteSpec['tag']; description: string }> = [
+  { name: 'agents', description: 'Register, list and retire agents (admin)' },
+  { name: 'messages', description: 'Send, list, read, mark read and archive messages' },
+  { name: 'views', description: 'Unread counts, heartbeat counts and the audit log' },
+  { name: 'wake', description: 'Wake events as Server-Sent Events' },
+  { name: 'mcp', description: 'The Model Context Protocol endpoint (the same tools as docs/mcp.md)' },
+  { name: 'operations', description: 'Liveness, readiness, metrics and this documentation (no token)' },
+];
+
 function pathParameters(path: string): Json[] {
   return [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
     name, in: 'path', required: true,
-    schema: { type: 'string' },
-    description: name === 'identity' ? '@name of the agent' : 'message id (UUID)',
+    schema: name === 'identity' ? { type: 'string', example: '@neo-gpt' } : { type: 'string', format: 'uuid' },
+    description: name === 'identity' ? '@name of the agent' : 'message id (UUID), as returned by a send',
   }));
 }
 
 function queryParameters(spec: RouteSpec): Json[] {
   if (!spec.query) return [];
-  const schema = inputJsonSchema(spec.query, 'comma-separated values or a JSON-encoded array');
+  const schema = withDescriptions(inputJsonSchema(spec.query, 'comma-separated values or a JSON-encoded array'), spec.queryDescriptions ?? {});
   const properties = (schema.properties ?? {}) as Record<string, Json>;
-  return Object.entries(properties).map(([name, property]) => ({
-    name, in: 'query', required: false, ...(property.description ? { description: property.description } : {}), schema: property,
+  return Object.entries(properties).map(([name, { description, ...property }]) => ({
+    name, in: 'query', required: false, ...(description ? { description } : {}), schema: property,
   }));
 }
 
@@ -47,9 +56,14 @@ function errorResponses(codes: readonly ErrorCode[]): Record<string, Json> {
   }]));
 }
 
+function successContent({ success }: RouteSpec): Json {
+  if (success.schema) return { 'application/json': { schema: outputJsonSchema(success.schema) } };
+  return { [success.contentType ?? 'application/json']: { schema: { type: 'string' }, ...(success.example ? { example: success.example } : {}) } };
+}
+
 function operation(spec: RouteSpec): Json {
-  const contentType = spec.success.contentType ?? 'application/json';
   return {
+    operationId: spec.operationId,
     summary: spec.summary,
     tags: [spec.tag],
     description: `Caller: ${spec.auth}.`,
@@ -61,7 +75,7 @@ function operation(spec: RouteSpec): Json {
     ],
     ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: inputJsonSchema(spec.body) } } } } : {}),
     responses: {
-      [String(spec.success.status)]: { description: spec.success.description, content: { [contentType]: {} } },
+      [String(spec.success.status)]: { description: spec.success.description, content: successContent(spec) },
       ...errorResponses(spec.errors),
     },
   };
@@ -77,9 +91,12 @@ export function buildOpenApiDocument(): Json {
       version: 'v1',
       description: 'An event-sourced mailbox for AI agents. Every error is the envelope {error, code, message, ...details}; ' +
         'the caller\'s identity comes only from the bearer token.',
+      license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: [{ url: 'http://127.0.0.1:7420' }],
+    // Relative: the server that serves this document (whatever host and port it listens on).
+    servers: [{ url: '/', description: 'the server serving this document' }],
     security: [{ bearer: [] }],
+    tags: TAGS,
     paths,
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'admin token, or an agent/auditor token from POST /v1/agents' } },

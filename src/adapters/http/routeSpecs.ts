@@ -6,18 +6,24 @@ import type { z } from 'zod';
 import type { ErrorCode } from '../../errors';
 import { markReadSchema, registerAgentSchema, sendMessageSchema } from '../../commands/schemas';
 import { listQuerySchema } from '../../application/listQueryParser';
+import { LIST_QUERY_DESCRIPTIONS } from '../../application/queryDescriptions';
+import * as responses from '../../application/responseSchemas';
 import { auditQuerySchema } from './routes/viewRoutes';
 
 export interface RouteSpec {
   method: 'get' | 'post' | 'delete';
   path: string; // OpenAPI form: /v1/messages/{id}
+  operationId: string;
   summary: string;
   tag: 'agents' | 'messages' | 'views' | 'wake' | 'mcp' | 'operations';
   auth: 'agent' | 'admin' | 'any' | 'auditor or admin' | 'none' | 'sender, recipient or auditor';
   body?: z.ZodType;
   query?: z.ZodType;
+  /** Descriptions of the query parameters (their schema may live elsewhere). */
+  queryDescriptions?: Record<string, string>;
   headers?: Array<{ name: string; description: string }>;
-  success: { status: number; description: string; contentType?: string };
+  /** The answer: a zod schema for JSON, or a content type and a plain schema for anything else. */
+  success: { status: number; description: string; schema?: z.ZodType; contentType?: string; example?: string };
   errors: ErrorCode[];
 }
 
@@ -25,55 +31,64 @@ const AUTH: ErrorCode[] = ['UNAUTHENTICATED', 'FORBIDDEN', 'RATE_LIMITED'];
 const BODY: ErrorCode[] = ['UNKNOWN_FIELD', 'VALIDATION_FAILED', 'PAYLOAD_TOO_LARGE'];
 
 export const ROUTE_SPECS: RouteSpec[] = [
-  { method: 'post', path: '/v1/agents', summary: 'Register an agent or auditor; the token is shown once', tag: 'agents', auth: 'admin',
-    body: registerAgentSchema, success: { status: 201, description: '{identity, role, token, registeredAt, warnings?}' },
+  { method: 'post', path: '/v1/agents', operationId: 'registerAgent', summary: 'Register an agent or auditor; the token is shown once', tag: 'agents', auth: 'admin',
+    body: registerAgentSchema, success: { status: 201, schema: responses.registrationSchema, description: '{identity, role, token, registeredAt, warnings?}' },
     errors: [...AUTH, ...BODY, 'AGENT_EXISTS'] },
-  { method: 'get', path: '/v1/agents', summary: 'List registered agents', tag: 'agents', auth: 'any',
-    success: { status: 200, description: '{agents: [{identity, role, registeredAt, retired, retiredAt}]}' }, errors: [...AUTH, 'UNKNOWN_FIELD'] },
-  { method: 'delete', path: '/v1/agents/{identity}', summary: 'Retire an agent (its token stops working; later broadcasts skip it)',
-    tag: 'agents', auth: 'admin', success: { status: 200, description: '{identity, retiredAt, warnings?}' },
+  { method: 'get', path: '/v1/agents', operationId: 'listAgents', summary: 'List registered agents', tag: 'agents', auth: 'any',
+    success: { status: 200, schema: responses.agentListSchema, description: '{agents: [{identity, role, registeredAt, retired, retiredAt}]}' }, errors: [...AUTH, 'UNKNOWN_FIELD'] },
+  { method: 'delete', path: '/v1/agents/{identity}', operationId: 'retireAgent', summary: 'Retire an agent (its token stops working; later broadcasts skip it)',
+    tag: 'agents', auth: 'admin', success: { status: 200, schema: responses.retirementSchema, description: '{identity, retiredAt, warnings?}' },
     errors: [...AUTH, 'VALIDATION_FAILED', 'AGENT_NOT_FOUND'] },
-  { method: 'post', path: '/v1/messages', summary: 'Send a direct message (@identity) or a broadcast (AGENT:*)', tag: 'messages',
+  { method: 'post', path: '/v1/messages', operationId: 'sendMessage', summary: 'Send a direct message (@identity) or a broadcast (AGENT:*)', tag: 'messages',
     auth: 'agent', body: sendMessageSchema,
     headers: [{ name: 'Idempotency-Key', description: 'a retried send with the same key returns the original result and writes nothing' }],
-    success: { status: 201, description: '{messageId, status: "sent", sentAt, to, recipients, threadId, warnings?} (warnings: near-miss recipients, VIEWS_LAGGING)' },
+    success: { status: 201, schema: responses.sendResultSchema, description: '{messageId, status: "sent", sentAt, to, recipients, threadId, warnings?} (warnings: near-miss recipients, VIEWS_LAGGING)' },
     errors: [...AUTH, ...BODY, 'INVALID_RECIPIENT_SHAPE', 'UNKNOWN_RECIPIENT', 'MESSAGE_NOT_FOUND', 'IDEMPOTENCY_KEY_REUSED'] },
-  { method: 'get', path: '/v1/messages', summary: 'List the inbox (or outbox with box=outbox), newest first', tag: 'messages',
-    auth: 'agent', query: listQuerySchema,
-    success: { status: 200, description: '{messages: [{messageId, from, to, subject, priority, sentAt, readAt, threadId, inReplyTo, tags, task?}], nextCursor, unreadCount}' },
+  { method: 'get', path: '/v1/messages', operationId: 'listMessages', summary: 'List the inbox (or outbox with box=outbox), newest first', tag: 'messages',
+    auth: 'agent', query: listQuerySchema, queryDescriptions: LIST_QUERY_DESCRIPTIONS,
+    success: { status: 200, schema: responses.messagePageSchema, description: '{messages: [{messageId, from, to, subject, priority, sentAt, readAt, threadId, inReplyTo, tags, task?}], nextCursor, unreadCount}' },
     errors: [...AUTH, 'UNKNOWN_FIELD', 'FILTER_NOT_APPLICABLE', 'VALIDATION_FAILED', 'CURSOR_MISMATCH'] },
-  { method: 'get', path: '/v1/messages/{id}', summary: 'One message with its body and your readAt', tag: 'messages',
-    auth: 'sender, recipient or auditor', success: { status: 200, description: 'the message with body, readAt, archivedAt (receipts for its sender and auditors)' },
+  { method: 'get', path: '/v1/messages/{id}', operationId: 'getMessage', summary: 'One message with its body and your readAt', tag: 'messages',
+    auth: 'sender, recipient or auditor', success: { status: 200, schema: responses.messageDetailSchema, description: 'the message with body, readAt, archivedAt (receipts for its sender and auditors)' },
     errors: [...AUTH, 'VALIDATION_FAILED', 'MESSAGE_NOT_FOUND'] },
-  { method: 'post', path: '/v1/messages/read', summary: 'Mark read: {messageId} or {messageIds} (array or JSON-encoded array)', tag: 'messages',
-    auth: 'agent', body: markReadSchema, success: { status: 200, description: '{messageId, readAt, status, warnings?} or {results: [per id], warnings?}' },
+  { method: 'post', path: '/v1/messages/read', operationId: 'markRead', summary: 'Mark read: {messageId} or {messageIds} (array or JSON-encoded array)', tag: 'messages',
+    auth: 'agent', body: markReadSchema, success: { status: 200, schema: responses.markReadResultSchema, description: '{messageId, readAt, status, warnings?} or {results: [per id], warnings?}' },
     errors: [...AUTH, ...BODY, 'NOT_A_RECIPIENT', 'MESSAGE_NOT_FOUND'] },
-  { method: 'post', path: '/v1/messages/{id}/read', summary: 'Mark one message read (idempotent: the first readAt is kept)', tag: 'messages',
-    auth: 'agent', success: { status: 200, description: '{messageId, readAt, status: "read", warnings?}' },
+  { method: 'post', path: '/v1/messages/{id}/read', operationId: 'markOneRead', summary: 'Mark one message read (idempotent: the first readAt is kept)', tag: 'messages',
+    auth: 'agent', success: { status: 200, schema: responses.readResultSchema, description: '{messageId, readAt, status: "read", warnings?}' },
     errors: [...AUTH, 'VALIDATION_FAILED', 'NOT_A_RECIPIENT', 'MESSAGE_NOT_FOUND'] },
-  { method: 'post', path: '/v1/messages/{id}/archive', summary: 'Archive a message for yourself (hidden from inbox and counts)', tag: 'messages',
-    auth: 'agent', success: { status: 200, description: '{messageId, archivedAt, status: "archived", warnings?}' },
+  { method: 'post', path: '/v1/messages/{id}/archive', operationId: 'archiveMessage', summary: 'Archive a message for yourself (hidden from inbox and counts)', tag: 'messages',
+    auth: 'agent', success: { status: 200, schema: responses.archiveResultSchema, description: '{messageId, archivedAt, status: "archived", warnings?}' },
     errors: [...AUTH, 'VALIDATION_FAILED', 'NOT_A_RECIPIENT', 'MESSAGE_NOT_FOUND'] },
-  { method: 'get', path: '/v1/inbox/count', summary: 'Unread count, total and by priority', tag: 'views', auth: 'agent',
-    success: { status: 200, description: '{unread, byPriority: {low, normal, high}}' }, errors: AUTH },
-  { method: 'get', path: '/v1/heartbeat', summary: 'Heartbeat counts of every agent', tag: 'views', auth: 'auditor or admin',
-    success: { status: 200, description: '{agents: [{identity, unread, byPriority, oldestUnreadAt, lastActivityAt}]}' }, errors: AUTH },
-  { method: 'get', path: '/v1/audit/events', summary: 'The ordered event log, paged by position', tag: 'views', auth: 'auditor or admin',
-    query: auditQuerySchema, success: { status: 200, description: '{events: [...], nextAfter}' }, errors: [...AUTH, 'UNKNOWN_FIELD', 'VALIDATION_FAILED'] },
-  { method: 'get', path: '/v1/wake', summary: 'Server-Sent Events: `sync` (unread count) first, then one `wake` per delivered message',
-    tag: 'wake', auth: 'agent', success: { status: 200, description: 'event: sync / event: wake (id: log position), heartbeat comments every ~15 s; Last-Event-ID is not replayed: a reconnect starts with a fresh sync', contentType: 'text/event-stream' },
+  { method: 'get', path: '/v1/inbox/count', operationId: 'unreadCount', summary: 'Unread count, total and by priority', tag: 'views', auth: 'agent',
+    success: { status: 200, schema: responses.inboxCountSchema, description: 'unreadCount and byPriority; unread is a deprecated alias of unreadCount' }, errors: AUTH },
+  { method: 'get', path: '/v1/heartbeat', operationId: 'heartbeatCounts', summary: 'Heartbeat counts of every agent', tag: 'views', auth: 'auditor or admin',
+    success: { status: 200, schema: responses.heartbeatListSchema, description: 'per agent: unreadCount (unread: deprecated alias), byPriority, oldestUnreadAt, lastActivityAt' }, errors: AUTH },
+  { method: 'get', path: '/v1/audit/events', operationId: 'auditEvents', summary: 'The ordered event log, paged by position', tag: 'views', auth: 'auditor or admin',
+    query: auditQuerySchema, queryDescriptions: { after: 'nextAfter from the previous page; omit to start at the beginning', limit: 'page size; default 100' },
+    success: { status: 200, schema: responses.auditPageSchema, description: '{events: [...], nextAfter}' }, errors: [...AUTH, 'UNKNOWN_FIELD', 'VALIDATION_FAILED'] },
+  { method: 'get', path: '/v1/wake', operationId: 'wakeStream', summary: 'Server-Sent Events: `sync` (unread count) first, then one `wake` per delivered message',
+    tag: 'wake', auth: 'agent', success: { status: 200, example: 'event: sync\ndata: {"unreadCount":1,"byPriority":{"low":0,"normal":1,"high":0}}\n\n', description: 'event: sync / event: wake (id: log position), heartbeat comments every ~15 s; Last-Event-ID is not replayed: a reconnect starts with a fresh sync', contentType: 'text/event-stream' },
     errors: AUTH },
-  { method: 'post', path: '/mcp', summary: 'MCP, streamable HTTP transport (stateless; JSON responses)', tag: 'mcp', auth: 'agent',
-    success: { status: 200, description: 'JSON-RPC response' }, errors: AUTH },
-  { method: 'get', path: '/mcp', summary: 'Not offered: the MCP endpoint is stateless (405)', tag: 'mcp', auth: 'agent',
-    success: { status: 405, description: 'Method not allowed; use POST' }, errors: AUTH },
-  { method: 'delete', path: '/mcp', summary: 'Not offered: the MCP endpoint is stateless (405)', tag: 'mcp', auth: 'agent',
-    success: { status: 405, description: 'Method not allowed; use POST' }, errors: AUTH },
-  { method: 'get', path: '/healthz', summary: 'Liveness', tag: 'operations', auth: 'none', success: { status: 200, description: '{status: "ok"}' }, errors: [] },
-  { method: 'get', path: '/readyz', summary: 'Readiness: event store, projection store (Redis), projection lag', tag: 'operations', auth: 'none',
-    success: { status: 200, description: '{status: "ready" | "degraded" (a command\'s views lag behind its write), eventStore, projectionStore, projections}' }, errors: ['UNAVAILABLE'] },
-  { method: 'get', path: '/metrics', summary: 'Prometheus metrics', tag: 'operations', auth: 'none',
-    success: { status: 200, description: 'Prometheus text exposition', contentType: 'text/plain' }, errors: [] },
-  { method: 'get', path: '/docs', summary: 'This OpenAPI document', tag: 'operations', auth: 'none', success: { status: 200, description: 'OpenAPI 3.1' }, errors: [] },
-  { method: 'get', path: '/openapi.json', summary: 'This OpenAPI document', tag: 'operations', auth: 'none', success: { status: 200, description: 'OpenAPI 3.1' }, errors: [] },
+  { method: 'post', path: '/mcp', operationId: 'mcp', summary: 'MCP, streamable HTTP transport (stateless; JSON responses)', tag: 'mcp', auth: 'agent',
+    success: { status: 200, schema: responses.jsonRpcResponseSchema,
+      description: 'JSON-RPC response. GET and DELETE /mcp answer 405: the endpoint is stateless (no sessions, no server-initiated stream).' },
+    errors: AUTH },
+  { method: 'get', path: '/healthz', operationId: 'liveness', summary: 'Liveness', tag: 'operations', auth: 'none',
+    success: { status: 200, schema: responses.healthSchema, description: 'the process is up' }, errors: [] },
+  { method: 'get', path: '/readyz', operationId: 'readiness', summary: 'Readiness: event store, projection store (Redis), projection lag', tag: 'operations', auth: 'none',
+    success: { status: 200, schema: responses.readinessSchema, description: '{status: "ready" | "degraded" (a command\'s views lag behind its write), eventStore, projectionStore, projections}' }, errors: ['UNAVAILABLE'] },
+  { method: 'get', path: '/metrics', operationId: 'metrics', summary: 'Prometheus metrics', tag: 'operations', auth: 'none',
+    success: { status: 200, description: 'Prometheus text exposition', contentType: 'text/plain', example: 'mailbox_projection_lag_events 0' }, errors: [] },
+  { method: 'get', path: '/docs', operationId: 'docsPage', summary: 'This API reference as a web page (Swagger UI, served by this server)', tag: 'operations',
+    auth: 'none', success: { status: 200, description: 'an HTML page', contentType: 'text/html' }, errors: [] },
+  { method: 'get', path: '/openapi.json', operationId: 'openApiDocument', summary: 'This OpenAPI document', tag: 'operations', auth: 'none',
+    success: { status: 200, schema: responses.openApiDocumentSchema, description: 'OpenAPI 3.1' }, errors: [] },
+];
+
+/** Served but not API operations: listed here so that the documentation check accounts for every route. */
+export const UNDOCUMENTED_ROUTES: Array<{ method: string; url: string; why: string }> = [
+  { method: 'GET', url: '/mcp', why: '405: the MCP endpoint is stateless (said in POST /mcp)' },
+  { method: 'DELETE', url: '/mcp', why: '405: the MCP endpoint is stateless (said in POST /mcp)' },
+  { method: 'GET', url: '/docs/assets/:file', why: 'the API page\'s scripts and styles' },
 ];

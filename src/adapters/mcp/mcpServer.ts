@@ -4,13 +4,16 @@
  * with its own message; here the command layer validates, so a bad input
  * comes back as a tool error carrying the same envelope as HTTP.
  */
+import { z } from 'zod';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { MailboxError, isMailboxError } from '../../errors';
-import { inputJsonSchema } from '../../application/jsonSchema';
+import { compactJsonSchema, inputJsonSchema, outputJsonSchema, withDescriptions } from '../../application/jsonSchema';
 import { packageVersion } from '../../packageVersion';
 import type { AgentApi } from '../../application/agentApi';
-import { TOOLS } from './tools';
+import { TOOLS, type ToolDefinition } from './tools';
 
 const INSTRUCTIONS = 'A mailbox shared by AI agents. Check unread_count or list_messages {status: "unread"}, read with get_message, ' +
   'then mark_read. Send with add_message to @<identity> (direct) or AGENT:* (broadcast).';
@@ -24,13 +27,77 @@ const toolError = (error: MailboxError): CallToolResult => ({
 const unknownTool = (name: string) => new MailboxError('NOT_FOUND', 'Unknown tool',
   `There is no tool '${name}'; the tools are ${TOOLS.map((t) => t.name).join(', ')}.`, { tool: name, tools: TOOLS.map((t) => t.name) });
 
+type Json = Record<string, unknown>;
+
+/**
+ * Output schemas are for validating clients, not for the model to read:
+ * descriptions stay in the OpenAPI document, and only the top level lists its
+ * required fields (the OpenAPI test holds every level against real answers).
+ */
+function outline(value: unknown, depth = 0): unknown {
+  if (Array.isArray(value)) return value.map((item) => outline(item, depth));
+  if (!value || typeof value !== 'object') return value;
+  const nested = depth > 1; // 1: the result object itself (or each member of a union of results)
+  return Object.fromEntries(Object.entries(value)
+    .filter(([key]) => key !== 'description' && !(nested && key === 'required'))
+    .map(([key, v]) => [key, outline(v, key === 'anyOf' ? depth : depth + 1)]));
+}
+
+/** What a failed call carries as structuredContent (isError: true): the error envelope. */
+const ENVELOPE_JSON_SCHEMA: Json = {
+  type: 'object', required: ['error', 'code', 'message'],
+  properties: { error: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } },
+};
+
+/**
+ * A call's structuredContent is its result or, with isError, the error
+ * envelope: the outputSchema admits both, so validating clients accept either.
+ */
+function outputSchemaOf(schema: z.ZodType): Tool['outputSchema'] {
+  const json = compactJsonSchema(outline(outputJsonSchema(schema), 1), { strict: false }) as Json;
+  const results = Array.isArray(json.anyOf) ? json.anyOf : [json];
+  return { type: 'object', anyOf: [...results, ENVELOPE_JSON_SCHEMA] } as Tool['outputSchema'];
+}
+
+/**
+ * Some clients send `arguments` JSON-encoded. A JSON object string is the same
+ * input in another form: decoded, losslessly. Anything else is -32602 with the envelope.
+ */
+function decodeArguments(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(value);
+  } catch {
+    decoded = undefined;
+  }
+  if (decoded && typeof decoded === 'object' && !Array.isArray(decoded)) return decoded;
+  const error = new MailboxError('VALIDATION_FAILED', 'Validation failed',
+    'tools/call: \'arguments\' must be an object of the tool\'s named arguments (e.g. {"messageId": "<id>"}), ' +
+    'or that object JSON-encoded as one string.', { field: 'arguments' });
+  throw new McpError(ErrorCode.InvalidParams, error.message, error.envelope);
+}
+
+const CallToolWithEncodedArguments = z.looseObject({
+  method: z.literal('tools/call'),
+  params: z.looseObject({ name: z.string(), arguments: z.unknown().transform(decodeArguments).optional() }),
+});
+
+function inputSchemaOf(tool: ToolDefinition): Tool['inputSchema'] {
+  const json = withDescriptions(inputJsonSchema(tool.schema, tool.encodedForm ?? 'JSON-encoded'), tool.propertyDescriptions ?? {});
+  const properties = { ...(json.properties as Json), ...tool.propertySchemas };
+  return compactJsonSchema({ ...json, properties }) as Tool['inputSchema'];
+}
+
 /** Builds the tool list once; stateless HTTP makes one server per request from it. */
 export class McpServerFactory {
   private readonly version = packageVersion();
   readonly tools: Tool[] = TOOLS.map((tool) => ({
     name: tool.name,
     description: tool.description,
-    inputSchema: inputJsonSchema(tool.schema, tool.encodedForm) as Tool['inputSchema'],
+    inputSchema: inputSchemaOf(tool),
+    outputSchema: outputSchemaOf(tool.output),
+    annotations: tool.annotations,
   }));
 
   constructor(private readonly onUnexpected: (error: unknown) => void = () => {}) {}
@@ -38,7 +105,7 @@ export class McpServerFactory {
   create(api: AgentApi): Server {
     const server = new Server({ name: 'agent-mailbox', version: this.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: this.tools }));
-    server.setRequestHandler(CallToolRequestSchema, async ({ params }) => this.call(api, params.name, params.arguments));
+    server.setRequestHandler(CallToolWithEncodedArguments, async ({ params }) => this.call(api, params.name, params.arguments));
     return server;
   }
 

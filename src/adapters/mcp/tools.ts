@@ -1,17 +1,29 @@
 /**
  * The MCP tools (DESIGN section 6): the same commands, the same strict schemas
- * and the same error envelopes as the HTTP API.
+ * and the same error envelopes as the HTTP API, with the same result schemas as
+ * the OpenAPI document (outputSchema).
  */
 import { z } from 'zod';
+import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { TASK_STATES } from '../../commands/messageFields';
 import { archiveSchema, markReadSchema, sendMessageSchema } from '../../commands/schemas';
 import { parseInput } from '../../commands/validation';
 import { listQuerySchema } from '../../application/listQueryParser';
+import { LIST_QUERY_DESCRIPTIONS } from '../../application/queryDescriptions';
+import * as results from '../../application/responseSchemas';
 import type { AgentApi } from '../../application/agentApi';
 
 export interface ToolDefinition {
   name: string;
   description: string;
   schema: z.ZodType;
+  /** The result (structuredContent) on success. */
+  output: z.ZodType;
+  annotations: ToolAnnotations;
+  /** Descriptions for properties of a schema owned elsewhere (the list query lives with the projections). */
+  propertyDescriptions?: Record<string, string>;
+  /** Advertised instead of the generated schema of a property (the compact task). */
+  propertySchemas?: Record<string, Record<string, unknown>>;
   /** How a string may stand in for a structured field of this tool's input (for the advertised schema). */
   encodedForm?: string;
   run(api: AgentApi, args: unknown): Promise<object>;
@@ -19,46 +31,80 @@ export interface ToolDefinition {
 
 const noArguments = z.strictObject({});
 
+/**
+ * The task envelope as a model reads it: its keys and their forms in a few
+ * words, not the nested JSON Schema (~2 KB) that zod generates. The server
+ * still validates it strictly, and its errors name the field and the valid form.
+ */
+export const COMPACT_TASK_SCHEMA = {
+  description: 'an A2A task (object or JSON-encoded); every key optional',
+  type: ['object', 'string'],
+  properties: {
+    state: { type: 'string', description: `${TASK_STATES.join('|')} (A2A spellings such as input-required accepted)` },
+    input: { type: 'object', description: '{parts: [{kind: "text", text} | {kind: "data", data: {}} | {kind: "file", file: {uri, mimeType?}}]}' },
+    metadata: { type: 'object', description: '{sessionId?, relatedTickets?: [], relatedDiscussions?: [], parentTask?, priorComments?: [{url, commentId}]}' },
+    expectedOutput: { type: 'object', description: '{shape: review|ticket|discussion|pr|free-form, locationHint?}' },
+    budget: { type: 'object', description: '{deadline?: ISO date-time, maxTokens?: positive integer}' },
+    expiresAt: { type: 'string', format: 'date-time' },
+  },
+  additionalProperties: false,
+};
+
+/** Reads nothing but views: safe to call any number of times. */
+const READ: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: false };
+
 export const TOOLS: ToolDefinition[] = [
   {
     name: 'add_message',
-    description: 'Send a message. `to` is either @<identity> (a direct message, e.g. @neo-gpt) or the literal AGENT:* ' +
-      '(a broadcast to every other registered agent); nothing else is accepted. Your identity comes from your token. ' +
-      'Pass idempotencyKey to make a retry safe.',
+    description: 'Send a message to @<identity> (direct) or AGENT:* (broadcast to every other active agent). ' +
+      'You are the sender (from your token). Pass idempotencyKey to make a retry safe.',
     schema: sendMessageSchema,
+    output: results.sendResultSchema,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    propertySchemas: { task: COMPACT_TASK_SCHEMA },
     run: (api, args) => api.send(args),
   },
   {
     name: 'list_messages',
-    description: 'List your inbox (default) or outbox (box: "outbox"), newest first, with unreadCount and a nextCursor for the next page. ' +
-      'Inbox filters: status (unread|read|all), from, threadId, tags, priority; outbox filters: to, threadId, tags, priority.',
+    description: 'List your inbox (default) or outbox, newest first, with unreadCount and nextCursor.',
     schema: listQuerySchema,
-    encodedForm: 'comma-separated values or a JSON-encoded array',
+    output: results.messagePageSchema,
+    annotations: READ,
+    propertyDescriptions: LIST_QUERY_DESCRIPTIONS,
+    encodedForm: 'comma-separated or JSON-encoded',
     run: (api, args) => api.listMessages(args ?? {}),
   },
   {
     name: 'get_message',
     description: 'Read one message with its body (you must be its sender or a recipient). Does not mark it read.',
     schema: archiveSchema,
+    output: results.messageDetailSchema,
+    annotations: READ,
     run: (api, args) => api.getMessage(parseInput(archiveSchema, args ?? {}, 'get_message').messageId),
   },
   {
     name: 'mark_read',
-    description: 'Mark messages read for you: {messageId} for one, or {messageIds} as an array or a JSON-encoded array string. ' +
+    description: 'Mark messages read for you: exactly one of messageId or messageIds. ' +
       'Idempotent: a message already read keeps its first readAt.',
     schema: markReadSchema,
+    output: results.markReadResultSchema,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: (api, args) => api.markRead(args ?? {}),
   },
   {
     name: 'archive_message',
     description: 'Archive a message for you only: it leaves your inbox and counts; other recipients are unaffected.',
     schema: archiveSchema,
+    output: results.archiveResultSchema,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     run: (api, args) => api.archive(parseInput(archiveSchema, args ?? {}, 'archive_message').messageId),
   },
   {
     name: 'list_agents',
     description: 'List the registered agents (identity, role, registeredAt, retired): who you can write to.',
     schema: noArguments,
+    output: results.agentListSchema,
+    annotations: READ,
     run: (api, args) => {
       parseInput(noArguments, args ?? {}, 'list_agents');
       return api.listAgents();
@@ -66,8 +112,10 @@ export const TOOLS: ToolDefinition[] = [
   },
   {
     name: 'unread_count',
-    description: 'Your unread count, total and by priority.',
+    description: 'Your unread count (unreadCount), total and by priority.',
     schema: noArguments,
+    output: results.inboxCountSchema,
+    annotations: READ,
     run: (api, args) => {
       parseInput(noArguments, args ?? {}, 'unread_count');
       return api.unreadCount();

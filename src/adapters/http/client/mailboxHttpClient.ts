@@ -4,10 +4,10 @@
  * sees exactly what the server said.
  */
 import type { ArchiveResult, BulkReadResult, ReadResult, Registration, SendResult } from '../../../application/mailboxCommands';
-import type { MessageDetail, WakeStreamEvent } from '../../../application/mailboxQueries';
+import type { InboxCount, MessageDetail, WakeStreamEvent } from '../../../application/mailboxQueries';
 import { MailboxError, type ErrorCode, type ErrorEnvelope } from '../../../errors';
 import type { StoredEvent } from '../../../events/types';
-import type { AgentView, HeartbeatCounts, MessagePage, UnreadCount } from '../../../projections/projectionStore';
+import type { AgentView, HeartbeatCounts, MessagePage } from '../../../projections/projectionStore';
 import type { AgentApi } from '../../../application/agentApi';
 import { readSse } from './sseReader';
 
@@ -102,10 +102,10 @@ export class MailboxHttpClient implements AgentApi {
   archive(messageId: string): Promise<ArchiveResult> {
     return this.request('POST', `/v1/messages/${encodeURIComponent(messageId)}/archive`);
   }
-  unreadCount(): Promise<UnreadCount> {
+  unreadCount(): Promise<InboxCount> {
     return this.request('GET', '/v1/inbox/count');
   }
-  heartbeats(): Promise<{ agents: HeartbeatCounts[] }> {
+  heartbeats(): Promise<{ agents: Array<HeartbeatCounts & { unreadCount: number }> }> {
     return this.request('GET', '/v1/heartbeat');
   }
 

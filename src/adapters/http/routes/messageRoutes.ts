@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { MailboxError } from '../../../errors';
 import { actorOf } from '../auth';
 import type { HttpContext } from '../httpContext';
-import { noExtraInput, requireBody } from './routeInput';
+import { noExtraInput, requireBody, singleValuedQuery } from './routeInput';
 
 type ById = { Params: { id: string } };
 
@@ -31,7 +31,8 @@ export function messageRoutes(app: FastifyInstance, { mailbox, metrics, wakeLate
     return reply.status(201).send(sent);
   });
 
-  app.get('/v1/messages', async (request) => queries.listMessages(actorOf(request), request.query));
+  app.get('/v1/messages', async (request) =>
+    queries.listMessages(actorOf(request), singleValuedQuery(request.query, ['tags'], 'GET /v1/messages')));
 
   app.get<ById>('/v1/messages/:id', async (request) => {
     noExtraInput(request.query, 'GET /v1/messages/{id}');

@@ -1,10 +1,11 @@
-/** Unauthenticated operations endpoints: liveness, readiness, Prometheus metrics, the OpenAPI document. */
+/** Unauthenticated operations endpoints: liveness, readiness, Prometheus metrics, the OpenAPI document and its page. */
 import type { FastifyInstance } from 'fastify';
 import { MailboxError } from '../../../errors';
 import type { HttpContext } from '../httpContext';
 import { sendEnvelope } from '../httpErrors';
 import { buildOpenApiDocument } from '../openapi';
 import { checkReadiness } from '../readiness';
+import { docsRoutes } from './docsRoutes';
 
 export function opsRoutes(app: FastifyInstance, { mailbox, metrics }: HttpContext): void {
   const document = buildOpenApiDocument();
@@ -23,6 +24,6 @@ export function opsRoutes(app: FastifyInstance, { mailbox, metrics }: HttpContex
     return reply.type(contentType).send(body);
   });
 
-  app.get('/docs', async () => document);
   app.get('/openapi.json', async () => document);
+  docsRoutes(app);
 }

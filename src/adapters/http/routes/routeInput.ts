@@ -16,3 +16,19 @@ export function requireBody(body: unknown, what: string, example: string): unkno
   throw new MailboxError('VALIDATION_FAILED', 'Validation failed',
     `${what} needs a JSON body, e.g. ${example}, sent with Content-Type: application/json.`, { field: 'body' });
 }
+
+/**
+ * The query parser turns `?status=unread&status=read` into an array; a
+ * parameter that takes one value says it was repeated (rather than failing on
+ * an array nobody sent). List parameters (`tags`) may repeat: each is one item.
+ */
+export function singleValuedQuery(query: unknown, listParameters: readonly string[], what: string): unknown {
+  if (!query || typeof query !== 'object') return query;
+  for (const [name, value] of Object.entries(query)) {
+    if (!Array.isArray(value) || listParameters.includes(name)) continue;
+    throw new MailboxError('VALIDATION_FAILED', 'Validation failed',
+      `${what}: the query parameter '${name}' was repeated (${value.map((v) => `${name}=${String(v)}`).join('&')}); give it once.`,
+      { field: name, values: value });
+  }
+  return query;
+}

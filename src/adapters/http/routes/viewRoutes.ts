@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { parseInput } from '../../../commands/validation';
 import { actorOf } from '../auth';
 import type { HttpContext } from '../httpContext';
-import { noExtraInput } from './routeInput';
+import { noExtraInput, singleValuedQuery } from './routeInput';
 
 export const auditQuerySchema = z.strictObject({
   after: z.string().regex(/^\d+$/, 'after is a log position (digits), as returned in nextAfter').optional(),
@@ -26,7 +26,8 @@ export function viewRoutes(app: FastifyInstance, { mailbox }: HttpContext): void
 
   app.get('/v1/audit/events', async (request) => {
     const actor = actorOf(request);
-    const { after, limit } = parseInput(auditQuerySchema, request.query, 'GET /v1/audit/events');
+    const { after, limit } = parseInput(auditQuerySchema,
+      singleValuedQuery(request.query, [], 'GET /v1/audit/events'), 'GET /v1/audit/events');
     return queries.auditEvents(actor, after === undefined ? null : BigInt(after), limit);
   });
 }

@@ -1,0 +1,122 @@
+/**
+ * What the API answers, as zod schemas: the OpenAPI success responses and the
+ * MCP tools' outputSchema are generated from these, and the type checks at the
+ * bottom keep them equal to the result types the application returns.
+ */
+import { z } from 'zod';
+import type { ArchiveResult, BulkReadResult, ReadResult, Registration, SendResult } from './mailboxCommands';
+import type { InboxCount, MessageDetail } from './mailboxQueries';
+import { PRIORITIES } from '../commands/messageFields';
+import { ROLES } from '../commands/roles';
+import type { AgentView, HeartbeatCounts, MessagePage } from '../projections/projectionStore';
+
+const timestamp = z.string().describe('ISO 8601 time');
+const optionalTime = timestamp.nullable();
+const priority = z.enum(PRIORITIES);
+const byPriority = z.object({ low: z.number().int(), normal: z.number().int(), high: z.number().int() })
+  .describe('unread messages by priority');
+const task = z.looseObject({}).describe('the A2A task envelope as sent, with its state in canonical PascalCase');
+
+export const warningSchema = z.looseObject({ code: z.string(), message: z.string() })
+  .describe('a hint on an accepted command, e.g. UNREGISTERED_RECIPIENT with suggestions');
+
+export const sendResultSchema = z.object({
+  messageId: z.uuid(),
+  status: z.literal('sent'),
+  sentAt: timestamp,
+  to: z.string(),
+  recipients: z.array(z.string()).describe('the identities the message was delivered to'),
+  threadId: z.string(),
+  warnings: z.array(warningSchema).optional(),
+});
+
+const listedMessage = z.object({
+  messageId: z.uuid(), from: z.string(), to: z.string(), subject: z.string(), priority,
+  sentAt: timestamp, readAt: optionalTime.describe('when you read it; null while unread'),
+  threadId: z.string(), inReplyTo: z.uuid().nullable(), tags: z.array(z.string()), task: task.nullable().optional(),
+});
+
+export const messagePageSchema = z.object({
+  messages: z.array(listedMessage).describe('newest first'),
+  nextCursor: z.string().nullable().describe('pass as cursor for the next page; null on the last page'),
+  unreadCount: z.number().int().describe('your unread inbox messages'),
+});
+
+export const messageDetailSchema = z.object({
+  messageId: z.uuid(), from: z.string(), to: z.string(), subject: z.string(), body: z.string(), priority: z.string(),
+  sentAt: timestamp, threadId: z.string(), inReplyTo: z.uuid().nullable(), tags: z.array(z.string()), task: task.nullable(),
+  readAt: optionalTime, archivedAt: optionalTime,
+  receipts: z.array(z.object({ recipient: z.string(), readAt: optionalTime, archivedAt: optionalTime }))
+    .optional().describe('every recipient\'s receipt; shown to the sender and auditors only'),
+});
+
+export const readResultSchema = z.object({ messageId: z.uuid(), status: z.literal('read'), readAt: timestamp });
+const errorEnvelopeSchema = z.looseObject({ error: z.string(), code: z.string(), message: z.string() });
+export const bulkReadResultSchema = z.object({
+  results: z.array(z.union([
+    readResultSchema,
+    z.object({ messageId: z.string(), status: z.literal('error'), error: errorEnvelopeSchema }),
+  ])).describe('one result per distinct id'),
+});
+export const markReadResultSchema = z.union([readResultSchema, bulkReadResultSchema]);
+
+export const archiveResultSchema = z.object({ messageId: z.uuid(), status: z.literal('archived'), archivedAt: timestamp });
+
+const agentView = z.object({
+  identity: z.string(), role: z.enum(ROLES), registeredAt: timestamp, retired: z.boolean(), retiredAt: optionalTime,
+});
+export const agentListSchema = z.object({ agents: z.array(agentView) });
+export const registrationSchema = z.object({
+  identity: z.string(), role: z.string(), token: z.string().describe('the bearer token; shown once, store it'), registeredAt: timestamp,
+});
+export const retirementSchema = z.object({ identity: z.string(), retiredAt: timestamp });
+
+export const inboxCountSchema = z.object({
+  unreadCount: z.number().int().describe('your unread inbox messages'),
+  byPriority,
+  unread: z.number().int().describe('deprecated alias of unreadCount (removed in the next release)'),
+});
+
+const heartbeatCounts = z.object({
+  identity: z.string(), unreadCount: z.number().int(), byPriority,
+  oldestUnreadAt: optionalTime, lastActivityAt: optionalTime,
+  unread: z.number().int().describe('deprecated alias of unreadCount (removed in the next release)'),
+});
+export const heartbeatListSchema = z.object({ agents: z.array(heartbeatCounts) });
+
+export const auditPageSchema = z.object({
+  events: z.array(z.object({
+    position: z.string(), streamName: z.string(), revision: z.string(), eventId: z.string(), type: z.string(),
+    data: z.looseObject({}), metadata: z.looseObject({}),
+  })),
+  nextAfter: z.string().nullable().describe('pass as after for the next page'),
+});
+
+export const healthSchema = z.object({ status: z.literal('ok') });
+export const readinessSchema = z.looseObject({
+  status: z.literal('ready'),
+  eventStore: z.looseObject({ ok: z.boolean() }),
+  projectionStore: z.looseObject({ ok: z.boolean(), backend: z.enum(['redis', 'memory']) }),
+  projections: z.looseObject({ ok: z.boolean(), running: z.boolean(), lag: z.number().nullable() }),
+});
+
+export const jsonRpcResponseSchema = z.looseObject({
+  jsonrpc: z.literal('2.0'), id: z.union([z.string(), z.number(), z.null()]),
+  result: z.looseObject({}).optional(), error: z.looseObject({ code: z.number().int(), message: z.string() }).optional(),
+});
+export const openApiDocumentSchema = z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) });
+
+// Compile-time drift checks: each result type must be assignable to its schema's type.
+type Fits<Value, Schema extends z.ZodType> = Value extends z.input<Schema> ? true : never;
+const fits = <T extends true>(): T => true as T;
+void [
+  fits<Fits<SendResult, typeof sendResultSchema>>(),
+  fits<Fits<MessagePage, typeof messagePageSchema>>(),
+  fits<Fits<MessageDetail, typeof messageDetailSchema>>(),
+  fits<Fits<ReadResult | BulkReadResult, typeof markReadResultSchema>>(),
+  fits<Fits<ArchiveResult, typeof archiveResultSchema>>(),
+  fits<Fits<{ agents: AgentView[] }, typeof agentListSchema>>(),
+  fits<Fits<Registration, typeof registrationSchema>>(),
+  fits<Fits<InboxCount, typeof inboxCountSchema>>(),
+  fits<Fits<{ agents: Array<HeartbeatCounts & { unreadCount: number }> }, typeof heartbeatListSchema>>(),
+];

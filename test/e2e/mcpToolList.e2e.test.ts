@@ -1,0 +1,38 @@
+/**
+ * tools/list as a model sees it, read with the MCP SDK client over streamable
+ * HTTP: the byte size of the answer (reported, and held under a budget).
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startTestServer, type TestServer } from '../support/httpServer';
+
+let server: TestServer;
+let token: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  token = (await server.register(['@a']))['@a'];
+});
+afterAll(() => server.close());
+
+test('tools/list answer size, measured on the wire', async () => {
+  const bodies: string[] = [];
+  const measuringFetch: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    const request = typeof init?.body === 'string' ? JSON.parse(init.body) : {};
+    if (request.method === 'tools/list') bodies.push(await response.clone().text());
+    return response;
+  };
+  const client = new Client({ name: 'size-probe', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${token}` } }, fetch: measuringFetch,
+  }));
+  const { tools } = await client.listTools();
+  await client.close();
+  const bytes = Buffer.byteLength(bodies[0]);
+  process.stdout.write(`tools/list: ${tools.length} tools, ${bytes} bytes\n`);
+  expect(tools).toHaveLength(7);
+  // Issue 11: 6,816 bytes before (inputs only, few descriptions, 2.5 KB of task schema); now every input property is
+  // described and every tool has an outputSchema, and the whole answer stays under this budget.
+  expect(bytes).toBeLessThan(11_500);
+});

@@ -1,0 +1,141 @@
+/**
+ * Errors that teach (issue 11), over HTTP with three agents: each rejection has
+ * the right code, a message that states the valid form, and writes no event;
+ * each accepted-with-a-hint send says exactly what happened.
+ */
+import { startTestServer, type CallOptions, type TestServer } from '../support/httpServer';
+
+let server: TestServer;
+let strict: TestServer;
+let t: Record<string, string>;
+let s: Record<string, string>;
+
+beforeAll(async () => {
+  [server, strict] = await Promise.all([startTestServer(), startTestServer({ strictRecipients: true })]);
+  t = await server.register(['@a', '@b', '@c', '@gone']);
+  s = await strict.register(['@a', '@gone']);
+  for (const target of [server, strict]) {
+    expect((await target.call('DELETE', '/v1/agents/@gone', { token: target.adminToken })).status).toBe(200);
+  }
+});
+afterAll(() => Promise.all([server.close(), strict.close()]));
+
+/** A rejection: status, code and message checked by the caller; the event count is unchanged. */
+async function rejected(target: TestServer, method: string, path: string, options: CallOptions, status: number, code: string) {
+  const before = await target.eventCount();
+  const response = await target.call(method, path, options);
+  expect([response.status, response.body.code]).toEqual([status, code]);
+  expect(response.body.message).toEqual(expect.any(String));
+  expect(await target.eventCount()).toBe(before);
+  return response.body;
+}
+
+const message = (to: string, extra: Record<string, unknown> = {}) => ({ to, subject: 's', body: 'b', ...extra });
+
+describe('an array field given as a string states its own form', () => {
+  test.each(['review,urgent', 'review'])('tags: %j', async (tags) => {
+    const body = await rejected(server, 'POST', '/v1/messages', { token: t['@a'], body: message('@b', { tags }) }, 400, 'VALIDATION_FAILED');
+    expect(body.field).toBe('tags');
+    expect(body.message).toContain("'tags' must be an array of strings, e.g. [\"review\", \"urgent\"]");
+    expect(body.message).not.toContain('an object');
+    if (tags.includes(',')) expect(body.message).toContain('comma-separated text is not split');
+  });
+
+  test('messageIds: "id1,id2"', async () => {
+    const ids = await Promise.all([1, 2].map(async () =>
+      (await server.call('POST', '/v1/messages', { token: t['@a'], body: message('@b') })).body.messageId as string));
+    const body = await rejected(server, 'POST', '/v1/messages/read', { token: t['@b'], body: { messageIds: ids.join(',') } },
+      400, 'VALIDATION_FAILED');
+    expect(body.field).toBe('messageIds');
+    expect(body.message).toContain("'messageIds' must be an array of message ids, e.g. [\"<id>\", \"<id>\"]");
+    expect(body.message).not.toContain('an object');
+  });
+
+  test('task given as a non-JSON string names the object form', async () => {
+    const body = await rejected(server, 'POST', '/v1/messages', { token: t['@a'], body: message('@b', { task: 'review this' }) },
+      400, 'VALIDATION_FAILED');
+    expect(body.message).toContain("'task' must be an object (an A2A task envelope), e.g. {\"state\": \"submitted\"}");
+  });
+});
+
+test('mark read {messageId: [id1, id2]} points to messageIds', async () => {
+  const ids = await Promise.all([1, 2].map(async () =>
+    (await server.call('POST', '/v1/messages', { token: t['@a'], body: message('@b') })).body.messageId as string));
+  const body = await rejected(server, 'POST', '/v1/messages/read', { token: t['@b'], body: { messageId: ids } }, 400, 'VALIDATION_FAILED');
+  expect(body.field).toBe('messageId');
+  expect(body.message).toContain('for several ids send messageIds: ["<id>", "<id>"]');
+});
+
+test('a repeated query parameter is said to be repeated; a repeated tags is a list', async () => {
+  const body = await rejected(server, 'GET', '/v1/messages?status=unread&status=read', { token: t['@b'] }, 400, 'VALIDATION_FAILED');
+  expect(body).toMatchObject({ field: 'status', values: ['unread', 'read'] });
+  expect(body.message).toContain("the query parameter 'status' was repeated (status=unread&status=read); give it once");
+  const audit = await rejected(server, 'GET', '/v1/audit/events?limit=1&limit=2', { token: server.adminToken }, 400, 'VALIDATION_FAILED');
+  expect(audit.message).toContain("'limit' was repeated");
+  const tagged = await server.call('POST', '/v1/messages', { token: t['@a'], body: message('@c', { tags: ['x', 'y'] }) });
+  const listed = await server.call('GET', '/v1/messages?tags=x&tags=y', { token: t['@c'] });
+  expect(listed.body.messages.map((m: { messageId: string }) => m.messageId)).toEqual([tagged.body.messageId]);
+});
+
+test('an upper-case message id is the same message: read, marked read once, archived', async () => {
+  const { messageId } = (await server.call('POST', '/v1/messages', { token: t['@a'], body: message('@c') })).body;
+  const upper = (messageId as string).toUpperCase();
+  expect((await server.call('GET', `/v1/messages/${upper}`, { token: t['@c'] })).body).toMatchObject({ messageId, body: 'b' });
+  const first = await server.call('POST', `/v1/messages/${upper}/read`, { token: t['@c'] });
+  expect(first.body).toMatchObject({ messageId, status: 'read' });
+  const before = await server.eventCount();
+  const again = await server.call('POST', '/v1/messages/read', { token: t['@c'], body: { messageIds: [upper, messageId] } });
+  expect(again.body.results).toEqual([{ messageId, status: 'read', readAt: first.body.readAt }]);
+  expect(await server.eventCount()).toBe(before);
+  const reply = await server.call('POST', '/v1/messages', { token: t['@c'], body: message('@a', { inReplyTo: upper }) });
+  expect(reply.status).toBe(201);
+  expect(reply.body.threadId).toBe(messageId);
+});
+
+describe('a direct send to someone who is not an active agent', () => {
+  test.each(['@all', '@everyone', '@channel', '@here'])('%s (unregistered, reads like a broadcast) teaches AGENT:*', async (to) => {
+    const { status, body } = await server.call('POST', '/v1/messages', { token: t['@a'], body: message(to) });
+    expect(status).toBe(201);
+    expect(body.warnings).toEqual([expect.objectContaining({ code: 'UNREGISTERED_RECIPIENT', suggestions: ['AGENT:*'] })]);
+    expect(body.warnings[0].message).toContain('to write to every agent, send to AGENT:*');
+    const refused = await rejected(strict, 'POST', '/v1/messages', { token: s['@a'], body: message(to) }, 404, 'UNKNOWN_RECIPIENT');
+    expect(refused.message).toContain('send to AGENT:*');
+    expect(refused.suggestions).toEqual(['AGENT:*']);
+  });
+
+  test('a retired identity: the warning says retired (never "if it registers"); strictRecipients refuses it', async () => {
+    const { status, body } = await server.call('POST', '/v1/messages', { token: t['@a'], body: message('@gone') });
+    expect(status).toBe(201);
+    expect(body.warnings).toEqual([expect.objectContaining({ code: 'RETIRED_RECIPIENT' })]);
+    expect(body.warnings[0].message).toMatch(/@gone was retired at .* and will never read it \(identities are never reused\)/);
+    expect(body.warnings[0].message).not.toContain('register');
+    const refused = await rejected(strict, 'POST', '/v1/messages', { token: s['@a'], body: message('@gone') }, 404, 'UNKNOWN_RECIPIENT');
+    expect(refused.message).toContain('@gone was retired at');
+    expect(refused.message).not.toContain('will see');
+  });
+
+  test('an ordinary unregistered name keeps the registration hint', async () => {
+    const { body } = await server.call('POST', '/v1/messages', { token: t['@a'], body: message('@nobody') });
+    expect(body.warnings[0]).toMatchObject({ code: 'UNREGISTERED_RECIPIENT' });
+    expect(body.warnings[0].message).toContain('it will see this message only if an agent registers under that name');
+  });
+});
+
+describe('unknown-field errors', () => {
+  test.each(['from', 'sender', 'sentBy'])('%s (a sender field) says the identity comes from the token', async (field) => {
+    const body = await rejected(server, 'POST', '/v1/messages', { token: t['@a'], body: message('@b', { [field]: '@b' }) }, 400, 'UNKNOWN_FIELD');
+    expect(body.message).toContain('Your identity comes from your token');
+  });
+
+  test('any other unknown field lists the allowed ones and says nothing about identity', async () => {
+    const body = await rejected(server, 'POST', '/v1/messages', { token: t['@a'], body: message('@b', { colour: 'red' }) }, 400, 'UNKNOWN_FIELD');
+    expect(body.message).toContain('allowed fields: to, subject, body');
+    expect(body.message).not.toContain('identity');
+  });
+
+  test('a route that takes no fields says so (never "allowed fields: .")', async () => {
+    const body = await rejected(server, 'GET', '/v1/inbox/count?box=outbox', { token: t['@b'] }, 400, 'UNKNOWN_FIELD');
+    expect(body.message).toBe("GET /v1/inbox/count does not accept 'box'; it takes no fields.");
+    expect(body.allowed).toEqual([]);
+  });
+});

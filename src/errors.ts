@@ -68,8 +68,20 @@ export class ConcurrencyConflict extends Error {
   }
 }
 
-/** Thrown by adapters when their backing service cannot be reached in time. */
-export const unavailable = (what: string, cause?: unknown): MailboxError =>
-  new MailboxError('UNAVAILABLE', 'Service unavailable',
-    `${what} is unavailable; retry later (the request was not applied).`,
-    cause instanceof Error ? { cause: cause.message } : {});
+/**
+ * Thrown by adapters when their backing service cannot be reached in time. The
+ * cause stays on the error (`error.cause`, for the log) and out of the envelope:
+ * a caller can act on "retry later", not on a driver's wording.
+ */
+export const unavailable = (what: string, cause?: unknown): MailboxError => {
+  const error = new MailboxError('UNAVAILABLE', 'Service unavailable',
+    `${what} is unavailable; retry later (the request was not applied).`);
+  if (cause !== undefined) (error as Error).cause = cause;
+  return error;
+};
+
+/** The cause of an error as one line for the log (never for a response). */
+export const causeOf = (error: unknown): string | undefined => {
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  return cause instanceof Error ? cause.message : cause === undefined ? undefined : String(cause);
+};

@@ -4,7 +4,7 @@
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { MailboxError } from '../../errors';
+import { causeOf, MailboxError } from '../../errors';
 import type { Mailbox } from '../../mailbox';
 import { mcpRoutes } from '../mcp/mcpRoutes';
 import { requireBearer } from './auth';
@@ -80,7 +80,7 @@ export function buildHttpServer(mailbox: Mailbox, logger: Logger): HttpServer {
   app.setErrorHandler(async (error, request, reply) => {
     const translated = toMailboxError(error, { requestLimit: context.requestLimit, timeoutMs: config.requestTimeoutMs });
     if (translated.code === 'INTERNAL') request.log.error({ err: error, url: request.url }, 'request failed unexpectedly');
-    else if (translated.status >= 500) request.log.warn({ code: translated.code, url: request.url }, translated.message);
+    else if (translated.status >= 500) request.log.warn({ code: translated.code, url: request.url, cause: causeOf(translated) }, translated.message);
     return sendEnvelope(reply, translated);
   });
   app.setNotFoundHandler(async (request, reply) => sendEnvelope(reply, routeNotFound(request.method, request.url)));

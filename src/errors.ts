@@ -22,6 +22,11 @@ export const ERROR_STATUS = {
   NOT_IN_AUDIENCE: 403,
   INVALID_TRANSITION: 409,
   RATE_LIMITED: 429,
+  /** HTTP a parser refuses: a request line, header, URL encoding or chunked body that is not valid HTTP/1.1. */
+  MALFORMED_REQUEST: 400,
+  URI_TOO_LONG: 414,
+  HEADERS_TOO_LARGE: 431,
+  REQUEST_TIMEOUT: 408,
   UNAVAILABLE: 503,
   NOT_FOUND: 404,
   INTERNAL: 500,

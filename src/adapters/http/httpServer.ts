@@ -22,6 +22,7 @@ import { viewRoutes } from './routes/viewRoutes';
 import { wakeRoutes } from './routes/wakeRoutes';
 import { WakeLatencyTracker } from './wakeLatency';
 import { WakeStreams } from './wakeStreams';
+import { clientErrorHandler, frameworkErrorHandler } from './wireErrors';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -39,6 +40,9 @@ export interface HttpServer {
   /** Ends the wake streams, stops accepting requests, waits for those in flight. */
   close(): Promise<void>;
 }
+
+/** fastify's default: no path parameter of this API (a UUID, an identity) comes near it. */
+const MAX_PARAM_LENGTH = 100;
 
 const shuttingDown = () => new MailboxError('UNAVAILABLE', 'Shutting down',
   'This server is shutting down; retry against another node or after it restarts (the request was not applied).');
@@ -58,6 +62,9 @@ export function buildHttpServer(mailbox: Mailbox, logger: Logger): HttpServer {
     bodyLimit: context.requestLimit,
     requestTimeout: config.requestTimeoutMs, // receiving the request
     return503OnClosing: false,
+    maxParamLength: MAX_PARAM_LENGTH,
+    frameworkErrors: frameworkErrorHandler(MAX_PARAM_LENGTH),
+    clientErrorHandler,
   });
   const connections = new ConnectionDrain(app.server);
   let closing = false;

@@ -4,6 +4,7 @@
  * are accepted and stored canonically; unknown keys are rejected.
  */
 import { z } from 'zod';
+import { assertJsonDepth } from './jsonDepth';
 
 export const PRIORITIES = ['low', 'normal', 'high'] as const;
 export type Priority = (typeof PRIORITIES)[number];
@@ -67,16 +68,23 @@ export const taskEnvelopeSchema = z.strictObject({
 
 export type TaskEnvelope = z.output<typeof taskEnvelopeSchema>;
 
-/** Accepts a value or its JSON encoding (lossless: same input, another form). */
+/**
+ * Accepts a value or its JSON encoding (lossless: same input, another form).
+ * `what` is the field's name. Decoded JSON is held to the nesting limit before
+ * it is validated (thrown as the envelope: a recursive validator must not see it).
+ */
 export const jsonOrValue = <T extends z.ZodType>(schema: T, what: string) =>
   z.preprocess((value, ctx) => {
     if (typeof value !== 'string') return value;
+    let decoded: unknown;
     try {
-      return JSON.parse(value);
+      decoded = JSON.parse(value);
     } catch {
       ctx.addIssue({ code: 'custom', message: `${what} was a string but not valid JSON; send an object or its JSON encoding.` });
       return z.NEVER;
     }
+    assertJsonDepth(decoded, [what]);
+    return decoded;
   }, schema);
 
 export const tagsSchema = z.array(z.string().min(1).max(64)).max(32);

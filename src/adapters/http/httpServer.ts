@@ -67,6 +67,8 @@ export function buildHttpServer(mailbox: Mailbox, logger: Logger): HttpServer {
     clientErrorHandler,
   });
   const connections = new ConnectionDrain(app.server);
+  // A retired agent's open wake streams end at once, with a last `revoked` event.
+  const stopRevoking = mailbox.authenticator.onRevoked((identity, reason) => wakeStreams.revoke(identity, reason));
   let closing = false;
   const routes: HttpServer['routes'] = [];
   app.addHook('onRoute', (route) => {
@@ -93,6 +95,7 @@ export function buildHttpServer(mailbox: Mailbox, logger: Logger): HttpServer {
   app.setNotFoundHandler(async (request, reply) => sendEnvelope(reply, routeNotFound(request.method, request.url)));
   app.addHook('preClose', async () => {
     closing = true;
+    stopRevoking();
     wakeStreams.closeAll('server shutting down');
     connections.drain();
   });

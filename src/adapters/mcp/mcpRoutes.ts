@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { MAX_JSON_DEPTH, pathBeyondDepth, tooDeep } from '../../commands/jsonDepth';
 import { actorOf } from '../http/auth';
+import { timedOut } from '../http/handlerTimeout';
 import { sendEnvelope } from '../http/httpErrors';
 import type { HttpContext } from '../http/httpContext';
 import { inProcessAgentApi } from './agentApi';
@@ -38,16 +39,22 @@ function depthRefusal(body: unknown): { toolCall: JsonRpcMessage; error: ReturnT
   return path ? { error: tooDeep(path, [], MAX_JSON_DEPTH + JSON_RPC_LEVELS) } : null;
 }
 
-export function mcpRoutes(app: FastifyInstance, { mailbox, metrics, wakeLatency, logger }: HttpContext): void {
+/** A tool error result carrying the envelope, as the JSON-RPC answer to `id`. */
+const toolErrorResponse = (id: unknown, envelope: object) => ({ jsonrpc: '2.0', id,
+  result: { isError: true, content: [{ type: 'text', text: JSON.stringify(envelope) }], structuredContent: envelope } });
+
+const singleToolCall = (body: unknown): JsonRpcMessage | null => {
+  const message = body as JsonRpcMessage | null;
+  return message && typeof message === 'object' && !Array.isArray(message) && message.method === 'tools/call' && message.id !== undefined
+    ? message : null;
+};
+
+export function mcpRoutes(app: FastifyInstance, { mailbox, metrics, wakeLatency, logger, config }: HttpContext): void {
   const factory = new McpServerFactory((error) => logger.error({ err: error }, 'MCP tool failed'));
 
   app.post('/mcp', { config: { streaming: true } }, async (request, reply) => { // the transport writes the response itself
     const refusal = depthRefusal(request.body);
-    if (refusal && 'toolCall' in refusal) {
-      const envelope = refusal.error.envelope;
-      return reply.status(200).send({ jsonrpc: '2.0', id: refusal.toolCall.id,
-        result: { isError: true, content: [{ type: 'text', text: JSON.stringify(envelope) }], structuredContent: envelope } });
-    }
+    if (refusal && 'toolCall' in refusal) return reply.status(200).send(toolErrorResponse(refusal.toolCall.id, refusal.error.envelope));
     if (refusal) return sendEnvelope(reply, refusal.error);
     const api = inProcessAgentApi(mailbox, actorOf(request), metrics, (sent) => wakeLatency.sendAcknowledged(sent.messageId, request.startedAt));
     const server = factory.create(api);
@@ -58,10 +65,36 @@ export function mcpRoutes(app: FastifyInstance, { mailbox, metrics, wakeLatency,
       void server.close();
     });
     await server.connect(transport);
-    await transport.handleRequest(request.raw, reply.raw, request.body);
+    await underDeadline(transport.handleRequest(request.raw, reply.raw, request.body), config.requestTimeoutMs, () => {
+      // The request deadline, as on every other route (the transport writes its own response, so the
+      // handler timeout cannot wrap it). Past it the transport's late answer has nowhere to go.
+      if (reply.raw.headersSent) return;
+      const error = timedOut(config.requestTimeoutMs);
+      const toolCall = singleToolCall(request.body);
+      const [status, body] = toolCall ? [200, toolErrorResponse(toolCall.id, error.envelope)] : [error.status, error.envelope];
+      reply.raw.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
+    });
   });
 
   for (const method of ['GET', 'DELETE'] as const) {
     app.route({ method, url: '/mcp', handler: async (_request, reply) => reply.status(405).header('allow', 'POST').send(methodNotAllowed) });
   }
+}
+
+/** Waits for `work` at most `timeoutMs` (0: no limit); past it runs `onTimeout` and stops waiting. */
+async function underDeadline(work: Promise<void>, timeoutMs: number, onTimeout: () => void): Promise<void> {
+  if (timeoutMs <= 0) return work;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<void>((resolve) => {
+    timer = setTimeout(() => {
+      onTimeout();
+      resolve();
+    }, timeoutMs);
+  });
+  try {
+    await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+  work.catch(() => undefined); // a late failure of abandoned work is not this request's any more
 }

@@ -3,10 +3,18 @@ import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { MemoryFigures } from '../lib/memory';
 
+export interface ServerSample {
+  rssMb: number;
+  heapUsedMb: number;
+  loopDelayMs: { p50: number; p99: number; p999: number; max: number };
+}
+
 export interface BenchServer {
   url: string;
   adminToken: string;
   memory(): Promise<MemoryFigures & { openWakeStreams: number }>;
+  /** RSS and heap now (no GC), and the event loop's delay since the last sample. */
+  sample(): Promise<ServerSample>;
   /** CPU time (user + system) the server process has used so far, in ms. */
   cpuMs(): Promise<number>;
   stop(): Promise<void>;
@@ -35,6 +43,11 @@ export async function startBenchServer(): Promise<BenchServer> {
     memory() {
       const answer = nextMessage<MemoryFigures & { openWakeStreams: number }>(child, 'memory');
       child.send('memory');
+      return answer;
+    },
+    sample() {
+      const answer = nextMessage<ServerSample>(child, 'sample');
+      child.send('sample');
       return answer;
     },
     async cpuMs() {

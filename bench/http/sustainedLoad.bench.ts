@@ -93,8 +93,13 @@ runBench('http/sustainedLoad', async (report) => {
       { perWindowMax: samples.map((s) => s.loopDelayMs.max), perWindowP99: samples.map((s) => s.loopDelayMs.p99) });
     for (const sample of samples) {
       report.log(`  t=${sample.atS}s sent=${sample.sent} rss=${sample.rssMb}MB heap=${sample.heapUsedMb}MB ` +
-        `loop p99=${sample.loopDelayMs.p99}ms max=${sample.loopDelayMs.max}ms`);
+        `loop p99=${sample.loopDelayMs.p99}ms max=${sample.loopDelayMs.max}ms | in server: request p99.9=${sample.requestMs.p999} ` +
+        `max=${sample.requestMs.max}, append max=${sample.appendMs.max}, apply max=${sample.applyMs.max} | ` +
+        `gc n=${sample.gc.count} total=${sample.gc.totalMs}ms max=${sample.gc.maxMs}ms (kind ${sample.gc.maxKind})`);
     }
+    report.metric('in-server request max (worst 5 s window)', Math.max(0, ...samples.map((s) => s.requestMs.max)), 'ms', undefined,
+      { perWindowMax: samples.map((s) => s.requestMs.max), appendMax: samples.map((s) => s.appendMs.max), applyMax: samples.map((s) => s.applyMs.max),
+        gcMaxMs: samples.map((s) => s.gc.maxMs), gcTotalMs: samples.map((s) => s.gc.totalMs) });
     report.note('machine load (1-min load average / cpus)', `${round(os.loadavg()[0])} / ${os.cpus().length}`);
   } finally {
     client.close();

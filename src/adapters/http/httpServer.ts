@@ -62,7 +62,7 @@ export function buildHttpServer(mailbox: Mailbox, logger: Logger): HttpServer {
     bodyLimit: context.requestLimit,
     requestTimeout: config.requestTimeoutMs, // receiving the request
     return503OnClosing: false,
-    maxParamLength: MAX_PARAM_LENGTH,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkErrorHandler(MAX_PARAM_LENGTH),
     clientErrorHandler,
   });

@@ -14,6 +14,11 @@ export const configSchema = z.object({
   /** Unset: in-memory projections and wake bus. redis://: Redis. */
   redisUrl: z.string().optional(),
   /** First part of every Redis key and wake channel, so that several mailboxes can share one Redis. */
+  /**
+   * The longest a Redis command may take before the request answers 503 UNAVAILABLE
+   * (Redis down, stopped or unreachable); commands are never queued while disconnected.
+   */
+  redisTimeoutMs: z.coerce.number().int().positive().default(1000),
   redisNamespace: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'MAILBOX_REDIS_NAMESPACE must be 1..64 of [A-Za-z0-9_-]').default('mailbox'),
   /**
    * When the Redis views belong to another event log (or stand ahead of this one): 'refuse' to start (default),
@@ -48,6 +53,7 @@ export const ENV_VARIABLES: Record<keyof MailboxConfig, string> = {
   redisUrl: 'MAILBOX_REDIS_URL',
   redisNamespace: 'MAILBOX_REDIS_NAMESPACE',
   projectionsOnForeign: 'MAILBOX_PROJECTIONS_ON_FOREIGN',
+  redisTimeoutMs: 'MAILBOX_REDIS_TIMEOUT_MS',
   strictRecipients: 'MAILBOX_STRICT_RECIPIENTS',
   maxBodyBytes: 'MAILBOX_MAX_BODY_BYTES',
   awaitProjectionMs: 'MAILBOX_AWAIT_PROJECTION_MS',

@@ -22,6 +22,11 @@ export const ERROR_STATUS = {
   NOT_IN_AUDIENCE: 403,
   INVALID_TRANSITION: 409,
   RATE_LIMITED: 429,
+  /** HTTP a parser refuses: a request line, header, URL encoding or chunked body that is not valid HTTP/1.1. */
+  MALFORMED_REQUEST: 400,
+  URI_TOO_LONG: 414,
+  HEADERS_TOO_LARGE: 431,
+  REQUEST_TIMEOUT: 408,
   UNAVAILABLE: 503,
   NOT_FOUND: 404,
   INTERNAL: 500,
@@ -68,8 +73,25 @@ export class ConcurrencyConflict extends Error {
   }
 }
 
-/** Thrown by adapters when their backing service cannot be reached in time. */
-export const unavailable = (what: string, cause?: unknown): MailboxError =>
-  new MailboxError('UNAVAILABLE', 'Service unavailable',
-    `${what} is unavailable; retry later (the request was not applied).`,
-    cause instanceof Error ? { cause: cause.message } : {});
+/**
+ * Thrown by adapters when their backing service cannot be reached in time. The
+ * cause stays on the error (`error.cause`, for the log) and out of the envelope:
+ * a caller can act on "retry later", not on a driver's wording.
+ */
+export const unavailable = (what: string, cause?: unknown): MailboxError => {
+  const error = new MailboxError('UNAVAILABLE', 'Service unavailable',
+    `${what} is unavailable; retry later (the request was not applied).`);
+  if (cause !== undefined) (error as Error).cause = cause;
+  return error;
+};
+
+/** The cause of an error as one line for the log (never for a response). */
+export const causeOf = (error: unknown): string | undefined => {
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  return cause instanceof Error ? cause.message : cause === undefined ? undefined : String(cause);
+};
+
+/** A request that outlived its deadline. Honest about writes: a command may still be applied, and the message says how to find out safely. */
+export const requestTimedOut = (timeoutMs: number): MailboxError => new MailboxError('UNAVAILABLE', 'Timed out',
+  `The request did not complete within ${timeoutMs} ms. A send may still be applied: retry it with the same ` +
+  'Idempotency-Key (it will not be sent twice), or check your outbox.', { timeoutMs });

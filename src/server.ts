@@ -27,7 +27,7 @@ export interface StartOptions {
 
 /** The HTTP API with MCP mounted on it (POST /mcp): the two adapters meet only here. */
 export const buildApiServer = (mailbox: MailboxServices, logger: Logger): HttpServer =>
-  buildHttpServer(mailbox, logger, [mcpRoutes(logger)]);
+  buildHttpServer(mailbox, logger, [mcpRoutes({ logger, requestTimeoutMs: mailbox.config.requestTimeoutMs })]);
 
 export async function startServer(config: MailboxConfig, { logger, print = (text) => process.stdout.write(text) }: StartOptions): Promise<RunningServer> {
   const admin = resolveAdminToken(config, logger, print);

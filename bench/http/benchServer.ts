@@ -3,10 +3,25 @@ import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { MemoryFigures } from '../lib/memory';
 
+export interface ServerSample {
+  rssMb: number;
+  heapUsedMb: number;
+  loopDelayMs: { p50: number; p99: number; p999: number; max: number };
+  /** Inside the server: whole requests, event store appends, views' applies (ms). */
+  requestMs: Tail;
+  appendMs: Tail;
+  applyMs: Tail;
+  gc: { count: number; totalMs: number; maxMs: number; maxKind: number };
+}
+
+interface Tail { p99: number; p999: number; max: number }
+
 export interface BenchServer {
   url: string;
   adminToken: string;
   memory(): Promise<MemoryFigures & { openWakeStreams: number }>;
+  /** RSS and heap now (no GC), and the event loop's delay since the last sample. */
+  sample(): Promise<ServerSample>;
   /** CPU time (user + system) the server process has used so far, in ms. */
   cpuMs(): Promise<number>;
   stop(): Promise<void>;
@@ -27,7 +42,7 @@ function nextMessage<T>(child: ChildProcess, type: string): Promise<T> {
 }
 
 export async function startBenchServer(): Promise<BenchServer> {
-  const child = fork(path.join(__dirname, 'serverProcess.js'), [], { execArgv: ['--expose-gc', ...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean)], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(path.join(__dirname, 'serverProcess.js'), [], { execArgv: ['--expose-gc', ...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean)], stdio: ['ignore', process.env.BENCH_SERVER_STDOUT ? 'inherit' : 'ignore', 'inherit', 'ipc'] });
   const ready = await nextMessage<{ url: string; adminToken: string }>(child, 'ready');
   return {
     url: ready.url,
@@ -35,6 +50,11 @@ export async function startBenchServer(): Promise<BenchServer> {
     memory() {
       const answer = nextMessage<MemoryFigures & { openWakeStreams: number }>(child, 'memory');
       child.send('memory');
+      return answer;
+    },
+    sample() {
+      const answer = nextMessage<ServerSample>(child, 'sample');
+      child.send('sample');
       return answer;
     },
     async cpuMs() {

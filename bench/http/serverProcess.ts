@@ -1,9 +1,11 @@
 /**
  * The mailbox HTTP server in its own process for the HTTP benchmarks, so the
  * load generator never shares its event loop and the server's RSS is its own.
- * Protocol (IPC): -> {type: 'ready', url, adminToken}; <- 'memory' | 'cpu' -> {type, ...figures}; <- 'stop'.
+ * Protocol (IPC): -> {type: 'ready', url, adminToken}; <- 'memory' | 'cpu' | 'sample' -> {type, ...figures}; <- 'stop'.
+ * 'sample' takes no GC (unlike 'memory'): RSS now, and the event loop's delay since the last sample.
  */
 import 'reflect-metadata';
+import { createHistogram, monitorEventLoopDelay, PerformanceObserver, type RecordableHistogram } from 'node:perf_hooks';
 import pino from 'pino';
 import { buildApiServer } from '../../src/server';
 import { BENCH_ADMIN_TOKEN, openEmbeddedMailbox } from '../lib/mailbox';
@@ -14,9 +16,53 @@ async function main(): Promise<void> {
   const dir = makeTmpDir('mailbox-bench-http-');
   const mailbox = await openEmbeddedMailbox(dir, { rateLimitPerSecond: 0, maxWakeStreamsPerAgent: 100_000 });
   const http = buildApiServer(mailbox, pino({ level: 'silent' }));
+  // Where a slow answer's time went, per 5 s window: the whole request inside the server, the event store's
+  // append (the durable commit) and the views' apply, GC pauses, and the event loop's delay.
+  const windows = { request: createHistogram(), append: createHistogram(), apply: createHistogram() };
+  const record = (histogram: RecordableHistogram, startedAt: number) => histogram.record(Math.max(1, Math.round((performance.now() - startedAt) * 1000)));
+  http.app.addHook('onResponse', async (request) => record(windows.request, request.startedAt));
+  const timed = <T extends object, K extends keyof T>(target: T, method: K, histogram: RecordableHistogram) => {
+    const original = (target[method] as unknown as (...args: unknown[]) => Promise<unknown>).bind(target);
+    (target as Record<K, unknown>)[method] = async (...args: unknown[]) => {
+      const startedAt = performance.now();
+      try {
+        return await original(...args);
+      } finally {
+        record(histogram, startedAt);
+      }
+    };
+  };
+  timed(mailbox.eventStore, 'append', windows.append);
+  timed(mailbox.projections, 'applyBatch', windows.apply);
+  const gc = { count: 0, totalMs: 0, maxMs: 0, maxKind: 0 };
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      gc.count += 1;
+      gc.totalMs += entry.duration;
+      if (entry.duration > gc.maxMs) {
+        gc.maxMs = entry.duration;
+        gc.maxKind = (entry as unknown as { detail?: { kind?: number } }).detail?.kind ?? 0;
+      }
+    }
+  }).observe({ entryTypes: ['gc'] });
   const url = await http.listen('127.0.0.1', 0);
+  const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+  loopDelay.enable();
   process.on('message', async (message: string) => {
     if (message === 'memory') process.send!({ type: 'memory', ...memoryMb(true), openWakeStreams: http.context.wakeStreams.size });
+    if (message === 'sample') {
+      const ms = (ns: number) => Math.round(ns / 1e4) / 100;
+      process.send!({ type: 'sample', rssMb: Math.round(process.memoryUsage().rss / 1048576),
+        heapUsedMb: Math.round(process.memoryUsage().heapUsed / 1048576),
+        loopDelayMs: { p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), p999: ms(loopDelay.percentile(99.9)), max: ms(loopDelay.max) },
+        ...Object.fromEntries(Object.entries(windows).map(([name, h]) =>
+          [`${name}Ms`, { p99: ms(h.percentile(99) * 1000), p999: ms(h.percentile(99.9) * 1000), max: ms(h.max * 1000) }])),
+        // kind: 1 scavenge (young), 2 mark-sweep-compact (full), 4 incremental marking, 8 weak callbacks
+        gc: { count: gc.count, totalMs: Math.round(gc.totalMs), maxMs: Math.round(gc.maxMs * 10) / 10, maxKind: gc.maxKind } });
+      loopDelay.reset();
+      for (const h of Object.values(windows)) h.reset();
+      Object.assign(gc, { count: 0, totalMs: 0, maxMs: 0, maxKind: 0 });
+    }
     if (message === 'cpu') {
       const { user, system } = process.cpuUsage();
       process.send!({ type: 'cpu', cpuMs: (user + system) / 1000 });

@@ -19,8 +19,8 @@ export async function createProjectionAdapters(config: MailboxConfig, logger: Lo
   const url = config.redisUrl;
   const projectionStore = await openRedisProjectionStore(config);
   try {
-    const publisher = await connectRedis(url, { name: 'mailbox-wake-publisher' });
-    const wakeBus = ownViewsOnly(new RedisWakeBus(publisher, () => connectRedis(url, { name: 'mailbox-wake-subscriber' }),
+    const publisher = await connectRedis(url, { name: 'mailbox-wake-publisher', timeoutMs: config.redisTimeoutMs });
+    const wakeBus = ownViewsOnly(new RedisWakeBus(publisher, () => connectRedis(url, { name: 'mailbox-wake-subscriber', timeoutMs: config.redisTimeoutMs }),
       new RedisKeys(config.redisNamespace), logger), projectionStore);
     logger.info({ redis: redactUrl(url), namespace: config.redisNamespace },
       'projections: Redis (checkpoint stored with the views); wake bus: Redis pub/sub');
@@ -34,7 +34,7 @@ export async function createProjectionAdapters(config: MailboxConfig, logger: Lo
 /** The Redis projection store on its own connection (also used by `mailbox projections ...`). */
 export async function openRedisProjectionStore(config: MailboxConfig): Promise<RedisProjectionStore> {
   if (config.redisUrl === undefined) throw new Error('openRedisProjectionStore needs MAILBOX_REDIS_URL');
-  const client = await connectRedis(config.redisUrl, { name: 'mailbox-projections' });
+  const client = await connectRedis(config.redisUrl, { name: 'mailbox-projections', timeoutMs: config.redisTimeoutMs });
   return new RedisProjectionStore(client, { namespace: config.redisNamespace });
 }
 

@@ -12,12 +12,18 @@ import type { StreamModel } from './streamLoader';
 /** A token lookup may answer from a registry read this recent without touching the store (bounds how long a retirement done elsewhere takes to bite). */
 const AUTH_FRESH_MS = 1000;
 
+/** Told the identity whose token stopped working (retired; later: rotated), so that what it holds open can be cut. */
+export type RevocationListener = (identity: string, reason: string) => void;
+
 export const registryModel: StreamModel<RegistryState, AgentEvent> = { initial: initialRegistryState, fold: foldRegistry };
 
 @injectable()
 export class AgentDirectory {
   private readonly tokenIndexes = new WeakMap<RegistryState, Map<string, RegisteredAgent>>();
   private lastReadAt = 0;
+  private readonly revocationListeners = new Set<RevocationListener>();
+  /** Retired identities seen in a registry read, to notice retirements done by another node. */
+  private knownRetired: Set<string> | null = null;
 
   constructor(
     @inject(TOKENS.CommandHandler) private readonly handler: CommandHandler,
@@ -32,7 +38,38 @@ export class AgentDirectory {
   async current(): Promise<RegistryState> {
     const { state } = await this.handler.load(AGENT_REGISTRY_STREAM, registryModel);
     this.lastReadAt = this.clock.now().getTime();
+    this.noticeRetirements(state);
     return state;
+  }
+
+  /** Subscribes to revocations; returns the unsubscribe. */
+  onRevoked(listener: RevocationListener): () => void {
+    this.revocationListeners.add(listener);
+    return () => this.revocationListeners.delete(listener);
+  }
+
+  /**
+   * `identity`'s token no longer works (called by the command that retired it, at once): the next
+   * token lookup reads the registry again, and listeners cut what the identity holds open.
+   */
+  revoked(identity: string, reason: string): void {
+    this.lastReadAt = 0;
+    this.knownRetired?.add(identity);
+    for (const listener of this.revocationListeners) {
+      try {
+        listener(identity, reason);
+      } catch {
+        // A listener's failure is its own: the retirement stands, and others must still hear of it.
+      }
+    }
+  }
+
+  private noticeRetirements(state: RegistryState): void {
+    const retired = [...state.agents.values()].filter((agent) => agent.retiredAt !== null).map((agent) => agent.identity);
+    const known = this.knownRetired;
+    this.knownRetired = new Set(retired);
+    if (!known) return; // the first read: nothing of this process was opened before it
+    for (const identity of retired) if (!known.has(identity)) this.revoked(identity, 'agent retired');
   }
 
   /**

@@ -4,7 +4,7 @@ import { ADMIN_ACTOR, type Actor } from '../commands/roles';
 import type { MailboxConfig } from '../config';
 import { MailboxError } from '../errors';
 import { TOKENS } from '../tokens';
-import type { AgentDirectory } from './agentDirectory';
+import type { AgentDirectory, RevocationListener } from './agentDirectory';
 import { hashToken, sameHash } from './tokenHash';
 
 const unauthenticated = (message: string) =>
@@ -19,6 +19,11 @@ export class Authenticator {
     @inject(TOKENS.AgentDirectory) private readonly directory: AgentDirectory,
   ) {
     this.adminHash = config.adminToken ? hashToken(config.adminToken) : null;
+  }
+
+  /** Tells `listener` of every identity whose token stops working (retirement), at once. */
+  onRevoked(listener: RevocationListener): () => void {
+    return this.directory.onRevoked(listener);
   }
 
   async authenticate(token: string | undefined | null): Promise<Actor> {

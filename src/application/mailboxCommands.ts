@@ -74,6 +74,7 @@ export class MailboxCommands {
     const metadata = this.metadata(actor, options);
     const { state, position } = await this.handler.handle(AGENT_REGISTRY_STREAM, registryModel, metadata, (registry) =>
       decideRetireAgent({ type: 'RetireAgent', data, metadata }, registry));
+    this.directory.revoked(data.identity, 'agent retired'); // its token and open wake streams end now, not at the next registry read
     const warnings = await this.awaitViews(position);
     return { identity: data.identity, retiredAt: state.agents.get(data.identity)!.retiredAt!, ...withWarnings(warnings) };
   }

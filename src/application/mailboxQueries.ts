@@ -105,6 +105,7 @@ export class MailboxQueries {
     if (!sent) throw messageNotFound(messageId);
     const own = state.recipients.get(actor.identity);
     const isSender = sent.from === actor.identity && actor.role === 'agent';
+    if (!own && !isSender && actor.role === 'agent') throw messageNotFound(messageId); // no existence oracle
     if (!own && !isSender && actor.role !== 'auditor') {
       throw new MailboxError('FORBIDDEN', 'Forbidden',
         `Message ${messageId} is visible only to its sender, its recipients and auditors.`, { messageId });

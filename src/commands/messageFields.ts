@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { PRIORITIES, TASK_STATES } from '../events/storedShapes';
 import type { TaskEnvelope, TaskState } from '../events/types';
+import { assertJsonDepth } from './jsonDepth';
 
 // The stored shapes belong to the events; the input schemas below accept more spellings and must produce them.
 export { PRIORITIES, TASK_STATES };
@@ -67,16 +68,23 @@ export const taskEnvelopeSchema = z.strictObject({
 type Assignable<T extends TaskEnvelope> = T;
 export type TaskEnvelopeInput = Assignable<z.output<typeof taskEnvelopeSchema>>;
 
-/** Accepts a value or its JSON encoding (lossless: same input, another form). */
+/**
+ * Accepts a value or its JSON encoding (lossless: same input, another form).
+ * `what` is the field's name. Decoded JSON is held to the nesting limit before
+ * it is validated (thrown as the envelope: a recursive validator must not see it).
+ */
 export const jsonOrValue = <T extends z.ZodType>(schema: T, what: string) =>
   z.preprocess((value, ctx) => {
     if (typeof value !== 'string') return value;
+    let decoded: unknown;
     try {
-      return JSON.parse(value);
+      decoded = JSON.parse(value);
     } catch {
       ctx.addIssue({ code: 'custom', message: `${what} was a string but not valid JSON; send an object or its JSON encoding.` });
       return z.NEVER;
     }
+    assertJsonDepth(decoded, [what]);
+    return decoded;
   }, schema);
 
 export const tagsSchema = z.array(z.string().min(1).max(64)).max(32);

@@ -7,13 +7,22 @@ import type { MessageState, RecipientState } from './message';
 export type MarkRead = Command<'MarkRead', { messageId: string }>;
 export type ArchiveMessage = Command<'ArchiveMessage', { messageId: string }>;
 
+/**
+ * Also the answer about a message the caller is not party to (neither sender nor
+ * recipient), word for word: message ids must not reveal which messages exist.
+ */
 export const messageNotFound = (messageId: string): MailboxError =>
-  new MailboxError('MESSAGE_NOT_FOUND', 'Message not found', `No message ${messageId} exists.`, { messageId });
+  new MailboxError('MESSAGE_NOT_FOUND', 'Message not found',
+    `No message ${messageId} exists among those you sent or received; check the id in your inbox or outbox.`, { messageId });
+
+/** Sender or recipient: the ones who may know that the message exists. */
+export const isPartyTo = (state: MessageState, identity: string): boolean =>
+  state.sent !== null && (state.sent.from === identity || state.recipients.has(identity));
 
 function recipientOf(messageId: string, actor: string, state: MessageState): RecipientState | MailboxError {
-  if (!state.sent) return messageNotFound(messageId);
+  if (!state.sent || !isPartyTo(state, actor)) return messageNotFound(messageId);
   const receipt = state.recipients.get(actor);
-  if (!receipt) {
+  if (!receipt) { // the sender, who knows the message, is told why
     return new MailboxError('NOT_A_RECIPIENT', 'Not a recipient',
       `${actor} is not a recipient of message ${messageId}; only its recipients can mark it read or archive it.`,
       { messageId });

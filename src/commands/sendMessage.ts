@@ -69,13 +69,11 @@ export function decideSendMessage(command: SendMessage, state: SendState, policy
   let threadId = input.threadId ?? messageId;
   if (input.inReplyTo !== undefined) {
     const parent = state.parent?.sent;
-    if (!parent || !state.parent) {
+    // One answer for a missing parent and one the sender is not party to: ids are no existence oracle.
+    if (!parent || !state.parent || (parent.from !== sender && !state.parent.recipients.has(sender))) {
       return new MailboxError('MESSAGE_NOT_FOUND', 'Message not found',
-        `inReplyTo names message ${input.inReplyTo}, which does not exist.`, { field: 'inReplyTo', messageId: input.inReplyTo });
-    }
-    if (parent.from !== sender && !state.parent.recipients.has(sender)) {
-      return new MailboxError('FORBIDDEN', 'Forbidden',
-        `You can only reply to a message you sent or received; ${input.inReplyTo} is neither.`, { field: 'inReplyTo' });
+        `inReplyTo names message ${input.inReplyTo}, which is not among the messages you sent or received; reply to one of those.`,
+        { field: 'inReplyTo', messageId: input.inReplyTo });
     }
     if (input.threadId !== undefined && input.threadId !== parent.threadId) {
       return new MailboxError('VALIDATION_FAILED', 'Validation failed',

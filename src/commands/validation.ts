@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import { MailboxError } from '../errors';
+import { assertJsonDepth } from './jsonDepth';
 
 type AnyDef = { type: string; shape?: Record<string, z.ZodType>; innerType?: z.ZodType; out?: z.ZodType;
   in?: z.ZodType; element?: z.ZodType; options?: z.ZodType[] };
@@ -60,6 +61,7 @@ export function toMailboxError(schema: z.ZodType, error: z.ZodError, what: strin
 }
 
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
+  assertJsonDepth(input); // every surface, the library included; HTTP and MCP check it earlier still
   const result = schema.safeParse(input);
   if (!result.success) throw toMailboxError(schema, result.error, what);
   return result.data;

@@ -91,8 +91,8 @@ test('errors are tool errors with the same envelope as HTTP', async () => {
   const unknown = await expectToolError(a, 'add_message', { to: '@b', subject: 's', body: 'b', from: '@someone-else' }, 'UNKNOWN_FIELD');
   expect(unknown.field).toBe('from');
   const { messageId } = json(await call(a, 'add_message', { to: '@b', subject: 's', body: 'b' }));
-  await expectToolError(c, 'mark_read', { messageId }, 'NOT_A_RECIPIENT');
-  await expectToolError(c, 'get_message', { messageId }, 'FORBIDDEN');
+  await expectToolError(c, 'mark_read', { messageId }, 'MESSAGE_NOT_FOUND'); // @c is not party to it: as if it did not exist
+  await expectToolError(c, 'get_message', { messageId }, 'MESSAGE_NOT_FOUND');
   await expectToolError(c, 'list_messages', { box: 'outbox', status: 'unread' }, 'FILTER_NOT_APPLICABLE');
   await expectToolError(c, 'unread_count', { identity: '@b' }, 'UNKNOWN_FIELD');
   await expectToolError(c, 'mark_read', {}, 'VALIDATION_FAILED');

@@ -58,16 +58,16 @@ test('get_message: sender and recipient may read a DM, a third agent gets 403', 
   const id = await send('@a', { to: '@b', body: 'secret' });
   expect((await server.call('GET', `/v1/messages/${id}`, { token: t['@a'] })).body.body).toBe('secret');
   expect((await server.call('GET', `/v1/messages/${id}`, { token: t['@b'] })).body.body).toBe('secret');
-  const refused = await expectRejected(server.call('GET', `/v1/messages/${id}`, { token: t['@c'] }), 403, 'FORBIDDEN');
+  const refused = await expectRejected(server.call('GET', `/v1/messages/${id}`, { token: t['@c'] }), 404, 'MESSAGE_NOT_FOUND');
   expect(refused.body).toBeUndefined(); // no part of the message leaks
   expect(JSON.stringify(refused)).not.toContain('secret');
 });
 
-test('mark_read and archive by a non-recipient are 403 NOT_A_RECIPIENT, and change nothing for the recipient', async () => {
+test('mark_read and archive by a non-party are 404 MESSAGE_NOT_FOUND, by the sender 403 NOT_A_RECIPIENT; nothing changes for the recipient', async () => {
   const id = await send('@a', { to: '@b' });
-  await expectRejected(server.call('POST', `/v1/messages/${id}/read`, { token: t['@c'] }), 403, 'NOT_A_RECIPIENT');
+  await expectRejected(server.call('POST', `/v1/messages/${id}/read`, { token: t['@c'] }), 404, 'MESSAGE_NOT_FOUND');
   await expectRejected(server.call('POST', `/v1/messages/${id}/read`, { token: t['@a'] }), 403, 'NOT_A_RECIPIENT');
-  await expectRejected(server.call('POST', `/v1/messages/${id}/archive`, { token: t['@c'] }), 403, 'NOT_A_RECIPIENT');
+  await expectRejected(server.call('POST', `/v1/messages/${id}/archive`, { token: t['@c'] }), 404, 'MESSAGE_NOT_FOUND');
   expect((await unread('@b')).messages.map((m: any) => m.messageId)).toContain(id);
 });
 
@@ -76,7 +76,7 @@ test('bulk mark_read reports per id, accepts a JSON-encoded array, and rejects o
   const before = await server.eventCount();
   const byC = await server.call('POST', '/v1/messages/read', { token: t['@c'], body: { messageIds: [one] } });
   expect(await server.eventCount()).toBe(before);
-  expect(byC.body.results).toEqual([{ messageId: one, status: 'error', error: expect.objectContaining({ code: 'NOT_A_RECIPIENT' }) }]);
+  expect(byC.body.results).toEqual([{ messageId: one, status: 'error', error: expect.objectContaining({ code: 'MESSAGE_NOT_FOUND' }) }]);
   const byB = await server.call('POST', '/v1/messages/read', { token: t['@b'], body: { messageIds: JSON.stringify([one, two]) } });
   expect(byB.status).toBe(200);
   expect(byB.body.results.map((r: any) => [r.messageId, r.status])).toEqual([[one, 'read'], [two, 'read']]);
@@ -94,8 +94,8 @@ test("A's token cannot act as B: it sees only A's inbox and cannot read or archi
   const id = await send('@c', { to: '@b', subject: 'for b only' });
   const aInbox = await server.call('GET', '/v1/messages?status=all', { token: t['@a'] });
   expect(aInbox.body.messages.map((m: any) => m.messageId)).not.toContain(id);
-  await expectRejected(server.call('GET', `/v1/messages/${id}`, { token: t['@a'] }), 403, 'FORBIDDEN');
-  await expectRejected(server.call('POST', `/v1/messages/${id}/archive`, { token: t['@a'] }), 403, 'NOT_A_RECIPIENT');
+  await expectRejected(server.call('GET', `/v1/messages/${id}`, { token: t['@a'] }), 404, 'MESSAGE_NOT_FOUND');
+  await expectRejected(server.call('POST', `/v1/messages/${id}/archive`, { token: t['@a'] }), 404, 'MESSAGE_NOT_FOUND');
   // A list filter cannot switch identities either: `to` does not apply to the inbox.
   await expectRejected(server.call('GET', '/v1/messages?to=@b', { token: t['@a'] }), 400, 'FILTER_NOT_APPLICABLE');
   const sent = await server.call('POST', '/v1/messages', { token: t['@a'], body: { to: '@c', subject: 'x', body: 'y' } });

@@ -81,8 +81,8 @@ describe.each(STORE_KINDS)('broadcasts and receipts ($name event store)', (kind)
     const { '@d': d } = await registerAgents(mailbox, ['@d']);
     expect((await d.listMessages({ status: 'all' })).messages).toEqual([]);
     expect(await d.unreadCount()).toEqual({ unreadCount: 0, unread: 0, byPriority: { low: 0, normal: 0, high: 0 } });
-    await expectRejectedWithoutEvents(mailbox, 'NOT_A_RECIPIENT', () => d.markRead({ messageId: sent.messageId }));
-    await expectRejectedWithoutEvents(mailbox, 'FORBIDDEN', () => d.getMessage(sent.messageId));
+    await expectRejectedWithoutEvents(mailbox, 'MESSAGE_NOT_FOUND', () => d.markRead({ messageId: sent.messageId }));
+    await expectRejectedWithoutEvents(mailbox, 'MESSAGE_NOT_FOUND', () => d.getMessage(sent.messageId));
     // The next broadcast does reach D.
     const later = await b.send({ to: 'AGENT:*', subject: 'after D', body: 'x' });
     expect(later.recipients.sort()).toEqual(['@a', '@c', '@d']);
@@ -105,15 +105,16 @@ describe.each(STORE_KINDS)('broadcasts and receipts ($name event store)', (kind)
     expect((await a.listAgents()).agents.find((agent) => agent.identity === '@c')).toMatchObject({ retired: true });
   });
 
-  it('MarkRead by a non-recipient -> NOT_A_RECIPIENT (403), zero events; the sender is not a recipient either', async () => {
+  it('MarkRead by a non-party -> MESSAGE_NOT_FOUND (404, as if missing), zero events; the sender -> NOT_A_RECIPIENT (403)', async () => {
     const mailbox = await harness.open();
     const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
     const sent = await a.send({ to: '@b', subject: 'for B only', body: 'x' });
-    const byC = await expectRejectedWithoutEvents(mailbox, 'NOT_A_RECIPIENT', () => c.markRead({ messageId: sent.messageId }));
-    expect(byC.status).toBe(403);
+    const byC = await expectRejectedWithoutEvents(mailbox, 'MESSAGE_NOT_FOUND', () => c.markRead({ messageId: sent.messageId }));
+    expect(byC.status).toBe(404);
     expect(byC.envelope.messageId).toBe(sent.messageId);
-    await expectRejectedWithoutEvents(mailbox, 'NOT_A_RECIPIENT', () => a.markRead({ messageId: sent.messageId }));
-    await expectRejectedWithoutEvents(mailbox, 'NOT_A_RECIPIENT', () => c.archive(sent.messageId));
+    const bySender = await expectRejectedWithoutEvents(mailbox, 'NOT_A_RECIPIENT', () => a.markRead({ messageId: sent.messageId }));
+    expect(bySender.status).toBe(403);
+    await expectRejectedWithoutEvents(mailbox, 'MESSAGE_NOT_FOUND', () => c.archive(sent.messageId));
     expect(await unreadIds(b)).toEqual([sent.messageId]);
   });
 

@@ -113,10 +113,10 @@ describe.each(STORE_KINDS)('rejections write nothing ($name event store)', (kind
     await expectRejectedWithoutEvents(mailbox, 'UNAUTHENTICATED', () => mailbox.as('not-a-token'));
   });
 
-  it('a reply into a conversation the caller is not part of -> FORBIDDEN', async () => {
+  it('a reply into a conversation the caller is not part of -> MESSAGE_NOT_FOUND (as if missing)', async () => {
     const { mailbox, a, c } = await team();
     const sent = await a.send({ to: '@b', subject: 'private', body: 'x' });
-    await expectRejectedWithoutEvents(mailbox, 'FORBIDDEN',
+    await expectRejectedWithoutEvents(mailbox, 'MESSAGE_NOT_FOUND',
       () => c.send({ to: '@a', subject: 're', body: 'x', inReplyTo: sent.messageId }));
   });
 });

@@ -11,8 +11,13 @@ export interface TestRedis {
   stop(): Promise<void>;
   /** Kills and restarts our own instance on the same port with its data gone (not possible with REDIS_URL). */
   restartEmpty?(): Promise<void>;
-  /** Freezes our own instance (SIGSTOP): connections stay open, nothing is answered; resume() continues (SIGCONT). */
+  /** Kills our own instance (SIGKILL) and leaves it down until start(). */
+  kill?(): Promise<void>;
+  /** Starts our own instance again on the same port, empty. */
+  start?(): Promise<void>;
+  /** SIGSTOP: the process keeps its sockets open but answers nothing until resume(). */
   pause?(): void;
+  /** SIGCONT after pause(). */
   resume?(): void;
 }
 
@@ -66,16 +71,19 @@ export async function startRedis(): Promise<TestRedis> {
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
-    stop: () => stopChild(child),
+    stop: async () => {
+      child.kill('SIGCONT'); // a paused instance cannot act on SIGTERM
+      await stopChild(child);
+    },
     restartEmpty: async () => {
       await stopChild(child, 'SIGKILL');
       child = await spawnRedis(port);
     },
-    pause: () => {
-      child.kill('SIGSTOP');
+    kill: () => stopChild(child, 'SIGKILL'),
+    start: async () => {
+      child = await spawnRedis(port);
     },
-    resume: () => {
-      child.kill('SIGCONT');
-    },
+    pause: () => void child.kill('SIGSTOP'),
+    resume: () => void child.kill('SIGCONT'),
   };
 }

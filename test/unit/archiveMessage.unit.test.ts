@@ -27,9 +27,9 @@ describe('ArchiveMessage', () => {
     given([directSent('@alice', '@bob'), archived('@bob', true)]).when(archive(B)).thenNothing();
   });
 
-  it('only a recipient can archive: NOT_A_RECIPIENT for the sender and for others', () => {
+  it('only a recipient can archive: NOT_A_RECIPIENT for the sender, MESSAGE_NOT_FOUND for others (no existence oracle)', () => {
     given([directSent('@alice', '@bob')]).when(archive(A)).thenFails('NOT_A_RECIPIENT');
-    given([directSent('@alice', '@bob')]).when(archive(C)).thenFails('NOT_A_RECIPIENT');
+    given([directSent('@alice', '@bob')]).when(archive(C)).thenFails('MESSAGE_NOT_FOUND');
   });
 
   it('a message that does not exist: MESSAGE_NOT_FOUND', () => {

@@ -26,8 +26,8 @@ describe('MarkRead', () => {
     given([directSent('@alice', '@bob')]).when(markRead(A)).thenFails('NOT_A_RECIPIENT', { messageId: PARENT_ID });
   });
 
-  it('a third party is not a recipient: NOT_A_RECIPIENT', () => {
-    given([directSent('@alice', '@bob')]).when(markRead(C)).thenFails('NOT_A_RECIPIENT', { messageId: PARENT_ID });
+  it('a third party is answered as if the message did not exist: MESSAGE_NOT_FOUND (no existence oracle)', () => {
+    given([directSent('@alice', '@bob')]).when(markRead(C)).thenFails('MESSAGE_NOT_FOUND', { messageId: PARENT_ID });
   });
 
   it('a message that does not exist: MESSAGE_NOT_FOUND', () => {
@@ -53,8 +53,8 @@ describe('MarkRead', () => {
       given([...broadcast, readBy('@bob'), readBy('@carol')]).when(markRead(B)).thenNothing();
     });
 
-    it('an agent outside the audience snapshot (e.g. registered later) is not a recipient', () => {
-      given(broadcast).when(markRead(D)).thenFails('NOT_A_RECIPIENT');
+    it('an agent outside the audience snapshot (e.g. registered later) is not party to it: MESSAGE_NOT_FOUND', () => {
+      given(broadcast).when(markRead(D)).thenFails('MESSAGE_NOT_FOUND');
     });
 
     it('the broadcaster is not a recipient of its own broadcast', () => {

@@ -171,9 +171,9 @@ describe('SendMessage: threading with inReplyTo', () => {
       .then([expectedSent({ from: '@bob', to: '@alice', recipients: ['@alice'], threadId: PARENT_ID, inReplyTo: PARENT_ID })]);
   });
 
-  it('someone outside the conversation cannot reply into it: FORBIDDEN', () => {
+  it('someone outside the conversation cannot reply into it, and learns nothing: MESSAGE_NOT_FOUND', () => {
     given([...team, parent]).when(send({ to: '@alice', subject: 'hi', body: 'hello', inReplyTo: PARENT_ID }, { identity: '@carol', role: 'agent' }))
-      .thenFails('FORBIDDEN', { field: 'inReplyTo' });
+      .thenFails('MESSAGE_NOT_FOUND', { field: 'inReplyTo' });
   });
 
   it('a reply to a message that does not exist: MESSAGE_NOT_FOUND', () => {

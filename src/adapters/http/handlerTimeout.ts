@@ -5,11 +5,9 @@
  * still be applied, and the message says how to find out safely.
  */
 import type { FastifyInstance, RouteOptions } from 'fastify';
-import { MailboxError } from '../../errors';
+import { requestTimedOut } from '../../errors';
 
-export const timedOut = (timeoutMs: number) => new MailboxError('UNAVAILABLE', 'Timed out',
-  `The request did not complete within ${timeoutMs} ms. A send may still be applied: retry it with the same ` +
-  'Idempotency-Key (it will not be sent twice), or check your outbox.', { timeoutMs });
+export const timedOut = requestTimedOut;
 
 /** Wraps every route registered after this call, except those marked `config: { streaming: true }` (SSE, MCP). */
 export function boundHandlers(app: FastifyInstance, timeoutMs: number): void {

@@ -5,7 +5,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { inProcessAgentApi, type AgentApi } from '../../application/agentApi';
-import { MailboxError } from '../../errors';
+import { causeOf, MailboxError } from '../../errors';
 import type { MailboxServices } from '../../application/mailboxServices';
 import { actorOf, requireBearer } from './auth';
 import { ConnectionDrain } from './connectionDrain';
@@ -22,6 +22,7 @@ import { viewRoutes } from './routes/viewRoutes';
 import { wakeRoutes } from './routes/wakeRoutes';
 import { WakeLatencyTracker } from './wakeLatency';
 import { WakeStreams } from './wakeStreams';
+import { clientErrorHandler, frameworkErrorHandler } from './wireErrors';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -46,6 +47,9 @@ export interface HttpServer {
  */
 export type AgentApiRoutes = (scope: FastifyInstance, agentApiFor: (request: FastifyRequest) => AgentApi) => void;
 
+/** fastify's default: no path parameter of this API (a UUID, an identity) comes near it. */
+const MAX_PARAM_LENGTH = 100;
+
 const shuttingDown = () => new MailboxError('UNAVAILABLE', 'Shutting down',
   'This server is shutting down; retry against another node or after it restarts (the request was not applied).');
 
@@ -64,8 +68,13 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
     bodyLimit: context.requestLimit,
     requestTimeout: config.requestTimeoutMs, // receiving the request
     return503OnClosing: false,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: frameworkErrorHandler(MAX_PARAM_LENGTH),
+    clientErrorHandler,
   });
   const connections = new ConnectionDrain(app.server);
+  // A retired agent's open wake streams end at once, with a last `revoked` event.
+  const stopRevoking = mailbox.authenticator.onRevoked((identity, reason) => wakeStreams.revoke(identity, reason));
   let closing = false;
   const routes: HttpServer['routes'] = [];
   app.addHook('onRoute', (route) => {
@@ -86,12 +95,13 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
   app.setErrorHandler(async (error, request, reply) => {
     const translated = toMailboxError(error, { requestLimit: context.requestLimit, timeoutMs: config.requestTimeoutMs });
     if (translated.code === 'INTERNAL') request.log.error({ err: error, url: request.url }, 'request failed unexpectedly');
-    else if (translated.status >= 500) request.log.warn({ code: translated.code, url: request.url }, translated.message);
+    else if (translated.status >= 500) request.log.warn({ code: translated.code, url: request.url, cause: causeOf(translated) }, translated.message);
     return sendEnvelope(reply, translated);
   });
   app.setNotFoundHandler(async (request, reply) => sendEnvelope(reply, routeNotFound(request.method, request.url)));
   app.addHook('preClose', async () => {
     closing = true;
+    stopRevoking();
     wakeStreams.closeAll('server shutting down');
     connections.drain();
   });

@@ -4,18 +4,25 @@
  * where the JSON broke, never fastify's own error shape.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { assertJsonDepth } from '../../commands/jsonDepth';
 import { MailboxError } from '../../errors';
 
-export function parseJsonBody(text: string): unknown {
+export function parseJsonBody(text: string, checkDepth = true): unknown {
   if (text.trim() === '') return undefined;
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw new MailboxError('VALIDATION_FAILED', 'Validation failed',
       `The request body is not valid JSON (${(error as Error).message}); send a JSON object with Content-Type: application/json.`,
       { field: 'body' });
   }
+  if (checkDepth) assertJsonDepth(value); // before any validator recurses into it
+  return value;
 }
+
+/** Routes whose body is an envelope around the input (JSON-RPC), which check the depth of the input themselves. */
+const ENVELOPED_ROUTES = new Set(['/mcp']);
 
 /**
  * JSON for application/json and, leniently, for any other content type: `curl -d`
@@ -23,9 +30,9 @@ export function parseJsonBody(text: string): unknown {
  */
 export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
-  const parse = (_request: FastifyRequest, body: string | Buffer, done: (error: Error | null, value?: unknown) => void) => {
+  const parse = (request: FastifyRequest, body: string | Buffer, done: (error: Error | null, value?: unknown) => void) => {
     try {
-      done(null, parseJsonBody(body.toString()));
+      done(null, parseJsonBody(body.toString(), !ENVELOPED_ROUTES.has(request.routeOptions.url ?? '')));
     } catch (error) {
       done(error as Error);
     }

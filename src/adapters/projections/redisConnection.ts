@@ -16,7 +16,13 @@ export interface RedisConnectionOptions {
    * events/s in a rebuild). Commands issued together still share the socket.
    */
   autoPipelining?: boolean;
+  /** The deadline of every command, and of connecting (MAILBOX_REDIS_TIMEOUT_MS). */
+  timeoutMs?: number;
 }
+
+export const DEFAULT_REDIS_TIMEOUT_MS = 1000;
+/** Reconnect attempts never stop, and come at least this often, so that recovery needs no restart and is quick. */
+const MAX_RECONNECT_DELAY_MS = 500;
 
 export function validateRedisUrl(url: string): void {
   let parsed: URL | null;
@@ -35,13 +41,22 @@ export function validateRedisUrl(url: string): void {
 /** Opens a connection and waits until it is ready, failing loudly (UNAVAILABLE) if Redis cannot be reached. */
 export async function connectRedis(url: string, options: RedisConnectionOptions): Promise<Redis> {
   validateRedisUrl(url);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
   const client = new Redis(url, {
     lazyConnect: true,
     connectionName: options.name,
     enableAutoPipelining: options.autoPipelining ?? false,
-    // A request waits for a few reconnect attempts, then fails with 503 rather than hanging.
-    maxRetriesPerRequest: 3,
-    connectTimeout: 5000,
+    // Fail fast, every time: a command issued while disconnected is refused at once (no offline
+    // queue to wait in), one that gets no reply (Redis stopped, network gone) fails at the deadline,
+    // and one in flight when the connection drops is not resent. Callers answer 503; the projector's
+    // runner retries its batch from the checkpoint, so no write is lost by not queueing it here.
+    enableOfflineQueue: false,
+    commandTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+    connectTimeout: Math.max(timeoutMs, 1000),
+    // Keep reconnecting for as long as the outage lasts (the subscriber resubscribes on reconnect).
+    retryStrategy: (attempt) => Math.min(attempt * 50, MAX_RECONNECT_DELAY_MS),
   });
   // Reconnects are logged by their owners; without a listener ioredis would print to stderr.
   client.on('error', () => {});

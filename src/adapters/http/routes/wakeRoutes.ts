@@ -13,14 +13,14 @@ export function wakeRoutes(app: FastifyInstance, { mailbox, config, wakeStreams,
   app.get('/v1/wake', { config: { streaming: true } }, async (request, reply) => {
     noExtraInput(request.query, 'GET /v1/wake');
     const actor = actorOf(request);
-    wakeStreams.reserve(actor.identity);
+    const slot = wakeStreams.reserve(actor.identity); // before any I/O: concurrent opens count against the cap at once
     // The stream starts with the first event, so a refusal (wrong role) is still an ordinary error response.
     let stream: SseStream | null = null;
     const emit = (event: WakeStreamEvent) => {
       if (!stream) {
         reply.hijack();
         stream = new SseStream(reply.raw, config.sseHeartbeatMs);
-        wakeStreams.add(actor.identity, stream);
+        slot.attach(stream);
       }
       if (event.event === 'wake') {
         if (stream.send('wake', event.data, event.data.position)) wakeLatency.wakeWritten(event.data.messageId);
@@ -28,9 +28,16 @@ export function wakeRoutes(app: FastifyInstance, { mailbox, config, wakeStreams,
         stream.send(event.event, event.data);
       }
     };
-    const unsubscribe = await mailbox.queries.openWakeStream(actor, emit);
+    let unsubscribe: Awaited<ReturnType<typeof mailbox.queries.openWakeStream>>;
+    try {
+      unsubscribe = await mailbox.queries.openWakeStream(actor, emit);
+    } catch (error) {
+      slot.release(); // never opened: its place is free again
+      throw error;
+    }
     const opened = stream as SseStream | null;
     if (!opened) {
+      slot.release();
       await unsubscribe();
       throw new Error('wake stream opened without its sync event');
     }

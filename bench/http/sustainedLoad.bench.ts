@@ -1,0 +1,108 @@
+/**
+ * Sustained load (issue 10): an open-loop generator in this process offers
+ * 2,000 sends/s for 3 minutes to the embedded default server in its own
+ * process (SQLite log, views, rate limit off), at most 256 requests in flight.
+ * Every 5 s: the server's RSS (no forced GC) and its event-loop delay.
+ * Reports the achieved rate, errors, p50/p99/p99.9/max, and the samples.
+ * Targets (issue 10): p99.9 <= 50 ms and max <= 150 ms at 2,000 sends/s.
+ * BENCH_LOAD_RATE, BENCH_LOAD_SECONDS override the rate and the duration.
+ */
+import os from 'node:os';
+import { agentIdentity } from '../lib/mailbox';
+import { atLeast, atMost } from '../lib/report';
+import { runBench } from '../lib/runBench';
+import { QUICK } from '../lib/scale';
+import { percentile, round, summarize } from '../lib/stats';
+import { nowMs } from '../lib/timing';
+import { startBenchServer, type ServerSample } from './benchServer';
+import { JsonClient, registerOverHttp } from './httpLoad';
+
+const RATE = Number(process.env.BENCH_LOAD_RATE ?? 2000);
+const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? (QUICK ? 18 : 180));
+const MAX_IN_FLIGHT = 256;
+const AGENTS = 128;
+const SAMPLE_EVERY_MS = 5000;
+const TICK_MS = 2;
+const BODY = 'Please review the attached plan and reply with your comments. '.repeat(5);
+
+runBench('http/sustainedLoad', async (report) => {
+  report.note('setup', `open loop at ${RATE} sends/s for ${SECONDS} s, <= ${MAX_IN_FLIGHT} in flight, ${AGENTS} agents, ` +
+    'embedded default server (SQLite + views) in its own process, rate limit off; RSS and event-loop delay sampled every 5 s');
+  const server = await startBenchServer();
+  const client = new JsonClient(server.url, MAX_IN_FLIGHT);
+  try {
+    const identities = Array.from({ length: AGENTS }, (_unused, i) => agentIdentity(i));
+    const tokens = await registerOverHttp(client, server.adminToken, identities);
+    const latencies: number[] = [];
+    const samples: Array<ServerSample & { atS: number; sent: number }> = [];
+    let issued = 0;
+    let inFlight = 0;
+    let errors = 0;
+    let firstError: string | null = null;
+    let capHits = 0;
+    const send = (index: number) => {
+      const started = nowMs();
+      inFlight += 1;
+      const from = index % AGENTS;
+      client.request('POST', '/v1/messages', tokens[from], {
+        to: identities[(from + 1 + (index % (AGENTS - 1))) % AGENTS], subject: `Status ${index}`, body: BODY,
+        priority: index % 10 === 0 ? 'high' : 'normal',
+      }).then(({ status, body }) => {
+        if (status === 201) latencies.push(nowMs() - started);
+        else {
+          errors += 1;
+          firstError ??= `HTTP ${status} ${JSON.stringify(body).slice(0, 200)}`;
+        }
+      }, (error: unknown) => {
+        errors += 1;
+        firstError ??= String(error);
+      }).finally(() => {
+        inFlight -= 1;
+      });
+    };
+
+    const begin = nowMs();
+    const end = begin + SECONDS * 1000;
+    let nextSample = begin + SAMPLE_EVERY_MS;
+    while (nowMs() < end) {
+      const due = Math.floor(((nowMs() - begin) / 1000) * RATE) - issued;
+      const room = MAX_IN_FLIGHT - inFlight;
+      if (due > room) capHits += 1;
+      for (let i = 0; i < Math.min(due, room); i += 1) send(issued++);
+      if (nowMs() >= nextSample) {
+        nextSample += SAMPLE_EVERY_MS;
+        void server.sample().then((sample) => samples.push({ ...sample, atS: round((nowMs() - begin) / 1000), sent: latencies.length }));
+      }
+      await new Promise((resolve) => setTimeout(resolve, TICK_MS));
+    }
+    while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    const elapsedS = (nowMs() - begin) / 1000;
+
+    const lat = summarize(latencies);
+    const p999 = percentile([...latencies].sort((a, b) => a - b), 99.9);
+    report.metric('sends/s held', latencies.length / elapsedS, 'sends/s', atLeast(RATE * 0.98), { offered: RATE, seconds: SECONDS });
+    report.metric('errors', errors, 'requests', atMost(0), firstError ? { first: firstError } : undefined);
+    report.metric('send latency p50', lat.p50, 'ms');
+    report.metric('send latency p99', lat.p99, 'ms');
+    report.metric('send latency p99.9', p999, 'ms', atMost(50));
+    report.metric('send latency max', lat.max, 'ms', atMost(150));
+    report.metric('ticks at the in-flight cap', capHits, 'ticks', undefined, { maxInFlight: MAX_IN_FLIGHT });
+    report.metric('server RSS at the end', samples.at(-1)?.rssMb ?? 0, 'MB', undefined,
+      { rssMb: samples.map((s) => s.rssMb), heapUsedMb: samples.map((s) => s.heapUsedMb) });
+    report.metric('server event-loop delay max (worst 5 s window)', Math.max(0, ...samples.map((s) => s.loopDelayMs.max)), 'ms', undefined,
+      { perWindowMax: samples.map((s) => s.loopDelayMs.max), perWindowP99: samples.map((s) => s.loopDelayMs.p99) });
+    for (const sample of samples) {
+      report.log(`  t=${sample.atS}s sent=${sample.sent} rss=${sample.rssMb}MB heap=${sample.heapUsedMb}MB ` +
+        `loop p99=${sample.loopDelayMs.p99}ms max=${sample.loopDelayMs.max}ms | in server: request p99.9=${sample.requestMs.p999} ` +
+        `max=${sample.requestMs.max}, append max=${sample.appendMs.max}, apply max=${sample.applyMs.max} | ` +
+        `gc n=${sample.gc.count} total=${sample.gc.totalMs}ms max=${sample.gc.maxMs}ms (kind ${sample.gc.maxKind})`);
+    }
+    report.metric('in-server request max (worst 5 s window)', Math.max(0, ...samples.map((s) => s.requestMs.max)), 'ms', undefined,
+      { perWindowMax: samples.map((s) => s.requestMs.max), appendMax: samples.map((s) => s.appendMs.max), applyMax: samples.map((s) => s.applyMs.max),
+        gcMaxMs: samples.map((s) => s.gc.maxMs), gcTotalMs: samples.map((s) => s.gc.totalMs) });
+    report.note('machine load (1-min load average / cpus)', `${round(os.loadavg()[0])} / ${os.cpus().length}`);
+  } finally {
+    client.close();
+    await server.stop();
+  }
+});

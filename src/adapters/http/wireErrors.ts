@@ -1,0 +1,65 @@
+/**
+ * The answers to requests that never reach a route, in the one envelope:
+ * URLs fastify cannot route (bad percent-encoding, a path parameter over the
+ * router's limit) and wire-level errors node's HTTP parser raises before
+ * fastify sees a request (oversized headers, a garbage request line, a bad
+ * chunked body, Content-Length with Transfer-Encoding, control characters).
+ */
+import type { Socket } from 'node:net';
+import { STATUS_CODES } from 'node:http';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { MailboxError } from '../../errors';
+import { sendEnvelope } from './httpErrors';
+
+const malformed = (message: string) => new MailboxError('MALFORMED_REQUEST', 'Malformed request', message);
+
+export const uriTooLong = (limit: number) => new MailboxError('URI_TOO_LONG', 'URI too long',
+  `A path segment of this request is longer than ${limit} characters; message ids are UUIDs and identities at most 65 characters.`,
+  { limit });
+
+/** fastify's `frameworkErrors`: routing errors, answered before authentication (there is nothing to authorize). */
+export function frameworkErrorHandler(maxParamLength: number) {
+  return (error: Error & { code?: string }, _request: FastifyRequest, reply: FastifyReply) => {
+    if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return sendEnvelope(reply, uriTooLong(maxParamLength));
+    if (error.code === 'FST_ERR_BAD_URL') {
+      return sendEnvelope(reply, malformed('The request path is not valid percent-encoding (e.g. %ff); encode it as UTF-8 percent-escapes.'));
+    }
+    return sendEnvelope(reply, malformed('The request could not be routed; check its method and path against GET /docs.'));
+  };
+}
+
+/** What a wire-level parser error means to the client that made it. */
+export function clientErrorEnvelope(error: Error & { code?: string }): MailboxError {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return new MailboxError('HEADERS_TOO_LARGE', 'Headers too large',
+        'The request headers are larger than this server accepts (16 KiB in all); send fewer or shorter headers.');
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+    case 'ERR_HTTP_HEADERS_TIMEOUT':
+      return new MailboxError('REQUEST_TIMEOUT', 'Request timeout',
+        'The request was not received in time; send the whole request promptly, then retry.');
+    case 'HPE_INVALID_HEADER_TOKEN':
+    case 'HPE_INVALID_HEADER_VALUE': // not a code node uses today; kept for parser updates
+      return malformed('A request header holds a character HTTP does not allow (e.g. a control character); remove it.');
+    case 'HPE_INVALID_CHUNK_SIZE':
+      return malformed('The chunked request body is not valid (a chunk size must be hexadecimal); send a valid body or use Content-Length.');
+    case 'HPE_UNEXPECTED_CONTENT_LENGTH':
+      return malformed('A request may carry Content-Length or Transfer-Encoding, not both; send one of them.');
+    default:
+      return malformed('The request is not valid HTTP/1.1; send a request line "METHOD /path HTTP/1.1", valid headers and body.');
+  }
+}
+
+/** fastify's `clientErrorHandler` (node's `clientError`): answers on the raw socket, then closes it. */
+export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
+  // A reset connection has nobody to answer; a response already under way cannot be replaced.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (error.code === 'ECONNRESET' || socket.destroyed || !socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const envelope = clientErrorEnvelope(error);
+  const body = JSON.stringify(envelope.envelope);
+  socket.end(`HTTP/1.1 ${envelope.status} ${STATUS_CODES[envelope.status]}\r\n` +
+    `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}

@@ -9,6 +9,7 @@ import { parseListQuery } from '../../src/projections/listQuery';
 import type { ListedMessage, ProjectionStore } from '../../src/projections/projectionStore';
 import type { ProjectedEvent, WakeEvent } from '../../src/projections/viewChanges';
 import type { WakeBus } from '../../src/projections/wakeBus';
+import { wakeDue } from '../../src/projections/readModel/wakes';
 import { generateLog, LogBuilder, projectAll, shuffledWithDuplicates } from './projectionStoreLog';
 
 export interface ProjectionStoreHarness {
@@ -337,7 +338,8 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
       await feed(shuffled.store, shuffledWithDuplicates(events));
       expect(await snapshotViews(shuffled.store)).toEqual(expected);
       await recorder.flush();
-      const wakesToB = events.flatMap((e) => e.changes).filter((c) => c.kind === 'inboxAdded' && c.recipient === '@b' && c.wake);
+      const wakesToB = events.flatMap((e) => e.changes).filter((c) => c.kind === 'inboxAdded' && c.recipient === '@b'
+        && wakeDue(c.recipient, c.entry, c.isBroadcast, c.wakeSuppressed));
       expect(recorder.of('@b').map((w) => w.messageId)).toEqual(wakesToB.map((c) => c.kind === 'inboxAdded' && c.entry.messageId));
       await recorder.stop();
     });

@@ -1,9 +1,15 @@
-/** In-memory projection store (embedded default): rebuilt from the log at start, exact counts, wakes after commit. */
+/**
+ * In-memory projection store (embedded default): rebuilt from the log at start, exact counts, wakes after commit.
+ * Storage around the read model (src/projections/readModel): it answers the rules' lookups and writes their changes.
+ */
 import { inject, injectable } from 'tsyringe';
 import { TOKENS } from '../../tokens';
 import { encodeCursor, decodeCursor, type ListQuery } from '../../projections/listQuery';
 import type { AgentView, HeartbeatCounts, ListedMessage, MessagePage, ProjectionStore, UnreadCount } from '../../projections/projectionStore';
-import type { InboxEntryFields, MessageSummary, ProjectedEvent, ViewChange, WakeEvent } from '../../projections/viewChanges';
+import { applyEvents } from '../../projections/readModel/applyEvents';
+import type { ReadModelChange } from '../../projections/readModel/changes';
+import type { EntryState, ReadModelStorage } from '../../projections/readModel/view';
+import type { InboxEntryFields, MessageSummary, ProjectedEvent, WakeEvent } from '../../projections/viewChanges';
 import type { WakeBus } from '../../projections/wakeBus';
 import { MemoryInbox, type InboxEntry } from './memoryInbox';
 import { newestFirst } from './sortedPositions';
@@ -22,7 +28,7 @@ const matches = (entry: InboxEntry, query: ListQuery): boolean => {
 };
 
 @injectable()
-export class MemoryProjectionStore implements ProjectionStore {
+export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage {
   private agents = new Map<string, AgentView>();
   private messages = new Map<string, MessageSummary>();
   private inboxes = new Map<string, MemoryInbox>();
@@ -33,11 +39,7 @@ export class MemoryProjectionStore implements ProjectionStore {
 
   async applyBatch(batch: readonly ProjectedEvent[]): Promise<void> {
     const wakes: WakeEvent[] = [];
-    for (const event of batch) {
-      if (this.lastPosition !== null && event.position <= this.lastPosition) continue;
-      for (const change of event.changes) this.applyChange(event.position, change, wakes);
-      this.lastPosition = event.position;
-    }
+    this.lastPosition = applyEvents(this, batch, this.lastPosition, wakes);
     if (wakes.length > 0) await this.wakeBus.publish(wakes);
   }
 
@@ -47,43 +49,68 @@ export class MemoryProjectionStore implements ProjectionStore {
     return inbox;
   }
 
-  private applyChange(position: bigint, change: ViewChange, wakes: WakeEvent[]): void {
+  // The lookup the read model's rules read (ReadModelView).
+  hasViews(identity: string): boolean {
+    return this.inboxes.has(identity);
+  }
+
+  entry(recipient: string, messageId: string): EntryState | undefined {
+    return this.inboxes.get(recipient)?.byId.get(messageId);
+  }
+
+  hasOutboxEntry(sender: string, messageId: string): boolean {
+    return this.inboxes.get(sender)?.hasOutbox(messageId) ?? false;
+  }
+
+  isRegistered(identity: string): boolean {
+    return this.agents.has(identity);
+  }
+
+  lastActivityAt(identity: string): string | null {
+    return this.inboxes.get(identity)?.lastActivityAt ?? null;
+  }
+
+  unreadTotal(identity: string): number {
+    return this.inboxes.get(identity)?.unreadCount ?? 0;
+  }
+
+  /** Writes one change the read model decided; nothing is decided here. */
+  apply(change: ReadModelChange): void {
     switch (change.kind) {
       case 'agentRegistered':
         this.agents.set(change.identity, { identity: change.identity, role: change.role,
           registeredAt: change.registeredAt, retired: false, retiredAt: null });
         return;
-      case 'agentRetired': {
-        const agent = this.agents.get(change.identity);
-        if (agent) this.agents.set(change.identity, { ...agent, retired: true, retiredAt: change.retiredAt });
+      case 'agentRetired':
+        this.agents.set(change.identity, { ...this.agents.get(change.identity)!, retired: true, retiredAt: change.retiredAt });
         return;
-      }
       case 'messageRecorded':
         this.messages.set(change.summary.messageId, this.compact(change.summary));
         return;
-      case 'outboxAdded':
-        this.inbox(change.sender).addOutbox(Number(position), this.sharedFields(change.entry));
+      case 'identityHasViews':
+        this.inboxes.set(change.identity, new MemoryInbox());
         return;
-      case 'inboxAdded': {
-        const inbox = this.inbox(change.recipient);
-        const added = inbox.add(Number(position), this.sharedFields(change.entry), change.isBroadcast);
-        if (added && change.wake) {
-          const e = change.entry;
-          wakes.push({ type: 'wake/message', messageId: e.messageId, from: e.from, to: e.to, recipient: change.recipient,
-            subject: e.subject, priority: e.priority, isBroadcast: change.isBroadcast, unreadCount: inbox.unreadCount,
-            position: position.toString() });
-        }
+      case 'outboxEntryAdded':
+        this.inbox(change.sender).addOutbox(Number(change.position), this.sharedFields(change.entry));
         return;
-      }
-      case 'receiptRead':
+      case 'inboxEntryAdded':
+        this.inbox(change.recipient).add(Number(change.position), this.sharedFields(change.entry), change.isBroadcast);
+        return;
+      case 'unreadMoved':
+        this.inbox(change.identity).moveUnread(change.priority, change.by);
+        return;
+      case 'entryRead':
         this.inbox(change.recipient).markRead(change.messageId, change.readAt);
         return;
-      case 'inboxArchived':
+      case 'entryArchived':
         this.inbox(change.recipient).archive(change.messageId, change.archivedAt);
+        return;
+      case 'lastActivityMoved':
+        this.inbox(change.identity).lastActivityAt = change.at;
         return;
       default: {
         const unexpected: never = change;
-        throw new Error(`Unknown view change ${JSON.stringify(unexpected)}`);
+        throw new Error(`Unknown read model change ${(unexpected as { kind: string }).kind}`);
       }
     }
   }

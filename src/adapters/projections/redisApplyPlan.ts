@@ -5,6 +5,7 @@
  * every block; for Redis Cluster each block is its own call (see redisKeys.ts).
  */
 import type { InboxEntryFields, ProjectedEvent, ViewChange, WakeEvent } from '../../projections/viewChanges';
+import { wakeDue } from '../../projections/readModel/wakes';
 import { padPosition, type RedisKeys } from './redisKeys';
 
 interface Block {
@@ -127,7 +128,7 @@ function planChange({ position, pos, wakes, summaries, outboxes }: EventContext,
       return;
     case 'inboxAdded': {
       const value = storedValue(pos, change.entry, summaries.get(change.entry.messageId) ?? JSON.stringify(change.entry));
-      if (change.wake && wakes) {
+      if (wakes && wakeDue(change.recipient, change.entry, change.isBroadcast, change.wakeSuppressed)) {
         push(agent(change.recipient), 'W', pos, change.entry.messageId, value, change.entry.priority,
           ...wakeTemplate(position, change.recipient, change.entry, change.isBroadcast));
       } else {

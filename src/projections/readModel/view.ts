@@ -1,0 +1,30 @@
+/**
+ * The part of the views the read model's rules look at: a small read-only
+ * lookup each store implements over its own storage. Rules never see more.
+ */
+import type { Priority } from '../../commands/messageFields';
+import type { ReadModelChange } from './changes';
+
+/** A recipient's inbox entry as far as the rules care. */
+export interface EntryState {
+  readonly priority: Priority;
+  readonly readAt: string | null;
+  readonly archivedAt: string | null;
+}
+
+export interface ReadModelView {
+  /** Whether the identity has any views yet (an inbox, an outbox or a receipt addressed to it). */
+  hasViews(identity: string): boolean;
+  /** The recipient's entry for the message, if it has one. */
+  entry(recipient: string, messageId: string): EntryState | undefined;
+  hasOutboxEntry(sender: string, messageId: string): boolean;
+  isRegistered(identity: string): boolean;
+  lastActivityAt(identity: string): string | null;
+  /** Entries neither read nor archived. */
+  unreadTotal(identity: string): number;
+}
+
+/** A store: the lookup over its storage, and the one place that writes the decided changes. */
+export interface ReadModelStorage extends ReadModelView {
+  apply(change: ReadModelChange): void;
+}

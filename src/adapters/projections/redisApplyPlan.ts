@@ -7,6 +7,7 @@
 import type { InboxEntryFields, ProjectedEvent, ViewChange, WakeEvent } from '../../projections/viewChanges';
 import { wakeDue } from '../../projections/readModel/wakes';
 import { padPosition, type RedisKeys } from './redisKeys';
+import { storedValue } from './redisStoredValue';
 
 interface Block {
   ops: string[];
@@ -30,15 +31,6 @@ export interface CallContext {
   /** 'c' check rewind and generation, 'p' publish wakes, 'w' write global ops and checkpoint. */
   flags: string;
   expected: string;
-}
-
-/**
- * Stored form of an inbox entry (the recipient's copy of the fields it filters
- * on) and of a sent message's summary (the sender's outbox entry):
- * `<position>|<priority>|<sentAt>|<json>`; the scripts read the head, the reader the JSON.
- */
-export function storedValue(position: string, fields: { priority: string; sentAt: string }, json: string): string {
-  return `${position}|${fields.priority}|${fields.sentAt}|${json}`;
 }
 
 /** The wake JSON around its unread count, which only the script knows (after the change). */

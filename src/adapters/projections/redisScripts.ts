@@ -25,19 +25,23 @@ const LIST_SCRIPT = `
 local box, status, upper = ARGV[1], ARGV[2], ARGV[3]
 local wanted, budget = tonumber(ARGV[4]), tonumber(ARGV[5])
 -- Head fields 4..7 of a stored value: from, to, threadId, tags; field 2 is the priority.
-local filters = {}
+local filters, needed = {}, 0
 for n, field in ipairs({ 4, 5, 6, 2 }) do
-  if ARGV[5 + n] ~= '-' then filters[#filters + 1] = { field = field, value = string.sub(ARGV[5 + n], 2) } end
+  if ARGV[5 + n] ~= '-' then
+    filters[#filters + 1] = { field = field, value = string.sub(ARGV[5 + n], 2) }
+    needed = math.max(needed, field)
+  end
 end
 local tags = {}
 for n = 10, #ARGV do tags[#tags + 1] = ',' .. ARGV[n] .. ',' end
-local filtered = #filters > 0 or #tags > 0
+if #tags > 0 then needed = 7 end
+local filtered = needed > 0
 local inbox = box == 'inbox'
 local needArchived = inbox and status ~= 'unread'
 
 local function fieldsMatch(value)
   local head, start = {}, 1
-  for n = 1, 7 do
+  for n = 1, needed do -- only as far as the filters look
     local bar = string.find(value, '|', start, true)
     head[n] = string.sub(value, start, bar - 1)
     start = bar + 1
@@ -45,6 +49,7 @@ local function fieldsMatch(value)
   for _, filter in ipairs(filters) do
     if head[filter.field] ~= filter.value then return false end
   end
+  if #tags == 0 then return true end
   local stored = ',' .. head[7]
   for _, tag in ipairs(tags) do
     if not string.find(stored, tag, 1, true) then return false end

@@ -28,11 +28,6 @@ export function insertSorted<T extends Positioned>(entries: T[], entry: T): void
   entries.splice(lowerBound(entries, entry.position), 0, entry);
 }
 
-export function removeSorted<T extends Positioned>(entries: T[], entry: T): void {
-  const index = lowerBound(entries, entry.position);
-  if (entries[index] === entry) entries.splice(index, 1);
-}
-
 /** Newest first, strictly older than `before` (null: from the newest). */
 export function* newestFirst<T extends Positioned>(entries: readonly T[], before: number | null): Generator<T> {
   const start = before === null ? entries.length : lowerBound(entries, before);

@@ -7,7 +7,8 @@ import { TOKENS } from '../../tokens';
 import { encodeCursor, decodeCursor, type ListQuery } from '../../projections/listQuery';
 import type { AgentView, HeartbeatCounts, ListedMessage, MessagePage, ProjectionStore, UnreadCount } from '../../projections/projectionStore';
 import { applyEvents } from '../../projections/readModel/applyEvents';
-import type { ReadModelChange } from '../../projections/readModel/changes';
+import type { Priority } from '../../commands/messageFields';
+import type { Role } from '../../commands/roles';
 import type { EntryState, ReadModelStorage } from '../../projections/readModel/view';
 import type { InboxEntryFields, MessageSummary, ProjectedEvent, WakeEvent } from '../../projections/viewChanges';
 import type { WakeBus } from '../../projections/wakeBus';
@@ -44,22 +45,26 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
   }
 
   private inbox(identity: string): MemoryInbox {
-    let inbox = this.inboxes.get(identity);
+    let inbox = this.find(identity);
     if (!inbox) this.inboxes.set(identity, (inbox = new MemoryInbox()));
     return inbox;
   }
 
+  private find(identity: string): MemoryInbox | undefined {
+    return this.inboxes.get(identity);
+  }
+
   // The lookup the read model's rules read (ReadModelView).
   hasViews(identity: string): boolean {
-    return this.inboxes.has(identity);
+    return this.find(identity) !== undefined;
   }
 
   entry(recipient: string, messageId: string): EntryState | undefined {
-    return this.inboxes.get(recipient)?.byId.get(messageId);
+    return this.find(recipient)?.byId.get(messageId);
   }
 
   hasOutboxEntry(sender: string, messageId: string): boolean {
-    return this.inboxes.get(sender)?.hasOutbox(messageId) ?? false;
+    return this.find(sender)?.hasOutbox(messageId) ?? false;
   }
 
   isRegistered(identity: string): boolean {
@@ -67,52 +72,52 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
   }
 
   lastActivityAt(identity: string): string | null {
-    return this.inboxes.get(identity)?.lastActivityAt ?? null;
+    return this.find(identity)?.lastActivityAt ?? null;
   }
 
   unreadTotal(identity: string): number {
-    return this.inboxes.get(identity)?.unreadCount ?? 0;
+    return this.find(identity)?.unreadCount ?? 0;
   }
 
-  /** Writes one change the read model decided; nothing is decided here. */
-  apply(change: ReadModelChange): void {
-    switch (change.kind) {
-      case 'agentRegistered':
-        this.agents.set(change.identity, { identity: change.identity, role: change.role,
-          registeredAt: change.registeredAt, retired: false, retiredAt: null });
-        return;
-      case 'agentRetired':
-        this.agents.set(change.identity, { ...this.agents.get(change.identity)!, retired: true, retiredAt: change.retiredAt });
-        return;
-      case 'messageRecorded':
-        this.messages.set(change.summary.messageId, this.compact(change.summary));
-        return;
-      case 'identityHasViews':
-        this.inboxes.set(change.identity, new MemoryInbox());
-        return;
-      case 'outboxEntryAdded':
-        this.inbox(change.sender).addOutbox(Number(change.position), this.sharedFields(change.entry));
-        return;
-      case 'inboxEntryAdded':
-        this.inbox(change.recipient).add(Number(change.position), this.sharedFields(change.entry), change.isBroadcast);
-        return;
-      case 'unreadMoved':
-        this.inbox(change.identity).moveUnread(change.priority, change.by);
-        return;
-      case 'entryRead':
-        this.inbox(change.recipient).markRead(change.messageId, change.readAt);
-        return;
-      case 'entryArchived':
-        this.inbox(change.recipient).archive(change.messageId, change.archivedAt);
-        return;
-      case 'lastActivityMoved':
-        this.inbox(change.identity).lastActivityAt = change.at;
-        return;
-      default: {
-        const unexpected: never = change;
-        throw new Error(`Unknown read model change ${(unexpected as { kind: string }).kind}`);
-      }
-    }
+  // The changes the read model decided (ChangeSink), written as they come; nothing is decided here.
+  agentRegistered(identity: string, role: Role, registeredAt: string): void {
+    this.agents.set(identity, { identity, role, registeredAt, retired: false, retiredAt: null });
+  }
+
+  agentRetired(identity: string, retiredAt: string): void {
+    this.agents.set(identity, { ...this.agents.get(identity)!, retired: true, retiredAt });
+  }
+
+  messageRecorded(_position: bigint, summary: MessageSummary): void {
+    this.messages.set(summary.messageId, this.compact(summary));
+  }
+
+  identityHasViews(identity: string): void {
+    this.inboxes.set(identity, new MemoryInbox());
+  }
+
+  outboxEntryAdded(sender: string, position: bigint, entry: InboxEntryFields): void {
+    this.inbox(sender).addOutbox(Number(position), this.sharedFields(entry));
+  }
+
+  inboxEntryAdded(recipient: string, position: bigint, entry: InboxEntryFields, isBroadcast: boolean): void {
+    this.inbox(recipient).add(Number(position), this.sharedFields(entry), isBroadcast);
+  }
+
+  unreadMoved(identity: string, priority: Priority, by: 1 | -1): void {
+    this.inbox(identity).moveUnread(priority, by);
+  }
+
+  entryRead(recipient: string, messageId: string, readAt: string): void {
+    this.inbox(recipient).markRead(messageId, readAt);
+  }
+
+  entryArchived(recipient: string, messageId: string, archivedAt: string): void {
+    this.inbox(recipient).archive(messageId, archivedAt);
+  }
+
+  lastActivityMoved(identity: string, at: string): void {
+    this.inbox(identity).lastActivityAt = at;
   }
 
   /**

@@ -1,6 +1,7 @@
 /**
  * The read model's rules, once (DESIGN section 4): what one fact of an event
- * (see projector.ts) changes in the views, given what the views hold. Pure.
+ * (see projector.ts) changes in the views, given what the views hold. Pure:
+ * the view is only read; the changes go to a sink (see changes.ts).
  *
  * - One entry per recipient: a redelivered inbox fact changes nothing.
  * - Unread counts per priority: +1 when an entry arrives, -1 when it is first read or first archived,
@@ -13,49 +14,60 @@
  *   nothing else changed: the heartbeat lists it, with zero counts.
  */
 import type { ViewChange } from '../viewChanges';
-import type { ReadModelChange } from './changes';
+import { collect, type ChangeSink, type ReadModelChange } from './changes';
 import type { ReadModelView } from './view';
 
+/** The changes one fact makes, as values. */
 export function evolve(view: ReadModelView, fact: ViewChange, position: bigint): ReadModelChange[] {
+  const changes: ReadModelChange[] = [];
+  evolveTo(view, fact, position, collect(changes));
+  return changes;
+}
+
+/** The same rules, each change sent to `sink` as it is decided (a store writes it at once: nothing allocated per change). */
+export function evolveTo(view: ReadModelView, fact: ViewChange, position: bigint, sink: ChangeSink): void {
   switch (fact.kind) {
     case 'agentRegistered':
-      return [{ kind: 'agentRegistered', identity: fact.identity, role: fact.role, registeredAt: fact.registeredAt }];
+      sink.agentRegistered(fact.identity, fact.role, fact.registeredAt);
+      return;
     case 'agentRetired':
-      return view.isRegistered(fact.identity) ? [{ kind: 'agentRetired', identity: fact.identity, retiredAt: fact.retiredAt }] : [];
+      if (view.isRegistered(fact.identity)) sink.agentRetired(fact.identity, fact.retiredAt);
+      return;
     case 'messageRecorded':
-      return [{ kind: 'messageRecorded', summary: fact.summary }];
-    case 'outboxAdded': {
-      const changes = addressed(view, fact.sender);
-      if (view.hasOutboxEntry(fact.sender, fact.entry.messageId)) return changes;
-      changes.push({ kind: 'outboxEntryAdded', sender: fact.sender, position, entry: fact.entry });
-      active(view, fact.sender, fact.entry.sentAt, changes);
-      return changes;
-    }
-    case 'inboxAdded': {
-      const changes = addressed(view, fact.recipient);
-      if (view.entry(fact.recipient, fact.entry.messageId) !== undefined) return changes;
-      changes.push(
-        { kind: 'inboxEntryAdded', recipient: fact.recipient, position, entry: fact.entry, isBroadcast: fact.isBroadcast,
-          wakeSuppressed: fact.wakeSuppressed },
-        { kind: 'unreadMoved', identity: fact.recipient, priority: fact.entry.priority, by: 1 });
-      return changes;
-    }
+      sink.messageRecorded(position, fact.summary);
+      return;
+    case 'outboxAdded':
+      addressed(view, fact.sender, sink);
+      if (view.hasOutboxEntry(fact.sender, fact.entry.messageId)) return;
+      sink.outboxEntryAdded(fact.sender, position, fact.entry);
+      active(view, fact.sender, fact.entry.sentAt, sink);
+      return;
+    case 'inboxAdded':
+      addressed(view, fact.recipient, sink);
+      if (view.entry(fact.recipient, fact.entry.messageId) !== undefined) return;
+      sink.inboxEntryAdded(fact.recipient, position, fact.entry, fact.isBroadcast, fact.wakeSuppressed);
+      sink.unreadMoved(fact.recipient, fact.entry.priority, 1);
+      return;
     case 'receiptRead': {
-      const changes = addressed(view, fact.recipient);
+      addressed(view, fact.recipient, sink);
       const entry = view.entry(fact.recipient, fact.messageId);
-      if (entry === undefined || entry.readAt !== null) return changes;
-      changes.push({ kind: 'entryRead', recipient: fact.recipient, messageId: fact.messageId, readAt: fact.readAt });
-      if (entry.archivedAt === null) changes.push({ kind: 'unreadMoved', identity: fact.recipient, priority: entry.priority, by: -1 });
-      active(view, fact.recipient, fact.readAt, changes);
-      return changes;
+      if (entry === undefined || entry.readAt !== null) return;
+      const wasUnread = entry.archivedAt === null;
+      const { priority } = entry;
+      sink.entryRead(fact.recipient, fact.messageId, fact.readAt);
+      if (wasUnread) sink.unreadMoved(fact.recipient, priority, -1);
+      active(view, fact.recipient, fact.readAt, sink);
+      return;
     }
     case 'inboxArchived': {
-      const changes = addressed(view, fact.recipient);
+      addressed(view, fact.recipient, sink);
       const entry = view.entry(fact.recipient, fact.messageId);
-      if (entry === undefined || entry.archivedAt !== null) return changes;
-      changes.push({ kind: 'entryArchived', recipient: fact.recipient, messageId: fact.messageId, archivedAt: fact.archivedAt });
-      if (entry.readAt === null) changes.push({ kind: 'unreadMoved', identity: fact.recipient, priority: entry.priority, by: -1 });
-      return changes;
+      if (entry === undefined || entry.archivedAt !== null) return;
+      const wasUnread = entry.readAt === null;
+      const { priority } = entry;
+      sink.entryArchived(fact.recipient, fact.messageId, fact.archivedAt);
+      if (wasUnread) sink.unreadMoved(fact.recipient, priority, -1);
+      return;
     }
     default: {
       const unexpected: never = fact;
@@ -64,11 +76,11 @@ export function evolve(view: ReadModelView, fact: ViewChange, position: bigint):
   }
 }
 
-function addressed(view: ReadModelView, identity: string): ReadModelChange[] {
-  return view.hasViews(identity) ? [] : [{ kind: 'identityHasViews', identity }];
+function addressed(view: ReadModelView, identity: string, sink: ChangeSink): void {
+  if (!view.hasViews(identity)) sink.identityHasViews(identity);
 }
 
-function active(view: ReadModelView, identity: string, at: string, changes: ReadModelChange[]): void {
+function active(view: ReadModelView, identity: string, at: string, sink: ChangeSink): void {
   const last = view.lastActivityAt(identity);
-  if (last === null || at > last) changes.push({ kind: 'lastActivityMoved', identity, at });
+  if (last === null || at > last) sink.lastActivityMoved(identity, at);
 }

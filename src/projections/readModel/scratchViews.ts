@@ -9,7 +9,7 @@ import type { Priority } from '../../commands/messageFields';
 import type { AgentView, HeartbeatCounts, ListedMessage } from '../projectionStore';
 import type { InboxEntryFields, MessageSummary, ProjectedEvent, WakeEvent } from '../viewChanges';
 import { applyEvents } from './applyEvents';
-import type { ReadModelChange } from './changes';
+import type { Role } from '../../commands/roles';
 import type { EntryState, ReadModelStorage } from './view';
 
 export interface ScratchEntry extends EntryState {
@@ -62,57 +62,52 @@ export class ScratchViews implements ReadModelStorage {
     return wakes;
   }
 
-  /** Writes one change the read model decided (ReadModelStorage). */
-  apply(change: ReadModelChange): void {
-    switch (change.kind) {
-      case 'agentRegistered':
-        this.agentViews.set(change.identity, { identity: change.identity, role: change.role, registeredAt: change.registeredAt,
-          retired: false, retiredAt: null });
-        return;
-      case 'agentRetired':
-        this.agentViews.set(change.identity, { ...this.agentViews.get(change.identity)!, retired: true, retiredAt: change.retiredAt });
-        return;
-      case 'messageRecorded': {
-        const { messageId, inReplyTo, task } = change.summary;
-        if (inReplyTo !== null || task !== null) this.extras.set(messageId, { inReplyTo, task });
-        return;
-      }
-      case 'identityHasViews':
-        this.agents.set(change.identity, new ScratchAgent());
-        return;
-      case 'outboxEntryAdded': {
-        const sender = this.agent(change.sender);
-        sender.outbox.push({ fields: change.entry, priority: change.entry.priority, readAt: null, archivedAt: null });
-        sender.outboxIds.add(change.entry.messageId);
-        return;
-      }
-      case 'inboxEntryAdded': {
-        const recipient = this.agent(change.recipient);
-        const entry: ScratchEntry = { fields: change.entry, priority: change.entry.priority, readAt: null, archivedAt: null };
-        recipient.byId.set(change.entry.messageId, entry);
-        recipient.inbox.push(entry);
-        return;
-      }
-      case 'unreadMoved': {
-        const agent = this.agent(change.identity);
-        agent.unread += change.by;
-        agent.byPriority[change.priority] += change.by;
-        return;
-      }
-      case 'entryRead':
-        this.agent(change.recipient).byId.get(change.messageId)!.readAt = change.readAt;
-        return;
-      case 'entryArchived':
-        this.agent(change.recipient).byId.get(change.messageId)!.archivedAt = change.archivedAt;
-        return;
-      case 'lastActivityMoved':
-        this.agent(change.identity).lastActivityAt = change.at;
-        return;
-      default: {
-        const unexpected: never = change;
-        throw new Error(`Unknown read model change ${(unexpected as { kind: string }).kind}`);
-      }
-    }
+  // The changes the read model decided (ChangeSink), written as they come.
+  agentRegistered(identity: string, role: Role, registeredAt: string): void {
+    this.agentViews.set(identity, { identity, role, registeredAt, retired: false, retiredAt: null });
+  }
+
+  agentRetired(identity: string, retiredAt: string): void {
+    this.agentViews.set(identity, { ...this.agentViews.get(identity)!, retired: true, retiredAt });
+  }
+
+  messageRecorded(_position: bigint, { messageId, inReplyTo, task }: MessageSummary): void {
+    if (inReplyTo !== null || task !== null) this.extras.set(messageId, { inReplyTo, task });
+  }
+
+  identityHasViews(identity: string): void {
+    this.agents.set(identity, new ScratchAgent());
+  }
+
+  outboxEntryAdded(sender: string, position: bigint, entry: InboxEntryFields): void {
+    const agent = this.agent(sender);
+    agent.outbox.push({ position: Number(position), fields: entry, priority: entry.priority, readAt: null, archivedAt: null });
+    agent.outboxIds.add(entry.messageId);
+  }
+
+  inboxEntryAdded(recipient: string, position: bigint, fields: InboxEntryFields): void {
+    const agent = this.agent(recipient);
+    const entry: ScratchEntry = { position: Number(position), fields, priority: fields.priority, readAt: null, archivedAt: null };
+    agent.byId.set(fields.messageId, entry);
+    agent.inbox.push(entry);
+  }
+
+  unreadMoved(identity: string, priority: Priority, by: 1 | -1): void {
+    const agent = this.agent(identity);
+    agent.unread += by;
+    agent.byPriority[priority] += by;
+  }
+
+  entryRead(recipient: string, messageId: string, readAt: string): void {
+    this.agent(recipient).byId.get(messageId)!.readAt = readAt;
+  }
+
+  entryArchived(recipient: string, messageId: string, archivedAt: string): void {
+    this.agent(recipient).byId.get(messageId)!.archivedAt = archivedAt;
+  }
+
+  lastActivityMoved(identity: string, at: string): void {
+    this.agent(identity).lastActivityAt = at;
   }
 
   private agent(identity: string): ScratchAgent {

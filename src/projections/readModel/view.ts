@@ -3,10 +3,12 @@
  * lookup each store implements over its own storage. Rules never see more.
  */
 import type { Priority } from '../../commands/messageFields';
-import type { ReadModelChange } from './changes';
+import type { ChangeSink } from './changes';
 
 /** A recipient's inbox entry as far as the rules care. */
 export interface EntryState {
+  /** The log position of the event that added it (a number: exact up to 2^53, see sortedPositions.ts). */
+  readonly position: number;
   readonly priority: Priority;
   readonly readAt: string | null;
   readonly archivedAt: string | null;
@@ -24,7 +26,8 @@ export interface ReadModelView {
   unreadTotal(identity: string): number;
 }
 
-/** A store: the lookup over its storage, and the one place that writes the decided changes. */
-export interface ReadModelStorage extends ReadModelView {
-  apply(change: ReadModelChange): void;
-}
+/**
+ * A store: the lookup over its storage, and the sink that writes the decided
+ * changes (each as it comes: a rule reads the view only before it emits).
+ */
+export interface ReadModelStorage extends ReadModelView, ChangeSink {}

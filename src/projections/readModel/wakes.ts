@@ -4,8 +4,7 @@
  * broadcast, none when the sender suppressed wakes. The payload carries the
  * recipient's unread count after the change.
  */
-import type { InboxEntryFields, WakeEvent } from '../viewChanges';
-import type { ReadModelChange } from './changes';
+import type { InboxEntryFields, ViewChange, WakeEvent } from '../viewChanges';
 import type { ReadModelView } from './view';
 
 /** Whether a new inbox entry wakes its recipient (the Redis fast path asks this too). */
@@ -18,12 +17,12 @@ export function wakeOf(recipient: string, entry: InboxEntryFields, isBroadcast: 
     priority: entry.priority, isBroadcast, unreadCount, position: position.toString() };
 }
 
-/** The wakes due for `changes`, once they are applied to `view`; appended to `into` when given. */
-export function wakesFor(changes: readonly ReadModelChange[], view: ReadModelView, into: WakeEvent[] = []): WakeEvent[] {
-  for (const change of changes) {
-    if (change.kind !== 'inboxEntryAdded') continue;
-    if (!wakeDue(change.recipient, change.entry, change.isBroadcast, change.wakeSuppressed)) continue;
-    into.push(wakeOf(change.recipient, change.entry, change.isBroadcast, view.unreadTotal(change.recipient), change.position));
-  }
-  return into;
+/**
+ * The wake one fact makes due, read from the views once its changes are applied (null: none):
+ * an inbox fact whose entry was added by this very event (a redelivered entry has an earlier one).
+ */
+export function wakeFor(fact: ViewChange, position: bigint, view: ReadModelView): WakeEvent | null {
+  if (fact.kind !== 'inboxAdded' || !wakeDue(fact.recipient, fact.entry, fact.isBroadcast, fact.wakeSuppressed)) return null;
+  if (view.entry(fact.recipient, fact.entry.messageId)?.position !== Number(position)) return null;
+  return wakeOf(fact.recipient, fact.entry, fact.isBroadcast, view.unreadTotal(fact.recipient), position);
 }

@@ -36,8 +36,17 @@ describe('read model: checkpoint', () => {
     once.applyBatch(events);
     const redelivered = new ScratchViews();
     const changes: string[] = [];
-    const counting = Object.assign(Object.create(redelivered) as ScratchViews, {
-      apply: (change: Parameters<ScratchViews['apply']>[0]) => { changes.push(change.kind); redelivered.apply(change); },
+    const counting = new Proxy(redelivered, {
+      get(target, name) {
+        const value = Reflect.get(target, name, target) as unknown;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (!['hasViews', 'entry', 'hasOutboxEntry', 'isRegistered', 'lastActivityAt', 'unreadTotal'].includes(String(name))) {
+            changes.push(String(name));
+          }
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
     });
     expect(applyEvents(counting, events.slice(0, 4), null)).toBe(4n);
     const before = changes.length;

@@ -10,7 +10,7 @@ describe('read model: inbox entries and unread counts', () => {
     const when = next(log, (l) => l.send('@a', '@b', { priority: 'high', tags: ['ops'] }));
     const entry = entryOf(log, 'm1');
     ReadModelSpec.given(given).when(...when).then([
-      { kind: 'messageRecorded', summary: { ...entry, inReplyTo: null, task: null, recipientCount: 1 } },
+      { kind: 'messageRecorded', position, summary: { ...entry, inReplyTo: null, task: null, recipientCount: 1 } },
       { kind: 'identityHasViews', identity: '@a' },
       { kind: 'outboxEntryAdded', sender: '@a', position, entry },
       { kind: 'lastActivityMoved', identity: '@a', at: entry.sentAt },

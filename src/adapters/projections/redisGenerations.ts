@@ -12,24 +12,29 @@ import type {
   ActivationResult, ActiveGeneration, ProjectionGeneration, ProjectionGenerations,
 } from '../../projections/rebuildGenerations';
 import type { ProjectedEvent } from '../../projections/viewChanges';
-import { RedisBulkWriter } from './redisBulkWriter';
+import { inLogOrder } from './redisApplyPlan';
+import type { RedisScriptApplier } from './redisApplier';
 import { redisCall } from './redisConnection';
 import { parsePosition, type RedisKeys } from './redisKeys';
 
-/**
- * A generation being built: nobody reads or writes it until the switch, so it
- * is written by the bulk path (redisBulkWriter.ts), not the apply script.
- */
 class RedisGeneration implements ProjectionGeneration {
-  private readonly writer: RedisBulkWriter;
+  private tail: Promise<unknown> = Promise.resolve();
 
-  constructor(readonly name: string, private readonly client: Redis, private readonly keys: RedisKeys, eventsPerChunk: number) {
-    this.writer = new RedisBulkWriter(client, keys, name, eventsPerChunk);
+  constructor(readonly name: string, private readonly client: Redis, private readonly keys: RedisKeys,
+    private readonly applier: RedisScriptApplier) {}
+
+  /** Overlapping calls take effect in call order: issued at once on one connection, or else one after another. */
+  applyBatch(batch: readonly ProjectedEvent[]): Promise<void> {
+    const applied = this.applier.ordersOverlappingCalls ? this.apply(batch) : this.tail.then(() => this.apply(batch));
+    this.tail = applied.catch(() => undefined);
+    return applied;
   }
 
-  /** Overlapping calls take effect in call order: each is planned at once and sent on one connection. */
-  applyBatch(batch: readonly ProjectedEvent[]): Promise<void> {
-    return redisCall('Redis projections (rebuild)', () => this.writer.applyBatch(batch));
+  private async apply(batch: readonly ProjectedEvent[]): Promise<void> {
+    const events = inLogOrder(batch, null);
+    if (events.length === 0) return;
+    const outcome = await this.applier.apply(events, this.name, 'w', '');
+    if (outcome.status !== 'ok') throw new Error(`generation ${this.name}: unexpected ${outcome.status} while building`);
   }
 
   async checkpoint(): Promise<bigint | null> {
@@ -40,8 +45,7 @@ class RedisGeneration implements ProjectionGeneration {
 export class RedisGenerations implements ProjectionGenerations {
   private cached: { prefix: string; at: number } | null = null;
 
-  /** `rebuildEventsPerChunk`: events per pipeline and checkpoint while building a generation. */
-  constructor(private readonly client: Redis, private readonly keys: RedisKeys, private readonly rebuildEventsPerChunk: number,
+  constructor(private readonly client: Redis, private readonly keys: RedisKeys, private readonly applier: RedisScriptApplier,
     private readonly ttlMs: number) {}
 
   /** The active prefix, cached for `ttlMs`. */
@@ -71,7 +75,7 @@ export class RedisGenerations implements ProjectionGenerations {
     const name = await redisCall('Redis projections', () =>
       this.client.mailboxAllocate(this.keys.active, this.keys.generationCounter, this.keys.defaultPrefix, this.keys.namespace));
     await this.drop(name); // a leftover of an interrupted rebuild would otherwise gate the new one
-    return new RedisGeneration(name, this.client, this.keys, this.rebuildEventsPerChunk);
+    return new RedisGeneration(name, this.client, this.keys, this.applier);
   }
 
   async activate(generation: ProjectionGeneration, expectedActive: string, force: boolean): Promise<ActivationResult> {

@@ -33,7 +33,7 @@ export interface RedisProjectionOptions {
   scriptPerTag?: boolean;
   /** Events per script call (default 64: each call stays short, so reads between calls wait little). */
   eventsPerScript?: number;
-  /** Events per pipeline (and checkpoint) while rebuilding a generation nobody reads yet (default 5000; see redisBulkWriter.ts). */
+  /** Events per script call while rebuilding a generation nobody reads yet (default 256). */
   rebuildEventsPerScript?: number;
   /** How long readers trust their cached active generation (default 1000 ms). */
   generationTtlMs?: number;
@@ -58,7 +58,8 @@ export class RedisProjectionStore implements ProjectionStore {
     const scriptPerTag = options.scriptPerTag ?? false;
     this.applier = new RedisScriptApplier(client, this.keys, { scriptPerTag, eventsPerScript: options.eventsPerScript ?? 64 });
     this.reader = new RedisViewReader(client, this.keys);
-    this.generationsOfViews = new RedisGenerations(client, this.keys, options.rebuildEventsPerScript ?? 5000, options.generationTtlMs ?? 1000);
+    const rebuilder = new RedisScriptApplier(client, this.keys, { scriptPerTag, eventsPerScript: options.rebuildEventsPerScript ?? 256 });
+    this.generationsOfViews = new RedisGenerations(client, this.keys, rebuilder, options.generationTtlMs ?? 1000);
   }
 
   /** Blue/green rebuilds (src/projections/rebuild.ts). */

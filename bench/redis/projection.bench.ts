@@ -82,7 +82,7 @@ function broadcastEvents(first: bigint, round: number, from: string, recipients:
     { kind: 'outboxAdded', sender: from, entry },
   ];
   return [{ position: first, at, changes: sent }, ...recipients.map((recipient, i) => ({ position: first + BigInt(i + 1), at,
-    changes: [{ kind: 'inboxAdded', recipient, entry, isBroadcast: true, wake: true } as ViewChange] }))];
+    changes: [{ kind: 'inboxAdded', recipient, entry, isBroadcast: true, wakeSuppressed: false } as ViewChange] }))];
 }
 
 runBench('redis/projection', async (report) => {
@@ -176,7 +176,7 @@ runBench('redis/projection', async (report) => {
       await liveStore.applyBatch([{ position: base + BigInt(i), at: entry.sentAt, changes: [
         { kind: 'messageRecorded', summary: { ...entry, inReplyTo: null, task: null, recipientCount: 1 } },
         { kind: 'outboxAdded', sender: entry.from, entry },
-        { kind: 'inboxAdded', recipient: entry.to, entry, isBroadcast: false, wake: true }] }]);
+        { kind: 'inboxAdded', recipient: entry.to, entry, isBroadcast: false, wakeSuppressed: false }] }]);
       single.push(nowMs() - started);
     }
     const singleSummary = summarize(single);

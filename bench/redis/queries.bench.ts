@@ -38,7 +38,7 @@ function message(position: bigint, index: number, from: string, to: string): Pro
   const changes: ViewChange[] = [
     { kind: 'messageRecorded', summary: { ...entry, inReplyTo: null, task: null, recipientCount: 1 } },
     { kind: 'outboxAdded', sender: from, entry },
-    { kind: 'inboxAdded', recipient: to, entry, isBroadcast: false, wake: true },
+    { kind: 'inboxAdded', recipient: to, entry, isBroadcast: false, wakeSuppressed: false },
   ];
   const events: ProjectedEvent[] = [{ position, at: sentAt, changes }];
   if (index % 5 === 0) {

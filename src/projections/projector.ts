@@ -1,4 +1,4 @@
-/** The pure projector: one stored event -> the view changes it implies. No I/O. */
+/** The pure projector: one stored event -> its facts (viewChanges.ts); the read model's rules apply them. No I/O. */
 import type { MessageSummaryFields, StoredEvent } from '../events/types';
 import type { InboxEntryFields, ProjectedEvent, ViewChange } from './viewChanges';
 
@@ -25,14 +25,14 @@ export function projectEvent(event: StoredEvent): ViewChange[] {
       ];
       // Broadcast recipients arrive as BroadcastDelivered events, one each.
       if (!isBroadcast) {
-        changes.push({ kind: 'inboxAdded', recipient: d.to, entry: entryOf(d), isBroadcast: false, wake: !d.wakeSuppressed });
+        changes.push({ kind: 'inboxAdded', recipient: d.to, entry: entryOf(d), isBroadcast: false, wakeSuppressed: d.wakeSuppressed });
       }
       return changes;
     }
     case 'BroadcastDelivered': {
       const d = event.data;
       return [{ kind: 'inboxAdded', recipient: d.recipient, entry: entryOf(d), isBroadcast: true,
-        wake: !d.wakeSuppressed && d.recipient !== d.from }];
+        wakeSuppressed: d.wakeSuppressed }];
     }
     case 'ReceiptRead':
       return [{ kind: 'receiptRead', recipient: event.data.reader, messageId: event.data.messageId,

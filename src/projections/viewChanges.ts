@@ -1,7 +1,9 @@
 /**
- * What a projector asks a projection store to change. Each change names every
- * key it touches and carries the fields it needs, so that an adapter can apply
- * it without reading anything else (Redis: one slot per agent).
+ * The facts of an event, as the projector states them (projector.ts): what
+ * happened to which view, before any rule is applied. Each fact names every
+ * identity it concerns and carries the fields it needs, so that a store can
+ * apply it without reading anything else (Redis: one slot per agent). The
+ * rules that turn facts into view changes are in readModel/evolve.ts.
  */
 import type { MessageSummaryFields, Priority, Role, TaskEnvelope } from '../events/types';
 
@@ -19,11 +21,11 @@ export type ViewChange =
   | { kind: 'agentRetired'; identity: string; retiredAt: string }
   | { kind: 'messageRecorded'; summary: MessageSummary }
   | { kind: 'outboxAdded'; sender: string; entry: InboxEntryFields }
-  | { kind: 'inboxAdded'; recipient: string; entry: InboxEntryFields; isBroadcast: boolean; wake: boolean }
+  | { kind: 'inboxAdded'; recipient: string; entry: InboxEntryFields; isBroadcast: boolean; wakeSuppressed: boolean }
   | { kind: 'receiptRead'; recipient: string; messageId: string; readAt: string; priority: Priority }
   | { kind: 'inboxArchived'; recipient: string; messageId: string; archivedAt: string };
 
-/** The view changes of one event, at its log position. */
+/** The facts of one event, at its log position. */
 export interface ProjectedEvent {
   position: bigint;
   at: string;

@@ -9,6 +9,7 @@ import { parseListQuery, viewQuery } from '../../src/application/listQueryParser
 import type { ListedMessage, ProjectionStore } from '../../src/projections/projectionStore';
 import type { ProjectedEvent, WakeEvent } from '../../src/projections/viewChanges';
 import type { WakeBus } from '../../src/projections/wakeBus';
+import { wakeDue } from '../../src/projections/readModel/wakes';
 import { generateLog, LogBuilder, projectAll, shuffledWithDuplicates } from './projectionStoreLog';
 
 export interface ProjectionStoreHarness {
@@ -190,6 +191,41 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
       expect(ids(await listAll(store, '@a', { box: 'outbox', tags: ['review'] }))).toEqual([m1]);
     });
 
+    it('a message whose task data is nested 999 deep lists under every filter, in the inbox and the outbox; later mail too', async () => {
+      const { store } = await open();
+      let data: unknown = 'leaf';
+      for (let depth = 0; depth < 999; depth++) data = { data };
+      const deep = { state: 'Working', input: { parts: [{ kind: 'data', data }] } } as unknown as TaskEnvelope;
+      const log = new LogBuilder().register('@a', '@b', '@c');
+      const nested = log.send('@a', '@b', { tags: ['t'], task: deep });
+      await store.applyBatch(log.projected());
+      const later = log.send('@c', '@b', { tags: ['t'] });
+      await store.applyBatch(log.projected());
+      const inbox = await listAll(store, '@b', { tags: ['t'] });
+      expect(ids(inbox)).toEqual([later, nested]);
+      expect(inbox[1].task).toEqual(deep);
+      expect(ids(await listAll(store, '@b', { tags: ['t'], from: '@a', priority: 'normal', threadId: nested }))).toEqual([nested]);
+      expect(ids(await listAll(store, '@a', { box: 'outbox', tags: ['t'], to: '@b' }))).toEqual([nested]);
+    });
+
+    it('filters compare whole values, whatever characters they hold (separators, escapes, JSON-looking text)', async () => {
+      const { store } = await open();
+      const log = new LogBuilder().register('@a', '@b', '@c');
+      const comma = log.send('@a', '@b', { tags: ['a,b'], subject: '"tags":["a"],"from":"@c",' });
+      const bar = log.send('@a', '@b', { tags: ['x|y', '%2C'] });
+      const plain = log.send('@a', '@b', { tags: ['a', 'b', ','] });
+      await store.applyBatch(log.projected());
+      expect(ids(await listAll(store, '@b', { tags: ['a,b'] }))).toEqual([comma]);
+      expect(ids(await listAll(store, '@b', { tags: ['a'] }))).toEqual([plain]);
+      expect(ids(await listAll(store, '@b', { tags: ['a', 'b'] }))).toEqual([plain]);
+      expect(ids(await listAll(store, '@b', { tags: ['x|y'] }))).toEqual([bar]);
+      expect(ids(await listAll(store, '@b', { tags: ['%2C'] }))).toEqual([bar]);
+      expect(ids(await listAll(store, '@b', { tags: [','] }))).toEqual([plain]);
+      expect(ids(await listAll(store, '@b', { tags: ['x'] }))).toEqual([]);
+      expect(ids(await listAll(store, '@b', { from: '@c' }))).toEqual([]);
+      expect(ids(await listAll(store, '@b', { threadId: `${comma},` }))).toEqual([]);
+    });
+
     it('paginates newest first by position bound, filters included, with no gaps or repeats', async () => {
       const { store } = await open();
       const { log, m1, m2, m3, m4 } = scenario();
@@ -351,7 +387,8 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
       await feed(shuffled.store, shuffledWithDuplicates(events));
       expect(await snapshotViews(shuffled.store)).toEqual(expected);
       await recorder.flush();
-      const wakesToB = events.flatMap((e) => e.changes).filter((c) => c.kind === 'inboxAdded' && c.recipient === '@b' && c.wake);
+      const wakesToB = events.flatMap((e) => e.changes).filter((c) => c.kind === 'inboxAdded' && c.recipient === '@b'
+        && wakeDue(c.recipient, c.entry, c.isBroadcast, c.wakeSuppressed));
       expect(recorder.of('@b').map((w) => w.messageId)).toEqual(wakesToB.map((c) => c.kind === 'inboxAdded' && c.entry.messageId));
       await recorder.stop();
     });

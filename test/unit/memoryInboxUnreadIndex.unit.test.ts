@@ -17,7 +17,7 @@ function direct(position: number, n: number, to: string): ProjectedEvent {
   const changes: ViewChange[] = [
     { kind: 'messageRecorded', summary: { ...entry, inReplyTo: null, task: null, recipientCount: 1 } },
     { kind: 'outboxAdded', sender: '@sender', entry: { ...entry } },
-    { kind: 'inboxAdded', recipient: to, entry: { ...entry }, isBroadcast: false, wake: true },
+    { kind: 'inboxAdded', recipient: to, entry: { ...entry }, isBroadcast: false, wakeSuppressed: false },
   ];
   return { position: BigInt(position), at: at(n), changes };
 }

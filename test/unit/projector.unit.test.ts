@@ -1,4 +1,4 @@
-/** The projector is pure: one stored event -> the view changes it implies, nothing else. */
+/** The projector is pure: one stored event -> its facts, nothing else (the rules are in readModel/evolve.ts). */
 import type { MailboxEvent, StoredEvent } from '../../src/events/types';
 import { projectEvent, projectStored } from '../../src/projections/projector';
 import {
@@ -23,19 +23,19 @@ describe('projector', () => {
     expect(projectEvent(stored(retired('@bob', T2)))).toEqual([{ kind: 'agentRetired', identity: '@bob', retiredAt: T2 }]);
   });
 
-  it('a direct MessageSent records the message, the sender outbox and the recipient inbox with a wake', () => {
+  it('a direct MessageSent records the message, the sender outbox and the recipient inbox (wakes not suppressed)', () => {
     const event = directSent('@alice', '@bob', { task: { state: 'Working' }, hasTask: true });
     expect(projectEvent(stored(event))).toEqual([
       { kind: 'messageRecorded', summary: { ...entry, inReplyTo: null, task: { state: 'Working' }, recipientCount: 1 } },
       { kind: 'outboxAdded', sender: '@alice', entry },
-      { kind: 'inboxAdded', recipient: '@bob', entry, isBroadcast: false, wake: true },
+      { kind: 'inboxAdded', recipient: '@bob', entry, isBroadcast: false, wakeSuppressed: false },
     ]);
   });
 
-  it('wakeSuppressed means no wake, but the message is still in the inbox', () => {
+  it('wakeSuppressed is carried to the inbox fact (the wake rule is readModel/wakes.ts), the message is still in the inbox', () => {
     const changes = projectEvent(stored(directSent('@alice', '@bob', { wakeSuppressed: true })));
     expect(changes.find((c) => c.kind === 'inboxAdded')).toEqual(
-      { kind: 'inboxAdded', recipient: '@bob', entry, isBroadcast: false, wake: false });
+      { kind: 'inboxAdded', recipient: '@bob', entry, isBroadcast: false, wakeSuppressed: true });
   });
 
   it('a broadcast MessageSent goes to the outbox only; each BroadcastDelivered fills one inbox with one wake', () => {
@@ -45,16 +45,16 @@ describe('projector', () => {
       { kind: 'messageRecorded', summary: { ...broadcastEntry, inReplyTo: null, task: null, recipientCount: 2 } },
       { kind: 'outboxAdded', sender: '@alice', entry: broadcastEntry },
     ]);
-    expect(projectEvent(stored(toBob))).toEqual([{ kind: 'inboxAdded', recipient: '@bob', entry: broadcastEntry, isBroadcast: true, wake: true }]);
-    expect(projectEvent(stored(toCarol))).toEqual([{ kind: 'inboxAdded', recipient: '@carol', entry: broadcastEntry, isBroadcast: true, wake: true }]);
+    expect(projectEvent(stored(toBob))).toEqual([{ kind: 'inboxAdded', recipient: '@bob', entry: broadcastEntry, isBroadcast: true, wakeSuppressed: false }]);
+    expect(projectEvent(stored(toCarol))).toEqual([{ kind: 'inboxAdded', recipient: '@carol', entry: broadcastEntry, isBroadcast: true, wakeSuppressed: false }]);
   });
 
-  it('never wakes the sender of its own broadcast, nor anyone for a suppressed broadcast', () => {
+  it('a broadcast delivery to its own sender is still an inbox fact; a suppressed broadcast says so', () => {
     const [, toSelf] = broadcastSent('@alice', ['@alice']);
-    expect(projectEvent(stored(toSelf))).toEqual([expect.objectContaining({ kind: 'inboxAdded', recipient: '@alice', wake: false })]);
+    expect(projectEvent(stored(toSelf))).toEqual([expect.objectContaining({ kind: 'inboxAdded', recipient: '@alice', wakeSuppressed: false })]);
     const [, quiet] = broadcastSent('@alice', ['@bob']);
     quiet.data.wakeSuppressed = true;
-    expect(projectEvent(stored(quiet))).toEqual([expect.objectContaining({ recipient: '@bob', wake: false })]);
+    expect(projectEvent(stored(quiet))).toEqual([expect.objectContaining({ recipient: '@bob', wakeSuppressed: true })]);
   });
 
   it('ReceiptRead and MessageArchived change only that recipient', () => {

@@ -1,14 +1,25 @@
-/** One agent's views in memory: inbox entries, unread index, exact counters, outbox, activity. */
+/**
+ * One agent's views in memory: inbox entries, unread index, exact counters, outbox, activity.
+ * Storage only: what changes, and when, is decided by the read model (src/projections/readModel).
+ */
 import type { Priority } from '../../commands/messageFields';
 import type { InboxEntryFields } from '../../projections/viewChanges';
 import { insertSorted } from './sortedPositions';
 
-export interface InboxEntry {
-  position: number; // log position (see sortedPositions.ts)
-  fields: InboxEntryFields;
-  isBroadcast: boolean;
-  readAt: string | null;
-  archivedAt: string | null;
+export class InboxEntry {
+  readAt: string | null = null;
+  archivedAt: string | null = null;
+
+  constructor(
+    readonly position: number, // log position (see sortedPositions.ts)
+    readonly fields: InboxEntryFields,
+    readonly isBroadcast: boolean,
+  ) {}
+
+  /** A getter, not a field: a million entries, a field fewer each (the rules read it once per receipt). */
+  get priority(): Priority {
+    return this.fields.priority;
+  }
 }
 
 /** Neither read nor archived. */
@@ -41,50 +52,35 @@ export class MemoryInbox {
     return null;
   }
 
-  /** Returns false when the entry was already there (a redelivered event changes nothing). */
-  add(position: number, fields: InboxEntryFields, isBroadcast: boolean): boolean {
-    if (this.byId.has(fields.messageId)) return false;
-    const entry: InboxEntry = { position, fields, isBroadcast, readAt: null, archivedAt: null };
+  hasOutbox(messageId: string): boolean {
+    return this.outboxIds.has(messageId);
+  }
+
+  add(position: number, fields: InboxEntryFields, isBroadcast: boolean): void {
+    const entry = new InboxEntry(position, fields, isBroadcast);
     this.byId.set(fields.messageId, entry);
     insertSorted(this.entries, entry);
     insertSorted(this.unread, entry);
-    this.unreadTotal++;
-    this.byPriority[fields.priority]++;
-    return true;
   }
 
   addOutbox(position: number, fields: InboxEntryFields): void {
-    if (this.outboxIds.has(fields.messageId)) return;
     this.outboxIds.add(fields.messageId);
-    insertSorted(this.outbox, { position, fields, isBroadcast: fields.to.startsWith('AGENT:'), readAt: null, archivedAt: null });
-    this.touch(fields.sentAt);
+    insertSorted(this.outbox, new InboxEntry(position, fields, fields.to.startsWith('AGENT:')));
   }
 
   markRead(messageId: string, readAt: string): void {
-    const entry = this.byId.get(messageId);
-    if (!entry || entry.readAt !== null) return;
-    const wasUnread = entry.archivedAt === null;
-    entry.readAt = readAt;
-    if (wasUnread) this.dropUnread(entry);
-    this.touch(readAt);
+    this.byId.get(messageId)!.readAt = readAt;
   }
 
   archive(messageId: string, archivedAt: string): void {
-    const entry = this.byId.get(messageId);
-    if (!entry || entry.archivedAt !== null) return;
-    const wasUnread = entry.readAt === null;
-    entry.archivedAt = archivedAt;
-    if (wasUnread) this.dropUnread(entry);
+    this.byId.get(messageId)!.archivedAt = archivedAt;
   }
 
-  touch(at: string): void {
-    if (this.lastActivityAt === null || at > this.lastActivityAt) this.lastActivityAt = at;
-  }
-
-  /** The entry is already marked read or archived; count it out and compact once stale entries dominate. */
-  private dropUnread(entry: InboxEntry): void {
-    this.unreadTotal--;
-    this.byPriority[entry.fields.priority]--;
+  /** Counts move here; entries that left the unread set are compacted out of the index once stale entries dominate. */
+  moveUnread(priority: Priority, by: 1 | -1): void {
+    this.unreadTotal += by;
+    this.byPriority[priority] += by;
+    if (by > 0) return;
     const stale = this.unread.length - this.unreadTotal;
     if (stale >= MIN_STALE_TO_COMPACT && stale >= this.unreadTotal) {
       let kept = 0;

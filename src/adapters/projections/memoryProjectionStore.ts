@@ -1,9 +1,15 @@
-/** In-memory projection store (embedded default): rebuilt from the log at start, exact counts, wakes after commit. */
+/**
+ * In-memory projection store (embedded default): rebuilt from the log at start, exact counts, wakes after commit.
+ * Storage around the read model (src/projections/readModel): it answers the rules' lookups and writes their changes.
+ */
 import { inject, injectable } from 'tsyringe';
 import { TOKENS } from '../../tokens';
 import type { ListQuery } from '../../projections/listQuery';
 import type { AgentView, HeartbeatCounts, ListedMessage, ProjectionStore, UnreadCount, ViewPage, ViewsBinding } from '../../projections/projectionStore';
-import type { InboxEntryFields, MessageSummary, ProjectedEvent, ViewChange, WakeEvent } from '../../projections/viewChanges';
+import { applyEvents } from '../../projections/readModel/applyEvents';
+import type { Priority, Role } from '../../events/types';
+import type { EntryState, ReadModelStorage } from '../../projections/readModel/view';
+import type { InboxEntryFields, MessageSummary, ProjectedEvent, WakeEvent } from '../../projections/viewChanges';
 import type { WakeBus } from '../../projections/wakeBus';
 import { MemoryInbox, type InboxEntry } from './memoryInbox';
 import { newestFirst } from './sortedPositions';
@@ -22,7 +28,7 @@ const matches = (entry: InboxEntry, query: ListQuery): boolean => {
 };
 
 @injectable()
-export class MemoryProjectionStore implements ProjectionStore {
+export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage {
   private agents = new Map<string, AgentView>();
   private messages = new Map<string, MessageSummary>();
   private inboxes = new Map<string, MemoryInbox>();
@@ -34,59 +40,84 @@ export class MemoryProjectionStore implements ProjectionStore {
 
   async applyBatch(batch: readonly ProjectedEvent[]): Promise<void> {
     const wakes: WakeEvent[] = [];
-    for (const event of batch) {
-      if (this.lastPosition !== null && event.position <= this.lastPosition) continue;
-      for (const change of event.changes) this.applyChange(event.position, change, wakes);
-      this.lastPosition = event.position;
-    }
+    this.lastPosition = applyEvents(this, batch, this.lastPosition, wakes);
     if (wakes.length > 0) await this.wakeBus.publish(wakes);
   }
 
   private inbox(identity: string): MemoryInbox {
-    let inbox = this.inboxes.get(identity);
+    let inbox = this.find(identity);
     if (!inbox) this.inboxes.set(identity, (inbox = new MemoryInbox()));
     return inbox;
   }
 
-  private applyChange(position: bigint, change: ViewChange, wakes: WakeEvent[]): void {
-    switch (change.kind) {
-      case 'agentRegistered':
-        this.agents.set(change.identity, { identity: change.identity, role: change.role,
-          registeredAt: change.registeredAt, retired: false, retiredAt: null });
-        return;
-      case 'agentRetired': {
-        const agent = this.agents.get(change.identity);
-        if (agent) this.agents.set(change.identity, { ...agent, retired: true, retiredAt: change.retiredAt });
-        return;
-      }
-      case 'messageRecorded':
-        this.messages.set(change.summary.messageId, this.compact(change.summary));
-        return;
-      case 'outboxAdded':
-        this.inbox(change.sender).addOutbox(Number(position), this.sharedFields(change.entry));
-        return;
-      case 'inboxAdded': {
-        const inbox = this.inbox(change.recipient);
-        const added = inbox.add(Number(position), this.sharedFields(change.entry), change.isBroadcast);
-        if (added && change.wake) {
-          const e = change.entry;
-          wakes.push({ type: 'wake/message', messageId: e.messageId, from: e.from, to: e.to, recipient: change.recipient,
-            subject: e.subject, priority: e.priority, isBroadcast: change.isBroadcast, unreadCount: inbox.unreadCount,
-            position: position.toString() });
-        }
-        return;
-      }
-      case 'receiptRead':
-        this.inbox(change.recipient).markRead(change.messageId, change.readAt);
-        return;
-      case 'inboxArchived':
-        this.inbox(change.recipient).archive(change.messageId, change.archivedAt);
-        return;
-      default: {
-        const unexpected: never = change;
-        throw new Error(`Unknown view change ${JSON.stringify(unexpected)}`);
-      }
-    }
+  private find(identity: string): MemoryInbox | undefined {
+    return this.inboxes.get(identity);
+  }
+
+  // The lookup the read model's rules read (ReadModelView).
+  hasViews(identity: string): boolean {
+    return this.find(identity) !== undefined;
+  }
+
+  entry(recipient: string, messageId: string): EntryState | undefined {
+    return this.find(recipient)?.byId.get(messageId);
+  }
+
+  hasOutboxEntry(sender: string, messageId: string): boolean {
+    return this.find(sender)?.hasOutbox(messageId) ?? false;
+  }
+
+  isRegistered(identity: string): boolean {
+    return this.agents.has(identity);
+  }
+
+  lastActivityAt(identity: string): string | null {
+    return this.find(identity)?.lastActivityAt ?? null;
+  }
+
+  unreadTotal(identity: string): number {
+    return this.find(identity)?.unreadCount ?? 0;
+  }
+
+  // The changes the read model decided (ChangeSink), written as they come; nothing is decided here.
+  agentRegistered(identity: string, role: Role, registeredAt: string): void {
+    this.agents.set(identity, { identity, role, registeredAt, retired: false, retiredAt: null });
+  }
+
+  agentRetired(identity: string, retiredAt: string): void {
+    this.agents.set(identity, { ...this.agents.get(identity)!, retired: true, retiredAt });
+  }
+
+  messageRecorded(_position: bigint, summary: MessageSummary): void {
+    this.messages.set(summary.messageId, this.compact(summary));
+  }
+
+  identityHasViews(identity: string): void {
+    this.inboxes.set(identity, new MemoryInbox());
+  }
+
+  outboxEntryAdded(sender: string, position: bigint, entry: InboxEntryFields): void {
+    this.inbox(sender).addOutbox(Number(position), this.sharedFields(entry));
+  }
+
+  inboxEntryAdded(recipient: string, position: bigint, entry: InboxEntryFields, isBroadcast: boolean): void {
+    this.inbox(recipient).add(Number(position), this.sharedFields(entry), isBroadcast);
+  }
+
+  unreadMoved(identity: string, priority: Priority, by: 1 | -1): void {
+    this.inbox(identity).moveUnread(priority, by);
+  }
+
+  entryRead(recipient: string, messageId: string, readAt: string): void {
+    this.inbox(recipient).markRead(messageId, readAt);
+  }
+
+  entryArchived(recipient: string, messageId: string, archivedAt: string): void {
+    this.inbox(recipient).archive(messageId, archivedAt);
+  }
+
+  lastActivityMoved(identity: string, at: string): void {
+    this.inbox(identity).lastActivityAt = at;
   }
 
   /**

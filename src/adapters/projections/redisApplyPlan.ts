@@ -5,7 +5,9 @@
  * every block; for Redis Cluster each block is its own call (see redisKeys.ts).
  */
 import type { InboxEntryFields, ProjectedEvent, ViewChange, WakeEvent } from '../../projections/viewChanges';
+import { wakeDue } from '../../projections/readModel/wakes';
 import { padPosition, type RedisKeys } from './redisKeys';
+import { storedValue } from './redisStoredValue';
 
 interface Block {
   ops: string[];
@@ -31,15 +33,6 @@ export interface CallContext {
   expected: string;
   /** The log the writer applies for; checked against the generation's by calls with 'c' ('' or absent: unbound). */
   logIdentity?: string;
-}
-
-/**
- * Stored form of an inbox entry (the recipient's copy of the fields it filters
- * on) and of a sent message's summary (the sender's outbox entry):
- * `<position>|<priority>|<sentAt>|<json>`; the scripts read the head, the reader the JSON.
- */
-export function storedValue(position: string, fields: { priority: string; sentAt: string }, json: string): string {
-  return `${position}|${fields.priority}|${fields.sentAt}|${json}`;
 }
 
 /** The wake JSON around its unread count, which only the script knows (after the change). */
@@ -129,7 +122,7 @@ function planChange({ position, pos, wakes, summaries, outboxes }: EventContext,
       return;
     case 'inboxAdded': {
       const value = storedValue(pos, change.entry, summaries.get(change.entry.messageId) ?? JSON.stringify(change.entry));
-      if (change.wake && wakes) {
+      if (wakes && wakeDue(change.recipient, change.entry, change.isBroadcast, change.wakeSuppressed)) {
         push(agent(change.recipient), 'W', pos, change.entry.messageId, value, change.entry.priority,
           ...wakeTemplate(position, change.recipient, change.entry, change.isBroadcast));
       } else {

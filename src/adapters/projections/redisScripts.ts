@@ -10,11 +10,11 @@ import { APPLY_SCRIPT } from './redisApplyScript';
  * One page of an inbox or outbox, newest first, strictly below an upper bound.
  * KEYS: source zset, entries hash, read hash, archived hash, unread zset.
  * ARGV: box, status, upper bound ('+' or '(<member>'), wanted, scan budget,
- * tags (JSON array or ''), then pairs of field filters: `"from":` and the JSON
- * encoding of the wanted value. The stored JSON is written by JSON.stringify
- * with these fields first and only strings before them, so the first
- * occurrence of `"from":` is the field itself (a quote inside a string value
- * is escaped): matching needs no JSON decoding.
+ * then the filters on from, to, threadId and priority ('-': none; '=' and the
+ * escaped value), then the wanted tags (escaped), each its own argument.
+ * Filters read only the stored value's head (see redisStoredValue.ts): no JSON
+ * is decoded here, so no stored message can make a listing fail, and matching
+ * does not depend on how the JSON was written.
  * Returns: unread count, continuation ('' when the scan finished or the page is
  * full), then per match: stored entry and readAt ('' when unread).
  * The scan budget bounds the work of one call, so that a filter matching
@@ -24,22 +24,35 @@ import { APPLY_SCRIPT } from './redisApplyScript';
 const LIST_SCRIPT = `
 local box, status, upper = ARGV[1], ARGV[2], ARGV[3]
 local wanted, budget = tonumber(ARGV[4]), tonumber(ARGV[5])
-local tags = nil
-if ARGV[6] ~= '' then tags = cjson.decode(ARGV[6]) end
-local filtered = tags ~= nil or #ARGV > 6
+-- Head fields 4..7 of a stored value: from, to, threadId, tags; field 2 is the priority.
+local filters, needed = {}, 0
+for n, field in ipairs({ 4, 5, 6, 2 }) do
+  if ARGV[5 + n] ~= '-' then
+    filters[#filters + 1] = { field = field, value = string.sub(ARGV[5 + n], 2) }
+    needed = math.max(needed, field)
+  end
+end
+local tags = {}
+for n = 10, #ARGV do tags[#tags + 1] = ',' .. ARGV[n] .. ',' end
+if #tags > 0 then needed = 7 end
+local filtered = needed > 0
 local inbox = box == 'inbox'
 local needArchived = inbox and status ~= 'unread'
 
 local function fieldsMatch(value)
-  for n = 7, #ARGV, 2 do
-    local _, keyEnd = string.find(value, ARGV[n], 1, true)
-    if not keyEnd or string.sub(value, keyEnd + 1, keyEnd + #ARGV[n + 1]) ~= ARGV[n + 1] then return false end
+  local head, start = {}, 1
+  for n = 1, needed do -- only as far as the filters look
+    local bar = string.find(value, '|', start, true)
+    head[n] = string.sub(value, start, bar - 1)
+    start = bar + 1
   end
-  if tags then
-    local fields = cjson.decode(string.match(value, '^[^|]*|[^|]*|[^|]*|(.*)$'))
-    local has = {}
-    for _, tag in ipairs(fields.tags) do has[tag] = true end
-    for _, tag in ipairs(tags) do if not has[tag] then return false end end
+  for _, filter in ipairs(filters) do
+    if head[filter.field] ~= filter.value then return false end
+  end
+  if #tags == 0 then return true end
+  local stored = ',' .. head[7]
+  for _, tag in ipairs(tags) do
+    if not string.find(stored, tag, 1, true) then return false end
   end
   return true
 end

@@ -4,6 +4,7 @@ import type { ListQuery } from '../../projections/listQuery';
 import type { AgentView, HeartbeatCounts, ListedMessage, ViewPage } from '../../projections/projectionStore';
 import type { InboxEntryFields, MessageSummary } from '../../projections/viewChanges';
 import { padPosition, type RedisKeys } from './redisKeys';
+import { escapeField, parseStoredValue } from './redisStoredValue';
 
 /** An inbox entry (its fields) or an outbox entry (the sent message's summary). */
 interface Found {
@@ -12,15 +13,8 @@ interface Found {
   readAt: string | null;
 }
 
-/** Parses `<position>|<priority>|<sentAt>|<json>` (see storedValue). */
-function parseStored(value: string): { position: bigint; json: string } {
-  const first = value.indexOf('|');
-  const third = value.indexOf('|', value.indexOf('|', first + 1) + 1);
-  return { position: BigInt(value.slice(0, first)), json: value.slice(third + 1) };
-}
-
 function parseFound(value: string, readAt: string): Found {
-  const { position, json } = parseStored(value);
+  const { position, json } = parseStoredValue(value);
   return { position, fields: JSON.parse(json) as Found['fields'], readAt: readAt === '' ? null : readAt };
 }
 
@@ -41,7 +35,7 @@ export class RedisViewReader {
       const [unread, continuation, ...entries] = await this.client.mailboxList(
         source, outbox ? key('sent') : key('entries'), key('read'), key('archived'), key('unread'),
         query.box, query.status ?? '', upper, String(wanted - found.length), String(this.scanBudget),
-        query.tags ? JSON.stringify(query.tags) : '', ...fieldFilters(query));
+        ...fieldFilters(query), ...(query.tags ?? []).map(escapeField));
       unreadCount = Number(unread);
       for (let i = 0; i < entries.length; i += 2) found.push(parseFound(entries[i], entries[i + 1]));
       if (continuation === '' || found.length >= wanted) break;
@@ -68,7 +62,7 @@ export class RedisViewReader {
     await Promise.all([...bySender].map(async ([sender, ids]) => {
       const values = await this.client.hmget(this.keys.agent(prefix, sender, 'sent'), ...ids);
       values.forEach((value, i) => {
-        if (value !== null) result.set(ids[i], JSON.parse(parseStored(value).json) as MessageSummary);
+        if (value !== null) result.set(ids[i], JSON.parse(parseStoredValue(value).json) as MessageSummary);
       });
     }));
     return result;
@@ -102,17 +96,15 @@ export class RedisViewReader {
 }
 
 /**
- * `"from":` and `"@a",`: the key as JSON.stringify writes it, and the wanted value
- * encoded the same way, followed by the comma that ends it (none of these
- * fields is ever last), so '@a' never matches '@ab'.
+ * The list script's field filters, in its ARGV order (from, to, threadId,
+ * priority): '-' when not filtered, else '=' and the escaped wanted value,
+ * compared with the stored head's escaped field (see redisStoredValue.ts).
  */
 function fieldFilters(query: ListQuery): string[] {
-  const filters: string[] = [];
-  for (const field of ['from', 'to', 'threadId', 'priority'] as const) {
+  return (['from', 'to', 'threadId', 'priority'] as const).map((field) => {
     const value = query[field];
-    if (value !== undefined) filters.push(`"${field}":`, `${JSON.stringify(value)},`);
-  }
-  return filters;
+    return value === undefined ? '-' : `=${escapeField(value)}`;
+  });
 }
 
 /** As the memory store lists: the summary without recipientCount, the reader's receipt, the task when there is one. */

@@ -1,0 +1,86 @@
+/**
+ * The read model's rules, once (DESIGN section 4): what one fact of an event
+ * (see projector.ts) changes in the views, given what the views hold. Pure:
+ * the view is only read; the changes go to a sink (see changes.ts).
+ *
+ * - One entry per recipient: a redelivered inbox fact changes nothing.
+ * - Unread counts per priority: +1 when an entry arrives, -1 when it is first read or first archived,
+ *   whichever comes first (read-after-archive and archive-after-read move the count once).
+ * - A receipt or archive for an entry the recipient does not have changes no entry, count or activity.
+ * - Last activity: the newest of the identity's sent and read times; it never moves back.
+ * - Outbox: one entry per message.
+ * - Agents: registering (again) makes an agent current; retiring an unknown agent changes nothing.
+ * - Every identity a fact addresses (sender, recipient, reader) has views from then on, even when
+ *   nothing else changed: the heartbeat lists it, with zero counts.
+ */
+import type { ViewChange } from '../viewChanges';
+import { collect, type ChangeSink, type ReadModelChange } from './changes';
+import type { ReadModelView } from './view';
+
+/** The changes one fact makes, as values. */
+export function evolve(view: ReadModelView, fact: ViewChange, position: bigint): ReadModelChange[] {
+  const changes: ReadModelChange[] = [];
+  evolveTo(view, fact, position, collect(changes));
+  return changes;
+}
+
+/** The same rules, each change sent to `sink` as it is decided (a store writes it at once: nothing allocated per change). */
+export function evolveTo(view: ReadModelView, fact: ViewChange, position: bigint, sink: ChangeSink): void {
+  switch (fact.kind) {
+    case 'agentRegistered':
+      sink.agentRegistered(fact.identity, fact.role, fact.registeredAt);
+      return;
+    case 'agentRetired':
+      if (view.isRegistered(fact.identity)) sink.agentRetired(fact.identity, fact.retiredAt);
+      return;
+    case 'messageRecorded':
+      sink.messageRecorded(position, fact.summary);
+      return;
+    case 'outboxAdded':
+      addressed(view, fact.sender, sink);
+      if (view.hasOutboxEntry(fact.sender, fact.entry.messageId)) return;
+      sink.outboxEntryAdded(fact.sender, position, fact.entry);
+      active(view, fact.sender, fact.entry.sentAt, sink);
+      return;
+    case 'inboxAdded':
+      addressed(view, fact.recipient, sink);
+      if (view.entry(fact.recipient, fact.entry.messageId) !== undefined) return;
+      sink.inboxEntryAdded(fact.recipient, position, fact.entry, fact.isBroadcast, fact.wakeSuppressed);
+      sink.unreadMoved(fact.recipient, fact.entry.priority, 1);
+      return;
+    case 'receiptRead': {
+      addressed(view, fact.recipient, sink);
+      const entry = view.entry(fact.recipient, fact.messageId);
+      if (entry === undefined || entry.readAt !== null) return;
+      const wasUnread = entry.archivedAt === null;
+      const { priority } = entry;
+      sink.entryRead(fact.recipient, fact.messageId, fact.readAt);
+      if (wasUnread) sink.unreadMoved(fact.recipient, priority, -1);
+      active(view, fact.recipient, fact.readAt, sink);
+      return;
+    }
+    case 'inboxArchived': {
+      addressed(view, fact.recipient, sink);
+      const entry = view.entry(fact.recipient, fact.messageId);
+      if (entry === undefined || entry.archivedAt !== null) return;
+      const wasUnread = entry.readAt === null;
+      const { priority } = entry;
+      sink.entryArchived(fact.recipient, fact.messageId, fact.archivedAt);
+      if (wasUnread) sink.unreadMoved(fact.recipient, priority, -1);
+      return;
+    }
+    default: {
+      const unexpected: never = fact;
+      throw new Error(`No read model rule for fact ${(unexpected as { kind: string }).kind}`);
+    }
+  }
+}
+
+function addressed(view: ReadModelView, identity: string, sink: ChangeSink): void {
+  if (!view.hasViews(identity)) sink.identityHasViews(identity);
+}
+
+function active(view: ReadModelView, identity: string, at: string, sink: ChangeSink): void {
+  const last = view.lastActivityAt(identity);
+  if (last === null || at > last) sink.lastActivityMoved(identity, at);
+}

@@ -1,0 +1,187 @@
+/**
+ * Lean storage around the read model, for one sequential pass over a log:
+ * `audit verify` rebuilds into it, and the rules' specs fold their `given`
+ * into it. It decides nothing (applyEvents + evolve do); it keeps flags
+ * instead of the live store's indexes, so rebuilding a million events stays
+ * within seconds, and lists only what verify compares (all, unread, outbox).
+ */
+import type { Priority } from '../../events/types';
+import type { AgentView, HeartbeatCounts, ListedMessage } from '../projectionStore';
+import type { InboxEntryFields, MessageSummary, ProjectedEvent, WakeEvent } from '../viewChanges';
+import { applyEvents } from './applyEvents';
+import type { Role } from '../../events/types';
+import type { EntryState, ReadModelStorage } from './view';
+
+export interface ScratchEntry extends EntryState {
+  readonly fields: InboxEntryFields;
+  readAt: string | null;
+  archivedAt: string | null;
+}
+
+export type ScratchListing = 'inbox' | 'unread' | 'outbox';
+
+class ScratchAgent {
+  readonly inbox: ScratchEntry[] = []; // ascending log position (the log is applied in order)
+  readonly byId = new Map<string, ScratchEntry>();
+  readonly outbox: ScratchEntry[] = [];
+  readonly outboxIds = new Set<string>();
+  readonly byPriority: Record<Priority, number> = { low: 0, normal: 0, high: 0 };
+  unread = 0;
+  lastActivityAt: string | null = null;
+  /** Index of the oldest entry that may still be unread (entries never become unread again). */
+  private oldestCandidate = 0;
+
+  oldestUnreadAt(): string | null {
+    while (this.oldestCandidate < this.inbox.length) {
+      const entry = this.inbox[this.oldestCandidate];
+      if (entry.readAt === null && entry.archivedAt === null) return entry.fields.sentAt;
+      this.oldestCandidate++;
+    }
+    return null;
+  }
+}
+
+export class ScratchViews implements ReadModelStorage {
+  private readonly agentViews = new Map<string, AgentView>();
+  /**
+   * The summary fields a listing shows beyond an entry's own, kept only where they are not the defaults
+   * (every other listed field is in the entry): a million full summaries would double the heap.
+   */
+  private readonly extras = new Map<string, Pick<MessageSummary, 'inReplyTo' | 'task'>>();
+  private readonly agents = new Map<string, ScratchAgent>();
+  private lastPosition: bigint | null = null;
+
+  get checkpoint(): bigint | null {
+    return this.lastPosition;
+  }
+
+  /** Applies the batch past the checkpoint; returns the wakes that were due. */
+  applyBatch(batch: readonly ProjectedEvent[]): WakeEvent[] {
+    const wakes: WakeEvent[] = [];
+    this.lastPosition = applyEvents(this, batch, this.lastPosition, wakes);
+    return wakes;
+  }
+
+  // The changes the read model decided (ChangeSink), written as they come.
+  agentRegistered(identity: string, role: Role, registeredAt: string): void {
+    this.agentViews.set(identity, { identity, role, registeredAt, retired: false, retiredAt: null });
+  }
+
+  agentRetired(identity: string, retiredAt: string): void {
+    this.agentViews.set(identity, { ...this.agentViews.get(identity)!, retired: true, retiredAt });
+  }
+
+  messageRecorded(_position: bigint, { messageId, inReplyTo, task }: MessageSummary): void {
+    if (inReplyTo !== null || task !== null) this.extras.set(messageId, { inReplyTo, task });
+  }
+
+  identityHasViews(identity: string): void {
+    this.agents.set(identity, new ScratchAgent());
+  }
+
+  outboxEntryAdded(sender: string, position: bigint, entry: InboxEntryFields): void {
+    const agent = this.agent(sender);
+    agent.outbox.push({ position: Number(position), fields: entry, priority: entry.priority, readAt: null, archivedAt: null });
+    agent.outboxIds.add(entry.messageId);
+  }
+
+  inboxEntryAdded(recipient: string, position: bigint, fields: InboxEntryFields): void {
+    const agent = this.agent(recipient);
+    const entry: ScratchEntry = { position: Number(position), fields, priority: fields.priority, readAt: null, archivedAt: null };
+    agent.byId.set(fields.messageId, entry);
+    agent.inbox.push(entry);
+  }
+
+  unreadMoved(identity: string, priority: Priority, by: 1 | -1): void {
+    const agent = this.agent(identity);
+    agent.unread += by;
+    agent.byPriority[priority] += by;
+  }
+
+  entryRead(recipient: string, messageId: string, readAt: string): void {
+    this.agent(recipient).byId.get(messageId)!.readAt = readAt;
+  }
+
+  entryArchived(recipient: string, messageId: string, archivedAt: string): void {
+    this.agent(recipient).byId.get(messageId)!.archivedAt = archivedAt;
+  }
+
+  lastActivityMoved(identity: string, at: string): void {
+    this.agent(identity).lastActivityAt = at;
+  }
+
+  private agent(identity: string): ScratchAgent {
+    let agent = this.agents.get(identity);
+    if (!agent) this.agents.set(identity, (agent = new ScratchAgent()));
+    return agent;
+  }
+
+  // The lookup the rules read (ReadModelView).
+  hasViews(identity: string): boolean {
+    return this.agents.has(identity);
+  }
+
+  entry(recipient: string, messageId: string): EntryState | undefined {
+    return this.agents.get(recipient)?.byId.get(messageId);
+  }
+
+  hasOutboxEntry(sender: string, messageId: string): boolean {
+    return this.agents.get(sender)?.outboxIds.has(messageId) ?? false;
+  }
+
+  isRegistered(identity: string): boolean {
+    return this.agentViews.has(identity);
+  }
+
+  lastActivityAt(identity: string): string | null {
+    return this.agents.get(identity)?.lastActivityAt ?? null;
+  }
+
+  unreadTotal(identity: string): number {
+    return this.agents.get(identity)?.unread ?? 0;
+  }
+
+  // What verify compares.
+  agentList(): AgentView[] {
+    return [...this.agentViews.values()];
+  }
+
+  identities(): string[] {
+    return [...new Set([...this.agentViews.keys(), ...this.agents.keys()])];
+  }
+
+  heartbeat(identity: string): HeartbeatCounts {
+    const agent = this.agents.get(identity);
+    return { identity, unread: agent?.unread ?? 0, byPriority: { low: 0, normal: 0, high: 0, ...agent?.byPriority },
+      oldestUnreadAt: agent?.oldestUnreadAt() ?? null, lastActivityAt: agent?.lastActivityAt ?? null };
+  }
+
+  /** A listing newest first, as entries (turned into ListedMessage only where needed: see `listed`). */
+  listing(identity: string, view: ScratchListing): ScratchEntry[] {
+    const agent = this.agents.get(identity);
+    if (!agent) return [];
+    const source = view === 'outbox' ? agent.outbox : agent.inbox;
+    const result: ScratchEntry[] = [];
+    for (let i = source.length - 1; i >= 0; i--) {
+      const entry = source[i];
+      if (view === 'outbox' || (entry.archivedAt === null && (view === 'inbox' || entry.readAt === null))) result.push(entry);
+    }
+    return result;
+  }
+
+  /** The fields a listing shows beyond the entry's own (null: the defaults). */
+  extrasOf(messageId: string): Pick<MessageSummary, 'inReplyTo' | 'task'> | undefined {
+    return this.extras.get(messageId);
+  }
+
+  /** The listed form of an entry, exactly as the port returns it (readAt only in the inbox; task only when there is one). */
+  listed(entry: ScratchEntry, view: ScratchListing): ListedMessage {
+    const f = entry.fields;
+    const extra = this.extras.get(f.messageId);
+    const listed: ListedMessage = { messageId: f.messageId, from: f.from, to: f.to, subject: f.subject, priority: f.priority,
+      threadId: f.threadId, inReplyTo: extra?.inReplyTo ?? null, tags: f.tags, sentAt: f.sentAt,
+      readAt: view === 'outbox' ? null : entry.readAt };
+    if (extra?.task) listed.task = extra.task;
+    return listed;
+  }
+}

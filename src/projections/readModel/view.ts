@@ -1,0 +1,33 @@
+/**
+ * The part of the views the read model's rules look at: a small read-only
+ * lookup each store implements over its own storage. Rules never see more.
+ */
+import type { Priority } from '../../events/types';
+import type { ChangeSink } from './changes';
+
+/** A recipient's inbox entry as far as the rules care. */
+export interface EntryState {
+  /** The log position of the event that added it (a number: exact up to 2^53, see sortedPositions.ts). */
+  readonly position: number;
+  readonly priority: Priority;
+  readonly readAt: string | null;
+  readonly archivedAt: string | null;
+}
+
+export interface ReadModelView {
+  /** Whether the identity has any views yet (an inbox, an outbox or a receipt addressed to it). */
+  hasViews(identity: string): boolean;
+  /** The recipient's entry for the message, if it has one. */
+  entry(recipient: string, messageId: string): EntryState | undefined;
+  hasOutboxEntry(sender: string, messageId: string): boolean;
+  isRegistered(identity: string): boolean;
+  lastActivityAt(identity: string): string | null;
+  /** Entries neither read nor archived. */
+  unreadTotal(identity: string): number;
+}
+
+/**
+ * A store: the lookup over its storage, and the sink that writes the decided
+ * changes (each as it comes: a rule reads the view only before it emits).
+ */
+export interface ReadModelStorage extends ReadModelView, ChangeSink {}

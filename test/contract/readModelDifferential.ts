@@ -1,0 +1,385 @@
+/**
+ * The differential check of the Redis fast path (Lua) against the pure read
+ * model (the memory store is storage around it): seeded random logs fed to
+ * both, delivered as an at-least-once subscription might (duplicates,
+ * redelivered batches, shuffled batch boundaries, a crash mid-batch), then
+ * every view compared: each inbox and outbox page under every filter, counts,
+ * heartbeat counts, agents, and the wakes published.
+ *
+ * No jest here: the short run is a test (readModelDifferential.int.test.ts),
+ * the long run a benchmark script (bench/redis/differential.bench.ts).
+ * A failure names its seed; READ_MODEL_DIFF_SEED=<seed> replays that one log.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import pino from 'pino';
+import type { Redis } from 'ioredis';
+import { MemoryProjectionStore } from '../../src/adapters/projections/memoryProjectionStore';
+import { inLogOrder, perTagCalls, planEvents } from '../../src/adapters/projections/redisApplyPlan';
+import { connectRedis } from '../../src/adapters/projections/redisConnection';
+import { RedisProjectionStore } from '../../src/adapters/projections/redisProjectionStore';
+import { defineMailboxScripts } from '../../src/adapters/projections/redisScripts';
+import { RedisWakeBus } from '../../src/adapters/projections/redisWakeBus';
+import type { Priority, TaskEnvelope } from '../../src/events/types';
+import type { ProjectionStore, ViewPage } from '../../src/projections/projectionStore';
+import type { ProjectedEvent, WakeEvent } from '../../src/projections/viewChanges';
+import type { WakeBus } from '../../src/projections/wakeBus';
+import { storeQuery } from './projectionStore.contract';
+import { LogBuilder, prng } from './projectionStoreLog';
+
+export const SEED_ENV = 'READ_MODEL_DIFF_SEED';
+
+type Random = () => number;
+
+const PRIORITIES: Priority[] = ['low', 'normal', 'high'];
+/** Tags with the separators and escapes of the Redis stored head, and a non-ASCII one. */
+const TAGS = ['ops', 'review', 'a,b', 'a', 'b', 'x|y', '%2C', 'é'];
+const SUBJECTS = ['hello', '"from":"@a","tags":["ops"],', 'a|b|c', 'plain'];
+
+// 1. Random logs
+
+interface Delivery { recipient: string; messageId: string }
+
+/** A seeded random log: several agents, direct messages, broadcasts, reads, archives, retirements, late registrations. */
+export function randomLog(seed: number, maxEvents: number): LogBuilder {
+  const random = prng(seed);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
+  const chance = (p: number) => random() < p;
+  const target = Math.max(10, Math.floor(maxEvents * (0.25 + 0.75 * random())));
+  const log = new LogBuilder();
+  let agents = Array.from({ length: 3 + Math.floor(random() * 4) }, (_u, i) => `@agent${i}`);
+  log.register(...agents);
+  const retired: string[] = [];
+  const deliveries: Delivery[] = [];
+  const messages: string[] = [];
+  let late = 0;
+  while (log.events.length < target) {
+    const roll = random();
+    if (roll < 0.3) {
+      const from = pick(agents);
+      const to = chance(0.05) ? from : chance(0.04) ? '@unregistered' : pick(agents.filter((a) => a !== from));
+      const id = log.send(from, to, options(random, messages));
+      messages.push(id);
+      deliveries.push({ recipient: to, messageId: id });
+    } else if (roll < 0.36) {
+      const from = pick(agents);
+      const audience = agents.filter((a) => a !== from && chance(0.8));
+      if (chance(0.3)) audience.push(from); // a sender in its own audience gets the entry but no wake
+      const id = log.send(from, 'AGENT:*', options(random, messages), audience);
+      messages.push(id);
+      for (const recipient of audience) deliveries.push({ recipient, messageId: id });
+    } else if (roll < 0.58 && deliveries.length > 0) {
+      const d = pick(deliveries); // may be read already, or archived (read-after-archive)
+      if (chance(0.08)) log.read(pick(agents), chance(0.5) ? d.messageId : 'no-such-message'); // a receipt for an entry it may not have
+      else log.read(d.recipient, d.messageId);
+    } else if (roll < 0.7 && deliveries.length > 0) {
+      const d = pick(deliveries);
+      if (chance(0.08)) log.archive(pick(agents), d.messageId);
+      else log.archive(d.recipient, d.messageId);
+    } else if (roll < 0.74) {
+      const identity = `@late${late++}`; // registered after broadcasts it was not in
+      log.register(identity);
+      agents.push(identity);
+    } else if (roll < 0.77) {
+      if (chance(0.25) || agents.length <= 2) {
+        log.retire(chance(0.5) && retired.length > 0 ? pick(retired) : '@ghost'); // retired again, or never registered
+      } else {
+        const identity = pick(agents);
+        log.retire(identity);
+        agents = agents.filter((a) => a !== identity);
+        retired.push(identity);
+      }
+    } else if (roll < 0.79 && retired.length > 0) {
+      const identity = retired.pop()!;
+      log.register(identity); // registered again: current
+      agents.push(identity);
+    } else {
+      const from = pick(agents);
+      const id = log.send(from, pick(agents), options(random, messages));
+      messages.push(id);
+    }
+  }
+  return log;
+}
+
+function options(random: Random, messages: readonly string[]) {
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
+  let data: unknown = 'leaf';
+  if (random() < 0.05) for (let depth = 0; depth < 200; depth++) data = { data };
+  const task = random() < 0.1 ? ({ state: 'Working', input: { parts: [{ kind: 'data', data }] } } as unknown as TaskEnvelope) : null;
+  return {
+    priority: pick(PRIORITIES), tags: TAGS.filter(() => random() < 0.2), subject: pick(SUBJECTS), task,
+    wakeSuppressed: random() < 0.1, replyTo: messages.length > 0 && random() < 0.3 ? pick(messages) : undefined,
+  };
+}
+
+// 2. Deliveries
+
+export type Step =
+  | { kind: 'batch'; events: ProjectedEvent[] }
+  /** The process died while applying `events`: part of it was written; then the whole batch comes again. */
+  | { kind: 'crash'; events: ProjectedEvent[]; cut: number; seed: number };
+
+/** Batches of random size; duplicates before, between and after the fresh events; stale batches again; crashes. */
+export function deliveries(events: readonly ProjectedEvent[], random: Random): Step[] {
+  const steps: Step[] = [];
+  let frontier = 0;
+  while (frontier < events.length) {
+    const size = 1 + Math.floor(random() * (random() < 0.2 ? 200 : 40));
+    const fresh = events.slice(frontier, frontier + size);
+    const delivered = events.slice(0, frontier);
+    frontier += fresh.length;
+    const batch: ProjectedEvent[] = [];
+    let next = 0;
+    const duplicates = delivered.length === 0 ? 0 : Math.floor(random() * 8);
+    for (let i = 0; i < duplicates; i++) {
+      while (next < fresh.length && random() < 0.5) batch.push(fresh[next++]);
+      batch.push(delivered[Math.floor(random() * delivered.length)]);
+    }
+    batch.push(...fresh.slice(next));
+    if (random() < 0.2) batch.push(...fresh.filter(() => random() < 0.2)); // some fresh ones twice
+    if (random() < 0.12) steps.push({ kind: 'crash', events: batch, cut: Math.floor(random() * batch.length), seed: Math.floor(random() * 2 ** 31) });
+    else steps.push({ kind: 'batch', events: batch });
+    if (random() < 0.1) {
+      const start = Math.floor(random() * frontier);
+      steps.push({ kind: 'batch', events: events.slice(start, Math.min(frontier, start + 1 + Math.floor(random() * 60))) });
+    }
+  }
+  return steps;
+}
+
+// 3. The stores under test
+
+interface Subject {
+  name: string;
+  store: ProjectionStore;
+  /** Applies one step as this store would live through it. */
+  feed(step: Step): Promise<void>;
+  wakes(): Promise<WakeEvent[]>;
+  close(): Promise<void>;
+}
+
+class RecordingWakeBus implements WakeBus {
+  readonly wakes: WakeEvent[] = [];
+  async publish(wakes: readonly WakeEvent[]): Promise<void> {
+    this.wakes.push(...wakes);
+  }
+  async subscribe(): Promise<() => Promise<void>> {
+    return async () => undefined;
+  }
+  async close(): Promise<void> {}
+}
+
+function memorySubject(): Subject {
+  const bus = new RecordingWakeBus();
+  const store = new MemoryProjectionStore(bus);
+  return {
+    name: 'memory (pure read model)', store,
+    feed: async (step) => {
+      if (step.kind === 'crash') await store.applyBatch(step.events.slice(0, step.cut)); // what got applied before the crash
+      await store.applyBatch(step.events);
+    },
+    wakes: async () => bus.wakes,
+    close: async () => undefined,
+  };
+}
+
+let namespaces = 0;
+
+async function redisSubject(url: string, identities: readonly string[], scriptPerTag: boolean, eventsPerScript: number): Promise<Subject> {
+  const namespace = `diff${process.pid}n${++namespaces}`;
+  const store = new RedisProjectionStore(await connectRedis(url, { name: 'diff-store' }), { namespace, scriptPerTag, eventsPerScript });
+  const bus = new RedisWakeBus(await connectRedis(url, { name: 'diff-publisher' }), () => connectRedis(url, { name: 'diff-subscriber' }),
+    store.keys, pino({ level: 'silent' }));
+  const admin: Redis = await connectRedis(url, { name: 'diff-admin' });
+  defineMailboxScripts(admin);
+  const received: WakeEvent[] = [];
+  const flushed = new Map<string, () => void>();
+  const unsubscribes = await Promise.all(identities.map((identity) => bus.subscribe(identity, (wake) => {
+    if (wake.messageId.startsWith('flush-')) flushed.get(wake.messageId)?.();
+    else received.push(wake);
+  })));
+  return {
+    name: scriptPerTag ? `redis, one script per hash tag (Cluster layout), ${eventsPerScript} events per call`
+      : `redis, one script per chunk, ${eventsPerScript} events per call`,
+    store,
+    feed: async (step) => {
+      if (step.kind === 'crash') {
+        if (scriptPerTag) {
+          // Cluster layout: some agent tags written, the global commit (checkpoint) never made.
+          const fresh = inLogOrder(step.events, await store.checkpoint());
+          const { agents } = perTagCalls(planEvents(fresh), { keys: store.keys, prefix: store.keys.defaultPrefix, flags: 'cpw', expected: '' });
+          const written = prng(step.seed);
+          for (const call of agents) if (written() < 0.5) await admin.mailboxApply(call.keys.length, ...call.keys, ...call.args);
+        } else {
+          await store.applyBatch(step.events.slice(0, step.cut)); // the chunks committed before the crash
+        }
+      }
+      await store.applyBatch(step.events);
+    },
+    wakes: async () => {
+      // Pub/sub keeps order per channel: once a marker published after the last apply arrives, every wake before it has.
+      let flushes = 0;
+      await Promise.all(identities.map((identity) => new Promise<void>((resolve, reject) => {
+        const messageId = `flush-${++flushes}`;
+        const timer = setTimeout(() => reject(new Error(`wake flush for ${identity} timed out`)), 10_000);
+        flushed.set(messageId, () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        void bus.publish([{ type: 'wake/message', messageId, from: '@x', to: identity, recipient: identity, subject: '',
+          priority: 'normal', isBroadcast: false, unreadCount: 0, position: '0' }]);
+      })));
+      return received;
+    },
+    close: async () => {
+      await Promise.all(unsubscribes.map((unsubscribe) => unsubscribe()));
+      await bus.close();
+      await store.reset();
+      await store.close();
+      await admin.quit();
+    },
+  };
+}
+
+// 4. Every view, compared
+
+interface Query { box: 'inbox' | 'outbox'; limit: number; [filter: string]: unknown }
+
+/** Every listing the comparison makes for one identity: each status and filter alone, then random combinations. */
+function queriesFor(identities: readonly string[], threads: readonly string[], random: Random): Query[] {
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
+  const limit = () => pick([1, 2, 3, 5, 7, 50, 200]);
+  const queries: Query[] = [];
+  for (const status of [undefined, 'unread', 'read', 'all']) queries.push({ box: 'inbox', status, limit: limit() });
+  queries.push({ box: 'outbox', limit: limit() });
+  for (const box of ['inbox', 'outbox'] as const) {
+    const who = box === 'inbox' ? 'from' : 'to';
+    queries.push({ box, [who]: pick(identities), limit: limit() });
+    if (box === 'outbox') queries.push({ box, to: 'AGENT:*', limit: limit() });
+    if (threads.length > 0) queries.push({ box, threadId: pick(threads), limit: limit() });
+    queries.push({ box, tags: [pick(TAGS)], limit: limit() }, { box, tags: [pick(TAGS), pick(TAGS)], limit: limit() });
+    queries.push({ box, priority: pick(PRIORITIES), limit: limit() });
+    for (let i = 0; i < 3; i++) {
+      const query: Query = { box, limit: limit() };
+      if (box === 'inbox' && random() < 0.6) query.status = pick(['unread', 'read', 'all']);
+      if (random() < 0.5) query[who] = pick(identities);
+      if (random() < 0.3 && threads.length > 0) query.threadId = pick(threads);
+      if (random() < 0.5) query.tags = [pick(TAGS)];
+      if (random() < 0.5) query.priority = pick(PRIORITIES);
+      queries.push(query);
+    }
+  }
+  return queries;
+}
+
+/** All pages of a listing: messages, whether a next page was offered, the unread count. */
+async function pages(store: ProjectionStore, identity: string, query: Query): Promise<unknown[]> {
+  const result: unknown[] = [];
+  let before: bigint | null = null;
+  for (let n = 0; n < 10_000; n++) {
+    const page: ViewPage = await store.listMessages(identity, storeQuery(query, before));
+    result.push({ messages: page.messages, more: page.nextBefore !== null, unreadCount: page.unreadCount });
+    before = page.nextBefore;
+    if (before === null) return result;
+  }
+  throw new Error(`listing ${JSON.stringify(query)} of ${identity} never ends`);
+}
+
+/** Each view of both stores: name -> value, in the same order. */
+async function views(store: ProjectionStore, identities: readonly string[], queries: Map<string, Query[]>): Promise<Map<string, unknown>> {
+  const result = new Map<string, unknown>();
+  result.set('checkpoint', await store.checkpoint());
+  result.set('agents', await store.listAgents());
+  result.set('allHeartbeats', await store.allHeartbeats());
+  await Promise.all(identities.map(async (identity) => {
+    result.set(`${identity} unreadCount`, await store.unreadCount(identity));
+    result.set(`${identity} heartbeat`, await store.heartbeat(identity));
+    const listings = await Promise.all(queries.get(identity)!.map((query) => pages(store, identity, query)));
+    queries.get(identity)!.forEach((query, i) => result.set(`${identity} list ${JSON.stringify(query)}`, listings[i]));
+  }));
+  return result;
+}
+
+const show = (value: unknown) => {
+  const text = JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+  return text.length > 3000 ? `${text.slice(0, 3000)}...` : text;
+};
+
+function wakesByRecipient(wakes: readonly WakeEvent[]): Record<string, WakeEvent[]> {
+  const by: Record<string, WakeEvent[]> = {};
+  for (const wake of wakes) (by[wake.recipient] ??= []).push(wake);
+  return by;
+}
+
+// 5. One log, all stores
+
+export interface LogOutcome { seed: number; events: number; steps: number; crashes: number; viewsCompared: number }
+
+export class DifferentialFailure extends Error {
+  constructor(readonly seed: number, detail: string) {
+    super(`read model differential, seed ${seed}: ${detail}\n  replay: ${SEED_ENV}=${seed}`);
+    this.name = 'DifferentialFailure';
+  }
+}
+
+export async function checkLog(redisUrl: string, seed: number, maxEvents: number): Promise<LogOutcome> {
+  const random = prng(seed ^ 0x5bd1e995);
+  const log = randomLog(seed, maxEvents);
+  const events = log.projected();
+  const steps = deliveries(events, random);
+  const named = new Set<string>(['@nobody']);
+  const threads = new Set<string>();
+  for (const event of log.events) {
+    const data = event.data as Record<string, unknown>;
+    for (const field of ['identity', 'from', 'to', 'recipient', 'reader'] as const) {
+      if (typeof data[field] === 'string' && !(data[field] as string).startsWith('AGENT:')) named.add(data[field] as string);
+    }
+    if (typeof data.threadId === 'string') threads.add(data.threadId);
+  }
+  const identities = [...named].sort();
+  const queries = new Map(identities.map((identity) => [identity, queriesFor(identities, [...threads], random)]));
+  const perCall = [1, 3, 16, 64];
+  const subjects = [memorySubject(),
+    await redisSubject(redisUrl, identities, false, perCall[Math.floor(random() * perCall.length)]),
+    await redisSubject(redisUrl, identities, true, perCall[Math.floor(random() * perCall.length)])];
+  try {
+    for (const [n, step] of steps.entries()) {
+      for (const subject of subjects) {
+        try {
+          await subject.feed(step);
+        } catch (error) {
+          throw new DifferentialFailure(seed, `${subject.name} failed on step ${n} (${step.kind}): ${(error as Error).stack ?? error}`);
+        }
+      }
+    }
+    const [expected, ...others] = await Promise.all(subjects.map((subject) => views(subject.store, identities, queries)));
+    for (const [i, actual] of others.entries()) {
+      for (const [view, value] of expected) {
+        if (!isDeepStrictEqual(actual.get(view), value)) {
+          throw new DifferentialFailure(seed, `${subjects[i + 1].name} differs from the pure read model in ${view}:\n` +
+            `  read model: ${show(value)}\n  redis:      ${show(actual.get(view))}`);
+        }
+      }
+    }
+    const [expectedWakes, ...otherWakes] = await Promise.all(subjects.map(async (subject) => wakesByRecipient(await subject.wakes())));
+    for (const [i, wakes] of otherWakes.entries()) {
+      for (const identity of new Set([...Object.keys(expectedWakes), ...Object.keys(wakes)])) {
+        if (!isDeepStrictEqual(wakes[identity] ?? [], expectedWakes[identity] ?? [])) {
+          throw new DifferentialFailure(seed, `${subjects[i + 1].name} published other wakes to ${identity}:\n` +
+            `  read model: ${show(expectedWakes[identity] ?? [])}\n  redis:      ${show(wakes[identity] ?? [])}`);
+        }
+      }
+    }
+    return { seed, events: events.length, steps: steps.length, crashes: steps.filter((step) => step.kind === 'crash').length,
+      viewsCompared: expected.size * others.length };
+  } finally {
+    await Promise.all(subjects.map((subject) => subject.close()));
+  }
+}
+
+/** The seeds to check: the one in READ_MODEL_DIFF_SEED when set, else `count` seeds from `first`. */
+export function seedsToCheck(count: number, first: number): number[] {
+  const replay = process.env[SEED_ENV];
+  if (replay !== undefined && replay !== '') return [Number(replay)];
+  return Array.from({ length: count }, (_u, i) => first + i);
+}

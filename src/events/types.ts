@@ -29,6 +29,9 @@ export type AgentRegistered = Event<'AgentRegistered', {
 
 export type AgentRetired = Event<'AgentRetired', { identity: string; retiredAt: string }>;
 
+/** A new token for the agent; the old one is refused from then on. Only the hash is stored, as at registration. */
+export type AgentTokenRotated = Event<'AgentTokenRotated', { identity: string; tokenHash: string; rotatedAt: string }>;
+
 /** The fields a listing shows without reading the body. */
 export interface MessageSummaryFields {
   messageId: string;
@@ -82,13 +85,13 @@ export type MessageArchived = Event<'MessageArchived', {
   sentAt: string;
 }>;
 
-export type AgentEvent = AgentRegistered | AgentRetired;
+export type AgentEvent = AgentRegistered | AgentRetired | AgentTokenRotated;
 export type MessageEvent = MessageSent | BroadcastDelivered | ReceiptRead | MessageArchived;
 export type MailboxEvent = AgentEvent | MessageEvent;
 export type MailboxEventType = MailboxEvent['type'];
 
 export const MAILBOX_EVENT_TYPES: readonly MailboxEventType[] = [
-  'AgentRegistered', 'AgentRetired', 'MessageSent', 'BroadcastDelivered', 'ReceiptRead', 'MessageArchived',
+  'AgentRegistered', 'AgentRetired', 'AgentTokenRotated', 'MessageSent', 'BroadcastDelivered', 'ReceiptRead', 'MessageArchived',
 ];
 
 /** An event to append: id is deterministic from the command (see eventIds.ts). Distributive, so `type` narrows `data`. */

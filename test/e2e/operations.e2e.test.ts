@@ -68,7 +68,7 @@ test('/docs serves the OpenAPI document: every served route is documented and vi
   const documented = ROUTE_SPECS.map((s) => `${s.method.toUpperCase()} ${s.path.replace(/\{(\w+)\}/g, ':$1')}`).sort();
   const served = server.http.routes.map((r) => `${r.method} ${r.url}`).sort();
   expect(served).toEqual(documented);
-  expect(served).toHaveLength(21);
+  expect(served).toHaveLength(22);
   const send = body.paths['/v1/messages'].post;
   expect(send.requestBody.content['application/json'].schema).toMatchObject({ required: ['to', 'subject', 'body'], additionalProperties: false });
   expect(send.responses['400'].description).toContain('INVALID_RECIPIENT_SHAPE');

@@ -48,8 +48,18 @@ export function registerMessageCommands(program: Command): void {
       };
       const sent = await clientFrom(options).send(input, options.idempotencyKey);
       if (options.json) return printJson(sent);
-      print(`Sent ${sent.messageId} to ${sent.to} (delivered to ${sent.recipients.length ? sent.recipients.join(', ') : 'nobody yet'}).`);
-      for (const warning of sent.warnings ?? []) print(`warning: ${String(warning.message ?? JSON.stringify(warning))}`);
+      // Accepted is not delivered: a direct message to an unregistered identity waits for a registration that may never come.
+      const unregistered = (sent.warnings ?? []).find((warning) => warning.code === 'UNREGISTERED_RECIPIENT');
+      if (unregistered) {
+        print(`Sent ${sent.messageId}: accepted for ${sent.to}, who is not registered: it will see it only if registered under that name.`);
+        const suggestions = unregistered.suggestions;
+        if (Array.isArray(suggestions) && suggestions.length) print(`did you mean: ${suggestions.join(', ')}`);
+      } else {
+        print(`Sent ${sent.messageId} to ${sent.to} (delivered to ${sent.recipients.length ? sent.recipients.join(', ') : 'nobody yet'}).`);
+      }
+      for (const warning of sent.warnings ?? []) {
+        if (warning !== unregistered) print(`warning: ${String(warning.message ?? JSON.stringify(warning))}`);
+      }
     }));
 
   withClientOptions(program.command('inbox'))

@@ -35,7 +35,7 @@ export function registerMessageCommands(program: Command): void {
     .option('--wake-suppressed', 'do not wake the recipients')
     .option('--idempotency-key <key>', 'makes a retried send safe: the same key returns the original message')
     .addHelpText('after', '\nExamples:\n  mailbox send @neo-gpt "review #12" "Please look at the diff."\n' +
-      '  mailbox send AGENT:* "deploy at 14:00" --body-file notes.md --priority high')
+      "  mailbox send 'AGENT:*' \"deploy at 14:00\" --body-file notes.md --priority high   # broadcast: quote the * for the shell")
     .action(action(async (to: string, subject: string, body: string | undefined, options: SendOptions) => {
       const input = {
         to, subject, body: bodyOf(body, options.bodyFile),

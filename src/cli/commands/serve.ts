@@ -40,10 +40,7 @@ export function registerServeCommand(program: Command): void {
           logger.error(`shutdown took longer than ${SHUTDOWN_TIMEOUT_MS} ms; exiting`);
           process.exit(1);
         }, SHUTDOWN_TIMEOUT_MS).unref();
-        Promise.resolve(heartbeat?.stop()).then(() => {
-          if (heartbeat) logger.info('heartbeat stopped');
-          return server.close();
-        }).then(() => {
+        Promise.resolve(heartbeat?.stop()).then(() => server.close()).then(() => {
           logger.info('stopped: HTTP closed, views and event store closed');
           process.exit(0);
         }, (error: unknown) => {

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { Command, Option } from 'commander';
 import { configFromEnv } from '../../config';
 import { isStartupError } from '../../startupError';
+import { waitForBackends } from '../../startupBackends';
 import { cliLogger } from './cliLogger';
 import { unknownVariableWarning, unknownVariables } from './envWarnings';
 import { isMailboxError, MailboxError } from '../../errors';
@@ -105,6 +106,7 @@ async function runHeartbeat(flags: HeartbeatFlags): Promise<void> {
   const settings = flags.once ? { ...fromFlagsAndEnv, metricsPort: null } : fromFlagsAndEnv;
   const logger = cliLogger({ name: 'mailbox-heartbeat', config, fd: flags.once ? 2 : 1 });
   for (const unknown of unknownVariables(process.env)) logger.warn({ variable: unknown.variable }, unknownVariableWarning(unknown));
+  await waitForBackends(config, logger); // started beside Redis and EventStoreDB (docker compose): wait for them, bounded
   const pipeline = await openPipeline(config, logger, settings.projector);
   const heartbeat = await startHeartbeat(pipeline, { settings, logger, schedule: !flags.once }).catch(async (error) => {
     await pipeline.close();

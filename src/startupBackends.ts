@@ -5,7 +5,8 @@
  */
 import type { Logger } from 'pino';
 import type { MailboxConfig } from './config';
-import { isMailboxError } from './errors';
+import net from 'node:net';
+import { isMailboxError, unavailable } from './errors';
 import { StartupError } from './startupError';
 import { esdbHosts } from './startupChecks';
 import { connectRedis, redactUrl } from './adapters/projections/redisConnection';
@@ -22,7 +23,22 @@ interface Backend {
 }
 
 /** gRPC and ioredis wrap the socket error in long text: keep 'ECONNREFUSED 127.0.0.1:2113' when it is there. */
-const briefCause = (cause: string): string => /\b(E[A-Z]{4,}\b[^.]*)/.exec(cause)?.[1].trim() ?? cause.replace(/\.$/, '');
+const briefCause = (cause: string): string =>
+  (/\b(E[A-Z]{4,} [^\s,;)]+|E[A-Z]{4,})/.exec(cause)?.[1] ?? cause).replace(/\.$/, '');
+
+/** A plain TCP connect first: ioredis reports a refused connection only as "Connection is closed". */
+function tcpReachable(url: string, what: string): Promise<void> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: hostname.replace(/^\[|\]$/g, '') || '127.0.0.1', port: Number(port || 6379) });
+    socket.setTimeout(5000, () => socket.destroy(Object.assign(new Error(`ETIMEDOUT ${hostname}:${port || 6379}`), { code: 'ETIMEDOUT' })));
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve();
+    });
+    socket.once('error', (error) => reject(unavailable(what, error)));
+  });
+}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -72,6 +88,7 @@ function backendsOf(config: MailboxConfig): Backend[] {
     backends.push({
       name: `Redis at ${redactUrl(redisUrl)}`, variable: 'MAILBOX_REDIS_URL',
       async probe() {
+        await tcpReachable(redisUrl, `Redis at ${redactUrl(redisUrl)}`);
         const client = await connectRedis(redisUrl, { name: 'mailbox-startup-probe' });
         client.disconnect();
       },

@@ -87,12 +87,11 @@ export function checkConfig(config: MailboxConfig): void {
 }
 
 /**
- * Binds host:port once and lets go, so that a port in use or an address of another machine is
+ * Binds host:port once (port 0 too: that still checks the address) and lets go, so that a port in use or an address of another machine is
  * reported before the admin token is generated or a store opened (the real listen still
  * translates the same errors, should another process take the port in between).
  */
 export async function checkPortFree(config: MailboxConfig): Promise<void> {
-  if (config.port === 0) return;
   await new Promise<void>((resolve, reject) => {
     const probe = net.createServer();
     probe.once('error', (error) => reject(translateStartupError(error, config)));

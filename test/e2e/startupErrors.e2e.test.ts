@@ -53,6 +53,7 @@ test.each([
   ['token-short', { MAILBOX_ADMIN_TOKEN: 'short' }, 'MAILBOX_ADMIN_TOKEN', ['5 characters', '16 or more characters']],
   ['token-blank', { MAILBOX_ADMIN_TOKEN: '                    ' }, 'MAILBOX_ADMIN_TOKEN', ['blank', '16 or more characters']],
   ['host-bad', { MAILBOX_HOST: '999.1.1.1' }, 'MAILBOX_HOST', ["'999.1.1.1'", '127.0.0.1']],
+  ['host-not-local', { MAILBOX_HOST: '192.0.2.1' }, 'MAILBOX_HOST', ["'192.0.2.1'", 'not an address of this machine']],
   ['store-sqlite-empty', { MAILBOX_EVENTSTORE_URL: 'sqlite:' }, 'MAILBOX_EVENTSTORE_URL', ["'sqlite:'", 'sqlite:<path to a file>']],
   ['store-unsupported', { MAILBOX_EVENTSTORE_URL: 'postgres://x' }, 'MAILBOX_EVENTSTORE_URL', ['esdb://host:2113']],
   ['redis-url-bad', { MAILBOX_REDIS_URL: 'localhost:6379' }, 'MAILBOX_REDIS_URL', ['redis://host:6379']],

@@ -23,6 +23,18 @@ export function registerServeCommand(program: Command): void {
         ...(options.dataDir ? { dataDir: options.dataDir } : {}) });
       const logger = cliLogger({ name: 'mailbox', config });
       for (const unknown of unknownVariables(process.env)) logger.warn({ variable: unknown.variable }, unknownVariableWarning(unknown));
+      // Handlers first: a signal during startup (e.g. while waiting for Redis) stops cleanly once started.
+      let started: ((signal: string) => void) | null = null;
+      let signalledDuringStartup: string | null = null;
+      const onSignal = (signal: string) => {
+        if (started) return started(signal);
+        if (signalledDuringStartup) process.exit(1); // a second one: do not wait
+        signalledDuringStartup = signal;
+        logger.info({ signal }, 'signal during startup: stopping as soon as started');
+      };
+      process.on('SIGINT', () => onSignal('SIGINT'));
+      process.on('SIGTERM', () => onSignal('SIGTERM'));
+
       const { startServer } = await import('../../server'); // loaded here: client commands need none of it
       const server = await startServer(config, { logger });
       const heartbeat = options.heartbeat || ['1', 'true', 'yes', 'on'].includes((process.env.MAILBOX_HEARTBEAT ?? '').toLowerCase())
@@ -48,8 +60,8 @@ export function registerServeCommand(program: Command): void {
           process.exit(1);
         });
       };
-      process.on('SIGINT', () => stop('SIGINT'));
-      process.on('SIGTERM', () => stop('SIGTERM'));
+      started = stop;
+      if (signalledDuringStartup) stop(signalledDuringStartup);
     });
 }
 

@@ -32,8 +32,11 @@ export function ensureBuilt(): void {
       fs.mkdirSync(lock);
       break;
     } catch {
-      execFileSync('sleep', ['0.5']); // another worker is building
-      if (!fs.existsSync(lock)) return;
+      // Another worker is building (then the build is fresh once it lets go); a lock older than two minutes was left by a killed run.
+      const held = fs.statSync(lock, { throwIfNoEntry: false });
+      if (held && Date.now() - held.mtimeMs > 120_000) fs.rmSync(lock, { recursive: true, force: true });
+      else execFileSync('sleep', ['0.5']);
+      if (!isStale()) return;
     }
   }
   try {

@@ -14,9 +14,14 @@ const AUTH_FRESH_MS = 1000;
 
 export const registryModel: StreamModel<RegistryState, AgentEvent> = { initial: initialRegistryState, fold: foldRegistry };
 
+/** Why an agent's old credentials stopped working: open sessions authenticated with them should end. */
+export type CredentialsChange = 'retired' | 'token_rotated';
+export type CredentialsListener = (identity: string, change: CredentialsChange) => void;
+
 @injectable()
 export class AgentDirectory {
   private readonly tokenIndexes = new WeakMap<RegistryState, Map<string, RegisteredAgent>>();
+  private readonly credentialsListeners = new Set<CredentialsListener>();
   private lastReadAt = 0;
 
   constructor(
@@ -56,6 +61,20 @@ export class AgentDirectory {
       state = cached;
     }
     return this.indexOf(state).get(tokenHash) ?? null;
+  }
+
+  /**
+   * "Agent credentials changed": called by the write side once a retirement or a token rotation is
+   * committed (this process). Subscribers (open wake streams, MCP sessions) end what the old token opened.
+   * Returns the unsubscribe function.
+   */
+  onCredentialsChanged(listener: CredentialsListener): () => void {
+    this.credentialsListeners.add(listener);
+    return () => this.credentialsListeners.delete(listener);
+  }
+
+  credentialsChanged(identity: string, change: CredentialsChange): void {
+    for (const listener of [...this.credentialsListeners]) listener(identity, change);
   }
 
   private indexOf(state: RegistryState): Map<string, RegisteredAgent> {

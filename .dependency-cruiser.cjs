@@ -16,8 +16,8 @@
  * layer but events, and imports nothing of ours beyond itself.
  */
 const KERNEL = '^src/(errors|config|tokens|startupError|packageVersion)[.]ts$|^src/support/';
-const COMPOSITIONS = '^src/(compositionRoot|server|stdioMcp)[.]ts$';
-const OUTER = '^src/(compositionRoot|server|stdioMcp|mailbox|index|adminToken)[.]ts$|^src/cli/';
+const COMPOSITIONS = '^src/(compositionRoot|server|stdioMcp|startupChecks|startupBackends)[.]ts$';
+const OUTER = '^src/(compositionRoot|server|stdioMcp|startupChecks|startupBackends|mailbox|index|adminToken)[.]ts$|^src/cli/';
 
 module.exports = {
   forbidden: [

@@ -3,7 +3,9 @@
 # run with production dependencies only, as the unprivileged `node` user.
 # Used by docker-compose.yml; see README "Production".
 
-ARG NODE_VERSION=20
+# Node 22 LTS: Node 20 is end-of-life, and cookie@2 (via fastify) declares node >= 22.
+# The project still runs and is tested on Node 20 too (.ci/run runs the suite on both).
+ARG NODE_VERSION=22
 
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /app

@@ -1,6 +1,8 @@
 /** Test kinds by file name: *.unit.test.ts, *.int.test.ts, *.e2e.test.ts (see STYLE). */
 const transform = { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] };
-const base = { testEnvironment: 'node', transform, setupFiles: ['reflect-metadata'] };
+const base = { testEnvironment: 'node', transform, setupFiles: ['reflect-metadata'],
+  // Removes the temp dirs a test file made (some hold an admin.token).
+  setupFilesAfterEnv: ['<rootDir>/test/support/cleanupTempDirs.ts'] };
 module.exports = {
   projects: [
     { ...base, displayName: 'unit', testMatch: ['<rootDir>/test/**/*.unit.test.ts'] },

@@ -1,6 +1,7 @@
 /** Configuration from the environment (DESIGN section 5); every variable optional, defaults safe (loopback, auth on). */
 import { z } from 'zod';
 import { MailboxError } from './errors';
+import { StartupError } from './startupError';
 
 const flag = z.enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off']).transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
 
@@ -8,7 +9,8 @@ export const configSchema = z.object({
   host: z.string().min(1).default('127.0.0.1'),
   port: z.coerce.number().int().min(0).max(65535).default(7420),
   dataDir: z.string().min(1).default('./data'),
-  adminToken: z.string().min(16, 'MAILBOX_ADMIN_TOKEN must be at least 16 characters').optional(),
+  adminToken: z.string().min(16, 'MAILBOX_ADMIN_TOKEN must be at least 16 characters')
+    .regex(/^\S+$/, 'MAILBOX_ADMIN_TOKEN must not contain spaces').optional(),
   /** Unset: SQLite in dataDir. 'memory:' keeps events in memory (tests). esdb:// or kurrentdb://: EventStoreDB. */
   eventStoreUrl: z.string().optional(),
   /** Unset: in-memory projections and wake bus. redis://: Redis. */
@@ -31,6 +33,8 @@ export const configSchema = z.object({
   /** How long a command waits for its own events to reach the views (read-your-writes), in ms. */
   awaitProjectionMs: z.coerce.number().int().min(0).default(2000),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** auto: human lines on a terminal, JSON lines otherwise (CLI only; the library takes a logger). */
+  logFormat: z.enum(['auto', 'pretty', 'json']).default('auto'),
   /** HTTP surface limits. Unset maxRequestBytes: 4 x maxBodyBytes + 64 KiB (room for JSON escaping and the other fields). */
   maxRequestBytes: z.coerce.number().int().positive().optional(),
   /** Per-agent token bucket (admin exempt): sustained requests/s and burst; 0 turns the limit off. */
@@ -39,6 +43,8 @@ export const configSchema = z.object({
   requestTimeoutMs: z.coerce.number().int().min(0).default(30_000),
   sseHeartbeatMs: z.coerce.number().int().positive().default(15_000),
   maxWakeStreamsPerAgent: z.coerce.number().int().positive().default(16),
+  /** How long startup waits for an unreachable Redis or EventStoreDB (retrying with backoff) before giving up, in ms. */
+  startupRetryMs: z.coerce.number().int().min(0).default(30_000),
 });
 
 export type MailboxConfig = z.output<typeof configSchema>;
@@ -58,13 +64,51 @@ export const ENV_VARIABLES: Record<keyof MailboxConfig, string> = {
   maxBodyBytes: 'MAILBOX_MAX_BODY_BYTES',
   awaitProjectionMs: 'MAILBOX_AWAIT_PROJECTION_MS',
   logLevel: 'MAILBOX_LOG_LEVEL',
+  logFormat: 'MAILBOX_LOG_FORMAT',
   maxRequestBytes: 'MAILBOX_MAX_REQUEST_BYTES',
   rateLimitPerSecond: 'MAILBOX_RATE_LIMIT_PER_SECOND',
   rateLimitBurst: 'MAILBOX_RATE_LIMIT_BURST',
   requestTimeoutMs: 'MAILBOX_REQUEST_TIMEOUT_MS',
   sseHeartbeatMs: 'MAILBOX_SSE_HEARTBEAT_MS',
   maxWakeStreamsPerAgent: 'MAILBOX_MAX_WAKE_STREAMS_PER_AGENT',
+  startupRetryMs: 'MAILBOX_STARTUP_RETRY_MS',
 };
+
+/** The valid form of each variable, for the one-line startup error ("set MAILBOX_PORT to ..."). */
+const VALID_FORM: Partial<Record<keyof MailboxConfig, string>> = {
+  host: 'an IP address or host name of this machine (default 127.0.0.1)',
+  port: 'an integer 0..65535 (0 picks any free port; default 7420)',
+  dataDir: 'a directory path (default ./data)',
+  adminToken: '16 or more characters without spaces (or unset it to generate one)',
+  strictRecipients: 'true or false (also 1/0, yes/no, on/off)',
+  maxBodyBytes: 'a positive integer number of bytes',
+  awaitProjectionMs: 'an integer number of milliseconds (0 or more)',
+  logLevel: 'one of fatal, error, warn, info, debug, trace, silent',
+  logFormat: 'auto, pretty or json',
+  maxRequestBytes: 'a positive integer number of bytes',
+  rateLimitPerSecond: 'a number of requests per second (0 turns the limit off)',
+  rateLimitBurst: 'an integer (0 or more)',
+  requestTimeoutMs: 'an integer number of milliseconds (0 or more)',
+  sseHeartbeatMs: 'a positive integer number of milliseconds',
+  maxWakeStreamsPerAgent: 'a positive integer',
+  startupRetryMs: 'an integer number of milliseconds (0: do not retry)',
+};
+
+/** Secrets are never echoed back, only described. */
+const SECRET_KEYS = new Set<string>(['adminToken']);
+
+function shown(key: string, value: unknown): string {
+  if (SECRET_KEYS.has(key)) return `(${String(value).length} characters, not shown)`;
+  return `'${String(value)}'`;
+}
+
+/** One sentence naming the variable, the bad value and the valid form. */
+function configIssueMessage(key: string, value: unknown, issueMessage: string): string {
+  const variable = ENV_VARIABLES[key as keyof MailboxConfig] ?? key;
+  const form = VALID_FORM[key as keyof MailboxConfig];
+  const what = value === undefined ? variable : `${variable}=${shown(key, value)}`;
+  return form ? `${what} is not valid: set ${variable} to ${form}.` : `${what} is not valid: ${issueMessage}.`;
+}
 
 export function parseConfig(input: MailboxConfigInput = {}): MailboxConfig {
   const result = configSchema.safeParse(input);
@@ -72,14 +116,41 @@ export function parseConfig(input: MailboxConfigInput = {}): MailboxConfig {
   const issue = result.error.issues[0];
   const key = String(issue.path[0]) as keyof MailboxConfig;
   throw new MailboxError('VALIDATION_FAILED', 'Invalid configuration',
-    `${ENV_VARIABLES[key] ?? key}: ${issue.message}`, { field: ENV_VARIABLES[key] ?? key });
+    configIssueMessage(key, (input as Record<string, unknown>)[key], issue.message), { field: ENV_VARIABLES[key] ?? key });
 }
 
+/**
+ * The configuration from MAILBOX_* variables. A bad value is a StartupError (one line, exit code 2)
+ * naming the variable, the value and the valid form; an empty variable counts as unset, a blank one
+ * (spaces only) is refused rather than read as 0 or as a token.
+ */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): MailboxConfig {
   const raw: Record<string, unknown> = {};
   for (const [key, variable] of Object.entries(ENV_VARIABLES)) {
     const value = env[variable];
-    if (value !== undefined && value !== '') raw[key] = key === 'strictRecipients' ? flag.parse(value.toLowerCase()) : value;
+    if (value === undefined || value === '') continue;
+    if (value.trim() === '') {
+      const form = VALID_FORM[key as keyof MailboxConfig] ?? 'a value';
+      throw new StartupError(`${variable} is blank (only spaces): set it to ${form}${form.includes('unset') ? '' : ', or unset it'}.`,
+        { variable });
+    }
+    if (key === 'strictRecipients') {
+      const parsed = flag.safeParse(value.trim().toLowerCase());
+      if (!parsed.success) throw new StartupError(configIssueMessage(key, value, ''), { variable });
+      raw[key] = parsed.data;
+    } else {
+      raw[key] = value;
+    }
   }
-  return parseConfig(raw as MailboxConfigInput);
+  return parseConfigForStartup(raw as MailboxConfigInput);
+}
+
+/** parseConfig for the CLI: a bad value becomes a StartupError (one line, exit code 2). */
+export function parseConfigForStartup(input: MailboxConfigInput): MailboxConfig {
+  try {
+    return parseConfig(input);
+  } catch (error) {
+    if (error instanceof MailboxError) throw new StartupError(error.message, { variable: error.envelope.field });
+    throw error;
+  }
 }

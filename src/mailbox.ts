@@ -52,6 +52,7 @@ export class Mailbox {
       actor,
       registerAgent: (input: unknown, o?: CommandOptions) => c.registerAgent(actor, input, o),
       retireAgent: (identity: string, o?: CommandOptions) => c.retireAgent(actor, { identity }, o),
+      rotateToken: (identity: string, o?: CommandOptions) => c.rotateAgentToken(actor, { identity }, o),
       send: (input: unknown, o?: CommandOptions) => c.send(actor, input, o),
       markRead: (input: unknown, o?: CommandOptions) => c.markRead(actor, input, o),
       archive: (messageId: string, o?: CommandOptions) => c.archive(actor, { messageId }, o),

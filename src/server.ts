@@ -1,6 +1,10 @@
 /**
  * Starts the whole server: the admin token, the mailbox (store, views, wake
  * bus) and the HTTP API on host:port, saying in the log what it runs on.
+ * Order: every check that needs no server first, then wait for Redis and
+ * EventStoreDB, and only then create anything (the admin token, the stores),
+ * so a bad setting never leaves a freshly generated token behind. A failure an
+ * operator can fix is a StartupError (one line naming the variable).
  */
 import type { Logger } from 'pino';
 import type { MailboxConfig } from './config';
@@ -9,6 +13,8 @@ import { resolveAdminToken } from './adminToken';
 import { buildHttpServer, type HttpServer } from './adapters/http/httpServer';
 import { mcpRoutes } from './adapters/mcp/mcpRoutes';
 import type { MailboxServices } from './application/mailboxServices';
+import { checkConfig, checkPortFree, translateStartupError } from './startupChecks';
+import { waitForBackends } from './startupBackends';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
@@ -29,7 +35,18 @@ export interface StartOptions {
 export const buildApiServer = (mailbox: MailboxServices, logger: Logger): HttpServer =>
   buildHttpServer(mailbox, logger, [mcpRoutes({ logger, requestTimeoutMs: mailbox.config.requestTimeoutMs })]);
 
-export async function startServer(config: MailboxConfig, { logger, print = (text) => process.stdout.write(text) }: StartOptions): Promise<RunningServer> {
+export async function startServer(config: MailboxConfig, options: StartOptions): Promise<RunningServer> {
+  try {
+    return await start(config, options);
+  } catch (error) {
+    throw translateStartupError(error, config);
+  }
+}
+
+async function start(config: MailboxConfig, { logger, print = (text) => process.stdout.write(text) }: StartOptions): Promise<RunningServer> {
+  checkConfig(config);
+  await checkPortFree(config);
+  await waitForBackends(config, logger);
   const admin = resolveAdminToken(config, logger, print);
   logger.info({ source: admin.source, ...(admin.file ? { file: admin.file } : {}) }, 'admin token');
   const mailbox = await createMailbox({ ...config, adminToken: admin.token }, { logger });

@@ -12,7 +12,7 @@ import type { StreamModel } from './streamLoader';
 /** A token lookup may answer from a registry read this recent without touching the store (bounds how long a retirement done elsewhere takes to bite). */
 const AUTH_FRESH_MS = 1000;
 
-/** Told the identity whose token stopped working (retired; later: rotated), so that what it holds open can be cut. */
+/** Told the identity whose token stopped working (retired, or its token rotated), so that what the old token opened can be cut. */
 export type RevocationListener = (identity: string, reason: string) => void;
 
 export const registryModel: StreamModel<RegistryState, AgentEvent> = { initial: initialRegistryState, fold: foldRegistry };
@@ -49,7 +49,7 @@ export class AgentDirectory {
   }
 
   /**
-   * `identity`'s token no longer works (called by the command that retired it, at once): the next
+   * `identity`'s token no longer works (called at once by the command that retired it or rotated its token): the next
    * token lookup reads the registry again, and listeners cut what the identity holds open.
    */
   revoked(identity: string, reason: string): void {

@@ -1,6 +1,6 @@
 /** The write side: every command validated at the edge, decided purely, appended with its expected revision. */
 import { inject, injectable } from 'tsyringe';
-import { decideRegisterAgent, decideRetireAgent } from '../commands/agentRegistry';
+import { decideRegisterAgent, decideRetireAgent, decideRotateAgentToken } from '../commands/agentRegistry';
 import type { CommandMetadata } from '../commands/command';
 import { foldMessage, initialMessageState, type MessageState } from '../commands/message';
 import { decideArchiveMessage, decideMarkRead } from '../commands/receipts';
@@ -42,6 +42,7 @@ export type BulkReadResult = Warned & { results: Array<Omit<ReadResult, 'warning
 export interface ArchiveResult extends Warned { messageId: string; status: 'archived'; archivedAt: string }
 export interface Registration extends Warned { identity: string; role: string; token: string; registeredAt: string }
 export interface Retirement extends Warned { identity: string; retiredAt: string }
+export interface TokenRotation extends Warned { identity: string; token: string; rotatedAt: string }
 
 export interface CommandOptions { correlationId?: string; idempotencyKey?: string }
 
@@ -77,6 +78,19 @@ export class MailboxCommands {
     this.directory.revoked(data.identity, 'agent retired'); // its token and open wake streams end now, not at the next registry read
     const warnings = await this.awaitViews(position);
     return { identity: data.identity, retiredAt: state.agents.get(data.identity)!.retiredAt!, ...withWarnings(warnings) };
+  }
+
+  /** A new token for a registered agent; the old one is refused from then on (the hash only is stored). */
+  async rotateAgentToken(actor: Actor, input: unknown, options: CommandOptions = {}): Promise<TokenRotation> {
+    requireRole(actor, ['admin'], 'Issuing an agent a new token');
+    const data = parseInput(retireAgentSchema, input, 'rotate_agent_token'); // the same shape: {identity}
+    const token = generateToken();
+    const metadata = this.metadata(actor, options);
+    const { position } = await this.handler.handle(AGENT_REGISTRY_STREAM, registryModel, metadata, (registry) =>
+      decideRotateAgentToken({ type: 'RotateAgentToken', data: { identity: data.identity, tokenHash: hashToken(token) }, metadata }, registry));
+    this.directory.revoked(data.identity, 'token rotated'); // what the old token opened (wake streams) ends now
+    const warnings = await this.awaitViews(position);
+    return { identity: data.identity, token, rotatedAt: metadata.at, ...withWarnings(warnings) };
   }
 
   async send(actor: Actor, input: unknown, options: CommandOptions = {}): Promise<SendResult> {

@@ -68,8 +68,13 @@ const agentView = z.object({
 export const agentListSchema = z.object({ agents: z.array(agentView) });
 export const registrationSchema = z.object({
   identity: z.string(), role: z.string(), token: z.string().describe('the bearer token; shown once, store it'), registeredAt: timestamp,
+  warnings: z.array(warningSchema).optional(),
 });
-export const retirementSchema = z.object({ identity: z.string(), retiredAt: timestamp });
+export const retirementSchema = z.object({ identity: z.string(), retiredAt: timestamp, warnings: z.array(warningSchema).optional() });
+export const tokenRotationSchema = z.object({
+  identity: z.string(), token: z.string().describe('the new bearer token; shown once, store it; the old one is refused from now on'),
+  rotatedAt: timestamp, warnings: z.array(warningSchema).optional(),
+});
 
 export const inboxCountSchema = z.object({
   unreadCount: z.number().int().describe('your unread inbox messages'),

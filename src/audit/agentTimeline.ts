@@ -5,7 +5,7 @@
  */
 import type { StoredEvent } from '../events/types';
 
-export type TimelineKind = 'registered' | 'retired' | 'sent' | 'received' | 'read' | 'archived' | 'read_by_recipient';
+export type TimelineKind = 'registered' | 'retired' | 'token_rotated' | 'sent' | 'received' | 'read' | 'archived' | 'read_by_recipient';
 
 export interface TimelineEntry {
   position: string;
@@ -33,6 +33,8 @@ export class AgentTimeline {
           ? [{ ...base, kind: 'registered', messageId: null, counterpart: null, subject: event.data.role }] : [];
       case 'AgentRetired':
         return event.data.identity === me ? [{ ...base, kind: 'retired', messageId: null, counterpart: null, subject: null }] : [];
+      case 'AgentTokenRotated':
+        return event.data.identity === me ? [{ ...base, kind: 'token_rotated', messageId: null, counterpart: null, subject: null }] : [];
       case 'MessageSent': {
         const d = event.data;
         const entries: TimelineEntry[] = [];
@@ -65,7 +67,7 @@ export class AgentTimeline {
 }
 
 const VERB: Record<TimelineKind, string> = {
-  registered: 'registered as', retired: 'retired', sent: 'sent to', received: 'received from', read: 'read',
+  registered: 'registered as', retired: 'retired', token_rotated: 'got a new token', sent: 'sent to', received: 'received from', read: 'read',
   archived: 'archived', read_by_recipient: 'was read by',
 };
 

@@ -77,15 +77,19 @@ export async function runAgent(source: LogSource, identity: string, options: Out
   return 0;
 }
 
-function verifySummary(report: VerifyReport): string {
+/** What the views under test are, for the summary line; the CLI says more precisely when it cannot see the server's. */
+export const LIVE_PROJECTIONS = 'the live projections';
+
+function verifySummary(report: VerifyReport, views: string): string {
   const where = `at checkpoint ${report.comparedAt ?? '(empty)'} of log head ${report.head ?? '(empty)'}` +
     `${report.lag && report.lag !== '0' ? ` (live views ${report.lag} positions behind; not drift)` : ''}`;
   const scope = `${report.eventsRebuilt} events rebuilt, ${report.agentsCompared} agents and ${report.entriesCompared} listing entries compared`;
-  return report.ok ? `OK: the live projections match the log ${where}; ${scope}.`
+  return report.ok ? `OK: ${views} match the log ${where}; ${scope}.`
     : `DRIFT: ${report.differences.length} difference${report.differences.length === 1 ? '' : 's'} ${where}; ${scope}.`;
 }
 
-export async function runVerify(source: LogSource, live: ProjectionStore, options: OutputOptions, io: AuditIo): Promise<{ code: number; report: VerifyReport }> {
+export async function runVerify(source: LogSource, live: ProjectionStore, options: OutputOptions, io: AuditIo,
+  views = LIVE_PROJECTIONS): Promise<{ code: number; report: VerifyReport }> {
   const progress = await bar(source, io, options, 'rebuild');
   let report: VerifyReport;
   try {
@@ -94,6 +98,6 @@ export async function runVerify(source: LogSource, live: ProjectionStore, option
     progress.stop();
   }
   if (options.json) await writeOut(io.stdout, `${JSON.stringify(report)}\n`);
-  else await writeOut(io.stdout, [...report.differences.map(formatDifference), verifySummary(report)].join('\n') + '\n');
+  else await writeOut(io.stdout, [...report.differences.map(formatDifference), verifySummary(report, views)].join('\n') + '\n');
   return { code: report.ok ? 0 : 1, report };
 }

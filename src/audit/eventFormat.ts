@@ -28,6 +28,8 @@ export function describeEvent(event: StoredEvent): string {
       return `${event.data.identity} registered (${event.data.role})`;
     case 'AgentRetired':
       return `${event.data.identity} retired`;
+    case 'AgentTokenRotated':
+      return `${event.data.identity} got a new token (the old one no longer works)`;
     case 'MessageSent': {
       const d = event.data;
       return `${d.from} -> ${d.to} ${JSON.stringify(d.subject)} [${d.priority}] message ${d.messageId}` +

@@ -1,6 +1,6 @@
 /** Agent registry: one stream, one pure decider per command. */
 import { MailboxError } from '../errors';
-import type { AgentEvent, AgentRegistered, AgentRetired } from '../events/types';
+import type { AgentEvent, AgentRegistered, AgentRetired, AgentTokenRotated } from '../events/types';
 import type { Command } from './command';
 import type { Role } from './roles';
 
@@ -33,6 +33,11 @@ export function foldRegistry(state: RegistryState, events: readonly AgentEvent[]
         if (agent) agents.set(agent.identity, { ...agent, retiredAt: event.data.retiredAt });
         break;
       }
+      case 'AgentTokenRotated': {
+        const agent = agents.get(event.data.identity);
+        if (agent) agents.set(agent.identity, { ...agent, tokenHash: event.data.tokenHash });
+        break;
+      }
       default: {
         const unexpected: never = event;
         throw new Error(`Unexpected registry event type ${(unexpected as { type: string }).type}`);
@@ -48,6 +53,7 @@ export const activeAgents = (state: RegistryState): RegisteredAgent[] =>
 
 export type RegisterAgent = Command<'RegisterAgent', { identity: string; role: Exclude<Role, 'admin'>; tokenHash: string }>;
 export type RetireAgent = Command<'RetireAgent', { identity: string }>;
+export type RotateAgentToken = Command<'RotateAgentToken', { identity: string; tokenHash: string }>;
 
 export function decideRegisterAgent(command: RegisterAgent, state: RegistryState): AgentRegistered[] | MailboxError {
   const { identity, role, tokenHash } = command.data;
@@ -69,4 +75,24 @@ export function decideRetireAgent(command: RetireAgent, state: RegistryState): A
   }
   if (agent.retiredAt !== null) return []; // already retired: idempotent, nothing new to record
   return [{ type: 'AgentRetired', data: { identity: agent.identity, retiredAt: command.metadata.at } }];
+}
+
+/**
+ * A new token for a registered agent (a lost or leaked token must not cost the identity).
+ * The new hash replaces the old one, so the old token is refused from then on. A retired
+ * agent keeps no working token: rotating it is refused rather than silently meaningless.
+ */
+export function decideRotateAgentToken(command: RotateAgentToken, state: RegistryState): AgentTokenRotated[] | MailboxError {
+  const { identity, tokenHash } = command.data;
+  const agent = state.agents.get(identity);
+  if (!agent) {
+    return new MailboxError('AGENT_NOT_FOUND', 'Agent not found',
+      `No agent ${identity} is registered; GET /v1/agents lists the registered ones (register it with POST /v1/agents).`, { identity });
+  }
+  if (agent.retiredAt !== null) {
+    return new MailboxError('FORBIDDEN', 'Agent retired',
+      `Agent ${identity} was retired at ${agent.retiredAt}; a retired identity gets no new token (identities are never reused): ` +
+      'register a new identity instead.', { identity, retiredAt: agent.retiredAt });
+  }
+  return [{ type: 'AgentTokenRotated', data: { identity, tokenHash, rotatedAt: command.metadata.at } }];
 }

@@ -75,6 +75,8 @@ const agentRegisteredV1 = z.strictObject({
   identity: z.string(), role: z.enum(ROLES), tokenHash: z.string(), registeredAt: timestamp,
 });
 const agentRetiredV1 = z.strictObject({ identity: z.string(), retiredAt: timestamp });
+/** A new token for the agent; the old one is refused from then on. Only the hash is stored, as at registration. */
+const agentTokenRotatedV1 = z.strictObject({ identity: z.string(), tokenHash: z.string(), rotatedAt: timestamp });
 const messageSentV1 = z.strictObject({
   ...messageSummaryV1,
   body: z.string(),
@@ -102,6 +104,7 @@ const messageArchivedV1 = z.strictObject({
 export const EVENT_DATA_V1 = {
   AgentRegistered: agentRegisteredV1,
   AgentRetired: agentRetiredV1,
+  AgentTokenRotated: agentTokenRotatedV1,
   MessageSent: messageSentV1,
   BroadcastDelivered: broadcastDeliveredV1,
   ReceiptRead: receiptReadV1,

@@ -27,11 +27,14 @@ export type BroadcastDelivered = Event<'BroadcastDelivered', DataOf<'BroadcastDe
 export type ReceiptRead = Event<'ReceiptRead', DataOf<'ReceiptRead'>>;
 export type MessageArchived = Event<'MessageArchived', DataOf<'MessageArchived'>>;
 
+/** A new token for the agent; the old one is refused from then on. Only the hash is stored, as at registration. */
+export type AgentTokenRotated = Event<'AgentTokenRotated', DataOf<'AgentTokenRotated'>>;
+
 /** The fields a listing shows without reading the body (shared by MessageSent and BroadcastDelivered). */
 export type MessageSummaryFields = Pick<MessageSent['data'],
   'messageId' | 'from' | 'to' | 'subject' | 'priority' | 'threadId' | 'inReplyTo' | 'tags' | 'sentAt' | 'wakeSuppressed' | 'hasTask'>;
 
-export type AgentEvent = AgentRegistered | AgentRetired;
+export type AgentEvent = AgentRegistered | AgentRetired | AgentTokenRotated;
 export type MessageEvent = MessageSent | BroadcastDelivered | ReceiptRead | MessageArchived;
 export type MailboxEvent = AgentEvent | MessageEvent;
 export type MailboxEventType = MailboxEvent['type'];

@@ -36,8 +36,11 @@ export interface PipelineReport {
 
 export interface TickReport {
   at: string;
+  /** Registered agents (retired included) with heartbeat counts. */
   agents: number;
   withUnread: number;
+  /** Identities that have mail but were never registered (direct sends in permissive mode): not agents, never nudged. */
+  unregisteredWithMail: number;
   verdicts: Partial<Record<Verdict, number>>;
   /** Identities nudged by this tick (dispatched; see `settled()` for delivery). */
   nudged: string[];
@@ -75,7 +78,10 @@ export class HeartbeatDaemon {
     const started = performance.now();
     const now = this.now();
     const pipeline = await this.watchPipeline(now);
-    const [counts, agents] = await Promise.all([this.sources.projections.allHeartbeats(), this.sources.projections.listAgents()]);
+    const [allCounts, agents] = await Promise.all([this.sources.projections.allHeartbeats(), this.sources.projections.listAgents()]);
+    // Mail addressed to an identity nobody registered has counts too; it is not an agent: never nudged nor counted as one.
+    const registered = new Set(agents.map((agent) => agent.identity));
+    const counts = allCounts.filter((agent) => registered.has(agent.identity));
     const retired = new Set(agents.filter((agent) => agent.retired).map((agent) => agent.identity));
     await this.wakes.watch(counts.filter((agent) => !retired.has(agent.identity)).map((agent) => agent.identity));
     const snapshots = await mapBounded(counts, LOOKUP_CONCURRENCY, async (agent): Promise<AgentSnapshot> => {
@@ -103,7 +109,8 @@ export class HeartbeatDaemon {
     const durationMs = performance.now() - started;
     this.metrics.ticks.inc();
     this.metrics.tickDuration.observe(durationMs / 1000);
-    const report: TickReport = { at: new Date(now).toISOString(), agents: counts.length, withUnread, verdicts,
+    const report: TickReport = { at: new Date(now).toISOString(), agents: counts.length, withUnread,
+      unregisteredWithMail: allCounts.length - counts.length, verdicts,
       nudged: toNudge.map((decision) => decision.identity), pipeline, durationMs: Math.round(durationMs) };
     if (durationMs > this.settings.intervalMs) {
       this.logger.warn({ durationMs: report.durationMs, intervalMs: this.settings.intervalMs }, 'heartbeat tick took longer than the interval');

@@ -13,6 +13,8 @@ export function projectEvent(event: StoredEvent): ViewChange[] {
       return [{ kind: 'agentRegistered', identity: event.data.identity, role: event.data.role, registeredAt: event.data.registeredAt }];
     case 'AgentRetired':
       return [{ kind: 'agentRetired', identity: event.data.identity, retiredAt: event.data.retiredAt }];
+    case 'AgentTokenRotated':
+      return []; // tokens are the write side's concern: no view shows them
     case 'MessageSent': {
       const d = event.data;
       const isBroadcast = d.to.startsWith('AGENT:');

@@ -97,3 +97,14 @@ async function waitFor(condition: () => boolean, timeoutMs = 5000) {
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+test('send to an unregistered identity says it was accepted, not delivered, and who would see it', async () => {
+  const { '@ursula': ursula } = await server.register(['@ursula', '@victor', '@wendy']);
+  const sent = await mailbox(ursula, 'send', '@nobody', 'hello?', 'anyone there');
+  expect(sent.exitCode).toBe(0);
+  expect(sent.out).toMatch(/^Sent [0-9a-f-]{36}: accepted for @nobody, who is not registered: it will see it only if registered under that name\.\n$/);
+  expect(sent.out).not.toContain('delivered');
+  const nearMiss = await mailbox(ursula, 'send', '@victr', 'hi', 'typo');
+  expect(nearMiss.out).toMatch(/accepted for @victr, who is not registered[\s\S]*did you mean: @victor/);
+  expect((await mailbox(ursula, 'send', '@wendy', 'hi', 'real')).out).toMatch(/\(delivered to @wendy\)\.$/m);
+});

@@ -66,3 +66,20 @@ test('a bad token surfaces as UNAUTHENTICATED tool errors', async () => {
   expect(result.isError).toBe(true);
   expect(json(result).code).toBe('UNAUTHENTICATED');
 });
+
+test('no token: the server still answers initialize and tools/list, and every tool call returns the UNAUTHENTICATED envelope', async () => {
+  const toServer = new PassThrough();
+  const fromServer = new PassThrough();
+  const mcp = await runStdioMcp(server.url, undefined, { stdin: toServer, stdout: fromServer });
+  const client = new Client({ name: 'stdio-no-token', version: '1.0.0' });
+  await client.connect(new StdioServerTransport(fromServer, toServer)); // initialize answered
+  closers.push(async () => { await client.close(); await mcp.close(); });
+  const before = await server.eventCount();
+  expect((await client.listTools()).tools).toHaveLength(7);
+  for (const [name, args] of [['unread_count', {}], ['add_message', { to: '@b', subject: 's', body: 'b' }], ['list_agents', {}]] as const) {
+    const result = await call(client, name, args);
+    expect(result.isError).toBe(true);
+    expect(json(result)).toMatchObject({ code: 'UNAUTHENTICATED', message: expect.stringContaining('set MAILBOX_TOKEN') });
+  }
+  expect(await server.eventCount()).toBe(before);
+});

@@ -56,6 +56,20 @@ describe('heartbeat nudges', () => {
     await mailbox?.close();
   });
 
+  test('mail to an unregistered identity: not nudged, not counted as an agent, reported as unregistered', async () => {
+    const s = await setup();
+    ({ mailbox, heartbeat } = s);
+    const { '@a': a, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    await tickAndSettle(heartbeat);
+    await a.send({ to: '@nobody', subject: 'lost', body: 'x' });
+    await c.send({ to: '@b', subject: 'for b', body: 'y' });
+    s.at(20 * MIN);
+    const report = await tickAndSettle(heartbeat);
+    expect(report.nudged).toEqual(['@b']); // the positive signal: the registered idle agent is nudged
+    expect(report).toMatchObject({ agents: 3, withUnread: 1, unregisteredWithMail: 1 });
+    expect(s.target.nudges.map((nudge) => nudge.identity)).toEqual(['@b']);
+  });
+
   test('B idle with 2 unread: one nudge; none again for the same set; one more for new mail; none once B read all', async () => {
     const s = await setup();
     ({ mailbox, heartbeat } = s);

@@ -5,7 +5,6 @@
  * And `mailbox projections rebuild` (the CLI) with plain progress lines.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { Redis } from 'ioredis';
@@ -21,7 +20,7 @@ import { rebuildProjections } from '../../src/projections/rebuild';
 import type { WakeEvent } from '../../src/projections/viewChanges';
 import { snapshotViews } from '../contract/projectionStore.contract';
 import { appendLog, generateLog, projectAll } from '../contract/projectionStoreLog';
-import { allEvents, memoryMailbox } from '../support/fixtures';
+import { allEvents, memoryMailbox, scratchBase, tempDir } from '../support/fixtures';
 import { startRedis, type TestRedis } from '../support/redisServer';
 
 let redis: TestRedis;
@@ -121,7 +120,7 @@ describe('blue/green rebuild of the Redis views', () => {
   });
 
   it('`mailbox projections rebuild` builds from the log, prints progress lines, switches; status reports it', async () => {
-    const dir = fs.mkdtempSync(path.join(fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir(), 'mailbox-rebuild-cli-'));
+    const dir = tempDir('mailbox-rebuild-cli-', scratchBase());
     const file = path.join(dir, 'events.sqlite');
     const log = SqliteEventStore.open(file);
     const events = generateLog(3000, 13);

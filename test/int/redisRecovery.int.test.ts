@@ -8,7 +8,6 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import pino from 'pino';
@@ -22,7 +21,7 @@ import type { Mailbox } from '../../src/mailbox';
 import { ProjectionRunner } from '../../src/projections/projectionRunner';
 import { snapshotViews } from '../contract/projectionStore.contract';
 import { appendLog, generateLog, projectAll } from '../contract/projectionStoreLog';
-import { allEvents, memoryMailbox } from '../support/fixtures';
+import { allEvents, memoryMailbox, scratchBase, tempDir } from '../support/fixtures';
 import { freePort, startRedis, type TestRedis } from '../support/redisServer';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -55,8 +54,7 @@ async function openStore(ns: string): Promise<RedisProjectionStore> {
 
 /** A SQLite log on tmpfs when there is one: appends fsync, and this test is about Redis, not disks. */
 function scratchDir(): string {
-  const base = fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir();
-  return fs.mkdtempSync(path.join(base, 'mailbox-redis-kill-'));
+  return tempDir('mailbox-redis-kill-', scratchBase());
 }
 
 interface ChildLine { kind: 'applied' | 'caught-up' | 'error'; last?: string; checkpoint?: string | null; message?: string }

@@ -10,8 +10,23 @@ import { ADMIN_ACTOR } from '../../src/commands/roles';
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 export const silentLogger = pino({ level: 'silent' });
 
-export function tempDir(prefix = 'mailbox-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+/**
+ * A fresh directory, removed after the test file (test/support/cleanupTempDirs.ts, a jest
+ * setupFilesAfterEnv): some hold an admin.token, none may outlive the run.
+ */
+export function tempDir(prefix = 'mailbox-test-', base = os.tmpdir()): string {
+  const dir = fs.mkdtempSync(path.join(base, prefix));
+  createdTempDirs.push(dir);
+  return dir;
+}
+
+/** tmpfs when there is one (appends fsync; tests about Redis or the CLI are not about disks). */
+export const scratchBase = (): string => (fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir());
+
+export const createdTempDirs: string[] = [];
+
+export function removeTempDirs(): void {
+  for (const dir of createdTempDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 }
 
 export async function memoryMailbox(config: MailboxConfigInput = {}): Promise<Mailbox> {

@@ -20,6 +20,7 @@ const task = { state: 'InputRequired', input: { parts: [{ kind: 'text', text: 'h
 const DATA: Record<keyof typeof EVENT_DATA_V1, Record<string, unknown>> = {
   AgentRegistered: { identity: '@a', role: 'agent', tokenHash: 'h', registeredAt: at },
   AgentRetired: { identity: '@a', retiredAt: at },
+  AgentTokenRotated: { identity: '@a', tokenHash: 'h2', rotatedAt: at },
   MessageSent: { ...summary, body: 'b', task, recipients: ['@b', '@c'], idempotencyKey: null, requestHash: 'r' },
   BroadcastDelivered: { ...summary, recipient: '@b', deliveredAt: at },
   ReceiptRead: { messageId: summary.messageId, reader: '@b', readAt: at, priority: 'low', sentAt: at },

@@ -1,4 +1,4 @@
-/** `mailbox agent add|list|retire` (admin token for add and retire). */
+/** `mailbox agent add|list|retire|token` (admin token for add, retire and token). */
 import { Option, type Command } from 'commander';
 import { action, adminTokenFallback, clientFrom, print, printJson, withClientOptions, type ClientOptions } from './clientOptions';
 import { formatAgents } from './format';
@@ -32,5 +32,15 @@ export function registerAgentCommands(program: Command): void {
       const retired = await clientFrom(options, options.token ?? adminTokenFallback()).retireAgent(identity);
       if (options.json) return printJson(retired);
       print(`Retired ${retired.identity} at ${retired.retiredAt}.`);
+    }));
+
+  withClientOptions(agent.command('token <identity>'))
+    .description('issue an agent a new token (admin), e.g. when it was lost or leaked: the old token stops working at once')
+    .addHelpText('after', '\nExample: mailbox agent token @neo-gpt')
+    .action(action(async (identity: string, options: ClientOptions) => {
+      const rotated = await clientFrom(options, options.token ?? adminTokenFallback()).rotateToken(identity);
+      if (options.json) return printJson(rotated);
+      print(`New token for ${rotated.identity} at ${rotated.rotatedAt}; the old one no longer works.\n` +
+        `Token (shown only now; give it to the agent as MAILBOX_TOKEN):\n  ${rotated.token}`);
     }));
 }

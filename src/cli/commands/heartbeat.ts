@@ -1,9 +1,12 @@
 /** `mailbox heartbeat`: the daemon that nudges idle agents with unread mail and watches the projection pipeline. */
 import fs from 'node:fs';
 import { type Command, Option } from 'commander';
-import pino from 'pino';
 import { openPipeline } from '../../compositionRoot';
 import { configFromEnv } from '../../config';
+import { isStartupError } from '../../startupError';
+import { waitForBackends } from '../../startupBackends';
+import { cliLogger } from './cliLogger';
+import { unknownVariableWarning, unknownVariables } from './envWarnings';
 import { isMailboxError, MailboxError } from '../../errors';
 import { HEARTBEAT_ENV, heartbeatSettingsFromEnv, parseHeartbeatSettings, type HeartbeatSettings } from '../../heartbeat/heartbeatSettings';
 import { startHeartbeat } from '../../heartbeat/startHeartbeat';
@@ -76,7 +79,8 @@ export function registerHeartbeatCommands(program: Command): void {
     .option('--metrics-port <port>', 'port of /metrics, or "off" (MAILBOX_HEARTBEAT_METRICS_PORT)')
     .addOption(new Option('--projector <mode>', 'run a projector in this process: auto = only when views are in memory (MAILBOX_HEARTBEAT_PROJECTOR)')
       .choices(['auto', 'on', 'off']))
-    .option('--once', 'run one tick, wait for the deliveries, print the tick report as JSON and exit')
+    .option('--once', 'run one tick, wait for the deliveries, print the tick report as JSON on stdout (logs on stderr) and exit; ' +
+      'opens no metrics port, so it runs beside the daemon')
     .addHelpText('after', `
 Durations: 250ms, 90s, 10m, 1h or milliseconds. Defaults: interval 60s, idle 10m, cooldown 15m,
 wake grace 60s, stall after 60s, metrics on 127.0.0.1:7421.
@@ -87,6 +91,7 @@ The stores are those of the server: MAILBOX_DATA_DIR / MAILBOX_EVENTSTORE_URL / 
       try {
         await runHeartbeat(flags);
       } catch (error) {
+        if (isStartupError(error)) throw error; // one line, exit code 2 (bin/mailbox.js)
         process.stderr.write(`${JSON.stringify(isMailboxError(error) ? error.envelope : { error: 'Heartbeat failed',
           code: 'INTERNAL', message: (error as Error).message })}\n`);
         process.exitCode = 2;
@@ -96,8 +101,12 @@ The stores are those of the server: MAILBOX_DATA_DIR / MAILBOX_EVENTSTORE_URL / 
 
 async function runHeartbeat(flags: HeartbeatFlags): Promise<void> {
   const config = configFromEnv();
-  const settings = heartbeatSettingsFromCli(flags);
-  const logger = pino({ level: config.logLevel, name: 'mailbox-heartbeat' });
+  const fromFlagsAndEnv = heartbeatSettingsFromCli(flags);
+  // One-shot: no metrics port (it would collide with a running daemon's), and stdout carries only the report.
+  const settings = flags.once ? { ...fromFlagsAndEnv, metricsPort: null } : fromFlagsAndEnv;
+  const logger = cliLogger({ name: 'mailbox-heartbeat', config, fd: flags.once ? 2 : 1 });
+  for (const unknown of unknownVariables(process.env)) logger.warn({ variable: unknown.variable }, unknownVariableWarning(unknown));
+  await waitForBackends(config, logger); // started beside Redis and EventStoreDB (docker compose): wait for them, bounded
   const pipeline = await openPipeline(config, logger, settings.projector);
   const heartbeat = await startHeartbeat(pipeline, { settings, logger, schedule: !flags.once }).catch(async (error) => {
     await pipeline.close();

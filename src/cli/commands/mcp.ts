@@ -3,22 +3,22 @@
  * tools proxy to a mailbox server's HTTP API with the agent's token, so the
  * answers and errors are the server's own. stdout carries the protocol only.
  */
-import type { Command } from 'commander';
-import { action, withClientOptions, type ClientOptions } from './clientOptions';
-import { MailboxError } from '../../errors';
-import { runStdioMcp } from '../../stdioMcp';
+import { Option, type Command } from 'commander';
+import { action, DEFAULT_URL, type ClientOptions } from './clientOptions';
+import { NO_TOKEN_MESSAGE, runStdioMcp } from '../../stdioMcp';
 
 export function registerMcpCommand(program: Command): void {
-  withClientOptions(program.command('mcp'))
+  // No --json: stdout carries the MCP protocol only.
+  program.command('mcp')
+    .addOption(new Option('--url <url>', 'mailbox server URL').env('MAILBOX_URL').default(DEFAULT_URL))
+    .addOption(new Option('--token <token>', 'the agent\'s bearer token').env('MAILBOX_TOKEN'))
     .description('run an MCP server on stdio that talks to a mailbox server (for stdio-only MCP clients)')
     .addHelpText('after', '\nExample client configuration:\n' +
       '  {"command": "mailbox", "args": ["mcp"], "env": {"MAILBOX_URL": "http://127.0.0.1:7420", "MAILBOX_TOKEN": "mbx_..."}}')
     .action(action(async (options: ClientOptions) => {
-      if (!options.token) {
-        throw new MailboxError('UNAUTHENTICATED', 'Unauthenticated', 'mailbox mcp needs an agent token: --token <token> or MAILBOX_TOKEN.');
-      }
       const server = await runStdioMcp(options.url, options.token);
-      process.stderr.write(`mailbox mcp: serving MCP on stdio for ${options.url}\n`);
+      process.stderr.write(options.token ? `mailbox mcp: serving MCP on stdio for ${options.url}\n`
+        : `mailbox mcp: ${NO_TOKEN_MESSAGE} Serving MCP anyway: every tool call answers UNAUTHENTICATED.\n`);
       await new Promise<void>((resolve) => {
         server.onclose = resolve;
         process.stdin.once('end', resolve);

@@ -35,7 +35,7 @@ export function registerMessageCommands(program: Command): void {
     .option('--wake-suppressed', 'do not wake the recipients')
     .option('--idempotency-key <key>', 'makes a retried send safe: the same key returns the original message')
     .addHelpText('after', '\nExamples:\n  mailbox send @neo-gpt "review #12" "Please look at the diff."\n' +
-      '  mailbox send AGENT:* "deploy at 14:00" --body-file notes.md --priority high')
+      "  mailbox send 'AGENT:*' \"deploy at 14:00\" --body-file notes.md --priority high   # broadcast: quote the * for the shell")
     .action(action(async (to: string, subject: string, body: string | undefined, options: SendOptions) => {
       const input = {
         to, subject, body: bodyOf(body, options.bodyFile),
@@ -48,8 +48,18 @@ export function registerMessageCommands(program: Command): void {
       };
       const sent = await clientFrom(options).send(input, options.idempotencyKey);
       if (options.json) return printJson(sent);
-      print(`Sent ${sent.messageId} to ${sent.to} (delivered to ${sent.recipients.length ? sent.recipients.join(', ') : 'nobody yet'}).`);
-      for (const warning of sent.warnings ?? []) print(`warning: ${String(warning.message ?? JSON.stringify(warning))}`);
+      // Accepted is not delivered: a direct message to an unregistered identity waits for a registration that may never come.
+      const unregistered = (sent.warnings ?? []).find((warning) => warning.code === 'UNREGISTERED_RECIPIENT');
+      if (unregistered) {
+        print(`Sent ${sent.messageId}: accepted for ${sent.to}, who is not registered: it will see it only if registered under that name.`);
+        const suggestions = unregistered.suggestions;
+        if (Array.isArray(suggestions) && suggestions.length) print(`did you mean: ${suggestions.join(', ')}`);
+      } else {
+        print(`Sent ${sent.messageId} to ${sent.to} (delivered to ${sent.recipients.length ? sent.recipients.join(', ') : 'nobody yet'}).`);
+      }
+      for (const warning of sent.warnings ?? []) {
+        if (warning !== unregistered) print(`warning: ${String(warning.message ?? JSON.stringify(warning))}`);
+      }
     }));
 
   withClientOptions(program.command('inbox'))

@@ -1,8 +1,10 @@
 /** `mailbox serve`: runs the HTTP server with the configuration from MAILBOX_* (flags override). */
 import type { Command } from 'commander';
-import pino from 'pino';
-import { configFromEnv, parseConfig } from '../../config';
+import type { Logger } from 'pino';
+import { configFromEnv, parseConfigForStartup } from '../../config';
 import type { Mailbox } from '../../mailbox';
+import { cliLogger } from './cliLogger';
+import { unknownVariableWarning, unknownVariables } from './envWarnings';
 
 const SHUTDOWN_TIMEOUT_MS = 10_000;
 
@@ -15,11 +17,24 @@ export function registerServeCommand(program: Command): void {
     .option('--heartbeat', 'also run the heartbeat daemon in this process (MAILBOX_HEARTBEAT=1; settings from MAILBOX_HEARTBEAT_*, see docs/operators.md)')
     .action(async (options: { host?: string; port?: string; dataDir?: string; heartbeat?: boolean }) => {
       const fromEnv = configFromEnv();
-      const config = parseConfig({ ...fromEnv,
+      const config = parseConfigForStartup({ ...fromEnv,
         ...(options.host ? { host: options.host } : {}),
-        ...(options.port ? { port: Number(options.port) } : {}),
+        ...(options.port !== undefined ? { port: options.port } : {}),
         ...(options.dataDir ? { dataDir: options.dataDir } : {}) });
-      const logger = pino({ level: config.logLevel, name: 'mailbox' });
+      const logger = cliLogger({ name: 'mailbox', config });
+      for (const unknown of unknownVariables(process.env)) logger.warn({ variable: unknown.variable }, unknownVariableWarning(unknown));
+      // Handlers first: a signal during startup (e.g. while waiting for Redis) stops cleanly once started.
+      let started: ((signal: string) => void) | null = null;
+      let signalledDuringStartup: string | null = null;
+      const onSignal = (signal: string) => {
+        if (started) return started(signal);
+        if (signalledDuringStartup) process.exit(1); // a second one: do not wait
+        signalledDuringStartup = signal;
+        logger.info({ signal }, 'signal during startup: stopping as soon as started');
+      };
+      process.on('SIGINT', () => onSignal('SIGINT'));
+      process.on('SIGTERM', () => onSignal('SIGTERM'));
+
       const { startServer } = await import('../../server'); // loaded here: client commands need none of it
       const server = await startServer(config, { logger });
       const heartbeat = options.heartbeat || ['1', 'true', 'yes', 'on'].includes((process.env.MAILBOX_HEARTBEAT ?? '').toLowerCase())
@@ -38,20 +53,20 @@ export function registerServeCommand(program: Command): void {
           process.exit(1);
         }, SHUTDOWN_TIMEOUT_MS).unref();
         Promise.resolve(heartbeat?.stop()).then(() => server.close()).then(() => {
-          logger.info('stopped');
+          logger.info('stopped: HTTP closed, views and event store closed');
           process.exit(0);
         }, (error: unknown) => {
           logger.error({ err: error }, 'shutdown failed');
           process.exit(1);
         });
       };
-      process.on('SIGINT', () => stop('SIGINT'));
-      process.on('SIGTERM', () => stop('SIGTERM'));
+      started = stop;
+      if (signalledDuringStartup) stop(signalledDuringStartup);
     });
 }
 
 /** The embedded default's heartbeat: same process, same views and wake bus as the server. */
-async function startInProcessHeartbeat(mailbox: Mailbox, logger: pino.Logger) {
+async function startInProcessHeartbeat(mailbox: Mailbox, logger: Logger) {
   const { startHeartbeat } = await import('../../heartbeat/startHeartbeat');
   const { heartbeatSettingsFromEnv } = await import('../../heartbeat/heartbeatSettings');
   return startHeartbeat(mailbox, { settings: heartbeatSettingsFromEnv(process.env), logger });

@@ -84,6 +84,9 @@ export class MailboxHttpClient implements AgentApi {
   retireAgent(identity: string): Promise<{ identity: string; retiredAt: string }> {
     return this.request('DELETE', `/v1/agents/${encodeURIComponent(identity)}`);
   }
+  rotateToken(identity: string): Promise<{ identity: string; token: string; rotatedAt: string }> {
+    return this.request('POST', `/v1/agents/${encodeURIComponent(identity)}/token`);
+  }
   listAgents(): Promise<{ agents: AgentView[] }> {
     return this.request('GET', '/v1/agents');
   }

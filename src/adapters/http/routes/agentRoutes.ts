@@ -1,4 +1,4 @@
-/** POST /v1/agents (admin), GET /v1/agents (any caller), DELETE /v1/agents/{identity} (admin). */
+/** POST /v1/agents (admin), GET /v1/agents (any caller), DELETE /v1/agents/{identity} (admin), POST /v1/agents/{identity}/token (admin). */
 import type { FastifyInstance } from 'fastify';
 import { actorOf } from '../auth';
 import type { HttpContext } from '../httpContext';
@@ -21,5 +21,13 @@ export function agentRoutes(app: FastifyInstance, { mailbox, metrics }: HttpCont
       noExtraInput(request.body, 'DELETE /v1/agents/{identity}');
       return mailbox.commands.retireAgent(actorOf(request), { identity: request.params.identity });
     });
+  });
+
+  app.post<{ Params: { identity: string } }>('/v1/agents/:identity/token', async (request, reply) => {
+    const rotation = await metrics.command('rotate_agent_token', 'http', async () => {
+      noExtraInput(request.body, 'POST /v1/agents/{identity}/token');
+      return mailbox.commands.rotateAgentToken(actorOf(request), { identity: request.params.identity });
+    });
+    return reply.status(201).send(rotation);
   });
 }

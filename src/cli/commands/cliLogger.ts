@@ -1,0 +1,24 @@
+/**
+ * The CLI's logger: human lines (pino-pretty) when the log goes to a terminal, JSON lines
+ * otherwise (files, docker, log shippers); MAILBOX_LOG_FORMAT=json|pretty forces one.
+ * Both write synchronously, so the shutdown lines come out in order before the process exits.
+ */
+import pino, { type Logger } from 'pino';
+import pretty from 'pino-pretty';
+import type { MailboxConfig } from '../../config';
+
+export interface CliLoggerOptions {
+  name: string;
+  config: Pick<MailboxConfig, 'logLevel' | 'logFormat'>;
+  /** stderr where stdout carries a result (heartbeat --once prints its report there). */
+  fd?: 1 | 2;
+}
+
+export function cliLogger({ name, config, fd = 1 }: CliLoggerOptions): Logger {
+  const tty = Boolean((fd === 1 ? process.stdout : process.stderr).isTTY);
+  const human = config.logFormat === 'pretty' || (config.logFormat === 'auto' && tty);
+  const options = { level: config.logLevel, name };
+  if (!human) return pino(options, pino.destination({ fd, sync: true }));
+  return pino(options, pretty({ destination: fd, sync: true, colorize: tty, singleLine: true,
+    translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }));
+}

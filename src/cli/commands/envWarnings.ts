@@ -1,0 +1,41 @@
+/**
+ * A misspelled MAILBOX_* variable is otherwise silently ignored (MAILBOX_PROT=8080 runs on 7420):
+ * name each unknown one and the nearest known name, as a warning (a variable meant for another
+ * tool sharing the prefix must not stop the server).
+ */
+import { ENV_VARIABLES } from '../../config';
+import { HEARTBEAT_ENV } from '../../heartbeat/heartbeatSettings';
+import { editDistance } from '../../commands/suggestions';
+
+/** Read outside the two settings tables: client commands, the in-process heartbeat switch, hook environments. */
+const OTHER_KNOWN = [
+  'MAILBOX_URL', 'MAILBOX_TOKEN', 'MAILBOX_AUDIT_TOKEN', 'MAILBOX_HEARTBEAT', 'MAILBOX_HEARTBEAT_AGENTS_FILE',
+  'MAILBOX_NUDGE_ID', 'MAILBOX_NUDGE_IDENTITY', 'MAILBOX_NUDGE_JSON', 'MAILBOX_NUDGE_UNREAD',
+];
+
+export function knownVariables(): string[] {
+  return [...new Set([...Object.values(ENV_VARIABLES), ...Object.values(HEARTBEAT_ENV), ...OTHER_KNOWN])];
+}
+
+export interface UnknownVariable {
+  variable: string;
+  /** The nearest known name, when it is close enough to be a likely typo. */
+  suggestion?: string;
+}
+
+export function unknownVariables(env: NodeJS.ProcessEnv, known: readonly string[] = knownVariables()): UnknownVariable[] {
+  const names = new Set(known);
+  return Object.keys(env).filter((name) => name.startsWith('MAILBOX_') && !names.has(name)).sort().map((variable) => {
+    let best: { name: string; distance: number } | undefined;
+    for (const name of known) {
+      const distance = editDistance(variable, name);
+      if (!best || distance < best.distance) best = { name, distance };
+    }
+    const close = best && best.distance <= Math.max(2, Math.floor(variable.length / 4));
+    return close ? { variable, suggestion: best!.name } : { variable };
+  });
+}
+
+export function unknownVariableWarning({ variable, suggestion }: UnknownVariable): string {
+  return `${variable} is not a mailbox variable and is ignored` + (suggestion ? `: did you mean ${suggestion}?` : ' (see README "Configuration").');
+}

@@ -1,0 +1,103 @@
+/**
+ * At startup, Redis and EventStoreDB may still be starting (docker compose starts them side by
+ * side with the server). Probe each one, retrying with backoff for MAILBOX_STARTUP_RETRY_MS and
+ * saying so in the log, then give up with one StartupError line that names the host.
+ */
+import type { Logger } from 'pino';
+import type { MailboxConfig } from './config';
+import net from 'node:net';
+import { isMailboxError, unavailable } from './errors';
+import { StartupError } from './startupError';
+import { esdbHosts } from './startupChecks';
+import { connectRedis, redactUrl } from './adapters/projections/redisConnection';
+import { isEsdbUrl } from './adapters/eventstore/esdbClientCompat';
+import { EsdbEventStore } from './adapters/eventstore/esdbEventStore';
+
+const FIRST_DELAY_MS = 250;
+const MAX_DELAY_MS = 5000;
+
+interface Backend {
+  name: string;
+  variable: string;
+  probe(): Promise<void>;
+}
+
+/** gRPC and ioredis wrap the socket error in long text: keep 'ECONNREFUSED 127.0.0.1:2113' when it is there. */
+const briefCause = (cause: string): string =>
+  (/\b(E[A-Z]{4,} [^\s,;)]+|E[A-Z]{4,})/.exec(cause)?.[1] ?? cause).replace(/\.$/, '');
+
+/** A plain TCP connect first: ioredis reports a refused connection only as "Connection is closed". */
+function tcpReachable(url: string, what: string): Promise<void> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: hostname.replace(/^\[|\]$/g, '') || '127.0.0.1', port: Number(port || 6379) });
+    socket.setTimeout(5000, () => socket.destroy(Object.assign(new Error(`ETIMEDOUT ${hostname}:${port || 6379}`), { code: 'ETIMEDOUT' })));
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve();
+    });
+    socket.once('error', (error) => reject(unavailable(what, error)));
+  });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitFor(backend: Backend, retryMs: number, logger: Logger): Promise<void> {
+  const started = Date.now();
+  let delay = FIRST_DELAY_MS;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await backend.probe();
+      if (attempt > 1) logger.info({ attempt }, `${backend.name} is reachable`);
+      return;
+    } catch (error) {
+      if (!isMailboxError(error) || error.code !== 'UNAVAILABLE') throw error;
+      const waited = Date.now() - started;
+      if (waited + delay > retryMs) {
+        const cause = briefCause(String(error.envelope.cause ?? error.message));
+        throw new StartupError(`${backend.name} is unreachable (${cause}) after ${attempt} attempt(s) in ${Math.round(waited / 1000)}s: ` +
+          `start it, or fix ${backend.variable} (MAILBOX_STARTUP_RETRY_MS=${retryMs} sets how long to wait).`,
+        { variable: backend.variable }, { cause: error });
+      }
+      logger.warn({ attempt, retryInMs: delay, cause: error.envelope.cause },
+        `${backend.name} is unreachable; retrying for up to ${Math.round(retryMs / 1000)}s (MAILBOX_STARTUP_RETRY_MS)`);
+      await sleep(delay);
+      delay = Math.min(delay * 2, MAX_DELAY_MS);
+    }
+  }
+}
+
+function backendsOf(config: MailboxConfig): Backend[] {
+  const backends: Backend[] = [];
+  const esdbUrl = config.eventStoreUrl;
+  if (esdbUrl !== undefined && isEsdbUrl(esdbUrl)) {
+    backends.push({
+      name: `EventStoreDB at ${esdbHosts(esdbUrl)}`, variable: 'MAILBOX_EVENTSTORE_URL',
+      async probe() {
+        const store = EsdbEventStore.connect(esdbUrl);
+        try {
+          await store.headPosition();
+        } finally {
+          await store.close().catch(() => undefined);
+        }
+      },
+    });
+  }
+  const redisUrl = config.redisUrl;
+  if (redisUrl !== undefined) {
+    backends.push({
+      name: `Redis at ${redactUrl(redisUrl)}`, variable: 'MAILBOX_REDIS_URL',
+      async probe() {
+        await tcpReachable(redisUrl, `Redis at ${redactUrl(redisUrl)}`);
+        const client = await connectRedis(redisUrl, { name: 'mailbox-startup-probe' });
+        client.disconnect();
+      },
+    });
+  }
+  return backends;
+}
+
+/** Resolves once every configured server answers; a StartupError when one stays unreachable for retryMs. */
+export async function waitForBackends(config: MailboxConfig, logger: Logger): Promise<void> {
+  for (const backend of backendsOf(config)) await waitFor(backend, config.startupRetryMs, logger);
+}

@@ -1,0 +1,146 @@
+/**
+ * What `mailbox serve` checks before it creates anything (no admin token generated, no file
+ * written, no store opened while another setting is still wrong), and the translation of what
+ * can only fail later (a port in use, an unreachable Redis) into one StartupError line:
+ * the variable, the bad value, the fix.
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import type { MailboxConfig } from './config';
+import { isMailboxError } from './errors';
+import { StartupError, isStartupError } from './startupError';
+import { isEsdbUrl } from './adapters/eventstore/esdbClientCompat';
+import { esdbSettings } from './adapters/eventstore/esdbSettings';
+import { validateRedisUrl } from './adapters/projections/redisConnection';
+
+const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+
+/** A config error already phrased by a validator (MailboxError with a field) becomes a StartupError as is. */
+function asStartupError(check: () => void): void {
+  try {
+    check();
+  } catch (error) {
+    if (isMailboxError(error)) throw new StartupError(error.message, { variable: error.envelope.field }, { cause: error });
+    throw error;
+  }
+}
+
+export function checkHost(host: string): void {
+  if (net.isIP(host) || host === 'localhost') return;
+  // Dotted digits that are not an IPv4 address (999.1.1.1) would otherwise be looked up as a host name.
+  if (/^[\d.]+$/.test(host) || !HOST_NAME.test(host)) {
+    throw new StartupError(`MAILBOX_HOST='${host}' is not an IP address or host name: set MAILBOX_HOST to an address of this ` +
+      'machine (127.0.0.1 for loopback, 0.0.0.0 for every interface).', { variable: 'MAILBOX_HOST' });
+  }
+}
+
+/** The directory a path will be created in must be a directory we can write: not a file, not read-only. */
+export function checkDirectoryPath(variable: string, value: string, dir: string): void {
+  let existing = path.resolve(dir);
+  while (!fs.existsSync(existing)) existing = path.dirname(existing);
+  const stat = fs.statSync(existing);
+  if (!stat.isDirectory()) {
+    throw new StartupError(`${variable}='${value}' cannot be a directory: ${existing} is a file; set ${variable} to a directory path.`,
+      { variable });
+  }
+  try {
+    fs.accessSync(existing, fs.constants.W_OK | fs.constants.X_OK);
+  } catch {
+    throw new StartupError(`${variable}='${value}' is not writable (${existing} refuses this user): set ${variable} to a directory ` +
+      'this user can write, or fix its permissions.', { variable });
+  }
+}
+
+export function checkEventStoreUrl(url: string): void {
+  const variable = 'MAILBOX_EVENTSTORE_URL';
+  if (url === 'memory:') return;
+  if (url.startsWith('sqlite:')) {
+    const file = url.slice('sqlite:'.length);
+    if (file === '') {
+      throw new StartupError(`${variable}='${url}' names no file: use sqlite:<path to a file>, e.g. sqlite:./data/events.sqlite, ` +
+        'or unset it for SQLite in MAILBOX_DATA_DIR.', { variable });
+    }
+    checkDirectoryPath(variable, url, path.dirname(path.resolve(file)));
+    if (fs.existsSync(file) && fs.statSync(file).isDirectory()) {
+      throw new StartupError(`${variable}='${url}' names a directory: use sqlite:<path to a file>.`, { variable });
+    }
+    return;
+  }
+  if (isEsdbUrl(url)) {
+    asStartupError(() => esdbSettings(url));
+    return;
+  }
+  throw new StartupError(`${variable}='${url}' is not supported: use esdb://host:2113?tls=false (or kurrentdb://), ` +
+    'sqlite:<file>, memory:, or unset it for SQLite in MAILBOX_DATA_DIR.', { variable });
+}
+
+/** Every check that needs no server: run before anything is created. */
+export function checkConfig(config: MailboxConfig): void {
+  checkHost(config.host);
+  if (config.eventStoreUrl !== undefined) checkEventStoreUrl(config.eventStoreUrl);
+  if (config.redisUrl !== undefined) asStartupError(() => validateRedisUrl(config.redisUrl!));
+  // The data dir holds the SQLite log (no MAILBOX_EVENTSTORE_URL) and the generated admin token (no MAILBOX_ADMIN_TOKEN).
+  if (config.eventStoreUrl === undefined || config.adminToken === undefined) {
+    checkDirectoryPath('MAILBOX_DATA_DIR', config.dataDir, config.dataDir);
+  }
+}
+
+/**
+ * Binds host:port once (port 0 too: that still checks the address) and lets go, so that a port in use or an address of another machine is
+ * reported before the admin token is generated or a store opened (the real listen still
+ * translates the same errors, should another process take the port in between).
+ */
+export async function checkPortFree(config: MailboxConfig): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', (error) => reject(translateStartupError(error, config)));
+    probe.listen({ host: config.host, port: config.port, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
+
+/** The host part of an EventStoreDB connection string (credentials and options left out), to name in errors. */
+export function esdbHosts(url: string): string {
+  const rest = url.replace(/^[a-z+]+:\/\//i, '').replace(/^[^@/]*@/, '');
+  return rest.split(/[/?]/)[0] || url;
+}
+
+/** A failure met while opening the stores or the port, as one StartupError line (or unchanged when not ours to phrase). */
+export function translateStartupError(error: unknown, config: MailboxConfig): unknown {
+  if (isStartupError(error)) return error;
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const { host, port } = config;
+  switch (code) {
+    case 'EADDRINUSE':
+      return new StartupError(`port ${port} on ${host} is in use: another mailbox? stop it, or set MAILBOX_PORT to a free port ` +
+        '(0 picks one).', { variable: 'MAILBOX_PORT' }, { cause: error });
+    case 'EADDRNOTAVAIL':
+      return new StartupError(`MAILBOX_HOST='${host}' is not an address of this machine: set MAILBOX_HOST to one of its addresses ` +
+        '(127.0.0.1 for loopback, 0.0.0.0 for every interface).', { variable: 'MAILBOX_HOST' }, { cause: error });
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new StartupError(`MAILBOX_HOST='${host}' does not resolve to an address: set MAILBOX_HOST to an IP address of this ` +
+        'machine (127.0.0.1 for loopback).', { variable: 'MAILBOX_HOST' }, { cause: error });
+    case 'EACCES':
+      if ((error as { syscall?: string }).syscall === 'listen') {
+        return new StartupError(`port ${port} needs privileges this user lacks: set MAILBOX_PORT to 1024 or above.`,
+          { variable: 'MAILBOX_PORT' }, { cause: error });
+      }
+      break;
+    default:
+      break;
+  }
+  if (code === 'EACCES' || code === 'ENOTDIR' || code === 'EROFS' || code === 'ENOSPC') {
+    const file = (error as NodeJS.ErrnoException).path ?? config.dataDir;
+    return new StartupError(`MAILBOX_DATA_DIR='${config.dataDir}': cannot write ${file} (${code}); set MAILBOX_DATA_DIR to a ` +
+      'writable directory.', { variable: 'MAILBOX_DATA_DIR' }, { cause: error });
+  }
+  // libsql reports an unopenable file as ConnectionFailed(..., 14) (SQLITE_CANTOPEN).
+  if (error instanceof Error && /ConnectionFailed|SQLITE_CANTOPEN|unable to open database/i.test(error.message)) {
+    const where = config.eventStoreUrl === undefined ? `MAILBOX_DATA_DIR='${config.dataDir}'` : `MAILBOX_EVENTSTORE_URL='${config.eventStoreUrl}'`;
+    const variable = config.eventStoreUrl === undefined ? 'MAILBOX_DATA_DIR' : 'MAILBOX_EVENTSTORE_URL';
+    return new StartupError(`${where}: SQLite cannot open its file (${error.message.split('\n')[0]}); set ${variable} to a writable ` +
+      'place.', { variable }, { cause: error });
+  }
+  return error;
+}

@@ -1,0 +1,40 @@
+/**
+ * `mailbox heartbeat --once` as run from a shell beside a running daemon: it opens no port (the
+ * daemon's metrics port is taken here), prints exactly its JSON report on stdout, and logs on stderr.
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import pino from 'pino';
+import { createMailbox } from '../../src/mailbox';
+import { ensureBuilt, runCli } from '../support/builtCli';
+import { ADMIN_TOKEN, registerAgents, tempDir } from '../support/fixtures';
+
+let dataDir: string;
+beforeAll(() => {
+  ensureBuilt();
+  dataDir = tempDir('mailbox-heartbeat-once-');
+});
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+test('no port, the report alone on stdout, the logs on stderr', async () => {
+  const mailbox = await createMailbox({ dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' }, { logger: pino({ level: 'silent' }) });
+  const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+  await a.send({ to: '@b', subject: 'hello', body: 'x' });
+  await mailbox.close();
+
+  const daemonPort = net.createServer(); // stands for a running daemon's metrics port
+  await new Promise<void>((resolve) => daemonPort.listen(0, '127.0.0.1', () => resolve()));
+  const port = (daemonPort.address() as net.AddressInfo).port;
+  try {
+    const run = await runCli(['heartbeat', '--once', '--wake-grace', '0'],
+      { MAILBOX_DATA_DIR: dataDir, MAILBOX_HEARTBEAT_METRICS_PORT: String(port) });
+    expect(run.code).toBe(0);
+    const stdout = run.stdout.trim().split('\n');
+    expect(stdout).toHaveLength(1);
+    expect(JSON.parse(stdout[0])).toMatchObject({ agents: 3, withUnread: 1, nudged: ['@b'] });
+    const logs = run.stderr.trim().split('\n').map((line) => JSON.parse(line) as { msg: string; metrics?: unknown });
+    expect(logs.find((entry) => entry.msg === 'heartbeat daemon started')).toMatchObject({ metrics: null });
+  } finally {
+    await new Promise((resolve) => daemonPort.close(resolve));
+  }
+});

@@ -1,0 +1,124 @@
+/**
+ * `mailbox serve` as an operator runs it: every startup failure prints one line on stderr naming
+ * the variable, the bad value and the fix, exits with code 2, and creates nothing (no admin token
+ * generated, no log opened) because all configuration is checked first. Unreachable Redis and
+ * EventStoreDB are retried with backoff (said in the log) for MAILBOX_STARTUP_RETRY_MS.
+ */
+import type * as ChildProcess from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { ensureBuilt, runCli, type CliRun } from '../support/builtCli';
+import { tempDir } from '../support/fixtures';
+
+let root: string;
+beforeAll(() => {
+  ensureBuilt();
+  root = tempDir('mailbox-startup-');
+});
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+const listening = (server: net.Server) => new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port)));
+const closed = (server: net.Server) => new Promise<void>((resolve) => server.close(() => resolve()));
+
+/** A loopback port nobody listens on. */
+async function deadPort(): Promise<number> {
+  const server = net.createServer();
+  const port = await listening(server);
+  await closed(server);
+  return port;
+}
+
+async function serve(name: string, env: Record<string, string>): Promise<CliRun & { dataDir: string }> {
+  const dataDir = path.join(root, name);
+  const run = await runCli(['serve'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_PORT: '0', ...env });
+  return { ...run, dataDir };
+}
+
+function expectOneLine(run: CliRun & { dataDir: string }, variable: string, ...mentions: string[]) {
+  const lines = run.stderr.trimEnd().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(/^mailbox: /);
+  expect(lines[0]).toContain(variable);
+  for (const mention of mentions) expect(lines[0]).toContain(mention);
+  expect(lines[0]).not.toMatch(/\n\s+at /);
+  expect(run.code).toBe(2);
+  // Nothing was created: no admin token generated and printed, no log opened.
+  expect(fs.existsSync(run.dataDir)).toBe(false);
+  expect(run.stdout).not.toContain('Admin token');
+}
+
+test.each([
+  ['port-abc', { MAILBOX_PORT: 'abc' }, 'MAILBOX_PORT', ["'abc'", '0..65535']],
+  ['port-blank', { MAILBOX_PORT: ' ' }, 'MAILBOX_PORT', ['blank', '0..65535']],
+  ['token-short', { MAILBOX_ADMIN_TOKEN: 'short' }, 'MAILBOX_ADMIN_TOKEN', ['5 characters', '16 or more characters']],
+  ['token-blank', { MAILBOX_ADMIN_TOKEN: '                    ' }, 'MAILBOX_ADMIN_TOKEN', ['blank', '16 or more characters']],
+  ['host-bad', { MAILBOX_HOST: '999.1.1.1' }, 'MAILBOX_HOST', ["'999.1.1.1'", '127.0.0.1']],
+  ['host-not-local', { MAILBOX_HOST: '192.0.2.1' }, 'MAILBOX_HOST', ["'192.0.2.1'", 'not an address of this machine']],
+  ['store-sqlite-empty', { MAILBOX_EVENTSTORE_URL: 'sqlite:' }, 'MAILBOX_EVENTSTORE_URL', ["'sqlite:'", 'sqlite:<path to a file>']],
+  ['store-unsupported', { MAILBOX_EVENTSTORE_URL: 'postgres://x' }, 'MAILBOX_EVENTSTORE_URL', ['esdb://host:2113']],
+  ['redis-url-bad', { MAILBOX_REDIS_URL: 'localhost:6379' }, 'MAILBOX_REDIS_URL', ['redis://host:6379']],
+  ['strict-typo', { MAILBOX_STRICT_RECIPIENTS: 'ture' }, 'MAILBOX_STRICT_RECIPIENTS', ["'ture'", 'true or false']],
+  ['level-typo', { MAILBOX_LOG_LEVEL: 'verbose' }, 'MAILBOX_LOG_LEVEL', ["'verbose'", 'debug']],
+])('%s: one line naming the variable, exit code 2, nothing created', async (name, env, variable, mentions) => {
+  expectOneLine(await serve(name, env), variable, ...mentions);
+});
+
+test('MAILBOX_DATA_DIR under a file: one line naming the file', async () => {
+  const file = path.join(root, 'plain-file');
+  fs.writeFileSync(file, 'not a directory');
+  const run = await serve('unused', { MAILBOX_DATA_DIR: path.join(file, 'data') });
+  expectOneLine({ ...run, dataDir: path.join(file, 'data') }, 'MAILBOX_DATA_DIR', `${file} is a file`);
+});
+
+test('port in use: names the port and MAILBOX_PORT, generates no admin token', async () => {
+  const other = net.createServer();
+  const port = await listening(other);
+  try {
+    expectOneLine(await serve('port-in-use', { MAILBOX_PORT: String(port) }), 'MAILBOX_PORT', `port ${port}`, 'in use', 'another mailbox?');
+  } finally {
+    await closed(other);
+  }
+});
+
+test('unreachable Redis: retried with backoff (said in the log), then one line naming the host', async () => {
+  const port = await deadPort();
+  const run = await serve('redis-down', { MAILBOX_REDIS_URL: `redis://127.0.0.1:${port}`, MAILBOX_STARTUP_RETRY_MS: '1500' });
+  expectOneLine(run, 'MAILBOX_REDIS_URL', `Redis at redis://127.0.0.1:${port} is unreachable`, 'MAILBOX_STARTUP_RETRY_MS');
+  const retries = run.stdout.trim().split('\n').map((line) => JSON.parse(line)).filter((entry) => /retrying/.test(entry.msg));
+  expect(retries.length).toBeGreaterThanOrEqual(2);
+  expect(retries.map((entry) => entry.retryInMs).slice(0, 2)).toEqual([250, 500]); // backoff doubles
+});
+
+test('unreachable EventStoreDB: one line naming the host and MAILBOX_EVENTSTORE_URL', async () => {
+  const port = await deadPort();
+  const run = await serve('esdb-down', {
+    MAILBOX_EVENTSTORE_URL: `esdb://127.0.0.1:${port}?tls=false&defaultDeadline=500`, MAILBOX_STARTUP_RETRY_MS: '300' });
+  expectOneLine(run, 'MAILBOX_EVENTSTORE_URL', `EventStoreDB at 127.0.0.1:${port} is unreachable`);
+});
+
+test('a misspelled variable is warned with the nearest name; JSON logs off a terminal; shutdown lines in order', async () => {
+  const dataDir = path.join(root, 'runs');
+  const run = await new Promise<CliRun>((resolve) => {
+    const { spawn } = jest.requireActual<typeof ChildProcess>('node:child_process');
+    const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('MAILBOX_')));
+    const child = spawn(process.execPath, ['bin/mailbox.js', 'serve'], { cwd: path.resolve(__dirname, '../..'),
+      env: { ...env, MAILBOX_DATA_DIR: dataDir, MAILBOX_PORT: '0', MAILBOX_STRICT_RECIPENTS: 'true' } });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += String(chunk)));
+    child.stdout.on('data', (chunk) => {
+      stdout += String(chunk);
+      if (stdout.includes('mailbox listening on')) child.kill('SIGTERM');
+    });
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+  expect(run.code).toBe(0);
+  expect(run.stderr).toBe('');
+  const messages = run.stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line).msg as string);
+  expect(messages[0]).toBe('MAILBOX_STRICT_RECIPENTS is not a mailbox variable and is ignored: did you mean MAILBOX_STRICT_RECIPIENTS?');
+  const order = ['mailbox listening on', 'shutting down', 'stopped'].map((text) => messages.findIndex((m) => m.startsWith(text)));
+  expect(order.every((index) => index >= 0)).toBe(true);
+  expect(order).toEqual([...order].sort((a, b) => a - b));
+  expect(messages[messages.length - 1]).toMatch(/^stopped/);
+});

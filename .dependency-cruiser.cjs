@@ -100,9 +100,6 @@ module.exports = {
         path: '^src/adapters/',
         pathNot: [
           '^src/adapters/http/client/',
-          // TEMPORARY: cli/commands/projections.ts (another branch's file) still opens its stores through the factories;
-          // it should take them from compositionRoot (e.g. openPipeline(config, logger, 'off')). The lead removes this after merging.
-          '^src/adapters/(eventStoreFactory|projectionFactory)[.]ts$',
         ],
       },
     },

@@ -16,10 +16,11 @@ import { ProjectionRunner } from './projections/projectionRunner';
 import { createEventStore, sqliteLogFile } from './adapters/eventStoreFactory';
 import { SqliteJsonLog } from './adapters/eventstore/sqliteJsonLog';
 import { MailboxHttpClient } from './adapters/http/client/mailboxHttpClient';
-import { createProjectionAdapters } from './adapters/projectionFactory';
+import { createProjectionAdapters, openRedisProjectionStore } from './adapters/projectionFactory';
 import { eventStoreSource, type JsonTextLog, type LogSource } from './audit/logSource';
 import type { EventStore } from './events/eventStore';
 import type { ProjectionStore } from './projections/projectionStore';
+import type { ProjectionGenerations } from './projections/rebuildGenerations';
 import type { WakeBus } from './projections/wakeBus';
 
 export interface ContainerOverrides {
@@ -99,4 +100,24 @@ Promise<{ source: LogSource; close(): Promise<void> }> {
 export function openJsonTextLog(config: MailboxConfig): JsonTextLog | null {
   const file = sqliteLogFile(config);
   return file === null ? null : SqliteJsonLog.open(file);
+}
+
+/**
+ * `mailbox projections rebuild | status`: the configured log and the generations of the shared (Redis) views,
+ * opened without a projector (the servers' projector keeps following the log meanwhile).
+ */
+export async function openProjectionMaintenance(config: MailboxConfig, logger: Logger):
+Promise<{ log: EventStore; generations: ProjectionGenerations; close(): Promise<void> }> {
+  const log = await createEventStore(config, logger);
+  const store = await openRedisProjectionStore(config).catch(async (error: unknown) => {
+    await log.close();
+    throw error;
+  });
+  return {
+    log, generations: store.generations(),
+    close: async () => {
+      await store.close();
+      await log.close();
+    },
+  };
 }

@@ -5,7 +5,9 @@
  * Identities: @a sends, @b and @c receive (and @b also sends to @c).
  */
 import type { TaskEnvelope } from '../../src/commands/messageFields';
-import { parseListQuery, viewQuery } from '../../src/application/listQueryParser';
+import { storeQuery } from './storeQuery';
+
+export { storeQuery };
 import type { ListedMessage, ProjectionStore } from '../../src/projections/projectionStore';
 import type { ProjectedEvent, WakeEvent } from '../../src/projections/viewChanges';
 import type { WakeBus } from '../../src/projections/wakeBus';
@@ -24,7 +26,6 @@ export type ProjectionStoreFactory = () => Promise<ProjectionStoreHarness>;
 const TASK = { state: 'Working', expectedOutput: { shape: 'review' } } as TaskEnvelope;
 
 /** A caller's query as the store receives it: parsed, with the position bound of the page to read. */
-export const storeQuery = (input: Record<string, unknown>, before: bigint | null = null) => viewQuery(parseListQuery(input), before);
 
 /** Every page of one listing, following nextBefore. */
 export async function listAll(store: ProjectionStore, identity: string, filters: Record<string, unknown> = {}, limit = 200) {

@@ -23,7 +23,7 @@ import type { Priority, TaskEnvelope } from '../../src/events/types';
 import type { ProjectionStore, ViewPage } from '../../src/projections/projectionStore';
 import type { ProjectedEvent, WakeEvent } from '../../src/projections/viewChanges';
 import type { WakeBus } from '../../src/projections/wakeBus';
-import { storeQuery } from './projectionStore.contract';
+import { storeQuery } from './storeQuery';
 import { LogBuilder, prng } from './projectionStoreLog';
 
 export const SEED_ENV = 'READ_MODEL_DIFF_SEED';

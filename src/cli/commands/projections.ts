@@ -8,8 +8,7 @@ import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import pino from 'pino';
 import { z } from 'zod';
-import { createEventStore } from '../../adapters/eventStoreFactory';
-import { openRedisProjectionStore } from '../../adapters/projectionFactory';
+import { openProjectionMaintenance } from '../../compositionRoot';
 import { parseInput } from '../../commands/validation';
 import { configFromEnv, type MailboxConfig } from '../../config';
 import { isMailboxError, MailboxError } from '../../errors';
@@ -79,14 +78,10 @@ export async function runRebuild(rawFlags: Record<string, unknown>, io: Projecti
   const flags = parseInput(rebuildFlagsSchema, rawFlags, 'projections rebuild');
   const config = redisConfig(io);
   const logger = pino({ level: 'warn', name: 'mailbox-projections' }, pino.destination({ dest: 2, sync: true }));
-  const log = await createEventStore(config, logger);
-  const store = await openRedisProjectionStore(config).catch(async (error) => {
-    await log.close();
-    throw error;
-  });
+  const { log, generations, close } = await openProjectionMaintenance(config, logger);
   const progress = progressReporter(io.stdout);
   try {
-    const result = await rebuildProjections(log, store.generations(), {
+    const result = await rebuildProjections(log, generations, {
       settleMs: flags.settleMs, dropPreviousAfterMs: flags.keepPrevious ? null : flags.graceMs, takeOver: flags.takeOver ?? false,
       onProgress: (p) => {
         progress.update(p);
@@ -103,31 +98,25 @@ export async function runRebuild(rawFlags: Record<string, unknown>, io: Projecti
     return 0;
   } finally {
     progress.stop();
-    await store.close();
-    await log.close();
+    await close();
   }
 }
 
 export async function runStatus(io: ProjectionsIo = processIo): Promise<number> {
   const config = redisConfig(io);
   const logger = pino({ level: 'warn', name: 'mailbox-projections' }, pino.destination({ dest: 2, sync: true }));
-  const log = await createEventStore(config, logger);
+  const { log, generations, close } = await openProjectionMaintenance(config, logger);
   try {
-    const store = await openRedisProjectionStore(config);
-    try {
-      const active = await store.generations().active();
-      const head = await log.headPosition();
-      const logIdentity = await log.logIdentity();
-      io.stdout.write(`${JSON.stringify({ namespace: config.redisNamespace, activeGeneration: active.name,
-        checkpoint: active.checkpoint?.toString() ?? null, logHead: head?.toString() ?? null, upToDate: active.checkpoint === head,
-        viewsLogIdentity: active.logIdentity, logIdentity, viewsOfThisLog: active.logIdentity === logIdentity,
-        liveWriter: active.liveWriter })}\n`);
-      return 0;
-    } finally {
-      await store.close();
-    }
+    const active = await generations.active();
+    const head = await log.headPosition();
+    const logIdentity = await log.logIdentity();
+    io.stdout.write(`${JSON.stringify({ namespace: config.redisNamespace, activeGeneration: active.name,
+      checkpoint: active.checkpoint?.toString() ?? null, logHead: head?.toString() ?? null, upToDate: active.checkpoint === head,
+      viewsLogIdentity: active.logIdentity, logIdentity, viewsOfThisLog: active.logIdentity === logIdentity,
+      liveWriter: active.liveWriter })}\n`);
+    return 0;
   } finally {
-    await log.close();
+    await close();
   }
 }
 

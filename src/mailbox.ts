@@ -19,6 +19,8 @@ import type { WakeBus } from './projections/wakeBus';
 import { LiveWriterOfAnotherLog, rebuildProjections } from './projections/rebuild';
 import { ForeignViews } from './projections/viewsOwnership';
 import { StartupError } from './startupError';
+import { isMailboxError } from './errors';
+import { retry } from './support/retry';
 
 export class Mailbox {
   readonly commands: MailboxCommands;
@@ -30,6 +32,7 @@ export class Mailbox {
   readonly wakeBus: WakeBus;
   /** Resolves once the views are this log's and followed (at once, unless a take-over is rebuilding them). */
   viewsReady: Promise<void> = Promise.resolve();
+  private readonly closing = new AbortController();
 
   constructor(readonly container: DependencyContainer, readonly config: MailboxConfig) {
     this.commands = container.resolve(MailboxCommands);
@@ -88,7 +91,13 @@ export class Mailbox {
     logger.warn(details, `projections: taking over ${foreign.binding.location} from ${foreign.binding.logIdentity ?? 'an unknown log'}; ` +
       'rebuilding the views from this log (readiness is 503 until done)');
     this.viewsReady = (async () => {
-      const result = await rebuildProjections(this.eventStore, generations, { takeOver: true, dropPreviousAfterMs: null });
+      // A store that is briefly unavailable (a Redis restart, a paused server) delays the take-over, it does not end it.
+      const result = await retry(() => rebuildProjections(this.eventStore, generations, { takeOver: true, dropPreviousAfterMs: null }), {
+        attempts: Infinity, backoff: { initialDelayMs: 200, maxDelayMs: 5000, jitter: 0.2 }, signal: this.closing.signal,
+        retryable: (error) => isMailboxError(error) && error.code === 'UNAVAILABLE',
+        onRetry: (attempt, error, delayMs) => logger.warn({ err: error, attempt, retryInMs: Math.round(delayMs), ...details },
+          'projections: the take-over rebuild met an unavailable store; retrying'),
+      });
       logger.warn({ ...details, generation: result.generation, previous: result.previous, events: result.events, ms: result.ms },
         `projections: took over ${foreign.binding.location}; the previous views (generation ${result.previous}) are kept until deleted`);
       await this.runner.start();
@@ -97,6 +106,7 @@ export class Mailbox {
   }
 
   async close(): Promise<void> {
+    this.closing.abort();
     await this.viewsReady.catch(() => undefined);
     await this.runner.stop();
     await this.wakeBus.close();

@@ -1,4 +1,5 @@
 /** One strict zod schema per command input (DESIGN section 3); the HTTP and MCP surfaces reuse them. */
+import { assertJsonDepth } from './jsonDepth';
 import { z } from 'zod';
 import { ROLES } from './roles';
 import { IDENTITY_PATTERN } from './recipients';
@@ -29,7 +30,7 @@ const shortText = (value: unknown): string => {
  * encoding. Anything else is refused with this field's own form and example,
  * never split or guessed (a comma-separated string is not a list).
  */
-function encodedOr<T extends z.ZodType>(schema: T, form: { kind: 'array' | 'object'; what: string; example: string }) {
+function encodedOr<T extends z.ZodType>(field: string, schema: T, form: { kind: 'array' | 'object'; what: string; example: string }) {
   const teach = (value: string) => `must be ${form.what}, e.g. ${form.example}, or that ${form.kind} JSON-encoded as one string; ` +
     `the plain string ${shortText(value)} is not one${form.kind === 'array' && value.includes(',') ? ' (comma-separated text is not split)' : ''}.`;
   return z.preprocess((value, ctx) => {
@@ -41,7 +42,10 @@ function encodedOr<T extends z.ZodType>(schema: T, form: { kind: 'array' | 'obje
       decoded = undefined;
     }
     const fits = form.kind === 'array' ? Array.isArray(decoded) : typeof decoded === 'object' && decoded !== null && !Array.isArray(decoded);
-    if (fits) return decoded;
+    if (fits) {
+      assertJsonDepth(decoded, [field]); // the string held JSON: the nesting limit applies to what it decodes to, before validation
+      return decoded;
+    }
     ctx.addIssue({ code: 'custom', message: teach(value) });
     return z.NEVER;
   }, schema);
@@ -61,11 +65,11 @@ export const sendMessageSchema = z.strictObject({
   priority: prioritySchema.default('normal').describe('default normal; high always wakes the recipient'),
   inReplyTo: messageIdSchema.optional().describe('the messageId you answer: the reply joins its thread (threadId is inherited)'),
   threadId: z.string().min(1).max(200).optional().describe('a thread to start or continue without answering one message; omit with inReplyTo'),
-  tags: encodedOr(tagsSchema, { kind: 'array', what: 'an array of strings', example: '["review", "urgent"]' })
+  tags: encodedOr('tags', tagsSchema, { kind: 'array', what: 'an array of strings', example: '["review", "urgent"]' })
     .default([]).describe('labels to filter on'),
   wakeSuppressed: z.boolean().default(false)
     .describe('true: deliver without a wake event (refused for a direct message that is high priority or carries a task)'),
-  task: encodedOr(taskEnvelopeSchema, { kind: 'object', what: 'an object (an A2A task envelope)', example: '{"state": "submitted"}' })
+  task: encodedOr('task', taskEnvelopeSchema, { kind: 'object', what: 'an object (an A2A task envelope)', example: '{"state": "submitted"}' })
     .optional().describe('an A2A task: state, input.parts, metadata, expectedOutput, budget, expiresAt'),
   idempotencyKey: z.string().min(1).max(MAX_IDEMPOTENCY_KEY_CHARS).optional()
     .describe('a unique key per message: a retry with the same key returns the first result and sends nothing new'),
@@ -77,7 +81,7 @@ export const MAX_BULK_IDS = 500;
 export const markReadSchema = z.strictObject({
   messageId: messageId("takes one id; for several ids send messageIds: [\"<id>\", \"<id>\"] instead").optional()
     .describe('one message id'),
-  messageIds: encodedOr(z.array(messageIdSchema).min(1).max(MAX_BULK_IDS),
+  messageIds: encodedOr('messageIds', z.array(messageIdSchema).min(1).max(MAX_BULK_IDS),
     { kind: 'array', what: 'an array of message ids', example: '["<id>", "<id>"]' }).optional()
     .describe(`several message ids (up to ${MAX_BULK_IDS}); one result per id`),
 }).refine((input) => (input.messageId === undefined) !== (input.messageIds === undefined), {

@@ -178,7 +178,9 @@ export class ProjectionRunner {
     while (!this.stopped && !this.displaced) {
       try {
         this.status.running = true;
-        await this.consume(await this.projections.checkpoint());
+        const stored = await this.projections.checkpoint();
+        if (stored !== null) this.reached(stored);
+        await this.consume(stored);
         backoff = 100;
       } catch (error) {
         this.status.lastError = error instanceof Error ? error.message : String(error);
@@ -267,10 +269,17 @@ export class ProjectionRunner {
 
   private async apply(events: StoredEvent[]): Promise<void> {
     await this.projections.applyBatch(events.map(projectStored));
-    const last = events[events.length - 1].position;
-    this.status.checkpoint = last.toString();
+    this.reached(events[events.length - 1].position);
     this.status.lastAppliedAt = new Date().toISOString();
-    if (this.status.lagging !== null && last >= BigInt(this.status.lagging.position)) this.status.lagging = null;
-    this.waiters.reached(last);
+  }
+
+  /**
+   * The views include `position`: from an apply of ours, or from the stored checkpoint when resuming (a batch
+   * whose answer timed out, e.g. Redis stopped mid-call, may still have been applied: its waiters must hear it).
+   */
+  private reached(position: bigint): void {
+    if (this.status.checkpoint === null || position > BigInt(this.status.checkpoint)) this.status.checkpoint = position.toString();
+    if (this.status.lagging !== null && position >= BigInt(this.status.lagging.position)) this.status.lagging = null;
+    this.waiters.reached(position);
   }
 }

@@ -7,7 +7,8 @@
 import pino from 'pino';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { buildHttpServer, type HttpServer } from '../../src/adapters/http/httpServer';
+import type { HttpServer } from '../../src/adapters/http/httpServer';
+import { buildApiServer } from '../../src/server';
 import { MAX_JSON_DEPTH } from '../../src/commands/jsonDepth';
 import type { Mailbox } from '../../src/mailbox';
 import { ADMIN_ACTOR } from '../../src/commands/roles';
@@ -22,7 +23,7 @@ const tokens: Record<string, string> = {};
 
 beforeAll(async () => {
   mailbox = await memoryMailbox({ rateLimitPerSecond: 0 });
-  http = buildHttpServer(mailbox, logger);
+  http = buildApiServer(mailbox, logger);
   url = await http.listen('127.0.0.1', 0);
   for (const identity of ['@a', '@b', '@c']) tokens[identity] = (await mailbox.asActor(ADMIN_ACTOR).registerAgent({ identity })).token;
 });

@@ -8,7 +8,7 @@ import type { MailboxConfigInput } from '../../src/config';
 import { ADMIN_ACTOR } from '../../src/commands/roles';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
-export const silentLogger = pino({ level: 'silent' });
+export const silentLogger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 
 /**
  * A fresh directory, removed after the test file (test/support/cleanupTempDirs.ts, a jest

@@ -1,5 +1,6 @@
 /** Human-readable lines for the client commands (--json prints the API's objects instead). */
-import type { MessageDetail, WakeStreamEvent } from '../../application/mailboxQueries';
+import type { MessageDetail } from '../../application/mailboxQueries';
+import type { ClientWakeEvent } from '../../adapters/http/client/mailboxHttpClient';
 import type { AgentView, ListedMessage, MessagePage } from '../../projections/projectionStore';
 
 const when = (iso: string | null) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '-');
@@ -35,7 +36,7 @@ export function formatMessage(m: MessageDetail): string {
   return `${header.join('\n')}\n\n${m.body}\n`;
 }
 
-export function formatWakeEvent(event: WakeStreamEvent | { event: 'shutdown'; data: { reason: string } }): string {
+export function formatWakeEvent(event: ClientWakeEvent): string {
   switch (event.event) {
     case 'sync':
       return `sync: ${event.data.unreadCount} unread (high ${event.data.byPriority.high}, normal ${event.data.byPriority.normal}, low ${event.data.byPriority.low})`;
@@ -45,5 +46,7 @@ export function formatWakeEvent(event: WakeStreamEvent | { event: 'shutdown'; da
     }
     case 'shutdown':
       return `server closed the stream: ${event.data.reason}`;
+    case 'revoked':
+      return `stream revoked: ${event.data.reason} (this token no longer works)`;
   }
 }

@@ -4,7 +4,7 @@
  * missed: the inbox is the authority). Authentication errors end it.
  */
 import type { Command } from 'commander';
-import { isMailboxError } from '../../errors';
+import { isMailboxError, MailboxError } from '../../errors';
 import { backoffDelay, sleep, type Backoff } from '../../support/retry';
 import { action, clientFrom, print, printJson, withClientOptions, type ClientOptions } from './clientOptions';
 import { formatWakeEvent } from './format';
@@ -35,6 +35,10 @@ export function registerWatchCommand(program: Command): void {
               if (options.json) printJson(event);
               else print(formatWakeEvent(event));
               if (event.event === 'wake' && ++wakes >= limit) abort.abort();
+              if (event.event === 'revoked') { // retired or a new token: reconnecting with this one can only fail
+                throw new MailboxError('UNAUTHENTICATED', 'Unauthenticated',
+                  `The wake stream of ${event.data.identity} was revoked (${event.data.reason}); watch again with the current token.`);
+              }
             }
           } catch (error) {
             if (abort.signal.aborted) break;

@@ -11,6 +11,11 @@ import type { AgentView, HeartbeatCounts, MessagePage } from '../../../projectio
 import type { AgentApi } from '../../../application/agentApi';
 import { readSse } from './sseReader';
 
+/** What a wake stream carries: sync, wakes, and its end (`shutdown` when the server stops, `revoked` when the token stopped working). */
+export type ClientWakeEvent = WakeStreamEvent
+  | { event: 'shutdown'; data: { reason: string } }
+  | { event: 'revoked'; data: { identity: string; reason: string } };
+
 export interface RequestOptions {
   body?: unknown;
   query?: Record<string, unknown>;
@@ -113,7 +118,7 @@ export class MailboxHttpClient implements AgentApi {
   }
 
   /** Follows GET /v1/wake until the server ends the stream or `signal` aborts. */
-  async *watch(signal?: AbortSignal): AsyncGenerator<WakeStreamEvent | { event: 'shutdown'; data: { reason: string } }> {
+  async *watch(signal?: AbortSignal): AsyncGenerator<ClientWakeEvent> {
     const response = await this.fetch('GET', '/v1/wake', { signal, headers: { accept: 'text/event-stream' } });
     if (!response.ok || !response.body) {
       const text = await response.text();
@@ -123,7 +128,7 @@ export class MailboxHttpClient implements AgentApi {
     }
     try {
       for await (const event of readSse(response.body)) {
-        yield { event: event.event, data: JSON.parse(event.data) } as WakeStreamEvent;
+        yield { event: event.event, data: JSON.parse(event.data) } as ClientWakeEvent;
       }
     } catch (error) {
       if (signal?.aborted) return;

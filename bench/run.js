@@ -33,7 +33,12 @@ function findBenchmarks(dir) {
 }
 
 /** 'core/sendThroughput' for dist/bench/core/sendThroughput.bench.js */
-const benchId = (file) => path.relative(COMPILED, file).split(path.sep).join('/').replace(/\.bench\.js$/, '');
+const benchId = (file) =>
+  path
+    .relative(COMPILED, file)
+    .split(path.sep)
+    .join('/')
+    .replace(/\.bench\.js$/, '');
 
 /** A compiled benchmark whose bench/<id>.bench.ts was deleted is stale output, not a benchmark. */
 const hasSource = (file) => fs.existsSync(path.join(__dirname, `${benchId(file)}.bench.ts`));
@@ -41,7 +46,11 @@ const hasSource = (file) => fs.existsSync(path.join(__dirname, `${benchId(file)}
 function runOne(file) {
   return new Promise((resolve) => {
     const started = Date.now();
-    const child = spawn(process.execPath, ['--expose-gc', file], { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--expose-gc', file], {
+      cwd: ROOT,
+      env: process.env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let lastLine = '';
     let pending = '';
     child.stdout.on('data', (chunk) => {
@@ -63,8 +72,13 @@ function runOne(file) {
         result = JSON.parse(lastLine);
         if (!result || typeof result !== 'object' || !Array.isArray(result.metrics)) throw new Error('not a result');
       } catch {
-        result = { bench: benchId(file), ok: false, metrics: [], info: {},
-          error: `no JSON result line (exit code ${code}${signal ? `, signal ${signal}` : ''})` };
+        result = {
+          bench: benchId(file),
+          ok: false,
+          metrics: [],
+          info: {},
+          error: `no JSON result line (exit code ${code}${signal ? `, signal ${signal}` : ''})`,
+        };
       }
       if (code !== 0 && !result.error) result.error = `exit code ${code}${signal ? `, signal ${signal}` : ''}`;
       resolve({ ...result, file: path.relative(ROOT, file), wallMs: Date.now() - started, finishedAt: new Date().toISOString() });
@@ -74,8 +88,13 @@ function runOne(file) {
 
 function machine() {
   const cpus = os.cpus();
-  return { cpus: cpus.length, cpuModel: cpus[0] ? cpus[0].model : 'unknown', totalMemMb: Math.round(os.totalmem() / 2 ** 20),
-    platform: `${os.platform()} ${os.release()}`, node: process.version };
+  return {
+    cpus: cpus.length,
+    cpuModel: cpus[0] ? cpus[0].model : 'unknown',
+    totalMemMb: Math.round(os.totalmem() / 2 ** 20),
+    platform: `${os.platform()} ${os.release()}`,
+    node: process.version,
+  };
 }
 
 function saveResults(results) {
@@ -88,7 +107,10 @@ function saveResults(results) {
   const merged = { ...previous };
   for (const result of results) merged[result.bench] = result;
   fs.mkdirSync(path.dirname(RESULTS), { recursive: true });
-  fs.writeFileSync(RESULTS, `${JSON.stringify({ updatedAt: new Date().toISOString(), machine: machine(), results: merged }, null, 2)}\n`);
+  fs.writeFileSync(
+    RESULTS,
+    `${JSON.stringify({ updatedAt: new Date().toISOString(), machine: machine(), results: merged }, null, 2)}\n`,
+  );
 }
 
 const target = (t) => (t ? `${t.kind === 'max' ? '<=' : '>='} ${t.value}` : '');
@@ -98,12 +120,22 @@ function printTable(results) {
   for (const r of results) {
     if (r.error) rows.push([r.bench, '(failed)', '', '', '', r.error.split('\n')[0].slice(0, 60)]);
     for (const m of r.metrics) {
-      rows.push([r.bench + (r.quick ? ' (quick)' : ''), m.name, String(m.value), m.unit, target(m.target),
-        m.ok === undefined ? '' : m.ok ? 'ok' : 'MISSED']);
+      rows.push([
+        r.bench + (r.quick ? ' (quick)' : ''),
+        m.name,
+        String(m.value),
+        m.unit,
+        target(m.target),
+        m.ok === undefined ? '' : m.ok ? 'ok' : 'MISSED',
+      ]);
     }
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
-  const line = (row) => row.map((cell, i) => (i === 2 ? cell.padStart(widths[i]) : cell.padEnd(widths[i]))).join('  ').trimEnd();
+  const line = (row) =>
+    row
+      .map((cell, i) => (i === 2 ? cell.padStart(widths[i]) : cell.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
   process.stdout.write(`\n${line(rows[0])}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n`);
   for (const row of rows.slice(1)) process.stdout.write(`${line(row)}\n`);
 }
@@ -112,7 +144,9 @@ async function main() {
   const filters = process.argv.slice(2).filter((arg) => arg !== '');
   const all = findBenchmarks(COMPILED).filter(hasSource).sort();
   if (all.length === 0) {
-    process.stderr.write(`No compiled benchmarks under ${path.relative(ROOT, COMPILED)}; run \`npm run bench\` (it builds first).\n`);
+    process.stderr.write(
+      `No compiled benchmarks under ${path.relative(ROOT, COMPILED)}; run \`npm run bench\` (it builds first).\n`,
+    );
     process.exit(2);
   }
   const selected = filters.length ? all.filter((file) => filters.some((f) => benchId(file).includes(f))) : all;

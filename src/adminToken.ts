@@ -21,8 +21,12 @@ export interface AdminToken {
 function readStored(file: string, logger: Logger): string {
   const token = fs.readFileSync(file, 'utf8').trim();
   if (token.length < 16) {
-    throw new MailboxError('VALIDATION_FAILED', 'Invalid configuration',
-      `${file} does not hold a valid admin token (16+ characters); delete it to generate a new one.`, { field: ADMIN_TOKEN_FILE });
+    throw new MailboxError(
+      'VALIDATION_FAILED',
+      'Invalid configuration',
+      `${file} does not hold a valid admin token (16+ characters); delete it to generate a new one.`,
+      { field: ADMIN_TOKEN_FILE },
+    );
   }
   const mode = fs.statSync(file).mode & 0o777;
   if (mode & 0o077) logger.warn({ file, mode: mode.toString(8) }, 'admin token file is readable by others; chmod 600 it');
@@ -41,7 +45,9 @@ export function resolveAdminToken(config: MailboxConfig, logger: Logger, print: 
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return { token: readStored(file, logger), source: 'file', file };
     throw error;
   }
-  print(`\nAdmin token (generated now and shown only this once; stored 0600 in ${file}):\n\n  ${token}\n\n` +
-    'Use it as "Authorization: Bearer <token>" to register agents (POST /v1/agents or `mailbox agent add`).\n');
+  print(
+    `\nAdmin token (generated now and shown only this once; stored 0600 in ${file}):\n\n  ${token}\n\n` +
+      'Use it as "Authorization: Bearer <token>" to register agents (POST /v1/agents or `mailbox agent add`).\n',
+  );
   return { token, source: 'generated', file };
 }

@@ -73,7 +73,10 @@ export async function openPipeline(config: MailboxConfig, logger: Logger, projec
   const runner = runsProjector ? container.resolve<ProjectionRunner>(TOKENS.ProjectionRunner) : null;
   await runner?.start();
   return {
-    eventStore, projections, wakeBus, runsProjector,
+    eventStore,
+    projections,
+    wakeBus,
+    runsProjector,
     close: async () => {
       await runner?.stop();
       await wakeBus.close();
@@ -84,13 +87,23 @@ export async function openPipeline(config: MailboxConfig, logger: Logger, projec
 }
 
 /** Where an auditor reads the log: a server over HTTP (auditor or admin token), else the configured event store. */
-export async function openAuditLog(config: MailboxConfig, logger: Logger, remote?: { url: string; token: string }):
-Promise<{ source: LogSource; close(): Promise<void> }> {
+export async function openAuditLog(
+  config: MailboxConfig,
+  logger: Logger,
+  remote?: { url: string; token: string },
+): Promise<{ source: LogSource; close(): Promise<void> }> {
   if (remote !== undefined) {
     const client = new MailboxHttpClient(remote.url, remote.token);
     // The HTTP API serves at most 1000 events per page and does not tell its head.
-    return { source: { pageSize: 1000, readAll: (after, limit) => client.auditEvents(after, limit), readStream: null, head: async () => undefined },
-      close: async () => {} };
+    return {
+      source: {
+        pageSize: 1000,
+        readAll: (after, limit) => client.auditEvents(after, limit),
+        readStream: null,
+        head: async () => undefined,
+      },
+      close: async () => {},
+    };
   }
   const store = await createEventStore(config, logger);
   return { source: eventStoreSource(store), close: () => store.close() };
@@ -106,15 +119,18 @@ export function openJsonTextLog(config: MailboxConfig): JsonTextLog | null {
  * `mailbox projections rebuild | status`: the configured log and the generations of the shared (Redis) views,
  * opened without a projector (the servers' projector keeps following the log meanwhile).
  */
-export async function openProjectionMaintenance(config: MailboxConfig, logger: Logger):
-Promise<{ log: EventStore; generations: ProjectionGenerations; close(): Promise<void> }> {
+export async function openProjectionMaintenance(
+  config: MailboxConfig,
+  logger: Logger,
+): Promise<{ log: EventStore; generations: ProjectionGenerations; close(): Promise<void> }> {
   const log = await createEventStore(config, logger);
   const store = await openRedisProjectionStore(config).catch(async (error: unknown) => {
     await log.close();
     throw error;
   });
   return {
-    log, generations: store.generations(),
+    log,
+    generations: store.generations(),
     close: async () => {
       await store.close();
       await log.close();

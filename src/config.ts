@@ -3,14 +3,19 @@ import { z } from 'zod';
 import { MailboxError } from './errors';
 import { StartupError } from './startupError';
 
-const flag = z.enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off']).transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+const flag = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'])
+  .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
 
 export const configSchema = z.object({
   host: z.string().min(1).default('127.0.0.1'),
   port: z.coerce.number().int().min(0).max(65535).default(7420),
   dataDir: z.string().min(1).default('./data'),
-  adminToken: z.string().min(16, 'MAILBOX_ADMIN_TOKEN must be at least 16 characters')
-    .regex(/^\S+$/, 'MAILBOX_ADMIN_TOKEN must not contain spaces').optional(),
+  adminToken: z
+    .string()
+    .min(16, 'MAILBOX_ADMIN_TOKEN must be at least 16 characters')
+    .regex(/^\S+$/, 'MAILBOX_ADMIN_TOKEN must not contain spaces')
+    .optional(),
   /** Unset: SQLite in dataDir. 'memory:' keeps events in memory (tests). esdb:// or kurrentdb://: EventStoreDB. */
   eventStoreUrl: z.string().optional(),
   /** Unset: in-memory projections and wake bus. redis://: Redis. */
@@ -21,15 +26,23 @@ export const configSchema = z.object({
    * (Redis down, stopped or unreachable); commands are never queued while disconnected.
    */
   redisTimeoutMs: z.coerce.number().int().positive().default(1000),
-  redisNamespace: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'MAILBOX_REDIS_NAMESPACE must be 1..64 of [A-Za-z0-9_-]').default('mailbox'),
+  redisNamespace: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'MAILBOX_REDIS_NAMESPACE must be 1..64 of [A-Za-z0-9_-]')
+    .default('mailbox'),
   /**
    * When the Redis views belong to another event log (or stand ahead of this one): 'refuse' to start (default),
    * or 'take-over': rebuild them from this log into a fresh generation, once no projector of the other log is live.
    */
-  projectionsOnForeign: z.enum(['refuse', 'take-over'], { error: "MAILBOX_PROJECTIONS_ON_FOREIGN must be 'refuse' or 'take-over'" })
+  projectionsOnForeign: z
+    .enum(['refuse', 'take-over'], { error: "MAILBOX_PROJECTIONS_ON_FOREIGN must be 'refuse' or 'take-over'" })
     .default('refuse'),
   strictRecipients: z.boolean().default(false),
-  maxBodyBytes: z.coerce.number().int().positive().default(64 * 1024),
+  maxBodyBytes: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(64 * 1024),
   /** How long a command waits for its own events to reach the views (read-your-writes), in ms. */
   awaitProjectionMs: z.coerce.number().int().min(0).default(2000),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -115,8 +128,12 @@ export function parseConfig(input: MailboxConfigInput = {}): MailboxConfig {
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const key = String(issue.path[0]) as keyof MailboxConfig;
-  throw new MailboxError('VALIDATION_FAILED', 'Invalid configuration',
-    configIssueMessage(key, (input as Record<string, unknown>)[key], issue.message), { field: ENV_VARIABLES[key] ?? key });
+  throw new MailboxError(
+    'VALIDATION_FAILED',
+    'Invalid configuration',
+    configIssueMessage(key, (input as Record<string, unknown>)[key], issue.message),
+    { field: ENV_VARIABLES[key] ?? key },
+  );
 }
 
 /**
@@ -131,8 +148,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): MailboxConf
     if (value === undefined || value === '') continue;
     if (value.trim() === '') {
       const form = VALID_FORM[key as keyof MailboxConfig] ?? 'a value';
-      throw new StartupError(`${variable} is blank (only spaces): set it to ${form}${form.includes('unset') ? '' : ', or unset it'}.`,
-        { variable });
+      throw new StartupError(
+        `${variable} is blank (only spaces): set it to ${form}${form.includes('unset') ? '' : ', or unset it'}.`,
+        { variable },
+      );
     }
     if (key === 'strictRecipients') {
       const parsed = flag.safeParse(value.trim().toLowerCase());

@@ -67,7 +67,11 @@ export const isMailboxError = (value: unknown): value is MailboxError => value i
 
 /** Thrown by event store adapters when the expected revision does not hold. */
 export class ConcurrencyConflict extends Error {
-  constructor(readonly streamName: string, readonly expected: string, readonly actual: string) {
+  constructor(
+    readonly streamName: string,
+    readonly expected: string,
+    readonly actual: string,
+  ) {
     super(`Stream ${streamName}: expected revision ${expected}, actual ${actual}`);
     this.name = 'ConcurrencyConflict';
   }
@@ -79,8 +83,11 @@ export class ConcurrencyConflict extends Error {
  * a caller can act on "retry later", not on a driver's wording.
  */
 export const unavailable = (what: string, cause?: unknown): MailboxError => {
-  const error = new MailboxError('UNAVAILABLE', 'Service unavailable',
-    `${what} is unavailable; retry later (the request was not applied).`);
+  const error = new MailboxError(
+    'UNAVAILABLE',
+    'Service unavailable',
+    `${what} is unavailable; retry later (the request was not applied).`,
+  );
   if (cause !== undefined) (error as Error).cause = cause;
   return error;
 };
@@ -92,6 +99,11 @@ export const causeOf = (error: unknown): string | undefined => {
 };
 
 /** A request that outlived its deadline. Honest about writes: a command may still be applied, and the message says how to find out safely. */
-export const requestTimedOut = (timeoutMs: number): MailboxError => new MailboxError('UNAVAILABLE', 'Timed out',
-  `The request did not complete within ${timeoutMs} ms. A send may still be applied: retry it with the same ` +
-  'Idempotency-Key (it will not be sent twice), or check your outbox.', { timeoutMs });
+export const requestTimedOut = (timeoutMs: number): MailboxError =>
+  new MailboxError(
+    'UNAVAILABLE',
+    'Timed out',
+    `The request did not complete within ${timeoutMs} ms. A send may still be applied: retry it with the same ` +
+      'Idempotency-Key (it will not be sent twice), or check your outbox.',
+    { timeoutMs },
+  );

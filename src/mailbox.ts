@@ -34,7 +34,10 @@ export class Mailbox {
   viewsReady: Promise<void> = Promise.resolve();
   private readonly closing = new AbortController();
 
-  constructor(readonly container: DependencyContainer, readonly config: MailboxConfig) {
+  constructor(
+    readonly container: DependencyContainer,
+    readonly config: MailboxConfig,
+  ) {
     this.commands = container.resolve(MailboxCommands);
     this.queries = container.resolve(MailboxQueries);
     this.authenticator = container.resolve(Authenticator);
@@ -77,7 +80,11 @@ export class Mailbox {
    * read is served from the other log's views.
    */
   async handleForeignViews(foreign: ForeignViews): Promise<void> {
-    const details = { location: foreign.binding.location, viewsOf: foreign.binding.logIdentity, logIdentity: foreign.logIdentity };
+    const details = {
+      location: foreign.binding.location,
+      viewsOf: foreign.binding.logIdentity,
+      logIdentity: foreign.logIdentity,
+    };
     const generations = this.projections.generations?.();
     if (this.config.projectionsOnForeign !== 'take-over' || !generations) throw new StartupError(foreign.message, details);
     const before = await generations.active();
@@ -86,23 +93,40 @@ export class Mailbox {
     }
     await this.projections.claim(foreign.logIdentity); // serve nothing of the other log meanwhile (writes nothing: its views are held)
     const logger = this.container.resolve<Logger>(TOKENS.Logger);
-    this.runner.noteViewsProblem(`Taking over ${foreign.binding.location} from ${foreign.binding.logIdentity ?? 'an unknown log'}: ` +
-      'the views are being rebuilt from this log and are not served until the switch.');
-    logger.warn(details, `projections: taking over ${foreign.binding.location} from ${foreign.binding.logIdentity ?? 'an unknown log'}; ` +
-      'rebuilding the views from this log (readiness is 503 until done)');
+    this.runner.noteViewsProblem(
+      `Taking over ${foreign.binding.location} from ${foreign.binding.logIdentity ?? 'an unknown log'}: ` +
+        'the views are being rebuilt from this log and are not served until the switch.',
+    );
+    logger.warn(
+      details,
+      `projections: taking over ${foreign.binding.location} from ${foreign.binding.logIdentity ?? 'an unknown log'}; ` +
+        'rebuilding the views from this log (readiness is 503 until done)',
+    );
     this.viewsReady = (async () => {
       // A store that is briefly unavailable (a Redis restart, a paused server) delays the take-over, it does not end it.
-      const result = await retry(() => rebuildProjections(this.eventStore, generations, { takeOver: true, dropPreviousAfterMs: null }), {
-        attempts: Infinity, backoff: { initialDelayMs: 200, maxDelayMs: 5000, jitter: 0.2 }, signal: this.closing.signal,
-        retryable: (error) => isMailboxError(error) && error.code === 'UNAVAILABLE',
-        onRetry: (attempt, error, delayMs) => logger.warn({ err: error, attempt, retryInMs: Math.round(delayMs), ...details },
-          'projections: the take-over rebuild met an unavailable store; retrying'),
-      });
-      logger.warn({ ...details, generation: result.generation, previous: result.previous, events: result.events, ms: result.ms },
-        `projections: took over ${foreign.binding.location}; the previous views (generation ${result.previous}) are kept until deleted`);
+      const result = await retry(
+        () => rebuildProjections(this.eventStore, generations, { takeOver: true, dropPreviousAfterMs: null }),
+        {
+          attempts: Infinity,
+          backoff: { initialDelayMs: 200, maxDelayMs: 5000, jitter: 0.2 },
+          signal: this.closing.signal,
+          retryable: (error) => isMailboxError(error) && error.code === 'UNAVAILABLE',
+          onRetry: (attempt, error, delayMs) =>
+            logger.warn(
+              { err: error, attempt, retryInMs: Math.round(delayMs), ...details },
+              'projections: the take-over rebuild met an unavailable store; retrying',
+            ),
+        },
+      );
+      logger.warn(
+        { ...details, generation: result.generation, previous: result.previous, events: result.events, ms: result.ms },
+        `projections: took over ${foreign.binding.location}; the previous views (generation ${result.previous}) are kept until deleted`,
+      );
       await this.runner.start();
     })();
-    this.viewsReady.catch((error: unknown) => logger.error({ err: error, ...details }, 'projections: the take-over failed; the views are not served'));
+    this.viewsReady.catch((error: unknown) =>
+      logger.error({ err: error, ...details }, 'projections: the take-over failed; the views are not served'),
+    );
   }
 
   async close(): Promise<void> {

@@ -43,7 +43,10 @@ export async function startServer(config: MailboxConfig, options: StartOptions):
   }
 }
 
-async function start(config: MailboxConfig, { logger, print = (text) => process.stdout.write(text) }: StartOptions): Promise<RunningServer> {
+async function start(
+  config: MailboxConfig,
+  { logger, print = (text) => process.stdout.write(text) }: StartOptions,
+): Promise<RunningServer> {
   checkConfig(config);
   await checkPortFree(config);
   await waitForBackends(config, logger);
@@ -60,13 +63,25 @@ async function start(config: MailboxConfig, { logger, print = (text) => process.
     throw error;
   }
   if (!LOOPBACK.has(config.host)) {
-    logger.warn({ host: config.host }, 'listening beyond loopback: bearer tokens travel in clear text unless TLS terminates in front');
+    logger.warn(
+      { host: config.host },
+      'listening beyond loopback: bearer tokens travel in clear text unless TLS terminates in front',
+    );
   }
   const head = await mailbox.eventStore.headPosition();
-  logger.info({ url, logHead: head?.toString() ?? null, checkpoint: mailbox.runner.getStatus().checkpoint,
-    strictRecipients: config.strictRecipients }, `mailbox listening on ${url} (API docs at ${url}/docs)`);
+  logger.info(
+    {
+      url,
+      logHead: head?.toString() ?? null,
+      checkpoint: mailbox.runner.getStatus().checkpoint,
+      strictRecipients: config.strictRecipients,
+    },
+    `mailbox listening on ${url} (API docs at ${url}/docs)`,
+  );
   return {
-    url, mailbox, http,
+    url,
+    mailbox,
+    http,
     async close() {
       await http.close();
       await mailbox.close();

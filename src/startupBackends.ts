@@ -31,7 +31,9 @@ function tcpReachable(url: string, what: string): Promise<void> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = net.connect({ host: hostname.replace(/^\[|\]$/g, '') || '127.0.0.1', port: Number(port || 6379) });
-    socket.setTimeout(5000, () => socket.destroy(Object.assign(new Error(`ETIMEDOUT ${hostname}:${port || 6379}`), { code: 'ETIMEDOUT' })));
+    socket.setTimeout(5000, () =>
+      socket.destroy(Object.assign(new Error(`ETIMEDOUT ${hostname}:${port || 6379}`), { code: 'ETIMEDOUT' })),
+    );
     socket.once('connect', () => {
       socket.destroy();
       resolve();
@@ -55,12 +57,17 @@ async function waitFor(backend: Backend, retryMs: number, logger: Logger): Promi
       const waited = Date.now() - started;
       if (waited + delay > retryMs) {
         const cause = briefCause(String(error.envelope.cause ?? error.message));
-        throw new StartupError(`${backend.name} is unreachable (${cause}) after ${attempt} attempt(s) in ${Math.round(waited / 1000)}s: ` +
-          `start it, or fix ${backend.variable} (MAILBOX_STARTUP_RETRY_MS=${retryMs} sets how long to wait).`,
-        { variable: backend.variable }, { cause: error });
+        throw new StartupError(
+          `${backend.name} is unreachable (${cause}) after ${attempt} attempt(s) in ${Math.round(waited / 1000)}s: ` +
+            `start it, or fix ${backend.variable} (MAILBOX_STARTUP_RETRY_MS=${retryMs} sets how long to wait).`,
+          { variable: backend.variable },
+          { cause: error },
+        );
       }
-      logger.warn({ attempt, retryInMs: delay, cause: error.envelope.cause },
-        `${backend.name} is unreachable; retrying for up to ${Math.round(retryMs / 1000)}s (MAILBOX_STARTUP_RETRY_MS)`);
+      logger.warn(
+        { attempt, retryInMs: delay, cause: error.envelope.cause },
+        `${backend.name} is unreachable; retrying for up to ${Math.round(retryMs / 1000)}s (MAILBOX_STARTUP_RETRY_MS)`,
+      );
       await sleep(delay);
       delay = Math.min(delay * 2, MAX_DELAY_MS);
     }
@@ -72,7 +79,8 @@ function backendsOf(config: MailboxConfig): Backend[] {
   const esdbUrl = config.eventStoreUrl;
   if (esdbUrl !== undefined && isEsdbUrl(esdbUrl)) {
     backends.push({
-      name: `EventStoreDB at ${esdbHosts(esdbUrl)}`, variable: 'MAILBOX_EVENTSTORE_URL',
+      name: `EventStoreDB at ${esdbHosts(esdbUrl)}`,
+      variable: 'MAILBOX_EVENTSTORE_URL',
       async probe() {
         const store = EsdbEventStore.connect(esdbUrl);
         try {
@@ -86,7 +94,8 @@ function backendsOf(config: MailboxConfig): Backend[] {
   const redisUrl = config.redisUrl;
   if (redisUrl !== undefined) {
     backends.push({
-      name: `Redis at ${redactUrl(redisUrl)}`, variable: 'MAILBOX_REDIS_URL',
+      name: `Redis at ${redactUrl(redisUrl)}`,
+      variable: 'MAILBOX_REDIS_URL',
       async probe() {
         await tcpReachable(redisUrl, `Redis at ${redactUrl(redisUrl)}`);
         const client = await connectRedis(redisUrl, { name: 'mailbox-startup-probe' });

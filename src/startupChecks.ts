@@ -30,8 +30,11 @@ export function checkHost(host: string): void {
   if (net.isIP(host) || host === 'localhost') return;
   // Dotted digits that are not an IPv4 address (999.1.1.1) would otherwise be looked up as a host name.
   if (/^[\d.]+$/.test(host) || !HOST_NAME.test(host)) {
-    throw new StartupError(`MAILBOX_HOST='${host}' is not an IP address or host name: set MAILBOX_HOST to an address of this ` +
-      'machine (127.0.0.1 for loopback, 0.0.0.0 for every interface).', { variable: 'MAILBOX_HOST' });
+    throw new StartupError(
+      `MAILBOX_HOST='${host}' is not an IP address or host name: set MAILBOX_HOST to an address of this ` +
+        'machine (127.0.0.1 for loopback, 0.0.0.0 for every interface).',
+      { variable: 'MAILBOX_HOST' },
+    );
   }
 }
 
@@ -41,14 +44,19 @@ export function checkDirectoryPath(variable: string, value: string, dir: string)
   while (!fs.existsSync(existing)) existing = path.dirname(existing);
   const stat = fs.statSync(existing);
   if (!stat.isDirectory()) {
-    throw new StartupError(`${variable}='${value}' cannot be a directory: ${existing} is a file; set ${variable} to a directory path.`,
-      { variable });
+    throw new StartupError(
+      `${variable}='${value}' cannot be a directory: ${existing} is a file; set ${variable} to a directory path.`,
+      { variable },
+    );
   }
   try {
     fs.accessSync(existing, fs.constants.W_OK | fs.constants.X_OK);
   } catch {
-    throw new StartupError(`${variable}='${value}' is not writable (${existing} refuses this user): set ${variable} to a directory ` +
-      'this user can write, or fix its permissions.', { variable });
+    throw new StartupError(
+      `${variable}='${value}' is not writable (${existing} refuses this user): set ${variable} to a directory ` +
+        'this user can write, or fix its permissions.',
+      { variable },
+    );
   }
 }
 
@@ -58,8 +66,11 @@ export function checkEventStoreUrl(url: string): void {
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length);
     if (file === '') {
-      throw new StartupError(`${variable}='${url}' names no file: use sqlite:<path to a file>, e.g. sqlite:./data/events.sqlite, ` +
-        'or unset it for SQLite in MAILBOX_DATA_DIR.', { variable });
+      throw new StartupError(
+        `${variable}='${url}' names no file: use sqlite:<path to a file>, e.g. sqlite:./data/events.sqlite, ` +
+          'or unset it for SQLite in MAILBOX_DATA_DIR.',
+        { variable },
+      );
     }
     checkDirectoryPath(variable, url, path.dirname(path.resolve(file)));
     if (fs.existsSync(file) && fs.statSync(file).isDirectory()) {
@@ -71,8 +82,11 @@ export function checkEventStoreUrl(url: string): void {
     asStartupError(() => esdbSettings(url));
     return;
   }
-  throw new StartupError(`${variable}='${url}' is not supported: use esdb://host:2113?tls=false (or kurrentdb://), ` +
-    'sqlite:<file>, memory:, or unset it for SQLite in MAILBOX_DATA_DIR.', { variable });
+  throw new StartupError(
+    `${variable}='${url}' is not supported: use esdb://host:2113?tls=false (or kurrentdb://), ` +
+      'sqlite:<file>, memory:, or unset it for SQLite in MAILBOX_DATA_DIR.',
+    { variable },
+  );
 }
 
 /** Every check that needs no server: run before anything is created. */
@@ -112,19 +126,33 @@ export function translateStartupError(error: unknown, config: MailboxConfig): un
   const { host, port } = config;
   switch (code) {
     case 'EADDRINUSE':
-      return new StartupError(`port ${port} on ${host} is in use: another mailbox? stop it, or set MAILBOX_PORT to a free port ` +
-        '(0 picks one).', { variable: 'MAILBOX_PORT' }, { cause: error });
+      return new StartupError(
+        `port ${port} on ${host} is in use: another mailbox? stop it, or set MAILBOX_PORT to a free port ` + '(0 picks one).',
+        { variable: 'MAILBOX_PORT' },
+        { cause: error },
+      );
     case 'EADDRNOTAVAIL':
-      return new StartupError(`MAILBOX_HOST='${host}' is not an address of this machine: set MAILBOX_HOST to one of its addresses ` +
-        '(127.0.0.1 for loopback, 0.0.0.0 for every interface).', { variable: 'MAILBOX_HOST' }, { cause: error });
+      return new StartupError(
+        `MAILBOX_HOST='${host}' is not an address of this machine: set MAILBOX_HOST to one of its addresses ` +
+          '(127.0.0.1 for loopback, 0.0.0.0 for every interface).',
+        { variable: 'MAILBOX_HOST' },
+        { cause: error },
+      );
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return new StartupError(`MAILBOX_HOST='${host}' does not resolve to an address: set MAILBOX_HOST to an IP address of this ` +
-        'machine (127.0.0.1 for loopback).', { variable: 'MAILBOX_HOST' }, { cause: error });
+      return new StartupError(
+        `MAILBOX_HOST='${host}' does not resolve to an address: set MAILBOX_HOST to an IP address of this ` +
+          'machine (127.0.0.1 for loopback).',
+        { variable: 'MAILBOX_HOST' },
+        { cause: error },
+      );
     case 'EACCES':
       if ((error as { syscall?: string }).syscall === 'listen') {
-        return new StartupError(`port ${port} needs privileges this user lacks: set MAILBOX_PORT to 1024 or above.`,
-          { variable: 'MAILBOX_PORT' }, { cause: error });
+        return new StartupError(
+          `port ${port} needs privileges this user lacks: set MAILBOX_PORT to 1024 or above.`,
+          { variable: 'MAILBOX_PORT' },
+          { cause: error },
+        );
       }
       break;
     default:
@@ -132,15 +160,24 @@ export function translateStartupError(error: unknown, config: MailboxConfig): un
   }
   if (code === 'EACCES' || code === 'ENOTDIR' || code === 'EROFS' || code === 'ENOSPC') {
     const file = (error as NodeJS.ErrnoException).path ?? config.dataDir;
-    return new StartupError(`MAILBOX_DATA_DIR='${config.dataDir}': cannot write ${file} (${code}); set MAILBOX_DATA_DIR to a ` +
-      'writable directory.', { variable: 'MAILBOX_DATA_DIR' }, { cause: error });
+    return new StartupError(
+      `MAILBOX_DATA_DIR='${config.dataDir}': cannot write ${file} (${code}); set MAILBOX_DATA_DIR to a ` + 'writable directory.',
+      { variable: 'MAILBOX_DATA_DIR' },
+      { cause: error },
+    );
   }
   // libsql reports an unopenable file as ConnectionFailed(..., 14) (SQLITE_CANTOPEN).
   if (error instanceof Error && /ConnectionFailed|SQLITE_CANTOPEN|unable to open database/i.test(error.message)) {
-    const where = config.eventStoreUrl === undefined ? `MAILBOX_DATA_DIR='${config.dataDir}'` : `MAILBOX_EVENTSTORE_URL='${config.eventStoreUrl}'`;
+    const where =
+      config.eventStoreUrl === undefined
+        ? `MAILBOX_DATA_DIR='${config.dataDir}'`
+        : `MAILBOX_EVENTSTORE_URL='${config.eventStoreUrl}'`;
     const variable = config.eventStoreUrl === undefined ? 'MAILBOX_DATA_DIR' : 'MAILBOX_EVENTSTORE_URL';
-    return new StartupError(`${where}: SQLite cannot open its file (${error.message.split('\n')[0]}); set ${variable} to a writable ` +
-      'place.', { variable }, { cause: error });
+    return new StartupError(
+      `${where}: SQLite cannot open its file (${error.message.split('\n')[0]}); set ${variable} to a writable ` + 'place.',
+      { variable },
+      { cause: error },
+    );
   }
   return error;
 }

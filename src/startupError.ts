@@ -6,7 +6,11 @@
 export class StartupError extends Error {
   readonly exitCode = 2;
 
-  constructor(message: string, readonly details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly details: Record<string, unknown> = {},
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.name = 'StartupError';
   }

@@ -10,7 +10,8 @@ import { McpServerFactory } from './adapters/mcp/mcpServer';
 import type { AgentApi } from './application/agentApi';
 import { MailboxError } from './errors';
 
-export const NO_TOKEN_MESSAGE = 'mailbox mcp has no agent token: set MAILBOX_TOKEN in the MCP client\'s "env" for this server ' +
+export const NO_TOKEN_MESSAGE =
+  'mailbox mcp has no agent token: set MAILBOX_TOKEN in the MCP client\'s "env" for this server ' +
   '(or pass --token); an admin gets one with `mailbox agent add @<identity>`.';
 
 /**
@@ -21,7 +22,15 @@ export function unauthenticatedAgentApi(): AgentApi {
   const refuse = async (): Promise<never> => {
     throw new MailboxError('UNAUTHENTICATED', 'Unauthenticated', NO_TOKEN_MESSAGE, { hint: 'MAILBOX_TOKEN=mbx_...' });
   };
-  return { send: refuse, listMessages: refuse, getMessage: refuse, markRead: refuse, archive: refuse, listAgents: refuse, unreadCount: refuse };
+  return {
+    send: refuse,
+    listMessages: refuse,
+    getMessage: refuse,
+    markRead: refuse,
+    archive: refuse,
+    listAgents: refuse,
+    unreadCount: refuse,
+  };
 }
 
 /** Serves MCP on the given streams (stdin/stdout by default; tests pass in-memory pipes). No token: every tool call is refused. */

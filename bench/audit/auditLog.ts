@@ -18,7 +18,8 @@ export interface GeneratedLog {
   bytes: number;
 }
 
-const scratchRoot = (): string => (process.env.BENCH_TMPDIR === undefined && fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir());
+const scratchRoot = (): string =>
+  process.env.BENCH_TMPDIR === undefined && fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir();
 
 export async function generateAuditLog(dir: string, events: number, agents: number): Promise<GeneratedLog> {
   const scratch = fs.mkdtempSync(path.join(scratchRoot(), 'mailbox-audit-gen-'));
@@ -28,7 +29,11 @@ export async function generateAuditLog(dir: string, events: number, agents: numb
     const started = nowMs();
     let reported = 0;
     const { identities: _ids, ...summary } = await writeSyntheticLog(store, {
-      agents, events, readShare: 0.3, archiveShare: 0.2, broadcastEvery: 25_000,
+      agents,
+      events,
+      readShare: 0.3,
+      archiveShare: 0.2,
+      broadcastEvery: 25_000,
       onProgress: (written) => {
         if (written - reported >= 200_000) process.stderr.write(`  generated ${(reported = written)} events\n`);
       },
@@ -40,7 +45,10 @@ export async function generateAuditLog(dir: string, events: number, agents: numb
     for (const suffix of ['', '-wal', '-shm']) {
       if (fs.existsSync(scratchFile + suffix)) fs.copyFileSync(scratchFile + suffix, file + suffix);
     }
-    const bytes = ['', '-wal'].reduce((sum, suffix) => sum + (fs.existsSync(file + suffix) ? fs.statSync(file + suffix).size : 0), 0);
+    const bytes = ['', '-wal'].reduce(
+      (sum, suffix) => sum + (fs.existsSync(file + suffix) ? fs.statSync(file + suffix).size : 0),
+      0,
+    );
     return { file, summary, generatedInMs, bytes };
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });

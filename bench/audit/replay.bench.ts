@@ -26,9 +26,17 @@ const AGENTS = 500;
 const RUNS = 3;
 
 type Mode = 'json (CLI: from the SQLite file)' | 'json (through the event store port)' | 'text (through the event store port)';
-const MODES: Mode[] = ['json (CLI: from the SQLite file)', 'json (through the event store port)', 'text (through the event store port)'];
+const MODES: Mode[] = [
+  'json (CLI: from the SQLite file)',
+  'json (through the event store port)',
+  'text (through the event store port)',
+];
 
-async function replayOnce(logFile: string, outFile: string, mode: Mode): Promise<{ events: number; ms: number; cpuMs: number; bytes: number }> {
+async function replayOnce(
+  logFile: string,
+  outFile: string,
+  mode: Mode,
+): Promise<{ events: number; ms: number; cpuMs: number; bytes: number }> {
   const out = fs.createWriteStream(outFile);
   const io = { stdout: out, stderr: process.stderr, env: {} };
   const filter = { from: null, types: null, stream: null };
@@ -56,7 +64,11 @@ async function replayOnce(logFile: string, outFile: string, mode: Mode): Promise
 runBench('audit/replay', async (report) => {
   await withTmpDir(async (dir) => {
     const log = await generateAuditLog(dir, EVENTS, AGENTS);
-    report.note('log', { ...log.summary, sqliteMb: Math.round(log.bytes / 2 ** 20), generatedInMs: Math.round(log.generatedInMs) });
+    report.note('log', {
+      ...log.summary,
+      sqliteMb: Math.round(log.bytes / 2 ** 20),
+      generatedInMs: Math.round(log.generatedInMs),
+    });
     for (const mode of MODES) {
       const runs = [];
       for (let i = 0; i < RUNS; i++) runs.push(await replayOnce(log.file, path.join(dir, 'replay.out'), mode));
@@ -64,10 +76,18 @@ runBench('audit/replay', async (report) => {
         throw new Error(`replay wrote ${runs.map((r) => r.events).join('/')} events, the log holds ${log.summary.events}`);
       }
       const rates = runs.map((run) => (run.events / run.ms) * 1000);
-      report.metric(`replay to a file, ${mode} (median of ${RUNS})`, median(rates), 'events/s',
+      report.metric(
+        `replay to a file, ${mode} (median of ${RUNS})`,
+        median(rates),
+        'events/s',
         mode === MODES[0] ? atLeast(100_000) : undefined,
-        { runsPerSecond: rates.map(Math.round), runsMs: runs.map((r) => Math.round(r.ms)), cpuMs: runs.map((r) => Math.round(r.cpuMs)),
-          outputMb: Math.round(runs[0].bytes / 2 ** 20) });
+        {
+          runsPerSecond: rates.map(Math.round),
+          runsMs: runs.map((r) => Math.round(r.ms)),
+          cpuMs: runs.map((r) => Math.round(r.cpuMs)),
+          outputMb: Math.round(runs[0].bytes / 2 ** 20),
+        },
+      );
     }
   });
 });

@@ -29,26 +29,50 @@ const discard = () => new Writable({ write: (_chunk, _encoding, done) => done() 
 runBench('audit/verify', async (report) => {
   await withTmpDir(async (dir) => {
     const log = await generateAuditLog(dir, EVENTS, AGENTS);
-    report.note('log', { ...log.summary, sqliteMb: Math.round(log.bytes / 2 ** 20), generatedInMs: Math.round(log.generatedInMs) });
+    report.note('log', {
+      ...log.summary,
+      sqliteMb: Math.round(log.bytes / 2 ** 20),
+      generatedInMs: Math.round(log.generatedInMs),
+    });
     const liveStarted = nowMs();
-    const mailbox = await createMailbox({ dataDir: dir, adminToken: 'bench-admin-token-0123456789abcdef', logLevel: 'silent' },
-      { logger: pino({ level: 'silent' }) });
+    const mailbox = await createMailbox(
+      { dataDir: dir, adminToken: 'bench-admin-token-0123456789abcdef', logLevel: 'silent' },
+      { logger: pino({ level: 'silent' }) },
+    );
     report.note('live views built by the projector in', `${Math.round(nowMs() - liveStarted)} ms`);
     try {
       const times: number[] = [];
       let last = null;
       for (let i = 0; i < RUNS; i++) {
         const started = nowMs();
-        const { code, report: verified } = await runVerify(eventStoreSource(mailbox.eventStore), mailbox.projections,
-          { json: true, progress: false }, { stdout: discard(), stderr: process.stderr, env: {} });
+        const { code, report: verified } = await runVerify(
+          eventStoreSource(mailbox.eventStore),
+          mailbox.projections,
+          { json: true, progress: false },
+          { stdout: discard(), stderr: process.stderr, env: {} },
+        );
         times.push((nowMs() - started) / 1000);
-        if (code !== 0) throw new Error(`verify found drift on a healthy system: ${JSON.stringify(verified.differences.slice(0, 3))}`);
+        if (code !== 0)
+          throw new Error(`verify found drift on a healthy system: ${JSON.stringify(verified.differences.slice(0, 3))}`);
         last = verified;
       }
-      report.metric(`verify ${log.summary.events} events (rebuild + full diff, median of ${RUNS})`, median(times), 's', atMost(30),
-        { runsSeconds: times.map((t) => Math.round(t * 100) / 100), eventsRebuilt: last!.eventsRebuilt,
-          agentsCompared: last!.agentsCompared, entriesCompared: last!.entriesCompared });
-      report.metric('peak RSS (live views + the scratch rebuild of 1 run)', Math.round(process.resourceUsage().maxRSS / 1024), 'MB');
+      report.metric(
+        `verify ${log.summary.events} events (rebuild + full diff, median of ${RUNS})`,
+        median(times),
+        's',
+        atMost(30),
+        {
+          runsSeconds: times.map((t) => Math.round(t * 100) / 100),
+          eventsRebuilt: last!.eventsRebuilt,
+          agentsCompared: last!.agentsCompared,
+          entriesCompared: last!.entriesCompared,
+        },
+      );
+      report.metric(
+        'peak RSS (live views + the scratch rebuild of 1 run)',
+        Math.round(process.resourceUsage().maxRSS / 1024),
+        'MB',
+      );
       report.metric('RSS after verify (live views only; the scratch rebuild is released)', memoryMb().rssMb, 'MB');
     } finally {
       await mailbox.close();

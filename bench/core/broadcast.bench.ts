@@ -33,8 +33,11 @@ runBench('core/broadcast', async (report) => {
       const identities = Array.from({ length: AUDIENCE + 1 }, (_unused, i) => agentIdentity(i));
       const registerMs = await timeMs(() => registerAgents(mailbox, identities));
       const [sender, ...recipients] = identities.map((identity) => mailbox.asActor({ identity, role: 'agent' }));
-      report.note('setup', `${AUDIENCE} recipients + 1 sender registered one by one in ${Math.round(registerMs)} ms ` +
-        `(${round(registerMs / identities.length)} ms each); ${BROADCASTS} broadcasts after ${WARMUP} warm-up`);
+      report.note(
+        'setup',
+        `${AUDIENCE} recipients + 1 sender registered one by one in ${Math.round(registerMs)} ms ` +
+          `(${round(registerMs / identities.length)} ms each); ${BROADCASTS} broadcasts after ${WARMUP} warm-up`,
+      );
 
       const viewsMs: number[] = [];
       for (let i = 0; i < WARMUP + BROADCASTS; i++) {
@@ -52,8 +55,13 @@ runBench('core/broadcast', async (report) => {
         if (i >= WARMUP) viewsMs.push(acked);
       }
       const summary = summarize(viewsMs);
-      report.metric(`broadcast to ${AUDIENCE}: acknowledged with every view updated (median)`, median(viewsMs), 'ms', atMost(250),
-        { runs: viewsMs.map(round), p90: round(summary.p90), max: round(summary.max) });
+      report.metric(
+        `broadcast to ${AUDIENCE}: acknowledged with every view updated (median)`,
+        median(viewsMs),
+        'ms',
+        atMost(250),
+        { runs: viewsMs.map(round), p90: round(summary.p90), max: round(summary.max) },
+      );
       report.metric(`broadcast to ${AUDIENCE}: worst of ${BROADCASTS}`, summary.max, 'ms');
     } finally {
       await mailbox.close();

@@ -24,11 +24,19 @@ runBench('core/queries', async (report) => {
     // 1. The store: AGENTS agents exchanging MESSAGES direct messages; a fifth of them read.
     const store = SqliteEventStore.open(path.join(dir, 'events.sqlite'));
     const started = nowMs();
-    const log = await writeSyntheticLog(store, { agents: AGENTS, events: 0, minDirectMessages: MESSAGES,
-      readShare: 0.2, archiveShare: 0.05 });
+    const log = await writeSyntheticLog(store, {
+      agents: AGENTS,
+      events: 0,
+      minDirectMessages: MESSAGES,
+      readShare: 0.2,
+      archiveShare: 0.05,
+    });
     await store.close();
-    report.note('store', `${log.directMessages} direct messages, ${log.reads} reads, ${log.archives} archives, ` +
-      `${AGENTS} agents (~${Math.round(log.directMessages / AGENTS)} per inbox); written in ${Math.round(nowMs() - started)} ms`);
+    report.note(
+      'store',
+      `${log.directMessages} direct messages, ${log.reads} reads, ${log.archives} archives, ` +
+        `${AGENTS} agents (~${Math.round(log.directMessages / AGENTS)} per inbox); written in ${Math.round(nowMs() - started)} ms`,
+    );
     if (log.directMessages < MESSAGES) throw new Error(`only ${log.directMessages} messages generated`);
 
     // 2. The embedded default opens it (views rebuilt from the log), then we read.
@@ -41,17 +49,23 @@ runBench('core/queries', async (report) => {
 
       // Every timed call must return the page it should (a short or empty page would flatter the figures).
       const expectLength = (page: { messages: unknown[] }, expected: number) => {
-        if (page.messages.length !== expected) throw new Error(`a timed listing returned ${page.messages.length} messages, not ${expected}`);
+        if (page.messages.length !== expected)
+          throw new Error(`a timed listing returned ${page.messages.length} messages, not ${expected}`);
       };
       const listUnread = async (i: number) => expectLength(await client(i).listMessages({ status: 'unread', limit: 50 }), 50);
       await sampleMs(WARMUP, listUnread);
       report.latency('list unread (limit 50)', summarize(await sampleMs(SAMPLES, listUnread)), atMost(2));
 
       const unread = await Promise.all(clients.map(async (c) => (await c.unreadCount()).unread));
-      const cursors = await Promise.all(clients.map(async (c) => (await c.listMessages({ status: 'unread', limit: 50 })).nextCursor!));
+      const cursors = await Promise.all(
+        clients.map(async (c) => (await c.listMessages({ status: 'unread', limit: 50 })).nextCursor!),
+      );
       const nextPage = async (i: number) => {
         const k = (i * 7919) % clients.length;
-        expectLength(await clients[k].listMessages({ status: 'unread', limit: 50, cursor: cursors[k] }), Math.min(50, unread[k] - 50));
+        expectLength(
+          await clients[k].listMessages({ status: 'unread', limit: 50, cursor: cursors[k] }),
+          Math.min(50, unread[k] - 50),
+        );
       };
       await sampleMs(WARMUP, nextPage);
       report.latency('list unread, second page (cursor)', summarize(await sampleMs(SAMPLES, nextPage)));

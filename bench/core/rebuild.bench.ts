@@ -28,9 +28,19 @@ const EVENTS = scaled(1_000_000, 10_000);
 const AGENTS = 1_000;
 const RUNS = 3;
 
-interface GenerateOutput { summary: Omit<SyntheticLogSummary, 'identities'>; ms: number; expectedUnread: number }
+interface GenerateOutput {
+  summary: Omit<SyntheticLogSummary, 'identities'>;
+  ms: number;
+  expectedUnread: number;
+}
 interface RebuildOutput {
-  events: number; ms: number; cpuMs: number; mainThreadCpuMs: number | null; before: MemoryFigures; after: MemoryFigures; unread: number;
+  events: number;
+  ms: number;
+  cpuMs: number;
+  mainThreadCpuMs: number | null;
+  before: MemoryFigures;
+  after: MemoryFigures;
+  unread: number;
 }
 
 async function generate(dir: string): Promise<GenerateOutput> {
@@ -38,7 +48,11 @@ async function generate(dir: string): Promise<GenerateOutput> {
   const started = nowMs();
   let reported = 0;
   const { identities: _ids, ...summary } = await writeSyntheticLog(store, {
-    agents: AGENTS, events: EVENTS, readShare: 0.25, archiveShare: 0.1, broadcastEvery: 20_000,
+    agents: AGENTS,
+    events: EVENTS,
+    readShare: 0.25,
+    archiveShare: 0.1,
+    broadcastEvery: 20_000,
     onProgress: (written) => {
       if (written - reported >= 100_000) process.stderr.write(`  generated ${(reported = written)} events\n`);
     },
@@ -66,8 +80,12 @@ async function rebuild(dir: string): Promise<RebuildOutput> {
 
 /** Runs this script in a child process in one of its helper modes and parses its JSON answer. */
 function inChild<T>(mode: 'generate' | 'rebuild', dir: string, env: NodeJS.ProcessEnv = {}): T {
-  const output = execFileSync(process.execPath, ['--expose-gc', __filename, mode, dir],
-    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 16 * 1024 * 1024, env: { ...process.env, ...env } });
+  const output = execFileSync(process.execPath, ['--expose-gc', __filename, mode, dir], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 16 * 1024 * 1024,
+    env: { ...process.env, ...env },
+  });
   return JSON.parse(output.trim().split('\n').pop()!) as T;
 }
 
@@ -78,22 +96,30 @@ if (mode === 'generate' || mode === 'rebuild') {
     (error: unknown) => {
       process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
       process.exit(1);
-    });
+    },
+  );
 } else {
   runBench('core/rebuild', async (report) => {
     await withTmpDir(async (dir) => {
       const generated = inChild<GenerateOutput>('generate', dir);
-      report.note('log', { ...generated.summary, generatedInMs: Math.round(generated.ms),
-        generatedPerSecond: Math.round((generated.summary.events / generated.ms) * 1000) });
+      report.note('log', {
+        ...generated.summary,
+        generatedInMs: Math.round(generated.ms),
+        generatedPerSecond: Math.round((generated.summary.events / generated.ms) * 1000),
+      });
       const runs: RebuildOutput[] = [];
       const unchecked: RebuildOutput[] = [];
       const rebuildOnce = (label: string, env: NodeJS.ProcessEnv) => {
         const run = inChild<RebuildOutput>('rebuild', dir, env);
-        if (run.events !== generated.summary.events) throw new Error(`rebuilt ${run.events} events, log has ${generated.summary.events}`);
-        if (run.unread !== generated.expectedUnread) throw new Error(`views count ${run.unread} unread, log implies ${generated.expectedUnread}`);
-        report.log(`  ${label}: ${Math.round(run.ms)} ms (${Math.round((run.events / run.ms) * 1000)} events/s), ` +
-          `CPU ${Math.round(run.cpuMs)} ms (main thread ${run.mainThreadCpuMs ?? '?'} ms), ` +
-          `RSS ${run.before.rssMb} -> ${run.after.rssMb} MB, heap ${run.after.heapUsedMb} MB`);
+        if (run.events !== generated.summary.events)
+          throw new Error(`rebuilt ${run.events} events, log has ${generated.summary.events}`);
+        if (run.unread !== generated.expectedUnread)
+          throw new Error(`views count ${run.unread} unread, log implies ${generated.expectedUnread}`);
+        report.log(
+          `  ${label}: ${Math.round(run.ms)} ms (${Math.round((run.events / run.ms) * 1000)} events/s), ` +
+            `CPU ${Math.round(run.cpuMs)} ms (main thread ${run.mainThreadCpuMs ?? '?'} ms), ` +
+            `RSS ${run.before.rssMb} -> ${run.after.rssMb} MB, heap ${run.after.heapUsedMb} MB`,
+        );
         return run;
       };
       for (let i = 0; i < RUNS; i++) {
@@ -101,26 +127,44 @@ if (mode === 'generate' || mode === 'rebuild') {
         unchecked.push(rebuildOnce(`run ${i + 1}, stored-shape checks off`, { MAILBOX_BENCH_SKIP_EVENT_CHECKS: '1' }));
       }
       const perSecond = median(runs.map((r) => (r.events / r.ms) * 1000));
-      report.metric(`rebuild from ${EVENTS} events`, perSecond, 'events/s', atLeast(130_000),
-        { runsMs: runs.map((r) => Math.round(r.ms)), secondsMedian: round(median(runs.map((r) => r.ms)) / 1000) });
+      report.metric(`rebuild from ${EVENTS} events`, perSecond, 'events/s', atLeast(130_000), {
+        runsMs: runs.map((r) => Math.round(r.ms)),
+        secondsMedian: round(median(runs.map((r) => r.ms)) / 1000),
+      });
       const uncheckedPerSecond = median(unchecked.map((r) => (r.events / r.ms) * 1000));
-      report.metric(`rebuild from ${EVENTS} events, stored-shape checks off (bench only)`, uncheckedPerSecond, 'events/s', undefined,
-        { runsMs: unchecked.map((r) => Math.round(r.ms)), checkedToUnchecked: round(perSecond / uncheckedPerSecond) });
+      report.metric(
+        `rebuild from ${EVENTS} events, stored-shape checks off (bench only)`,
+        uncheckedPerSecond,
+        'events/s',
+        undefined,
+        { runsMs: unchecked.map((r) => Math.round(r.ms)), checkedToUnchecked: round(perSecond / uncheckedPerSecond) },
+      );
       const mainThread = runs.map((r) => r.mainThreadCpuMs).filter((v): v is number => v !== null);
       if (mainThread.length === runs.length) {
         // What an otherwise idle machine would reach: the catch-up is bound to the main thread.
-        report.metric('rebuild rate per main-thread CPU second', median(runs.map((r) => (r.events / r.mainThreadCpuMs!) * 1000)),
-          'events/s', undefined, { mainThreadCpuMs: mainThread.map(Math.round), processCpuMs: runs.map((r) => Math.round(r.cpuMs)) });
+        report.metric(
+          'rebuild rate per main-thread CPU second',
+          median(runs.map((r) => (r.events / r.mainThreadCpuMs!) * 1000)),
+          'events/s',
+          undefined,
+          { mainThreadCpuMs: mainThread.map(Math.round), processCpuMs: runs.map((r) => Math.round(r.cpuMs)) },
+        );
       }
       if (unchecked.every((r) => r.mainThreadCpuMs !== null)) {
         // On a loaded machine wall-clock figures swing; main-thread CPU shows what the checks cost.
-        report.metric('rebuild rate per main-thread CPU second, stored-shape checks off (bench only)',
-          median(unchecked.map((r) => (r.events / r.mainThreadCpuMs!) * 1000)), 'events/s', undefined,
-          { mainThreadCpuMs: unchecked.map((r) => Math.round(r.mainThreadCpuMs!)) });
+        report.metric(
+          'rebuild rate per main-thread CPU second, stored-shape checks off (bench only)',
+          median(unchecked.map((r) => (r.events / r.mainThreadCpuMs!) * 1000)),
+          'events/s',
+          undefined,
+          { mainThreadCpuMs: unchecked.map((r) => Math.round(r.mainThreadCpuMs!)) },
+        );
       }
-      report.metric(`RSS with views of ${EVENTS} events`, median(runs.map((r) => r.after.rssMb)), 'MB', undefined,
-        { rssBeforeOpenMb: median(runs.map((r) => r.before.rssMb)), heapUsedMb: median(runs.map((r) => r.after.heapUsedMb)),
-          externalMb: median(runs.map((r) => r.after.externalMb)) });
+      report.metric(`RSS with views of ${EVENTS} events`, median(runs.map((r) => r.after.rssMb)), 'MB', undefined, {
+        rssBeforeOpenMb: median(runs.map((r) => r.before.rssMb)),
+        heapUsedMb: median(runs.map((r) => r.after.heapUsedMb)),
+        externalMb: median(runs.map((r) => r.after.externalMb)),
+      });
     });
   });
 }

@@ -20,27 +20,49 @@ const WARMUP = scaled(2_000, 200);
 const RUNS = 3;
 const BODY = 'Please review the attached plan and reply with your comments. '.repeat(5);
 
-interface RunFigures { perSecond: number; p50: number; p99: number; max: number; cpuUsPerSend: number; mainThreadUsPerSend: number | null }
+interface RunFigures {
+  perSecond: number;
+  p50: number;
+  p99: number;
+  max: number;
+  cpuUsPerSend: number;
+  mainThreadUsPerSend: number | null;
+}
 
 async function oneRun(): Promise<RunFigures> {
   return withTmpDir(async (dir) => {
     const mailbox = await openEmbeddedMailbox(dir);
     try {
-      const clients = await registerAgents(mailbox, Array.from({ length: AGENTS }, (_unused, i) => agentIdentity(i)));
-      const send = (index: number, worker: number) => clients[worker].send({
-        to: agentIdentity((worker + 1 + (index % (AGENTS - 1))) % AGENTS),
-        subject: `Status ${index}`, body: BODY, priority: index % 10 === 0 ? 'high' : 'normal',
-      });
+      const clients = await registerAgents(
+        mailbox,
+        Array.from({ length: AGENTS }, (_unused, i) => agentIdentity(i)),
+      );
+      const send = (index: number, worker: number) =>
+        clients[worker].send({
+          to: agentIdentity((worker + 1 + (index % (AGENTS - 1))) % AGENTS),
+          subject: `Status ${index}`,
+          body: BODY,
+          priority: index % 10 === 0 ? 'high' : 'normal',
+        });
       await closedLoop(WARMUP, SENDERS, send);
       const [cpuBefore, mainBefore] = [cpuMs(), mainThreadCpuMs()];
       const { latencies, elapsedMs } = await closedLoop(SENDS_PER_RUN, SENDERS, send);
       const cpuUsPerSend = ((cpuMs() - cpuBefore) / SENDS_PER_RUN) * 1000;
       const mainAfter = mainThreadCpuMs();
-      const mainThreadUsPerSend = mainBefore === null || mainAfter === null ? null : ((mainAfter - mainBefore) / SENDS_PER_RUN) * 1000;
+      const mainThreadUsPerSend =
+        mainBefore === null || mainAfter === null ? null : ((mainAfter - mainBefore) / SENDS_PER_RUN) * 1000;
       const lat = summarize(latencies);
       const unread = (await Promise.all(clients.map((c) => c.unreadCount()))).reduce((sum, c) => sum + c.unread, 0);
-      if (unread !== WARMUP + SENDS_PER_RUN) throw new Error(`expected ${WARMUP + SENDS_PER_RUN} unread in total, views show ${unread}`);
-      return { perSecond: (SENDS_PER_RUN / elapsedMs) * 1000, p50: lat.p50, p99: lat.p99, max: lat.max, cpuUsPerSend, mainThreadUsPerSend };
+      if (unread !== WARMUP + SENDS_PER_RUN)
+        throw new Error(`expected ${WARMUP + SENDS_PER_RUN} unread in total, views show ${unread}`);
+      return {
+        perSecond: (SENDS_PER_RUN / elapsedMs) * 1000,
+        p50: lat.p50,
+        p99: lat.p99,
+        max: lat.max,
+        cpuUsPerSend,
+        mainThreadUsPerSend,
+      };
     } finally {
       await mailbox.close();
     }
@@ -49,23 +71,37 @@ async function oneRun(): Promise<RunFigures> {
 
 runBench('core/sendThroughput', async (report) => {
   const disk = await durableCommitLatency();
-  report.note('durable commit on this disk (1 row, fsync)', `p50 ${round(disk.p50)} ms, p99 ${round(disk.p99)} ms, max ${round(disk.max)} ms`);
-  report.note('setup', `${SENDERS} concurrent senders, ${AGENTS} agents, ${SENDS_PER_RUN} direct sends per run after ` +
-    `${WARMUP} warm-up, ${RUNS} runs (fresh SQLite file each), median reported`);
+  report.note(
+    'durable commit on this disk (1 row, fsync)',
+    `p50 ${round(disk.p50)} ms, p99 ${round(disk.p99)} ms, max ${round(disk.max)} ms`,
+  );
+  report.note(
+    'setup',
+    `${SENDERS} concurrent senders, ${AGENTS} agents, ${SENDS_PER_RUN} direct sends per run after ` +
+      `${WARMUP} warm-up, ${RUNS} runs (fresh SQLite file each), median reported`,
+  );
   const runs: RunFigures[] = [];
   for (let i = 0; i < RUNS; i++) {
     const run = await oneRun();
     runs.push(run);
-    report.log(`  run ${i + 1}: ${Math.round(run.perSecond)} sends/s, p50 ${round(run.p50)} ms, p99 ${round(run.p99)} ms, ` +
-      `max ${round(run.max)} ms, CPU ${Math.round(run.cpuUsPerSend)} µs/send (main thread ${round(run.mainThreadUsPerSend ?? NaN)})`);
+    report.log(
+      `  run ${i + 1}: ${Math.round(run.perSecond)} sends/s, p50 ${round(run.p50)} ms, p99 ${round(run.p99)} ms, ` +
+        `max ${round(run.max)} ms, CPU ${Math.round(run.cpuUsPerSend)} µs/send (main thread ${round(run.mainThreadUsPerSend ?? NaN)})`,
+    );
   }
   const perSecond = median(runs.map((r) => r.perSecond));
-  report.metric('direct sends/s (64 senders, durable)', perSecond, 'sends/s', atLeast(3000),
-    { runs: runs.map((r) => Math.round(r.perSecond)), vsReference100PerSecond: round(perSecond / 100) });
+  report.metric('direct sends/s (64 senders, durable)', perSecond, 'sends/s', atLeast(3000), {
+    runs: runs.map((r) => Math.round(r.perSecond)),
+    vsReference100PerSecond: round(perSecond / 100),
+  });
   report.metric('send latency p50', median(runs.map((r) => r.p50)), 'ms', undefined, { runs: runs.map((r) => round(r.p50)) });
-  report.metric('send latency p99', median(runs.map((r) => r.p99)), 'ms', atMost(20),
-    { runs: runs.map((r) => round(r.p99)), maxMs: runs.map((r) => round(r.max)) });
-  report.metric('CPU per send (all threads, user + system)', median(runs.map((r) => r.cpuUsPerSend)), 'µs', undefined,
-    { runs: runs.map((r) => Math.round(r.cpuUsPerSend)), capacityOneCorePerSecond: Math.round(1e6 / median(runs.map((r) => r.cpuUsPerSend))) });
+  report.metric('send latency p99', median(runs.map((r) => r.p99)), 'ms', atMost(20), {
+    runs: runs.map((r) => round(r.p99)),
+    maxMs: runs.map((r) => round(r.max)),
+  });
+  report.metric('CPU per send (all threads, user + system)', median(runs.map((r) => r.cpuUsPerSend)), 'µs', undefined, {
+    runs: runs.map((r) => Math.round(r.cpuUsPerSend)),
+    capacityOneCorePerSecond: Math.round(1e6 / median(runs.map((r) => r.cpuUsPerSend))),
+  });
   report.note('ratio vs reference mailbox (~100 sends/s)', `${round(perSecond / 100)}x`);
 });

@@ -32,8 +32,9 @@ const WARMUP = scaled(1_000, 200);
 async function adapterAlone(store: EsdbEventStore): Promise<number[]> {
   const compat = (store as unknown as { compat: CompatClient }).compat;
   const ack = { success: true, nextExpectedRevision: 0n, position: { commit: 4096n, prepare: 4096n } };
-  const stubbed = Object.assign(Object.create(Object.getPrototypeOf(compat)) as CompatClient, compat,
-    { client: { appendToStream: async () => ack } });
+  const stubbed = Object.assign(Object.create(Object.getPrototypeOf(compat)) as CompatClient, compat, {
+    client: { appendToStream: async () => ack },
+  });
   const alone = new EsdbEventStore(stubbed, 5000);
   let n = 0;
   const append = () => {
@@ -68,14 +69,21 @@ runBench('esdb/appendOverhead', async (report) => {
     }
     const rawSummary = summarize(rawMs);
     const adapterSummary = summarize(adapterMs);
-    report.note('method', `${SAMPLES} single-event appends per side, alternating one by one, after ${WARMUP} warm-up each; ` +
-      'test double in a child process on loopback; appends go through BatchAppend as with EventStoreDB 21+');
+    report.note(
+      'method',
+      `${SAMPLES} single-event appends per side, alternating one by one, after ${WARMUP} warm-up each; ` +
+        'test double in a child process on loopback; appends go through BatchAppend as with EventStoreDB 21+',
+    );
     report.latency('raw client append', rawSummary);
     report.latency('adapter append', adapterSummary);
-    report.metric('adapter overhead per append (p50 adapter - p50 raw)', adapterSummary.p50 - rawSummary.p50, 'ms', atMost(0.5),
-      { p99Difference: round(adapterSummary.p99 - rawSummary.p99) });
+    report.metric('adapter overhead per append (p50 adapter - p50 raw)', adapterSummary.p50 - rawSummary.p50, 'ms', atMost(0.5), {
+      p99Difference: round(adapterSummary.p99 - rawSummary.p99),
+    });
     report.latency('adapter alone (client answers at once, no I/O)', summarize(await adapterAlone(store)));
-    report.note('real EventStoreDB', 'not measured: no EventStoreDB server can run on this machine; figures are against the test double');
+    report.note(
+      'real EventStoreDB',
+      'not measured: no EventStoreDB server can run on this machine; figures are against the test double',
+    );
   } finally {
     await raw.dispose();
     await store.close();

@@ -91,21 +91,39 @@ runBench('esdb/catchUp', async (report) => {
   const raw = EventStoreDBClient.connectionString(server.url);
   try {
     const started = nowMs();
-    const log = await writeSyntheticLog(store, { agents: 100, events: EVENTS, readShare: 0.25, archiveShare: 0.1, broadcastEvery: 5_000 });
-    report.note('log', `${log.events} events (${log.directMessages} direct messages, ${log.broadcasts} broadcasts to 99, ` +
-      `${log.reads} reads, ${log.archives} archives) written through the adapter in ${Math.round(nowMs() - started)} ms`);
+    const log = await writeSyntheticLog(store, {
+      agents: 100,
+      events: EVENTS,
+      readShare: 0.25,
+      archiveShare: 0.1,
+      broadcastEvery: 5_000,
+    });
+    report.note(
+      'log',
+      `${log.events} events (${log.directMessages} direct messages, ${log.broadcasts} broadcasts to 99, ` +
+        `${log.reads} reads, ${log.archives} archives) written through the adapter in ${Math.round(nowMs() - started)} ms`,
+    );
 
     const pages = await measure(() => adapterPages(store), log.events);
-    report.metric(`catch-up, adapter readAll pages of ${PAGE} (projection start-up)`, pages.rate, 'events/s', atLeast(20_000),
-      { runs: pages.rates, clientCpuMicrosPerEvent: pages.cpuMicrosPerEvent });
+    report.metric(`catch-up, adapter readAll pages of ${PAGE} (projection start-up)`, pages.rate, 'events/s', atLeast(20_000), {
+      runs: pages.rates,
+      clientCpuMicrosPerEvent: pages.cpuMicrosPerEvent,
+    });
     const subscribed = await measure(() => adapterSubscription(store, log.events), log.events);
-    report.metric('catch-up, adapter subscribe from the start', subscribed.rate, 'events/s', atLeast(20_000),
-      { runs: subscribed.rates, clientCpuMicrosPerEvent: subscribed.cpuMicrosPerEvent });
+    report.metric('catch-up, adapter subscribe from the start', subscribed.rate, 'events/s', atLeast(20_000), {
+      runs: subscribed.rates,
+      clientCpuMicrosPerEvent: subscribed.cpuMicrosPerEvent,
+    });
     const baseline = await measure(() => rawPages(raw), log.events);
-    report.metric(`reference: raw client readAll pages of ${PAGE} (no adapter)`, baseline.rate, 'events/s', undefined,
-      { runs: baseline.rates, clientCpuMicrosPerEvent: baseline.cpuMicrosPerEvent });
+    report.metric(`reference: raw client readAll pages of ${PAGE} (no adapter)`, baseline.rate, 'events/s', undefined, {
+      runs: baseline.rates,
+      clientCpuMicrosPerEvent: baseline.cpuMicrosPerEvent,
+    });
     report.note('machine load (1 min average, cores)', `${os.loadavg()[0].toFixed(1)} on ${os.cpus().length}`);
-    report.note('real EventStoreDB', 'not measured: no EventStoreDB server can run on this machine; figures are against the test double');
+    report.note(
+      'real EventStoreDB',
+      'not measured: no EventStoreDB server can run on this machine; figures are against the test double',
+    );
   } finally {
     await raw.dispose();
     await store.close();

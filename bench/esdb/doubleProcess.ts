@@ -21,10 +21,11 @@ export function startDoubleProcess(): Promise<DoubleProcess> {
       child.removeAllListeners('exit');
       resolve({
         url: `esdb://127.0.0.1:${port}?tls=false`,
-        stop: () => new Promise((done) => {
-          child.once('exit', () => done());
-          child.stdin.end();
-        }),
+        stop: () =>
+          new Promise((done) => {
+            child.once('exit', () => done());
+            child.stdin.end();
+          }),
       });
     });
   });

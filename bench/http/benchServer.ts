@@ -14,7 +14,11 @@ export interface ServerSample {
   gc: { count: number; totalMs: number; maxMs: number; maxKind: number };
 }
 
-interface Tail { p99: number; p999: number; max: number }
+interface Tail {
+  p99: number;
+  p999: number;
+  max: number;
+}
 
 export interface BenchServer {
   url: string;
@@ -42,7 +46,10 @@ function nextMessage<T>(child: ChildProcess, type: string): Promise<T> {
 }
 
 export async function startBenchServer(): Promise<BenchServer> {
-  const child = fork(path.join(__dirname, 'serverProcess.js'), [], { execArgv: ['--expose-gc', ...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean)], stdio: ['ignore', process.env.BENCH_SERVER_STDOUT ? 'inherit' : 'ignore', 'inherit', 'ipc'] });
+  const child = fork(path.join(__dirname, 'serverProcess.js'), [], {
+    execArgv: ['--expose-gc', ...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean)],
+    stdio: ['ignore', process.env.BENCH_SERVER_STDOUT ? 'inherit' : 'ignore', 'inherit', 'ipc'],
+  });
   const ready = await nextMessage<{ url: string; adminToken: string }>(child, 'ready');
   return {
     url: ready.url,

@@ -18,18 +18,28 @@ export class JsonClient {
   request<T = any>(method: string, path: string, token: string, body?: unknown): Promise<{ status: number; body: T }> {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     return new Promise((resolve, reject) => {
-      const req = http.request({
-        host: this.base.hostname, port: this.base.port, method, path, agent: this.agent,
-        headers: { authorization: `Bearer ${token}`, ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) },
-      }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined });
-        });
-        res.on('error', reject);
-      });
+      const req = http.request(
+        {
+          host: this.base.hostname,
+          port: this.base.port,
+          method,
+          path,
+          agent: this.agent,
+          headers: {
+            authorization: `Bearer ${token}`,
+            ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined });
+          });
+          res.on('error', reject);
+        },
+      );
       req.on('error', reject);
       req.end(payload);
     });
@@ -40,40 +50,51 @@ export class JsonClient {
   }
 }
 
-export interface WakeArrival { messageId: string; at: number }
+export interface WakeArrival {
+  messageId: string;
+  at: number;
+}
 
 /** One GET /v1/wake stream; resolves once its `sync` event has arrived. */
 export function openWakeStream(url: string, token: string, onWake: (wake: WakeArrival) => void): Promise<{ close(): void }> {
   const base = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = http.get({ host: base.hostname, port: base.port, path: '/v1/wake', agent: false,
-      headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } }, (res) => {
-      if (res.statusCode !== 200) {
-        reject(new Error(`wake stream: HTTP ${res.statusCode}`));
-        res.resume();
-        return;
-      }
-      let buffer = '';
-      let synced = false;
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        const at = performance.now();
-        buffer += chunk;
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          if (block.startsWith('event: sync') && !synced) {
-            synced = true;
-            resolve({ close: () => req.destroy() });
-          } else if (block.startsWith('event: wake')) {
-            const data = block.slice(block.indexOf('data: ') + 6);
-            onWake({ messageId: (JSON.parse(data) as { messageId: string }).messageId, at });
-          }
+    const req = http.get(
+      {
+        host: base.hostname,
+        port: base.port,
+        path: '/v1/wake',
+        agent: false,
+        headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' },
+      },
+      (res) => {
+        if (res.statusCode !== 200) {
+          reject(new Error(`wake stream: HTTP ${res.statusCode}`));
+          res.resume();
+          return;
         }
-      });
-      res.on('error', () => {});
-    });
+        let buffer = '';
+        let synced = false;
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          const at = performance.now();
+          buffer += chunk;
+          let end: number;
+          while ((end = buffer.indexOf('\n\n')) >= 0) {
+            const block = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            if (block.startsWith('event: sync') && !synced) {
+              synced = true;
+              resolve({ close: () => req.destroy() });
+            } else if (block.startsWith('event: wake')) {
+              const data = block.slice(block.indexOf('data: ') + 6);
+              onWake({ messageId: (JSON.parse(data) as { messageId: string }).messageId, at });
+            }
+          }
+        });
+        res.on('error', () => {});
+      },
+    );
     req.on('error', (error) => reject(error));
   });
 }

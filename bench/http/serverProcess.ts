@@ -19,7 +19,8 @@ async function main(): Promise<void> {
   // Where a slow answer's time went, per 5 s window: the whole request inside the server, the event store's
   // append (the durable commit) and the views' apply, GC pauses, and the event loop's delay.
   const windows = { request: createHistogram(), append: createHistogram(), apply: createHistogram() };
-  const record = (histogram: RecordableHistogram, startedAt: number) => histogram.record(Math.max(1, Math.round((performance.now() - startedAt) * 1000)));
+  const record = (histogram: RecordableHistogram, startedAt: number) =>
+    histogram.record(Math.max(1, Math.round((performance.now() - startedAt) * 1000)));
   http.app.addHook('onResponse', async (request) => record(windows.request, request.startedAt));
   const timed = <T extends object, K extends keyof T>(target: T, method: K, histogram: RecordableHistogram) => {
     const original = (target[method] as unknown as (...args: unknown[]) => Promise<unknown>).bind(target);
@@ -49,16 +50,29 @@ async function main(): Promise<void> {
   const loopDelay = monitorEventLoopDelay({ resolution: 5 });
   loopDelay.enable();
   process.on('message', async (message: string) => {
-    if (message === 'memory') process.send!({ type: 'memory', ...memoryMb(true), openWakeStreams: http.context.wakeStreams.size });
+    if (message === 'memory')
+      process.send!({ type: 'memory', ...memoryMb(true), openWakeStreams: http.context.wakeStreams.size });
     if (message === 'sample') {
       const ms = (ns: number) => Math.round(ns / 1e4) / 100;
-      process.send!({ type: 'sample', rssMb: Math.round(process.memoryUsage().rss / 1048576),
+      process.send!({
+        type: 'sample',
+        rssMb: Math.round(process.memoryUsage().rss / 1048576),
         heapUsedMb: Math.round(process.memoryUsage().heapUsed / 1048576),
-        loopDelayMs: { p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), p999: ms(loopDelay.percentile(99.9)), max: ms(loopDelay.max) },
-        ...Object.fromEntries(Object.entries(windows).map(([name, h]) =>
-          [`${name}Ms`, { p99: ms(h.percentile(99) * 1000), p999: ms(h.percentile(99.9) * 1000), max: ms(h.max * 1000) }])),
+        loopDelayMs: {
+          p50: ms(loopDelay.percentile(50)),
+          p99: ms(loopDelay.percentile(99)),
+          p999: ms(loopDelay.percentile(99.9)),
+          max: ms(loopDelay.max),
+        },
+        ...Object.fromEntries(
+          Object.entries(windows).map(([name, h]) => [
+            `${name}Ms`,
+            { p99: ms(h.percentile(99) * 1000), p999: ms(h.percentile(99.9) * 1000), max: ms(h.max * 1000) },
+          ]),
+        ),
         // kind: 1 scavenge (young), 2 mark-sweep-compact (full), 4 incremental marking, 8 weak callbacks
-        gc: { count: gc.count, totalMs: Math.round(gc.totalMs), maxMs: Math.round(gc.maxMs * 10) / 10, maxKind: gc.maxKind } });
+        gc: { count: gc.count, totalMs: Math.round(gc.totalMs), maxMs: Math.round(gc.maxMs * 10) / 10, maxKind: gc.maxKind },
+      });
       loopDelay.reset();
       for (const h of Object.values(windows)) h.reset();
       Object.assign(gc, { count: 0, totalMs: 0, maxMs: 0, maxKind: 0 });

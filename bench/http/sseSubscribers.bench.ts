@@ -26,8 +26,11 @@ runBench('http/sseSubscribers', async (report) => {
     const registrationStarted = performance.now();
     const [senderToken] = await registerOverHttp(client, server.adminToken, ['@broadcaster']);
     const tokens = await registerOverHttp(client, server.adminToken, identities);
-    report.note('setup', `${SUBSCRIBERS} agents registered over HTTP in ${Math.round(performance.now() - registrationStarted)} ms; ` +
-      `one wake stream each, opened ${CONNECT_CONCURRENCY} at a time; then ${BROADCASTS} broadcasts`);
+    report.note(
+      'setup',
+      `${SUBSCRIBERS} agents registered over HTTP in ${Math.round(performance.now() - registrationStarted)} ms; ` +
+        `one wake stream each, opened ${CONNECT_CONCURRENCY} at a time; then ${BROADCASTS} broadcasts`,
+    );
 
     const before = await server.memory();
     const arrivals = new Map<string, number[]>();
@@ -37,24 +40,46 @@ runBench('http/sseSubscribers', async (report) => {
       arrivals.set(messageId, list);
     };
     for (let i = 0; i < tokens.length; i += CONNECT_CONCURRENCY) {
-      streams.push(...await Promise.all(tokens.slice(i, i + CONNECT_CONCURRENCY).map((token) => openWakeStream(server.url, token, onWake))));
+      streams.push(
+        ...(await Promise.all(
+          tokens.slice(i, i + CONNECT_CONCURRENCY).map((token) => openWakeStream(server.url, token, onWake)),
+        )),
+      );
     }
     const after = await server.memory();
-    if (after.openWakeStreams !== SUBSCRIBERS) throw new Error(`server holds ${after.openWakeStreams} streams, expected ${SUBSCRIBERS}`);
+    if (after.openWakeStreams !== SUBSCRIBERS)
+      throw new Error(`server holds ${after.openWakeStreams} streams, expected ${SUBSCRIBERS}`);
     // RSS can stay flat when the heap had room already; the heap + external growth shows what the streams hold.
     const rssGrowthMb = after.rssMb - before.rssMb;
     const heapGrowthMb = after.heapUsedMb - before.heapUsedMb + (after.externalMb - before.externalMb);
     const costMb = Math.max(rssGrowthMb, heapGrowthMb);
-    report.metric(`memory cost of ${SUBSCRIBERS} open wake streams (larger of RSS and heap+external growth)`, costMb, 'MB',
-      atMost(SUBSCRIBERS === 1_000 ? 100 : 10), { rssGrowthMb, heapGrowthMb, rssBeforeMb: before.rssMb, rssAfterMb: after.rssMb,
-        heapUsedBeforeMb: before.heapUsedMb, heapUsedAfterMb: after.heapUsedMb, perStreamKb: Math.round((costMb * 1024) / SUBSCRIBERS) });
+    report.metric(
+      `memory cost of ${SUBSCRIBERS} open wake streams (larger of RSS and heap+external growth)`,
+      costMb,
+      'MB',
+      atMost(SUBSCRIBERS === 1_000 ? 100 : 10),
+      {
+        rssGrowthMb,
+        heapGrowthMb,
+        rssBeforeMb: before.rssMb,
+        rssAfterMb: after.rssMb,
+        heapUsedBeforeMb: before.heapUsedMb,
+        heapUsedAfterMb: after.heapUsedMb,
+        perStreamKb: Math.round((costMb * 1024) / SUBSCRIBERS),
+      },
+    );
 
     const fanOut: number[] = [];
     for (let b = 0; b < BROADCASTS; b++) {
       const startedAt = performance.now();
-      const { status, body } = await client.request<{ messageId: string; recipients: string[] }>('POST', '/v1/messages', senderToken,
-        { to: 'AGENT:*', subject: `all hands ${b}`, body: 'now' });
-      if (status !== 201 || body.recipients.length !== SUBSCRIBERS) throw new Error(`broadcast: HTTP ${status}, ${body.recipients?.length} recipients`);
+      const { status, body } = await client.request<{ messageId: string; recipients: string[] }>(
+        'POST',
+        '/v1/messages',
+        senderToken,
+        { to: 'AGENT:*', subject: `all hands ${b}`, body: 'now' },
+      );
+      if (status !== 201 || body.recipients.length !== SUBSCRIBERS)
+        throw new Error(`broadcast: HTTP ${status}, ${body.recipients?.length} recipients`);
       const deadline = performance.now() + 10_000;
       while ((arrivals.get(body.messageId)?.length ?? 0) < SUBSCRIBERS && performance.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 5));

@@ -26,8 +26,11 @@ const TICK_MS = 2;
 const BODY = 'Please review the attached plan and reply with your comments. '.repeat(5);
 
 runBench('http/sustainedLoad', async (report) => {
-  report.note('setup', `open loop at ${RATE} sends/s for ${SECONDS} s, <= ${MAX_IN_FLIGHT} in flight, ${AGENTS} agents, ` +
-    'embedded default server (SQLite + views) in its own process, rate limit off; RSS and event-loop delay sampled every 5 s');
+  report.note(
+    'setup',
+    `open loop at ${RATE} sends/s for ${SECONDS} s, <= ${MAX_IN_FLIGHT} in flight, ${AGENTS} agents, ` +
+      'embedded default server (SQLite + views) in its own process, rate limit off; RSS and event-loop delay sampled every 5 s',
+  );
   const server = await startBenchServer();
   const client = new JsonClient(server.url, MAX_IN_FLIGHT);
   try {
@@ -44,21 +47,29 @@ runBench('http/sustainedLoad', async (report) => {
       const started = nowMs();
       inFlight += 1;
       const from = index % AGENTS;
-      client.request('POST', '/v1/messages', tokens[from], {
-        to: identities[(from + 1 + (index % (AGENTS - 1))) % AGENTS], subject: `Status ${index}`, body: BODY,
-        priority: index % 10 === 0 ? 'high' : 'normal',
-      }).then(({ status, body }) => {
-        if (status === 201) latencies.push(nowMs() - started);
-        else {
-          errors += 1;
-          firstError ??= `HTTP ${status} ${JSON.stringify(body).slice(0, 200)}`;
-        }
-      }, (error: unknown) => {
-        errors += 1;
-        firstError ??= String(error);
-      }).finally(() => {
-        inFlight -= 1;
-      });
+      client
+        .request('POST', '/v1/messages', tokens[from], {
+          to: identities[(from + 1 + (index % (AGENTS - 1))) % AGENTS],
+          subject: `Status ${index}`,
+          body: BODY,
+          priority: index % 10 === 0 ? 'high' : 'normal',
+        })
+        .then(
+          ({ status, body }) => {
+            if (status === 201) latencies.push(nowMs() - started);
+            else {
+              errors += 1;
+              firstError ??= `HTTP ${status} ${JSON.stringify(body).slice(0, 200)}`;
+            }
+          },
+          (error: unknown) => {
+            errors += 1;
+            firstError ??= String(error);
+          },
+        )
+        .finally(() => {
+          inFlight -= 1;
+        });
     };
 
     const begin = nowMs();
@@ -71,7 +82,9 @@ runBench('http/sustainedLoad', async (report) => {
       for (let i = 0; i < Math.min(due, room); i += 1) send(issued++);
       if (nowMs() >= nextSample) {
         nextSample += SAMPLE_EVERY_MS;
-        void server.sample().then((sample) => samples.push({ ...sample, atS: round((nowMs() - begin) / 1000), sent: latencies.length }));
+        void server
+          .sample()
+          .then((sample) => samples.push({ ...sample, atS: round((nowMs() - begin) / 1000), sent: latencies.length }));
       }
       await new Promise((resolve) => setTimeout(resolve, TICK_MS));
     }
@@ -79,27 +92,52 @@ runBench('http/sustainedLoad', async (report) => {
     const elapsedS = (nowMs() - begin) / 1000;
 
     const lat = summarize(latencies);
-    const p999 = percentile([...latencies].sort((a, b) => a - b), 99.9);
-    report.metric('sends/s held', latencies.length / elapsedS, 'sends/s', atLeast(RATE * 0.98), { offered: RATE, seconds: SECONDS });
+    const p999 = percentile(
+      [...latencies].sort((a, b) => a - b),
+      99.9,
+    );
+    report.metric('sends/s held', latencies.length / elapsedS, 'sends/s', atLeast(RATE * 0.98), {
+      offered: RATE,
+      seconds: SECONDS,
+    });
     report.metric('errors', errors, 'requests', atMost(0), firstError ? { first: firstError } : undefined);
     report.metric('send latency p50', lat.p50, 'ms');
     report.metric('send latency p99', lat.p99, 'ms');
     report.metric('send latency p99.9', p999, 'ms', atMost(50));
     report.metric('send latency max', lat.max, 'ms', atMost(150));
     report.metric('ticks at the in-flight cap', capHits, 'ticks', undefined, { maxInFlight: MAX_IN_FLIGHT });
-    report.metric('server RSS at the end', samples.at(-1)?.rssMb ?? 0, 'MB', undefined,
-      { rssMb: samples.map((s) => s.rssMb), heapUsedMb: samples.map((s) => s.heapUsedMb) });
-    report.metric('server event-loop delay max (worst 5 s window)', Math.max(0, ...samples.map((s) => s.loopDelayMs.max)), 'ms', undefined,
-      { perWindowMax: samples.map((s) => s.loopDelayMs.max), perWindowP99: samples.map((s) => s.loopDelayMs.p99) });
+    report.metric('server RSS at the end', samples.at(-1)?.rssMb ?? 0, 'MB', undefined, {
+      rssMb: samples.map((s) => s.rssMb),
+      heapUsedMb: samples.map((s) => s.heapUsedMb),
+    });
+    report.metric(
+      'server event-loop delay max (worst 5 s window)',
+      Math.max(0, ...samples.map((s) => s.loopDelayMs.max)),
+      'ms',
+      undefined,
+      { perWindowMax: samples.map((s) => s.loopDelayMs.max), perWindowP99: samples.map((s) => s.loopDelayMs.p99) },
+    );
     for (const sample of samples) {
-      report.log(`  t=${sample.atS}s sent=${sample.sent} rss=${sample.rssMb}MB heap=${sample.heapUsedMb}MB ` +
-        `loop p99=${sample.loopDelayMs.p99}ms max=${sample.loopDelayMs.max}ms | in server: request p99.9=${sample.requestMs.p999} ` +
-        `max=${sample.requestMs.max}, append max=${sample.appendMs.max}, apply max=${sample.applyMs.max} | ` +
-        `gc n=${sample.gc.count} total=${sample.gc.totalMs}ms max=${sample.gc.maxMs}ms (kind ${sample.gc.maxKind})`);
+      report.log(
+        `  t=${sample.atS}s sent=${sample.sent} rss=${sample.rssMb}MB heap=${sample.heapUsedMb}MB ` +
+          `loop p99=${sample.loopDelayMs.p99}ms max=${sample.loopDelayMs.max}ms | in server: request p99.9=${sample.requestMs.p999} ` +
+          `max=${sample.requestMs.max}, append max=${sample.appendMs.max}, apply max=${sample.applyMs.max} | ` +
+          `gc n=${sample.gc.count} total=${sample.gc.totalMs}ms max=${sample.gc.maxMs}ms (kind ${sample.gc.maxKind})`,
+      );
     }
-    report.metric('in-server request max (worst 5 s window)', Math.max(0, ...samples.map((s) => s.requestMs.max)), 'ms', undefined,
-      { perWindowMax: samples.map((s) => s.requestMs.max), appendMax: samples.map((s) => s.appendMs.max), applyMax: samples.map((s) => s.applyMs.max),
-        gcMaxMs: samples.map((s) => s.gc.maxMs), gcTotalMs: samples.map((s) => s.gc.totalMs) });
+    report.metric(
+      'in-server request max (worst 5 s window)',
+      Math.max(0, ...samples.map((s) => s.requestMs.max)),
+      'ms',
+      undefined,
+      {
+        perWindowMax: samples.map((s) => s.requestMs.max),
+        appendMax: samples.map((s) => s.appendMs.max),
+        applyMax: samples.map((s) => s.applyMs.max),
+        gcMaxMs: samples.map((s) => s.gc.maxMs),
+        gcTotalMs: samples.map((s) => s.gc.totalMs),
+      },
+    );
     report.note('machine load (1-min load average / cpus)', `${round(os.loadavg()[0])} / ${os.cpus().length}`);
   } finally {
     client.close();

@@ -26,8 +26,11 @@ const PACED_RATE = 500; // sends/s, well below saturation even on a busy 2-core 
 const PACED_SENDS = scaled(5_000, 500);
 
 runBench('http/wakeLatency', async (report) => {
-  report.note('setup', `${SUBSCRIBERS} agents each holding a wake stream, ${CLIENTS} other agents sending direct messages to them ` +
-    `concurrently (closed loop, keep-alive), ${SENDS} sends after ${WARMUP} warm-up; server in its own process`);
+  report.note(
+    'setup',
+    `${SUBSCRIBERS} agents each holding a wake stream, ${CLIENTS} other agents sending direct messages to them ` +
+      `concurrently (closed loop, keep-alive), ${SENDS} sends after ${WARMUP} warm-up; server in its own process`,
+  );
   const server = await startBenchServer();
   const client = new JsonClient(server.url, CLIENTS);
   const streams: Array<{ close(): void }> = [];
@@ -40,16 +43,20 @@ runBench('http/wakeLatency', async (report) => {
     const wakeAt = new Map<string, number>();
     let wakes = 0;
     for (const token of recipientTokens) {
-      streams.push(await openWakeStream(server.url, token, ({ messageId, at }) => {
-        wakeAt.set(messageId, at);
-        wakes++;
-      }));
+      streams.push(
+        await openWakeStream(server.url, token, ({ messageId, at }) => {
+          wakeAt.set(messageId, at);
+          wakes++;
+        }),
+      );
     }
     const sends: Array<{ messageId: string; startedAt: number; ackAt: number }> = [];
     const send = (record: boolean) => async (index: number, worker: number) => {
       const startedAt = performance.now();
       const { status, body } = await client.request<{ messageId: string }>('POST', '/v1/messages', senderTokens[worker], {
-        to: recipients[(worker + index) % SUBSCRIBERS], subject: `ping ${index}`, body: 'wake up',
+        to: recipients[(worker + index) % SUBSCRIBERS],
+        subject: `ping ${index}`,
+        body: 'wake up',
       });
       if (status !== 201) throw new Error(`send ${index}: HTTP ${status} ${JSON.stringify(body)}`);
       if (record) sends.push({ messageId: body.messageId, startedAt, ackAt: performance.now() });
@@ -68,8 +75,10 @@ runBench('http/wakeLatency', async (report) => {
     report.latency('wake latency (send acknowledged -> wake received)', summarize(afterAck), atMost(25));
     const ackSummary = summarize(afterAck);
     report.metric('wake latency p50 vs target', ackSummary.p50, 'ms', atMost(5));
-    report.latency('wake received relative to the acknowledgement (negative: before it)',
-      summarize(sends.map((s) => wakeAt.get(s.messageId)! - s.ackAt)));
+    report.latency(
+      'wake received relative to the acknowledgement (negative: before it)',
+      summarize(sends.map((s) => wakeAt.get(s.messageId)! - s.ackAt)),
+    );
     report.latency('send start -> wake received', endToEnd);
     report.note('wakes that arrived before the send was acknowledged', `${round((beforeAck / SENDS) * 100)}%`);
     report.note('send rate during the measurement', `${Math.round((SENDS / elapsedMs) * 1000)} sends/s`);
@@ -83,17 +92,28 @@ runBench('http/wakeLatency', async (report) => {
       const wait = due - performance.now();
       if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
       const startedAt = performance.now();
-      inFlight.push(client.request<{ messageId: string }>('POST', '/v1/messages', senderTokens[index % CLIENTS], {
-        to: recipients[index % SUBSCRIBERS], subject: `paced ${index}`, body: 'wake up' }).then(({ status, body }) => {
-        if (status !== 201) throw new Error(`paced send ${index}: HTTP ${status}`);
-        paced.push({ messageId: body.messageId, startedAt });
-      }));
+      inFlight.push(
+        client
+          .request<{ messageId: string }>('POST', '/v1/messages', senderTokens[index % CLIENTS], {
+            to: recipients[index % SUBSCRIBERS],
+            subject: `paced ${index}`,
+            body: 'wake up',
+          })
+          .then(({ status, body }) => {
+            if (status !== 201) throw new Error(`paced send ${index}: HTTP ${status}`);
+            paced.push({ messageId: body.messageId, startedAt });
+          }),
+      );
     }
     await Promise.all(inFlight);
     const pacedDeadline = performance.now() + DRAIN_TIMEOUT_MS;
-    while (paced.some((p) => !wakeAt.has(p.messageId)) && performance.now() < pacedDeadline) await new Promise((r) => setTimeout(r, 10));
+    while (paced.some((p) => !wakeAt.has(p.messageId)) && performance.now() < pacedDeadline)
+      await new Promise((r) => setTimeout(r, 10));
     if (paced.some((p) => !wakeAt.has(p.messageId))) throw new Error('a paced send produced no wake');
-    report.latency(`send start -> wake received, paced at ${PACED_RATE} sends/s`, summarize(paced.map((p) => wakeAt.get(p.messageId)! - p.startedAt)));
+    report.latency(
+      `send start -> wake received, paced at ${PACED_RATE} sends/s`,
+      summarize(paced.map((p) => wakeAt.get(p.messageId)! - p.startedAt)),
+    );
   } finally {
     for (const stream of streams) stream.close();
     client.close();

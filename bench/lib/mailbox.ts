@@ -8,8 +8,10 @@ export const BENCH_ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 
 /** createMailbox on a SQLite file in `dataDir`, logging silenced. */
 export function openEmbeddedMailbox(dataDir: string, config: MailboxConfigInput = {}): Promise<Mailbox> {
-  return createMailbox({ dataDir, adminToken: BENCH_ADMIN_TOKEN, logLevel: 'silent', ...config },
-    { logger: pino({ level: 'silent' }) });
+  return createMailbox(
+    { dataDir, adminToken: BENCH_ADMIN_TOKEN, logLevel: 'silent', ...config },
+    { logger: pino({ level: 'silent' }) },
+  );
 }
 
 /** `@agent-00042` style identities, zero-padded so that they sort like numbers. */

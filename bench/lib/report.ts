@@ -39,8 +39,7 @@ export const atLeast = (value: number): Target => ({ kind: 'min', value });
 export const describeTarget = (target: Target | undefined): string =>
   target === undefined ? '' : `${target.kind === 'max' ? '<=' : '>='} ${target.value}`;
 
-const meets = (value: number, target: Target): boolean =>
-  target.kind === 'max' ? value <= target.value : value >= target.value;
+const meets = (value: number, target: Target): boolean => (target.kind === 'max' ? value <= target.value : value >= target.value);
 
 export class BenchReport {
   readonly metrics: Metric[] = [];
@@ -49,16 +48,29 @@ export class BenchReport {
   constructor(readonly bench: string) {}
 
   metric(name: string, value: number, unit: string, target?: Target, detail?: Record<string, unknown>): Metric {
-    const metric: Metric = { name, value: round(value), unit, ...(target ? { target, ok: meets(value, target) } : {}),
-      ...(detail ? { detail } : {}) };
+    const metric: Metric = {
+      name,
+      value: round(value),
+      unit,
+      ...(target ? { target, ok: meets(value, target) } : {}),
+      ...(detail ? { detail } : {}),
+    };
     this.metrics.push(metric);
-    this.log(`  ${name}: ${metric.value} ${unit}${target ? `  (target ${describeTarget(target)}: ${metric.ok ? 'ok' : 'MISSED'})` : ''}`);
+    this.log(
+      `  ${name}: ${metric.value} ${unit}${target ? `  (target ${describeTarget(target)}: ${metric.ok ? 'ok' : 'MISSED'})` : ''}`,
+    );
     return metric;
   }
 
   /** The p50 and p99 of a latency summary as two metrics, with an optional target on the p99. */
   latency(name: string, summary: Summary, p99Target?: Target, detail?: Record<string, unknown>): void {
-    const shared = { count: summary.count, p90: round(summary.p90), max: round(summary.max), mean: round(summary.mean), ...detail };
+    const shared = {
+      count: summary.count,
+      p90: round(summary.p90),
+      max: round(summary.max),
+      mean: round(summary.mean),
+      ...detail,
+    };
     this.metric(`${name} p50`, summary.p50, 'ms', undefined, shared);
     this.metric(`${name} p99`, summary.p99, 'ms', p99Target, shared);
   }
@@ -75,9 +87,14 @@ export class BenchReport {
   result(durationMs: number, error?: unknown): BenchResult {
     const ok = error === undefined && this.metrics.every((metric) => metric.ok !== false);
     return {
-      bench: this.bench, quick: QUICK, ok, durationMs: Math.round(durationMs), node: process.version,
-      metrics: this.metrics, info: this.info,
-      ...(error !== undefined ? { error: error instanceof Error ? error.stack ?? error.message : String(error) } : {}),
+      bench: this.bench,
+      quick: QUICK,
+      ok,
+      durationMs: Math.round(durationMs),
+      node: process.version,
+      metrics: this.metrics,
+      info: this.info,
+      ...(error !== undefined ? { error: error instanceof Error ? (error.stack ?? error.message) : String(error) } : {}),
     };
   }
 }

@@ -42,8 +42,18 @@ export interface SyntheticLogSummary {
   archives: number;
 }
 
-interface Append { stream: string; events: NewEvent[]; expected: 'no_stream' | bigint }
-interface Delivered { messageId: string; recipient: string; priority: Priority; sentAt: string; revision: bigint }
+interface Append {
+  stream: string;
+  events: NewEvent[];
+  expected: 'no_stream' | bigint;
+}
+interface Delivered {
+  messageId: string;
+  recipient: string;
+  priority: Priority;
+  sentAt: string;
+  revision: bigint;
+}
 
 /**
  * Messages waiting for a receipt (or an archive). Only those from earlier
@@ -95,8 +105,17 @@ function prng(seed: number): () => number {
 }
 
 export async function writeSyntheticLog(store: EventStore, options: SyntheticLogOptions): Promise<SyntheticLogSummary> {
-  const { agents, events: target, minDirectMessages = 0, readShare = 0.25, archiveShare = 0.1, broadcastEvery = 0, bodyBytes = 300,
-    chunk = 2000, onProgress } = options;
+  const {
+    agents,
+    events: target,
+    minDirectMessages = 0,
+    readShare = 0.25,
+    archiveShare = 0.1,
+    broadcastEvery = 0,
+    bodyBytes = 300,
+    chunk = 2000,
+    onProgress,
+  } = options;
   const random = prng(42);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
   const identities = Array.from({ length: agents }, (_unused, i) => agentIdentity(i));
@@ -112,8 +131,12 @@ export async function writeSyntheticLog(store: EventStore, options: SyntheticLog
   // 1. Agents, in one append to the registry stream.
   const registrations: NewEvent[] = identities.map((identity) => {
     const metadata = meta('admin');
-    return { eventId: randomUUID(), type: 'AgentRegistered', metadata,
-      data: { identity, role: 'agent', tokenHash: hashToken(`bench-token-${identity}`), registeredAt: metadata.at } };
+    return {
+      eventId: randomUUID(),
+      type: 'AgentRegistered',
+      metadata,
+      data: { identity, role: 'agent', tokenHash: hashToken(`bench-token-${identity}`), registeredAt: metadata.at },
+    };
   });
   await store.append(AGENT_REGISTRY_STREAM, registrations, 'no_stream');
   summary.events += registrations.length;
@@ -153,56 +176,128 @@ export async function writeSyntheticLog(store: EventStore, options: SyntheticLog
   return summary;
 }
 
-function messageEvent(from: string, to: string, recipients: string[], body: string, meta: (actor: string) => EventMetadata,
-  index: number): { sent: NewEvent; fields: MessageSummaryFields; metadata: EventMetadata } {
+function messageEvent(
+  from: string,
+  to: string,
+  recipients: string[],
+  body: string,
+  meta: (actor: string) => EventMetadata,
+  index: number,
+): { sent: NewEvent; fields: MessageSummaryFields; metadata: EventMetadata } {
   const messageId = randomUUID();
   const metadata = meta(from);
   const fields: MessageSummaryFields = {
-    messageId, from, to, subject: `Synthetic message ${index}`, priority: PRIORITY_CYCLE[index % PRIORITY_CYCLE.length],
-    threadId: messageId, inReplyTo: null, tags: index % 4 === 0 ? ['bench'] : [], sentAt: metadata.at,
-    wakeSuppressed: false, hasTask: false,
+    messageId,
+    from,
+    to,
+    subject: `Synthetic message ${index}`,
+    priority: PRIORITY_CYCLE[index % PRIORITY_CYCLE.length],
+    threadId: messageId,
+    inReplyTo: null,
+    tags: index % 4 === 0 ? ['bench'] : [],
+    sentAt: metadata.at,
+    wakeSuppressed: false,
+    hasTask: false,
   };
-  const sent: NewEvent = { eventId: randomUUID(), type: 'MessageSent', metadata,
-    data: { ...fields, body, task: null, recipients, idempotencyKey: null, requestHash: 'synthetic' } };
+  const sent: NewEvent = {
+    eventId: randomUUID(),
+    type: 'MessageSent',
+    metadata,
+    data: { ...fields, body, task: null, recipients, idempotencyKey: null, requestHash: 'synthetic' },
+  };
   return { sent, fields, metadata };
 }
 
-function direct(from: string, to: string, body: string, meta: (actor: string) => EventMetadata,
-  summary: SyntheticLogSummary, unread: Pool<Delivered>): Append {
+function direct(
+  from: string,
+  to: string,
+  body: string,
+  meta: (actor: string) => EventMetadata,
+  summary: SyntheticLogSummary,
+  unread: Pool<Delivered>,
+): Append {
   const { sent, fields } = messageEvent(from, to, [to], body, meta, summary.directMessages++);
   unread.add({ messageId: fields.messageId, recipient: to, priority: fields.priority, sentAt: fields.sentAt, revision: 0n });
   return { stream: messageStream(fields.messageId), events: [sent], expected: 'no_stream' };
 }
 
-function broadcast(from: string, identities: readonly string[], body: string, meta: (actor: string) => EventMetadata,
-  summary: SyntheticLogSummary): Append {
+function broadcast(
+  from: string,
+  identities: readonly string[],
+  body: string,
+  meta: (actor: string) => EventMetadata,
+  summary: SyntheticLogSummary,
+): Append {
   const audience = identities.filter((identity) => identity !== from);
   const { sent, fields, metadata } = messageEvent(from, 'AGENT:*', audience, body, meta, summary.broadcasts++);
   const { hasTask: _hasTask, ...rest } = fields;
-  const deliveries: NewEvent[] = audience.map((recipient) => ({ eventId: randomUUID(), type: 'BroadcastDelivered', metadata,
-    data: { ...rest, recipient, hasTask: false, deliveredAt: metadata.at } }));
+  const deliveries: NewEvent[] = audience.map((recipient) => ({
+    eventId: randomUUID(),
+    type: 'BroadcastDelivered',
+    metadata,
+    data: { ...rest, recipient, hasTask: false, deliveredAt: metadata.at },
+  }));
   // Broadcast receipts would need the stream's latest revision per reader; the synthetic log reads direct messages only.
   return { stream: messageStream(fields.messageId), events: [sent, ...deliveries], expected: 'no_stream' };
 }
 
-function receipt(unread: Pool<Delivered>, random: () => number, meta: (actor: string) => EventMetadata,
-  summary: SyntheticLogSummary, read: Pool<Delivered>): Append {
+function receipt(
+  unread: Pool<Delivered>,
+  random: () => number,
+  meta: (actor: string) => EventMetadata,
+  summary: SyntheticLogSummary,
+  read: Pool<Delivered>,
+): Append {
   const target = unread.take(random);
   const metadata = meta(target.recipient);
   summary.reads++;
   read.add({ ...target, revision: target.revision + 1n });
-  return { stream: messageStream(target.messageId), expected: target.revision, events: [{ eventId: randomUUID(),
-    type: 'ReceiptRead', metadata,
-    data: { messageId: target.messageId, reader: target.recipient, readAt: metadata.at, priority: target.priority, sentAt: target.sentAt } }] };
+  return {
+    stream: messageStream(target.messageId),
+    expected: target.revision,
+    events: [
+      {
+        eventId: randomUUID(),
+        type: 'ReceiptRead',
+        metadata,
+        data: {
+          messageId: target.messageId,
+          reader: target.recipient,
+          readAt: metadata.at,
+          priority: target.priority,
+          sentAt: target.sentAt,
+        },
+      },
+    ],
+  };
 }
 
-function archive(read: Pool<Delivered>, random: () => number, meta: (actor: string) => EventMetadata,
-  summary: SyntheticLogSummary): Append {
+function archive(
+  read: Pool<Delivered>,
+  random: () => number,
+  meta: (actor: string) => EventMetadata,
+  summary: SyntheticLogSummary,
+): Append {
   const target = read.take(random);
   const metadata = meta(target.recipient);
   summary.archives++;
-  return { stream: messageStream(target.messageId), expected: target.revision, events: [{ eventId: randomUUID(),
-    type: 'MessageArchived', metadata,
-    data: { messageId: target.messageId, recipient: target.recipient, archivedAt: metadata.at, wasUnread: false,
-      priority: target.priority, sentAt: target.sentAt } }] };
+  return {
+    stream: messageStream(target.messageId),
+    expected: target.revision,
+    events: [
+      {
+        eventId: randomUUID(),
+        type: 'MessageArchived',
+        metadata,
+        data: {
+          messageId: target.messageId,
+          recipient: target.recipient,
+          archivedAt: metadata.at,
+          wasUnread: false,
+          priority: target.priority,
+          sentAt: target.sentAt,
+        },
+      },
+    ],
+  };
 }

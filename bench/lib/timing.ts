@@ -34,13 +34,15 @@ export async function closedLoop(
   const latencies: number[] = [];
   let next = 0;
   const started = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async (_unused, worker) => {
-    while (next < total) {
-      const index = next++;
-      const opStarted = performance.now();
-      await operation(index, worker);
-      latencies.push(performance.now() - opStarted);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_unused, worker) => {
+      while (next < total) {
+        const index = next++;
+        const opStarted = performance.now();
+        await operation(index, worker);
+        latencies.push(performance.now() - opStarted);
+      }
+    }),
+  );
   return { latencies, elapsedMs: performance.now() - started };
 }

@@ -44,8 +44,12 @@ const openStore = async (redis: BenchRedis, namespace: string) =>
   new RedisProjectionStore(await connectRedis(redis.url, { name: `bench-${namespace}` }), { namespace });
 
 async function openWakeBus(redis: BenchRedis, store: RedisProjectionStore) {
-  return new RedisWakeBus(await connectRedis(redis.url, { name: 'bench-publisher' }),
-    () => connectRedis(redis.url, { name: 'bench-subscriber' }), store.keys, silent);
+  return new RedisWakeBus(
+    await connectRedis(redis.url, { name: 'bench-publisher' }),
+    () => connectRedis(redis.url, { name: 'bench-subscriber' }),
+    store.keys,
+    silent,
+  );
 }
 
 /** Unread mail the synthetic log implies: every delivery starts unread, each receipt removes one. */
@@ -75,14 +79,28 @@ async function usedMemoryMb(redis: BenchRedis): Promise<number> {
 function broadcastEvents(first: bigint, round: number, from: string, recipients: readonly string[]): ProjectedEvent[] {
   const at = new Date(Date.UTC(2025, 0, 1) + round * 1000).toISOString();
   const messageId = `broadcast-${round}`;
-  const entry = { messageId, from, to: 'AGENT:*', subject: `broadcast ${round}`, priority: 'normal' as const, threadId: messageId,
-    tags: [], sentAt: at };
+  const entry = {
+    messageId,
+    from,
+    to: 'AGENT:*',
+    subject: `broadcast ${round}`,
+    priority: 'normal' as const,
+    threadId: messageId,
+    tags: [],
+    sentAt: at,
+  };
   const sent: ViewChange[] = [
     { kind: 'messageRecorded', summary: { ...entry, inReplyTo: null, task: null, recipientCount: recipients.length } },
     { kind: 'outboxAdded', sender: from, entry },
   ];
-  return [{ position: first, at, changes: sent }, ...recipients.map((recipient, i) => ({ position: first + BigInt(i + 1), at,
-    changes: [{ kind: 'inboxAdded', recipient, entry, isBroadcast: true, wakeSuppressed: false } as ViewChange] }))];
+  return [
+    { position: first, at, changes: sent },
+    ...recipients.map((recipient, i) => ({
+      position: first + BigInt(i + 1),
+      at,
+      changes: [{ kind: 'inboxAdded', recipient, entry, isBroadcast: true, wakeSuppressed: false } as ViewChange],
+    })),
+  ];
 }
 
 runBench('redis/projection', async (report) => {
@@ -91,17 +109,40 @@ runBench('redis/projection', async (report) => {
     // 0. What this Redis does on its own.
     const sha = await loadTrivialScript(redis.url);
     const [set] = await redisBenchmark(redis.port, ['-n', '300000', '-P', '16', '-t', 'set']);
-    const [evalsha] = await redisBenchmark(redis.port, ['-n', '300000', '-P', '16', 'evalsha', sha, '1', 'key:__rand_int__', 'v']);
-    report.note('redis-benchmark (pipelined x16, 50 clients)', { setPerSecond: set.requestsPerSecond, evalshaPerSecond: evalsha.requestsPerSecond });
+    const [evalsha] = await redisBenchmark(redis.port, [
+      '-n',
+      '300000',
+      '-P',
+      '16',
+      'evalsha',
+      sha,
+      '1',
+      'key:__rand_int__',
+      'v',
+    ]);
+    report.note('redis-benchmark (pipelined x16, 50 clients)', {
+      setPerSecond: set.requestsPerSecond,
+      evalshaPerSecond: evalsha.requestsPerSecond,
+    });
 
     await withTmpDir(async (dir) => {
       // 1. Rebuild from a SQLite log into a new generation.
       const file = path.join(dir, 'events.sqlite');
       const writer = SqliteEventStore.open(file);
-      const log = await writeSyntheticLog(writer, { agents: AGENTS, events: REBUILD_EVENTS, readShare: 0.25, archiveShare: 0.1,
-        broadcastEvery: 20_000 });
+      const log = await writeSyntheticLog(writer, {
+        agents: AGENTS,
+        events: REBUILD_EVENTS,
+        readShare: 0.25,
+        archiveShare: 0.1,
+        broadcastEvery: 20_000,
+      });
       await writer.close();
-      report.note('rebuild log', { events: log.events, directMessages: log.directMessages, broadcasts: log.broadcasts, reads: log.reads });
+      report.note('rebuild log', {
+        events: log.events,
+        directMessages: log.directMessages,
+        broadcasts: log.broadcasts,
+        reads: log.reads,
+      });
       const events = SqliteEventStore.open(file);
       const store = await openStore(redis, 'rebuild');
       const rates: number[] = [];
@@ -117,20 +158,26 @@ runBench('redis/projection', async (report) => {
         cpu.redis.push(perEvent((await redisCpuMs(redis)) - redisBefore));
         if (result.events !== log.events) throw new Error(`rebuilt ${result.events} events, the log has ${log.events}`);
         const unread = await totalUnread(store);
-        if (unread !== expectedUnread(log)) throw new Error(`views count ${unread} unread, the log implies ${expectedUnread(log)}`);
+        if (unread !== expectedUnread(log))
+          throw new Error(`views count ${unread} unread, the log implies ${expectedUnread(log)}`);
         rates.push((result.events / ms) * 1000);
-        report.log(`  rebuild run ${run + 1}: ${Math.round(ms)} ms, ${Math.round(rates[run])} events/s into ${result.generation}`);
+        report.log(
+          `  rebuild run ${run + 1}: ${Math.round(ms)} ms, ${Math.round(rates[run])} events/s into ${result.generation}`,
+        );
       }
       const rebuildRate = median(rates);
       // CPU per event of each side: with a core each (and nothing else running) the slower side sets the rate.
       const nodeUs = median(cpu.mainThread.length ? cpu.mainThread : cpu.node);
       const redisUs = median(cpu.redis);
-      report.metric(`rebuild into Redis (${log.events} events, SQLite log)`, rebuildRate, 'events/s', atLeast(50_000),
-        { runs: rates.map(Math.round), redisUsedMemoryMb: await usedMemoryMb(redis),
-          ratioToPipelinedSet: round(rebuildRate / set.requestsPerSecond), ratioToPipelinedEvalsha: round(rebuildRate / evalsha.requestsPerSecond),
-          cpuUsPerEvent: { nodeProcess: median(cpu.node), nodeMainThread: nodeUs, redis: redisUs },
-          coresBusy: round(((median(cpu.node) + redisUs) * rebuildRate) / 1e6),
-          eventsPerSecondWithACoreEach: Math.round(1e6 / Math.max(nodeUs, redisUs)) });
+      report.metric(`rebuild into Redis (${log.events} events, SQLite log)`, rebuildRate, 'events/s', atLeast(50_000), {
+        runs: rates.map(Math.round),
+        redisUsedMemoryMb: await usedMemoryMb(redis),
+        ratioToPipelinedSet: round(rebuildRate / set.requestsPerSecond),
+        ratioToPipelinedEvalsha: round(rebuildRate / evalsha.requestsPerSecond),
+        cpuUsPerEvent: { nodeProcess: median(cpu.node), nodeMainThread: nodeUs, redis: redisUs },
+        coresBusy: round(((median(cpu.node) + redisUs) * rebuildRate) / 1e6),
+        eventsPerSecondWithACoreEach: Math.round(1e6 / Math.max(nodeUs, redisUs)),
+      });
       await store.reset();
       await store.close();
       await events.close();
@@ -145,8 +192,13 @@ runBench('redis/projection', async (report) => {
     let wakes = 0;
     for (let i = 0; i < AGENTS; i++) await wakeBus.subscribe(agentIdentity(i), () => wakes++);
     const source = new MemoryEventStore();
-    const summary = await writeSyntheticLog(source, { agents: AGENTS, events: LIVE_EVENTS, readShare: 0.25, archiveShare: 0.1,
-      broadcastEvery: 20_000 });
+    const summary = await writeSyntheticLog(source, {
+      agents: AGENTS,
+      events: LIVE_EVENTS,
+      readShare: 0.25,
+      archiveShare: 0.1,
+      broadcastEvery: 20_000,
+    });
     const toAppend = await source.readAll(null, 10_000_000);
     const liveStarted = nowMs();
     for (let i = 0; i < toAppend.length;) {
@@ -162,26 +214,51 @@ runBench('redis/projection', async (report) => {
     while (wakes < expectedWakes && nowMs() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
     if (wakes !== expectedWakes) throw new Error(`received ${wakes} wakes, the log implies ${expectedWakes}`);
     const liveRate = (toAppend.length / liveMs) * 1000;
-    report.metric(`live projection (${toAppend.length} events, wakes to ${AGENTS} subscribed channels)`, liveRate, 'events/s',
-      atLeast(10_000), { ms: Math.round(liveMs), wakes, ratioToPipelinedEvalsha: round(liveRate / evalsha.requestsPerSecond) });
+    report.metric(
+      `live projection (${toAppend.length} events, wakes to ${AGENTS} subscribed channels)`,
+      liveRate,
+      'events/s',
+      atLeast(10_000),
+      { ms: Math.round(liveMs), wakes, ratioToPipelinedEvalsha: round(liveRate / evalsha.requestsPerSecond) },
+    );
     await runner.stop();
 
     // One event per apply: the round trip is the limit.
     const base = BigInt(toAppend.length);
     const single: number[] = [];
     for (let i = 1; i <= SINGLE_EVENTS; i++) {
-      const entry = { messageId: `single-${i}`, from: agentIdentity(i % AGENTS), to: agentIdentity((i + 1) % AGENTS), subject: 's',
-        priority: 'normal' as const, threadId: `single-${i}`, tags: [], sentAt: new Date(Date.UTC(2025, 1, 1) + i).toISOString() };
+      const entry = {
+        messageId: `single-${i}`,
+        from: agentIdentity(i % AGENTS),
+        to: agentIdentity((i + 1) % AGENTS),
+        subject: 's',
+        priority: 'normal' as const,
+        threadId: `single-${i}`,
+        tags: [],
+        sentAt: new Date(Date.UTC(2025, 1, 1) + i).toISOString(),
+      };
       const started = nowMs();
-      await liveStore.applyBatch([{ position: base + BigInt(i), at: entry.sentAt, changes: [
-        { kind: 'messageRecorded', summary: { ...entry, inReplyTo: null, task: null, recipientCount: 1 } },
-        { kind: 'outboxAdded', sender: entry.from, entry },
-        { kind: 'inboxAdded', recipient: entry.to, entry, isBroadcast: false, wakeSuppressed: false }] }]);
+      await liveStore.applyBatch([
+        {
+          position: base + BigInt(i),
+          at: entry.sentAt,
+          changes: [
+            { kind: 'messageRecorded', summary: { ...entry, inReplyTo: null, task: null, recipientCount: 1 } },
+            { kind: 'outboxAdded', sender: entry.from, entry },
+            { kind: 'inboxAdded', recipient: entry.to, entry, isBroadcast: false, wakeSuppressed: false },
+          ],
+        },
+      ]);
       single.push(nowMs() - started);
     }
     const singleSummary = summarize(single);
-    report.metric('live, one event per apply (round-trip bound)', (single.length / single.reduce((a, b) => a + b, 0)) * 1000, 'events/s',
-      undefined, { p50Ms: round(singleSummary.p50), p99Ms: round(singleSummary.p99) });
+    report.metric(
+      'live, one event per apply (round-trip bound)',
+      (single.length / single.reduce((a, b) => a + b, 0)) * 1000,
+      'events/s',
+      undefined,
+      { p50Ms: round(singleSummary.p50), p99Ms: round(singleSummary.p99) },
+    );
     await wakeBus.close();
     await liveStore.reset();
     await liveStore.close();
@@ -190,8 +267,13 @@ runBench('redis/projection', async (report) => {
     const store = await openStore(redis, 'broadcast');
     const bus = await openWakeBus(redis, store);
     const agents = Array.from({ length: AGENTS + 1 }, (_unused, i) => agentIdentity(i));
-    await store.applyBatch(agents.map((identity, i) => ({ position: BigInt(i + 1), at: '2025-01-01T00:00:00.000Z',
-      changes: [{ kind: 'agentRegistered', identity, role: 'agent', registeredAt: '2025-01-01T00:00:00.000Z' } as ViewChange] })));
+    await store.applyBatch(
+      agents.map((identity, i) => ({
+        position: BigInt(i + 1),
+        at: '2025-01-01T00:00:00.000Z',
+        changes: [{ kind: 'agentRegistered', identity, role: 'agent', registeredAt: '2025-01-01T00:00:00.000Z' } as ViewChange],
+      })),
+    );
     let received = 0;
     let allReceived: (() => void) | null = null;
     for (const identity of agents.slice(1)) {
@@ -211,13 +293,15 @@ runBench('redis/projection', async (report) => {
       await store.applyBatch(batch);
       const views = nowMs() - started;
       await wakesIn;
-      if (round_ >= 2) { // two warm-up rounds
+      if (round_ >= 2) {
+        // two warm-up rounds
         viewsMs.push(views);
         wakesMs.push(nowMs() - started);
       }
     }
     const unread = await store.unreadCount(agents[AGENTS]);
-    if (unread.unread !== BROADCAST_ROUNDS + 2) throw new Error(`recipient has ${unread.unread} unread, expected ${BROADCAST_ROUNDS + 2}`);
+    if (unread.unread !== BROADCAST_ROUNDS + 2)
+      throw new Error(`recipient has ${unread.unread} unread, expected ${BROADCAST_ROUNDS + 2}`);
     report.latency('broadcast to 1000 agents: views updated', summarize(viewsMs));
     report.latency('broadcast to 1000 agents: views updated + 1000 wakes received', summarize(wakesMs), atMost(100));
     await bus.close();

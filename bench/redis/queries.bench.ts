@@ -33,8 +33,16 @@ const PRIORITIES: Priority[] = ['normal', 'normal', 'high', 'low'];
 function message(position: bigint, index: number, from: string, to: string): ProjectedEvent[] {
   const sentAt = new Date(Date.UTC(2025, 0, 1) + index * 10).toISOString();
   const messageId = `m-${to}-${index}`;
-  const entry = { messageId, from, to, subject: `message ${index}`, priority: PRIORITIES[index % 4], threadId: messageId,
-    tags: index % 3 === 0 ? ['ops'] : [], sentAt };
+  const entry = {
+    messageId,
+    from,
+    to,
+    subject: `message ${index}`,
+    priority: PRIORITIES[index % 4],
+    threadId: messageId,
+    tags: index % 3 === 0 ? ['ops'] : [],
+    sentAt,
+  };
   const changes: ViewChange[] = [
     { kind: 'messageRecorded', summary: { ...entry, inReplyTo: null, task: null, recipientCount: 1 } },
     { kind: 'outboxAdded', sender: from, entry },
@@ -42,8 +50,11 @@ function message(position: bigint, index: number, from: string, to: string): Pro
   ];
   const events: ProjectedEvent[] = [{ position, at: sentAt, changes }];
   if (index % 5 === 0) {
-    events.push({ position: position + 1n, at: sentAt, changes: [
-      { kind: 'receiptRead', recipient: to, messageId, readAt: sentAt, priority: entry.priority }] });
+    events.push({
+      position: position + 1n,
+      at: sentAt,
+      changes: [{ kind: 'receiptRead', recipient: to, messageId, readAt: sentAt, priority: entry.priority }],
+    });
   }
   return events;
 }
@@ -55,8 +66,11 @@ runBench('redis/queries', async (report) => {
     const sha = await loadTrivialScript(redis.url);
     const [get] = await redisBenchmark(redis.port, ['-c', '1', '-n', '20000', '-t', 'get']);
     const [evalsha] = await redisBenchmark(redis.port, ['-c', '1', '-n', '20000', 'evalsha', sha, '1', 'key:__rand_int__', 'v']);
-    report.note('redis-benchmark (1 client, no pipelining)', { getP50Ms: get.p50Ms, evalshaP50Ms: evalsha.p50Ms,
-      getPerSecond: get.requestsPerSecond });
+    report.note('redis-benchmark (1 client, no pipelining)', {
+      getP50Ms: get.p50Ms,
+      evalshaP50Ms: evalsha.p50Ms,
+      getPerSecond: get.requestsPerSecond,
+    });
 
     // 1. The views: AGENTS agents with PER_AGENT messages each, and TARGET with TARGET_MESSAGES, built as a rebuild does.
     const store = new RedisProjectionStore(await connectRedis(redis.url, { name: 'bench-queries' }), { namespace: 'queries' });
@@ -72,13 +86,17 @@ runBench('redis/queries', async (report) => {
         batch = [];
       }
     };
-    for (let i = 0; i < AGENTS * PER_AGENT; i++) await add(message(position, i, agentIdentity(i % SENDERS), agentIdentity(i % AGENTS)));
+    for (let i = 0; i < AGENTS * PER_AGENT; i++)
+      await add(message(position, i, agentIdentity(i % SENDERS), agentIdentity(i % AGENTS)));
     for (let i = 0; i < TARGET_MESSAGES; i++) await add(message(position, i, agentIdentity(i % SENDERS), TARGET));
     await generation.applyBatch(batch);
     await store.generations().activate(generation, store.keys.defaultPrefix, true);
     const unread = await store.unreadCount(TARGET);
-    report.note('views', `${AGENTS} agents x ${PER_AGENT} messages, ${TARGET} with ${TARGET_MESSAGES} (${unread.unread} unread); ` +
-      `built in ${Math.round(nowMs() - started)} ms`);
+    report.note(
+      'views',
+      `${AGENTS} agents x ${PER_AGENT} messages, ${TARGET} with ${TARGET_MESSAGES} (${unread.unread} unread); ` +
+        `built in ${Math.round(nowMs() - started)} ms`,
+    );
     if (unread.unread !== TARGET_MESSAGES - TARGET_MESSAGES / 5) throw new Error(`${TARGET} has ${unread.unread} unread`);
 
     // 2. Unread counts.
@@ -103,13 +121,19 @@ runBench('redis/queries', async (report) => {
       ['inbox page of 50 (newest)', () => page({}), 2, SAMPLES],
       ['inbox page of 50, unread only', () => page({ status: 'unread' }), 2, SAMPLES],
       ['inbox page of 50 behind a cursor', (i) => page({ before: bounds[i % bounds.length] }), 2, SAMPLES],
-      ['inbox page of 50, from filter (1 sender in 100: scans ~5,000 entries)', (i) => page({ from: agentIdentity(i % SENDERS) }),
-        undefined, Math.max(200, SAMPLES / 20)],
+      [
+        'inbox page of 50, from filter (1 sender in 100: scans ~5,000 entries)',
+        (i) => page({ from: agentIdentity(i % SENDERS) }),
+        undefined,
+        Math.max(200, SAMPLES / 20),
+      ],
     ];
     for (const [name, run, target, samples] of cases) {
       await sampleMs(Math.min(WARMUP, samples), run);
       const summary = summarize(await sampleMs(samples, run));
-      report.latency(name, summary, target === undefined ? undefined : atMost(target), { ratioToEvalshaP50: round(summary.p50 / evalsha.p50Ms) });
+      report.latency(name, summary, target === undefined ? undefined : atMost(target), {
+        ratioToEvalshaP50: round(summary.p50 / evalsha.p50Ms),
+      });
     }
     await store.reset();
     await store.close();

@@ -27,8 +27,11 @@ function freePort(): Promise<number> {
 
 export async function startBenchRedis(): Promise<BenchRedis> {
   const port = await freePort();
-  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   await new Promise<void>((resolve, reject) => {
     let output = '';
     const timer = setTimeout(() => reject(new Error(`redis-server did not start: ${output}`)), 10_000);
@@ -44,11 +47,12 @@ export async function startBenchRedis(): Promise<BenchRedis> {
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
-    stop: () => new Promise((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    }),
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
   };
 }
 
@@ -60,8 +64,9 @@ export interface RedisBenchmarkFigure {
 
 /** Runs `redis-benchmark -q` with extra arguments; returns each test's requests/s and p50. */
 export async function redisBenchmark(port: number, args: string[]): Promise<RedisBenchmarkFigure[]> {
-  const { stdout } = await promisify(execFile)('redis-benchmark', ['-h', '127.0.0.1', '-p', String(port), '-q', ...args],
-    { maxBuffer: 16 * 1024 * 1024 });
+  const { stdout } = await promisify(execFile)('redis-benchmark', ['-h', '127.0.0.1', '-p', String(port), '-q', ...args], {
+    maxBuffer: 16 * 1024 * 1024,
+  });
   const figures: RedisBenchmarkFigure[] = [];
   for (const line of stdout.split(/[\r\n]+/)) {
     const match = /^(.+?): ([\d.]+) requests per second, p50=([\d.]+) msec/.exec(line.trim());

@@ -26,7 +26,11 @@ export async function createEventStore(config: MailboxConfig, logger: Logger): P
   if (url === 'memory:') return new MemoryEventStore();
   // esdb:// or kurrentdb:// (either client generation): EventStoreDB / KurrentDB, the production store.
   if (url !== undefined && isEsdbUrl(url)) return EsdbEventStore.connect(url, { logger });
-  throw new MailboxError('VALIDATION_FAILED', 'Invalid configuration',
+  throw new MailboxError(
+    'VALIDATION_FAILED',
+    'Invalid configuration',
     `MAILBOX_EVENTSTORE_URL '${url}' is not supported; use esdb://host:2113?tls=false (or kurrentdb://), sqlite:<file>, memory:, ` +
-    'or leave it unset for SQLite in MAILBOX_DATA_DIR.', { field: 'MAILBOX_EVENTSTORE_URL' });
+      'or leave it unset for SQLite in MAILBOX_DATA_DIR.',
+    { field: 'MAILBOX_EVENTSTORE_URL' },
+  );
 }

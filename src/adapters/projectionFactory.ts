@@ -10,7 +10,10 @@ import { RedisProjectionStore } from './projections/redisProjectionStore';
 import { InProcessWakeBus } from './wake/inProcessWakeBus';
 import { RedisWakeBus } from './projections/redisWakeBus';
 
-export async function createProjectionAdapters(config: MailboxConfig, logger: Logger): Promise<{ projectionStore: ProjectionStore; wakeBus: WakeBus }> {
+export async function createProjectionAdapters(
+  config: MailboxConfig,
+  logger: Logger,
+): Promise<{ projectionStore: ProjectionStore; wakeBus: WakeBus }> {
   if (config.redisUrl === undefined) {
     logger.info('projections: in memory, rebuilt from the log at start; wake bus: in process');
     const wakeBus = new InProcessWakeBus();
@@ -20,10 +23,19 @@ export async function createProjectionAdapters(config: MailboxConfig, logger: Lo
   const projectionStore = await openRedisProjectionStore(config);
   try {
     const publisher = await connectRedis(url, { name: 'mailbox-wake-publisher', timeoutMs: config.redisTimeoutMs });
-    const wakeBus = ownViewsOnly(new RedisWakeBus(publisher, () => connectRedis(url, { name: 'mailbox-wake-subscriber', timeoutMs: config.redisTimeoutMs }),
-      new RedisKeys(config.redisNamespace), logger), projectionStore);
-    logger.info({ redis: redactUrl(url), namespace: config.redisNamespace },
-      'projections: Redis (checkpoint stored with the views); wake bus: Redis pub/sub');
+    const wakeBus = ownViewsOnly(
+      new RedisWakeBus(
+        publisher,
+        () => connectRedis(url, { name: 'mailbox-wake-subscriber', timeoutMs: config.redisTimeoutMs }),
+        new RedisKeys(config.redisNamespace),
+        logger,
+      ),
+      projectionStore,
+    );
+    logger.info(
+      { redis: redactUrl(url), namespace: config.redisNamespace },
+      'projections: Redis (checkpoint stored with the views); wake bus: Redis pub/sub',
+    );
     return { projectionStore, wakeBus };
   } catch (error) {
     await projectionStore.close();
@@ -46,9 +58,10 @@ export async function openRedisProjectionStore(config: MailboxConfig): Promise<R
 function ownViewsOnly(bus: WakeBus, store: RedisProjectionStore): WakeBus {
   return {
     publish: (wakes) => bus.publish(wakes),
-    subscribe: (identity, listener) => bus.subscribe(identity, (wake) => {
-      store.passWake(() => listener(wake));
-    }),
+    subscribe: (identity, listener) =>
+      bus.subscribe(identity, (wake) => {
+        store.passWake(() => listener(wake));
+      }),
     close: () => bus.close(),
   };
 }

@@ -29,7 +29,12 @@ export interface MailboxSides {
   queries: MailboxQueries;
 }
 
-export function inProcessAgentApi(mailbox: MailboxSides, actor: Actor, metrics: CommandMeter, onSent?: (result: SendResult) => void): AgentApi {
+export function inProcessAgentApi(
+  mailbox: MailboxSides,
+  actor: Actor,
+  metrics: CommandMeter,
+  onSent?: (result: SendResult) => void,
+): AgentApi {
   const { commands, queries } = mailbox;
   return {
     send: async (input) => {

@@ -4,7 +4,10 @@ import type { Actor, Role } from '../commands/roles';
 
 export function requireRole(actor: Actor, allowed: readonly Role[], action: string): void {
   if (allowed.includes(actor.role)) return;
-  throw new MailboxError('FORBIDDEN', 'Forbidden',
+  throw new MailboxError(
+    'FORBIDDEN',
+    'Forbidden',
     `${action} needs the ${allowed.join(' or ')} role; your token is ${actor.role === 'admin' ? 'the admin token' : `${actor.role} ${actor.identity}`}.`,
-    { requiredRoles: allowed, role: actor.role });
+    { requiredRoles: allowed, role: actor.role },
+  );
 }

@@ -87,8 +87,12 @@ export class CommandHandler {
             continue;
           }
           if (attempt >= MAX_ATTEMPTS) {
-            throw new MailboxError('CONCURRENCY_CONFLICT', 'Concurrency conflict',
-              `Stream ${streamName} kept changing during ${MAX_ATTEMPTS} attempts; retry the request.`, { stream: streamName });
+            throw new MailboxError(
+              'CONCURRENCY_CONFLICT',
+              'Concurrency conflict',
+              `Stream ${streamName} kept changing during ${MAX_ATTEMPTS} attempts; retry the request.`,
+              { stream: streamName },
+            );
           }
           await sleep(backoffDelay(CONFLICT_BACKOFF, attempt));
         }
@@ -99,7 +103,8 @@ export class CommandHandler {
   private appendRetryingUnavailable(streamName: string, events: NewEvent[], revision: bigint | null) {
     // The acknowledgement may have been lost after the write: the same event ids make the retry safe.
     return retry(() => this.store.append(streamName, events, revision === null ? 'no_stream' : revision), {
-      attempts: UNAVAILABLE_ATTEMPTS, backoff: UNAVAILABLE_BACKOFF,
+      attempts: UNAVAILABLE_ATTEMPTS,
+      backoff: UNAVAILABLE_BACKOFF,
       retryable: (error) => error instanceof MailboxError && error.code === 'UNAVAILABLE',
     });
   }
@@ -110,8 +115,12 @@ export class CommandHandler {
       type: event.type,
       data: event.data,
       metadata: {
-        commandId: metadata.commandId, correlationId: metadata.correlationId, causationId: metadata.causationId,
-        actor: metadata.actor.identity, at: metadata.at, schemaVersion: CURRENT_SCHEMA_VERSION,
+        commandId: metadata.commandId,
+        correlationId: metadata.correlationId,
+        causationId: metadata.causationId,
+        actor: metadata.actor.identity,
+        at: metadata.at,
+        schemaVersion: CURRENT_SCHEMA_VERSION,
       },
     } as NewEvent;
   }

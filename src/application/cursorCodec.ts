@@ -31,7 +31,9 @@ export class CursorCodec {
   constructor(private readonly key: Buffer) {}
 
   static fromAdminToken(adminToken: string | undefined): CursorCodec {
-    return new CursorCodec(adminToken === undefined ? randomBytes(32) : createHmac('sha256', adminToken).update(KEY_LABEL).digest());
+    return new CursorCodec(
+      adminToken === undefined ? randomBytes(32) : createHmac('sha256', adminToken).update(KEY_LABEL).digest(),
+    );
   }
 
   encode(binding: CursorBinding, position: bigint): string {
@@ -45,17 +47,26 @@ export class CursorCodec {
   decode(binding: CursorBinding, cursor: string): bigint {
     const bytes = Buffer.from(cursor, 'base64url');
     // Re-encoding must give the cursor back: base64url decoding skips stray characters and ignores the last one's spare bits.
-    if (bytes.length !== BODY_BYTES + MAC_BYTES || bytes.toString('base64url') !== cursor || bytes[0] !== FORMAT) throw cursorMismatch();
+    if (bytes.length !== BODY_BYTES + MAC_BYTES || bytes.toString('base64url') !== cursor || bytes[0] !== FORMAT)
+      throw cursorMismatch();
     const body = bytes.subarray(0, BODY_BYTES);
     if (!timingSafeEqual(bytes.subarray(BODY_BYTES), this.mac(body, binding))) throw cursorMismatch();
     return body.readBigUInt64BE(1);
   }
 
   private mac(body: Buffer, binding: CursorBinding): Buffer {
-    return createHmac('sha256', this.key).update(body).update(JSON.stringify([binding.caller, ...binding.listing])).digest();
+    return createHmac('sha256', this.key)
+      .update(body)
+      .update(JSON.stringify([binding.caller, ...binding.listing]))
+      .digest();
   }
 }
 
-export const cursorMismatch = (): MailboxError => new MailboxError('CURSOR_MISMATCH', 'Cursor mismatch',
-  'This cursor was not issued for this listing (another box, other filters, another caller, or altered); ' +
-  'start again without a cursor and pass each nextCursor back unchanged with the same box and filters.', { field: 'cursor' });
+export const cursorMismatch = (): MailboxError =>
+  new MailboxError(
+    'CURSOR_MISMATCH',
+    'Cursor mismatch',
+    'This cursor was not issued for this listing (another box, other filters, another caller, or altered); ' +
+      'start again without a cursor and pass each nextCursor back unchanged with the same box and filters.',
+    { field: 'cursor' },
+  );

@@ -76,18 +76,27 @@ const SIMPLE_TYPE_KEYS = new Set(['type']);
 export function compactJsonSchema(value: unknown, { strict = true } = {}): unknown {
   if (Array.isArray(value)) return value.map((item) => compactJsonSchema(item, { strict }));
   if (!value || typeof value !== 'object') return value;
-  const schema = Object.fromEntries(Object.entries(value).map(([key, v]) => [key, compactJsonSchema(v, { strict })])) as JsonSchema;
+  const schema = Object.fromEntries(
+    Object.entries(value).map(([key, v]) => [key, compactJsonSchema(v, { strict })]),
+  ) as JsonSchema;
   if (schema.maximum === Number.MAX_SAFE_INTEGER) delete schema.maximum;
   if (schema.minimum === Number.MIN_SAFE_INTEGER) delete schema.minimum;
   if (schema.type === 'object') delete schema.propertyNames;
   if (schema.type === 'object' && schema.properties && Object.keys(schema.properties).length === 0) delete schema.properties;
-  if (schema.additionalProperties && typeof schema.additionalProperties === 'object' && Object.keys(schema.additionalProperties).length === 0) {
+  if (
+    schema.additionalProperties &&
+    typeof schema.additionalProperties === 'object' &&
+    Object.keys(schema.additionalProperties).length === 0
+  ) {
     delete schema.additionalProperties;
   }
   if (!strict && schema.additionalProperties === false) delete schema.additionalProperties;
   const options = schema.anyOf;
-  if (Array.isArray(options) && options.every((o) => o && typeof o === 'object' && Object.keys(o).every((k) => SIMPLE_TYPE_KEYS.has(k) || k === 'format'))
-    && options.filter((o) => (o as JsonSchema).format !== undefined).length <= 1) {
+  if (
+    Array.isArray(options) &&
+    options.every((o) => o && typeof o === 'object' && Object.keys(o).every((k) => SIMPLE_TYPE_KEYS.has(k) || k === 'format')) &&
+    options.filter((o) => (o as JsonSchema).format !== undefined).length <= 1
+  ) {
     const format = options.map((o) => (o as JsonSchema).format).find((f) => f !== undefined);
     delete schema.anyOf;
     Object.assign(schema, { type: options.map((o) => (o as JsonSchema).type) }, format ? { format } : {});

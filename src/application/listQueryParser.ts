@@ -12,18 +12,25 @@ import { parseInput } from '../commands/validation';
 import type { ListBox, ListQuery } from '../projections/listQuery';
 
 /** A list as an array, a JSON-encoded array or comma-separated text; malformed JSON is a 400, never a crash. */
-const csvOrArray = z.preprocess((value, ctx) => {
-  if (typeof value !== 'string') return value;
-  if (!value.trim().startsWith('[')) return value.split(',');
-  try {
-    return JSON.parse(value);
-  } catch {
-    ctx.addIssue({ code: 'custom', message: 'starts with [ but is not a valid JSON array; send a JSON array or comma-separated values.' });
-    return z.NEVER;
-  }
-}, z.array(z.string().min(1)).max(32));
+const csvOrArray = z.preprocess(
+  (value, ctx) => {
+    if (typeof value !== 'string') return value;
+    if (!value.trim().startsWith('[')) return value.split(',');
+    try {
+      return JSON.parse(value);
+    } catch {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'starts with [ but is not a valid JSON array; send a JSON array or comma-separated values.',
+      });
+      return z.NEVER;
+    }
+  },
+  z.array(z.string().min(1)).max(32),
+);
 
-export const CURSOR_DESCRIPTION = 'Opaque: pass `nextCursor` from the previous page unchanged, with the same box and filters, as the ' +
+export const CURSOR_DESCRIPTION =
+  'Opaque: pass `nextCursor` from the previous page unchanged, with the same box and filters, as the ' +
   'same caller. A cursor is bound to the listing that issued it (signed by the server); used with another box, other filters, ' +
   'by another caller, or altered, it is refused with 400 CURSOR_MISMATCH: start again without a cursor. `limit` may change between pages.';
 
@@ -48,13 +55,19 @@ export const APPLICABLE_FILTERS: Record<ListBox, readonly string[]> = {
 export function parseListQuery(input: unknown): ParsedListQuery {
   const query = parseInput(listQuerySchema, input ?? {}, 'list_messages');
   // A key whose value is undefined was not given (library callers spread optional fields).
-  const given = Object.entries(input ?? {}).filter(([key, value]) => key !== 'box' && value !== undefined).map(([key]) => key);
+  const given = Object.entries(input ?? {})
+    .filter(([key, value]) => key !== 'box' && value !== undefined)
+    .map(([key]) => key);
   const applicable = APPLICABLE_FILTERS[query.box];
   const inapplicable = given.filter((key) => !applicable.includes(key));
   if (inapplicable.length > 0) {
-    throw new MailboxError('FILTER_NOT_APPLICABLE', 'Filter not applicable',
+    throw new MailboxError(
+      'FILTER_NOT_APPLICABLE',
+      'Filter not applicable',
       `Filter '${inapplicable[0]}' does not apply to box=${query.box}; applicable filters for box=${query.box}: ` +
-      `${applicable.join(', ')}.`, { filter: inapplicable[0], box: query.box, applicable });
+        `${applicable.join(', ')}.`,
+      { filter: inapplicable[0], box: query.box, applicable },
+    );
   }
   return query;
 }
@@ -69,6 +82,13 @@ export function viewQuery({ cursor: _cursor, ...query }: ParsedListQuery, before
  * (`ops,db` and `db,ops` list the same). Not the limit: a caller may change the page size between pages.
  */
 export function listingOf(query: ParsedListQuery): unknown[] {
-  return [query.box, query.status ?? null, query.from ?? null, query.to ?? null, query.threadId ?? null,
-    query.tags ? [...new Set(query.tags)].sort() : null, query.priority ?? null];
+  return [
+    query.box,
+    query.status ?? null,
+    query.from ?? null,
+    query.to ?? null,
+    query.threadId ?? null,
+    query.tags ? [...new Set(query.tags)].sort() : null,
+    query.priority ?? null,
+  ];
 }

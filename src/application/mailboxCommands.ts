@@ -36,15 +36,42 @@ export interface SendResult {
 /** Said by an accepted command whose views did not show it within MAILBOX_AWAIT_PROJECTION_MS (it is durable all the same). */
 export type ViewsLaggingWarning = { code: 'VIEWS_LAGGING'; message: string; position: string };
 /** Something an accepted command has to say: `warnings` on every command result (absent when there is nothing). */
-export interface Warned { warnings?: Array<Record<string, unknown>> }
-export interface ReadResult extends Warned { messageId: string; status: 'read'; readAt: string }
-export type BulkReadResult = Warned & { results: Array<Omit<ReadResult, 'warnings'> | { messageId: string; status: 'error'; error: ErrorEnvelope }> };
-export interface ArchiveResult extends Warned { messageId: string; status: 'archived'; archivedAt: string }
-export interface Registration extends Warned { identity: string; role: string; token: string; registeredAt: string }
-export interface Retirement extends Warned { identity: string; retiredAt: string }
-export interface TokenRotation extends Warned { identity: string; token: string; rotatedAt: string }
+export interface Warned {
+  warnings?: Array<Record<string, unknown>>;
+}
+export interface ReadResult extends Warned {
+  messageId: string;
+  status: 'read';
+  readAt: string;
+}
+export type BulkReadResult = Warned & {
+  results: Array<Omit<ReadResult, 'warnings'> | { messageId: string; status: 'error'; error: ErrorEnvelope }>;
+};
+export interface ArchiveResult extends Warned {
+  messageId: string;
+  status: 'archived';
+  archivedAt: string;
+}
+export interface Registration extends Warned {
+  identity: string;
+  role: string;
+  token: string;
+  registeredAt: string;
+}
+export interface Retirement extends Warned {
+  identity: string;
+  retiredAt: string;
+}
+export interface TokenRotation extends Warned {
+  identity: string;
+  token: string;
+  rotatedAt: string;
+}
 
-export interface CommandOptions { correlationId?: string; idempotencyKey?: string }
+export interface CommandOptions {
+  correlationId?: string;
+  idempotencyKey?: string;
+}
 
 @injectable()
 export class MailboxCommands {
@@ -63,7 +90,8 @@ export class MailboxCommands {
     const token = generateToken();
     const metadata = this.metadata(actor, options);
     const { state, position } = await this.handler.handle(AGENT_REGISTRY_STREAM, registryModel, metadata, (registry) =>
-      decideRegisterAgent({ type: 'RegisterAgent', data: { ...data, tokenHash: hashToken(token) }, metadata }, registry));
+      decideRegisterAgent({ type: 'RegisterAgent', data: { ...data, tokenHash: hashToken(token) }, metadata }, registry),
+    );
     const warnings = await this.awaitViews(position);
     const agent = state.agents.get(data.identity)!;
     return { identity: agent.identity, role: agent.role, token, registeredAt: agent.registeredAt, ...withWarnings(warnings) };
@@ -74,7 +102,8 @@ export class MailboxCommands {
     const data = parseInput(retireAgentSchema, input, 'retire_agent');
     const metadata = this.metadata(actor, options);
     const { state, position } = await this.handler.handle(AGENT_REGISTRY_STREAM, registryModel, metadata, (registry) =>
-      decideRetireAgent({ type: 'RetireAgent', data, metadata }, registry));
+      decideRetireAgent({ type: 'RetireAgent', data, metadata }, registry),
+    );
     this.directory.revoked(data.identity, 'agent retired'); // its token and open wake streams end now, not at the next registry read
     const warnings = await this.awaitViews(position);
     return { identity: data.identity, retiredAt: state.agents.get(data.identity)!.retiredAt!, ...withWarnings(warnings) };
@@ -87,7 +116,11 @@ export class MailboxCommands {
     const token = generateToken();
     const metadata = this.metadata(actor, options);
     const { position } = await this.handler.handle(AGENT_REGISTRY_STREAM, registryModel, metadata, (registry) =>
-      decideRotateAgentToken({ type: 'RotateAgentToken', data: { identity: data.identity, tokenHash: hashToken(token) }, metadata }, registry));
+      decideRotateAgentToken(
+        { type: 'RotateAgentToken', data: { identity: data.identity, tokenHash: hashToken(token) }, metadata },
+        registry,
+      ),
+    );
     this.directory.revoked(data.identity, 'token rotated'); // what the old token opened (wake streams) ends now
     const warnings = await this.awaitViews(position);
     return { identity: data.identity, token, rotatedAt: metadata.at, ...withWarnings(warnings) };
@@ -98,12 +131,17 @@ export class MailboxCommands {
     const bodyKey = input && typeof input === 'object' ? (input as { idempotencyKey?: unknown }).idempotencyKey : undefined;
     if (options.idempotencyKey !== undefined && bodyKey !== undefined && bodyKey !== options.idempotencyKey) {
       // Two different keys for one request: neither may be silently dropped.
-      throw new MailboxError('VALIDATION_FAILED', 'Validation failed',
+      throw new MailboxError(
+        'VALIDATION_FAILED',
+        'Validation failed',
         'The Idempotency-Key header and the idempotencyKey field differ; send one of them, or the same value in both.',
-        { field: 'idempotencyKey' });
+        { field: 'idempotencyKey' },
+      );
     }
-    const raw = options.idempotencyKey !== undefined && input && typeof input === 'object'
-      ? { ...input, idempotencyKey: options.idempotencyKey } : input;
+    const raw =
+      options.idempotencyKey !== undefined && input && typeof input === 'object'
+        ? { ...input, idempotencyKey: options.idempotencyKey }
+        : input;
     const data = parseInput(sendMessageSchema, raw, 'add_message');
     const metadata = this.metadata(actor, options);
     const messageId = deterministicMessageId(actor.identity, data.idempotencyKey ?? null, metadata.commandId);
@@ -112,15 +150,26 @@ export class MailboxCommands {
     const registry = await this.directory.current();
     const parent = data.inReplyTo ? (await this.handler.load(messageStream(data.inReplyTo), messageModel)).state : null;
     const policy = { maxBodyBytes: this.config.maxBodyBytes, strictRecipients: this.config.strictRecipients };
-    const { state, position } = await this.handler.handle(messageStream(messageId), messageModel, metadata,
-      (message) => decideSendMessage({ type: 'SendMessage', data: { messageId, input: data, requestHash }, metadata },
-        { message, registry, parent }, policy));
+    const { state, position } = await this.handler.handle(messageStream(messageId), messageModel, metadata, (message) =>
+      decideSendMessage(
+        { type: 'SendMessage', data: { messageId, input: data, requestHash }, metadata },
+        { message, registry, parent },
+        policy,
+      ),
+    );
     const lagging = await this.awaitViews(position);
     const sent = state.sent!;
     // Also on an idempotent replay: a retried send returns the same result as the original, warnings included.
     const warnings = [...(this.config.strictRecipients ? [] : sendWarnings(data, registry)), ...lagging];
-    return { messageId, status: 'sent', sentAt: sent.sentAt, to: sent.to, recipients: sent.recipients,
-      threadId: sent.threadId, ...(warnings.length ? { warnings } : {}) };
+    return {
+      messageId,
+      status: 'sent',
+      sentAt: sent.sentAt,
+      to: sent.to,
+      recipients: sent.recipients,
+      threadId: sent.threadId,
+      ...(warnings.length ? { warnings } : {}),
+    };
   }
 
   async markRead(actor: Actor, input: unknown, options: CommandOptions = {}): Promise<ReadResult | BulkReadResult> {
@@ -131,22 +180,33 @@ export class MailboxCommands {
       return { ...result, ...withWarnings(await this.awaitViews(position)) };
     }
     let newest: bigint | null = null;
-    const results = await Promise.all([...new Set(data.messageIds)].map((messageId) =>
-      this.markOneRead(actor, messageId, options).then(({ result, position }) => {
-        if (position !== null && (newest === null || position > newest)) newest = position;
-        return result;
-      }, (error: unknown) => {
-        if (!isMailboxError(error)) throw error;
-        return { messageId, status: 'error' as const, error: error.envelope };
-      })));
+    const results = await Promise.all(
+      [...new Set(data.messageIds)].map((messageId) =>
+        this.markOneRead(actor, messageId, options).then(
+          ({ result, position }) => {
+            if (position !== null && (newest === null || position > newest)) newest = position;
+            return result;
+          },
+          (error: unknown) => {
+            if (!isMailboxError(error)) throw error;
+            return { messageId, status: 'error' as const, error: error.envelope };
+          },
+        ),
+      ),
+    );
     // One wait for the newest receipt: the views apply the log in order, so the others are in by then.
     return { results, ...withWarnings(await this.awaitViews(newest)) };
   }
 
-  private async markOneRead(actor: Actor, messageId: string, options: CommandOptions): Promise<{ result: ReadResult; position: bigint | null }> {
+  private async markOneRead(
+    actor: Actor,
+    messageId: string,
+    options: CommandOptions,
+  ): Promise<{ result: ReadResult; position: bigint | null }> {
     const metadata = this.metadata(actor, options);
     const { state, position } = await this.handler.handle(messageStream(messageId), messageModel, metadata, (message) =>
-      decideMarkRead({ type: 'MarkRead', data: { messageId }, metadata }, message));
+      decideMarkRead({ type: 'MarkRead', data: { messageId }, metadata }, message),
+    );
     return { result: { messageId, status: 'read', readAt: state.recipients.get(actor.identity)!.readAt! }, position };
   }
 
@@ -155,9 +215,15 @@ export class MailboxCommands {
     const { messageId } = parseInput(archiveSchema, input, 'archive_message');
     const metadata = this.metadata(actor, options);
     const { state, position } = await this.handler.handle(messageStream(messageId), messageModel, metadata, (message) =>
-      decideArchiveMessage({ type: 'ArchiveMessage', data: { messageId }, metadata }, message));
+      decideArchiveMessage({ type: 'ArchiveMessage', data: { messageId }, metadata }, message),
+    );
     const warnings = await this.awaitViews(position);
-    return { messageId, status: 'archived', archivedAt: state.recipients.get(actor.identity)!.archivedAt!, ...withWarnings(warnings) };
+    return {
+      messageId,
+      status: 'archived',
+      archivedAt: state.recipients.get(actor.identity)!.archivedAt!,
+      ...withWarnings(warnings),
+    };
   }
 
   private metadata(actor: Actor, options: CommandOptions): CommandMetadata {
@@ -173,14 +239,18 @@ export class MailboxCommands {
    */
   private async awaitViews(position: bigint | null): Promise<ViewsLaggingWarning[]> {
     const waitMs = this.config.awaitProjectionMs;
-    if (position === null || waitMs <= 0 || await this.runner.waitFor(position, waitMs)) return [];
-    return [{
-      code: 'VIEWS_LAGGING', position: position.toString(),
-      message: `Accepted and durable at log position ${position}, but the views (inboxes, counts, agent list) did not show it ` +
-        `within ${waitMs} ms; it appears there once they catch up, so list again shortly instead of repeating the command.`,
-    }];
+    if (position === null || waitMs <= 0 || (await this.runner.waitFor(position, waitMs))) return [];
+    return [
+      {
+        code: 'VIEWS_LAGGING',
+        position: position.toString(),
+        message:
+          `Accepted and durable at log position ${position}, but the views (inboxes, counts, agent list) did not show it ` +
+          `within ${waitMs} ms; it appears there once they catch up, so list again shortly instead of repeating the command.`,
+      },
+    ];
   }
 }
 
 const withWarnings = (warnings: readonly object[]): Warned =>
-  (warnings.length > 0 ? { warnings: warnings as Array<Record<string, unknown>> } : {});
+  warnings.length > 0 ? { warnings: warnings as Array<Record<string, unknown>> } : {};

@@ -21,9 +21,19 @@ import { messageModel } from './mailboxCommands';
 import { StreamLoader } from './streamLoader';
 
 export interface MessageDetail {
-  messageId: string; from: string; to: string; subject: string; body: string; priority: string; sentAt: string;
-  threadId: string; inReplyTo: string | null; tags: string[]; task: TaskEnvelope | null;
-  readAt: string | null; archivedAt: string | null;
+  messageId: string;
+  from: string;
+  to: string;
+  subject: string;
+  body: string;
+  priority: string;
+  sentAt: string;
+  threadId: string;
+  inReplyTo: string | null;
+  tags: string[];
+  task: TaskEnvelope | null;
+  readAt: string | null;
+  archivedAt: string | null;
   receipts?: Array<{ recipient: string; readAt: string | null; archivedAt: string | null }>;
 }
 
@@ -41,13 +51,18 @@ export interface InboxCount {
 
 const inboxCount = ({ unread, byPriority }: UnreadCount): InboxCount => ({ unreadCount: unread, byPriority, unread });
 
-export type WakeStreamEvent = { event: 'sync'; data: { unreadCount: number; byPriority: UnreadCount['byPriority'] } }
-  | { event: 'wake'; data: WakeEvent };
+export type WakeStreamEvent =
+  { event: 'sync'; data: { unreadCount: number; byPriority: UnreadCount['byPriority'] } } | { event: 'wake'; data: WakeEvent };
 
 /** Events as JSON: bigints become strings so that positions survive any JSON parser exactly. */
 export const eventToJson = (event: StoredEvent) => ({
-  position: event.position.toString(), streamName: event.streamName, revision: event.revision.toString(),
-  eventId: event.eventId, type: event.type, data: event.data, metadata: event.metadata,
+  position: event.position.toString(),
+  streamName: event.streamName,
+  revision: event.revision.toString(),
+  eventId: event.eventId,
+  type: event.type,
+  data: event.data,
+  metadata: event.metadata,
 });
 
 /** Messages read back recently (get_message); a miss costs one stream read, never correctness. */
@@ -107,16 +122,34 @@ export class MailboxQueries {
     const isSender = sent.from === actor.identity && actor.role === 'agent';
     if (!own && !isSender && actor.role === 'agent') throw messageNotFound(messageId); // no existence oracle
     if (!own && !isSender && actor.role !== 'auditor') {
-      throw new MailboxError('FORBIDDEN', 'Forbidden',
-        `Message ${messageId} is visible only to its sender, its recipients and auditors.`, { messageId });
+      throw new MailboxError(
+        'FORBIDDEN',
+        'Forbidden',
+        `Message ${messageId} is visible only to its sender, its recipients and auditors.`,
+        { messageId },
+      );
     }
     const detail: MessageDetail = {
-      messageId, from: sent.from, to: sent.to, subject: sent.subject, body: sent.body, priority: sent.priority,
-      sentAt: sent.sentAt, threadId: sent.threadId, inReplyTo: sent.inReplyTo, tags: sent.tags, task: sent.task,
-      readAt: own?.readAt ?? null, archivedAt: own?.archivedAt ?? null,
+      messageId,
+      from: sent.from,
+      to: sent.to,
+      subject: sent.subject,
+      body: sent.body,
+      priority: sent.priority,
+      sentAt: sent.sentAt,
+      threadId: sent.threadId,
+      inReplyTo: sent.inReplyTo,
+      tags: sent.tags,
+      task: sent.task,
+      readAt: own?.readAt ?? null,
+      archivedAt: own?.archivedAt ?? null,
     };
     if (isSender || actor.role === 'auditor') {
-      detail.receipts = [...state.recipients].map(([recipient, r]) => ({ recipient, readAt: r.readAt, archivedAt: r.archivedAt }));
+      detail.receipts = [...state.recipients].map(([recipient, r]) => ({
+        recipient,
+        readAt: r.readAt,
+        archivedAt: r.archivedAt,
+      }));
     }
     return detail;
   }
@@ -125,7 +158,7 @@ export class MailboxQueries {
     requireRole(actor, ['auditor', 'admin'], 'Reading the event log');
     const page = await this.store.readAll(after, Math.min(Math.max(limit, 1), 1000));
     const events = page.map(eventToJson);
-    return { events, nextAfter: events.length ? events[events.length - 1].position : after?.toString() ?? null };
+    return { events, nextAfter: events.length ? events[events.length - 1].position : (after?.toString() ?? null) };
   }
 
   /** Subscribes first, then reads the count: a wake racing the sync is delivered after it, never lost. */
@@ -133,7 +166,8 @@ export class MailboxQueries {
     requireRole(actor, ['agent'], 'Watching wake events');
     let buffered: WakeEvent[] | null = [];
     const unsubscribe = await this.wakeBus.subscribe(actor.identity, (wake) =>
-      buffered ? buffered.push(wake) : emit({ event: 'wake', data: wake }));
+      buffered ? buffered.push(wake) : emit({ event: 'wake', data: wake }),
+    );
     const count = await this.projections.unreadCount(actor.identity).catch(async (error: unknown) => {
       await unsubscribe(); // a stream that never opened must not keep its subscription
       throw error;

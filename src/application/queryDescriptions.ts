@@ -4,7 +4,7 @@ export const LIST_QUERY_DESCRIPTIONS: Record<string, string> = {
   status: 'inbox only; default all',
   from: 'inbox only: messages from this @identity',
   to: 'outbox only: messages sent to this recipient (@identity or AGENT:*)',
-  threadId: 'messages of one thread (a reply inherits its parent\'s threadId)',
+  threadId: "messages of one thread (a reply inherits its parent's threadId)",
   tags: 'messages carrying every one of these tags, e.g. ["review"] or review,urgent',
   limit: 'page size; default 50',
   cursor: 'nextCursor from the previous page, unchanged (bound to the same box and filters)',

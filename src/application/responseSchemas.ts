@@ -13,11 +13,13 @@ import type { AgentView, HeartbeatCounts, MessagePage } from '../projections/pro
 const timestamp = z.string().describe('ISO 8601 time');
 const optionalTime = timestamp.nullable();
 const priority = z.enum(PRIORITIES);
-const byPriority = z.object({ low: z.number().int(), normal: z.number().int(), high: z.number().int() })
+const byPriority = z
+  .object({ low: z.number().int(), normal: z.number().int(), high: z.number().int() })
   .describe('unread messages by priority');
 const task = z.looseObject({}).describe('the A2A task envelope as sent, with its state in canonical PascalCase');
 
-export const warningSchema = z.looseObject({ code: z.string(), message: z.string() })
+export const warningSchema = z
+  .looseObject({ code: z.string(), message: z.string() })
   .describe('a hint on an accepted command, e.g. UNREGISTERED_RECIPIENT with suggestions');
 
 export const sendResultSchema = z.object({
@@ -31,9 +33,17 @@ export const sendResultSchema = z.object({
 });
 
 const listedMessage = z.object({
-  messageId: z.uuid(), from: z.string(), to: z.string(), subject: z.string(), priority,
-  sentAt: timestamp, readAt: optionalTime.describe('when you read it; null while unread'),
-  threadId: z.string(), inReplyTo: z.uuid().nullable(), tags: z.array(z.string()), task: task.nullable().optional(),
+  messageId: z.uuid(),
+  from: z.string(),
+  to: z.string(),
+  subject: z.string(),
+  priority,
+  sentAt: timestamp,
+  readAt: optionalTime.describe('when you read it; null while unread'),
+  threadId: z.string(),
+  inReplyTo: z.uuid().nullable(),
+  tags: z.array(z.string()),
+  task: task.nullable().optional(),
 });
 
 export const messagePageSchema = z.object({
@@ -43,37 +53,63 @@ export const messagePageSchema = z.object({
 });
 
 export const messageDetailSchema = z.object({
-  messageId: z.uuid(), from: z.string(), to: z.string(), subject: z.string(), body: z.string(), priority: z.string(),
-  sentAt: timestamp, threadId: z.string(), inReplyTo: z.uuid().nullable(), tags: z.array(z.string()), task: task.nullable(),
-  readAt: optionalTime, archivedAt: optionalTime,
-  receipts: z.array(z.object({ recipient: z.string(), readAt: optionalTime, archivedAt: optionalTime }))
-    .optional().describe('every recipient\'s receipt; shown to the sender and auditors only'),
+  messageId: z.uuid(),
+  from: z.string(),
+  to: z.string(),
+  subject: z.string(),
+  body: z.string(),
+  priority: z.string(),
+  sentAt: timestamp,
+  threadId: z.string(),
+  inReplyTo: z.uuid().nullable(),
+  tags: z.array(z.string()),
+  task: task.nullable(),
+  readAt: optionalTime,
+  archivedAt: optionalTime,
+  receipts: z
+    .array(z.object({ recipient: z.string(), readAt: optionalTime, archivedAt: optionalTime }))
+    .optional()
+    .describe("every recipient's receipt; shown to the sender and auditors only"),
 });
 
 export const readResultSchema = z.object({ messageId: z.uuid(), status: z.literal('read'), readAt: timestamp });
 const errorEnvelopeSchema = z.looseObject({ error: z.string(), code: z.string(), message: z.string() });
 export const bulkReadResultSchema = z.object({
-  results: z.array(z.union([
-    readResultSchema,
-    z.object({ messageId: z.string(), status: z.literal('error'), error: errorEnvelopeSchema }),
-  ])).describe('one result per distinct id'),
+  results: z
+    .array(
+      z.union([readResultSchema, z.object({ messageId: z.string(), status: z.literal('error'), error: errorEnvelopeSchema })]),
+    )
+    .describe('one result per distinct id'),
 });
 export const markReadResultSchema = z.union([readResultSchema, bulkReadResultSchema]);
 
 export const archiveResultSchema = z.object({ messageId: z.uuid(), status: z.literal('archived'), archivedAt: timestamp });
 
 const agentView = z.object({
-  identity: z.string(), role: z.enum(ROLES), registeredAt: timestamp, retired: z.boolean(), retiredAt: optionalTime,
+  identity: z.string(),
+  role: z.enum(ROLES),
+  registeredAt: timestamp,
+  retired: z.boolean(),
+  retiredAt: optionalTime,
 });
 export const agentListSchema = z.object({ agents: z.array(agentView) });
 export const registrationSchema = z.object({
-  identity: z.string(), role: z.string(), token: z.string().describe('the bearer token; shown once, store it'), registeredAt: timestamp,
+  identity: z.string(),
+  role: z.string(),
+  token: z.string().describe('the bearer token; shown once, store it'),
+  registeredAt: timestamp,
   warnings: z.array(warningSchema).optional(),
 });
-export const retirementSchema = z.object({ identity: z.string(), retiredAt: timestamp, warnings: z.array(warningSchema).optional() });
+export const retirementSchema = z.object({
+  identity: z.string(),
+  retiredAt: timestamp,
+  warnings: z.array(warningSchema).optional(),
+});
 export const tokenRotationSchema = z.object({
-  identity: z.string(), token: z.string().describe('the new bearer token; shown once, store it; the old one is refused from now on'),
-  rotatedAt: timestamp, warnings: z.array(warningSchema).optional(),
+  identity: z.string(),
+  token: z.string().describe('the new bearer token; shown once, store it; the old one is refused from now on'),
+  rotatedAt: timestamp,
+  warnings: z.array(warningSchema).optional(),
 });
 
 export const inboxCountSchema = z.object({
@@ -83,17 +119,27 @@ export const inboxCountSchema = z.object({
 });
 
 const heartbeatCounts = z.object({
-  identity: z.string(), unreadCount: z.number().int(), byPriority,
-  oldestUnreadAt: optionalTime, lastActivityAt: optionalTime,
+  identity: z.string(),
+  unreadCount: z.number().int(),
+  byPriority,
+  oldestUnreadAt: optionalTime,
+  lastActivityAt: optionalTime,
   unread: z.number().int().describe('deprecated alias of unreadCount (removed in the next release)'),
 });
 export const heartbeatListSchema = z.object({ agents: z.array(heartbeatCounts) });
 
 export const auditPageSchema = z.object({
-  events: z.array(z.object({
-    position: z.string(), streamName: z.string(), revision: z.string(), eventId: z.string(), type: z.string(),
-    data: z.looseObject({}), metadata: z.looseObject({}),
-  })),
+  events: z.array(
+    z.object({
+      position: z.string(),
+      streamName: z.string(),
+      revision: z.string(),
+      eventId: z.string(),
+      type: z.string(),
+      data: z.looseObject({}),
+      metadata: z.looseObject({}),
+    }),
+  ),
   nextAfter: z.string().nullable().describe('pass as after for the next page'),
 });
 
@@ -106,8 +152,10 @@ export const readinessSchema = z.looseObject({
 });
 
 export const jsonRpcResponseSchema = z.looseObject({
-  jsonrpc: z.literal('2.0'), id: z.union([z.string(), z.number(), z.null()]),
-  result: z.looseObject({}).optional(), error: z.looseObject({ code: z.number().int(), message: z.string() }).optional(),
+  jsonrpc: z.literal('2.0'),
+  id: z.union([z.string(), z.number(), z.null()]),
+  result: z.looseObject({}).optional(),
+  error: z.looseObject({ code: z.number().int(), message: z.string() }).optional(),
 });
 export const openApiDocumentSchema = z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) });
 

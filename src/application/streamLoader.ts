@@ -16,7 +16,10 @@ export interface StreamModel<S, E extends MailboxEvent> {
 export class StreamLoader {
   private readonly cache: StreamStateCache;
 
-  constructor(private readonly store: EventStore, maxEntries?: number) {
+  constructor(
+    private readonly store: EventStore,
+    maxEntries?: number,
+  ) {
     this.cache = new StreamStateCache(maxEntries);
   }
 
@@ -32,7 +35,7 @@ export class StreamLoader {
     const fresh = await this.store.readStream(streamName, from);
     if (cached && fresh.length === 0) return cached;
     const state = model.fold(cached?.state ?? model.initial(), fresh as unknown as E[]);
-    const entry = { state, revision: fresh.length ? fresh[fresh.length - 1].revision : cached?.revision ?? null };
+    const entry = { state, revision: fresh.length ? fresh[fresh.length - 1].revision : (cached?.revision ?? null) };
     this.cache.set(streamName, entry);
     return entry;
   }

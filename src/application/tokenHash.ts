@@ -14,6 +14,9 @@ export function sameHash(a: string, b: string): boolean {
 /** A stable fingerprint of a request, so a reused Idempotency-Key with another payload is refused. */
 export function requestFingerprint(value: unknown): string {
   const canonical = JSON.stringify(value, (_key, v) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v);
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)))
+      : v,
+  );
   return createHash('sha256').update(canonical).digest('hex');
 }

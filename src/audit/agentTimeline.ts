@@ -5,7 +5,8 @@
  */
 import type { StoredEvent } from '../events/types';
 
-export type TimelineKind = 'registered' | 'retired' | 'token_rotated' | 'sent' | 'received' | 'read' | 'archived' | 'read_by_recipient';
+export type TimelineKind =
+  'registered' | 'retired' | 'token_rotated' | 'sent' | 'received' | 'read' | 'archived' | 'read_by_recipient';
 
 export interface TimelineEntry {
   position: string;
@@ -30,11 +31,16 @@ export class AgentTimeline {
     switch (event.type) {
       case 'AgentRegistered':
         return event.data.identity === me
-          ? [{ ...base, kind: 'registered', messageId: null, counterpart: null, subject: event.data.role }] : [];
+          ? [{ ...base, kind: 'registered', messageId: null, counterpart: null, subject: event.data.role }]
+          : [];
       case 'AgentRetired':
-        return event.data.identity === me ? [{ ...base, kind: 'retired', messageId: null, counterpart: null, subject: null }] : [];
+        return event.data.identity === me
+          ? [{ ...base, kind: 'retired', messageId: null, counterpart: null, subject: null }]
+          : [];
       case 'AgentTokenRotated':
-        return event.data.identity === me ? [{ ...base, kind: 'token_rotated', messageId: null, counterpart: null, subject: null }] : [];
+        return event.data.identity === me
+          ? [{ ...base, kind: 'token_rotated', messageId: null, counterpart: null, subject: null }]
+          : [];
       case 'MessageSent': {
         const d = event.data;
         const entries: TimelineEntry[] = [];
@@ -42,22 +48,34 @@ export class AgentTimeline {
           this.sent.set(d.messageId, d.subject);
           entries.push({ ...base, kind: 'sent', messageId: d.messageId, counterpart: d.to, subject: d.subject });
         }
-        if (d.to === me) entries.push({ ...base, kind: 'received', messageId: d.messageId, counterpart: d.from, subject: d.subject });
+        if (d.to === me)
+          entries.push({ ...base, kind: 'received', messageId: d.messageId, counterpart: d.from, subject: d.subject });
         return entries;
       }
       case 'BroadcastDelivered':
         return event.data.recipient === me
-          ? [{ ...base, kind: 'received', messageId: event.data.messageId, counterpart: event.data.from, subject: event.data.subject }] : [];
+          ? [
+              {
+                ...base,
+                kind: 'received',
+                messageId: event.data.messageId,
+                counterpart: event.data.from,
+                subject: event.data.subject,
+              },
+            ]
+          : [];
       case 'ReceiptRead': {
         const d = event.data;
         if (d.reader === me) return [{ ...base, kind: 'read', messageId: d.messageId, counterpart: null, subject: null }];
         const subject = this.sent.get(d.messageId);
-        return subject === undefined ? []
+        return subject === undefined
+          ? []
           : [{ ...base, kind: 'read_by_recipient', messageId: d.messageId, counterpart: d.reader, subject }];
       }
       case 'MessageArchived':
         return event.data.recipient === me
-          ? [{ ...base, kind: 'archived', messageId: event.data.messageId, counterpart: null, subject: null }] : [];
+          ? [{ ...base, kind: 'archived', messageId: event.data.messageId, counterpart: null, subject: null }]
+          : [];
       default: {
         const unexpected: never = event;
         throw new Error(`No timeline rule for ${(unexpected as StoredEvent).type}`);
@@ -67,14 +85,21 @@ export class AgentTimeline {
 }
 
 const VERB: Record<TimelineKind, string> = {
-  registered: 'registered as', retired: 'retired', token_rotated: 'got a new token', sent: 'sent to', received: 'received from', read: 'read',
-  archived: 'archived', read_by_recipient: 'was read by',
+  registered: 'registered as',
+  retired: 'retired',
+  token_rotated: 'got a new token',
+  sent: 'sent to',
+  received: 'received from',
+  read: 'read',
+  archived: 'archived',
+  read_by_recipient: 'was read by',
 };
 
 export function formatTimelineEntry(entry: TimelineEntry): string {
   const parts = [`#${entry.position}`, entry.at, entry.kind.padEnd(17)];
   if (entry.kind === 'registered') parts.push(`${VERB.registered} ${entry.subject}`);
-  else if (entry.kind === 'read_by_recipient') parts.push(`message ${entry.messageId} ${VERB.read_by_recipient} ${entry.counterpart}`);
+  else if (entry.kind === 'read_by_recipient')
+    parts.push(`message ${entry.messageId} ${VERB.read_by_recipient} ${entry.counterpart}`);
   else if (entry.messageId !== null) {
     parts.push(`message ${entry.messageId}`);
     if (entry.counterpart !== null) parts.push(`${VERB[entry.kind]} ${entry.counterpart}`);

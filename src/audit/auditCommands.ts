@@ -24,22 +24,37 @@ export interface OutputOptions {
 const bar = async (source: LogSource, io: AuditIo, options: OutputOptions, label: string) =>
   progressBar(io.stderr as NodeJS.WriteStream, options.progress && isTty(io.stderr), label, await source.head());
 
-export async function runReplay(source: LogSource, filter: ReplayFilter, options: OutputOptions, io: AuditIo): Promise<ReplaySummary> {
+export async function runReplay(
+  source: LogSource,
+  filter: ReplayFilter,
+  options: OutputOptions,
+  io: AuditIo,
+): Promise<ReplaySummary> {
   const progress = await bar(source, io, options, 'replay');
   const line = options.json ? eventJsonLine : eventTextLine;
   try {
-    return await replayLog(source, filter, (events) => {
-      let text = '';
-      for (const event of events) text += `${line(event)}\n`;
-      return writeOut(io.stdout, text);
-    }, progress.update);
+    return await replayLog(
+      source,
+      filter,
+      (events) => {
+        let text = '';
+        for (const event of events) text += `${line(event)}\n`;
+        return writeOut(io.stdout, text);
+      },
+      progress.update,
+    );
   } finally {
     progress.stop();
   }
 }
 
 /** `replay --json` straight from a JSON text log (the SQLite file): the same lines as runReplay, without the parse/stringify round trip. */
-export async function runJsonTextReplay(log: JsonTextLog, filter: ReplayFilter, options: OutputOptions, io: AuditIo): Promise<ReplaySummary> {
+export async function runJsonTextReplay(
+  log: JsonTextLog,
+  filter: ReplayFilter,
+  options: OutputOptions,
+  io: AuditIo,
+): Promise<ReplaySummary> {
   const progress = progressBar(io.stderr as NodeJS.WriteStream, options.progress && isTty(io.stderr), 'replay', log.head());
   try {
     return await replayJsonText(log, filter, (text) => writeOut(io.stdout, text), progress.update);
@@ -51,9 +66,12 @@ export async function runJsonTextReplay(log: JsonTextLog, filter: ReplayFilter, 
 export async function runMessage(source: LogSource, messageId: string, options: OutputOptions, io: AuditIo): Promise<number> {
   const story = await loadMessageStory(source, messageId);
   if (story === null) {
-    throw new MailboxError('MESSAGE_NOT_FOUND', 'Message not found',
+    throw new MailboxError(
+      'MESSAGE_NOT_FOUND',
+      'Message not found',
       `The log holds no message ${messageId}; message ids are UUIDs as returned by a send (see \`mailbox audit replay --type MessageSent\`).`,
-      { messageId });
+      { messageId },
+    );
   }
   await writeOut(io.stdout, `${options.json ? JSON.stringify(story) : formatMessageStory(story)}\n`);
   return story.anomalies.length > 0 ? 1 : 0;
@@ -63,16 +81,25 @@ export async function runAgent(source: LogSource, identity: string, options: Out
   const progress = await bar(source, io, options, `timeline ${identity}`);
   let found = 0;
   try {
-    await agentTimeline(source, identity, (entries) => {
-      found += entries.length;
-      return writeOut(io.stdout, entries.map((e) => `${options.json ? JSON.stringify(e) : formatTimelineEntry(e)}\n`).join(''));
-    }, progress.update);
+    await agentTimeline(
+      source,
+      identity,
+      (entries) => {
+        found += entries.length;
+        return writeOut(io.stdout, entries.map((e) => `${options.json ? JSON.stringify(e) : formatTimelineEntry(e)}\n`).join(''));
+      },
+      progress.update,
+    );
   } finally {
     progress.stop();
   }
   if (found === 0) {
-    throw new MailboxError('AGENT_NOT_FOUND', 'Agent not found',
-      `The log holds nothing about ${identity}; list identities with \`mailbox audit replay --type AgentRegistered\`.`, { identity });
+    throw new MailboxError(
+      'AGENT_NOT_FOUND',
+      'Agent not found',
+      `The log holds nothing about ${identity}; list identities with \`mailbox audit replay --type AgentRegistered\`.`,
+      { identity },
+    );
   }
   return 0;
 }
@@ -81,15 +108,22 @@ export async function runAgent(source: LogSource, identity: string, options: Out
 export const LIVE_PROJECTIONS = 'the live projections';
 
 function verifySummary(report: VerifyReport, views: string): string {
-  const where = `at checkpoint ${report.comparedAt ?? '(empty)'} of log head ${report.head ?? '(empty)'}` +
+  const where =
+    `at checkpoint ${report.comparedAt ?? '(empty)'} of log head ${report.head ?? '(empty)'}` +
     `${report.lag && report.lag !== '0' ? ` (live views ${report.lag} positions behind; not drift)` : ''}`;
   const scope = `${report.eventsRebuilt} events rebuilt, ${report.agentsCompared} agents and ${report.entriesCompared} listing entries compared`;
-  return report.ok ? `OK: ${views} match the log ${where}; ${scope}.`
+  return report.ok
+    ? `OK: ${views} match the log ${where}; ${scope}.`
     : `DRIFT: ${report.differences.length} difference${report.differences.length === 1 ? '' : 's'} ${where}; ${scope}.`;
 }
 
-export async function runVerify(source: LogSource, live: ProjectionStore, options: OutputOptions, io: AuditIo,
-  views = LIVE_PROJECTIONS): Promise<{ code: number; report: VerifyReport }> {
+export async function runVerify(
+  source: LogSource,
+  live: ProjectionStore,
+  options: OutputOptions,
+  io: AuditIo,
+  views = LIVE_PROJECTIONS,
+): Promise<{ code: number; report: VerifyReport }> {
   const progress = await bar(source, io, options, 'rebuild');
   let report: VerifyReport;
   try {

@@ -18,8 +18,12 @@ export async function loadMessageStory(source: LogSource, messageId: string): Pr
 }
 
 /** Streams the agent's timeline entries in log order; returns how many events were scanned. */
-export async function agentTimeline(source: LogSource, identity: string, sink: (entries: TimelineEntry[]) => void | Promise<void>,
-  progress?: (position: bigint) => void): Promise<number> {
+export async function agentTimeline(
+  source: LogSource,
+  identity: string,
+  sink: (entries: TimelineEntry[]) => void | Promise<void>,
+  progress?: (position: bigint) => void,
+): Promise<number> {
   const timeline = new AgentTimeline(identity);
   let scanned = 0;
   for await (const page of pagesOf(source, null)) {

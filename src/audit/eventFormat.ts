@@ -7,8 +7,13 @@ import type { JsonTextRow } from './logSource';
 
 /** Same shape as the API's eventToJson (a unit test holds them together); kept here so the audit tools load without DI. */
 export const eventJson = (event: StoredEvent) => ({
-  position: event.position.toString(), streamName: event.streamName, revision: event.revision.toString(),
-  eventId: event.eventId, type: event.type, data: event.data, metadata: event.metadata,
+  position: event.position.toString(),
+  streamName: event.streamName,
+  revision: event.revision.toString(),
+  eventId: event.eventId,
+  type: event.type,
+  data: event.data,
+  metadata: event.metadata,
 });
 
 /** JSON.stringify(eventJson(event)), without building the intermediate object (replay's hot path). */
@@ -32,8 +37,10 @@ export function describeEvent(event: StoredEvent): string {
       return `${event.data.identity} got a new token (the old one no longer works)`;
     case 'MessageSent': {
       const d = event.data;
-      return `${d.from} -> ${d.to} ${JSON.stringify(d.subject)} [${d.priority}] message ${d.messageId}` +
-        ` (${d.recipients.length} recipient${d.recipients.length === 1 ? '' : 's'})`;
+      return (
+        `${d.from} -> ${d.to} ${JSON.stringify(d.subject)} [${d.priority}] message ${d.messageId}` +
+        ` (${d.recipients.length} recipient${d.recipients.length === 1 ? '' : 's'})`
+      );
     }
     case 'BroadcastDelivered':
       return `message ${event.data.messageId} delivered to ${event.data.recipient}`;

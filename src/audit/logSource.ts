@@ -33,8 +33,15 @@ export function eventStoreSource(store: EventStore, pageSize = 1000): LogSource 
  * and metadata are JSON text, already at the current schema version, so a line
  * is built without a parse and re-stringify.
  */
-export type JsonTextRow = [position: number | bigint, eventId: string, streamName: string, revision: number | bigint,
-  type: string, data: string, metadata: string];
+export type JsonTextRow = [
+  position: number | bigint,
+  eventId: string,
+  streamName: string,
+  revision: number | bigint,
+  type: string,
+  data: string,
+  metadata: string,
+];
 
 /** A log that can hand out JSON text rows (the embedded SQLite file); null where the store cannot. */
 export interface JsonTextLog {

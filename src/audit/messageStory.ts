@@ -22,7 +22,12 @@ export interface MessageStory {
   streamName: string;
   events: number;
   sent: Omit<MessageSent['data'], 'body' | 'task' | 'requestHash' | 'recipients'> & {
-    position: string; actor: string; commandId: string; correlationId: string; isBroadcast: boolean; bodyBytes: number;
+    position: string;
+    actor: string;
+    commandId: string;
+    correlationId: string;
+    isBroadcast: boolean;
+    bodyBytes: number;
   };
   /** The audience snapshot recorded at send time (direct: the one recipient). */
   audience: string[];
@@ -30,8 +35,16 @@ export interface MessageStory {
   anomalies: string[];
 }
 
-const blank = (identity: string): RecipientStory => ({ identity, deliveredAt: null, deliveredPosition: null, readAt: null,
-  readPosition: null, archivedAt: null, archivedPosition: null, archivedUnread: null });
+const blank = (identity: string): RecipientStory => ({
+  identity,
+  deliveredAt: null,
+  deliveredPosition: null,
+  readAt: null,
+  readPosition: null,
+  archivedAt: null,
+  archivedPosition: null,
+  archivedUnread: null,
+});
 
 /** Null when the stream holds no MessageSent (no such message). */
 export function messageStory(events: readonly StoredEvent[]): MessageStory | null {
@@ -73,8 +86,11 @@ export function messageStory(events: readonly StoredEvent[]): MessageStory | nul
       }
       case 'MessageArchived': {
         const story = recipient(event.data.recipient, 'an archive', event.position);
-        Object.assign(story, { archivedAt: event.data.archivedAt, archivedPosition: event.position.toString(),
-          archivedUnread: event.data.wasUnread });
+        Object.assign(story, {
+          archivedAt: event.data.archivedAt,
+          archivedPosition: event.position.toString(),
+          archivedUnread: event.data.wasUnread,
+        });
         break;
       }
       default:
@@ -82,14 +98,25 @@ export function messageStory(events: readonly StoredEvent[]): MessageStory | nul
     }
   }
   for (const identity of audience) {
-    if (recipients.get(identity)!.deliveredAt === null) anomalies.push(`${identity} is in the audience but has no delivery event`);
+    if (recipients.get(identity)!.deliveredAt === null)
+      anomalies.push(`${identity} is in the audience but has no delivery event`);
   }
   return {
-    messageId: summary.messageId, streamName: sentEvent.streamName, events: events.length,
-    sent: { ...summary, position: sentEvent.position.toString(), actor: sentEvent.metadata.actor,
-      commandId: sentEvent.metadata.commandId, correlationId: sentEvent.metadata.correlationId, isBroadcast,
-      bodyBytes: Buffer.byteLength(body) },
-    audience: [...audience], recipients: [...recipients.values()], anomalies,
+    messageId: summary.messageId,
+    streamName: sentEvent.streamName,
+    events: events.length,
+    sent: {
+      ...summary,
+      position: sentEvent.position.toString(),
+      actor: sentEvent.metadata.actor,
+      commandId: sentEvent.metadata.commandId,
+      correlationId: sentEvent.metadata.correlationId,
+      isBroadcast,
+      bodyBytes: Buffer.byteLength(body),
+    },
+    audience: [...audience],
+    recipients: [...recipients.values()],
+    anomalies,
   };
 }
 
@@ -104,9 +131,16 @@ export function formatMessageStory(story: MessageStory): string {
     `audience  ${story.audience.length} recipient${story.audience.length === 1 ? '' : 's'}: ${story.audience.join(', ') || '(none)'}`,
     '',
     ['recipient', 'delivered', 'read', 'archived'].join('\t'),
-    ...story.recipients.map((r) => [r.identity, cell(r.deliveredAt, r.deliveredPosition),
-      r.readAt === null ? 'unread' : cell(r.readAt, r.readPosition), cell(r.archivedAt, r.archivedPosition)].join('\t')),
+    ...story.recipients.map((r) =>
+      [
+        r.identity,
+        cell(r.deliveredAt, r.deliveredPosition),
+        r.readAt === null ? 'unread' : cell(r.readAt, r.readPosition),
+        cell(r.archivedAt, r.archivedPosition),
+      ].join('\t'),
+    ),
   ];
-  if (story.anomalies.length > 0) lines.push('', 'ANOMALIES (the log contradicts itself here):', ...story.anomalies.map((a) => `  ${a}`));
+  if (story.anomalies.length > 0)
+    lines.push('', 'ANOMALIES (the log contradicts itself here):', ...story.anomalies.map((a) => `  ${a}`));
   return lines.join('\n');
 }

@@ -9,10 +9,23 @@ export interface Progress {
 const NO_PROGRESS: Progress = { update: () => {}, stop: () => {} };
 
 /** `total` is the log head; positions are shown as a fraction of it (on EventStoreDB they are byte offsets). */
-export function progressBar(stream: NodeJS.WriteStream, enabled: boolean, label: string, total: bigint | null | undefined): Progress {
+export function progressBar(
+  stream: NodeJS.WriteStream,
+  enabled: boolean,
+  label: string,
+  total: bigint | null | undefined,
+): Progress {
   if (!enabled || !stream.isTTY || total === undefined || total === null || total <= 0n) return NO_PROGRESS;
-  const bar = new SingleBar({ stream, format: `${label} [{bar}] {percentage}% | position {value}/{total} | {eta_formatted} left`,
-    hideCursor: true, etaBuffer: 50, fps: 5 }, Presets.shades_classic);
+  const bar = new SingleBar(
+    {
+      stream,
+      format: `${label} [{bar}] {percentage}% | position {value}/{total} | {eta_formatted} left`,
+      hideCursor: true,
+      etaBuffer: 50,
+      fps: 5,
+    },
+    Presets.shades_classic,
+  );
   bar.start(Number(total), 0);
   return {
     update: (position) => bar.update(Math.min(Number(position), Number(total))),

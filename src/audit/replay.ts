@@ -24,14 +24,20 @@ export interface ReplaySummary {
   lastPosition: bigint | null;
 }
 
-const matcher = (filter: ReplayFilter) => (event: StoredEvent): boolean =>
-  (filter.from === null || event.position >= filter.from)
-  && (filter.types === null || filter.types.has(event.type))
-  && (filter.stream === null || event.streamName === filter.stream);
+const matcher =
+  (filter: ReplayFilter) =>
+  (event: StoredEvent): boolean =>
+    (filter.from === null || event.position >= filter.from) &&
+    (filter.types === null || filter.types.has(event.type)) &&
+    (filter.stream === null || event.streamName === filter.stream);
 
 /** Hands matching events to `sink` in log order, one page at a time; awaits the sink (backpressure). */
-export async function replayLog(source: LogSource, filter: ReplayFilter,
-  sink: (events: StoredEvent[]) => void | Promise<void>, progress?: ReplayProgress): Promise<ReplaySummary> {
+export async function replayLog(
+  source: LogSource,
+  filter: ReplayFilter,
+  sink: (events: StoredEvent[]) => void | Promise<void>,
+  progress?: ReplayProgress,
+): Promise<ReplaySummary> {
   const matches = matcher(filter);
   const summary: ReplaySummary = { scanned: 0, matched: 0, lastPosition: null };
   const take = async (page: StoredEvent[]) => {
@@ -53,8 +59,12 @@ export async function replayLog(source: LogSource, filter: ReplayFilter,
 const JSON_TEXT_PAGE = 1000;
 
 /** replayLog as JSON lines straight from a JSON text log: the same lines as eventJsonLine, without the parse/stringify round trip. */
-export async function replayJsonText(log: JsonTextLog, filter: ReplayFilter,
-  sink: (text: string) => void | Promise<void>, progress?: ReplayProgress): Promise<ReplaySummary> {
+export async function replayJsonText(
+  log: JsonTextLog,
+  filter: ReplayFilter,
+  sink: (text: string) => void | Promise<void>,
+  progress?: ReplayProgress,
+): Promise<ReplaySummary> {
   const summary: ReplaySummary = { scanned: 0, matched: 0, lastPosition: null };
   let after = filter.from === null ? null : filter.from - 1n;
   for (;;) {

@@ -15,14 +15,17 @@ export function buildProgram(): Command {
     .description('agent-mailbox: an event-sourced mailbox for AI agent swarms')
     .showHelpAfterError('(run with --help for usage)')
     .version(packageVersion())
-    .addHelpText('after', '\nClient commands talk to a server: --url (MAILBOX_URL, default http://127.0.0.1:7420) and ' +
-      '--token (MAILBOX_TOKEN).\n\nQuick start (admin commands read ./data/admin.token on the server\'s machine):\n' +
-      '  mailbox serve                                  # in one terminal\n' +
-      '  mailbox agent add @a                           # prints @a\'s token, once\n' +
-      '  mailbox agent add @b\n' +
-      '  export MAILBOX_TOKEN=<the token of @a>         # client commands act as the token\'s agent\n' +
-      '  mailbox send @b "hi" "hello"\n' +
-      '  MAILBOX_TOKEN=<the token of @b> mailbox inbox');
+    .addHelpText(
+      'after',
+      '\nClient commands talk to a server: --url (MAILBOX_URL, default http://127.0.0.1:7420) and ' +
+        "--token (MAILBOX_TOKEN).\n\nQuick start (admin commands read ./data/admin.token on the server's machine):\n" +
+        '  mailbox serve                                  # in one terminal\n' +
+        "  mailbox agent add @a                           # prints @a's token, once\n" +
+        '  mailbox agent add @b\n' +
+        "  export MAILBOX_TOKEN=<the token of @a>         # client commands act as the token's agent\n" +
+        '  mailbox send @b "hi" "hello"\n' +
+        '  MAILBOX_TOKEN=<the token of @b> mailbox inbox',
+    );
   registerServeCommand(program);
   registerAgentCommands(program);
   registerMessageCommands(program);

@@ -59,9 +59,13 @@ export function decideRegisterAgent(command: RegisterAgent, state: RegistryState
   const { identity, role, tokenHash } = command.data;
   const existing = state.agents.get(identity);
   if (existing) {
-    return new MailboxError('AGENT_EXISTS', 'Agent exists',
+    return new MailboxError(
+      'AGENT_EXISTS',
+      'Agent exists',
       `Agent ${identity} is already registered${existing.retiredAt ? ' (retired; identities are never reused)' : ''}; ` +
-      'choose another identity.', { identity });
+        'choose another identity.',
+      { identity },
+    );
   }
   return [{ type: 'AgentRegistered', data: { identity, role, tokenHash, registeredAt: command.metadata.at } }];
 }
@@ -69,9 +73,12 @@ export function decideRegisterAgent(command: RegisterAgent, state: RegistryState
 export function decideRetireAgent(command: RetireAgent, state: RegistryState): AgentRetired[] | MailboxError {
   const agent = state.agents.get(command.data.identity);
   if (!agent) {
-    return new MailboxError('AGENT_NOT_FOUND', 'Agent not found',
+    return new MailboxError(
+      'AGENT_NOT_FOUND',
+      'Agent not found',
       `No agent ${command.data.identity} is registered; GET /v1/agents lists the registered ones.`,
-      { identity: command.data.identity });
+      { identity: command.data.identity },
+    );
   }
   if (agent.retiredAt !== null) return []; // already retired: idempotent, nothing new to record
   return [{ type: 'AgentRetired', data: { identity: agent.identity, retiredAt: command.metadata.at } }];
@@ -86,13 +93,21 @@ export function decideRotateAgentToken(command: RotateAgentToken, state: Registr
   const { identity, tokenHash } = command.data;
   const agent = state.agents.get(identity);
   if (!agent) {
-    return new MailboxError('AGENT_NOT_FOUND', 'Agent not found',
-      `No agent ${identity} is registered; GET /v1/agents lists the registered ones (register it with POST /v1/agents).`, { identity });
+    return new MailboxError(
+      'AGENT_NOT_FOUND',
+      'Agent not found',
+      `No agent ${identity} is registered; GET /v1/agents lists the registered ones (register it with POST /v1/agents).`,
+      { identity },
+    );
   }
   if (agent.retiredAt !== null) {
-    return new MailboxError('FORBIDDEN', 'Agent retired',
+    return new MailboxError(
+      'FORBIDDEN',
+      'Agent retired',
       `Agent ${identity} was retired at ${agent.retiredAt}; a retired identity gets no new token (identities are never reused): ` +
-      'register a new identity instead.', { identity, retiredAt: agent.retiredAt });
+        'register a new identity instead.',
+      { identity, retiredAt: agent.retiredAt },
+    );
   }
   return [{ type: 'AgentTokenRotated', data: { identity, tokenHash, rotatedAt: command.metadata.at } }];
 }

@@ -23,11 +23,18 @@ export function pathBeyondDepth(value: unknown, limit = MAX_JSON_DEPTH): Array<s
   return null;
 }
 
-export const tooDeep = (path: Array<string | number>, prefix: Array<string | number> = [], limit = MAX_JSON_DEPTH): MailboxError => {
+export const tooDeep = (
+  path: Array<string | number>,
+  prefix: Array<string | number> = [],
+  limit = MAX_JSON_DEPTH,
+): MailboxError => {
   const field = [...prefix, ...path].map(String).join('.');
-  return new MailboxError('VALIDATION_FAILED', 'Validation failed',
+  return new MailboxError(
+    'VALIDATION_FAILED',
+    'Validation failed',
     `'${field || '(root)'}' is nested deeper than the limit of ${limit} levels; flatten the structure or send it as a string.`,
-    { field, limit });
+    { field, limit },
+  );
 };
 
 /** Throws VALIDATION_FAILED when `value` is nested deeper than `limit` levels. */

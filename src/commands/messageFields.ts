@@ -14,7 +14,11 @@ export type { Priority, TaskEnvelope, TaskState } from '../events/types';
 export const prioritySchema = z.enum(PRIORITIES);
 
 /** Lowercase letters only: 'input-required', 'TASK_STATE_INPUT_REQUIRED' and 'InputRequired' all become 'inputrequired'. */
-const squash = (value: string): string => value.replace(/^TASK_STATE_/i, '').replace(/[-_\s]/g, '').toLowerCase();
+const squash = (value: string): string =>
+  value
+    .replace(/^TASK_STATE_/i, '')
+    .replace(/[-_\s]/g, '')
+    .toLowerCase();
 const STATE_BY_SQUASHED = new Map<string, TaskState>([
   ...TASK_STATES.map((s) => [squash(s), s] as [string, TaskState]),
   ['cancelled', 'Canceled'], // A2A v1.0 spells it TASK_STATE_CANCELLED
@@ -25,7 +29,8 @@ export const taskStateSchema = z.string().transform((value, ctx) => {
   if (canonical) return canonical;
   ctx.addIssue({
     code: 'custom',
-    message: `Unknown task state '${value}'. Use one of ${TASK_STATES.join(', ')} ` +
+    message:
+      `Unknown task state '${value}'. Use one of ${TASK_STATES.join(', ')} ` +
       `(A2A v0.3 'input-required' and v1.0 'TASK_STATE_INPUT_REQUIRED' spellings are accepted).`,
     params: { allowed: TASK_STATES },
   });
@@ -46,21 +51,27 @@ const partSchema = z.discriminatedUnion('kind', [
 export const taskEnvelopeSchema = z.strictObject({
   state: taskStateSchema.optional(),
   input: z.strictObject({ parts: z.array(partSchema) }).optional(),
-  metadata: z.strictObject({
-    sessionId: z.string().optional(),
-    relatedTickets: z.array(z.string()).optional(),
-    relatedDiscussions: z.array(z.string()).optional(),
-    parentTask: z.string().optional(),
-    priorComments: z.array(z.strictObject({ url: z.string(), commentId: z.string() })).optional(),
-  }).optional(),
-  expectedOutput: z.strictObject({
-    shape: z.enum(['review', 'ticket', 'discussion', 'pr', 'free-form']),
-    locationHint: z.string().optional(),
-  }).optional(),
-  budget: z.strictObject({
-    deadline: isoDate.optional(),
-    maxTokens: z.number().int().positive().optional(),
-  }).optional(),
+  metadata: z
+    .strictObject({
+      sessionId: z.string().optional(),
+      relatedTickets: z.array(z.string()).optional(),
+      relatedDiscussions: z.array(z.string()).optional(),
+      parentTask: z.string().optional(),
+      priorComments: z.array(z.strictObject({ url: z.string(), commentId: z.string() })).optional(),
+    })
+    .optional(),
+  expectedOutput: z
+    .strictObject({
+      shape: z.enum(['review', 'ticket', 'discussion', 'pr', 'free-form']),
+      locationHint: z.string().optional(),
+    })
+    .optional(),
+  budget: z
+    .strictObject({
+      deadline: isoDate.optional(),
+      maxTokens: z.number().int().positive().optional(),
+    })
+    .optional(),
   expiresAt: isoDate.optional(),
 });
 

@@ -12,8 +12,12 @@ export type ArchiveMessage = Command<'ArchiveMessage', { messageId: string }>;
  * recipient), word for word: message ids must not reveal which messages exist.
  */
 export const messageNotFound = (messageId: string): MailboxError =>
-  new MailboxError('MESSAGE_NOT_FOUND', 'Message not found',
-    `No message ${messageId} exists among those you sent or received; check the id in your inbox or outbox.`, { messageId });
+  new MailboxError(
+    'MESSAGE_NOT_FOUND',
+    'Message not found',
+    `No message ${messageId} exists among those you sent or received; check the id in your inbox or outbox.`,
+    { messageId },
+  );
 
 /** Sender or recipient: the ones who may know that the message exists. */
 export const isPartyTo = (state: MessageState, identity: string): boolean =>
@@ -22,10 +26,14 @@ export const isPartyTo = (state: MessageState, identity: string): boolean =>
 function recipientOf(messageId: string, actor: string, state: MessageState): RecipientState | MailboxError {
   if (!state.sent || !isPartyTo(state, actor)) return messageNotFound(messageId);
   const receipt = state.recipients.get(actor);
-  if (!receipt) { // the sender, who knows the message, is told why
-    return new MailboxError('NOT_A_RECIPIENT', 'Not a recipient',
+  if (!receipt) {
+    // the sender, who knows the message, is told why
+    return new MailboxError(
+      'NOT_A_RECIPIENT',
+      'Not a recipient',
       `${actor} is not a recipient of message ${messageId}; only its recipients can mark it read or archive it.`,
-      { messageId });
+      { messageId },
+    );
   }
   return receipt;
 }
@@ -36,9 +44,18 @@ export function decideMarkRead(command: MarkRead, state: MessageState): ReceiptR
   if (receipt instanceof MailboxError) return receipt;
   if (receipt.readAt !== null) return []; // idempotent: the first readAt stands
   const sent = state.sent!;
-  return [{ type: 'ReceiptRead', data: {
-    messageId: sent.messageId, reader, readAt: command.metadata.at, priority: sent.priority, sentAt: sent.sentAt,
-  } }];
+  return [
+    {
+      type: 'ReceiptRead',
+      data: {
+        messageId: sent.messageId,
+        reader,
+        readAt: command.metadata.at,
+        priority: sent.priority,
+        sentAt: sent.sentAt,
+      },
+    },
+  ];
 }
 
 export function decideArchiveMessage(command: ArchiveMessage, state: MessageState): MessageArchived[] | MailboxError {
@@ -47,8 +64,17 @@ export function decideArchiveMessage(command: ArchiveMessage, state: MessageStat
   if (receipt instanceof MailboxError) return receipt;
   if (receipt.archivedAt !== null) return [];
   const sent = state.sent!;
-  return [{ type: 'MessageArchived', data: {
-    messageId: sent.messageId, recipient, archivedAt: command.metadata.at,
-    wasUnread: receipt.readAt === null, priority: sent.priority, sentAt: sent.sentAt,
-  } }];
+  return [
+    {
+      type: 'MessageArchived',
+      data: {
+        messageId: sent.messageId,
+        recipient,
+        archivedAt: command.metadata.at,
+        wasUnread: receipt.readAt === null,
+        priority: sent.priority,
+        sentAt: sent.sentAt,
+      },
+    },
+  ];
 }

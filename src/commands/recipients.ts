@@ -21,13 +21,14 @@ export const isIdentity = (value: string): boolean => IDENTITY_PATTERN.test(valu
 export function invalidRecipientShape(to: unknown, knownIdentities: readonly string[] = []): MailboxError {
   const shown = typeof to === 'string' ? to : (JSON.stringify(to) ?? String(to)); // undefined stringifies to undefined
   const suggestions = typeof to === 'string' ? closestIdentities(to, knownIdentities) : [];
-  const hint = shown.startsWith('AGENT:')
-    ? ' AGENT:<name> is not a valid form: only the literal AGENT:* broadcasts.'
-    : '';
-  return new MailboxError('INVALID_RECIPIENT_SHAPE', 'Invalid recipient shape',
+  const hint = shown.startsWith('AGENT:') ? ' AGENT:<name> is not a valid form: only the literal AGENT:* broadcasts.' : '';
+  return new MailboxError(
+    'INVALID_RECIPIENT_SHAPE',
+    'Invalid recipient shape',
     `Recipient '${shown}' does not match either valid shape. Use AGENT:* for a broadcast or @<identifier> ` +
-    `(1-64 of A-Z a-z 0-9 _ -) for a direct message.${hint}`,
-    { to, valid_shapes: VALID_RECIPIENT_SHAPES, ...(suggestions.length ? { suggestions } : {}) });
+      `(1-64 of A-Z a-z 0-9 _ -) for a direct message.${hint}`,
+    { to, valid_shapes: VALID_RECIPIENT_SHAPES, ...(suggestions.length ? { suggestions } : {}) },
+  );
 }
 
 /**
@@ -41,8 +42,19 @@ export function parseRecipient(to: unknown, knownIdentities: () => readonly stri
 }
 
 /** Names people use for "everyone"; sent to one of them, the caller most likely meant the broadcast. */
-const BROADCAST_LIKE_NAMES = new Set(['all', 'everyone', 'everybody', 'channel', 'here', 'broadcast', 'agents', 'allagents',
-  'team', 'anyone', 'world']);
+const BROADCAST_LIKE_NAMES = new Set([
+  'all',
+  'everyone',
+  'everybody',
+  'channel',
+  'here',
+  'broadcast',
+  'agents',
+  'allagents',
+  'team',
+  'anyone',
+  'world',
+]);
 
 export const readsLikeBroadcast = (identity: string): boolean =>
   BROADCAST_LIKE_NAMES.has(identity.replace(/^@/, '').replace(/[-_]/g, '').toLowerCase());
@@ -57,19 +69,33 @@ export function inactiveRecipient(
   outcome: 'stored' | 'refused',
 ): InactiveRecipient {
   if (known?.retiredAt) {
-    return { code: 'RETIRED_RECIPIENT', suggestions: [...nearMatches],
-      sentence: `${identity} was retired at ${known.retiredAt}${outcome === 'stored' ? ' and will never read it' : ''} (identities are never reused); ` +
-        'GET /v1/agents lists the active agents.' };
+    return {
+      code: 'RETIRED_RECIPIENT',
+      suggestions: [...nearMatches],
+      sentence:
+        `${identity} was retired at ${known.retiredAt}${outcome === 'stored' ? ' and will never read it' : ''} (identities are never reused); ` +
+        'GET /v1/agents lists the active agents.',
+    };
   }
   if (known) {
-    return { code: 'UNREGISTERED_RECIPIENT', suggestions: [...nearMatches],
-      sentence: `${identity} is registered as ${known.role === 'auditor' ? 'an auditor' : known.role}, not as an agent: it has no inbox; GET /v1/agents lists the agents.` };
+    return {
+      code: 'UNREGISTERED_RECIPIENT',
+      suggestions: [...nearMatches],
+      sentence: `${identity} is registered as ${known.role === 'auditor' ? 'an auditor' : known.role}, not as an agent: it has no inbox; GET /v1/agents lists the agents.`,
+    };
   }
   if (readsLikeBroadcast(identity)) {
-    return { code: 'UNREGISTERED_RECIPIENT', suggestions: [BROADCAST, ...nearMatches],
-      sentence: `${identity} is not a registered agent, and not a broadcast: to write to every agent, send to ${BROADCAST} (quote it in a shell: '${BROADCAST}').` };
+    return {
+      code: 'UNREGISTERED_RECIPIENT',
+      suggestions: [BROADCAST, ...nearMatches],
+      sentence: `${identity} is not a registered agent, and not a broadcast: to write to every agent, send to ${BROADCAST} (quote it in a shell: '${BROADCAST}').`,
+    };
   }
-  return { code: 'UNREGISTERED_RECIPIENT', suggestions: [...nearMatches],
-    sentence: `${identity} is not a registered agent${outcome === 'stored' ? ': it will see this message only if an agent registers under that name' : ''}; ` +
-      'GET /v1/agents lists the agents.' };
+  return {
+    code: 'UNREGISTERED_RECIPIENT',
+    suggestions: [...nearMatches],
+    sentence:
+      `${identity} is not a registered agent${outcome === 'stored' ? ': it will see this message only if an agent registers under that name' : ''}; ` +
+      'GET /v1/agents lists the agents.',
+  };
 }

@@ -13,7 +13,9 @@ export const MAX_IDEMPOTENCY_KEY_CHARS = 200;
  * are lower-cased here, at the edge, before anything compares them.
  */
 const messageId = (onArray = 'a message id is one UUID string, as returned by a send') =>
-  z.uuid({ error: (issue) => (Array.isArray(issue.input) ? onArray : 'a message id is a UUID, as returned by a send') }).toLowerCase();
+  z
+    .uuid({ error: (issue) => (Array.isArray(issue.input) ? onArray : 'a message id is a UUID, as returned by a send') })
+    .toLowerCase();
 export const messageIdSchema = messageId();
 
 export const identitySchema = z.string().regex(IDENTITY_PATTERN, {
@@ -30,8 +32,13 @@ const shortText = (value: unknown): string => {
  * encoding. Anything else is refused with this field's own form and example,
  * never split or guessed (a comma-separated string is not a list).
  */
-function encodedOr<T extends z.ZodType>(field: string, schema: T, form: { kind: 'array' | 'object'; what: string; example: string }) {
-  const teach = (value: string) => `must be ${form.what}, e.g. ${form.example}, or that ${form.kind} JSON-encoded as one string; ` +
+function encodedOr<T extends z.ZodType>(
+  field: string,
+  schema: T,
+  form: { kind: 'array' | 'object'; what: string; example: string },
+) {
+  const teach = (value: string) =>
+    `must be ${form.what}, e.g. ${form.example}, or that ${form.kind} JSON-encoded as one string; ` +
     `the plain string ${shortText(value)} is not one${form.kind === 'array' && value.includes(',') ? ' (comma-separated text is not split)' : ''}.`;
   return z.preprocess((value, ctx) => {
     if (typeof value !== 'string') return value;
@@ -41,7 +48,8 @@ function encodedOr<T extends z.ZodType>(field: string, schema: T, form: { kind: 
     } catch {
       decoded = undefined;
     }
-    const fits = form.kind === 'array' ? Array.isArray(decoded) : typeof decoded === 'object' && decoded !== null && !Array.isArray(decoded);
+    const fits =
+      form.kind === 'array' ? Array.isArray(decoded) : typeof decoded === 'object' && decoded !== null && !Array.isArray(decoded);
     if (fits) {
       assertJsonDepth(decoded, [field]); // the string held JSON: the nesting limit applies to what it decodes to, before validation
       return decoded;
@@ -64,32 +72,59 @@ export const sendMessageSchema = z.strictObject({
   body: z.string().describe('markdown; at most 64 KiB by default'),
   priority: prioritySchema.default('normal').describe('default normal; high always wakes the recipient'),
   inReplyTo: messageIdSchema.optional().describe('the messageId you answer: the reply joins its thread (threadId is inherited)'),
-  threadId: z.string().min(1).max(200).optional().describe('a thread to start or continue without answering one message; omit with inReplyTo'),
+  threadId: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('a thread to start or continue without answering one message; omit with inReplyTo'),
   tags: encodedOr('tags', tagsSchema, { kind: 'array', what: 'an array of strings', example: '["review", "urgent"]' })
-    .default([]).describe('labels to filter on'),
-  wakeSuppressed: z.boolean().default(false)
+    .default([])
+    .describe('labels to filter on'),
+  wakeSuppressed: z
+    .boolean()
+    .default(false)
     .describe('true: deliver without a wake event (refused for a direct message that is high priority or carries a task)'),
-  task: encodedOr('task', taskEnvelopeSchema, { kind: 'object', what: 'an object (an A2A task envelope)', example: '{"state": "submitted"}' })
-    .optional().describe('an A2A task: state, input.parts, metadata, expectedOutput, budget, expiresAt'),
-  idempotencyKey: z.string().min(1).max(MAX_IDEMPOTENCY_KEY_CHARS).optional()
+  task: encodedOr('task', taskEnvelopeSchema, {
+    kind: 'object',
+    what: 'an object (an A2A task envelope)',
+    example: '{"state": "submitted"}',
+  })
+    .optional()
+    .describe('an A2A task: state, input.parts, metadata, expectedOutput, budget, expiresAt'),
+  idempotencyKey: z
+    .string()
+    .min(1)
+    .max(MAX_IDEMPOTENCY_KEY_CHARS)
+    .optional()
     .describe('a unique key per message: a retry with the same key returns the first result and sends nothing new'),
 });
 export type SendMessageInput = z.output<typeof sendMessageSchema>;
 
 /** One id, or many: an array or its JSON encoding (lossless-permissive). Exactly one of the two. */
 export const MAX_BULK_IDS = 500;
-export const markReadSchema = z.strictObject({
-  messageId: messageId("takes one id; for several ids send messageIds: [\"<id>\", \"<id>\"] instead").optional()
-    .describe('one message id'),
-  messageIds: encodedOr('messageIds', z.array(messageIdSchema).min(1).max(MAX_BULK_IDS),
-    { kind: 'array', what: 'an array of message ids', example: '["<id>", "<id>"]' }).optional()
-    .describe(`several message ids (up to ${MAX_BULK_IDS}); one result per id`),
-}).refine((input) => (input.messageId === undefined) !== (input.messageIds === undefined), {
-  message: 'give exactly one of messageId (one id) or messageIds (an array of ids, or its JSON encoding)',
-}).meta({ minProperties: 1, maxProperties: 1, description: 'exactly one of messageId or messageIds' });
+export const markReadSchema = z
+  .strictObject({
+    messageId: messageId('takes one id; for several ids send messageIds: ["<id>", "<id>"] instead')
+      .optional()
+      .describe('one message id'),
+    messageIds: encodedOr('messageIds', z.array(messageIdSchema).min(1).max(MAX_BULK_IDS), {
+      kind: 'array',
+      what: 'an array of message ids',
+      example: '["<id>", "<id>"]',
+    })
+      .optional()
+      .describe(`several message ids (up to ${MAX_BULK_IDS}); one result per id`),
+  })
+  .refine((input) => (input.messageId === undefined) !== (input.messageIds === undefined), {
+    message: 'give exactly one of messageId (one id) or messageIds (an array of ids, or its JSON encoding)',
+  })
+  .meta({ minProperties: 1, maxProperties: 1, description: 'exactly one of messageId or messageIds' });
 export type MarkReadInput = z.output<typeof markReadSchema>;
 
-export const archiveSchema = z.strictObject({ messageId: messageIdSchema.describe('the message id, as returned by a send or a list') });
+export const archiveSchema = z.strictObject({
+  messageId: messageIdSchema.describe('the message id, as returned by a send or a list'),
+});
 
 export const registerAgentSchema = z.strictObject({
   identity: identitySchema,

@@ -17,7 +17,11 @@ export function editDistance(a: string, b: string): number {
 }
 
 /** 'AGENT:gpt' -> 'gpt', '@Neo-GPT' -> 'neo-gpt': compare the name part only. */
-const namePart = (value: string): string => value.replace(/^(AGENT:|@)/i, '').trim().toLowerCase();
+const namePart = (value: string): string =>
+  value
+    .replace(/^(AGENT:|@)/i, '')
+    .trim()
+    .toLowerCase();
 
 /**
  * Registered identities close to `input`: small edit distance on the name, or

@@ -7,8 +7,15 @@ import type { z } from 'zod';
 import { MailboxError } from '../errors';
 import { assertJsonDepth } from './jsonDepth';
 
-type AnyDef = { type: string; shape?: Record<string, z.ZodType>; innerType?: z.ZodType; out?: z.ZodType;
-  in?: z.ZodType; element?: z.ZodType; options?: z.ZodType[] };
+type AnyDef = {
+  type: string;
+  shape?: Record<string, z.ZodType>;
+  innerType?: z.ZodType;
+  out?: z.ZodType;
+  in?: z.ZodType;
+  element?: z.ZodType;
+  options?: z.ZodType[];
+};
 
 const defOf = (schema: z.ZodType): AnyDef => (schema as unknown as { _zod: { def: AnyDef } })._zod.def;
 
@@ -19,7 +26,12 @@ function objectsAt(schema: z.ZodType, path: readonly PropertyKey[]): Array<Recor
     case 'object':
       if (path.length === 0) return [def.shape ?? {}];
       return def.shape && String(path[0]) in def.shape ? objectsAt(def.shape[String(path[0])], path.slice(1)) : [];
-    case 'optional': case 'nullable': case 'default': case 'readonly': case 'catch': case 'nonoptional':
+    case 'optional':
+    case 'nullable':
+    case 'default':
+    case 'readonly':
+    case 'catch':
+    case 'nonoptional':
       return objectsAt(def.innerType as z.ZodType, path);
     case 'pipe':
       return [...objectsAt(def.in as z.ZodType, path), ...objectsAt(def.out as z.ZodType, path)];
@@ -48,16 +60,25 @@ export function toMailboxError(schema: z.ZodType, error: z.ZodError, what: strin
     const allowed = allowedKeysAt(schema, unknown.path);
     const where = unknown.path.length ? ` in '${dotted(unknown.path)}'` : '';
     const valid = allowed.length ? `allowed fields${where}: ${allowed.join(', ')}.` : `it takes no fields${where}.`;
-    const senderHint = unknown.path.length === 0 && unknown.keys.some((key) => SENDER_FIELDS.has(key))
-      ? ' Your identity comes from your token, never from the request.' : '';
-    return new MailboxError('UNKNOWN_FIELD', 'Unknown field',
+    const senderHint =
+      unknown.path.length === 0 && unknown.keys.some((key) => SENDER_FIELDS.has(key))
+        ? ' Your identity comes from your token, never from the request.'
+        : '';
+    return new MailboxError(
+      'UNKNOWN_FIELD',
+      'Unknown field',
       `${what} does not accept ${fields.map((f) => `'${f}'`).join(', ')}; ${valid}${senderHint}`,
-      { field: fields[0], fields, allowed });
+      { field: fields[0], fields, allowed },
+    );
   }
   const issues = error.issues.map((issue) => ({ field: dotted(issue.path), message: issue.message }));
   const first = issues[0];
-  return new MailboxError('VALIDATION_FAILED', 'Validation failed',
-    `${what}: ${first.field ? `'${first.field}' ` : ''}${first.message}`, { field: first.field, issues });
+  return new MailboxError(
+    'VALIDATION_FAILED',
+    'Validation failed',
+    `${what}: ${first.field ? `'${first.field}' ` : ''}${first.message}`,
+    { field: first.field, issues },
+  );
 }
 
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {

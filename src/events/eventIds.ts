@@ -8,8 +8,7 @@ const NAMESPACE = '5b7d2a3e-8f0c-4c1e-9a55-2f6c0d8e4b71';
  * retried append of the same decision carries the same ids and the store
  * de-duplicates it.
  */
-export const deterministicEventId = (commandId: string, index: number): string =>
-  uuidv5(`${commandId}#${index}`, NAMESPACE);
+export const deterministicEventId = (commandId: string, index: number): string => uuidv5(`${commandId}#${index}`, NAMESPACE);
 
 /** Message ids: from the sender's Idempotency-Key when given, else from the command id. */
 export const deterministicMessageId = (sender: string, idempotencyKey: string | null, commandId: string): string =>

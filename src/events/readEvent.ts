@@ -30,20 +30,29 @@ export class InvalidStoredEvent extends Error {
     readonly field: string,
     detail: string,
   ) {
-    super(position < 0n
-      ? `New event ${type} for stream ${streamName} does not match its stored shape: ${field}: ${detail}. Nothing was written.`
-      : `Stored event ${type} at position ${position} of stream ${streamName} does not match its stored shape: ` +
-        `${field}: ${detail}. The log holds an event this build cannot read; restore it from a backup or add an upcaster.`);
+    super(
+      position < 0n
+        ? `New event ${type} for stream ${streamName} does not match its stored shape: ${field}: ${detail}. Nothing was written.`
+        : `Stored event ${type} at position ${position} of stream ${streamName} does not match its stored shape: ` +
+            `${field}: ${detail}. The log holds an event this build cannot read; restore it from a backup or add an upcaster.`,
+    );
     this.name = 'InvalidStoredEvent';
   }
 }
 
-interface Shape { schema: z.ZodType; check: ShapeCheck }
+interface Shape {
+  schema: z.ZodType;
+  check: ShapeCheck;
+}
 
 const shapeOf = (schema: z.ZodType): Shape => ({ schema, check: compileShapeCheck(schema) });
 const METADATA = shapeOf(eventMetadataV1);
-const DATA_SHAPES = new Map([...STORED_SHAPES].map(([version, shapes]) =>
-  [version, new Map(Object.entries(shapes).map(([type, schema]) => [type, shapeOf(schema)]))]));
+const DATA_SHAPES = new Map(
+  [...STORED_SHAPES].map(([version, shapes]) => [
+    version,
+    new Map(Object.entries(shapes).map(([type, schema]) => [type, shapeOf(schema)])),
+  ]),
+);
 const READABLE_VERSIONS = [...STORED_SHAPES.keys()].join(', ');
 
 /** Bench-only switch (bench/core/rebuild.bench.ts measures the cost of the checks): never set it in production. */
@@ -53,7 +62,8 @@ export function readEvent(raw: RawStoredEvent): StoredEvent {
   if (!SKIP_CHECKS) expectShape(raw, 'metadata', METADATA, raw.metadata);
   const version = (raw.metadata as { schemaVersion: number }).schemaVersion;
   const shapes = DATA_SHAPES.get(version);
-  if (!shapes) fail(raw, 'metadata.schemaVersion', `version ${version} is unknown; this build reads versions ${READABLE_VERSIONS}`);
+  if (!shapes)
+    fail(raw, 'metadata.schemaVersion', `version ${version} is unknown; this build reads versions ${READABLE_VERSIONS}`);
   const shape = shapes.get(raw.type);
   if (!shape) fail(raw, 'type', `'${raw.type}' is not a mailbox event type (${[...shapes.keys()].join(', ')})`);
   if (!SKIP_CHECKS) expectShape(raw, 'data', shape, raw.data);

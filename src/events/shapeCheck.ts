@@ -21,9 +21,18 @@ interface Def {
 const defOf = (schema: z.ZodType): Def => (schema as unknown as { _zod: { def: Def } })._zod.def;
 /** The definition keys each compiled kind may have; its meaning is fully captured by the generated check. */
 const KNOWN_DEF_KEYS: Record<string, readonly string[]> = {
-  string: ['type', 'checks'], boolean: ['type', 'checks'], null: ['type'], unknown: ['type'], any: ['type'],
-  number: ['type', 'checks'], enum: ['type', 'entries'], literal: ['type', 'values'], nullable: ['type', 'innerType'],
-  optional: ['type', 'innerType'], array: ['type', 'element', 'checks'], object: ['type', 'shape', 'catchall', 'checks'],
+  string: ['type', 'checks'],
+  boolean: ['type', 'checks'],
+  null: ['type'],
+  unknown: ['type'],
+  any: ['type'],
+  number: ['type', 'checks'],
+  enum: ['type', 'entries'],
+  literal: ['type', 'values'],
+  nullable: ['type', 'innerType'],
+  optional: ['type', 'innerType'],
+  array: ['type', 'element', 'checks'],
+  object: ['type', 'shape', 'catchall', 'checks'],
 };
 const isPrimitive = (value: unknown) => value === null || ['string', 'number', 'boolean'].includes(typeof value);
 
@@ -60,11 +69,13 @@ export function compileShapeCheck(schema: z.ZodType): ShapeCheck {
       case 'number': {
         if (noChecks) return `(typeof ${value} === "number" && Number.isFinite(${value}))`;
         const only = def.checks!.length === 1 ? def.checks![0]._zod.def : null;
-        return only?.check === 'number_format' && only.format === 'safeint' ? `Number.isSafeInteger(${value})` : delegate(node, value);
+        return only?.check === 'number_format' && only.format === 'safeint'
+          ? `Number.isSafeInteger(${value})`
+          : delegate(node, value);
       }
       case 'enum':
       case 'literal': {
-        const values = def.type === 'enum' ? Object.values(def.entries as Record<string, unknown>) : def.values as unknown[];
+        const values = def.type === 'enum' ? Object.values(def.entries as Record<string, unknown>) : (def.values as unknown[]);
         if (!values.every(isPrimitive)) return delegate(node, value);
         return `(${values.map((v) => `${value} === ${JSON.stringify(v)}`).join(' || ')})`;
       }
@@ -74,8 +85,11 @@ export function compileShapeCheck(schema: z.ZodType): ShapeCheck {
         return `(${value} === undefined || ${expr(def.innerType as z.ZodType, value)})`;
       case 'array':
         if (!noChecks) return delegate(node, value);
-        return helper(`if (!Array.isArray(v)) return false;\n` +
-          `for (let i = 0; i < v.length; i++) { const e = v[i]; if (!(${expr(def.element as z.ZodType, 'e')})) return false; }\nreturn true;`, value);
+        return helper(
+          `if (!Array.isArray(v)) return false;\n` +
+            `for (let i = 0; i < v.length; i++) { const e = v[i]; if (!(${expr(def.element as z.ZodType, 'e')})) return false; }\nreturn true;`,
+          value,
+        );
       case 'object':
         return noChecks ? objectExpr(node, def, value) : delegate(node, value);
       default:
@@ -114,6 +128,8 @@ export function compileShapeCheck(schema: z.ZodType): ShapeCheck {
 
   const root = expr(schema, 'value');
   // Generated once per schema at start (like zod's own compiled object parsers); no input reaches the source text.
-  const build = new Function('d', `${helpers.join('\n')}\nreturn function check(value) { return ${root}; };`) as (d: ShapeCheck[]) => ShapeCheck;
+  const build = new Function('d', `${helpers.join('\n')}\nreturn function check(value) { return ${root}; };`) as (
+    d: ShapeCheck[],
+  ) => ShapeCheck;
   return build(delegated);
 }

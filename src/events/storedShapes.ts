@@ -10,7 +10,15 @@ import { z } from 'zod';
 
 export const PRIORITIES = ['low', 'normal', 'high'] as const;
 export const TASK_STATES = [
-  'Submitted', 'Working', 'InputRequired', 'Completed', 'Canceled', 'Failed', 'Rejected', 'AuthRequired', 'Unknown',
+  'Submitted',
+  'Working',
+  'InputRequired',
+  'Completed',
+  'Canceled',
+  'Failed',
+  'Rejected',
+  'AuthRequired',
+  'Unknown',
 ] as const;
 export const ROLES = ['agent', 'auditor', 'admin'] as const;
 
@@ -29,21 +37,27 @@ const taskPart = z.discriminatedUnion('kind', [
 export const taskEnvelopeV1 = z.strictObject({
   state: z.enum(TASK_STATES).optional(),
   input: z.strictObject({ parts: z.array(taskPart) }).optional(),
-  metadata: z.strictObject({
-    sessionId: z.string().optional(),
-    relatedTickets: z.array(z.string()).optional(),
-    relatedDiscussions: z.array(z.string()).optional(),
-    parentTask: z.string().optional(),
-    priorComments: z.array(z.strictObject({ url: z.string(), commentId: z.string() })).optional(),
-  }).optional(),
-  expectedOutput: z.strictObject({
-    shape: z.enum(['review', 'ticket', 'discussion', 'pr', 'free-form']),
-    locationHint: z.string().optional(),
-  }).optional(),
-  budget: z.strictObject({
-    deadline: isoDate.optional(),
-    maxTokens: z.number().int().positive().optional(),
-  }).optional(),
+  metadata: z
+    .strictObject({
+      sessionId: z.string().optional(),
+      relatedTickets: z.array(z.string()).optional(),
+      relatedDiscussions: z.array(z.string()).optional(),
+      parentTask: z.string().optional(),
+      priorComments: z.array(z.strictObject({ url: z.string(), commentId: z.string() })).optional(),
+    })
+    .optional(),
+  expectedOutput: z
+    .strictObject({
+      shape: z.enum(['review', 'ticket', 'discussion', 'pr', 'free-form']),
+      locationHint: z.string().optional(),
+    })
+    .optional(),
+  budget: z
+    .strictObject({
+      deadline: isoDate.optional(),
+      maxTokens: z.number().int().positive().optional(),
+    })
+    .optional(),
   expiresAt: isoDate.optional(),
 });
 
@@ -72,7 +86,10 @@ const messageSummaryV1 = {
 };
 
 const agentRegisteredV1 = z.strictObject({
-  identity: z.string(), role: z.enum(ROLES), tokenHash: z.string(), registeredAt: timestamp,
+  identity: z.string(),
+  role: z.enum(ROLES),
+  tokenHash: z.string(),
+  registeredAt: timestamp,
 });
 const agentRetiredV1 = z.strictObject({ identity: z.string(), retiredAt: timestamp });
 /** A new token for the agent; the old one is refused from then on. Only the hash is stored, as at registration. */
@@ -94,10 +111,19 @@ const messageSentV1 = z.strictObject({
  */
 const broadcastDeliveredV1 = z.strictObject({ ...messageSummaryV1, recipient: z.string(), deliveredAt: timestamp });
 const receiptReadV1 = z.strictObject({
-  messageId: z.string(), reader: z.string(), readAt: timestamp, priority, sentAt: timestamp,
+  messageId: z.string(),
+  reader: z.string(),
+  readAt: timestamp,
+  priority,
+  sentAt: timestamp,
 });
 const messageArchivedV1 = z.strictObject({
-  messageId: z.string(), recipient: z.string(), archivedAt: timestamp, wasUnread: z.boolean(), priority, sentAt: timestamp,
+  messageId: z.string(),
+  recipient: z.string(),
+  archivedAt: timestamp,
+  wasUnread: z.boolean(),
+  priority,
+  sentAt: timestamp,
 });
 
 /** The current version's data shape of each event type. */

@@ -4,7 +4,14 @@
  * events stay readable through upcasters (see upcasters.ts).
  */
 import type { z } from 'zod';
-import { EVENT_DATA_V1, type eventMetadataV1, type PRIORITIES, type ROLES, type TASK_STATES, type taskEnvelopeV1 } from './storedShapes';
+import {
+  EVENT_DATA_V1,
+  type eventMetadataV1,
+  type PRIORITIES,
+  type ROLES,
+  type TASK_STATES,
+  type taskEnvelopeV1,
+} from './storedShapes';
 
 /** The stored shapes' TypeScript types (storedShapes.ts is the source of truth). */
 export type Priority = (typeof PRIORITIES)[number];
@@ -31,8 +38,20 @@ export type MessageArchived = Event<'MessageArchived', DataOf<'MessageArchived'>
 export type AgentTokenRotated = Event<'AgentTokenRotated', DataOf<'AgentTokenRotated'>>;
 
 /** The fields a listing shows without reading the body (shared by MessageSent and BroadcastDelivered). */
-export type MessageSummaryFields = Pick<MessageSent['data'],
-  'messageId' | 'from' | 'to' | 'subject' | 'priority' | 'threadId' | 'inReplyTo' | 'tags' | 'sentAt' | 'wakeSuppressed' | 'hasTask'>;
+export type MessageSummaryFields = Pick<
+  MessageSent['data'],
+  | 'messageId'
+  | 'from'
+  | 'to'
+  | 'subject'
+  | 'priority'
+  | 'threadId'
+  | 'inReplyTo'
+  | 'tags'
+  | 'sentAt'
+  | 'wakeSuppressed'
+  | 'hasTask'
+>;
 
 export type AgentEvent = AgentRegistered | AgentRetired | AgentTokenRotated;
 export type MessageEvent = MessageSent | BroadcastDelivered | ReceiptRead | MessageArchived;

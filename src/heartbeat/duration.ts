@@ -12,6 +12,6 @@ export function parseDurationMs(text: string): number | null {
 }
 
 export const durationSchema = z.preprocess(
-  (value) => (typeof value === 'string' ? parseDurationMs(value) ?? value : value),
+  (value) => (typeof value === 'string' ? (parseDurationMs(value) ?? value) : value),
   z.number({ message: 'a duration such as 250ms, 90s, 10m, 1h or a number of milliseconds' }).int().min(0),
 );

@@ -14,7 +14,15 @@ import type { WakeBus } from '../projections/wakeBus';
 import { mapBounded } from './boundedQueue';
 import type { HeartbeatMetrics } from './heartbeatMetrics';
 import { nudgePolicy, type HeartbeatSettings } from './heartbeatSettings';
-import { decideNudges, mayNudge, recordNudges, type AgentSnapshot, type NudgeRecord, type NudgeState, type Verdict } from './nudgeDecider';
+import {
+  decideNudges,
+  mayNudge,
+  recordNudges,
+  type AgentSnapshot,
+  type NudgeRecord,
+  type NudgeState,
+  type Verdict,
+} from './nudgeDecider';
 import type { DeliveryReport, NudgeDispatcher } from './nudgeDispatcher';
 import { initialPipelineState, observePipeline, type PipelineState } from './pipelineWatch';
 import { WakeWatcher } from './wakeWatcher';
@@ -78,7 +86,10 @@ export class HeartbeatDaemon {
     const started = performance.now();
     const now = this.now();
     const pipeline = await this.watchPipeline(now);
-    const [allCounts, agents] = await Promise.all([this.sources.projections.allHeartbeats(), this.sources.projections.listAgents()]);
+    const [allCounts, agents] = await Promise.all([
+      this.sources.projections.allHeartbeats(),
+      this.sources.projections.listAgents(),
+    ]);
     // Mail addressed to an identity nobody registered has counts too; it is not an agent: never nudged nor counted as one.
     const registered = new Set(agents.map((agent) => agent.identity));
     const counts = allCounts.filter((agent) => registered.has(agent.identity));
@@ -87,7 +98,7 @@ export class HeartbeatDaemon {
     const snapshots = await mapBounded(counts, LOOKUP_CONCURRENCY, async (agent): Promise<AgentSnapshot> => {
       const screened = { ...agent, lastWakeAt: this.wakes.lastWakeFor(agent.identity), retired: retired.has(agent.identity) };
       const newestUnreadId = mayNudge(screened, now, this.policy)
-        ? (await this.sources.projections.listMessages(agent.identity, UNREAD_NEWEST_FIRST)).messages[0]?.messageId ?? null
+        ? ((await this.sources.projections.listMessages(agent.identity, UNREAD_NEWEST_FIRST)).messages[0]?.messageId ?? null)
         : null;
       return { ...screened, newestUnreadId };
     });
@@ -109,11 +120,21 @@ export class HeartbeatDaemon {
     const durationMs = performance.now() - started;
     this.metrics.ticks.inc();
     this.metrics.tickDuration.observe(durationMs / 1000);
-    const report: TickReport = { at: new Date(now).toISOString(), agents: counts.length, withUnread,
-      unregisteredWithMail: allCounts.length - counts.length, verdicts,
-      nudged: toNudge.map((decision) => decision.identity), pipeline, durationMs: Math.round(durationMs) };
+    const report: TickReport = {
+      at: new Date(now).toISOString(),
+      agents: counts.length,
+      withUnread,
+      unregisteredWithMail: allCounts.length - counts.length,
+      verdicts,
+      nudged: toNudge.map((decision) => decision.identity),
+      pipeline,
+      durationMs: Math.round(durationMs),
+    };
     if (durationMs > this.settings.intervalMs) {
-      this.logger.warn({ durationMs: report.durationMs, intervalMs: this.settings.intervalMs }, 'heartbeat tick took longer than the interval');
+      this.logger.warn(
+        { durationMs: report.durationMs, intervalMs: this.settings.intervalMs },
+        'heartbeat tick took longer than the interval',
+      );
     }
     this.logger.debug({ ...report }, 'heartbeat tick');
     this.lastReport = report;
@@ -158,8 +179,17 @@ export class HeartbeatDaemon {
     const stalled = pipeline?.stalled ?? false;
     return {
       healthy: !stalled && this.lastError === null,
-      alarms: stalled ? [{ alarm: 'projection_stalled', lag: pipeline!.lag, checkpoint: pipeline!.checkpoint,
-        head: pipeline!.head, stuckForMs: pipeline!.stuckForMs }] : [],
+      alarms: stalled
+        ? [
+            {
+              alarm: 'projection_stalled',
+              lag: pipeline!.lag,
+              checkpoint: pipeline!.checkpoint,
+              head: pipeline!.head,
+              stuckForMs: pipeline!.stuckForMs,
+            },
+          ]
+        : [],
       lastTick: this.lastReport,
       lastError: this.lastError,
     };
@@ -176,11 +206,18 @@ export class HeartbeatDaemon {
     this.metrics.lag.set(Number(seen.lag));
     this.metrics.stalled.set(seen.stalled ? 1 : 0);
     this.metrics.stuckSeconds.set(seen.stuckForMs / 1000);
-    const report = { head: head?.toString() ?? null, checkpoint: checkpoint?.toString() ?? null, lag: seen.lag.toString(),
-      stalled: seen.stalled, stuckForMs: seen.stuckForMs };
+    const report = {
+      head: head?.toString() ?? null,
+      checkpoint: checkpoint?.toString() ?? null,
+      lag: seen.lag.toString(),
+      stalled: seen.stalled,
+      stuckForMs: seen.stuckForMs,
+    };
     if (seen.transition === 'stalled') {
-      this.logger.error({ alarm: 'projection_stalled', ...report, stallAfterMs: this.settings.stallAfterMs },
-        'ALARM projection stalled: the log head is ahead of the views and the checkpoint is not advancing');
+      this.logger.error(
+        { alarm: 'projection_stalled', ...report, stallAfterMs: this.settings.stallAfterMs },
+        'ALARM projection stalled: the log head is ahead of the views and the checkpoint is not advancing',
+      );
     } else if (seen.transition === 'recovered') {
       this.logger.info({ alarm: 'projection_stalled', ...report }, 'alarm cleared: projection checkpoint advancing again');
     }
@@ -198,7 +235,9 @@ export class HeartbeatDaemon {
       else next.delete(identity);
       this.state = next;
     }
-    this.logger.error({ identity: report.nudge.identity, nudgeId: report.nudge.nudgeId, outcomes: report.outcomes },
-      'nudge reached no target; it will be retried at the next tick');
+    this.logger.error(
+      { identity: report.nudge.identity, nudgeId: report.nudge.nudgeId, outcomes: report.outcomes },
+      'nudge reached no target; it will be retried at the next tick',
+    );
   }
 }

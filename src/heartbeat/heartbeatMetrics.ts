@@ -3,36 +3,79 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 export class HeartbeatMetrics {
   readonly registry = new Registry();
-  readonly ticks = new Counter({ name: 'mailbox_heartbeat_ticks_total', help: 'Heartbeat ticks run', registers: [this.registry] });
-  readonly tickFailures = new Counter({ name: 'mailbox_heartbeat_tick_failures_total',
-    help: 'Ticks that failed (stores unreachable); the next tick tries again', registers: [this.registry] });
-  readonly tickDuration = new Histogram({ name: 'mailbox_heartbeat_tick_duration_seconds',
-    help: 'Time to read counts, decide and dispatch nudges', buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60],
-    registers: [this.registry] });
-  readonly decisions = new Counter({ name: 'mailbox_heartbeat_decisions_total',
+  readonly ticks = new Counter({
+    name: 'mailbox_heartbeat_ticks_total',
+    help: 'Heartbeat ticks run',
+    registers: [this.registry],
+  });
+  readonly tickFailures = new Counter({
+    name: 'mailbox_heartbeat_tick_failures_total',
+    help: 'Ticks that failed (stores unreachable); the next tick tries again',
+    registers: [this.registry],
+  });
+  readonly tickDuration = new Histogram({
+    name: 'mailbox_heartbeat_tick_duration_seconds',
+    help: 'Time to read counts, decide and dispatch nudges',
+    buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60],
+    registers: [this.registry],
+  });
+  readonly decisions = new Counter({
+    name: 'mailbox_heartbeat_decisions_total',
     help: 'Per-agent decisions by verdict (nudge, no_mail, opted_out, active, wake_grace, same_set, cooldown)',
-    labelNames: ['verdict'], registers: [this.registry] });
-  readonly deliveries = new Counter({ name: 'mailbox_heartbeat_deliveries_total',
-    help: 'Nudge deliveries by target and outcome (delivered, unheard, failed)', labelNames: ['target', 'outcome'],
-    registers: [this.registry] });
-  readonly retries = new Counter({ name: 'mailbox_heartbeat_delivery_retries_total', help: 'Delivery retries by target',
-    labelNames: ['target'], registers: [this.registry] });
-  readonly agentsWithUnread = new Gauge({ name: 'mailbox_heartbeat_agents_with_unread',
-    help: 'Agents with unread mail at the last tick', registers: [this.registry] });
-  readonly head = new Gauge({ name: 'mailbox_heartbeat_log_head_position', help: 'Event log head position',
-    registers: [this.registry] });
-  readonly checkpoint = new Gauge({ name: 'mailbox_heartbeat_projection_checkpoint_position',
-    help: 'Position the projections have applied up to', registers: [this.registry] });
-  readonly lag = new Gauge({ name: 'mailbox_heartbeat_projection_lag_positions',
-    help: 'Log head minus projection checkpoint, in log positions', registers: [this.registry] });
-  readonly stalled = new Gauge({ name: 'mailbox_heartbeat_projection_stalled',
+    labelNames: ['verdict'],
+    registers: [this.registry],
+  });
+  readonly deliveries = new Counter({
+    name: 'mailbox_heartbeat_deliveries_total',
+    help: 'Nudge deliveries by target and outcome (delivered, unheard, failed)',
+    labelNames: ['target', 'outcome'],
+    registers: [this.registry],
+  });
+  readonly retries = new Counter({
+    name: 'mailbox_heartbeat_delivery_retries_total',
+    help: 'Delivery retries by target',
+    labelNames: ['target'],
+    registers: [this.registry],
+  });
+  readonly agentsWithUnread = new Gauge({
+    name: 'mailbox_heartbeat_agents_with_unread',
+    help: 'Agents with unread mail at the last tick',
+    registers: [this.registry],
+  });
+  readonly head = new Gauge({
+    name: 'mailbox_heartbeat_log_head_position',
+    help: 'Event log head position',
+    registers: [this.registry],
+  });
+  readonly checkpoint = new Gauge({
+    name: 'mailbox_heartbeat_projection_checkpoint_position',
+    help: 'Position the projections have applied up to',
+    registers: [this.registry],
+  });
+  readonly lag = new Gauge({
+    name: 'mailbox_heartbeat_projection_lag_positions',
+    help: 'Log head minus projection checkpoint, in log positions',
+    registers: [this.registry],
+  });
+  readonly stalled = new Gauge({
+    name: 'mailbox_heartbeat_projection_stalled',
     help: '1 while the projector is stalled (lag > 0 and checkpoint not advancing for the stall threshold)',
-    registers: [this.registry] });
-  readonly stuckSeconds = new Gauge({ name: 'mailbox_heartbeat_projection_stuck_seconds',
-    help: 'How long the checkpoint has not advanced while behind the log head', registers: [this.registry] });
-  readonly wakesReceived = new Counter({ name: 'mailbox_heartbeat_wakes_received_total',
-    help: 'Wake events the daemon received', registers: [this.registry] });
-  readonly wakeLatency = new Histogram({ name: 'mailbox_heartbeat_wake_latency_seconds',
+    registers: [this.registry],
+  });
+  readonly stuckSeconds = new Gauge({
+    name: 'mailbox_heartbeat_projection_stuck_seconds',
+    help: 'How long the checkpoint has not advanced while behind the log head',
+    registers: [this.registry],
+  });
+  readonly wakesReceived = new Counter({
+    name: 'mailbox_heartbeat_wakes_received_total',
+    help: 'Wake events the daemon received',
+    registers: [this.registry],
+  });
+  readonly wakeLatency = new Histogram({
+    name: 'mailbox_heartbeat_wake_latency_seconds',
     help: 'Command time of the event to wake received by the daemon (sampled)',
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [this.registry] });
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
 }

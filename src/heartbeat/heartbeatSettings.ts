@@ -11,20 +11,29 @@ import { durationSchema } from './duration';
 import type { NudgePolicy } from './nudgeDecider';
 
 const identityList = z.preprocess(
-  (value) => (typeof value === 'string' ? value.split(',').map((s) => s.trim()).filter(Boolean) : value),
+  (value) =>
+    typeof value === 'string'
+      ? value
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : value,
   z.array(identitySchema),
 );
 
 /** An argv array (JSON-encoded in env/flags), or one executable path; never split on spaces, never run by a shell. */
-const argvSchema = z.preprocess((value) => {
-  if (typeof value !== 'string') return value;
-  if (!value.trim().startsWith('[')) return [value];
-  try {
-    return JSON.parse(value);
-  } catch {
-    return value; // not JSON: fails the array check below with a message naming the field
-  }
-}, z.array(z.string().min(1), { message: 'a command path, or a JSON array ["command", "arg", ...]' }).min(1));
+const argvSchema = z.preprocess(
+  (value) => {
+    if (typeof value !== 'string') return value;
+    if (!value.trim().startsWith('[')) return [value];
+    try {
+      return JSON.parse(value);
+    } catch {
+      return value; // not JSON: fails the array check below with a message naming the field
+    }
+  },
+  z.array(z.string().min(1), { message: 'a command path, or a JSON array ["command", "arg", ...]' }).min(1),
+);
 
 const count = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
@@ -33,37 +42,46 @@ export const agentSettingsSchema = z.strictObject({
   webhook: z.url({ protocol: /^https?$/, message: 'a webhook is an http:// or https:// URL' }).optional(),
 });
 
-export const heartbeatSettingsSchema = z.strictObject({
-  intervalMs: durationSchema.pipe(z.number().min(10)).default(60_000),
-  idleMs: durationSchema.default(10 * 60_000),
-  cooldownMs: durationSchema.default(15 * 60_000),
-  wakeGraceMs: durationSchema.default(60_000),
-  stallAfterMs: durationSchema.pipe(z.number().min(1)).default(60_000),
-  optOut: identityList.default([]),
-  agents: z.record(identitySchema, agentSettingsSchema).default({}),
-  webhookSecret: z.string().min(16, 'the webhook secret must be at least 16 characters').optional(),
-  webhookAttempts: count(1, 20).default(5),
-  webhookBackoffMs: durationSchema.default(500),
-  webhookMaxBackoffMs: durationSchema.default(30_000),
-  webhookTimeoutMs: durationSchema.pipe(z.number().min(1)).default(5000),
-  hook: argvSchema.optional(),
-  hookTimeoutMs: durationSchema.pipe(z.number().min(1)).default(10_000),
-  /** Where nudges are published (mailbox:heartbeat:<identity>); defaults to MAILBOX_REDIS_URL. */
-  redisUrl: z.string().regex(/^rediss?:\/\//, 'a Redis URL starts with redis:// or rediss://').optional(),
-  metricsHost: z.string().min(1).default('127.0.0.1'),
-  /** null: no metrics endpoint. */
-  metricsPort: z.preprocess((v) => (v === 'off' || v === false ? null : v), count(0, 65535).nullable()).default(7421),
-  deliveryConcurrency: count(1, 1000).default(32),
-  /** auto: run a projector in the daemon only when the views live in its memory (no Redis). */
-  projector: z.enum(['auto', 'on', 'off']).default('auto'),
-}).superRefine((settings, context) => {
-  const hooked = Object.entries(settings.agents).filter(([, agent]) => agent.webhook !== undefined);
-  if (hooked.length > 0 && settings.webhookSecret === undefined) {
-    context.addIssue({ code: 'custom', path: ['webhookSecret'],
-      message: `webhooks are configured for ${hooked[0][0]}${hooked.length > 1 ? ` and ${hooked.length - 1} more` : ''}; ` +
-        'set MAILBOX_HEARTBEAT_WEBHOOK_SECRET so that receivers can verify the signature' });
-  }
-});
+export const heartbeatSettingsSchema = z
+  .strictObject({
+    intervalMs: durationSchema.pipe(z.number().min(10)).default(60_000),
+    idleMs: durationSchema.default(10 * 60_000),
+    cooldownMs: durationSchema.default(15 * 60_000),
+    wakeGraceMs: durationSchema.default(60_000),
+    stallAfterMs: durationSchema.pipe(z.number().min(1)).default(60_000),
+    optOut: identityList.default([]),
+    agents: z.record(identitySchema, agentSettingsSchema).default({}),
+    webhookSecret: z.string().min(16, 'the webhook secret must be at least 16 characters').optional(),
+    webhookAttempts: count(1, 20).default(5),
+    webhookBackoffMs: durationSchema.default(500),
+    webhookMaxBackoffMs: durationSchema.default(30_000),
+    webhookTimeoutMs: durationSchema.pipe(z.number().min(1)).default(5000),
+    hook: argvSchema.optional(),
+    hookTimeoutMs: durationSchema.pipe(z.number().min(1)).default(10_000),
+    /** Where nudges are published (mailbox:heartbeat:<identity>); defaults to MAILBOX_REDIS_URL. */
+    redisUrl: z
+      .string()
+      .regex(/^rediss?:\/\//, 'a Redis URL starts with redis:// or rediss://')
+      .optional(),
+    metricsHost: z.string().min(1).default('127.0.0.1'),
+    /** null: no metrics endpoint. */
+    metricsPort: z.preprocess((v) => (v === 'off' || v === false ? null : v), count(0, 65535).nullable()).default(7421),
+    deliveryConcurrency: count(1, 1000).default(32),
+    /** auto: run a projector in the daemon only when the views live in its memory (no Redis). */
+    projector: z.enum(['auto', 'on', 'off']).default('auto'),
+  })
+  .superRefine((settings, context) => {
+    const hooked = Object.entries(settings.agents).filter(([, agent]) => agent.webhook !== undefined);
+    if (hooked.length > 0 && settings.webhookSecret === undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: ['webhookSecret'],
+        message:
+          `webhooks are configured for ${hooked[0][0]}${hooked.length > 1 ? ` and ${hooked.length - 1} more` : ''}; ` +
+          'set MAILBOX_HEARTBEAT_WEBHOOK_SECRET so that receivers can verify the signature',
+      });
+    }
+  });
 
 export type HeartbeatSettings = z.output<typeof heartbeatSettingsSchema>;
 export type HeartbeatSettingsInput = z.input<typeof heartbeatSettingsSchema>;
@@ -94,9 +112,12 @@ export function parseHeartbeatSettings(input: unknown): HeartbeatSettings {
     if (error instanceof MailboxError && error.code === 'UNKNOWN_FIELD' && String(error.envelope.field).startsWith('agents.')) {
       const allowed = Object.keys(agentSettingsSchema.shape);
       const { error: title, code: _code, message: _message, ...details } = error.envelope;
-      throw new MailboxError('UNKNOWN_FIELD', title,
+      throw new MailboxError(
+        'UNKNOWN_FIELD',
+        title,
         `heartbeat settings: per-agent settings do not accept '${details.field}'; allowed: ${allowed.join(', ')}.`,
-        { ...details, allowed });
+        { ...details, allowed },
+      );
     }
     throw error;
   }

@@ -21,24 +21,40 @@ const sendJson = (response: http.ServerResponse, status: number, body: unknown) 
   response.end(JSON.stringify(body));
 };
 
-export async function startMetricsServer(registry: Registry, health: () => HealthReport, host: string, port: number): Promise<MetricsServer> {
+export async function startMetricsServer(
+  registry: Registry,
+  health: () => HealthReport,
+  host: string,
+  port: number,
+): Promise<MetricsServer> {
   const server = http.createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0];
     if (request.method !== 'GET') {
-      return sendJson(response, 405, { error: 'Method not allowed', code: 'VALIDATION_FAILED', message: 'Only GET is served here.' });
+      return sendJson(response, 405, {
+        error: 'Method not allowed',
+        code: 'VALIDATION_FAILED',
+        message: 'Only GET is served here.',
+      });
     }
     if (path === '/metrics') {
-      registry.metrics().then((text) => {
-        response.writeHead(200, { 'content-type': registry.contentType });
-        response.end(text);
-      }, (error: Error) => sendJson(response, 500, { error: 'Internal error', code: 'INTERNAL', message: error.message }));
+      registry.metrics().then(
+        (text) => {
+          response.writeHead(200, { 'content-type': registry.contentType });
+          response.end(text);
+        },
+        (error: Error) => sendJson(response, 500, { error: 'Internal error', code: 'INTERNAL', message: error.message }),
+      );
       return;
     }
     if (path === '/healthz' || path === '/status') {
       const report = health();
       return sendJson(response, path === '/healthz' && !report.healthy ? 503 : 200, report);
     }
-    sendJson(response, 404, { error: 'Not found', code: 'NOT_FOUND', message: `No route ${path}; try /metrics, /healthz or /status.` });
+    sendJson(response, 404, {
+      error: 'Not found',
+      code: 'NOT_FOUND',
+      message: `No route ${path}; try /metrics, /healthz or /status.`,
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -48,9 +64,10 @@ export async function startMetricsServer(registry: Registry, health: () => Healt
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
     url: `http://${shownHost}:${address.port}`,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

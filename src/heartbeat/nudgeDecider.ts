@@ -98,11 +98,21 @@ export function decideAgent(agent: AgentSnapshot, state: NudgeState, now: number
   if (last?.signature === signature) return decision('same_set');
   if (last && now - last.at < policy.cooldownMs) return decision('cooldown');
   const nudgeId = createHash('sha256').update(`${agent.identity}\n${signature}`).digest('hex').slice(0, 32);
-  return { ...decision('nudge'), nudge: {
-    type: 'heartbeat/nudge', nudgeId, identity: agent.identity, unread: agent.unread, byPriority: { ...agent.byPriority },
-    oldestUnreadAt: agent.oldestUnreadAt, newestUnreadId: agent.newestUnreadId, lastActivityAt: agent.lastActivityAt,
-    idleForMs: idleFor(agent, now), at: new Date(now).toISOString(),
-  } };
+  return {
+    ...decision('nudge'),
+    nudge: {
+      type: 'heartbeat/nudge',
+      nudgeId,
+      identity: agent.identity,
+      unread: agent.unread,
+      byPriority: { ...agent.byPriority },
+      oldestUnreadAt: agent.oldestUnreadAt,
+      newestUnreadId: agent.newestUnreadId,
+      lastActivityAt: agent.lastActivityAt,
+      idleForMs: idleFor(agent, now),
+      at: new Date(now).toISOString(),
+    },
+  };
 }
 
 export function decideNudges(agents: readonly AgentSnapshot[], state: NudgeState, now: number, policy: NudgePolicy): Decision[] {

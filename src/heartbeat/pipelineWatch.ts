@@ -35,11 +35,17 @@ export function lagOf(sample: PipelineSample): bigint {
   return lag > 0n ? lag : 0n;
 }
 
-export function observePipeline(state: PipelineState, sample: PipelineSample, now: number, stallAfterMs: number): PipelineObservation {
+export function observePipeline(
+  state: PipelineState,
+  sample: PipelineSample,
+  now: number,
+  stallAfterMs: number,
+): PipelineObservation {
   const lag = lagOf(sample);
   let stuckSince: number | null;
   if (lag === 0n) stuckSince = null;
-  else if (sample.checkpoint !== state.checkpoint) stuckSince = now; // it moved: start timing afresh
+  else if (sample.checkpoint !== state.checkpoint)
+    stuckSince = now; // it moved: start timing afresh
   else stuckSince = state.stuckSince ?? now;
   const stuckForMs = stuckSince === null ? 0 : now - stuckSince;
   const stalled = stuckSince !== null && stuckForMs >= stallAfterMs;

@@ -51,12 +51,22 @@ export async function startHeartbeat(sources: HeartbeatSources, options: StartHe
     await Promise.all(targets.map((target) => target.close()));
     throw error;
   }
-  logger.info({ intervalMs: settings.intervalMs, idleMs: settings.idleMs, cooldownMs: settings.cooldownMs,
-    stallAfterMs: settings.stallAfterMs, targets: targets.map((target) => target.name), metrics: server?.url ?? null },
-  'heartbeat daemon started');
+  logger.info(
+    {
+      intervalMs: settings.intervalMs,
+      idleMs: settings.idleMs,
+      cooldownMs: settings.cooldownMs,
+      stallAfterMs: settings.stallAfterMs,
+      targets: targets.map((target) => target.name),
+      metrics: server?.url ?? null,
+    },
+    'heartbeat daemon started',
+  );
   if (options.schedule ?? true) daemon.start();
   return {
-    settings, metrics, metricsUrl: server?.url ?? null,
+    settings,
+    metrics,
+    metricsUrl: server?.url ?? null,
     tick: () => daemon.tick(),
     settled: () => daemon.settled(),
     health: () => daemon.health(),

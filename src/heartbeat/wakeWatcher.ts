@@ -16,7 +16,10 @@ export class WakeWatcher {
   private samples: Array<{ position: bigint; receivedAt: number }> = [];
   private received = 0;
 
-  constructor(private readonly wakeBus: WakeBus, private readonly now: () => number) {}
+  constructor(
+    private readonly wakeBus: WakeBus,
+    private readonly now: () => number,
+  ) {}
 
   /** Subscribes to agents not watched yet (new agents appear between ticks). */
   async watch(identities: Iterable<string>): Promise<void> {

@@ -20,10 +20,14 @@ export class PositionWaiters {
   waitFor(position: bigint, timeoutMs: number): Promise<boolean> {
     if (this.reachedPosition !== null && position <= this.reachedPosition) return Promise.resolve(true);
     return new Promise((resolve) => {
-      const waiter = { position, resolve, timer: setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w !== waiter);
-        resolve(false);
-      }, timeoutMs) };
+      const waiter = {
+        position,
+        resolve,
+        timer: setTimeout(() => {
+          this.waiters = this.waiters.filter((w) => w !== waiter);
+          resolve(false);
+        }, timeoutMs),
+      };
       waiter.timer.unref?.();
       this.waiters.push(waiter);
     });

@@ -50,7 +50,14 @@ export class ProjectionRunner {
   private watchdog: NodeJS.Timeout | null = null;
   private readonly waiters = new PositionWaiters();
   private status: RunnerStatus = {
-    running: false, checkpoint: null, lastError: null, lastAppliedAt: null, lagging: null, logIdentity: null, views: 'unchecked', viewsProblem: null,
+    running: false,
+    checkpoint: null,
+    lastError: null,
+    lastAppliedAt: null,
+    lagging: null,
+    logIdentity: null,
+    views: 'unchecked',
+    viewsProblem: null,
   };
   /** Set when the views turned out to be another log's while following: the runner stops applying for good. */
   private displaced = false;
@@ -76,7 +83,8 @@ export class ProjectionRunner {
       await this.catchUp();
     } catch (error) {
       this.stopped = true;
-      if (error instanceof ViewsOfAnotherLog) throw new ForeignViews(await this.projections.binding(), this.logIdentity(), { kind: 'foreign', owner: error.owner });
+      if (error instanceof ViewsOfAnotherLog)
+        throw new ForeignViews(await this.projections.binding(), this.logIdentity(), { kind: 'foreign', owner: error.owner });
       throw error;
     }
     this.loop = this.follow();
@@ -93,7 +101,8 @@ export class ProjectionRunner {
     this.loop = null;
     this.status.running = false;
     const logIdentity = this.status.logIdentity;
-    if (logIdentity !== null && this.status.views === 'own') await this.projections.releaseLiveWriter(logIdentity).catch(() => undefined);
+    if (logIdentity !== null && this.status.views === 'own')
+      await this.projections.releaseLiveWriter(logIdentity).catch(() => undefined);
   }
 
   private logIdentity(): string {
@@ -106,7 +115,8 @@ export class ProjectionRunner {
     const logIdentity = (this.status.logIdentity = await this.store.logIdentity());
     const binding = await this.projections.binding();
     const verdict = judgeViews(logIdentity, await this.store.headPosition(), binding);
-    if (verdict.kind === 'foreign' || verdict.kind === 'ahead') throw this.refuse(new ForeignViews(binding, logIdentity, verdict));
+    if (verdict.kind === 'foreign' || verdict.kind === 'ahead')
+      throw this.refuse(new ForeignViews(binding, logIdentity, verdict));
     const claimed = await this.projections.claim(logIdentity);
     if (claimed.logIdentity !== logIdentity) {
       throw this.refuse(new ForeignViews(claimed, logIdentity, { kind: 'foreign', owner: claimed.logIdentity })); // another log claimed them first
@@ -205,7 +215,10 @@ export class ProjectionRunner {
     if (this.stopped || this.displaced) await subscription.close(); // stop() came while the checkpoint was being read
     try {
       await consumeInBatches(subscription, {
-        maxQueued: MAX_QUEUED, maxBatch: MAX_BATCH, apply: (batch) => this.apply(batch), close: () => subscription.close(),
+        maxQueued: MAX_QUEUED,
+        maxBatch: MAX_BATCH,
+        apply: (batch) => this.apply(batch),
+        close: () => subscription.close(),
       });
     } catch (error) {
       if (!this.stopped && !this.displaced) throw error; // a subscription ended by stop() or displacement is no failure
@@ -248,22 +261,32 @@ export class ProjectionRunner {
     const applied = this.status.checkpoint;
     const stored = binding.checkpoint;
     if (applied === null || (stored !== null && stored >= BigInt(applied))) return;
-    this.logger.warn({ applied, stored: stored?.toString() ?? null }, 'projection checkpoint went back; rebuilding views from it');
+    this.logger.warn(
+      { applied, stored: stored?.toString() ?? null },
+      'projection checkpoint went back; rebuilding views from it',
+    );
     this.status.checkpoint = stored?.toString() ?? null;
     await this.subscription?.close().catch(() => undefined);
   }
 
   /** The views are no longer this log's: stop applying (for good) and serving them; readiness says why. */
-  private async displace(binding: ViewsBinding | null, owner: string | null, verdict: ViewsVerdict = { kind: 'foreign', owner }): Promise<void> {
+  private async displace(
+    binding: ViewsBinding | null,
+    owner: string | null,
+    verdict: ViewsVerdict = { kind: 'foreign', owner },
+  ): Promise<void> {
     if (this.displaced) return;
     this.displaced = true;
-    const problem = binding ? new ForeignViews(binding, this.logIdentity(), verdict).message
+    const problem = binding
+      ? new ForeignViews(binding, this.logIdentity(), verdict).message
       : `The views belong to ${owner ?? 'an unknown log'}, not to this event log (${this.logIdentity()}).`;
     this.status.views = 'foreign';
     this.status.viewsProblem = problem;
     this.status.running = false;
-    this.logger.error({ logIdentity: this.logIdentity(), viewsOf: owner, reason: problem },
-      'projections: the views now belong to another log; this mailbox stopped applying to and serving them');
+    this.logger.error(
+      { logIdentity: this.logIdentity(), viewsOf: owner, reason: problem },
+      'projections: the views now belong to another log; this mailbox stopped applying to and serving them',
+    );
     await this.subscription?.close().catch(() => undefined);
   }
 
@@ -278,7 +301,8 @@ export class ProjectionRunner {
    * whose answer timed out, e.g. Redis stopped mid-call, may still have been applied: its waiters must hear it).
    */
   private reached(position: bigint): void {
-    if (this.status.checkpoint === null || position > BigInt(this.status.checkpoint)) this.status.checkpoint = position.toString();
+    if (this.status.checkpoint === null || position > BigInt(this.status.checkpoint))
+      this.status.checkpoint = position.toString();
     if (this.status.lagging !== null && position >= BigInt(this.status.lagging.position)) this.status.lagging = null;
     this.waiters.reached(position);
   }

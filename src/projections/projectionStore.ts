@@ -94,17 +94,28 @@ export interface ProjectionStore {
  * projector resumes from `checkpoint` (null: rebuilds from the start).
  */
 export class ProjectionCheckpointRewound extends Error {
-  constructor(readonly checkpoint: bigint | null, readonly expected: bigint | null) {
-    super(`Projection checkpoint went back from ${expected ?? 'none'} to ${checkpoint ?? 'none'} ` +
-      `(views lost, e.g. Redis restarted empty); resuming from ${checkpoint === null ? 'the start of the log' : checkpoint}.`);
+  constructor(
+    readonly checkpoint: bigint | null,
+    readonly expected: bigint | null,
+  ) {
+    super(
+      `Projection checkpoint went back from ${expected ?? 'none'} to ${checkpoint ?? 'none'} ` +
+        `(views lost, e.g. Redis restarted empty); resuming from ${checkpoint === null ? 'the start of the log' : checkpoint}.`,
+    );
     this.name = 'ProjectionCheckpointRewound';
   }
 }
 
 /** The views (or the generation an apply went to) belong to another log: nothing was applied. */
 export class ViewsOfAnotherLog extends Error {
-  constructor(readonly location: string, readonly owner: string | null, readonly logIdentity: string) {
-    super(`The views in ${location} belong to ${owner === null ? 'a log of unknown identity' : `log ${owner}`}, not to this log (${logIdentity})`);
+  constructor(
+    readonly location: string,
+    readonly owner: string | null,
+    readonly logIdentity: string,
+  ) {
+    super(
+      `The views in ${location} belong to ${owner === null ? 'a log of unknown identity' : `log ${owner}`}, not to this log (${logIdentity})`,
+    );
     this.name = 'ViewsOfAnotherLog';
   }
 }

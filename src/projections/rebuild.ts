@@ -54,9 +54,20 @@ export interface RebuildResult {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function rebuildProjections(log: EventStore, generations: ProjectionGenerations, options: RebuildOptions = {}): Promise<RebuildResult> {
-  const { onProgress, pageSize = 2000, settleMs = 2000, switchTimeoutMs = 60_000, dropPreviousAfterMs = 5000,
-    chasesBeforeHold = 3, holdMs = 2000 } = options;
+export async function rebuildProjections(
+  log: EventStore,
+  generations: ProjectionGenerations,
+  options: RebuildOptions = {},
+): Promise<RebuildResult> {
+  const {
+    onProgress,
+    pageSize = 2000,
+    settleMs = 2000,
+    switchTimeoutMs = 60_000,
+    dropPreviousAfterMs = 5000,
+    chasesBeforeHold = 3,
+    holdMs = 2000,
+  } = options;
   const started = Date.now();
   const logIdentity = await log.logIdentity();
   const before = await generations.active();
@@ -65,7 +76,8 @@ export async function rebuildProjections(log: EventStore, generations: Projectio
   const verdict = judgeViews(logIdentity, head, binding);
   const foreign = verdict.kind === 'foreign' || verdict.kind === 'ahead';
   if (foreign && !options.takeOver) throw new ForeignViews(binding, logIdentity, verdict);
-  if (foreign && before.liveWriter !== null && before.liveWriter !== logIdentity) throw new LiveWriterOfAnotherLog(before.liveWriter);
+  if (foreign && before.liveWriter !== null && before.liveWriter !== logIdentity)
+    throw new LiveWriterOfAnotherLog(before.liveWriter);
   const generation = await generations.create(logIdentity);
   let events = 0;
   let position: bigint | null = null;
@@ -83,15 +95,31 @@ export async function rebuildProjections(log: EventStore, generations: Projectio
     progress('building');
     if (head !== null) await copyUntil(head, 'building');
     // 2. Until the switch: follow the live projector's checkpoint, then switch atomically; a take-over has no live projector to meet.
-    const outcome = foreign ? await switchNow(generations, generation, before.name, () => progress('switching')) : await switchWhenCaughtUp(generations, generation, before.name, { settleMs, switchTimeoutMs, chasesBeforeHold, holdMs },
-      (live) => copyUntil(live, 'catching up'), () => progress('switching'));
+    const outcome = foreign
+      ? await switchNow(generations, generation, before.name, () => progress('switching'))
+      : await switchWhenCaughtUp(
+          generations,
+          generation,
+          before.name,
+          { settleMs, switchTimeoutMs, chasesBeforeHold, holdMs },
+          (live) => copyUntil(live, 'catching up'),
+          () => progress('switching'),
+        );
     progress('switched');
     if (dropPreviousAfterMs !== null && outcome.previous !== generation.name) {
       await sleep(dropPreviousAfterMs);
       await generations.drop(outcome.previous);
     }
-    return { generation: generation.name, previous: outcome.previous, events, checkpoint: await generation.checkpoint(),
-      ms: Date.now() - started, forced: outcome.forced, logIdentity, tookOverFrom: foreign ? before.logIdentity ?? 'an unknown log' : null };
+    return {
+      generation: generation.name,
+      previous: outcome.previous,
+      events,
+      checkpoint: await generation.checkpoint(),
+      ms: Date.now() - started,
+      forced: outcome.forced,
+      logIdentity,
+      tookOverFrom: foreign ? (before.logIdentity ?? 'an unknown log') : null,
+    };
   } catch (error) {
     const active = await generations.active().catch(() => null);
     if (active?.name !== generation.name) await generations.drop(generation.name).catch(() => undefined);
@@ -102,19 +130,27 @@ export async function rebuildProjections(log: EventStore, generations: Projectio
 /** A take-over refuses while the other log's projector is live on the namespace: both would write to one set of views. */
 export class LiveWriterOfAnotherLog extends Error {
   constructor(readonly liveWriter: string) {
-    super(`A projector of another event log (${liveWriter}) is live on these views (it renewed its mark within the last few seconds); ` +
-      'refusing to take them over while it runs: stop that mailbox first, or use another MAILBOX_REDIS_NAMESPACE for this one.');
+    super(
+      `A projector of another event log (${liveWriter}) is live on these views (it renewed its mark within the last few seconds); ` +
+        'refusing to take them over while it runs: stop that mailbox first, or use another MAILBOX_REDIS_NAMESPACE for this one.',
+    );
     this.name = 'LiveWriterOfAnotherLog';
   }
 }
 
 /** Take-over: the other log's views are not met, only replaced (the expected active generation must still be the one checked). */
-async function switchNow(generations: ProjectionGenerations, generation: ProjectionGeneration, expectedActive: string,
-  switching: () => void): Promise<{ previous: string; forced: boolean }> {
+async function switchNow(
+  generations: ProjectionGenerations,
+  generation: ProjectionGeneration,
+  expectedActive: string,
+  switching: () => void,
+): Promise<{ previous: string; forced: boolean }> {
   switching();
   const result = await generations.activate(generation, expectedActive, true);
   if (result.outcome === 'switched') return { previous: result.previous, forced: true };
-  throw new Error(`The active views changed meanwhile (${result.outcome === 'moved' ? result.active : 'differ'}); nothing was taken over.`);
+  throw new Error(
+    `The active views changed meanwhile (${result.outcome === 'moved' ? result.active : 'differ'}); nothing was taken over.`,
+  );
 }
 
 interface SwitchOptions {
@@ -131,8 +167,14 @@ interface SwitchOptions {
  * with its wake. On a busy log the live projector moves while we catch up, so
  * after a few chases it is held still for the last catch-up and the switch.
  */
-async function switchWhenCaughtUp(generations: ProjectionGenerations, generation: ProjectionGeneration, expectedActive: string,
-  options: SwitchOptions, catchUp: (live: bigint) => Promise<void>, switching: () => void): Promise<{ previous: string; forced: boolean }> {
+async function switchWhenCaughtUp(
+  generations: ProjectionGenerations,
+  generation: ProjectionGeneration,
+  expectedActive: string,
+  options: SwitchOptions,
+  catchUp: (live: bigint) => Promise<void>,
+  switching: () => void,
+): Promise<{ previous: string; forced: boolean }> {
   const deadline = Date.now() + options.switchTimeoutMs;
   const moved = (active: string) => new Error(`Another rebuild switched to ${active} meanwhile; this one is dropped.`);
   let lastLive: bigint | null | undefined;
@@ -146,7 +188,9 @@ async function switchWhenCaughtUp(generations: ProjectionGenerations, generation
       if (result.outcome === 'switched') return { previous: result.previous, forced: false };
       if (result.outcome === 'moved') throw moved(result.active);
       if (Date.now() > deadline) {
-        throw new Error(`The live projector did not meet the rebuilt views within ${options.switchTimeoutMs} ms; nothing was switched.`);
+        throw new Error(
+          `The live projector did not meet the rebuilt views within ${options.switchTimeoutMs} ms; nothing was switched.`,
+        );
       }
       const { live, built } = result;
       if (live !== null && (built === null || live > built)) {
@@ -180,8 +224,14 @@ async function switchWhenCaughtUp(generations: ProjectionGenerations, generation
  * flight: the next page is read and projected while Redis applies the
  * previous one. Progress is reported once a page is committed.
  */
-async function copy(log: EventStore, generation: ProjectionGeneration, after: bigint | null, until: bigint | null, pageSize: number,
-  onPage: (count: number, last: bigint) => void): Promise<bigint | null> {
+async function copy(
+  log: EventStore,
+  generation: ProjectionGeneration,
+  after: bigint | null,
+  until: bigint | null,
+  pageSize: number,
+  onPage: (count: number, last: bigint) => void,
+): Promise<bigint | null> {
   let inFlight: { applied: Promise<void>; count: number; last: bigint } | null = null;
   const settle = async () => {
     if (!inFlight) return;

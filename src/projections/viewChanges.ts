@@ -13,8 +13,10 @@ export interface MessageSummary extends Omit<MessageSummaryFields, 'wakeSuppress
 }
 
 /** The fields an inbox entry filters on, copied into the recipient's own keys. */
-export type InboxEntryFields =
-  Pick<MessageSummaryFields, 'messageId' | 'from' | 'to' | 'subject' | 'priority' | 'threadId' | 'tags' | 'sentAt'>;
+export type InboxEntryFields = Pick<
+  MessageSummaryFields,
+  'messageId' | 'from' | 'to' | 'subject' | 'priority' | 'threadId' | 'tags' | 'sentAt'
+>;
 
 export type ViewChange =
   | { kind: 'agentRegistered'; identity: string; role: Role; registeredAt: string }

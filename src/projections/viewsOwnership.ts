@@ -24,23 +24,31 @@ export function judgeViews(logIdentity: string, head: bigint | null, binding: Vi
   return { kind: 'own' };
 }
 
-const TAKE_OVER = 'take it over (rebuilds the views from this log into a fresh generation, once no projector of the other log is live): ' +
+const TAKE_OVER =
+  'take it over (rebuilds the views from this log into a fresh generation, once no projector of the other log is live): ' +
   '`mailbox projections rebuild --take-over`, or start with MAILBOX_PROJECTIONS_ON_FOREIGN=take-over';
 
 /** One line: which views, whose, and the two remedies. */
 export function describeForeignViews(binding: ViewsBinding, logIdentity: string, verdict: ViewsVerdict): string {
-  const what = verdict.kind === 'ahead'
-    ? `The views in ${binding.location} stand at log position ${verdict.checkpoint}, ahead of this event log's head ` +
-      `(${verdict.head ?? 'empty'}; log ${logIdentity}): the log was replaced or lost events`
-    : `The views in ${binding.location} belong to ${verdict.kind === 'foreign' && verdict.owner !== null
-      ? `another event log (${verdict.owner})` : 'an event log of unknown identity (written before logs had identities)'}, ` +
-      `not to this one (${logIdentity})`;
+  const what =
+    verdict.kind === 'ahead'
+      ? `The views in ${binding.location} stand at log position ${verdict.checkpoint}, ahead of this event log's head ` +
+        `(${verdict.head ?? 'empty'}; log ${logIdentity}): the log was replaced or lost events`
+      : `The views in ${binding.location} belong to ${
+          verdict.kind === 'foreign' && verdict.owner !== null
+            ? `another event log (${verdict.owner})`
+            : 'an event log of unknown identity (written before logs had identities)'
+        }, ` + `not to this one (${logIdentity})`;
   return `${what}; refusing to serve or overwrite them. Use another MAILBOX_REDIS_NAMESPACE for this mailbox, or ${TAKE_OVER}.`;
 }
 
 /** The views are not this log's: nothing was written. */
 export class ForeignViews extends Error {
-  constructor(readonly binding: ViewsBinding, readonly logIdentity: string, readonly verdict: ViewsVerdict) {
+  constructor(
+    readonly binding: ViewsBinding,
+    readonly logIdentity: string,
+    readonly verdict: ViewsVerdict,
+  ) {
     super(describeForeignViews(binding, logIdentity, verdict));
     this.name = 'ForeignViews';
   }

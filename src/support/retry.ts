@@ -21,16 +21,17 @@ export interface Backoff {
 /** Waits `ms`; resolves early (never rejects) when `signal` aborts, so a caller shutting down is not held up. */
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
-export const sleep: Sleep = (ms, signal) => new Promise<void>((resolve) => {
-  if (signal?.aborted) return resolve();
-  const done = () => {
-    clearTimeout(timer);
-    signal?.removeEventListener('abort', done);
-    resolve();
-  };
-  const timer = setTimeout(done, ms);
-  signal?.addEventListener('abort', done, { once: true });
-});
+export const sleep: Sleep = (ms, signal) =>
+  new Promise<void>((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 
 /** The delay before retry number `attempt` (1 = after the first failure). `random` returns [0, 1). */
 export function backoffDelay(backoff: Backoff, attempt: number, random: () => number = Math.random): number {
@@ -65,7 +66,10 @@ export async function retry<T>(work: (attempt: number) => Promise<T>, options: R
     } catch (error) {
       if (attempt >= options.attempts || !(options.retryable?.(error, attempt) ?? true)) throw error;
       const requested = options.requestedDelayMs?.(error) ?? 0;
-      const delay = Math.min(options.backoff.maxDelayMs, Math.max(backoffDelay(options.backoff, attempt, options.random), requested));
+      const delay = Math.min(
+        options.backoff.maxDelayMs,
+        Math.max(backoffDelay(options.backoff, attempt, options.random), requested),
+      );
       options.onRetry?.(attempt, error, delay);
       await wait(delay, options.signal);
     }

@@ -18,8 +18,12 @@ export function contractEvent(label: string, eventId: string = randomUUID()): Ne
     type: 'AgentRetired',
     data: { identity: `@${label}`, retiredAt: '2025-01-01T00:00:00.000Z' },
     metadata: {
-      commandId: `cmd-${label}`, correlationId: `corr-${label}`, causationId: `cause-${label}`,
-      actor: '@admin', at: '2025-01-01T00:00:00.000Z', schemaVersion: 1,
+      commandId: `cmd-${label}`,
+      correlationId: `corr-${label}`,
+      causationId: `cause-${label}`,
+      actor: '@admin',
+      at: '2025-01-01T00:00:00.000Z',
+      schemaVersion: 1,
     },
   };
 }
@@ -27,8 +31,7 @@ export function contractEvent(label: string, eventId: string = randomUUID()): Ne
 /** Stream names under the mailbox prefix (the log only carries mailbox streams), unique per test. */
 export const freshStream = (): string => `mailbox-message-contract-${randomUUID()}`;
 
-const labels = (events: readonly StoredEvent[]): string[] =>
-  events.map((event) => (event.data as { identity: string }).identity);
+const labels = (events: readonly StoredEvent[]): string[] => events.map((event) => (event.data as { identity: string }).identity);
 
 async function expectConflict(promise: Promise<unknown>): Promise<void> {
   await expect(promise).rejects.toBeInstanceOf(ConcurrencyConflict);
@@ -81,8 +84,7 @@ export function describeEventStoreContract(name: string, factory: EventStoreFact
         const event = contractEvent('exact');
         await store.append(stream, [event], 'no_stream');
         const [stored] = await store.readStream(stream);
-        expect({ eventId: stored.eventId, type: stored.type, data: stored.data, metadata: stored.metadata })
-          .toEqual(event);
+        expect({ eventId: stored.eventId, type: stored.type, data: stored.data, metadata: stored.metadata }).toEqual(event);
       });
 
       it('appends to an existing stream when given its last revision as a bigint', async () => {
@@ -143,8 +145,10 @@ export function describeEventStoreContract(name: string, factory: EventStoreFact
         expect(log).toHaveLength(6);
         const streamsInOrder = log.map((event) => event.streamName);
         // each append's events sit together in the log
-        expect([[stream, stream, stream, other, other, other], [other, other, other, stream, stream, stream]])
-          .toContainEqual(streamsInOrder);
+        expect([
+          [stream, stream, stream, other, other, other],
+          [other, other, other, stream, stream, stream],
+        ]).toContainEqual(streamsInOrder);
       });
 
       it('a failed multi-event append writes none of its events', async () => {
@@ -180,7 +184,11 @@ export function describeEventStoreContract(name: string, factory: EventStoreFact
     describe('readStream', () => {
       it('reads from a revision, inclusive', async () => {
         const stream = freshStream();
-        await store.append(stream, ['a', 'b', 'c', 'd'].map((l) => contractEvent(l)), 'no_stream');
+        await store.append(
+          stream,
+          ['a', 'b', 'c', 'd'].map((l) => contractEvent(l)),
+          'no_stream',
+        );
         expect(labels(await store.readStream(stream, 2n))).toEqual(['@c', '@d']);
         expect(labels(await store.readStream(stream, 0n))).toEqual(['@a', '@b', '@c', '@d']);
         expect(await store.readStream(stream, 4n)).toEqual([]);
@@ -225,7 +233,11 @@ export function describeEventStoreContract(name: string, factory: EventStoreFact
       it('pages with `after` (exclusive) and `limit`', async () => {
         const stream = freshStream();
         const head = await store.headPosition();
-        await store.append(stream, ['p1', 'p2', 'p3', 'p4', 'p5'].map((l) => contractEvent(l)), 'no_stream');
+        await store.append(
+          stream,
+          ['p1', 'p2', 'p3', 'p4', 'p5'].map((l) => contractEvent(l)),
+          'no_stream',
+        );
         const pages: string[][] = [];
         let after = head;
         for (let guard = 0; guard < 10; guard++) {
@@ -326,7 +338,10 @@ export function describeEventStoreContract(name: string, factory: EventStoreFact
         const stream = freshStream();
         const good = contractEvent('fits');
         // append does not check (the deciders produce the shapes); a hand-written or foreign event can still land in the log
-        const bad = { ...contractEvent('misfit'), data: { identity: '@misfit', retiredAt: 1_700_000_000 } } as unknown as NewEvent;
+        const bad = {
+          ...contractEvent('misfit'),
+          data: { identity: '@misfit', retiredAt: 1_700_000_000 },
+        } as unknown as NewEvent;
         await store.append(stream, [good, bad], 'no_stream');
         const position = (await store.headPosition())!;
         const loud = new RegExp(`AgentRetired at position ${position} of stream ${stream}.*data\\.retiredAt`);

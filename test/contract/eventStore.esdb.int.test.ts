@@ -26,7 +26,10 @@ function onDouble(options: EsdbDoubleOptions) {
 }
 
 describeEventStoreContract('EsdbEventStore on the test double (BatchAppend, EventStoreDB 21+)', onDouble({}));
-describeEventStoreContract('EsdbEventStore on the test double (Append only, EventStoreDB 20.x)', onDouble({ serverFeatures: false, batchAppend: false }));
+describeEventStoreContract(
+  'EsdbEventStore on the test double (Append only, EventStoreDB 20.x)',
+  onDouble({ serverFeatures: false, batchAppend: false }),
+);
 
 describe('EsdbEventStore log identity on the test double', () => {
   it('survives a restart of the node and is new once the node is reset to an empty log', async () => {
@@ -53,10 +56,14 @@ describe('EsdbEventStore log identity on the test double', () => {
 
 const realServer = process.env.ESDB_URL;
 if (realServer) {
-  describeEventStoreContract(`EsdbEventStore on EventStoreDB at ${realServer}`, async () => {
-    const store = EsdbEventStore.connect(realServer);
-    return { store, cleanup: () => store.close() };
-  }, { sharesOneLog: true });
+  describeEventStoreContract(
+    `EsdbEventStore on EventStoreDB at ${realServer}`,
+    async () => {
+      const store = EsdbEventStore.connect(realServer);
+      return { store, cleanup: () => store.close() };
+    },
+    { sharesOneLog: true },
+  );
 } else {
   describe('EsdbEventStore on a real EventStoreDB', () => {
     it.skip('needs ESDB_URL (docker compose up -d eventstoredb; ESDB_URL=esdb://127.0.0.1:2113?tls=false)', () => undefined);

@@ -45,8 +45,10 @@ export async function snapshotViews(store: ProjectionStore) {
   const views: Record<string, unknown> = {};
   for (const { identity } of heartbeats) {
     views[identity] = {
-      all: await listAll(store, identity), unread: await listAll(store, identity, { status: 'unread' }),
-      read: await listAll(store, identity, { status: 'read' }), outbox: await listAll(store, identity, { box: 'outbox' }),
+      all: await listAll(store, identity),
+      unread: await listAll(store, identity, { status: 'unread' }),
+      read: await listAll(store, identity, { status: 'read' }),
+      outbox: await listAll(store, identity, { box: 'outbox' }),
       unreadCount: await store.unreadCount(identity),
     };
   }
@@ -57,26 +59,47 @@ export async function snapshotViews(store: ProjectionStore) {
 export async function recordWakes(bus: WakeBus, identities: string[]) {
   const wakes: WakeEvent[] = [];
   const flushed = new Map<string, () => void>();
-  const unsubscribes = await Promise.all(identities.map((identity) => bus.subscribe(identity, (wake) => {
-    if (wake.messageId.startsWith('flush-')) flushed.get(wake.messageId)?.();
-    else wakes.push(wake);
-  })));
+  const unsubscribes = await Promise.all(
+    identities.map((identity) =>
+      bus.subscribe(identity, (wake) => {
+        if (wake.messageId.startsWith('flush-')) flushed.get(wake.messageId)?.();
+        else wakes.push(wake);
+      }),
+    ),
+  );
   let flushes = 0;
   return {
     wakes,
     of: (identity: string) => wakes.filter((wake) => wake.recipient === identity),
     /** Pub/sub keeps order per channel: once a marker published after the apply arrives, every wake before it has too. */
     async flush(): Promise<void> {
-      await Promise.all(identities.map((identity) => new Promise<void>((resolve, reject) => {
-        const messageId = `flush-${++flushes}`;
-        const timer = setTimeout(() => reject(new Error(`wake flush for ${identity} timed out`)), 5000);
-        flushed.set(messageId, () => {
-          clearTimeout(timer);
-          resolve();
-        });
-        void bus.publish([{ type: 'wake/message', messageId, from: '@x', to: identity, recipient: identity, subject: '',
-          priority: 'normal', isBroadcast: false, unreadCount: 0, position: '0' }]);
-      })));
+      await Promise.all(
+        identities.map(
+          (identity) =>
+            new Promise<void>((resolve, reject) => {
+              const messageId = `flush-${++flushes}`;
+              const timer = setTimeout(() => reject(new Error(`wake flush for ${identity} timed out`)), 5000);
+              flushed.set(messageId, () => {
+                clearTimeout(timer);
+                resolve();
+              });
+              void bus.publish([
+                {
+                  type: 'wake/message',
+                  messageId,
+                  from: '@x',
+                  to: identity,
+                  recipient: identity,
+                  subject: '',
+                  priority: 'normal',
+                  isBroadcast: false,
+                  unreadCount: 0,
+                  position: '0',
+                },
+              ]);
+            }),
+        ),
+      );
     },
     stop: () => Promise.all(unsubscribes.map((unsubscribe) => unsubscribe())),
   };
@@ -113,8 +136,13 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
       expect(await store.checkpoint()).toBeNull();
       expect(await store.listMessages('@b', storeQuery({}))).toEqual({ messages: [], nextBefore: null, unreadCount: 0 });
       expect(await store.unreadCount('@b')).toEqual({ unread: 0, byPriority: { low: 0, normal: 0, high: 0 } });
-      expect(await store.heartbeat('@b')).toEqual({ identity: '@b', unread: 0, byPriority: { low: 0, normal: 0, high: 0 },
-        oldestUnreadAt: null, lastActivityAt: null });
+      expect(await store.heartbeat('@b')).toEqual({
+        identity: '@b',
+        unread: 0,
+        byPriority: { low: 0, normal: 0, high: 0 },
+        oldestUnreadAt: null,
+        lastActivityAt: null,
+      });
       expect(await store.allHeartbeats()).toEqual([]);
       expect(await store.listAgents()).toEqual([]);
     });
@@ -140,13 +168,37 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
       expect(ids(await listAll(store, '@a', { box: 'outbox' }))).toEqual([m4, m2, m1]);
       expect(ids(await listAll(store, '@b', { box: 'outbox' }))).toEqual([m5]);
       const reply = (await listAll(store, '@b')).find((m) => m.messageId === m3);
-      expect(reply).toEqual({ messageId: m3, from: '@c', to: '@b', subject: `subject of ${m3}`, priority: 'normal', threadId: m1,
-        inReplyTo: m1, tags: [], sentAt: log.sentAt(m3), readAt: null, task: TASK });
+      expect(reply).toEqual({
+        messageId: m3,
+        from: '@c',
+        to: '@b',
+        subject: `subject of ${m3}`,
+        priority: 'normal',
+        threadId: m1,
+        inReplyTo: m1,
+        tags: [],
+        sentAt: log.sentAt(m3),
+        readAt: null,
+        task: TASK,
+      });
       const broadcast = (await listAll(store, '@c')).find((m) => m.messageId === m4);
-      expect(broadcast).toEqual({ messageId: m4, from: '@a', to: 'AGENT:*', subject: `subject of ${m4}`, priority: 'normal',
-        threadId: m4, inReplyTo: null, tags: [], sentAt: log.sentAt(m4), readAt: null });
-      expect((await store.listAgents()).map((a) => [a.identity, a.role, a.retired])).toEqual(
-        [['@a', 'agent', false], ['@b', 'agent', false], ['@c', 'agent', false]]);
+      expect(broadcast).toEqual({
+        messageId: m4,
+        from: '@a',
+        to: 'AGENT:*',
+        subject: `subject of ${m4}`,
+        priority: 'normal',
+        threadId: m4,
+        inReplyTo: null,
+        tags: [],
+        sentAt: log.sentAt(m4),
+        readAt: null,
+      });
+      expect((await store.listAgents()).map((a) => [a.identity, a.role, a.retired])).toEqual([
+        ['@a', 'agent', false],
+        ['@b', 'agent', false],
+        ['@c', 'agent', false],
+      ]);
     });
 
     it('redelivered and late events change nothing', async () => {
@@ -205,7 +257,9 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
       const inbox = await listAll(store, '@b', { tags: ['t'] });
       expect(ids(inbox)).toEqual([later, nested]);
       expect(inbox[1].task).toEqual(deep);
-      expect(ids(await listAll(store, '@b', { tags: ['t'], from: '@a', priority: 'normal', threadId: nested }))).toEqual([nested]);
+      expect(ids(await listAll(store, '@b', { tags: ['t'], from: '@a', priority: 'normal', threadId: nested }))).toEqual([
+        nested,
+      ]);
       expect(ids(await listAll(store, '@a', { box: 'outbox', tags: ['t'], to: '@b' }))).toEqual([nested]);
     });
 
@@ -298,8 +352,13 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
       const { store } = await open();
       const { log, m1, m2, m3, m4, m5 } = scenario();
       await store.applyBatch(log.projected());
-      expect(await store.heartbeat('@b')).toEqual({ identity: '@b', unread: 4, byPriority: { low: 1, normal: 2, high: 1 },
-        oldestUnreadAt: log.sentAt(m1), lastActivityAt: log.sentAt(m5) });
+      expect(await store.heartbeat('@b')).toEqual({
+        identity: '@b',
+        unread: 4,
+        byPriority: { low: 1, normal: 2, high: 1 },
+        oldestUnreadAt: log.sentAt(m1),
+        lastActivityAt: log.sentAt(m5),
+      });
       const mark = log.events.length;
       const readAt = log.read('@b', m1);
       await store.applyBatch(log.projected(mark));
@@ -307,8 +366,13 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
       expect([b.unread, b.oldestUnreadAt, b.lastActivityAt]).toEqual([3, log.sentAt(m2), readAt]);
       const all = await store.allHeartbeats();
       expect(all.map((h) => h.identity)).toEqual(['@a', '@b', '@c']);
-      expect(all[0]).toEqual({ identity: '@a', unread: 0, byPriority: { low: 0, normal: 0, high: 0 }, oldestUnreadAt: null,
-        lastActivityAt: log.sentAt(m4) });
+      expect(all[0]).toEqual({
+        identity: '@a',
+        unread: 0,
+        byPriority: { low: 0, normal: 0, high: 0 },
+        oldestUnreadAt: null,
+        lastActivityAt: log.sentAt(m4),
+      });
       expect(all[2]).toMatchObject({ identity: '@c', unread: 2, oldestUnreadAt: log.sentAt(m4), lastActivityAt: log.sentAt(m3) });
     });
 
@@ -320,7 +384,13 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
       await store.applyBatch(log.projected());
       const agents = await store.listAgents();
       expect(agents.map((a) => a.identity)).toEqual(['@a', '@b', '@c']);
-      expect(agents[2]).toEqual({ identity: '@c', role: 'agent', registeredAt: log.events[2].metadata.at, retired: true, retiredAt });
+      expect(agents[2]).toEqual({
+        identity: '@c',
+        role: 'agent',
+        registeredAt: log.events[2].metadata.at,
+        retired: true,
+        retiredAt,
+      });
       expect(agents[0]).toMatchObject({ retired: false, retiredAt: null });
     });
 
@@ -331,16 +401,33 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
       const listings: Promise<unknown>[] = [];
       const unsubscribe = await wakeBus.subscribe('@b', (wake) => {
         if (wake.messageId.startsWith('flush-')) return;
-        listings.push(store.listMessages('@b', storeQuery({})).then((page) => visible.push(ids(page.messages).includes(wake.messageId))));
+        listings.push(
+          store.listMessages('@b', storeQuery({})).then((page) => visible.push(ids(page.messages).includes(wake.messageId))),
+        );
       });
       const { log, m1, m2, m3, m4 } = scenario();
       await store.applyBatch(log.projected());
       await recorder.flush();
-      expect(recorder.of('@b').map((w) => [w.messageId, w.unreadCount])).toEqual([[m1, 1], [m2, 2], [m3, 3], [m4, 4]]);
+      expect(recorder.of('@b').map((w) => [w.messageId, w.unreadCount])).toEqual([
+        [m1, 1],
+        [m2, 2],
+        [m3, 3],
+        [m4, 4],
+      ]);
       expect(recorder.of('@c').map((w) => [w.messageId, w.unreadCount])).toEqual([[m4, 1]]); // m5 suppressed its wake
       expect(recorder.of('@a')).toEqual([]); // no wake to the sender of its own broadcast
-      expect(recorder.of('@c')[0]).toEqual({ type: 'wake/message', messageId: m4, from: '@a', to: 'AGENT:*', recipient: '@c',
-        subject: `subject of ${m4}`, priority: 'normal', isBroadcast: true, unreadCount: 1, position: '9' });
+      expect(recorder.of('@c')[0]).toEqual({
+        type: 'wake/message',
+        messageId: m4,
+        from: '@a',
+        to: 'AGENT:*',
+        recipient: '@c',
+        subject: `subject of ${m4}`,
+        priority: 'normal',
+        isBroadcast: true,
+        unreadCount: 1,
+        position: '9',
+      });
       await Promise.all(listings); // each listing began as its wake arrived; flush() saw every wake arrive
       expect(visible).toEqual([true, true, true, true]);
       // Redelivery: no second wake.
@@ -371,7 +458,8 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
       const feed = async (store: ProjectionStore, batches: ProjectedEvent[][]) => {
         for (const batch of batches) await store.applyBatch(batch);
       };
-      const inBatches = (size: number) => Array.from({ length: Math.ceil(events.length / size) }, (_u, i) => events.slice(i * size, (i + 1) * size));
+      const inBatches = (size: number) =>
+        Array.from({ length: Math.ceil(events.length / size) }, (_u, i) => events.slice(i * size, (i + 1) * size));
       const clean = await open();
       await feed(clean.store, inBatches(1000));
       const expected = await snapshotViews(clean.store);
@@ -388,9 +476,15 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
       await feed(shuffled.store, shuffledWithDuplicates(events));
       expect(await snapshotViews(shuffled.store)).toEqual(expected);
       await recorder.flush();
-      const wakesToB = events.flatMap((e) => e.changes).filter((c) => c.kind === 'inboxAdded' && c.recipient === '@b'
-        && wakeDue(c.recipient, c.entry, c.isBroadcast, c.wakeSuppressed));
-      expect(recorder.of('@b').map((w) => w.messageId)).toEqual(wakesToB.map((c) => c.kind === 'inboxAdded' && c.entry.messageId));
+      const wakesToB = events
+        .flatMap((e) => e.changes)
+        .filter(
+          (c) =>
+            c.kind === 'inboxAdded' && c.recipient === '@b' && wakeDue(c.recipient, c.entry, c.isBroadcast, c.wakeSuppressed),
+        );
+      expect(recorder.of('@b').map((w) => w.messageId)).toEqual(
+        wakesToB.map((c) => c.kind === 'inboxAdded' && c.entry.messageId),
+      );
       await recorder.stop();
     });
   });

@@ -6,11 +6,21 @@
 import pino from 'pino';
 import { RedisScriptApplier } from '../../src/adapters/projections/redisApplier';
 import { connectRedis } from '../../src/adapters/projections/redisConnection';
-import { LIVE_WRITER_TTL_MS, RedisProjectionStore, type RedisProjectionOptions } from '../../src/adapters/projections/redisProjectionStore';
+import {
+  LIVE_WRITER_TTL_MS,
+  RedisProjectionStore,
+  type RedisProjectionOptions,
+} from '../../src/adapters/projections/redisProjectionStore';
 import { RedisWakeBus } from '../../src/adapters/projections/redisWakeBus';
 import { startRedis, type TestRedis } from '../support/redisServer';
 import { ProjectionCheckpointRewound, ViewsOfAnotherLog } from '../../src/projections/projectionStore';
-import { describeProjectionStoreContract, listAll, recordWakes, snapshotViews, type ProjectionStoreHarness } from './projectionStore.contract';
+import {
+  describeProjectionStoreContract,
+  listAll,
+  recordWakes,
+  snapshotViews,
+  type ProjectionStoreHarness,
+} from './projectionStore.contract';
 import { LogBuilder } from './projectionStoreLog';
 
 let redis: TestRedis;
@@ -24,13 +34,21 @@ afterAll(async () => {
 });
 
 /** A store and wake bus on their own namespace, so that suites sharing a REDIS_URL never meet. */
-export async function openRedisHarness(url: string, options: RedisProjectionOptions = {}): Promise<ProjectionStoreHarness & { store: RedisProjectionStore }> {
+export async function openRedisHarness(
+  url: string,
+  options: RedisProjectionOptions = {},
+): Promise<ProjectionStoreHarness & { store: RedisProjectionStore }> {
   const namespace = options.namespace ?? `t${process.pid}n${++namespaces}`;
   const store = new RedisProjectionStore(await connectRedis(url, { name: 'contract-store' }), { ...options, namespace });
-  const wakeBus = new RedisWakeBus(await connectRedis(url, { name: 'contract-publisher' }),
-    () => connectRedis(url, { name: 'contract-subscriber' }), store.keys, pino({ level: 'silent' }));
+  const wakeBus = new RedisWakeBus(
+    await connectRedis(url, { name: 'contract-publisher' }),
+    () => connectRedis(url, { name: 'contract-subscriber' }),
+    store.keys,
+    pino({ level: 'silent' }),
+  );
   return {
-    store, wakeBus,
+    store,
+    wakeBus,
     close: async () => {
       await wakeBus.close();
       await store.reset();
@@ -40,8 +58,9 @@ export async function openRedisHarness(url: string, options: RedisProjectionOpti
 }
 
 describeProjectionStoreContract('redis (one script per chunk of events)', () => openRedisHarness(redis.url));
-describeProjectionStoreContract('redis (one script per hash tag, Cluster layout)',
-  () => openRedisHarness(redis.url, { scriptPerTag: true, eventsPerScript: 16 }));
+describeProjectionStoreContract('redis (one script per hash tag, Cluster layout)', () =>
+  openRedisHarness(redis.url, { scriptPerTag: true, eventsPerScript: 16 }),
+);
 
 describe('Redis projection store specifics', () => {
   let harnesses: Array<ProjectionStoreHarness & { store: RedisProjectionStore }> = [];
@@ -101,8 +120,10 @@ describe('Redis projection store specifics', () => {
     await store.applyBatch(events.slice(0, 6));
     const generation = await store.generations().create();
     await generation.applyBatch(events.slice(0, 6));
-    expect(await store.generations().activate(generation, store.keys.defaultPrefix, false))
-      .toEqual({ outcome: 'switched', previous: store.keys.defaultPrefix });
+    expect(await store.generations().activate(generation, store.keys.defaultPrefix, false)).toEqual({
+      outcome: 'switched',
+      previous: store.keys.defaultPrefix,
+    });
     await store.applyBatch(events.slice(6));
     expect(await generation.checkpoint()).toBe(BigInt(events.length));
     const admin = await connectRedis(redis.url, { name: 'contract-admin' });
@@ -127,7 +148,10 @@ describe('Redis projection store specifics', () => {
     let fencedSeen!: () => void;
     const fenced = new Promise<void>((resolve) => (fencedSeen = resolve));
     const apply = RedisScriptApplier.prototype.apply;
-    const spy = jest.spyOn(RedisScriptApplier.prototype, 'apply').mockImplementation(async function (this: RedisScriptApplier, ...args) {
+    const spy = jest.spyOn(RedisScriptApplier.prototype, 'apply').mockImplementation(async function (
+      this: RedisScriptApplier,
+      ...args
+    ) {
       const outcome = await apply.apply(this, args);
       if (outcome.status === 'fenced') fencedSeen();
       return outcome;
@@ -173,7 +197,11 @@ describe.each([
     expect(await owner.store.claim('log-a')).toMatchObject({ logIdentity: 'log-a', checkpoint: null, liveWriter: null });
     await owner.store.applyBatch(scenario());
     await owner.store.markLiveWriter('log-a');
-    expect(await owner.store.binding()).toMatchObject({ logIdentity: 'log-a', liveWriter: 'log-a', location: `Redis namespace '${owner.store.keys.namespace}'` });
+    expect(await owner.store.binding()).toMatchObject({
+      logIdentity: 'log-a',
+      liveWriter: 'log-a',
+      location: `Redis namespace '${owner.store.keys.namespace}'`,
+    });
     const before = await snapshotViews(owner.store);
 
     const other = await open(owner.store.keys.namespace);
@@ -183,7 +211,10 @@ describe.each([
     const refused = await other.store.applyBatch(events).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(ViewsOfAnotherLog);
     expect((refused as ViewsOfAnotherLog).owner).toBe('log-a');
-    await expect(other.store.listAgents()).rejects.toMatchObject({ code: 'UNAVAILABLE', message: expect.stringContaining('another event log (log-a)') });
+    await expect(other.store.listAgents()).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+      message: expect.stringContaining('another event log (log-a)'),
+    });
     await expect(other.store.unreadCount('@b')).rejects.toMatchObject({ code: 'UNAVAILABLE' });
     await recorder.flush();
     expect(recorder.wakes).toEqual([]);

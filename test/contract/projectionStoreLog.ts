@@ -61,7 +61,14 @@ class Bag<T> {
   }
 }
 
-interface Delivery { messageId: string; recipient: string; priority: Priority; sentAt: string; read: boolean; archived: boolean }
+interface Delivery {
+  messageId: string;
+  recipient: string;
+  priority: Priority;
+  sentAt: string;
+  read: boolean;
+  archived: boolean;
+}
 
 export function generateLog(count: number, seed = 7, extraAgents = 7): StoredEvent[] {
   const random = prng(seed);
@@ -80,28 +87,55 @@ export function generateLog(count: number, seed = 7, extraAgents = 7): StoredEve
     const revision = (revisions.get(streamName) ?? -1n) + 1n;
     revisions.set(streamName, revision);
     const id = `evt-${seed}-${events.length + 1}`;
-    events.push({ eventId: id, streamName, revision, position: BigInt(events.length + 1), type, data,
-      metadata: { commandId: id, correlationId: id, causationId: id, actor, at, schemaVersion: 1 } } as StoredEvent);
+    events.push({
+      eventId: id,
+      streamName,
+      revision,
+      position: BigInt(events.length + 1),
+      type,
+      data,
+      metadata: { commandId: id, correlationId: id, causationId: id, actor, at, schemaVersion: 1 },
+    } as StoredEvent);
     return at;
   };
   const at = () => new Date(clock + 1000).toISOString();
 
   for (const identity of agents) {
-    add(AGENT_REGISTRY_STREAM, 'AgentRegistered', { identity, role: 'agent', tokenHash: `hash-${identity}`, registeredAt: at() }, 'admin');
+    add(
+      AGENT_REGISTRY_STREAM,
+      'AgentRegistered',
+      { identity, role: 'agent', tokenHash: `hash-${identity}`, registeredAt: at() },
+      'admin',
+    );
   }
   while (events.length < count) {
     const roll = random();
     if (roll < 0.25 && unread.size > 0) {
       const d = unread.take();
       d.read = true;
-      add(messageStream(d.messageId), 'ReceiptRead', { messageId: d.messageId, reader: d.recipient, readAt: at(),
-        priority: d.priority, sentAt: d.sentAt }, d.recipient);
+      add(
+        messageStream(d.messageId),
+        'ReceiptRead',
+        { messageId: d.messageId, reader: d.recipient, readAt: at(), priority: d.priority, sentAt: d.sentAt },
+        d.recipient,
+      );
     } else if (roll < 0.33 && unarchived.size > 0) {
       const d = unarchived.take();
       if (!d.read) unread.remove(d);
       d.archived = true;
-      add(messageStream(d.messageId), 'MessageArchived', { messageId: d.messageId, recipient: d.recipient, archivedAt: at(),
-        wasUnread: !d.read, priority: d.priority, sentAt: d.sentAt }, d.recipient);
+      add(
+        messageStream(d.messageId),
+        'MessageArchived',
+        {
+          messageId: d.messageId,
+          recipient: d.recipient,
+          archivedAt: at(),
+          wasUnread: !d.read,
+          priority: d.priority,
+          sentAt: d.sentAt,
+        },
+        d.recipient,
+      );
     } else {
       const from = pick(agents);
       const broadcast = random() < 0.06;
@@ -109,14 +143,33 @@ export function generateLog(count: number, seed = 7, extraAgents = 7): StoredEve
       const messageId = `msg-${seed}-${++messages}`;
       const reply = threads.length > 0 && random() < 0.3 ? pick(threads) : null;
       const fields = {
-        messageId, from, to, subject: `subject ${messages}`, priority: pick(PRIORITIES), threadId: reply?.threadId ?? messageId,
-        inReplyTo: reply?.messageId ?? null, tags: TAGS.filter(() => random() < 0.3), sentAt: at(),
-        wakeSuppressed: random() < 0.1, hasTask: random() < 0.1,
+        messageId,
+        from,
+        to,
+        subject: `subject ${messages}`,
+        priority: pick(PRIORITIES),
+        threadId: reply?.threadId ?? messageId,
+        inReplyTo: reply?.messageId ?? null,
+        tags: TAGS.filter(() => random() < 0.3),
+        sentAt: at(),
+        wakeSuppressed: random() < 0.1,
+        hasTask: random() < 0.1,
       };
       const recipients = broadcast ? agents.filter((x) => x !== from) : [to];
       threads.push({ threadId: fields.threadId, messageId });
-      add(messageStream(messageId), 'MessageSent', { ...fields, body: `body ${messages}`, task: fields.hasTask ? TASK : null,
-        recipients, idempotencyKey: null, requestHash: `hash-${messages}` }, from);
+      add(
+        messageStream(messageId),
+        'MessageSent',
+        {
+          ...fields,
+          body: `body ${messages}`,
+          task: fields.hasTask ? TASK : null,
+          recipients,
+          idempotencyKey: null,
+          requestHash: `hash-${messages}`,
+        },
+        from,
+      );
       for (const recipient of recipients) {
         if (broadcast) {
           add(messageStream(messageId), 'BroadcastDelivered', { ...fields, recipient, deliveredAt: at() }, from);
@@ -159,8 +212,10 @@ export function shuffledWithDuplicates(events: readonly ProjectedEvent[], seed =
     const fresh = events.slice(frontier, frontier + 1 + Math.floor(random() * 300));
     const delivered = events.slice(0, frontier);
     frontier += fresh.length;
-    const duplicates = delivered.length === 0 ? []
-      : Array.from({ length: Math.floor(random() * 80) }, () => delivered[Math.floor(random() * delivered.length)]);
+    const duplicates =
+      delivered.length === 0
+        ? []
+        : Array.from({ length: Math.floor(random() * 80) }, () => delivered[Math.floor(random() * delivered.length)]);
     const batch: ProjectedEvent[] = [];
     let next = 0;
     // Earlier events come again before, between or after the fresh ones (which keep their order)...
@@ -205,7 +260,12 @@ export class LogBuilder {
 
   register(...identities: string[]): this {
     for (const identity of identities) {
-      this.add(AGENT_REGISTRY_STREAM, 'AgentRegistered', { identity, role: 'agent', tokenHash: `h-${identity}`, registeredAt: this.nextAt }, 'admin');
+      this.add(
+        AGENT_REGISTRY_STREAM,
+        'AgentRegistered',
+        { identity, role: 'agent', tokenHash: `h-${identity}`, registeredAt: this.nextAt },
+        'admin',
+      );
     }
     return this;
   }
@@ -220,17 +280,37 @@ export class LogBuilder {
     const messageId = `m${++this.messages}`;
     const sentAt = this.nextAt;
     const fields = {
-      messageId, from, to, subject: options.subject ?? `subject of ${messageId}`, priority: options.priority ?? 'normal',
-      threadId: options.replyTo ? this.threads.get(options.replyTo)! : messageId, inReplyTo: options.replyTo ?? null,
-      tags: options.tags ?? [], sentAt, wakeSuppressed: options.wakeSuppressed ?? false, hasTask: Boolean(options.task),
+      messageId,
+      from,
+      to,
+      subject: options.subject ?? `subject of ${messageId}`,
+      priority: options.priority ?? 'normal',
+      threadId: options.replyTo ? this.threads.get(options.replyTo)! : messageId,
+      inReplyTo: options.replyTo ?? null,
+      tags: options.tags ?? [],
+      sentAt,
+      wakeSuppressed: options.wakeSuppressed ?? false,
+      hasTask: Boolean(options.task),
     };
     this.threads.set(messageId, fields.threadId);
     this.sent.set(messageId, { priority: fields.priority, sentAt });
     const recipients = to === 'AGENT:*' ? audience : [to];
-    this.add(messageStream(messageId), 'MessageSent', { ...fields, body: `body of ${messageId}`, task: options.task ?? null,
-      recipients, idempotencyKey: null, requestHash: `r-${messageId}` }, from);
+    this.add(
+      messageStream(messageId),
+      'MessageSent',
+      {
+        ...fields,
+        body: `body of ${messageId}`,
+        task: options.task ?? null,
+        recipients,
+        idempotencyKey: null,
+        requestHash: `r-${messageId}`,
+      },
+      from,
+    );
     if (to === 'AGENT:*') {
-      for (const recipient of audience) this.add(messageStream(messageId), 'BroadcastDelivered', { ...fields, recipient, deliveredAt: this.nextAt }, from);
+      for (const recipient of audience)
+        this.add(messageStream(messageId), 'BroadcastDelivered', { ...fields, recipient, deliveredAt: this.nextAt }, from);
     }
     return messageId;
   }
@@ -244,7 +324,12 @@ export class LogBuilder {
 
   archive(recipient: string, messageId: string, wasUnread = true): this {
     const { priority, sentAt } = this.sent.get(messageId) ?? { priority: 'normal' as Priority, sentAt: this.nextAt };
-    this.add(messageStream(messageId), 'MessageArchived', { messageId, recipient, archivedAt: this.nextAt, wasUnread, priority, sentAt }, recipient);
+    this.add(
+      messageStream(messageId),
+      'MessageArchived',
+      { messageId, recipient, archivedAt: this.nextAt, wasUnread, priority, sentAt },
+      recipient,
+    );
     return this;
   }
 
@@ -261,7 +346,14 @@ export class LogBuilder {
     const revision = (this.revisions.get(streamName) ?? -1n) + 1n;
     this.revisions.set(streamName, revision);
     const id = `e${this.events.length + 1}`;
-    this.events.push({ eventId: id, streamName, revision, position: BigInt(this.events.length + 1), type, data,
-      metadata: { commandId: id, correlationId: id, causationId: id, actor, at, schemaVersion: 1 } } as StoredEvent);
+    this.events.push({
+      eventId: id,
+      streamName,
+      revision,
+      position: BigInt(this.events.length + 1),
+      type,
+      data,
+      metadata: { commandId: id, correlationId: id, causationId: id, actor, at, schemaVersion: 1 },
+    } as StoredEvent);
   }
 }

@@ -37,7 +37,10 @@ const SUBJECTS = ['hello', '"from":"@a","tags":["ops"],', 'a|b|c', 'plain'];
 
 // 1. Random logs
 
-interface Delivery { recipient: string; messageId: string }
+interface Delivery {
+  recipient: string;
+  messageId: string;
+}
 
 /** A seeded random log: several agents, direct messages, broadcasts, reads, archives, retirements, late registrations. */
 export function randomLog(seed: number, maxEvents: number): LogBuilder {
@@ -69,7 +72,8 @@ export function randomLog(seed: number, maxEvents: number): LogBuilder {
       for (const recipient of audience) deliveries.push({ recipient, messageId: id });
     } else if (roll < 0.58 && deliveries.length > 0) {
       const d = pick(deliveries); // may be read already, or archived (read-after-archive)
-      if (chance(0.08)) log.read(pick(agents), chance(0.5) ? d.messageId : 'no-such-message'); // a receipt for an entry it may not have
+      if (chance(0.08))
+        log.read(pick(agents), chance(0.5) ? d.messageId : 'no-such-message'); // a receipt for an entry it may not have
       else log.read(d.recipient, d.messageId);
     } else if (roll < 0.7 && deliveries.length > 0) {
       const d = pick(deliveries);
@@ -105,10 +109,15 @@ function options(random: Random, messages: readonly string[]) {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
   let data: unknown = 'leaf';
   if (random() < 0.05) for (let depth = 0; depth < 200; depth++) data = { data };
-  const task = random() < 0.1 ? ({ state: 'Working', input: { parts: [{ kind: 'data', data }] } } as unknown as TaskEnvelope) : null;
+  const task =
+    random() < 0.1 ? ({ state: 'Working', input: { parts: [{ kind: 'data', data }] } } as unknown as TaskEnvelope) : null;
   return {
-    priority: pick(PRIORITIES), tags: TAGS.filter(() => random() < 0.2), subject: pick(SUBJECTS), task,
-    wakeSuppressed: random() < 0.1, replyTo: messages.length > 0 && random() < 0.3 ? pick(messages) : undefined,
+    priority: pick(PRIORITIES),
+    tags: TAGS.filter(() => random() < 0.2),
+    subject: pick(SUBJECTS),
+    task,
+    wakeSuppressed: random() < 0.1,
+    replyTo: messages.length > 0 && random() < 0.3 ? pick(messages) : undefined,
   };
 }
 
@@ -137,7 +146,13 @@ export function deliveries(events: readonly ProjectedEvent[], random: Random): S
     }
     batch.push(...fresh.slice(next));
     if (random() < 0.2) batch.push(...fresh.filter(() => random() < 0.2)); // some fresh ones twice
-    if (random() < 0.12) steps.push({ kind: 'crash', events: batch, cut: Math.floor(random() * batch.length), seed: Math.floor(random() * 2 ** 31) });
+    if (random() < 0.12)
+      steps.push({
+        kind: 'crash',
+        events: batch,
+        cut: Math.floor(random() * batch.length),
+        seed: Math.floor(random() * 2 ** 31),
+      });
     else steps.push({ kind: 'batch', events: batch });
     if (random() < 0.1) {
       const start = Math.floor(random() * frontier);
@@ -173,7 +188,8 @@ function memorySubject(): Subject {
   const bus = new RecordingWakeBus();
   const store = new MemoryProjectionStore(bus);
   return {
-    name: 'memory (pure read model)', store,
+    name: 'memory (pure read model)',
+    store,
     feed: async (step) => {
       if (step.kind === 'crash') await store.applyBatch(step.events.slice(0, step.cut)); // what got applied before the crash
       await store.applyBatch(step.events);
@@ -185,21 +201,39 @@ function memorySubject(): Subject {
 
 let namespaces = 0;
 
-async function redisSubject(url: string, identities: readonly string[], scriptPerTag: boolean, eventsPerScript: number): Promise<Subject> {
+async function redisSubject(
+  url: string,
+  identities: readonly string[],
+  scriptPerTag: boolean,
+  eventsPerScript: number,
+): Promise<Subject> {
   const namespace = `diff${process.pid}n${++namespaces}`;
-  const store = new RedisProjectionStore(await connectRedis(url, { name: 'diff-store' }), { namespace, scriptPerTag, eventsPerScript });
-  const bus = new RedisWakeBus(await connectRedis(url, { name: 'diff-publisher' }), () => connectRedis(url, { name: 'diff-subscriber' }),
-    store.keys, pino({ level: 'silent' }));
+  const store = new RedisProjectionStore(await connectRedis(url, { name: 'diff-store' }), {
+    namespace,
+    scriptPerTag,
+    eventsPerScript,
+  });
+  const bus = new RedisWakeBus(
+    await connectRedis(url, { name: 'diff-publisher' }),
+    () => connectRedis(url, { name: 'diff-subscriber' }),
+    store.keys,
+    pino({ level: 'silent' }),
+  );
   const admin: Redis = await connectRedis(url, { name: 'diff-admin' });
   defineMailboxScripts(admin);
   const received: WakeEvent[] = [];
   const flushed = new Map<string, () => void>();
-  const unsubscribes = await Promise.all(identities.map((identity) => bus.subscribe(identity, (wake) => {
-    if (wake.messageId.startsWith('flush-')) flushed.get(wake.messageId)?.();
-    else received.push(wake);
-  })));
+  const unsubscribes = await Promise.all(
+    identities.map((identity) =>
+      bus.subscribe(identity, (wake) => {
+        if (wake.messageId.startsWith('flush-')) flushed.get(wake.messageId)?.();
+        else received.push(wake);
+      }),
+    ),
+  );
   return {
-    name: scriptPerTag ? `redis, one script per hash tag (Cluster layout), ${eventsPerScript} events per call`
+    name: scriptPerTag
+      ? `redis, one script per hash tag (Cluster layout), ${eventsPerScript} events per call`
       : `redis, one script per chunk, ${eventsPerScript} events per call`,
     store,
     feed: async (step) => {
@@ -207,7 +241,12 @@ async function redisSubject(url: string, identities: readonly string[], scriptPe
         if (scriptPerTag) {
           // Cluster layout: some agent tags written, the global commit (checkpoint) never made.
           const fresh = inLogOrder(step.events, await store.checkpoint());
-          const { agents } = perTagCalls(planEvents(fresh), { keys: store.keys, prefix: store.keys.defaultPrefix, flags: 'cpw', expected: '' });
+          const { agents } = perTagCalls(planEvents(fresh), {
+            keys: store.keys,
+            prefix: store.keys.defaultPrefix,
+            flags: 'cpw',
+            expected: '',
+          });
           const written = prng(step.seed);
           for (const call of agents) if (written() < 0.5) await admin.mailboxApply(call.keys.length, ...call.keys, ...call.args);
         } else {
@@ -219,16 +258,33 @@ async function redisSubject(url: string, identities: readonly string[], scriptPe
     wakes: async () => {
       // Pub/sub keeps order per channel: once a marker published after the last apply arrives, every wake before it has.
       let flushes = 0;
-      await Promise.all(identities.map((identity) => new Promise<void>((resolve, reject) => {
-        const messageId = `flush-${++flushes}`;
-        const timer = setTimeout(() => reject(new Error(`wake flush for ${identity} timed out`)), 10_000);
-        flushed.set(messageId, () => {
-          clearTimeout(timer);
-          resolve();
-        });
-        void bus.publish([{ type: 'wake/message', messageId, from: '@x', to: identity, recipient: identity, subject: '',
-          priority: 'normal', isBroadcast: false, unreadCount: 0, position: '0' }]);
-      })));
+      await Promise.all(
+        identities.map(
+          (identity) =>
+            new Promise<void>((resolve, reject) => {
+              const messageId = `flush-${++flushes}`;
+              const timer = setTimeout(() => reject(new Error(`wake flush for ${identity} timed out`)), 10_000);
+              flushed.set(messageId, () => {
+                clearTimeout(timer);
+                resolve();
+              });
+              void bus.publish([
+                {
+                  type: 'wake/message',
+                  messageId,
+                  from: '@x',
+                  to: identity,
+                  recipient: identity,
+                  subject: '',
+                  priority: 'normal',
+                  isBroadcast: false,
+                  unreadCount: 0,
+                  position: '0',
+                },
+              ]);
+            }),
+        ),
+      );
       return received;
     },
     close: async () => {
@@ -243,7 +299,11 @@ async function redisSubject(url: string, identities: readonly string[], scriptPe
 
 // 4. Every view, compared
 
-interface Query { box: 'inbox' | 'outbox'; limit: number; [filter: string]: unknown }
+interface Query {
+  box: 'inbox' | 'outbox';
+  limit: number;
+  [filter: string]: unknown;
+}
 
 /** Every listing the comparison makes for one identity: each status and filter alone, then random combinations. */
 function queriesFor(identities: readonly string[], threads: readonly string[], random: Random): Query[] {
@@ -286,17 +346,23 @@ async function pages(store: ProjectionStore, identity: string, query: Query): Pr
 }
 
 /** Each view of both stores: name -> value, in the same order. */
-async function views(store: ProjectionStore, identities: readonly string[], queries: Map<string, Query[]>): Promise<Map<string, unknown>> {
+async function views(
+  store: ProjectionStore,
+  identities: readonly string[],
+  queries: Map<string, Query[]>,
+): Promise<Map<string, unknown>> {
   const result = new Map<string, unknown>();
   result.set('checkpoint', await store.checkpoint());
   result.set('agents', await store.listAgents());
   result.set('allHeartbeats', await store.allHeartbeats());
-  await Promise.all(identities.map(async (identity) => {
-    result.set(`${identity} unreadCount`, await store.unreadCount(identity));
-    result.set(`${identity} heartbeat`, await store.heartbeat(identity));
-    const listings = await Promise.all(queries.get(identity)!.map((query) => pages(store, identity, query)));
-    queries.get(identity)!.forEach((query, i) => result.set(`${identity} list ${JSON.stringify(query)}`, listings[i]));
-  }));
+  await Promise.all(
+    identities.map(async (identity) => {
+      result.set(`${identity} unreadCount`, await store.unreadCount(identity));
+      result.set(`${identity} heartbeat`, await store.heartbeat(identity));
+      const listings = await Promise.all(queries.get(identity)!.map((query) => pages(store, identity, query)));
+      queries.get(identity)!.forEach((query, i) => result.set(`${identity} list ${JSON.stringify(query)}`, listings[i]));
+    }),
+  );
   return result;
 }
 
@@ -313,10 +379,19 @@ function wakesByRecipient(wakes: readonly WakeEvent[]): Record<string, WakeEvent
 
 // 5. One log, all stores
 
-export interface LogOutcome { seed: number; events: number; steps: number; crashes: number; viewsCompared: number }
+export interface LogOutcome {
+  seed: number;
+  events: number;
+  steps: number;
+  crashes: number;
+  viewsCompared: number;
+}
 
 export class DifferentialFailure extends Error {
-  constructor(readonly seed: number, detail: string) {
+  constructor(
+    readonly seed: number,
+    detail: string,
+  ) {
     super(`read model differential, seed ${seed}: ${detail}\n  replay: ${SEED_ENV}=${seed}`);
     this.name = 'DifferentialFailure';
   }
@@ -339,16 +414,21 @@ export async function checkLog(redisUrl: string, seed: number, maxEvents: number
   const identities = [...named].sort();
   const queries = new Map(identities.map((identity) => [identity, queriesFor(identities, [...threads], random)]));
   const perCall = [1, 3, 16, 64];
-  const subjects = [memorySubject(),
+  const subjects = [
+    memorySubject(),
     await redisSubject(redisUrl, identities, false, perCall[Math.floor(random() * perCall.length)]),
-    await redisSubject(redisUrl, identities, true, perCall[Math.floor(random() * perCall.length)])];
+    await redisSubject(redisUrl, identities, true, perCall[Math.floor(random() * perCall.length)]),
+  ];
   try {
     for (const [n, step] of steps.entries()) {
       for (const subject of subjects) {
         try {
           await subject.feed(step);
         } catch (error) {
-          throw new DifferentialFailure(seed, `${subject.name} failed on step ${n} (${step.kind}): ${(error as Error).stack ?? error}`);
+          throw new DifferentialFailure(
+            seed,
+            `${subject.name} failed on step ${n} (${step.kind}): ${(error as Error).stack ?? error}`,
+          );
         }
       }
     }
@@ -356,22 +436,35 @@ export async function checkLog(redisUrl: string, seed: number, maxEvents: number
     for (const [i, actual] of others.entries()) {
       for (const [view, value] of expected) {
         if (!isDeepStrictEqual(actual.get(view), value)) {
-          throw new DifferentialFailure(seed, `${subjects[i + 1].name} differs from the pure read model in ${view}:\n` +
-            `  read model: ${show(value)}\n  redis:      ${show(actual.get(view))}`);
+          throw new DifferentialFailure(
+            seed,
+            `${subjects[i + 1].name} differs from the pure read model in ${view}:\n` +
+              `  read model: ${show(value)}\n  redis:      ${show(actual.get(view))}`,
+          );
         }
       }
     }
-    const [expectedWakes, ...otherWakes] = await Promise.all(subjects.map(async (subject) => wakesByRecipient(await subject.wakes())));
+    const [expectedWakes, ...otherWakes] = await Promise.all(
+      subjects.map(async (subject) => wakesByRecipient(await subject.wakes())),
+    );
     for (const [i, wakes] of otherWakes.entries()) {
       for (const identity of new Set([...Object.keys(expectedWakes), ...Object.keys(wakes)])) {
         if (!isDeepStrictEqual(wakes[identity] ?? [], expectedWakes[identity] ?? [])) {
-          throw new DifferentialFailure(seed, `${subjects[i + 1].name} published other wakes to ${identity}:\n` +
-            `  read model: ${show(expectedWakes[identity] ?? [])}\n  redis:      ${show(wakes[identity] ?? [])}`);
+          throw new DifferentialFailure(
+            seed,
+            `${subjects[i + 1].name} published other wakes to ${identity}:\n` +
+              `  read model: ${show(expectedWakes[identity] ?? [])}\n  redis:      ${show(wakes[identity] ?? [])}`,
+          );
         }
       }
     }
-    return { seed, events: events.length, steps: steps.length, crashes: steps.filter((step) => step.kind === 'crash').length,
-      viewsCompared: expected.size * others.length };
+    return {
+      seed,
+      events: events.length,
+      steps: steps.length,
+      crashes: steps.filter((step) => step.kind === 'crash').length,
+      viewsCompared: expected.size * others.length,
+    };
   } finally {
     await Promise.all(subjects.map((subject) => subject.close()));
   }

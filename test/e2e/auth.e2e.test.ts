@@ -13,7 +13,8 @@ beforeAll(async () => {
   server = await startTestServer();
   t = await server.register(['@a', '@b', '@c']);
   ({ '@audit': auditor } = await server.register(['@audit'], 'auditor'));
-  dm = (await server.call('POST', '/v1/messages', { token: t['@a'], body: { to: '@b', subject: 's', body: 'private' } })).body.messageId;
+  dm = (await server.call('POST', '/v1/messages', { token: t['@a'], body: { to: '@b', subject: 's', body: 'private' } })).body
+    .messageId;
 });
 afterAll(() => server.close());
 
@@ -80,12 +81,19 @@ test('an auditor reads any message and the event log, and writes nothing', async
 test('admin registers (token shown once, stored hashed), lists and retires; a retired token is 401', async () => {
   const created = await server.call('POST', '/v1/agents', { token: server.adminToken, body: { identity: '@temp' } });
   expect(created.status).toBe(201);
-  expect(created.body).toEqual({ identity: '@temp', role: 'agent', token: expect.stringMatching(/^mbx_/), registeredAt: expect.any(String) });
+  expect(created.body).toEqual({
+    identity: '@temp',
+    role: 'agent',
+    token: expect.stringMatching(/^mbx_/),
+    registeredAt: expect.any(String),
+  });
   const log = JSON.stringify((await server.call('GET', '/v1/audit/events?limit=1000', { token: server.adminToken })).body);
   expect(log).not.toContain(created.body.token);
   await expectRejected('POST', '/v1/agents', server.adminToken, 409, 'AGENT_EXISTS', { identity: '@temp' });
   const listed = await server.call('GET', '/v1/agents', { token: t['@c'] });
-  expect(listed.body.agents).toContainEqual(expect.objectContaining({ identity: '@temp', retired: false, registeredAt: expect.any(String) }));
+  expect(listed.body.agents).toContainEqual(
+    expect.objectContaining({ identity: '@temp', retired: false, registeredAt: expect.any(String) }),
+  );
   const retired = await server.call('DELETE', '/v1/agents/@temp', { token: server.adminToken });
   expect(retired.body).toEqual({ identity: '@temp', retiredAt: expect.any(String) });
   await expectRejected('GET', '/v1/inbox/count', created.body.token, 401, 'UNAUTHENTICATED');

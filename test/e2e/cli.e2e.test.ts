@@ -29,7 +29,9 @@ afterEach(() => {
 async function mailbox(token: string, ...args: string[]) {
   out = [];
   err = [];
-  await buildProgram().exitOverride().parseAsync(['node', 'mailbox', ...args, '--url', server.url, '--token', token]);
+  await buildProgram()
+    .exitOverride()
+    .parseAsync(['node', 'mailbox', ...args, '--url', server.url, '--token', token]);
   return { out: out.join(''), err: err.join(''), exitCode: process.exitCode ?? 0 };
 }
 const json = async (token: string, ...args: string[]) => JSON.parse((await mailbox(token, ...args, '--json')).out);
@@ -41,7 +43,17 @@ test('the walkthrough: register, send, inbox, read, archive, with human and JSON
   const bob = (await json(server.adminToken, 'agent', 'add', '@bob')).token as string;
   expect((await mailbox(bob, 'agent', 'list')).out).toMatch(/@alice\s+agent\s+registered[\s\S]*@bob/);
 
-  const sent = await mailbox(alice, 'send', '@bob', 'review #12', 'Please look at the diff.', '--priority', 'high', '--tag', 'review');
+  const sent = await mailbox(
+    alice,
+    'send',
+    '@bob',
+    'review #12',
+    'Please look at the diff.',
+    '--priority',
+    'high',
+    '--tag',
+    'review',
+  );
   expect(sent.out).toMatch(/^Sent [0-9a-f-]{36} to @bob \(delivered to @bob\)\./);
   const inbox = await mailbox(bob, 'inbox');
   expect(inbox.out).toMatch(/^1 unread\n\* \S+ \S+ {2}@alice -> @bob {2}\[high\] review #12 {2}\([0-9a-f-]{36}\)/);
@@ -84,7 +96,10 @@ test('watch prints sync then wakes, and --count ends it', async () => {
   await waitFor(() => out.join('').includes('"event":"sync"'));
   await server.call('POST', '/v1/messages', { token: t['@dave'], body: { to: '@erin', subject: 'ping', body: 'x' } });
   const { out: printed, exitCode } = await watching;
-  const events = printed.trim().split('\n').map((line) => JSON.parse(line));
+  const events = printed
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
   expect(events.map((e) => e.event)).toEqual(['sync', 'wake']);
   expect(events[1].data).toMatchObject({ from: '@dave', subject: 'ping', recipient: '@erin' });
   expect(exitCode).toBe(0);
@@ -102,7 +117,9 @@ test('send to an unregistered identity says it was accepted, not delivered, and 
   const { '@ursula': ursula } = await server.register(['@ursula', '@victor', '@wendy']);
   const sent = await mailbox(ursula, 'send', '@nobody', 'hello?', 'anyone there');
   expect(sent.exitCode).toBe(0);
-  expect(sent.out).toMatch(/^Sent [0-9a-f-]{36}: accepted for @nobody, who is not registered: it will see it only if registered under that name\.\n$/);
+  expect(sent.out).toMatch(
+    /^Sent [0-9a-f-]{36}: accepted for @nobody, who is not registered: it will see it only if registered under that name\.\n$/,
+  );
   expect(sent.out).not.toContain('delivered');
   const nearMiss = await mailbox(ursula, 'send', '@victr', 'hi', 'typo');
   expect(nearMiss.out).toMatch(/accepted for @victr, who is not registered[\s\S]*did you mean: @victor/);

@@ -124,9 +124,11 @@ test('the OpenAPI document says what a cursor is bound to and lists CURSOR_MISMA
 describe('over MCP (list_messages)', () => {
   async function mcpClient(token: string): Promise<Client> {
     const client = new Client({ name: 'mailbox-cursors-e2e', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
     clients.push(client);
     return client;
   }

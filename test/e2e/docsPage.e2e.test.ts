@@ -12,7 +12,9 @@ import { startTestServer, type TestServer } from '../support/httpServer';
 const CHROMIUM = '/usr/bin/chromium';
 const haveChromium = fs.existsSync(CHROMIUM);
 if (!haveChromium) {
-  process.stderr.write(`docsPage.e2e: SKIPPED: ${CHROMIUM} is absent (Debian: apt-get install -y chromium; .ci/run installs it)\n`);
+  process.stderr.write(
+    `docsPage.e2e: SKIPPED: ${CHROMIUM} is absent (Debian: apt-get install -y chromium; .ci/run installs it)\n`,
+  );
 }
 const maybe = haveChromium ? test : test.skip;
 
@@ -46,31 +48,53 @@ test('/docs is an HTML page with a strict Content-Security-Policy; the JSON stay
   expect((await server.call('GET', '/openapi.json')).body.openapi).toBe('3.1.0');
 });
 
-maybe('headless chromium renders the operations, loading only from this server, with no CSP violation', async () => {
-  profile = tempDir('mailbox-chromium-');
-  browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
-  const page = await browser.newPage();
-  const outside: string[] = [];
-  const problems: string[] = [];
-  page.on('request', (request) => {
-    if (!request.url().startsWith(server.url) && !request.url().startsWith('data:')) outside.push(request.url());
-  });
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(message.text());
-  });
-  page.on('pageerror', (error) => problems.push(error.message));
+maybe(
+  'headless chromium renders the operations, loading only from this server, with no CSP violation',
+  async () => {
+    profile = tempDir('mailbox-chromium-');
+    browser = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    const page = await browser.newPage();
+    const outside: string[] = [];
+    const problems: string[] = [];
+    page.on('request', (request) => {
+      if (!request.url().startsWith(server.url) && !request.url().startsWith('data:')) outside.push(request.url());
+    });
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(error.message));
 
-  await page.goto(`${server.url}/docs`);
-  await page.locator('.opblock').first().waitFor({ state: 'visible', timeout: 20_000 });
-  const paths = await page.locator('.opblock-summary-path').allInnerTexts();
-  expect(paths.map((p) => p.replace(/\u200b/g, ''))).toEqual(expect.arrayContaining(
-    ['/v1/agents', '/v1/messages', '/v1/messages/{id}/read', '/v1/inbox/count', '/mcp', '/openapi.json']));
-  await expect(page.getByText('Send a direct message (@identity) or a broadcast (AGENT:*)').first().isVisible()).resolves.toBe(true);
-  expect(outside).toEqual([]);
-  expect(problems).toEqual([]);
-}, 60_000);
+    await page.goto(`${server.url}/docs`);
+    await page.locator('.opblock').first().waitFor({ state: 'visible', timeout: 20_000 });
+    const paths = await page.locator('.opblock-summary-path').allInnerTexts();
+    expect(paths.map((p) => p.replace(/\u200b/g, ''))).toEqual(
+      expect.arrayContaining([
+        '/v1/agents',
+        '/v1/messages',
+        '/v1/messages/{id}/read',
+        '/v1/inbox/count',
+        '/mcp',
+        '/openapi.json',
+      ]),
+    );
+    await expect(page.getByText('Send a direct message (@identity) or a broadcast (AGENT:*)').first().isVisible()).resolves.toBe(
+      true,
+    );
+    expect(outside).toEqual([]);
+    expect(problems).toEqual([]);
+  },
+  60_000,
+);

@@ -28,23 +28,81 @@ function prng(seed: number) {
 }
 type Rng = ReturnType<typeof prng>;
 
-const NASTY_STRINGS = ['', ' ', '\u0000', '\u202e', '😀'.repeat(50), '%ff', '../../etc/passwd', '<script>', '${x}', '__proto__',
-  'constructor', 'AGENT:*', 'AGENT:', '@', '@a', '@' + 'x'.repeat(65), 'x'.repeat(70_000), '\ud800', 'null', '[]', '{}', '"', '\\'];
-const KEYS = ['to', 'subject', 'body', 'priority', 'task', 'tags', 'inReplyTo', 'threadId', 'wakeSuppressed', 'idempotencyKey',
-  'messageId', 'messageIds', 'identity', 'role', 'from', '__proto__', 'constructor', 'prototype', 'state', 'input', 'parts', 'kind', 'data'];
+const NASTY_STRINGS = [
+  '',
+  ' ',
+  '\u0000',
+  '\u202e',
+  '😀'.repeat(50),
+  '%ff',
+  '../../etc/passwd',
+  '<script>',
+  '${x}',
+  '__proto__',
+  'constructor',
+  'AGENT:*',
+  'AGENT:',
+  '@',
+  '@a',
+  '@' + 'x'.repeat(65),
+  'x'.repeat(70_000),
+  '\ud800',
+  'null',
+  '[]',
+  '{}',
+  '"',
+  '\\',
+];
+const KEYS = [
+  'to',
+  'subject',
+  'body',
+  'priority',
+  'task',
+  'tags',
+  'inReplyTo',
+  'threadId',
+  'wakeSuppressed',
+  'idempotencyKey',
+  'messageId',
+  'messageIds',
+  'identity',
+  'role',
+  'from',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'state',
+  'input',
+  'parts',
+  'kind',
+  'data',
+];
 
 function jsonValue(rng: Rng, depth: number): unknown {
   const kind = depth > 40 ? rng.int(5) : rng.int(8);
   switch (kind) {
-    case 0: return null;
-    case 1: return rng.chance(0.5);
-    case 2: return rng.pick([0, -1, 1e308, -1e-308, 2 ** 53 + 1, 3.14, 1e21]);
-    case 3: case 4: return rng.pick(NASTY_STRINGS);
-    case 5: return Array.from({ length: rng.int(4) }, () => jsonValue(rng, depth + 1));
+    case 0:
+      return null;
+    case 1:
+      return rng.chance(0.5);
+    case 2:
+      return rng.pick([0, -1, 1e308, -1e-308, 2 ** 53 + 1, 3.14, 1e21]);
+    case 3:
+    case 4:
+      return rng.pick(NASTY_STRINGS);
+    case 5:
+      return Array.from({ length: rng.int(4) }, () => jsonValue(rng, depth + 1));
     default: {
       const object: Record<string, unknown> = {};
-      for (let i = rng.int(5); i > 0; i -= 1) { // defineProperty: '__proto__' becomes an own key, as JSON.parse makes it
-        Object.defineProperty(object, rng.pick(KEYS), { value: jsonValue(rng, depth + 1), enumerable: true, configurable: true, writable: true });
+      for (let i = rng.int(5); i > 0; i -= 1) {
+        // defineProperty: '__proto__' becomes an own key, as JSON.parse makes it
+        Object.defineProperty(object, rng.pick(KEYS), {
+          value: jsonValue(rng, depth + 1),
+          enumerable: true,
+          configurable: true,
+          writable: true,
+        });
       }
       return object;
     }
@@ -64,33 +122,78 @@ const deepText = (levels: number, open: string, close: string) => `${open.repeat
 
 function body(rng: Rng, ids: string[]): string | undefined {
   switch (rng.int(9)) {
-    case 0: return undefined;
-    case 1: return JSON.stringify(jsonValue(rng, 0));
-    case 2: return `{"to":"@b","subject":"s","body":${deepText(rng.int(6000), '[', ']')}}`;
-    case 3: return `{"to":"@b","subject":"s","body":"b","task":{"input":{"parts":[{"kind":"data","data":${deepText(rng.int(4000), '{"d":', '}')}}]}}}`;
-    case 4: return JSON.stringify(jsonValue(rng, 0)).slice(0, rng.int(40)); // truncated
-    case 5: { // a valid send, mutated
+    case 0:
+      return undefined;
+    case 1:
+      return JSON.stringify(jsonValue(rng, 0));
+    case 2:
+      return `{"to":"@b","subject":"s","body":${deepText(rng.int(6000), '[', ']')}}`;
+    case 3:
+      return `{"to":"@b","subject":"s","body":"b","task":{"input":{"parts":[{"kind":"data","data":${deepText(rng.int(4000), '{"d":', '}')}}]}}}`;
+    case 4:
+      return JSON.stringify(jsonValue(rng, 0)).slice(0, rng.int(40)); // truncated
+    case 5: {
+      // a valid send, mutated
       const send: Record<string, unknown> = { to: rng.pick(['@b', '@c', 'AGENT:*']), subject: 'fuzz', body: 'x' };
-      Object.defineProperty(send, rng.pick(KEYS), { value: jsonValue(rng, 2), enumerable: true, configurable: true, writable: true });
+      Object.defineProperty(send, rng.pick(KEYS), {
+        value: jsonValue(rng, 2),
+        enumerable: true,
+        configurable: true,
+        writable: true,
+      });
       return JSON.stringify(send);
     }
-    case 6: return JSON.stringify({ messageIds: Array.from({ length: rng.int(120) }, () => rng.pick([...ids, 'nope', ''])) });
-    case 7: return rng.pick(['{"a":1,"a":2}', '{"__proto__":{"admin":true}}', '\ufeff{}', '[1,2', 'NaN', '1e99999', '"\\ud800"']);
-    default: return JSON.stringify({ to: '@b', subject: 'fuzz', body: 'x', task: JSON.stringify(jsonValue(rng, 0)) });
+    case 6:
+      return JSON.stringify({ messageIds: Array.from({ length: rng.int(120) }, () => rng.pick([...ids, 'nope', ''])) });
+    case 7:
+      return rng.pick(['{"a":1,"a":2}', '{"__proto__":{"admin":true}}', '\ufeff{}', '[1,2', 'NaN', '1e99999', '"\\ud800"']);
+    default:
+      return JSON.stringify({ to: '@b', subject: 'fuzz', body: 'x', task: JSON.stringify(jsonValue(rng, 0)) });
   }
 }
 
 function path(rng: Rng, ids: string[]): string {
-  const segment = () => rng.pick([...ids, 'x'.repeat(rng.int(200)), '%ff', '%00', '%2e%2e', '..', '@a', '@' + 'y'.repeat(80),
-    encode(rng.pick(NASTY_STRINGS).slice(0, 100)), '']);
+  const segment = () =>
+    rng.pick([
+      ...ids,
+      'x'.repeat(rng.int(200)),
+      '%ff',
+      '%00',
+      '%2e%2e',
+      '..',
+      '@a',
+      '@' + 'y'.repeat(80),
+      encode(rng.pick(NASTY_STRINGS).slice(0, 100)),
+      '',
+    ]);
   const query = rng.chance(0.4)
-    ? '?' + Array.from({ length: rng.int(4) + 1 }, () => `${rng.pick(['box', 'status', 'from', 'tags', 'limit', 'cursor', 'after', 'x', 'threadId', 'priority'])}=${encode(JSON.stringify(jsonValue(rng, 3)))}`).join('&')
+    ? '?' +
+      Array.from(
+        { length: rng.int(4) + 1 },
+        () =>
+          `${rng.pick(['box', 'status', 'from', 'tags', 'limit', 'cursor', 'after', 'x', 'threadId', 'priority'])}=${encode(JSON.stringify(jsonValue(rng, 3)))}`,
+      ).join('&')
     : '';
-  return rng.pick([
-    '/v1/messages', `/v1/messages/${segment()}`, `/v1/messages/${segment()}/read`, `/v1/messages/${segment()}/archive`,
-    '/v1/messages/read', '/v1/agents', `/v1/agents/${segment()}`, '/v1/inbox/count', '/v1/heartbeat', '/v1/audit/events',
-    `/v1/${segment()}`, `/${segment()}`, '/healthz', '/readyz', '//v1//messages', '/v1/messages/',
-  ]) + query;
+  return (
+    rng.pick([
+      '/v1/messages',
+      `/v1/messages/${segment()}`,
+      `/v1/messages/${segment()}/read`,
+      `/v1/messages/${segment()}/archive`,
+      '/v1/messages/read',
+      '/v1/agents',
+      `/v1/agents/${segment()}`,
+      '/v1/inbox/count',
+      '/v1/heartbeat',
+      '/v1/audit/events',
+      `/v1/${segment()}`,
+      `/${segment()}`,
+      '/healthz',
+      '/readyz',
+      '//v1//messages',
+      '/v1/messages/',
+    ]) + query
+  );
 }
 
 let server: TestServer;
@@ -117,8 +220,18 @@ test(`${REQUESTS} adversarial requests: no 5xx, the envelope on every refusal, n
     const url = path(rng, ids);
     const headers: Record<string, string> = {};
     const token = rng.chance(0.85) ? rng.pick(tokens) : null;
-    if (token) headers.authorization = rng.chance(0.9) ? `Bearer ${token}` : rng.pick(['Bearer', 'Basic x', `bearer ${token}`, `Bearer  ${token}x`]);
-    if (rng.chance(0.7)) headers['content-type'] = rng.pick(['application/json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=latin1']);
+    if (token)
+      headers.authorization = rng.chance(0.9)
+        ? `Bearer ${token}`
+        : rng.pick(['Bearer', 'Basic x', `bearer ${token}`, `Bearer  ${token}x`]);
+    if (rng.chance(0.7))
+      headers['content-type'] = rng.pick([
+        'application/json',
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        'application/json; charset=latin1',
+      ]);
     if (rng.chance(0.2)) headers['idempotency-key'] = rng.pick(['k', 'x'.repeat(300), 'é', '']);
     if (rng.chance(0.1)) headers['x-filler'] = 'f'.repeat(rng.int(20_000)); // past 16 KiB: 431 from node's parser
     const requestBody = method === 'GET' || method === 'OPTIONS' ? undefined : body(rng, ids);
@@ -142,8 +255,12 @@ test(`${REQUESTS} adversarial requests: no 5xx, the envelope on every refusal, n
     }
     const now = await server.eventCount();
     if (status >= 400) {
-      const envelope = typeof answer.error === 'string' && typeof answer.message === 'string' && typeof answer.code === 'string'
-        && ERROR_STATUS[answer.code as keyof typeof ERROR_STATUS] === status && !('statusCode' in answer);
+      const envelope =
+        typeof answer.error === 'string' &&
+        typeof answer.message === 'string' &&
+        typeof answer.code === 'string' &&
+        ERROR_STATUS[answer.code as keyof typeof ERROR_STATUS] === status &&
+        !('statusCode' in answer);
       if (!envelope) throw new Error(`${what}: answered ${status} outside the envelope: ${text.slice(0, 500)}`);
       if (now !== events) throw new Error(`${what}: refused with ${answer.code} but wrote ${now - events} event(s)`);
     }

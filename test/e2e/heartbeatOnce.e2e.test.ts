@@ -17,7 +17,10 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
 test('no port, the report alone on stdout, the logs on stderr', async () => {
-  const mailbox = await createMailbox({ dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' }, { logger: pino({ level: 'silent' }) });
+  const mailbox = await createMailbox(
+    { dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+    { logger: pino({ level: 'silent' }) },
+  );
   const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
   await a.send({ to: '@b', subject: 'hello', body: 'x' });
   await mailbox.close();
@@ -26,13 +29,18 @@ test('no port, the report alone on stdout, the logs on stderr', async () => {
   await new Promise<void>((resolve) => daemonPort.listen(0, '127.0.0.1', () => resolve()));
   const port = (daemonPort.address() as net.AddressInfo).port;
   try {
-    const run = await runCli(['heartbeat', '--once', '--wake-grace', '0'],
-      { MAILBOX_DATA_DIR: dataDir, MAILBOX_HEARTBEAT_METRICS_PORT: String(port) });
+    const run = await runCli(['heartbeat', '--once', '--wake-grace', '0'], {
+      MAILBOX_DATA_DIR: dataDir,
+      MAILBOX_HEARTBEAT_METRICS_PORT: String(port),
+    });
     expect(run.code).toBe(0);
     const stdout = run.stdout.trim().split('\n');
     expect(stdout).toHaveLength(1);
     expect(JSON.parse(stdout[0])).toMatchObject({ agents: 3, withUnread: 1, nudged: ['@b'] });
-    const logs = run.stderr.trim().split('\n').map((line) => JSON.parse(line) as { msg: string; metrics?: unknown });
+    const logs = run.stderr
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { msg: string; metrics?: unknown });
     expect(logs.find((entry) => entry.msg === 'heartbeat daemon started')).toMatchObject({ metrics: null });
   } finally {
     await new Promise((resolve) => daemonPort.close(resolve));

@@ -15,7 +15,13 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-async function expectRejected(method: string, path: string, options: Parameters<TestServer['call']>[2], status: number, code: string) {
+async function expectRejected(
+  method: string,
+  path: string,
+  options: Parameters<TestServer['call']>[2],
+  status: number,
+  code: string,
+) {
   const before = await server.eventCount();
   const response = await server.call(method, path, options);
   expect({ status: response.status, code: response.body.code }).toEqual({ status, code });
@@ -27,8 +33,13 @@ async function expectRejected(method: string, path: string, options: Parameters<
 const message = { to: '@b', subject: 's', body: 'b' };
 
 test('a body that is not JSON is VALIDATION_FAILED saying so', async () => {
-  const body = await expectRejected('POST', '/v1/messages',
-    { token: t['@a'], rawBody: '{"to": "@b",', headers: { 'content-type': 'application/json' } }, 400, 'VALIDATION_FAILED');
+  const body = await expectRejected(
+    'POST',
+    '/v1/messages',
+    { token: t['@a'], rawBody: '{"to": "@b",', headers: { 'content-type': 'application/json' } },
+    400,
+    'VALIDATION_FAILED',
+  );
   expect(body.message).toContain('not valid JSON');
 });
 
@@ -37,20 +48,33 @@ test('a missing body is a validation error, not a crash', async () => {
 });
 
 test('JSON sent with another content type (curl -d) is understood', async () => {
-  const response = await server.call('POST', '/v1/messages',
-    { token: t['@a'], rawBody: JSON.stringify(message), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  const response = await server.call('POST', '/v1/messages', {
+    token: t['@a'],
+    rawBody: JSON.stringify(message),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
   expect(response.status).toBe(201);
 });
 
 test('a request over the request limit is 413 PAYLOAD_TOO_LARGE before it is parsed', async () => {
-  const body = await expectRejected('POST', '/v1/messages', { token: t['@a'], body: { ...message, body: 'x'.repeat(10_000) } },
-    413, 'PAYLOAD_TOO_LARGE');
+  const body = await expectRejected(
+    'POST',
+    '/v1/messages',
+    { token: t['@a'], body: { ...message, body: 'x'.repeat(10_000) } },
+    413,
+    'PAYLOAD_TOO_LARGE',
+  );
   expect(body.limit).toBe(8192);
 });
 
 test('a message body over maxBodyBytes is 413 PAYLOAD_TOO_LARGE naming the field', async () => {
-  const body = await expectRejected('POST', '/v1/messages', { token: t['@a'], body: { ...message, body: 'x'.repeat(1025) } },
-    413, 'PAYLOAD_TOO_LARGE');
+  const body = await expectRejected(
+    'POST',
+    '/v1/messages',
+    { token: t['@a'], body: { ...message, body: 'x'.repeat(1025) } },
+    413,
+    'PAYLOAD_TOO_LARGE',
+  );
   expect(body).toMatchObject({ field: 'body', bytes: 1025, limit: 1024 });
 });
 
@@ -63,13 +87,24 @@ test('unknown routes and methods are 404 NOT_FOUND envelopes pointing at /docs',
 
 test('a path id that is not a message id is VALIDATION_FAILED; an unknown one is MESSAGE_NOT_FOUND', async () => {
   await expectRejected('GET', '/v1/messages/not-a-uuid', { token: t['@a'] }, 400, 'VALIDATION_FAILED');
-  await expectRejected('POST', '/v1/messages/2b1e6c1e-5a8e-4a47-9c39-0c2f1d0c9a11/read', { token: t['@a'] }, 404, 'MESSAGE_NOT_FOUND');
+  await expectRejected(
+    'POST',
+    '/v1/messages/2b1e6c1e-5a8e-4a47-9c39-0c2f1d0c9a11/read',
+    { token: t['@a'] },
+    404,
+    'MESSAGE_NOT_FOUND',
+  );
 });
 
 test('input a route would ignore is refused: a body on /read, a query on /inbox/count', async () => {
   const sent = await server.call('POST', '/v1/messages', { token: t['@a'], body: message });
-  const body = await expectRejected('POST', `/v1/messages/${sent.body.messageId}/read`,
-    { token: t['@b'], body: { messageId: sent.body.messageId } }, 400, 'UNKNOWN_FIELD');
+  const body = await expectRejected(
+    'POST',
+    `/v1/messages/${sent.body.messageId}/read`,
+    { token: t['@b'], body: { messageId: sent.body.messageId } },
+    400,
+    'UNKNOWN_FIELD',
+  );
   expect(body.field).toBe('messageId');
   await expectRejected('GET', '/v1/inbox/count?box=outbox', { token: t['@b'] }, 400, 'UNKNOWN_FIELD');
 });
@@ -82,9 +117,20 @@ test('Idempotency-Key: a retry returns the original result and writes nothing; a
   const retry = await server.call('POST', '/v1/messages', { token: t['@a'], body: message, headers });
   expect(retry.body).toEqual(first.body);
   expect(await server.eventCount()).toBe(before);
-  await expectRejected('POST', '/v1/messages', { token: t['@a'], body: { ...message, subject: 'other' }, headers }, 422, 'IDEMPOTENCY_KEY_REUSED');
-  await expectRejected('POST', '/v1/messages', { token: t['@a'], body: { ...message, idempotencyKey: 'other-key' }, headers },
-    400, 'VALIDATION_FAILED');
+  await expectRejected(
+    'POST',
+    '/v1/messages',
+    { token: t['@a'], body: { ...message, subject: 'other' }, headers },
+    422,
+    'IDEMPOTENCY_KEY_REUSED',
+  );
+  await expectRejected(
+    'POST',
+    '/v1/messages',
+    { token: t['@a'], body: { ...message, idempotencyKey: 'other-key' }, headers },
+    400,
+    'VALIDATION_FAILED',
+  );
 });
 
 test('GET /v1/messages: tags as CSV, pagination, unknown and inapplicable filters', async () => {
@@ -99,7 +145,13 @@ test('GET /v1/messages: tags as CSV, pagination, unknown and inapplicable filter
   const outbox = await server.call('GET', '/v1/messages?box=outbox&to=@b&limit=200', { token: t['@a'] });
   expect(outbox.body.messages.map((m: any) => m.messageId)).toContain(tagged.body.messageId);
 
-  const inapplicable = await expectRejected('GET', '/v1/messages?box=outbox&status=unread', { token: t['@a'] }, 400, 'FILTER_NOT_APPLICABLE');
+  const inapplicable = await expectRejected(
+    'GET',
+    '/v1/messages?box=outbox&status=unread',
+    { token: t['@a'] },
+    400,
+    'FILTER_NOT_APPLICABLE',
+  );
   expect(inapplicable).toMatchObject({ filter: 'status', box: 'outbox', applicable: expect.arrayContaining(['to']) });
   const unknown = await expectRejected('GET', '/v1/messages?sender=@a', { token: t['@b'] }, 400, 'UNKNOWN_FIELD');
   expect(unknown.field).toBe('sender');
@@ -118,7 +170,8 @@ test('per-agent rate limit: 429 RATE_LIMITED with Retry-After; other agents and 
   const limited = await startTestServer({ rateLimitPerSecond: 0.5, rateLimitBurst: 3 });
   try {
     const tokens = await limited.register(['@x', '@y']);
-    for (let i = 0; i < 3; i += 1) expect((await limited.call('GET', '/v1/inbox/count', { token: tokens['@x'] })).status).toBe(200);
+    for (let i = 0; i < 3; i += 1)
+      expect((await limited.call('GET', '/v1/inbox/count', { token: tokens['@x'] })).status).toBe(200);
     const before = await limited.eventCount();
     const refused = await limited.call('POST', '/v1/messages', { token: tokens['@x'], body: message });
     expect(refused.status).toBe(429);
@@ -148,7 +201,9 @@ test('a request that outlives the timeout is 503 UNAVAILABLE that says a send ma
     const retried = await slow.call('POST', '/v1/messages', { token: x, body: { ...message, to: '@y' }, headers });
     expect(retried.status).toBe(201);
     expect(await slow.eventCount()).toBe(before + 1);
-    expect((await slow.call('GET', '/v1/messages', { token: y })).body.messages.map((m: any) => m.messageId)).toEqual([retried.body.messageId]);
+    expect((await slow.call('GET', '/v1/messages', { token: y })).body.messages.map((m: any) => m.messageId)).toEqual([
+      retried.body.messageId,
+    ]);
   } finally {
     await slow.close();
   }

@@ -25,7 +25,8 @@ beforeAll(async () => {
   mailbox = await memoryMailbox({ rateLimitPerSecond: 0 });
   http = buildApiServer(mailbox, logger);
   url = await http.listen('127.0.0.1', 0);
-  for (const identity of ['@a', '@b', '@c']) tokens[identity] = (await mailbox.asActor(ADMIN_ACTOR).registerAgent({ identity })).token;
+  for (const identity of ['@a', '@b', '@c'])
+    tokens[identity] = (await mailbox.asActor(ADMIN_ACTOR).registerAgent({ identity })).token;
 });
 afterAll(async () => {
   await http.close();
@@ -40,16 +41,24 @@ const nested = (levels: number): unknown => {
 };
 /** The same as JSON text, built without recursion (JSON.stringify itself overflows the stack at such depths). */
 const nestedText = (levels: number): string => `${'{"d":'.repeat(levels - 1)}{}${'}'.repeat(levels - 1)}`;
-const withData = (data: unknown) => ({ to: '@b', subject: 'deep', body: 'x', task: { input: { parts: [{ kind: 'data', data }] } } });
+const withData = (data: unknown) => ({
+  to: '@b',
+  subject: 'deep',
+  body: 'x',
+  task: { input: { parts: [{ kind: 'data', data }] } },
+});
 const taskText = (dataText: string) => `{"input":{"parts":[{"kind":"data","data":${dataText}}]}}`;
 const withDataText = (dataText: string) => `{"to":"@b","subject":"deep","body":"x","task":${taskText(dataText)}}`;
 // Five levels hold the data part: body > task > input > parts > part; the data's own levels come after them.
 const ABOVE_DATA = 5;
 
 async function post(body: string, token = tokens['@a']) {
-  const response = await fetch(`${url}/v1/messages`, { method: 'POST', body,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
-  return { status: response.status, body: await response.json() as any };
+  const response = await fetch(`${url}/v1/messages`, {
+    method: 'POST',
+    body,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+  });
+  return { status: response.status, body: (await response.json()) as any };
 }
 
 async function expectRefused(body: string) {
@@ -89,13 +98,18 @@ test('a task sent as a JSON-encoded string is held to the same limit', async () 
 
 test('MCP add_message with deep task data: a VALIDATION_FAILED tool error, no event, no error log', async () => {
   const client = new Client({ name: 'depth-e2e', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${tokens['@a']}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${tokens['@a']}` } },
+    }),
+  );
   try {
     const before = (await allEvents(mailbox)).length;
     const errorsBefore = logged.filter((line) => line.level >= 50).length;
-    const result = await client.callTool({ name: 'add_message', arguments: withData(nested(1000)) }) as
-      { isError?: boolean; content: Array<{ text: string }> };
+    const result = (await client.callTool({ name: 'add_message', arguments: withData(nested(1000)) })) as {
+      isError?: boolean;
+      content: Array<{ text: string }>;
+    };
     expect(result.isError).toBe(true);
     const envelope = JSON.parse(result.content[0].text);
     expect(envelope).toMatchObject({ code: 'VALIDATION_FAILED', limit: MAX_JSON_DEPTH });

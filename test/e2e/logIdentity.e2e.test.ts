@@ -40,17 +40,28 @@ afterAll(async () => {
 const namespace = () => `logid-${randomUUID().slice(0, 8)}`;
 
 async function serve(config: MailboxConfigInput): Promise<RunningServer> {
-  const server = await startServer(parseConfig({ port: 0, adminToken: ADMIN_TOKEN, logLevel: 'silent', redisUrl: redis.url, ...config }),
-    { logger: silentLogger, print: () => undefined });
+  const server = await startServer(
+    parseConfig({ port: 0, adminToken: ADMIN_TOKEN, logLevel: 'silent', redisUrl: redis.url, ...config }),
+    { logger: silentLogger, print: () => undefined },
+  );
   cleanups.push(() => server.close());
   return server;
 }
 
 async function call(url: string, method: string, pathname: string, token?: string, body?: unknown) {
-  const response = await fetch(url + pathname, { method, body: body === undefined ? undefined : JSON.stringify(body),
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) } });
+  const response = await fetch(url + pathname, {
+    method,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+  });
   const text = await response.text();
-  return { status: response.status, body: text && (response.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text };
+  return {
+    status: response.status,
+    body: text && (response.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text,
+  };
 }
 
 async function registerAll(url: string, identities: string[]): Promise<Record<string, string>> {
@@ -85,11 +96,21 @@ async function snapshot(ns: string): Promise<Record<string, string>> {
 /** The real CLI entry point (bin/mailbox.js) on the sources: exit code and stderr. */
 function spawnServe(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['-r', path.join(ROOT, 'test/support/tsRequireHook.js'), '-r', path.join(ROOT, 'test/support/distToSrc.js'),
-      path.join(ROOT, 'bin/mailbox.js'), 'serve'], {
-      env: { PATH: process.env.PATH, MAILBOX_PORT: '0', MAILBOX_ADMIN_TOKEN: ADMIN_TOKEN, MAILBOX_LOG_LEVEL: 'silent', ...env },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        '-r',
+        path.join(ROOT, 'test/support/tsRequireHook.js'),
+        '-r',
+        path.join(ROOT, 'test/support/distToSrc.js'),
+        path.join(ROOT, 'bin/mailbox.js'),
+        'serve',
+      ],
+      {
+        env: { PATH: process.env.PATH, MAILBOX_PORT: '0', MAILBOX_ADMIN_TOKEN: ADMIN_TOKEN, MAILBOX_LOG_LEVEL: 'silent', ...env },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     const timer = setTimeout(() => child.kill('SIGKILL'), 30_000); // a server that started instead of refusing
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -111,7 +132,10 @@ function expectRefusalLine(text: string, ns: string): void {
 }
 
 async function expectStartupRefusal(config: MailboxConfigInput, ns: string, contains = 'another event log'): Promise<void> {
-  const error = await serve(config).then(() => null, (e: unknown) => e);
+  const error = await serve(config).then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(isStartupError(error)).toBe(true);
   expect((error as Error).message).toContain(`Redis namespace '${ns}'`);
   expect((error as Error).message).toContain(contains);
@@ -124,7 +148,9 @@ test('one after the other: the second log refuses (one line, exit 2, nothing wri
   // The first mailbox on the namespace: three agents, a message.
   const first = await serve({ dataDir: dir1, redisNamespace: ns });
   const log1 = await registerAll(first.url, ['@ana', '@bo', '@cy', '@old-only']);
-  expect((await call(first.url, 'POST', '/v1/messages', log1['@ana'], { to: '@bo', subject: 'from log 1', body: 'x' })).status).toBe(201);
+  expect(
+    (await call(first.url, 'POST', '/v1/messages', log1['@ana'], { to: '@bo', subject: 'from log 1', body: 'x' })).status,
+  ).toBe(201);
   await first.close();
 
   // A second log (its own data dir), written with in-memory views: same agent names, many messages.
@@ -162,8 +188,12 @@ test('one after the other: the second log refuses (one line, exit 2, nothing wri
   const agentsDuring = await agentsAsked;
   expect(doneWhilePaused).toBe(false);
   expect(during.status).toBe(503);
-  expect(during.body.checks.projections).toMatchObject({ ok: false, running: false, views: 'foreign',
-    viewsProblem: expect.stringContaining(`Taking over Redis namespace '${ns}'`) });
+  expect(during.body.checks.projections).toMatchObject({
+    ok: false,
+    running: false,
+    views: 'foreign',
+    viewsProblem: expect.stringContaining(`Taking over Redis namespace '${ns}'`),
+  });
   expect(agentsDuring.status).toBe(503); // never log 1's agents
   expect(agentsDuring.body.message).toContain('another event log');
   await ready;
@@ -174,13 +204,17 @@ test('one after the other: the second log refuses (one line, exit 2, nothing wri
   expect(await agentsOf(second.url, log2['@ana'])).toEqual(['@ana', '@bo', '@cy']);
   expect(await subjects(second.url, log2['@bo'])).toEqual([]);
   expect((await call(second.url, 'GET', '/v1/inbox/count', log2['@cy'])).body.unread).toBe(400);
-  for (const [from, to] of [['@ana', '@bo'], ['@bo', '@cy'], ['@cy', '@ana']]) {
+  for (const [from, to] of [
+    ['@ana', '@bo'],
+    ['@bo', '@cy'],
+    ['@cy', '@ana'],
+  ]) {
     const sent = await call(second.url, 'POST', '/v1/messages', log2[from], { to, subject: `${from} to ${to}`, body: 'x' });
     expect(sent.status).toBe(201);
     expect(sent.body.warnings).toBeUndefined();
   }
   expect(await subjects(second.url, log2['@bo'])).toEqual(['@ana to @bo']);
-  expect((await subjects(second.url, log2['@ana']))).toEqual(['@cy to @ana']);
+  expect(await subjects(second.url, log2['@ana'])).toEqual(['@cy to @ana']);
   expect((await call(second.url, 'GET', '/v1/messages', log1['@bo'])).status).toBe(401); // log 1's tokens mean nothing here
 
   // The first log is now the foreign one: it refuses in turn.
@@ -193,7 +227,9 @@ test('the data dir deleted and Redis kept: the new log refuses the old views, wr
   const dir = tempDir();
   const first = await serve({ dataDir: dir, redisNamespace: ns });
   const tokens = await registerAll(first.url, ['@ana', '@bo', '@cy']);
-  expect((await call(first.url, 'POST', '/v1/messages', tokens['@ana'], { to: '@bo', subject: 'kept', body: 'x' })).status).toBe(201);
+  expect((await call(first.url, 'POST', '/v1/messages', tokens['@ana'], { to: '@bo', subject: 'kept', body: 'x' })).status).toBe(
+    201,
+  );
   await first.close();
   fs.rmSync(dir, { recursive: true, force: true });
   const before = await snapshot(ns);
@@ -207,7 +243,9 @@ test('the EventStoreDB double reset to an empty log: refused, nothing written; t
   cleanups.push(() => double.close());
   const first = await serve({ eventStoreUrl: double.url, redisNamespace: ns });
   const tokens = await registerAll(first.url, ['@ana', '@bo', '@cy']);
-  expect((await call(first.url, 'POST', '/v1/messages', tokens['@ana'], { to: '@bo', subject: 'old log', body: 'x' })).status).toBe(201);
+  expect(
+    (await call(first.url, 'POST', '/v1/messages', tokens['@ana'], { to: '@bo', subject: 'old log', body: 'x' })).status,
+  ).toBe(201);
   await first.close();
   await double.resetToEmpty();
   const before = await snapshot(ns);
@@ -217,7 +255,9 @@ test('the EventStoreDB double reset to an empty log: refused, nothing written; t
   const second = await serve({ eventStoreUrl: double.url, redisNamespace: ns, projectionsOnForeign: 'take-over' });
   await second.mailbox.viewsReady;
   const fresh = await registerAll(second.url, ['@dee', '@eve', '@fay']);
-  expect((await call(second.url, 'POST', '/v1/messages', fresh['@dee'], { to: '@eve', subject: 'new log', body: 'x' })).status).toBe(201);
+  expect(
+    (await call(second.url, 'POST', '/v1/messages', fresh['@dee'], { to: '@eve', subject: 'new log', body: 'x' })).status,
+  ).toBe(201);
   expect(await agentsOf(second.url, fresh['@fay'])).toEqual(['@dee', '@eve', '@fay']);
   expect(await subjects(second.url, fresh['@eve'])).toEqual(['new log']);
 });
@@ -228,7 +268,11 @@ test('both running at once: the second refuses (take-over too, while the first i
   const log1 = await registerAll(first.url, ['@ana', '@bo', '@cy']);
   const before = await snapshot(ns);
   await expectStartupRefusal({ dataDir: tempDir(), redisNamespace: ns }, ns);
-  await expectStartupRefusal({ dataDir: tempDir(), redisNamespace: ns, projectionsOnForeign: 'take-over' }, ns, 'is live on these views');
+  await expectStartupRefusal(
+    { dataDir: tempDir(), redisNamespace: ns, projectionsOnForeign: 'take-over' },
+    ns,
+    'is live on these views',
+  );
   expect(await snapshot(ns)).toEqual(before);
 
   // The first still works, wakes and all.
@@ -265,25 +309,45 @@ test('both running at once: the second refuses (take-over too, while the first i
   expect(await agentsOf(second.url, log2['@cy'])).toEqual(['@ana', '@bo', '@cy']);
 });
 
-test('a running mailbox frozen long enough to be taken over: on resume it stops applying and serving, says so, and passes on none of the new log\'s wakes', async () => {
+test("a running mailbox frozen long enough to be taken over: on resume it stops applying and serving, says so, and passes on none of the new log's wakes", async () => {
   const ns = namespace();
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['-r', path.join(ROOT, 'test/support/tsRequireHook.js'), '-r', path.join(ROOT, 'test/support/distToSrc.js'),
-    path.join(ROOT, 'bin/mailbox.js'), 'serve'], {
-    env: { PATH: process.env.PATH, MAILBOX_PORT: String(port), MAILBOX_ADMIN_TOKEN: ADMIN_TOKEN, MAILBOX_LOG_LEVEL: 'info',
-      MAILBOX_DATA_DIR: tempDir(), MAILBOX_REDIS_URL: redis.url, MAILBOX_REDIS_NAMESPACE: ns },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '-r',
+      path.join(ROOT, 'test/support/tsRequireHook.js'),
+      '-r',
+      path.join(ROOT, 'test/support/distToSrc.js'),
+      path.join(ROOT, 'bin/mailbox.js'),
+      'serve',
+    ],
+    {
+      env: {
+        PATH: process.env.PATH,
+        MAILBOX_PORT: String(port),
+        MAILBOX_ADMIN_TOKEN: ADMIN_TOKEN,
+        MAILBOX_LOG_LEVEL: 'info',
+        MAILBOX_DATA_DIR: tempDir(),
+        MAILBOX_REDIS_URL: redis.url,
+        MAILBOX_REDIS_NAMESPACE: ns,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  cleanups.push(() => new Promise<void>((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGCONT');
-    child.kill('SIGKILL');
-  }));
+  cleanups.push(
+    () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGCONT');
+        child.kill('SIGKILL');
+      }),
+  );
   const until = async (what: string, check: () => Promise<boolean> | boolean, timeoutMs = 20_000) => {
     const deadline = Date.now() + timeoutMs;
     while (!(await check())) {
@@ -291,7 +355,14 @@ test('a running mailbox frozen long enough to be taken over: on resume it stops 
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   };
-  await until('the first mailbox listening', async () => (await fetch(`${url}/readyz`).then((r) => r.status, () => 0)) === 200);
+  await until(
+    'the first mailbox listening',
+    async () =>
+      (await fetch(`${url}/readyz`).then(
+        (r) => r.status,
+        () => 0,
+      )) === 200,
+  );
   const log1 = await registerAll(url, ['@ana', '@bo', '@cy']);
   const bo1 = await subscribe(url, log1['@bo']);
   cleanups.push(() => bo1.close());

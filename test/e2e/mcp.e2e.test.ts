@@ -14,9 +14,11 @@ const clients: Client[] = [];
 
 async function mcpClient(token: string): Promise<Client> {
   const client = new Client({ name: 'mailbox-e2e', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${token}` } },
-  }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
   clients.push(client);
   return client;
 }
@@ -48,8 +50,15 @@ afterAll(async () => {
 
 test('lists the seven tools with strict input schemas', async () => {
   const { tools } = await (await mcpClient(t['@a'])).listTools();
-  expect(tools.map((tool) => tool.name).sort()).toEqual(
-    ['add_message', 'archive_message', 'get_message', 'list_agents', 'list_messages', 'mark_read', 'unread_count']);
+  expect(tools.map((tool) => tool.name).sort()).toEqual([
+    'add_message',
+    'archive_message',
+    'get_message',
+    'list_agents',
+    'list_messages',
+    'mark_read',
+    'unread_count',
+  ]);
   for (const tool of tools) expect(tool.inputSchema).toMatchObject({ type: 'object', additionalProperties: false });
   const markRead = tools.find((tool) => tool.name === 'mark_read')!;
   expect((markRead.inputSchema.properties as any).messageIds.anyOf.map((s: any) => s.type)).toEqual(['array', 'string']);
@@ -81,14 +90,27 @@ test.each(['@neo-gpt', '@other-client-agent-foo_42', 'AGENT:*'])('add_message to
   expect(json(result)).toMatchObject({ status: 'sent', to });
 });
 
-test.each(['AGENT:gpt', 'BROADCAST:*', 'neo-gpt'])('add_message to %s is a tool error with INVALID_RECIPIENT_SHAPE', async (to) => {
-  const envelope = await expectToolError(await mcpClient(t['@a']), 'add_message', { to, subject: 's', body: 'b' }, 'INVALID_RECIPIENT_SHAPE');
-  expect(envelope).toMatchObject({ to, valid_shapes: VALID_RECIPIENT_SHAPES });
-});
+test.each(['AGENT:gpt', 'BROADCAST:*', 'neo-gpt'])(
+  'add_message to %s is a tool error with INVALID_RECIPIENT_SHAPE',
+  async (to) => {
+    const envelope = await expectToolError(
+      await mcpClient(t['@a']),
+      'add_message',
+      { to, subject: 's', body: 'b' },
+      'INVALID_RECIPIENT_SHAPE',
+    );
+    expect(envelope).toMatchObject({ to, valid_shapes: VALID_RECIPIENT_SHAPES });
+  },
+);
 
 test('errors are tool errors with the same envelope as HTTP', async () => {
   const [a, c] = [await mcpClient(t['@a']), await mcpClient(t['@c'])];
-  const unknown = await expectToolError(a, 'add_message', { to: '@b', subject: 's', body: 'b', from: '@someone-else' }, 'UNKNOWN_FIELD');
+  const unknown = await expectToolError(
+    a,
+    'add_message',
+    { to: '@b', subject: 's', body: 'b', from: '@someone-else' },
+    'UNKNOWN_FIELD',
+  );
   expect(unknown.field).toBe('from');
   const { messageId } = json(await call(a, 'add_message', { to: '@b', subject: 's', body: 'b' }));
   await expectToolError(c, 'mark_read', { messageId }, 'MESSAGE_NOT_FOUND'); // @c is not party to it: as if it did not exist

@@ -20,25 +20,36 @@ afterAll(() => server.close());
 
 test('a tool call outliving the deadline answers at the deadline with UNAVAILABLE; the same key then returns the send once', async () => {
   const client = new Client({ name: 'deadline-e2e', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${t['@x']}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${t['@x']}` } },
+    }),
+  );
   try {
     await server.mailbox.runner.stop(); // views stop following: a send waits awaitProjectionMs (3 s) for them
     const args = { to: '@y', subject: 'slow', body: 'x', idempotencyKey: 'mcp-slow-1' };
     const before = await server.eventCount();
     const started = Date.now();
-    const result = await client.callTool({ name: 'add_message', arguments: args }) as { isError?: boolean; content: Array<{ text: string }> };
+    const result = (await client.callTool({ name: 'add_message', arguments: args })) as {
+      isError?: boolean;
+      content: Array<{ text: string }>;
+    };
     const elapsed = Date.now() - started;
     expect(result.isError).toBe(true);
     expect(JSON.parse(result.content[0].text)).toMatchObject({ code: 'UNAVAILABLE', timeoutMs: TIMEOUT_MS });
     expect(elapsed).toBeLessThan(TIMEOUT_MS + 1500); // not the 3 s the send waits for the views
     expect(await server.eventCount()).toBe(before + 1); // applied, as the message warns
     await server.mailbox.runner.start();
-    const retried = await client.callTool({ name: 'add_message', arguments: args }) as { isError?: boolean; content: Array<{ text: string }> };
+    const retried = (await client.callTool({ name: 'add_message', arguments: args })) as {
+      isError?: boolean;
+      content: Array<{ text: string }>;
+    };
     expect(retried.isError).toBeFalsy();
     expect(await server.eventCount()).toBe(before + 1);
     const inbox = await server.call('GET', '/v1/messages', { token: t['@y'] });
-    expect(inbox.body.messages.map((m: { messageId: string }) => m.messageId)).toEqual([JSON.parse(retried.content[0].text).messageId]);
+    expect(inbox.body.messages.map((m: { messageId: string }) => m.messageId)).toEqual([
+      JSON.parse(retried.content[0].text).messageId,
+    ]);
   } finally {
     await client.close();
   }

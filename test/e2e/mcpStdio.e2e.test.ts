@@ -29,7 +29,10 @@ async function stdioClient(token: string) {
   const mcp = await runStdioMcp(server.url, token, { stdin: toServer, stdout: fromServer });
   const client = new Client({ name: 'stdio-e2e', version: '1.0.0' });
   await client.connect(new StdioServerTransport(fromServer, toServer));
-  closers.push(async () => { await client.close(); await mcp.close(); });
+  closers.push(async () => {
+    await client.close();
+    await mcp.close();
+  });
   return client;
 }
 const call = async (client: Client, name: string, args: Record<string, unknown> = {}) =>
@@ -55,7 +58,9 @@ test("the server's envelope comes back as the tool error, and nothing is written
   const result = await call(a, 'add_message', { to: 'AGENT:gpt', subject: 's', body: 'b' });
   expect(result.isError).toBe(true);
   expect(json(result)).toMatchObject({ code: 'INVALID_RECIPIENT_SHAPE', to: 'AGENT:gpt', valid_shapes: expect.any(Array) });
-  const forbidden = await call(await stdioClient(t['@c']), 'mark_read', { messageIds: '["2b1e6c1e-5a8e-4a47-9c39-0c2f1d0c9a11"]' });
+  const forbidden = await call(await stdioClient(t['@c']), 'mark_read', {
+    messageIds: '["2b1e6c1e-5a8e-4a47-9c39-0c2f1d0c9a11"]',
+  });
   expect(json(forbidden).results[0].error.code).toBe('MESSAGE_NOT_FOUND');
   expect(await server.eventCount()).toBe(before);
 });
@@ -73,10 +78,17 @@ test('no token: the server still answers initialize and tools/list, and every to
   const mcp = await runStdioMcp(server.url, undefined, { stdin: toServer, stdout: fromServer });
   const client = new Client({ name: 'stdio-no-token', version: '1.0.0' });
   await client.connect(new StdioServerTransport(fromServer, toServer)); // initialize answered
-  closers.push(async () => { await client.close(); await mcp.close(); });
+  closers.push(async () => {
+    await client.close();
+    await mcp.close();
+  });
   const before = await server.eventCount();
   expect((await client.listTools()).tools).toHaveLength(7);
-  for (const [name, args] of [['unread_count', {}], ['add_message', { to: '@b', subject: 's', body: 'b' }], ['list_agents', {}]] as const) {
+  for (const [name, args] of [
+    ['unread_count', {}],
+    ['add_message', { to: '@b', subject: 's', body: 'b' }],
+    ['list_agents', {}],
+  ] as const) {
     const result = await call(client, name, args);
     expect(result.isError).toBe(true);
     expect(json(result)).toMatchObject({ code: 'UNAUTHENTICATED', message: expect.stringContaining('set MAILBOX_TOKEN') });

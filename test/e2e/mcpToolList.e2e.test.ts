@@ -24,9 +24,12 @@ test('tools/list answer size, measured on the wire', async () => {
     return response;
   };
   const client = new Client({ name: 'size-probe', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${token}` } }, fetch: measuringFetch,
-  }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+      fetch: measuringFetch,
+    }),
+  );
   const { tools } = await client.listTools();
   await client.close();
   const bytes = Buffer.byteLength(bodies[0]);

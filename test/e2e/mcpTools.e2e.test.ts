@@ -19,9 +19,11 @@ const clients: Client[] = [];
 
 async function mcpClient(token: string): Promise<Client> {
   const client = new Client({ name: 'mailbox-tools-e2e', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${token}` } },
-  }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
   clients.push(client);
   return client;
 }
@@ -46,8 +48,10 @@ test('every input property is described; to carries its pattern; status says its
       expect([name, field, typeof said]).toEqual([name, field, 'string']);
     }
   }
-  expect(property('add_message', 'to')).toMatchObject({ pattern: '^(AGENT:\\*|@[A-Za-z0-9_-]{1,64})$',
-    description: expect.stringMatching(/@<identity>.*AGENT:\*/) });
+  expect(property('add_message', 'to')).toMatchObject({
+    pattern: '^(AGENT:\\*|@[A-Za-z0-9_-]{1,64})$',
+    description: expect.stringMatching(/@<identity>.*AGENT:\*/),
+  });
   expect(property('add_message', 'inReplyTo').description).toContain('threadId is inherited');
   expect(property('add_message', 'threadId').description).toContain('omit with inReplyTo');
   expect(property('add_message', 'wakeSuppressed').description).toContain('refused for a direct message that is high priority');
@@ -87,9 +91,15 @@ test('every tool has an outputSchema; the SDK client validates each structured r
   const sent = await call(a, 'add_message', { to: 'AGENT:*', subject: 's', body: 'b', task: { state: 'input-required' } });
   const { messageId } = sent.structuredContent as { messageId: string };
   for (const [client, name, args] of [
-    [b, 'list_messages', {}], [b, 'get_message', { messageId }], [a, 'get_message', { messageId }], [b, 'unread_count', {}],
-    [b, 'mark_read', { messageId }], [b, 'mark_read', { messageIds: [messageId] }], [b, 'archive_message', { messageId }],
-    [a, 'list_agents', {}], [a, 'list_messages', { box: 'outbox' }],
+    [b, 'list_messages', {}],
+    [b, 'get_message', { messageId }],
+    [a, 'get_message', { messageId }],
+    [b, 'unread_count', {}],
+    [b, 'mark_read', { messageId }],
+    [b, 'mark_read', { messageIds: [messageId] }],
+    [b, 'archive_message', { messageId }],
+    [a, 'list_agents', {}],
+    [a, 'list_messages', { box: 'outbox' }],
   ] as Array<[Client, string, Record<string, unknown>]>) {
     const result = await call(client, name, args); // throws if structuredContent does not match the outputSchema
     expect([name, result.isError ?? false, typeof result.structuredContent]).toEqual([name, false, 'object']);
@@ -124,36 +134,49 @@ describe('tools/call with arguments JSON-encoded as a string', () => {
 });
 
 describe('a missing or bad token: a clear error, never an OAuth login', () => {
-  test.each([[null, 'missing'], ['mbx_wrong', 'bad']] as Array<[string | null, string]>)(
-    '%s token (%s): 401 without resource metadata, the envelope says use a static token', async (token) => {
-    const before = await server.eventCount();
-    const response = await fetch(`${server.url}/mcp`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream',
-        ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    });
-    expect(response.status).toBe(401);
-    const challenge = response.headers.get('www-authenticate')!;
-    expect(challenge).toMatch(/^Bearer realm="agent-mailbox"/);
-    expect(challenge).not.toContain('resource_metadata');
-    expect(challenge.includes('error="invalid_token"')).toBe(token !== null);
-    const body = await response.json() as { code: string; message: string };
-    expect(body).toMatchObject({ code: 'UNAUTHENTICATED', oauth: false });
-    expect(body.message).toContain("not OAuth: configure your MCP client with the header 'Authorization: Bearer <agent token>'");
-    expect(await server.eventCount()).toBe(before);
-  });
+  test.each([
+    [null, 'missing'],
+    ['mbx_wrong', 'bad'],
+  ] as Array<[string | null, string]>)(
+    '%s token (%s): 401 without resource metadata, the envelope says use a static token',
+    async (token) => {
+      const before = await server.eventCount();
+      const response = await fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      expect(response.status).toBe(401);
+      const challenge = response.headers.get('www-authenticate')!;
+      expect(challenge).toMatch(/^Bearer realm="agent-mailbox"/);
+      expect(challenge).not.toContain('resource_metadata');
+      expect(challenge.includes('error="invalid_token"')).toBe(token !== null);
+      const body = (await response.json()) as { code: string; message: string };
+      expect(body).toMatchObject({ code: 'UNAUTHENTICATED', oauth: false });
+      expect(body.message).toContain(
+        "not OAuth: configure your MCP client with the header 'Authorization: Bearer <agent token>'",
+      );
+      expect(await server.eventCount()).toBe(before);
+    },
+  );
 
   test('the SDK client surfaces that message on connect', async () => {
     const client = new Client({ name: 'no-token', version: '1.0.0' });
-    await expect(client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`))))
-      .rejects.toThrow(/takes a static agent token, not OAuth/);
+    await expect(client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)))).rejects.toThrow(
+      /takes a static agent token, not OAuth/,
+    );
   });
 
   test.each(['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-authorization-server', '/register'])(
-    'OAuth discovery at %s answers 404 saying there is no OAuth here', async (path) => {
+    'OAuth discovery at %s answers 404 saying there is no OAuth here',
+    async (path) => {
       const { status, body } = await server.call(path === '/register' ? 'POST' : 'GET', path);
       expect([status, body.code]).toEqual([404, 'NOT_FOUND']);
       expect(body.message).toContain('this mailbox does not offer OAuth');
-    });
+    },
+  );
 });

@@ -21,7 +21,10 @@ beforeAll(async () => {
   server = await startTestServer();
   t = await server.register(['@a', '@b', '@c']);
   auditor = (await server.register(['@audit'], 'auditor'))['@audit'];
-  const sent = await server.call('POST', '/v1/messages', { token: t['@a'], body: { to: '@b', subject: 'private', body: 'for @b only' } });
+  const sent = await server.call('POST', '/v1/messages', {
+    token: t['@a'],
+    body: { to: '@b', subject: 'private', body: 'for @b only' },
+  });
   existing = sent.body.messageId;
 });
 afterAll(async () => {
@@ -40,17 +43,20 @@ const httpProbes: Array<[string, (id: string) => [string, string, unknown?]]> = 
   ['POST /v1/messages with inReplyTo', (id) => ['POST', '/v1/messages', { to: '@a', subject: 're', body: 'x', inReplyTo: id }]],
 ];
 
-test.each(httpProbes)('%s: a message @c is not party to answers exactly as a missing one, writing nothing', async (_route, probe) => {
-  const before = await server.eventCount();
-  const [method, path, body] = probe(existing);
-  const other = await server.call(method, path, { token: t['@c'], body });
-  const [m2, p2, b2] = probe(missing);
-  const absent = await server.call(m2, p2, { token: t['@c'], body: b2 });
-  expect(other.status).toBe(absent.status);
-  expect(normalized(other.body, existing)).toEqual(normalized(absent.body, missing));
-  expect(JSON.stringify(other.body)).toContain('MESSAGE_NOT_FOUND');
-  expect(await server.eventCount()).toBe(before);
-});
+test.each(httpProbes)(
+  '%s: a message @c is not party to answers exactly as a missing one, writing nothing',
+  async (_route, probe) => {
+    const before = await server.eventCount();
+    const [method, path, body] = probe(existing);
+    const other = await server.call(method, path, { token: t['@c'], body });
+    const [m2, p2, b2] = probe(missing);
+    const absent = await server.call(m2, p2, { token: t['@c'], body: b2 });
+    expect(other.status).toBe(absent.status);
+    expect(normalized(other.body, existing)).toEqual(normalized(absent.body, missing));
+    expect(JSON.stringify(other.body)).toContain('MESSAGE_NOT_FOUND');
+    expect(await server.eventCount()).toBe(before);
+  },
+);
 
 test('the parties and auditors are unchanged: recipient and sender read it, an auditor too; the sender cannot mark it read', async () => {
   expect((await server.call('GET', `/v1/messages/${existing}`, { token: t['@b'] })).status).toBe(200);
@@ -64,8 +70,11 @@ test('the parties and auditors are unchanged: recipient and sender read it, an a
 
 test('MCP tools: get_message, mark_read, archive_message and add_message inReplyTo answer as for a missing message', async () => {
   const client = new Client({ name: 'oracle-e2e', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${t['@c']}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${t['@c']}` } },
+    }),
+  );
   clients.push(client);
   const probes: Array<[string, (id: string) => Record<string, unknown>]> = [
     ['get_message', (id) => ({ messageId: id })],
@@ -75,8 +84,14 @@ test('MCP tools: get_message, mark_read, archive_message and add_message inReply
   ];
   for (const [name, args] of probes) {
     const before = await server.eventCount();
-    const other = await client.callTool({ name, arguments: args(existing) }) as { isError?: boolean; content: Array<{ text: string }> };
-    const absent = await client.callTool({ name, arguments: args(missing) }) as { isError?: boolean; content: Array<{ text: string }> };
+    const other = (await client.callTool({ name, arguments: args(existing) })) as {
+      isError?: boolean;
+      content: Array<{ text: string }>;
+    };
+    const absent = (await client.callTool({ name, arguments: args(missing) })) as {
+      isError?: boolean;
+      content: Array<{ text: string }>;
+    };
     expect({ name, isError: other.isError }).toEqual({ name, isError: true });
     const [o, a] = [JSON.parse(other.content[0].text), JSON.parse(absent.content[0].text)];
     expect(o.code).toBe('MESSAGE_NOT_FOUND');

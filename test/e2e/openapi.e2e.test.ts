@@ -27,14 +27,18 @@ afterAll(() => server.close());
 
 const operations = (): Array<{ method: string; path: string; op: Json }> =>
   Object.entries(document.paths as Json).flatMap(([path, methods]) =>
-    Object.entries(methods as Json).map(([method, op]) => ({ method, path, op })));
+    Object.entries(methods as Json).map(([method, op]) => ({ method, path, op })),
+  );
 
 test('swagger-parser validates the document', async () => {
   const dir = tempDir('mailbox-openapi-');
   try {
     const file = path.join(dir, 'openapi.json');
     fs.writeFileSync(file, JSON.stringify(document));
-    const { stdout } = await promisify(execFile)(process.execPath, [path.join(__dirname, '../../scripts/validateOpenapi.mjs'), file]);
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      path.join(__dirname, '../../scripts/validateOpenapi.mjs'),
+      file,
+    ]);
     expect(stdout).toContain('valid OpenAPI 3.1.0');
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -50,7 +54,8 @@ test('servers are relative to wherever the document is served; every operation h
     const success = Object.entries(op.responses as Json).filter(([status]) => status.startsWith('2'));
     expect([method, path, success.length]).toEqual([method, path, 1]);
     const [, response] = success[0];
-    for (const media of Object.values(response.content as Json)) expect([method, path, media.schema]).toEqual([method, path, expect.any(Object)]);
+    for (const media of Object.values(response.content as Json))
+      expect([method, path, media.schema]).toEqual([method, path, expect.any(Object)]);
   }
 });
 
@@ -63,31 +68,49 @@ test('real answers conform to the documented success schemas', async () => {
     const [status, spec] = Object.entries(op.responses as Json).find(([code]) => code.startsWith('2'))!;
     expect([path, response.status]).toEqual([path, Number(status)]);
     const validate = ajv.compile(spec.content['application/json'].schema);
-    if (!validate(response.body)) throw new Error(`${method} ${path}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(response.body)}`);
+    if (!validate(response.body))
+      throw new Error(`${method} ${path}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(response.body)}`);
     return response.body as Json;
   };
   const admin = { token: server.adminToken };
   await check('POST', '/v1/agents', '/v1/agents', { ...admin, body: { identity: '@retiring' } });
   await check('DELETE', '/v1/agents/@retiring', '/v1/agents/{identity}', admin);
   await check('GET', '/v1/agents', '/v1/agents', { token: t['@a'] });
-  const task = { state: 'input-required', input: { parts: [{ kind: 'text', text: 'review' }] }, expiresAt: '2030-01-01T00:00:00Z' };
-  const sent = await check('POST', '/v1/messages', '/v1/messages',
-    { token: t['@a'], body: { to: '@nobody', subject: 's', body: 'b', tags: ['x'] } });
+  const task = {
+    state: 'input-required',
+    input: { parts: [{ kind: 'text', text: 'review' }] },
+    expiresAt: '2030-01-01T00:00:00Z',
+  };
+  const sent = await check('POST', '/v1/messages', '/v1/messages', {
+    token: t['@a'],
+    body: { to: '@nobody', subject: 's', body: 'b', tags: ['x'] },
+  });
   expect(sent.warnings).toHaveLength(1);
-  const broadcast = await check('POST', '/v1/messages', '/v1/messages', { token: t['@a'], body: { to: 'AGENT:*', subject: 's', body: 'b', task } });
-  const direct = await check('POST', '/v1/messages', '/v1/messages', { token: t['@a'], body: { to: '@b', subject: 's', body: 'b', inReplyTo: broadcast.messageId } });
+  const broadcast = await check('POST', '/v1/messages', '/v1/messages', {
+    token: t['@a'],
+    body: { to: 'AGENT:*', subject: 's', body: 'b', task },
+  });
+  const direct = await check('POST', '/v1/messages', '/v1/messages', {
+    token: t['@a'],
+    body: { to: '@b', subject: 's', body: 'b', inReplyTo: broadcast.messageId },
+  });
   await check('GET', '/v1/messages?status=unread', '/v1/messages', { token: t['@b'] });
   await check('GET', '/v1/messages?box=outbox', '/v1/messages', { token: t['@a'] });
   await check('GET', `/v1/messages/${broadcast.messageId}`, '/v1/messages/{id}', { token: t['@a'] });
   await check('GET', `/v1/messages/${broadcast.messageId}`, '/v1/messages/{id}', { token: t['@b'] });
   await check('POST', `/v1/messages/${direct.messageId}/read`, '/v1/messages/{id}/read', { token: t['@b'] });
   await check('POST', '/v1/messages/read', '/v1/messages/read', { token: t['@c'], body: { messageId: broadcast.messageId } });
-  const bulk = await check('POST', '/v1/messages/read', '/v1/messages/read',
-    { token: t['@b'], body: { messageIds: [broadcast.messageId, sent.messageId] } });
+  const bulk = await check('POST', '/v1/messages/read', '/v1/messages/read', {
+    token: t['@b'],
+    body: { messageIds: [broadcast.messageId, sent.messageId] },
+  });
   expect(bulk.results.map((r: Json) => r.status).sort()).toEqual(['error', 'read']);
   await check('POST', `/v1/messages/${direct.messageId}/archive`, '/v1/messages/{id}/archive', { token: t['@b'] });
-  expect(await check('GET', '/v1/inbox/count', '/v1/inbox/count', { token: t['@c'] })).toEqual(
-    { unreadCount: 0, unread: 0, byPriority: { low: 0, normal: 0, high: 0 } });
+  expect(await check('GET', '/v1/inbox/count', '/v1/inbox/count', { token: t['@c'] })).toEqual({
+    unreadCount: 0,
+    unread: 0,
+    byPriority: { low: 0, normal: 0, high: 0 },
+  });
   await check('GET', '/v1/heartbeat', '/v1/heartbeat', admin);
   await check('GET', '/v1/audit/events?limit=5', '/v1/audit/events', admin);
   await check('GET', '/healthz', '/healthz');

@@ -52,7 +52,9 @@ test('metrics count commands by outcome and code, and observe wake latency', asy
   expect(status).toBe(200);
   expect(headers.get('content-type')).toContain('text/plain');
   expect(metric(body, /^mailbox_commands_total\{command="send",surface="http",outcome="accepted",code=""\}/)).toBe(1);
-  expect(metric(body, /^mailbox_commands_total\{command="send",surface="http",outcome="rejected",code="INVALID_RECIPIENT_SHAPE"\}/)).toBe(1);
+  expect(
+    metric(body, /^mailbox_commands_total\{command="send",surface="http",outcome="rejected",code="INVALID_RECIPIENT_SHAPE"\}/),
+  ).toBe(1);
   expect(metric(body, /^mailbox_commands_total\{command="register_agent",surface="http",outcome="accepted"/)).toBe(2);
   expect(metric(body, /^mailbox_wake_latency_seconds_count/)).toBe(1);
   expect(metric(body, /^mailbox_projection_lag_events/)).toBe(0);
@@ -71,7 +73,10 @@ test('/openapi.json serves the OpenAPI document: every served route is documente
   expect(served).toEqual([...documented, ...undocumented].sort());
   expect(served).toHaveLength(23);
   const send = body.paths['/v1/messages'].post;
-  expect(send.requestBody.content['application/json'].schema).toMatchObject({ required: ['to', 'subject', 'body'], additionalProperties: false });
+  expect(send.requestBody.content['application/json'].schema).toMatchObject({
+    required: ['to', 'subject', 'body'],
+    additionalProperties: false,
+  });
   expect(send.responses['400'].description).toContain('INVALID_RECIPIENT_SHAPE');
 });
 

@@ -26,7 +26,10 @@ beforeAll(async () => {
   ensureBuilt();
   root = tempDir('mailbox-readme-');
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('MAILBOX_')));
-  server = spawn(process.execPath, [MAILBOX_BIN, 'serve'], { cwd: root, env: { ...env, MAILBOX_DATA_DIR: dataDir(), MAILBOX_PORT: '0' } });
+  server = spawn(process.execPath, [MAILBOX_BIN, 'serve'], {
+    cwd: root,
+    env: { ...env, MAILBOX_DATA_DIR: dataDir(), MAILBOX_PORT: '0' },
+  });
   url = await new Promise<string>((resolve, reject) => {
     let out = '';
     server.stdout!.on('data', (chunk) => {
@@ -46,15 +49,19 @@ afterAll(async () => {
   fs.rmSync(root, { recursive: true, force: true });
 });
 
-const bash = (script: string): Promise<CliRun> => new Promise((resolve) => {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('MAILBOX_')));
-  const child = spawn('bash', ['-c', `set -eo pipefail\n${script}`], { cwd: ROOT, env: { ...env, MAILBOX_URL: url, MAILBOX_DATA_DIR: dataDir() } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += String(chunk)));
-  child.stderr.on('data', (chunk) => (stderr += String(chunk)));
-  child.on('close', (code) => resolve({ code, stdout, stderr }));
-});
+const bash = (script: string): Promise<CliRun> =>
+  new Promise((resolve) => {
+    const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('MAILBOX_')));
+    const child = spawn('bash', ['-c', `set -eo pipefail\n${script}`], {
+      cwd: ROOT,
+      env: { ...env, MAILBOX_URL: url, MAILBOX_DATA_DIR: dataDir() },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += String(chunk)));
+    child.stderr.on('data', (chunk) => (stderr += String(chunk)));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
 
 test('the curl walkthrough runs as written: register, wake stream, send, wrong shape refused, read, count', async () => {
   const [curl] = readmeBlocks('### With curl', '### With the CLI');

@@ -11,7 +11,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const send = (to: string) => server.call('POST', '/v1/messages', { token: tokens['@sender'], body: { to, subject: 's', body: 'b' } });
+const send = (to: string) =>
+  server.call('POST', '/v1/messages', { token: tokens['@sender'], body: { to, subject: 's', body: 'b' } });
 
 test.each(['@neo-gpt', '@other-client-agent-foo_42', 'AGENT:*'])('%s is accepted with 201', async (to) => {
   const { status, body } = await send(to);
@@ -25,8 +26,12 @@ test('AGENT:gpt is rejected with INVALID_RECIPIENT_SHAPE listing both valid shap
   const before = await server.eventCount();
   const { status, body } = await send('AGENT:gpt');
   expect(status).toBe(400);
-  expect(body).toMatchObject({ error: 'Invalid recipient shape', code: 'INVALID_RECIPIENT_SHAPE', to: 'AGENT:gpt',
-    valid_shapes: VALID_RECIPIENT_SHAPES });
+  expect(body).toMatchObject({
+    error: 'Invalid recipient shape',
+    code: 'INVALID_RECIPIENT_SHAPE',
+    to: 'AGENT:gpt',
+    valid_shapes: VALID_RECIPIENT_SHAPES,
+  });
   expect(body.message).toContain("'AGENT:gpt'");
   expect(await server.eventCount()).toBe(before);
 });

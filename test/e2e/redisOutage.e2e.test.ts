@@ -19,7 +19,11 @@ let t: Record<string, string>;
 beforeAll(async () => {
   redis = await startRedis();
   if (!redis.kill) throw new Error('these tests need their own redis-server (unset REDIS_URL)');
-  server = await startTestServer({ redisUrl: redis.url, redisNamespace: `outage-${randomUUID().slice(0, 8)}`, redisTimeoutMs: DEADLINE_MS });
+  server = await startTestServer({
+    redisUrl: redis.url,
+    redisNamespace: `outage-${randomUUID().slice(0, 8)}`,
+    redisTimeoutMs: DEADLINE_MS,
+  });
   t = await server.register(['@r', '@s', '@u']);
 });
 afterAll(async () => {
@@ -88,7 +92,10 @@ test('Redis killed: every read answers 503 within the deadline, every time; 200 
     await redis.start!();
   }
   await expectAllRecover();
-  const sent = await server.call('POST', '/v1/messages', { token: t['@s'], body: { to: '@r', subject: 'after the outage', body: 'x' } });
+  const sent = await server.call('POST', '/v1/messages', {
+    token: t['@s'],
+    body: { to: '@r', subject: 'after the outage', body: 'x' },
+  });
   expect(sent.status).toBe(201);
   const until = Date.now() + 15_000;
   let listed = false;

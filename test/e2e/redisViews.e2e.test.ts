@@ -25,7 +25,10 @@ afterAll(async () => {
 });
 
 const send = async (from: string, to: string) => {
-  const { status, body } = await server.call('POST', '/v1/messages', { token: t[from], body: { to, subject: `to ${to}`, body: 'x' } });
+  const { status, body } = await server.call('POST', '/v1/messages', {
+    token: t[from],
+    body: { to, subject: `to ${to}`, body: 'x' },
+  });
   expect(status).toBe(201);
   return body.messageId as string;
 };
@@ -62,8 +65,10 @@ test('wakes over Redis pub/sub: one per delivery, none to a broadcast sender, in
 test('read state is per recipient, and a non-recipient is refused without writing', async () => {
   const id = await send('@a', 'AGENT:*');
   expect((await server.call('POST', `/v1/messages/${id}/read`, { token: t['@b'] })).status).toBe(200);
-  const unreadOf = async (who: string) => (await server.call('GET', '/v1/messages?status=unread', { token: t[who] }))
-    .body.messages.map((m: { messageId: string }) => m.messageId);
+  const unreadOf = async (who: string) =>
+    (await server.call('GET', '/v1/messages?status=unread', { token: t[who] })).body.messages.map(
+      (m: { messageId: string }) => m.messageId,
+    );
   expect(await unreadOf('@b')).not.toContain(id);
   expect(await unreadOf('@c')).toContain(id);
   const dm = await send('@a', '@b');

@@ -11,13 +11,19 @@ import { silentLogger, tempDir } from '../support/fixtures';
 
 const start = async (dataDir: string, extra: Record<string, unknown> = {}) => {
   const printed: string[] = [];
-  const server = await startServer(parseConfig({ dataDir, port: 0, logLevel: 'silent', ...extra }),
-    { logger: silentLogger, print: (text) => printed.push(text) });
+  const server = await startServer(parseConfig({ dataDir, port: 0, logLevel: 'silent', ...extra }), {
+    logger: silentLogger,
+    print: (text) => printed.push(text),
+  });
   return { server, printed: printed.join('') };
 };
 
-const post = (url: string, pathname: string, token: string, body: unknown) => fetch(url + pathname, {
-  method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = (url: string, pathname: string, token: string, body: unknown) =>
+  fetch(url + pathname, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
 test('generates the admin token once, stores it 0600, prints it only then, and keeps the log across restarts', async () => {
   const dataDir = tempDir();
@@ -31,13 +37,17 @@ test('generates the admin token once, stores it 0600, prints it only then, and k
   const registered = await post(first.server.url, '/v1/agents', token, { identity: '@a' });
   expect(registered.status).toBe(201);
   const agentToken = ((await registered.json()) as { token: string }).token;
-  expect((await post(first.server.url, '/v1/messages', agentToken, { to: '@a', subject: 'note', body: 'to self' })).status).toBe(201);
+  expect((await post(first.server.url, '/v1/messages', agentToken, { to: '@a', subject: 'note', body: 'to self' })).status).toBe(
+    201,
+  );
   await first.server.close();
 
   const second = await start(dataDir);
   expect(second.printed).toBe('');
   const inbox = await fetch(`${second.server.url}/v1/messages`, { headers: { authorization: `Bearer ${agentToken}` } });
-  expect(((await inbox.json()) as { messages: Array<{ subject: string }> }).messages.map((m: { subject: string }) => m.subject)).toEqual(['note']);
+  expect(
+    ((await inbox.json()) as { messages: Array<{ subject: string }> }).messages.map((m: { subject: string }) => m.subject),
+  ).toEqual(['note']);
   expect((await post(second.server.url, '/v1/agents', token, { identity: '@b' })).status).toBe(201);
   await second.server.close();
 });

@@ -18,7 +18,8 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
-const listening = (server: net.Server) => new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port)));
+const listening = (server: net.Server) =>
+  new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port)));
 const closed = (server: net.Server) => new Promise<void>((resolve) => server.close(() => resolve()));
 
 /** A loopback port nobody listens on. */
@@ -55,7 +56,12 @@ test.each([
   ['token-blank', { MAILBOX_ADMIN_TOKEN: '                    ' }, 'MAILBOX_ADMIN_TOKEN', ['blank', '16 or more characters']],
   ['host-bad', { MAILBOX_HOST: '999.1.1.1' }, 'MAILBOX_HOST', ["'999.1.1.1'", '127.0.0.1']],
   ['host-not-local', { MAILBOX_HOST: '192.0.2.1' }, 'MAILBOX_HOST', ["'192.0.2.1'", 'not an address of this machine']],
-  ['store-sqlite-empty', { MAILBOX_EVENTSTORE_URL: 'sqlite:' }, 'MAILBOX_EVENTSTORE_URL', ["'sqlite:'", 'sqlite:<path to a file>']],
+  [
+    'store-sqlite-empty',
+    { MAILBOX_EVENTSTORE_URL: 'sqlite:' },
+    'MAILBOX_EVENTSTORE_URL',
+    ["'sqlite:'", 'sqlite:<path to a file>'],
+  ],
   ['store-unsupported', { MAILBOX_EVENTSTORE_URL: 'postgres://x' }, 'MAILBOX_EVENTSTORE_URL', ['esdb://host:2113']],
   ['redis-url-bad', { MAILBOX_REDIS_URL: 'localhost:6379' }, 'MAILBOX_REDIS_URL', ['redis://host:6379']],
   ['strict-typo', { MAILBOX_STRICT_RECIPIENTS: 'ture' }, 'MAILBOX_STRICT_RECIPIENTS', ["'ture'", 'true or false']],
@@ -75,7 +81,13 @@ test('port in use: names the port and MAILBOX_PORT, generates no admin token', a
   const other = net.createServer();
   const port = await listening(other);
   try {
-    expectOneLine(await serve('port-in-use', { MAILBOX_PORT: String(port) }), 'MAILBOX_PORT', `port ${port}`, 'in use', 'another mailbox?');
+    expectOneLine(
+      await serve('port-in-use', { MAILBOX_PORT: String(port) }),
+      'MAILBOX_PORT',
+      `port ${port}`,
+      'in use',
+      'another mailbox?',
+    );
   } finally {
     await closed(other);
   }
@@ -85,7 +97,11 @@ test('unreachable Redis: retried with backoff (said in the log), then one line n
   const port = await deadPort();
   const run = await serve('redis-down', { MAILBOX_REDIS_URL: `redis://127.0.0.1:${port}`, MAILBOX_STARTUP_RETRY_MS: '1500' });
   expectOneLine(run, 'MAILBOX_REDIS_URL', `Redis at redis://127.0.0.1:${port} is unreachable`, 'MAILBOX_STARTUP_RETRY_MS');
-  const retries = run.stdout.trim().split('\n').map((line) => JSON.parse(line)).filter((entry) => /retrying/.test(entry.msg));
+  const retries = run.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line))
+    .filter((entry) => /retrying/.test(entry.msg));
   expect(retries.length).toBeGreaterThanOrEqual(2);
   expect(retries.map((entry) => entry.retryInMs).slice(0, 2)).toEqual([250, 500]); // backoff doubles
 });
@@ -93,7 +109,9 @@ test('unreachable Redis: retried with backoff (said in the log), then one line n
 test('unreachable EventStoreDB: one line naming the host and MAILBOX_EVENTSTORE_URL', async () => {
   const port = await deadPort();
   const run = await serve('esdb-down', {
-    MAILBOX_EVENTSTORE_URL: `esdb://127.0.0.1:${port}?tls=false&defaultDeadline=500`, MAILBOX_STARTUP_RETRY_MS: '300' });
+    MAILBOX_EVENTSTORE_URL: `esdb://127.0.0.1:${port}?tls=false&defaultDeadline=500`,
+    MAILBOX_STARTUP_RETRY_MS: '300',
+  });
   expectOneLine(run, 'MAILBOX_EVENTSTORE_URL', `EventStoreDB at 127.0.0.1:${port} is unreachable`);
 });
 
@@ -102,8 +120,10 @@ test('a misspelled variable is warned with the nearest name; JSON logs off a ter
   const run = await new Promise<CliRun>((resolve) => {
     const { spawn } = jest.requireActual<typeof ChildProcess>('node:child_process');
     const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('MAILBOX_')));
-    const child = spawn(process.execPath, ['bin/mailbox.js', 'serve'], { cwd: path.resolve(__dirname, '../..'),
-      env: { ...env, MAILBOX_DATA_DIR: dataDir, MAILBOX_PORT: '0', MAILBOX_STRICT_RECIPENTS: 'true' } });
+    const child = spawn(process.execPath, ['bin/mailbox.js', 'serve'], {
+      cwd: path.resolve(__dirname, '../..'),
+      env: { ...env, MAILBOX_DATA_DIR: dataDir, MAILBOX_PORT: '0', MAILBOX_STRICT_RECIPENTS: 'true' },
+    });
     let stdout = '';
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += String(chunk)));
@@ -115,8 +135,13 @@ test('a misspelled variable is warned with the nearest name; JSON logs off a ter
   });
   expect(run.code).toBe(0);
   expect(run.stderr).toBe('');
-  const messages = run.stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line).msg as string);
-  expect(messages[0]).toBe('MAILBOX_STRICT_RECIPENTS is not a mailbox variable and is ignored: did you mean MAILBOX_STRICT_RECIPIENTS?');
+  const messages = run.stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line).msg as string);
+  expect(messages[0]).toBe(
+    'MAILBOX_STRICT_RECIPENTS is not a mailbox variable and is ignored: did you mean MAILBOX_STRICT_RECIPIENTS?',
+  );
   const order = ['mailbox listening on', 'shutting down', 'stopped'].map((text) => messages.findIndex((m) => m.startsWith(text)));
   expect(order.every((index) => index >= 0)).toBe(true);
   expect(order).toEqual([...order].sort((a, b) => a - b));

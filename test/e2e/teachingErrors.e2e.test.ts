@@ -34,43 +34,89 @@ const message = (to: string, extra: Record<string, unknown> = {}) => ({ to, subj
 
 describe('an array field given as a string states its own form', () => {
   test.each(['review,urgent', 'review'])('tags: %j', async (tags) => {
-    const body = await rejected(server, 'POST', '/v1/messages', { token: t['@a'], body: message('@b', { tags }) }, 400, 'VALIDATION_FAILED');
+    const body = await rejected(
+      server,
+      'POST',
+      '/v1/messages',
+      { token: t['@a'], body: message('@b', { tags }) },
+      400,
+      'VALIDATION_FAILED',
+    );
     expect(body.field).toBe('tags');
-    expect(body.message).toContain("'tags' must be an array of strings, e.g. [\"review\", \"urgent\"]");
+    expect(body.message).toContain('\'tags\' must be an array of strings, e.g. ["review", "urgent"]');
     expect(body.message).not.toContain('an object');
     if (tags.includes(',')) expect(body.message).toContain('comma-separated text is not split');
   });
 
   test('messageIds: "id1,id2"', async () => {
-    const ids = await Promise.all([1, 2].map(async () =>
-      (await server.call('POST', '/v1/messages', { token: t['@a'], body: message('@b') })).body.messageId as string));
-    const body = await rejected(server, 'POST', '/v1/messages/read', { token: t['@b'], body: { messageIds: ids.join(',') } },
-      400, 'VALIDATION_FAILED');
+    const ids = await Promise.all(
+      [1, 2].map(
+        async () => (await server.call('POST', '/v1/messages', { token: t['@a'], body: message('@b') })).body.messageId as string,
+      ),
+    );
+    const body = await rejected(
+      server,
+      'POST',
+      '/v1/messages/read',
+      { token: t['@b'], body: { messageIds: ids.join(',') } },
+      400,
+      'VALIDATION_FAILED',
+    );
     expect(body.field).toBe('messageIds');
-    expect(body.message).toContain("'messageIds' must be an array of message ids, e.g. [\"<id>\", \"<id>\"]");
+    expect(body.message).toContain('\'messageIds\' must be an array of message ids, e.g. ["<id>", "<id>"]');
     expect(body.message).not.toContain('an object');
   });
 
   test('task given as a non-JSON string names the object form', async () => {
-    const body = await rejected(server, 'POST', '/v1/messages', { token: t['@a'], body: message('@b', { task: 'review this' }) },
-      400, 'VALIDATION_FAILED');
-    expect(body.message).toContain("'task' must be an object (an A2A task envelope), e.g. {\"state\": \"submitted\"}");
+    const body = await rejected(
+      server,
+      'POST',
+      '/v1/messages',
+      { token: t['@a'], body: message('@b', { task: 'review this' }) },
+      400,
+      'VALIDATION_FAILED',
+    );
+    expect(body.message).toContain('\'task\' must be an object (an A2A task envelope), e.g. {"state": "submitted"}');
   });
 });
 
 test('mark read {messageId: [id1, id2]} points to messageIds', async () => {
-  const ids = await Promise.all([1, 2].map(async () =>
-    (await server.call('POST', '/v1/messages', { token: t['@a'], body: message('@b') })).body.messageId as string));
-  const body = await rejected(server, 'POST', '/v1/messages/read', { token: t['@b'], body: { messageId: ids } }, 400, 'VALIDATION_FAILED');
+  const ids = await Promise.all(
+    [1, 2].map(
+      async () => (await server.call('POST', '/v1/messages', { token: t['@a'], body: message('@b') })).body.messageId as string,
+    ),
+  );
+  const body = await rejected(
+    server,
+    'POST',
+    '/v1/messages/read',
+    { token: t['@b'], body: { messageId: ids } },
+    400,
+    'VALIDATION_FAILED',
+  );
   expect(body.field).toBe('messageId');
   expect(body.message).toContain('for several ids send messageIds: ["<id>", "<id>"]');
 });
 
 test('a repeated query parameter is said to be repeated; a repeated tags is a list', async () => {
-  const body = await rejected(server, 'GET', '/v1/messages?status=unread&status=read', { token: t['@b'] }, 400, 'VALIDATION_FAILED');
+  const body = await rejected(
+    server,
+    'GET',
+    '/v1/messages?status=unread&status=read',
+    { token: t['@b'] },
+    400,
+    'VALIDATION_FAILED',
+  );
   expect(body).toMatchObject({ field: 'status', values: ['unread', 'read'] });
   expect(body.message).toContain("the query parameter 'status' was repeated (status=unread&status=read); give it once");
-  const audit = await rejected(server, 'GET', '/v1/audit/events?limit=1&limit=2', { token: server.adminToken }, 400, 'VALIDATION_FAILED');
+  const audit = await rejected(
+    server,
+    'GET',
+    '/v1/audit/events?limit=1&limit=2',
+    { token: server.adminToken },
+    400,
+    'VALIDATION_FAILED',
+  );
   expect(audit.message).toContain("'limit' was repeated");
   const tagged = await server.call('POST', '/v1/messages', { token: t['@a'], body: message('@c', { tags: ['x', 'y'] }) });
   const listed = await server.call('GET', '/v1/messages?tags=x&tags=y', { token: t['@c'] });
@@ -93,15 +139,25 @@ test('an upper-case message id is the same message: read, marked read once, arch
 });
 
 describe('a direct send to someone who is not an active agent', () => {
-  test.each(['@all', '@everyone', '@channel', '@here'])('%s (unregistered, reads like a broadcast) teaches AGENT:*', async (to) => {
-    const { status, body } = await server.call('POST', '/v1/messages', { token: t['@a'], body: message(to) });
-    expect(status).toBe(201);
-    expect(body.warnings).toEqual([expect.objectContaining({ code: 'UNREGISTERED_RECIPIENT', suggestions: ['AGENT:*'] })]);
-    expect(body.warnings[0].message).toContain('to write to every agent, send to AGENT:*');
-    const refused = await rejected(strict, 'POST', '/v1/messages', { token: s['@a'], body: message(to) }, 404, 'UNKNOWN_RECIPIENT');
-    expect(refused.message).toContain('send to AGENT:*');
-    expect(refused.suggestions).toEqual(['AGENT:*']);
-  });
+  test.each(['@all', '@everyone', '@channel', '@here'])(
+    '%s (unregistered, reads like a broadcast) teaches AGENT:*',
+    async (to) => {
+      const { status, body } = await server.call('POST', '/v1/messages', { token: t['@a'], body: message(to) });
+      expect(status).toBe(201);
+      expect(body.warnings).toEqual([expect.objectContaining({ code: 'UNREGISTERED_RECIPIENT', suggestions: ['AGENT:*'] })]);
+      expect(body.warnings[0].message).toContain('to write to every agent, send to AGENT:*');
+      const refused = await rejected(
+        strict,
+        'POST',
+        '/v1/messages',
+        { token: s['@a'], body: message(to) },
+        404,
+        'UNKNOWN_RECIPIENT',
+      );
+      expect(refused.message).toContain('send to AGENT:*');
+      expect(refused.suggestions).toEqual(['AGENT:*']);
+    },
+  );
 
   test('a retired identity: the warning says retired (never "if it registers"); strictRecipients refuses it', async () => {
     const { status, body } = await server.call('POST', '/v1/messages', { token: t['@a'], body: message('@gone') });
@@ -109,7 +165,14 @@ describe('a direct send to someone who is not an active agent', () => {
     expect(body.warnings).toEqual([expect.objectContaining({ code: 'RETIRED_RECIPIENT' })]);
     expect(body.warnings[0].message).toMatch(/@gone was retired at .* and will never read it \(identities are never reused\)/);
     expect(body.warnings[0].message).not.toContain('register');
-    const refused = await rejected(strict, 'POST', '/v1/messages', { token: s['@a'], body: message('@gone') }, 404, 'UNKNOWN_RECIPIENT');
+    const refused = await rejected(
+      strict,
+      'POST',
+      '/v1/messages',
+      { token: s['@a'], body: message('@gone') },
+      404,
+      'UNKNOWN_RECIPIENT',
+    );
     expect(refused.message).toContain('@gone was retired at');
     expect(refused.message).not.toContain('will see');
   });
@@ -123,12 +186,26 @@ describe('a direct send to someone who is not an active agent', () => {
 
 describe('unknown-field errors', () => {
   test.each(['from', 'sender', 'sentBy'])('%s (a sender field) says the identity comes from the token', async (field) => {
-    const body = await rejected(server, 'POST', '/v1/messages', { token: t['@a'], body: message('@b', { [field]: '@b' }) }, 400, 'UNKNOWN_FIELD');
+    const body = await rejected(
+      server,
+      'POST',
+      '/v1/messages',
+      { token: t['@a'], body: message('@b', { [field]: '@b' }) },
+      400,
+      'UNKNOWN_FIELD',
+    );
     expect(body.message).toContain('Your identity comes from your token');
   });
 
   test('any other unknown field lists the allowed ones and says nothing about identity', async () => {
-    const body = await rejected(server, 'POST', '/v1/messages', { token: t['@a'], body: message('@b', { colour: 'red' }) }, 400, 'UNKNOWN_FIELD');
+    const body = await rejected(
+      server,
+      'POST',
+      '/v1/messages',
+      { token: t['@a'], body: message('@b', { colour: 'red' }) },
+      400,
+      'UNKNOWN_FIELD',
+    );
     expect(body.message).toContain('allowed fields: to, subject, body');
     expect(body.message).not.toContain('identity');
   });

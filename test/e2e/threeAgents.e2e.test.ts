@@ -76,16 +76,30 @@ test('bulk mark_read reports per id, accepts a JSON-encoded array, and rejects o
   const before = await server.eventCount();
   const byC = await server.call('POST', '/v1/messages/read', { token: t['@c'], body: { messageIds: [one] } });
   expect(await server.eventCount()).toBe(before);
-  expect(byC.body.results).toEqual([{ messageId: one, status: 'error', error: expect.objectContaining({ code: 'MESSAGE_NOT_FOUND' }) }]);
-  const byB = await server.call('POST', '/v1/messages/read', { token: t['@b'], body: { messageIds: JSON.stringify([one, two]) } });
+  expect(byC.body.results).toEqual([
+    { messageId: one, status: 'error', error: expect.objectContaining({ code: 'MESSAGE_NOT_FOUND' }) },
+  ]);
+  const byB = await server.call('POST', '/v1/messages/read', {
+    token: t['@b'],
+    body: { messageIds: JSON.stringify([one, two]) },
+  });
   expect(byB.status).toBe(200);
-  expect(byB.body.results.map((r: any) => [r.messageId, r.status])).toEqual([[one, 'read'], [two, 'read']]);
+  expect(byB.body.results.map((r: any) => [r.messageId, r.status])).toEqual([
+    [one, 'read'],
+    [two, 'read'],
+  ]);
 });
 
 test('identity comes only from the token: from/sender/sentBy in the body are UNKNOWN_FIELD', async () => {
   for (const field of ['from', 'sender', 'sentBy']) {
-    const body = await expectRejected(server.call('POST', '/v1/messages', {
-      token: t['@a'], body: { to: '@c', subject: 's', body: 'b', [field]: '@someone-else' } }), 400, 'UNKNOWN_FIELD');
+    const body = await expectRejected(
+      server.call('POST', '/v1/messages', {
+        token: t['@a'],
+        body: { to: '@c', subject: 's', body: 'b', [field]: '@someone-else' },
+      }),
+      400,
+      'UNKNOWN_FIELD',
+    );
     expect(body).toMatchObject({ field, allowed: expect.arrayContaining(['to', 'subject', 'body']) });
   }
 });
@@ -106,6 +120,8 @@ test('archive hides a message from its recipient only', async () => {
   const id = await send('@a', { to: 'AGENT:*' });
   const archived = await server.call('POST', `/v1/messages/${id}/archive`, { token: t['@b'] });
   expect(archived.body).toEqual({ messageId: id, status: 'archived', archivedAt: expect.any(String) });
-  expect((await server.call('GET', '/v1/messages?status=all', { token: t['@b'] })).body.messages.map((m: any) => m.messageId)).not.toContain(id);
+  expect(
+    (await server.call('GET', '/v1/messages?status=all', { token: t['@b'] })).body.messages.map((m: any) => m.messageId),
+  ).not.toContain(id);
   expect((await unread('@c')).messages.map((m: any) => m.messageId)).toContain(id);
 });

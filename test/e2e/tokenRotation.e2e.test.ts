@@ -19,7 +19,10 @@ const inbox = (token: string) => server.call('GET', '/v1/messages', { token });
 
 test('the new token works, the old one is refused at once, identity and mail are kept; others are untouched', async () => {
   const tokens = await server.register(['@alice', '@bob', '@carol']);
-  const sent = await server.call('POST', '/v1/messages', { token: tokens['@alice'], body: { to: '@bob', subject: 'before', body: 'x' } });
+  const sent = await server.call('POST', '/v1/messages', {
+    token: tokens['@alice'],
+    body: { to: '@bob', subject: 'before', body: 'x' },
+  });
   expect(sent.status).toBe(201);
   const before = await server.eventCount();
 
@@ -28,8 +31,9 @@ test('the new token works, the old one is refused at once, identity and mail are
   expect(rotated.body).toEqual({ identity: '@bob', token: expect.stringMatching(/^mbx_/), rotatedAt: expect.any(String) });
   expect(rotated.body.token).not.toBe(tokens['@bob']);
   const events = (await server.mailbox.eventStore.readAll(null, 1000)).slice(before);
-  expect(events.map((e) => [e.type, e.data])).toEqual([['AgentTokenRotated',
-    { identity: '@bob', tokenHash: expect.any(String), rotatedAt: rotated.body.rotatedAt }]]);
+  expect(events.map((e) => [e.type, e.data])).toEqual([
+    ['AgentTokenRotated', { identity: '@bob', tokenHash: expect.any(String), rotatedAt: rotated.body.rotatedAt }],
+  ]);
   expect(JSON.stringify(events[0].data)).not.toContain(rotated.body.token); // the hash only
 
   const old = await inbox(tokens['@bob']);
@@ -39,10 +43,19 @@ test('the new token works, the old one is refused at once, identity and mail are
   expect(fresh.status).toBe(200);
   expect(fresh.body.messages.map((m: { subject: string }) => m.subject)).toEqual(['before']);
   // Mail sent to @bob after the rotation reaches the same identity; @carol's token is unaffected.
-  expect((await server.call('POST', '/v1/messages', { token: tokens['@carol'], body: { to: '@bob', subject: 'after', body: 'y' } })).status).toBe(201);
+  expect(
+    (await server.call('POST', '/v1/messages', { token: tokens['@carol'], body: { to: '@bob', subject: 'after', body: 'y' } }))
+      .status,
+  ).toBe(201);
   expect((await inbox(rotated.body.token)).body.messages.map((m: { subject: string }) => m.subject)).toEqual(['after', 'before']);
-  expect((await server.call('POST', '/v1/messages', { token: rotated.body.token, body: { to: '@alice', subject: 'me again', body: 'z' } })).body.recipients)
-    .toEqual(['@alice']);
+  expect(
+    (
+      await server.call('POST', '/v1/messages', {
+        token: rotated.body.token,
+        body: { to: '@alice', subject: 'me again', body: 'z' },
+      })
+    ).body.recipients,
+  ).toEqual(['@alice']);
 });
 
 test('refusals write no event: retired agent (clear error), unknown agent, agent caller, a body', async () => {
@@ -82,15 +95,22 @@ test('library and CLI: mailbox.asActor(admin).rotateToken and `mailbox agent tok
   const out: string[] = [];
   const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => (out.push(String(chunk)), true));
   try {
-    await buildProgram().exitOverride().parseAsync(['node', 'mailbox', 'agent', 'token', '@hal', '--url', server.url, '--token', server.adminToken]);
+    await buildProgram()
+      .exitOverride()
+      .parseAsync(['node', 'mailbox', 'agent', 'token', '@hal', '--url', server.url, '--token', server.adminToken]);
   } finally {
     spy.mockRestore();
   }
-  expect(out.join('')).toMatch(/^New token for @hal at \S+; the old one no longer works\.\nToken \(shown only now[^\n]*\n {2}mbx_\S+/);
+  expect(out.join('')).toMatch(
+    /^New token for @hal at \S+; the old one no longer works\.\nToken \(shown only now[^\n]*\n {2}mbx_\S+/,
+  );
   const cliToken = /(mbx_\S+)/.exec(out.join(''))![1];
   expect((await inbox(cliToken)).status).toBe(200);
   expect((await inbox(tokens['@hal'])).status).toBe(401);
   expect((await inbox(tokens['@ivy'])).status).toBe(200);
-  expect(changes).toEqual([['@gus', 'token rotated'], ['@hal', 'token rotated']]);
+  expect(changes).toEqual([
+    ['@gus', 'token rotated'],
+    ['@hal', 'token rotated'],
+  ]);
   unsubscribe();
 });

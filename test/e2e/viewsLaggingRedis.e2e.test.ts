@@ -17,7 +17,11 @@ let t: Record<string, string>;
 beforeAll(async () => {
   redis = await startRedis();
   if (!redis.pause) throw new Error('this suite freezes its own redis-server (unset REDIS_URL)');
-  server = await startTestServer({ redisUrl: redis.url, redisNamespace: `lag-${randomUUID().slice(0, 8)}`, awaitProjectionMs: AWAIT_MS });
+  server = await startTestServer({
+    redisUrl: redis.url,
+    redisNamespace: `lag-${randomUUID().slice(0, 8)}`,
+    awaitProjectionMs: AWAIT_MS,
+  });
   t = await server.register(['@ana', '@bo', '@cy']);
 });
 afterAll(async () => {
@@ -42,7 +46,9 @@ test('a send during the stall answers 201 with VIEWS_LAGGING; readyz says so; af
     expect(Date.now() - started).toBeLessThan(AWAIT_MS + 2000);
     expect(stalled.status).toBe(201);
     const head = (await server.mailbox.eventStore.headPosition())!;
-    expect(stalled.body.warnings).toEqual([{ code: 'VIEWS_LAGGING', position: head.toString(), message: expect.stringContaining('durable') }]);
+    expect(stalled.body.warnings).toEqual([
+      { code: 'VIEWS_LAGGING', position: head.toString(), message: expect.stringContaining('durable') },
+    ]);
     const readiness = await server.call('GET', '/readyz');
     expect(readiness.status).toBe(503);
     expect(readiness.body.checks.projections.lagging).toEqual({ position: head.toString(), since: expect.any(String) });

@@ -43,7 +43,9 @@ test('sync first, then exactly the wakes each agent is owed, each after its inbo
   b.onEvent(async (event) => {
     if (event.event !== 'wake') return;
     const inbox = await server.call('GET', '/v1/messages?status=unread', { token: tokens['@b'] });
-    listedOnWake[event.data.messageId] = inbox.body.messages.some((m: { messageId: string }) => m.messageId === event.data.messageId);
+    listedOnWake[event.data.messageId] = inbox.body.messages.some(
+      (m: { messageId: string }) => m.messageId === event.data.messageId,
+    );
   });
 
   const dmToB = await send('@a', '@b', 'for b');
@@ -51,7 +53,11 @@ test('sync first, then exactly the wakes each agent is owed, each after its inbo
   const broadcastByA = await send('@a', 'AGENT:*', 'from a to all');
   const broadcastByB = await send('@b', 'AGENT:*', 'from b to all');
   // Sentinels: wakes arrive in log order, so once each sentinel is in, nothing earlier is still on its way.
-  const sentinels = { '@a': await send('@c', '@a', 'end'), '@b': await send('@c', '@b', 'end'), '@c': await send('@a', '@c', 'end') };
+  const sentinels = {
+    '@a': await send('@c', '@a', 'end'),
+    '@b': await send('@c', '@b', 'end'),
+    '@c': await send('@a', '@c', 'end'),
+  };
   await a.next((e) => e.data.messageId === sentinels['@a']);
   await b.next((e) => e.data.messageId === sentinels['@b']);
   await c.next((e) => e.data.messageId === sentinels['@c']);
@@ -59,8 +65,17 @@ test('sync first, then exactly the wakes each agent is owed, each after its inbo
   expect(b.wakes().map((w) => w.messageId)).toEqual([dmToB, broadcastByA, sentinels['@b']]);
   expect(a.wakes().map((w) => w.messageId)).toEqual([broadcastByB, sentinels['@a']]);
   expect(c.wakes().map((w) => w.messageId)).toEqual([dmToC, broadcastByA, broadcastByB, sentinels['@c']]);
-  expect(b.wakes()[0]).toMatchObject({ type: 'wake/message', messageId: dmToB, from: '@a', to: '@b', recipient: '@b',
-    subject: 'for b', priority: 'normal', isBroadcast: false, unreadCount: 2 });
+  expect(b.wakes()[0]).toMatchObject({
+    type: 'wake/message',
+    messageId: dmToB,
+    from: '@a',
+    to: '@b',
+    recipient: '@b',
+    subject: 'for b',
+    priority: 'normal',
+    isBroadcast: false,
+    unreadCount: 2,
+  });
   expect(b.wakes()[1]).toMatchObject({ isBroadcast: true, to: 'AGENT:*', from: '@a' });
   expect(listedOnWake).toEqual({ [dmToB]: true, [broadcastByA]: true, [sentinels['@b']]: true });
 });

@@ -35,13 +35,20 @@ describe.each([
   });
 
   const send = async (to: string) => {
-    const { status, body } = await server.call('POST', '/v1/messages', { token: t['@sender'], body: { to, subject: `to ${to}`, body: 'x' } });
+    const { status, body } = await server.call('POST', '/v1/messages', {
+      token: t['@sender'],
+      body: { to, subject: `to ${to}`, body: 'x' },
+    });
     expect(status).toBe(201);
     return body.messageId as string;
   };
 
   test('retiring @r ends its two open streams with `revoked`; a later send reaches neither; @s carries on', async () => {
-    const [r1, r2, s] = [await subscribe(server.url, t['@r']), await subscribe(server.url, t['@r']), await subscribe(server.url, t['@s'])];
+    const [r1, r2, s] = [
+      await subscribe(server.url, t['@r']),
+      await subscribe(server.url, t['@r']),
+      await subscribe(server.url, t['@s']),
+    ];
     for (const stream of [r1, r2, s]) await stream.next((e) => e.event === 'sync');
     const before = await send('@r');
     await r1.next((e) => e.event === 'wake' && e.data.messageId === before);
@@ -67,29 +74,42 @@ describe.each([
 
   test(`48 concurrent opens by one agent: exactly ${CAP} streams open, the rest 429 RATE_LIMITED in the envelope`, async () => {
     // Raw sockets, all connected first and then written in one go, so that the server reads 48 requests at once.
-    const sockets = await Promise.all(Array.from({ length: 48 }, () => new Promise<net.Socket>((resolve, reject) => {
-      const socket = net.connect(Number(new URL(server.url).port), '127.0.0.1', () => resolve(socket));
-      socket.on('error', reject);
-    })));
-    const answers = sockets.map((socket) => new Promise<string>((resolve) => {
-      let text = '';
-      socket.on('data', (chunk) => {
-        text += chunk.toString();
-        // An open stream: its head and the sync event; a refusal: the whole JSON body (the server closes after it).
-        if (/^HTTP\/1\.1 200/.test(text) ? text.includes('event: sync') : text.includes('}')) resolve(text);
-      });
-      socket.on('close', () => resolve(text));
-    }));
+    const sockets = await Promise.all(
+      Array.from(
+        { length: 48 },
+        () =>
+          new Promise<net.Socket>((resolve, reject) => {
+            const socket = net.connect(Number(new URL(server.url).port), '127.0.0.1', () => resolve(socket));
+            socket.on('error', reject);
+          }),
+      ),
+    );
+    const answers = sockets.map(
+      (socket) =>
+        new Promise<string>((resolve) => {
+          let text = '';
+          socket.on('data', (chunk) => {
+            text += chunk.toString();
+            // An open stream: its head and the sync event; a refusal: the whole JSON body (the server closes after it).
+            if (/^HTTP\/1\.1 200/.test(text) ? text.includes('event: sync') : text.includes('}')) resolve(text);
+          });
+          socket.on('close', () => resolve(text));
+        }),
+    );
     // On Redis, hold every open in the middle (Redis paused: the subscribe and the count wait for it), so that all
     // 48 are in flight at once; a cap checked before the wait but counted after it let all 48 through.
     redis?.pause!();
-    for (const socket of sockets) socket.write(`GET /v1/wake HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t['@crowd']}\r\n\r\n`);
+    for (const socket of sockets)
+      socket.write(`GET /v1/wake HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t['@crowd']}\r\n\r\n`);
     try {
       if (redis) {
         // Refusals need no Redis: they arrive while it is paused (bounded wait: the old code answered none of them).
         const refusals = answers.map((answer) => answer.then((text) => text.startsWith('HTTP/1.1 429')));
         const until = Date.now() + 3000;
-        while (Date.now() < until && (await Promise.all(refusals.map((r) => Promise.race([r, false])))).filter(Boolean).length < 48 - CAP) {
+        while (
+          Date.now() < until &&
+          (await Promise.all(refusals.map((r) => Promise.race([r, false])))).filter(Boolean).length < 48 - CAP
+        ) {
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
         redis.resume!();
@@ -112,7 +132,10 @@ describe.each([
     let status = 0;
     while (Date.now() < until && status !== 200) {
       const abort = new AbortController();
-      const again = await fetch(`${server.url}/v1/wake`, { headers: { authorization: `Bearer ${t['@crowd']}` }, signal: abort.signal });
+      const again = await fetch(`${server.url}/v1/wake`, {
+        headers: { authorization: `Bearer ${t['@crowd']}` },
+        signal: abort.signal,
+      });
       status = again.status;
       abort.abort();
       if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 50));

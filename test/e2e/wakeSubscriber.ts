@@ -1,7 +1,11 @@
 /** An SSE client for GET /v1/wake that records every event and lets a test wait for one. */
 import { readSse } from '../../src/adapters/http/client/sseReader';
 
-export interface ReceivedEvent { event: string; data: any; id?: string }
+export interface ReceivedEvent {
+  event: string;
+  data: any;
+  id?: string;
+}
 
 export interface WakeSubscriber {
   status: number;
@@ -44,8 +48,17 @@ export async function subscribe(url: string, token: string): Promise<WakeSubscri
       const found = events.find(predicate);
       if (found) return Promise.resolve(found);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no matching wake event within ${timeoutMs} ms; got ${JSON.stringify(events)}`)), timeoutMs);
-        waiters.push({ predicate, resolve: (e) => { clearTimeout(timer); resolve(e); } });
+        const timer = setTimeout(
+          () => reject(new Error(`no matching wake event within ${timeoutMs} ms; got ${JSON.stringify(events)}`)),
+          timeoutMs,
+        );
+        waiters.push({
+          predicate,
+          resolve: (e) => {
+            clearTimeout(timer);
+            resolve(e);
+          },
+        });
       });
     },
     onEvent: (listener) => listeners.push(listener),

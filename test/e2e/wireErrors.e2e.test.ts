@@ -43,7 +43,11 @@ function rawRequest(raw: string | Buffer): Promise<{ status: number; headers: st
 
 function expectEnvelope(status: number, body: any, expected: { status: number; code: string }) {
   expect({ status, code: body.code }).toEqual(expected);
-  expect(Object.keys(body).filter((key) => ['error', 'code', 'message'].includes(key)).sort()).toEqual(['code', 'error', 'message']);
+  expect(
+    Object.keys(body)
+      .filter((key) => ['error', 'code', 'message'].includes(key))
+      .sort(),
+  ).toEqual(['code', 'error', 'message']);
   expect(body).not.toHaveProperty('statusCode');
   expect(typeof body.error).toBe('string');
   expect(typeof body.message).toBe('string');
@@ -73,15 +77,35 @@ describe('URL errors fastify raises before routing', () => {
 describe('wire-level client errors (raw sockets)', () => {
   const auth = () => `Authorization: Bearer ${t['@a']}\r\n`;
   const cases: Array<[string, () => string, number, string]> = [
-    ['headers over 16 KB', () => `GET /v1/inbox/count HTTP/1.1\r\nHost: x\r\n${auth()}X-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`,
-      431, 'HEADERS_TOO_LARGE'],
+    [
+      'headers over 16 KB',
+      () => `GET /v1/inbox/count HTTP/1.1\r\nHost: x\r\n${auth()}X-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`,
+      431,
+      'HEADERS_TOO_LARGE',
+    ],
     ['a garbage request line', () => 'THIS IS NOT HTTP\r\n\r\n', 400, 'MALFORMED_REQUEST'],
-    ['a bad chunked body', () => `POST /v1/messages HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: application/json\r\n` +
-      'Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n', 400, 'MALFORMED_REQUEST'],
-    ['Content-Length with Transfer-Encoding', () => `POST /v1/messages HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: application/json\r\n` +
-      'Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n', 400, 'MALFORMED_REQUEST'],
-    ['a control character in a header', () => `GET /v1/inbox/count HTTP/1.1\r\nHost: x\r\n${auth()}X-Bad: a\u0001b\r\n\r\n`,
-      400, 'MALFORMED_REQUEST'],
+    [
+      'a bad chunked body',
+      () =>
+        `POST /v1/messages HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: application/json\r\n` +
+        'Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+      400,
+      'MALFORMED_REQUEST',
+    ],
+    [
+      'Content-Length with Transfer-Encoding',
+      () =>
+        `POST /v1/messages HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: application/json\r\n` +
+        'Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n',
+      400,
+      'MALFORMED_REQUEST',
+    ],
+    [
+      'a control character in a header',
+      () => `GET /v1/inbox/count HTTP/1.1\r\nHost: x\r\n${auth()}X-Bad: a\u0001b\r\n\r\n`,
+      400,
+      'MALFORMED_REQUEST',
+    ],
   ];
   test.each(cases)('%s: the envelope with its code, and no event', async (_label, request, status, code) => {
     const before = await server.eventCount();

@@ -15,7 +15,6 @@ import { eventStoreSource } from '../../src/audit/logSource';
 import { SqliteJsonLog } from '../../src/adapters/eventstore/sqliteJsonLog';
 import { ADMIN_TOKEN, allEvents, registerAgents, tempDir } from '../support/fixtures';
 
-
 const T0 = Date.parse('2030-01-01T12:00:00.000Z');
 
 describe('mailbox audit (SQLite, direct access)', () => {
@@ -28,7 +27,10 @@ describe('mailbox audit (SQLite, direct access)', () => {
   beforeAll(async () => {
     let tick = 0;
     const clock = { now: () => new Date(T0 + 1000 * tick++) };
-    const mailbox = await createMailbox({ dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' }, { logger: pino({ level: 'silent' }), clock });
+    const mailbox = await createMailbox(
+      { dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+      { logger: pino({ level: 'silent' }), clock },
+    );
     const { '@a': a, '@b': b, '@c': c, '@d': d } = await registerAgents(mailbox, ['@a', '@b', '@c', '@d']);
     broadcastId = (await a.send({ to: 'AGENT:*', subject: 'deploy', body: 'at noon' })).messageId;
     await b.markRead({ messageId: broadcastId });
@@ -42,19 +44,38 @@ describe('mailbox audit (SQLite, direct access)', () => {
   test('replay --json streams every event in log order, exactly as stored', async () => {
     const { code, stdout } = await audit(['replay', '--json'], env);
     expect(code).toBe(0);
-    const lines = stdout.trim().split('\n').map((line) => JSON.parse(line));
-    expect(lines.map((l) => [l.position, l.type, l.eventId])).toEqual(events.map((e) => [e.position.toString(), e.type, e.eventId]));
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines.map((l) => [l.position, l.type, l.eventId])).toEqual(
+      events.map((e) => [e.position.toString(), e.type, e.eventId]),
+    );
     expect(lines[4].data).toEqual(events[4].data);
   });
 
   test('replay filters by position (inclusive), type and stream', async () => {
     const byType = await audit(['replay', '--json', '--type', 'ReceiptRead,MessageArchived'], env);
-    expect(byType.stdout.trim().split('\n').map((l) => JSON.parse(l).type)).toEqual(['ReceiptRead', 'ReceiptRead', 'MessageArchived']);
+    expect(
+      byType.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).type),
+    ).toEqual(['ReceiptRead', 'ReceiptRead', 'MessageArchived']);
     const from = await audit(['replay', '--json', '--from', String(events.length - 1)], env);
-    expect(from.stdout.trim().split('\n').map((l) => JSON.parse(l).position))
-      .toEqual([String(events.length - 1), String(events.length)]);
+    expect(
+      from.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).position),
+    ).toEqual([String(events.length - 1), String(events.length)]);
     const stream = await audit(['replay', '--json', '--stream', `mailbox-message-${directId}`], env);
-    expect(stream.stdout.trim().split('\n').map((l) => JSON.parse(l).type)).toEqual(['MessageSent']);
+    expect(
+      stream.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).type),
+    ).toEqual(['MessageSent']);
     const text = await audit(['replay', '--type', 'MessageSent'], env);
     expect(text.stdout).toContain(`@a -> AGENT:* "deploy" [normal] message ${broadcastId} (3 recipients)`);
     expect(text.stderr).toContain(`2 of ${events.length} events shown`);
@@ -71,13 +92,25 @@ describe('mailbox audit (SQLite, direct access)', () => {
     const { code, stdout } = await audit(['message', broadcastId, '--json'], env);
     expect(code).toBe(0);
     const story = JSON.parse(stdout);
-    const readAt = Object.fromEntries(events.filter((e) => e.type === 'ReceiptRead')
-      .map((e) => [(e.data as { reader: string }).reader, (e.data as { readAt: string }).readAt]));
+    const readAt = Object.fromEntries(
+      events
+        .filter((e) => e.type === 'ReceiptRead')
+        .map((e) => [(e.data as { reader: string }).reader, (e.data as { readAt: string }).readAt]),
+    );
     const archivedAt = events.find((e) => e.type === 'MessageArchived')!.metadata.at;
     expect(story.sent).toMatchObject({ from: '@a', to: 'AGENT:*', isBroadcast: true });
     expect(story.audience).toEqual(['@b', '@c', '@d']);
-    expect(story.recipients.map((r: { identity: string; readAt: string | null; archivedAt: string | null }) =>
-      [r.identity, r.readAt, r.archivedAt])).toEqual([['@b', readAt['@b'], null], ['@c', null, archivedAt], ['@d', readAt['@d'], null]]);
+    expect(
+      story.recipients.map((r: { identity: string; readAt: string | null; archivedAt: string | null }) => [
+        r.identity,
+        r.readAt,
+        r.archivedAt,
+      ]),
+    ).toEqual([
+      ['@b', readAt['@b'], null],
+      ['@c', null, archivedAt],
+      ['@d', readAt['@d'], null],
+    ]);
 
     const text = await audit(['message', broadcastId], env);
     expect(text.stdout).toContain('sent      2030-01-01T12:00:');
@@ -97,10 +130,16 @@ describe('mailbox audit (SQLite, direct access)', () => {
   test('agent <identity>: what it sent, received and read, and who read what it sent', async () => {
     const { code, stdout } = await audit(['agent', '@a', '--json'], env);
     expect(code).toBe(0);
-    const entries = stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const entries = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(entries.map((e) => [e.kind, e.messageId, e.counterpart])).toEqual([
-      ['registered', null, null], ['sent', broadcastId, 'AGENT:*'], ['read_by_recipient', broadcastId, '@b'],
-      ['read_by_recipient', broadcastId, '@d'], ['received', directId, '@c'],
+      ['registered', null, null],
+      ['sent', broadcastId, 'AGENT:*'],
+      ['read_by_recipient', broadcastId, '@b'],
+      ['read_by_recipient', broadcastId, '@d'],
+      ['received', directId, '@c'],
     ]);
     const nobody = await audit(['agent', '@nobody'], env);
     expect(nobody.code).toBe(1);
@@ -109,16 +148,35 @@ describe('mailbox audit (SQLite, direct access)', () => {
 
   test('replay --json read straight from the SQLite file prints byte for byte what the event store port path prints', async () => {
     const dir = tempDir('mailbox-audit-parity-');
-    const mailbox = await createMailbox({ dataDir: dir, adminToken: ADMIN_TOKEN, logLevel: 'silent' }, { logger: pino({ level: 'silent' }) });
+    const mailbox = await createMailbox(
+      { dataDir: dir, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+      { logger: pino({ level: 'silent' }) },
+    );
     const { '@a': a, '@b': b } = await registerAgents(mailbox, ['@a', '@b', '@c']);
     const sent = await a.send({ to: 'AGENT:*', subject: 'quote " and \\ and \u2028 and ünïcødé', body: 'x', tags: ['t'] });
     await b.markRead({ messageId: sent.messageId });
     await mailbox.close();
     const store = SqliteEventStore.open(path.join(dir, 'events.sqlite'));
     // An event written by an older schema version: both paths must show it upcast (schemaVersion 1).
-    await store.append('mailbox-legacy', [{ eventId: '00000000-0000-4000-8000-00000000000a', type: 'AgentRetired',
-      data: { identity: '@legacy', retiredAt: '2020-01-01T00:00:00.000Z' },
-      metadata: { commandId: 'c', correlationId: 'c', causationId: 'c', actor: 'admin', at: '2020-01-01T00:00:00.000Z', schemaVersion: 0 } }], 'no_stream');
+    await store.append(
+      'mailbox-legacy',
+      [
+        {
+          eventId: '00000000-0000-4000-8000-00000000000a',
+          type: 'AgentRetired',
+          data: { identity: '@legacy', retiredAt: '2020-01-01T00:00:00.000Z' },
+          metadata: {
+            commandId: 'c',
+            correlationId: 'c',
+            causationId: 'c',
+            actor: 'admin',
+            at: '2020-01-01T00:00:00.000Z',
+            schemaVersion: 0,
+          },
+        },
+      ],
+      'no_stream',
+    );
     const lines = SqliteJsonLog.open(path.join(dir, 'events.sqlite'));
     const run = async (viaFile: boolean, filter: Parameters<typeof runReplay>[1]) => {
       const out = new PassThrough();
@@ -131,8 +189,11 @@ describe('mailbox audit (SQLite, direct access)', () => {
       return chunks.join('');
     };
     try {
-      for (const filter of [{ from: null, types: null, stream: null }, { from: 3n, types: new Set(['BroadcastDelivered'] as const), stream: null },
-        { from: null, types: null, stream: `mailbox-message-${sent.messageId}` }] as const) {
+      for (const filter of [
+        { from: null, types: null, stream: null },
+        { from: 3n, types: new Set(['BroadcastDelivered'] as const), stream: null },
+        { from: null, types: null, stream: `mailbox-message-${sent.messageId}` },
+      ] as const) {
         const viaFile = await run(true, filter);
         expect(viaFile.length).toBeGreaterThan(0);
         expect(viaFile).toBe(await run(false, filter));

@@ -6,8 +6,6 @@ import { runAuditCli as audit } from '../support/auditCli';
 import { startTestServer, type TestServer } from '../support/httpServer';
 import { allEvents } from '../support/fixtures';
 
-
-
 describe('mailbox audit over HTTP', () => {
   let server: TestServer;
   let tokens: Record<string, string>;
@@ -22,7 +20,9 @@ describe('mailbox audit over HTTP', () => {
       const sent = await as('@a').send({ to: i % 2 ? '@b' : '@c', subject: `m${i}`, body: 'x' });
       await as(i % 2 ? '@b' : '@c').markRead({ messageId: sent.messageId });
     }
-    messageId = (await server.call('POST', '/v1/messages', { token: tokens['@b'], body: { to: 'AGENT:*', subject: 'all', body: 'x' } })).body.messageId;
+    messageId = (
+      await server.call('POST', '/v1/messages', { token: tokens['@b'], body: { to: 'AGENT:*', subject: 'all', body: 'x' } })
+    ).body.messageId;
   });
   afterAll(() => server.close());
 
@@ -31,7 +31,12 @@ describe('mailbox audit over HTTP', () => {
     expect(code).toBe(0);
     const events = await allEvents(server.mailbox);
     expect(events.length).toBeGreaterThan(1000);
-    expect(stdout.trim().split('\n').map((line) => JSON.parse(line).eventId)).toEqual(events.map((e) => e.eventId));
+    expect(
+      stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).eventId),
+    ).toEqual(events.map((e) => e.eventId));
   });
 
   test('message and agent stories work over HTTP too (by scanning the log)', async () => {
@@ -39,18 +44,24 @@ describe('mailbox audit over HTTP', () => {
     expect(story.code).toBe(0);
     expect(JSON.parse(story.stdout)).toMatchObject({ sent: { from: '@b', to: 'AGENT:*' }, audience: ['@a', '@c'] }); // auditors get no broadcasts
     const timeline = await audit(['agent', '@c', '--json', '--url', server.url], { MAILBOX_AUDIT_TOKEN: tokens['@auditor'] });
-    const kinds = timeline.stdout.trim().split('\n').map((line) => JSON.parse(line).kind);
+    const kinds = timeline.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line).kind);
     expect(kinds.filter((k) => k === 'received')).toHaveLength(351); // 350 direct + the broadcast
     expect(kinds.filter((k) => k === 'read')).toHaveLength(350);
   });
 
-  test('an agent token is refused with the server\'s envelope (exit 2); no token is refused before any request', async () => {
+  test("an agent token is refused with the server's envelope (exit 2); no token is refused before any request", async () => {
     const refused = await audit(['replay', '--url', server.url], { MAILBOX_AUDIT_TOKEN: tokens['@a'] });
     expect(refused.code).toBe(2);
     expect(refused.stdout).toBe('');
     expect(JSON.parse(refused.stderr)).toMatchObject({ code: 'FORBIDDEN' });
     const anonymous = await audit(['replay', '--url', server.url]);
     expect(anonymous.code).toBe(2);
-    expect(JSON.parse(anonymous.stderr)).toMatchObject({ code: 'UNAUTHENTICATED', message: expect.stringContaining('MAILBOX_AUDIT_TOKEN') });
+    expect(JSON.parse(anonymous.stderr)).toMatchObject({
+      code: 'UNAUTHENTICATED',
+      message: expect.stringContaining('MAILBOX_AUDIT_TOKEN'),
+    });
   });
 });

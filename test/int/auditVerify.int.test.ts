@@ -15,8 +15,6 @@ import { startRedis, type TestRedis } from '../support/redisServer';
 const T0 = Date.parse('2030-01-01T12:00:00.000Z');
 const silent = pino({ level: 'silent' });
 
-
-
 /** A, B, C, D: a broadcast, direct mail (one with a task, one a tagged reply), reads and an archive. */
 async function populate(mailbox: Mailbox) {
   const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c', '@d']);
@@ -25,7 +23,12 @@ async function populate(mailbox: Mailbox) {
   const second = await c.send({ to: '@b', subject: 'two', body: 'y', priority: 'high' });
   await b.markRead({ messageId: broadcast.messageId });
   await c.archive(broadcast.messageId);
-  await c.send({ to: '@d', subject: 'task', body: 't', task: { state: 'Working', input: { parts: [{ kind: 'text', text: 'do it' }] } } });
+  await c.send({
+    to: '@d',
+    subject: 'task',
+    body: 't',
+    task: { state: 'Working', input: { parts: [{ kind: 'text', text: 'do it' }] } },
+  });
   const reply = await b.send({ to: '@c', subject: 'reply', body: 'z', inReplyTo: broadcast.messageId, tags: ['re'] });
   return { first, second, reply };
 }
@@ -40,28 +43,55 @@ describe('audit verify on the memory store', () => {
   afterEach(() => mailbox.close());
 
   test('a healthy system verifies clean (exit 0)', async () => {
-    mailbox = await createMailbox({ eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' }, { logger: silent, clock: ticking() });
+    mailbox = await createMailbox(
+      { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+      { logger: silent, clock: ticking() },
+    );
     await populate(mailbox);
     const out = capture();
-    const { code, report } = await runVerify(eventStoreSource(mailbox.eventStore), mailbox.projections,
-      { json: false, progress: false }, { stdout: out.stream, stderr: capture().stream, env: {} });
+    const { code, report } = await runVerify(
+      eventStoreSource(mailbox.eventStore),
+      mailbox.projections,
+      { json: false, progress: false },
+      { stdout: out.stream, stderr: capture().stream, env: {} },
+    );
     expect(code).toBe(0);
-    expect(report).toMatchObject({ ok: true, differences: [], head: '14', comparedAt: '14', lag: '0', eventsRebuilt: 14, agentsCompared: 4 });
+    expect(report).toMatchObject({
+      ok: true,
+      differences: [],
+      head: '14',
+      comparedAt: '14',
+      lag: '0',
+      eventsRebuilt: 14,
+      agentsCompared: 4,
+    });
     expect(report.entriesCompared).toBeGreaterThan(8);
     expect(out.text()).toMatch(/^OK: the live projections match the log at checkpoint 14 of log head 14;/);
   });
 
   test('a bogus change applied to the live views is reported exactly, and exits 1', async () => {
-    mailbox = await createMailbox({ eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' }, { logger: silent, clock: ticking() });
+    mailbox = await createMailbox(
+      { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+      { logger: silent, clock: ticking() },
+    );
     const { first, second, reply } = await populate(mailbox);
     const forgedAt = '2030-01-02T00:00:00.000Z';
     // Corrupt: mark B's first unread message read in the live views only (no event in the log says so).
-    await mailbox.projections.applyBatch([{ position: 15n, at: forgedAt,
-      changes: [{ kind: 'receiptRead', recipient: '@b', messageId: first.messageId, readAt: forgedAt, priority: 'normal' }] }]);
+    await mailbox.projections.applyBatch([
+      {
+        position: 15n,
+        at: forgedAt,
+        changes: [{ kind: 'receiptRead', recipient: '@b', messageId: first.messageId, readAt: forgedAt, priority: 'normal' }],
+      },
+    ]);
 
     const out = capture();
-    const { code, report } = await runVerify(eventStoreSource(mailbox.eventStore), mailbox.projections,
-      { json: false, progress: false }, { stdout: out.stream, stderr: capture().stream, env: {} });
+    const { code, report } = await runVerify(
+      eventStoreSource(mailbox.eventStore),
+      mailbox.projections,
+      { json: false, progress: false },
+      { stdout: out.stream, stderr: capture().stream, env: {} },
+    );
     expect(code).toBe(1);
     const oldestUnread = first.sentAt; // B's oldest unread per the log is the first message
     expect(report.differences).toEqual([
@@ -76,7 +106,9 @@ describe('audit verify on the memory store', () => {
       { view: 'unread', identity: '@b', messageId: first.messageId, field: 'presence', expected: 'listed', actual: 'missing' },
     ]);
     const text = out.text();
-    expect(text).toContain(`inbox        @b  message ${first.messageId}  readAt: log says null, live projection has "${forgedAt}"`);
+    expect(text).toContain(
+      `inbox        @b  message ${first.messageId}  readAt: log says null, live projection has "${forgedAt}"`,
+    );
     expect(text).toContain('heartbeat    @b  unread: log says 2, live projection has 1');
     expect(text).toMatch(/DRIFT: 9 differences at checkpoint 15 of log head 14/);
   });
@@ -91,7 +123,9 @@ describe('mailbox audit verify (CLI)', () => {
     const { code, stdout, stderr } = await audit(['verify'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_LOG_LEVEL: 'silent' });
     expect(stderr).toBe('');
     // It cannot see the server's in-memory views, and says so instead of claiming "the live projections match".
-    expect(stdout).toMatch(/^OK: views built from the log by this process's projector \(the running server's in-memory views cannot be read from here; set MAILBOX_REDIS_URL for views that verify can read\) match the log at checkpoint 14 of log head 14;/);
+    expect(stdout).toMatch(
+      /^OK: views built from the log by this process's projector \(the running server's in-memory views cannot be read from here; set MAILBOX_REDIS_URL for views that verify can read\) match the log at checkpoint 14 of log head 14;/,
+    );
     expect(stdout).not.toContain('live projections');
     expect(code).toBe(0);
   });
@@ -112,11 +146,22 @@ describe('mailbox audit verify (CLI)', () => {
     test('healthy -> exit 0; a counts key corrupted by hand -> the exact difference and exit 1', async () => {
       const namespace = `audit${process.pid}x${Date.now()}`;
       const dataDir = tempDir('mailbox-verify-redis-');
-      const config = { dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' as const, redisUrl: redis.url, redisNamespace: namespace };
+      const config = {
+        dataDir,
+        adminToken: ADMIN_TOKEN,
+        logLevel: 'silent' as const,
+        redisUrl: redis.url,
+        redisNamespace: namespace,
+      };
       const mailbox = await createMailbox(config, { logger: silent });
       await populate(mailbox);
       await mailbox.close(); // the views stay in Redis
-      const env = { MAILBOX_DATA_DIR: dataDir, MAILBOX_REDIS_URL: redis.url, MAILBOX_REDIS_NAMESPACE: namespace, MAILBOX_LOG_LEVEL: 'silent' };
+      const env = {
+        MAILBOX_DATA_DIR: dataDir,
+        MAILBOX_REDIS_URL: redis.url,
+        MAILBOX_REDIS_NAMESPACE: namespace,
+        MAILBOX_LOG_LEVEL: 'silent',
+      };
 
       const healthy = await audit(['verify'], env);
       expect(healthy.stderr).toBe('');
@@ -131,10 +176,14 @@ describe('mailbox audit verify (CLI)', () => {
       }
       const drifted = await audit(['verify', '--json'], env);
       expect(drifted.code).toBe(1);
-      expect(JSON.parse(drifted.stdout)).toMatchObject({ ok: false, comparedAt: '14', differences: [
-        { view: 'heartbeat', identity: '@b', field: 'byPriority.high', expected: 1, actual: 7 },
-        { view: 'unreadCount', identity: '@b', field: 'byPriority.high', expected: 1, actual: 7 },
-      ] });
+      expect(JSON.parse(drifted.stdout)).toMatchObject({
+        ok: false,
+        comparedAt: '14',
+        differences: [
+          { view: 'heartbeat', identity: '@b', field: 'byPriority.high', expected: 1, actual: 7 },
+          { view: 'unreadCount', identity: '@b', field: 'byPriority.high', expected: 1, actual: 7 },
+        ],
+      });
       expect(JSON.parse(drifted.stdout).differences).toHaveLength(2);
     });
   });

@@ -31,8 +31,9 @@ describe.each(STORE_KINDS)('broadcasts and receipts ($name event store)', (kind)
     const read = await b.markRead({ messageId: sent.messageId });
     expect(read).toMatchObject({ messageId: sent.messageId, status: 'read' });
     expect(await unreadIds(b)).toEqual([]);
-    expect((await b.listMessages({ status: 'read' })).messages.map((m) => [m.messageId, m.readAt]))
-      .toEqual([[sent.messageId, (read as { readAt: string }).readAt]]);
+    expect((await b.listMessages({ status: 'read' })).messages.map((m) => [m.messageId, m.readAt])).toEqual([
+      [sent.messageId, (read as { readAt: string }).readAt],
+    ]);
     expect(await unreadIds(c)).toEqual([sent.messageId]);
     expect((await c.unreadCount()).unreadCount).toBe(1);
     expect((await b.unreadCount()).unreadCount).toBe(0);
@@ -48,7 +49,7 @@ describe.each(STORE_KINDS)('broadcasts and receipts ($name event store)', (kind)
     const heartbeats = await mailbox.asActor(ADMIN_ACTOR).heartbeats();
     const byIdentity = Object.fromEntries(heartbeats.agents.map((h) => [h.identity, h.unreadCount]));
     expect(byIdentity).toMatchObject({ '@a': 0, '@b': 0, '@c': 1 });
-    expect((await eventsOfType(mailbox, 'MessageSent'))).toHaveLength(1);
+    expect(await eventsOfType(mailbox, 'MessageSent')).toHaveLength(1);
     expect((await eventsOfType(mailbox, 'BroadcastDelivered')).map((e) => e.data.recipient).sort()).toEqual(['@b', '@c']);
   });
 
@@ -56,7 +57,8 @@ describe.each(STORE_KINDS)('broadcasts and receipts ($name event store)', (kind)
     const mailbox = await harness.open();
     const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
     const direct = [];
-    for (let i = 0; i < 12; i++) direct.push(await a.send({ to: '@b', subject: `d${i}`, body: 'x', priority: i % 3 === 0 ? 'low' : 'normal' }));
+    for (let i = 0; i < 12; i++)
+      direct.push(await a.send({ to: '@b', subject: `d${i}`, body: 'x', priority: i % 3 === 0 ? 'low' : 'normal' }));
     const broadcasts = [];
     for (let i = 0; i < 5; i++) broadcasts.push(await c.send({ to: 'AGENT:*', subject: `b${i}`, body: 'x' }));
     // B: 12 direct (4 low, 8 normal) + 5 broadcasts unread
@@ -100,8 +102,11 @@ describe.each(STORE_KINDS)('broadcasts and receipts ($name event store)', (kind)
     expect(second.recipients).toEqual(['@b']);
     expect(await unreadIds(b)).toEqual([second.messageId, first.messageId]);
     expect((await c.listMessages({ status: 'all' })).messages.map((m) => m.messageId)).toEqual([first.messageId]);
-    expect((await eventsOfType(mailbox, 'BroadcastDelivered')).filter((e) => e.data.messageId === second.messageId)
-      .map((e) => e.data.recipient)).toEqual(['@b']);
+    expect(
+      (await eventsOfType(mailbox, 'BroadcastDelivered'))
+        .filter((e) => e.data.messageId === second.messageId)
+        .map((e) => e.data.recipient),
+    ).toEqual(['@b']);
     expect((await a.listAgents()).agents.find((agent) => agent.identity === '@c')).toMatchObject({ retired: true });
   });
 
@@ -112,7 +117,9 @@ describe.each(STORE_KINDS)('broadcasts and receipts ($name event store)', (kind)
     const byC = await expectRejectedWithoutEvents(mailbox, 'MESSAGE_NOT_FOUND', () => c.markRead({ messageId: sent.messageId }));
     expect(byC.status).toBe(404);
     expect(byC.envelope.messageId).toBe(sent.messageId);
-    const bySender = await expectRejectedWithoutEvents(mailbox, 'NOT_A_RECIPIENT', () => a.markRead({ messageId: sent.messageId }));
+    const bySender = await expectRejectedWithoutEvents(mailbox, 'NOT_A_RECIPIENT', () =>
+      a.markRead({ messageId: sent.messageId }),
+    );
     expect(bySender.status).toBe(403);
     await expectRejectedWithoutEvents(mailbox, 'MESSAGE_NOT_FOUND', () => c.archive(sent.messageId));
     expect(await unreadIds(b)).toEqual([sent.messageId]);
@@ -141,7 +148,8 @@ describe.each(STORE_KINDS)('broadcasts and receipts ($name event store)', (kind)
   it('MarkRead of a message that does not exist -> MESSAGE_NOT_FOUND, zero events', async () => {
     const mailbox = await harness.open();
     const { '@b': b } = await registerAgents(mailbox, ['@a', '@b', '@c']);
-    await expectRejectedWithoutEvents(mailbox, 'MESSAGE_NOT_FOUND',
-      () => b.markRead({ messageId: '00000000-0000-4000-8000-000000000000' }));
+    await expectRejectedWithoutEvents(mailbox, 'MESSAGE_NOT_FOUND', () =>
+      b.markRead({ messageId: '00000000-0000-4000-8000-000000000000' }),
+    );
   });
 });

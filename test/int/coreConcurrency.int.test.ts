@@ -40,9 +40,14 @@ describe.each(STORE_KINDS)('racing commands on one instance ($name event store)'
   it('a replay spelling the same request another equivalent way (task as JSON string, v1.0 state) is the same request', async () => {
     const mailbox = await harness.open();
     const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
-    const original = await a.send({ to: '@b', subject: 't', body: 'x', task: { state: 'input-required' } }, { idempotencyKey: 'eq' });
-    const replay = await a.send({ to: '@b', subject: 't', body: 'x', priority: 'normal',
-      task: JSON.stringify({ state: 'TASK_STATE_INPUT_REQUIRED' }) }, { idempotencyKey: 'eq' });
+    const original = await a.send(
+      { to: '@b', subject: 't', body: 'x', task: { state: 'input-required' } },
+      { idempotencyKey: 'eq' },
+    );
+    const replay = await a.send(
+      { to: '@b', subject: 't', body: 'x', priority: 'normal', task: JSON.stringify({ state: 'TASK_STATE_INPUT_REQUIRED' }) },
+      { idempotencyKey: 'eq' },
+    );
     expect(replay).toEqual(original);
     expect(await eventsOfType(mailbox, 'MessageSent')).toHaveLength(1);
   });
@@ -60,8 +65,9 @@ describe.each(STORE_KINDS)('racing commands on one instance ($name event store)'
   it('a broadcast with the same key raced 20 times -> one message, one delivery per recipient', async () => {
     const mailbox = await harness.open();
     const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
-    const results = await Promise.all(Array.from({ length: 20 }, () =>
-      a.send({ to: 'AGENT:*', subject: 'all', body: 'x', idempotencyKey: 'bk' })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => a.send({ to: 'AGENT:*', subject: 'all', body: 'x', idempotencyKey: 'bk' })),
+    );
     expect(new Set(results.map((r) => JSON.stringify(r))).size).toBe(1);
     expect(await eventsOfType(mailbox, 'MessageSent')).toHaveLength(1);
     expect((await eventsOfType(mailbox, 'BroadcastDelivered')).map((e) => e.data.recipient).sort()).toEqual(['@b', '@c']);
@@ -125,8 +131,9 @@ describe('two Mailbox instances on one SQLite file', () => {
     const viaTwo = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await two.as(viaOne[n].token)] as const)));
     const conflicts = [countConflicts(one), countConflicts(two)];
 
-    const reads = await Promise.all(names.map((name, i) =>
-      (i % 2 === 0 ? viaOne[name] : viaTwo[name]).markRead({ messageId: sent.messageId })));
+    const reads = await Promise.all(
+      names.map((name, i) => (i % 2 === 0 ? viaOne[name] : viaTwo[name]).markRead({ messageId: sent.messageId })),
+    );
     expect(reads).toHaveLength(40);
     expect(conflicts[0].count + conflicts[1].count).toBeGreaterThan(0); // the race really happened
 
@@ -138,7 +145,8 @@ describe('two Mailbox instances on one SQLite file', () => {
     for (const mailbox of [one, two]) {
       const detail = await mailbox.asActor({ identity: '@sender', role: 'agent' }).getMessage(sent.messageId);
       expect(detail.receipts!.filter((r) => r.readAt !== null)).toHaveLength(40);
-      for (const name of names) expect((await mailbox.asActor({ identity: name, role: 'agent' }).unreadCount()).unreadCount).toBe(0);
+      for (const name of names)
+        expect((await mailbox.asActor({ identity: name, role: 'agent' }).unreadCount()).unreadCount).toBe(0);
     }
   });
 
@@ -160,8 +168,9 @@ describe('two Mailbox instances on one SQLite file', () => {
     const two = await harness.open();
     const conflicts = [countConflicts(one), countConflicts(two)];
     const names = recipientNames(20);
-    const registrations = await Promise.all(names.map((identity, i) =>
-      (i % 2 ? one : two).asActor(ADMIN_ACTOR).registerAgent({ identity })));
+    const registrations = await Promise.all(
+      names.map((identity, i) => (i % 2 ? one : two).asActor(ADMIN_ACTOR).registerAgent({ identity })),
+    );
     expect(registrations.map((r) => r.identity).sort()).toEqual(names);
     expect(conflicts[0].count + conflicts[1].count).toBeGreaterThan(0);
     const registry = await one.eventStore.readStream('mailbox-agents');

@@ -25,15 +25,21 @@ interface FreshStore {
 
 export const STORE_KINDS: StoreKind[] = [
   { name: 'memory', fresh: () => ({ url: 'memory:', dir: null }) },
-  { name: 'sqlite', fresh: () => {
-    const dir = tempDir('mailbox-core-');
-    return { url: `sqlite:${dir}/events.sqlite`, dir };
-  } },
+  {
+    name: 'sqlite',
+    fresh: () => {
+      const dir = tempDir('mailbox-core-');
+      return { url: `sqlite:${dir}/events.sqlite`, dir };
+    },
+  },
   // EventStoreDB through the real client over gRPC, against the in-repo wire-compatible double.
-  { name: 'esdb (test double)', fresh: async () => {
-    const double = await EsdbDouble.start();
-    return { url: double.url, dir: null, close: () => double.close() };
-  } },
+  {
+    name: 'esdb (test double)',
+    fresh: async () => {
+      const double = await EsdbDouble.start();
+      return { url: double.url, dir: null, close: () => double.close() };
+    },
+  },
 ];
 
 /** Opens mailboxes on one fresh store per test and closes them (and removes the files) afterwards. */
@@ -57,7 +63,9 @@ export function mailboxHarness(kind: StoreKind) {
         if (current.dir) dirs.push(current.dir);
       }
       const mailbox = await createMailbox(
-        { eventStoreUrl: current.url, adminToken: ADMIN_TOKEN, logLevel: 'silent', ...config }, { logger: silentLogger, ...overrides });
+        { eventStoreUrl: current.url, adminToken: ADMIN_TOKEN, logLevel: 'silent', ...config },
+        { logger: silentLogger, ...overrides },
+      );
       opened.push(mailbox);
       return mailbox;
     },
@@ -77,7 +85,11 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<MailboxErr
 }
 
 /** Runs `attempt` and asserts it was rejected with `code` and wrote no event at all. */
-export async function expectRejectedWithoutEvents(mailbox: Mailbox, code: string, attempt: () => Promise<unknown>): Promise<MailboxError> {
+export async function expectRejectedWithoutEvents(
+  mailbox: Mailbox,
+  code: string,
+  attempt: () => Promise<unknown>,
+): Promise<MailboxError> {
   const before = await allEvents(mailbox);
   const error = await rejectionOf(attempt());
   expect(error.envelope.code).toBe(code);
@@ -88,6 +100,11 @@ export async function expectRejectedWithoutEvents(mailbox: Mailbox, code: string
 }
 
 /** Every stored event of one type, with its data typed. */
-export async function eventsOfType<T extends MailboxEventType>(mailbox: Mailbox, type: T): Promise<Array<StoredEvent<Extract<MailboxEvent, { type: T }>>>> {
-  return (await allEvents(mailbox)).filter((event) => event.type === type) as Array<StoredEvent<Extract<MailboxEvent, { type: T }>>>;
+export async function eventsOfType<T extends MailboxEventType>(
+  mailbox: Mailbox,
+  type: T,
+): Promise<Array<StoredEvent<Extract<MailboxEvent, { type: T }>>>> {
+  return (await allEvents(mailbox)).filter((event) => event.type === type) as Array<
+    StoredEvent<Extract<MailboxEvent, { type: T }>>
+  >;
 }

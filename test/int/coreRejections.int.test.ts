@@ -14,8 +14,9 @@ describe.each(STORE_KINDS)('rejections write nothing ($name event store)', (kind
 
   it('an unknown key -> UNKNOWN_FIELD naming it and the allowed keys', async () => {
     const { mailbox, a } = await team();
-    const error = await expectRejectedWithoutEvents(mailbox, 'UNKNOWN_FIELD',
-      () => a.send({ to: '@b', subject: 'hi', body: 'x', urgency: 'high' }));
+    const error = await expectRejectedWithoutEvents(mailbox, 'UNKNOWN_FIELD', () =>
+      a.send({ to: '@b', subject: 'hi', body: 'x', urgency: 'high' }),
+    );
     expect(error.status).toBe(400);
     expect(error.envelope).toMatchObject({ field: 'urgency' });
     expect(error.envelope.allowed).toEqual(expect.arrayContaining(['to', 'subject', 'body', 'priority', 'task']));
@@ -23,16 +24,18 @@ describe.each(STORE_KINDS)('rejections write nothing ($name event store)', (kind
 
   it.each(['from', 'sender', 'sentBy'])('%j in the body -> UNKNOWN_FIELD (identity comes from the token)', async (field) => {
     const { mailbox, a } = await team();
-    const error = await expectRejectedWithoutEvents(mailbox, 'UNKNOWN_FIELD',
-      () => a.send({ to: '@b', subject: 'hi', body: 'x', [field]: '@c' }));
+    const error = await expectRejectedWithoutEvents(mailbox, 'UNKNOWN_FIELD', () =>
+      a.send({ to: '@b', subject: 'hi', body: 'x', [field]: '@c' }),
+    );
     expect(error.envelope.field).toBe(field);
   });
 
   it('an inapplicable filter -> FILTER_NOT_APPLICABLE listing the applicable ones', async () => {
     const { mailbox, a } = await team();
     await a.send({ to: '@b', subject: 'hi', body: 'x' });
-    const error = await expectRejectedWithoutEvents(mailbox, 'FILTER_NOT_APPLICABLE',
-      () => a.listMessages({ box: 'outbox', status: 'unread' }));
+    const error = await expectRejectedWithoutEvents(mailbox, 'FILTER_NOT_APPLICABLE', () =>
+      a.listMessages({ box: 'outbox', status: 'unread' }),
+    );
     expect(error.status).toBe(400);
     expect(error.envelope).toMatchObject({ filter: 'status', box: 'outbox' });
     expect(error.envelope.applicable).not.toContain('status');
@@ -41,8 +44,9 @@ describe.each(STORE_KINDS)('rejections write nothing ($name event store)', (kind
   it('an oversized body -> 413 PAYLOAD_TOO_LARGE; exactly the limit is accepted', async () => {
     const mailbox = await harness.open({ maxBodyBytes: 4096 });
     const { '@a': a, '@b': b } = await registerAgents(mailbox, ['@a', '@b', '@c']);
-    const error = await expectRejectedWithoutEvents(mailbox, 'PAYLOAD_TOO_LARGE',
-      () => a.send({ to: '@b', subject: 'big', body: 'x'.repeat(4097) }));
+    const error = await expectRejectedWithoutEvents(mailbox, 'PAYLOAD_TOO_LARGE', () =>
+      a.send({ to: '@b', subject: 'big', body: 'x'.repeat(4097) }),
+    );
     expect(error.status).toBe(413);
     expect(error.envelope).toMatchObject({ field: 'body', bytes: 4097, limit: 4096 });
     await a.send({ to: '@b', subject: 'fits', body: 'x'.repeat(4096) });
@@ -51,45 +55,56 @@ describe.each(STORE_KINDS)('rejections write nothing ($name event store)', (kind
 
   it('the default limit is 64 KiB', async () => {
     const { mailbox, a } = await team();
-    await expectRejectedWithoutEvents(mailbox, 'PAYLOAD_TOO_LARGE',
-      () => a.send({ to: 'AGENT:*', subject: 'big', body: 'x'.repeat(64 * 1024 + 1) }));
+    await expectRejectedWithoutEvents(mailbox, 'PAYLOAD_TOO_LARGE', () =>
+      a.send({ to: 'AGENT:*', subject: 'big', body: 'x'.repeat(64 * 1024 + 1) }),
+    );
   });
 
   it('a bad task state -> VALIDATION_FAILED naming task.state; a good spelling is stored canonically', async () => {
     const { mailbox, a, b } = await team();
-    const error = await expectRejectedWithoutEvents(mailbox, 'VALIDATION_FAILED',
-      () => a.send({ to: '@b', subject: 'task', body: 'x', task: { state: 'finished' } }));
+    const error = await expectRejectedWithoutEvents(mailbox, 'VALIDATION_FAILED', () =>
+      a.send({ to: '@b', subject: 'task', body: 'x', task: { state: 'finished' } }),
+    );
     expect(error.envelope.field).toBe('task.state');
-    const sent = await a.send({ to: '@b', subject: 'task', body: 'x', task: JSON.stringify({ state: 'TASK_STATE_INPUT_REQUIRED' }) });
+    const sent = await a.send({
+      to: '@b',
+      subject: 'task',
+      body: 'x',
+      task: JSON.stringify({ state: 'TASK_STATE_INPUT_REQUIRED' }),
+    });
     expect((await b.getMessage(sent.messageId)).task).toEqual({ state: 'InputRequired' });
     expect((await b.listMessages({})).messages[0].task).toEqual({ state: 'InputRequired' });
   });
 
   it('an unknown key inside the task -> UNKNOWN_FIELD', async () => {
     const { mailbox, a } = await team();
-    const error = await expectRejectedWithoutEvents(mailbox, 'UNKNOWN_FIELD',
-      () => a.send({ to: '@b', subject: 'task', body: 'x', task: { state: 'Working', assignee: '@c' } }));
+    const error = await expectRejectedWithoutEvents(mailbox, 'UNKNOWN_FIELD', () =>
+      a.send({ to: '@b', subject: 'task', body: 'x', task: { state: 'Working', assignee: '@c' } }),
+    );
     expect(error.envelope.field).toBe('task.assignee');
   });
 
   it('wakeSuppressed on a high-priority direct message -> VALIDATION_FAILED', async () => {
     const { mailbox, a } = await team();
-    await expectRejectedWithoutEvents(mailbox, 'VALIDATION_FAILED',
-      () => a.send({ to: '@b', subject: 'hi', body: 'x', priority: 'high', wakeSuppressed: true }));
+    await expectRejectedWithoutEvents(mailbox, 'VALIDATION_FAILED', () =>
+      a.send({ to: '@b', subject: 'hi', body: 'x', priority: 'high', wakeSuppressed: true }),
+    );
   });
 
   it('a reused Idempotency-Key with another payload -> IDEMPOTENCY_KEY_REUSED', async () => {
     const { mailbox, a } = await team();
     await a.send({ to: '@b', subject: 'hi', body: 'x' }, { idempotencyKey: 'k1' });
-    const error = await expectRejectedWithoutEvents(mailbox, 'IDEMPOTENCY_KEY_REUSED',
-      () => a.send({ to: '@b', subject: 'hi', body: 'different' }, { idempotencyKey: 'k1' }));
+    const error = await expectRejectedWithoutEvents(mailbox, 'IDEMPOTENCY_KEY_REUSED', () =>
+      a.send({ to: '@b', subject: 'hi', body: 'different' }, { idempotencyKey: 'k1' }),
+    );
     expect(error.status).toBe(422);
   });
 
   it('two different idempotency keys (header option and body field) -> VALIDATION_FAILED, neither dropped', async () => {
     const { mailbox, a } = await team();
-    const error = await expectRejectedWithoutEvents(mailbox, 'VALIDATION_FAILED',
-      () => a.send({ to: '@b', subject: 'hi', body: 'x', idempotencyKey: 'body-key' }, { idempotencyKey: 'header-key' }));
+    const error = await expectRejectedWithoutEvents(mailbox, 'VALIDATION_FAILED', () =>
+      a.send({ to: '@b', subject: 'hi', body: 'x', idempotencyKey: 'body-key' }, { idempotencyKey: 'header-key' }),
+    );
     expect(error.envelope.field).toBe('idempotencyKey');
     const same = await a.send({ to: '@b', subject: 'hi', body: 'x', idempotencyKey: 'k' }, { idempotencyKey: 'k' });
     expect(await a.send({ to: '@b', subject: 'hi', body: 'x' }, { idempotencyKey: 'k' })).toEqual(same);
@@ -97,13 +112,14 @@ describe.each(STORE_KINDS)('rejections write nothing ($name event store)', (kind
 
   it('registering an existing identity -> AGENT_EXISTS (409); non-admins cannot register', async () => {
     const { mailbox, a } = await team();
-    const error = await expectRejectedWithoutEvents(mailbox, 'AGENT_EXISTS',
-      () => mailbox.asActor(ADMIN_ACTOR).registerAgent({ identity: '@b' }));
+    const error = await expectRejectedWithoutEvents(mailbox, 'AGENT_EXISTS', () =>
+      mailbox.asActor(ADMIN_ACTOR).registerAgent({ identity: '@b' }),
+    );
     expect(error.status).toBe(409);
     await expectRejectedWithoutEvents(mailbox, 'FORBIDDEN', () => a.registerAgent({ identity: '@z' }));
   });
 
-  it('a retired agent\'s token stops working (UNAUTHENTICATED); auditors cannot send (FORBIDDEN)', async () => {
+  it("a retired agent's token stops working (UNAUTHENTICATED); auditors cannot send (FORBIDDEN)", async () => {
     const { mailbox, c } = await team();
     const admin = mailbox.asActor(ADMIN_ACTOR);
     const auditor = await mailbox.as((await admin.registerAgent({ identity: '@auditor', role: 'auditor' })).token);
@@ -116,7 +132,8 @@ describe.each(STORE_KINDS)('rejections write nothing ($name event store)', (kind
   it('a reply into a conversation the caller is not part of -> MESSAGE_NOT_FOUND (as if missing)', async () => {
     const { mailbox, a, c } = await team();
     const sent = await a.send({ to: '@b', subject: 'private', body: 'x' });
-    await expectRejectedWithoutEvents(mailbox, 'MESSAGE_NOT_FOUND',
-      () => c.send({ to: '@a', subject: 're', body: 'x', inReplyTo: sent.messageId }));
+    await expectRejectedWithoutEvents(mailbox, 'MESSAGE_NOT_FOUND', () =>
+      c.send({ to: '@a', subject: 're', body: 'x', inReplyTo: sent.messageId }),
+    );
   });
 });

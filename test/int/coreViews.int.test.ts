@@ -33,8 +33,17 @@ describe.each(STORE_KINDS)('views ($name event store)', (kind) => {
     expect(ids(await b.listMessages({ status: 'unread', from: '@c' }))).toEqual([m4.messageId]);
 
     const listed = (await b.listMessages({ threadId: m1.messageId })).messages[0];
-    expect(listed).toMatchObject({ messageId: m3.messageId, from: '@a', to: '@b', subject: 're: one', priority: 'normal',
-      threadId: m1.messageId, inReplyTo: m1.messageId, readAt: null, sentAt: m3.sentAt });
+    expect(listed).toMatchObject({
+      messageId: m3.messageId,
+      from: '@a',
+      to: '@b',
+      subject: 're: one',
+      priority: 'normal',
+      threadId: m1.messageId,
+      inReplyTo: m1.messageId,
+      readAt: null,
+      sentAt: m3.sentAt,
+    });
 
     await b.archive(m1.messageId);
     expect(ids(await b.listMessages({}))).toEqual([m4.messageId, m3.messageId, m2.messageId]);
@@ -78,26 +87,41 @@ describe.each(STORE_KINDS)('views ($name event store)', (kind) => {
     await a.send({ to: '@b', subject: 'before watching', body: 'x' });
     const received: Record<string, WakeStreamEvent[]> = { '@a': [], '@b': [], '@c': [] };
     const visibleAtWake: Array<Promise<boolean>> = [];
-    const unsubscribes = await Promise.all(Object.entries(clients).map(([identity, client]) =>
-      client.watch((event) => {
-        received[identity].push(event);
-        // The view must already hold the message when its wake is published.
-        if (event.event === 'wake') {
-          visibleAtWake.push(client.listMessages({ status: 'unread' }).then((page) => ids(page).includes(event.data.messageId)));
-        }
-      })));
+    const unsubscribes = await Promise.all(
+      Object.entries(clients).map(([identity, client]) =>
+        client.watch((event) => {
+          received[identity].push(event);
+          // The view must already hold the message when its wake is published.
+          if (event.event === 'wake') {
+            visibleAtWake.push(
+              client.listMessages({ status: 'unread' }).then((page) => ids(page).includes(event.data.messageId)),
+            );
+          }
+        }),
+      ),
+    );
     const broadcast = await a.send({ to: 'AGENT:*', subject: 'all', body: 'x' });
     await a.send({ to: '@b', subject: 'quiet', body: 'x', wakeSuppressed: true });
     const direct = await a.send({ to: '@b', subject: 'loud', body: 'x', priority: 'high' });
 
     expect(received['@b'][0]).toEqual({ event: 'sync', data: { unreadCount: 1, byPriority: { low: 0, normal: 1, high: 0 } } });
     expect(received['@c'][0]).toMatchObject({ event: 'sync', data: { unreadCount: 0 } });
-    const wakesOf = (identity: string) => received[identity].filter((e) => e.event === 'wake').map((e) => e.data as { messageId: string });
+    const wakesOf = (identity: string) =>
+      received[identity].filter((e) => e.event === 'wake').map((e) => e.data as { messageId: string });
     expect(wakesOf('@a')).toEqual([]);
-    expect(wakesOf('@c')).toEqual([expect.objectContaining({ messageId: broadcast.messageId, isBroadcast: true, from: '@a', unreadCount: 1 })]);
+    expect(wakesOf('@c')).toEqual([
+      expect.objectContaining({ messageId: broadcast.messageId, isBroadcast: true, from: '@a', unreadCount: 1 }),
+    ]);
     expect(wakesOf('@b')).toEqual([
       expect.objectContaining({ type: 'wake/message', messageId: broadcast.messageId, isBroadcast: true, unreadCount: 2 }),
-      expect.objectContaining({ messageId: direct.messageId, isBroadcast: false, priority: 'high', subject: 'loud', to: '@b', unreadCount: 4 }),
+      expect.objectContaining({
+        messageId: direct.messageId,
+        isBroadcast: false,
+        priority: 'high',
+        subject: 'loud',
+        to: '@b',
+        unreadCount: 4,
+      }),
     ]);
     expect(await Promise.all(visibleAtWake)).toEqual([true, true, true]);
     expect((await b.unreadCount()).unread).toBe(4);
@@ -109,11 +133,21 @@ describe.each(STORE_KINDS)('views ($name event store)', (kind) => {
     const { '@a': a, '@b': b } = await registerAgents(mailbox, ['@a', '@b', '@c']);
     const first = await a.send({ to: '@b', subject: '1', body: 'x', priority: 'low' });
     const second = await a.send({ to: '@b', subject: '2', body: 'x', priority: 'high' });
-    let beat = (await mailbox.projections.heartbeat('@b'));
-    expect(beat).toMatchObject({ identity: '@b', unread: 2, byPriority: { low: 1, normal: 0, high: 1 }, oldestUnreadAt: first.sentAt });
-    const read = await b.markRead({ messageId: first.messageId }) as { readAt: string };
+    let beat = await mailbox.projections.heartbeat('@b');
+    expect(beat).toMatchObject({
+      identity: '@b',
+      unread: 2,
+      byPriority: { low: 1, normal: 0, high: 1 },
+      oldestUnreadAt: first.sentAt,
+    });
+    const read = (await b.markRead({ messageId: first.messageId })) as { readAt: string };
     beat = await mailbox.projections.heartbeat('@b');
-    expect(beat).toMatchObject({ unread: 1, byPriority: { low: 0, normal: 0, high: 1 }, oldestUnreadAt: second.sentAt, lastActivityAt: read.readAt });
+    expect(beat).toMatchObject({
+      unread: 1,
+      byPriority: { low: 0, normal: 0, high: 1 },
+      oldestUnreadAt: second.sentAt,
+      lastActivityAt: read.readAt,
+    });
     expect((await mailbox.projections.heartbeat('@a')).lastActivityAt).toBe(second.sentAt);
   });
 });
@@ -139,7 +173,8 @@ describe('views are rebuilt from the log at start (SQLite)', () => {
     const first = await harness.open();
     const clients = await registerAgents(first, ['@a', '@b', '@c', '@d']);
     const broadcast = await clients['@a'].send({ to: 'AGENT:*', subject: 'all', body: 'x' });
-    for (let i = 0; i < 5; i++) await clients['@b'].send({ to: '@c', subject: `${i}`, body: 'x', priority: i % 2 ? 'high' : 'low' });
+    for (let i = 0; i < 5; i++)
+      await clients['@b'].send({ to: '@c', subject: `${i}`, body: 'x', priority: i % 2 ? 'high' : 'low' });
     await clients['@b'].markRead({ messageId: broadcast.messageId });
     await clients['@c'].archive(broadcast.messageId);
     await first.asActor({ identity: 'admin', role: 'admin' }).retireAgent('@d');

@@ -15,16 +15,25 @@ import { ADMIN_TOKEN, silentLogger, tempDir } from '../support/fixtures';
 
 const ROOT = path.resolve(__dirname, '../..');
 
-interface ChildLine { kind: string; result?: { messageId: string; recipients: string[]; sentAt: string }; tokens?: Record<string, string>; message?: string }
+interface ChildLine {
+  kind: string;
+  result?: { messageId: string; recipients: string[]; sentAt: string };
+  tokens?: Record<string, string>;
+  message?: string;
+}
 
 /** Starts the child and resolves each JSON line as it arrives; `kill` sends SIGKILL and waits for the exit. */
 function startChild(dir: string) {
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath,
+  const child: ChildProcessWithoutNullStreams = spawn(
+    process.execPath,
     ['-r', path.join(ROOT, 'test/support/tsRequireHook.js'), path.join(ROOT, 'test/support/crashChild.ts'), dir],
-    { cwd: ROOT, stdio: 'pipe' });
+    { cwd: ROOT, stdio: 'pipe' },
+  );
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
-  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
+  const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
+    child.on('exit', (code, signal) => resolve(signal ?? code)),
+  );
   const lines = readline.createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   return {
     async next(): Promise<ChildLine> {
@@ -65,8 +74,10 @@ describe('crash durability (SQLite, SIGKILL right after the acknowledgement)', (
     expect(raw.prepare('PRAGMA journal_mode').get()).toMatchObject({ journal_mode: 'wal' });
     raw.close();
 
-    mailbox = await createMailbox({ eventStoreUrl: `sqlite:${dir}/events.sqlite`, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
-      { logger: silentLogger });
+    mailbox = await createMailbox(
+      { eventStoreUrl: `sqlite:${dir}/events.sqlite`, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+      { logger: silentLogger },
+    );
     const tokens = first.tokens!;
     const b = await mailbox.as(tokens['@b']);
     const c = await mailbox.as(tokens['@c']);
@@ -74,8 +85,15 @@ describe('crash durability (SQLite, SIGKILL right after the acknowledgement)', (
     const unread = await b.listMessages({ status: 'unread' });
     expect(unread.messages.map((m) => m.messageId)).toContain(first.result!.messageId);
     const detail = await b.getMessage(first.result!.messageId);
-    expect(detail).toMatchObject({ from: '@a', to: '@b', subject: 'acknowledged direct', body: 'must survive', priority: 'high',
-      sentAt: first.result!.sentAt, readAt: null });
+    expect(detail).toMatchObject({
+      from: '@a',
+      to: '@b',
+      subject: 'acknowledged direct',
+      body: 'must survive',
+      priority: 'high',
+      sentAt: first.result!.sentAt,
+      readAt: null,
+    });
 
     // The broadcast may or may not have been acknowledged before the kill; whatever the log holds, counts match it exactly.
     const events = await mailbox.eventStore.readAll(null, 1000);
@@ -83,7 +101,11 @@ describe('crash durability (SQLite, SIGKILL right after the acknowledgement)', (
     expect(broadcasts.length).toBeLessThanOrEqual(1);
     const extra = broadcasts.length; // 0 or 1, and if 1 then delivered to both B and C atomically
     expect(events.filter((e) => e.type === 'BroadcastDelivered')).toHaveLength(2 * extra);
-    expect(await b.unreadCount()).toEqual({ unreadCount: 1 + extra, unread: 1 + extra, byPriority: { low: 0, normal: extra, high: 1 } });
+    expect(await b.unreadCount()).toEqual({
+      unreadCount: 1 + extra,
+      unread: 1 + extra,
+      byPriority: { low: 0, normal: extra, high: 1 },
+    });
     expect((await c.unreadCount()).unreadCount).toBe(extra);
     expect((await a.unreadCount()).unreadCount).toBe(0);
     expect(unread.unreadCount).toBe(1 + extra);
@@ -99,13 +121,17 @@ describe('crash durability (SQLite, SIGKILL right after the acknowledgement)', (
     const second = await child.next();
     expect(await child.kill()).toBe('SIGKILL');
 
-    mailbox = await createMailbox({ eventStoreUrl: `sqlite:${dir}/events.sqlite`, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
-      { logger: silentLogger });
+    mailbox = await createMailbox(
+      { eventStoreUrl: `sqlite:${dir}/events.sqlite`, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+      { logger: silentLogger },
+    );
     const tokens = first.tokens!;
     const [a, b, c] = await Promise.all(['@a', '@b', '@c'].map((id) => mailbox!.as(tokens[id])));
     expect(second.result!.recipients.sort()).toEqual(['@b', '@c']);
-    expect((await b.listMessages({ status: 'unread' })).messages.map((m) => m.messageId))
-      .toEqual([second.result!.messageId, first.result!.messageId]);
+    expect((await b.listMessages({ status: 'unread' })).messages.map((m) => m.messageId)).toEqual([
+      second.result!.messageId,
+      first.result!.messageId,
+    ]);
     expect((await c.listMessages({ status: 'unread' })).messages.map((m) => m.messageId)).toEqual([second.result!.messageId]);
     expect(await b.unreadCount()).toEqual({ unreadCount: 2, unread: 2, byPriority: { low: 0, normal: 1, high: 1 } });
     expect(await c.unreadCount()).toEqual({ unreadCount: 1, unread: 1, byPriority: { low: 0, normal: 1, high: 0 } });

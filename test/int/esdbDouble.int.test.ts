@@ -5,8 +5,19 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
-  BACKWARDS, END, EventStoreDBClient, excludeSystemEvents, jsonEvent, NO_STREAM, START, StreamDeletedError,
-  StreamNotFoundError, streamNameFilter, WrongExpectedVersionError, type AllStreamResolvedEvent, type Position,
+  BACKWARDS,
+  END,
+  EventStoreDBClient,
+  excludeSystemEvents,
+  jsonEvent,
+  NO_STREAM,
+  START,
+  StreamDeletedError,
+  StreamNotFoundError,
+  streamNameFilter,
+  WrongExpectedVersionError,
+  type AllStreamResolvedEvent,
+  type Position,
 } from '@eventstore/db-client';
 import { EsdbDouble, type EsdbDoubleOptions } from '../support/esdbDouble/esdbDouble';
 
@@ -52,13 +63,22 @@ describe.each([
   });
 
   it('answers a wrong expected revision with WrongExpectedVersionError (actual no_stream when missing) and writes nothing', async () => {
-    await expect(client.appendToStream('missing', event('x'), { expectedRevision: 0n }))
-      .rejects.toMatchObject({ constructor: WrongExpectedVersionError, expectedVersion: 0n, actualVersion: 'no_stream' });
+    await expect(client.appendToStream('missing', event('x'), { expectedRevision: 0n })).rejects.toMatchObject({
+      constructor: WrongExpectedVersionError,
+      expectedVersion: 0n,
+      actualVersion: 'no_stream',
+    });
     await client.appendToStream('s', event('a'), { expectedRevision: NO_STREAM });
-    await expect(client.appendToStream('s', event('b'), { expectedRevision: NO_STREAM }))
-      .rejects.toMatchObject({ constructor: WrongExpectedVersionError, expectedVersion: 'no_stream', actualVersion: 0n });
-    await expect(client.appendToStream('s', event('c'), { expectedRevision: 5n }))
-      .rejects.toMatchObject({ constructor: WrongExpectedVersionError, expectedVersion: 5n, actualVersion: 0n });
+    await expect(client.appendToStream('s', event('b'), { expectedRevision: NO_STREAM })).rejects.toMatchObject({
+      constructor: WrongExpectedVersionError,
+      expectedVersion: 'no_stream',
+      actualVersion: 0n,
+    });
+    await expect(client.appendToStream('s', event('c'), { expectedRevision: 5n })).rejects.toMatchObject({
+      constructor: WrongExpectedVersionError,
+      expectedVersion: 5n,
+      actualVersion: 0n,
+    });
     expect(labels(await drain(client.readStream('s')))).toEqual(['a']);
   });
 
@@ -70,15 +90,18 @@ describe.each([
     expect(repeat).toMatchObject({ success: true, nextExpectedRevision: 1n, position: undefined });
     expect(double.log.records.length).toBe(before);
     // a partial match is not a repeat: the revision check applies
-    await expect(client.appendToStream('d', [events[0], event('new')], { expectedRevision: NO_STREAM }))
-      .rejects.toBeInstanceOf(WrongExpectedVersionError);
+    await expect(client.appendToStream('d', [events[0], event('new')], { expectedRevision: NO_STREAM })).rejects.toBeInstanceOf(
+      WrongExpectedVersionError,
+    );
     expect(labels(await drain(client.readStream('d')))).toEqual(['a', 'b']);
   });
 
   it('applies a write whose reply is lost (error), so the retry with the same ids is a de-duplicated success', async () => {
     const events = [event('once')];
     double.faults.dropNextAppendReply('error');
-    await expect(client.appendToStream('lost', events, { expectedRevision: NO_STREAM })).rejects.toMatchObject({ type: 'unavailable' });
+    await expect(client.appendToStream('lost', events, { expectedRevision: NO_STREAM })).rejects.toMatchObject({
+      type: 'unavailable',
+    });
     expect(labels(await drain(client.readStream('lost')))).toEqual(['once']);
     const retry = await client.appendToStream('lost', events, { expectedRevision: NO_STREAM });
     expect(retry.nextExpectedRevision).toBe(0n);
@@ -91,8 +114,9 @@ describe('a lost append reply (silence)', () => {
 
   it('writes, never answers, and the client gives up at its deadline', async () => {
     double.faults.dropNextAppendReply('silence');
-    await expect(client.appendToStream('hung', event('x'), { expectedRevision: NO_STREAM, deadline: 200 }))
-      .rejects.toMatchObject({ type: 'deadline-exceeded' });
+    await expect(client.appendToStream('hung', event('x'), { expectedRevision: NO_STREAM, deadline: 200 })).rejects.toMatchObject(
+      { type: 'deadline-exceeded' },
+    );
     expect(labels(await drain(client.readStream('hung')))).toEqual(['x']);
   });
 });
@@ -100,14 +124,26 @@ describe('a lost append reply (silence)', () => {
 describe('reads', () => {
   beforeEach(async () => {
     await boot();
-    await client.appendToStream('r', ['0', '1', '2', '3'].map((l) => event(l)), { expectedRevision: NO_STREAM });
+    await client.appendToStream(
+      'r',
+      ['0', '1', '2', '3'].map((l) => event(l)),
+      { expectedRevision: NO_STREAM },
+    );
     await client.appendToStream('other', event('o'), { expectedRevision: NO_STREAM });
   });
 
   it('reads a stream forwards and backwards, from a revision (inclusive), with a count', async () => {
     expect(labels(await drain(client.readStream('r', { fromRevision: 1n, maxCount: 2 })))).toEqual(['1', '2']);
-    expect(labels(await drain(client.readStream('r', { direction: BACKWARDS, fromRevision: END })))).toEqual(['3', '2', '1', '0']);
-    expect(labels(await drain(client.readStream('r', { direction: BACKWARDS, fromRevision: 2n, maxCount: 2 })))).toEqual(['2', '1']);
+    expect(labels(await drain(client.readStream('r', { direction: BACKWARDS, fromRevision: END })))).toEqual([
+      '3',
+      '2',
+      '1',
+      '0',
+    ]);
+    expect(labels(await drain(client.readStream('r', { direction: BACKWARDS, fromRevision: 2n, maxCount: 2 })))).toEqual([
+      '2',
+      '1',
+    ]);
   });
 
   it('reports a missing stream as StreamNotFoundError', async () => {
@@ -128,8 +164,12 @@ describe('subscriptions', () => {
   beforeEach(() => boot());
 
   /** Collects `count` events of a subscription, noting caughtUp (as '|') and checkpoints where they arrive. */
-  async function follow(subscription: AsyncIterable<AllStreamResolvedEvent> & { on(e: string, f: () => void): unknown; unsubscribe(): Promise<void> },
-    count: number, trace: string[], whenCaughtUp?: () => Promise<unknown>) {
+  async function follow(
+    subscription: AsyncIterable<AllStreamResolvedEvent> & { on(e: string, f: () => void): unknown; unsubscribe(): Promise<void> },
+    count: number,
+    trace: string[],
+    whenCaughtUp?: () => Promise<unknown>,
+  ) {
     subscription.on('caughtUp', () => {
       trace.push('|');
       void whenCaughtUp?.();
@@ -146,17 +186,29 @@ describe('subscriptions', () => {
     await client.appendToStream('elsewhere', event('skip'), { expectedRevision: NO_STREAM });
     const [first] = await drain(client.readStream('mailbox-1'));
     const trace: string[] = [];
-    await follow(client.subscribeToAll({ fromPosition: first.event!.position!, filter: streamNameFilter({ prefixes: ['mailbox-'] }) }), 2, trace,
-      () => client.appendToStream('mailbox-1', event('live'), { expectedRevision: 1n }));
+    await follow(
+      client.subscribeToAll({ fromPosition: first.event!.position!, filter: streamNameFilter({ prefixes: ['mailbox-'] }) }),
+      2,
+      trace,
+      () => client.appendToStream('mailbox-1', event('live'), { expectedRevision: 1n }),
+    );
     expect(trace).toEqual(['b', '|', 'live']);
-    expect(double.subscriptionRequests.at(-1)).toEqual({ target: '$all', from: first.event!.position!.commit, filter: 'stream prefixes [mailbox-]' });
+    expect(double.subscriptionRequests.at(-1)).toEqual({
+      target: '$all',
+      from: first.event!.position!.commit,
+      filter: 'stream prefixes [mailbox-]',
+    });
   });
 
   it('filters on event type (excludeSystemEvents) and sends checkpoints past filtered-out events', async () => {
     for (let i = 0; i < 5; i++) await client.appendToStream(`s-${i}`, event(`e${i}`), { expectedRevision: NO_STREAM });
     const checkpoints: Position[] = [];
     const trace: string[] = [];
-    const filter = excludeSystemEvents({ maxSearchWindow: 2, checkpointInterval: 1, checkpointReached: (_s, p) => void checkpoints.push(p) });
+    const filter = excludeSystemEvents({
+      maxSearchWindow: 2,
+      checkpointInterval: 1,
+      checkpointReached: (_s, p) => void checkpoints.push(p),
+    });
     await follow(client.subscribeToAll({ fromPosition: START, filter }), 5, trace);
     expect(trace).toEqual(['e0', 'e1', 'e2', 'e3', 'e4']); // the two startup system events are filtered out
     const last = double.log.records;
@@ -167,8 +219,9 @@ describe('subscriptions', () => {
   it('subscribes to one stream after a revision', async () => {
     await client.appendToStream('one', [event('0'), event('1')], { expectedRevision: NO_STREAM });
     const trace: string[] = [];
-    await follow(client.subscribeToStream('one', { fromRevision: 0n }) as never, 2, trace,
-      () => client.appendToStream('one', event('2'), { expectedRevision: 1n }));
+    await follow(client.subscribeToStream('one', { fromRevision: 0n }) as never, 2, trace, () =>
+      client.appendToStream('one', event('2'), { expectedRevision: 1n }),
+    );
     expect(trace).toEqual(['1', '|', '2']);
   });
 });
@@ -182,8 +235,9 @@ describe('deletes', () => {
     await expect(drain(client.readStream('soft'))).rejects.toBeInstanceOf(StreamNotFoundError);
     expect(double.log.records.at(-1)).toMatchObject({ streamName: '$$soft', type: '$metadata' });
     await client.appendToStream('soft', event('c'), { expectedRevision: NO_STREAM });
-    expect((await drain(client.readStream('soft'))).map((e) => [e.event!.revision, (e.event!.data as { label: string }).label]))
-      .toEqual([[2n, 'c']]);
+    expect(
+      (await drain(client.readStream('soft'))).map((e) => [e.event!.revision, (e.event!.data as { label: string }).label]),
+    ).toEqual([[2n, 'c']]);
   });
 
   it('tombstone makes reads and appends fail with StreamDeletedError; a stale delete is a wrong expected version', async () => {

@@ -18,7 +18,10 @@ const fastFailing = (url: string) => `${url}&defaultDeadline=300`;
 const labels = (events: readonly StoredEvent[]) => events.map((e) => (e.data as { identity: string }).identity);
 
 async function expectUnavailable(promise: Promise<unknown>): Promise<void> {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(MailboxError);
   expect((error as MailboxError).toJSON()).toMatchObject({ code: 'UNAVAILABLE', error: 'Service unavailable' });
   expect((error as MailboxError).status).toBe(503);
@@ -29,14 +32,18 @@ afterEach(async () => {
   await double?.close();
 });
 
-describe.each([['BatchAppend', {}], ['Append', { serverFeatures: false, batchAppend: false }]] as const)(
-  'a lost append acknowledgement (%s path)', (_path, options) => {
-    beforeEach(async () => {
-      double = await EsdbDouble.start(options);
-      store = EsdbEventStore.connect(fastFailing(double.url));
-    });
+describe.each([
+  ['BatchAppend', {}],
+  ['Append', { serverFeatures: false, batchAppend: false }],
+] as const)('a lost append acknowledgement (%s path)', (_path, options) => {
+  beforeEach(async () => {
+    double = await EsdbDouble.start(options);
+    store = EsdbEventStore.connect(fastFailing(double.url));
+  });
 
-    it.each(['error', 'silence'] as const)('(%s) surfaces UNAVAILABLE; the retry with the same ids writes nothing more', async (mode) => {
+  it.each(['error', 'silence'] as const)(
+    '(%s) surfaces UNAVAILABLE; the retry with the same ids writes nothing more',
+    async (mode) => {
       const stream = freshStream();
       const events = [contractEvent('b1'), contractEvent('b2')];
       double.faults.dropNextAppendReply(mode);
@@ -46,8 +53,9 @@ describe.each([['BatchAppend', {}], ['Append', { serverFeatures: false, batchApp
       const retried = await store.append(stream, events, 'no_stream');
       expect(retried).toEqual({ nextExpectedRevision: 1n, position: written[1].position });
       expect(labels(await store.readStream(stream))).toEqual(['@b1', '@b2']);
-    });
-  });
+    },
+  );
+});
 
 describe('failures', () => {
   beforeEach(async () => {
@@ -125,16 +133,25 @@ describe('$all holds system events too', () => {
     for await (const event of subscription) if (seen.push(event) === 3) break;
     await subscription.close();
     expect(seen).toEqual(all);
-    expect(double.subscriptionRequests.at(-1)).toMatchObject({ target: '$all', from: 'start', filter: 'stream prefixes [mailbox-]' });
+    expect(double.subscriptionRequests.at(-1)).toMatchObject({
+      target: '$all',
+      from: 'start',
+      filter: 'stream prefixes [mailbox-]',
+    });
   });
 });
 
 describe('subscription drops', () => {
   /** The subscription's warnings: a drop it noticed is logged before it retries (the signal a test waits for). */
   let drops = 0;
-  const logger = pino({ level: 'warn' }, { write: (line: string) => {
-    if (line.includes('subscription dropped')) drops++;
-  } });
+  const logger = pino(
+    { level: 'warn' },
+    {
+      write: (line: string) => {
+        if (line.includes('subscription dropped')) drops++;
+      },
+    },
+  );
   const dropNoticed = async (timeoutMs = 10_000) => {
     const deadline = Date.now() + timeoutMs;
     while (drops === 0) {
@@ -142,8 +159,11 @@ describe('subscription drops', () => {
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
   };
-  const connect = (attempts: number, backoffMs: number) => EsdbEventStore.connect(`${double.url}&defaultDeadline=1000`,
-    { resubscribe: { attempts, initialBackoffMs: backoffMs, maxBackoffMs: backoffMs * 5 }, logger });
+  const connect = (attempts: number, backoffMs: number) =>
+    EsdbEventStore.connect(`${double.url}&defaultDeadline=1000`, {
+      resubscribe: { attempts, initialBackoffMs: backoffMs, maxBackoffMs: backoffMs * 5 },
+      logger,
+    });
 
   beforeEach(async () => {
     double = await EsdbDouble.start();
@@ -177,9 +197,11 @@ describe('subscription drops', () => {
     store = connect(2, 10);
     await double.stop();
     const subscription = store.subscribe(null);
-    await expectUnavailable((async () => {
-      for await (const event of subscription) void event;
-    })());
+    await expectUnavailable(
+      (async () => {
+        for await (const event of subscription) void event;
+      })(),
+    );
     expect(double.subscriptionRequests).toEqual([]);
   });
 });
@@ -197,9 +219,11 @@ describe('connection strings', () => {
   });
 
   it('rejects a defaultDeadline that is not a positive number of milliseconds', () => {
-    expect(() => EsdbEventStore.connect(`${double.url}&defaultDeadline=soon`)).toThrow(expect.objectContaining({
-      envelope: expect.objectContaining({ code: 'VALIDATION_FAILED', field: 'MAILBOX_EVENTSTORE_URL' }),
-    }));
+    expect(() => EsdbEventStore.connect(`${double.url}&defaultDeadline=soon`)).toThrow(
+      expect.objectContaining({
+        envelope: expect.objectContaining({ code: 'VALIDATION_FAILED', field: 'MAILBOX_EVENTSTORE_URL' }),
+      }),
+    );
   });
 
   it("appends under the caller's event ids (deterministic ids are what make a retry de-duplicable)", async () => {

@@ -22,7 +22,8 @@ const clock = { now: () => new Date(Date.now() + skippedMs) };
 
 /** The mailbox's warnings, as they are logged (a test waits for one as its signal that something was noticed). */
 let warnings: string[] = [];
-const recordingLogger = () => pino({ level: 'warn' }, { write: (line: string) => warnings.push((JSON.parse(line) as { msg: string }).msg) });
+const recordingLogger = () =>
+  pino({ level: 'warn' }, { write: (line: string) => warnings.push((JSON.parse(line) as { msg: string }).msg) });
 
 /** Resolves once a warning containing `text` was logged. */
 async function warned(text: string, timeoutMs = 10_000): Promise<void> {
@@ -38,8 +39,10 @@ async function openMailbox(views: { redisUrl?: string; redisNamespace?: string }
   double = await EsdbDouble.start();
   skippedMs = 0;
   warnings = [];
-  mailbox = await createMailbox({ eventStoreUrl: `${double.url}&defaultDeadline=400`, adminToken: ADMIN_TOKEN, logLevel: 'silent', ...views },
-    { logger: recordingLogger(), clock });
+  mailbox = await createMailbox(
+    { eventStoreUrl: `${double.url}&defaultDeadline=400`, adminToken: ADMIN_TOKEN, logLevel: 'silent', ...views },
+    { logger: recordingLogger(), clock },
+  );
   return registerAgents(mailbox, ['@a', '@b', '@c']);
 }
 
@@ -56,7 +59,10 @@ async function eventually(check: () => Promise<boolean>, attempts = 100, everyMs
 }
 
 async function rejection(promise: Promise<unknown>) {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   if (!isMailboxError(error)) throw new Error(`expected a MailboxError, got ${String(error)}`);
   return error;
 }
@@ -98,11 +104,14 @@ describe('the server restarts under the live projection subscription', () => {
 
     // Views converge exactly: A has C's broadcast; B has C's broadcast (A's was read); C has A's broadcast and B's note.
     expect([await unreadOf(a), await unreadOf(b), await unreadOf(c)]).toEqual([1, 1, 2]);
-    expect((await c.listMessages({ status: 'unread' })).messages.map((m) => m.messageId).sort())
-      .toEqual([first.messageId, direct.messageId].sort());
+    expect((await c.listMessages({ status: 'unread' })).messages.map((m) => m.messageId).sort()).toEqual(
+      [first.messageId, direct.messageId].sort(),
+    );
     const heartbeats = await mailbox.asActor(ADMIN_ACTOR).heartbeats();
     expect(Object.fromEntries(heartbeats.agents.map((h) => [h.identity, h.unread]))).toEqual({ '@a': 1, '@b': 1, '@c': 2 });
-    expect((await b.listMessages({ status: 'all' })).messages.map((m) => m.messageId).sort()).toEqual([first.messageId, third.messageId].sort());
+    expect((await b.listMessages({ status: 'all' })).messages.map((m) => m.messageId).sort()).toEqual(
+      [first.messageId, third.messageId].sort(),
+    );
 
     // It resumed where it had stopped, not from the start of the log.
     const resubscriptions = double.subscriptionRequests.slice(requestsBefore);

@@ -34,11 +34,18 @@ function fakeClock() {
 
 async function setup(settings: Record<string, unknown> = {}) {
   const time = fakeClock();
-  const mailbox = await createMailbox({ eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' },
-    { logger: silent, clock: time.clock });
+  const mailbox = await createMailbox(
+    { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+    { logger: silent, clock: time.clock },
+  );
   const target = new RecordingTarget();
-  const heartbeat = await startHeartbeat(mailbox, { targets: [target], logger: silent, clock: time.clock, schedule: false,
-    settings: { idleMs: 10 * MIN, cooldownMs: 15 * MIN, wakeGraceMs: MIN, metricsPort: null, ...settings } });
+  const heartbeat = await startHeartbeat(mailbox, {
+    targets: [target],
+    logger: silent,
+    clock: time.clock,
+    schedule: false,
+    settings: { idleMs: 10 * MIN, cooldownMs: 15 * MIN, wakeGraceMs: MIN, metricsPort: null, ...settings },
+  });
   return { mailbox, heartbeat, target, at: time.at };
 }
 
@@ -85,8 +92,13 @@ describe('heartbeat nudges', () => {
     const report = await tickAndSettle(heartbeat);
     expect(report.nudged).toEqual(['@b']);
     expect(s.target.nudges).toHaveLength(1);
-    expect(s.target.nudges[0]).toMatchObject({ identity: '@b', unread: 2, newestUnreadId: second.messageId,
-      oldestUnreadAt: new Date(T0).toISOString(), lastActivityAt: null });
+    expect(s.target.nudges[0]).toMatchObject({
+      identity: '@b',
+      unread: 2,
+      newestUnreadId: second.messageId,
+      oldestUnreadAt: new Date(T0).toISOString(),
+      lastActivityAt: null,
+    });
 
     s.at(3 * MIN);
     expect((await tickAndSettle(heartbeat)).nudged).toEqual([]);
@@ -136,8 +148,10 @@ describe('heartbeat nudges', () => {
     const time = fakeClock();
     const logLines: Array<Record<string, unknown>> = [];
     const logger = pino({ level: 'warn' }, { write: (line: string) => logLines.push(JSON.parse(line)) });
-    mailbox = await createMailbox({ eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' },
-      { logger: silent, clock: time.clock });
+    mailbox = await createMailbox(
+      { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+      { logger: silent, clock: time.clock },
+    );
     const identities = Array.from({ length: 500 }, (_, i) => `@agent-${String(i).padStart(3, '0')}`);
     const clients = await registerAgents(mailbox, ['@sender', ...identities]);
     const sent = await clients['@sender'].send({ to: 'AGENT:*', subject: 'to all', body: 'x' });
@@ -147,8 +161,13 @@ describe('heartbeat nudges', () => {
     time.at(11 * MIN);
 
     const target = new RecordingTarget();
-    heartbeat = await startHeartbeat(mailbox, { targets: [target], logger, clock: time.clock, schedule: true,
-      settings: { idleMs: 10 * MIN, wakeGraceMs: 0, intervalMs: 60_000, metricsPort: null } });
+    heartbeat = await startHeartbeat(mailbox, {
+      targets: [target],
+      logger,
+      clock: time.clock,
+      schedule: true,
+      settings: { idleMs: 10 * MIN, wakeGraceMs: 0, intervalMs: 60_000, metricsPort: null },
+    });
     for (let i = 0; i < 500 && target.nudges.length < 400; i++) await new Promise((resolve) => setTimeout(resolve, 10));
     await heartbeat.settled();
 
@@ -158,7 +177,12 @@ describe('heartbeat nudges', () => {
     const metric = async (name: 'ticks' | 'decisions' | 'deliveries') =>
       (await heartbeat.metrics[name].get()).values.map((v) => [v.labels, v.value]);
     expect(await metric('ticks')).toEqual([[{}, 1]]); // one tick did it all; the next one is an interval away
-    expect(await metric('decisions')).toEqual(expect.arrayContaining([[{ verdict: 'nudge' }, 400], [{ verdict: 'no_mail' }, 101]]));
+    expect(await metric('decisions')).toEqual(
+      expect.arrayContaining([
+        [{ verdict: 'nudge' }, 400],
+        [{ verdict: 'no_mail' }, 101],
+      ]),
+    );
     expect(await metric('deliveries')).toEqual([[{ target: 'recording', outcome: 'delivered' }, 400]]);
     // The daemon warns when a tick outlasts its interval (its own measurement; the test times nothing).
     expect(logLines.filter((line) => String(line.msg).includes('longer than the interval'))).toEqual([]);
@@ -172,17 +196,26 @@ describe('heartbeat nudges', () => {
     const s = await setup({ wakeGraceMs: 0 });
     ({ mailbox, heartbeat } = s);
     let failNext = true;
-    const flaky: NudgeTarget = { name: 'flaky', appliesTo: () => true, close: async () => {},
+    const flaky: NudgeTarget = {
+      name: 'flaky',
+      appliesTo: () => true,
+      close: async () => {},
       deliver: async (nudge) => {
         if (failNext) {
           failNext = false;
           throw new Error('target down');
         }
         return s.target.deliver(nudge);
-      } };
+      },
+    };
     await heartbeat.stop();
-    heartbeat = await startHeartbeat(mailbox, { targets: [flaky], logger: silent, clock: { now: () => new Date(T0 + MIN) },
-      schedule: false, settings: { wakeGraceMs: 0, metricsPort: null } });
+    heartbeat = await startHeartbeat(mailbox, {
+      targets: [flaky],
+      logger: silent,
+      clock: { now: () => new Date(T0 + MIN) },
+      schedule: false,
+      settings: { wakeGraceMs: 0, metricsPort: null },
+    });
     const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
     await a.send({ to: '@b', subject: 'x', body: 'x' });
     expect((await tickAndSettle(heartbeat)).nudged).toEqual(['@b']);

@@ -26,10 +26,16 @@ describe('heartbeat pipeline watch', () => {
     const clock = { now: () => new Date(now) };
     const logLines: Array<Record<string, unknown>> = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => logLines.push(JSON.parse(line)) });
-    mailbox = await createMailbox({ eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent', awaitProjectionMs: 0 },
-      { logger: pino({ level: 'silent' }), clock });
-    heartbeat = await startHeartbeat(mailbox, { logger, clock, schedule: false,
-      settings: { intervalMs: INTERVAL, stallAfterMs: INTERVAL, metricsPort: 0 } });
+    mailbox = await createMailbox(
+      { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent', awaitProjectionMs: 0 },
+      { logger: pino({ level: 'silent' }), clock },
+    );
+    heartbeat = await startHeartbeat(mailbox, {
+      logger,
+      clock,
+      schedule: false,
+      settings: { intervalMs: INTERVAL, stallAfterMs: INTERVAL, metricsPort: 0 },
+    });
     const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
     const healthz = async () => {
       const response = await fetch(`${heartbeat.metricsUrl}/healthz`);
@@ -53,8 +59,15 @@ describe('heartbeat pipeline watch', () => {
     expect((await heartbeat.tick()).pipeline).toMatchObject({ lag: '4', stalled: true, stuckForMs: INTERVAL });
 
     const alarms = logLines.filter((line) => line.alarm === 'projection_stalled');
-    expect(alarms).toEqual([expect.objectContaining({ level: 50, lag: '4', checkpoint: '3', head: '7',
-      msg: expect.stringContaining('ALARM projection stalled') })]);
+    expect(alarms).toEqual([
+      expect.objectContaining({
+        level: 50,
+        lag: '4',
+        checkpoint: '3',
+        head: '7',
+        msg: expect.stringContaining('ALARM projection stalled'),
+      }),
+    ]);
     expect(await metric('mailbox_heartbeat_projection_stalled')).toBe(1);
     expect(await metric('mailbox_heartbeat_projection_lag_positions')).toBe(4);
     const unhealthy = await healthz();
@@ -74,9 +87,15 @@ describe('heartbeat pipeline watch', () => {
   });
 
   test('wake events reach the daemon and feed the wake counters', async () => {
-    mailbox = await createMailbox({ eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' },
-      { logger: pino({ level: 'silent' }) });
-    heartbeat = await startHeartbeat(mailbox, { logger: pino({ level: 'silent' }), schedule: false, settings: { metricsPort: null } });
+    mailbox = await createMailbox(
+      { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+      { logger: pino({ level: 'silent' }) },
+    );
+    heartbeat = await startHeartbeat(mailbox, {
+      logger: pino({ level: 'silent' }),
+      schedule: false,
+      settings: { metricsPort: null },
+    });
     const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
     await heartbeat.tick(); // subscribes to @a, @b, @c
     await a.send({ to: 'AGENT:*', subject: 'wake up', body: 'x' }); // wakes @b and @c, not the sender
@@ -95,7 +114,10 @@ describe('mailbox heartbeat --once', () => {
 
   test('reads the SQLite log, nudges idle agents with mail, prints the tick report', async () => {
     const dataDir = tempDir('mailbox-heartbeat-cli-');
-    const mailbox = await createMailbox({ dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' }, { logger: pino({ level: 'silent' }) });
+    const mailbox = await createMailbox(
+      { dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+      { logger: pino({ level: 'silent' }) },
+    );
     const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
     await a.send({ to: '@b', subject: 'hello', body: 'x' });
     await mailbox.close();

@@ -17,7 +17,11 @@ import { startRedis, type TestRedis } from '../support/redisServer';
 const silent = pino({ level: 'silent' });
 const SECRET = 'webhook-secret-for-tests-0123';
 
-interface Received { status: number; body: string; headers: http.IncomingHttpHeaders }
+interface Received {
+  status: number;
+  body: string;
+  headers: http.IncomingHttpHeaders;
+}
 
 /** A webhook receiver that answers the given statuses in turn (then 200). */
 async function webhookServer(statuses: number[]) {
@@ -59,9 +63,18 @@ describe('heartbeat nudge targets', () => {
   test('a webhook that fails twice then succeeds receives the nudge once, signed with HMAC-SHA256', async () => {
     const hook = await webhookServer([500, 503]);
     try {
-      heartbeat = await startHeartbeat(mailbox, { logger: silent, schedule: false, settings: {
-        wakeGraceMs: 0, metricsPort: null, webhookSecret: SECRET, webhookBackoffMs: 5, webhookAttempts: 5,
-        agents: { '@b': { webhook: hook.url } } } });
+      heartbeat = await startHeartbeat(mailbox, {
+        logger: silent,
+        schedule: false,
+        settings: {
+          wakeGraceMs: 0,
+          metricsPort: null,
+          webhookSecret: SECRET,
+          webhookBackoffMs: 5,
+          webhookAttempts: 5,
+          agents: { '@b': { webhook: hook.url } },
+        },
+      });
       await mailForBandC();
       await heartbeat.tick();
       await heartbeat.settled();
@@ -90,8 +103,17 @@ describe('heartbeat nudge targets', () => {
   test('a webhook answering 404 is not retried, and the nudge is tried again at the next tick', async () => {
     const hook = await webhookServer([404]);
     try {
-      heartbeat = await startHeartbeat(mailbox, { logger: silent, schedule: false, settings: {
-        wakeGraceMs: 0, metricsPort: null, webhookSecret: SECRET, webhookBackoffMs: 5, agents: { '@b': { webhook: hook.url } } } });
+      heartbeat = await startHeartbeat(mailbox, {
+        logger: silent,
+        schedule: false,
+        settings: {
+          wakeGraceMs: 0,
+          metricsPort: null,
+          webhookSecret: SECRET,
+          webhookBackoffMs: 5,
+          agents: { '@b': { webhook: hook.url } },
+        },
+      });
       await mailForBandC();
       await heartbeat.tick();
       await heartbeat.settled();
@@ -108,29 +130,49 @@ describe('heartbeat nudge targets', () => {
     const dir = tempDir('mailbox-hook-');
     const script = path.join(dir, 'hook.js');
     const canary = path.join(dir, 'pwned');
-    fs.writeFileSync(script, `
+    fs.writeFileSync(
+      script,
+      `
       const fs = require('fs');
       let input = '';
       process.stdin.on('data', (c) => (input += c));
       process.stdin.on('end', () => fs.appendFileSync(process.argv[2], JSON.stringify({
         stdin: JSON.parse(input), identity: process.env.MAILBOX_NUDGE_IDENTITY, unread: process.env.MAILBOX_NUDGE_UNREAD,
         adminToken: process.env.MAILBOX_ADMIN_TOKEN ?? null, arg: process.argv[3] }) + '\\n'));
-    `);
+    `,
+    );
     const out = path.join(dir, 'nudges.jsonl');
     process.env.MAILBOX_ADMIN_TOKEN = ADMIN_TOKEN; // must not leak into the hook
     try {
-      heartbeat = await startHeartbeat(mailbox, { logger: silent, schedule: false, settings: {
-        wakeGraceMs: 0, metricsPort: null, optOut: ['@c'], hook: [process.execPath, script, out, `$(touch ${canary}); touch ${canary}`] } });
+      heartbeat = await startHeartbeat(mailbox, {
+        logger: silent,
+        schedule: false,
+        settings: {
+          wakeGraceMs: 0,
+          metricsPort: null,
+          optOut: ['@c'],
+          hook: [process.execPath, script, out, `$(touch ${canary}); touch ${canary}`],
+        },
+      });
       await mailForBandC();
       await heartbeat.tick();
       await heartbeat.settled();
     } finally {
       delete process.env.MAILBOX_ADMIN_TOKEN;
     }
-    const lines = fs.readFileSync(out, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    const lines = fs
+      .readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ identity: '@b', unread: '1', adminToken: null, arg: `$(touch ${canary}); touch ${canary}`,
-      stdin: { type: 'heartbeat/nudge', identity: '@b', unread: 1 } });
+    expect(lines[0]).toMatchObject({
+      identity: '@b',
+      unread: '1',
+      adminToken: null,
+      arg: `$(touch ${canary}); touch ${canary}`,
+      stdin: { type: 'heartbeat/nudge', identity: '@b', unread: 1 },
+    });
     expect(fs.existsSync(canary)).toBe(false);
   });
 
@@ -152,17 +194,27 @@ describe('heartbeat nudge targets', () => {
       const messages: Array<{ channel: string; nudge: Record<string, unknown> }> = [];
       await subscriber.subscribe('mailbox:heartbeat:@b');
       subscriber.on('message', (channel, text) => messages.push({ channel, nudge: JSON.parse(text) }));
-      heartbeat = await startHeartbeat(mailbox, { logger: silent, schedule: false,
-        settings: { wakeGraceMs: 0, metricsPort: null, redisUrl: redis.url } });
+      heartbeat = await startHeartbeat(mailbox, {
+        logger: silent,
+        schedule: false,
+        settings: { wakeGraceMs: 0, metricsPort: null, redisUrl: redis.url },
+      });
       await mailForBandC();
       await heartbeat.tick();
       await heartbeat.settled();
       for (let i = 0; i < 100 && messages.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
 
-      expect(messages).toEqual([{ channel: 'mailbox:heartbeat:@b',
-        nudge: expect.objectContaining({ type: 'heartbeat/nudge', identity: '@b', unread: 1 }) }]);
+      expect(messages).toEqual([
+        {
+          channel: 'mailbox:heartbeat:@b',
+          nudge: expect.objectContaining({ type: 'heartbeat/nudge', identity: '@b', unread: 1 }),
+        },
+      ]);
       const outcomes = (await heartbeat.metrics.deliveries.get()).values.map((v) => [v.labels.outcome, v.value]);
-      expect(outcomes.sort()).toEqual([['delivered', 1], ['unheard', 1]]); // @c has no subscriber
+      expect(outcomes.sort()).toEqual([
+        ['delivered', 1],
+        ['unheard', 1],
+      ]); // @c has no subscriber
     });
   });
 });

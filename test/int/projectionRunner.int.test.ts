@@ -14,11 +14,20 @@ import { ForeignViews } from '../../src/projections/viewsOwnership';
 import { silentLogger } from '../support/fixtures';
 import { holdApplies } from '../support/heldApplies';
 
-const registration = (identity: string): NewEvent => ({
-  eventId: randomUUID(), type: 'AgentRegistered',
-  data: { identity, role: 'agent', tokenHash: `hash-${identity}`, registeredAt: '2025-01-01T00:00:00.000Z' },
-  metadata: { commandId: 'c', correlationId: 'c', causationId: 'c', actor: '@admin', at: '2025-01-01T00:00:00.000Z', schemaVersion: 1 },
-} as NewEvent);
+const registration = (identity: string): NewEvent =>
+  ({
+    eventId: randomUUID(),
+    type: 'AgentRegistered',
+    data: { identity, role: 'agent', tokenHash: `hash-${identity}`, registeredAt: '2025-01-01T00:00:00.000Z' },
+    metadata: {
+      commandId: 'c',
+      correlationId: 'c',
+      causationId: 'c',
+      actor: '@admin',
+      at: '2025-01-01T00:00:00.000Z',
+      schemaVersion: 1,
+    },
+  }) as NewEvent;
 
 /** Counts what the runner pulls from its subscriptions. */
 function countPulls(log: MemoryEventStore): { pulled: () => number } {
@@ -83,7 +92,10 @@ describe('ProjectionRunner', () => {
     const second = new MemoryEventStore();
     await second.append('mailbox-agents', [registration('@other')], 'no_stream');
     const intruder = new ProjectionRunner(second, views, silentLogger);
-    const refused = await intruder.start().then(() => null, (error: unknown) => error);
+    const refused = await intruder.start().then(
+      () => null,
+      (error: unknown) => error,
+    );
     expect(refused).toBeInstanceOf(ForeignViews);
     expect((refused as Error).message).toContain(`another event log (${await first.logIdentity()})`);
     expect(intruder.getStatus()).toMatchObject({ views: 'foreign', running: false });

@@ -75,8 +75,11 @@ describe('blue/green rebuild of the Redis views', () => {
     let rebuilding = true;
     const readers = (async () => {
       while (rebuilding) {
-        const [c, listed, page] = await Promise.all([mailbox!.projections.unreadCount('@c'), mailbox!.projections.listAgents(),
-          mailbox!.projections.listMessages('@c', { box: 'inbox', limit: 1, before: null })]);
+        const [c, listed, page] = await Promise.all([
+          mailbox!.projections.unreadCount('@c'),
+          mailbox!.projections.listAgents(),
+          mailbox!.projections.listMessages('@c', { box: 'inbox', limit: 1, before: null }),
+        ]);
         if (c.unread < lowestC || page.unreadCount < lowestC || listed.length !== agents) {
           observations.push(`unread ${c.unread}/${page.unreadCount} after ${lowestC}, agents ${listed.length}`);
         }
@@ -88,7 +91,12 @@ describe('blue/green rebuild of the Redis views', () => {
     const writers = (async () => {
       for (let i = 0; rebuilding; i++) {
         if (i % 10 === 9) await a.send({ to: 'AGENT:*', subject: `all ${i}`, body: 'x' });
-        const { messageId } = await a.send({ to: i % 2 ? '@b' : '@c', subject: `during ${i}`, body: 'x', priority: i % 3 ? 'normal' : 'high' });
+        const { messageId } = await a.send({
+          to: i % 2 ? '@b' : '@c',
+          subject: `during ${i}`,
+          body: 'x',
+          priority: i % 3 ? 'normal' : 'high',
+        });
         if (i % 2) sentToB.push(messageId);
         if (i % 4 === 1) await b.markRead({ messageId });
       }
@@ -96,8 +104,11 @@ describe('blue/green rebuild of the Redis views', () => {
 
     builder = new RedisProjectionStore(await connectRedis(redis.url, { name: 'rebuilder' }), { namespace: ns });
     const phases = new Set<string>();
-    const result = await rebuildProjections(mailbox.eventStore, builder.generations(),
-      { settleMs: 500, dropPreviousAfterMs: 1500, onProgress: (p) => phases.add(p.phase) });
+    const result = await rebuildProjections(mailbox.eventStore, builder.generations(), {
+      settleMs: 500,
+      dropPreviousAfterMs: 1500,
+      onProgress: (p) => phases.add(p.phase),
+    });
     rebuilding = false;
     await Promise.all([readers, writers]);
 
@@ -111,9 +122,12 @@ describe('blue/green rebuild of the Redis views', () => {
     expect((await builder.generations().active()).name).toBe(`${ns}:v2:`);
     expect(await snapshotViews(mailbox.projections)).toEqual(await memoryViewsOf(await allEvents(mailbox)));
     // Exactly one wake per message to @b during the test (direct mail and broadcasts), across the switch.
-    const expectedWakes = (await allEvents(mailbox)).flatMap((e) => e.position > 10_000n &&
+    const expectedWakes = (await allEvents(mailbox)).flatMap((e) =>
+      e.position > 10_000n &&
       ((e.type === 'MessageSent' && e.data.to === '@b') || (e.type === 'BroadcastDelivered' && e.data.recipient === '@b'))
-      ? [e.data.messageId] : []);
+        ? [e.data.messageId]
+        : [],
+    );
     expect(sentToB.length).toBeGreaterThan(0);
     expect(wakesToB.map((w) => w.messageId)).toEqual(expectedWakes);
     await unsubscribe();
@@ -144,15 +158,28 @@ describe('blue/green rebuild of the Redis views', () => {
     expect(lines[0]).toMatch(/^rebuild: building 0% \(0 events/);
     expect(lines).toContain(`rebuild: building 100% (3000 events, position 3000 of 3000)`);
     expect(lines.some((line) => line.startsWith('switched the active views to the rebuilt generation'))).toBe(true);
-    expect(lines[lines.length - 1]).toMatch(new RegExp(`^rebuilt 3000 events into ${ns}:v2: in \\d+ ms \\(\\d+ events/s\\); ` +
-      `previous generation ${ns}:v1: deleted; no live projector was following, switched without it$`));
+    expect(lines[lines.length - 1]).toMatch(
+      new RegExp(
+        `^rebuilt 3000 events into ${ns}:v2: in \\d+ ms \\(\\d+ events/s\\); ` +
+          `previous generation ${ns}:v1: deleted; no live projector was following, switched without it$`,
+      ),
+    );
 
     const store = new RedisProjectionStore(await connectRedis(redis.url, { name: 'cli-check' }), { namespace: ns });
     expect(await snapshotViews(store)).toEqual(await memoryViewsOf(events));
     const status = output(env);
     expect(await runStatus(status.io)).toBe(0);
-    expect(JSON.parse(status.text.out)).toEqual({ namespace: ns, activeGeneration: `${ns}:v2:`, checkpoint: '3000', logHead: '3000', upToDate: true,
-      logIdentity: expect.any(String), viewsLogIdentity: expect.any(String), viewsOfThisLog: true, liveWriter: null });
+    expect(JSON.parse(status.text.out)).toEqual({
+      namespace: ns,
+      activeGeneration: `${ns}:v2:`,
+      checkpoint: '3000',
+      logHead: '3000',
+      upToDate: true,
+      logIdentity: expect.any(String),
+      viewsLogIdentity: expect.any(String),
+      viewsOfThisLog: true,
+      liveWriter: null,
+    });
 
     // Another log (another file) on the same namespace: refused, nothing written; --take-over replaces the views.
     const otherFile = path.join(dir, 'other.sqlite');
@@ -178,14 +205,19 @@ describe('blue/green rebuild of the Redis views', () => {
     await reader.close();
     const after = output(otherEnv);
     expect(await runStatus(after.io)).toBe(0);
-    expect(JSON.parse(after.text.out)).toMatchObject({ logIdentity: otherIdentity, viewsLogIdentity: otherIdentity, viewsOfThisLog: true });
+    expect(JSON.parse(after.text.out)).toMatchObject({
+      logIdentity: otherIdentity,
+      viewsLogIdentity: otherIdentity,
+      viewsOfThisLog: true,
+    });
     process.exitCode = undefined; // the CLI runner set it; other suites in this worker expect none
 
     // Without MAILBOX_REDIS_URL: a loud configuration error, and Redis untouched.
     const before = await keysOf(`${ns}:`);
     const missing = output({ MAILBOX_EVENTSTORE_URL: `sqlite:${file}` });
     await expect(runRebuild({}, missing.io)).rejects.toMatchObject({
-      envelope: { code: 'VALIDATION_FAILED', field: 'MAILBOX_REDIS_URL' } });
+      envelope: { code: 'VALIDATION_FAILED', field: 'MAILBOX_REDIS_URL' },
+    });
     expect(await keysOf(`${ns}:`)).toBe(before);
     await store.reset();
     await store.close();

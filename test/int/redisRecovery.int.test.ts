@@ -57,11 +57,27 @@ function scratchDir(): string {
   return tempDir('mailbox-redis-kill-', scratchBase());
 }
 
-interface ChildLine { kind: 'applied' | 'caught-up' | 'error'; last?: string; checkpoint?: string | null; message?: string }
+interface ChildLine {
+  kind: 'applied' | 'caught-up' | 'error';
+  last?: string;
+  checkpoint?: string | null;
+  message?: string;
+}
 
 function startProjector(file: string, ns: string, killInBatch = 0) {
-  const child = spawn(process.execPath, ['-r', path.join(ROOT, 'test/support/tsRequireHook.js'),
-    path.join(ROOT, 'test/int/redisProjectorProcess.ts'), file, redis.url, ns, String(killInBatch)], { cwd: ROOT, stdio: 'pipe' });
+  const child = spawn(
+    process.execPath,
+    [
+      '-r',
+      path.join(ROOT, 'test/support/tsRequireHook.js'),
+      path.join(ROOT, 'test/int/redisProjectorProcess.ts'),
+      file,
+      redis.url,
+      ns,
+      String(killInBatch),
+    ],
+    { cwd: ROOT, stdio: 'pipe' },
+  );
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
   const exited = new Promise<string | number | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
@@ -86,10 +102,12 @@ describe('Redis views: recovery', () => {
   let dir: string | null = null;
   let mailbox: Mailbox | null = null;
   afterEach(async () => {
-    await Promise.all(opened.map(async (store) => {
-      await store.reset();
-      await store.close();
-    }));
+    await Promise.all(
+      opened.map(async (store) => {
+        await store.reset();
+        await store.close();
+      }),
+    );
     opened = [];
     await mailbox?.close();
     mailbox = null;
@@ -142,8 +160,11 @@ describe('Redis views: recovery', () => {
     // Nothing is sent: the idle projector must notice by itself that Redis lost the views.
     const deadline = Date.now() + 15_000;
     let views = await snapshotViews(mailbox.projections).catch(() => null);
-    while (JSON.stringify(views, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)) !==
-      JSON.stringify(before, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)) && Date.now() < deadline) {
+    while (
+      JSON.stringify(views, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)) !==
+        JSON.stringify(before, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)) &&
+      Date.now() < deadline
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       views = await snapshotViews(mailbox.projections).catch(() => null);
     }
@@ -155,12 +176,15 @@ describe('Redis views: recovery', () => {
     await a.send({ to: 'AGENT:*', subject: 'broadcast after the restart', body: 'one each' });
     const after = await snapshotViews(mailbox.projections);
     expect(after).toEqual(await memoryViewsOf(await allEvents(mailbox)));
-    expect(after.heartbeats.find((h) => h.identity === '@b')!.unread)
-      .toBe(before.heartbeats.find((h) => h.identity === '@b')!.unread + 2);
-    expect(after.heartbeats.find((h) => h.identity === '@c')!.unread)
-      .toBe(before.heartbeats.find((h) => h.identity === '@c')!.unread + 1);
-    expect(after.heartbeats.find((h) => h.identity === '@a')!.unread)
-      .toBe(before.heartbeats.find((h) => h.identity === '@a')!.unread);
+    expect(after.heartbeats.find((h) => h.identity === '@b')!.unread).toBe(
+      before.heartbeats.find((h) => h.identity === '@b')!.unread + 2,
+    );
+    expect(after.heartbeats.find((h) => h.identity === '@c')!.unread).toBe(
+      before.heartbeats.find((h) => h.identity === '@c')!.unread + 1,
+    );
+    expect(after.heartbeats.find((h) => h.identity === '@a')!.unread).toBe(
+      before.heartbeats.find((h) => h.identity === '@a')!.unread,
+    );
   });
 });
 
@@ -168,11 +192,17 @@ describe('Redis unreachable or misconfigured', () => {
   it('a mailbox on an unreachable Redis fails to start with UNAVAILABLE; a URL that is not Redis with VALIDATION_FAILED', async () => {
     const port = await freePort(); // nothing listens there
     await expect(memoryMailbox({ redisUrl: `redis://127.0.0.1:${port}` })).rejects.toMatchObject({
-      envelope: { code: 'UNAVAILABLE', message: `Redis at redis://127.0.0.1:${port} is unavailable; retry later (the request was not applied).` } });
+      envelope: {
+        code: 'UNAVAILABLE',
+        message: `Redis at redis://127.0.0.1:${port} is unavailable; retry later (the request was not applied).`,
+      },
+    });
     await expect(memoryMailbox({ redisUrl: 'http://127.0.0.1:6379' })).rejects.toMatchObject({
-      envelope: { code: 'VALIDATION_FAILED', field: 'MAILBOX_REDIS_URL' } });
+      envelope: { code: 'VALIDATION_FAILED', field: 'MAILBOX_REDIS_URL' },
+    });
     await expect(memoryMailbox({ redisUrl: redis.url, redisNamespace: 'not a namespace' })).rejects.toMatchObject({
-      envelope: { code: 'VALIDATION_FAILED', field: 'MAILBOX_REDIS_NAMESPACE' } });
+      envelope: { code: 'VALIDATION_FAILED', field: 'MAILBOX_REDIS_NAMESPACE' },
+    });
   });
 
   restartable('reads while Redis is down answer UNAVAILABLE (503), and work again once it is back', async () => {

@@ -55,19 +55,24 @@ describe('Redis wake events', () => {
       if (message === 'marker') return marker?.();
       const wake = JSON.parse(message) as WakeEvent;
       wakes.push(wake);
-      checks.push(reader.listMessages('@b', storeQuery({ limit: 200 }))
-        .then((page) => ({ listed: page.messages.some((m) => m.messageId === wake.messageId) })));
+      checks.push(
+        reader
+          .listMessages('@b', storeQuery({ limit: 200 }))
+          .then((page) => ({ listed: page.messages.some((m) => m.messageId === wake.messageId) })),
+      );
     });
     // Everything published before the marker arrives before it (one channel, one order).
-    const flush = () => new Promise<void>((resolve) => {
-      marker = resolve;
-      void publisher.publish(channel, 'marker');
-    });
+    const flush = () =>
+      new Promise<void>((resolve) => {
+        marker = resolve;
+        void publisher.publish(channel, 'marker');
+      });
 
     const toB: string[] = [];
     for (let i = 0; i < 4; i++) toB.push((await a.send({ to: '@b', subject: `a to b ${i}`, body: 'x' })).messageId);
     await a.send({ to: '@b', subject: 'quiet', body: 'x', wakeSuppressed: true });
-    for (let i = 0; i < 3; i++) toB.push((await c.send({ to: '@b', subject: `c to b ${i}`, body: 'x', priority: 'high' })).messageId);
+    for (let i = 0; i < 3; i++)
+      toB.push((await c.send({ to: '@b', subject: `c to b ${i}`, body: 'x', priority: 'high' })).messageId);
     for (let i = 0; i < 3; i++) await a.send({ to: '@c', subject: `a to c ${i}`, body: 'x' });
     toB.push((await a.send({ to: 'AGENT:*', subject: 'all hands', body: 'x' })).messageId);
     await b.send({ to: 'AGENT:*', subject: 'from b to all', body: 'x' }); // no wake to its own sender
@@ -100,15 +105,20 @@ describe('Redis wake events', () => {
       events.push(event);
       if (event.event === 'wake' && event.data.subject === 'sentinel') sentinelSeen();
     });
-    const sent = [(await a.send({ to: '@b', subject: 'one', body: 'x' })).messageId,
+    const sent = [
+      (await a.send({ to: '@b', subject: 'one', body: 'x' })).messageId,
       (await a.send({ to: '@c', subject: 'not for b', body: 'x' })).messageId,
       (await a.send({ to: 'AGENT:*', subject: 'two', body: 'x' })).messageId,
       // Wakes arrive in log order: once this one is here, a wrong wake for the message to @c would have arrived before it.
-      (await a.send({ to: '@b', subject: 'sentinel', body: 'x' })).messageId];
+      (await a.send({ to: '@b', subject: 'sentinel', body: 'x' })).messageId,
+    ];
     await sentinel;
     await stop();
     expect(events[0]).toEqual({ event: 'sync', data: { unreadCount: 1, byPriority: { low: 0, normal: 1, high: 0 } } });
-    expect(events.slice(1).map((e) => e.event === 'wake' && [e.data.messageId, e.data.unreadCount]))
-      .toEqual([[sent[0], 2], [sent[2], 3], [sent[3], 4]]);
+    expect(events.slice(1).map((e) => e.event === 'wake' && [e.data.messageId, e.data.unreadCount])).toEqual([
+      [sent[0], 2],
+      [sent[2], 3],
+      [sent[3], 4],
+    ]);
   });
 });

@@ -55,10 +55,16 @@ describe('SqliteEventStore group commit', () => {
     expect(identities(await store.readStream(stream))).toEqual(['@first']);
   });
 
-  it('a repeated append in the same group (same ids) returns the first one\'s result and writes one copy', async () => {
+  it("a repeated append in the same group (same ids) returns the first one's result and writes one copy", async () => {
     const stream = freshStream();
-    const events = [contractEvent('x', '6f1c1d2e-0000-4000-8000-000000000001'), contractEvent('y', '6f1c1d2e-0000-4000-8000-000000000002')];
-    const [first, again] = await Promise.all([store.append(stream, events, 'no_stream'), store.append(stream, events, 'no_stream')]);
+    const events = [
+      contractEvent('x', '6f1c1d2e-0000-4000-8000-000000000001'),
+      contractEvent('y', '6f1c1d2e-0000-4000-8000-000000000002'),
+    ];
+    const [first, again] = await Promise.all([
+      store.append(stream, events, 'no_stream'),
+      store.append(stream, events, 'no_stream'),
+    ]);
     expect(again).toEqual(first);
     expect(identities(await store.readStream(stream))).toEqual(['@x', '@y']);
   });

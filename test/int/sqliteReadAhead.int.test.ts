@@ -13,7 +13,9 @@ import { tempDir } from '../support/fixtures';
 const label = (event: StoredEvent) => (event.data as { identity: string }).identity;
 
 async function appendMany(store: SqliteEventStore, prefix: string, count: number): Promise<void> {
-  await Promise.all(Array.from({ length: count }, (_unused, i) => store.append(freshStream(), [contractEvent(`${prefix}${i}`)], 'no_stream')));
+  await Promise.all(
+    Array.from({ length: count }, (_unused, i) => store.append(freshStream(), [contractEvent(`${prefix}${i}`)], 'no_stream')),
+  );
 }
 
 it('paging with read-ahead returns exactly the log, including appends made between pages', async () => {

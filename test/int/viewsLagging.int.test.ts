@@ -26,7 +26,10 @@ describe('VIEWS_LAGGING (memory views held)', () => {
 
   it('a send answers 201 with the warning within the wait, readyz is degraded, and both end once the views catch up', async () => {
     const { call } = server;
-    const before = await call('POST', '/v1/messages', { token: tokens['@ana'], body: { to: '@bo', subject: 'first', body: 'x' } });
+    const before = await call('POST', '/v1/messages', {
+      token: tokens['@ana'],
+      body: { to: '@bo', subject: 'first', body: 'x' },
+    });
     expect(before.status).toBe(201);
     expect(before.body.warnings).toBeUndefined();
     expect((await call('GET', '/readyz')).body.status).toBe('ready');
@@ -37,7 +40,9 @@ describe('VIEWS_LAGGING (memory views held)', () => {
     expect(Date.now() - started).toBeLessThan(AWAIT_MS + 1500);
     expect(sent.status).toBe(201);
     const head = (await server.mailbox.eventStore.headPosition())!;
-    expect(lagging(sent.body)).toEqual([expect.objectContaining({ position: head.toString(), message: expect.stringContaining('durable') })]);
+    expect(lagging(sent.body)).toEqual([
+      expect.objectContaining({ position: head.toString(), message: expect.stringContaining('durable') }),
+    ]);
     expect(held.waiting).toBeGreaterThan(0);
 
     const readiness = await call('GET', '/readyz');
@@ -46,7 +51,9 @@ describe('VIEWS_LAGGING (memory views held)', () => {
     expect(readiness.body.projections.lagging.position).toBe(head.toString());
     expect((await call('GET', '/metrics')).body).toMatch(/mailbox_views_lagging_total\{command="send",surface="http"\} 1/);
     // Not visible yet: the warning told the truth.
-    expect((await call('GET', '/v1/messages', { token: tokens['@bo'] })).body.messages.map((m: { subject: string }) => m.subject)).toEqual(['first']);
+    expect(
+      (await call('GET', '/v1/messages', { token: tokens['@bo'] })).body.messages.map((m: { subject: string }) => m.subject),
+    ).toEqual(['first']);
 
     held.release();
     expect(await server.mailbox.runner.waitFor(head, 5000)).toBe(true);
@@ -63,7 +70,9 @@ describe('VIEWS_LAGGING (memory views held)', () => {
     const { call } = server;
     const ids: string[] = [];
     for (const subject of ['one', 'two', 'three']) {
-      ids.push((await call('POST', '/v1/messages', { token: tokens['@ana'], body: { to: '@bo', subject, body: 'x' } })).body.messageId);
+      ids.push(
+        (await call('POST', '/v1/messages', { token: tokens['@ana'], body: { to: '@bo', subject, body: 'x' } })).body.messageId,
+      );
     }
     const held = holdApplies(server.mailbox.projections);
     const answers = [
@@ -83,23 +92,33 @@ describe('VIEWS_LAGGING (memory views held)', () => {
     held.release();
     expect(await server.mailbox.runner.waitFor((await server.mailbox.eventStore.headPosition())!, 5000)).toBe(true);
     const agents = (await call('GET', '/v1/agents', { token: tokens['@ana'] })).body.agents;
-    expect(agents.map((a: { identity: string; retired: boolean }) => `${a.identity}:${a.retired}`).sort())
-      .toEqual(['@ana:false', '@bo:false', '@cy:true', '@dee:false']);
+    expect(agents.map((a: { identity: string; retired: boolean }) => `${a.identity}:${a.retired}`).sort()).toEqual([
+      '@ana:false',
+      '@bo:false',
+      '@cy:true',
+      '@dee:false',
+    ]);
   });
 
   it('MCP answers the same: add_message and mark_read carry the warning, counted under surface mcp', async () => {
     const client = new Client({ name: 'lagging', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${tokens['@ana']}` } },
-    }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${tokens['@ana']}` } },
+      }),
+    );
     try {
-      const first = (await server.call('POST', '/v1/messages', { token: tokens['@bo'], body: { to: '@ana', subject: 's', body: 'x' } })).body;
+      const first = (
+        await server.call('POST', '/v1/messages', { token: tokens['@bo'], body: { to: '@ana', subject: 's', body: 'x' } })
+      ).body;
       const held = holdApplies(server.mailbox.projections);
       const tool = async (name: string, args: Record<string, unknown>) =>
         JSON.parse(((await client.callTool({ name, arguments: args })) as { content: Array<{ text: string }> }).content[0].text);
       expect(lagging(await tool('add_message', { to: '@cy', subject: 'mcp', body: 'x' }))).toHaveLength(1);
       expect(lagging(await tool('mark_read', { messageId: first.messageId }))).toHaveLength(1);
-      expect((await server.call('GET', '/metrics')).body).toMatch(/mailbox_views_lagging_total\{command="send",surface="mcp"\} 1/);
+      expect((await server.call('GET', '/metrics')).body).toMatch(
+        /mailbox_views_lagging_total\{command="send",surface="mcp"\} 1/,
+      );
       held.release();
     } finally {
       await client.close();

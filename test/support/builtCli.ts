@@ -40,7 +40,10 @@ export function ensureBuilt(): void {
     }
   }
   try {
-    if (isStale()) execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT });
+    if (isStale())
+      execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+        cwd: ROOT,
+      });
     // tsc leaves unchanged outputs untouched; mark the build as fresh.
     const now = new Date();
     fs.utimesSync(path.join(ROOT, 'dist/src/cli/main.js'), now, now);
@@ -56,7 +59,11 @@ export interface CliRun {
 }
 
 /** Runs `node bin/mailbox.js ...args` with the given environment (added to a clean MAILBOX_-free one). */
-export function runCli(args: string[], env: Record<string, string>, options: { cwd?: string; timeoutMs?: number; input?: string } = {}): Promise<CliRun> {
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+  options: { cwd?: string; timeoutMs?: number; input?: string } = {},
+): Promise<CliRun> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('MAILBOX_')));
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [MAILBOX_BIN, ...args], { cwd: options.cwd ?? ROOT, env: { ...base, ...env } });

@@ -14,7 +14,8 @@ async function main(): Promise<void> {
   const dir = process.argv[2];
   const mailbox = await createMailbox(
     { eventStoreUrl: `sqlite:${dir}/events.sqlite`, adminToken: 'crash-test-admin-token-0123', logLevel: 'silent' },
-    { logger: silentLogger });
+    { logger: silentLogger },
+  );
   const admin = mailbox.asActor(ADMIN_ACTOR);
   const tokens: Record<string, string> = {};
   for (const identity of ['@a', '@b', '@c']) tokens[identity] = (await admin.registerAgent({ identity })).token;

@@ -12,6 +12,7 @@ const dist = path.join(root, 'dist', 'src') + path.sep;
 const original = Module._resolveFilename;
 Module._resolveFilename = function resolve(request, parent, ...rest) {
   const absolute = parent && request.startsWith('.') ? path.resolve(path.dirname(parent.filename), request) : request;
-  if (absolute.startsWith(dist)) return original.call(this, path.join(root, 'src', absolute.slice(dist.length)).replace(/\.js$/, '.ts'), parent, ...rest);
+  if (absolute.startsWith(dist))
+    return original.call(this, path.join(root, 'src', absolute.slice(dist.length)).replace(/\.js$/, '.ts'), parent, ...rest);
   return original.call(this, request, parent, ...rest);
 };

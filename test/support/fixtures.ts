@@ -30,10 +30,16 @@ export function removeTempDirs(): void {
 }
 
 export async function memoryMailbox(config: MailboxConfigInput = {}): Promise<Mailbox> {
-  return createMailbox({ eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent', ...config }, { logger: silentLogger });
+  return createMailbox(
+    { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent', ...config },
+    { logger: silentLogger },
+  );
 }
 
-export async function registerAgents(mailbox: Mailbox, identities: string[]): Promise<Record<string, MailboxClient & { token: string }>> {
+export async function registerAgents(
+  mailbox: Mailbox,
+  identities: string[],
+): Promise<Record<string, MailboxClient & { token: string }>> {
   const admin = mailbox.asActor(ADMIN_ACTOR);
   const clients: Record<string, MailboxClient & { token: string }> = {};
   for (const identity of identities) {

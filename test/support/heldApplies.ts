@@ -22,7 +22,9 @@ export function holdApplies(store: ProjectionStore): HeldApplies {
     return original(batch);
   };
   return {
-    get waiting() { return waiting; },
+    get waiting() {
+      return waiting;
+    },
     release() {
       store.applyBatch = original;
       release();

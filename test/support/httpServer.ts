@@ -37,7 +37,8 @@ export interface TestServer {
 
 export async function startTestServer(config: MailboxConfigInput = {}): Promise<TestServer> {
   // MAILBOX_TEST_EVENTSTORE=esdb-double: the same suites on EventStoreDB (adapter + real client, in-repo test double).
-  const double = process.env.MAILBOX_TEST_EVENTSTORE === 'esdb-double' && config.eventStoreUrl === undefined ? await EsdbDouble.start() : null;
+  const double =
+    process.env.MAILBOX_TEST_EVENTSTORE === 'esdb-double' && config.eventStoreUrl === undefined ? await EsdbDouble.start() : null;
   const mailbox = await memoryMailbox({ rateLimitPerSecond: 0, ...(double ? { eventStoreUrl: double.url } : {}), ...config });
   const http = buildApiServer(mailbox, silentLogger);
   const url = await http.listen('127.0.0.1', 0);
@@ -53,15 +54,26 @@ export async function startTestServer(config: MailboxConfigInput = {}): Promise<
     const response = await fetch(url + path, { method, headers, body });
     const text = await response.text();
     const type = response.headers.get('content-type') ?? '';
-    return { status: response.status, headers: response.headers, body: (type.includes('json') && text ? JSON.parse(text) : text) as T };
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: (type.includes('json') && text ? JSON.parse(text) : text) as T,
+    };
   };
 
   return {
-    url, mailbox, http, adminToken: ADMIN_TOKEN, call,
+    url,
+    mailbox,
+    http,
+    adminToken: ADMIN_TOKEN,
+    call,
     async register(identities, role = 'agent') {
       const tokens: Record<string, string> = {};
       for (const identity of identities) {
-        const { status, body } = await call<{ token: string }>('POST', '/v1/agents', { token: ADMIN_TOKEN, body: { identity, role } });
+        const { status, body } = await call<{ token: string }>('POST', '/v1/agents', {
+          token: ADMIN_TOKEN,
+          body: { identity, role },
+        });
         if (status !== 201) throw new Error(`registering ${identity}: ${status} ${JSON.stringify(body)}`);
         tokens[identity] = body.token;
       }

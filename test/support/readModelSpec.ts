@@ -36,8 +36,19 @@ function run(given: readonly ProjectedEvent[], when: readonly ProjectedEvent[]):
   return { changes, wakes, views };
 }
 
-const WRITES = new Set(['applyBatch', 'agentRegistered', 'agentRetired', 'messageRecorded', 'identityHasViews', 'outboxEntryAdded',
-  'inboxEntryAdded', 'unreadMoved', 'entryRead', 'entryArchived', 'lastActivityMoved']);
+const WRITES = new Set([
+  'applyBatch',
+  'agentRegistered',
+  'agentRetired',
+  'messageRecorded',
+  'identityHasViews',
+  'outboxEntryAdded',
+  'inboxEntryAdded',
+  'unreadMoved',
+  'entryRead',
+  'entryArchived',
+  'lastActivityMoved',
+]);
 
 /** The view as the rules see it: reading only (a write through it throws). */
 function readOnly(views: ScratchViews): ScratchViews {

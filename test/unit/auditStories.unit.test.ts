@@ -33,7 +33,14 @@ describe('audit message story', () => {
     const readAt = (who: string) => reads.find((e) => e.data.reader === who)!.data.readAt;
     const archived = stream.find((e) => e.type === 'MessageArchived')!;
 
-    expect(story.sent).toMatchObject({ from: '@a', to: 'AGENT:*', isBroadcast: true, subject: 'deploy', priority: 'high', actor: '@a' });
+    expect(story.sent).toMatchObject({
+      from: '@a',
+      to: 'AGENT:*',
+      isBroadcast: true,
+      subject: 'deploy',
+      priority: 'high',
+      actor: '@a',
+    });
     expect(story.audience.sort()).toEqual(['@b', '@c', '@d']);
     expect(story.recipients.map((r) => [r.identity, r.readAt, r.archivedAt])).toEqual([
       ['@b', readAt('@b'), null],
@@ -53,7 +60,9 @@ describe('audit message story', () => {
     const stream = events.filter((e) => e.streamName === messageStream(sent.messageId));
     const forged = { ...structuredClone(stream.find((e) => e.type === 'ReceiptRead')!), position: 999n } as StoredEvent;
     (forged.data as { reader: string }).reader = '@mallory';
-    expect(messageStory([...stream, forged])!.anomalies).toEqual(['a read receipt for @mallory at position 999, who is not in the audience']);
+    expect(messageStory([...stream, forged])!.anomalies).toEqual([
+      'a read receipt for @mallory at position 999, who is not in the audience',
+    ]);
   });
 });
 
@@ -74,25 +83,46 @@ describe('audit agent timeline', () => {
 });
 
 describe('view diff', () => {
-  const entry = (messageId: string, readAt: string | null = null): ListedMessage => ({ messageId, from: '@a', to: '@b', subject: 's',
-    priority: 'normal', threadId: messageId, inReplyTo: null, tags: ['x'], sentAt: '2030-01-01T00:00:00.000Z', readAt });
+  const entry = (messageId: string, readAt: string | null = null): ListedMessage => ({
+    messageId,
+    from: '@a',
+    to: '@b',
+    subject: 's',
+    priority: 'normal',
+    threadId: messageId,
+    inReplyTo: null,
+    tags: ['x'],
+    sentAt: '2030-01-01T00:00:00.000Z',
+    readAt,
+  });
 
   test('identical listings have no differences; a changed field names the message and both values', () => {
     expect(diffListing('inbox', '@b', [entry('m2'), entry('m1')], [entry('m2'), entry('m1')])).toEqual([]);
-    expect(diffListing('inbox', '@b', [entry('m2'), entry('m1')], [entry('m2'), entry('m1', '2030-01-02T00:00:00.000Z')]))
-      .toEqual([{ view: 'inbox', identity: '@b', messageId: 'm1', field: 'readAt', expected: null, actual: '2030-01-02T00:00:00.000Z' }]);
-  });
-
-  test('missing, extra and reordered entries are each reported', () => {
-    expect(diffListing('unread', '@b', [entry('m3'), entry('m2'), entry('m1')], [entry('m1'), entry('m3'), entry('m4')])).toEqual([
-      { view: 'unread', identity: '@b', messageId: 'm2', field: 'presence', expected: 'listed', actual: 'missing' },
-      { view: 'unread', identity: '@b', messageId: 'm4', field: 'presence', expected: 'absent', actual: 'listed' },
-      { view: 'unread', identity: '@b', field: 'order (newest first)', expected: ['m3', 'm1'], actual: ['m1', 'm3'] },
+    expect(
+      diffListing('inbox', '@b', [entry('m2'), entry('m1')], [entry('m2'), entry('m1', '2030-01-02T00:00:00.000Z')]),
+    ).toEqual([
+      { view: 'inbox', identity: '@b', messageId: 'm1', field: 'readAt', expected: null, actual: '2030-01-02T00:00:00.000Z' },
     ]);
   });
 
+  test('missing, extra and reordered entries are each reported', () => {
+    expect(diffListing('unread', '@b', [entry('m3'), entry('m2'), entry('m1')], [entry('m1'), entry('m3'), entry('m4')])).toEqual(
+      [
+        { view: 'unread', identity: '@b', messageId: 'm2', field: 'presence', expected: 'listed', actual: 'missing' },
+        { view: 'unread', identity: '@b', messageId: 'm4', field: 'presence', expected: 'absent', actual: 'listed' },
+        { view: 'unread', identity: '@b', field: 'order (newest first)', expected: ['m3', 'm1'], actual: ['m1', 'm3'] },
+      ],
+    );
+  });
+
   test('an agent missing from one side equals the zero heartbeat; any count that differs is named', () => {
-    const zero = { identity: '@c', unread: 0, byPriority: { low: 0, normal: 0, high: 0 }, oldestUnreadAt: null, lastActivityAt: null };
+    const zero = {
+      identity: '@c',
+      unread: 0,
+      byPriority: { low: 0, normal: 0, high: 0 },
+      oldestUnreadAt: null,
+      lastActivityAt: null,
+    };
     expect(diffHeartbeats([zero], [])).toEqual([]);
     expect(diffHeartbeats([zero], [{ ...zero, unread: 1, byPriority: { low: 0, normal: 1, high: 0 } }])).toEqual([
       { view: 'heartbeat', identity: '@c', field: 'unread', expected: 0, actual: 1 },

@@ -13,7 +13,9 @@ function helpOf(...path: string[]): string {
 
 test('mailbox --help: the quick start registers agents and sets MAILBOX_TOKEN before sending', () => {
   const help = helpOf();
-  const steps = ['mailbox serve', 'mailbox agent add @a', 'export MAILBOX_TOKEN=', 'mailbox send @b'].map((step) => help.indexOf(step));
+  const steps = ['mailbox serve', 'mailbox agent add @a', 'export MAILBOX_TOKEN=', 'mailbox send @b'].map((step) =>
+    help.indexOf(step),
+  );
   expect(steps.every((index) => index >= 0)).toBe(true);
   expect(steps).toEqual([...steps].sort((a, b) => a - b));
 });

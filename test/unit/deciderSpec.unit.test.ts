@@ -10,7 +10,9 @@ const counter = (decide: (command: number, state: Counter) => number[] | Mailbox
     decide,
   });
 
-const add = counter((n, state) => (n < 0 ? new MailboxError('VALIDATION_FAILED', 'Bad', 'n must be >= 0', { field: 'n' }) : [state.count + n]));
+const add = counter((n, state) =>
+  n < 0 ? new MailboxError('VALIDATION_FAILED', 'Bad', 'n must be >= 0', { field: 'n' }) : [state.count + n],
+);
 
 describe('DeciderSpecification', () => {
   it('passes when the decider returns the expected events', () => {
@@ -33,8 +35,12 @@ describe('DeciderSpecification', () => {
   });
 
   it('thenThrows requires a throw', () => {
-    const throwing = counter(() => { throw new Error('boom'); });
-    throwing([]).when(0).thenThrows((error) => expect((error as Error).message).toBe('boom'));
+    const throwing = counter(() => {
+      throw new Error('boom');
+    });
+    throwing([])
+      .when(0)
+      .thenThrows((error) => expect((error as Error).message).toBe('boom'));
     expect(() => add([]).when(0).thenThrows()).toThrow(/returned/);
   });
 });

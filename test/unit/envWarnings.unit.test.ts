@@ -3,8 +3,16 @@ import { unknownVariableWarning, unknownVariables } from '../../src/cli/commands
 
 test('names each unknown MAILBOX_ variable with the nearest known name when it is a likely typo', () => {
   const env = {
-    MAILBOX_PROT: '8080', MAILBOX_REDIS_URI: 'redis://x', MAILBOX_HEARTBEAT_INTERVALL: '10s', MAILBOX_SOMETHING_ELSE_ENTIRELY: '1',
-    MAILBOX_PORT: '7420', MAILBOX_URL: 'http://x', MAILBOX_TOKEN: 't', MAILBOX_HEARTBEAT_IDLE: '1m', MAILBOX_HEARTBEAT: '1', PATH: '/bin',
+    MAILBOX_PROT: '8080',
+    MAILBOX_REDIS_URI: 'redis://x',
+    MAILBOX_HEARTBEAT_INTERVALL: '10s',
+    MAILBOX_SOMETHING_ELSE_ENTIRELY: '1',
+    MAILBOX_PORT: '7420',
+    MAILBOX_URL: 'http://x',
+    MAILBOX_TOKEN: 't',
+    MAILBOX_HEARTBEAT_IDLE: '1m',
+    MAILBOX_HEARTBEAT: '1',
+    PATH: '/bin',
   };
   expect(unknownVariables(env)).toEqual([
     { variable: 'MAILBOX_HEARTBEAT_INTERVALL', suggestion: 'MAILBOX_HEARTBEAT_INTERVAL' },
@@ -12,6 +20,7 @@ test('names each unknown MAILBOX_ variable with the nearest known name when it i
     { variable: 'MAILBOX_REDIS_URI', suggestion: 'MAILBOX_REDIS_URL' },
     { variable: 'MAILBOX_SOMETHING_ELSE_ENTIRELY' },
   ]);
-  expect(unknownVariableWarning({ variable: 'MAILBOX_PROT', suggestion: 'MAILBOX_PORT' }))
-    .toBe('MAILBOX_PROT is not a mailbox variable and is ignored: did you mean MAILBOX_PORT?');
+  expect(unknownVariableWarning({ variable: 'MAILBOX_PROT', suggestion: 'MAILBOX_PORT' })).toBe(
+    'MAILBOX_PROT is not a mailbox variable and is ignored: did you mean MAILBOX_PORT?',
+  );
 });

@@ -1,6 +1,13 @@
 /** Given (past nudges) / when (a tick at `now` sees these counts) / then (these verdicts), for the pure heartbeat decider. */
 import {
-  decideNudges, mayNudge, recordNudges, unreadSetSignature, type AgentSnapshot, type Decision, type NudgePolicy, type NudgeState,
+  decideNudges,
+  mayNudge,
+  recordNudges,
+  unreadSetSignature,
+  type AgentSnapshot,
+  type Decision,
+  type NudgePolicy,
+  type NudgeState,
 } from '../../src/heartbeat/nudgeDecider';
 
 const T0 = Date.parse('2030-01-01T12:00:00.000Z');
@@ -8,19 +15,36 @@ const MIN = 60_000;
 const policy: NudgePolicy = { idleMs: 10 * MIN, cooldownMs: 15 * MIN, wakeGraceMs: MIN, optedOut: new Set(['@quiet']) };
 
 const agent = (identity: string, over: Partial<AgentSnapshot> = {}): AgentSnapshot => ({
-  identity, unread: 0, byPriority: { low: 0, normal: 0, high: 0 }, oldestUnreadAt: null, lastActivityAt: null,
-  newestUnreadId: null, lastWakeAt: null, retired: false, ...over,
+  identity,
+  unread: 0,
+  byPriority: { low: 0, normal: 0, high: 0 },
+  oldestUnreadAt: null,
+  lastActivityAt: null,
+  newestUnreadId: null,
+  lastWakeAt: null,
+  retired: false,
+  ...over,
 });
 const withMail = (identity: string, unread: number, newest: string, over: Partial<AgentSnapshot> = {}) =>
-  agent(identity, { unread, byPriority: { low: 0, normal: unread, high: 0 }, oldestUnreadAt: '2030-01-01T11:00:00.000Z',
-    newestUnreadId: newest, lastActivityAt: new Date(T0 - 30 * MIN).toISOString(), ...over });
+  agent(identity, {
+    unread,
+    byPriority: { low: 0, normal: unread, high: 0 },
+    oldestUnreadAt: '2030-01-01T11:00:00.000Z',
+    newestUnreadId: newest,
+    lastActivityAt: new Date(T0 - 30 * MIN).toISOString(),
+    ...over,
+  });
 
 /** given(past ticks) -> when(now, agents) -> then(verdicts), deciding twice to prove purity. */
 function given(history: Array<{ at: number; agents: AgentSnapshot[] }> = []) {
   let state: NudgeState = new Map();
   for (const past of history) {
     const decisions = decideNudges(past.agents, state, past.at, policy);
-    state = recordNudges(state, decisions.filter((d) => d.nudge), past.at);
+    state = recordNudges(
+      state,
+      decisions.filter((d) => d.nudge),
+      past.at,
+    );
   }
   return {
     when: (now: number, agents: AgentSnapshot[]) => {
@@ -28,20 +52,30 @@ function given(history: Array<{ at: number; agents: AgentSnapshot[] }> = []) {
       const first = decideNudges(agents, state, now, policy);
       expect(decideNudges(agents, state, now, policy)).toEqual(first);
       expect([...state]).toEqual(frozen); // the decider never mutates its state
-      return { then: (verdicts: Record<string, Decision['verdict']>) => {
-        expect(Object.fromEntries(first.map((d) => [d.identity, d.verdict]))).toEqual(verdicts);
-        return first;
-      } };
+      return {
+        then: (verdicts: Record<string, Decision['verdict']>) => {
+          expect(Object.fromEntries(first.map((d) => [d.identity, d.verdict]))).toEqual(verdicts);
+          return first;
+        },
+      };
     },
   };
 }
 
 describe('heartbeat decider', () => {
   test('B idle with 2 unread -> exactly one nudge carrying its counts; A and C without mail are left alone', () => {
-    const [, b] = given().when(T0, [agent('@a'), withMail('@b', 2, 'm2'), agent('@c')])
+    const [, b] = given()
+      .when(T0, [agent('@a'), withMail('@b', 2, 'm2'), agent('@c')])
       .then({ '@a': 'no_mail', '@b': 'nudge', '@c': 'no_mail' });
-    expect(b.nudge).toMatchObject({ type: 'heartbeat/nudge', identity: '@b', unread: 2, newestUnreadId: 'm2',
-      byPriority: { low: 0, normal: 2, high: 0 }, idleForMs: 30 * MIN, at: new Date(T0).toISOString() });
+    expect(b.nudge).toMatchObject({
+      type: 'heartbeat/nudge',
+      identity: '@b',
+      unread: 2,
+      newestUnreadId: 'm2',
+      byPriority: { low: 0, normal: 2, high: 0 },
+      idleForMs: 30 * MIN,
+      at: new Date(T0).toISOString(),
+    });
     expect(b.nudge!.nudgeId).toMatch(/^[0-9a-f]{32}$/);
   });
 
@@ -52,7 +86,9 @@ describe('heartbeat decider', () => {
   });
 
   test('new mail after the cooldown -> one more nudge, with a new nudge id', () => {
-    const first = given().when(T0, [withMail('@b', 2, 'm2')]).then({ '@b': 'nudge' })[0];
+    const first = given()
+      .when(T0, [withMail('@b', 2, 'm2')])
+      .then({ '@b': 'nudge' })[0];
     const second = given([{ at: T0, agents: [withMail('@b', 2, 'm2')] }])
       .when(T0 + 16 * MIN, [withMail('@b', 3, 'm3')])
       .then({ '@b': 'nudge' })[0];
@@ -78,25 +114,36 @@ describe('heartbeat decider', () => {
   });
 
   test('an agent that sent or read recently is active and left alone', () => {
-    given().when(T0, [withMail('@b', 2, 'm2', { lastActivityAt: new Date(T0 - 9 * MIN).toISOString() })])
+    given()
+      .when(T0, [withMail('@b', 2, 'm2', { lastActivityAt: new Date(T0 - 9 * MIN).toISOString() })])
       .then({ '@b': 'active' });
   });
 
   test('an agent that was never active counts as idle', () => {
-    given().when(T0, [withMail('@b', 1, 'm1', { lastActivityAt: null })]).then({ '@b': 'nudge' });
+    given()
+      .when(T0, [withMail('@b', 1, 'm1', { lastActivityAt: null })])
+      .then({ '@b': 'nudge' });
   });
 
   test('retired agents are never nudged (they can no longer sign in)', () => {
-    given().when(T0, [withMail('@gone', 3, 'm3', { retired: true })]).then({ '@gone': 'retired' });
+    given()
+      .when(T0, [withMail('@gone', 3, 'm3', { retired: true })])
+      .then({ '@gone': 'retired' });
   });
 
   test('opted-out agents are never nudged', () => {
-    given().when(T0, [withMail('@quiet', 5, 'm5')]).then({ '@quiet': 'opted_out' });
+    given()
+      .when(T0, [withMail('@quiet', 5, 'm5')])
+      .then({ '@quiet': 'opted_out' });
   });
 
   test('a wake just now gives the agent the grace period first', () => {
-    given().when(T0, [withMail('@b', 1, 'm1', { lastWakeAt: T0 - 30_000 })]).then({ '@b': 'wake_grace' });
-    given().when(T0, [withMail('@b', 1, 'm1', { lastWakeAt: T0 - 2 * MIN })]).then({ '@b': 'nudge' });
+    given()
+      .when(T0, [withMail('@b', 1, 'm1', { lastWakeAt: T0 - 30_000 })])
+      .then({ '@b': 'wake_grace' });
+    given()
+      .when(T0, [withMail('@b', 1, 'm1', { lastWakeAt: T0 - 2 * MIN })])
+      .then({ '@b': 'nudge' });
   });
 
   test('mayNudge screens on counts alone, so the daemon looks up the newest unread only when needed', () => {
@@ -106,8 +153,9 @@ describe('heartbeat decider', () => {
   });
 
   test('the signature falls back to the oldest unread time when the newest message is unknown', () => {
-    expect(unreadSetSignature({ unread: 2, newestUnreadId: null, oldestUnreadAt: '2030-01-01T11:00:00.000Z' }))
-      .toBe('2|oldest:2030-01-01T11:00:00.000Z');
+    expect(unreadSetSignature({ unread: 2, newestUnreadId: null, oldestUnreadAt: '2030-01-01T11:00:00.000Z' })).toBe(
+      '2|oldest:2030-01-01T11:00:00.000Z',
+    );
     expect(unreadSetSignature({ unread: 2, newestUnreadId: 'm2', oldestUnreadAt: null })).toBe('2|m2');
   });
 });

@@ -16,13 +16,26 @@ const failure = (work: () => unknown): MailboxError => {
 
 describe('heartbeat settings', () => {
   test('defaults: 60 s interval, 10 min idle, 15 min cooldown, metrics on loopback 7421', () => {
-    expect(parseHeartbeatSettings({})).toMatchObject({ intervalMs: 60_000, idleMs: 600_000, cooldownMs: 900_000,
-      wakeGraceMs: 60_000, stallAfterMs: 60_000, metricsHost: '127.0.0.1', metricsPort: 7421, projector: 'auto' });
+    expect(parseHeartbeatSettings({})).toMatchObject({
+      intervalMs: 60_000,
+      idleMs: 600_000,
+      cooldownMs: 900_000,
+      wakeGraceMs: 60_000,
+      stallAfterMs: 60_000,
+      metricsHost: '127.0.0.1',
+      metricsPort: 7421,
+      projector: 'auto',
+    });
   });
 
   test('durations read as people write them', () => {
-    expect([parseDurationMs('250ms'), parseDurationMs('90s'), parseDurationMs('10m'), parseDurationMs('1h'), parseDurationMs('1500')])
-      .toEqual([250, 90_000, 600_000, 3_600_000, 1500]);
+    expect([
+      parseDurationMs('250ms'),
+      parseDurationMs('90s'),
+      parseDurationMs('10m'),
+      parseDurationMs('1h'),
+      parseDurationMs('1500'),
+    ]).toEqual([250, 90_000, 600_000, 3_600_000, 1500]);
     expect(parseDurationMs('ten minutes')).toBeNull();
   });
 
@@ -45,22 +58,35 @@ describe('heartbeat settings', () => {
   });
 
   test('opt-outs come from the list and from the agents file; webhooks per agent', () => {
-    const settings = parseHeartbeatSettings({ optOut: '@a, @b', webhookSecret: 'x'.repeat(16),
-      agents: { '@c': { optOut: true }, '@d': { webhook: 'https://hooks.example/d' } } });
+    const settings = parseHeartbeatSettings({
+      optOut: '@a, @b',
+      webhookSecret: 'x'.repeat(16),
+      agents: { '@c': { optOut: true }, '@d': { webhook: 'https://hooks.example/d' } },
+    });
     expect([...nudgePolicy(settings).optedOut].sort()).toEqual(['@a', '@b', '@c']);
     expect([...webhookUrls(settings)]).toEqual([['@d', 'https://hooks.example/d']]);
   });
 
   test('the hook is an argv array (JSON) or one path, never split by a shell', () => {
-    expect(parseHeartbeatSettings({ hook: '["/usr/bin/notify", "--to", "ops; rm -rf /"]' }).hook)
-      .toEqual(['/usr/bin/notify', '--to', 'ops; rm -rf /']);
+    expect(parseHeartbeatSettings({ hook: '["/usr/bin/notify", "--to", "ops; rm -rf /"]' }).hook).toEqual([
+      '/usr/bin/notify',
+      '--to',
+      'ops; rm -rf /',
+    ]);
     expect(parseHeartbeatSettings({ hook: '/opt/my hooks/notify' }).hook).toEqual(['/opt/my hooks/notify']);
     expect(failure(() => parseHeartbeatSettings({ hook: '[not json' })).envelope.field).toBe('hook');
   });
 
   test('flags override the environment; Redis nudges default to MAILBOX_REDIS_URL', () => {
-    const settings = heartbeatSettingsFromCli({ idle: '5m', metricsPort: 'off' },
-      { MAILBOX_HEARTBEAT_IDLE: '20m', MAILBOX_HEARTBEAT_COOLDOWN: '1h', MAILBOX_REDIS_URL: 'redis://127.0.0.1:6390' });
-    expect(settings).toMatchObject({ idleMs: 300_000, cooldownMs: 3_600_000, metricsPort: null, redisUrl: 'redis://127.0.0.1:6390' });
+    const settings = heartbeatSettingsFromCli(
+      { idle: '5m', metricsPort: 'off' },
+      { MAILBOX_HEARTBEAT_IDLE: '20m', MAILBOX_HEARTBEAT_COOLDOWN: '1h', MAILBOX_REDIS_URL: 'redis://127.0.0.1:6390' },
+    );
+    expect(settings).toMatchObject({
+      idleMs: 300_000,
+      cooldownMs: 3_600_000,
+      metricsPort: null,
+      redisUrl: 'redis://127.0.0.1:6390',
+    });
   });
 });

@@ -22,16 +22,27 @@ describe('parseListQuery', () => {
   it('status with box=outbox: FILTER_NOT_APPLICABLE listing the applicable filters', () => {
     const error = rejection({ box: 'outbox', status: 'unread' });
     expect(error.status).toBe(400);
-    expect(error.envelope).toMatchObject({ code: 'FILTER_NOT_APPLICABLE', filter: 'status', box: 'outbox',
-      applicable: [...APPLICABLE_FILTERS.outbox] });
+    expect(error.envelope).toMatchObject({
+      code: 'FILTER_NOT_APPLICABLE',
+      filter: 'status',
+      box: 'outbox',
+      applicable: [...APPLICABLE_FILTERS.outbox],
+    });
     expect(error.message).toMatch(/status/);
     expect(error.message).toMatch(/box=outbox/);
   });
 
   it('from with box=outbox and to with box=inbox are not applicable either', () => {
-    expect(rejection({ box: 'outbox', from: '@alice' }).envelope).toMatchObject({ code: 'FILTER_NOT_APPLICABLE', filter: 'from' });
-    expect(rejection({ to: '@bob' }).envelope).toMatchObject({ code: 'FILTER_NOT_APPLICABLE', filter: 'to', box: 'inbox',
-      applicable: [...APPLICABLE_FILTERS.inbox] });
+    expect(rejection({ box: 'outbox', from: '@alice' }).envelope).toMatchObject({
+      code: 'FILTER_NOT_APPLICABLE',
+      filter: 'from',
+    });
+    expect(rejection({ to: '@bob' }).envelope).toMatchObject({
+      code: 'FILTER_NOT_APPLICABLE',
+      filter: 'to',
+      box: 'inbox',
+      applicable: [...APPLICABLE_FILTERS.inbox],
+    });
   });
 
   it('a filter key whose value is undefined counts as not given (library callers spreading optional fields)', () => {
@@ -40,19 +51,34 @@ describe('parseListQuery', () => {
   });
 
   it('accepts every applicable filter', () => {
-    expect(parseListQuery({ status: 'unread', from: '@alice', threadId: 't', tags: 'a,b', priority: 'high', limit: '10' }))
-      .toEqual({ box: 'inbox', status: 'unread', from: '@alice', threadId: 't', tags: ['a', 'b'], priority: 'high', limit: 10 });
-    expect(parseListQuery({ box: 'outbox', to: 'AGENT:*', tags: '["x"]' })).toEqual({ box: 'outbox', to: 'AGENT:*', tags: ['x'], limit: 50 });
+    expect(
+      parseListQuery({ status: 'unread', from: '@alice', threadId: 't', tags: 'a,b', priority: 'high', limit: '10' }),
+    ).toEqual({ box: 'inbox', status: 'unread', from: '@alice', threadId: 't', tags: ['a', 'b'], priority: 'high', limit: 10 });
+    expect(parseListQuery({ box: 'outbox', to: 'AGENT:*', tags: '["x"]' })).toEqual({
+      box: 'outbox',
+      to: 'AGENT:*',
+      tags: ['x'],
+      limit: 50,
+    });
   });
 
   it('an unknown key: UNKNOWN_FIELD with the allowed keys', () => {
-    expect(rejection({ sort: 'asc' }).envelope).toMatchObject({ code: 'UNKNOWN_FIELD', field: 'sort',
-      allowed: ['box', 'status', 'from', 'to', 'threadId', 'tags', 'priority', 'limit', 'cursor'] });
+    expect(rejection({ sort: 'asc' }).envelope).toMatchObject({
+      code: 'UNKNOWN_FIELD',
+      field: 'sort',
+      allowed: ['box', 'status', 'from', 'to', 'threadId', 'tags', 'priority', 'limit', 'cursor'],
+    });
   });
 
   it.each([
-    [{ status: 'new' }, 'status'], [{ box: 'sent' }, 'box'], [{ limit: 0 }, 'limit'], [{ limit: 201 }, 'limit'],
-    [{ limit: 'ten' }, 'limit'], [{ from: 'alice' }, 'from'], [{ priority: 'urgent' }, 'priority'], [{ tags: '[oops' }, 'tags'],
+    [{ status: 'new' }, 'status'],
+    [{ box: 'sent' }, 'box'],
+    [{ limit: 0 }, 'limit'],
+    [{ limit: 201 }, 'limit'],
+    [{ limit: 'ten' }, 'limit'],
+    [{ from: 'alice' }, 'from'],
+    [{ priority: 'urgent' }, 'priority'],
+    [{ tags: '[oops' }, 'tags'],
   ])('%j: VALIDATION_FAILED on %s', (input, field) => {
     expect(rejection(input).envelope).toMatchObject({ code: 'VALIDATION_FAILED', field });
   });
@@ -61,7 +87,10 @@ describe('parseListQuery', () => {
 describe('cursors bound to their listing', () => {
   const TOKEN = 'admin-token-0123456789abcdef';
   const codec = CursorCodec.fromAdminToken(TOKEN);
-  const bound = (caller: string, input: Record<string, unknown>): CursorBinding => ({ caller, listing: listingOf(parseListQuery(input)) });
+  const bound = (caller: string, input: Record<string, unknown>): CursorBinding => ({
+    caller,
+    listing: listingOf(parseListQuery(input)),
+  });
   const inboxOfA = bound('@a', { status: 'unread', tags: 'ops,db' });
 
   function mismatch(binding: CursorBinding, cursor: string, with_ = codec): MailboxError {
@@ -78,8 +107,9 @@ describe('cursors bound to their listing', () => {
     const cursor = codec.encode(inboxOfA, 123456789012345678n);
     expect(cursor).not.toContain('123456789012345678');
     expect(codec.decode(inboxOfA, cursor)).toBe(123456789012345678n);
-    expect(CursorCodec.fromAdminToken(TOKEN).decode(bound('@a', { status: 'unread', tags: ['db', 'ops'], limit: 7 }), cursor))
-      .toBe(123456789012345678n);
+    expect(
+      CursorCodec.fromAdminToken(TOKEN).decode(bound('@a', { status: 'unread', tags: ['db', 'ops'], limit: 7 }), cursor),
+    ).toBe(123456789012345678n);
   });
 
   it.each([
@@ -94,14 +124,21 @@ describe('cursors bound to their listing', () => {
     expect(error.message).toMatch(/start again without a cursor/);
   });
 
-  it('any flipped character, a truncated or padded cursor, or another deployment\'s key: CURSOR_MISMATCH', () => {
+  it("any flipped character, a truncated or padded cursor, or another deployment's key: CURSOR_MISMATCH", () => {
     const cursor = codec.encode(inboxOfA, 42n);
     const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
     for (let i = 0; i < cursor.length; i++) {
       const flipped = alphabet[(alphabet.indexOf(cursor[i]) + 1) % alphabet.length];
       expect(mismatch(inboxOfA, cursor.slice(0, i) + flipped + cursor.slice(i + 1)).code).toBe('CURSOR_MISMATCH');
     }
-    for (const bad of [cursor.slice(0, -1), `${cursor}A`, `${cursor}=`, '', '%%%not-a-cursor', Buffer.from('42').toString('base64url')]) {
+    for (const bad of [
+      cursor.slice(0, -1),
+      `${cursor}A`,
+      `${cursor}=`,
+      '',
+      '%%%not-a-cursor',
+      Buffer.from('42').toString('base64url'),
+    ]) {
       expect(mismatch(inboxOfA, bad).code).toBe('CURSOR_MISMATCH');
     }
     expect(mismatch(inboxOfA, cursor, CursorCodec.fromAdminToken('another-admin-token-0123456')).code).toBe('CURSOR_MISMATCH');

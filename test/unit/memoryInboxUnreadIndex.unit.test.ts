@@ -12,8 +12,16 @@ const at = (n: number) => new Date(Date.UTC(2025, 0, 1, 0, 0, n)).toISOString();
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
 function direct(position: number, n: number, to: string): ProjectedEvent {
-  const entry = { messageId: id(n), from: '@sender', to, subject: `m${n}`, priority: n % 3 === 0 ? 'high' as const : 'normal' as const,
-    threadId: id(n), tags: [], sentAt: at(n) };
+  const entry = {
+    messageId: id(n),
+    from: '@sender',
+    to,
+    subject: `m${n}`,
+    priority: n % 3 === 0 ? ('high' as const) : ('normal' as const),
+    threadId: id(n),
+    tags: [],
+    sentAt: at(n),
+  };
   const changes: ViewChange[] = [
     { kind: 'messageRecorded', summary: { ...entry, inReplyTo: null, task: null, recipientCount: 1 } },
     { kind: 'outboxAdded', sender: '@sender', entry: { ...entry } },
@@ -22,10 +30,16 @@ function direct(position: number, n: number, to: string): ProjectedEvent {
   return { position: BigInt(position), at: at(n), changes };
 }
 
-const read = (position: number, n: number, reader: string): ProjectedEvent => ({ position: BigInt(position), at: at(10_000 + position),
-  changes: [{ kind: 'receiptRead', recipient: reader, messageId: id(n), readAt: at(10_000 + position), priority: 'normal' }] });
-const archived = (position: number, n: number, recipient: string): ProjectedEvent => ({ position: BigInt(position), at: at(10_000 + position),
-  changes: [{ kind: 'inboxArchived', recipient, messageId: id(n), archivedAt: at(10_000 + position) }] });
+const read = (position: number, n: number, reader: string): ProjectedEvent => ({
+  position: BigInt(position),
+  at: at(10_000 + position),
+  changes: [{ kind: 'receiptRead', recipient: reader, messageId: id(n), readAt: at(10_000 + position), priority: 'normal' }],
+});
+const archived = (position: number, n: number, recipient: string): ProjectedEvent => ({
+  position: BigInt(position),
+  at: at(10_000 + position),
+  changes: [{ kind: 'inboxArchived', recipient, messageId: id(n), archivedAt: at(10_000 + position) }],
+});
 
 async function unreadIds(store: MemoryProjectionStore, identity: string): Promise<string[]> {
   const ids: string[] = [];

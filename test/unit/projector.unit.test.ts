@@ -1,25 +1,37 @@
 /** The projector is pure: one stored event -> its facts, nothing else (the rules are in readModel/evolve.ts). */
 import type { MailboxEvent, StoredEvent } from '../../src/events/types';
 import { projectEvent, projectStored } from '../../src/projections/projector';
-import {
-  broadcastSent, directSent, PARENT_ID, readBy, registered, retired, T0, T2,
-} from './fixtures/domain';
+import { broadcastSent, directSent, PARENT_ID, readBy, registered, retired, T0, T2 } from './fixtures/domain';
 
 let nextPosition = 1n;
 function stored<E extends MailboxEvent>(event: E, at = T2): StoredEvent {
   const position = nextPosition++;
   return {
-    ...event, eventId: `event-${position}`, streamName: 'mailbox-test', revision: 0n, position,
+    ...event,
+    eventId: `event-${position}`,
+    streamName: 'mailbox-test',
+    revision: 0n,
+    position,
     metadata: { commandId: 'c', correlationId: 'c', causationId: 'c', actor: '@alice', at, schemaVersion: 1 },
   } as StoredEvent;
 }
 
-const entry = { messageId: PARENT_ID, from: '@alice', to: '@bob', subject: 'hello', priority: 'normal', threadId: PARENT_ID, tags: [], sentAt: T0 };
+const entry = {
+  messageId: PARENT_ID,
+  from: '@alice',
+  to: '@bob',
+  subject: 'hello',
+  priority: 'normal',
+  threadId: PARENT_ID,
+  tags: [],
+  sentAt: T0,
+};
 
 describe('projector', () => {
   it('AgentRegistered and AgentRetired update the agent list', () => {
     expect(projectEvent(stored(registered('@bob', 'auditor')))).toEqual([
-      { kind: 'agentRegistered', identity: '@bob', role: 'auditor', registeredAt: T0 }]);
+      { kind: 'agentRegistered', identity: '@bob', role: 'auditor', registeredAt: T0 },
+    ]);
     expect(projectEvent(stored(retired('@bob', T2)))).toEqual([{ kind: 'agentRetired', identity: '@bob', retiredAt: T2 }]);
   });
 
@@ -34,8 +46,13 @@ describe('projector', () => {
 
   it('wakeSuppressed is carried to the inbox fact (the wake rule is readModel/wakes.ts), the message is still in the inbox', () => {
     const changes = projectEvent(stored(directSent('@alice', '@bob', { wakeSuppressed: true })));
-    expect(changes.find((c) => c.kind === 'inboxAdded')).toEqual(
-      { kind: 'inboxAdded', recipient: '@bob', entry, isBroadcast: false, wakeSuppressed: true });
+    expect(changes.find((c) => c.kind === 'inboxAdded')).toEqual({
+      kind: 'inboxAdded',
+      recipient: '@bob',
+      entry,
+      isBroadcast: false,
+      wakeSuppressed: true,
+    });
   });
 
   it('a broadcast MessageSent goes to the outbox only; each BroadcastDelivered fills one inbox with one wake', () => {
@@ -45,13 +62,19 @@ describe('projector', () => {
       { kind: 'messageRecorded', summary: { ...broadcastEntry, inReplyTo: null, task: null, recipientCount: 2 } },
       { kind: 'outboxAdded', sender: '@alice', entry: broadcastEntry },
     ]);
-    expect(projectEvent(stored(toBob))).toEqual([{ kind: 'inboxAdded', recipient: '@bob', entry: broadcastEntry, isBroadcast: true, wakeSuppressed: false }]);
-    expect(projectEvent(stored(toCarol))).toEqual([{ kind: 'inboxAdded', recipient: '@carol', entry: broadcastEntry, isBroadcast: true, wakeSuppressed: false }]);
+    expect(projectEvent(stored(toBob))).toEqual([
+      { kind: 'inboxAdded', recipient: '@bob', entry: broadcastEntry, isBroadcast: true, wakeSuppressed: false },
+    ]);
+    expect(projectEvent(stored(toCarol))).toEqual([
+      { kind: 'inboxAdded', recipient: '@carol', entry: broadcastEntry, isBroadcast: true, wakeSuppressed: false },
+    ]);
   });
 
   it('a broadcast delivery to its own sender is still an inbox fact; a suppressed broadcast says so', () => {
     const [, toSelf] = broadcastSent('@alice', ['@alice']);
-    expect(projectEvent(stored(toSelf))).toEqual([expect.objectContaining({ kind: 'inboxAdded', recipient: '@alice', wakeSuppressed: false })]);
+    expect(projectEvent(stored(toSelf))).toEqual([
+      expect.objectContaining({ kind: 'inboxAdded', recipient: '@alice', wakeSuppressed: false }),
+    ]);
     const [, quiet] = broadcastSent('@alice', ['@bob']);
     quiet.data.wakeSuppressed = true;
     expect(projectEvent(stored(quiet))).toEqual([expect.objectContaining({ recipient: '@bob', wakeSuppressed: true })]);
@@ -59,10 +82,23 @@ describe('projector', () => {
 
   it('ReceiptRead and MessageArchived change only that recipient', () => {
     expect(projectEvent(stored(readBy('@bob', PARENT_ID, T2)))).toEqual([
-      { kind: 'receiptRead', recipient: '@bob', messageId: PARENT_ID, readAt: T2, priority: 'normal' }]);
-    expect(projectEvent(stored({ type: 'MessageArchived', data: {
-      messageId: PARENT_ID, recipient: '@carol', archivedAt: T2, wasUnread: true, priority: 'high', sentAt: T0 } }))).toEqual([
-      { kind: 'inboxArchived', recipient: '@carol', messageId: PARENT_ID, archivedAt: T2 }]);
+      { kind: 'receiptRead', recipient: '@bob', messageId: PARENT_ID, readAt: T2, priority: 'normal' },
+    ]);
+    expect(
+      projectEvent(
+        stored({
+          type: 'MessageArchived',
+          data: {
+            messageId: PARENT_ID,
+            recipient: '@carol',
+            archivedAt: T2,
+            wasUnread: true,
+            priority: 'high',
+            sentAt: T0,
+          },
+        }),
+      ),
+    ).toEqual([{ kind: 'inboxArchived', recipient: '@carol', messageId: PARENT_ID, archivedAt: T2 }]);
   });
 
   it('projectStored carries the log position and the event time; same event, same changes; the event is untouched', () => {

@@ -12,11 +12,29 @@ import { EVENT_DATA_V1, eventMetadataV1, taskEnvelopeV1 } from '../../src/events
 const at = '2025-01-01T00:00:00.000Z';
 const metadata = { commandId: 'c', correlationId: 'c', causationId: 'c', actor: '@a', at, schemaVersion: 1 };
 const summary = {
-  messageId: '5b7d2a3e-8f0c-4c1e-9a55-2f6c0d8e4b71', from: '@a', to: 'AGENT:*', subject: 's', priority: 'high', threadId: 't',
-  inReplyTo: null, tags: ['ops'], sentAt: at, wakeSuppressed: false, hasTask: true,
+  messageId: '5b7d2a3e-8f0c-4c1e-9a55-2f6c0d8e4b71',
+  from: '@a',
+  to: 'AGENT:*',
+  subject: 's',
+  priority: 'high',
+  threadId: 't',
+  inReplyTo: null,
+  tags: ['ops'],
+  sentAt: at,
+  wakeSuppressed: false,
+  hasTask: true,
 };
-const task = { state: 'InputRequired', input: { parts: [{ kind: 'text', text: 'hi' }, { kind: 'data', data: { a: 1 } }] },
-  budget: { deadline: '2026-01-01T00:00:00Z', maxTokens: 10 }, metadata: { relatedTickets: ['T-1'] } };
+const task = {
+  state: 'InputRequired',
+  input: {
+    parts: [
+      { kind: 'text', text: 'hi' },
+      { kind: 'data', data: { a: 1 } },
+    ],
+  },
+  budget: { deadline: '2026-01-01T00:00:00Z', maxTokens: 10 },
+  metadata: { relatedTickets: ['T-1'] },
+};
 const DATA: Record<keyof typeof EVENT_DATA_V1, Record<string, unknown>> = {
   AgentRegistered: { identity: '@a', role: 'agent', tokenHash: 'h', registeredAt: at },
   AgentRetired: { identity: '@a', retiredAt: at },
@@ -24,11 +42,25 @@ const DATA: Record<keyof typeof EVENT_DATA_V1, Record<string, unknown>> = {
   MessageSent: { ...summary, body: 'b', task, recipients: ['@b', '@c'], idempotencyKey: null, requestHash: 'r' },
   BroadcastDelivered: { ...summary, recipient: '@b', deliveredAt: at },
   ReceiptRead: { messageId: summary.messageId, reader: '@b', readAt: at, priority: 'low', sentAt: at },
-  MessageArchived: { messageId: summary.messageId, recipient: '@b', archivedAt: at, wasUnread: true, priority: 'normal', sentAt: at },
+  MessageArchived: {
+    messageId: summary.messageId,
+    recipient: '@b',
+    archivedAt: at,
+    wasUnread: true,
+    priority: 'normal',
+    sentAt: at,
+  },
 };
 
-const raw = (type: string, data: unknown, meta: unknown = metadata): RawStoredEvent =>
-  ({ eventId: 'e', streamName: 'mailbox-message-x', revision: 3n, position: 42n, type, data, metadata: meta });
+const raw = (type: string, data: unknown, meta: unknown = metadata): RawStoredEvent => ({
+  eventId: 'e',
+  streamName: 'mailbox-message-x',
+  revision: 3n,
+  position: 42n,
+  type,
+  data,
+  metadata: meta,
+});
 
 function failure(event: RawStoredEvent): InvalidStoredEvent {
   try {
@@ -56,10 +88,28 @@ describe('readEvent', () => {
     ['a wrong enum value', 'ReceiptRead', { ...DATA.ReceiptRead, priority: 'urgent' }, metadata, 'data.priority'],
     ['a missing field', 'AgentRetired', { identity: '@a' }, metadata, 'data.retiredAt'],
     ['an unknown field', 'AgentRetired', { ...DATA.AgentRetired, reason: 'x' }, metadata, 'data'],
-    ['a non-canonical task state', 'MessageSent', { ...DATA.MessageSent, task: { state: 'input-required' } }, metadata, 'data.task.state'],
-    ['an unknown key deep in the task', 'MessageSent', { ...DATA.MessageSent, task: { budget: { tokens: 3 } } }, metadata, 'data.task.budget'],
+    [
+      'a non-canonical task state',
+      'MessageSent',
+      { ...DATA.MessageSent, task: { state: 'input-required' } },
+      metadata,
+      'data.task.state',
+    ],
+    [
+      'an unknown key deep in the task',
+      'MessageSent',
+      { ...DATA.MessageSent, task: { budget: { tokens: 3 } } },
+      metadata,
+      'data.task.budget',
+    ],
     ['a wrong type in metadata', 'AgentRetired', DATA.AgentRetired, { ...metadata, actor: 7 }, 'metadata.actor'],
-    ['metadata without a schema version', 'AgentRetired', DATA.AgentRetired, { ...metadata, schemaVersion: undefined }, 'metadata.schemaVersion'],
+    [
+      'metadata without a schema version',
+      'AgentRetired',
+      DATA.AgentRetired,
+      { ...metadata, schemaVersion: undefined },
+      'metadata.schemaVersion',
+    ],
     ['an unknown schema version', 'AgentRetired', DATA.AgentRetired, { ...metadata, schemaVersion: 9 }, 'metadata.schemaVersion'],
     ['an unknown type', 'AgentPromoted', DATA.AgentRetired, metadata, 'type'],
   ])('%s is a loud error naming stream, position, type and field', (_what, type, data, meta, field) => {
@@ -72,7 +122,13 @@ describe('readEvent', () => {
 
 describe('before an append', () => {
   test('every task envelope the input accepts (any spelling) is a valid stored envelope', () => {
-    for (const input of [{ state: 'input-required' }, { state: 'TASK_STATE_CANCELLED' }, task, {}, { expiresAt: '2026-01-01T00:00:00+02:00' }]) {
+    for (const input of [
+      { state: 'input-required' },
+      { state: 'TASK_STATE_CANCELLED' },
+      task,
+      {},
+      { expiresAt: '2026-01-01T00:00:00+02:00' },
+    ]) {
       expect(taskEnvelopeV1.safeParse(taskEnvelopeSchema.parse(input)).success).toBe(true);
     }
   });
@@ -80,15 +136,24 @@ describe('before an append', () => {
   test('an event that would not read back is refused by the command handler, and nothing is written', async () => {
     const store = new MemoryEventStore();
     const handler = new CommandHandler(store);
-    const command = { commandId: 'c1', correlationId: 'c1', causationId: 'c1', actor: { identity: '@b', role: 'agent' as const }, at };
+    const command = {
+      commandId: 'c1',
+      correlationId: 'c1',
+      causationId: 'c1',
+      actor: { identity: '@b', role: 'agent' as const },
+      at,
+    };
     const misfit = { type: 'ReceiptRead', data: { ...DATA.ReceiptRead, priority: 'urgent' } } as unknown as MessageEvent;
-    await expect(handler.handle('mailbox-message-x', messageModel, command, () => [misfit]))
-      .rejects.toThrow(/New event ReceiptRead for stream mailbox-message-x .*data\.priority.*Nothing was written/);
+    await expect(handler.handle('mailbox-message-x', messageModel, command, () => [misfit])).rejects.toThrow(
+      /New event ReceiptRead for stream mailbox-message-x .*data\.priority.*Nothing was written/,
+    );
     expect(await store.headPosition()).toBeNull();
     const fits = { type: 'ReceiptRead', data: DATA.ReceiptRead } as unknown as MessageEvent;
     await handler.handle('mailbox-message-x', messageModel, command, () => [fits]);
     expect(await store.headPosition()).toBe(1n);
-    expect(() => checkNewEvent({ eventId: 'e', type: 'ReceiptRead', data: DATA.ReceiptRead, metadata } as never, 's')).not.toThrow();
+    expect(() =>
+      checkNewEvent({ eventId: 'e', type: 'ReceiptRead', data: DATA.ReceiptRead, metadata } as never, 's'),
+    ).not.toThrow();
   });
 });
 
@@ -103,8 +168,27 @@ function random(seed: number): () => number {
   };
 }
 
-const ODD_VALUES: unknown[] = [undefined, null, '', 'urgent', 'InputRequired', 0, -1, 1.5, NaN, Infinity, 2 ** 60, true, [], ['x'], [1],
-  {}, { kind: 'text' }, 'not-a-date', '2026-01-01T00:00:00Z'];
+const ODD_VALUES: unknown[] = [
+  undefined,
+  null,
+  '',
+  'urgent',
+  'InputRequired',
+  0,
+  -1,
+  1.5,
+  NaN,
+  Infinity,
+  2 ** 60,
+  true,
+  [],
+  ['x'],
+  [1],
+  {},
+  { kind: 'text' },
+  'not-a-date',
+  '2026-01-01T00:00:00Z',
+];
 
 /** One random edit somewhere in a JSON-like value: replace, delete or add a key, or change an array element. */
 function mutate(value: unknown, next: () => number): unknown {
@@ -117,7 +201,8 @@ function mutate(value: unknown, next: () => number): unknown {
   if (typeof value === 'object' && value !== null) {
     const entries = Object.entries(value);
     const roll = next();
-    if (entries.length === 0 || roll < 0.1) return { ...value, [pick(['extra', 'state', 'constructor', '__proto__'])]: pick(ODD_VALUES) };
+    if (entries.length === 0 || roll < 0.1)
+      return { ...value, [pick(['extra', 'state', 'constructor', '__proto__'])]: pick(ODD_VALUES) };
     const [key, inner] = pick(entries);
     if (roll < 0.2) return Object.fromEntries(entries.filter(([k]) => k !== key));
     return { ...value, [key]: next() < 0.5 ? pick(ODD_VALUES) : mutate(inner, next) };
@@ -127,36 +212,55 @@ function mutate(value: unknown, next: () => number): unknown {
 
 describe('compiled shape checks', () => {
   const schemas: Array<[string, z.ZodType, unknown]> = [
-    ...Object.entries(EVENT_DATA_V1).map(([type, schema]) => [type, schema, DATA[type as keyof typeof DATA]] as [string, z.ZodType, unknown]),
+    ...Object.entries(EVENT_DATA_V1).map(
+      ([type, schema]) => [type, schema, DATA[type as keyof typeof DATA]] as [string, z.ZodType, unknown],
+    ),
     ['metadata', eventMetadataV1, metadata],
     ['task envelope', taskEnvelopeV1, task],
   ];
 
-  test.each(schemas)('%s: accepts the valid sample, and never accepts what zod rejects (seeded random edits)', (_name, schema, valid) => {
-    const check = compileShapeCheck(schema);
-    expect(check(valid)).toBe(true);
-    let rejectedByBoth = 0;
-    for (let seed = 1; seed <= 3000; seed++) {
-      const next = random(seed);
-      let value = valid;
-      const edits = 1 + Math.floor(next() * 3);
-      for (let i = 0; i < edits; i++) value = mutate(value, next);
-      const zodSays = schema.safeParse(value).success;
-      if (check(value) && !zodSays) throw new Error(`seed ${seed}: the compiled check accepted ${JSON.stringify(value)}, zod rejects it`);
-      if (!zodSays) rejectedByBoth++;
-    }
-    expect(rejectedByBoth).toBeGreaterThan(1000); // the edits do reach invalid shapes
-  });
+  test.each(schemas)(
+    '%s: accepts the valid sample, and never accepts what zod rejects (seeded random edits)',
+    (_name, schema, valid) => {
+      const check = compileShapeCheck(schema);
+      expect(check(valid)).toBe(true);
+      let rejectedByBoth = 0;
+      for (let seed = 1; seed <= 3000; seed++) {
+        const next = random(seed);
+        let value = valid;
+        const edits = 1 + Math.floor(next() * 3);
+        for (let i = 0; i < edits; i++) value = mutate(value, next);
+        const zodSays = schema.safeParse(value).success;
+        if (check(value) && !zodSays)
+          throw new Error(`seed ${seed}: the compiled check accepted ${JSON.stringify(value)}, zod rejects it`);
+        if (!zodSays) rejectedByBoth++;
+      }
+      expect(rejectedByBoth).toBeGreaterThan(1000); // the edits do reach invalid shapes
+    },
+  );
 
   test('agrees with zod on the plain kinds it compiles, both ways', () => {
-    const schema = z.strictObject({ n: z.number().int(), s: z.string(), e: z.enum(['a', 'b']), o: z.string().optional(),
-      l: z.array(z.boolean()).nullable(), u: z.unknown() });
+    const schema = z.strictObject({
+      n: z.number().int(),
+      s: z.string(),
+      e: z.enum(['a', 'b']),
+      o: z.string().optional(),
+      l: z.array(z.boolean()).nullable(),
+      u: z.unknown(),
+    });
     const check = compileShapeCheck(schema);
     const cases: unknown[] = [
-      { n: 1, s: '', e: 'a', l: null, u: 0 }, { n: 1, s: '', e: 'a', l: [true], u: undefined, o: 'x' },
-      { n: 1.5, s: '', e: 'a', l: null, u: 0 }, { n: 1, s: '', e: 'c', l: null, u: 0 }, { n: 1, s: '', e: 'a', l: [1], u: 0 },
-      { n: 1, s: '', e: 'a', l: null }, { n: 1, s: '', e: 'a', l: null, u: 0, extra: 1 }, { n: 1, s: 2, e: 'a', l: null, u: 0 },
-      null, [], 'x',
+      { n: 1, s: '', e: 'a', l: null, u: 0 },
+      { n: 1, s: '', e: 'a', l: [true], u: undefined, o: 'x' },
+      { n: 1.5, s: '', e: 'a', l: null, u: 0 },
+      { n: 1, s: '', e: 'c', l: null, u: 0 },
+      { n: 1, s: '', e: 'a', l: [1], u: 0 },
+      { n: 1, s: '', e: 'a', l: null },
+      { n: 1, s: '', e: 'a', l: null, u: 0, extra: 1 },
+      { n: 1, s: 2, e: 'a', l: null, u: 0 },
+      null,
+      [],
+      'x',
     ];
     for (const value of cases) expect([value, check(value)]).toEqual([value, schema.safeParse(value).success]);
   });

@@ -3,8 +3,23 @@ import { MailboxError } from '../../src/errors';
 import { parseRecipient, VALID_RECIPIENT_SHAPES } from '../../src/commands/recipients';
 import { closestIdentities, editDistance } from '../../src/commands/suggestions';
 
-const REJECTED = ['AGENT:gpt', 'BROADCAST:*', 'neo-gpt', '@', '@a b', 'agent:*', `@${'x'.repeat(65)}`, '', ' @neo-gpt',
-  '@neo-gpt ', 'AGENT:**', '@neo.gpt', '@neo/gpt', '@@neo', 'Agent:*'];
+const REJECTED = [
+  'AGENT:gpt',
+  'BROADCAST:*',
+  'neo-gpt',
+  '@',
+  '@a b',
+  'agent:*',
+  `@${'x'.repeat(65)}`,
+  '',
+  ' @neo-gpt',
+  '@neo-gpt ',
+  'AGENT:**',
+  '@neo.gpt',
+  '@neo/gpt',
+  '@@neo',
+  'Agent:*',
+];
 
 describe('parseRecipient', () => {
   it.each(['@neo-gpt', '@other-client-agent-foo_42', `@${'x'.repeat(64)}`, '@a', '@A_1-b'])('accepts the identity %j', (to) => {
@@ -20,8 +35,12 @@ describe('parseRecipient', () => {
     expect(result).toBeInstanceOf(MailboxError);
     const { envelope, status } = result as MailboxError;
     expect(status).toBe(400);
-    expect(envelope).toMatchObject({ error: 'Invalid recipient shape', code: 'INVALID_RECIPIENT_SHAPE', to,
-      valid_shapes: VALID_RECIPIENT_SHAPES });
+    expect(envelope).toMatchObject({
+      error: 'Invalid recipient shape',
+      code: 'INVALID_RECIPIENT_SHAPE',
+      to,
+      valid_shapes: VALID_RECIPIENT_SHAPES,
+    });
     expect(envelope.message).toContain(`'${to}'`);
     expect(envelope.message).toMatch(/AGENT:\*/);
   });
@@ -70,8 +89,11 @@ describe('closestIdentities', () => {
   it('returns at most three, closest first', () => {
     const many = ['@bot-1', '@bot-2', '@bot-3', '@bot-4', '@bots'];
     expect(closestIdentities('@bot', many)).toHaveLength(3);
-    expect(closestIdentities('@abcdefghi', ['@abcdefxyz', '@abcdefghx', '@abcdefgyz', '@zzzzzzzzz']))
-      .toEqual(['@abcdefghx', '@abcdefgyz', '@abcdefxyz']);
+    expect(closestIdentities('@abcdefghi', ['@abcdefxyz', '@abcdefghx', '@abcdefgyz', '@zzzzzzzzz'])).toEqual([
+      '@abcdefghx',
+      '@abcdefgyz',
+      '@abcdefxyz',
+    ]);
   });
 
   it('editDistance is the Levenshtein distance', () => {

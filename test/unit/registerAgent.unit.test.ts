@@ -4,36 +4,55 @@ import type { AgentEvent } from '../../src/events/types';
 import { DeciderSpecification } from '../support/deciderSpec';
 import { meta, registered, retired, T1 } from './fixtures/domain';
 
-const given = DeciderSpecification.for<RegisterAgent, ReturnType<typeof initialRegistryState>, AgentEvent>({ initialState: initialRegistryState, evolve: foldRegistry, decide: decideRegisterAgent });
-const register = (identity: string, role: 'agent' | 'auditor' = 'agent'): RegisterAgent =>
-  ({ type: 'RegisterAgent', data: { identity, role, tokenHash: `hash-of-${identity}` }, metadata: meta() });
+const given = DeciderSpecification.for<RegisterAgent, ReturnType<typeof initialRegistryState>, AgentEvent>({
+  initialState: initialRegistryState,
+  evolve: foldRegistry,
+  decide: decideRegisterAgent,
+});
+const register = (identity: string, role: 'agent' | 'auditor' = 'agent'): RegisterAgent => ({
+  type: 'RegisterAgent',
+  data: { identity, role, tokenHash: `hash-of-${identity}` },
+  metadata: meta(),
+});
 
 describe('RegisterAgent', () => {
   it('registers a new identity with its role, token hash and the command time', () => {
-    given([]).when(register('@neo-gpt')).then([
-      { type: 'AgentRegistered', data: { identity: '@neo-gpt', role: 'agent', tokenHash: 'hash-of-@neo-gpt', registeredAt: T1 } },
-    ]);
+    given([])
+      .when(register('@neo-gpt'))
+      .then([
+        {
+          type: 'AgentRegistered',
+          data: { identity: '@neo-gpt', role: 'agent', tokenHash: 'hash-of-@neo-gpt', registeredAt: T1 },
+        },
+      ]);
   });
 
   it('registers an auditor', () => {
-    given([registered('@alice')]).when(register('@audit', 'auditor')).then([
-      { type: 'AgentRegistered', data: { identity: '@audit', role: 'auditor', tokenHash: 'hash-of-@audit', registeredAt: T1 } },
-    ]);
+    given([registered('@alice')])
+      .when(register('@audit', 'auditor'))
+      .then([
+        { type: 'AgentRegistered', data: { identity: '@audit', role: 'auditor', tokenHash: 'hash-of-@audit', registeredAt: T1 } },
+      ]);
   });
 
   it('refuses an identity that is already registered: AGENT_EXISTS', () => {
-    given([registered('@alice'), registered('@bob')]).when(register('@bob')).thenFails('AGENT_EXISTS', { identity: '@bob' });
+    given([registered('@alice'), registered('@bob')])
+      .when(register('@bob'))
+      .thenFails('AGENT_EXISTS', { identity: '@bob' });
   });
 
   it('never reuses a retired identity', () => {
-    const error = given([registered('@bob'), retired('@bob')]).when(register('@bob'))
+    const error = given([registered('@bob'), retired('@bob')])
+      .when(register('@bob'))
       .thenFails('AGENT_EXISTS', { identity: '@bob' });
     expect(error.message).toMatch(/retired/);
   });
 
   it('identities are case-sensitive: @Bob is not @bob', () => {
-    given([registered('@bob')]).when(register('@Bob')).then([
-      { type: 'AgentRegistered', data: { identity: '@Bob', role: 'agent', tokenHash: 'hash-of-@Bob', registeredAt: T1 } },
-    ]);
+    given([registered('@bob')])
+      .when(register('@Bob'))
+      .then([
+        { type: 'AgentRegistered', data: { identity: '@Bob', role: 'agent', tokenHash: 'hash-of-@Bob', registeredAt: T1 } },
+      ]);
   });
 });

@@ -9,17 +9,22 @@ function fakeClock() {
   let now = 0;
   const sleepers: Array<{ until: number; resolve: () => void }> = [];
   const slept: number[] = [];
-  const sleep: Sleep = (ms, signal) => new Promise<void>((resolve) => {
-    slept.push(ms);
-    const sleeper = { until: now + ms, resolve };
-    sleepers.push(sleeper);
-    signal?.addEventListener('abort', () => resolve(), { once: true });
-  });
+  const sleep: Sleep = (ms, signal) =>
+    new Promise<void>((resolve) => {
+      slept.push(ms);
+      const sleeper = { until: now + ms, resolve };
+      sleepers.push(sleeper);
+      signal?.addEventListener('abort', () => resolve(), { once: true });
+    });
   return {
     sleep,
     slept,
-    get now() { return now; },
-    get waiting() { return sleepers.length; },
+    get now() {
+      return now;
+    },
+    get waiting() {
+      return sleepers.length;
+    },
     /** Moves time on and wakes every sleeper due by then. */
     advance(ms: number) {
       now += ms;
@@ -69,8 +74,12 @@ describe('retry', () => {
     const clock = fakeClock();
     const { calls, work } = flaky(3);
     const retries: Array<[number, string, number]> = [];
-    const result = retry(work, { attempts: 5, backoff: { initialDelayMs: 50, maxDelayMs: 150 }, sleep: clock.sleep,
-      onRetry: (attempt, error, delayMs) => retries.push([attempt, (error as Error).message, delayMs]) });
+    const result = retry(work, {
+      attempts: 5,
+      backoff: { initialDelayMs: 50, maxDelayMs: 150 },
+      sleep: clock.sleep,
+      onRetry: (attempt, error, delayMs) => retries.push([attempt, (error as Error).message, delayMs]),
+    });
     for (const delay of [50, 100, 150]) {
       await untilWaiting(clock);
       clock.advance(delay - 1);
@@ -80,7 +89,11 @@ describe('retry', () => {
     await expect(result).resolves.toBe('ok after 4');
     expect(calls).toEqual([1, 2, 3, 4]);
     expect(clock.slept).toEqual([50, 100, 150]);
-    expect(retries).toEqual([[1, 'failure 1', 50], [2, 'failure 2', 100], [3, 'failure 3', 150]]);
+    expect(retries).toEqual([
+      [1, 'failure 1', 50],
+      [2, 'failure 2', 100],
+      [3, 'failure 3', 150],
+    ]);
   });
 
   test('throws the last failure once the attempts are used up', async () => {
@@ -99,8 +112,14 @@ describe('retry', () => {
   test('a failure that is not retryable is thrown at once, without waiting', async () => {
     const clock = fakeClock();
     const { calls, work } = flaky(1, () => Object.assign(new Error('404'), { permanent: true }));
-    await expect(retry(work, { attempts: 5, backoff: { initialDelayMs: 10, maxDelayMs: 10 }, sleep: clock.sleep,
-      retryable: (error) => !(error as { permanent?: boolean }).permanent })).rejects.toThrow('404');
+    await expect(
+      retry(work, {
+        attempts: 5,
+        backoff: { initialDelayMs: 10, maxDelayMs: 10 },
+        sleep: clock.sleep,
+        retryable: (error) => !(error as { permanent?: boolean }).permanent,
+      }),
+    ).rejects.toThrow('404');
     expect(calls).toEqual([1]);
     expect(clock.slept).toEqual([]);
   });
@@ -109,8 +128,12 @@ describe('retry', () => {
     const clock = fakeClock();
     const asks = [300, 5000];
     const { work } = flaky(2, (n) => Object.assign(new Error('busy'), { retryAfterMs: asks[n - 1] }));
-    const result = retry(work, { attempts: 3, backoff: { initialDelayMs: 100, maxDelayMs: 1000 }, sleep: clock.sleep,
-      requestedDelayMs: (error) => (error as { retryAfterMs?: number }).retryAfterMs ?? null });
+    const result = retry(work, {
+      attempts: 3,
+      backoff: { initialDelayMs: 100, maxDelayMs: 1000 },
+      sleep: clock.sleep,
+      requestedDelayMs: (error) => (error as { retryAfterMs?: number }).retryAfterMs ?? null,
+    });
     await untilWaiting(clock);
     clock.advance(300);
     await untilWaiting(clock);
@@ -122,8 +145,12 @@ describe('retry', () => {
   test('jitter comes from the injected randomness', async () => {
     const clock = fakeClock();
     const { work } = flaky(2);
-    const result = retry(work, { attempts: 3, backoff: { initialDelayMs: 100, maxDelayMs: 1000, jitter: 1 }, sleep: clock.sleep,
-      random: () => 0.5 });
+    const result = retry(work, {
+      attempts: 3,
+      backoff: { initialDelayMs: 100, maxDelayMs: 1000, jitter: 1 },
+      sleep: clock.sleep,
+      random: () => 0.5,
+    });
     await untilWaiting(clock);
     clock.advance(50);
     await untilWaiting(clock);
@@ -136,8 +163,12 @@ describe('retry', () => {
     const clock = fakeClock();
     const { calls, work } = flaky(10);
     const abort = new AbortController();
-    const result = retry(work, { attempts: Infinity, backoff: { initialDelayMs: 60_000, maxDelayMs: 60_000 }, sleep: clock.sleep,
-      signal: abort.signal });
+    const result = retry(work, {
+      attempts: Infinity,
+      backoff: { initialDelayMs: 60_000, maxDelayMs: 60_000 },
+      sleep: clock.sleep,
+      signal: abort.signal,
+    });
     await untilWaiting(clock);
     abort.abort(new Error('shutting down'));
     await expect(result).rejects.toThrow('shutting down');
@@ -149,7 +180,9 @@ describe('retry', () => {
     const { calls, work } = flaky(0);
     const abort = new AbortController();
     abort.abort(new Error('gone'));
-    await expect(retry(work, { attempts: 3, backoff: { initialDelayMs: 1, maxDelayMs: 1 }, signal: abort.signal })).rejects.toThrow('gone');
+    await expect(
+      retry(work, { attempts: 3, backoff: { initialDelayMs: 1, maxDelayMs: 1 }, signal: abort.signal }),
+    ).rejects.toThrow('gone');
     expect(calls).toEqual([]);
   });
 });
@@ -158,7 +191,9 @@ describe('sleep', () => {
   test('ends at once when its signal aborts (a shutdown is never held up by a backoff)', async () => {
     const abort = new AbortController();
     let ended = false;
-    const pending = sleep(60_000, abort.signal).then(() => { ended = true; });
+    const pending = sleep(60_000, abort.signal).then(() => {
+      ended = true;
+    });
     await new Promise((resolve) => setImmediate(resolve));
     expect(ended).toBe(false);
     abort.abort();

@@ -6,13 +6,17 @@
 import { foldRegistry, initialRegistryState } from '../../src/commands/agentRegistry';
 import { foldMessage, initialMessageState } from '../../src/commands/message';
 import { sendMessageSchema } from '../../src/commands/schemas';
-import { decideSendMessage, sendWarnings, type SendMessage, type SendPolicy, type SendState } from '../../src/commands/sendMessage';
+import {
+  decideSendMessage,
+  sendWarnings,
+  type SendMessage,
+  type SendPolicy,
+  type SendState,
+} from '../../src/commands/sendMessage';
 import { parseInput } from '../../src/commands/validation';
 import type { AgentEvent, MailboxEvent, MessageEvent, MessageSent } from '../../src/events/types';
 import { DeciderSpecification, type Decider } from '../support/deciderSpec';
-import {
-  A, B, broadcastSent, directSent, MESSAGE_ID, meta, PARENT_ID, registered, retired, T1,
-} from './fixtures/domain';
+import { A, B, broadcastSent, directSent, MESSAGE_ID, meta, PARENT_ID, registered, retired, T1 } from './fixtures/domain';
 
 const PERMISSIVE: SendPolicy = { maxBodyBytes: 1024, strictRecipients: false };
 const STRICT: SendPolicy = { ...PERMISSIVE, strictRecipients: true };
@@ -51,9 +55,23 @@ function expectedSent(overrides: Partial<MessageSent['data']>): MessageSent {
   return {
     type: 'MessageSent',
     data: {
-      messageId: MESSAGE_ID, from: '@alice', to: '@bob', subject: 'hi', priority: 'normal', threadId: MESSAGE_ID,
-      inReplyTo: null, tags: [], sentAt: T1, wakeSuppressed: false, hasTask: false, body: 'hello', task: null,
-      recipients: ['@bob'], idempotencyKey: null, requestHash: 'hash-1', ...overrides,
+      messageId: MESSAGE_ID,
+      from: '@alice',
+      to: '@bob',
+      subject: 'hi',
+      priority: 'normal',
+      threadId: MESSAGE_ID,
+      inReplyTo: null,
+      tags: [],
+      sentAt: T1,
+      wakeSuppressed: false,
+      hasTask: false,
+      body: 'hello',
+      task: null,
+      recipients: ['@bob'],
+      idempotencyKey: null,
+      requestHash: 'hash-1',
+      ...overrides,
     },
   };
 }
@@ -62,26 +80,47 @@ const team = [registered('@alice'), registered('@bob'), registered('@carol')];
 
 describe('SendMessage: direct', () => {
   it('records one MessageSent to the recipient, in a new thread named after the message', () => {
-    given(team).when(send({ to: '@bob', subject: 'hi', body: 'hello' })).then([expectedSent({})]);
+    given(team)
+      .when(send({ to: '@bob', subject: 'hi', body: 'hello' }))
+      .then([expectedSent({})]);
   });
 
   it('keeps every field it was given', () => {
-    given(team).when(send({
-      to: '@bob', subject: 'hi', body: 'hello', priority: 'high', tags: ['ops', 'urgent'], threadId: 'thread-7',
-      task: { state: 'working' },
-    })).then([expectedSent({ priority: 'high', tags: ['ops', 'urgent'], threadId: 'thread-7', hasTask: true,
-      task: { state: 'Working' } })]);
+    given(team)
+      .when(
+        send({
+          to: '@bob',
+          subject: 'hi',
+          body: 'hello',
+          priority: 'high',
+          tags: ['ops', 'urgent'],
+          threadId: 'thread-7',
+          task: { state: 'working' },
+        }),
+      )
+      .then([
+        expectedSent({
+          priority: 'high',
+          tags: ['ops', 'urgent'],
+          threadId: 'thread-7',
+          hasTask: true,
+          task: { state: 'Working' },
+        }),
+      ]);
   });
 
   it('rejects a wrong recipient shape with INVALID_RECIPIENT_SHAPE and suggests a near identity', () => {
-    given([...team, registered('@neo-gpt')]).when(send({ to: 'AGENT:gpt', subject: 'hi', body: 'hello' }))
+    given([...team, registered('@neo-gpt')])
+      .when(send({ to: 'AGENT:gpt', subject: 'hi', body: 'hello' }))
       .thenFails('INVALID_RECIPIENT_SHAPE', { to: 'AGENT:gpt', suggestions: ['@neo-gpt'] });
   });
 
   it('a body over the limit: PAYLOAD_TOO_LARGE, counting UTF-8 bytes', () => {
-    given(team).when(send({ to: '@bob', subject: 'hi', body: 'é'.repeat(513) }))
+    given(team)
+      .when(send({ to: '@bob', subject: 'hi', body: 'é'.repeat(513) }))
       .thenFails('PAYLOAD_TOO_LARGE', { field: 'body', bytes: 1026, limit: 1024 });
-    given(team).when(send({ to: '@bob', subject: 'hi', body: 'é'.repeat(512) }))
+    given(team)
+      .when(send({ to: '@bob', subject: 'hi', body: 'é'.repeat(512) }))
       .then([expectedSent({ body: 'é'.repeat(512) })]);
   });
 });
@@ -90,25 +129,44 @@ describe('SendMessage: broadcast', () => {
   it('snapshots the audience: registered, not retired, agents only, not the sender', () => {
     const history = [...team, registered('@dave'), retired('@dave'), registered('@audit', 'auditor')];
     const [sent, ...deliveries] = broadcastSent('@alice', ['@bob', '@carol'], MESSAGE_ID);
-    given(history).when(send({ to: 'AGENT:*', subject: 'hello', body: 'body' })).then([
-      { ...sent, data: { ...sent.data, sentAt: T1 } },
-      ...deliveries.map((d) => ({ ...d, data: { ...d.data, sentAt: T1, deliveredAt: T1 } })),
-    ]);
+    given(history)
+      .when(send({ to: 'AGENT:*', subject: 'hello', body: 'body' }))
+      .then([
+        { ...sent, data: { ...sent.data, sentAt: T1 } },
+        ...deliveries.map((d) => ({ ...d, data: { ...d.data, sentAt: T1, deliveredAt: T1 } })),
+      ]);
   });
 
   it('with no peers it is still one message, kept for audit, delivered to nobody', () => {
-    given([registered('@alice')]).when(send({ to: 'AGENT:*', subject: 'hi', body: 'hello' }))
+    given([registered('@alice')])
+      .when(send({ to: 'AGENT:*', subject: 'hi', body: 'hello' }))
       .then([expectedSent({ to: 'AGENT:*', recipients: [] })]);
   });
 
   it('whoever broadcasts is left out of its own audience (@bob -> @alice, @carol)', () => {
-    given(team).when(send({ to: 'AGENT:*', subject: 'hi', body: 'hello' }, B)).then([
-      expectedSent({ from: '@bob', to: 'AGENT:*', recipients: ['@alice', '@carol'] }),
-      ...(['@alice', '@carol'].map((recipient) => ({ type: 'BroadcastDelivered' as const, data: {
-        messageId: MESSAGE_ID, from: '@bob', to: 'AGENT:*', subject: 'hi', priority: 'normal' as const,
-        threadId: MESSAGE_ID, inReplyTo: null, tags: [], sentAt: T1, wakeSuppressed: false, hasTask: false,
-        recipient, deliveredAt: T1 } }))),
-    ]);
+    given(team)
+      .when(send({ to: 'AGENT:*', subject: 'hi', body: 'hello' }, B))
+      .then([
+        expectedSent({ from: '@bob', to: 'AGENT:*', recipients: ['@alice', '@carol'] }),
+        ...['@alice', '@carol'].map((recipient) => ({
+          type: 'BroadcastDelivered' as const,
+          data: {
+            messageId: MESSAGE_ID,
+            from: '@bob',
+            to: 'AGENT:*',
+            subject: 'hi',
+            priority: 'normal' as const,
+            threadId: MESSAGE_ID,
+            inReplyTo: null,
+            tags: [],
+            sentAt: T1,
+            wakeSuppressed: false,
+            hasTask: false,
+            recipient,
+            deliveredAt: T1,
+          },
+        })),
+      ]);
   });
 });
 
@@ -116,37 +174,46 @@ describe('SendMessage: Idempotency-Key', () => {
   const keyed = { to: '@bob', subject: 'hi', body: 'hello', idempotencyKey: 'k-1' };
 
   it('the first send records the key', () => {
-    given(team).when(send(keyed)).then([expectedSent({ idempotencyKey: 'k-1' })]);
+    given(team)
+      .when(send(keyed))
+      .then([expectedSent({ idempotencyKey: 'k-1' })]);
   });
 
   it('a replay of the same request records nothing (the original result stands)', () => {
-    given([...team, expectedSent({ idempotencyKey: 'k-1' })]).when(send(keyed)).thenNothing();
+    given([...team, expectedSent({ idempotencyKey: 'k-1' })])
+      .when(send(keyed))
+      .thenNothing();
   });
 
   it('the same key with another payload: IDEMPOTENCY_KEY_REUSED', () => {
-    given([...team, expectedSent({ idempotencyKey: 'k-1' })]).when(send({ ...keyed, body: 'other' }, A, 'hash-2'))
+    given([...team, expectedSent({ idempotencyKey: 'k-1' })])
+      .when(send({ ...keyed, body: 'other' }, A, 'hash-2'))
       .thenFails('IDEMPOTENCY_KEY_REUSED', { idempotencyKey: 'k-1', messageId: MESSAGE_ID });
   });
 });
 
 describe('SendMessage: wake rules', () => {
   it('wakeSuppressed on a normal direct message is honoured', () => {
-    given(team).when(send({ to: '@bob', subject: 'hi', body: 'hello', wakeSuppressed: true }))
+    given(team)
+      .when(send({ to: '@bob', subject: 'hi', body: 'hello', wakeSuppressed: true }))
       .then([expectedSent({ wakeSuppressed: true })]);
   });
 
   it('wakeSuppressed on a high-priority direct message is refused', () => {
-    given(team).when(send({ to: '@bob', subject: 'hi', body: 'hello', wakeSuppressed: true, priority: 'high' }))
+    given(team)
+      .when(send({ to: '@bob', subject: 'hi', body: 'hello', wakeSuppressed: true, priority: 'high' }))
       .thenFails('VALIDATION_FAILED', { field: 'wakeSuppressed' });
   });
 
   it('wakeSuppressed on a direct message with a task is refused', () => {
-    given(team).when(send({ to: '@bob', subject: 'hi', body: 'hello', wakeSuppressed: true, task: { state: 'Submitted' } }))
+    given(team)
+      .when(send({ to: '@bob', subject: 'hi', body: 'hello', wakeSuppressed: true, task: { state: 'Submitted' } }))
       .thenFails('VALIDATION_FAILED', { field: 'wakeSuppressed' });
   });
 
   it('wakeSuppressed on a high-priority broadcast is allowed (a quiet announcement)', () => {
-    given([registered('@alice')]).when(send({ to: 'AGENT:*', subject: 'hi', body: 'hello', wakeSuppressed: true, priority: 'high' }))
+    given([registered('@alice')])
+      .when(send({ to: 'AGENT:*', subject: 'hi', body: 'hello', wakeSuppressed: true, priority: 'high' }))
       .then([expectedSent({ to: 'AGENT:*', recipients: [], wakeSuppressed: true, priority: 'high' })]);
   });
 });
@@ -155,13 +222,23 @@ describe('SendMessage: threading with inReplyTo', () => {
   const parent = directSent('@alice', '@bob', { threadId: 'thread-x' });
 
   it('a reply by the recipient inherits the parent thread', () => {
-    given([...team, parent]).when(send({ to: '@alice', subject: 're: hi', body: 'hello', inReplyTo: PARENT_ID }, B))
-      .then([expectedSent({ from: '@bob', to: '@alice', subject: 're: hi', recipients: ['@alice'],
-        threadId: 'thread-x', inReplyTo: PARENT_ID })]);
+    given([...team, parent])
+      .when(send({ to: '@alice', subject: 're: hi', body: 'hello', inReplyTo: PARENT_ID }, B))
+      .then([
+        expectedSent({
+          from: '@bob',
+          to: '@alice',
+          subject: 're: hi',
+          recipients: ['@alice'],
+          threadId: 'thread-x',
+          inReplyTo: PARENT_ID,
+        }),
+      ]);
   });
 
   it('the sender may follow up on its own message', () => {
-    given([...team, parent]).when(send({ to: '@bob', subject: 'hi', body: 'hello', inReplyTo: PARENT_ID }))
+    given([...team, parent])
+      .when(send({ to: '@bob', subject: 'hi', body: 'hello', inReplyTo: PARENT_ID }))
       .then([expectedSent({ threadId: 'thread-x', inReplyTo: PARENT_ID })]);
   });
 
@@ -172,22 +249,26 @@ describe('SendMessage: threading with inReplyTo', () => {
   });
 
   it('someone outside the conversation cannot reply into it, and learns nothing: MESSAGE_NOT_FOUND', () => {
-    given([...team, parent]).when(send({ to: '@alice', subject: 'hi', body: 'hello', inReplyTo: PARENT_ID }, { identity: '@carol', role: 'agent' }))
+    given([...team, parent])
+      .when(send({ to: '@alice', subject: 'hi', body: 'hello', inReplyTo: PARENT_ID }, { identity: '@carol', role: 'agent' }))
       .thenFails('MESSAGE_NOT_FOUND', { field: 'inReplyTo' });
   });
 
   it('a reply to a message that does not exist: MESSAGE_NOT_FOUND', () => {
-    given(team).when(send({ to: '@bob', subject: 'hi', body: 'hello', inReplyTo: PARENT_ID }))
+    given(team)
+      .when(send({ to: '@bob', subject: 'hi', body: 'hello', inReplyTo: PARENT_ID }))
       .thenFails('MESSAGE_NOT_FOUND', { field: 'inReplyTo', messageId: PARENT_ID });
   });
 
   it('a threadId that contradicts the parent thread is refused, not overridden silently', () => {
-    given([...team, parent]).when(send({ to: '@bob', subject: 'hi', body: 'hello', inReplyTo: PARENT_ID, threadId: 'elsewhere' }))
+    given([...team, parent])
+      .when(send({ to: '@bob', subject: 'hi', body: 'hello', inReplyTo: PARENT_ID, threadId: 'elsewhere' }))
       .thenFails('VALIDATION_FAILED', { field: 'threadId' });
   });
 
   it('a threadId equal to the parent thread is fine', () => {
-    given([...team, parent]).when(send({ to: '@bob', subject: 'hi', body: 'hello', inReplyTo: PARENT_ID, threadId: 'thread-x' }))
+    given([...team, parent])
+      .when(send({ to: '@bob', subject: 'hi', body: 'hello', inReplyTo: PARENT_ID, threadId: 'thread-x' }))
       .then([expectedSent({ threadId: 'thread-x', inReplyTo: PARENT_ID })]);
   });
 });
@@ -196,33 +277,41 @@ describe('SendMessage: strictRecipients (layer 2) and suggestions (layer 3)', ()
   const withNeo = [...team, registered('@neo-gpt')];
 
   it('strict: an unregistered identity is UNKNOWN_RECIPIENT with near-match suggestions', () => {
-    given(withNeo, STRICT).when(send({ to: '@neo-gtp', subject: 'hi', body: 'hello' }))
+    given(withNeo, STRICT)
+      .when(send({ to: '@neo-gtp', subject: 'hi', body: 'hello' }))
       .thenFails('UNKNOWN_RECIPIENT', { to: '@neo-gtp', suggestions: ['@neo-gpt'] });
   });
 
   it('strict: a segment of a registered name suggests it (@gpt -> @neo-gpt)', () => {
-    given(withNeo, STRICT).when(send({ to: '@gpt', subject: 'hi', body: 'hello' }))
+    given(withNeo, STRICT)
+      .when(send({ to: '@gpt', subject: 'hi', body: 'hello' }))
       .thenFails('UNKNOWN_RECIPIENT', { suggestions: ['@neo-gpt'] });
   });
 
   it('strict: nothing close -> no suggestions key at all', () => {
-    const error = given(withNeo, STRICT).when(send({ to: '@zzzzzzzzzzzz', subject: 'hi', body: 'hello' }))
+    const error = given(withNeo, STRICT)
+      .when(send({ to: '@zzzzzzzzzzzz', subject: 'hi', body: 'hello' }))
       .thenFails('UNKNOWN_RECIPIENT');
     expect(error.envelope).not.toHaveProperty('suggestions');
   });
 
   it('strict: a retired agent is no longer a valid recipient', () => {
-    given([...withNeo, retired('@bob')], STRICT).when(send({ to: '@bob', subject: 'hi', body: 'hello' }))
+    given([...withNeo, retired('@bob')], STRICT)
+      .when(send({ to: '@bob', subject: 'hi', body: 'hello' }))
       .thenFails('UNKNOWN_RECIPIENT', { to: '@bob' });
   });
 
   it('strict: a registered agent is accepted', () => {
-    given(withNeo, STRICT).when(send({ to: '@bob', subject: 'hi', body: 'hello' })).then([expectedSent({})]);
+    given(withNeo, STRICT)
+      .when(send({ to: '@bob', subject: 'hi', body: 'hello' }))
+      .then([expectedSent({})]);
   });
 
   it('permissive (default): an unregistered identity is accepted, with a warning carrying suggestions', () => {
     const input = { to: '@neo-gtp', subject: 'hi', body: 'hello' };
-    given(withNeo).when(send(input)).then([expectedSent({ to: '@neo-gtp', recipients: ['@neo-gtp'] })]);
+    given(withNeo)
+      .when(send(input))
+      .then([expectedSent({ to: '@neo-gtp', recipients: ['@neo-gtp'] })]);
     const registry = foldRegistry(initialRegistryState(), withNeo);
     expect(sendWarnings(parseInput(sendMessageSchema, input, 'add_message'), registry)).toEqual([
       expect.objectContaining({ code: 'UNREGISTERED_RECIPIENT', suggestions: ['@neo-gpt'] }),

@@ -11,6 +11,13 @@ test('smoke: broadcast reaches B and C, not A', async () => {
   expect((await c.unreadCount()).unread).toBe(1);
   expect((await b.unreadCount()).unread).toBe(0);
   expect((await allEvents(mailbox)).map((e) => e.type)).toEqual([
-    'AgentRegistered', 'AgentRegistered', 'AgentRegistered', 'MessageSent', 'BroadcastDelivered', 'BroadcastDelivered', 'ReceiptRead']);
+    'AgentRegistered',
+    'AgentRegistered',
+    'AgentRegistered',
+    'MessageSent',
+    'BroadcastDelivered',
+    'BroadcastDelivered',
+    'ReceiptRead',
+  ]);
   await mailbox.close();
 });

@@ -18,13 +18,20 @@ function rejection(task: unknown): MailboxError {
 
 const full = {
   state: 'Submitted',
-  input: { parts: [
-    { kind: 'text', text: 'Please review' },
-    { kind: 'data', data: { pr: 42 } },
-    { kind: 'file', file: { uri: 'https://example.test/diff.patch', mimeType: 'text/x-patch' } },
-  ] },
-  metadata: { sessionId: 's-1', relatedTickets: ['T-1'], relatedDiscussions: ['D-1'], parentTask: 'task-0',
-    priorComments: [{ url: 'https://example.test/c/1', commentId: 'c1' }] },
+  input: {
+    parts: [
+      { kind: 'text', text: 'Please review' },
+      { kind: 'data', data: { pr: 42 } },
+      { kind: 'file', file: { uri: 'https://example.test/diff.patch', mimeType: 'text/x-patch' } },
+    ],
+  },
+  metadata: {
+    sessionId: 's-1',
+    relatedTickets: ['T-1'],
+    relatedDiscussions: ['D-1'],
+    parentTask: 'task-0',
+    priorComments: [{ url: 'https://example.test/c/1', commentId: 'c1' }],
+  },
   expectedOutput: { shape: 'review', locationHint: 'PR comments' },
   budget: { deadline: '2025-03-02T00:00:00Z', maxTokens: 5000 },
   expiresAt: '2025-03-03T00:00:00.000+02:00',
@@ -40,24 +47,36 @@ describe('task envelope', () => {
   });
 
   it.each(['input-required', 'TASK_STATE_INPUT_REQUIRED', 'InputRequired', 'input_required', 'INPUT-REQUIRED'])(
-    'state %j is stored as InputRequired', (state) => {
+    'state %j is stored as InputRequired',
+    (state) => {
       expect(taskOf({ state })).toEqual({ state: 'InputRequired' });
       expect(taskOf(JSON.stringify({ state }))).toEqual({ state: 'InputRequired' });
-    });
+    },
+  );
 
   it.each([
-    ['submitted', 'Submitted'], ['TASK_STATE_WORKING', 'Working'], ['completed', 'Completed'],
-    ['canceled', 'Canceled'], ['TASK_STATE_CANCELLED', 'Canceled'], ['failed', 'Failed'], ['rejected', 'Rejected'],
-    ['auth-required', 'AuthRequired'], ['TASK_STATE_AUTH_REQUIRED', 'AuthRequired'], ['unknown', 'Unknown'],
+    ['submitted', 'Submitted'],
+    ['TASK_STATE_WORKING', 'Working'],
+    ['completed', 'Completed'],
+    ['canceled', 'Canceled'],
+    ['TASK_STATE_CANCELLED', 'Canceled'],
+    ['failed', 'Failed'],
+    ['rejected', 'Rejected'],
+    ['auth-required', 'AuthRequired'],
+    ['TASK_STATE_AUTH_REQUIRED', 'AuthRequired'],
+    ['unknown', 'Unknown'],
   ])('state %j is stored as %s', (state, canonical) => {
     expect(taskOf({ state })).toEqual({ state: canonical });
   });
 
-  it.each(['done', 'in-progress', '', 'TASK_STATE_'])('bad state %j: VALIDATION_FAILED naming task.state and listing the states', (state) => {
-    const error = rejection({ state });
-    expect(error.envelope).toMatchObject({ code: 'VALIDATION_FAILED', field: 'task.state' });
-    expect(error.message).toMatch(/InputRequired/);
-  });
+  it.each(['done', 'in-progress', '', 'TASK_STATE_'])(
+    'bad state %j: VALIDATION_FAILED naming task.state and listing the states',
+    (state) => {
+      const error = rejection({ state });
+      expect(error.envelope).toMatchObject({ code: 'VALIDATION_FAILED', field: 'task.state' });
+      expect(error.message).toMatch(/InputRequired/);
+    },
+  );
 
   it.each([
     [{ state: 'Working', owner: '@x' }, 'task.owner'],
@@ -71,8 +90,11 @@ describe('task envelope', () => {
 
   it('an unknown key inside a JSON-string task is rejected the same way, with the allowed keys', () => {
     const error = rejection(JSON.stringify({ state: 'Working', owner: '@x' }));
-    expect(error.envelope).toMatchObject({ code: 'UNKNOWN_FIELD', field: 'task.owner',
-      allowed: ['state', 'input', 'metadata', 'expectedOutput', 'budget', 'expiresAt'] });
+    expect(error.envelope).toMatchObject({
+      code: 'UNKNOWN_FIELD',
+      field: 'task.owner',
+      allowed: ['state', 'input', 'metadata', 'expectedOutput', 'budget', 'expiresAt'],
+    });
   });
 
   it.each([

@@ -8,7 +8,18 @@ import { archiveSchema, markReadSchema, registerAgentSchema, sendMessageSchema }
 import { allowedKeysAt, parseInput } from '../../src/commands/validation';
 import { MailboxError } from '../../src/errors';
 
-const SEND_FIELDS = ['to', 'subject', 'body', 'priority', 'inReplyTo', 'threadId', 'tags', 'wakeSuppressed', 'task', 'idempotencyKey'];
+const SEND_FIELDS = [
+  'to',
+  'subject',
+  'body',
+  'priority',
+  'inReplyTo',
+  'threadId',
+  'tags',
+  'wakeSuppressed',
+  'task',
+  'idempotencyKey',
+];
 const valid = { to: '@bob', subject: 'hi', body: 'hello' };
 
 function rejection(schema: Parameters<typeof parseInput>[0], input: unknown): MailboxError {
@@ -23,7 +34,12 @@ function rejection(schema: Parameters<typeof parseInput>[0], input: unknown): Ma
 
 describe('SendMessage input', () => {
   it('fills the documented defaults', () => {
-    expect(parseInput(sendMessageSchema, valid, 'add_message')).toEqual({ ...valid, priority: 'normal', tags: [], wakeSuppressed: false });
+    expect(parseInput(sendMessageSchema, valid, 'add_message')).toEqual({
+      ...valid,
+      priority: 'normal',
+      tags: [],
+      wakeSuppressed: false,
+    });
   });
 
   it.each(['from', 'sender', 'sentBy'])('rejects %j: the identity comes from the token, never the body', (field) => {
@@ -84,12 +100,18 @@ describe('MarkRead input', () => {
   });
 
   it('unknown keys: UNKNOWN_FIELD with the allowed ones', () => {
-    expect(rejection(markReadSchema, { messageId: id, reader: '@bob' }).envelope)
-      .toMatchObject({ code: 'UNKNOWN_FIELD', field: 'reader', allowed: ['messageId', 'messageIds'] });
+    expect(rejection(markReadSchema, { messageId: id, reader: '@bob' }).envelope).toMatchObject({
+      code: 'UNKNOWN_FIELD',
+      field: 'reader',
+      allowed: ['messageId', 'messageIds'],
+    });
   });
 
   it('ids that are not UUIDs: VALIDATION_FAILED naming the position', () => {
-    expect(rejection(markReadSchema, { messageIds: [id, 'nope'] }).envelope).toMatchObject({ code: 'VALIDATION_FAILED', field: 'messageIds.1' });
+    expect(rejection(markReadSchema, { messageIds: [id, 'nope'] }).envelope).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      field: 'messageIds.1',
+    });
   });
 });
 
@@ -97,7 +119,10 @@ describe('RegisterAgent input', () => {
   it('defaults the role to agent; auditors allowed; admin is not a registrable role', () => {
     expect(parseInput(registerAgentSchema, { identity: '@neo-gpt' }, 'r')).toEqual({ identity: '@neo-gpt', role: 'agent' });
     expect(parseInput(registerAgentSchema, { identity: '@audit', role: 'auditor' }, 'r').role).toBe('auditor');
-    expect(rejection(registerAgentSchema, { identity: '@root', role: 'admin' }).envelope).toMatchObject({ code: 'VALIDATION_FAILED', field: 'role' });
+    expect(rejection(registerAgentSchema, { identity: '@root', role: 'admin' }).envelope).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      field: 'role',
+    });
   });
 
   it.each(['neo-gpt', '@', '@a b', `@${'x'.repeat(65)}`, 'AGENT:*'])('identity %j has the wrong shape', (identity) => {
@@ -108,7 +133,14 @@ describe('RegisterAgent input', () => {
 describe('allowedKeysAt', () => {
   it('finds the keys of nested objects through optional, JSON-string and array wrappers', () => {
     expect(allowedKeysAt(sendMessageSchema, [])).toEqual(SEND_FIELDS);
-    expect(allowedKeysAt(sendMessageSchema, ['task'])).toEqual(['state', 'input', 'metadata', 'expectedOutput', 'budget', 'expiresAt']);
+    expect(allowedKeysAt(sendMessageSchema, ['task'])).toEqual([
+      'state',
+      'input',
+      'metadata',
+      'expectedOutput',
+      'budget',
+      'expiresAt',
+    ]);
     expect(allowedKeysAt(sendMessageSchema, ['task', 'budget'])).toEqual(['deadline', 'maxTokens']);
     expect(allowedKeysAt(sendMessageSchema, ['task', 'input', 'parts', 0]).sort()).toEqual(['data', 'file', 'kind', 'text']);
   });
@@ -128,8 +160,9 @@ describe('unknown-field messages (issue 11)', () => {
   });
 
   it('nested unknown keys name their place and the allowed keys there', () => {
-    expect(rejection(sendMessageSchema, { ...valid, task: { budget: { tokens: 5 } } }).message)
-      .toBe("add_message does not accept 'task.budget.tokens'; allowed fields in 'task.budget': deadline, maxTokens.");
+    expect(rejection(sendMessageSchema, { ...valid, task: { budget: { tokens: 5 } } }).message).toBe(
+      "add_message does not accept 'task.budget.tokens'; allowed fields in 'task.budget': deadline, maxTokens.",
+    );
   });
 });
 

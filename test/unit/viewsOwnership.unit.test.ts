@@ -2,8 +2,13 @@
 import { describeForeignViews, judgeViews } from '../../src/projections/viewsOwnership';
 import type { ViewsBinding } from '../../src/projections/projectionStore';
 
-const binding = (logIdentity: string | null, checkpoint: bigint | null): ViewsBinding =>
-  ({ location: "Redis namespace 'team'", logIdentity, checkpoint, generation: 'team:v1:', liveWriter: null });
+const binding = (logIdentity: string | null, checkpoint: bigint | null): ViewsBinding => ({
+  location: "Redis namespace 'team'",
+  logIdentity,
+  checkpoint,
+  generation: 'team:v1:',
+  liveWriter: null,
+});
 
 describe('judgeViews', () => {
   it('views of this log at or below its head are its own', () => {
@@ -28,8 +33,10 @@ describe('judgeViews', () => {
 
 describe('describeForeignViews', () => {
   it('is one line naming the views, both logs and the two remedies', () => {
-    for (const [views, verdict] of [[binding('log-b', 3n), { kind: 'foreign', owner: 'log-b' }],
-      [binding('log-a', 29n), { kind: 'ahead', checkpoint: 29n, head: 5n }]] as const) {
+    for (const [views, verdict] of [
+      [binding('log-b', 3n), { kind: 'foreign', owner: 'log-b' }],
+      [binding('log-a', 29n), { kind: 'ahead', checkpoint: 29n, head: 5n }],
+    ] as const) {
       const line = describeForeignViews(views, 'log-a', verdict);
       expect(line).not.toContain('\n');
       expect(line).toContain("Redis namespace 'team'");
@@ -38,6 +45,8 @@ describe('describeForeignViews', () => {
       expect(line).toContain('mailbox projections rebuild --take-over');
       expect(line).toContain('MAILBOX_PROJECTIONS_ON_FOREIGN=take-over');
     }
-    expect(describeForeignViews(binding('log-b', 3n), 'log-a', { kind: 'foreign', owner: 'log-b' })).toContain('another event log (log-b)');
+    expect(describeForeignViews(binding('log-b', 3n), 'log-a', { kind: 'foreign', owner: 'log-b' })).toContain(
+      'another event log (log-b)',
+    );
   });
 });

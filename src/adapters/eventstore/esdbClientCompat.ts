@@ -36,8 +36,20 @@ interface Flavour {
 }
 
 const FLAVOURS: readonly Flavour[] = [
-  { packageName: '@kurrent/kurrentdb-client', clientClass: 'KurrentDBClient', scheme: 'kurrentdb', expectedOption: 'streamState', readAllFilters: true },
-  { packageName: '@eventstore/db-client', clientClass: 'EventStoreDBClient', scheme: 'esdb', expectedOption: 'expectedRevision', readAllFilters: false },
+  {
+    packageName: '@kurrent/kurrentdb-client',
+    clientClass: 'KurrentDBClient',
+    scheme: 'kurrentdb',
+    expectedOption: 'streamState',
+    readAllFilters: true,
+  },
+  {
+    packageName: '@eventstore/db-client',
+    clientClass: 'EventStoreDBClient',
+    scheme: 'esdb',
+    expectedOption: 'expectedRevision',
+    readAllFilters: false,
+  },
 ];
 
 /** Schemes either generation understands as "this is an EventStoreDB / KurrentDB node or cluster". */
@@ -64,7 +76,10 @@ export class CompatClient {
   /** Connects lazily (the client dials on first use) with the installed package. */
   static connect(connectionString: string): CompatClient {
     const { flavour, module } = loadInstalledClient();
-    const url = connectionString.replace(SCHEME, (_all, _scheme, discover: string | undefined) => `${flavour.scheme}${discover ?? ''}://`);
+    const url = connectionString.replace(
+      SCHEME,
+      (_all, _scheme, discover: string | undefined) => `${flavour.scheme}${discover ?? ''}://`,
+    );
     const ClientClass = (module as unknown as Record<string, { connectionString(url: string): EsdbClient }>)[flavour.clientClass];
     return new CompatClient(ClientClass.connectionString(url), module, flavour);
   }
@@ -81,7 +96,9 @@ export class CompatClient {
 
   readAll(request: ReadAllRequest): AsyncIterable<ResolvedAllEvent> {
     const options = { fromPosition: request.fromPosition, maxCount: request.maxCount, direction: request.direction };
-    return this.client.readAll(this.flavour.readAllFilters ? { ...options, filter: request.filter } as typeof options : options);
+    return this.client.readAll(
+      this.flavour.readAllFilters ? ({ ...options, filter: request.filter } as typeof options) : options,
+    );
   }
 
   /** Ends a read (stream or $all) before its last event, releasing the call. */
@@ -99,8 +116,9 @@ function loadInstalledClient(): { flavour: Flavour; module: ClientModule } {
       return { flavour, module: require(flavour.packageName) as ClientModule };
     } catch (error) {
       // Only "this package is not installed" moves on; a broken install must fail loudly.
-      const missing = (error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND'
-        && (error as Error).message.includes(`'${flavour.packageName}'`);
+      const missing =
+        (error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND' &&
+        (error as Error).message.includes(`'${flavour.packageName}'`);
       if (!missing) throw error;
     }
   }

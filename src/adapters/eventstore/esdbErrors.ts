@@ -30,7 +30,8 @@ export function translateAppendError(error: unknown, streamName: string, expecte
   const tagged = error as TaggedError | null;
   if (tagged?.type === 'wrong-expected-version') {
     // actualVersion is the string 'no_stream' when the stream does not exist: never BigInt() it blindly.
-    const actual = typeof tagged.actualVersion === 'bigint' ? tagged.actualVersion.toString() : String(tagged.actualVersion ?? 'unknown');
+    const actual =
+      typeof tagged.actualVersion === 'bigint' ? tagged.actualVersion.toString() : String(tagged.actualVersion ?? 'unknown');
     return new ConcurrencyConflict(streamName, describeExpected(expected), actual);
   }
   return translateError(error);

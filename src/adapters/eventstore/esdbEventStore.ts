@@ -54,7 +54,11 @@ export class EsdbEventStore implements EventStore {
   async append(streamName: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     let result;
     try {
-      const call = this.compat.client.appendToStream(streamName, events.map(toEventData), this.compat.appendOptions(expected, this.deadlineMs));
+      const call = this.compat.client.appendToStream(
+        streamName,
+        events.map(toEventData),
+        this.compat.appendOptions(expected, this.deadlineMs),
+      );
       result = await withDeadline(call, this.deadlineMs, `append to ${streamName}`);
     } catch (error) {
       throw translateAppendError(error, streamName, expected);
@@ -63,7 +67,8 @@ export class EsdbEventStore implements EventStore {
     if (result.position) return { nextExpectedRevision, position: result.position.commit };
     // No position: nothing was written. For a de-duplicated repeat, report where its events are;
     // for an empty append (which only checked the expected revision), the head of the log.
-    const position = events.length > 0 ? await this.positionOfRevision(streamName, nextExpectedRevision) : (await this.headPosition()) ?? 0n;
+    const position =
+      events.length > 0 ? await this.positionOfRevision(streamName, nextExpectedRevision) : ((await this.headPosition()) ?? 0n);
     return { nextExpectedRevision, position };
   }
 
@@ -84,7 +89,11 @@ export class EsdbEventStore implements EventStore {
       // A forwards read from a position includes the event at it: ask for one more than is still wanted.
       const overlap = from === null ? 0 : 1;
       const maxCount = Math.min(this.pageSize, limit - page.length) + overlap;
-      const batch = await this.readAllBatch(from === null ? this.compat.module.START : toReadPosition(from), maxCount, 'forwards');
+      const batch = await this.readAllBatch(
+        from === null ? this.compat.module.START : toReadPosition(from),
+        maxCount,
+        'forwards',
+      );
       for (const resolved of batch) {
         const event = resolved.event;
         if (!event) continue;
@@ -99,7 +108,13 @@ export class EsdbEventStore implements EventStore {
   }
 
   subscribe(after: bigint | null): EventSubscription {
-    return new EsdbCatchUpSubscription(this.compat, this.filter, after, this.options.resubscribe ?? DEFAULT_RESUBSCRIBE, this.options.logger);
+    return new EsdbCatchUpSubscription(
+      this.compat,
+      this.filter,
+      after,
+      this.options.resubscribe ?? DEFAULT_RESUBSCRIBE,
+      this.options.logger,
+    );
   }
 
   /** Position of the newest mailbox event: read $all backwards in bounded pages past any system events. */
@@ -127,23 +142,31 @@ export class EsdbEventStore implements EventStore {
     if (existing !== null) return existing;
     const identity = randomUUID();
     try {
-      const call = this.compat.client.appendToStream(LOG_IDENTITY_STREAM, logIdentityEvent(identity),
-        this.compat.appendOptions('no_stream', this.deadlineMs));
+      const call = this.compat.client.appendToStream(
+        LOG_IDENTITY_STREAM,
+        logIdentityEvent(identity),
+        this.compat.appendOptions('no_stream', this.deadlineMs),
+      );
       await withDeadline(call, this.deadlineMs, `append to ${LOG_IDENTITY_STREAM}`);
       return identity;
     } catch (error) {
       const translated = translateAppendError(error, LOG_IDENTITY_STREAM, 'no_stream');
       if (!(translated instanceof ConcurrencyConflict)) throw translated;
       const winner = await this.readLogIdentity();
-      if (winner === null) throw translateError(new Error(`${LOG_IDENTITY_STREAM} exists but holds no ${LOG_IDENTITY_EVENT} event`));
+      if (winner === null)
+        throw translateError(new Error(`${LOG_IDENTITY_STREAM} exists but holds no ${LOG_IDENTITY_EVENT} event`));
       return winner;
     }
   }
 
   private async readLogIdentity(): Promise<string | null> {
     try {
-      const read = await readRetryingReset(() => this.drain(this.compat.client.readStream(LOG_IDENTITY_STREAM,
-        { fromRevision: this.compat.module.START, maxCount: 1 }), `read of ${LOG_IDENTITY_STREAM}`));
+      const read = await readRetryingReset(() =>
+        this.drain(
+          this.compat.client.readStream(LOG_IDENTITY_STREAM, { fromRevision: this.compat.module.START, maxCount: 1 }),
+          `read of ${LOG_IDENTITY_STREAM}`,
+        ),
+      );
       return read.length === 0 ? null : logIdentityOf(read[0].event);
     } catch (error) {
       if (isStreamNotFound(error)) return null;
@@ -155,8 +178,14 @@ export class EsdbEventStore implements EventStore {
     await this.compat.client.dispose();
   }
 
-  private readAllBatch(fromPosition: EsdbReadPosition, maxCount: number, direction: 'forwards' | 'backwards'): Promise<ResolvedAllEvent[]> {
-    return readRetryingReset(() => this.drain(this.compat.readAll({ fromPosition, maxCount, direction, filter: this.filter }), 'read of $all'));
+  private readAllBatch(
+    fromPosition: EsdbReadPosition,
+    maxCount: number,
+    direction: 'forwards' | 'backwards',
+  ): Promise<ResolvedAllEvent[]> {
+    return readRetryingReset(() =>
+      this.drain(this.compat.readAll({ fromPosition, maxCount, direction, filter: this.filter }), 'read of $all'),
+    );
   }
 
   private async positionOfRevision(streamName: string, revision: bigint): Promise<bigint> {
@@ -168,10 +197,13 @@ export class EsdbEventStore implements EventStore {
   /** Events of a stream from a revision (inclusive); [] when the stream does not exist. */
   private async readStreamEvents(streamName: string, fromRevision: bigint, maxCount?: number): Promise<StoredEvent[]> {
     const options: Parameters<EsdbClient['readStream']>[1] = {
-      fromRevision: fromRevision === 0n ? this.compat.module.START : fromRevision, ...(maxCount ? { maxCount } : {}),
+      fromRevision: fromRevision === 0n ? this.compat.module.START : fromRevision,
+      ...(maxCount ? { maxCount } : {}),
     };
     try {
-      const read = await readRetryingReset(() => this.drain(this.compat.client.readStream(streamName, options), `read of ${streamName}`));
+      const read = await readRetryingReset(() =>
+        this.drain(this.compat.client.readStream(streamName, options), `read of ${streamName}`),
+      );
       return read.map((resolved) => toStoredEvent(resolved.event!));
     } catch (error) {
       if (isStreamNotFound(error)) return []; // passed through untranslated

@@ -37,8 +37,10 @@ export function positionOf(event: RecordedEvent): bigint {
   const position = event.position;
   if (!position) throw new Error(`EventStoreDB returned event ${event.id} of ${event.streamId} without a log position`);
   if (position.commit !== position.prepare) {
-    throw new Error(`Event ${event.id} of ${event.streamId} has commit position ${position.commit} != prepare position ` +
-      `${position.prepare} (a legacy explicit transaction); the mailbox cannot order it unambiguously`);
+    throw new Error(
+      `Event ${event.id} of ${event.streamId} has commit position ${position.commit} != prepare position ` +
+        `${position.prepare} (a legacy explicit transaction); the mailbox cannot order it unambiguously`,
+    );
   }
   return position.commit;
 }

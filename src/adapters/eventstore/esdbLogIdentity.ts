@@ -9,9 +9,15 @@ import type { EsdbEventData, EsdbRecordedEvent } from './esdbClientCompat';
 export const LOG_IDENTITY_STREAM = 'mailbox.log-identity';
 export const LOG_IDENTITY_EVENT = 'LogIdentityAssigned';
 
-export const logIdentityEvent = (identity: string): EsdbEventData[] => [{
-  id: randomUUID(), contentType: 'application/json', type: LOG_IDENTITY_EVENT, data: { logIdentity: identity }, metadata: undefined,
-}];
+export const logIdentityEvent = (identity: string): EsdbEventData[] => [
+  {
+    id: randomUUID(),
+    contentType: 'application/json',
+    type: LOG_IDENTITY_EVENT,
+    data: { logIdentity: identity },
+    metadata: undefined,
+  },
+];
 
 export function logIdentityOf(event: EsdbRecordedEvent | undefined): string {
   const identity = (event?.data as { logIdentity?: unknown } | undefined)?.logIdentity;

@@ -7,7 +7,12 @@ import { DeadlineExceeded, isConnectionReset, isStreamNotFound, translateError }
  * timer is re-armed by every event, so a long catch-up is fine and a silent
  * server is not; on expiry `stop` cancels the call.
  */
-export function drainWithProgressDeadline<E>(read: AsyncIterable<E>, deadlineMs: number, what: string, stop: () => Promise<void>): Promise<E[]> {
+export function drainWithProgressDeadline<E>(
+  read: AsyncIterable<E>,
+  deadlineMs: number,
+  what: string,
+  stop: () => Promise<void>,
+): Promise<E[]> {
   const events: E[] = [];
   let timer: NodeJS.Timeout | undefined;
   const stalled = new Promise<never>((_resolve, reject) => {
@@ -36,7 +41,11 @@ export function drainWithProgressDeadline<E>(read: AsyncIterable<E>, deadlineMs:
  */
 export async function readRetryingReset<T>(read: () => Promise<T>): Promise<T> {
   try {
-    return await retry(read, { attempts: 2, backoff: AT_ONCE, retryable: (error) => !isStreamNotFound(error) && isConnectionReset(error) });
+    return await retry(read, {
+      attempts: 2,
+      backoff: AT_ONCE,
+      retryable: (error) => !isStreamNotFound(error) && isConnectionReset(error),
+    });
   } catch (error) {
     throw isStreamNotFound(error) ? error : translateError(error);
   }

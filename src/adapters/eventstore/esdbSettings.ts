@@ -34,9 +34,12 @@ export function esdbSettings(url: string): EsdbSettings {
   const connectionString = added.length === 0 ? url : `${url}${queryStart < 0 ? '?' : '&'}${added.join('&')}`;
   const deadline = Number(given.get(flat('defaultDeadline')) ?? DEFAULTS.defaultDeadline);
   if (!Number.isInteger(deadline) || deadline <= 0) {
-    throw new MailboxError('VALIDATION_FAILED', 'Invalid configuration',
+    throw new MailboxError(
+      'VALIDATION_FAILED',
+      'Invalid configuration',
       `MAILBOX_EVENTSTORE_URL: defaultDeadline must be a positive number of milliseconds, got '${given.get(flat('defaultDeadline'))}'.`,
-      { field: 'MAILBOX_EVENTSTORE_URL' });
+      { field: 'MAILBOX_EVENTSTORE_URL' },
+    );
   }
   return { connectionString, deadlineMs: deadline };
 }

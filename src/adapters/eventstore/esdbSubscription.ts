@@ -24,7 +24,11 @@ export interface ResubscribePolicy {
 export const DEFAULT_RESUBSCRIBE: ResubscribePolicy = { attempts: 5, initialBackoffMs: 100, maxBackoffMs: 2000 };
 
 /** Some jitter, so that the projectors of several nodes dropped by one server restart do not come back in step. */
-const backoffOf = (policy: ResubscribePolicy): Backoff => ({ initialDelayMs: policy.initialBackoffMs, maxDelayMs: policy.maxBackoffMs, jitter: 0.2 });
+const backoffOf = (policy: ResubscribePolicy): Backoff => ({
+  initialDelayMs: policy.initialBackoffMs,
+  maxDelayMs: policy.maxBackoffMs,
+  jitter: 0.2,
+});
 
 /** An event the subscription cannot turn into a mailbox event: fatal, never retried as if it were a drop. */
 class UnreadableEvent extends Error {}
@@ -80,8 +84,10 @@ export class EsdbCatchUpSubscription implements EventSubscription {
       if (this.closed) return;
       if (++failures > this.policy.attempts) throw translateError(cause);
       const backoff = Math.round(backoffDelay(backoffOf(this.policy), failures));
-      this.logger?.warn({ err: cause, attempt: failures, retryInMs: backoff, checkpoint: this.checkpoint?.toString() ?? null },
-        'EventStoreDB subscription dropped; resubscribing from the last delivered position');
+      this.logger?.warn(
+        { err: cause, attempt: failures, retryInMs: backoff, checkpoint: this.checkpoint?.toString() ?? null },
+        'EventStoreDB subscription dropped; resubscribing from the last delivered position',
+      );
       await sleep(backoff, this.closing.signal);
     }
   }

@@ -1,7 +1,13 @@
 /** In-memory event store: the reference behaviour of the port, for tests and scratch rebuilds. Reads go through readEvent like every store's. */
 import { randomUUID } from 'node:crypto';
 import { ConcurrencyConflict } from '../../errors';
-import { describeExpected, type AppendResult, type EventStore, type EventSubscription, type ExpectedRevision } from '../../events/eventStore';
+import {
+  describeExpected,
+  type AppendResult,
+  type EventStore,
+  type EventSubscription,
+  type ExpectedRevision,
+} from '../../events/eventStore';
 import { readEvent } from '../../events/readEvent';
 import type { NewEvent, StoredEvent } from '../../events/types';
 import { AppendSignal } from './appendSignal';
@@ -23,7 +29,10 @@ export class MemoryEventStore implements EventStore {
     if (!matches) throw new ConcurrencyConflict(streamName, describeExpected(expected), String(actual));
     for (const event of events) {
       const stored: StoredEvent = {
-        ...structuredClone(event), streamName, revision: BigInt(stream.length), position: BigInt(this.log.length + 1),
+        ...structuredClone(event),
+        streamName,
+        revision: BigInt(stream.length),
+        position: BigInt(this.log.length + 1),
       };
       stream.push(stored);
       this.log.push(stored);

@@ -10,8 +10,7 @@ import { describeExpected, type AppendResult, type ExpectedRevision } from '../.
 import type { NewEvent } from '../../events/types';
 import type { EventRow, EventStatements } from './sqliteStatements';
 
-const isUniqueViolation = (error: unknown): boolean =>
-  (error as { code?: unknown } | null)?.code === 'SQLITE_CONSTRAINT_UNIQUE';
+const isUniqueViolation = (error: unknown): boolean => (error as { code?: unknown } | null)?.code === 'SQLITE_CONSTRAINT_UNIQUE';
 
 /**
  * Optimistic: a new stream ('no_stream') needs no look-up first, because
@@ -20,7 +19,12 @@ const isUniqueViolation = (error: unknown): boolean =>
  * stream's last revision. A refusal is rolled back to the savepoint and
  * handed to the checked path.
  */
-export function appendEvents(sql: EventStatements, stream: string, events: readonly NewEvent[], expected: ExpectedRevision): AppendResult {
+export function appendEvents(
+  sql: EventStatements,
+  stream: string,
+  events: readonly NewEvent[],
+  expected: ExpectedRevision,
+): AppendResult {
   if (events.length === 0 || expected === 'any') return appendChecked(sql, stream, events, expected);
   let last = -1;
   if (expected !== 'no_stream') {
@@ -38,7 +42,12 @@ export function appendEvents(sql: EventStatements, stream: string, events: reado
 }
 
 /** Duplicate check, then the expected revision, then the inserts. */
-function appendChecked(sql: EventStatements, stream: string, events: readonly NewEvent[], expected: ExpectedRevision): AppendResult {
+function appendChecked(
+  sql: EventStatements,
+  stream: string,
+  events: readonly NewEvent[],
+  expected: ExpectedRevision,
+): AppendResult {
   const duplicate = findDuplicate(sql, stream, events);
   if (duplicate) return duplicate;
   const row = sql.lastRevision.get(stream) as { revision: number | null };
@@ -53,7 +62,14 @@ function insertEvents(sql: EventStatements, stream: string, events: readonly New
   let position = 0n;
   for (const event of events) {
     revision++;
-    const info = sql.insert.run(event.eventId, stream, revision, event.type, JSON.stringify(event.data), JSON.stringify(event.metadata));
+    const info = sql.insert.run(
+      event.eventId,
+      stream,
+      revision,
+      event.type,
+      JSON.stringify(event.data),
+      JSON.stringify(event.metadata),
+    );
     position = BigInt(info.lastInsertRowid);
   }
   return { nextExpectedRevision: BigInt(revision), position };

@@ -22,7 +22,10 @@ export class WalCheckpointer {
   private commits = 0;
 
   /** `delayMs`: how long commits gather before a checkpoint starts (fewer, larger checkpoints). */
-  constructor(private readonly sidecar: SqliteSidecar, private readonly delayMs = 20) {}
+  constructor(
+    private readonly sidecar: SqliteSidecar,
+    private readonly delayMs = 20,
+  ) {}
 
   /** After a commit that wrote pages: checkpoint soon, or right after the one in progress. */
   noteCommit(): void {
@@ -47,10 +50,13 @@ export class WalCheckpointer {
     }
     this.pending = false;
     this.running = true;
-    this.sidecar.request({ kind: 'checkpoint' }).catch(() => undefined).finally(() => {
-      this.running = false;
-      if (this.pending && !this.timer) this.schedule();
-    });
+    this.sidecar
+      .request({ kind: 'checkpoint' })
+      .catch(() => undefined)
+      .finally(() => {
+        this.running = false;
+        if (this.pending && !this.timer) this.schedule();
+      });
   }
 
   stop(): void {

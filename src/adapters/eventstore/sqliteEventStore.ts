@@ -20,7 +20,15 @@ import { WalCheckpointer } from './sqliteCheckpointer';
 import { SqliteReadAhead } from './sqliteReadAhead';
 import { ensureLogIdentity } from './sqliteLogIdentity';
 import { SqliteSidecar } from './sqliteSidecar';
-import { logRowToStored, prepareStatements, READ_ALL_SQL, SCHEMA, toStored, type EventRow, type EventStatements } from './sqliteStatements';
+import {
+  logRowToStored,
+  prepareStatements,
+  READ_ALL_SQL,
+  SCHEMA,
+  toStored,
+  type EventRow,
+  type EventStatements,
+} from './sqliteStatements';
 
 const CROSS_PROCESS_POLL_MS = 250;
 
@@ -42,7 +50,11 @@ export class SqliteEventStore implements EventStore {
   private readonly readAhead: SqliteReadAhead;
   private queue: QueuedAppend[] = [];
 
-  private constructor(private readonly db: Database.Database, file: string, private readonly identity: string) {
+  private constructor(
+    private readonly db: Database.Database,
+    file: string,
+    private readonly identity: string,
+  ) {
     this.statements = prepareStatements(db);
     this.sidecar = new SqliteSidecar(file, READ_ALL_SQL);
     this.checkpointer = new WalCheckpointer(this.sidecar);

@@ -27,7 +27,15 @@ function schemaVersionOf(metadata: string): number {
 function atCurrentSchema(row: JsonTextRow): JsonTextRow {
   if (schemaVersionOf(row[6]) >= CURRENT_SCHEMA_VERSION) return row;
   const event = logRowToStored(row);
-  return [row[0], event.eventId, event.streamName, row[3], event.type, JSON.stringify(event.data), JSON.stringify(event.metadata)];
+  return [
+    row[0],
+    event.eventId,
+    event.streamName,
+    row[3],
+    event.type,
+    JSON.stringify(event.data),
+    JSON.stringify(event.metadata),
+  ];
 }
 
 export class SqliteJsonLog implements JsonTextLog {
@@ -36,8 +44,12 @@ export class SqliteJsonLog implements JsonTextLog {
   static open(file: string): SqliteJsonLog {
     // libsql would create a missing file; a reader must never do that.
     if (!fs.existsSync(file)) {
-      throw new MailboxError('NOT_FOUND', 'No event log', `There is no event log at ${file}; check MAILBOX_DATA_DIR / MAILBOX_EVENTSTORE_URL.`,
-        { file });
+      throw new MailboxError(
+        'NOT_FOUND',
+        'No event log',
+        `There is no event log at ${file}; check MAILBOX_DATA_DIR / MAILBOX_EVENTSTORE_URL.`,
+        { file },
+      );
     }
     const db = new Database(file);
     db.pragma('query_only = ON');
@@ -51,8 +63,12 @@ export class SqliteJsonLog implements JsonTextLog {
   }
 
   page(after: bigint | null, stream: string | null, limit: number): JsonTextRow[] {
-    const statement = this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE position > ?${stream !== null ? ' AND stream = ?' : ''} ` +
-      'ORDER BY position LIMIT ?').raw();
+    const statement = this.db
+      .prepare(
+        `SELECT ${COLUMNS} FROM events WHERE position > ?${stream !== null ? ' AND stream = ?' : ''} ` +
+          'ORDER BY position LIMIT ?',
+      )
+      .raw();
     const from = after === null ? 0 : Number(after);
     const rows = (stream !== null ? statement.all(from, stream, limit) : statement.all(from, limit)) as JsonTextRow[];
     for (let i = 0; i < rows.length; i++) rows[i] = atCurrentSchema(rows[i]);

@@ -16,7 +16,12 @@ const MIN_PAGE = 500;
 
 type Rows = unknown[][];
 
-interface Ahead { after: number; limit: number; rows: Rows | null; done: boolean }
+interface Ahead {
+  after: number;
+  limit: number;
+  rows: Rows | null;
+  done: boolean;
+}
 
 export class SqliteReadAhead {
   private ahead: Ahead | null = null;
@@ -47,7 +52,8 @@ export class SqliteReadAhead {
       },
       () => {
         ahead.done = true;
-      });
+      },
+    );
     this.ahead = ahead;
   }
 }

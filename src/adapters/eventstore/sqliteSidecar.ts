@@ -34,7 +34,12 @@ parentPort.on('message', (message) => {
 
 const CLOSE_TIMEOUT_MS = 5000;
 
-interface Reply { id: number; ok: boolean; result?: unknown; error?: string }
+interface Reply {
+  id: number;
+  ok: boolean;
+  result?: unknown;
+  error?: string;
+}
 
 export class SqliteSidecar {
   private worker: Worker | null = null;
@@ -42,7 +47,10 @@ export class SqliteSidecar {
   private nextId = 1;
   private readonly waiting = new Map<number, { resolve: (result: unknown) => void; reject: (error: Error) => void }>();
 
-  constructor(private readonly file: string, private readonly readAllSql: string) {}
+  constructor(
+    private readonly file: string,
+    private readonly readAllSql: string,
+  ) {}
 
   get available(): boolean {
     return !this.failed;
@@ -61,7 +69,8 @@ export class SqliteSidecar {
 
   private start(): Worker {
     const worker = new Worker(WORKER_SOURCE, {
-      eval: true, workerData: { file: this.file, driver: require.resolve('libsql'), readAllSql: this.readAllSql },
+      eval: true,
+      workerData: { file: this.file, driver: require.resolve('libsql'), readAllSql: this.readAllSql },
     });
     worker.unref();
     worker.on('message', (reply: Reply) => {

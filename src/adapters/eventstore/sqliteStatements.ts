@@ -4,7 +4,13 @@ import { readEvent } from '../../events/readEvent';
 import type { StoredEvent } from '../../events/types';
 
 export interface EventRow {
-  position: number; event_id: string; stream: string; revision: number; type: string; data: string; metadata: string;
+  position: number;
+  event_id: string;
+  stream: string;
+  revision: number;
+  type: string;
+  data: string;
+  metadata: string;
 }
 
 export const SCHEMA = `
@@ -24,8 +30,19 @@ const LOG_COLUMNS = 'position, event_id, stream, revision, type, data, metadata'
 export const READ_ALL_SQL = `SELECT ${LOG_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`;
 type LogRow = [position: number, eventId: string, stream: string, revision: number, type: string, data: string, metadata: string];
 
-type StatementName = 'lastRevision' | 'byEventId' | 'insert' | 'readStream' | 'readAll' | 'head'
-  | 'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollbackTo';
+type StatementName =
+  | 'lastRevision'
+  | 'byEventId'
+  | 'insert'
+  | 'readStream'
+  | 'readAll'
+  | 'head'
+  | 'begin'
+  | 'commit'
+  | 'rollback'
+  | 'savepoint'
+  | 'release'
+  | 'rollbackTo';
 
 export type EventStatements = Record<StatementName, Database.Statement>;
 
@@ -49,14 +66,27 @@ export function prepareStatements(db: Database.Database): EventStatements {
 }
 
 /** Rows become events through readEvent: checked against their stored shape and upcast. */
-export const toStored = (row: EventRow): StoredEvent => readEvent({
-  eventId: row.event_id, streamName: row.stream, revision: BigInt(row.revision), position: BigInt(row.position),
-  type: row.type, data: JSON.parse(row.data), metadata: JSON.parse(row.metadata),
-});
+export const toStored = (row: EventRow): StoredEvent =>
+  readEvent({
+    eventId: row.event_id,
+    streamName: row.stream,
+    revision: BigInt(row.revision),
+    position: BigInt(row.position),
+    type: row.type,
+    data: JSON.parse(row.data),
+    metadata: JSON.parse(row.metadata),
+  });
 
 /** A raw readAll row (LOG_COLUMNS order) as a StoredEvent. */
 export function logRowToStored(row: unknown): StoredEvent {
   const [position, eventId, stream, revision, type, data, metadata] = row as LogRow;
-  return readEvent({ eventId, streamName: stream, revision: BigInt(revision), position: BigInt(position),
-    type, data: JSON.parse(data), metadata: JSON.parse(metadata) });
+  return readEvent({
+    eventId,
+    streamName: stream,
+    revision: BigInt(revision),
+    position: BigInt(position),
+    type,
+    data: JSON.parse(data),
+    metadata: JSON.parse(metadata),
+  });
 }

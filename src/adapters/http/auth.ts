@@ -18,8 +18,9 @@ export function bearerToken(header: string | undefined): string | undefined {
   if (header === undefined || header.trim() === '') return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) {
-    throw new MailboxError('UNAUTHENTICATED', 'Unauthenticated',
-      "The Authorization header must be 'Bearer <token>'.", { hint: 'Send Authorization: Bearer <token>' });
+    throw new MailboxError('UNAUTHENTICATED', 'Unauthenticated', "The Authorization header must be 'Bearer <token>'.", {
+      hint: 'Send Authorization: Bearer <token>',
+    });
   }
   return match[1];
 }

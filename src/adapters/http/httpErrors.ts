@@ -7,18 +7,26 @@ import type { FastifyReply } from 'fastify';
 import { MailboxError, isMailboxError } from '../../errors';
 import { timedOut } from './handlerTimeout';
 
-interface FastifyLikeError { code?: string; statusCode?: number; message?: string }
+interface FastifyLikeError {
+  code?: string;
+  statusCode?: number;
+  message?: string;
+}
 
 const validation = (message: string, details: Record<string, unknown> = {}) =>
   new MailboxError('VALIDATION_FAILED', 'Validation failed', message, details);
 
 export const payloadTooLarge = (limit: number) =>
-  new MailboxError('PAYLOAD_TOO_LARGE', 'Payload too large',
+  new MailboxError(
+    'PAYLOAD_TOO_LARGE',
+    'Payload too large',
     `The request is larger than this server's limit of ${limit} bytes; shorten the body or link to the content.`,
-    { limit });
+    { limit },
+  );
 
 /** Where OAuth clients look for an authorization server; this mailbox has none (static bearer tokens). */
-const OAUTH_DISCOVERY = /^\/(\.well-known\/(oauth-protected-resource|oauth-authorization-server|openid-configuration)|register|authorize|token)(\/|$)/;
+const OAUTH_DISCOVERY =
+  /^\/(\.well-known\/(oauth-protected-resource|oauth-authorization-server|openid-configuration)|register|authorize|token)(\/|$)/;
 
 export const routeNotFound = (method: string, url: string) => {
   const path = url.split('?')[0];
@@ -29,7 +37,10 @@ export const routeNotFound = (method: string, url: string) => {
   return new MailboxError('NOT_FOUND', 'Not found', message, { method, path });
 };
 
-export interface HttpLimits { requestLimit: number; timeoutMs: number }
+export interface HttpLimits {
+  requestLimit: number;
+  timeoutMs: number;
+}
 
 export function toMailboxError(error: unknown, { requestLimit, timeoutMs }: HttpLimits): MailboxError {
   if (isMailboxError(error)) return error;
@@ -48,8 +59,11 @@ export function toMailboxError(error: unknown, { requestLimit, timeoutMs }: Http
   if (e.statusCode !== undefined && e.statusCode >= 400 && e.statusCode < 500) {
     return validation(e.message || 'The request could not be read.');
   }
-  return new MailboxError('INTERNAL', 'Internal error',
-    'The server failed while handling this request; it has been logged. Retry, or report it if it persists.');
+  return new MailboxError(
+    'INTERNAL',
+    'Internal error',
+    'The server failed while handling this request; it has been logged. Retry, or report it if it persists.',
+  );
 }
 
 /** Sends the envelope with its status, plus the headers some codes call for. */

@@ -50,15 +50,23 @@ export type AgentApiRoutes = (scope: FastifyInstance, agentApiFor: (request: Fas
 /** fastify's default: no path parameter of this API (a UUID, an identity) comes near it. */
 const MAX_PARAM_LENGTH = 100;
 
-const shuttingDown = () => new MailboxError('UNAVAILABLE', 'Shutting down',
-  'This server is shutting down; retry against another node or after it restarts (the request was not applied).');
+const shuttingDown = () =>
+  new MailboxError(
+    'UNAVAILABLE',
+    'Shutting down',
+    'This server is shutting down; retry against another node or after it restarts (the request was not applied).',
+  );
 
 export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentApiRoutes: AgentApiRoutes[] = []): HttpServer {
   const { config } = mailbox;
   const wakeStreams = new WakeStreams(config.maxWakeStreamsPerAgent);
   const metrics = new MailboxMetrics(mailbox, () => wakeStreams.size);
   const context: HttpContext = {
-    mailbox, config, logger, metrics, wakeStreams,
+    mailbox,
+    config,
+    logger,
+    metrics,
+    wakeStreams,
     wakeLatency: new WakeLatencyTracker((seconds) => metrics.wakeDelivered(seconds)),
     requestLimit: requestLimitOf(config),
   };
@@ -90,12 +98,18 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
     if (closing) throw shuttingDown();
   });
   app.addHook('onResponse', async (request, reply) => {
-    metrics.request(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, (performance.now() - request.startedAt) / 1000);
+    metrics.request(
+      request.method,
+      request.routeOptions.url ?? 'unmatched',
+      reply.statusCode,
+      (performance.now() - request.startedAt) / 1000,
+    );
   });
   app.setErrorHandler(async (error, request, reply) => {
     const translated = toMailboxError(error, { requestLimit: context.requestLimit, timeoutMs: config.requestTimeoutMs });
     if (translated.code === 'INTERNAL') request.log.error({ err: error, url: request.url }, 'request failed unexpectedly');
-    else if (translated.status >= 500) request.log.warn({ code: translated.code, url: request.url, cause: causeOf(translated) }, translated.message);
+    else if (translated.status >= 500)
+      request.log.warn({ code: translated.code, url: request.url, cause: causeOf(translated) }, translated.message);
     return sendEnvelope(reply, translated);
   });
   app.setNotFoundHandler(async (request, reply) => sendEnvelope(reply, routeNotFound(request.method, request.url)));
@@ -111,8 +125,10 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
   app.register(async (scope) => {
     requireBearer(scope, mailbox.authenticator, limiter);
     for (const register of [agentRoutes, messageRoutes, viewRoutes, wakeRoutes]) register(scope, context);
-    const agentApiFor = (request: FastifyRequest) => inProcessAgentApi(mailbox, actorOf(request), metrics,
-      (sent) => context.wakeLatency.sendAcknowledged(sent.messageId, request.startedAt));
+    const agentApiFor = (request: FastifyRequest) =>
+      inProcessAgentApi(mailbox, actorOf(request), metrics, (sent) =>
+        context.wakeLatency.sendAcknowledged(sent.messageId, request.startedAt),
+      );
     for (const register of agentApiRoutes) register(scope, agentApiFor);
   });
 

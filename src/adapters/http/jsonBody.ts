@@ -13,9 +13,12 @@ export function parseJsonBody(text: string, checkDepth = true): unknown {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new MailboxError('VALIDATION_FAILED', 'Validation failed',
+    throw new MailboxError(
+      'VALIDATION_FAILED',
+      'Validation failed',
       `The request body is not valid JSON (${(error as Error).message}); send a JSON object with Content-Type: application/json.`,
-      { field: 'body' });
+      { field: 'body' },
+    );
   }
   if (checkDepth) assertJsonDepth(value); // before any validator recurses into it
   return value;

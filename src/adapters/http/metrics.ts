@@ -20,25 +20,33 @@ export class MailboxMetrics {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'mailbox_' }); // mailbox_process_*, mailbox_nodejs_*
     this.commands = new Counter({
-      name: 'mailbox_commands_total', help: 'Commands handled, by outcome (accepted|rejected) and error code',
-      labelNames: ['command', 'surface', 'outcome', 'code'], registers,
+      name: 'mailbox_commands_total',
+      help: 'Commands handled, by outcome (accepted|rejected) and error code',
+      labelNames: ['command', 'surface', 'outcome', 'code'],
+      registers,
     });
     this.viewsLagging = new Counter({
       name: 'mailbox_views_lagging_total',
       help: 'Accepted commands answered with a VIEWS_LAGGING warning: the views did not show them within MAILBOX_AWAIT_PROJECTION_MS',
-      labelNames: ['command', 'surface'], registers,
+      labelNames: ['command', 'surface'],
+      registers,
     });
     this.requests = new Histogram({
-      name: 'mailbox_http_request_duration_seconds', help: 'HTTP request duration by route and status',
-      labelNames: ['method', 'route', 'status'], buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1], registers,
+      name: 'mailbox_http_request_duration_seconds',
+      help: 'HTTP request duration by route and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+      registers,
     });
     this.wakeLatency = new Histogram({
       name: 'mailbox_wake_latency_seconds',
-      help: 'From a send request arriving at this server to each wake event written to a recipient\'s SSE stream',
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 2.5], registers,
+      help: "From a send request arriving at this server to each wake event written to a recipient's SSE stream",
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 2.5],
+      registers,
     });
     new Gauge({
-      name: 'mailbox_projection_lag_events', help: 'Events in the log not yet applied to the views (log head - checkpoint)',
+      name: 'mailbox_projection_lag_events',
+      help: 'Events in the log not yet applied to the views (log head - checkpoint)',
       registers,
       async collect() {
         const head = await mailbox.eventStore.headPosition();
@@ -47,8 +55,12 @@ export class MailboxMetrics {
       },
     });
     new Gauge({
-      name: 'mailbox_wake_streams_open', help: 'Open SSE wake streams (GET /v1/wake)', registers,
-      collect() { this.set(openWakeStreams()); },
+      name: 'mailbox_wake_streams_open',
+      help: 'Open SSE wake streams (GET /v1/wake)',
+      registers,
+      collect() {
+        this.set(openWakeStreams());
+      },
     });
   }
 

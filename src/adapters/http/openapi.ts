@@ -16,7 +16,10 @@ const envelopeSchema: Json = {
   },
   additionalProperties: true,
   example: {
-    error: 'Invalid recipient shape', code: 'INVALID_RECIPIENT_SHAPE', to: 'AGENT:gpt', valid_shapes: VALID_RECIPIENT_SHAPES,
+    error: 'Invalid recipient shape',
+    code: 'INVALID_RECIPIENT_SHAPE',
+    to: 'AGENT:gpt',
+    valid_shapes: VALID_RECIPIENT_SHAPES,
     message: "Recipient 'AGENT:gpt' does not match either valid shape. ...",
   },
 };
@@ -32,7 +35,9 @@ const TAGS: Array<{ name: RouteSpec['tag']; description: string }> = [
 
 function pathParameters(path: string): Json[] {
   return [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
-    name, in: 'path', required: true,
+    name,
+    in: 'path',
+    required: true,
     schema: name === 'identity' ? { type: 'string', example: '@neo-gpt' } : { type: 'string', format: 'uuid' },
     description: name === 'identity' ? '@name of the agent' : 'message id (UUID), as returned by a send',
   }));
@@ -40,25 +45,42 @@ function pathParameters(path: string): Json[] {
 
 function queryParameters(spec: RouteSpec): Json[] {
   if (!spec.query) return [];
-  const schema = withDescriptions(inputJsonSchema(spec.query, 'comma-separated values or a JSON-encoded array'), spec.queryDescriptions ?? {});
+  const schema = withDescriptions(
+    inputJsonSchema(spec.query, 'comma-separated values or a JSON-encoded array'),
+    spec.queryDescriptions ?? {},
+  );
   const properties = (schema.properties ?? {}) as Record<string, Json>;
   return Object.entries(properties).map(([name, { description, ...property }]) => ({
-    name, in: 'query', required: false, ...(description ? { description } : {}), schema: property,
+    name,
+    in: 'query',
+    required: false,
+    ...(description ? { description } : {}),
+    schema: property,
   }));
 }
 
 function errorResponses(codes: readonly ErrorCode[]): Record<string, Json> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
-  return Object.fromEntries([...byStatus].map(([status, list]) => [String(status), {
-    description: `Error envelope; code ${list.join(' | ')}`,
-    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
-  }]));
+  return Object.fromEntries(
+    [...byStatus].map(([status, list]) => [
+      String(status),
+      {
+        description: `Error envelope; code ${list.join(' | ')}`,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+      },
+    ]),
+  );
 }
 
 function successContent({ success }: RouteSpec): Json {
   if (success.schema) return { 'application/json': { schema: outputJsonSchema(success.schema) } };
-  return { [success.contentType ?? 'application/json']: { schema: { type: 'string' }, ...(success.example ? { example: success.example } : {}) } };
+  return {
+    [success.contentType ?? 'application/json']: {
+      schema: { type: 'string' },
+      ...(success.example ? { example: success.example } : {}),
+    },
+  };
 }
 
 function operation(spec: RouteSpec): Json {
@@ -71,9 +93,17 @@ function operation(spec: RouteSpec): Json {
     parameters: [
       ...pathParameters(spec.path),
       ...queryParameters(spec),
-      ...(spec.headers ?? []).map((h) => ({ name: h.name, in: 'header', required: false, description: h.description, schema: { type: 'string' } })),
+      ...(spec.headers ?? []).map((h) => ({
+        name: h.name,
+        in: 'header',
+        required: false,
+        description: h.description,
+        schema: { type: 'string' },
+      })),
     ],
-    ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: inputJsonSchema(spec.body) } } } } : {}),
+    ...(spec.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: inputJsonSchema(spec.body) } } } }
+      : {}),
     responses: {
       [String(spec.success.status)]: { description: spec.success.description, content: successContent(spec) },
       ...errorResponses(spec.errors),
@@ -89,8 +119,9 @@ export function buildOpenApiDocument(): Json {
     info: {
       title: 'agent-mailbox',
       version: 'v1',
-      description: 'An event-sourced mailbox for AI agents. Every error is the envelope {error, code, message, ...details}; ' +
-        'the caller\'s identity comes only from the bearer token.',
+      description:
+        'An event-sourced mailbox for AI agents. Every error is the envelope {error, code, message, ...details}; ' +
+        "the caller's identity comes only from the bearer token.",
       license: { name: 'MIT', identifier: 'MIT' },
     },
     // Relative: the server that serves this document (whatever host and port it listens on).
@@ -99,7 +130,9 @@ export function buildOpenApiDocument(): Json {
     tags: TAGS,
     paths,
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'admin token, or an agent/auditor token from POST /v1/agents' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'admin token, or an agent/auditor token from POST /v1/agents' },
+      },
       schemas: { ErrorEnvelope: envelopeSchema },
     },
   };

@@ -5,7 +5,10 @@
  */
 import { MailboxError } from '../../errors';
 
-interface Bucket { tokens: number; updatedAt: number }
+interface Bucket {
+  tokens: number;
+  updatedAt: number;
+}
 
 export class RateLimiter {
   private readonly buckets = new Map<string, Bucket>();
@@ -33,8 +36,12 @@ export class RateLimiter {
       return;
     }
     const retryAfterSeconds = Math.max(1, Math.ceil((1 - bucket.tokens) / this.perSecond));
-    throw new MailboxError('RATE_LIMITED', 'Rate limited',
+    throw new MailboxError(
+      'RATE_LIMITED',
+      'Rate limited',
       `${key} exceeded ${this.perSecond} requests/s (burst ${this.burst}); retry after ${retryAfterSeconds} s. ` +
-      'The request was not applied.', { retryAfterSeconds, limitPerSecond: this.perSecond, burst: this.burst });
+        'The request was not applied.',
+      { retryAfterSeconds, limitPerSecond: this.perSecond, burst: this.burst },
+    );
   }
 }

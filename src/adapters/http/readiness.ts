@@ -18,10 +18,17 @@ export interface Readiness {
   checks: {
     eventStore: { ok: boolean; head?: string | null; error?: string };
     projectionStore: { ok: boolean; backend: 'redis' | 'memory'; checkpoint?: string | null; error?: string };
-    projections: { ok: boolean; running: boolean; lag: number | null; lastError: string | null;
+    projections: {
+      ok: boolean;
+      running: boolean;
+      lag: number | null;
+      lastError: string | null;
       lagging: { position: string; since: string } | null;
       /** 'own' unless the views belong to another log (never served then: 503, with the reason). */
-      views: 'unchecked' | 'own' | 'foreign'; logIdentity: string | null; viewsProblem?: string };
+      views: 'unchecked' | 'own' | 'foreign';
+      logIdentity: string | null;
+      viewsProblem?: string;
+    };
   };
 }
 
@@ -45,17 +52,31 @@ export async function checkReadiness(mailbox: MailboxServices): Promise<Readines
     within('projection store', () => mailbox.projections.checkpoint()),
   ]);
   const status = mailbox.runner.getStatus();
-  const eventStore = head.status === 'fulfilled'
-    ? { ok: true, head: head.value?.toString() ?? null } : { ok: false, error: message(head.reason) };
-  const backend = mailbox.config.redisUrl ? 'redis' as const : 'memory' as const;
-  const projectionStore = checkpoint.status === 'fulfilled'
-    ? { ok: true, backend, checkpoint: checkpoint.value?.toString() ?? null }
-    : { ok: false, backend, error: message(checkpoint.reason) };
-  const lag = head.status === 'fulfilled' && checkpoint.status === 'fulfilled'
-    ? Number((head.value ?? 0n) - (checkpoint.value ?? 0n)) : null;
-  const projections = { ok: status.running && status.views === 'own' && lag !== null && lag <= MAX_READY_LAG, running: status.running, lag,
-    lastError: status.lastError, lagging: status.lagging, views: status.views, logIdentity: status.logIdentity,
-    ...(status.viewsProblem ? { viewsProblem: status.viewsProblem } : {}) };
+  const eventStore =
+    head.status === 'fulfilled' ? { ok: true, head: head.value?.toString() ?? null } : { ok: false, error: message(head.reason) };
+  const backend = mailbox.config.redisUrl ? ('redis' as const) : ('memory' as const);
+  const projectionStore =
+    checkpoint.status === 'fulfilled'
+      ? { ok: true, backend, checkpoint: checkpoint.value?.toString() ?? null }
+      : { ok: false, backend, error: message(checkpoint.reason) };
+  const lag =
+    head.status === 'fulfilled' && checkpoint.status === 'fulfilled'
+      ? Number((head.value ?? 0n) - (checkpoint.value ?? 0n))
+      : null;
+  const projections = {
+    ok: status.running && status.views === 'own' && lag !== null && lag <= MAX_READY_LAG,
+    running: status.running,
+    lag,
+    lastError: status.lastError,
+    lagging: status.lagging,
+    views: status.views,
+    logIdentity: status.logIdentity,
+    ...(status.viewsProblem ? { viewsProblem: status.viewsProblem } : {}),
+  };
   const ready = eventStore.ok && projectionStore.ok && projections.ok;
-  return { ready, status: !ready ? 'not ready' : status.lagging ? 'degraded' : 'ready', checks: { eventStore, projectionStore, projections } };
+  return {
+    ready,
+    status: !ready ? 'not ready' : status.lagging ? 'degraded' : 'ready',
+    checks: { eventStore, projectionStore, projections },
+  };
 }

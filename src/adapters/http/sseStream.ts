@@ -13,7 +13,10 @@ export class SseStream {
   private closed = false;
   private readonly onClose: Array<() => void> = [];
 
-  constructor(private readonly response: ServerResponse, heartbeatMs: number) {
+  constructor(
+    private readonly response: ServerResponse,
+    heartbeatMs: number,
+  ) {
     response.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',

@@ -12,7 +12,10 @@ export class WakeLatencyTracker {
   private readonly sendStarts = new Map<string, number>();
   private readonly deliveries = new Map<string, number[]>();
 
-  constructor(private readonly observe: (seconds: number) => void, private readonly now: () => number = () => performance.now()) {}
+  constructor(
+    private readonly observe: (seconds: number) => void,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
 
   /** The send of `messageId`, which arrived at `startedAt`, was acknowledged. */
   sendAcknowledged(messageId: string, startedAt: number): void {

@@ -17,7 +17,10 @@ class Slot implements WakeSlot {
   stream: SseStream | null = null;
   revokedBecause: string | null = null;
 
-  constructor(readonly identity: string, private readonly free: (slot: Slot) => void) {}
+  constructor(
+    readonly identity: string,
+    private readonly free: (slot: Slot) => void,
+  ) {}
 
   attach(stream: SseStream): void {
     this.stream = stream;
@@ -53,9 +56,12 @@ export class WakeStreams {
   reserve(identity: string): WakeSlot {
     const slots = this.byIdentity.get(identity) ?? new Set<Slot>();
     if (slots.size >= this.maxPerAgent) {
-      throw new MailboxError('RATE_LIMITED', 'Too many wake streams',
+      throw new MailboxError(
+        'RATE_LIMITED',
+        'Too many wake streams',
         `${identity} already has ${slots.size} open wake streams (the limit is ${this.maxPerAgent}); close one before opening another.`,
-        { retryAfterSeconds: 5, limit: this.maxPerAgent });
+        { retryAfterSeconds: 5, limit: this.maxPerAgent },
+      );
     }
     const slot = new Slot(identity, (done) => {
       slots.delete(done);

@@ -13,16 +13,23 @@ import { sendEnvelope } from './httpErrors';
 
 const malformed = (message: string) => new MailboxError('MALFORMED_REQUEST', 'Malformed request', message);
 
-export const uriTooLong = (limit: number) => new MailboxError('URI_TOO_LONG', 'URI too long',
-  `A path segment of this request is longer than ${limit} characters; message ids are UUIDs and identities at most 65 characters.`,
-  { limit });
+export const uriTooLong = (limit: number) =>
+  new MailboxError(
+    'URI_TOO_LONG',
+    'URI too long',
+    `A path segment of this request is longer than ${limit} characters; message ids are UUIDs and identities at most 65 characters.`,
+    { limit },
+  );
 
 /** fastify's `frameworkErrors`: routing errors, answered before authentication (there is nothing to authorize). */
 export function frameworkErrorHandler(maxParamLength: number) {
   return (error: Error & { code?: string }, _request: FastifyRequest, reply: FastifyReply) => {
     if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return sendEnvelope(reply, uriTooLong(maxParamLength));
     if (error.code === 'FST_ERR_BAD_URL') {
-      return sendEnvelope(reply, malformed('The request path is not valid percent-encoding (e.g. %ff); encode it as UTF-8 percent-escapes.'));
+      return sendEnvelope(
+        reply,
+        malformed('The request path is not valid percent-encoding (e.g. %ff); encode it as UTF-8 percent-escapes.'),
+      );
     }
     return sendEnvelope(reply, malformed('The request could not be routed; check its method and path against GET /docs.'));
   };
@@ -32,17 +39,25 @@ export function frameworkErrorHandler(maxParamLength: number) {
 export function clientErrorEnvelope(error: Error & { code?: string }): MailboxError {
   switch (error.code) {
     case 'HPE_HEADER_OVERFLOW':
-      return new MailboxError('HEADERS_TOO_LARGE', 'Headers too large',
-        'The request headers are larger than this server accepts (16 KiB in all); send fewer or shorter headers.');
+      return new MailboxError(
+        'HEADERS_TOO_LARGE',
+        'Headers too large',
+        'The request headers are larger than this server accepts (16 KiB in all); send fewer or shorter headers.',
+      );
     case 'ERR_HTTP_REQUEST_TIMEOUT':
     case 'ERR_HTTP_HEADERS_TIMEOUT':
-      return new MailboxError('REQUEST_TIMEOUT', 'Request timeout',
-        'The request was not received in time; send the whole request promptly, then retry.');
+      return new MailboxError(
+        'REQUEST_TIMEOUT',
+        'Request timeout',
+        'The request was not received in time; send the whole request promptly, then retry.',
+      );
     case 'HPE_INVALID_HEADER_TOKEN':
     case 'HPE_INVALID_HEADER_VALUE': // not a code node uses today; kept for parser updates
       return malformed('A request header holds a character HTTP does not allow (e.g. a control character); remove it.');
     case 'HPE_INVALID_CHUNK_SIZE':
-      return malformed('The chunked request body is not valid (a chunk size must be hexadecimal); send a valid body or use Content-Length.');
+      return malformed(
+        'The chunked request body is not valid (a chunk size must be hexadecimal); send a valid body or use Content-Length.',
+      );
     case 'HPE_UNEXPECTED_CONTENT_LENGTH':
       return malformed('A request may carry Content-Length or Transfer-Encoding, not both; send one of them.');
     default:
@@ -60,6 +75,8 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
   }
   const envelope = clientErrorEnvelope(error);
   const body = JSON.stringify(envelope.envelope);
-  socket.end(`HTTP/1.1 ${envelope.status} ${STATUS_CODES[envelope.status]}\r\n` +
-    `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${envelope.status} ${STATUS_CODES[envelope.status]}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

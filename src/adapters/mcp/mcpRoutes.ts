@@ -11,8 +11,11 @@ import type { AgentApi } from '../../application/agentApi';
 import { MAX_JSON_DEPTH, pathBeyondDepth, tooDeep } from '../../commands/jsonDepth';
 import { McpServerFactory } from './mcpServer';
 
-const methodNotAllowed = { jsonrpc: '2.0', id: null,
-  error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; send JSON-RPC with POST /mcp.' } };
+const methodNotAllowed = {
+  jsonrpc: '2.0',
+  id: null,
+  error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; send JSON-RPC with POST /mcp.' },
+};
 
 /**
  * This endpoint takes the same static bearer tokens as the HTTP API; it is not
@@ -20,20 +23,26 @@ const methodNotAllowed = { jsonrpc: '2.0', id: null,
  * names no resource metadata (nothing for a client to start an OAuth login
  * with) and says, in the body MCP clients show, how to authenticate.
  */
-export const MCP_STATIC_TOKEN_HINT = 'This MCP endpoint takes a static agent token, not OAuth: configure your MCP client with the header ' +
+export const MCP_STATIC_TOKEN_HINT =
+  'This MCP endpoint takes a static agent token, not OAuth: configure your MCP client with the header ' +
   "'Authorization: Bearer <agent token>' (the token POST /v1/agents returned; see docs/mcp.md).";
 
 async function staticTokenChallenge(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (!isMailboxError(error) || error.code !== 'UNAUTHENTICATED') throw error; // the server's own handler answers the rest
   const presented = request.headers.authorization !== undefined;
   // RFC 6750: error="invalid_token" only when a token was presented.
-  reply.header('www-authenticate', `Bearer realm="agent-mailbox"${presented ? ', error="invalid_token", error_description="unknown or retired token"' : ''}`);
-  return reply.status(401).type('application/json; charset=utf-8')
+  reply.header(
+    'www-authenticate',
+    `Bearer realm="agent-mailbox"${presented ? ', error="invalid_token", error_description="unknown or retired token"' : ''}`,
+  );
+  return reply
+    .status(401)
+    .type('application/json; charset=utf-8')
     .send({ ...error.envelope, message: `${error.message} ${MCP_STATIC_TOKEN_HINT}`, oauth: false });
 }
 
 /**
-* The routes, for the HTTP server to mount behind its bearer authentication (the composition root hands them over):
+ * The routes, for the HTTP server to mount behind its bearer authentication (the composition root hands them over):
  * the HTTP adapter gives each request its caller's agent API, so this adapter needs nothing of HTTP's.
  */
 /** message > params > arguments: the levels JSON-RPC adds around a tool's arguments. */
@@ -46,13 +55,17 @@ type JsonRpcMessage = { jsonrpc?: unknown; id?: unknown; method?: unknown; param
  * call whose arguments are too deep gets the VALIDATION_FAILED envelope as its
  * tool error (like any refused call); any other over-deep body is a 400.
  */
-function depthRefusal(body: unknown): { toolCall: JsonRpcMessage; error: ReturnType<typeof tooDeep> } | { error: ReturnType<typeof tooDeep> } | null {
+function depthRefusal(
+  body: unknown,
+): { toolCall: JsonRpcMessage; error: ReturnType<typeof tooDeep> } | { error: ReturnType<typeof tooDeep> } | null {
   for (const message of (Array.isArray(body) ? body : [body]) as JsonRpcMessage[]) {
     const args = message && typeof message === 'object' ? message.params?.arguments : undefined;
     const argsPath = pathBeyondDepth(args);
     if (argsPath) {
       const error = tooDeep(argsPath);
-      return !Array.isArray(body) && message.method === 'tools/call' && message.id !== undefined ? { toolCall: message, error } : { error };
+      return !Array.isArray(body) && message.method === 'tools/call' && message.id !== undefined
+        ? { toolCall: message, error }
+        : { error };
     }
   }
   const path = pathBeyondDepth(body, MAX_JSON_DEPTH + JSON_RPC_LEVELS);
@@ -60,13 +73,21 @@ function depthRefusal(body: unknown): { toolCall: JsonRpcMessage; error: ReturnT
 }
 
 /** A tool error result carrying the envelope, as the JSON-RPC answer to `id`. */
-const toolErrorResponse = (id: unknown, envelope: object) => ({ jsonrpc: '2.0', id,
-  result: { isError: true, content: [{ type: 'text', text: JSON.stringify(envelope) }], structuredContent: envelope } });
+const toolErrorResponse = (id: unknown, envelope: object) => ({
+  jsonrpc: '2.0',
+  id,
+  result: { isError: true, content: [{ type: 'text', text: JSON.stringify(envelope) }], structuredContent: envelope },
+});
 
 const singleToolCall = (body: unknown): JsonRpcMessage | null => {
   const message = body as JsonRpcMessage | null;
-  return message && typeof message === 'object' && !Array.isArray(message) && message.method === 'tools/call' && message.id !== undefined
-    ? message : null;
+  return message &&
+    typeof message === 'object' &&
+    !Array.isArray(message) &&
+    message.method === 'tools/call' &&
+    message.id !== undefined
+    ? message
+    : null;
 };
 
 export interface McpRouteOptions {
@@ -75,13 +96,16 @@ export interface McpRouteOptions {
   requestTimeoutMs: number;
 }
 
-export const mcpRoutes = ({ logger, requestTimeoutMs }: McpRouteOptions) =>
+export const mcpRoutes =
+  ({ logger, requestTimeoutMs }: McpRouteOptions) =>
   (app: FastifyInstance, agentApiFor: (request: FastifyRequest) => AgentApi): void => {
     const factory = new McpServerFactory((error) => logger.error({ err: error }, 'MCP tool failed'));
 
-    app.post('/mcp', { config: { streaming: true }, errorHandler: staticTokenChallenge }, async (request, reply) => { // the transport writes the response itself
+    app.post('/mcp', { config: { streaming: true }, errorHandler: staticTokenChallenge }, async (request, reply) => {
+      // the transport writes the response itself
       const refusal = depthRefusal(request.body);
-      if (refusal && 'toolCall' in refusal) return reply.status(200).send(toolErrorResponse(refusal.toolCall.id, refusal.error.envelope));
+      if (refusal && 'toolCall' in refusal)
+        return reply.status(200).send(toolErrorResponse(refusal.toolCall.id, refusal.error.envelope));
       if (refusal) return reply.status(refusal.error.status).type('application/json; charset=utf-8').send(refusal.error.envelope);
       const server = factory.create(agentApiFor(request));
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
@@ -103,8 +127,12 @@ export const mcpRoutes = ({ logger, requestTimeoutMs }: McpRouteOptions) =>
     });
 
     for (const method of ['GET', 'DELETE'] as const) {
-      app.route({ method, url: '/mcp', errorHandler: staticTokenChallenge,
-        handler: async (_request, reply) => reply.status(405).header('allow', 'POST').send(methodNotAllowed) });
+      app.route({
+        method,
+        url: '/mcp',
+        errorHandler: staticTokenChallenge,
+        handler: async (_request, reply) => reply.status(405).header('allow', 'POST').send(methodNotAllowed),
+      });
     }
   };
 

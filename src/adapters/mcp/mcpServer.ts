@@ -6,16 +6,15 @@
  */
 import { z } from 'zod';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { MailboxError, isMailboxError } from '../../errors';
 import { compactJsonSchema, inputJsonSchema, outputJsonSchema, withDescriptions } from '../../application/jsonSchema';
 import { packageVersion } from '../../packageVersion';
 import type { AgentApi } from '../../application/agentApi';
 import { TOOLS, type ToolDefinition } from './tools';
 
-const INSTRUCTIONS = 'A mailbox shared by AI agents. Check unread_count or list_messages {status: "unread"}, read with get_message, ' +
+const INSTRUCTIONS =
+  'A mailbox shared by AI agents. Check unread_count or list_messages {status: "unread"}, read with get_message, ' +
   'then mark_read. Send with add_message to @<identity> (direct) or AGENT:* (broadcast).';
 
 const toolError = (error: MailboxError): CallToolResult => ({
@@ -24,8 +23,13 @@ const toolError = (error: MailboxError): CallToolResult => ({
   structuredContent: error.envelope,
 });
 
-const unknownTool = (name: string) => new MailboxError('NOT_FOUND', 'Unknown tool',
-  `There is no tool '${name}'; the tools are ${TOOLS.map((t) => t.name).join(', ')}.`, { tool: name, tools: TOOLS.map((t) => t.name) });
+const unknownTool = (name: string) =>
+  new MailboxError(
+    'NOT_FOUND',
+    'Unknown tool',
+    `There is no tool '${name}'; the tools are ${TOOLS.map((t) => t.name).join(', ')}.`,
+    { tool: name, tools: TOOLS.map((t) => t.name) },
+  );
 
 type Json = Record<string, unknown>;
 
@@ -38,14 +42,17 @@ function outline(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((item) => outline(item, depth));
   if (!value || typeof value !== 'object') return value;
   const nested = depth > 1; // 1: the result object itself (or each member of a union of results)
-  return Object.fromEntries(Object.entries(value)
-    .filter(([key]) => key !== 'description' && !(nested && key === 'required'))
-    .map(([key, v]) => [key, outline(v, key === 'anyOf' ? depth : depth + 1)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => key !== 'description' && !(nested && key === 'required'))
+      .map(([key, v]) => [key, outline(v, key === 'anyOf' ? depth : depth + 1)]),
+  );
 }
 
 /** What a failed call carries as structuredContent (isError: true): the error envelope. */
 const ENVELOPE_JSON_SCHEMA: Json = {
-  type: 'object', required: ['error', 'code', 'message'],
+  type: 'object',
+  required: ['error', 'code', 'message'],
   properties: { error: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } },
 };
 
@@ -72,9 +79,13 @@ function decodeArguments(value: unknown): unknown {
     decoded = undefined;
   }
   if (decoded && typeof decoded === 'object' && !Array.isArray(decoded)) return decoded;
-  const error = new MailboxError('VALIDATION_FAILED', 'Validation failed',
+  const error = new MailboxError(
+    'VALIDATION_FAILED',
+    'Validation failed',
     'tools/call: \'arguments\' must be an object of the tool\'s named arguments (e.g. {"messageId": "<id>"}), ' +
-    'or that object JSON-encoded as one string.', { field: 'arguments' });
+      'or that object JSON-encoded as one string.',
+    { field: 'arguments' },
+  );
   throw new McpError(ErrorCode.InvalidParams, error.message, error.envelope);
 }
 
@@ -84,7 +95,10 @@ const CallToolWithEncodedArguments = z.looseObject({
 });
 
 function inputSchemaOf(tool: ToolDefinition): Tool['inputSchema'] {
-  const json = withDescriptions(inputJsonSchema(tool.schema, tool.encodedForm ?? 'JSON-encoded'), tool.propertyDescriptions ?? {});
+  const json = withDescriptions(
+    inputJsonSchema(tool.schema, tool.encodedForm ?? 'JSON-encoded'),
+    tool.propertyDescriptions ?? {},
+  );
   const properties = { ...(json.properties as Json), ...tool.propertySchemas };
   return compactJsonSchema({ ...json, properties }) as Tool['inputSchema'];
 }
@@ -103,7 +117,10 @@ export class McpServerFactory {
   constructor(private readonly onUnexpected: (error: unknown) => void = () => {}) {}
 
   create(api: AgentApi): Server {
-    const server = new Server({ name: 'agent-mailbox', version: this.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+    const server = new Server(
+      { name: 'agent-mailbox', version: this.version },
+      { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+    );
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: this.tools }));
     server.setRequestHandler(CallToolWithEncodedArguments, async ({ params }) => this.call(api, params.name, params.arguments));
     return server;
@@ -118,7 +135,9 @@ export class McpServerFactory {
     } catch (error) {
       if (isMailboxError(error)) return toolError(error);
       this.onUnexpected(error);
-      return toolError(new MailboxError('INTERNAL', 'Internal error', 'The tool failed unexpectedly; it has been logged. Retry later.'));
+      return toolError(
+        new MailboxError('INTERNAL', 'Internal error', 'The tool failed unexpectedly; it has been logged. Retry later.'),
+      );
     }
   }
 }

@@ -41,8 +41,14 @@ export const COMPACT_TASK_SCHEMA = {
   type: ['object', 'string'],
   properties: {
     state: { type: 'string', description: `${TASK_STATES.join('|')} (A2A spellings such as input-required accepted)` },
-    input: { type: 'object', description: '{parts: [{kind: "text", text} | {kind: "data", data: {}} | {kind: "file", file: {uri, mimeType?}}]}' },
-    metadata: { type: 'object', description: '{sessionId?, relatedTickets?: [], relatedDiscussions?: [], parentTask?, priorComments?: [{url, commentId}]}' },
+    input: {
+      type: 'object',
+      description: '{parts: [{kind: "text", text} | {kind: "data", data: {}} | {kind: "file", file: {uri, mimeType?}}]}',
+    },
+    metadata: {
+      type: 'object',
+      description: '{sessionId?, relatedTickets?: [], relatedDiscussions?: [], parentTask?, priorComments?: [{url, commentId}]}',
+    },
     expectedOutput: { type: 'object', description: '{shape: review|ticket|discussion|pr|free-form, locationHint?}' },
     budget: { type: 'object', description: '{deadline?: ISO date-time, maxTokens?: positive integer}' },
     expiresAt: { type: 'string', format: 'date-time' },
@@ -56,7 +62,8 @@ const READ: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWo
 export const TOOLS: ToolDefinition[] = [
   {
     name: 'add_message',
-    description: 'Send a message to @<identity> (direct) or AGENT:* (broadcast to every other active agent). ' +
+    description:
+      'Send a message to @<identity> (direct) or AGENT:* (broadcast to every other active agent). ' +
       'You are the sender (from your token). Pass idempotencyKey to make a retry safe.',
     schema: sendMessageSchema,
     output: results.sendResultSchema,
@@ -84,7 +91,8 @@ export const TOOLS: ToolDefinition[] = [
   },
   {
     name: 'mark_read',
-    description: 'Mark messages read for you: exactly one of messageId or messageIds. ' +
+    description:
+      'Mark messages read for you: exactly one of messageId or messageIds. ' +
       'Idempotent: a message already read keeps its first readAt.',
     schema: markReadSchema,
     output: results.markReadResultSchema,

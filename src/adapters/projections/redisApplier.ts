@@ -27,7 +27,11 @@ export type ApplyOutcome =
   | { status: 'foreign'; owner: string };
 
 export class RedisScriptApplier {
-  constructor(private readonly client: Redis, private readonly keys: RedisKeys, private readonly options: ApplierOptions) {}
+  constructor(
+    private readonly client: Redis,
+    private readonly keys: RedisKeys,
+    private readonly options: ApplierOptions,
+  ) {}
 
   /** `events` must be in strictly increasing log order (see inLogOrder). */
   /** True when overlapping apply() calls take effect in call order (single node: each issues all its calls at once). */
@@ -35,10 +39,17 @@ export class RedisScriptApplier {
     return !this.options.scriptPerTag;
   }
 
-  async apply(events: readonly ProjectedEvent[], prefix: string, flags: string, expected: string, logIdentity = ''): Promise<ApplyOutcome> {
+  async apply(
+    events: readonly ProjectedEvent[],
+    prefix: string,
+    flags: string,
+    expected: string,
+    logIdentity = '',
+  ): Promise<ApplyOutcome> {
     const context: CallContext = { keys: this.keys, prefix, flags, expected, logIdentity };
     const chunks: ProjectedEvent[][] = [];
-    for (let i = 0; i < events.length; i += this.options.eventsPerScript) chunks.push(events.slice(i, i + this.options.eventsPerScript));
+    for (let i = 0; i < events.length; i += this.options.eventsPerScript)
+      chunks.push(events.slice(i, i + this.options.eventsPerScript));
     try {
       return this.options.scriptPerTag ? await this.applyPerTag(chunks, context) : await this.applySingle(chunks, context);
     } catch (error) {

@@ -38,8 +38,14 @@ export interface CallContext {
 /** The wake JSON around its unread count, which only the script knows (after the change). */
 function wakeTemplate(position: bigint, recipient: string, entry: InboxEntryFields, isBroadcast: boolean): [string, string] {
   const wake: Omit<WakeEvent, 'unreadCount' | 'position'> = {
-    type: 'wake/message', messageId: entry.messageId, from: entry.from, to: entry.to, recipient,
-    subject: entry.subject, priority: entry.priority, isBroadcast,
+    type: 'wake/message',
+    messageId: entry.messageId,
+    from: entry.from,
+    to: entry.to,
+    recipient,
+    subject: entry.subject,
+    priority: entry.priority,
+    isBroadcast,
   };
   return [`${JSON.stringify(wake).slice(0, -1)},"unreadCount":`, `,"position":${JSON.stringify(position.toString())}}`];
 }
@@ -99,8 +105,13 @@ interface EventContext {
   outboxes: Set<string>;
 }
 
-function planChange({ position, pos, wakes, summaries, outboxes }: EventContext, change: ViewChange, global: Block,
-  agent: (identity: string) => Block, push: (block: Block, ...op: string[]) => void): void {
+function planChange(
+  { position, pos, wakes, summaries, outboxes }: EventContext,
+  change: ViewChange,
+  global: Block,
+  agent: (identity: string) => Block,
+  push: (block: Block, ...op: string[]) => void,
+): void {
   switch (change.kind) {
     case 'agentRegistered':
       push(global, 'reg', pos, change.identity, JSON.stringify({ role: change.role, registeredAt: change.registeredAt }));
@@ -111,7 +122,8 @@ function planChange({ position, pos, wakes, summaries, outboxes }: EventContext,
     case 'messageRecorded': {
       const { summary } = change;
       const value = storedValue(pos, summary, summaries.get(summary.messageId)!);
-      if (outboxes.has(`${summary.from} ${summary.messageId}`)) push(agent(summary.from), 'M', pos, summary.messageId, value, summary.sentAt);
+      if (outboxes.has(`${summary.from} ${summary.messageId}`))
+        push(agent(summary.from), 'M', pos, summary.messageId, value, summary.sentAt);
       else push(agent(summary.from), 'S', pos, summary.messageId, value);
       return;
     }
@@ -123,8 +135,15 @@ function planChange({ position, pos, wakes, summaries, outboxes }: EventContext,
     case 'inboxAdded': {
       const value = storedValue(pos, change.entry, summaries.get(change.entry.messageId) ?? JSON.stringify(change.entry));
       if (wakes && wakeDue(change.recipient, change.entry, change.isBroadcast, change.wakeSuppressed)) {
-        push(agent(change.recipient), 'W', pos, change.entry.messageId, value, change.entry.priority,
-          ...wakeTemplate(position, change.recipient, change.entry, change.isBroadcast));
+        push(
+          agent(change.recipient),
+          'W',
+          pos,
+          change.entry.messageId,
+          value,
+          change.entry.priority,
+          ...wakeTemplate(position, change.recipient, change.entry, change.isBroadcast),
+        );
       } else {
         push(agent(change.recipient), 'I', pos, change.entry.messageId, value, change.entry.priority);
       }
@@ -147,8 +166,15 @@ function planChange({ position, pos, wakes, summaries, outboxes }: EventContext,
 function call(context: CallContext, lastPosition: string, global: Block | null, agents: Iterable<[string, Block]>): ScriptCall {
   const result: ScriptCall = {
     keys: global ? context.keys.globalKeys(context.prefix) : [],
-    args: [context.flags, context.expected, context.prefix, context.keys.defaultPrefix, lastPosition,
-      context.keys.wakeChannel(''), global ? String(global.count) : ''],
+    args: [
+      context.flags,
+      context.expected,
+      context.prefix,
+      context.keys.defaultPrefix,
+      lastPosition,
+      context.keys.wakeChannel(''),
+      global ? String(global.count) : '',
+    ],
   };
   if (global) pushAll(result.args, global.ops);
   for (const [identity, block] of agents) {

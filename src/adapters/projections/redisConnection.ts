@@ -32,9 +32,13 @@ export function validateRedisUrl(url: string): void {
     parsed = null;
   }
   if (!parsed || !['redis:', 'rediss:'].includes(parsed.protocol)) {
-    throw new MailboxError('VALIDATION_FAILED', 'Invalid configuration',
+    throw new MailboxError(
+      'VALIDATION_FAILED',
+      'Invalid configuration',
       `MAILBOX_REDIS_URL '${url}' is not a Redis URL; use redis://host:6379 (or rediss:// for TLS), ` +
-      'or leave it unset for in-memory projections.', { field: 'MAILBOX_REDIS_URL' });
+        'or leave it unset for in-memory projections.',
+      { field: 'MAILBOX_REDIS_URL' },
+    );
   }
 }
 

@@ -9,7 +9,10 @@
  */
 import type { Redis } from 'ioredis';
 import type {
-  ActivationResult, ActiveGeneration, ProjectionGeneration, ProjectionGenerations,
+  ActivationResult,
+  ActiveGeneration,
+  ProjectionGeneration,
+  ProjectionGenerations,
 } from '../../projections/rebuildGenerations';
 import type { ProjectedEvent } from '../../projections/viewChanges';
 import { inLogOrder } from './redisApplyPlan';
@@ -20,8 +23,12 @@ import { parsePosition, type RedisKeys } from './redisKeys';
 class RedisGeneration implements ProjectionGeneration {
   private tail: Promise<unknown> = Promise.resolve();
 
-  constructor(readonly name: string, private readonly client: Redis, private readonly keys: RedisKeys,
-    private readonly applier: RedisScriptApplier) {}
+  constructor(
+    readonly name: string,
+    private readonly client: Redis,
+    private readonly keys: RedisKeys,
+    private readonly applier: RedisScriptApplier,
+  ) {}
 
   /** Overlapping calls take effect in call order: issued at once on one connection, or else one after another. */
   applyBatch(batch: readonly ProjectedEvent[]): Promise<void> {
@@ -45,8 +52,12 @@ class RedisGeneration implements ProjectionGeneration {
 export class RedisGenerations implements ProjectionGenerations {
   private cached: { prefix: string; at: number } | null = null;
 
-  constructor(private readonly client: Redis, private readonly keys: RedisKeys, private readonly applier: RedisScriptApplier,
-    private readonly ttlMs: number) {}
+  constructor(
+    private readonly client: Redis,
+    private readonly keys: RedisKeys,
+    private readonly applier: RedisScriptApplier,
+    private readonly ttlMs: number,
+  ) {}
 
   /** The active prefix, cached for `ttlMs`. */
   async current(): Promise<string> {
@@ -73,22 +84,34 @@ export class RedisGenerations implements ProjectionGenerations {
   async active(): Promise<ActiveGeneration> {
     const name = await this.refresh();
     const [checkpoint, logIdentity, liveWriter] = await redisCall('Redis projections', () =>
-      this.client.mget(this.keys.checkpoint(name), this.keys.logOf(name), this.keys.liveWriter));
+      this.client.mget(this.keys.checkpoint(name), this.keys.logOf(name), this.keys.liveWriter),
+    );
     return { name, checkpoint: parsePosition(checkpoint), logIdentity, liveWriter };
   }
 
   async create(logIdentity?: string): Promise<ProjectionGeneration> {
     const name = await redisCall('Redis projections', () =>
-      this.client.mailboxAllocate(this.keys.active, this.keys.generationCounter, this.keys.defaultPrefix, this.keys.namespace));
+      this.client.mailboxAllocate(this.keys.active, this.keys.generationCounter, this.keys.defaultPrefix, this.keys.namespace),
+    );
     await this.drop(name); // a leftover of an interrupted rebuild would otherwise gate the new one
-    if (logIdentity !== undefined) await redisCall('Redis projections', () => this.client.set(this.keys.logOf(name), logIdentity));
+    if (logIdentity !== undefined)
+      await redisCall('Redis projections', () => this.client.set(this.keys.logOf(name), logIdentity));
     return new RedisGeneration(name, this.client, this.keys, this.applier);
   }
 
   async activate(generation: ProjectionGeneration, expectedActive: string, force: boolean): Promise<ActivationResult> {
-    const [outcome, active, live, built] = await redisCall('Redis projections', () => this.client.mailboxActivate(
-      this.keys.active, this.keys.checkpoint(expectedActive), this.keys.checkpoint(generation.name), this.keys.fence,
-      expectedActive, generation.name, this.keys.defaultPrefix, force ? '1' : ''));
+    const [outcome, active, live, built] = await redisCall('Redis projections', () =>
+      this.client.mailboxActivate(
+        this.keys.active,
+        this.keys.checkpoint(expectedActive),
+        this.keys.checkpoint(generation.name),
+        this.keys.fence,
+        expectedActive,
+        generation.name,
+        this.keys.defaultPrefix,
+        force ? '1' : '',
+      ),
+    );
     if (outcome === 'switched') {
       this.adopt(generation.name);
       return { outcome, previous: active };
@@ -118,4 +141,3 @@ export class RedisGenerations implements ProjectionGenerations {
     });
   }
 }
-

@@ -123,5 +123,4 @@ export class RedisKeys {
   agent(prefix: string, identity: string, name: AgentKeyName): string {
     return `${prefix}{${identity}}:${name}`;
   }
-
 }

@@ -20,8 +20,14 @@ import type { Redis } from 'ioredis';
 import { MailboxError } from '../../errors';
 import type { ListQuery } from '../../projections/listQuery';
 import {
-  ProjectionCheckpointRewound, ViewsOfAnotherLog, type AgentView, type HeartbeatCounts, type ProjectionStore,
-  type UnreadCount, type ViewPage, type ViewsBinding,
+  ProjectionCheckpointRewound,
+  ViewsOfAnotherLog,
+  type AgentView,
+  type HeartbeatCounts,
+  type ProjectionStore,
+  type UnreadCount,
+  type ViewPage,
+  type ViewsBinding,
 } from '../../projections/projectionStore';
 import type { ProjectionGenerations } from '../../projections/rebuildGenerations';
 import type { ProjectedEvent } from '../../projections/viewChanges';
@@ -72,13 +78,19 @@ export class RedisProjectionStore implements ProjectionStore {
   private heldWakes: Array<() => void> = [];
   private lookForHeldWakes: Promise<void> | null = null;
 
-  constructor(private readonly client: Redis, options: RedisProjectionOptions = {}) {
+  constructor(
+    private readonly client: Redis,
+    options: RedisProjectionOptions = {},
+  ) {
     defineMailboxScripts(client);
     this.keys = new RedisKeys(options.namespace ?? 'mailbox');
     const scriptPerTag = options.scriptPerTag ?? false;
     this.applier = new RedisScriptApplier(client, this.keys, { scriptPerTag, eventsPerScript: options.eventsPerScript ?? 64 });
     this.reader = new RedisViewReader(client, this.keys);
-    const rebuilder = new RedisScriptApplier(client, this.keys, { scriptPerTag, eventsPerScript: options.rebuildEventsPerScript ?? 256 });
+    const rebuilder = new RedisScriptApplier(client, this.keys, {
+      scriptPerTag,
+      eventsPerScript: options.rebuildEventsPerScript ?? 256,
+    });
     this.generationsOfViews = new RedisGenerations(client, this.keys, rebuilder, options.generationTtlMs ?? 1000);
   }
 
@@ -99,7 +111,8 @@ export class RedisProjectionStore implements ProjectionStore {
         return;
       }
       if (outcome.status === 'fenced') {
-        if (waitedMs >= MAX_FENCE_WAIT_MS) throw new Error(`Redis projections: held by a rebuild for over ${MAX_FENCE_WAIT_MS} ms`);
+        if (waitedMs >= MAX_FENCE_WAIT_MS)
+          throw new Error(`Redis projections: held by a rebuild for over ${MAX_FENCE_WAIT_MS} ms`);
         events = events.slice(outcome.committed);
         await sleep(FENCE_WAIT_MS);
         waitedMs += FENCE_WAIT_MS;
@@ -133,7 +146,8 @@ export class RedisProjectionStore implements ProjectionStore {
   async binding(): Promise<ViewsBinding> {
     const generation = await this.generationsOfViews.refresh();
     const [logIdentity, checkpoint, liveWriter] = await redisCall('Redis projections', () =>
-      this.client.mget(this.keys.logOf(generation), this.keys.checkpoint(generation), this.keys.liveWriter));
+      this.client.mget(this.keys.logOf(generation), this.keys.checkpoint(generation), this.keys.liveWriter),
+    );
     if (logIdentity !== null) this.owners.set(generation, logIdentity);
     return { location: this.location, logIdentity, checkpoint: parsePosition(checkpoint), generation, liveWriter };
   }
@@ -155,21 +169,35 @@ export class RedisProjectionStore implements ProjectionStore {
     if (owner !== undefined && owner !== this.claimed) return; // another log's views: its wakes are not ours
     if (Date.now() - this.ownSeenAt < LIVE_WRITER_TTL_MS) return deliver();
     if (this.heldWakes.length < MAX_HELD_WAKES) this.heldWakes.push(deliver);
-    this.lookForHeldWakes ??= this.binding().then((seen) => {
-      if (seen.logIdentity !== this.claimed) this.heldWakes = []; // another log's (or lost) views: drop, never pass on
-    }, () => undefined).finally(() => (this.lookForHeldWakes = null));
+    this.lookForHeldWakes ??= this.binding()
+      .then(
+        (seen) => {
+          if (seen.logIdentity !== this.claimed) this.heldWakes = []; // another log's (or lost) views: drop, never pass on
+        },
+        () => undefined,
+      )
+      .finally(() => (this.lookForHeldWakes = null));
   }
 
   async claim(logIdentity: string): Promise<ViewsBinding> {
     const seen = await this.binding();
-    if (seen.logIdentity !== null || seen.checkpoint !== null) { // held already (by this log or another): plain reads, nothing written
+    if (seen.logIdentity !== null || seen.checkpoint !== null) {
+      // held already (by this log or another): plain reads, nothing written
       this.claimed = logIdentity;
       return seen;
     }
     for (let follows = 0; ; follows++) {
       const prefix = await this.generationsOfViews.refresh();
-      const [status] = await redisCall('Redis projections', () => this.client.mailboxClaim(
-        this.keys.active, this.keys.logOf(prefix), this.keys.checkpoint(prefix), prefix, this.keys.defaultPrefix, logIdentity));
+      const [status] = await redisCall('Redis projections', () =>
+        this.client.mailboxClaim(
+          this.keys.active,
+          this.keys.logOf(prefix),
+          this.keys.checkpoint(prefix),
+          prefix,
+          this.keys.defaultPrefix,
+          logIdentity,
+        ),
+      );
       if (status === 'moved' && follows < MAX_SWITCH_FOLLOWS) continue; // a rebuild switched meanwhile: claim the new one
       this.claimed = logIdentity; // from now on only this log's views are read or written, whoever holds them now
       return this.binding();
@@ -179,16 +207,30 @@ export class RedisProjectionStore implements ProjectionStore {
   /** Renewed only while the active generation is this log's (checked in the same script); then held wakes go out. */
   async markLiveWriter(logIdentity: string): Promise<void> {
     const sentAt = Date.now(); // when asked, not when answered: a reply that waited in a frozen process is old news
-    const renewed = await redisCall('Redis projections', () => this.client.mailboxMarkWriter(this.keys.active, this.keys.liveWriter,
-      this.keys.defaultPrefix, `${this.keys.globalTag}:log`, logIdentity, String(LIVE_WRITER_TTL_MS)));
+    const renewed = await redisCall('Redis projections', () =>
+      this.client.mailboxMarkWriter(
+        this.keys.active,
+        this.keys.liveWriter,
+        this.keys.defaultPrefix,
+        `${this.keys.globalTag}:log`,
+        logIdentity,
+        String(LIVE_WRITER_TTL_MS),
+      ),
+    );
     if (renewed !== 1 || logIdentity !== this.claimed) return;
     this.ownSeenAt = Math.max(this.ownSeenAt, sentAt);
     for (const pass of this.heldWakes.splice(0)) pass();
   }
 
   async releaseLiveWriter(logIdentity: string): Promise<void> {
-    await redisCall('Redis projections', () => this.client.eval(
-      "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0", 1, this.keys.liveWriter, logIdentity));
+    await redisCall('Redis projections', () =>
+      this.client.eval(
+        "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0",
+        1,
+        this.keys.liveWriter,
+        logIdentity,
+      ),
+    );
   }
 
   async listMessages(identity: string, query: ListQuery): Promise<ViewPage> {
@@ -241,8 +283,12 @@ export class RedisProjectionStore implements ProjectionStore {
       if (owner !== '') this.owners.set(prefix, owner);
     }
     if (owner === claimed) return;
-    throw new MailboxError('UNAVAILABLE', 'Service unavailable',
+    throw new MailboxError(
+      'UNAVAILABLE',
+      'Service unavailable',
       `The views in ${this.location} belong to ${owner ? `another event log (${owner})` : 'no event log yet'}, not to this mailbox's; ` +
-      'retry later, and ask the operator to check /readyz (the request was not applied).', { logIdentity: claimed, viewsOf: owner || null });
+        'retry later, and ask the operator to check /readyz (the request was not applied).',
+      { logIdentity: claimed, viewsOf: owner || null },
+    );
   }
 }

@@ -172,10 +172,21 @@ redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[4])
 return 1
 `;
 
-export type ApplyReply = [status: 'ok' | 'stale' | 'rewound' | 'fenced' | 'foreign', checkpointOrPrefixOrOwner: string, applied: number];
+export type ApplyReply = [
+  status: 'ok' | 'stale' | 'rewound' | 'fenced' | 'foreign',
+  checkpointOrPrefixOrOwner: string,
+  applied: number,
+];
 export type ClaimReply = [status: 'moved' | 'owner', activeOrOwner: string];
 export type ListReply = [unread: number, continuation: string, ...entries: string[]];
-export type CountsReply = [unread: number, low: string, normal: string, high: string, oldestUnreadAt: string, lastActivityAt: string];
+export type CountsReply = [
+  unread: number,
+  low: string,
+  normal: string,
+  high: string,
+  oldestUnreadAt: string,
+  lastActivityAt: string,
+];
 export type ActivateReply = ['moved' | 'differ' | 'switched', active: string, live: string, built: string];
 
 declare module 'ioredis' {

@@ -29,8 +29,10 @@ export interface StoredHead {
 export function storedValue(position: string, head: StoredHead, json: string): string {
   let tags = '';
   for (const tag of head.tags) tags += `${escapeField(tag)},`;
-  return `${position}|${head.priority}|${head.sentAt}|${escapeField(head.from)}|${escapeField(head.to)}|` +
-    `${escapeField(head.threadId)}|${tags}|${json}`;
+  return (
+    `${position}|${head.priority}|${head.sentAt}|${escapeField(head.from)}|${escapeField(head.to)}|` +
+    `${escapeField(head.threadId)}|${tags}|${json}`
+  );
 }
 
 /** The position and the JSON of a stored value (the head's fields are in the JSON too). */

@@ -20,7 +20,11 @@ function parseFound(value: string, readAt: string): Found {
 
 export class RedisViewReader {
   /** At most this many entries are examined per script call while filtering. */
-  constructor(private readonly client: Redis, private readonly keys: RedisKeys, private readonly scanBudget = 2000) {}
+  constructor(
+    private readonly client: Redis,
+    private readonly keys: RedisKeys,
+    private readonly scanBudget = 2000,
+  ) {}
 
   async listMessages(prefix: string, identity: string, query: ListQuery): Promise<ViewPage> {
     const key = (name: Parameters<RedisKeys['agent']>[2]) => this.keys.agent(prefix, identity, name);
@@ -33,9 +37,19 @@ export class RedisViewReader {
     let unreadCount: number;
     for (;;) {
       const [unread, continuation, ...entries] = await this.client.mailboxList(
-        source, outbox ? key('sent') : key('entries'), key('read'), key('archived'), key('unread'),
-        query.box, query.status ?? '', upper, String(wanted - found.length), String(this.scanBudget),
-        ...fieldFilters(query), ...(query.tags ?? []).map(escapeField));
+        source,
+        outbox ? key('sent') : key('entries'),
+        key('read'),
+        key('archived'),
+        key('unread'),
+        query.box,
+        query.status ?? '',
+        upper,
+        String(wanted - found.length),
+        String(this.scanBudget),
+        ...fieldFilters(query),
+        ...(query.tags ?? []).map(escapeField),
+      );
       unreadCount = Number(unread);
       for (let i = 0; i < entries.length; i += 2) found.push(parseFound(entries[i], entries[i + 1]));
       if (continuation === '' || found.length >= wanted) break;
@@ -44,7 +58,10 @@ export class RedisViewReader {
     const page = found.slice(0, query.limit);
     // Outbox entries and direct messages carry their summary; broadcast deliveries find theirs with the sender.
     const carried = page.filter((entry) => 'recipientCount' in entry.fields);
-    const summaries = await this.summaries(prefix, page.filter((entry) => !('recipientCount' in entry.fields)));
+    const summaries = await this.summaries(
+      prefix,
+      page.filter((entry) => !('recipientCount' in entry.fields)),
+    );
     for (const entry of carried) summaries.set(entry.fields.messageId, entry.fields as MessageSummary);
     return {
       messages: page.map((entry) => listed(entry, summaries.get(entry.fields.messageId), outbox)),
@@ -59,39 +76,54 @@ export class RedisViewReader {
     const bySender = new Map<string, string[]>();
     for (const { fields } of page) bySender.set(fields.from, [...(bySender.get(fields.from) ?? []), fields.messageId]);
     const result = new Map<string, MessageSummary>();
-    await Promise.all([...bySender].map(async ([sender, ids]) => {
-      const values = await this.client.hmget(this.keys.agent(prefix, sender, 'sent'), ...ids);
-      values.forEach((value, i) => {
-        if (value !== null) result.set(ids[i], JSON.parse(parseStoredValue(value).json) as MessageSummary);
-      });
-    }));
+    await Promise.all(
+      [...bySender].map(async ([sender, ids]) => {
+        const values = await this.client.hmget(this.keys.agent(prefix, sender, 'sent'), ...ids);
+        values.forEach((value, i) => {
+          if (value !== null) result.set(ids[i], JSON.parse(parseStoredValue(value).json) as MessageSummary);
+        });
+      }),
+    );
     return result;
   }
 
   async counts(prefix: string, identity: string): Promise<HeartbeatCounts> {
     const key = (name: Parameters<RedisKeys['agent']>[2]) => this.keys.agent(prefix, identity, name);
-    const [unread, low, normal, high, oldest, lastActivity] = await this.client.mailboxCounts(key('unread'), key('counts'), key('entries'));
+    const [unread, low, normal, high, oldest, lastActivity] = await this.client.mailboxCounts(
+      key('unread'),
+      key('counts'),
+      key('entries'),
+    );
     return {
-      identity, unread: Number(unread), byPriority: { low: Number(low), normal: Number(normal), high: Number(high) },
-      oldestUnreadAt: oldest === '' ? null : oldest, lastActivityAt: lastActivity === '' ? null : lastActivity,
+      identity,
+      unread: Number(unread),
+      byPriority: { low: Number(low), normal: Number(normal), high: Number(high) },
+      oldestUnreadAt: oldest === '' ? null : oldest,
+      lastActivityAt: lastActivity === '' ? null : lastActivity,
     };
   }
 
   /** Registered agents and every identity with views, sorted. */
   async identities(prefix: string): Promise<string[]> {
     const [withViews, registered] = await Promise.all([
-      this.client.smembers(this.keys.identities(prefix)), this.client.hkeys(this.keys.agents(prefix))]);
+      this.client.smembers(this.keys.identities(prefix)),
+      this.client.hkeys(this.keys.agents(prefix)),
+    ]);
     return [...new Set([...withViews, ...registered])].sort();
   }
 
   async agents(prefix: string): Promise<AgentView[]> {
     const [registered, retired] = await Promise.all([
-      this.client.hgetall(this.keys.agents(prefix)), this.client.hgetall(this.keys.retired(prefix))]);
-    return Object.entries(registered).map(([identity, json]) => {
-      const { role, registeredAt } = JSON.parse(json) as Pick<AgentView, 'role' | 'registeredAt'>;
-      const retiredAt = retired[identity] ?? null;
-      return { identity, role, registeredAt, retired: retiredAt !== null, retiredAt };
-    }).sort((a, b) => a.identity.localeCompare(b.identity));
+      this.client.hgetall(this.keys.agents(prefix)),
+      this.client.hgetall(this.keys.retired(prefix)),
+    ]);
+    return Object.entries(registered)
+      .map(([identity, json]) => {
+        const { role, registeredAt } = JSON.parse(json) as Pick<AgentView, 'role' | 'registeredAt'>;
+        const retiredAt = retired[identity] ?? null;
+        return { identity, role, registeredAt, retired: retiredAt !== null, retiredAt };
+      })
+      .sort((a, b) => a.identity.localeCompare(b.identity));
   }
 }
 

@@ -33,8 +33,9 @@ export class RedisWakeBus implements WakeBus {
 
   async publish(wakes: readonly WakeEvent[]): Promise<void> {
     if (wakes.length === 0) return;
-    await redisCall('Redis wake bus', () => Promise.all(
-      wakes.map((wake) => this.publisher.publish(this.keys.wakeChannel(wake.recipient), JSON.stringify(wake)))));
+    await redisCall('Redis wake bus', () =>
+      Promise.all(wakes.map((wake) => this.publisher.publish(this.keys.wakeChannel(wake.recipient), JSON.stringify(wake)))),
+    );
   }
 
   async subscribe(identity: string, listener: WakeListener): Promise<Unsubscribe> {
@@ -80,7 +81,8 @@ export class RedisWakeBus implements WakeBus {
         subscriber.on('message', (channel: string, message: string) => this.dispatch(channel, message));
         subscriber.on('ready', () => this.logger.debug({ channels: this.channels.size }, 'wake subscriber (re)connected'));
         subscriber.on('reconnecting', () =>
-          this.logger.warn('wake subscriber lost Redis; resubscribing on reconnect (clients resync from the unread view)'));
+          this.logger.warn('wake subscriber lost Redis; resubscribing on reconnect (clients resync from the unread view)'),
+        );
         return subscriber;
       });
       this.subscriber.catch(() => (this.subscriber = null));

@@ -4,8 +4,12 @@ import { pagesOf, type LogSource } from '../logSource';
 import type { ScratchViews } from '../../projections/readModel/scratchViews';
 
 /** Applies every event after the views' checkpoint and at or below `upTo`; returns how many. */
-export async function rebuildInto(views: ScratchViews, source: LogSource, upTo: bigint | null,
-  progress?: (position: bigint) => void): Promise<number> {
+export async function rebuildInto(
+  views: ScratchViews,
+  source: LogSource,
+  upTo: bigint | null,
+  progress?: (position: bigint) => void,
+): Promise<number> {
   if (upTo === null) return 0;
   let applied = 0;
   for await (const page of pagesOf(source, views.checkpoint)) {

@@ -42,7 +42,13 @@ export function sameValue(a: unknown, b: unknown): boolean {
 }
 
 /** Field-by-field differences of two records (missing fields count as undefined). */
-export function fieldDiffs(view: ViewName, identity: string | null, expected: object, actual: object, messageId?: string): Difference[] {
+export function fieldDiffs(
+  view: ViewName,
+  identity: string | null,
+  expected: object,
+  actual: object,
+  messageId?: string,
+): Difference[] {
   if (sameValue(expected, actual)) return [];
   const e = expected as Record<string, unknown>;
   const a = actual as Record<string, unknown>;
@@ -50,7 +56,14 @@ export function fieldDiffs(view: ViewName, identity: string | null, expected: ob
   const diffs: Difference[] = [];
   for (const field of fields) {
     if (!sameValue(e[field], a[field])) {
-      diffs.push({ view, identity, field, expected: e[field] ?? null, actual: a[field] ?? null, ...(messageId ? { messageId } : {}) });
+      diffs.push({
+        view,
+        identity,
+        field,
+        expected: e[field] ?? null,
+        actual: a[field] ?? null,
+        ...(messageId ? { messageId } : {}),
+      });
     }
   }
   return diffs;
@@ -62,10 +75,12 @@ export function diffAgents(expected: readonly AgentView[], actual: readonly Agen
   for (const agent of expected) {
     const other = live.get(agent.identity);
     live.delete(agent.identity);
-    if (!other) diffs.push({ view: 'agents', identity: agent.identity, field: 'presence', expected: 'registered', actual: 'missing' });
+    if (!other)
+      diffs.push({ view: 'agents', identity: agent.identity, field: 'presence', expected: 'registered', actual: 'missing' });
     else diffs.push(...fieldDiffs('agents', agent.identity, agent, other));
   }
-  for (const extra of live.keys()) diffs.push({ view: 'agents', identity: extra, field: 'presence', expected: 'absent', actual: 'registered' });
+  for (const extra of live.keys())
+    diffs.push({ view: 'agents', identity: extra, field: 'presence', expected: 'absent', actual: 'registered' });
   return diffs;
 }
 
@@ -82,7 +97,13 @@ export function diffHeartbeats(expected: readonly HeartbeatCounts[], actual: rea
     diffs.push(...fieldDiffs('heartbeat', identity, restE, restA));
     for (const priority of ['low', 'normal', 'high'] as const) {
       if (pe[priority] !== pa[priority]) {
-        diffs.push({ view: 'heartbeat', identity, field: `byPriority.${priority}`, expected: pe[priority], actual: pa[priority] });
+        diffs.push({
+          view: 'heartbeat',
+          identity,
+          field: `byPriority.${priority}`,
+          expected: pe[priority],
+          actual: pa[priority],
+        });
       }
     }
   }
@@ -90,13 +111,19 @@ export function diffHeartbeats(expected: readonly HeartbeatCounts[], actual: rea
 }
 
 /** Differences between two listings of one view (membership, order, then each entry's fields). */
-export function diffListing(view: ViewName, identity: string, expected: readonly ListedMessage[], actual: readonly ListedMessage[]): Difference[] {
+export function diffListing(
+  view: ViewName,
+  identity: string,
+  expected: readonly ListedMessage[],
+  actual: readonly ListedMessage[],
+): Difference[] {
   const sameOrder = expected.length === actual.length && expected.every((m, i) => m.messageId === actual[i].messageId);
   if (sameOrder) return expected.flatMap((m, i) => fieldDiffs(view, identity, m, actual[i], m.messageId));
   const diffs: Difference[] = [];
   const live = new Map<string, ListedMessage>();
   for (const m of actual) {
-    if (live.has(m.messageId)) diffs.push({ view, identity, messageId: m.messageId, field: 'presence', expected: 'listed once', actual: 'listed twice' });
+    if (live.has(m.messageId))
+      diffs.push({ view, identity, messageId: m.messageId, field: 'presence', expected: 'listed once', actual: 'listed twice' });
     live.set(m.messageId, m);
   }
   const wanted = new Set(expected.map((m) => m.messageId));
@@ -106,7 +133,8 @@ export function diffListing(view: ViewName, identity: string, expected: readonly
     else diffs.push(...fieldDiffs(view, identity, m, other, m.messageId));
   }
   for (const m of actual) {
-    if (!wanted.has(m.messageId)) diffs.push({ view, identity, messageId: m.messageId, field: 'presence', expected: 'absent', actual: 'listed' });
+    if (!wanted.has(m.messageId))
+      diffs.push({ view, identity, messageId: m.messageId, field: 'presence', expected: 'absent', actual: 'listed' });
   }
   const commonExpected = expected.filter((m) => live.has(m.messageId)).map((m) => m.messageId);
   const commonActual = [...live.keys()].filter((id) => wanted.has(id));

@@ -8,39 +8,61 @@ export function registerAgentCommands(program: Command): void {
 
   withClientOptions(agent.command('add <identity>'))
     .description('register an agent (admin); prints its token once')
-    .addOption(new Option('--role <role>', 'agent, or auditor (reads everything, writes nothing)').choices(['agent', 'auditor']).default('agent'))
-    .addHelpText('after', '\nThe admin token comes from --token, MAILBOX_TOKEN, MAILBOX_ADMIN_TOKEN or ./data/admin.token.\n' +
-      'Example: mailbox agent add @neo-gpt')
-    .action(action(async (identity: string, options: ClientOptions & { role: 'agent' | 'auditor' }) => {
-      const registration = await clientFrom(options, options.token ?? adminTokenFallback()).registerAgent(identity, options.role);
-      if (options.json) return printJson(registration);
-      print(`Registered ${registration.identity} (${registration.role}) at ${registration.registeredAt}.\n` +
-        `Token (shown only now; give it to the agent as MAILBOX_TOKEN):\n  ${registration.token}`);
-    }));
+    .addOption(
+      new Option('--role <role>', 'agent, or auditor (reads everything, writes nothing)')
+        .choices(['agent', 'auditor'])
+        .default('agent'),
+    )
+    .addHelpText(
+      'after',
+      '\nThe admin token comes from --token, MAILBOX_TOKEN, MAILBOX_ADMIN_TOKEN or ./data/admin.token.\n' +
+        'Example: mailbox agent add @neo-gpt',
+    )
+    .action(
+      action(async (identity: string, options: ClientOptions & { role: 'agent' | 'auditor' }) => {
+        const registration = await clientFrom(options, options.token ?? adminTokenFallback()).registerAgent(
+          identity,
+          options.role,
+        );
+        if (options.json) return printJson(registration);
+        print(
+          `Registered ${registration.identity} (${registration.role}) at ${registration.registeredAt}.\n` +
+            `Token (shown only now; give it to the agent as MAILBOX_TOKEN):\n  ${registration.token}`,
+        );
+      }),
+    );
 
   withClientOptions(agent.command('list'))
     .description('list registered agents')
-    .action(action(async (options: ClientOptions) => {
-      const { agents } = await clientFrom(options, options.token ?? adminTokenFallback()).listAgents();
-      if (options.json) return printJson({ agents });
-      print(formatAgents(agents));
-    }));
+    .action(
+      action(async (options: ClientOptions) => {
+        const { agents } = await clientFrom(options, options.token ?? adminTokenFallback()).listAgents();
+        if (options.json) return printJson({ agents });
+        print(formatAgents(agents));
+      }),
+    );
 
   withClientOptions(agent.command('retire <identity>'))
     .description('retire an agent (admin): its token stops working, later broadcasts skip it')
-    .action(action(async (identity: string, options: ClientOptions) => {
-      const retired = await clientFrom(options, options.token ?? adminTokenFallback()).retireAgent(identity);
-      if (options.json) return printJson(retired);
-      print(`Retired ${retired.identity} at ${retired.retiredAt}.`);
-    }));
+    .action(
+      action(async (identity: string, options: ClientOptions) => {
+        const retired = await clientFrom(options, options.token ?? adminTokenFallback()).retireAgent(identity);
+        if (options.json) return printJson(retired);
+        print(`Retired ${retired.identity} at ${retired.retiredAt}.`);
+      }),
+    );
 
   withClientOptions(agent.command('token <identity>'))
     .description('issue an agent a new token (admin), e.g. when it was lost or leaked: the old token stops working at once')
     .addHelpText('after', '\nExample: mailbox agent token @neo-gpt')
-    .action(action(async (identity: string, options: ClientOptions) => {
-      const rotated = await clientFrom(options, options.token ?? adminTokenFallback()).rotateToken(identity);
-      if (options.json) return printJson(rotated);
-      print(`New token for ${rotated.identity} at ${rotated.rotatedAt}; the old one no longer works.\n` +
-        `Token (shown only now; give it to the agent as MAILBOX_TOKEN):\n  ${rotated.token}`);
-    }));
+    .action(
+      action(async (identity: string, options: ClientOptions) => {
+        const rotated = await clientFrom(options, options.token ?? adminTokenFallback()).rotateToken(identity);
+        if (options.json) return printJson(rotated);
+        print(
+          `New token for ${rotated.identity} at ${rotated.rotatedAt}; the old one no longer works.\n` +
+            `Token (shown only now; give it to the agent as MAILBOX_TOKEN):\n  ${rotated.token}`,
+        );
+      }),
+    );
 }

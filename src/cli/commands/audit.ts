@@ -17,7 +17,12 @@ import { processIo, type AuditIo } from '../../audit/auditOutput';
 import { eventStoreSource, type LogSource } from '../../audit/logSource';
 import { openAuditLog, openJsonTextLog, openPipeline, viewsAreInMemory } from '../../compositionRoot';
 
-interface SourceFlags { url?: string; token?: string; json?: boolean; progress?: boolean }
+interface SourceFlags {
+  url?: string;
+  token?: string;
+  json?: boolean;
+  progress?: boolean;
+}
 
 const replayFlagsSchema = z.strictObject({
   from: z.string().regex(/^\d+$/, 'a log position (digits)').optional(),
@@ -25,7 +30,13 @@ const replayFlagsSchema = z.strictObject({
   stream: z.string().min(1).optional(),
 });
 
-const collect = (value: string, previous: string[] = []) => [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
+const collect = (value: string, previous: string[] = []) => [
+  ...previous,
+  ...value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+];
 const outputOf = (flags: SourceFlags): OutputOptions => ({ json: flags.json === true, progress: flags.progress !== false });
 
 function logger(io: AuditIo) {
@@ -38,8 +49,11 @@ async function openSource(flags: SourceFlags, io: AuditIo): Promise<{ source: Lo
   if (flags.url !== undefined) {
     const token = flags.token ?? io.env.MAILBOX_AUDIT_TOKEN;
     if (!token) {
-      throw new MailboxError('UNAUTHENTICATED', 'Unauthenticated',
-        'Reading the log over HTTP needs an auditor or admin token: set MAILBOX_AUDIT_TOKEN (or pass --token).');
+      throw new MailboxError(
+        'UNAUTHENTICATED',
+        'Unauthenticated',
+        'Reading the log over HTTP needs an auditor or admin token: set MAILBOX_AUDIT_TOKEN (or pass --token).',
+      );
     }
     return openAuditLog(configFromEnv(io.env), logger(io), { url: flags.url, token });
   }
@@ -50,13 +64,16 @@ async function run(io: AuditIo, work: () => Promise<number>): Promise<void> {
   // `mailbox audit replay | head`: the reader left; stop quietly, as Unix tools do on SIGPIPE.
   io.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(0);
-    io.stderr.write(`${JSON.stringify({ error: 'Output failed', code: 'INTERNAL', message: `Writing the output failed: ${error.message}` })}\n`);
+    io.stderr.write(
+      `${JSON.stringify({ error: 'Output failed', code: 'INTERNAL', message: `Writing the output failed: ${error.message}` })}\n`,
+    );
     process.exit(2);
   });
   try {
     process.exitCode = await work();
   } catch (error) {
-    const envelope = isMailboxError(error) ? error.envelope
+    const envelope = isMailboxError(error)
+      ? error.envelope
       : { error: 'Audit failed', code: 'INTERNAL', message: (error as Error).message };
     io.stderr.write(`${JSON.stringify(envelope)}\n`);
     process.exitCode = isMailboxError(error) && error.status === 404 ? 1 : 2;
@@ -72,26 +89,42 @@ async function withSource(flags: SourceFlags, io: AuditIo, work: (source: LogSou
   }
 }
 
-const sourceOptions = (command: Command): Command => command
-  .option('--url <url>', 'read the log over HTTP from this server (GET /v1/audit/events) instead of the configured store')
-  .option('--token <token>', 'auditor or admin token for --url (prefer MAILBOX_AUDIT_TOKEN: flags show up in ps)')
-  .option('--json', 'one JSON document per line')
-  .option('--no-progress', 'no progress bar (it is only ever drawn on a terminal, on stderr)');
+const sourceOptions = (command: Command): Command =>
+  command
+    .option('--url <url>', 'read the log over HTTP from this server (GET /v1/audit/events) instead of the configured store')
+    .option('--token <token>', 'auditor or admin token for --url (prefer MAILBOX_AUDIT_TOKEN: flags show up in ps)')
+    .option('--json', 'one JSON document per line')
+    .option('--no-progress', 'no progress bar (it is only ever drawn on a terminal, on stderr)');
 
 export function registerAuditCommands(program: Command, io: AuditIo = processIo()): void {
-  const audit = program.command('audit')
-    .description('replay the event log, tell a message\'s or an agent\'s story, verify the projections against the log')
-    .addHelpText('after', '\nStores come from MAILBOX_DATA_DIR / MAILBOX_EVENTSTORE_URL / MAILBOX_REDIS_URL, as for `mailbox serve`.\n' +
-      'Exit codes: 0 ok, 1 drift / not found / the log contradicts itself, 2 usage or access error. See docs/auditors.md.');
+  const audit = program
+    .command('audit')
+    .description("replay the event log, tell a message's or an agent's story, verify the projections against the log")
+    .addHelpText(
+      'after',
+      '\nStores come from MAILBOX_DATA_DIR / MAILBOX_EVENTSTORE_URL / MAILBOX_REDIS_URL, as for `mailbox serve`.\n' +
+        'Exit codes: 0 ok, 1 drift / not found / the log contradicts itself, 2 usage or access error. See docs/auditors.md.',
+    );
 
-  sourceOptions(audit.command('replay')
-    .description('stream the ordered event log (text, or --json lines)')
-    .option('--from <position>', 'first log position to show (inclusive)')
-    .option('--type <type>', `only these event types (repeat or comma-separate): ${MAILBOX_EVENT_TYPES.join(', ')}`, collect)
-    .option('--stream <name>', 'only this stream, e.g. mailbox-agents or mailbox-message-<id>'))
-    .action((flags: SourceFlags & { from?: string; type?: string[]; stream?: string }) => run(io, async () => {
-      const { from, type, stream } = parseInput(replayFlagsSchema, { from: flags.from, type: flags.type, stream: flags.stream }, 'audit replay');
-      const filter = { from: from === undefined ? null : BigInt(from), types: type ? new Set(type) : null, stream: stream ?? null };
+  sourceOptions(
+    audit
+      .command('replay')
+      .description('stream the ordered event log (text, or --json lines)')
+      .option('--from <position>', 'first log position to show (inclusive)')
+      .option('--type <type>', `only these event types (repeat or comma-separate): ${MAILBOX_EVENT_TYPES.join(', ')}`, collect)
+      .option('--stream <name>', 'only this stream, e.g. mailbox-agents or mailbox-message-<id>'),
+  ).action((flags: SourceFlags & { from?: string; type?: string[]; stream?: string }) =>
+    run(io, async () => {
+      const { from, type, stream } = parseInput(
+        replayFlagsSchema,
+        { from: flags.from, type: flags.type, stream: flags.stream },
+        'audit replay',
+      );
+      const filter = {
+        from: from === undefined ? null : BigInt(from),
+        types: type ? new Set(type) : null,
+        stream: stream ?? null,
+      };
       const jsonText = flags.json && flags.url === undefined ? openJsonTextLog(configFromEnv(io.env)) : null;
       if (jsonText !== null) {
         try {
@@ -106,47 +139,64 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
         if (!flags.json) io.stderr.write(`${summary.matched} of ${summary.scanned} events shown\n`);
         return 0;
       });
-    }));
+    }),
+  );
 
-  sourceOptions(audit.command('message <messageId>')
-    .description('the whole story of one message: sent, audience, delivered, read and archived by whom and when'))
-    .action((messageId: string, flags: SourceFlags) => run(io, async () => {
+  sourceOptions(
+    audit
+      .command('message <messageId>')
+      .description('the whole story of one message: sent, audience, delivered, read and archived by whom and when'),
+  ).action((messageId: string, flags: SourceFlags) =>
+    run(io, async () => {
       const id = parseInput(z.strictObject({ messageId: messageIdSchema }), { messageId }, 'audit message').messageId;
       return withSource(flags, io, (source) => runMessage(source, id, outputOf(flags), io));
-    }));
+    }),
+  );
 
-  sourceOptions(audit.command('agent <identity>')
-    .description('an agent\'s timeline: registered, sent, received, read, archived, and who read what it sent'))
-    .action((identity: string, flags: SourceFlags) => run(io, async () => {
+  sourceOptions(
+    audit
+      .command('agent <identity>')
+      .description("an agent's timeline: registered, sent, received, read, archived, and who read what it sent"),
+  ).action((identity: string, flags: SourceFlags) =>
+    run(io, async () => {
       const who = parseInput(z.strictObject({ identity: identitySchema }), { identity }, 'audit agent').identity;
       return withSource(flags, io, (source) => runAgent(source, who, outputOf(flags), io));
-    }));
+    }),
+  );
 
-  audit.command('verify')
-    .description('rebuild every view from the log in scratch memory and diff it against the projections it can read ' +
-      '(the Redis views; without MAILBOX_REDIS_URL, views this process builds, not the server\'s in-memory ones); exit 1 on drift')
+  audit
+    .command('verify')
+    .description(
+      'rebuild every view from the log in scratch memory and diff it against the projections it can read ' +
+        "(the Redis views; without MAILBOX_REDIS_URL, views this process builds, not the server's in-memory ones); exit 1 on drift",
+    )
     .option('--json', 'the report as one JSON document')
     .option('--no-progress', 'no progress bar')
     // Hidden from --help (verify cannot work over HTTP) but still answered with the explanation rather than "unknown option".
     .addOption(new Option('--url <url>').hideHelp())
-    .action((flags: SourceFlags) => run(io, async () => {
-      if (flags.url !== undefined) {
-        throw new MailboxError('VALIDATION_FAILED', 'Not available over HTTP',
-          'verify compares every view of every agent and needs direct store access; run it where MAILBOX_* points at the stores.',
-          { field: '--url' });
-      }
-      const config = configFromEnv(io.env);
-      const pipeline = await openPipeline(config, logger(io), 'auto');
-      try {
-        // Without Redis the server's views live only in its memory: this process cannot see them, so it must not claim to
-        // have checked them. It checks what it can: views its own projector built from the log, against a scratch rebuild.
-        const views = viewsAreInMemory(config)
-          ? 'views built from the log by this process\'s projector (the running server\'s in-memory views cannot be read from ' +
-            'here; set MAILBOX_REDIS_URL for views that verify can read)'
-          : undefined;
-        return (await runVerify(eventStoreSource(pipeline.eventStore), pipeline.projections, outputOf(flags), io, views)).code;
-      } finally {
-        await pipeline.close();
-      }
-    }));
+    .action((flags: SourceFlags) =>
+      run(io, async () => {
+        if (flags.url !== undefined) {
+          throw new MailboxError(
+            'VALIDATION_FAILED',
+            'Not available over HTTP',
+            'verify compares every view of every agent and needs direct store access; run it where MAILBOX_* points at the stores.',
+            { field: '--url' },
+          );
+        }
+        const config = configFromEnv(io.env);
+        const pipeline = await openPipeline(config, logger(io), 'auto');
+        try {
+          // Without Redis the server's views live only in its memory: this process cannot see them, so it must not claim to
+          // have checked them. It checks what it can: views its own projector built from the log, against a scratch rebuild.
+          const views = viewsAreInMemory(config)
+            ? "views built from the log by this process's projector (the running server's in-memory views cannot be read from " +
+              'here; set MAILBOX_REDIS_URL for views that verify can read)'
+            : undefined;
+          return (await runVerify(eventStoreSource(pipeline.eventStore), pipeline.projections, outputOf(flags), io, views)).code;
+        } finally {
+          await pipeline.close();
+        }
+      }),
+    );
 }

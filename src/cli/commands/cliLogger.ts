@@ -19,6 +19,15 @@ export function cliLogger({ name, config, fd = 1 }: CliLoggerOptions): Logger {
   const human = config.logFormat === 'pretty' || (config.logFormat === 'auto' && tty);
   const options = { level: config.logLevel, name };
   if (!human) return pino(options, pino.destination({ fd, sync: true }));
-  return pino(options, pretty({ destination: fd, sync: true, colorize: tty, singleLine: true,
-    translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }));
+  return pino(
+    options,
+    pretty({
+      destination: fd,
+      sync: true,
+      colorize: tty,
+      singleLine: true,
+      translateTime: 'SYS:HH:MM:ss.l',
+      ignore: 'pid,hostname',
+    }),
+  );
 }

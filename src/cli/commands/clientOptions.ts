@@ -11,7 +11,11 @@ import { MailboxError, isMailboxError } from '../../errors';
 
 export const DEFAULT_URL = 'http://127.0.0.1:7420';
 
-export interface ClientOptions { url: string; token?: string; json?: boolean }
+export interface ClientOptions {
+  url: string;
+  token?: string;
+  json?: boolean;
+}
 
 export function withClientOptions(command: Command): Command {
   return command
@@ -32,8 +36,11 @@ export function adminTokenFallback(env: NodeJS.ProcessEnv = process.env): string
 
 export function clientFrom(options: ClientOptions, token = options.token): MailboxHttpClient {
   if (!token) {
-    throw new MailboxError('UNAUTHENTICATED', 'Unauthenticated',
-      'No token: pass --token <token> or set MAILBOX_TOKEN (agents get theirs from `mailbox agent add`).');
+    throw new MailboxError(
+      'UNAUTHENTICATED',
+      'Unauthenticated',
+      'No token: pass --token <token> or set MAILBOX_TOKEN (agents get theirs from `mailbox agent add`).',
+    );
   }
   return new MailboxHttpClient(options.url, token);
 }

@@ -9,8 +9,15 @@ import { editDistance } from '../../commands/suggestions';
 
 /** Read outside the two settings tables: client commands, the in-process heartbeat switch, hook environments. */
 const OTHER_KNOWN = [
-  'MAILBOX_URL', 'MAILBOX_TOKEN', 'MAILBOX_AUDIT_TOKEN', 'MAILBOX_HEARTBEAT', 'MAILBOX_HEARTBEAT_AGENTS_FILE',
-  'MAILBOX_NUDGE_ID', 'MAILBOX_NUDGE_IDENTITY', 'MAILBOX_NUDGE_JSON', 'MAILBOX_NUDGE_UNREAD',
+  'MAILBOX_URL',
+  'MAILBOX_TOKEN',
+  'MAILBOX_AUDIT_TOKEN',
+  'MAILBOX_HEARTBEAT',
+  'MAILBOX_HEARTBEAT_AGENTS_FILE',
+  'MAILBOX_NUDGE_ID',
+  'MAILBOX_NUDGE_IDENTITY',
+  'MAILBOX_NUDGE_JSON',
+  'MAILBOX_NUDGE_UNREAD',
 ];
 
 export function knownVariables(): string[] {
@@ -25,17 +32,23 @@ export interface UnknownVariable {
 
 export function unknownVariables(env: NodeJS.ProcessEnv, known: readonly string[] = knownVariables()): UnknownVariable[] {
   const names = new Set(known);
-  return Object.keys(env).filter((name) => name.startsWith('MAILBOX_') && !names.has(name)).sort().map((variable) => {
-    let best: { name: string; distance: number } | undefined;
-    for (const name of known) {
-      const distance = editDistance(variable, name);
-      if (!best || distance < best.distance) best = { name, distance };
-    }
-    const close = best && best.distance <= Math.max(2, Math.floor(variable.length / 4));
-    return close ? { variable, suggestion: best!.name } : { variable };
-  });
+  return Object.keys(env)
+    .filter((name) => name.startsWith('MAILBOX_') && !names.has(name))
+    .sort()
+    .map((variable) => {
+      let best: { name: string; distance: number } | undefined;
+      for (const name of known) {
+        const distance = editDistance(variable, name);
+        if (!best || distance < best.distance) best = { name, distance };
+      }
+      const close = best && best.distance <= Math.max(2, Math.floor(variable.length / 4));
+      return close ? { variable, suggestion: best!.name } : { variable };
+    });
 }
 
 export function unknownVariableWarning({ variable, suggestion }: UnknownVariable): string {
-  return `${variable} is not a mailbox variable and is ignored` + (suggestion ? `: did you mean ${suggestion}?` : ' (see README "Configuration").');
+  return (
+    `${variable} is not a mailbox variable and is ignored` +
+    (suggestion ? `: did you mean ${suggestion}?` : ' (see README "Configuration").')
+  );
 }

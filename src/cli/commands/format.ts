@@ -8,8 +8,13 @@ const flag = (priority: string) => (priority === 'normal' ? '' : `[${priority}] 
 
 export function formatAgents(agents: AgentView[]): string {
   if (agents.length === 0) return 'no agents registered yet (mailbox agent add @name)';
-  return agents.map((a) => `${a.identity.padEnd(24)} ${a.role.padEnd(8)} registered ${when(a.registeredAt)}` +
-    `${a.retired ? `  retired ${when(a.retiredAt)}` : ''}`).join('\n');
+  return agents
+    .map(
+      (a) =>
+        `${a.identity.padEnd(24)} ${a.role.padEnd(8)} registered ${when(a.registeredAt)}` +
+        `${a.retired ? `  retired ${when(a.retiredAt)}` : ''}`,
+    )
+    .join('\n');
 }
 
 const messageLine = (m: ListedMessage, outbox: boolean) =>
@@ -26,12 +31,17 @@ export function formatPage(page: MessagePage, outbox = false): string {
 
 export function formatMessage(m: MessageDetail): string {
   const header = [
-    `message  ${m.messageId}`, `from     ${m.from}`, `to       ${m.to}`, `subject  ${m.subject}`,
+    `message  ${m.messageId}`,
+    `from     ${m.from}`,
+    `to       ${m.to}`,
+    `subject  ${m.subject}`,
     `sent     ${when(m.sentAt)}   priority ${m.priority}   thread ${m.threadId}`,
     ...(m.inReplyTo ? [`reply to ${m.inReplyTo}`] : []),
     ...(m.tags.length ? [`tags     ${m.tags.join(', ')}`] : []),
     ...(m.task ? [`task     ${JSON.stringify(m.task)}`] : []),
-    ...(m.receipts ? [`receipts ${m.receipts.map((r) => `${r.recipient} ${r.readAt ? `read ${when(r.readAt)}` : 'unread'}`).join(', ')}`] : []),
+    ...(m.receipts
+      ? [`receipts ${m.receipts.map((r) => `${r.recipient} ${r.readAt ? `read ${when(r.readAt)}` : 'unread'}`).join(', ')}`]
+      : []),
   ];
   return `${header.join('\n')}\n\n${m.body}\n`;
 }

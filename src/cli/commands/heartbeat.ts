@@ -8,19 +8,43 @@ import { waitForBackends } from '../../startupBackends';
 import { cliLogger } from './cliLogger';
 import { unknownVariableWarning, unknownVariables } from './envWarnings';
 import { isMailboxError, MailboxError } from '../../errors';
-import { HEARTBEAT_ENV, heartbeatSettingsFromEnv, parseHeartbeatSettings, type HeartbeatSettings } from '../../heartbeat/heartbeatSettings';
+import {
+  HEARTBEAT_ENV,
+  heartbeatSettingsFromEnv,
+  parseHeartbeatSettings,
+  type HeartbeatSettings,
+} from '../../heartbeat/heartbeatSettings';
 import { startHeartbeat } from '../../heartbeat/startHeartbeat';
 
 interface HeartbeatFlags {
-  interval?: string; idle?: string; cooldown?: string; wakeGrace?: string; stallAfter?: string; optOut?: string;
-  agentsFile?: string; hook?: string; redisUrl?: string; metricsHost?: string; metricsPort?: string; projector?: string;
+  interval?: string;
+  idle?: string;
+  cooldown?: string;
+  wakeGrace?: string;
+  stallAfter?: string;
+  optOut?: string;
+  agentsFile?: string;
+  hook?: string;
+  redisUrl?: string;
+  metricsHost?: string;
+  metricsPort?: string;
+  projector?: string;
   once?: boolean;
 }
 
 const FLAG_OF: Record<string, string> = {
-  intervalMs: '--interval', idleMs: '--idle', cooldownMs: '--cooldown', wakeGraceMs: '--wake-grace',
-  stallAfterMs: '--stall-after', optOut: '--opt-out', agents: '--agents-file', hook: '--hook', redisUrl: '--redis-url',
-  metricsHost: '--metrics-host', metricsPort: '--metrics-port', projector: '--projector',
+  intervalMs: '--interval',
+  idleMs: '--idle',
+  cooldownMs: '--cooldown',
+  wakeGraceMs: '--wake-grace',
+  stallAfterMs: '--stall-after',
+  optOut: '--opt-out',
+  agents: '--agents-file',
+  hook: '--hook',
+  redisUrl: '--redis-url',
+  metricsHost: '--metrics-host',
+  metricsPort: '--metrics-port',
+  projector: '--projector',
 };
 
 function readAgentsFile(file: string): unknown {
@@ -28,15 +52,19 @@ function readAgentsFile(file: string): unknown {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
-    throw new MailboxError('VALIDATION_FAILED', 'Invalid configuration', `--agents-file ${file}: ${(error as Error).message}`,
-      { field: '--agents-file' });
+    throw new MailboxError('VALIDATION_FAILED', 'Invalid configuration', `--agents-file ${file}: ${(error as Error).message}`, {
+      field: '--agents-file',
+    });
   }
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new MailboxError('VALIDATION_FAILED', 'Invalid configuration',
+    throw new MailboxError(
+      'VALIDATION_FAILED',
+      'Invalid configuration',
       `--agents-file ${file} is not JSON (${(error as Error).message}); expected {"@agent": {"optOut": true, "webhook": "https://..."}}`,
-      { field: '--agents-file' });
+      { field: '--agents-file' },
+    );
   }
 }
 
@@ -44,12 +72,23 @@ function readAgentsFile(file: string): unknown {
 export function heartbeatSettingsFromCli(flags: HeartbeatFlags, env: NodeJS.ProcessEnv = process.env): HeartbeatSettings {
   const agentsFile = flags.agentsFile ?? env.MAILBOX_HEARTBEAT_AGENTS_FILE;
   const fromFlags: Record<string, unknown> = {
-    intervalMs: flags.interval, idleMs: flags.idle, cooldownMs: flags.cooldown, wakeGraceMs: flags.wakeGrace,
-    stallAfterMs: flags.stallAfter, optOut: flags.optOut, hook: flags.hook, redisUrl: flags.redisUrl,
-    metricsHost: flags.metricsHost, metricsPort: flags.metricsPort, projector: flags.projector,
+    intervalMs: flags.interval,
+    idleMs: flags.idle,
+    cooldownMs: flags.cooldown,
+    wakeGraceMs: flags.wakeGrace,
+    stallAfterMs: flags.stallAfter,
+    optOut: flags.optOut,
+    hook: flags.hook,
+    redisUrl: flags.redisUrl,
+    metricsHost: flags.metricsHost,
+    metricsPort: flags.metricsPort,
+    projector: flags.projector,
     agents: agentsFile ? readAgentsFile(agentsFile) : undefined,
   };
-  const raw = { ...heartbeatSettingsFromEnv(env), ...Object.fromEntries(Object.entries(fromFlags).filter(([, v]) => v !== undefined)) };
+  const raw = {
+    ...heartbeatSettingsFromEnv(env),
+    ...Object.fromEntries(Object.entries(fromFlags).filter(([, v]) => v !== undefined)),
+  };
   if (raw.redisUrl === undefined && env.MAILBOX_REDIS_URL) raw.redisUrl = env.MAILBOX_REDIS_URL;
   try {
     return parseHeartbeatSettings(raw);
@@ -64,36 +103,64 @@ export function heartbeatSettingsFromCli(flags: HeartbeatFlags, env: NodeJS.Proc
 }
 
 export function registerHeartbeatCommands(program: Command): void {
-  program.command('heartbeat')
+  program
+    .command('heartbeat')
     .description('nudge idle agents that have unread mail, and alarm when the projection pipeline stalls')
     .option('--interval <duration>', 'how often to read the counts and check the pipeline (MAILBOX_HEARTBEAT_INTERVAL)')
     .option('--idle <duration>', 'nudge only agents that sent or read nothing for this long (MAILBOX_HEARTBEAT_IDLE)')
     .option('--cooldown <duration>', 'least time between two nudges to one agent, even for new mail (MAILBOX_HEARTBEAT_COOLDOWN)')
     .option('--wake-grace <duration>', 'after a wake event, let the agent react this long first (MAILBOX_HEARTBEAT_WAKE_GRACE)')
-    .option('--stall-after <duration>', 'alarm when the views are behind the log and the checkpoint has not moved this long (MAILBOX_HEARTBEAT_STALL_AFTER)')
+    .option(
+      '--stall-after <duration>',
+      'alarm when the views are behind the log and the checkpoint has not moved this long (MAILBOX_HEARTBEAT_STALL_AFTER)',
+    )
     .option('--opt-out <identities>', 'comma-separated identities never to nudge (MAILBOX_HEARTBEAT_OPT_OUT)')
-    .option('--agents-file <path>', 'per-agent JSON: {"@b": {"optOut": true}, "@c": {"webhook": "https://..."}} (MAILBOX_HEARTBEAT_AGENTS_FILE)')
-    .option('--hook <command>', 'command run per nudge (nudge JSON on stdin): a path or a JSON argv array (MAILBOX_HEARTBEAT_HOOK)')
-    .option('--redis-url <url>', 'publish nudges on mailbox:heartbeat:<identity> (MAILBOX_HEARTBEAT_REDIS_URL, else MAILBOX_REDIS_URL)')
+    .option(
+      '--agents-file <path>',
+      'per-agent JSON: {"@b": {"optOut": true}, "@c": {"webhook": "https://..."}} (MAILBOX_HEARTBEAT_AGENTS_FILE)',
+    )
+    .option(
+      '--hook <command>',
+      'command run per nudge (nudge JSON on stdin): a path or a JSON argv array (MAILBOX_HEARTBEAT_HOOK)',
+    )
+    .option(
+      '--redis-url <url>',
+      'publish nudges on mailbox:heartbeat:<identity> (MAILBOX_HEARTBEAT_REDIS_URL, else MAILBOX_REDIS_URL)',
+    )
     .option('--metrics-host <host>', 'address of /metrics, /healthz, /status (MAILBOX_HEARTBEAT_METRICS_HOST)')
     .option('--metrics-port <port>', 'port of /metrics, or "off" (MAILBOX_HEARTBEAT_METRICS_PORT)')
-    .addOption(new Option('--projector <mode>', 'run a projector in this process: auto = only when views are in memory (MAILBOX_HEARTBEAT_PROJECTOR)')
-      .choices(['auto', 'on', 'off']))
-    .option('--once', 'run one tick, wait for the deliveries, print the tick report as JSON on stdout (logs on stderr) and exit; ' +
-      'opens no metrics port, so it runs beside the daemon')
-    .addHelpText('after', `
+    .addOption(
+      new Option(
+        '--projector <mode>',
+        'run a projector in this process: auto = only when views are in memory (MAILBOX_HEARTBEAT_PROJECTOR)',
+      ).choices(['auto', 'on', 'off']),
+    )
+    .option(
+      '--once',
+      'run one tick, wait for the deliveries, print the tick report as JSON on stdout (logs on stderr) and exit; ' +
+        'opens no metrics port, so it runs beside the daemon',
+    )
+    .addHelpText(
+      'after',
+      `
 Durations: 250ms, 90s, 10m, 1h or milliseconds. Defaults: interval 60s, idle 10m, cooldown 15m,
 wake grace 60s, stall after 60s, metrics on 127.0.0.1:7421.
 Webhooks are signed with HMAC-SHA256 (header x-mailbox-signature: sha256=<hex> over "<timestamp>.<body>",
 timestamp in x-mailbox-timestamp); the secret comes from MAILBOX_HEARTBEAT_WEBHOOK_SECRET only (never a flag).
-The stores are those of the server: MAILBOX_DATA_DIR / MAILBOX_EVENTSTORE_URL / MAILBOX_REDIS_URL. See docs/operators.md.`)
+The stores are those of the server: MAILBOX_DATA_DIR / MAILBOX_EVENTSTORE_URL / MAILBOX_REDIS_URL. See docs/operators.md.`,
+    )
     .action(async (flags: HeartbeatFlags) => {
       try {
         await runHeartbeat(flags);
       } catch (error) {
         if (isStartupError(error)) throw error; // one line, exit code 2 (bin/mailbox.js)
-        process.stderr.write(`${JSON.stringify(isMailboxError(error) ? error.envelope : { error: 'Heartbeat failed',
-          code: 'INTERNAL', message: (error as Error).message })}\n`);
+        process.stderr.write(
+          `${JSON.stringify(
+            isMailboxError(error)
+              ? error.envelope
+              : { error: 'Heartbeat failed', code: 'INTERNAL', message: (error as Error).message },
+          )}\n`,
+        );
         process.exitCode = 2;
       }
     });
@@ -105,7 +172,8 @@ async function runHeartbeat(flags: HeartbeatFlags): Promise<void> {
   // One-shot: no metrics port (it would collide with a running daemon's), and stdout carries only the report.
   const settings = flags.once ? { ...fromFlagsAndEnv, metricsPort: null } : fromFlagsAndEnv;
   const logger = cliLogger({ name: 'mailbox-heartbeat', config, fd: flags.once ? 2 : 1 });
-  for (const unknown of unknownVariables(process.env)) logger.warn({ variable: unknown.variable }, unknownVariableWarning(unknown));
+  for (const unknown of unknownVariables(process.env))
+    logger.warn({ variable: unknown.variable }, unknownVariableWarning(unknown));
   await waitForBackends(config, logger); // started beside Redis and EventStoreDB (docker compose): wait for them, bounded
   const pipeline = await openPipeline(config, logger, settings.projector);
   const heartbeat = await startHeartbeat(pipeline, { settings, logger, schedule: !flags.once }).catch(async (error) => {

@@ -9,19 +9,28 @@ import { NO_TOKEN_MESSAGE, runStdioMcp } from '../../stdioMcp';
 
 export function registerMcpCommand(program: Command): void {
   // No --json: stdout carries the MCP protocol only.
-  program.command('mcp')
+  program
+    .command('mcp')
     .addOption(new Option('--url <url>', 'mailbox server URL').env('MAILBOX_URL').default(DEFAULT_URL))
-    .addOption(new Option('--token <token>', 'the agent\'s bearer token').env('MAILBOX_TOKEN'))
+    .addOption(new Option('--token <token>', "the agent's bearer token").env('MAILBOX_TOKEN'))
     .description('run an MCP server on stdio that talks to a mailbox server (for stdio-only MCP clients)')
-    .addHelpText('after', '\nExample client configuration:\n' +
-      '  {"command": "mailbox", "args": ["mcp"], "env": {"MAILBOX_URL": "http://127.0.0.1:7420", "MAILBOX_TOKEN": "mbx_..."}}')
-    .action(action(async (options: ClientOptions) => {
-      const server = await runStdioMcp(options.url, options.token);
-      process.stderr.write(options.token ? `mailbox mcp: serving MCP on stdio for ${options.url}\n`
-        : `mailbox mcp: ${NO_TOKEN_MESSAGE} Serving MCP anyway: every tool call answers UNAUTHENTICATED.\n`);
-      await new Promise<void>((resolve) => {
-        server.onclose = resolve;
-        process.stdin.once('end', resolve);
-      });
-    }));
+    .addHelpText(
+      'after',
+      '\nExample client configuration:\n' +
+        '  {"command": "mailbox", "args": ["mcp"], "env": {"MAILBOX_URL": "http://127.0.0.1:7420", "MAILBOX_TOKEN": "mbx_..."}}',
+    )
+    .action(
+      action(async (options: ClientOptions) => {
+        const server = await runStdioMcp(options.url, options.token);
+        process.stderr.write(
+          options.token
+            ? `mailbox mcp: serving MCP on stdio for ${options.url}\n`
+            : `mailbox mcp: ${NO_TOKEN_MESSAGE} Serving MCP anyway: every tool call answers UNAUTHENTICATED.\n`,
+        );
+        await new Promise<void>((resolve) => {
+          server.onclose = resolve;
+          process.stdin.once('end', resolve);
+        });
+      }),
+    );
 }

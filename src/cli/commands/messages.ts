@@ -8,19 +8,34 @@ import { formatMessage, formatPage } from './format';
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 interface SendOptions extends ClientOptions {
-  bodyFile?: string; priority?: string; tag?: string[]; thread?: string; replyTo?: string; task?: string;
-  wakeSuppressed?: boolean; idempotencyKey?: string;
+  bodyFile?: string;
+  priority?: string;
+  tag?: string[];
+  thread?: string;
+  replyTo?: string;
+  task?: string;
+  wakeSuppressed?: boolean;
+  idempotencyKey?: string;
 }
 
 function bodyOf(body: string | undefined, bodyFile: string | undefined): string {
   if (body !== undefined && bodyFile !== undefined) {
-    throw new MailboxError('VALIDATION_FAILED', 'Validation failed', 'Give the body as an argument or with --body-file, not both.', { field: 'body' });
+    throw new MailboxError(
+      'VALIDATION_FAILED',
+      'Validation failed',
+      'Give the body as an argument or with --body-file, not both.',
+      { field: 'body' },
+    );
   }
   const file = body === '-' ? '-' : bodyFile;
   if (file !== undefined) return fs.readFileSync(file === '-' ? 0 : file, 'utf8');
   if (body !== undefined) return body;
-  throw new MailboxError('VALIDATION_FAILED', 'Validation failed',
-    "A message needs a body: give it as the third argument, '-' to read stdin, or --body-file <file>.", { field: 'body' });
+  throw new MailboxError(
+    'VALIDATION_FAILED',
+    'Validation failed',
+    "A message needs a body: give it as the third argument, '-' to read stdin, or --body-file <file>.",
+    { field: 'body' },
+  );
 }
 
 export function registerMessageCommands(program: Command): void {
@@ -34,33 +49,44 @@ export function registerMessageCommands(program: Command): void {
     .option('--task <json>', 'A2A task envelope as JSON')
     .option('--wake-suppressed', 'do not wake the recipients')
     .option('--idempotency-key <key>', 'makes a retried send safe: the same key returns the original message')
-    .addHelpText('after', '\nExamples:\n  mailbox send @neo-gpt "review #12" "Please look at the diff."\n' +
-      "  mailbox send 'AGENT:*' \"deploy at 14:00\" --body-file notes.md --priority high   # broadcast: quote the * for the shell")
-    .action(action(async (to: string, subject: string, body: string | undefined, options: SendOptions) => {
-      const input = {
-        to, subject, body: bodyOf(body, options.bodyFile),
-        ...(options.priority !== undefined ? { priority: options.priority } : {}),
-        ...(options.tag ? { tags: options.tag } : {}),
-        ...(options.thread !== undefined ? { threadId: options.thread } : {}),
-        ...(options.replyTo !== undefined ? { inReplyTo: options.replyTo } : {}),
-        ...(options.task !== undefined ? { task: options.task } : {}), // the server accepts the JSON string as is
-        ...(options.wakeSuppressed ? { wakeSuppressed: true } : {}),
-      };
-      const sent = await clientFrom(options).send(input, options.idempotencyKey);
-      if (options.json) return printJson(sent);
-      // Accepted is not delivered: a direct message to an unregistered identity waits for a registration that may never come.
-      const unregistered = (sent.warnings ?? []).find((warning) => warning.code === 'UNREGISTERED_RECIPIENT');
-      if (unregistered) {
-        print(`Sent ${sent.messageId}: accepted for ${sent.to}, who is not registered: it will see it only if registered under that name.`);
-        const suggestions = unregistered.suggestions;
-        if (Array.isArray(suggestions) && suggestions.length) print(`did you mean: ${suggestions.join(', ')}`);
-      } else {
-        print(`Sent ${sent.messageId} to ${sent.to} (delivered to ${sent.recipients.length ? sent.recipients.join(', ') : 'nobody yet'}).`);
-      }
-      for (const warning of sent.warnings ?? []) {
-        if (warning !== unregistered) print(`warning: ${String(warning.message ?? JSON.stringify(warning))}`);
-      }
-    }));
+    .addHelpText(
+      'after',
+      '\nExamples:\n  mailbox send @neo-gpt "review #12" "Please look at the diff."\n' +
+        '  mailbox send \'AGENT:*\' "deploy at 14:00" --body-file notes.md --priority high   # broadcast: quote the * for the shell',
+    )
+    .action(
+      action(async (to: string, subject: string, body: string | undefined, options: SendOptions) => {
+        const input = {
+          to,
+          subject,
+          body: bodyOf(body, options.bodyFile),
+          ...(options.priority !== undefined ? { priority: options.priority } : {}),
+          ...(options.tag ? { tags: options.tag } : {}),
+          ...(options.thread !== undefined ? { threadId: options.thread } : {}),
+          ...(options.replyTo !== undefined ? { inReplyTo: options.replyTo } : {}),
+          ...(options.task !== undefined ? { task: options.task } : {}), // the server accepts the JSON string as is
+          ...(options.wakeSuppressed ? { wakeSuppressed: true } : {}),
+        };
+        const sent = await clientFrom(options).send(input, options.idempotencyKey);
+        if (options.json) return printJson(sent);
+        // Accepted is not delivered: a direct message to an unregistered identity waits for a registration that may never come.
+        const unregistered = (sent.warnings ?? []).find((warning) => warning.code === 'UNREGISTERED_RECIPIENT');
+        if (unregistered) {
+          print(
+            `Sent ${sent.messageId}: accepted for ${sent.to}, who is not registered: it will see it only if registered under that name.`,
+          );
+          const suggestions = unregistered.suggestions;
+          if (Array.isArray(suggestions) && suggestions.length) print(`did you mean: ${suggestions.join(', ')}`);
+        } else {
+          print(
+            `Sent ${sent.messageId} to ${sent.to} (delivered to ${sent.recipients.length ? sent.recipients.join(', ') : 'nobody yet'}).`,
+          );
+        }
+        for (const warning of sent.warnings ?? []) {
+          if (warning !== unregistered) print(`warning: ${String(warning.message ?? JSON.stringify(warning))}`);
+        }
+      }),
+    );
 
   withClientOptions(program.command('inbox'))
     .description('list your messages, newest first (* = unread)')
@@ -73,43 +99,58 @@ export function registerMessageCommands(program: Command): void {
     .option('--cursor <cursor>', 'next page, from the previous output')
     .option('--outbox', 'list what you sent instead')
     .option('--to <recipient>', 'outbox only: only to this recipient')
-    .action(action(async (options: ClientOptions & Record<string, unknown>) => {
-      const query = Object.fromEntries(Object.entries({
-        box: options.outbox ? 'outbox' : undefined, status: options.status, from: options.from, threadId: options.thread,
-        tags: options.tag, priority: options.priority, limit: options.limit, cursor: options.cursor, to: options.to,
-      }).filter(([, value]) => value !== undefined));
-      const page = await clientFrom(options).listMessages(query);
-      if (options.json) return printJson(page);
-      print(formatPage(page, Boolean(options.outbox)));
-    }));
+    .action(
+      action(async (options: ClientOptions & Record<string, unknown>) => {
+        const query = Object.fromEntries(
+          Object.entries({
+            box: options.outbox ? 'outbox' : undefined,
+            status: options.status,
+            from: options.from,
+            threadId: options.thread,
+            tags: options.tag,
+            priority: options.priority,
+            limit: options.limit,
+            cursor: options.cursor,
+            to: options.to,
+          }).filter(([, value]) => value !== undefined),
+        );
+        const page = await clientFrom(options).listMessages(query);
+        if (options.json) return printJson(page);
+        print(formatPage(page, Boolean(options.outbox)));
+      }),
+    );
 
   withClientOptions(program.command('read <messageId...>'))
     .description('show messages with their bodies and mark them read')
     .option('--peek', 'show without marking read')
-    .action(action(async (messageIds: string[], options: ClientOptions & { peek?: boolean }) => {
-      const client = clientFrom(options);
-      for (const messageId of messageIds) {
-        const message = await client.getMessage(messageId);
-        let readAt = message.readAt;
-        let note = '';
-        if (!options.peek && !readAt) {
-          try {
-            readAt = (await client.markRead({ messageId }) as { readAt: string }).readAt;
-          } catch (error) {
-            if (!isMailboxError(error) || error.code !== 'NOT_A_RECIPIENT') throw error;
-            note = '(not marked read: you are not a recipient of this message)';
+    .action(
+      action(async (messageIds: string[], options: ClientOptions & { peek?: boolean }) => {
+        const client = clientFrom(options);
+        for (const messageId of messageIds) {
+          const message = await client.getMessage(messageId);
+          let readAt = message.readAt;
+          let note = '';
+          if (!options.peek && !readAt) {
+            try {
+              readAt = ((await client.markRead({ messageId })) as { readAt: string }).readAt;
+            } catch (error) {
+              if (!isMailboxError(error) || error.code !== 'NOT_A_RECIPIENT') throw error;
+              note = '(not marked read: you are not a recipient of this message)';
+            }
           }
+          if (options.json) printJson({ ...message, readAt });
+          else print(`${formatMessage({ ...message, readAt })}${note ? `${note}\n` : ''}`);
         }
-        if (options.json) printJson({ ...message, readAt });
-        else print(`${formatMessage({ ...message, readAt })}${note ? `${note}\n` : ''}`);
-      }
-    }));
+      }),
+    );
 
   withClientOptions(program.command('archive <messageId>'))
     .description('archive a message for yourself (hidden from your inbox and counts)')
-    .action(action(async (messageId: string, options: ClientOptions) => {
-      const archived = await clientFrom(options).archive(messageId);
-      if (options.json) return printJson(archived);
-      print(`Archived ${archived.messageId} at ${archived.archivedAt}.`);
-    }));
+    .action(
+      action(async (messageId: string, options: ClientOptions) => {
+        const archived = await clientFrom(options).archive(messageId);
+        if (options.json) return printJson(archived);
+        print(`Archived ${archived.messageId} at ${archived.archivedAt}.`);
+      }),
+    );
 }

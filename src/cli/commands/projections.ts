@@ -24,8 +24,11 @@ export interface ProjectionsIo {
 const processIo: ProjectionsIo = { stdout: process.stdout, stderr: process.stderr, env: process.env };
 
 const milliseconds = (flag: string, fallback: number) =>
-  z.coerce.number({ error: `${flag} takes a whole number of milliseconds, e.g. ${flag} ${fallback}` })
-    .int(`${flag} takes a whole number of milliseconds`).min(0, `${flag} cannot be negative`).default(fallback);
+  z.coerce
+    .number({ error: `${flag} takes a whole number of milliseconds, e.g. ${flag} ${fallback}` })
+    .int(`${flag} takes a whole number of milliseconds`)
+    .min(0, `${flag} cannot be negative`)
+    .default(fallback);
 
 const rebuildFlagsSchema = z.strictObject({
   keepPrevious: z.boolean().optional(),
@@ -37,21 +40,30 @@ const rebuildFlagsSchema = z.strictObject({
 function redisConfig(io: ProjectionsIo): MailboxConfig & { redisUrl: string } {
   const config = configFromEnv(io.env);
   if (config.redisUrl === undefined) {
-    throw new MailboxError('VALIDATION_FAILED', 'Invalid configuration',
+    throw new MailboxError(
+      'VALIDATION_FAILED',
+      'Invalid configuration',
       'mailbox projections needs MAILBOX_REDIS_URL (redis://host:6379): in-memory projections live inside the server ' +
-      'and are rebuilt from the log at every start.', { field: 'MAILBOX_REDIS_URL' });
+        'and are rebuilt from the log at every start.',
+      { field: 'MAILBOX_REDIS_URL' },
+    );
   }
   return config as MailboxConfig & { redisUrl: string };
 }
 
 /** A bar on a terminal; otherwise one line per 10% and per phase. */
 export function progressReporter(stdout: ProjectionsIo['stdout']) {
-  const percent = (p: RebuildProgress) => (p.head === null || p.head === 0n ? 100
-    : Math.min(100, Math.floor((Number(p.position ?? 0n) / Number(p.head)) * 100)));
+  const percent = (p: RebuildProgress) =>
+    p.head === null || p.head === 0n ? 100 : Math.min(100, Math.floor((Number(p.position ?? 0n) / Number(p.head)) * 100));
   if (stdout.isTTY) {
-    const bar = new cliProgress.SingleBar({
-      format: 'rebuild |{bar}| {percentage}% | {events} events | {phase}', stream: stdout as NodeJS.WriteStream, hideCursor: true,
-    }, cliProgress.Presets.shades_classic);
+    const bar = new cliProgress.SingleBar(
+      {
+        format: 'rebuild |{bar}| {percentage}% | {events} events | {phase}',
+        stream: stdout as NodeJS.WriteStream,
+        hideCursor: true,
+      },
+      cliProgress.Presets.shades_classic,
+    );
     let started = false;
     return {
       update(p: RebuildProgress) {
@@ -82,19 +94,30 @@ export async function runRebuild(rawFlags: Record<string, unknown>, io: Projecti
   const progress = progressReporter(io.stdout);
   try {
     const result = await rebuildProjections(log, generations, {
-      settleMs: flags.settleMs, dropPreviousAfterMs: flags.keepPrevious ? null : flags.graceMs, takeOver: flags.takeOver ?? false,
+      settleMs: flags.settleMs,
+      dropPreviousAfterMs: flags.keepPrevious ? null : flags.graceMs,
+      takeOver: flags.takeOver ?? false,
       onProgress: (p) => {
         progress.update(p);
         if (p.phase === 'switched') {
           progress.stop();
-          io.stdout.write(`switched the active views to the rebuilt generation${flags.keepPrevious ? '' : `; the previous one is deleted in ${flags.graceMs} ms`}\n`);
+          io.stdout.write(
+            `switched the active views to the rebuilt generation${flags.keepPrevious ? '' : `; the previous one is deleted in ${flags.graceMs} ms`}\n`,
+          );
         }
       },
     });
-    io.stdout.write(`rebuilt ${result.events} events into ${result.generation} in ${result.ms} ms ` +
-      `(${Math.round((result.events / Math.max(result.ms, 1)) * 1000)} events/s); previous generation ${result.previous} ` +
-      `${flags.keepPrevious ? 'kept' : 'deleted'}${result.tookOverFrom ? `; took the namespace over from log ${result.tookOverFrom}`
-        : result.forced ? '; no live projector was following, switched without it' : ''}\n`);
+    io.stdout.write(
+      `rebuilt ${result.events} events into ${result.generation} in ${result.ms} ms ` +
+        `(${Math.round((result.events / Math.max(result.ms, 1)) * 1000)} events/s); previous generation ${result.previous} ` +
+        `${flags.keepPrevious ? 'kept' : 'deleted'}${
+          result.tookOverFrom
+            ? `; took the namespace over from log ${result.tookOverFrom}`
+            : result.forced
+              ? '; no live projector was following, switched without it'
+              : ''
+        }\n`,
+    );
     return 0;
   } finally {
     progress.stop();
@@ -110,10 +133,19 @@ export async function runStatus(io: ProjectionsIo = processIo): Promise<number> 
     const active = await generations.active();
     const head = await log.headPosition();
     const logIdentity = await log.logIdentity();
-    io.stdout.write(`${JSON.stringify({ namespace: config.redisNamespace, activeGeneration: active.name,
-      checkpoint: active.checkpoint?.toString() ?? null, logHead: head?.toString() ?? null, upToDate: active.checkpoint === head,
-      viewsLogIdentity: active.logIdentity, logIdentity, viewsOfThisLog: active.logIdentity === logIdentity,
-      liveWriter: active.liveWriter })}\n`);
+    io.stdout.write(
+      `${JSON.stringify({
+        namespace: config.redisNamespace,
+        activeGeneration: active.name,
+        checkpoint: active.checkpoint?.toString() ?? null,
+        logHead: head?.toString() ?? null,
+        upToDate: active.checkpoint === head,
+        viewsLogIdentity: active.logIdentity,
+        logIdentity,
+        viewsOfThisLog: active.logIdentity === logIdentity,
+        liveWriter: active.liveWriter,
+      })}\n`,
+    );
     return 0;
   } finally {
     await close();
@@ -124,7 +156,8 @@ async function run(io: ProjectionsIo, work: () => Promise<number>): Promise<void
   try {
     process.exitCode = await work();
   } catch (error) {
-    const envelope = isMailboxError(error) ? error.envelope
+    const envelope = isMailboxError(error)
+      ? error.envelope
       : error instanceof ForeignViews || error instanceof LiveWriterOfAnotherLog
         ? { error: 'Views of another log', code: 'FOREIGN_VIEWS', message: error.message }
         : { error: 'Projections command failed', code: 'INTERNAL', message: (error as Error).message };
@@ -134,18 +167,30 @@ async function run(io: ProjectionsIo, work: () => Promise<number>): Promise<void
 }
 
 /** `mailbox projections rebuild` as the CLI runs it: failures as one JSON envelope line on stderr, exit code 2. */
-export const runRebuildCommand = (io: ProjectionsIo, flags: Record<string, unknown>): Promise<void> => run(io, () => runRebuild(flags, io));
+export const runRebuildCommand = (io: ProjectionsIo, flags: Record<string, unknown>): Promise<void> =>
+  run(io, () => runRebuild(flags, io));
 
 export function registerProjectionsCommands(program: Command): void {
-  const projections = program.command('projections').description('the Redis views (MAILBOX_REDIS_URL): blue/green rebuild, status');
-  projections.command('rebuild')
+  const projections = program
+    .command('projections')
+    .description('the Redis views (MAILBOX_REDIS_URL): blue/green rebuild, status');
+  projections
+    .command('rebuild')
     .description('rebuild every view from the log into a new generation, then switch to it atomically')
     .option('--keep-previous', 'keep the previous generation instead of deleting it after the grace period')
-    .option('--grace-ms <ms>', 'delete the previous generation this long after the switch (readers cache the active one ~1 s)', '5000')
+    .option(
+      '--grace-ms <ms>',
+      'delete the previous generation this long after the switch (readers cache the active one ~1 s)',
+      '5000',
+    )
     .option('--settle-ms <ms>', 'wait this long for a live projector that is behind before switching without it', '2000')
-    .option('--take-over', 'replace views of another event log (or ahead of this one) with this log\'s; refused while that log\'s projector is live')
+    .option(
+      '--take-over',
+      "replace views of another event log (or ahead of this one) with this log's; refused while that log's projector is live",
+    )
     .action(async (flags: Record<string, unknown>) => runRebuildCommand(processIo, flags));
-  projections.command('status')
+  projections
+    .command('status')
     .description('the active generation, its checkpoint and the log head, as JSON')
     .action(async () => run(processIo, () => runStatus()));
 }

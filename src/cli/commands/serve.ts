@@ -9,20 +9,27 @@ import { unknownVariableWarning, unknownVariables } from './envWarnings';
 const SHUTDOWN_TIMEOUT_MS = 10_000;
 
 export function registerServeCommand(program: Command): void {
-  program.command('serve')
+  program
+    .command('serve')
     .description('run the mailbox HTTP server (configured by MAILBOX_* environment variables; see README)')
     .option('--host <host>', 'address to bind (MAILBOX_HOST, default 127.0.0.1)')
     .option('--port <port>', 'port, 0 for any free one (MAILBOX_PORT, default 7420)')
     .option('--data-dir <dir>', 'SQLite log and admin token directory (MAILBOX_DATA_DIR, default ./data)')
-    .option('--heartbeat', 'also run the heartbeat daemon in this process (MAILBOX_HEARTBEAT=1; settings from MAILBOX_HEARTBEAT_*, see docs/operators.md)')
+    .option(
+      '--heartbeat',
+      'also run the heartbeat daemon in this process (MAILBOX_HEARTBEAT=1; settings from MAILBOX_HEARTBEAT_*, see docs/operators.md)',
+    )
     .action(async (options: { host?: string; port?: string; dataDir?: string; heartbeat?: boolean }) => {
       const fromEnv = configFromEnv();
-      const config = parseConfigForStartup({ ...fromEnv,
+      const config = parseConfigForStartup({
+        ...fromEnv,
         ...(options.host ? { host: options.host } : {}),
         ...(options.port !== undefined ? { port: options.port } : {}),
-        ...(options.dataDir ? { dataDir: options.dataDir } : {}) });
+        ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+      });
       const logger = cliLogger({ name: 'mailbox', config });
-      for (const unknown of unknownVariables(process.env)) logger.warn({ variable: unknown.variable }, unknownVariableWarning(unknown));
+      for (const unknown of unknownVariables(process.env))
+        logger.warn({ variable: unknown.variable }, unknownVariableWarning(unknown));
       // Handlers first: a signal during startup (e.g. while waiting for Redis) stops cleanly once started.
       let started: ((signal: string) => void) | null = null;
       let signalledDuringStartup: string | null = null;
@@ -37,8 +44,10 @@ export function registerServeCommand(program: Command): void {
 
       const { startServer } = await import('../../server'); // loaded here: client commands need none of it
       const server = await startServer(config, { logger });
-      const heartbeat = options.heartbeat || ['1', 'true', 'yes', 'on'].includes((process.env.MAILBOX_HEARTBEAT ?? '').toLowerCase())
-        ? await startInProcessHeartbeat(server.mailbox, logger) : null;
+      const heartbeat =
+        options.heartbeat || ['1', 'true', 'yes', 'on'].includes((process.env.MAILBOX_HEARTBEAT ?? '').toLowerCase())
+          ? await startInProcessHeartbeat(server.mailbox, logger)
+          : null;
 
       let stopping = false;
       const stop = (signal: string) => {
@@ -52,13 +61,18 @@ export function registerServeCommand(program: Command): void {
           logger.error(`shutdown took longer than ${SHUTDOWN_TIMEOUT_MS} ms; exiting`);
           process.exit(1);
         }, SHUTDOWN_TIMEOUT_MS).unref();
-        Promise.resolve(heartbeat?.stop()).then(() => server.close()).then(() => {
-          logger.info('stopped: HTTP closed, views and event store closed');
-          process.exit(0);
-        }, (error: unknown) => {
-          logger.error({ err: error }, 'shutdown failed');
-          process.exit(1);
-        });
+        Promise.resolve(heartbeat?.stop())
+          .then(() => server.close())
+          .then(
+            () => {
+              logger.info('stopped: HTTP closed, views and event store closed');
+              process.exit(0);
+            },
+            (error: unknown) => {
+              logger.error({ err: error }, 'shutdown failed');
+              process.exit(1);
+            },
+          );
       };
       started = stop;
       if (signalledDuringStartup) stop(signalledDuringStartup);

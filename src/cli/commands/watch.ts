@@ -18,40 +18,46 @@ export function registerWatchCommand(program: Command): void {
     .description('follow your wake events (sync first, then one line per message delivered to you)')
     .option('--count <n>', 'exit after n wake events (e.g. 1: wait for the next message)')
     .option('--no-reconnect', 'exit when the stream ends instead of reconnecting')
-    .action(action(async (options: ClientOptions & { count?: string; reconnect: boolean }) => {
-      const client = clientFrom(options);
-      const limit = options.count === undefined ? Infinity : Number(options.count);
-      const abort = new AbortController();
-      const onSignal = () => abort.abort();
-      process.once('SIGINT', onSignal);
-      let wakes = 0;
-      let failures = 0;
-      try {
-        while (!abort.signal.aborted && wakes < limit) {
-          let lost = 'the server ended it';
-          try {
-            for await (const event of client.watch(abort.signal)) {
-              failures = 0;
-              if (options.json) printJson(event);
-              else print(formatWakeEvent(event));
-              if (event.event === 'wake' && ++wakes >= limit) abort.abort();
-              if (event.event === 'revoked') { // retired or a new token: reconnecting with this one can only fail
-                throw new MailboxError('UNAUTHENTICATED', 'Unauthenticated',
-                  `The wake stream of ${event.data.identity} was revoked (${event.data.reason}); watch again with the current token.`);
+    .action(
+      action(async (options: ClientOptions & { count?: string; reconnect: boolean }) => {
+        const client = clientFrom(options);
+        const limit = options.count === undefined ? Infinity : Number(options.count);
+        const abort = new AbortController();
+        const onSignal = () => abort.abort();
+        process.once('SIGINT', onSignal);
+        let wakes = 0;
+        let failures = 0;
+        try {
+          while (!abort.signal.aborted && wakes < limit) {
+            let lost = 'the server ended it';
+            try {
+              for await (const event of client.watch(abort.signal)) {
+                failures = 0;
+                if (options.json) printJson(event);
+                else print(formatWakeEvent(event));
+                if (event.event === 'wake' && ++wakes >= limit) abort.abort();
+                if (event.event === 'revoked') {
+                  // retired or a new token: reconnecting with this one can only fail
+                  throw new MailboxError(
+                    'UNAUTHENTICATED',
+                    'Unauthenticated',
+                    `The wake stream of ${event.data.identity} was revoked (${event.data.reason}); watch again with the current token.`,
+                  );
+                }
               }
+            } catch (error) {
+              if (abort.signal.aborted) break;
+              if (!options.reconnect || (isMailboxError(error) && FATAL.has(error.code))) throw error;
+              lost = (error as Error).message;
             }
-          } catch (error) {
-            if (abort.signal.aborted) break;
-            if (!options.reconnect || (isMailboxError(error) && FATAL.has(error.code))) throw error;
-            lost = (error as Error).message;
+            if (abort.signal.aborted || !options.reconnect) break;
+            const delay = Math.round(backoffDelay(RECONNECT, ++failures));
+            process.stderr.write(`wake stream lost (${lost}); reconnecting in ${delay} ms\n`);
+            await sleep(delay, abort.signal); // Ctrl-C ends the wait at once
           }
-          if (abort.signal.aborted || !options.reconnect) break;
-          const delay = Math.round(backoffDelay(RECONNECT, ++failures));
-          process.stderr.write(`wake stream lost (${lost}); reconnecting in ${delay} ms\n`);
-          await sleep(delay, abort.signal); // Ctrl-C ends the wait at once
+        } finally {
+          process.removeListener('SIGINT', onSignal);
         }
-      } finally {
-        process.removeListener('SIGINT', onSignal);
-      }
-    }));
+      }),
+    );
 }

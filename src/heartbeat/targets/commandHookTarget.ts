@@ -33,8 +33,12 @@ export class CommandHookTarget implements NudgeTarget {
     const json = JSON.stringify(nudge);
     const env: NodeJS.ProcessEnv = {};
     for (const name of PASSED_THROUGH) if (process.env[name] !== undefined) env[name] = process.env[name];
-    Object.assign(env, { MAILBOX_NUDGE_JSON: json, MAILBOX_NUDGE_ID: nudge.nudgeId,
-      MAILBOX_NUDGE_IDENTITY: nudge.identity, MAILBOX_NUDGE_UNREAD: String(nudge.unread) });
+    Object.assign(env, {
+      MAILBOX_NUDGE_JSON: json,
+      MAILBOX_NUDGE_ID: nudge.nudgeId,
+      MAILBOX_NUDGE_IDENTITY: nudge.identity,
+      MAILBOX_NUDGE_UNREAD: String(nudge.unread),
+    });
     return new Promise((resolve, reject) => {
       const child = spawn(command, args, { shell: false, env, stdio: ['pipe', 'ignore', 'pipe'] });
       let stderr = '';
@@ -54,7 +58,11 @@ export class CommandHookTarget implements NudgeTarget {
       child.on('close', (code, signal) => {
         clearTimeout(timer);
         if (code === 0) return resolve('delivered');
-        const why = timedOut ? `timed out after ${this.options.timeoutMs} ms` : signal ? `killed by ${signal}` : `exited with ${code}`;
+        const why = timedOut
+          ? `timed out after ${this.options.timeoutMs} ms`
+          : signal
+            ? `killed by ${signal}`
+            : `exited with ${code}`;
         reject(new Error(`hook ${command} ${why}${stderr ? `: ${stderr.trim()}` : ''}`));
       });
       child.stdin!.end(json);

@@ -26,7 +26,9 @@ export class RedisChannelTarget implements NudgeTarget {
     try {
       receivers = await this.redis.publish(heartbeatChannel(nudge.identity), JSON.stringify(nudge));
     } catch (error) {
-      throw new Error(`Redis publish to ${heartbeatChannel(nudge.identity)} failed: ${(error as Error).message}`, { cause: error });
+      throw new Error(`Redis publish to ${heartbeatChannel(nudge.identity)} failed: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
     return receivers > 0 ? 'delivered' : 'unheard';
   }

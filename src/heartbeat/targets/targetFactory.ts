@@ -12,15 +12,22 @@ export function targetsFromSettings(settings: HeartbeatSettings, logger: Logger,
   if (settings.redisUrl !== undefined) targets.push(new RedisChannelTarget(settings.redisUrl));
   const urls = webhookUrls(settings);
   if (urls.size > 0) {
-    targets.push(new WebhookTarget({
-      urls, secret: settings.webhookSecret!, timeoutMs: settings.webhookTimeoutMs, attempts: settings.webhookAttempts,
-      baseDelayMs: settings.webhookBackoffMs, maxDelayMs: settings.webhookMaxBackoffMs,
-      onRetry: (identity, attempt, error, delayMs) => {
-        metrics.retries.inc({ target: 'webhook' });
-        logger.warn({ identity, attempt, delayMs, err: (error as Error).message }, 'webhook delivery failed; retrying');
-      },
-    }));
+    targets.push(
+      new WebhookTarget({
+        urls,
+        secret: settings.webhookSecret!,
+        timeoutMs: settings.webhookTimeoutMs,
+        attempts: settings.webhookAttempts,
+        baseDelayMs: settings.webhookBackoffMs,
+        maxDelayMs: settings.webhookMaxBackoffMs,
+        onRetry: (identity, attempt, error, delayMs) => {
+          metrics.retries.inc({ target: 'webhook' });
+          logger.warn({ identity, attempt, delayMs, err: (error as Error).message }, 'webhook delivery failed; retrying');
+        },
+      }),
+    );
   }
-  if (settings.hook !== undefined) targets.push(new CommandHookTarget({ argv: settings.hook, timeoutMs: settings.hookTimeoutMs }));
+  if (settings.hook !== undefined)
+    targets.push(new CommandHookTarget({ argv: settings.hook, timeoutMs: settings.hookTimeoutMs }));
   return targets;
 }

@@ -14,8 +14,14 @@ export function signWebhook(secret: string, timestampSeconds: number, body: stri
 }
 
 /** For receivers: true when the signature matches and the timestamp is within `toleranceSeconds` of now. */
-export function verifyWebhookSignature(secret: string, signature: string, timestampSeconds: number, body: string,
-  nowSeconds = Math.floor(Date.now() / 1000), toleranceSeconds = 300): boolean {
+export function verifyWebhookSignature(
+  secret: string,
+  signature: string,
+  timestampSeconds: number,
+  body: string,
+  nowSeconds = Math.floor(Date.now() / 1000),
+  toleranceSeconds = 300,
+): boolean {
   if (!Number.isFinite(timestampSeconds) || Math.abs(nowSeconds - timestampSeconds) > toleranceSeconds) return false;
   const expected = Buffer.from(signWebhook(secret, timestampSeconds, body));
   const given = Buffer.from(signature);

@@ -29,7 +29,10 @@ export class PermanentFailure extends Error {
 }
 
 class RetryableStatus extends Error {
-  constructor(readonly status: number, readonly retryAfterMs: number | null) {
+  constructor(
+    readonly status: number,
+    readonly retryAfterMs: number | null,
+  ) {
     super(`webhook answered HTTP ${status}`);
   }
 }
@@ -58,11 +61,13 @@ export class WebhookTarget implements NudgeTarget {
     const body = JSON.stringify(nudge);
     const { attempts, baseDelayMs, maxDelayMs } = this.options;
     await retry(() => this.post(url, nudge, body), {
-      attempts, backoff: { initialDelayMs: baseDelayMs, maxDelayMs },
+      attempts,
+      backoff: { initialDelayMs: baseDelayMs, maxDelayMs },
       retryable: (error) => !(error instanceof PermanentFailure),
       onRetry: (attempt, error, delay) => this.options.onRetry?.(nudge.identity, attempt, error, delay),
       requestedDelayMs: (error) => (error instanceof RetryableStatus ? error.retryAfterMs : null),
-      signal: this.closing.signal, sleep: this.options.sleep,
+      signal: this.closing.signal,
+      sleep: this.options.sleep,
     });
     return 'delivered';
   }

@@ -10,8 +10,12 @@ import type { ReadModelStorage } from './view';
 import { wakeFor } from './wakes';
 
 /** Returns the new checkpoint; wakes are appended to `wakes` when given (a rebuild passes none). */
-export function applyEvents(storage: ReadModelStorage, batch: readonly ProjectedEvent[], checkpoint: bigint | null,
-  wakes?: WakeEvent[]): bigint | null {
+export function applyEvents(
+  storage: ReadModelStorage,
+  batch: readonly ProjectedEvent[],
+  checkpoint: bigint | null,
+  wakes?: WakeEvent[],
+): bigint | null {
   let last = checkpoint;
   for (const event of batch) {
     if (last !== null && event.position <= last) continue;

@@ -16,7 +16,13 @@ export interface ChangeSink {
   /** The identity appears in the views for the first time (it is listed by allHeartbeats from now on). */
   identityHasViews(identity: string): void;
   outboxEntryAdded(sender: string, position: bigint, entry: InboxEntryFields): void;
-  inboxEntryAdded(recipient: string, position: bigint, entry: InboxEntryFields, isBroadcast: boolean, wakeSuppressed: boolean): void;
+  inboxEntryAdded(
+    recipient: string,
+    position: bigint,
+    entry: InboxEntryFields,
+    isBroadcast: boolean,
+    wakeSuppressed: boolean,
+  ): void;
   /** The unread count of (identity, priority) moves by one; the total moves with it. */
   unreadMoved(identity: string, priority: Priority, by: 1 | -1): void;
   entryRead(recipient: string, messageId: string, readAt: string): void;
@@ -30,7 +36,14 @@ export type ReadModelChange =
   | { kind: 'messageRecorded'; position: bigint; summary: MessageSummary }
   | { kind: 'identityHasViews'; identity: string }
   | { kind: 'outboxEntryAdded'; sender: string; position: bigint; entry: InboxEntryFields }
-  | { kind: 'inboxEntryAdded'; recipient: string; position: bigint; entry: InboxEntryFields; isBroadcast: boolean; wakeSuppressed: boolean }
+  | {
+      kind: 'inboxEntryAdded';
+      recipient: string;
+      position: bigint;
+      entry: InboxEntryFields;
+      isBroadcast: boolean;
+      wakeSuppressed: boolean;
+    }
   | { kind: 'unreadMoved'; identity: string; priority: Priority; by: 1 | -1 }
   | { kind: 'entryRead'; recipient: string; messageId: string; readAt: string }
   | { kind: 'entryArchived'; recipient: string; messageId: string; archivedAt: string }
@@ -56,17 +69,26 @@ export function collect(into: ReadModelChange[]): ChangeSink {
 /** Plays a recorded change into a sink (a store). */
 export function replay(change: ReadModelChange, sink: ChangeSink): void {
   switch (change.kind) {
-    case 'agentRegistered': return sink.agentRegistered(change.identity, change.role, change.registeredAt);
-    case 'agentRetired': return sink.agentRetired(change.identity, change.retiredAt);
-    case 'messageRecorded': return sink.messageRecorded(change.position, change.summary);
-    case 'identityHasViews': return sink.identityHasViews(change.identity);
-    case 'outboxEntryAdded': return sink.outboxEntryAdded(change.sender, change.position, change.entry);
+    case 'agentRegistered':
+      return sink.agentRegistered(change.identity, change.role, change.registeredAt);
+    case 'agentRetired':
+      return sink.agentRetired(change.identity, change.retiredAt);
+    case 'messageRecorded':
+      return sink.messageRecorded(change.position, change.summary);
+    case 'identityHasViews':
+      return sink.identityHasViews(change.identity);
+    case 'outboxEntryAdded':
+      return sink.outboxEntryAdded(change.sender, change.position, change.entry);
     case 'inboxEntryAdded':
       return sink.inboxEntryAdded(change.recipient, change.position, change.entry, change.isBroadcast, change.wakeSuppressed);
-    case 'unreadMoved': return sink.unreadMoved(change.identity, change.priority, change.by);
-    case 'entryRead': return sink.entryRead(change.recipient, change.messageId, change.readAt);
-    case 'entryArchived': return sink.entryArchived(change.recipient, change.messageId, change.archivedAt);
-    case 'lastActivityMoved': return sink.lastActivityMoved(change.identity, change.at);
+    case 'unreadMoved':
+      return sink.unreadMoved(change.identity, change.priority, change.by);
+    case 'entryRead':
+      return sink.entryRead(change.recipient, change.messageId, change.readAt);
+    case 'entryArchived':
+      return sink.entryArchived(change.recipient, change.messageId, change.archivedAt);
+    case 'lastActivityMoved':
+      return sink.lastActivityMoved(change.identity, change.at);
     default: {
       const unexpected: never = change;
       throw new Error(`Unknown read model change ${(unexpected as { kind: string }).kind}`);

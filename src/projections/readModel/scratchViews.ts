@@ -152,8 +152,13 @@ export class ScratchViews implements ReadModelStorage {
 
   heartbeat(identity: string): HeartbeatCounts {
     const agent = this.agents.get(identity);
-    return { identity, unread: agent?.unread ?? 0, byPriority: { low: 0, normal: 0, high: 0, ...agent?.byPriority },
-      oldestUnreadAt: agent?.oldestUnreadAt() ?? null, lastActivityAt: agent?.lastActivityAt ?? null };
+    return {
+      identity,
+      unread: agent?.unread ?? 0,
+      byPriority: { low: 0, normal: 0, high: 0, ...agent?.byPriority },
+      oldestUnreadAt: agent?.oldestUnreadAt() ?? null,
+      lastActivityAt: agent?.lastActivityAt ?? null,
+    };
   }
 
   /** A listing newest first, as entries (turned into ListedMessage only where needed: see `listed`). */
@@ -178,9 +183,18 @@ export class ScratchViews implements ReadModelStorage {
   listed(entry: ScratchEntry, view: ScratchListing): ListedMessage {
     const f = entry.fields;
     const extra = this.extras.get(f.messageId);
-    const listed: ListedMessage = { messageId: f.messageId, from: f.from, to: f.to, subject: f.subject, priority: f.priority,
-      threadId: f.threadId, inReplyTo: extra?.inReplyTo ?? null, tags: f.tags, sentAt: f.sentAt,
-      readAt: view === 'outbox' ? null : entry.readAt };
+    const listed: ListedMessage = {
+      messageId: f.messageId,
+      from: f.from,
+      to: f.to,
+      subject: f.subject,
+      priority: f.priority,
+      threadId: f.threadId,
+      inReplyTo: extra?.inReplyTo ?? null,
+      tags: f.tags,
+      sentAt: f.sentAt,
+      readAt: view === 'outbox' ? null : entry.readAt,
+    };
     if (extra?.task) listed.task = extra.task;
     return listed;
   }

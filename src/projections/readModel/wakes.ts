@@ -12,9 +12,25 @@ export const wakeDue = (recipient: string, entry: InboxEntryFields, isBroadcast:
   !wakeSuppressed && !(isBroadcast && recipient === entry.from);
 
 /** The wake payload (DESIGN section 4). */
-export function wakeOf(recipient: string, entry: InboxEntryFields, isBroadcast: boolean, unreadCount: number, position: bigint): WakeEvent {
-  return { type: 'wake/message', messageId: entry.messageId, from: entry.from, to: entry.to, recipient, subject: entry.subject,
-    priority: entry.priority, isBroadcast, unreadCount, position: position.toString() };
+export function wakeOf(
+  recipient: string,
+  entry: InboxEntryFields,
+  isBroadcast: boolean,
+  unreadCount: number,
+  position: bigint,
+): WakeEvent {
+  return {
+    type: 'wake/message',
+    messageId: entry.messageId,
+    from: entry.from,
+    to: entry.to,
+    recipient,
+    subject: entry.subject,
+    priority: entry.priority,
+    isBroadcast,
+    unreadCount,
+    position: position.toString(),
+  };
 }
 
 /**

@@ -14,7 +14,10 @@ import type { AppendOutcome, DoubleLog, ExpectedState, ProposedEvent } from './d
 import type { Faults } from './faults';
 import { empty, expectedStateOf, proposedEventOf, streamDeletedError, streamIdentifier, streamNameOf } from './wire';
 
-const LOST_REPLY = { code: GrpcStatus.UNAVAILABLE, details: 'Connection lost after the write was committed (injected by the test double)' };
+const LOST_REPLY = {
+  code: GrpcStatus.UNAVAILABLE,
+  details: 'Connection lost after the write was committed (injected by the test double)',
+};
 
 const lostReplyError = () => Object.assign(new Error(LOST_REPLY.details), LOST_REPLY);
 
@@ -31,7 +34,11 @@ export function appendHandler(log: DoubleLog, faults: Faults) {
       if (faults.holdIfFrozen(() => callback(LOST_REPLY))) return;
       if (!options) return callback({ code: GrpcStatus.INVALID_ARGUMENT, details: 'Append: options must come first' });
       const streamName = streamNameOf(options.getStreamIdentifier());
-      const expected = expectedStateOf(options, () => options!.getRevision(), () => options!.hasRevision());
+      const expected = expectedStateOf(
+        options,
+        () => options!.getRevision(),
+        () => options!.hasRevision(),
+      );
       const outcome = log.append(streamName, expected, events);
       const lost = faults.takeLostAppendReply();
       if (lost === 'silence') return;
@@ -77,9 +84,17 @@ function setExpected(wrong: AppendResp.WrongExpectedVersion, expected: ExpectedS
       wrong.setExpectedRevision(expected.revision.toString());
       wrong.setExpectedRevision2060(Number(expected.revision));
       return;
-    case 'no_stream': wrong.setExpectedNoStream(empty()); return;
-    case 'any': wrong.setExpectedAny(empty()); wrong.setAny2060(empty()); return;
-    case 'stream_exists': wrong.setExpectedStreamExists(empty()); wrong.setStreamExists2060(empty()); return;
+    case 'no_stream':
+      wrong.setExpectedNoStream(empty());
+      return;
+    case 'any':
+      wrong.setExpectedAny(empty());
+      wrong.setAny2060(empty());
+      return;
+    case 'stream_exists':
+      wrong.setExpectedStreamExists(empty());
+      wrong.setStreamExists2060(empty());
+      return;
   }
 }
 
@@ -102,7 +117,11 @@ export function batchAppendHandler(log: DoubleLog, faults: Faults) {
       if (!batch && options) {
         batch = {
           streamName: streamNameOf(options.getStreamIdentifier()),
-          expected: expectedStateOf(options, () => options.getStreamPosition(), () => options.hasStreamPosition()),
+          expected: expectedStateOf(
+            options,
+            () => options.getStreamPosition(),
+            () => options.hasStreamPosition(),
+          ),
           events: [],
         };
         pending.set(correlationId, batch);
@@ -156,13 +175,23 @@ function wrongVersionStatus(outcome: Extract<AppendOutcome, { kind: 'wrong_expec
   else if (expected.kind === 'no_stream') details.setExpectedNoStream(new ProtobufEmpty());
   else if (expected.kind === 'stream_exists') details.setExpectedStreamExists(new ProtobufEmpty());
   else details.setExpectedAny(new ProtobufEmpty());
-  return status(GrpcStatus.FAILED_PRECONDITION, 'WrongExpectedVersion', details.serializeBinary(), 'event_store.client.WrongExpectedVersion');
+  return status(
+    GrpcStatus.FAILED_PRECONDITION,
+    'WrongExpectedVersion',
+    details.serializeBinary(),
+    'event_store.client.WrongExpectedVersion',
+  );
 }
 
 function streamDeletedStatus(streamName: string): Status {
   const details = new StreamDeleted();
   details.setStreamIdentifier(streamIdentifier(streamName));
-  return status(GrpcStatus.FAILED_PRECONDITION, `Stream ${streamName} is deleted`, details.serializeBinary(), 'event_store.client.StreamDeleted');
+  return status(
+    GrpcStatus.FAILED_PRECONDITION,
+    `Stream ${streamName} is deleted`,
+    details.serializeBinary(),
+    'event_store.client.StreamDeleted',
+  );
 }
 
 function status(code: number, message: string, details: Uint8Array, typeName: string): Status {

@@ -11,15 +11,24 @@ function parse(request: DeleteLike): { streamName: string; expected: ExpectedSta
   const options = request.getOptions()!;
   return {
     streamName: streamNameOf(options.getStreamIdentifier()),
-    expected: expectedStateOf(options, () => options.getRevision(), () => options.hasRevision()),
+    expected: expectedStateOf(
+      options,
+      () => options.getRevision(),
+      () => options.hasRevision(),
+    ),
   };
 }
 
 function reply<Res extends DeleteResp | TombstoneResp>(
-  outcome: DeleteOutcome, streamName: string, expected: ExpectedState, callback: sendUnaryData<Res>, make: () => Res,
+  outcome: DeleteOutcome,
+  streamName: string,
+  expected: ExpectedState,
+  callback: sendUnaryData<Res>,
+  make: () => Res,
 ): void {
   if (outcome.kind === 'stream_deleted') return callback(streamDeletedError(streamName));
-  if (outcome.kind === 'wrong_expected_version') return callback(wrongExpectedVersionError(streamName, expected, outcome.current));
+  if (outcome.kind === 'wrong_expected_version')
+    return callback(wrongExpectedVersionError(streamName, expected, outcome.current));
   const response = make();
   const position = response instanceof DeleteResp ? new DeleteResp.Position() : new TombstoneResp.Position();
   position.setCommitPosition(outcome.position.toString());

@@ -108,10 +108,18 @@ export class DoubleLog {
     const current = this.currentRevision(streamName);
     if (!matches(expected, current)) return { kind: 'wrong_expected_version', current, expected };
     const stream = existing ?? this.createStream(streamName);
-    const position = this.write({
-      id: randomUUID(), type: '$streamDeleted', contentType: 'application/octet-stream',
-      data: new Uint8Array(), customMetadata: new Uint8Array(), streamName, revision: TOMBSTONE_REVISION,
-    }, stream);
+    const position = this.write(
+      {
+        id: randomUUID(),
+        type: '$streamDeleted',
+        contentType: 'application/octet-stream',
+        data: new Uint8Array(),
+        customMetadata: new Uint8Array(),
+        streamName,
+        revision: TOMBSTONE_REVISION,
+      },
+      stream,
+    );
     stream.tombstoned = true;
     this.notify();
     return { kind: 'success', position };
@@ -121,10 +129,18 @@ export class DoubleLog {
   writeSystem(streamName: string, type: string, data: unknown): bigint {
     const stream = this.streams.get(streamName) ?? this.createStream(streamName);
     const revision = BigInt(stream.records.length);
-    const position = this.write({
-      id: randomUUID(), type, contentType: 'application/json', data: textBytes(JSON.stringify(data)),
-      customMetadata: new Uint8Array(), streamName, revision,
-    }, stream);
+    const position = this.write(
+      {
+        id: randomUUID(),
+        type,
+        contentType: 'application/json',
+        data: textBytes(JSON.stringify(data)),
+        customMetadata: new Uint8Array(),
+        streamName,
+        revision,
+      },
+      stream,
+    );
     this.notify();
     return position;
   }
@@ -175,7 +191,8 @@ export class DoubleLog {
     const record: LogRecord = { ...event, position, createdTicks: BigInt(Date.now()) * 10_000n };
     this.records.push(record);
     stream.records.push(record);
-    const size = RECORD_OVERHEAD + BigInt(event.data.length + event.customMetadata.length + event.streamName.length + event.type.length);
+    const size =
+      RECORD_OVERHEAD + BigInt(event.data.length + event.customMetadata.length + event.streamName.length + event.type.length);
     this.nextPosition += size;
     return position;
   }

@@ -81,11 +81,16 @@ export class EsdbDouble {
     };
     server.addService(StreamsService, this.counted(streams));
     if (this.options.serverFeatures) {
-      server.addService(ServerFeaturesService, this.counted({ getSupportedMethods: supportedMethodsHandler(this.options.batchAppend) }));
+      server.addService(
+        ServerFeaturesService,
+        this.counted({ getSupportedMethods: supportedMethodsHandler(this.options.batchAppend) }),
+      );
     }
     this.boundPort = await new Promise<number>((resolve, reject) =>
       server.bindAsync(`127.0.0.1:${this.boundPort}`, ServerCredentials.createInsecure(), (error, port) =>
-        (error ? reject(error) : resolve(port))));
+        error ? reject(error) : resolve(port),
+      ),
+    );
     this.server = server;
   }
 
@@ -132,4 +137,3 @@ export class EsdbDouble {
     this.log.writeSystem('$$$stats-127.0.0.1:2113', '$metadata', { $maxAge: 86400 });
   }
 }
-

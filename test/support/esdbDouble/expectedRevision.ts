@@ -1,5 +1,6 @@
 /** EventStoreDB's write checks as the double applies them: the expected revision, and idempotent repeats. */
-export type ExpectedState = { kind: 'any' } | { kind: 'no_stream' } | { kind: 'stream_exists' } | { kind: 'revision'; revision: bigint };
+export type ExpectedState =
+  { kind: 'any' } | { kind: 'no_stream' } | { kind: 'stream_exists' } | { kind: 'revision'; revision: bigint };
 
 interface Identified {
   id: string;
@@ -9,10 +10,14 @@ interface Identified {
 /** Whether a stream at `current` (null: no events) satisfies the expectation. */
 export function matches(expected: ExpectedState, current: bigint | null): boolean {
   switch (expected.kind) {
-    case 'any': return true;
-    case 'no_stream': return current === null;
-    case 'stream_exists': return current !== null;
-    case 'revision': return current === expected.revision;
+    case 'any':
+      return true;
+    case 'no_stream':
+      return current === null;
+    case 'stream_exists':
+      return current !== null;
+    case 'revision':
+      return current === expected.revision;
   }
 }
 
@@ -23,8 +28,11 @@ export function matches(expected: ExpectedState, current: bigint | null): boolea
  * writing and without a position, reporting the revision of the last repeated
  * event. A partial match is not a repeat (the revision check then applies).
  */
-export function idempotentRepeat(records: readonly Identified[] | undefined, expected: ExpectedState, events: readonly { id: string }[]):
-  { kind: 'success'; currentRevision: bigint; position: null } | undefined {
+export function idempotentRepeat(
+  records: readonly Identified[] | undefined,
+  expected: ExpectedState,
+  events: readonly { id: string }[],
+): { kind: 'success'; currentRevision: bigint; position: null } | undefined {
   if (!records || events.length === 0) return undefined;
   let start: number;
   if (expected.kind === 'revision') start = Number(expected.revision + 1n);

@@ -29,7 +29,12 @@ export function readHandler(log: DoubleLog, faults: Faults, onSubscribe: (reques
   };
 }
 
-async function readOnce(log: DoubleLog, options: ReadReq.Options, writer: ResponseWriter<ReadResp>, call: ServerWritableStream<ReadReq, ReadResp>) {
+async function readOnce(
+  log: DoubleLog,
+  options: ReadReq.Options,
+  writer: ResponseWriter<ReadResp>,
+  call: ServerWritableStream<ReadReq, ReadResp>,
+) {
   const count = options.hasCount() ? BigInt(options.getCount()) : BigInt(Number.MAX_SAFE_INTEGER);
   let records: Iterable<LogRecord>;
   if (options.hasStream()) {

@@ -57,13 +57,13 @@ function startingPoint(log: DoubleLog, options: ReadReq.Options) {
     const stream = options.getStream()!;
     const name = streamNameOf(stream.getStreamIdentifier());
     const after = stream.hasRevision() ? BigInt(stream.getRevision()) : null;
-    const from: SubscriptionRequest['from'] = stream.hasEnd() ? 'end' : after ?? 'start';
+    const from: SubscriptionRequest['from'] = stream.hasEnd() ? 'end' : (after ?? 'start');
     const include = (record: LogRecord) => record.streamName === name && (after === null || record.revision > after);
     return { target: name, from, include, startIndex: 0 };
   }
   const all = options.getAll()!;
   const after = all.hasPosition() ? BigInt(all.getPosition()!.getCommitPosition()) : null;
-  const from: SubscriptionRequest['from'] = all.hasEnd() ? 'end' : after ?? 'start';
+  const from: SubscriptionRequest['from'] = all.hasEnd() ? 'end' : (after ?? 'start');
   const include = (record: LogRecord) => after === null || record.position > after;
   return { target: '$all', from, include, startIndex: after === null ? 0 : log.indexAtOrAfter(after) };
 }

@@ -33,8 +33,10 @@ export function expectedStateOf(options: ExpectedOneof, revision: () => string, 
 
 /** A proposed message of Append or BatchAppend (same shape) as the double stores it. */
 export function proposedEventOf(message: {
-  getId(): UUID | undefined; getMetadataMap(): { get(key: string): string | undefined };
-  getData_asU8(): Uint8Array; getCustomMetadata_asU8(): Uint8Array;
+  getId(): UUID | undefined;
+  getMetadataMap(): { get(key: string): string | undefined };
+  getData_asU8(): Uint8Array;
+  getCustomMetadata_asU8(): Uint8Array;
 }): ProposedEvent {
   const metadata = message.getMetadataMap();
   return {
@@ -106,7 +108,12 @@ export const empty = () => new Empty();
  * A gRPC error the way EventStoreDB raises them outside Append's reply:
  * the `exception` trailer names the error, the client maps it to its error class.
  */
-export function serverError(code: GrpcStatus, exception: string, details: string, trailers: Record<string, string> = {}): Partial<ServiceError> {
+export function serverError(
+  code: GrpcStatus,
+  exception: string,
+  details: string,
+  trailers: Record<string, string> = {},
+): Partial<ServiceError> {
   const metadata = new Metadata();
   metadata.set('exception', exception);
   for (const [key, value] of Object.entries(trailers)) metadata.set(key, value);
@@ -116,21 +123,32 @@ export function serverError(code: GrpcStatus, exception: string, details: string
 /** Expected revision as the `expected-version` trailer spells it (EventStoreDB's long: -1 no stream, -2 any, -4 exists). */
 export function expectedVersionTrailer(expected: ExpectedState): string {
   switch (expected.kind) {
-    case 'revision': return expected.revision.toString();
-    case 'no_stream': return '-1';
-    case 'any': return '-2';
-    case 'stream_exists': return '-4';
+    case 'revision':
+      return expected.revision.toString();
+    case 'no_stream':
+      return '-1';
+    case 'any':
+      return '-2';
+    case 'stream_exists':
+      return '-4';
   }
 }
 
 export function wrongExpectedVersionError(streamName: string, expected: ExpectedState, current: bigint | null) {
-  return serverError(GrpcStatus.FAILED_PRECONDITION, 'wrong-expected-version', `Append failed due to WrongExpectedVersion. Stream: ${streamName}`, {
-    'stream-name': streamName,
-    'expected-version': expectedVersionTrailer(expected),
-    ...(current === null ? {} : { 'actual-version': current.toString() }),
-  });
+  return serverError(
+    GrpcStatus.FAILED_PRECONDITION,
+    'wrong-expected-version',
+    `Append failed due to WrongExpectedVersion. Stream: ${streamName}`,
+    {
+      'stream-name': streamName,
+      'expected-version': expectedVersionTrailer(expected),
+      ...(current === null ? {} : { 'actual-version': current.toString() }),
+    },
+  );
 }
 
 export function streamDeletedError(streamName: string) {
-  return serverError(GrpcStatus.FAILED_PRECONDITION, 'stream-deleted', `Event stream '${streamName}' is deleted.`, { 'stream-name': streamName });
+  return serverError(GrpcStatus.FAILED_PRECONDITION, 'stream-deleted', `Event stream '${streamName}' is deleted.`, {
+    'stream-name': streamName,
+  });
 }

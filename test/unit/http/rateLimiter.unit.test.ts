@@ -6,9 +6,18 @@ test('a burst is allowed, then one request per refill interval, per key', () => 
   const limiter = new RateLimiter(2, 3, () => now);
   for (let i = 0; i < 3; i += 1) limiter.take('@a');
   let refused: unknown;
-  try { limiter.take('@a'); } catch (error) { refused = error; }
+  try {
+    limiter.take('@a');
+  } catch (error) {
+    refused = error;
+  }
   expect(refused).toBeInstanceOf(MailboxError);
-  expect((refused as MailboxError).envelope).toMatchObject({ code: 'RATE_LIMITED', retryAfterSeconds: 1, limitPerSecond: 2, burst: 3 });
+  expect((refused as MailboxError).envelope).toMatchObject({
+    code: 'RATE_LIMITED',
+    retryAfterSeconds: 1,
+    limitPerSecond: 2,
+    burst: 3,
+  });
   limiter.take('@b'); // another agent has its own bucket
   now = 500; // half a second refills one token at 2/s
   limiter.take('@a');

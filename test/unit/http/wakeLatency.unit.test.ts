@@ -3,7 +3,10 @@ import { WakeLatencyTracker } from '../../../src/adapters/http/wakeLatency';
 test('pairs a send with its wakes in either order, once each', () => {
   let now = 0;
   const observed: number[] = [];
-  const tracker = new WakeLatencyTracker((s) => observed.push(s), () => now);
+  const tracker = new WakeLatencyTracker(
+    (s) => observed.push(s),
+    () => now,
+  );
   now = 4;
   tracker.wakeWritten('m1'); // the usual order: the wake goes out before the send is acknowledged
   tracker.wakeWritten('m1'); // a broadcast: a second recipient

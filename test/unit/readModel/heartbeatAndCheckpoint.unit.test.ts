@@ -5,7 +5,7 @@ import { ReadModelSpec } from '../../support/readModelSpec';
 import { LogBuilder, next } from './scenario';
 
 describe('read model: heartbeat counts', () => {
-  it('unread by priority, the oldest unread entry\'s sentAt and the last activity, after reads and archives', () => {
+  it("unread by priority, the oldest unread entry's sentAt and the last activity, after reads and archives", () => {
     const log = new LogBuilder().register('@a', '@b', '@c');
     const m1 = log.send('@a', '@b', { priority: 'high' });
     const m2 = log.send('@c', '@b', { priority: 'low' });
@@ -16,12 +16,24 @@ describe('read model: heartbeat counts', () => {
       readAt = l.read('@b', m1);
       l.archive('@b', m2);
     });
-    ReadModelSpec.given(given).when(...when).thenViews((views) => {
-      expect(views.heartbeat('@b')).toEqual({ identity: '@b', unread: 1, byPriority: { low: 0, normal: 0, high: 1 },
-        oldestUnreadAt: log.sentAt('m3'), lastActivityAt: readAt });
-      expect(views.heartbeat('@c')).toEqual({ identity: '@c', unread: 0, byPriority: { low: 0, normal: 0, high: 0 },
-        oldestUnreadAt: null, lastActivityAt: log.sentAt(m2) });
-    });
+    ReadModelSpec.given(given)
+      .when(...when)
+      .thenViews((views) => {
+        expect(views.heartbeat('@b')).toEqual({
+          identity: '@b',
+          unread: 1,
+          byPriority: { low: 0, normal: 0, high: 1 },
+          oldestUnreadAt: log.sentAt('m3'),
+          lastActivityAt: readAt,
+        });
+        expect(views.heartbeat('@c')).toEqual({
+          identity: '@c',
+          unread: 0,
+          byPriority: { low: 0, normal: 0, high: 0 },
+          oldestUnreadAt: null,
+          lastActivityAt: log.sentAt(m2),
+        });
+      });
   });
 });
 

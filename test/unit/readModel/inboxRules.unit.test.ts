@@ -9,15 +9,17 @@ describe('read model: inbox entries and unread counts', () => {
     const position = nextPosition(log);
     const when = next(log, (l) => l.send('@a', '@b', { priority: 'high', tags: ['ops'] }));
     const entry = entryOf(log, 'm1');
-    ReadModelSpec.given(given).when(...when).then([
-      { kind: 'messageRecorded', position, summary: { ...entry, inReplyTo: null, task: null, recipientCount: 1 } },
-      { kind: 'identityHasViews', identity: '@a' },
-      { kind: 'outboxEntryAdded', sender: '@a', position, entry },
-      { kind: 'lastActivityMoved', identity: '@a', at: entry.sentAt },
-      { kind: 'identityHasViews', identity: '@b' },
-      { kind: 'inboxEntryAdded', recipient: '@b', position, entry, isBroadcast: false, wakeSuppressed: false },
-      { kind: 'unreadMoved', identity: '@b', priority: 'high', by: 1 },
-    ]);
+    ReadModelSpec.given(given)
+      .when(...when)
+      .then([
+        { kind: 'messageRecorded', position, summary: { ...entry, inReplyTo: null, task: null, recipientCount: 1 } },
+        { kind: 'identityHasViews', identity: '@a' },
+        { kind: 'outboxEntryAdded', sender: '@a', position, entry },
+        { kind: 'lastActivityMoved', identity: '@a', at: entry.sentAt },
+        { kind: 'identityHasViews', identity: '@b' },
+        { kind: 'inboxEntryAdded', recipient: '@b', position, entry, isBroadcast: false, wakeSuppressed: false },
+        { kind: 'unreadMoved', identity: '@b', priority: 'high', by: 1 },
+      ]);
   });
 
   it('one entry per recipient: the same delivery again (a later BroadcastDelivered repeat) changes nothing', () => {
@@ -26,22 +28,28 @@ describe('read model: inbox entries and unread counts', () => {
     const given = log.projected();
     const repeat = { ...given[given.length - 1], position: nextPosition(log) }; // @c's delivery, at a new position
     ReadModelSpec.given(given).when(repeat).thenNothing();
-    ReadModelSpec.given(given).when(repeat).thenViews((views) => expect(views.heartbeat('@c').unread).toBe(1));
+    ReadModelSpec.given(given)
+      .when(repeat)
+      .thenViews((views) => expect(views.heartbeat('@c').unread).toBe(1));
   });
 
-  it('a read moves the unread count of the entry\'s own priority once; reading again changes nothing', () => {
+  it("a read moves the unread count of the entry's own priority once; reading again changes nothing", () => {
     const log = new LogBuilder().register('@a', '@b', '@c');
     const m1 = log.send('@a', '@b', { priority: 'low' });
     const given = log.projected();
     let readAt = '';
     const when = next(log, (l) => (readAt = l.read('@b', m1)));
-    ReadModelSpec.given(given).when(...when).then([
-      { kind: 'entryRead', recipient: '@b', messageId: m1, readAt },
-      { kind: 'unreadMoved', identity: '@b', priority: 'low', by: -1 },
-      { kind: 'lastActivityMoved', identity: '@b', at: readAt },
-    ]);
+    ReadModelSpec.given(given)
+      .when(...when)
+      .then([
+        { kind: 'entryRead', recipient: '@b', messageId: m1, readAt },
+        { kind: 'unreadMoved', identity: '@b', priority: 'low', by: -1 },
+        { kind: 'lastActivityMoved', identity: '@b', at: readAt },
+      ]);
     const again = next(log, (l) => l.read('@b', m1));
-    ReadModelSpec.given([...given, ...when]).when(...again).thenNothing();
+    ReadModelSpec.given([...given, ...when])
+      .when(...again)
+      .thenNothing();
   });
 
   it('archiving an unread entry moves the count; archiving it again changes nothing', () => {
@@ -50,11 +58,15 @@ describe('read model: inbox entries and unread counts', () => {
     const given = log.projected();
     const archivedAt = log.nextAt;
     const when = next(log, (l) => l.archive('@b', m1));
-    ReadModelSpec.given(given).when(...when).then([
-      { kind: 'entryArchived', recipient: '@b', messageId: m1, archivedAt },
-      { kind: 'unreadMoved', identity: '@b', priority: 'normal', by: -1 },
-    ]);
-    ReadModelSpec.given([...given, ...when]).when(...next(log, (l) => l.archive('@b', m1))).thenNothing();
+    ReadModelSpec.given(given)
+      .when(...when)
+      .then([
+        { kind: 'entryArchived', recipient: '@b', messageId: m1, archivedAt },
+        { kind: 'unreadMoved', identity: '@b', priority: 'normal', by: -1 },
+      ]);
+    ReadModelSpec.given([...given, ...when])
+      .when(...next(log, (l) => l.archive('@b', m1)))
+      .thenNothing();
   });
 
   it('read-after-archive records the receipt and the activity but moves no count (it left the unread set once)', () => {
@@ -64,13 +76,17 @@ describe('read model: inbox entries and unread counts', () => {
     const given = log.projected();
     let readAt = '';
     const when = next(log, (l) => (readAt = l.read('@b', m1)));
-    ReadModelSpec.given(given).when(...when).then([
-      { kind: 'entryRead', recipient: '@b', messageId: m1, readAt },
-      { kind: 'lastActivityMoved', identity: '@b', at: readAt },
-    ]);
-    ReadModelSpec.given(given).when(...when).thenViews((views) => {
-      expect(views.heartbeat('@b')).toMatchObject({ unread: 0, byPriority: { low: 0, normal: 0, high: 0 } });
-    });
+    ReadModelSpec.given(given)
+      .when(...when)
+      .then([
+        { kind: 'entryRead', recipient: '@b', messageId: m1, readAt },
+        { kind: 'lastActivityMoved', identity: '@b', at: readAt },
+      ]);
+    ReadModelSpec.given(given)
+      .when(...when)
+      .thenViews((views) => {
+        expect(views.heartbeat('@b')).toMatchObject({ unread: 0, byPriority: { low: 0, normal: 0, high: 0 } });
+      });
   });
 
   it('archive-after-read records the archive mark and moves no count', () => {
@@ -80,7 +96,9 @@ describe('read model: inbox entries and unread counts', () => {
     const given = log.projected();
     const archivedAt = log.nextAt;
     const when = next(log, (l) => l.archive('@b', m1, false));
-    ReadModelSpec.given(given).when(...when).then([{ kind: 'entryArchived', recipient: '@b', messageId: m1, archivedAt }]);
+    ReadModelSpec.given(given)
+      .when(...when)
+      .then([{ kind: 'entryArchived', recipient: '@b', messageId: m1, archivedAt }]);
   });
 
   it('a receipt or archive for an entry the recipient does not have changes no entry, count or activity', () => {
@@ -88,9 +106,15 @@ describe('read model: inbox entries and unread counts', () => {
     const m1 = log.send('@a', '@b');
     log.send('@b', '@c'); // @c has views
     const given = log.projected();
-    ReadModelSpec.given(given).when(...next(log, (l) => l.read('@c', m1))).thenNothing();
-    ReadModelSpec.given(given).when(...next(log, (l) => l.archive('@c', m1))).thenNothing();
-    ReadModelSpec.given(given).when(...next(log, (l) => l.read('@c', 'unknown-message'))).thenNothing();
+    ReadModelSpec.given(given)
+      .when(...next(log, (l) => l.read('@c', m1)))
+      .thenNothing();
+    ReadModelSpec.given(given)
+      .when(...next(log, (l) => l.archive('@c', m1)))
+      .thenNothing();
+    ReadModelSpec.given(given)
+      .when(...next(log, (l) => l.read('@c', 'unknown-message')))
+      .thenNothing();
   });
 
   it('an identity first named by a receipt for nothing has views from then on (listed with zero counts), and nothing else', () => {
@@ -98,22 +122,33 @@ describe('read model: inbox entries and unread counts', () => {
     const m1 = log.send('@a', '@b');
     const given = log.projected();
     const when = next(log, (l) => l.read('@c', m1));
-    ReadModelSpec.given(given).when(...when).then([{ kind: 'identityHasViews', identity: '@c' }]);
-    ReadModelSpec.given(given).when(...when).thenViews((views) => {
-      expect(views.heartbeat('@c')).toEqual({ identity: '@c', unread: 0, byPriority: { low: 0, normal: 0, high: 0 },
-        oldestUnreadAt: null, lastActivityAt: null });
-    });
+    ReadModelSpec.given(given)
+      .when(...when)
+      .then([{ kind: 'identityHasViews', identity: '@c' }]);
+    ReadModelSpec.given(given)
+      .when(...when)
+      .thenViews((views) => {
+        expect(views.heartbeat('@c')).toEqual({
+          identity: '@c',
+          unread: 0,
+          byPriority: { low: 0, normal: 0, high: 0 },
+          oldestUnreadAt: null,
+          lastActivityAt: null,
+        });
+      });
   });
 
-  it('counts are per recipient: a broadcast counts once in each audience member\'s inbox, reads only in the reader\'s', () => {
+  it("counts are per recipient: a broadcast counts once in each audience member's inbox, reads only in the reader's", () => {
     const log = new LogBuilder().register('@a', '@b', '@c');
     const all = log.send('@a', 'AGENT:*', { priority: 'high' }, ['@b', '@c']);
     const given = log.projected();
     const when = next(log, (l) => l.read('@c', all));
-    ReadModelSpec.given(given).when(...when).thenViews((views) => {
-      expect(views.heartbeat('@b')).toMatchObject({ unread: 1, byPriority: { low: 0, normal: 0, high: 1 } });
-      expect(views.heartbeat('@c')).toMatchObject({ unread: 0, byPriority: { low: 0, normal: 0, high: 0 } });
-      expect(views.heartbeat('@a')).toMatchObject({ unread: 0 });
-    });
+    ReadModelSpec.given(given)
+      .when(...when)
+      .thenViews((views) => {
+        expect(views.heartbeat('@b')).toMatchObject({ unread: 1, byPriority: { low: 0, normal: 0, high: 1 } });
+        expect(views.heartbeat('@c')).toMatchObject({ unread: 0, byPriority: { low: 0, normal: 0, high: 0 } });
+        expect(views.heartbeat('@a')).toMatchObject({ unread: 0 });
+      });
   });
 });

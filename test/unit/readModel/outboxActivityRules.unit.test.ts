@@ -11,12 +11,14 @@ describe('read model: outbox and last activity', () => {
     const position = nextPosition(log);
     const sent = next(log, (l) => l.send('@a', 'AGENT:*', {}, ['@b', '@c'])).slice(0, 1); // the MessageSent alone
     const entry = entryOf(log, 'm2');
-    ReadModelSpec.given(given).when(...sent).then([
-      { kind: 'messageRecorded', position, summary: { ...entry, inReplyTo: null, task: null, recipientCount: 2 } },
-      { kind: 'identityHasViews', identity: '@a' },
-      { kind: 'outboxEntryAdded', sender: '@a', position, entry },
-      { kind: 'lastActivityMoved', identity: '@a', at: entry.sentAt },
-    ]);
+    ReadModelSpec.given(given)
+      .when(...sent)
+      .then([
+        { kind: 'messageRecorded', position, summary: { ...entry, inReplyTo: null, task: null, recipientCount: 2 } },
+        { kind: 'identityHasViews', identity: '@a' },
+        { kind: 'outboxEntryAdded', sender: '@a', position, entry },
+        { kind: 'lastActivityMoved', identity: '@a', at: entry.sentAt },
+      ]);
   });
 
   it('one outbox entry per message: the same MessageSent at a later position records the summary and nothing else', () => {
@@ -24,15 +26,22 @@ describe('read model: outbox and last activity', () => {
     log.send('@a', '@b');
     const given = log.projected();
     const sent = given[given.length - 1];
-    const repeat: ProjectedEvent = { ...sent, position: nextPosition(log),
-      changes: sent.changes.filter((fact) => fact.kind !== 'inboxAdded') };
+    const repeat: ProjectedEvent = {
+      ...sent,
+      position: nextPosition(log),
+      changes: sent.changes.filter((fact) => fact.kind !== 'inboxAdded'),
+    };
     const recorded = repeat.changes[0];
     if (recorded.kind !== 'messageRecorded') throw new Error('expected the summary first');
-    ReadModelSpec.given(given).when(repeat).then([{ kind: 'messageRecorded', position: repeat.position, summary: recorded.summary }]);
-    ReadModelSpec.given(given).when(repeat).thenViews((views) => expect(views.listing('@a', 'outbox')).toHaveLength(1));
+    ReadModelSpec.given(given)
+      .when(repeat)
+      .then([{ kind: 'messageRecorded', position: repeat.position, summary: recorded.summary }]);
+    ReadModelSpec.given(given)
+      .when(repeat)
+      .thenViews((views) => expect(views.listing('@a', 'outbox')).toHaveLength(1));
   });
 
-  it('a read older than the reader\'s last send leaves its last activity where it is', () => {
+  it("a read older than the reader's last send leaves its last activity where it is", () => {
     const log = new LogBuilder().register('@a', '@b', '@c');
     const m1 = log.send('@a', '@b');
     log.send('@b', '@c'); // @b active at this sentAt
@@ -41,10 +50,12 @@ describe('read model: outbox and last activity', () => {
     const receipt = when[0].changes[0];
     if (receipt.kind !== 'receiptRead') throw new Error('expected a receipt');
     receipt.readAt = '2025-01-01T00:00:00.000Z'; // a clock behind the log's
-    ReadModelSpec.given(given).when(...when).then([
-      { kind: 'entryRead', recipient: '@b', messageId: m1, readAt: '2025-01-01T00:00:00.000Z' },
-      { kind: 'unreadMoved', identity: '@b', priority: 'normal', by: -1 },
-    ]);
+    ReadModelSpec.given(given)
+      .when(...when)
+      .then([
+        { kind: 'entryRead', recipient: '@b', messageId: m1, readAt: '2025-01-01T00:00:00.000Z' },
+        { kind: 'unreadMoved', identity: '@b', priority: 'normal', by: -1 },
+      ]);
   });
 
   it('last activity is the newest of sent and read', () => {
@@ -54,10 +65,12 @@ describe('read model: outbox and last activity', () => {
     let readAt = '';
     const given = log.projected();
     const when = next(log, (l) => (readAt = l.read('@b', m1)));
-    ReadModelSpec.given(given).when(...when).thenViews((views) => {
-      expect(views.heartbeat('@b').lastActivityAt).toBe(readAt);
-      expect(views.heartbeat('@c').lastActivityAt).toBeNull(); // receiving is not activity
-      expect(readAt > log.sentAt(sentByB)).toBe(true);
-    });
+    ReadModelSpec.given(given)
+      .when(...when)
+      .thenViews((views) => {
+        expect(views.heartbeat('@b').lastActivityAt).toBe(readAt);
+        expect(views.heartbeat('@c').lastActivityAt).toBeNull(); // receiving is not activity
+        expect(readAt > log.sentAt(sentByB)).toBe(true);
+      });
   });
 });

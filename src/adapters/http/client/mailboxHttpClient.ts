@@ -12,7 +12,8 @@ import type { AgentApi } from '../../../application/agentApi';
 import { readSse } from './sseReader';
 
 /** What a wake stream carries: sync, wakes, and its end (`shutdown` when the server stops, `revoked` when the token stopped working). */
-export type ClientWakeEvent = WakeStreamEvent
+export type ClientWakeEvent =
+  | WakeStreamEvent
   | { event: 'shutdown'; data: { reason: string } }
   | { event: 'revoked'; data: { identity: string; reason: string } };
 
@@ -35,38 +36,57 @@ export function encodeQuery(query: Record<string, unknown> = {}): string {
 }
 
 const isEnvelope = (value: unknown): value is ErrorEnvelope =>
-  typeof value === 'object' && value !== null && typeof (value as ErrorEnvelope).code === 'string' && typeof (value as ErrorEnvelope).message === 'string';
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as ErrorEnvelope).code === 'string' &&
+  typeof (value as ErrorEnvelope).message === 'string';
 
 export function errorFromResponse(status: number, statusText: string, body: unknown): MailboxError {
   if (isEnvelope(body)) {
     const { error, code, message, ...details } = body;
     return new MailboxError(code as ErrorCode, error ?? code, message, details);
   }
-  return new MailboxError('UNAVAILABLE', 'Unexpected response',
-    `The server answered ${status} ${statusText} without an error envelope; is the URL a mailbox server?`, { status });
+  return new MailboxError(
+    'UNAVAILABLE',
+    'Unexpected response',
+    `The server answered ${status} ${statusText} without an error envelope; is the URL a mailbox server?`,
+    { status },
+  );
 }
 
 /** An event as GET /v1/audit/events serves it: positions and revisions as strings (exact beyond 2^53). */
 interface EventJson {
-  position: string; streamName: string; revision: string; eventId: string;
-  type: StoredEvent['type']; data: StoredEvent['data']; metadata: StoredEvent['metadata'];
+  position: string;
+  streamName: string;
+  revision: string;
+  eventId: string;
+  type: StoredEvent['type'];
+  data: StoredEvent['data'];
+  metadata: StoredEvent['metadata'];
 }
 
-const fromJson = (event: EventJson): StoredEvent => ({
-  ...event, position: BigInt(event.position), revision: BigInt(event.revision),
-} as StoredEvent);
+const fromJson = (event: EventJson): StoredEvent =>
+  ({
+    ...event,
+    position: BigInt(event.position),
+    revision: BigInt(event.revision),
+  }) as StoredEvent;
 
 export class MailboxHttpClient implements AgentApi {
   private readonly baseUrl: string;
 
-  constructor(baseUrl: string, private readonly token: string | undefined) {
+  constructor(
+    baseUrl: string,
+    private readonly token: string | undefined,
+  ) {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
   }
 
   /** One page of the ordered log (GET /v1/audit/events, at most 1000 events; auditor or admin token). */
   async auditEvents(after: bigint | null, limit: number): Promise<StoredEvent[]> {
-    const page = await this.request<{ events: EventJson[] }>('GET', '/v1/audit/events',
-      { query: { after: after?.toString(), limit: Math.min(limit, 1000) } });
+    const page = await this.request<{ events: EventJson[] }>('GET', '/v1/audit/events', {
+      query: { after: after?.toString(), limit: Math.min(limit, 1000) },
+    });
     return page.events.map(fromJson);
   }
 
@@ -96,7 +116,10 @@ export class MailboxHttpClient implements AgentApi {
     return this.request('GET', '/v1/agents');
   }
   send(input: unknown, idempotencyKey?: string): Promise<SendResult> {
-    return this.request('POST', '/v1/messages', { body: input, headers: idempotencyKey ? { 'idempotency-key': idempotencyKey } : {} });
+    return this.request('POST', '/v1/messages', {
+      body: input,
+      headers: idempotencyKey ? { 'idempotency-key': idempotencyKey } : {},
+    });
   }
   listMessages(query: unknown = {}): Promise<MessagePage> {
     return this.request('GET', '/v1/messages', { query: query as Record<string, unknown> });
@@ -123,7 +146,11 @@ export class MailboxHttpClient implements AgentApi {
     if (!response.ok || !response.body) {
       const text = await response.text();
       let body: unknown;
-      try { body = JSON.parse(text); } catch { body = text; }
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = text;
+      }
       throw errorFromResponse(response.status, response.statusText, body);
     }
     try {
@@ -142,14 +169,22 @@ export class MailboxHttpClient implements AgentApi {
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     const url = `${this.baseUrl}${path}${encodeQuery(options.query)}`;
     try {
-      return await fetch(url, { method, headers, signal: options.signal,
-        body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+      return await fetch(url, {
+        method,
+        headers,
+        signal: options.signal,
+        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      });
     } catch (error) {
       if (options.signal?.aborted) throw error;
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      throw new MailboxError('UNAVAILABLE', 'Mailbox unreachable',
+      throw new MailboxError(
+        'UNAVAILABLE',
+        'Mailbox unreachable',
         `Cannot reach the mailbox at ${this.baseUrl} (${cause?.code ?? cause?.message ?? (error as Error).message}); ` +
-        'is `mailbox serve` running? Set --url or MAILBOX_URL.', { url: this.baseUrl });
+          'is `mailbox serve` running? Set --url or MAILBOX_URL.',
+        { url: this.baseUrl },
+      );
     }
   }
 }

@@ -16,7 +16,8 @@ export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator
       const line = buffer.slice(0, newline);
       buffer = buffer.slice(newline + (buffer[newline] === '\r' ? 2 : 1));
       if (line === '') {
-        if (event.data !== undefined) yield { event: event.event ?? 'message', data: event.data, ...(event.id ? { id: event.id } : {}) };
+        if (event.data !== undefined)
+          yield { event: event.event ?? 'message', data: event.data, ...(event.id ? { id: event.id } : {}) };
         event = {};
         continue;
       }

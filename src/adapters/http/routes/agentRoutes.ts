@@ -7,7 +7,8 @@ import { noExtraInput, requireBody } from './routeInput';
 export function agentRoutes(app: FastifyInstance, { mailbox, metrics }: HttpContext): void {
   app.post('/v1/agents', async (request, reply) => {
     const registration = await metrics.command('register_agent', 'http', async () =>
-      mailbox.commands.registerAgent(actorOf(request), requireBody(request.body, 'POST /v1/agents', '{"identity": "@neo-gpt"}')));
+      mailbox.commands.registerAgent(actorOf(request), requireBody(request.body, 'POST /v1/agents', '{"identity": "@neo-gpt"}')),
+    );
     return reply.status(201).send(registration);
   });
 

@@ -10,8 +10,15 @@ import { MailboxError } from '../../../errors';
 
 /** Only same-origin scripts, styles, images and fetches; no inline script, no framing, no form posts. */
 export const DOCS_CSP = [
-  "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "connect-src 'self'",
-  "font-src 'self'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
 ].join('; ');
 
 const PAGE = `<!doctype html>
@@ -52,7 +59,7 @@ export function docsRoutes(app: FastifyInstance): void {
   const cache = new Map<string, Buffer>();
   const asset = (file: string): Buffer => {
     let content = cache.get(file);
-    if (!content) cache.set(file, content = fs.readFileSync(path.join(packageDir(), file)));
+    if (!content) cache.set(file, (content = fs.readFileSync(path.join(packageDir(), file))));
     return content;
   };
   const secured = { 'content-security-policy': DOCS_CSP, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };

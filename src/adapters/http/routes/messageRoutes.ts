@@ -13,8 +13,12 @@ function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   const key = Array.isArray(header) ? header[0] : header;
   const inBody = (request.body as { idempotencyKey?: unknown } | undefined)?.idempotencyKey;
   if (key !== undefined && inBody !== undefined && inBody !== key) {
-    throw new MailboxError('VALIDATION_FAILED', 'Validation failed',
-      'The Idempotency-Key header and the idempotencyKey body field differ; send one of them.', { field: 'idempotencyKey' });
+    throw new MailboxError(
+      'VALIDATION_FAILED',
+      'Validation failed',
+      'The Idempotency-Key header and the idempotencyKey body field differ; send one of them.',
+      { field: 'idempotencyKey' },
+    );
   }
   return key;
 }
@@ -32,7 +36,8 @@ export function messageRoutes(app: FastifyInstance, { mailbox, metrics, wakeLate
   });
 
   app.get('/v1/messages', async (request) =>
-    queries.listMessages(actorOf(request), singleValuedQuery(request.query, ['tags'], 'GET /v1/messages')));
+    queries.listMessages(actorOf(request), singleValuedQuery(request.query, ['tags'], 'GET /v1/messages')),
+  );
 
   app.get<ById>('/v1/messages/:id', async (request) => {
     noExtraInput(request.query, 'GET /v1/messages/{id}');
@@ -41,7 +46,11 @@ export function messageRoutes(app: FastifyInstance, { mailbox, metrics, wakeLate
 
   app.post('/v1/messages/read', async (request) => {
     return metrics.command('mark_read', 'http', async () =>
-      commands.markRead(actorOf(request), requireBody(request.body, 'POST /v1/messages/read', '{"messageIds": ["<id>", "<id>"]}')));
+      commands.markRead(
+        actorOf(request),
+        requireBody(request.body, 'POST /v1/messages/read', '{"messageIds": ["<id>", "<id>"]}'),
+      ),
+    );
   });
 
   app.post<ById>('/v1/messages/:id/read', async (request) => {

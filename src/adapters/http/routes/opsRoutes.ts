@@ -15,8 +15,12 @@ export function opsRoutes(app: FastifyInstance, { mailbox, metrics }: HttpContex
   app.get('/readyz', async (_request, reply) => {
     const readiness = await checkReadiness(mailbox);
     if (readiness.ready) return { status: readiness.status, ...readiness.checks };
-    return sendEnvelope(reply, new MailboxError('UNAVAILABLE', 'Not ready',
-      'This node is not ready to serve: see checks for the failing dependency.', { checks: readiness.checks }));
+    return sendEnvelope(
+      reply,
+      new MailboxError('UNAVAILABLE', 'Not ready', 'This node is not ready to serve: see checks for the failing dependency.', {
+        checks: readiness.checks,
+      }),
+    );
   });
 
   app.get('/metrics', async (_request, reply) => {

@@ -13,8 +13,12 @@ export function noExtraInput(value: unknown, what: string): void {
 
 export function requireBody(body: unknown, what: string, example: string): unknown {
   if (body !== undefined) return body;
-  throw new MailboxError('VALIDATION_FAILED', 'Validation failed',
-    `${what} needs a JSON body, e.g. ${example}, sent with Content-Type: application/json.`, { field: 'body' });
+  throw new MailboxError(
+    'VALIDATION_FAILED',
+    'Validation failed',
+    `${what} needs a JSON body, e.g. ${example}, sent with Content-Type: application/json.`,
+    { field: 'body' },
+  );
 }
 
 /**
@@ -26,9 +30,12 @@ export function singleValuedQuery(query: unknown, listParameters: readonly strin
   if (!query || typeof query !== 'object') return query;
   for (const [name, value] of Object.entries(query)) {
     if (!Array.isArray(value) || listParameters.includes(name)) continue;
-    throw new MailboxError('VALIDATION_FAILED', 'Validation failed',
+    throw new MailboxError(
+      'VALIDATION_FAILED',
+      'Validation failed',
       `${what}: the query parameter '${name}' was repeated (${value.map((v) => `${name}=${String(v)}`).join('&')}); give it once.`,
-      { field: name, values: value });
+      { field: name, values: value },
+    );
   }
   return query;
 }

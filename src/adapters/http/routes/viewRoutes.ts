@@ -26,8 +26,11 @@ export function viewRoutes(app: FastifyInstance, { mailbox }: HttpContext): void
 
   app.get('/v1/audit/events', async (request) => {
     const actor = actorOf(request);
-    const { after, limit } = parseInput(auditQuerySchema,
-      singleValuedQuery(request.query, [], 'GET /v1/audit/events'), 'GET /v1/audit/events');
+    const { after, limit } = parseInput(
+      auditQuerySchema,
+      singleValuedQuery(request.query, [], 'GET /v1/audit/events'),
+      'GET /v1/audit/events',
+    );
     return queries.auditEvents(actor, after === undefined ? null : BigInt(after), limit);
   });
 }

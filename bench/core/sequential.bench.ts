@@ -1,0 +1,80 @@
+/**
+ * One caller at a time on the embedded default: a durable direct send, then a
+ * durable MarkRead, each acknowledged only once it is fsynced and in the views.
+ * Neither can beat one durable SQLite commit on the same disk (the raw fsync
+ * floor, measured in the same run, interleaved): the figures are their p50 as
+ * a ratio of that floor. Targets (issue 9): send <= 2x, MarkRead <= 1.5x.
+ */
+import { durableCommitLatency } from '../lib/diskProbe';
+import { agentIdentity, openEmbeddedMailbox, registerAgents } from '../lib/mailbox';
+import { atMost } from '../lib/report';
+import { runBench } from '../lib/runBench';
+import { scaled } from '../lib/scale';
+import { median, round, summarize } from '../lib/stats';
+import { nowMs } from '../lib/timing';
+import { withTmpDir } from '../lib/tmp';
+
+const OPERATIONS = scaled(2_000, 200);
+const RUNS = 3;
+
+interface RunFigures {
+  floorP50: number;
+  sendP50: number;
+  readP50: number;
+}
+
+async function oneRun(): Promise<RunFigures> {
+  const floorBefore = await durableCommitLatency(200);
+  const figures = await withTmpDir(async (dir) => {
+    const mailbox = await openEmbeddedMailbox(dir);
+    try {
+      const [sender, recipient] = await registerAgents(mailbox, [agentIdentity(0), agentIdentity(1), agentIdentity(2)]);
+      const sends: number[] = [];
+      const ids: string[] = [];
+      for (let i = 0; i < OPERATIONS; i++) {
+        const started = nowMs();
+        const sent = await sender.send({ to: agentIdentity(1), subject: `s${i}`, body: 'x'.repeat(200) });
+        sends.push(nowMs() - started);
+        ids.push(sent.messageId);
+      }
+      const reads: number[] = [];
+      for (const messageId of ids) {
+        const started = nowMs();
+        await recipient.markRead({ messageId });
+        reads.push(nowMs() - started);
+      }
+      const left = await recipient.unreadCount();
+      if (left.unreadCount !== 0) throw new Error(`expected every message read, views show ${left.unreadCount} unread`);
+      return { sendP50: summarize(sends).p50, readP50: summarize(reads).p50 };
+    } finally {
+      await mailbox.close();
+    }
+  }, 'mailbox-bench-sequential-');
+  const floorAfter = await durableCommitLatency(200);
+  return { ...figures, floorP50: (floorBefore.p50 + floorAfter.p50) / 2 };
+}
+
+runBench('core/sequential', async (report) => {
+  const runs: RunFigures[] = [];
+  for (let i = 0; i < RUNS; i++) runs.push(await oneRun());
+  const floor = median(runs.map((r) => r.floorP50));
+  report.metric('raw fsync floor p50 (libsql, one row, synchronous=FULL)', floor, 'ms', undefined, {
+    runs: runs.map((r) => round(r.floorP50)),
+  });
+  report.metric('sequential send p50', median(runs.map((r) => r.sendP50)), 'ms', undefined, {
+    runs: runs.map((r) => round(r.sendP50)),
+  });
+  report.metric('sequential MarkRead p50', median(runs.map((r) => r.readP50)), 'ms', undefined, {
+    runs: runs.map((r) => round(r.readP50)),
+  });
+  report.metric('send p50 / fsync floor', median(runs.map((r) => r.sendP50 / r.floorP50)), 'x', atMost(2), {
+    runs: runs.map((r) => round(r.sendP50 / r.floorP50)),
+  });
+  report.metric('MarkRead p50 / fsync floor', median(runs.map((r) => r.readP50 / r.floorP50)), 'x', atMost(1.5), {
+    runs: runs.map((r) => round(r.readP50 / r.floorP50)),
+  });
+  report.note(
+    'setup',
+    `${OPERATIONS} sends then ${OPERATIONS} MarkReads, one at a time, per run; floor measured before and after each run`,
+  );
+});

@@ -13,6 +13,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Logger } from 'pino';
 import type { EventStore, EventSubscription } from '../events/eventStore';
 import type { StoredEvent } from '../events/types';
+import { backoffDelay, sleep, type Backoff } from '../support/retry';
 import { TOKENS } from '../tokens';
 import { projectStored } from './projector';
 import { ProjectionCheckpointRewound, ViewsOfAnotherLog, type ProjectionStore, type ViewsBinding } from './projectionStore';
@@ -23,7 +24,8 @@ import { ForeignViews, judgeViews, type ViewsVerdict } from './viewsOwnership';
 const MAX_BATCH = 1000;
 /** Events read ahead of the store at most: the subscription is not pulled further until the projector catches up (backpressure). */
 export const MAX_QUEUED = 4 * MAX_BATCH;
-const MAX_BACKOFF_MS = 5000;
+/** Resubscribing after a failure: quick at first, at most every 5 s while the failure lasts, spread out (jitter). */
+const RESUBSCRIBE: Backoff = { initialDelayMs: 100, maxDelayMs: 5000, jitter: 0.2 };
 /** How often a following runner checks that the stored checkpoint did not go back (views lost while idle). */
 const CHECKPOINT_WATCH_MS = 1000;
 
@@ -46,6 +48,7 @@ export interface RunnerStatus {
 export class ProjectionRunner {
   private subscription: EventSubscription | null = null;
   private stopped = true;
+  private stopping = new AbortController();
   private loop: Promise<void> | null = null;
   private watchdog: NodeJS.Timeout | null = null;
   private readonly waiters = new PositionWaiters();
@@ -87,13 +90,15 @@ export class ProjectionRunner {
         throw new ForeignViews(await this.projections.binding(), this.logIdentity(), { kind: 'foreign', owner: error.owner });
       throw error;
     }
-    this.loop = this.follow();
+    this.stopping = new AbortController();
+    this.loop = this.follow(this.stopping.signal);
     this.watchdog = setInterval(() => void this.watchCheckpoint(), CHECKPOINT_WATCH_MS);
     this.watchdog.unref();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort(); // a backoff wait in the follow loop ends at once
     if (this.watchdog) clearInterval(this.watchdog);
     this.watchdog = null;
     await this.subscription?.close();
@@ -183,15 +188,15 @@ export class ProjectionRunner {
     }
   }
 
-  private async follow(): Promise<void> {
-    let backoff = 100;
+  private async follow(signal: AbortSignal): Promise<void> {
+    let failures = 0;
     while (!this.stopped && !this.displaced) {
       try {
         this.status.running = true;
         const stored = await this.projections.checkpoint();
         if (stored !== null) this.reached(stored);
         await this.consume(stored);
-        backoff = 100;
+        failures = 0;
       } catch (error) {
         this.status.lastError = error instanceof Error ? error.message : String(error);
         if (error instanceof ViewsOfAnotherLog) {
@@ -202,9 +207,9 @@ export class ProjectionRunner {
           this.logger.warn({ reason: error.message }, 'projection views lost; rebuilding them from the log');
           continue;
         }
-        this.logger.error({ err: error, retryInMs: backoff }, 'projection subscription failed; resubscribing from checkpoint');
-        await new Promise((resolve) => setTimeout(resolve, backoff));
-        backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+        const delay = Math.round(backoffDelay(RESUBSCRIBE, ++failures));
+        this.logger.error({ err: error, retryInMs: delay }, 'projection subscription failed; resubscribing from checkpoint');
+        await sleep(delay, signal);
       }
     }
   }

@@ -4,8 +4,8 @@
  * block (registry, identities, checkpoint). On a single node one call carries
  * every block; for Redis Cluster each block is its own call (see redisKeys.ts).
  */
-import type { InboxEntryFields, ProjectedEvent, ViewChange, WakeEvent } from '../../projections/viewChanges';
-import { wakeDue } from '../../projections/readModel/wakes';
+import type { InboxEntryFields, ProjectedEvent, ViewChange } from '../../projections/viewChanges';
+import { wakeDue, wakeOf } from '../../projections/readModel/wakes';
 import { padPosition, type RedisKeys } from './redisKeys';
 import { storedValue } from './redisStoredValue';
 
@@ -37,16 +37,8 @@ export interface CallContext {
 
 /** The wake JSON around its unread count, which only the script knows (after the change). */
 function wakeTemplate(position: bigint, recipient: string, entry: InboxEntryFields, isBroadcast: boolean): [string, string] {
-  const wake: Omit<WakeEvent, 'unreadCount' | 'position'> = {
-    type: 'wake/message',
-    messageId: entry.messageId,
-    from: entry.from,
-    to: entry.to,
-    recipient,
-    subject: entry.subject,
-    priority: entry.priority,
-    isBroadcast,
-  };
+  // The read model's payload (wakes.ts), less the two fields that close it: the script fills in the unread count.
+  const { unreadCount: _unread, position: _position, ...wake } = wakeOf(recipient, entry, isBroadcast, 0, position);
   return [`${JSON.stringify(wake).slice(0, -1)},"unreadCount":`, `,"position":${JSON.stringify(position.toString())}}`];
 }
 

@@ -6,10 +6,11 @@
  */
 import type { TaskEnvelope } from '../../src/commands/messageFields';
 import { storeQuery } from './storeQuery';
+import { recordWakes } from './wakeRecorder';
 
-export { storeQuery };
+export { recordWakes, storeQuery };
 import type { ListedMessage, ProjectionStore } from '../../src/projections/projectionStore';
-import type { ProjectedEvent, WakeEvent } from '../../src/projections/viewChanges';
+import type { ProjectedEvent } from '../../src/projections/viewChanges';
 import type { WakeBus } from '../../src/projections/wakeBus';
 import { wakeDue } from '../../src/projections/readModel/wakes';
 import { generateLog, LogBuilder, projectAll, shuffledWithDuplicates } from './projectionStoreLog';
@@ -53,56 +54,6 @@ export async function snapshotViews(store: ProjectionStore) {
     };
   }
   return { checkpoint: await store.checkpoint(), agents: await store.listAgents(), heartbeats, views };
-}
-
-/** Records wakes per recipient; flush() waits until everything published before it has arrived. */
-export async function recordWakes(bus: WakeBus, identities: string[]) {
-  const wakes: WakeEvent[] = [];
-  const flushed = new Map<string, () => void>();
-  const unsubscribes = await Promise.all(
-    identities.map((identity) =>
-      bus.subscribe(identity, (wake) => {
-        if (wake.messageId.startsWith('flush-')) flushed.get(wake.messageId)?.();
-        else wakes.push(wake);
-      }),
-    ),
-  );
-  let flushes = 0;
-  return {
-    wakes,
-    of: (identity: string) => wakes.filter((wake) => wake.recipient === identity),
-    /** Pub/sub keeps order per channel: once a marker published after the apply arrives, every wake before it has too. */
-    async flush(): Promise<void> {
-      await Promise.all(
-        identities.map(
-          (identity) =>
-            new Promise<void>((resolve, reject) => {
-              const messageId = `flush-${++flushes}`;
-              const timer = setTimeout(() => reject(new Error(`wake flush for ${identity} timed out`)), 5000);
-              flushed.set(messageId, () => {
-                clearTimeout(timer);
-                resolve();
-              });
-              void bus.publish([
-                {
-                  type: 'wake/message',
-                  messageId,
-                  from: '@x',
-                  to: identity,
-                  recipient: identity,
-                  subject: '',
-                  priority: 'normal',
-                  isBroadcast: false,
-                  unreadCount: 0,
-                  position: '0',
-                },
-              ]);
-            }),
-        ),
-      );
-    },
-    stop: () => Promise.all(unsubscribes.map((unsubscribe) => unsubscribe())),
-  };
 }
 
 const ids = (messages: readonly ListedMessage[]) => messages.map((m) => m.messageId);

@@ -24,6 +24,7 @@ import type { ProjectionStore, ViewPage } from '../../src/projections/projection
 import type { ProjectedEvent, WakeEvent } from '../../src/projections/viewChanges';
 import type { WakeBus } from '../../src/projections/wakeBus';
 import { storeQuery } from './storeQuery';
+import { recordWakes } from './wakeRecorder';
 import { LogBuilder, prng } from './projectionStoreLog';
 
 export const SEED_ENV = 'READ_MODEL_DIFF_SEED';
@@ -221,16 +222,7 @@ async function redisSubject(
   );
   const admin: Redis = await connectRedis(url, { name: 'diff-admin' });
   defineMailboxScripts(admin);
-  const received: WakeEvent[] = [];
-  const flushed = new Map<string, () => void>();
-  const unsubscribes = await Promise.all(
-    identities.map((identity) =>
-      bus.subscribe(identity, (wake) => {
-        if (wake.messageId.startsWith('flush-')) flushed.get(wake.messageId)?.();
-        else received.push(wake);
-      }),
-    ),
-  );
+  const recorder = await recordWakes(bus, identities, 10_000);
   return {
     name: scriptPerTag
       ? `redis, one script per hash tag (Cluster layout), ${eventsPerScript} events per call`
@@ -256,39 +248,11 @@ async function redisSubject(
       await store.applyBatch(step.events);
     },
     wakes: async () => {
-      // Pub/sub keeps order per channel: once a marker published after the last apply arrives, every wake before it has.
-      let flushes = 0;
-      await Promise.all(
-        identities.map(
-          (identity) =>
-            new Promise<void>((resolve, reject) => {
-              const messageId = `flush-${++flushes}`;
-              const timer = setTimeout(() => reject(new Error(`wake flush for ${identity} timed out`)), 10_000);
-              flushed.set(messageId, () => {
-                clearTimeout(timer);
-                resolve();
-              });
-              void bus.publish([
-                {
-                  type: 'wake/message',
-                  messageId,
-                  from: '@x',
-                  to: identity,
-                  recipient: identity,
-                  subject: '',
-                  priority: 'normal',
-                  isBroadcast: false,
-                  unreadCount: 0,
-                  position: '0',
-                },
-              ]);
-            }),
-        ),
-      );
-      return received;
+      await recorder.flush();
+      return recorder.wakes;
     },
     close: async () => {
-      await Promise.all(unsubscribes.map((unsubscribe) => unsubscribe()));
+      await recorder.stop();
       await bus.close();
       await store.reset();
       await store.close();

@@ -7,8 +7,6 @@
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { requestTimedOut } from '../../errors';
 
-export const timedOut = requestTimedOut;
-
 /** Wraps every route registered after this call, except those marked `config: { streaming: true }` (SSE, MCP). */
 export function boundHandlers(app: FastifyInstance, timeoutMs: number): void {
   if (timeoutMs <= 0) return;
@@ -18,7 +16,7 @@ export function boundHandlers(app: FastifyInstance, timeoutMs: number): void {
     route.handler = async function bounded(request, reply) {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(timedOut(timeoutMs)), timeoutMs);
+        timer = setTimeout(() => reject(requestTimedOut(timeoutMs)), timeoutMs);
       });
       try {
         return await Promise.race([handler.call(this, request, reply), timeout]);

@@ -4,8 +4,7 @@
  * (unparsable or oversized bodies, unknown routes), which are translated here.
  */
 import type { FastifyReply } from 'fastify';
-import { MailboxError, isMailboxError } from '../../errors';
-import { timedOut } from './handlerTimeout';
+import { MailboxError, isMailboxError, requestTimedOut } from '../../errors';
 
 interface FastifyLikeError {
   code?: string;
@@ -47,7 +46,7 @@ export function toMailboxError(error: unknown, { requestLimit, timeoutMs }: Http
   const e = (error ?? {}) as FastifyLikeError;
   switch (e.code) {
     case 'FST_ERR_HANDLER_TIMEOUT':
-      return timedOut(timeoutMs);
+      return requestTimedOut(timeoutMs);
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return payloadTooLarge(requestLimit);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':

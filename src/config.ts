@@ -1,7 +1,12 @@
 /** Configuration from the environment (DESIGN section 5); every variable optional, defaults safe (loopback, auth on). */
+import fs from 'node:fs';
 import { z } from 'zod';
 import { MailboxError } from './errors';
 import { StartupError } from './startupError';
+
+/** host:port,host:port (IPv6 in brackets; the port may be left out). */
+const HOST_LIST =
+  /^\s*(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+)(:\d{1,5})?\s*(,\s*(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+)(:\d{1,5})?\s*)*$/;
 
 const flag = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'])
@@ -18,8 +23,27 @@ export const configSchema = z.object({
     .optional(),
   /** Unset: SQLite in dataDir. 'memory:' keeps events in memory (tests). esdb:// or kurrentdb://: EventStoreDB. */
   eventStoreUrl: z.string().optional(),
-  /** Unset: in-memory projections and wake bus. redis://: Redis. */
+  /**
+   * Unset: in-memory projections and wake bus. redis:// (one node), redis+sentinel:// or redis-cluster://
+   * (see redisTopology.ts); MAILBOX_REDIS_SENTINELS or MAILBOX_REDIS_CLUSTER are folded into it.
+   */
   redisUrl: z.string().optional(),
+  /** Sentinels (host:port,...) watching the master named by redisSentinelName: another way to write redis+sentinel://. */
+  redisSentinels: z.string().regex(HOST_LIST).optional(),
+  redisSentinelName: z
+    .string()
+    .regex(/^[^\s/]+$/)
+    .optional(),
+  /** Seed nodes (host:port,...) of a Redis Cluster: another way to write redis-cluster://. */
+  redisCluster: z.string().regex(HOST_LIST).optional(),
+  /** Redis ACL user and password (override any in the URL; the password may come from MAILBOX_REDIS_PASSWORD_FILE). */
+  redisUsername: z.string().min(1).optional(),
+  redisPassword: z.string().min(1).optional(),
+  /** The sentinels' own password, when they have one (requirepass in sentinel.conf). */
+  redisSentinelPassword: z.string().min(1).optional(),
+  /** TLS to every Redis node (also chosen by a rediss scheme); a CA file (PEM) for a private CA. */
+  redisTls: z.boolean().default(false),
+  redisTlsCaFile: z.string().min(1).optional(),
   /** First part of every Redis key and wake channel, so that several mailboxes can share one Redis. */
   /**
    * The longest a Redis command may take before the request answers 503 UNAVAILABLE
@@ -70,6 +94,14 @@ export const ENV_VARIABLES: Record<keyof MailboxConfig, string> = {
   adminToken: 'MAILBOX_ADMIN_TOKEN',
   eventStoreUrl: 'MAILBOX_EVENTSTORE_URL',
   redisUrl: 'MAILBOX_REDIS_URL',
+  redisSentinels: 'MAILBOX_REDIS_SENTINELS',
+  redisSentinelName: 'MAILBOX_REDIS_SENTINEL_NAME',
+  redisCluster: 'MAILBOX_REDIS_CLUSTER',
+  redisUsername: 'MAILBOX_REDIS_USERNAME',
+  redisPassword: 'MAILBOX_REDIS_PASSWORD',
+  redisSentinelPassword: 'MAILBOX_REDIS_SENTINEL_PASSWORD',
+  redisTls: 'MAILBOX_REDIS_TLS',
+  redisTlsCaFile: 'MAILBOX_REDIS_TLS_CA_FILE',
   redisNamespace: 'MAILBOX_REDIS_NAMESPACE',
   projectionsOnForeign: 'MAILBOX_PROJECTIONS_ON_FOREIGN',
   redisTimeoutMs: 'MAILBOX_REDIS_TIMEOUT_MS',
@@ -94,6 +126,11 @@ const VALID_FORM: Partial<Record<keyof MailboxConfig, string>> = {
   dataDir: 'a directory path (default ./data)',
   adminToken: '16 or more characters without spaces (or unset it to generate one)',
   strictRecipients: 'true or false (also 1/0, yes/no, on/off)',
+  redisSentinels: 'the sentinels as host:port,host:port (with MAILBOX_REDIS_SENTINEL_NAME)',
+  redisSentinelName: 'the master name the sentinels watch (sentinel monitor <name> ...), without spaces or slashes',
+  redisCluster: 'seed nodes of the cluster as host:port,host:port',
+  redisTls: 'true or false (also 1/0, yes/no, on/off)',
+  redisTlsCaFile: 'the path of a PEM file with the CA certificate(s) of the Redis servers',
   maxBodyBytes: 'a positive integer number of bytes',
   awaitProjectionMs: 'an integer number of milliseconds (0 or more)',
   logLevel: 'one of fatal, error, warn, info, debug, trace, silent',
@@ -108,7 +145,11 @@ const VALID_FORM: Partial<Record<keyof MailboxConfig, string>> = {
 };
 
 /** Secrets are never echoed back, only described. */
-const SECRET_KEYS = new Set<string>(['adminToken']);
+const SECRET_KEYS = new Set<string>(['adminToken', 'redisPassword', 'redisSentinelPassword']);
+const FLAG_KEYS = new Set<string>(['strictRecipients', 'redisTls']);
+
+/** Secrets may come from a file instead (Docker secrets): MAILBOX_ADMIN_TOKEN_FILE=/run/secrets/admin_token. */
+export const SECRET_FILE_VARIABLES: string[] = [...SECRET_KEYS].map((key) => `${ENV_VARIABLES[key as keyof MailboxConfig]}_FILE`);
 
 function shown(key: string, value: unknown): string {
   if (SECRET_KEYS.has(key)) return `(${String(value).length} characters, not shown)`;
@@ -125,7 +166,7 @@ function configIssueMessage(key: string, value: unknown, issueMessage: string): 
 
 export function parseConfig(input: MailboxConfigInput = {}): MailboxConfig {
   const result = configSchema.safeParse(input);
-  if (result.success) return result.data;
+  if (result.success) return withRedisTopology(result.data);
   const issue = result.error.issues[0];
   const key = String(issue.path[0]) as keyof MailboxConfig;
   throw new MailboxError(
@@ -136,6 +177,75 @@ export function parseConfig(input: MailboxConfigInput = {}): MailboxConfig {
   );
 }
 
+function topologyConflict(message: string, key: keyof MailboxConfig): MailboxError {
+  return new MailboxError('VALIDATION_FAILED', 'Invalid configuration', message, { field: ENV_VARIABLES[key] });
+}
+
+/**
+ * Folds MAILBOX_REDIS_SENTINELS (+ _NAME) or MAILBOX_REDIS_CLUSTER into the Redis URL, so that the
+ * rest of the mailbox reads one value; more than one way to name Redis at once is refused.
+ */
+function withRedisTopology(config: MailboxConfig): MailboxConfig {
+  const { redisUrl, redisSentinels, redisSentinelName, redisCluster, redisTls } = config;
+  const named = [
+    redisUrl !== undefined && 'MAILBOX_REDIS_URL',
+    redisSentinels !== undefined && 'MAILBOX_REDIS_SENTINELS',
+    redisCluster !== undefined && 'MAILBOX_REDIS_CLUSTER',
+  ].filter((name): name is string => name !== false);
+  if (named.length > 1) {
+    throw topologyConflict(
+      `${named.join(' and ')} are both set: name Redis one way only (MAILBOX_REDIS_URL=redis://host:6379, ` +
+        'MAILBOX_REDIS_SENTINELS=host:26379,... with MAILBOX_REDIS_SENTINEL_NAME, or MAILBOX_REDIS_CLUSTER=host:6379,...).',
+      redisSentinels !== undefined ? 'redisSentinels' : 'redisCluster',
+    );
+  }
+  if ((redisSentinels === undefined) !== (redisSentinelName === undefined)) {
+    throw topologyConflict(
+      redisSentinels === undefined
+        ? 'MAILBOX_REDIS_SENTINEL_NAME is set without MAILBOX_REDIS_SENTINELS: set MAILBOX_REDIS_SENTINELS to the sentinels as host:26379,host:26379, or unset the name.'
+        : 'MAILBOX_REDIS_SENTINELS is set without MAILBOX_REDIS_SENTINEL_NAME: set it to the master name the sentinels watch (sentinel monitor <name> ...).',
+      redisSentinels === undefined ? 'redisSentinels' : 'redisSentinelName',
+    );
+  }
+  const hosts = (list: string) =>
+    list
+      .split(',')
+      .map((host) => host.trim())
+      .join(',');
+  const scheme = redisTls ? 'rediss' : 'redis';
+  if (redisSentinels !== undefined) {
+    return { ...config, redisUrl: `${scheme}+sentinel://${hosts(redisSentinels)}/${redisSentinelName}` };
+  }
+  if (redisCluster !== undefined) return { ...config, redisUrl: `${scheme}-cluster://${hosts(redisCluster)}` };
+  return config;
+}
+
+/** The variable that named Redis (for errors that say what to fix). */
+export function redisVariable(config: MailboxConfig): string {
+  if (config.redisCluster !== undefined) return ENV_VARIABLES.redisCluster;
+  return config.redisSentinels !== undefined ? ENV_VARIABLES.redisSentinels : ENV_VARIABLES.redisUrl;
+}
+
+/** MAILBOX_X_FILE for a secret X: the file's content, less one trailing newline (as `echo` and editors leave). */
+function secretFromFile(env: NodeJS.ProcessEnv, variable: string): string | undefined {
+  const file = env[`${variable}_FILE`];
+  if (file === undefined || file === '') return undefined;
+  if (env[variable] !== undefined && env[variable] !== '') {
+    throw new StartupError(`${variable} and ${variable}_FILE are both set: keep one (the _FILE form reads a Docker secret).`, {
+      variable,
+    });
+  }
+  try {
+    return fs.readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+  } catch (error) {
+    throw new StartupError(
+      `${variable}_FILE='${file}' cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)}): ` +
+        'set it to a readable file holding the secret (e.g. /run/secrets/<name>), or unset it.',
+      { variable: `${variable}_FILE` },
+    );
+  }
+}
+
 /**
  * The configuration from MAILBOX_* variables. A bad value is a StartupError (one line, exit code 2)
  * naming the variable, the value and the valid form; an empty variable counts as unset, a blank one
@@ -144,7 +254,7 @@ export function parseConfig(input: MailboxConfigInput = {}): MailboxConfig {
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): MailboxConfig {
   const raw: Record<string, unknown> = {};
   for (const [key, variable] of Object.entries(ENV_VARIABLES)) {
-    const value = env[variable];
+    const value = SECRET_KEYS.has(key) ? (secretFromFile(env, variable) ?? env[variable]) : env[variable];
     if (value === undefined || value === '') continue;
     if (value.trim() === '') {
       const form = VALID_FORM[key as keyof MailboxConfig] ?? 'a value';
@@ -153,7 +263,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): MailboxConf
         { variable },
       );
     }
-    if (key === 'strictRecipients') {
+    if (FLAG_KEYS.has(key)) {
       const parsed = flag.safeParse(value.trim().toLowerCase());
       if (!parsed.success) throw new StartupError(configIssueMessage(key, value, ''), { variable });
       raw[key] = parsed.data;

@@ -4,12 +4,13 @@
  * saying so in the log, then give up with one StartupError line that names the host.
  */
 import type { Logger } from 'pino';
-import type { MailboxConfig } from './config';
+import { redisVariable, type MailboxConfig } from './config';
 import net from 'node:net';
 import { isMailboxError, unavailable } from './errors';
 import { StartupError } from './startupError';
 import { esdbHosts } from './startupChecks';
-import { connectRedis, redactUrl } from './adapters/projections/redisConnection';
+import { connectRedis, redactUrl, redisOptionsOf } from './adapters/projections/redisConnection';
+import { parseRedisUrl, redisHostsOf } from './adapters/projections/redisTopology';
 import { isEsdbUrl } from './adapters/eventstore/esdbClientCompat';
 import { EsdbEventStore } from './adapters/eventstore/esdbEventStore';
 
@@ -27,13 +28,10 @@ const briefCause = (cause: string): string =>
   (/\b(E[A-Z]{4,} [^\s,;)]+|E[A-Z]{4,})/.exec(cause)?.[1] ?? cause).replace(/\.$/, '');
 
 /** A plain TCP connect first: ioredis reports a refused connection only as "Connection is closed". */
-function tcpReachable(url: string, what: string): Promise<void> {
-  const { hostname, port } = new URL(url);
+function tcpReachable(host: string, port: number, what: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect({ host: hostname.replace(/^\[|\]$/g, '') || '127.0.0.1', port: Number(port || 6379) });
-    socket.setTimeout(5000, () =>
-      socket.destroy(Object.assign(new Error(`ETIMEDOUT ${hostname}:${port || 6379}`), { code: 'ETIMEDOUT' })),
-    );
+    const socket = net.connect({ host: host || '127.0.0.1', port });
+    socket.setTimeout(5000, () => socket.destroy(Object.assign(new Error(`ETIMEDOUT ${host}:${port}`), { code: 'ETIMEDOUT' })));
     socket.once('connect', () => {
       socket.destroy();
       resolve();
@@ -95,10 +93,14 @@ function backendsOf(config: MailboxConfig): Backend[] {
   if (redisUrl !== undefined) {
     backends.push({
       name: `Redis at ${redactUrl(redisUrl)}`,
-      variable: 'MAILBOX_REDIS_URL',
+      variable: redisVariable(config),
       async probe() {
-        await tcpReachable(redisUrl, `Redis at ${redactUrl(redisUrl)}`);
-        const client = await connectRedis(redisUrl, { name: 'mailbox-startup-probe' });
+        // One reachable host is enough: Sentinel and Cluster clients find the others from it.
+        const hosts = redisHostsOf(parseRedisUrl(redisUrl));
+        await Promise.any(hosts.map(({ host, port }) => tcpReachable(host, port, `Redis at ${redactUrl(redisUrl)}`))).catch(
+          (all: AggregateError) => Promise.reject(all.errors[0]),
+        );
+        const client = await connectRedis(redisUrl, { name: 'mailbox-startup-probe', ...redisOptionsOf(config) });
         client.disconnect();
       },
     });

@@ -4,7 +4,7 @@ import type { MailboxConfig } from '../config';
 import type { ProjectionStore } from '../projections/projectionStore';
 import type { WakeBus } from '../projections/wakeBus';
 import { MemoryProjectionStore } from './projections/memoryProjectionStore';
-import { connectRedis, redactUrl } from './projections/redisConnection';
+import { connectRedis, isClusterUrl, redactUrl, redisOptionsOf } from './projections/redisConnection';
 import { RedisKeys } from './projections/redisKeys';
 import { RedisProjectionStore } from './projections/redisProjectionStore';
 import { InProcessWakeBus } from './wake/inProcessWakeBus';
@@ -22,11 +22,11 @@ export async function createProjectionAdapters(
   const url = config.redisUrl;
   const projectionStore = await openRedisProjectionStore(config);
   try {
-    const publisher = await connectRedis(url, { name: 'mailbox-wake-publisher', timeoutMs: config.redisTimeoutMs });
+    const publisher = await connectRedis(url, { name: 'mailbox-wake-publisher', ...redisOptionsOf(config) });
     const wakeBus = ownViewsOnly(
       new RedisWakeBus(
         publisher,
-        () => connectRedis(url, { name: 'mailbox-wake-subscriber', timeoutMs: config.redisTimeoutMs }),
+        () => connectRedis(url, { name: 'mailbox-wake-subscriber', ...redisOptionsOf(config) }),
         new RedisKeys(config.redisNamespace),
         logger,
       ),
@@ -46,8 +46,9 @@ export async function createProjectionAdapters(
 /** The Redis projection store on its own connection (also used by `mailbox projections ...`). */
 export async function openRedisProjectionStore(config: MailboxConfig): Promise<RedisProjectionStore> {
   if (config.redisUrl === undefined) throw new Error('openRedisProjectionStore needs MAILBOX_REDIS_URL');
-  const client = await connectRedis(config.redisUrl, { name: 'mailbox-projections', timeoutMs: config.redisTimeoutMs });
-  return new RedisProjectionStore(client, { namespace: config.redisNamespace });
+  const client = await connectRedis(config.redisUrl, { name: 'mailbox-projections', ...redisOptionsOf(config) });
+  // On a Cluster a script may touch only one slot: one call per hash tag (see redisKeys.ts).
+  return new RedisProjectionStore(client, { namespace: config.redisNamespace, scriptPerTag: isClusterUrl(config.redisUrl) });
 }
 
 /**

@@ -220,7 +220,7 @@ async function redisSubject(
     store.keys,
     pino({ level: 'silent' }),
   );
-  const admin: Redis = await connectRedis(url, { name: 'diff-admin' });
+  const admin = await connectRedis(url, { name: 'diff-admin' });
   defineMailboxScripts(admin);
   const recorder = await recordWakes(bus, identities, 10_000);
   return {

@@ -4,10 +4,9 @@
  * Cluster layout. Stops at the first call that reports a stale generation or a
  * rewound checkpoint and says how many events were committed before it.
  */
-import type { Redis } from 'ioredis';
 import type { ProjectedEvent } from '../../projections/viewChanges';
 import { checkCall, inLogOrder, perTagCalls, planEvents, singleCall, type CallContext, type ScriptCall } from './redisApplyPlan';
-import { translateRedisError } from './redisConnection';
+import { translateRedisError, type RedisClient } from './redisConnection';
 import { parsePosition, type RedisKeys } from './redisKeys';
 import type { ApplyReply } from './redisScripts';
 
@@ -28,7 +27,7 @@ export type ApplyOutcome =
 
 export class RedisScriptApplier {
   constructor(
-    private readonly client: Redis,
+    private readonly client: RedisClient,
     private readonly keys: RedisKeys,
     private readonly options: ApplierOptions,
   ) {}

@@ -1,12 +1,28 @@
 /**
- * Redis connections for the projections and the wake bus, and the translation
+ * Redis connections for the projections and the wake bus, on one node, through
+ * Sentinel or to a Redis Cluster (redisTopology.ts), and the translation
  * of ioredis errors: an unreachable Redis becomes UNAVAILABLE (503, "retry later"),
  * a script error stays an internal error with its Redis message.
  */
-import { Redis } from 'ioredis';
+import fs from 'node:fs';
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import type { MailboxConfig } from '../../config';
 import { MailboxError, unavailable } from '../../errors';
+import { parseRedisUrl, redactRedisUrl, redisHostsOf, type RedisTopology } from './redisTopology';
 
-export interface RedisConnectionOptions {
+/** A connection to any topology: both classes share every command the mailbox sends (scripts included). */
+export type RedisClient = Redis | Cluster;
+
+/** Credentials and TLS from MAILBOX_REDIS_USERNAME/PASSWORD/SENTINEL_PASSWORD/TLS/TLS_CA_FILE (over the URL's). */
+export interface RedisAuthOptions {
+  username?: string;
+  password?: string;
+  sentinelPassword?: string;
+  tls?: boolean;
+  tlsCaFile?: string;
+}
+
+export interface RedisConnectionOptions extends RedisAuthOptions {
   /** Shown in CLIENT LIST, to tell the projector, the readers and the subscriber apart. */
   name: string;
   /**
@@ -23,37 +39,48 @@ export interface RedisConnectionOptions {
 export const DEFAULT_REDIS_TIMEOUT_MS = 1000;
 /** Reconnect attempts never stop, and come at least this often, so that recovery needs no restart and is quick. */
 const MAX_RECONNECT_DELAY_MS = 500;
+/** Rounds over every sentinel before one connection attempt fails (the reconnect loop then starts again). */
+const SENTINEL_ROUNDS = 3;
 
+/** Throws VALIDATION_FAILED (with the valid forms) unless the URL names a supported Redis topology. */
 export function validateRedisUrl(url: string): void {
-  let parsed: URL | null;
-  try {
-    parsed = new URL(url);
-  } catch {
-    parsed = null;
-  }
-  if (!parsed || !['redis:', 'rediss:'].includes(parsed.protocol)) {
-    throw new MailboxError(
-      'VALIDATION_FAILED',
-      'Invalid configuration',
-      `MAILBOX_REDIS_URL '${url}' is not a Redis URL; use redis://host:6379 (or rediss:// for TLS), ` +
-        'or leave it unset for in-memory projections.',
-      { field: 'MAILBOX_REDIS_URL' },
-    );
-  }
+  parseRedisUrl(url);
 }
 
-/** Opens a connection and waits until it is ready, failing loudly (UNAVAILABLE) if Redis cannot be reached. */
-export async function connectRedis(url: string, options: RedisConnectionOptions): Promise<Redis> {
-  validateRedisUrl(url);
+/** The connection options of a configuration (everything but the connection's name). */
+export function redisOptionsOf(config: MailboxConfig): Omit<RedisConnectionOptions, 'name'> {
+  return {
+    timeoutMs: config.redisTimeoutMs,
+    username: config.redisUsername,
+    password: config.redisPassword,
+    sentinelPassword: config.redisSentinelPassword,
+    tls: config.redisTls,
+    tlsCaFile: config.redisTlsCaFile,
+  };
+}
+
+/** Cluster in the URL: the hash-tagged layout (one script per tag) is then required, not a choice. */
+export const isClusterUrl = (url: string): boolean => parseRedisUrl(url).kind === 'cluster';
+
+function tlsOptions(topology: RedisTopology, options: RedisConnectionOptions): RedisOptions['tls'] {
+  if (!topology.tls && !options.tls) return undefined;
+  return options.tlsCaFile === undefined ? {} : { ca: fs.readFileSync(options.tlsCaFile) };
+}
+
+/**
+ * Fail fast, every time, on every topology: a command issued while disconnected is refused at once
+ * (no offline queue to wait in), one that gets no reply (Redis stopped, network gone) fails at the
+ * deadline, and one in flight when the connection drops is not resent. Callers answer 503; the
+ * projector's runner retries its batch from the checkpoint, so no write is lost by not queueing it here.
+ */
+function nodeOptions(topology: RedisTopology, options: RedisConnectionOptions): RedisOptions {
   const timeoutMs = options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
-  const client = new Redis(url, {
+  const username = options.username ?? topology.username;
+  const password = options.password ?? topology.password;
+  return {
     lazyConnect: true,
     connectionName: options.name,
     enableAutoPipelining: options.autoPipelining ?? false,
-    // Fail fast, every time: a command issued while disconnected is refused at once (no offline
-    // queue to wait in), one that gets no reply (Redis stopped, network gone) fails at the deadline,
-    // and one in flight when the connection drops is not resent. Callers answer 503; the projector's
-    // runner retries its batch from the checkpoint, so no write is lost by not queueing it here.
     enableOfflineQueue: false,
     commandTimeout: timeoutMs,
     maxRetriesPerRequest: 0,
@@ -61,24 +88,107 @@ export async function connectRedis(url: string, options: RedisConnectionOptions)
     connectTimeout: Math.max(timeoutMs, 1000),
     // Keep reconnecting for as long as the outage lasts (the subscriber resubscribes on reconnect).
     retryStrategy: (attempt) => Math.min(attempt * 50, MAX_RECONNECT_DELAY_MS),
-  });
+    ...(username === undefined ? {} : { username }),
+    ...(password === undefined ? {} : { password }),
+    ...(tlsOptions(topology, options) === undefined ? {} : { tls: tlsOptions(topology, options) }),
+  };
+}
+
+function createClient(topology: RedisTopology, options: RedisConnectionOptions): RedisClient {
+  const node = nodeOptions(topology, options);
+  if (topology.kind === 'single') return new Redis(topology.url, node);
+  if (topology.kind === 'sentinel') {
+    return new Redis({
+      ...node,
+      sentinels: topology.sentinels,
+      name: topology.masterName,
+      db: topology.db,
+      role: 'master',
+      ...(options.sentinelPassword === undefined ? {} : { sentinelPassword: options.sentinelPassword }),
+      ...(node.tls === undefined ? {} : { enableTLSForSentinelMode: true, sentinelTLS: node.tls }),
+      // A connection attempt gives up after a few rounds over the sentinels, so that startup fails
+      // loudly; the reconnect loop above then starts over, for as long as the outage lasts.
+      sentinelRetryStrategy: (round) => (round > SENTINEL_ROUNDS ? null : Math.min(round * 100, MAX_RECONNECT_DELAY_MS)),
+      // Follow +switch-master at once instead of waiting for the old master's connection to fail.
+      failoverDetector: true,
+    });
+  }
+  const cluster: ClusterOptions = {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    enableAutoPipelining: node.enableAutoPipelining,
+    // Writes and reads go to masters: a replica may lag, and the views promise read-your-writes.
+    scaleReads: 'master',
+    slotsRefreshTimeout: node.connectTimeout,
+    retryDelayOnFailover: 100,
+    retryDelayOnClusterDown: 100,
+    retryDelayOnTryAgain: 100,
+    clusterRetryStrategy: (attempt) => Math.min(attempt * 50, MAX_RECONNECT_DELAY_MS),
+    redisOptions: node,
+    ...(node.tls === undefined ? {} : { dnsLookup: (address, callback) => callback(null, address) }),
+  };
+  return new Cluster(topology.nodes, cluster);
+}
+
+function describeTopology(topology: RedisTopology, url: string): string {
+  if (topology.kind === 'single') return `Redis at ${redactRedisUrl(url)}`;
+  const hosts = redisHostsOf(topology)
+    .map(({ host, port }) => `${host}:${port}`)
+    .join(',');
+  return topology.kind === 'sentinel'
+    ? `Redis master '${topology.masterName}' via sentinels ${hosts}`
+    : `Redis Cluster at ${hosts}`;
+}
+
+/** Opens a connection and waits until it is ready, failing loudly (UNAVAILABLE) if Redis cannot be reached. */
+export async function connectRedis(url: string, options: RedisConnectionOptions): Promise<RedisClient> {
+  const topology = parseRedisUrl(url);
+  const client = createClient(topology, options);
   // Reconnects are logged by their owners; without a listener ioredis would print to stderr.
   client.on('error', () => {});
   try {
     await client.connect();
   } catch (error) {
     client.disconnect();
-    throw unavailable(`Redis at ${redactUrl(url)}`, error);
+    throw unavailable(describeTopology(topology, url), error);
   }
   return client;
 }
 
-export const redactUrl = (url: string): string => url.replace(/\/\/([^@/]*)@/, '//***@');
+export const redactUrl = redactRedisUrl;
+
+/**
+ * Replies that mean "this node cannot serve right now" (cluster resharding or failing over, a
+ * replica promoted late, a node still loading): retry later, like a lost connection.
+ */
+const TRANSIENT_REPLY = /^(CLUSTERDOWN|TRYAGAIN|MOVED|ASK|READONLY|LOADING|MASTERDOWN|NOREPLICAS|UNBLOCKED)\b/;
+
+/**
+ * Deletes every key matching a pattern, in batches (SCAN + UNLINK: Redis stays responsive). On a
+ * Cluster each master is scanned (SCAN sees one node's keys) and keys are unlinked one per command,
+ * pipelined on that node, since one UNLINK may not name keys of several slots.
+ */
+export async function unlinkMatching(client: RedisClient, pattern: string): Promise<void> {
+  const nodes = client instanceof Cluster ? client.nodes('master') : [client];
+  for (const node of nodes) {
+    let cursor = '0';
+    do {
+      const [next, found] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      if (found.length > 0 && client instanceof Cluster) {
+        const pipeline = node.pipeline();
+        for (const key of found) pipeline.unlink(key);
+        const failed = (await pipeline.exec())?.find(([error]) => error !== null);
+        if (failed) throw failed[0];
+      } else if (found.length > 0) await node.unlink(...found);
+      cursor = next;
+    } while (cursor !== '0');
+  }
+}
 
 /** Translates an ioredis failure met by `what` into the mailbox's errors. */
 export function translateRedisError(what: string, error: unknown): Error {
   if (error instanceof MailboxError) return error;
-  if (error instanceof Error && error.name === 'ReplyError') {
+  if (error instanceof Error && error.name === 'ReplyError' && !TRANSIENT_REPLY.test(error.message)) {
     return new Error(`${what}: Redis replied with an error: ${error.message}`);
   }
   return unavailable(what, error);

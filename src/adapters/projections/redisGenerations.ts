@@ -7,7 +7,6 @@
  * previous generation is kept until the rebuild drops it, after a grace period
  * longer than `ttlMs`.
  */
-import type { Redis } from 'ioredis';
 import type {
   ActivationResult,
   ActiveGeneration,
@@ -17,7 +16,7 @@ import type {
 import type { ProjectedEvent } from '../../projections/viewChanges';
 import { inLogOrder } from './redisApplyPlan';
 import type { RedisScriptApplier } from './redisApplier';
-import { redisCall } from './redisConnection';
+import { redisCall, unlinkMatching, type RedisClient } from './redisConnection';
 import { parsePosition, type RedisKeys } from './redisKeys';
 
 class RedisGeneration implements ProjectionGeneration {
@@ -25,7 +24,7 @@ class RedisGeneration implements ProjectionGeneration {
 
   constructor(
     readonly name: string,
-    private readonly client: Redis,
+    private readonly client: RedisClient,
     private readonly keys: RedisKeys,
     private readonly applier: RedisScriptApplier,
   ) {}
@@ -53,7 +52,7 @@ export class RedisGenerations implements ProjectionGenerations {
   private cached: { prefix: string; at: number } | null = null;
 
   constructor(
-    private readonly client: Redis,
+    private readonly client: RedisClient,
     private readonly keys: RedisKeys,
     private readonly applier: RedisScriptApplier,
     private readonly ttlMs: number,
@@ -131,13 +130,6 @@ export class RedisGenerations implements ProjectionGenerations {
   /** Deletes every key of a generation, in batches (SCAN + UNLINK: Redis stays responsive). */
   async drop(name: string): Promise<void> {
     if (!this.keys.isPrefix(name)) throw new Error(`'${name}' is not a generation prefix of namespace ${this.keys.namespace}`);
-    await redisCall('Redis projections (drop generation)', async () => {
-      let cursor = '0';
-      do {
-        const [next, found] = await this.client.scan(cursor, 'MATCH', `${name}*`, 'COUNT', 1000);
-        if (found.length > 0) await this.client.unlink(...found);
-        cursor = next;
-      } while (cursor !== '0');
-    });
+    await redisCall('Redis projections (drop generation)', () => unlinkMatching(this.client, `${name}*`));
   }
 }

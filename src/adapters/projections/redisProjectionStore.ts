@@ -16,7 +16,6 @@
  * script checks it with the checkpoint) and serves reads only from it: the
  * views of another log sharing the namespace are never read or written.
  */
-import type { Redis } from 'ioredis';
 import { MailboxError } from '../../errors';
 import type { ListQuery } from '../../projections/listQuery';
 import {
@@ -33,7 +32,7 @@ import type { ProjectionGenerations } from '../../projections/rebuildGenerations
 import type { ProjectedEvent } from '../../projections/viewChanges';
 import { inLogOrder } from './redisApplyPlan';
 import { RedisScriptApplier } from './redisApplier';
-import { redisCall } from './redisConnection';
+import { redisCall, type RedisClient } from './redisConnection';
 import { RedisGenerations } from './redisGenerations';
 import { parsePosition, RedisKeys } from './redisKeys';
 import { defineMailboxScripts } from './redisScripts';
@@ -79,7 +78,7 @@ export class RedisProjectionStore implements ProjectionStore {
   private lookForHeldWakes: Promise<void> | null = null;
 
   constructor(
-    private readonly client: Redis,
+    private readonly client: RedisClient,
     options: RedisProjectionOptions = {},
   ) {
     defineMailboxScripts(client);

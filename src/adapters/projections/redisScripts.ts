@@ -3,7 +3,8 @@
  * defineCommand (EVALSHA, falling back to EVAL after a restart or a SCRIPT FLUSH).
  * Each script names only keys of one hash tag (see redisKeys.ts).
  */
-import type { Redis, Result } from 'ioredis';
+import type { Result } from 'ioredis';
+import type { RedisClient } from './redisConnection';
 import { APPLY_SCRIPT } from './redisApplyScript';
 
 /**
@@ -203,7 +204,7 @@ declare module 'ioredis' {
 }
 
 /** Registers the scripts on a client (idempotent per client). */
-export function defineMailboxScripts(client: Redis): void {
+export function defineMailboxScripts(client: RedisClient): void {
   client.defineCommand('mailboxApply', { lua: APPLY_SCRIPT });
   client.defineCommand('mailboxList', { lua: LIST_SCRIPT, numberOfKeys: 5, readOnly: true });
   client.defineCommand('mailboxCounts', { lua: COUNTS_SCRIPT, numberOfKeys: 3, readOnly: true });

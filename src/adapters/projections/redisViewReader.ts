@@ -1,5 +1,5 @@
 /** Reads of the Redis views: pages of an inbox or outbox, exact counts, the agents list. */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redisConnection';
 import type { ListQuery } from '../../projections/listQuery';
 import type { AgentView, HeartbeatCounts, ListedMessage, ViewPage } from '../../projections/projectionStore';
 import type { InboxEntryFields, MessageSummary } from '../../projections/viewChanges';
@@ -21,7 +21,7 @@ function parseFound(value: string, readAt: string): Found {
 export class RedisViewReader {
   /** At most this many entries are examined per script call while filtering. */
   constructor(
-    private readonly client: Redis,
+    private readonly client: RedisClient,
     private readonly keys: RedisKeys,
     private readonly scanBudget = 2000,
   ) {}

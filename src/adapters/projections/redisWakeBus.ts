@@ -6,11 +6,10 @@
  * Wakes are hints: one missed while disconnected is recovered from the unread
  * view, which a client reads (the `sync` event) whenever it (re)connects.
  */
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { WakeEvent } from '../../projections/viewChanges';
 import type { Unsubscribe, WakeBus, WakeListener } from '../../projections/wakeBus';
-import { redisCall } from './redisConnection';
+import { redisCall, type RedisClient } from './redisConnection';
 import type { RedisKeys } from './redisKeys';
 
 interface Channel {
@@ -21,12 +20,12 @@ interface Channel {
 
 export class RedisWakeBus implements WakeBus {
   private readonly channels = new Map<string, Channel>();
-  private subscriber: Promise<Redis> | null = null;
+  private subscriber: Promise<RedisClient> | null = null;
   private closed = false;
 
   constructor(
-    private readonly publisher: Redis,
-    private readonly openSubscriber: () => Promise<Redis>,
+    private readonly publisher: RedisClient,
+    private readonly openSubscriber: () => Promise<RedisClient>,
     private readonly keys: RedisKeys,
     private readonly logger: Logger,
   ) {}
@@ -75,7 +74,7 @@ export class RedisWakeBus implements WakeBus {
     if (subscriber && !this.closed) await (await subscriber).unsubscribe(name).catch(() => undefined);
   }
 
-  private connection(): Promise<Redis> {
+  private connection(): Promise<RedisClient> {
     if (!this.subscriber) {
       this.subscriber = this.openSubscriber().then((subscriber) => {
         subscriber.on('message', (channel: string, message: string) => this.dispatch(channel, message));

@@ -3,7 +3,7 @@
  * name each unknown one and the nearest known name, as a warning (a variable meant for another
  * tool sharing the prefix must not stop the server).
  */
-import { ENV_VARIABLES } from '../../config';
+import { ENV_VARIABLES, SECRET_FILE_VARIABLES } from '../../config';
 import { HEARTBEAT_ENV } from '../../heartbeat/heartbeatSettings';
 import { editDistance } from '../../commands/suggestions';
 
@@ -21,7 +21,9 @@ const OTHER_KNOWN = [
 ];
 
 export function knownVariables(): string[] {
-  return [...new Set([...Object.values(ENV_VARIABLES), ...Object.values(HEARTBEAT_ENV), ...OTHER_KNOWN])];
+  return [
+    ...new Set([...Object.values(ENV_VARIABLES), ...Object.values(HEARTBEAT_ENV), ...SECRET_FILE_VARIABLES, ...OTHER_KNOWN]),
+  ];
 }
 
 export interface UnknownVariable {

@@ -12,7 +12,6 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import pino from 'pino';
-import type { Redis } from 'ioredis';
 import { MemoryProjectionStore } from '../../src/adapters/projections/memoryProjectionStore';
 import { inLogOrder, perTagCalls, planEvents } from '../../src/adapters/projections/redisApplyPlan';
 import { connectRedis } from '../../src/adapters/projections/redisConnection';

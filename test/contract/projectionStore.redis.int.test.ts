@@ -3,15 +3,10 @@
  * redis-server: one script per chunk of events (single node, the default) and
  * one script per hash tag (the Redis Cluster layout, run here on one node).
  */
-import pino from 'pino';
 import { RedisScriptApplier } from '../../src/adapters/projections/redisApplier';
 import { connectRedis } from '../../src/adapters/projections/redisConnection';
-import {
-  LIVE_WRITER_TTL_MS,
-  RedisProjectionStore,
-  type RedisProjectionOptions,
-} from '../../src/adapters/projections/redisProjectionStore';
-import { RedisWakeBus } from '../../src/adapters/projections/redisWakeBus';
+import { LIVE_WRITER_TTL_MS, RedisProjectionStore } from '../../src/adapters/projections/redisProjectionStore';
+import { openRedisHarness } from './redisHarness';
 import { startRedis, type TestRedis } from '../support/redisServer';
 import { ProjectionCheckpointRewound, ViewsOfAnotherLog } from '../../src/projections/projectionStore';
 import {
@@ -24,7 +19,6 @@ import {
 import { LogBuilder } from './projectionStoreLog';
 
 let redis: TestRedis;
-let namespaces = 0;
 
 beforeAll(async () => {
   redis = await startRedis();
@@ -32,30 +26,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await redis.stop();
 });
-
-/** A store and wake bus on their own namespace, so that suites sharing a REDIS_URL never meet. */
-export async function openRedisHarness(
-  url: string,
-  options: RedisProjectionOptions = {},
-): Promise<ProjectionStoreHarness & { store: RedisProjectionStore }> {
-  const namespace = options.namespace ?? `t${process.pid}n${++namespaces}`;
-  const store = new RedisProjectionStore(await connectRedis(url, { name: 'contract-store' }), { ...options, namespace });
-  const wakeBus = new RedisWakeBus(
-    await connectRedis(url, { name: 'contract-publisher' }),
-    () => connectRedis(url, { name: 'contract-subscriber' }),
-    store.keys,
-    pino({ level: 'silent' }),
-  );
-  return {
-    store,
-    wakeBus,
-    close: async () => {
-      await wakeBus.close();
-      await store.reset();
-      await store.close();
-    },
-  };
-}
 
 describeProjectionStoreContract('redis (one script per chunk of events)', () => openRedisHarness(redis.url));
 describeProjectionStoreContract('redis (one script per hash tag, Cluster layout)', () =>

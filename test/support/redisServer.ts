@@ -33,9 +33,11 @@ export function freePort(): Promise<number> {
   });
 }
 
-function spawnRedis(port: number): Promise<ChildProcess> {
+/** Resolves once the server says it accepts connections (extra arguments: cluster or replica settings). */
+export function spawnRedis(port: number, extra: readonly string[] = []): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extra];
+    const child = spawn('redis-server', args, {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -54,7 +56,7 @@ function spawnRedis(port: number): Promise<ChildProcess> {
   });
 }
 
-function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+export function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     child.once('exit', () => resolve());

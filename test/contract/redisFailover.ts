@@ -1,0 +1,110 @@
+/**
+ * A Redis master killed during a send load (Cluster or Sentinel), as a user of the mailbox sees it:
+ * sends keep being acknowledged or refused (never lost once acknowledged); after the failover every
+ * acknowledged message is in its recipients' inboxes, the views (counts included) equal a clean
+ * rebuild of the log, and wakes come again.
+ */
+import type { Mailbox } from '../../src/mailbox';
+import type { WakeStreamEvent } from '../../src/application/mailboxQueries';
+import { allEvents, memoryMailbox, registerAgents } from '../support/fixtures';
+import { listAll, snapshotViews } from './projectionStore.contract';
+import { projectAll } from './projectionStoreLog';
+import { openRedisHarness } from './redisHarness';
+
+const RECIPIENTS = ['@b', '@c', '@d'];
+
+export interface FailoverScenario {
+  url: string;
+  namespace: string;
+  /** Kills the master that serves `agentTag` (a hash tag such as '{@b}'); resolves once a replica serves again. */
+  killMaster(agentTag: string): Promise<void>;
+}
+
+interface Sent {
+  messageId: string;
+  to: string;
+}
+
+/** Sends round-robin to @b, @c, @d until `stop()`; keeps what was acknowledged and counts what was refused. */
+function sendLoad(sender: { send(input: object): Promise<{ messageId: string }> }) {
+  const acknowledged: Sent[] = [];
+  let refused = 0;
+  let running = true;
+  let attempt = 0;
+  const waiters: Array<{ count: number; resolve: () => void }> = [];
+  const loop = (async () => {
+    while (running && attempt < 5000) {
+      const to = RECIPIENTS[attempt++ % RECIPIENTS.length];
+      try {
+        const { messageId } = await sender.send({ to, subject: `load ${attempt}`, body: 'during a failover' });
+        acknowledged.push({ messageId, to });
+        for (const waiter of waiters.filter((w) => acknowledged.length >= w.count)) waiter.resolve();
+      } catch {
+        refused++; // 503 while Redis fails over: the sender would retry; nothing acknowledged is at stake
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+  })();
+  return {
+    acknowledged,
+    refused: () => refused,
+    /** Resolves once `more` further sends were acknowledged. */
+    more(more: number): Promise<void> {
+      const count = acknowledged.length + more;
+      return new Promise((resolve) => waiters.push({ count, resolve }));
+    },
+    async stop() {
+      running = false;
+      await loop;
+    },
+  };
+}
+
+export async function killMasterDuringSends(scenario: FailoverScenario): Promise<{ acknowledged: number; refused: number }> {
+  let mailbox: Mailbox | null = await memoryMailbox({ redisUrl: scenario.url, redisNamespace: scenario.namespace });
+  try {
+    const agents = await registerAgents(mailbox, ['@a', ...RECIPIENTS]);
+    const load = sendLoad(agents['@a']);
+    await load.more(30);
+    await scenario.killMaster('{@b}');
+    await load.more(30); // acknowledged again after the failover
+    await load.stop();
+
+    // Wakes come again: one for the next message to @b, through the wake stream a client holds.
+    const wakes: WakeStreamEvent[] = [];
+    let woken!: () => void;
+    const wokenUp = new Promise<void>((resolve) => (woken = resolve));
+    const unsubscribe = await agents['@b'].watch((event) => {
+      wakes.push(event);
+      if (event.event === 'wake') woken();
+    });
+    const { messageId: last } = await agents['@a'].send({ to: '@b', subject: 'after the failover', body: 'wake me' });
+    await wokenUp;
+    expect(wakes.filter((event) => event.event === 'wake').map((event) => event.data)).toEqual([
+      expect.objectContaining({ messageId: last, recipient: '@b' }),
+    ]);
+    await unsubscribe();
+    load.acknowledged.push({ messageId: last, to: '@b' });
+
+    expect(await mailbox.runner.waitFor((await mailbox.eventStore.headPosition())!, 20_000)).toBe(true);
+    for (const identity of RECIPIENTS) {
+      const inbox = new Set((await listAll(mailbox.projections, identity)).map((m) => m.messageId));
+      const missing = load.acknowledged.filter((sent) => sent.to === identity && !inbox.has(sent.messageId));
+      expect(missing).toEqual([]);
+    }
+    const clean = await openRedisHarness(scenario.url);
+    try {
+      await clean.store.applyBatch(projectAll(await allEvents(mailbox)));
+      expect(await snapshotViews(mailbox.projections)).toEqual(await snapshotViews(clean.store));
+    } finally {
+      await clean.close();
+    }
+    const outcome = { acknowledged: load.acknowledged.length, refused: load.refused() };
+    await mailbox.projections.reset();
+    await mailbox.close();
+    mailbox = null;
+    return outcome;
+  } finally {
+    await mailbox?.close();
+  }
+}

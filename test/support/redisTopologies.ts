@@ -1,0 +1,258 @@
+/**
+ * Real Redis topologies for tests, all on free loopback ports and stopped after the suite:
+ * - a Redis Cluster: 3 masters + 3 replicas (six redis-server processes), created with
+ *   `redis-cli --cluster create ... --cluster-replicas 1 --cluster-yes`;
+ * - a Sentinel group: 1 master, 1 replica and 3 sentinels (`redis-server <conf> --sentinel`).
+ * Each start waits for a positive signal (cluster state ok with every slot served and every
+ * replica in sync; sentinels that agree on the master and know the replica and each other),
+ * and so does each failover helper (a replica promoted and serving).
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
+import { freePort, spawnRedis, stopChild } from './redisServer';
+
+const run = promisify(execFile);
+const MASTER_NAME = 'mymaster';
+
+interface Node {
+  port: number;
+  child: ChildProcess;
+}
+
+/** Polls `check` (every 50 ms) until it holds, or fails with what was last seen. */
+async function until(what: string, check: () => Promise<boolean | string>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown = '';
+  for (;;) {
+    try {
+      const outcome = await check();
+      if (outcome === true) return;
+      last = outcome;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms (last seen: ${String(last)})`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** One command to one node, on a short-lived connection that never retries. */
+async function ask(port: number, ...args: string[]): Promise<unknown> {
+  const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    return await client.call(args[0], ...args.slice(1));
+  } finally {
+    client.disconnect();
+  }
+}
+
+const infoField = (info: unknown, field: string): string | undefined =>
+  new RegExp(`^${field}:(.*)$`, 'm').exec(String(info))?.[1]?.trim();
+
+/** Ports p with p+10000 unused too would be luck: each node gets its own free bus port instead. */
+async function freePorts(count: number): Promise<number[]> {
+  const ports = new Set<number>();
+  while (ports.size < count) ports.add(await freePort());
+  return [...ports];
+}
+
+export interface TestRedisCluster {
+  /** redis-cluster://127.0.0.1:p1,... (every master and replica as seed nodes). */
+  url: string;
+  ports: number[];
+  /** The port of the master serving the slot of `key`. */
+  masterOf(key: string): Promise<number>;
+  /** SIGKILLs the master on `port`; resolves once its replica serves its slots and the cluster is ok again. */
+  killMaster(port: number): Promise<{ promotedPort: number }>;
+  stop(): Promise<void>;
+}
+
+export async function startRedisCluster(): Promise<TestRedisCluster> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbox-cluster-'));
+  const ports = await freePorts(12);
+  const nodes: Node[] = [];
+  const alive = new Set<number>();
+  const stop = async () => {
+    await Promise.all(nodes.map((node) => stopChild(node.child, 'SIGKILL')));
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    for (let i = 0; i < 6; i++) {
+      const port = ports[i];
+      const child = await spawnRedis(port, [
+        '--cluster-enabled',
+        'yes',
+        '--cluster-port',
+        String(ports[i + 6]),
+        '--cluster-config-file',
+        path.join(dir, `nodes-${port}.conf`),
+        '--cluster-node-timeout',
+        '1000',
+        '--dir',
+        dir,
+      ]);
+      nodes.push({ port, child });
+      alive.add(port);
+    }
+    const addresses = nodes.map((node) => `127.0.0.1:${node.port}`);
+    await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '1', '--cluster-yes'], {
+      timeout: 30_000,
+    });
+    await waitClusterOk([...alive], 6);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const masterOf = async (key: string): Promise<number> => {
+    const slot = Number(await ask([...alive][0], 'CLUSTER', 'KEYSLOT', key));
+    const slots = (await ask([...alive][0], 'CLUSTER', 'SLOTS')) as Array<[number, number, [string, number]]>;
+    const range = slots.find(([from, to]) => slot >= from && slot <= to);
+    if (!range) throw new Error(`no node serves slot ${slot}`);
+    return Number(range[2][1]);
+  };
+  return {
+    url: `redis-cluster://${nodes.map((node) => `127.0.0.1:${node.port}`).join(',')}`,
+    ports: nodes.map((node) => node.port),
+    masterOf,
+    async killMaster(port) {
+      const replicas = String(await ask(port, 'CLUSTER', 'REPLICAS', String(await ask(port, 'CLUSTER', 'MYID'))));
+      const replicaPort = Number(/127\.0\.0\.1:(\d+)@/.exec(replicas)?.[1]);
+      if (!replicaPort) throw new Error(`the master on ${port} has no replica: ${replicas}`);
+      await stopChild(nodes.find((node) => node.port === port)!.child, 'SIGKILL');
+      alive.delete(port);
+      await until(
+        `the replica on ${replicaPort} promoted`,
+        async () => infoField(await ask(replicaPort, 'INFO', 'replication'), 'role') === 'master',
+      );
+      await waitClusterOk([...alive], 5);
+      return { promotedPort: replicaPort };
+    },
+    stop,
+  };
+}
+
+/** Every live node says the cluster is ok, every slot is served, and every replica is in sync with its master. */
+async function waitClusterOk(ports: readonly number[], known: number): Promise<void> {
+  await until('the Redis Cluster ready', async () => {
+    for (const port of ports) {
+      const info = await ask(port, 'CLUSTER', 'INFO');
+      if (infoField(info, 'cluster_state') !== 'ok') return `${port}: ${infoField(info, 'cluster_state')}`;
+      if (infoField(info, 'cluster_slots_ok') !== '16384') return `${port}: slots ok ${infoField(info, 'cluster_slots_ok')}`;
+      if (Number(infoField(info, 'cluster_known_nodes')) < known)
+        return `${port}: knows ${infoField(info, 'cluster_known_nodes')}`;
+      const replication = await ask(port, 'INFO', 'replication');
+      if (infoField(replication, 'role') === 'slave' && infoField(replication, 'master_link_status') !== 'up')
+        return `${port}: replica link ${infoField(replication, 'master_link_status')}`;
+    }
+    return true;
+  });
+}
+
+export interface TestRedisSentinel {
+  /** redis+sentinel://127.0.0.1:s1,...,/mymaster */
+  url: string;
+  sentinelPorts: number[];
+  masterName: string;
+  /** The port of the current master, as the sentinels report it. */
+  masterPort(): Promise<number>;
+  /** SIGKILLs the current master; resolves once every sentinel names the promoted replica and it accepts writes. */
+  killMaster(): Promise<{ promotedPort: number }>;
+  stop(): Promise<void>;
+}
+
+function spawnSentinel(conf: string): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('redis-server', [conf, '--sentinel'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`redis sentinel did not start: ${output}`)), 10_000);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(new Error(`cannot run redis-server --sentinel (install the Debian package redis-server): ${error.message}`));
+    });
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('+monitor master')) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    });
+  });
+}
+
+export async function startRedisSentinel(): Promise<TestRedisSentinel> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbox-sentinel-'));
+  const [masterPort, replicaPort, ...sentinelPorts] = await freePorts(5);
+  const children = new Map<number, ChildProcess>();
+  const stop = async () => {
+    await Promise.all([...children.values()].map((child) => stopChild(child, 'SIGKILL')));
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  const masterNow = async (sentinel: number) =>
+    Number(((await ask(sentinel, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', MASTER_NAME)) as string[])[1]);
+  try {
+    children.set(masterPort, await spawnRedis(masterPort));
+    children.set(replicaPort, await spawnRedis(replicaPort, ['--replicaof', '127.0.0.1', String(masterPort)]));
+    await until('the replica in sync', async () => {
+      const info = await ask(replicaPort, 'INFO', 'replication');
+      return infoField(info, 'master_link_status') === 'up' || String(infoField(info, 'master_link_status'));
+    });
+    for (const port of sentinelPorts) {
+      const conf = path.join(dir, `sentinel-${port}.conf`);
+      fs.writeFileSync(
+        conf,
+        [
+          `port ${port}`,
+          'bind 127.0.0.1',
+          `dir ${dir}`,
+          `sentinel monitor ${MASTER_NAME} 127.0.0.1 ${masterPort} 2`,
+          `sentinel down-after-milliseconds ${MASTER_NAME} 1000`,
+          `sentinel failover-timeout ${MASTER_NAME} 5000`,
+          `sentinel parallel-syncs ${MASTER_NAME} 1`,
+          '',
+        ].join('\n'),
+      );
+      children.set(port, await spawnSentinel(conf));
+    }
+    // Every sentinel knows the replica and the two other sentinels (else a failover could not reach its quorum).
+    await until('the sentinels agree', async () => {
+      for (const port of sentinelPorts) {
+        const master = (await ask(port, 'SENTINEL', 'MASTER', MASTER_NAME)) as string[];
+        const field = (name: string) => master[master.indexOf(name) + 1];
+        if (field('num-slaves') !== '1' || field('num-other-sentinels') !== '2')
+          return `${port}: ${field('num-slaves')} replica(s), ${field('num-other-sentinels')} other sentinel(s)`;
+      }
+      return true;
+    });
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return {
+    url: `redis+sentinel://${sentinelPorts.map((port) => `127.0.0.1:${port}`).join(',')}/${MASTER_NAME}`,
+    sentinelPorts,
+    masterName: MASTER_NAME,
+    masterPort: () => masterNow(sentinelPorts[0]),
+    async killMaster() {
+      const old = await masterNow(sentinelPorts[0]);
+      const promotedPort = old === masterPort ? replicaPort : masterPort;
+      await stopChild(children.get(old)!, 'SIGKILL');
+      children.delete(old);
+      await until(
+        'the sentinels fail over',
+        async () => {
+          for (const port of sentinelPorts) if ((await masterNow(port)) !== promotedPort) return `${port} still names ${old}`;
+          return infoField(await ask(promotedPort, 'INFO', 'replication'), 'role') === 'master' || 'not master yet';
+        },
+        30_000,
+      );
+      return { promotedPort };
+    },
+    stop,
+  };
+}

@@ -5,7 +5,7 @@
  */
 import { RedisScriptApplier } from '../../src/adapters/projections/redisApplier';
 import { connectRedis } from '../../src/adapters/projections/redisConnection';
-import { LIVE_WRITER_TTL_MS, RedisProjectionStore } from '../../src/adapters/projections/redisProjectionStore';
+import { LIVE_WRITER_TTL_MS, type RedisProjectionStore } from '../../src/adapters/projections/redisProjectionStore';
 import { openRedisHarness } from './redisHarness';
 import { startRedis, type TestRedis } from '../support/redisServer';
 import { ProjectionCheckpointRewound, ViewsOfAnotherLog } from '../../src/projections/projectionStore';

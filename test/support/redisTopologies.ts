@@ -26,7 +26,7 @@ interface Node {
 /** Polls `check` (every 50 ms) until it holds, or fails with what was last seen. */
 async function until(what: string, check: () => Promise<boolean | string>, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  let last: unknown = '';
+  let last: unknown;
   for (;;) {
     try {
       const outcome = await check();

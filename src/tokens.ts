@@ -7,6 +7,7 @@ export const TOKENS = {
   EventStore: Symbol('EventStore'),
   ProjectionStore: Symbol('ProjectionStore'),
   WakeBus: Symbol('WakeBus'),
+  RateBuckets: Symbol('RateBuckets'),
   CommandHandler: Symbol('CommandHandler'),
   ProjectionRunner: Symbol('ProjectionRunner'),
   AgentDirectory: Symbol('AgentDirectory'),

@@ -11,6 +11,7 @@ import type { ProjectionStore } from '../projections/projectionStore';
 import type { Authenticator } from './authenticator';
 import type { MailboxCommands } from './mailboxCommands';
 import type { MailboxQueries } from './mailboxQueries';
+import type { RateBuckets } from './rateBuckets';
 
 export interface MailboxServices {
   readonly config: MailboxConfig;
@@ -20,4 +21,6 @@ export interface MailboxServices {
   readonly runner: ProjectionRunner;
   readonly eventStore: EventStore;
   readonly projections: ProjectionStore;
+  /** Request limits shared by every API node; absent or null: this process's own. */
+  readonly rateBuckets?: RateBuckets | null;
 }

@@ -38,7 +38,7 @@ export function actorOf(request: FastifyRequest): Actor {
 export function requireBearer(app: FastifyInstance, authenticator: Authenticator, limiter: RateLimiter): void {
   app.addHook('onRequest', async (request) => {
     const actor = await authenticator.authenticate(bearerToken(request.headers.authorization));
-    if (actor.role !== 'admin') limiter.take(actor.identity);
+    if (actor.role !== 'admin') await limiter.admit(actor.identity);
     request.actor = actor;
   });
 }

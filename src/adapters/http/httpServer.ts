@@ -121,7 +121,13 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
   });
 
   opsRoutes(app, context);
-  const limiter = new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst);
+  const limiter = new RateLimiter(
+    config.rateLimitPerSecond,
+    config.rateLimitBurst,
+    undefined,
+    mailbox.rateBuckets ?? null,
+    (error) => logger.warn({ err: error }, 'shared rate limit unavailable; this node limits on its own until Redis answers'),
+  );
   app.register(async (scope) => {
     requireBearer(scope, mailbox.authenticator, limiter);
     for (const register of [agentRoutes, messageRoutes, viewRoutes, wakeRoutes]) register(scope, context);

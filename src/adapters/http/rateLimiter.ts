@@ -1,8 +1,11 @@
 /**
  * Per-agent token bucket: `burst` requests at once, refilled at `perSecond`.
  * A refused request is told when to retry (429 RATE_LIMITED + Retry-After),
- * never queued or dropped silently.
+ * never queued or dropped silently. With shared buckets (Redis) every API node
+ * draws from the same bucket; should they fail, this process's own bucket
+ * holds the line until they answer again (`onSharedFailure` says so).
  */
+import type { RateBuckets } from '../../application/rateBuckets';
 import { MailboxError } from '../../errors';
 
 interface Bucket {
@@ -17,7 +20,23 @@ export class RateLimiter {
     private readonly perSecond: number,
     private readonly burst: number,
     private readonly now: () => number = () => performance.now(),
+    private readonly shared: RateBuckets | null = null,
+    private readonly onSharedFailure: (error: unknown) => void = () => {},
   ) {}
+
+  /** Takes one token for `key` from the shared bucket when there is one, else from this process's. */
+  async admit(key: string): Promise<void> {
+    if (!this.enabled) return;
+    if (this.shared === null) return this.take(key);
+    let waitMs: number;
+    try {
+      waitMs = await this.shared.take(key, this.perSecond, this.burst);
+    } catch (error) {
+      this.onSharedFailure(error);
+      return this.take(key);
+    }
+    if (waitMs > 0) throw this.limited(key, Math.max(1, Math.ceil(waitMs / 1000)));
+  }
 
   get enabled(): boolean {
     return this.perSecond > 0 && this.burst > 0;
@@ -35,8 +54,11 @@ export class RateLimiter {
       bucket.tokens -= 1;
       return;
     }
-    const retryAfterSeconds = Math.max(1, Math.ceil((1 - bucket.tokens) / this.perSecond));
-    throw new MailboxError(
+    throw this.limited(key, Math.max(1, Math.ceil((1 - bucket.tokens) / this.perSecond)));
+  }
+
+  private limited(key: string, retryAfterSeconds: number): MailboxError {
+    return new MailboxError(
       'RATE_LIMITED',
       'Rate limited',
       `${key} exceeded ${this.perSecond} requests/s (burst ${this.burst}); retry after ${retryAfterSeconds} s. ` +

@@ -13,6 +13,7 @@
  *   <ns>:v<N>:{@b}:sent                  summaries of the messages @b sent (its outbox entries too)
  *   <ns>:v<N>:{@b}:counts                unread by priority and last activity
  *   <ns>:wake:@b                     pub/sub channel of @b's wake events (not versioned)
+ *   <ns>:rate:{@b}                   @b's request token bucket, shared by every API node (not versioned)
  *
  * Redis Cluster: a key's slot is the hash of its first {...}. Every agent's keys
  * share the tag {@b}; the pointer, counter and every generation's global keys share
@@ -86,6 +87,11 @@ export class RedisKeys {
 
   isPrefix(prefix: string): boolean {
     return new RegExp(`^${this.namespace}:v[1-9][0-9]*:$`).test(prefix);
+  }
+
+  /** An agent's request token bucket (shared by every API node; not versioned: it is no view). */
+  rateBucket(identity: string): string {
+    return `${this.namespace}:rate:{${identity}}`;
   }
 
   wakeChannel(identity: string): string {

@@ -4,7 +4,7 @@
  * - on the in-repo test double, as EventStoreDB 21+ serves it (appends via BatchAppend);
  * - on the double as a 20.x server (no ServerFeatures, so the client appends via Append);
  * - on a real EventStoreDB when ESDB_URL is set (skipped otherwise):
- *     docker compose up -d eventstoredb
+ *     docker compose --profile published-stores up -d eventstoredb-port
  *     ESDB_URL='esdb://127.0.0.1:2113?tls=false' npx jest test/contract/eventStore.esdb.int.test.ts
  */
 import { EsdbEventStore } from '../../src/adapters/eventstore/esdbEventStore';
@@ -66,6 +66,7 @@ if (realServer) {
   );
 } else {
   describe('EsdbEventStore on a real EventStoreDB', () => {
-    it.skip('needs ESDB_URL (docker compose up -d eventstoredb; ESDB_URL=esdb://127.0.0.1:2113?tls=false)', () => undefined);
+    it.skip('needs ESDB_URL (docker compose --profile published-stores up -d eventstoredb-port; ESDB_URL=esdb://127.0.0.1:2113?tls=false)', () =>
+      undefined);
   });
 }

@@ -68,8 +68,8 @@ export interface TestRedisCluster {
   ports: number[];
   /** The port of the master serving the slot of `key`. */
   masterOf(key: string): Promise<number>;
-  /** SIGKILLs the master on `port`; resolves once its replica serves its slots and the cluster is ok again. */
-  killMaster(port: number): Promise<{ promotedPort: number }>;
+  /** SIGKILLs the master on `port` (then calls `killed`); resolves once its replica serves its slots and the cluster is ok again. */
+  killMaster(port: number, killed?: () => void): Promise<{ promotedPort: number }>;
   stop(): Promise<void>;
 }
 
@@ -120,11 +120,12 @@ export async function startRedisCluster(): Promise<TestRedisCluster> {
     url: `redis-cluster://${nodes.map((node) => `127.0.0.1:${node.port}`).join(',')}`,
     ports: nodes.map((node) => node.port),
     masterOf,
-    async killMaster(port) {
+    async killMaster(port, killed) {
       const replicas = String(await ask(port, 'CLUSTER', 'REPLICAS', String(await ask(port, 'CLUSTER', 'MYID'))));
       const replicaPort = Number(/127\.0\.0\.1:(\d+)@/.exec(replicas)?.[1]);
       if (!replicaPort) throw new Error(`the master on ${port} has no replica: ${replicas}`);
       await stopChild(nodes.find((node) => node.port === port)!.child, 'SIGKILL');
+      killed?.();
       alive.delete(port);
       await until(
         `the replica on ${replicaPort} promoted`,
@@ -161,8 +162,8 @@ export interface TestRedisSentinel {
   masterName: string;
   /** The port of the current master, as the sentinels report it. */
   masterPort(): Promise<number>;
-  /** SIGKILLs the current master; resolves once every sentinel names the promoted replica and it accepts writes. */
-  killMaster(): Promise<{ promotedPort: number }>;
+  /** SIGKILLs the current master (then calls `killed`); resolves once every sentinel names the promoted replica and it accepts writes. */
+  killMaster(killed?: () => void): Promise<{ promotedPort: number }>;
   stop(): Promise<void>;
 }
 
@@ -238,10 +239,11 @@ export async function startRedisSentinel(): Promise<TestRedisSentinel> {
     sentinelPorts,
     masterName: MASTER_NAME,
     masterPort: () => masterNow(sentinelPorts[0]),
-    async killMaster() {
+    async killMaster(killed) {
       const old = await masterNow(sentinelPorts[0]);
       const promotedPort = old === masterPort ? replicaPort : masterPort;
       await stopChild(children.get(old)!, 'SIGKILL');
+      killed?.();
       children.delete(old);
       await until(
         'the sentinels fail over',

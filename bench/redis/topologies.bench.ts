@@ -105,12 +105,18 @@ async function projectionRun(url: string, scriptPerTag: boolean) {
 }
 
 /** From the kill to the first send to @agent-00001 (on the killed master) listed in its inbox. */
-async function failoverMs(url: string, kill: () => Promise<unknown>): Promise<number> {
+async function failoverMs(url: string, kill: (killed: () => void) => Promise<unknown>): Promise<number> {
   return withMailbox(url, async (mailbox) => {
     const clients = await registerAgents(mailbox, [agentIdentity(0), agentIdentity(1)]);
     const [sender, recipient]: MailboxClient[] = clients;
-    const killed = nowMs();
-    const promoted = kill();
+    let killed = 0;
+    let signalled!: () => void;
+    const gone = new Promise<void>((resolve) => (signalled = resolve));
+    const promoted = kill(() => {
+      killed = nowMs();
+      signalled();
+    });
+    await gone;
     for (;;) {
       try {
         const { messageId } = await sender.send({ to: agentIdentity(1), subject: 'after the kill', body: 'b' });
@@ -157,7 +163,11 @@ runBench('redis/topologies', async (report) => {
     await memoryFigures(report, single);
     report.metric(
       'failover seen by the mailbox, Redis Cluster (node timeout 1 s)',
-      round(await failoverMs(cluster.url, async () => cluster.killMaster(await cluster.masterOf(`{${agentIdentity(1)}}`)))),
+      round(
+        await failoverMs(cluster.url, async (killed) =>
+          cluster.killMaster(await cluster.masterOf(`{${agentIdentity(1)}}`), killed),
+        ),
+      ),
       'ms',
     );
   } finally {
@@ -168,7 +178,7 @@ runBench('redis/topologies', async (report) => {
   try {
     report.metric(
       'failover seen by the mailbox, Sentinel (down-after 1 s)',
-      round(await failoverMs(sentinel.url, () => sentinel.killMaster())),
+      round(await failoverMs(sentinel.url, (killed) => sentinel.killMaster(killed))),
       'ms',
     );
   } finally {

@@ -9,7 +9,7 @@ import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import pino, { type Logger } from 'pino';
 import type { MailboxConfig } from './config';
 import { TOKENS } from './tokens';
-import type { RateBuckets } from './application/rateBuckets';
+import type { SharedLimits } from './application/sharedLimits';
 import { randomIds, systemClock, type Clock, type IdGenerator } from './application/runtime';
 import { CommandHandler } from './application/commandHandler';
 import { AgentDirectory } from './application/agentDirectory';
@@ -38,9 +38,9 @@ export async function buildContainer(config: MailboxConfig, overrides: Container
   container.register(TOKENS.IdGenerator, { useValue: overrides.ids ?? randomIds });
   container.register(TOKENS.Logger, { useValue: logger });
   container.register(TOKENS.EventStore, { useValue: await createEventStore(config, logger) });
-  const { projectionStore, wakeBus, rateBuckets } = await createProjectionAdapters(config, logger);
+  const { projectionStore, wakeBus, sharedLimits } = await createProjectionAdapters(config, logger);
   container.register(TOKENS.WakeBus, { useValue: wakeBus });
-  if (rateBuckets) container.register(TOKENS.RateBuckets, { useValue: rateBuckets }); // else each process limits alone
+  if (sharedLimits) container.register(TOKENS.SharedLimits, { useValue: sharedLimits }); // else each process limits alone
   container.register(TOKENS.ProjectionStore, { useValue: projectionStore });
   container.registerSingleton(TOKENS.CommandHandler, CommandHandler);
   container.registerSingleton(TOKENS.AgentDirectory, AgentDirectory);
@@ -49,8 +49,8 @@ export async function buildContainer(config: MailboxConfig, overrides: Container
 }
 
 /** The request limits shared by every API node, when Redis holds them (else null: each process keeps its own). */
-export const sharedRateBuckets = (container: DependencyContainer): RateBuckets | null =>
-  container.isRegistered(TOKENS.RateBuckets, true) ? container.resolve<RateBuckets>(TOKENS.RateBuckets) : null;
+export const sharedLimitsOf = (container: DependencyContainer): SharedLimits | null =>
+  container.isRegistered(TOKENS.SharedLimits, true) ? container.resolve<SharedLimits>(TOKENS.SharedLimits) : null;
 
 export type ProjectorMode = 'auto' | 'on' | 'off';
 
@@ -86,7 +86,7 @@ export async function openPipeline(config: MailboxConfig, logger: Logger, projec
     close: async () => {
       await runner?.stop();
       await wakeBus.close();
-      await sharedRateBuckets(container)?.close();
+      await sharedLimitsOf(container)?.close();
       await projections.close();
       await eventStore.close();
     },

@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import type { DependencyContainer } from 'tsyringe';
 import { parseConfig, type MailboxConfig, type MailboxConfigInput } from './config';
-import { buildContainer, sharedRateBuckets, type ContainerOverrides } from './compositionRoot';
+import { buildContainer, sharedLimitsOf, type ContainerOverrides } from './compositionRoot';
 import { TOKENS } from './tokens';
 import type { Actor } from './commands/roles';
 import { MailboxCommands, type CommandOptions } from './application/mailboxCommands';
@@ -16,7 +16,7 @@ import type { EventStore } from './events/eventStore';
 import type { ProjectionStore } from './projections/projectionStore';
 import type { ProjectionRunner } from './projections/projectionRunner';
 import type { WakeBus } from './projections/wakeBus';
-import type { RateBuckets } from './application/rateBuckets';
+import type { SharedLimits } from './application/sharedLimits';
 import { LiveWriterOfAnotherLog, rebuildProjections } from './projections/rebuild';
 import { ForeignViews } from './projections/viewsOwnership';
 import { StartupError } from './startupError';
@@ -32,7 +32,7 @@ export class Mailbox {
   readonly projections: ProjectionStore;
   readonly wakeBus: WakeBus;
   /** Request limits shared by every API node (Redis), or null: each process keeps its own. */
-  readonly rateBuckets: RateBuckets | null;
+  readonly sharedLimits: SharedLimits | null;
   /** Resolves once the views are this log's and followed (at once, unless a take-over is rebuilding them). */
   viewsReady: Promise<void> = Promise.resolve();
   private readonly closing = new AbortController();
@@ -48,7 +48,7 @@ export class Mailbox {
     this.eventStore = container.resolve<EventStore>(TOKENS.EventStore);
     this.projections = container.resolve<ProjectionStore>(TOKENS.ProjectionStore);
     this.wakeBus = container.resolve<WakeBus>(TOKENS.WakeBus);
-    this.rateBuckets = sharedRateBuckets(container);
+    this.sharedLimits = sharedLimitsOf(container);
   }
 
   /** A client acting as the holder of `token` (identity from the token only). */
@@ -138,7 +138,7 @@ export class Mailbox {
     await this.viewsReady.catch(() => undefined);
     await this.runner.stop();
     await this.wakeBus.close();
-    await this.rateBuckets?.close();
+    await this.sharedLimits?.close();
     await this.projections.close();
     await this.eventStore.close();
   }

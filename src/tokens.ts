@@ -7,7 +7,7 @@ export const TOKENS = {
   EventStore: Symbol('EventStore'),
   ProjectionStore: Symbol('ProjectionStore'),
   WakeBus: Symbol('WakeBus'),
-  RateBuckets: Symbol('RateBuckets'),
+  SharedLimits: Symbol('SharedLimits'),
   CommandHandler: Symbol('CommandHandler'),
   ProjectionRunner: Symbol('ProjectionRunner'),
   AgentDirectory: Symbol('AgentDirectory'),

@@ -6,8 +6,8 @@ import type { WakeBus } from '../projections/wakeBus';
 import { MemoryProjectionStore } from './projections/memoryProjectionStore';
 import { connectRedis, isClusterUrl, redactUrl, redisOptionsOf } from './projections/redisConnection';
 import { RedisKeys } from './projections/redisKeys';
-import { RedisRateBuckets } from './projections/redisRateBuckets';
-import type { RateBuckets } from '../application/rateBuckets';
+import { RedisSharedLimits } from './projections/redisSharedLimits';
+import type { SharedLimits } from '../application/sharedLimits';
 import { RedisProjectionStore } from './projections/redisProjectionStore';
 import { InProcessWakeBus } from './wake/inProcessWakeBus';
 import { RedisWakeBus } from './projections/redisWakeBus';
@@ -15,19 +15,19 @@ import { RedisWakeBus } from './projections/redisWakeBus';
 export async function createProjectionAdapters(
   config: MailboxConfig,
   logger: Logger,
-): Promise<{ projectionStore: ProjectionStore; wakeBus: WakeBus; rateBuckets: RateBuckets | null }> {
+): Promise<{ projectionStore: ProjectionStore; wakeBus: WakeBus; sharedLimits: SharedLimits | null }> {
   if (config.redisUrl === undefined) {
     logger.info('projections: in memory, rebuilt from the log at start; wake bus: in process');
     const wakeBus = new InProcessWakeBus();
-    return { wakeBus, projectionStore: new MemoryProjectionStore(wakeBus), rateBuckets: null };
+    return { wakeBus, projectionStore: new MemoryProjectionStore(wakeBus), sharedLimits: null };
   }
   const url = config.redisUrl;
   const projectionStore = await openRedisProjectionStore(config);
-  let rateBuckets: RateBuckets | null = null;
+  let sharedLimits: SharedLimits | null = null;
   try {
     // Every API node draws an agent's requests from one bucket (MAILBOX_RATE_LIMIT_*), on its own connection.
-    rateBuckets = new RedisRateBuckets(
-      await connectRedis(url, { name: 'mailbox-rate-limits', ...redisOptionsOf(config) }),
+    sharedLimits = new RedisSharedLimits(
+      await connectRedis(url, { name: 'mailbox-shared-limits', ...redisOptionsOf(config) }),
       new RedisKeys(config.redisNamespace),
     );
     const publisher = await connectRedis(url, { name: 'mailbox-wake-publisher', ...redisOptionsOf(config) });
@@ -44,9 +44,9 @@ export async function createProjectionAdapters(
       { redis: redactUrl(url), namespace: config.redisNamespace },
       'projections: Redis (checkpoint stored with the views); wake bus: Redis pub/sub',
     );
-    return { projectionStore, wakeBus, rateBuckets };
+    return { projectionStore, wakeBus, sharedLimits };
   } catch (error) {
-    await rateBuckets?.close();
+    await sharedLimits?.close();
     await projectionStore.close();
     throw error;
   }

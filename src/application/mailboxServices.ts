@@ -11,7 +11,7 @@ import type { ProjectionStore } from '../projections/projectionStore';
 import type { Authenticator } from './authenticator';
 import type { MailboxCommands } from './mailboxCommands';
 import type { MailboxQueries } from './mailboxQueries';
-import type { RateBuckets } from './rateBuckets';
+import type { SharedLimits } from './sharedLimits';
 
 export interface MailboxServices {
   readonly config: MailboxConfig;
@@ -22,5 +22,5 @@ export interface MailboxServices {
   readonly eventStore: EventStore;
   readonly projections: ProjectionStore;
   /** Request limits shared by every API node; absent or null: this process's own. */
-  readonly rateBuckets?: RateBuckets | null;
+  readonly sharedLimits?: SharedLimits | null;
 }

@@ -1,19 +1,21 @@
 /**
- * Acceptance (issue 14, Deliver 4): the per-agent rate limit holds across API nodes when Redis holds
- * the buckets. Three limiters on three connections (as three nodes would have) admit one agent's
- * requests at the configured rate within 10%, where three in-process limiters admit three times it.
+ * Acceptance (issue 14, Deliver 4): the per-agent rate limit and the wake-stream cap hold across API
+ * nodes when Redis holds them. Three limiters on three connections (as three nodes would have) admit
+ * one agent's requests at the configured rate within 10%, where three in-process limiters admit three
+ * times it; three nodes' wake-stream registries never hold more than the cap for one agent.
  */
 import { RateLimiter } from '../../src/adapters/http/rateLimiter';
+import { WakeStreams } from '../../src/adapters/http/wakeStreams';
 import { connectRedis } from '../../src/adapters/projections/redisConnection';
 import { RedisKeys } from '../../src/adapters/projections/redisKeys';
-import { RedisRateBuckets } from '../../src/adapters/projections/redisRateBuckets';
+import { RedisSharedLimits } from '../../src/adapters/projections/redisSharedLimits';
 import { startRedis, type TestRedis } from '../support/redisServer';
 
 const PER_SECOND = 100;
 const BURST = 20;
 const WINDOW_MS = 1500;
 let redis: TestRedis;
-let buckets: RedisRateBuckets[] = [];
+let buckets: RedisSharedLimits[] = [];
 
 beforeAll(async () => {
   redis = await startRedis();
@@ -29,7 +31,7 @@ afterEach(async () => {
 async function sharedNodes(count: number, namespace: string, onSharedFailure?: (error: unknown) => void) {
   const nodes: RateLimiter[] = [];
   for (let i = 0; i < count; i++) {
-    const shared = new RedisRateBuckets(await connectRedis(redis.url, { name: `node-${i}` }), new RedisKeys(namespace));
+    const shared = new RedisSharedLimits(await connectRedis(redis.url, { name: `node-${i}` }), new RedisKeys(namespace));
     buckets.push(shared);
     nodes.push(new RateLimiter(PER_SECOND, BURST, undefined, shared, onSharedFailure));
   }
@@ -96,3 +98,63 @@ restartable(
     expect(back).toBe(true);
   },
 );
+
+describe('the wake-stream cap across nodes', () => {
+  let limits: RedisSharedLimits[] = [];
+  afterEach(async () => {
+    await Promise.all(limits.map((l) => l.close()));
+    limits = [];
+  });
+
+  /** Three nodes' wake-stream registries on one shared count (a short lease, so a dead node's places come free soon). */
+  async function threeNodes(namespace: string, max: number, leaseMs = 30_000) {
+    const nodes: WakeStreams[] = [];
+    for (let i = 0; i < 3; i++) {
+      const shared = new RedisSharedLimits(
+        await connectRedis(redis.url, { name: `streams-${i}` }),
+        new RedisKeys(namespace),
+        leaseMs,
+      );
+      limits.push(shared);
+      nodes.push(new WakeStreams(max, shared));
+    }
+    return nodes;
+  }
+
+  it('an agent holds at most the configured number of streams across three nodes; a closed one frees its place', async () => {
+    const [one, two, three] = await threeNodes(`ws${process.pid}a`, 2);
+    const first = await one.reserveAcrossNodes('@b');
+    await two.reserveAcrossNodes('@b');
+    await expect(three.reserveAcrossNodes('@b')).rejects.toMatchObject({
+      code: 'RATE_LIMITED',
+      message: expect.stringContaining('@b already has 2 open wake streams across the API nodes (the limit is 2)'),
+    });
+    await three.reserveAcrossNodes('@c'); // another agent's places are its own
+    first.release();
+    let opened = false;
+    for (const until = Date.now() + 5000; !opened && Date.now() < until;) {
+      opened = await three.reserveAcrossNodes('@b').then(
+        () => true,
+        () => false,
+      );
+    }
+    expect(opened).toBe(true);
+  });
+
+  it('a node that dies without closing its streams gives their places back once the lease runs out', async () => {
+    const [dying, survivor] = await threeNodes(`ws${process.pid}b`, 1, 300);
+    await dying.reserveAcrossNodes('@b');
+    await limits[0].close(); // the node is gone: no release, no renewal
+    await expect(survivor.reserveAcrossNodes('@b')).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+    let opened = false;
+    for (const until = Date.now() + 5000; !opened && Date.now() < until;) {
+      opened = await survivor.reserveAcrossNodes('@b').then(
+        () => true,
+        () => false,
+      );
+      if (!opened) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(opened).toBe(true);
+    limits.shift();
+  });
+});

@@ -59,7 +59,9 @@ const shuttingDown = () =>
 
 export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentApiRoutes: AgentApiRoutes[] = []): HttpServer {
   const { config } = mailbox;
-  const wakeStreams = new WakeStreams(config.maxWakeStreamsPerAgent);
+  const wakeStreams = new WakeStreams(config.maxWakeStreamsPerAgent, mailbox.sharedLimits ?? null, (error) =>
+    logger.warn({ err: error }, 'shared wake stream count unavailable; this node counts on its own until Redis answers'),
+  );
   const metrics = new MailboxMetrics(mailbox, () => wakeStreams.size);
   const context: HttpContext = {
     mailbox,
@@ -125,7 +127,7 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
     config.rateLimitPerSecond,
     config.rateLimitBurst,
     undefined,
-    mailbox.rateBuckets ?? null,
+    mailbox.sharedLimits ?? null,
     (error) => logger.warn({ err: error }, 'shared rate limit unavailable; this node limits on its own until Redis answers'),
   );
   app.register(async (scope) => {

@@ -5,7 +5,7 @@
  * draws from the same bucket; should they fail, this process's own bucket
  * holds the line until they answer again (`onSharedFailure` says so).
  */
-import type { RateBuckets } from '../../application/rateBuckets';
+import type { SharedLimits } from '../../application/sharedLimits';
 import { MailboxError } from '../../errors';
 
 interface Bucket {
@@ -20,7 +20,7 @@ export class RateLimiter {
     private readonly perSecond: number,
     private readonly burst: number,
     private readonly now: () => number = () => performance.now(),
-    private readonly shared: RateBuckets | null = null,
+    private readonly shared: SharedLimits | null = null,
     private readonly onSharedFailure: (error: unknown) => void = () => {},
   ) {}
 

@@ -2,8 +2,11 @@
  * The open wake streams: per-agent caps, revocation, and one place to end them
  * all on shutdown. A slot is reserved synchronously before a stream starts to
  * open (subscribing and counting take I/O), so concurrent opens cannot all pass
- * the cap while none has opened yet.
+ * the cap while none has opened yet. With shared limits (Redis) the cap also
+ * holds across the API nodes: the slot then takes a place in the shared count
+ * too, and gives it back when it closes.
  */
+import type { SharedLimits } from '../../application/sharedLimits';
 import { MailboxError } from '../../errors';
 import type { SseStream } from './sseStream';
 
@@ -16,6 +19,8 @@ export interface WakeSlot {
 class Slot implements WakeSlot {
   stream: SseStream | null = null;
   revokedBecause: string | null = null;
+  /** Gives back what the slot holds elsewhere (its place in the shared count). */
+  onRelease: (() => void) | null = null;
 
   constructor(
     readonly identity: string,
@@ -30,6 +35,9 @@ class Slot implements WakeSlot {
 
   release(): void {
     this.free(this);
+    const onRelease = this.onRelease;
+    this.onRelease = null;
+    onRelease?.();
   }
 
   revoke(reason: string): void {
@@ -43,7 +51,11 @@ class Slot implements WakeSlot {
 export class WakeStreams {
   private readonly byIdentity = new Map<string, Set<Slot>>();
 
-  constructor(private readonly maxPerAgent: number) {}
+  constructor(
+    private readonly maxPerAgent: number,
+    private readonly shared: SharedLimits | null = null,
+    private readonly onSharedFailure: (error: unknown) => void = () => {},
+  ) {}
 
   /** Open streams (reserved slots still opening are not counted). */
   get size(): number {
@@ -55,14 +67,7 @@ export class WakeStreams {
   /** Takes one of `identity`'s places, or throws RATE_LIMITED when it already holds its maximum. */
   reserve(identity: string): WakeSlot {
     const slots = this.byIdentity.get(identity) ?? new Set<Slot>();
-    if (slots.size >= this.maxPerAgent) {
-      throw new MailboxError(
-        'RATE_LIMITED',
-        'Too many wake streams',
-        `${identity} already has ${slots.size} open wake streams (the limit is ${this.maxPerAgent}); close one before opening another.`,
-        { retryAfterSeconds: 5, limit: this.maxPerAgent },
-      );
-    }
+    if (slots.size >= this.maxPerAgent) throw this.tooMany(identity, slots.size);
     const slot = new Slot(identity, (done) => {
       slots.delete(done);
       if (slots.size === 0 && this.byIdentity.get(identity) === slots) this.byIdentity.delete(identity);
@@ -70,6 +75,37 @@ export class WakeStreams {
     slots.add(slot);
     this.byIdentity.set(identity, slots);
     return slot;
+  }
+
+  /**
+   * reserve(), then a place in the count shared by every API node when there is one. Should the
+   * shared count not answer, this node's own cap holds the line (`onSharedFailure` says so).
+   */
+  async reserveAcrossNodes(identity: string): Promise<WakeSlot> {
+    const slot = this.reserve(identity) as Slot; // first, synchronously: concurrent opens here count at once
+    if (this.shared === null) return slot;
+    let hold: Awaited<ReturnType<SharedLimits['holdWakeStream']>>;
+    try {
+      hold = await this.shared.holdWakeStream(identity, this.maxPerAgent);
+    } catch (error) {
+      this.onSharedFailure(error);
+      return slot;
+    }
+    if (!hold.held) {
+      slot.release();
+      throw this.tooMany(identity, hold.open, ' across the API nodes');
+    }
+    slot.onRelease = () => void hold.release().catch(this.onSharedFailure);
+    return slot;
+  }
+
+  private tooMany(identity: string, open: number, where = ''): MailboxError {
+    return new MailboxError(
+      'RATE_LIMITED',
+      'Too many wake streams',
+      `${identity} already has ${open} open wake streams${where} (the limit is ${this.maxPerAgent}); close one before opening another.`,
+      { retryAfterSeconds: 5, limit: this.maxPerAgent },
+    );
   }
 
   /** Ends `identity`'s streams now, each with a last `revoked` event, including those still opening. */

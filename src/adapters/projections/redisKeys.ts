@@ -14,6 +14,7 @@
  *   <ns>:v<N>:{@b}:counts                unread by priority and last activity
  *   <ns>:wake:@b                     pub/sub channel of @b's wake events (not versioned)
  *   <ns>:rate:{@b}                   @b's request token bucket, shared by every API node (not versioned)
+ *   <ns>:streams:{@b}                @b's open wake streams on every API node, by lease expiry (not versioned)
  *
  * Redis Cluster: a key's slot is the hash of its first {...}. Every agent's keys
  * share the tag {@b}; the pointer, counter and every generation's global keys share
@@ -92,6 +93,11 @@ export class RedisKeys {
   /** An agent's request token bucket (shared by every API node; not versioned: it is no view). */
   rateBucket(identity: string): string {
     return `${this.namespace}:rate:{${identity}}`;
+  }
+
+  /** An agent's open wake streams on every API node (not versioned: it is no view). */
+  wakeStreams(identity: string): string {
+    return `${this.namespace}:streams:{${identity}}`;
   }
 
   wakeChannel(identity: string): string {

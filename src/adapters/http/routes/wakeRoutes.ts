@@ -13,7 +13,8 @@ export function wakeRoutes(app: FastifyInstance, { mailbox, config, wakeStreams,
   app.get('/v1/wake', { config: { streaming: true } }, async (request, reply) => {
     noExtraInput(request.query, 'GET /v1/wake');
     const actor = actorOf(request);
-    const slot = wakeStreams.reserve(actor.identity); // before any I/O: concurrent opens count against the cap at once
+    // Reserved here before any other I/O (concurrent opens count against the cap at once), then across the nodes.
+    const slot = await wakeStreams.reserveAcrossNodes(actor.identity);
     // The stream starts with the first event, so a refusal (wrong role) is still an ordinary error response.
     let stream: SseStream | null = null;
     const emit = (event: WakeStreamEvent) => {

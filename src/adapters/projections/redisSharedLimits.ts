@@ -1,0 +1,115 @@
+/**
+ * Limits shared by the API nodes, in Redis, each on the agent's hash tag (a Cluster keeps them on
+ * one node) and timed by Redis's own clock, so that every node sees the same state:
+ * - the request token bucket, `<ns>:rate:{@b}` (a hash; expires once full again);
+ * - the open wake streams, `<ns>:streams:{@b}` (a sorted set of `<node>:<n>` scored by the expiry
+ *   of each stream's lease; the node renews its leases while the streams are open, so the places
+ *   of a node that died come free once their lease runs out).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Result } from 'ioredis';
+import type { SharedLimits, WakeStreamHold } from '../../application/sharedLimits';
+import { redisCall, type RedisClient } from './redisConnection';
+import type { RedisKeys } from './redisKeys';
+
+/**
+ * KEYS[1]: the bucket (hash: tokens, at). ARGV: tokens per second, burst.
+ * Returns 0 when a token was taken, else the milliseconds until one will be there.
+ */
+const TAKE_SCRIPT = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local rate = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local stored = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = tonumber(stored[1]) or burst
+local at = tonumber(stored[2]) or now
+if now > at then
+  tokens = math.min(burst, tokens + (now - at) * rate / 1000)
+  at = now
+end
+local wait = 0
+if tokens >= 1 then
+  tokens = tokens - 1
+else
+  wait = math.ceil((1 - tokens) * 1000 / rate)
+end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(at))
+redis.call('PEXPIRE', KEYS[1], math.ceil(burst * 1000 / rate) + 1000)
+return wait
+`;
+
+/**
+ * KEYS[1]: the agent's open streams. ARGV: this stream's member, the most places, the lease in ms.
+ * Returns {1, open} when a place was taken (open counts it), else {0, open}.
+ */
+const HOLD_SCRIPT = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local lease = tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local open = redis.call('ZCARD', KEYS[1])
+if open >= tonumber(ARGV[2]) and not redis.call('ZSCORE', KEYS[1], ARGV[1]) then return {0, open} end
+redis.call('ZADD', KEYS[1], now + lease, ARGV[1])
+redis.call('PEXPIRE', KEYS[1], lease)
+return {1, redis.call('ZCARD', KEYS[1])}
+`;
+
+/** A stream's lease; renewed every third of it while the stream is open. */
+export const WAKE_STREAM_LEASE_MS = 30_000;
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    mailboxTakeToken(key: string, perSecond: string, burst: string): Result<number, Context>;
+    mailboxHoldStream(key: string, member: string, max: string, leaseMs: string): Result<[number, number], Context>;
+  }
+}
+
+export class RedisSharedLimits implements SharedLimits {
+  /** Names this node's streams in the shared sets. */
+  private readonly node = randomUUID();
+  private streams = 0;
+  private readonly renewals = new Set<NodeJS.Timeout>();
+
+  constructor(
+    private readonly client: RedisClient,
+    private readonly keys: RedisKeys,
+    private readonly leaseMs = WAKE_STREAM_LEASE_MS,
+  ) {
+    client.defineCommand('mailboxTakeToken', { lua: TAKE_SCRIPT, numberOfKeys: 1 });
+    client.defineCommand('mailboxHoldStream', { lua: HOLD_SCRIPT, numberOfKeys: 1 });
+  }
+
+  async holdWakeStream(identity: string, max: number): Promise<WakeStreamHold> {
+    const key = this.keys.wakeStreams(identity);
+    const member = `${this.node}:${++this.streams}`;
+    const hold = () =>
+      redisCall('Redis wake stream places', () => this.client.mailboxHoldStream(key, member, String(max), String(this.leaseMs)));
+    const [held, open] = await hold();
+    if (held !== 1) return { held: false, open };
+    // Renewed past the cap on purpose: a stream that is open stays counted (a renewal Redis missed is retried next time).
+    const renewal = setInterval(() => void hold().catch(() => undefined), this.leaseMs / 3);
+    renewal.unref();
+    this.renewals.add(renewal);
+    return {
+      held: true,
+      release: async () => {
+        clearInterval(renewal);
+        this.renewals.delete(renewal);
+        await redisCall('Redis wake stream places', () => this.client.zrem(key, member));
+      },
+    };
+  }
+
+  take(key: string, perSecond: number, burst: number): Promise<number> {
+    return redisCall('Redis rate limit', () =>
+      this.client.mailboxTakeToken(this.keys.rateBucket(key), String(perSecond), String(burst)),
+    );
+  }
+
+  async close(): Promise<void> {
+    for (const renewal of this.renewals) clearInterval(renewal);
+    this.renewals.clear();
+    await this.client.quit().catch(() => this.client.disconnect());
+  }
+}

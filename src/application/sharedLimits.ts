@@ -1,0 +1,17 @@
+/**
+ * Limits shared by every API node (Redis when it is configured), so that three nodes allow an
+ * agent the configured request rate and number of wake streams, not three times them. Without
+ * them each process keeps its own.
+ */
+export interface SharedLimits {
+  /** Takes one token from `key`'s bucket: resolves to 0 when taken, else the milliseconds until one is available. */
+  take(key: string, perSecond: number, burst: number): Promise<number>;
+  /**
+   * Holds one of `identity`'s wake-stream places (at most `max` across the nodes) until released;
+   * a node that dies without releasing loses its places once their lease runs out.
+   */
+  holdWakeStream(identity: string, max: number): Promise<WakeStreamHold>;
+  close(): Promise<void>;
+}
+
+export type WakeStreamHold = { held: true; release(): Promise<void> } | { held: false; open: number };

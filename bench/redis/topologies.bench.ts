@@ -9,7 +9,6 @@
  * On a 2-core machine these are costs per send, not a speed-up: six redis-servers share the cores.
  */
 import { Redis } from 'ioredis';
-import pino from 'pino';
 import { connectRedis } from '../../src/adapters/projections/redisConnection';
 import { RedisProjectionStore } from '../../src/adapters/projections/redisProjectionStore';
 import type { Mailbox, MailboxClient } from '../../src/mailbox';
@@ -31,7 +30,6 @@ const RUNS = 3;
 const PROJECTED_EVENTS = scaled(30_000, 3000);
 const MEMORY_AGENTS = scaled(2000, 200);
 const MEMORY_MESSAGES = scaled(10_000, 1000);
-const silent = pino({ level: 'silent' });
 let namespaces = 0;
 
 /** CPU ms every listed redis-server has used so far (INFO cpu). */

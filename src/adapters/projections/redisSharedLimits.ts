@@ -13,12 +13,16 @@ import { redisCall, type RedisClient } from './redisConnection';
 import type { RedisKeys } from './redisKeys';
 
 /**
- * KEYS[1]: the bucket (hash: tokens, at). ARGV: tokens per second, burst.
+ * KEYS[1]: the bucket (hash: tokens, at). ARGV: tokens per second, burst, and the time in ms
+ * ('' : Redis's clock, the one every node shares; a number: an injected clock, for tests).
  * Returns 0 when a token was taken, else the milliseconds until one will be there.
  */
 const TAKE_SCRIPT = `
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local now = tonumber(ARGV[3])
+if not now then
+  local time = redis.call('TIME')
+  now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end
 local rate = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
 local stored = redis.call('HMGET', KEYS[1], 'tokens', 'at')
@@ -60,7 +64,7 @@ export const WAKE_STREAM_LEASE_MS = 30_000;
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    mailboxTakeToken(key: string, perSecond: string, burst: string): Result<number, Context>;
+    mailboxTakeToken(key: string, perSecond: string, burst: string, nowMs: string): Result<number, Context>;
     mailboxHoldStream(key: string, member: string, max: string, leaseMs: string): Result<[number, number], Context>;
   }
 }
@@ -75,6 +79,8 @@ export class RedisSharedLimits implements SharedLimits {
     private readonly client: RedisClient,
     private readonly keys: RedisKeys,
     private readonly leaseMs = WAKE_STREAM_LEASE_MS,
+    /** Milliseconds for the token buckets; unset: Redis's own clock (tests inject one). */
+    private readonly clock: (() => number) | null = null,
   ) {
     client.defineCommand('mailboxTakeToken', { lua: TAKE_SCRIPT, numberOfKeys: 1 });
     client.defineCommand('mailboxHoldStream', { lua: HOLD_SCRIPT, numberOfKeys: 1 });
@@ -103,7 +109,12 @@ export class RedisSharedLimits implements SharedLimits {
 
   take(key: string, perSecond: number, burst: number): Promise<number> {
     return redisCall('Redis rate limit', () =>
-      this.client.mailboxTakeToken(this.keys.rateBucket(key), String(perSecond), String(burst)),
+      this.client.mailboxTakeToken(
+        this.keys.rateBucket(key),
+        String(perSecond),
+        String(burst),
+        this.clock === null ? '' : String(this.clock()),
+      ),
     );
   }
 

@@ -197,8 +197,10 @@ export async function startRedisSentinel(): Promise<TestRedisSentinel> {
   const masterNow = async (sentinel: number) =>
     Number(((await ask(sentinel, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', MASTER_NAME)) as string[])[1]);
   try {
-    children.set(masterPort, await spawnRedis(masterPort));
-    children.set(replicaPort, await spawnRedis(replicaPort, ['--replicaof', '127.0.0.1', String(masterPort)]));
+    // A replica's first sync makes the master write a snapshot: into our temp dir, never the working directory.
+    const data = ['--dir', dir, '--repl-diskless-sync', 'yes', '--repl-diskless-sync-delay', '0'];
+    children.set(masterPort, await spawnRedis(masterPort, data));
+    children.set(replicaPort, await spawnRedis(replicaPort, [...data, '--replicaof', '127.0.0.1', String(masterPort)]));
     await until('the replica in sync', async () => {
       const info = await ask(replicaPort, 'INFO', 'replication');
       return infoField(info, 'master_link_status') === 'up' || String(infoField(info, 'master_link_status'));

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import type { MailboxConfig } from './config';
+import { redisVariable, type MailboxConfig } from './config';
 import { isMailboxError } from './errors';
 import { StartupError, isStartupError } from './startupError';
 import { isEsdbUrl } from './adapters/eventstore/esdbClientCompat';
@@ -93,7 +93,7 @@ export function checkEventStoreUrl(url: string): void {
 export function checkConfig(config: MailboxConfig): void {
   checkHost(config.host);
   if (config.eventStoreUrl !== undefined) checkEventStoreUrl(config.eventStoreUrl);
-  if (config.redisUrl !== undefined) asStartupError(() => validateRedisUrl(config.redisUrl!));
+  if (config.redisUrl !== undefined) asStartupError(() => validateRedisUrl(config.redisUrl!, redisVariable(config)));
   // The data dir holds the SQLite log (no MAILBOX_EVENTSTORE_URL) and the generated admin token (no MAILBOX_ADMIN_TOKEN).
   if (config.eventStoreUrl === undefined || config.adminToken === undefined) {
     checkDirectoryPath('MAILBOX_DATA_DIR', config.dataDir, config.dataDir);

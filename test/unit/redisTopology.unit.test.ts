@@ -8,6 +8,7 @@ import path from 'node:path';
 import { configFromEnv, parseConfig } from '../../src/config';
 import { parseRedisUrl } from '../../src/adapters/projections/redisTopology';
 import { StartupError } from '../../src/startupError';
+import { checkConfig } from '../../src/startupChecks';
 
 describe('Redis URL forms', () => {
   it('one node, with credentials and database; rediss means TLS', () => {
@@ -134,6 +135,14 @@ describe('Redis topology variables', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('a port out of range in MAILBOX_REDIS_CLUSTER is refused at startup naming that variable', () => {
+    const config = configFromEnv({ MAILBOX_REDIS_CLUSTER: 'n1:7000,n2:99999' });
+    expect(() => checkConfig(config)).toThrow(StartupError);
+    expect(() => checkConfig(config)).toThrow(
+      /^MAILBOX_REDIS_CLUSTER 'redis-cluster:\/\/n1:7000,n2:99999' has 'n2:99999', which is not host:port/,
+    );
   });
 
   it('a programmatic configuration folds the same way', () => {

@@ -43,8 +43,8 @@ const MAX_RECONNECT_DELAY_MS = 500;
 const SENTINEL_ROUNDS = 3;
 
 /** Throws VALIDATION_FAILED (with the valid forms) unless the URL names a supported Redis topology. */
-export function validateRedisUrl(url: string): void {
-  parseRedisUrl(url);
+export function validateRedisUrl(url: string, variable = 'MAILBOX_REDIS_URL'): void {
+  parseRedisUrl(url, variable);
 }
 
 /** The connection options of a configuration (everything but the connection's name). */

@@ -19,6 +19,7 @@ import { inLogOrder } from './redisApplyPlan';
 import type { RedisScriptApplier } from './redisApplier';
 import { redisCall } from './redisConnection';
 import { parsePosition, type RedisKeys } from './redisKeys';
+import { hasTaskFacts, planTaskOps, RedisTaskKeys } from './redisTaskViews';
 
 class RedisGeneration implements ProjectionGeneration {
   private tail: Promise<unknown> = Promise.resolve();
@@ -32,7 +33,9 @@ class RedisGeneration implements ProjectionGeneration {
 
   /** Overlapping calls take effect in call order: issued at once on one connection, or else one after another. */
   applyBatch(batch: readonly ProjectedEvent[]): Promise<void> {
-    const applied = this.applier.ordersOverlappingCalls ? this.apply(batch) : this.tail.then(() => this.apply(batch));
+    // Task rules read the task records first, so a batch with task facts waits for the batches before it.
+    const inOrder = this.applier.ordersOverlappingCalls && !hasTaskFacts(batch);
+    const applied = inOrder ? this.apply(batch) : this.tail.then(() => this.apply(batch));
     this.tail = applied.catch(() => undefined);
     return applied;
   }
@@ -40,7 +43,8 @@ class RedisGeneration implements ProjectionGeneration {
   private async apply(batch: readonly ProjectedEvent[]): Promise<void> {
     const events = inLogOrder(batch, null);
     if (events.length === 0) return;
-    const outcome = await this.applier.apply(events, this.name, 'w', '');
+    const taskOps = hasTaskFacts(events) ? await planTaskOps(this.client, new RedisTaskKeys(this.keys), this.name, events) : undefined;
+    const outcome = await this.applier.apply(events, this.name, 'w', '', '', taskOps);
     if (outcome.status !== 'ok') throw new Error(`generation ${this.name}: unexpected ${outcome.status} while building`);
   }
 

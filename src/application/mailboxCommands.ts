@@ -237,20 +237,27 @@ export class MailboxCommands {
    * wait). The write is durable either way; when the views did not catch up in
    * time, the answer says so instead of pretending they did.
    */
-  private async awaitViews(position: bigint | null): Promise<ViewsLaggingWarning[]> {
-    const waitMs = this.config.awaitProjectionMs;
-    if (position === null || waitMs <= 0 || (await this.runner.waitFor(position, waitMs))) return [];
-    return [
-      {
-        code: 'VIEWS_LAGGING',
-        position: position.toString(),
-        message:
-          `Accepted and durable at log position ${position}, but the views (inboxes, counts, agent list) did not show it ` +
-          `within ${waitMs} ms; it appears there once they catch up, so list again shortly instead of repeating the command.`,
-      },
-    ];
+  private awaitViews(position: bigint | null): Promise<ViewsLaggingWarning[]> {
+    return awaitViews(this.runner, this.config.awaitProjectionMs, position);
   }
 }
 
-const withWarnings = (warnings: readonly object[]): Warned =>
+/**
+ * Read-your-writes for every command side: a bounded wait for the views to
+ * show `position`; when they did not in time, a warning instead of a claim.
+ */
+export async function awaitViews(runner: ProjectionRunner, waitMs: number, position: bigint | null): Promise<ViewsLaggingWarning[]> {
+  if (position === null || waitMs <= 0 || (await runner.waitFor(position, waitMs))) return [];
+  return [
+    {
+      code: 'VIEWS_LAGGING',
+      position: position.toString(),
+      message:
+        `Accepted and durable at log position ${position}, but the views (inboxes, counts, agent list) did not show it ` +
+        `within ${waitMs} ms; it appears there once they catch up, so list again shortly instead of repeating the command.`,
+    },
+  ];
+}
+
+export const withWarnings = (warnings: readonly object[]): Warned =>
   warnings.length > 0 ? { warnings: warnings as Array<Record<string, unknown>> } : {};

@@ -9,14 +9,15 @@ import { listQuerySchema } from '../../application/listQueryParser';
 import { LIST_QUERY_DESCRIPTIONS } from '../../application/queryDescriptions';
 import * as responses from '../../application/responseSchemas';
 import { auditQuerySchema } from './routes/viewRoutes';
+import { TASK_ROUTE_SPECS } from './taskRouteSpecs';
 
 export interface RouteSpec {
   method: 'get' | 'post' | 'delete';
   path: string; // OpenAPI form: /v1/messages/{id}
   operationId: string;
   summary: string;
-  tag: 'agents' | 'messages' | 'views' | 'wake' | 'mcp' | 'operations';
-  auth: 'agent' | 'admin' | 'any' | 'auditor or admin' | 'none' | 'sender, recipient or auditor';
+  tag: 'agents' | 'messages' | 'tasks' | 'views' | 'wake' | 'mcp' | 'operations';
+  auth: 'agent' | 'admin' | 'any' | 'auditor or admin' | 'none' | 'sender, recipient or auditor' | 'agent or auditor' | 'sender, audience or auditor';
   body?: z.ZodType;
   query?: z.ZodType;
   /** Descriptions of the query parameters (their schema may live elsewhere). */
@@ -302,7 +303,7 @@ export const ROUTE_SPECS: RouteSpec[] = [
     auth: 'none',
     success: { status: 200, schema: responses.openApiDocumentSchema, description: 'OpenAPI 3.1' },
     errors: [],
-  },
+  },  ...TASK_ROUTE_SPECS,
 ];
 
 /** Served but not API operations: listed here so that the documentation check accounts for every route. */

@@ -5,6 +5,7 @@
  * allowed targets, and writes nothing (the decider returns no events).
  * The expectations are written out here, not read from the table under test.
  */
+import type { Actor } from '../../../src/commands/roles';
 import { decideTransitionTask, type TransitionTask } from '../../../src/commands/tasks/decideTask';
 import { MailboxError } from '../../../src/errors';
 import { TASK_STATES } from '../../../src/events/storedShapes';
@@ -13,7 +14,7 @@ import { A, B, C, D, meta, T1 } from '../fixtures/domain';
 import { broadcastTask, changed, claimed, directTask, foldContext, initialContext, TASK_ID, type History } from './taskFixtures';
 
 type Caller = 'assignee' | 'sender' | 'audience member' | 'outsider' | 'auditor';
-const CALLERS: Record<Caller, { identity: string; role: 'agent' | 'auditor' }> = {
+const CALLERS: Record<Caller, Actor> = {
   assignee: B,
   sender: A,
   'audience member': C,

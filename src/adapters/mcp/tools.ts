@@ -12,6 +12,7 @@ import { listQuerySchema } from '../../application/listQueryParser';
 import { LIST_QUERY_DESCRIPTIONS } from '../../application/queryDescriptions';
 import * as results from '../../application/responseSchemas';
 import type { AgentApi } from '../../application/agentApi';
+import { TASK_TOOLS } from './taskTools';
 
 export interface ToolDefinition {
   name: string;
@@ -129,4 +130,5 @@ export const TOOLS: ToolDefinition[] = [
       return api.unreadCount();
     },
   },
+  ...TASK_TOOLS,
 ];

@@ -14,6 +14,7 @@ import { MailboxQueries, type WakeStreamEvent } from './application/mailboxQueri
 import { Authenticator } from './application/authenticator';
 import { TaskCommands } from './application/taskCommands';
 import { TaskQueries } from './application/taskQueries';
+import { TaskSweeper } from './application/taskSweeper';
 import type { EventStore } from './events/eventStore';
 import type { ProjectionStore } from './projections/projectionStore';
 import type { ProjectionRunner } from './projections/projectionRunner';
@@ -30,6 +31,8 @@ export class Mailbox {
   /** Tasks (issue 12): claims and transitions; their lists and A2A form. */
   readonly tasks: TaskCommands;
   readonly taskQueries: TaskQueries;
+  /** Ends expired tasks and returns lapsed leases every config.taskSweepMs (started with the runner). */
+  readonly sweeper: TaskSweeper;
   readonly authenticator: Authenticator;
   readonly runner: ProjectionRunner;
   readonly eventStore: EventStore;
@@ -47,6 +50,7 @@ export class Mailbox {
     this.queries = container.resolve(MailboxQueries);
     this.tasks = container.resolve(TaskCommands);
     this.taskQueries = container.resolve(TaskQueries);
+    this.sweeper = container.resolve(TaskSweeper);
     this.authenticator = container.resolve(Authenticator);
     this.runner = container.resolve<ProjectionRunner>(TOKENS.ProjectionRunner);
     this.eventStore = container.resolve<EventStore>(TOKENS.EventStore);
@@ -143,6 +147,7 @@ export class Mailbox {
 
   async close(): Promise<void> {
     this.closing.abort();
+    await this.sweeper.stop();
     await this.viewsReady.catch(() => undefined);
     await this.runner.stop();
     await this.wakeBus.close();
@@ -160,6 +165,7 @@ export async function createMailbox(input: MailboxConfigInput = {}, overrides: C
   container.registerSingleton(MailboxQueries);
   container.registerSingleton(TaskCommands);
   container.registerSingleton(TaskQueries);
+  container.registerSingleton(TaskSweeper);
   container.registerSingleton(Authenticator);
   const mailbox = new Mailbox(container, config);
   try {
@@ -171,5 +177,6 @@ export async function createMailbox(input: MailboxConfigInput = {}, overrides: C
     await mailbox.close().catch(() => undefined);
     throw error;
   }
+  mailbox.sweeper.start(config.taskSweepMs);
   return mailbox;
 }

@@ -159,4 +159,15 @@ describe('heartbeat decider', () => {
     );
     expect(unreadSetSignature({ unread: 2, newestUnreadId: 'm2', oldestUnreadAt: null })).toBe('2|m2');
   });
+
+  it('tasks waiting on an idle agent nudge it like mail (issue 12); a new waiting task is a new set, the same set nudges once', () => {
+    const idle = { lastActivityAt: new Date(T0 - 30 * MIN).toISOString() };
+    const decisions = given()
+      .when(T0, [agent('@worker', { tasksWaiting: 1, ...idle }), agent('@idle', idle)])
+      .then({ '@worker': 'nudge', '@idle': 'no_mail' });
+    expect(decisions[0].nudge).toMatchObject({ identity: '@worker', unread: 0, tasksWaiting: 1 });
+    const past = [{ at: T0, agents: [agent('@worker', { tasksWaiting: 1, ...idle })] }];
+    given(past).when(T0 + 20 * MIN, [agent('@worker', { tasksWaiting: 1, ...idle })]).then({ '@worker': 'same_set' });
+    given(past).when(T0 + 20 * MIN, [agent('@worker', { tasksWaiting: 2, ...idle })]).then({ '@worker': 'nudge' });
+  });
 });

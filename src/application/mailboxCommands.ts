@@ -246,7 +246,11 @@ export class MailboxCommands {
  * Read-your-writes for every command side: a bounded wait for the views to
  * show `position`; when they did not in time, a warning instead of a claim.
  */
-export async function awaitViews(runner: ProjectionRunner, waitMs: number, position: bigint | null): Promise<ViewsLaggingWarning[]> {
+export async function awaitViews(
+  runner: ProjectionRunner,
+  waitMs: number,
+  position: bigint | null,
+): Promise<ViewsLaggingWarning[]> {
   if (position === null || waitMs <= 0 || (await runner.waitFor(position, waitMs))) return [];
   return [
     {

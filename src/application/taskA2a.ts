@@ -80,7 +80,10 @@ export function toA2aTask(sent: MessageSent['data'], task: Task, events: readonl
     parts: sent.task?.input?.parts?.length ? sent.task.input.parts : [{ kind: 'text', text: sent.body }],
     metadata: { from: sent.from, at: sent.sentAt, event: 'MessageSent' },
   };
-  const history = [opening, ...events.map((event) => historyLine(sent, event)).filter((line): line is A2aMessage => line !== null)];
+  const history = [
+    opening,
+    ...events.map((event) => historyLine(sent, event)).filter((line): line is A2aMessage => line !== null),
+  ];
   const last = events[events.length - 1];
   const statusLine = history.length > 1 ? history[history.length - 1] : null;
   const { state: _state, input: _input, ...envelope } = sent.task ?? {};

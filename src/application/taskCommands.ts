@@ -7,12 +7,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { CommandMetadata } from '../commands/command';
 import type { Actor } from '../commands/roles';
-import {
-  decideClaimTask,
-  decideSweepTask,
-  decideTransitionTask,
-  type TaskContext,
-} from '../commands/tasks/decideTask';
+import { decideClaimTask, decideSweepTask, decideTransitionTask, type TaskContext } from '../commands/tasks/decideTask';
 import { foldTask, initialTaskLog, taskOf, type Task, type TaskLog } from '../commands/tasks/taskState';
 import { claimTaskSchema, transitionTaskSchema } from '../commands/tasks/taskSchemas';
 import { taskNotFound } from '../commands/tasks/taskErrors';
@@ -95,7 +90,11 @@ export class TaskCommands {
     const { state: message } = await this.handler.load(messageStream(taskId), messageModel);
     if (!message.sent?.task) throw taskNotFound(taskId);
     // 2. Read the task's stream, decide, append at its revision (re-decided on a conflict: the first claim wins).
-    const { state: log, appended, position } = await this.handler.handle(taskStream(taskId), taskModel, metadata, (current) =>
+    const {
+      state: log,
+      appended,
+      position,
+    } = await this.handler.handle(taskStream(taskId), taskModel, metadata, (current) =>
       decide(metadata, { message, log: current }),
     );
     const task = taskOf(message.sent, log) as Task;

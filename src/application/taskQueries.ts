@@ -64,7 +64,11 @@ export class TaskQueries {
     const { state } = await this.messages.load(messageStream(taskId), messageModel);
     const sent = state.sent;
     if (!sent?.task) throw taskNotFound(taskId);
-    const mayRead = actor.role === 'auditor' || actor.role === 'admin' || sent.from === actor.identity || sent.recipients.includes(actor.identity);
+    const mayRead =
+      actor.role === 'auditor' ||
+      actor.role === 'admin' ||
+      sent.from === actor.identity ||
+      sent.recipients.includes(actor.identity);
     if (!mayRead) throw taskNotFound(taskId);
     const events = (await this.store.readStream(taskStream(taskId))) as StoredEvent<TaskEvent>[];
     const task = taskOf(sent, foldTask(initialTaskLog(), events))!;

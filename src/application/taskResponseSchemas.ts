@@ -69,7 +69,9 @@ export const a2aTaskSchema = z.object({
   artifacts: z.array(z.looseObject({ artifactId: z.string(), parts: z.array(z.looseObject({})) })),
   history: z.array(a2aMessage),
   metadata: z.looseObject({}),
-  mailbox: z.looseObject({ taskId: z.uuid(), state, assignee: z.string().nullable() }).describe('assignee, lease, deadline, audience size'),
+  mailbox: z
+    .looseObject({ taskId: z.uuid(), state, assignee: z.string().nullable() })
+    .describe('assignee, lease, deadline, audience size'),
 });
 
 type Fits<Value, Schema extends z.ZodType> = Value extends z.input<Schema> ? true : never;

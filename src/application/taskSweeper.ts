@@ -50,7 +50,10 @@ export class TaskSweeper {
         if (result.events.length > 0) report.changed++;
       } catch (error) {
         report.failed++;
-        this.logger.warn({ err: error, taskId: task.taskId }, 'task sweeper: could not end a due task; it is retried on the next pass');
+        this.logger.warn(
+          { err: error, taskId: task.taskId },
+          'task sweeper: could not end a due task; it is retried on the next pass',
+        );
       }
     }
     return report;

@@ -34,7 +34,10 @@ export interface MessageStory {
   audience: string[];
   recipients: RecipientStory[];
   /** The task the message carried and every change to it (its own stream), or null when it carried none. */
-  task: { openedAs: string; changes: Array<{ position: string; at: string; actor: string; event: TaskEvent['type']; text: string }> } | null;
+  task: {
+    openedAs: string;
+    changes: Array<{ position: string; at: string; actor: string; event: TaskEvent['type']; text: string }>;
+  } | null;
   anomalies: string[];
 }
 
@@ -57,7 +60,9 @@ export function messageStory(events: readonly StoredEvent[]): MessageStory | nul
   const isBroadcast = summary.to.startsWith('AGENT:');
   const recipients = new Map(audience.map((identity) => [identity, blank(identity)]));
   const anomalies: string[] = [];
-  const task: MessageStory['task'] = sentEvent.data.task ? { openedAs: sentEvent.data.task.state ?? 'Submitted', changes: [] } : null;
+  const task: MessageStory['task'] = sentEvent.data.task
+    ? { openedAs: sentEvent.data.task.state ?? 'Submitted', changes: [] }
+    : null;
   const recipient = (identity: string, what: string, position: bigint): RecipientStory => {
     let story = recipients.get(identity);
     if (!story) {
@@ -151,7 +156,8 @@ export function formatMessageStory(story: MessageStory): string {
   ];
   if (story.task) {
     lines.push('', `task      opened as ${story.task.openedAs}${story.task.changes.length ? '' : ', unchanged since'}`);
-    for (const change of story.task.changes) lines.push(`  #${change.position}  ${change.at}  ${change.text}  [by ${change.actor}]`);
+    for (const change of story.task.changes)
+      lines.push(`  #${change.position}  ${change.at}  ${change.text}  [by ${change.actor}]`);
   }
   if (story.anomalies.length > 0)
     lines.push('', 'ANOMALIES (the log contradicts itself here):', ...story.anomalies.map((a) => `  ${a}`));

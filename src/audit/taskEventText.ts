@@ -9,7 +9,9 @@ export function describeTaskEvent(event: TaskEvent, actor: string): string {
     }
     case 'TaskStateChanged': {
       const d = event.data;
-      const why = [d.reason && `reason: ${JSON.stringify(d.reason)}`, d.note && `note: ${JSON.stringify(d.note)}`].filter(Boolean);
+      const why = [d.reason && `reason: ${JSON.stringify(d.reason)}`, d.note && `note: ${JSON.stringify(d.note)}`].filter(
+        Boolean,
+      );
       return `task ${d.taskId} ${d.from} -> ${d.to} by ${actor}${why.length ? ` (${why.join('; ')})` : ''}`;
     }
     case 'TaskArtifactAdded':

@@ -66,13 +66,7 @@ export type AgentEvent = AgentRegistered | AgentRetired | AgentTokenRotated;
 export type MessageEvent = MessageSent | BroadcastDelivered | ReceiptRead | MessageArchived;
 /** One task's stream (streams.ts: taskStream). */
 export type TaskEvent =
-  | TaskClaimed
-  | TaskStateChanged
-  | TaskArtifactAdded
-  | TaskLeaseRenewed
-  | TaskReleased
-  | TaskLeaseExpired
-  | TaskExpired;
+  TaskClaimed | TaskStateChanged | TaskArtifactAdded | TaskLeaseRenewed | TaskReleased | TaskLeaseExpired | TaskExpired;
 export type MailboxEvent = AgentEvent | MessageEvent | TaskEvent;
 export type MailboxEventType = MailboxEvent['type'];
 

@@ -118,7 +118,14 @@ export function projectEvent(event: StoredEvent): ViewChange[] {
     case 'TaskReleased':
     case 'TaskLeaseExpired':
     case 'TaskExpired':
-      return [{ kind: 'taskChanged', event: { type: event.type, data: event.data } as never, actor: event.metadata.actor, at: event.metadata.at }];
+      return [
+        {
+          kind: 'taskChanged',
+          event: { type: event.type, data: event.data } as never,
+          actor: event.metadata.actor,
+          at: event.metadata.at,
+        },
+      ];
     default: {
       const unexpected: never = event;
       throw new Error(`No projection for event type ${(unexpected as { type: string }).type}`); // stored events hold bigints: no JSON.stringify

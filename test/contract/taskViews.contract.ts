@@ -48,7 +48,7 @@ async function taskLists(store: ProjectionStore, identity: string) {
   const lists: Record<string, string[]> = {};
   for (const list of ['assigned', 'claimable', 'sent'] as TaskList[]) {
     const ids: string[] = [];
-    for (let before: number | null = null; ; ) {
+    for (let before: number | null = null; ;) {
       const page = await store.listTasks(identity, { list, limit: 2, before });
       ids.push(...page.tasks.map((t) => `${t.taskId}:${t.state}`));
       if (page.nextBefore === null) break;
@@ -99,7 +99,12 @@ export function describeTaskViewsContract(name: string, factory: ProjectionStore
       });
       const finished = await store.listTasks('@a', { list: 'sent', states: ['Canceled', 'Completed'], limit: 1, before: null });
       expect(finished.tasks.map((t) => t.taskId)).toEqual([t2]);
-      const next = await store.listTasks('@a', { list: 'sent', states: ['Canceled', 'Completed'], limit: 1, before: finished.nextBefore });
+      const next = await store.listTasks('@a', {
+        list: 'sent',
+        states: ['Canceled', 'Completed'],
+        limit: 1,
+        before: finished.nextBefore,
+      });
       expect(next).toMatchObject({ tasks: [{ taskId: t1, assignee: '@b', state: 'Completed' }], nextBefore: null });
       expect(await store.getTask(t3)).toMatchObject({ assignee: null, lapsedClaimant: '@c', state: 'Submitted' });
       expect((await store.getTask(t1))?.statusMessage).toBeNull(); // the status message is the last change's (Completed: none)
@@ -130,7 +135,9 @@ export function describeTaskViewsContract(name: string, factory: ProjectionStore
         for (const batch of shuffledWithDuplicates(log.projected(), 5)) await store.applyBatch(batch);
         await recorder.flush();
         expect(recorder.wakes).toHaveLength(wakes);
-        expect({ a: await taskLists(store, '@a'), b: await taskLists(store, '@b'), beats: await store.allHeartbeats() }).toEqual(before);
+        expect({ a: await taskLists(store, '@a'), b: await taskLists(store, '@b'), beats: await store.allHeartbeats() }).toEqual(
+          before,
+        );
       } finally {
         await recorder.stop();
       }

@@ -30,7 +30,9 @@ const send = async (token: string, body: object) => {
 it('50 concurrent claims over HTTP: one 200, 49 x 409 TASK_ALREADY_CLAIMED naming the winner; a later agent 403 NOT_IN_AUDIENCE', async () => {
   const taskId = await send(t['@a'], { to: 'AGENT:*', subject: 'storm', body: 'x', task: { state: 'submitted' } });
   const late = await server.register(['@late']);
-  const answers = await Promise.all(workers.map((w) => server.call('POST', `/v1/tasks/${taskId}/claim`, { token: t[w], body: { leaseSeconds: 600 } })));
+  const answers = await Promise.all(
+    workers.map((w) => server.call('POST', `/v1/tasks/${taskId}/claim`, { token: t[w], body: { leaseSeconds: 600 } })),
+  );
   const won = answers.filter((a) => a.status === 200);
   expect(won).toHaveLength(1);
   const winner = won[0].body.assignee;
@@ -43,7 +45,10 @@ it('50 concurrent claims over HTTP: one 200, 49 x 409 TASK_ALREADY_CLAIMED namin
   const before = await server.eventCount();
   const outsider = await server.call('POST', `/v1/tasks/${taskId}/claim`, { token: late['@late'] });
   expect(outsider).toMatchObject({ status: 403, body: { code: 'NOT_IN_AUDIENCE' } });
-  const named = await server.call('POST', `/v1/tasks/${taskId}/claim`, { token: t[winner], body: { taskId: '0a8d3f4e-1111-4c1e-9a55-000000000001' } });
+  const named = await server.call('POST', `/v1/tasks/${taskId}/claim`, {
+    token: t[winner],
+    body: { taskId: '0a8d3f4e-1111-4c1e-9a55-000000000001' },
+  });
   expect(named).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED', field: 'taskId' } });
   const bogus = await server.call('POST', `/v1/tasks/${taskId}/transition`, { token: t[winner], body: { to: 'Finished' } });
   expect(bogus).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
@@ -75,33 +80,60 @@ it('GET /v1/tasks: views, state filter, cursor pages bound to the listing; GET /
   const a2a = await server.call('GET', `/v1/tasks/${ids[0]}`, { token: t['@a'] });
   expect(a2a).toMatchObject({
     status: 200,
-    body: { id: ids[0], status: { state: 'TASK_STATE_WORKING' }, history: [{ role: 'ROLE_USER', parts: [{ kind: 'text', text: 'do 0' }] }, {}], mailbox: { assignee: '@b' } },
+    body: {
+      id: ids[0],
+      status: { state: 'TASK_STATE_WORKING' },
+      history: [{ role: 'ROLE_USER', parts: [{ kind: 'text', text: 'do 0' }] }, {}],
+      mailbox: { assignee: '@b' },
+    },
   });
-  expect(await server.call('GET', `/v1/tasks/${ids[0]}`, { token: t['@c'] })).toMatchObject({ status: 404, body: { code: 'TASK_NOT_FOUND' } });
+  expect(await server.call('GET', `/v1/tasks/${ids[0]}`, { token: t['@c'] })).toMatchObject({
+    status: 404,
+    body: { code: 'TASK_NOT_FOUND' },
+  });
 });
 
 it('the MCP tools: claim_task, update_task (ask, answer, complete), list_tasks, get_task; errors as tool errors with the envelope', async () => {
   const taskId = await send(t['@a'], { to: 'AGENT:*', subject: 'via mcp', body: 'x', task: {} });
   const mcp = async (token: string) => {
     const client = new Client({ name: 'tasks-e2e', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
     return client;
   };
   const [b, c, a] = await Promise.all([mcp(t['@b']), mcp(t['@c']), mcp(t['@a'])]);
   type Result = { isError?: boolean; structuredContent?: any };
-  const call = async (client: Client, name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as Result;
+  const call = async (client: Client, name: string, args: Record<string, unknown>) =>
+    (await client.callTool({ name, arguments: args })) as Result;
   try {
-    expect((await call(b, 'list_tasks', { view: 'claimable' })).structuredContent.tasks.map((x: { taskId: string }) => x.taskId)).toContain(taskId);
-    expect((await call(b, 'claim_task', { taskId })).structuredContent).toMatchObject({ assignee: '@b', events: ['TaskClaimed'] });
+    expect(
+      (await call(b, 'list_tasks', { view: 'claimable' })).structuredContent.tasks.map((x: { taskId: string }) => x.taskId),
+    ).toContain(taskId);
+    expect((await call(b, 'claim_task', { taskId })).structuredContent).toMatchObject({
+      assignee: '@b',
+      events: ['TaskClaimed'],
+    });
     const taken = await call(c, 'claim_task', { taskId });
     expect(taken).toMatchObject({ isError: true, structuredContent: { code: 'TASK_ALREADY_CLAIMED', claimant: '@b' } });
     await call(b, 'update_task', { taskId, to: 'Working' });
-    expect((await call(b, 'update_task', { taskId, to: 'input-required', note: 'which env?' })).structuredContent.state).toBe('InputRequired');
+    expect((await call(b, 'update_task', { taskId, to: 'input-required', note: 'which env?' })).structuredContent.state).toBe(
+      'InputRequired',
+    );
     expect((await call(a, 'update_task', { taskId, to: 'working', note: 'staging' })).structuredContent.state).toBe('Working');
-    const done = await call(b, 'update_task', { taskId, to: 'completed', artifacts: [{ parts: [{ kind: 'data', data: { ok: true } }] }] });
+    const done = await call(b, 'update_task', {
+      taskId,
+      to: 'completed',
+      artifacts: [{ parts: [{ kind: 'data', data: { ok: true } }] }],
+    });
     expect(done.structuredContent).toMatchObject({ state: 'Completed' });
     const task = await call(c, 'get_task', { taskId });
-    expect(task.structuredContent).toMatchObject({ status: { state: 'TASK_STATE_COMPLETED' }, artifacts: [{ parts: [{ kind: 'data', data: { ok: true } }] }] });
+    expect(task.structuredContent).toMatchObject({
+      status: { state: 'TASK_STATE_COMPLETED' },
+      artifacts: [{ parts: [{ kind: 'data', data: { ok: true } }] }],
+    });
   } finally {
     await Promise.all([a, b, c].map((client) => client.close()));
   }

@@ -83,7 +83,11 @@ describe('Redis wake events', () => {
     expect(wakes.map((w) => w.messageId)).toEqual(toB);
     expect(wakes.every((w) => w.recipient === '@b' && w.type === 'wake/message')).toBe(true);
     expect(wakes.map((w) => w.unreadCount)).toEqual([1, 2, 3, 4, 6, 7, 8, 9, 9]); // the quiet one counts too; one read
-    expect(wakes.find((w) => w.type === 'wake/message' && w.isBroadcast)).toMatchObject({ from: '@a', to: 'AGENT:*', subject: 'all hands' });
+    expect(wakes.find((w) => w.type === 'wake/message' && w.isBroadcast)).toMatchObject({
+      from: '@a',
+      to: 'AGENT:*',
+      subject: 'all hands',
+    });
     const seen = await Promise.all(checks);
     expect(seen.map((check) => check.listed)).toEqual(toB.map(() => true));
 
@@ -115,7 +119,9 @@ describe('Redis wake events', () => {
     await sentinel;
     await stop();
     expect(events[0]).toEqual({ event: 'sync', data: { unreadCount: 1, byPriority: { low: 0, normal: 1, high: 0 } } });
-    expect(events.slice(1).map((e) => e.event === 'wake' && e.data.type === 'wake/message' && [e.data.messageId, e.data.unreadCount])).toEqual([
+    expect(
+      events.slice(1).map((e) => e.event === 'wake' && e.data.type === 'wake/message' && [e.data.messageId, e.data.unreadCount]),
+    ).toEqual([
       [sent[0], 2],
       [sent[2], 3],
       [sent[3], 4],

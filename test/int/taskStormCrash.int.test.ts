@@ -37,14 +37,21 @@ it('one assignee per task, and views and counts equal a clean rebuild, after a S
   const namespace = `storm${process.pid}`;
   const child = spawn(
     process.execPath,
-    ['-r', path.join(ROOT, 'test/support/tsRequireHook.js'), path.join(ROOT, 'test/support/taskStormChild.ts'), dir, redis.url, namespace],
+    [
+      '-r',
+      path.join(ROOT, 'test/support/tsRequireHook.js'),
+      path.join(ROOT, 'test/support/taskStormChild.ts'),
+      dir,
+      redis.url,
+      namespace,
+    ],
     { cwd: ROOT, stdio: 'pipe' },
   );
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
   const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
   const lines = readline.createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-  for (let storms = 0; storms < 3; ) {
+  for (let storms = 0; storms < 3;) {
     const { value, done } = await lines.next();
     if (done) throw new Error(`child ended early: ${stderr}`);
     const line = JSON.parse(value) as { kind: string; won?: number; message?: string };
@@ -56,7 +63,14 @@ it('one assignee per task, and views and counts equal a clean rebuild, after a S
   expect(await exited).toBe('SIGKILL');
 
   mailbox = await createMailbox(
-    { eventStoreUrl: `sqlite:${dir}/events.sqlite`, redisUrl: redis.url, redisNamespace: namespace, adminToken: ADMIN_TOKEN, logLevel: 'silent', taskSweepMs: 0 },
+    {
+      eventStoreUrl: `sqlite:${dir}/events.sqlite`,
+      redisUrl: redis.url,
+      redisNamespace: namespace,
+      adminToken: ADMIN_TOKEN,
+      logLevel: 'silent',
+      taskSweepMs: 0,
+    },
     { logger: silentLogger },
   );
   await mailbox.runner.waitFor((await mailbox.eventStore.headPosition())!, 10_000);

@@ -39,7 +39,9 @@ describe.each(STORE_KINDS.slice(0, 2))('task leases and expiry ($name event stor
     clock.advance(10_000); // bob stopped renewing: T0 + 55 s, past the lease
     expect(await mailbox.sweeper.sweepOnce()).toMatchObject({ looked: 1, changed: 1 });
     expect(await eventsOfType(mailbox, 'TaskLeaseExpired')).toMatchObject([{ data: { claimant: '@bob', from: 'Working' } }]);
-    expect((await carol.listTasks({ view: 'claimable' })).tasks).toMatchObject([{ taskId, state: 'Submitted', lapsedClaimant: '@bob' }]);
+    expect((await carol.listTasks({ view: 'claimable' })).tasks).toMatchObject([
+      { taskId, state: 'Submitted', lapsedClaimant: '@bob' },
+    ]);
 
     const late = await expectRejectedWithoutEvents(mailbox, 'LEASE_EXPIRED', () => bob.updateTask({ taskId, to: 'Completed' }));
     expect(late.message).toMatch(/claim it again/);
@@ -55,14 +57,23 @@ describe.each(STORE_KINDS.slice(0, 2))('task leases and expiry ($name event stor
     const { messageId: taskId } = await alice.send({ to: '@bob', subject: 'by noon', body: 'x', task: { expiresAt } });
     const wakes: string[] = [];
     const stops = await Promise.all(
-      ['@alice', '@bob', '@carol'].map((id) => mailbox.wakeBus.subscribe(id, (w) => w.type === 'wake/task' && wakes.push(`${w.recipient}:${w.event}`))),
+      ['@alice', '@bob', '@carol'].map((id) =>
+        mailbox.wakeBus.subscribe(id, (w) => w.type === 'wake/task' && wakes.push(`${w.recipient}:${w.event}`)),
+      ),
     );
     clock.advance(59_000);
     expect(await mailbox.sweeper.sweepOnce()).toMatchObject({ looked: 0 });
     clock.advance(1_000);
     expect(await mailbox.sweeper.sweepOnce()).toMatchObject({ looked: 1, changed: 1 });
-    expect(await bob.getTask(taskId)).toMatchObject({ status: { state: 'TASK_STATE_CANCELLED' }, mailbox: { state: 'Canceled' } });
-    expect((await eventsOfType(mailbox, 'TaskExpired'))[0].data).toMatchObject({ reason: 'expired', deadline: expiresAt, to: 'Canceled' });
+    expect(await bob.getTask(taskId)).toMatchObject({
+      status: { state: 'TASK_STATE_CANCELLED' },
+      mailbox: { state: 'Canceled' },
+    });
+    expect((await eventsOfType(mailbox, 'TaskExpired'))[0].data).toMatchObject({
+      reason: 'expired',
+      deadline: expiresAt,
+      to: 'Canceled',
+    });
     expect(await mailbox.sweeper.sweepOnce()).toMatchObject({ looked: 0 }); // ended: no longer due
     expect(wakes.sort()).toEqual(['@alice:TaskExpired', '@bob:TaskExpired']);
     await Promise.all(stops.map((stop) => stop()));
@@ -70,7 +81,10 @@ describe.each(STORE_KINDS.slice(0, 2))('task leases and expiry ($name event stor
 });
 
 describe('two sweepers on one log', () => {
-  const harness = mailboxHarness({ name: 'sqlite', fresh: () => ({ url: `sqlite:${tempDir('mailbox-sweep-')}/events.sqlite`, dir: null }) });
+  const harness = mailboxHarness({
+    name: 'sqlite',
+    fresh: () => ({ url: `sqlite:${tempDir('mailbox-sweep-')}/events.sqlite`, dir: null }),
+  });
 
   it('expire the same tasks at once and write each TaskExpired once', async () => {
     const clock = new TestClock(T0);

@@ -42,10 +42,18 @@ describe.each(STORE_KINDS)('tasks ($name event store)', (kind) => {
     const mailbox = await harness.open();
     const { '@alice': alice, '@bob': bob, '@carol': carol } = await registerAgents(mailbox, ['@alice', '@bob', '@carol']);
     const wakes: WakeEvent[] = [];
-    const stops = await Promise.all(['@alice', '@bob', '@carol'].map((id) => mailbox.wakeBus.subscribe(id, (w) => wakes.push(w))));
-    const taskWakes = () => wakes.filter((w): w is TaskWakeEvent => w.type === 'wake/task').map((w) => `${w.recipient}:${w.state}`);
+    const stops = await Promise.all(
+      ['@alice', '@bob', '@carol'].map((id) => mailbox.wakeBus.subscribe(id, (w) => wakes.push(w))),
+    );
+    const taskWakes = () =>
+      wakes.filter((w): w is TaskWakeEvent => w.type === 'wake/task').map((w) => `${w.recipient}:${w.state}`);
     try {
-      const { messageId: taskId } = await alice.send({ to: 'AGENT:*', subject: 'review', body: 'please', task: { state: 'submitted' } });
+      const { messageId: taskId } = await alice.send({
+        to: 'AGENT:*',
+        subject: 'review',
+        body: 'please',
+        task: { state: 'submitted' },
+      });
       expect((await bob.listTasks({ view: 'claimable' })).tasks.map((t) => t.taskId)).toEqual([taskId]);
       expect((await carol.listTasks({ view: 'claimable' })).tasks.map((t) => t.taskId)).toEqual([taskId]);
 
@@ -63,7 +71,12 @@ describe.each(STORE_KINDS)('tasks ($name event store)', (kind) => {
         to: 'Completed',
         artifacts: [{ name: 'review', parts: [{ kind: 'text', text: 'LGTM' }] }],
       });
-      expect(done).toMatchObject({ taskId, state: 'Completed', assignee: '@bob', events: ['TaskArtifactAdded', 'TaskStateChanged'] });
+      expect(done).toMatchObject({
+        taskId,
+        state: 'Completed',
+        assignee: '@bob',
+        events: ['TaskArtifactAdded', 'TaskStateChanged'],
+      });
 
       // Wakes, after the view change: the sender on claim, InputRequired and Completed; the assignee when answered; never @carol.
       expect(taskWakes()).toEqual(['@alice:Submitted', '@alice:InputRequired', '@bob:Working', '@alice:Completed']);
@@ -83,7 +96,9 @@ describe.each(STORE_KINDS)('tasks ($name event store)', (kind) => {
         { kind: 'text', text: 'Working -> Completed' },
       ]);
       // Terminal is final, for everyone; the refusal lists what the caller may do (nothing) and writes nothing.
-      const error = await expectRejectedWithoutEvents(mailbox, 'INVALID_TRANSITION', () => alice.updateTask({ taskId, to: 'Canceled' }));
+      const error = await expectRejectedWithoutEvents(mailbox, 'INVALID_TRANSITION', () =>
+        alice.updateTask({ taskId, to: 'Canceled' }),
+      );
       expect(error.envelope).toMatchObject({ currentState: 'Completed', allowed: [] });
     } finally {
       await Promise.all(stops.map((stop) => stop()));
@@ -99,7 +114,9 @@ describe.each(STORE_KINDS)('tasks ($name event store)', (kind) => {
     await expectRejectedWithoutEvents(mailbox, 'VALIDATION_FAILED', () => bob.updateTask({ taskId, to: 'Rejected' }));
     await expectRejectedWithoutEvents(mailbox, 'TASK_NOT_FOUND', () => bob.updateTask({ taskId: plain, to: 'Working' }));
     await expectRejectedWithoutEvents(mailbox, 'NOT_IN_AUDIENCE', () => carol.claimTask(taskId));
-    await expectRejectedWithoutEvents(mailbox, 'UNKNOWN_FIELD', () => bob.updateTask({ taskId, to: 'Working', assignee: '@carol' }));
+    await expectRejectedWithoutEvents(mailbox, 'UNKNOWN_FIELD', () =>
+      bob.updateTask({ taskId, to: 'Working', assignee: '@carol' }),
+    );
     expect((await rejectionOf(carol.getTask(taskId))).envelope.code).toBe('TASK_NOT_FOUND'); // no existence oracle
     // The direct task was its recipient's all along.
     expect((await bob.listTasks({})).tasks).toMatchObject([{ taskId, assignee: '@bob', state: 'Submitted' }]);

@@ -167,7 +167,11 @@ describe('heartbeat decider', () => {
       .then({ '@worker': 'nudge', '@idle': 'no_mail' });
     expect(decisions[0].nudge).toMatchObject({ identity: '@worker', unread: 0, tasksWaiting: 1 });
     const past = [{ at: T0, agents: [agent('@worker', { tasksWaiting: 1, ...idle })] }];
-    given(past).when(T0 + 20 * MIN, [agent('@worker', { tasksWaiting: 1, ...idle })]).then({ '@worker': 'same_set' });
-    given(past).when(T0 + 20 * MIN, [agent('@worker', { tasksWaiting: 2, ...idle })]).then({ '@worker': 'nudge' });
+    given(past)
+      .when(T0 + 20 * MIN, [agent('@worker', { tasksWaiting: 1, ...idle })])
+      .then({ '@worker': 'same_set' });
+    given(past)
+      .when(T0 + 20 * MIN, [agent('@worker', { tasksWaiting: 2, ...idle })])
+      .then({ '@worker': 'nudge' });
   });
 });

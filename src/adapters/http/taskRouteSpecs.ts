@@ -2,7 +2,7 @@
 import type { ErrorCode } from '../../errors';
 import { claimTaskSchema, listTasksSchema, transitionTaskSchema } from '../../commands/tasks/taskSchemas';
 import { a2aTaskSchema, taskPageSchema, taskResultSchema } from '../../application/taskResponseSchemas';
-import type { RouteSpec } from './routeSpecs';
+import type { RouteSpec } from './routeSpec';
 
 const AUTH: ErrorCode[] = ['UNAUTHENTICATED', 'FORBIDDEN', 'RATE_LIMITED'];
 const BODY: ErrorCode[] = ['UNKNOWN_FIELD', 'VALIDATION_FAILED', 'PAYLOAD_TOO_LARGE'];
@@ -18,8 +18,20 @@ export const TASK_ROUTE_SPECS: RouteSpec[] = [
     tag: 'tasks',
     auth: 'agent',
     body: claimTaskSchema.omit({ taskId: true }),
-    success: { status: 200, schema: taskResultSchema, description: '{taskId, state, assignee, claimedAt, leaseExpiresAt, events}' },
-    errors: [...AUTH, ...BODY, 'TASK_NOT_FOUND', 'NOT_IN_AUDIENCE', 'TASK_ALREADY_CLAIMED', 'INVALID_TRANSITION', 'CONCURRENCY_CONFLICT'],
+    success: {
+      status: 200,
+      schema: taskResultSchema,
+      description: '{taskId, state, assignee, claimedAt, leaseExpiresAt, events}',
+    },
+    errors: [
+      ...AUTH,
+      ...BODY,
+      'TASK_NOT_FOUND',
+      'NOT_IN_AUDIENCE',
+      'TASK_ALREADY_CLAIMED',
+      'INVALID_TRANSITION',
+      'CONCURRENCY_CONFLICT',
+    ],
   },
   {
     method: 'post',
@@ -32,7 +44,11 @@ export const TASK_ROUTE_SPECS: RouteSpec[] = [
     tag: 'tasks',
     auth: 'agent or auditor',
     body: transitionTaskSchema.omit({ taskId: true }),
-    success: { status: 200, schema: taskResultSchema, description: '{taskId, state, assignee, claimedAt, leaseExpiresAt, events}' },
+    success: {
+      status: 200,
+      schema: taskResultSchema,
+      description: '{taskId, state, assignee, claimedAt, leaseExpiresAt, events}',
+    },
     errors: [...AUTH, ...BODY, 'TASK_NOT_FOUND', 'INVALID_TRANSITION', 'LEASE_EXPIRED', 'CONCURRENCY_CONFLICT'],
   },
   {
@@ -53,7 +69,11 @@ export const TASK_ROUTE_SPECS: RouteSpec[] = [
     summary: 'One task as an A2A v1.0 Task object (status, artifacts, history) plus the mailbox fields (assignee, lease)',
     tag: 'tasks',
     auth: 'sender, audience or auditor',
-    success: { status: 200, schema: a2aTaskSchema, description: 'an A2A Task: {id, contextId, status, artifacts, history, metadata, mailbox}' },
+    success: {
+      status: 200,
+      schema: a2aTaskSchema,
+      description: 'an A2A Task: {id, contextId, status, artifacts, history, metadata, mailbox}',
+    },
     errors: [...AUTH, 'VALIDATION_FAILED', 'TASK_NOT_FOUND'],
   },
 ];

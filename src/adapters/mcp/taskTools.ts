@@ -6,7 +6,7 @@
 import { claimTaskSchema, getTaskSchema, listTasksSchema, transitionTaskSchema } from '../../commands/tasks/taskSchemas';
 import { parseInput } from '../../commands/validation';
 import { a2aTaskSchema, taskPageSchema, taskResultSchema } from '../../application/taskResponseSchemas';
-import type { ToolDefinition } from './tools';
+import type { ToolDefinition } from './toolDefinition';
 
 /** The artifacts as a model reads them (the server validates them strictly, as with the task envelope). */
 const COMPACT_ARTIFACTS_SCHEMA = {

@@ -43,7 +43,9 @@ class RedisGeneration implements ProjectionGeneration {
   private async apply(batch: readonly ProjectedEvent[]): Promise<void> {
     const events = inLogOrder(batch, null);
     if (events.length === 0) return;
-    const taskOps = hasTaskFacts(events) ? await planTaskOps(this.client, new RedisTaskKeys(this.keys), this.name, events) : undefined;
+    const taskOps = hasTaskFacts(events)
+      ? await planTaskOps(this.client, new RedisTaskKeys(this.keys), this.name, events)
+      : undefined;
     const outcome = await this.applier.apply(events, this.name, 'w', '', '', taskOps);
     if (outcome.status !== 'ok') throw new Error(`generation ${this.name}: unexpected ${outcome.status} while building`);
   }

@@ -255,7 +255,10 @@ export class RedisProjectionStore implements ProjectionStore {
   }
 
   private async counts(prefix: string, identity: string): Promise<HeartbeatCounts> {
-    const [counts, tasksWaiting] = await Promise.all([this.reader.counts(prefix, identity), this.tasks.waiting(prefix, identity)]);
+    const [counts, tasksWaiting] = await Promise.all([
+      this.reader.counts(prefix, identity),
+      this.tasks.waiting(prefix, identity),
+    ]);
     return { ...counts, tasksWaiting };
   }
 

@@ -65,7 +65,12 @@ export function dueAt(task: TaskView): number | null {
 export type TaskOps = Map<string, string[][]>;
 
 /** Runs the task rules over the batch's task facts and returns the ops that write their changes. */
-export async function planTaskOps(client: Redis, keys: RedisTaskKeys, prefix: string, events: readonly ProjectedEvent[]): Promise<TaskOps> {
+export async function planTaskOps(
+  client: Redis,
+  keys: RedisTaskKeys,
+  prefix: string,
+  events: readonly ProjectedEvent[],
+): Promise<TaskOps> {
   const ops: TaskOps = new Map();
   const ids = new Set<string>();
   for (const event of events) for (const fact of event.changes) if (isTaskFact(fact)) ids.add(taskIdOf(fact));

@@ -152,7 +152,7 @@ async function compareAgent(expected: ScratchViews, live: ProjectionStore, ident
 async function compareTaskList(expected: ScratchViews, live: ProjectionStore, identity: string, list: TaskList) {
   const wanted = expected.tasks.list(identity, { list, limit: Number.MAX_SAFE_INTEGER, before: null }).tasks;
   const got: TaskView[] = [];
-  for (let before: number | null = null; ; ) {
+  for (let before: number | null = null; ;) {
     const page = await live.listTasks(identity, { list, limit: 200, before });
     got.push(...page.tasks);
     if (page.nextBefore === null) break;
@@ -160,7 +160,8 @@ async function compareTaskList(expected: ScratchViews, live: ProjectionStore, id
   }
   const diffs: Difference[] = [];
   const ids = (tasks: TaskView[]) => tasks.map((t) => t.taskId);
-  if (!sameValue(ids(wanted), ids(got))) diffs.push({ view: 'tasks', identity, field: list, expected: ids(wanted), actual: ids(got) });
+  if (!sameValue(ids(wanted), ids(got)))
+    diffs.push({ view: 'tasks', identity, field: list, expected: ids(wanted), actual: ids(got) });
   else wanted.forEach((task, i) => diffs.push(...fieldDiffs('tasks', identity, task as never, got[i] as never)));
   return { diffs, entries: wanted.length };
 }

@@ -60,16 +60,18 @@ export function registerTaskCommands(program: Command): void {
     .option('--artifact <text>', 'a text artifact (Completed)')
     .addHelpText('after', '\nExamples:\n  mailbox task move <id> working\n  mailbox task move <id> completed --artifact "LGTM"')
     .action(
-      action(async (taskId: string, to: string, options: ClientOptions & { reason?: string; note?: string; artifact?: string }) => {
-        const result = await clientFrom(options).updateTask({
-          taskId,
-          to,
-          ...(options.reason !== undefined ? { reason: options.reason } : {}),
-          ...(options.note !== undefined ? { note: options.note } : {}),
-          ...(options.artifact !== undefined ? { artifacts: [{ parts: [{ kind: 'text', text: options.artifact }] }] } : {}),
-        });
-        if (options.json) return printJson(result);
-        print(said(result));
-      }),
+      action(
+        async (taskId: string, to: string, options: ClientOptions & { reason?: string; note?: string; artifact?: string }) => {
+          const result = await clientFrom(options).updateTask({
+            taskId,
+            to,
+            ...(options.reason !== undefined ? { reason: options.reason } : {}),
+            ...(options.note !== undefined ? { note: options.note } : {}),
+            ...(options.artifact !== undefined ? { artifacts: [{ parts: [{ kind: 'text', text: options.artifact }] }] } : {}),
+          });
+          if (options.json) return printJson(result);
+          print(said(result));
+        },
+      ),
     );
 }

@@ -64,7 +64,12 @@ export function decideClaimTask(command: ClaimTask, context: TaskContext): TaskE
     // Claiming again is the explicit renew: the lease runs on from now (a new length when one is given).
     const leaseMs = command.data.leaseSeconds === undefined ? task.leaseMs : command.data.leaseSeconds * 1000;
     if (leaseMs === null || !leaseRuns(task)) return [];
-    return [{ type: 'TaskLeaseRenewed', data: { taskId: task.taskId, claimant: identity, leaseExpiresAt: plusMs(now, leaseMs), renewedAt: now } }];
+    return [
+      {
+        type: 'TaskLeaseRenewed',
+        data: { taskId: task.taskId, claimant: identity, leaseExpiresAt: plusMs(now, leaseMs), renewedAt: now },
+      },
+    ];
   }
   const events: TaskEvent[] = [];
   if (lapsed) events.push(lapseOf(task, now));
@@ -93,7 +98,14 @@ export function decideTransitionTask(command: TransitionTask, context: TaskConte
   }
   const rules = allowedRules(task, relations);
   const rule = rules.find((r) => r.to === to);
-  if (!rule) return invalidTransition(task, identity, relations, to, rules.map((r) => r.to));
+  if (!rule)
+    return invalidTransition(
+      task,
+      identity,
+      relations,
+      to,
+      rules.map((r) => r.to),
+    );
   if (rule.requires === 'reason' && !reason) return missingField('reason', to);
   if (rule.requires === 'note' && !note) return missingField('note', to);
   if (artifacts?.length && to !== 'Completed') return artifactsOnlyOnCompletion(to);
@@ -105,7 +117,11 @@ export function decideTransitionTask(command: TransitionTask, context: TaskConte
     type: 'TaskArtifactAdded',
     data: {
       taskId: task.taskId,
-      artifact: { artifactId: `${task.taskId}-artifact-${task.artifacts.length + index + 1}`, name: artifact.name ?? null, parts: artifact.parts },
+      artifact: {
+        artifactId: `${task.taskId}-artifact-${task.artifacts.length + index + 1}`,
+        name: artifact.name ?? null,
+        parts: artifact.parts,
+      },
       addedAt: now,
     },
   }));
@@ -136,7 +152,14 @@ export function decideSweepTask(command: SweepTask, context: TaskContext): TaskE
     return [
       {
         type: 'TaskExpired',
-        data: { taskId: task.taskId, from: task.state, to: 'Canceled', reason: 'expired', deadline: task.deadline, expiredAt: now },
+        data: {
+          taskId: task.taskId,
+          from: task.state,
+          to: 'Canceled',
+          reason: 'expired',
+          deadline: task.deadline,
+          expiredAt: now,
+        },
       },
     ];
   }

@@ -28,7 +28,9 @@ export const alreadyClaimed = (task: Task): MailboxError =>
     'TASK_ALREADY_CLAIMED',
     'Task already claimed',
     `Task ${task.taskId} was claimed by ${task.assignee} at ${task.claimedAt}; the first claim wins. ` +
-      (task.leaseExpiresAt ? `Its lease runs to ${task.leaseExpiresAt}; if it lapses the task is claimable again.` : 'It stays theirs until they release or finish it.'),
+      (task.leaseExpiresAt
+        ? `Its lease runs to ${task.leaseExpiresAt}; if it lapses the task is claimable again.`
+        : 'It stays theirs until they release or finish it.'),
     { taskId: task.taskId, claimant: task.assignee, claimedAt: task.claimedAt, leaseExpiresAt: task.leaseExpiresAt },
   );
 
@@ -60,7 +62,9 @@ export function invalidTransition(
     'INVALID_TRANSITION',
     'Invalid transition',
     `Task ${task.taskId} is ${task.state}; ${identity} (${who}) cannot ${what}. ` +
-      (allowed.length ? `From ${task.state} you may move it to: ${allowed.join(', ')}.` : `From ${task.state} you may make no transition.`) +
+      (allowed.length
+        ? `From ${task.state} you may move it to: ${allowed.join(', ')}.`
+        : `From ${task.state} you may make no transition.`) +
       hint,
     { taskId: task.taskId, currentState: task.state, requested, allowed: [...allowed] },
   );

@@ -57,28 +57,27 @@ export const transitionTaskSchema = z.strictObject({
 export const TASK_LIST_VIEWS = ['assigned', 'claimable', 'sent'] as const;
 
 /** Lossless: one state, several as an array, a JSON-encoded array or comma-separated text. */
-const states = z.preprocess(
-  (value) => {
-    if (typeof value !== 'string') return value;
-    const text = value.trim();
-    if (text.startsWith('[')) {
-      try {
-        return JSON.parse(text) as unknown;
-      } catch {
-        return value; // refused below, with the valid forms
-      }
+const states = z.preprocess((value) => {
+  if (typeof value !== 'string') return value;
+  const text = value.trim();
+  if (text.startsWith('[')) {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return value; // refused below, with the valid forms
     }
-    return text.split(',').map((s) => s.trim());
-  },
-  z.array(taskStateSchema).min(1).max(9),
-);
+  }
+  return text.split(',').map((s) => s.trim());
+}, z.array(taskStateSchema).min(1).max(9));
 
 export const listTasksSchema = z.strictObject({
   view: z
     .enum(TASK_LIST_VIEWS)
     .default('assigned')
     .describe('assigned: tasks you hold; claimable: broadcast tasks you may claim; sent: tasks you sent. Default assigned'),
-  state: states.optional().describe('only tasks in these states: one state, an array, or comma-separated (e.g. Working,InputRequired)'),
+  state: states
+    .optional()
+    .describe('only tasks in these states: one state, an array, or comma-separated (e.g. Working,InputRequired)'),
   limit: z.coerce.number().int().min(1).max(200).default(50).describe('page size, 1..200, default 50'),
   cursor: z
     .string()

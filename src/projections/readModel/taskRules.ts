@@ -36,7 +36,12 @@ export function evolveTask(view: TaskViewLookup, fact: TaskFact, position: bigin
 function applied(task: TaskView, event: TaskEvent): TaskView {
   switch (event.type) {
     case 'TaskClaimed':
-      return { ...task, assignee: event.data.claimant, claimedAt: event.data.claimedAt, leaseExpiresAt: event.data.leaseExpiresAt };
+      return {
+        ...task,
+        assignee: event.data.claimant,
+        claimedAt: event.data.claimedAt,
+        leaseExpiresAt: event.data.leaseExpiresAt,
+      };
     case 'TaskStateChanged': {
       const { to, reason, note } = event.data;
       const ended = TERMINAL.has(to);
@@ -47,7 +52,15 @@ function applied(task: TaskView, event: TaskEvent): TaskView {
     case 'TaskLeaseRenewed':
       return { ...task, leaseExpiresAt: event.data.leaseExpiresAt };
     case 'TaskReleased':
-      return { ...task, state: 'Submitted', assignee: null, claimedAt: null, leaseExpiresAt: null, statusMessage: null, reason: null };
+      return {
+        ...task,
+        state: 'Submitted',
+        assignee: null,
+        claimedAt: null,
+        leaseExpiresAt: null,
+        statusMessage: null,
+        reason: null,
+      };
     case 'TaskLeaseExpired':
       return {
         ...task,

@@ -19,7 +19,8 @@ function partiesToWake(event: TaskEvent, task: TaskView): string[] {
       const { from, to } = event.data;
       if (TO_SENDER.has(to)) return [task.sender];
       if (to === 'Canceled') return task.assignee === null ? [] : [task.assignee];
-      if (to === 'Working' && (from === 'InputRequired' || from === 'AuthRequired')) return task.assignee === null ? [] : [task.assignee];
+      if (to === 'Working' && (from === 'InputRequired' || from === 'AuthRequired'))
+        return task.assignee === null ? [] : [task.assignee];
       return [];
     }
     case 'TaskExpired':

@@ -11,7 +11,13 @@ const claimedBy = (taskId: string, claimant: string, at: string, leaseExpiresAt:
   type: 'TaskClaimed',
   data: { taskId, claimant, claimedAt: at, leaseExpiresAt },
 });
-const moved = (taskId: string, from: TaskState, to: TaskState, at: string, why: { reason?: string; note?: string } = {}): TaskEvent => ({
+const moved = (
+  taskId: string,
+  from: TaskState,
+  to: TaskState,
+  at: string,
+  why: { reason?: string; note?: string } = {},
+): TaskEvent => ({
   type: 'TaskStateChanged',
   data: { taskId, from, to, reason: why.reason ?? null, note: why.note ?? null, changedAt: at },
 });
@@ -22,7 +28,11 @@ function broadcastTask() {
   return { log, taskId };
 }
 
-const listed = (views: Parameters<Parameters<ReturnType<ReturnType<typeof ReadModelSpec.given>['when']>['thenViews']>[0]>[0], identity: string, list: 'assigned' | 'claimable' | 'sent') =>
+const listed = (
+  views: Parameters<Parameters<ReturnType<ReturnType<typeof ReadModelSpec.given>['when']>['thenViews']>[0]>[0],
+  identity: string,
+  list: 'assigned' | 'claimable' | 'sent',
+) =>
   views.tasks.list(identity, { list, limit: 50, before: null }).tasks.map((t) => `${t.taskId}:${t.state}:${t.assignee ?? '-'}`);
 
 describe('read model: tasks', () => {

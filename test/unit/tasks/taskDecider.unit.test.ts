@@ -31,7 +31,11 @@ const move = (actor: Actor, to: TaskState, extra: Partial<TransitionTask['data']
   data: { taskId: TASK_ID, to, ...extra },
   metadata: meta(actor, at),
 });
-const sweep = (at: string): SweepTask => ({ type: 'SweepTask', data: { taskId: TASK_ID }, metadata: meta({ identity: '@sweeper', role: 'admin' }, at) });
+const sweep = (at: string): SweepTask => ({
+  type: 'SweepTask',
+  data: { taskId: TASK_ID },
+  metadata: meta({ identity: '@sweeper', role: 'admin' }, at),
+});
 const plus = (at: string, seconds: number) => new Date(Date.parse(at) + seconds * 1000).toISOString();
 
 const audience = ['@bob', '@carol'];
@@ -70,7 +74,9 @@ describe('ClaimTask', () => {
   it('the claimant claiming again renews its lease from now (the explicit renew)', () => {
     claims([...broadcastTask('@alice', audience), claimed('@bob', T0, plus(T0, 600))])
       .when(claim(B, T1))
-      .then([{ type: 'TaskLeaseRenewed', data: { taskId: TASK_ID, claimant: '@bob', leaseExpiresAt: plus(T1, 600), renewedAt: T1 } }]);
+      .then([
+        { type: 'TaskLeaseRenewed', data: { taskId: TASK_ID, claimant: '@bob', leaseExpiresAt: plus(T1, 600), renewedAt: T1 } },
+      ]);
   });
 
   it('once the lease lapsed, the next claim wins, recording the lapse first', () => {
@@ -78,7 +84,10 @@ describe('ClaimTask', () => {
     claims([...broadcastTask('@alice', audience), claimed('@bob', T0, lease)])
       .when(claim(C, T2))
       .then([
-        { type: 'TaskLeaseExpired', data: { taskId: TASK_ID, claimant: '@bob', from: 'Submitted', leaseExpiresAt: lease, expiredAt: T2 } },
+        {
+          type: 'TaskLeaseExpired',
+          data: { taskId: TASK_ID, claimant: '@bob', from: 'Submitted', leaseExpiresAt: lease, expiredAt: T2 },
+        },
         { type: 'TaskClaimed', data: { taskId: TASK_ID, claimant: '@carol', claimedAt: T2, leaseExpiresAt: null } },
       ]);
   });
@@ -116,7 +125,10 @@ describe('TransitionTask', () => {
             addedAt: T1,
           },
         },
-        { type: 'TaskStateChanged', data: { taskId: TASK_ID, from: 'Working', to: 'Completed', reason: null, note: null, changedAt: T1 } },
+        {
+          type: 'TaskStateChanged',
+          data: { taskId: TASK_ID, from: 'Working', to: 'Completed', reason: null, note: null, changedAt: T1 },
+        },
       ]);
   });
 
@@ -131,7 +143,10 @@ describe('TransitionTask', () => {
     transitions(leased)
       .when(move(B, 'Working'))
       .then([
-        { type: 'TaskStateChanged', data: { taskId: TASK_ID, from: 'Submitted', to: 'Working', reason: null, note: null, changedAt: T1 } },
+        {
+          type: 'TaskStateChanged',
+          data: { taskId: TASK_ID, from: 'Submitted', to: 'Working', reason: null, note: null, changedAt: T1 },
+        },
         { type: 'TaskLeaseRenewed', data: { taskId: TASK_ID, claimant: '@bob', leaseExpiresAt: plus(T1, 900), renewedAt: T1 } },
       ]);
   });
@@ -139,16 +154,22 @@ describe('TransitionTask', () => {
   it("the claimant's update after its lease lapsed is refused with LEASE_EXPIRED (before and after the sweep)", () => {
     const lease = plus(T0, 60);
     const leased = [...broadcastTask('@alice', audience), claimed('@bob', T0, lease)];
-    transitions(leased).when(move(B, 'Working', {}, T2)).thenFails('LEASE_EXPIRED', { leaseExpiresAt: lease });
+    transitions(leased)
+      .when(move(B, 'Working', {}, T2))
+      .thenFails('LEASE_EXPIRED', { leaseExpiresAt: lease });
     const swept: TaskEvent = {
       type: 'TaskLeaseExpired',
       data: { taskId: TASK_ID, claimant: '@bob', from: 'Submitted', leaseExpiresAt: lease, expiredAt: T2 },
     };
-    transitions([...leased, swept]).when(move(B, 'Working', {}, T2)).thenFails('LEASE_EXPIRED', { leaseExpiresAt: lease, assignee: null });
+    transitions([...leased, swept])
+      .when(move(B, 'Working', {}, T2))
+      .thenFails('LEASE_EXPIRED', { leaseExpiresAt: lease, assignee: null });
   });
 
   it('an audience member who has not claimed is told to claim first', () => {
-    const error = transitions(broadcastTask('@alice', audience)).when(move(C, 'Working')).thenFails('INVALID_TRANSITION', { allowed: [] });
+    const error = transitions(broadcastTask('@alice', audience))
+      .when(move(C, 'Working'))
+      .thenFails('INVALID_TRANSITION', { allowed: [] });
     expect(error.message).toMatch(/Claim it first/);
   });
 
@@ -158,7 +179,14 @@ describe('TransitionTask', () => {
       .then([
         {
           type: 'TaskStateChanged',
-          data: { taskId: TASK_ID, from: 'InputRequired', to: 'Working', reason: null, note: 'use the staging db', changedAt: T1 },
+          data: {
+            taskId: TASK_ID,
+            from: 'InputRequired',
+            to: 'Working',
+            reason: null,
+            note: 'use the staging db',
+            changedAt: T1,
+          },
         },
       ]);
   });
@@ -166,13 +194,20 @@ describe('TransitionTask', () => {
 
 describe('SweepTask', () => {
   const deadline = '2025-03-01T10:07:00.000Z';
-  const expiring = broadcastTask('@alice', audience, { state: 'Submitted', expiresAt: '2025-03-01T12:00:00.000Z', budget: { deadline } });
+  const expiring = broadcastTask('@alice', audience, {
+    state: 'Submitted',
+    expiresAt: '2025-03-01T12:00:00.000Z',
+    budget: { deadline },
+  });
 
   it('a task past the earlier of expiresAt and budget.deadline ends as Canceled with reason "expired"', () => {
     sweeps([...expiring, claimed('@bob')])
       .when(sweep(T2))
       .then([
-        { type: 'TaskExpired', data: { taskId: TASK_ID, from: 'Submitted', to: 'Canceled', reason: 'expired', deadline, expiredAt: T2 } },
+        {
+          type: 'TaskExpired',
+          data: { taskId: TASK_ID, from: 'Submitted', to: 'Canceled', reason: 'expired', deadline, expiredAt: T2 },
+        },
       ]);
   });
 
@@ -182,7 +217,9 @@ describe('SweepTask', () => {
       type: 'TaskExpired',
       data: { taskId: TASK_ID, from: 'Submitted', to: 'Canceled', reason: 'expired', deadline, expiredAt: T2 },
     };
-    sweeps([...expiring, expired]).when(sweep(T2)).thenNothing();
+    sweeps([...expiring, expired])
+      .when(sweep(T2))
+      .thenNothing();
   });
 
   it('a lapsed lease goes back to the audience; a running one stays', () => {
@@ -191,11 +228,21 @@ describe('SweepTask', () => {
     sweeps(leased).when(sweep(T0)).thenNothing();
     sweeps(leased)
       .when(sweep(T1))
-      .then([{ type: 'TaskLeaseExpired', data: { taskId: TASK_ID, claimant: '@bob', from: 'Submitted', leaseExpiresAt: lease, expiredAt: T1 } }]);
+      .then([
+        {
+          type: 'TaskLeaseExpired',
+          data: { taskId: TASK_ID, claimant: '@bob', from: 'Submitted', leaseExpiresAt: lease, expiredAt: T1 },
+        },
+      ]);
   });
 
   it('a lease does not run while the task waits on the sender (InputRequired)', () => {
-    const leased = [...broadcastTask('@alice', audience), claimed('@bob', T0, plus(T0, 60)), changed('Submitted', 'Working'), changed('Working', 'InputRequired')];
+    const leased = [
+      ...broadcastTask('@alice', audience),
+      claimed('@bob', T0, plus(T0, 60)),
+      changed('Submitted', 'Working'),
+      changed('Working', 'InputRequired'),
+    ];
     sweeps(leased).when(sweep(T2)).thenNothing();
   });
 });

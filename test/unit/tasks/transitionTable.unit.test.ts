@@ -37,7 +37,8 @@ function expectedTargets(kind: 'broadcast' | 'direct', state: TaskState, caller:
 
 function historyIn(kind: 'broadcast' | 'direct', state: TaskState): History {
   // @carol is in the broadcast's audience; the direct task goes to @bob alone.
-  const opened = kind === 'broadcast' ? [...broadcastTask('@alice', ['@bob', '@carol']), claimed('@bob')] : directTask('@alice', '@bob');
+  const opened =
+    kind === 'broadcast' ? [...broadcastTask('@alice', ['@bob', '@carol']), claimed('@bob')] : directTask('@alice', '@bob');
   return state === 'Submitted' ? opened : [...opened, changed('Submitted', state)];
 }
 
@@ -67,7 +68,8 @@ describe.each(['broadcast', 'direct'] as const)('the transition table, %s task',
                 : { type: 'TaskStateChanged', data: { from: state, to } },
           });
         } else {
-          if (!(outcome instanceof MailboxError)) throw new Error(`expected ${label} to be refused, got ${JSON.stringify(outcome)}`);
+          if (!(outcome instanceof MailboxError))
+            throw new Error(`expected ${label} to be refused, got ${JSON.stringify(outcome)}`);
           const { code, currentState, requested, allowed: listed } = outcome.envelope;
           expect({ label, code, currentState, requested, allowed: [...(listed as TaskState[])].sort() }).toEqual({
             label,

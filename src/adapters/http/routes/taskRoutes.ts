@@ -12,9 +12,14 @@ function withTaskId(body: unknown, taskId: string, what: string): unknown {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return body; // the schema explains the valid form
   const named = (body as { taskId?: unknown }).taskId;
   if (named !== undefined && named !== taskId) {
-    throw new MailboxError('VALIDATION_FAILED', 'Validation failed', `${what}: the task is named by the path; drop "taskId" from the body.`, {
-      field: 'taskId',
-    });
+    throw new MailboxError(
+      'VALIDATION_FAILED',
+      'Validation failed',
+      `${what}: the task is named by the path; drop "taskId" from the body.`,
+      {
+        field: 'taskId',
+      },
+    );
   }
   return { ...body, taskId };
 }

@@ -227,9 +227,7 @@ export class MailboxCommands {
   }
 
   private metadata(actor: Actor, options: CommandOptions): CommandMetadata {
-    const commandId = this.ids.next();
-    const correlationId = options.correlationId ?? commandId;
-    return { commandId, correlationId, causationId: correlationId, actor, at: this.clock.now().toISOString() };
+    return commandMetadata(this.ids, this.clock, actor, options);
   }
 
   /**
@@ -240,6 +238,13 @@ export class MailboxCommands {
   private awaitViews(position: bigint | null): Promise<ViewsLaggingWarning[]> {
     return awaitViews(this.runner, this.config.awaitProjectionMs, position);
   }
+}
+
+/** A command's context: a fresh command id, the caller's correlation id (else the command's), the actor, the clock's time. */
+export function commandMetadata(ids: IdGenerator, clock: Clock, actor: Actor, options: CommandOptions): CommandMetadata {
+  const commandId = ids.next();
+  const correlationId = options.correlationId ?? commandId;
+  return { commandId, correlationId, causationId: correlationId, actor, at: clock.now().toISOString() };
 }
 
 /**

@@ -20,7 +20,7 @@ import type { ProjectionRunner } from '../projections/projectionRunner';
 import { TOKENS } from '../tokens';
 import { requireRole } from './authorization';
 import type { CommandHandler } from './commandHandler';
-import { awaitViews, messageModel, withWarnings, type CommandOptions, type Warned } from './mailboxCommands';
+import { awaitViews, commandMetadata, messageModel, withWarnings, type CommandOptions, type Warned } from './mailboxCommands';
 import type { Clock, IdGenerator } from './runtime';
 import type { StreamModel } from './streamLoader';
 
@@ -111,8 +111,6 @@ export class TaskCommands {
   }
 
   private metadata(actor: Actor, options: CommandOptions): CommandMetadata {
-    const commandId = this.ids.next();
-    const correlationId = options.correlationId ?? commandId;
-    return { commandId, correlationId, causationId: correlationId, actor, at: this.clock.now().toISOString() };
+    return commandMetadata(this.ids, this.clock, actor, options);
   }
 }

@@ -7,20 +7,10 @@
  * never an edit of a version already written.
  */
 import { z } from 'zod';
-import { TASK_EVENT_DATA_V1, taskPartV1 } from './taskShapes';
+import { TASK_EVENT_DATA_V1, TASK_STATES, taskPartV1 } from './taskShapes';
 
 export const PRIORITIES = ['low', 'normal', 'high'] as const;
-export const TASK_STATES = [
-  'Submitted',
-  'Working',
-  'InputRequired',
-  'Completed',
-  'Canceled',
-  'Failed',
-  'Rejected',
-  'AuthRequired',
-  'Unknown',
-] as const;
+export { TASK_STATES };
 export const ROLES = ['agent', 'auditor', 'admin'] as const;
 
 const priority = z.enum(PRIORITIES);

@@ -9,8 +9,8 @@
 import { z } from 'zod';
 
 const timestamp = z.string();
-/** Mirrors TASK_STATES (storedShapes.ts); restated here so this file has no cycle with it. */
-const taskState = z.enum([
+/** The A2A v1.0 task states, PascalCase as stored (storedShapes.ts re-exports them). */
+export const TASK_STATES = [
   'Submitted',
   'Working',
   'InputRequired',
@@ -20,7 +20,8 @@ const taskState = z.enum([
   'Rejected',
   'AuthRequired',
   'Unknown',
-]);
+] as const;
+const taskState = z.enum(TASK_STATES);
 
 export const taskPartV1 = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('text'), text: z.string() }),
@@ -90,7 +91,7 @@ export const TASK_EVENT_DATA_V1 = {
 } as const;
 
 /** What a message's task envelope opens with: its stated state, else Submitted. */
-export const openingTaskState = (task: { state?: (typeof taskState.options)[number] }) => task.state ?? 'Submitted';
+export const openingTaskState = (task: { state?: (typeof TASK_STATES)[number] }) => task.state ?? 'Submitted';
 
 /** The earlier of the envelope's expiresAt and budget.deadline (ISO times with offsets, compared as instants), or null. */
 export function taskDeadline(task: { expiresAt?: string; budget?: { deadline?: string } }): string | null {

@@ -23,6 +23,8 @@ import { hasTaskFacts, planTaskOps, RedisTaskKeys } from './redisTaskViews';
 
 class RedisGeneration implements ProjectionGeneration {
   private tail: Promise<unknown> = Promise.resolve();
+  /** Batches queued behind the tail (not yet applied): while any is, new batches queue too, keeping log order. */
+  private waiting = 0;
 
   constructor(
     readonly name: string,
@@ -33,9 +35,15 @@ class RedisGeneration implements ProjectionGeneration {
 
   /** Overlapping calls take effect in call order: issued at once on one connection, or else one after another. */
   applyBatch(batch: readonly ProjectedEvent[]): Promise<void> {
-    // Task rules read the task records first, so a batch with task facts waits for the batches before it.
-    const inOrder = this.applier.ordersOverlappingCalls && !hasTaskFacts(batch);
-    const applied = inOrder ? this.apply(batch) : this.tail.then(() => this.apply(batch));
+    // Task rules read the task records first, so a batch with task facts waits for the batches before it; and
+    // while one waits, every later batch waits behind it too (else it would overtake it and move the checkpoint past it).
+    const direct = this.applier.ordersOverlappingCalls && !hasTaskFacts(batch) && this.waiting === 0;
+    let applied: Promise<void>;
+    if (direct) applied = this.apply(batch);
+    else {
+      this.waiting++;
+      applied = this.tail.then(() => this.apply(batch)).finally(() => this.waiting--);
+    }
     this.tail = applied.catch(() => undefined);
     return applied;
   }

@@ -69,6 +69,8 @@ export const configSchema = z.object({
     .default(64 * 1024),
   /** How long a command waits for its own events to reach the views (read-your-writes), in ms. */
   awaitProjectionMs: z.coerce.number().int().min(0).default(2000),
+  /** How often the task sweeper ends expired tasks and returns lapsed leases (issue 12), in ms; 0 turns it off. */
+  taskSweepMs: z.coerce.number().int().min(0).default(5000),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** auto: human lines on a terminal, JSON lines otherwise (CLI only; the library takes a logger). */
   logFormat: z.enum(['auto', 'pretty', 'json']).default('auto'),
@@ -108,6 +110,7 @@ export const ENV_VARIABLES: Record<keyof MailboxConfig, string> = {
   strictRecipients: 'MAILBOX_STRICT_RECIPIENTS',
   maxBodyBytes: 'MAILBOX_MAX_BODY_BYTES',
   awaitProjectionMs: 'MAILBOX_AWAIT_PROJECTION_MS',
+  taskSweepMs: 'MAILBOX_TASK_SWEEP_MS',
   logLevel: 'MAILBOX_LOG_LEVEL',
   logFormat: 'MAILBOX_LOG_FORMAT',
   maxRequestBytes: 'MAILBOX_MAX_REQUEST_BYTES',
@@ -133,6 +136,7 @@ const VALID_FORM: Partial<Record<keyof MailboxConfig, string>> = {
   redisTlsCaFile: 'the path of a PEM file with the CA certificate(s) of the Redis servers',
   maxBodyBytes: 'a positive integer number of bytes',
   awaitProjectionMs: 'an integer number of milliseconds (0 or more)',
+  taskSweepMs: 'an integer number of milliseconds (0 turns the task sweeper off)',
   logLevel: 'one of fatal, error, warn, info, debug, trace, silent',
   logFormat: 'auto, pretty or json',
   maxRequestBytes: 'a positive integer number of bytes',

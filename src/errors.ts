@@ -21,6 +21,9 @@ export const ERROR_STATUS = {
   TASK_ALREADY_CLAIMED: 409,
   NOT_IN_AUDIENCE: 403,
   INVALID_TRANSITION: 409,
+  TASK_NOT_FOUND: 404,
+  /** A claimant's lease on a task lapsed: the task went back to its audience. */
+  LEASE_EXPIRED: 409,
   RATE_LIMITED: 429,
   /** HTTP a parser refuses: a request line, header, URL encoding or chunked body that is not valid HTTP/1.1. */
   MALFORMED_REQUEST: 400,

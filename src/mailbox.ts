@@ -12,6 +12,9 @@ import type { Actor } from './commands/roles';
 import { MailboxCommands, type CommandOptions } from './application/mailboxCommands';
 import { MailboxQueries, type WakeStreamEvent } from './application/mailboxQueries';
 import { Authenticator } from './application/authenticator';
+import { TaskCommands } from './application/taskCommands';
+import { TaskQueries } from './application/taskQueries';
+import { TaskSweeper } from './application/taskSweeper';
 import type { EventStore } from './events/eventStore';
 import type { ProjectionStore } from './projections/projectionStore';
 import type { ProjectionRunner } from './projections/projectionRunner';
@@ -26,6 +29,11 @@ import { retry } from './support/retry';
 export class Mailbox {
   readonly commands: MailboxCommands;
   readonly queries: MailboxQueries;
+  /** Tasks (issue 12): claims and transitions; their lists and A2A form. */
+  readonly tasks: TaskCommands;
+  readonly taskQueries: TaskQueries;
+  /** Ends expired tasks and returns lapsed leases every config.taskSweepMs (started with the runner). */
+  readonly sweeper: TaskSweeper;
   readonly authenticator: Authenticator;
   readonly runner: ProjectionRunner;
   readonly eventStore: EventStore;
@@ -43,6 +51,9 @@ export class Mailbox {
   ) {
     this.commands = container.resolve(MailboxCommands);
     this.queries = container.resolve(MailboxQueries);
+    this.tasks = container.resolve(TaskCommands);
+    this.taskQueries = container.resolve(TaskQueries);
+    this.sweeper = container.resolve(TaskSweeper);
     this.authenticator = container.resolve(Authenticator);
     this.runner = container.resolve<ProjectionRunner>(TOKENS.ProjectionRunner);
     this.eventStore = container.resolve<EventStore>(TOKENS.EventStore);
@@ -57,7 +68,7 @@ export class Mailbox {
   }
 
   asActor(actor: Actor) {
-    const { commands: c, queries: q } = this;
+    const { commands: c, queries: q, tasks: t, taskQueries: tq } = this;
     return {
       actor,
       registerAgent: (input: unknown, o?: CommandOptions) => c.registerAgent(actor, input, o),
@@ -73,6 +84,11 @@ export class Mailbox {
       heartbeats: () => q.heartbeats(actor),
       auditEvents: (after: bigint | null = null, limit = 100) => q.auditEvents(actor, after, limit),
       watch: (emit: (event: WakeStreamEvent) => void) => q.openWakeStream(actor, emit),
+      claimTask: (taskId: string, options: { leaseSeconds?: number } = {}, o?: CommandOptions) =>
+        t.claim(actor, { taskId, ...options }, o),
+      updateTask: (input: unknown, o?: CommandOptions) => t.transition(actor, input, o),
+      listTasks: (query: unknown = {}) => tq.listTasks(actor, query),
+      getTask: (taskId: string) => tq.getTask(actor, { taskId }),
     };
   }
 
@@ -135,6 +151,7 @@ export class Mailbox {
 
   async close(): Promise<void> {
     this.closing.abort();
+    await this.sweeper.stop();
     await this.viewsReady.catch(() => undefined);
     await this.runner.stop();
     await this.wakeBus.close();
@@ -151,6 +168,9 @@ export async function createMailbox(input: MailboxConfigInput = {}, overrides: C
   const container = await buildContainer(config, overrides);
   container.registerSingleton(MailboxCommands);
   container.registerSingleton(MailboxQueries);
+  container.registerSingleton(TaskCommands);
+  container.registerSingleton(TaskQueries);
+  container.registerSingleton(TaskSweeper);
   container.registerSingleton(Authenticator);
   const mailbox = new Mailbox(container, config);
   try {
@@ -162,5 +182,6 @@ export async function createMailbox(input: MailboxConfigInput = {}, overrides: C
     await mailbox.close().catch(() => undefined);
     throw error;
   }
+  mailbox.sweeper.start(config.taskSweepMs);
   return mailbox;
 }

@@ -30,6 +30,10 @@ export function unauthenticatedAgentApi(): AgentApi {
     archive: refuse,
     listAgents: refuse,
     unreadCount: refuse,
+    claimTask: refuse,
+    updateTask: refuse,
+    listTasks: refuse,
+    getTask: refuse,
   };
 }
 

@@ -8,6 +8,9 @@ import type { Actor } from '../commands/roles';
 import type { AgentView, MessagePage } from '../projections/projectionStore';
 import type { ArchiveResult, BulkReadResult, MailboxCommands, ReadResult, SendResult } from './mailboxCommands';
 import type { InboxCount, MailboxQueries, MessageDetail } from './mailboxQueries';
+import type { A2aTask } from './taskA2a';
+import type { TaskCommands, TaskResult } from './taskCommands';
+import type { TaskPage, TaskQueries } from './taskQueries';
 
 export interface AgentApi {
   send(input: unknown): Promise<SendResult>;
@@ -17,6 +20,12 @@ export interface AgentApi {
   archive(messageId: string): Promise<ArchiveResult>;
   listAgents(): Promise<{ agents: AgentView[] }>;
   unreadCount(): Promise<InboxCount>;
+  /** {taskId, leaseSeconds?} */
+  claimTask(input: unknown): Promise<TaskResult>;
+  /** {taskId, to, reason?, note?, artifacts?} */
+  updateTask(input: unknown): Promise<TaskResult>;
+  listTasks(query: unknown): Promise<TaskPage>;
+  getTask(taskId: string): Promise<A2aTask>;
 }
 
 /** Counts and times commands per surface (the HTTP adapter's metrics implement it). */
@@ -27,6 +36,8 @@ export interface CommandMeter {
 export interface MailboxSides {
   commands: MailboxCommands;
   queries: MailboxQueries;
+  tasks: TaskCommands;
+  taskQueries: TaskQueries;
 }
 
 export function inProcessAgentApi(
@@ -35,7 +46,7 @@ export function inProcessAgentApi(
   metrics: CommandMeter,
   onSent?: (result: SendResult) => void,
 ): AgentApi {
-  const { commands, queries } = mailbox;
+  const { commands, queries, tasks, taskQueries } = mailbox;
   return {
     send: async (input) => {
       const sent = await metrics.command('send', 'mcp', () => commands.send(actor, input));
@@ -48,5 +59,9 @@ export function inProcessAgentApi(
     archive: (messageId) => metrics.command('archive', 'mcp', () => commands.archive(actor, { messageId })),
     listAgents: () => queries.listAgents(),
     unreadCount: () => queries.unreadCount(actor),
+    claimTask: (input) => tasks.claim(actor, input),
+    updateTask: (input) => tasks.transition(actor, input),
+    listTasks: (query) => taskQueries.listTasks(actor, query),
+    getTask: (taskId) => taskQueries.getTask(actor, { taskId }),
   };
 }

@@ -227,9 +227,7 @@ export class MailboxCommands {
   }
 
   private metadata(actor: Actor, options: CommandOptions): CommandMetadata {
-    const commandId = this.ids.next();
-    const correlationId = options.correlationId ?? commandId;
-    return { commandId, correlationId, causationId: correlationId, actor, at: this.clock.now().toISOString() };
+    return commandMetadata(this.ids, this.clock, actor, options);
   }
 
   /**
@@ -237,20 +235,38 @@ export class MailboxCommands {
    * wait). The write is durable either way; when the views did not catch up in
    * time, the answer says so instead of pretending they did.
    */
-  private async awaitViews(position: bigint | null): Promise<ViewsLaggingWarning[]> {
-    const waitMs = this.config.awaitProjectionMs;
-    if (position === null || waitMs <= 0 || (await this.runner.waitFor(position, waitMs))) return [];
-    return [
-      {
-        code: 'VIEWS_LAGGING',
-        position: position.toString(),
-        message:
-          `Accepted and durable at log position ${position}, but the views (inboxes, counts, agent list) did not show it ` +
-          `within ${waitMs} ms; it appears there once they catch up, so list again shortly instead of repeating the command.`,
-      },
-    ];
+  private awaitViews(position: bigint | null): Promise<ViewsLaggingWarning[]> {
+    return awaitViews(this.runner, this.config.awaitProjectionMs, position);
   }
 }
 
-const withWarnings = (warnings: readonly object[]): Warned =>
+/** A command's context: a fresh command id, the caller's correlation id (else the command's), the actor, the clock's time. */
+export function commandMetadata(ids: IdGenerator, clock: Clock, actor: Actor, options: CommandOptions): CommandMetadata {
+  const commandId = ids.next();
+  const correlationId = options.correlationId ?? commandId;
+  return { commandId, correlationId, causationId: correlationId, actor, at: clock.now().toISOString() };
+}
+
+/**
+ * Read-your-writes for every command side: a bounded wait for the views to
+ * show `position`; when they did not in time, a warning instead of a claim.
+ */
+export async function awaitViews(
+  runner: ProjectionRunner,
+  waitMs: number,
+  position: bigint | null,
+): Promise<ViewsLaggingWarning[]> {
+  if (position === null || waitMs <= 0 || (await runner.waitFor(position, waitMs))) return [];
+  return [
+    {
+      code: 'VIEWS_LAGGING',
+      position: position.toString(),
+      message:
+        `Accepted and durable at log position ${position}, but the views (inboxes, counts, agent list) did not show it ` +
+        `within ${waitMs} ms; it appears there once they catch up, so list again shortly instead of repeating the command.`,
+    },
+  ];
+}
+
+export const withWarnings = (warnings: readonly object[]): Warned =>
   warnings.length > 0 ? { warnings: warnings as Array<Record<string, unknown>> } : {};

@@ -12,11 +12,15 @@ import type { Authenticator } from './authenticator';
 import type { MailboxCommands } from './mailboxCommands';
 import type { MailboxQueries } from './mailboxQueries';
 import type { SharedLimits } from './sharedLimits';
+import type { TaskCommands } from './taskCommands';
+import type { TaskQueries } from './taskQueries';
 
 export interface MailboxServices {
   readonly config: MailboxConfig;
   readonly commands: MailboxCommands;
   readonly queries: MailboxQueries;
+  readonly tasks: TaskCommands;
+  readonly taskQueries: TaskQueries;
   readonly authenticator: Authenticator;
   readonly runner: ProjectionRunner;
   readonly eventStore: EventStore;

@@ -124,6 +124,7 @@ const heartbeatCounts = z.object({
   byPriority,
   oldestUnreadAt: optionalTime,
   lastActivityAt: optionalTime,
+  tasksWaiting: z.number().int().describe('tasks waiting on the agent: held and Submitted/Working, or sent and asking for input'),
   unread: z.number().int().describe('deprecated alias of unreadCount (removed in the next release)'),
 });
 export const heartbeatListSchema = z.object({ agents: z.array(heartbeatCounts) });

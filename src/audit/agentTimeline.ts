@@ -4,9 +4,10 @@
  * read the messages it sent. Pure: feed it the log in order.
  */
 import type { StoredEvent } from '../events/types';
+import { describeTaskEvent } from './taskEventText';
 
 export type TimelineKind =
-  'registered' | 'retired' | 'token_rotated' | 'sent' | 'received' | 'read' | 'archived' | 'read_by_recipient';
+  'registered' | 'retired' | 'token_rotated' | 'sent' | 'received' | 'read' | 'archived' | 'read_by_recipient' | 'task';
 
 export interface TimelineEntry {
   position: string;
@@ -76,6 +77,17 @@ export class AgentTimeline {
         return event.data.recipient === me
           ? [{ ...base, kind: 'archived', messageId: event.data.messageId, counterpart: null, subject: null }]
           : [];
+      case 'TaskClaimed':
+      case 'TaskStateChanged':
+      case 'TaskArtifactAdded':
+      case 'TaskLeaseRenewed':
+      case 'TaskReleased':
+      case 'TaskLeaseExpired':
+      case 'TaskExpired':
+        // What the agent did to a task (the sweeper's lapses and expiries are the sweeper's, not the agent's).
+        return event.metadata.actor === me
+          ? [{ ...base, kind: 'task', messageId: event.data.taskId, counterpart: null, subject: describeTaskEvent(event, me) }]
+          : [];
       default: {
         const unexpected: never = event;
         throw new Error(`No timeline rule for ${(unexpected as StoredEvent).type}`);
@@ -93,6 +105,7 @@ const VERB: Record<TimelineKind, string> = {
   read: 'read',
   archived: 'archived',
   read_by_recipient: 'was read by',
+  task: 'task:',
 };
 
 export function formatTimelineEntry(entry: TimelineEntry): string {

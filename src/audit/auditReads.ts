@@ -1,15 +1,19 @@
 /** Reads behind `audit message` and `audit agent`: a stream when the source can, else a scan of the log. */
-import { messageStream } from '../events/streams';
+import { messageStream, taskStream } from '../events/streams';
 import type { StoredEvent } from '../events/types';
 import { AgentTimeline, type TimelineEntry } from './agentTimeline';
 import { pagesOf, type LogSource } from './logSource';
 import { messageStory, type MessageStory } from './messageStory';
 
+/** The message's stream and its task's (issue 12), in log order. */
 export async function messageEvents(source: LogSource, messageId: string): Promise<StoredEvent[]> {
-  const stream = messageStream(messageId);
-  if (source.readStream !== null) return source.readStream(stream);
+  const streams = [messageStream(messageId), taskStream(messageId)];
+  if (source.readStream !== null) {
+    const [message, task] = await Promise.all(streams.map((stream) => source.readStream!(stream)));
+    return [...message, ...task].sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
+  }
   const events: StoredEvent[] = [];
-  for await (const page of pagesOf(source, null)) events.push(...page.filter((event) => event.streamName === stream));
+  for await (const page of pagesOf(source, null)) events.push(...page.filter((event) => streams.includes(event.streamName)));
   return events;
 }
 

@@ -4,6 +4,7 @@
  */
 import type { StoredEvent } from '../events/types';
 import type { JsonTextRow } from './logSource';
+import { describeTaskEvent } from './taskEventText';
 
 /** Same shape as the API's eventToJson (a unit test holds them together); kept here so the audit tools load without DI. */
 export const eventJson = (event: StoredEvent) => ({
@@ -48,6 +49,14 @@ export function describeEvent(event: StoredEvent): string {
       return `message ${event.data.messageId} read by ${event.data.reader}`;
     case 'MessageArchived':
       return `message ${event.data.messageId} archived by ${event.data.recipient}${event.data.wasUnread ? ' (unread)' : ''}`;
+    case 'TaskClaimed':
+    case 'TaskStateChanged':
+    case 'TaskArtifactAdded':
+    case 'TaskLeaseRenewed':
+    case 'TaskReleased':
+    case 'TaskLeaseExpired':
+    case 'TaskExpired':
+      return describeTaskEvent(event, event.metadata.actor);
     default: {
       const unexpected: never = event;
       return `unknown event ${(unexpected as StoredEvent).type}`;

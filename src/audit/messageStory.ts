@@ -4,7 +4,8 @@
  * was delivered, read and archived (with the log positions that prove it).
  * Anything in the stream that contradicts the story is listed, never hidden.
  */
-import type { MessageSent, StoredEvent } from '../events/types';
+import type { MessageSent, StoredEvent, TaskEvent } from '../events/types';
+import { describeTaskEvent, isTaskEvent } from './taskEventText';
 
 export interface RecipientStory {
   identity: string;
@@ -32,6 +33,11 @@ export interface MessageStory {
   /** The audience snapshot recorded at send time (direct: the one recipient). */
   audience: string[];
   recipients: RecipientStory[];
+  /** The task the message carried and every change to it (its own stream), or null when it carried none. */
+  task: {
+    openedAs: string;
+    changes: Array<{ position: string; at: string; actor: string; event: TaskEvent['type']; text: string }>;
+  } | null;
   anomalies: string[];
 }
 
@@ -54,6 +60,9 @@ export function messageStory(events: readonly StoredEvent[]): MessageStory | nul
   const isBroadcast = summary.to.startsWith('AGENT:');
   const recipients = new Map(audience.map((identity) => [identity, blank(identity)]));
   const anomalies: string[] = [];
+  const task: MessageStory['task'] = sentEvent.data.task
+    ? { openedAs: sentEvent.data.task.state ?? 'Submitted', changes: [] }
+    : null;
   const recipient = (identity: string, what: string, position: bigint): RecipientStory => {
     let story = recipients.get(identity);
     if (!story) {
@@ -94,7 +103,11 @@ export function messageStory(events: readonly StoredEvent[]): MessageStory | nul
         break;
       }
       default:
-        anomalies.push(`unexpected ${event.type} at position ${event.position}`);
+        if (isTaskEvent(event) && task) {
+          const text = describeTaskEvent(event as unknown as TaskEvent, event.metadata.actor);
+          const change = { position: event.position.toString(), at: event.metadata.at, actor: event.metadata.actor, text };
+          task.changes.push({ ...change, event: event.type as TaskEvent['type'] });
+        } else anomalies.push(`unexpected ${event.type} at position ${event.position}`);
     }
   }
   for (const identity of audience) {
@@ -116,6 +129,7 @@ export function messageStory(events: readonly StoredEvent[]): MessageStory | nul
     },
     audience: [...audience],
     recipients: [...recipients.values()],
+    task,
     anomalies,
   };
 }
@@ -140,6 +154,11 @@ export function formatMessageStory(story: MessageStory): string {
       ].join('\t'),
     ),
   ];
+  if (story.task) {
+    lines.push('', `task      opened as ${story.task.openedAs}${story.task.changes.length ? '' : ', unchanged since'}`);
+    for (const change of story.task.changes)
+      lines.push(`  #${change.position}  ${change.at}  ${change.text}  [by ${change.actor}]`);
+  }
   if (story.anomalies.length > 0)
     lines.push('', 'ANOMALIES (the log contradicts itself here):', ...story.anomalies.map((a) => `  ${a}`));
   return lines.join('\n');

@@ -4,6 +4,7 @@ import { packageVersion } from '../packageVersion';
 import { registerServeCommand } from './commands/serve';
 import { registerAgentCommands } from './commands/agent';
 import { registerMessageCommands } from './commands/messages';
+import { registerTaskCommands } from './commands/tasks';
 import { registerWatchCommand } from './commands/watch';
 import { registerMcpCommand } from './commands/mcp';
 import { registerHeartbeatCommands } from './commands/heartbeat';
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
   registerServeCommand(program);
   registerAgentCommands(program);
   registerMessageCommands(program);
+  registerTaskCommands(program);
   registerWatchCommand(program);
   registerMcpCommand(program);
   registerHeartbeatCommands(program);

@@ -7,19 +7,10 @@
  * never an edit of a version already written.
  */
 import { z } from 'zod';
+import { TASK_EVENT_DATA_V1, TASK_STATES, taskPartV1 } from './taskShapes';
 
 export const PRIORITIES = ['low', 'normal', 'high'] as const;
-export const TASK_STATES = [
-  'Submitted',
-  'Working',
-  'InputRequired',
-  'Completed',
-  'Canceled',
-  'Failed',
-  'Rejected',
-  'AuthRequired',
-  'Unknown',
-] as const;
+export { TASK_STATES };
 export const ROLES = ['agent', 'auditor', 'admin'] as const;
 
 const priority = z.enum(PRIORITIES);
@@ -27,16 +18,10 @@ const priority = z.enum(PRIORITIES);
 const timestamp = z.string();
 
 const isoDate = z.iso.datetime({ offset: true });
-const taskPart = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('text'), text: z.string() }),
-  z.strictObject({ kind: z.literal('data'), data: z.record(z.string(), z.unknown()) }),
-  z.strictObject({ kind: z.literal('file'), file: z.strictObject({ uri: z.string().min(1), mimeType: z.string().optional() }) }),
-]);
-
 /** The A2A task subset as stored: the canonical state spelling only. */
 export const taskEnvelopeV1 = z.strictObject({
   state: z.enum(TASK_STATES).optional(),
-  input: z.strictObject({ parts: z.array(taskPart) }).optional(),
+  input: z.strictObject({ parts: z.array(taskPartV1) }).optional(),
   metadata: z
     .strictObject({
       sessionId: z.string().optional(),
@@ -135,6 +120,7 @@ export const EVENT_DATA_V1 = {
   BroadcastDelivered: broadcastDeliveredV1,
   ReceiptRead: receiptReadV1,
   MessageArchived: messageArchivedV1,
+  ...TASK_EVENT_DATA_V1,
 } as const;
 
 export type StoredEventType = keyof typeof EVENT_DATA_V1;

@@ -53,9 +53,21 @@ export type MessageSummaryFields = Pick<
   | 'hasTask'
 >;
 
+export type TaskClaimed = Event<'TaskClaimed', DataOf<'TaskClaimed'>>;
+export type TaskStateChanged = Event<'TaskStateChanged', DataOf<'TaskStateChanged'>>;
+export type TaskArtifactAdded = Event<'TaskArtifactAdded', DataOf<'TaskArtifactAdded'>>;
+export type TaskLeaseRenewed = Event<'TaskLeaseRenewed', DataOf<'TaskLeaseRenewed'>>;
+export type TaskReleased = Event<'TaskReleased', DataOf<'TaskReleased'>>;
+export type TaskLeaseExpired = Event<'TaskLeaseExpired', DataOf<'TaskLeaseExpired'>>;
+export type TaskExpired = Event<'TaskExpired', DataOf<'TaskExpired'>>;
+export type TaskArtifact = TaskArtifactAdded['data']['artifact'];
+
 export type AgentEvent = AgentRegistered | AgentRetired | AgentTokenRotated;
 export type MessageEvent = MessageSent | BroadcastDelivered | ReceiptRead | MessageArchived;
-export type MailboxEvent = AgentEvent | MessageEvent;
+/** One task's stream (streams.ts: taskStream). */
+export type TaskEvent =
+  TaskClaimed | TaskStateChanged | TaskArtifactAdded | TaskLeaseRenewed | TaskReleased | TaskLeaseExpired | TaskExpired;
+export type MailboxEvent = AgentEvent | MessageEvent | TaskEvent;
 export type MailboxEventType = MailboxEvent['type'];
 
 export const MAILBOX_EVENT_TYPES = Object.keys(EVENT_DATA_V1) as readonly MailboxEventType[];

@@ -47,6 +47,8 @@ export interface Nudge {
   nudgeId: string;
   identity: string;
   unread: number;
+  /** Tasks waiting on the agent: held and Submitted/Working, or sent and asking for input. */
+  tasksWaiting: number;
   byPriority: HeartbeatCounts['byPriority'];
   oldestUnreadAt: string | null;
   newestUnreadId: string | null;
@@ -63,8 +65,11 @@ export interface Decision {
   nudge?: Nudge;
 }
 
-export const unreadSetSignature = (agent: Pick<AgentSnapshot, 'unread' | 'newestUnreadId' | 'oldestUnreadAt'>): string =>
-  `${agent.unread}|${agent.newestUnreadId ?? `oldest:${agent.oldestUnreadAt ?? '-'}`}`;
+/** Tasks waiting on the agent (issue 12) join the signature: a new task to work or to answer is a new set. */
+export const unreadSetSignature = (
+  agent: Pick<AgentSnapshot, 'unread' | 'newestUnreadId' | 'oldestUnreadAt'> & { tasksWaiting?: number },
+): string =>
+  `${agent.unread}|${agent.newestUnreadId ?? `oldest:${agent.oldestUnreadAt ?? '-'}`}${agent.tasksWaiting ? `|tasks:${agent.tasksWaiting}` : ''}`;
 
 const idleFor = (agent: HeartbeatCounts, now: number): number | null =>
   agent.lastActivityAt === null ? null : now - Date.parse(agent.lastActivityAt);
@@ -80,7 +85,7 @@ export function mayNudge(agent: Screened, now: number, policy: NudgePolicy): boo
 }
 
 function screen(agent: Screened, now: number, policy: NudgePolicy): Verdict | null {
-  if (agent.unread <= 0) return 'no_mail';
+  if (agent.unread <= 0 && !(agent.tasksWaiting > 0)) return 'no_mail'; // tasks waiting on it count as mail (issue 12)
   if (agent.retired) return 'retired';
   if (policy.optedOut.has(agent.identity)) return 'opted_out';
   const idle = idleFor(agent, now);
@@ -105,6 +110,7 @@ export function decideAgent(agent: AgentSnapshot, state: NudgeState, now: number
       nudgeId,
       identity: agent.identity,
       unread: agent.unread,
+      tasksWaiting: agent.tasksWaiting,
       byPriority: { ...agent.byPriority },
       oldestUnreadAt: agent.oldestUnreadAt,
       newestUnreadId: agent.newestUnreadId,

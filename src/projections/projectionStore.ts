@@ -1,6 +1,8 @@
 /** The projection store port (read model): applied atomically with its checkpoint, queried by the API. */
 import type { Priority, Role } from '../events/types';
 import type { ListQuery } from './listQuery';
+import type { TaskListQuery, TaskViewPage } from './readModel/taskViewsMemory';
+import type { TaskView } from './readModel/taskView';
 import type { ProjectionGenerations } from './rebuildGenerations';
 import type { MessageSummary, ProjectedEvent } from './viewChanges';
 
@@ -31,6 +33,8 @@ export interface UnreadCount {
 
 export interface HeartbeatCounts extends UnreadCount {
   identity: string;
+  /** Tasks waiting on the agent: assigned and Submitted/Working, or sent and asking for input (readModel/taskRules.ts). */
+  tasksWaiting: number;
   oldestUnreadAt: string | null;
   lastActivityAt: string | null;
 }
@@ -68,6 +72,11 @@ export interface ProjectionStore {
   heartbeat(identity: string): Promise<HeartbeatCounts>;
   allHeartbeats(): Promise<HeartbeatCounts[]>;
   listAgents(): Promise<AgentView[]>;
+  /** One of the agent's task lists (assigned, claimable, sent), newest first. */
+  listTasks(identity: string, query: TaskListQuery): Promise<TaskViewPage>;
+  getTask(taskId: string): Promise<TaskView | undefined>;
+  /** Open tasks past their deadline or lease at `now` (the sweeper's look), at most `limit`. */
+  dueTasks(now: string, limit: number): Promise<TaskView[]>;
   binding(): Promise<ViewsBinding>;
   /**
    * Binds the store to `logIdentity`: from then on it applies and serves only

@@ -1,6 +1,34 @@
 /** The pure projector: one stored event -> its facts (viewChanges.ts); the read model's rules apply them. No I/O. */
-import type { MessageSummaryFields, StoredEvent } from '../events/types';
-import type { InboxEntryFields, ProjectedEvent, ViewChange } from './viewChanges';
+import { openingTaskState, taskDeadline } from '../events/taskShapes';
+import type { MessageSent, MessageSummaryFields, StoredEvent } from '../events/types';
+import type { InboxEntryFields, OpenedTask, ProjectedEvent, ViewChange } from './viewChanges';
+
+/** The task record a message opens: a direct task is its recipient's from the send; a broadcast's waits for a claim. */
+const openedTask = (d: MessageSent['data'], task: NonNullable<MessageSent['data']['task']>): OpenedTask => {
+  const isBroadcast = d.to.startsWith('AGENT:');
+  return {
+    taskId: d.messageId,
+    threadId: d.threadId,
+    sender: d.from,
+    to: d.to,
+    subject: d.subject,
+    priority: d.priority,
+    sentAt: d.sentAt,
+    isBroadcast,
+    audience: d.recipients,
+    state: openingTaskState(task),
+    assignee: isBroadcast ? null : d.to,
+    claimedAt: null,
+    leaseExpiresAt: null,
+    deadline: taskDeadline(task),
+    statusMessage: null,
+    reason: null,
+    updatedAt: d.sentAt,
+    updatedBy: d.from,
+    artifactCount: 0,
+    lapsedClaimant: null,
+  };
+};
 
 const entryOf = (s: MessageSummaryFields): InboxEntryFields => ({
   messageId: s.messageId,
@@ -55,6 +83,7 @@ export function projectEvent(event: StoredEvent): ViewChange[] {
           wakeSuppressed: d.wakeSuppressed,
         });
       }
+      if (d.task !== null) changes.push({ kind: 'taskOpened', task: openedTask(d, d.task) });
       return changes;
     }
     case 'BroadcastDelivered': {
@@ -80,6 +109,21 @@ export function projectEvent(event: StoredEvent): ViewChange[] {
           recipient: event.data.recipient,
           messageId: event.data.messageId,
           archivedAt: event.data.archivedAt,
+        },
+      ];
+    case 'TaskClaimed':
+    case 'TaskStateChanged':
+    case 'TaskArtifactAdded':
+    case 'TaskLeaseRenewed':
+    case 'TaskReleased':
+    case 'TaskLeaseExpired':
+    case 'TaskExpired':
+      return [
+        {
+          kind: 'taskChanged',
+          event: { type: event.type, data: event.data } as never,
+          actor: event.metadata.actor,
+          at: event.metadata.at,
         },
       ];
     default: {

@@ -5,7 +5,7 @@
  * apply it without reading anything else (Redis: one slot per agent). The
  * rules that turn facts into view changes are in readModel/evolve.ts.
  */
-import type { MessageSummaryFields, Priority, Role, TaskEnvelope } from '../events/types';
+import type { MessageSummaryFields, Priority, Role, TaskEnvelope, TaskEvent, TaskState } from '../events/types';
 
 export interface MessageSummary extends Omit<MessageSummaryFields, 'wakeSuppressed' | 'hasTask'> {
   task: TaskEnvelope | null;
@@ -25,7 +25,36 @@ export type ViewChange =
   | { kind: 'outboxAdded'; sender: string; entry: InboxEntryFields }
   | { kind: 'inboxAdded'; recipient: string; entry: InboxEntryFields; isBroadcast: boolean; wakeSuppressed: boolean }
   | { kind: 'receiptRead'; recipient: string; messageId: string; readAt: string; priority: Priority }
-  | { kind: 'inboxArchived'; recipient: string; messageId: string; archivedAt: string };
+  | { kind: 'inboxArchived'; recipient: string; messageId: string; archivedAt: string }
+  | TaskFact;
+
+/** What a task record starts as, from the message that carried it (see readModel/taskView.ts). */
+export interface OpenedTask {
+  taskId: string;
+  threadId: string;
+  sender: string;
+  to: string;
+  subject: string;
+  priority: Priority;
+  sentAt: string;
+  isBroadcast: boolean;
+  audience: string[];
+  state: TaskState;
+  assignee: string | null;
+  claimedAt: null;
+  leaseExpiresAt: null;
+  deadline: string | null;
+  statusMessage: null;
+  reason: null;
+  updatedAt: string;
+  updatedBy: string;
+  artifactCount: 0;
+  lapsedClaimant: null;
+}
+
+/** A message opened a task; a task's own stream changed it (the event as logged, with its actor and time). */
+export type TaskFact =
+  { kind: 'taskOpened'; task: OpenedTask } | { kind: 'taskChanged'; event: TaskEvent; actor: string; at: string };
 
 /** The facts of one event, at its log position. */
 export interface ProjectedEvent {
@@ -34,7 +63,9 @@ export interface ProjectedEvent {
   changes: ViewChange[];
 }
 
-export interface WakeEvent {
+export type WakeEvent = MessageWakeEvent | TaskWakeEvent;
+
+export interface MessageWakeEvent {
   type: 'wake/message';
   messageId: string;
   from: string;
@@ -44,5 +75,21 @@ export interface WakeEvent {
   priority: Priority;
   isBroadcast: boolean;
   unreadCount: number;
+  position: string;
+}
+
+/** A task changed in a way that is the recipient's turn (readModel/taskWakes.ts). */
+export interface TaskWakeEvent {
+  type: 'wake/task';
+  taskId: string;
+  messageId: string;
+  recipient: string;
+  /** Who made the change. */
+  by: string;
+  event: TaskEvent['type'];
+  state: TaskState;
+  assignee: string | null;
+  subject: string;
+  priority: Priority;
   position: string;
 }

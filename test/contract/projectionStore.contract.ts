@@ -93,6 +93,7 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
         byPriority: { low: 0, normal: 0, high: 0 },
         oldestUnreadAt: null,
         lastActivityAt: null,
+        tasksWaiting: 0,
       });
       expect(await store.allHeartbeats()).toEqual([]);
       expect(await store.listAgents()).toEqual([]);
@@ -309,6 +310,7 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
         byPriority: { low: 1, normal: 2, high: 1 },
         oldestUnreadAt: log.sentAt(m1),
         lastActivityAt: log.sentAt(m5),
+        tasksWaiting: 1, // m3 carries a task in Working, sent to @b directly: it waits on @b
       });
       const mark = log.events.length;
       const readAt = log.read('@b', m1);
@@ -323,6 +325,7 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
         byPriority: { low: 0, normal: 0, high: 0 },
         oldestUnreadAt: null,
         lastActivityAt: log.sentAt(m4),
+        tasksWaiting: 0,
       });
       expect(all[2]).toMatchObject({ identity: '@c', unread: 2, oldestUnreadAt: log.sentAt(m4), lastActivityAt: log.sentAt(m3) });
     });

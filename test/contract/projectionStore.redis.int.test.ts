@@ -17,6 +17,7 @@ import {
   type ProjectionStoreHarness,
 } from './projectionStore.contract';
 import { LogBuilder } from './projectionStoreLog';
+import { describeTaskViewsContract } from './taskViews.contract';
 
 let redis: TestRedis;
 
@@ -30,6 +31,10 @@ afterAll(async () => {
 describeProjectionStoreContract('redis (one script per chunk of events)', () => openRedisHarness(redis.url));
 describeProjectionStoreContract('redis (one script per hash tag, Cluster layout)', () =>
   openRedisHarness(redis.url, { scriptPerTag: true, eventsPerScript: 16 }),
+);
+describeTaskViewsContract('redis (one script per chunk of events)', () => openRedisHarness(redis.url, { eventsPerScript: 4 }));
+describeTaskViewsContract('redis (one script per hash tag, Cluster layout)', () =>
+  openRedisHarness(redis.url, { scriptPerTag: true, eventsPerScript: 3 }),
 );
 
 describe('Redis projection store specifics', () => {

@@ -7,8 +7,8 @@
  */
 import type { Priority, TaskEnvelope } from '../../src/commands/messageFields';
 import type { EventStore } from '../../src/events/eventStore';
-import { AGENT_REGISTRY_STREAM, messageStream } from '../../src/events/streams';
-import type { MailboxEvent, NewEvent, StoredEvent } from '../../src/events/types';
+import { AGENT_REGISTRY_STREAM, messageStream, taskStream } from '../../src/events/streams';
+import type { MailboxEvent, NewEvent, StoredEvent, TaskEvent } from '../../src/events/types';
 import { projectStored } from '../../src/projections/projector';
 import type { ProjectedEvent } from '../../src/projections/viewChanges';
 
@@ -335,6 +335,12 @@ export class LogBuilder {
 
   sentAt(messageId: string): string {
     return this.sent.get(messageId)!.sentAt;
+  }
+
+  /** A task event (as the task decider writes it) on the task's stream, by `actor`. */
+  task(actor: string, event: TaskEvent): this {
+    this.add(taskStream(event.data.taskId), event.type, event.data, actor);
+    return this;
   }
 
   projected(from = 0): ProjectedEvent[] {

@@ -18,7 +18,7 @@ import { connectRedis } from '../../src/adapters/projections/redisConnection';
 import { RedisProjectionStore } from '../../src/adapters/projections/redisProjectionStore';
 import { defineMailboxScripts } from '../../src/adapters/projections/redisScripts';
 import { RedisWakeBus } from '../../src/adapters/projections/redisWakeBus';
-import type { Priority, TaskEnvelope } from '../../src/events/types';
+import type { Priority, TaskEnvelope, TaskEvent, TaskState } from '../../src/events/types';
 import type { ProjectionStore, ViewPage } from '../../src/projections/projectionStore';
 import type { ProjectedEvent, WakeEvent } from '../../src/projections/viewChanges';
 import type { WakeBus } from '../../src/projections/wakeBus';
@@ -54,20 +54,28 @@ export function randomLog(seed: number, maxEvents: number): LogBuilder {
   const retired: string[] = [];
   const deliveries: Delivery[] = [];
   const messages: string[] = [];
+  /** Messages that carried a task, with who may hold it (issue 12). */
+  const tasks: Array<{ id: string; audience: string[] }> = [];
+  const sendTracked = (from: string, to: string, audience: string[] = []) => {
+    const sent = options(random, messages);
+    const id = log.send(from, to, sent, audience);
+    if (sent.task) tasks.push({ id, audience: to === 'AGENT:*' ? audience : [to] });
+    return id;
+  };
   let late = 0;
   while (log.events.length < target) {
     const roll = random();
     if (roll < 0.3) {
       const from = pick(agents);
       const to = chance(0.05) ? from : chance(0.04) ? '@unregistered' : pick(agents.filter((a) => a !== from));
-      const id = log.send(from, to, options(random, messages));
+      const id = sendTracked(from, to);
       messages.push(id);
       deliveries.push({ recipient: to, messageId: id });
     } else if (roll < 0.36) {
       const from = pick(agents);
       const audience = agents.filter((a) => a !== from && chance(0.8));
       if (chance(0.3)) audience.push(from); // a sender in its own audience gets the entry but no wake
-      const id = log.send(from, 'AGENT:*', options(random, messages), audience);
+      const id = sendTracked(from, 'AGENT:*', audience);
       messages.push(id);
       for (const recipient of audience) deliveries.push({ recipient, messageId: id });
     } else if (roll < 0.58 && deliveries.length > 0) {
@@ -96,13 +104,68 @@ export function randomLog(seed: number, maxEvents: number): LogBuilder {
       const identity = retired.pop()!;
       log.register(identity); // registered again: current
       agents.push(identity);
+    } else if (tasks.length > 0 && chance(0.4)) {
+      randomTaskEvent(log, pick(tasks), random); // any order, even one the decider would refuse: the rules must cope alike
     } else {
       const from = pick(agents);
-      const id = log.send(from, pick(agents), options(random, messages));
+      const id = sendTracked(from, pick(agents));
       messages.push(id);
     }
   }
   return log;
+}
+
+const STATES: TaskState[] = [
+  'Submitted',
+  'Working',
+  'InputRequired',
+  'AuthRequired',
+  'Completed',
+  'Canceled',
+  'Failed',
+  'Rejected',
+];
+
+/** One task event on a task's stream: claims (with leases), state changes, renewals, releases, lapses, expiries, artifacts. */
+function randomTaskEvent(log: LogBuilder, task: { id: string; audience: string[] }, random: Random): void {
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
+  const taskId = task.id;
+  const at = log.nextAt;
+  const later = new Date(Date.parse(at) + Math.floor(random() * 60_000)).toISOString();
+  const who = task.audience.length > 0 ? pick(task.audience) : '@nobody';
+  const roll = random();
+  const from = pick(STATES);
+  let event: TaskEvent;
+  if (roll < 0.25)
+    event = {
+      type: 'TaskClaimed',
+      data: { taskId, claimant: who, claimedAt: at, leaseExpiresAt: random() < 0.5 ? later : null },
+    };
+  else if (roll < 0.6)
+    event = {
+      type: 'TaskStateChanged',
+      data: {
+        taskId,
+        from,
+        to: pick(STATES),
+        reason: random() < 0.3 ? 'why' : null,
+        note: random() < 0.3 ? 'note' : null,
+        changedAt: at,
+      },
+    };
+  else if (roll < 0.7)
+    event = { type: 'TaskLeaseRenewed', data: { taskId, claimant: who, leaseExpiresAt: later, renewedAt: at } };
+  else if (roll < 0.78) event = { type: 'TaskReleased', data: { taskId, claimant: who, from, releasedAt: at } };
+  else if (roll < 0.86)
+    event = { type: 'TaskLeaseExpired', data: { taskId, claimant: who, from, leaseExpiresAt: at, expiredAt: at } };
+  else if (roll < 0.93)
+    event = { type: 'TaskExpired', data: { taskId, from, to: 'Canceled', reason: 'expired', deadline: at, expiredAt: at } };
+  else
+    event = {
+      type: 'TaskArtifactAdded',
+      data: { taskId, artifact: { artifactId: `a-${at}`, name: null, parts: [{ kind: 'text', text: 'x' }] }, addedAt: at },
+    };
+  log.task(who, event);
 }
 
 function options(random: Random, messages: readonly string[]) {
@@ -308,6 +371,19 @@ async function pages(store: ProjectionStore, identity: string, query: Query): Pr
   throw new Error(`listing ${JSON.stringify(query)} of ${identity} never ends`);
 }
 
+/** Every page of one task list (pages of 3, so that paging is exercised); each listed task is its whole record. */
+async function taskPages(store: ProjectionStore, identity: string, list: 'assigned' | 'claimable' | 'sent'): Promise<unknown[]> {
+  const result: unknown[] = [];
+  let before: number | null = null;
+  for (let n = 0; n < 10_000; n++) {
+    const page = await store.listTasks(identity, { list, limit: 5, before });
+    result.push(page);
+    before = page.nextBefore;
+    if (before === null) return result;
+  }
+  throw new Error(`task list ${list} of ${identity} never ends`);
+}
+
 /** Each view of both stores: name -> value, in the same order. */
 async function views(
   store: ProjectionStore,
@@ -322,6 +398,9 @@ async function views(
     identities.map(async (identity) => {
       result.set(`${identity} unreadCount`, await store.unreadCount(identity));
       result.set(`${identity} heartbeat`, await store.heartbeat(identity));
+      for (const list of ['assigned', 'claimable', 'sent'] as const) {
+        result.set(`${identity} tasks ${list}`, await taskPages(store, identity, list));
+      }
       const listings = await Promise.all(queries.get(identity)!.map((query) => pages(store, identity, query)));
       queries.get(identity)!.forEach((query, i) => result.set(`${identity} list ${JSON.stringify(query)}`, listings[i]));
     }),
@@ -334,9 +413,14 @@ const show = (value: unknown) => {
   return text.length > 3000 ? `${text.slice(0, 3000)}...` : text;
 };
 
+/**
+ * Per recipient and kind: Redis publishes a call's message wakes (agent blocks) before its task wakes (global block),
+ * so across the two kinds the order within one call may differ from the log's; each kind keeps log order, and every
+ * wake carries its position.
+ */
 function wakesByRecipient(wakes: readonly WakeEvent[]): Record<string, WakeEvent[]> {
   const by: Record<string, WakeEvent[]> = {};
-  for (const wake of wakes) (by[wake.recipient] ??= []).push(wake);
+  for (const wake of wakes) (by[`${wake.recipient} ${wake.type}`] ??= []).push(wake);
   return by;
 }
 
@@ -368,6 +452,7 @@ export async function checkLog(redisUrl: string, seed: number, maxEvents: number
   const named = new Set<string>(['@nobody']);
   const threads = new Set<string>();
   for (const event of log.events) {
+    if (event.type.startsWith('Task')) continue; // their from/to are states; their actors are named by the sends
     const data = event.data as Record<string, unknown>;
     for (const field of ['identity', 'from', 'to', 'recipient', 'reader'] as const) {
       if (typeof data[field] === 'string' && !(data[field] as string).startsWith('AGENT:')) named.add(data[field] as string);

@@ -3,7 +3,7 @@
  * pub/sub keeps order per channel, so once a marker published after an apply arrives, every wake before it has too.
  * No jest globals: the benches import it as well.
  */
-import type { WakeEvent } from '../../src/projections/viewChanges';
+import type { MessageWakeEvent, TaskWakeEvent, WakeEvent } from '../../src/projections/viewChanges';
 import type { WakeBus } from '../../src/projections/wakeBus';
 
 export async function recordWakes(bus: WakeBus, identities: readonly string[], flushTimeoutMs = 5000) {
@@ -32,7 +32,12 @@ export async function recordWakes(bus: WakeBus, identities: readonly string[], f
   });
   return {
     wakes,
-    of: (identity: string) => wakes.filter((wake) => wake.recipient === identity),
+    /** The message wakes of one recipient. */
+    of: (identity: string) =>
+      wakes.filter((wake): wake is MessageWakeEvent => wake.type === 'wake/message' && wake.recipient === identity),
+    /** The task wakes of one recipient. */
+    tasksOf: (identity: string) =>
+      wakes.filter((wake): wake is TaskWakeEvent => wake.type === 'wake/task' && wake.recipient === identity),
     async flush(): Promise<void> {
       await Promise.all(
         identities.map(

@@ -48,16 +48,20 @@ afterAll(async () => {
   await server.close();
 });
 
-test('lists the seven tools with strict input schemas', async () => {
+test('lists the eleven tools (issue 12 added the four task tools) with strict input schemas', async () => {
   const { tools } = await (await mcpClient(t['@a'])).listTools();
   expect(tools.map((tool) => tool.name).sort()).toEqual([
     'add_message',
     'archive_message',
+    'claim_task',
     'get_message',
+    'get_task',
     'list_agents',
     'list_messages',
+    'list_tasks',
     'mark_read',
     'unread_count',
+    'update_task',
   ]);
   for (const tool of tools) expect(tool.inputSchema).toMatchObject({ type: 'object', additionalProperties: false });
   const markRead = tools.find((tool) => tool.name === 'mark_read')!;

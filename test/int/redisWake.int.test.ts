@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import { connectRedis } from '../../src/adapters/projections/redisConnection';
 import { RedisProjectionStore } from '../../src/adapters/projections/redisProjectionStore';
 import { storeQuery } from '../contract/projectionStore.contract';
-import type { WakeEvent } from '../../src/projections/viewChanges';
+import type { MessageWakeEvent } from '../../src/projections/viewChanges';
 import type { Mailbox } from '../../src/mailbox';
 import type { WakeStreamEvent } from '../../src/application/mailboxQueries';
 import { projectAll } from '../contract/projectionStoreLog';
@@ -47,13 +47,13 @@ describe('Redis wake events', () => {
 
   it('one wake per message to B, none for mail to others or suppressed, none on redelivery, each after the view shows it', async () => {
     const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
-    const wakes: WakeEvent[] = [];
+    const wakes: MessageWakeEvent[] = [];
     const checks: Array<Promise<{ listed: boolean }>> = [];
     let marker: (() => void) | null = null;
     await subscriber.subscribe(channel);
     subscriber.on('message', (_channel: string, message: string) => {
       if (message === 'marker') return marker?.();
-      const wake = JSON.parse(message) as WakeEvent;
+      const wake = JSON.parse(message) as MessageWakeEvent;
       wakes.push(wake);
       checks.push(
         reader
@@ -83,7 +83,11 @@ describe('Redis wake events', () => {
     expect(wakes.map((w) => w.messageId)).toEqual(toB);
     expect(wakes.every((w) => w.recipient === '@b' && w.type === 'wake/message')).toBe(true);
     expect(wakes.map((w) => w.unreadCount)).toEqual([1, 2, 3, 4, 6, 7, 8, 9, 9]); // the quiet one counts too; one read
-    expect(wakes.find((w) => w.isBroadcast)).toMatchObject({ from: '@a', to: 'AGENT:*', subject: 'all hands' });
+    expect(wakes.find((w) => w.type === 'wake/message' && w.isBroadcast)).toMatchObject({
+      from: '@a',
+      to: 'AGENT:*',
+      subject: 'all hands',
+    });
     const seen = await Promise.all(checks);
     expect(seen.map((check) => check.listed)).toEqual(toB.map(() => true));
 
@@ -115,7 +119,9 @@ describe('Redis wake events', () => {
     await sentinel;
     await stop();
     expect(events[0]).toEqual({ event: 'sync', data: { unreadCount: 1, byPriority: { low: 0, normal: 1, high: 0 } } });
-    expect(events.slice(1).map((e) => e.event === 'wake' && [e.data.messageId, e.data.unreadCount])).toEqual([
+    expect(
+      events.slice(1).map((e) => e.event === 'wake' && e.data.type === 'wake/message' && [e.data.messageId, e.data.unreadCount]),
+    ).toEqual([
       [sent[0], 2],
       [sent[2], 3],
       [sent[3], 4],

@@ -11,6 +11,7 @@ import { evolve } from '../../src/projections/readModel/evolve';
 import { replay, type ReadModelChange } from '../../src/projections/readModel/changes';
 import { ScratchViews } from '../../src/projections/readModel/scratchViews';
 import { wakeFor } from '../../src/projections/readModel/wakes';
+import { taskWakesFor } from '../../src/projections/readModel/taskWakes';
 import type { ProjectedEvent, WakeEvent } from '../../src/projections/viewChanges';
 
 interface Outcome {
@@ -30,6 +31,7 @@ function run(given: readonly ProjectedEvent[], when: readonly ProjectedEvent[]):
       for (const change of decided) replay(change, views);
       const wake = wakeFor(fact, event.position, views);
       if (wake) wakes.push(wake);
+      if (fact.kind === 'taskChanged') wakes.push(...taskWakesFor(fact, event.position, views));
       changes.push(...decided);
     }
   }
@@ -48,6 +50,10 @@ const WRITES = new Set([
   'entryRead',
   'entryArchived',
   'lastActivityMoved',
+  'taskUpserted',
+  'taskListed',
+  'taskUnlisted',
+  'tasksWaitingMoved',
 ]);
 
 /** The view as the rules see it: reading only (a write through it throws). */

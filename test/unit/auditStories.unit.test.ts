@@ -119,6 +119,7 @@ describe('view diff', () => {
     const zero = {
       identity: '@c',
       unread: 0,
+      tasksWaiting: 0,
       byPriority: { low: 0, normal: 0, high: 0 },
       oldestUnreadAt: null,
       lastActivityAt: null,

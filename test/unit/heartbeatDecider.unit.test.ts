@@ -17,6 +17,7 @@ const policy: NudgePolicy = { idleMs: 10 * MIN, cooldownMs: 15 * MIN, wakeGraceM
 const agent = (identity: string, over: Partial<AgentSnapshot> = {}): AgentSnapshot => ({
   identity,
   unread: 0,
+  tasksWaiting: 0,
   byPriority: { low: 0, normal: 0, high: 0 },
   oldestUnreadAt: null,
   lastActivityAt: null,
@@ -157,5 +158,20 @@ describe('heartbeat decider', () => {
       '2|oldest:2030-01-01T11:00:00.000Z',
     );
     expect(unreadSetSignature({ unread: 2, newestUnreadId: 'm2', oldestUnreadAt: null })).toBe('2|m2');
+  });
+
+  it('tasks waiting on an idle agent nudge it like mail (issue 12); a new waiting task is a new set, the same set nudges once', () => {
+    const idle = { lastActivityAt: new Date(T0 - 30 * MIN).toISOString() };
+    const decisions = given()
+      .when(T0, [agent('@worker', { tasksWaiting: 1, ...idle }), agent('@idle', idle)])
+      .then({ '@worker': 'nudge', '@idle': 'no_mail' });
+    expect(decisions[0].nudge).toMatchObject({ identity: '@worker', unread: 0, tasksWaiting: 1 });
+    const past = [{ at: T0, agents: [agent('@worker', { tasksWaiting: 1, ...idle })] }];
+    given(past)
+      .when(T0 + 20 * MIN, [agent('@worker', { tasksWaiting: 1, ...idle })])
+      .then({ '@worker': 'same_set' });
+    given(past)
+      .when(T0 + 20 * MIN, [agent('@worker', { tasksWaiting: 2, ...idle })])
+      .then({ '@worker': 'nudge' });
   });
 });

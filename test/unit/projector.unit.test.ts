@@ -41,6 +41,31 @@ describe('projector', () => {
       { kind: 'messageRecorded', summary: { ...entry, inReplyTo: null, task: { state: 'Working' }, recipientCount: 1 } },
       { kind: 'outboxAdded', sender: '@alice', entry },
       { kind: 'inboxAdded', recipient: '@bob', entry, isBroadcast: false, wakeSuppressed: false },
+      {
+        kind: 'taskOpened',
+        task: {
+          taskId: PARENT_ID,
+          threadId: PARENT_ID,
+          sender: '@alice',
+          to: '@bob',
+          subject: 'hello',
+          priority: 'normal',
+          sentAt: T0,
+          isBroadcast: false,
+          audience: ['@bob'],
+          state: 'Working', // as the envelope stated it
+          assignee: '@bob', // a direct task is its recipient's from the send
+          claimedAt: null,
+          leaseExpiresAt: null,
+          deadline: null,
+          statusMessage: null,
+          reason: null,
+          updatedAt: T0,
+          updatedBy: '@alice',
+          artifactCount: 0,
+          lapsedClaimant: null,
+        },
+      },
     ]);
   });
 

@@ -35,7 +35,15 @@ const task = {
   budget: { deadline: '2026-01-01T00:00:00Z', maxTokens: 10 },
   metadata: { relatedTickets: ['T-1'] },
 };
+const taskId = summary.messageId;
 const DATA: Record<keyof typeof EVENT_DATA_V1, Record<string, unknown>> = {
+  TaskClaimed: { taskId, claimant: '@b', claimedAt: at, leaseExpiresAt: null },
+  TaskStateChanged: { taskId, from: 'Submitted', to: 'Working', reason: null, note: null, changedAt: at },
+  TaskArtifactAdded: { taskId, artifact: { artifactId: 'a1', name: null, parts: [{ kind: 'text', text: 'done' }] }, addedAt: at },
+  TaskLeaseRenewed: { taskId, claimant: '@b', leaseExpiresAt: at, renewedAt: at },
+  TaskReleased: { taskId, claimant: '@b', from: 'Working', releasedAt: at },
+  TaskLeaseExpired: { taskId, claimant: '@b', from: 'Working', leaseExpiresAt: at, expiredAt: at },
+  TaskExpired: { taskId, from: 'Working', to: 'Canceled', reason: 'expired', deadline: at, expiredAt: at },
   AgentRegistered: { identity: '@a', role: 'agent', tokenHash: 'h', registeredAt: at },
   AgentRetired: { identity: '@a', retiredAt: at },
   AgentTokenRotated: { identity: '@a', tokenHash: 'h2', rotatedAt: at },

@@ -17,6 +17,7 @@ import { MailboxMetrics } from './metrics';
 import { RateLimiter } from './rateLimiter';
 import { agentRoutes } from './routes/agentRoutes';
 import { messageRoutes } from './routes/messageRoutes';
+import { taskRoutes } from './routes/taskRoutes';
 import { opsRoutes } from './routes/opsRoutes';
 import { viewRoutes } from './routes/viewRoutes';
 import { wakeRoutes } from './routes/wakeRoutes';
@@ -132,7 +133,7 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
   );
   app.register(async (scope) => {
     requireBearer(scope, mailbox.authenticator, limiter);
-    for (const register of [agentRoutes, messageRoutes, viewRoutes, wakeRoutes]) register(scope, context);
+    for (const register of [agentRoutes, messageRoutes, taskRoutes, viewRoutes, wakeRoutes]) register(scope, context);
     const agentApiFor = (request: FastifyRequest) =>
       inProcessAgentApi(mailbox, actorOf(request), metrics, (sent) =>
         context.wakeLatency.sendAcknowledged(sent.messageId, request.startedAt),

@@ -27,6 +27,11 @@ const envelopeSchema: Json = {
 const TAGS: Array<{ name: RouteSpec['tag']; description: string }> = [
   { name: 'agents', description: 'Register, list and retire agents (admin)' },
   { name: 'messages', description: 'Send, list, read, mark read and archive messages' },
+  {
+    name: 'tasks',
+    description:
+      'A2A tasks carried by messages: claim a broadcast task (first claim wins), move it through its states, list and read them',
+  },
   { name: 'views', description: 'Unread counts, heartbeat counts and the audit log' },
   { name: 'wake', description: 'Wake events as Server-Sent Events' },
   { name: 'mcp', description: 'The Model Context Protocol endpoint (the same tools as docs/mcp.md)' },

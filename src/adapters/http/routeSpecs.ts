@@ -2,30 +2,16 @@
  * The API's routes as data, for the OpenAPI document. A test checks that this
  * table and the routes the server registers are the same set.
  */
-import type { z } from 'zod';
 import type { ErrorCode } from '../../errors';
 import { markReadSchema, registerAgentSchema, sendMessageSchema } from '../../commands/schemas';
 import { listQuerySchema } from '../../application/listQueryParser';
 import { LIST_QUERY_DESCRIPTIONS } from '../../application/queryDescriptions';
 import * as responses from '../../application/responseSchemas';
 import { auditQuerySchema } from './routes/viewRoutes';
+import { TASK_ROUTE_SPECS } from './taskRouteSpecs';
+import type { RouteSpec } from './routeSpec';
 
-export interface RouteSpec {
-  method: 'get' | 'post' | 'delete';
-  path: string; // OpenAPI form: /v1/messages/{id}
-  operationId: string;
-  summary: string;
-  tag: 'agents' | 'messages' | 'views' | 'wake' | 'mcp' | 'operations';
-  auth: 'agent' | 'admin' | 'any' | 'auditor or admin' | 'none' | 'sender, recipient or auditor';
-  body?: z.ZodType;
-  query?: z.ZodType;
-  /** Descriptions of the query parameters (their schema may live elsewhere). */
-  queryDescriptions?: Record<string, string>;
-  headers?: Array<{ name: string; description: string }>;
-  /** The answer: a zod schema for JSON, or a content type and a plain schema for anything else. */
-  success: { status: number; description: string; schema?: z.ZodType; contentType?: string; example?: string };
-  errors: ErrorCode[];
-}
+export type { RouteSpec };
 
 const AUTH: ErrorCode[] = ['UNAUTHENTICATED', 'FORBIDDEN', 'RATE_LIMITED'];
 const BODY: ErrorCode[] = ['UNKNOWN_FIELD', 'VALIDATION_FAILED', 'PAYLOAD_TOO_LARGE'];
@@ -303,6 +289,7 @@ export const ROUTE_SPECS: RouteSpec[] = [
     success: { status: 200, schema: responses.openApiDocumentSchema, description: 'OpenAPI 3.1' },
     errors: [],
   },
+  ...TASK_ROUTE_SPECS,
 ];
 
 /** Served but not API operations: listed here so that the documentation check accounts for every route. */

@@ -11,23 +11,10 @@ import { parseInput } from '../../commands/validation';
 import { listQuerySchema } from '../../application/listQueryParser';
 import { LIST_QUERY_DESCRIPTIONS } from '../../application/queryDescriptions';
 import * as results from '../../application/responseSchemas';
-import type { AgentApi } from '../../application/agentApi';
+import type { ToolDefinition } from './toolDefinition';
 
-export interface ToolDefinition {
-  name: string;
-  description: string;
-  schema: z.ZodType;
-  /** The result (structuredContent) on success. */
-  output: z.ZodType;
-  annotations: ToolAnnotations;
-  /** Descriptions for properties of a schema owned elsewhere (the list query lives with the projections). */
-  propertyDescriptions?: Record<string, string>;
-  /** Advertised instead of the generated schema of a property (the compact task). */
-  propertySchemas?: Record<string, Record<string, unknown>>;
-  /** How a string may stand in for a structured field of this tool's input (for the advertised schema). */
-  encodedForm?: string;
-  run(api: AgentApi, args: unknown): Promise<object>;
-}
+export type { ToolDefinition };
+import { TASK_TOOLS } from './taskTools';
 
 const noArguments = z.strictObject({});
 
@@ -129,4 +116,5 @@ export const TOOLS: ToolDefinition[] = [
       return api.unreadCount();
     },
   },
+  ...TASK_TOOLS,
 ];

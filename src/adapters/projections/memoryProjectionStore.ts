@@ -21,6 +21,8 @@ import type { InboxEntryFields, MessageSummary, ProjectedEvent, WakeEvent } from
 import type { WakeBus } from '../../projections/wakeBus';
 import { MemoryInbox, type InboxEntry } from './memoryInbox';
 import { newestFirst } from './sortedPositions';
+import type { TaskList, TaskView } from '../../projections/readModel/taskView';
+import { TaskViewsMemory, type TaskListQuery, type TaskViewPage } from '../../projections/readModel/taskViewsMemory';
 
 const matches = (entry: InboxEntry, query: ListQuery): boolean => {
   const f = entry.fields;
@@ -41,6 +43,7 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
   private messages = new Map<string, MessageSummary>();
   private inboxes = new Map<string, MemoryInbox>();
   private identities = new Map<string, string>();
+  private tasks = new TaskViewsMemory();
   private lastPosition: bigint | null = null;
   private logIdentity: string | null = null;
 
@@ -87,6 +90,10 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
     return this.find(identity)?.unreadCount ?? 0;
   }
 
+  task(taskId: string): TaskView | undefined {
+    return this.tasks.task(taskId);
+  }
+
   // The changes the read model decided (ChangeSink), written as they come; nothing is decided here.
   agentRegistered(identity: string, role: Role, registeredAt: string): void {
     this.agents.set(identity, { identity, role, registeredAt, retired: false, retiredAt: null });
@@ -126,6 +133,22 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
 
   lastActivityMoved(identity: string, at: string): void {
     this.inbox(identity).lastActivityAt = at;
+  }
+
+  taskUpserted(task: TaskView): void {
+    this.tasks.taskUpserted(task);
+  }
+
+  taskListed(list: TaskList, identity: string, taskId: string, position: number): void {
+    this.tasks.taskListed(list, identity, taskId, position);
+  }
+
+  taskUnlisted(list: TaskList, identity: string, taskId: string): void {
+    this.tasks.taskUnlisted(list, identity, taskId);
+  }
+
+  tasksWaitingMoved(identity: string, by: 1 | -1): void {
+    this.tasks.tasksWaitingMoved(identity, by);
   }
 
   /**
@@ -215,11 +238,24 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
       ...(await this.unreadCount(identity)),
       oldestUnreadAt: inbox?.oldestUnreadAt ?? null,
       lastActivityAt: inbox?.lastActivityAt ?? null,
+      tasksWaiting: this.tasks.tasksWaiting(identity),
     };
   }
 
+  async listTasks(identity: string, query: TaskListQuery): Promise<TaskViewPage> {
+    return this.tasks.list(identity, query);
+  }
+
+  async getTask(taskId: string): Promise<TaskView | undefined> {
+    return this.tasks.task(taskId);
+  }
+
+  async dueTasks(now: string, limit: number): Promise<TaskView[]> {
+    return this.tasks.due(now, limit);
+  }
+
   async allHeartbeats(): Promise<HeartbeatCounts[]> {
-    const identities = new Set([...this.agents.keys(), ...this.inboxes.keys()]);
+    const identities = new Set([...this.agents.keys(), ...this.inboxes.keys(), ...this.tasks.waitingIdentities()]);
     return Promise.all([...identities].sort().map((identity) => this.heartbeat(identity)));
   }
 
@@ -232,6 +268,7 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
     this.messages = new Map();
     this.inboxes = new Map();
     this.identities = new Map();
+    this.tasks = new TaskViewsMemory();
     this.lastPosition = null;
   }
 

@@ -9,6 +9,7 @@ import { checkCall, inLogOrder, perTagCalls, planEvents, singleCall, type CallCo
 import { translateRedisError, type RedisClient } from './redisConnection';
 import { parsePosition, type RedisKeys } from './redisKeys';
 import type { ApplyReply } from './redisScripts';
+import type { TaskOps } from './redisTaskViews';
 
 export interface ApplierOptions {
   /** One script call per hash tag (Redis Cluster) instead of one per chunk of events. */
@@ -44,8 +45,9 @@ export class RedisScriptApplier {
     flags: string,
     expected: string,
     logIdentity = '',
+    taskOps?: TaskOps,
   ): Promise<ApplyOutcome> {
-    const context: CallContext = { keys: this.keys, prefix, flags, expected, logIdentity };
+    const context: CallContext = { keys: this.keys, prefix, flags, expected, logIdentity, taskOps };
     const chunks: ProjectedEvent[][] = [];
     for (let i = 0; i < events.length; i += this.options.eventsPerScript)
       chunks.push(events.slice(i, i + this.options.eventsPerScript));
@@ -64,7 +66,7 @@ export class RedisScriptApplier {
    */
   private async applySingle(chunks: ProjectedEvent[][], context: CallContext): Promise<ApplyOutcome> {
     const replies = chunks.map((chunk) => {
-      const reply = this.run(singleCall(planEvents(chunk, context.flags.includes('p')), context));
+      const reply = this.run(singleCall(planEvents(chunk, context.flags.includes('p'), context.taskOps), context));
       reply.catch(() => undefined); // awaited in order below
       return reply;
     });
@@ -89,7 +91,7 @@ export class RedisScriptApplier {
       const fresh = inLogOrder(chunk, parsePosition(checked.checkpoint));
       if (fresh.length > 0) {
         // 2. Every agent tag on its own (each gated by its own checkpoint), 3. then the global commit.
-        const { agents, commit } = perTagCalls(planEvents(fresh, context.flags.includes('p')), context);
+        const { agents, commit } = perTagCalls(planEvents(fresh, context.flags.includes('p'), context.taskOps), context);
         await Promise.all(agents.map((call) => this.run(call)));
         const committedChunk = this.outcome(await this.run(commit), committed);
         if (committedChunk.status !== 'ok') return committedChunk;

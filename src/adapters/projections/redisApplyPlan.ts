@@ -8,6 +8,7 @@ import type { InboxEntryFields, ProjectedEvent, ViewChange } from '../../project
 import { wakeDue, wakeOf } from '../../projections/readModel/wakes';
 import { padPosition, type RedisKeys } from './redisKeys';
 import { storedValue } from './redisStoredValue';
+import type { TaskOps } from './redisTaskViews';
 
 interface Block {
   ops: string[];
@@ -33,6 +34,8 @@ export interface CallContext {
   expected: string;
   /** The log the writer applies for; checked against the generation's by calls with 'c' ('' or absent: unbound). */
   logIdentity?: string;
+  /** The task views' ops for the events of the call (see redisTaskViews.ts). */
+  taskOps?: TaskOps;
 }
 
 /** The wake JSON around its unread count, which only the script knows (after the change). */
@@ -58,7 +61,8 @@ export function inLogOrder(batch: readonly ProjectedEvent[], after: bigint | nul
 }
 
 /** `wakes: false` (a rebuild) leaves the wake payloads out: the script would not publish them. */
-export function planEvents(events: readonly ProjectedEvent[], wakes = true): ApplyPlan {
+/** `taskOps`: the task views' changes for these events (redisTaskViews.ts), written in the global block, in log order. */
+export function planEvents(events: readonly ProjectedEvent[], wakes = true, taskOps?: TaskOps): ApplyPlan {
   const plan: ApplyPlan = { lastPosition: '', global: { ops: [], count: 0 }, agents: new Map() };
   const agent = (identity: string): Block => {
     let block = plan.agents.get(identity);
@@ -81,6 +85,7 @@ export function planEvents(events: readonly ProjectedEvent[], wakes = true): App
     }
     const context: EventContext = { position: event.position, pos, wakes, summaries, outboxes };
     for (const change of event.changes) planChange(context, change, plan.global, agent, push);
+    for (const op of taskOps?.get(pos) ?? []) push(plan.global, op[0], pos, ...op.slice(1));
     plan.lastPosition = pos;
   }
   // Every identity with views (memory: any inbox touched), once per call: SADD is idempotent.
@@ -147,6 +152,9 @@ function planChange(
     case 'inboxArchived':
       push(agent(change.recipient), 'A', pos, change.messageId, change.archivedAt);
       return;
+    case 'taskOpened':
+    case 'taskChanged':
+      return; // planned by the task rules in Node (redisTaskViews.ts), passed in as taskOps
     default: {
       const unexpected: never = change;
       throw new Error(`Unknown view change ${JSON.stringify(unexpected)}`);

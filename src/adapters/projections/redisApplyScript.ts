@@ -25,8 +25,9 @@
  */
 export const APPLY_SCRIPT = `
 -- Arguments per op after its code and position: S summary, O outbox, M both, I inbox entry, W inbox entry
--- with a wake, R read, A archived; reg/ret registry, ids identities with views.
-local ARITY = { reg = 2, ret = 2, ids = 1, S = 2, O = 2, M = 3, I = 3, W = 5, R = 2, A = 2 }
+-- with a wake, R read, A archived; reg/ret registry, ids identities with views; task views (decided in Node by the
+-- read model's task rules, redisTaskViews.ts): tu record, tt due index, tl/tn list add/remove, tw waiting count, tp wake.
+local ARITY = { reg = 2, ret = 2, ids = 1, S = 2, O = 2, M = 3, I = 3, W = 5, R = 2, A = 2, tu = 2, tt = 2, tl = 2, tn = 2, tw = 2, tp = 2 }
 local flags = ARGV[1]
 local check = string.find(flags, 'c', 1, true) ~= nil
 local publish = string.find(flags, 'p', 1, true) ~= nil
@@ -152,11 +153,28 @@ if global and write then
       redis.call('SADD', KEYS[k + 3], unpack(identities))
     elseif pos > stored then
       applied = applied + 1
+      local a, b = ARGV[j + 2], ARGV[j + 3]
       if code == 'reg' then
-        redis.call('HSET', KEYS[k + 1], ARGV[j + 2], ARGV[j + 3])
-        redis.call('HDEL', KEYS[k + 2], ARGV[j + 2])
-      elseif redis.call('HEXISTS', KEYS[k + 1], ARGV[j + 2]) == 1 then -- 'ret'
-        redis.call('HSET', KEYS[k + 2], ARGV[j + 2], ARGV[j + 3])
+        redis.call('HSET', KEYS[k + 1], a, b)
+        redis.call('HDEL', KEYS[k + 2], a)
+      elseif code == 'ret' then
+        if redis.call('HEXISTS', KEYS[k + 1], a) == 1 then redis.call('HSET', KEYS[k + 2], a, b) end
+      else
+        -- Task keys share the checkpoint's tag: <prefix>{<ns>}:tasks...
+        local base = string.sub(KEYS[k], 1, #KEYS[k] - #'checkpoint')
+        if code == 'tu' then
+          redis.call('HSET', base .. 'tasks', a, b)
+        elseif code == 'tt' then
+          if b == '' then redis.call('ZREM', base .. 'tasks:timed', a) else redis.call('ZADD', base .. 'tasks:timed', b, a) end
+        elseif code == 'tl' then
+          redis.call('ZADD', base .. 'tasks:' .. a, 0, b)
+        elseif code == 'tn' then
+          redis.call('ZREM', base .. 'tasks:' .. a, b)
+        elseif code == 'tw' then
+          if redis.call('HINCRBY', base .. 'tasksWaiting', a, b) == 0 then redis.call('HDEL', base .. 'tasksWaiting', a) end
+        elseif code == 'tp' and publish then
+          redis.call('PUBLISH', channelPrefix .. a, b)
+        end
       end
     end
     j = j + 2 + ARITY[code]

@@ -18,9 +18,12 @@ import { inLogOrder } from './redisApplyPlan';
 import type { RedisScriptApplier } from './redisApplier';
 import { redisCall, unlinkMatching, type RedisClient } from './redisConnection';
 import { parsePosition, type RedisKeys } from './redisKeys';
+import { hasTaskFacts, planTaskOps, RedisTaskKeys } from './redisTaskViews';
 
 class RedisGeneration implements ProjectionGeneration {
   private tail: Promise<unknown> = Promise.resolve();
+  /** Batches queued behind the tail (not yet applied): while any is, new batches queue too, keeping log order. */
+  private waiting = 0;
 
   constructor(
     readonly name: string,
@@ -31,7 +34,15 @@ class RedisGeneration implements ProjectionGeneration {
 
   /** Overlapping calls take effect in call order: issued at once on one connection, or else one after another. */
   applyBatch(batch: readonly ProjectedEvent[]): Promise<void> {
-    const applied = this.applier.ordersOverlappingCalls ? this.apply(batch) : this.tail.then(() => this.apply(batch));
+    // Task rules read the task records first, so a batch with task facts waits for the batches before it; and
+    // while one waits, every later batch waits behind it too (else it would overtake it and move the checkpoint past it).
+    const direct = this.applier.ordersOverlappingCalls && !hasTaskFacts(batch) && this.waiting === 0;
+    let applied: Promise<void>;
+    if (direct) applied = this.apply(batch);
+    else {
+      this.waiting++;
+      applied = this.tail.then(() => this.apply(batch)).finally(() => this.waiting--);
+    }
     this.tail = applied.catch(() => undefined);
     return applied;
   }
@@ -39,7 +50,10 @@ class RedisGeneration implements ProjectionGeneration {
   private async apply(batch: readonly ProjectedEvent[]): Promise<void> {
     const events = inLogOrder(batch, null);
     if (events.length === 0) return;
-    const outcome = await this.applier.apply(events, this.name, 'w', '');
+    const taskOps = hasTaskFacts(events)
+      ? await planTaskOps(this.client, new RedisTaskKeys(this.keys), this.name, events)
+      : undefined;
+    const outcome = await this.applier.apply(events, this.name, 'w', '', '', taskOps);
     if (outcome.status !== 'ok') throw new Error(`generation ${this.name}: unexpected ${outcome.status} while building`);
   }
 

@@ -38,6 +38,9 @@ import { parsePosition, RedisKeys } from './redisKeys';
 import { defineMailboxScripts } from './redisScripts';
 import { sleep } from '../../support/retry';
 import { RedisViewReader } from './redisViewReader';
+import { hasTaskFacts, planTaskOps, RedisTaskKeys, RedisTaskReader } from './redisTaskViews';
+import type { TaskView } from '../../projections/readModel/taskView';
+import type { TaskListQuery, TaskViewPage } from '../../projections/readModel/taskViewsMemory';
 
 export interface RedisProjectionOptions {
   /** First part of every key and channel (default 'mailbox'). */
@@ -65,6 +68,8 @@ export class RedisProjectionStore implements ProjectionStore {
   readonly keys: RedisKeys;
   private readonly applier: RedisScriptApplier;
   private readonly reader: RedisViewReader;
+  private readonly taskKeys: RedisTaskKeys;
+  private readonly tasks: RedisTaskReader;
   private readonly generationsOfViews: RedisGenerations;
   /** The highest checkpoint this store committed: a stored checkpoint below it means the views were lost. */
   private expected = '';
@@ -86,6 +91,8 @@ export class RedisProjectionStore implements ProjectionStore {
     const scriptPerTag = options.scriptPerTag ?? false;
     this.applier = new RedisScriptApplier(client, this.keys, { scriptPerTag, eventsPerScript: options.eventsPerScript ?? 64 });
     this.reader = new RedisViewReader(client, this.keys);
+    this.taskKeys = new RedisTaskKeys(this.keys);
+    this.tasks = new RedisTaskReader(client, this.taskKeys);
     const rebuilder = new RedisScriptApplier(client, this.keys, {
       scriptPerTag,
       eventsPerScript: options.rebuildEventsPerScript ?? 256,
@@ -103,7 +110,8 @@ export class RedisProjectionStore implements ProjectionStore {
     let waitedMs = 0;
     for (let follows = 0; events.length > 0;) {
       const prefix = await this.generationsOfViews.current();
-      const outcome = await this.applier.apply(events, prefix, 'cpw', this.expected, this.claimed ?? '');
+      const taskOps = hasTaskFacts(events) ? await planTaskOps(this.client, this.taskKeys, prefix, events) : undefined;
+      const outcome = await this.applier.apply(events, prefix, 'cpw', this.expected, this.claimed ?? '', taskOps);
       if (outcome.status === 'ok') {
         if (outcome.checkpoint > this.expected) this.expected = outcome.checkpoint;
         if (this.claimed !== null) this.owners.set(prefix, this.claimed); // the script checked the generation's log
@@ -242,14 +250,35 @@ export class RedisProjectionStore implements ProjectionStore {
   }
 
   async heartbeat(identity: string): Promise<HeartbeatCounts> {
-    return this.read((prefix) => this.reader.counts(prefix, identity));
+    return this.read((prefix) => this.counts(prefix, identity));
+  }
+
+  private async counts(prefix: string, identity: string): Promise<HeartbeatCounts> {
+    const [counts, tasksWaiting] = await Promise.all([
+      this.reader.counts(prefix, identity),
+      this.tasks.waiting(prefix, identity),
+    ]);
+    return { ...counts, tasksWaiting };
   }
 
   async allHeartbeats(): Promise<HeartbeatCounts[]> {
     return this.read(async (prefix) => {
-      const identities = await this.reader.identities(prefix);
-      return Promise.all(identities.map((identity) => this.reader.counts(prefix, identity)));
+      const [identities, waiting] = await Promise.all([this.reader.identities(prefix), this.tasks.waitingIdentities(prefix)]);
+      const all = [...new Set([...identities, ...waiting])].sort();
+      return Promise.all(all.map((identity) => this.counts(prefix, identity)));
     });
+  }
+
+  async listTasks(identity: string, query: TaskListQuery): Promise<TaskViewPage> {
+    return this.read((prefix) => this.tasks.list(prefix, identity, query));
+  }
+
+  async getTask(taskId: string): Promise<TaskView | undefined> {
+    return this.read((prefix) => this.tasks.task(prefix, taskId));
+  }
+
+  async dueTasks(now: string, limit: number): Promise<TaskView[]> {
+    return this.read((prefix) => this.tasks.due(prefix, now, limit));
   }
 
   async listAgents(): Promise<AgentView[]> {

@@ -87,7 +87,8 @@ export class RedisViewReader {
     return result;
   }
 
-  async counts(prefix: string, identity: string): Promise<HeartbeatCounts> {
+  /** The inbox counts (the task count is the task views': redisTaskViews.ts). */
+  async counts(prefix: string, identity: string): Promise<Omit<HeartbeatCounts, 'tasksWaiting'>> {
     const key = (name: Parameters<RedisKeys['agent']>[2]) => this.keys.agent(prefix, identity, name);
     const [unread, low, normal, high, oldest, lastActivity] = await this.client.mailboxCounts(
       key('unread'),

@@ -14,6 +14,7 @@ import type { ListedMessage, ProjectionStore } from '../../projections/projectio
 import type { LogSource } from '../logSource';
 import { ScratchViews, type ScratchEntry } from '../../projections/readModel/scratchViews';
 import { rebuildInto } from './scratchRebuild';
+import { TASK_LISTS, type TaskList, type TaskView } from '../../projections/readModel/taskView';
 import { diffAgents, diffHeartbeats, diffListing, fieldDiffs, sameValue, type Difference } from './viewDiff';
 
 export interface VerifyOptions {
@@ -139,7 +140,30 @@ async function compareAgent(expected: ScratchViews, live: ProjectionStore, ident
     diffs.push(...listing.diffs);
     entries += listing.entries;
   }
+  for (const list of TASK_LISTS) {
+    const tasks = await compareTaskList(expected, live, identity, list);
+    diffs.push(...tasks.diffs);
+    entries += tasks.entries;
+  }
   return { diffs, entries };
+}
+
+/** One task list of one agent, every page, record by record (issue 12: the task views are verified too). */
+async function compareTaskList(expected: ScratchViews, live: ProjectionStore, identity: string, list: TaskList) {
+  const wanted = expected.tasks.list(identity, { list, limit: Number.MAX_SAFE_INTEGER, before: null }).tasks;
+  const got: TaskView[] = [];
+  for (let before: number | null = null; ;) {
+    const page = await live.listTasks(identity, { list, limit: 200, before });
+    got.push(...page.tasks);
+    if (page.nextBefore === null) break;
+    before = page.nextBefore;
+  }
+  const diffs: Difference[] = [];
+  const ids = (tasks: TaskView[]) => tasks.map((t) => t.taskId);
+  if (!sameValue(ids(wanted), ids(got)))
+    diffs.push({ view: 'tasks', identity, field: list, expected: ids(wanted), actual: ids(got) });
+  else wanted.forEach((task, i) => diffs.push(...fieldDiffs('tasks', identity, task as never, got[i] as never)));
+  return { diffs, entries: wanted.length };
 }
 
 async function compare(expected: ScratchViews, live: ProjectionStore, only: ReadonlySet<string> | null, concurrency: number) {

@@ -5,7 +5,7 @@
  */
 import type { AgentView, HeartbeatCounts, ListedMessage } from '../../projections/projectionStore';
 
-export type ViewName = 'checkpoint' | 'agents' | 'heartbeat' | 'unreadCount' | 'inbox' | 'unread' | 'outbox';
+export type ViewName = 'checkpoint' | 'agents' | 'heartbeat' | 'unreadCount' | 'inbox' | 'unread' | 'outbox' | 'tasks';
 
 export interface Difference {
   view: ViewName;
@@ -84,7 +84,13 @@ export function diffAgents(expected: readonly AgentView[], actual: readonly Agen
   return diffs;
 }
 
-const ZERO_HEARTBEAT = { unread: 0, byPriority: { low: 0, normal: 0, high: 0 }, oldestUnreadAt: null, lastActivityAt: null };
+const ZERO_HEARTBEAT = {
+  unread: 0,
+  tasksWaiting: 0,
+  byPriority: { low: 0, normal: 0, high: 0 },
+  oldestUnreadAt: null,
+  lastActivityAt: null,
+};
 
 /** An agent a store does not list has the zero heartbeat (no mail, never active): that is not drift. */
 export function diffHeartbeats(expected: readonly HeartbeatCounts[], actual: readonly HeartbeatCounts[]): Difference[] {

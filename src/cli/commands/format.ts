@@ -52,6 +52,7 @@ export function formatWakeEvent(event: ClientWakeEvent): string {
       return `sync: ${event.data.unreadCount} unread (high ${event.data.byPriority.high}, normal ${event.data.byPriority.normal}, low ${event.data.byPriority.low})`;
     case 'wake': {
       const w = event.data;
+      if (w.type === 'wake/task') return `task: ${w.taskId} ${w.state} (${w.event} by ${w.by})  ${flag(w.priority)}${w.subject}`;
       return `wake: ${w.from} -> ${w.to}  ${flag(w.priority)}${w.subject}  (${w.messageId})  ${w.unreadCount} unread`;
     }
     case 'shutdown':

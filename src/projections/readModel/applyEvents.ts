@@ -7,6 +7,7 @@
 import type { ProjectedEvent, WakeEvent } from '../viewChanges';
 import { evolveTo } from './evolve';
 import type { ReadModelStorage } from './view';
+import { taskWakesFor } from './taskWakes';
 import { wakeFor } from './wakes';
 
 /** Returns the new checkpoint; wakes are appended to `wakes` when given (a rebuild passes none). */
@@ -25,6 +26,7 @@ export function applyEvents(
         const wake = wakeFor(fact, event.position, storage);
         if (wake) wakes.push(wake);
       }
+      if (wakes && fact.kind === 'taskChanged') for (const wake of taskWakesFor(fact, event.position, storage)) wakes.push(wake);
     }
     last = event.position;
   }

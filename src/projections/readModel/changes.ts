@@ -8,8 +8,10 @@
 import type { Priority } from '../../events/types';
 import type { Role } from '../../events/types';
 import type { InboxEntryFields, MessageSummary } from '../viewChanges';
+import { collectTaskChanges, replayTaskChange, type TaskChange, type TaskChangeSink } from './taskView';
 
-export interface ChangeSink {
+/** The task views' changes (taskView.ts) are part of every sink. */
+export interface ChangeSink extends TaskChangeSink {
   agentRegistered(identity: string, role: Role, registeredAt: string): void;
   agentRetired(identity: string, retiredAt: string): void;
   messageRecorded(position: bigint, summary: MessageSummary): void;
@@ -47,7 +49,8 @@ export type ReadModelChange =
   | { kind: 'unreadMoved'; identity: string; priority: Priority; by: 1 | -1 }
   | { kind: 'entryRead'; recipient: string; messageId: string; readAt: string }
   | { kind: 'entryArchived'; recipient: string; messageId: string; archivedAt: string }
-  | { kind: 'lastActivityMoved'; identity: string; at: string };
+  | { kind: 'lastActivityMoved'; identity: string; at: string }
+  | TaskChange;
 
 /** A sink that records each change as a value, in order. */
 export function collect(into: ReadModelChange[]): ChangeSink {
@@ -63,6 +66,7 @@ export function collect(into: ReadModelChange[]): ChangeSink {
     entryRead: (recipient, messageId, readAt) => into.push({ kind: 'entryRead', recipient, messageId, readAt }),
     entryArchived: (recipient, messageId, archivedAt) => into.push({ kind: 'entryArchived', recipient, messageId, archivedAt }),
     lastActivityMoved: (identity, at) => into.push({ kind: 'lastActivityMoved', identity, at }),
+    ...collectTaskChanges(into),
   };
 }
 
@@ -89,6 +93,11 @@ export function replay(change: ReadModelChange, sink: ChangeSink): void {
       return sink.entryArchived(change.recipient, change.messageId, change.archivedAt);
     case 'lastActivityMoved':
       return sink.lastActivityMoved(change.identity, change.at);
+    case 'taskUpserted':
+    case 'taskListed':
+    case 'taskUnlisted':
+    case 'tasksWaitingMoved':
+      return replayTaskChange(change, sink);
     default: {
       const unexpected: never = change;
       throw new Error(`Unknown read model change ${(unexpected as { kind: string }).kind}`);

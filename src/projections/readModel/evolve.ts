@@ -15,6 +15,7 @@
  */
 import type { ViewChange } from '../viewChanges';
 import { collect, type ChangeSink, type ReadModelChange } from './changes';
+import { evolveTask } from './taskRules';
 import type { ReadModelView } from './view';
 
 /** The changes one fact makes, as values. */
@@ -69,6 +70,10 @@ export function evolveTo(view: ReadModelView, fact: ViewChange, position: bigint
       if (wasUnread) sink.unreadMoved(fact.recipient, priority, -1);
       return;
     }
+    case 'taskOpened':
+    case 'taskChanged':
+      evolveTask(view, fact, position, sink); // taskRules.ts
+      return;
     default: {
       const unexpected: never = fact;
       throw new Error(`No read model rule for fact ${(unexpected as { kind: string }).kind}`);

@@ -11,6 +11,8 @@ import type { InboxEntryFields, MessageSummary, ProjectedEvent, WakeEvent } from
 import { applyEvents } from './applyEvents';
 import type { Role } from '../../events/types';
 import type { EntryState, ReadModelStorage } from './view';
+import type { TaskList, TaskView } from './taskView';
+import { TaskViewsMemory } from './taskViewsMemory';
 
 export interface ScratchEntry extends EntryState {
   readonly fields: InboxEntryFields;
@@ -49,6 +51,8 @@ export class ScratchViews implements ReadModelStorage {
    */
   private readonly extras = new Map<string, Pick<MessageSummary, 'inReplyTo' | 'task'>>();
   private readonly agents = new Map<string, ScratchAgent>();
+  /** The task views (the same storage the memory store keeps them in). */
+  readonly tasks = new TaskViewsMemory();
   private lastPosition: bigint | null = null;
 
   get checkpoint(): bigint | null {
@@ -110,6 +114,26 @@ export class ScratchViews implements ReadModelStorage {
     this.agent(identity).lastActivityAt = at;
   }
 
+  taskUpserted(task: TaskView): void {
+    this.tasks.taskUpserted(task);
+  }
+
+  taskListed(list: TaskList, identity: string, taskId: string, position: number): void {
+    this.tasks.taskListed(list, identity, taskId, position);
+  }
+
+  taskUnlisted(list: TaskList, identity: string, taskId: string): void {
+    this.tasks.taskUnlisted(list, identity, taskId);
+  }
+
+  tasksWaitingMoved(identity: string, by: 1 | -1): void {
+    this.tasks.tasksWaitingMoved(identity, by);
+  }
+
+  task(taskId: string): TaskView | undefined {
+    return this.tasks.task(taskId);
+  }
+
   private agent(identity: string): ScratchAgent {
     let agent = this.agents.get(identity);
     if (!agent) this.agents.set(identity, (agent = new ScratchAgent()));
@@ -147,7 +171,7 @@ export class ScratchViews implements ReadModelStorage {
   }
 
   identities(): string[] {
-    return [...new Set([...this.agentViews.keys(), ...this.agents.keys()])];
+    return [...new Set([...this.agentViews.keys(), ...this.agents.keys(), ...this.tasks.waitingIdentities()])];
   }
 
   heartbeat(identity: string): HeartbeatCounts {
@@ -158,6 +182,7 @@ export class ScratchViews implements ReadModelStorage {
       byPriority: { low: 0, normal: 0, high: 0, ...agent?.byPriority },
       oldestUnreadAt: agent?.oldestUnreadAt() ?? null,
       lastActivityAt: agent?.lastActivityAt ?? null,
+      tasksWaiting: this.tasks.tasksWaiting(identity),
     };
   }
 

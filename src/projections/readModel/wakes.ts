@@ -4,7 +4,7 @@
  * broadcast, none when the sender suppressed wakes. The payload carries the
  * recipient's unread count after the change.
  */
-import type { InboxEntryFields, ViewChange, WakeEvent } from '../viewChanges';
+import type { InboxEntryFields, MessageWakeEvent, ViewChange } from '../viewChanges';
 import type { ReadModelView } from './view';
 
 /** Whether a new inbox entry wakes its recipient (the Redis fast path asks this too). */
@@ -18,7 +18,7 @@ export function wakeOf(
   isBroadcast: boolean,
   unreadCount: number,
   position: bigint,
-): WakeEvent {
+): MessageWakeEvent {
   return {
     type: 'wake/message',
     messageId: entry.messageId,
@@ -37,7 +37,7 @@ export function wakeOf(
  * The wake one fact makes due, read from the views once its changes are applied (null: none):
  * an inbox fact whose entry was added by this very event (a redelivered entry has an earlier one).
  */
-export function wakeFor(fact: ViewChange, position: bigint, view: ReadModelView): WakeEvent | null {
+export function wakeFor(fact: ViewChange, position: bigint, view: ReadModelView): MessageWakeEvent | null {
   if (fact.kind !== 'inboxAdded' || !wakeDue(fact.recipient, fact.entry, fact.isBroadcast, fact.wakeSuppressed)) return null;
   if (view.entry(fact.recipient, fact.entry.messageId)?.position !== Number(position)) return null;
   return wakeOf(fact.recipient, fact.entry, fact.isBroadcast, view.unreadTotal(fact.recipient), position);

@@ -21,6 +21,7 @@ describe('read model: heartbeat counts', () => {
       .thenViews((views) => {
         expect(views.heartbeat('@b')).toEqual({
           identity: '@b',
+          tasksWaiting: 0,
           unread: 1,
           byPriority: { low: 0, normal: 0, high: 1 },
           oldestUnreadAt: log.sentAt('m3'),
@@ -28,6 +29,7 @@ describe('read model: heartbeat counts', () => {
         });
         expect(views.heartbeat('@c')).toEqual({
           identity: '@c',
+          tasksWaiting: 0,
           unread: 0,
           byPriority: { low: 0, normal: 0, high: 0 },
           oldestUnreadAt: null,

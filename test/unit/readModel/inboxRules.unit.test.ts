@@ -130,6 +130,7 @@ describe('read model: inbox entries and unread counts', () => {
       .thenViews((views) => {
         expect(views.heartbeat('@c')).toEqual({
           identity: '@c',
+          tasksWaiting: 0,
           unread: 0,
           byPriority: { low: 0, normal: 0, high: 0 },
           oldestUnreadAt: null,

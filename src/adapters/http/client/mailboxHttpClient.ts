@@ -9,6 +9,9 @@ import { MailboxError, type ErrorCode, type ErrorEnvelope } from '../../../error
 import type { StoredEvent } from '../../../events/types';
 import type { AgentView, HeartbeatCounts, MessagePage } from '../../../projections/projectionStore';
 import type { AgentApi } from '../../../application/agentApi';
+import type { A2aTask } from '../../../application/taskA2a';
+import type { TaskResult } from '../../../application/taskCommands';
+import type { TaskPage } from '../../../application/taskQueries';
 import { readSse } from './sseReader';
 
 /** What a wake stream carries: sync, wakes, and its end (`shutdown` when the server stops, `revoked` when the token stopped working). */
@@ -71,6 +74,12 @@ const fromJson = (event: EventJson): StoredEvent =>
     position: BigInt(event.position),
     revision: BigInt(event.revision),
   }) as StoredEvent;
+
+/** The task commands name their task in the path; a missing or non-string id is left to the server to refuse. */
+function splitTaskId(input: unknown): { taskId: string; body: Record<string, unknown> } {
+  const { taskId, ...body } = (input && typeof input === 'object' ? input : {}) as Record<string, unknown>;
+  return { taskId: typeof taskId === 'string' && taskId !== '' ? taskId : '-', body };
+}
 
 export class MailboxHttpClient implements AgentApi {
   private readonly baseUrl: string;
@@ -135,6 +144,21 @@ export class MailboxHttpClient implements AgentApi {
   }
   unreadCount(): Promise<InboxCount> {
     return this.request('GET', '/v1/inbox/count');
+  }
+  /** POST /v1/tasks/{taskId}/claim: the task id goes in the path, the rest ({leaseSeconds}) in the body. */
+  claimTask(input: unknown): Promise<TaskResult> {
+    const { taskId, body } = splitTaskId(input);
+    return this.request('POST', `/v1/tasks/${encodeURIComponent(taskId)}/claim`, { body });
+  }
+  updateTask(input: unknown): Promise<TaskResult> {
+    const { taskId, body } = splitTaskId(input);
+    return this.request('POST', `/v1/tasks/${encodeURIComponent(taskId)}/transition`, { body });
+  }
+  listTasks(query: unknown = {}): Promise<TaskPage> {
+    return this.request('GET', '/v1/tasks', { query: query as Record<string, unknown> });
+  }
+  getTask(taskId: string): Promise<A2aTask> {
+    return this.request('GET', `/v1/tasks/${encodeURIComponent(taskId)}`);
   }
   heartbeats(): Promise<{ agents: Array<HeartbeatCounts & { unreadCount: number }> }> {
     return this.request('GET', '/v1/heartbeat');

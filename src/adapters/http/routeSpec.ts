@@ -1,0 +1,28 @@
+/** One API route as data, for the OpenAPI document (routeSpecs.ts, taskRouteSpecs.ts). */
+import type { z } from 'zod';
+import type { ErrorCode } from '../../errors';
+
+export interface RouteSpec {
+  method: 'get' | 'post' | 'delete';
+  path: string; // OpenAPI form: /v1/messages/{id}
+  operationId: string;
+  summary: string;
+  tag: 'agents' | 'messages' | 'tasks' | 'views' | 'wake' | 'mcp' | 'operations';
+  auth:
+    | 'agent'
+    | 'admin'
+    | 'any'
+    | 'auditor or admin'
+    | 'none'
+    | 'sender, recipient or auditor'
+    | 'agent or auditor'
+    | 'sender, audience or auditor';
+  body?: z.ZodType;
+  query?: z.ZodType;
+  /** Descriptions of the query parameters (their schema may live elsewhere). */
+  queryDescriptions?: Record<string, string>;
+  headers?: Array<{ name: string; description: string }>;
+  /** The answer: a zod schema for JSON, or a content type and a plain schema for anything else. */
+  success: { status: number; description: string; schema?: z.ZodType; contentType?: string; example?: string };
+  errors: ErrorCode[];
+}

@@ -1,0 +1,67 @@
+/**
+ * The task tools (issue 12): the same commands, schemas and errors as the
+ * HTTP task routes. Described so that a model calls them right the first
+ * time: who may do what, and what each refusal means.
+ */
+import { claimTaskSchema, getTaskSchema, listTasksSchema, transitionTaskSchema } from '../../commands/tasks/taskSchemas';
+import { parseInput } from '../../commands/validation';
+import { a2aTaskSchema, taskPageSchema, taskResultSchema } from '../../application/taskResponseSchemas';
+import type { ToolDefinition } from './toolDefinition';
+
+/** The artifacts as a model reads them (the server validates them strictly, as with the task envelope). */
+const COMPACT_ARTIFACTS_SCHEMA = {
+  type: 'array',
+  description:
+    'with Completed only: [{name?, parts: [{kind: "text", text} | {kind: "data", data: {}} | {kind: "file", file: {uri, mimeType?}}]}]',
+  items: { type: 'object' },
+};
+
+export const TASK_TOOLS: ToolDefinition[] = [
+  {
+    name: 'claim_task',
+    description:
+      'Claim a broadcast (AGENT:*) task you received: the first claim wins and the task is then yours alone. ' +
+      'Later claims get TASK_ALREADY_CLAIMED (naming the holder); agents outside the send-time audience get NOT_IN_AUDIENCE. ' +
+      'A direct task is already yours (claiming it changes nothing). Pass leaseSeconds to hold it only while you keep ' +
+      'working: any update_task by you, or claiming again, renews the lease. After claiming, accept it with update_task to: Working.',
+    schema: claimTaskSchema,
+    output: taskResultSchema,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    run: (api, args) => api.claimTask(args ?? {}),
+  },
+  {
+    name: 'update_task',
+    description:
+      'Move a task to a new state. If you hold it: Working (accept), Rejected (decline, with reason), InputRequired or ' +
+      'AuthRequired (ask the sender, with note), Completed (with artifacts), Failed (with reason), or Submitted to give a ' +
+      'claimed broadcast task back. If you sent it: Canceled, or Working (with note) to answer its InputRequired/AuthRequired. ' +
+      'Finished tasks (Completed, Canceled, Failed, Rejected) never change. A move you may not make is refused with ' +
+      'INVALID_TRANSITION, listing the moves you may make; nothing is changed.',
+    schema: transitionTaskSchema,
+    output: taskResultSchema,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    propertySchemas: { artifacts: COMPACT_ARTIFACTS_SCHEMA },
+    run: (api, args) => api.updateTask(args ?? {}),
+  },
+  {
+    name: 'list_tasks',
+    description:
+      'List your tasks, newest first: view assigned (you hold them; the default), claimable (broadcast tasks you may ' +
+      'claim) or sent (tasks you sent); optionally only some states. Page on with nextCursor.',
+    schema: listTasksSchema,
+    output: taskPageSchema,
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    encodedForm: 'comma-separated or JSON-encoded',
+    run: (api, args) => api.listTasks(args ?? {}),
+  },
+  {
+    name: 'get_task',
+    description:
+      'Read one task as an A2A Task object: status (state, message, timestamp), artifacts, history, metadata, plus ' +
+      'mailbox fields (assignee, lease, deadline). Its sender, audience and auditors may read it.',
+    schema: getTaskSchema,
+    output: a2aTaskSchema,
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    run: (api, args) => api.getTask(parseInput(getTaskSchema, args ?? {}, 'get_task').taskId),
+  },
+];

@@ -1,0 +1,20 @@
+/** What an MCP tool is, as data: its schemas, hints and how it runs on the agent API (tools.ts, taskTools.ts). */
+import type { z } from 'zod';
+import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { AgentApi } from '../../application/agentApi';
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  schema: z.ZodType;
+  /** The result (structuredContent) on success. */
+  output: z.ZodType;
+  annotations: ToolAnnotations;
+  /** Descriptions for properties of a schema owned elsewhere (the list query lives with the projections). */
+  propertyDescriptions?: Record<string, string>;
+  /** Advertised instead of the generated schema of a property (the compact task). */
+  propertySchemas?: Record<string, Record<string, unknown>>;
+  /** How a string may stand in for a structured field of this tool's input (for the advertised schema). */
+  encodedForm?: string;
+  run(api: AgentApi, args: unknown): Promise<object>;
+}

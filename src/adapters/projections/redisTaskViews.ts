@@ -1,0 +1,163 @@
+/**
+ * The task views in Redis (issue 12). The rules are the read model's own
+ * (readModel/taskRules.ts), run here in Node over the task records the batch
+ * touches (read first, one HMGET), and written by the apply script as plain
+ * ops in the global block: atomically with the checkpoint, gated by it like
+ * every other change. All task keys share the global hash tag, so a task
+ * change is one slot even on Redis Cluster.
+ *
+ *   <prefix>{<ns>}:tasks                  task records (JSON) by task id
+ *   <prefix>{<ns>}:tasks:<list>:<@b>      lex-ordered `<position>:<taskId>` (assigned | claimable | sent)
+ *   <prefix>{<ns>}:tasksWaiting           tasks waiting on each identity
+ *   <prefix>{<ns>}:tasks:timed            open tasks with a deadline or lease, scored by when they fall due (ms)
+ *
+ * Writers are one per generation and apply in log order; a batch with task
+ * facts is planned only after the batches before it were applied, so the
+ * records read are the ones the rules must see.
+ */
+import type { Redis } from 'ioredis';
+import type { TaskState } from '../../events/types';
+import { taskWakesFor } from '../../projections/readModel/taskWakes';
+import { evolveTask } from '../../projections/readModel/taskRules';
+import type { TaskChangeSink, TaskList, TaskView } from '../../projections/readModel/taskView';
+import type { TaskListQuery, TaskViewPage } from '../../projections/readModel/taskViewsMemory';
+import type { ProjectedEvent, TaskFact } from '../../projections/viewChanges';
+import { padPosition, type RedisKeys } from './redisKeys';
+
+const TERMINAL = new Set<TaskState>(['Completed', 'Canceled', 'Failed', 'Rejected']);
+
+export class RedisTaskKeys {
+  constructor(private readonly keys: RedisKeys) {}
+
+  records(prefix: string): string {
+    return `${prefix}${this.keys.globalTag}:tasks`;
+  }
+
+  list(prefix: string, list: TaskList, identity: string): string {
+    return `${prefix}${this.keys.globalTag}:tasks:${list}:${identity}`;
+  }
+
+  waiting(prefix: string): string {
+    return `${prefix}${this.keys.globalTag}:tasksWaiting`;
+  }
+
+  timed(prefix: string): string {
+    return `${prefix}${this.keys.globalTag}:tasks:timed`;
+  }
+}
+
+const isTaskFact = (fact: ProjectedEvent['changes'][number]): fact is TaskFact =>
+  fact.kind === 'taskOpened' || fact.kind === 'taskChanged';
+
+export const hasTaskFacts = (events: readonly ProjectedEvent[]): boolean =>
+  events.some((event) => event.changes.some(isTaskFact));
+
+const taskIdOf = (fact: TaskFact): string => (fact.kind === 'taskOpened' ? fact.task.taskId : fact.event.data.taskId);
+
+/** When an open task falls due for the sweeper (ms), or null. */
+export function dueAt(task: TaskView): number | null {
+  if (TERMINAL.has(task.state)) return null;
+  const times = [task.deadline, task.assignee !== null ? task.leaseExpiresAt : null].filter((t): t is string => t !== null);
+  return times.length === 0 ? null : Math.min(...times.map((t) => Date.parse(t)));
+}
+
+/** The apply script's task ops, per event position (padded), each `[code, ...args]` (see redisApplyScript.ts). */
+export type TaskOps = Map<string, string[][]>;
+
+/** Runs the task rules over the batch's task facts and returns the ops that write their changes. */
+export async function planTaskOps(
+  client: Redis,
+  keys: RedisTaskKeys,
+  prefix: string,
+  events: readonly ProjectedEvent[],
+): Promise<TaskOps> {
+  const ops: TaskOps = new Map();
+  const ids = new Set<string>();
+  for (const event of events) for (const fact of event.changes) if (isTaskFact(fact)) ids.add(taskIdOf(fact));
+  if (ids.size === 0) return ops;
+  const wanted = [...ids];
+  const stored = await client.hmget(keys.records(prefix), ...wanted);
+  const records = new Map<string, TaskView>();
+  stored.forEach((json, i) => {
+    if (json !== null) records.set(wanted[i], JSON.parse(json) as TaskView);
+  });
+  const view = { task: (taskId: string) => records.get(taskId) };
+  for (const event of events) {
+    const pos = padPosition(event.position);
+    const eventOps: string[][] = [];
+    const sink: TaskChangeSink = {
+      taskUpserted: (task) => {
+        records.set(task.taskId, task);
+        eventOps.push(['tu', task.taskId, JSON.stringify(task)]);
+        const due = dueAt(task);
+        eventOps.push(['tt', task.taskId, due === null ? '' : String(due)]);
+      },
+      taskListed: (list, identity, taskId, position) =>
+        eventOps.push(['tl', `${list}:${identity}`, `${padPosition(BigInt(position))}:${taskId}`]),
+      taskUnlisted: (list, identity, taskId) => {
+        const position = records.get(taskId)!.position;
+        eventOps.push(['tn', `${list}:${identity}`, `${padPosition(BigInt(position))}:${taskId}`]);
+      },
+      tasksWaitingMoved: (identity, by) => eventOps.push(['tw', identity, String(by)]),
+    };
+    for (const fact of event.changes) {
+      if (!isTaskFact(fact)) continue;
+      evolveTask(view, fact, event.position, sink);
+      for (const wake of taskWakesFor(fact, event.position, view)) eventOps.push(['tp', wake.recipient, JSON.stringify(wake)]);
+    }
+    if (eventOps.length > 0) ops.set(pos, eventOps);
+  }
+  return ops;
+}
+
+/** The task views' reads. */
+export class RedisTaskReader {
+  constructor(
+    private readonly client: Redis,
+    private readonly keys: RedisTaskKeys,
+  ) {}
+
+  async task(prefix: string, taskId: string): Promise<TaskView | undefined> {
+    const json = await this.client.hget(this.keys.records(prefix), taskId);
+    return json === null ? undefined : (JSON.parse(json) as TaskView);
+  }
+
+  async list(prefix: string, identity: string, query: TaskListQuery): Promise<TaskViewPage> {
+    const key = this.keys.list(prefix, query.list, identity);
+    const states = query.states && query.states.length > 0 ? new Set(query.states) : null;
+    const tasks: TaskView[] = [];
+    let max = query.before === null ? '+' : `(${padPosition(BigInt(query.before))}`;
+    // Filtered by state: read a few pages of ids until the page is full (a state filter skips what does not match).
+    const chunk = Math.max(query.limit + 1, states ? 4 * query.limit : 0);
+    for (;;) {
+      const members = await this.client.zrevrangebylex(key, max, '-', 'LIMIT', 0, chunk);
+      if (members.length === 0) return { tasks, nextBefore: null };
+      const ids = members.map((member) => member.slice(member.indexOf(':') + 1));
+      const records = await this.client.hmget(this.keys.records(prefix), ...ids);
+      for (const json of records) {
+        if (json === null) continue;
+        const task = JSON.parse(json) as TaskView;
+        if (states && !states.has(task.state)) continue;
+        if (tasks.length === query.limit) return { tasks, nextBefore: tasks[tasks.length - 1].position };
+        tasks.push(task);
+      }
+      if (members.length < chunk) return { tasks, nextBefore: null };
+      max = `(${members[members.length - 1].slice(0, members[members.length - 1].indexOf(':'))}`;
+    }
+  }
+
+  async waiting(prefix: string, identity: string): Promise<number> {
+    return Number((await this.client.hget(this.keys.waiting(prefix), identity)) ?? 0);
+  }
+
+  async waitingIdentities(prefix: string): Promise<string[]> {
+    return this.client.hkeys(this.keys.waiting(prefix));
+  }
+
+  async due(prefix: string, now: string, limit: number): Promise<TaskView[]> {
+    const ids = await this.client.zrangebyscore(this.keys.timed(prefix), '-inf', Date.parse(now), 'LIMIT', 0, limit);
+    if (ids.length === 0) return [];
+    const records = await this.client.hmget(this.keys.records(prefix), ...ids);
+    return records.filter((json): json is string => json !== null).map((json) => JSON.parse(json) as TaskView);
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * A task as an A2A v1.0 Task object (id, contextId, status, artifacts,
+ * history, metadata) plus the mailbox's own fields (assignee, lease,
+ * audience) under `mailbox`. States in the A2A part use the v1.0 enum
+ * spelling (TASK_STATE_WORKING); the mailbox part keeps the stored PascalCase.
+ */
+import type { MessageSent, StoredEvent, TaskArtifact, TaskEvent, TaskState } from '../events/types';
+import type { Task } from '../commands/tasks/taskState';
+
+const V1_STATE: Record<TaskState, string> = {
+  Submitted: 'TASK_STATE_SUBMITTED',
+  Working: 'TASK_STATE_WORKING',
+  InputRequired: 'TASK_STATE_INPUT_REQUIRED',
+  AuthRequired: 'TASK_STATE_AUTH_REQUIRED',
+  Completed: 'TASK_STATE_COMPLETED',
+  Canceled: 'TASK_STATE_CANCELLED',
+  Failed: 'TASK_STATE_FAILED',
+  Rejected: 'TASK_STATE_REJECTED',
+  Unknown: 'TASK_STATE_UNSPECIFIED',
+};
+
+type Part = TaskArtifact['parts'][number];
+
+export interface A2aMessage {
+  messageId: string;
+  contextId: string;
+  taskId: string;
+  role: 'ROLE_USER' | 'ROLE_AGENT';
+  parts: Part[];
+  metadata: { from: string; at: string; event: string };
+}
+
+export interface A2aTask {
+  id: string;
+  contextId: string;
+  status: { state: string; message: A2aMessage | null; timestamp: string };
+  artifacts: TaskArtifact[];
+  history: A2aMessage[];
+  metadata: Record<string, unknown>;
+  mailbox: {
+    taskId: string;
+    messageId: string;
+    state: TaskState;
+    sender: string;
+    to: string;
+    subject: string;
+    assignee: string | null;
+    claimedAt: string | null;
+    lease: { expiresAt: string } | null;
+    deadline: string | null;
+    /** Who may hold it: the recipient of a direct task, or the broadcast's send-time audience (only its size is shown to others). */
+    audienceSize: number;
+    lapsedClaimant: string | null;
+  };
+}
+
+/** A line of the task's history: the sender's messages are the user's, the assignee's the agent's. */
+function historyLine(sent: MessageSent['data'], event: StoredEvent<TaskEvent>): A2aMessage | null {
+  if (event.type !== 'TaskStateChanged' && event.type !== 'TaskExpired') return null;
+  const text =
+    event.type === 'TaskExpired'
+      ? `expired at its deadline ${event.data.deadline}`
+      : (event.data.note ?? event.data.reason ?? `${event.data.from} -> ${event.data.to}`);
+  return {
+    messageId: event.eventId,
+    contextId: sent.threadId,
+    taskId: sent.messageId,
+    role: event.metadata.actor === sent.from ? 'ROLE_USER' : 'ROLE_AGENT',
+    parts: [{ kind: 'text', text }],
+    metadata: { from: event.metadata.actor, at: event.metadata.at, event: event.type },
+  };
+}
+
+export function toA2aTask(sent: MessageSent['data'], task: Task, events: readonly StoredEvent<TaskEvent>[]): A2aTask {
+  const opening: A2aMessage = {
+    messageId: sent.messageId,
+    contextId: sent.threadId,
+    taskId: sent.messageId,
+    role: 'ROLE_USER',
+    parts: sent.task?.input?.parts?.length ? sent.task.input.parts : [{ kind: 'text', text: sent.body }],
+    metadata: { from: sent.from, at: sent.sentAt, event: 'MessageSent' },
+  };
+  const history = [
+    opening,
+    ...events.map((event) => historyLine(sent, event)).filter((line): line is A2aMessage => line !== null),
+  ];
+  const last = events[events.length - 1];
+  const statusLine = history.length > 1 ? history[history.length - 1] : null;
+  const { state: _state, input: _input, ...envelope } = sent.task ?? {};
+  return {
+    id: task.taskId,
+    contextId: sent.threadId,
+    status: { state: V1_STATE[task.state], message: statusLine, timestamp: last?.metadata.at ?? sent.sentAt },
+    artifacts: [...task.artifacts],
+    history,
+    metadata: { ...envelope },
+    mailbox: {
+      taskId: task.taskId,
+      messageId: sent.messageId,
+      state: task.state,
+      sender: task.sender,
+      to: sent.to,
+      subject: sent.subject,
+      assignee: task.assignee,
+      claimedAt: task.claimedAt,
+      lease: task.leaseExpiresAt === null ? null : { expiresAt: task.leaseExpiresAt },
+      deadline: task.deadline,
+      audienceSize: task.audience.length,
+      lapsedClaimant: task.lapsed?.claimant ?? null,
+    },
+  };
+}

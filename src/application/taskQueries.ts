@@ -1,0 +1,99 @@
+/** The task read side (issue 12): lists from the task views, one task as an A2A Task object from the log. */
+import { inject, injectable } from 'tsyringe';
+import type { Actor } from '../commands/roles';
+import { foldTask, initialTaskLog, taskOf } from '../commands/tasks/taskState';
+import { taskNotFound } from '../commands/tasks/taskErrors';
+import { getTaskSchema, listTasksSchema } from '../commands/tasks/taskSchemas';
+import { parseInput } from '../commands/validation';
+import type { MailboxConfig } from '../config';
+import type { EventStore } from '../events/eventStore';
+import { messageStream, taskStream } from '../events/streams';
+import type { StoredEvent, TaskEvent } from '../events/types';
+import type { ProjectionStore } from '../projections/projectionStore';
+import type { TaskView } from '../projections/readModel/taskView';
+import { TOKENS } from '../tokens';
+import { requireRole } from './authorization';
+import { CursorCodec, type CursorBinding } from './cursorCodec';
+import { messageModel } from './mailboxCommands';
+import { StreamLoader } from './streamLoader';
+import { toA2aTask, type A2aTask } from './taskA2a';
+
+/** A task in a listing: the view's record, less its bookkeeping (positions) and the audience list. */
+export type ListedTask = Omit<TaskView, 'position' | 'updatedPosition' | 'audience'> & { audienceSize: number };
+
+export interface TaskPage {
+  tasks: ListedTask[];
+  nextCursor: string | null;
+}
+
+/**
+ * Built field by field, not by rest/spread: rest destructuring of 50 records cost ~0.22 ms of CPU per page, ten times
+ * the rest of the listing (measured with process.cpuUsage). A new TaskView field must be added here too.
+ */
+const listed = (t: TaskView): ListedTask => ({
+  taskId: t.taskId,
+  threadId: t.threadId,
+  sender: t.sender,
+  to: t.to,
+  subject: t.subject,
+  priority: t.priority,
+  sentAt: t.sentAt,
+  isBroadcast: t.isBroadcast,
+  audienceSize: t.audience.length,
+  state: t.state,
+  assignee: t.assignee,
+  claimedAt: t.claimedAt,
+  leaseExpiresAt: t.leaseExpiresAt,
+  deadline: t.deadline,
+  statusMessage: t.statusMessage,
+  reason: t.reason,
+  updatedAt: t.updatedAt,
+  updatedBy: t.updatedBy,
+  artifactCount: t.artifactCount,
+  lapsedClaimant: t.lapsedClaimant,
+});
+
+@injectable()
+export class TaskQueries {
+  private readonly messages: StreamLoader;
+  private readonly cursors: CursorCodec;
+
+  constructor(
+    @inject(TOKENS.ProjectionStore) private readonly projections: ProjectionStore,
+    @inject(TOKENS.EventStore) private readonly store: EventStore,
+    @inject(TOKENS.Config) config: MailboxConfig,
+  ) {
+    this.messages = new StreamLoader(store, 1000);
+    this.cursors = CursorCodec.fromAdminToken(config.adminToken);
+  }
+
+  async listTasks(actor: Actor, input: unknown): Promise<TaskPage> {
+    requireRole(actor, ['agent'], 'Listing tasks');
+    const query = parseInput(listTasksSchema, input ?? {}, 'list_tasks');
+    const states = query.state ? [...new Set(query.state)].sort() : [];
+    const binding: CursorBinding = { caller: actor.identity, listing: ['tasks', query.view, states] };
+    const before = query.cursor === undefined ? null : Number(this.cursors.decode(binding, query.cursor));
+    const page = await this.projections.listTasks(actor.identity, { list: query.view, states, limit: query.limit, before });
+    return {
+      tasks: page.tasks.map(listed),
+      nextCursor: page.nextBefore === null ? null : this.cursors.encode(binding, BigInt(page.nextBefore)),
+    };
+  }
+
+  /** The sender, the audience (a direct task's recipient) and auditors see a task; to anyone else it does not exist. */
+  async getTask(actor: Actor, input: unknown): Promise<A2aTask> {
+    const { taskId } = parseInput(getTaskSchema, input, 'get_task');
+    const { state } = await this.messages.load(messageStream(taskId), messageModel);
+    const sent = state.sent;
+    if (!sent?.task) throw taskNotFound(taskId);
+    const mayRead =
+      actor.role === 'auditor' ||
+      actor.role === 'admin' ||
+      sent.from === actor.identity ||
+      sent.recipients.includes(actor.identity);
+    if (!mayRead) throw taskNotFound(taskId);
+    const events = (await this.store.readStream(taskStream(taskId))) as StoredEvent<TaskEvent>[];
+    const task = taskOf(sent, foldTask(initialTaskLog(), events))!;
+    return toA2aTask(sent, task, events);
+  }
+}

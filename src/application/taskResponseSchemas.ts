@@ -1,0 +1,83 @@
+/** What the task surfaces answer, as zod schemas (OpenAPI and MCP outputSchema), held to the result types below. */
+import { z } from 'zod';
+import { PRIORITIES, TASK_STATES } from '../commands/messageFields';
+import type { A2aTask } from './taskA2a';
+import type { TaskResult } from './taskCommands';
+import type { TaskPage } from './taskQueries';
+import { warningSchema } from './responseSchemas';
+
+const timestamp = z.string().describe('ISO 8601 time');
+const state = z.enum(TASK_STATES).describe('canonical PascalCase state');
+const taskEventType = z.enum([
+  'TaskClaimed',
+  'TaskStateChanged',
+  'TaskArtifactAdded',
+  'TaskLeaseRenewed',
+  'TaskReleased',
+  'TaskLeaseExpired',
+  'TaskExpired',
+]);
+
+export const taskResultSchema = z.object({
+  taskId: z.uuid(),
+  state,
+  assignee: z.string().nullable().describe('who holds the task (null: an unclaimed broadcast task)'),
+  claimedAt: timestamp.nullable(),
+  leaseExpiresAt: timestamp.nullable().describe('when the holder loses the task unless it updates it or claims again'),
+  events: z.array(taskEventType).describe('the events this command wrote; [] when it changed nothing'),
+  warnings: z.array(warningSchema).optional(),
+});
+
+const listedTask = z.object({
+  taskId: z.uuid(),
+  threadId: z.string(),
+  sender: z.string(),
+  to: z.string(),
+  subject: z.string(),
+  priority: z.enum(PRIORITIES),
+  sentAt: timestamp,
+  isBroadcast: z.boolean(),
+  audienceSize: z.number().int(),
+  state,
+  assignee: z.string().nullable(),
+  claimedAt: timestamp.nullable(),
+  leaseExpiresAt: timestamp.nullable(),
+  deadline: timestamp.nullable().describe('the earlier of expiresAt and budget.deadline'),
+  statusMessage: z.string().nullable().describe('the last note or reason'),
+  reason: z.string().nullable(),
+  updatedAt: timestamp,
+  updatedBy: z.string(),
+  artifactCount: z.number().int(),
+  lapsedClaimant: z.string().nullable().describe('the last claimant whose lease lapsed'),
+});
+
+export const taskPageSchema = z.object({
+  tasks: z.array(listedTask),
+  nextCursor: z.string().nullable().describe('pass back as cursor, with the same view and state, for the next page'),
+});
+
+const a2aMessage = z.looseObject({ messageId: z.string(), role: z.string(), parts: z.array(z.looseObject({})) });
+
+export const a2aTaskSchema = z.object({
+  id: z.uuid(),
+  contextId: z.string().describe('the thread'),
+  status: z.object({
+    state: z.string().describe('A2A v1.0 spelling, e.g. TASK_STATE_INPUT_REQUIRED'),
+    message: a2aMessage.nullable(),
+    timestamp,
+  }),
+  artifacts: z.array(z.looseObject({ artifactId: z.string(), parts: z.array(z.looseObject({})) })),
+  history: z.array(a2aMessage),
+  metadata: z.looseObject({}),
+  mailbox: z
+    .looseObject({ taskId: z.uuid(), state, assignee: z.string().nullable() })
+    .describe('assignee, lease, deadline, audience size'),
+});
+
+type Fits<Value, Schema extends z.ZodType> = Value extends z.input<Schema> ? true : never;
+const fits = <T extends true>(): T => true as T;
+void [
+  fits<Fits<TaskResult, typeof taskResultSchema>>(),
+  fits<Fits<TaskPage, typeof taskPageSchema>>(),
+  fits<Fits<A2aTask, typeof a2aTaskSchema>>(),
+];

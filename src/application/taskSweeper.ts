@@ -1,0 +1,81 @@
+/**
+ * The task sweeper (issue 12): every interval, the open tasks the views say
+ * are due (past their deadline, or with a lapsed lease) are each looked at by
+ * the task decider on the task's own stream. Safe with several processes: the
+ * decision is idempotent (a second look at an ended task decides nothing),
+ * appends carry the expected revision, and the command id (hence the event
+ * ids) is derived from the task and what fell due, so racing sweepers write
+ * each change once.
+ */
+import { inject, injectable } from 'tsyringe';
+import type { Logger } from 'pino';
+import type { ProjectionStore } from '../projections/projectionStore';
+import type { TaskView } from '../projections/readModel/taskView';
+import { TOKENS } from '../tokens';
+import type { Clock } from './runtime';
+import { TaskCommands } from './taskCommands';
+
+export interface SweepReport {
+  looked: number;
+  changed: number;
+  failed: number;
+}
+
+/** What fell due, as part of the command id: the same due moment gives the same event ids in every process. */
+function dueKey(task: TaskView, now: number): string {
+  if (task.deadline !== null && Date.parse(task.deadline) <= now) return `deadline:${task.deadline}`;
+  return `lease:${task.assignee}:${task.leaseExpiresAt}`;
+}
+
+@injectable()
+export class TaskSweeper {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<SweepReport> | null = null;
+
+  constructor(
+    @inject(TOKENS.ProjectionStore) private readonly projections: ProjectionStore,
+    @inject(TaskCommands) private readonly tasks: TaskCommands,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(TOKENS.Logger) private readonly logger: Logger,
+  ) {}
+
+  /** One pass over what is due now, at most `limit` tasks (the rest wait for the next pass). */
+  async sweepOnce(limit = 1000): Promise<SweepReport> {
+    const now = this.clock.now();
+    const due = await this.projections.dueTasks(now.toISOString(), limit);
+    const report: SweepReport = { looked: due.length, changed: 0, failed: 0 };
+    for (const task of due) {
+      try {
+        const result = await this.tasks.sweep(task.taskId, now, dueKey(task, now.getTime()));
+        if (result.events.length > 0) report.changed++;
+      } catch (error) {
+        report.failed++;
+        this.logger.warn(
+          { err: error, taskId: task.taskId },
+          'task sweeper: could not end a due task; it is retried on the next pass',
+        );
+      }
+    }
+    return report;
+  }
+
+  start(intervalMs: number): void {
+    if (intervalMs <= 0 || this.timer) return;
+    this.timer = setInterval(() => {
+      if (this.running) return; // a slow pass is never overlapped by the next
+      this.running = this.sweepOnce()
+        .catch((error: unknown) => {
+          this.logger.warn({ err: error }, 'task sweeper: pass failed; retrying at the next interval');
+          return { looked: 0, changed: 0, failed: 1 };
+        })
+        .finally(() => (this.running = null));
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+}

@@ -1,0 +1,34 @@
+/** One task event in words, for the audit tools (replay text, a message's story, an agent's timeline). */
+import type { TaskEvent } from '../events/types';
+
+export function describeTaskEvent(event: TaskEvent, actor: string): string {
+  switch (event.type) {
+    case 'TaskClaimed': {
+      const d = event.data;
+      return `task ${d.taskId} claimed by ${d.claimant}${d.leaseExpiresAt ? ` (lease to ${d.leaseExpiresAt})` : ''}`;
+    }
+    case 'TaskStateChanged': {
+      const d = event.data;
+      const why = [d.reason && `reason: ${JSON.stringify(d.reason)}`, d.note && `note: ${JSON.stringify(d.note)}`].filter(
+        Boolean,
+      );
+      return `task ${d.taskId} ${d.from} -> ${d.to} by ${actor}${why.length ? ` (${why.join('; ')})` : ''}`;
+    }
+    case 'TaskArtifactAdded':
+      return `task ${event.data.taskId} artifact ${event.data.artifact.artifactId} added by ${actor} (${event.data.artifact.parts.length} part(s))`;
+    case 'TaskLeaseRenewed':
+      return `task ${event.data.taskId} lease of ${event.data.claimant} renewed to ${event.data.leaseExpiresAt}`;
+    case 'TaskReleased':
+      return `task ${event.data.taskId} released by ${event.data.claimant} (${event.data.from} -> Submitted, claimable again)`;
+    case 'TaskLeaseExpired':
+      return `task ${event.data.taskId} lease of ${event.data.claimant} lapsed at ${event.data.leaseExpiresAt} (${event.data.from} -> Submitted, claimable again)`;
+    case 'TaskExpired':
+      return `task ${event.data.taskId} expired at its deadline ${event.data.deadline} (${event.data.from} -> ${event.data.to}, reason "expired")`;
+    default: {
+      const unexpected: never = event;
+      return `unknown task event ${(unexpected as TaskEvent).type}`;
+    }
+  }
+}
+
+export const isTaskEvent = (event: { type: string }): event is TaskEvent => event.type.startsWith('Task');

@@ -1,0 +1,77 @@
+/** `mailbox task list | show | claim | move`: an agent's tasks, over the HTTP API. */
+import { Option, type Command } from 'commander';
+import type { TaskPage } from '../../application/taskQueries';
+import type { TaskResult } from '../../application/taskCommands';
+import { action, clientFrom, print, printJson, withClientOptions, type ClientOptions } from './clientOptions';
+
+const line = (t: TaskPage['tasks'][number]) =>
+  `${t.taskId}  ${t.state.padEnd(13)} ${(t.assignee ?? '(unclaimed)').padEnd(16)} from ${t.sender}  ${JSON.stringify(t.subject)}` +
+  (t.leaseExpiresAt ? `  lease to ${t.leaseExpiresAt}` : '');
+
+const said = (r: TaskResult) =>
+  `${r.taskId}: ${r.state}${r.assignee ? `, held by ${r.assignee}` : ''}${r.leaseExpiresAt ? ` (lease to ${r.leaseExpiresAt})` : ''}` +
+  (r.events.length ? '' : ' (nothing changed)');
+
+export function registerTaskCommands(program: Command): void {
+  const task = program.command('task').description('tasks carried by messages: list, show, claim, move');
+
+  withClientOptions(task.command('list'))
+    .description('your tasks, newest first')
+    .addOption(new Option('--view <view>', 'assigned (default), claimable or sent').choices(['assigned', 'claimable', 'sent']))
+    .option('--state <states>', 'only these states, comma-separated (e.g. Working,InputRequired)')
+    .option('--limit <n>', 'page size (1-200)')
+    .option('--cursor <cursor>', 'next page, from the previous output')
+    .action(
+      action(async (options: ClientOptions & Record<string, string | undefined>) => {
+        const query = Object.fromEntries(
+          Object.entries({ view: options.view, state: options.state, limit: options.limit, cursor: options.cursor }).filter(
+            ([, value]) => value !== undefined,
+          ),
+        );
+        const page = await clientFrom(options).listTasks(query);
+        if (options.json) return printJson(page);
+        print(page.tasks.length ? page.tasks.map(line).join('\n') : '(no tasks)');
+        if (page.nextCursor) print(`more: --cursor ${page.nextCursor}`);
+      }),
+    );
+
+  withClientOptions(task.command('show <taskId>'))
+    .description('one task as an A2A Task object (JSON)')
+    .action(action(async (taskId: string, options: ClientOptions) => printJson(await clientFrom(options).getTask(taskId))));
+
+  withClientOptions(task.command('claim <taskId>'))
+    .description('claim a broadcast task (first claim wins); again to renew your lease')
+    .option('--lease <seconds>', 'hold it for this many seconds unless renewed')
+    .action(
+      action(async (taskId: string, options: ClientOptions & { lease?: string }) => {
+        const result = await clientFrom(options).claimTask({
+          taskId,
+          ...(options.lease !== undefined ? { leaseSeconds: Number(options.lease) } : {}),
+        });
+        if (options.json) return printJson(result);
+        print(said(result));
+      }),
+    );
+
+  withClientOptions(task.command('move <taskId> <state>'))
+    .description('move a task: Working, InputRequired, AuthRequired, Completed, Failed, Rejected, Canceled, Submitted (release)')
+    .option('--reason <text>', 'why (Rejected, Failed)')
+    .option('--note <text>', 'to the other party (InputRequired, AuthRequired; an answer)')
+    .option('--artifact <text>', 'a text artifact (Completed)')
+    .addHelpText('after', '\nExamples:\n  mailbox task move <id> working\n  mailbox task move <id> completed --artifact "LGTM"')
+    .action(
+      action(
+        async (taskId: string, to: string, options: ClientOptions & { reason?: string; note?: string; artifact?: string }) => {
+          const result = await clientFrom(options).updateTask({
+            taskId,
+            to,
+            ...(options.reason !== undefined ? { reason: options.reason } : {}),
+            ...(options.note !== undefined ? { note: options.note } : {}),
+            ...(options.artifact !== undefined ? { artifacts: [{ parts: [{ kind: 'text', text: options.artifact }] }] } : {}),
+          });
+          if (options.json) return printJson(result);
+          print(said(result));
+        },
+      ),
+    );
+}

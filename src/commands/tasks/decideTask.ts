@@ -1,0 +1,168 @@
+/**
+ * The task decider (issue 12): claims, transitions and the sweeper's
+ * decisions, pure. `(command, state) -> events | error`; the time is the
+ * command's (metadata.at), never the clock's.
+ */
+import { MailboxError } from '../../errors';
+import type { TaskArtifact, TaskEvent, TaskState as TaskStateName } from '../../events/types';
+import type { Command } from '../command';
+import type { MessageState } from '../message';
+import {
+  alreadyClaimed,
+  artifactsOnlyOnCompletion,
+  invalidTransition,
+  leaseExpired,
+  missingField,
+  notInAudience,
+  taskNotFound,
+} from './taskErrors';
+import { isTerminal, leaseLapsed, leaseRuns, taskOf, type Task, type TaskLog } from './taskState';
+import { allowedRules, relationsOf } from './transitionTable';
+
+export interface TaskContext {
+  message: MessageState;
+  log: TaskLog;
+}
+
+export type ClaimTask = Command<'ClaimTask', { taskId: string; leaseSeconds?: number }>;
+export interface ArtifactInput {
+  name?: string;
+  parts: TaskArtifact['parts'];
+}
+export type TransitionTask = Command<
+  'TransitionTask',
+  { taskId: string; to: TaskStateName; reason?: string; note?: string; artifacts?: ArtifactInput[] }
+>;
+/** The sweeper's look at one task: end what lapsed or expired, nothing else. */
+export type SweepTask = Command<'SweepTask', { taskId: string }>;
+
+const plusMs = (at: string, ms: number): string => new Date(Date.parse(at) + ms).toISOString();
+
+function taskIn(taskId: string, { message, log }: TaskContext): Task | MailboxError {
+  const task = message.sent ? taskOf(message.sent, log) : null;
+  return task ?? taskNotFound(taskId);
+}
+
+export function decideClaimTask(command: ClaimTask, context: TaskContext): TaskEvent[] | MailboxError {
+  const task = taskIn(command.data.taskId, context);
+  if (task instanceof MailboxError) return task;
+  const { identity, role } = command.metadata.actor;
+  const now = command.metadata.at;
+  const relations = relationsOf(task, command.metadata.actor);
+  if (role !== 'agent' || !task.audience.includes(identity)) {
+    if (relations.includes('sender') || role === 'auditor') return invalidTransition(task, identity, relations, 'claim', []);
+    return notInAudience(task, identity);
+  }
+  if (!task.isBroadcast) return []; // a direct task is its recipient's from the start
+  const lapsed = task.assignee !== null && leaseLapsed(task, now);
+  if (task.assignee !== null && !lapsed && task.assignee !== identity) return alreadyClaimed(task);
+  if (isTerminal(task.state) || (task.assignee === null && task.state !== 'Submitted')) {
+    return invalidTransition(task, identity, relations, 'claim', []);
+  }
+  const leaseExpiresAt = command.data.leaseSeconds === undefined ? null : plusMs(now, command.data.leaseSeconds * 1000);
+  if (task.assignee === identity && !lapsed) {
+    // Claiming again is the explicit renew: the lease runs on from now (a new length when one is given).
+    const leaseMs = command.data.leaseSeconds === undefined ? task.leaseMs : command.data.leaseSeconds * 1000;
+    if (leaseMs === null || !leaseRuns(task)) return [];
+    return [
+      {
+        type: 'TaskLeaseRenewed',
+        data: { taskId: task.taskId, claimant: identity, leaseExpiresAt: plusMs(now, leaseMs), renewedAt: now },
+      },
+    ];
+  }
+  const events: TaskEvent[] = [];
+  if (lapsed) events.push(lapseOf(task, now));
+  events.push({ type: 'TaskClaimed', data: { taskId: task.taskId, claimant: identity, claimedAt: now, leaseExpiresAt } });
+  return events;
+}
+
+const lapseOf = (task: Task, now: string): TaskEvent => ({
+  type: 'TaskLeaseExpired',
+  data: { taskId: task.taskId, claimant: task.assignee!, from: task.state, leaseExpiresAt: task.leaseExpiresAt!, expiredAt: now },
+});
+
+export function decideTransitionTask(command: TransitionTask, context: TaskContext): TaskEvent[] | MailboxError {
+  const task = taskIn(command.data.taskId, context);
+  if (task instanceof MailboxError) return task;
+  const { identity } = command.metadata.actor;
+  const now = command.metadata.at;
+  const { to, reason, note, artifacts } = command.data;
+  const relations = relationsOf(task, command.metadata.actor);
+  // A lapsed lease is lost even before the sweeper records it: the late update is told so, and changes nothing.
+  if (relations.includes('assignee') && leaseLapsed(task, now) && !relations.includes('sender')) {
+    return leaseExpired(task, identity, task.leaseExpiresAt!);
+  }
+  if (!relations.includes('assignee') && task.lapsed?.claimant === identity && !isTerminal(task.state)) {
+    return leaseExpired(task, identity, task.lapsed.leaseExpiresAt);
+  }
+  const rules = allowedRules(task, relations);
+  const rule = rules.find((r) => r.to === to);
+  if (!rule)
+    return invalidTransition(
+      task,
+      identity,
+      relations,
+      to,
+      rules.map((r) => r.to),
+    );
+  if (rule.requires === 'reason' && !reason) return missingField('reason', to);
+  if (rule.requires === 'note' && !note) return missingField('note', to);
+  if (artifacts?.length && to !== 'Completed') return artifactsOnlyOnCompletion(to);
+
+  if (to === 'Submitted') {
+    return [{ type: 'TaskReleased', data: { taskId: task.taskId, claimant: identity, from: task.state, releasedAt: now } }];
+  }
+  const events: TaskEvent[] = (artifacts ?? []).map((artifact, index) => ({
+    type: 'TaskArtifactAdded',
+    data: {
+      taskId: task.taskId,
+      artifact: {
+        artifactId: `${task.taskId}-artifact-${task.artifacts.length + index + 1}`,
+        name: artifact.name ?? null,
+        parts: artifact.parts,
+      },
+      addedAt: now,
+    },
+  }));
+  events.push({
+    type: 'TaskStateChanged',
+    data: { taskId: task.taskId, from: task.state, to, reason: reason ?? null, note: note ?? null, changedAt: now },
+  });
+  // Any update that leaves the task waiting on its assignee renews the lease from now.
+  if (task.assignee !== null && task.leaseMs !== null && to === 'Working') {
+    events.push({
+      type: 'TaskLeaseRenewed',
+      data: { taskId: task.taskId, claimant: task.assignee, leaseExpiresAt: plusMs(now, task.leaseMs), renewedAt: now },
+    });
+  }
+  return events;
+}
+
+/**
+ * Expiry first (a task past its deadline ends, whoever holds it), then a lapsed lease. Idempotent: once
+ * written, the same look decides nothing, so two sweepers write it once (with expected revisions).
+ */
+export function decideSweepTask(command: SweepTask, context: TaskContext): TaskEvent[] | MailboxError {
+  const task = taskIn(command.data.taskId, context);
+  if (task instanceof MailboxError) return task;
+  const now = command.metadata.at;
+  if (isTerminal(task.state)) return [];
+  if (task.deadline !== null && Date.parse(task.deadline) <= Date.parse(now)) {
+    return [
+      {
+        type: 'TaskExpired',
+        data: {
+          taskId: task.taskId,
+          from: task.state,
+          to: 'Canceled',
+          reason: 'expired',
+          deadline: task.deadline,
+          expiredAt: now,
+        },
+      },
+    ];
+  }
+  if (task.assignee !== null && task.isBroadcast && leaseLapsed(task, now)) return [lapseOf(task, now)];
+  return [];
+}

@@ -1,0 +1,89 @@
+/** The task errors, each saying what is true now and what the caller can do instead. */
+import { MailboxError } from '../../errors';
+import type { Relation } from './transitionTable';
+import type { Task, TaskStateName } from './taskState';
+
+export const taskNotFound = (taskId: string): MailboxError =>
+  new MailboxError(
+    'TASK_NOT_FOUND',
+    'Task not found',
+    `No task ${taskId} exists among the tasks you sent, hold or may claim; a task's id is the id of the message that carried it ` +
+      '(list yours with GET /v1/tasks or list_tasks).',
+    { taskId },
+  );
+
+export const notInAudience = (task: Task, identity: string): MailboxError =>
+  new MailboxError(
+    'NOT_IN_AUDIENCE',
+    'Not in the audience',
+    task.isBroadcast
+      ? `${identity} was not in the audience of task ${task.taskId} when it was sent (a broadcast's audience is the agents ` +
+          'registered at send time, less the sender); only they may claim it.'
+      : `Task ${task.taskId} was sent directly to ${task.audience[0]}, who holds it; it cannot be claimed by anyone else.`,
+    { taskId: task.taskId },
+  );
+
+export const alreadyClaimed = (task: Task): MailboxError =>
+  new MailboxError(
+    'TASK_ALREADY_CLAIMED',
+    'Task already claimed',
+    `Task ${task.taskId} was claimed by ${task.assignee} at ${task.claimedAt}; the first claim wins. ` +
+      (task.leaseExpiresAt
+        ? `Its lease runs to ${task.leaseExpiresAt}; if it lapses the task is claimable again.`
+        : 'It stays theirs until they release or finish it.'),
+    { taskId: task.taskId, claimant: task.assignee, claimedAt: task.claimedAt, leaseExpiresAt: task.leaseExpiresAt },
+  );
+
+export const leaseExpired = (task: Task, identity: string, leaseExpiresAt: string): MailboxError =>
+  new MailboxError(
+    'LEASE_EXPIRED',
+    'Lease expired',
+    `${identity}'s lease on task ${task.taskId} lapsed at ${leaseExpiresAt}, so the task went back to its audience and nothing was changed; ` +
+      (task.assignee === null || task.assignee === identity
+        ? 'claim it again (POST /v1/tasks/{id}/claim or claim_task), and keep the lease alive by updating the task or claiming again before it lapses.'
+        : `it is now held by ${task.assignee}.`),
+    { taskId: task.taskId, leaseExpiresAt, state: task.state, assignee: task.assignee === identity ? null : task.assignee },
+  );
+
+export function invalidTransition(
+  task: Task,
+  identity: string,
+  relations: readonly Relation[],
+  requested: TaskStateName | 'claim',
+  allowed: readonly TaskStateName[],
+): MailboxError {
+  const who = relations.join(' and ');
+  const hint =
+    relations.includes('audience') && task.assignee === null && task.state === 'Submitted'
+      ? ' Claim it first (POST /v1/tasks/{id}/claim or claim_task); the claimant then moves it.'
+      : '';
+  const what = requested === 'claim' ? 'claim it' : `move it to ${requested}`;
+  return new MailboxError(
+    'INVALID_TRANSITION',
+    'Invalid transition',
+    `Task ${task.taskId} is ${task.state}; ${identity} (${who}) cannot ${what}. ` +
+      (allowed.length
+        ? `From ${task.state} you may move it to: ${allowed.join(', ')}.`
+        : `From ${task.state} you may make no transition.`) +
+      hint,
+    { taskId: task.taskId, currentState: task.state, requested, allowed: [...allowed] },
+  );
+}
+
+export const missingField = (field: 'reason' | 'note', to: TaskStateName): MailboxError =>
+  new MailboxError(
+    'VALIDATION_FAILED',
+    'Validation failed',
+    field === 'reason'
+      ? `Moving a task to ${to} needs a reason (a sentence for the sender saying why); add "reason".`
+      : `Moving a task to ${to} needs a note (what you need from the sender); add "note".`,
+    { field, to },
+  );
+
+export const artifactsOnlyOnCompletion = (to: TaskStateName): MailboxError =>
+  new MailboxError(
+    'VALIDATION_FAILED',
+    'Validation failed',
+    `Artifacts are the output of a finished task: send them with "to": "Completed", not with ${to}.`,
+    { field: 'artifacts', to },
+  );

@@ -1,0 +1,89 @@
+/**
+ * The task commands' and listing's inputs (issue 12), one strict schema each;
+ * the HTTP, MCP and library surfaces share them. State spellings are lossless
+ * as in the task envelope: v0.3 ('input-required') and v1.0
+ * ('TASK_STATE_INPUT_REQUIRED') forms are the same state.
+ */
+import { z } from 'zod';
+import { taskStateSchema } from '../messageFields';
+import { messageIdSchema } from '../schemas';
+
+/** A week: a claim that needs longer holds no lease (it stays until released or finished). */
+export const MAX_LEASE_SECONDS = 7 * 24 * 3600;
+
+const taskId = messageIdSchema.describe("the task's id: the messageId of the message that carried it");
+
+const part = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('text'), text: z.string() }),
+  z.strictObject({ kind: z.literal('data'), data: z.record(z.string(), z.unknown()) }),
+  z.strictObject({ kind: z.literal('file'), file: z.strictObject({ uri: z.string().min(1), mimeType: z.string().optional() }) }),
+]);
+
+export const claimTaskSchema = z.strictObject({
+  taskId,
+  leaseSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_LEASE_SECONDS)
+    .optional()
+    .describe(
+      'hold the task for this many seconds; any update by you (or claiming again) renews it; if it lapses the task goes back ' +
+        'to the audience and the next claim wins. Omit to hold it until you release or finish it.',
+    ),
+});
+
+export const transitionTaskSchema = z.strictObject({
+  taskId,
+  to: taskStateSchema.describe(
+    'the new state. Assignee: Working (accept), Rejected (decline; reason), InputRequired/AuthRequired (note), Completed ' +
+      '(artifacts), Failed (reason), Submitted (release a claimed broadcast task). Sender: Canceled, or Working to answer ' +
+      'an InputRequired/AuthRequired. v0.3 (input-required) and v1.0 (TASK_STATE_INPUT_REQUIRED) spellings are accepted.',
+  ),
+  reason: z.string().min(1).max(2000).optional().describe('why: required for Rejected and Failed'),
+  note: z
+    .string()
+    .min(1)
+    .max(8000)
+    .optional()
+    .describe('a message to the other party: required for InputRequired and AuthRequired (your question), optional otherwise'),
+  artifacts: z
+    .array(z.strictObject({ name: z.string().min(1).max(200).optional(), parts: z.array(part).min(1) }))
+    .max(32)
+    .optional()
+    .describe('with Completed only: the output, as A2A artifacts of parts ({kind: text|data|file, ...})'),
+});
+
+export const TASK_LIST_VIEWS = ['assigned', 'claimable', 'sent'] as const;
+
+/** Lossless: one state, several as an array, a JSON-encoded array or comma-separated text. */
+const states = z.preprocess((value) => {
+  if (typeof value !== 'string') return value;
+  const text = value.trim();
+  if (text.startsWith('[')) {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return value; // refused below, with the valid forms
+    }
+  }
+  return text.split(',').map((s) => s.trim());
+}, z.array(taskStateSchema).min(1).max(9));
+
+export const listTasksSchema = z.strictObject({
+  view: z
+    .enum(TASK_LIST_VIEWS)
+    .default('assigned')
+    .describe('assigned: tasks you hold; claimable: broadcast tasks you may claim; sent: tasks you sent. Default assigned'),
+  state: states
+    .optional()
+    .describe('only tasks in these states: one state, an array, or comma-separated (e.g. Working,InputRequired)'),
+  limit: z.coerce.number().int().min(1).max(200).default(50).describe('page size, 1..200, default 50'),
+  cursor: z
+    .string()
+    .optional()
+    .describe('nextCursor of the previous page, unchanged, with the same view and state; another use is CURSOR_MISMATCH'),
+});
+export type ListTasksInput = z.output<typeof listTasksSchema>;
+
+export const getTaskSchema = z.strictObject({ taskId });

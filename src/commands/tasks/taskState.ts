@@ -1,0 +1,119 @@
+/**
+ * A task's state: what its message opened (sender, audience, envelope) plus
+ * what its own stream changed since (claims, transitions, leases, artifacts).
+ * Pure folds; the message's part never changes after the send.
+ */
+import { openingTaskState, taskDeadline } from '../../events/taskShapes';
+import type { MessageSent, TaskArtifact, TaskEvent, TaskState as TaskStateName } from '../../events/types';
+
+export type { TaskStateName };
+
+/** Terminal states are final (A2A v1.0). */
+export const TERMINAL_STATES: ReadonlySet<TaskStateName> = new Set(['Completed', 'Canceled', 'Failed', 'Rejected']);
+export const isTerminal = (state: TaskStateName): boolean => TERMINAL_STATES.has(state);
+
+/** What the task's own stream says, folded. `undefined`: not changed by the stream (the message's value holds). */
+export interface TaskLog {
+  state: TaskStateName | undefined;
+  assignee: string | null | undefined;
+  claimedAt: string | null;
+  leaseExpiresAt: string | null;
+  /** The lease length of the current claim, to renew by (null: no lease). */
+  leaseMs: number | null;
+  /** The last claimant whose lease lapsed, so its late update is told why. */
+  lapsed: { claimant: string; leaseExpiresAt: string } | null;
+  artifacts: TaskArtifact[];
+  updatedAt: string | null;
+}
+
+export const initialTaskLog = (): TaskLog => ({
+  state: undefined,
+  assignee: undefined,
+  claimedAt: null,
+  leaseExpiresAt: null,
+  leaseMs: null,
+  lapsed: null,
+  artifacts: [],
+  updatedAt: null,
+});
+
+export function foldTask(log: TaskLog, events: readonly TaskEvent[]): TaskLog {
+  let next = log;
+  for (const event of events) next = evolveTaskLog(next, event);
+  return next;
+}
+
+function evolveTaskLog(log: TaskLog, event: TaskEvent): TaskLog {
+  switch (event.type) {
+    case 'TaskClaimed': {
+      const { claimant, claimedAt, leaseExpiresAt } = event.data;
+      const leaseMs = leaseExpiresAt === null ? null : Date.parse(leaseExpiresAt) - Date.parse(claimedAt);
+      return { ...log, assignee: claimant, claimedAt, leaseExpiresAt, leaseMs, updatedAt: claimedAt };
+    }
+    case 'TaskStateChanged':
+      return { ...log, state: event.data.to, updatedAt: event.data.changedAt };
+    case 'TaskArtifactAdded':
+      return { ...log, artifacts: [...log.artifacts, event.data.artifact], updatedAt: event.data.addedAt };
+    case 'TaskLeaseRenewed':
+      return { ...log, leaseExpiresAt: event.data.leaseExpiresAt, updatedAt: event.data.renewedAt };
+    case 'TaskReleased':
+      return { ...unclaimed(log), state: 'Submitted', updatedAt: event.data.releasedAt };
+    case 'TaskLeaseExpired': {
+      const { claimant, leaseExpiresAt, expiredAt } = event.data;
+      return { ...unclaimed(log), state: 'Submitted', lapsed: { claimant, leaseExpiresAt }, updatedAt: expiredAt };
+    }
+    case 'TaskExpired':
+      return { ...log, state: event.data.to, leaseExpiresAt: null, updatedAt: event.data.expiredAt };
+    default: {
+      const unexpected: never = event;
+      throw new Error(`Unexpected task event type ${(unexpected as { type: string }).type}`);
+    }
+  }
+}
+
+const unclaimed = (log: TaskLog): TaskLog => ({ ...log, assignee: null, claimedAt: null, leaseExpiresAt: null, leaseMs: null });
+
+/** The task as the decider sees it: the message's part and the stream's part together. */
+export interface Task {
+  taskId: string;
+  sender: string;
+  isBroadcast: boolean;
+  /** Who may hold it: the recipient of a direct message, a broadcast's send-time audience. */
+  audience: readonly string[];
+  state: TaskStateName;
+  assignee: string | null;
+  claimedAt: string | null;
+  leaseExpiresAt: string | null;
+  leaseMs: number | null;
+  lapsed: TaskLog['lapsed'];
+  /** The earlier of the envelope's expiresAt and budget.deadline, or null. */
+  deadline: string | null;
+  artifacts: readonly TaskArtifact[];
+}
+
+/** Null when the message carries no task. */
+export function taskOf(sent: MessageSent['data'], log: TaskLog): Task | null {
+  if (sent.task === null) return null;
+  const isBroadcast = sent.to.startsWith('AGENT:');
+  return {
+    taskId: sent.messageId,
+    sender: sent.from,
+    isBroadcast,
+    audience: sent.recipients,
+    state: log.state ?? openingTaskState(sent.task),
+    assignee: log.assignee === undefined ? (isBroadcast ? null : sent.to) : log.assignee,
+    claimedAt: log.claimedAt,
+    leaseExpiresAt: log.leaseExpiresAt,
+    leaseMs: log.leaseMs,
+    lapsed: log.lapsed,
+    deadline: taskDeadline(sent.task),
+    artifacts: log.artifacts,
+  };
+}
+
+/** A lease holds the task only while it waits on its assignee (Submitted, Working). */
+export const leaseRuns = (task: Task): boolean =>
+  task.leaseExpiresAt !== null && (task.state === 'Submitted' || task.state === 'Working');
+
+export const leaseLapsed = (task: Task, now: string): boolean =>
+  leaseRuns(task) && Date.parse(task.leaseExpiresAt!) <= Date.parse(now);

@@ -1,0 +1,117 @@
+/**
+ * The task views' rules (issue 12), pure: a task fact and the task's record
+ * before it -> the record after it, the list memberships that moved and the
+ * waiting counts that moved.
+ *
+ * - Sent by me: the sender, from the send on.
+ * - Assigned to me: the current assignee (a direct task's recipient from the send; a broadcast's claimant).
+ * - Claimable by me: every audience member of a broadcast task that is Submitted and unclaimed; a claim
+ *   takes it out of every list at once, a release or a lapsed lease puts it back.
+ * - Waiting on: the assignee while the task is Submitted or Working; the sender while it is InputRequired
+ *   or AuthRequired. Terminal tasks wait on nobody.
+ * - A fact at or below the task's last change (redelivered) changes nothing.
+ */
+import type { TaskEvent } from '../../events/types';
+import type { TaskFact } from '../viewChanges';
+import { TASK_LISTS, type TaskChangeSink, type TaskList, type TaskView, type TaskViewLookup } from './taskView';
+
+const TERMINAL = new Set(['Completed', 'Canceled', 'Failed', 'Rejected']);
+
+export function evolveTask(view: TaskViewLookup, fact: TaskFact, position: bigint, sink: TaskChangeSink): void {
+  const at = Number(position);
+  if (fact.kind === 'taskOpened') {
+    if (view.task(fact.task.taskId) !== undefined) return;
+    const opened: TaskView = { ...fact.task, position: at, updatedPosition: at };
+    sink.taskUpserted(opened);
+    moved(null, opened, sink);
+    return;
+  }
+  const before = view.task(fact.event.data.taskId);
+  if (before === undefined || before.updatedPosition >= at) return;
+  const after = { ...applied(before, fact.event), updatedAt: fact.at, updatedBy: fact.actor, updatedPosition: at };
+  sink.taskUpserted(after);
+  moved(before, after, sink);
+}
+
+function applied(task: TaskView, event: TaskEvent): TaskView {
+  switch (event.type) {
+    case 'TaskClaimed':
+      return {
+        ...task,
+        assignee: event.data.claimant,
+        claimedAt: event.data.claimedAt,
+        leaseExpiresAt: event.data.leaseExpiresAt,
+      };
+    case 'TaskStateChanged': {
+      const { to, reason, note } = event.data;
+      const ended = TERMINAL.has(to);
+      return { ...task, state: to, reason, statusMessage: note ?? reason, leaseExpiresAt: ended ? null : task.leaseExpiresAt };
+    }
+    case 'TaskArtifactAdded':
+      return { ...task, artifactCount: task.artifactCount + 1 };
+    case 'TaskLeaseRenewed':
+      return { ...task, leaseExpiresAt: event.data.leaseExpiresAt };
+    case 'TaskReleased':
+      return {
+        ...task,
+        state: 'Submitted',
+        assignee: null,
+        claimedAt: null,
+        leaseExpiresAt: null,
+        statusMessage: null,
+        reason: null,
+      };
+    case 'TaskLeaseExpired':
+      return {
+        ...task,
+        state: 'Submitted',
+        assignee: null,
+        claimedAt: null,
+        leaseExpiresAt: null,
+        lapsedClaimant: event.data.claimant,
+        statusMessage: null,
+        reason: null,
+      };
+    case 'TaskExpired':
+      return { ...task, state: event.data.to, reason: event.data.reason, statusMessage: event.data.reason, leaseExpiresAt: null };
+    default: {
+      const unexpected: never = event;
+      throw new Error(`No task rule for ${(unexpected as { type: string }).type}`);
+    }
+  }
+}
+
+/** Who has the task in a list. */
+export function membersOf(task: TaskView, list: TaskList): readonly string[] {
+  switch (list) {
+    case 'sent':
+      return [task.sender];
+    case 'assigned':
+      return task.assignee === null ? [] : [task.assignee];
+    case 'claimable':
+      return task.isBroadcast && task.assignee === null && task.state === 'Submitted' ? task.audience : [];
+  }
+}
+
+/** Who the task waits on (heartbeat counts). */
+export function waitingOn(task: TaskView): readonly string[] {
+  if ((task.state === 'Submitted' || task.state === 'Working') && task.assignee !== null) return [task.assignee];
+  if (task.state === 'InputRequired' || task.state === 'AuthRequired') return [task.sender];
+  return [];
+}
+
+function moved(before: TaskView | null, after: TaskView, sink: TaskChangeSink): void {
+  for (const list of TASK_LISTS) {
+    const was = before === null ? [] : membersOf(before, list);
+    const is = membersOf(after, list);
+    if (was === is) continue;
+    const now = new Set(is);
+    for (const identity of was) if (!now.has(identity)) sink.taskUnlisted(list, identity, after.taskId);
+    const then = new Set(was);
+    for (const identity of is) if (!then.has(identity)) sink.taskListed(list, identity, after.taskId, after.position);
+  }
+  const was = before === null ? [] : waitingOn(before);
+  const is = waitingOn(after);
+  for (const identity of was) if (!is.includes(identity)) sink.tasksWaitingMoved(identity, -1);
+  for (const identity of is) if (!was.includes(identity)) sink.tasksWaitingMoved(identity, 1);
+}

@@ -1,0 +1,86 @@
+/**
+ * The task views (issue 12): one record per task, three lists per agent
+ * (assigned to me, claimable by me, sent by me) and a count of the tasks
+ * waiting on each agent (heartbeat). Stores keep them; the rules in
+ * taskRules.ts decide every change.
+ */
+import type { Priority, TaskState } from '../../events/types';
+
+export const TASK_LISTS = ['assigned', 'claimable', 'sent'] as const;
+export type TaskList = (typeof TASK_LISTS)[number];
+
+/** A task as the views hold it. Lists order tasks by `position` (when the message that opened it was logged). */
+export interface TaskView {
+  taskId: string;
+  threadId: string;
+  sender: string;
+  to: string;
+  subject: string;
+  priority: Priority;
+  sentAt: string;
+  isBroadcast: boolean;
+  /** Who may hold it: a direct message's recipient, or a broadcast's send-time audience. */
+  audience: string[];
+  state: TaskState;
+  assignee: string | null;
+  claimedAt: string | null;
+  leaseExpiresAt: string | null;
+  /** The earlier of expiresAt and budget.deadline. */
+  deadline: string | null;
+  /** The last note or reason given with a state change (A2A status.message). */
+  statusMessage: string | null;
+  reason: string | null;
+  updatedAt: string;
+  updatedBy: string;
+  artifactCount: number;
+  /** The last claimant whose lease lapsed, if any. */
+  lapsedClaimant: string | null;
+  position: number;
+  /** The log position of the last event that changed it (a redelivered event changes nothing). */
+  updatedPosition: number;
+}
+
+export interface TaskViewLookup {
+  task(taskId: string): TaskView | undefined;
+}
+
+export interface TaskChangeSink {
+  /** The task's whole record, as it is after the event. */
+  taskUpserted(task: TaskView): void;
+  taskListed(list: TaskList, identity: string, taskId: string, position: number): void;
+  taskUnlisted(list: TaskList, identity: string, taskId: string): void;
+  /** The number of tasks waiting on the identity moves by one. */
+  tasksWaitingMoved(identity: string, by: 1 | -1): void;
+}
+
+export type TaskChange =
+  | { kind: 'taskUpserted'; task: TaskView }
+  | { kind: 'taskListed'; list: TaskList; identity: string; taskId: string; position: number }
+  | { kind: 'taskUnlisted'; list: TaskList; identity: string; taskId: string }
+  | { kind: 'tasksWaitingMoved'; identity: string; by: 1 | -1 };
+
+export function collectTaskChanges(into: { push(change: TaskChange): unknown }): TaskChangeSink {
+  return {
+    taskUpserted: (task) => into.push({ kind: 'taskUpserted', task }),
+    taskListed: (list, identity, taskId, position) => into.push({ kind: 'taskListed', list, identity, taskId, position }),
+    taskUnlisted: (list, identity, taskId) => into.push({ kind: 'taskUnlisted', list, identity, taskId }),
+    tasksWaitingMoved: (identity, by) => into.push({ kind: 'tasksWaitingMoved', identity, by }),
+  };
+}
+
+export function replayTaskChange(change: TaskChange, sink: TaskChangeSink): void {
+  switch (change.kind) {
+    case 'taskUpserted':
+      return sink.taskUpserted(change.task);
+    case 'taskListed':
+      return sink.taskListed(change.list, change.identity, change.taskId, change.position);
+    case 'taskUnlisted':
+      return sink.taskUnlisted(change.list, change.identity, change.taskId);
+    case 'tasksWaitingMoved':
+      return sink.tasksWaitingMoved(change.identity, change.by);
+    default: {
+      const unexpected: never = change;
+      throw new Error(`Unknown task change ${(unexpected as { kind: string }).kind}`);
+    }
+  }
+}

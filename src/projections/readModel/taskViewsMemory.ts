@@ -1,0 +1,131 @@
+/**
+ * The task views held in process memory: the memory projection store and
+ * the scratch views (audit verify, the rules' specs) both keep them here.
+ * Storage only: every change comes from the rules (taskRules.ts).
+ */
+import type { TaskState } from '../../events/types';
+import type { TaskChangeSink, TaskList, TaskView, TaskViewLookup } from './taskView';
+
+interface Listed {
+  position: number;
+  taskId: string;
+}
+
+/** What a task listing asks for: one list of one agent, newest first, optionally only some states. */
+export interface TaskListQuery {
+  list: TaskList;
+  states?: readonly TaskState[];
+  limit: number;
+  /** Only tasks opened strictly before this log position (the previous page's last); null: from the newest. */
+  before: number | null;
+}
+
+export interface TaskViewPage {
+  tasks: TaskView[];
+  /** The position of this page's last task when more follow (the next page's `before`), else null. */
+  nextBefore: number | null;
+}
+
+function lowerBound(entries: readonly Listed[], position: number): number {
+  let low = 0;
+  let high = entries.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (entries[mid].position < position) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+export class TaskViewsMemory implements TaskViewLookup, TaskChangeSink {
+  private readonly tasks = new Map<string, TaskView>();
+  /** `${list} ${identity}` -> tasks in ascending position. */
+  private readonly lists = new Map<string, Listed[]>();
+  private readonly waiting = new Map<string, number>();
+  /** Open tasks with a deadline or a lease: all the sweeper ever has to look at. */
+  private readonly timed = new Set<string>();
+
+  task(taskId: string): TaskView | undefined {
+    return this.tasks.get(taskId);
+  }
+
+  taskUpserted(task: TaskView): void {
+    this.tasks.set(task.taskId, task);
+    if (!TERMINAL.has(task.state) && (task.deadline !== null || task.leaseExpiresAt !== null)) this.timed.add(task.taskId);
+    else this.timed.delete(task.taskId);
+  }
+
+  taskListed(list: TaskList, identity: string, taskId: string, position: number): void {
+    const key = `${list} ${identity}`;
+    let entries = this.lists.get(key);
+    if (!entries) this.lists.set(key, (entries = []));
+    const at = lowerBound(entries, position);
+    if (entries[at]?.position === position) return;
+    if (at === entries.length) entries.push({ position, taskId });
+    else entries.splice(at, 0, { position, taskId });
+  }
+
+  taskUnlisted(list: TaskList, identity: string, taskId: string): void {
+    const entries = this.lists.get(`${list} ${identity}`);
+    const position = this.tasks.get(taskId)?.position;
+    if (!entries || position === undefined) return;
+    const at = lowerBound(entries, position);
+    if (entries[at]?.taskId === taskId) entries.splice(at, 1);
+  }
+
+  tasksWaitingMoved(identity: string, by: 1 | -1): void {
+    const next = (this.waiting.get(identity) ?? 0) + by;
+    if (next === 0) this.waiting.delete(identity);
+    else this.waiting.set(identity, next);
+  }
+
+  tasksWaiting(identity: string): number {
+    return this.waiting.get(identity) ?? 0;
+  }
+
+  /** Every identity some task waits on. */
+  waitingIdentities(): string[] {
+    return [...this.waiting.keys()];
+  }
+
+  list(identity: string, query: TaskListQuery): TaskViewPage {
+    const entries = this.lists.get(`${query.list} ${identity}`) ?? [];
+    const states = query.states && query.states.length > 0 ? new Set(query.states) : null;
+    const start = query.before === null ? entries.length : lowerBound(entries, query.before);
+    const tasks: TaskView[] = [];
+    for (let i = start - 1; i >= 0; i--) {
+      const task = this.tasks.get(entries[i].taskId)!;
+      if (states && !states.has(task.state)) continue;
+      if (tasks.length === query.limit) return { tasks, nextBefore: tasks[tasks.length - 1].position };
+      tasks.push(task);
+    }
+    return { tasks, nextBefore: null };
+  }
+
+  /** Open tasks with a deadline or a running lease at or before `now`, oldest deadline first (the sweeper's look). */
+  due(now: string, limit: number): TaskView[] {
+    const at = Date.parse(now);
+    const due: TaskView[] = [];
+    for (const taskId of this.timed) {
+      const task = this.tasks.get(taskId)!;
+      const deadline = task.deadline !== null && Date.parse(task.deadline) <= at;
+      const lapsed = task.leaseExpiresAt !== null && task.assignee !== null && Date.parse(task.leaseExpiresAt) <= at;
+      if (deadline || lapsed) due.push(task);
+      if (due.length >= limit) break;
+    }
+    return due;
+  }
+
+  allTasks(): TaskView[] {
+    return [...this.tasks.values()];
+  }
+
+  clear(): void {
+    this.tasks.clear();
+    this.lists.clear();
+    this.waiting.clear();
+    this.timed.clear();
+  }
+}
+
+const TERMINAL = new Set<TaskState>(['Completed', 'Canceled', 'Failed', 'Rejected']);

@@ -1,0 +1,140 @@
+/**
+ * Tasks over real HTTP and MCP (issue 12): 50 audience members claim one
+ * broadcast task at once over HTTP (one winner, 49 TASK_ALREADY_CLAIMED naming
+ * it), an agent registered later gets NOT_IN_AUDIENCE, the lifecycle through
+ * the MCP tools, GET /v1/tasks paging, GET /v1/tasks/{id} as an A2A Task, and
+ * refusals that write nothing. @a sends; the workers are the audience.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startTestServer, type TestServer } from '../support/httpServer';
+
+let server: TestServer;
+let t: Record<string, string>;
+const workers = Array.from({ length: 50 }, (_, i) => `@w${String(i).padStart(2, '0')}`);
+
+beforeAll(async () => {
+  server = await startTestServer();
+  t = await server.register(['@a', '@b', '@c', ...workers]);
+});
+afterAll(async () => {
+  await server.close();
+});
+
+const send = async (token: string, body: object) => {
+  const { status, body: sent } = await server.call('POST', '/v1/messages', { token, body });
+  expect(status).toBe(201);
+  return sent.messageId as string;
+};
+
+it('50 concurrent claims over HTTP: one 200, 49 x 409 TASK_ALREADY_CLAIMED naming the winner; a later agent 403 NOT_IN_AUDIENCE', async () => {
+  const taskId = await send(t['@a'], { to: 'AGENT:*', subject: 'storm', body: 'x', task: { state: 'submitted' } });
+  const late = await server.register(['@late']);
+  const answers = await Promise.all(
+    workers.map((w) => server.call('POST', `/v1/tasks/${taskId}/claim`, { token: t[w], body: { leaseSeconds: 600 } })),
+  );
+  const won = answers.filter((a) => a.status === 200);
+  expect(won).toHaveLength(1);
+  const winner = won[0].body.assignee;
+  const lost = answers.filter((a) => a.status === 409);
+  expect(lost).toHaveLength(49);
+  for (const answer of lost) expect(answer.body).toMatchObject({ code: 'TASK_ALREADY_CLAIMED', claimant: winner, taskId });
+  const claims = (await server.mailbox.eventStore.readAll(null, 100_000)).filter((e) => e.type === 'TaskClaimed');
+  expect(claims).toHaveLength(1);
+
+  const before = await server.eventCount();
+  const outsider = await server.call('POST', `/v1/tasks/${taskId}/claim`, { token: late['@late'] });
+  expect(outsider).toMatchObject({ status: 403, body: { code: 'NOT_IN_AUDIENCE' } });
+  const named = await server.call('POST', `/v1/tasks/${taskId}/claim`, {
+    token: t[winner],
+    body: { taskId: '0a8d3f4e-1111-4c1e-9a55-000000000001' },
+  });
+  expect(named).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED', field: 'taskId' } });
+  const bogus = await server.call('POST', `/v1/tasks/${taskId}/transition`, { token: t[winner], body: { to: 'Finished' } });
+  expect(bogus).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+  expect(bogus.body.message).toMatch(/InputRequired/);
+  const skip = await server.call('POST', `/v1/tasks/${taskId}/transition`, { token: t[winner], body: { to: 'Completed' } });
+  expect(skip).toMatchObject({ status: 409, body: { code: 'INVALID_TRANSITION', currentState: 'Submitted' } });
+  expect([...skip.body.allowed].sort()).toEqual(['Rejected', 'Submitted', 'Working']);
+  expect(await server.eventCount()).toBe(before);
+});
+
+it('GET /v1/tasks: views, state filter, cursor pages bound to the listing; GET /v1/tasks/{id}: an A2A Task, 404 for outsiders', async () => {
+  const ids: string[] = [];
+  for (let i = 0; i < 3; i++) ids.push(await send(t['@a'], { to: '@b', subject: `direct ${i}`, body: `do ${i}`, task: {} }));
+  await server.call('POST', `/v1/tasks/${ids[0]}/transition`, { token: t['@b'], body: { to: 'working' } });
+  const first = await server.call('GET', '/v1/tasks?view=assigned&limit=2', { token: t['@b'] });
+  expect(first.status).toBe(200);
+  expect(first.body.tasks.map((x: { taskId: string }) => x.taskId)).toEqual([ids[2], ids[1]]);
+  const next = await server.call('GET', `/v1/tasks?view=assigned&limit=2&cursor=${first.body.nextCursor}`, { token: t['@b'] });
+  expect(next.body).toMatchObject({ tasks: [{ taskId: ids[0], state: 'Working' }], nextCursor: null });
+  const misuse = await server.call('GET', `/v1/tasks?view=sent&limit=2&cursor=${first.body.nextCursor}`, { token: t['@b'] });
+  expect(misuse).toMatchObject({ status: 400, body: { code: 'CURSOR_MISMATCH' } });
+  const working = await server.call('GET', '/v1/tasks?state=TASK_STATE_WORKING,input-required', { token: t['@b'] });
+  expect(working.body.tasks.map((x: { taskId: string }) => x.taskId)).toEqual([ids[0]]);
+  const sent = await server.call('GET', '/v1/tasks?view=sent&limit=1', { token: t['@a'] });
+  expect(sent.body.tasks[0]).toMatchObject({ taskId: ids[2], sender: '@a', assignee: '@b', audienceSize: 1 });
+  const unknown = await server.call('GET', '/v1/tasks?box=inbox', { token: t['@b'] });
+  expect(unknown).toMatchObject({ status: 400, body: { code: 'UNKNOWN_FIELD' } });
+
+  const a2a = await server.call('GET', `/v1/tasks/${ids[0]}`, { token: t['@a'] });
+  expect(a2a).toMatchObject({
+    status: 200,
+    body: {
+      id: ids[0],
+      status: { state: 'TASK_STATE_WORKING' },
+      history: [{ role: 'ROLE_USER', parts: [{ kind: 'text', text: 'do 0' }] }, {}],
+      mailbox: { assignee: '@b' },
+    },
+  });
+  expect(await server.call('GET', `/v1/tasks/${ids[0]}`, { token: t['@c'] })).toMatchObject({
+    status: 404,
+    body: { code: 'TASK_NOT_FOUND' },
+  });
+});
+
+it('the MCP tools: claim_task, update_task (ask, answer, complete), list_tasks, get_task; errors as tool errors with the envelope', async () => {
+  const taskId = await send(t['@a'], { to: 'AGENT:*', subject: 'via mcp', body: 'x', task: {} });
+  const mcp = async (token: string) => {
+    const client = new Client({ name: 'tasks-e2e', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
+    return client;
+  };
+  const [b, c, a] = await Promise.all([mcp(t['@b']), mcp(t['@c']), mcp(t['@a'])]);
+  type Result = { isError?: boolean; structuredContent?: any };
+  const call = async (client: Client, name: string, args: Record<string, unknown>) =>
+    (await client.callTool({ name, arguments: args })) as Result;
+  try {
+    expect(
+      (await call(b, 'list_tasks', { view: 'claimable' })).structuredContent.tasks.map((x: { taskId: string }) => x.taskId),
+    ).toContain(taskId);
+    expect((await call(b, 'claim_task', { taskId })).structuredContent).toMatchObject({
+      assignee: '@b',
+      events: ['TaskClaimed'],
+    });
+    const taken = await call(c, 'claim_task', { taskId });
+    expect(taken).toMatchObject({ isError: true, structuredContent: { code: 'TASK_ALREADY_CLAIMED', claimant: '@b' } });
+    await call(b, 'update_task', { taskId, to: 'Working' });
+    expect((await call(b, 'update_task', { taskId, to: 'input-required', note: 'which env?' })).structuredContent.state).toBe(
+      'InputRequired',
+    );
+    expect((await call(a, 'update_task', { taskId, to: 'working', note: 'staging' })).structuredContent.state).toBe('Working');
+    const done = await call(b, 'update_task', {
+      taskId,
+      to: 'completed',
+      artifacts: [{ parts: [{ kind: 'data', data: { ok: true } }] }],
+    });
+    expect(done.structuredContent).toMatchObject({ state: 'Completed' });
+    const task = await call(c, 'get_task', { taskId });
+    expect(task.structuredContent).toMatchObject({
+      status: { state: 'TASK_STATE_COMPLETED' },
+      artifacts: [{ parts: [{ kind: 'data', data: { ok: true } }] }],
+    });
+  } finally {
+    await Promise.all([a, b, c].map((client) => client.close()));
+  }
+});

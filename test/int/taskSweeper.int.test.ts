@@ -1,0 +1,105 @@
+/**
+ * Acceptance (issue 12): leases and expiry, on the injected clock. A claimant
+ * that stops renewing loses the task within lease + one sweep; the next claim
+ * wins; its late update is refused with LEASE_EXPIRED. A task past expiresAt
+ * ends as Canceled with reason "expired"; two sweepers (two mailboxes on one
+ * SQLite log) racing write it once.
+ */
+import type { Clock } from '../../src/application/runtime';
+import { registerAgents, tempDir } from '../support/fixtures';
+import { eventsOfType, expectRejectedWithoutEvents, mailboxHarness, STORE_KINDS } from './coreHarness';
+
+class TestClock implements Clock {
+  constructor(private at: number) {}
+  now = () => new Date(this.at);
+  advance(ms: number): void {
+    this.at += ms;
+  }
+}
+
+const T0 = Date.parse('2030-05-01T12:00:00.000Z');
+
+describe.each(STORE_KINDS.slice(0, 2))('task leases and expiry ($name event store)', (kind) => {
+  const harness = mailboxHarness(kind);
+
+  it('a lapsed lease returns the task to its audience at the next sweep; the next claim wins; the late update is refused', async () => {
+    const clock = new TestClock(T0);
+    const mailbox = await harness.open({ taskSweepMs: 0 }, { clock });
+    const { '@alice': alice, '@bob': bob, '@carol': carol } = await registerAgents(mailbox, ['@alice', '@bob', '@carol']);
+    const { messageId: taskId } = await alice.send({ to: 'AGENT:*', subject: 'leased', body: 'x', task: {} });
+    const claim = await bob.claimTask(taskId, { leaseSeconds: 30 });
+    expect(claim.leaseExpiresAt).toBe(new Date(T0 + 30_000).toISOString());
+
+    clock.advance(20_000);
+    await bob.updateTask({ taskId, to: 'Working' }); // renews: the lease now runs to T0 + 50 s
+    clock.advance(25_000);
+    expect(await mailbox.sweeper.sweepOnce()).toMatchObject({ looked: 0, changed: 0 }); // renewed: not due yet
+    await expectRejectedWithoutEvents(mailbox, 'TASK_ALREADY_CLAIMED', () => carol.claimTask(taskId));
+
+    clock.advance(10_000); // bob stopped renewing: T0 + 55 s, past the lease
+    expect(await mailbox.sweeper.sweepOnce()).toMatchObject({ looked: 1, changed: 1 });
+    expect(await eventsOfType(mailbox, 'TaskLeaseExpired')).toMatchObject([{ data: { claimant: '@bob', from: 'Working' } }]);
+    expect((await carol.listTasks({ view: 'claimable' })).tasks).toMatchObject([
+      { taskId, state: 'Submitted', lapsedClaimant: '@bob' },
+    ]);
+
+    const late = await expectRejectedWithoutEvents(mailbox, 'LEASE_EXPIRED', () => bob.updateTask({ taskId, to: 'Completed' }));
+    expect(late.message).toMatch(/claim it again/);
+    expect(await carol.claimTask(taskId)).toMatchObject({ assignee: '@carol', events: ['TaskClaimed'] });
+    await expectRejectedWithoutEvents(mailbox, 'LEASE_EXPIRED', () => bob.updateTask({ taskId, to: 'Working' }));
+  });
+
+  it('a task past expiresAt ends as Canceled with reason "expired", waking its sender and holder', async () => {
+    const clock = new TestClock(T0);
+    const mailbox = await harness.open({ taskSweepMs: 0 }, { clock });
+    const { '@alice': alice, '@bob': bob } = await registerAgents(mailbox, ['@alice', '@bob', '@carol']);
+    const expiresAt = new Date(T0 + 60_000).toISOString();
+    const { messageId: taskId } = await alice.send({ to: '@bob', subject: 'by noon', body: 'x', task: { expiresAt } });
+    const wakes: string[] = [];
+    const stops = await Promise.all(
+      ['@alice', '@bob', '@carol'].map((id) =>
+        mailbox.wakeBus.subscribe(id, (w) => w.type === 'wake/task' && wakes.push(`${w.recipient}:${w.event}`)),
+      ),
+    );
+    clock.advance(59_000);
+    expect(await mailbox.sweeper.sweepOnce()).toMatchObject({ looked: 0 });
+    clock.advance(1_000);
+    expect(await mailbox.sweeper.sweepOnce()).toMatchObject({ looked: 1, changed: 1 });
+    expect(await bob.getTask(taskId)).toMatchObject({
+      status: { state: 'TASK_STATE_CANCELLED' },
+      mailbox: { state: 'Canceled' },
+    });
+    expect((await eventsOfType(mailbox, 'TaskExpired'))[0].data).toMatchObject({
+      reason: 'expired',
+      deadline: expiresAt,
+      to: 'Canceled',
+    });
+    expect(await mailbox.sweeper.sweepOnce()).toMatchObject({ looked: 0 }); // ended: no longer due
+    expect(wakes.sort()).toEqual(['@alice:TaskExpired', '@bob:TaskExpired']);
+    await Promise.all(stops.map((stop) => stop()));
+  });
+});
+
+describe('two sweepers on one log', () => {
+  const harness = mailboxHarness({
+    name: 'sqlite',
+    fresh: () => ({ url: `sqlite:${tempDir('mailbox-sweep-')}/events.sqlite`, dir: null }),
+  });
+
+  it('expire the same tasks at once and write each TaskExpired once', async () => {
+    const clock = new TestClock(T0);
+    const first = await harness.open({ taskSweepMs: 0 }, { clock });
+    const second = await harness.open({ taskSweepMs: 0 }, { clock });
+    const { '@alice': alice } = await registerAgents(first, ['@alice', '@bob', '@carol']);
+    const expiresAt = new Date(T0 + 1_000).toISOString();
+    for (let i = 0; i < 10; i++) await alice.send({ to: 'AGENT:*', subject: `t${i}`, body: 'x', task: { expiresAt } });
+    await second.runner.waitFor((await second.eventStore.headPosition())!, 5000);
+    clock.advance(1_000);
+    const [a, b] = await Promise.all([first.sweeper.sweepOnce(), second.sweeper.sweepOnce()]);
+    expect(a.looked + b.looked).toBe(20); // both saw all ten due
+    expect(a.failed + b.failed).toBe(0);
+    const expired = await eventsOfType(first, 'TaskExpired');
+    expect(expired).toHaveLength(10);
+    expect(new Set(expired.map((e) => e.data.taskId)).size).toBe(10);
+  });
+});

@@ -1,0 +1,160 @@
+/**
+ * The task views' rules: lists (assigned, claimable, sent), waiting counts and
+ * wakes, per task fact. Identities: @a sends, @b and @c are the audience.
+ */
+import type { TaskEvent, TaskState } from '../../../src/events/types';
+import type { TaskWakeEvent } from '../../../src/projections/viewChanges';
+import { ReadModelSpec } from '../../support/readModelSpec';
+import { LogBuilder, next, nextPosition } from './scenario';
+
+const claimedBy = (taskId: string, claimant: string, at: string, leaseExpiresAt: string | null = null): TaskEvent => ({
+  type: 'TaskClaimed',
+  data: { taskId, claimant, claimedAt: at, leaseExpiresAt },
+});
+const moved = (
+  taskId: string,
+  from: TaskState,
+  to: TaskState,
+  at: string,
+  why: { reason?: string; note?: string } = {},
+): TaskEvent => ({
+  type: 'TaskStateChanged',
+  data: { taskId, from, to, reason: why.reason ?? null, note: why.note ?? null, changedAt: at },
+});
+
+function broadcastTask() {
+  const log = new LogBuilder().register('@a', '@b', '@c');
+  const taskId = log.send('@a', 'AGENT:*', { task: { state: 'Submitted' }, subject: 'review PR 7' }, ['@b', '@c']);
+  return { log, taskId };
+}
+
+const listed = (
+  views: Parameters<Parameters<ReturnType<ReturnType<typeof ReadModelSpec.given>['when']>['thenViews']>[0]>[0],
+  identity: string,
+  list: 'assigned' | 'claimable' | 'sent',
+) =>
+  views.tasks.list(identity, { list, limit: 50, before: null }).tasks.map((t) => `${t.taskId}:${t.state}:${t.assignee ?? '-'}`);
+
+describe('read model: tasks', () => {
+  it('a broadcast task is claimable by each audience member and listed as sent by its sender; it waits on nobody yet', () => {
+    const log = new LogBuilder().register('@a', '@b', '@c');
+    const when = next(log, (l) => l.send('@a', 'AGENT:*', { task: {} }, ['@b', '@c']));
+    ReadModelSpec.given([])
+      .when(...when)
+      .thenViews((views) => {
+        expect(listed(views, '@b', 'claimable')).toEqual(['m1:Submitted:-']);
+        expect(listed(views, '@c', 'claimable')).toEqual(['m1:Submitted:-']);
+        expect(listed(views, '@a', 'sent')).toEqual(['m1:Submitted:-']);
+        expect(listed(views, '@b', 'assigned')).toEqual([]);
+        expect(['@a', '@b', '@c'].map((id) => views.heartbeat(id).tasksWaiting)).toEqual([0, 0, 0]);
+      });
+  });
+
+  it('a direct task is assigned to its recipient at once and waits on it', () => {
+    const log = new LogBuilder().register('@a', '@b');
+    const when = next(log, (l) => l.send('@a', '@b', { task: { state: 'Submitted' } }));
+    ReadModelSpec.given([])
+      .when(...when)
+      .thenViews((views) => {
+        expect(listed(views, '@b', 'assigned')).toEqual(['m1:Submitted:@b']);
+        expect(listed(views, '@b', 'claimable')).toEqual([]);
+        expect(views.heartbeat('@b').tasksWaiting).toBe(1);
+      });
+  });
+
+  it('a claim takes the task out of every claimable list at once, assigns it, and wakes the sender only', () => {
+    const { log, taskId } = broadcastTask();
+    const given = log.projected();
+    const position = nextPosition(log);
+    const when = next(log, (l) => l.task('@b', claimedBy(taskId, '@b', l.nextAt)));
+    ReadModelSpec.given(given)
+      .when(...when)
+      .thenViews((views) => {
+        expect(listed(views, '@b', 'claimable')).toEqual([]);
+        expect(listed(views, '@c', 'claimable')).toEqual([]);
+        expect(listed(views, '@b', 'assigned')).toEqual([`${taskId}:Submitted:@b`]);
+        expect(views.heartbeat('@b').tasksWaiting).toBe(1);
+      });
+    ReadModelSpec.given(given)
+      .when(...when)
+      .thenWakes([
+        {
+          type: 'wake/task',
+          taskId,
+          messageId: taskId,
+          recipient: '@a',
+          by: '@b',
+          event: 'TaskClaimed',
+          state: 'Submitted',
+          assignee: '@b',
+          subject: 'review PR 7',
+          priority: 'normal',
+          position: position.toString(),
+        } satisfies TaskWakeEvent,
+      ]);
+  });
+
+  it('InputRequired waits on the sender and wakes it; the answer waits on the assignee again and wakes it', () => {
+    const { log, taskId } = broadcastTask();
+    log.task('@b', claimedBy(taskId, '@b', log.nextAt)).task('@b', moved(taskId, 'Submitted', 'Working', log.nextAt));
+    const given = log.projected();
+    const asked = next(log, (l) => l.task('@b', moved(taskId, 'Working', 'InputRequired', l.nextAt, { note: 'which branch?' })));
+    ReadModelSpec.given(given)
+      .when(...asked)
+      .thenViews((views) => {
+        expect(views.heartbeat('@a').tasksWaiting).toBe(1);
+        expect(views.heartbeat('@b').tasksWaiting).toBe(0);
+        expect(views.tasks.task(taskId)?.statusMessage).toBe('which branch?');
+      });
+    ReadModelSpec.given(given)
+      .when(...asked)
+      .thenWakes([expect.objectContaining({ recipient: '@a', state: 'InputRequired', by: '@b' }) as never]);
+    const afterAsk = log.projected();
+    const answered = next(log, (l) => l.task('@a', moved(taskId, 'InputRequired', 'Working', l.nextAt, { note: 'main' })));
+    ReadModelSpec.given(afterAsk)
+      .when(...answered)
+      .thenWakes([expect.objectContaining({ recipient: '@b', state: 'Working', by: '@a' }) as never]);
+  });
+
+  it('Canceled wakes the assignee, not the sender who canceled; a terminal task waits on nobody', () => {
+    const { log, taskId } = broadcastTask();
+    log.task('@b', claimedBy(taskId, '@b', log.nextAt));
+    const given = log.projected();
+    const when = next(log, (l) => l.task('@a', moved(taskId, 'Submitted', 'Canceled', l.nextAt)));
+    ReadModelSpec.given(given)
+      .when(...when)
+      .thenWakes([expect.objectContaining({ recipient: '@b', state: 'Canceled', by: '@a' }) as never]);
+    ReadModelSpec.given(given)
+      .when(...when)
+      .thenViews((views) => expect(['@a', '@b', '@c'].map((id) => views.heartbeat(id).tasksWaiting)).toEqual([0, 0, 0]));
+  });
+
+  it('a lapsed lease puts the task back in every claimable list and records the claimant', () => {
+    const { log, taskId } = broadcastTask();
+    log.task('@b', claimedBy(taskId, '@b', log.nextAt, log.nextAt));
+    const given = log.projected();
+    const when = next(log, (l) =>
+      l.task('@sweeper', {
+        type: 'TaskLeaseExpired',
+        data: { taskId, claimant: '@b', from: 'Submitted', leaseExpiresAt: l.nextAt, expiredAt: l.nextAt },
+      }),
+    );
+    ReadModelSpec.given(given)
+      .when(...when)
+      .thenViews((views) => {
+        expect(listed(views, '@b', 'claimable')).toEqual([`${taskId}:Submitted:-`]);
+        expect(listed(views, '@c', 'claimable')).toEqual([`${taskId}:Submitted:-`]);
+        expect(listed(views, '@b', 'assigned')).toEqual([]);
+        expect(views.tasks.task(taskId)?.lapsedClaimant).toBe('@b');
+      });
+  });
+
+  it('a redelivered task event changes nothing', () => {
+    const { log, taskId } = broadcastTask();
+    log.task('@b', claimedBy(taskId, '@b', log.nextAt));
+    const all = log.projected();
+    ReadModelSpec.given(all)
+      .when(all[all.length - 1])
+      .thenNothing();
+  });
+});

@@ -1,0 +1,248 @@
+/** The task decider's claims, leases, requirements and the sweeper's decisions, as given/when/then specs. */
+import type { Actor } from '../../../src/commands/roles';
+import {
+  decideClaimTask,
+  decideSweepTask,
+  decideTransitionTask,
+  type ClaimTask,
+  type SweepTask,
+  type TaskContext,
+  type TransitionTask,
+} from '../../../src/commands/tasks/decideTask';
+import type { MessageEvent, TaskEvent, TaskState } from '../../../src/events/types';
+import { DeciderSpecification } from '../../support/deciderSpec';
+import { A, B, C, D, meta, T0, T1, T2 } from '../fixtures/domain';
+import { broadcastTask, changed, claimed, directTask, foldContext, initialContext, TASK_ID } from './taskFixtures';
+
+type Any = MessageEvent | TaskEvent;
+const spec = <C>(decide: (command: C, context: TaskContext) => TaskEvent[] | ReturnType<typeof decideClaimTask>) =>
+  DeciderSpecification.for<C, TaskContext, Any>({ initialState: initialContext, evolve: foldContext, decide: decide as never });
+const claims = spec<ClaimTask>(decideClaimTask);
+const transitions = spec<TransitionTask>(decideTransitionTask);
+const sweeps = spec<SweepTask>(decideSweepTask);
+
+const claim = (actor: Actor, at = T1, leaseSeconds?: number): ClaimTask => ({
+  type: 'ClaimTask',
+  data: { taskId: TASK_ID, ...(leaseSeconds === undefined ? {} : { leaseSeconds }) },
+  metadata: meta(actor, at),
+});
+const move = (actor: Actor, to: TaskState, extra: Partial<TransitionTask['data']> = {}, at = T1): TransitionTask => ({
+  type: 'TransitionTask',
+  data: { taskId: TASK_ID, to, ...extra },
+  metadata: meta(actor, at),
+});
+const sweep = (at: string): SweepTask => ({
+  type: 'SweepTask',
+  data: { taskId: TASK_ID },
+  metadata: meta({ identity: '@sweeper', role: 'admin' }, at),
+});
+const plus = (at: string, seconds: number) => new Date(Date.parse(at) + seconds * 1000).toISOString();
+
+const audience = ['@bob', '@carol'];
+
+describe('ClaimTask', () => {
+  it('the first audience member to claim a broadcast task gets it', () => {
+    claims(broadcastTask('@alice', audience))
+      .when(claim(B))
+      .then([{ type: 'TaskClaimed', data: { taskId: TASK_ID, claimant: '@bob', claimedAt: T1, leaseExpiresAt: null } }]);
+  });
+
+  it('a later claim is TASK_ALREADY_CLAIMED, naming the claimant and when', () => {
+    claims([...broadcastTask('@alice', audience), claimed('@bob', T0)])
+      .when(claim(C))
+      .thenFails('TASK_ALREADY_CLAIMED', { taskId: TASK_ID, claimant: '@bob', claimedAt: T0 });
+  });
+
+  it('an agent outside the send-time audience (e.g. registered later) is NOT_IN_AUDIENCE', () => {
+    claims(broadcastTask('@alice', audience)).when(claim(D)).thenFails('NOT_IN_AUDIENCE', { taskId: TASK_ID });
+  });
+
+  it('the recipient of a direct task holds it already: claiming changes nothing', () => {
+    claims(directTask('@alice', '@bob')).when(claim(B)).thenNothing();
+  });
+
+  it('claiming a direct task someone else holds is NOT_IN_AUDIENCE', () => {
+    claims(directTask('@alice', '@bob')).when(claim(C)).thenFails('NOT_IN_AUDIENCE');
+  });
+
+  it('a claim with leaseSeconds records when the lease ends', () => {
+    claims(broadcastTask('@alice', audience))
+      .when(claim(B, T1, 60))
+      .then([{ type: 'TaskClaimed', data: { taskId: TASK_ID, claimant: '@bob', claimedAt: T1, leaseExpiresAt: plus(T1, 60) } }]);
+  });
+
+  it('the claimant claiming again renews its lease from now (the explicit renew)', () => {
+    claims([...broadcastTask('@alice', audience), claimed('@bob', T0, plus(T0, 600))])
+      .when(claim(B, T1))
+      .then([
+        { type: 'TaskLeaseRenewed', data: { taskId: TASK_ID, claimant: '@bob', leaseExpiresAt: plus(T1, 600), renewedAt: T1 } },
+      ]);
+  });
+
+  it('once the lease lapsed, the next claim wins, recording the lapse first', () => {
+    const lease = plus(T0, 60);
+    claims([...broadcastTask('@alice', audience), claimed('@bob', T0, lease)])
+      .when(claim(C, T2))
+      .then([
+        {
+          type: 'TaskLeaseExpired',
+          data: { taskId: TASK_ID, claimant: '@bob', from: 'Submitted', leaseExpiresAt: lease, expiredAt: T2 },
+        },
+        { type: 'TaskClaimed', data: { taskId: TASK_ID, claimant: '@carol', claimedAt: T2, leaseExpiresAt: null } },
+      ]);
+  });
+
+  it('a finished task cannot be claimed: INVALID_TRANSITION', () => {
+    claims([...broadcastTask('@alice', audience), changed('Submitted', 'Canceled')])
+      .when(claim(B))
+      .thenFails('INVALID_TRANSITION', { currentState: 'Canceled', requested: 'claim' });
+  });
+
+  it('a message without a task is TASK_NOT_FOUND', () => {
+    claims(directTask('@alice', '@bob').map((e) => ({ ...e, data: { ...e.data, task: null } })) as Any[])
+      .when(claim(B))
+      .thenFails('TASK_NOT_FOUND');
+  });
+});
+
+describe('TransitionTask', () => {
+  const working = [...broadcastTask('@alice', audience), claimed('@bob'), changed('Submitted', 'Working')];
+
+  it('Failed needs a reason, InputRequired a note: VALIDATION_FAILED, nothing written', () => {
+    transitions(working).when(move(B, 'Failed')).thenFails('VALIDATION_FAILED', { field: 'reason' });
+    transitions(working).when(move(B, 'InputRequired')).thenFails('VALIDATION_FAILED', { field: 'note' });
+  });
+
+  it('Completed carries its artifacts (A2A parts), each with an id', () => {
+    transitions(working)
+      .when(move(B, 'Completed', { artifacts: [{ name: 'review', parts: [{ kind: 'text', text: 'LGTM' }] }] }))
+      .then([
+        {
+          type: 'TaskArtifactAdded',
+          data: {
+            taskId: TASK_ID,
+            artifact: { artifactId: `${TASK_ID}-artifact-1`, name: 'review', parts: [{ kind: 'text', text: 'LGTM' }] },
+            addedAt: T1,
+          },
+        },
+        {
+          type: 'TaskStateChanged',
+          data: { taskId: TASK_ID, from: 'Working', to: 'Completed', reason: null, note: null, changedAt: T1 },
+        },
+      ]);
+  });
+
+  it('artifacts on any other transition are refused, not dropped', () => {
+    transitions(working)
+      .when(move(B, 'Failed', { reason: 'x', artifacts: [{ parts: [] }] }))
+      .thenFails('VALIDATION_FAILED', { field: 'artifacts' });
+  });
+
+  it('an update by a leased assignee renews the lease', () => {
+    const leased = [...broadcastTask('@alice', audience), claimed('@bob', T0, plus(T0, 900))];
+    transitions(leased)
+      .when(move(B, 'Working'))
+      .then([
+        {
+          type: 'TaskStateChanged',
+          data: { taskId: TASK_ID, from: 'Submitted', to: 'Working', reason: null, note: null, changedAt: T1 },
+        },
+        { type: 'TaskLeaseRenewed', data: { taskId: TASK_ID, claimant: '@bob', leaseExpiresAt: plus(T1, 900), renewedAt: T1 } },
+      ]);
+  });
+
+  it("the claimant's update after its lease lapsed is refused with LEASE_EXPIRED (before and after the sweep)", () => {
+    const lease = plus(T0, 60);
+    const leased = [...broadcastTask('@alice', audience), claimed('@bob', T0, lease)];
+    transitions(leased)
+      .when(move(B, 'Working', {}, T2))
+      .thenFails('LEASE_EXPIRED', { leaseExpiresAt: lease });
+    const swept: TaskEvent = {
+      type: 'TaskLeaseExpired',
+      data: { taskId: TASK_ID, claimant: '@bob', from: 'Submitted', leaseExpiresAt: lease, expiredAt: T2 },
+    };
+    transitions([...leased, swept])
+      .when(move(B, 'Working', {}, T2))
+      .thenFails('LEASE_EXPIRED', { leaseExpiresAt: lease, assignee: null });
+  });
+
+  it('an audience member who has not claimed is told to claim first', () => {
+    const error = transitions(broadcastTask('@alice', audience))
+      .when(move(C, 'Working'))
+      .thenFails('INVALID_TRANSITION', { allowed: [] });
+    expect(error.message).toMatch(/Claim it first/);
+  });
+
+  it('the sender answering an InputRequired moves it back to Working', () => {
+    transitions([...working, changed('Working', 'InputRequired')])
+      .when(move(A, 'Working', { note: 'use the staging db' }))
+      .then([
+        {
+          type: 'TaskStateChanged',
+          data: {
+            taskId: TASK_ID,
+            from: 'InputRequired',
+            to: 'Working',
+            reason: null,
+            note: 'use the staging db',
+            changedAt: T1,
+          },
+        },
+      ]);
+  });
+});
+
+describe('SweepTask', () => {
+  const deadline = '2025-03-01T10:07:00.000Z';
+  const expiring = broadcastTask('@alice', audience, {
+    state: 'Submitted',
+    expiresAt: '2025-03-01T12:00:00.000Z',
+    budget: { deadline },
+  });
+
+  it('a task past the earlier of expiresAt and budget.deadline ends as Canceled with reason "expired"', () => {
+    sweeps([...expiring, claimed('@bob')])
+      .when(sweep(T2))
+      .then([
+        {
+          type: 'TaskExpired',
+          data: { taskId: TASK_ID, from: 'Submitted', to: 'Canceled', reason: 'expired', deadline, expiredAt: T2 },
+        },
+      ]);
+  });
+
+  it('before its deadline, or once expired (a second sweeper), nothing', () => {
+    sweeps(expiring).when(sweep(T1)).thenNothing();
+    const expired: TaskEvent = {
+      type: 'TaskExpired',
+      data: { taskId: TASK_ID, from: 'Submitted', to: 'Canceled', reason: 'expired', deadline, expiredAt: T2 },
+    };
+    sweeps([...expiring, expired])
+      .when(sweep(T2))
+      .thenNothing();
+  });
+
+  it('a lapsed lease goes back to the audience; a running one stays', () => {
+    const lease = plus(T0, 60);
+    const leased = [...broadcastTask('@alice', audience), claimed('@bob', T0, lease)];
+    sweeps(leased).when(sweep(T0)).thenNothing();
+    sweeps(leased)
+      .when(sweep(T1))
+      .then([
+        {
+          type: 'TaskLeaseExpired',
+          data: { taskId: TASK_ID, claimant: '@bob', from: 'Submitted', leaseExpiresAt: lease, expiredAt: T1 },
+        },
+      ]);
+  });
+
+  it('a lease does not run while the task waits on the sender (InputRequired)', () => {
+    const leased = [
+      ...broadcastTask('@alice', audience),
+      claimed('@bob', T0, plus(T0, 60)),
+      changed('Submitted', 'Working'),
+      changed('Working', 'InputRequired'),
+    ];
+    sweeps(leased).when(sweep(T2)).thenNothing();
+  });
+});

@@ -15,7 +15,7 @@
  * facts is planned only after the batches before it were applied, so the
  * records read are the ones the rules must see.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redisConnection';
 import type { TaskState } from '../../events/types';
 import { taskWakesFor } from '../../projections/readModel/taskWakes';
 import { evolveTask } from '../../projections/readModel/taskRules';
@@ -66,7 +66,7 @@ export type TaskOps = Map<string, string[][]>;
 
 /** Runs the task rules over the batch's task facts and returns the ops that write their changes. */
 export async function planTaskOps(
-  client: Redis,
+  client: RedisClient,
   keys: RedisTaskKeys,
   prefix: string,
   events: readonly ProjectedEvent[],
@@ -113,7 +113,7 @@ export async function planTaskOps(
 /** The task views' reads. */
 export class RedisTaskReader {
   constructor(
-    private readonly client: Redis,
+    private readonly client: RedisClient,
     private readonly keys: RedisTaskKeys,
   ) {}
 

@@ -16,6 +16,7 @@ import type { EventStore } from './events/eventStore';
 import type { ProjectionStore } from './projections/projectionStore';
 import type { ProjectionRunner } from './projections/projectionRunner';
 import type { WakeBus } from './projections/wakeBus';
+import type { RejectionLog } from './application/rejectionLog';
 import { LiveWriterOfAnotherLog, rebuildProjections } from './projections/rebuild';
 import { ForeignViews } from './projections/viewsOwnership';
 import { StartupError } from './startupError';
@@ -30,6 +31,7 @@ export class Mailbox {
   readonly eventStore: EventStore;
   readonly projections: ProjectionStore;
   readonly wakeBus: WakeBus;
+  readonly rejections: RejectionLog;
   /** Resolves once the views are this log's and followed (at once, unless a take-over is rebuilding them). */
   viewsReady: Promise<void> = Promise.resolve();
   private readonly closing = new AbortController();
@@ -45,6 +47,7 @@ export class Mailbox {
     this.eventStore = container.resolve<EventStore>(TOKENS.EventStore);
     this.projections = container.resolve<ProjectionStore>(TOKENS.ProjectionStore);
     this.wakeBus = container.resolve<WakeBus>(TOKENS.WakeBus);
+    this.rejections = container.resolve<RejectionLog>(TOKENS.RejectionLog);
   }
 
   /** A client acting as the holder of `token` (identity from the token only). */
@@ -135,6 +138,7 @@ export class Mailbox {
     await this.runner.stop();
     await this.wakeBus.close();
     await this.projections.close();
+    await this.rejections.close();
     await this.eventStore.close();
   }
 }

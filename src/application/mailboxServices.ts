@@ -11,6 +11,7 @@ import type { ProjectionStore } from '../projections/projectionStore';
 import type { Authenticator } from './authenticator';
 import type { MailboxCommands } from './mailboxCommands';
 import type { MailboxQueries } from './mailboxQueries';
+import type { RejectionLog } from './rejectionLog';
 
 export interface MailboxServices {
   readonly config: MailboxConfig;
@@ -20,4 +21,6 @@ export interface MailboxServices {
   readonly runner: ProjectionRunner;
   readonly eventStore: EventStore;
   readonly projections: ProjectionStore;
+  /** Recent rejected commands (they write no events): the console's Rejections panel. */
+  readonly rejections: RejectionLog;
 }

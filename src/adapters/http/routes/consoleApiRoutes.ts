@@ -16,6 +16,13 @@ export const rejectionsQuerySchema = z.strictObject({
 });
 
 export function consoleApiRoutes(app: FastifyInstance, { mailbox, wakeStreams }: HttpContext, series: ConsoleSeries): void {
+  // Who the token belongs to: the console's sign-in (any role may ask; the answer is the caller's own).
+  app.get('/v1/whoami', async (request) => {
+    noExtraInput(request.query, 'GET /v1/whoami');
+    const { identity, role } = actorOf(request);
+    return { identity, role };
+  });
+
   app.get('/v1/audit/rejections', async (request) => {
     requireRole(actorOf(request), ['auditor', 'admin'], 'Reading recent rejections');
     const what = 'GET /v1/audit/rejections';

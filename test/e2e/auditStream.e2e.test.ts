@@ -6,7 +6,10 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
 import { readSse } from '../../src/adapters/http/client/sseReader';
+import { buildOpenApiDocument } from '../../src/adapters/http/openapi';
 import { startTestServer, type TestServer } from '../support/httpServer';
 
 let server: TestServer;
@@ -211,4 +214,23 @@ describe('the console reads', () => {
     expect((await server.call('GET', '/v1/whoami', { token: server.adminToken })).body).toEqual({ identity: 'admin', role: 'admin' });
     expect((await server.call('GET', '/v1/audit/agents', { token: t['@a'] })).status).toBe(403);
   });
+});
+
+test('the JSON answers conform to their documented OpenAPI schemas', async () => {
+  const document = buildOpenApiDocument() as any;
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  const { body: sent } = await send('@a', { to: '@b', subject: 'documented', body: 'x' });
+  for (const [path, documented] of [
+    ['/v1/audit/rejections', '/v1/audit/rejections'],
+    ['/v1/audit/agents', '/v1/audit/agents'],
+    ['/v1/audit/series', '/v1/audit/series'],
+    [`/v1/audit/messages/${sent.messageId}`, '/v1/audit/messages/{id}'],
+    ['/v1/whoami', '/v1/whoami'],
+  ]) {
+    const { status, body } = await server.call('GET', path, { token: t['@aud'] });
+    const validate = ajv.compile(document.paths[documented].get.responses['200'].content['application/json'].schema);
+    expect([path, status, validate(body) ? 'valid' : ajv.errorsText(validate.errors)]).toEqual([path, 200, 'valid']);
+  }
+  expect(document.paths['/v1/audit/stream'].get.responses['200'].content).toHaveProperty(['text/event-stream']);
 });

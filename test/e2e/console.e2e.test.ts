@@ -87,7 +87,7 @@ const panel = (page: Page, name: string) => page.getByRole('navigation', { name:
 async function checkPanel(page: Page, name: string): Promise<void> {
   await page.evaluate(AXE);
   const violations: Array<{ id: string; impact: string; nodes: unknown[] }> = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> } }).axe;
+    const axe = (globalThis as any).axe as { run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> };
     return (await axe.run()).violations.map(({ id, impact, nodes }) => ({ id, impact, nodes: nodes.slice(0, 2) }));
   });
   expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);

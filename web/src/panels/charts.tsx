@@ -19,7 +19,9 @@ function Chart({ title, samples, pick, color }: { title: string; samples: Series
         title,
         width: Math.max(320, target.current.clientWidth || 600),
         height: 180,
-        series: [{}, { label: title, stroke: color, width: 2, spanGaps: false }],
+        // Always the whole last hour, however few samples there are yet (a fresh server has one).
+        scales: { x: { time: true, range: () => [Date.now() / 1000 - 3600, Date.now() / 1000] }, y: { range: (_u, min, max) => [0, Math.max(1, (max ?? 0) * 1.1)] } },
+        series: [{}, { label: title, stroke: color, width: 2, spanGaps: false, points: { show: true, size: 4 } }],
         axes: [{}, { size: 60 }],
       },
       data,

@@ -46,9 +46,9 @@ export function HealthPanel() {
             {c.projections.views} {c.projections.lastError ? `· last error: ${c.projections.lastError}` : ''} {c.projections.viewsProblem ?? ''}
           </dd>
           <dt>Leader</dt>
-          <dd>this node runs its own projector (no scale-out lease configured)</dd>
+          <dd>not shown: this server has no projector lease to report (it arrives with scale-out)</dd>
           <dt>Unwoken alarms</dt>
-          <dd>raised by the heartbeat daemon (`mailbox heartbeat`) on its own log and /metrics; not visible to this server yet</dd>
+          <dd>not shown: the heartbeat daemon (mailbox heartbeat) raises them in its own log and metrics, which this server does not read</dd>
         </dl>
       )}
     </section>

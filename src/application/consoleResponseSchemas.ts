@@ -10,7 +10,10 @@ import type { RejectionRecord } from './rejectionLog';
 
 const timestamp = z.string().describe('ISO 8601 time');
 
-export const whoamiSchema = z.object({ identity: z.string().describe("@name, or 'admin' for the admin token"), role: z.enum(ROLES) });
+export const whoamiSchema = z.object({
+  identity: z.string().describe("@name, or 'admin' for the admin token"),
+  role: z.enum(ROLES),
+});
 
 export const flowEntrySchema = z.object({
   position: z.string().describe('log position; also the SSE id (resume with after= or Last-Event-ID)'),
@@ -61,7 +64,7 @@ export const consoleAgentsSchema = z.object({
       unreadCount: z.number().int(),
       oldestUnreadAt: timestamp.nullable(),
       lastActivityAt: timestamp.nullable(),
-      wakeStreams: z.number().int().describe("open wake streams on the node that answered"),
+      wakeStreams: z.number().int().describe('open wake streams on the node that answered'),
     }),
   ),
 });

@@ -64,7 +64,12 @@ export function flowEntryOf(event: StoredEvent): FlowEntry {
     case 'ReceiptRead':
       return { ...base, agents: unique([event.data.reader]), messageId: event.data.messageId, recipient: event.data.reader };
     case 'MessageArchived':
-      return { ...base, agents: unique([event.data.recipient]), messageId: event.data.messageId, recipient: event.data.recipient };
+      return {
+        ...base,
+        agents: unique([event.data.recipient]),
+        messageId: event.data.messageId,
+        recipient: event.data.recipient,
+      };
     default:
       // A type added later (tasks, ledger) still shows, by who caused it, until it gets its own words here.
       return { ...base, agents: unique([base.actor.startsWith('@') ? base.actor : undefined]) };

@@ -27,7 +27,11 @@ export function describeRejectionLogContract(name: string, open: (capacity: numb
     test('rejections come back newest first, whole, and at most `limit` of them', async () => {
       log = await open(5);
       for (const n of [1, 2, 3]) log.record(rejection(n, `@agent-${n}`));
-      await expect(log.recent(10)).resolves.toEqual([rejection(3, '@agent-3'), rejection(2, '@agent-2'), rejection(1, '@agent-1')]);
+      await expect(log.recent(10)).resolves.toEqual([
+        rejection(3, '@agent-3'),
+        rejection(2, '@agent-2'),
+        rejection(1, '@agent-1'),
+      ]);
       await expect(log.recent(2)).resolves.toEqual([rejection(3, '@agent-3'), rejection(2, '@agent-2')]);
     });
 

@@ -30,7 +30,8 @@ async function openStream(token: string, query = '', headers: Record<string, str
     headers: { authorization: `Bearer ${token}`, ...headers },
     signal: abort.signal,
   });
-  if (response.status !== 200) throw Object.assign(new Error('refused'), { status: response.status, body: await response.json() });
+  if (response.status !== 200)
+    throw Object.assign(new Error('refused'), { status: response.status, body: await response.json() });
   const events: Stream['events'] = [];
   const waiters: Array<() => void> = [];
   void (async () => {
@@ -104,7 +105,9 @@ describe('GET /v1/audit/stream', () => {
       ['ReceiptRead', '@b'],
     ]);
     expect(seen[1]).toMatchObject({ messageId: broadcast, to: 'AGENT:*', audienceSize: 2, subject: 'all hands' }); // @a and @c (auditors get no broadcasts)
-    expect(seen.map((e) => BigInt(e.position))).toEqual([...seen.map((e) => BigInt(e.position))].sort((x, y) => (x < y ? -1 : 1)));
+    expect(seen.map((e) => BigInt(e.position))).toEqual(
+      [...seen.map((e) => BigInt(e.position))].sort((x, y) => (x < y ? -1 : 1)),
+    );
     expect(live.events.filter((e) => e.event === 'entry').map((e) => e.id)).toEqual(seen.map((e) => e.position));
   });
 
@@ -132,14 +135,21 @@ describe('GET /v1/audit/stream', () => {
     const third = (await all.next((e) => e.data.type === 'ReceiptRead')) && entries(all)[2];
     const resumed = await openStream(server.adminToken, '', { 'last-event-id': third.position });
     await resumed.next((e) => e.data.type === 'ReceiptRead');
-    expect(entries(resumed).map((e) => e.position)).toEqual(entries(all).slice(3).map((e) => e.position));
+    expect(entries(resumed).map((e) => e.position)).toEqual(
+      entries(all)
+        .slice(3)
+        .map((e) => e.position),
+    );
   });
 
   test('agents, a wrong token and a query it cannot honour are refused with the envelope, before any stream', async () => {
     const before = await server.eventCount();
     await expect(openStream(t['@a'])).rejects.toMatchObject({ status: 403, body: { code: 'FORBIDDEN' } });
     await expect(openStream('not-a-token')).rejects.toMatchObject({ status: 401, body: { code: 'UNAUTHENTICATED' } });
-    await expect(openStream(t['@aud'], '?type=MessageSnet')).rejects.toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+    await expect(openStream(t['@aud'], '?type=MessageSnet')).rejects.toMatchObject({
+      status: 400,
+      body: { code: 'VALIDATION_FAILED' },
+    });
     await expect(openStream(t['@aud'], '?agent=neo')).rejects.toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
     await expect(openStream(t['@aud'], '?since=1')).rejects.toMatchObject({ status: 400, body: { code: 'UNKNOWN_FIELD' } });
     expect(await server.eventCount()).toBe(before);
@@ -168,7 +178,9 @@ describe('GET /v1/audit/rejections', () => {
   test('a rejected MCP tool call is recorded too, as mcp', async () => {
     const client = new Client({ name: 'console-e2e', version: '1.0.0' });
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${t['@b']}` } } }),
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${t['@b']}` } },
+      }),
     );
     try {
       const result = await client.callTool({ name: 'add_message', arguments: { to: 'neo-gpt', subject: 's', body: 'x' } });
@@ -177,7 +189,9 @@ describe('GET /v1/audit/rejections', () => {
       await client.close();
     }
     const { body } = await server.call('GET', '/v1/audit/rejections?limit=1', { token: server.adminToken });
-    expect(body.rejections).toEqual([expect.objectContaining({ agent: '@b', command: 'send', surface: 'mcp', code: 'INVALID_RECIPIENT_SHAPE', to: 'neo-gpt' })]);
+    expect(body.rejections).toEqual([
+      expect.objectContaining({ agent: '@b', command: 'send', surface: 'mcp', code: 'INVALID_RECIPIENT_SHAPE', to: 'neo-gpt' }),
+    ]);
   });
 
   test('agents cannot read the record', async () => {
@@ -207,11 +221,17 @@ describe('the console reads', () => {
       server.call('GET', '/v1/heartbeat', { token: server.adminToken }),
       server.call('GET', '/v1/agents', { token: t['@a'] }),
     ]);
-    const counts = Object.fromEntries(heartbeat.body.agents.map((h: any) => [h.identity, [h.unreadCount, h.oldestUnreadAt, h.lastActivityAt]]));
+    const counts = Object.fromEntries(
+      heartbeat.body.agents.map((h: any) => [h.identity, [h.unreadCount, h.oldestUnreadAt, h.lastActivityAt]]),
+    );
     expect(table.body.agents.map((a: any) => a.identity)).toEqual(agents.body.agents.map((a: any) => a.identity));
-    for (const row of table.body.agents) expect([row.unreadCount, row.oldestUnreadAt, row.lastActivityAt]).toEqual(counts[row.identity] ?? [0, null, null]);
+    for (const row of table.body.agents)
+      expect([row.unreadCount, row.oldestUnreadAt, row.lastActivityAt]).toEqual(counts[row.identity] ?? [0, null, null]);
     expect((await server.call('GET', '/v1/whoami', { token: t['@aud'] })).body).toEqual({ identity: '@aud', role: 'auditor' });
-    expect((await server.call('GET', '/v1/whoami', { token: server.adminToken })).body).toEqual({ identity: 'admin', role: 'admin' });
+    expect((await server.call('GET', '/v1/whoami', { token: server.adminToken })).body).toEqual({
+      identity: 'admin',
+      role: 'admin',
+    });
     expect((await server.call('GET', '/v1/audit/agents', { token: t['@a'] })).status).toBe(403);
   });
 });

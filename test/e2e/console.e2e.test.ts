@@ -17,7 +17,9 @@ import { startTestServer, type TestServer } from '../support/httpServer';
 const CHROMIUM = '/usr/bin/chromium';
 const haveChromium = fs.existsSync(CHROMIUM);
 if (!haveChromium) {
-  process.stderr.write(`console.e2e: SKIPPED: ${CHROMIUM} is absent (Debian: apt-get install -y chromium; .ci/run installs it)\n`);
+  process.stderr.write(
+    `console.e2e: SKIPPED: ${CHROMIUM} is absent (Debian: apt-get install -y chromium; .ci/run installs it)\n`,
+  );
 }
 const maybe = haveChromium ? test : test.skip;
 const ARTIFACTS = path.resolve(process.env.MAILBOX_TEST_ARTIFACTS ?? 'test-artifacts', 'console');
@@ -62,7 +64,16 @@ async function newPage(): Promise<Page> {
   browser ??= await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
   page.on('request', (request) => {
@@ -70,7 +81,10 @@ async function newPage(): Promise<Page> {
     if (!request.url().startsWith(server.url) && !request.url().startsWith('data:')) outside.push(request.url());
   });
   // The one error the browser may log: the 401 of the sign-in with a wrong token, which the test itself provokes.
-  page.on('console', (message) => message.type() === 'error' && !/status of 401/.test(message.text()) && problems.push(message.text()));
+  page.on(
+    'console',
+    (message) => message.type() === 'error' && !/status of 401/.test(message.text()) && problems.push(message.text()),
+  );
   page.on('pageerror', (error) => problems.push(error.message));
   return page;
 }
@@ -81,13 +95,16 @@ async function signIn(page: Page, token: string): Promise<void> {
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
-const panel = (page: Page, name: string) => page.getByRole('navigation', { name: 'Panels' }).getByRole('button', { name, exact: true }).click();
+const panel = (page: Page, name: string) =>
+  page.getByRole('navigation', { name: 'Panels' }).getByRole('button', { name, exact: true }).click();
 
 /** axe-core in the page (evaluated, so the CSP needs no exception), then a screenshot for a person to look at. */
 async function checkPanel(page: Page, name: string): Promise<void> {
   await page.evaluate(AXE);
   const violations: Array<{ id: string; impact: string; nodes: unknown[] }> = await page.evaluate(async () => {
-    const axe = (globalThis as any).axe as { run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> };
+    const axe = (globalThis as any).axe as {
+      run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }>;
+    };
     return (await axe.run()).violations.map(({ id, impact, nodes }) => ({ id, impact, nodes: nodes.slice(0, 2) }));
   });
   expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
@@ -111,7 +128,11 @@ maybe(
     // Three agents send; each row is in view within a second of the send's answer.
     const flow = page.getByTestId('flow');
     const sent: Record<string, string> = {};
-    for (const [from, to] of [['@ana', '@ben'], ['@ben', '@cat'], ['@cat', 'AGENT:*']]) {
+    for (const [from, to] of [
+      ['@ana', '@ben'],
+      ['@ben', '@cat'],
+      ['@cat', 'AGENT:*'],
+    ]) {
       const { body } = await send(from, { to, subject: `from ${from}`, body: 'hello' });
       sent[from] = body.messageId;
       await flow.getByText(`“from ${from}”`).waitFor({ timeout: 1000 });
@@ -147,7 +168,9 @@ maybe(
     await panel(page, 'Rejections');
     const rejections = page.getByTestId('rejections');
     await rejections.getByText('INVALID_RECIPIENT_SHAPE').waitFor({ timeout: 3000 });
-    await expect(rejections.locator('tbody tr').first().innerText()).resolves.toMatch(/@dan.*send \(http\).*INVALID_RECIPIENT_SHAPE.*AGENT:ana/s);
+    await expect(rejections.locator('tbody tr').first().innerText()).resolves.toMatch(
+      /@dan.*send \(http\).*INVALID_RECIPIENT_SHAPE.*AGENT:ana/s,
+    );
     await checkPanel(page, '4-rejections');
 
     // The agents table says what /v1/heartbeat says.

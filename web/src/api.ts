@@ -54,7 +54,11 @@ export async function api<T>(method: string, path: string, body?: unknown, token
 }
 
 export const errorText = (error: unknown): string =>
-  error instanceof ApiError ? `${error.envelope.code}: ${error.envelope.message}` : error instanceof Error ? error.message : String(error);
+  error instanceof ApiError
+    ? `${error.envelope.code}: ${error.envelope.message}`
+    : error instanceof Error
+      ? error.message
+      : String(error);
 
 export interface Whoami {
   identity: string;

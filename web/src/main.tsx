@@ -21,7 +21,9 @@ function SignIn({ onSignedIn }: { onSignedIn: (who: Whoami) => void }) {
       setToken('');
       onSignedIn(who);
     } catch (failure) {
-      setError(failure instanceof ApiError && failure.status === 401 ? `Refused: ${failure.envelope.message}` : errorText(failure));
+      setError(
+        failure instanceof ApiError && failure.status === 401 ? `Refused: ${failure.envelope.message}` : errorText(failure),
+      );
     }
   };
   return (

@@ -17,7 +17,12 @@ export function openEventStream(url: (after: string | null) => string, handlers:
     while (!abort.signal.aborted) {
       handlers.onStatus('connecting');
       try {
-        const response = await fetch(url(lastId), { headers: authHeaders(), signal: abort.signal, cache: 'no-store', credentials: 'omit' });
+        const response = await fetch(url(lastId), {
+          headers: authHeaders(),
+          signal: abort.signal,
+          cache: 'no-store',
+          credentials: 'omit',
+        });
         if (!response.ok || !response.body) {
           const text = await response.text();
           let detail = `${response.status}`;

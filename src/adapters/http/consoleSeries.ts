@@ -59,7 +59,9 @@ export class ConsoleSeries {
     const counter = this.metrics.registry.getSingleMetric('mailbox_commands_total');
     if (!counter) return 0;
     const { values } = await counter.get();
-    return values.filter((v) => v.labels.command === 'send' && v.labels.outcome === 'accepted').reduce((sum, v) => sum + v.value, 0);
+    return values
+      .filter((v) => v.labels.command === 'send' && v.labels.outcome === 'accepted')
+      .reduce((sum, v) => sum + v.value, 0);
   }
 
   private async lag(): Promise<number> {

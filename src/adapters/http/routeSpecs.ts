@@ -219,12 +219,13 @@ export const ROUTE_SPECS: RouteSpec[] = [
     method: 'get',
     path: '/v1/audit/stream',
     operationId: 'auditStream',
-    summary: 'Server-Sent Events: the ordered log as it grows (the console\'s live flow), filtered, resumable',
+    summary: "Server-Sent Events: the ordered log as it grows (the console's live flow), filtered, resumable",
     tag: 'views',
     auth: 'auditor or admin',
     query: auditStreamQuerySchema,
     queryDescriptions: {
-      after: 'start strictly after this log position (an entry\'s position); omit to start live at the head. A reconnecting reader may send Last-Event-ID instead',
+      after:
+        "start strictly after this log position (an entry's position); omit to start live at the head. A reconnecting reader may send Last-Event-ID instead",
       agent: 'only events that concern this @identity (as actor, sender, recipient or registered agent)',
       threadId: 'only events of this thread (reads and archives included)',
       type: 'only these event types, comma-separated (e.g. MessageSent,ReceiptRead)',
@@ -234,7 +235,8 @@ export const ROUTE_SPECS: RouteSpec[] = [
       status: 200,
       example:
         'event: ready\ndata: {"after":"41"}\n\nevent: entry\nid: 42\ndata: {"position":"42","type":"MessageSent","actor":"@a",...}\n\n',
-      description: 'event: ready {after} first, then event: entry (id: log position) per event that passes the filter; heartbeat comments',
+      description:
+        'event: ready {after} first, then event: entry (id: log position) per event that passes the filter; heartbeat comments',
       contentType: 'text/event-stream',
     },
     errors: [...AUTH, 'UNKNOWN_FIELD', 'VALIDATION_FAILED'],

@@ -89,7 +89,13 @@ export function AgentsPanel({ isAdmin }: { isAdmin: boolean }) {
       {isAdmin && (
         <form class="filters" onSubmit={register} data-testid="register">
           <label>
-            New identity <input value={newIdentity} onInput={(e) => setNewIdentity((e.target as HTMLInputElement).value)} placeholder="@neo-gpt" required />
+            New identity{' '}
+            <input
+              value={newIdentity}
+              onInput={(e) => setNewIdentity((e.target as HTMLInputElement).value)}
+              placeholder="@neo-gpt"
+              required
+            />
           </label>
           <label>
             Role{' '}
@@ -106,14 +112,26 @@ export function AgentsPanel({ isAdmin }: { isAdmin: boolean }) {
           {notice.text} {notice.token && <code class="token">{notice.token}</code>}
         </p>
       )}
-      {agents.error && <p role="alert" class="error">{agents.error}</p>}
+      {agents.error && (
+        <p role="alert" class="error">
+          {agents.error}
+        </p>
+      )}
       <p class="status">{rows.length} agents (wake streams: this node's)</p>
       <table data-testid="agents">
         <thead>
           <tr>
             {COLUMNS.map((c) => (
-              <th key={c.key} scope="col" aria-sort={sort.key === c.key ? (sort.descending ? 'descending' : 'ascending') : undefined}>
-                <button type="button" class="sort" onClick={() => setSort({ key: c.key, descending: sort.key === c.key ? !sort.descending : false })}>
+              <th
+                key={c.key}
+                scope="col"
+                aria-sort={sort.key === c.key ? (sort.descending ? 'descending' : 'ascending') : undefined}
+              >
+                <button
+                  type="button"
+                  class="sort"
+                  onClick={() => setSort({ key: c.key, descending: sort.key === c.key ? !sort.descending : false })}
+                >
                   {c.label}
                 </button>
               </th>

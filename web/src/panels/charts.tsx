@@ -20,7 +20,10 @@ function Chart({ title, samples, pick, color }: { title: string; samples: Series
         width: Math.max(320, target.current.clientWidth || 600),
         height: 180,
         // Always the whole last hour, however few samples there are yet (a fresh server has one).
-        scales: { x: { time: true, range: () => [Date.now() / 1000 - 3600, Date.now() / 1000] }, y: { range: (_u, min, max) => [0, Math.max(1, (max ?? 0) * 1.1)] } },
+        scales: {
+          x: { time: true, range: () => [Date.now() / 1000 - 3600, Date.now() / 1000] },
+          y: { range: (_u, min, max) => [0, Math.max(1, (max ?? 0) * 1.1)] },
+        },
         series: [{}, { label: title, stroke: color, width: 2, spanGaps: false, points: { show: true, size: 4 } }],
         axes: [{}, { size: 60 }],
       },
@@ -39,7 +42,11 @@ export function ChartsPanel() {
   return (
     <section aria-labelledby="charts-title">
       <h2 id="charts-title">Charts (last hour)</h2>
-      {series.error && <p role="alert" class="error">{series.error}</p>}
+      {series.error && (
+        <p role="alert" class="error">
+          {series.error}
+        </p>
+      )}
       <p class="status">
         {samples.length} samples, one every {series.data?.everySeconds ?? 10} s since this server started (kept for an hour).
       </p>

@@ -6,7 +6,14 @@ interface Checks {
   status?: string;
   eventStore: { ok: boolean; head?: string | null; error?: string };
   projectionStore: { ok: boolean; backend: string; checkpoint?: string | null; error?: string };
-  projections: { ok: boolean; running: boolean; lag: number | null; lastError: string | null; views: string; viewsProblem?: string };
+  projections: {
+    ok: boolean;
+    running: boolean;
+    lag: number | null;
+    lastError: string | null;
+    views: string;
+    viewsProblem?: string;
+  };
 }
 
 async function readiness(): Promise<Checks> {
@@ -27,7 +34,11 @@ export function HealthPanel() {
   return (
     <section aria-labelledby="health-title">
       <h2 id="health-title">Health</h2>
-      {health.error && <p role="alert" class="error">{health.error}</p>}
+      {health.error && (
+        <p role="alert" class="error">
+          {health.error}
+        </p>
+      )}
       {c && (
         <dl class="facts" data-testid="health">
           <dt>Status</dt>
@@ -42,13 +53,17 @@ export function HealthPanel() {
           </dd>
           <dt>Projection lag</dt>
           <dd>
-            <Ok ok={c.projections.ok} /> {c.projections.lag ?? '?'} events behind · runner {c.projections.running ? 'running' : 'stopped'} · views{' '}
-            {c.projections.views} {c.projections.lastError ? `· last error: ${c.projections.lastError}` : ''} {c.projections.viewsProblem ?? ''}
+            <Ok ok={c.projections.ok} /> {c.projections.lag ?? '?'} events behind · runner{' '}
+            {c.projections.running ? 'running' : 'stopped'} · views {c.projections.views}{' '}
+            {c.projections.lastError ? `· last error: ${c.projections.lastError}` : ''} {c.projections.viewsProblem ?? ''}
           </dd>
           <dt>Leader</dt>
           <dd>not shown: this server has no projector lease to report (it arrives with scale-out)</dd>
           <dt>Unwoken alarms</dt>
-          <dd>not shown: the heartbeat daemon (mailbox heartbeat) raises them in its own log and metrics, which this server does not read</dd>
+          <dd>
+            not shown: the heartbeat daemon (mailbox heartbeat) raises them in its own log and metrics, which this server does not
+            read
+          </dd>
         </dl>
       )}
     </section>

@@ -4,7 +4,15 @@ import { clock } from '../format';
 import type { FlowEntry } from '../types';
 import type { FlowQuery, LiveFlow } from '../useLiveFlow';
 
-const TYPES = ['MessageSent', 'BroadcastDelivered', 'ReceiptRead', 'MessageArchived', 'AgentRegistered', 'AgentRetired', 'AgentTokenRotated'];
+const TYPES = [
+  'MessageSent',
+  'BroadcastDelivered',
+  'ReceiptRead',
+  'MessageArchived',
+  'AgentRegistered',
+  'AgentRetired',
+  'AgentTokenRotated',
+];
 
 function describe(entry: FlowEntry): string {
   switch (entry.type) {
@@ -27,13 +35,22 @@ function describe(entry: FlowEntry): string {
   }
 }
 
-export function LiveFlowPanel(props: { flow: LiveFlow; query: FlowQuery; onQuery: (q: FlowQuery) => void; onOpenStory: (id: string) => void }) {
+export function LiveFlowPanel(props: {
+  flow: LiveFlow;
+  query: FlowQuery;
+  onQuery: (q: FlowQuery) => void;
+  onOpenStory: (id: string) => void;
+}) {
   const { flow, query, onQuery, onOpenStory } = props;
   const [draft, setDraft] = useState<FlowQuery>(query);
   const field = (name: keyof FlowQuery) => (e: Event) => setDraft({ ...draft, [name]: (e.target as HTMLInputElement).value });
   const apply = (e: Event) => {
     e.preventDefault();
-    onQuery({ agent: draft.agent?.trim() || undefined, threadId: draft.threadId?.trim() || undefined, type: draft.type || undefined });
+    onQuery({
+      agent: draft.agent?.trim() || undefined,
+      threadId: draft.threadId?.trim() || undefined,
+      type: draft.type || undefined,
+    });
   };
   const { view } = flow;
   return (

@@ -22,10 +22,14 @@ export function RejectionsPanel() {
   return (
     <section aria-labelledby="rejections-title">
       <h2 id="rejections-title">Rejections</h2>
-      {page.error && <p role="alert" class="error">{page.error}</p>}
+      {page.error && (
+        <p role="alert" class="error">
+          {page.error}
+        </p>
+      )}
       <p class="status">
-        Newest {rows.length} of the last {page.data?.capacity ?? '…'} kept ({page.data?.backend ?? '…'}); counters for all time are in /metrics
-        (mailbox_commands_total, outcome="rejected").
+        Newest {rows.length} of the last {page.data?.capacity ?? '…'} kept ({page.data?.backend ?? '…'}); counters for all time
+        are in /metrics (mailbox_commands_total, outcome="rejected").
       </p>
       {top.length > 0 && (
         <ul class="chips" aria-label="Most frequent by agent and code">

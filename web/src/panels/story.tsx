@@ -4,7 +4,11 @@ import { api, errorText } from '../api';
 import { clock } from '../format';
 import type { MessageStory } from '../types';
 
-export function StoryPanel(props: { messageId: string; onMessageId: (id: string) => void; onShowThread: (threadId: string) => void }) {
+export function StoryPanel(props: {
+  messageId: string;
+  onMessageId: (id: string) => void;
+  onShowThread: (threadId: string) => void;
+}) {
   const [draft, setDraft] = useState(props.messageId);
   const [story, setStory] = useState<MessageStory | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -13,7 +17,9 @@ export function StoryPanel(props: { messageId: string; onMessageId: (id: string)
     setStory(null);
     setError(null);
     if (!props.messageId) return;
-    api<MessageStory>('GET', `/v1/audit/messages/${encodeURIComponent(props.messageId)}`).then(setStory, (e: unknown) => setError(errorText(e)));
+    api<MessageStory>('GET', `/v1/audit/messages/${encodeURIComponent(props.messageId)}`).then(setStory, (e: unknown) =>
+      setError(errorText(e)),
+    );
   }, [props.messageId]);
   const sent = story?.sent;
   return (
@@ -31,7 +37,11 @@ export function StoryPanel(props: { messageId: string; onMessageId: (id: string)
         </label>
         <button type="submit">Show story</button>
       </form>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       {story && sent && (
         <div data-testid="story">
           <dl class="facts">

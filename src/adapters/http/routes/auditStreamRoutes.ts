@@ -33,12 +33,16 @@ export function auditStreamRoutes(app: FastifyInstance, { mailbox, config }: Htt
     const what = 'GET /v1/audit/stream';
     const query = parseInput(auditStreamQuerySchema, singleValuedQuery(request.query, [], what), what);
     const lastEventId = request.headers['last-event-id'];
-    const resumeFrom = query.after ?? (typeof lastEventId === 'string' ? parseInput(position, lastEventId, 'Last-Event-ID') : undefined);
+    const resumeFrom =
+      query.after ?? (typeof lastEventId === 'string' ? parseInput(position, lastEventId, 'Last-Event-ID') : undefined);
     let stream: SseStream | null = null;
     const close = await openAuditStream(
       mailbox.eventStore,
       actorOf(request),
-      { after: resumeFrom === undefined ? null : BigInt(resumeFrom), filter: { agent: query.agent, threadId: query.threadId, types: query.type } },
+      {
+        after: resumeFrom === undefined ? null : BigInt(resumeFrom),
+        filter: { agent: query.agent, threadId: query.threadId, types: query.type },
+      },
       {
         ready: (after) => {
           // Refusals (role, input) happen before this point and are ordinary error responses.
@@ -48,7 +52,10 @@ export function auditStreamRoutes(app: FastifyInstance, { mailbox, config }: Htt
         },
         entry: (entry) => stream!.send('entry', entry, entry.position),
         failed: (error) => {
-          request.log.warn({ err: error }, 'audit stream: the log subscription failed; the reader reconnects from its last position');
+          request.log.warn(
+            { err: error },
+            'audit stream: the log subscription failed; the reader reconnects from its last position',
+          );
           stream?.close('the log subscription failed; reconnect with Last-Event-ID');
         },
       },

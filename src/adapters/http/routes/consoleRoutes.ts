@@ -62,7 +62,10 @@ export function consoleRoutes(app: FastifyInstance, dir = consoleDir()): void {
       if (!fs.existsSync(file)) throw notBuilt(dir);
       page = fs.readFileSync(file);
     }
-    return reply.headers({ ...secured, 'cache-control': 'no-cache' }).type('text/html; charset=utf-8').send(page);
+    return reply
+      .headers({ ...secured, 'cache-control': 'no-cache' })
+      .type('text/html; charset=utf-8')
+      .send(page);
   };
   app.get('/console', sendPage);
   app.get('/console/', sendPage);
@@ -78,10 +81,14 @@ export function consoleRoutes(app: FastifyInstance, dir = consoleDir()): void {
     let content = assets.get(file);
     if (!content) {
       const full = path.join(dir, 'assets', file);
-      if (!fs.existsSync(full)) throw new MailboxError('NOT_FOUND', 'Not found', `There is no console asset '${file}'; open /console.`, { file });
+      if (!fs.existsSync(full))
+        throw new MailboxError('NOT_FOUND', 'Not found', `There is no console asset '${file}'; open /console.`, { file });
       assets.set(file, (content = fs.readFileSync(full)));
     }
     // Names carry a content hash: a changed file is a new name, so the browser may keep these for good.
-    return reply.headers({ ...secured, 'cache-control': 'public, max-age=31536000, immutable' }).type(type).send(content);
+    return reply
+      .headers({ ...secured, 'cache-control': 'public, max-age=31536000, immutable' })
+      .type(type)
+      .send(content);
   });
 }

@@ -13,15 +13,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '../support/httpServer';
+import { CHROMIUM, CHROMIUM_ARGS, haveChromium } from '../support/chromium';
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = fs.existsSync(CHROMIUM);
-if (!haveChromium) {
-  process.stderr.write(
-    `console.e2e: SKIPPED: ${CHROMIUM} is absent (Debian: apt-get install -y chromium; .ci/run installs it)\n`,
-  );
-}
-const maybe = haveChromium ? test : test.skip;
+const maybe = haveChromium('console.e2e') ? test : test.skip;
 const ARTIFACTS = path.resolve(process.env.MAILBOX_TEST_ARTIFACTS ?? 'test-artifacts', 'console');
 const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -64,16 +58,7 @@ async function newPage(): Promise<Page> {
   browser ??= await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    args: CHROMIUM_ARGS,
   });
   const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
   page.on('request', (request) => {

@@ -34,8 +34,15 @@ describe('flowEntryOf: one line per event, naming everyone it concerns', () => {
   });
 
   test('a direct send concerns both ends; a read concerns its reader; a registration its agent', () => {
-    expect(flowEntryOf(stored(directSent('@alice', '@bob'), '@alice'))).toMatchObject({ agents: ['@alice', '@bob'], audienceSize: 1 });
-    expect(flowEntryOf(stored(readBy('@bob'), '@bob'))).toMatchObject({ agents: ['@bob'], messageId: PARENT_ID, recipient: '@bob' });
+    expect(flowEntryOf(stored(directSent('@alice', '@bob'), '@alice'))).toMatchObject({
+      agents: ['@alice', '@bob'],
+      audienceSize: 1,
+    });
+    expect(flowEntryOf(stored(readBy('@bob'), '@bob'))).toMatchObject({
+      agents: ['@bob'],
+      messageId: PARENT_ID,
+      recipient: '@bob',
+    });
     expect(flowEntryOf(stored(registered('@dave'), 'admin'))).toMatchObject({ actor: 'admin', agents: ['@dave'], role: 'agent' });
   });
 });
@@ -57,7 +64,9 @@ describe('passesFilter', () => {
     await expect(passesFilter(entry, { threadId: 'thread-1' }, threadOf)).resolves.toBe(true);
     expect([lookups, entry.threadId]).toEqual([[PARENT_ID], 'thread-1']);
     await expect(passesFilter(read(), { threadId: 'thread-2' }, threadOf)).resolves.toBe(false);
-    await expect(passesFilter(flowEntryOf(stored(registered('@x'), 'admin')), { threadId: 'thread-1' }, noLookup)).resolves.toBe(false);
+    await expect(passesFilter(flowEntryOf(stored(registered('@x'), 'admin')), { threadId: 'thread-1' }, noLookup)).resolves.toBe(
+      false,
+    );
   });
 });
 

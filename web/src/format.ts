@@ -1,5 +1,9 @@
 /** How times read in the console: local clock time, and ages as "3m 20s". */
-export const clock = (iso: string | null): string => (iso ? new Date(iso).toLocaleTimeString([], { hour12: false }) : '–');
+// One formatter for every row: toLocaleTimeString(locale, options) builds a new one per call, which the
+// live flow measured as its largest cost at 1,000 rows a second.
+const TIME = new Intl.DateTimeFormat([], { hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false });
+
+export const clock = (iso: string | null): string => (iso ? TIME.format(new Date(iso)) : '–');
 
 export function age(iso: string | null, now = Date.now()): string {
   if (!iso) return '–';

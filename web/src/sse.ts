@@ -61,10 +61,12 @@ async function readEvents(body: ReadableStream<Uint8Array>, emit: (event: string
     const { value, done } = await reader.read();
     if (done) return;
     buffer += decoder.decode(value, { stream: true });
+    // One chunk holds many events at a high rate: walk it by index and cut the buffer once.
+    let start = 0;
     let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
+    while ((end = buffer.indexOf('\n\n', start)) >= 0) {
+      const block = buffer.slice(start, end);
+      start = end + 2;
       let event = 'message';
       let id: string | null = null;
       const data: string[] = [];
@@ -75,5 +77,6 @@ async function readEvents(body: ReadableStream<Uint8Array>, emit: (event: string
       }
       if (data.length > 0) emit(event, JSON.parse(data.join('\n')), id);
     }
+    buffer = buffer.slice(start);
   }
 }

@@ -10,6 +10,8 @@ import type { AgentRow } from '../types';
 import { usePolling } from '../usePolling';
 import { ConfirmDialog, type Pending } from './confirm';
 
+const PAGE_ROWS = 100;
+
 type Column = 'identity' | 'role' | 'unreadCount' | 'oldestUnreadAt' | 'lastActivityAt' | 'wakeStreams' | 'retired';
 const COLUMNS: Array<{ key: Column; label: string }> = [
   { key: 'identity', label: 'Identity' },
@@ -37,10 +39,18 @@ export function AgentsPanel({ isAdmin }: { isAdmin: boolean }) {
   const [notice, setNotice] = useState<{ text: string; token?: string } | null>(null);
   const [newIdentity, setNewIdentity] = useState('');
   const [newRole, setNewRole] = useState('agent');
-  const rows = useMemo(() => {
-    const list = [...(agents.data?.agents ?? [])].sort((a, b) => compare(a, b, sort.key));
+  const [find, setFind] = useState('');
+  const [page, setPage] = useState(0);
+  const sorted = useMemo(() => {
+    const needle = find.trim().toLowerCase();
+    const list = (agents.data?.agents ?? []).filter((a) => !needle || a.identity.toLowerCase().includes(needle));
+    list.sort((a, b) => compare(a, b, sort.key));
     return sort.descending ? list.reverse() : list;
-  }, [agents.data, sort]);
+  }, [agents.data, sort, find]);
+  // One page of rows in the DOM at a time: sorting and finding cover every agent, drawing stays cheap at 1,000 and more.
+  const pages = Math.max(1, Math.ceil(sorted.length / PAGE_ROWS));
+  const shownPage = Math.min(page, pages - 1);
+  const rows = sorted.slice(shownPage * PAGE_ROWS, (shownPage + 1) * PAGE_ROWS);
   const act = (run: () => Promise<{ text: string; token?: string }>) => async () => {
     try {
       setNotice(await run());
@@ -117,7 +127,24 @@ export function AgentsPanel({ isAdmin }: { isAdmin: boolean }) {
           {agents.error}
         </p>
       )}
-      <p class="status">{rows.length} agents (wake streams: this node's)</p>
+      <div class="filters">
+        <label>
+          Find agent{' '}
+          <input value={find} onInput={(e) => (setFind((e.target as HTMLInputElement).value), setPage(0))} placeholder="@agent" />
+        </label>
+        <button type="button" disabled={shownPage === 0} onClick={() => setPage(shownPage - 1)}>
+          Previous
+        </button>
+        <button type="button" disabled={shownPage >= pages - 1} onClick={() => setPage(shownPage + 1)}>
+          Next
+        </button>
+        <span class="status" data-testid="agents-count">
+          {sorted.length === 0
+            ? 'no agents'
+            : `${shownPage * PAGE_ROWS + 1}–${shownPage * PAGE_ROWS + rows.length} of ${sorted.length} agents`}{' '}
+          · page {shownPage + 1} of {pages} (wake streams: this node's)
+        </span>
+      </div>
       <table data-testid="agents">
         <thead>
           <tr>
@@ -130,7 +157,7 @@ export function AgentsPanel({ isAdmin }: { isAdmin: boolean }) {
                 <button
                   type="button"
                   class="sort"
-                  onClick={() => setSort({ key: c.key, descending: sort.key === c.key ? !sort.descending : false })}
+                  onClick={() => (setSort({ key: c.key, descending: sort.key === c.key ? !sort.descending : false }), setPage(0))}
                 >
                   {c.label}
                 </button>

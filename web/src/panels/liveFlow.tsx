@@ -1,4 +1,5 @@
 /** Live flow: every accepted command as it happens, newest first, filterable by agent, thread and type. */
+import { Component } from 'preact';
 import { useState } from 'preact/hooks';
 import { clock } from '../format';
 import type { FlowEntry } from '../types';
@@ -32,6 +33,33 @@ function describe(entry: FlowEntry): string {
       return `${entry.identity} got a new token`;
     default:
       return entry.agents.join(', ');
+  }
+}
+
+/** A row is drawn once: entries never change, so a render of 500 rows only diffs the new ones. */
+class FlowRow extends Component<{ entry: FlowEntry; onOpenStory: (id: string) => void }> {
+  override shouldComponentUpdate(next: { entry: FlowEntry }) {
+    return next.entry !== this.props.entry;
+  }
+
+  override render() {
+    const { entry, onOpenStory } = this.props;
+    return (
+      <tr data-type={entry.type}>
+        <td>{entry.position}</td>
+        <td>{clock(entry.at)}</td>
+        <td>{entry.type}</td>
+        <td>{entry.actor}</td>
+        <td>{describe(entry)}</td>
+        <td>
+          {entry.messageId && (
+            <button type="button" class="link" onClick={() => onOpenStory(entry.messageId!)}>
+              story<span class="visually-hidden"> of message {entry.messageId}</span>
+            </button>
+          )}
+        </td>
+      </tr>
+    );
   }
 }
 
@@ -98,20 +126,7 @@ export function LiveFlowPanel(props: {
         </thead>
         <tbody>
           {view.shown.map((entry) => (
-            <tr key={entry.position} data-type={entry.type}>
-              <td>{entry.position}</td>
-              <td>{clock(entry.at)}</td>
-              <td>{entry.type}</td>
-              <td>{entry.actor}</td>
-              <td>{describe(entry)}</td>
-              <td>
-                {entry.messageId && (
-                  <button type="button" class="link" onClick={() => onOpenStory(entry.messageId!)}>
-                    story<span class="visually-hidden"> of message {entry.messageId}</span>
-                  </button>
-                )}
-              </td>
-            </tr>
+            <FlowRow key={entry.position} entry={entry} onOpenStory={onOpenStory} />
           ))}
         </tbody>
       </table>

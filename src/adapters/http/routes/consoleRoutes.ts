@@ -9,19 +9,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { MailboxError } from '../../../errors';
+import { DOCS_CSP } from './docsRoutes';
 
-export const CONSOLE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "font-src 'self'",
-  "manifest-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+/** The /docs page's policy: only same-origin scripts, styles, images and fetches; no inline script, no framing, no form posts. */
+export const CONSOLE_CSP = DOCS_CSP;
 
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',

@@ -11,6 +11,8 @@ import addFormats from 'ajv-formats';
 import { readSse } from '../../src/adapters/http/client/sseReader';
 import { buildOpenApiDocument } from '../../src/adapters/http/openapi';
 import { startTestServer, type TestServer } from '../support/httpServer';
+import { startRedis } from '../support/redisServer';
+import { connectRedis } from '../../src/adapters/projections/redisConnection';
 
 let server: TestServer;
 let t: Record<string, string>;
@@ -253,4 +255,27 @@ test('the JSON answers conform to their documented OpenAPI schemas', async () =>
     expect([path, status, validate(body) ? 'valid' : ajv.errorsText(validate.errors)]).toEqual([path, 200, 'valid']);
   }
   expect(document.paths['/v1/audit/stream'].get.responses['200'].content).toHaveProperty(['text/event-stream']);
+});
+
+test('with Redis configured, rejections are kept in its capped stream (<namespace>:rejections), where every node reads them', async () => {
+  const redis = await startRedis();
+  const namespace = `console-${process.pid}`;
+  const node = await startTestServer({ redisUrl: redis.url, redisNamespace: namespace });
+  const reader = await connectRedis(redis.url, { name: 'console-e2e' });
+  try {
+    const [agent] = Object.values(await node.register(['@on-redis']));
+    const refused = await node.call('POST', '/v1/messages', { token: agent, body: { to: 'AGENT:all', subject: 's', body: 'x' } });
+    expect(refused.status).toBe(400);
+    const { body } = await node.call('GET', '/v1/audit/rejections', { token: node.adminToken });
+    expect(body).toMatchObject({ backend: 'redis', capacity: 1000 });
+    expect(body.rejections).toEqual([
+      expect.objectContaining({ agent: '@on-redis', code: 'INVALID_RECIPIENT_SHAPE', to: 'AGENT:all' }),
+    ]);
+    const stored = await reader.xrange(`${namespace}:rejections`, '-', '+');
+    expect(stored.map(([, fields]) => JSON.parse(fields[1]))).toEqual(body.rejections);
+  } finally {
+    reader.disconnect();
+    await node.close();
+    await redis.stop();
+  }
 });

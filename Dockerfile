@@ -16,6 +16,9 @@ COPY src ./src
 # Only the application is compiled into the image (no benchmarks, no tests).
 RUN printf '{ "extends": "./tsconfig.build.json", "include": ["src"] }\n' > tsconfig.image.json \
  && npx tsc -p tsconfig.image.json
+# The operator console (/console): web/ built by Vite from the npm packages installed above, nothing fetched.
+COPY web ./web
+RUN npm run build:console
 
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime
 ENV NODE_ENV=production \
@@ -26,6 +29,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist/src ./dist/src
+COPY --from=build /app/dist/console ./dist/console
 COPY bin ./bin
 # The data dir holds the generated admin token (when MAILBOX_ADMIN_TOKEN is unset) and, without
 # MAILBOX_EVENTSTORE_URL, the SQLite log; it must be writable by the runtime user.

@@ -18,6 +18,10 @@ import { createEventStore, sqliteLogFile } from './adapters/eventStoreFactory';
 import { SqliteJsonLog } from './adapters/eventstore/sqliteJsonLog';
 import { MailboxHttpClient } from './adapters/http/client/mailboxHttpClient';
 import { createProjectionAdapters, openRedisProjectionStore } from './adapters/projectionFactory';
+import { connectRedis } from './adapters/projections/redisConnection';
+import { MemoryRejectionLog } from './adapters/rejections/memoryRejectionLog';
+import { RedisRejectionLog } from './adapters/rejections/redisRejectionLog';
+import { DEFAULT_REJECTION_CAPACITY, type RejectionLog } from './application/rejectionLog';
 import { eventStoreSource, type JsonTextLog, type LogSource } from './audit/logSource';
 import type { EventStore } from './events/eventStore';
 import type { ProjectionStore } from './projections/projectionStore';
@@ -42,6 +46,7 @@ export async function buildContainer(config: MailboxConfig, overrides: Container
   container.register(TOKENS.WakeBus, { useValue: wakeBus });
   if (sharedLimits) container.register(TOKENS.SharedLimits, { useValue: sharedLimits }); // else each process limits alone
   container.register(TOKENS.ProjectionStore, { useValue: projectionStore });
+  container.register(TOKENS.RejectionLog, { useValue: await createRejectionLog(config, logger) });
   container.registerSingleton(TOKENS.CommandHandler, CommandHandler);
   container.registerSingleton(TOKENS.AgentDirectory, AgentDirectory);
   container.registerSingleton(TOKENS.ProjectionRunner, ProjectionRunner);
@@ -51,6 +56,12 @@ export async function buildContainer(config: MailboxConfig, overrides: Container
 /** The request limits shared by every API node, when Redis holds them (else null: each process keeps its own). */
 export const sharedLimitsOf = (container: DependencyContainer): SharedLimits | null =>
   container.isRegistered(TOKENS.SharedLimits, true) ? container.resolve<SharedLimits>(TOKENS.SharedLimits) : null;
+/** The recent rejections: shared by the API nodes in Redis when configured, else a ring buffer in this process. */
+async function createRejectionLog(config: MailboxConfig, logger: Logger): Promise<RejectionLog> {
+  if (config.redisUrl === undefined) return new MemoryRejectionLog(DEFAULT_REJECTION_CAPACITY);
+  const client = await connectRedis(config.redisUrl, { name: 'mailbox-rejections', timeoutMs: config.redisTimeoutMs });
+  return new RedisRejectionLog(client, config.redisNamespace, DEFAULT_REJECTION_CAPACITY, logger);
+}
 
 export type ProjectorMode = 'auto' | 'on' | 'off';
 
@@ -78,6 +89,7 @@ export async function openPipeline(config: MailboxConfig, logger: Logger, projec
   const runsProjector = projector === 'on' || (projector === 'auto' && viewsAreInMemory(config));
   const runner = runsProjector ? container.resolve<ProjectionRunner>(TOKENS.ProjectionRunner) : null;
   await runner?.start();
+  const rejections = container.resolve<RejectionLog>(TOKENS.RejectionLog);
   return {
     eventStore,
     projections,
@@ -88,6 +100,7 @@ export async function openPipeline(config: MailboxConfig, logger: Logger, projec
       await wakeBus.close();
       await sharedLimitsOf(container)?.close();
       await projections.close();
+      await rejections.close();
       await eventStore.close();
     },
   };

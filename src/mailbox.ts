@@ -20,6 +20,7 @@ import type { ProjectionStore } from './projections/projectionStore';
 import type { ProjectionRunner } from './projections/projectionRunner';
 import type { WakeBus } from './projections/wakeBus';
 import type { SharedLimits } from './application/sharedLimits';
+import type { RejectionLog } from './application/rejectionLog';
 import { LiveWriterOfAnotherLog, rebuildProjections } from './projections/rebuild';
 import { ForeignViews } from './projections/viewsOwnership';
 import { StartupError } from './startupError';
@@ -41,6 +42,7 @@ export class Mailbox {
   readonly wakeBus: WakeBus;
   /** Request limits shared by every API node (Redis), or null: each process keeps its own. */
   readonly sharedLimits: SharedLimits | null;
+  readonly rejections: RejectionLog;
   /** Resolves once the views are this log's and followed (at once, unless a take-over is rebuilding them). */
   viewsReady: Promise<void> = Promise.resolve();
   private readonly closing = new AbortController();
@@ -60,6 +62,7 @@ export class Mailbox {
     this.projections = container.resolve<ProjectionStore>(TOKENS.ProjectionStore);
     this.wakeBus = container.resolve<WakeBus>(TOKENS.WakeBus);
     this.sharedLimits = sharedLimitsOf(container);
+    this.rejections = container.resolve<RejectionLog>(TOKENS.RejectionLog);
   }
 
   /** A client acting as the holder of `token` (identity from the token only). */
@@ -157,6 +160,7 @@ export class Mailbox {
     await this.wakeBus.close();
     await this.sharedLimits?.close();
     await this.projections.close();
+    await this.rejections.close();
     await this.eventStore.close();
   }
 }

@@ -12,6 +12,9 @@ import { createMailbox, type Mailbox } from './mailbox';
 import { resolveAdminToken } from './adminToken';
 import { buildHttpServer, type HttpServer } from './adapters/http/httpServer';
 import { mcpRoutes } from './adapters/mcp/mcpRoutes';
+import { messageStoryRoutes } from './adapters/http/routes/messageStoryRoutes';
+import { loadMessageStory } from './audit/auditReads';
+import { eventStoreSource } from './audit/logSource';
 import type { MailboxServices } from './application/mailboxServices';
 import { checkConfig, checkPortFree, translateStartupError } from './startupChecks';
 import { waitForBackends } from './startupBackends';
@@ -31,9 +34,15 @@ export interface StartOptions {
   print?: (text: string) => void;
 }
 
-/** The HTTP API with MCP mounted on it (POST /mcp): the two adapters meet only here. */
+/**
+ * The HTTP API with MCP mounted on it (POST /mcp): the two adapters meet only here; and the audit tools'
+ * message story served to the console (GET /v1/audit/messages/{id}).
+ */
 export const buildApiServer = (mailbox: MailboxServices, logger: Logger): HttpServer =>
-  buildHttpServer(mailbox, logger, [mcpRoutes({ logger, requestTimeoutMs: mailbox.config.requestTimeoutMs })]);
+  buildHttpServer(mailbox, logger, [
+    mcpRoutes({ logger, requestTimeoutMs: mailbox.config.requestTimeoutMs }),
+    messageStoryRoutes((messageId) => loadMessageStory(eventStoreSource(mailbox.eventStore), messageId)),
+  ]);
 
 export async function startServer(config: MailboxConfig, options: StartOptions): Promise<RunningServer> {
   try {

@@ -11,4 +11,5 @@ export const TOKENS = {
   CommandHandler: Symbol('CommandHandler'),
   ProjectionRunner: Symbol('ProjectionRunner'),
   AgentDirectory: Symbol('AgentDirectory'),
+  RejectionLog: Symbol('RejectionLog'),
 } as const;

@@ -14,6 +14,7 @@ import type { MailboxQueries } from './mailboxQueries';
 import type { SharedLimits } from './sharedLimits';
 import type { TaskCommands } from './taskCommands';
 import type { TaskQueries } from './taskQueries';
+import type { RejectionLog } from './rejectionLog';
 
 export interface MailboxServices {
   readonly config: MailboxConfig;
@@ -27,4 +28,6 @@ export interface MailboxServices {
   readonly projections: ProjectionStore;
   /** Request limits shared by every API node; absent or null: this process's own. */
   readonly sharedLimits?: SharedLimits | null;
+  /** Recent rejected commands (they write no events): the console's Rejections panel. */
+  readonly rejections: RejectionLog;
 }

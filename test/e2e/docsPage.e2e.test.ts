@@ -8,15 +8,9 @@ import fs from 'node:fs';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { tempDir } from '../support/fixtures';
 import { startTestServer, type TestServer } from '../support/httpServer';
+import { CHROMIUM, CHROMIUM_ARGS, haveChromium } from '../support/chromium';
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = fs.existsSync(CHROMIUM);
-if (!haveChromium) {
-  process.stderr.write(
-    `docsPage.e2e: SKIPPED: ${CHROMIUM} is absent (Debian: apt-get install -y chromium; .ci/run installs it)\n`,
-  );
-}
-const maybe = haveChromium ? test : test.skip;
+const maybe = haveChromium('docsPage.e2e') ? test : test.skip;
 
 let server: TestServer;
 let browser: BrowserContext | undefined;
@@ -55,16 +49,7 @@ maybe(
     browser = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
+      args: CHROMIUM_ARGS,
     });
     const page = await browser.newPage();
     const outside: string[] = [];

@@ -15,7 +15,12 @@ import { routeNotFound, sendEnvelope, toMailboxError } from './httpErrors';
 import { registerJsonBodyParser } from './jsonBody';
 import { MailboxMetrics } from './metrics';
 import { RateLimiter } from './rateLimiter';
+import { ConsoleSeries } from './consoleSeries';
+import { recordHttpRejections, recordingMeter } from './rejectionRecorder';
 import { agentRoutes } from './routes/agentRoutes';
+import { auditStreamRoutes } from './routes/auditStreamRoutes';
+import { consoleApiRoutes } from './routes/consoleApiRoutes';
+import { consoleRoutes } from './routes/consoleRoutes';
 import { messageRoutes } from './routes/messageRoutes';
 import { taskRoutes } from './routes/taskRoutes';
 import { opsRoutes } from './routes/opsRoutes';
@@ -84,6 +89,8 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
     clientErrorHandler,
   });
   const connections = new ConnectionDrain(app.server);
+  const series = new ConsoleSeries(mailbox, metrics);
+  series.start();
   // A retired agent's open wake streams end at once, with a last `revoked` event.
   const stopRevoking = mailbox.authenticator.onRevoked((identity, reason) => wakeStreams.revoke(identity, reason));
   let closing = false;
@@ -118,12 +125,14 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
   app.setNotFoundHandler(async (request, reply) => sendEnvelope(reply, routeNotFound(request.method, request.url)));
   app.addHook('preClose', async () => {
     closing = true;
+    series.stop();
     stopRevoking();
     wakeStreams.closeAll('server shutting down');
     connections.drain();
   });
 
   opsRoutes(app, context);
+  consoleRoutes(app);
   const limiter = new RateLimiter(
     config.rateLimitPerSecond,
     config.rateLimitBurst,
@@ -132,10 +141,12 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
     (error) => logger.warn({ err: error }, 'shared rate limit unavailable; this node limits on its own until Redis answers'),
   );
   app.register(async (scope) => {
+    recordHttpRejections(scope, mailbox.rejections, { requestLimit: context.requestLimit, timeoutMs: config.requestTimeoutMs });
     requireBearer(scope, mailbox.authenticator, limiter);
-    for (const register of [agentRoutes, messageRoutes, taskRoutes, viewRoutes, wakeRoutes]) register(scope, context);
+    for (const register of [agentRoutes, messageRoutes, taskRoutes, viewRoutes, wakeRoutes, auditStreamRoutes]) register(scope, context);
+    consoleApiRoutes(scope, context, series);
     const agentApiFor = (request: FastifyRequest) =>
-      inProcessAgentApi(mailbox, actorOf(request), metrics, (sent) =>
+      inProcessAgentApi(mailbox, actorOf(request), recordingMeter(metrics, mailbox.rejections, actorOf(request)), (sent) =>
         context.wakeLatency.sendAcknowledged(sent.messageId, request.startedAt),
       );
     for (const register of agentApiRoutes) register(scope, agentApiFor);

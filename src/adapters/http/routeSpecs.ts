@@ -10,6 +10,9 @@ import * as responses from '../../application/responseSchemas';
 import { auditQuerySchema } from './routes/viewRoutes';
 import { TASK_ROUTE_SPECS } from './taskRouteSpecs';
 import type { RouteSpec } from './routeSpec';
+import * as consoleResponses from '../../application/consoleResponseSchemas';
+import { auditStreamQuerySchema } from './routes/auditStreamRoutes';
+import { rejectionsQuerySchema } from './routes/consoleApiRoutes';
 
 export type { RouteSpec };
 
@@ -200,6 +203,84 @@ export const ROUTE_SPECS: RouteSpec[] = [
   },
   {
     method: 'get',
+    path: '/v1/audit/stream',
+    operationId: 'auditStream',
+    summary: "Server-Sent Events: the ordered log as it grows (the console's live flow), filtered, resumable",
+    tag: 'views',
+    auth: 'auditor or admin',
+    query: auditStreamQuerySchema,
+    queryDescriptions: {
+      after:
+        "start strictly after this log position (an entry's position); omit to start live at the head. A reconnecting reader may send Last-Event-ID instead",
+      agent: 'only events that concern this @identity (as actor, sender, recipient or registered agent)',
+      threadId: 'only events of this thread (reads and archives included)',
+      type: 'only these event types, comma-separated (e.g. MessageSent,ReceiptRead)',
+    },
+    headers: [{ name: 'Last-Event-ID', description: 'resume after this position (the id of the last entry received)' }],
+    success: {
+      status: 200,
+      example:
+        'event: ready\ndata: {"after":"41"}\n\nevent: entry\nid: 42\ndata: {"position":"42","type":"MessageSent","actor":"@a",...}\n\n',
+      description:
+        'event: ready {after} first, then event: entry (id: log position) per event that passes the filter; heartbeat comments',
+      contentType: 'text/event-stream',
+    },
+    errors: [...AUTH, 'UNKNOWN_FIELD', 'VALIDATION_FAILED'],
+  },
+  {
+    method: 'get',
+    path: '/v1/audit/rejections',
+    operationId: 'recentRejections',
+    summary: 'Recent rejected commands (they write no events), newest first',
+    tag: 'views',
+    auth: 'auditor or admin',
+    query: rejectionsQuerySchema,
+    queryDescriptions: { limit: 'how many; default 100' },
+    success: { status: 200, schema: consoleResponses.rejectionPageSchema, description: '{rejections: [...], capacity, backend}' },
+    errors: [...AUTH, 'UNKNOWN_FIELD', 'VALIDATION_FAILED'],
+  },
+  {
+    method: 'get',
+    path: '/v1/audit/agents',
+    operationId: 'agentsTable',
+    summary: "Every agent with its counts, activity and this node's open wake streams (the console's agents table)",
+    tag: 'views',
+    auth: 'auditor or admin',
+    success: { status: 200, schema: consoleResponses.consoleAgentsSchema, description: '{agents: [...]}' },
+    errors: [...AUTH, 'UNKNOWN_FIELD'],
+  },
+  {
+    method: 'get',
+    path: '/v1/audit/series',
+    operationId: 'consoleSeries',
+    summary: 'The last hour, sampled every 10 s: sends/s (this node), projection lag, unread mail',
+    tag: 'views',
+    auth: 'auditor or admin',
+    success: { status: 200, schema: consoleResponses.seriesSchema, description: '{everySeconds, samples: [...]}' },
+    errors: [...AUTH, 'UNKNOWN_FIELD'],
+  },
+  {
+    method: 'get',
+    path: '/v1/audit/messages/{id}',
+    operationId: 'messageStory',
+    summary: "One message's story from its own stream: audience, each recipient's delivery, read and archive",
+    tag: 'views',
+    auth: 'auditor or admin',
+    success: { status: 200, schema: consoleResponses.messageStorySchema, description: 'as `mailbox audit message <id> --json`' },
+    errors: [...AUTH, 'UNKNOWN_FIELD', 'VALIDATION_FAILED', 'MESSAGE_NOT_FOUND'],
+  },
+  {
+    method: 'get',
+    path: '/v1/whoami',
+    operationId: 'whoami',
+    summary: "The token's holder: identity and role",
+    tag: 'agents',
+    auth: 'any',
+    success: { status: 200, schema: consoleResponses.whoamiSchema, description: '{identity, role}' },
+    errors: [...AUTH, 'UNKNOWN_FIELD'],
+  },
+  {
+    method: 'get',
     path: '/v1/wake',
     operationId: 'wakeStream',
     summary: 'Server-Sent Events: `sync` (unread count) first, then one `wake` per delivered message',
@@ -297,4 +378,7 @@ export const UNDOCUMENTED_ROUTES: Array<{ method: string; url: string; why: stri
   { method: 'GET', url: '/mcp', why: '405: the MCP endpoint is stateless (said in POST /mcp)' },
   { method: 'DELETE', url: '/mcp', why: '405: the MCP endpoint is stateless (said in POST /mcp)' },
   { method: 'GET', url: '/docs/assets/:file', why: "the API page's scripts and styles" },
+  { method: 'GET', url: '/console', why: 'the operator console (a web page; README "Console")' },
+  { method: 'GET', url: '/console/', why: 'the operator console (a web page; README "Console")' },
+  { method: 'GET', url: '/console/assets/:file', why: "the console's scripts and styles" },
 ];

@@ -64,6 +64,16 @@ export class WakeStreams {
     return open;
   }
 
+  /** Open streams per identity (this node's), for the console's agents table. */
+  openByIdentity(): Map<string, number> {
+    const open = new Map<string, number>();
+    for (const [identity, slots] of this.byIdentity) {
+      const count = [...slots].filter((slot) => slot.stream && !slot.stream.isClosed).length;
+      if (count > 0) open.set(identity, count);
+    }
+    return open;
+  }
+
   /** Takes one of `identity`'s places, or throws RATE_LIMITED when it already holds its maximum. */
   reserve(identity: string): WakeSlot {
     const slots = this.byIdentity.get(identity) ?? new Set<Slot>();

@@ -1,0 +1,76 @@
+/**
+ * The console's charts over the last hour: every 10 s a sample of sends
+ * accepted by this node (per second since the previous sample), projection lag
+ * (events) and total unread mail. Kept in process: 360 samples, oldest dropped.
+ */
+import type { MailboxServices } from '../../application/mailboxServices';
+import type { MailboxMetrics } from './metrics';
+
+export interface SeriesSample {
+  /** Unix time in seconds. */
+  t: number;
+  sendsPerSecond: number | null;
+  lag: number | null;
+  unread: number | null;
+}
+
+export const SAMPLE_EVERY_MS = 10_000;
+const SAMPLES = 360;
+
+export class ConsoleSeries {
+  private readonly samples: SeriesSample[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private previous: { t: number; sends: number } | null = null;
+
+  constructor(
+    private readonly mailbox: MailboxServices,
+    private readonly metrics: MailboxMetrics,
+  ) {}
+
+  start(): void {
+    void this.sample();
+    this.timer = setInterval(() => void this.sample(), SAMPLE_EVERY_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  all(): { everySeconds: number; samples: SeriesSample[] } {
+    return { everySeconds: SAMPLE_EVERY_MS / 1000, samples: [...this.samples] };
+  }
+
+  /** Takes one sample now; a part that cannot be read (a store away) is null, not zero. */
+  async sample(now = Date.now()): Promise<SeriesSample> {
+    const t = Math.round(now / 1000);
+    const sends = await this.acceptedSends();
+    const sendsPerSecond = this.previous && t > this.previous.t ? (sends - this.previous.sends) / (t - this.previous.t) : null;
+    this.previous = { t, sends };
+    const [lag, unread] = await Promise.all([this.lag().catch(() => null), this.unread().catch(() => null)]);
+    const sample = { t, sendsPerSecond, lag, unread };
+    this.samples.push(sample);
+    if (this.samples.length > SAMPLES) this.samples.shift();
+    return sample;
+  }
+
+  private async acceptedSends(): Promise<number> {
+    const counter = this.metrics.registry.getSingleMetric('mailbox_commands_total');
+    if (!counter) return 0;
+    const { values } = await counter.get();
+    return values
+      .filter((v) => v.labels.command === 'send' && v.labels.outcome === 'accepted')
+      .reduce((sum, v) => sum + v.value, 0);
+  }
+
+  private async lag(): Promise<number> {
+    const [head, checkpoint] = await Promise.all([this.mailbox.eventStore.headPosition(), this.mailbox.projections.checkpoint()]);
+    return Number((head ?? 0n) - (checkpoint ?? 0n));
+  }
+
+  private async unread(): Promise<number> {
+    const agents = await this.mailbox.projections.allHeartbeats();
+    return agents.reduce((sum, agent) => sum + agent.unread, 0);
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * GET /v1/audit/stream (auditor or admin): the ordered log as Server-Sent
+ * Events of flow entries, from `after` (or the Last-Event-ID a reconnecting
+ * reader sends) or, by default, live from the head; filterable by agent,
+ * thread and event type. Each entry's SSE id is its log position.
+ */
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { identitySchema } from '../../../commands/schemas';
+import { parseInput } from '../../../commands/validation';
+import { MAILBOX_EVENT_TYPES } from '../../../events/types';
+import { openAuditStream } from '../../../application/auditStream';
+import { actorOf } from '../auth';
+import type { HttpContext } from '../httpContext';
+import { SseStream } from '../sseStream';
+import { singleValuedQuery } from './routeInput';
+
+const position = z.string().regex(/^\d+$/, 'a log position (digits), as in an entry\'s "position" or its SSE id');
+
+export const auditStreamQuerySchema = z.strictObject({
+  after: position.optional(),
+  agent: identitySchema.optional(),
+  threadId: z.string().min(1).max(200).optional(),
+  type: z
+    .string()
+    .transform((value) => value.split(',').filter(Boolean))
+    .pipe(z.array(z.enum(MAILBOX_EVENT_TYPES as [string, ...string[]])))
+    .optional(),
+});
+
+export function auditStreamRoutes(app: FastifyInstance, { mailbox, config }: HttpContext): void {
+  app.get('/v1/audit/stream', { config: { streaming: true } }, async (request, reply) => {
+    const what = 'GET /v1/audit/stream';
+    const query = parseInput(auditStreamQuerySchema, singleValuedQuery(request.query, [], what), what);
+    const lastEventId = request.headers['last-event-id'];
+    const resumeFrom =
+      query.after ?? (typeof lastEventId === 'string' ? parseInput(position, lastEventId, 'Last-Event-ID') : undefined);
+    let stream: SseStream | null = null;
+    const close = await openAuditStream(
+      mailbox.eventStore,
+      actorOf(request),
+      {
+        after: resumeFrom === undefined ? null : BigInt(resumeFrom),
+        filter: { agent: query.agent, threadId: query.threadId, types: query.type },
+      },
+      {
+        ready: (after) => {
+          // Refusals (role, input) happen before this point and are ordinary error responses.
+          reply.hijack();
+          stream = new SseStream(reply.raw, config.sseHeartbeatMs);
+          stream.send('ready', { after });
+        },
+        entry: (entry) => stream!.send('entry', entry, entry.position),
+        failed: (error) => {
+          request.log.warn(
+            { err: error },
+            'audit stream: the log subscription failed; the reader reconnects from its last position',
+          );
+          stream?.close('the log subscription failed; reconnect with Last-Event-ID');
+        },
+      },
+    );
+    (stream as SseStream | null)?.whenClosed(() => void close());
+    return reply;
+  });
+}

@@ -1,0 +1,59 @@
+/**
+ * What the console reads besides the log (auditor or admin, like the log):
+ * recent rejections, the agents table in one request, and the last hour's samples.
+ */
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { requireRole } from '../../../application/authorization';
+import { parseInput } from '../../../commands/validation';
+import { actorOf } from '../auth';
+import type { ConsoleSeries } from '../consoleSeries';
+import type { HttpContext } from '../httpContext';
+import { noExtraInput, singleValuedQuery } from './routeInput';
+
+export const rejectionsQuerySchema = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+});
+
+export function consoleApiRoutes(app: FastifyInstance, { mailbox, wakeStreams }: HttpContext, series: ConsoleSeries): void {
+  // Who the token belongs to: the console's sign-in (any role may ask; the answer is the caller's own).
+  app.get('/v1/whoami', async (request) => {
+    noExtraInput(request.query, 'GET /v1/whoami');
+    const { identity, role } = actorOf(request);
+    return { identity, role };
+  });
+
+  app.get('/v1/audit/rejections', async (request) => {
+    requireRole(actorOf(request), ['auditor', 'admin'], 'Reading recent rejections');
+    const what = 'GET /v1/audit/rejections';
+    const { limit } = parseInput(rejectionsQuerySchema, singleValuedQuery(request.query, [], what), what);
+    const { rejections } = mailbox;
+    return { rejections: await rejections.recent(limit), capacity: rejections.capacity, backend: rejections.backend };
+  });
+
+  app.get('/v1/audit/agents', async (request) => {
+    requireRole(actorOf(request), ['auditor', 'admin'], 'Reading the agents table');
+    noExtraInput(request.query, 'GET /v1/audit/agents');
+    const [agents, heartbeats] = await Promise.all([mailbox.projections.listAgents(), mailbox.projections.allHeartbeats()]);
+    const counts = new Map(heartbeats.map((h) => [h.identity, h]));
+    const open = wakeStreams.openByIdentity();
+    return {
+      agents: agents.map((agent) => {
+        const h = counts.get(agent.identity);
+        return {
+          ...agent,
+          unreadCount: h?.unread ?? 0,
+          oldestUnreadAt: h?.oldestUnreadAt ?? null,
+          lastActivityAt: h?.lastActivityAt ?? null,
+          wakeStreams: open.get(agent.identity) ?? 0,
+        };
+      }),
+    };
+  });
+
+  app.get('/v1/audit/series', async (request) => {
+    requireRole(actorOf(request), ['auditor', 'admin'], 'Reading the console charts');
+    noExtraInput(request.query, 'GET /v1/audit/series');
+    return series.all();
+  });
+}

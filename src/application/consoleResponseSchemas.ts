@@ -1,0 +1,105 @@
+/**
+ * What the console's reads answer, as zod schemas for the OpenAPI document
+ * (the audit stream, rejections, agents table, series, message story, whoami);
+ * the type checks at the bottom keep them equal to what the code returns.
+ */
+import { z } from 'zod';
+import { ROLES } from '../commands/roles';
+import type { FlowEntry } from './liveFlow';
+import type { RejectionRecord } from './rejectionLog';
+
+const timestamp = z.string().describe('ISO 8601 time');
+
+export const whoamiSchema = z.object({
+  identity: z.string().describe("@name, or 'admin' for the admin token"),
+  role: z.enum(ROLES),
+});
+
+export const flowEntrySchema = z.object({
+  position: z.string().describe('log position; also the SSE id (resume with after= or Last-Event-ID)'),
+  type: z.string(),
+  at: timestamp,
+  actor: z.string(),
+  agents: z.array(z.string()).describe('every identity the event concerns (the agent filter matches these)'),
+  messageId: z.string().optional(),
+  threadId: z.string().optional(),
+  from: z.string().optional(),
+  to: z.string().optional(),
+  subject: z.string().optional(),
+  priority: z.string().optional(),
+  audienceSize: z.number().int().optional().describe("a send's audience size at send time (direct: 1)"),
+  recipient: z.string().optional(),
+  identity: z.string().optional(),
+  role: z.string().optional(),
+});
+
+export const rejectionSchema = z.object({
+  at: timestamp,
+  agent: z.string().nullable().describe('the authenticated caller; null when the token itself was refused'),
+  role: z.string().nullable(),
+  command: z.string(),
+  surface: z.enum(['http', 'mcp']),
+  code: z.string(),
+  status: z.number().int(),
+  message: z.string().describe('what the caller was told'),
+  to: z.string().optional(),
+  suggestions: z.array(z.string()).optional(),
+  field: z.string().optional(),
+});
+
+export const rejectionPageSchema = z.object({
+  rejections: z.array(rejectionSchema).describe('newest first'),
+  capacity: z.number().int().describe('how many recent rejections are kept'),
+  backend: z.enum(['memory', 'redis']),
+});
+
+export const consoleAgentsSchema = z.object({
+  agents: z.array(
+    z.object({
+      identity: z.string(),
+      role: z.enum(ROLES),
+      registeredAt: timestamp,
+      retired: z.boolean(),
+      retiredAt: timestamp.nullable(),
+      unreadCount: z.number().int(),
+      oldestUnreadAt: timestamp.nullable(),
+      lastActivityAt: timestamp.nullable(),
+      wakeStreams: z.number().int().describe('open wake streams on the node that answered'),
+    }),
+  ),
+});
+
+export const seriesSchema = z.object({
+  everySeconds: z.number(),
+  samples: z.array(
+    z.object({
+      t: z.number().describe('Unix time, seconds'),
+      sendsPerSecond: z.number().nullable().describe('sends accepted by this node per second since the previous sample'),
+      lag: z.number().nullable(),
+      unread: z.number().nullable(),
+    }),
+  ),
+});
+
+export const messageStorySchema = z.looseObject({
+  messageId: z.string(),
+  sent: z.looseObject({ from: z.string(), to: z.string(), threadId: z.string(), position: z.string(), isBroadcast: z.boolean() }),
+  audience: z.array(z.string()),
+  recipients: z.array(
+    z.object({
+      identity: z.string(),
+      deliveredAt: timestamp.nullable(),
+      deliveredPosition: z.string().nullable(),
+      readAt: timestamp.nullable(),
+      readPosition: z.string().nullable(),
+      archivedAt: timestamp.nullable(),
+      archivedPosition: z.string().nullable(),
+      archivedUnread: z.boolean().nullable(),
+    }),
+  ),
+  anomalies: z.array(z.string()).describe('whatever in the stream contradicts the story'),
+});
+
+type Fits<Value, Schema extends z.ZodType> = Value extends z.input<Schema> ? true : never;
+const fits = <T extends true>(): T => true as T;
+void [fits<Fits<FlowEntry, typeof flowEntrySchema>>(), fits<Fits<RejectionRecord, typeof rejectionSchema>>()];

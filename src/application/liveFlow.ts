@@ -1,0 +1,97 @@
+/**
+ * The console's live flow: one line per event of the ordered log, in words an
+ * operator reads (who did what to which message), and the filter it is asked
+ * for (agent, thread, type). Pure: the stream that feeds it is in auditStream.ts.
+ */
+import type { StoredEvent } from '../events/types';
+
+export interface FlowEntry {
+  position: string;
+  type: string;
+  at: string;
+  /** Who caused it: an @identity, or 'admin'. */
+  actor: string;
+  /** Every identity the event concerns (actor, sender, recipient, subject of a registry event). */
+  agents: string[];
+  messageId?: string;
+  threadId?: string;
+  from?: string;
+  to?: string;
+  subject?: string;
+  priority?: string;
+  /** A broadcast's audience size at send time (direct: 1). */
+  audienceSize?: number;
+  recipient?: string;
+  identity?: string;
+  role?: string;
+}
+
+export interface FlowFilter {
+  agent?: string;
+  threadId?: string;
+  /** Event types to keep; empty or absent: all. */
+  types?: readonly string[];
+}
+
+const unique = (values: Array<string | undefined>): string[] => [...new Set(values.filter((v): v is string => !!v))];
+
+export function flowEntryOf(event: StoredEvent): FlowEntry {
+  const base = { position: event.position.toString(), type: event.type, at: event.metadata.at, actor: event.metadata.actor };
+  switch (event.type) {
+    case 'AgentRegistered':
+      return { ...base, agents: unique([event.data.identity]), identity: event.data.identity, role: event.data.role };
+    case 'AgentRetired':
+    case 'AgentTokenRotated':
+      return { ...base, agents: unique([event.data.identity]), identity: event.data.identity };
+    case 'MessageSent': {
+      const { messageId, threadId, from, to, subject, priority, recipients } = event.data;
+      return {
+        ...base,
+        agents: unique([from, ...(to.startsWith('@') ? [to] : [])]),
+        messageId,
+        threadId,
+        from,
+        to,
+        subject,
+        priority,
+        audienceSize: recipients.length,
+      };
+    }
+    case 'BroadcastDelivered': {
+      const { messageId, threadId, from, to, subject, priority, recipient } = event.data;
+      return { ...base, agents: unique([from, recipient]), messageId, threadId, from, to, subject, priority, recipient };
+    }
+    case 'ReceiptRead':
+      return { ...base, agents: unique([event.data.reader]), messageId: event.data.messageId, recipient: event.data.reader };
+    case 'MessageArchived':
+      return {
+        ...base,
+        agents: unique([event.data.recipient]),
+        messageId: event.data.messageId,
+        recipient: event.data.recipient,
+      };
+    default:
+      // A type added later (tasks, ledger) still shows, by who caused it, until it gets its own words here.
+      return { ...base, agents: unique([base.actor.startsWith('@') ? base.actor : undefined]) };
+  }
+}
+
+/**
+ * Does the entry pass the filter? `threadOf` names the thread of a message whose
+ * entry does not carry it (reads and archives): the caller looks it up.
+ */
+export async function passesFilter(
+  entry: FlowEntry,
+  filter: FlowFilter,
+  threadOf: (messageId: string) => Promise<string | null>,
+): Promise<boolean> {
+  if (filter.types?.length && !filter.types.includes(entry.type)) return false;
+  if (filter.agent !== undefined && !entry.agents.includes(filter.agent)) return false;
+  if (filter.threadId !== undefined) {
+    if (entry.messageId === undefined) return false;
+    const thread = entry.threadId ?? (await threadOf(entry.messageId));
+    if (thread !== filter.threadId) return false;
+    entry.threadId = thread;
+  }
+  return true;
+}

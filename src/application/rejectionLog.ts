@@ -1,0 +1,58 @@
+/**
+ * The recent record of rejected commands. A rejection writes no event by design
+ * (nothing was decided), yet an operator needs to see which agent keeps sending
+ * to a wrong recipient shape and what it was told: a bounded record, newest
+ * first (a ring buffer in process, a capped Redis stream when Redis is configured),
+ * beside the rejection counters in /metrics.
+ */
+import { isMailboxError } from '../errors';
+
+export interface RejectionRecord {
+  at: string;
+  /** The authenticated caller; null when the token itself was refused. */
+  agent: string | null;
+  role: string | null;
+  /** The command (send, mark_read, retire_agent, ...) or, for a route without one, its method and path. */
+  command: string;
+  surface: 'http' | 'mcp';
+  code: string;
+  status: number;
+  message: string;
+  /** From the error's own details, when it has them: the recipient refused and what it was offered instead. */
+  to?: string;
+  suggestions?: string[];
+  field?: string;
+}
+
+export interface RejectionLog {
+  /** Records one rejection; never throws into the caller's request (a failure to record is logged by the adapter). */
+  record(rejection: RejectionRecord): void;
+  /** The newest `limit` records, newest first. */
+  recent(limit: number): Promise<RejectionRecord[]>;
+  readonly capacity: number;
+  readonly backend: 'memory' | 'redis';
+  close(): Promise<void>;
+}
+
+export const DEFAULT_REJECTION_CAPACITY = 1000;
+const MAX_MESSAGE_CHARS = 500;
+
+/** A record of `error`, keeping only the details an operator needs (never a token or a message body). */
+export function rejectionOf(
+  error: unknown,
+  context: { at: string; agent: string | null; role: string | null; command: string; surface: 'http' | 'mcp' },
+): RejectionRecord {
+  if (!isMailboxError(error)) {
+    return { ...context, code: 'INTERNAL', status: 500, message: 'An unexpected error (see the server log).' };
+  }
+  const { to, suggestions, field } = error.envelope;
+  return {
+    ...context,
+    code: error.code,
+    status: error.status,
+    message: error.message.slice(0, MAX_MESSAGE_CHARS),
+    ...(typeof to === 'string' ? { to: to.slice(0, 200) } : {}),
+    ...(Array.isArray(suggestions) ? { suggestions: suggestions.filter((s) => typeof s === 'string').slice(0, 10) } : {}),
+    ...(typeof field === 'string' ? { field: field.slice(0, 200) } : {}),
+  };
+}

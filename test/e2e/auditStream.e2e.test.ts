@@ -1,0 +1,281 @@
+/**
+ * What the console reads, over real HTTP (issue 16): the admin/auditor event
+ * stream (live, resumable, filtered), the recent rejections (written where
+ * commands are rejected, never as events), a message's story, the agents table.
+ * Agents are refused all of it; every rejection here is shown to write no event.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { readSse } from '../../src/adapters/http/client/sseReader';
+import { buildOpenApiDocument } from '../../src/adapters/http/openapi';
+import { startTestServer, type TestServer } from '../support/httpServer';
+import { startRedis } from '../support/redisServer';
+import { connectRedis } from '../../src/adapters/projections/redisConnection';
+
+let server: TestServer;
+let t: Record<string, string>;
+
+interface Stream {
+  status: number;
+  events: Array<{ event: string; data: any; id?: string }>;
+  next(predicate: (e: { event: string; data: any }) => boolean): Promise<{ event: string; data: any; id?: string }>;
+  close(): void;
+}
+const streams: Stream[] = [];
+
+/** Opens GET /v1/audit/stream and records its events; resolves once the stream said `ready`. */
+async function openStream(token: string, query = '', headers: Record<string, string> = {}): Promise<Stream> {
+  const abort = new AbortController();
+  const response = await fetch(`${server.url}/v1/audit/stream${query}`, {
+    headers: { authorization: `Bearer ${token}`, ...headers },
+    signal: abort.signal,
+  });
+  if (response.status !== 200)
+    throw Object.assign(new Error('refused'), { status: response.status, body: await response.json() });
+  const events: Stream['events'] = [];
+  const waiters: Array<() => void> = [];
+  void (async () => {
+    try {
+      for await (const raw of readSse(response.body!)) {
+        events.push({ event: raw.event, data: JSON.parse(raw.data), ...(raw.id ? { id: raw.id } : {}) });
+        for (const wake of waiters.splice(0)) wake();
+      }
+    } catch {
+      /* closed by the test */
+    }
+  })();
+  const stream: Stream = {
+    status: response.status,
+    events,
+    async next(predicate) {
+      const deadline = Date.now() + 5000;
+      for (;;) {
+        const found = events.find(predicate);
+        if (found) return found;
+        if (Date.now() > deadline) throw new Error(`no such event; got ${JSON.stringify(events)}`);
+        await new Promise<void>((resolve) => {
+          waiters.push(resolve);
+          setTimeout(resolve, 100).unref();
+        });
+      }
+    },
+    close: () => abort.abort(),
+  };
+  streams.push(stream);
+  await stream.next((e) => e.event === 'ready');
+  return stream;
+}
+const entries = (stream: Stream) => stream.events.filter((e) => e.event === 'entry').map((e) => e.data);
+
+beforeAll(async () => {
+  server = await startTestServer();
+  t = { ...(await server.register(['@a', '@b', '@c'])), ...(await server.register(['@aud'], 'auditor')) };
+});
+afterAll(async () => {
+  for (const stream of streams) stream.close();
+  await server.close();
+});
+
+const send = (from: string, body: Record<string, unknown>) => server.call('POST', '/v1/messages', { token: t[from], body });
+
+describe('GET /v1/audit/stream', () => {
+  let start: string;
+  let direct: string;
+  let broadcast: string;
+  let reply: string;
+  let fromC: string;
+
+  test('an auditor sees every accepted command live, in log order, with a broadcast audience size', async () => {
+    const live = await openStream(t['@aud']);
+    start = live.events[0].data.after;
+    direct = (await send('@a', { to: '@b', subject: 'hello b', body: 'x' })).body.messageId;
+    broadcast = (await send('@b', { to: 'AGENT:*', subject: 'all hands', body: 'x' })).body.messageId;
+    reply = (await send('@b', { to: '@a', subject: 're', body: 'x', inReplyTo: direct })).body.messageId;
+    fromC = (await send('@c', { to: '@a', subject: 'from c', body: 'x' })).body.messageId;
+    await server.call('POST', `/v1/messages/${direct}/read`, { token: t['@b'] });
+    await live.next((e) => e.data.type === 'ReceiptRead');
+    const seen = entries(live);
+    expect(seen.map((e) => [e.type, e.actor])).toEqual([
+      ['MessageSent', '@a'],
+      ['MessageSent', '@b'],
+      ['BroadcastDelivered', '@b'],
+      ['BroadcastDelivered', '@b'],
+      ['MessageSent', '@b'],
+      ['MessageSent', '@c'],
+      ['ReceiptRead', '@b'],
+    ]);
+    expect(seen[1]).toMatchObject({ messageId: broadcast, to: 'AGENT:*', audienceSize: 2, subject: 'all hands' }); // @a and @c (auditors get no broadcasts)
+    expect(seen.map((e) => BigInt(e.position))).toEqual(
+      [...seen.map((e) => BigInt(e.position))].sort((x, y) => (x < y ? -1 : 1)),
+    );
+    expect(live.events.filter((e) => e.event === 'entry').map((e) => e.id)).toEqual(seen.map((e) => e.position));
+  });
+
+  test('filters by agent, by thread (reads included: they carry no thread) and by type, from a position', async () => {
+    const byAgent = await openStream(t['@aud'], `?after=${start}&agent=@c`);
+    const byThread = await openStream(t['@aud'], `?after=${start}&threadId=${direct}`); // a thread is named by its first message
+    const byType = await openStream(t['@aud'], `?after=${start}&type=ReceiptRead,MessageArchived`);
+    await byAgent.next((e) => e.data.messageId === fromC);
+    await byThread.next((e) => e.data.type === 'ReceiptRead');
+    await byType.next((e) => e.data.type === 'ReceiptRead');
+    expect(entries(byAgent).map((e) => [e.type, e.messageId])).toEqual([
+      ['BroadcastDelivered', broadcast],
+      ['MessageSent', fromC],
+    ]);
+    expect(entries(byThread).map((e) => [e.type, e.messageId])).toEqual([
+      ['MessageSent', direct],
+      ['MessageSent', reply],
+      ['ReceiptRead', direct],
+    ]);
+    expect(entries(byType).map((e) => e.type)).toEqual(['ReceiptRead']);
+  });
+
+  test('resumes after the Last-Event-ID a reconnecting reader sends (the admin token too)', async () => {
+    const all = await openStream(server.adminToken, `?after=${start}`);
+    const third = (await all.next((e) => e.data.type === 'ReceiptRead')) && entries(all)[2];
+    const resumed = await openStream(server.adminToken, '', { 'last-event-id': third.position });
+    await resumed.next((e) => e.data.type === 'ReceiptRead');
+    expect(entries(resumed).map((e) => e.position)).toEqual(
+      entries(all)
+        .slice(3)
+        .map((e) => e.position),
+    );
+  });
+
+  test('agents, a wrong token and a query it cannot honour are refused with the envelope, before any stream', async () => {
+    const before = await server.eventCount();
+    await expect(openStream(t['@a'])).rejects.toMatchObject({ status: 403, body: { code: 'FORBIDDEN' } });
+    await expect(openStream('not-a-token')).rejects.toMatchObject({ status: 401, body: { code: 'UNAUTHENTICATED' } });
+    await expect(openStream(t['@aud'], '?type=MessageSnet')).rejects.toMatchObject({
+      status: 400,
+      body: { code: 'VALIDATION_FAILED' },
+    });
+    await expect(openStream(t['@aud'], '?agent=neo')).rejects.toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+    await expect(openStream(t['@aud'], '?since=1')).rejects.toMatchObject({ status: 400, body: { code: 'UNKNOWN_FIELD' } });
+    expect(await server.eventCount()).toBe(before);
+  });
+});
+
+describe('GET /v1/audit/rejections', () => {
+  test('a rejected send is recorded with its agent, code, recipient and suggestion, and writes no event', async () => {
+    const before = await server.eventCount();
+    const refused = await send('@a', { to: '@b!', subject: 's', body: 'x' });
+    const shape = await send('@c', { to: 'AGENT:gpt', subject: 's', body: 'x' });
+    const anonymous = await server.call('DELETE', '/v1/agents/@b', { token: 'wrong' });
+    expect([refused.status, shape.status, anonymous.status]).toEqual([400, 400, 401]);
+    expect(await server.eventCount()).toBe(before);
+    const { status, body } = await server.call('GET', '/v1/audit/rejections', { token: t['@aud'] });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ capacity: 1000, backend: 'memory' });
+    expect(body.rejections.slice(0, 3)).toEqual([
+      expect.objectContaining({ agent: null, command: 'retire_agent', surface: 'http', code: 'UNAUTHENTICATED', status: 401 }),
+      expect.objectContaining({ agent: '@c', role: 'agent', command: 'send', code: 'INVALID_RECIPIENT_SHAPE', to: 'AGENT:gpt' }),
+      expect.objectContaining({ agent: '@a', command: 'send', code: 'INVALID_RECIPIENT_SHAPE', to: '@b!' }),
+    ]);
+    expect(JSON.stringify(body)).not.toContain('wrong'); // a refused token is never recorded
+  });
+
+  test('a rejected MCP tool call is recorded too, as mcp', async () => {
+    const client = new Client({ name: 'console-e2e', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${t['@b']}` } },
+      }),
+    );
+    try {
+      const result = await client.callTool({ name: 'add_message', arguments: { to: 'neo-gpt', subject: 's', body: 'x' } });
+      expect(result.isError).toBe(true);
+    } finally {
+      await client.close();
+    }
+    const { body } = await server.call('GET', '/v1/audit/rejections?limit=1', { token: server.adminToken });
+    expect(body.rejections).toEqual([
+      expect.objectContaining({ agent: '@b', command: 'send', surface: 'mcp', code: 'INVALID_RECIPIENT_SHAPE', to: 'neo-gpt' }),
+    ]);
+  });
+
+  test('agents cannot read the record', async () => {
+    const { status, body } = await server.call('GET', '/v1/audit/rejections', { token: t['@a'] });
+    expect([status, body.code]).toEqual([403, 'FORBIDDEN']);
+  });
+});
+
+describe('the console reads', () => {
+  test("GET /v1/audit/messages/{id}: a broadcast's story, per recipient; agents refused, unknown ids 404", async () => {
+    const sent = await send('@a', { to: 'AGENT:*', subject: 'story', body: 'x' });
+    await server.call('POST', `/v1/messages/${sent.body.messageId}/read`, { token: t['@c'] });
+    const story = await server.call('GET', `/v1/audit/messages/${sent.body.messageId}`, { token: t['@aud'] });
+    expect(story.status).toBe(200);
+    expect(story.body.sent).toMatchObject({ from: '@a', to: 'AGENT:*', isBroadcast: true });
+    const state = Object.fromEntries(story.body.recipients.map((r: any) => [r.identity, [!!r.deliveredAt, !!r.readAt]]));
+    expect(state).toEqual({ '@b': [true, false], '@c': [true, true] }); // auditors are no broadcast's audience
+    const refused = await server.call('GET', `/v1/audit/messages/${sent.body.messageId}`, { token: t['@b'] });
+    expect([refused.status, refused.body.code]).toEqual([403, 'FORBIDDEN']);
+    const unknown = await server.call('GET', '/v1/audit/messages/00000000-0000-4000-8000-000000000000', { token: t['@aud'] });
+    expect([unknown.status, unknown.body.code]).toEqual([404, 'MESSAGE_NOT_FOUND']);
+  });
+
+  test("GET /v1/audit/agents agrees with /v1/heartbeat and /v1/agents; GET /v1/whoami names the token's holder", async () => {
+    const [table, heartbeat, agents] = await Promise.all([
+      server.call('GET', '/v1/audit/agents', { token: t['@aud'] }),
+      server.call('GET', '/v1/heartbeat', { token: server.adminToken }),
+      server.call('GET', '/v1/agents', { token: t['@a'] }),
+    ]);
+    const counts = Object.fromEntries(
+      heartbeat.body.agents.map((h: any) => [h.identity, [h.unreadCount, h.oldestUnreadAt, h.lastActivityAt]]),
+    );
+    expect(table.body.agents.map((a: any) => a.identity)).toEqual(agents.body.agents.map((a: any) => a.identity));
+    for (const row of table.body.agents)
+      expect([row.unreadCount, row.oldestUnreadAt, row.lastActivityAt]).toEqual(counts[row.identity] ?? [0, null, null]);
+    expect((await server.call('GET', '/v1/whoami', { token: t['@aud'] })).body).toEqual({ identity: '@aud', role: 'auditor' });
+    expect((await server.call('GET', '/v1/whoami', { token: server.adminToken })).body).toEqual({
+      identity: 'admin',
+      role: 'admin',
+    });
+    expect((await server.call('GET', '/v1/audit/agents', { token: t['@a'] })).status).toBe(403);
+  });
+});
+
+test('the JSON answers conform to their documented OpenAPI schemas', async () => {
+  const document = buildOpenApiDocument() as any;
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  const { body: sent } = await send('@a', { to: '@b', subject: 'documented', body: 'x' });
+  for (const [path, documented] of [
+    ['/v1/audit/rejections', '/v1/audit/rejections'],
+    ['/v1/audit/agents', '/v1/audit/agents'],
+    ['/v1/audit/series', '/v1/audit/series'],
+    [`/v1/audit/messages/${sent.messageId}`, '/v1/audit/messages/{id}'],
+    ['/v1/whoami', '/v1/whoami'],
+  ]) {
+    const { status, body } = await server.call('GET', path, { token: t['@aud'] });
+    const validate = ajv.compile(document.paths[documented].get.responses['200'].content['application/json'].schema);
+    expect([path, status, validate(body) ? 'valid' : ajv.errorsText(validate.errors)]).toEqual([path, 200, 'valid']);
+  }
+  expect(document.paths['/v1/audit/stream'].get.responses['200'].content).toHaveProperty(['text/event-stream']);
+});
+
+test('with Redis configured, rejections are kept in its capped stream (<namespace>:rejections), where every node reads them', async () => {
+  const redis = await startRedis();
+  const namespace = `console-${process.pid}`;
+  const node = await startTestServer({ redisUrl: redis.url, redisNamespace: namespace });
+  const reader = await connectRedis(redis.url, { name: 'console-e2e' });
+  try {
+    const [agent] = Object.values(await node.register(['@on-redis']));
+    const refused = await node.call('POST', '/v1/messages', { token: agent, body: { to: 'AGENT:all', subject: 's', body: 'x' } });
+    expect(refused.status).toBe(400);
+    const { body } = await node.call('GET', '/v1/audit/rejections', { token: node.adminToken });
+    expect(body).toMatchObject({ backend: 'redis', capacity: 1000 });
+    expect(body.rejections).toEqual([
+      expect.objectContaining({ agent: '@on-redis', code: 'INVALID_RECIPIENT_SHAPE', to: 'AGENT:all' }),
+    ]);
+    const stored = await reader.xrange(`${namespace}:rejections`, '-', '+');
+    expect(stored.map(([, fields]) => JSON.parse(fields[1]))).toEqual(body.rejections);
+  } finally {
+    reader.disconnect();
+    await node.close();
+    await redis.stop();
+  }
+});

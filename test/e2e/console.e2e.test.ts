@@ -1,0 +1,219 @@
+/**
+ * The operator console at /console in a real browser (issue 16): Debian's
+ * chromium driven by playwright-core (no browser download), one browser for
+ * the file. Sign in, watch three agents' mail arrive in the live flow, filter
+ * it, open a story, see a rejection, compare the agents table with
+ * /v1/heartbeat, retire an agent after confirming; an auditor sees no admin
+ * action, an agent's or a wrong token is refused. Every panel passes axe-core
+ * (no serious or critical violation), breaks no rule of the CSP, loads nothing
+ * from elsewhere, and is saved as a screenshot under test-artifacts/console/.
+ * Skipped, saying so, only when chromium is absent.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startTestServer, type TestServer } from '../support/httpServer';
+import { CHROMIUM, CHROMIUM_ARGS, haveChromium } from '../support/chromium';
+
+const maybe = haveChromium('console.e2e') ? test : test.skip;
+const ARTIFACTS = path.resolve(process.env.MAILBOX_TEST_ARTIFACTS ?? 'test-artifacts', 'console');
+const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+let server: TestServer;
+let t: Record<string, string>;
+let browser: Browser | undefined;
+const problems: string[] = [];
+const outside: string[] = [];
+const urls: string[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer();
+  t = { ...(await server.register(['@ana', '@ben', '@cat', '@dan'])), ...(await server.register(['@ops'], 'auditor')) };
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+});
+afterAll(async () => {
+  await browser?.close();
+  await server.close();
+});
+
+test('/console is the built page under a strict CSP; its assets are served from this server only', async () => {
+  const page = await server.call('GET', '/console');
+  expect([page.status, page.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+  const csp = page.headers.get('content-security-policy') ?? '';
+  expect(csp).toContain("script-src 'self'");
+  expect(csp).toContain("connect-src 'self'");
+  expect(csp).not.toMatch(/unsafe-inline|unsafe-eval/);
+  expect(page.body).not.toMatch(/https?:\/\//);
+  expect(page.body).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/); // no inline script
+  const script = /src="(\/console\/assets\/[^"]+\.js)"/.exec(page.body)![1];
+  const asset = await server.call('GET', script);
+  expect([asset.status, asset.headers.get('content-type')]).toEqual([200, 'text/javascript; charset=utf-8']);
+  for (const bad of ['/console/assets/..%2F..%2Fpackage.json', '/console/assets/index.html', '/console/assets/nothing.js']) {
+    const refused = await server.call('GET', bad);
+    expect([bad, refused.status, refused.body.code]).toEqual([bad, 404, 'NOT_FOUND']);
+  }
+});
+
+async function newPage(): Promise<Page> {
+  browser ??= await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+  });
+  const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+  page.on('request', (request) => {
+    urls.push(request.url());
+    if (!request.url().startsWith(server.url) && !request.url().startsWith('data:')) outside.push(request.url());
+  });
+  // The one error the browser may log: the 401 of the sign-in with a wrong token, which the test itself provokes.
+  page.on(
+    'console',
+    (message) => message.type() === 'error' && !/status of 401/.test(message.text()) && problems.push(message.text()),
+  );
+  page.on('pageerror', (error) => problems.push(error.message));
+  return page;
+}
+
+async function signIn(page: Page, token: string): Promise<void> {
+  await page.goto(`${server.url}/console`);
+  await page.getByLabel('Admin or auditor token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+const panel = (page: Page, name: string) =>
+  page.getByRole('navigation', { name: 'Panels' }).getByRole('button', { name, exact: true }).click();
+
+/** axe-core in the page (evaluated, so the CSP needs no exception), then a screenshot for a person to look at. */
+async function checkPanel(page: Page, name: string): Promise<void> {
+  await page.evaluate(AXE);
+  const violations: Array<{ id: string; impact: string; nodes: unknown[] }> = await page.evaluate(async () => {
+    const axe = (globalThis as any).axe as {
+      run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }>;
+    };
+    return (await axe.run()).violations.map(({ id, impact, nodes }) => ({ id, impact, nodes: nodes.slice(0, 2) }));
+  });
+  expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+const send = (from: string, body: Record<string, unknown>) => server.call('POST', '/v1/messages', { token: t[from], body });
+
+maybe(
+  'an admin signs in, watches the flow, filters it, reads a story and a rejection, checks the agents and retires one',
+  async () => {
+    const page = await newPage();
+    await signIn(page, 'not-a-token');
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('Refused');
+    await signIn(page, t['@ana']);
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('agent @ana');
+    await signIn(page, server.adminToken);
+    await expect(page.getByTestId('who').textContent()).resolves.toContain('admin');
+    await page.getByTestId('flow-status').getByText('Stream: live').waitFor();
+
+    // Three agents send; each row is in view within a second of the send's answer.
+    const flow = page.getByTestId('flow');
+    const sent: Record<string, string> = {};
+    for (const [from, to] of [
+      ['@ana', '@ben'],
+      ['@ben', '@cat'],
+      ['@cat', 'AGENT:*'],
+    ]) {
+      const { body } = await send(from, { to, subject: `from ${from}`, body: 'hello' });
+      sent[from] = body.messageId;
+      await flow.getByText(`“from ${from}”`).waitFor({ timeout: 1000 });
+    }
+    await flow.getByText('delivered to @dan (broadcast from @cat)').waitFor();
+    await expect(flow.getByText('(audience 3)').count()).resolves.toBe(1); // @ana, @ben, @dan: not the sender, not the auditor
+    await checkPanel(page, '1-live-flow');
+
+    // Filter by agent: only what concerns @ana.
+    await page.getByLabel('Agent', { exact: true }).fill('@ana');
+    await page.getByRole('button', { name: 'Apply filter' }).click();
+    await page.getByTestId('flow-status').getByText('Stream: live').waitFor();
+    await send('@ben', { to: '@cat', subject: 'not about ana', body: 'x' });
+    await send('@ben', { to: '@ana', subject: 'for ana', body: 'x' });
+    await flow.getByText('“for ana”').waitFor({ timeout: 1000 });
+    await expect(flow.getByText('not about ana').count()).resolves.toBe(0);
+    await expect(flow.locator('tbody tr').count()).resolves.toBe(1);
+
+    // A story: @ben reads @cat's broadcast; each recipient's state shows.
+    await server.call('POST', `/v1/messages/${sent['@cat']}/read`, { token: t['@ben'] });
+    await panel(page, 'Message story');
+    await page.getByLabel('Message id').fill(sent['@cat']);
+    await page.getByRole('button', { name: 'Show story' }).click();
+    const recipients = page.getByTestId('recipients');
+    await recipients.waitFor();
+    const rows = await recipients.locator('tbody tr').allInnerTexts();
+    const byRecipient = Object.fromEntries(rows.map((row) => [row.split('\t')[0], row.includes('unread') ? 'unread' : 'read']));
+    expect(byRecipient).toEqual({ '@ana': 'unread', '@ben': 'read', '@dan': 'unread' });
+    await checkPanel(page, '3-message-story');
+
+    // A rejected send appears under Rejections with its code.
+    await send('@dan', { to: 'AGENT:ana', subject: 'x', body: 'x' });
+    await panel(page, 'Rejections');
+    const rejections = page.getByTestId('rejections');
+    await rejections.getByText('INVALID_RECIPIENT_SHAPE').waitFor({ timeout: 3000 });
+    await expect(rejections.locator('tbody tr').first().innerText()).resolves.toMatch(
+      /@dan.*send \(http\).*INVALID_RECIPIENT_SHAPE.*AGENT:ana/s,
+    );
+    await checkPanel(page, '4-rejections');
+
+    // The agents table says what /v1/heartbeat says.
+    await panel(page, 'Agents');
+    const table = page.getByTestId('agents');
+    await table.getByRole('cell', { name: '@dan', exact: true }).waitFor();
+    const heartbeat = (await server.call('GET', '/v1/heartbeat', { token: server.adminToken })).body.agents;
+    const shown = (await table.locator('tbody tr').allInnerTexts()).map((row) => row.split('\t'));
+    expect(shown.map(([identity, , unread]) => [identity, Number(unread)]).sort()).toEqual(
+      heartbeat.map((h: any) => [h.identity, h.unreadCount]).sort(),
+    );
+    await checkPanel(page, '2-agents');
+
+    // Retire @dan: nothing happens until the admin confirms.
+    const before = await server.eventCount();
+    const head = await server.mailbox.eventStore.headPosition();
+    await page.getByRole('button', { name: 'Retire @dan' }).click();
+    const dialog = page.getByTestId('confirm');
+    await dialog.getByText("@dan's token stops working at once").waitFor();
+    await page.screenshot({ path: path.join(ARTIFACTS, '2b-agents-confirm-retire.png') });
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('button', { name: 'Retire @dan' }).click();
+    await dialog.getByRole('button', { name: 'Retire @dan' }).click();
+    await page.getByTestId('notice').getByText('@dan retired').waitFor();
+    expect(await server.eventCount()).toBe(before + 1);
+    const agents = (await server.call('GET', '/v1/agents', { token: t['@ana'] })).body.agents;
+    expect(agents.find((a: any) => a.identity === '@dan')).toMatchObject({ retired: true });
+    const { events } = (await server.call('GET', `/v1/audit/events?after=${head}`, { token: server.adminToken })).body;
+    expect(events.map((e: any) => [e.type, e.metadata.actor])).toEqual([['AgentRetired', 'admin']]);
+
+    await panel(page, 'Health');
+    await page.getByTestId('health').getByText('Event store').waitFor();
+    await checkPanel(page, '5-health');
+    await panel(page, 'Charts');
+    await page.getByTestId('charts').locator('canvas').first().waitFor();
+    await checkPanel(page, '6-charts');
+    await panel(page, 'Live flow');
+  },
+  90_000,
+);
+
+maybe(
+  'an auditor reads every panel but is offered no admin action',
+  async () => {
+    const page = await newPage();
+    await signIn(page, t['@ops']);
+    await expect(page.getByTestId('who').textContent()).resolves.toContain('auditor @ops (read only)');
+    await panel(page, 'Agents');
+    await page.getByTestId('agents').getByRole('cell', { name: '@ana', exact: true }).waitFor();
+    await expect(page.getByRole('button', { name: /^(Retire @|New token|Register)/ }).count()).resolves.toBe(0);
+    await expect(page.getByRole('columnheader', { name: 'Actions' }).count()).resolves.toBe(0);
+    await checkPanel(page, '7-agents-as-auditor');
+  },
+  60_000,
+);
+
+test('the page broke no rule of its CSP, asked nothing of another origin, and put no token in a URL', () => {
+  expect(problems).toEqual([]);
+  expect(outside).toEqual([]);
+  for (const token of Object.values(t).concat(server.adminToken)) expect(urls.filter((url) => url.includes(token))).toEqual([]);
+});

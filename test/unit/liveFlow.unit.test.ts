@@ -1,0 +1,92 @@
+/**
+ * The live flow's words and filter (application/liveFlow.ts), and the console's
+ * batched rendering buffer (web/src/flowBuffer.ts): pure, no I/O.
+ */
+import { flowEntryOf, passesFilter, type FlowEntry } from '../../src/application/liveFlow';
+import type { MailboxEvent, StoredEvent } from '../../src/events/types';
+import { FlowBuffer } from '../../web/src/flowBuffer';
+import { broadcastSent, directSent, PARENT_ID, readBy, registered, T1 } from './fixtures/domain';
+
+let position = 0n;
+const stored = (event: MailboxEvent, actor: string): StoredEvent =>
+  ({
+    ...event,
+    eventId: `e${++position}`,
+    streamName: 'mailbox-x',
+    revision: 0n,
+    position,
+    metadata: { commandId: 'c', correlationId: 'c', causationId: 'c', actor, at: T1, schemaVersion: 1 },
+  }) as StoredEvent;
+
+const noLookup = async (): Promise<string | null> => {
+  throw new Error('no lookup expected');
+};
+
+describe('flowEntryOf: one line per event, naming everyone it concerns', () => {
+  test('a broadcast is one send with its audience size, then one delivery per recipient', () => {
+    const [sent, ...deliveries] = broadcastSent('@alice', ['@bob', '@carol']);
+    const entry = flowEntryOf(stored(sent, '@alice'));
+    expect(entry).toMatchObject({ type: 'MessageSent', actor: '@alice', to: 'AGENT:*', audienceSize: 2, agents: ['@alice'] });
+    expect(deliveries.map((d) => flowEntryOf(stored(d, '@alice')).agents)).toEqual([
+      ['@alice', '@bob'],
+      ['@alice', '@carol'],
+    ]);
+  });
+
+  test('a direct send concerns both ends; a read concerns its reader; a registration its agent', () => {
+    expect(flowEntryOf(stored(directSent('@alice', '@bob'), '@alice'))).toMatchObject({
+      agents: ['@alice', '@bob'],
+      audienceSize: 1,
+    });
+    expect(flowEntryOf(stored(readBy('@bob'), '@bob'))).toMatchObject({
+      agents: ['@bob'],
+      messageId: PARENT_ID,
+      recipient: '@bob',
+    });
+    expect(flowEntryOf(stored(registered('@dave'), 'admin'))).toMatchObject({ actor: 'admin', agents: ['@dave'], role: 'agent' });
+  });
+});
+
+describe('passesFilter', () => {
+  const send = flowEntryOf(stored(directSent('@alice', '@bob', { threadId: 'thread-1' }), '@alice'));
+  const read = (): FlowEntry => flowEntryOf(stored(readBy('@bob'), '@bob'));
+
+  test('by type and by agent, without looking anything up', async () => {
+    await expect(passesFilter(send, { types: ['ReceiptRead'] }, noLookup)).resolves.toBe(false);
+    await expect(passesFilter(send, { types: ['MessageSent'], agent: '@bob' }, noLookup)).resolves.toBe(true);
+    await expect(passesFilter(send, { agent: '@carol' }, noLookup)).resolves.toBe(false);
+  });
+
+  test('by thread: a read, which carries no thread, is placed by looking its message up (and then shows it)', async () => {
+    const lookups: string[] = [];
+    const threadOf = async (messageId: string) => (lookups.push(messageId), 'thread-1');
+    const entry = read();
+    await expect(passesFilter(entry, { threadId: 'thread-1' }, threadOf)).resolves.toBe(true);
+    expect([lookups, entry.threadId]).toEqual([[PARENT_ID], 'thread-1']);
+    await expect(passesFilter(read(), { threadId: 'thread-2' }, threadOf)).resolves.toBe(false);
+    await expect(passesFilter(flowEntryOf(stored(registered('@x'), 'admin')), { threadId: 'thread-1' }, noLookup)).resolves.toBe(
+      false,
+    );
+  });
+});
+
+describe('FlowBuffer: many arrivals, one render per flush, bounded memory', () => {
+  test('entries wait until a flush, then show newest first', () => {
+    const buffer = new FlowBuffer<number>(5);
+    buffer.push(1);
+    buffer.push(2);
+    expect(buffer.hasPending).toBe(true);
+    expect(buffer.flush()).toEqual({ shown: [2, 1], received: 2, dropped: 0 });
+    buffer.push(3);
+    expect(buffer.flush().shown).toEqual([3, 2, 1]);
+    expect(buffer.hasPending).toBe(false);
+  });
+
+  test('never holds more than its capacity, pending or shown, and counts what it let go', () => {
+    const buffer = new FlowBuffer<number>(5);
+    for (let n = 1; n <= 4; n++) buffer.push(n);
+    buffer.flush();
+    for (let n = 5; n <= 1000; n++) buffer.push(n); // a burst between two frames
+    expect(buffer.flush()).toEqual({ shown: [1000, 999, 998, 997, 996], received: 1000, dropped: 995 });
+  });
+});

@@ -1,0 +1,15 @@
+/** How times read in the console: local clock time, and ages as "3m 20s". */
+// One formatter for every row: toLocaleTimeString(locale, options) builds a new one per call, which the
+// live flow measured as its largest cost at 1,000 rows a second.
+const TIME = new Intl.DateTimeFormat([], { hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false });
+
+export const clock = (iso: string | null): string => (iso ? TIME.format(new Date(iso)) : '–');
+
+export function age(iso: string | null, now = Date.now()): string {
+  if (!iso) return '–';
+  const seconds = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m ${seconds % 60}s`;
+  if (seconds < 86400) return `${Math.floor(seconds / 3600)}h ${Math.floor((seconds % 3600) / 60)}m`;
+  return `${Math.floor(seconds / 86400)}d`;
+}

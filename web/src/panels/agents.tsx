@@ -1,0 +1,200 @@
+/**
+ * Agents: identity, role, unread and oldest unread age, last activity, open wake
+ * streams, retired; sortable. Admins also register, retire and issue a new token,
+ * each after a confirmation, each an ordinary command of the API.
+ */
+import { useMemo, useState } from 'preact/hooks';
+import { api, errorText } from '../api';
+import { age, clock } from '../format';
+import type { AgentRow } from '../types';
+import { usePolling } from '../usePolling';
+import { ConfirmDialog, type Pending } from './confirm';
+
+const PAGE_ROWS = 100;
+
+type Column = 'identity' | 'role' | 'unreadCount' | 'oldestUnreadAt' | 'lastActivityAt' | 'wakeStreams' | 'retired';
+const COLUMNS: Array<{ key: Column; label: string }> = [
+  { key: 'identity', label: 'Identity' },
+  { key: 'role', label: 'Role' },
+  { key: 'unreadCount', label: 'Unread' },
+  { key: 'oldestUnreadAt', label: 'Oldest unread' },
+  { key: 'lastActivityAt', label: 'Last activity' },
+  { key: 'wakeStreams', label: 'Wake streams' },
+  { key: 'retired', label: 'Retired' },
+];
+
+function compare(a: AgentRow, b: AgentRow, key: Column): number {
+  const x = a[key];
+  const y = b[key];
+  if (x === y) return a.identity < b.identity ? -1 : 1;
+  if (x === null) return 1; // "never" sorts last either way
+  if (y === null) return -1;
+  return x < y ? -1 : 1;
+}
+
+export function AgentsPanel({ isAdmin }: { isAdmin: boolean }) {
+  const agents = usePolling(() => api<{ agents: AgentRow[] }>('GET', '/v1/audit/agents'), 5000);
+  const [sort, setSort] = useState<{ key: Column; descending: boolean }>({ key: 'identity', descending: false });
+  const [pending, setPending] = useState<Pending | null>(null);
+  const [notice, setNotice] = useState<{ text: string; token?: string } | null>(null);
+  const [newIdentity, setNewIdentity] = useState('');
+  const [newRole, setNewRole] = useState('agent');
+  const [find, setFind] = useState('');
+  const [page, setPage] = useState(0);
+  const sorted = useMemo(() => {
+    const needle = find.trim().toLowerCase();
+    const list = (agents.data?.agents ?? []).filter((a) => !needle || a.identity.toLowerCase().includes(needle));
+    list.sort((a, b) => compare(a, b, sort.key));
+    return sort.descending ? list.reverse() : list;
+  }, [agents.data, sort, find]);
+  // One page of rows in the DOM at a time: sorting and finding cover every agent, drawing stays cheap at 1,000 and more.
+  const pages = Math.max(1, Math.ceil(sorted.length / PAGE_ROWS));
+  const shownPage = Math.min(page, pages - 1);
+  const rows = sorted.slice(shownPage * PAGE_ROWS, (shownPage + 1) * PAGE_ROWS);
+  const act = (run: () => Promise<{ text: string; token?: string }>) => async () => {
+    try {
+      setNotice(await run());
+    } catch (error) {
+      setNotice({ text: `Refused: ${errorText(error)}` });
+    }
+    agents.refresh();
+  };
+  const retire = (identity: string) =>
+    setPending({
+      title: `Retire ${identity}?`,
+      detail: `${identity}'s token stops working at once, its wake streams end, and later broadcasts leave it out. Its history stays in the log.`,
+      confirmLabel: `Retire ${identity}`,
+      run: act(async () => {
+        const done = await api<{ retiredAt: string }>('DELETE', `/v1/agents/${encodeURIComponent(identity)}`);
+        return { text: `${identity} retired at ${done.retiredAt}.` };
+      }),
+    });
+  const rotate = (identity: string) =>
+    setPending({
+      title: `Issue ${identity} a new token?`,
+      detail: `The current token of ${identity} is refused from now on; the new one is shown once.`,
+      confirmLabel: 'Issue new token',
+      run: act(async () => {
+        const done = await api<{ token: string }>('POST', `/v1/agents/${encodeURIComponent(identity)}/token`);
+        return { text: `New token for ${identity} (shown once; copy it now):`, token: done.token };
+      }),
+    });
+  const register = (e: Event) => {
+    e.preventDefault();
+    const identity = newIdentity.trim();
+    setPending({
+      title: `Register ${identity} as ${newRole}?`,
+      detail: `A new ${newRole} ${identity} is written to the log; its token is shown once.`,
+      confirmLabel: `Register ${identity}`,
+      run: act(async () => {
+        const done = await api<{ identity: string; token: string }>('POST', '/v1/agents', { identity, role: newRole });
+        setNewIdentity('');
+        return { text: `${done.identity} registered; its token (shown once; copy it now):`, token: done.token };
+      }),
+    });
+  };
+  return (
+    <section aria-labelledby="agents-title">
+      <h2 id="agents-title">Agents</h2>
+      {isAdmin && (
+        <form class="filters" onSubmit={register} data-testid="register">
+          <label>
+            New identity{' '}
+            <input
+              value={newIdentity}
+              onInput={(e) => setNewIdentity((e.target as HTMLInputElement).value)}
+              placeholder="@neo-gpt"
+              required
+            />
+          </label>
+          <label>
+            Role{' '}
+            <select value={newRole} onChange={(e) => setNewRole((e.target as HTMLSelectElement).value)}>
+              <option value="agent">agent</option>
+              <option value="auditor">auditor</option>
+            </select>
+          </label>
+          <button type="submit">Register…</button>
+        </form>
+      )}
+      {notice && (
+        <p role="status" class="notice" data-testid="notice">
+          {notice.text} {notice.token && <code class="token">{notice.token}</code>}
+        </p>
+      )}
+      {agents.error && (
+        <p role="alert" class="error">
+          {agents.error}
+        </p>
+      )}
+      <div class="filters">
+        <label>
+          Find agent{' '}
+          <input value={find} onInput={(e) => (setFind((e.target as HTMLInputElement).value), setPage(0))} placeholder="@agent" />
+        </label>
+        <button type="button" disabled={shownPage === 0} onClick={() => setPage(shownPage - 1)}>
+          Previous
+        </button>
+        <button type="button" disabled={shownPage >= pages - 1} onClick={() => setPage(shownPage + 1)}>
+          Next
+        </button>
+        <span class="status" data-testid="agents-count">
+          {sorted.length === 0
+            ? 'no agents'
+            : `${shownPage * PAGE_ROWS + 1}–${shownPage * PAGE_ROWS + rows.length} of ${sorted.length} agents`}{' '}
+          · page {shownPage + 1} of {pages} (wake streams: this node's)
+        </span>
+      </div>
+      <table data-testid="agents">
+        <thead>
+          <tr>
+            {COLUMNS.map((c) => (
+              <th
+                key={c.key}
+                scope="col"
+                aria-sort={sort.key === c.key ? (sort.descending ? 'descending' : 'ascending') : undefined}
+              >
+                <button
+                  type="button"
+                  class="sort"
+                  onClick={() => (setSort({ key: c.key, descending: sort.key === c.key ? !sort.descending : false }), setPage(0))}
+                >
+                  {c.label}
+                </button>
+              </th>
+            ))}
+            {isAdmin && <th scope="col">Actions</th>}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((agent) => (
+            <tr key={agent.identity} class={agent.retired ? 'retired' : undefined}>
+              <td>{agent.identity}</td>
+              <td>{agent.role}</td>
+              <td>{agent.unreadCount}</td>
+              <td>{age(agent.oldestUnreadAt)}</td>
+              <td>{clock(agent.lastActivityAt)}</td>
+              <td>{agent.wakeStreams}</td>
+              <td>{agent.retired ? `yes (${clock(agent.retiredAt)})` : 'no'}</td>
+              {isAdmin && (
+                <td>
+                  {!agent.retired && (
+                    <>
+                      <button type="button" onClick={() => retire(agent.identity)}>
+                        Retire<span class="visually-hidden"> {agent.identity}</span>
+                      </button>{' '}
+                      <button type="button" onClick={() => rotate(agent.identity)}>
+                        New token<span class="visually-hidden"> for {agent.identity}</span>
+                      </button>
+                    </>
+                  )}
+                </td>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <ConfirmDialog pending={pending} onClose={() => setPending(null)} />
+    </section>
+  );
+}

@@ -1,0 +1,60 @@
+/** Charts of the last hour (sampled by the server every 10 s): sends/s, projection lag, unread mail. uPlot draws them. */
+import { useEffect, useRef } from 'preact/hooks';
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import { api } from '../api';
+import type { SeriesSample } from '../types';
+import { usePolling } from '../usePolling';
+
+type Key = 'sendsPerSecond' | 'lag' | 'unread';
+
+function Chart({ title, samples, pick, color }: { title: string; samples: SeriesSample[]; pick: Key; color: string }) {
+  const target = useRef<HTMLDivElement>(null);
+  const plot = useRef<uPlot | null>(null);
+  const data: uPlot.AlignedData = [samples.map((s) => s.t), samples.map((s) => s[pick])];
+  useEffect(() => {
+    if (!target.current) return;
+    plot.current = new uPlot(
+      {
+        title,
+        width: Math.max(320, target.current.clientWidth || 600),
+        height: 180,
+        // Always the whole last hour, however few samples there are yet (a fresh server has one).
+        scales: {
+          x: { time: true, range: () => [Date.now() / 1000 - 3600, Date.now() / 1000] },
+          y: { range: (_u, min, max) => [0, Math.max(1, (max ?? 0) * 1.1)] },
+        },
+        series: [{}, { label: title, stroke: color, width: 2, spanGaps: false, points: { show: true, size: 4 } }],
+        axes: [{}, { size: 60 }],
+      },
+      data,
+      target.current,
+    );
+    return () => plot.current?.destroy();
+  }, []);
+  useEffect(() => plot.current?.setData(data), [samples]);
+  return <figure class="chart" ref={target} aria-label={`${title}, last hour`} />;
+}
+
+export function ChartsPanel() {
+  const series = usePolling(() => api<{ everySeconds: number; samples: SeriesSample[] }>('GET', '/v1/audit/series'), 10_000);
+  const samples = series.data?.samples ?? [];
+  return (
+    <section aria-labelledby="charts-title">
+      <h2 id="charts-title">Charts (last hour)</h2>
+      {series.error && (
+        <p role="alert" class="error">
+          {series.error}
+        </p>
+      )}
+      <p class="status">
+        {samples.length} samples, one every {series.data?.everySeconds ?? 10} s since this server started (kept for an hour).
+      </p>
+      <div data-testid="charts">
+        <Chart title="Sends per second (this node)" samples={samples} pick="sendsPerSecond" color="#1f5fa8" />
+        <Chart title="Projection lag (events)" samples={samples} pick="lag" color="#a8361f" />
+        <Chart title="Unread messages (all agents)" samples={samples} pick="unread" color="#2d7a2d" />
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,135 @@
+/** Live flow: every accepted command as it happens, newest first, filterable by agent, thread and type. */
+import { Component } from 'preact';
+import { useState } from 'preact/hooks';
+import { clock } from '../format';
+import type { FlowEntry } from '../types';
+import type { FlowQuery, LiveFlow } from '../useLiveFlow';
+
+const TYPES = [
+  'MessageSent',
+  'BroadcastDelivered',
+  'ReceiptRead',
+  'MessageArchived',
+  'AgentRegistered',
+  'AgentRetired',
+  'AgentTokenRotated',
+];
+
+function describe(entry: FlowEntry): string {
+  switch (entry.type) {
+    case 'MessageSent':
+      return `${entry.from} → ${entry.to}${entry.to?.startsWith('AGENT:') ? ` (audience ${entry.audienceSize})` : ''}: “${entry.subject}” [${entry.priority}]`;
+    case 'BroadcastDelivered':
+      return `delivered to ${entry.recipient} (broadcast from ${entry.from})`;
+    case 'ReceiptRead':
+      return `read by ${entry.recipient}`;
+    case 'MessageArchived':
+      return `archived by ${entry.recipient}`;
+    case 'AgentRegistered':
+      return `${entry.identity} registered (${entry.role})`;
+    case 'AgentRetired':
+      return `${entry.identity} retired`;
+    case 'AgentTokenRotated':
+      return `${entry.identity} got a new token`;
+    default:
+      return entry.agents.join(', ');
+  }
+}
+
+/** A row is drawn once: entries never change, so a render of 500 rows only diffs the new ones. */
+class FlowRow extends Component<{ entry: FlowEntry; onOpenStory: (id: string) => void }> {
+  override shouldComponentUpdate(next: { entry: FlowEntry }) {
+    return next.entry !== this.props.entry;
+  }
+
+  override render() {
+    const { entry, onOpenStory } = this.props;
+    return (
+      <tr data-type={entry.type}>
+        <td>{entry.position}</td>
+        <td>{clock(entry.at)}</td>
+        <td>{entry.type}</td>
+        <td>{entry.actor}</td>
+        <td>{describe(entry)}</td>
+        <td>
+          {entry.messageId && (
+            <button type="button" class="link" onClick={() => onOpenStory(entry.messageId!)}>
+              story<span class="visually-hidden"> of message {entry.messageId}</span>
+            </button>
+          )}
+        </td>
+      </tr>
+    );
+  }
+}
+
+export function LiveFlowPanel(props: {
+  flow: LiveFlow;
+  query: FlowQuery;
+  onQuery: (q: FlowQuery) => void;
+  onOpenStory: (id: string) => void;
+}) {
+  const { flow, query, onQuery, onOpenStory } = props;
+  const [draft, setDraft] = useState<FlowQuery>(query);
+  const field = (name: keyof FlowQuery) => (e: Event) => setDraft({ ...draft, [name]: (e.target as HTMLInputElement).value });
+  const apply = (e: Event) => {
+    e.preventDefault();
+    onQuery({
+      agent: draft.agent?.trim() || undefined,
+      threadId: draft.threadId?.trim() || undefined,
+      type: draft.type || undefined,
+    });
+  };
+  const { view } = flow;
+  return (
+    <section aria-labelledby="flow-title">
+      <h2 id="flow-title">Live flow</h2>
+      <form class="filters" onSubmit={apply} data-testid="flow-filters">
+        <label>
+          Agent <input name="agent" placeholder="@neo-gpt" value={draft.agent ?? ''} onInput={field('agent')} />
+        </label>
+        <label>
+          Thread <input name="threadId" value={draft.threadId ?? ''} onInput={field('threadId')} />
+        </label>
+        <label>
+          Type{' '}
+          <select name="type" value={draft.type ?? ''} onChange={field('type')}>
+            <option value="">all</option>
+            {TYPES.map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="submit">Apply filter</button>
+        <button type="button" onClick={() => flow.setPaused(!flow.paused)} aria-pressed={flow.paused}>
+          {flow.paused ? 'Resume' : 'Pause'}
+        </button>
+        <button type="button" onClick={flow.clear}>
+          Clear
+        </button>
+      </form>
+      <p class="status" aria-live="polite" data-testid="flow-status">
+        Stream: {flow.status} · {view.received} received{view.dropped ? `, ${view.dropped} older rows no longer shown` : ''}
+      </p>
+      <table class="flow" data-testid="flow">
+        <thead>
+          <tr>
+            <th scope="col">#</th>
+            <th scope="col">Time</th>
+            <th scope="col">Type</th>
+            <th scope="col">By</th>
+            <th scope="col">What</th>
+            <th scope="col">Message</th>
+          </tr>
+        </thead>
+        <tbody>
+          {view.shown.map((entry) => (
+            <FlowRow key={entry.position} entry={entry} onOpenStory={onOpenStory} />
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}

@@ -1,0 +1,73 @@
+/** Rejections: recent refused commands, by agent and code, with what each caller was told (they write no events). */
+import { api } from '../api';
+import { clock } from '../format';
+import type { RejectionRecord } from '../types';
+import { usePolling } from '../usePolling';
+
+interface Page {
+  rejections: RejectionRecord[];
+  capacity: number;
+  backend: string;
+}
+
+export function RejectionsPanel() {
+  const page = usePolling(() => api<Page>('GET', '/v1/audit/rejections?limit=200'), 2000);
+  const rows = page.data?.rejections ?? [];
+  const byAgentAndCode = new Map<string, number>();
+  for (const r of rows) {
+    const key = `${r.agent ?? '(unauthenticated)'} · ${r.code}`;
+    byAgentAndCode.set(key, (byAgentAndCode.get(key) ?? 0) + 1);
+  }
+  const top = [...byAgentAndCode].sort((a, b) => b[1] - a[1]).slice(0, 8);
+  return (
+    <section aria-labelledby="rejections-title">
+      <h2 id="rejections-title">Rejections</h2>
+      {page.error && (
+        <p role="alert" class="error">
+          {page.error}
+        </p>
+      )}
+      <p class="status">
+        Newest {rows.length} of the last {page.data?.capacity ?? '…'} kept ({page.data?.backend ?? '…'}); counters for all time
+        are in /metrics (mailbox_commands_total, outcome="rejected").
+      </p>
+      {top.length > 0 && (
+        <ul class="chips" aria-label="Most frequent by agent and code">
+          {top.map(([key, count]) => (
+            <li key={key}>
+              {key}: {count}
+            </li>
+          ))}
+        </ul>
+      )}
+      <table data-testid="rejections">
+        <thead>
+          <tr>
+            <th scope="col">Time</th>
+            <th scope="col">Agent</th>
+            <th scope="col">Command</th>
+            <th scope="col">Code</th>
+            <th scope="col">To</th>
+            <th scope="col">Suggested</th>
+            <th scope="col">Told</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r, i) => (
+            <tr key={`${r.at}-${i}`}>
+              <td>{clock(r.at)}</td>
+              <td>{r.agent ?? '(token refused)'}</td>
+              <td>
+                {r.command} ({r.surface})
+              </td>
+              <td>{r.code}</td>
+              <td>{r.to ?? ''}</td>
+              <td>{r.suggestions?.join(', ') ?? ''}</td>
+              <td>{r.message}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}

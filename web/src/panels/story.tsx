@@ -1,0 +1,100 @@
+/** Message story: one message's audience and each recipient's state, from its own stream (GET /v1/audit/messages/{id}). */
+import { useEffect, useState } from 'preact/hooks';
+import { api, errorText } from '../api';
+import { clock } from '../format';
+import type { MessageStory } from '../types';
+
+export function StoryPanel(props: {
+  messageId: string;
+  onMessageId: (id: string) => void;
+  onShowThread: (threadId: string) => void;
+}) {
+  const [draft, setDraft] = useState(props.messageId);
+  const [story, setStory] = useState<MessageStory | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    setDraft(props.messageId);
+    setStory(null);
+    setError(null);
+    if (!props.messageId) return;
+    api<MessageStory>('GET', `/v1/audit/messages/${encodeURIComponent(props.messageId)}`).then(setStory, (e: unknown) =>
+      setError(errorText(e)),
+    );
+  }, [props.messageId]);
+  const sent = story?.sent;
+  return (
+    <section aria-labelledby="story-title">
+      <h2 id="story-title">Message story</h2>
+      <form
+        class="filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          props.onMessageId(draft.trim());
+        }}
+      >
+        <label>
+          Message id <input value={draft} size={40} onInput={(e) => setDraft((e.target as HTMLInputElement).value)} required />
+        </label>
+        <button type="submit">Show story</button>
+      </form>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      {story && sent && (
+        <div data-testid="story">
+          <dl class="facts">
+            <dt>Sent</dt>
+            <dd>
+              {clock(sent.sentAt)} by {sent.from} to {sent.to} {sent.isBroadcast ? '(broadcast)' : ''} at position {sent.position}
+            </dd>
+            <dt>Subject</dt>
+            <dd>
+              “{sent.subject}” · priority {sent.priority} · {sent.bodyBytes} bytes
+            </dd>
+            <dt>Thread</dt>
+            <dd>
+              {sent.threadId}{' '}
+              <button type="button" class="link" onClick={() => props.onShowThread(sent.threadId)}>
+                show this thread in the live flow
+              </button>
+            </dd>
+            <dt>Audience</dt>
+            <dd>{story.audience.length} recipient(s)</dd>
+          </dl>
+          <table data-testid="recipients">
+            <thead>
+              <tr>
+                <th scope="col">Recipient</th>
+                <th scope="col">Delivered</th>
+                <th scope="col">Read</th>
+                <th scope="col">Archived</th>
+              </tr>
+            </thead>
+            <tbody>
+              {story.recipients.map((r) => (
+                <tr key={r.identity}>
+                  <td>{r.identity}</td>
+                  <td>{r.deliveredAt ? `${clock(r.deliveredAt)} (#${r.deliveredPosition})` : 'not delivered'}</td>
+                  <td>{r.readAt ? `${clock(r.readAt)} (#${r.readPosition})` : 'unread'}</td>
+                  <td>{r.archivedAt ? `${clock(r.archivedAt)} (#${r.archivedPosition})` : '–'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {story.anomalies.length > 0 && (
+            <div role="alert" class="error">
+              <h3>The log contradicts itself here</h3>
+              <ul>
+                {story.anomalies.map((a) => (
+                  <li key={a}>{a}</li>
+                ))}
+              </ul>
+            </div>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,74 @@
+/**
+ * The live flow's stream (GET /v1/audit/stream) feeding a FlowBuffer, flushed
+ * into view at most every FLUSH_MS: at 1,000 events/s that is ~250 events per
+ * render, not one render each (nor one per animation frame, 60 a second).
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { FlowBuffer, type Batched } from './flowBuffer';
+import { openEventStream } from './sse';
+import type { FlowEntry } from './types';
+
+export interface FlowQuery {
+  agent?: string;
+  threadId?: string;
+  type?: string;
+}
+
+export interface LiveFlow {
+  view: Batched<FlowEntry>;
+  status: string;
+  paused: boolean;
+  setPaused(paused: boolean): void;
+  clear(): void;
+}
+
+/** Rows kept in view: enough to read back a burst, few enough that the tab stays small at 1,000 events/s. */
+export const FLOW_ROWS = 500;
+/** A person reads a fast flow no quicker than this; rendering more often only costs the tab. */
+const FLUSH_MS = 250;
+
+export function useLiveFlow(query: FlowQuery): LiveFlow {
+  const buffer = useRef(new FlowBuffer<FlowEntry>(FLOW_ROWS));
+  const [view, setView] = useState<Batched<FlowEntry>>(buffer.current.flush());
+  const [status, setStatus] = useState('connecting');
+  const [paused, setPaused] = useState(false);
+  const pausedRef = useRef(paused);
+  pausedRef.current = paused;
+
+  useEffect(() => {
+    setView(buffer.current.clear());
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const schedule = () => {
+      if (timer || pausedRef.current) return;
+      timer = setTimeout(() => {
+        timer = null;
+        setView(buffer.current.flush());
+      }, FLUSH_MS);
+    };
+    const params = (after: string | null) => {
+      const search = new URLSearchParams();
+      if (after) search.set('after', after);
+      for (const [key, value] of Object.entries(query)) if (value) search.set(key, value);
+      const text = search.toString();
+      return `/v1/audit/stream${text ? `?${text}` : ''}`;
+    };
+    const close = openEventStream(params, {
+      onEvent: (event, data) => {
+        if (event !== 'entry') return;
+        buffer.current.push(data as FlowEntry);
+        schedule();
+      },
+      onStatus: (next, detail) => setStatus(detail ? `${next} (${detail})` : next),
+    });
+    return () => {
+      close();
+      if (timer) clearTimeout(timer);
+    };
+  }, [query.agent, query.threadId, query.type]);
+
+  useEffect(() => {
+    if (!paused) setView(buffer.current.flush());
+  }, [paused]);
+
+  return { view, status, paused, setPaused, clear: () => setView(buffer.current.clear()) };
+}

@@ -143,7 +143,8 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
   app.register(async (scope) => {
     recordHttpRejections(scope, mailbox.rejections, { requestLimit: context.requestLimit, timeoutMs: config.requestTimeoutMs });
     requireBearer(scope, mailbox.authenticator, limiter);
-    for (const register of [agentRoutes, messageRoutes, taskRoutes, viewRoutes, wakeRoutes, auditStreamRoutes]) register(scope, context);
+    for (const register of [agentRoutes, messageRoutes, taskRoutes, viewRoutes, wakeRoutes, auditStreamRoutes])
+      register(scope, context);
     consoleApiRoutes(scope, context, series);
     const agentApiFor = (request: FastifyRequest) =>
       inProcessAgentApi(mailbox, actorOf(request), recordingMeter(metrics, mailbox.rejections, actorOf(request)), (sent) =>

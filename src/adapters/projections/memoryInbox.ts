@@ -2,25 +2,31 @@
  * One agent's views in memory: inbox entries, unread index, exact counters, outbox, activity.
  * Storage only: what changes, and when, is decided by the read model (src/projections/readModel).
  */
-import type { Priority } from '../../commands/messageFields';
+import type { Priority } from '../../events/types';
 import type { InboxEntryFields } from '../../projections/viewChanges';
 import { insertSorted } from './sortedPositions';
 
-export class InboxEntry {
-  readAt: string | null = null;
-  archivedAt: string | null = null;
-
-  constructor(
-    readonly position: number, // log position (see sortedPositions.ts)
-    readonly fields: InboxEntryFields,
-    readonly isBroadcast: boolean,
-  ) {}
-
-  /** A getter, not a field: a million entries, a field fewer each (the rules read it once per receipt). */
-  get priority(): Priority {
-    return this.fields.priority;
-  }
+/**
+ * A plain object, made by the object literal in `newEntry`, not a class instance: a million-event
+ * rebuild keeps ~1.4M of them, and on Node 20 a literal is made about twice as fast as an instance of
+ * a class with field initializers (2M of each, same process: ~0.3 s vs ~0.6 s CPU), with the
+ * allocation-site feedback V8 keeps only for literals (long-lived ones can be allocated old).
+ */
+export interface InboxEntry {
+  readonly position: number; // log position (see sortedPositions.ts)
+  readonly fields: InboxEntryFields;
+  readonly isBroadcast: boolean;
+  readAt: string | null;
+  archivedAt: string | null;
 }
+
+const newEntry = (position: number, fields: InboxEntryFields, isBroadcast: boolean): InboxEntry => ({
+  position,
+  fields,
+  isBroadcast,
+  readAt: null,
+  archivedAt: null,
+});
 
 /** Neither read nor archived. */
 export const isUnread = (entry: InboxEntry): boolean => entry.readAt === null && entry.archivedAt === null;
@@ -37,11 +43,18 @@ export class MemoryInbox {
    */
   readonly unread: InboxEntry[] = [];
   readonly outbox: InboxEntry[] = [];
-  readonly byId = new Map<string, InboxEntry>();
+  private readonly byId = new Map<string, InboxEntry>();
   private readonly outboxIds = new Set<string>();
   readonly byPriority: Record<Priority, number> = { low: 0, normal: 0, high: 0 };
   lastActivityAt: string | null = null;
   private unreadTotal = 0;
+  /**
+   * The message asked about last and its entry: the rules look an entry up, then write to it, then the
+   * wake is read from it (see MemoryProjectionStore.find), each a lookup in a large Map that is rarely in
+   * cache. Entries are never replaced or removed, so only `add` has to keep this in step.
+   */
+  private lastMessageId: string | null = null;
+  private lastEntry: InboxEntry | undefined = undefined;
 
   get unreadCount(): number {
     return this.unreadTotal;
@@ -52,28 +65,38 @@ export class MemoryInbox {
     return null;
   }
 
+  entry(messageId: string): InboxEntry | undefined {
+    if (messageId !== this.lastMessageId) {
+      this.lastMessageId = messageId;
+      this.lastEntry = this.byId.get(messageId);
+    }
+    return this.lastEntry;
+  }
+
   hasOutbox(messageId: string): boolean {
     return this.outboxIds.has(messageId);
   }
 
   add(position: number, fields: InboxEntryFields, isBroadcast: boolean): void {
-    const entry = new InboxEntry(position, fields, isBroadcast);
+    const entry = newEntry(position, fields, isBroadcast);
     this.byId.set(fields.messageId, entry);
+    this.lastMessageId = fields.messageId;
+    this.lastEntry = entry;
     insertSorted(this.entries, entry);
     insertSorted(this.unread, entry);
   }
 
   addOutbox(position: number, fields: InboxEntryFields): void {
     this.outboxIds.add(fields.messageId);
-    insertSorted(this.outbox, new InboxEntry(position, fields, fields.to.startsWith('AGENT:')));
+    insertSorted(this.outbox, newEntry(position, fields, fields.to.startsWith('AGENT:')));
   }
 
   markRead(messageId: string, readAt: string): void {
-    this.byId.get(messageId)!.readAt = readAt;
+    this.entry(messageId)!.readAt = readAt;
   }
 
   archive(messageId: string, archivedAt: string): void {
-    this.byId.get(messageId)!.archivedAt = archivedAt;
+    this.entry(messageId)!.archivedAt = archivedAt;
   }
 
   /** Counts move here; entries that left the unread set are compacted out of the index once stale entries dominate. */

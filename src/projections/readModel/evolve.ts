@@ -54,7 +54,7 @@ export function evolveTo(view: ReadModelView, fact: ViewChange, position: bigint
       const entry = view.entry(fact.recipient, fact.messageId);
       if (entry === undefined || entry.readAt !== null) return;
       const wasUnread = entry.archivedAt === null;
-      const { priority } = entry;
+      const { priority } = entry.fields;
       sink.entryRead(fact.recipient, fact.messageId, fact.readAt);
       if (wasUnread) sink.unreadMoved(fact.recipient, priority, -1);
       active(view, fact.recipient, fact.readAt, sink);
@@ -65,7 +65,7 @@ export function evolveTo(view: ReadModelView, fact: ViewChange, position: bigint
       const entry = view.entry(fact.recipient, fact.messageId);
       if (entry === undefined || entry.archivedAt !== null) return;
       const wasUnread = entry.readAt === null;
-      const { priority } = entry;
+      const { priority } = entry.fields;
       sink.entryArchived(fact.recipient, fact.messageId, fact.archivedAt);
       if (wasUnread) sink.unreadMoved(fact.recipient, priority, -1);
       return;

@@ -85,13 +85,13 @@ export class ScratchViews implements ReadModelStorage {
 
   outboxEntryAdded(sender: string, position: bigint, entry: InboxEntryFields): void {
     const agent = this.agent(sender);
-    agent.outbox.push({ position: Number(position), fields: entry, priority: entry.priority, readAt: null, archivedAt: null });
+    agent.outbox.push({ position: Number(position), fields: entry, readAt: null, archivedAt: null });
     agent.outboxIds.add(entry.messageId);
   }
 
   inboxEntryAdded(recipient: string, position: bigint, fields: InboxEntryFields): void {
     const agent = this.agent(recipient);
-    const entry: ScratchEntry = { position: Number(position), fields, priority: fields.priority, readAt: null, archivedAt: null };
+    const entry: ScratchEntry = { position: Number(position), fields, readAt: null, archivedAt: null };
     agent.byId.set(fields.messageId, entry);
     agent.inbox.push(entry);
   }

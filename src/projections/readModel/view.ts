@@ -10,7 +10,8 @@ import type { TaskViewLookup } from './taskView';
 export interface EntryState {
   /** The log position of the event that added it (a number: exact up to 2^53, see sortedPositions.ts). */
   readonly position: number;
-  readonly priority: Priority;
+  /** The message's fields the entry shows (stores share one object per message; rules read the priority). */
+  readonly fields: { readonly priority: Priority };
   readonly readAt: string | null;
   readonly archivedAt: string | null;
 }

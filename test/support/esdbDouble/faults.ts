@@ -11,6 +11,7 @@ export type LostReply = 'error' | 'silence';
 
 export class Faults {
   private lostAppendReplies: LostReply[] = [];
+  private lostReplyWaiters: Array<() => void> = [];
   private frozenFlag = false;
   private held = new Set<() => void>();
 
@@ -19,8 +20,19 @@ export class Faults {
     this.lostAppendReplies.push(mode);
   }
 
+  /** Called by the append services after the write is applied: the reply to lose, if any. */
   takeLostAppendReply(): LostReply | null {
-    return this.lostAppendReplies.shift() ?? null;
+    const lost = this.lostAppendReplies.shift() ?? null;
+    if (lost !== null) for (const resolve of this.lostReplyWaiters.splice(0)) resolve();
+    return lost;
+  }
+
+  /**
+   * Resolves once the write whose reply is lost has been applied (the positive signal a test
+   * waits for: on a loaded machine the client's deadline may fire before the server got to it).
+   */
+  lostReplyApplied(): Promise<void> {
+    return new Promise((resolve) => this.lostReplyWaiters.push(resolve));
   }
 
   /** While frozen the server accepts calls and answers none (a hung node), so clients must rely on deadlines. */

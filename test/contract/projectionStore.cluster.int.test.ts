@@ -6,6 +6,7 @@ import { startTestServer } from '../support/httpServer';
 import { startRedisCluster, type TestRedisCluster } from '../support/redisTopologies';
 import { describeProjectionStoreContract } from './projectionStore.contract';
 import { killMasterDuringSends } from './redisFailover';
+import { describeTaskViewsContract } from './taskViews.contract';
 import { openRedisHarness } from './redisHarness';
 
 let cluster: TestRedisCluster;
@@ -19,6 +20,8 @@ afterAll(async () => {
 describeProjectionStoreContract('Redis Cluster (3 masters + 3 replicas, one script per hash tag)', () =>
   openRedisHarness(cluster.url),
 );
+
+describeTaskViewsContract('Redis Cluster (3 masters + 3 replicas)', () => openRedisHarness(cluster.url));
 
 describe('a mailbox on Redis Cluster', () => {
   it('a master killed during a send load: every acknowledged message is listed, the views equal a clean rebuild, wakes resume', async () => {

@@ -5,6 +5,7 @@
 import { startRedisSentinel, type TestRedisSentinel } from '../support/redisTopologies';
 import { describeProjectionStoreContract } from './projectionStore.contract';
 import { killMasterDuringSends } from './redisFailover';
+import { describeTaskViewsContract } from './taskViews.contract';
 import { openRedisHarness } from './redisHarness';
 
 let sentinel: TestRedisSentinel;
@@ -18,6 +19,8 @@ afterAll(async () => {
 describeProjectionStoreContract('Redis through Sentinel (1 master, 1 replica, 3 sentinels)', () =>
   openRedisHarness(sentinel.url),
 );
+
+describeTaskViewsContract('Redis through Sentinel', () => openRedisHarness(sentinel.url));
 
 describe('a mailbox on Redis through Sentinel', () => {
   it('the master killed during a send load: /readyz says not ready while it is down; every acknowledged message is listed, the views equal a clean rebuild, wakes resume', async () => {

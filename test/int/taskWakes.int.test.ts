@@ -45,6 +45,12 @@ const ROWS: Row[] = [
     act: move('@alice', 'Working', { note: 'main' }),
     woken: ['@bob:Working'],
   },
+  {
+    step: "input provided by the sender's reply to the task",
+    given: [claim, accept, ask],
+    act: (c, id) => c['@alice'].send({ to: '@bob', subject: 'main', body: 'use main', inReplyTo: id }),
+    woken: ['@bob:Working'],
+  },
   { step: 'authorization given', given: [claim, accept, askAuth], act: move('@alice', 'Working'), woken: ['@bob:Working'] },
   { step: 'complete', given: [claim, accept], act: move('@bob', 'Completed'), woken: ['@alice:Completed'] },
   { step: 'fail', given: [claim, accept], act: move('@bob', 'Failed', { reason: 'no access' }), woken: ['@alice:Failed'] },

@@ -31,6 +31,7 @@ export const flowEntrySchema = z.object({
   recipient: z.string().optional(),
   identity: z.string().optional(),
   role: z.string().optional(),
+  detail: z.string().optional().describe("a task event in words (the task's id is its message's, messageId)"),
 });
 
 export const rejectionSchema = z.object({

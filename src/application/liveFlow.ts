@@ -3,7 +3,7 @@
  * operator reads (who did what to which message), and the filter it is asked
  * for (agent, thread, type). Pure: the stream that feeds it is in auditStream.ts.
  */
-import type { StoredEvent } from '../events/types';
+import type { StoredEvent, TaskEvent } from '../events/types';
 
 export interface FlowEntry {
   position: string;
@@ -24,6 +24,8 @@ export interface FlowEntry {
   recipient?: string;
   identity?: string;
   role?: string;
+  /** A task event in words (the task's id is its message's: `messageId`). */
+  detail?: string;
 }
 
 export interface FlowFilter {
@@ -70,9 +72,49 @@ export function flowEntryOf(event: StoredEvent): FlowEntry {
         messageId: event.data.messageId,
         recipient: event.data.recipient,
       };
+    case 'TaskClaimed':
+    case 'TaskStateChanged':
+    case 'TaskArtifactAdded':
+    case 'TaskLeaseRenewed':
+    case 'TaskReleased':
+    case 'TaskLeaseExpired':
+    case 'TaskExpired': {
+      const claimant = 'claimant' in event.data ? event.data.claimant : undefined;
+      return {
+        ...base,
+        agents: unique([actorIdentity(base.actor), claimant]),
+        messageId: event.data.taskId,
+        detail: taskDetail(event),
+      };
+    }
     default:
-      // A type added later (tasks, ledger) still shows, by who caused it, until it gets its own words here.
-      return { ...base, agents: unique([base.actor.startsWith('@') ? base.actor : undefined]) };
+      // A type added later (the ledger) still shows, by who caused it, until it gets its own words here.
+      return { ...base, agents: unique([actorIdentity(base.actor)]) };
+  }
+}
+
+const actorIdentity = (actor: string): string | undefined => (actor.startsWith('@') ? actor : undefined);
+
+/** What a task event did, in a few words (the actor and the task's message are beside it in the row). */
+function taskDetail(event: TaskEvent): string {
+  switch (event.type) {
+    case 'TaskClaimed':
+      return `task claimed by ${event.data.claimant}${event.data.leaseExpiresAt ? ` (lease to ${event.data.leaseExpiresAt})` : ''}`;
+    case 'TaskStateChanged': {
+      const { from, to, reason, note } = event.data;
+      const why = [reason && `reason: ${reason}`, note && `note: ${note}`].filter(Boolean).join('; ');
+      return `task ${from} -> ${to}${why ? ` (${why})` : ''}`;
+    }
+    case 'TaskArtifactAdded':
+      return `task artifact ${event.data.artifact.name ?? event.data.artifact.artifactId} added`;
+    case 'TaskLeaseRenewed':
+      return `task lease of ${event.data.claimant} renewed to ${event.data.leaseExpiresAt}`;
+    case 'TaskReleased':
+      return `task released by ${event.data.claimant} (${event.data.from} -> Submitted, claimable again)`;
+    case 'TaskLeaseExpired':
+      return `task lease of ${event.data.claimant} lapsed (${event.data.from} -> Submitted, claimable again)`;
+    case 'TaskExpired':
+      return `task expired at its deadline (${event.data.from} -> ${event.data.to}, reason "expired")`;
   }
 }
 

@@ -8,7 +8,7 @@ import { inject, injectable } from 'tsyringe';
 import type { CommandMetadata } from '../commands/command';
 import type { Actor } from '../commands/roles';
 import { decideClaimTask, decideSweepTask, decideTransitionTask, type TaskContext } from '../commands/tasks/decideTask';
-import { foldTask, initialTaskLog, taskOf, type Task, type TaskLog } from '../commands/tasks/taskState';
+import { taskOf, type Task } from '../commands/tasks/taskState';
 import { claimTaskSchema, transitionTaskSchema } from '../commands/tasks/taskSchemas';
 import { taskNotFound } from '../commands/tasks/taskErrors';
 import { parseInput } from '../commands/validation';
@@ -20,11 +20,16 @@ import type { ProjectionRunner } from '../projections/projectionRunner';
 import { TOKENS } from '../tokens';
 import { requireRole } from './authorization';
 import type { CommandHandler } from './commandHandler';
-import { awaitViews, commandMetadata, messageModel, withWarnings, type CommandOptions, type Warned } from './mailboxCommands';
+import {
+  awaitViews,
+  commandMetadata,
+  messageModel,
+  taskModel,
+  withWarnings,
+  type CommandOptions,
+  type Warned,
+} from './mailboxCommands';
 import type { Clock, IdGenerator } from './runtime';
-import type { StreamModel } from './streamLoader';
-
-export const taskModel: StreamModel<TaskLog, TaskEvent> = { initial: initialTaskLog, fold: foldTask };
 
 /** What a task command answers: the task as it now stands. */
 export interface TaskResult extends Warned {

@@ -4,6 +4,7 @@
  * acknowledged message is in its recipients' inboxes, the views (counts included) equal a clean
  * rebuild of the log, and wakes come again.
  */
+import { checkReadiness, type Readiness } from '../../src/adapters/http/readiness';
 import type { Mailbox } from '../../src/mailbox';
 import type { WakeStreamEvent } from '../../src/application/mailboxQueries';
 import { allEvents, memoryMailbox, registerAgents } from '../support/fixtures';
@@ -16,8 +17,8 @@ const RECIPIENTS = ['@b', '@c', '@d'];
 export interface FailoverScenario {
   url: string;
   namespace: string;
-  /** Kills the master that serves `agentTag` (a hash tag such as '{@b}'); resolves once a replica serves again. */
-  killMaster(agentTag: string): Promise<void>;
+  /** Kills the master that serves `agentTag` (a hash tag such as '{@b}'), calling `killed` once it is dead; resolves once a replica serves again. */
+  killMaster(agentTag: string, killed: () => void): Promise<void>;
 }
 
 interface Sent {
@@ -60,13 +61,45 @@ function sendLoad(sender: { send(input: object): Promise<{ messageId: string }> 
   };
 }
 
-export async function killMasterDuringSends(scenario: FailoverScenario): Promise<{ acknowledged: number; refused: number }> {
+/** Asks the node's readiness (what /readyz answers) every 50 ms from `start()` until `stop()`. */
+function readinessPoll(mailbox: Mailbox) {
+  const answers: Readiness[] = [];
+  let polling = false;
+  let loop: Promise<void> = Promise.resolve();
+  return {
+    answers,
+    start() {
+      polling = true;
+      loop = (async () => {
+        while (polling) {
+          answers.push(await checkReadiness(mailbox));
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      })();
+    },
+    async stop() {
+      polling = false;
+      await loop;
+    },
+  };
+}
+
+export interface FailoverOutcome {
+  acknowledged: number;
+  refused: number;
+  /** What /readyz would have answered from the kill until a replica served again. */
+  readinessWhileDown: Readiness[];
+}
+
+export async function killMasterDuringSends(scenario: FailoverScenario): Promise<FailoverOutcome> {
   let mailbox: Mailbox | null = await memoryMailbox({ redisUrl: scenario.url, redisNamespace: scenario.namespace });
   try {
     const agents = await registerAgents(mailbox, ['@a', ...RECIPIENTS]);
     const load = sendLoad(agents['@a']);
     await load.more(30);
-    await scenario.killMaster('{@b}');
+    const readiness = readinessPoll(mailbox);
+    await scenario.killMaster('{@b}', () => readiness.start());
+    await readiness.stop();
     await load.more(30); // acknowledged again after the failover
     await load.stop();
 
@@ -99,7 +132,8 @@ export async function killMasterDuringSends(scenario: FailoverScenario): Promise
     } finally {
       await clean.close();
     }
-    const outcome = { acknowledged: load.acknowledged.length, refused: load.refused() };
+    expect(await checkReadiness(mailbox)).toMatchObject({ ready: true, status: 'ready' }); // and ready again
+    const outcome = { acknowledged: load.acknowledged.length, refused: load.refused(), readinessWhileDown: readiness.answers };
     await mailbox.projections.reset();
     await mailbox.close();
     mailbox = null;

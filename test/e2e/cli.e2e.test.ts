@@ -125,3 +125,41 @@ test('send to an unregistered identity says it was accepted, not delivered, and 
   expect(nearMiss.out).toMatch(/accepted for @victr, who is not registered[\s\S]*did you mean: @victor/);
   expect((await mailbox(ursula, 'send', '@wendy', 'hi', 'real')).out).toMatch(/\(delivered to @wendy\)\.$/m);
 });
+
+test('task list, claim, move and show: the first claim wins, a refusal teaches and writes nothing', async () => {
+  const tokens = await server.register(['@tia', '@tom', '@tess']);
+  const sent = await server.call('POST', '/v1/messages', {
+    token: tokens['@tia'],
+    body: { to: 'AGENT:*', subject: 'review the diff', body: 'x', task: {} },
+  });
+  const taskId = sent.body.messageId as string;
+  expect((await mailbox(tokens['@tom'], 'task', 'list', '--view', 'claimable')).out).toMatch(
+    new RegExp(`^${taskId}  Submitted +\\(unclaimed\\) +from @tia  "review the diff"`),
+  );
+  expect((await mailbox(tokens['@tom'], 'task', 'claim', taskId, '--lease', '600')).out).toMatch(
+    new RegExp(`^${taskId}: Submitted, held by @tom \\(lease to \\S+\\)`),
+  );
+
+  const before = await server.eventCount();
+  const late = await mailbox(tokens['@tess'], 'task', 'claim', taskId);
+  expect(late.exitCode).toBe(1);
+  expect(late.err).toMatch(/was claimed by @tom at \S+; the first claim wins/);
+  const skip = await mailbox(tokens['@tom'], 'task', 'move', taskId, 'completed');
+  expect(skip.exitCode).toBe(1);
+  expect(skip.err).toMatch(/Submitted/);
+  expect(await server.eventCount()).toBe(before);
+
+  expect((await mailbox(tokens['@tom'], 'task', 'move', taskId, 'working')).out).toMatch(/: Working, held by @tom/);
+  expect((await mailbox(tokens['@tom'], 'task', 'move', taskId, 'completed', '--artifact', 'LGTM')).out).toMatch(
+    /: Completed, held by @tom/,
+  );
+  expect(JSON.parse((await mailbox(tokens['@tia'], 'task', 'show', taskId)).out)).toMatchObject({
+    id: taskId,
+    status: { state: 'TASK_STATE_COMPLETED' },
+    artifacts: [{ parts: [{ kind: 'text', text: 'LGTM' }] }],
+    mailbox: { assignee: '@tom', sender: '@tia' },
+  });
+  expect((await json(tokens['@tia'], 'task', 'list', '--view', 'sent', '--state', 'Completed')).tasks).toMatchObject([
+    { taskId, state: 'Completed', assignee: '@tom' },
+  ]);
+});

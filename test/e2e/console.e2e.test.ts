@@ -108,6 +108,12 @@ maybe(
     await expect(page.getByRole('alert').textContent()).resolves.toContain('agent @ana');
     await signIn(page, server.adminToken);
     await expect(page.getByTestId('who').textContent()).resolves.toContain('admin');
+    // The token lives in this tab's session storage only: not in local storage, a cookie or the URL.
+    const held = await page.evaluate(
+      // A string, evaluated in the page (this file is type-checked without the DOM's names).
+      '({ session: Object.keys(sessionStorage).map((k) => sessionStorage.getItem(k)), local: localStorage.length, cookie: document.cookie, url: location.href })',
+    );
+    expect(held).toEqual({ session: [server.adminToken], local: 0, cookie: '', url: `${server.url}/console` });
     await page.getByTestId('flow-status').getByText('Stream: live').waitFor();
 
     // Three agents send; each row is in view within a second of the send's answer.
@@ -126,6 +132,27 @@ maybe(
     await expect(flow.getByText('(audience 3)').count()).resolves.toBe(1); // @ana, @ben, @dan: not the sender, not the auditor
     await checkPanel(page, '1-live-flow');
 
+    // A task's claim and changes show in the flow in words, and its story tells the task's history.
+    const { body: task } = await send('@ana', { to: 'AGENT:*', subject: 'a task', body: 'x', task: {} });
+    await server.call('POST', `/v1/tasks/${task.messageId}/claim`, { token: t['@ben'] });
+    for (const to of ['Working', 'Completed'])
+      await server.call('POST', `/v1/tasks/${task.messageId}/transition`, { token: t['@ben'], body: { to } });
+    await flow.getByText('task claimed by @ben').waitFor({ timeout: 1000 });
+    await flow.getByText('task Working -> Completed').waitFor({ timeout: 1000 });
+    await page.screenshot({ path: path.join(ARTIFACTS, '1b-live-flow-tasks.png') });
+    await panel(page, 'Message story');
+    await page.getByLabel('Message id').fill(task.messageId);
+    await page.getByRole('button', { name: 'Show story' }).click();
+    const history = page.getByTestId('task-history');
+    await history.waitFor();
+    await expect(history.locator('tbody tr').allInnerTexts()).resolves.toEqual([
+      expect.stringMatching(/@ben\s+task \S+ claimed by @ben/),
+      expect.stringMatching(/@ben\s+task \S+ Submitted -> Working by @ben/),
+      expect.stringMatching(/@ben\s+task \S+ Working -> Completed by @ben/),
+    ]);
+    await checkPanel(page, '3b-task-story');
+    await panel(page, 'Live flow');
+
     // Filter by agent: only what concerns @ana.
     await page.getByLabel('Agent', { exact: true }).fill('@ana');
     await page.getByRole('button', { name: 'Apply filter' }).click();
@@ -141,11 +168,12 @@ maybe(
     await panel(page, 'Message story');
     await page.getByLabel('Message id').fill(sent['@cat']);
     await page.getByRole('button', { name: 'Show story' }).click();
+    await page.getByTestId('story').getByText('by @cat to AGENT:*').waitFor(); // this message's story, not the task's before it
     const recipients = page.getByTestId('recipients');
-    await recipients.waitFor();
     const rows = await recipients.locator('tbody tr').allInnerTexts();
     const byRecipient = Object.fromEntries(rows.map((row) => [row.split('\t')[0], row.includes('unread') ? 'unread' : 'read']));
     expect(byRecipient).toEqual({ '@ana': 'unread', '@ben': 'read', '@dan': 'unread' });
+    await expect(page.getByTestId('task-history').count()).resolves.toBe(0); // no task in this message
     await checkPanel(page, '3-message-story');
 
     // A rejected send appears under Rejections with its code.
@@ -185,6 +213,31 @@ maybe(
     expect(agents.find((a: any) => a.identity === '@dan')).toMatchObject({ retired: true });
     const { events } = (await server.call('GET', `/v1/audit/events?after=${head}`, { token: server.adminToken })).body;
     expect(events.map((e: any) => [e.type, e.metadata.actor])).toEqual([['AgentRetired', 'admin']]);
+
+    // Register an agent and issue it a new token, each after a confirmation: the old token is refused, the new one works.
+    await page.getByLabel('New identity').fill('@eve');
+    await page.getByRole('button', { name: 'Register…' }).click();
+    await dialog.getByRole('button', { name: 'Register @eve' }).click();
+    const issued = page.getByTestId('notice').locator('code.token');
+    await page.getByTestId('notice').getByText('@eve registered').waitFor();
+    const first = (await issued.textContent())!;
+    await table.getByRole('cell', { name: '@eve', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'New token for @eve' }).click();
+    await dialog.getByRole('button', { name: 'Issue new token' }).click();
+    await page.getByTestId('notice').getByText('New token for @eve').waitFor();
+    const second = (await issued.textContent())!;
+    expect(second).not.toBe(first);
+    await expect(server.call('GET', '/v1/whoami', { token: first }).then((r) => r.status)).resolves.toBe(401);
+    await expect(server.call('GET', '/v1/whoami', { token: second }).then((r) => r.body)).resolves.toEqual({
+      identity: '@eve',
+      role: 'agent',
+    });
+    const registry = (await server.call('GET', `/v1/audit/events?after=${head}`, { token: server.adminToken })).body.events;
+    expect(registry.map((e: any) => [e.type, e.metadata.actor])).toEqual([
+      ['AgentRetired', 'admin'],
+      ['AgentRegistered', 'admin'],
+      ['AgentTokenRotated', 'admin'],
+    ]);
 
     await panel(page, 'Health');
     await page.getByTestId('health').getByText('Event store').waitFor();

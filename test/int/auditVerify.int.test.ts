@@ -114,6 +114,54 @@ describe('audit verify on the memory store', () => {
   });
 });
 
+describe('audit verify compares the task views', () => {
+  let mailbox: Mailbox;
+  afterEach(() => mailbox.close());
+
+  test('a claim the log never made, applied to the live views, is reported on the task lists and counts, and exits 1', async () => {
+    mailbox = await createMailbox(
+      { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent', taskSweepMs: 0 },
+      { logger: silent, clock: ticking() },
+    );
+    const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    const { messageId: taskId, sentAt } = await a.send({ to: 'AGENT:*', subject: 'a task', body: 'x', task: {} });
+    const head = (await mailbox.eventStore.headPosition())!;
+    // Corrupt: @c holds the task in the live views only.
+    await mailbox.projections.applyBatch([
+      {
+        position: head + 1n,
+        at: sentAt,
+        changes: [
+          {
+            kind: 'taskChanged',
+            actor: '@c',
+            at: sentAt,
+            event: { type: 'TaskClaimed', data: { taskId, claimant: '@c', claimedAt: sentAt, leaseExpiresAt: null } },
+          },
+        ],
+      },
+    ]);
+    const { code, report } = await runVerify(
+      eventStoreSource(mailbox.eventStore),
+      mailbox.projections,
+      { json: true, progress: false },
+      { stdout: capture().stream, stderr: capture().stream, env: {} },
+    );
+    expect(code).toBe(1);
+    // The sender's record of the task (its sent list), the holder's count and lists, and every audience member's claimable list.
+    expect(report.differences.filter((d) => d.view !== 'checkpoint')).toEqual([
+      { view: 'heartbeat', identity: '@c', field: 'tasksWaiting', expected: 0, actual: 1 },
+      { view: 'tasks', identity: '@a', field: 'assignee', expected: null, actual: '@c' },
+      { view: 'tasks', identity: '@a', field: 'claimedAt', expected: null, actual: sentAt },
+      { view: 'tasks', identity: '@a', field: 'updatedBy', expected: '@a', actual: '@c' },
+      { view: 'tasks', identity: '@a', field: 'updatedPosition', expected: Number(head) - 2, actual: Number(head) + 1 },
+      { view: 'tasks', identity: '@b', field: 'claimable', expected: [taskId], actual: [] },
+      { view: 'tasks', identity: '@c', field: 'assigned', expected: [], actual: [taskId] },
+      { view: 'tasks', identity: '@c', field: 'claimable', expected: [taskId], actual: [] },
+    ]);
+  });
+});
+
 describe('mailbox audit verify (CLI)', () => {
   test('embedded default (SQLite, in-memory views): verifies clean and says what it compared', async () => {
     const dataDir = tempDir('mailbox-verify-');

@@ -28,8 +28,11 @@ describe.each(STORE_KINDS)('tasks ($name event store)', (kind) => {
     const winner = (won[0] as PromiseFulfilledResult<{ assignee: string }>).value.assignee;
     const refusals = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected').map((o) => o.reason.envelope);
     expect(refusals).toHaveLength(49);
-    for (const refusal of refusals) expect(refusal).toMatchObject({ code: 'TASK_ALREADY_CLAIMED', claimant: winner, taskId });
-    expect(await eventsOfType(mailbox, 'TaskClaimed')).toHaveLength(1);
+    const claims = await eventsOfType(mailbox, 'TaskClaimed');
+    expect(claims).toHaveLength(1);
+    const { claimedAt } = claims[0].data; // each refusal names the claimant and when
+    for (const refusal of refusals)
+      expect(refusal).toMatchObject({ code: 'TASK_ALREADY_CLAIMED', claimant: winner, claimedAt, taskId });
 
     await expectRejectedWithoutEvents(mailbox, 'NOT_IN_AUDIENCE', () => late.claimTask(taskId));
     // The winner holds it; nobody else sees it as claimable any more.
@@ -103,6 +106,37 @@ describe.each(STORE_KINDS)('tasks ($name event store)', (kind) => {
     } finally {
       await Promise.all(stops.map((stop) => stop()));
     }
+  });
+
+  it("the sender's reply to the task's message answers its question: InputRequired -> Working, once; other replies only talk", async () => {
+    const mailbox = await harness.open();
+    const { '@alice': alice, '@bob': bob, '@carol': carol } = await registerAgents(mailbox, ['@alice', '@bob', '@carol']);
+    const { messageId: taskId } = await alice.send({ to: 'AGENT:*', subject: 'review', body: 'please', task: {} });
+    await bob.claimTask(taskId);
+    await bob.updateTask({ taskId, to: 'Working' });
+    await bob.updateTask({ taskId, to: 'InputRequired', note: 'which branch?' });
+    const changes = async () => (await eventsOfType(mailbox, 'TaskStateChanged')).length;
+
+    // Replies by anyone but the sender are only messages.
+    await bob.send({ to: '@alice', subject: 'also', body: 'x', inReplyTo: taskId });
+    await carol.send({ to: '@alice', subject: 'me too', body: 'x', inReplyTo: taskId });
+    expect([await changes(), (await alice.getTask(taskId)).mailbox.state]).toEqual([2, 'InputRequired']);
+
+    const reply = { to: '@bob', subject: 'main', body: 'use main', inReplyTo: taskId, idempotencyKey: 'answer-1' };
+    const { messageId: replyId } = await alice.send(reply);
+    const [answer] = (await eventsOfType(mailbox, 'TaskStateChanged')).slice(-1);
+    expect(answer).toMatchObject({
+      data: { taskId, from: 'InputRequired', to: 'Working', note: `reply ${replyId}: main` },
+      metadata: { actor: '@alice' },
+    });
+    // The views show it by the time the send answers; the holder waits on nothing from the sender any more.
+    expect((await bob.listTasks({ view: 'assigned' })).tasks).toMatchObject([{ taskId, state: 'Working' }]);
+    const beats = await mailbox.asActor(ADMIN_ACTOR).heartbeats();
+    expect(Object.fromEntries(beats.agents.map((a) => [a.identity, a.tasksWaiting]))).toMatchObject({ '@alice': 0, '@bob': 1 });
+
+    await alice.send(reply); // a retried send: the same reply, the task answered once
+    await alice.send({ to: '@bob', subject: 'and', body: 'thanks', inReplyTo: taskId }); // Working: only a message
+    expect(await changes()).toBe(3);
   });
 
   it('rejections write nothing: outsider, missing reason, unknown task, a message without a task', async () => {

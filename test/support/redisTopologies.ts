@@ -68,6 +68,8 @@ export interface TestRedisCluster {
   ports: number[];
   /** The port of the master serving the slot of `key`. */
   masterOf(key: string): Promise<number>;
+  /** The port of a replica of the master on `port`, or null when it has none (its replica was promoted and it died). */
+  replicaOf(port: number): Promise<number | null>;
   /** SIGKILLs the master on `port` (then calls `killed`); resolves once its replica serves its slots and the cluster is ok again. */
   killMaster(port: number, killed?: () => void): Promise<{ promotedPort: number }>;
   stop(): Promise<void>;
@@ -116,14 +118,19 @@ export async function startRedisCluster(): Promise<TestRedisCluster> {
     if (!range) throw new Error(`no node serves slot ${slot}`);
     return Number(range[2][1]);
   };
+  const replicaOf = async (port: number): Promise<number | null> => {
+    const replicas = String(await ask(port, 'CLUSTER', 'REPLICAS', String(await ask(port, 'CLUSTER', 'MYID'))));
+    const replicaPort = Number(/127\.0\.0\.1:(\d+)@/.exec(replicas)?.[1]);
+    return replicaPort && alive.has(replicaPort) ? replicaPort : null;
+  };
   return {
     url: `redis-cluster://${nodes.map((node) => `127.0.0.1:${node.port}`).join(',')}`,
     ports: nodes.map((node) => node.port),
     masterOf,
+    replicaOf,
     async killMaster(port, killed) {
-      const replicas = String(await ask(port, 'CLUSTER', 'REPLICAS', String(await ask(port, 'CLUSTER', 'MYID'))));
-      const replicaPort = Number(/127\.0\.0\.1:(\d+)@/.exec(replicas)?.[1]);
-      if (!replicaPort) throw new Error(`the master on ${port} has no replica: ${replicas}`);
+      const replicaPort = await replicaOf(port);
+      if (!replicaPort) throw new Error(`the master on ${port} has no replica`);
       await stopChild(nodes.find((node) => node.port === port)!.child, 'SIGKILL');
       killed?.();
       alive.delete(port);

@@ -47,6 +47,45 @@ describe('flowEntryOf: one line per event, naming everyone it concerns', () => {
   });
 });
 
+describe('flowEntryOf: task events', () => {
+  const TASK = PARENT_ID;
+  test('a claim concerns its claimant and points at the task message; changes say from -> to and why', () => {
+    const claim = stored(
+      { type: 'TaskClaimed', data: { taskId: TASK, claimant: '@bob', claimedAt: T1, leaseExpiresAt: null } },
+      '@bob',
+    );
+    expect(flowEntryOf(claim)).toMatchObject({
+      type: 'TaskClaimed',
+      agents: ['@bob'],
+      messageId: TASK,
+      detail: 'task claimed by @bob',
+    });
+    const failed = stored(
+      {
+        type: 'TaskStateChanged',
+        data: { taskId: TASK, from: 'Working', to: 'Failed', reason: 'no access', note: null, changedAt: T1 },
+      },
+      '@bob',
+    );
+    expect(flowEntryOf(failed)).toMatchObject({ messageId: TASK, detail: 'task Working -> Failed (reason: no access)' });
+  });
+
+  test('a lapsed lease, written by the sweeper, concerns the claimant who lost it', () => {
+    const lapsed = stored(
+      {
+        type: 'TaskLeaseExpired',
+        data: { taskId: TASK, claimant: '@carol', from: 'Working', leaseExpiresAt: T1, expiredAt: T1 },
+      },
+      'system',
+    );
+    expect(flowEntryOf(lapsed)).toMatchObject({
+      actor: 'system',
+      agents: ['@carol'],
+      detail: 'task lease of @carol lapsed (Working -> Submitted, claimable again)',
+    });
+  });
+});
+
 describe('passesFilter', () => {
   const send = flowEntryOf(stored(directSent('@alice', '@bob', { threadId: 'thread-1' }), '@alice'));
   const read = (): FlowEntry => flowEntryOf(stored(readBy('@bob'), '@bob'));

@@ -30,7 +30,10 @@ const FLUSH_MS = 250;
 export function useLiveFlow(query: FlowQuery): LiveFlow {
   const buffer = useRef(new FlowBuffer<FlowEntry>(FLOW_ROWS));
   const [view, setView] = useState<Batched<FlowEntry>>(buffer.current.flush());
-  const [status, setStatus] = useState('connecting');
+  // The status belongs to one query's stream: a new filter reads "connecting" from its first render on, never the
+  // old stream's "live" (effects run after paint, so the new stream opens a moment later).
+  const key = JSON.stringify([query.agent, query.threadId, query.type]);
+  const [status, setStatus] = useState({ key, text: 'connecting' });
   const [paused, setPaused] = useState(false);
   const pausedRef = useRef(paused);
   pausedRef.current = paused;
@@ -58,7 +61,7 @@ export function useLiveFlow(query: FlowQuery): LiveFlow {
         buffer.current.push(data as FlowEntry);
         schedule();
       },
-      onStatus: (next, detail) => setStatus(detail ? `${next} (${detail})` : next),
+      onStatus: (next, detail) => setStatus({ key, text: detail ? `${next} (${detail})` : next }),
     });
     return () => {
       close();
@@ -70,5 +73,11 @@ export function useLiveFlow(query: FlowQuery): LiveFlow {
     if (!paused) setView(buffer.current.flush());
   }, [paused]);
 
-  return { view, status, paused, setPaused, clear: () => setView(buffer.current.clear()) };
+  return {
+    view,
+    status: status.key === key ? status.text : 'connecting',
+    paused,
+    setPaused,
+    clear: () => setView(buffer.current.clear()),
+  };
 }

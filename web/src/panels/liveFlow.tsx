@@ -13,6 +13,13 @@ const TYPES = [
   'AgentRegistered',
   'AgentRetired',
   'AgentTokenRotated',
+  'TaskClaimed',
+  'TaskStateChanged',
+  'TaskArtifactAdded',
+  'TaskLeaseRenewed',
+  'TaskReleased',
+  'TaskLeaseExpired',
+  'TaskExpired',
 ];
 
 function describe(entry: FlowEntry): string {
@@ -32,7 +39,7 @@ function describe(entry: FlowEntry): string {
     case 'AgentTokenRotated':
       return `${entry.identity} got a new token`;
     default:
-      return entry.agents.join(', ');
+      return entry.detail ?? entry.agents.join(', ');
   }
 }
 

@@ -1,5 +1,5 @@
-/** Message story: one message's audience and each recipient's state, from its own stream (GET /v1/audit/messages/{id}). */
-import { useEffect, useState } from 'preact/hooks';
+/** Message story: one message's audience, each recipient's state and its task's history (GET /v1/audit/messages/{id}). */
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, errorText } from '../api';
 import { clock } from '../format';
 import type { MessageStory } from '../types';
@@ -12,8 +12,12 @@ export function StoryPanel(props: {
   const [draft, setDraft] = useState(props.messageId);
   const [story, setStory] = useState<MessageStory | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // The field follows the id asked for from elsewhere (a flow row's link), but not on mount: effects run after paint,
+  // and an id typed in right after opening the panel must not be wiped.
+  const shown = useRef(props.messageId);
   useEffect(() => {
-    setDraft(props.messageId);
+    if (shown.current !== props.messageId) setDraft(props.messageId);
+    shown.current = props.messageId;
     setStory(null);
     setError(null);
     if (!props.messageId) return;
@@ -83,6 +87,35 @@ export function StoryPanel(props: {
               ))}
             </tbody>
           </table>
+          {story.task && (
+            <>
+              <h3>Task (opened as {story.task.openedAs})</h3>
+              {story.task.changes.length === 0 ? (
+                <p>No change since the send.</p>
+              ) : (
+                <table data-testid="task-history">
+                  <thead>
+                    <tr>
+                      <th scope="col">Time</th>
+                      <th scope="col">#</th>
+                      <th scope="col">By</th>
+                      <th scope="col">Change</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {story.task.changes.map((c) => (
+                      <tr key={c.position}>
+                        <td>{clock(c.at)}</td>
+                        <td>{c.position}</td>
+                        <td>{c.actor}</td>
+                        <td>{c.text}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              )}
+            </>
+          )}
           {story.anomalies.length > 0 && (
             <div role="alert" class="error">
               <h3>The log contradicts itself here</h3>

@@ -78,6 +78,8 @@ export class SqliteProjectionStore implements ProjectionStore {
   private claimed: string | null = null;
   /** The highest checkpoint this store committed: a stored one below it means the views were dropped under it. */
   private expected: bigint | null = null;
+  /** The generation `expected` was committed to (after a switch the new generation's checkpoint is the reference). */
+  private expectedIn: string | null = null;
   /** Applies run one after another (each may span several turns), in call order. */
   private tail: Promise<unknown> = Promise.resolve();
   private closed = false;
@@ -165,6 +167,10 @@ export class SqliteProjectionStore implements ProjectionStore {
         if (this.meta.fencedBy(Date.now()) !== null) return 'fenced' as const;
         const writer = this.writer(active);
         const state = writer.state();
+        if (this.expectedIn !== active) {
+          this.expected = null; // a rebuild switched generations: its checkpoint gates what it already has
+          this.expectedIn = active;
+        }
         if (this.claimed !== null && state.logIdentity !== null && state.logIdentity !== this.claimed)
           throw new ViewsOfAnotherLog(this.location, state.logIdentity, this.claimed);
         if (this.expected !== null && (state.checkpoint === null || state.checkpoint < this.expected))
@@ -271,6 +277,11 @@ export class SqliteProjectionStore implements ProjectionStore {
     if (this.closed) return;
     await this.tail;
     this.closed = true;
+    try {
+      this.db.pragma('wal_checkpoint(TRUNCATE)'); // a cleanly stopped store leaves one self-contained file
+    } catch {
+      // another connection (a rebuild, a reader) is using the file: the WAL stays and the next open reads it
+    }
     this.db.close();
   }
 

@@ -20,6 +20,9 @@
  * A lost view is thus only late, never wrong; FULL would buy nothing but an
  * fsync per batch.
  *
+ * A long catch-up into empty views is built in bulk (sqliteViews/sqliteBulkBuild.ts): large batches, one
+ * transaction each, listing indexes created once at the end.
+ *
  * Blue/green (sqliteViews/sqliteGenerations.ts): each generation is a set of
  * tables in this file and `views_meta` names the active one. Writers read the
  * active generation inside each transaction (a switch is atomic for them);
@@ -47,6 +50,7 @@ import type { ProjectionGenerations } from '../../projections/rebuildGenerations
 import type { ProjectedEvent, WakeEvent } from '../../projections/viewChanges';
 import type { WakeBus } from '../../projections/wakeBus';
 import { sleep } from '../../support/retry';
+import { SqliteBulkBuild } from './sqliteViews/sqliteBulkBuild';
 import { SqliteGenerations } from './sqliteViews/sqliteGenerations';
 import { SqliteViewsMeta } from './sqliteViews/sqliteViewsMeta';
 import { SqliteViewReader } from './sqliteViews/sqliteViewReader';
@@ -70,6 +74,7 @@ const MAX_FENCE_WAIT_MS = 10_000;
 
 export class SqliteProjectionStore implements ProjectionStore {
   readonly meta: SqliteViewsMeta;
+  private readonly bulk: SqliteBulkBuild;
   private readonly writers = new Map<string, SqliteViewWriter>();
   private readonly readers = new Map<string, SqliteViewReader>();
   private readonly generationsOfViews: SqliteGenerations;
@@ -92,9 +97,11 @@ export class SqliteProjectionStore implements ProjectionStore {
   ) {
     this.eventsPerTransaction = options.eventsPerTransaction ?? 256;
     this.meta = new SqliteViewsMeta(db);
+    this.bulk = new SqliteBulkBuild(db, this.meta);
     this.generationsOfViews = new SqliteGenerations(
       db,
       this.meta,
+      this.bulk,
       (g) => this.writer(g),
       options.rebuildEventsPerTransaction ?? 2000,
     );
@@ -152,9 +159,13 @@ export class SqliteProjectionStore implements ProjectionStore {
   }
 
   private async applyInChunks(batch: readonly ProjectedEvent[]): Promise<void> {
-    for (let start = 0; start < batch.length; start += this.eventsPerTransaction) {
+    const generation = this.meta.active();
+    const bulk = this.bulk.begin(generation, batch.length, this.writer(generation).state().checkpoint === null);
+    if (!bulk) this.bulk.finish(generation); // live batches keep every index in step
+    const size = bulk ? batch.length : this.eventsPerTransaction;
+    for (let start = 0; start < batch.length; start += size) {
       if (start > 0) await new Promise((resolve) => setImmediate(resolve)); // let requests in between two transactions
-      const wakes = await this.applyChunk(batch.slice(start, start + this.eventsPerTransaction));
+      const wakes = await this.applyChunk(batch.slice(start, start + size));
       if (wakes.length > 0) await this.wakeBus.publish(wakes);
     }
   }
@@ -288,6 +299,7 @@ export class SqliteProjectionStore implements ProjectionStore {
   /** Reads come only from this log's views; another log's answer 503 (and say why). A read is one synchronous look. */
   private read<T>(query: (reader: SqliteViewReader) => T): T {
     const generation = this.meta.active();
+    this.bulk.finish(generation); // a bulk build's listing indexes exist before anything is listed
     if (this.claimed !== null) {
       const owner = this.writer(generation).state().logIdentity;
       if (owner !== this.claimed) {

@@ -15,6 +15,7 @@ import type {
   ProjectionGenerations,
 } from '../../../projections/rebuildGenerations';
 import type { ProjectedEvent } from '../../../projections/viewChanges';
+import type { SqliteBulkBuild } from './sqliteBulkBuild';
 import type { SqliteViewsMeta } from './sqliteViewsMeta';
 import { dropGenerationSql, GENERATION_NAME, GENERATION_TABLES, generationSchema } from './sqliteViewsSchema';
 import type { SqliteViewWriter } from './sqliteViewWriter';
@@ -25,6 +26,7 @@ class SqliteGeneration implements ProjectionGeneration {
   constructor(
     readonly name: string,
     private readonly meta: SqliteViewsMeta,
+    private readonly bulk: SqliteBulkBuild,
     private readonly writer: SqliteViewWriter,
     private readonly eventsPerTransaction: number,
   ) {}
@@ -32,9 +34,12 @@ class SqliteGeneration implements ProjectionGeneration {
   /** In call order; each chunk one transaction with its checkpoint; no wakes (history is not news). */
   applyBatch(batch: readonly ProjectedEvent[]): Promise<void> {
     const applied = this.tail.then(async () => {
-      for (let start = 0; start < batch.length; start += this.eventsPerTransaction) {
+      const bulk = this.bulk.begin(this.name, batch.length, this.writer.state().checkpoint === null);
+      if (!bulk) this.bulk.finish(this.name);
+      const size = bulk ? Math.max(batch.length, 1) : this.eventsPerTransaction;
+      for (let start = 0; start < batch.length; start += size) {
         if (start > 0) await new Promise((resolve) => setImmediate(resolve));
-        const chunk = batch.slice(start, start + this.eventsPerTransaction);
+        const chunk = batch.slice(start, start + size);
         this.meta.transaction(() => {
           try {
             const { checkpoint } = this.writer.state();
@@ -60,6 +65,7 @@ export class SqliteGenerations implements ProjectionGenerations {
   constructor(
     private readonly db: Database.Database,
     private readonly meta: SqliteViewsMeta,
+    private readonly bulk: SqliteBulkBuild,
     private readonly writerOf: (generation: string) => SqliteViewWriter,
     private readonly eventsPerTransaction: number,
   ) {}
@@ -78,10 +84,11 @@ export class SqliteGenerations implements ProjectionGenerations {
     });
     const writer = this.writerOf(name);
     if (logIdentity !== undefined) this.meta.transaction(() => writer.setLogIdentity(logIdentity));
-    return new SqliteGeneration(name, this.meta, writer, this.eventsPerTransaction);
+    return new SqliteGeneration(name, this.meta, this.bulk, writer, this.eventsPerTransaction);
   }
 
   async activate(generation: ProjectionGeneration, expectedActive: string, force: boolean): Promise<ActivationResult> {
+    this.bulk.finish(generation.name); // its listing indexes, before anyone reads it
     return this.meta.transaction((): ActivationResult => {
       const active = this.meta.active();
       if (active !== expectedActive) return { outcome: 'moved', active };
@@ -108,6 +115,7 @@ export class SqliteGenerations implements ProjectionGenerations {
     this.meta.transaction(() => {
       if (this.meta.active() === name) throw new Error(`generation ${name} is the active one: it is not dropped`);
       this.db.exec(dropGenerationSql(name));
+      this.meta.remove(`bulk:${name}`);
     });
   }
 

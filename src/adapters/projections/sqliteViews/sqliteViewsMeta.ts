@@ -13,7 +13,7 @@ const FIRST_GENERATION = 'g1';
 export class SqliteViewsMeta {
   private readonly get: Database.Statement;
   private readonly set: Database.Statement;
-  private readonly remove: Database.Statement;
+  private readonly deleteKey: Database.Statement;
   private readonly begin: Database.Statement;
   private readonly commit: Database.Statement;
   private readonly rollback: Database.Statement;
@@ -24,7 +24,7 @@ export class SqliteViewsMeta {
     this.set = db.prepare(
       'INSERT INTO views_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
     );
-    this.remove = db.prepare('DELETE FROM views_meta WHERE key = ?');
+    this.deleteKey = db.prepare('DELETE FROM views_meta WHERE key = ?');
     this.begin = db.prepare('BEGIN IMMEDIATE');
     this.commit = db.prepare('COMMIT');
     this.rollback = db.prepare('ROLLBACK');
@@ -61,6 +61,10 @@ export class SqliteViewsMeta {
     this.set.run(key, value);
   }
 
+  remove(key: string): void {
+    this.deleteKey.run(key);
+  }
+
   active(): string {
     const active = this.value('active');
     if (active === null) throw new Error('the SQLite views file has no active generation');
@@ -89,8 +93,8 @@ export class SqliteViewsMeta {
   releaseLiveWriter(logIdentity: string): void {
     this.transaction(() => {
       if (this.value('live_writer') === logIdentity) {
-        this.remove.run('live_writer');
-        this.remove.run('live_writer_until');
+        this.deleteKey.run('live_writer');
+        this.deleteKey.run('live_writer_until');
       }
     });
   }
@@ -108,8 +112,8 @@ export class SqliteViewsMeta {
 
   liftFence(generation?: string): void {
     if (generation === undefined || this.value('fence') === generation) {
-      this.remove.run('fence');
-      this.remove.run('fence_until');
+      this.deleteKey.run('fence');
+      this.deleteKey.run('fence_until');
     }
   }
 }

@@ -118,6 +118,15 @@ CREATE TABLE IF NOT EXISTS ${g}_task_lists (
 ) WITHOUT ROWID;`;
 }
 
+/**
+ * The listing indexes: a bulk build (sqliteBulkBuild.ts) drops them while it loads, then creates them once at the
+ * end (a sort), which costs far less than keeping seven more B-trees in step with every insert.
+ */
+export const LISTING_INDEXES = ['inbox', 'unread', 'read', 'from', 'to', 'thread', 'priority'] as const;
+
+export const dropListingIndexesSql = (g: string): string =>
+  LISTING_INDEXES.map((index) => `DROP INDEX IF EXISTS ${g}_entries_${index};`).join('\n');
+
 export const dropGenerationSql = (g: string): string => {
   if (!GENERATION_NAME.test(g)) throw new Error(`'${g}' is not a generation name`);
   return [...GENERATION_TABLES]

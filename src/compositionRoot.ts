@@ -17,7 +17,9 @@ import { ProjectionRunner } from './projections/projectionRunner';
 import { createEventStore, sqliteLogFile } from './adapters/eventStoreFactory';
 import { SqliteJsonLog } from './adapters/eventstore/sqliteJsonLog';
 import { MailboxHttpClient } from './adapters/http/client/mailboxHttpClient';
-import { createProjectionAdapters, openRedisProjectionStore } from './adapters/projectionFactory';
+import { createProjectionAdapters, openRedisProjectionStore, sqliteViewsFile } from './adapters/projectionFactory';
+import { SqliteProjectionStore } from './adapters/projections/sqliteProjectionStore';
+import { InProcessWakeBus } from './adapters/wake/inProcessWakeBus';
 import { connectRedis } from './adapters/projections/redisConnection';
 import { MemoryRejectionLog } from './adapters/rejections/memoryRejectionLog';
 import { RedisRejectionLog } from './adapters/rejections/redisRejectionLog';
@@ -75,11 +77,16 @@ export interface OpenedPipeline {
   close(): Promise<void>;
 }
 
-export const viewsAreInMemory = (config: MailboxConfig): boolean => config.redisUrl === undefined;
+/** Where the SQLite views of this configuration live (null: in memory or in Redis). */
+export { sqliteViewsFile };
+
+export const viewsAreInMemory = (config: MailboxConfig): boolean =>
+  config.redisUrl === undefined && sqliteViewsFile(config) === null;
 
 /**
- * A projector runs here only when asked, or (auto) when the views live in this process's memory: with Redis the
- * server's projector owns them, and a second one would hide its stall.
+ * A projector runs here only when asked, or (auto) when the views live in this process's memory: with Redis or the
+ * SQLite views file the server's projector owns them, and a second one would hide its stall (and publish, in its own
+ * process, the wakes of the events it applied first: the server's subscribers would never hear them).
  */
 export async function openPipeline(config: MailboxConfig, logger: Logger, projector: ProjectorMode): Promise<OpenedPipeline> {
   const container = await buildContainer(config, { logger });
@@ -136,15 +143,20 @@ export function openJsonTextLog(config: MailboxConfig): JsonTextLog | null {
 }
 
 /**
- * `mailbox projections rebuild | status`: the configured log and the generations of the shared (Redis) views,
- * opened without a projector (the servers' projector keeps following the log meanwhile).
+ * `mailbox projections rebuild | status`: the configured log and the generations of the shared views (Redis, or the
+ * SQLite views file), opened without a projector (the servers' projector keeps following the log meanwhile).
  */
 export async function openProjectionMaintenance(
   config: MailboxConfig,
   logger: Logger,
 ): Promise<{ log: EventStore; generations: ProjectionGenerations; close(): Promise<void> }> {
   const log = await createEventStore(config, logger);
-  const store = await openRedisProjectionStore(config).catch(async (error: unknown) => {
+  const file = sqliteViewsFile(config);
+  const open = async () =>
+    config.redisUrl === undefined && file !== null
+      ? SqliteProjectionStore.open(file, new InProcessWakeBus())
+      : openRedisProjectionStore(config);
+  const store = await open().catch(async (error: unknown) => {
     await log.close();
     throw error;
   });

@@ -61,6 +61,12 @@ export const configSchema = z.object({
   projectionsOnForeign: z
     .enum(['refuse', 'take-over'], { error: "MAILBOX_PROJECTIONS_ON_FOREIGN must be 'refuse' or 'take-over'" })
     .default('refuse'),
+  /**
+   * Where the views live without Redis: 'sqlite' (default: a file beside the log, resumed from its checkpoint at
+   * start) or 'memory' (rebuilt from the whole log at every start; tests and benchmarks). Unset with a log in memory
+   * (memory:): memory. Not used with Redis.
+   */
+  views: z.enum(['sqlite', 'memory'], { error: "MAILBOX_VIEWS must be 'sqlite' or 'memory'" }).optional(),
   strictRecipients: z.boolean().default(false),
   maxBodyBytes: z.coerce
     .number()
@@ -106,6 +112,7 @@ export const ENV_VARIABLES: Record<keyof MailboxConfig, string> = {
   redisTlsCaFile: 'MAILBOX_REDIS_TLS_CA_FILE',
   redisNamespace: 'MAILBOX_REDIS_NAMESPACE',
   projectionsOnForeign: 'MAILBOX_PROJECTIONS_ON_FOREIGN',
+  views: 'MAILBOX_VIEWS',
   redisTimeoutMs: 'MAILBOX_REDIS_TIMEOUT_MS',
   strictRecipients: 'MAILBOX_STRICT_RECIPIENTS',
   maxBodyBytes: 'MAILBOX_MAX_BODY_BYTES',
@@ -129,6 +136,9 @@ const VALID_FORM: Partial<Record<keyof MailboxConfig, string>> = {
   dataDir: 'a directory path (default ./data)',
   adminToken: '16 or more characters without spaces (or unset it to generate one)',
   strictRecipients: 'true or false (also 1/0, yes/no, on/off)',
+  views:
+    'sqlite (the default: views in a file beside the log, resumed at start) or memory (rebuilt from the log at every ' +
+    'start; for tests and benchmarks)',
   redisSentinels: 'the sentinels as host:port,host:port (with MAILBOX_REDIS_SENTINEL_NAME)',
   redisSentinelName: 'the master name the sentinels watch (sentinel monitor <name> ...), without spaces or slashes',
   redisCluster: 'seed nodes of the cluster as host:port,host:port',
@@ -170,7 +180,7 @@ function configIssueMessage(key: string, value: unknown, issueMessage: string): 
 
 export function parseConfig(input: MailboxConfigInput = {}): MailboxConfig {
   const result = configSchema.safeParse(input);
-  if (result.success) return withRedisTopology(result.data);
+  if (result.success) return withViews(withRedisTopology(result.data));
   const issue = result.error.issues[0];
   const key = String(issue.path[0]) as keyof MailboxConfig;
   throw new MailboxError(
@@ -221,6 +231,25 @@ function withRedisTopology(config: MailboxConfig): MailboxConfig {
     return { ...config, redisUrl: `${scheme}+sentinel://${hosts(redisSentinels)}/${redisSentinelName}` };
   }
   if (redisCluster !== undefined) return { ...config, redisUrl: `${scheme}-cluster://${hosts(redisCluster)}` };
+  return config;
+}
+
+/** MAILBOX_VIEWS chooses where the views live when nothing else does: with Redis, or a log in memory, it is refused. */
+function withViews(config: MailboxConfig): MailboxConfig {
+  if (config.views === undefined) return config;
+  if (config.redisUrl !== undefined) {
+    throw topologyConflict(
+      `MAILBOX_VIEWS='${config.views}' is set with Redis (${redisVariable(config)}), where the views live in Redis: unset MAILBOX_VIEWS.`,
+      'views',
+    );
+  }
+  if (config.views === 'sqlite' && config.eventStoreUrl === 'memory:') {
+    throw topologyConflict(
+      "MAILBOX_VIEWS='sqlite' keeps views on disk, but MAILBOX_EVENTSTORE_URL='memory:' keeps the log in memory (gone at exit): " +
+        'set MAILBOX_VIEWS=memory, or unset MAILBOX_EVENTSTORE_URL for the SQLite log.',
+      'views',
+    );
+  }
   return config;
 }
 

@@ -94,8 +94,9 @@ export function checkConfig(config: MailboxConfig): void {
   checkHost(config.host);
   if (config.eventStoreUrl !== undefined) checkEventStoreUrl(config.eventStoreUrl);
   if (config.redisUrl !== undefined) asStartupError(() => validateRedisUrl(config.redisUrl!, redisVariable(config)));
-  // The data dir holds the SQLite log (no MAILBOX_EVENTSTORE_URL) and the generated admin token (no MAILBOX_ADMIN_TOKEN).
-  if (config.eventStoreUrl === undefined || config.adminToken === undefined) {
+  // The data dir holds the SQLite log (no MAILBOX_EVENTSTORE_URL), the generated admin token (no MAILBOX_ADMIN_TOKEN)
+  // and the views file of a log elsewhere (MAILBOX_VIEWS=sqlite).
+  if (config.eventStoreUrl === undefined || config.adminToken === undefined || config.views === 'sqlite') {
     checkDirectoryPath('MAILBOX_DATA_DIR', config.dataDir, config.dataDir);
   }
 }

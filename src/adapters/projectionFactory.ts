@@ -1,4 +1,9 @@
-/** Chooses projections and wake bus from configuration: in memory unless MAILBOX_REDIS_URL is set. */
+/**
+ * Chooses projections and wake bus from configuration: Redis when MAILBOX_REDIS_URL is set; else the SQLite views
+ * file beside the log (MAILBOX_VIEWS=sqlite, the default) or views in memory (MAILBOX_VIEWS=memory, or a log in memory).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Logger } from 'pino';
 import type { MailboxConfig } from '../config';
 import type { ProjectionStore } from '../projections/projectionStore';
@@ -10,6 +15,8 @@ import { RedisSharedLimits } from './projections/redisSharedLimits';
 import type { SharedLimits } from '../application/sharedLimits';
 import { RedisProjectionStore } from './projections/redisProjectionStore';
 import { InProcessWakeBus } from './wake/inProcessWakeBus';
+import { SqliteProjectionStore } from './projections/sqliteProjectionStore';
+import { sqliteLogFile } from './eventStoreFactory';
 import { RedisWakeBus } from './projections/redisWakeBus';
 
 export async function createProjectionAdapters(
@@ -17,9 +24,13 @@ export async function createProjectionAdapters(
   logger: Logger,
 ): Promise<{ projectionStore: ProjectionStore; wakeBus: WakeBus; sharedLimits: SharedLimits | null }> {
   if (config.redisUrl === undefined) {
-    logger.info('projections: in memory, rebuilt from the log at start; wake bus: in process');
     const wakeBus = new InProcessWakeBus();
-    return { wakeBus, projectionStore: new MemoryProjectionStore(wakeBus), sharedLimits: null };
+    const file = sqliteViewsFile(config);
+    if (file === null) {
+      logger.info('projections: in memory, rebuilt from the log at start; wake bus: in process');
+      return { wakeBus, projectionStore: new MemoryProjectionStore(wakeBus), sharedLimits: null };
+    }
+    return { wakeBus, projectionStore: await openSqliteViews(file, wakeBus, logger), sharedLimits: null };
   }
   const url = config.redisUrl;
   const projectionStore = await openRedisProjectionStore(config);
@@ -50,6 +61,44 @@ export async function createProjectionAdapters(
     await projectionStore.close();
     throw error;
   }
+}
+
+/**
+ * The SQLite views file of this configuration (null: views in memory or in Redis): beside the SQLite log
+ * (views.sqlite next to the default events.sqlite, <name>.views.sqlite next to sqlite:<name>.sqlite). With the log
+ * on EventStoreDB and no Redis, views stay in memory unless MAILBOX_VIEWS=sqlite asks for MAILBOX_DATA_DIR/views.sqlite.
+ */
+export function sqliteViewsFile(config: MailboxConfig): string | null {
+  if (config.redisUrl !== undefined || config.views === 'memory') return null;
+  if (config.eventStoreUrl === 'memory:') return null; // views of a log that ends with the process need no file
+  const log = sqliteLogFile(config);
+  if (log === null) return config.views === 'sqlite' ? path.resolve(config.dataDir, 'views.sqlite') : null;
+  const name = path.basename(log, path.extname(log));
+  return path.join(path.dirname(log), name === 'events' ? 'views.sqlite' : `${name}.views.sqlite`);
+}
+
+/** Opens the views file and says what the projector will do with it: resume from its checkpoint, or build it from the log. */
+export async function openSqliteViews(file: string, wakeBus: InProcessWakeBus, logger: Logger): Promise<SqliteProjectionStore> {
+  const existed = fs.existsSync(file);
+  const store = SqliteProjectionStore.open(file, wakeBus);
+  const { checkpoint, logIdentity } = await store.binding();
+  if (!existed) {
+    logger.info(
+      { file },
+      'projections: SQLite views file not found (first start, or deleted while stopped): building the views from the whole log; wake bus: in process',
+    );
+  } else if (checkpoint === null) {
+    logger.info(
+      { file },
+      'projections: SQLite views file holds no views yet: building them from the whole log; wake bus: in process',
+    );
+  } else {
+    logger.info(
+      { file, checkpoint: checkpoint.toString(), viewsOf: logIdentity },
+      `projections: SQLite views resume from their stored checkpoint ${checkpoint} (no rebuild); wake bus: in process`,
+    );
+  }
+  return store;
 }
 
 /** The Redis projection store on its own connection (also used by `mailbox projections ...`). */

@@ -57,6 +57,8 @@ export interface ViewsBinding {
   generation: string;
   /** The log whose projector marked itself live on these views within the last few seconds, or null. */
   liveWriter: string | null;
+  /** How this mailbox gets views of its own instead (default: another MAILBOX_REDIS_NAMESPACE), for the refusal's remedy. */
+  elsewhere?: string;
 }
 
 export interface ProjectionStore {

@@ -39,7 +39,8 @@ export function describeForeignViews(binding: ViewsBinding, logIdentity: string,
             ? `another event log (${verdict.owner})`
             : 'an event log of unknown identity (written before logs had identities)'
         }, ` + `not to this one (${logIdentity})`;
-  return `${what}; refusing to serve or overwrite them. Use another MAILBOX_REDIS_NAMESPACE for this mailbox, or ${TAKE_OVER}.`;
+  const elsewhere = binding.elsewhere ?? 'use another MAILBOX_REDIS_NAMESPACE for this mailbox';
+  return `${what}; refusing to serve or overwrite them. ${elsewhere[0].toUpperCase()}${elsewhere.slice(1)}, or ${TAKE_OVER}.`;
 }
 
 /** The views are not this log's: nothing was written. */

@@ -18,6 +18,7 @@ import { connectRedis } from '../../src/adapters/projections/redisConnection';
 import { RedisProjectionStore } from '../../src/adapters/projections/redisProjectionStore';
 import { defineMailboxScripts } from '../../src/adapters/projections/redisScripts';
 import { RedisWakeBus } from '../../src/adapters/projections/redisWakeBus';
+import { SqliteProjectionStore } from '../../src/adapters/projections/sqliteProjectionStore';
 import type { Priority, TaskEnvelope, TaskEvent, TaskState } from '../../src/events/types';
 import type { ProjectionStore, ViewPage } from '../../src/projections/projectionStore';
 import type { ProjectedEvent, WakeEvent } from '../../src/projections/viewChanges';
@@ -227,7 +228,7 @@ export function deliveries(events: readonly ProjectedEvent[], random: Random): S
 
 // 3. The stores under test
 
-interface Subject {
+export interface Subject {
   name: string;
   store: ProjectionStore;
   /** Applies one step as this store would live through it. */
@@ -259,6 +260,34 @@ function memorySubject(): Subject {
     },
     wakes: async () => bus.wakes,
     close: async () => undefined,
+  };
+}
+
+/**
+ * The SQLite views: a crash step applies what was committed before the crash, then the whole batch with a
+ * poisoned event at its end (no rule for it: the transaction fails half-way and is rolled back), then the batch again.
+ */
+export function sqliteSubject(file: string, eventsPerTransaction: number): Subject {
+  const bus = new RecordingWakeBus();
+  const store = SqliteProjectionStore.open(file, bus, { eventsPerTransaction });
+  return {
+    name: `sqlite, ${eventsPerTransaction} events per transaction`,
+    store,
+    feed: async (step) => {
+      if (step.kind === 'crash') {
+        await store.applyBatch(step.events.slice(0, step.cut));
+        const last = step.events.reduce((max, event) => (event.position > max ? event.position : max), 0n);
+        const poison = { position: last + 1n, at: '', changes: [{ kind: 'poison' }] } as unknown as ProjectedEvent;
+        const failed = await store.applyBatch([...step.events, poison].slice(-eventsPerTransaction)).then(
+          () => null,
+          (error: Error) => error,
+        );
+        if (!failed?.message.includes('No read model rule')) throw new Error(`the poisoned transaction did not fail: ${failed}`);
+      }
+      await store.applyBatch(step.events);
+    },
+    wakes: async () => bus.wakes,
+    close: () => store.close(),
   };
 }
 
@@ -445,6 +474,19 @@ export class DifferentialFailure extends Error {
 }
 
 export async function checkLog(redisUrl: string, seed: number, maxEvents: number): Promise<LogOutcome> {
+  const perCall = [1, 3, 16, 64];
+  return checkLogAgainst(seed, maxEvents, async (identities, random) => [
+    await redisSubject(redisUrl, identities, false, perCall[Math.floor(random() * perCall.length)]),
+    await redisSubject(redisUrl, identities, true, perCall[Math.floor(random() * perCall.length)]),
+  ]);
+}
+
+/** One seeded log fed to the pure read model (the memory store) and to the stores `others` opens, every view compared. */
+export async function checkLogAgainst(
+  seed: number,
+  maxEvents: number,
+  others: (identities: readonly string[], random: Random) => Promise<Subject[]>,
+): Promise<LogOutcome> {
   const random = prng(seed ^ 0x5bd1e995);
   const log = randomLog(seed, maxEvents);
   const events = log.projected();
@@ -461,12 +503,7 @@ export async function checkLog(redisUrl: string, seed: number, maxEvents: number
   }
   const identities = [...named].sort();
   const queries = new Map(identities.map((identity) => [identity, queriesFor(identities, [...threads], random)]));
-  const perCall = [1, 3, 16, 64];
-  const subjects = [
-    memorySubject(),
-    await redisSubject(redisUrl, identities, false, perCall[Math.floor(random() * perCall.length)]),
-    await redisSubject(redisUrl, identities, true, perCall[Math.floor(random() * perCall.length)]),
-  ];
+  const subjects = [memorySubject(), ...(await others(identities, random))];
   try {
     for (const [n, step] of steps.entries()) {
       for (const subject of subjects) {
@@ -487,7 +524,7 @@ export async function checkLog(redisUrl: string, seed: number, maxEvents: number
           throw new DifferentialFailure(
             seed,
             `${subjects[i + 1].name} differs from the pure read model in ${view}:\n` +
-              `  read model: ${show(value)}\n  redis:      ${show(actual.get(view))}`,
+              `  read model: ${show(value)}\n  store:      ${show(actual.get(view))}`,
           );
         }
       }
@@ -501,7 +538,7 @@ export async function checkLog(redisUrl: string, seed: number, maxEvents: number
           throw new DifferentialFailure(
             seed,
             `${subjects[i + 1].name} published other wakes to ${identity}:\n` +
-              `  read model: ${show(expectedWakes[identity] ?? [])}\n  redis:      ${show(wakes[identity] ?? [])}`,
+              `  read model: ${show(expectedWakes[identity] ?? [])}\n  store:      ${show(wakes[identity] ?? [])}`,
           );
         }
       }

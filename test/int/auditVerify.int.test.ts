@@ -3,6 +3,8 @@
  * difference by difference and exits 1 — on the memory store (library) and on
  * a real Redis (CLI, a key corrupted by hand).
  */
+import path from 'node:path';
+import Database from 'libsql';
 import Redis from 'ioredis';
 import pino from 'pino';
 import { capture, runAuditCli as audit } from '../support/auditCli';
@@ -163,16 +165,50 @@ describe('audit verify compares the task views', () => {
 });
 
 describe('mailbox audit verify (CLI)', () => {
-  test('embedded default (SQLite, in-memory views): verifies clean and says what it compared', async () => {
+  test('embedded default (SQLite log and views file): verifies the views the server left, and finds a counter changed by hand', async () => {
     const dataDir = tempDir('mailbox-verify-');
     const mailbox = await createMailbox({ dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' }, { logger: silent });
     await populate(mailbox);
+    await mailbox.close(); // the views stay in views.sqlite
+    const env = { MAILBOX_DATA_DIR: dataDir, MAILBOX_LOG_LEVEL: 'silent' };
+    const healthy = await audit(['verify'], env);
+    expect(healthy.stderr).toBe('');
+    expect(healthy.stdout).toMatch(/^OK: the live projections match the log at checkpoint 14 of log head 14;/);
+    expect(healthy.code).toBe(0);
+
+    const db = new Database(path.join(dataDir, 'views.sqlite'));
+    try {
+      db.prepare("UPDATE g1_identities SET unread_high = 7 WHERE identity = '@b'").run(); // B has 1 unread high, per the log
+    } finally {
+      db.close();
+    }
+    const drifted = await audit(['verify', '--json'], env);
+    expect(drifted.code).toBe(1);
+    expect(JSON.parse(drifted.stdout).differences).toEqual(
+      expect.arrayContaining([
+        { view: 'heartbeat', identity: '@b', field: 'byPriority.high', expected: 1, actual: 7 },
+        { view: 'unreadCount', identity: '@b', field: 'byPriority.high', expected: 1, actual: 7 },
+      ]),
+    );
+  });
+
+  test('MAILBOX_VIEWS=memory: verifies clean and says what it compared', async () => {
+    const dataDir = tempDir('mailbox-verify-');
+    const mailbox = await createMailbox(
+      { dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent', views: 'memory' },
+      { logger: silent },
+    );
+    await populate(mailbox);
     await mailbox.close();
-    const { code, stdout, stderr } = await audit(['verify'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_LOG_LEVEL: 'silent' });
+    const { code, stdout, stderr } = await audit(['verify'], {
+      MAILBOX_DATA_DIR: dataDir,
+      MAILBOX_LOG_LEVEL: 'silent',
+      MAILBOX_VIEWS: 'memory',
+    });
     expect(stderr).toBe('');
     // It cannot see the server's in-memory views, and says so instead of claiming "the live projections match".
     expect(stdout).toMatch(
-      /^OK: views built from the log by this process's projector \(the running server's in-memory views cannot be read from here; set MAILBOX_REDIS_URL for views that verify can read\) match the log at checkpoint 14 of log head 14;/,
+      /^OK: views built from the log by this process's projector \(the running server's in-memory views cannot be read from here; unset MAILBOX_VIEWS for the SQLite views file, which verify can read\) match the log at checkpoint 14 of log head 14;/,
     );
     expect(stdout).not.toContain('live projections');
     expect(code).toBe(0);

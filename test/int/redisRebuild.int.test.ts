@@ -212,11 +212,11 @@ describe('blue/green rebuild of the Redis views', () => {
     });
     process.exitCode = undefined; // the CLI runner set it; other suites in this worker expect none
 
-    // Without MAILBOX_REDIS_URL: a loud configuration error, and Redis untouched.
+    // Without Redis and with views in memory (nothing outside a server to rebuild): a loud configuration error, Redis untouched.
     const before = await keysOf(`${ns}:`);
-    const missing = output({ MAILBOX_EVENTSTORE_URL: `sqlite:${file}` });
+    const missing = output({ MAILBOX_EVENTSTORE_URL: `sqlite:${file}`, MAILBOX_VIEWS: 'memory' });
     await expect(runRebuild({}, missing.io)).rejects.toMatchObject({
-      envelope: { code: 'VALIDATION_FAILED', field: 'MAILBOX_REDIS_URL' },
+      envelope: { code: 'VALIDATION_FAILED', field: 'MAILBOX_VIEWS' },
     });
     expect(await keysOf(`${ns}:`)).toBe(before);
     await store.reset();

@@ -1,5 +1,5 @@
 /**
- * `mailbox projections rebuild | status` for the Redis views (MAILBOX_REDIS_URL).
+ * `mailbox projections rebuild | status` for the shared views: Redis (MAILBOX_REDIS_URL) or the SQLite views file.
  * rebuild: every view rebuilt from the log into a new generation while requests
  * keep reading the active one, then an atomic switch (blue/green). Progress is a
  * bar when stdout is a terminal, plain lines otherwise (logs, CI).
@@ -8,7 +8,7 @@ import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import pino from 'pino';
 import { z } from 'zod';
-import { openProjectionMaintenance } from '../../compositionRoot';
+import { openProjectionMaintenance, sqliteViewsFile } from '../../compositionRoot';
 import { parseInput } from '../../commands/validation';
 import { configFromEnv, type MailboxConfig } from '../../config';
 import { isMailboxError, MailboxError } from '../../errors';
@@ -37,18 +37,18 @@ const rebuildFlagsSchema = z.strictObject({
   takeOver: z.boolean().optional(),
 });
 
-function redisConfig(io: ProjectionsIo): MailboxConfig & { redisUrl: string } {
+function viewsConfig(io: ProjectionsIo): MailboxConfig {
   const config = configFromEnv(io.env);
-  if (config.redisUrl === undefined) {
+  if (config.redisUrl === undefined && sqliteViewsFile(config) === null) {
     throw new MailboxError(
       'VALIDATION_FAILED',
       'Invalid configuration',
-      'mailbox projections needs MAILBOX_REDIS_URL (redis://host:6379): in-memory projections live inside the server ' +
-        'and are rebuilt from the log at every start.',
-      { field: 'MAILBOX_REDIS_URL' },
+      'mailbox projections needs views outside the server: the SQLite views file (unset MAILBOX_VIEWS, the default) or ' +
+        'Redis (MAILBOX_REDIS_URL=redis://host:6379); in-memory views live inside the server and are rebuilt from the log at every start.',
+      { field: config.views === 'memory' ? 'MAILBOX_VIEWS' : 'MAILBOX_REDIS_URL' },
     );
   }
-  return config as MailboxConfig & { redisUrl: string };
+  return config;
 }
 
 /** A bar on a terminal; otherwise one line per 10% and per phase. */
@@ -88,7 +88,7 @@ export function progressReporter(stdout: ProjectionsIo['stdout']) {
 
 export async function runRebuild(rawFlags: Record<string, unknown>, io: ProjectionsIo = processIo): Promise<number> {
   const flags = parseInput(rebuildFlagsSchema, rawFlags, 'projections rebuild');
-  const config = redisConfig(io);
+  const config = viewsConfig(io);
   const logger = pino({ level: 'warn', name: 'mailbox-projections' }, pino.destination({ dest: 2, sync: true }));
   const { log, generations, close } = await openProjectionMaintenance(config, logger);
   const progress = progressReporter(io.stdout);
@@ -126,7 +126,7 @@ export async function runRebuild(rawFlags: Record<string, unknown>, io: Projecti
 }
 
 export async function runStatus(io: ProjectionsIo = processIo): Promise<number> {
-  const config = redisConfig(io);
+  const config = viewsConfig(io);
   const logger = pino({ level: 'warn', name: 'mailbox-projections' }, pino.destination({ dest: 2, sync: true }));
   const { log, generations, close } = await openProjectionMaintenance(config, logger);
   try {
@@ -135,7 +135,7 @@ export async function runStatus(io: ProjectionsIo = processIo): Promise<number> 
     const logIdentity = await log.logIdentity();
     io.stdout.write(
       `${JSON.stringify({
-        namespace: config.redisNamespace,
+        ...(config.redisUrl === undefined ? { file: sqliteViewsFile(config) } : { namespace: config.redisNamespace }),
         activeGeneration: active.name,
         checkpoint: active.checkpoint?.toString() ?? null,
         logHead: head?.toString() ?? null,
@@ -173,7 +173,7 @@ export const runRebuildCommand = (io: ProjectionsIo, flags: Record<string, unkno
 export function registerProjectionsCommands(program: Command): void {
   const projections = program
     .command('projections')
-    .description('the Redis views (MAILBOX_REDIS_URL): blue/green rebuild, status');
+    .description('the views in Redis (MAILBOX_REDIS_URL) or in the SQLite views file: blue/green rebuild, status');
   projections
     .command('rebuild')
     .description('rebuild every view from the log into a new generation, then switch to it atomically')

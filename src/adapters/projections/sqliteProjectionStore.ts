@@ -1,0 +1,317 @@
+/**
+ * SQLite projection store (the embedded default): the views in their own
+ * file beside the log (views.sqlite), so that projection writes never contend
+ * with appends for the log's write lock, and a restart resumes from the
+ * stored checkpoint instead of rebuilding from the whole log. Nothing that
+ * grows with the number of messages is kept in process memory.
+ *
+ * Storage around the read model, like the memory store: applyEvents runs the
+ * pure rules over a SqliteViewWriter (the lookup and the sink over one
+ * generation's tables; sqliteViews/). Every chunk of a batch is ONE
+ * transaction that reads the checkpoint, applies the events after it, and
+ * moves it: a redelivered event, or a batch re-sent after a crash, changes
+ * nothing, and a crash mid-transaction leaves no trace (SQLite rolls it back).
+ * Wakes are published after the commit.
+ *
+ * Durability: WAL with synchronous=NORMAL. A commit is not fsynced, so a
+ * power loss may lose the last few transactions, but never part of one: the
+ * views and their checkpoint go back together, and the projector re-applies
+ * those events from the log (which is fsynced before a send is acknowledged).
+ * A lost view is thus only late, never wrong; FULL would buy nothing but an
+ * fsync per batch.
+ *
+ * A long catch-up into empty views is built in bulk (sqliteViews/sqliteBulkBuild.ts): large batches, one
+ * transaction each, listing indexes created once at the end.
+ *
+ * Blue/green (sqliteViews/sqliteGenerations.ts): each generation is a set of
+ * tables in this file and `views_meta` names the active one. Writers read the
+ * active generation inside each transaction (a switch is atomic for them);
+ * readers look it up at each read.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'libsql';
+import { MailboxError } from '../../errors';
+import type { ListQuery } from '../../projections/listQuery';
+import {
+  ProjectionCheckpointRewound,
+  ViewsOfAnotherLog,
+  type AgentView,
+  type HeartbeatCounts,
+  type ProjectionStore,
+  type UnreadCount,
+  type ViewPage,
+  type ViewsBinding,
+} from '../../projections/projectionStore';
+import { applyEvents } from '../../projections/readModel/applyEvents';
+import type { TaskView } from '../../projections/readModel/taskView';
+import type { TaskListQuery, TaskViewPage } from '../../projections/readModel/taskViewsMemory';
+import type { ProjectionGenerations } from '../../projections/rebuildGenerations';
+import type { ProjectedEvent, WakeEvent } from '../../projections/viewChanges';
+import type { WakeBus } from '../../projections/wakeBus';
+import { sleep } from '../../support/retry';
+import { SqliteBulkBuild } from './sqliteViews/sqliteBulkBuild';
+import { SqliteGenerations } from './sqliteViews/sqliteGenerations';
+import { SqliteViewsMeta } from './sqliteViews/sqliteViewsMeta';
+import { SqliteViewReader } from './sqliteViews/sqliteViewReader';
+import { SqliteViewWriter } from './sqliteViews/sqliteViewWriter';
+
+export interface SqliteProjectionOptions {
+  /**
+   * Events per transaction (default 256): a transaction runs synchronously, so it is kept short enough for
+   * requests to be answered between two of them (a few milliseconds); the next chunk starts on the next turn.
+   */
+  eventsPerTransaction?: number;
+  /** Events per transaction while building a generation nobody reads yet (default 2000). */
+  rebuildEventsPerTransaction?: number;
+  /** SQLite's page cache for this file, in KiB (default 16 MiB): the bound on what the views keep in memory. */
+  cacheKiB?: number;
+}
+
+/** A rebuild holds live writers for milliseconds while it switches; they wait that out (its fence expires by itself). */
+const FENCE_WAIT_MS = 5;
+const MAX_FENCE_WAIT_MS = 10_000;
+
+export class SqliteProjectionStore implements ProjectionStore {
+  readonly meta: SqliteViewsMeta;
+  private readonly bulk: SqliteBulkBuild;
+  private readonly writers = new Map<string, SqliteViewWriter>();
+  private readonly readers = new Map<string, SqliteViewReader>();
+  private readonly generationsOfViews: SqliteGenerations;
+  private readonly eventsPerTransaction: number;
+  /** The log this store applies and serves for (set by claim); null: an unbound tool. */
+  private claimed: string | null = null;
+  /** The highest checkpoint this store committed: a stored one below it means the views were dropped under it. */
+  private expected: bigint | null = null;
+  /** The generation `expected` was committed to (after a switch the new generation's checkpoint is the reference). */
+  private expectedIn: string | null = null;
+  /** Applies run one after another (each may span several turns), in call order. */
+  private tail: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  private constructor(
+    private readonly db: Database.Database,
+    readonly file: string,
+    private readonly wakeBus: WakeBus,
+    options: SqliteProjectionOptions,
+  ) {
+    this.eventsPerTransaction = options.eventsPerTransaction ?? 256;
+    this.meta = new SqliteViewsMeta(db);
+    this.bulk = new SqliteBulkBuild(db, this.meta);
+    this.generationsOfViews = new SqliteGenerations(
+      db,
+      this.meta,
+      this.bulk,
+      (g) => this.writer(g),
+      options.rebuildEventsPerTransaction ?? 2000,
+    );
+  }
+
+  /** Opens (or creates) the views file. */
+  static open(file: string, wakeBus: WakeBus, options: SqliteProjectionOptions = {}): SqliteProjectionStore {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const db = new Database(file);
+    try {
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL'); // crash-consistent for views: see the header
+      db.pragma('busy_timeout = 5000');
+      db.pragma(`cache_size = -${Math.max(1024, options.cacheKiB ?? 16 * 1024)}`);
+      const store = new SqliteProjectionStore(db, path.resolve(file), wakeBus, options);
+      store.meta.ensureActive();
+      return store;
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
+
+  get location(): string {
+    return `the SQLite views file ${this.file}`;
+  }
+
+  generations(): ProjectionGenerations {
+    return this.generationsOfViews;
+  }
+
+  writer(generation: string): SqliteViewWriter {
+    let writer = this.writers.get(generation);
+    if (writer === undefined) {
+      writer = new SqliteViewWriter(this.db, generation);
+      this.writers.set(generation, writer);
+    }
+    return writer;
+  }
+
+  private reader(generation: string): SqliteViewReader {
+    let reader = this.readers.get(generation);
+    if (reader === undefined) {
+      for (const name of this.readers.keys()) this.readers.delete(name); // an older generation is never read again
+      reader = new SqliteViewReader(this.db, generation);
+      this.readers.set(generation, reader);
+    }
+    return reader;
+  }
+
+  applyBatch(batch: readonly ProjectedEvent[]): Promise<void> {
+    const applied = this.tail.then(() => this.applyInChunks(batch));
+    this.tail = applied.catch(() => undefined);
+    return applied;
+  }
+
+  private async applyInChunks(batch: readonly ProjectedEvent[]): Promise<void> {
+    const generation = this.meta.active();
+    const bulk = this.bulk.begin(generation, batch.length, this.writer(generation).state().checkpoint === null);
+    if (!bulk) this.bulk.finish(generation); // live batches keep every index in step
+    const size = bulk ? batch.length : this.eventsPerTransaction;
+    for (let start = 0; start < batch.length; start += size) {
+      if (start > 0) await new Promise((resolve) => setImmediate(resolve)); // let requests in between two transactions
+      const wakes = await this.applyChunk(batch.slice(start, start + size));
+      if (wakes.length > 0) await this.wakeBus.publish(wakes);
+    }
+  }
+
+  /** One transaction: the checkpoint, the events after it, the new checkpoint. Returns the wakes due once committed. */
+  private async applyChunk(chunk: readonly ProjectedEvent[]): Promise<WakeEvent[]> {
+    for (let waitedMs = 0; ; waitedMs += FENCE_WAIT_MS) {
+      const outcome = this.meta.transaction(() => {
+        const active = this.meta.active();
+        if (this.meta.fencedBy(Date.now()) !== null) return 'fenced' as const;
+        const writer = this.writer(active);
+        const state = writer.state();
+        if (this.expectedIn !== active) {
+          this.expected = null; // a rebuild switched generations: its checkpoint gates what it already has
+          this.expectedIn = active;
+        }
+        if (this.claimed !== null && state.logIdentity !== null && state.logIdentity !== this.claimed)
+          throw new ViewsOfAnotherLog(this.location, state.logIdentity, this.claimed);
+        if (this.expected !== null && (state.checkpoint === null || state.checkpoint < this.expected))
+          throw new ProjectionCheckpointRewound(state.checkpoint, this.expected);
+        if (this.claimed !== null && state.logIdentity === null) writer.setLogIdentity(this.claimed);
+        const wakes: WakeEvent[] = [];
+        try {
+          const last = applyEvents(writer, chunk, state.checkpoint, wakes);
+          writer.flush();
+          if (last !== state.checkpoint) writer.setCheckpoint(last);
+          return { wakes, checkpoint: last };
+        } finally {
+          writer.forget();
+        }
+      });
+      if (outcome === 'fenced') {
+        if (waitedMs >= MAX_FENCE_WAIT_MS) throw new Error(`SQLite views: held by a rebuild for over ${MAX_FENCE_WAIT_MS} ms`);
+        await sleep(FENCE_WAIT_MS);
+        continue;
+      }
+      if (outcome.checkpoint !== null && (this.expected === null || outcome.checkpoint > this.expected))
+        this.expected = outcome.checkpoint;
+      return outcome.wakes;
+    }
+  }
+
+  async checkpoint(): Promise<bigint | null> {
+    return this.writer(this.meta.active()).state().checkpoint;
+  }
+
+  async binding(): Promise<ViewsBinding> {
+    const generation = this.meta.active();
+    const { logIdentity, checkpoint } = this.writer(generation).state();
+    return {
+      location: this.location,
+      logIdentity,
+      checkpoint,
+      generation,
+      liveWriter: this.meta.liveWriter(Date.now()),
+      elsewhere: 'move the views file away (it is then rebuilt from this log at start)',
+    };
+  }
+
+  async claim(logIdentity: string): Promise<ViewsBinding> {
+    this.meta.transaction(() => {
+      const writer = this.writer(this.meta.active());
+      const state = writer.state();
+      if (state.logIdentity === null && state.checkpoint === null) writer.setLogIdentity(logIdentity);
+    });
+    this.claimed = logIdentity; // from now on only this log's views are read or written, whoever holds them now
+    return this.binding();
+  }
+
+  async markLiveWriter(logIdentity: string): Promise<void> {
+    this.meta.transaction(() => {
+      if (this.writer(this.meta.active()).state().logIdentity === logIdentity) this.meta.markLiveWriter(logIdentity, Date.now());
+    });
+  }
+
+  async releaseLiveWriter(logIdentity: string): Promise<void> {
+    if (!this.closed) this.meta.releaseLiveWriter(logIdentity);
+  }
+
+  async listMessages(identity: string, query: ListQuery): Promise<ViewPage> {
+    return this.read((reader) => reader.listMessages(identity, query));
+  }
+
+  async unreadCount(identity: string): Promise<UnreadCount> {
+    return this.read((reader) => reader.unreadCount(identity));
+  }
+
+  async heartbeat(identity: string): Promise<HeartbeatCounts> {
+    return this.read((reader) => reader.heartbeat(identity));
+  }
+
+  async allHeartbeats(): Promise<HeartbeatCounts[]> {
+    return this.read((reader) => reader.heartbeatIdentities().map((identity) => reader.heartbeat(identity)));
+  }
+
+  async listAgents(): Promise<AgentView[]> {
+    return this.read((reader) => reader.agents());
+  }
+
+  async listTasks(identity: string, query: TaskListQuery): Promise<TaskViewPage> {
+    return this.read((reader) => reader.listTasks(identity, query));
+  }
+
+  async getTask(taskId: string): Promise<TaskView | undefined> {
+    return this.read((reader) => reader.task(taskId));
+  }
+
+  async dueTasks(now: string, limit: number): Promise<TaskView[]> {
+    return this.read((reader) => reader.dueTasks(now, limit));
+  }
+
+  /** Drops the active generation's views, its checkpoint and its log. */
+  async reset(): Promise<void> {
+    await this.tail;
+    this.generationsOfViews.clear(this.meta.active());
+    this.expected = null;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.tail;
+    this.closed = true;
+    try {
+      this.db.pragma('wal_checkpoint(TRUNCATE)'); // a cleanly stopped store leaves one self-contained file
+    } catch {
+      // another connection (a rebuild, a reader) is using the file: the WAL stays and the next open reads it
+    }
+    this.db.close();
+  }
+
+  /** Reads come only from this log's views; another log's answer 503 (and say why). A read is one synchronous look. */
+  private read<T>(query: (reader: SqliteViewReader) => T): T {
+    const generation = this.meta.active();
+    this.bulk.finish(generation); // a bulk build's listing indexes exist before anything is listed
+    if (this.claimed !== null) {
+      const owner = this.writer(generation).state().logIdentity;
+      if (owner !== this.claimed) {
+        throw new MailboxError(
+          'UNAVAILABLE',
+          'Service unavailable',
+          `The views in ${this.location} belong to ${owner ? `another event log (${owner})` : 'no event log yet'}, ` +
+            "not to this mailbox's; retry later, and ask the operator to check /readyz (the request was not applied).",
+          { logIdentity: this.claimed, viewsOf: owner },
+        );
+      }
+    }
+    return query(this.reader(generation));
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * Generations of the SQLite views (blue/green): a rebuild builds a new set of
+ * tables in the same file while requests read the active one, then switches
+ * the `active` row in one transaction. Live writers read that row inside each
+ * of their transactions, so the switch is atomic for them; to meet a busy log
+ * a rebuild may hold them with a fence (they wait; it lapses by itself; the
+ * switch lifts it). The previous generation's tables are dropped afterwards.
+ */
+import type Database from 'libsql';
+import { applyEvents } from '../../../projections/readModel/applyEvents';
+import type {
+  ActivationResult,
+  ActiveGeneration,
+  ProjectionGeneration,
+  ProjectionGenerations,
+} from '../../../projections/rebuildGenerations';
+import type { ProjectedEvent } from '../../../projections/viewChanges';
+import type { SqliteBulkBuild } from './sqliteBulkBuild';
+import type { SqliteViewsMeta } from './sqliteViewsMeta';
+import { dropGenerationSql, GENERATION_NAME, GENERATION_TABLES, generationSchema } from './sqliteViewsSchema';
+import type { SqliteViewWriter } from './sqliteViewWriter';
+
+class SqliteGeneration implements ProjectionGeneration {
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    readonly name: string,
+    private readonly meta: SqliteViewsMeta,
+    private readonly bulk: SqliteBulkBuild,
+    private readonly writer: SqliteViewWriter,
+    private readonly eventsPerTransaction: number,
+  ) {}
+
+  /** In call order; each chunk one transaction with its checkpoint; no wakes (history is not news). */
+  applyBatch(batch: readonly ProjectedEvent[]): Promise<void> {
+    const applied = this.tail.then(async () => {
+      const bulk = this.bulk.begin(this.name, batch.length, this.writer.state().checkpoint === null);
+      if (!bulk) this.bulk.finish(this.name);
+      const size = bulk ? Math.max(batch.length, 1) : this.eventsPerTransaction;
+      for (let start = 0; start < batch.length; start += size) {
+        if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+        const chunk = batch.slice(start, start + size);
+        this.meta.transaction(() => {
+          try {
+            const { checkpoint } = this.writer.state();
+            const last = applyEvents(this.writer, chunk, checkpoint);
+            this.writer.flush();
+            if (last !== checkpoint) this.writer.setCheckpoint(last);
+          } finally {
+            this.writer.forget();
+          }
+        });
+      }
+    });
+    this.tail = applied.catch(() => undefined);
+    return applied;
+  }
+
+  async checkpoint(): Promise<bigint | null> {
+    return this.writer.state().checkpoint;
+  }
+}
+
+export class SqliteGenerations implements ProjectionGenerations {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly meta: SqliteViewsMeta,
+    private readonly bulk: SqliteBulkBuild,
+    private readonly writerOf: (generation: string) => SqliteViewWriter,
+    private readonly eventsPerTransaction: number,
+  ) {}
+
+  async active(): Promise<ActiveGeneration> {
+    const name = this.meta.active();
+    const { checkpoint, logIdentity } = this.writerOf(name).state();
+    return { name, checkpoint, logIdentity, liveWriter: this.meta.liveWriter(Date.now()) };
+  }
+
+  async create(logIdentity?: string): Promise<ProjectionGeneration> {
+    const name = this.meta.nextGeneration();
+    this.meta.transaction(() => {
+      this.db.exec(dropGenerationSql(name)); // a leftover of an interrupted rebuild would otherwise gate the new one
+      this.db.exec(generationSchema(name));
+    });
+    const writer = this.writerOf(name);
+    if (logIdentity !== undefined) this.meta.transaction(() => writer.setLogIdentity(logIdentity));
+    return new SqliteGeneration(name, this.meta, this.bulk, writer, this.eventsPerTransaction);
+  }
+
+  async activate(generation: ProjectionGeneration, expectedActive: string, force: boolean): Promise<ActivationResult> {
+    this.bulk.finish(generation.name); // its listing indexes, before anyone reads it
+    return this.meta.transaction((): ActivationResult => {
+      const active = this.meta.active();
+      if (active !== expectedActive) return { outcome: 'moved', active };
+      const live = this.writerOf(active).state().checkpoint;
+      const built = this.writerOf(generation.name).state().checkpoint;
+      if (!force && live !== built) return { outcome: 'differ', live, built };
+      this.meta.write('active', generation.name);
+      this.meta.liftFence();
+      return { outcome: 'switched', previous: active };
+    });
+  }
+
+  async holdLive(generation: ProjectionGeneration, ms: number): Promise<void> {
+    this.meta.transaction(() => this.meta.fence(generation.name, Date.now() + ms));
+  }
+
+  async releaseLive(generation: ProjectionGeneration): Promise<void> {
+    this.meta.transaction(() => this.meta.liftFence(generation.name));
+  }
+
+  /** Deletes a generation's tables (never the active one's). */
+  async drop(name: string): Promise<void> {
+    if (!GENERATION_NAME.test(name)) throw new Error(`'${name}' is not a generation of the SQLite views`);
+    this.meta.transaction(() => {
+      if (this.meta.active() === name) throw new Error(`generation ${name} is the active one: it is not dropped`);
+      this.db.exec(dropGenerationSql(name));
+      this.meta.remove(`bulk:${name}`);
+    });
+  }
+
+  /** Empties a generation's tables, its checkpoint and its log (the store's reset). */
+  clear(name: string): void {
+    this.meta.transaction(() => {
+      for (const table of GENERATION_TABLES) if (table !== 'state') this.db.exec(`DELETE FROM ${name}_${table}`);
+      this.db.exec(`UPDATE ${name}_state SET checkpoint = NULL, log_identity = NULL WHERE id = 1`);
+    });
+  }
+}

@@ -1,0 +1,392 @@
+/**
+ * One generation of the SQLite views as the read model's storage: the lookup
+ * the rules read (ReadModelView) and the sink that writes what they decide
+ * (ChangeSink, one method per change, each a statement or a counter move).
+ * Nothing is decided here; applyEvents + evolve do that.
+ *
+ * It is used only inside a write transaction (sqliteProjectionStore.ts).
+ * The rules ask several questions per fact (has the identity views? its entry?
+ * its last activity? its unread total for the wake?), which would be a query
+ * each. A per-batch cache answers them instead:
+ * - identities: the counter row of each identity the batch touches, read once,
+ *   moved in memory, written back once at the end of the batch (flush);
+ * - entries, outbox entries, agents, tasks and message ids the batch asked
+ *   about or wrote (a miss is remembered too);
+ * - messages first recorded in this batch: nobody can have an entry for them
+ *   yet except the ones this batch added, so their lookups need no query.
+ * It is emptied after every batch (commit or rollback), so it holds at most
+ * what one batch touched (the runner's batches are at most 1,000 events): it
+ * never grows with the store.
+ */
+import type Database from 'libsql';
+import type { Priority, Role } from '../../../events/types';
+import type { ReadModelStorage, EntryState } from '../../../projections/readModel/view';
+import type { TaskList, TaskView } from '../../../projections/readModel/taskView';
+import type { InboxEntryFields, MessageSummary } from '../../../projections/viewChanges';
+import { dueAt } from '../redisTaskViews';
+
+interface IdentityRow {
+  hasViews: boolean;
+  low: number;
+  normal: number;
+  high: number;
+  lastActivityAt: string | null;
+  tasksWaiting: number;
+  dirty: boolean;
+}
+
+interface CachedEntry extends EntryState {
+  readonly position: number;
+  readonly fields: { readonly priority: Priority };
+  readonly msg: number;
+  readAt: string | null;
+  archivedAt: string | null;
+}
+
+type StoredIdentity = {
+  has_views: number;
+  unread_low: number;
+  unread_normal: number;
+  unread_high: number;
+  last_activity_at: string | null;
+  tasks_waiting: number;
+};
+
+const INBOX = 0;
+const OUTBOX = 1;
+
+export class SqliteViewWriter implements ReadModelStorage {
+  private readonly s: ReturnType<typeof prepareWriter>;
+  private identities = new Map<string, IdentityRow>();
+  private entries = new Map<string, CachedEntry | null>();
+  private outbox = new Map<string, boolean>();
+  private msgIds = new Map<string, number | null>();
+  private newMessages = new Set<string>();
+  private agents = new Map<string, boolean>();
+  private tasks = new Map<string, TaskView | null>();
+
+  constructor(
+    db: Database.Database,
+    readonly generation: string,
+  ) {
+    this.s = prepareWriter(db, generation);
+  }
+
+  /** The generation's stored checkpoint and log (read inside the write transaction). */
+  state(): { checkpoint: bigint | null; logIdentity: string | null } {
+    const row = this.s.state.get() as { checkpoint: bigint | null; log_identity: string | null };
+    return { checkpoint: row.checkpoint, logIdentity: row.log_identity };
+  }
+
+  setCheckpoint(checkpoint: bigint | null): void {
+    this.s.setCheckpoint.run(checkpoint);
+  }
+
+  setLogIdentity(logIdentity: string): void {
+    this.s.setLogIdentity.run(logIdentity);
+  }
+
+  /** Writes the counter rows the batch moved, then forgets the batch. */
+  flush(): void {
+    for (const [identity, row] of this.identities) {
+      if (!row.dirty) continue;
+      this.s.upsertIdentity.run(
+        identity,
+        row.hasViews ? 1 : 0,
+        row.low,
+        row.normal,
+        row.high,
+        row.lastActivityAt,
+        row.tasksWaiting,
+      );
+    }
+    this.forget();
+  }
+
+  /** Empties the per-batch cache (after a commit, and after a rollback: it may hold what was rolled back). */
+  forget(): void {
+    this.identities = new Map();
+    this.entries = new Map();
+    this.outbox = new Map();
+    this.msgIds = new Map();
+    this.newMessages = new Set();
+    this.agents = new Map();
+    this.tasks = new Map();
+  }
+
+  private identity(identity: string): IdentityRow {
+    let row = this.identities.get(identity);
+    if (row === undefined) {
+      const stored = this.s.identity.get(identity) as StoredIdentity | undefined;
+      row = stored
+        ? {
+            hasViews: stored.has_views === 1,
+            low: stored.unread_low,
+            normal: stored.unread_normal,
+            high: stored.unread_high,
+            lastActivityAt: stored.last_activity_at,
+            tasksWaiting: stored.tasks_waiting,
+            dirty: false,
+          }
+        : { hasViews: false, low: 0, normal: 0, high: 0, lastActivityAt: null, tasksWaiting: 0, dirty: false };
+      this.identities.set(identity, row);
+    }
+    return row;
+  }
+
+  private msgOf(messageId: string): number | null {
+    let msg = this.msgIds.get(messageId);
+    if (msg === undefined) {
+      const row = this.s.msgOf.get(messageId) as { msg: number } | undefined;
+      msg = row?.msg ?? null;
+      this.msgIds.set(messageId, msg);
+    }
+    return msg;
+  }
+
+  // The lookup the read model's rules read (ReadModelView).
+  hasViews(identity: string): boolean {
+    return this.identity(identity).hasViews;
+  }
+
+  entry(recipient: string, messageId: string): CachedEntry | undefined {
+    const key = `${recipient}\u0000${messageId}`;
+    let entry = this.entries.get(key);
+    if (entry === undefined) {
+      entry = null;
+      const msg = this.newMessages.has(messageId) ? null : this.msgOf(messageId);
+      if (msg !== null) {
+        const row = this.s.entry.get(recipient, INBOX, msg) as
+          { position: number; priority: Priority; read_at: string | null; archived_at: string | null } | undefined;
+        if (row)
+          entry = {
+            position: row.position,
+            fields: { priority: row.priority },
+            msg,
+            readAt: row.read_at,
+            archivedAt: row.archived_at,
+          };
+      }
+      this.entries.set(key, entry);
+    }
+    return entry ?? undefined;
+  }
+
+  hasOutboxEntry(sender: string, messageId: string): boolean {
+    const key = `${sender}\u0000${messageId}`;
+    let has = this.outbox.get(key);
+    if (has === undefined) {
+      const msg = this.newMessages.has(messageId) ? null : this.msgOf(messageId);
+      has = msg !== null && this.s.entry.get(sender, OUTBOX, msg) !== undefined;
+      this.outbox.set(key, has);
+    }
+    return has;
+  }
+
+  isRegistered(identity: string): boolean {
+    let registered = this.agents.get(identity);
+    if (registered === undefined) {
+      registered = this.s.agentExists.get(identity) !== undefined;
+      this.agents.set(identity, registered);
+    }
+    return registered;
+  }
+
+  lastActivityAt(identity: string): string | null {
+    return this.identity(identity).lastActivityAt;
+  }
+
+  unreadTotal(identity: string): number {
+    const row = this.identity(identity);
+    return row.low + row.normal + row.high;
+  }
+
+  task(taskId: string): TaskView | undefined {
+    let task = this.tasks.get(taskId);
+    if (task === undefined) {
+      const row = this.s.task.get(taskId) as { record: string } | undefined;
+      task = row ? (JSON.parse(row.record) as TaskView) : null;
+      this.tasks.set(taskId, task);
+    }
+    return task ?? undefined;
+  }
+
+  // The changes the read model decided (ChangeSink), one method per change: written as they come.
+  agentRegistered(identity: string, role: Role, registeredAt: string): void {
+    this.s.registerAgent.run(identity, role, registeredAt);
+    this.agents.set(identity, true);
+  }
+
+  agentRetired(identity: string, retiredAt: string): void {
+    this.s.retireAgent.run(retiredAt, identity);
+  }
+
+  messageRecorded(_position: bigint, summary: MessageSummary): void {
+    const values = [
+      summary.messageId,
+      summary.from,
+      summary.to,
+      summary.subject,
+      summary.priority,
+      summary.threadId,
+      summary.inReplyTo,
+      JSON.stringify(summary.tags),
+      summary.sentAt,
+      summary.task === null ? null : JSON.stringify(summary.task),
+      summary.recipientCount,
+    ];
+    const inserted = this.s.insertMessage.run(...values);
+    if (inserted.changes === 1) {
+      this.msgIds.set(summary.messageId, Number(inserted.lastInsertRowid));
+      this.newMessages.add(summary.messageId);
+    } else {
+      this.s.replaceMessage.run(...values.slice(1), summary.messageId); // recorded again: the latest summary, as in memory
+    }
+  }
+
+  /** The message's row for an entry; an entry of a message never recorded shows its own fields (as the memory store does). */
+  private ensureMessage(entry: InboxEntryFields): number {
+    const known = this.msgOf(entry.messageId);
+    if (known !== null) return known;
+    const inserted = this.s.insertMessage.run(
+      entry.messageId,
+      entry.from,
+      entry.to,
+      entry.subject,
+      entry.priority,
+      entry.threadId,
+      null,
+      JSON.stringify(entry.tags),
+      entry.sentAt,
+      null,
+      0,
+    );
+    const msg = Number(inserted.lastInsertRowid);
+    this.msgIds.set(entry.messageId, msg);
+    return msg;
+  }
+
+  identityHasViews(identity: string): void {
+    const row = this.identity(identity);
+    row.hasViews = true;
+    row.dirty = true;
+  }
+
+  outboxEntryAdded(sender: string, position: bigint, entry: InboxEntryFields): void {
+    this.addEntry(sender, OUTBOX, position, entry, entry.to.startsWith('AGENT:'));
+    this.outbox.set(`${sender}\u0000${entry.messageId}`, true);
+  }
+
+  inboxEntryAdded(recipient: string, position: bigint, entry: InboxEntryFields, isBroadcast: boolean): void {
+    const msg = this.addEntry(recipient, INBOX, position, entry, isBroadcast);
+    this.entries.set(`${recipient}\u0000${entry.messageId}`, {
+      position: Number(position),
+      fields: { priority: entry.priority },
+      msg,
+      readAt: null,
+      archivedAt: null,
+    });
+  }
+
+  private addEntry(owner: string, box: number, position: bigint, entry: InboxEntryFields, isBroadcast: boolean): number {
+    const msg = this.ensureMessage(entry);
+    this.s.insertEntry.run(owner, box, position, msg, entry.from, entry.to, entry.threadId, entry.priority, isBroadcast ? 1 : 0);
+    for (const tag of entry.tags) this.s.insertTag.run(owner, box, tag, position);
+    return msg;
+  }
+
+  unreadMoved(identity: string, priority: Priority, by: 1 | -1): void {
+    const row = this.identity(identity);
+    row[priority] += by;
+    row.dirty = true;
+  }
+
+  entryRead(recipient: string, messageId: string, readAt: string): void {
+    const entry = this.entry(recipient, messageId)!;
+    entry.readAt = readAt;
+    this.s.markRead.run(readAt, recipient, INBOX, entry.msg);
+  }
+
+  entryArchived(recipient: string, messageId: string, archivedAt: string): void {
+    const entry = this.entry(recipient, messageId)!;
+    entry.archivedAt = archivedAt;
+    this.s.archive.run(archivedAt, recipient, INBOX, entry.msg);
+  }
+
+  lastActivityMoved(identity: string, at: string): void {
+    const row = this.identity(identity);
+    row.lastActivityAt = at;
+    row.dirty = true;
+  }
+
+  taskUpserted(task: TaskView): void {
+    this.s.upsertTask.run(task.taskId, JSON.stringify(task), task.state, dueAt(task));
+    this.tasks.set(task.taskId, task);
+  }
+
+  taskListed(list: TaskList, identity: string, taskId: string, position: number): void {
+    this.s.listTask.run(list, identity, position, taskId);
+  }
+
+  taskUnlisted(list: TaskList, identity: string, taskId: string): void {
+    const position = this.task(taskId)?.position;
+    if (position !== undefined) this.s.unlistTask.run(list, identity, position, taskId);
+  }
+
+  tasksWaitingMoved(identity: string, by: 1 | -1): void {
+    const row = this.identity(identity);
+    row.tasksWaiting += by;
+    row.dirty = true;
+  }
+}
+
+function prepareWriter(db: Database.Database, g: string) {
+  return {
+    state: db.prepare(`SELECT checkpoint, log_identity FROM ${g}_state WHERE id = 1`).safeIntegers(true),
+    setCheckpoint: db.prepare(`UPDATE ${g}_state SET checkpoint = ? WHERE id = 1`),
+    setLogIdentity: db.prepare(`UPDATE ${g}_state SET log_identity = ? WHERE id = 1`),
+    identity: db.prepare(
+      `SELECT has_views, unread_low, unread_normal, unread_high, last_activity_at, tasks_waiting FROM ${g}_identities WHERE identity = ?`,
+    ),
+    upsertIdentity: db.prepare(
+      `INSERT INTO ${g}_identities (identity, has_views, unread_low, unread_normal, unread_high, last_activity_at, tasks_waiting)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (identity) DO UPDATE SET has_views = excluded.has_views, unread_low = excluded.unread_low,
+         unread_normal = excluded.unread_normal, unread_high = excluded.unread_high,
+         last_activity_at = excluded.last_activity_at, tasks_waiting = excluded.tasks_waiting`,
+    ),
+    msgOf: db.prepare(`SELECT msg FROM ${g}_messages WHERE message_id = ?`),
+    entry: db.prepare(
+      `SELECT position, priority, read_at, archived_at FROM ${g}_entries WHERE owner = ? AND box = ? AND msg = ?`,
+    ),
+    agentExists: db.prepare(`SELECT 1 FROM ${g}_agents WHERE identity = ?`),
+    task: db.prepare(`SELECT record FROM ${g}_tasks WHERE task_id = ?`),
+    registerAgent: db.prepare(
+      `INSERT INTO ${g}_agents (identity, role, registered_at, retired, retired_at) VALUES (?, ?, ?, 0, NULL)
+       ON CONFLICT (identity) DO UPDATE SET role = excluded.role, registered_at = excluded.registered_at, retired = 0, retired_at = NULL`,
+    ),
+    retireAgent: db.prepare(`UPDATE ${g}_agents SET retired = 1, retired_at = ? WHERE identity = ?`),
+    insertMessage: db.prepare(
+      `INSERT OR IGNORE INTO ${g}_messages
+       (message_id, sender, recipient, subject, priority, thread_id, in_reply_to, tags, sent_at, task, recipient_count)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    replaceMessage: db.prepare(
+      `UPDATE ${g}_messages SET sender = ?, recipient = ?, subject = ?, priority = ?, thread_id = ?, in_reply_to = ?, tags = ?,
+       sent_at = ?, task = ?, recipient_count = ? WHERE message_id = ?`,
+    ),
+    insertEntry: db.prepare(
+      `INSERT INTO ${g}_entries (owner, box, position, msg, sender, recipient, thread_id, priority, read_at, archived_at, is_broadcast)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?)`,
+    ),
+    insertTag: db.prepare(`INSERT OR IGNORE INTO ${g}_entry_tags (owner, box, tag, position) VALUES (?, ?, ?, ?)`),
+    markRead: db.prepare(`UPDATE ${g}_entries SET read_at = ? WHERE owner = ? AND box = ? AND msg = ?`),
+    archive: db.prepare(`UPDATE ${g}_entries SET archived_at = ? WHERE owner = ? AND box = ? AND msg = ?`),
+    upsertTask: db.prepare(
+      `INSERT INTO ${g}_tasks (task_id, record, state, due_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (task_id) DO UPDATE SET record = excluded.record, state = excluded.state, due_at = excluded.due_at`,
+    ),
+    listTask: db.prepare(`INSERT OR IGNORE INTO ${g}_task_lists (list, identity, position, task_id) VALUES (?, ?, ?, ?)`),
+    unlistTask: db.prepare(`DELETE FROM ${g}_task_lists WHERE list = ? AND identity = ? AND position = ? AND task_id = ?`),
+  };
+}

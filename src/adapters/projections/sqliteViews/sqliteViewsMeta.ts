@@ -1,0 +1,119 @@
+/**
+ * The file-wide rows of the SQLite views (`views_meta`): which generation is
+ * active, the generation counter, the live writer's mark and a rebuild's
+ * fence, each with the time it lapses (milliseconds since the epoch).
+ */
+import type Database from 'libsql';
+import { generationSchema, META_SCHEMA } from './sqliteViewsSchema';
+
+/** A live projector renews its mark every second or so (projectionRunner.ts); it lapses after this long. */
+export const LIVE_WRITER_TTL_MS = 5000;
+const FIRST_GENERATION = 'g1';
+
+export class SqliteViewsMeta {
+  private readonly get: Database.Statement;
+  private readonly set: Database.Statement;
+  private readonly deleteKey: Database.Statement;
+  private readonly begin: Database.Statement;
+  private readonly commit: Database.Statement;
+  private readonly rollback: Database.Statement;
+
+  constructor(private readonly db: Database.Database) {
+    db.exec(META_SCHEMA);
+    this.get = db.prepare('SELECT value FROM views_meta WHERE key = ?');
+    this.set = db.prepare(
+      'INSERT INTO views_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+    );
+    this.deleteKey = db.prepare('DELETE FROM views_meta WHERE key = ?');
+    this.begin = db.prepare('BEGIN IMMEDIATE');
+    this.commit = db.prepare('COMMIT');
+    this.rollback = db.prepare('ROLLBACK');
+  }
+
+  /** A new file gets its first generation; an existing one keeps its own. */
+  ensureActive(): void {
+    this.transaction(() => {
+      if (this.value('active') !== null) return;
+      this.db.exec(generationSchema(FIRST_GENERATION));
+      this.set.run('active', FIRST_GENERATION);
+      this.set.run('counter', '1');
+    });
+  }
+
+  /** Runs `work` in one IMMEDIATE transaction (this file's write lock), committed when it returns, rolled back when it throws. */
+  transaction<T>(work: () => T): T {
+    this.begin.run();
+    try {
+      const result = work();
+      this.commit.run();
+      return result;
+    } catch (error) {
+      this.rollback.run();
+      throw error;
+    }
+  }
+
+  value(key: string): string | null {
+    return (this.get.get(key) as { value: string } | undefined)?.value ?? null;
+  }
+
+  write(key: string, value: string): void {
+    this.set.run(key, value);
+  }
+
+  remove(key: string): void {
+    this.deleteKey.run(key);
+  }
+
+  active(): string {
+    const active = this.value('active');
+    if (active === null) throw new Error('the SQLite views file has no active generation');
+    return active;
+  }
+
+  /** A fresh generation name (the counter only grows, so an interrupted rebuild's name is never reused by accident). */
+  nextGeneration(): string {
+    return this.transaction(() => {
+      const next = Number(this.value('counter') ?? '1') + 1;
+      this.set.run('counter', String(next));
+      return `g${next}`;
+    });
+  }
+
+  liveWriter(now: number): string | null {
+    const writer = this.value('live_writer');
+    return writer !== null && Number(this.value('live_writer_until') ?? 0) > now ? writer : null;
+  }
+
+  markLiveWriter(logIdentity: string, now: number): void {
+    this.set.run('live_writer', logIdentity);
+    this.set.run('live_writer_until', String(now + LIVE_WRITER_TTL_MS));
+  }
+
+  releaseLiveWriter(logIdentity: string): void {
+    this.transaction(() => {
+      if (this.value('live_writer') === logIdentity) {
+        this.deleteKey.run('live_writer');
+        this.deleteKey.run('live_writer_until');
+      }
+    });
+  }
+
+  /** The generation whose rebuild holds live writers still, if its fence has not lapsed. */
+  fencedBy(now: number): string | null {
+    const fence = this.value('fence');
+    return fence !== null && Number(this.value('fence_until') ?? 0) > now ? fence : null;
+  }
+
+  fence(generation: string, until: number): void {
+    this.set.run('fence', generation);
+    this.set.run('fence_until', String(until));
+  }
+
+  liftFence(generation?: string): void {
+    if (generation === undefined || this.value('fence') === generation) {
+      this.deleteKey.run('fence');
+      this.deleteKey.run('fence_until');
+    }
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * The tables of the SQLite views (sqliteProjectionStore.ts). One file holds
+ * every generation (blue/green): a generation is a set of tables named
+ * `<generation>_<table>`, and `views_meta` names the active one. Storage only:
+ * what goes in, and when, is decided by the read model's rules.
+ *
+ * Every listing filter has an index that starts with the owner, so a page
+ * reads only matching rows, newest first, and stops at its limit:
+ * - the whole inbox, its unread and its read entries: partial indexes by position;
+ * - the outbox: the primary key (owner, box, position);
+ * - from, to, threadId, priority: (owner, box, field, position);
+ * - tags: entry_tags (owner, box, tag, position), one row per tag of an entry;
+ * - `before` (the cursor): the position bound of each of those ranges.
+ * Counts come from the identities row (counters moved by the rules), never COUNT(*).
+ */
+
+/** A generation's name: `g` and a number (it becomes part of table names, so nothing else is accepted). */
+export const GENERATION_NAME = /^g[0-9]{1,9}$/;
+
+export const META_SCHEMA = `
+CREATE TABLE IF NOT EXISTS views_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;`;
+
+/** The tables of one generation, in creation order (dropped in reverse). */
+export const GENERATION_TABLES = [
+  'state',
+  'messages',
+  'entries',
+  'entry_tags',
+  'identities',
+  'agents',
+  'tasks',
+  'task_lists',
+] as const;
+
+export function generationSchema(g: string): string {
+  if (!GENERATION_NAME.test(g)) throw new Error(`'${g}' is not a generation name`);
+  return `
+CREATE TABLE IF NOT EXISTS ${g}_state (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  log_identity TEXT,
+  checkpoint INTEGER
+);
+INSERT OR IGNORE INTO ${g}_state (id, log_identity, checkpoint) VALUES (1, NULL, NULL);
+CREATE TABLE IF NOT EXISTS ${g}_messages (
+  msg INTEGER PRIMARY KEY,
+  message_id TEXT NOT NULL UNIQUE,
+  sender TEXT NOT NULL,
+  recipient TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  priority TEXT NOT NULL,
+  thread_id TEXT NOT NULL,
+  in_reply_to TEXT,
+  tags TEXT NOT NULL,
+  sent_at TEXT NOT NULL,
+  task TEXT,
+  recipient_count INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS ${g}_entries (
+  owner TEXT NOT NULL,
+  box INTEGER NOT NULL,
+  position INTEGER NOT NULL,
+  msg INTEGER NOT NULL,
+  sender TEXT NOT NULL,
+  recipient TEXT NOT NULL,
+  thread_id TEXT NOT NULL,
+  priority TEXT NOT NULL,
+  read_at TEXT,
+  archived_at TEXT,
+  is_broadcast INTEGER NOT NULL,
+  PRIMARY KEY (owner, box, position)
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX IF NOT EXISTS ${g}_entries_msg ON ${g}_entries (owner, box, msg);
+CREATE INDEX IF NOT EXISTS ${g}_entries_inbox ON ${g}_entries (owner, position) WHERE box = 0 AND archived_at IS NULL;
+CREATE INDEX IF NOT EXISTS ${g}_entries_unread ON ${g}_entries (owner, position)
+  WHERE box = 0 AND archived_at IS NULL AND read_at IS NULL;
+CREATE INDEX IF NOT EXISTS ${g}_entries_read ON ${g}_entries (owner, position)
+  WHERE box = 0 AND archived_at IS NULL AND read_at IS NOT NULL;
+CREATE INDEX IF NOT EXISTS ${g}_entries_from ON ${g}_entries (owner, box, sender, position);
+CREATE INDEX IF NOT EXISTS ${g}_entries_to ON ${g}_entries (owner, box, recipient, position);
+CREATE INDEX IF NOT EXISTS ${g}_entries_thread ON ${g}_entries (owner, box, thread_id, position);
+CREATE INDEX IF NOT EXISTS ${g}_entries_priority ON ${g}_entries (owner, box, priority, position);
+CREATE TABLE IF NOT EXISTS ${g}_entry_tags (
+  owner TEXT NOT NULL,
+  box INTEGER NOT NULL,
+  tag TEXT NOT NULL,
+  position INTEGER NOT NULL,
+  PRIMARY KEY (owner, box, tag, position)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS ${g}_identities (
+  identity TEXT PRIMARY KEY,
+  has_views INTEGER NOT NULL,
+  unread_low INTEGER NOT NULL,
+  unread_normal INTEGER NOT NULL,
+  unread_high INTEGER NOT NULL,
+  last_activity_at TEXT,
+  tasks_waiting INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS ${g}_agents (
+  identity TEXT PRIMARY KEY,
+  role TEXT NOT NULL,
+  registered_at TEXT NOT NULL,
+  retired INTEGER NOT NULL,
+  retired_at TEXT
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS ${g}_tasks (
+  task_id TEXT PRIMARY KEY,
+  record TEXT NOT NULL,
+  state TEXT NOT NULL,
+  due_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS ${g}_tasks_due ON ${g}_tasks (due_at) WHERE due_at IS NOT NULL;
+CREATE TABLE IF NOT EXISTS ${g}_task_lists (
+  list TEXT NOT NULL,
+  identity TEXT NOT NULL,
+  position INTEGER NOT NULL,
+  task_id TEXT NOT NULL,
+  PRIMARY KEY (list, identity, position)
+) WITHOUT ROWID;`;
+}
+
+/**
+ * The listing indexes: a bulk build (sqliteBulkBuild.ts) drops them while it loads, then creates them once at the
+ * end (a sort), which costs far less than keeping seven more B-trees in step with every insert.
+ */
+export const LISTING_INDEXES = ['inbox', 'unread', 'read', 'from', 'to', 'thread', 'priority'] as const;
+
+export const dropListingIndexesSql = (g: string): string =>
+  LISTING_INDEXES.map((index) => `DROP INDEX IF EXISTS ${g}_entries_${index};`).join('\n');
+
+export const dropGenerationSql = (g: string): string => {
+  if (!GENERATION_NAME.test(g)) throw new Error(`'${g}' is not a generation name`);
+  return [...GENERATION_TABLES]
+    .reverse()
+    .map((table) => `DROP TABLE IF EXISTS ${g}_${table};`)
+    .join('\n');
+};

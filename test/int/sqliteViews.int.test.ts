@@ -1,0 +1,252 @@
+/**
+ * Acceptance (issue 15): the SQLite views are the embedded default and
+ * survive restarts. SIGKILL in the middle of a projection, then restart: the
+ * views equal a clean rebuild (nothing counted twice). A restart resumes from
+ * the stored checkpoint and says so. A views file deleted while stopped is
+ * rebuilt, with a log line saying why; another log's views file is refused
+ * (nothing written) or taken over on request. Blue/green rebuilds switch
+ * generations inside the file while the mailbox keeps serving.
+ * Identities: @a sends; @b and @c receive.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import readline from 'node:readline';
+import { Writable } from 'node:stream';
+import Database from 'libsql';
+import pino from 'pino';
+import { SqliteEventStore } from '../../src/adapters/eventstore/sqliteEventStore';
+import { MemoryProjectionStore } from '../../src/adapters/projections/memoryProjectionStore';
+import { SqliteProjectionStore } from '../../src/adapters/projections/sqliteProjectionStore';
+import { InProcessWakeBus } from '../../src/adapters/wake/inProcessWakeBus';
+import { ADMIN_ACTOR } from '../../src/commands/roles';
+import type { MailboxConfigInput } from '../../src/config';
+import { createMailbox, type Mailbox } from '../../src/mailbox';
+import { projectStored } from '../../src/projections/projector';
+import { rebuildProjections } from '../../src/projections/rebuild';
+import { StartupError } from '../../src/startupError';
+import { writeSyntheticLog } from '../../bench/lib/syntheticLog';
+import { snapshotViews } from '../contract/projectionStore.contract';
+import { ADMIN_TOKEN, tempDir } from '../support/fixtures';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+/** A logger whose lines the test reads. */
+function recordingLogger() {
+  const lines: Array<Record<string, unknown>> = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  return { logger: pino({ level: 'info' }, stream), messages: () => lines.map((line) => String(line.msg)) };
+}
+
+/** The views a clean rebuild from the whole log gives (the pure read model in memory). */
+async function cleanRebuild(file: string) {
+  const log = SqliteEventStore.open(file);
+  const views = new MemoryProjectionStore(new InProcessWakeBus());
+  try {
+    for (let after: bigint | null = null; ;) {
+      const page = await log.readAll(after, 5000);
+      if (page.length === 0) break;
+      await views.applyBatch(page.map(projectStored));
+      after = page[page.length - 1].position;
+    }
+    return await snapshotViews(views);
+  } finally {
+    await log.close();
+  }
+}
+
+const storedCheckpoint = (views: string): bigint | null => {
+  const db = new Database(views, { readonly: true });
+  try {
+    db.pragma('busy_timeout = 5000');
+    const active = (db.prepare("SELECT value FROM views_meta WHERE key = 'active'").get() as { value: string }).value;
+    const row = db.prepare(`SELECT checkpoint FROM ${active}_state`).safeIntegers(true).get() as { checkpoint: bigint | null };
+    return row.checkpoint;
+  } finally {
+    db.close();
+  }
+};
+
+const config = (dir: string, extra: MailboxConfigInput = {}): MailboxConfigInput => ({
+  eventStoreUrl: `sqlite:${dir}/events.sqlite`,
+  adminToken: ADMIN_TOKEN,
+  logLevel: 'silent',
+  ...extra,
+});
+
+/** @a, @b, @c and a few messages: a direct one read by @b, a broadcast, one archived by @c. */
+async function populate(mailbox: Mailbox) {
+  const admin = mailbox.asActor(ADMIN_ACTOR);
+  const tokens: Record<string, string> = {};
+  for (const identity of ['@a', '@b', '@c']) tokens[identity] = (await admin.registerAgent({ identity })).token;
+  const [a, b, c] = await Promise.all(['@a', '@b', '@c'].map((identity) => mailbox.as(tokens[identity])));
+  const direct = await a.send({ to: '@b', subject: 'direct', body: 'x', priority: 'high' });
+  await a.send({ to: 'AGENT:*', subject: 'broadcast', body: 'y' });
+  const toC = await a.send({ to: '@c', subject: 'for c', body: 'z', tags: ['ops'] });
+  await b.markRead({ messageId: direct.messageId });
+  await c.archive(toC.messageId);
+  return { tokens, a, b, c };
+}
+
+let mailbox: Mailbox | null = null;
+afterEach(async () => {
+  await mailbox?.close();
+  mailbox = null;
+});
+
+describe('SQLite views (embedded default)', () => {
+  it('SIGKILL in the middle of projecting, then restart: resumes from the stored checkpoint, views equal a clean rebuild', async () => {
+    const dir = tempDir('views-crash-');
+    const log = SqliteEventStore.open(path.join(dir, 'events.sqlite'));
+    const { events } = await writeSyntheticLog(log, {
+      agents: 12,
+      events: 40_000,
+      readShare: 0.25,
+      archiveShare: 0.2,
+      broadcastEvery: 400,
+      bodyBytes: 16,
+    });
+    const head = await log.headPosition();
+    await log.close();
+
+    const child = spawn(
+      process.execPath,
+      ['-r', path.join(ROOT, 'test/support/tsRequireHook.js'), path.join(ROOT, 'test/support/viewsCrashChild.ts'), dir],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
+    const lines = readline.createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+    expect((await lines.next()).value).toBe('opening');
+    const views = path.join(dir, 'views.sqlite');
+    // Kill once some of the log is projected (a committed checkpoint), usually inside a later transaction.
+    for (;;) {
+      const checkpoint = fs.existsSync(views)
+        ? await Promise.resolve()
+            .then(() => storedCheckpoint(views))
+            .catch(() => null)
+        : null;
+      if (checkpoint !== null) break; // (null also while the child is still creating the file)
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    child.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+    const killedAt = storedCheckpoint(views)!;
+    expect(killedAt).toBeLessThan(head!); // it died in the middle of the projection
+
+    const { logger, messages } = recordingLogger();
+    mailbox = await createMailbox(config(dir), { logger });
+    expect(messages()).toContain(
+      `projections: SQLite views resume from their stored checkpoint ${killedAt} (no rebuild); wake bus: in process`,
+    );
+    expect(await mailbox.projections.checkpoint()).toBe(head);
+    expect(await snapshotViews(mailbox.projections)).toEqual(await cleanRebuild(path.join(dir, 'events.sqlite')));
+    expect(events).toBeGreaterThanOrEqual(40_000);
+  }, 120_000);
+
+  it('a restart resumes from the stored checkpoint (the log says so) and applies nothing again', async () => {
+    const dir = tempDir('views-restart-');
+    mailbox = await createMailbox(config(dir));
+    const { tokens } = await populate(mailbox);
+    const checkpoint = await mailbox.projections.checkpoint();
+    await mailbox.close();
+
+    const { logger, messages } = recordingLogger();
+    mailbox = await createMailbox(config(dir), { logger });
+    expect(messages()).toContain(
+      `projections: SQLite views resume from their stored checkpoint ${checkpoint} (no rebuild); wake bus: in process`,
+    );
+    expect(messages()).not.toContain('projections caught up'); // nothing was left to apply
+    const b = await mailbox.as(tokens['@b']);
+    expect(await b.unreadCount()).toEqual({ unreadCount: 1, unread: 1, byPriority: { low: 0, normal: 1, high: 0 } });
+    const c = await mailbox.as(tokens['@c']);
+    expect((await c.listMessages({})).messages.map((m) => m.subject)).toEqual(['broadcast']); // the archived one stays hidden
+  });
+
+  it('a views file deleted while stopped is rebuilt at start, with a log line saying why', async () => {
+    const dir = tempDir('views-deleted-');
+    mailbox = await createMailbox(config(dir));
+    const { tokens } = await populate(mailbox);
+    const before = await snapshotViews(mailbox.projections);
+    await mailbox.close();
+    for (const suffix of ['', '-wal', '-shm']) fs.rmSync(path.join(dir, `views.sqlite${suffix}`), { force: true });
+
+    const { logger, messages } = recordingLogger();
+    mailbox = await createMailbox(config(dir), { logger });
+    expect(messages()).toContain(
+      'projections: SQLite views file not found (first start, or deleted while stopped): building the views from the whole log; wake bus: in process',
+    );
+    expect(messages()).toContain('projections caught up');
+    expect(await snapshotViews(mailbox.projections)).toEqual(before);
+    const b = await mailbox.as(tokens['@b']);
+    expect((await b.listMessages({ status: 'unread' })).messages.map((m) => m.subject)).toEqual(['broadcast']);
+  });
+
+  it("another log's views file is refused with one line and left unchanged; take-over rebuilds it from this log", async () => {
+    const first = tempDir('views-first-');
+    const second = tempDir('views-second-');
+    mailbox = await createMailbox(config(first));
+    await populate(mailbox);
+    await mailbox.close();
+    mailbox = await createMailbox(config(second));
+    const admin = mailbox.asActor(ADMIN_ACTOR);
+    await admin.registerAgent({ identity: '@only-here' });
+    await mailbox.close();
+    mailbox = null;
+    for (const suffix of ['', '-wal', '-shm']) {
+      fs.rmSync(path.join(second, `views.sqlite${suffix}`), { force: true });
+      if (suffix !== '-shm' && fs.existsSync(path.join(first, `views.sqlite${suffix}`)))
+        fs.copyFileSync(path.join(first, `views.sqlite${suffix}`), path.join(second, `views.sqlite${suffix}`));
+    }
+    const copied = storedCheckpoint(path.join(second, 'views.sqlite'));
+
+    const refused = await createMailbox(config(second)).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(StartupError);
+    const message = (refused as StartupError).message;
+    expect(message).toMatch(
+      /^The views in the SQLite views file .*views\.sqlite belong to another event log \(.+\), not to this one/,
+    );
+    expect(message).toContain('Move the views file away (it is then rebuilt from this log at start)');
+    expect(message).not.toContain('\n');
+    expect(storedCheckpoint(path.join(second, 'views.sqlite'))).toBe(copied); // nothing written
+
+    mailbox = await createMailbox(config(second, { projectionsOnForeign: 'take-over' }));
+    await mailbox.viewsReady;
+    expect((await mailbox.projections.listAgents()).map((agent) => agent.identity)).toEqual(['@only-here']);
+    expect(await mailbox.projections.binding()).toMatchObject({ logIdentity: await mailbox.eventStore.logIdentity() });
+  });
+
+  it('blue/green rebuild inside the file while the mailbox serves and sends: switches to a new generation, same views', async () => {
+    const dir = tempDir('views-rebuild-');
+    mailbox = await createMailbox(config(dir));
+    const { a } = await populate(mailbox);
+    const file = path.join(dir, 'views.sqlite');
+    const maintenance = SqliteProjectionStore.open(file, new InProcessWakeBus()); // as `mailbox projections rebuild` opens it
+    try {
+      const sending = (async () => {
+        for (let i = 0; i < 30; i++) await a.send({ to: '@b', subject: `during ${i}`, body: 'x' });
+      })();
+      const result = await rebuildProjections(mailbox.eventStore, maintenance.generations(), {
+        dropPreviousAfterMs: 0,
+        settleMs: 200,
+      });
+      await sending;
+      expect(result).toMatchObject({ previous: 'g1', generation: 'g2' });
+      expect((await maintenance.generations().active()).name).toBe('g2');
+      await mailbox.runner.waitFor((await mailbox.eventStore.headPosition())!);
+      expect((await mailbox.projections.unreadCount('@b')).unread).toBe(31); // the broadcast and the 30 sent meanwhile
+      await mailbox.close();
+      mailbox = null;
+      expect(await snapshotViews(maintenance)).toEqual(await cleanRebuild(path.join(dir, 'events.sqlite')));
+    } finally {
+      await maintenance.close();
+    }
+  });
+});

@@ -1,6 +1,7 @@
 /**
- * Rebuild on the embedded default: a fresh in-memory projection catches up
- * from a SQLite log of 1,000,000 events (what `mailbox serve` does at start).
+ * Rebuild of the in-memory views (MAILBOX_VIEWS=memory): a fresh in-memory projection catches up
+ * from a SQLite log of 1,000,000 events (what `mailbox serve` does at every start with memory views;
+ * the SQLite views file of the embedded default is measured by core/sqliteViews).
  * Target: >= 100,000 events/s; RSS reported at 1,000,000 events.
  *
  * The log is generated once, and every rebuild runs in its own child process
@@ -66,7 +67,7 @@ async function generate(dir: string): Promise<GenerateOutput> {
 async function rebuild(dir: string): Promise<RebuildOutput> {
   const before = memoryMb();
   const [started, cpuBefore, mainBefore] = [nowMs(), cpuMs(), mainThreadCpuMs()];
-  const mailbox = await openEmbeddedMailbox(dir);
+  const mailbox = await openEmbeddedMailbox(dir, { views: 'memory' }); // rebuilt at every open (core/sqliteViews: the file)
   const ms = nowMs() - started;
   const cpu = cpuMs() - cpuBefore;
   const mainAfter = mainThreadCpuMs();

@@ -110,6 +110,19 @@ runBench('http/sustainedLoad', async (report) => {
       rssMb: samples.map((s) => s.rssMb),
       heapUsedMb: samples.map((s) => s.heapUsedMb),
     });
+    // Least squares of RSS on messages sent, after the first 30 s (start-up and warm-up allocations): target < 20 B/message.
+    const steady = samples.filter((sample) => sample.atS >= 30);
+    if (steady.length >= 3) {
+      const n = steady.length;
+      const mx = steady.reduce((sum, sample) => sum + sample.sent, 0) / n;
+      const my = steady.reduce((sum, sample) => sum + sample.rssMb, 0) / n;
+      const sxy = steady.reduce((sum, sample) => sum + (sample.sent - mx) * (sample.rssMb - my), 0);
+      const sxx = steady.reduce((sum, sample) => sum + (sample.sent - mx) ** 2, 0);
+      report.metric('server RSS slope (after 30 s)', sxx === 0 ? 0 : (sxy / sxx) * 1024 * 1024, 'bytes/message', atMost(20), {
+        samples: n,
+        messages: steady[n - 1].sent - steady[0].sent,
+      });
+    }
     report.metric(
       'server event-loop delay max (worst 5 s window)',
       Math.max(0, ...samples.map((s) => s.loopDelayMs.max)),

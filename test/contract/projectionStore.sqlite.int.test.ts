@@ -6,6 +6,10 @@ import { SqliteProjectionStore } from '../../src/adapters/projections/sqliteProj
 import { InProcessWakeBus } from '../../src/adapters/wake/inProcessWakeBus';
 import { describeProjectionStoreContract, type ProjectionStoreFactory } from './projectionStore.contract';
 import { describeTaskViewsContract } from './taskViews.contract';
+import { LogBuilder } from './projectionStoreLog';
+import { MemoryProjectionStore } from '../../src/adapters/projections/memoryProjectionStore';
+import type { TaskEnvelope } from '../../src/commands/messageFields';
+import type { ProjectionStore } from '../../src/projections/projectionStore';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -26,3 +30,29 @@ const sqlite =
 describeProjectionStoreContract('sqlite', sqlite());
 describeProjectionStoreContract('sqlite, 16 events per transaction', sqlite(16));
 describeTaskViewsContract('sqlite', sqlite());
+
+it('a task list longer than one read page, filtered by state, pages exactly as the pure read model does', async () => {
+  const log = new LogBuilder().register('@a', '@b', '@c');
+  for (let i = 0; i < 450; i++)
+    log.send('@a', i % 2 === 0 ? '@b' : '@c', { task: { state: i % 3 === 0 ? 'Working' : 'Submitted' } as TaskEnvelope });
+  const { store, close } = await sqlite()();
+  const memory = new MemoryProjectionStore(new InProcessWakeBus());
+  try {
+    for (const views of [store, memory]) await views.applyBatch(log.projected());
+    const pages = async (views: ProjectionStore) => {
+      const all: unknown[] = [];
+      let before: number | null = null;
+      do {
+        const page = await views.listTasks('@a', { list: 'sent', states: ['Working'], limit: 40, before });
+        all.push(page);
+        before = page.nextBefore;
+      } while (before !== null);
+      return all;
+    };
+    const expected = await pages(memory);
+    expect(expected.length).toBe(4); // 150 Working tasks in pages of 40
+    expect(await pages(store)).toEqual(expected);
+  } finally {
+    await close();
+  }
+});

@@ -37,6 +37,8 @@ interface CountsRow {
 
 /** Positions are stored as integers; larger than 2^53 they would lose digits (as in sortedPositions.ts). */
 const NO_BOUND = Number.MAX_SAFE_INTEGER;
+/** Task list rows read per statement. */
+const TASK_PAGE = 200;
 /** Statements kept per listing shape (a shape is which filters are set: a few dozen at most in practice). */
 const MAX_SHAPES = 256;
 
@@ -122,22 +124,28 @@ export class SqliteViewReader {
     return row ? (JSON.parse(row.record) as TaskView) : undefined;
   }
 
-  /** One task list, newest first; tasks in other states are skipped by the state check on each row. */
+  /**
+   * One task list, newest first; tasks in other states are skipped by the state check on each row. Rows are read
+   * in pages (a statement is never left half-read: an open read would hold its snapshot and keep the WAL growing).
+   */
   listTasks(identity: string, query: TaskListQuery): TaskViewPage {
     const states = query.states && query.states.length > 0 ? new Set<string>(query.states) : null;
     const tasks: TaskView[] = [];
-    const rows = this.s.taskList.iterate(query.list, identity, query.before ?? NO_BOUND) as IterableIterator<{
-      record: string;
-      state: string;
-    }>;
-    for (const row of rows) {
-      if (states && !states.has(row.state)) continue;
-      if (tasks.length === query.limit) {
-        return { tasks, nextBefore: tasks[tasks.length - 1].position };
+    let bound = query.before ?? NO_BOUND;
+    for (;;) {
+      const rows = this.s.taskList.all(query.list, identity, bound, TASK_PAGE) as Array<{
+        record: string;
+        state: string;
+        position: number;
+      }>;
+      for (const row of rows) {
+        if (states && !states.has(row.state)) continue;
+        if (tasks.length === query.limit) return { tasks, nextBefore: tasks[tasks.length - 1].position };
+        tasks.push(JSON.parse(row.record) as TaskView);
       }
-      tasks.push(JSON.parse(row.record) as TaskView);
+      if (rows.length < TASK_PAGE) return { tasks, nextBefore: null };
+      bound = rows[rows.length - 1].position;
     }
-    return { tasks, nextBefore: null };
   }
 
   dueTasks(now: string, limit: number): TaskView[] {
@@ -255,8 +263,8 @@ function prepareReader(db: Database.Database, g: string) {
     agents: db.prepare(`SELECT identity, role, registered_at, retired, retired_at FROM ${g}_agents`),
     task: db.prepare(`SELECT record FROM ${g}_tasks WHERE task_id = ?`),
     taskList: db.prepare(
-      `SELECT t.record, t.state FROM ${g}_task_lists l JOIN ${g}_tasks t ON t.task_id = l.task_id
-       WHERE l.list = ? AND l.identity = ? AND l.position < ? ORDER BY l.position DESC`,
+      `SELECT t.record, t.state, l.position FROM ${g}_task_lists l JOIN ${g}_tasks t ON t.task_id = l.task_id
+       WHERE l.list = ? AND l.identity = ? AND l.position < ? ORDER BY l.position DESC LIMIT ?`,
     ),
     due: db.prepare(
       `SELECT record FROM ${g}_tasks INDEXED BY ${g}_tasks_due WHERE due_at IS NOT NULL AND due_at <= ? ORDER BY due_at, task_id LIMIT ?`,

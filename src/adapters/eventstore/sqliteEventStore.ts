@@ -57,7 +57,7 @@ export class SqliteEventStore implements EventStore {
   ) {
     this.statements = prepareStatements(db);
     this.sidecar = new SqliteSidecar(file, READ_ALL_SQL);
-    this.checkpointer = new WalCheckpointer(this.sidecar);
+    this.checkpointer = new WalCheckpointer(this.sidecar, (pages) => db.pragma(`wal_autocheckpoint = ${pages}`));
     this.readAhead = new SqliteReadAhead(this.sidecar);
   }
 
@@ -67,7 +67,7 @@ export class SqliteEventStore implements EventStore {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('busy_timeout = 5000');
-    // Checkpoints run in the background (sqliteCheckpointer.ts); the writer's own (default 1000 pages) is the fallback.
+    // Checkpoints run in the background (sqliteCheckpointer.ts), which sets the writer's own (fallback) threshold.
     db.exec(SCHEMA);
     return new SqliteEventStore(db, file, ensureLogIdentity(db));
   }

@@ -5,7 +5,8 @@
  * that a blocked event loop can be lined up with the fsyncs, checkpoints and GC
  * pauses around it:
  * - `stall`: a 5 ms timer fired late by more than 20 ms (the loop was blocked);
- * - `commit`: an event store COMMIT (the synchronous fsync) slower than 5 ms;
+ * - `commit`: an event store group commit (sent to the writer thread until its
+ *   COMMIT, fsynced, is answered) slower than 5 ms;
  * - `checkpoint`: each WAL checkpoint the sidecar ran (start, duration, result);
  * - `gc`: a GC pause longer than 5 ms (kind as in serverProcess);
  * - `sched`: every second, the main thread's CPU time and run-queue wait
@@ -28,21 +29,21 @@ export function startStallTrace(file: string, eventStore: unknown): () => void {
   };
 
   const store = eventStore as {
-    statements?: { commit: { run: (...a: unknown[]) => unknown } };
+    writer?: { commit: (appends: unknown[]) => Promise<unknown> };
     sidecar?: { request: (r: { kind: string }) => Promise<unknown> };
-    queue?: unknown[];
   };
-  const commit = store.statements?.commit;
-  if (commit) {
-    const run = commit.run.bind(commit);
-    commit.run = (...args: unknown[]) => {
+  const writer = store.writer;
+  if (writer) {
+    const commit = writer.commit.bind(writer);
+    writer.commit = (appends) => {
       const at = monoMs();
-      try {
-        return run(...args);
-      } finally {
+      const answer = commit(appends);
+      const done = () => {
         const ms = monoMs() - at;
-        if (ms > 5) write({ k: 'commit', at, ms });
-      }
+        if (ms > 5) write({ k: 'commit', at, ms, appends: appends.length });
+      };
+      answer.then(done, done);
+      return answer;
     };
   }
   const sidecar = store.sidecar;

@@ -45,32 +45,40 @@ function rebuild(error: ThreadError, append?: WriterAppend): Error {
 }
 
 export class SqliteWriter {
-  private readonly worker: Worker;
+  private worker: Worker | null = null;
+  private exited: Promise<void> = Promise.resolve();
   private readonly waiting = new Map<number, Waiting>();
   private nextId = 1;
   private stopped: Error | null = null;
-  private readonly exited: Promise<void>;
 
-  constructor(file: string, checkpointPages: number) {
-    this.worker = new Worker(WRITER_THREAD_SOURCE, {
+  /** The thread starts with the first commit: a store that is only read never starts one. */
+  constructor(
+    private readonly file: string,
+    private checkpointPages: number,
+  ) {}
+
+  private start(): Worker {
+    const worker = new Worker(WRITER_THREAD_SOURCE, {
       eval: true,
-      workerData: { file, driver: require.resolve('libsql'), checkpointPages },
+      workerData: { file: this.file, driver: require.resolve('libsql'), checkpointPages: this.checkpointPages },
     });
-    this.worker.unref(); // an idle writer keeps no process alive; ref'd while a commit is due
-    this.exited = new Promise((resolve) => this.worker.once('exit', () => resolve()));
-    this.worker.on('message', (reply: Reply) => this.answer(reply));
-    this.worker.on('error', (error) => this.stop(new Error(`SQLite writer thread failed: ${error.message}`)));
-    this.worker.on('exit', (code) => this.stop(new Error(`SQLite writer thread exited (code ${code})`)));
+    worker.unref(); // an idle writer keeps no process alive; ref'd while a commit is due
+    this.exited = new Promise((resolve) => worker.once('exit', () => resolve()));
+    worker.on('message', (reply: Reply) => this.answer(reply));
+    worker.on('error', (error) => this.stop(new Error(`SQLite writer thread failed: ${error.message}`)));
+    worker.on('exit', (code) => this.stop(new Error(`SQLite writer thread exited (code ${code})`)));
+    return worker;
   }
 
   /** One transaction for the whole group; resolves with each append's outcome once committed, rejects if nothing was. */
   commit(appends: readonly WriterAppend[]): Promise<WriterOutcome[]> {
     if (this.stopped) return Promise.reject(this.stopped);
     const id = this.nextId++;
+    const worker = (this.worker ??= this.start());
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { appends, resolve, reject });
-      this.worker.ref();
-      this.worker.postMessage({
+      worker.ref();
+      worker.postMessage({
         kind: 'commit',
         id,
         appends: appends.map(({ stream, events, expected }) => ({
@@ -84,13 +92,14 @@ export class SqliteWriter {
 
   /** The thread's own wal_autocheckpoint, in pages (sqliteCheckpointer.ts decides it). */
   setCheckpointLimit(pages: number): void {
-    if (!this.stopped) this.worker.postMessage({ kind: 'limit', pages });
+    this.checkpointPages = pages;
+    if (!this.stopped) this.worker?.postMessage({ kind: 'limit', pages });
   }
 
   private answer(reply: Reply): void {
     const waiting = this.waiting.get(reply.id);
     this.waiting.delete(reply.id);
-    if (this.waiting.size === 0) this.worker.unref();
+    if (this.waiting.size === 0) this.worker?.unref();
     if (!waiting) return;
     if ('failed' in reply) {
       waiting.reject(rebuild(reply.failed));
@@ -115,8 +124,10 @@ export class SqliteWriter {
   async close(): Promise<void> {
     if (this.stopped) return;
     this.stopped = new Error('SQLite event store closed');
-    this.worker.postMessage({ kind: 'close' });
-    const timeout = setTimeout(() => void this.worker.terminate(), CLOSE_TIMEOUT_MS);
+    const worker = this.worker;
+    if (!worker) return;
+    worker.postMessage({ kind: 'close' });
+    const timeout = setTimeout(() => void worker.terminate(), CLOSE_TIMEOUT_MS);
     await this.exited;
     clearTimeout(timeout);
   }

@@ -12,11 +12,12 @@
  * out (WRITER_LIMIT_WITH_SIDECAR). At the default 1,000 pages it fired
  * whenever a sidecar checkpoint was still running as a commit crossed that
  * size (the WAL rewinds only when a commit begins after a finished one), so
- * the writer copied pages and fsynced the database file inside COMMIT, on
- * the event loop: under 2,000 sends/s about 2-5 times a second, and those
- * commits were the slowest ones (bench/http/sustainedLoad with
- * BENCH_SERVER_TRACE). The far limit only bounds the WAL should the sidecar
- * fall behind for long; if the sidecar fails, the default comes back.
+ * the writer copied pages and fsynced the database file inside COMMIT: under
+ * 2,000 sends/s 2-5 times a second, and those commits were the slowest ones
+ * (bench/http/sustainedLoad with BENCH_SERVER_TRACE; the writer then ran on
+ * the event loop; in its own thread now, it would still hold that group's
+ * answers). The far limit only bounds the WAL should the sidecar fall behind
+ * for long; if the sidecar fails, the default comes back.
  */
 import type { SqliteSidecar } from './sqliteSidecar';
 

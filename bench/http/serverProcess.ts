@@ -11,6 +11,7 @@ import { buildApiServer } from '../../src/server';
 import { BENCH_ADMIN_TOKEN, openEmbeddedMailbox } from '../lib/mailbox';
 import { memoryMb } from '../lib/memory';
 import { makeTmpDir, removeDir } from '../lib/tmp';
+import { startStallTrace } from './stallTrace';
 
 async function main(): Promise<void> {
   const dir = makeTmpDir('mailbox-bench-http-');
@@ -46,6 +47,9 @@ async function main(): Promise<void> {
       }
     }
   }).observe({ entryTypes: ['gc'] });
+  const stopTrace = process.env.BENCH_SERVER_TRACE
+    ? startStallTrace(process.env.BENCH_SERVER_TRACE, mailbox.eventStore)
+    : () => undefined;
   const url = await http.listen('127.0.0.1', 0);
   const loopDelay = monitorEventLoopDelay({ resolution: 5 });
   loopDelay.enable();
@@ -82,6 +86,7 @@ async function main(): Promise<void> {
       process.send!({ type: 'cpu', cpuMs: (user + system) / 1000 });
     }
     if (message === 'stop') {
+      stopTrace();
       await http.close();
       await mailbox.close();
       removeDir(dir);

@@ -5,7 +5,10 @@
  * Every 5 s: the server's RSS (no forced GC) and its event-loop delay.
  * Reports the achieved rate, errors, p50/p99/p99.9/max, and the samples.
  * Targets (issue 10): p99.9 <= 50 ms and max <= 150 ms at 2,000 sends/s.
- * BENCH_LOAD_RATE, BENCH_LOAD_SECONDS override the rate and the duration.
+ * BENCH_LOAD_RATE, BENCH_LOAD_SECONDS override the rate and the duration;
+ * BENCH_SERVER_TRACE=<file> has the server write its stalls, slow commits,
+ * checkpoints, GC pauses and run-queue wait there (stallTrace.ts), on the
+ * clock `perf record -k mono` uses, to line them up with its syscalls.
  */
 import os from 'node:os';
 import { agentIdentity } from '../lib/mailbox';

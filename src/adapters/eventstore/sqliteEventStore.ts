@@ -3,10 +3,15 @@
  * (a send is on disk before it is acknowledged), one global position (the
  * rowid), atomic multi-event appends and de-duplication by event id.
  *
- * Group commit: appends that arrive in the same event-loop turn are written in
- * one IMMEDIATE transaction, so that concurrent commands share one fsync. Each
- * append runs inside its own savepoint, so a conflict rolls back only that
- * append; every caller is answered only after the COMMIT is on disk.
+ * Group commit: appends that arrive in the same event-loop turn, or while the
+ * previous commit is under way, are written in one IMMEDIATE transaction, so
+ * that concurrent commands share one fsync. Each append runs inside its own
+ * savepoint, so a conflict rolls back only that append; every caller is
+ * answered only after the COMMIT is on disk. The writing connection lives in
+ * a worker thread (sqliteWriter.ts): its fsync no longer blocks the event
+ * loop (at 2,000 sends/s that was about a quarter of the loop's time), so
+ * requests keep being parsed and views applied while a commit is on its way
+ * to disk. This connection only reads.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,11 +20,11 @@ import type { AppendResult, EventStore, EventSubscription, ExpectedRevision } fr
 import type { NewEvent, StoredEvent } from '../../events/types';
 import { AppendSignal } from './appendSignal';
 import { localSubscription } from './localSubscription';
-import { appendEvents } from './sqliteAppend';
-import { WalCheckpointer } from './sqliteCheckpointer';
+import { WalCheckpointer, WRITER_LIMIT_ALONE } from './sqliteCheckpointer';
 import { SqliteReadAhead } from './sqliteReadAhead';
 import { ensureLogIdentity } from './sqliteLogIdentity';
 import { SqliteSidecar } from './sqliteSidecar';
+import { SqliteWriter } from './sqliteWriter';
 import {
   logRowToStored,
   prepareStatements,
@@ -40,15 +45,16 @@ interface QueuedAppend {
   reject: (error: unknown) => void;
 }
 
-type Outcome = { ok: true; result: AppendResult } | { ok: false; error: unknown };
-
 export class SqliteEventStore implements EventStore {
   private readonly signal = new AppendSignal();
   private readonly statements: EventStatements;
   private readonly sidecar: SqliteSidecar;
   private readonly checkpointer: WalCheckpointer;
   private readonly readAhead: SqliteReadAhead;
+  private readonly writer: SqliteWriter;
   private queue: QueuedAppend[] = [];
+  /** The group commit under way, if any (one at a time: the next group gathers meanwhile). */
+  private committing: Promise<void> | null = null;
 
   private constructor(
     private readonly db: Database.Database,
@@ -57,7 +63,8 @@ export class SqliteEventStore implements EventStore {
   ) {
     this.statements = prepareStatements(db);
     this.sidecar = new SqliteSidecar(file, READ_ALL_SQL);
-    this.checkpointer = new WalCheckpointer(this.sidecar);
+    this.writer = new SqliteWriter(file, WRITER_LIMIT_ALONE);
+    this.checkpointer = new WalCheckpointer(this.sidecar, (pages) => this.writer.setCheckpointLimit(pages));
     this.readAhead = new SqliteReadAhead(this.sidecar);
   }
 
@@ -67,7 +74,7 @@ export class SqliteEventStore implements EventStore {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('busy_timeout = 5000');
-    // Checkpoints run in the background (sqliteCheckpointer.ts); the writer's own (default 1000 pages) is the fallback.
+    // Checkpoints run in the background (sqliteCheckpointer.ts), which sets the writer's own (fallback) threshold.
     db.exec(SCHEMA);
     return new SqliteEventStore(db, file, ensureLogIdentity(db));
   }
@@ -76,53 +83,39 @@ export class SqliteEventStore implements EventStore {
     return new Promise((resolve, reject) => {
       this.queue.push({ stream: streamName, events, expected, resolve, reject });
       // setImmediate, not a microtask: the whole current turn's appends (all its promise continuations) join one commit.
-      if (this.queue.length === 1) setImmediate(() => this.commitQueued());
+      if (this.queue.length === 1 && !this.committing) setImmediate(() => this.commitQueued());
     });
   }
 
   /** One transaction for every queued append; each answered after the COMMIT (durable) or with its own error. */
   private commitQueued(): void {
+    if (this.committing || this.queue.length === 0) return;
     const group = this.queue;
     this.queue = [];
-    if (group.length === 0) return;
-    let outcomes: Outcome[];
-    try {
-      this.statements.begin.run();
-      outcomes = group.map((queued) => this.appendInSavepoint(queued));
-      this.statements.commit.run();
-    } catch (error) {
-      // BEGIN or COMMIT failed (busy, I/O): nothing of this group is durable; every caller hears so.
-      if (this.db.inTransaction) this.statements.rollback.run();
-      for (const queued of group) queued.reject(error);
-      return;
-    }
-    let wrote = false;
-    group.forEach((queued, i) => {
-      const outcome = outcomes[i];
-      if (outcome.ok) {
-        wrote ||= queued.events.length > 0;
-        queued.resolve(outcome.result);
-      } else {
-        queued.reject(outcome.error);
-      }
+    this.committing = this.writer.commit(group).then(
+      (outcomes) => {
+        let wrote = false;
+        group.forEach((queued, i) => {
+          const outcome = outcomes[i];
+          if (outcome.ok) {
+            wrote ||= queued.events.length > 0;
+            queued.resolve(outcome.result);
+          } else {
+            queued.reject(outcome.error);
+          }
+        });
+        if (wrote) {
+          this.checkpointer.noteCommit();
+          this.signal.notify();
+        }
+      },
+      // BEGIN or COMMIT failed (busy, I/O), or the writer is gone: nothing of this group is durable; every caller hears so.
+      (error: unknown) => group.forEach((queued) => queued.reject(error)),
+    );
+    void this.committing.finally(() => {
+      this.committing = null;
+      this.commitQueued(); // what gathered meanwhile
     });
-    if (wrote) {
-      this.checkpointer.noteCommit();
-      this.signal.notify();
-    }
-  }
-
-  private appendInSavepoint({ stream, events, expected }: QueuedAppend): Outcome {
-    this.statements.savepoint.run();
-    try {
-      const result = appendEvents(this.statements, stream, events, expected);
-      this.statements.release.run();
-      return { ok: true, result };
-    } catch (error) {
-      this.statements.rollbackTo.run();
-      this.statements.release.run();
-      return { ok: false, error };
-    }
   }
 
   async readStream(streamName: string, fromRevision = 0n): Promise<StoredEvent[]> {
@@ -154,8 +147,13 @@ export class SqliteEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
-    if (this.db.open) this.commitQueued(); // appends already issued are written and answered, not dropped
+    // Appends already issued are written and answered, not dropped.
+    while (this.committing || this.queue.length > 0) {
+      this.commitQueued();
+      await this.committing;
+    }
     this.checkpointer.stop();
+    await this.writer.close();
     await this.sidecar.close();
     this.signal.releaseAll();
     if (this.db.open) this.db.close();

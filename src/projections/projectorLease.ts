@@ -51,7 +51,7 @@ export function leaseTiming(ttlMs: number): LeaseTiming {
 
 export type Leadership =
   /** No lease configured: this process is the only worker (embedded default). */
-  | { role: 'alone'; node: string }
+  | { role: 'alone' }
   | { role: 'leading'; node: string; token: string }
   | { role: 'following'; node: string; leader: string | null; token: string | null };
 

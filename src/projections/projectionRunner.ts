@@ -190,7 +190,8 @@ export class ProjectionRunner {
 
   /** Followers: the shared checkpoint ends the waits of this node's commands (read-your-writes). */
   private async pollCheckpoint(): Promise<void> {
-    if (this.leading || this.polling || this.stopped) return;
+    // Views of another log (displaced) say nothing about this log's positions: no wait of ours ends on them.
+    if (this.leading || this.polling || this.stopped || this.displaced || this.status.views !== 'own') return;
     this.polling = true;
     try {
       const stored = await this.projections.checkpoint();

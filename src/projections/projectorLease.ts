@@ -41,12 +41,18 @@ export interface Leases {
 export interface LeaseTiming {
   /** How long a lease lasts without renewal. */
   ttlMs: number;
-  /** How often the keeper renews (or tries to take a free lease): a third of ttlMs leaves two renewals of slack. */
+  /** How often the holder renews: a third of ttlMs leaves two renewals of slack. */
   renewMs: number;
+  /** How often a node without the lease looks whether it is free: a takeover comes at most this long after the expiry. */
+  lookMs: number;
 }
 
+/** The longest a free lease waits for a taker (a look is one small script per node). */
+const MAX_LOOK_MS = 250;
+
 export function leaseTiming(ttlMs: number): LeaseTiming {
-  return { ttlMs, renewMs: Math.max(1, Math.floor(ttlMs / 3)) };
+  const renewMs = Math.max(1, Math.floor(ttlMs / 3));
+  return { ttlMs, renewMs, lookMs: Math.min(renewMs, MAX_LOOK_MS) };
 }
 
 export type Leadership =
@@ -105,6 +111,7 @@ export class LeaseKeeper {
   private async look(): Promise<void> {
     const started = this.now();
     if (this.token !== null) {
+      if (started - this.renewedAt < this.timing.renewMs) return; // renewed recently enough
       let renewed: boolean | null;
       try {
         renewed = await this.store.renew(this.node, this.token, this.timing.ttlMs);
@@ -160,7 +167,7 @@ export class LeaseKeeper {
 }
 
 /**
- * Runs a LeaseKeeper every renewMs on real timers. `stop()` releases the lease
+ * Runs a LeaseKeeper every lookMs on real timers (the holder renews every renewMs of them). `stop()` releases the lease
  * (when held) after the current look.
  */
 export class LeaseLoop {
@@ -170,7 +177,7 @@ export class LeaseLoop {
 
   async start(): Promise<void> {
     await this.keeper.tick();
-    this.timer ??= setInterval(() => void this.keeper.tick(), this.keeper.timing.renewMs);
+    this.timer ??= setInterval(() => void this.keeper.tick(), this.keeper.timing.lookMs);
     this.timer.unref();
   }
 

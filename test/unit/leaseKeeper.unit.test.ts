@@ -51,8 +51,9 @@ function nodes(names: string[]) {
 }
 
 describe('LeaseKeeper', () => {
-  it('renews at a third of the lease', () => {
-    expect(leaseTiming(3000)).toEqual({ ttlMs: 3000, renewMs: 1000 });
+  it('renews at a third of the lease; a follower looks at most every 250 ms', () => {
+    expect(leaseTiming(3000)).toEqual({ ttlMs: 3000, renewMs: 1000, lookMs: 250 });
+    expect(leaseTiming(600)).toEqual({ ttlMs: 600, renewMs: 200, lookMs: 200 });
   });
 
   it('lets exactly one of three nodes lead; the others follow and name the leader and its token', async () => {

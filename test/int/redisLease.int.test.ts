@@ -1,12 +1,18 @@
 /**
  * The projector lease in Redis and the apply script's fence (issue 14, Deliver 3), on a real redis-server:
  * one holder at a time with a growing token, compare-and-renew, release on a clean stop; and a writer
- * whose token is older than the lease's current one changes nothing, in both script layouts.
+ * whose token is older than the lease's current one changes nothing, in both script layouts, and a
+ * running projector whose write is refused steps down with one line saying why.
  */
 import { connectRedis, type RedisClient } from '../../src/adapters/projections/redisConnection';
 import { RedisKeys } from '../../src/adapters/projections/redisKeys';
 import { RedisLease } from '../../src/adapters/projections/redisLease';
-import { ProjectorDeposed } from '../../src/projections/projectorLease';
+import { ProjectorDeposed, type LeaseStore } from '../../src/projections/projectorLease';
+import { MemoryEventStore } from '../../src/adapters/eventstore/memoryEventStore';
+import { ProjectionRunner } from '../../src/projections/projectionRunner';
+import { leaseTokenKey } from '../../src/adapters/projections/redisLease';
+import { appendLog } from '../contract/projectionStoreLog';
+import pino from 'pino';
 import { openRedisHarness } from '../contract/redisHarness';
 import { snapshotViews } from '../contract/projectionStore.contract';
 import { generateLog, projectAll } from '../contract/projectionStoreLog';
@@ -95,6 +101,59 @@ describe.each([
     } finally {
       await fresh.close();
       await old.store.close();
+    }
+  });
+});
+
+describe('a projector whose write is refused', () => {
+  it('steps down at once, logs one line saying why, and its late batch changes nothing', async () => {
+    const namespace = `deposed${process.pid}n${++namespaces}`;
+    const harness = await openRedisHarness(redis.url, { namespace });
+    const log = new MemoryEventStore();
+    const events = generateLog(60);
+    await appendLog(log, events.slice(0, 30));
+    // A node paused past its lease does not know it lost it: its lease store still answers "renewed".
+    let holder = { node: 'paused', token: 1n };
+    const unaware: LeaseStore = {
+      name: 'projector',
+      acquire: async () => (holder.node === 'paused' ? 1n : null),
+      renew: async () => true,
+      release: async () => undefined,
+      holder: async () => holder,
+    };
+    const lines: Array<{ msg: string; reason?: string }> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const runner = new ProjectionRunner(log, harness.store, logger);
+    runner.useLease(unaware, 'paused', 60_000);
+    try {
+      await runner.start();
+      expect(runner.getStatus().leadership).toEqual({ role: 'leading', node: 'paused', token: '1' });
+      expect(await harness.store.checkpoint()).toBe(30n);
+
+      // Meanwhile another node took the lease (token 2) and projects; then the paused node's subscription delivers more.
+      const client = await connectRedis(redis.url, { name: 'new-leader' });
+      clients.push(client);
+      await client.set(leaseTokenKey(harness.store.keys, 'projector'), '2');
+      holder = { node: 'successor', token: 2n };
+      const before = await snapshotViews(harness.store);
+      await appendLog(log, events.slice(30, 60));
+
+      await waitFor(() => runner.getStatus().leadership.role === 'following', { what: 'the paused node stepping down' });
+      const steppedDown = lines.filter((line) => line.msg.startsWith('projector: stepped down'));
+      expect(steppedDown).toHaveLength(1);
+      expect(steppedDown[0].reason).toBe(
+        "a newer projector holds the lease (token 2, this node's 1): its late writes were refused",
+      );
+      expect(await snapshotViews(harness.store)).toEqual(before);
+      await waitFor(
+        () => runner.getStatus().leadership.role === 'following' && runner.getStatus().leadership.leader === 'successor',
+        {
+          what: 'the paused node naming its successor',
+        },
+      );
+    } finally {
+      await runner.stop();
+      await harness.close();
     }
   });
 });

@@ -146,7 +146,10 @@ describe('a projector whose write is refused', () => {
       );
       expect(await snapshotViews(harness.store)).toEqual(before);
       await waitFor(
-        () => runner.getStatus().leadership.role === 'following' && runner.getStatus().leadership.leader === 'successor',
+        () => {
+          const leadership = runner.getStatus().leadership;
+          return leadership.role === 'following' && leadership.leader === 'successor';
+        },
         {
           what: 'the paused node naming its successor',
         },

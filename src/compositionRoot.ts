@@ -7,7 +7,7 @@
 import 'reflect-metadata';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import pino, { type Logger } from 'pino';
-import type { MailboxConfig } from './config';
+import { nodeIdOf, type MailboxConfig } from './config';
 import { TOKENS } from './tokens';
 import type { SharedLimits } from './application/sharedLimits';
 import { randomIds, systemClock, type Clock, type IdGenerator } from './application/runtime';
@@ -17,7 +17,8 @@ import { ProjectionRunner } from './projections/projectionRunner';
 import { createEventStore, sqliteLogFile } from './adapters/eventStoreFactory';
 import { SqliteJsonLog } from './adapters/eventstore/sqliteJsonLog';
 import { MailboxHttpClient } from './adapters/http/client/mailboxHttpClient';
-import { createProjectionAdapters, openRedisProjectionStore, sqliteViewsFile } from './adapters/projectionFactory';
+import { createLeases, createProjectionAdapters, openRedisProjectionStore, sqliteViewsFile } from './adapters/projectionFactory';
+import type { Leases } from './projections/projectorLease';
 import { SqliteProjectionStore } from './adapters/projections/sqliteProjectionStore';
 import { InProcessWakeBus } from './adapters/wake/inProcessWakeBus';
 import { connectRedis } from './adapters/projections/redisConnection';
@@ -52,8 +53,20 @@ export async function buildContainer(config: MailboxConfig, overrides: Container
   container.registerSingleton(TOKENS.CommandHandler, CommandHandler);
   container.registerSingleton(TOKENS.AgentDirectory, AgentDirectory);
   container.registerSingleton(TOKENS.ProjectionRunner, ProjectionRunner);
+  const leases = await createLeases(config);
+  if (leases) {
+    // Shared views: one projector at a time across every process on them (projections/projectorLease.ts).
+    container.register(TOKENS.Leases, { useValue: leases });
+    container
+      .resolve<ProjectionRunner>(TOKENS.ProjectionRunner)
+      .useLease(leases.lease('projector'), nodeIdOf(config), config.projectorLeaseMs);
+  }
   return container;
 }
+
+/** The leases of the shared jobs, when the views are shared (Redis); null: this process is the only worker. */
+export const leasesOf = (container: DependencyContainer): Leases | null =>
+  container.isRegistered(TOKENS.Leases, true) ? container.resolve<Leases>(TOKENS.Leases) : null;
 
 /** The request limits shared by every API node, when Redis holds them (else null: each process keeps its own). */
 export const sharedLimitsOf = (container: DependencyContainer): SharedLimits | null =>
@@ -74,6 +87,8 @@ export interface OpenedPipeline {
   wakeBus: WakeBus;
   /** True when this process runs its own projector (embedded default: in-memory views rebuilt from the log). */
   runsProjector: boolean;
+  /** The leases of the shared jobs when the views are shared (Redis), else null. */
+  leases: Leases | null;
   close(): Promise<void>;
 }
 
@@ -102,8 +117,10 @@ export async function openPipeline(config: MailboxConfig, logger: Logger, projec
     projections,
     wakeBus,
     runsProjector,
+    leases: leasesOf(container),
     close: async () => {
       await runner?.stop();
+      await leasesOf(container)?.close();
       await wakeBus.close();
       await sharedLimitsOf(container)?.close();
       await projections.close();

@@ -1,5 +1,6 @@
 /** Configuration from the environment (DESIGN section 5); every variable optional, defaults safe (loopback, auth on). */
 import fs from 'node:fs';
+import { hostname } from 'node:os';
 import { z } from 'zod';
 import { MailboxError } from './errors';
 import { StartupError } from './startupError';
@@ -77,6 +78,16 @@ export const configSchema = z.object({
   awaitProjectionMs: z.coerce.number().int().min(0).default(2000),
   /** How often the task sweeper ends expired tasks and returns lapsed leases (issue 12), in ms; 0 turns it off. */
   taskSweepMs: z.coerce.number().int().min(0).default(5000),
+  /**
+   * With Redis, one node at a time projects (and sweeps, and nudges): the holder of a lease that lasts this long
+   * unless renewed (renewed every third of it). A dead holder's job moves to another node within this time.
+   */
+  projectorLeaseMs: z.coerce.number().int().min(300).max(600_000).default(3000),
+  /** This process's name in leases, /readyz and /metrics (default: host name and process id). */
+  nodeId: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,64}$/)
+    .optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** auto: human lines on a terminal, JSON lines otherwise (CLI only; the library takes a logger). */
   logFormat: z.enum(['auto', 'pretty', 'json']).default('auto'),
@@ -118,6 +129,8 @@ export const ENV_VARIABLES: Record<keyof MailboxConfig, string> = {
   maxBodyBytes: 'MAILBOX_MAX_BODY_BYTES',
   awaitProjectionMs: 'MAILBOX_AWAIT_PROJECTION_MS',
   taskSweepMs: 'MAILBOX_TASK_SWEEP_MS',
+  projectorLeaseMs: 'MAILBOX_PROJECTOR_LEASE_MS',
+  nodeId: 'MAILBOX_NODE_ID',
   logLevel: 'MAILBOX_LOG_LEVEL',
   logFormat: 'MAILBOX_LOG_FORMAT',
   maxRequestBytes: 'MAILBOX_MAX_REQUEST_BYTES',
@@ -147,6 +160,10 @@ const VALID_FORM: Partial<Record<keyof MailboxConfig, string>> = {
   maxBodyBytes: 'a positive integer number of bytes',
   awaitProjectionMs: 'an integer number of milliseconds (0 or more)',
   taskSweepMs: 'an integer number of milliseconds (0 turns the task sweeper off)',
+  projectorLeaseMs:
+    'an integer number of milliseconds from 300 to 600000 (default 3000): how long a projector, sweeper or heartbeat ' +
+    'lease lasts unless renewed, hence how long a dead leader keeps the job',
+  nodeId: '1..64 of [A-Za-z0-9._-] (default: host name and process id)',
   logLevel: 'one of fatal, error, warn, info, debug, trace, silent',
   logFormat: 'auto, pretty or json',
   maxRequestBytes: 'a positive integer number of bytes',
@@ -315,4 +332,9 @@ export function parseConfigForStartup(input: MailboxConfigInput): MailboxConfig 
     if (error instanceof MailboxError) throw new StartupError(error.message, { variable: error.envelope.field });
     throw error;
   }
+}
+
+/** This process's name in leases, /readyz and /metrics: MAILBOX_NODE_ID, else host name and process id. */
+export function nodeIdOf(config: Pick<MailboxConfig, 'nodeId'>): string {
+  return config.nodeId ?? `${hostname()}-${process.pid}`;
 }

@@ -5,8 +5,9 @@
  */
 import type { Logger } from 'pino';
 import type { DependencyContainer } from 'tsyringe';
-import { parseConfig, type MailboxConfig, type MailboxConfigInput } from './config';
-import { buildContainer, sharedLimitsOf, type ContainerOverrides } from './compositionRoot';
+import { nodeIdOf, parseConfig, type MailboxConfig, type MailboxConfigInput } from './config';
+import { LeaseKeeper, LeaseLoop, leaseTiming, type LeaseStore } from './projections/projectorLease';
+import { buildContainer, leasesOf, sharedLimitsOf, type ContainerOverrides } from './compositionRoot';
 import { TOKENS } from './tokens';
 import type { Actor } from './commands/roles';
 import { MailboxCommands, type CommandOptions } from './application/mailboxCommands';
@@ -157,6 +158,7 @@ export class Mailbox {
     await this.sweeper.stop();
     await this.viewsReady.catch(() => undefined);
     await this.runner.stop();
+    await leasesOf(this.container)?.close();
     await this.wakeBus.close();
     await this.sharedLimits?.close();
     await this.projections.close();
@@ -166,6 +168,17 @@ export class Mailbox {
 }
 
 export type MailboxClient = ReturnType<Mailbox['asActor']>;
+
+/** The task sweeper's lease: with shared views, one replica sweeps (the same kind of lease as the projector's). */
+function sweeperLease(store: LeaseStore, config: MailboxConfig, logger: Logger): LeaseLoop {
+  const node = nodeIdOf(config);
+  return new LeaseLoop(
+    new LeaseKeeper(store, node, leaseTiming(config.projectorLeaseMs), Date.now, {
+      lead: (token) => logger.info({ node, token: token.toString() }, 'task sweeper: this node holds the lease and sweeps'),
+      stepDown: (reason) => logger.warn({ node, reason }, `task sweeper: stepped down (${reason}); another node sweeps`),
+    }),
+  );
+}
 
 export async function createMailbox(input: MailboxConfigInput = {}, overrides: ContainerOverrides = {}): Promise<Mailbox> {
   const config = parseConfig(input);
@@ -186,6 +199,8 @@ export async function createMailbox(input: MailboxConfigInput = {}, overrides: C
     await mailbox.close().catch(() => undefined);
     throw error;
   }
+  const leases = leasesOf(container);
+  if (leases) mailbox.sweeper.useLease(sweeperLease(leases.lease('sweeper'), config, container.resolve<Logger>(TOKENS.Logger)));
   mailbox.sweeper.start(config.taskSweepMs);
   return mailbox;
 }

@@ -12,4 +12,6 @@ export const TOKENS = {
   ProjectionRunner: Symbol('ProjectionRunner'),
   AgentDirectory: Symbol('AgentDirectory'),
   RejectionLog: Symbol('RejectionLog'),
+  /** Leases of the shared jobs (projector, sweeper, heartbeat): registered only with Redis. */
+  Leases: Symbol('Leases'),
 } as const;

@@ -18,6 +18,8 @@ import { InProcessWakeBus } from './wake/inProcessWakeBus';
 import { SqliteProjectionStore } from './projections/sqliteProjectionStore';
 import { sqliteLogFile } from './eventStoreFactory';
 import { RedisWakeBus } from './projections/redisWakeBus';
+import { RedisLease } from './projections/redisLease';
+import type { Leases } from '../projections/projectorLease';
 
 export async function createProjectionAdapters(
   config: MailboxConfig,
@@ -122,5 +124,22 @@ function ownViewsOnly(bus: WakeBus, store: RedisProjectionStore): WakeBus {
         store.passWake(() => listener(wake));
       }),
     close: () => bus.close(),
+  };
+}
+
+/**
+ * The leases of the shared jobs (projector, task sweeper, heartbeat) when Redis holds the views, on their own
+ * connection (a renewal never waits behind a long apply); null without Redis: the embedded views are per process
+ * (memory) or per file (the SQLite views file has one writer), so this process is the only worker.
+ */
+export async function createLeases(config: MailboxConfig): Promise<Leases | null> {
+  if (config.redisUrl === undefined) return null;
+  const client = await connectRedis(config.redisUrl, { name: 'mailbox-leases', ...redisOptionsOf(config) });
+  const keys = new RedisKeys(config.redisNamespace);
+  return {
+    lease: (name) => new RedisLease(client, keys, name),
+    close: async () => {
+      await client.quit().catch(() => client.disconnect());
+    },
   };
 }

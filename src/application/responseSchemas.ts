@@ -149,7 +149,20 @@ export const readinessSchema = z.looseObject({
   status: z.literal('ready'),
   eventStore: z.looseObject({ ok: z.boolean() }),
   projectionStore: z.looseObject({ ok: z.boolean(), backend: z.enum(['redis', 'memory']) }),
-  projections: z.looseObject({ ok: z.boolean(), running: z.boolean(), lag: z.number().nullable() }),
+  projections: z.looseObject({
+    ok: z.boolean(),
+    running: z.boolean(),
+    lag: z.number().nullable(),
+    /** Who projects: this process alone (embedded views), or the projector lease's holder (this node leading, or another). */
+    leadership: z
+      .looseObject({
+        role: z.enum(['alone', 'leading', 'following']),
+        node: z.string().optional(),
+        leader: z.string().nullable().optional(),
+        token: z.string().nullable().optional(),
+      })
+      .optional(),
+  }),
 });
 
 export const jsonRpcResponseSchema = z.looseObject({

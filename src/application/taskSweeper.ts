@@ -5,7 +5,8 @@
  * decision is idempotent (a second look at an ended task decides nothing),
  * appends carry the expected revision, and the command id (hence the event
  * ids) is derived from the task and what fell due, so racing sweepers write
- * each change once.
+ * each change once. With shared views (Redis) the passes run only on the
+ * holder of the sweeper lease (useLease), so several replicas never sweep twice.
  */
 import { inject, injectable } from 'tsyringe';
 import type { Logger } from 'pino';
@@ -14,6 +15,7 @@ import type { TaskView } from '../projections/readModel/taskView';
 import { TOKENS } from '../tokens';
 import type { Clock } from './runtime';
 import { TaskCommands } from './taskCommands';
+import type { LeaseLoop } from '../projections/projectorLease';
 
 export interface SweepReport {
   looked: number;
@@ -31,6 +33,7 @@ function dueKey(task: TaskView, now: number): string {
 export class TaskSweeper {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<SweepReport> | null = null;
+  private lease: LeaseLoop | null = null;
 
   constructor(
     @inject(TOKENS.ProjectionStore) private readonly projections: ProjectionStore,
@@ -59,10 +62,17 @@ export class TaskSweeper {
     return report;
   }
 
+  /** Sweeps only while `lease` is held (started and released with the sweeper). */
+  useLease(lease: LeaseLoop): void {
+    this.lease = lease;
+  }
+
   start(intervalMs: number): void {
     if (intervalMs <= 0 || this.timer) return;
+    void this.lease?.start().catch(() => undefined); // an unreachable store: the lease's next look tries again
     this.timer = setInterval(() => {
       if (this.running) return; // a slow pass is never overlapped by the next
+      if (this.lease && !this.lease.keeper.leading) return; // another replica sweeps
       this.running = this.sweepOnce()
         .catch((error: unknown) => {
           this.logger.warn({ err: error }, 'task sweeper: pass failed; retrying at the next interval');
@@ -77,5 +87,6 @@ export class TaskSweeper {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.running;
+    await this.lease?.stop();
   }
 }

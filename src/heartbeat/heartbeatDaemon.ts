@@ -69,6 +69,8 @@ export class HeartbeatDaemon {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<unknown> | null = null;
   private stopped = true;
+  /** Scheduled ticks run only while this says so (several daemons: the holder of the heartbeat lease). */
+  mayTick: () => boolean = () => true;
 
   constructor(
     private readonly sources: HeartbeatSources,
@@ -153,6 +155,10 @@ export class HeartbeatDaemon {
     this.stopped = false;
     const run = async () => {
       this.timer = null;
+      if (!this.mayTick()) {
+        if (!this.stopped) this.timer = setTimeout(run, this.settings.intervalMs);
+        return;
+      }
       this.running = this.tick().catch((error: unknown) => {
         this.lastError = error instanceof Error ? error.message : String(error);
         this.metrics.tickFailures.inc();

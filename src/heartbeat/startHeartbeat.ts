@@ -12,6 +12,7 @@ import { startMetricsServer, type MetricsServer } from './metricsServer';
 import { NudgeDispatcher } from './nudgeDispatcher';
 import type { NudgeTarget } from './nudgeTarget';
 import { targetsFromSettings } from './targets/targetFactory';
+import { LeaseKeeper, LeaseLoop, leaseTiming, type LeaseStore } from '../projections/projectorLease';
 
 export interface StartHeartbeatOptions {
   settings?: HeartbeatSettingsInput | HeartbeatSettings;
@@ -21,6 +22,11 @@ export interface StartHeartbeatOptions {
   clock?: Clock;
   /** false: no timer; the caller runs `tick()` (tests, `--once`). Default true. */
   schedule?: boolean;
+  /**
+   * Several daemons on shared views (Redis): the scheduled ticks run only on the holder of this lease, so each idle
+   * agent is nudged once. Absent: this daemon is the only one (embedded views). `tick()` called directly ignores it.
+   */
+  lease?: { store: LeaseStore; node: string; ttlMs: number };
 }
 
 export interface Heartbeat {
@@ -62,6 +68,18 @@ export async function startHeartbeat(sources: HeartbeatSources, options: StartHe
     },
     'heartbeat daemon started',
   );
+  let lease: LeaseLoop | null = null;
+  if (options.lease && (options.schedule ?? true)) {
+    const { store, node, ttlMs } = options.lease;
+    // Real time, not the injected clock: the lease expires in Redis's time.
+    const keeper = new LeaseKeeper(store, node, leaseTiming(ttlMs), Date.now, {
+      lead: (token) => logger.info({ node, token: token.toString() }, 'heartbeat: this daemon holds the lease and nudges'),
+      stepDown: (reason) => logger.warn({ node, reason }, `heartbeat: stepped down (${reason}); another daemon nudges`),
+    });
+    lease = new LeaseLoop(keeper);
+    daemon.mayTick = () => keeper.leading;
+    await lease.start();
+  }
   if (options.schedule ?? true) daemon.start();
   return {
     settings,
@@ -72,6 +90,7 @@ export async function startHeartbeat(sources: HeartbeatSources, options: StartHe
     health: () => daemon.health(),
     stop: async () => {
       await daemon.stop();
+      await lease?.stop();
       await server?.close();
       await Promise.all(targets.map((target) => target.close()));
       logger.info('heartbeat daemon stopped');

@@ -8,6 +8,13 @@
  * with its own. Another log's views, or a checkpoint ahead of the log head,
  * are never applied to: start() refuses with ForeignViews (nothing written),
  * and a runner whose views were taken over stops applying and says so.
+ *
+ * Shared views (Redis) have one projector at a time: with a lease (useLease),
+ * only its holder subscribes and applies, its applies carrying the lease's
+ * fencing token; the other nodes follow the shared checkpoint (polled every
+ * FOLLOWER_POLL_MS) so that their commands' read-your-writes waits still end
+ * honestly, and one of them takes over once the holder's lease lapses. A holder
+ * whose write is refused for a newer token steps down at once.
  */
 import { inject, injectable } from 'tsyringe';
 import type { Logger } from 'pino';
@@ -20,6 +27,7 @@ import { ProjectionCheckpointRewound, ViewsOfAnotherLog, type ProjectionStore, t
 import { consumeInBatches } from './batchedConsumer';
 import { PositionWaiters } from './positionWaiters';
 import { ForeignViews, judgeViews, type ViewsVerdict } from './viewsOwnership';
+import { LeaseKeeper, LeaseLoop, leaseTiming, ProjectorDeposed, type Leadership, type LeaseStore } from './projectorLease';
 
 const MAX_BATCH = 1000;
 /** Events read ahead of the store at most: the subscription is not pulled further until the projector catches up (backpressure). */
@@ -28,6 +36,8 @@ export const MAX_QUEUED = 4 * MAX_BATCH;
 const RESUBSCRIBE: Backoff = { initialDelayMs: 100, maxDelayMs: 5000, jitter: 0.2 };
 /** How often a following runner checks that the stored checkpoint did not go back (views lost while idle). */
 const CHECKPOINT_WATCH_MS = 1000;
+/** How often a node without the projector lease reads the shared checkpoint (its commands' read-your-writes waits). */
+export const FOLLOWER_POLL_MS = 50;
 
 export interface RunnerStatus {
   running: boolean;
@@ -42,6 +52,8 @@ export interface RunnerStatus {
   views: 'unchecked' | 'own' | 'foreign';
   /** Why the views are not served, one sentence (null when they are). */
   viewsProblem: string | null;
+  /** Who projects: this node alone (no lease: embedded views), or the lease's holder (this node leading, or another). */
+  leadership: Leadership;
 }
 
 @injectable()
@@ -61,10 +73,19 @@ export class ProjectionRunner {
     logIdentity: null,
     views: 'unchecked',
     viewsProblem: null,
+    leadership: { role: 'alone' },
   };
   /** Set when the views turned out to be another log's while following: the runner stops applying for good. */
   private displaced = false;
   private watching = false;
+  /** The projector lease, when the views are shared (Redis); null: this process is the only projector. */
+  private lease: LeaseLoop | null = null;
+  /** Grows with each term of leading: a follow loop of an earlier term ends by itself. */
+  private term = 0;
+  private leading = false;
+  private followerPoll: NodeJS.Timeout | null = null;
+  private polling = false;
+  private catchingUp: Promise<void> = Promise.resolve();
 
   constructor(
     @inject(TOKENS.EventStore) private readonly store: EventStore,
@@ -77,11 +98,25 @@ export class ProjectionRunner {
    * written), catches up to the log head (so the views are complete when this
    * resolves), then follows live.
    */
+  /**
+   * Projects only while holding `store`'s lease (the composition root calls this when the views are shared);
+   * `now` is the clock of the lease decisions.
+   */
+  useLease(store: LeaseStore, node: string, ttlMs: number, now: () => number = Date.now): void {
+    const keeper = new LeaseKeeper(store, node, leaseTiming(ttlMs), now, {
+      lead: (token) => this.lead(token),
+      stepDown: (reason) => this.stepDown(reason),
+    });
+    this.lease = new LeaseLoop(keeper);
+    this.status.leadership = keeper.leadership();
+  }
+
   async start(): Promise<void> {
     if (!this.stopped) return;
     await this.claimViews();
     this.stopped = false;
     this.displaced = false;
+    if (this.lease) return this.startWithLease(this.lease);
     try {
       await this.catchUp();
     } catch (error) {
@@ -96,14 +131,94 @@ export class ProjectionRunner {
     this.watchdog.unref();
   }
 
+  /** A follower at once (the shared checkpoint answers its waits); the leader when the lease is free. */
+  private async startWithLease(lease: LeaseLoop): Promise<void> {
+    this.status.running = true;
+    await this.pollCheckpoint();
+    this.followerPoll = setInterval(() => void this.pollCheckpoint(), FOLLOWER_POLL_MS);
+    this.followerPoll.unref();
+    this.watchdog = setInterval(() => void this.watchCheckpoint(), CHECKPOINT_WATCH_MS);
+    this.watchdog.unref();
+    await lease.start();
+    await this.catchingUp; // leading: the views are complete when start() resolves, as without a lease
+    this.status.leadership = lease.keeper.leadership();
+  }
+
+  /**
+   * This node holds the projector lease: catch up from the shared checkpoint, then follow live, fenced by
+   * `token`. Runs in the background (catchingUp): the lease keeps being renewed meanwhile.
+   */
+  private lead(token: bigint): void {
+    if (this.stopped || this.displaced) return;
+    this.projections.fenceWith?.(token);
+    this.leading = true;
+    const term = ++this.term;
+    this.status.leadership = this.lease!.keeper.leadership();
+    this.logger.info(
+      { node: this.lease!.keeper.node, token: token.toString() },
+      'projector: this node holds the lease and projects',
+    );
+    this.catchingUp = this.catchUp(term).then(
+      () => this.followTerm(term),
+      async (error: unknown) => {
+        if (error instanceof ProjectorDeposed) return this.lease!.keeper.deposed(error.current);
+        this.followTerm(term); // the follow loop resumes from the stored checkpoint and retries with backoff
+      },
+    );
+  }
+
+  private followTerm(term: number): void {
+    if (this.ended(term)) return;
+    this.stopping = new AbortController();
+    this.loop = this.follow(this.stopping.signal, term);
+  }
+
+  /** The lease is no longer this node's: stop applying now (without waiting for the loop: it may be the caller). */
+  private stepDown(reason: string): void {
+    if (!this.leading) return;
+    this.leading = false;
+    this.term++;
+    // The fence token stays: a write of this term still in flight must be refused, not applied unfenced.
+    this.status.leadership = this.lease!.keeper.leadership();
+    this.logger.warn(
+      { node: this.lease!.keeper.node, reason },
+      `projector: stepped down (${reason}); following the shared checkpoint`,
+    );
+    this.stopping.abort();
+    void this.subscription?.close().catch(() => undefined);
+  }
+
+  /** Followers: the shared checkpoint ends the waits of this node's commands (read-your-writes). */
+  private async pollCheckpoint(): Promise<void> {
+    // Views of another log (displaced) say nothing about this log's positions: no wait of ours ends on them.
+    if (this.leading || this.polling || this.stopped || this.displaced || this.status.views !== 'own') return;
+    this.polling = true;
+    try {
+      const stored = await this.projections.checkpoint();
+      if (stored !== null) this.reached(stored);
+      this.status.running = !this.displaced;
+      if (this.lease && !this.leading) this.status.leadership = this.lease.keeper.leadership();
+    } catch (error) {
+      this.status.lastError = error instanceof Error ? error.message : String(error);
+    } finally {
+      this.polling = false;
+    }
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     this.stopping.abort(); // a backoff wait in the follow loop ends at once
     if (this.watchdog) clearInterval(this.watchdog);
     this.watchdog = null;
+    if (this.followerPoll) clearInterval(this.followerPoll);
+    this.followerPoll = null;
     await this.subscription?.close();
+    await this.catchingUp;
     await this.loop;
     this.loop = null;
+    this.leading = false;
+    await this.lease?.stop(); // a clean stop hands the projection over at once
+    if (this.lease) this.status.leadership = this.lease.keeper.leadership();
     this.status.running = false;
     const logIdentity = this.status.logIdentity;
     if (logIdentity !== null && this.status.views === 'own')
@@ -143,7 +258,11 @@ export class ProjectionRunner {
   }
 
   getStatus(): RunnerStatus {
-    return { ...this.status, lagging: this.status.lagging && { ...this.status.lagging } };
+    return {
+      ...this.status,
+      lagging: this.status.lagging && { ...this.status.lagging },
+      leadership: { ...this.status.leadership },
+    };
   }
 
   /**
@@ -164,11 +283,11 @@ export class ProjectionRunner {
     return this.status.checkpoint !== null && BigInt(this.status.checkpoint) >= position;
   }
 
-  private async catchUp(): Promise<void> {
+  private async catchUp(term: number | null = null): Promise<void> {
     const started = Date.now();
     let after = await this.projections.checkpoint();
     let total = 0;
-    for (;;) {
+    while (!(term !== null && this.ended(term))) {
       const page = await this.store.readAll(after, MAX_BATCH);
       if (page.length === 0) break;
       try {
@@ -188,16 +307,25 @@ export class ProjectionRunner {
     }
   }
 
-  private async follow(signal: AbortSignal): Promise<void> {
+  /** True once this loop's term is over: stopped, displaced, or (with a lease) no longer leading this term. */
+  private ended(term: number | null): boolean {
+    return this.stopped || this.displaced || (term !== null && (term !== this.term || !this.leading));
+  }
+
+  private async follow(signal: AbortSignal, term: number | null = null): Promise<void> {
     let failures = 0;
-    while (!this.stopped && !this.displaced) {
+    while (!this.ended(term)) {
       try {
         this.status.running = true;
         const stored = await this.projections.checkpoint();
         if (stored !== null) this.reached(stored);
-        await this.consume(stored);
+        await this.consume(stored, term);
         failures = 0;
       } catch (error) {
+        if (error instanceof ProjectorDeposed) {
+          await this.lease?.keeper.deposed(error.current);
+          break;
+        }
         this.status.lastError = error instanceof Error ? error.message : String(error);
         if (error instanceof ViewsOfAnotherLog) {
           await this.displace(await this.projections.binding().catch(() => null), error.owner);
@@ -215,9 +343,9 @@ export class ProjectionRunner {
   }
 
   /** Applies the subscription in batches, reading at most MAX_QUEUED events ahead of the store (see batchedConsumer.ts). */
-  private async consume(after: bigint | null): Promise<void> {
+  private async consume(after: bigint | null, term: number | null): Promise<void> {
     const subscription = (this.subscription = this.store.subscribe(after));
-    if (this.stopped || this.displaced) await subscription.close(); // stop() came while the checkpoint was being read
+    if (this.ended(term)) await subscription.close(); // stop() came while the checkpoint was being read
     try {
       await consumeInBatches(subscription, {
         maxQueued: MAX_QUEUED,
@@ -226,7 +354,7 @@ export class ProjectionRunner {
         close: () => subscription.close(),
       });
     } catch (error) {
-      if (!this.stopped && !this.displaced) throw error; // a subscription ended by stop() or displacement is no failure
+      if (error instanceof ProjectorDeposed || !this.ended(term)) throw error; // one ended by stop(), displacement or a step-down is no failure
     }
   }
 

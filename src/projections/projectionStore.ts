@@ -92,6 +92,12 @@ export interface ProjectionStore {
   markLiveWriter(logIdentity: string): Promise<void>;
   /** Ends this log's mark (a stopped projector is no longer live); another log's mark is left alone. */
   releaseLiveWriter(logIdentity: string): Promise<void>;
+  /**
+   * Stores shared by several processes (Redis): the projector lease token this process's applies carry from now on
+   * (null: none). An apply whose token is older than the lease's current one changes nothing and throws
+   * ProjectorDeposed (projectorLease.ts). Stores of one process (memory, the SQLite views file) have no such method.
+   */
+  fenceWith?(token: bigint | null): void;
   /** Blue/green generations, where the store has them (Redis): rebuilds and take-overs build into a fresh one. */
   generations?(): ProjectionGenerations;
   /** Drops every view and the checkpoint (a rebuild starts from an empty store). */

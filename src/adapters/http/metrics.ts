@@ -55,6 +55,21 @@ export class MailboxMetrics {
       },
     });
     new Gauge({
+      name: 'mailbox_projector_leader',
+      help:
+        'Who projects (1 for the current answer): role alone (embedded views, this process), leading (this node holds the ' +
+        'projector lease) or following (node: the holder seen, "" when none); token: the lease fencing token',
+      labelNames: ['role', 'node', 'token'],
+      registers,
+      collect() {
+        const leadership = mailbox.runner.getStatus().leadership;
+        this.reset();
+        if (leadership.role === 'alone') this.set({ role: 'alone', node: '', token: '' }, 1);
+        else if (leadership.role === 'leading') this.set({ role: 'leading', node: leadership.node, token: leadership.token }, 1);
+        else this.set({ role: 'following', node: leadership.leader ?? '', token: leadership.token ?? '' }, 1);
+      },
+    });
+    new Gauge({
       name: 'mailbox_wake_streams_open',
       help: 'Open SSE wake streams (GET /v1/wake)',
       registers,

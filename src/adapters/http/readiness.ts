@@ -5,6 +5,7 @@
  * far behind it. Each check is bounded in time.
  */
 import type { MailboxServices } from '../../application/mailboxServices';
+import type { Leadership } from '../../projections/projectorLease';
 
 /** Views this far behind the log are not serving fresh reads; take the node out of rotation. */
 export const MAX_READY_LAG = 10_000;
@@ -28,6 +29,8 @@ export interface Readiness {
       views: 'unchecked' | 'own' | 'foreign';
       logIdentity: string | null;
       viewsProblem?: string;
+      /** Who projects: 'alone' (embedded views: this process), or the projector lease's holder (this node 'leading', or another). */
+      leadership: Leadership;
     };
   };
 }
@@ -72,6 +75,7 @@ export async function checkReadiness(mailbox: MailboxServices): Promise<Readines
     views: status.views,
     logIdentity: status.logIdentity,
     ...(status.viewsProblem ? { viewsProblem: status.viewsProblem } : {}),
+    leadership: status.leadership,
   };
   const ready = eventStore.ok && projectionStore.ok && projections.ok;
   return {

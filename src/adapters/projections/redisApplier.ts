@@ -22,6 +22,8 @@ export type ApplyOutcome =
   | { status: 'ok'; checkpoint: string }
   | { status: 'stale'; active: string; committed: number }
   | { status: 'fenced'; committed: number }
+  /** A newer projector holds the lease (its token `current`): nothing of the call was applied. */
+  | { status: 'deposed'; current: string }
   | { status: 'rewound'; stored: string }
   /** The generation belongs to another log ('' an unknown one): nothing of the call was applied. */
   | { status: 'foreign'; owner: string };
@@ -46,8 +48,9 @@ export class RedisScriptApplier {
     expected: string,
     logIdentity = '',
     taskOps?: TaskOps,
+    fenceToken = '',
   ): Promise<ApplyOutcome> {
-    const context: CallContext = { keys: this.keys, prefix, flags, expected, logIdentity, taskOps };
+    const context: CallContext = { keys: this.keys, prefix, flags, expected, logIdentity, taskOps, fenceToken };
     const chunks: ProjectedEvent[][] = [];
     for (let i = 0; i < events.length; i += this.options.eventsPerScript)
       chunks.push(events.slice(i, i + this.options.eventsPerScript));
@@ -114,6 +117,7 @@ export class RedisScriptApplier {
     if (status === 'stale') return { status, active: value, committed };
     if (status === 'fenced') return { status, committed };
     if (status === 'foreign') return { status, owner: value };
+    if (status === 'deposed') return { status, current: value };
     return { status: 'rewound', stored: value };
   }
 }

@@ -36,6 +36,8 @@ export interface CallContext {
   logIdentity?: string;
   /** The task views' ops for the events of the call (see redisTaskViews.ts). */
   taskOps?: TaskOps;
+  /** The writer's projector lease token, checked by calls with 'c' ('' or absent: an unfenced writer). */
+  fenceToken?: string;
 }
 
 /** The wake JSON around its unread count, which only the script knows (after the change). */
@@ -182,7 +184,8 @@ function call(context: CallContext, lastPosition: string, global: Block | null, 
     result.args.push(String(block.count));
     pushAll(result.args, block.ops);
   }
-  if (context.flags.includes('c')) result.args.push(context.logIdentity ?? ''); // read by the script as ARGV[#ARGV]
+  // Read by the script as ARGV[#ARGV - 1] and ARGV[#ARGV].
+  if (context.flags.includes('c')) result.args.push(context.logIdentity ?? '', context.fenceToken ?? '');
   return result;
 }
 
@@ -196,7 +199,16 @@ export function singleCall(plan: ApplyPlan, context: CallContext): ScriptCall {
   return call(context, plan.lastPosition, plan.global, plan.agents);
 }
 
-/** Cluster: one call per agent tag (no global keys), then the global block with the checkpoint. */
+/**
+ * Cluster: one call per agent tag (no global keys), then the global block with the checkpoint.
+ * The agent calls cannot read the lease's token (another slot), so they are not fenced: a deposed
+ * writer paused between its checking call and these may still land them. That is harmless: the
+ * calls carry the changes the log dictates for those positions, and each one is written only if
+ * absent (HSETNX entries, read and archived marks; a wake is published only by the HSETNX that added
+ * the entry; counters move only with such a write; sent summaries are the same value; activity only
+ * moves forward), so whichever writer lands first, the other's copy changes nothing. The global
+ * call, which moves the checkpoint and carries registry and task changes, is fenced.
+ */
 export function perTagCalls(plan: ApplyPlan, context: CallContext): { agents: ScriptCall[]; commit: ScriptCall } {
   const agentContext = { ...context, flags: context.flags.replace(/[cw]/g, '') };
   return {

@@ -10,7 +10,8 @@
  * default prefix, the last position of the call, the wake channel prefix, the
  * global block's op count ('' when there is no global block) and its ops, then
  * per agent block (in KEYS order) its op count and ops: code, position, arguments;
- * a call with 'c' ends with the writer's log identity ('' for a writer bound to no log).
+ * a call with 'c' ends with the writer's log identity ('' for a writer bound to no log), then its
+ * fencing token ('' for an unfenced writer: no projector lease, see projections/projectorLease.ts).
  * Every argument is a string Redis converts for Lua, so the layout is terse:
  * arguments, not calls or CPU in Node, are what a script pays for per event.
  *
@@ -66,8 +67,15 @@ if global then
     if redis.call('EXISTS', KEYS[6]) == 1 then return { 'fenced', stored, 0 } end -- a switch is under way: retry shortly
     local active = redis.call('GET', KEYS[5]) or defaultPrefix
     if active ~= prefix then return { 'stale', active, 0 } end
+    -- Fencing (projector lease): a writer whose token is older than the last one granted changes nothing.
+    -- The token counter shares the pointer's tag: <ns>:{<ns>}:lease:projector:token (redisLease.ts).
+    local token = ARGV[#ARGV]
+    if token ~= '' then
+      local current = redis.call('GET', string.sub(KEYS[5], 1, #KEYS[5] - #'active') .. 'lease:projector:token')
+      if current and tonumber(token) < tonumber(current) then return { 'deposed', current, 0 } end
+    end
     -- The generation names its log beside the checkpoint (same tag); a checking call ends with the writer's log ('' unbound).
-    local logIdentity = ARGV[#ARGV]
+    local logIdentity = ARGV[#ARGV - 1]
     if logIdentity ~= '' then
       local logKey = string.sub(KEYS[1], 1, #KEYS[1] - #'checkpoint') .. 'log'
       local owner = redis.call('GET', logKey)

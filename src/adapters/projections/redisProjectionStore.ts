@@ -29,6 +29,7 @@ import {
   type ViewsBinding,
 } from '../../projections/projectionStore';
 import type { ProjectionGenerations } from '../../projections/rebuildGenerations';
+import { ProjectorDeposed } from '../../projections/projectorLease';
 import type { ProjectedEvent } from '../../projections/viewChanges';
 import { inLogOrder } from './redisApplyPlan';
 import { RedisScriptApplier } from './redisApplier';
@@ -80,6 +81,7 @@ export class RedisProjectionStore implements ProjectionStore {
   /** When this store last sent a live mark renewal that found its log holding the active views (see passWake). */
   private ownSeenAt = 0;
   private heldWakes: Array<() => void> = [];
+  private fenceToken = '';
   private lookForHeldWakes: Promise<void> | null = null;
 
   constructor(
@@ -100,6 +102,11 @@ export class RedisProjectionStore implements ProjectionStore {
     this.generationsOfViews = new RedisGenerations(client, this.keys, rebuilder, options.generationTtlMs ?? 1000);
   }
 
+  /** The projector lease token this store's applies carry (null: unfenced); see projections/projectorLease.ts. */
+  fenceWith(token: bigint | null): void {
+    this.fenceToken = token === null ? '' : token.toString();
+  }
+
   /** Blue/green rebuilds (src/projections/rebuild.ts). */
   generations(): ProjectionGenerations {
     return this.generationsOfViews;
@@ -111,7 +118,15 @@ export class RedisProjectionStore implements ProjectionStore {
     for (let follows = 0; events.length > 0;) {
       const prefix = await this.generationsOfViews.current();
       const taskOps = hasTaskFacts(events) ? await planTaskOps(this.client, this.taskKeys, prefix, events) : undefined;
-      const outcome = await this.applier.apply(events, prefix, 'cpw', this.expected, this.claimed ?? '', taskOps);
+      const outcome = await this.applier.apply(
+        events,
+        prefix,
+        'cpw',
+        this.expected,
+        this.claimed ?? '',
+        taskOps,
+        this.fenceToken,
+      );
       if (outcome.status === 'ok') {
         if (outcome.checkpoint > this.expected) this.expected = outcome.checkpoint;
         if (this.claimed !== null) this.owners.set(prefix, this.claimed); // the script checked the generation's log
@@ -125,6 +140,7 @@ export class RedisProjectionStore implements ProjectionStore {
         waitedMs += FENCE_WAIT_MS;
         continue;
       }
+      if (outcome.status === 'deposed') throw new ProjectorDeposed(BigInt(this.fenceToken), BigInt(outcome.current));
       if (outcome.status === 'foreign') throw new ViewsOfAnotherLog(this.location, outcome.owner || null, this.claimed ?? '');
       if (outcome.status === 'rewound') {
         const expected = parsePosition(this.expected);

@@ -174,7 +174,7 @@ return 1
 `;
 
 export type ApplyReply = [
-  status: 'ok' | 'stale' | 'rewound' | 'fenced' | 'foreign',
+  status: 'ok' | 'stale' | 'rewound' | 'fenced' | 'foreign' | 'deposed',
   checkpointOrPrefixOrOwner: string,
   applied: number,
 ];

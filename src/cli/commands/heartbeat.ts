@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import { type Command, Option } from 'commander';
 import { openPipeline } from '../../compositionRoot';
-import { configFromEnv } from '../../config';
+import { configFromEnv, nodeIdOf } from '../../config';
 import { isStartupError } from '../../startupError';
 import { waitForBackends } from '../../startupBackends';
 import { cliLogger } from './cliLogger';
@@ -176,10 +176,17 @@ async function runHeartbeat(flags: HeartbeatFlags): Promise<void> {
     logger.warn({ variable: unknown.variable }, unknownVariableWarning(unknown));
   await waitForBackends(config, logger); // started beside Redis and EventStoreDB (docker compose): wait for them, bounded
   const pipeline = await openPipeline(config, logger, settings.projector);
-  const heartbeat = await startHeartbeat(pipeline, { settings, logger, schedule: !flags.once }).catch(async (error) => {
-    await pipeline.close();
-    throw error;
-  });
+  const lease = pipeline.leases && {
+    store: pipeline.leases.lease('heartbeat'),
+    node: nodeIdOf(config),
+    ttlMs: config.projectorLeaseMs,
+  };
+  const heartbeat = await startHeartbeat(pipeline, { settings, logger, schedule: !flags.once, lease: lease ?? undefined }).catch(
+    async (error) => {
+      await pipeline.close();
+      throw error;
+    },
+  );
   if (flags.once) {
     const report = await heartbeat.tick();
     await heartbeat.settled();

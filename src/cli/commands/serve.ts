@@ -1,7 +1,7 @@
 /** `mailbox serve`: runs the HTTP server with the configuration from MAILBOX_* (flags override). */
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
-import { configFromEnv, parseConfigForStartup } from '../../config';
+import { configFromEnv, nodeIdOf, parseConfigForStartup } from '../../config';
 import type { Mailbox } from '../../mailbox';
 import { cliLogger } from './cliLogger';
 import { unknownVariableWarning, unknownVariables } from './envWarnings';
@@ -83,5 +83,12 @@ export function registerServeCommand(program: Command): void {
 async function startInProcessHeartbeat(mailbox: Mailbox, logger: Logger) {
   const { startHeartbeat } = await import('../../heartbeat/startHeartbeat');
   const { heartbeatSettingsFromEnv } = await import('../../heartbeat/heartbeatSettings');
-  return startHeartbeat(mailbox, { settings: heartbeatSettingsFromEnv(process.env), logger });
+  const { leasesOf } = await import('../../compositionRoot');
+  const leases = leasesOf(mailbox.container); // several API nodes with --heartbeat: one of them nudges
+  const lease = leases && {
+    store: leases.lease('heartbeat'),
+    node: nodeIdOf(mailbox.config),
+    ttlMs: mailbox.config.projectorLeaseMs,
+  };
+  return startHeartbeat(mailbox, { settings: heartbeatSettingsFromEnv(process.env), logger, lease: lease ?? undefined });
 }

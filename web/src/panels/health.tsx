@@ -13,7 +13,22 @@ interface Checks {
     lastError: string | null;
     views: string;
     viewsProblem?: string;
+    /** Absent from servers older than the projector lease. */
+    leadership?:
+      | { role: 'alone' }
+      | { role: 'leading'; node: string; token: string }
+      | { role: 'following'; node: string; leader: string | null; token: string | null };
   };
+}
+
+/** Who projects, as /readyz says it. */
+function leaderText(leadership: Checks['projections']['leadership']): string {
+  if (!leadership) return 'not reported by this server';
+  if (leadership.role === 'alone') return 'this server (views of its own: no lease needed)';
+  if (leadership.role === 'leading') return `this node (${leadership.node}), lease token ${leadership.token}`;
+  if (leadership.leader === null)
+    return `none seen yet (this node ${leadership.node} follows; a node takes the free lease within its renewal)`;
+  return `${leadership.leader}, lease token ${leadership.token} (this node ${leadership.node} follows)`;
 }
 
 async function readiness(): Promise<Checks> {
@@ -58,7 +73,7 @@ export function HealthPanel() {
             {c.projections.lastError ? `· last error: ${c.projections.lastError}` : ''} {c.projections.viewsProblem ?? ''}
           </dd>
           <dt>Leader</dt>
-          <dd>not shown: this server has no projector lease to report (it arrives with scale-out)</dd>
+          <dd data-testid="leader">{leaderText(c.projections.leadership)}</dd>
           <dt>Unwoken alarms</dt>
           <dd>
             not shown: the heartbeat daemon (mailbox heartbeat) raises them in its own log and metrics, which this server does not

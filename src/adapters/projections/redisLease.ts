@@ -1,0 +1,102 @@
+/**
+ * The lease of one shared job in Redis (port: projections/projectorLease.ts).
+ *
+ *   <ns>:{<ns>}:lease:<name>         `<node>:<token>` of the holder, expiring (PX) unless renewed
+ *   <ns>:{<ns>}:lease:<name>:token   the last token granted (INCR): fencing tokens only grow
+ *
+ * Both keys share the namespace's global tag, hence one slot on a Cluster, and
+ * the apply script reads the projector's token key beside the checkpoint to
+ * refuse the writes of a deposed holder (redisApplyScript.ts). Each step is
+ * one script, so that taking the lease and drawing its token are one act.
+ */
+import type { Result } from 'ioredis';
+import type { LeaseHolder, LeaseStore } from '../../projections/projectorLease';
+import { redisCall, type RedisClient } from './redisConnection';
+import type { RedisKeys } from './redisKeys';
+
+/** KEYS: lease, token counter. ARGV: node, ttl ms. Returns the new token, or '' when held (SET NX semantics). */
+const ACQUIRE_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return '' end
+local token = redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[1], ARGV[1] .. ':' .. token, 'NX', 'PX', ARGV[2])
+return tostring(token)
+`;
+
+/** KEYS: lease. ARGV: `<node>:<token>`, ttl ms. Compare-and-PEXPIRE: 1 renewed, 0 not this holder's. */
+const RENEW_SCRIPT = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+`;
+
+/** KEYS: lease. ARGV: `<node>:<token>`. Compare-and-DEL: another holder's lease is left alone. */
+const RELEASE_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    mailboxLeaseAcquire(...keysAndArgs: string[]): Result<string, Context>;
+    mailboxLeaseRenew(...keysAndArgs: string[]): Result<number, Context>;
+    mailboxLeaseRelease(...keysAndArgs: string[]): Result<number, Context>;
+  }
+}
+
+const NAME_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
+
+export function leaseKey(keys: RedisKeys, name: string): string {
+  return `${keys.namespace}:${keys.globalTag}:lease:${name}`;
+}
+
+export function leaseTokenKey(keys: RedisKeys, name: string): string {
+  return `${leaseKey(keys, name)}:token`;
+}
+
+/** `<node>:<token>` (node ids may hold colons: the token is after the last one). */
+export function parseHolder(value: string | null): LeaseHolder | null {
+  if (value === null) return null;
+  const colon = value.lastIndexOf(':');
+  if (colon <= 0 || !/^[0-9]+$/.test(value.slice(colon + 1))) return null;
+  return { node: value.slice(0, colon), token: BigInt(value.slice(colon + 1)) };
+}
+
+export class RedisLease implements LeaseStore {
+  private readonly key: string;
+  private readonly tokenKey: string;
+
+  constructor(
+    private readonly client: RedisClient,
+    keys: RedisKeys,
+    readonly name: string,
+  ) {
+    if (!NAME_PATTERN.test(name)) throw new Error(`Lease name '${name}' must be 1..32 of [a-z0-9-], starting with a letter`);
+    this.key = leaseKey(keys, name);
+    this.tokenKey = leaseTokenKey(keys, name);
+    client.defineCommand('mailboxLeaseAcquire', { lua: ACQUIRE_SCRIPT, numberOfKeys: 2 });
+    client.defineCommand('mailboxLeaseRenew', { lua: RENEW_SCRIPT, numberOfKeys: 1 });
+    client.defineCommand('mailboxLeaseRelease', { lua: RELEASE_SCRIPT, numberOfKeys: 1 });
+  }
+
+  async acquire(node: string, ttlMs: number): Promise<bigint | null> {
+    const token = await redisCall(`Redis ${this.name} lease`, () =>
+      this.client.mailboxLeaseAcquire(this.key, this.tokenKey, node, String(ttlMs)),
+    );
+    return token === '' ? null : BigInt(token);
+  }
+
+  async renew(node: string, token: bigint, ttlMs: number): Promise<boolean> {
+    const renewed = await redisCall(`Redis ${this.name} lease`, () =>
+      this.client.mailboxLeaseRenew(this.key, `${node}:${token}`, String(ttlMs)),
+    );
+    return renewed === 1;
+  }
+
+  async release(node: string, token: bigint): Promise<void> {
+    await redisCall(`Redis ${this.name} lease`, () => this.client.mailboxLeaseRelease(this.key, `${node}:${token}`));
+  }
+
+  async holder(): Promise<LeaseHolder | null> {
+    return parseHolder(await redisCall(`Redis ${this.name} lease`, () => this.client.get(this.key)));
+  }
+}

@@ -1,0 +1,203 @@
+/**
+ * One worker per shared job (the projector, the heartbeat's nudges, the task
+ * sweeper) across several processes: a lease with an expiry, renewed by its
+ * holder, carrying a fencing token that grows with every new holder. The
+ * token lets a store refuse the late writes of a holder that was paused past
+ * its lease (see ProjectorDeposed): the lease alone cannot, since a paused
+ * process does not know it lost it.
+ *
+ * The port is what a shared store (Redis) implements; the decisions (when to
+ * try, when to step down) live in LeaseKeeper, on an injected clock, so that
+ * they are tested without timers. The embedded default needs no lease: its
+ * views are per process (memory) or per file (the SQLite views file has one
+ * writer), and nothing else runs the job.
+ */
+
+/** Who holds a lease: the node id and the fencing token it was granted with. */
+export interface LeaseHolder {
+  node: string;
+  token: bigint;
+}
+
+export interface LeaseStore {
+  /** The job's name (e.g. 'projector'), for messages and metrics. */
+  readonly name: string;
+  /** Takes the lease for `ttlMs` if nobody holds it: the new token, or null (held by another). */
+  acquire(node: string, ttlMs: number): Promise<bigint | null>;
+  /** Extends this holder's lease; false when it is no longer this holder's (expired and taken, or gone). */
+  renew(node: string, token: bigint, ttlMs: number): Promise<boolean>;
+  /** Ends this holder's lease (a clean stop): another node takes over without waiting for the expiry. */
+  release(node: string, token: bigint): Promise<void>;
+  /** The current holder, or null when the lease is free. */
+  holder(): Promise<LeaseHolder | null>;
+}
+
+/** The leases of a shared store, one per job name ('projector', 'sweeper', 'heartbeat'). */
+export interface Leases {
+  lease(name: string): LeaseStore;
+  close(): Promise<void>;
+}
+
+export interface LeaseTiming {
+  /** How long a lease lasts without renewal. */
+  ttlMs: number;
+  /** How often the holder renews: a third of ttlMs leaves two renewals of slack. */
+  renewMs: number;
+  /** How often a node without the lease looks whether it is free: a takeover comes at most this long after the expiry. */
+  lookMs: number;
+}
+
+/** The longest a free lease waits for a taker (a look is one small script per node). */
+const MAX_LOOK_MS = 250;
+
+export function leaseTiming(ttlMs: number): LeaseTiming {
+  const renewMs = Math.max(1, Math.floor(ttlMs / 3));
+  return { ttlMs, renewMs, lookMs: Math.min(renewMs, MAX_LOOK_MS) };
+}
+
+export type Leadership =
+  /** No lease configured: this process is the only worker (embedded default). */
+  | { role: 'alone' }
+  | { role: 'leading'; node: string; token: string }
+  | { role: 'following'; node: string; leader: string | null; token: string | null };
+
+export interface LeaseEvents {
+  /** This node now holds the lease with `token`: start the job. */
+  lead(token: bigint): void | Promise<void>;
+  /** This node no longer holds it (one sentence why): stop the job now. */
+  stepDown(reason: string): void | Promise<void>;
+}
+
+/**
+ * The decisions of one node about one lease. `tick()` is one look (the caller
+ * runs it every renewMs); `now` is the injected clock in milliseconds. A
+ * leader that could not renew for a whole ttl steps down by itself, even with
+ * the store unreachable: by then another node may hold the lease.
+ */
+export class LeaseKeeper {
+  private token: bigint | null = null;
+  private renewedAt = 0;
+  private seen: LeaseHolder | null = null;
+  private busy: Promise<void> | null = null;
+
+  constructor(
+    private readonly store: LeaseStore,
+    readonly node: string,
+    readonly timing: LeaseTiming,
+    private readonly now: () => number,
+    private readonly events: LeaseEvents,
+  ) {}
+
+  get leading(): boolean {
+    return this.token !== null;
+  }
+
+  leadership(): Leadership {
+    if (this.token !== null) return { role: 'leading', node: this.node, token: this.token.toString() };
+    return {
+      role: 'following',
+      node: this.node,
+      leader: this.seen?.node ?? null,
+      token: this.seen?.token.toString() ?? null,
+    };
+  }
+
+  /** One look: renew when leading, else try to take the lease. Overlapping calls share one look. */
+  tick(): Promise<void> {
+    this.busy ??= this.look().finally(() => (this.busy = null));
+    return this.busy;
+  }
+
+  private async look(): Promise<void> {
+    const started = this.now();
+    if (this.token !== null) {
+      if (started - this.renewedAt < this.timing.renewMs) return; // renewed recently enough
+      let renewed: boolean | null;
+      try {
+        renewed = await this.store.renew(this.node, this.token, this.timing.ttlMs);
+      } catch {
+        renewed = null; // unreachable: keep leading while the lease may still be ours
+      }
+      if (renewed === true) {
+        this.renewedAt = started;
+        return;
+      }
+      if (renewed === false) return this.lose(`the ${this.store.name} lease expired and is no longer this node's`);
+      if (this.now() - this.renewedAt >= this.timing.ttlMs)
+        return this.lose(`the ${this.store.name} lease could not be renewed for ${this.timing.ttlMs} ms (store unreachable)`);
+      return;
+    }
+    try {
+      const token = await this.store.acquire(this.node, this.timing.ttlMs);
+      if (token === null) {
+        this.seen = await this.store.holder();
+        return;
+      }
+      this.token = token;
+      this.renewedAt = started;
+      this.seen = { node: this.node, token };
+    } catch {
+      return; // unreachable: try again at the next look
+    }
+    await this.events.lead(this.token);
+  }
+
+  /** A store refused this holder's write: a newer holder exists (token `newer`). Steps down at once. */
+  async deposed(newer: bigint | null): Promise<void> {
+    if (this.token === null) return;
+    await this.lose(
+      `a newer ${this.store.name} holds the lease (token ${newer ?? 'unknown'}, this node's ${this.token}): its late writes were refused`,
+    );
+  }
+
+  private async lose(reason: string): Promise<void> {
+    this.token = null;
+    this.seen = null;
+    await this.events.stepDown(reason);
+  }
+
+  /** A clean stop: the lease is released so another node takes over at once. */
+  async release(): Promise<void> {
+    await this.busy;
+    const token = this.token;
+    if (token === null) return;
+    this.token = null;
+    await this.store.release(this.node, token).catch(() => undefined);
+  }
+}
+
+/**
+ * Runs a LeaseKeeper every lookMs on real timers (the holder renews every renewMs of them). `stop()` releases the lease
+ * (when held) after the current look.
+ */
+export class LeaseLoop {
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(readonly keeper: LeaseKeeper) {}
+
+  async start(): Promise<void> {
+    await this.keeper.tick();
+    this.timer ??= setInterval(() => void this.keeper.tick(), this.keeper.timing.lookMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.keeper.release();
+  }
+}
+
+/**
+ * Thrown by a store's apply when a newer holder of the projector lease exists:
+ * this writer's batch changed nothing (see the apply script's fence check).
+ */
+export class ProjectorDeposed extends Error {
+  constructor(
+    readonly token: bigint,
+    readonly current: bigint | null,
+  ) {
+    super(`A newer projector holds the lease (token ${current ?? 'unknown'}; this writer's is ${token}): its write was refused`);
+    this.name = 'ProjectorDeposed';
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * Acceptance (issue 14, Deliver 3): two heartbeat daemons on one Redis-backed mailbox, each scheduled:
+ * only the holder of the heartbeat lease ticks, so each idle agent is nudged once; when the holder
+ * stops, the other takes over. The nudge decisions read a shared fake clock; the lease runs on real time.
+ */
+import pino from 'pino';
+import { connectRedis, type RedisClient } from '../../src/adapters/projections/redisConnection';
+import { RedisKeys } from '../../src/adapters/projections/redisKeys';
+import { RedisLease } from '../../src/adapters/projections/redisLease';
+import { createMailbox, type Mailbox } from '../../src/mailbox';
+import { startHeartbeat, type Heartbeat } from '../../src/heartbeat/startHeartbeat';
+import type { Nudge } from '../../src/heartbeat/nudgeDecider';
+import type { DeliveryStatus, NudgeTarget } from '../../src/heartbeat/nudgeTarget';
+import { ADMIN_TOKEN, registerAgents } from '../support/fixtures';
+import { startRedis, type TestRedis } from '../support/redisServer';
+import { waitFor } from '../support/waitFor';
+
+const MIN = 60_000;
+const T0 = Date.parse('2030-01-01T12:00:00.000Z');
+const silent = pino({ level: 'silent' });
+
+class RecordingTarget implements NudgeTarget {
+  readonly name = 'recording';
+  readonly nudges: Nudge[] = [];
+  appliesTo(): boolean {
+    return true;
+  }
+  async deliver(nudge: Nudge): Promise<DeliveryStatus> {
+    this.nudges.push(nudge);
+    return 'delivered';
+  }
+  async close(): Promise<void> {}
+}
+
+let redis: TestRedis;
+let mailbox: Mailbox;
+const clients: RedisClient[] = [];
+const heartbeats: Heartbeat[] = [];
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(async () => {
+  for (const heartbeat of heartbeats) await heartbeat.stop();
+  await mailbox?.close();
+  await Promise.all(clients.map((client) => client.quit()));
+  await redis.stop();
+});
+
+const ticks = async (heartbeat: Heartbeat) =>
+  (await heartbeat.metrics.registry.getSingleMetric('mailbox_heartbeat_ticks_total')!.get()).values[0]?.value ?? 0;
+
+test('two heartbeat daemons: each idle agent nudged once; the other daemon takes over when the holder stops', async () => {
+  const namespace = `hb${process.pid}`;
+  let now = T0;
+  const clock = { now: () => new Date(now) };
+  mailbox = await createMailbox(
+    { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent', redisUrl: redis.url, redisNamespace: namespace },
+    { logger: silent, clock },
+  );
+  const targets = [new RecordingTarget(), new RecordingTarget()];
+  for (const [i, target] of targets.entries()) {
+    const client = await connectRedis(redis.url, { name: `heartbeat-${i}` });
+    clients.push(client);
+    heartbeats.push(
+      await startHeartbeat(mailbox, {
+        targets: [target],
+        logger: silent,
+        clock,
+        settings: { intervalMs: 20, idleMs: 10 * MIN, cooldownMs: 60 * MIN, wakeGraceMs: MIN, metricsPort: null },
+        lease: { store: new RedisLease(client, new RedisKeys(namespace), 'heartbeat'), node: `daemon-${i}`, ttlMs: 600 },
+      }),
+    );
+  }
+  const { '@s': s } = await registerAgents(mailbox, ['@s', '@a', '@b', '@c']);
+  for (const to of ['@a', '@b', '@c']) await s.send({ to, subject: `for ${to}`, body: 'x' });
+  now = T0 + 20 * MIN; // @a, @b and @c are idle with unread mail
+
+  const nudged = () => targets.flatMap((target) => target.nudges.map((nudge) => nudge.identity)).sort();
+  await waitFor(() => nudged().length >= 3, { timeoutMs: 10_000, what: 'three nudges' });
+  const holder = targets[0].nudges.length > 0 ? 0 : 1;
+  const seen = await ticks(heartbeats[holder]);
+  await waitFor(async () => (await ticks(heartbeats[holder])) >= seen + 5, { what: 'five more ticks of the holder' });
+  expect(nudged()).toEqual(['@a', '@b', '@c']);
+  expect(targets[1 - holder].nudges).toEqual([]);
+  expect(await ticks(heartbeats[1 - holder])).toBe(0); // the other daemon never ticked
+
+  // The holder stops (releasing its lease): the other daemon takes over and nudges the agents of new mail, once each.
+  await heartbeats[holder].stop();
+  heartbeats.splice(holder, 1);
+  for (const to of ['@a', '@b']) await s.send({ to, subject: `again ${to}`, body: 'y' });
+  now = T0 + 100 * MIN; // past the cooldown
+  await waitFor(() => targets[1 - holder].nudges.length >= 3, { timeoutMs: 10_000, what: 'nudges by the other daemon' });
+  const other = heartbeats[0];
+  const seenOther = await ticks(other);
+  await waitFor(async () => (await ticks(other)) >= seenOther + 5, { what: 'five more ticks of the new holder' });
+  expect(targets[1 - holder].nudges.map((nudge) => nudge.identity).sort()).toEqual(['@a', '@b', '@c']);
+}, 30_000);

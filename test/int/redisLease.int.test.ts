@@ -1,0 +1,162 @@
+/**
+ * The projector lease in Redis and the apply script's fence (issue 14, Deliver 3), on a real redis-server:
+ * one holder at a time with a growing token, compare-and-renew, release on a clean stop; and a writer
+ * whose token is older than the lease's current one changes nothing, in both script layouts, and a
+ * running projector whose write is refused steps down with one line saying why.
+ */
+import { connectRedis, type RedisClient } from '../../src/adapters/projections/redisConnection';
+import { RedisKeys } from '../../src/adapters/projections/redisKeys';
+import { RedisLease } from '../../src/adapters/projections/redisLease';
+import { ProjectorDeposed, type LeaseStore } from '../../src/projections/projectorLease';
+import { MemoryEventStore } from '../../src/adapters/eventstore/memoryEventStore';
+import { ProjectionRunner } from '../../src/projections/projectionRunner';
+import { leaseTokenKey } from '../../src/adapters/projections/redisLease';
+import { appendLog } from '../contract/projectionStoreLog';
+import pino from 'pino';
+import { openRedisHarness } from '../contract/redisHarness';
+import { snapshotViews } from '../contract/projectionStore.contract';
+import { generateLog, projectAll } from '../contract/projectionStoreLog';
+import { startRedis, type TestRedis } from '../support/redisServer';
+import { waitFor } from '../support/waitFor';
+
+let redis: TestRedis;
+const clients: RedisClient[] = [];
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(async () => {
+  await Promise.all(clients.map((client) => client.quit()));
+  await redis.stop();
+});
+
+let namespaces = 0;
+async function leaseOn(namespace: string): Promise<RedisLease> {
+  const client = await connectRedis(redis.url, { name: 'lease-test' });
+  clients.push(client);
+  return new RedisLease(client, new RedisKeys(namespace), 'projector');
+}
+
+describe('RedisLease', () => {
+  it('one holder at a time; the token grows with every new holder; only the holder renews or releases', async () => {
+    const namespace = `lease${process.pid}n${++namespaces}`;
+    const [a, b, c] = [await leaseOn(namespace), await leaseOn(namespace), await leaseOn(namespace)];
+    expect(await a.acquire('node-a', 60_000)).toBe(1n);
+    expect(await b.acquire('node-b', 60_000)).toBeNull();
+    expect(await c.acquire('node-c', 60_000)).toBeNull();
+    expect(await c.holder()).toEqual({ node: 'node-a', token: 1n });
+    expect(await b.renew('node-b', 1n, 60_000)).toBe(false);
+    expect(await a.renew('node-a', 1n, 60_000)).toBe(true);
+    await b.release('node-b', 1n); // not b's: left alone
+    expect(await c.holder()).toEqual({ node: 'node-a', token: 1n });
+    await a.release('node-a', 1n);
+    expect(await c.holder()).toBeNull();
+    expect(await b.acquire('node-b', 60_000)).toBe(2n);
+    expect(await a.renew('node-a', 1n, 60_000)).toBe(false); // a's old lease is gone for good
+  });
+
+  it('an unrenewed lease expires and the next holder draws a newer token', async () => {
+    const namespace = `lease${process.pid}n${++namespaces}`;
+    const [a, b] = [await leaseOn(namespace), await leaseOn(namespace)];
+    expect(await a.acquire('node-a', 300)).toBe(1n);
+    await waitFor(async () => (await b.holder()) === null, { timeoutMs: 5000 });
+    expect(await b.acquire('node-b', 60_000)).toBe(2n);
+    expect(await a.renew('node-a', 1n, 60_000)).toBe(false);
+  });
+
+  it('refuses a lease name that is no key part', async () => {
+    await expect(leaseOn('x').then(() => new RedisLease(clients[0], new RedisKeys('x'), 'Pro jector'))).rejects.toThrow(
+      "Lease name 'Pro jector' must be 1..32 of [a-z0-9-], starting with a letter",
+    );
+  });
+});
+
+describe.each([
+  ['one script per chunk of events', false],
+  ['one script per hash tag (Cluster layout)', true],
+])('the apply fence (%s)', (_layout, scriptPerTag) => {
+  it("a deposed writer's late batch changes nothing and says so; the new holder's applies go on", async () => {
+    const namespace = `fence${process.pid}n${++namespaces}`;
+    const old = await openRedisHarness(redis.url, { namespace, scriptPerTag, eventsPerScript: 8 });
+    const fresh = await openRedisHarness(redis.url, { namespace, scriptPerTag, eventsPerScript: 8 });
+    const log = projectAll(generateLog(90));
+    const lease = await leaseOn(namespace);
+    try {
+      old.store.fenceWith((await lease.acquire('old', 60_000))!);
+      await old.store.applyBatch(log.slice(0, 30));
+      await lease.release('old', 1n); // as if it had expired while the old writer was paused
+      fresh.store.fenceWith((await lease.acquire('fresh', 60_000))!);
+      await fresh.store.applyBatch(log.slice(0, 60));
+      const before = await snapshotViews(fresh.store);
+      expect(before.checkpoint).toBe(60n);
+
+      const late = old.store.applyBatch(log.slice(30, 90));
+      await expect(late).rejects.toBeInstanceOf(ProjectorDeposed);
+      await expect(late).rejects.toThrow(
+        "A newer projector holds the lease (token 2; this writer's is 1): its write was refused",
+      );
+      expect(await snapshotViews(fresh.store)).toEqual(before);
+
+      await fresh.store.applyBatch(log.slice(60, 90));
+      expect(await fresh.store.checkpoint()).toBe(90n);
+    } finally {
+      await fresh.close();
+      await old.store.close();
+    }
+  });
+});
+
+describe('a projector whose write is refused', () => {
+  it('steps down at once, logs one line saying why, and its late batch changes nothing', async () => {
+    const namespace = `deposed${process.pid}n${++namespaces}`;
+    const harness = await openRedisHarness(redis.url, { namespace });
+    const log = new MemoryEventStore();
+    const events = generateLog(60);
+    await appendLog(log, events.slice(0, 30));
+    // A node paused past its lease does not know it lost it: its lease store still answers "renewed".
+    let holder = { node: 'paused', token: 1n };
+    const unaware: LeaseStore = {
+      name: 'projector',
+      acquire: async () => (holder.node === 'paused' ? 1n : null),
+      renew: async () => true,
+      release: async () => undefined,
+      holder: async () => holder,
+    };
+    const lines: Array<{ msg: string; reason?: string }> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const runner = new ProjectionRunner(log, harness.store, logger);
+    runner.useLease(unaware, 'paused', 60_000);
+    try {
+      await runner.start();
+      expect(runner.getStatus().leadership).toEqual({ role: 'leading', node: 'paused', token: '1' });
+      expect(await harness.store.checkpoint()).toBe(30n);
+
+      // Meanwhile another node took the lease (token 2) and projects; then the paused node's subscription delivers more.
+      const client = await connectRedis(redis.url, { name: 'new-leader' });
+      clients.push(client);
+      await client.set(leaseTokenKey(harness.store.keys, 'projector'), '2');
+      holder = { node: 'successor', token: 2n };
+      const before = await snapshotViews(harness.store);
+      await appendLog(log, events.slice(30, 60));
+
+      await waitFor(() => runner.getStatus().leadership.role === 'following', { what: 'the paused node stepping down' });
+      const steppedDown = lines.filter((line) => line.msg.startsWith('projector: stepped down'));
+      expect(steppedDown).toHaveLength(1);
+      expect(steppedDown[0].reason).toBe(
+        "a newer projector holds the lease (token 2, this node's 1): its late writes were refused",
+      );
+      expect(await snapshotViews(harness.store)).toEqual(before);
+      await waitFor(
+        () => {
+          const leadership = runner.getStatus().leadership;
+          return leadership.role === 'following' && leadership.leader === 'successor';
+        },
+        {
+          what: 'the paused node naming its successor',
+        },
+      );
+    } finally {
+      await runner.stop();
+      await harness.close();
+    }
+  });
+});

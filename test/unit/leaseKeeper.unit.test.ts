@@ -1,0 +1,119 @@
+/**
+ * The lease decisions of one node (projections/projectorLease.ts) on an injected clock and a lease store
+ * in memory that honours expiry on the same clock: who leads, when a leader steps down, and why.
+ */
+import { LeaseKeeper, leaseTiming, type LeaseHolder, type LeaseStore } from '../../src/projections/projectorLease';
+
+class MemoryLease implements LeaseStore {
+  readonly name = 'projector';
+  private held: (LeaseHolder & { until: number }) | null = null;
+  private last = 0n;
+  unreachable = false;
+  constructor(private readonly now: () => number) {}
+  private live() {
+    if (this.held && this.held.until <= this.now()) this.held = null;
+    if (this.unreachable) throw new Error('unreachable');
+    return this.held;
+  }
+  async acquire(node: string, ttlMs: number) {
+    if (this.live()) return null;
+    this.held = { node, token: ++this.last, until: this.now() + ttlMs };
+    return this.last;
+  }
+  async renew(node: string, token: bigint, ttlMs: number) {
+    const held = this.live();
+    if (!held || held.node !== node || held.token !== token) return false;
+    held.until = this.now() + ttlMs;
+    return true;
+  }
+  async release(node: string, token: bigint) {
+    const held = this.live();
+    if (held && held.node === node && held.token === token) this.held = null;
+  }
+  async holder() {
+    const held = this.live();
+    return held && { node: held.node, token: held.token };
+  }
+}
+
+function nodes(names: string[]) {
+  let now = 0;
+  const store = new MemoryLease(() => now);
+  const said: string[] = [];
+  const keepers = names.map(
+    (name) =>
+      new LeaseKeeper(store, name, leaseTiming(3000), () => now, {
+        lead: (token) => void said.push(`${name} leads with ${token}`),
+        stepDown: (reason) => void said.push(`${name} steps down: ${reason}`),
+      }),
+  );
+  return { store, said, keepers, advance: (ms: number) => (now += ms) };
+}
+
+describe('LeaseKeeper', () => {
+  it('renews at a third of the lease; a follower looks at most every 250 ms', () => {
+    expect(leaseTiming(3000)).toEqual({ ttlMs: 3000, renewMs: 1000, lookMs: 250 });
+    expect(leaseTiming(600)).toEqual({ ttlMs: 600, renewMs: 200, lookMs: 200 });
+  });
+
+  it('lets exactly one of three nodes lead; the others follow and name the leader and its token', async () => {
+    const { said, keepers } = nodes(['a', 'b', 'c']);
+    for (const keeper of keepers) await keeper.tick();
+    expect(said).toEqual(['a leads with 1']);
+    expect(keepers.map((k) => k.leadership())).toEqual([
+      { role: 'leading', node: 'a', token: '1' },
+      { role: 'following', node: 'b', leader: 'a', token: '1' },
+      { role: 'following', node: 'c', leader: 'a', token: '1' },
+    ]);
+  });
+
+  it('keeps the lease while renewing, and hands it over once the leader stops renewing for a whole lease', async () => {
+    const { said, keepers, advance } = nodes(['a', 'b']);
+    const [a, b] = keepers;
+    await a.tick();
+    for (let i = 0; i < 5; i++) {
+      advance(1000);
+      await a.tick();
+      await b.tick();
+    }
+    expect(said).toEqual(['a leads with 1']);
+    advance(2999); // a is dead: no more renewals
+    await b.tick();
+    expect(b.leading).toBe(false);
+    advance(1);
+    await b.tick();
+    expect(said).toEqual(['a leads with 1', 'b leads with 2']);
+    await a.tick(); // a wakes up: its renewal finds b's lease
+    expect(said[2]).toBe("a steps down: the projector lease expired and is no longer this node's");
+    expect(a.leadership()).toEqual({ role: 'following', node: 'a', leader: null, token: null });
+  });
+
+  it('steps down by itself when the store cannot be reached for a whole lease', async () => {
+    const { store, said, keepers, advance } = nodes(['a']);
+    await keepers[0].tick();
+    store.unreachable = true;
+    advance(2000);
+    await keepers[0].tick();
+    expect(keepers[0].leading).toBe(true); // the lease may still be ours
+    advance(1000);
+    await keepers[0].tick();
+    expect(said[1]).toBe('a steps down: the projector lease could not be renewed for 3000 ms (store unreachable)');
+  });
+
+  it('steps down at once when a store refuses its write for a newer token, and a clean release lets another lead', async () => {
+    const { said, keepers, advance } = nodes(['a', 'b']);
+    const [a, b] = keepers;
+    await a.tick();
+    await a.deposed(7n);
+    expect(said[1]).toBe(
+      "a steps down: a newer projector holds the lease (token 7, this node's 1): its late writes were refused",
+    );
+    await b.tick();
+    expect(b.leading).toBe(false); // a's lease still runs: a deposed node does not release what is not its own
+    advance(3000);
+    await b.tick();
+    await b.release();
+    await a.tick();
+    expect(said).toEqual([said[0], said[1], 'b leads with 2', 'a leads with 3']);
+  });
+});

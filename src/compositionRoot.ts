@@ -72,7 +72,7 @@ export interface OpenedPipeline {
   eventStore: EventStore;
   projections: ProjectionStore;
   wakeBus: WakeBus;
-  /** True when this process runs its own projector (embedded default: in-memory views rebuilt from the log). */
+  /** True when this process runs its own projector (the embedded default: in-memory views rebuilt from the log). */
   runsProjector: boolean;
   close(): Promise<void>;
 }

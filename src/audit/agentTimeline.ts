@@ -7,7 +7,7 @@ import type { StoredEvent } from '../events/types';
 import { describeTaskEvent } from './taskEventText';
 
 export type TimelineKind =
-  'registered' | 'retired' | 'token_rotated' | 'sent' | 'received' | 'read' | 'archived' | 'read_by_recipient' | 'task';
+  'registered' | 'retired' | 'token_rotated' | 'sent' | 'received' | 'read' | 'archived' | 'read_by_recipient' | 'task' | 'woken';
 
 export interface TimelineEntry {
   position: string;
@@ -77,6 +77,10 @@ export class AgentTimeline {
         return event.data.recipient === me
           ? [{ ...base, kind: 'archived', messageId: event.data.messageId, counterpart: null, subject: null }]
           : [];
+      case 'WakeObserved':
+        return event.data.recipient === me
+          ? [{ ...base, kind: 'woken', messageId: event.data.messageId, counterpart: null, subject: `via ${event.data.via}` }]
+          : [];
       case 'TaskClaimed':
       case 'TaskStateChanged':
       case 'TaskArtifactAdded':
@@ -106,6 +110,7 @@ const VERB: Record<TimelineKind, string> = {
   archived: 'archived',
   read_by_recipient: 'was read by',
   task: 'task:',
+  woken: 'was woken for',
 };
 
 export function formatTimelineEntry(entry: TimelineEntry): string {

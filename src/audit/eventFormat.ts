@@ -49,6 +49,8 @@ export function describeEvent(event: StoredEvent): string {
       return `message ${event.data.messageId} read by ${event.data.reader}`;
     case 'MessageArchived':
       return `message ${event.data.messageId} archived by ${event.data.recipient}${event.data.wasUnread ? ' (unread)' : ''}`;
+    case 'WakeObserved':
+      return `${event.data.recipient} woken for message ${event.data.messageId} via ${event.data.via}`;
     case 'TaskClaimed':
     case 'TaskStateChanged':
     case 'TaskArtifactAdded':

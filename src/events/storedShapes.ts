@@ -111,6 +111,19 @@ const messageArchivedV1 = z.strictObject({
   sentAt: timestamp,
 });
 
+/**
+ * How a wake reached a recipient, recorded off the request path (issue 13, the delivery ledger):
+ * 'stream' a wake event written to one of its open wake streams (GET /v1/wake); the heartbeat's nudge
+ * targets: 'webhook' (2xx), 'hook' (command hook exit 0), 'redis' (a PUBLISH a subscriber received).
+ */
+export const WAKE_VIAS = ['stream', 'webhook', 'hook', 'redis'] as const;
+const wakeObservedV1 = z.strictObject({
+  messageId: z.string(),
+  recipient: z.string(),
+  via: z.enum(WAKE_VIAS),
+  observedAt: timestamp,
+});
+
 /** The current version's data shape of each event type. */
 export const EVENT_DATA_V1 = {
   AgentRegistered: agentRegisteredV1,
@@ -120,6 +133,7 @@ export const EVENT_DATA_V1 = {
   BroadcastDelivered: broadcastDeliveredV1,
   ReceiptRead: receiptReadV1,
   MessageArchived: messageArchivedV1,
+  WakeObserved: wakeObservedV1,
   ...TASK_EVENT_DATA_V1,
 } as const;
 

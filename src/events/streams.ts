@@ -7,6 +7,11 @@ export const AGENT_REGISTRY_STREAM = 'mailbox-agents';
 export const MESSAGE_STREAM_PREFIX = 'mailbox-message-';
 /** A task's lifecycle: its own stream, so claims never contend with the message's receipts. Task id = message id. */
 export const TASK_STREAM_PREFIX = 'mailbox-task-';
+/**
+ * Observations of deliveries made outside the log (wakes handed to streams, nudges delivered), appended in
+ * batches without an expected revision: they decide nothing, so they never contend with a message's receipts.
+ */
+export const DELIVERY_STREAM = 'mailbox-deliveries';
 /** Every mailbox stream starts with this; subscriptions filter on it. */
 export const MAILBOX_STREAM_PREFIX = 'mailbox-';
 

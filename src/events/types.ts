@@ -33,6 +33,9 @@ export type MessageSent = Event<'MessageSent', DataOf<'MessageSent'>>;
 export type BroadcastDelivered = Event<'BroadcastDelivered', DataOf<'BroadcastDelivered'>>;
 export type ReceiptRead = Event<'ReceiptRead', DataOf<'ReceiptRead'>>;
 export type MessageArchived = Event<'MessageArchived', DataOf<'MessageArchived'>>;
+/** A wake reached the recipient (the delivery ledger's `woken` stage); written in batches to DELIVERY_STREAM. */
+export type WakeObserved = Event<'WakeObserved', DataOf<'WakeObserved'>>;
+export type WakeVia = WakeObserved['data']['via'];
 
 /** A new token for the agent; the old one is refused from then on. Only the hash is stored, as at registration. */
 export type AgentTokenRotated = Event<'AgentTokenRotated', DataOf<'AgentTokenRotated'>>;
@@ -67,7 +70,9 @@ export type MessageEvent = MessageSent | BroadcastDelivered | ReceiptRead | Mess
 /** One task's stream (streams.ts: taskStream). */
 export type TaskEvent =
   TaskClaimed | TaskStateChanged | TaskArtifactAdded | TaskLeaseRenewed | TaskReleased | TaskLeaseExpired | TaskExpired;
-export type MailboxEvent = AgentEvent | MessageEvent | TaskEvent;
+/** What was observed about deliveries outside the log (streams.ts: DELIVERY_STREAM). */
+export type DeliveryEvent = WakeObserved;
+export type MailboxEvent = AgentEvent | MessageEvent | TaskEvent | DeliveryEvent;
 export type MailboxEventType = MailboxEvent['type'];
 
 export const MAILBOX_EVENT_TYPES = Object.keys(EVENT_DATA_V1) as readonly MailboxEventType[];

@@ -3,6 +3,7 @@ import type { Priority, Role } from '../events/types';
 import type { ListQuery } from './listQuery';
 import type { TaskListQuery, TaskViewPage } from './readModel/taskViewsMemory';
 import type { TaskView } from './readModel/taskView';
+import type { LedgerPage, LedgerQuery } from './readModel/ledger';
 import type { ProjectionGenerations } from './rebuildGenerations';
 import type { MessageSummary, ProjectedEvent } from './viewChanges';
 
@@ -77,6 +78,8 @@ export interface ProjectionStore {
   getTask(taskId: string): Promise<TaskView | undefined>;
   /** Open tasks past their deadline or lease at `now` (the sweeper's look), at most `limit`. */
   dueTasks(now: string, limit: number): Promise<TaskView[]>;
+  /** One page of a message's delivery ledger (readModel/ledger.ts), with its counts; undefined: no such message. */
+  deliveryLedger(messageId: string, query: LedgerQuery): Promise<LedgerPage | undefined>;
   binding(): Promise<ViewsBinding>;
   /**
    * Binds the store to `logIdentity`: from then on it applies and serves only

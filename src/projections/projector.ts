@@ -72,6 +72,15 @@ export function projectEvent(event: StoredEvent): ViewChange[] {
           },
         },
         { kind: 'outboxAdded', sender: d.from, entry: entryOf(d) },
+        {
+          kind: 'ledgerOpened',
+          messageId: d.messageId,
+          sender: d.from,
+          threadId: d.threadId,
+          sentAt: d.sentAt,
+          recipients: d.recipients,
+          wakeExpected: !d.wakeSuppressed && d.recipients.some((recipient) => !isBroadcast || recipient !== d.from),
+        },
       ];
       // Broadcast recipients arrive as BroadcastDelivered events, one each.
       if (!isBroadcast) {
@@ -109,6 +118,16 @@ export function projectEvent(event: StoredEvent): ViewChange[] {
           recipient: event.data.recipient,
           messageId: event.data.messageId,
           archivedAt: event.data.archivedAt,
+        },
+      ];
+    case 'WakeObserved':
+      return [
+        {
+          kind: 'wakeObserved',
+          messageId: event.data.messageId,
+          recipient: event.data.recipient,
+          via: event.data.via,
+          at: event.data.observedAt,
         },
       ];
     case 'TaskClaimed':

@@ -5,7 +5,8 @@
  * apply it without reading anything else (Redis: one slot per agent). The
  * rules that turn facts into view changes are in readModel/evolve.ts.
  */
-import type { MessageSummaryFields, Priority, Role, TaskEnvelope, TaskEvent, TaskState } from '../events/types';
+import type { MessageSummaryFields, Priority, Role, TaskEnvelope, TaskEvent, TaskState, WakeVia } from '../events/types';
+import type { LedgerHeader } from './readModel/ledger';
 
 export interface MessageSummary extends Omit<MessageSummaryFields, 'wakeSuppressed' | 'hasTask'> {
   task: TaskEnvelope | null;
@@ -26,7 +27,16 @@ export type ViewChange =
   | { kind: 'inboxAdded'; recipient: string; entry: InboxEntryFields; isBroadcast: boolean; wakeSuppressed: boolean }
   | { kind: 'receiptRead'; recipient: string; messageId: string; readAt: string; priority: Priority }
   | { kind: 'inboxArchived'; recipient: string; messageId: string; archivedAt: string }
-  | TaskFact;
+  | TaskFact
+  | LedgerFact;
+
+/**
+ * The delivery ledger's own facts (readModel/ledgerRules.ts): a message's ledger opens with its send (the
+ * position is the event's); a wake reached a recipient. Inbox, receipt and seen facts move it too.
+ */
+export type LedgerFact =
+  | ({ kind: 'ledgerOpened' } & Omit<LedgerHeader, 'position'>)
+  | { kind: 'wakeObserved'; messageId: string; recipient: string; via: WakeVia; at: string };
 
 /** What a task record starts as, from the message that carried it (see readModel/taskView.ts). */
 export interface OpenedTask {

@@ -7,8 +7,8 @@
  */
 import type { Priority, TaskEnvelope } from '../../src/commands/messageFields';
 import type { EventStore } from '../../src/events/eventStore';
-import { AGENT_REGISTRY_STREAM, messageStream, taskStream } from '../../src/events/streams';
-import type { MailboxEvent, NewEvent, StoredEvent, TaskEvent } from '../../src/events/types';
+import { AGENT_REGISTRY_STREAM, DELIVERY_STREAM, messageStream, taskStream } from '../../src/events/streams';
+import type { MailboxEvent, NewEvent, StoredEvent, TaskEvent, WakeVia } from '../../src/events/types';
 import { projectStored } from '../../src/projections/projector';
 import type { ProjectedEvent } from '../../src/projections/viewChanges';
 
@@ -330,6 +330,12 @@ export class LogBuilder {
       { messageId, recipient, archivedAt: this.nextAt, wasUnread, priority, sentAt },
       recipient,
     );
+    return this;
+  }
+
+  /** A wake observed for the recipient (the delivery ledger's `woken`), as the API nodes and the heartbeat write it. */
+  wake(recipient: string, messageId: string, via: WakeVia = 'stream'): this {
+    this.add(DELIVERY_STREAM, 'WakeObserved', { messageId, recipient, via, observedAt: this.nextAt }, recipient);
     return this;
   }
 

@@ -33,6 +33,7 @@ type Random = () => number;
 const PRIORITIES: Priority[] = ['low', 'normal', 'high'];
 /** Tags with the separators and escapes of the Redis stored head, and a non-ASCII one. */
 const TAGS = ['ops', 'review', 'a,b', 'a', 'b', 'x|y', '%2C', 'é'];
+const VIAS = ['stream', 'webhook', 'hook', 'redis'] as const;
 const SUBJECTS = ['hello', '"from":"@a","tags":["ops"],', 'a|b|c', 'plain'];
 
 // 1. Random logs
@@ -83,6 +84,11 @@ export function randomLog(seed: number, maxEvents: number): LogBuilder {
       if (chance(0.08))
         log.read(pick(agents), chance(0.5) ? d.messageId : 'no-such-message'); // a receipt for an entry it may not have
       else log.read(d.recipient, d.messageId);
+    } else if (roll < 0.64 && deliveries.length > 0) {
+      // Wakes observed (the ledger's `woken`): mostly for a recipient, at times again, for a stranger or no message.
+      const d = pick(deliveries);
+      if (chance(0.08)) log.wake(pick(agents), chance(0.5) ? d.messageId : 'no-such-message', pick(VIAS));
+      else log.wake(d.recipient, d.messageId, pick(VIAS));
     } else if (roll < 0.7 && deliveries.length > 0) {
       const d = pick(deliveries);
       if (chance(0.08)) log.archive(pick(agents), d.messageId);
@@ -384,16 +390,31 @@ async function taskPages(store: ProjectionStore, identity: string, list: 'assign
   throw new Error(`task list ${list} of ${identity} never ends`);
 }
 
+/** Every page of a message's delivery ledger (pages of 2, so that paging is exercised; undefined: no ledger). */
+async function ledgerPages(store: ProjectionStore, messageId: string): Promise<unknown[]> {
+  const result: unknown[] = [];
+  let after: string | null = null;
+  for (let n = 0; n < 10_000; n++) {
+    const page = await store.deliveryLedger(messageId, { after, limit: 2 });
+    result.push(page);
+    after = page?.nextAfter ?? null;
+    if (after === null) return result;
+  }
+  throw new Error(`ledger of ${messageId} never ends`);
+}
+
 /** Each view of both stores: name -> value, in the same order. */
 async function views(
   store: ProjectionStore,
   identities: readonly string[],
   queries: Map<string, Query[]>,
+  messageIds: readonly string[],
 ): Promise<Map<string, unknown>> {
   const result = new Map<string, unknown>();
   result.set('checkpoint', await store.checkpoint());
   result.set('agents', await store.listAgents());
   result.set('allHeartbeats', await store.allHeartbeats());
+  for (const messageId of messageIds) result.set(`ledger ${messageId}`, await ledgerPages(store, messageId));
   await Promise.all(
     identities.map(async (identity) => {
       result.set(`${identity} unreadCount`, await store.unreadCount(identity));
@@ -460,6 +481,12 @@ export async function checkLog(redisUrl: string, seed: number, maxEvents: number
     if (typeof data.threadId === 'string') threads.add(data.threadId);
   }
   const identities = [...named].sort();
+  const messageIds = [
+    ...new Set(
+      log.events.filter((event) => event.type === 'MessageSent').map((event) => (event.data as { messageId: string }).messageId),
+    ),
+    'no-such-message',
+  ];
   const queries = new Map(identities.map((identity) => [identity, queriesFor(identities, [...threads], random)]));
   const perCall = [1, 3, 16, 64];
   const subjects = [
@@ -480,7 +507,9 @@ export async function checkLog(redisUrl: string, seed: number, maxEvents: number
         }
       }
     }
-    const [expected, ...others] = await Promise.all(subjects.map((subject) => views(subject.store, identities, queries)));
+    const [expected, ...others] = await Promise.all(
+      subjects.map((subject) => views(subject.store, identities, queries, messageIds)),
+    );
     for (const [i, actual] of others.entries()) {
       for (const [view, value] of expected) {
         if (!isDeepStrictEqual(actual.get(view), value)) {

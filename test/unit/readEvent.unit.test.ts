@@ -49,6 +49,7 @@ const DATA: Record<keyof typeof EVENT_DATA_V1, Record<string, unknown>> = {
   AgentTokenRotated: { identity: '@a', tokenHash: 'h2', rotatedAt: at },
   MessageSent: { ...summary, body: 'b', task, recipients: ['@b', '@c'], idempotencyKey: null, requestHash: 'r' },
   BroadcastDelivered: { ...summary, recipient: '@b', deliveredAt: at },
+  WakeObserved: { messageId: summary.messageId, recipient: '@b', via: 'stream', observedAt: at },
   ReceiptRead: { messageId: summary.messageId, reader: '@b', readAt: at, priority: 'low', sentAt: at },
   MessageArchived: {
     messageId: summary.messageId,

@@ -23,6 +23,8 @@ import { MemoryInbox, type InboxEntry } from './memoryInbox';
 import { newestFirst } from './sortedPositions';
 import type { TaskList, TaskView } from '../../projections/readModel/taskView';
 import { TaskViewsMemory, type TaskListQuery, type TaskViewPage } from '../../projections/readModel/taskViewsMemory';
+import type { LedgerHeader, LedgerPage, LedgerQuery, LedgerStage } from '../../projections/readModel/ledger';
+import { LedgerMemory } from '../../projections/readModel/ledgerMemory';
 
 const matches = (entry: InboxEntry, query: ListQuery): boolean => {
   const f = entry.fields;
@@ -44,6 +46,7 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
   private inboxes = new Map<string, MemoryInbox>();
   private identities = new Map<string, string>();
   private tasks = new TaskViewsMemory();
+  private ledger = new LedgerMemory();
   private lastPosition: bigint | null = null;
   private logIdentity: string | null = null;
   /**
@@ -169,6 +172,39 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
     this.tasks.tasksWaitingMoved(identity, by);
   }
 
+  // The delivery ledger (ledgerMemory.ts): its lookup and its changes.
+  ledgerOpen(messageId: string): boolean {
+    return this.ledger.ledgerOpen(messageId);
+  }
+
+  ledgerRecipient(messageId: string, identity: string): boolean {
+    return this.ledger.ledgerRecipient(messageId, identity);
+  }
+
+  ledgerMark(messageId: string, recipient: string, stage: LedgerStage): string | undefined {
+    return this.ledger.ledgerMark(messageId, recipient, stage);
+  }
+
+  awaitingReply(threadId: string, recipient: string): readonly string[] {
+    return this.ledger.awaitingReply(threadId, recipient);
+  }
+
+  ledgerOpened(header: LedgerHeader): void {
+    this.ledger.ledgerOpened(header);
+  }
+
+  ledgerStageReached(messageId: string, recipient: string, stage: LedgerStage, mark: string): void {
+    this.ledger.ledgerStageReached(messageId, recipient, stage, mark);
+  }
+
+  replyAwaited(threadId: string, recipient: string, messageId: string): void {
+    this.ledger.replyAwaited(threadId, recipient, messageId);
+  }
+
+  repliesSettled(threadId: string, recipient: string): void {
+    this.ledger.repliesSettled(threadId, recipient);
+  }
+
   /**
    * Each event arrives freshly parsed, so the same identity is a new string in every message: keep one
    * copy per identity, and the message id's copy for a thread id that equals it (~100 bytes per message).
@@ -272,6 +308,10 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
     return this.tasks.due(now, limit);
   }
 
+  async deliveryLedger(messageId: string, query: LedgerQuery): Promise<LedgerPage | undefined> {
+    return this.ledger.page(messageId, query);
+  }
+
   async allHeartbeats(): Promise<HeartbeatCounts[]> {
     const identities = new Set([...this.agents.keys(), ...this.inboxes.keys(), ...this.tasks.waitingIdentities()]);
     return Promise.all([...identities].sort().map((identity) => this.heartbeat(identity)));
@@ -287,6 +327,7 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
     this.inboxes = new Map();
     this.identities = new Map();
     this.tasks = new TaskViewsMemory();
+    this.ledger = new LedgerMemory();
     this.lastIdentity = null;
     this.lastInbox = undefined;
     this.lastPosition = null;

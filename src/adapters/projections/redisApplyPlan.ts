@@ -7,6 +7,7 @@
 import type { InboxEntryFields, ProjectedEvent, ViewChange } from '../../projections/viewChanges';
 import { wakeDue, wakeOf } from '../../projections/readModel/wakes';
 import { padPosition, type RedisKeys } from './redisKeys';
+import { ledgerOps } from './redisLedger';
 import { storedValue } from './redisStoredValue';
 import type { TaskOps } from './redisTaskViews';
 
@@ -84,7 +85,10 @@ export function planEvents(events: readonly ProjectedEvent[], wakes = true, task
       if (change.kind === 'outboxAdded') outboxes.add(`${change.sender} ${change.entry.messageId}`);
     }
     const context: EventContext = { position: event.position, pos, wakes, summaries, outboxes };
-    for (const change of event.changes) planChange(context, change, plan.global, agent, push);
+    for (const change of event.changes) {
+      planChange(context, change, plan.global, agent, push);
+      for (const op of ledgerOps(change, event.position)) push(plan.global, op[0], pos, ...op.slice(1)); // redisLedger.ts
+    }
     for (const op of taskOps?.get(pos) ?? []) push(plan.global, op[0], pos, ...op.slice(1));
     plan.lastPosition = pos;
   }
@@ -155,6 +159,9 @@ function planChange(
     case 'taskOpened':
     case 'taskChanged':
       return; // planned by the task rules in Node (redisTaskViews.ts), passed in as taskOps
+    case 'ledgerOpened':
+    case 'wakeObserved':
+      return; // the ledger's ops (redisLedger.ts), planned beside every change
     default: {
       const unexpected: never = change;
       throw new Error(`Unknown view change ${JSON.stringify(unexpected)}`);

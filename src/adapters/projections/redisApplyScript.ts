@@ -26,8 +26,10 @@
 export const APPLY_SCRIPT = `
 -- Arguments per op after its code and position: S summary, O outbox, M both, I inbox entry, W inbox entry
 -- with a wake, R read, A archived; reg/ret registry, ids identities with views; task views (decided in Node by the
--- read model's task rules, redisTaskViews.ts): tu record, tt due index, tl/tn list add/remove, tw waiting count, tp wake.
-local ARITY = { reg = 2, ret = 2, ids = 1, S = 2, O = 2, M = 3, I = 3, W = 5, R = 2, A = 2, tu = 2, tt = 2, tl = 2, tn = 2, tw = 2, tp = 2 }
+-- read model's task rules, redisTaskViews.ts): tu record, tt due index, tl/tn list add/remove, tw waiting count, tp wake;
+-- the delivery ledger (redisLedger.ts, re-stating ledgerRules.ts): lp a send answers its thread, lo a ledger opens, lg a stage.
+local ARITY = { reg = 2, ret = 2, ids = 1, S = 2, O = 2, M = 3, I = 3, W = 5, R = 2, A = 2, tu = 2, tt = 2, tl = 2, tn = 2, tw = 2, tp = 2,
+  lp = 3, lo = 4, lg = 3 }
 local flags = ARGV[1]
 local check = string.find(flags, 'c', 1, true) ~= nil
 local publish = string.find(flags, 'p', 1, true) ~= nil
@@ -174,6 +176,37 @@ if global and write then
           if redis.call('HINCRBY', base .. 'tasksWaiting', a, b) == 0 then redis.call('HDEL', base .. 'tasksWaiting', a) end
         elseif code == 'tp' and publish then
           redis.call('PUBLISH', channelPrefix .. a, b)
+        elseif code == 'lg' then
+          -- A stage's first mark, for a recipient of the message only (b is '<stage letter>|<recipient>'); its count moves with it.
+          local ledger = base .. 'ledger:' .. a
+          if redis.call('ZSCORE', ledger .. ':to', string.sub(b, 3)) and redis.call('HSETNX', ledger, b, ARGV[j + 4]) == 1 then
+            redis.call('HINCRBY', ledger, '#' .. string.sub(b, 1, 1), 1)
+          end
+        elseif code == 'lp' then
+          -- The sender answers the thread: each message awaiting its reply is replied, then none awaits it.
+          local replies = base .. 'replies:' .. a
+          local waiting = redis.call('HGET', replies, b)
+          if waiting then
+            for id in string.gmatch(waiting, '%S+') do
+              local ledger = base .. 'ledger:' .. id
+              if redis.call('ZSCORE', ledger .. ':to', b) and redis.call('HSETNX', ledger, 'p|' .. b, ARGV[j + 4]) == 1 then
+                redis.call('HINCRBY', ledger, '#p', 1)
+              end
+            end
+            redis.call('HDEL', replies, b)
+          end
+        elseif code == 'lo' then
+          -- A ledger opens once: its recipients (for paging), each owing the thread a reply to it.
+          local ledger = base .. 'ledger:' .. a
+          if redis.call('HSETNX', ledger, '#', ARGV[j + 4]) == 1 then
+            local replies = base .. 'replies:' .. b
+            for recipient in string.gmatch(ARGV[j + 5], '%S+') do
+              redis.call('ZADD', ledger .. ':to', 0, recipient)
+              local waiting = redis.call('HGET', replies, recipient)
+              if waiting then waiting = waiting .. ' ' .. a else waiting = a end
+              redis.call('HSET', replies, recipient, waiting)
+            end
+          end
         end
       end
     end

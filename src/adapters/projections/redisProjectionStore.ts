@@ -39,6 +39,8 @@ import { defineMailboxScripts } from './redisScripts';
 import { sleep } from '../../support/retry';
 import { RedisViewReader } from './redisViewReader';
 import { hasTaskFacts, planTaskOps, RedisTaskKeys, RedisTaskReader } from './redisTaskViews';
+import { RedisLedgerReader } from './redisLedger';
+import type { LedgerPage, LedgerQuery } from '../../projections/readModel/ledger';
 import type { TaskView } from '../../projections/readModel/taskView';
 import type { TaskListQuery, TaskViewPage } from '../../projections/readModel/taskViewsMemory';
 
@@ -70,6 +72,7 @@ export class RedisProjectionStore implements ProjectionStore {
   private readonly reader: RedisViewReader;
   private readonly taskKeys: RedisTaskKeys;
   private readonly tasks: RedisTaskReader;
+  private readonly ledger: RedisLedgerReader;
   private readonly generationsOfViews: RedisGenerations;
   /** The highest checkpoint this store committed: a stored checkpoint below it means the views were lost. */
   private expected = '';
@@ -93,6 +96,7 @@ export class RedisProjectionStore implements ProjectionStore {
     this.reader = new RedisViewReader(client, this.keys);
     this.taskKeys = new RedisTaskKeys(this.keys);
     this.tasks = new RedisTaskReader(client, this.taskKeys);
+    this.ledger = new RedisLedgerReader(client, this.keys);
     const rebuilder = new RedisScriptApplier(client, this.keys, {
       scriptPerTag,
       eventsPerScript: options.rebuildEventsPerScript ?? 256,
@@ -279,6 +283,10 @@ export class RedisProjectionStore implements ProjectionStore {
 
   async dueTasks(now: string, limit: number): Promise<TaskView[]> {
     return this.read((prefix) => this.tasks.due(prefix, now, limit));
+  }
+
+  async deliveryLedger(messageId: string, query: LedgerQuery): Promise<LedgerPage | undefined> {
+    return this.read((prefix) => this.ledger.page(prefix, messageId, query));
   }
 
   async listAgents(): Promise<AgentView[]> {

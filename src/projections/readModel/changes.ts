@@ -8,10 +8,11 @@
 import type { Priority } from '../../events/types';
 import type { Role } from '../../events/types';
 import type { InboxEntryFields, MessageSummary } from '../viewChanges';
+import { collectLedgerChanges, replayLedgerChange, type LedgerChange, type LedgerChangeSink } from './ledger';
 import { collectTaskChanges, replayTaskChange, type TaskChange, type TaskChangeSink } from './taskView';
 
-/** The task views' changes (taskView.ts) are part of every sink. */
-export interface ChangeSink extends TaskChangeSink {
+/** The task views' changes (taskView.ts) and the delivery ledger's (ledger.ts) are part of every sink. */
+export interface ChangeSink extends TaskChangeSink, LedgerChangeSink {
   agentRegistered(identity: string, role: Role, registeredAt: string): void;
   agentRetired(identity: string, retiredAt: string): void;
   messageRecorded(position: bigint, summary: MessageSummary): void;
@@ -50,7 +51,8 @@ export type ReadModelChange =
   | { kind: 'entryRead'; recipient: string; messageId: string; readAt: string }
   | { kind: 'entryArchived'; recipient: string; messageId: string; archivedAt: string }
   | { kind: 'lastActivityMoved'; identity: string; at: string }
-  | TaskChange;
+  | TaskChange
+  | LedgerChange;
 
 /** A sink that records each change as a value, in order. */
 export function collect(into: ReadModelChange[]): ChangeSink {
@@ -67,6 +69,7 @@ export function collect(into: ReadModelChange[]): ChangeSink {
     entryArchived: (recipient, messageId, archivedAt) => into.push({ kind: 'entryArchived', recipient, messageId, archivedAt }),
     lastActivityMoved: (identity, at) => into.push({ kind: 'lastActivityMoved', identity, at }),
     ...collectTaskChanges(into),
+    ...collectLedgerChanges(into),
   };
 }
 
@@ -98,6 +101,11 @@ export function replay(change: ReadModelChange, sink: ChangeSink): void {
     case 'taskUnlisted':
     case 'tasksWaitingMoved':
       return replayTaskChange(change, sink);
+    case 'ledgerOpened':
+    case 'ledgerStageReached':
+    case 'replyAwaited':
+    case 'repliesSettled':
+      return replayLedgerChange(change, sink);
     default: {
       const unexpected: never = change;
       throw new Error(`Unknown read model change ${(unexpected as { kind: string }).kind}`);

@@ -15,6 +15,7 @@
  */
 import type { ViewChange } from '../viewChanges';
 import { collect, type ChangeSink, type ReadModelChange } from './changes';
+import { evolveLedger } from './ledgerRules';
 import { evolveTask } from './taskRules';
 import type { ReadModelView } from './view';
 
@@ -27,6 +28,7 @@ export function evolve(view: ReadModelView, fact: ViewChange, position: bigint):
 
 /** The same rules, each change sent to `sink` as it is decided (a store writes it at once: nothing allocated per change). */
 export function evolveTo(view: ReadModelView, fact: ViewChange, position: bigint, sink: ChangeSink): void {
+  evolveLedger(view, fact, position, sink); // the delivery ledger (ledgerRules.ts) reads only its own views
   switch (fact.kind) {
     case 'agentRegistered':
       sink.agentRegistered(fact.identity, fact.role, fact.registeredAt);
@@ -74,6 +76,9 @@ export function evolveTo(view: ReadModelView, fact: ViewChange, position: bigint
     case 'taskChanged':
       evolveTask(view, fact, position, sink); // taskRules.ts
       return;
+    case 'ledgerOpened':
+    case 'wakeObserved':
+      return; // the ledger's own facts: ledgerRules.ts (above)
     default: {
       const unexpected: never = fact;
       throw new Error(`No read model rule for fact ${(unexpected as { kind: string }).kind}`);

@@ -13,6 +13,8 @@ import type { Role } from '../../events/types';
 import type { EntryState, ReadModelStorage } from './view';
 import type { TaskList, TaskView } from './taskView';
 import { TaskViewsMemory } from './taskViewsMemory';
+import type { LedgerHeader, LedgerPage, LedgerQuery, LedgerStage } from './ledger';
+import { LedgerMemory } from './ledgerMemory';
 
 export interface ScratchEntry extends EntryState {
   readonly fields: InboxEntryFields;
@@ -53,6 +55,8 @@ export class ScratchViews implements ReadModelStorage {
   private readonly agents = new Map<string, ScratchAgent>();
   /** The task views (the same storage the memory store keeps them in). */
   readonly tasks = new TaskViewsMemory();
+  /** The delivery ledger (the same storage the memory store keeps it in). */
+  readonly ledger = new LedgerMemory();
   private lastPosition: bigint | null = null;
 
   get checkpoint(): bigint | null {
@@ -132,6 +136,43 @@ export class ScratchViews implements ReadModelStorage {
 
   task(taskId: string): TaskView | undefined {
     return this.tasks.task(taskId);
+  }
+
+  // The delivery ledger (ledgerMemory.ts): its lookup and its changes.
+  ledgerOpen(messageId: string): boolean {
+    return this.ledger.ledgerOpen(messageId);
+  }
+
+  ledgerRecipient(messageId: string, identity: string): boolean {
+    return this.ledger.ledgerRecipient(messageId, identity);
+  }
+
+  ledgerMark(messageId: string, recipient: string, stage: LedgerStage): string | undefined {
+    return this.ledger.ledgerMark(messageId, recipient, stage);
+  }
+
+  awaitingReply(threadId: string, recipient: string): readonly string[] {
+    return this.ledger.awaitingReply(threadId, recipient);
+  }
+
+  ledgerOpened(header: LedgerHeader): void {
+    this.ledger.ledgerOpened(header);
+  }
+
+  ledgerStageReached(messageId: string, recipient: string, stage: LedgerStage, mark: string): void {
+    this.ledger.ledgerStageReached(messageId, recipient, stage, mark);
+  }
+
+  replyAwaited(threadId: string, recipient: string, messageId: string): void {
+    this.ledger.replyAwaited(threadId, recipient, messageId);
+  }
+
+  repliesSettled(threadId: string, recipient: string): void {
+    this.ledger.repliesSettled(threadId, recipient);
+  }
+
+  deliveryLedger(messageId: string, query: LedgerQuery): LedgerPage | undefined {
+    return this.ledger.page(messageId, query);
   }
 
   private agent(identity: string): ScratchAgent {

@@ -4,6 +4,7 @@
  */
 import type { Priority } from '../../events/types';
 import type { ChangeSink } from './changes';
+import type { LedgerLookup } from './ledger';
 import type { TaskViewLookup } from './taskView';
 
 /** A recipient's inbox entry as far as the rules care. */
@@ -16,7 +17,7 @@ export interface EntryState {
   readonly archivedAt: string | null;
 }
 
-export interface ReadModelView extends TaskViewLookup {
+export interface ReadModelView extends TaskViewLookup, LedgerLookup {
   /** Whether the identity has any views yet (an inbox, an outbox or a receipt addressed to it). */
   hasViews(identity: string): boolean;
   /** The recipient's entry for the message, if it has one. */

@@ -1,0 +1,101 @@
+/**
+ * The delivery ledger in Redis (readModel/ledger.ts). Its keys share the
+ * global hash tag (a message's recipients live in many agent slots; its
+ * ledger in one), and the apply script writes them in the global block,
+ * gated by the checkpoint like every other change, re-stating the ledger's
+ * rules (ledgerRules.ts; the differential test holds them equal):
+ *
+ *   <prefix>{<ns>}:ledger:<messageId>      '#' the message (JSON), '#v' '#w' '#s' '#r' '#p' the count per stage,
+ *                                          '<v|w|s|r|p>|<@b>' @b's mark of the stage
+ *   <prefix>{<ns>}:ledger:<messageId>:to   the recipients (lex-ordered set, score 0), for paging
+ *   <prefix>{<ns>}:replies:<threadId>      recipient -> messages of the thread awaiting its reply (space-separated)
+ *
+ * Ops (redisApplyScript.ts): `lp` a send answers the thread for its sender, `lo` a ledger opens, `lg` a
+ * stage is reached.
+ */
+import {
+  ledgerMessage,
+  LEDGER_STAGES,
+  type LedgerMarks,
+  type LedgerMessage,
+  type LedgerPage,
+  type LedgerQuery,
+  type LedgerStage,
+} from '../../projections/readModel/ledger';
+import { deliveryRow } from '../../projections/readModel/ledger';
+import type { LedgerFact, ViewChange } from '../../projections/viewChanges';
+import type { RedisClient } from './redisConnection';
+import type { RedisKeys } from './redisKeys';
+
+/** One letter per stage, in field names (the script reads the count field from the mark's first letter). */
+export const STAGE_LETTER: Record<LedgerStage, string> = { inView: 'v', woken: 'w', seen: 's', read: 'r', replied: 'p' };
+
+const mark = (stage: LedgerStage, messageId: string, recipient: string, value: string): string[] => [
+  'lg',
+  messageId,
+  `${STAGE_LETTER[stage]}|${recipient}`,
+  value,
+];
+
+/** The apply script's ledger ops for one fact at `position` (each `[code, ...args]`), in the order the rules apply them. */
+export function ledgerOps(fact: ViewChange | LedgerFact, position: bigint): string[][] {
+  switch (fact.kind) {
+    case 'ledgerOpened': {
+      const { kind: _kind, ...header } = fact;
+      const message = ledgerMessage({ ...header, position: position.toString() });
+      return [
+        ['lp', fact.threadId, fact.sender, `${fact.sentAt} ${fact.messageId}`],
+        ['lo', fact.messageId, fact.threadId, JSON.stringify(message), fact.recipients.join(' ')],
+      ];
+    }
+    case 'inboxAdded':
+      return [mark('inView', fact.entry.messageId, fact.recipient, position.toString())];
+    case 'wakeObserved':
+      return [mark('woken', fact.messageId, fact.recipient, `${fact.at} ${fact.via}`)];
+    case 'receiptRead':
+      return [mark('read', fact.messageId, fact.recipient, fact.readAt)];
+    default:
+      return [];
+  }
+}
+
+export class RedisLedgerReader {
+  constructor(
+    private readonly client: RedisClient,
+    private readonly keys: RedisKeys,
+  ) {}
+
+  private ledgerKey(prefix: string, messageId: string): string {
+    return `${prefix}${this.keys.globalTag}:ledger:${messageId}`;
+  }
+
+  /** Two round trips: the message, its counts and the page's recipients; then their marks. */
+  async page(prefix: string, messageId: string, query: LedgerQuery): Promise<LedgerPage | undefined> {
+    const key = this.ledgerKey(prefix, messageId);
+    const counts = LEDGER_STAGES.map((stage) => `#${STAGE_LETTER[stage]}`);
+    const [head, recipients] = await Promise.all([
+      this.client.hmget(key, '#', ...counts),
+      this.client.zrangebylex(`${key}:to`, query.after === null ? '-' : `(${query.after}`, '+', 'LIMIT', 0, query.limit + 1),
+    ]);
+    if (head[0] === null) return undefined;
+    const more = recipients.length > query.limit;
+    const page = more ? recipients.slice(0, query.limit) : recipients;
+    const fields = page.flatMap((recipient) => LEDGER_STAGES.map((stage) => `${STAGE_LETTER[stage]}|${recipient}`));
+    const values = fields.length === 0 ? [] : await this.client.hmget(key, ...fields);
+    const rows = page.map((recipient, r) => {
+      const marks: LedgerMarks = {};
+      LEDGER_STAGES.forEach((stage, s) => {
+        const value = values[r * LEDGER_STAGES.length + s];
+        if (value !== null) marks[stage] = value;
+      });
+      return deliveryRow(recipient, marks);
+    });
+    const count = (i: number) => Number(head[i + 1] ?? 0);
+    return {
+      message: JSON.parse(head[0]) as LedgerMessage,
+      counts: { inView: count(0), woken: count(1), seen: count(2), read: count(3), replied: count(4) },
+      rows,
+      nextAfter: more ? page[page.length - 1] : null,
+    };
+  }
+}

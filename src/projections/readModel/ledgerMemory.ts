@@ -1,0 +1,110 @@
+/**
+ * The delivery ledger in process memory: the memory store's and the scratch
+ * views' (audit verify, the rules' specs) storage of it. Storage only: what
+ * changes is decided by ledgerRules.ts.
+ */
+import {
+  deliveryRow,
+  emptyCounts,
+  ledgerMessage,
+  type LedgerChangeSink,
+  type LedgerCounts,
+  type LedgerHeader,
+  type LedgerLookup,
+  type LedgerMarks,
+  type LedgerPage,
+  type LedgerQuery,
+  type LedgerStage,
+} from './ledger';
+
+interface MessageLedger {
+  header: LedgerHeader;
+  /** The recipients as a set, for a message with several (one recipient is compared directly). */
+  members: Set<string> | null;
+  /** The recipients in identity order, sorted on the first page asked for (most ledgers are never read). */
+  sorted: string[] | null;
+  marks: Map<string, LedgerMarks>;
+  counts: LedgerCounts;
+}
+
+const NONE: readonly string[] = [];
+
+export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
+  private readonly ledgers = new Map<string, MessageLedger>();
+  /** thread -> recipient -> messages awaiting its reply. */
+  private readonly awaiting = new Map<string, Map<string, string[]>>();
+
+  ledgerOpen(messageId: string): boolean {
+    return this.ledgers.has(messageId);
+  }
+
+  ledgerRecipient(messageId: string, identity: string): boolean {
+    const ledger = this.ledgers.get(messageId);
+    if (!ledger) return false;
+    return ledger.members === null ? ledger.header.recipients[0] === identity : ledger.members.has(identity);
+  }
+
+  ledgerMark(messageId: string, recipient: string, stage: LedgerStage): string | undefined {
+    return this.ledgers.get(messageId)?.marks.get(recipient)?.[stage];
+  }
+
+  awaitingReply(threadId: string, recipient: string): readonly string[] {
+    return this.awaiting.get(threadId)?.get(recipient) ?? NONE;
+  }
+
+  ledgerOpened(header: LedgerHeader): void {
+    const members = header.recipients.length > 1 ? new Set(header.recipients) : null;
+    this.ledgers.set(header.messageId, { header, members, sorted: null, marks: new Map(), counts: emptyCounts() });
+  }
+
+  ledgerStageReached(messageId: string, recipient: string, stage: LedgerStage, mark: string): void {
+    const ledger = this.ledgers.get(messageId)!;
+    let marks = ledger.marks.get(recipient);
+    if (!marks) ledger.marks.set(recipient, (marks = {}));
+    marks[stage] = mark;
+    ledger.counts[stage] += 1;
+  }
+
+  replyAwaited(threadId: string, recipient: string, messageId: string): void {
+    let thread = this.awaiting.get(threadId);
+    if (!thread) this.awaiting.set(threadId, (thread = new Map()));
+    const list = thread.get(recipient);
+    if (list) list.push(messageId);
+    else thread.set(recipient, [messageId]);
+  }
+
+  repliesSettled(threadId: string, recipient: string): void {
+    const thread = this.awaiting.get(threadId);
+    thread?.delete(recipient);
+    if (thread?.size === 0) this.awaiting.delete(threadId);
+  }
+
+  /** One page of the message's ledger (undefined: no such message). */
+  page(messageId: string, query: LedgerQuery): LedgerPage | undefined {
+    const ledger = this.ledgers.get(messageId);
+    if (!ledger) return undefined;
+    ledger.sorted ??= [...new Set(ledger.header.recipients)].sort(bytewise);
+    const sorted = ledger.sorted;
+    let start = 0;
+    if (query.after !== null) {
+      const after = query.after;
+      let high = sorted.length;
+      while (start < high) {
+        const middle = (start + high) >>> 1;
+        if (bytewise(sorted[middle], after) <= 0) start = middle + 1;
+        else high = middle;
+      }
+    }
+    const recipients = sorted.slice(start, start + query.limit);
+    const more = start + query.limit < sorted.length;
+    return {
+      message: ledgerMessage(ledger.header),
+      counts: { ...ledger.counts },
+      rows: recipients.map((recipient) => deliveryRow(recipient, ledger.marks.get(recipient) ?? {})),
+      nextAfter: more ? recipients[recipients.length - 1] : null,
+    };
+  }
+}
+
+/** Redis orders members bytewise; identities are ASCII, so code-unit order is the same. */
+const bytewise = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

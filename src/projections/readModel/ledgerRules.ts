@@ -1,0 +1,50 @@
+/**
+ * The delivery ledger's rules (ledger.ts), pure like the inbox rules beside them (evolve.ts):
+ *
+ * - A send opens the message's ledger once (a redelivered send changes nothing). Before that, it answers
+ *   the thread for its sender: every message of the thread awaiting the sender's reply is `replied` by it.
+ *   Then each recipient owes the thread a reply to it.
+ * - Each stage is marked once per recipient, the first time it happens, and only for a recipient of the message
+ *   (a receipt or a wake for anyone else, or for no message, changes nothing):
+ *   `inView` when the recipient's inbox entry is added, `woken` when a wake was observed, `read` at its
+ *   first receipt. (The inbox rules decide the same firsts for the inbox, from the entry.)
+ * - A later stage never needs an earlier one: a recipient that polls reads without being woken.
+ */
+import type { LedgerFact, ViewChange } from '../viewChanges';
+import type { LedgerChangeSink, LedgerLookup, LedgerStage } from './ledger';
+
+/** The ledger's part of one fact (called for every fact; most concern it). */
+export function evolveLedger(view: LedgerLookup, fact: ViewChange | LedgerFact, position: bigint, sink: LedgerChangeSink): void {
+  switch (fact.kind) {
+    case 'ledgerOpened': {
+      const awaiting = view.awaitingReply(fact.threadId, fact.sender);
+      for (const messageId of awaiting) reach(view, messageId, fact.sender, 'replied', `${fact.sentAt} ${fact.messageId}`, sink);
+      if (awaiting.length > 0) sink.repliesSettled(fact.threadId, fact.sender);
+      if (view.ledgerOpen(fact.messageId)) return;
+      const { kind: _kind, ...header } = fact;
+      sink.ledgerOpened({ ...header, position: position.toString() });
+      for (const recipient of fact.recipients) sink.replyAwaited(fact.threadId, recipient, fact.messageId);
+      return;
+    }
+    case 'inboxAdded':
+      return reach(view, fact.entry.messageId, fact.recipient, 'inView', position.toString(), sink);
+    case 'wakeObserved':
+      return reach(view, fact.messageId, fact.recipient, 'woken', `${fact.at} ${fact.via}`, sink);
+    case 'receiptRead':
+      return reach(view, fact.messageId, fact.recipient, 'read', fact.readAt, sink);
+    default:
+      return; // no other fact moves the ledger
+  }
+}
+
+function reach(
+  view: LedgerLookup,
+  messageId: string,
+  recipient: string,
+  stage: LedgerStage,
+  mark: string,
+  sink: LedgerChangeSink,
+): void {
+  if (!view.ledgerRecipient(messageId, recipient) || view.ledgerMark(messageId, recipient, stage) !== undefined) return;
+  sink.ledgerStageReached(messageId, recipient, stage, mark);
+}

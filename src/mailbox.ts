@@ -15,6 +15,9 @@ import { Authenticator } from './application/authenticator';
 import { TaskCommands } from './application/taskCommands';
 import { TaskQueries } from './application/taskQueries';
 import { TaskSweeper } from './application/taskSweeper';
+import { DeliveryQueries } from './application/deliveryQueries';
+import { WakeRecorder } from './application/wakeRecorder';
+import type { Clock } from './application/runtime';
 import type { EventStore } from './events/eventStore';
 import type { ProjectionStore } from './projections/projectionStore';
 import type { ProjectionRunner } from './projections/projectionRunner';
@@ -36,6 +39,10 @@ export class Mailbox {
   /** Ends expired tasks and returns lapsed leases every config.taskSweepMs (started with the runner). */
   readonly sweeper: TaskSweeper;
   readonly authenticator: Authenticator;
+  /** The delivery ledger of a message (issue 13). */
+  readonly deliveries: DeliveryQueries;
+  /** Records the wakes this process handed to open wake streams (the ledger's `woken`), in batches. */
+  readonly wakeRecorder: WakeRecorder;
   readonly runner: ProjectionRunner;
   readonly eventStore: EventStore;
   readonly projections: ProjectionStore;
@@ -57,12 +64,21 @@ export class Mailbox {
     this.taskQueries = container.resolve(TaskQueries);
     this.sweeper = container.resolve(TaskSweeper);
     this.authenticator = container.resolve(Authenticator);
+    this.deliveries = container.resolve(DeliveryQueries);
     this.runner = container.resolve<ProjectionRunner>(TOKENS.ProjectionRunner);
     this.eventStore = container.resolve<EventStore>(TOKENS.EventStore);
     this.projections = container.resolve<ProjectionStore>(TOKENS.ProjectionStore);
     this.wakeBus = container.resolve<WakeBus>(TOKENS.WakeBus);
     this.sharedLimits = sharedLimitsOf(container);
     this.rejections = container.resolve<RejectionLog>(TOKENS.RejectionLog);
+    this.wakeRecorder = new WakeRecorder(
+      this.eventStore,
+      container.resolve<Clock>(TOKENS.Clock),
+      container.resolve<Logger>(TOKENS.Logger),
+      {
+        actor: 'system:wake-streams',
+      },
+    );
   }
 
   /** A client acting as the holder of `token` (identity from the token only). */
@@ -82,6 +98,8 @@ export class Mailbox {
       archive: (messageId: string, o?: CommandOptions) => c.archive(actor, { messageId }, o),
       listMessages: (query: unknown = {}) => q.listMessages(actor, query),
       getMessage: (messageId: string) => q.getMessage(actor, { messageId }),
+      delivery: (messageId: string, page: { after?: string; limit?: number } = {}) =>
+        this.deliveries.delivery(actor, { messageId, ...page }),
       unreadCount: () => q.unreadCount(actor),
       listAgents: () => q.listAgents(),
       heartbeats: () => q.heartbeats(actor),
@@ -157,6 +175,7 @@ export class Mailbox {
     await this.sweeper.stop();
     await this.viewsReady.catch(() => undefined);
     await this.runner.stop();
+    await this.wakeRecorder.close();
     await this.wakeBus.close();
     await this.sharedLimits?.close();
     await this.projections.close();
@@ -176,6 +195,7 @@ export async function createMailbox(input: MailboxConfigInput = {}, overrides: C
   container.registerSingleton(TaskQueries);
   container.registerSingleton(TaskSweeper);
   container.registerSingleton(Authenticator);
+  container.registerSingleton(DeliveryQueries);
   const mailbox = new Mailbox(container, config);
   try {
     await mailbox.runner.start().catch((error: unknown) => {

@@ -26,6 +26,7 @@ export function unauthenticatedAgentApi(): AgentApi {
     send: refuse,
     listMessages: refuse,
     getMessage: refuse,
+    getDelivery: refuse,
     markRead: refuse,
     archive: refuse,
     listAgents: refuse,

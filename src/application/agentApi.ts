@@ -11,11 +11,14 @@ import type { InboxCount, MailboxQueries, MessageDetail } from './mailboxQueries
 import type { A2aTask } from './taskA2a';
 import type { TaskCommands, TaskResult } from './taskCommands';
 import type { TaskPage, TaskQueries } from './taskQueries';
+import type { DeliveryLedger, DeliveryQueries } from './deliveryQueries';
 
 export interface AgentApi {
   send(input: unknown): Promise<SendResult>;
   listMessages(query: unknown): Promise<MessagePage>;
   getMessage(messageId: string): Promise<MessageDetail>;
+  /** {messageId, after?, limit?}: the delivery ledger of a message you sent. */
+  getDelivery(input: unknown): Promise<DeliveryLedger>;
   markRead(input: unknown): Promise<ReadResult | BulkReadResult>;
   archive(messageId: string): Promise<ArchiveResult>;
   listAgents(): Promise<{ agents: AgentView[] }>;
@@ -38,6 +41,7 @@ export interface MailboxSides {
   queries: MailboxQueries;
   tasks: TaskCommands;
   taskQueries: TaskQueries;
+  deliveries: DeliveryQueries;
 }
 
 export function inProcessAgentApi(
@@ -46,7 +50,7 @@ export function inProcessAgentApi(
   metrics: CommandMeter,
   onSent?: (result: SendResult) => void,
 ): AgentApi {
-  const { commands, queries, tasks, taskQueries } = mailbox;
+  const { commands, queries, tasks, taskQueries, deliveries } = mailbox;
   return {
     send: async (input) => {
       const sent = await metrics.command('send', 'mcp', () => commands.send(actor, input));
@@ -55,6 +59,7 @@ export function inProcessAgentApi(
     },
     listMessages: (query) => queries.listMessages(actor, query),
     getMessage: (messageId) => queries.getMessage(actor, { messageId }),
+    getDelivery: (input) => deliveries.delivery(actor, input),
     markRead: (input) => metrics.command('mark_read', 'mcp', () => commands.markRead(actor, input)),
     archive: (messageId) => metrics.command('archive', 'mcp', () => commands.archive(actor, { messageId })),
     listAgents: () => queries.listAgents(),

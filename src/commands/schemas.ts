@@ -133,3 +133,17 @@ export const registerAgentSchema = z.strictObject({
 export type RegisterAgentInput = z.output<typeof registerAgentSchema>;
 
 export const retireAgentSchema = z.strictObject({ identity: identitySchema });
+
+/** The delivery ledger of one message (issue 13): recipients in identity order, paged after an identity. */
+export const MAX_DELIVERY_PAGE = 1000;
+export const deliveryQuerySchema = z.strictObject({
+  messageId: messageIdSchema.describe('the message id, as returned by a send or a list'),
+  after: identitySchema.optional().describe("the recipients after this identity: the previous page's nextAfter"),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_DELIVERY_PAGE)
+    .default(100)
+    .describe(`recipients per page, 1-${MAX_DELIVERY_PAGE} (default 100)`),
+});

@@ -3,7 +3,8 @@
  * table and the routes the server registers are the same set.
  */
 import type { ErrorCode } from '../../errors';
-import { markReadSchema, registerAgentSchema, sendMessageSchema } from '../../commands/schemas';
+import { deliveryQuerySchema, markReadSchema, registerAgentSchema, sendMessageSchema } from '../../commands/schemas';
+import { deliveryLedgerSchema } from '../../application/deliveryResponseSchemas';
 import { listQuerySchema } from '../../application/listQueryParser';
 import { LIST_QUERY_DESCRIPTIONS } from '../../application/queryDescriptions';
 import * as responses from '../../application/responseSchemas';
@@ -118,6 +119,24 @@ export const ROUTE_SPECS: RouteSpec[] = [
       description: 'the message with body, readAt, archivedAt (receipts for its sender and auditors)',
     },
     errors: [...AUTH, 'VALIDATION_FAILED', 'MESSAGE_NOT_FOUND'],
+  },
+  {
+    method: 'get',
+    path: '/v1/messages/{id}/delivery',
+    operationId: 'getDelivery',
+    summary:
+      'The delivery ledger: per recipient accepted, inView, woken, seen, read, replied, with counts per stage; ' +
+      'paged by recipient (after, limit). An agent that did not send the message gets 403 whether or not it exists',
+    tag: 'messages',
+    auth: 'sender, auditor or admin',
+    query: deliveryQuerySchema.omit({ messageId: true }),
+    success: {
+      status: 200,
+      schema: deliveryLedgerSchema,
+      description:
+        '{messageId, sender, accepted, summary: {recipients, inView, woken, seen, read, replied}, recipients, nextAfter}',
+    },
+    errors: [...AUTH, 'UNKNOWN_FIELD', 'VALIDATION_FAILED', 'MESSAGE_NOT_FOUND'],
   },
   {
     method: 'post',

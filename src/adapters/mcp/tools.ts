@@ -6,7 +6,8 @@
 import { z } from 'zod';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { TASK_STATES } from '../../commands/messageFields';
-import { archiveSchema, markReadSchema, sendMessageSchema } from '../../commands/schemas';
+import { archiveSchema, deliveryQuerySchema, markReadSchema, sendMessageSchema } from '../../commands/schemas';
+import { deliveryLedgerSchema } from '../../application/deliveryResponseSchemas';
 import { parseInput } from '../../commands/validation';
 import { listQuerySchema } from '../../application/listQueryParser';
 import { LIST_QUERY_DESCRIPTIONS } from '../../application/queryDescriptions';
@@ -75,6 +76,16 @@ export const TOOLS: ToolDefinition[] = [
     output: results.messageDetailSchema,
     annotations: READ,
     run: (api, args) => api.getMessage(parseInput(archiveSchema, args ?? {}, 'get_message').messageId),
+  },
+  {
+    name: 'get_delivery',
+    description:
+      'The delivery ledger of a message you sent: per recipient whether it is in view, was woken, seen, read, replied, ' +
+      'with a count per stage (summary). Paged by recipient: pass nextAfter as after.',
+    schema: deliveryQuerySchema,
+    output: deliveryLedgerSchema,
+    annotations: READ,
+    run: (api, args) => api.getDelivery(args ?? {}),
   },
   {
     name: 'mark_read',

@@ -3,6 +3,7 @@
  * responses become the same MailboxError, envelope unchanged, so a caller
  * sees exactly what the server said.
  */
+import type { DeliveryLedger } from '../../../application/deliveryQueries';
 import type { ArchiveResult, BulkReadResult, ReadResult, Registration, SendResult } from '../../../application/mailboxCommands';
 import type { InboxCount, MessageDetail, WakeStreamEvent } from '../../../application/mailboxQueries';
 import { MailboxError, type ErrorCode, type ErrorEnvelope } from '../../../errors';
@@ -135,6 +136,11 @@ export class MailboxHttpClient implements AgentApi {
   }
   getMessage(messageId: string): Promise<MessageDetail> {
     return this.request('GET', `/v1/messages/${encodeURIComponent(messageId)}`);
+  }
+  /** {messageId, after?, limit?} */
+  getDelivery(input: unknown): Promise<DeliveryLedger> {
+    const { messageId, ...query } = (input ?? {}) as { messageId?: unknown } & Record<string, unknown>;
+    return this.request('GET', `/v1/messages/${encodeURIComponent(String(messageId ?? ''))}/delivery`, { query });
   }
   markRead(input: unknown): Promise<ReadResult | BulkReadResult> {
     return this.request('POST', '/v1/messages/read', { body: input });

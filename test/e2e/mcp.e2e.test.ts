@@ -48,12 +48,13 @@ afterAll(async () => {
   await server.close();
 });
 
-test('lists the eleven tools (issue 12 added the four task tools) with strict input schemas', async () => {
+test('lists the twelve tools (issue 12 added the four task tools, issue 13 get_delivery) with strict input schemas', async () => {
   const { tools } = await (await mcpClient(t['@a'])).listTools();
   expect(tools.map((tool) => tool.name).sort()).toEqual([
     'add_message',
     'archive_message',
     'claim_task',
+    'get_delivery',
     'get_message',
     'get_task',
     'list_agents',

@@ -12,6 +12,7 @@ import type { MailboxConfig } from '../config';
 import { isMailboxError, MailboxError, type ErrorEnvelope } from '../errors';
 import { deterministicMessageId } from '../events/eventIds';
 import { AGENT_REGISTRY_STREAM, messageStream } from '../events/streams';
+import type { Addressee } from '../events/addressing';
 import type { MessageEvent } from '../events/types';
 import type { ProjectionRunner } from '../projections/projectionRunner';
 import { TOKENS } from '../tokens';
@@ -28,7 +29,7 @@ export interface SendResult {
   messageId: string;
   status: 'sent';
   sentAt: string;
-  to: string;
+  to: Addressee;
   recipients: string[];
   threadId: string;
   warnings?: Array<Record<string, unknown>>;
@@ -160,7 +161,7 @@ export class MailboxCommands {
     const lagging = await this.awaitViews(position);
     const sent = state.sent!;
     // Also on an idempotent replay: a retried send returns the same result as the original, warnings included.
-    const warnings = [...(this.config.strictRecipients ? [] : sendWarnings(data, registry)), ...lagging];
+    const warnings = [...sendWarnings(data, registry, this.config.strictRecipients), ...lagging];
     return {
       messageId,
       status: 'sent',

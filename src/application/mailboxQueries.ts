@@ -7,6 +7,7 @@ import { parseInput } from '../commands/validation';
 import { MailboxError } from '../errors';
 import type { EventStore } from '../events/eventStore';
 import { messageStream } from '../events/streams';
+import type { Addressee } from '../events/addressing';
 import type { StoredEvent } from '../events/types';
 import type { AgentView, HeartbeatCounts, MessagePage, ProjectionStore, UnreadCount } from '../projections/projectionStore';
 import type { TaskEnvelope } from '../commands/messageFields';
@@ -23,7 +24,7 @@ import { StreamLoader } from './streamLoader';
 export interface MessageDetail {
   messageId: string;
   from: string;
-  to: string;
+  to: Addressee;
   subject: string;
   body: string;
   priority: string;

@@ -18,6 +18,11 @@ const byPriority = z
   .describe('unread messages by priority');
 const task = z.looseObject({}).describe('the A2A task envelope as sent, with its state in canonical PascalCase');
 
+/** A message's `to` as sent: one identity, AGENT:*, or a list of identities. */
+const addressee = z
+  .union([z.string(), z.array(z.string())])
+  .describe('@identity, AGENT:* (broadcast), or the list of identities it was sent to');
+
 export const warningSchema = z
   .looseObject({ code: z.string(), message: z.string() })
   .describe('a hint on an accepted command, e.g. UNREGISTERED_RECIPIENT with suggestions');
@@ -26,7 +31,7 @@ export const sendResultSchema = z.object({
   messageId: z.uuid(),
   status: z.literal('sent'),
   sentAt: timestamp,
-  to: z.string(),
+  to: addressee,
   recipients: z.array(z.string()).describe('the identities the message was delivered to'),
   threadId: z.string(),
   warnings: z.array(warningSchema).optional(),
@@ -35,7 +40,7 @@ export const sendResultSchema = z.object({
 const listedMessage = z.object({
   messageId: z.uuid(),
   from: z.string(),
-  to: z.string(),
+  to: addressee,
   subject: z.string(),
   priority,
   sentAt: timestamp,
@@ -55,7 +60,7 @@ export const messagePageSchema = z.object({
 export const messageDetailSchema = z.object({
   messageId: z.uuid(),
   from: z.string(),
-  to: z.string(),
+  to: addressee,
   subject: z.string(),
   body: z.string(),
   priority: z.string(),

@@ -4,6 +4,7 @@
  * was delivered, read and archived (with the log positions that prove it).
  * Anything in the stream that contradicts the story is listed, never hidden.
  */
+import { directRecipient, isBroadcastAddress } from '../events/addressing';
 import type { MessageSent, StoredEvent, TaskEvent } from '../events/types';
 import { describeTaskEvent, isTaskEvent } from './taskEventText';
 
@@ -57,7 +58,8 @@ export function messageStory(events: readonly StoredEvent[]): MessageStory | nul
   const sentEvent = events.find((event) => event.type === 'MessageSent');
   if (!sentEvent || sentEvent.type !== 'MessageSent') return null;
   const { body, task: _task, requestHash: _hash, recipients: audience, ...summary } = sentEvent.data;
-  const isBroadcast = summary.to.startsWith('AGENT:');
+  const isBroadcast = isBroadcastAddress(summary.to);
+  const direct = directRecipient(summary.to);
   const recipients = new Map(audience.map((identity) => [identity, blank(identity)]));
   const anomalies: string[] = [];
   const task: MessageStory['task'] = sentEvent.data.task
@@ -71,8 +73,8 @@ export function messageStory(events: readonly StoredEvent[]): MessageStory | nul
     }
     return story;
   };
-  if (!isBroadcast) {
-    const only = recipient(summary.to, 'direct delivery', sentEvent.position);
+  if (direct !== null) {
+    const only = recipient(direct, 'direct delivery', sentEvent.position);
     only.deliveredAt = summary.sentAt;
     only.deliveredPosition = sentEvent.position.toString();
   }

@@ -1,4 +1,5 @@
 /** A message's stream: who sent it, who it was delivered to, and each recipient's read and archive state. */
+import { directRecipient } from '../events/addressing';
 import type { MessageEvent, MessageSent } from '../events/types';
 
 export interface RecipientState {
@@ -19,10 +20,12 @@ export function foldMessage(state: MessageState, events: readonly MessageEvent[]
   const recipients = new Map(state.recipients);
   for (const event of events) {
     switch (event.type) {
-      case 'MessageSent':
+      case 'MessageSent': {
         sent = event.data;
-        if (!event.data.to.startsWith('AGENT:')) recipients.set(event.data.to, { readAt: null, archivedAt: null });
+        const direct = directRecipient(event.data.to); // a broadcast's or a list's recipients each have a BroadcastDelivered
+        if (direct !== null) recipients.set(direct, { readAt: null, archivedAt: null });
         break;
+      }
       case 'BroadcastDelivered':
         recipients.set(event.data.recipient, { readAt: null, archivedAt: null });
         break;

@@ -2,7 +2,7 @@
 import { assertJsonDepth } from './jsonDepth';
 import { z } from 'zod';
 import { ROLES } from './roles';
-import { IDENTITY_PATTERN } from './recipients';
+import { IDENTITY_PATTERN, MAX_LIST_RECIPIENTS } from './recipients';
 import { prioritySchema, tagsSchema, taskEnvelopeSchema } from './messageFields';
 
 export const MAX_SUBJECT_CHARS = 200;
@@ -62,11 +62,40 @@ function encodedOr<T extends z.ZodType>(
 // Properties are described here once, for the OpenAPI document and the MCP tools alike.
 export const RECIPIENT_JSON_PATTERN = '^(AGENT:\\*|@[A-Za-z0-9_-]{1,64})$';
 
+export const IDENTITY_JSON_PATTERN = '^@[A-Za-z0-9_-]{1,64}$';
+
+/**
+ * `to`: one recipient, or a list of identities (or that list JSON-encoded as one string: lossless-permissive).
+ * Shapes are checked by the decider, which names the index of a wrong entry and adds near-match suggestions;
+ * the patterns are advertised only, so that every wrong shape gets that one teaching error.
+ */
+const recipientsSchema = z.preprocess(
+  (value) => {
+    if (typeof value !== 'string' || !value.trimStart().startsWith('[')) return value;
+    try {
+      const decoded: unknown = JSON.parse(value);
+      return Array.isArray(decoded) ? decoded : value;
+    } catch {
+      return value; // not JSON: the decider's shape error teaches the forms
+    }
+  },
+  z.union(
+    [
+      z.string().meta({ pattern: RECIPIENT_JSON_PATTERN }),
+      z
+        .array(z.unknown().meta({ type: 'string', pattern: IDENTITY_JSON_PATTERN }))
+        .meta({ minItems: 1, maxItems: MAX_LIST_RECIPIENTS }),
+    ],
+    { error: '\'to\' is required: AGENT:*, @<identifier>, or a list of identities such as ["@b", "@c"]' },
+  ),
+);
+
 export const sendMessageSchema = z.strictObject({
-  // The recipient's shape is checked by the decider, which can add near-match suggestions; the pattern is advertised only.
-  to: z.string({ message: "'to' is required: AGENT:* or @<identifier>" }).meta({
-    pattern: RECIPIENT_JSON_PATTERN,
-    description: '@<identity> for one agent (e.g. @neo-gpt) or the literal AGENT:* to broadcast to every other active agent',
+  to: recipientsSchema.meta({
+    description:
+      '@<identity> for one agent (e.g. @neo-gpt), the literal AGENT:* to broadcast to every other active agent, or a list ' +
+      `of 1-${MAX_LIST_RECIPIENTS} identities (["@b", "@c"]): one message, one thread, each recipient reads and archives ` +
+      'its own copy. A comma-separated string is not a list.',
   }),
   subject: z.string().min(1).max(MAX_SUBJECT_CHARS).describe('one line'),
   body: z.string().describe('markdown; at most 64 KiB by default'),

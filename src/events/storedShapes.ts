@@ -55,11 +55,18 @@ export const eventMetadataV1 = z.strictObject({
   schemaVersion: z.number().int(),
 });
 
+/**
+ * Who a message is addressed to: one identity, the literal AGENT:* broadcast, or a list of identities
+ * (issue 13). The list form widened this field in place: every event written before still fits, and
+ * a build from before the widening refuses a list message loudly at its shape check, never misreads it.
+ */
+export const addresseeV1 = z.union([z.string(), z.array(z.string())]);
+
 /** The fields a listing shows without reading the body. */
 const messageSummaryV1 = {
   messageId: z.string(),
   from: z.string(),
-  to: z.string(),
+  to: addresseeV1,
   subject: z.string(),
   priority,
   threadId: z.string(),
@@ -83,14 +90,15 @@ const messageSentV1 = z.strictObject({
   ...messageSummaryV1,
   body: z.string(),
   task: taskEnvelopeV1.nullable(),
-  /** Direct: [to]. Broadcast: the audience snapshot, one BroadcastDelivered each. */
+  /** Direct: [to]. Broadcast: the audience snapshot; a list: its identities, once each; one BroadcastDelivered each. */
   recipients: z.array(z.string()),
   idempotencyKey: z.string().nullable(),
   /** Fingerprint of the request, to refuse a reused Idempotency-Key with another payload. */
   requestHash: z.string(),
 });
 /**
- * One per broadcast audience member. It repeats the summary fields so that a
+ * One per broadcast audience member, and one per identity of a list `to` (the same per-recipient
+ * delivery). It repeats the summary fields so that a
  * projector can place it in the recipient's inbox from this event alone (no
  * cross-key lookups: Redis Cluster keeps each agent's keys in one slot).
  */

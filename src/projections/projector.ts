@@ -1,11 +1,13 @@
 /** The pure projector: one stored event -> its facts (viewChanges.ts); the read model's rules apply them. No I/O. */
+import { directRecipient, isBroadcastAddress } from '../events/addressing';
 import { openingTaskState, taskDeadline } from '../events/taskShapes';
 import type { MessageSent, MessageSummaryFields, StoredEvent } from '../events/types';
 import type { InboxEntryFields, OpenedTask, ProjectedEvent, ViewChange } from './viewChanges';
 
-/** The task record a message opens: a direct task is its recipient's from the send; a broadcast's waits for a claim. */
+/** The task record a message opens: a direct task is its recipient's from the send; a broadcast's or a list's waits for a claim. */
 const openedTask = (d: MessageSent['data'], task: NonNullable<MessageSent['data']['task']>): OpenedTask => {
-  const isBroadcast = d.to.startsWith('AGENT:');
+  const direct = directRecipient(d.to);
+  const isBroadcast = direct === null;
   return {
     taskId: d.messageId,
     threadId: d.threadId,
@@ -17,7 +19,7 @@ const openedTask = (d: MessageSent['data'], task: NonNullable<MessageSent['data'
     isBroadcast,
     audience: d.recipients,
     state: openingTaskState(task),
-    assignee: isBroadcast ? null : d.to,
+    assignee: direct,
     claimedAt: null,
     leaseExpiresAt: null,
     deadline: taskDeadline(task),
@@ -53,7 +55,7 @@ export function projectEvent(event: StoredEvent): ViewChange[] {
       return []; // tokens are the write side's concern: no view shows them
     case 'MessageSent': {
       const d = event.data;
-      const isBroadcast = d.to.startsWith('AGENT:');
+      const direct = directRecipient(d.to);
       const changes: ViewChange[] = [
         {
           kind: 'messageRecorded',
@@ -79,14 +81,14 @@ export function projectEvent(event: StoredEvent): ViewChange[] {
           threadId: d.threadId,
           sentAt: d.sentAt,
           recipients: d.recipients,
-          wakeExpected: !d.wakeSuppressed && d.recipients.some((recipient) => !isBroadcast || recipient !== d.from),
+          wakeExpected: !d.wakeSuppressed && d.recipients.some((recipient) => !isBroadcastAddress(d.to) || recipient !== d.from),
         },
       ];
-      // Broadcast recipients arrive as BroadcastDelivered events, one each.
-      if (!isBroadcast) {
+      // A broadcast's or a list's recipients arrive as BroadcastDelivered events, one each.
+      if (direct !== null) {
         changes.push({
           kind: 'inboxAdded',
-          recipient: d.to,
+          recipient: direct,
           entry: entryOf(d),
           isBroadcast: false,
           wakeSuppressed: d.wakeSuppressed,
@@ -98,7 +100,14 @@ export function projectEvent(event: StoredEvent): ViewChange[] {
     case 'BroadcastDelivered': {
       const d = event.data;
       return [
-        { kind: 'inboxAdded', recipient: d.recipient, entry: entryOf(d), isBroadcast: true, wakeSuppressed: d.wakeSuppressed },
+        // A list's recipient is addressed by name: woken as for a direct message (wakes.ts), only AGENT:* is a broadcast.
+        {
+          kind: 'inboxAdded',
+          recipient: d.recipient,
+          entry: entryOf(d),
+          isBroadcast: isBroadcastAddress(d.to),
+          wakeSuppressed: d.wakeSuppressed,
+        },
       ];
     }
     case 'ReceiptRead':

@@ -5,6 +5,7 @@
  * apply it without reading anything else (Redis: one slot per agent). The
  * rules that turn facts into view changes are in readModel/evolve.ts.
  */
+import type { Addressee } from '../events/addressing';
 import type { MessageSummaryFields, Priority, Role, TaskEnvelope, TaskEvent, TaskState, WakeVia } from '../events/types';
 import type { LedgerHeader } from './readModel/ledger';
 
@@ -43,7 +44,7 @@ export interface OpenedTask {
   taskId: string;
   threadId: string;
   sender: string;
-  to: string;
+  to: Addressee;
   subject: string;
   priority: Priority;
   sentAt: string;
@@ -79,7 +80,7 @@ export interface MessageWakeEvent {
   type: 'wake/message';
   messageId: string;
   from: string;
-  to: string;
+  to: Addressee;
   recipient: string;
   subject: string;
   priority: Priority;

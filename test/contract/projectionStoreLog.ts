@@ -275,14 +275,17 @@ export class LogBuilder {
     return this;
   }
 
-  /** A direct message (`to` an identity) or a broadcast (`to` 'AGENT:*' with its audience). Returns the message id. */
-  send(from: string, to: string, options: SendOptions = {}, audience: string[] = []): string {
+  /**
+   * A direct message (`to` an identity), a broadcast (`to` 'AGENT:*' with its audience) or a list of identities
+   * (delivered to each once, as the decider does). Returns the message id.
+   */
+  send(from: string, to: string | string[], options: SendOptions = {}, audience: string[] = []): string {
     const messageId = `m${++this.messages}`;
     const sentAt = this.nextAt;
     const fields = {
       messageId,
       from,
-      to,
+      to: typeof to === 'string' ? to : [...new Set(to)],
       subject: options.subject ?? `subject of ${messageId}`,
       priority: options.priority ?? 'normal',
       threadId: options.replyTo ? this.threads.get(options.replyTo)! : messageId,
@@ -294,7 +297,7 @@ export class LogBuilder {
     };
     this.threads.set(messageId, fields.threadId);
     this.sent.set(messageId, { priority: fields.priority, sentAt });
-    const recipients = to === 'AGENT:*' ? audience : [to];
+    const recipients = to === 'AGENT:*' ? audience : typeof to === 'string' ? [to] : [...new Set(to)];
     this.add(
       messageStream(messageId),
       'MessageSent',
@@ -308,8 +311,8 @@ export class LogBuilder {
       },
       from,
     );
-    if (to === 'AGENT:*') {
-      for (const recipient of audience)
+    if (typeof to !== 'string' || to === 'AGENT:*') {
+      for (const recipient of recipients)
         this.add(messageStream(messageId), 'BroadcastDelivered', { ...fields, recipient, deliveredAt: this.nextAt }, from);
     }
     return messageId;

@@ -57,10 +57,10 @@ export function randomLog(seed: number, maxEvents: number): LogBuilder {
   const messages: string[] = [];
   /** Messages that carried a task, with who may hold it (issue 12). */
   const tasks: Array<{ id: string; audience: string[] }> = [];
-  const sendTracked = (from: string, to: string, audience: string[] = []) => {
+  const sendTracked = (from: string, to: string | string[], audience: string[] = []) => {
     const sent = options(random, messages);
     const id = log.send(from, to, sent, audience);
-    if (sent.task) tasks.push({ id, audience: to === 'AGENT:*' ? audience : [to] });
+    if (sent.task) tasks.push({ id, audience: to === 'AGENT:*' ? audience : typeof to === 'string' ? [to] : [...new Set(to)] });
     return id;
   };
   let late = 0;
@@ -72,6 +72,15 @@ export function randomLog(seed: number, maxEvents: number): LogBuilder {
       const id = sendTracked(from, to);
       messages.push(id);
       deliveries.push({ recipient: to, messageId: id });
+    } else if (roll < 0.33) {
+      // A list of identities (issue 13): the sender may list itself, an identity may repeat, one may be unregistered.
+      const from = pick(agents);
+      const list = [...agents.filter(() => chance(0.5)), ...(chance(0.2) ? ['@unregistered'] : [])];
+      if (list.length === 0) list.push(pick(agents));
+      if (chance(0.2)) list.push(pick(list));
+      const id = sendTracked(from, list);
+      messages.push(id);
+      for (const recipient of new Set(list)) deliveries.push({ recipient, messageId: id });
     } else if (roll < 0.36) {
       const from = pick(agents);
       const audience = agents.filter((a) => a !== from && chance(0.8));
@@ -347,7 +356,7 @@ function queriesFor(identities: readonly string[], threads: readonly string[], r
   for (const box of ['inbox', 'outbox'] as const) {
     const who = box === 'inbox' ? 'from' : 'to';
     queries.push({ box, [who]: pick(identities), limit: limit() });
-    if (box === 'outbox') queries.push({ box, to: 'AGENT:*', limit: limit() });
+    if (box === 'outbox') queries.push({ box, to: 'AGENT:*', limit: limit() }, { box, to: '@unregistered', limit: limit() });
     if (threads.length > 0) queries.push({ box, threadId: pick(threads), limit: limit() });
     queries.push({ box, tags: [pick(TAGS)], limit: limit() }, { box, tags: [pick(TAGS), pick(TAGS)], limit: limit() });
     queries.push({ box, priority: pick(PRIORITIES), limit: limit() });

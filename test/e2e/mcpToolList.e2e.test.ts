@@ -38,6 +38,6 @@ test('tools/list answer size, measured on the wire', async () => {
   // Issue 11: 6,816 bytes before (inputs only, few descriptions, 2.5 KB of task schema); now every input property is
   // described and every tool has an outputSchema, and the whole answer stays under this budget.
   // Issue 12 added the four task tools (claim_task, update_task, list_tasks, get_task: ~8 KB with their output schemas).
-  // Issue 13 added get_delivery (~1.9 KB with its output schema).
-  expect(bytes).toBeLessThan(23_000);
+  // Issue 13 added get_delivery (~1.9 KB with its output schema) and recipient lists in add_message.
+  expect(bytes).toBeLessThan(24_000);
 });

@@ -48,10 +48,11 @@ test('every input property is described; to carries its pattern; status says its
       expect([name, field, typeof said]).toEqual([name, field, 'string']);
     }
   }
-  expect(property('add_message', 'to')).toMatchObject({
-    pattern: '^(AGENT:\\*|@[A-Za-z0-9_-]{1,64})$',
-    description: expect.stringMatching(/@<identity>.*AGENT:\*/),
-  });
+  const to = property('add_message', 'to');
+  expect(to).toMatchObject({ description: expect.stringMatching(/@<identity>.*AGENT:\*.*list/) });
+  // one recipient (either shape) or a list of identities
+  expect(JSON.stringify(to)).toContain(JSON.stringify('^(AGENT:\\*|@[A-Za-z0-9_-]{1,64})$'));
+  expect(JSON.stringify(to)).toContain('"maxItems":100');
   expect(property('add_message', 'inReplyTo').description).toContain('threadId is inherited');
   expect(property('add_message', 'threadId').description).toContain('omit with inReplyTo');
   expect(property('add_message', 'wakeSuppressed').description).toContain('refused for a direct message that is high priority');

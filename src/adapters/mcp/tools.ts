@@ -51,8 +51,9 @@ export const TOOLS: ToolDefinition[] = [
   {
     name: 'add_message',
     description:
-      'Send a message to @<identity> (direct) or AGENT:* (broadcast to every other active agent). ' +
-      'You are the sender (from your token). Pass idempotencyKey to make a retry safe.',
+      'Send a message to @<identity> (direct), to a list of identities (to: ["@b", "@c"]: one message and thread, ' +
+      'each recipient reads and archives its own copy; not a comma-separated string), or AGENT:* alone (broadcast to ' +
+      'every other active agent). You are the sender (from your token). Pass idempotencyKey to make a retry safe.',
     schema: sendMessageSchema,
     output: results.sendResultSchema,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

@@ -5,6 +5,7 @@
 import type { Priority } from '../../events/types';
 import type { InboxEntryFields } from '../../projections/viewChanges';
 import { insertSorted } from './sortedPositions';
+import { isBroadcastAddress } from '../../events/addressing';
 
 /**
  * A plain object, made by the object literal in `newEntry`, not a class instance: a million-event
@@ -88,7 +89,7 @@ export class MemoryInbox {
 
   addOutbox(position: number, fields: InboxEntryFields): void {
     this.outboxIds.add(fields.messageId);
-    insertSorted(this.outbox, newEntry(position, fields, fields.to.startsWith('AGENT:')));
+    insertSorted(this.outbox, newEntry(position, fields, isBroadcastAddress(fields.to)));
   }
 
   markRead(messageId: string, readAt: string): void {

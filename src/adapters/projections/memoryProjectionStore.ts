@@ -32,7 +32,7 @@ const matches = (entry: InboxEntry, query: ListQuery): boolean => {
   if (query.status === 'read' && entry.readAt === null) return false;
   if (query.status === 'unread' && entry.readAt !== null) return false; // a read entry not yet compacted out of `unread`
   if (query.from !== undefined && f.from !== query.from) return false;
-  if (query.to !== undefined && f.to !== query.to) return false;
+  if (query.to !== undefined && !(f.to === query.to || (typeof f.to !== 'string' && f.to.includes(query.to)))) return false;
   if (query.threadId !== undefined && f.threadId !== query.threadId) return false;
   if (query.priority !== undefined && f.priority !== query.priority) return false;
   if (query.tags !== undefined && !query.tags.every((tag) => f.tags.includes(tag))) return false;
@@ -211,7 +211,7 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
    */
   private compact(summary: MessageSummary): MessageSummary {
     summary.from = this.intern(summary.from);
-    summary.to = this.intern(summary.to);
+    if (typeof summary.to === 'string') summary.to = this.intern(summary.to);
     if (summary.threadId === summary.messageId) summary.threadId = summary.messageId;
     return summary;
   }

@@ -12,7 +12,9 @@ import { APPLY_SCRIPT } from './redisApplyScript';
  * KEYS: source zset, entries hash, read hash, archived hash, unread zset.
  * ARGV: box, status, upper bound ('+' or '(<member>'), wanted, scan budget,
  * then the filters on from, to, threadId and priority ('-': none; '=' and the
- * escaped value), then the wanted tags (escaped), each its own argument.
+ * escaped value), then the wanted tags (escaped), each its own argument. A
+ * stored `to` holding commas is a list of identities: the `to` filter matches
+ * one of them.
  * Filters read only the stored value's head (see redisStoredValue.ts): no JSON
  * is decoded here, so no stored message can make a listing fail, and matching
  * does not depend on how the JSON was written.
@@ -48,7 +50,12 @@ local function fieldsMatch(value)
     start = bar + 1
   end
   for _, filter in ipairs(filters) do
-    if head[filter.field] ~= filter.value then return false end
+    local stored = head[filter.field]
+    if stored ~= filter.value then
+      -- a list 'to' (@b,@c,) matches each identity it names; no other head field holds a comma
+      if filter.field ~= 5 or not string.find(stored, ',', 1, true) then return false end
+      if not string.find(',' .. stored, ',' .. filter.value .. ',', 1, true) then return false end
+    end
   end
   if #tags == 0 then return true end
   local stored = ',' .. head[7]

@@ -28,6 +28,8 @@ export interface DeliveryLedger {
   /** The send's log position: the `accepted` stage of every recipient (null: known from the log, not yet from the views). */
   accepted: { position: string | null };
   wakeExpected: boolean;
+  /** When the heartbeat escalated the message because it woke nobody within the wake SLA (null: never). */
+  escalatedAt: string | null;
   /** How many recipients reached each stage (of all of them, not only this page's). */
   summary: { recipients: number } & LedgerCounts;
   /** This page's recipients, in identity order; a stage is null until reached. */
@@ -74,6 +76,7 @@ export class DeliveryQueries {
         sentAt: message.sentAt,
         accepted: { position: message.position },
         wakeExpected: message.wakeExpected,
+        escalatedAt: page.escalatedAt,
         summary: { recipients: message.recipientCount, ...counts },
         recipients: page.rows,
         nextAfter: page.nextAfter,
@@ -103,6 +106,7 @@ export class DeliveryQueries {
       sentAt: sent.sentAt,
       accepted: { position: null },
       wakeExpected: !sent.wakeSuppressed && recipients.length > 0,
+      escalatedAt: null,
       summary: { recipients: recipients.length, inView: 0, woken: 0, seen: 0, read: 0, replied: 0 },
       recipients: rows.map((recipient) => ({ recipient, inView: null, woken: null, seen: null, read: null, replied: null })),
       nextAfter: rest.length > limit ? rows[rows.length - 1] : null,

@@ -27,6 +27,9 @@ export const deliveryLedgerSchema = z.object({
     .object({ position: z.string().nullable() })
     .describe("the send's log position (null while the views have not applied it: see viewsLagging)"),
   wakeExpected: z.boolean().describe('false when no recipient was due a wake (suppressed, or only its sender)'),
+  escalatedAt: timestamp
+    .nullable()
+    .describe('when the heartbeat escalated it through the nudge targets, having woken nobody within the wake SLA'),
   summary: z
     .object({ recipients: count, inView: count, woken: count, seen: count, read: count, replied: count })
     .describe('how many of all recipients reached each stage'),

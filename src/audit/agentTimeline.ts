@@ -82,6 +82,8 @@ export class AgentTimeline {
         return event.data.recipient === me
           ? [{ ...base, kind: 'woken', messageId: event.data.messageId, counterpart: null, subject: `via ${event.data.via}` }]
           : [];
+      case 'WakeEscalated':
+        return []; // the heartbeat's act, not the agent's (the nudge it led to is in the delivery ledger)
       case 'TaskClaimed':
       case 'TaskStateChanged':
       case 'TaskArtifactAdded':

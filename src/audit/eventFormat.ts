@@ -51,6 +51,11 @@ export function describeEvent(event: StoredEvent): string {
       return `message ${event.data.messageId} archived by ${event.data.recipient}${event.data.wasUnread ? ' (unread)' : ''}`;
     case 'WakeObserved':
       return `${event.data.recipient} woken for message ${event.data.messageId} via ${event.data.via}`;
+    case 'WakeEscalated':
+      return (
+        `message ${event.data.messageId} woke nobody within ${event.data.slaMs} ms: escalated to ` +
+        `${event.data.recipients.join(', ') || 'nobody'}`
+      );
     case 'TaskClaimed':
     case 'TaskStateChanged':
     case 'TaskArtifactAdded':

@@ -132,6 +132,18 @@ const wakeObservedV1 = z.strictObject({
   observedAt: timestamp,
 });
 
+/**
+ * The heartbeat escalated a message that woke nobody within the wake SLA (issue 13): written once per
+ * message (the append that creates its escalation stream wins; another daemon's conflicts), before the
+ * nudges to `recipients` (those not woken) go out.
+ */
+const wakeEscalatedV1 = z.strictObject({
+  messageId: z.string(),
+  recipients: z.array(z.string()),
+  slaMs: z.number().int().nonnegative(),
+  escalatedAt: timestamp,
+});
+
 /** The current version's data shape of each event type. */
 export const EVENT_DATA_V1 = {
   AgentRegistered: agentRegisteredV1,
@@ -142,6 +154,7 @@ export const EVENT_DATA_V1 = {
   ReceiptRead: receiptReadV1,
   MessageArchived: messageArchivedV1,
   WakeObserved: wakeObservedV1,
+  WakeEscalated: wakeEscalatedV1,
   ...TASK_EVENT_DATA_V1,
 } as const;
 

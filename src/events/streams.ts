@@ -12,6 +12,9 @@ export const TASK_STREAM_PREFIX = 'mailbox-task-';
  * batches without an expected revision: they decide nothing, so they never contend with a message's receipts.
  */
 export const DELIVERY_STREAM = 'mailbox-deliveries';
+/** One per escalated message: created by the one escalation (WakeEscalated); a second daemon's append conflicts. */
+export const ESCALATION_STREAM_PREFIX = 'mailbox-escalation-';
+export const escalationStream = (messageId: string): string => `${ESCALATION_STREAM_PREFIX}${messageId}`;
 /** Every mailbox stream starts with this; subscriptions filter on it. */
 export const MAILBOX_STREAM_PREFIX = 'mailbox-';
 

@@ -36,6 +36,8 @@ export type MessageArchived = Event<'MessageArchived', DataOf<'MessageArchived'>
 /** A wake reached the recipient (the delivery ledger's `woken` stage); written in batches to DELIVERY_STREAM. */
 export type WakeObserved = Event<'WakeObserved', DataOf<'WakeObserved'>>;
 export type WakeVia = WakeObserved['data']['via'];
+/** The heartbeat escalated an unwoken message, once (streams.ts: escalationStream). */
+export type WakeEscalated = Event<'WakeEscalated', DataOf<'WakeEscalated'>>;
 
 /** A new token for the agent; the old one is refused from then on. Only the hash is stored, as at registration. */
 export type AgentTokenRotated = Event<'AgentTokenRotated', DataOf<'AgentTokenRotated'>>;
@@ -71,7 +73,7 @@ export type MessageEvent = MessageSent | BroadcastDelivered | ReceiptRead | Mess
 export type TaskEvent =
   TaskClaimed | TaskStateChanged | TaskArtifactAdded | TaskLeaseRenewed | TaskReleased | TaskLeaseExpired | TaskExpired;
 /** What was observed about deliveries outside the log (streams.ts: DELIVERY_STREAM). */
-export type DeliveryEvent = WakeObserved;
+export type DeliveryEvent = WakeObserved | WakeEscalated;
 export type MailboxEvent = AgentEvent | MessageEvent | TaskEvent | DeliveryEvent;
 export type MailboxEventType = MailboxEvent['type'];
 

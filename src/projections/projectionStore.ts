@@ -3,7 +3,7 @@ import type { Priority, Role } from '../events/types';
 import type { ListQuery } from './listQuery';
 import type { TaskListQuery, TaskViewPage } from './readModel/taskViewsMemory';
 import type { TaskView } from './readModel/taskView';
-import type { LedgerPage, LedgerQuery } from './readModel/ledger';
+import type { LedgerPage, LedgerQuery, UnwokenPage, UnwokenQuery } from './readModel/ledger';
 import type { ProjectionGenerations } from './rebuildGenerations';
 import type { MessageSummary, ProjectedEvent } from './viewChanges';
 
@@ -80,6 +80,8 @@ export interface ProjectionStore {
   dueTasks(now: string, limit: number): Promise<TaskView[]>;
   /** One page of a message's delivery ledger (readModel/ledger.ts), with its counts; undefined: no such message. */
   deliveryLedger(messageId: string, query: LedgerQuery): Promise<LedgerPage | undefined>;
+  /** Messages that expected a wake and have none observed, sent before the cutoff (the unwoken alarm), oldest first. */
+  unwoken(query: UnwokenQuery): Promise<UnwokenPage>;
   binding(): Promise<ViewsBinding>;
   /**
    * Binds the store to `logIdentity`: from then on it applies and serves only

@@ -139,6 +139,8 @@ export function projectEvent(event: StoredEvent): ViewChange[] {
           at: event.data.observedAt,
         },
       ];
+    case 'WakeEscalated':
+      return [{ kind: 'wakeEscalated', messageId: event.data.messageId, at: event.data.escalatedAt }];
     case 'TaskClaimed':
     case 'TaskStateChanged':
     case 'TaskArtifactAdded':

@@ -37,7 +37,8 @@ export type ViewChange =
  */
 export type LedgerFact =
   | ({ kind: 'ledgerOpened' } & Omit<LedgerHeader, 'position'>)
-  | { kind: 'wakeObserved'; messageId: string; recipient: string; via: WakeVia; at: string };
+  | { kind: 'wakeObserved'; messageId: string; recipient: string; via: WakeVia; at: string }
+  | { kind: 'wakeEscalated'; messageId: string; at: string };
 
 /** What a task record starts as, from the message that carried it (see readModel/taskView.ts). */
 export interface OpenedTask {

@@ -7,7 +7,7 @@
  */
 import type { Priority, TaskEnvelope } from '../../src/commands/messageFields';
 import type { EventStore } from '../../src/events/eventStore';
-import { AGENT_REGISTRY_STREAM, DELIVERY_STREAM, messageStream, taskStream } from '../../src/events/streams';
+import { AGENT_REGISTRY_STREAM, DELIVERY_STREAM, escalationStream, messageStream, taskStream } from '../../src/events/streams';
 import type { MailboxEvent, NewEvent, StoredEvent, TaskEvent, WakeVia } from '../../src/events/types';
 import { projectStored } from '../../src/projections/projector';
 import type { ProjectedEvent } from '../../src/projections/viewChanges';
@@ -339,6 +339,17 @@ export class LogBuilder {
   /** A wake observed for the recipient (the delivery ledger's `woken`), as the API nodes and the heartbeat write it. */
   wake(recipient: string, messageId: string, via: WakeVia = 'stream'): this {
     this.add(DELIVERY_STREAM, 'WakeObserved', { messageId, recipient, via, observedAt: this.nextAt }, recipient);
+    return this;
+  }
+
+  /** The heartbeat escalated a message that woke nobody. */
+  escalate(messageId: string, recipients: string[] = []): this {
+    this.add(
+      escalationStream(messageId),
+      'WakeEscalated',
+      { messageId, recipients, slaMs: 60_000, escalatedAt: this.nextAt },
+      'system:heartbeat',
+    );
     return this;
   }
 

@@ -97,6 +97,8 @@ export function randomLog(seed: number, maxEvents: number): LogBuilder {
       // Wakes observed (the ledger's `woken`): mostly for a recipient, at times again, for a stranger or no message.
       const d = pick(deliveries);
       if (chance(0.08)) log.wake(pick(agents), chance(0.5) ? d.messageId : 'no-such-message', pick(VIAS));
+      else if (chance(0.15))
+        log.escalate(chance(0.9) ? d.messageId : 'no-such-message', [d.recipient]); // at times twice, or after a wake
       else log.wake(d.recipient, d.messageId, pick(VIAS));
     } else if (roll < 0.7 && deliveries.length > 0) {
       const d = pick(deliveries);
@@ -418,12 +420,20 @@ async function views(
   identities: readonly string[],
   queries: Map<string, Query[]>,
   messageIds: readonly string[],
+  middle: string,
 ): Promise<Map<string, unknown>> {
   const result = new Map<string, unknown>();
   result.set('checkpoint', await store.checkpoint());
   result.set('agents', await store.listAgents());
   result.set('allHeartbeats', await store.allHeartbeats());
   for (const messageId of messageIds) result.set(`ledger ${messageId}`, await ledgerPages(store, messageId));
+  for (const sentBefore of ['2000-01-01T00:00:00.000Z', middle, '2100-01-01T00:00:00.000Z']) {
+    for (const pendingOnly of [false, true]) {
+      for (const limit of [0, 3, 1000]) {
+        result.set(`unwoken ${sentBefore} ${pendingOnly} ${limit}`, await store.unwoken({ sentBefore, pendingOnly, limit }));
+      }
+    }
+  }
   await Promise.all(
     identities.map(async (identity) => {
       result.set(`${identity} unreadCount`, await store.unreadCount(identity));
@@ -490,6 +500,7 @@ export async function checkLog(redisUrl: string, seed: number, maxEvents: number
     if (typeof data.threadId === 'string') threads.add(data.threadId);
   }
   const identities = [...named].sort();
+  const middle = log.events[Math.floor(log.events.length / 2)].metadata.at; // a cutoff with messages on either side
   const messageIds = [
     ...new Set(
       log.events.filter((event) => event.type === 'MessageSent').map((event) => (event.data as { messageId: string }).messageId),
@@ -517,7 +528,7 @@ export async function checkLog(redisUrl: string, seed: number, maxEvents: number
       }
     }
     const [expected, ...others] = await Promise.all(
-      subjects.map((subject) => views(subject.store, identities, queries, messageIds)),
+      subjects.map((subject) => views(subject.store, identities, queries, messageIds, middle)),
     );
     for (const [i, actual] of others.entries()) {
       for (const [view, value] of expected) {

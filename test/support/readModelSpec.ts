@@ -58,6 +58,9 @@ const WRITES = new Set([
   'ledgerStageReached',
   'replyAwaited',
   'repliesSettled',
+  'unwokenListed',
+  'unwokenCleared',
+  'wakeEscalated',
 ]);
 
 /** The view as the rules see it: reading only (a write through it throws). */
@@ -79,7 +82,15 @@ function twice(given: readonly ProjectedEvent[], when: readonly ProjectedEvent[]
   return first;
 }
 
-const LEDGER_CHANGES = new Set(['ledgerOpened', 'ledgerStageReached', 'replyAwaited', 'repliesSettled']);
+const LEDGER_CHANGES = new Set([
+  'ledgerOpened',
+  'ledgerStageReached',
+  'replyAwaited',
+  'repliesSettled',
+  'unwokenListed',
+  'unwokenCleared',
+  'wakeEscalated',
+]);
 const isLedgerChange = (change: ReadModelChange): boolean => LEDGER_CHANGES.has(change.kind);
 
 export const ReadModelSpec = {

@@ -23,7 +23,14 @@ import { MemoryInbox, type InboxEntry } from './memoryInbox';
 import { newestFirst } from './sortedPositions';
 import type { TaskList, TaskView } from '../../projections/readModel/taskView';
 import { TaskViewsMemory, type TaskListQuery, type TaskViewPage } from '../../projections/readModel/taskViewsMemory';
-import type { LedgerHeader, LedgerPage, LedgerQuery, LedgerStage } from '../../projections/readModel/ledger';
+import type {
+  LedgerHeader,
+  LedgerPage,
+  LedgerQuery,
+  LedgerStage,
+  UnwokenPage,
+  UnwokenQuery,
+} from '../../projections/readModel/ledger';
 import { LedgerMemory } from '../../projections/readModel/ledgerMemory';
 
 const matches = (entry: InboxEntry, query: ListQuery): boolean => {
@@ -205,6 +212,26 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
     this.ledger.repliesSettled(threadId, recipient);
   }
 
+  ledgerCount(messageId: string, stage: LedgerStage): number {
+    return this.ledger.ledgerCount(messageId, stage);
+  }
+
+  ledgerEscalatedAt(messageId: string): string | null {
+    return this.ledger.ledgerEscalatedAt(messageId);
+  }
+
+  unwokenListed(messageId: string, sentAt: string): void {
+    this.ledger.unwokenListed(messageId, sentAt);
+  }
+
+  unwokenCleared(messageId: string): void {
+    this.ledger.unwokenCleared(messageId);
+  }
+
+  wakeEscalated(messageId: string, at: string): void {
+    this.ledger.wakeEscalated(messageId, at);
+  }
+
   /**
    * Each event arrives freshly parsed, so the same identity is a new string in every message: keep one
    * copy per identity, and the message id's copy for a thread id that equals it (~100 bytes per message).
@@ -306,6 +333,10 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
 
   async dueTasks(now: string, limit: number): Promise<TaskView[]> {
     return this.tasks.due(now, limit);
+  }
+
+  async unwoken(query: UnwokenQuery): Promise<UnwokenPage> {
+    return this.ledger.unwoken(query);
   }
 
   async deliveryLedger(messageId: string, query: LedgerQuery): Promise<LedgerPage | undefined> {

@@ -161,6 +161,7 @@ function planChange(
       return; // planned by the task rules in Node (redisTaskViews.ts), passed in as taskOps
     case 'ledgerOpened':
     case 'wakeObserved':
+    case 'wakeEscalated':
       return; // the ledger's ops (redisLedger.ts), planned beside every change
     default: {
       const unexpected: never = change;

@@ -27,9 +27,10 @@ export const APPLY_SCRIPT = `
 -- Arguments per op after its code and position: S summary, O outbox, M both, I inbox entry, W inbox entry
 -- with a wake, R read, A archived; reg/ret registry, ids identities with views; task views (decided in Node by the
 -- read model's task rules, redisTaskViews.ts): tu record, tt due index, tl/tn list add/remove, tw waiting count, tp wake;
--- the delivery ledger (redisLedger.ts, re-stating ledgerRules.ts): lp a send answers its thread, lo a ledger opens, lg a stage.
+-- the delivery ledger (redisLedger.ts, re-stating ledgerRules.ts): lp a send answers its thread, lo a ledger opens, lg a stage,
+-- le the heartbeat escalated an unwoken message.
 local ARITY = { reg = 2, ret = 2, ids = 1, S = 2, O = 2, M = 3, I = 3, W = 5, R = 2, A = 2, tu = 2, tt = 2, tl = 2, tn = 2, tw = 2, tp = 2,
-  lp = 3, lo = 4, lg = 3 }
+  lp = 3, lo = 5, lg = 3, le = 2 }
 local flags = ARGV[1]
 local check = string.find(flags, 'c', 1, true) ~= nil
 local publish = string.find(flags, 'p', 1, true) ~= nil
@@ -180,7 +181,18 @@ if global and write then
           -- A stage's first mark, for a recipient of the message only (b is '<stage letter>|<recipient>'); its count moves with it.
           local ledger = base .. 'ledger:' .. a
           if redis.call('ZSCORE', ledger .. ':to', string.sub(b, 3)) and redis.call('HSETNX', ledger, b, ARGV[j + 4]) == 1 then
-            redis.call('HINCRBY', ledger, '#' .. string.sub(b, 1, 1), 1)
+            local letter = string.sub(b, 1, 1)
+            if redis.call('HINCRBY', ledger, '#' .. letter, 1) == 1 and letter == 'w' then
+              -- Its first wake: no longer unwoken.
+              redis.call('ZREM', base .. 'unwoken', a)
+              redis.call('ZREM', base .. 'unwoken:pending', a)
+            end
+          end
+        elseif code == 'le' then
+          -- Escalated once by the heartbeat: no longer pending escalation (still unwoken until a wake is observed).
+          local ledger = base .. 'ledger:' .. a
+          if redis.call('HEXISTS', ledger, '#') == 1 and redis.call('HSETNX', ledger, '#e', b) == 1 then
+            redis.call('ZREM', base .. 'unwoken:pending', a)
           end
         elseif code == 'lp' then
           -- The sender answers the thread: each message awaiting its reply is replied, then none awaits it.
@@ -199,6 +211,10 @@ if global and write then
           -- A ledger opens once: its recipients (for paging), each owing the thread a reply to it.
           local ledger = base .. 'ledger:' .. a
           if redis.call('HSETNX', ledger, '#', ARGV[j + 4]) == 1 then
+            if ARGV[j + 6] ~= '' then -- a wake is expected: unwoken (and pending escalation) from its send time (ms)
+              redis.call('ZADD', base .. 'unwoken', ARGV[j + 6], a)
+              redis.call('ZADD', base .. 'unwoken:pending', ARGV[j + 6], a)
+            end
             local replies = base .. 'replies:' .. b
             for recipient in string.gmatch(ARGV[j + 5], '%S+') do
               redis.call('ZADD', ledger .. ':to', 0, recipient)

@@ -9,9 +9,11 @@
  *                                          '<v|w|s|r|p>|<@b>' @b's mark of the stage
  *   <prefix>{<ns>}:ledger:<messageId>:to   the recipients (lex-ordered set, score 0), for paging
  *   <prefix>{<ns>}:replies:<threadId>      recipient -> messages of the thread awaiting its reply (space-separated)
+ *   <prefix>{<ns>}:unwoken                 messages expecting a wake with none observed, scored by send time (ms)
+ *   <prefix>{<ns>}:unwoken:pending         the same, less those the heartbeat escalated already ('#e' in the ledger)
  *
  * Ops (redisApplyScript.ts): `lp` a send answers the thread for its sender, `lo` a ledger opens, `lg` a
- * stage is reached.
+ * stage is reached, `le` an unwoken message was escalated.
  */
 import {
   ledgerMessage,
@@ -21,6 +23,9 @@ import {
   type LedgerPage,
   type LedgerQuery,
   type LedgerStage,
+  type UnwokenMessage,
+  type UnwokenPage,
+  type UnwokenQuery,
 } from '../../projections/readModel/ledger';
 import { deliveryRow } from '../../projections/readModel/ledger';
 import type { LedgerFact, ViewChange } from '../../projections/viewChanges';
@@ -45,7 +50,14 @@ export function ledgerOps(fact: ViewChange | LedgerFact, position: bigint): stri
       const message = ledgerMessage({ ...header, position: position.toString() });
       return [
         ['lp', fact.threadId, fact.sender, `${fact.sentAt} ${fact.messageId}`],
-        ['lo', fact.messageId, fact.threadId, JSON.stringify(message), fact.recipients.join(' ')],
+        [
+          'lo',
+          fact.messageId,
+          fact.threadId,
+          JSON.stringify(message),
+          fact.recipients.join(' '),
+          fact.wakeExpected ? String(Date.parse(fact.sentAt)) : '',
+        ],
       ];
     }
     case 'inboxAdded':
@@ -54,6 +66,8 @@ export function ledgerOps(fact: ViewChange | LedgerFact, position: bigint): stri
       return [mark('woken', fact.messageId, fact.recipient, `${fact.at} ${fact.via}`)];
     case 'receiptRead':
       return [mark('read', fact.messageId, fact.recipient, fact.readAt)];
+    case 'wakeEscalated':
+      return [['le', fact.messageId, fact.at]];
     default:
       return [];
   }
@@ -69,12 +83,34 @@ export class RedisLedgerReader {
     return `${prefix}${this.keys.globalTag}:ledger:${messageId}`;
   }
 
+  /** Two round trips: the count and the oldest ids; then each one's message and escalation. */
+  async unwoken(prefix: string, query: UnwokenQuery): Promise<UnwokenPage> {
+    const key = `${prefix}${this.keys.globalTag}:unwoken${query.pendingOnly ? ':pending' : ''}`;
+    const below = `(${Date.parse(query.sentBefore)}`;
+    const [count, ids] = await Promise.all([
+      this.client.zcount(key, '-inf', below),
+      query.limit === 0 ? Promise.resolve([]) : this.client.zrangebyscore(key, '-inf', below, 'LIMIT', 0, query.limit),
+    ]);
+    const heads = await Promise.all(ids.map((id) => this.client.hmget(this.ledgerKey(prefix, id), '#', '#e')));
+    const messages = heads.map(([json, escalatedAt], i): UnwokenMessage => {
+      const message = JSON.parse(json!) as LedgerMessage;
+      return {
+        messageId: ids[i],
+        sender: message.sender,
+        sentAt: message.sentAt,
+        recipientCount: message.recipientCount,
+        escalatedAt: escalatedAt ?? null,
+      };
+    });
+    return { count, messages };
+  }
+
   /** Two round trips: the message, its counts and the page's recipients; then their marks. */
   async page(prefix: string, messageId: string, query: LedgerQuery): Promise<LedgerPage | undefined> {
     const key = this.ledgerKey(prefix, messageId);
     const counts = LEDGER_STAGES.map((stage) => `#${STAGE_LETTER[stage]}`);
     const [head, recipients] = await Promise.all([
-      this.client.hmget(key, '#', ...counts),
+      this.client.hmget(key, '#', ...counts, '#e'),
       this.client.zrangebylex(`${key}:to`, query.after === null ? '-' : `(${query.after}`, '+', 'LIMIT', 0, query.limit + 1),
     ]);
     if (head[0] === null) return undefined;
@@ -94,6 +130,7 @@ export class RedisLedgerReader {
     return {
       message: JSON.parse(head[0]) as LedgerMessage,
       counts: { inView: count(0), woken: count(1), seen: count(2), read: count(3), replied: count(4) },
+      escalatedAt: head[LEDGER_STAGES.length + 1] ?? null,
       rows,
       nextAfter: more ? page[page.length - 1] : null,
     };

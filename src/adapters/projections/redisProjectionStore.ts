@@ -40,7 +40,7 @@ import { sleep } from '../../support/retry';
 import { RedisViewReader } from './redisViewReader';
 import { hasTaskFacts, planTaskOps, RedisTaskKeys, RedisTaskReader } from './redisTaskViews';
 import { RedisLedgerReader } from './redisLedger';
-import type { LedgerPage, LedgerQuery } from '../../projections/readModel/ledger';
+import type { LedgerPage, LedgerQuery, UnwokenPage, UnwokenQuery } from '../../projections/readModel/ledger';
 import type { TaskView } from '../../projections/readModel/taskView';
 import type { TaskListQuery, TaskViewPage } from '../../projections/readModel/taskViewsMemory';
 
@@ -287,6 +287,10 @@ export class RedisProjectionStore implements ProjectionStore {
 
   async deliveryLedger(messageId: string, query: LedgerQuery): Promise<LedgerPage | undefined> {
     return this.read((prefix) => this.ledger.page(prefix, messageId, query));
+  }
+
+  async unwoken(query: UnwokenQuery): Promise<UnwokenPage> {
+    return this.read((prefix) => this.ledger.unwoken(prefix, query));
   }
 
   async listAgents(): Promise<AgentView[]> {

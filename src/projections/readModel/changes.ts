@@ -105,6 +105,9 @@ export function replay(change: ReadModelChange, sink: ChangeSink): void {
     case 'ledgerStageReached':
     case 'replyAwaited':
     case 'repliesSettled':
+    case 'unwokenListed':
+    case 'unwokenCleared':
+    case 'wakeEscalated':
       return replayLedgerChange(change, sink);
     default: {
       const unexpected: never = change;

@@ -78,6 +78,7 @@ export function evolveTo(view: ReadModelView, fact: ViewChange, position: bigint
       return;
     case 'ledgerOpened':
     case 'wakeObserved':
+    case 'wakeEscalated':
       return; // the ledger's own facts: ledgerRules.ts (above)
     default: {
       const unexpected: never = fact;

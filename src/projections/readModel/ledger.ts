@@ -45,6 +45,10 @@ export interface LedgerLookup {
   ledgerMark(messageId: string, recipient: string, stage: LedgerStage): string | undefined;
   /** Messages of the thread sent to the recipient that it has not answered yet, oldest first. */
   awaitingReply(threadId: string, recipient: string): readonly string[];
+  /** How many recipients reached the stage (0: none, or no ledger). */
+  ledgerCount(messageId: string, stage: LedgerStage): number;
+  /** When the heartbeat escalated the unwoken message (null: never). */
+  ledgerEscalatedAt(messageId: string): string | null;
 }
 
 /** The ledger's changes: each a plain write, decided by the rules (a store decides nothing). */
@@ -57,13 +61,22 @@ export interface LedgerChangeSink {
   replyAwaited(threadId: string, recipient: string, messageId: string): void;
   /** The recipient answered in the thread: its list for the thread is empty again. */
   repliesSettled(threadId: string, recipient: string): void;
+  /** The message expects a wake and none was observed yet: listed as unwoken (and pending escalation) by its send time. */
+  unwokenListed(messageId: string, sentAt: string): void;
+  /** A first wake was observed: the message leaves the unwoken lists (nothing when it was not in them). */
+  unwokenCleared(messageId: string): void;
+  /** The heartbeat escalated the unwoken message once: it is no longer pending escalation (still unwoken). */
+  wakeEscalated(messageId: string, at: string): void;
 }
 
 export type LedgerChange =
   | { kind: 'ledgerOpened'; header: LedgerHeader }
   | { kind: 'ledgerStageReached'; messageId: string; recipient: string; stage: LedgerStage; mark: string }
   | { kind: 'replyAwaited'; threadId: string; recipient: string; messageId: string }
-  | { kind: 'repliesSettled'; threadId: string; recipient: string };
+  | { kind: 'repliesSettled'; threadId: string; recipient: string }
+  | { kind: 'unwokenListed'; messageId: string; sentAt: string }
+  | { kind: 'unwokenCleared'; messageId: string }
+  | { kind: 'wakeEscalated'; messageId: string; at: string };
 
 export function collectLedgerChanges(into: { push(change: LedgerChange): unknown }): LedgerChangeSink {
   return {
@@ -72,6 +85,9 @@ export function collectLedgerChanges(into: { push(change: LedgerChange): unknown
       into.push({ kind: 'ledgerStageReached', messageId, recipient, stage, mark }),
     replyAwaited: (threadId, recipient, messageId) => into.push({ kind: 'replyAwaited', threadId, recipient, messageId }),
     repliesSettled: (threadId, recipient) => into.push({ kind: 'repliesSettled', threadId, recipient }),
+    unwokenListed: (messageId, sentAt) => into.push({ kind: 'unwokenListed', messageId, sentAt }),
+    unwokenCleared: (messageId) => into.push({ kind: 'unwokenCleared', messageId }),
+    wakeEscalated: (messageId, at) => into.push({ kind: 'wakeEscalated', messageId, at }),
   };
 }
 
@@ -85,6 +101,12 @@ export function replayLedgerChange(change: LedgerChange, sink: LedgerChangeSink)
       return sink.replyAwaited(change.threadId, change.recipient, change.messageId);
     case 'repliesSettled':
       return sink.repliesSettled(change.threadId, change.recipient);
+    case 'unwokenListed':
+      return sink.unwokenListed(change.messageId, change.sentAt);
+    case 'unwokenCleared':
+      return sink.unwokenCleared(change.messageId);
+    case 'wakeEscalated':
+      return sink.wakeEscalated(change.messageId, change.at);
     default: {
       const unexpected: never = change;
       throw new Error(`Unknown ledger change ${(unexpected as { kind: string }).kind}`);
@@ -136,6 +158,8 @@ export const ledgerMessage = ({ recipients, ...rest }: LedgerHeader): LedgerMess
 export interface LedgerPage {
   message: LedgerMessage;
   counts: LedgerCounts;
+  /** When the heartbeat escalated the message for want of a wake (null: never). */
+  escalatedAt: string | null;
   rows: DeliveryRow[];
   /** The last recipient of this page when more follow (the next page's `after`); else null. */
   nextAfter: string | null;
@@ -145,4 +169,28 @@ export interface LedgerQuery {
   /** Recipients after this identity (null: from the first). */
   after: string | null;
   limit: number;
+}
+
+/** A message that expected a wake and has none yet (the unwoken alarm). */
+export interface UnwokenMessage {
+  messageId: string;
+  sender: string;
+  sentAt: string;
+  recipientCount: number;
+  escalatedAt: string | null;
+}
+
+export interface UnwokenQuery {
+  /** Only messages sent strictly before this time (now minus the wake SLA). */
+  sentBefore: string;
+  /** At most this many, oldest first (0: only the count). */
+  limit: number;
+  /** Only those the heartbeat has not escalated yet. */
+  pendingOnly: boolean;
+}
+
+export interface UnwokenPage {
+  /** How many messages match, in all. */
+  count: number;
+  messages: UnwokenMessage[];
 }

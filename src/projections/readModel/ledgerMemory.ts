@@ -15,6 +15,9 @@ import {
   type LedgerPage,
   type LedgerQuery,
   type LedgerStage,
+  type UnwokenMessage,
+  type UnwokenPage,
+  type UnwokenQuery,
 } from './ledger';
 
 interface MessageLedger {
@@ -25,6 +28,7 @@ interface MessageLedger {
   sorted: string[] | null;
   marks: Map<string, LedgerMarks>;
   counts: LedgerCounts;
+  escalatedAt: string | null;
 }
 
 const NONE: readonly string[] = [];
@@ -33,6 +37,9 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
   private readonly ledgers = new Map<string, MessageLedger>();
   /** thread -> recipient -> messages awaiting its reply. */
   private readonly awaiting = new Map<string, Map<string, string[]>>();
+  /** Messages expecting a wake, none observed yet -> their send time (ms); `pending`: not escalated either. */
+  private readonly unwokenSince = new Map<string, number>();
+  private readonly pending = new Set<string>();
 
   ledgerOpen(messageId: string): boolean {
     return this.ledgers.has(messageId);
@@ -52,9 +59,24 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
     return this.awaiting.get(threadId)?.get(recipient) ?? NONE;
   }
 
+  ledgerCount(messageId: string, stage: LedgerStage): number {
+    return this.ledgers.get(messageId)?.counts[stage] ?? 0;
+  }
+
+  ledgerEscalatedAt(messageId: string): string | null {
+    return this.ledgers.get(messageId)?.escalatedAt ?? null;
+  }
+
   ledgerOpened(header: LedgerHeader): void {
     const members = header.recipients.length > 1 ? new Set(header.recipients) : null;
-    this.ledgers.set(header.messageId, { header, members, sorted: null, marks: new Map(), counts: emptyCounts() });
+    this.ledgers.set(header.messageId, {
+      header,
+      members,
+      sorted: null,
+      marks: new Map(),
+      counts: emptyCounts(),
+      escalatedAt: null,
+    });
   }
 
   ledgerStageReached(messageId: string, recipient: string, stage: LedgerStage, mark: string): void {
@@ -79,6 +101,43 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
     if (thread?.size === 0) this.awaiting.delete(threadId);
   }
 
+  unwokenListed(messageId: string, sentAt: string): void {
+    this.unwokenSince.set(messageId, Date.parse(sentAt));
+    this.pending.add(messageId);
+  }
+
+  unwokenCleared(messageId: string): void {
+    this.unwokenSince.delete(messageId);
+    this.pending.delete(messageId);
+  }
+
+  wakeEscalated(messageId: string, at: string): void {
+    this.ledgers.get(messageId)!.escalatedAt = at;
+    this.pending.delete(messageId);
+  }
+
+  /** The unwoken messages sent before the cutoff, oldest first (ties by id, as Redis orders equal scores). */
+  unwoken(query: UnwokenQuery): UnwokenPage {
+    const cutoff = Date.parse(query.sentBefore);
+    const matching: Array<[string, number]> = [];
+    for (const [messageId, sentMs] of this.unwokenSince) {
+      if (sentMs < cutoff && (!query.pendingOnly || this.pending.has(messageId))) matching.push([messageId, sentMs]);
+    }
+    if (query.limit === 0) return { count: matching.length, messages: [] };
+    matching.sort((a, b) => a[1] - b[1] || bytewise(a[0], b[0]));
+    const messages = matching.slice(0, query.limit).map(([messageId]): UnwokenMessage => {
+      const ledger = this.ledgers.get(messageId)!;
+      return {
+        messageId,
+        sender: ledger.header.sender,
+        sentAt: ledger.header.sentAt,
+        recipientCount: ledger.header.recipients.length,
+        escalatedAt: ledger.escalatedAt,
+      };
+    });
+    return { count: matching.length, messages };
+  }
+
   /** One page of the message's ledger (undefined: no such message). */
   page(messageId: string, query: LedgerQuery): LedgerPage | undefined {
     const ledger = this.ledgers.get(messageId);
@@ -100,6 +159,7 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
     return {
       message: ledgerMessage(ledger.header),
       counts: { ...ledger.counts },
+      escalatedAt: ledger.escalatedAt,
       rows: recipients.map((recipient) => deliveryRow(recipient, ledger.marks.get(recipient) ?? {})),
       nextAfter: more ? recipients[recipients.length - 1] : null,
     };

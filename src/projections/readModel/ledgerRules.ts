@@ -9,6 +9,8 @@
  *   `inView` when the recipient's inbox entry is added, `woken` when a wake was observed, `read` at its
  *   first receipt. (The inbox rules decide the same firsts for the inbox, from the entry.)
  * - A later stage never needs an earlier one: a recipient that polls reads without being woken.
+ * - Unwoken: a message that expects a wake is listed from its send until its first wake is observed;
+ *   the heartbeat's escalation is marked once (it stays unwoken, no longer pending escalation).
  */
 import type { LedgerFact, ViewChange } from '../viewChanges';
 import type { LedgerChangeSink, LedgerLookup, LedgerStage } from './ledger';
@@ -23,15 +25,26 @@ export function evolveLedger(view: LedgerLookup, fact: ViewChange | LedgerFact, 
       if (view.ledgerOpen(fact.messageId)) return;
       const { kind: _kind, ...header } = fact;
       sink.ledgerOpened({ ...header, position: position.toString() });
+      if (fact.wakeExpected) sink.unwokenListed(fact.messageId, fact.sentAt);
       for (const recipient of fact.recipients) sink.replyAwaited(fact.threadId, recipient, fact.messageId);
       return;
     }
     case 'inboxAdded':
-      return reach(view, fact.entry.messageId, fact.recipient, 'inView', position.toString(), sink);
-    case 'wakeObserved':
-      return reach(view, fact.messageId, fact.recipient, 'woken', `${fact.at} ${fact.via}`, sink);
+      reach(view, fact.entry.messageId, fact.recipient, 'inView', position.toString(), sink);
+      return;
+    case 'wakeObserved': {
+      const first = view.ledgerCount(fact.messageId, 'woken') === 0;
+      if (!reach(view, fact.messageId, fact.recipient, 'woken', `${fact.at} ${fact.via}`, sink)) return;
+      if (first) sink.unwokenCleared(fact.messageId);
+      return;
+    }
+    case 'wakeEscalated':
+      if (view.ledgerOpen(fact.messageId) && view.ledgerEscalatedAt(fact.messageId) === null)
+        sink.wakeEscalated(fact.messageId, fact.at);
+      return;
     case 'receiptRead':
-      return reach(view, fact.messageId, fact.recipient, 'read', fact.readAt, sink);
+      reach(view, fact.messageId, fact.recipient, 'read', fact.readAt, sink);
+      return;
     default:
       return; // no other fact moves the ledger
   }
@@ -44,7 +57,8 @@ function reach(
   stage: LedgerStage,
   mark: string,
   sink: LedgerChangeSink,
-): void {
-  if (!view.ledgerRecipient(messageId, recipient) || view.ledgerMark(messageId, recipient, stage) !== undefined) return;
+): boolean {
+  if (!view.ledgerRecipient(messageId, recipient) || view.ledgerMark(messageId, recipient, stage) !== undefined) return false;
   sink.ledgerStageReached(messageId, recipient, stage, mark);
+  return true;
 }

@@ -171,6 +171,26 @@ export class ScratchViews implements ReadModelStorage {
     this.ledger.repliesSettled(threadId, recipient);
   }
 
+  ledgerCount(messageId: string, stage: LedgerStage): number {
+    return this.ledger.ledgerCount(messageId, stage);
+  }
+
+  ledgerEscalatedAt(messageId: string): string | null {
+    return this.ledger.ledgerEscalatedAt(messageId);
+  }
+
+  unwokenListed(messageId: string, sentAt: string): void {
+    this.ledger.unwokenListed(messageId, sentAt);
+  }
+
+  unwokenCleared(messageId: string): void {
+    this.ledger.unwokenCleared(messageId);
+  }
+
+  wakeEscalated(messageId: string, at: string): void {
+    this.ledger.wakeEscalated(messageId, at);
+  }
+
   deliveryLedger(messageId: string, query: LedgerQuery): LedgerPage | undefined {
     return this.ledger.page(messageId, query);
   }

@@ -26,6 +26,7 @@ describe('read model: the delivery ledger', () => {
             position: position.toString(),
           },
         },
+        { kind: 'unwokenListed', messageId: 'm1', sentAt },
         { kind: 'replyAwaited', threadId: 'm1', recipient: '@b', messageId: 'm1' },
         { kind: 'ledgerStageReached', messageId: 'm1', recipient: '@b', stage: 'inView', mark: position.toString() },
       ]);
@@ -39,7 +40,10 @@ describe('read model: the delivery ledger', () => {
     const woken = next(log, (l) => l.wake('@b', 'm1', 'webhook'));
     ReadModelSpec.given(given)
       .when(...woken)
-      .thenLedger([{ kind: 'ledgerStageReached', messageId: 'm1', recipient: '@b', stage: 'woken', mark: `${wokenAt} webhook` }]);
+      .thenLedger([
+        { kind: 'ledgerStageReached', messageId: 'm1', recipient: '@b', stage: 'woken', mark: `${wokenAt} webhook` },
+        { kind: 'unwokenCleared', messageId: 'm1' },
+      ]);
     const again = next(log, (l) => l.wake('@b', 'm1', 'stream'));
     ReadModelSpec.given([...given, ...woken])
       .when(...again)
@@ -83,6 +87,7 @@ describe('read model: the delivery ledger', () => {
             position: position.toString(),
           },
         },
+        { kind: 'unwokenListed', messageId: 'm2', sentAt: replyAt },
         { kind: 'replyAwaited', threadId: m1, recipient: '@a', messageId: 'm2' },
         { kind: 'ledgerStageReached', messageId: 'm2', recipient: '@a', stage: 'inView', mark: position.toString() },
       ]);
@@ -133,5 +138,40 @@ describe('read model: the delivery ledger', () => {
         expect(second.nextAfter).toBeNull();
         expect(second.message.recipientCount).toBe(3);
       });
+  });
+
+  it('unwoken: listed from its send until its first wake; an escalation is marked once and leaves it unwoken', () => {
+    const log = new LogBuilder().register('@a', '@b', '@c');
+    const m1 = log.send('@a', 'AGENT:*', {}, ['@b', '@c']);
+    const m2 = log.send('@a', '@c', { wakeSuppressed: true });
+    const given = log.projected();
+    const everything = { sentBefore: '2100-01-01T00:00:00.000Z', limit: 10, pendingOnly: false };
+    ReadModelSpec.given([])
+      .when(...given)
+      .thenViews((views) => {
+        expect(views.ledger.unwoken(everything).messages.map((m) => m.messageId)).toEqual([m1]); // m2 expects no wake
+        expect(views.ledger.unwoken({ ...everything, sentBefore: log.sentAt(m1) }).count).toBe(0); // strictly before
+      });
+    const escalatedAt = log.nextAt;
+    const escalated = next(log, (l) => l.escalate(m1, ['@b', '@c']).escalate(m1, ['@b', '@c']));
+    ReadModelSpec.given(given)
+      .when(...escalated)
+      .thenLedger([{ kind: 'wakeEscalated', messageId: m1, at: escalatedAt }]);
+    ReadModelSpec.given(given)
+      .when(...escalated)
+      .thenViews((views) => {
+        expect(views.ledger.unwoken(everything).messages).toEqual([
+          { messageId: m1, sender: '@a', sentAt: log.sentAt(m1), recipientCount: 2, escalatedAt },
+        ]);
+        expect(views.ledger.unwoken({ ...everything, pendingOnly: true }).count).toBe(0);
+      });
+    const woken = next(log, (l) => l.wake('@c', m1).wake('@b', m1));
+    ReadModelSpec.given([...given, ...escalated])
+      .when(...woken)
+      .thenLedger([
+        { kind: 'ledgerStageReached', messageId: m1, recipient: '@c', stage: 'woken', mark: expect.stringMatching(/ stream$/) },
+        { kind: 'unwokenCleared', messageId: m1 },
+        { kind: 'ledgerStageReached', messageId: m1, recipient: '@b', stage: 'woken', mark: expect.stringMatching(/ stream$/) },
+      ]);
   });
 });

@@ -143,13 +143,13 @@ describe('read model: the delivery ledger', () => {
   it('unwoken: listed from its send until its first wake; an escalation is marked once and leaves it unwoken', () => {
     const log = new LogBuilder().register('@a', '@b', '@c');
     const m1 = log.send('@a', 'AGENT:*', {}, ['@b', '@c']);
-    const m2 = log.send('@a', '@c', { wakeSuppressed: true });
+    log.send('@a', '@c', { wakeSuppressed: true }); // m2 expects no wake
     const given = log.projected();
     const everything = { sentBefore: '2100-01-01T00:00:00.000Z', limit: 10, pendingOnly: false };
     ReadModelSpec.given([])
       .when(...given)
       .thenViews((views) => {
-        expect(views.ledger.unwoken(everything).messages.map((m) => m.messageId)).toEqual([m1]); // m2 expects no wake
+        expect(views.ledger.unwoken(everything).messages.map((m) => m.messageId)).toEqual([m1]);
         expect(views.ledger.unwoken({ ...everything, sentBefore: log.sentAt(m1) }).count).toBe(0); // strictly before
       });
     const escalatedAt = log.nextAt;

@@ -43,6 +43,7 @@ export class Mailbox {
   readonly deliveries: DeliveryQueries;
   /** Records the wakes this process handed to open wake streams (the ledger's `woken`), in batches. */
   readonly wakeRecorder: WakeRecorder;
+  readonly clock: Clock;
   readonly runner: ProjectionRunner;
   readonly eventStore: EventStore;
   readonly projections: ProjectionStore;
@@ -71,6 +72,7 @@ export class Mailbox {
     this.wakeBus = container.resolve<WakeBus>(TOKENS.WakeBus);
     this.sharedLimits = sharedLimitsOf(container);
     this.rejections = container.resolve<RejectionLog>(TOKENS.RejectionLog);
+    this.clock = container.resolve<Clock>(TOKENS.Clock);
     this.wakeRecorder = new WakeRecorder(
       this.eventStore,
       container.resolve<Clock>(TOKENS.Clock),

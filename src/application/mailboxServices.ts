@@ -17,6 +17,7 @@ import type { TaskQueries } from './taskQueries';
 import type { RejectionLog } from './rejectionLog';
 import type { DeliveryQueries } from './deliveryQueries';
 import type { WakeRecorder } from './wakeRecorder';
+import type { Clock } from './runtime';
 
 export interface MailboxServices {
   readonly config: MailboxConfig;
@@ -34,6 +35,8 @@ export interface MailboxServices {
   readonly rejections: RejectionLog;
   /** The delivery ledger (issue 13). */
   readonly deliveries: DeliveryQueries;
+  /** The mailbox's clock (injected in tests): time-based views (the unwoken alarm) are judged by it. */
+  readonly clock?: Clock;
   /** Where the wake streams record the wakes they handed out (the ledger's `woken`). */
   readonly wakeRecorder: WakeRecorder;
 }

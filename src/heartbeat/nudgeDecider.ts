@@ -56,6 +56,12 @@ export interface Nudge {
   /** Null when the agent has never sent or read anything. */
   idleForMs: number | null;
   at: string;
+  /**
+   * Absent: the unread set itself. 'unwoken': `messageId` woke none of its recipients within the wake SLA
+   * (issue 13, sent once per message and recipient, whatever the cooldown).
+   */
+  reason?: 'unwoken';
+  messageId?: string;
 }
 
 export interface Decision {

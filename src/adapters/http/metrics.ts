@@ -55,6 +55,18 @@ export class MailboxMetrics {
       },
     });
     new Gauge({
+      name: 'mailbox_unwoken_messages',
+      help: 'Messages that expected a wake and woke none of their recipients within MAILBOX_WAKE_SLA_MS (the unwoken alarm)',
+      registers,
+      async collect() {
+        const now = mailbox.clock?.now().getTime() ?? Date.now();
+        const sentBefore = new Date(now - mailbox.config.wakeSlaMs).toISOString();
+        // Views not answering (e.g. Redis down): keep the last count; readiness reports the outage.
+        const unwoken = await mailbox.projections.unwoken({ sentBefore, limit: 0, pendingOnly: false }).catch(() => null);
+        if (unwoken) this.set(unwoken.count);
+      },
+    });
+    new Gauge({
       name: 'mailbox_wake_streams_open',
       help: 'Open SSE wake streams (GET /v1/wake)',
       registers,

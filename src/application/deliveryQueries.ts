@@ -30,6 +30,9 @@ export interface DeliveryLedger {
   wakeExpected: boolean;
   /** When the heartbeat escalated the message because it woke nobody within the wake SLA (null: never). */
   escalatedAt: string | null;
+  /** When every recipient's reply is due (null: none expected), and when the heartbeat found it overdue (null: not). */
+  replyDueBy: string | null;
+  replyOverdueAt: string | null;
   /** How many recipients reached each stage (of all of them, not only this page's). */
   summary: { recipients: number } & LedgerCounts;
   /** This page's recipients, in identity order; a stage is null until reached. */
@@ -77,6 +80,8 @@ export class DeliveryQueries {
         accepted: { position: message.position },
         wakeExpected: message.wakeExpected,
         escalatedAt: page.escalatedAt,
+        replyDueBy: page.replyDueBy,
+        replyOverdueAt: page.replyOverdueAt,
         summary: { recipients: message.recipientCount, ...counts },
         recipients: page.rows,
         nextAfter: page.nextAfter,
@@ -107,6 +112,8 @@ export class DeliveryQueries {
       accepted: { position: null },
       wakeExpected: !sent.wakeSuppressed && recipients.length > 0,
       escalatedAt: null,
+      replyDueBy: null,
+      replyOverdueAt: null,
       summary: { recipients: recipients.length, inView: 0, woken: 0, seen: 0, read: 0, replied: 0 },
       recipients: rows.map((recipient) => ({ recipient, inView: null, woken: null, seen: null, read: null, replied: null })),
       nextAfter: rest.length > limit ? rows[rows.length - 1] : null,

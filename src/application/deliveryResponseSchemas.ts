@@ -30,6 +30,8 @@ export const deliveryLedgerSchema = z.object({
   escalatedAt: timestamp
     .nullable()
     .describe('when the heartbeat escalated it through the nudge targets, having woken nobody within the wake SLA'),
+  replyDueBy: timestamp.nullable().describe("when every recipient's answer in the thread is due (expectsReplyBy)"),
+  replyOverdueAt: timestamp.nullable().describe('when the heartbeat found it overdue and woke you with reply-overdue'),
   summary: z
     .object({ recipients: count, inView: count, woken: count, seen: count, read: count, replied: count })
     .describe('how many of all recipients reached each stage'),

@@ -130,6 +130,8 @@ const heartbeatCounts = z.object({
   oldestUnreadAt: optionalTime,
   lastActivityAt: optionalTime,
   tasksWaiting: z.number().int().describe('tasks waiting on the agent: held and Submitted/Working, or sent and asking for input'),
+  repliesOwed: z.number().int().describe('replies the agent owes: sends that expected its answer in the thread by a time'),
+  nextReplyDueBy: optionalTime.describe('the earliest of those times: overdue once it passed'),
   unread: z.number().int().describe('deprecated alias of unreadCount (removed in the next release)'),
 });
 export const heartbeatListSchema = z.object({ agents: z.array(heartbeatCounts) });

@@ -83,6 +83,8 @@ export class AgentTimeline {
           ? [{ ...base, kind: 'woken', messageId: event.data.messageId, counterpart: null, subject: `via ${event.data.via}` }]
           : [];
       case 'WakeEscalated':
+      case 'ReplyRequested':
+      case 'ReplyOverdue':
         return []; // the heartbeat's act, not the agent's (the nudge it led to is in the delivery ledger)
       case 'TaskClaimed':
       case 'TaskStateChanged':

@@ -51,6 +51,10 @@ export function describeEvent(event: StoredEvent): string {
       return `message ${event.data.messageId} archived by ${event.data.recipient}${event.data.wasUnread ? ' (unread)' : ''}`;
     case 'WakeObserved':
       return `${event.data.recipient} woken for message ${event.data.messageId} via ${event.data.via}`;
+    case 'ReplyRequested':
+      return `message ${event.data.messageId}: every recipient's reply expected by ${event.data.dueBy}`;
+    case 'ReplyOverdue':
+      return `message ${event.data.messageId}: reply overdue since ${event.data.dueBy}, waiting on ${event.data.waitingOn.join(', ')}`;
     case 'WakeEscalated':
       return (
         `message ${event.data.messageId} woke nobody within ${event.data.slaMs} ms: escalated to ` +

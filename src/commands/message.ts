@@ -39,6 +39,8 @@ export function foldMessage(state: MessageState, events: readonly MessageEvent[]
         if (current) recipients.set(event.data.recipient, { ...current, archivedAt: event.data.archivedAt });
         break;
       }
+      case 'ReplyRequested':
+        break; // the read model's (the delivery ledger's reply obligations): no command decides on it
       default: {
         const unexpected: never = event;
         throw new Error(`Unexpected message event type ${(unexpected as { type: string }).type}`);

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { ROLES } from './roles';
 import { IDENTITY_PATTERN, MAX_LIST_RECIPIENTS } from './recipients';
 import { prioritySchema, tagsSchema, taskEnvelopeSchema } from './messageFields';
+import { expectsReplyBySchema } from './replyDeadline';
 
 export const MAX_SUBJECT_CHARS = 200;
 export const MAX_IDEMPOTENCY_KEY_CHARS = 200;
@@ -114,6 +115,7 @@ export const sendMessageSchema = z.strictObject({
     .boolean()
     .default(false)
     .describe('true: deliver without a wake event (refused for a direct message that is high priority or carries a task)'),
+  expectsReplyBy: expectsReplyBySchema.optional(),
   task: encodedOr('task', taskEnvelopeSchema, {
     kind: 'object',
     what: 'an object (an A2A task envelope)',

@@ -1,6 +1,7 @@
 /** SendMessage: one pure decider, (command, state) -> events | error. Atomic: all events or none. */
 import { MailboxError } from '../errors';
-import type { BroadcastDelivered, MessageEvent, MessageSent } from '../events/types';
+import type { BroadcastDelivered, MessageEvent, MessageSent, ReplyRequested } from '../events/types';
+import { replyDueBy } from './replyDeadline';
 import { activeAgents, type RegistryState } from './agentRegistry';
 import type { Command } from './command';
 import type { MessageState } from './message';
@@ -143,12 +144,19 @@ export function decideSendMessage(command: SendMessage, state: SendState, policy
       requestHash,
     },
   };
-  if (recipient.kind === 'direct') return [sent]; // the MessageSent delivers it; a broadcast or a list: one delivery each
+  // 6. A reply obligation (issue 13), due at a time after the send: its own event, beside the MessageSent.
+  const requested: ReplyRequested[] = [];
+  if (input.expectsReplyBy !== undefined) {
+    const dueBy = replyDueBy(input.expectsReplyBy, command.metadata.at);
+    if (dueBy instanceof MailboxError) return dueBy;
+    requested.push({ type: 'ReplyRequested', data: { messageId, dueBy } });
+  }
+  if (recipient.kind === 'direct') return [sent, ...requested]; // the MessageSent delivers it; a broadcast or a list: one delivery each
   const deliveries: BroadcastDelivered[] = recipients.map((identity) => ({
     type: 'BroadcastDelivered',
     data: { ...summary, recipient: identity, deliveredAt: command.metadata.at },
   }));
-  return [sent, ...deliveries];
+  return [sent, ...deliveries, ...requested];
 }
 
 /** `to` as the log keeps it: the identity, AGENT:*, or the list's identities once each. */

@@ -144,6 +144,23 @@ const wakeEscalatedV1 = z.strictObject({
   escalatedAt: timestamp,
 });
 
+/**
+ * The sender expects every recipient to answer in the thread by `dueBy` (issue 13: reply obligations), appended
+ * with the MessageSent it belongs to.
+ */
+const replyRequestedV1 = z.strictObject({ messageId: z.string(), dueBy: timestamp });
+/**
+ * A reply obligation fell due with recipients not having answered (`waitingOn`): written once per message by the
+ * heartbeat (the append creating the message's reply-overdue stream wins), before it nudges them and wakes the sender.
+ */
+const replyOverdueV1 = z.strictObject({
+  messageId: z.string(),
+  sender: z.string(),
+  waitingOn: z.array(z.string()),
+  dueBy: timestamp,
+  overdueAt: timestamp,
+});
+
 /** The current version's data shape of each event type. */
 export const EVENT_DATA_V1 = {
   AgentRegistered: agentRegisteredV1,
@@ -155,6 +172,8 @@ export const EVENT_DATA_V1 = {
   MessageArchived: messageArchivedV1,
   WakeObserved: wakeObservedV1,
   WakeEscalated: wakeEscalatedV1,
+  ReplyRequested: replyRequestedV1,
+  ReplyOverdue: replyOverdueV1,
   ...TASK_EVENT_DATA_V1,
 } as const;
 

@@ -15,6 +15,9 @@ export const DELIVERY_STREAM = 'mailbox-deliveries';
 /** One per escalated message: created by the one escalation (WakeEscalated); a second daemon's append conflicts. */
 export const ESCALATION_STREAM_PREFIX = 'mailbox-escalation-';
 export const escalationStream = (messageId: string): string => `${ESCALATION_STREAM_PREFIX}${messageId}`;
+/** One per message whose reply obligation fell due: created by the one ReplyOverdue. */
+export const REPLY_OVERDUE_STREAM_PREFIX = 'mailbox-reply-overdue-';
+export const replyOverdueStream = (messageId: string): string => `${REPLY_OVERDUE_STREAM_PREFIX}${messageId}`;
 /** Every mailbox stream starts with this; subscriptions filter on it. */
 export const MAILBOX_STREAM_PREFIX = 'mailbox-';
 

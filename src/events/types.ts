@@ -68,12 +68,16 @@ export type TaskExpired = Event<'TaskExpired', DataOf<'TaskExpired'>>;
 export type TaskArtifact = TaskArtifactAdded['data']['artifact'];
 
 export type AgentEvent = AgentRegistered | AgentRetired | AgentTokenRotated;
-export type MessageEvent = MessageSent | BroadcastDelivered | ReceiptRead | MessageArchived;
+/** The sender expects each recipient's answer in the thread by a time (on the message's stream, with its MessageSent). */
+export type ReplyRequested = Event<'ReplyRequested', DataOf<'ReplyRequested'>>;
+/** A reply obligation fell due, naming who has not answered (streams.ts: replyOverdueStream). */
+export type ReplyOverdue = Event<'ReplyOverdue', DataOf<'ReplyOverdue'>>;
+export type MessageEvent = MessageSent | BroadcastDelivered | ReceiptRead | MessageArchived | ReplyRequested;
 /** One task's stream (streams.ts: taskStream). */
 export type TaskEvent =
   TaskClaimed | TaskStateChanged | TaskArtifactAdded | TaskLeaseRenewed | TaskReleased | TaskLeaseExpired | TaskExpired;
 /** What was observed about deliveries outside the log (streams.ts: DELIVERY_STREAM). */
-export type DeliveryEvent = WakeObserved | WakeEscalated;
+export type DeliveryEvent = WakeObserved | WakeEscalated | ReplyOverdue;
 export type MailboxEvent = AgentEvent | MessageEvent | TaskEvent | DeliveryEvent;
 export type MailboxEventType = MailboxEvent['type'];
 

@@ -3,7 +3,7 @@ import type { Priority, Role } from '../events/types';
 import type { ListQuery } from './listQuery';
 import type { TaskListQuery, TaskViewPage } from './readModel/taskViewsMemory';
 import type { TaskView } from './readModel/taskView';
-import type { LedgerPage, LedgerQuery, UnwokenPage, UnwokenQuery } from './readModel/ledger';
+import type { DueReply, LedgerPage, LedgerQuery, UnwokenPage, UnwokenQuery } from './readModel/ledger';
 import type { ProjectionGenerations } from './rebuildGenerations';
 import type { MessageSummary, ProjectedEvent } from './viewChanges';
 
@@ -38,6 +38,10 @@ export interface HeartbeatCounts extends UnreadCount {
   tasksWaiting: number;
   oldestUnreadAt: string | null;
   lastActivityAt: string | null;
+  /** Replies the agent owes (issue 13: a send expected its answer in the thread by a time); overdue once that time passed. */
+  repliesOwed: number;
+  /** The earliest time one of them is due (null: none owed). */
+  nextReplyDueBy: string | null;
 }
 
 export interface AgentView {
@@ -82,6 +86,8 @@ export interface ProjectionStore {
   deliveryLedger(messageId: string, query: LedgerQuery): Promise<LedgerPage | undefined>;
   /** Messages that expected a wake and have none observed, sent before the cutoff (the unwoken alarm), oldest first. */
   unwoken(query: UnwokenQuery): Promise<UnwokenPage>;
+  /** Open reply obligations due at or before `dueBy` (not all answered, not yet found overdue), earliest first. */
+  dueReplies(dueBy: string, limit: number): Promise<DueReply[]>;
   binding(): Promise<ViewsBinding>;
   /**
    * Binds the store to `logIdentity`: from then on it applies and serves only

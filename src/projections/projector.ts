@@ -139,6 +139,21 @@ export function projectEvent(event: StoredEvent): ViewChange[] {
           at: event.data.observedAt,
         },
       ];
+    case 'ReplyRequested':
+      return [{ kind: 'replyRequested', messageId: event.data.messageId, dueBy: event.data.dueBy }];
+    case 'ReplyOverdue': {
+      const d = event.data;
+      return [
+        {
+          kind: 'replyOverdue',
+          messageId: d.messageId,
+          sender: d.sender,
+          waitingOn: d.waitingOn,
+          dueBy: d.dueBy,
+          at: d.overdueAt,
+        },
+      ];
+    }
     case 'WakeEscalated':
       return [{ kind: 'wakeEscalated', messageId: event.data.messageId, at: event.data.escalatedAt }];
     case 'TaskClaimed':

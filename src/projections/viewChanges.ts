@@ -38,7 +38,9 @@ export type ViewChange =
 export type LedgerFact =
   | ({ kind: 'ledgerOpened' } & Omit<LedgerHeader, 'position'>)
   | { kind: 'wakeObserved'; messageId: string; recipient: string; via: WakeVia; at: string }
-  | { kind: 'wakeEscalated'; messageId: string; at: string };
+  | { kind: 'wakeEscalated'; messageId: string; at: string }
+  | { kind: 'replyRequested'; messageId: string; dueBy: string }
+  | { kind: 'replyOverdue'; messageId: string; sender: string; waitingOn: string[]; dueBy: string; at: string };
 
 /** What a task record starts as, from the message that carried it (see readModel/taskView.ts). */
 export interface OpenedTask {
@@ -75,7 +77,17 @@ export interface ProjectedEvent {
   changes: ViewChange[];
 }
 
-export type WakeEvent = MessageWakeEvent | TaskWakeEvent;
+export type WakeEvent = MessageWakeEvent | TaskWakeEvent | ReplyOverdueWakeEvent;
+
+/** A reply obligation of a message the recipient (its sender) sent fell due: who has not answered (issue 13). */
+export interface ReplyOverdueWakeEvent {
+  type: 'wake/reply-overdue';
+  messageId: string;
+  recipient: string;
+  waitingOn: string[];
+  dueBy: string;
+  position: string;
+}
 
 export interface MessageWakeEvent {
   type: 'wake/message';

@@ -7,7 +7,14 @@
  */
 import type { Priority, TaskEnvelope } from '../../src/commands/messageFields';
 import type { EventStore } from '../../src/events/eventStore';
-import { AGENT_REGISTRY_STREAM, DELIVERY_STREAM, escalationStream, messageStream, taskStream } from '../../src/events/streams';
+import {
+  AGENT_REGISTRY_STREAM,
+  DELIVERY_STREAM,
+  escalationStream,
+  messageStream,
+  replyOverdueStream,
+  taskStream,
+} from '../../src/events/streams';
 import type { MailboxEvent, NewEvent, StoredEvent, TaskEvent, WakeVia } from '../../src/events/types';
 import { projectStored } from '../../src/projections/projector';
 import type { ProjectedEvent } from '../../src/projections/viewChanges';
@@ -339,6 +346,23 @@ export class LogBuilder {
   /** A wake observed for the recipient (the delivery ledger's `woken`), as the API nodes and the heartbeat write it. */
   wake(recipient: string, messageId: string, via: WakeVia = 'stream'): this {
     this.add(DELIVERY_STREAM, 'WakeObserved', { messageId, recipient, via, observedAt: this.nextAt }, recipient);
+    return this;
+  }
+
+  /** The sender expects each recipient's reply by `dueBy` (written with the send, right after it). */
+  requestReply(messageId: string, dueBy: string): this {
+    this.add(messageStream(messageId), 'ReplyRequested', { messageId, dueBy }, 'system');
+    return this;
+  }
+
+  /** The heartbeat found the reply obligation overdue. */
+  replyOverdue(messageId: string, sender: string, waitingOn: string[], dueBy: string): this {
+    this.add(
+      replyOverdueStream(messageId),
+      'ReplyOverdue',
+      { messageId, sender, waitingOn, dueBy, overdueAt: this.nextAt },
+      'system:heartbeat',
+    );
     return this;
   }
 

@@ -60,6 +60,9 @@ export function randomLog(seed: number, maxEvents: number): LogBuilder {
   const sendTracked = (from: string, to: string | string[], audience: string[] = []) => {
     const sent = options(random, messages);
     const id = log.send(from, to, sent, audience);
+    // A reply obligation (issue 13), due within the hour; at times found overdue later (see below).
+    if (chance(0.25))
+      log.requestReply(id, new Date(Date.parse(log.sentAt(id)) + Math.floor(random() * 3_600_000) + 1).toISOString());
     if (sent.task) tasks.push({ id, audience: to === 'AGENT:*' ? audience : typeof to === 'string' ? [to] : [...new Set(to)] });
     return id;
   };
@@ -97,6 +100,8 @@ export function randomLog(seed: number, maxEvents: number): LogBuilder {
       // Wakes observed (the ledger's `woken`): mostly for a recipient, at times again, for a stranger or no message.
       const d = pick(deliveries);
       if (chance(0.08)) log.wake(pick(agents), chance(0.5) ? d.messageId : 'no-such-message', pick(VIAS));
+      else if (chance(0.1))
+        log.replyOverdue(chance(0.9) ? d.messageId : 'no-such-message', '@agent0', [d.recipient], log.nextAt); // at times twice
       else if (chance(0.15))
         log.escalate(chance(0.9) ? d.messageId : 'no-such-message', [d.recipient]); // at times twice, or after a wake
       else log.wake(d.recipient, d.messageId, pick(VIAS));
@@ -427,6 +432,9 @@ async function views(
   result.set('agents', await store.listAgents());
   result.set('allHeartbeats', await store.allHeartbeats());
   for (const messageId of messageIds) result.set(`ledger ${messageId}`, await ledgerPages(store, messageId));
+  for (const dueBy of ['2000-01-01T00:00:00.000Z', middle, '2100-01-01T00:00:00.000Z']) {
+    for (const limit of [2, 1000]) result.set(`dueReplies ${dueBy} ${limit}`, await store.dueReplies(dueBy, limit));
+  }
   for (const sentBefore of ['2000-01-01T00:00:00.000Z', middle, '2100-01-01T00:00:00.000Z']) {
     for (const pendingOnly of [false, true]) {
       for (const limit of [0, 3, 1000]) {

@@ -61,6 +61,11 @@ const WRITES = new Set([
   'unwokenListed',
   'unwokenCleared',
   'wakeEscalated',
+  'replyRequested',
+  'replyOwed',
+  'replyOwedCleared',
+  'repliesMet',
+  'replyOverdueMarked',
 ]);
 
 /** The view as the rules see it: reading only (a write through it throws). */
@@ -90,6 +95,11 @@ const LEDGER_CHANGES = new Set([
   'unwokenListed',
   'unwokenCleared',
   'wakeEscalated',
+  'replyRequested',
+  'replyOwed',
+  'replyOwedCleared',
+  'repliesMet',
+  'replyOverdueMarked',
 ]);
 const isLedgerChange = (change: ReadModelChange): boolean => LEDGER_CHANGES.has(change.kind);
 

@@ -123,6 +123,8 @@ describe('view diff', () => {
       byPriority: { low: 0, normal: 0, high: 0 },
       oldestUnreadAt: null,
       lastActivityAt: null,
+      repliesOwed: 0,
+      nextReplyDueBy: null,
     };
     expect(diffHeartbeats([zero], [])).toEqual([]);
     expect(diffHeartbeats([zero], [{ ...zero, unread: 1, byPriority: { low: 0, normal: 1, high: 0 } }])).toEqual([

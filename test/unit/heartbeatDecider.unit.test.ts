@@ -18,6 +18,8 @@ const agent = (identity: string, over: Partial<AgentSnapshot> = {}): AgentSnapsh
   identity,
   unread: 0,
   tasksWaiting: 0,
+  repliesOwed: 0,
+  nextReplyDueBy: null,
   byPriority: { low: 0, normal: 0, high: 0 },
   oldestUnreadAt: null,
   lastActivityAt: null,

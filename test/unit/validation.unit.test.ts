@@ -17,6 +17,7 @@ const SEND_FIELDS = [
   'threadId',
   'tags',
   'wakeSuppressed',
+  'expectsReplyBy',
   'task',
   'idempotencyKey',
 ];

@@ -30,6 +30,7 @@ import type {
   LedgerStage,
   UnwokenPage,
   UnwokenQuery,
+  DueReply,
 } from '../../projections/readModel/ledger';
 import { LedgerMemory } from '../../projections/readModel/ledgerMemory';
 
@@ -232,6 +233,38 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
     this.ledger.wakeEscalated(messageId, at);
   }
 
+  ledgerRecipients(messageId: string): readonly string[] {
+    return this.ledger.ledgerRecipients(messageId);
+  }
+
+  ledgerReplyDueBy(messageId: string): string | null {
+    return this.ledger.ledgerReplyDueBy(messageId);
+  }
+
+  ledgerOverdueAt(messageId: string): string | null {
+    return this.ledger.ledgerOverdueAt(messageId);
+  }
+
+  replyRequested(messageId: string, dueBy: string): void {
+    this.ledger.replyRequested(messageId, dueBy);
+  }
+
+  replyOwed(recipient: string, messageId: string, dueBy: string): void {
+    this.ledger.replyOwed(recipient, messageId, dueBy);
+  }
+
+  replyOwedCleared(recipient: string, messageId: string): void {
+    this.ledger.replyOwedCleared(recipient, messageId);
+  }
+
+  repliesMet(messageId: string): void {
+    this.ledger.repliesMet(messageId);
+  }
+
+  replyOverdueMarked(messageId: string, at: string): void {
+    this.ledger.replyOverdueMarked(messageId, at);
+  }
+
   /**
    * Each event arrives freshly parsed, so the same identity is a new string in every message: keep one
    * copy per identity, and the message id's copy for a thread id that equals it (~100 bytes per message).
@@ -320,6 +353,7 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
       oldestUnreadAt: inbox?.oldestUnreadAt ?? null,
       lastActivityAt: inbox?.lastActivityAt ?? null,
       tasksWaiting: this.tasks.tasksWaiting(identity),
+      ...this.ledger.repliesOwed(identity),
     };
   }
 
@@ -333,6 +367,10 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
 
   async dueTasks(now: string, limit: number): Promise<TaskView[]> {
     return this.tasks.due(now, limit);
+  }
+
+  async dueReplies(dueBy: string, limit: number): Promise<DueReply[]> {
+    return this.ledger.dueReplies(dueBy, limit);
   }
 
   async unwoken(query: UnwokenQuery): Promise<UnwokenPage> {

@@ -87,7 +87,7 @@ export function planEvents(events: readonly ProjectedEvent[], wakes = true, task
     const context: EventContext = { position: event.position, pos, wakes, summaries, outboxes };
     for (const change of event.changes) {
       planChange(context, change, plan.global, agent, push);
-      for (const op of ledgerOps(change, event.position)) push(plan.global, op[0], pos, ...op.slice(1)); // redisLedger.ts
+      for (const op of ledgerOps(change, event.position, wakes)) push(plan.global, op[0], pos, ...op.slice(1)); // redisLedger.ts
     }
     for (const op of taskOps?.get(pos) ?? []) push(plan.global, op[0], pos, ...op.slice(1));
     plan.lastPosition = pos;
@@ -162,6 +162,8 @@ function planChange(
     case 'ledgerOpened':
     case 'wakeObserved':
     case 'wakeEscalated':
+    case 'replyRequested':
+    case 'replyOverdue':
       return; // the ledger's ops (redisLedger.ts), planned beside every change
     default: {
       const unexpected: never = change;

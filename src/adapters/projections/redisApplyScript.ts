@@ -28,9 +28,9 @@ export const APPLY_SCRIPT = `
 -- with a wake, R read, A archived; reg/ret registry, ids identities with views; task views (decided in Node by the
 -- read model's task rules, redisTaskViews.ts): tu record, tt due index, tl/tn list add/remove, tw waiting count, tp wake;
 -- the delivery ledger (redisLedger.ts, re-stating ledgerRules.ts): lp a send answers its thread, lo a ledger opens, lg a stage,
--- le the heartbeat escalated an unwoken message.
+-- le the heartbeat escalated an unwoken message, rq a reply obligation, ro it fell due unmet (and the sender's wake).
 local ARITY = { reg = 2, ret = 2, ids = 1, S = 2, O = 2, M = 3, I = 3, W = 5, R = 2, A = 2, tu = 2, tt = 2, tl = 2, tn = 2, tw = 2, tp = 2,
-  lp = 3, lo = 5, lg = 3, le = 2 }
+  lp = 3, lo = 5, lg = 3, le = 2, rq = 3, ro = 4 }
 local flags = ARGV[1]
 local check = string.find(flags, 'c', 1, true) ~= nil
 local publish = string.find(flags, 'p', 1, true) ~= nil
@@ -188,6 +188,26 @@ if global and write then
               redis.call('ZREM', base .. 'unwoken:pending', a)
             end
           end
+        elseif code == 'rq' then
+          -- Each recipient that has not answered owes a reply by b (ms in c); the message is due then if any owes.
+          local ledger = base .. 'ledger:' .. a
+          if redis.call('HEXISTS', ledger, '#') == 1 and redis.call('HSETNX', ledger, '#d', b) == 1 then
+            local owed = 0
+            for _, recipient in ipairs(redis.call('ZRANGE', ledger .. ':to', 0, -1)) do
+              if redis.call('HEXISTS', ledger, 'p|' .. recipient) == 0 then
+                redis.call('ZADD', base .. 'owed:' .. recipient, ARGV[j + 4], a)
+                owed = owed + 1
+              end
+            end
+            if owed > 0 then redis.call('ZADD', base .. 'replies:due', ARGV[j + 4], a) end
+          end
+        elseif code == 'ro' then
+          -- Found overdue, once: no longer due; the sender's wake (c its identity, ARGV[j + 5] the payload).
+          local ledger = base .. 'ledger:' .. a
+          if redis.call('HEXISTS', ledger, '#') == 1 and redis.call('HSETNX', ledger, '#o', b) == 1 then
+            redis.call('ZREM', base .. 'replies:due', a)
+            if publish and ARGV[j + 5] ~= '' then redis.call('PUBLISH', channelPrefix .. ARGV[j + 4], ARGV[j + 5]) end
+          end
         elseif code == 'le' then
           -- Escalated once by the heartbeat: no longer pending escalation (still unwoken until a wake is observed).
           local ledger = base .. 'ledger:' .. a
@@ -202,7 +222,11 @@ if global and write then
             for id in string.gmatch(waiting, '%S+') do
               local ledger = base .. 'ledger:' .. id
               if redis.call('ZSCORE', ledger .. ':to', b) and redis.call('HSETNX', ledger, 'p|' .. b, ARGV[j + 4]) == 1 then
-                redis.call('HINCRBY', ledger, '#p', 1)
+                local replied = redis.call('HINCRBY', ledger, '#p', 1)
+                if redis.call('HEXISTS', ledger, '#d') == 1 then -- a reply obligation: the sender owes nothing more
+                  redis.call('ZREM', base .. 'owed:' .. b, id)
+                  if replied == redis.call('ZCARD', ledger .. ':to') then redis.call('ZREM', base .. 'replies:due', id) end
+                end
               end
             end
             redis.call('HDEL', replies, b)

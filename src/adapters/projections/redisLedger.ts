@@ -11,9 +11,11 @@
  *   <prefix>{<ns>}:replies:<threadId>      recipient -> messages of the thread awaiting its reply (space-separated)
  *   <prefix>{<ns>}:unwoken                 messages expecting a wake with none observed, scored by send time (ms)
  *   <prefix>{<ns>}:unwoken:pending         the same, less those the heartbeat escalated already ('#e' in the ledger)
+ *   <prefix>{<ns>}:replies:due             messages with an open reply obligation ('#d' its due time), scored by it (ms)
+ *   <prefix>{<ns>}:owed:<@b>               the messages @b owes a reply, scored by when it is due (ms)
  *
  * Ops (redisApplyScript.ts): `lp` a send answers the thread for its sender, `lo` a ledger opens, `lg` a
- * stage is reached, `le` an unwoken message was escalated.
+ * stage is reached, `le` an unwoken message was escalated, `rq` a reply obligation opens, `ro` it fell due unmet.
  */
 import {
   ledgerMessage,
@@ -23,12 +25,15 @@ import {
   type LedgerPage,
   type LedgerQuery,
   type LedgerStage,
+  type DueReply,
+  type RepliesOwed,
   type UnwokenMessage,
   type UnwokenPage,
   type UnwokenQuery,
 } from '../../projections/readModel/ledger';
 import { deliveryRow } from '../../projections/readModel/ledger';
 import type { LedgerFact, ViewChange } from '../../projections/viewChanges';
+import { replyOverdueWake } from '../../projections/readModel/wakes';
 import type { RedisClient } from './redisConnection';
 import type { RedisKeys } from './redisKeys';
 
@@ -43,7 +48,7 @@ const mark = (stage: LedgerStage, messageId: string, recipient: string, value: s
 ];
 
 /** The apply script's ledger ops for one fact at `position` (each `[code, ...args]`), in the order the rules apply them. */
-export function ledgerOps(fact: ViewChange | LedgerFact, position: bigint): string[][] {
+export function ledgerOps(fact: ViewChange | LedgerFact, position: bigint, wakes = true): string[][] {
   switch (fact.kind) {
     case 'ledgerOpened': {
       const { kind: _kind, ...header } = fact;
@@ -68,6 +73,10 @@ export function ledgerOps(fact: ViewChange | LedgerFact, position: bigint): stri
       return [mark('read', fact.messageId, fact.recipient, fact.readAt)];
     case 'wakeEscalated':
       return [['le', fact.messageId, fact.at]];
+    case 'replyRequested':
+      return [['rq', fact.messageId, fact.dueBy, String(Date.parse(fact.dueBy))]];
+    case 'replyOverdue':
+      return [['ro', fact.messageId, fact.at, fact.sender, wakes ? JSON.stringify(replyOverdueWake(fact, position)) : '']];
     default:
       return [];
   }
@@ -81,6 +90,24 @@ export class RedisLedgerReader {
 
   private ledgerKey(prefix: string, messageId: string): string {
     return `${prefix}${this.keys.globalTag}:ledger:${messageId}`;
+  }
+
+  /** What the identity owes: the count of its open obligations and the earliest due time. */
+  async repliesOwed(prefix: string, identity: string): Promise<RepliesOwed> {
+    const key = `${prefix}${this.keys.globalTag}:owed:${identity}`;
+    const [count, first] = await Promise.all([this.client.zcard(key), this.client.zrange(key, '0', '0', 'WITHSCORES')]);
+    return { repliesOwed: count, nextReplyDueBy: first.length < 2 ? null : new Date(Number(first[1])).toISOString() };
+  }
+
+  /** Open reply obligations due at or before `dueBy`, earliest first. */
+  async dueReplies(prefix: string, dueBy: string, limit: number): Promise<DueReply[]> {
+    const key = `${prefix}${this.keys.globalTag}:replies:due`;
+    const ids = await this.client.zrangebyscore(key, '-inf', Date.parse(dueBy), 'LIMIT', 0, limit);
+    const heads = await Promise.all(ids.map((id) => this.client.hmget(this.ledgerKey(prefix, id), '#', '#d')));
+    return heads.map(([json, due], i) => {
+      const message = JSON.parse(json!) as LedgerMessage;
+      return { messageId: ids[i], sender: message.sender, threadId: message.threadId, dueBy: due! };
+    });
   }
 
   /** Two round trips: the count and the oldest ids; then each one's message and escalation. */
@@ -110,7 +137,7 @@ export class RedisLedgerReader {
     const key = this.ledgerKey(prefix, messageId);
     const counts = LEDGER_STAGES.map((stage) => `#${STAGE_LETTER[stage]}`);
     const [head, recipients] = await Promise.all([
-      this.client.hmget(key, '#', ...counts, '#e'),
+      this.client.hmget(key, '#', ...counts, '#e', '#d', '#o'),
       this.client.zrangebylex(`${key}:to`, query.after === null ? '-' : `(${query.after}`, '+', 'LIMIT', 0, query.limit + 1),
     ]);
     if (head[0] === null) return undefined;
@@ -131,6 +158,8 @@ export class RedisLedgerReader {
       message: JSON.parse(head[0]) as LedgerMessage,
       counts: { inView: count(0), woken: count(1), seen: count(2), read: count(3), replied: count(4) },
       escalatedAt: head[LEDGER_STAGES.length + 1] ?? null,
+      replyDueBy: head[LEDGER_STAGES.length + 2] ?? null,
+      replyOverdueAt: head[LEDGER_STAGES.length + 3] ?? null,
       rows,
       nextAfter: more ? page[page.length - 1] : null,
     };

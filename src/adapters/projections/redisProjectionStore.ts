@@ -40,7 +40,7 @@ import { sleep } from '../../support/retry';
 import { RedisViewReader } from './redisViewReader';
 import { hasTaskFacts, planTaskOps, RedisTaskKeys, RedisTaskReader } from './redisTaskViews';
 import { RedisLedgerReader } from './redisLedger';
-import type { LedgerPage, LedgerQuery, UnwokenPage, UnwokenQuery } from '../../projections/readModel/ledger';
+import type { DueReply, LedgerPage, LedgerQuery, UnwokenPage, UnwokenQuery } from '../../projections/readModel/ledger';
 import type { TaskView } from '../../projections/readModel/taskView';
 import type { TaskListQuery, TaskViewPage } from '../../projections/readModel/taskViewsMemory';
 
@@ -258,11 +258,12 @@ export class RedisProjectionStore implements ProjectionStore {
   }
 
   private async counts(prefix: string, identity: string): Promise<HeartbeatCounts> {
-    const [counts, tasksWaiting] = await Promise.all([
+    const [counts, tasksWaiting, owed] = await Promise.all([
       this.reader.counts(prefix, identity),
       this.tasks.waiting(prefix, identity),
+      this.ledger.repliesOwed(prefix, identity),
     ]);
-    return { ...counts, tasksWaiting };
+    return { ...counts, tasksWaiting, ...owed };
   }
 
   async allHeartbeats(): Promise<HeartbeatCounts[]> {
@@ -287,6 +288,10 @@ export class RedisProjectionStore implements ProjectionStore {
 
   async deliveryLedger(messageId: string, query: LedgerQuery): Promise<LedgerPage | undefined> {
     return this.read((prefix) => this.ledger.page(prefix, messageId, query));
+  }
+
+  async dueReplies(dueBy: string, limit: number): Promise<DueReply[]> {
+    return this.read((prefix) => this.ledger.dueReplies(prefix, dueBy, limit));
   }
 
   async unwoken(query: UnwokenQuery): Promise<UnwokenPage> {

@@ -88,7 +88,10 @@ export class RedisViewReader {
   }
 
   /** The inbox counts (the task count is the task views': redisTaskViews.ts). */
-  async counts(prefix: string, identity: string): Promise<Omit<HeartbeatCounts, 'tasksWaiting'>> {
+  async counts(
+    prefix: string,
+    identity: string,
+  ): Promise<Omit<HeartbeatCounts, 'tasksWaiting' | 'repliesOwed' | 'nextReplyDueBy'>> {
     const key = (name: Parameters<RedisKeys['agent']>[2]) => this.keys.agent(prefix, identity, name);
     const [unread, low, normal, high, oldest, lastActivity] = await this.client.mailboxCounts(
       key('unread'),

@@ -54,6 +54,8 @@ export function formatWakeEvent(event: ClientWakeEvent): string {
     case 'wake': {
       const w = event.data;
       if (w.type === 'wake/task') return `task: ${w.taskId} ${w.state} (${w.event} by ${w.by})  ${flag(w.priority)}${w.subject}`;
+      if (w.type === 'wake/reply-overdue')
+        return `reply overdue: ${w.messageId} (due ${w.dueBy}), waiting on ${w.waitingOn.join(', ')}`;
       return `wake: ${w.from} -> ${addresseeText(w.to)}  ${flag(w.priority)}${w.subject}  (${w.messageId})  ${w.unreadCount} unread`;
     }
     case 'shutdown':

@@ -108,6 +108,11 @@ export function replay(change: ReadModelChange, sink: ChangeSink): void {
     case 'unwokenListed':
     case 'unwokenCleared':
     case 'wakeEscalated':
+    case 'replyRequested':
+    case 'replyOwed':
+    case 'replyOwedCleared':
+    case 'repliesMet':
+    case 'replyOverdueMarked':
       return replayLedgerChange(change, sink);
     default: {
       const unexpected: never = change;

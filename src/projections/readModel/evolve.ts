@@ -79,6 +79,8 @@ export function evolveTo(view: ReadModelView, fact: ViewChange, position: bigint
     case 'ledgerOpened':
     case 'wakeObserved':
     case 'wakeEscalated':
+    case 'replyRequested':
+    case 'replyOverdue':
       return; // the ledger's own facts: ledgerRules.ts (above)
     default: {
       const unexpected: never = fact;

@@ -49,6 +49,12 @@ export interface LedgerLookup {
   ledgerCount(messageId: string, stage: LedgerStage): number;
   /** When the heartbeat escalated the unwoken message (null: never). */
   ledgerEscalatedAt(messageId: string): string | null;
+  /** The message's recipients (none: no ledger). */
+  ledgerRecipients(messageId: string): readonly string[];
+  /** When every recipient's reply is due (null: no reply expected, or no ledger). */
+  ledgerReplyDueBy(messageId: string): string | null;
+  /** When the heartbeat found the reply obligation overdue (null: never). */
+  ledgerOverdueAt(messageId: string): string | null;
 }
 
 /** The ledger's changes: each a plain write, decided by the rules (a store decides nothing). */
@@ -67,6 +73,16 @@ export interface LedgerChangeSink {
   unwokenCleared(messageId: string): void;
   /** The heartbeat escalated the unwoken message once: it is no longer pending escalation (still unwoken). */
   wakeEscalated(messageId: string, at: string): void;
+  /** The sender expects every recipient's reply by `dueBy`: kept with the message, which is listed as due by then. */
+  replyRequested(messageId: string, dueBy: string): void;
+  /** The recipient owes a reply to the message by `dueBy` (its heartbeat counts show it). */
+  replyOwed(recipient: string, messageId: string, dueBy: string): void;
+  /** The recipient answered: it owes that message nothing any more. */
+  replyOwedCleared(recipient: string, messageId: string): void;
+  /** Every recipient answered: the message leaves the due list. */
+  repliesMet(messageId: string): void;
+  /** The obligation fell due unmet and the heartbeat said so, once: the message leaves the due list. */
+  replyOverdueMarked(messageId: string, at: string): void;
 }
 
 export type LedgerChange =
@@ -76,7 +92,12 @@ export type LedgerChange =
   | { kind: 'repliesSettled'; threadId: string; recipient: string }
   | { kind: 'unwokenListed'; messageId: string; sentAt: string }
   | { kind: 'unwokenCleared'; messageId: string }
-  | { kind: 'wakeEscalated'; messageId: string; at: string };
+  | { kind: 'wakeEscalated'; messageId: string; at: string }
+  | { kind: 'replyRequested'; messageId: string; dueBy: string }
+  | { kind: 'replyOwed'; recipient: string; messageId: string; dueBy: string }
+  | { kind: 'replyOwedCleared'; recipient: string; messageId: string }
+  | { kind: 'repliesMet'; messageId: string }
+  | { kind: 'replyOverdueMarked'; messageId: string; at: string };
 
 export function collectLedgerChanges(into: { push(change: LedgerChange): unknown }): LedgerChangeSink {
   return {
@@ -88,6 +109,11 @@ export function collectLedgerChanges(into: { push(change: LedgerChange): unknown
     unwokenListed: (messageId, sentAt) => into.push({ kind: 'unwokenListed', messageId, sentAt }),
     unwokenCleared: (messageId) => into.push({ kind: 'unwokenCleared', messageId }),
     wakeEscalated: (messageId, at) => into.push({ kind: 'wakeEscalated', messageId, at }),
+    replyRequested: (messageId, dueBy) => into.push({ kind: 'replyRequested', messageId, dueBy }),
+    replyOwed: (recipient, messageId, dueBy) => into.push({ kind: 'replyOwed', recipient, messageId, dueBy }),
+    replyOwedCleared: (recipient, messageId) => into.push({ kind: 'replyOwedCleared', recipient, messageId }),
+    repliesMet: (messageId) => into.push({ kind: 'repliesMet', messageId }),
+    replyOverdueMarked: (messageId, at) => into.push({ kind: 'replyOverdueMarked', messageId, at }),
   };
 }
 
@@ -107,6 +133,16 @@ export function replayLedgerChange(change: LedgerChange, sink: LedgerChangeSink)
       return sink.unwokenCleared(change.messageId);
     case 'wakeEscalated':
       return sink.wakeEscalated(change.messageId, change.at);
+    case 'replyRequested':
+      return sink.replyRequested(change.messageId, change.dueBy);
+    case 'replyOwed':
+      return sink.replyOwed(change.recipient, change.messageId, change.dueBy);
+    case 'replyOwedCleared':
+      return sink.replyOwedCleared(change.recipient, change.messageId);
+    case 'repliesMet':
+      return sink.repliesMet(change.messageId);
+    case 'replyOverdueMarked':
+      return sink.replyOverdueMarked(change.messageId, change.at);
     default: {
       const unexpected: never = change;
       throw new Error(`Unknown ledger change ${(unexpected as { kind: string }).kind}`);
@@ -160,6 +196,9 @@ export interface LedgerPage {
   counts: LedgerCounts;
   /** When the heartbeat escalated the message for want of a wake (null: never). */
   escalatedAt: string | null;
+  /** When every recipient's reply is due (null: none expected), and when the heartbeat found it overdue. */
+  replyDueBy: string | null;
+  replyOverdueAt: string | null;
   rows: DeliveryRow[];
   /** The last recipient of this page when more follow (the next page's `after`); else null. */
   nextAfter: string | null;
@@ -193,4 +232,18 @@ export interface UnwokenPage {
   /** How many messages match, in all. */
   count: number;
   messages: UnwokenMessage[];
+}
+
+/** A message whose reply obligation is due, with recipients yet to answer (the heartbeat's look). */
+export interface DueReply {
+  messageId: string;
+  sender: string;
+  threadId: string;
+  dueBy: string;
+}
+
+/** What one identity owes (heartbeat counts): open reply obligations and the earliest due time among them. */
+export interface RepliesOwed {
+  repliesOwed: number;
+  nextReplyDueBy: string | null;
 }

@@ -15,6 +15,8 @@ import {
   type LedgerPage,
   type LedgerQuery,
   type LedgerStage,
+  type DueReply,
+  type RepliesOwed,
   type UnwokenMessage,
   type UnwokenPage,
   type UnwokenQuery,
@@ -29,6 +31,8 @@ interface MessageLedger {
   marks: Map<string, LedgerMarks>;
   counts: LedgerCounts;
   escalatedAt: string | null;
+  replyDueBy: string | null;
+  replyOverdueAt: string | null;
 }
 
 const NONE: readonly string[] = [];
@@ -40,6 +44,10 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
   /** Messages expecting a wake, none observed yet -> their send time (ms); `pending`: not escalated either. */
   private readonly unwokenSince = new Map<string, number>();
   private readonly pending = new Set<string>();
+  /** Messages whose reply obligation is open (not met, not found overdue) -> when it is due (ms). */
+  private readonly due = new Map<string, number>();
+  /** identity -> message -> when its reply is due (ms). */
+  private readonly owed = new Map<string, Map<string, number>>();
 
   ledgerOpen(messageId: string): boolean {
     return this.ledgers.has(messageId);
@@ -67,6 +75,18 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
     return this.ledgers.get(messageId)?.escalatedAt ?? null;
   }
 
+  ledgerRecipients(messageId: string): readonly string[] {
+    return this.ledgers.get(messageId)?.header.recipients ?? NONE;
+  }
+
+  ledgerReplyDueBy(messageId: string): string | null {
+    return this.ledgers.get(messageId)?.replyDueBy ?? null;
+  }
+
+  ledgerOverdueAt(messageId: string): string | null {
+    return this.ledgers.get(messageId)?.replyOverdueAt ?? null;
+  }
+
   ledgerOpened(header: LedgerHeader): void {
     const members = header.recipients.length > 1 ? new Set(header.recipients) : null;
     this.ledgers.set(header.messageId, {
@@ -76,6 +96,8 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
       marks: new Map(),
       counts: emptyCounts(),
       escalatedAt: null,
+      replyDueBy: null,
+      replyOverdueAt: null,
     });
   }
 
@@ -114,6 +136,52 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
   wakeEscalated(messageId: string, at: string): void {
     this.ledgers.get(messageId)!.escalatedAt = at;
     this.pending.delete(messageId);
+  }
+
+  replyRequested(messageId: string, dueBy: string): void {
+    this.ledgers.get(messageId)!.replyDueBy = dueBy;
+    this.due.set(messageId, Date.parse(dueBy));
+  }
+
+  replyOwed(recipient: string, messageId: string, dueBy: string): void {
+    let owed = this.owed.get(recipient);
+    if (!owed) this.owed.set(recipient, (owed = new Map()));
+    owed.set(messageId, Date.parse(dueBy));
+  }
+
+  replyOwedCleared(recipient: string, messageId: string): void {
+    const owed = this.owed.get(recipient);
+    owed?.delete(messageId);
+    if (owed?.size === 0) this.owed.delete(recipient);
+  }
+
+  repliesMet(messageId: string): void {
+    this.due.delete(messageId);
+  }
+
+  replyOverdueMarked(messageId: string, at: string): void {
+    this.ledgers.get(messageId)!.replyOverdueAt = at;
+    this.due.delete(messageId);
+  }
+
+  /** Open reply obligations due at or before `dueBy`, earliest first (ties by id), at most `limit`. */
+  dueReplies(dueBy: string, limit: number): DueReply[] {
+    const cutoff = Date.parse(dueBy);
+    const matching = [...this.due].filter(([, dueMs]) => dueMs <= cutoff);
+    matching.sort((a, b) => a[1] - b[1] || bytewise(a[0], b[0]));
+    return matching.slice(0, limit).map(([messageId]) => {
+      const ledger = this.ledgers.get(messageId)!;
+      return { messageId, sender: ledger.header.sender, threadId: ledger.header.threadId, dueBy: ledger.replyDueBy! };
+    });
+  }
+
+  /** What the identity owes: open obligations, and the earliest due time (ISO) among them. */
+  repliesOwed(identity: string): RepliesOwed {
+    const owed = this.owed.get(identity);
+    if (!owed) return { repliesOwed: 0, nextReplyDueBy: null };
+    let next = Infinity;
+    for (const dueMs of owed.values()) if (dueMs < next) next = dueMs;
+    return { repliesOwed: owed.size, nextReplyDueBy: new Date(next).toISOString() };
   }
 
   /** The unwoken messages sent before the cutoff, oldest first (ties by id, as Redis orders equal scores). */
@@ -160,6 +228,8 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
       message: ledgerMessage(ledger.header),
       counts: { ...ledger.counts },
       escalatedAt: ledger.escalatedAt,
+      replyDueBy: ledger.replyDueBy,
+      replyOverdueAt: ledger.replyOverdueAt,
       rows: recipients.map((recipient) => deliveryRow(recipient, ledger.marks.get(recipient) ?? {})),
       nextAfter: more ? recipients[recipients.length - 1] : null,
     };

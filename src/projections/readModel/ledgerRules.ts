@@ -9,6 +9,9 @@
  *   `inView` when the recipient's inbox entry is added, `woken` when a wake was observed, `read` at its
  *   first receipt. (The inbox rules decide the same firsts for the inbox, from the entry.)
  * - A later stage never needs an earlier one: a recipient that polls reads without being woken.
+ * - Reply obligations: a send that expects replies by a time makes each recipient that has not answered owe
+ *   one; an answer in the thread clears it (and once all answered, the message is no longer due); the
+ *   heartbeat's finding that it fell due unmet is marked once (the sender's wake: wakes.ts, replyOverdueWakeFor).
  * - Unwoken: a message that expects a wake is listed from its send until its first wake is observed;
  *   the heartbeat's escalation is marked once (it stays unwoken, no longer pending escalation).
  */
@@ -20,7 +23,13 @@ export function evolveLedger(view: LedgerLookup, fact: ViewChange | LedgerFact, 
   switch (fact.kind) {
     case 'ledgerOpened': {
       const awaiting = view.awaitingReply(fact.threadId, fact.sender);
-      for (const messageId of awaiting) reach(view, messageId, fact.sender, 'replied', `${fact.sentAt} ${fact.messageId}`, sink);
+      for (const messageId of awaiting) {
+        const replied = view.ledgerCount(messageId, 'replied');
+        if (!reach(view, messageId, fact.sender, 'replied', `${fact.sentAt} ${fact.messageId}`, sink)) continue;
+        if (view.ledgerReplyDueBy(messageId) === null) continue; // no obligation to close
+        sink.replyOwedCleared(fact.sender, messageId);
+        if (replied + 1 === view.ledgerRecipients(messageId).length) sink.repliesMet(messageId);
+      }
       if (awaiting.length > 0) sink.repliesSettled(fact.threadId, fact.sender);
       if (view.ledgerOpen(fact.messageId)) return;
       const { kind: _kind, ...header } = fact;
@@ -38,6 +47,22 @@ export function evolveLedger(view: LedgerLookup, fact: ViewChange | LedgerFact, 
       if (first) sink.unwokenCleared(fact.messageId);
       return;
     }
+    case 'replyRequested': {
+      if (!view.ledgerOpen(fact.messageId) || view.ledgerReplyDueBy(fact.messageId) !== null) return;
+      sink.replyRequested(fact.messageId, fact.dueBy);
+      let owed = 0;
+      for (const recipient of view.ledgerRecipients(fact.messageId)) {
+        if (view.ledgerMark(fact.messageId, recipient, 'replied') !== undefined) continue;
+        sink.replyOwed(recipient, fact.messageId, fact.dueBy);
+        owed += 1;
+      }
+      if (owed === 0) sink.repliesMet(fact.messageId);
+      return;
+    }
+    case 'replyOverdue':
+      if (view.ledgerOpen(fact.messageId) && view.ledgerOverdueAt(fact.messageId) === null)
+        sink.replyOverdueMarked(fact.messageId, fact.at);
+      return;
     case 'wakeEscalated':
       if (view.ledgerOpen(fact.messageId) && view.ledgerEscalatedAt(fact.messageId) === null)
         sink.wakeEscalated(fact.messageId, fact.at);

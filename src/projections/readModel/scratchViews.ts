@@ -191,6 +191,38 @@ export class ScratchViews implements ReadModelStorage {
     this.ledger.wakeEscalated(messageId, at);
   }
 
+  ledgerRecipients(messageId: string): readonly string[] {
+    return this.ledger.ledgerRecipients(messageId);
+  }
+
+  ledgerReplyDueBy(messageId: string): string | null {
+    return this.ledger.ledgerReplyDueBy(messageId);
+  }
+
+  ledgerOverdueAt(messageId: string): string | null {
+    return this.ledger.ledgerOverdueAt(messageId);
+  }
+
+  replyRequested(messageId: string, dueBy: string): void {
+    this.ledger.replyRequested(messageId, dueBy);
+  }
+
+  replyOwed(recipient: string, messageId: string, dueBy: string): void {
+    this.ledger.replyOwed(recipient, messageId, dueBy);
+  }
+
+  replyOwedCleared(recipient: string, messageId: string): void {
+    this.ledger.replyOwedCleared(recipient, messageId);
+  }
+
+  repliesMet(messageId: string): void {
+    this.ledger.repliesMet(messageId);
+  }
+
+  replyOverdueMarked(messageId: string, at: string): void {
+    this.ledger.replyOverdueMarked(messageId, at);
+  }
+
   deliveryLedger(messageId: string, query: LedgerQuery): LedgerPage | undefined {
     return this.ledger.page(messageId, query);
   }
@@ -244,6 +276,7 @@ export class ScratchViews implements ReadModelStorage {
       oldestUnreadAt: agent?.oldestUnreadAt() ?? null,
       lastActivityAt: agent?.lastActivityAt ?? null,
       tasksWaiting: this.tasks.tasksWaiting(identity),
+      ...this.ledger.repliesOwed(identity),
     };
   }
 

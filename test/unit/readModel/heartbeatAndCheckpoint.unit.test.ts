@@ -22,6 +22,8 @@ describe('read model: heartbeat counts', () => {
         expect(views.heartbeat('@b')).toEqual({
           identity: '@b',
           tasksWaiting: 0,
+          repliesOwed: 0,
+          nextReplyDueBy: null,
           unread: 1,
           byPriority: { low: 0, normal: 0, high: 1 },
           oldestUnreadAt: log.sentAt('m3'),
@@ -30,6 +32,8 @@ describe('read model: heartbeat counts', () => {
         expect(views.heartbeat('@c')).toEqual({
           identity: '@c',
           tasksWaiting: 0,
+          repliesOwed: 0,
+          nextReplyDueBy: null,
           unread: 0,
           byPriority: { low: 0, normal: 0, high: 0 },
           oldestUnreadAt: null,

@@ -131,6 +131,8 @@ describe('read model: inbox entries and unread counts', () => {
         expect(views.heartbeat('@c')).toEqual({
           identity: '@c',
           tasksWaiting: 0,
+          repliesOwed: 0,
+          nextReplyDueBy: null,
           unread: 0,
           byPriority: { low: 0, normal: 0, high: 0 },
           oldestUnreadAt: null,

@@ -28,6 +28,7 @@ import { initialPipelineState, observePipeline, type PipelineState } from './pip
 import { WakeWatcher } from './wakeWatcher';
 import type { WakeRecorder } from '../application/wakeRecorder';
 import { UnwokenEscalation, wakeVia, type EscalationReport } from './unwokenEscalation';
+import { ReplyOverdueEscalation, type ReplyOverdueReport } from './replyOverdueEscalation';
 
 /** What the daemon reads: a Mailbox satisfies this, and so do the stores opened by `mailbox heartbeat`. */
 export interface HeartbeatSources {
@@ -57,6 +58,8 @@ export interface TickReport {
   pipeline: PipelineReport;
   /** The unwoken alarm: messages past the wake SLA that woke nobody, and those this tick escalated (issue 13). */
   unwoken: EscalationReport;
+  /** Reply obligations this tick found overdue (issue 13). */
+  replies: ReplyOverdueReport;
   durationMs: number;
 }
 
@@ -69,6 +72,7 @@ export class HeartbeatDaemon {
   private readonly policy;
   private readonly wakes: WakeWatcher;
   private readonly escalation: UnwokenEscalation;
+  private readonly overdueReplies: ReplyOverdueEscalation;
   /** Registered, not retired, not opted out: who an escalation may nudge (refreshed every tick). */
   private nudgeable = new Set<string>();
   private lastReport: TickReport | null = null;
@@ -89,6 +93,9 @@ export class HeartbeatDaemon {
     this.policy = nudgePolicy(settings);
     this.wakes = new WakeWatcher(sources.wakeBus, now);
     this.escalation = new UnwokenEscalation(sources, dispatcher, recorder, metrics, logger, settings.wakeSlaMs, (identity) =>
+      this.nudgeable.has(identity),
+    );
+    this.overdueReplies = new ReplyOverdueEscalation(sources, dispatcher, recorder, metrics, logger, (identity) =>
       this.nudgeable.has(identity),
     );
   }
@@ -124,6 +131,7 @@ export class HeartbeatDaemon {
       this.dispatcher.dispatch(decision.nudge!, (report) => this.onDelivered(report, now, previous.get(decision.identity)));
     }
     const unwoken = await this.escalation.run(now);
+    const replies = await this.overdueReplies.run(now);
 
     const verdicts: Partial<Record<Verdict, number>> = {};
     for (const { verdict } of decisions) verdicts[verdict] = (verdicts[verdict] ?? 0) + 1;
@@ -144,6 +152,7 @@ export class HeartbeatDaemon {
       nudged: toNudge.map((decision) => decision.identity),
       pipeline,
       unwoken,
+      replies,
       durationMs: Math.round(durationMs),
     };
     if (durationMs > this.settings.intervalMs) {

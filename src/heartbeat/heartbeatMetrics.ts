@@ -88,4 +88,9 @@ export class HeartbeatMetrics {
     help: "Unwoken messages this daemon escalated through their recipients' nudge targets (each message once)",
     registers: [this.registry],
   });
+  readonly repliesOverdue = new Counter({
+    name: 'mailbox_heartbeat_replies_overdue_total',
+    help: 'Messages whose expected replies fell due unanswered, found by this daemon (each message once)',
+    registers: [this.registry],
+  });
 }

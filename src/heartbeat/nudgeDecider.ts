@@ -58,9 +58,10 @@ export interface Nudge {
   at: string;
   /**
    * Absent: the unread set itself. 'unwoken': `messageId` woke none of its recipients within the wake SLA
-   * (issue 13, sent once per message and recipient, whatever the cooldown).
+   * (issue 13, sent once per message and recipient, whatever the cooldown); 'reply-overdue': the agent has not
+   * answered `messageId` in its thread by the time its sender expected (once; the sender gets a reply-overdue wake).
    */
-  reason?: 'unwoken';
+  reason?: 'unwoken' | 'reply-overdue';
   messageId?: string;
 }
 

@@ -3,7 +3,12 @@
  * store (first page of 100 and the summary, which comes with every page), p50/p99 over many reads; and the
  * extra write load of wake records: WakeObserved events per 1,000 messages (one per woken recipient).
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import pino from 'pino';
+import { createMailbox } from '../../src/mailbox';
 import { MemoryProjectionStore } from '../../src/adapters/projections/memoryProjectionStore';
 import { LogBuilder } from '../../test/contract/projectionStoreLog';
 import { connectRedis } from '../../src/adapters/projections/redisConnection';
@@ -26,6 +31,46 @@ async function timeReads(store: ProjectionStore, id: string, name: string): Prom
 }
 
 const noWakes = { publish: async () => undefined, subscribe: async () => async () => undefined, close: async () => undefined };
+
+/**
+ * The extra write load of wake records: 1,000 direct messages sent through the library on a SQLite log (the
+ * baseline), then one wake observed for each (1,000 WakeObserved, appended in batches of 500), same run.
+ */
+async function wakeRecordLoad(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ledger-bench-'));
+  const mailbox = await createMailbox(
+    { eventStoreUrl: `sqlite:${dir}/events.sqlite`, adminToken: 'bench-admin-token-0123456789', logLevel: 'silent' },
+    { logger: pino({ level: 'silent' }) },
+  );
+  try {
+    const admin = mailbox.asActor({ identity: 'admin', role: 'admin' } as never);
+    const a = await mailbox.as((await admin.registerAgent({ identity: '@a' })).token);
+    await admin.registerAgent({ identity: '@b' });
+    const ids: string[] = [];
+    let started = performance.now();
+    for (let i = 0; i < 1000; i++) ids.push((await a.send({ to: '@b', subject: 's', body: 'b' })).messageId);
+    const sendsMs = performance.now() - started;
+    const before = (await mailbox.eventStore.headPosition()) ?? 0n;
+    started = performance.now();
+    for (const id of ids) mailbox.wakeRecorder.observed(id, '@b', 'stream');
+    await mailbox.wakeRecorder.flush();
+    const wakesMs = performance.now() - started;
+    const written = Number(((await mailbox.eventStore.headPosition()) ?? 0n) - before);
+    console.log(
+      JSON.stringify({
+        bench: 'wake records per 1,000 messages (SQLite log)',
+        sendsMs: sendsMs.toFixed(1),
+        wakeRecordsMs: wakesMs.toFixed(1),
+        ratio: (wakesMs / sendsMs).toFixed(3),
+        eventsWritten: written,
+        appends: Math.ceil(written / 500),
+      }),
+    );
+  } finally {
+    await mailbox.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 async function main(): Promise<void> {
   const audience = Array.from({ length: 1000 }, (_u, i) => `@agent${String(i).padStart(4, '0')}`);
@@ -63,15 +108,7 @@ async function main(): Promise<void> {
   } finally {
     await redis.stop();
   }
-  const wakeEvents = log.events.filter((event) => event.type === 'WakeObserved').length;
-  console.log(
-    JSON.stringify({
-      bench: 'wake records',
-      wakeObservedEvents: wakeEvents,
-      perMessage: wakeEvents,
-      note: 'one event per woken recipient, batched per append',
-    }),
-  );
+  await wakeRecordLoad();
 }
 
 void main();

@@ -94,6 +94,8 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
         oldestUnreadAt: null,
         lastActivityAt: null,
         tasksWaiting: 0,
+        repliesOwed: 0,
+        nextReplyDueBy: null,
       });
       expect(await store.allHeartbeats()).toEqual([]);
       expect(await store.listAgents()).toEqual([]);
@@ -311,6 +313,8 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
         oldestUnreadAt: log.sentAt(m1),
         lastActivityAt: log.sentAt(m5),
         tasksWaiting: 1, // m3 carries a task in Working, sent to @b directly: it waits on @b
+        repliesOwed: 0,
+        nextReplyDueBy: null,
       });
       const mark = log.events.length;
       const readAt = log.read('@b', m1);
@@ -326,6 +330,8 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
         oldestUnreadAt: null,
         lastActivityAt: log.sentAt(m4),
         tasksWaiting: 0,
+        repliesOwed: 0,
+        nextReplyDueBy: null,
       });
       expect(all[2]).toMatchObject({ identity: '@c', unread: 2, oldestUnreadAt: log.sentAt(m4), lastActivityAt: log.sentAt(m3) });
     });

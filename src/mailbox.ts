@@ -80,6 +80,7 @@ export class Mailbox {
       send: (input: unknown, o?: CommandOptions) => c.send(actor, input, o),
       markRead: (input: unknown, o?: CommandOptions) => c.markRead(actor, input, o),
       archive: (messageId: string, o?: CommandOptions) => c.archive(actor, { messageId }, o),
+      unarchive: (messageId: string, o?: CommandOptions) => c.unarchive(actor, { messageId }, o),
       listMessages: (query: unknown = {}) => q.listMessages(actor, query),
       getMessage: (messageId: string) => q.getMessage(actor, { messageId }),
       unreadCount: () => q.unreadCount(actor),

@@ -28,6 +28,7 @@ export function unauthenticatedAgentApi(): AgentApi {
     getMessage: refuse,
     markRead: refuse,
     archive: refuse,
+    unarchive: refuse,
     listAgents: refuse,
     unreadCount: refuse,
     claimTask: refuse,

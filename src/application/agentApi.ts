@@ -6,7 +6,7 @@
  */
 import type { Actor } from '../commands/roles';
 import type { AgentView, MessagePage } from '../projections/projectionStore';
-import type { ArchiveResult, BulkReadResult, MailboxCommands, ReadResult, SendResult } from './mailboxCommands';
+import type { ArchiveResult, BulkReadResult, MailboxCommands, ReadResult, SendResult, UnarchiveResult } from './mailboxCommands';
 import type { InboxCount, MailboxQueries, MessageDetail } from './mailboxQueries';
 import type { A2aTask } from './taskA2a';
 import type { TaskCommands, TaskResult } from './taskCommands';
@@ -18,6 +18,7 @@ export interface AgentApi {
   getMessage(messageId: string): Promise<MessageDetail>;
   markRead(input: unknown): Promise<ReadResult | BulkReadResult>;
   archive(messageId: string): Promise<ArchiveResult>;
+  unarchive(messageId: string): Promise<UnarchiveResult>;
   listAgents(): Promise<{ agents: AgentView[] }>;
   unreadCount(): Promise<InboxCount>;
   /** {taskId, leaseSeconds?} */
@@ -30,7 +31,7 @@ export interface AgentApi {
 
 /** Counts and times commands per surface (the HTTP adapter's metrics implement it). */
 export interface CommandMeter {
-  command<T>(name: 'send' | 'mark_read' | 'archive', surface: 'mcp', run: () => Promise<T>): Promise<T>;
+  command<T>(name: 'send' | 'mark_read' | 'archive' | 'unarchive', surface: 'mcp', run: () => Promise<T>): Promise<T>;
 }
 
 export interface MailboxSides {
@@ -57,6 +58,7 @@ export function inProcessAgentApi(
     getMessage: (messageId) => queries.getMessage(actor, { messageId }),
     markRead: (input) => metrics.command('mark_read', 'mcp', () => commands.markRead(actor, input)),
     archive: (messageId) => metrics.command('archive', 'mcp', () => commands.archive(actor, { messageId })),
+    unarchive: (messageId) => metrics.command('unarchive', 'mcp', () => commands.unarchive(actor, { messageId })),
     listAgents: () => queries.listAgents(),
     unreadCount: () => queries.unreadCount(actor),
     claimTask: (input) => tasks.claim(actor, input),

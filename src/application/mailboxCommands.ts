@@ -3,7 +3,7 @@ import { inject, injectable } from 'tsyringe';
 import { decideRegisterAgent, decideRetireAgent, decideRotateAgentToken } from '../commands/agentRegistry';
 import type { CommandMetadata } from '../commands/command';
 import { foldMessage, initialMessageState, type MessageState } from '../commands/message';
-import { decideArchiveMessage, decideMarkRead } from '../commands/receipts';
+import { decideArchiveMessage, decideMarkRead, decideUnarchiveMessage } from '../commands/receipts';
 import type { Actor } from '../commands/roles';
 import { archiveSchema, markReadSchema, registerAgentSchema, retireAgentSchema, sendMessageSchema } from '../commands/schemas';
 import { decideSendMessage, sendWarnings } from '../commands/sendMessage';
@@ -52,6 +52,13 @@ export interface ArchiveResult extends Warned {
   messageId: string;
   status: 'archived';
   archivedAt: string;
+}
+/** Back in the inbox; `changed` false: it was not archived, nothing was written. */
+export interface UnarchiveResult extends Warned {
+  messageId: string;
+  status: 'inbox';
+  readAt: string | null;
+  changed: boolean;
 }
 export interface Registration extends Warned {
   identity: string;
@@ -223,6 +230,23 @@ export class MailboxCommands {
       messageId,
       status: 'archived',
       archivedAt: state.recipients.get(actor.identity)!.archivedAt!,
+      ...withWarnings(warnings),
+    };
+  }
+
+  async unarchive(actor: Actor, input: unknown, options: CommandOptions = {}): Promise<UnarchiveResult> {
+    requireRole(actor, ['agent'], 'Unarchiving a message');
+    const { messageId } = parseInput(archiveSchema, input, 'unarchive_message');
+    const metadata = this.metadata(actor, options);
+    const { state, appended, position } = await this.handler.handle(messageStream(messageId), messageModel, metadata, (message) =>
+      decideUnarchiveMessage({ type: 'UnarchiveMessage', data: { messageId }, metadata }, message),
+    );
+    const warnings = await this.awaitViews(position);
+    return {
+      messageId,
+      status: 'inbox',
+      readAt: state.recipients.get(actor.identity)!.readAt,
+      changed: appended.length > 0,
       ...withWarnings(warnings),
     };
   }

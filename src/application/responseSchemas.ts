@@ -4,7 +4,7 @@
  * bottom keep them equal to the result types the application returns.
  */
 import { z } from 'zod';
-import type { ArchiveResult, BulkReadResult, ReadResult, Registration, SendResult } from './mailboxCommands';
+import type { ArchiveResult, BulkReadResult, ReadResult, Registration, SendResult, UnarchiveResult } from './mailboxCommands';
 import type { InboxCount, MessageDetail } from './mailboxQueries';
 import { PRIORITIES } from '../commands/messageFields';
 import { ROLES } from '../commands/roles';
@@ -90,6 +90,14 @@ export const markReadResultSchema = z.union([readResultSchema, bulkReadResultSch
 
 export const archiveResultSchema = z.object({ messageId: z.uuid(), status: z.literal('archived'), archivedAt: timestamp });
 
+export const unarchiveResultSchema = z.object({
+  messageId: z.uuid(),
+  status: z.literal('inbox').describe('the message is in your inbox (status=archived listings no longer show it)'),
+  readAt: optionalTime.describe('null: it counts as unread again'),
+  changed: z.boolean().describe('false: it was not archived, so nothing changed'),
+  warnings: z.array(warningSchema).optional(),
+});
+
 const agentView = z.object({
   identity: z.string(),
   role: z.enum(ROLES),
@@ -174,6 +182,7 @@ void [
   fits<Fits<MessageDetail, typeof messageDetailSchema>>(),
   fits<Fits<ReadResult | BulkReadResult, typeof markReadResultSchema>>(),
   fits<Fits<ArchiveResult, typeof archiveResultSchema>>(),
+  fits<Fits<UnarchiveResult, typeof unarchiveResultSchema>>(),
   fits<Fits<{ agents: AgentView[] }, typeof agentListSchema>>(),
   fits<Fits<Registration, typeof registrationSchema>>(),
   fits<Fits<InboxCount, typeof inboxCountSchema>>(),

@@ -8,7 +8,16 @@ import type { StoredEvent } from '../events/types';
 import { describeTaskEvent } from './taskEventText';
 
 export type TimelineKind =
-  'registered' | 'retired' | 'token_rotated' | 'sent' | 'received' | 'read' | 'archived' | 'read_by_recipient' | 'task';
+  | 'registered'
+  | 'retired'
+  | 'token_rotated'
+  | 'sent'
+  | 'received'
+  | 'read'
+  | 'archived'
+  | 'unarchived'
+  | 'read_by_recipient'
+  | 'task';
 
 export interface TimelineEntry {
   position: string;
@@ -78,6 +87,10 @@ export class AgentTimeline {
         return event.data.recipient === me
           ? [{ ...base, kind: 'archived', messageId: event.data.messageId, counterpart: null, subject: null }]
           : [];
+      case 'MessageUnarchived':
+        return event.data.recipient === me
+          ? [{ ...base, kind: 'unarchived', messageId: event.data.messageId, counterpart: null, subject: null }]
+          : [];
       case 'TaskClaimed':
       case 'TaskStateChanged':
       case 'TaskArtifactAdded':
@@ -105,6 +118,7 @@ const VERB: Record<TimelineKind, string> = {
   received: 'received from',
   read: 'read',
   archived: 'archived',
+  unarchived: 'unarchived',
   read_by_recipient: 'was read by',
   task: 'task:',
 };

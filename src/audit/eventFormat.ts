@@ -2,6 +2,7 @@
  * One event as a line: JSON in the shape GET /v1/audit/events serves
  * (positions as strings, exact beyond 2^53), or text for people.
  */
+import { addresseeText } from '../events/addressing';
 import type { StoredEvent } from '../events/types';
 import type { JsonTextRow } from './logSource';
 import { describeTaskEvent } from './taskEventText';
@@ -39,7 +40,7 @@ export function describeEvent(event: StoredEvent): string {
     case 'MessageSent': {
       const d = event.data;
       return (
-        `${d.from} -> ${d.to} ${JSON.stringify(d.subject)} [${d.priority}] message ${d.messageId}` +
+        `${d.from} -> ${addresseeText(d.to)} ${JSON.stringify(d.subject)} [${d.priority}] message ${d.messageId}` +
         ` (${d.recipients.length} recipient${d.recipients.length === 1 ? '' : 's'})`
       );
     }
@@ -49,6 +50,8 @@ export function describeEvent(event: StoredEvent): string {
       return `message ${event.data.messageId} read by ${event.data.reader}`;
     case 'MessageArchived':
       return `message ${event.data.messageId} archived by ${event.data.recipient}${event.data.wasUnread ? ' (unread)' : ''}`;
+    case 'MessageUnarchived':
+      return `message ${event.data.messageId} back in the inbox of ${event.data.recipient} (unarchived)`;
     case 'TaskClaimed':
     case 'TaskStateChanged':
     case 'TaskArtifactAdded':

@@ -104,6 +104,12 @@ export function messageStory(events: readonly StoredEvent[]): MessageStory | nul
         });
         break;
       }
+      case 'MessageUnarchived': {
+        // The story tells where the message is now: back in the inbox, as if never archived.
+        const story = recipient(event.data.recipient, 'an unarchive', event.position);
+        Object.assign(story, { archivedAt: null, archivedPosition: null, archivedUnread: null });
+        break;
+      }
       default:
         if (isTaskEvent(event) && task) {
           const text = describeTaskEvent(event as unknown as TaskEvent, event.metadata.actor);

@@ -39,6 +39,11 @@ export function foldMessage(state: MessageState, events: readonly MessageEvent[]
         if (current) recipients.set(event.data.recipient, { ...current, archivedAt: event.data.archivedAt });
         break;
       }
+      case 'MessageUnarchived': {
+        const current = recipients.get(event.data.recipient);
+        if (current) recipients.set(event.data.recipient, { ...current, archivedAt: null });
+        break;
+      }
       default: {
         const unexpected: never = event;
         throw new Error(`Unexpected message event type ${(unexpected as { type: string }).type}`);

@@ -94,8 +94,7 @@ export const sendMessageSchema = z.strictObject({
   to: recipientsSchema.meta({
     description:
       '@<identity> for one agent (e.g. @neo-gpt), the literal AGENT:* to broadcast to every other active agent, or a list ' +
-      `of 1-${MAX_LIST_RECIPIENTS} identities (["@b", "@c"]): one message, one thread, each recipient reads and archives ` +
-      'its own copy. A comma-separated string is not a list.',
+      `of 1-${MAX_LIST_RECIPIENTS} identities (["@b", "@c"]: one message, each recipient has its own copy). Not comma text.`,
   }),
   subject: z.string().min(1).max(MAX_SUBJECT_CHARS).describe('one line'),
   body: z.string().describe('markdown; at most 64 KiB by default'),

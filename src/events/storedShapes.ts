@@ -118,7 +118,14 @@ const messageArchivedV1 = z.strictObject({
   priority,
   sentAt: timestamp,
 });
-
+/** An archived message back in the recipient's inbox (issue 13); priority and sentAt as on MessageArchived. */
+const messageUnarchivedV1 = z.strictObject({
+  messageId: z.string(),
+  recipient: z.string(),
+  unarchivedAt: timestamp,
+  priority,
+  sentAt: timestamp,
+});
 /** The current version's data shape of each event type. */
 export const EVENT_DATA_V1 = {
   AgentRegistered: agentRegisteredV1,
@@ -128,6 +135,7 @@ export const EVENT_DATA_V1 = {
   BroadcastDelivered: broadcastDeliveredV1,
   ReceiptRead: receiptReadV1,
   MessageArchived: messageArchivedV1,
+  MessageUnarchived: messageUnarchivedV1,
   ...TASK_EVENT_DATA_V1,
 } as const;
 

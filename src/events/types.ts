@@ -33,6 +33,7 @@ export type MessageSent = Event<'MessageSent', DataOf<'MessageSent'>>;
 export type BroadcastDelivered = Event<'BroadcastDelivered', DataOf<'BroadcastDelivered'>>;
 export type ReceiptRead = Event<'ReceiptRead', DataOf<'ReceiptRead'>>;
 export type MessageArchived = Event<'MessageArchived', DataOf<'MessageArchived'>>;
+export type MessageUnarchived = Event<'MessageUnarchived', DataOf<'MessageUnarchived'>>;
 
 /** A new token for the agent; the old one is refused from then on. Only the hash is stored, as at registration. */
 export type AgentTokenRotated = Event<'AgentTokenRotated', DataOf<'AgentTokenRotated'>>;
@@ -63,7 +64,7 @@ export type TaskExpired = Event<'TaskExpired', DataOf<'TaskExpired'>>;
 export type TaskArtifact = TaskArtifactAdded['data']['artifact'];
 
 export type AgentEvent = AgentRegistered | AgentRetired | AgentTokenRotated;
-export type MessageEvent = MessageSent | BroadcastDelivered | ReceiptRead | MessageArchived;
+export type MessageEvent = MessageSent | BroadcastDelivered | ReceiptRead | MessageArchived | MessageUnarchived;
 /** One task's stream (streams.ts: taskStream). */
 export type TaskEvent =
   TaskClaimed | TaskStateChanged | TaskArtifactAdded | TaskLeaseRenewed | TaskReleased | TaskLeaseExpired | TaskExpired;

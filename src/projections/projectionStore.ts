@@ -8,6 +8,8 @@ import type { MessageSummary, ProjectedEvent } from './viewChanges';
 
 export interface ListedMessage extends Omit<MessageSummary, 'recipientCount' | 'task'> {
   readAt: string | null;
+  /** Only in a status=archived listing: when the caller archived it. */
+  archivedAt?: string;
   task?: MessageSummary['task'];
 }
 

@@ -120,6 +120,15 @@ export function projectEvent(event: StoredEvent): ViewChange[] {
           archivedAt: event.data.archivedAt,
         },
       ];
+    case 'MessageUnarchived':
+      return [
+        {
+          kind: 'inboxUnarchived',
+          recipient: event.data.recipient,
+          messageId: event.data.messageId,
+          unarchivedAt: event.data.unarchivedAt,
+        },
+      ];
     case 'TaskClaimed':
     case 'TaskStateChanged':
     case 'TaskArtifactAdded':

@@ -27,6 +27,7 @@ export type ViewChange =
   | { kind: 'inboxAdded'; recipient: string; entry: InboxEntryFields; isBroadcast: boolean; wakeSuppressed: boolean }
   | { kind: 'receiptRead'; recipient: string; messageId: string; readAt: string; priority: Priority }
   | { kind: 'inboxArchived'; recipient: string; messageId: string; archivedAt: string }
+  | { kind: 'inboxUnarchived'; recipient: string; messageId: string; unarchivedAt: string }
   | TaskFact;
 
 /** What a task record starts as, from the message that carried it (see readModel/taskView.ts). */

@@ -336,6 +336,18 @@ export class LogBuilder {
     return this;
   }
 
+  /** Back to the inbox (the decider writes this only for an archived entry; the rules must cope with any). */
+  unarchive(recipient: string, messageId: string): this {
+    const { priority, sentAt } = this.sent.get(messageId) ?? { priority: 'normal' as Priority, sentAt: this.nextAt };
+    this.add(
+      messageStream(messageId),
+      'MessageUnarchived',
+      { messageId, recipient, unarchivedAt: this.nextAt, priority, sentAt },
+      recipient,
+    );
+    return this;
+  }
+
   sentAt(messageId: string): string {
     return this.sent.get(messageId)!.sentAt;
   }

@@ -49,7 +49,7 @@ test('every input property is described; to carries its pattern; status says its
     }
   }
   const to = property('add_message', 'to');
-  expect(to).toMatchObject({ description: expect.stringMatching(/@<identity>.*AGENT:\*.*list/) });
+  expect(to).toMatchObject({ description: expect.stringMatching(/@<identity>.*AGENT:\*.*a list/) });
   // one recipient (either shape) or a list of identities
   expect(JSON.stringify(to)).toContain(JSON.stringify('^(AGENT:\\*|@[A-Za-z0-9_-]{1,64})$'));
   expect(JSON.stringify(to)).toContain('"maxItems":100');

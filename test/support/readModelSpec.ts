@@ -49,6 +49,7 @@ const WRITES = new Set([
   'unreadMoved',
   'entryRead',
   'entryArchived',
+  'entryUnarchived',
   'lastActivityMoved',
   'taskUpserted',
   'taskListed',

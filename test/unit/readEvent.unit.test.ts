@@ -58,6 +58,7 @@ const DATA: Record<keyof typeof EVENT_DATA_V1, Record<string, unknown>> = {
     priority: 'normal',
     sentAt: at,
   },
+  MessageUnarchived: { messageId: summary.messageId, recipient: '@b', unarchivedAt: at, priority: 'normal', sentAt: at },
 };
 
 const raw = (type: string, data: unknown, meta: unknown = metadata): RawStoredEvent => ({

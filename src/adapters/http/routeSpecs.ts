@@ -159,6 +159,20 @@ export const ROUTE_SPECS: RouteSpec[] = [
     errors: [...AUTH, 'VALIDATION_FAILED', 'NOT_A_RECIPIENT', 'MESSAGE_NOT_FOUND'],
   },
   {
+    method: 'post',
+    path: '/v1/messages/{id}/unarchive',
+    operationId: 'unarchiveMessage',
+    summary: 'Bring an archived message back to your inbox (unread again if you never read it; counts move with it)',
+    tag: 'messages',
+    auth: 'agent',
+    success: {
+      status: 200,
+      schema: responses.unarchiveResultSchema,
+      description: '{messageId, status: "inbox", readAt, changed, warnings?} (changed false: it was not archived)',
+    },
+    errors: [...AUTH, 'VALIDATION_FAILED', 'NOT_A_RECIPIENT', 'MESSAGE_NOT_FOUND'],
+  },
+  {
     method: 'get',
     path: '/v1/inbox/count',
     operationId: 'unreadCount',

@@ -50,9 +50,8 @@ export const TOOLS: ToolDefinition[] = [
   {
     name: 'add_message',
     description:
-      'Send a message to @<identity> (direct), to a list of identities (to: ["@b", "@c"]: one message and thread, ' +
-      'each recipient reads and archives its own copy; not a comma-separated string), or AGENT:* alone (broadcast to ' +
-      'every other active agent). You are the sender (from your token). Pass idempotencyKey to make a retry safe.',
+      'Send a message to @<identity>, to a list of identities (["@b", "@c"]: one message and thread), or AGENT:* alone ' +
+      '(broadcast to every other active agent). You are the sender (from your token). Pass idempotencyKey to make a retry safe.',
     schema: sendMessageSchema,
     output: results.sendResultSchema,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -94,6 +93,16 @@ export const TOOLS: ToolDefinition[] = [
     output: results.archiveResultSchema,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     run: (api, args) => api.archive(parseInput(archiveSchema, args ?? {}, 'archive_message').messageId),
+  },
+  {
+    name: 'unarchive_message',
+    description:
+      'Bring a message you archived back to your inbox (unread again if you never read it). ' +
+      'list_messages with status "archived" shows what you archived.',
+    schema: archiveSchema,
+    output: results.unarchiveResultSchema,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    run: (api, args) => api.unarchive(parseInput(archiveSchema, args ?? {}, 'unarchive_message').messageId),
   },
   {
     name: 'list_agents',

@@ -4,7 +4,7 @@
  */
 import type { Priority } from '../../events/types';
 import type { InboxEntryFields } from '../../projections/viewChanges';
-import { insertSorted } from './sortedPositions';
+import { insertSorted, lowerBound } from './sortedPositions';
 import { isBroadcastAddress } from '../../events/addressing';
 
 /**
@@ -98,6 +98,15 @@ export class MemoryInbox {
 
   archive(messageId: string, archivedAt: string): void {
     this.entry(messageId)!.archivedAt = archivedAt;
+  }
+
+  /** Back in the inbox: an unread entry goes back into the unread index unless it is still there (not yet compacted out). */
+  unarchive(messageId: string): void {
+    const entry = this.entry(messageId)!;
+    entry.archivedAt = null;
+    if (entry.readAt !== null) return;
+    const at = lowerBound(this.unread, entry.position);
+    if (this.unread[at] !== entry) this.unread.splice(at, 0, entry);
   }
 
   /** Counts move here; entries that left the unread set are compacted out of the index once stale entries dominate. */

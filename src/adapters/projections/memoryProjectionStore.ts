@@ -26,7 +26,7 @@ import { TaskViewsMemory, type TaskListQuery, type TaskViewPage } from '../../pr
 
 const matches = (entry: InboxEntry, query: ListQuery): boolean => {
   const f = entry.fields;
-  if (entry.archivedAt !== null && query.box === 'inbox') return false;
+  if (query.box === 'inbox' && (entry.archivedAt !== null) !== (query.status === 'archived')) return false;
   if (query.status === 'read' && entry.readAt === null) return false;
   if (query.status === 'unread' && entry.readAt !== null) return false; // a read entry not yet compacted out of `unread`
   if (query.from !== undefined && f.from !== query.from) return false;
@@ -149,6 +149,10 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
     this.inbox(recipient).archive(messageId, archivedAt);
   }
 
+  entryUnarchived(recipient: string, messageId: string): void {
+    this.inbox(recipient).unarchive(messageId);
+  }
+
   lastActivityMoved(identity: string, at: string): void {
     this.inbox(identity).lastActivityAt = at;
   }
@@ -217,13 +221,13 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
       page.push(entry);
     }
     return {
-      messages: page.map((entry) => this.listed(entry, query.box)),
+      messages: page.map((entry) => this.listed(entry, query.box, query.status === 'archived')),
       nextBefore: hasMore ? BigInt(page[page.length - 1].position) : null,
       unreadCount,
     };
   }
 
-  private listed(entry: InboxEntry, box: ListQuery['box']): ListedMessage {
+  private listed(entry: InboxEntry, box: ListQuery['box'], archived = false): ListedMessage {
     const summary = this.messages.get(entry.fields.messageId);
     // Built field by field, not by rest/spread: one object shape for every entry made listing a million
     // entries (audit verify) about twice as fast. A new MessageSummary field must be added here too.
@@ -240,6 +244,7 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
       sentAt: s.sentAt,
       readAt: box === 'inbox' ? entry.readAt : null,
     };
+    if (archived) listed.archivedAt = entry.archivedAt!;
     if (s.task) listed.task = s.task;
     return listed;
   }

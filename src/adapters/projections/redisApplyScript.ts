@@ -25,9 +25,9 @@
  */
 export const APPLY_SCRIPT = `
 -- Arguments per op after its code and position: S summary, O outbox, M both, I inbox entry, W inbox entry
--- with a wake, R read, A archived; reg/ret registry, ids identities with views; task views (decided in Node by the
+-- with a wake, R read, A archived, U unarchived; reg/ret registry, ids identities with views; task views (decided in Node by the
 -- read model's task rules, redisTaskViews.ts): tu record, tt due index, tl/tn list add/remove, tw waiting count, tp wake.
-local ARITY = { reg = 2, ret = 2, ids = 1, S = 2, O = 2, M = 3, I = 3, W = 5, R = 2, A = 2, tu = 2, tt = 2, tl = 2, tn = 2, tw = 2, tp = 2 }
+local ARITY = { reg = 2, ret = 2, ids = 1, S = 2, O = 2, M = 3, I = 3, W = 5, R = 2, A = 2, U = 2, tu = 2, tt = 2, tl = 2, tn = 2, tw = 2, tp = 2 }
 local flags = ARGV[1]
 local check = string.find(flags, 'c', 1, true) ~= nil
 local publish = string.find(flags, 'p', 1, true) ~= nil
@@ -112,6 +112,13 @@ local function applyAgent(block)
           redis.call('ZADD', key.outbox, 0, pos .. ':' .. id)
           local sentAt = ARGV[j + 3 + ARITY[code] - 2]
           if activity == nil or sentAt > activity then activity = sentAt end
+        end
+      elseif code == 'U' then -- back in the inbox: only an archived entry; unread again when never read
+        local entry = redis.call('HGET', key.entries, id)
+        if entry and redis.call('HDEL', key.archived, id) == 1 and redis.call('HEXISTS', key.read, id) == 0 then
+          local entryPos, priority = string.match(entry, '^(%d+)|(%a+)|')
+          redis.call('ZADD', key.unread, 0, entryPos .. ':' .. id)
+          delta[priority] = (delta[priority] or 0) + 1
         end
       else -- 'R' read or 'A' archived: only for an entry of this inbox, only once
         local entry = redis.call('HGET', key.entries, id)

@@ -19,7 +19,8 @@ import { APPLY_SCRIPT } from './redisApplyScript';
  * is decoded here, so no stored message can make a listing fail, and matching
  * does not depend on how the JSON was written.
  * Returns: unread count, continuation ('' when the scan finished or the page is
- * full), then per match: stored entry and readAt ('' when unread).
+ * full), then per match: stored entry, readAt ('' when unread) and archivedAt
+ * ('' except under status archived, which lists archived entries only).
  * The scan budget bounds the work of one call, so that a filter matching
  * nothing in a huge inbox never blocks Redis: the caller continues from the
  * continuation with another call.
@@ -41,6 +42,7 @@ if #tags > 0 then needed = 7 end
 local filtered = needed > 0
 local inbox = box == 'inbox'
 local needArchived = inbox and status ~= 'unread'
+local archivedOnly = inbox and status == 'archived'
 
 local function fieldsMatch(value)
   local head, start = {}, 1
@@ -65,11 +67,11 @@ local function fieldsMatch(value)
   return true
 end
 
--- The reply: unread count, continuation (set below), then value and readAt per match.
+-- The reply: unread count, continuation (set below), then value, readAt and archivedAt per match.
 local result = { redis.call('ZCARD', KEYS[5]), '' }
 local size, matched, scanned, finished, last = 2, 0, 0, false, nil
 local chunkSize = wanted
-if filtered or status == 'read' then chunkSize = 256 end
+if filtered or status == 'read' or archivedOnly then chunkSize = 256 end
 local needReads = inbox and status ~= 'unread' -- an unread entry has no receipt
 while matched < wanted and scanned < budget do
   local members = redis.call('ZREVRANGEBYLEX', KEYS[1], upper, '-', 'LIMIT', 0, chunkSize)
@@ -85,14 +87,15 @@ while matched < wanted and scanned < budget do
   for n = 1, count do
     examined = n
     local value, readAt = values[n], reads[n]
-    local ok = value and not archives[n]
+    local ok = value and (not archives[n]) ~= archivedOnly
     if ok and status == 'read' and not readAt then ok = false end
     if ok and filtered then ok = fieldsMatch(value) end
     if ok then
       matched = matched + 1
       result[size + 1] = value
       result[size + 2] = readAt or ''
-      size = size + 2
+      result[size + 3] = archivedOnly and archives[n] or ''
+      size = size + 3
       if matched == wanted then break end
     end
   end

@@ -11,11 +11,18 @@ interface Found {
   position: bigint;
   fields: InboxEntryFields | MessageSummary;
   readAt: string | null;
+  /** Set in a status=archived listing only. */
+  archivedAt: string | null;
 }
 
-function parseFound(value: string, readAt: string): Found {
+function parseFound(value: string, readAt: string, archivedAt: string): Found {
   const { position, json } = parseStoredValue(value);
-  return { position, fields: JSON.parse(json) as Found['fields'], readAt: readAt === '' ? null : readAt };
+  return {
+    position,
+    fields: JSON.parse(json) as Found['fields'],
+    readAt: readAt === '' ? null : readAt,
+    archivedAt: archivedAt === '' ? null : archivedAt,
+  };
 }
 
 export class RedisViewReader {
@@ -51,7 +58,7 @@ export class RedisViewReader {
         ...(query.tags ?? []).map(escapeField),
       );
       unreadCount = Number(unread);
-      for (let i = 0; i < entries.length; i += 2) found.push(parseFound(entries[i], entries[i + 1]));
+      for (let i = 0; i < entries.length; i += 3) found.push(parseFound(entries[i], entries[i + 1], entries[i + 2]));
       if (continuation === '' || found.length >= wanted) break;
       upper = continuation;
     }
@@ -147,6 +154,7 @@ function listed(entry: Found, summary: MessageSummary | undefined, outbox: boole
   // One object per message (pages are hot: fewer allocations, fewer GC pauses in the tail).
   const message = rest as ListedMessage;
   message.readAt = outbox ? null : entry.readAt;
+  if (entry.archivedAt !== null) message.archivedAt = entry.archivedAt;
   if (task) message.task = task;
   return message;
 }

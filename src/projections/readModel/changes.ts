@@ -29,6 +29,11 @@ export interface ChangeSink extends TaskChangeSink {
   unreadMoved(identity: string, priority: Priority, by: 1 | -1): void;
   entryRead(recipient: string, messageId: string, readAt: string): void;
   entryArchived(recipient: string, messageId: string, archivedAt: string): void;
+  /**
+   * The archived entry is in the recipient's inbox again: its archivedAt is cleared (listings show it
+   * under status unread/read/all again, not under archived). The unread count moves separately (unreadMoved).
+   */
+  entryUnarchived(recipient: string, messageId: string): void;
   lastActivityMoved(identity: string, at: string): void;
 }
 
@@ -49,6 +54,7 @@ export type ReadModelChange =
   | { kind: 'unreadMoved'; identity: string; priority: Priority; by: 1 | -1 }
   | { kind: 'entryRead'; recipient: string; messageId: string; readAt: string }
   | { kind: 'entryArchived'; recipient: string; messageId: string; archivedAt: string }
+  | { kind: 'entryUnarchived'; recipient: string; messageId: string }
   | { kind: 'lastActivityMoved'; identity: string; at: string }
   | TaskChange;
 
@@ -65,6 +71,7 @@ export function collect(into: ReadModelChange[]): ChangeSink {
     unreadMoved: (identity, priority, by) => into.push({ kind: 'unreadMoved', identity, priority, by }),
     entryRead: (recipient, messageId, readAt) => into.push({ kind: 'entryRead', recipient, messageId, readAt }),
     entryArchived: (recipient, messageId, archivedAt) => into.push({ kind: 'entryArchived', recipient, messageId, archivedAt }),
+    entryUnarchived: (recipient, messageId) => into.push({ kind: 'entryUnarchived', recipient, messageId }),
     lastActivityMoved: (identity, at) => into.push({ kind: 'lastActivityMoved', identity, at }),
     ...collectTaskChanges(into),
   };
@@ -91,6 +98,8 @@ export function replay(change: ReadModelChange, sink: ChangeSink): void {
       return sink.entryRead(change.recipient, change.messageId, change.readAt);
     case 'entryArchived':
       return sink.entryArchived(change.recipient, change.messageId, change.archivedAt);
+    case 'entryUnarchived':
+      return sink.entryUnarchived(change.recipient, change.messageId);
     case 'lastActivityMoved':
       return sink.lastActivityMoved(change.identity, change.at);
     case 'taskUpserted':

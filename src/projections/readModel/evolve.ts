@@ -6,6 +6,8 @@
  * - One entry per recipient: a redelivered inbox fact changes nothing.
  * - Unread counts per priority: +1 when an entry arrives, -1 when it is first read or first archived,
  *   whichever comes first (read-after-archive and archive-after-read move the count once).
+ * - Unarchiving an archived entry brings it back to the inbox: +1 unread when it was never read;
+ *   an entry not archived (or not the recipient's) changes nothing.
  * - A receipt or archive for an entry the recipient does not have changes no entry, count or activity.
  * - Last activity: the newest of the identity's sent and read times; it never moves back.
  * - Outbox: one entry per message.
@@ -68,6 +70,15 @@ export function evolveTo(view: ReadModelView, fact: ViewChange, position: bigint
       const { priority } = entry.fields;
       sink.entryArchived(fact.recipient, fact.messageId, fact.archivedAt);
       if (wasUnread) sink.unreadMoved(fact.recipient, priority, -1);
+      return;
+    }
+    case 'inboxUnarchived': {
+      addressed(view, fact.recipient, sink);
+      const entry = view.entry(fact.recipient, fact.messageId);
+      if (entry === undefined || entry.archivedAt === null) return;
+      const { priority } = entry.fields;
+      sink.entryUnarchived(fact.recipient, fact.messageId);
+      if (entry.readAt === null) sink.unreadMoved(fact.recipient, priority, 1);
       return;
     }
     case 'taskOpened':

@@ -30,8 +30,20 @@ class ScratchAgent {
   readonly byPriority: Record<Priority, number> = { low: 0, normal: 0, high: 0 };
   unread = 0;
   lastActivityAt: string | null = null;
-  /** Index of the oldest entry that may still be unread (entries never become unread again). */
+  /** Index of the oldest entry that may still be unread (only an unarchived entry becomes unread again: see unarchived). */
   private oldestCandidate = 0;
+
+  /** An entry back in the inbox may be unread again: the oldest unread is looked for from it on. */
+  unarchived(entry: ScratchEntry): void {
+    let low = 0;
+    let high = this.inbox.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (this.inbox[mid].position < entry.position) low = mid + 1;
+      else high = mid;
+    }
+    this.oldestCandidate = Math.min(this.oldestCandidate, low);
+  }
 
   oldestUnreadAt(): string | null {
     while (this.oldestCandidate < this.inbox.length) {
@@ -108,6 +120,13 @@ export class ScratchViews implements ReadModelStorage {
 
   entryArchived(recipient: string, messageId: string, archivedAt: string): void {
     this.agent(recipient).byId.get(messageId)!.archivedAt = archivedAt;
+  }
+
+  entryUnarchived(recipient: string, messageId: string): void {
+    const agent = this.agent(recipient);
+    const entry = agent.byId.get(messageId)!;
+    entry.archivedAt = null;
+    agent.unarchived(entry);
   }
 
   lastActivityMoved(identity: string, at: string): void {

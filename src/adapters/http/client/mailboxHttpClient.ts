@@ -3,7 +3,14 @@
  * responses become the same MailboxError, envelope unchanged, so a caller
  * sees exactly what the server said.
  */
-import type { ArchiveResult, BulkReadResult, ReadResult, Registration, SendResult } from '../../../application/mailboxCommands';
+import type {
+  ArchiveResult,
+  BulkReadResult,
+  ReadResult,
+  Registration,
+  SendResult,
+  UnarchiveResult,
+} from '../../../application/mailboxCommands';
 import type { InboxCount, MessageDetail, WakeStreamEvent } from '../../../application/mailboxQueries';
 import { MailboxError, type ErrorCode, type ErrorEnvelope } from '../../../errors';
 import type { StoredEvent } from '../../../events/types';
@@ -141,6 +148,9 @@ export class MailboxHttpClient implements AgentApi {
   }
   archive(messageId: string): Promise<ArchiveResult> {
     return this.request('POST', `/v1/messages/${encodeURIComponent(messageId)}/archive`);
+  }
+  unarchive(messageId: string): Promise<UnarchiveResult> {
+    return this.request('POST', `/v1/messages/${encodeURIComponent(messageId)}/unarchive`);
   }
   unreadCount(): Promise<InboxCount> {
     return this.request('GET', '/v1/inbox/count');

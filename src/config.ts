@@ -71,6 +71,8 @@ export const configSchema = z.object({
   awaitProjectionMs: z.coerce.number().int().min(0).default(2000),
   /** How often the task sweeper ends expired tasks and returns lapsed leases (issue 12), in ms; 0 turns it off. */
   taskSweepMs: z.coerce.number().int().min(0).default(5000),
+  /** How long seen marks gather before they are written as one event per recipient (issue 13), in ms. */
+  seenFlushMs: z.coerce.number().int().min(1).max(60_000).default(200),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** auto: human lines on a terminal, JSON lines otherwise (CLI only; the library takes a logger). */
   logFormat: z.enum(['auto', 'pretty', 'json']).default('auto'),
@@ -111,6 +113,7 @@ export const ENV_VARIABLES: Record<keyof MailboxConfig, string> = {
   maxBodyBytes: 'MAILBOX_MAX_BODY_BYTES',
   awaitProjectionMs: 'MAILBOX_AWAIT_PROJECTION_MS',
   taskSweepMs: 'MAILBOX_TASK_SWEEP_MS',
+  seenFlushMs: 'MAILBOX_SEEN_FLUSH_MS',
   logLevel: 'MAILBOX_LOG_LEVEL',
   logFormat: 'MAILBOX_LOG_FORMAT',
   maxRequestBytes: 'MAILBOX_MAX_REQUEST_BYTES',
@@ -137,6 +140,7 @@ const VALID_FORM: Partial<Record<keyof MailboxConfig, string>> = {
   maxBodyBytes: 'a positive integer number of bytes',
   awaitProjectionMs: 'an integer number of milliseconds (0 or more)',
   taskSweepMs: 'an integer number of milliseconds (0 turns the task sweeper off)',
+  seenFlushMs: 'an integer number of milliseconds, 1 to 60000',
   logLevel: 'one of fatal, error, warn, info, debug, trace, silent',
   logFormat: 'auto, pretty or json',
   maxRequestBytes: 'a positive integer number of bytes',

@@ -15,6 +15,7 @@ import { Authenticator } from './application/authenticator';
 import { TaskCommands } from './application/taskCommands';
 import { TaskQueries } from './application/taskQueries';
 import { TaskSweeper } from './application/taskSweeper';
+import { SeenMarks } from './application/seenMarks';
 import type { EventStore } from './events/eventStore';
 import type { ProjectionStore } from './projections/projectionStore';
 import type { ProjectionRunner } from './projections/projectionRunner';
@@ -35,6 +36,8 @@ export class Mailbox {
   readonly taskQueries: TaskQueries;
   /** Ends expired tasks and returns lapsed leases every config.taskSweepMs (started with the runner). */
   readonly sweeper: TaskSweeper;
+  /** Seen marks waiting to be written (issue 13); flushSeenMarks writes them now. */
+  readonly seenMarks: SeenMarks;
   readonly authenticator: Authenticator;
   readonly runner: ProjectionRunner;
   readonly eventStore: EventStore;
@@ -56,6 +59,7 @@ export class Mailbox {
     this.tasks = container.resolve(TaskCommands);
     this.taskQueries = container.resolve(TaskQueries);
     this.sweeper = container.resolve(TaskSweeper);
+    this.seenMarks = container.resolve(SeenMarks);
     this.authenticator = container.resolve(Authenticator);
     this.runner = container.resolve<ProjectionRunner>(TOKENS.ProjectionRunner);
     this.eventStore = container.resolve<EventStore>(TOKENS.EventStore);
@@ -153,9 +157,19 @@ export class Mailbox {
     );
   }
 
+  /**
+   * Writes the seen marks noted so far and waits (bounded, as commands do) until the views show them:
+   * a test or a script that wants the next list or count to reflect what was returned calls this.
+   */
+  async flushSeenMarks(waitMs = 5000): Promise<void> {
+    const position = await this.seenMarks.flush();
+    if (position !== null) await this.runner.waitFor(position, waitMs);
+  }
+
   async close(): Promise<void> {
     this.closing.abort();
     await this.sweeper.stop();
+    await this.seenMarks.close().catch(() => undefined); // written if the store still takes them
     await this.viewsReady.catch(() => undefined);
     await this.runner.stop();
     await this.wakeBus.close();
@@ -176,6 +190,7 @@ export async function createMailbox(input: MailboxConfigInput = {}, overrides: C
   container.registerSingleton(TaskCommands);
   container.registerSingleton(TaskQueries);
   container.registerSingleton(TaskSweeper);
+  container.registerSingleton(SeenMarks);
   container.registerSingleton(Authenticator);
   const mailbox = new Mailbox(container, config);
   try {

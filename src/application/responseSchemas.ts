@@ -5,10 +5,10 @@
  */
 import { z } from 'zod';
 import type { ArchiveResult, BulkReadResult, ReadResult, Registration, SendResult, UnarchiveResult } from './mailboxCommands';
-import type { InboxCount, MessageDetail } from './mailboxQueries';
+import type { HeartbeatAnswer, InboxCount, MessageDetail } from './mailboxQueries';
 import { PRIORITIES } from '../commands/messageFields';
 import { ROLES } from '../commands/roles';
-import type { AgentView, HeartbeatCounts, MessagePage } from '../projections/projectionStore';
+import type { AgentView, MessagePage } from '../projections/projectionStore';
 
 const timestamp = z.string().describe('ISO 8601 time');
 const optionalTime = timestamp.nullable();
@@ -45,6 +45,10 @@ const listedMessage = z.object({
   priority,
   sentAt: timestamp,
   readAt: optionalTime.describe('when you read it; null while unread'),
+  seenAt: optionalTime.describe(
+    'inbox: when it was first returned to you (a list page or a get); null the first time (recorded shortly after). Outbox: null',
+  ),
+  archivedAt: timestamp.optional().describe('status=archived listings only: when you archived it'),
   threadId: z.string(),
   inReplyTo: z.uuid().nullable(),
   tags: z.array(z.string()),
@@ -127,6 +131,10 @@ export const tokenRotationSchema = z.object({
 
 export const inboxCountSchema = z.object({
   unreadCount: z.number().int().describe('your unread inbox messages'),
+  unseenCount: z
+    .number()
+    .int()
+    .describe('of those, the ones never returned to you yet (no list page or get showed them): mark_read all withholds them'),
   byPriority,
   unread: z.number().int().describe('deprecated alias of unreadCount (removed in the next release)'),
 });
@@ -134,6 +142,7 @@ export const inboxCountSchema = z.object({
 const heartbeatCounts = z.object({
   identity: z.string(),
   unreadCount: z.number().int(),
+  unseenCount: z.number().int().describe('of the unread, those never returned to the agent yet'),
   byPriority,
   oldestUnreadAt: optionalTime,
   lastActivityAt: optionalTime,
@@ -186,5 +195,5 @@ void [
   fits<Fits<{ agents: AgentView[] }, typeof agentListSchema>>(),
   fits<Fits<Registration, typeof registrationSchema>>(),
   fits<Fits<InboxCount, typeof inboxCountSchema>>(),
-  fits<Fits<{ agents: Array<HeartbeatCounts & { unreadCount: number }> }, typeof heartbeatListSchema>>(),
+  fits<Fits<{ agents: HeartbeatAnswer[] }, typeof heartbeatListSchema>>(),
 ];

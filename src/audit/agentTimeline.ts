@@ -16,6 +16,7 @@ export type TimelineKind =
   | 'read'
   | 'archived'
   | 'unarchived'
+  | 'seen'
   | 'read_by_recipient'
   | 'task';
 
@@ -87,6 +88,16 @@ export class AgentTimeline {
         return event.data.recipient === me
           ? [{ ...base, kind: 'archived', messageId: event.data.messageId, counterpart: null, subject: null }]
           : [];
+      case 'MessagesSeen':
+        return event.data.recipient === me
+          ? event.data.messageIds.map((messageId) => ({
+              ...base,
+              kind: 'seen' as const,
+              messageId,
+              counterpart: null,
+              subject: null,
+            }))
+          : [];
       case 'MessageUnarchived':
         return event.data.recipient === me
           ? [{ ...base, kind: 'unarchived', messageId: event.data.messageId, counterpart: null, subject: null }]
@@ -119,6 +130,7 @@ const VERB: Record<TimelineKind, string> = {
   read: 'read',
   archived: 'archived',
   unarchived: 'unarchived',
+  seen: 'saw (listed or opened; not read)',
   read_by_recipient: 'was read by',
   task: 'task:',
 };

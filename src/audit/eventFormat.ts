@@ -50,6 +50,10 @@ export function describeEvent(event: StoredEvent): string {
       return `message ${event.data.messageId} read by ${event.data.reader}`;
     case 'MessageArchived':
       return `message ${event.data.messageId} archived by ${event.data.recipient}${event.data.wasUnread ? ' (unread)' : ''}`;
+    case 'MessagesSeen': {
+      const n = event.data.messageIds.length;
+      return `${event.data.recipient} saw ${n} message${n === 1 ? '' : 's'} (listed or opened; not read): ${event.data.messageIds.join(', ')}`;
+    }
     case 'MessageUnarchived':
       return `message ${event.data.messageId} back in the inbox of ${event.data.recipient} (unarchived)`;
     case 'TaskClaimed':

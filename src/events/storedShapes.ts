@@ -126,6 +126,17 @@ const messageUnarchivedV1 = z.strictObject({
   priority,
   sentAt: timestamp,
 });
+/**
+ * Messages returned to their recipient for the first time (a list page or a get): seen, not read (issue 13).
+ * Written in batches off the request path, in the recipient's own seen stream (streams.ts): one event per
+ * batch, however many messages. A mark for a message already seen, or not the recipient's, changes nothing.
+ */
+const messagesSeenV1 = z.strictObject({
+  recipient: z.string(),
+  seenAt: timestamp,
+  messageIds: z.array(z.string()),
+});
+
 /** The current version's data shape of each event type. */
 export const EVENT_DATA_V1 = {
   AgentRegistered: agentRegisteredV1,
@@ -136,6 +147,7 @@ export const EVENT_DATA_V1 = {
   ReceiptRead: receiptReadV1,
   MessageArchived: messageArchivedV1,
   MessageUnarchived: messageUnarchivedV1,
+  MessagesSeen: messagesSeenV1,
   ...TASK_EVENT_DATA_V1,
 } as const;
 

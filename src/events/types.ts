@@ -34,6 +34,8 @@ export type BroadcastDelivered = Event<'BroadcastDelivered', DataOf<'BroadcastDe
 export type ReceiptRead = Event<'ReceiptRead', DataOf<'ReceiptRead'>>;
 export type MessageArchived = Event<'MessageArchived', DataOf<'MessageArchived'>>;
 export type MessageUnarchived = Event<'MessageUnarchived', DataOf<'MessageUnarchived'>>;
+/** A batch of seen marks, in the recipient's seen stream (streams.ts: seenStream). */
+export type MessagesSeen = Event<'MessagesSeen', DataOf<'MessagesSeen'>>;
 
 /** A new token for the agent; the old one is refused from then on. Only the hash is stored, as at registration. */
 export type AgentTokenRotated = Event<'AgentTokenRotated', DataOf<'AgentTokenRotated'>>;
@@ -68,7 +70,7 @@ export type MessageEvent = MessageSent | BroadcastDelivered | ReceiptRead | Mess
 /** One task's stream (streams.ts: taskStream). */
 export type TaskEvent =
   TaskClaimed | TaskStateChanged | TaskArtifactAdded | TaskLeaseRenewed | TaskReleased | TaskLeaseExpired | TaskExpired;
-export type MailboxEvent = AgentEvent | MessageEvent | TaskEvent;
+export type MailboxEvent = AgentEvent | MessageEvent | TaskEvent | MessagesSeen;
 export type MailboxEventType = MailboxEvent['type'];
 
 export const MAILBOX_EVENT_TYPES = Object.keys(EVENT_DATA_V1) as readonly MailboxEventType[];

@@ -120,6 +120,10 @@ export function projectEvent(event: StoredEvent): ViewChange[] {
           archivedAt: event.data.archivedAt,
         },
       ];
+    case 'MessagesSeen': {
+      const { recipient, seenAt } = event.data;
+      return event.data.messageIds.map((messageId) => ({ kind: 'entrySeen', recipient, messageId, seenAt }));
+    }
     case 'MessageUnarchived':
       return [
         {

@@ -28,6 +28,7 @@ export type ViewChange =
   | { kind: 'receiptRead'; recipient: string; messageId: string; readAt: string; priority: Priority }
   | { kind: 'inboxArchived'; recipient: string; messageId: string; archivedAt: string }
   | { kind: 'inboxUnarchived'; recipient: string; messageId: string; unarchivedAt: string }
+  | { kind: 'entrySeen'; recipient: string; messageId: string; seenAt: string }
   | TaskFact;
 
 /** What a task record starts as, from the message that carried it (see readModel/taskView.ts). */

@@ -7,7 +7,7 @@
  */
 import type { Priority, TaskEnvelope } from '../../src/commands/messageFields';
 import type { EventStore } from '../../src/events/eventStore';
-import { AGENT_REGISTRY_STREAM, messageStream, taskStream } from '../../src/events/streams';
+import { AGENT_REGISTRY_STREAM, messageStream, seenStream, taskStream } from '../../src/events/streams';
 import type { MailboxEvent, NewEvent, StoredEvent, TaskEvent } from '../../src/events/types';
 import { projectStored } from '../../src/projections/projector';
 import type { ProjectedEvent } from '../../src/projections/viewChanges';
@@ -346,6 +346,13 @@ export class LogBuilder {
       recipient,
     );
     return this;
+  }
+
+  /** A batch of seen marks, as SeenMarks writes them (the rules must cope with marks for anything). Returns seenAt. */
+  seen(recipient: string, ...messageIds: string[]): string {
+    const seenAt = this.nextAt;
+    this.add(seenStream(recipient), 'MessagesSeen', { recipient, seenAt, messageIds }, recipient);
+    return seenAt;
   }
 
   sentAt(messageId: string): string {

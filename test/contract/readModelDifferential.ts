@@ -98,6 +98,14 @@ export function randomLog(seed: number, maxEvents: number): LogBuilder {
       else if (chance(0.25))
         log.unarchive(chance(0.9) ? d.recipient : pick(agents), d.messageId); // archived or not
       else log.archive(d.recipient, d.messageId);
+    } else if (roll < 0.72 && deliveries.length > 0) {
+      // Seen marks (issue 13): a page's worth for one recipient, some already seen, read or archived; now and then
+      // a mark for a message the identity never received, or for no message at all.
+      const recipient = pick(deliveries).recipient;
+      const own = deliveries.filter((d) => d.recipient === recipient).map((d) => d.messageId);
+      const ids = own.filter(() => chance(0.4));
+      if (chance(0.1)) ids.push(pick(deliveries).messageId, 'no-such-message');
+      log.seen(chance(0.95) ? recipient : pick(agents), ...(ids.length ? ids : [pick(own)]));
     } else if (roll < 0.74) {
       const identity = `@late${late++}`; // registered after broadcasts it was not in
       log.register(identity);

@@ -55,3 +55,22 @@ test('POST /v1/messages/{id}/unarchive brings it back to the inbox and the count
   await expectRejected(server.call('POST', `/v1/messages/${id}/unarchive`, { token: t['@a'] }), 403, 'NOT_A_RECIPIENT');
   await expectRejected(server.call('POST', `/v1/messages/${id}/unarchive`, { token: t['@d'] }), 404, 'MESSAGE_NOT_FOUND');
 });
+
+test('seen over HTTP: the first listing shows seenAt null and writes the mark afterwards; counts report unseenCount', async () => {
+  const sent = await server.call('POST', '/v1/messages', { token: t['@a'], body: { to: '@c', subject: 'seen?', body: 'b' } });
+  const id = sent.body.messageId as string;
+  const count = async () => (await server.call('GET', '/v1/inbox/count', { token: t['@c'] })).body;
+  const before = await count();
+  expect(before.unseenCount).toBeGreaterThanOrEqual(1);
+  const first = await server.call('GET', '/v1/messages?status=unread', { token: t['@c'] });
+  expect(first.body.messages.find((m: any) => m.messageId === id)).toMatchObject({ seenAt: null, readAt: null });
+  // The mark is written off the request path: wait for the positive signal, a listing that shows it.
+  let seenAt: string | null = null;
+  for (let attempt = 0; attempt < 200 && seenAt === null; attempt++) {
+    const page = await server.call('GET', '/v1/messages?status=unread', { token: t['@c'] });
+    seenAt = page.body.messages.find((m: any) => m.messageId === id).seenAt;
+    if (seenAt === null) await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  expect(seenAt).toEqual(expect.any(String));
+  expect(await count()).toMatchObject({ unreadCount: before.unreadCount, unseenCount: 0 });
+});

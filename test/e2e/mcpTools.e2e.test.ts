@@ -77,8 +77,12 @@ test('the task schema is compact, with no long regexes anywhere, and names exact
 });
 
 test('hints: reads are read-only and idempotent; mark_read is idempotent; archive is destructive; add_message is neither', () => {
-  for (const name of ['list_messages', 'get_message', 'list_agents', 'unread_count']) {
+  for (const name of ['list_agents', 'unread_count']) {
     expect(tool(name).annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
+  }
+  // Returning messages to their recipient records seen marks (issue 13): idempotent, not read-only.
+  for (const name of ['list_messages', 'get_message']) {
+    expect(tool(name).annotations).toMatchObject({ readOnlyHint: false, idempotentHint: true, destructiveHint: false });
   }
   expect(tool('mark_read').annotations).toMatchObject({ readOnlyHint: false, idempotentHint: true, destructiveHint: false });
   expect(tool('archive_message').annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });

@@ -50,6 +50,8 @@ const WRITES = new Set([
   'entryRead',
   'entryArchived',
   'entryUnarchived',
+  'entrySeen',
+  'unseenMoved',
   'lastActivityMoved',
   'taskUpserted',
   'taskListed',

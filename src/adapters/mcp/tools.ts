@@ -45,6 +45,8 @@ export const COMPACT_TASK_SCHEMA = {
 
 /** Reads nothing but views: safe to call any number of times. */
 const READ: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: false };
+/** Reads, and records that the messages were returned to you (seen marks: nothing you could undo or repeat differently). */
+const SEES: ToolAnnotations = { readOnlyHint: false, idempotentHint: true, destructiveHint: false, openWorldHint: false };
 
 export const TOOLS: ToolDefinition[] = [
   {
@@ -60,20 +62,22 @@ export const TOOLS: ToolDefinition[] = [
   },
   {
     name: 'list_messages',
-    description: 'List your inbox (default) or outbox, newest first, with unreadCount and nextCursor.',
+    description:
+      'List your inbox (default) or outbox, newest first, with unreadCount and nextCursor. A message returned to you ' +
+      'is marked seen (not read); seenAt shows when it was first returned. status "archived" lists what you archived.',
     schema: listQuerySchema,
     output: results.messagePageSchema,
-    annotations: READ,
+    annotations: SEES,
     propertyDescriptions: LIST_QUERY_DESCRIPTIONS,
     encodedForm: 'comma-separated or JSON-encoded',
     run: (api, args) => api.listMessages(args ?? {}),
   },
   {
     name: 'get_message',
-    description: 'Read one message with its body (you must be its sender or a recipient). Does not mark it read.',
+    description: 'Read one message with its body (you must be its sender or a recipient). Marks it seen for you, not read.',
     schema: archiveSchema,
     output: results.messageDetailSchema,
-    annotations: READ,
+    annotations: SEES,
     run: (api, args) => api.getMessage(parseInput(archiveSchema, args ?? {}, 'get_message').messageId),
   },
   {

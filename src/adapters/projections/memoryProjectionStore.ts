@@ -153,6 +153,14 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
     this.inbox(recipient).unarchive(messageId);
   }
 
+  entrySeen(recipient: string, messageId: string, seenAt: string): void {
+    this.inbox(recipient).markSeen(messageId, seenAt);
+  }
+
+  unseenMoved(identity: string, by: 1 | -1): void {
+    this.inbox(identity).unseen += by;
+  }
+
   lastActivityMoved(identity: string, at: string): void {
     this.inbox(identity).lastActivityAt = at;
   }
@@ -243,6 +251,7 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
       tags: s.tags,
       sentAt: s.sentAt,
       readAt: box === 'inbox' ? entry.readAt : null,
+      seenAt: box === 'inbox' ? entry.seenAt : null,
     };
     if (archived) listed.archivedAt = entry.archivedAt!;
     if (s.task) listed.task = s.task;
@@ -251,7 +260,11 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
 
   async unreadCount(identity: string): Promise<UnreadCount> {
     const inbox = this.inboxes.get(identity);
-    return { unread: inbox?.unreadCount ?? 0, byPriority: { low: 0, normal: 0, high: 0, ...inbox?.byPriority } };
+    return {
+      unread: inbox?.unreadCount ?? 0,
+      unseen: inbox?.unseen ?? 0,
+      byPriority: { low: 0, normal: 0, high: 0, ...inbox?.byPriority },
+    };
   }
 
   async heartbeat(identity: string): Promise<HeartbeatCounts> {

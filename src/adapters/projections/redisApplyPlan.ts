@@ -155,6 +155,9 @@ function planChange(
     case 'inboxUnarchived':
       push(agent(change.recipient), 'U', pos, change.messageId, change.unarchivedAt);
       return;
+    case 'entrySeen':
+      push(agent(change.recipient), 'V', pos, change.messageId, change.seenAt);
+      return;
     case 'taskOpened':
     case 'taskChanged':
       return; // planned by the task rules in Node (redisTaskViews.ts), passed in as taskOps

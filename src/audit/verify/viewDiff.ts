@@ -86,6 +86,7 @@ export function diffAgents(expected: readonly AgentView[], actual: readonly Agen
 
 const ZERO_HEARTBEAT = {
   unread: 0,
+  unseen: 0,
   tasksWaiting: 0,
   byPriority: { low: 0, normal: 0, high: 0 },
   oldestUnreadAt: null,

@@ -34,6 +34,13 @@ export interface ChangeSink extends TaskChangeSink {
    * under status unread/read/all again, not under archived). The unread count moves separately (unreadMoved).
    */
   entryUnarchived(recipient: string, messageId: string): void;
+  /** The entry was returned to its recipient for the first time: its seenAt is set (listings show it). */
+  entrySeen(recipient: string, messageId: string, seenAt: string): void;
+  /**
+   * The recipient's unseen count (entries unread, not archived, never seen; counts report it beside
+   * unread) moves by one. One total per identity, not per priority.
+   */
+  unseenMoved(identity: string, by: 1 | -1): void;
   lastActivityMoved(identity: string, at: string): void;
 }
 
@@ -55,6 +62,8 @@ export type ReadModelChange =
   | { kind: 'entryRead'; recipient: string; messageId: string; readAt: string }
   | { kind: 'entryArchived'; recipient: string; messageId: string; archivedAt: string }
   | { kind: 'entryUnarchived'; recipient: string; messageId: string }
+  | { kind: 'entrySeen'; recipient: string; messageId: string; seenAt: string }
+  | { kind: 'unseenMoved'; identity: string; by: 1 | -1 }
   | { kind: 'lastActivityMoved'; identity: string; at: string }
   | TaskChange;
 
@@ -72,6 +81,8 @@ export function collect(into: ReadModelChange[]): ChangeSink {
     entryRead: (recipient, messageId, readAt) => into.push({ kind: 'entryRead', recipient, messageId, readAt }),
     entryArchived: (recipient, messageId, archivedAt) => into.push({ kind: 'entryArchived', recipient, messageId, archivedAt }),
     entryUnarchived: (recipient, messageId) => into.push({ kind: 'entryUnarchived', recipient, messageId }),
+    entrySeen: (recipient, messageId, seenAt) => into.push({ kind: 'entrySeen', recipient, messageId, seenAt }),
+    unseenMoved: (identity, by) => into.push({ kind: 'unseenMoved', identity, by }),
     lastActivityMoved: (identity, at) => into.push({ kind: 'lastActivityMoved', identity, at }),
     ...collectTaskChanges(into),
   };
@@ -100,6 +111,10 @@ export function replay(change: ReadModelChange, sink: ChangeSink): void {
       return sink.entryArchived(change.recipient, change.messageId, change.archivedAt);
     case 'entryUnarchived':
       return sink.entryUnarchived(change.recipient, change.messageId);
+    case 'entrySeen':
+      return sink.entrySeen(change.recipient, change.messageId, change.seenAt);
+    case 'unseenMoved':
+      return sink.unseenMoved(change.identity, change.by);
     case 'lastActivityMoved':
       return sink.lastActivityMoved(change.identity, change.at);
     case 'taskUpserted':

@@ -18,6 +18,7 @@ export interface ScratchEntry extends EntryState {
   readonly fields: InboxEntryFields;
   readAt: string | null;
   archivedAt: string | null;
+  seenAt: string | null;
 }
 
 export type ScratchListing = 'inbox' | 'unread' | 'outbox';
@@ -29,6 +30,7 @@ class ScratchAgent {
   readonly outboxIds = new Set<string>();
   readonly byPriority: Record<Priority, number> = { low: 0, normal: 0, high: 0 };
   unread = 0;
+  unseen = 0;
   lastActivityAt: string | null = null;
   /** Index of the oldest entry that may still be unread (only an unarchived entry becomes unread again: see unarchived). */
   private oldestCandidate = 0;
@@ -97,13 +99,13 @@ export class ScratchViews implements ReadModelStorage {
 
   outboxEntryAdded(sender: string, position: bigint, entry: InboxEntryFields): void {
     const agent = this.agent(sender);
-    agent.outbox.push({ position: Number(position), fields: entry, readAt: null, archivedAt: null });
+    agent.outbox.push({ position: Number(position), fields: entry, readAt: null, archivedAt: null, seenAt: null });
     agent.outboxIds.add(entry.messageId);
   }
 
   inboxEntryAdded(recipient: string, position: bigint, fields: InboxEntryFields): void {
     const agent = this.agent(recipient);
-    const entry: ScratchEntry = { position: Number(position), fields, readAt: null, archivedAt: null };
+    const entry: ScratchEntry = { position: Number(position), fields, readAt: null, archivedAt: null, seenAt: null };
     agent.byId.set(fields.messageId, entry);
     agent.inbox.push(entry);
   }
@@ -127,6 +129,14 @@ export class ScratchViews implements ReadModelStorage {
     const entry = agent.byId.get(messageId)!;
     entry.archivedAt = null;
     agent.unarchived(entry);
+  }
+
+  entrySeen(recipient: string, messageId: string, seenAt: string): void {
+    this.agent(recipient).byId.get(messageId)!.seenAt = seenAt;
+  }
+
+  unseenMoved(identity: string, by: 1 | -1): void {
+    this.agent(identity).unseen += by;
   }
 
   lastActivityMoved(identity: string, at: string): void {
@@ -198,6 +208,7 @@ export class ScratchViews implements ReadModelStorage {
     return {
       identity,
       unread: agent?.unread ?? 0,
+      unseen: agent?.unseen ?? 0,
       byPriority: { low: 0, normal: 0, high: 0, ...agent?.byPriority },
       oldestUnreadAt: agent?.oldestUnreadAt() ?? null,
       lastActivityAt: agent?.lastActivityAt ?? null,
@@ -238,6 +249,7 @@ export class ScratchViews implements ReadModelStorage {
       tags: f.tags,
       sentAt: f.sentAt,
       readAt: view === 'outbox' ? null : entry.readAt,
+      seenAt: view === 'outbox' ? null : entry.seenAt,
     };
     if (extra?.task) listed.task = extra.task;
     return listed;

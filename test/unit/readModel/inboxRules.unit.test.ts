@@ -19,6 +19,7 @@ describe('read model: inbox entries and unread counts', () => {
         { kind: 'identityHasViews', identity: '@b' },
         { kind: 'inboxEntryAdded', recipient: '@b', position, entry, isBroadcast: false, wakeSuppressed: false },
         { kind: 'unreadMoved', identity: '@b', priority: 'high', by: 1 },
+        { kind: 'unseenMoved', identity: '@b', by: 1 },
       ]);
   });
 
@@ -44,6 +45,7 @@ describe('read model: inbox entries and unread counts', () => {
       .then([
         { kind: 'entryRead', recipient: '@b', messageId: m1, readAt },
         { kind: 'unreadMoved', identity: '@b', priority: 'low', by: -1 },
+        { kind: 'unseenMoved', identity: '@b', by: -1 },
         { kind: 'lastActivityMoved', identity: '@b', at: readAt },
       ]);
     const again = next(log, (l) => l.read('@b', m1));
@@ -63,6 +65,7 @@ describe('read model: inbox entries and unread counts', () => {
       .then([
         { kind: 'entryArchived', recipient: '@b', messageId: m1, archivedAt },
         { kind: 'unreadMoved', identity: '@b', priority: 'normal', by: -1 },
+        { kind: 'unseenMoved', identity: '@b', by: -1 },
       ]);
     ReadModelSpec.given([...given, ...when])
       .when(...next(log, (l) => l.archive('@b', m1)))
@@ -132,6 +135,7 @@ describe('read model: inbox entries and unread counts', () => {
           identity: '@c',
           tasksWaiting: 0,
           unread: 0,
+          unseen: 0,
           byPriority: { low: 0, normal: 0, high: 0 },
           oldestUnreadAt: null,
           lastActivityAt: null,
@@ -164,6 +168,7 @@ describe('read model: inbox entries and unread counts', () => {
       .then([
         { kind: 'entryUnarchived', recipient: '@b', messageId: m1 },
         { kind: 'unreadMoved', identity: '@b', priority: 'high', by: 1 },
+        { kind: 'unseenMoved', identity: '@b', by: 1 },
       ]);
     ReadModelSpec.given(given)
       .when(...when)

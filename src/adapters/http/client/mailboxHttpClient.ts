@@ -11,10 +11,10 @@ import type {
   SendResult,
   UnarchiveResult,
 } from '../../../application/mailboxCommands';
-import type { InboxCount, MessageDetail, WakeStreamEvent } from '../../../application/mailboxQueries';
+import type { HeartbeatAnswer, InboxCount, MessageDetail, WakeStreamEvent } from '../../../application/mailboxQueries';
 import { MailboxError, type ErrorCode, type ErrorEnvelope } from '../../../errors';
 import type { StoredEvent } from '../../../events/types';
-import type { AgentView, HeartbeatCounts, MessagePage } from '../../../projections/projectionStore';
+import type { AgentView, MessagePage } from '../../../projections/projectionStore';
 import type { AgentApi } from '../../../application/agentApi';
 import type { A2aTask } from '../../../application/taskA2a';
 import type { TaskResult } from '../../../application/taskCommands';
@@ -170,7 +170,7 @@ export class MailboxHttpClient implements AgentApi {
   getTask(taskId: string): Promise<A2aTask> {
     return this.request('GET', `/v1/tasks/${encodeURIComponent(taskId)}`);
   }
-  heartbeats(): Promise<{ agents: Array<HeartbeatCounts & { unreadCount: number }> }> {
+  heartbeats(): Promise<{ agents: HeartbeatAnswer[] }> {
     return this.request('GET', '/v1/heartbeat');
   }
 

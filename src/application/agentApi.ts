@@ -6,7 +6,15 @@
  */
 import type { Actor } from '../commands/roles';
 import type { AgentView, MessagePage } from '../projections/projectionStore';
-import type { ArchiveResult, BulkReadResult, MailboxCommands, ReadResult, SendResult, UnarchiveResult } from './mailboxCommands';
+import type {
+  ArchiveResult,
+  BulkReadResult,
+  MailboxCommands,
+  ReadAllResult,
+  ReadResult,
+  SendResult,
+  UnarchiveResult,
+} from './mailboxCommands';
 import type { InboxCount, MailboxQueries, MessageDetail } from './mailboxQueries';
 import type { A2aTask } from './taskA2a';
 import type { TaskCommands, TaskResult } from './taskCommands';
@@ -16,7 +24,7 @@ export interface AgentApi {
   send(input: unknown): Promise<SendResult>;
   listMessages(query: unknown): Promise<MessagePage>;
   getMessage(messageId: string): Promise<MessageDetail>;
-  markRead(input: unknown): Promise<ReadResult | BulkReadResult>;
+  markRead(input: unknown): Promise<ReadResult | BulkReadResult | ReadAllResult>;
   archive(messageId: string): Promise<ArchiveResult>;
   unarchive(messageId: string): Promise<UnarchiveResult>;
   listAgents(): Promise<{ agents: AgentView[] }>;

@@ -4,7 +4,15 @@
  * bottom keep them equal to the result types the application returns.
  */
 import { z } from 'zod';
-import type { ArchiveResult, BulkReadResult, ReadResult, Registration, SendResult, UnarchiveResult } from './mailboxCommands';
+import type {
+  ArchiveResult,
+  BulkReadResult,
+  ReadAllResult,
+  ReadResult,
+  Registration,
+  SendResult,
+  UnarchiveResult,
+} from './mailboxCommands';
 import type { HeartbeatAnswer, InboxCount, MessageDetail } from './mailboxQueries';
 import { PRIORITIES } from '../commands/messageFields';
 import { ROLES } from '../commands/roles';
@@ -90,7 +98,19 @@ export const bulkReadResultSchema = z.object({
     )
     .describe('one result per distinct id'),
 });
-export const markReadResultSchema = z.union([readResultSchema, bulkReadResultSchema]);
+export const readAllResultSchema = z.object({
+  all: z.literal(true),
+  status: z.literal('read'),
+  changed: z.number().int().describe('how many messages this call marked read (0 on a repeat)'),
+  messageIds: z.array(z.uuid()).describe('the messages this call marked read'),
+  withheldUnseenCount: z
+    .number()
+    .int()
+    .describe('unread messages that matched but were never returned to you, so not marked (0 with includeUnseen)'),
+  readAt: optionalTime.describe('when they were marked; null when nothing changed'),
+  warnings: z.array(warningSchema).optional(),
+});
+export const markReadResultSchema = z.union([readResultSchema, bulkReadResultSchema, readAllResultSchema]);
 
 export const archiveResultSchema = z.object({ messageId: z.uuid(), status: z.literal('archived'), archivedAt: timestamp });
 
@@ -189,7 +209,7 @@ void [
   fits<Fits<SendResult, typeof sendResultSchema>>(),
   fits<Fits<MessagePage, typeof messagePageSchema>>(),
   fits<Fits<MessageDetail, typeof messageDetailSchema>>(),
-  fits<Fits<ReadResult | BulkReadResult, typeof markReadResultSchema>>(),
+  fits<Fits<ReadResult | BulkReadResult | ReadAllResult, typeof markReadResultSchema>>(),
   fits<Fits<ArchiveResult, typeof archiveResultSchema>>(),
   fits<Fits<UnarchiveResult, typeof unarchiveResultSchema>>(),
   fits<Fits<{ agents: AgentView[] }, typeof agentListSchema>>(),

@@ -74,3 +74,17 @@ test('seen over HTTP: the first listing shows seenAt null and writes the mark af
   expect(seenAt).toEqual(expect.any(String));
   expect(await count()).toMatchObject({ unreadCount: before.unreadCount, unseenCount: 0 });
 });
+
+test('POST /v1/messages/read {all: true}: seen ones marked, unseen withheld and counted; again: nothing changes', async () => {
+  const sent = await server.call('POST', '/v1/messages', { token: t['@a'], body: { to: '@d', subject: 'x', body: 'b' } });
+  const first = await server.call('POST', '/v1/messages/read', { token: t['@d'], body: { all: true } });
+  expect(first.status).toBe(200);
+  expect(first.body).toMatchObject({ all: true, status: 'read', changed: 0, withheldUnseenCount: 1, readAt: null });
+  await server.call('GET', '/v1/messages', { token: t['@d'] }); // returned: seen
+  const second = await server.call('POST', '/v1/messages/read', { token: t['@d'], body: { all: true } });
+  expect(second.body).toMatchObject({ changed: 1, messageIds: [sent.body.messageId], withheldUnseenCount: 0 });
+  const before = await server.eventCount();
+  const third = await server.call('POST', '/v1/messages/read', { token: t['@d'], body: { all: true, includeUnseen: true } });
+  expect(third.body).toMatchObject({ changed: 0, withheldUnseenCount: 0 });
+  expect(await server.eventCount()).toBe(before);
+});

@@ -62,9 +62,19 @@ test('every input property is described; to carries its pattern; status says its
   expect(property('list_messages', 'cursor').description).toContain('nextCursor');
 });
 
-test('mark_read says exactly one of messageId or messageIds in its schema', () => {
-  expect(tool('mark_read').inputSchema).toMatchObject({ minProperties: 1, maxProperties: 1, additionalProperties: false });
-  expect(Object.keys(tool('mark_read').inputSchema.properties!)).toEqual(['messageId', 'messageIds']);
+test('mark_read says exactly one of messageId, messageIds or all in its schema; the filters go with all', () => {
+  expect(tool('mark_read').inputSchema).toMatchObject({ minProperties: 1, additionalProperties: false });
+  expect(tool('mark_read').description).toMatch(/exactly one of messageId, messageIds, or all: true/);
+  expect(Object.keys(tool('mark_read').inputSchema.properties!)).toEqual([
+    'messageId',
+    'messageIds',
+    'all',
+    'threadId',
+    'from',
+    'priority',
+    'before',
+    'includeUnseen',
+  ]);
 });
 
 test('the task schema is compact, with no long regexes anywhere, and names exactly the keys the server accepts', () => {

@@ -123,14 +123,18 @@ export const ROUTE_SPECS: RouteSpec[] = [
     method: 'post',
     path: '/v1/messages/read',
     operationId: 'markRead',
-    summary: 'Mark read: {messageId} or {messageIds} (array or JSON-encoded array)',
+    summary:
+      'Mark read: {messageId}, {messageIds} (array or JSON-encoded array), or {all: true} with optional threadId, from, ' +
+      'priority, before, includeUnseen (read-all: only messages already returned to you, unless includeUnseen)',
     tag: 'messages',
     auth: 'agent',
     body: markReadSchema,
     success: {
       status: 200,
       schema: responses.markReadResultSchema,
-      description: '{messageId, readAt, status, warnings?} or {results: [per id], warnings?}',
+      description:
+        '{messageId, readAt, status, warnings?}, {results: [per id], warnings?}, or for all: ' +
+        '{all: true, status, changed, messageIds, withheldUnseenCount, readAt, warnings?}',
     },
     errors: [...AUTH, ...BODY, 'NOT_A_RECIPIENT', 'MESSAGE_NOT_FOUND'],
   },

@@ -83,8 +83,9 @@ export const TOOLS: ToolDefinition[] = [
   {
     name: 'mark_read',
     description:
-      'Mark messages read for you: exactly one of messageId or messageIds. ' +
-      'Idempotent: a message already read keeps its first readAt.',
+      'Mark messages read for you: exactly one of messageId, messageIds, or all: true. all marks your unread messages ' +
+      'that you have seen (listed or opened), narrowed by threadId, from, priority, before; unseen ones are withheld ' +
+      'and counted (withheldUnseenCount) unless includeUnseen. Idempotent: a message already read keeps its first readAt.',
     schema: markReadSchema,
     output: results.markReadResultSchema,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -6,6 +6,7 @@
 import type {
   ArchiveResult,
   BulkReadResult,
+  ReadAllResult,
   ReadResult,
   Registration,
   SendResult,
@@ -143,7 +144,7 @@ export class MailboxHttpClient implements AgentApi {
   getMessage(messageId: string): Promise<MessageDetail> {
     return this.request('GET', `/v1/messages/${encodeURIComponent(messageId)}`);
   }
-  markRead(input: unknown): Promise<ReadResult | BulkReadResult> {
+  markRead(input: unknown): Promise<ReadResult | BulkReadResult | ReadAllResult> {
     return this.request('POST', '/v1/messages/read', { body: input });
   }
   archive(messageId: string): Promise<ArchiveResult> {

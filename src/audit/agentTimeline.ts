@@ -3,7 +3,7 @@
  * the log — registered, sent, received, read, archived, retired — plus who
  * read the messages it sent. Pure: feed it the log in order.
  */
-import { addresseeText } from '../events/addressing';
+import { addresseeText, namesRecipient } from '../events/addressing';
 import type { StoredEvent } from '../events/types';
 import { describeTaskEvent } from './taskEventText';
 
@@ -60,7 +60,7 @@ export class AgentTimeline {
           this.sent.set(d.messageId, d.subject);
           entries.push({ ...base, kind: 'sent', messageId: d.messageId, counterpart: addresseeText(d.to), subject: d.subject });
         }
-        if (d.to === me)
+        if (namesRecipient(d.to, me))
           entries.push({ ...base, kind: 'received', messageId: d.messageId, counterpart: d.from, subject: d.subject });
         return entries;
       }

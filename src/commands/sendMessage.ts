@@ -143,7 +143,9 @@ export function decideSendMessage(command: SendMessage, state: SendState, policy
       requestHash,
     },
   };
-  if (recipient.kind === 'direct') return [sent]; // the MessageSent delivers it; a broadcast or a list: one delivery each
+  // A direct message and a list are delivered by the MessageSent itself (one append however many are listed);
+  // a broadcast's audience gets one BroadcastDelivered each.
+  if (recipient.kind !== 'broadcast') return [sent];
   const deliveries: BroadcastDelivered[] = recipients.map((identity) => ({
     type: 'BroadcastDelivered',
     data: { ...summary, recipient: identity, deliveredAt: command.metadata.at },

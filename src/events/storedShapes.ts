@@ -90,15 +90,15 @@ const messageSentV1 = z.strictObject({
   ...messageSummaryV1,
   body: z.string(),
   task: taskEnvelopeV1.nullable(),
-  /** Direct: [to]. Broadcast: the audience snapshot; a list: its identities, once each; one BroadcastDelivered each. */
+  /** Direct: [to]. A list: its identities, once each (delivered by this event). Broadcast: the audience snapshot, one BroadcastDelivered each. */
   recipients: z.array(z.string()),
   idempotencyKey: z.string().nullable(),
   /** Fingerprint of the request, to refuse a reused Idempotency-Key with another payload. */
   requestHash: z.string(),
 });
 /**
- * One per broadcast audience member, and one per identity of a list `to` (the same per-recipient
- * delivery). It repeats the summary fields so that a
+ * One per broadcast audience member (logs written while lists were delivered this way also hold one per
+ * identity of a list `to`; the read model's one-entry-per-recipient rule makes the two forms equal). It repeats the summary fields so that a
  * projector can place it in the recipient's inbox from this event alone (no
  * cross-key lookups: Redis Cluster keeps each agent's keys in one slot).
  */

@@ -277,7 +277,7 @@ export class LogBuilder {
 
   /**
    * A direct message (`to` an identity), a broadcast (`to` 'AGENT:*' with its audience) or a list of identities
-   * (delivered to each once, as the decider does). Returns the message id.
+   * (delivered to each once by the MessageSent, as the decider does). Returns the message id.
    */
   send(from: string, to: string | string[], options: SendOptions = {}, audience: string[] = []): string {
     const messageId = `m${++this.messages}`;
@@ -311,7 +311,7 @@ export class LogBuilder {
       },
       from,
     );
-    if (typeof to !== 'string' || to === 'AGENT:*') {
+    if (to === 'AGENT:*') {
       for (const recipient of recipients)
         this.add(messageStream(messageId), 'BroadcastDelivered', { ...fields, recipient, deliveredAt: this.nextAt }, from);
     }

@@ -476,6 +476,7 @@ export async function checkLog(redisUrl: string, seed: number, maxEvents: number
     for (const field of ['identity', 'from', 'to', 'recipient', 'reader'] as const) {
       if (typeof data[field] === 'string' && !(data[field] as string).startsWith('AGENT:')) named.add(data[field] as string);
     }
+    if (Array.isArray(data.to)) for (const identity of data.to as string[]) named.add(identity); // a list of identities
     if (typeof data.threadId === 'string') threads.add(data.threadId);
   }
   const identities = [...named].sort();

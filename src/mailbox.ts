@@ -18,6 +18,7 @@ import { TaskSweeper } from './application/taskSweeper';
 import { DeliveryQueries } from './application/deliveryQueries';
 import { WakeRecorder } from './application/wakeRecorder';
 import type { Clock } from './application/runtime';
+import { SeenMarks } from './application/seenMarks';
 import type { EventStore } from './events/eventStore';
 import type { ProjectionStore } from './projections/projectionStore';
 import type { ProjectionRunner } from './projections/projectionRunner';
@@ -38,6 +39,8 @@ export class Mailbox {
   readonly taskQueries: TaskQueries;
   /** Ends expired tasks and returns lapsed leases every config.taskSweepMs (started with the runner). */
   readonly sweeper: TaskSweeper;
+  /** Seen marks waiting to be written (issue 13); flushSeenMarks writes them now. */
+  readonly seenMarks: SeenMarks;
   readonly authenticator: Authenticator;
   /** The delivery ledger of a message (issue 13). */
   readonly deliveries: DeliveryQueries;
@@ -64,6 +67,7 @@ export class Mailbox {
     this.tasks = container.resolve(TaskCommands);
     this.taskQueries = container.resolve(TaskQueries);
     this.sweeper = container.resolve(TaskSweeper);
+    this.seenMarks = container.resolve(SeenMarks);
     this.authenticator = container.resolve(Authenticator);
     this.deliveries = container.resolve(DeliveryQueries);
     this.runner = container.resolve<ProjectionRunner>(TOKENS.ProjectionRunner);
@@ -98,6 +102,7 @@ export class Mailbox {
       send: (input: unknown, o?: CommandOptions) => c.send(actor, input, o),
       markRead: (input: unknown, o?: CommandOptions) => c.markRead(actor, input, o),
       archive: (messageId: string, o?: CommandOptions) => c.archive(actor, { messageId }, o),
+      unarchive: (messageId: string, o?: CommandOptions) => c.unarchive(actor, { messageId }, o),
       listMessages: (query: unknown = {}) => q.listMessages(actor, query),
       getMessage: (messageId: string) => q.getMessage(actor, { messageId }),
       delivery: (messageId: string, page: { after?: string; limit?: number } = {}) =>
@@ -172,9 +177,19 @@ export class Mailbox {
     );
   }
 
+  /**
+   * Writes the seen marks noted so far and waits (bounded, as commands do) until the views show them:
+   * a test or a script that wants the next list or count to reflect what was returned calls this.
+   */
+  async flushSeenMarks(waitMs = 5000): Promise<void> {
+    const position = await this.seenMarks.flush();
+    if (position !== null) await this.runner.waitFor(position, waitMs);
+  }
+
   async close(): Promise<void> {
     this.closing.abort();
     await this.sweeper.stop();
+    await this.seenMarks.close().catch(() => undefined); // written if the store still takes them
     await this.viewsReady.catch(() => undefined);
     await this.runner.stop();
     await this.wakeRecorder.close();
@@ -196,6 +211,7 @@ export async function createMailbox(input: MailboxConfigInput = {}, overrides: C
   container.registerSingleton(TaskCommands);
   container.registerSingleton(TaskQueries);
   container.registerSingleton(TaskSweeper);
+  container.registerSingleton(SeenMarks);
   container.registerSingleton(Authenticator);
   container.registerSingleton(DeliveryQueries);
   const mailbox = new Mailbox(container, config);

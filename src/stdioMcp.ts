@@ -29,6 +29,7 @@ export function unauthenticatedAgentApi(): AgentApi {
     getDelivery: refuse,
     markRead: refuse,
     archive: refuse,
+    unarchive: refuse,
     listAgents: refuse,
     unreadCount: refuse,
     claimTask: refuse,

@@ -6,7 +6,15 @@
  */
 import type { Actor } from '../commands/roles';
 import type { AgentView, MessagePage } from '../projections/projectionStore';
-import type { ArchiveResult, BulkReadResult, MailboxCommands, ReadResult, SendResult } from './mailboxCommands';
+import type {
+  ArchiveResult,
+  BulkReadResult,
+  MailboxCommands,
+  ReadAllResult,
+  ReadResult,
+  SendResult,
+  UnarchiveResult,
+} from './mailboxCommands';
 import type { InboxCount, MailboxQueries, MessageDetail } from './mailboxQueries';
 import type { A2aTask } from './taskA2a';
 import type { TaskCommands, TaskResult } from './taskCommands';
@@ -19,8 +27,9 @@ export interface AgentApi {
   getMessage(messageId: string): Promise<MessageDetail>;
   /** {messageId, after?, limit?}: the delivery ledger of a message you sent. */
   getDelivery(input: unknown): Promise<DeliveryLedger>;
-  markRead(input: unknown): Promise<ReadResult | BulkReadResult>;
+  markRead(input: unknown): Promise<ReadResult | BulkReadResult | ReadAllResult>;
   archive(messageId: string): Promise<ArchiveResult>;
+  unarchive(messageId: string): Promise<UnarchiveResult>;
   listAgents(): Promise<{ agents: AgentView[] }>;
   unreadCount(): Promise<InboxCount>;
   /** {taskId, leaseSeconds?} */
@@ -33,7 +42,7 @@ export interface AgentApi {
 
 /** Counts and times commands per surface (the HTTP adapter's metrics implement it). */
 export interface CommandMeter {
-  command<T>(name: 'send' | 'mark_read' | 'archive', surface: 'mcp', run: () => Promise<T>): Promise<T>;
+  command<T>(name: 'send' | 'mark_read' | 'archive' | 'unarchive', surface: 'mcp', run: () => Promise<T>): Promise<T>;
 }
 
 export interface MailboxSides {
@@ -62,6 +71,7 @@ export function inProcessAgentApi(
     getDelivery: (input) => deliveries.delivery(actor, input),
     markRead: (input) => metrics.command('mark_read', 'mcp', () => commands.markRead(actor, input)),
     archive: (messageId) => metrics.command('archive', 'mcp', () => commands.archive(actor, { messageId })),
+    unarchive: (messageId) => metrics.command('unarchive', 'mcp', () => commands.unarchive(actor, { messageId })),
     listAgents: () => queries.listAgents(),
     unreadCount: () => queries.unreadCount(actor),
     claimTask: (input) => tasks.claim(actor, input),

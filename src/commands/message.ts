@@ -1,5 +1,5 @@
 /** A message's stream: who sent it, who it was delivered to, and each recipient's read and archive state. */
-import { directRecipient } from '../events/addressing';
+import { namedRecipients } from '../events/addressing';
 import type { MessageEvent, MessageSent } from '../events/types';
 
 export interface RecipientState {
@@ -22,8 +22,8 @@ export function foldMessage(state: MessageState, events: readonly MessageEvent[]
     switch (event.type) {
       case 'MessageSent': {
         sent = event.data;
-        const direct = directRecipient(event.data.to); // a broadcast's or a list's recipients each have a BroadcastDelivered
-        if (direct !== null) recipients.set(direct, { readAt: null, archivedAt: null });
+        // A direct message's and a list's recipients are named by it; a broadcast's each have a BroadcastDelivered.
+        for (const identity of namedRecipients(event.data.to)) recipients.set(identity, { readAt: null, archivedAt: null });
         break;
       }
       case 'BroadcastDelivered':
@@ -41,6 +41,11 @@ export function foldMessage(state: MessageState, events: readonly MessageEvent[]
       }
       case 'ReplyRequested':
         break; // the read model's (the delivery ledger's reply obligations): no command decides on it
+      case 'MessageUnarchived': {
+        const current = recipients.get(event.data.recipient);
+        if (current) recipients.set(event.data.recipient, { ...current, archivedAt: null });
+        break;
+      }
       default: {
         const unexpected: never = event;
         throw new Error(`Unexpected message event type ${(unexpected as { type: string }).type}`);

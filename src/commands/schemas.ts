@@ -95,8 +95,7 @@ export const sendMessageSchema = z.strictObject({
   to: recipientsSchema.meta({
     description:
       '@<identity> for one agent (e.g. @neo-gpt), the literal AGENT:* to broadcast to every other active agent, or a list ' +
-      `of 1-${MAX_LIST_RECIPIENTS} identities (["@b", "@c"]): one message, one thread, each recipient reads and archives ` +
-      'its own copy. A comma-separated string is not a list.',
+      `of 1-${MAX_LIST_RECIPIENTS} identities (["@b", "@c"]: one message, each recipient has its own copy). Not comma text.`,
   }),
   subject: z.string().min(1).max(MAX_SUBJECT_CHARS).describe('one line'),
   body: z.string().describe('markdown; at most 64 KiB by default'),
@@ -132,7 +131,10 @@ export const sendMessageSchema = z.strictObject({
 });
 export type SendMessageInput = z.output<typeof sendMessageSchema>;
 
-/** One id, or many: an array or its JSON encoding (lossless-permissive). Exactly one of the two. */
+/** Filters of mark_read {all: true}; they narrow which unread messages are marked, and apply to nothing else. */
+export const READ_ALL_FILTERS = ['threadId', 'from', 'priority', 'before', 'includeUnseen'] as const;
+
+/** One id, many (an array or its JSON encoding: lossless-permissive), or all: exactly one of the three. */
 export const MAX_BULK_IDS = 500;
 export const markReadSchema = z
   .strictObject({
@@ -146,11 +148,43 @@ export const markReadSchema = z
     })
       .optional()
       .describe(`several message ids (up to ${MAX_BULK_IDS}); one result per id`),
+    all: z
+      .literal(true, { error: 'all is true or absent: {all: true} marks your unread messages that were seen' })
+      .optional()
+      .describe(
+        'true: mark every unread message of yours that was seen (returned to you by a list or get), with the filters ' +
+          'below; unseen ones are withheld and counted (withheldUnseenCount) unless includeUnseen',
+      ),
+    threadId: z.string().min(1).max(200).optional().describe('with all: only this thread'),
+    from: identitySchema.optional().describe('with all: only from this sender'),
+    priority: prioritySchema.optional().describe('with all: only this priority'),
+    before: z.iso
+      .datetime({ offset: true, error: 'before is an ISO-8601 time, e.g. 2030-01-01T12:00:00Z' })
+      .optional()
+      .describe('with all: only messages sent before this time'),
+    includeUnseen: z.boolean().optional().describe('with all: true marks unseen messages too'),
   })
-  .refine((input) => (input.messageId === undefined) !== (input.messageIds === undefined), {
-    message: 'give exactly one of messageId (one id) or messageIds (an array of ids, or its JSON encoding)',
+  .superRefine((input, ctx) => {
+    const given = [input.messageId, input.messageIds, input.all].filter((value) => value !== undefined).length;
+    if (given !== 1) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'give exactly one of messageId (one id), messageIds (an array of ids, or its JSON encoding) or all: true ' +
+          '(every unread message you have seen)',
+      });
+      return;
+    }
+    const filters = READ_ALL_FILTERS.filter((key) => input[key] !== undefined);
+    if (input.all === undefined && filters.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [filters[0]],
+        message: `${filters[0]} narrows mark_read {all: true} only; with messageId or messageIds name the messages instead`,
+      });
+    }
   })
-  .meta({ minProperties: 1, maxProperties: 1, description: 'exactly one of messageId or messageIds' });
+  .meta({ minProperties: 1, description: 'exactly one of messageId, messageIds or all (all takes the filters)' });
 export type MarkReadInput = z.output<typeof markReadSchema>;
 
 export const archiveSchema = z.strictObject({

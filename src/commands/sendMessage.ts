@@ -151,7 +151,9 @@ export function decideSendMessage(command: SendMessage, state: SendState, policy
     if (dueBy instanceof MailboxError) return dueBy;
     requested.push({ type: 'ReplyRequested', data: { messageId, dueBy } });
   }
-  if (recipient.kind === 'direct') return [sent, ...requested]; // the MessageSent delivers it; a broadcast or a list: one delivery each
+  // A direct message and a list are delivered by the MessageSent itself (one append however many are listed);
+  // a broadcast's audience gets one BroadcastDelivered each.
+  if (recipient.kind !== 'broadcast') return [sent, ...requested];
   const deliveries: BroadcastDelivered[] = recipients.map((identity) => ({
     type: 'BroadcastDelivered',
     data: { ...summary, recipient: identity, deliveredAt: command.metadata.at },

@@ -1,7 +1,7 @@
 /**
- * What a message's `to` says about its delivery (storedShapes.ts: addresseeV1). A direct message
- * names one identity and is delivered by its MessageSent; a broadcast (AGENT:*) and a list of
- * identities are delivered per recipient, one BroadcastDelivered each.
+ * What a message's `to` says about its delivery (storedShapes.ts: addresseeV1). A direct message and
+ * a list of identities name their recipients and are delivered by the MessageSent itself (one event,
+ * however many are listed); a broadcast (AGENT:*) is delivered per recipient, one BroadcastDelivered each.
  */
 import type { MessageSent } from './types';
 
@@ -13,6 +13,10 @@ export const BROADCAST_ADDRESS = 'AGENT:*';
 export const directRecipient = (to: Addressee): string | null => (typeof to === 'string' && !to.startsWith('AGENT:') ? to : null);
 
 export const isBroadcastAddress = (to: Addressee): boolean => typeof to === 'string' && to.startsWith('AGENT:');
+
+/** The recipients `to` names: the one of a direct message, each of a list; none for a broadcast (its audience is the registry's). */
+export const namedRecipients = (to: Addressee): readonly string[] =>
+  typeof to === 'string' ? (to.startsWith('AGENT:') ? [] : [to]) : to;
 
 /** `to` as one line of text (audit, CLI): a list's identities joined by ", ". */
 export const addresseeText = (to: Addressee): string => (typeof to === 'string' ? to : to.join(', '));

@@ -90,15 +90,15 @@ const messageSentV1 = z.strictObject({
   ...messageSummaryV1,
   body: z.string(),
   task: taskEnvelopeV1.nullable(),
-  /** Direct: [to]. Broadcast: the audience snapshot; a list: its identities, once each; one BroadcastDelivered each. */
+  /** Direct: [to]. A list: its identities, once each (delivered by this event). Broadcast: the audience snapshot, one BroadcastDelivered each. */
   recipients: z.array(z.string()),
   idempotencyKey: z.string().nullable(),
   /** Fingerprint of the request, to refuse a reused Idempotency-Key with another payload. */
   requestHash: z.string(),
 });
 /**
- * One per broadcast audience member, and one per identity of a list `to` (the same per-recipient
- * delivery). It repeats the summary fields so that a
+ * One per broadcast audience member (logs written while lists were delivered this way also hold one per
+ * identity of a list `to`; the read model's one-entry-per-recipient rule makes the two forms equal). It repeats the summary fields so that a
  * projector can place it in the recipient's inbox from this event alone (no
  * cross-key lookups: Redis Cluster keeps each agent's keys in one slot).
  */
@@ -117,6 +117,24 @@ const messageArchivedV1 = z.strictObject({
   wasUnread: z.boolean(),
   priority,
   sentAt: timestamp,
+});
+/** An archived message back in the recipient's inbox (issue 13); priority and sentAt as on MessageArchived. */
+const messageUnarchivedV1 = z.strictObject({
+  messageId: z.string(),
+  recipient: z.string(),
+  unarchivedAt: timestamp,
+  priority,
+  sentAt: timestamp,
+});
+/**
+ * Messages returned to their recipient for the first time (a list page or a get): seen, not read (issue 13).
+ * Written in batches off the request path, in the recipient's own seen stream (streams.ts): one event per
+ * batch, however many messages. A mark for a message already seen, or not the recipient's, changes nothing.
+ */
+const messagesSeenV1 = z.strictObject({
+  recipient: z.string(),
+  seenAt: timestamp,
+  messageIds: z.array(z.string()),
 });
 
 /**
@@ -174,6 +192,8 @@ export const EVENT_DATA_V1 = {
   WakeEscalated: wakeEscalatedV1,
   ReplyRequested: replyRequestedV1,
   ReplyOverdue: replyOverdueV1,
+  MessageUnarchived: messageUnarchivedV1,
+  MessagesSeen: messagesSeenV1,
   ...TASK_EVENT_DATA_V1,
 } as const;
 

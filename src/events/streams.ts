@@ -18,8 +18,14 @@ export const escalationStream = (messageId: string): string => `${ESCALATION_STR
 /** One per message whose reply obligation fell due: created by the one ReplyOverdue. */
 export const REPLY_OVERDUE_STREAM_PREFIX = 'mailbox-reply-overdue-';
 export const replyOverdueStream = (messageId: string): string => `${REPLY_OVERDUE_STREAM_PREFIX}${messageId}`;
+/**
+ * A recipient's seen marks (issue 13): batches written off the request path, never contended by the
+ * message streams' receipts; nothing decides on them (any order, repeats harmless), so they are appended unchecked.
+ */
+export const SEEN_STREAM_PREFIX = 'mailbox-seen-';
 /** Every mailbox stream starts with this; subscriptions filter on it. */
 export const MAILBOX_STREAM_PREFIX = 'mailbox-';
 
 export const messageStream = (messageId: string): string => `${MESSAGE_STREAM_PREFIX}${messageId}`;
 export const taskStream = (taskId: string): string => `${TASK_STREAM_PREFIX}${taskId}`;
+export const seenStream = (recipient: string): string => `${SEEN_STREAM_PREFIX}${recipient}`;

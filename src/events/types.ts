@@ -38,6 +38,9 @@ export type WakeObserved = Event<'WakeObserved', DataOf<'WakeObserved'>>;
 export type WakeVia = WakeObserved['data']['via'];
 /** The heartbeat escalated an unwoken message, once (streams.ts: escalationStream). */
 export type WakeEscalated = Event<'WakeEscalated', DataOf<'WakeEscalated'>>;
+export type MessageUnarchived = Event<'MessageUnarchived', DataOf<'MessageUnarchived'>>;
+/** A batch of seen marks, in the recipient's seen stream (streams.ts: seenStream). */
+export type MessagesSeen = Event<'MessagesSeen', DataOf<'MessagesSeen'>>;
 
 /** A new token for the agent; the old one is refused from then on. Only the hash is stored, as at registration. */
 export type AgentTokenRotated = Event<'AgentTokenRotated', DataOf<'AgentTokenRotated'>>;
@@ -72,13 +75,13 @@ export type AgentEvent = AgentRegistered | AgentRetired | AgentTokenRotated;
 export type ReplyRequested = Event<'ReplyRequested', DataOf<'ReplyRequested'>>;
 /** A reply obligation fell due, naming who has not answered (streams.ts: replyOverdueStream). */
 export type ReplyOverdue = Event<'ReplyOverdue', DataOf<'ReplyOverdue'>>;
-export type MessageEvent = MessageSent | BroadcastDelivered | ReceiptRead | MessageArchived | ReplyRequested;
+export type MessageEvent = MessageSent | BroadcastDelivered | ReceiptRead | MessageArchived | MessageUnarchived | ReplyRequested;
 /** One task's stream (streams.ts: taskStream). */
 export type TaskEvent =
   TaskClaimed | TaskStateChanged | TaskArtifactAdded | TaskLeaseRenewed | TaskReleased | TaskLeaseExpired | TaskExpired;
 /** What was observed about deliveries outside the log (streams.ts: DELIVERY_STREAM). */
 export type DeliveryEvent = WakeObserved | WakeEscalated | ReplyOverdue;
-export type MailboxEvent = AgentEvent | MessageEvent | TaskEvent | DeliveryEvent;
+export type MailboxEvent = AgentEvent | MessageEvent | TaskEvent | DeliveryEvent | MessagesSeen;
 export type MailboxEventType = MailboxEvent['type'];
 
 export const MAILBOX_EVENT_TYPES = Object.keys(EVENT_DATA_V1) as readonly MailboxEventType[];

@@ -9,6 +9,10 @@ import type { MessageSummary, ProjectedEvent } from './viewChanges';
 
 export interface ListedMessage extends Omit<MessageSummary, 'recipientCount' | 'task'> {
   readAt: string | null;
+  /** Inbox: when it was first returned to you, before this listing (null: this is the first time); outbox: null. */
+  seenAt: string | null;
+  /** Only in a status=archived listing: when the caller archived it. */
+  archivedAt?: string;
   task?: MessageSummary['task'];
 }
 
@@ -29,6 +33,8 @@ export interface MessagePage {
 
 export interface UnreadCount {
   unread: number;
+  /** Of the unread, those never returned to the agent (not in any list page or get it received). */
+  unseen: number;
   byPriority: Record<Priority, number>;
 }
 

@@ -1,5 +1,5 @@
 /** The pure projector: one stored event -> its facts (viewChanges.ts); the read model's rules apply them. No I/O. */
-import { directRecipient, isBroadcastAddress } from '../events/addressing';
+import { directRecipient, isBroadcastAddress, namedRecipients } from '../events/addressing';
 import { openingTaskState, taskDeadline } from '../events/taskShapes';
 import type { MessageSent, MessageSummaryFields, StoredEvent } from '../events/types';
 import type { InboxEntryFields, OpenedTask, ProjectedEvent, ViewChange } from './viewChanges';
@@ -55,7 +55,6 @@ export function projectEvent(event: StoredEvent): ViewChange[] {
       return []; // tokens are the write side's concern: no view shows them
     case 'MessageSent': {
       const d = event.data;
-      const direct = directRecipient(d.to);
       const changes: ViewChange[] = [
         {
           kind: 'messageRecorded',
@@ -84,15 +83,10 @@ export function projectEvent(event: StoredEvent): ViewChange[] {
           wakeExpected: !d.wakeSuppressed && d.recipients.some((recipient) => !isBroadcastAddress(d.to) || recipient !== d.from),
         },
       ];
-      // A broadcast's or a list's recipients arrive as BroadcastDelivered events, one each.
-      if (direct !== null) {
-        changes.push({
-          kind: 'inboxAdded',
-          recipient: direct,
-          entry: entryOf(d),
-          isBroadcast: false,
-          wakeSuppressed: d.wakeSuppressed,
-        });
+      // A direct message's and a list's recipients are named here; a broadcast's arrive as BroadcastDelivered, one each.
+      const entry = namedRecipients(d.to).length > 0 ? entryOf(d) : null;
+      for (const recipient of namedRecipients(d.to)) {
+        changes.push({ kind: 'inboxAdded', recipient, entry: entry!, isBroadcast: false, wakeSuppressed: d.wakeSuppressed });
       }
       if (d.task !== null) changes.push({ kind: 'taskOpened', task: openedTask(d, d.task) });
       return changes;
@@ -156,6 +150,19 @@ export function projectEvent(event: StoredEvent): ViewChange[] {
     }
     case 'WakeEscalated':
       return [{ kind: 'wakeEscalated', messageId: event.data.messageId, at: event.data.escalatedAt }];
+    case 'MessagesSeen': {
+      const { recipient, seenAt } = event.data;
+      return event.data.messageIds.map((messageId) => ({ kind: 'entrySeen', recipient, messageId, seenAt }));
+    }
+    case 'MessageUnarchived':
+      return [
+        {
+          kind: 'inboxUnarchived',
+          recipient: event.data.recipient,
+          messageId: event.data.messageId,
+          unarchivedAt: event.data.unarchivedAt,
+        },
+      ];
     case 'TaskClaimed':
     case 'TaskStateChanged':
     case 'TaskArtifactAdded':

@@ -28,6 +28,8 @@ export type ViewChange =
   | { kind: 'inboxAdded'; recipient: string; entry: InboxEntryFields; isBroadcast: boolean; wakeSuppressed: boolean }
   | { kind: 'receiptRead'; recipient: string; messageId: string; readAt: string; priority: Priority }
   | { kind: 'inboxArchived'; recipient: string; messageId: string; archivedAt: string }
+  | { kind: 'inboxUnarchived'; recipient: string; messageId: string; unarchivedAt: string }
+  | { kind: 'entrySeen'; recipient: string; messageId: string; seenAt: string }
   | TaskFact
   | LedgerFact;
 

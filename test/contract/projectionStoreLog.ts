@@ -13,6 +13,7 @@ import {
   escalationStream,
   messageStream,
   replyOverdueStream,
+  seenStream,
   taskStream,
 } from '../../src/events/streams';
 import type { MailboxEvent, NewEvent, StoredEvent, TaskEvent, WakeVia } from '../../src/events/types';
@@ -284,7 +285,7 @@ export class LogBuilder {
 
   /**
    * A direct message (`to` an identity), a broadcast (`to` 'AGENT:*' with its audience) or a list of identities
-   * (delivered to each once, as the decider does). Returns the message id.
+   * (delivered to each once by the MessageSent, as the decider does). Returns the message id.
    */
   send(from: string, to: string | string[], options: SendOptions = {}, audience: string[] = []): string {
     const messageId = `m${++this.messages}`;
@@ -318,7 +319,7 @@ export class LogBuilder {
       },
       from,
     );
-    if (typeof to !== 'string' || to === 'AGENT:*') {
+    if (to === 'AGENT:*') {
       for (const recipient of recipients)
         this.add(messageStream(messageId), 'BroadcastDelivered', { ...fields, recipient, deliveredAt: this.nextAt }, from);
     }
@@ -341,6 +342,25 @@ export class LogBuilder {
       recipient,
     );
     return this;
+  }
+
+  /** Back to the inbox (the decider writes this only for an archived entry; the rules must cope with any). */
+  unarchive(recipient: string, messageId: string): this {
+    const { priority, sentAt } = this.sent.get(messageId) ?? { priority: 'normal' as Priority, sentAt: this.nextAt };
+    this.add(
+      messageStream(messageId),
+      'MessageUnarchived',
+      { messageId, recipient, unarchivedAt: this.nextAt, priority, sentAt },
+      recipient,
+    );
+    return this;
+  }
+
+  /** A batch of seen marks, as SeenMarks writes them (the rules must cope with marks for anything). Returns seenAt. */
+  seen(recipient: string, ...messageIds: string[]): string {
+    const seenAt = this.nextAt;
+    this.add(seenStream(recipient), 'MessagesSeen', { recipient, seenAt, messageIds }, recipient);
+    return seenAt;
   }
 
   /** A wake observed for the recipient (the delivery ledger's `woken`), as the API nodes and the heartbeat write it. */

@@ -108,7 +108,17 @@ export function randomLog(seed: number, maxEvents: number): LogBuilder {
     } else if (roll < 0.7 && deliveries.length > 0) {
       const d = pick(deliveries);
       if (chance(0.08)) log.archive(pick(agents), d.messageId);
+      else if (chance(0.25))
+        log.unarchive(chance(0.9) ? d.recipient : pick(agents), d.messageId); // archived or not
       else log.archive(d.recipient, d.messageId);
+    } else if (roll < 0.72 && deliveries.length > 0) {
+      // Seen marks (issue 13): a page's worth for one recipient, some already seen, read or archived; now and then
+      // a mark for a message the identity never received, or for no message at all.
+      const recipient = pick(deliveries).recipient;
+      const own = deliveries.filter((d) => d.recipient === recipient).map((d) => d.messageId);
+      const ids = own.filter(() => chance(0.4));
+      if (chance(0.1)) ids.push(pick(deliveries).messageId, 'no-such-message');
+      log.seen(chance(0.95) ? recipient : pick(agents), ...(ids.length ? ids : [pick(own)]));
     } else if (roll < 0.74) {
       const identity = `@late${late++}`; // registered after broadcasts it was not in
       log.register(identity);
@@ -358,7 +368,7 @@ function queriesFor(identities: readonly string[], threads: readonly string[], r
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
   const limit = () => pick([1, 2, 3, 5, 7, 50, 200]);
   const queries: Query[] = [];
-  for (const status of [undefined, 'unread', 'read', 'all']) queries.push({ box: 'inbox', status, limit: limit() });
+  for (const status of [undefined, 'unread', 'read', 'all', 'archived']) queries.push({ box: 'inbox', status, limit: limit() });
   queries.push({ box: 'outbox', limit: limit() });
   for (const box of ['inbox', 'outbox'] as const) {
     const who = box === 'inbox' ? 'from' : 'to';
@@ -369,7 +379,7 @@ function queriesFor(identities: readonly string[], threads: readonly string[], r
     queries.push({ box, priority: pick(PRIORITIES), limit: limit() });
     for (let i = 0; i < 3; i++) {
       const query: Query = { box, limit: limit() };
-      if (box === 'inbox' && random() < 0.6) query.status = pick(['unread', 'read', 'all']);
+      if (box === 'inbox' && random() < 0.6) query.status = pick(['unread', 'read', 'all', 'archived']);
       if (random() < 0.5) query[who] = pick(identities);
       if (random() < 0.3 && threads.length > 0) query.threadId = pick(threads);
       if (random() < 0.5) query.tags = [pick(TAGS)];
@@ -505,6 +515,7 @@ export async function checkLog(redisUrl: string, seed: number, maxEvents: number
     for (const field of ['identity', 'from', 'to', 'recipient', 'reader'] as const) {
       if (typeof data[field] === 'string' && !(data[field] as string).startsWith('AGENT:')) named.add(data[field] as string);
     }
+    if (Array.isArray(data.to)) for (const identity of data.to as string[]) named.add(identity); // a list of identities
     if (typeof data.threadId === 'string') threads.add(data.threadId);
   }
   const identities = [...named].sort();

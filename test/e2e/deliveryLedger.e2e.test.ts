@@ -32,6 +32,7 @@ const delivery = (token: string, id: string, query = '') => server.call('GET', `
 /** Asks until `done` holds for the ledger (the wake record is batched and then projected: both take a moment). */
 async function ledgerUntil(id: string, done: (ledger: any) => boolean): Promise<any> {
   await server.mailbox.wakeRecorder.flush();
+  await server.mailbox.seenMarks.flush();
   for (let attempt = 0; attempt < 200; attempt++) {
     const { status, body } = await delivery(t['@a'], id);
     expect(status).toBe(200);
@@ -71,8 +72,14 @@ test('woken with an open stream, not without; read and reply move their stages; 
 
   // C has no stream: in view, never woken. (B's wake was recorded and projected after C's send: nothing is on its way.)
   const toCLedger = (await delivery(t['@a'], toC)).body;
-  expect(toCLedger.summary).toEqual({ recipients: 1, inView: 1, woken: 0, seen: 0, read: 0, replied: 0 });
+  expect(toCLedger.summary).toEqual({ recipients: 1, inView: 1, woken: 0, seen: 0, read: 0, replied: 0 }); // C listed nothing
   expect(toCLedger.recipients[0]).toMatchObject({ recipient: '@c', woken: null });
+
+  // B lists its inbox: seen (not read).
+  const listed = await server.call('GET', '/v1/messages', { token: t['@b'] });
+  expect(listed.body.messages.map((m: any) => m.messageId)).toContain(toB);
+  const seen = await ledgerUntil(toB, (ledger) => ledger.summary.seen === 1);
+  expect(seen.recipients[0]).toMatchObject({ seen: { at: expect.any(String) }, read: null });
 
   const read = await server.call('POST', `/v1/messages/${toB}/read`, { token: t['@b'] });
   const afterRead = await ledgerUntil(toB, (ledger) => ledger.summary.read === 1);

@@ -94,6 +94,7 @@ describe('view diff', () => {
     tags: ['x'],
     sentAt: '2030-01-01T00:00:00.000Z',
     readAt,
+    seenAt: null,
   });
 
   test('identical listings have no differences; a changed field names the message and both values', () => {
@@ -119,6 +120,7 @@ describe('view diff', () => {
     const zero = {
       identity: '@c',
       unread: 0,
+      unseen: 0,
       tasksWaiting: 0,
       byPriority: { low: 0, normal: 0, high: 0 },
       oldestUnreadAt: null,

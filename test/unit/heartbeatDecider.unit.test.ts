@@ -17,6 +17,7 @@ const policy: NudgePolicy = { idleMs: 10 * MIN, cooldownMs: 15 * MIN, wakeGraceM
 const agent = (identity: string, over: Partial<AgentSnapshot> = {}): AgentSnapshot => ({
   identity,
   unread: 0,
+  unseen: 0,
   tasksWaiting: 0,
   repliesOwed: 0,
   nextReplyDueBy: null,

@@ -62,6 +62,8 @@ const DATA: Record<keyof typeof EVENT_DATA_V1, Record<string, unknown>> = {
     priority: 'normal',
     sentAt: at,
   },
+  MessagesSeen: { recipient: '@b', seenAt: at, messageIds: [summary.messageId] },
+  MessageUnarchived: { messageId: summary.messageId, recipient: '@b', unarchivedAt: at, priority: 'normal', sentAt: at },
 };
 
 const raw = (type: string, data: unknown, meta: unknown = metadata): RawStoredEvent => ({

@@ -6,7 +6,8 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { isMailboxError } from '../../errors';
 import type { MailboxServices } from '../../application/mailboxServices';
 
-export type CommandName = 'register_agent' | 'retire_agent' | 'rotate_agent_token' | 'send' | 'mark_read' | 'archive';
+export type CommandName =
+  'register_agent' | 'retire_agent' | 'rotate_agent_token' | 'send' | 'mark_read' | 'archive' | 'unarchive';
 export type Surface = 'http' | 'mcp';
 
 export class MailboxMetrics {

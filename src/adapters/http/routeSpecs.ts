@@ -142,14 +142,18 @@ export const ROUTE_SPECS: RouteSpec[] = [
     method: 'post',
     path: '/v1/messages/read',
     operationId: 'markRead',
-    summary: 'Mark read: {messageId} or {messageIds} (array or JSON-encoded array)',
+    summary:
+      'Mark read: {messageId}, {messageIds} (array or JSON-encoded array), or {all: true} with optional threadId, from, ' +
+      'priority, before, includeUnseen (read-all: only messages already returned to you, unless includeUnseen)',
     tag: 'messages',
     auth: 'agent',
     body: markReadSchema,
     success: {
       status: 200,
       schema: responses.markReadResultSchema,
-      description: '{messageId, readAt, status, warnings?} or {results: [per id], warnings?}',
+      description:
+        '{messageId, readAt, status, warnings?}, {results: [per id], warnings?}, or for all: ' +
+        '{all: true, status, changed, messageIds, withheldUnseenCount, readAt, warnings?}',
     },
     errors: [...AUTH, ...BODY, 'NOT_A_RECIPIENT', 'MESSAGE_NOT_FOUND'],
   },
@@ -174,6 +178,20 @@ export const ROUTE_SPECS: RouteSpec[] = [
       status: 200,
       schema: responses.archiveResultSchema,
       description: '{messageId, archivedAt, status: "archived", warnings?}',
+    },
+    errors: [...AUTH, 'VALIDATION_FAILED', 'NOT_A_RECIPIENT', 'MESSAGE_NOT_FOUND'],
+  },
+  {
+    method: 'post',
+    path: '/v1/messages/{id}/unarchive',
+    operationId: 'unarchiveMessage',
+    summary: 'Bring an archived message back to your inbox (unread again if you never read it; counts move with it)',
+    tag: 'messages',
+    auth: 'agent',
+    success: {
+      status: 200,
+      schema: responses.unarchiveResultSchema,
+      description: '{messageId, status: "inbox", readAt, changed, warnings?} (changed false: it was not archived)',
     },
     errors: [...AUTH, 'VALIDATION_FAILED', 'NOT_A_RECIPIENT', 'MESSAGE_NOT_FOUND'],
   },

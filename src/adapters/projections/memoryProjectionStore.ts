@@ -36,7 +36,7 @@ import { LedgerMemory } from '../../projections/readModel/ledgerMemory';
 
 const matches = (entry: InboxEntry, query: ListQuery): boolean => {
   const f = entry.fields;
-  if (entry.archivedAt !== null && query.box === 'inbox') return false;
+  if (query.box === 'inbox' && (entry.archivedAt !== null) !== (query.status === 'archived')) return false;
   if (query.status === 'read' && entry.readAt === null) return false;
   if (query.status === 'unread' && entry.readAt !== null) return false; // a read entry not yet compacted out of `unread`
   if (query.from !== undefined && f.from !== query.from) return false;
@@ -158,6 +158,18 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
 
   entryArchived(recipient: string, messageId: string, archivedAt: string): void {
     this.inbox(recipient).archive(messageId, archivedAt);
+  }
+
+  entryUnarchived(recipient: string, messageId: string): void {
+    this.inbox(recipient).unarchive(messageId);
+  }
+
+  entrySeen(recipient: string, messageId: string, seenAt: string): void {
+    this.inbox(recipient).markSeen(messageId, seenAt);
+  }
+
+  unseenMoved(identity: string, by: 1 | -1): void {
+    this.inbox(identity).unseen += by;
   }
 
   lastActivityMoved(identity: string, at: string): void {
@@ -313,13 +325,13 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
       page.push(entry);
     }
     return {
-      messages: page.map((entry) => this.listed(entry, query.box)),
+      messages: page.map((entry) => this.listed(entry, query.box, query.status === 'archived')),
       nextBefore: hasMore ? BigInt(page[page.length - 1].position) : null,
       unreadCount,
     };
   }
 
-  private listed(entry: InboxEntry, box: ListQuery['box']): ListedMessage {
+  private listed(entry: InboxEntry, box: ListQuery['box'], archived = false): ListedMessage {
     const summary = this.messages.get(entry.fields.messageId);
     // Built field by field, not by rest/spread: one object shape for every entry made listing a million
     // entries (audit verify) about twice as fast. A new MessageSummary field must be added here too.
@@ -335,14 +347,20 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
       tags: s.tags,
       sentAt: s.sentAt,
       readAt: box === 'inbox' ? entry.readAt : null,
+      seenAt: box === 'inbox' ? entry.seenAt : null,
     };
+    if (archived) listed.archivedAt = entry.archivedAt!;
     if (s.task) listed.task = s.task;
     return listed;
   }
 
   async unreadCount(identity: string): Promise<UnreadCount> {
     const inbox = this.inboxes.get(identity);
-    return { unread: inbox?.unreadCount ?? 0, byPriority: { low: 0, normal: 0, high: 0, ...inbox?.byPriority } };
+    return {
+      unread: inbox?.unreadCount ?? 0,
+      unseen: inbox?.unseen ?? 0,
+      byPriority: { low: 0, normal: 0, high: 0, ...inbox?.byPriority },
+    };
   }
 
   async heartbeat(identity: string): Promise<HeartbeatCounts> {

@@ -156,6 +156,12 @@ function planChange(
     case 'inboxArchived':
       push(agent(change.recipient), 'A', pos, change.messageId, change.archivedAt);
       return;
+    case 'inboxUnarchived':
+      push(agent(change.recipient), 'U', pos, change.messageId, change.unarchivedAt);
+      return;
+    case 'entrySeen':
+      push(agent(change.recipient), 'V', pos, change.messageId, change.seenAt);
+      return;
     case 'taskOpened':
     case 'taskChanged':
       return; // planned by the task rules in Node (redisTaskViews.ts), passed in as taskOps

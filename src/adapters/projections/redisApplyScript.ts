@@ -25,11 +25,11 @@
  */
 export const APPLY_SCRIPT = `
 -- Arguments per op after its code and position: S summary, O outbox, M both, I inbox entry, W inbox entry
--- with a wake, R read, A archived; reg/ret registry, ids identities with views; task views (decided in Node by the
+-- with a wake, R read, A archived, U unarchived, V seen; reg/ret registry, ids identities with views; task views (decided in Node by the
 -- read model's task rules, redisTaskViews.ts): tu record, tt due index, tl/tn list add/remove, tw waiting count, tp wake;
 -- the delivery ledger (redisLedger.ts, re-stating ledgerRules.ts): lp a send answers its thread, lo a ledger opens, lg a stage,
 -- le the heartbeat escalated an unwoken message, rq a reply obligation, ro it fell due unmet (and the sender's wake).
-local ARITY = { reg = 2, ret = 2, ids = 1, S = 2, O = 2, M = 3, I = 3, W = 5, R = 2, A = 2, tu = 2, tt = 2, tl = 2, tn = 2, tw = 2, tp = 2,
+local ARITY = { reg = 2, ret = 2, ids = 1, S = 2, O = 2, M = 3, I = 3, W = 5, R = 2, A = 2, U = 2, V = 2, tu = 2, tt = 2, tl = 2, tn = 2, tw = 2, tp = 2,
   lp = 3, lo = 5, lg = 3, le = 2, rq = 3, ro = 4 }
 local flags = ARGV[1]
 local check = string.find(flags, 'c', 1, true) ~= nil
@@ -92,7 +92,8 @@ local function applyAgent(block)
     names[name] = full
     return full
   end })
-  local activity, delta, applied = nil, {}, 0
+  -- unseen: entries unread, not archived and never seen (counts 'unseen'); moves with the unread set and the seen marks
+  local activity, delta, applied, unseen = nil, {}, 0, 0
   local j = block.start
   for _ = 1, block.ops do
     local code, pos, id = ARGV[j], ARGV[j + 1], ARGV[j + 2]
@@ -104,6 +105,7 @@ local function applyAgent(block)
           redis.call('ZADD', inbox, 0, member)
           redis.call('ZADD', key.unread, 0, member)
           delta[ARGV[j + 4]] = (delta[ARGV[j + 4]] or 0) + 1
+          unseen = unseen + 1
           if publish and code == 'W' then
             local channel = channelPrefix .. string.match(inbox, '{([^}]*)}')
             redis.call('PUBLISH', channel, ARGV[j + 5] .. redis.call('ZCARD', key.unread) .. ARGV[j + 6])
@@ -116,13 +118,30 @@ local function applyAgent(block)
           local sentAt = ARGV[j + 3 + ARITY[code] - 2]
           if activity == nil or sentAt > activity then activity = sentAt end
         end
+      elseif code == 'U' then -- back in the inbox: only an archived entry; unread again when never read
+        local entry = redis.call('HGET', key.entries, id)
+        if entry and redis.call('HDEL', key.archived, id) == 1 and redis.call('HEXISTS', key.read, id) == 0 then
+          local entryPos, priority = string.match(entry, '^(%d+)|(%a+)|')
+          redis.call('ZADD', key.unread, 0, entryPos .. ':' .. id)
+          delta[priority] = (delta[priority] or 0) + 1
+          if redis.call('HEXISTS', key.seen, id) == 0 then unseen = unseen + 1 end
+        end
+      elseif code == 'V' then -- first seen mark of an entry of this inbox; unseen moves when it is unread and not archived
+        local entry = redis.call('HGET', key.entries, id)
+        if entry and redis.call('HSETNX', key.seen, id, ARGV[j + 3]) == 1 then
+          local entryPos = string.match(entry, '^(%d+)|')
+          if redis.call('ZSCORE', key.unread, entryPos .. ':' .. id) then unseen = unseen - 1 end
+        end
       else -- 'R' read or 'A' archived: only for an entry of this inbox, only once
         local entry = redis.call('HGET', key.entries, id)
         local target = key.read
         if code == 'A' then target = key.archived end
         if entry and redis.call('HSETNX', target, id, ARGV[j + 3]) == 1 then
           local entryPos, priority = string.match(entry, '^(%d+)|(%a+)|')
-          if redis.call('ZREM', key.unread, entryPos .. ':' .. id) == 1 then delta[priority] = (delta[priority] or 0) - 1 end
+          if redis.call('ZREM', key.unread, entryPos .. ':' .. id) == 1 then
+            delta[priority] = (delta[priority] or 0) - 1
+            if redis.call('HEXISTS', key.seen, id) == 0 then unseen = unseen - 1 end
+          end
           if code == 'R' and (activity == nil or ARGV[j + 3] > activity) then activity = ARGV[j + 3] end
         end
       end
@@ -132,6 +151,7 @@ local function applyAgent(block)
   for priority, change in pairs(delta) do
     if change ~= 0 then redis.call('HINCRBY', key.counts, priority, change) end
   end
+  if unseen ~= 0 then redis.call('HINCRBY', key.counts, 'unseen', unseen) end
   if activity then
     local current = redis.call('HGET', key.counts, 'lastActivityAt')
     if not current or activity > current then redis.call('HSET', key.counts, 'lastActivityAt', activity) end

@@ -71,6 +71,8 @@ export function ledgerOps(fact: ViewChange | LedgerFact, position: bigint, wakes
       return [mark('woken', fact.messageId, fact.recipient, `${fact.at} ${fact.via}`)];
     case 'receiptRead':
       return [mark('read', fact.messageId, fact.recipient, fact.readAt)];
+    case 'entrySeen':
+      return [mark('seen', fact.messageId, fact.recipient, fact.seenAt)];
     case 'wakeEscalated':
       return [['le', fact.messageId, fact.at]];
     case 'replyRequested':

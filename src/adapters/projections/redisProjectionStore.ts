@@ -249,8 +249,8 @@ export class RedisProjectionStore implements ProjectionStore {
   }
 
   async unreadCount(identity: string): Promise<UnreadCount> {
-    const { unread, byPriority } = await this.heartbeat(identity);
-    return { unread, byPriority };
+    const { unread, unseen, byPriority } = await this.heartbeat(identity);
+    return { unread, unseen, byPriority };
   }
 
   async heartbeat(identity: string): Promise<HeartbeatCounts> {

@@ -86,6 +86,7 @@ export function diffAgents(expected: readonly AgentView[], actual: readonly Agen
 
 const ZERO_HEARTBEAT = {
   unread: 0,
+  unseen: 0,
   tasksWaiting: 0,
   repliesOwed: 0,
   nextReplyDueBy: null,

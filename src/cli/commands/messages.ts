@@ -123,7 +123,14 @@ export function registerMessageCommands(program: Command): void {
 
   withClientOptions(program.command('inbox'))
     .description('list your messages, newest first (* = unread)')
-    .addOption(new Option('--status <status>', 'unread, read or all').choices(['unread', 'read', 'all']))
+    .addOption(
+      new Option('--status <status>', 'unread, read, all (not archived) or archived').choices([
+        'unread',
+        'read',
+        'all',
+        'archived',
+      ]),
+    )
     .option('--from <identity>', 'only from this sender')
     .option('--thread <threadId>', 'only this thread')
     .option('--tag <tag>', 'only with this tag (repeat for more)', collect)
@@ -174,6 +181,20 @@ export function registerMessageCommands(program: Command): void {
           if (options.json) printJson({ ...message, readAt });
           else print(`${formatMessage({ ...message, readAt })}${note ? `${note}\n` : ''}`);
         }
+      }),
+    );
+
+  withClientOptions(program.command('unarchive <messageId>'))
+    .description('bring a message you archived back to your inbox (mailbox inbox --status archived lists them)')
+    .action(
+      action(async (messageId: string, options: ClientOptions) => {
+        const result = await clientFrom(options).unarchive(messageId);
+        if (options.json) return printJson(result);
+        print(
+          result.changed
+            ? `${result.messageId} is back in your inbox${result.readAt === null ? ' (unread)' : ''}.`
+            : `${result.messageId} was not archived: nothing changed.`,
+        );
       }),
     );
 

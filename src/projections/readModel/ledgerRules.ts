@@ -6,8 +6,8 @@
  *   Then each recipient owes the thread a reply to it.
  * - Each stage is marked once per recipient, the first time it happens, and only for a recipient of the message
  *   (a receipt or a wake for anyone else, or for no message, changes nothing):
- *   `inView` when the recipient's inbox entry is added, `woken` when a wake was observed, `read` at its
- *   first receipt. (The inbox rules decide the same firsts for the inbox, from the entry.)
+ *   `inView` when the recipient's inbox entry is added, `woken` when a wake was observed, `seen` at its
+ *   first seen mark, `read` at its first receipt. (The inbox rules decide the same firsts for the inbox, from the entry.)
  * - A later stage never needs an earlier one: a recipient that polls reads without being woken.
  * - Reply obligations: a send that expects replies by a time makes each recipient that has not answered owe
  *   one; an answer in the thread clears it (and once all answered, the message is no longer due); the
@@ -69,6 +69,9 @@ export function evolveLedger(view: LedgerLookup, fact: ViewChange | LedgerFact, 
       return;
     case 'receiptRead':
       reach(view, fact.messageId, fact.recipient, 'read', fact.readAt, sink);
+      return;
+    case 'entrySeen':
+      reach(view, fact.messageId, fact.recipient, 'seen', fact.seenAt, sink);
       return;
     default:
       return; // no other fact moves the ledger

@@ -20,6 +20,7 @@ export interface ScratchEntry extends EntryState {
   readonly fields: InboxEntryFields;
   readAt: string | null;
   archivedAt: string | null;
+  seenAt: string | null;
 }
 
 export type ScratchListing = 'inbox' | 'unread' | 'outbox';
@@ -31,9 +32,22 @@ class ScratchAgent {
   readonly outboxIds = new Set<string>();
   readonly byPriority: Record<Priority, number> = { low: 0, normal: 0, high: 0 };
   unread = 0;
+  unseen = 0;
   lastActivityAt: string | null = null;
-  /** Index of the oldest entry that may still be unread (entries never become unread again). */
+  /** Index of the oldest entry that may still be unread (only an unarchived entry becomes unread again: see unarchived). */
   private oldestCandidate = 0;
+
+  /** An entry back in the inbox may be unread again: the oldest unread is looked for from it on. */
+  unarchived(entry: ScratchEntry): void {
+    let low = 0;
+    let high = this.inbox.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (this.inbox[mid].position < entry.position) low = mid + 1;
+      else high = mid;
+    }
+    this.oldestCandidate = Math.min(this.oldestCandidate, low);
+  }
 
   oldestUnreadAt(): string | null {
     while (this.oldestCandidate < this.inbox.length) {
@@ -89,13 +103,13 @@ export class ScratchViews implements ReadModelStorage {
 
   outboxEntryAdded(sender: string, position: bigint, entry: InboxEntryFields): void {
     const agent = this.agent(sender);
-    agent.outbox.push({ position: Number(position), fields: entry, readAt: null, archivedAt: null });
+    agent.outbox.push({ position: Number(position), fields: entry, readAt: null, archivedAt: null, seenAt: null });
     agent.outboxIds.add(entry.messageId);
   }
 
   inboxEntryAdded(recipient: string, position: bigint, fields: InboxEntryFields): void {
     const agent = this.agent(recipient);
-    const entry: ScratchEntry = { position: Number(position), fields, readAt: null, archivedAt: null };
+    const entry: ScratchEntry = { position: Number(position), fields, readAt: null, archivedAt: null, seenAt: null };
     agent.byId.set(fields.messageId, entry);
     agent.inbox.push(entry);
   }
@@ -112,6 +126,21 @@ export class ScratchViews implements ReadModelStorage {
 
   entryArchived(recipient: string, messageId: string, archivedAt: string): void {
     this.agent(recipient).byId.get(messageId)!.archivedAt = archivedAt;
+  }
+
+  entryUnarchived(recipient: string, messageId: string): void {
+    const agent = this.agent(recipient);
+    const entry = agent.byId.get(messageId)!;
+    entry.archivedAt = null;
+    agent.unarchived(entry);
+  }
+
+  entrySeen(recipient: string, messageId: string, seenAt: string): void {
+    this.agent(recipient).byId.get(messageId)!.seenAt = seenAt;
+  }
+
+  unseenMoved(identity: string, by: 1 | -1): void {
+    this.agent(identity).unseen += by;
   }
 
   lastActivityMoved(identity: string, at: string): void {
@@ -272,6 +301,7 @@ export class ScratchViews implements ReadModelStorage {
     return {
       identity,
       unread: agent?.unread ?? 0,
+      unseen: agent?.unseen ?? 0,
       byPriority: { low: 0, normal: 0, high: 0, ...agent?.byPriority },
       oldestUnreadAt: agent?.oldestUnreadAt() ?? null,
       lastActivityAt: agent?.lastActivityAt ?? null,
@@ -313,6 +343,7 @@ export class ScratchViews implements ReadModelStorage {
       tags: f.tags,
       sentAt: f.sentAt,
       readAt: view === 'outbox' ? null : entry.readAt,
+      seenAt: view === 'outbox' ? null : entry.seenAt,
     };
     if (extra?.task) listed.task = extra.task;
     return listed;

@@ -15,6 +15,8 @@ export interface EntryState {
   readonly fields: { readonly priority: Priority };
   readonly readAt: string | null;
   readonly archivedAt: string | null;
+  /** When it was first returned to the recipient (a list page or a get); null: never yet. */
+  readonly seenAt: string | null;
 }
 
 export interface ReadModelView extends TaskViewLookup, LedgerLookup {

@@ -77,4 +77,11 @@ export function messageRoutes(app: FastifyInstance, { mailbox, metrics, wakeLate
       return commands.archive(actorOf(request), { messageId: request.params.id });
     });
   });
+
+  app.post<ById>('/v1/messages/:id/unarchive', async (request) => {
+    return metrics.command('unarchive', 'http', async () => {
+      noExtraInput(request.body, 'POST /v1/messages/{id}/unarchive');
+      return commands.unarchive(actorOf(request), { messageId: request.params.id });
+    });
+  });
 }

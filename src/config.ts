@@ -77,6 +77,10 @@ export const configSchema = z.object({
   awaitProjectionMs: z.coerce.number().int().min(0).default(2000),
   /** How often the task sweeper ends expired tasks and returns lapsed leases (issue 12), in ms; 0 turns it off. */
   taskSweepMs: z.coerce.number().int().min(0).default(5000),
+  /** A message that woke none of its recipients within this long is unwoken: counted in /metrics, escalated by the heartbeat. */
+  wakeSlaMs: z.coerce.number().int().min(0).default(60_000),
+  /** How long seen marks gather before they are written as one event per recipient (issue 13), in ms. */
+  seenFlushMs: z.coerce.number().int().min(1).max(60_000).default(200),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** auto: human lines on a terminal, JSON lines otherwise (CLI only; the library takes a logger). */
   logFormat: z.enum(['auto', 'pretty', 'json']).default('auto'),
@@ -118,6 +122,8 @@ export const ENV_VARIABLES: Record<keyof MailboxConfig, string> = {
   maxBodyBytes: 'MAILBOX_MAX_BODY_BYTES',
   awaitProjectionMs: 'MAILBOX_AWAIT_PROJECTION_MS',
   taskSweepMs: 'MAILBOX_TASK_SWEEP_MS',
+  wakeSlaMs: 'MAILBOX_WAKE_SLA_MS',
+  seenFlushMs: 'MAILBOX_SEEN_FLUSH_MS',
   logLevel: 'MAILBOX_LOG_LEVEL',
   logFormat: 'MAILBOX_LOG_FORMAT',
   maxRequestBytes: 'MAILBOX_MAX_REQUEST_BYTES',
@@ -147,6 +153,8 @@ const VALID_FORM: Partial<Record<keyof MailboxConfig, string>> = {
   maxBodyBytes: 'a positive integer number of bytes',
   awaitProjectionMs: 'an integer number of milliseconds (0 or more)',
   taskSweepMs: 'an integer number of milliseconds (0 turns the task sweeper off)',
+  wakeSlaMs: 'an integer number of milliseconds (default 60000): how long a message may wake nobody',
+  seenFlushMs: 'an integer number of milliseconds, 1 to 60000',
   logLevel: 'one of fatal, error, warn, info, debug, trace, silent',
   logFormat: 'auto, pretty or json',
   maxRequestBytes: 'a positive integer number of bytes',

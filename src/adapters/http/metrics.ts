@@ -6,7 +6,8 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { isMailboxError } from '../../errors';
 import type { MailboxServices } from '../../application/mailboxServices';
 
-export type CommandName = 'register_agent' | 'retire_agent' | 'rotate_agent_token' | 'send' | 'mark_read' | 'archive';
+export type CommandName =
+  'register_agent' | 'retire_agent' | 'rotate_agent_token' | 'send' | 'mark_read' | 'archive' | 'unarchive';
 export type Surface = 'http' | 'mcp';
 
 export class MailboxMetrics {
@@ -52,6 +53,18 @@ export class MailboxMetrics {
         const head = await mailbox.eventStore.headPosition();
         const checkpoint = mailbox.runner.getStatus().checkpoint;
         this.set(head === null ? 0 : Number(head - BigInt(checkpoint ?? 0)));
+      },
+    });
+    new Gauge({
+      name: 'mailbox_unwoken_messages',
+      help: 'Messages that expected a wake and woke none of their recipients within MAILBOX_WAKE_SLA_MS (the unwoken alarm)',
+      registers,
+      async collect() {
+        const now = mailbox.clock?.now().getTime() ?? Date.now();
+        const sentBefore = new Date(now - mailbox.config.wakeSlaMs).toISOString();
+        // Views not answering (e.g. Redis down): keep the last count; readiness reports the outage.
+        const unwoken = await mailbox.projections.unwoken({ sentBefore, limit: 0, pendingOnly: false }).catch(() => null);
+        if (unwoken) this.set(unwoken.count);
       },
     });
     new Gauge({

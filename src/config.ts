@@ -88,6 +88,10 @@ export const configSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9._-]{1,64}$/)
     .optional(),
+  /** A message that woke none of its recipients within this long is unwoken: counted in /metrics, escalated by the heartbeat. */
+  wakeSlaMs: z.coerce.number().int().min(0).default(60_000),
+  /** How long seen marks gather before they are written as one event per recipient (issue 13), in ms. */
+  seenFlushMs: z.coerce.number().int().min(1).max(60_000).default(200),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** auto: human lines on a terminal, JSON lines otherwise (CLI only; the library takes a logger). */
   logFormat: z.enum(['auto', 'pretty', 'json']).default('auto'),
@@ -131,6 +135,8 @@ export const ENV_VARIABLES: Record<keyof MailboxConfig, string> = {
   taskSweepMs: 'MAILBOX_TASK_SWEEP_MS',
   projectorLeaseMs: 'MAILBOX_PROJECTOR_LEASE_MS',
   nodeId: 'MAILBOX_NODE_ID',
+  wakeSlaMs: 'MAILBOX_WAKE_SLA_MS',
+  seenFlushMs: 'MAILBOX_SEEN_FLUSH_MS',
   logLevel: 'MAILBOX_LOG_LEVEL',
   logFormat: 'MAILBOX_LOG_FORMAT',
   maxRequestBytes: 'MAILBOX_MAX_REQUEST_BYTES',
@@ -164,6 +170,8 @@ const VALID_FORM: Partial<Record<keyof MailboxConfig, string>> = {
     'an integer number of milliseconds from 300 to 600000 (default 3000): how long a projector, sweeper or heartbeat ' +
     'lease lasts unless renewed, hence how long a dead leader keeps the job',
   nodeId: '1..64 of [A-Za-z0-9._-] (default: host name and process id)',
+  wakeSlaMs: 'an integer number of milliseconds (default 60000): how long a message may wake nobody',
+  seenFlushMs: 'an integer number of milliseconds, 1 to 60000',
   logLevel: 'one of fatal, error, warn, info, debug, trace, silent',
   logFormat: 'auto, pretty or json',
   maxRequestBytes: 'a positive integer number of bytes',

@@ -16,6 +16,10 @@ import { Authenticator } from './application/authenticator';
 import { TaskCommands } from './application/taskCommands';
 import { TaskQueries } from './application/taskQueries';
 import { TaskSweeper } from './application/taskSweeper';
+import { DeliveryQueries } from './application/deliveryQueries';
+import { WakeRecorder } from './application/wakeRecorder';
+import type { Clock } from './application/runtime';
+import { SeenMarks } from './application/seenMarks';
 import type { EventStore } from './events/eventStore';
 import type { ProjectionStore } from './projections/projectionStore';
 import type { ProjectionRunner } from './projections/projectionRunner';
@@ -36,7 +40,14 @@ export class Mailbox {
   readonly taskQueries: TaskQueries;
   /** Ends expired tasks and returns lapsed leases every config.taskSweepMs (started with the runner). */
   readonly sweeper: TaskSweeper;
+  /** Seen marks waiting to be written (issue 13); flushSeenMarks writes them now. */
+  readonly seenMarks: SeenMarks;
   readonly authenticator: Authenticator;
+  /** The delivery ledger of a message (issue 13). */
+  readonly deliveries: DeliveryQueries;
+  /** Records the wakes this process handed to open wake streams (the ledger's `woken`), in batches. */
+  readonly wakeRecorder: WakeRecorder;
+  readonly clock: Clock;
   readonly runner: ProjectionRunner;
   readonly eventStore: EventStore;
   readonly projections: ProjectionStore;
@@ -57,13 +68,24 @@ export class Mailbox {
     this.tasks = container.resolve(TaskCommands);
     this.taskQueries = container.resolve(TaskQueries);
     this.sweeper = container.resolve(TaskSweeper);
+    this.seenMarks = container.resolve(SeenMarks);
     this.authenticator = container.resolve(Authenticator);
+    this.deliveries = container.resolve(DeliveryQueries);
     this.runner = container.resolve<ProjectionRunner>(TOKENS.ProjectionRunner);
     this.eventStore = container.resolve<EventStore>(TOKENS.EventStore);
     this.projections = container.resolve<ProjectionStore>(TOKENS.ProjectionStore);
     this.wakeBus = container.resolve<WakeBus>(TOKENS.WakeBus);
     this.sharedLimits = sharedLimitsOf(container);
     this.rejections = container.resolve<RejectionLog>(TOKENS.RejectionLog);
+    this.clock = container.resolve<Clock>(TOKENS.Clock);
+    this.wakeRecorder = new WakeRecorder(
+      this.eventStore,
+      container.resolve<Clock>(TOKENS.Clock),
+      container.resolve<Logger>(TOKENS.Logger),
+      {
+        actor: 'system:wake-streams',
+      },
+    );
   }
 
   /** A client acting as the holder of `token` (identity from the token only). */
@@ -81,8 +103,11 @@ export class Mailbox {
       send: (input: unknown, o?: CommandOptions) => c.send(actor, input, o),
       markRead: (input: unknown, o?: CommandOptions) => c.markRead(actor, input, o),
       archive: (messageId: string, o?: CommandOptions) => c.archive(actor, { messageId }, o),
+      unarchive: (messageId: string, o?: CommandOptions) => c.unarchive(actor, { messageId }, o),
       listMessages: (query: unknown = {}) => q.listMessages(actor, query),
       getMessage: (messageId: string) => q.getMessage(actor, { messageId }),
+      delivery: (messageId: string, page: { after?: string; limit?: number } = {}) =>
+        this.deliveries.delivery(actor, { messageId, ...page }),
       unreadCount: () => q.unreadCount(actor),
       listAgents: () => q.listAgents(),
       heartbeats: () => q.heartbeats(actor),
@@ -153,12 +178,23 @@ export class Mailbox {
     );
   }
 
+  /**
+   * Writes the seen marks noted so far and waits (bounded, as commands do) until the views show them:
+   * a test or a script that wants the next list or count to reflect what was returned calls this.
+   */
+  async flushSeenMarks(waitMs = 5000): Promise<void> {
+    const position = await this.seenMarks.flush();
+    if (position !== null) await this.runner.waitFor(position, waitMs);
+  }
+
   async close(): Promise<void> {
     this.closing.abort();
     await this.sweeper.stop();
+    await this.seenMarks.close().catch(() => undefined); // written if the store still takes them
     await this.viewsReady.catch(() => undefined);
     await this.runner.stop();
     await leasesOf(this.container)?.close();
+    await this.wakeRecorder.close();
     await this.wakeBus.close();
     await this.sharedLimits?.close();
     await this.projections.close();
@@ -188,7 +224,9 @@ export async function createMailbox(input: MailboxConfigInput = {}, overrides: C
   container.registerSingleton(TaskCommands);
   container.registerSingleton(TaskQueries);
   container.registerSingleton(TaskSweeper);
+  container.registerSingleton(SeenMarks);
   container.registerSingleton(Authenticator);
+  container.registerSingleton(DeliveryQueries);
   const mailbox = new Mailbox(container, config);
   try {
     await mailbox.runner.start().catch((error: unknown) => {

@@ -86,7 +86,12 @@ export async function openSqliteViews(file: string, wakeBus: InProcessWakeBus, l
   const existed = fs.existsSync(file);
   const store = SqliteProjectionStore.open(file, wakeBus);
   const { checkpoint, logIdentity } = await store.binding();
-  if (!existed) {
+  if (store.schemaReset !== null) {
+    logger.warn(
+      { file, reason: store.schemaReset },
+      `projections: SQLite views file dropped (${store.schemaReset}): building the views from the whole log (the log is the truth); wake bus: in process`,
+    );
+  } else if (!existed) {
     logger.info(
       { file },
       'projections: SQLite views file not found (first start, or deleted while stopped): building the views from the whole log; wake bus: in process',

@@ -6,18 +6,30 @@
  */
 import type { Actor } from '../commands/roles';
 import type { AgentView, MessagePage } from '../projections/projectionStore';
-import type { ArchiveResult, BulkReadResult, MailboxCommands, ReadResult, SendResult } from './mailboxCommands';
+import type {
+  ArchiveResult,
+  BulkReadResult,
+  MailboxCommands,
+  ReadAllResult,
+  ReadResult,
+  SendResult,
+  UnarchiveResult,
+} from './mailboxCommands';
 import type { InboxCount, MailboxQueries, MessageDetail } from './mailboxQueries';
 import type { A2aTask } from './taskA2a';
 import type { TaskCommands, TaskResult } from './taskCommands';
 import type { TaskPage, TaskQueries } from './taskQueries';
+import type { DeliveryLedger, DeliveryQueries } from './deliveryQueries';
 
 export interface AgentApi {
   send(input: unknown): Promise<SendResult>;
   listMessages(query: unknown): Promise<MessagePage>;
   getMessage(messageId: string): Promise<MessageDetail>;
-  markRead(input: unknown): Promise<ReadResult | BulkReadResult>;
+  /** {messageId, after?, limit?}: the delivery ledger of a message you sent. */
+  getDelivery(input: unknown): Promise<DeliveryLedger>;
+  markRead(input: unknown): Promise<ReadResult | BulkReadResult | ReadAllResult>;
   archive(messageId: string): Promise<ArchiveResult>;
+  unarchive(messageId: string): Promise<UnarchiveResult>;
   listAgents(): Promise<{ agents: AgentView[] }>;
   unreadCount(): Promise<InboxCount>;
   /** {taskId, leaseSeconds?} */
@@ -30,7 +42,7 @@ export interface AgentApi {
 
 /** Counts and times commands per surface (the HTTP adapter's metrics implement it). */
 export interface CommandMeter {
-  command<T>(name: 'send' | 'mark_read' | 'archive', surface: 'mcp', run: () => Promise<T>): Promise<T>;
+  command<T>(name: 'send' | 'mark_read' | 'archive' | 'unarchive', surface: 'mcp', run: () => Promise<T>): Promise<T>;
 }
 
 export interface MailboxSides {
@@ -38,6 +50,7 @@ export interface MailboxSides {
   queries: MailboxQueries;
   tasks: TaskCommands;
   taskQueries: TaskQueries;
+  deliveries: DeliveryQueries;
 }
 
 export function inProcessAgentApi(
@@ -46,7 +59,7 @@ export function inProcessAgentApi(
   metrics: CommandMeter,
   onSent?: (result: SendResult) => void,
 ): AgentApi {
-  const { commands, queries, tasks, taskQueries } = mailbox;
+  const { commands, queries, tasks, taskQueries, deliveries } = mailbox;
   return {
     send: async (input) => {
       const sent = await metrics.command('send', 'mcp', () => commands.send(actor, input));
@@ -55,8 +68,10 @@ export function inProcessAgentApi(
     },
     listMessages: (query) => queries.listMessages(actor, query),
     getMessage: (messageId) => queries.getMessage(actor, { messageId }),
+    getDelivery: (input) => deliveries.delivery(actor, input),
     markRead: (input) => metrics.command('mark_read', 'mcp', () => commands.markRead(actor, input)),
     archive: (messageId) => metrics.command('archive', 'mcp', () => commands.archive(actor, { messageId })),
+    unarchive: (messageId) => metrics.command('unarchive', 'mcp', () => commands.unarchive(actor, { messageId })),
     listAgents: () => queries.listAgents(),
     unreadCount: () => queries.unreadCount(actor),
     claimTask: (input) => tasks.claim(actor, input),

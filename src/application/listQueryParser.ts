@@ -36,7 +36,7 @@ export const CURSOR_DESCRIPTION =
 
 export const listQuerySchema = z.strictObject({
   box: z.enum(['inbox', 'outbox']).default('inbox'),
-  status: z.enum(['unread', 'read', 'all']).optional(),
+  status: z.enum(['unread', 'read', 'all', 'archived']).optional(),
   from: identitySchema.optional(),
   to: z.string().optional(),
   threadId: z.string().optional(),

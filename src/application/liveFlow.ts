@@ -3,6 +3,7 @@
  * operator reads (who did what to which message), and the filter it is asked
  * for (agent, thread, type). Pure: the stream that feeds it is in auditStream.ts.
  */
+import { addresseeText } from '../events/addressing';
 import type { StoredEvent, TaskEvent } from '../events/types';
 
 export interface FlowEntry {
@@ -49,11 +50,11 @@ export function flowEntryOf(event: StoredEvent): FlowEntry {
       const { messageId, threadId, from, to, subject, priority, recipients } = event.data;
       return {
         ...base,
-        agents: unique([from, ...(to.startsWith('@') ? [to] : [])]),
+        agents: unique([from, ...(typeof to === 'string' ? (to.startsWith('@') ? [to] : []) : to)]),
         messageId,
         threadId,
         from,
-        to,
+        to: addresseeText(to),
         subject,
         priority,
         audienceSize: recipients.length,
@@ -61,7 +62,17 @@ export function flowEntryOf(event: StoredEvent): FlowEntry {
     }
     case 'BroadcastDelivered': {
       const { messageId, threadId, from, to, subject, priority, recipient } = event.data;
-      return { ...base, agents: unique([from, recipient]), messageId, threadId, from, to, subject, priority, recipient };
+      return {
+        ...base,
+        agents: unique([from, recipient]),
+        messageId,
+        threadId,
+        from,
+        to: addresseeText(to),
+        subject,
+        priority,
+        recipient,
+      };
     }
     case 'ReceiptRead':
       return { ...base, agents: unique([event.data.reader]), messageId: event.data.messageId, recipient: event.data.reader };

@@ -3,9 +3,16 @@ import { inject, injectable } from 'tsyringe';
 import { decideRegisterAgent, decideRetireAgent, decideRotateAgentToken } from '../commands/agentRegistry';
 import type { CommandMetadata } from '../commands/command';
 import { foldMessage, initialMessageState, type MessageState } from '../commands/message';
-import { decideArchiveMessage, decideMarkRead } from '../commands/receipts';
+import { decideArchiveMessage, decideMarkRead, decideUnarchiveMessage } from '../commands/receipts';
 import type { Actor } from '../commands/roles';
-import { archiveSchema, markReadSchema, registerAgentSchema, retireAgentSchema, sendMessageSchema } from '../commands/schemas';
+import {
+  archiveSchema,
+  markReadSchema,
+  registerAgentSchema,
+  retireAgentSchema,
+  sendMessageSchema,
+  type MarkReadInput,
+} from '../commands/schemas';
 import { decideSendMessage, sendWarnings } from '../commands/sendMessage';
 import { decideTransitionTask } from '../commands/tasks/decideTask';
 import { foldTask, initialTaskLog, taskOf, type TaskLog } from '../commands/tasks/taskState';
@@ -14,8 +21,11 @@ import type { MailboxConfig } from '../config';
 import { isMailboxError, MailboxError, type ErrorEnvelope } from '../errors';
 import { deterministicMessageId } from '../events/eventIds';
 import { AGENT_REGISTRY_STREAM, messageStream, taskStream } from '../events/streams';
+import type { Addressee } from '../events/addressing';
 import type { MessageEvent, TaskEvent } from '../events/types';
 import type { ProjectionRunner } from '../projections/projectionRunner';
+import type { ProjectionStore } from '../projections/projectionStore';
+import { SeenMarks } from './seenMarks';
 import { TOKENS } from '../tokens';
 import { type AgentDirectory, registryModel } from './agentDirectory';
 import { requireRole } from './authorization';
@@ -27,11 +37,14 @@ import { generateToken, hashToken, requestFingerprint } from './tokenHash';
 export const messageModel: StreamModel<MessageState, MessageEvent> = { initial: initialMessageState, fold: foldMessage };
 export const taskModel: StreamModel<TaskLog, TaskEvent> = { initial: initialTaskLog, fold: foldTask };
 
+/** Receipts a read-all appends at once (each on its own message stream). */
+const READ_ALL_PARALLEL = 16;
+
 export interface SendResult {
   messageId: string;
   status: 'sent';
   sentAt: string;
-  to: string;
+  to: Addressee;
   recipients: string[];
   threadId: string;
   warnings?: Array<Record<string, unknown>>;
@@ -50,10 +63,30 @@ export interface ReadResult extends Warned {
 export type BulkReadResult = Warned & {
   results: Array<Omit<ReadResult, 'warnings'> | { messageId: string; status: 'error'; error: ErrorEnvelope }>;
 };
+/**
+ * mark_read {all: true}: which unread messages were marked now (ids and how many), and how many matched
+ * but were withheld because they were never returned to the caller (includeUnseen: none are withheld).
+ */
+export interface ReadAllResult extends Warned {
+  all: true;
+  status: 'read';
+  changed: number;
+  messageIds: string[];
+  withheldUnseenCount: number;
+  /** When these were marked read; null when nothing changed. */
+  readAt: string | null;
+}
 export interface ArchiveResult extends Warned {
   messageId: string;
   status: 'archived';
   archivedAt: string;
+}
+/** Back in the inbox; `changed` false: it was not archived, nothing was written. */
+export interface UnarchiveResult extends Warned {
+  messageId: string;
+  status: 'inbox';
+  readAt: string | null;
+  changed: boolean;
 }
 export interface Registration extends Warned {
   identity: string;
@@ -85,6 +118,8 @@ export class MailboxCommands {
     @inject(TOKENS.Config) private readonly config: MailboxConfig,
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.IdGenerator) private readonly ids: IdGenerator,
+    @inject(TOKENS.ProjectionStore) private readonly projections: ProjectionStore,
+    @inject(SeenMarks) private readonly seen: SeenMarks,
   ) {}
 
   async registerAgent(actor: Actor, input: unknown, options: CommandOptions = {}): Promise<Registration> {
@@ -164,7 +199,7 @@ export class MailboxCommands {
     const lagging = await this.awaitViews(answered.position ?? position);
     const sent = state.sent!;
     // Also on an idempotent replay: a retried send returns the same result as the original, warnings included.
-    const warnings = [...(this.config.strictRecipients ? [] : sendWarnings(data, registry)), ...answered.warnings, ...lagging];
+    const warnings = [...sendWarnings(data, registry, this.config.strictRecipients), ...answered.warnings, ...lagging];
     return {
       messageId,
       status: 'sent',
@@ -214,9 +249,14 @@ export class MailboxCommands {
     }
   }
 
-  async markRead(actor: Actor, input: unknown, options: CommandOptions = {}): Promise<ReadResult | BulkReadResult> {
+  async markRead(
+    actor: Actor,
+    input: unknown,
+    options: CommandOptions = {},
+  ): Promise<ReadResult | BulkReadResult | ReadAllResult> {
     requireRole(actor, ['agent'], 'Marking a message read');
     const data = parseInput(markReadSchema, input, 'mark_read');
+    if (data.all) return this.markAllRead(actor, data, options);
     if (data.messageId !== undefined) {
       const { result, position } = await this.markOneRead(actor, data.messageId, options);
       return { ...result, ...withWarnings(await this.awaitViews(position)) };
@@ -238,6 +278,74 @@ export class MailboxCommands {
     );
     // One wait for the newest receipt: the views apply the log in order, so the others are in by then.
     return { results, ...withWarnings(await this.awaitViews(newest)) };
+  }
+
+  /**
+   * Read-all (issue 13): the caller's unread messages matching the filters, from the views, marked read
+   * (one receipt per message, on its own stream, as mark_read by id writes it: getMessage and a later
+   * mark_read see it). Only those returned to the caller before (seen) unless includeUnseen; the rest are
+   * counted as withheld. Marks noted by earlier listings are written and in the views first, so what was
+   * just listed counts as seen. Idempotent: a second call finds nothing unread that the first one marked.
+   * Not one atomic append: receipts live on each message's stream; a failure part way throws, leaves
+   * the rest unread, and a retry marks them (nothing twice).
+   */
+  private async markAllRead(actor: Actor, data: MarkReadInput, options: CommandOptions): Promise<ReadAllResult> {
+    const seenAt = await this.seen.flush();
+    if (seenAt !== null) await this.runner.waitFor(seenAt, this.config.awaitProjectionMs);
+    const before = data.before === undefined ? null : Date.parse(data.before);
+    const targets: string[] = [];
+    let withheld = 0;
+    let page: { messages: Array<{ messageId: string; sentAt: string; seenAt: string | null }>; nextBefore: bigint | null };
+    let bound: bigint | null = null;
+    do {
+      page = await this.projections.listMessages(actor.identity, {
+        box: 'inbox',
+        status: 'unread',
+        ...(data.from !== undefined ? { from: data.from } : {}),
+        ...(data.threadId !== undefined ? { threadId: data.threadId } : {}),
+        ...(data.priority !== undefined ? { priority: data.priority } : {}),
+        limit: 200,
+        before: bound,
+      });
+      for (const message of page.messages) {
+        if (before !== null && !(Date.parse(message.sentAt) < before)) continue;
+        if (message.seenAt === null && data.includeUnseen !== true) withheld++;
+        else targets.push(message.messageId);
+      }
+      bound = page.nextBefore;
+    } while (bound !== null);
+
+    const base = this.metadata(actor, options); // one moment for every receipt of the call
+    const changed: string[] = [];
+    let newest: bigint | null = null;
+    let failure: unknown = null;
+    for (let start = 0; start < targets.length; start += READ_ALL_PARALLEL) {
+      await Promise.all(
+        targets.slice(start, start + READ_ALL_PARALLEL).map(async (messageId) => {
+          try {
+            const metadata = { ...base, commandId: this.ids.next() };
+            const { position } = await this.handler.handle(messageStream(messageId), messageModel, metadata, (message) =>
+              decideMarkRead({ type: 'MarkRead', data: { messageId }, metadata }, message),
+            );
+            if (position === null) return; // read meanwhile: nothing to change
+            changed.push(messageId);
+            if (newest === null || position > newest) newest = position;
+          } catch (error) {
+            failure ??= error;
+          }
+        }),
+      );
+    }
+    if (failure !== null) throw failure;
+    return {
+      all: true,
+      status: 'read',
+      changed: changed.length,
+      messageIds: changed,
+      withheldUnseenCount: withheld,
+      readAt: changed.length > 0 ? base.at : null,
+      ...withWarnings(await this.awaitViews(newest)),
+    };
   }
 
   private async markOneRead(
@@ -264,6 +372,23 @@ export class MailboxCommands {
       messageId,
       status: 'archived',
       archivedAt: state.recipients.get(actor.identity)!.archivedAt!,
+      ...withWarnings(warnings),
+    };
+  }
+
+  async unarchive(actor: Actor, input: unknown, options: CommandOptions = {}): Promise<UnarchiveResult> {
+    requireRole(actor, ['agent'], 'Unarchiving a message');
+    const { messageId } = parseInput(archiveSchema, input, 'unarchive_message');
+    const metadata = this.metadata(actor, options);
+    const { state, appended, position } = await this.handler.handle(messageStream(messageId), messageModel, metadata, (message) =>
+      decideUnarchiveMessage({ type: 'UnarchiveMessage', data: { messageId }, metadata }, message),
+    );
+    const warnings = await this.awaitViews(position);
+    return {
+      messageId,
+      status: 'inbox',
+      readAt: state.recipients.get(actor.identity)!.readAt,
+      changed: appended.length > 0,
       ...withWarnings(warnings),
     };
   }

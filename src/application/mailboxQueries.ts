@@ -7,6 +7,7 @@ import { parseInput } from '../commands/validation';
 import { MailboxError } from '../errors';
 import type { EventStore } from '../events/eventStore';
 import { messageStream } from '../events/streams';
+import type { Addressee } from '../events/addressing';
 import type { StoredEvent } from '../events/types';
 import type { AgentView, HeartbeatCounts, MessagePage, ProjectionStore, UnreadCount } from '../projections/projectionStore';
 import type { TaskEnvelope } from '../commands/messageFields';
@@ -18,12 +19,13 @@ import { requireRole } from './authorization';
 import { CursorCodec, type CursorBinding } from './cursorCodec';
 import { listingOf, parseListQuery, viewQuery } from './listQueryParser';
 import { messageModel } from './mailboxCommands';
+import { SeenMarks } from './seenMarks';
 import { StreamLoader } from './streamLoader';
 
 export interface MessageDetail {
   messageId: string;
   from: string;
-  to: string;
+  to: Addressee;
   subject: string;
   body: string;
   priority: string;
@@ -44,12 +46,22 @@ export interface MessageDetail {
  */
 export interface InboxCount {
   unreadCount: number;
+  /** Of the unread, those never returned to you yet (in no list page or get): what a read-all would withhold. */
+  unseenCount: number;
   byPriority: UnreadCount['byPriority'];
   /** @deprecated use unreadCount; removed in the next release. */
   unread: number;
 }
 
-const inboxCount = ({ unread, byPriority }: UnreadCount): InboxCount => ({ unreadCount: unread, byPriority, unread });
+/** One agent's heartbeat counts as the API answers them. */
+export type HeartbeatAnswer = Omit<HeartbeatCounts, 'unseen'> & { unreadCount: number; unseenCount: number };
+
+const inboxCount = ({ unread, unseen, byPriority }: UnreadCount): InboxCount => ({
+  unreadCount: unread,
+  unseenCount: unseen,
+  byPriority,
+  unread,
+});
 
 export type WakeStreamEvent =
   { event: 'sync'; data: { unreadCount: number; byPriority: UnreadCount['byPriority'] } } | { event: 'wake'; data: WakeEvent };
@@ -79,6 +91,7 @@ export class MailboxQueries {
     @inject(TOKENS.EventStore) private readonly store: EventStore,
     @inject(TOKENS.WakeBus) private readonly wakeBus: WakeBus,
     @inject(TOKENS.Config) config: MailboxConfig,
+    @inject(SeenMarks) private readonly seen: SeenMarks,
   ) {
     this.messages = new StreamLoader(store, READ_SIDE_CACHE_ENTRIES);
     this.cursors = CursorCodec.fromAdminToken(config.adminToken);
@@ -91,11 +104,19 @@ export class MailboxQueries {
     const binding: CursorBinding = { caller: actor.identity, listing: listingOf(parsed) };
     const before = parsed.cursor === undefined ? null : this.cursors.decode(binding, parsed.cursor);
     const page = await this.projections.listMessages(actor.identity, viewQuery(parsed, before));
+    if (parsed.box === 'inbox') this.noteSeen(actor.identity, page.messages);
     return {
       messages: page.messages,
       nextCursor: page.nextBefore === null ? null : this.cursors.encode(binding, page.nextBefore),
       unreadCount: page.unreadCount,
     };
+  }
+
+  /** What this page returned for the first time is seen from now on (written off the request path: seenMarks.ts). */
+  private noteSeen(identity: string, messages: ReadonlyArray<{ messageId: string; seenAt: string | null }>): void {
+    const unseen: string[] = [];
+    for (const message of messages) if (message.seenAt === null) unseen.push(message.messageId);
+    this.seen.note(identity, unseen);
   }
 
   async unreadCount(actor: Actor): Promise<InboxCount> {
@@ -107,10 +128,11 @@ export class MailboxQueries {
     return { agents: await this.projections.listAgents() };
   }
 
-  async heartbeats(actor: Actor): Promise<{ agents: Array<HeartbeatCounts & { unreadCount: number }> }> {
+  async heartbeats(actor: Actor): Promise<{ agents: HeartbeatAnswer[] }> {
     requireRole(actor, ['admin', 'auditor'], 'Reading heartbeat counts');
     const agents = await this.projections.allHeartbeats();
-    return { agents: agents.map((agent) => ({ ...agent, unreadCount: agent.unread })) }; // unread: deprecated alias
+    // unread: deprecated alias of unreadCount; unseen is answered as unseenCount only
+    return { agents: agents.map(({ unseen, ...agent }) => ({ ...agent, unreadCount: agent.unread, unseenCount: unseen })) };
   }
 
   async getMessage(actor: Actor, input: unknown): Promise<MessageDetail> {
@@ -129,6 +151,7 @@ export class MailboxQueries {
         { messageId },
       );
     }
+    if (own && actor.role === 'agent') this.seen.note(actor.identity, [messageId]); // returned to its recipient: seen
     const detail: MessageDetail = {
       messageId,
       from: sent.from,

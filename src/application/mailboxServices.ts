@@ -15,6 +15,9 @@ import type { SharedLimits } from './sharedLimits';
 import type { TaskCommands } from './taskCommands';
 import type { TaskQueries } from './taskQueries';
 import type { RejectionLog } from './rejectionLog';
+import type { DeliveryQueries } from './deliveryQueries';
+import type { WakeRecorder } from './wakeRecorder';
+import type { Clock } from './runtime';
 
 export interface MailboxServices {
   readonly config: MailboxConfig;
@@ -30,4 +33,10 @@ export interface MailboxServices {
   readonly sharedLimits?: SharedLimits | null;
   /** Recent rejected commands (they write no events): the console's Rejections panel. */
   readonly rejections: RejectionLog;
+  /** The delivery ledger (issue 13). */
+  readonly deliveries: DeliveryQueries;
+  /** The mailbox's clock (injected in tests): time-based views (the unwoken alarm) are judged by it. */
+  readonly clock?: Clock;
+  /** Where the wake streams record the wakes they handed out (the ledger's `woken`). */
+  readonly wakeRecorder: WakeRecorder;
 }

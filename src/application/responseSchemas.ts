@@ -4,11 +4,19 @@
  * bottom keep them equal to the result types the application returns.
  */
 import { z } from 'zod';
-import type { ArchiveResult, BulkReadResult, ReadResult, Registration, SendResult } from './mailboxCommands';
-import type { InboxCount, MessageDetail } from './mailboxQueries';
+import type {
+  ArchiveResult,
+  BulkReadResult,
+  ReadAllResult,
+  ReadResult,
+  Registration,
+  SendResult,
+  UnarchiveResult,
+} from './mailboxCommands';
+import type { HeartbeatAnswer, InboxCount, MessageDetail } from './mailboxQueries';
 import { PRIORITIES } from '../commands/messageFields';
 import { ROLES } from '../commands/roles';
-import type { AgentView, HeartbeatCounts, MessagePage } from '../projections/projectionStore';
+import type { AgentView, MessagePage } from '../projections/projectionStore';
 
 const timestamp = z.string().describe('ISO 8601 time');
 const optionalTime = timestamp.nullable();
@@ -18,6 +26,11 @@ const byPriority = z
   .describe('unread messages by priority');
 const task = z.looseObject({}).describe('the A2A task envelope as sent, with its state in canonical PascalCase');
 
+/** A message's `to` as sent: one identity, AGENT:*, or a list of identities. */
+const addressee = z
+  .union([z.string(), z.array(z.string())])
+  .describe('@identity, AGENT:* (broadcast), or the list of identities it was sent to');
+
 export const warningSchema = z
   .looseObject({ code: z.string(), message: z.string() })
   .describe('a hint on an accepted command, e.g. UNREGISTERED_RECIPIENT with suggestions');
@@ -26,7 +39,7 @@ export const sendResultSchema = z.object({
   messageId: z.uuid(),
   status: z.literal('sent'),
   sentAt: timestamp,
-  to: z.string(),
+  to: addressee,
   recipients: z.array(z.string()).describe('the identities the message was delivered to'),
   threadId: z.string(),
   warnings: z.array(warningSchema).optional(),
@@ -35,11 +48,15 @@ export const sendResultSchema = z.object({
 const listedMessage = z.object({
   messageId: z.uuid(),
   from: z.string(),
-  to: z.string(),
+  to: addressee,
   subject: z.string(),
   priority,
   sentAt: timestamp,
   readAt: optionalTime.describe('when you read it; null while unread'),
+  seenAt: optionalTime.describe(
+    'inbox: when it was first returned to you (a list page or a get); null the first time (recorded shortly after). Outbox: null',
+  ),
+  archivedAt: timestamp.optional().describe('status=archived listings only: when you archived it'),
   threadId: z.string(),
   inReplyTo: z.uuid().nullable(),
   tags: z.array(z.string()),
@@ -55,7 +72,7 @@ export const messagePageSchema = z.object({
 export const messageDetailSchema = z.object({
   messageId: z.uuid(),
   from: z.string(),
-  to: z.string(),
+  to: addressee,
   subject: z.string(),
   body: z.string(),
   priority: z.string(),
@@ -81,9 +98,29 @@ export const bulkReadResultSchema = z.object({
     )
     .describe('one result per distinct id'),
 });
-export const markReadResultSchema = z.union([readResultSchema, bulkReadResultSchema]);
+export const readAllResultSchema = z.object({
+  all: z.literal(true),
+  status: z.literal('read'),
+  changed: z.number().int().describe('how many messages this call marked read (0 on a repeat)'),
+  messageIds: z.array(z.uuid()).describe('the messages this call marked read'),
+  withheldUnseenCount: z
+    .number()
+    .int()
+    .describe('unread messages that matched but were never returned to you, so not marked (0 with includeUnseen)'),
+  readAt: optionalTime.describe('when they were marked; null when nothing changed'),
+  warnings: z.array(warningSchema).optional(),
+});
+export const markReadResultSchema = z.union([readResultSchema, bulkReadResultSchema, readAllResultSchema]);
 
 export const archiveResultSchema = z.object({ messageId: z.uuid(), status: z.literal('archived'), archivedAt: timestamp });
+
+export const unarchiveResultSchema = z.object({
+  messageId: z.uuid(),
+  status: z.literal('inbox').describe('the message is in your inbox (status=archived listings no longer show it)'),
+  readAt: optionalTime.describe('null: it counts as unread again'),
+  changed: z.boolean().describe('false: it was not archived, so nothing changed'),
+  warnings: z.array(warningSchema).optional(),
+});
 
 const agentView = z.object({
   identity: z.string(),
@@ -114,6 +151,10 @@ export const tokenRotationSchema = z.object({
 
 export const inboxCountSchema = z.object({
   unreadCount: z.number().int().describe('your unread inbox messages'),
+  unseenCount: z
+    .number()
+    .int()
+    .describe('of those, the ones never returned to you yet (no list page or get showed them): mark_read all withholds them'),
   byPriority,
   unread: z.number().int().describe('deprecated alias of unreadCount (removed in the next release)'),
 });
@@ -121,10 +162,13 @@ export const inboxCountSchema = z.object({
 const heartbeatCounts = z.object({
   identity: z.string(),
   unreadCount: z.number().int(),
+  unseenCount: z.number().int().describe('of the unread, those never returned to the agent yet'),
   byPriority,
   oldestUnreadAt: optionalTime,
   lastActivityAt: optionalTime,
   tasksWaiting: z.number().int().describe('tasks waiting on the agent: held and Submitted/Working, or sent and asking for input'),
+  repliesOwed: z.number().int().describe('replies the agent owes: sends that expected its answer in the thread by a time'),
+  nextReplyDueBy: optionalTime.describe('the earliest of those times: overdue once it passed'),
   unread: z.number().int().describe('deprecated alias of unreadCount (removed in the next release)'),
 });
 export const heartbeatListSchema = z.object({ agents: z.array(heartbeatCounts) });
@@ -180,10 +224,11 @@ void [
   fits<Fits<SendResult, typeof sendResultSchema>>(),
   fits<Fits<MessagePage, typeof messagePageSchema>>(),
   fits<Fits<MessageDetail, typeof messageDetailSchema>>(),
-  fits<Fits<ReadResult | BulkReadResult, typeof markReadResultSchema>>(),
+  fits<Fits<ReadResult | BulkReadResult | ReadAllResult, typeof markReadResultSchema>>(),
   fits<Fits<ArchiveResult, typeof archiveResultSchema>>(),
+  fits<Fits<UnarchiveResult, typeof unarchiveResultSchema>>(),
   fits<Fits<{ agents: AgentView[] }, typeof agentListSchema>>(),
   fits<Fits<Registration, typeof registrationSchema>>(),
   fits<Fits<InboxCount, typeof inboxCountSchema>>(),
-  fits<Fits<{ agents: Array<HeartbeatCounts & { unreadCount: number }> }, typeof heartbeatListSchema>>(),
+  fits<Fits<{ agents: HeartbeatAnswer[] }, typeof heartbeatListSchema>>(),
 ];

@@ -4,6 +4,7 @@
  * audience) under `mailbox`. States in the A2A part use the v1.0 enum
  * spelling (TASK_STATE_WORKING); the mailbox part keeps the stored PascalCase.
  */
+import type { Addressee } from '../events/addressing';
 import type { MessageSent, StoredEvent, TaskArtifact, TaskEvent, TaskState } from '../events/types';
 import type { Task } from '../commands/tasks/taskState';
 
@@ -42,7 +43,7 @@ export interface A2aTask {
     messageId: string;
     state: TaskState;
     sender: string;
-    to: string;
+    to: Addressee;
     subject: string;
     assignee: string | null;
     claimedAt: string | null;

@@ -32,7 +32,7 @@ const listedTask = z.object({
   taskId: z.uuid(),
   threadId: z.string(),
   sender: z.string(),
-  to: z.string(),
+  to: z.union([z.string(), z.array(z.string())]).describe('@identity, AGENT:*, or the list of identities'),
   subject: z.string(),
   priority: z.enum(PRIORITIES),
   sentAt: timestamp,

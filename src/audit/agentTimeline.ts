@@ -3,11 +3,23 @@
  * the log — registered, sent, received, read, archived, retired — plus who
  * read the messages it sent. Pure: feed it the log in order.
  */
+import { addresseeText, namesRecipient } from '../events/addressing';
 import type { StoredEvent } from '../events/types';
 import { describeTaskEvent } from './taskEventText';
 
 export type TimelineKind =
-  'registered' | 'retired' | 'token_rotated' | 'sent' | 'received' | 'read' | 'archived' | 'read_by_recipient' | 'task';
+  | 'registered'
+  | 'retired'
+  | 'token_rotated'
+  | 'sent'
+  | 'received'
+  | 'read'
+  | 'archived'
+  | 'unarchived'
+  | 'seen'
+  | 'read_by_recipient'
+  | 'task'
+  | 'woken';
 
 export interface TimelineEntry {
   position: string;
@@ -47,9 +59,9 @@ export class AgentTimeline {
         const entries: TimelineEntry[] = [];
         if (d.from === me) {
           this.sent.set(d.messageId, d.subject);
-          entries.push({ ...base, kind: 'sent', messageId: d.messageId, counterpart: d.to, subject: d.subject });
+          entries.push({ ...base, kind: 'sent', messageId: d.messageId, counterpart: addresseeText(d.to), subject: d.subject });
         }
-        if (d.to === me)
+        if (namesRecipient(d.to, me))
           entries.push({ ...base, kind: 'received', messageId: d.messageId, counterpart: d.from, subject: d.subject });
         return entries;
       }
@@ -76,6 +88,28 @@ export class AgentTimeline {
       case 'MessageArchived':
         return event.data.recipient === me
           ? [{ ...base, kind: 'archived', messageId: event.data.messageId, counterpart: null, subject: null }]
+          : [];
+      case 'WakeObserved':
+        return event.data.recipient === me
+          ? [{ ...base, kind: 'woken', messageId: event.data.messageId, counterpart: null, subject: `via ${event.data.via}` }]
+          : [];
+      case 'WakeEscalated':
+      case 'ReplyRequested':
+      case 'ReplyOverdue':
+        return []; // the heartbeat's act, not the agent's (the nudge it led to is in the delivery ledger)
+      case 'MessagesSeen':
+        return event.data.recipient === me
+          ? event.data.messageIds.map((messageId) => ({
+              ...base,
+              kind: 'seen' as const,
+              messageId,
+              counterpart: null,
+              subject: null,
+            }))
+          : [];
+      case 'MessageUnarchived':
+        return event.data.recipient === me
+          ? [{ ...base, kind: 'unarchived', messageId: event.data.messageId, counterpart: null, subject: null }]
           : [];
       case 'TaskClaimed':
       case 'TaskStateChanged':
@@ -104,8 +138,11 @@ const VERB: Record<TimelineKind, string> = {
   received: 'received from',
   read: 'read',
   archived: 'archived',
+  unarchived: 'unarchived',
+  seen: 'saw (listed or opened; not read)',
   read_by_recipient: 'was read by',
   task: 'task:',
+  woken: 'was woken for',
 };
 
 export function formatTimelineEntry(entry: TimelineEntry): string {

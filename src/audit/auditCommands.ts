@@ -11,6 +11,7 @@ import { isTty, writeOut, type AuditIo } from './auditOutput';
 import { eventJsonLine, eventTextLine } from './eventFormat';
 import type { JsonTextLog, LogSource } from './logSource';
 import { formatMessageStory } from './messageStory';
+import { formatLedger, formatUnwoken, replayLedger, wholeLedger } from './ledgerReplay';
 import { progressBar } from './progress';
 import { replayJsonText, replayLog, type ReplayFilter, type ReplaySummary } from './replay';
 import { formatDifference } from './verify/viewDiff';
@@ -73,8 +74,39 @@ export async function runMessage(source: LogSource, messageId: string, options: 
       { messageId },
     );
   }
-  await writeOut(io.stdout, `${options.json ? JSON.stringify(story) : formatMessageStory(story)}\n`);
+  // The delivery ledger (issue 13): replayed from the whole log (replies and wakes live in other streams).
+  const delivery = wholeLedger(await replayLedger(source), messageId) ?? null;
+  const text = options.json
+    ? JSON.stringify({ ...story, delivery })
+    : `${formatMessageStory(story)}${delivery ? `\n${formatLedger(delivery)}` : ''}`;
+  await writeOut(io.stdout, `${text}\n`);
   return story.anomalies.length > 0 ? 1 : 0;
+}
+
+/**
+ * The unwoken alarm from the log (issue 13): messages that expected a wake and woke none of their recipients,
+ * sent more than `slaMs` before `now`, oldest first. Exit 1 when there is any (an alarm), else 0.
+ */
+export async function runUnwoken(
+  source: LogSource,
+  now: Date,
+  slaMs: number,
+  options: OutputOptions,
+  io: AuditIo,
+): Promise<number> {
+  const progress = await bar(source, io, options, 'unwoken');
+  let ledger;
+  try {
+    ledger = await replayLedger(source, progress.update);
+  } finally {
+    progress.stop();
+  }
+  const sentBefore = new Date(now.getTime() - slaMs).toISOString();
+  const { messages } = ledger.unwoken({ sentBefore, limit: Number.MAX_SAFE_INTEGER, pendingOnly: false });
+  const lines = messages.map((m) => (options.json ? JSON.stringify(m) : formatUnwoken(m)));
+  if (!options.json) lines.push(`${messages.length} message(s) woke nobody within ${slaMs} ms.`);
+  await writeOut(io.stdout, `${lines.join('\n')}\n`);
+  return messages.length > 0 ? 1 : 0;
 }
 
 export async function runAgent(source: LogSource, identity: string, options: OutputOptions, io: AuditIo): Promise<number> {

@@ -2,6 +2,7 @@
  * One event as a line: JSON in the shape GET /v1/audit/events serves
  * (positions as strings, exact beyond 2^53), or text for people.
  */
+import { addresseeText } from '../events/addressing';
 import type { StoredEvent } from '../events/types';
 import type { JsonTextRow } from './logSource';
 import { describeTaskEvent } from './taskEventText';
@@ -39,7 +40,7 @@ export function describeEvent(event: StoredEvent): string {
     case 'MessageSent': {
       const d = event.data;
       return (
-        `${d.from} -> ${d.to} ${JSON.stringify(d.subject)} [${d.priority}] message ${d.messageId}` +
+        `${d.from} -> ${addresseeText(d.to)} ${JSON.stringify(d.subject)} [${d.priority}] message ${d.messageId}` +
         ` (${d.recipients.length} recipient${d.recipients.length === 1 ? '' : 's'})`
       );
     }
@@ -49,6 +50,23 @@ export function describeEvent(event: StoredEvent): string {
       return `message ${event.data.messageId} read by ${event.data.reader}`;
     case 'MessageArchived':
       return `message ${event.data.messageId} archived by ${event.data.recipient}${event.data.wasUnread ? ' (unread)' : ''}`;
+    case 'WakeObserved':
+      return `${event.data.recipient} woken for message ${event.data.messageId} via ${event.data.via}`;
+    case 'ReplyRequested':
+      return `message ${event.data.messageId}: every recipient's reply expected by ${event.data.dueBy}`;
+    case 'ReplyOverdue':
+      return `message ${event.data.messageId}: reply overdue since ${event.data.dueBy}, waiting on ${event.data.waitingOn.join(', ')}`;
+    case 'WakeEscalated':
+      return (
+        `message ${event.data.messageId} woke nobody within ${event.data.slaMs} ms: escalated to ` +
+        `${event.data.recipients.join(', ') || 'nobody'}`
+      );
+    case 'MessagesSeen': {
+      const n = event.data.messageIds.length;
+      return `${event.data.recipient} saw ${n} message${n === 1 ? '' : 's'} (listed or opened; not read): ${event.data.messageIds.join(', ')}`;
+    }
+    case 'MessageUnarchived':
+      return `message ${event.data.messageId} back in the inbox of ${event.data.recipient} (unarchived)`;
     case 'TaskClaimed':
     case 'TaskStateChanged':
     case 'TaskArtifactAdded':

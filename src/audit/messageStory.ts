@@ -4,6 +4,7 @@
  * was delivered, read and archived (with the log positions that prove it).
  * Anything in the stream that contradicts the story is listed, never hidden.
  */
+import { isBroadcastAddress, namedRecipients } from '../events/addressing';
 import type { MessageSent, StoredEvent, TaskEvent } from '../events/types';
 import { describeTaskEvent, isTaskEvent } from './taskEventText';
 
@@ -57,7 +58,8 @@ export function messageStory(events: readonly StoredEvent[]): MessageStory | nul
   const sentEvent = events.find((event) => event.type === 'MessageSent');
   if (!sentEvent || sentEvent.type !== 'MessageSent') return null;
   const { body, task: _task, requestHash: _hash, recipients: audience, ...summary } = sentEvent.data;
-  const isBroadcast = summary.to.startsWith('AGENT:');
+  const isBroadcast = isBroadcastAddress(summary.to);
+
   const recipients = new Map(audience.map((identity) => [identity, blank(identity)]));
   const anomalies: string[] = [];
   const task: MessageStory['task'] = sentEvent.data.task
@@ -71,10 +73,10 @@ export function messageStory(events: readonly StoredEvent[]): MessageStory | nul
     }
     return story;
   };
-  if (!isBroadcast) {
-    const only = recipient(summary.to, 'direct delivery', sentEvent.position);
-    only.deliveredAt = summary.sentAt;
-    only.deliveredPosition = sentEvent.position.toString();
+  for (const named of namedRecipients(summary.to)) {
+    const story = recipient(named, 'direct delivery', sentEvent.position);
+    story.deliveredAt = summary.sentAt;
+    story.deliveredPosition = sentEvent.position.toString();
   }
   for (const event of events) {
     switch (event.type) {
@@ -100,6 +102,12 @@ export function messageStory(events: readonly StoredEvent[]): MessageStory | nul
           archivedPosition: event.position.toString(),
           archivedUnread: event.data.wasUnread,
         });
+        break;
+      }
+      case 'MessageUnarchived': {
+        // The story tells where the message is now: back in the inbox, as if never archived.
+        const story = recipient(event.data.recipient, 'an unarchive', event.position);
+        Object.assign(story, { archivedAt: null, archivedPosition: null, archivedUnread: null });
         break;
       }
       default:

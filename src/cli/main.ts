@@ -4,6 +4,7 @@ import { packageVersion } from '../packageVersion';
 import { registerServeCommand } from './commands/serve';
 import { registerAgentCommands } from './commands/agent';
 import { registerMessageCommands } from './commands/messages';
+import { registerDeliveryCommand } from './commands/delivery';
 import { registerTaskCommands } from './commands/tasks';
 import { registerWatchCommand } from './commands/watch';
 import { registerMcpCommand } from './commands/mcp';
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
   registerServeCommand(program);
   registerAgentCommands(program);
   registerMessageCommands(program);
+  registerDeliveryCommand(program);
   registerTaskCommands(program);
   registerWatchCommand(program);
   registerMcpCommand(program);

@@ -1,4 +1,5 @@
 /** A message's stream: who sent it, who it was delivered to, and each recipient's read and archive state. */
+import { namedRecipients } from '../events/addressing';
 import type { MessageEvent, MessageSent } from '../events/types';
 
 export interface RecipientState {
@@ -19,10 +20,12 @@ export function foldMessage(state: MessageState, events: readonly MessageEvent[]
   const recipients = new Map(state.recipients);
   for (const event of events) {
     switch (event.type) {
-      case 'MessageSent':
+      case 'MessageSent': {
         sent = event.data;
-        if (!event.data.to.startsWith('AGENT:')) recipients.set(event.data.to, { readAt: null, archivedAt: null });
+        // A direct message's and a list's recipients are named by it; a broadcast's each have a BroadcastDelivered.
+        for (const identity of namedRecipients(event.data.to)) recipients.set(identity, { readAt: null, archivedAt: null });
         break;
+      }
       case 'BroadcastDelivered':
         recipients.set(event.data.recipient, { readAt: null, archivedAt: null });
         break;
@@ -34,6 +37,13 @@ export function foldMessage(state: MessageState, events: readonly MessageEvent[]
       case 'MessageArchived': {
         const current = recipients.get(event.data.recipient);
         if (current) recipients.set(event.data.recipient, { ...current, archivedAt: event.data.archivedAt });
+        break;
+      }
+      case 'ReplyRequested':
+        break; // the read model's (the delivery ledger's reply obligations): no command decides on it
+      case 'MessageUnarchived': {
+        const current = recipients.get(event.data.recipient);
+        if (current) recipients.set(event.data.recipient, { ...current, archivedAt: null });
         break;
       }
       default: {

@@ -1,11 +1,12 @@
-/** MarkRead and ArchiveMessage: per recipient, idempotent, pure. */
+/** MarkRead, ArchiveMessage and UnarchiveMessage: per recipient, idempotent, pure. */
 import { MailboxError } from '../errors';
-import type { MessageArchived, ReceiptRead } from '../events/types';
+import type { MessageArchived, MessageUnarchived, ReceiptRead } from '../events/types';
 import type { Command } from './command';
 import type { MessageState, RecipientState } from './message';
 
 export type MarkRead = Command<'MarkRead', { messageId: string }>;
 export type ArchiveMessage = Command<'ArchiveMessage', { messageId: string }>;
+export type UnarchiveMessage = Command<'UnarchiveMessage', { messageId: string }>;
 
 /**
  * Also the answer about a message the caller is not party to (neither sender nor
@@ -31,7 +32,7 @@ function recipientOf(messageId: string, actor: string, state: MessageState): Rec
     return new MailboxError(
       'NOT_A_RECIPIENT',
       'Not a recipient',
-      `${actor} is not a recipient of message ${messageId}; only its recipients can mark it read or archive it.`,
+      `${actor} is not a recipient of message ${messageId}; only its recipients can mark it read, archive or unarchive it.`,
       { messageId },
     );
   }
@@ -72,6 +73,27 @@ export function decideArchiveMessage(command: ArchiveMessage, state: MessageStat
         recipient,
         archivedAt: command.metadata.at,
         wasUnread: receipt.readAt === null,
+        priority: sent.priority,
+        sentAt: sent.sentAt,
+      },
+    },
+  ];
+}
+
+/** Back to the inbox: only an archived message changes (idempotent: one not archived writes nothing). */
+export function decideUnarchiveMessage(command: UnarchiveMessage, state: MessageState): MessageUnarchived[] | MailboxError {
+  const recipient = command.metadata.actor.identity;
+  const receipt = recipientOf(command.data.messageId, recipient, state);
+  if (receipt instanceof MailboxError) return receipt;
+  if (receipt.archivedAt === null) return [];
+  const sent = state.sent!;
+  return [
+    {
+      type: 'MessageUnarchived',
+      data: {
+        messageId: sent.messageId,
+        recipient,
+        unarchivedAt: command.metadata.at,
         priority: sent.priority,
         sentAt: sent.sentAt,
       },

@@ -14,14 +14,27 @@ export const VALID_RECIPIENT_SHAPES = [
   '@<identifier> (e.g. @neo-gpt; the @ prefix is mandatory)',
 ];
 
-export type Recipient = { kind: 'broadcast' } | { kind: 'direct'; identity: string };
+/** The most identities one `to` list may name (issue 13). */
+export const MAX_LIST_RECIPIENTS = 100;
+
+export const VALID_LIST_ENTRY_SHAPE = '@<identifier> (each entry of a list; AGENT:* is sent on its own)';
+
+export type Recipient =
+  | { kind: 'broadcast' }
+  | { kind: 'direct'; identity: string }
+  /** `identities`: each once, in the order given; `repeated`: entries that named an identity already listed. */
+  | { kind: 'list'; identities: string[]; repeated: Array<{ index: number; identity: string }> };
 
 export const isIdentity = (value: string): boolean => IDENTITY_PATTERN.test(value);
 
 export function invalidRecipientShape(to: unknown, knownIdentities: readonly string[] = []): MailboxError {
   const shown = typeof to === 'string' ? to : (JSON.stringify(to) ?? String(to)); // undefined stringifies to undefined
   const suggestions = typeof to === 'string' ? closestIdentities(to, knownIdentities) : [];
-  const hint = shown.startsWith('AGENT:') ? ' AGENT:<name> is not a valid form: only the literal AGENT:* broadcasts.' : '';
+  const hint = shown.startsWith('AGENT:')
+    ? ' AGENT:<name> is not a valid form: only the literal AGENT:* broadcasts.'
+    : typeof to === 'string' && readsLikeSeveral(to)
+      ? ` To write to several identities, give 'to' as a list: ${JSON.stringify(to.split(/[\s,;]+/).filter(Boolean))} (text is never split).`
+      : '';
   return new MailboxError(
     'INVALID_RECIPIENT_SHAPE',
     'Invalid recipient shape',
@@ -31,15 +44,81 @@ export function invalidRecipientShape(to: unknown, knownIdentities: readonly str
   );
 }
 
+/** `@b,@c`, `@b, @c` or `@b @c`: several identities written as one string. */
+const readsLikeSeveral = (to: string): boolean => {
+  const parts = to.split(/[\s,;]+/).filter(Boolean);
+  return parts.length > 1 && parts.every(isIdentity);
+};
+
+/** One entry of a list `to` that is not an identity: named by its index, with what a list entry may be. */
+function invalidListEntry(list: readonly unknown[], index: number, knownIdentities: readonly string[]): MailboxError {
+  const entry = list[index];
+  const shown = typeof entry === 'string' ? `'${entry}'` : (JSON.stringify(entry) ?? String(entry));
+  const suggestions = typeof entry === 'string' ? closestIdentities(entry, knownIdentities) : [];
+  const why =
+    entry === BROADCAST
+      ? `AGENT:* cannot be one entry of a list: it already means every active agent. Send the broadcast on its own ` +
+        `(to: 'AGENT:*'), or list only @<identifier> entries.`
+      : `A list holds @<identifier> entries only (1-64 of A-Z a-z 0-9 _ -, e.g. @neo-gpt).` +
+        (typeof entry === 'string' && entry.startsWith('AGENT:') ? ' AGENT:<name> is not a valid form.' : '');
+  return new MailboxError(
+    'INVALID_RECIPIENT_SHAPE',
+    'Invalid recipient shape',
+    `Recipient to[${index}] is ${shown}, which is not a valid list entry. ${why} Nothing was sent.`,
+    {
+      to: list,
+      index,
+      entry,
+      valid_shapes: [...VALID_RECIPIENT_SHAPES, VALID_LIST_ENTRY_SHAPE],
+      ...(suggestions.length ? { suggestions } : {}),
+    },
+  );
+}
+
+function parseRecipientList(list: readonly unknown[], knownIdentities: () => readonly string[]): Recipient | MailboxError {
+  if (list.length === 0 || list.length > MAX_LIST_RECIPIENTS) {
+    return new MailboxError(
+      'INVALID_RECIPIENT_SHAPE',
+      'Invalid recipient shape',
+      `A 'to' list names 1 to ${MAX_LIST_RECIPIENTS} identities; this one has ${list.length}. ` +
+        (list.length === 0 ? 'Name at least one @<identifier>.' : 'Split it into several sends, or broadcast to AGENT:*.'),
+      {
+        to: list,
+        count: list.length,
+        limit: MAX_LIST_RECIPIENTS,
+        valid_shapes: [...VALID_RECIPIENT_SHAPES, VALID_LIST_ENTRY_SHAPE],
+      },
+    );
+  }
+  const identities: string[] = [];
+  const seen = new Set<string>();
+  const repeated: Array<{ index: number; identity: string }> = [];
+  for (let index = 0; index < list.length; index++) {
+    const entry = list[index];
+    if (typeof entry !== 'string' || !isIdentity(entry)) return invalidListEntry(list, index, knownIdentities());
+    if (seen.has(entry)) repeated.push({ index, identity: entry });
+    else {
+      seen.add(entry);
+      identities.push(entry);
+    }
+  }
+  return { kind: 'list', identities, repeated };
+}
+
 /**
- * Parses `to` by shape; the known identities only feed suggestions, never
- * acceptance, so they are asked for (lazily) only when the shape is wrong.
+ * Parses `to` by shape: one identity, the literal broadcast, or a list of identities; the known
+ * identities only feed suggestions, never acceptance, so they are asked for (lazily) only when a shape is wrong.
  */
 export function parseRecipient(to: unknown, knownIdentities: () => readonly string[] = () => []): Recipient | MailboxError {
   if (to === BROADCAST) return { kind: 'broadcast' };
   if (typeof to === 'string' && isIdentity(to)) return { kind: 'direct', identity: to };
+  if (Array.isArray(to)) return parseRecipientList(to, knownIdentities);
   return invalidRecipientShape(to, knownIdentities());
 }
+
+/** The identities a recipient names (none for the broadcast, whose audience is the registry's). */
+export const namedIdentities = (recipient: Recipient): string[] =>
+  recipient.kind === 'direct' ? [recipient.identity] : recipient.kind === 'list' ? recipient.identities : [];
 
 /** Names people use for "everyone"; sent to one of them, the caller most likely meant the broadcast. */
 const BROADCAST_LIKE_NAMES = new Set([

@@ -2,8 +2,9 @@
 import { assertJsonDepth } from './jsonDepth';
 import { z } from 'zod';
 import { ROLES } from './roles';
-import { IDENTITY_PATTERN } from './recipients';
+import { IDENTITY_PATTERN, MAX_LIST_RECIPIENTS } from './recipients';
 import { prioritySchema, tagsSchema, taskEnvelopeSchema } from './messageFields';
+import { expectsReplyBySchema } from './replyDeadline';
 
 export const MAX_SUBJECT_CHARS = 200;
 export const MAX_IDEMPOTENCY_KEY_CHARS = 200;
@@ -62,11 +63,39 @@ function encodedOr<T extends z.ZodType>(
 // Properties are described here once, for the OpenAPI document and the MCP tools alike.
 export const RECIPIENT_JSON_PATTERN = '^(AGENT:\\*|@[A-Za-z0-9_-]{1,64})$';
 
+export const IDENTITY_JSON_PATTERN = '^@[A-Za-z0-9_-]{1,64}$';
+
+/**
+ * `to`: one recipient, or a list of identities (or that list JSON-encoded as one string: lossless-permissive).
+ * Shapes are checked by the decider, which names the index of a wrong entry and adds near-match suggestions;
+ * the patterns are advertised only, so that every wrong shape gets that one teaching error.
+ */
+const recipientsSchema = z.preprocess(
+  (value) => {
+    if (typeof value !== 'string' || !value.trimStart().startsWith('[')) return value;
+    try {
+      const decoded: unknown = JSON.parse(value);
+      return Array.isArray(decoded) ? decoded : value;
+    } catch {
+      return value; // not JSON: the decider's shape error teaches the forms
+    }
+  },
+  z.union(
+    [
+      z.string().meta({ pattern: RECIPIENT_JSON_PATTERN }),
+      z
+        .array(z.unknown().meta({ type: 'string', pattern: IDENTITY_JSON_PATTERN }))
+        .meta({ minItems: 1, maxItems: MAX_LIST_RECIPIENTS }),
+    ],
+    { error: '\'to\' is required: AGENT:*, @<identifier>, or a list of identities such as ["@b", "@c"]' },
+  ),
+);
+
 export const sendMessageSchema = z.strictObject({
-  // The recipient's shape is checked by the decider, which can add near-match suggestions; the pattern is advertised only.
-  to: z.string({ message: "'to' is required: AGENT:* or @<identifier>" }).meta({
-    pattern: RECIPIENT_JSON_PATTERN,
-    description: '@<identity> for one agent (e.g. @neo-gpt) or the literal AGENT:* to broadcast to every other active agent',
+  to: recipientsSchema.meta({
+    description:
+      '@<identity> for one agent (e.g. @neo-gpt), the literal AGENT:* to broadcast to every other active agent, or a list ' +
+      `of 1-${MAX_LIST_RECIPIENTS} identities (["@b", "@c"]: one message, each recipient has its own copy). Not comma text.`,
   }),
   subject: z.string().min(1).max(MAX_SUBJECT_CHARS).describe('one line'),
   body: z.string().describe('markdown; at most 64 KiB by default'),
@@ -85,6 +114,7 @@ export const sendMessageSchema = z.strictObject({
     .boolean()
     .default(false)
     .describe('true: deliver without a wake event (refused for a direct message that is high priority or carries a task)'),
+  expectsReplyBy: expectsReplyBySchema.optional(),
   task: encodedOr('task', taskEnvelopeSchema, {
     kind: 'object',
     what: 'an object (an A2A task envelope)',
@@ -101,7 +131,10 @@ export const sendMessageSchema = z.strictObject({
 });
 export type SendMessageInput = z.output<typeof sendMessageSchema>;
 
-/** One id, or many: an array or its JSON encoding (lossless-permissive). Exactly one of the two. */
+/** Filters of mark_read {all: true}; they narrow which unread messages are marked, and apply to nothing else. */
+export const READ_ALL_FILTERS = ['threadId', 'from', 'priority', 'before', 'includeUnseen'] as const;
+
+/** One id, many (an array or its JSON encoding: lossless-permissive), or all: exactly one of the three. */
 export const MAX_BULK_IDS = 500;
 export const markReadSchema = z
   .strictObject({
@@ -115,11 +148,43 @@ export const markReadSchema = z
     })
       .optional()
       .describe(`several message ids (up to ${MAX_BULK_IDS}); one result per id`),
+    all: z
+      .literal(true, { error: 'all is true or absent: {all: true} marks your unread messages that were seen' })
+      .optional()
+      .describe(
+        'true: mark every unread message of yours that was seen (returned to you by a list or get), with the filters ' +
+          'below; unseen ones are withheld and counted (withheldUnseenCount) unless includeUnseen',
+      ),
+    threadId: z.string().min(1).max(200).optional().describe('with all: only this thread'),
+    from: identitySchema.optional().describe('with all: only from this sender'),
+    priority: prioritySchema.optional().describe('with all: only this priority'),
+    before: z.iso
+      .datetime({ offset: true, error: 'before is an ISO-8601 time, e.g. 2030-01-01T12:00:00Z' })
+      .optional()
+      .describe('with all: only messages sent before this time'),
+    includeUnseen: z.boolean().optional().describe('with all: true marks unseen messages too'),
   })
-  .refine((input) => (input.messageId === undefined) !== (input.messageIds === undefined), {
-    message: 'give exactly one of messageId (one id) or messageIds (an array of ids, or its JSON encoding)',
+  .superRefine((input, ctx) => {
+    const given = [input.messageId, input.messageIds, input.all].filter((value) => value !== undefined).length;
+    if (given !== 1) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'give exactly one of messageId (one id), messageIds (an array of ids, or its JSON encoding) or all: true ' +
+          '(every unread message you have seen)',
+      });
+      return;
+    }
+    const filters = READ_ALL_FILTERS.filter((key) => input[key] !== undefined);
+    if (input.all === undefined && filters.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [filters[0]],
+        message: `${filters[0]} narrows mark_read {all: true} only; with messageId or messageIds name the messages instead`,
+      });
+    }
   })
-  .meta({ minProperties: 1, maxProperties: 1, description: 'exactly one of messageId or messageIds' });
+  .meta({ minProperties: 1, description: 'exactly one of messageId, messageIds or all (all takes the filters)' });
 export type MarkReadInput = z.output<typeof markReadSchema>;
 
 export const archiveSchema = z.strictObject({
@@ -133,3 +198,17 @@ export const registerAgentSchema = z.strictObject({
 export type RegisterAgentInput = z.output<typeof registerAgentSchema>;
 
 export const retireAgentSchema = z.strictObject({ identity: identitySchema });
+
+/** The delivery ledger of one message (issue 13): recipients in identity order, paged after an identity. */
+export const MAX_DELIVERY_PAGE = 1000;
+export const deliveryQuerySchema = z.strictObject({
+  messageId: messageIdSchema.describe('the message id, as returned by a send or a list'),
+  after: identitySchema.optional().describe("the recipients after this identity: the previous page's nextAfter"),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_DELIVERY_PAGE)
+    .default(100)
+    .describe(`recipients per page, 1-${MAX_DELIVERY_PAGE} (default 100)`),
+});

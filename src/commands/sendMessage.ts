@@ -1,10 +1,11 @@
 /** SendMessage: one pure decider, (command, state) -> events | error. Atomic: all events or none. */
 import { MailboxError } from '../errors';
-import type { BroadcastDelivered, MessageEvent, MessageSent } from '../events/types';
+import type { BroadcastDelivered, MessageEvent, MessageSent, ReplyRequested } from '../events/types';
+import { replyDueBy } from './replyDeadline';
 import { activeAgents, type RegistryState } from './agentRegistry';
 import type { Command } from './command';
 import type { MessageState } from './message';
-import { inactiveRecipient, parseRecipient } from './recipients';
+import { inactiveRecipient, namedIdentities, parseRecipient, type Recipient } from './recipients';
 import type { SendMessageInput } from './schemas';
 import { closestIdentities } from './suggestions';
 
@@ -57,24 +58,33 @@ export function decideSendMessage(command: SendMessage, state: SendState, policy
   const recipient = parseRecipient(input.to, () => knownIdentities(state.registry));
   if (recipient instanceof MailboxError) return recipient;
 
-  // 3. Recipient existence (layer 2, opt-in) and wake rules.
-  if (recipient.kind === 'direct') {
-    const known = state.registry.agents.get(recipient.identity);
-    if (policy.strictRecipients && (!known || known.retiredAt !== null || known.role !== 'agent')) {
-      const nearMatches = closestIdentities(recipient.identity, knownIdentities(state.registry));
-      const why = inactiveRecipient(recipient.identity, known, nearMatches, 'refused');
+  // 3. Recipient existence (layer 2, opt-in) and wake rules; a list's entries are each addressed as a direct message.
+  if (recipient.kind !== 'broadcast') {
+    const named = namedIdentities(recipient);
+    for (let index = 0; index < named.length && policy.strictRecipients; index++) {
+      const identity = named[index];
+      const known = state.registry.agents.get(identity);
+      if (known && known.retiredAt === null && known.role === 'agent') continue;
+      const nearMatches = closestIdentities(identity, knownIdentities(state.registry));
+      const why = inactiveRecipient(identity, known, nearMatches, 'refused');
+      const where = recipient.kind === 'list' ? ` (to[${input.to.indexOf(identity)}]; nothing was sent to any of the list)` : '';
       return new MailboxError(
         'UNKNOWN_RECIPIENT',
         'Unknown recipient',
-        `This mailbox delivers only to active agents: ${why.sentence}`,
-        { to: input.to, ...(why.suggestions.length ? { suggestions: why.suggestions } : {}) },
+        `This mailbox delivers only to active agents: ${why.sentence}${where}`,
+        {
+          to: input.to,
+          ...(recipient.kind === 'list' ? { index: input.to.indexOf(identity), entry: identity } : {}),
+          ...(why.suggestions.length ? { suggestions: why.suggestions } : {}),
+        },
       );
     }
     if (input.wakeSuppressed && (input.priority === 'high' || input.task !== undefined)) {
       return new MailboxError(
         'VALIDATION_FAILED',
         'Validation failed',
-        'wakeSuppressed is refused for a direct message that is high priority or carries a task: its recipient must be woken.',
+        'wakeSuppressed is refused for a direct message (or a list of identities) that is high priority or carries a task: ' +
+          'its recipients must be woken.',
         { field: 'wakeSuppressed' },
       );
     }
@@ -104,16 +114,16 @@ export function decideSendMessage(command: SendMessage, state: SendState, policy
     threadId = parent.threadId;
   }
 
-  // 5. Audience: a snapshot of active agents now, excluding the sender.
+  // 5. Audience: the named identities (a list's once each), or for a broadcast a snapshot of active agents now, less the sender.
   const recipients =
-    recipient.kind === 'direct'
-      ? [recipient.identity]
-      : knownIdentities(state.registry).filter((identity) => identity !== sender);
+    recipient.kind === 'broadcast'
+      ? knownIdentities(state.registry).filter((identity) => identity !== sender)
+      : namedIdentities(recipient);
 
   const summary = {
     messageId,
     from: sender,
-    to: input.to,
+    to: storedAddressee(recipient),
     subject: input.subject,
     priority: input.priority,
     threadId,
@@ -134,24 +144,65 @@ export function decideSendMessage(command: SendMessage, state: SendState, policy
       requestHash,
     },
   };
-  if (recipient.kind === 'direct') return [sent];
+  // 6. A reply obligation (issue 13), due at a time after the send: its own event, beside the MessageSent.
+  const requested: ReplyRequested[] = [];
+  if (input.expectsReplyBy !== undefined) {
+    const dueBy = replyDueBy(input.expectsReplyBy, command.metadata.at);
+    if (dueBy instanceof MailboxError) return dueBy;
+    requested.push({ type: 'ReplyRequested', data: { messageId, dueBy } });
+  }
+  // A direct message and a list are delivered by the MessageSent itself (one append however many are listed);
+  // a broadcast's audience gets one BroadcastDelivered each.
+  if (recipient.kind !== 'broadcast') return [sent, ...requested];
   const deliveries: BroadcastDelivered[] = recipients.map((identity) => ({
     type: 'BroadcastDelivered',
     data: { ...summary, recipient: identity, deliveredAt: command.metadata.at },
   }));
-  return [sent, ...deliveries];
+  return [sent, ...deliveries, ...requested];
 }
 
-/** Non-blocking hints on an accepted send (permissive mode): a direct recipient that is not an active agent. */
-export function sendWarnings(input: SendMessageInput, registry: RegistryState): Array<Record<string, unknown>> {
-  if (input.to.startsWith('AGENT:')) return [];
-  const known = registry.agents.get(input.to);
-  if (known && known.retiredAt === null && known.role === 'agent') return [];
-  const { code, sentence, suggestions } = inactiveRecipient(
-    input.to,
-    known,
-    closestIdentities(input.to, knownIdentities(registry)),
-    'stored',
-  );
-  return [{ code, message: `The message is stored, but ${sentence}`, ...(suggestions.length ? { suggestions } : {}) }];
+/** `to` as the log keeps it: the identity, AGENT:*, or the list's identities once each. */
+const storedAddressee = (recipient: Recipient): string | string[] =>
+  recipient.kind === 'broadcast' ? 'AGENT:*' : recipient.kind === 'direct' ? recipient.identity : recipient.identities;
+
+/**
+ * Non-blocking hints on an accepted send: a named recipient that is not an active agent (permissive
+ * mode only: strict mode refused the send), and each repeated entry of a list (delivered once).
+ */
+export function sendWarnings(
+  input: SendMessageInput,
+  registry: RegistryState,
+  strictRecipients = false,
+): Array<Record<string, unknown>> {
+  const recipient = parseRecipient(input.to);
+  if (recipient instanceof MailboxError) return [];
+  const warnings: Array<Record<string, unknown>> = [];
+  if (recipient.kind === 'list') {
+    for (const { index, identity } of recipient.repeated) {
+      warnings.push({
+        code: 'DUPLICATE_RECIPIENT',
+        message: `${identity} is listed more than once (again at to[${index}]); it was delivered once.`,
+        identity,
+        index,
+      });
+    }
+  }
+  if (strictRecipients) return warnings;
+  for (const identity of namedIdentities(recipient)) {
+    const known = registry.agents.get(identity);
+    if (known && known.retiredAt === null && known.role === 'agent') continue;
+    const { code, sentence, suggestions } = inactiveRecipient(
+      identity,
+      known,
+      closestIdentities(identity, knownIdentities(registry)),
+      'stored',
+    );
+    warnings.push({
+      code,
+      message: `The message is stored, but ${sentence}`,
+      ...(recipient.kind === 'list' ? { identity } : {}),
+      ...(suggestions.length ? { suggestions } : {}),
+    });
+  }
+  return warnings;
 }

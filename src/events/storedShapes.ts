@@ -55,11 +55,18 @@ export const eventMetadataV1 = z.strictObject({
   schemaVersion: z.number().int(),
 });
 
+/**
+ * Who a message is addressed to: one identity, the literal AGENT:* broadcast, or a list of identities
+ * (issue 13). The list form widened this field in place: every event written before still fits, and
+ * a build from before the widening refuses a list message loudly at its shape check, never misreads it.
+ */
+export const addresseeV1 = z.union([z.string(), z.array(z.string())]);
+
 /** The fields a listing shows without reading the body. */
 const messageSummaryV1 = {
   messageId: z.string(),
   from: z.string(),
-  to: z.string(),
+  to: addresseeV1,
   subject: z.string(),
   priority,
   threadId: z.string(),
@@ -83,14 +90,15 @@ const messageSentV1 = z.strictObject({
   ...messageSummaryV1,
   body: z.string(),
   task: taskEnvelopeV1.nullable(),
-  /** Direct: [to]. Broadcast: the audience snapshot, one BroadcastDelivered each. */
+  /** Direct: [to]. A list: its identities, once each (delivered by this event). Broadcast: the audience snapshot, one BroadcastDelivered each. */
   recipients: z.array(z.string()),
   idempotencyKey: z.string().nullable(),
   /** Fingerprint of the request, to refuse a reused Idempotency-Key with another payload. */
   requestHash: z.string(),
 });
 /**
- * One per broadcast audience member. It repeats the summary fields so that a
+ * One per broadcast audience member (logs written while lists were delivered this way also hold one per
+ * identity of a list `to`; the read model's one-entry-per-recipient rule makes the two forms equal). It repeats the summary fields so that a
  * projector can place it in the recipient's inbox from this event alone (no
  * cross-key lookups: Redis Cluster keeps each agent's keys in one slot).
  */
@@ -110,6 +118,66 @@ const messageArchivedV1 = z.strictObject({
   priority,
   sentAt: timestamp,
 });
+/** An archived message back in the recipient's inbox (issue 13); priority and sentAt as on MessageArchived. */
+const messageUnarchivedV1 = z.strictObject({
+  messageId: z.string(),
+  recipient: z.string(),
+  unarchivedAt: timestamp,
+  priority,
+  sentAt: timestamp,
+});
+/**
+ * Messages returned to their recipient for the first time (a list page or a get): seen, not read (issue 13).
+ * Written in batches off the request path, in the recipient's own seen stream (streams.ts): one event per
+ * batch, however many messages. A mark for a message already seen, or not the recipient's, changes nothing.
+ */
+const messagesSeenV1 = z.strictObject({
+  recipient: z.string(),
+  seenAt: timestamp,
+  messageIds: z.array(z.string()),
+});
+
+/**
+ * How a wake reached a recipient, recorded off the request path (issue 13, the delivery ledger):
+ * 'stream' a wake event written to one of its open wake streams (GET /v1/wake); the heartbeat's nudge
+ * targets: 'webhook' (2xx), 'hook' (command hook exit 0), 'redis' (a PUBLISH a subscriber received).
+ */
+export const WAKE_VIAS = ['stream', 'webhook', 'hook', 'redis'] as const;
+const wakeObservedV1 = z.strictObject({
+  messageId: z.string(),
+  recipient: z.string(),
+  via: z.enum(WAKE_VIAS),
+  observedAt: timestamp,
+});
+
+/**
+ * The heartbeat escalated a message that woke nobody within the wake SLA (issue 13): written once per
+ * message (the append that creates its escalation stream wins; another daemon's conflicts), before the
+ * nudges to `recipients` (those not woken) go out.
+ */
+const wakeEscalatedV1 = z.strictObject({
+  messageId: z.string(),
+  recipients: z.array(z.string()),
+  slaMs: z.number().int().nonnegative(),
+  escalatedAt: timestamp,
+});
+
+/**
+ * The sender expects every recipient to answer in the thread by `dueBy` (issue 13: reply obligations), appended
+ * with the MessageSent it belongs to.
+ */
+const replyRequestedV1 = z.strictObject({ messageId: z.string(), dueBy: timestamp });
+/**
+ * A reply obligation fell due with recipients not having answered (`waitingOn`): written once per message by the
+ * heartbeat (the append creating the message's reply-overdue stream wins), before it nudges them and wakes the sender.
+ */
+const replyOverdueV1 = z.strictObject({
+  messageId: z.string(),
+  sender: z.string(),
+  waitingOn: z.array(z.string()),
+  dueBy: timestamp,
+  overdueAt: timestamp,
+});
 
 /** The current version's data shape of each event type. */
 export const EVENT_DATA_V1 = {
@@ -120,6 +188,12 @@ export const EVENT_DATA_V1 = {
   BroadcastDelivered: broadcastDeliveredV1,
   ReceiptRead: receiptReadV1,
   MessageArchived: messageArchivedV1,
+  WakeObserved: wakeObservedV1,
+  WakeEscalated: wakeEscalatedV1,
+  ReplyRequested: replyRequestedV1,
+  ReplyOverdue: replyOverdueV1,
+  MessageUnarchived: messageUnarchivedV1,
+  MessagesSeen: messagesSeenV1,
   ...TASK_EVENT_DATA_V1,
 } as const;
 

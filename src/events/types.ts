@@ -33,6 +33,14 @@ export type MessageSent = Event<'MessageSent', DataOf<'MessageSent'>>;
 export type BroadcastDelivered = Event<'BroadcastDelivered', DataOf<'BroadcastDelivered'>>;
 export type ReceiptRead = Event<'ReceiptRead', DataOf<'ReceiptRead'>>;
 export type MessageArchived = Event<'MessageArchived', DataOf<'MessageArchived'>>;
+/** A wake reached the recipient (the delivery ledger's `woken` stage); written in batches to DELIVERY_STREAM. */
+export type WakeObserved = Event<'WakeObserved', DataOf<'WakeObserved'>>;
+export type WakeVia = WakeObserved['data']['via'];
+/** The heartbeat escalated an unwoken message, once (streams.ts: escalationStream). */
+export type WakeEscalated = Event<'WakeEscalated', DataOf<'WakeEscalated'>>;
+export type MessageUnarchived = Event<'MessageUnarchived', DataOf<'MessageUnarchived'>>;
+/** A batch of seen marks, in the recipient's seen stream (streams.ts: seenStream). */
+export type MessagesSeen = Event<'MessagesSeen', DataOf<'MessagesSeen'>>;
 
 /** A new token for the agent; the old one is refused from then on. Only the hash is stored, as at registration. */
 export type AgentTokenRotated = Event<'AgentTokenRotated', DataOf<'AgentTokenRotated'>>;
@@ -63,11 +71,17 @@ export type TaskExpired = Event<'TaskExpired', DataOf<'TaskExpired'>>;
 export type TaskArtifact = TaskArtifactAdded['data']['artifact'];
 
 export type AgentEvent = AgentRegistered | AgentRetired | AgentTokenRotated;
-export type MessageEvent = MessageSent | BroadcastDelivered | ReceiptRead | MessageArchived;
+/** The sender expects each recipient's answer in the thread by a time (on the message's stream, with its MessageSent). */
+export type ReplyRequested = Event<'ReplyRequested', DataOf<'ReplyRequested'>>;
+/** A reply obligation fell due, naming who has not answered (streams.ts: replyOverdueStream). */
+export type ReplyOverdue = Event<'ReplyOverdue', DataOf<'ReplyOverdue'>>;
+export type MessageEvent = MessageSent | BroadcastDelivered | ReceiptRead | MessageArchived | MessageUnarchived | ReplyRequested;
 /** One task's stream (streams.ts: taskStream). */
 export type TaskEvent =
   TaskClaimed | TaskStateChanged | TaskArtifactAdded | TaskLeaseRenewed | TaskReleased | TaskLeaseExpired | TaskExpired;
-export type MailboxEvent = AgentEvent | MessageEvent | TaskEvent;
+/** What was observed about deliveries outside the log (streams.ts: DELIVERY_STREAM). */
+export type DeliveryEvent = WakeObserved | WakeEscalated | ReplyOverdue;
+export type MailboxEvent = AgentEvent | MessageEvent | TaskEvent | DeliveryEvent | MessagesSeen;
 export type MailboxEventType = MailboxEvent['type'];
 
 export const MAILBOX_EVENT_TYPES = Object.keys(EVENT_DATA_V1) as readonly MailboxEventType[];

@@ -26,6 +26,9 @@ import {
 import type { DeliveryReport, NudgeDispatcher } from './nudgeDispatcher';
 import { initialPipelineState, observePipeline, type PipelineState } from './pipelineWatch';
 import { WakeWatcher } from './wakeWatcher';
+import type { WakeRecorder } from '../application/wakeRecorder';
+import { UnwokenEscalation, wakeVia, type EscalationReport } from './unwokenEscalation';
+import { ReplyOverdueEscalation, type ReplyOverdueReport } from './replyOverdueEscalation';
 
 /** What the daemon reads: a Mailbox satisfies this, and so do the stores opened by `mailbox heartbeat`. */
 export interface HeartbeatSources {
@@ -53,6 +56,10 @@ export interface TickReport {
   /** Identities nudged by this tick (dispatched; see `settled()` for delivery). */
   nudged: string[];
   pipeline: PipelineReport;
+  /** The unwoken alarm: messages past the wake SLA that woke nobody, and those this tick escalated (issue 13). */
+  unwoken: EscalationReport;
+  /** Reply obligations this tick found overdue (issue 13). */
+  replies: ReplyOverdueReport;
   durationMs: number;
 }
 
@@ -64,6 +71,10 @@ export class HeartbeatDaemon {
   private pipelineState: PipelineState = initialPipelineState;
   private readonly policy;
   private readonly wakes: WakeWatcher;
+  private readonly escalation: UnwokenEscalation;
+  private readonly overdueReplies: ReplyOverdueEscalation;
+  /** Registered, not retired, not opted out: who an escalation may nudge (refreshed every tick). */
+  private nudgeable = new Set<string>();
   private lastReport: TickReport | null = null;
   private lastError: string | null = null;
   private timer: NodeJS.Timeout | null = null;
@@ -79,9 +90,16 @@ export class HeartbeatDaemon {
     private readonly metrics: HeartbeatMetrics,
     private readonly logger: Logger,
     private readonly now: () => number,
+    private readonly recorder: WakeRecorder,
   ) {
     this.policy = nudgePolicy(settings);
     this.wakes = new WakeWatcher(sources.wakeBus, now);
+    this.escalation = new UnwokenEscalation(sources, dispatcher, recorder, metrics, logger, settings.wakeSlaMs, (identity) =>
+      this.nudgeable.has(identity),
+    );
+    this.overdueReplies = new ReplyOverdueEscalation(sources, dispatcher, recorder, metrics, logger, (identity) =>
+      this.nudgeable.has(identity),
+    );
   }
 
   async tick(): Promise<TickReport> {
@@ -96,6 +114,9 @@ export class HeartbeatDaemon {
     const registered = new Set(agents.map((agent) => agent.identity));
     const counts = allCounts.filter((agent) => registered.has(agent.identity));
     const retired = new Set(agents.filter((agent) => agent.retired).map((agent) => agent.identity));
+    this.nudgeable = new Set(
+      agents.filter((agent) => !agent.retired && !this.policy.optedOut.has(agent.identity)).map((agent) => agent.identity),
+    );
     await this.wakes.watch(counts.filter((agent) => !retired.has(agent.identity)).map((agent) => agent.identity));
     const snapshots = await mapBounded(counts, LOOKUP_CONCURRENCY, async (agent): Promise<AgentSnapshot> => {
       const screened = { ...agent, lastWakeAt: this.wakes.lastWakeFor(agent.identity), retired: retired.has(agent.identity) };
@@ -111,6 +132,8 @@ export class HeartbeatDaemon {
     for (const decision of toNudge) {
       this.dispatcher.dispatch(decision.nudge!, (report) => this.onDelivered(report, now, previous.get(decision.identity)));
     }
+    const unwoken = await this.escalation.run(now);
+    const replies = await this.overdueReplies.run(now);
 
     const verdicts: Partial<Record<Verdict, number>> = {};
     for (const { verdict } of decisions) verdicts[verdict] = (verdicts[verdict] ?? 0) + 1;
@@ -130,6 +153,8 @@ export class HeartbeatDaemon {
       verdicts,
       nudged: toNudge.map((decision) => decision.identity),
       pipeline,
+      unwoken,
+      replies,
       durationMs: Math.round(durationMs),
     };
     if (durationMs > this.settings.intervalMs) {
@@ -177,6 +202,7 @@ export class HeartbeatDaemon {
     this.timer = null;
     await this.running;
     await this.settled();
+    await this.recorder.close();
     await this.wakes.close();
   }
 
@@ -231,6 +257,10 @@ export class HeartbeatDaemon {
   }
 
   private onDelivered(report: DeliveryReport, nudgedAt: number, previous: NudgeRecord | undefined): void {
+    // A nudge a target delivered woke the agent for its newest unread message (the delivery ledger's `woken`).
+    const via = wakeVia(report);
+    if (via !== null && report.nudge.newestUnreadId !== null)
+      this.recorder.observed(report.nudge.newestUnreadId, report.nudge.identity, via);
     if (report.delivered) return;
     // No target took it: restore the agent's previous record so that the next tick tries again
     // (unless a newer nudge has replaced this one meanwhile).

@@ -78,4 +78,19 @@ export class HeartbeatMetrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [this.registry],
   });
+  readonly unwoken = new Gauge({
+    name: 'mailbox_heartbeat_unwoken_messages',
+    help: 'Messages that expected a wake and woke none of their recipients within the wake SLA (the unwoken alarm)',
+    registers: [this.registry],
+  });
+  readonly escalations = new Counter({
+    name: 'mailbox_heartbeat_unwoken_escalations_total',
+    help: "Unwoken messages this daemon escalated through their recipients' nudge targets (each message once)",
+    registers: [this.registry],
+  });
+  readonly repliesOverdue = new Counter({
+    name: 'mailbox_heartbeat_replies_overdue_total',
+    help: 'Messages whose expected replies fell due unanswered, found by this daemon (each message once)',
+    registers: [this.registry],
+  });
 }

@@ -49,6 +49,8 @@ export const heartbeatSettingsSchema = z
     cooldownMs: durationSchema.default(15 * 60_000),
     wakeGraceMs: durationSchema.default(60_000),
     stallAfterMs: durationSchema.pipe(z.number().min(1)).default(60_000),
+    /** A message that woke none of its recipients within this long is escalated through their nudge targets, once. */
+    wakeSlaMs: durationSchema.default(60_000),
     optOut: identityList.default([]),
     agents: z.record(identitySchema, agentSettingsSchema).default({}),
     webhookSecret: z.string().min(16, 'the webhook secret must be at least 16 characters').optional(),
@@ -92,6 +94,7 @@ export const HEARTBEAT_ENV: Partial<Record<keyof HeartbeatSettings, string>> = {
   cooldownMs: 'MAILBOX_HEARTBEAT_COOLDOWN',
   wakeGraceMs: 'MAILBOX_HEARTBEAT_WAKE_GRACE',
   stallAfterMs: 'MAILBOX_HEARTBEAT_STALL_AFTER',
+  wakeSlaMs: 'MAILBOX_WAKE_SLA_MS',
   optOut: 'MAILBOX_HEARTBEAT_OPT_OUT',
   webhookSecret: 'MAILBOX_HEARTBEAT_WEBHOOK_SECRET',
   webhookAttempts: 'MAILBOX_HEARTBEAT_WEBHOOK_ATTEMPTS',

@@ -56,6 +56,13 @@ export interface Nudge {
   /** Null when the agent has never sent or read anything. */
   idleForMs: number | null;
   at: string;
+  /**
+   * Absent: the unread set itself. 'unwoken': `messageId` woke none of its recipients within the wake SLA
+   * (issue 13, sent once per message and recipient, whatever the cooldown); 'reply-overdue': the agent has not
+   * answered `messageId` in its thread by the time its sender expected (once; the sender gets a reply-overdue wake).
+   */
+  reason?: 'unwoken' | 'reply-overdue';
+  messageId?: string;
 }
 
 export interface Decision {

@@ -13,6 +13,7 @@ import { NudgeDispatcher } from './nudgeDispatcher';
 import type { NudgeTarget } from './nudgeTarget';
 import { targetsFromSettings } from './targets/targetFactory';
 import { LeaseKeeper, LeaseLoop, leaseTiming, type LeaseStore } from '../projections/projectorLease';
+import { WakeRecorder } from '../application/wakeRecorder';
 
 export interface StartHeartbeatOptions {
   settings?: HeartbeatSettingsInput | HeartbeatSettings;
@@ -35,6 +36,7 @@ export interface Heartbeat {
   /** The /metrics endpoint's base URL, or null when disabled. */
   metricsUrl: string | null;
   tick(): Promise<TickReport>;
+  /** Resolves once every nudge dispatched so far was delivered or finally failed, and the wakes they made are in the log. */
   settled(): Promise<void>;
   health(): ReturnType<HeartbeatDaemon['health']>;
   stop(): Promise<void>;
@@ -47,7 +49,9 @@ export async function startHeartbeat(sources: HeartbeatSources, options: StartHe
   const metrics = new HeartbeatMetrics();
   const targets = [...targetsFromSettings(settings, logger, metrics), ...(options.targets ?? [])];
   const dispatcher = new NudgeDispatcher(targets, logger, metrics, settings.deliveryConcurrency);
-  const daemon = new HeartbeatDaemon(sources, settings, dispatcher, metrics, logger, () => clock.now().getTime());
+  // Nudges a target delivered are wakes (the delivery ledger's `woken`): recorded in batches, like the API's.
+  const recorder = new WakeRecorder(sources.eventStore, clock, logger, { actor: 'system:heartbeat' });
+  const daemon = new HeartbeatDaemon(sources, settings, dispatcher, metrics, logger, () => clock.now().getTime(), recorder);
   let server: MetricsServer | null = null;
   try {
     if (settings.metricsPort !== null) {
@@ -86,7 +90,10 @@ export async function startHeartbeat(sources: HeartbeatSources, options: StartHe
     metrics,
     metricsUrl: server?.url ?? null,
     tick: () => daemon.tick(),
-    settled: () => daemon.settled(),
+    settled: async () => {
+      await daemon.settled();
+      await recorder.flush();
+    },
     health: () => daemon.health(),
     stop: async () => {
       await daemon.stop();

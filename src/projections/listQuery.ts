@@ -9,7 +9,8 @@ export type ListBox = 'inbox' | 'outbox';
 
 export interface ListQuery {
   box: ListBox;
-  status?: 'unread' | 'read' | 'all';
+  /** Default all: unread and read entries not archived; archived: archived entries only. */
+  status?: 'unread' | 'read' | 'all' | 'archived';
   from?: string;
   to?: string;
   threadId?: string;

@@ -3,11 +3,16 @@ import type { Priority, Role } from '../events/types';
 import type { ListQuery } from './listQuery';
 import type { TaskListQuery, TaskViewPage } from './readModel/taskViewsMemory';
 import type { TaskView } from './readModel/taskView';
+import type { DueReply, LedgerPage, LedgerQuery, UnwokenPage, UnwokenQuery } from './readModel/ledger';
 import type { ProjectionGenerations } from './rebuildGenerations';
 import type { MessageSummary, ProjectedEvent } from './viewChanges';
 
 export interface ListedMessage extends Omit<MessageSummary, 'recipientCount' | 'task'> {
   readAt: string | null;
+  /** Inbox: when it was first returned to you, before this listing (null: this is the first time); outbox: null. */
+  seenAt: string | null;
+  /** Only in a status=archived listing: when the caller archived it. */
+  archivedAt?: string;
   task?: MessageSummary['task'];
 }
 
@@ -28,6 +33,8 @@ export interface MessagePage {
 
 export interface UnreadCount {
   unread: number;
+  /** Of the unread, those never returned to the agent (not in any list page or get it received). */
+  unseen: number;
   byPriority: Record<Priority, number>;
 }
 
@@ -37,6 +44,10 @@ export interface HeartbeatCounts extends UnreadCount {
   tasksWaiting: number;
   oldestUnreadAt: string | null;
   lastActivityAt: string | null;
+  /** Replies the agent owes (issue 13: a send expected its answer in the thread by a time); overdue once that time passed. */
+  repliesOwed: number;
+  /** The earliest time one of them is due (null: none owed). */
+  nextReplyDueBy: string | null;
 }
 
 export interface AgentView {
@@ -79,6 +90,12 @@ export interface ProjectionStore {
   getTask(taskId: string): Promise<TaskView | undefined>;
   /** Open tasks past their deadline or lease at `now` (the sweeper's look), at most `limit`. */
   dueTasks(now: string, limit: number): Promise<TaskView[]>;
+  /** One page of a message's delivery ledger (readModel/ledger.ts), with its counts; undefined: no such message. */
+  deliveryLedger(messageId: string, query: LedgerQuery): Promise<LedgerPage | undefined>;
+  /** Messages that expected a wake and have none observed, sent before the cutoff (the unwoken alarm), oldest first. */
+  unwoken(query: UnwokenQuery): Promise<UnwokenPage>;
+  /** Open reply obligations due at or before `dueBy` (not all answered, not yet found overdue), earliest first. */
+  dueReplies(dueBy: string, limit: number): Promise<DueReply[]>;
   binding(): Promise<ViewsBinding>;
   /**
    * Binds the store to `logIdentity`: from then on it applies and serves only

@@ -1,11 +1,13 @@
 /** The pure projector: one stored event -> its facts (viewChanges.ts); the read model's rules apply them. No I/O. */
+import { directRecipient, isBroadcastAddress, namedRecipients } from '../events/addressing';
 import { openingTaskState, taskDeadline } from '../events/taskShapes';
 import type { MessageSent, MessageSummaryFields, StoredEvent } from '../events/types';
 import type { InboxEntryFields, OpenedTask, ProjectedEvent, ViewChange } from './viewChanges';
 
-/** The task record a message opens: a direct task is its recipient's from the send; a broadcast's waits for a claim. */
+/** The task record a message opens: a direct task is its recipient's from the send; a broadcast's or a list's waits for a claim. */
 const openedTask = (d: MessageSent['data'], task: NonNullable<MessageSent['data']['task']>): OpenedTask => {
-  const isBroadcast = d.to.startsWith('AGENT:');
+  const direct = directRecipient(d.to);
+  const isBroadcast = direct === null;
   return {
     taskId: d.messageId,
     threadId: d.threadId,
@@ -17,7 +19,7 @@ const openedTask = (d: MessageSent['data'], task: NonNullable<MessageSent['data'
     isBroadcast,
     audience: d.recipients,
     state: openingTaskState(task),
-    assignee: isBroadcast ? null : d.to,
+    assignee: direct,
     claimedAt: null,
     leaseExpiresAt: null,
     deadline: taskDeadline(task),
@@ -53,7 +55,6 @@ export function projectEvent(event: StoredEvent): ViewChange[] {
       return []; // tokens are the write side's concern: no view shows them
     case 'MessageSent': {
       const d = event.data;
-      const isBroadcast = d.to.startsWith('AGENT:');
       const changes: ViewChange[] = [
         {
           kind: 'messageRecorded',
@@ -72,16 +73,20 @@ export function projectEvent(event: StoredEvent): ViewChange[] {
           },
         },
         { kind: 'outboxAdded', sender: d.from, entry: entryOf(d) },
+        {
+          kind: 'ledgerOpened',
+          messageId: d.messageId,
+          sender: d.from,
+          threadId: d.threadId,
+          sentAt: d.sentAt,
+          recipients: d.recipients,
+          wakeExpected: !d.wakeSuppressed && d.recipients.some((recipient) => !isBroadcastAddress(d.to) || recipient !== d.from),
+        },
       ];
-      // Broadcast recipients arrive as BroadcastDelivered events, one each.
-      if (!isBroadcast) {
-        changes.push({
-          kind: 'inboxAdded',
-          recipient: d.to,
-          entry: entryOf(d),
-          isBroadcast: false,
-          wakeSuppressed: d.wakeSuppressed,
-        });
+      // A direct message's and a list's recipients are named here; a broadcast's arrive as BroadcastDelivered, one each.
+      const entry = namedRecipients(d.to).length > 0 ? entryOf(d) : null;
+      for (const recipient of namedRecipients(d.to)) {
+        changes.push({ kind: 'inboxAdded', recipient, entry: entry!, isBroadcast: false, wakeSuppressed: d.wakeSuppressed });
       }
       if (d.task !== null) changes.push({ kind: 'taskOpened', task: openedTask(d, d.task) });
       return changes;
@@ -89,7 +94,14 @@ export function projectEvent(event: StoredEvent): ViewChange[] {
     case 'BroadcastDelivered': {
       const d = event.data;
       return [
-        { kind: 'inboxAdded', recipient: d.recipient, entry: entryOf(d), isBroadcast: true, wakeSuppressed: d.wakeSuppressed },
+        // A list's recipient is addressed by name: woken as for a direct message (wakes.ts), only AGENT:* is a broadcast.
+        {
+          kind: 'inboxAdded',
+          recipient: d.recipient,
+          entry: entryOf(d),
+          isBroadcast: isBroadcastAddress(d.to),
+          wakeSuppressed: d.wakeSuppressed,
+        },
       ];
     }
     case 'ReceiptRead':
@@ -109,6 +121,46 @@ export function projectEvent(event: StoredEvent): ViewChange[] {
           recipient: event.data.recipient,
           messageId: event.data.messageId,
           archivedAt: event.data.archivedAt,
+        },
+      ];
+    case 'WakeObserved':
+      return [
+        {
+          kind: 'wakeObserved',
+          messageId: event.data.messageId,
+          recipient: event.data.recipient,
+          via: event.data.via,
+          at: event.data.observedAt,
+        },
+      ];
+    case 'ReplyRequested':
+      return [{ kind: 'replyRequested', messageId: event.data.messageId, dueBy: event.data.dueBy }];
+    case 'ReplyOverdue': {
+      const d = event.data;
+      return [
+        {
+          kind: 'replyOverdue',
+          messageId: d.messageId,
+          sender: d.sender,
+          waitingOn: d.waitingOn,
+          dueBy: d.dueBy,
+          at: d.overdueAt,
+        },
+      ];
+    }
+    case 'WakeEscalated':
+      return [{ kind: 'wakeEscalated', messageId: event.data.messageId, at: event.data.escalatedAt }];
+    case 'MessagesSeen': {
+      const { recipient, seenAt } = event.data;
+      return event.data.messageIds.map((messageId) => ({ kind: 'entrySeen', recipient, messageId, seenAt }));
+    }
+    case 'MessageUnarchived':
+      return [
+        {
+          kind: 'inboxUnarchived',
+          recipient: event.data.recipient,
+          messageId: event.data.messageId,
+          unarchivedAt: event.data.unarchivedAt,
         },
       ];
     case 'TaskClaimed':

@@ -5,7 +5,9 @@
  * apply it without reading anything else (Redis: one slot per agent). The
  * rules that turn facts into view changes are in readModel/evolve.ts.
  */
-import type { MessageSummaryFields, Priority, Role, TaskEnvelope, TaskEvent, TaskState } from '../events/types';
+import type { Addressee } from '../events/addressing';
+import type { MessageSummaryFields, Priority, Role, TaskEnvelope, TaskEvent, TaskState, WakeVia } from '../events/types';
+import type { LedgerHeader } from './readModel/ledger';
 
 export interface MessageSummary extends Omit<MessageSummaryFields, 'wakeSuppressed' | 'hasTask'> {
   task: TaskEnvelope | null;
@@ -26,14 +28,28 @@ export type ViewChange =
   | { kind: 'inboxAdded'; recipient: string; entry: InboxEntryFields; isBroadcast: boolean; wakeSuppressed: boolean }
   | { kind: 'receiptRead'; recipient: string; messageId: string; readAt: string; priority: Priority }
   | { kind: 'inboxArchived'; recipient: string; messageId: string; archivedAt: string }
-  | TaskFact;
+  | { kind: 'inboxUnarchived'; recipient: string; messageId: string; unarchivedAt: string }
+  | { kind: 'entrySeen'; recipient: string; messageId: string; seenAt: string }
+  | TaskFact
+  | LedgerFact;
+
+/**
+ * The delivery ledger's own facts (readModel/ledgerRules.ts): a message's ledger opens with its send (the
+ * position is the event's); a wake reached a recipient. Inbox, receipt and seen facts move it too.
+ */
+export type LedgerFact =
+  | ({ kind: 'ledgerOpened' } & Omit<LedgerHeader, 'position'>)
+  | { kind: 'wakeObserved'; messageId: string; recipient: string; via: WakeVia; at: string }
+  | { kind: 'wakeEscalated'; messageId: string; at: string }
+  | { kind: 'replyRequested'; messageId: string; dueBy: string }
+  | { kind: 'replyOverdue'; messageId: string; sender: string; waitingOn: string[]; dueBy: string; at: string };
 
 /** What a task record starts as, from the message that carried it (see readModel/taskView.ts). */
 export interface OpenedTask {
   taskId: string;
   threadId: string;
   sender: string;
-  to: string;
+  to: Addressee;
   subject: string;
   priority: Priority;
   sentAt: string;
@@ -63,13 +79,23 @@ export interface ProjectedEvent {
   changes: ViewChange[];
 }
 
-export type WakeEvent = MessageWakeEvent | TaskWakeEvent;
+export type WakeEvent = MessageWakeEvent | TaskWakeEvent | ReplyOverdueWakeEvent;
+
+/** A reply obligation of a message the recipient (its sender) sent fell due: who has not answered (issue 13). */
+export interface ReplyOverdueWakeEvent {
+  type: 'wake/reply-overdue';
+  messageId: string;
+  recipient: string;
+  waitingOn: string[];
+  dueBy: string;
+  position: string;
+}
 
 export interface MessageWakeEvent {
   type: 'wake/message';
   messageId: string;
   from: string;
-  to: string;
+  to: Addressee;
   recipient: string;
   subject: string;
   priority: Priority;

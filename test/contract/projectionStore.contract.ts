@@ -86,14 +86,17 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
       const { store } = await open();
       expect(await store.checkpoint()).toBeNull();
       expect(await store.listMessages('@b', storeQuery({}))).toEqual({ messages: [], nextBefore: null, unreadCount: 0 });
-      expect(await store.unreadCount('@b')).toEqual({ unread: 0, byPriority: { low: 0, normal: 0, high: 0 } });
+      expect(await store.unreadCount('@b')).toEqual({ unread: 0, unseen: 0, byPriority: { low: 0, normal: 0, high: 0 } });
       expect(await store.heartbeat('@b')).toEqual({
         identity: '@b',
         unread: 0,
+        unseen: 0,
         byPriority: { low: 0, normal: 0, high: 0 },
         oldestUnreadAt: null,
         lastActivityAt: null,
         tasksWaiting: 0,
+        repliesOwed: 0,
+        nextReplyDueBy: null,
       });
       expect(await store.allHeartbeats()).toEqual([]);
       expect(await store.listAgents()).toEqual([]);
@@ -131,6 +134,7 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
         tags: [],
         sentAt: log.sentAt(m3),
         readAt: null,
+        seenAt: null,
         task: TASK,
       });
       const broadcast = (await listAll(store, '@c')).find((m) => m.messageId === m4);
@@ -145,6 +149,7 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
         tags: [],
         sentAt: log.sentAt(m4),
         readAt: null,
+        seenAt: null,
       });
       expect((await store.listAgents()).map((a) => [a.identity, a.role, a.retired])).toEqual([
         ['@a', 'agent', false],
@@ -267,17 +272,17 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
       const { store } = await open();
       const { log, m1 } = scenario();
       await store.applyBatch(log.projected());
-      expect(await store.unreadCount('@b')).toEqual({ unread: 4, byPriority: { low: 1, normal: 2, high: 1 } });
-      expect(await store.unreadCount('@c')).toEqual({ unread: 2, byPriority: { low: 0, normal: 1, high: 1 } });
-      expect(await store.unreadCount('@a')).toEqual({ unread: 0, byPriority: { low: 0, normal: 0, high: 0 } });
+      expect(await store.unreadCount('@b')).toEqual({ unread: 4, unseen: 4, byPriority: { low: 1, normal: 2, high: 1 } });
+      expect(await store.unreadCount('@c')).toEqual({ unread: 2, unseen: 2, byPriority: { low: 0, normal: 1, high: 1 } });
+      expect(await store.unreadCount('@a')).toEqual({ unread: 0, unseen: 0, byPriority: { low: 0, normal: 0, high: 0 } });
       const mark = log.events.length;
       log.read('@b', m1);
       log.read('@b', m1);
       log.read('@b', 'm-unknown');
       log.read('@c', m1); // not @c's message
       await store.applyBatch(log.projected(mark));
-      expect(await store.unreadCount('@b')).toEqual({ unread: 3, byPriority: { low: 1, normal: 2, high: 0 } });
-      expect(await store.unreadCount('@c')).toEqual({ unread: 2, byPriority: { low: 0, normal: 1, high: 1 } });
+      expect(await store.unreadCount('@b')).toEqual({ unread: 3, unseen: 3, byPriority: { low: 1, normal: 2, high: 0 } });
+      expect(await store.unreadCount('@c')).toEqual({ unread: 2, unseen: 2, byPriority: { low: 0, normal: 1, high: 1 } });
     });
 
     it('archiving hides a message from the inbox and from unread counts; the outbox keeps it', async () => {
@@ -291,13 +296,38 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
       expect(ids(await listAll(store, '@b'))).toEqual([m4, m3]);
       expect(ids(await listAll(store, '@b', { status: 'unread' }))).toEqual([m4, m3]);
       expect(await listAll(store, '@b', { status: 'read' })).toEqual([]);
-      expect(await store.unreadCount('@b')).toEqual({ unread: 2, byPriority: { low: 0, normal: 2, high: 0 } });
+      expect(await store.unreadCount('@b')).toEqual({ unread: 2, unseen: 2, byPriority: { low: 0, normal: 2, high: 0 } });
       expect(ids(await listAll(store, '@a', { box: 'outbox' }))).toEqual([m4, m2, m1]);
       // Reading an archived message records the receipt but counts nothing twice.
       const mark = log.events.length;
       log.read('@b', m2);
       await store.applyBatch(log.projected(mark));
-      expect(await store.unreadCount('@b')).toEqual({ unread: 2, byPriority: { low: 0, normal: 2, high: 0 } });
+      expect(await store.unreadCount('@b')).toEqual({ unread: 2, unseen: 2, byPriority: { low: 0, normal: 2, high: 0 } });
+    });
+
+    it('issue 13: a list message reaches each listed identity; unarchive brings an entry back; status=archived; seen marks and unseen', async () => {
+      const { store } = await open();
+      const log = new LogBuilder().register('@a', '@b', '@c', '@d');
+      const m1 = log.send('@a', ['@b', '@c'], { priority: 'high' });
+      const m2 = log.send('@a', '@b');
+      const m3 = log.send('@a', '@b');
+      log.archive('@b', m1);
+      log.archive('@b', m2);
+      log.unarchive('@b', m1);
+      const seenAt = log.seen('@b', m1, m3, 'no-such-message');
+      log.seen('@b', m1); // a second mark: the first seenAt stands
+      await store.applyBatch(log.projected());
+      expect((await listAll(store, '@b')).map((m) => [m.messageId, m.to, m.seenAt])).toEqual([
+        [m3, '@b', seenAt],
+        [m1, ['@b', '@c'], seenAt],
+      ]);
+      expect((await listAll(store, '@b', { status: 'archived' })).map((m) => [m.messageId, m.archivedAt])).toEqual([
+        [m2, expect.any(String)],
+      ]);
+      expect(await store.unreadCount('@b')).toEqual({ unread: 2, unseen: 0, byPriority: { low: 0, normal: 1, high: 1 } });
+      expect(await store.unreadCount('@c')).toEqual({ unread: 1, unseen: 1, byPriority: { low: 0, normal: 0, high: 1 } });
+      expect(await listAll(store, '@d')).toEqual([]);
+      expect(ids(await listAll(store, '@a', { box: 'outbox', to: '@c' }))).toEqual([m1]);
     });
 
     it('heartbeat counts: unread by priority, oldest unread, last activity (sent or read); every identity listed', async () => {
@@ -307,10 +337,13 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
       expect(await store.heartbeat('@b')).toEqual({
         identity: '@b',
         unread: 4,
+        unseen: 4,
         byPriority: { low: 1, normal: 2, high: 1 },
         oldestUnreadAt: log.sentAt(m1),
         lastActivityAt: log.sentAt(m5),
         tasksWaiting: 1, // m3 carries a task in Working, sent to @b directly: it waits on @b
+        repliesOwed: 0,
+        nextReplyDueBy: null,
       });
       const mark = log.events.length;
       const readAt = log.read('@b', m1);
@@ -322,10 +355,13 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
       expect(all[0]).toEqual({
         identity: '@a',
         unread: 0,
+        unseen: 0,
         byPriority: { low: 0, normal: 0, high: 0 },
         oldestUnreadAt: null,
         lastActivityAt: log.sentAt(m4),
         tasksWaiting: 0,
+        repliesOwed: 0,
+        nextReplyDueBy: null,
       });
       expect(all[2]).toMatchObject({ identity: '@c', unread: 2, oldestUnreadAt: log.sentAt(m4), lastActivityAt: log.sentAt(m3) });
     });

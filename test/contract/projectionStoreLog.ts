@@ -7,8 +7,16 @@
  */
 import type { Priority, TaskEnvelope } from '../../src/commands/messageFields';
 import type { EventStore } from '../../src/events/eventStore';
-import { AGENT_REGISTRY_STREAM, messageStream, taskStream } from '../../src/events/streams';
-import type { MailboxEvent, NewEvent, StoredEvent, TaskEvent } from '../../src/events/types';
+import {
+  AGENT_REGISTRY_STREAM,
+  DELIVERY_STREAM,
+  escalationStream,
+  messageStream,
+  replyOverdueStream,
+  seenStream,
+  taskStream,
+} from '../../src/events/streams';
+import type { MailboxEvent, NewEvent, StoredEvent, TaskEvent, WakeVia } from '../../src/events/types';
 import { projectStored } from '../../src/projections/projector';
 import type { ProjectedEvent } from '../../src/projections/viewChanges';
 
@@ -275,14 +283,17 @@ export class LogBuilder {
     return this;
   }
 
-  /** A direct message (`to` an identity) or a broadcast (`to` 'AGENT:*' with its audience). Returns the message id. */
-  send(from: string, to: string, options: SendOptions = {}, audience: string[] = []): string {
+  /**
+   * A direct message (`to` an identity), a broadcast (`to` 'AGENT:*' with its audience) or a list of identities
+   * (delivered to each once by the MessageSent, as the decider does). Returns the message id.
+   */
+  send(from: string, to: string | string[], options: SendOptions = {}, audience: string[] = []): string {
     const messageId = `m${++this.messages}`;
     const sentAt = this.nextAt;
     const fields = {
       messageId,
       from,
-      to,
+      to: typeof to === 'string' ? to : [...new Set(to)],
       subject: options.subject ?? `subject of ${messageId}`,
       priority: options.priority ?? 'normal',
       threadId: options.replyTo ? this.threads.get(options.replyTo)! : messageId,
@@ -294,7 +305,7 @@ export class LogBuilder {
     };
     this.threads.set(messageId, fields.threadId);
     this.sent.set(messageId, { priority: fields.priority, sentAt });
-    const recipients = to === 'AGENT:*' ? audience : [to];
+    const recipients = to === 'AGENT:*' ? audience : typeof to === 'string' ? [to] : [...new Set(to)];
     this.add(
       messageStream(messageId),
       'MessageSent',
@@ -309,7 +320,7 @@ export class LogBuilder {
       from,
     );
     if (to === 'AGENT:*') {
-      for (const recipient of audience)
+      for (const recipient of recipients)
         this.add(messageStream(messageId), 'BroadcastDelivered', { ...fields, recipient, deliveredAt: this.nextAt }, from);
     }
     return messageId;
@@ -329,6 +340,59 @@ export class LogBuilder {
       'MessageArchived',
       { messageId, recipient, archivedAt: this.nextAt, wasUnread, priority, sentAt },
       recipient,
+    );
+    return this;
+  }
+
+  /** Back to the inbox (the decider writes this only for an archived entry; the rules must cope with any). */
+  unarchive(recipient: string, messageId: string): this {
+    const { priority, sentAt } = this.sent.get(messageId) ?? { priority: 'normal' as Priority, sentAt: this.nextAt };
+    this.add(
+      messageStream(messageId),
+      'MessageUnarchived',
+      { messageId, recipient, unarchivedAt: this.nextAt, priority, sentAt },
+      recipient,
+    );
+    return this;
+  }
+
+  /** A batch of seen marks, as SeenMarks writes them (the rules must cope with marks for anything). Returns seenAt. */
+  seen(recipient: string, ...messageIds: string[]): string {
+    const seenAt = this.nextAt;
+    this.add(seenStream(recipient), 'MessagesSeen', { recipient, seenAt, messageIds }, recipient);
+    return seenAt;
+  }
+
+  /** A wake observed for the recipient (the delivery ledger's `woken`), as the API nodes and the heartbeat write it. */
+  wake(recipient: string, messageId: string, via: WakeVia = 'stream'): this {
+    this.add(DELIVERY_STREAM, 'WakeObserved', { messageId, recipient, via, observedAt: this.nextAt }, recipient);
+    return this;
+  }
+
+  /** The sender expects each recipient's reply by `dueBy` (written with the send, right after it). */
+  requestReply(messageId: string, dueBy: string): this {
+    this.add(messageStream(messageId), 'ReplyRequested', { messageId, dueBy }, 'system');
+    return this;
+  }
+
+  /** The heartbeat found the reply obligation overdue. */
+  replyOverdue(messageId: string, sender: string, waitingOn: string[], dueBy: string): this {
+    this.add(
+      replyOverdueStream(messageId),
+      'ReplyOverdue',
+      { messageId, sender, waitingOn, dueBy, overdueAt: this.nextAt },
+      'system:heartbeat',
+    );
+    return this;
+  }
+
+  /** The heartbeat escalated a message that woke nobody. */
+  escalate(messageId: string, recipients: string[] = []): this {
+    this.add(
+      escalationStream(messageId),
+      'WakeEscalated',
+      { messageId, recipients, slaMs: 60_000, escalatedAt: this.nextAt },
+      'system:heartbeat',
     );
     return this;
   }

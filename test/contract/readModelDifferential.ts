@@ -34,6 +34,7 @@ type Random = () => number;
 const PRIORITIES: Priority[] = ['low', 'normal', 'high'];
 /** Tags with the separators and escapes of the Redis stored head, and a non-ASCII one. */
 const TAGS = ['ops', 'review', 'a,b', 'a', 'b', 'x|y', '%2C', 'é'];
+const VIAS = ['stream', 'webhook', 'hook', 'redis'] as const;
 const SUBJECTS = ['hello', '"from":"@a","tags":["ops"],', 'a|b|c', 'plain'];
 
 // 1. Random logs
@@ -57,10 +58,13 @@ export function randomLog(seed: number, maxEvents: number): LogBuilder {
   const messages: string[] = [];
   /** Messages that carried a task, with who may hold it (issue 12). */
   const tasks: Array<{ id: string; audience: string[] }> = [];
-  const sendTracked = (from: string, to: string, audience: string[] = []) => {
+  const sendTracked = (from: string, to: string | string[], audience: string[] = []) => {
     const sent = options(random, messages);
     const id = log.send(from, to, sent, audience);
-    if (sent.task) tasks.push({ id, audience: to === 'AGENT:*' ? audience : [to] });
+    // A reply obligation (issue 13), due within the hour; at times found overdue later (see below).
+    if (chance(0.25))
+      log.requestReply(id, new Date(Date.parse(log.sentAt(id)) + Math.floor(random() * 3_600_000) + 1).toISOString());
+    if (sent.task) tasks.push({ id, audience: to === 'AGENT:*' ? audience : typeof to === 'string' ? [to] : [...new Set(to)] });
     return id;
   };
   let late = 0;
@@ -72,6 +76,15 @@ export function randomLog(seed: number, maxEvents: number): LogBuilder {
       const id = sendTracked(from, to);
       messages.push(id);
       deliveries.push({ recipient: to, messageId: id });
+    } else if (roll < 0.33) {
+      // A list of identities (issue 13): the sender may list itself, an identity may repeat, one may be unregistered.
+      const from = pick(agents);
+      const list = [...agents.filter(() => chance(0.5)), ...(chance(0.2) ? ['@unregistered'] : [])];
+      if (list.length === 0) list.push(pick(agents));
+      if (chance(0.2)) list.push(pick(list));
+      const id = sendTracked(from, list);
+      messages.push(id);
+      for (const recipient of new Set(list)) deliveries.push({ recipient, messageId: id });
     } else if (roll < 0.36) {
       const from = pick(agents);
       const audience = agents.filter((a) => a !== from && chance(0.8));
@@ -84,10 +97,29 @@ export function randomLog(seed: number, maxEvents: number): LogBuilder {
       if (chance(0.08))
         log.read(pick(agents), chance(0.5) ? d.messageId : 'no-such-message'); // a receipt for an entry it may not have
       else log.read(d.recipient, d.messageId);
+    } else if (roll < 0.64 && deliveries.length > 0) {
+      // Wakes observed (the ledger's `woken`): mostly for a recipient, at times again, for a stranger or no message.
+      const d = pick(deliveries);
+      if (chance(0.08)) log.wake(pick(agents), chance(0.5) ? d.messageId : 'no-such-message', pick(VIAS));
+      else if (chance(0.1))
+        log.replyOverdue(chance(0.9) ? d.messageId : 'no-such-message', '@agent0', [d.recipient], log.nextAt); // at times twice
+      else if (chance(0.15))
+        log.escalate(chance(0.9) ? d.messageId : 'no-such-message', [d.recipient]); // at times twice, or after a wake
+      else log.wake(d.recipient, d.messageId, pick(VIAS));
     } else if (roll < 0.7 && deliveries.length > 0) {
       const d = pick(deliveries);
       if (chance(0.08)) log.archive(pick(agents), d.messageId);
+      else if (chance(0.25))
+        log.unarchive(chance(0.9) ? d.recipient : pick(agents), d.messageId); // archived or not
       else log.archive(d.recipient, d.messageId);
+    } else if (roll < 0.72 && deliveries.length > 0) {
+      // Seen marks (issue 13): a page's worth for one recipient, some already seen, read or archived; now and then
+      // a mark for a message the identity never received, or for no message at all.
+      const recipient = pick(deliveries).recipient;
+      const own = deliveries.filter((d) => d.recipient === recipient).map((d) => d.messageId);
+      const ids = own.filter(() => chance(0.4));
+      if (chance(0.1)) ids.push(pick(deliveries).messageId, 'no-such-message');
+      log.seen(chance(0.95) ? recipient : pick(agents), ...(ids.length ? ids : [pick(own)]));
     } else if (roll < 0.74) {
       const identity = `@late${late++}`; // registered after broadcasts it was not in
       log.register(identity);
@@ -365,18 +397,18 @@ function queriesFor(identities: readonly string[], threads: readonly string[], r
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
   const limit = () => pick([1, 2, 3, 5, 7, 50, 200]);
   const queries: Query[] = [];
-  for (const status of [undefined, 'unread', 'read', 'all']) queries.push({ box: 'inbox', status, limit: limit() });
+  for (const status of [undefined, 'unread', 'read', 'all', 'archived']) queries.push({ box: 'inbox', status, limit: limit() });
   queries.push({ box: 'outbox', limit: limit() });
   for (const box of ['inbox', 'outbox'] as const) {
     const who = box === 'inbox' ? 'from' : 'to';
     queries.push({ box, [who]: pick(identities), limit: limit() });
-    if (box === 'outbox') queries.push({ box, to: 'AGENT:*', limit: limit() });
+    if (box === 'outbox') queries.push({ box, to: 'AGENT:*', limit: limit() }, { box, to: '@unregistered', limit: limit() });
     if (threads.length > 0) queries.push({ box, threadId: pick(threads), limit: limit() });
     queries.push({ box, tags: [pick(TAGS)], limit: limit() }, { box, tags: [pick(TAGS), pick(TAGS)], limit: limit() });
     queries.push({ box, priority: pick(PRIORITIES), limit: limit() });
     for (let i = 0; i < 3; i++) {
       const query: Query = { box, limit: limit() };
-      if (box === 'inbox' && random() < 0.6) query.status = pick(['unread', 'read', 'all']);
+      if (box === 'inbox' && random() < 0.6) query.status = pick(['unread', 'read', 'all', 'archived']);
       if (random() < 0.5) query[who] = pick(identities);
       if (random() < 0.3 && threads.length > 0) query.threadId = pick(threads);
       if (random() < 0.5) query.tags = [pick(TAGS)];
@@ -413,16 +445,42 @@ async function taskPages(store: ProjectionStore, identity: string, list: 'assign
   throw new Error(`task list ${list} of ${identity} never ends`);
 }
 
+/** Every page of a message's delivery ledger (pages of 2, so that paging is exercised; undefined: no ledger). */
+async function ledgerPages(store: ProjectionStore, messageId: string): Promise<unknown[]> {
+  const result: unknown[] = [];
+  let after: string | null = null;
+  for (let n = 0; n < 10_000; n++) {
+    const page = await store.deliveryLedger(messageId, { after, limit: 2 });
+    result.push(page);
+    after = page?.nextAfter ?? null;
+    if (after === null) return result;
+  }
+  throw new Error(`ledger of ${messageId} never ends`);
+}
+
 /** Each view of both stores: name -> value, in the same order. */
 async function views(
   store: ProjectionStore,
   identities: readonly string[],
   queries: Map<string, Query[]>,
+  messageIds: readonly string[],
+  middle: string,
 ): Promise<Map<string, unknown>> {
   const result = new Map<string, unknown>();
   result.set('checkpoint', await store.checkpoint());
   result.set('agents', await store.listAgents());
   result.set('allHeartbeats', await store.allHeartbeats());
+  for (const messageId of messageIds) result.set(`ledger ${messageId}`, await ledgerPages(store, messageId));
+  for (const dueBy of ['2000-01-01T00:00:00.000Z', middle, '2100-01-01T00:00:00.000Z']) {
+    for (const limit of [2, 1000]) result.set(`dueReplies ${dueBy} ${limit}`, await store.dueReplies(dueBy, limit));
+  }
+  for (const sentBefore of ['2000-01-01T00:00:00.000Z', middle, '2100-01-01T00:00:00.000Z']) {
+    for (const pendingOnly of [false, true]) {
+      for (const limit of [0, 3, 1000]) {
+        result.set(`unwoken ${sentBefore} ${pendingOnly} ${limit}`, await store.unwoken({ sentBefore, pendingOnly, limit }));
+      }
+    }
+  }
   await Promise.all(
     identities.map(async (identity) => {
       result.set(`${identity} unreadCount`, await store.unreadCount(identity));
@@ -499,9 +557,17 @@ export async function checkLogAgainst(
     for (const field of ['identity', 'from', 'to', 'recipient', 'reader'] as const) {
       if (typeof data[field] === 'string' && !(data[field] as string).startsWith('AGENT:')) named.add(data[field] as string);
     }
+    if (Array.isArray(data.to)) for (const identity of data.to as string[]) named.add(identity); // a list of identities
     if (typeof data.threadId === 'string') threads.add(data.threadId);
   }
   const identities = [...named].sort();
+  const middle = log.events[Math.floor(log.events.length / 2)].metadata.at; // a cutoff with messages on either side
+  const messageIds = [
+    ...new Set(
+      log.events.filter((event) => event.type === 'MessageSent').map((event) => (event.data as { messageId: string }).messageId),
+    ),
+    'no-such-message',
+  ];
   const queries = new Map(identities.map((identity) => [identity, queriesFor(identities, [...threads], random)]));
   const subjects = [memorySubject(), ...(await others(identities, random))];
   try {
@@ -517,7 +583,9 @@ export async function checkLogAgainst(
         }
       }
     }
-    const [expected, ...others] = await Promise.all(subjects.map((subject) => views(subject.store, identities, queries)));
+    const [expected, ...others] = await Promise.all(
+      subjects.map((subject) => views(subject.store, identities, queries, messageIds, middle)),
+    );
     for (const [i, actual] of others.entries()) {
       for (const [view, value] of expected) {
         if (!isDeepStrictEqual(actual.get(view), value)) {

@@ -163,3 +163,26 @@ test('task list, claim, move and show: the first claim wins, a refusal teaches a
     { taskId, state: 'Completed', assignee: '@tom' },
   ]);
 });
+
+test('send @b @c "subject" body: one message to both; each reads its own copy; a third agent sees nothing', async () => {
+  const {
+    '@xena': xena,
+    '@yuri': yuri,
+    '@zack': zack,
+    '@quinn': quinn,
+  } = await server.register(['@xena', '@yuri', '@zack', '@quinn']);
+  const sent = await mailbox(xena, 'send', '@yuri', '@zack', 'standup', 'at ten', '--json');
+  expect(sent.exitCode).toBe(0);
+  const result = JSON.parse(sent.out);
+  expect(result).toMatchObject({ to: ['@yuri', '@zack'], recipients: ['@yuri', '@zack'] });
+  for (const agent of [yuri, zack]) {
+    const inbox = JSON.parse((await mailbox(agent, 'inbox', '--json')).out);
+    expect(inbox.messages.map((m: { messageId: string }) => m.messageId)).toEqual([result.messageId]);
+  }
+  expect(JSON.parse((await mailbox(quinn, 'inbox', '--json')).out).messages).toEqual([]);
+  const plain = await mailbox(xena, 'send', '@yuri', '@zack', 'again', 'body');
+  expect(plain.out).toMatch(/^Sent [0-9a-f-]{36} to @yuri, @zack \(delivered to @yuri, @zack\)\.$/m);
+  const wrong = await mailbox(xena, 'send', '@yuri', '@zack', 'subject', 'body', 'extra');
+  expect(wrong.exitCode).not.toBe(0);
+  expect(wrong.err).toContain('quote a subject or body');
+});

@@ -48,18 +48,20 @@ afterAll(async () => {
   await server.close();
 });
 
-test('lists the eleven tools (issue 12 added the four task tools) with strict input schemas', async () => {
+test('lists the thirteen tools (issue 12 added the four task tools, issue 13 unarchive_message and get_delivery) with strict input schemas', async () => {
   const { tools } = await (await mcpClient(t['@a'])).listTools();
   expect(tools.map((tool) => tool.name).sort()).toEqual([
     'add_message',
     'archive_message',
     'claim_task',
+    'get_delivery',
     'get_message',
     'get_task',
     'list_agents',
     'list_messages',
     'list_tasks',
     'mark_read',
+    'unarchive_message',
     'unread_count',
     'update_task',
   ]);
@@ -85,6 +87,12 @@ test('send -> list -> mark_read, as the SDK client', async () => {
   expect(read.results).toEqual([{ messageId, status: 'read', readAt: expect.any(String) }]);
   expect(json(await call(b, 'list_messages', { status: 'unread' })).messages).toEqual([]);
   expect(json(await call(b, 'archive_message', { messageId })).status).toBe('archived');
+  expect(json(await call(b, 'list_messages', { status: 'archived' })).messages).toEqual([
+    expect.objectContaining({ messageId, archivedAt: expect.any(String) }),
+  ]);
+  expect(json(await call(b, 'unarchive_message', { messageId }))).toMatchObject({ messageId, status: 'inbox', changed: true });
+  expect(json(await call(b, 'list_messages', { status: 'archived' })).messages).toEqual([]);
+  expect(json(await call(b, 'list_messages', {})).messages.map((m: any) => m.messageId)).toContain(messageId);
   expect(json(await call(b, 'list_agents')).agents.map((x: any) => x.identity)).toContain('@a');
 });
 

@@ -41,7 +41,7 @@ const json = (result: { content: Array<{ text: string }> }) => JSON.parse(result
 
 test('tools over stdio: send -> list -> mark_read through the HTTP API', async () => {
   const [a, b] = [await stdioClient(t['@a']), await stdioClient(t['@b'])];
-  expect((await a.listTools()).tools).toHaveLength(11);
+  expect((await a.listTools()).tools).toHaveLength(13);
   const sent = json(await call(a, 'add_message', { to: 'AGENT:*', subject: 'standup', body: 'at 10', tags: ['daily'] }));
   expect(sent.recipients.sort()).toEqual(['@b', '@c']);
   const listed = json(await call(b, 'list_messages', { status: 'unread', tags: ['daily'] }));
@@ -83,7 +83,7 @@ test('no token: the server still answers initialize and tools/list, and every to
     await mcp.close();
   });
   const before = await server.eventCount();
-  expect((await client.listTools()).tools).toHaveLength(11);
+  expect((await client.listTools()).tools).toHaveLength(13);
   for (const [name, args] of [
     ['unread_count', {}],
     ['add_message', { to: '@b', subject: 's', body: 'b' }],

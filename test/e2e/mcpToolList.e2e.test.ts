@@ -34,9 +34,10 @@ test('tools/list answer size, measured on the wire', async () => {
   await client.close();
   const bytes = Buffer.byteLength(bodies[0]);
   process.stdout.write(`tools/list: ${tools.length} tools, ${bytes} bytes\n`);
-  expect(tools).toHaveLength(11);
+  expect(tools).toHaveLength(13);
   // Issue 11: 6,816 bytes before (inputs only, few descriptions, 2.5 KB of task schema); now every input property is
   // described and every tool has an outputSchema, and the whole answer stays under this budget.
   // Issue 12 added the four task tools (claim_task, update_task, list_tasks, get_task: ~8 KB with their output schemas).
-  expect(bytes).toBeLessThan(21_000);
+  // Issue 13 added unarchive_message, the list form of add_message's `to`, seenAt/unseenCount, read-all (~2.5 KB) and get_delivery (~1.9 KB).
+  expect(bytes).toBeLessThan(27_000);
 });

@@ -48,10 +48,11 @@ test('every input property is described; to carries its pattern; status says its
       expect([name, field, typeof said]).toEqual([name, field, 'string']);
     }
   }
-  expect(property('add_message', 'to')).toMatchObject({
-    pattern: '^(AGENT:\\*|@[A-Za-z0-9_-]{1,64})$',
-    description: expect.stringMatching(/@<identity>.*AGENT:\*/),
-  });
+  const to = property('add_message', 'to');
+  expect(to).toMatchObject({ description: expect.stringMatching(/@<identity>.*AGENT:\*.*a list/) });
+  // one recipient (either shape) or a list of identities
+  expect(JSON.stringify(to)).toContain(JSON.stringify('^(AGENT:\\*|@[A-Za-z0-9_-]{1,64})$'));
+  expect(JSON.stringify(to)).toContain('"maxItems":100');
   expect(property('add_message', 'inReplyTo').description).toContain('threadId is inherited');
   expect(property('add_message', 'threadId').description).toContain('omit with inReplyTo');
   expect(property('add_message', 'wakeSuppressed').description).toContain('refused for a direct message that is high priority');
@@ -61,9 +62,19 @@ test('every input property is described; to carries its pattern; status says its
   expect(property('list_messages', 'cursor').description).toContain('nextCursor');
 });
 
-test('mark_read says exactly one of messageId or messageIds in its schema', () => {
-  expect(tool('mark_read').inputSchema).toMatchObject({ minProperties: 1, maxProperties: 1, additionalProperties: false });
-  expect(Object.keys(tool('mark_read').inputSchema.properties!)).toEqual(['messageId', 'messageIds']);
+test('mark_read says exactly one of messageId, messageIds or all in its schema; the filters go with all', () => {
+  expect(tool('mark_read').inputSchema).toMatchObject({ minProperties: 1, additionalProperties: false });
+  expect(tool('mark_read').description).toMatch(/exactly one of messageId, messageIds, or all: true/);
+  expect(Object.keys(tool('mark_read').inputSchema.properties!)).toEqual([
+    'messageId',
+    'messageIds',
+    'all',
+    'threadId',
+    'from',
+    'priority',
+    'before',
+    'includeUnseen',
+  ]);
 });
 
 test('the task schema is compact, with no long regexes anywhere, and names exactly the keys the server accepts', () => {
@@ -76,8 +87,12 @@ test('the task schema is compact, with no long regexes anywhere, and names exact
 });
 
 test('hints: reads are read-only and idempotent; mark_read is idempotent; archive is destructive; add_message is neither', () => {
-  for (const name of ['list_messages', 'get_message', 'list_agents', 'unread_count']) {
+  for (const name of ['list_agents', 'unread_count']) {
     expect(tool(name).annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
+  }
+  // Returning messages to their recipient records seen marks (issue 13): idempotent, not read-only.
+  for (const name of ['list_messages', 'get_message']) {
+    expect(tool(name).annotations).toMatchObject({ readOnlyHint: false, idempotentHint: true, destructiveHint: false });
   }
   expect(tool('mark_read').annotations).toMatchObject({ readOnlyHint: false, idempotentHint: true, destructiveHint: false });
   expect(tool('archive_message').annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });

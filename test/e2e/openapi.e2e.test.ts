@@ -108,6 +108,7 @@ test('real answers conform to the documented success schemas', async () => {
   await check('POST', `/v1/messages/${direct.messageId}/archive`, '/v1/messages/{id}/archive', { token: t['@b'] });
   expect(await check('GET', '/v1/inbox/count', '/v1/inbox/count', { token: t['@c'] })).toEqual({
     unreadCount: 0,
+    unseenCount: 0,
     unread: 0,
     byPriority: { low: 0, normal: 0, high: 0 },
   });

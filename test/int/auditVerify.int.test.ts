@@ -100,6 +100,7 @@ describe('audit verify on the memory store', () => {
     expect(report.differences).toEqual([
       { view: 'checkpoint', identity: null, field: 'position', expected: 'at most the log head (14)', actual: '15' },
       { view: 'heartbeat', identity: '@b', field: 'unread', expected: 2, actual: 1 },
+      { view: 'heartbeat', identity: '@b', field: 'unseen', expected: 2, actual: 1 },
       { view: 'heartbeat', identity: '@b', field: 'oldestUnreadAt', expected: oldestUnread, actual: second.sentAt },
       { view: 'heartbeat', identity: '@b', field: 'lastActivityAt', expected: reply.sentAt, actual: forgedAt },
       { view: 'heartbeat', identity: '@b', field: 'byPriority.normal', expected: 1, actual: 0 },
@@ -113,7 +114,7 @@ describe('audit verify on the memory store', () => {
       `inbox        @b  message ${first.messageId}  readAt: log says null, live projection has "${forgedAt}"`,
     );
     expect(text).toContain('heartbeat    @b  unread: log says 2, live projection has 1');
-    expect(text).toMatch(/DRIFT: 9 differences at checkpoint 15 of log head 14/);
+    expect(text).toMatch(/DRIFT: 10 differences at checkpoint 15 of log head 14/);
   });
 });
 

@@ -24,9 +24,9 @@ describe.each(STORE_KINDS)('broadcasts and receipts ($name event store)', (kind)
     expect(await unreadIds(a)).toEqual([]);
     expect((await a.listMessages({ status: 'all' })).messages).toEqual([]);
     expect((await a.listMessages({ box: 'outbox' })).messages.map((m) => m.messageId)).toEqual([sent.messageId]);
-    expect(await b.unreadCount()).toEqual({ unreadCount: 1, unread: 1, byPriority: { low: 0, normal: 0, high: 1 } });
-    expect(await c.unreadCount()).toEqual({ unreadCount: 1, unread: 1, byPriority: { low: 0, normal: 0, high: 1 } });
-    expect(await a.unreadCount()).toEqual({ unreadCount: 0, unread: 0, byPriority: { low: 0, normal: 0, high: 0 } });
+    expect(await b.unreadCount()).toMatchObject({ unreadCount: 1, unread: 1, byPriority: { low: 0, normal: 0, high: 1 } });
+    expect(await c.unreadCount()).toMatchObject({ unreadCount: 1, unread: 1, byPriority: { low: 0, normal: 0, high: 1 } });
+    expect(await a.unreadCount()).toMatchObject({ unreadCount: 0, unread: 0, byPriority: { low: 0, normal: 0, high: 0 } });
 
     const read = await b.markRead({ messageId: sent.messageId });
     expect(read).toMatchObject({ messageId: sent.messageId, status: 'read' });
@@ -62,18 +62,18 @@ describe.each(STORE_KINDS)('broadcasts and receipts ($name event store)', (kind)
     const broadcasts = [];
     for (let i = 0; i < 5; i++) broadcasts.push(await c.send({ to: 'AGENT:*', subject: `b${i}`, body: 'x' }));
     // B: 12 direct (4 low, 8 normal) + 5 broadcasts unread
-    expect(await b.unreadCount()).toEqual({ unreadCount: 17, unread: 17, byPriority: { low: 4, normal: 13, high: 0 } });
-    expect(await a.unreadCount()).toEqual({ unreadCount: 5, unread: 5, byPriority: { low: 0, normal: 5, high: 0 } });
+    expect(await b.unreadCount()).toMatchObject({ unreadCount: 17, unread: 17, byPriority: { low: 4, normal: 13, high: 0 } });
+    expect(await a.unreadCount()).toMatchObject({ unreadCount: 5, unread: 5, byPriority: { low: 0, normal: 5, high: 0 } });
     expect((await c.unreadCount()).unreadCount).toBe(0);
     await b.markRead({ messageIds: direct.slice(0, 3).map((m) => m.messageId) }); // one low, two normal
     await b.archive(direct[3].messageId); // low, unread -> archived: leaves the count
     await b.archive(direct[4].messageId);
     await b.markRead({ messageId: direct[4].messageId }); // archived already: no double decrement
     await a.markRead({ messageId: broadcasts[0].messageId });
-    expect(await b.unreadCount()).toEqual({ unreadCount: 12, unread: 12, byPriority: { low: 2, normal: 10, high: 0 } });
+    expect(await b.unreadCount()).toMatchObject({ unreadCount: 12, unread: 12, byPriority: { low: 2, normal: 10, high: 0 } });
     expect((await b.listMessages({ status: 'unread', limit: 200 })).messages).toHaveLength(12);
     expect((await b.listMessages({ status: 'unread', limit: 200 })).unreadCount).toBe(12);
-    expect(await a.unreadCount()).toEqual({ unreadCount: 4, unread: 4, byPriority: { low: 0, normal: 4, high: 0 } });
+    expect(await a.unreadCount()).toMatchObject({ unreadCount: 4, unread: 4, byPriority: { low: 0, normal: 4, high: 0 } });
   });
 
   it('an agent registered after a broadcast never sees it, and cannot mark it read', async () => {
@@ -82,7 +82,7 @@ describe.each(STORE_KINDS)('broadcasts and receipts ($name event store)', (kind)
     const sent = await a.send({ to: 'AGENT:*', subject: 'before D', body: 'x' });
     const { '@d': d } = await registerAgents(mailbox, ['@d']);
     expect((await d.listMessages({ status: 'all' })).messages).toEqual([]);
-    expect(await d.unreadCount()).toEqual({ unreadCount: 0, unread: 0, byPriority: { low: 0, normal: 0, high: 0 } });
+    expect(await d.unreadCount()).toMatchObject({ unreadCount: 0, unread: 0, byPriority: { low: 0, normal: 0, high: 0 } });
     await expectRejectedWithoutEvents(mailbox, 'MESSAGE_NOT_FOUND', () => d.markRead({ messageId: sent.messageId }));
     await expectRejectedWithoutEvents(mailbox, 'MESSAGE_NOT_FOUND', () => d.getMessage(sent.messageId));
     // The next broadcast does reach D.

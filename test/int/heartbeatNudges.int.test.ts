@@ -13,6 +13,8 @@ import { ADMIN_TOKEN, registerAgents } from '../support/fixtures';
 const MIN = 60_000;
 const T0 = Date.parse('2030-01-01T12:00:00.000Z');
 const silent = pino({ level: 'silent' });
+/** These tests are about the unread nudges: no message here waits a day unwoken (the alarm: heartbeatUnwoken.int.test.ts). */
+const NO_ALARM = 24 * 60 * MIN;
 
 class RecordingTarget implements NudgeTarget {
   readonly name = 'recording';
@@ -44,7 +46,7 @@ async function setup(settings: Record<string, unknown> = {}) {
     logger: silent,
     clock: time.clock,
     schedule: false,
-    settings: { idleMs: 10 * MIN, cooldownMs: 15 * MIN, wakeGraceMs: MIN, metricsPort: null, ...settings },
+    settings: { idleMs: 10 * MIN, cooldownMs: 15 * MIN, wakeGraceMs: MIN, metricsPort: null, wakeSlaMs: NO_ALARM, ...settings },
   });
   return { mailbox, heartbeat, target, at: time.at };
 }
@@ -166,7 +168,7 @@ describe('heartbeat nudges', () => {
       logger,
       clock: time.clock,
       schedule: true,
-      settings: { idleMs: 10 * MIN, wakeGraceMs: 0, intervalMs: 60_000, metricsPort: null },
+      settings: { idleMs: 10 * MIN, wakeGraceMs: 0, intervalMs: 60_000, metricsPort: null, wakeSlaMs: NO_ALARM },
     });
     for (let i = 0; i < 500 && target.nudges.length < 400; i++) await new Promise((resolve) => setTimeout(resolve, 10));
     await heartbeat.settled();
@@ -214,7 +216,7 @@ describe('heartbeat nudges', () => {
       logger: silent,
       clock: { now: () => new Date(T0 + MIN) },
       schedule: false,
-      settings: { wakeGraceMs: 0, metricsPort: null },
+      settings: { wakeGraceMs: 0, metricsPort: null, wakeSlaMs: NO_ALARM },
     });
     const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
     await a.send({ to: '@b', subject: 'x', body: 'x' });

@@ -222,6 +222,6 @@ describe('Redis unreachable or misconfigured', () => {
         return null;
       });
     }
-    expect(back).toEqual({ unread: 0, byPriority: { low: 0, normal: 0, high: 0 } }); // back (and empty)
+    expect(back).toEqual({ unread: 0, unseen: 0, byPriority: { low: 0, normal: 0, high: 0 } }); // back (and empty)
   });
 });

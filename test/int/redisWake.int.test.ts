@@ -107,7 +107,7 @@ describe('Redis wake events', () => {
     const sentinel = new Promise<void>((resolve) => (sentinelSeen = resolve));
     const stop = await b.watch((event) => {
       events.push(event);
-      if (event.event === 'wake' && event.data.subject === 'sentinel') sentinelSeen();
+      if (event.event === 'wake' && event.data.type === 'wake/message' && event.data.subject === 'sentinel') sentinelSeen();
     });
     const sent = [
       (await a.send({ to: '@b', subject: 'one', body: 'x' })).messageId,

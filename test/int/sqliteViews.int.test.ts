@@ -164,7 +164,12 @@ describe('SQLite views (embedded default)', () => {
     );
     expect(messages()).not.toContain('projections caught up'); // nothing was left to apply
     const b = await mailbox.as(tokens['@b']);
-    expect(await b.unreadCount()).toEqual({ unreadCount: 1, unread: 1, byPriority: { low: 0, normal: 1, high: 0 } });
+    expect(await b.unreadCount()).toEqual({
+      unreadCount: 1,
+      unread: 1,
+      byPriority: { low: 0, normal: 1, high: 0 },
+      unseenCount: 1,
+    });
     const c = await mailbox.as(tokens['@c']);
     expect((await c.listMessages({})).messages.map((m) => m.subject)).toEqual(['broadcast']); // the archived one stays hidden
   });
@@ -181,6 +186,30 @@ describe('SQLite views (embedded default)', () => {
     mailbox = await createMailbox(config(dir), { logger });
     expect(messages()).toContain(
       'projections: SQLite views file not found (first start, or deleted while stopped): building the views from the whole log; wake bus: in process',
+    );
+    expect(messages()).toContain('projections caught up');
+    expect(await snapshotViews(mailbox.projections)).toEqual(before);
+    const b = await mailbox.as(tokens['@b']);
+    expect((await b.listMessages({ status: 'unread' })).messages.map((m) => m.subject)).toEqual(['broadcast']);
+  });
+
+  it('a views file of an earlier schema (before the delivery ledger) is dropped and rebuilt at start, with a log line saying why', async () => {
+    const dir = tempDir('views-old-schema-');
+    mailbox = await createMailbox(config(dir));
+    const { tokens } = await populate(mailbox);
+    const before = await snapshotViews(mailbox.projections);
+    await mailbox.close();
+    mailbox = null;
+    const file = path.join(dir, 'views.sqlite');
+    const old = new Database(file); // what a file written before issue 13 lacks: the schema row and the ledger's tables
+    old.exec("DELETE FROM views_meta WHERE key = 'schema'; DROP TABLE g1_ledgers; DROP TABLE g1_ledger_rows;");
+    old.close();
+
+    const { logger, messages } = recordingLogger();
+    mailbox = await createMailbox(config(dir), { logger });
+    expect(messages()).toContain(
+      'projections: SQLite views file dropped (its tables are of views schema 1 (before the delivery ledger), this mailbox reads schema 2): ' +
+        'building the views from the whole log (the log is the truth); wake bus: in process',
     );
     expect(messages()).toContain('projections caught up');
     expect(await snapshotViews(mailbox.projections)).toEqual(before);

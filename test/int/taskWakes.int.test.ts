@@ -74,7 +74,8 @@ async function watch(mailbox: Mailbox) {
               .getTask(wake.taskId)
               .then((view) => (view?.state === wake.state ? label : `${label} (views: ${view?.state ?? 'absent'})`)),
           );
-        } else if (wake.subject.startsWith('marker')) markers.get(`${wake.recipient} ${wake.subject}`)?.();
+        } else if (wake.type === 'wake/message' && wake.subject.startsWith('marker'))
+          markers.get(`${wake.recipient} ${wake.subject}`)?.();
       }),
     ),
   );

@@ -94,6 +94,7 @@ describe('view diff', () => {
     tags: ['x'],
     sentAt: '2030-01-01T00:00:00.000Z',
     readAt,
+    seenAt: null,
   });
 
   test('identical listings have no differences; a changed field names the message and both values', () => {
@@ -119,10 +120,13 @@ describe('view diff', () => {
     const zero = {
       identity: '@c',
       unread: 0,
+      unseen: 0,
       tasksWaiting: 0,
       byPriority: { low: 0, normal: 0, high: 0 },
       oldestUnreadAt: null,
       lastActivityAt: null,
+      repliesOwed: 0,
+      nextReplyDueBy: null,
     };
     expect(diffHeartbeats([zero], [])).toEqual([]);
     expect(diffHeartbeats([zero], [{ ...zero, unread: 1, byPriority: { low: 0, normal: 1, high: 0 } }])).toEqual([

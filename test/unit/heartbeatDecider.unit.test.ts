@@ -17,7 +17,10 @@ const policy: NudgePolicy = { idleMs: 10 * MIN, cooldownMs: 15 * MIN, wakeGraceM
 const agent = (identity: string, over: Partial<AgentSnapshot> = {}): AgentSnapshot => ({
   identity,
   unread: 0,
+  unseen: 0,
   tasksWaiting: 0,
+  repliesOwed: 0,
+  nextReplyDueBy: null,
   byPriority: { low: 0, normal: 0, high: 0 },
   oldestUnreadAt: null,
   lastActivityAt: null,

@@ -27,6 +27,17 @@ const entry = {
   sentAt: T0,
 };
 
+/** The delivery ledger a send opens (readModel/ledgerRules.ts). */
+const ledgerOpened = (recipients: string[]) => ({
+  kind: 'ledgerOpened',
+  messageId: PARENT_ID,
+  sender: '@alice',
+  threadId: PARENT_ID,
+  sentAt: T0,
+  recipients,
+  wakeExpected: true,
+});
+
 describe('projector', () => {
   it('AgentRegistered and AgentRetired update the agent list', () => {
     expect(projectEvent(stored(registered('@bob', 'auditor')))).toEqual([
@@ -40,6 +51,7 @@ describe('projector', () => {
     expect(projectEvent(stored(event))).toEqual([
       { kind: 'messageRecorded', summary: { ...entry, inReplyTo: null, task: { state: 'Working' }, recipientCount: 1 } },
       { kind: 'outboxAdded', sender: '@alice', entry },
+      ledgerOpened(['@bob']),
       { kind: 'inboxAdded', recipient: '@bob', entry, isBroadcast: false, wakeSuppressed: false },
       {
         kind: 'taskOpened',
@@ -86,6 +98,7 @@ describe('projector', () => {
     expect(projectEvent(stored(sent))).toEqual([
       { kind: 'messageRecorded', summary: { ...broadcastEntry, inReplyTo: null, task: null, recipientCount: 2 } },
       { kind: 'outboxAdded', sender: '@alice', entry: broadcastEntry },
+      ledgerOpened(['@bob', '@carol']),
     ]);
     expect(projectEvent(stored(toBob))).toEqual([
       { kind: 'inboxAdded', recipient: '@bob', entry: broadcastEntry, isBroadcast: true, wakeSuppressed: false },

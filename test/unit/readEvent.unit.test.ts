@@ -49,6 +49,10 @@ const DATA: Record<keyof typeof EVENT_DATA_V1, Record<string, unknown>> = {
   AgentTokenRotated: { identity: '@a', tokenHash: 'h2', rotatedAt: at },
   MessageSent: { ...summary, body: 'b', task, recipients: ['@b', '@c'], idempotencyKey: null, requestHash: 'r' },
   BroadcastDelivered: { ...summary, recipient: '@b', deliveredAt: at },
+  WakeObserved: { messageId: summary.messageId, recipient: '@b', via: 'stream', observedAt: at },
+  ReplyRequested: { messageId: summary.messageId, dueBy: at },
+  ReplyOverdue: { messageId: summary.messageId, sender: '@a', waitingOn: ['@b'], dueBy: at, overdueAt: at },
+  WakeEscalated: { messageId: summary.messageId, recipients: ['@b'], slaMs: 60000, escalatedAt: at },
   ReceiptRead: { messageId: summary.messageId, reader: '@b', readAt: at, priority: 'low', sentAt: at },
   MessageArchived: {
     messageId: summary.messageId,
@@ -58,6 +62,8 @@ const DATA: Record<keyof typeof EVENT_DATA_V1, Record<string, unknown>> = {
     priority: 'normal',
     sentAt: at,
   },
+  MessagesSeen: { recipient: '@b', seenAt: at, messageIds: [summary.messageId] },
+  MessageUnarchived: { messageId: summary.messageId, recipient: '@b', unarchivedAt: at, priority: 'normal', sentAt: at },
 };
 
 const raw = (type: string, data: unknown, meta: unknown = metadata): RawStoredEvent => ({

@@ -46,9 +46,17 @@ describe('parseRecipient', () => {
   });
 
   it('rejects non-strings without crashing', () => {
-    for (const to of [null, undefined, 42, ['@a'], { identity: '@a' }]) {
+    for (const to of [null, undefined, 42, [42], ['AGENT:*'], [], { identity: '@a' }]) {
       expect((parseRecipient(to) as MailboxError).code).toBe('INVALID_RECIPIENT_SHAPE');
     }
+  });
+
+  it('accepts a list of identities, each once, remembering the repeats', () => {
+    expect(parseRecipient(['@b', '@c', '@b'])).toEqual({
+      kind: 'list',
+      identities: ['@b', '@c'],
+      repeated: [{ index: 2, identity: '@b' }],
+    });
   });
 
   it('never auto-corrects: AGENT:gpt is rejected even when @neo-gpt exists, and the error suggests it', () => {

@@ -319,3 +319,87 @@ describe('SendMessage: strictRecipients (layer 2) and suggestions (layer 3)', ()
     expect(sendWarnings(parseInput(sendMessageSchema, { ...input, to: '@bob' }, 'add_message'), registry)).toEqual([]);
   });
 });
+
+describe('SendMessage: a list of recipients (issue 13)', () => {
+  const team4 = [...team, registered('@dave')];
+
+  it('is one MessageSent naming the listed identities, in the order given: it delivers to each (one append)', () => {
+    given(team4)
+      .when(send({ to: ['@carol', '@bob'], subject: 'hi', body: 'hello' }))
+      .then([expectedSent({ to: ['@carol', '@bob'], recipients: ['@carol', '@bob'] })]);
+  });
+
+  it('accepts the list JSON-encoded as one string (lossless-permissive)', () => {
+    given(team4)
+      .when(send({ to: '["@bob","@carol"]', subject: 'hi', body: 'hello' }))
+      .then([expectedSent({ to: ['@bob', '@carol'], recipients: ['@bob', '@carol'] })]);
+  });
+
+  it('delivers a repeated identity once and says so in a warning naming the repeat', () => {
+    const input = { to: ['@bob', '@bob'], subject: 'hi', body: 'hello' };
+    given(team4)
+      .when(send(input))
+      .then([expectedSent({ to: ['@bob'], recipients: ['@bob'] })]);
+    const registry = foldRegistry(initialRegistryState(), team4);
+    expect(sendWarnings(parseInput(sendMessageSchema, input, 'add_message'), registry)).toEqual([
+      { code: 'DUPLICATE_RECIPIENT', identity: '@bob', index: 1, message: expect.stringContaining('delivered once') },
+    ]);
+  });
+
+  it('rejects AGENT:* inside a list, naming its index and saying to send the broadcast on its own', () => {
+    const error = given(team4)
+      .when(send({ to: ['@bob', 'AGENT:gpt'], subject: 'hi', body: 'hello' }))
+      .thenFails('INVALID_RECIPIENT_SHAPE', { index: 1, entry: 'AGENT:gpt', to: ['@bob', 'AGENT:gpt'] });
+    expect(error.envelope.valid_shapes).toEqual(expect.arrayContaining([expect.stringMatching(/^@<identifier>/)]));
+    const broadcast = given(team4)
+      .when(send({ to: ['@bob', 'AGENT:*'], subject: 'hi', body: 'hello' }))
+      .thenFails('INVALID_RECIPIENT_SHAPE', { index: 1 });
+    expect(broadcast.message).toMatch(/Send the broadcast on its own/);
+  });
+
+  it('rejects an entry of the wrong shape with suggestions, and a non-string entry without crashing', () => {
+    given([...team4, registered('@neo-gpt')])
+      .when(send({ to: ['@bob', 'neo-gpt'], subject: 'hi', body: 'hello' }))
+      .thenFails('INVALID_RECIPIENT_SHAPE', { index: 1, suggestions: ['@neo-gpt'] });
+    given(team4)
+      .when(send({ to: ['@bob', 42], subject: 'hi', body: 'hello' }))
+      .thenFails('INVALID_RECIPIENT_SHAPE', { index: 1, entry: 42 });
+  });
+
+  it('refuses an empty list and one longer than 100 identities', () => {
+    given(team4)
+      .when(send({ to: [], subject: 'hi', body: 'hello' }))
+      .thenFails('INVALID_RECIPIENT_SHAPE', { count: 0 });
+    const many = Array.from({ length: 101 }, (_u, i) => `@agent${i}`);
+    given(team4)
+      .when(send({ to: many, subject: 'hi', body: 'hello' }))
+      .thenFails('INVALID_RECIPIENT_SHAPE', { count: 101 });
+  });
+
+  it('a comma-separated string stays an error that teaches the list form', () => {
+    const error = given(team4)
+      .when(send({ to: '@bob,@carol', subject: 'hi', body: 'hello' }))
+      .thenFails('INVALID_RECIPIENT_SHAPE', { to: '@bob,@carol' });
+    expect(error.message).toContain('["@bob","@carol"]');
+  });
+
+  it('strict: an unregistered entry refuses the whole send, naming its index', () => {
+    given(team4, STRICT)
+      .when(send({ to: ['@bob', '@zed'], subject: 'hi', body: 'hello' }))
+      .thenFails('UNKNOWN_RECIPIENT', { index: 1, entry: '@zed' });
+  });
+
+  it('permissive: each unregistered entry is a warning naming it', () => {
+    const registry = foldRegistry(initialRegistryState(), team4);
+    const input = parseInput(sendMessageSchema, { to: ['@bob', '@zed'], subject: 'hi', body: 'hello' }, 'add_message');
+    expect(sendWarnings(input, registry)).toEqual([
+      expect.objectContaining({ code: 'UNREGISTERED_RECIPIENT', identity: '@zed' }),
+    ]);
+  });
+
+  it('wakeSuppressed is refused for a high-priority list, as for a direct message', () => {
+    given(team4)
+      .when(send({ to: ['@bob', '@carol'], subject: 'hi', body: 'hello', wakeSuppressed: true, priority: 'high' }))
+      .thenFails('VALIDATION_FAILED', { field: 'wakeSuppressed' });
+  });
+});

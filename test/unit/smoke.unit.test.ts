@@ -18,6 +18,7 @@ test('smoke: broadcast reaches B and C, not A', async () => {
     'BroadcastDelivered',
     'BroadcastDelivered',
     'ReceiptRead',
+    'MessagesSeen', // B's listing returned it: seen (written after the listing, issue 13)
   ]);
   await mailbox.close();
 });

@@ -17,6 +17,7 @@ const SEND_FIELDS = [
   'threadId',
   'tags',
   'wakeSuppressed',
+  'expectsReplyBy',
   'task',
   'idempotencyKey',
 ];
@@ -103,7 +104,7 @@ describe('MarkRead input', () => {
     expect(rejection(markReadSchema, { messageId: id, reader: '@bob' }).envelope).toMatchObject({
       code: 'UNKNOWN_FIELD',
       field: 'reader',
-      allowed: ['messageId', 'messageIds'],
+      allowed: ['messageId', 'messageIds', 'all', 'threadId', 'from', 'priority', 'before', 'includeUnseen'],
     });
   });
 

@@ -6,7 +6,8 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { isMailboxError } from '../../errors';
 import type { MailboxServices } from '../../application/mailboxServices';
 
-export type CommandName = 'register_agent' | 'retire_agent' | 'rotate_agent_token' | 'send' | 'mark_read' | 'archive';
+export type CommandName =
+  'register_agent' | 'retire_agent' | 'rotate_agent_token' | 'send' | 'mark_read' | 'archive' | 'unarchive';
 export type Surface = 'http' | 'mcp';
 
 export class MailboxMetrics {
@@ -67,6 +68,18 @@ export class MailboxMetrics {
         if (leadership.role === 'alone') this.set({ role: 'alone', node: '', token: '' }, 1);
         else if (leadership.role === 'leading') this.set({ role: 'leading', node: leadership.node, token: leadership.token }, 1);
         else this.set({ role: 'following', node: leadership.leader ?? '', token: leadership.token ?? '' }, 1);
+      },
+    });
+    new Gauge({
+      name: 'mailbox_unwoken_messages',
+      help: 'Messages that expected a wake and woke none of their recipients within MAILBOX_WAKE_SLA_MS (the unwoken alarm)',
+      registers,
+      async collect() {
+        const now = mailbox.clock?.now().getTime() ?? Date.now();
+        const sentBefore = new Date(now - mailbox.config.wakeSlaMs).toISOString();
+        // Views not answering (e.g. Redis down): keep the last count; readiness reports the outage.
+        const unwoken = await mailbox.projections.unwoken({ sentBefore, limit: 0, pendingOnly: false }).catch(() => null);
+        if (unwoken) this.set(unwoken.count);
       },
     });
     new Gauge({

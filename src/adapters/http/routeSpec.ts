@@ -16,7 +16,8 @@ export interface RouteSpec {
     | 'none'
     | 'sender, recipient or auditor'
     | 'agent or auditor'
-    | 'sender, audience or auditor';
+    | 'sender, audience or auditor'
+    | 'sender, auditor or admin';
   body?: z.ZodType;
   query?: z.ZodType;
   /** Descriptions of the query parameters (their schema may live elsewhere). */

@@ -3,7 +3,8 @@
  * table and the routes the server registers are the same set.
  */
 import type { ErrorCode } from '../../errors';
-import { markReadSchema, registerAgentSchema, sendMessageSchema } from '../../commands/schemas';
+import { deliveryQuerySchema, markReadSchema, registerAgentSchema, sendMessageSchema } from '../../commands/schemas';
+import { deliveryLedgerSchema } from '../../application/deliveryResponseSchemas';
 import { listQuerySchema } from '../../application/listQueryParser';
 import { LIST_QUERY_DESCRIPTIONS } from '../../application/queryDescriptions';
 import * as responses from '../../application/responseSchemas';
@@ -120,17 +121,39 @@ export const ROUTE_SPECS: RouteSpec[] = [
     errors: [...AUTH, 'VALIDATION_FAILED', 'MESSAGE_NOT_FOUND'],
   },
   {
+    method: 'get',
+    path: '/v1/messages/{id}/delivery',
+    operationId: 'getDelivery',
+    summary:
+      'The delivery ledger: per recipient accepted, inView, woken, seen, read, replied, with counts per stage; ' +
+      'paged by recipient (after, limit). An agent that did not send the message gets 403 whether or not it exists',
+    tag: 'messages',
+    auth: 'sender, auditor or admin',
+    query: deliveryQuerySchema.omit({ messageId: true }),
+    success: {
+      status: 200,
+      schema: deliveryLedgerSchema,
+      description:
+        '{messageId, sender, accepted, summary: {recipients, inView, woken, seen, read, replied}, recipients, nextAfter}',
+    },
+    errors: [...AUTH, 'UNKNOWN_FIELD', 'VALIDATION_FAILED', 'MESSAGE_NOT_FOUND'],
+  },
+  {
     method: 'post',
     path: '/v1/messages/read',
     operationId: 'markRead',
-    summary: 'Mark read: {messageId} or {messageIds} (array or JSON-encoded array)',
+    summary:
+      'Mark read: {messageId}, {messageIds} (array or JSON-encoded array), or {all: true} with optional threadId, from, ' +
+      'priority, before, includeUnseen (read-all: only messages already returned to you, unless includeUnseen)',
     tag: 'messages',
     auth: 'agent',
     body: markReadSchema,
     success: {
       status: 200,
       schema: responses.markReadResultSchema,
-      description: '{messageId, readAt, status, warnings?} or {results: [per id], warnings?}',
+      description:
+        '{messageId, readAt, status, warnings?}, {results: [per id], warnings?}, or for all: ' +
+        '{all: true, status, changed, messageIds, withheldUnseenCount, readAt, warnings?}',
     },
     errors: [...AUTH, ...BODY, 'NOT_A_RECIPIENT', 'MESSAGE_NOT_FOUND'],
   },
@@ -155,6 +178,20 @@ export const ROUTE_SPECS: RouteSpec[] = [
       status: 200,
       schema: responses.archiveResultSchema,
       description: '{messageId, archivedAt, status: "archived", warnings?}',
+    },
+    errors: [...AUTH, 'VALIDATION_FAILED', 'NOT_A_RECIPIENT', 'MESSAGE_NOT_FOUND'],
+  },
+  {
+    method: 'post',
+    path: '/v1/messages/{id}/unarchive',
+    operationId: 'unarchiveMessage',
+    summary: 'Bring an archived message back to your inbox (unread again if you never read it; counts move with it)',
+    tag: 'messages',
+    auth: 'agent',
+    success: {
+      status: 200,
+      schema: responses.unarchiveResultSchema,
+      description: '{messageId, status: "inbox", readAt, changed, warnings?} (changed false: it was not archived)',
     },
     errors: [...AUTH, 'VALIDATION_FAILED', 'NOT_A_RECIPIENT', 'MESSAGE_NOT_FOUND'],
   },

@@ -6,7 +6,8 @@
 import { z } from 'zod';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { TASK_STATES } from '../../commands/messageFields';
-import { archiveSchema, markReadSchema, sendMessageSchema } from '../../commands/schemas';
+import { archiveSchema, deliveryQuerySchema, markReadSchema, sendMessageSchema } from '../../commands/schemas';
+import { deliveryLedgerSchema } from '../../application/deliveryResponseSchemas';
 import { parseInput } from '../../commands/validation';
 import { listQuerySchema } from '../../application/listQueryParser';
 import { LIST_QUERY_DESCRIPTIONS } from '../../application/queryDescriptions';
@@ -45,13 +46,15 @@ export const COMPACT_TASK_SCHEMA = {
 
 /** Reads nothing but views: safe to call any number of times. */
 const READ: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: false };
+/** Reads, and records that the messages were returned to you (seen marks: nothing you could undo or repeat differently). */
+const SEES: ToolAnnotations = { readOnlyHint: false, idempotentHint: true, destructiveHint: false, openWorldHint: false };
 
 export const TOOLS: ToolDefinition[] = [
   {
     name: 'add_message',
     description:
-      'Send a message to @<identity> (direct) or AGENT:* (broadcast to every other active agent). ' +
-      'You are the sender (from your token). Pass idempotencyKey to make a retry safe.',
+      'Send a message to @<identity>, to a list of identities (["@b", "@c"]: one message and thread), or AGENT:* alone ' +
+      '(broadcast to every other active agent). You are the sender (from your token). Pass idempotencyKey to make a retry safe.',
     schema: sendMessageSchema,
     output: results.sendResultSchema,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -60,27 +63,40 @@ export const TOOLS: ToolDefinition[] = [
   },
   {
     name: 'list_messages',
-    description: 'List your inbox (default) or outbox, newest first, with unreadCount and nextCursor.',
+    description:
+      'List your inbox (default) or outbox, newest first, with unreadCount and nextCursor. A message returned to you ' +
+      'is marked seen (not read); seenAt shows when it was first returned. status "archived" lists what you archived.',
     schema: listQuerySchema,
     output: results.messagePageSchema,
-    annotations: READ,
+    annotations: SEES,
     propertyDescriptions: LIST_QUERY_DESCRIPTIONS,
     encodedForm: 'comma-separated or JSON-encoded',
     run: (api, args) => api.listMessages(args ?? {}),
   },
   {
     name: 'get_message',
-    description: 'Read one message with its body (you must be its sender or a recipient). Does not mark it read.',
+    description: 'Read one message with its body (you must be its sender or a recipient). Marks it seen for you, not read.',
     schema: archiveSchema,
     output: results.messageDetailSchema,
-    annotations: READ,
+    annotations: SEES,
     run: (api, args) => api.getMessage(parseInput(archiveSchema, args ?? {}, 'get_message').messageId),
+  },
+  {
+    name: 'get_delivery',
+    description:
+      'The delivery ledger of a message you sent: per recipient whether it is in view, was woken, seen, read, replied, ' +
+      'with a count per stage (summary). Paged by recipient: pass nextAfter as after.',
+    schema: deliveryQuerySchema,
+    output: deliveryLedgerSchema,
+    annotations: READ,
+    run: (api, args) => api.getDelivery(args ?? {}),
   },
   {
     name: 'mark_read',
     description:
-      'Mark messages read for you: exactly one of messageId or messageIds. ' +
-      'Idempotent: a message already read keeps its first readAt.',
+      'Mark messages read for you: exactly one of messageId, messageIds, or all: true. all marks your unread messages ' +
+      'that you have seen (listed or opened), narrowed by threadId, from, priority, before; unseen ones are withheld ' +
+      'and counted (withheldUnseenCount) unless includeUnseen. Idempotent: a message already read keeps its first readAt.',
     schema: markReadSchema,
     output: results.markReadResultSchema,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -93,6 +109,16 @@ export const TOOLS: ToolDefinition[] = [
     output: results.archiveResultSchema,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     run: (api, args) => api.archive(parseInput(archiveSchema, args ?? {}, 'archive_message').messageId),
+  },
+  {
+    name: 'unarchive_message',
+    description:
+      'Bring a message you archived back to your inbox (unread again if you never read it). ' +
+      'list_messages with status "archived" shows what you archived.',
+    schema: archiveSchema,
+    output: results.unarchiveResultSchema,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    run: (api, args) => api.unarchive(parseInput(archiveSchema, args ?? {}, 'unarchive_message').messageId),
   },
   {
     name: 'list_agents',

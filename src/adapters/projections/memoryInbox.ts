@@ -4,7 +4,8 @@
  */
 import type { Priority } from '../../events/types';
 import type { InboxEntryFields } from '../../projections/viewChanges';
-import { insertSorted } from './sortedPositions';
+import { insertSorted, lowerBound } from './sortedPositions';
+import { isBroadcastAddress } from '../../events/addressing';
 
 /**
  * A plain object, made by the object literal in `newEntry`, not a class instance: a million-event
@@ -18,6 +19,7 @@ export interface InboxEntry {
   readonly isBroadcast: boolean;
   readAt: string | null;
   archivedAt: string | null;
+  seenAt: string | null;
 }
 
 const newEntry = (position: number, fields: InboxEntryFields, isBroadcast: boolean): InboxEntry => ({
@@ -26,6 +28,7 @@ const newEntry = (position: number, fields: InboxEntryFields, isBroadcast: boole
   isBroadcast,
   readAt: null,
   archivedAt: null,
+  seenAt: null,
 });
 
 /** Neither read nor archived. */
@@ -47,6 +50,8 @@ export class MemoryInbox {
   private readonly outboxIds = new Set<string>();
   readonly byPriority: Record<Priority, number> = { low: 0, normal: 0, high: 0 };
   lastActivityAt: string | null = null;
+  /** Unread, not archived, never seen (the read model's rules move it). */
+  unseen = 0;
   private unreadTotal = 0;
   /**
    * The message asked about last and its entry: the rules look an entry up, then write to it, then the
@@ -88,7 +93,7 @@ export class MemoryInbox {
 
   addOutbox(position: number, fields: InboxEntryFields): void {
     this.outboxIds.add(fields.messageId);
-    insertSorted(this.outbox, newEntry(position, fields, fields.to.startsWith('AGENT:')));
+    insertSorted(this.outbox, newEntry(position, fields, isBroadcastAddress(fields.to)));
   }
 
   markRead(messageId: string, readAt: string): void {
@@ -97,6 +102,19 @@ export class MemoryInbox {
 
   archive(messageId: string, archivedAt: string): void {
     this.entry(messageId)!.archivedAt = archivedAt;
+  }
+
+  markSeen(messageId: string, seenAt: string): void {
+    this.entry(messageId)!.seenAt = seenAt;
+  }
+
+  /** Back in the inbox: an unread entry goes back into the unread index unless it is still there (not yet compacted out). */
+  unarchive(messageId: string): void {
+    const entry = this.entry(messageId)!;
+    entry.archivedAt = null;
+    if (entry.readAt !== null) return;
+    const at = lowerBound(this.unread, entry.position);
+    if (this.unread[at] !== entry) this.unread.splice(at, 0, entry);
   }
 
   /** Counts move here; entries that left the unread set are compacted out of the index once stale entries dominate. */

@@ -7,6 +7,7 @@
 import type { InboxEntryFields, ProjectedEvent, ViewChange } from '../../projections/viewChanges';
 import { wakeDue, wakeOf } from '../../projections/readModel/wakes';
 import { padPosition, type RedisKeys } from './redisKeys';
+import { ledgerOps } from './redisLedger';
 import { storedValue } from './redisStoredValue';
 import type { TaskOps } from './redisTaskViews';
 
@@ -86,7 +87,10 @@ export function planEvents(events: readonly ProjectedEvent[], wakes = true, task
       if (change.kind === 'outboxAdded') outboxes.add(`${change.sender} ${change.entry.messageId}`);
     }
     const context: EventContext = { position: event.position, pos, wakes, summaries, outboxes };
-    for (const change of event.changes) planChange(context, change, plan.global, agent, push);
+    for (const change of event.changes) {
+      planChange(context, change, plan.global, agent, push);
+      for (const op of ledgerOps(change, event.position, wakes)) push(plan.global, op[0], pos, ...op.slice(1)); // redisLedger.ts
+    }
     for (const op of taskOps?.get(pos) ?? []) push(plan.global, op[0], pos, ...op.slice(1));
     plan.lastPosition = pos;
   }
@@ -154,9 +158,21 @@ function planChange(
     case 'inboxArchived':
       push(agent(change.recipient), 'A', pos, change.messageId, change.archivedAt);
       return;
+    case 'inboxUnarchived':
+      push(agent(change.recipient), 'U', pos, change.messageId, change.unarchivedAt);
+      return;
+    case 'entrySeen':
+      push(agent(change.recipient), 'V', pos, change.messageId, change.seenAt);
+      return;
     case 'taskOpened':
     case 'taskChanged':
       return; // planned by the task rules in Node (redisTaskViews.ts), passed in as taskOps
+    case 'ledgerOpened':
+    case 'wakeObserved':
+    case 'wakeEscalated':
+    case 'replyRequested':
+    case 'replyOverdue':
+      return; // the ledger's ops (redisLedger.ts), planned beside every change
     default: {
       const unexpected: never = change;
       throw new Error(`Unknown view change ${JSON.stringify(unexpected)}`);

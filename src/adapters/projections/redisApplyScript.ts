@@ -26,9 +26,12 @@
  */
 export const APPLY_SCRIPT = `
 -- Arguments per op after its code and position: S summary, O outbox, M both, I inbox entry, W inbox entry
--- with a wake, R read, A archived; reg/ret registry, ids identities with views; task views (decided in Node by the
--- read model's task rules, redisTaskViews.ts): tu record, tt due index, tl/tn list add/remove, tw waiting count, tp wake.
-local ARITY = { reg = 2, ret = 2, ids = 1, S = 2, O = 2, M = 3, I = 3, W = 5, R = 2, A = 2, tu = 2, tt = 2, tl = 2, tn = 2, tw = 2, tp = 2 }
+-- with a wake, R read, A archived, U unarchived, V seen; reg/ret registry, ids identities with views; task views (decided in Node by the
+-- read model's task rules, redisTaskViews.ts): tu record, tt due index, tl/tn list add/remove, tw waiting count, tp wake;
+-- the delivery ledger (redisLedger.ts, re-stating ledgerRules.ts): lp a send answers its thread, lo a ledger opens, lg a stage,
+-- le the heartbeat escalated an unwoken message, rq a reply obligation, ro it fell due unmet (and the sender's wake).
+local ARITY = { reg = 2, ret = 2, ids = 1, S = 2, O = 2, M = 3, I = 3, W = 5, R = 2, A = 2, U = 2, V = 2, tu = 2, tt = 2, tl = 2, tn = 2, tw = 2, tp = 2,
+  lp = 3, lo = 5, lg = 3, le = 2, rq = 3, ro = 4 }
 local flags = ARGV[1]
 local check = string.find(flags, 'c', 1, true) ~= nil
 local publish = string.find(flags, 'p', 1, true) ~= nil
@@ -97,7 +100,8 @@ local function applyAgent(block)
     names[name] = full
     return full
   end })
-  local activity, delta, applied = nil, {}, 0
+  -- unseen: entries unread, not archived and never seen (counts 'unseen'); moves with the unread set and the seen marks
+  local activity, delta, applied, unseen = nil, {}, 0, 0
   local j = block.start
   for _ = 1, block.ops do
     local code, pos, id = ARGV[j], ARGV[j + 1], ARGV[j + 2]
@@ -109,6 +113,7 @@ local function applyAgent(block)
           redis.call('ZADD', inbox, 0, member)
           redis.call('ZADD', key.unread, 0, member)
           delta[ARGV[j + 4]] = (delta[ARGV[j + 4]] or 0) + 1
+          unseen = unseen + 1
           if publish and code == 'W' then
             local channel = channelPrefix .. string.match(inbox, '{([^}]*)}')
             redis.call('PUBLISH', channel, ARGV[j + 5] .. redis.call('ZCARD', key.unread) .. ARGV[j + 6])
@@ -121,13 +126,30 @@ local function applyAgent(block)
           local sentAt = ARGV[j + 3 + ARITY[code] - 2]
           if activity == nil or sentAt > activity then activity = sentAt end
         end
+      elseif code == 'U' then -- back in the inbox: only an archived entry; unread again when never read
+        local entry = redis.call('HGET', key.entries, id)
+        if entry and redis.call('HDEL', key.archived, id) == 1 and redis.call('HEXISTS', key.read, id) == 0 then
+          local entryPos, priority = string.match(entry, '^(%d+)|(%a+)|')
+          redis.call('ZADD', key.unread, 0, entryPos .. ':' .. id)
+          delta[priority] = (delta[priority] or 0) + 1
+          if redis.call('HEXISTS', key.seen, id) == 0 then unseen = unseen + 1 end
+        end
+      elseif code == 'V' then -- first seen mark of an entry of this inbox; unseen moves when it is unread and not archived
+        local entry = redis.call('HGET', key.entries, id)
+        if entry and redis.call('HSETNX', key.seen, id, ARGV[j + 3]) == 1 then
+          local entryPos = string.match(entry, '^(%d+)|')
+          if redis.call('ZSCORE', key.unread, entryPos .. ':' .. id) then unseen = unseen - 1 end
+        end
       else -- 'R' read or 'A' archived: only for an entry of this inbox, only once
         local entry = redis.call('HGET', key.entries, id)
         local target = key.read
         if code == 'A' then target = key.archived end
         if entry and redis.call('HSETNX', target, id, ARGV[j + 3]) == 1 then
           local entryPos, priority = string.match(entry, '^(%d+)|(%a+)|')
-          if redis.call('ZREM', key.unread, entryPos .. ':' .. id) == 1 then delta[priority] = (delta[priority] or 0) - 1 end
+          if redis.call('ZREM', key.unread, entryPos .. ':' .. id) == 1 then
+            delta[priority] = (delta[priority] or 0) - 1
+            if redis.call('HEXISTS', key.seen, id) == 0 then unseen = unseen - 1 end
+          end
           if code == 'R' and (activity == nil or ARGV[j + 3] > activity) then activity = ARGV[j + 3] end
         end
       end
@@ -137,6 +159,7 @@ local function applyAgent(block)
   for priority, change in pairs(delta) do
     if change ~= 0 then redis.call('HINCRBY', key.counts, priority, change) end
   end
+  if unseen ~= 0 then redis.call('HINCRBY', key.counts, 'unseen', unseen) end
   if activity then
     local current = redis.call('HGET', key.counts, 'lastActivityAt')
     if not current or activity > current then redis.call('HSET', key.counts, 'lastActivityAt', activity) end
@@ -182,6 +205,76 @@ if global and write then
           if redis.call('HINCRBY', base .. 'tasksWaiting', a, b) == 0 then redis.call('HDEL', base .. 'tasksWaiting', a) end
         elseif code == 'tp' and publish then
           redis.call('PUBLISH', channelPrefix .. a, b)
+        elseif code == 'lg' then
+          -- A stage's first mark, for a recipient of the message only (b is '<stage letter>|<recipient>'); its count moves with it.
+          local ledger = base .. 'ledger:' .. a
+          if redis.call('ZSCORE', ledger .. ':to', string.sub(b, 3)) and redis.call('HSETNX', ledger, b, ARGV[j + 4]) == 1 then
+            local letter = string.sub(b, 1, 1)
+            if redis.call('HINCRBY', ledger, '#' .. letter, 1) == 1 and letter == 'w' then
+              -- Its first wake: no longer unwoken.
+              redis.call('ZREM', base .. 'unwoken', a)
+              redis.call('ZREM', base .. 'unwoken:pending', a)
+            end
+          end
+        elseif code == 'rq' then
+          -- Each recipient that has not answered owes a reply by b (ms in c); the message is due then if any owes.
+          local ledger = base .. 'ledger:' .. a
+          if redis.call('HEXISTS', ledger, '#') == 1 and redis.call('HSETNX', ledger, '#d', b) == 1 then
+            local owed = 0
+            for _, recipient in ipairs(redis.call('ZRANGE', ledger .. ':to', 0, -1)) do
+              if redis.call('HEXISTS', ledger, 'p|' .. recipient) == 0 then
+                redis.call('ZADD', base .. 'owed:' .. recipient, ARGV[j + 4], a)
+                owed = owed + 1
+              end
+            end
+            if owed > 0 then redis.call('ZADD', base .. 'replies:due', ARGV[j + 4], a) end
+          end
+        elseif code == 'ro' then
+          -- Found overdue, once: no longer due; the sender's wake (c its identity, ARGV[j + 5] the payload).
+          local ledger = base .. 'ledger:' .. a
+          if redis.call('HEXISTS', ledger, '#') == 1 and redis.call('HSETNX', ledger, '#o', b) == 1 then
+            redis.call('ZREM', base .. 'replies:due', a)
+            if publish and ARGV[j + 5] ~= '' then redis.call('PUBLISH', channelPrefix .. ARGV[j + 4], ARGV[j + 5]) end
+          end
+        elseif code == 'le' then
+          -- Escalated once by the heartbeat: no longer pending escalation (still unwoken until a wake is observed).
+          local ledger = base .. 'ledger:' .. a
+          if redis.call('HEXISTS', ledger, '#') == 1 and redis.call('HSETNX', ledger, '#e', b) == 1 then
+            redis.call('ZREM', base .. 'unwoken:pending', a)
+          end
+        elseif code == 'lp' then
+          -- The sender answers the thread: each message awaiting its reply is replied, then none awaits it.
+          local replies = base .. 'replies:' .. a
+          local waiting = redis.call('HGET', replies, b)
+          if waiting then
+            for id in string.gmatch(waiting, '%S+') do
+              local ledger = base .. 'ledger:' .. id
+              if redis.call('ZSCORE', ledger .. ':to', b) and redis.call('HSETNX', ledger, 'p|' .. b, ARGV[j + 4]) == 1 then
+                local replied = redis.call('HINCRBY', ledger, '#p', 1)
+                if redis.call('HEXISTS', ledger, '#d') == 1 then -- a reply obligation: the sender owes nothing more
+                  redis.call('ZREM', base .. 'owed:' .. b, id)
+                  if replied == redis.call('ZCARD', ledger .. ':to') then redis.call('ZREM', base .. 'replies:due', id) end
+                end
+              end
+            end
+            redis.call('HDEL', replies, b)
+          end
+        elseif code == 'lo' then
+          -- A ledger opens once: its recipients (for paging), each owing the thread a reply to it.
+          local ledger = base .. 'ledger:' .. a
+          if redis.call('HSETNX', ledger, '#', ARGV[j + 4]) == 1 then
+            if ARGV[j + 6] ~= '' then -- a wake is expected: unwoken (and pending escalation) from its send time (ms)
+              redis.call('ZADD', base .. 'unwoken', ARGV[j + 6], a)
+              redis.call('ZADD', base .. 'unwoken:pending', ARGV[j + 6], a)
+            end
+            local replies = base .. 'replies:' .. b
+            for recipient in string.gmatch(ARGV[j + 5], '%S+') do
+              redis.call('ZADD', ledger .. ':to', 0, recipient)
+              local waiting = redis.call('HGET', replies, recipient)
+              if waiting then waiting = waiting .. ' ' .. a else waiting = a end
+              redis.call('HSET', replies, recipient, waiting)
+            end
+          end
         end
       end
     end

@@ -9,9 +9,9 @@
  *   <ns>:v<N>:{<ns>}:log             the identity of the log generation N was built from (set once)
  *   <ns>:v<N>:{<ns>}:agents|retired|identities   registry views and every identity with views
  *   <ns>:v<N>:{@b}:inbox|unread|outbox   lex-ordered sets of `<position>:<messageId>`
- *   <ns>:v<N>:{@b}:entries|read|archived  @b's inbox entries, receipts and archive marks by message id
+ *   <ns>:v<N>:{@b}:entries|read|archived|seen  @b's inbox entries, receipts, archive and seen marks by message id
  *   <ns>:v<N>:{@b}:sent                  summaries of the messages @b sent (its outbox entries too)
- *   <ns>:v<N>:{@b}:counts                unread by priority and last activity
+ *   <ns>:v<N>:{@b}:counts                unread by priority, unseen and last activity
  *   <ns>:wake:@b                     pub/sub channel of @b's wake events (not versioned)
  *   <ns>:rate:{@b}                   @b's request token bucket, shared by every API node (not versioned)
  *   <ns>:streams:{@b}                @b's open wake streams on every API node, by lease expiry (not versioned)
@@ -46,7 +46,7 @@ export const parsePosition = (padded: string | null | undefined): bigint | null 
 const NAMESPACE_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** An agent's keys (the apply script derives the same names from the inbox key). */
-export type AgentKeyName = 'inbox' | 'unread' | 'outbox' | 'entries' | 'read' | 'archived' | 'counts' | 'sent';
+export type AgentKeyName = 'inbox' | 'unread' | 'outbox' | 'entries' | 'read' | 'archived' | 'seen' | 'counts' | 'sent';
 
 export class RedisKeys {
   constructor(readonly namespace: string) {

@@ -40,6 +40,8 @@ import { defineMailboxScripts } from './redisScripts';
 import { sleep } from '../../support/retry';
 import { RedisViewReader } from './redisViewReader';
 import { hasTaskFacts, planTaskOps, RedisTaskKeys, RedisTaskReader } from './redisTaskViews';
+import { RedisLedgerReader } from './redisLedger';
+import type { DueReply, LedgerPage, LedgerQuery, UnwokenPage, UnwokenQuery } from '../../projections/readModel/ledger';
 import type { TaskView } from '../../projections/readModel/taskView';
 import type { TaskListQuery, TaskViewPage } from '../../projections/readModel/taskViewsMemory';
 
@@ -71,6 +73,7 @@ export class RedisProjectionStore implements ProjectionStore {
   private readonly reader: RedisViewReader;
   private readonly taskKeys: RedisTaskKeys;
   private readonly tasks: RedisTaskReader;
+  private readonly ledger: RedisLedgerReader;
   private readonly generationsOfViews: RedisGenerations;
   /** The highest checkpoint this store committed: a stored checkpoint below it means the views were lost. */
   private expected = '';
@@ -95,6 +98,7 @@ export class RedisProjectionStore implements ProjectionStore {
     this.reader = new RedisViewReader(client, this.keys);
     this.taskKeys = new RedisTaskKeys(this.keys);
     this.tasks = new RedisTaskReader(client, this.taskKeys);
+    this.ledger = new RedisLedgerReader(client, this.keys);
     const rebuilder = new RedisScriptApplier(client, this.keys, {
       scriptPerTag,
       eventsPerScript: options.rebuildEventsPerScript ?? 256,
@@ -261,8 +265,8 @@ export class RedisProjectionStore implements ProjectionStore {
   }
 
   async unreadCount(identity: string): Promise<UnreadCount> {
-    const { unread, byPriority } = await this.heartbeat(identity);
-    return { unread, byPriority };
+    const { unread, unseen, byPriority } = await this.heartbeat(identity);
+    return { unread, unseen, byPriority };
   }
 
   async heartbeat(identity: string): Promise<HeartbeatCounts> {
@@ -270,11 +274,12 @@ export class RedisProjectionStore implements ProjectionStore {
   }
 
   private async counts(prefix: string, identity: string): Promise<HeartbeatCounts> {
-    const [counts, tasksWaiting] = await Promise.all([
+    const [counts, tasksWaiting, owed] = await Promise.all([
       this.reader.counts(prefix, identity),
       this.tasks.waiting(prefix, identity),
+      this.ledger.repliesOwed(prefix, identity),
     ]);
-    return { ...counts, tasksWaiting };
+    return { ...counts, tasksWaiting, ...owed };
   }
 
   async allHeartbeats(): Promise<HeartbeatCounts[]> {
@@ -295,6 +300,18 @@ export class RedisProjectionStore implements ProjectionStore {
 
   async dueTasks(now: string, limit: number): Promise<TaskView[]> {
     return this.read((prefix) => this.tasks.due(prefix, now, limit));
+  }
+
+  async deliveryLedger(messageId: string, query: LedgerQuery): Promise<LedgerPage | undefined> {
+    return this.read((prefix) => this.ledger.page(prefix, messageId, query));
+  }
+
+  async dueReplies(dueBy: string, limit: number): Promise<DueReply[]> {
+    return this.read((prefix) => this.ledger.dueReplies(prefix, dueBy, limit));
+  }
+
+  async unwoken(query: UnwokenQuery): Promise<UnwokenPage> {
+    return this.read((prefix) => this.ledger.unwoken(prefix, query));
   }
 
   async listAgents(): Promise<AgentView[]> {

@@ -9,15 +9,19 @@ import { APPLY_SCRIPT } from './redisApplyScript';
 
 /**
  * One page of an inbox or outbox, newest first, strictly below an upper bound.
- * KEYS: source zset, entries hash, read hash, archived hash, unread zset.
+ * KEYS: source zset, entries hash, read hash, archived hash, unread zset, seen hash.
  * ARGV: box, status, upper bound ('+' or '(<member>'), wanted, scan budget,
  * then the filters on from, to, threadId and priority ('-': none; '=' and the
- * escaped value), then the wanted tags (escaped), each its own argument.
+ * escaped value), then the wanted tags (escaped), each its own argument. A
+ * stored `to` holding commas is a list of identities: the `to` filter matches
+ * one of them.
  * Filters read only the stored value's head (see redisStoredValue.ts): no JSON
  * is decoded here, so no stored message can make a listing fail, and matching
  * does not depend on how the JSON was written.
  * Returns: unread count, continuation ('' when the scan finished or the page is
- * full), then per match: stored entry and readAt ('' when unread).
+ * full), then per match: stored entry, readAt ('' when unread), archivedAt
+ * ('' except under status archived, which lists archived entries only) and
+ * seenAt ('' when never seen, and in the outbox).
  * The scan budget bounds the work of one call, so that a filter matching
  * nothing in a huge inbox never blocks Redis: the caller continues from the
  * continuation with another call.
@@ -39,6 +43,7 @@ if #tags > 0 then needed = 7 end
 local filtered = needed > 0
 local inbox = box == 'inbox'
 local needArchived = inbox and status ~= 'unread'
+local archivedOnly = inbox and status == 'archived'
 
 local function fieldsMatch(value)
   local head, start = {}, 1
@@ -48,7 +53,12 @@ local function fieldsMatch(value)
     start = bar + 1
   end
   for _, filter in ipairs(filters) do
-    if head[filter.field] ~= filter.value then return false end
+    local stored = head[filter.field]
+    if stored ~= filter.value then
+      -- a list 'to' (@b,@c,) matches each identity it names; no other head field holds a comma
+      if filter.field ~= 5 or not string.find(stored, ',', 1, true) then return false end
+      if not string.find(',' .. stored, ',' .. filter.value .. ',', 1, true) then return false end
+    end
   end
   if #tags == 0 then return true end
   local stored = ',' .. head[7]
@@ -58,11 +68,11 @@ local function fieldsMatch(value)
   return true
 end
 
--- The reply: unread count, continuation (set below), then value and readAt per match.
+-- The reply: unread count, continuation (set below), then value, readAt, archivedAt and seenAt per match.
 local result = { redis.call('ZCARD', KEYS[5]), '' }
 local size, matched, scanned, finished, last = 2, 0, 0, false, nil
 local chunkSize = wanted
-if filtered or status == 'read' then chunkSize = 256 end
+if filtered or status == 'read' or archivedOnly then chunkSize = 256 end
 local needReads = inbox and status ~= 'unread' -- an unread entry has no receipt
 while matched < wanted and scanned < budget do
   local members = redis.call('ZREVRANGEBYLEX', KEYS[1], upper, '-', 'LIMIT', 0, chunkSize)
@@ -74,18 +84,22 @@ while matched < wanted and scanned < budget do
   local reads, archives = {}, {}
   if needReads then reads = redis.call('HMGET', KEYS[3], unpack(ids)) end
   if needArchived then archives = redis.call('HMGET', KEYS[4], unpack(ids)) end
+  local seens = {}
+  if inbox then seens = redis.call('HMGET', KEYS[6], unpack(ids)) end
   local examined = 0
   for n = 1, count do
     examined = n
     local value, readAt = values[n], reads[n]
-    local ok = value and not archives[n]
+    local ok = value and (not archives[n]) ~= archivedOnly
     if ok and status == 'read' and not readAt then ok = false end
     if ok and filtered then ok = fieldsMatch(value) end
     if ok then
       matched = matched + 1
       result[size + 1] = value
       result[size + 2] = readAt or ''
-      size = size + 2
+      result[size + 3] = archivedOnly and archives[n] or ''
+      result[size + 4] = seens[n] or ''
+      size = size + 4
       if matched == wanted then break end
     end
   end
@@ -98,17 +112,17 @@ if matched < wanted and not finished then result[2] = upper end
 return result
 `;
 
-/** KEYS: unread zset, counts hash, entries hash. Returns unread, low, normal, high, oldest unread sentAt, last activity. */
+/** KEYS: unread zset, counts hash, entries hash. Returns unread, low, normal, high, oldest unread sentAt, last activity, unseen. */
 const COUNTS_SCRIPT = `
 local unread = redis.call('ZCARD', KEYS[1])
-local counts = redis.call('HMGET', KEYS[2], 'low', 'normal', 'high', 'lastActivityAt')
+local counts = redis.call('HMGET', KEYS[2], 'low', 'normal', 'high', 'lastActivityAt', 'unseen')
 local oldest = ''
 if unread > 0 then
   local first = redis.call('ZRANGE', KEYS[1], 0, 0)[1]
   local entry = redis.call('HGET', KEYS[3], string.sub(first, 22))
   if entry then oldest = string.match(entry, '^[^|]*|[^|]*|([^|]*)|') end
 end
-return { unread, counts[1] or '0', counts[2] or '0', counts[3] or '0', oldest, counts[4] or '' }
+return { unread, counts[1] or '0', counts[2] or '0', counts[3] or '0', oldest, counts[4] or '', counts[5] or '0' }
 `;
 
 /** KEYS: active pointer, generation counter. ARGV: default prefix, namespace. Returns a fresh generation's prefix. */
@@ -187,6 +201,7 @@ export type CountsReply = [
   high: string,
   oldestUnreadAt: string,
   lastActivityAt: string,
+  unseen: string,
 ];
 export type ActivateReply = ['moved' | 'differ' | 'switched', active: string, live: string, built: string];
 
@@ -206,7 +221,7 @@ declare module 'ioredis' {
 /** Registers the scripts on a client (idempotent per client). */
 export function defineMailboxScripts(client: RedisClient): void {
   client.defineCommand('mailboxApply', { lua: APPLY_SCRIPT });
-  client.defineCommand('mailboxList', { lua: LIST_SCRIPT, numberOfKeys: 5, readOnly: true });
+  client.defineCommand('mailboxList', { lua: LIST_SCRIPT, numberOfKeys: 6, readOnly: true });
   client.defineCommand('mailboxCounts', { lua: COUNTS_SCRIPT, numberOfKeys: 3, readOnly: true });
   client.defineCommand('mailboxAllocate', { lua: ALLOCATE_SCRIPT, numberOfKeys: 2 });
   client.defineCommand('mailboxActivate', { lua: ACTIVATE_SCRIPT, numberOfKeys: 4 });

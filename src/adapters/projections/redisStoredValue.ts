@@ -9,7 +9,9 @@
  * fail: issue 10, defect 4) and no invariant depends on JSON key order.
  * from, to, threadId and each tag are escaped (`%` `|` `,` as %25 %7C %2C), so
  * they never contain the separators; tags are each followed by a comma
- * (`ops,review,`; none: empty). A script compares escaped forms: equal escaped
+ * (`ops,review,`; none: empty). A `to` that is a list of identities is stored
+ * the same way (`@b,@c,`), so that a `to` holding a comma is a list: one
+ * identity and AGENT:* never hold one. A script compares escaped forms: equal escaped
  * strings are equal strings. Position, priority and sentAt never hold `|`.
  */
 const HEAD_FIELDS = 7;
@@ -21,7 +23,7 @@ export interface StoredHead {
   priority: string;
   sentAt: string;
   from: string;
-  to: string;
+  to: string | readonly string[];
   threadId: string;
   tags: readonly string[];
 }
@@ -29,8 +31,11 @@ export interface StoredHead {
 export function storedValue(position: string, head: StoredHead, json: string): string {
   let tags = '';
   for (const tag of head.tags) tags += `${escapeField(tag)},`;
+  let to = '';
+  if (typeof head.to === 'string') to = escapeField(head.to);
+  else for (const identity of head.to) to += `${escapeField(identity)},`;
   return (
-    `${position}|${head.priority}|${head.sentAt}|${escapeField(head.from)}|${escapeField(head.to)}|` +
+    `${position}|${head.priority}|${head.sentAt}|${escapeField(head.from)}|${to}|` +
     `${escapeField(head.threadId)}|${tags}|${json}`
   );
 }

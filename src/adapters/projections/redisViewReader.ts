@@ -11,11 +11,20 @@ interface Found {
   position: bigint;
   fields: InboxEntryFields | MessageSummary;
   readAt: string | null;
+  /** Set in a status=archived listing only. */
+  archivedAt: string | null;
+  seenAt: string | null;
 }
 
-function parseFound(value: string, readAt: string): Found {
+function parseFound(value: string, readAt: string, archivedAt: string, seenAt: string): Found {
   const { position, json } = parseStoredValue(value);
-  return { position, fields: JSON.parse(json) as Found['fields'], readAt: readAt === '' ? null : readAt };
+  return {
+    position,
+    fields: JSON.parse(json) as Found['fields'],
+    readAt: readAt === '' ? null : readAt,
+    archivedAt: archivedAt === '' ? null : archivedAt,
+    seenAt: seenAt === '' ? null : seenAt,
+  };
 }
 
 export class RedisViewReader {
@@ -42,6 +51,7 @@ export class RedisViewReader {
         key('read'),
         key('archived'),
         key('unread'),
+        key('seen'),
         query.box,
         query.status ?? '',
         upper,
@@ -51,7 +61,8 @@ export class RedisViewReader {
         ...(query.tags ?? []).map(escapeField),
       );
       unreadCount = Number(unread);
-      for (let i = 0; i < entries.length; i += 2) found.push(parseFound(entries[i], entries[i + 1]));
+      for (let i = 0; i < entries.length; i += 4)
+        found.push(parseFound(entries[i], entries[i + 1], entries[i + 2], entries[i + 3]));
       if (continuation === '' || found.length >= wanted) break;
       upper = continuation;
     }
@@ -88,9 +99,12 @@ export class RedisViewReader {
   }
 
   /** The inbox counts (the task count is the task views': redisTaskViews.ts). */
-  async counts(prefix: string, identity: string): Promise<Omit<HeartbeatCounts, 'tasksWaiting'>> {
+  async counts(
+    prefix: string,
+    identity: string,
+  ): Promise<Omit<HeartbeatCounts, 'tasksWaiting' | 'repliesOwed' | 'nextReplyDueBy'>> {
     const key = (name: Parameters<RedisKeys['agent']>[2]) => this.keys.agent(prefix, identity, name);
-    const [unread, low, normal, high, oldest, lastActivity] = await this.client.mailboxCounts(
+    const [unread, low, normal, high, oldest, lastActivity, unseen] = await this.client.mailboxCounts(
       key('unread'),
       key('counts'),
       key('entries'),
@@ -98,6 +112,7 @@ export class RedisViewReader {
     return {
       identity,
       unread: Number(unread),
+      unseen: Number(unseen),
       byPriority: { low: Number(low), normal: Number(normal), high: Number(high) },
       oldestUnreadAt: oldest === '' ? null : oldest,
       lastActivityAt: lastActivity === '' ? null : lastActivity,
@@ -147,6 +162,8 @@ function listed(entry: Found, summary: MessageSummary | undefined, outbox: boole
   // One object per message (pages are hot: fewer allocations, fewer GC pauses in the tail).
   const message = rest as ListedMessage;
   message.readAt = outbox ? null : entry.readAt;
+  message.seenAt = outbox ? null : entry.seenAt;
+  if (entry.archivedAt !== null) message.archivedAt = entry.archivedAt;
   if (task) message.task = task;
   return message;
 }

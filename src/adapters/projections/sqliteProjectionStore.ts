@@ -45,6 +45,7 @@ import {
 } from '../../projections/projectionStore';
 import { applyEvents } from '../../projections/readModel/applyEvents';
 import type { TaskView } from '../../projections/readModel/taskView';
+import type { DueReply, LedgerPage, LedgerQuery, UnwokenPage, UnwokenQuery } from '../../projections/readModel/ledger';
 import type { TaskListQuery, TaskViewPage } from '../../projections/readModel/taskViewsMemory';
 import type { ProjectionGenerations } from '../../projections/rebuildGenerations';
 import type { ProjectedEvent, WakeEvent } from '../../projections/viewChanges';
@@ -88,6 +89,8 @@ export class SqliteProjectionStore implements ProjectionStore {
   /** Applies run one after another (each may span several turns), in call order. */
   private tail: Promise<unknown> = Promise.resolve();
   private closed = false;
+  /** Why the file's views were dropped at open to be rebuilt from the log (another schema); null: kept. */
+  schemaReset: string | null = null;
 
   private constructor(
     private readonly db: Database.Database,
@@ -117,7 +120,7 @@ export class SqliteProjectionStore implements ProjectionStore {
       db.pragma('busy_timeout = 5000');
       db.pragma(`cache_size = -${Math.max(1024, options.cacheKiB ?? 16 * 1024)}`);
       const store = new SqliteProjectionStore(db, path.resolve(file), wakeBus, options);
-      store.meta.ensureActive();
+      store.schemaReset = store.meta.ensureActive();
       return store;
     } catch (error) {
       db.close();
@@ -275,6 +278,18 @@ export class SqliteProjectionStore implements ProjectionStore {
 
   async dueTasks(now: string, limit: number): Promise<TaskView[]> {
     return this.read((reader) => reader.dueTasks(now, limit));
+  }
+
+  async deliveryLedger(messageId: string, query: LedgerQuery): Promise<LedgerPage | undefined> {
+    return this.read((reader) => reader.ledger.page(messageId, query));
+  }
+
+  async unwoken(query: UnwokenQuery): Promise<UnwokenPage> {
+    return this.read((reader) => reader.ledger.unwoken(query));
+  }
+
+  async dueReplies(dueBy: string, limit: number): Promise<DueReply[]> {
+    return this.read((reader) => reader.ledger.dueReplies(dueBy, limit));
   }
 
   /** Drops the active generation's views, its checkpoint and its log. */

@@ -86,7 +86,10 @@ export function diffAgents(expected: readonly AgentView[], actual: readonly Agen
 
 const ZERO_HEARTBEAT = {
   unread: 0,
+  unseen: 0,
   tasksWaiting: 0,
+  repliesOwed: 0,
+  nextReplyDueBy: null,
   byPriority: { low: 0, normal: 0, high: 0 },
   oldestUnreadAt: null,
   lastActivityAt: null,

@@ -12,7 +12,15 @@ import { parseInput } from '../../commands/validation';
 import { configFromEnv } from '../../config';
 import { isMailboxError, MailboxError } from '../../errors';
 import { MAILBOX_EVENT_TYPES, type MailboxEventType } from '../../events/types';
-import { runAgent, runJsonTextReplay, runMessage, runReplay, runVerify, type OutputOptions } from '../../audit/auditCommands';
+import {
+  runAgent,
+  runJsonTextReplay,
+  runMessage,
+  runReplay,
+  runUnwoken,
+  runVerify,
+  type OutputOptions,
+} from '../../audit/auditCommands';
 import { processIo, type AuditIo } from '../../audit/auditOutput';
 import { eventStoreSource, type LogSource } from '../../audit/logSource';
 import { openAuditLog, openJsonTextLog, openPipeline, viewsAreInMemory } from '../../compositionRoot';
@@ -145,11 +153,30 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
   sourceOptions(
     audit
       .command('message <messageId>')
-      .description('the whole story of one message: sent, audience, delivered, read and archived by whom and when'),
+      .description(
+        'the whole story of one message: sent, audience, delivered, read and archived by whom and when, ' +
+          'and its delivery ledger (in view, woken, seen, read, replied per recipient)',
+      ),
   ).action((messageId: string, flags: SourceFlags) =>
     run(io, async () => {
       const id = parseInput(z.strictObject({ messageId: messageIdSchema }), { messageId }, 'audit message').messageId;
       return withSource(flags, io, (source) => runMessage(source, id, outputOf(flags), io));
+    }),
+  );
+
+  sourceOptions(
+    audit
+      .command('unwoken')
+      .description('messages that woke none of their recipients within the wake SLA, oldest first (exit 1 when any)')
+      .option('--sla <ms>', 'the wake SLA in milliseconds (default MAILBOX_WAKE_SLA_MS, else 60000)'),
+  ).action((flags: SourceFlags & { sla?: string }) =>
+    run(io, async () => {
+      const { sla } = parseInput(
+        z.strictObject({ sla: z.coerce.number().int().min(0).optional() }),
+        { sla: flags.sla ?? (io.env.MAILBOX_WAKE_SLA_MS || undefined) },
+        'audit unwoken',
+      );
+      return withSource(flags, io, (source) => runUnwoken(source, new Date(), sla ?? 60_000, outputOf(flags), io));
     }),
   );
 

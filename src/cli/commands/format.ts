@@ -2,6 +2,7 @@
 import type { MessageDetail } from '../../application/mailboxQueries';
 import type { ClientWakeEvent } from '../../adapters/http/client/mailboxHttpClient';
 import type { AgentView, ListedMessage, MessagePage } from '../../projections/projectionStore';
+import { addresseeText } from '../../events/addressing';
 
 const when = (iso: string | null) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '-');
 const flag = (priority: string) => (priority === 'normal' ? '' : `[${priority}] `);
@@ -18,7 +19,7 @@ export function formatAgents(agents: AgentView[]): string {
 }
 
 const messageLine = (m: ListedMessage, outbox: boolean) =>
-  `${outbox || m.readAt ? ' ' : '*'} ${when(m.sentAt)}  ${m.from} -> ${m.to}  ${flag(m.priority)}${m.subject}  (${m.messageId})`;
+  `${outbox || m.readAt ? ' ' : '*'} ${when(m.sentAt)}  ${m.from} -> ${addresseeText(m.to)}  ${flag(m.priority)}${m.subject}  (${m.messageId})`;
 
 /** Inbox lines start with * when unread; the outbox has no read state of its own (receipts: mailbox read <id>). */
 export function formatPage(page: MessagePage, outbox = false): string {
@@ -33,7 +34,7 @@ export function formatMessage(m: MessageDetail): string {
   const header = [
     `message  ${m.messageId}`,
     `from     ${m.from}`,
-    `to       ${m.to}`,
+    `to       ${addresseeText(m.to)}`,
     `subject  ${m.subject}`,
     `sent     ${when(m.sentAt)}   priority ${m.priority}   thread ${m.threadId}`,
     ...(m.inReplyTo ? [`reply to ${m.inReplyTo}`] : []),
@@ -53,7 +54,9 @@ export function formatWakeEvent(event: ClientWakeEvent): string {
     case 'wake': {
       const w = event.data;
       if (w.type === 'wake/task') return `task: ${w.taskId} ${w.state} (${w.event} by ${w.by})  ${flag(w.priority)}${w.subject}`;
-      return `wake: ${w.from} -> ${w.to}  ${flag(w.priority)}${w.subject}  (${w.messageId})  ${w.unreadCount} unread`;
+      if (w.type === 'wake/reply-overdue')
+        return `reply overdue: ${w.messageId} (due ${w.dueBy}), waiting on ${w.waitingOn.join(', ')}`;
+      return `wake: ${w.from} -> ${addresseeText(w.to)}  ${flag(w.priority)}${w.subject}  (${w.messageId})  ${w.unreadCount} unread`;
     }
     case 'shutdown':
       return `server closed the stream: ${event.data.reason}`;

@@ -4,6 +4,7 @@ import { Option, type Command } from 'commander';
 import { MailboxError, isMailboxError } from '../../errors';
 import { action, clientFrom, print, printJson, withClientOptions, type ClientOptions } from './clientOptions';
 import { formatMessage, formatPage } from './format';
+import { addresseeText } from '../../events/addressing';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -38,9 +39,36 @@ function bodyOf(body: string | undefined, bodyFile: string | undefined): string 
   );
 }
 
+/**
+ * `send @b @c "subject" [body]`: the first argument is a recipient, and so is each next one that
+ * reads like one (starts with @ or AGENT: and holds no space); the rest are the subject and the body.
+ * One recipient is sent as is, several as a list (the server checks every shape and names a wrong one).
+ */
+export function splitSendArguments(args: readonly string[]): { to: string | string[]; subject: string; body?: string } {
+  const looksLikeRecipient = (arg: string) => /^(@|AGENT:)\S*$/.test(arg);
+  let count = 1;
+  while (count < args.length && looksLikeRecipient(args[count])) count++;
+  const recipients = args.slice(0, count);
+  const [subject, body, ...extra] = args.slice(count);
+  if (subject === undefined || extra.length > 0) {
+    throw new MailboxError(
+      'VALIDATION_FAILED',
+      'Validation failed',
+      subject === undefined
+        ? 'Give one or more recipients, then the subject (and the body): mailbox send @b @c "subject" "body".'
+        : `After the recipients come the subject and the body only; got ${extra.length} more argument(s): quote a subject or body that has spaces.`,
+      { field: subject === undefined ? 'subject' : 'body' },
+    );
+  }
+  return { to: recipients.length === 1 ? recipients[0] : recipients, subject, ...(body !== undefined ? { body } : {}) };
+}
+
 export function registerMessageCommands(program: Command): void {
-  withClientOptions(program.command('send <to> <subject> [body]'))
-    .description('send a message to @identity or AGENT:* (broadcast)')
+  withClientOptions(program.command('send <recipientsSubjectBody...>'))
+    .usage('[options] <to...> <subject> [body]')
+    .description(
+      'send a message to @identity, to several (@b @c ...: one message, each reads its own copy) or AGENT:* (broadcast)',
+    )
     .option('--body-file <file>', "read the body from a file ('-' for stdin)")
     .addOption(new Option('--priority <priority>', 'low, normal or high'))
     .option('--tag <tag>', 'a tag (repeat for more)', collect)
@@ -52,10 +80,12 @@ export function registerMessageCommands(program: Command): void {
     .addHelpText(
       'after',
       '\nExamples:\n  mailbox send @neo-gpt "review #12" "Please look at the diff."\n' +
+        '  mailbox send @neo-gpt @claude "standup" "Notes attached."   # several recipients: one message, one thread\n' +
         '  mailbox send \'AGENT:*\' "deploy at 14:00" --body-file notes.md --priority high   # broadcast: quote the * for the shell',
     )
     .action(
-      action(async (to: string, subject: string, body: string | undefined, options: SendOptions) => {
+      action(async (args: string[], options: SendOptions) => {
+        const { to, subject, body } = splitSendArguments(args);
         const input = {
           to,
           subject,
@@ -73,13 +103,16 @@ export function registerMessageCommands(program: Command): void {
         const unregistered = (sent.warnings ?? []).find((warning) => warning.code === 'UNREGISTERED_RECIPIENT');
         if (unregistered) {
           print(
-            `Sent ${sent.messageId}: accepted for ${sent.to}, who is not registered: it will see it only if registered under that name.`,
+            typeof sent.to === 'string'
+              ? `Sent ${sent.messageId}: accepted for ${sent.to}, who is not registered: it will see it only if registered under that name.`
+              : `Sent ${sent.messageId}: accepted for ${addresseeText(sent.to)}, but ${String(unregistered.identity)} is not ` +
+                  'registered: it will see it only if registered under that name.',
           );
           const suggestions = unregistered.suggestions;
           if (Array.isArray(suggestions) && suggestions.length) print(`did you mean: ${suggestions.join(', ')}`);
         } else {
           print(
-            `Sent ${sent.messageId} to ${sent.to} (delivered to ${sent.recipients.length ? sent.recipients.join(', ') : 'nobody yet'}).`,
+            `Sent ${sent.messageId} to ${addresseeText(sent.to)} (delivered to ${sent.recipients.length ? sent.recipients.join(', ') : 'nobody yet'}).`,
           );
         }
         for (const warning of sent.warnings ?? []) {
@@ -90,7 +123,14 @@ export function registerMessageCommands(program: Command): void {
 
   withClientOptions(program.command('inbox'))
     .description('list your messages, newest first (* = unread)')
-    .addOption(new Option('--status <status>', 'unread, read or all').choices(['unread', 'read', 'all']))
+    .addOption(
+      new Option('--status <status>', 'unread, read, all (not archived) or archived').choices([
+        'unread',
+        'read',
+        'all',
+        'archived',
+      ]),
+    )
     .option('--from <identity>', 'only from this sender')
     .option('--thread <threadId>', 'only this thread')
     .option('--tag <tag>', 'only with this tag (repeat for more)', collect)
@@ -141,6 +181,20 @@ export function registerMessageCommands(program: Command): void {
           if (options.json) printJson({ ...message, readAt });
           else print(`${formatMessage({ ...message, readAt })}${note ? `${note}\n` : ''}`);
         }
+      }),
+    );
+
+  withClientOptions(program.command('unarchive <messageId>'))
+    .description('bring a message you archived back to your inbox (mailbox inbox --status archived lists them)')
+    .action(
+      action(async (messageId: string, options: ClientOptions) => {
+        const result = await clientFrom(options).unarchive(messageId);
+        if (options.json) return printJson(result);
+        print(
+          result.changed
+            ? `${result.messageId} is back in your inbox${result.readAt === null ? ' (unread)' : ''}.`
+            : `${result.messageId} was not archived: nothing changed.`,
+        );
       }),
     );
 

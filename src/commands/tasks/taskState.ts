@@ -3,6 +3,7 @@
  * what its own stream changed since (claims, transitions, leases, artifacts).
  * Pure folds; the message's part never changes after the send.
  */
+import { directRecipient } from '../../events/addressing';
 import { openingTaskState, taskDeadline } from '../../events/taskShapes';
 import type { MessageSent, TaskArtifact, TaskEvent, TaskState as TaskStateName } from '../../events/types';
 
@@ -94,14 +95,15 @@ export interface Task {
 /** Null when the message carries no task. */
 export function taskOf(sent: MessageSent['data'], log: TaskLog): Task | null {
   if (sent.task === null) return null;
-  const isBroadcast = sent.to.startsWith('AGENT:');
+  const direct = directRecipient(sent.to); // a broadcast's or a list's task waits for a claim by one of its audience
+  const isBroadcast = direct === null;
   return {
     taskId: sent.messageId,
     sender: sent.from,
     isBroadcast,
     audience: sent.recipients,
     state: log.state ?? openingTaskState(sent.task),
-    assignee: log.assignee === undefined ? (isBroadcast ? null : sent.to) : log.assignee,
+    assignee: log.assignee === undefined ? direct : log.assignee,
     claimedAt: log.claimedAt,
     leaseExpiresAt: log.leaseExpiresAt,
     leaseMs: log.leaseMs,

@@ -8,7 +8,7 @@ import type { ProjectedEvent, WakeEvent } from '../viewChanges';
 import { evolveTo } from './evolve';
 import type { ReadModelStorage } from './view';
 import { taskWakesFor } from './taskWakes';
-import { wakeFor } from './wakes';
+import { replyOverdueWake, wakeFor } from './wakes';
 
 /** Returns the new checkpoint; wakes are appended to `wakes` when given (a rebuild passes none). */
 export function applyEvents(
@@ -21,7 +21,11 @@ export function applyEvents(
   for (const event of batch) {
     if (last !== null && event.position <= last) continue;
     for (const fact of event.changes) {
+      // A reply obligation found overdue wakes its sender once: when this very fact marked it.
+      const overdueBefore = wakes && fact.kind === 'replyOverdue' ? storage.ledgerOverdueAt(fact.messageId) : undefined;
       evolveTo(storage, fact, event.position, storage);
+      if (fact.kind === 'replyOverdue' && overdueBefore === null && storage.ledgerOverdueAt(fact.messageId) !== null)
+        wakes!.push(replyOverdueWake(fact, event.position));
       if (wakes && fact.kind === 'inboxAdded') {
         const wake = wakeFor(fact, event.position, storage);
         if (wake) wakes.push(wake);

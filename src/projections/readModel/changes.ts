@@ -8,10 +8,11 @@
 import type { Priority } from '../../events/types';
 import type { Role } from '../../events/types';
 import type { InboxEntryFields, MessageSummary } from '../viewChanges';
+import { collectLedgerChanges, replayLedgerChange, type LedgerChange, type LedgerChangeSink } from './ledger';
 import { collectTaskChanges, replayTaskChange, type TaskChange, type TaskChangeSink } from './taskView';
 
-/** The task views' changes (taskView.ts) are part of every sink. */
-export interface ChangeSink extends TaskChangeSink {
+/** The task views' changes (taskView.ts) and the delivery ledger's (ledger.ts) are part of every sink. */
+export interface ChangeSink extends TaskChangeSink, LedgerChangeSink {
   agentRegistered(identity: string, role: Role, registeredAt: string): void;
   agentRetired(identity: string, retiredAt: string): void;
   messageRecorded(position: bigint, summary: MessageSummary): void;
@@ -29,6 +30,18 @@ export interface ChangeSink extends TaskChangeSink {
   unreadMoved(identity: string, priority: Priority, by: 1 | -1): void;
   entryRead(recipient: string, messageId: string, readAt: string): void;
   entryArchived(recipient: string, messageId: string, archivedAt: string): void;
+  /**
+   * The archived entry is in the recipient's inbox again: its archivedAt is cleared (listings show it
+   * under status unread/read/all again, not under archived). The unread count moves separately (unreadMoved).
+   */
+  entryUnarchived(recipient: string, messageId: string): void;
+  /** The entry was returned to its recipient for the first time: its seenAt is set (listings show it). */
+  entrySeen(recipient: string, messageId: string, seenAt: string): void;
+  /**
+   * The recipient's unseen count (entries unread, not archived, never seen; counts report it beside
+   * unread) moves by one. One total per identity, not per priority.
+   */
+  unseenMoved(identity: string, by: 1 | -1): void;
   lastActivityMoved(identity: string, at: string): void;
 }
 
@@ -49,8 +62,12 @@ export type ReadModelChange =
   | { kind: 'unreadMoved'; identity: string; priority: Priority; by: 1 | -1 }
   | { kind: 'entryRead'; recipient: string; messageId: string; readAt: string }
   | { kind: 'entryArchived'; recipient: string; messageId: string; archivedAt: string }
+  | { kind: 'entryUnarchived'; recipient: string; messageId: string }
+  | { kind: 'entrySeen'; recipient: string; messageId: string; seenAt: string }
+  | { kind: 'unseenMoved'; identity: string; by: 1 | -1 }
   | { kind: 'lastActivityMoved'; identity: string; at: string }
-  | TaskChange;
+  | TaskChange
+  | LedgerChange;
 
 /** A sink that records each change as a value, in order. */
 export function collect(into: ReadModelChange[]): ChangeSink {
@@ -65,8 +82,12 @@ export function collect(into: ReadModelChange[]): ChangeSink {
     unreadMoved: (identity, priority, by) => into.push({ kind: 'unreadMoved', identity, priority, by }),
     entryRead: (recipient, messageId, readAt) => into.push({ kind: 'entryRead', recipient, messageId, readAt }),
     entryArchived: (recipient, messageId, archivedAt) => into.push({ kind: 'entryArchived', recipient, messageId, archivedAt }),
+    entryUnarchived: (recipient, messageId) => into.push({ kind: 'entryUnarchived', recipient, messageId }),
+    entrySeen: (recipient, messageId, seenAt) => into.push({ kind: 'entrySeen', recipient, messageId, seenAt }),
+    unseenMoved: (identity, by) => into.push({ kind: 'unseenMoved', identity, by }),
     lastActivityMoved: (identity, at) => into.push({ kind: 'lastActivityMoved', identity, at }),
     ...collectTaskChanges(into),
+    ...collectLedgerChanges(into),
   };
 }
 
@@ -91,6 +112,12 @@ export function replay(change: ReadModelChange, sink: ChangeSink): void {
       return sink.entryRead(change.recipient, change.messageId, change.readAt);
     case 'entryArchived':
       return sink.entryArchived(change.recipient, change.messageId, change.archivedAt);
+    case 'entryUnarchived':
+      return sink.entryUnarchived(change.recipient, change.messageId);
+    case 'entrySeen':
+      return sink.entrySeen(change.recipient, change.messageId, change.seenAt);
+    case 'unseenMoved':
+      return sink.unseenMoved(change.identity, change.by);
     case 'lastActivityMoved':
       return sink.lastActivityMoved(change.identity, change.at);
     case 'taskUpserted':
@@ -98,6 +125,19 @@ export function replay(change: ReadModelChange, sink: ChangeSink): void {
     case 'taskUnlisted':
     case 'tasksWaitingMoved':
       return replayTaskChange(change, sink);
+    case 'ledgerOpened':
+    case 'ledgerStageReached':
+    case 'replyAwaited':
+    case 'repliesSettled':
+    case 'unwokenListed':
+    case 'unwokenCleared':
+    case 'wakeEscalated':
+    case 'replyRequested':
+    case 'replyOwed':
+    case 'replyOwedCleared':
+    case 'repliesMet':
+    case 'replyOverdueMarked':
+      return replayLedgerChange(change, sink);
     default: {
       const unexpected: never = change;
       throw new Error(`Unknown read model change ${(unexpected as { kind: string }).kind}`);

@@ -6,6 +6,11 @@
  * - One entry per recipient: a redelivered inbox fact changes nothing.
  * - Unread counts per priority: +1 when an entry arrives, -1 when it is first read or first archived,
  *   whichever comes first (read-after-archive and archive-after-read move the count once).
+ * - Unarchiving an archived entry brings it back to the inbox: +1 unread when it was never read;
+ *   an entry not archived (or not the recipient's) changes nothing.
+ * - Seen (issue 13): the first seen mark of an entry sets its seenAt; later ones change nothing.
+ *   The unseen count is the entries unread, not archived and never seen: +1 with a new entry,
+ *   -1 when such an entry is first seen, read or archived, +1 when an unseen unread one is unarchived.
  * - A receipt or archive for an entry the recipient does not have changes no entry, count or activity.
  * - Last activity: the newest of the identity's sent and read times; it never moves back.
  * - Outbox: one entry per message.
@@ -15,6 +20,7 @@
  */
 import type { ViewChange } from '../viewChanges';
 import { collect, type ChangeSink, type ReadModelChange } from './changes';
+import { evolveLedger } from './ledgerRules';
 import { evolveTask } from './taskRules';
 import type { ReadModelView } from './view';
 
@@ -27,6 +33,7 @@ export function evolve(view: ReadModelView, fact: ViewChange, position: bigint):
 
 /** The same rules, each change sent to `sink` as it is decided (a store writes it at once: nothing allocated per change). */
 export function evolveTo(view: ReadModelView, fact: ViewChange, position: bigint, sink: ChangeSink): void {
+  evolveLedger(view, fact, position, sink); // the delivery ledger (ledgerRules.ts) reads only its own views
   switch (fact.kind) {
     case 'agentRegistered':
       sink.agentRegistered(fact.identity, fact.role, fact.registeredAt);
@@ -48,6 +55,7 @@ export function evolveTo(view: ReadModelView, fact: ViewChange, position: bigint
       if (view.entry(fact.recipient, fact.entry.messageId) !== undefined) return;
       sink.inboxEntryAdded(fact.recipient, position, fact.entry, fact.isBroadcast, fact.wakeSuppressed);
       sink.unreadMoved(fact.recipient, fact.entry.priority, 1);
+      sink.unseenMoved(fact.recipient, 1);
       return;
     case 'receiptRead': {
       addressed(view, fact.recipient, sink);
@@ -57,6 +65,7 @@ export function evolveTo(view: ReadModelView, fact: ViewChange, position: bigint
       const { priority } = entry.fields;
       sink.entryRead(fact.recipient, fact.messageId, fact.readAt);
       if (wasUnread) sink.unreadMoved(fact.recipient, priority, -1);
+      if (wasUnread && entry.seenAt === null) sink.unseenMoved(fact.recipient, -1);
       active(view, fact.recipient, fact.readAt, sink);
       return;
     }
@@ -68,12 +77,37 @@ export function evolveTo(view: ReadModelView, fact: ViewChange, position: bigint
       const { priority } = entry.fields;
       sink.entryArchived(fact.recipient, fact.messageId, fact.archivedAt);
       if (wasUnread) sink.unreadMoved(fact.recipient, priority, -1);
+      if (wasUnread && entry.seenAt === null) sink.unseenMoved(fact.recipient, -1);
+      return;
+    }
+    case 'inboxUnarchived': {
+      addressed(view, fact.recipient, sink);
+      const entry = view.entry(fact.recipient, fact.messageId);
+      if (entry === undefined || entry.archivedAt === null) return;
+      const { priority } = entry.fields;
+      sink.entryUnarchived(fact.recipient, fact.messageId);
+      if (entry.readAt === null) sink.unreadMoved(fact.recipient, priority, 1);
+      if (entry.readAt === null && entry.seenAt === null) sink.unseenMoved(fact.recipient, 1);
+      return;
+    }
+    case 'entrySeen': {
+      addressed(view, fact.recipient, sink);
+      const entry = view.entry(fact.recipient, fact.messageId);
+      if (entry === undefined || entry.seenAt !== null) return;
+      sink.entrySeen(fact.recipient, fact.messageId, fact.seenAt);
+      if (entry.readAt === null && entry.archivedAt === null) sink.unseenMoved(fact.recipient, -1);
       return;
     }
     case 'taskOpened':
     case 'taskChanged':
       evolveTask(view, fact, position, sink); // taskRules.ts
       return;
+    case 'ledgerOpened':
+    case 'wakeObserved':
+    case 'wakeEscalated':
+    case 'replyRequested':
+    case 'replyOverdue':
+      return; // the ledger's own facts: ledgerRules.ts (above)
     default: {
       const unexpected: never = fact;
       throw new Error(`No read model rule for fact ${(unexpected as { kind: string }).kind}`);

@@ -13,11 +13,14 @@ import type { Role } from '../../events/types';
 import type { EntryState, ReadModelStorage } from './view';
 import type { TaskList, TaskView } from './taskView';
 import { TaskViewsMemory } from './taskViewsMemory';
+import type { LedgerHeader, LedgerPage, LedgerQuery, LedgerStage } from './ledger';
+import { LedgerMemory } from './ledgerMemory';
 
 export interface ScratchEntry extends EntryState {
   readonly fields: InboxEntryFields;
   readAt: string | null;
   archivedAt: string | null;
+  seenAt: string | null;
 }
 
 export type ScratchListing = 'inbox' | 'unread' | 'outbox';
@@ -29,9 +32,22 @@ class ScratchAgent {
   readonly outboxIds = new Set<string>();
   readonly byPriority: Record<Priority, number> = { low: 0, normal: 0, high: 0 };
   unread = 0;
+  unseen = 0;
   lastActivityAt: string | null = null;
-  /** Index of the oldest entry that may still be unread (entries never become unread again). */
+  /** Index of the oldest entry that may still be unread (only an unarchived entry becomes unread again: see unarchived). */
   private oldestCandidate = 0;
+
+  /** An entry back in the inbox may be unread again: the oldest unread is looked for from it on. */
+  unarchived(entry: ScratchEntry): void {
+    let low = 0;
+    let high = this.inbox.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (this.inbox[mid].position < entry.position) low = mid + 1;
+      else high = mid;
+    }
+    this.oldestCandidate = Math.min(this.oldestCandidate, low);
+  }
 
   oldestUnreadAt(): string | null {
     while (this.oldestCandidate < this.inbox.length) {
@@ -53,6 +69,8 @@ export class ScratchViews implements ReadModelStorage {
   private readonly agents = new Map<string, ScratchAgent>();
   /** The task views (the same storage the memory store keeps them in). */
   readonly tasks = new TaskViewsMemory();
+  /** The delivery ledger (the same storage the memory store keeps it in). */
+  readonly ledger = new LedgerMemory();
   private lastPosition: bigint | null = null;
 
   get checkpoint(): bigint | null {
@@ -85,13 +103,13 @@ export class ScratchViews implements ReadModelStorage {
 
   outboxEntryAdded(sender: string, position: bigint, entry: InboxEntryFields): void {
     const agent = this.agent(sender);
-    agent.outbox.push({ position: Number(position), fields: entry, readAt: null, archivedAt: null });
+    agent.outbox.push({ position: Number(position), fields: entry, readAt: null, archivedAt: null, seenAt: null });
     agent.outboxIds.add(entry.messageId);
   }
 
   inboxEntryAdded(recipient: string, position: bigint, fields: InboxEntryFields): void {
     const agent = this.agent(recipient);
-    const entry: ScratchEntry = { position: Number(position), fields, readAt: null, archivedAt: null };
+    const entry: ScratchEntry = { position: Number(position), fields, readAt: null, archivedAt: null, seenAt: null };
     agent.byId.set(fields.messageId, entry);
     agent.inbox.push(entry);
   }
@@ -108,6 +126,21 @@ export class ScratchViews implements ReadModelStorage {
 
   entryArchived(recipient: string, messageId: string, archivedAt: string): void {
     this.agent(recipient).byId.get(messageId)!.archivedAt = archivedAt;
+  }
+
+  entryUnarchived(recipient: string, messageId: string): void {
+    const agent = this.agent(recipient);
+    const entry = agent.byId.get(messageId)!;
+    entry.archivedAt = null;
+    agent.unarchived(entry);
+  }
+
+  entrySeen(recipient: string, messageId: string, seenAt: string): void {
+    this.agent(recipient).byId.get(messageId)!.seenAt = seenAt;
+  }
+
+  unseenMoved(identity: string, by: 1 | -1): void {
+    this.agent(identity).unseen += by;
   }
 
   lastActivityMoved(identity: string, at: string): void {
@@ -132,6 +165,95 @@ export class ScratchViews implements ReadModelStorage {
 
   task(taskId: string): TaskView | undefined {
     return this.tasks.task(taskId);
+  }
+
+  // The delivery ledger (ledgerMemory.ts): its lookup and its changes.
+  ledgerOpen(messageId: string): boolean {
+    return this.ledger.ledgerOpen(messageId);
+  }
+
+  ledgerRecipient(messageId: string, identity: string): boolean {
+    return this.ledger.ledgerRecipient(messageId, identity);
+  }
+
+  ledgerMark(messageId: string, recipient: string, stage: LedgerStage): string | undefined {
+    return this.ledger.ledgerMark(messageId, recipient, stage);
+  }
+
+  awaitingReply(threadId: string, recipient: string): readonly string[] {
+    return this.ledger.awaitingReply(threadId, recipient);
+  }
+
+  ledgerOpened(header: LedgerHeader): void {
+    this.ledger.ledgerOpened(header);
+  }
+
+  ledgerStageReached(messageId: string, recipient: string, stage: LedgerStage, mark: string): void {
+    this.ledger.ledgerStageReached(messageId, recipient, stage, mark);
+  }
+
+  replyAwaited(threadId: string, recipient: string, messageId: string): void {
+    this.ledger.replyAwaited(threadId, recipient, messageId);
+  }
+
+  repliesSettled(threadId: string, recipient: string): void {
+    this.ledger.repliesSettled(threadId, recipient);
+  }
+
+  ledgerCount(messageId: string, stage: LedgerStage): number {
+    return this.ledger.ledgerCount(messageId, stage);
+  }
+
+  ledgerEscalatedAt(messageId: string): string | null {
+    return this.ledger.ledgerEscalatedAt(messageId);
+  }
+
+  unwokenListed(messageId: string, sentAt: string): void {
+    this.ledger.unwokenListed(messageId, sentAt);
+  }
+
+  unwokenCleared(messageId: string): void {
+    this.ledger.unwokenCleared(messageId);
+  }
+
+  wakeEscalated(messageId: string, at: string): void {
+    this.ledger.wakeEscalated(messageId, at);
+  }
+
+  ledgerRecipients(messageId: string): readonly string[] {
+    return this.ledger.ledgerRecipients(messageId);
+  }
+
+  ledgerReplyDueBy(messageId: string): string | null {
+    return this.ledger.ledgerReplyDueBy(messageId);
+  }
+
+  ledgerOverdueAt(messageId: string): string | null {
+    return this.ledger.ledgerOverdueAt(messageId);
+  }
+
+  replyRequested(messageId: string, dueBy: string): void {
+    this.ledger.replyRequested(messageId, dueBy);
+  }
+
+  replyOwed(recipient: string, messageId: string, dueBy: string): void {
+    this.ledger.replyOwed(recipient, messageId, dueBy);
+  }
+
+  replyOwedCleared(recipient: string, messageId: string): void {
+    this.ledger.replyOwedCleared(recipient, messageId);
+  }
+
+  repliesMet(messageId: string): void {
+    this.ledger.repliesMet(messageId);
+  }
+
+  replyOverdueMarked(messageId: string, at: string): void {
+    this.ledger.replyOverdueMarked(messageId, at);
+  }
+
+  deliveryLedger(messageId: string, query: LedgerQuery): LedgerPage | undefined {
+    return this.ledger.page(messageId, query);
   }
 
   private agent(identity: string): ScratchAgent {
@@ -179,10 +301,12 @@ export class ScratchViews implements ReadModelStorage {
     return {
       identity,
       unread: agent?.unread ?? 0,
+      unseen: agent?.unseen ?? 0,
       byPriority: { low: 0, normal: 0, high: 0, ...agent?.byPriority },
       oldestUnreadAt: agent?.oldestUnreadAt() ?? null,
       lastActivityAt: agent?.lastActivityAt ?? null,
       tasksWaiting: this.tasks.tasksWaiting(identity),
+      ...this.ledger.repliesOwed(identity),
     };
   }
 
@@ -219,6 +343,7 @@ export class ScratchViews implements ReadModelStorage {
       tags: f.tags,
       sentAt: f.sentAt,
       readAt: view === 'outbox' ? null : entry.readAt,
+      seenAt: view === 'outbox' ? null : entry.seenAt,
     };
     if (extra?.task) listed.task = extra.task;
     return listed;

@@ -4,6 +4,7 @@
  * waiting on each agent (heartbeat). Stores keep them; the rules in
  * taskRules.ts decide every change.
  */
+import type { Addressee } from '../../events/addressing';
 import type { Priority, TaskState } from '../../events/types';
 
 export const TASK_LISTS = ['assigned', 'claimable', 'sent'] as const;
@@ -14,7 +15,7 @@ export interface TaskView {
   taskId: string;
   threadId: string;
   sender: string;
-  to: string;
+  to: Addressee;
   subject: string;
   priority: Priority;
   sentAt: string;

@@ -4,6 +4,7 @@
  */
 import type { Priority } from '../../events/types';
 import type { ChangeSink } from './changes';
+import type { LedgerLookup } from './ledger';
 import type { TaskViewLookup } from './taskView';
 
 /** A recipient's inbox entry as far as the rules care. */
@@ -14,9 +15,11 @@ export interface EntryState {
   readonly fields: { readonly priority: Priority };
   readonly readAt: string | null;
   readonly archivedAt: string | null;
+  /** When it was first returned to the recipient (a list page or a get); null: never yet. */
+  readonly seenAt: string | null;
 }
 
-export interface ReadModelView extends TaskViewLookup {
+export interface ReadModelView extends TaskViewLookup, LedgerLookup {
   /** Whether the identity has any views yet (an inbox, an outbox or a receipt addressed to it). */
   hasViews(identity: string): boolean;
   /** The recipient's entry for the message, if it has one. */

@@ -4,7 +4,7 @@
  * broadcast, none when the sender suppressed wakes. The payload carries the
  * recipient's unread count after the change.
  */
-import type { InboxEntryFields, MessageWakeEvent, ViewChange } from '../viewChanges';
+import type { InboxEntryFields, LedgerFact, MessageWakeEvent, ReplyOverdueWakeEvent, ViewChange } from '../viewChanges';
 import type { ReadModelView } from './view';
 
 /** Whether a new inbox entry wakes its recipient (the Redis fast path asks this too). */
@@ -41,4 +41,16 @@ export function wakeFor(fact: ViewChange, position: bigint, view: ReadModelView)
   if (fact.kind !== 'inboxAdded' || !wakeDue(fact.recipient, fact.entry, fact.isBroadcast, fact.wakeSuppressed)) return null;
   if (view.entry(fact.recipient, fact.entry.messageId)?.position !== Number(position)) return null;
   return wakeOf(fact.recipient, fact.entry, fact.isBroadcast, view.unreadTotal(fact.recipient), position);
+}
+
+/** The sender's wake when its message's reply obligation is found overdue (issue 13): who has not answered. */
+export function replyOverdueWake(fact: Extract<LedgerFact, { kind: 'replyOverdue' }>, position: bigint): ReplyOverdueWakeEvent {
+  return {
+    type: 'wake/reply-overdue',
+    messageId: fact.messageId,
+    recipient: fact.sender,
+    waitingOn: fact.waitingOn,
+    dueBy: fact.dueBy,
+    position: position.toString(),
+  };
 }

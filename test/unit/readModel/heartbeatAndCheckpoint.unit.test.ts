@@ -22,7 +22,10 @@ describe('read model: heartbeat counts', () => {
         expect(views.heartbeat('@b')).toEqual({
           identity: '@b',
           tasksWaiting: 0,
+          repliesOwed: 0,
+          nextReplyDueBy: null,
           unread: 1,
+          unseen: 1,
           byPriority: { low: 0, normal: 0, high: 1 },
           oldestUnreadAt: log.sentAt('m3'),
           lastActivityAt: readAt,
@@ -30,7 +33,10 @@ describe('read model: heartbeat counts', () => {
         expect(views.heartbeat('@c')).toEqual({
           identity: '@c',
           tasksWaiting: 0,
+          repliesOwed: 0,
+          nextReplyDueBy: null,
           unread: 0,
+          unseen: 0,
           byPriority: { low: 0, normal: 0, high: 0 },
           oldestUnreadAt: null,
           lastActivityAt: log.sentAt(m2),

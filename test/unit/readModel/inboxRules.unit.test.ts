@@ -19,6 +19,7 @@ describe('read model: inbox entries and unread counts', () => {
         { kind: 'identityHasViews', identity: '@b' },
         { kind: 'inboxEntryAdded', recipient: '@b', position, entry, isBroadcast: false, wakeSuppressed: false },
         { kind: 'unreadMoved', identity: '@b', priority: 'high', by: 1 },
+        { kind: 'unseenMoved', identity: '@b', by: 1 },
       ]);
   });
 
@@ -44,6 +45,7 @@ describe('read model: inbox entries and unread counts', () => {
       .then([
         { kind: 'entryRead', recipient: '@b', messageId: m1, readAt },
         { kind: 'unreadMoved', identity: '@b', priority: 'low', by: -1 },
+        { kind: 'unseenMoved', identity: '@b', by: -1 },
         { kind: 'lastActivityMoved', identity: '@b', at: readAt },
       ]);
     const again = next(log, (l) => l.read('@b', m1));
@@ -63,6 +65,7 @@ describe('read model: inbox entries and unread counts', () => {
       .then([
         { kind: 'entryArchived', recipient: '@b', messageId: m1, archivedAt },
         { kind: 'unreadMoved', identity: '@b', priority: 'normal', by: -1 },
+        { kind: 'unseenMoved', identity: '@b', by: -1 },
       ]);
     ReadModelSpec.given([...given, ...when])
       .when(...next(log, (l) => l.archive('@b', m1)))
@@ -131,7 +134,10 @@ describe('read model: inbox entries and unread counts', () => {
         expect(views.heartbeat('@c')).toEqual({
           identity: '@c',
           tasksWaiting: 0,
+          repliesOwed: 0,
+          nextReplyDueBy: null,
           unread: 0,
+          unseen: 0,
           byPriority: { low: 0, normal: 0, high: 0 },
           oldestUnreadAt: null,
           lastActivityAt: null,
@@ -151,5 +157,47 @@ describe('read model: inbox entries and unread counts', () => {
         expect(views.heartbeat('@c')).toMatchObject({ unread: 0, byPriority: { low: 0, normal: 0, high: 0 } });
         expect(views.heartbeat('@a')).toMatchObject({ unread: 0 });
       });
+  });
+
+  it('unarchiving an unread entry brings it back: +1 unread at its priority, listed again; a second unarchive changes nothing', () => {
+    const log = new LogBuilder().register('@a', '@b', '@c');
+    const m1 = log.send('@a', '@b', { priority: 'high' });
+    log.archive('@b', m1);
+    const given = log.projected();
+    const when = next(log, (l) => l.unarchive('@b', m1));
+    ReadModelSpec.given(given)
+      .when(...when)
+      .then([
+        { kind: 'entryUnarchived', recipient: '@b', messageId: m1 },
+        { kind: 'unreadMoved', identity: '@b', priority: 'high', by: 1 },
+        { kind: 'unseenMoved', identity: '@b', by: 1 },
+      ]);
+    ReadModelSpec.given(given)
+      .when(...when)
+      .thenViews((views) => {
+        expect(views.heartbeat('@b')).toMatchObject({ unread: 1, oldestUnreadAt: log.sentAt(m1) });
+        expect(views.listing('@b', 'unread').map((e) => e.fields.messageId)).toEqual([m1]);
+      });
+    ReadModelSpec.given([...given, ...when])
+      .when(...next(log, (l) => l.unarchive('@b', m1)))
+      .thenNothing();
+  });
+
+  it('unarchiving a read entry moves no count; unarchiving an entry never archived, or one of another recipient, changes nothing', () => {
+    const log = new LogBuilder().register('@a', '@b', '@c');
+    const m1 = log.send('@a', '@b');
+    const m2 = log.send('@a', '@b');
+    log.read('@b', m1);
+    log.archive('@b', m1);
+    const given = log.projected();
+    ReadModelSpec.given(given)
+      .when(...next(log, (l) => l.unarchive('@b', m1)))
+      .then([{ kind: 'entryUnarchived', recipient: '@b', messageId: m1 }]);
+    ReadModelSpec.given(given)
+      .when(...next(log, (l) => l.unarchive('@b', m2)))
+      .thenNothing();
+    ReadModelSpec.given(given)
+      .when(...next(log, (l) => l.unarchive('@c', m1)))
+      .then([{ kind: 'identityHasViews', identity: '@c' }]);
   });
 });

@@ -55,6 +55,7 @@ describe('read model: outbox and last activity', () => {
       .then([
         { kind: 'entryRead', recipient: '@b', messageId: m1, readAt: '2025-01-01T00:00:00.000Z' },
         { kind: 'unreadMoved', identity: '@b', priority: 'normal', by: -1 },
+        { kind: 'unseenMoved', identity: '@b', by: -1 },
       ]);
   });
 

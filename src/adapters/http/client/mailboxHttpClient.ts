@@ -3,11 +3,20 @@
  * responses become the same MailboxError, envelope unchanged, so a caller
  * sees exactly what the server said.
  */
-import type { ArchiveResult, BulkReadResult, ReadResult, Registration, SendResult } from '../../../application/mailboxCommands';
-import type { InboxCount, MessageDetail, WakeStreamEvent } from '../../../application/mailboxQueries';
+import type { DeliveryLedger } from '../../../application/deliveryQueries';
+import type {
+  ArchiveResult,
+  BulkReadResult,
+  ReadAllResult,
+  ReadResult,
+  Registration,
+  SendResult,
+  UnarchiveResult,
+} from '../../../application/mailboxCommands';
+import type { HeartbeatAnswer, InboxCount, MessageDetail, WakeStreamEvent } from '../../../application/mailboxQueries';
 import { MailboxError, type ErrorCode, type ErrorEnvelope } from '../../../errors';
 import type { StoredEvent } from '../../../events/types';
-import type { AgentView, HeartbeatCounts, MessagePage } from '../../../projections/projectionStore';
+import type { AgentView, MessagePage } from '../../../projections/projectionStore';
 import type { AgentApi } from '../../../application/agentApi';
 import type { A2aTask } from '../../../application/taskA2a';
 import type { TaskResult } from '../../../application/taskCommands';
@@ -136,11 +145,19 @@ export class MailboxHttpClient implements AgentApi {
   getMessage(messageId: string): Promise<MessageDetail> {
     return this.request('GET', `/v1/messages/${encodeURIComponent(messageId)}`);
   }
-  markRead(input: unknown): Promise<ReadResult | BulkReadResult> {
+  /** {messageId, after?, limit?} */
+  getDelivery(input: unknown): Promise<DeliveryLedger> {
+    const { messageId, ...query } = (input ?? {}) as { messageId?: unknown } & Record<string, unknown>;
+    return this.request('GET', `/v1/messages/${encodeURIComponent(String(messageId ?? ''))}/delivery`, { query });
+  }
+  markRead(input: unknown): Promise<ReadResult | BulkReadResult | ReadAllResult> {
     return this.request('POST', '/v1/messages/read', { body: input });
   }
   archive(messageId: string): Promise<ArchiveResult> {
     return this.request('POST', `/v1/messages/${encodeURIComponent(messageId)}/archive`);
+  }
+  unarchive(messageId: string): Promise<UnarchiveResult> {
+    return this.request('POST', `/v1/messages/${encodeURIComponent(messageId)}/unarchive`);
   }
   unreadCount(): Promise<InboxCount> {
     return this.request('GET', '/v1/inbox/count');
@@ -160,7 +177,7 @@ export class MailboxHttpClient implements AgentApi {
   getTask(taskId: string): Promise<A2aTask> {
     return this.request('GET', `/v1/tasks/${encodeURIComponent(taskId)}`);
   }
-  heartbeats(): Promise<{ agents: Array<HeartbeatCounts & { unreadCount: number }> }> {
+  heartbeats(): Promise<{ agents: HeartbeatAnswer[] }> {
     return this.request('GET', '/v1/heartbeat');
   }
 

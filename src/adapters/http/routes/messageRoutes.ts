@@ -44,6 +44,17 @@ export function messageRoutes(app: FastifyInstance, { mailbox, metrics, wakeLate
     return queries.getMessage(actorOf(request), { messageId: request.params.id });
   });
 
+  app.get<ById>('/v1/messages/:id/delivery', async (request) => {
+    const query = (singleValuedQuery(request.query, [], 'GET /v1/messages/{id}/delivery') ?? {}) as Record<string, unknown>;
+    if ('messageId' in query) {
+      throw new MailboxError('UNKNOWN_FIELD', 'Unknown field', 'The message id is in the path; give only after and limit.', {
+        field: 'messageId',
+        allowed: ['after', 'limit'],
+      });
+    }
+    return mailbox.deliveries.delivery(actorOf(request), { ...query, messageId: request.params.id });
+  });
+
   app.post('/v1/messages/read', async (request) => {
     return metrics.command('mark_read', 'http', async () =>
       commands.markRead(
@@ -64,6 +75,13 @@ export function messageRoutes(app: FastifyInstance, { mailbox, metrics, wakeLate
     return metrics.command('archive', 'http', async () => {
       noExtraInput(request.body, 'POST /v1/messages/{id}/archive');
       return commands.archive(actorOf(request), { messageId: request.params.id });
+    });
+  });
+
+  app.post<ById>('/v1/messages/:id/unarchive', async (request) => {
+    return metrics.command('unarchive', 'http', async () => {
+      noExtraInput(request.body, 'POST /v1/messages/{id}/unarchive');
+      return commands.unarchive(actorOf(request), { messageId: request.params.id });
     });
   });
 }

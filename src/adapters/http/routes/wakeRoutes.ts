@@ -24,7 +24,12 @@ export function wakeRoutes(app: FastifyInstance, { mailbox, config, wakeStreams,
         slot.attach(stream);
       }
       if (event.event === 'wake') {
-        if (stream.send('wake', event.data, event.data.position)) wakeLatency.wakeWritten(event.data.messageId);
+        if (stream.send('wake', event.data, event.data.position)) {
+          wakeLatency.wakeWritten(event.data.messageId);
+          // Handed to an open stream: the recipient was woken (the delivery ledger), recorded off this path.
+          if (event.data.type === 'wake/message')
+            mailbox.wakeRecorder.observed(event.data.messageId, event.data.recipient, 'stream');
+        }
       } else {
         stream.send(event.event, event.data);
       }

@@ -11,10 +11,14 @@ import type { ListQuery } from '../../../projections/listQuery';
 import type { AgentView, HeartbeatCounts, ListedMessage, UnreadCount, ViewPage } from '../../../projections/projectionStore';
 import type { TaskView } from '../../../projections/readModel/taskView';
 import type { TaskListQuery, TaskViewPage } from '../../../projections/readModel/taskViewsMemory';
+import { SqliteLedgerReader } from './sqliteLedgerReader';
 
 interface ListedRow {
   position: number;
   read_at: string | null;
+  seen_at: string | null;
+  archived_at: string | null;
+  recipient_list: number;
   message_id: string;
   sender: string;
   recipient: string;
@@ -33,6 +37,8 @@ interface CountsRow {
   unread_high: number;
   last_activity_at: string | null;
   tasks_waiting: number;
+  unseen: number;
+  replies_owed: number;
 }
 
 /** Positions are stored as integers; larger than 2^53 they would lose digits (as in sortedPositions.ts). */
@@ -45,12 +51,15 @@ const MAX_SHAPES = 256;
 export class SqliteViewReader {
   private readonly s: ReturnType<typeof prepareReader>;
   private readonly shapes = new Map<string, Database.Statement>();
+  /** The delivery ledger's reads (issue 13). */
+  readonly ledger: SqliteLedgerReader;
 
   constructor(
     private readonly db: Database.Database,
     private readonly g: string,
   ) {
     this.s = prepareReader(db, g);
+    this.ledger = new SqliteLedgerReader(db, g);
   }
 
   listMessages(identity: string, query: ListQuery): ViewPage {
@@ -69,7 +78,7 @@ export class SqliteViewReader {
     const hasMore = rows.length > query.limit;
     const page = hasMore ? rows.slice(0, query.limit) : rows;
     return {
-      messages: page.map((row) => listed(row, query.box)),
+      messages: page.map((row) => listed(row, query.box, query.status === 'archived')),
       nextBefore: hasMore ? BigInt(page[page.length - 1].position) : null,
       unreadCount,
     };
@@ -77,9 +86,10 @@ export class SqliteViewReader {
 
   unreadCount(identity: string): UnreadCount {
     const row = this.s.counts.get(identity) as CountsRow | undefined;
-    if (!row) return { unread: 0, byPriority: { low: 0, normal: 0, high: 0 } };
+    if (!row) return { unread: 0, unseen: 0, byPriority: { low: 0, normal: 0, high: 0 } };
     return {
       unread: row.unread_low + row.unread_normal + row.unread_high,
+      unseen: row.unseen,
       byPriority: { low: row.unread_low, normal: row.unread_normal, high: row.unread_high },
     };
   }
@@ -93,6 +103,7 @@ export class SqliteViewReader {
       oldestUnreadAt: oldest?.sent_at ?? null,
       lastActivityAt: row?.last_activity_at ?? null,
       tasksWaiting: row?.tasks_waiting ?? 0,
+      ...this.ledger.repliesOwed(identity, row?.replies_owed ?? 0),
     };
   }
 
@@ -153,11 +164,11 @@ export class SqliteViewReader {
   }
 }
 
-function listed(row: ListedRow, box: ListQuery['box']): ListedMessage {
+function listed(row: ListedRow, box: ListQuery['box'], archived: boolean): ListedMessage {
   const message: ListedMessage = {
     messageId: row.message_id,
     from: row.sender,
-    to: row.recipient,
+    to: row.recipient_list === 1 ? (JSON.parse(row.recipient) as string[]) : row.recipient,
     subject: row.subject,
     priority: row.priority,
     threadId: row.thread_id,
@@ -165,7 +176,9 @@ function listed(row: ListedRow, box: ListQuery['box']): ListedMessage {
     tags: JSON.parse(row.tags) as string[],
     sentAt: row.sent_at,
     readAt: box === 'inbox' ? row.read_at : null,
+    seenAt: box === 'inbox' ? row.seen_at : null,
   };
+  if (archived) message.archivedAt = row.archived_at!; // null for an outbox entry, as the memory store lists it
   if (row.task !== null) message.task = JSON.parse(row.task) as ListedMessage['task'];
   return message;
 }
@@ -184,25 +197,40 @@ function listingSql(g: string, identity: string, query: ListQuery): { sql: strin
     from = `${g}_entry_tags t JOIN ${g}_entries e ON e.owner = t.owner AND e.box = t.box AND e.position = t.position`;
     where.push('t.owner = ?', 't.box = ?', 't.tag = ?', 't.position < ?');
     params.push(identity, box, firstTag, bound(query));
+  } else if (query.to !== undefined && query.threadId === undefined && query.from === undefined) {
+    // Sent to the identity alone, or with it in a list: both index ranges, merged by position.
+    from =
+      `(SELECT position AS p FROM ${g}_entries INDEXED BY ${g}_entries_to WHERE owner = ? AND box = ? AND recipient = ? AND position < ? ` +
+      `UNION ALL SELECT position FROM ${g}_entry_recipients WHERE owner = ? AND box = ? AND recipient = ? AND position < ?) u ` +
+      `JOIN ${g}_entries e ON e.owner = ? AND e.box = ? AND e.position = u.p`;
+    params.push(identity, box, query.to, bound(query), identity, box, query.to, bound(query), identity, box);
+    where.push('e.owner = ?');
+    params.push(identity);
   } else {
     const index = indexFor(g, query);
     from = index.name === null ? `${g}_entries e` : `${g}_entries e INDEXED BY ${index.name}`;
     where.push('e.owner = ?', ...index.where, 'e.position < ?');
     params.push(identity, ...index.params, bound(query));
   }
-  if (box === 0) where.push('e.box = 0', 'e.archived_at IS NULL');
+  if (box === 0) where.push('e.box = 0', query.status === 'archived' ? 'e.archived_at IS NOT NULL' : 'e.archived_at IS NULL');
   else where.push('e.box = 1');
   if (query.status === 'unread') where.push('e.read_at IS NULL');
   if (query.status === 'read') where.push('e.read_at IS NOT NULL');
   for (const [column, value] of [
     ['sender', query.from],
-    ['recipient', query.to],
     ['thread_id', query.threadId],
     ['priority', query.priority],
   ] as const) {
     if (value === undefined) continue;
     where.push(`e.${column} = ?`);
     params.push(value);
+  }
+  if (query.to !== undefined) {
+    where.push(
+      `(e.recipient = ? OR EXISTS (SELECT 1 FROM ${g}_entry_recipients r WHERE r.owner = e.owner AND r.box = e.box ` +
+        `AND r.recipient = ? AND r.position = e.position))`,
+    );
+    params.push(query.to, query.to);
   }
   for (const tag of otherTags) {
     where.push(
@@ -212,7 +240,7 @@ function listingSql(g: string, identity: string, query: ListQuery): { sql: strin
   }
   params.push(query.limit + 1);
   const sql =
-    `SELECT e.position, e.read_at, m.message_id, m.sender, m.recipient, m.subject, m.priority, m.thread_id, m.in_reply_to, ` +
+    `SELECT e.position, e.read_at, e.seen_at, e.archived_at, m.recipient_list, m.message_id, m.sender, m.recipient, m.subject, m.priority, m.thread_id, m.in_reply_to, ` +
     `m.tags, m.sent_at, m.task FROM ${from} JOIN ${g}_messages m ON m.msg = e.msg ` +
     `WHERE ${where.join(' AND ')} ORDER BY e.position DESC LIMIT ?`;
   return { sql, params };
@@ -230,9 +258,15 @@ function indexFor(g: string, query: ListQuery): { name: string | null; where: st
   });
   if (query.threadId !== undefined) return byField('thread', 'thread_id', query.threadId);
   if (query.from !== undefined) return byField('from', 'sender', query.from);
-  if (query.to !== undefined) return byField('to', 'recipient', query.to);
   if (query.box === 'inbox') {
-    const partial = query.status === 'unread' ? 'unread' : query.status === 'read' ? 'read' : 'inbox';
+    const partial =
+      query.status === 'unread'
+        ? 'unread'
+        : query.status === 'read'
+          ? 'read'
+          : query.status === 'archived'
+            ? 'archived'
+            : 'inbox';
     if (query.priority === undefined || partial === 'unread')
       return { name: `${g}_entries_${partial}`, where: partialWhere(partial), params: [] };
   }
@@ -241,7 +275,8 @@ function indexFor(g: string, query: ListQuery): { name: string | null; where: st
 }
 
 /** The partial index's own condition, word for word: SQLite uses a partial index only when the query implies it. */
-function partialWhere(partial: 'unread' | 'read' | 'inbox'): string[] {
+function partialWhere(partial: 'unread' | 'read' | 'archived' | 'inbox'): string[] {
+  if (partial === 'archived') return ['e.box = 0', 'e.archived_at IS NOT NULL'];
   if (partial === 'unread') return ['e.box = 0', 'e.archived_at IS NULL', 'e.read_at IS NULL'];
   if (partial === 'read') return ['e.box = 0', 'e.archived_at IS NULL', 'e.read_at IS NOT NULL'];
   return ['e.box = 0', 'e.archived_at IS NULL'];
@@ -250,7 +285,8 @@ function partialWhere(partial: 'unread' | 'read' | 'inbox'): string[] {
 function prepareReader(db: Database.Database, g: string) {
   return {
     counts: db.prepare(
-      `SELECT unread_low, unread_normal, unread_high, last_activity_at, tasks_waiting FROM ${g}_identities WHERE identity = ?`,
+      `SELECT unread_low, unread_normal, unread_high, last_activity_at, tasks_waiting, unseen, replies_owed
+       FROM ${g}_identities WHERE identity = ?`,
     ),
     oldestUnread: db.prepare(
       `SELECT m.sent_at FROM ${g}_entries e INDEXED BY ${g}_entries_unread JOIN ${g}_messages m ON m.msg = e.msg

@@ -24,6 +24,9 @@ import type { ReadModelStorage, EntryState } from '../../../projections/readMode
 import type { TaskList, TaskView } from '../../../projections/readModel/taskView';
 import type { InboxEntryFields, MessageSummary } from '../../../projections/viewChanges';
 import { dueAt } from '../redisTaskViews';
+import type { LedgerHeader, LedgerStage } from '../../../projections/readModel/ledger';
+import type { Addressee } from '../../../events/addressing';
+import { SqliteLedgerWriter } from './sqliteLedgerWriter';
 
 interface IdentityRow {
   hasViews: boolean;
@@ -32,6 +35,8 @@ interface IdentityRow {
   high: number;
   lastActivityAt: string | null;
   tasksWaiting: number;
+  unseen: number;
+  repliesOwed: number;
   dirty: boolean;
 }
 
@@ -41,6 +46,7 @@ interface CachedEntry extends EntryState {
   readonly msg: number;
   readAt: string | null;
   archivedAt: string | null;
+  seenAt: string | null;
 }
 
 type StoredIdentity = {
@@ -50,6 +56,8 @@ type StoredIdentity = {
   unread_high: number;
   last_activity_at: string | null;
   tasks_waiting: number;
+  unseen: number;
+  replies_owed: number;
 };
 
 const INBOX = 0;
@@ -57,6 +65,7 @@ const OUTBOX = 1;
 
 export class SqliteViewWriter implements ReadModelStorage {
   private readonly s: ReturnType<typeof prepareWriter>;
+  private readonly ledger: SqliteLedgerWriter;
   private identities = new Map<string, IdentityRow>();
   private entries = new Map<string, CachedEntry | null>();
   private outbox = new Map<string, boolean>();
@@ -70,6 +79,11 @@ export class SqliteViewWriter implements ReadModelStorage {
     readonly generation: string,
   ) {
     this.s = prepareWriter(db, generation);
+    this.ledger = new SqliteLedgerWriter(db, generation, (identity, by) => {
+      const row = this.identity(identity);
+      row.repliesOwed += by;
+      row.dirty = true;
+    });
   }
 
   /** The generation's stored checkpoint and log (read inside the write transaction). */
@@ -98,6 +112,8 @@ export class SqliteViewWriter implements ReadModelStorage {
         row.high,
         row.lastActivityAt,
         row.tasksWaiting,
+        row.unseen,
+        row.repliesOwed,
       );
     }
     this.forget();
@@ -126,9 +142,21 @@ export class SqliteViewWriter implements ReadModelStorage {
             high: stored.unread_high,
             lastActivityAt: stored.last_activity_at,
             tasksWaiting: stored.tasks_waiting,
+            unseen: stored.unseen,
+            repliesOwed: stored.replies_owed,
             dirty: false,
           }
-        : { hasViews: false, low: 0, normal: 0, high: 0, lastActivityAt: null, tasksWaiting: 0, dirty: false };
+        : {
+            hasViews: false,
+            low: 0,
+            normal: 0,
+            high: 0,
+            lastActivityAt: null,
+            tasksWaiting: 0,
+            unseen: 0,
+            repliesOwed: 0,
+            dirty: false,
+          };
       this.identities.set(identity, row);
     }
     return row;
@@ -157,7 +185,8 @@ export class SqliteViewWriter implements ReadModelStorage {
       const msg = this.newMessages.has(messageId) ? null : this.msgOf(messageId);
       if (msg !== null) {
         const row = this.s.entry.get(recipient, INBOX, msg) as
-          { position: number; priority: Priority; read_at: string | null; archived_at: string | null } | undefined;
+          | { position: number; priority: Priority; read_at: string | null; archived_at: string | null; seen_at: string | null }
+          | undefined;
         if (row)
           entry = {
             position: row.position,
@@ -165,6 +194,7 @@ export class SqliteViewWriter implements ReadModelStorage {
             msg,
             readAt: row.read_at,
             archivedAt: row.archived_at,
+            seenAt: row.seen_at,
           };
       }
       this.entries.set(key, entry);
@@ -225,7 +255,7 @@ export class SqliteViewWriter implements ReadModelStorage {
     const values = [
       summary.messageId,
       summary.from,
-      summary.to,
+      storedAddressee(summary.to),
       summary.subject,
       summary.priority,
       summary.threadId,
@@ -234,6 +264,7 @@ export class SqliteViewWriter implements ReadModelStorage {
       summary.sentAt,
       summary.task === null ? null : JSON.stringify(summary.task),
       summary.recipientCount,
+      isList(summary.to),
     ];
     const inserted = this.s.insertMessage.run(...values);
     if (inserted.changes === 1) {
@@ -251,7 +282,7 @@ export class SqliteViewWriter implements ReadModelStorage {
     const inserted = this.s.insertMessage.run(
       entry.messageId,
       entry.from,
-      entry.to,
+      storedAddressee(entry.to),
       entry.subject,
       entry.priority,
       entry.threadId,
@@ -260,6 +291,7 @@ export class SqliteViewWriter implements ReadModelStorage {
       entry.sentAt,
       null,
       0,
+      isList(entry.to),
     );
     const msg = Number(inserted.lastInsertRowid);
     this.msgIds.set(entry.messageId, msg);
@@ -273,7 +305,7 @@ export class SqliteViewWriter implements ReadModelStorage {
   }
 
   outboxEntryAdded(sender: string, position: bigint, entry: InboxEntryFields): void {
-    this.addEntry(sender, OUTBOX, position, entry, entry.to.startsWith('AGENT:'));
+    this.addEntry(sender, OUTBOX, position, entry, typeof entry.to === 'string' && entry.to.startsWith('AGENT:'));
     this.outbox.set(`${sender}\u0000${entry.messageId}`, true);
   }
 
@@ -285,13 +317,16 @@ export class SqliteViewWriter implements ReadModelStorage {
       msg,
       readAt: null,
       archivedAt: null,
+      seenAt: null,
     });
   }
 
   private addEntry(owner: string, box: number, position: bigint, entry: InboxEntryFields, isBroadcast: boolean): number {
     const msg = this.ensureMessage(entry);
-    this.s.insertEntry.run(owner, box, position, msg, entry.from, entry.to, entry.threadId, entry.priority, isBroadcast ? 1 : 0);
+    const to = storedAddressee(entry.to);
+    this.s.insertEntry.run(owner, box, position, msg, entry.from, to, entry.threadId, entry.priority, isBroadcast ? 1 : 0);
     for (const tag of entry.tags) this.s.insertTag.run(owner, box, tag, position);
+    if (typeof entry.to !== 'string') this.addListedRecipients(owner, box, position, entry.to);
     return msg;
   }
 
@@ -311,6 +346,30 @@ export class SqliteViewWriter implements ReadModelStorage {
     const entry = this.entry(recipient, messageId)!;
     entry.archivedAt = archivedAt;
     this.s.archive.run(archivedAt, recipient, INBOX, entry.msg);
+  }
+
+  // Issue 13's entry changes: unarchive, seen marks, the unseen counter, a list of recipients.
+  entryUnarchived(recipient: string, messageId: string): void {
+    const entry = this.entry(recipient, messageId)!;
+    entry.archivedAt = null;
+    this.s.unarchive.run(recipient, INBOX, entry.msg);
+  }
+
+  entrySeen(recipient: string, messageId: string, seenAt: string): void {
+    const entry = this.entry(recipient, messageId)!;
+    entry.seenAt = seenAt;
+    this.s.markSeen.run(seenAt, recipient, INBOX, entry.msg);
+  }
+
+  unseenMoved(identity: string, by: 1 | -1): void {
+    const row = this.identity(identity);
+    row.unseen += by;
+    row.dirty = true;
+  }
+
+  /** A message to a list is found by each listed recipient (the `to` filter), one row each. */
+  private addListedRecipients(owner: string, box: number, position: bigint, to: readonly string[]): void {
+    for (const recipient of to) this.s.insertRecipient.run(owner, box, recipient, position);
   }
 
   lastActivityMoved(identity: string, at: string): void {
@@ -338,7 +397,96 @@ export class SqliteViewWriter implements ReadModelStorage {
     row.tasksWaiting += by;
     row.dirty = true;
   }
+
+  // The delivery ledger (sqliteLedgerWriter.ts): its lookup and its changes.
+  ledgerOpen(messageId: string): boolean {
+    return this.ledger.ledgerOpen(messageId);
+  }
+
+  ledgerRecipient(messageId: string, identity: string): boolean {
+    return this.ledger.ledgerRecipient(messageId, identity);
+  }
+
+  ledgerMark(messageId: string, recipient: string, stage: LedgerStage): string | undefined {
+    return this.ledger.ledgerMark(messageId, recipient, stage);
+  }
+
+  awaitingReply(threadId: string, recipient: string): readonly string[] {
+    return this.ledger.awaitingReply(threadId, recipient);
+  }
+
+  ledgerCount(messageId: string, stage: LedgerStage): number {
+    return this.ledger.ledgerCount(messageId, stage);
+  }
+
+  ledgerEscalatedAt(messageId: string): string | null {
+    return this.ledger.ledgerEscalatedAt(messageId);
+  }
+
+  ledgerRecipients(messageId: string): readonly string[] {
+    return this.ledger.ledgerRecipients(messageId);
+  }
+
+  ledgerReplyDueBy(messageId: string): string | null {
+    return this.ledger.ledgerReplyDueBy(messageId);
+  }
+
+  ledgerOverdueAt(messageId: string): string | null {
+    return this.ledger.ledgerOverdueAt(messageId);
+  }
+
+  ledgerOpened(header: LedgerHeader): void {
+    this.ledger.ledgerOpened(header);
+  }
+
+  ledgerStageReached(messageId: string, recipient: string, stage: LedgerStage, mark: string): void {
+    this.ledger.ledgerStageReached(messageId, recipient, stage, mark);
+  }
+
+  replyAwaited(threadId: string, recipient: string, messageId: string): void {
+    this.ledger.replyAwaited(threadId, recipient, messageId);
+  }
+
+  repliesSettled(threadId: string, recipient: string): void {
+    this.ledger.repliesSettled(threadId, recipient);
+  }
+
+  unwokenListed(messageId: string, sentAt: string): void {
+    this.ledger.unwokenListed(messageId, sentAt);
+  }
+
+  unwokenCleared(messageId: string): void {
+    this.ledger.unwokenCleared(messageId);
+  }
+
+  wakeEscalated(messageId: string, at: string): void {
+    this.ledger.wakeEscalated(messageId, at);
+  }
+
+  replyRequested(messageId: string, dueBy: string): void {
+    this.ledger.replyRequested(messageId, dueBy);
+  }
+
+  replyOwed(recipient: string, messageId: string, dueBy: string): void {
+    this.ledger.replyOwed(recipient, messageId, dueBy);
+  }
+
+  replyOwedCleared(recipient: string, messageId: string): void {
+    this.ledger.replyOwedCleared(recipient, messageId);
+  }
+
+  repliesMet(messageId: string): void {
+    this.ledger.repliesMet(messageId);
+  }
+
+  replyOverdueMarked(messageId: string, at: string): void {
+    this.ledger.replyOverdueMarked(messageId, at);
+  }
 }
+
+/** A list of recipients is stored as its JSON (recipient_list = 1): it equals no identity, so the `to` index skips it. */
+export const storedAddressee = (to: Addressee): string => (typeof to === 'string' ? to : JSON.stringify(to));
+const isList = (to: Addressee): number => (typeof to === 'string' ? 0 : 1);
 
 function prepareWriter(db: Database.Database, g: string) {
   return {
@@ -346,18 +494,21 @@ function prepareWriter(db: Database.Database, g: string) {
     setCheckpoint: db.prepare(`UPDATE ${g}_state SET checkpoint = ? WHERE id = 1`),
     setLogIdentity: db.prepare(`UPDATE ${g}_state SET log_identity = ? WHERE id = 1`),
     identity: db.prepare(
-      `SELECT has_views, unread_low, unread_normal, unread_high, last_activity_at, tasks_waiting FROM ${g}_identities WHERE identity = ?`,
+      `SELECT has_views, unread_low, unread_normal, unread_high, last_activity_at, tasks_waiting, unseen, replies_owed
+       FROM ${g}_identities WHERE identity = ?`,
     ),
     upsertIdentity: db.prepare(
-      `INSERT INTO ${g}_identities (identity, has_views, unread_low, unread_normal, unread_high, last_activity_at, tasks_waiting)
-       VALUES (?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO ${g}_identities
+         (identity, has_views, unread_low, unread_normal, unread_high, last_activity_at, tasks_waiting, unseen, replies_owed)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (identity) DO UPDATE SET has_views = excluded.has_views, unread_low = excluded.unread_low,
          unread_normal = excluded.unread_normal, unread_high = excluded.unread_high,
-         last_activity_at = excluded.last_activity_at, tasks_waiting = excluded.tasks_waiting`,
+         last_activity_at = excluded.last_activity_at, tasks_waiting = excluded.tasks_waiting,
+         unseen = excluded.unseen, replies_owed = excluded.replies_owed`,
     ),
     msgOf: db.prepare(`SELECT msg FROM ${g}_messages WHERE message_id = ?`),
     entry: db.prepare(
-      `SELECT position, priority, read_at, archived_at FROM ${g}_entries WHERE owner = ? AND box = ? AND msg = ?`,
+      `SELECT position, priority, read_at, archived_at, seen_at FROM ${g}_entries WHERE owner = ? AND box = ? AND msg = ?`,
     ),
     agentExists: db.prepare(`SELECT 1 FROM ${g}_agents WHERE identity = ?`),
     task: db.prepare(`SELECT record FROM ${g}_tasks WHERE task_id = ?`),
@@ -368,12 +519,12 @@ function prepareWriter(db: Database.Database, g: string) {
     retireAgent: db.prepare(`UPDATE ${g}_agents SET retired = 1, retired_at = ? WHERE identity = ?`),
     insertMessage: db.prepare(
       `INSERT OR IGNORE INTO ${g}_messages
-       (message_id, sender, recipient, subject, priority, thread_id, in_reply_to, tags, sent_at, task, recipient_count)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       (message_id, sender, recipient, subject, priority, thread_id, in_reply_to, tags, sent_at, task, recipient_count, recipient_list)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     replaceMessage: db.prepare(
       `UPDATE ${g}_messages SET sender = ?, recipient = ?, subject = ?, priority = ?, thread_id = ?, in_reply_to = ?, tags = ?,
-       sent_at = ?, task = ?, recipient_count = ? WHERE message_id = ?`,
+       sent_at = ?, task = ?, recipient_count = ?, recipient_list = ? WHERE message_id = ?`,
     ),
     insertEntry: db.prepare(
       `INSERT INTO ${g}_entries (owner, box, position, msg, sender, recipient, thread_id, priority, read_at, archived_at, is_broadcast)
@@ -387,6 +538,11 @@ function prepareWriter(db: Database.Database, g: string) {
        ON CONFLICT (task_id) DO UPDATE SET record = excluded.record, state = excluded.state, due_at = excluded.due_at`,
     ),
     listTask: db.prepare(`INSERT OR IGNORE INTO ${g}_task_lists (list, identity, position, task_id) VALUES (?, ?, ?, ?)`),
+    unarchive: db.prepare(`UPDATE ${g}_entries SET archived_at = NULL WHERE owner = ? AND box = ? AND msg = ?`),
+    markSeen: db.prepare(`UPDATE ${g}_entries SET seen_at = ? WHERE owner = ? AND box = ? AND msg = ?`),
+    insertRecipient: db.prepare(
+      `INSERT OR IGNORE INTO ${g}_entry_recipients (owner, box, recipient, position) VALUES (?, ?, ?, ?)`,
+    ),
     unlistTask: db.prepare(`DELETE FROM ${g}_task_lists WHERE list = ? AND identity = ? AND position = ? AND task_id = ?`),
   };
 }

@@ -4,7 +4,7 @@
  * fence, each with the time it lapses (milliseconds since the epoch).
  */
 import type Database from 'libsql';
-import { generationSchema, META_SCHEMA } from './sqliteViewsSchema';
+import { GENERATION_NAME, generationSchema, META_SCHEMA, VIEWS_SCHEMA_VERSION } from './sqliteViewsSchema';
 
 /** A live projector renews its mark every second or so (projectionRunner.ts); it lapses after this long. */
 export const LIVE_WRITER_TTL_MS = 5000;
@@ -30,14 +30,45 @@ export class SqliteViewsMeta {
     this.rollback = db.prepare('ROLLBACK');
   }
 
-  /** A new file gets its first generation; an existing one keeps its own. */
-  ensureActive(): void {
-    this.transaction(() => {
-      if (this.value('active') !== null) return;
-      this.db.exec(generationSchema(FIRST_GENERATION));
-      this.set.run('active', FIRST_GENERATION);
-      this.set.run('counter', '1');
+  /**
+   * A new file gets its first generation; an existing one keeps its own if its tables have this code's shape.
+   * A file of another schema (VIEWS_SCHEMA_VERSION; missing: written before issue 13) has its generations
+   * dropped and starts a fresh, empty one, which the projector builds from the whole log: returns why (null: kept).
+   */
+  ensureActive(): string | null {
+    return this.transaction(() => {
+      if (this.value('active') === null) {
+        this.db.exec(generationSchema(FIRST_GENERATION));
+        this.set.run('active', FIRST_GENERATION);
+        this.set.run('counter', '1');
+        this.set.run('schema', VIEWS_SCHEMA_VERSION);
+        return null;
+      }
+      const schema = this.value('schema');
+      if (schema === VIEWS_SCHEMA_VERSION) return null;
+      this.dropEveryGeneration();
+      const next = `g${Number(this.value('counter') ?? '1') + 1}`;
+      this.db.exec(generationSchema(next));
+      this.set.run('counter', String(Number(next.slice(1))));
+      this.set.run('active', next);
+      this.set.run('schema', VIEWS_SCHEMA_VERSION);
+      return `its tables are of views schema ${schema ?? '1 (before the delivery ledger)'}, this mailbox reads schema ${VIEWS_SCHEMA_VERSION}`;
     });
+  }
+
+  /** Drops every generation's tables and the rows about them (bulk marks, fence, live writer). */
+  private dropEveryGeneration(): void {
+    const tables = this.db
+      .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'g[0-9]*_*'`)
+      .all() as Array<{
+      name: string;
+    }>;
+    for (const { name } of tables) {
+      if (GENERATION_NAME.test(name.slice(0, name.indexOf('_')))) this.db.exec(`DROP TABLE IF EXISTS "${name}"`);
+    }
+    this.db.exec(
+      `DELETE FROM views_meta WHERE key GLOB 'bulk:*' OR key IN ('fence', 'fence_until', 'live_writer', 'live_writer_until')`,
+    );
   }
 
   /** Runs `work` in one IMMEDIATE transaction (this file's write lock), committed when it returns, rolled back when it throws. */

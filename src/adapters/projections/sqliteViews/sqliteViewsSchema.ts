@@ -11,8 +11,22 @@
  * - from, to, threadId, priority: (owner, box, field, position);
  * - tags: entry_tags (owner, box, tag, position), one row per tag of an entry;
  * - `before` (the cursor): the position bound of each of those ranges.
+ * - status=archived: a partial index by position over archived inbox entries;
+ * - to: a message sent to a list is found by entry_recipients (owner, box, recipient, position), one row
+ *   per listed recipient (entries.recipient then holds the list as JSON, which equals no identity).
  * Counts come from the identities row (counters moved by the rules), never COUNT(*).
+ *
+ * The delivery ledger (issue 13): one ledgers row per message (header, a count per stage, the unwoken and
+ * reply-due marks, each with a partial index in time order), ledger_rows (message, recipient) with each
+ * stage's mark (a page is a range of that key, in byte order), awaiting (a recipient's unanswered messages
+ * per thread, in arrival order) and owed (what an identity must answer, by when).
  */
+
+/**
+ * The tables' shape. A views file whose `schema` row differs (or is missing: written before issue 13) is
+ * dropped and rebuilt from the log at open (sqliteViewsMeta.ts): views are derived, the log is the truth.
+ */
+export const VIEWS_SCHEMA_VERSION = '2';
 
 /** A generation's name: `g` and a number (it becomes part of table names, so nothing else is accepted). */
 export const GENERATION_NAME = /^g[0-9]{1,9}$/;
@@ -30,6 +44,11 @@ export const GENERATION_TABLES = [
   'agents',
   'tasks',
   'task_lists',
+  'entry_recipients',
+  'ledgers',
+  'ledger_rows',
+  'awaiting',
+  'owed',
 ] as const;
 
 export function generationSchema(g: string): string {
@@ -53,7 +72,8 @@ CREATE TABLE IF NOT EXISTS ${g}_messages (
   tags TEXT NOT NULL,
   sent_at TEXT NOT NULL,
   task TEXT,
-  recipient_count INTEGER NOT NULL
+  recipient_count INTEGER NOT NULL,
+  recipient_list INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS ${g}_entries (
   owner TEXT NOT NULL,
@@ -67,6 +87,7 @@ CREATE TABLE IF NOT EXISTS ${g}_entries (
   read_at TEXT,
   archived_at TEXT,
   is_broadcast INTEGER NOT NULL,
+  seen_at TEXT,
   PRIMARY KEY (owner, box, position)
 ) WITHOUT ROWID;
 CREATE UNIQUE INDEX IF NOT EXISTS ${g}_entries_msg ON ${g}_entries (owner, box, msg);
@@ -75,6 +96,7 @@ CREATE INDEX IF NOT EXISTS ${g}_entries_unread ON ${g}_entries (owner, position)
   WHERE box = 0 AND archived_at IS NULL AND read_at IS NULL;
 CREATE INDEX IF NOT EXISTS ${g}_entries_read ON ${g}_entries (owner, position)
   WHERE box = 0 AND archived_at IS NULL AND read_at IS NOT NULL;
+CREATE INDEX IF NOT EXISTS ${g}_entries_archived ON ${g}_entries (owner, position) WHERE box = 0 AND archived_at IS NOT NULL;
 CREATE INDEX IF NOT EXISTS ${g}_entries_from ON ${g}_entries (owner, box, sender, position);
 CREATE INDEX IF NOT EXISTS ${g}_entries_to ON ${g}_entries (owner, box, recipient, position);
 CREATE INDEX IF NOT EXISTS ${g}_entries_thread ON ${g}_entries (owner, box, thread_id, position);
@@ -93,7 +115,9 @@ CREATE TABLE IF NOT EXISTS ${g}_identities (
   unread_normal INTEGER NOT NULL,
   unread_high INTEGER NOT NULL,
   last_activity_at TEXT,
-  tasks_waiting INTEGER NOT NULL
+  tasks_waiting INTEGER NOT NULL,
+  unseen INTEGER NOT NULL DEFAULT 0,
+  replies_owed INTEGER NOT NULL DEFAULT 0
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS ${g}_agents (
   identity TEXT PRIMARY KEY,
@@ -115,14 +139,76 @@ CREATE TABLE IF NOT EXISTS ${g}_task_lists (
   position INTEGER NOT NULL,
   task_id TEXT NOT NULL,
   PRIMARY KEY (list, identity, position)
-) WITHOUT ROWID;`;
+) WITHOUT ROWID;
+${ledgerSchema(g)}`;
+}
+
+/** The tables of issue 13: recipients of a list, and the delivery ledger. */
+function ledgerSchema(g: string): string {
+  return `
+CREATE TABLE IF NOT EXISTS ${g}_entry_recipients (
+  owner TEXT NOT NULL,
+  box INTEGER NOT NULL,
+  recipient TEXT NOT NULL,
+  position INTEGER NOT NULL,
+  PRIMARY KEY (owner, box, recipient, position)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS ${g}_ledgers (
+  message_id TEXT PRIMARY KEY,
+  position TEXT NOT NULL,
+  sender TEXT NOT NULL,
+  thread_id TEXT NOT NULL,
+  sent_at TEXT NOT NULL,
+  recipient_count INTEGER NOT NULL,
+  wake_expected INTEGER NOT NULL,
+  in_view INTEGER NOT NULL DEFAULT 0,
+  woken INTEGER NOT NULL DEFAULT 0,
+  seen INTEGER NOT NULL DEFAULT 0,
+  read INTEGER NOT NULL DEFAULT 0,
+  replied INTEGER NOT NULL DEFAULT 0,
+  escalated_at TEXT,
+  reply_due_by TEXT,
+  reply_overdue_at TEXT,
+  unwoken_ms INTEGER,
+  pending_escalation INTEGER NOT NULL DEFAULT 0,
+  due_ms INTEGER
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS ${g}_ledgers_unwoken ON ${g}_ledgers (unwoken_ms, message_id) WHERE unwoken_ms IS NOT NULL;
+CREATE INDEX IF NOT EXISTS ${g}_ledgers_pending ON ${g}_ledgers (unwoken_ms, message_id)
+  WHERE unwoken_ms IS NOT NULL AND pending_escalation = 1;
+CREATE INDEX IF NOT EXISTS ${g}_ledgers_due ON ${g}_ledgers (due_ms, message_id) WHERE due_ms IS NOT NULL;
+CREATE TABLE IF NOT EXISTS ${g}_ledger_rows (
+  message_id TEXT NOT NULL,
+  recipient TEXT NOT NULL,
+  ordinal INTEGER NOT NULL,
+  in_view TEXT,
+  woken TEXT,
+  seen TEXT,
+  read TEXT,
+  replied TEXT,
+  PRIMARY KEY (message_id, recipient)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS ${g}_awaiting (
+  thread_id TEXT NOT NULL,
+  recipient TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  message_id TEXT NOT NULL,
+  PRIMARY KEY (thread_id, recipient, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS ${g}_owed (
+  identity TEXT NOT NULL,
+  message_id TEXT NOT NULL,
+  due_ms INTEGER NOT NULL,
+  PRIMARY KEY (identity, message_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS ${g}_owed_due ON ${g}_owed (identity, due_ms);`;
 }
 
 /**
  * The listing indexes: a bulk build (sqliteBulkBuild.ts) drops them while it loads, then creates them once at the
  * end (a sort), which costs far less than keeping seven more B-trees in step with every insert.
  */
-export const LISTING_INDEXES = ['inbox', 'unread', 'read', 'from', 'to', 'thread', 'priority'] as const;
+export const LISTING_INDEXES = ['inbox', 'unread', 'read', 'archived', 'from', 'to', 'thread', 'priority'] as const;
 
 export const dropListingIndexesSql = (g: string): string =>
   LISTING_INDEXES.map((index) => `DROP INDEX IF EXISTS ${g}_entries_${index};`).join('\n');

@@ -1,0 +1,169 @@
+/**
+ * The delivery ledger in Redis (readModel/ledger.ts). Its keys share the
+ * global hash tag (a message's recipients live in many agent slots; its
+ * ledger in one), and the apply script writes them in the global block,
+ * gated by the checkpoint like every other change, re-stating the ledger's
+ * rules (ledgerRules.ts; the differential test holds them equal):
+ *
+ *   <prefix>{<ns>}:ledger:<messageId>      '#' the message (JSON), '#v' '#w' '#s' '#r' '#p' the count per stage,
+ *                                          '<v|w|s|r|p>|<@b>' @b's mark of the stage
+ *   <prefix>{<ns>}:ledger:<messageId>:to   the recipients (lex-ordered set, score 0), for paging
+ *   <prefix>{<ns>}:replies:<threadId>      recipient -> messages of the thread awaiting its reply (space-separated)
+ *   <prefix>{<ns>}:unwoken                 messages expecting a wake with none observed, scored by send time (ms)
+ *   <prefix>{<ns>}:unwoken:pending         the same, less those the heartbeat escalated already ('#e' in the ledger)
+ *   <prefix>{<ns>}:replies:due             messages with an open reply obligation ('#d' its due time), scored by it (ms)
+ *   <prefix>{<ns>}:owed:<@b>               the messages @b owes a reply, scored by when it is due (ms)
+ *
+ * Ops (redisApplyScript.ts): `lp` a send answers the thread for its sender, `lo` a ledger opens, `lg` a
+ * stage is reached, `le` an unwoken message was escalated, `rq` a reply obligation opens, `ro` it fell due unmet.
+ */
+import {
+  ledgerMessage,
+  LEDGER_STAGES,
+  type LedgerMarks,
+  type LedgerMessage,
+  type LedgerPage,
+  type LedgerQuery,
+  type LedgerStage,
+  type DueReply,
+  type RepliesOwed,
+  type UnwokenMessage,
+  type UnwokenPage,
+  type UnwokenQuery,
+} from '../../projections/readModel/ledger';
+import { deliveryRow } from '../../projections/readModel/ledger';
+import type { LedgerFact, ViewChange } from '../../projections/viewChanges';
+import { replyOverdueWake } from '../../projections/readModel/wakes';
+import type { RedisClient } from './redisConnection';
+import type { RedisKeys } from './redisKeys';
+
+/** One letter per stage, in field names (the script reads the count field from the mark's first letter). */
+export const STAGE_LETTER: Record<LedgerStage, string> = { inView: 'v', woken: 'w', seen: 's', read: 'r', replied: 'p' };
+
+const mark = (stage: LedgerStage, messageId: string, recipient: string, value: string): string[] => [
+  'lg',
+  messageId,
+  `${STAGE_LETTER[stage]}|${recipient}`,
+  value,
+];
+
+/** The apply script's ledger ops for one fact at `position` (each `[code, ...args]`), in the order the rules apply them. */
+export function ledgerOps(fact: ViewChange | LedgerFact, position: bigint, wakes = true): string[][] {
+  switch (fact.kind) {
+    case 'ledgerOpened': {
+      const { kind: _kind, ...header } = fact;
+      const message = ledgerMessage({ ...header, position: position.toString() });
+      return [
+        ['lp', fact.threadId, fact.sender, `${fact.sentAt} ${fact.messageId}`],
+        [
+          'lo',
+          fact.messageId,
+          fact.threadId,
+          JSON.stringify(message),
+          fact.recipients.join(' '),
+          fact.wakeExpected ? String(Date.parse(fact.sentAt)) : '',
+        ],
+      ];
+    }
+    case 'inboxAdded':
+      return [mark('inView', fact.entry.messageId, fact.recipient, position.toString())];
+    case 'wakeObserved':
+      return [mark('woken', fact.messageId, fact.recipient, `${fact.at} ${fact.via}`)];
+    case 'receiptRead':
+      return [mark('read', fact.messageId, fact.recipient, fact.readAt)];
+    case 'entrySeen':
+      return [mark('seen', fact.messageId, fact.recipient, fact.seenAt)];
+    case 'wakeEscalated':
+      return [['le', fact.messageId, fact.at]];
+    case 'replyRequested':
+      return [['rq', fact.messageId, fact.dueBy, String(Date.parse(fact.dueBy))]];
+    case 'replyOverdue':
+      return [['ro', fact.messageId, fact.at, fact.sender, wakes ? JSON.stringify(replyOverdueWake(fact, position)) : '']];
+    default:
+      return [];
+  }
+}
+
+export class RedisLedgerReader {
+  constructor(
+    private readonly client: RedisClient,
+    private readonly keys: RedisKeys,
+  ) {}
+
+  private ledgerKey(prefix: string, messageId: string): string {
+    return `${prefix}${this.keys.globalTag}:ledger:${messageId}`;
+  }
+
+  /** What the identity owes: the count of its open obligations and the earliest due time. */
+  async repliesOwed(prefix: string, identity: string): Promise<RepliesOwed> {
+    const key = `${prefix}${this.keys.globalTag}:owed:${identity}`;
+    const [count, first] = await Promise.all([this.client.zcard(key), this.client.zrange(key, '0', '0', 'WITHSCORES')]);
+    return { repliesOwed: count, nextReplyDueBy: first.length < 2 ? null : new Date(Number(first[1])).toISOString() };
+  }
+
+  /** Open reply obligations due at or before `dueBy`, earliest first. */
+  async dueReplies(prefix: string, dueBy: string, limit: number): Promise<DueReply[]> {
+    const key = `${prefix}${this.keys.globalTag}:replies:due`;
+    const ids = await this.client.zrangebyscore(key, '-inf', Date.parse(dueBy), 'LIMIT', 0, limit);
+    const heads = await Promise.all(ids.map((id) => this.client.hmget(this.ledgerKey(prefix, id), '#', '#d')));
+    return heads.map(([json, due], i) => {
+      const message = JSON.parse(json!) as LedgerMessage;
+      return { messageId: ids[i], sender: message.sender, threadId: message.threadId, dueBy: due! };
+    });
+  }
+
+  /** Two round trips: the count and the oldest ids; then each one's message and escalation. */
+  async unwoken(prefix: string, query: UnwokenQuery): Promise<UnwokenPage> {
+    const key = `${prefix}${this.keys.globalTag}:unwoken${query.pendingOnly ? ':pending' : ''}`;
+    const below = `(${Date.parse(query.sentBefore)}`;
+    const [count, ids] = await Promise.all([
+      this.client.zcount(key, '-inf', below),
+      query.limit === 0 ? Promise.resolve([]) : this.client.zrangebyscore(key, '-inf', below, 'LIMIT', 0, query.limit),
+    ]);
+    const heads = await Promise.all(ids.map((id) => this.client.hmget(this.ledgerKey(prefix, id), '#', '#e')));
+    const messages = heads.map(([json, escalatedAt], i): UnwokenMessage => {
+      const message = JSON.parse(json!) as LedgerMessage;
+      return {
+        messageId: ids[i],
+        sender: message.sender,
+        sentAt: message.sentAt,
+        recipientCount: message.recipientCount,
+        escalatedAt: escalatedAt ?? null,
+      };
+    });
+    return { count, messages };
+  }
+
+  /** Two round trips: the message, its counts and the page's recipients; then their marks. */
+  async page(prefix: string, messageId: string, query: LedgerQuery): Promise<LedgerPage | undefined> {
+    const key = this.ledgerKey(prefix, messageId);
+    const counts = LEDGER_STAGES.map((stage) => `#${STAGE_LETTER[stage]}`);
+    const [head, recipients] = await Promise.all([
+      this.client.hmget(key, '#', ...counts, '#e', '#d', '#o'),
+      this.client.zrangebylex(`${key}:to`, query.after === null ? '-' : `(${query.after}`, '+', 'LIMIT', 0, query.limit + 1),
+    ]);
+    if (head[0] === null) return undefined;
+    const more = recipients.length > query.limit;
+    const page = more ? recipients.slice(0, query.limit) : recipients;
+    const fields = page.flatMap((recipient) => LEDGER_STAGES.map((stage) => `${STAGE_LETTER[stage]}|${recipient}`));
+    const values = fields.length === 0 ? [] : await this.client.hmget(key, ...fields);
+    const rows = page.map((recipient, r) => {
+      const marks: LedgerMarks = {};
+      LEDGER_STAGES.forEach((stage, s) => {
+        const value = values[r * LEDGER_STAGES.length + s];
+        if (value !== null) marks[stage] = value;
+      });
+      return deliveryRow(recipient, marks);
+    });
+    const count = (i: number) => Number(head[i + 1] ?? 0);
+    return {
+      message: JSON.parse(head[0]) as LedgerMessage,
+      counts: { inView: count(0), woken: count(1), seen: count(2), read: count(3), replied: count(4) },
+      escalatedAt: head[LEDGER_STAGES.length + 1] ?? null,
+      replyDueBy: head[LEDGER_STAGES.length + 2] ?? null,
+      replyOverdueAt: head[LEDGER_STAGES.length + 3] ?? null,
+      rows,
+      nextAfter: more ? page[page.length - 1] : null,
+    };
+  }
+}

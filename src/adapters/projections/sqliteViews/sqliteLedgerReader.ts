@@ -1,0 +1,176 @@
+/**
+ * Reads the delivery ledger of one generation of the SQLite views (tables:
+ * sqliteViewsSchema.ts; written by sqliteLedgerWriter.ts), answering as
+ * ledgerMemory.ts does: a page is a range of ledger_rows' key (recipients in
+ * byte order), the unwoken and due lists walk their partial indexes in time
+ * order (ties by message id), counts come from the ledgers row.
+ */
+import type Database from 'libsql';
+import {
+  deliveryRow,
+  type DueReply,
+  type LedgerMarks,
+  type LedgerPage,
+  type LedgerQuery,
+  type RepliesOwed,
+  type UnwokenMessage,
+  type UnwokenPage,
+  type UnwokenQuery,
+} from '../../../projections/readModel/ledger';
+
+interface LedgerRow {
+  message_id: string;
+  position: string;
+  sender: string;
+  thread_id: string;
+  sent_at: string;
+  recipient_count: number;
+  wake_expected: number;
+  in_view: number;
+  woken: number;
+  seen: number;
+  read: number;
+  replied: number;
+  escalated_at: string | null;
+  reply_due_by: string | null;
+  reply_overdue_at: string | null;
+}
+
+interface MarksRow {
+  recipient: string;
+  in_view: string | null;
+  woken: string | null;
+  seen: string | null;
+  read: string | null;
+  replied: string | null;
+}
+
+export class SqliteLedgerReader {
+  private readonly s: ReturnType<typeof prepareLedgerReader>;
+
+  constructor(db: Database.Database, g: string) {
+    this.s = prepareLedgerReader(db, g);
+  }
+
+  page(messageId: string, query: LedgerQuery): LedgerPage | undefined {
+    const ledger = this.s.ledger.get(messageId) as LedgerRow | undefined;
+    if (!ledger) return undefined;
+    const rows = (
+      query.after === null
+        ? this.s.rows.all(messageId, query.limit + 1)
+        : this.s.rowsAfter.all(messageId, query.after, query.limit + 1)
+    ) as MarksRow[];
+    const more = rows.length > query.limit;
+    const page = more ? rows.slice(0, query.limit) : rows;
+    return {
+      message: {
+        messageId: ledger.message_id,
+        position: ledger.position,
+        sender: ledger.sender,
+        threadId: ledger.thread_id,
+        sentAt: ledger.sent_at,
+        wakeExpected: ledger.wake_expected === 1,
+        recipientCount: ledger.recipient_count,
+      },
+      counts: { inView: ledger.in_view, woken: ledger.woken, seen: ledger.seen, read: ledger.read, replied: ledger.replied },
+      escalatedAt: ledger.escalated_at,
+      replyDueBy: ledger.reply_due_by,
+      replyOverdueAt: ledger.reply_overdue_at,
+      rows: page.map((row) => deliveryRow(row.recipient, marksOf(row))),
+      nextAfter: more ? page[page.length - 1].recipient : null,
+    };
+  }
+
+  unwoken(query: UnwokenQuery): UnwokenPage {
+    const cutoff = Date.parse(query.sentBefore);
+    const count = (query.pendingOnly ? this.s.pendingCount : this.s.unwokenCount).get(cutoff) as { count: number };
+    if (query.limit === 0) return { count: count.count, messages: [] };
+    const rows = (query.pendingOnly ? this.s.pending : this.s.unwoken).all(cutoff, query.limit) as Array<{
+      message_id: string;
+      sender: string;
+      sent_at: string;
+      recipient_count: number;
+      escalated_at: string | null;
+    }>;
+    const messages = rows.map((row): UnwokenMessage => ({
+      messageId: row.message_id,
+      sender: row.sender,
+      sentAt: row.sent_at,
+      recipientCount: row.recipient_count,
+      escalatedAt: row.escalated_at,
+    }));
+    return { count: count.count, messages };
+  }
+
+  dueReplies(dueBy: string, limit: number): DueReply[] {
+    const rows = this.s.due.all(Date.parse(dueBy), limit) as Array<{
+      message_id: string;
+      sender: string;
+      thread_id: string;
+      reply_due_by: string;
+    }>;
+    return rows.map((row) => ({
+      messageId: row.message_id,
+      sender: row.sender,
+      threadId: row.thread_id,
+      dueBy: row.reply_due_by,
+    }));
+  }
+
+  /** The identity's counter (moved by the rules) and the earliest due time among its open obligations. */
+  repliesOwed(identity: string, repliesOwed: number): RepliesOwed {
+    if (repliesOwed === 0) return { repliesOwed: 0, nextReplyDueBy: null };
+    const next = this.s.nextDue.get(identity) as { due_ms: number | null } | undefined;
+    return {
+      repliesOwed,
+      nextReplyDueBy: next?.due_ms === null || next === undefined ? null : new Date(next.due_ms).toISOString(),
+    };
+  }
+}
+
+function marksOf(row: MarksRow): LedgerMarks {
+  const marks: LedgerMarks = {};
+  if (row.in_view !== null) marks.inView = row.in_view;
+  if (row.woken !== null) marks.woken = row.woken;
+  if (row.seen !== null) marks.seen = row.seen;
+  if (row.read !== null) marks.read = row.read;
+  if (row.replied !== null) marks.replied = row.replied;
+  return marks;
+}
+
+function prepareLedgerReader(db: Database.Database, g: string) {
+  const unwokenColumns = 'message_id, sender, sent_at, recipient_count, escalated_at';
+  return {
+    ledger: db.prepare(
+      `SELECT message_id, position, sender, thread_id, sent_at, recipient_count, wake_expected, in_view, woken, seen, read, replied,
+       escalated_at, reply_due_by, reply_overdue_at FROM ${g}_ledgers WHERE message_id = ?`,
+    ),
+    rows: db.prepare(
+      `SELECT recipient, in_view, woken, seen, read, replied FROM ${g}_ledger_rows WHERE message_id = ? ORDER BY recipient LIMIT ?`,
+    ),
+    rowsAfter: db.prepare(
+      `SELECT recipient, in_view, woken, seen, read, replied FROM ${g}_ledger_rows WHERE message_id = ? AND recipient > ?
+       ORDER BY recipient LIMIT ?`,
+    ),
+    unwokenCount: db.prepare(
+      `SELECT COUNT(*) AS count FROM ${g}_ledgers INDEXED BY ${g}_ledgers_unwoken WHERE unwoken_ms IS NOT NULL AND unwoken_ms < ?`,
+    ),
+    pendingCount: db.prepare(
+      `SELECT COUNT(*) AS count FROM ${g}_ledgers INDEXED BY ${g}_ledgers_pending
+       WHERE unwoken_ms IS NOT NULL AND pending_escalation = 1 AND unwoken_ms < ?`,
+    ),
+    unwoken: db.prepare(
+      `SELECT ${unwokenColumns} FROM ${g}_ledgers INDEXED BY ${g}_ledgers_unwoken WHERE unwoken_ms IS NOT NULL AND unwoken_ms < ?
+       ORDER BY unwoken_ms, message_id LIMIT ?`,
+    ),
+    pending: db.prepare(
+      `SELECT ${unwokenColumns} FROM ${g}_ledgers INDEXED BY ${g}_ledgers_pending
+       WHERE unwoken_ms IS NOT NULL AND pending_escalation = 1 AND unwoken_ms < ? ORDER BY unwoken_ms, message_id LIMIT ?`,
+    ),
+    due: db.prepare(
+      `SELECT message_id, sender, thread_id, reply_due_by FROM ${g}_ledgers INDEXED BY ${g}_ledgers_due
+       WHERE due_ms IS NOT NULL AND due_ms <= ? ORDER BY due_ms, message_id LIMIT ?`,
+    ),
+    nextDue: db.prepare(`SELECT MIN(due_ms) AS due_ms FROM ${g}_owed WHERE identity = ?`),
+  };
+}

@@ -1,0 +1,184 @@
+/**
+ * The delivery ledger (issue 13) in one generation of the SQLite views: the
+ * lookup the ledger rules read and the sink that writes what they decide, as
+ * ledgerMemory.ts keeps it in memory (same marks, same counts, same orders).
+ * Nothing is decided here (ledgerRules.ts does that). Used inside the
+ * writer's transaction only (sqliteViewWriter.ts delegates to it); every
+ * lookup is one primary-key read, so it needs no per-batch cache.
+ */
+import type Database from 'libsql';
+import {
+  LEDGER_STAGES,
+  type LedgerChangeSink,
+  type LedgerHeader,
+  type LedgerLookup,
+  type LedgerStage,
+} from '../../../projections/readModel/ledger';
+
+/** A stage's column, in ledgers (its count) and in ledger_rows (its mark). */
+export const STAGE_COLUMN: Record<LedgerStage, string> = {
+  inView: 'in_view',
+  woken: 'woken',
+  seen: 'seen',
+  read: 'read',
+  replied: 'replied',
+};
+
+const NONE: readonly string[] = [];
+
+export class SqliteLedgerWriter implements LedgerLookup, LedgerChangeSink {
+  private readonly s: ReturnType<typeof prepareLedger>;
+
+  /** `moveRepliesOwed` moves the identity's counter row (kept by the view writer, flushed with the batch). */
+  constructor(
+    db: Database.Database,
+    g: string,
+    private readonly moveRepliesOwed: (identity: string, by: 1 | -1) => void,
+  ) {
+    this.s = prepareLedger(db, g);
+  }
+
+  ledgerOpen(messageId: string): boolean {
+    return this.s.ledgerExists.get(messageId) !== undefined;
+  }
+
+  ledgerRecipient(messageId: string, identity: string): boolean {
+    return this.s.rowExists.get(messageId, identity) !== undefined;
+  }
+
+  ledgerMark(messageId: string, recipient: string, stage: LedgerStage): string | undefined {
+    const row = this.s.mark[stage].get(messageId, recipient) as { mark: string | null } | undefined;
+    return row?.mark ?? undefined;
+  }
+
+  awaitingReply(threadId: string, recipient: string): readonly string[] {
+    const rows = this.s.awaiting.all(threadId, recipient) as Array<{ message_id: string }>;
+    return rows.length === 0 ? NONE : rows.map((row) => row.message_id);
+  }
+
+  ledgerCount(messageId: string, stage: LedgerStage): number {
+    return (this.s.count[stage].get(messageId) as { count: number } | undefined)?.count ?? 0;
+  }
+
+  ledgerEscalatedAt(messageId: string): string | null {
+    return (this.s.marks.get(messageId) as LedgerMarksRow | undefined)?.escalated_at ?? null;
+  }
+
+  ledgerRecipients(messageId: string): readonly string[] {
+    const rows = this.s.recipients.all(messageId) as Array<{ recipient: string }>;
+    return rows.length === 0 ? NONE : rows.map((row) => row.recipient);
+  }
+
+  ledgerReplyDueBy(messageId: string): string | null {
+    return (this.s.marks.get(messageId) as LedgerMarksRow | undefined)?.reply_due_by ?? null;
+  }
+
+  ledgerOverdueAt(messageId: string): string | null {
+    return (this.s.marks.get(messageId) as LedgerMarksRow | undefined)?.reply_overdue_at ?? null;
+  }
+
+  ledgerOpened(header: LedgerHeader): void {
+    this.s.openLedger.run(
+      header.messageId,
+      header.position,
+      header.sender,
+      header.threadId,
+      header.sentAt,
+      header.recipients.length,
+      header.wakeExpected ? 1 : 0,
+    );
+    // Each recipient once (as the memory store's page dedupes them), in the header's order (ledgerRecipients).
+    header.recipients.forEach((recipient, ordinal) => this.s.addRow.run(header.messageId, recipient, ordinal));
+  }
+
+  ledgerStageReached(messageId: string, recipient: string, stage: LedgerStage, mark: string): void {
+    this.s.setMark[stage].run(mark, messageId, recipient);
+    this.s.countUp[stage].run(messageId);
+  }
+
+  replyAwaited(threadId: string, recipient: string, messageId: string): void {
+    this.s.await.run(threadId, recipient, threadId, recipient, messageId);
+  }
+
+  repliesSettled(threadId: string, recipient: string): void {
+    this.s.settle.run(threadId, recipient);
+  }
+
+  unwokenListed(messageId: string, sentAt: string): void {
+    this.s.listUnwoken.run(Date.parse(sentAt), messageId);
+  }
+
+  unwokenCleared(messageId: string): void {
+    this.s.clearUnwoken.run(messageId);
+  }
+
+  wakeEscalated(messageId: string, at: string): void {
+    this.s.escalate.run(at, messageId);
+  }
+
+  replyRequested(messageId: string, dueBy: string): void {
+    this.s.requestReply.run(dueBy, Date.parse(dueBy), messageId);
+  }
+
+  replyOwed(recipient: string, messageId: string, dueBy: string): void {
+    // Kept once per (identity, message), its due time the latest written (the memory store's Map.set).
+    if (this.s.owe.run(recipient, messageId, Date.parse(dueBy)).changes === 1) this.moveRepliesOwed(recipient, 1);
+    else this.s.reOwe.run(Date.parse(dueBy), recipient, messageId);
+  }
+
+  replyOwedCleared(recipient: string, messageId: string): void {
+    if (this.s.clearOwed.run(recipient, messageId).changes === 1) this.moveRepliesOwed(recipient, -1);
+  }
+
+  repliesMet(messageId: string): void {
+    this.s.undue.run(messageId);
+  }
+
+  replyOverdueMarked(messageId: string, at: string): void {
+    this.s.markOverdue.run(at, messageId);
+  }
+}
+
+interface LedgerMarksRow {
+  escalated_at: string | null;
+  reply_due_by: string | null;
+  reply_overdue_at: string | null;
+}
+
+const perStage = <T>(make: (column: string) => T): Record<LedgerStage, T> =>
+  Object.fromEntries(LEDGER_STAGES.map((stage) => [stage, make(STAGE_COLUMN[stage])])) as Record<LedgerStage, T>;
+
+function prepareLedger(db: Database.Database, g: string) {
+  return {
+    ledgerExists: db.prepare(`SELECT 1 FROM ${g}_ledgers WHERE message_id = ?`),
+    rowExists: db.prepare(`SELECT 1 FROM ${g}_ledger_rows WHERE message_id = ? AND recipient = ?`),
+    mark: perStage((column) =>
+      db.prepare(`SELECT ${column} AS mark FROM ${g}_ledger_rows WHERE message_id = ? AND recipient = ?`),
+    ),
+    count: perStage((column) => db.prepare(`SELECT ${column} AS count FROM ${g}_ledgers WHERE message_id = ?`)),
+    marks: db.prepare(`SELECT escalated_at, reply_due_by, reply_overdue_at FROM ${g}_ledgers WHERE message_id = ?`),
+    recipients: db.prepare(`SELECT recipient FROM ${g}_ledger_rows WHERE message_id = ? ORDER BY ordinal`),
+    awaiting: db.prepare(`SELECT message_id FROM ${g}_awaiting WHERE thread_id = ? AND recipient = ? ORDER BY seq`),
+    openLedger: db.prepare(
+      `INSERT INTO ${g}_ledgers (message_id, position, sender, thread_id, sent_at, recipient_count, wake_expected)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    addRow: db.prepare(`INSERT OR IGNORE INTO ${g}_ledger_rows (message_id, recipient, ordinal) VALUES (?, ?, ?)`),
+    setMark: perStage((column) => db.prepare(`UPDATE ${g}_ledger_rows SET ${column} = ? WHERE message_id = ? AND recipient = ?`)),
+    countUp: perStage((column) => db.prepare(`UPDATE ${g}_ledgers SET ${column} = ${column} + 1 WHERE message_id = ?`)),
+    await: db.prepare(
+      `INSERT INTO ${g}_awaiting (thread_id, recipient, seq, message_id)
+       VALUES (?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM ${g}_awaiting WHERE thread_id = ? AND recipient = ?), ?)`,
+    ),
+    settle: db.prepare(`DELETE FROM ${g}_awaiting WHERE thread_id = ? AND recipient = ?`),
+    listUnwoken: db.prepare(`UPDATE ${g}_ledgers SET unwoken_ms = ?, pending_escalation = 1 WHERE message_id = ?`),
+    clearUnwoken: db.prepare(`UPDATE ${g}_ledgers SET unwoken_ms = NULL, pending_escalation = 0 WHERE message_id = ?`),
+    escalate: db.prepare(`UPDATE ${g}_ledgers SET escalated_at = ?, pending_escalation = 0 WHERE message_id = ?`),
+    requestReply: db.prepare(`UPDATE ${g}_ledgers SET reply_due_by = ?, due_ms = ? WHERE message_id = ?`),
+    owe: db.prepare(`INSERT OR IGNORE INTO ${g}_owed (identity, message_id, due_ms) VALUES (?, ?, ?)`),
+    reOwe: db.prepare(`UPDATE ${g}_owed SET due_ms = ? WHERE identity = ? AND message_id = ?`),
+    clearOwed: db.prepare(`DELETE FROM ${g}_owed WHERE identity = ? AND message_id = ?`),
+    undue: db.prepare(`UPDATE ${g}_ledgers SET due_ms = NULL WHERE message_id = ?`),
+    markOverdue: db.prepare(`UPDATE ${g}_ledgers SET reply_overdue_at = ?, due_ms = NULL WHERE message_id = ?`),
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * The delivery ledger of a message (issue 13), for its sender, auditors and
+ * admins. Who may ask, and what others get: an agent that did not send the
+ * message gets 403 FORBIDDEN whether or not the message exists (a recipient,
+ * a stranger, a made-up id alike), so the answer is no existence oracle; only
+ * auditors and admins, who may know every message, learn that an id is
+ * unknown (404 MESSAGE_NOT_FOUND).
+ */
+import { inject, injectable } from 'tsyringe';
+import { messageNotFound } from '../commands/receipts';
+import type { Actor } from '../commands/roles';
+import { deliveryQuerySchema } from '../commands/schemas';
+import { parseInput } from '../commands/validation';
+import { MailboxError } from '../errors';
+import type { EventStore } from '../events/eventStore';
+import { messageStream } from '../events/streams';
+import type { ProjectionStore } from '../projections/projectionStore';
+import type { DeliveryRow, LedgerCounts } from '../projections/readModel/ledger';
+import { TOKENS } from '../tokens';
+import { messageModel } from './mailboxCommands';
+import { StreamLoader } from './streamLoader';
+
+export interface DeliveryLedger {
+  messageId: string;
+  sender: string;
+  threadId: string;
+  sentAt: string;
+  /** The send's log position: the `accepted` stage of every recipient (null: known from the log, not yet from the views). */
+  accepted: { position: string | null };
+  wakeExpected: boolean;
+  /** When the heartbeat escalated the message because it woke nobody within the wake SLA (null: never). */
+  escalatedAt: string | null;
+  /** When every recipient's reply is due (null: none expected), and when the heartbeat found it overdue (null: not). */
+  replyDueBy: string | null;
+  replyOverdueAt: string | null;
+  /** How many recipients reached each stage (of all of them, not only this page's). */
+  summary: { recipients: number } & LedgerCounts;
+  /** This page's recipients, in identity order; a stage is null until reached. */
+  recipients: DeliveryRow[];
+  /** Pass as `after` for the next page; null on the last. */
+  nextAfter: string | null;
+  /** True when the views have not applied the send yet: every recipient is at `accepted` as far as they can tell. */
+  viewsLagging?: true;
+}
+
+const forbidden = (messageId: string) =>
+  new MailboxError(
+    'FORBIDDEN',
+    'Forbidden',
+    `The delivery ledger of message ${messageId} is shown only to its sender, auditors and admins.`,
+    { messageId },
+  );
+
+/** Messages whose sender was looked up recently (a miss costs one stream read). */
+const SENDER_CACHE_ENTRIES = 1_000;
+
+@injectable()
+export class DeliveryQueries {
+  private readonly messages: StreamLoader;
+
+  constructor(
+    @inject(TOKENS.ProjectionStore) private readonly projections: ProjectionStore,
+    @inject(TOKENS.EventStore) store: EventStore,
+  ) {
+    this.messages = new StreamLoader(store, SENDER_CACHE_ENTRIES);
+  }
+
+  async delivery(actor: Actor, input: unknown): Promise<DeliveryLedger> {
+    const { messageId, after, limit } = parseInput(deliveryQuerySchema, input, 'get_delivery');
+    const isAgent = actor.role === 'agent';
+    const page = await this.projections.deliveryLedger(messageId, { after: after ?? null, limit });
+    if (page) {
+      if (isAgent && page.message.sender !== actor.identity) throw forbidden(messageId);
+      const { message, counts } = page;
+      return {
+        messageId,
+        sender: message.sender,
+        threadId: message.threadId,
+        sentAt: message.sentAt,
+        accepted: { position: message.position },
+        wakeExpected: message.wakeExpected,
+        escalatedAt: page.escalatedAt,
+        replyDueBy: page.replyDueBy,
+        replyOverdueAt: page.replyOverdueAt,
+        summary: { recipients: message.recipientCount, ...counts },
+        recipients: page.rows,
+        nextAfter: page.nextAfter,
+      };
+    }
+    // Not in the views: unknown, or sent so recently that the projector has not applied it yet. The log tells.
+    const { state } = await this.messages.load(messageStream(messageId), messageModel);
+    const sent = state.sent;
+    if (!sent || (isAgent && sent.from !== actor.identity)) throw isAgent ? forbidden(messageId) : messageNotFound(messageId);
+    return this.lagging(messageId, sent, [...new Set(sent.recipients)].sort(), after ?? null, limit);
+  }
+
+  /** What the log alone proves of a send the views have not applied: accepted, nothing further yet. */
+  private lagging(
+    messageId: string,
+    sent: { from: string; threadId: string; sentAt: string; wakeSuppressed: boolean; recipients: string[] },
+    recipients: string[],
+    after: string | null,
+    limit: number,
+  ): DeliveryLedger {
+    const rest = after === null ? recipients : recipients.filter((recipient) => recipient > after);
+    const rows = rest.slice(0, limit);
+    return {
+      messageId,
+      sender: sent.from,
+      threadId: sent.threadId,
+      sentAt: sent.sentAt,
+      accepted: { position: null },
+      wakeExpected: !sent.wakeSuppressed && recipients.length > 0,
+      escalatedAt: null,
+      replyDueBy: null,
+      replyOverdueAt: null,
+      summary: { recipients: recipients.length, inView: 0, woken: 0, seen: 0, read: 0, replied: 0 },
+      recipients: rows.map((recipient) => ({ recipient, inView: null, woken: null, seen: null, read: null, replied: null })),
+      nextAfter: rest.length > limit ? rows[rows.length - 1] : null,
+      viewsLagging: true,
+    };
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * Records the wakes that reached a recipient (the delivery ledger's `woken`
+ * stage) off the request path: an observation is queued synchronously, and
+ * queued observations are appended together as WakeObserved events every
+ * `flushMs` (or at once when `maxBatch` are waiting), to DELIVERY_STREAM with
+ * no expected revision (they decide nothing). Only the first observation of a
+ * (message, recipient) in this process is kept; the read model keeps the first
+ * in the log anyway. An append that fails is retried with the next flush (the
+ * queue is bounded: beyond it, observations are dropped and counted, never a
+ * reason to hold a wake back). A process killed before a flush loses at most
+ * one interval of observations: the ledger then says "not woken", which is
+ * what it can prove.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { EventStore } from '../events/eventStore';
+import { deterministicEventId } from '../events/eventIds';
+import { DELIVERY_STREAM } from '../events/streams';
+import type { NewEvent, WakeVia } from '../events/types';
+import { CURRENT_SCHEMA_VERSION } from '../events/upcasters';
+import type { Clock } from './runtime';
+
+export interface WakeRecorderOptions {
+  /** How long an observation may wait for its batch (default 100 ms). */
+  flushMs?: number;
+  /** A batch this large is appended at once (default 500). */
+  maxBatch?: number;
+  /** Observations kept waiting while the store does not answer, at most (default 100,000). */
+  maxQueued?: number;
+  /** Who the events name as their actor (e.g. 'system:api', 'system:heartbeat'). */
+  actor: string;
+}
+
+interface Observation {
+  messageId: string;
+  recipient: string;
+  via: WakeVia;
+  at: string;
+}
+
+/** (message, recipient) pairs remembered as recorded, at most; then the memory starts afresh (a repeat costs one event). */
+const REMEMBERED = 200_000;
+
+export class WakeRecorder {
+  private queue: Observation[] = [];
+  private readonly recorded = new Set<string>();
+  private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> | null = null;
+  private readonly flushMs: number;
+  private readonly maxBatch: number;
+  private readonly maxQueued: number;
+  /** Observations dropped because the queue was full (the store did not answer for long). */
+  dropped = 0;
+  /** WakeObserved events appended by this recorder. */
+  appended = 0;
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly options: WakeRecorderOptions,
+  ) {
+    this.flushMs = options.flushMs ?? 100;
+    this.maxBatch = options.maxBatch ?? 500;
+    this.maxQueued = options.maxQueued ?? 100_000;
+  }
+
+  /** A wake reached `recipient` for `messageId`: queued, appended with the next batch. Never throws, never waits. */
+  observed(messageId: string, recipient: string, via: WakeVia): void {
+    const key = `${messageId} ${recipient}`;
+    if (this.recorded.has(key)) return;
+    if (this.queue.length >= this.maxQueued) {
+      this.dropped += 1;
+      return;
+    }
+    if (this.recorded.size >= REMEMBERED) this.recorded.clear();
+    this.recorded.add(key);
+    this.queue.push({ messageId, recipient, via, at: this.clock.now().toISOString() });
+    if (this.queue.length >= this.maxBatch) void this.flush();
+    else this.timer ??= setTimeout(() => void this.flush(), this.flushMs);
+  }
+
+  /** Appends what is queued (one append per `maxBatch`); resolves when done. A failed append stays queued. */
+  flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.flushing ??= this.drain().finally(() => {
+      this.flushing = null;
+      if (this.queue.length > 0) this.timer ??= setTimeout(() => void this.flush(), this.flushMs);
+    });
+    return this.flushing;
+  }
+
+  async close(): Promise<void> {
+    await this.flushing;
+    await this.flush();
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue.slice(0, this.maxBatch);
+      const commandId = randomUUID(); // one batch, one command: unique event ids (nothing to de-duplicate by)
+      const at = this.clock.now().toISOString();
+      const events = batch.map((o, index): NewEvent => ({
+        eventId: deterministicEventId(commandId, index),
+        type: 'WakeObserved',
+        data: { messageId: o.messageId, recipient: o.recipient, via: o.via, observedAt: o.at },
+        metadata: {
+          commandId,
+          correlationId: commandId,
+          causationId: commandId,
+          actor: this.options.actor,
+          at,
+          schemaVersion: CURRENT_SCHEMA_VERSION,
+        },
+      }));
+      try {
+        await this.store.append(DELIVERY_STREAM, events, 'any');
+      } catch (error) {
+        this.logger.warn(
+          { err: error, waiting: this.queue.length },
+          'could not record observed wakes (the delivery ledger); retrying with the next batch',
+        );
+        return;
+      }
+      this.queue = this.queue.slice(batch.length);
+      this.appended += batch.length;
+    }
+  }
+}

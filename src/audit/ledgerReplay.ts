@@ -1,0 +1,55 @@
+/**
+ * The delivery ledger replayed from the log alone (issue 13): every event,
+ * through the ledger's own rules (readModel/ledgerRules.ts) into a
+ * LedgerMemory, nothing else. `audit message` shows a message's ledger from
+ * it; `audit unwoken` lists the messages that woke nobody. The whole log is
+ * read: replies live in other messages' streams, wakes in the delivery stream.
+ */
+import type { LogSource } from './logSource';
+import { projectStored } from '../projections/projector';
+import { evolveLedger } from '../projections/readModel/ledgerRules';
+import { LedgerMemory } from '../projections/readModel/ledgerMemory';
+import type { LedgerPage, UnwokenMessage } from '../projections/readModel/ledger';
+
+export async function replayLedger(source: LogSource, onProgress?: (position: bigint) => void): Promise<LedgerMemory> {
+  const ledger = new LedgerMemory();
+  let after: bigint | null = null;
+  for (;;) {
+    const page = await source.readAll(after, source.pageSize);
+    for (const event of page) {
+      for (const fact of projectStored(event).changes) evolveLedger(ledger, fact, event.position, ledger);
+    }
+    if (page.length === 0) return ledger;
+    after = page[page.length - 1].position;
+    onProgress?.(after);
+  }
+}
+
+/** The whole ledger of one message (every recipient), or undefined when the log holds no such send. */
+export function wholeLedger(ledger: LedgerMemory, messageId: string): LedgerPage | undefined {
+  return ledger.page(messageId, { after: null, limit: Number.MAX_SAFE_INTEGER });
+}
+
+export function formatLedger(page: LedgerPage): string {
+  const c = page.counts;
+  const lines = [
+    `delivery: ${page.message.recipientCount} recipient(s); in view ${c.inView}, woken ${c.woken}, seen ${c.seen}, ` +
+      `read ${c.read}, replied ${c.replied}${page.message.wakeExpected ? '' : ' (no wake was due)'}` +
+      (page.escalatedAt ? `; escalated by the heartbeat at ${page.escalatedAt} (woke nobody in time)` : ''),
+  ];
+  for (const row of page.rows) {
+    const stages = [
+      row.inView ? `in view #${row.inView.position}` : 'not in view',
+      row.woken ? `woken ${row.woken.at} via ${row.woken.via}` : 'not woken',
+      row.seen ? `seen ${row.seen.at}` : 'unseen',
+      row.read ? `read ${row.read.at}` : 'unread',
+      row.replied ? `replied ${row.replied.at} (${row.replied.messageId})` : 'no reply',
+    ];
+    lines.push(`  ${row.recipient.padEnd(24)} ${stages.join(', ')}`);
+  }
+  return lines.join('\n');
+}
+
+export const formatUnwoken = (m: UnwokenMessage): string =>
+  `${m.messageId}  sent ${m.sentAt} by ${m.sender} to ${m.recipientCount} recipient(s): woke nobody` +
+  (m.escalatedAt ? `; escalated ${m.escalatedAt}` : '; not escalated yet');

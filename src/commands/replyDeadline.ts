@@ -1,0 +1,52 @@
+/**
+ * `expectsReplyBy` (issue 13): when the sender expects each recipient to
+ * answer in the thread. An ISO 8601 time with an offset (2026-11-24T15:00:00Z)
+ * or a duration from the send: 90s, 30m, 2h, 1d, or ISO 8601 (PT30M, P1D,
+ * P1DT2H). Anything else, or a time not after the send, is refused with the
+ * forms; nothing is written.
+ */
+import { z } from 'zod';
+import { MailboxError } from '../errors';
+
+const SHORT = /^(\d+)(s|m|h|d)$/;
+const ISO_DURATION = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$/;
+const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const isoTime = z.iso.datetime({ offset: true });
+
+export const VALID_FORMS =
+  'an ISO 8601 time with an offset after now (e.g. 2026-11-24T15:00:00Z) or a duration from now: 90s, 30m, 2h, 1d, PT30M, P1DT2H';
+
+export const expectsReplyBySchema = z
+  .string()
+  .refine((value) => durationMs(value) !== null || isoTime.safeParse(value).success, {
+    message: `expectsReplyBy is ${VALID_FORMS}`,
+  })
+  .describe(
+    'when each recipient should have answered in the thread: ' +
+      `${VALID_FORMS}. Overdue: the recipient is nudged once, then you get a reply-overdue wake naming who has not answered`,
+  );
+
+/** Milliseconds of a duration, or null when the text is none. */
+export function durationMs(text: string): number | null {
+  const short = SHORT.exec(text);
+  if (short) return Number(short[1]) * UNIT_MS[short[2]];
+  const iso = ISO_DURATION.exec(text);
+  if (!iso || text === 'P' || text.endsWith('T')) return null;
+  const [, d, h, m, s] = iso.map((part) => Number(part ?? 0));
+  return d * UNIT_MS.d + h * UNIT_MS.h + m * UNIT_MS.m + s * UNIT_MS.s;
+}
+
+/** The absolute time the reply is due (ISO, UTC), from the send time; an error when it is not after the send. */
+export function replyDueBy(expectsReplyBy: string, sentAt: string): string | MailboxError {
+  const duration = durationMs(expectsReplyBy);
+  const dueMs = duration !== null ? Date.parse(sentAt) + duration : Date.parse(expectsReplyBy);
+  if (dueMs <= Date.parse(sentAt)) {
+    return new MailboxError(
+      'VALIDATION_FAILED',
+      'Validation failed',
+      `expectsReplyBy '${expectsReplyBy}' is not after the send (${sentAt}); give ${VALID_FORMS}.`,
+      { field: 'expectsReplyBy', value: expectsReplyBy },
+    );
+  }
+  return new Date(dueMs).toISOString();
+}

@@ -1,0 +1,89 @@
+/**
+ * What the heartbeat's once-per-message escalations share (issue 13): the
+ * claim, an event that creates the message's own escalation stream (expected
+ * revision 'no_stream'; this daemon's ids, so another daemon's append of the
+ * same claim conflicts instead of passing as a retry), and the nudge about a
+ * message, built from the recipient's heartbeat counts.
+ */
+import { randomUUID } from 'node:crypto';
+import { ConcurrencyConflict } from '../errors';
+import type { EventStore } from '../events/eventStore';
+import { deterministicEventId } from '../events/eventIds';
+import type { NewEvent, ReplyOverdue, WakeEscalated } from '../events/types';
+import { CURRENT_SCHEMA_VERSION } from '../events/upcasters';
+import type { ProjectionStore } from '../projections/projectionStore';
+import type { Nudge } from './nudgeDecider';
+
+/** Appends the claim; false when the stream exists already (another daemon, or an earlier run, claimed it). */
+export async function claimOnce(
+  store: EventStore,
+  streamName: string,
+  event: WakeEscalated | ReplyOverdue,
+  messageId: string,
+  at: string,
+): Promise<boolean> {
+  const commandId = randomUUID();
+  const stored = {
+    eventId: deterministicEventId(commandId, 0),
+    type: event.type,
+    data: event.data,
+    metadata: {
+      commandId,
+      correlationId: messageId,
+      causationId: messageId,
+      actor: 'system:heartbeat',
+      at,
+      schemaVersion: CURRENT_SCHEMA_VERSION,
+    },
+  } as NewEvent;
+  try {
+    await store.append(streamName, [stored], 'no_stream');
+    return true;
+  } catch (error) {
+    if (error instanceof ConcurrencyConflict) return false;
+    throw error;
+  }
+}
+
+/** A nudge about one message (`reason`), sent once whatever the unread set's cooldown. */
+export async function nudgeAbout(
+  projections: ProjectionStore,
+  recipient: string,
+  reason: NonNullable<Nudge['reason']>,
+  messageId: string,
+  now: number,
+): Promise<Nudge> {
+  const counts = await projections.heartbeat(recipient);
+  return {
+    type: 'heartbeat/nudge',
+    nudgeId: `${reason}:${messageId}:${recipient}`,
+    identity: recipient,
+    unread: counts.unread,
+    tasksWaiting: counts.tasksWaiting,
+    byPriority: { ...counts.byPriority },
+    oldestUnreadAt: counts.oldestUnreadAt,
+    newestUnreadId: null,
+    lastActivityAt: counts.lastActivityAt,
+    idleForMs: counts.lastActivityAt === null ? null : now - Date.parse(counts.lastActivityAt),
+    at: new Date(now).toISOString(),
+    reason,
+    messageId,
+  };
+}
+
+/** Every recipient row of the message's ledger that `keep` keeps, in identity order. */
+export async function recipientsWhere(
+  projections: ProjectionStore,
+  messageId: string,
+  keep: (row: { recipient: string; woken: unknown; replied: unknown }) => boolean,
+): Promise<string[]> {
+  const recipients: string[] = [];
+  let after: string | null = null;
+  do {
+    const page = await projections.deliveryLedger(messageId, { after, limit: 1000 });
+    if (!page) return recipients;
+    for (const row of page.rows) if (keep(row)) recipients.push(row.recipient);
+    after = page.nextAfter;
+  } while (after !== null);
+  return recipients;
+}

@@ -1,0 +1,71 @@
+/**
+ * Reply obligations falling due (issue 13). Each tick: the messages whose
+ * expected replies are due and not all given; for each, once (the claim:
+ * ReplyOverdue creates the message's reply-overdue stream; another daemon's
+ * append conflicts), every recipient that has not answered gets one nudge,
+ * and the sender is woken by the read model when it applies the ReplyOverdue
+ * (wake/reply-overdue naming them). A reply afterwards clears what the
+ * recipient owes; nothing fires again for that message.
+ */
+import type { Logger } from 'pino';
+import type { WakeRecorder } from '../application/wakeRecorder';
+import type { EventStore } from '../events/eventStore';
+import { replyOverdueStream } from '../events/streams';
+import type { ReplyOverdue } from '../events/types';
+import type { ProjectionStore } from '../projections/projectionStore';
+import { claimOnce, nudgeAbout, recipientsWhere } from './escalationClaims';
+import type { HeartbeatMetrics } from './heartbeatMetrics';
+import type { NudgeDispatcher } from './nudgeDispatcher';
+import { wakeVia } from './unwokenEscalation';
+
+const MAX_PER_TICK = 100;
+
+export interface ReplyOverdueReport {
+  /** Messages found overdue by this tick, each with who has not answered. */
+  overdue: Array<{ messageId: string; waitingOn: string[] }>;
+}
+
+export class ReplyOverdueEscalation {
+  private readonly claimed = new Set<string>();
+
+  constructor(
+    private readonly sources: { eventStore: EventStore; projections: ProjectionStore },
+    private readonly dispatcher: NudgeDispatcher,
+    private readonly recorder: WakeRecorder,
+    private readonly metrics: HeartbeatMetrics,
+    private readonly logger: Logger,
+    private readonly nudgeable: (identity: string) => boolean,
+  ) {}
+
+  async run(now: number): Promise<ReplyOverdueReport> {
+    const { eventStore, projections } = this.sources;
+    const at = new Date(now).toISOString();
+    const overdue: ReplyOverdueReport['overdue'] = [];
+    for (const due of await projections.dueReplies(at, MAX_PER_TICK)) {
+      if (this.claimed.has(due.messageId)) continue;
+      const waitingOn = await recipientsWhere(projections, due.messageId, (row) => row.replied === null);
+      if (waitingOn.length === 0) continue; // all answered: the views are about to say so
+      const event: ReplyOverdue = {
+        type: 'ReplyOverdue',
+        data: { messageId: due.messageId, sender: due.sender, waitingOn, dueBy: due.dueBy, overdueAt: at },
+      };
+      if (!(await claimOnce(eventStore, replyOverdueStream(due.messageId), event, due.messageId, at))) continue;
+      if (this.claimed.size >= 10_000) this.claimed.clear();
+      this.claimed.add(due.messageId);
+      overdue.push({ messageId: due.messageId, waitingOn });
+      this.metrics.repliesOverdue.inc();
+      this.logger.warn(
+        { messageId: due.messageId, sender: due.sender, dueBy: due.dueBy, waitingOn },
+        'reply overdue: nudging who has not answered (once); the sender gets a reply-overdue wake',
+      );
+      for (const recipient of waitingOn.filter(this.nudgeable)) {
+        const nudge = await nudgeAbout(projections, recipient, 'reply-overdue', due.messageId, now);
+        this.dispatcher.dispatch(nudge, (report) => {
+          const via = wakeVia(report);
+          if (via !== null) this.recorder.observed(due.messageId, recipient, via);
+        });
+      }
+    }
+    return { overdue };
+  }
+}

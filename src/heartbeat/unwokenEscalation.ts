@@ -1,0 +1,94 @@
+/**
+ * The unwoken alarm's escalation (issue 13). Each tick: count the messages
+ * that expected a wake and woke none of their recipients within the wake SLA
+ * (a gauge), and escalate each one not escalated yet through its recipients'
+ * nudge targets, once. Once, also with several daemons and across restarts:
+ * an escalation is first claimed by creating the message's escalation stream
+ * (WakeEscalated, expected revision 'no_stream'); a daemon whose append
+ * conflicts lost the claim and sends nothing. The claim is written before the
+ * nudges go out, so a daemon killed in between has escalated without nudging
+ * (at most once, never twice); the log says so. A nudge a target delivered
+ * wakes the recipient: recorded as WakeObserved via that target.
+ */
+import type { Logger } from 'pino';
+import { escalationStream } from '../events/streams';
+import { WAKE_VIAS } from '../events/storedShapes';
+import type { WakeEscalated, WakeVia } from '../events/types';
+import type { WakeRecorder } from '../application/wakeRecorder';
+import type { EventStore } from '../events/eventStore';
+import type { ProjectionStore } from '../projections/projectionStore';
+import type { HeartbeatMetrics } from './heartbeatMetrics';
+import { claimOnce, nudgeAbout, recipientsWhere } from './escalationClaims';
+import type { DeliveryReport, NudgeDispatcher } from './nudgeDispatcher';
+
+/** Escalations started per tick at most (the rest wait for the next tick, oldest first). */
+const MAX_PER_TICK = 100;
+
+export interface EscalationReport {
+  /** Unwoken messages past the SLA, escalated or not. */
+  unwoken: number;
+  /** Messages this tick escalated. */
+  escalated: string[];
+}
+
+export class UnwokenEscalation {
+  /** Claimed by this daemon; the views may not show the claim yet (the next claim would conflict anyway). */
+  private readonly claimed = new Set<string>();
+
+  constructor(
+    private readonly sources: { eventStore: EventStore; projections: ProjectionStore },
+    private readonly dispatcher: NudgeDispatcher,
+    private readonly recorder: WakeRecorder,
+    private readonly metrics: HeartbeatMetrics,
+    private readonly logger: Logger,
+    private readonly slaMs: number,
+    /** Whom a nudge may reach: registered, not retired, not opted out (the others are listed in the claim, not nudged). */
+    private readonly nudgeable: (identity: string) => boolean,
+  ) {}
+
+  async run(now: number): Promise<EscalationReport> {
+    const sentBefore = new Date(now - this.slaMs).toISOString();
+    const { projections } = this.sources;
+    const all = await projections.unwoken({ sentBefore, limit: 0, pendingOnly: false });
+    this.metrics.unwoken.set(all.count);
+    const pending = await projections.unwoken({ sentBefore, limit: MAX_PER_TICK, pendingOnly: true });
+    const escalated: string[] = [];
+    for (const message of pending.messages) {
+      if (this.claimed.has(message.messageId)) continue;
+      const { eventStore, projections: views } = this.sources;
+      const recipients = await recipientsWhere(views, message.messageId, (row) => row.woken === null);
+      const at = new Date(now).toISOString();
+      const event: WakeEscalated = {
+        type: 'WakeEscalated',
+        data: { messageId: message.messageId, recipients, slaMs: this.slaMs, escalatedAt: at },
+      };
+      if (!(await claimOnce(eventStore, escalationStream(message.messageId), event, message.messageId, at))) continue;
+      if (this.claimed.size >= 10_000) this.claimed.clear();
+      this.claimed.add(message.messageId);
+      escalated.push(message.messageId);
+      this.metrics.escalations.inc();
+      this.logger.error(
+        { alarm: 'message_unwoken', ...message, slaMs: this.slaMs, recipients },
+        'ALARM message woke none of its recipients within the wake SLA; escalating through their nudge targets (once)',
+      );
+      for (const recipient of recipients.filter(this.nudgeable)) {
+        const nudge = await nudgeAbout(views, recipient, 'unwoken', message.messageId, now);
+        this.dispatcher.dispatch(nudge, (report) => this.delivered(report, message.messageId));
+      }
+    }
+    return { unwoken: all.count, escalated };
+  }
+
+  private delivered(report: DeliveryReport, messageId: string): void {
+    const via = wakeVia(report);
+    if (via !== null) this.recorder.observed(messageId, report.nudge.identity, via);
+  }
+}
+
+/** The first target that really reached the agent (a Redis publish nobody heard, or the log line, is no wake). */
+export function wakeVia(report: DeliveryReport): WakeVia | null {
+  for (const [target, outcome] of Object.entries(report.outcomes)) {
+    if (outcome === 'delivered' && (WAKE_VIAS as readonly string[]).includes(target)) return target as WakeVia;
+  }
+  return null;
+}

@@ -1,0 +1,240 @@
+/**
+ * The delivery ledger in process memory: the memory store's and the scratch
+ * views' (audit verify, the rules' specs) storage of it. Storage only: what
+ * changes is decided by ledgerRules.ts.
+ */
+import {
+  deliveryRow,
+  emptyCounts,
+  ledgerMessage,
+  type LedgerChangeSink,
+  type LedgerCounts,
+  type LedgerHeader,
+  type LedgerLookup,
+  type LedgerMarks,
+  type LedgerPage,
+  type LedgerQuery,
+  type LedgerStage,
+  type DueReply,
+  type RepliesOwed,
+  type UnwokenMessage,
+  type UnwokenPage,
+  type UnwokenQuery,
+} from './ledger';
+
+interface MessageLedger {
+  header: LedgerHeader;
+  /** The recipients as a set, for a message with several (one recipient is compared directly). */
+  members: Set<string> | null;
+  /** The recipients in identity order, sorted on the first page asked for (most ledgers are never read). */
+  sorted: string[] | null;
+  marks: Map<string, LedgerMarks>;
+  counts: LedgerCounts;
+  escalatedAt: string | null;
+  replyDueBy: string | null;
+  replyOverdueAt: string | null;
+}
+
+const NONE: readonly string[] = [];
+
+export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
+  private readonly ledgers = new Map<string, MessageLedger>();
+  /** thread -> recipient -> messages awaiting its reply. */
+  private readonly awaiting = new Map<string, Map<string, string[]>>();
+  /** Messages expecting a wake, none observed yet -> their send time (ms); `pending`: not escalated either. */
+  private readonly unwokenSince = new Map<string, number>();
+  private readonly pending = new Set<string>();
+  /** Messages whose reply obligation is open (not met, not found overdue) -> when it is due (ms). */
+  private readonly due = new Map<string, number>();
+  /** identity -> message -> when its reply is due (ms). */
+  private readonly owed = new Map<string, Map<string, number>>();
+
+  ledgerOpen(messageId: string): boolean {
+    return this.ledgers.has(messageId);
+  }
+
+  ledgerRecipient(messageId: string, identity: string): boolean {
+    const ledger = this.ledgers.get(messageId);
+    if (!ledger) return false;
+    return ledger.members === null ? ledger.header.recipients[0] === identity : ledger.members.has(identity);
+  }
+
+  ledgerMark(messageId: string, recipient: string, stage: LedgerStage): string | undefined {
+    return this.ledgers.get(messageId)?.marks.get(recipient)?.[stage];
+  }
+
+  awaitingReply(threadId: string, recipient: string): readonly string[] {
+    return this.awaiting.get(threadId)?.get(recipient) ?? NONE;
+  }
+
+  ledgerCount(messageId: string, stage: LedgerStage): number {
+    return this.ledgers.get(messageId)?.counts[stage] ?? 0;
+  }
+
+  ledgerEscalatedAt(messageId: string): string | null {
+    return this.ledgers.get(messageId)?.escalatedAt ?? null;
+  }
+
+  ledgerRecipients(messageId: string): readonly string[] {
+    return this.ledgers.get(messageId)?.header.recipients ?? NONE;
+  }
+
+  ledgerReplyDueBy(messageId: string): string | null {
+    return this.ledgers.get(messageId)?.replyDueBy ?? null;
+  }
+
+  ledgerOverdueAt(messageId: string): string | null {
+    return this.ledgers.get(messageId)?.replyOverdueAt ?? null;
+  }
+
+  ledgerOpened(header: LedgerHeader): void {
+    const members = header.recipients.length > 1 ? new Set(header.recipients) : null;
+    this.ledgers.set(header.messageId, {
+      header,
+      members,
+      sorted: null,
+      marks: new Map(),
+      counts: emptyCounts(),
+      escalatedAt: null,
+      replyDueBy: null,
+      replyOverdueAt: null,
+    });
+  }
+
+  ledgerStageReached(messageId: string, recipient: string, stage: LedgerStage, mark: string): void {
+    const ledger = this.ledgers.get(messageId)!;
+    let marks = ledger.marks.get(recipient);
+    if (!marks) ledger.marks.set(recipient, (marks = {}));
+    marks[stage] = mark;
+    ledger.counts[stage] += 1;
+  }
+
+  replyAwaited(threadId: string, recipient: string, messageId: string): void {
+    let thread = this.awaiting.get(threadId);
+    if (!thread) this.awaiting.set(threadId, (thread = new Map()));
+    const list = thread.get(recipient);
+    if (list) list.push(messageId);
+    else thread.set(recipient, [messageId]);
+  }
+
+  repliesSettled(threadId: string, recipient: string): void {
+    const thread = this.awaiting.get(threadId);
+    thread?.delete(recipient);
+    if (thread?.size === 0) this.awaiting.delete(threadId);
+  }
+
+  unwokenListed(messageId: string, sentAt: string): void {
+    this.unwokenSince.set(messageId, Date.parse(sentAt));
+    this.pending.add(messageId);
+  }
+
+  unwokenCleared(messageId: string): void {
+    this.unwokenSince.delete(messageId);
+    this.pending.delete(messageId);
+  }
+
+  wakeEscalated(messageId: string, at: string): void {
+    this.ledgers.get(messageId)!.escalatedAt = at;
+    this.pending.delete(messageId);
+  }
+
+  replyRequested(messageId: string, dueBy: string): void {
+    this.ledgers.get(messageId)!.replyDueBy = dueBy;
+    this.due.set(messageId, Date.parse(dueBy));
+  }
+
+  replyOwed(recipient: string, messageId: string, dueBy: string): void {
+    let owed = this.owed.get(recipient);
+    if (!owed) this.owed.set(recipient, (owed = new Map()));
+    owed.set(messageId, Date.parse(dueBy));
+  }
+
+  replyOwedCleared(recipient: string, messageId: string): void {
+    const owed = this.owed.get(recipient);
+    owed?.delete(messageId);
+    if (owed?.size === 0) this.owed.delete(recipient);
+  }
+
+  repliesMet(messageId: string): void {
+    this.due.delete(messageId);
+  }
+
+  replyOverdueMarked(messageId: string, at: string): void {
+    this.ledgers.get(messageId)!.replyOverdueAt = at;
+    this.due.delete(messageId);
+  }
+
+  /** Open reply obligations due at or before `dueBy`, earliest first (ties by id), at most `limit`. */
+  dueReplies(dueBy: string, limit: number): DueReply[] {
+    const cutoff = Date.parse(dueBy);
+    const matching = [...this.due].filter(([, dueMs]) => dueMs <= cutoff);
+    matching.sort((a, b) => a[1] - b[1] || bytewise(a[0], b[0]));
+    return matching.slice(0, limit).map(([messageId]) => {
+      const ledger = this.ledgers.get(messageId)!;
+      return { messageId, sender: ledger.header.sender, threadId: ledger.header.threadId, dueBy: ledger.replyDueBy! };
+    });
+  }
+
+  /** What the identity owes: open obligations, and the earliest due time (ISO) among them. */
+  repliesOwed(identity: string): RepliesOwed {
+    const owed = this.owed.get(identity);
+    if (!owed) return { repliesOwed: 0, nextReplyDueBy: null };
+    let next = Infinity;
+    for (const dueMs of owed.values()) if (dueMs < next) next = dueMs;
+    return { repliesOwed: owed.size, nextReplyDueBy: new Date(next).toISOString() };
+  }
+
+  /** The unwoken messages sent before the cutoff, oldest first (ties by id, as Redis orders equal scores). */
+  unwoken(query: UnwokenQuery): UnwokenPage {
+    const cutoff = Date.parse(query.sentBefore);
+    const matching: Array<[string, number]> = [];
+    for (const [messageId, sentMs] of this.unwokenSince) {
+      if (sentMs < cutoff && (!query.pendingOnly || this.pending.has(messageId))) matching.push([messageId, sentMs]);
+    }
+    if (query.limit === 0) return { count: matching.length, messages: [] };
+    matching.sort((a, b) => a[1] - b[1] || bytewise(a[0], b[0]));
+    const messages = matching.slice(0, query.limit).map(([messageId]): UnwokenMessage => {
+      const ledger = this.ledgers.get(messageId)!;
+      return {
+        messageId,
+        sender: ledger.header.sender,
+        sentAt: ledger.header.sentAt,
+        recipientCount: ledger.header.recipients.length,
+        escalatedAt: ledger.escalatedAt,
+      };
+    });
+    return { count: matching.length, messages };
+  }
+
+  /** One page of the message's ledger (undefined: no such message). */
+  page(messageId: string, query: LedgerQuery): LedgerPage | undefined {
+    const ledger = this.ledgers.get(messageId);
+    if (!ledger) return undefined;
+    ledger.sorted ??= [...new Set(ledger.header.recipients)].sort(bytewise);
+    const sorted = ledger.sorted;
+    let start = 0;
+    if (query.after !== null) {
+      const after = query.after;
+      let high = sorted.length;
+      while (start < high) {
+        const middle = (start + high) >>> 1;
+        if (bytewise(sorted[middle], after) <= 0) start = middle + 1;
+        else high = middle;
+      }
+    }
+    const recipients = sorted.slice(start, start + query.limit);
+    const more = start + query.limit < sorted.length;
+    return {
+      message: ledgerMessage(ledger.header),
+      counts: { ...ledger.counts },
+      escalatedAt: ledger.escalatedAt,
+      replyDueBy: ledger.replyDueBy,
+      replyOverdueAt: ledger.replyOverdueAt,
+      rows: recipients.map((recipient) => deliveryRow(recipient, ledger.marks.get(recipient) ?? {})),
+      nextAfter: more ? recipients[recipients.length - 1] : null,
+    };
+  }
+}
+
+/** Redis orders members bytewise; identities are ASCII, so code-unit order is the same. */
+const bytewise = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

@@ -1,0 +1,92 @@
+/**
+ * The delivery ledger's rules (ledger.ts), pure like the inbox rules beside them (evolve.ts):
+ *
+ * - A send opens the message's ledger once (a redelivered send changes nothing). Before that, it answers
+ *   the thread for its sender: every message of the thread awaiting the sender's reply is `replied` by it.
+ *   Then each recipient owes the thread a reply to it.
+ * - Each stage is marked once per recipient, the first time it happens, and only for a recipient of the message
+ *   (a receipt or a wake for anyone else, or for no message, changes nothing):
+ *   `inView` when the recipient's inbox entry is added, `woken` when a wake was observed, `seen` at its
+ *   first seen mark, `read` at its first receipt. (The inbox rules decide the same firsts for the inbox, from the entry.)
+ * - A later stage never needs an earlier one: a recipient that polls reads without being woken.
+ * - Reply obligations: a send that expects replies by a time makes each recipient that has not answered owe
+ *   one; an answer in the thread clears it (and once all answered, the message is no longer due); the
+ *   heartbeat's finding that it fell due unmet is marked once (the sender's wake: wakes.ts, replyOverdueWakeFor).
+ * - Unwoken: a message that expects a wake is listed from its send until its first wake is observed;
+ *   the heartbeat's escalation is marked once (it stays unwoken, no longer pending escalation).
+ */
+import type { LedgerFact, ViewChange } from '../viewChanges';
+import type { LedgerChangeSink, LedgerLookup, LedgerStage } from './ledger';
+
+/** The ledger's part of one fact (called for every fact; most concern it). */
+export function evolveLedger(view: LedgerLookup, fact: ViewChange | LedgerFact, position: bigint, sink: LedgerChangeSink): void {
+  switch (fact.kind) {
+    case 'ledgerOpened': {
+      const awaiting = view.awaitingReply(fact.threadId, fact.sender);
+      for (const messageId of awaiting) {
+        const replied = view.ledgerCount(messageId, 'replied');
+        if (!reach(view, messageId, fact.sender, 'replied', `${fact.sentAt} ${fact.messageId}`, sink)) continue;
+        if (view.ledgerReplyDueBy(messageId) === null) continue; // no obligation to close
+        sink.replyOwedCleared(fact.sender, messageId);
+        if (replied + 1 === view.ledgerRecipients(messageId).length) sink.repliesMet(messageId);
+      }
+      if (awaiting.length > 0) sink.repliesSettled(fact.threadId, fact.sender);
+      if (view.ledgerOpen(fact.messageId)) return;
+      const { kind: _kind, ...header } = fact;
+      sink.ledgerOpened({ ...header, position: position.toString() });
+      if (fact.wakeExpected) sink.unwokenListed(fact.messageId, fact.sentAt);
+      for (const recipient of fact.recipients) sink.replyAwaited(fact.threadId, recipient, fact.messageId);
+      return;
+    }
+    case 'inboxAdded':
+      reach(view, fact.entry.messageId, fact.recipient, 'inView', position.toString(), sink);
+      return;
+    case 'wakeObserved': {
+      const first = view.ledgerCount(fact.messageId, 'woken') === 0;
+      if (!reach(view, fact.messageId, fact.recipient, 'woken', `${fact.at} ${fact.via}`, sink)) return;
+      if (first) sink.unwokenCleared(fact.messageId);
+      return;
+    }
+    case 'replyRequested': {
+      if (!view.ledgerOpen(fact.messageId) || view.ledgerReplyDueBy(fact.messageId) !== null) return;
+      sink.replyRequested(fact.messageId, fact.dueBy);
+      let owed = 0;
+      for (const recipient of view.ledgerRecipients(fact.messageId)) {
+        if (view.ledgerMark(fact.messageId, recipient, 'replied') !== undefined) continue;
+        sink.replyOwed(recipient, fact.messageId, fact.dueBy);
+        owed += 1;
+      }
+      if (owed === 0) sink.repliesMet(fact.messageId);
+      return;
+    }
+    case 'replyOverdue':
+      if (view.ledgerOpen(fact.messageId) && view.ledgerOverdueAt(fact.messageId) === null)
+        sink.replyOverdueMarked(fact.messageId, fact.at);
+      return;
+    case 'wakeEscalated':
+      if (view.ledgerOpen(fact.messageId) && view.ledgerEscalatedAt(fact.messageId) === null)
+        sink.wakeEscalated(fact.messageId, fact.at);
+      return;
+    case 'receiptRead':
+      reach(view, fact.messageId, fact.recipient, 'read', fact.readAt, sink);
+      return;
+    case 'entrySeen':
+      reach(view, fact.messageId, fact.recipient, 'seen', fact.seenAt, sink);
+      return;
+    default:
+      return; // no other fact moves the ledger
+  }
+}
+
+function reach(
+  view: LedgerLookup,
+  messageId: string,
+  recipient: string,
+  stage: LedgerStage,
+  mark: string,
+  sink: LedgerChangeSink,
+): boolean {
+  if (!view.ledgerRecipient(messageId, recipient) || view.ledgerMark(messageId, recipient, stage) !== undefined) return false;
+  sink.ledgerStageReached(messageId, recipient, stage, mark);
+  return true;
+}

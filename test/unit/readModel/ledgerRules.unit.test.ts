@@ -1,0 +1,177 @@
+/** The delivery ledger's rules: per recipient, each stage once, only for recipients; replies answer the thread. */
+import { ReadModelSpec } from '../../support/readModelSpec';
+import { LogBuilder, next, nextPosition } from './scenario';
+
+const page = { after: null, limit: 50 };
+
+describe('read model: the delivery ledger', () => {
+  it('a direct message opens its ledger, its recipient owes the thread a reply, and the inbox entry puts it in view', () => {
+    const log = new LogBuilder().register('@a', '@b', '@c');
+    const given = log.projected();
+    const position = nextPosition(log);
+    const when = next(log, (l) => l.send('@a', '@b'));
+    const sentAt = log.sentAt('m1');
+    ReadModelSpec.given(given)
+      .when(...when)
+      .thenLedger([
+        {
+          kind: 'ledgerOpened',
+          header: {
+            messageId: 'm1',
+            sender: '@a',
+            threadId: 'm1',
+            sentAt,
+            recipients: ['@b'],
+            wakeExpected: true,
+            position: position.toString(),
+          },
+        },
+        { kind: 'unwokenListed', messageId: 'm1', sentAt },
+        { kind: 'replyAwaited', threadId: 'm1', recipient: '@b', messageId: 'm1' },
+        { kind: 'ledgerStageReached', messageId: 'm1', recipient: '@b', stage: 'inView', mark: position.toString() },
+      ]);
+  });
+
+  it('woken and read are marked once each, for the recipient only; a stranger or an unknown message changes nothing', () => {
+    const log = new LogBuilder().register('@a', '@b', '@c');
+    log.send('@a', '@b');
+    const given = log.projected();
+    const wokenAt = log.nextAt;
+    const woken = next(log, (l) => l.wake('@b', 'm1', 'webhook'));
+    ReadModelSpec.given(given)
+      .when(...woken)
+      .thenLedger([
+        { kind: 'ledgerStageReached', messageId: 'm1', recipient: '@b', stage: 'woken', mark: `${wokenAt} webhook` },
+        { kind: 'unwokenCleared', messageId: 'm1' },
+      ]);
+    const again = next(log, (l) => l.wake('@b', 'm1', 'stream'));
+    ReadModelSpec.given([...given, ...woken])
+      .when(...again)
+      .thenNothing();
+    const strangers = next(log, (l) => {
+      l.wake('@c', 'm1');
+      l.read('@c', 'm1');
+      l.wake('@b', 'no-such-message');
+    });
+    ReadModelSpec.given(given)
+      .when(...strangers)
+      .thenLedger([]);
+    const readAt = log.nextAt;
+    const read = next(log, (l) => l.read('@b', 'm1'));
+    ReadModelSpec.given(given)
+      .when(...read)
+      .thenLedger([{ kind: 'ledgerStageReached', messageId: 'm1', recipient: '@b', stage: 'read', mark: readAt }]);
+  });
+
+  it("a send in the thread answers every message there awaiting its sender's reply, once; the others still wait", () => {
+    const log = new LogBuilder().register('@a', '@b', '@c', '@d');
+    const m1 = log.send('@a', 'AGENT:*', {}, ['@b', '@c', '@d']);
+    const given = log.projected();
+    const position = nextPosition(log);
+    const when = next(log, (l) => l.send('@b', '@a', { replyTo: m1 }));
+    const replyAt = log.sentAt('m2');
+    ReadModelSpec.given(given)
+      .when(...when)
+      .thenLedger([
+        { kind: 'ledgerStageReached', messageId: m1, recipient: '@b', stage: 'replied', mark: `${replyAt} m2` },
+        { kind: 'repliesSettled', threadId: m1, recipient: '@b' },
+        {
+          kind: 'ledgerOpened',
+          header: {
+            messageId: 'm2',
+            sender: '@b',
+            threadId: m1,
+            sentAt: replyAt,
+            recipients: ['@a'],
+            wakeExpected: true,
+            position: position.toString(),
+          },
+        },
+        { kind: 'unwokenListed', messageId: 'm2', sentAt: replyAt },
+        { kind: 'replyAwaited', threadId: m1, recipient: '@a', messageId: 'm2' },
+        { kind: 'ledgerStageReached', messageId: 'm2', recipient: '@a', stage: 'inView', mark: position.toString() },
+      ]);
+    const later = next(log, (l) => l.send('@b', '@a', { replyTo: m1 }));
+    ReadModelSpec.given([...given, ...when])
+      .when(...later)
+      .thenViews((views) => {
+        const ledger = views.deliveryLedger(m1, page)!;
+        expect(ledger.counts).toEqual({ inView: 3, woken: 0, seen: 0, read: 0, replied: 1 });
+        expect(ledger.rows.map((row) => [row.recipient, row.replied?.messageId ?? null])).toEqual([
+          ['@b', 'm2'], // the first reply, not the later one
+          ['@c', null],
+          ['@d', null],
+        ]);
+      });
+  });
+
+  it('a suppressed send expects no wake; a broadcast whose only recipient is its sender expects none either', () => {
+    const log = new LogBuilder().register('@a', '@b');
+    log.send('@a', '@b', { wakeSuppressed: true });
+    log.send('@a', 'AGENT:*', {}, ['@a']);
+    log.send('@a', 'AGENT:*', {}, ['@a', '@b']);
+    ReadModelSpec.given([])
+      .when(...log.projected())
+      .thenViews((views) => {
+        expect(['m1', 'm2', 'm3'].map((id) => views.deliveryLedger(id, page)!.message.wakeExpected)).toEqual([
+          false,
+          false,
+          true,
+        ]);
+      });
+  });
+
+  it('pages list the recipients in identity order, with the counts of the whole message', () => {
+    const log = new LogBuilder().register('@a', '@b', '@c', '@d');
+    const m1 = log.send('@a', 'AGENT:*', {}, ['@d', '@b', '@c']);
+    log.read('@c', m1);
+    ReadModelSpec.given([])
+      .when(...log.projected())
+      .thenViews((views) => {
+        const first = views.deliveryLedger(m1, { after: null, limit: 2 })!;
+        expect(first.rows.map((row) => row.recipient)).toEqual(['@b', '@c']);
+        expect(first.rows[1].read).toEqual({ at: expect.any(String) });
+        expect(first.nextAfter).toBe('@c');
+        expect(first.counts).toEqual({ inView: 3, woken: 0, seen: 0, read: 1, replied: 0 });
+        const second = views.deliveryLedger(m1, { after: '@c', limit: 2 })!;
+        expect(second.rows.map((row) => row.recipient)).toEqual(['@d']);
+        expect(second.nextAfter).toBeNull();
+        expect(second.message.recipientCount).toBe(3);
+      });
+  });
+
+  it('unwoken: listed from its send until its first wake; an escalation is marked once and leaves it unwoken', () => {
+    const log = new LogBuilder().register('@a', '@b', '@c');
+    const m1 = log.send('@a', 'AGENT:*', {}, ['@b', '@c']);
+    log.send('@a', '@c', { wakeSuppressed: true }); // m2 expects no wake
+    const given = log.projected();
+    const everything = { sentBefore: '2100-01-01T00:00:00.000Z', limit: 10, pendingOnly: false };
+    ReadModelSpec.given([])
+      .when(...given)
+      .thenViews((views) => {
+        expect(views.ledger.unwoken(everything).messages.map((m) => m.messageId)).toEqual([m1]);
+        expect(views.ledger.unwoken({ ...everything, sentBefore: log.sentAt(m1) }).count).toBe(0); // strictly before
+      });
+    const escalatedAt = log.nextAt;
+    const escalated = next(log, (l) => l.escalate(m1, ['@b', '@c']).escalate(m1, ['@b', '@c']));
+    ReadModelSpec.given(given)
+      .when(...escalated)
+      .thenLedger([{ kind: 'wakeEscalated', messageId: m1, at: escalatedAt }]);
+    ReadModelSpec.given(given)
+      .when(...escalated)
+      .thenViews((views) => {
+        expect(views.ledger.unwoken(everything).messages).toEqual([
+          { messageId: m1, sender: '@a', sentAt: log.sentAt(m1), recipientCount: 2, escalatedAt },
+        ]);
+        expect(views.ledger.unwoken({ ...everything, pendingOnly: true }).count).toBe(0);
+      });
+    const woken = next(log, (l) => l.wake('@c', m1).wake('@b', m1));
+    ReadModelSpec.given([...given, ...escalated])
+      .when(...woken)
+      .thenLedger([
+        { kind: 'ledgerStageReached', messageId: m1, recipient: '@c', stage: 'woken', mark: expect.stringMatching(/ stream$/) },
+        { kind: 'unwokenCleared', messageId: m1 },
+        { kind: 'ledgerStageReached', messageId: m1, recipient: '@b', stage: 'woken', mark: expect.stringMatching(/ stream$/) },
+      ]);
+  });
+});

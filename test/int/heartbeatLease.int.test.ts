@@ -66,7 +66,14 @@ test('two heartbeat daemons: each idle agent nudged once; the other daemon takes
         targets: [target],
         logger: silent,
         clock,
-        settings: { intervalMs: 20, idleMs: 10 * MIN, cooldownMs: 60 * MIN, wakeGraceMs: MIN, metricsPort: null },
+        settings: {
+          intervalMs: 20,
+          idleMs: 10 * MIN,
+          cooldownMs: 60 * MIN,
+          wakeGraceMs: MIN,
+          metricsPort: null,
+          wakeSlaMs: 24 * 60 * MIN, // no unwoken-alarm escalation within the test: it counts the idle nudges
+        },
         lease: { store: new RedisLease(client, new RedisKeys(namespace), 'heartbeat'), node: `daemon-${i}`, ttlMs: 600 },
       }),
     );

@@ -15,3 +15,6 @@ export interface AgentRow {
   lastActivityAt: string | null;
   wakeStreams: number;
 }
+export type { DeliveryLedger } from '../../src/application/deliveryQueries';
+export type { DeliveryRow, UnwokenMessage } from '../../src/projections/readModel/ledger';
+export type { UnwokenAlarm } from '../../src/application/consoleResponseSchemas';

@@ -1,8 +1,9 @@
-/** Message story: one message's audience and each recipient's state, from its own stream (GET /v1/audit/messages/{id}). */
-import { useEffect, useState } from 'preact/hooks';
+/** Message story: one message's audience and each recipient's state, from its own stream (GET /v1/audit/messages/{id}), and its delivery ledger. */
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, errorText } from '../api';
 import { clock } from '../format';
 import type { MessageStory } from '../types';
+import { LedgerSection } from './ledger';
 
 export function StoryPanel(props: {
   messageId: string;
@@ -12,8 +13,11 @@ export function StoryPanel(props: {
   const [draft, setDraft] = useState(props.messageId);
   const [story, setStory] = useState<MessageStory | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // The field follows a story opened from elsewhere, but is not reset on mount: that would wipe what was typed before the effect ran.
+  const shown = useRef(props.messageId);
   useEffect(() => {
-    setDraft(props.messageId);
+    if (shown.current !== props.messageId) setDraft(props.messageId);
+    shown.current = props.messageId;
     setStory(null);
     setError(null);
     if (!props.messageId) return;
@@ -83,6 +87,7 @@ export function StoryPanel(props: {
               ))}
             </tbody>
           </table>
+          <LedgerSection messageId={story.messageId} />
           {story.anomalies.length > 0 && (
             <div role="alert" class="error">
               <h3>The log contradicts itself here</h3>

@@ -69,6 +69,10 @@ export const consoleAgentsSchema = z.object({
       oldestUnreadAt: timestamp.nullable(),
       lastActivityAt: timestamp.nullable(),
       wakeStreams: z.number().int().describe('open wake streams on the node that answered'),
+      lastNudge: z
+        .object({ at: timestamp, via: z.string().describe('webhook, hook or redis') })
+        .nullable()
+        .describe("the newest heartbeat nudge delivered to it (a WakeObserved via the agent's nudge target); null: never"),
     }),
   ),
 });

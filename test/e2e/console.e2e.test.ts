@@ -210,7 +210,18 @@ maybe(
     );
     await checkPanel(page, '4-rejections');
 
-    // The agents table says what /v1/heartbeat says.
+    // A heartbeat nudge delivered to @cat (recorded as the heartbeat records it: a WakeObserved via its target).
+    server.mailbox.wakeRecorder.observed(sent['@ben'], '@cat', 'webhook');
+    await server.mailbox.wakeRecorder.flush();
+    let nudged: any;
+    for (let attempt = 0; attempt < 200 && !nudged; attempt++) {
+      const { body } = await server.call('GET', '/v1/audit/agents', { token: t['@ops'] });
+      nudged = body.agents.find((a: any) => a.identity === '@cat' && a.lastNudge);
+      if (!nudged) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(nudged.lastNudge).toEqual({ at: expect.any(String), via: 'webhook' });
+
+    // The agents table says what /v1/heartbeat says, and shows the last nudge where one happened (a dash elsewhere).
     await panel(page, 'Agents');
     const table = page.getByTestId('agents');
     await table.getByRole('cell', { name: '@dan', exact: true }).waitFor();
@@ -219,6 +230,18 @@ maybe(
     expect(shown.map(([identity, , unread]) => [identity, Number(unread)]).sort()).toEqual(
       heartbeat.map((h: any) => [h.identity, h.unreadCount]).sort(),
     );
+    const nudges = Object.fromEntries(shown.map((row) => [row[0], row[6]]));
+    expect(nudges).toEqual({
+      '@ana': '–',
+      '@ben': '–',
+      '@cat': expect.stringMatching(/^\d\d:\d\d:\d\d via webhook$/),
+      '@dan': '–',
+      '@ops': '–',
+    });
+    await table.getByRole('button', { name: 'Last nudge' }).click();
+    await expect(table.locator('tbody tr').first().innerText()).resolves.toMatch(/^@cat\t/);
+    await table.getByRole('button', { name: 'Last nudge' }).click(); // descending: newest first, and "never" still last
+    await expect(table.locator('tbody tr').first().innerText()).resolves.toMatch(/^@cat\t/);
     await checkPanel(page, '2-agents');
 
     // Retire @dan: nothing happens until the admin confirms.

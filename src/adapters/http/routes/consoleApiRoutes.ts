@@ -39,7 +39,11 @@ export function consoleApiRoutes(app: FastifyInstance, { mailbox, wakeStreams }:
   app.get('/v1/audit/agents', async (request) => {
     requireRole(actorOf(request), ['auditor', 'admin'], 'Reading the agents table');
     noExtraInput(request.query, 'GET /v1/audit/agents');
-    const [agents, heartbeats] = await Promise.all([mailbox.projections.listAgents(), mailbox.projections.allHeartbeats()]);
+    const [agents, heartbeats, nudges] = await Promise.all([
+      mailbox.projections.listAgents(),
+      mailbox.projections.allHeartbeats(),
+      mailbox.projections.lastNudges(),
+    ]);
     const counts = new Map(heartbeats.map((h) => [h.identity, h]));
     const open = wakeStreams.openByIdentity();
     return {
@@ -51,6 +55,7 @@ export function consoleApiRoutes(app: FastifyInstance, { mailbox, wakeStreams }:
           oldestUnreadAt: h?.oldestUnreadAt ?? null,
           lastActivityAt: h?.lastActivityAt ?? null,
           wakeStreams: open.get(agent.identity) ?? 0,
+          lastNudge: nudges.get(agent.identity) ?? null,
         };
       }),
     };

@@ -6,7 +6,11 @@
 import { z } from 'zod';
 import { ROLES } from '../commands/roles';
 import type { FlowEntry } from './liveFlow';
+import type { UnwokenPage } from '../projections/readModel/ledger';
 import type { RejectionRecord } from './rejectionLog';
+
+/** GET /v1/audit/unwoken: the unwoken alarm as the server's own /metrics counts it, with the oldest few. */
+export type UnwokenAlarm = UnwokenPage & { slaMs: number; sentBefore: string };
 
 const timestamp = z.string().describe('ISO 8601 time');
 
@@ -66,6 +70,10 @@ export const consoleAgentsSchema = z.object({
       oldestUnreadAt: timestamp.nullable(),
       lastActivityAt: timestamp.nullable(),
       wakeStreams: z.number().int().describe('open wake streams on the node that answered'),
+      lastNudge: z
+        .object({ at: timestamp, via: z.string().describe('webhook, hook or redis') })
+        .nullable()
+        .describe("the newest heartbeat nudge delivered to it (a WakeObserved via the agent's nudge target); null: never"),
     }),
   ),
 });
@@ -101,6 +109,27 @@ export const messageStorySchema = z.looseObject({
   anomalies: z.array(z.string()).describe('whatever in the stream contradicts the story'),
 });
 
+export const unwokenAlarmSchema = z.object({
+  slaMs: z.number().int().describe('MAILBOX_WAKE_SLA_MS: a message that woke none of its recipients within this long is unwoken'),
+  sentBefore: timestamp.describe("now (the server's clock) minus the SLA"),
+  count: z.number().int().describe('unwoken messages in all (the mailbox_unwoken_messages gauge)'),
+  messages: z
+    .array(
+      z.object({
+        messageId: z.string(),
+        sender: z.string(),
+        sentAt: timestamp,
+        recipientCount: z.number().int(),
+        escalatedAt: timestamp.nullable().describe('when the heartbeat escalated it (null: not yet)'),
+      }),
+    )
+    .describe('the oldest first, at most limit'),
+});
+
 type Fits<Value, Schema extends z.ZodType> = Value extends z.input<Schema> ? true : never;
 const fits = <T extends true>(): T => true as T;
-void [fits<Fits<FlowEntry, typeof flowEntrySchema>>(), fits<Fits<RejectionRecord, typeof rejectionSchema>>()];
+void [
+  fits<Fits<FlowEntry, typeof flowEntrySchema>>(),
+  fits<Fits<RejectionRecord, typeof rejectionSchema>>(),
+  fits<Fits<UnwokenAlarm, typeof unwokenAlarmSchema>>(),
+];

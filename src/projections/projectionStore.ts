@@ -3,7 +3,7 @@ import type { Priority, Role } from '../events/types';
 import type { ListQuery } from './listQuery';
 import type { TaskListQuery, TaskViewPage } from './readModel/taskViewsMemory';
 import type { TaskView } from './readModel/taskView';
-import type { DueReply, LedgerPage, LedgerQuery, UnwokenPage, UnwokenQuery } from './readModel/ledger';
+import type { DueReply, LastNudge, LedgerPage, LedgerQuery, UnwokenPage, UnwokenQuery } from './readModel/ledger';
 import type { ProjectionGenerations } from './rebuildGenerations';
 import type { MessageSummary, ProjectedEvent } from './viewChanges';
 
@@ -94,6 +94,8 @@ export interface ProjectionStore {
   deliveryLedger(messageId: string, query: LedgerQuery): Promise<LedgerPage | undefined>;
   /** Messages that expected a wake and have none observed, sent before the cutoff (the unwoken alarm), oldest first. */
   unwoken(query: UnwokenQuery): Promise<UnwokenPage>;
+  /** Each identity's newest delivered heartbeat nudge (WakeObserved via a nudge target); identities never nudged are absent. */
+  lastNudges(): Promise<Map<string, LastNudge>>;
   /** Open reply obligations due at or before `dueBy` (not all answered, not yet found overdue), earliest first. */
   dueReplies(dueBy: string, limit: number): Promise<DueReply[]>;
   binding(): Promise<ViewsBinding>;

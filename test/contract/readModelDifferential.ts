@@ -474,6 +474,10 @@ async function views(
   for (const dueBy of ['2000-01-01T00:00:00.000Z', middle, '2100-01-01T00:00:00.000Z']) {
     for (const limit of [2, 1000]) result.set(`dueReplies ${dueBy} ${limit}`, await store.dueReplies(dueBy, limit));
   }
+  result.set(
+    'lastNudges',
+    [...(await store.lastNudges())].sort(([a], [b]) => a.localeCompare(b)),
+  );
   for (const sentBefore of ['2000-01-01T00:00:00.000Z', middle, '2100-01-01T00:00:00.000Z']) {
     for (const pendingOnly of [false, true]) {
       for (const limit of [0, 3, 1000]) {

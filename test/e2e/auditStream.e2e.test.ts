@@ -70,7 +70,7 @@ async function openStream(token: string, query = '', headers: Record<string, str
 const entries = (stream: Stream) => stream.events.filter((e) => e.event === 'entry').map((e) => e.data);
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ wakeSlaMs: 0 }); // every message that woke nobody is unwoken at once;
   t = { ...(await server.register(['@a', '@b', '@c'])), ...(await server.register(['@aud'], 'auditor')) };
 });
 afterAll(async () => {
@@ -215,6 +215,44 @@ describe('the console reads', () => {
     expect([refused.status, refused.body.code]).toEqual([403, 'FORBIDDEN']);
     const unknown = await server.call('GET', '/v1/audit/messages/00000000-0000-4000-8000-000000000000', { token: t['@aud'] });
     expect([unknown.status, unknown.body.code]).toEqual([404, 'MESSAGE_NOT_FOUND']);
+  });
+
+  test('GET /v1/audit/unwoken: the alarm as /metrics counts it, oldest first; agents refused, a bad limit refused', async () => {
+    const sent = await send('@a', { to: '@b', subject: 'no wake stream', body: 'x' });
+    const id = sent.body.messageId as string;
+    let alarm: any;
+    for (let attempt = 0; attempt < 200; attempt++) {
+      alarm = (await server.call('GET', '/v1/audit/unwoken?limit=1000', { token: t['@aud'] })).body;
+      if (alarm.messages.some((m: any) => m.messageId === id)) break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(alarm).toMatchObject({ slaMs: server.mailbox.config.wakeSlaMs, count: alarm.messages.length });
+    expect(alarm.messages.find((m: any) => m.messageId === id)).toEqual({
+      messageId: id,
+      sender: '@a',
+      sentAt: expect.any(String),
+      recipientCount: 1,
+      escalatedAt: null,
+    });
+    const sentAts = alarm.messages.map((m: any) => m.sentAt);
+    expect(sentAts).toEqual([...sentAts].sort());
+    const metrics = (await server.call('GET', '/metrics', { token: server.adminToken })).body as string;
+    expect(Number(/^mailbox_unwoken_messages (\d+)$/m.exec(metrics)![1])).toBeGreaterThanOrEqual(alarm.count);
+    const countOnly = (await server.call('GET', '/v1/audit/unwoken?limit=0', { token: server.adminToken })).body;
+    expect([countOnly.count >= alarm.count, countOnly.messages]).toEqual([true, []]);
+    const before = await server.eventCount();
+    const refused = await server.call('GET', '/v1/audit/unwoken', { token: t['@a'] });
+    const bad = await server.call('GET', '/v1/audit/unwoken?limit=1001', { token: t['@aud'] });
+    const unknown = await server.call('GET', '/v1/audit/unwoken?sla=1', { token: t['@aud'] });
+    expect([refused.status, refused.body.code, bad.status, bad.body.code, unknown.status, unknown.body.code]).toEqual([
+      403,
+      'FORBIDDEN',
+      400,
+      'VALIDATION_FAILED',
+      400,
+      'UNKNOWN_FIELD',
+    ]);
+    expect(await server.eventCount()).toBe(before);
   });
 
   test("GET /v1/audit/agents agrees with /v1/heartbeat and /v1/agents; GET /v1/whoami names the token's holder", async () => {

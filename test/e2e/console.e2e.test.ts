@@ -14,6 +14,7 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '../support/httpServer';
 import { CHROMIUM, CHROMIUM_ARGS, haveChromium } from '../support/chromium';
+import { subscribe, type WakeSubscriber } from './wakeSubscriber';
 
 const maybe = haveChromium('console.e2e') ? test : test.skip;
 const ARTIFACTS = path.resolve(process.env.MAILBOX_TEST_ARTIFACTS ?? 'test-artifacts', 'console');
@@ -25,13 +26,17 @@ let browser: Browser | undefined;
 const problems: string[] = [];
 const outside: string[] = [];
 const urls: string[] = [];
+const streams: WakeSubscriber[] = [];
+/** The wake SLA (MAILBOX_WAKE_SLA_MS), small: a message to an agent with no wake stream is unwoken after this long. */
+const WAKE_SLA_MS = 300;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ wakeSlaMs: WAKE_SLA_MS });
   t = { ...(await server.register(['@ana', '@ben', '@cat', '@dan'])), ...(await server.register(['@ops'], 'auditor')) };
   fs.mkdirSync(ARTIFACTS, { recursive: true });
 });
 afterAll(async () => {
+  for (const stream of streams) stream.close();
   await browser?.close();
   await server.close();
 });
@@ -98,6 +103,18 @@ async function checkPanel(page: Page, name: string): Promise<void> {
 
 const send = (from: string, body: Record<string, unknown>) => server.call('POST', '/v1/messages', { token: t[from], body });
 
+/** Asks the API until `done` holds for a ledger (wakes and seen marks are written in batches, then projected). */
+async function ledgerUntil(id: string, done: (ledger: any) => boolean): Promise<void> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    await server.mailbox.wakeRecorder.flush();
+    await server.mailbox.seenMarks.flush();
+    const { body } = await server.call('GET', `/v1/messages/${id}/delivery`, { token: t['@ops'] });
+    if (done(body)) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`the ledger of ${id} never got there`);
+}
+
 maybe(
   'an admin signs in, watches the flow, filters it, reads a story and a rejection, checks the agents and retires one',
   async () => {
@@ -156,7 +173,8 @@ maybe(
     // Filter by agent: only what concerns @ana.
     await page.getByLabel('Agent', { exact: true }).fill('@ana');
     await page.getByRole('button', { name: 'Apply filter' }).click();
-    await page.getByTestId('flow-status').getByText('Stream: live').waitFor();
+    // The filtered stream's own 'live' (the unfiltered one said live too, with rows received): it reads from the head on.
+    await page.getByTestId('flow-status').getByText('Stream: live · 0 received').waitFor();
     await send('@ben', { to: '@cat', subject: 'not about ana', body: 'x' });
     await send('@ben', { to: '@ana', subject: 'for ana', body: 'x' });
     await flow.getByText('“for ana”').waitFor({ timeout: 1000 });
@@ -174,6 +192,40 @@ maybe(
     const byRecipient = Object.fromEntries(rows.map((row) => [row.split('\t')[0], row.includes('unread') ? 'unread' : 'read']));
     expect(byRecipient).toEqual({ '@ana': 'unread', '@ben': 'read', '@dan': 'unread' });
     await expect(page.getByTestId('task-history').count()).resolves.toBe(0); // no task in this message
+
+    // Its delivery ledger: the counts over all three, paged two at a time.
+    const ledger = page.getByTestId('ledger');
+    await ledger.getByText('3 recipient(s): 3 in view · 0 woken · 0 seen · 1 read · 0 replied').waitFor();
+    await ledger.getByLabel('Per page').selectOption('2');
+    const ledgerRows = ledger.getByTestId('ledger-rows').locator('tbody tr');
+    await ledger.getByTestId('ledger-page').getByText('page 1').waitFor();
+    await expect(ledgerRows.allInnerTexts().then((rows) => rows.map((row) => row.split('\t')[0]))).resolves.toEqual([
+      '@ana',
+      '@ben',
+    ]);
+    await checkPanel(page, '3b-message-story-broadcast-ledger');
+    await ledger.getByRole('button', { name: 'Next recipients' }).click();
+    await ledger.getByTestId('ledger-page').getByText('page 2 (last)').waitFor();
+    await expect(ledgerRows.allInnerTexts()).resolves.toEqual([expect.stringMatching(/^@dan\t#\d+\t#\d+\tnot woken\t–\t–\t–$/)]);
+    await expect(ledger.getByRole('button', { name: 'Next recipients' }).isDisabled()).resolves.toBe(true);
+    await ledger.getByRole('button', { name: 'Previous recipients' }).click();
+    await ledger.getByTestId('ledger-page').getByText('page 1').waitFor();
+
+    // A DM to @ben, who has a wake stream open: woken via the stream, then seen (listed), read and replied.
+    const ben = await subscribe(server.url, t['@ben']);
+    streams.push(ben);
+    await ben.next((e) => e.event === 'sync');
+    const dm = (await send('@ana', { to: '@ben', subject: 'ledger', body: 'x' })).body.messageId as string;
+    await ben.next((e) => e.event === 'wake' && e.data.messageId === dm);
+    await server.call('GET', '/v1/messages', { token: t['@ben'] });
+    await server.call('POST', `/v1/messages/${dm}/read`, { token: t['@ben'] });
+    await send('@ben', { to: '@ana', subject: 're: ledger', body: 'x', inReplyTo: dm });
+    await ledgerUntil(dm, (l) => l.summary.woken + l.summary.seen + l.summary.read + l.summary.replied === 4);
+    await page.getByLabel('Message id').fill(dm);
+    await page.getByRole('button', { name: 'Show story' }).click();
+    await ledger.getByText('1 recipient(s): 1 in view · 1 woken · 1 seen · 1 read · 1 replied').waitFor();
+    const [benRow] = await ledgerRows.allInnerTexts();
+    expect(benRow).toMatch(/^@ben\t#\d+\t#\d+\t[\d:]+ via stream\t[\d:]+\t[\d:]+\t[\d:]+$/);
     await checkPanel(page, '3-message-story');
 
     // A rejected send appears under Rejections with its code.
@@ -186,7 +238,18 @@ maybe(
     );
     await checkPanel(page, '4-rejections');
 
-    // The agents table says what /v1/heartbeat says.
+    // A heartbeat nudge delivered to @cat (recorded as the heartbeat records it: a WakeObserved via its target).
+    server.mailbox.wakeRecorder.observed(sent['@ben'], '@cat', 'webhook');
+    await server.mailbox.wakeRecorder.flush();
+    let nudged: any;
+    for (let attempt = 0; attempt < 200 && !nudged; attempt++) {
+      const { body } = await server.call('GET', '/v1/audit/agents', { token: t['@ops'] });
+      nudged = body.agents.find((a: any) => a.identity === '@cat' && a.lastNudge);
+      if (!nudged) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(nudged.lastNudge).toEqual({ at: expect.any(String), via: 'webhook' });
+
+    // The agents table says what /v1/heartbeat says, and shows the last nudge where one happened (a dash elsewhere).
     await panel(page, 'Agents');
     const table = page.getByTestId('agents');
     await table.getByRole('cell', { name: '@dan', exact: true }).waitFor();
@@ -195,6 +258,18 @@ maybe(
     expect(shown.map(([identity, , unread]) => [identity, Number(unread)]).sort()).toEqual(
       heartbeat.map((h: any) => [h.identity, h.unreadCount]).sort(),
     );
+    const nudges = Object.fromEntries(shown.map((row) => [row[0], row[6]]));
+    expect(nudges).toEqual({
+      '@ana': '–',
+      '@ben': '–',
+      '@cat': expect.stringMatching(/^\d\d:\d\d:\d\d via webhook$/),
+      '@dan': '–',
+      '@ops': '–',
+    });
+    await table.getByRole('button', { name: 'Last nudge' }).click();
+    await expect(table.locator('tbody tr').first().innerText()).resolves.toMatch(/^@cat\t/);
+    await table.getByRole('button', { name: 'Last nudge' }).click(); // descending: newest first, and "never" still last
+    await expect(table.locator('tbody tr').first().innerText()).resolves.toMatch(/^@cat\t/);
     await checkPanel(page, '2-agents');
 
     // Retire @dan: nothing happens until the admin confirms.
@@ -239,9 +314,20 @@ maybe(
       ['AgentTokenRotated', 'admin'],
     ]);
 
+    // The unwoken alarm: the first send (to @ben, who had no wake stream then) woke nobody within the SLA; its story is a click away.
     await panel(page, 'Health');
     await page.getByTestId('health').getByText('Event store').waitFor();
+    const unwoken = page.getByTestId('unwoken');
+    const alarm = (await server.call('GET', '/v1/audit/unwoken', { token: t['@ops'] })).body;
+    expect(alarm).toMatchObject({ slaMs: WAKE_SLA_MS, count: expect.any(Number) });
+    expect(alarm.messages[0]).toMatchObject({ messageId: sent['@ana'], sender: '@ana', recipientCount: 1, escalatedAt: null });
+    expect(alarm.messages.map((m: any) => m.messageId)).not.toContain(dm); // woken: no alarm
+    await unwoken.getByText(/\d+ messages? woke none of (its|their) recipients within 0.3 s/).waitFor();
+    await expect(unwoken.locator('tbody tr').first().innerText()).resolves.toMatch(/@ana\t1\tnot yet\tstory/);
     await checkPanel(page, '5-health');
+    await unwoken.getByRole('button', { name: `story of message ${sent['@ana']}` }).click();
+    await ledger.getByText('1 recipient(s): 1 in view · 0 woken').waitFor();
+    await expect(ledgerRows.first().innerText()).resolves.toContain('@ben');
     await panel(page, 'Charts');
     await page.getByTestId('charts').locator('canvas').first().waitFor();
     await checkPanel(page, '6-charts');

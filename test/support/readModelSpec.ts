@@ -69,6 +69,7 @@ const WRITES = new Set([
   'replyOwedCleared',
   'repliesMet',
   'replyOverdueMarked',
+  'nudgeObserved',
 ]);
 
 /** The view as the rules see it: reading only (a write through it throws). */
@@ -103,6 +104,7 @@ const LEDGER_CHANGES = new Set([
   'replyOwedCleared',
   'repliesMet',
   'replyOverdueMarked',
+  'nudgeObserved',
 ]);
 const isLedgerChange = (change: ReadModelChange): boolean => LEDGER_CHANGES.has(change.kind);
 

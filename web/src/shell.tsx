@@ -63,7 +63,7 @@ export function Shell({ who, onSignOut }: { who: Whoami; onSignOut: () => void }
         {panel === 'agents' && <AgentsPanel isAdmin={isAdmin} />}
         {panel === 'story' && <StoryPanel messageId={storyId} onMessageId={setStoryId} onShowThread={showThread} />}
         {panel === 'rejections' && <RejectionsPanel />}
-        {panel === 'health' && <HealthPanel />}
+        {panel === 'health' && <HealthPanel onOpenStory={openStory} />}
         {panel === 'charts' && <ChartsPanel />}
       </main>
     </div>

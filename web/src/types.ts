@@ -14,4 +14,8 @@ export interface AgentRow {
   oldestUnreadAt: string | null;
   lastActivityAt: string | null;
   wakeStreams: number;
+  lastNudge: { at: string; via: string } | null;
 }
+export type { DeliveryLedger } from '../../src/application/deliveryQueries';
+export type { DeliveryRow, UnwokenMessage } from '../../src/projections/readModel/ledger';
+export type { UnwokenAlarm } from '../../src/application/consoleResponseSchemas';

@@ -13,7 +13,7 @@ import { TASK_ROUTE_SPECS } from './taskRouteSpecs';
 import type { RouteSpec } from './routeSpec';
 import * as consoleResponses from '../../application/consoleResponseSchemas';
 import { auditStreamQuerySchema } from './routes/auditStreamRoutes';
-import { rejectionsQuerySchema } from './routes/consoleApiRoutes';
+import { rejectionsQuerySchema, unwokenQuerySchema } from './routes/consoleApiRoutes';
 
 export type { RouteSpec };
 
@@ -285,6 +285,22 @@ export const ROUTE_SPECS: RouteSpec[] = [
     auth: 'auditor or admin',
     success: { status: 200, schema: consoleResponses.consoleAgentsSchema, description: '{agents: [...]}' },
     errors: [...AUTH, 'UNKNOWN_FIELD'],
+  },
+  {
+    method: 'get',
+    path: '/v1/audit/unwoken',
+    operationId: 'unwokenAlarm',
+    summary: 'The unwoken alarm: messages that woke none of their recipients within MAILBOX_WAKE_SLA_MS, oldest first',
+    tag: 'views',
+    auth: 'auditor or admin',
+    query: unwokenQuerySchema,
+    queryDescriptions: { limit: 'how many of the oldest to list (0: only the count); default 10' },
+    success: {
+      status: 200,
+      schema: consoleResponses.unwokenAlarmSchema,
+      description: '{slaMs, sentBefore, count, messages: [...]}',
+    },
+    errors: [...AUTH, 'UNKNOWN_FIELD', 'VALIDATION_FAILED'],
   },
   {
     method: 'get',

@@ -32,6 +32,7 @@ import type {
   UnwokenQuery,
   DueReply,
 } from '../../projections/readModel/ledger';
+import { lastNudgeOf, type LastNudge } from '../../projections/readModel/ledger';
 import { LedgerMemory } from '../../projections/readModel/ledgerMemory';
 
 const matches = (entry: InboxEntry, query: ListQuery): boolean => {
@@ -241,6 +242,14 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
     this.ledger.unwokenCleared(messageId);
   }
 
+  lastNudge(identity: string): string | undefined {
+    return this.ledger.lastNudge(identity);
+  }
+
+  nudgeObserved(identity: string, mark: string): void {
+    this.ledger.nudgeObserved(identity, mark);
+  }
+
   wakeEscalated(messageId: string, at: string): void {
     this.ledger.wakeEscalated(messageId, at);
   }
@@ -389,6 +398,10 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
 
   async dueReplies(dueBy: string, limit: number): Promise<DueReply[]> {
     return this.ledger.dueReplies(dueBy, limit);
+  }
+
+  async lastNudges(): Promise<Map<string, LastNudge>> {
+    return new Map([...this.ledger.lastNudges()].map(([identity, mark]) => [identity, lastNudgeOf(mark)]));
   }
 
   async unwoken(query: UnwokenQuery): Promise<UnwokenPage> {

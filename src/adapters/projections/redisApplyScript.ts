@@ -29,9 +29,10 @@ export const APPLY_SCRIPT = `
 -- with a wake, R read, A archived, U unarchived, V seen; reg/ret registry, ids identities with views; task views (decided in Node by the
 -- read model's task rules, redisTaskViews.ts): tu record, tt due index, tl/tn list add/remove, tw waiting count, tp wake;
 -- the delivery ledger (redisLedger.ts, re-stating ledgerRules.ts): lp a send answers its thread, lo a ledger opens, lg a stage,
--- le the heartbeat escalated an unwoken message, rq a reply obligation, ro it fell due unmet (and the sender's wake).
+-- le the heartbeat escalated an unwoken message, rq a reply obligation, ro it fell due unmet (and the sender's wake),
+-- ln a delivered heartbeat nudge (the recipient's last nudge when newer).
 local ARITY = { reg = 2, ret = 2, ids = 1, S = 2, O = 2, M = 3, I = 3, W = 5, R = 2, A = 2, U = 2, V = 2, tu = 2, tt = 2, tl = 2, tn = 2, tw = 2, tp = 2,
-  lp = 3, lo = 5, lg = 3, le = 2, rq = 3, ro = 4 }
+  lp = 3, lo = 5, lg = 3, le = 2, rq = 3, ro = 4, ln = 2 }
 local flags = ARGV[1]
 local check = string.find(flags, 'c', 1, true) ~= nil
 local publish = string.find(flags, 'p', 1, true) ~= nil
@@ -236,6 +237,10 @@ if global and write then
             redis.call('ZREM', base .. 'replies:due', a)
             if publish and ARGV[j + 5] ~= '' then redis.call('PUBLISH', channelPrefix .. ARGV[j + 4], ARGV[j + 5]) end
           end
+        elseif code == 'ln' then
+          -- The identity's last nudge: '<at> <via>' compares by time (ISO, one length), as in the memory store.
+          local current = redis.call('HGET', base .. 'nudges', a)
+          if not current or current < b then redis.call('HSET', base .. 'nudges', a, b) end
         elseif code == 'le' then
           -- Escalated once by the heartbeat: no longer pending escalation (still unwoken until a wake is observed).
           local ledger = base .. 'ledger:' .. a

@@ -31,7 +31,7 @@ import {
   type UnwokenPage,
   type UnwokenQuery,
 } from '../../projections/readModel/ledger';
-import { deliveryRow } from '../../projections/readModel/ledger';
+import { deliveryRow, lastNudgeOf, type LastNudge } from '../../projections/readModel/ledger';
 import type { LedgerFact, ViewChange } from '../../projections/viewChanges';
 import { replyOverdueWake } from '../../projections/readModel/wakes';
 import type { RedisClient } from './redisConnection';
@@ -67,8 +67,11 @@ export function ledgerOps(fact: ViewChange | LedgerFact, position: bigint, wakes
     }
     case 'inboxAdded':
       return [mark('inView', fact.entry.messageId, fact.recipient, position.toString())];
-    case 'wakeObserved':
-      return [mark('woken', fact.messageId, fact.recipient, `${fact.at} ${fact.via}`)];
+    case 'wakeObserved': {
+      const woken = mark('woken', fact.messageId, fact.recipient, `${fact.at} ${fact.via}`);
+      // A heartbeat nudge also moves the recipient's last nudge (the script keeps the newer).
+      return fact.via === 'stream' ? [woken] : [woken, ['ln', fact.recipient, `${fact.at} ${fact.via}`]];
+    }
     case 'receiptRead':
       return [mark('read', fact.messageId, fact.recipient, fact.readAt)];
     case 'entrySeen':
@@ -92,6 +95,12 @@ export class RedisLedgerReader {
 
   private ledgerKey(prefix: string, messageId: string): string {
     return `${prefix}${this.keys.globalTag}:ledger:${messageId}`;
+  }
+
+  /** Every identity's newest delivered heartbeat nudge (one hash: `<at> <via>` by identity). */
+  async lastNudges(prefix: string): Promise<Map<string, LastNudge>> {
+    const all = await this.client.hgetall(`${prefix}${this.keys.globalTag}:nudges`);
+    return new Map(Object.entries(all).map(([identity, value]) => [identity, lastNudgeOf(value)]));
   }
 
   /** What the identity owes: the count of its open obligations and the earliest due time. */

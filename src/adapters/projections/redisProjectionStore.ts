@@ -41,7 +41,7 @@ import { sleep } from '../../support/retry';
 import { RedisViewReader } from './redisViewReader';
 import { hasTaskFacts, planTaskOps, RedisTaskKeys, RedisTaskReader } from './redisTaskViews';
 import { RedisLedgerReader } from './redisLedger';
-import type { DueReply, LedgerPage, LedgerQuery, UnwokenPage, UnwokenQuery } from '../../projections/readModel/ledger';
+import type { DueReply, LastNudge, LedgerPage, LedgerQuery, UnwokenPage, UnwokenQuery } from '../../projections/readModel/ledger';
 import type { TaskView } from '../../projections/readModel/taskView';
 import type { TaskListQuery, TaskViewPage } from '../../projections/readModel/taskViewsMemory';
 
@@ -308,6 +308,10 @@ export class RedisProjectionStore implements ProjectionStore {
 
   async dueReplies(dueBy: string, limit: number): Promise<DueReply[]> {
     return this.read((prefix) => this.ledger.dueReplies(prefix, dueBy, limit));
+  }
+
+  async lastNudges(): Promise<Map<string, LastNudge>> {
+    return this.read((prefix) => this.ledger.lastNudges(prefix));
   }
 
   async unwoken(query: UnwokenQuery): Promise<UnwokenPage> {

@@ -45,7 +45,7 @@ import {
 } from '../../projections/projectionStore';
 import { applyEvents } from '../../projections/readModel/applyEvents';
 import type { TaskView } from '../../projections/readModel/taskView';
-import type { DueReply, LedgerPage, LedgerQuery, UnwokenPage, UnwokenQuery } from '../../projections/readModel/ledger';
+import type { DueReply, LastNudge, LedgerPage, LedgerQuery, UnwokenPage, UnwokenQuery } from '../../projections/readModel/ledger';
 import type { TaskListQuery, TaskViewPage } from '../../projections/readModel/taskViewsMemory';
 import type { ProjectionGenerations } from '../../projections/rebuildGenerations';
 import type { ProjectedEvent, WakeEvent } from '../../projections/viewChanges';
@@ -286,6 +286,10 @@ export class SqliteProjectionStore implements ProjectionStore {
 
   async unwoken(query: UnwokenQuery): Promise<UnwokenPage> {
     return this.read((reader) => reader.ledger.unwoken(query));
+  }
+
+  async lastNudges(): Promise<Map<string, LastNudge>> {
+    return this.read((reader) => reader.ledger.lastNudges());
   }
 
   async dueReplies(dueBy: string, limit: number): Promise<DueReply[]> {

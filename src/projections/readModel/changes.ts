@@ -137,6 +137,7 @@ export function replay(change: ReadModelChange, sink: ChangeSink): void {
     case 'replyOwedCleared':
     case 'repliesMet':
     case 'replyOverdueMarked':
+    case 'nudgeObserved':
       return replayLedgerChange(change, sink);
     default: {
       const unexpected: never = change;

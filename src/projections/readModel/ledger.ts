@@ -55,6 +55,8 @@ export interface LedgerLookup {
   ledgerReplyDueBy(messageId: string): string | null;
   /** When the heartbeat found the reply obligation overdue (null: never). */
   ledgerOverdueAt(messageId: string): string | null;
+  /** The identity's newest delivered heartbeat nudge as `<at> <via>` (a WakeObserved not via a stream), if any. */
+  lastNudge(identity: string): string | undefined;
 }
 
 /** The ledger's changes: each a plain write, decided by the rules (a store decides nothing). */
@@ -83,6 +85,8 @@ export interface LedgerChangeSink {
   repliesMet(messageId: string): void;
   /** The obligation fell due unmet and the heartbeat said so, once: the message leaves the due list. */
   replyOverdueMarked(messageId: string, at: string): void;
+  /** A heartbeat nudge newer than the identity's last was delivered (`mark` is `<at> <via>`). */
+  nudgeObserved(identity: string, mark: string): void;
 }
 
 export type LedgerChange =
@@ -97,7 +101,8 @@ export type LedgerChange =
   | { kind: 'replyOwed'; recipient: string; messageId: string; dueBy: string }
   | { kind: 'replyOwedCleared'; recipient: string; messageId: string }
   | { kind: 'repliesMet'; messageId: string }
-  | { kind: 'replyOverdueMarked'; messageId: string; at: string };
+  | { kind: 'replyOverdueMarked'; messageId: string; at: string }
+  | { kind: 'nudgeObserved'; identity: string; mark: string };
 
 export function collectLedgerChanges(into: { push(change: LedgerChange): unknown }): LedgerChangeSink {
   return {
@@ -114,6 +119,7 @@ export function collectLedgerChanges(into: { push(change: LedgerChange): unknown
     replyOwedCleared: (recipient, messageId) => into.push({ kind: 'replyOwedCleared', recipient, messageId }),
     repliesMet: (messageId) => into.push({ kind: 'repliesMet', messageId }),
     replyOverdueMarked: (messageId, at) => into.push({ kind: 'replyOverdueMarked', messageId, at }),
+    nudgeObserved: (identity, mark) => into.push({ kind: 'nudgeObserved', identity, mark }),
   };
 }
 
@@ -143,6 +149,8 @@ export function replayLedgerChange(change: LedgerChange, sink: LedgerChangeSink)
       return sink.repliesMet(change.messageId);
     case 'replyOverdueMarked':
       return sink.replyOverdueMarked(change.messageId, change.at);
+    case 'nudgeObserved':
+      return sink.nudgeObserved(change.identity, change.mark);
     default: {
       const unexpected: never = change;
       throw new Error(`Unknown ledger change ${(unexpected as { kind: string }).kind}`);
@@ -247,3 +255,14 @@ export interface RepliesOwed {
   repliesOwed: number;
   nextReplyDueBy: string | null;
 }
+
+/** An identity's newest delivered heartbeat nudge (the console's "last nudge"). */
+export interface LastNudge {
+  at: string;
+  via: string;
+}
+
+export const lastNudgeOf = (mark: string): LastNudge => {
+  const [at, via] = split(mark);
+  return { at, via };
+};

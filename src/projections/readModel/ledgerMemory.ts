@@ -48,6 +48,8 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
   private readonly due = new Map<string, number>();
   /** identity -> message -> when its reply is due (ms). */
   private readonly owed = new Map<string, Map<string, number>>();
+  /** Each identity's newest delivered heartbeat nudge, `<at> <via>`. */
+  private readonly nudges = new Map<string, string>();
 
   ledgerOpen(messageId: string): boolean {
     return this.ledgers.has(messageId);
@@ -69,6 +71,19 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
 
   ledgerCount(messageId: string, stage: LedgerStage): number {
     return this.ledgers.get(messageId)?.counts[stage] ?? 0;
+  }
+
+  lastNudge(identity: string): string | undefined {
+    return this.nudges.get(identity);
+  }
+
+  /** Every identity's last nudge (`<at> <via>`). */
+  lastNudges(): ReadonlyMap<string, string> {
+    return this.nudges;
+  }
+
+  nudgeObserved(identity: string, mark: string): void {
+    this.nudges.set(identity, mark);
   }
 
   ledgerEscalatedAt(messageId: string): string | null {

@@ -42,6 +42,12 @@ export function evolveLedger(view: LedgerLookup, fact: ViewChange | LedgerFact, 
       reach(view, fact.entry.messageId, fact.recipient, 'inView', position.toString(), sink);
       return;
     case 'wakeObserved': {
+      // A heartbeat nudge (any way but a wake stream) is the identity's last nudge when newer, whether or not it was the message's first wake.
+      if (fact.via !== 'stream') {
+        const nudge = `${fact.at} ${fact.via}`;
+        const last = view.lastNudge(fact.recipient);
+        if (last === undefined || last < nudge) sink.nudgeObserved(fact.recipient, nudge);
+      }
       const first = view.ledgerCount(fact.messageId, 'woken') === 0;
       if (!reach(view, fact.messageId, fact.recipient, 'woken', `${fact.at} ${fact.via}`, sink)) return;
       if (first) sink.unwokenCleared(fact.messageId);

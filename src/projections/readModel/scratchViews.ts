@@ -216,6 +216,14 @@ export class ScratchViews implements ReadModelStorage {
     this.ledger.unwokenCleared(messageId);
   }
 
+  lastNudge(identity: string): string | undefined {
+    return this.ledger.lastNudge(identity);
+  }
+
+  nudgeObserved(identity: string, mark: string): void {
+    this.ledger.nudgeObserved(identity, mark);
+  }
+
   wakeEscalated(messageId: string, at: string): void {
     this.ledger.wakeEscalated(messageId, at);
   }

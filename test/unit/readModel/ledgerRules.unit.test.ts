@@ -41,6 +41,7 @@ describe('read model: the delivery ledger', () => {
     ReadModelSpec.given(given)
       .when(...woken)
       .thenLedger([
+        { kind: 'nudgeObserved', identity: '@b', mark: `${wokenAt} webhook` },
         { kind: 'ledgerStageReached', messageId: 'm1', recipient: '@b', stage: 'woken', mark: `${wokenAt} webhook` },
         { kind: 'unwokenCleared', messageId: 'm1' },
       ]);
@@ -61,6 +62,28 @@ describe('read model: the delivery ledger', () => {
     ReadModelSpec.given(given)
       .when(...read)
       .thenLedger([{ kind: 'ledgerStageReached', messageId: 'm1', recipient: '@b', stage: 'read', mark: readAt }]);
+  });
+
+  it("a delivered nudge is the recipient's last nudge, even after the message's first wake; a wake stream's is not", () => {
+    const log = new LogBuilder().register('@a', '@b', '@c');
+    log.send('@a', 'AGENT:*', {}, ['@b', '@c']);
+    log.wake('@b', 'm1', 'stream');
+    const given = log.projected();
+    const hookAt = log.nextAt;
+    const hook = next(log, (l) => l.wake('@b', 'm1', 'hook'));
+    ReadModelSpec.given(given)
+      .when(...hook)
+      .thenLedger([{ kind: 'nudgeObserved', identity: '@b', mark: `${hookAt} hook` }]);
+    const redisAt = log.nextAt;
+    const later = next(log, (l) => l.wake('@b', 'no-such-message', 'redis'));
+    ReadModelSpec.given([...given, ...hook])
+      .when(...later)
+      .thenLedger([{ kind: 'nudgeObserved', identity: '@b', mark: `${redisAt} redis` }]);
+    const streamAt = log.nextAt;
+    const stream = next(log, (l) => l.wake('@c', 'm1', 'stream'));
+    ReadModelSpec.given([...given, ...hook, ...later])
+      .when(...stream)
+      .thenLedger([{ kind: 'ledgerStageReached', messageId: 'm1', recipient: '@c', stage: 'woken', mark: `${streamAt} stream` }]);
   });
 
   it("a send in the thread answers every message there awaiting its sender's reply, once; the others still wait", () => {

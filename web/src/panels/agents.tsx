@@ -1,6 +1,6 @@
 /**
  * Agents: identity, role, unread and oldest unread age, last activity, open wake
- * streams, retired; sortable. Admins also register, retire and issue a new token,
+ * streams, last nudge (the heartbeat's newest delivered nudge, from the delivery ledger's views), retired; sortable. Admins also register, retire and issue a new token,
  * each after a confirmation, each an ordinary command of the API.
  */
 import { useMemo, useState } from 'preact/hooks';
@@ -12,7 +12,7 @@ import { ConfirmDialog, type Pending } from './confirm';
 
 const PAGE_ROWS = 100;
 
-type Column = 'identity' | 'role' | 'unreadCount' | 'oldestUnreadAt' | 'lastActivityAt' | 'wakeStreams' | 'retired';
+type Column = 'identity' | 'role' | 'unreadCount' | 'oldestUnreadAt' | 'lastActivityAt' | 'wakeStreams' | 'lastNudge' | 'retired';
 const COLUMNS: Array<{ key: Column; label: string }> = [
   { key: 'identity', label: 'Identity' },
   { key: 'role', label: 'Role' },
@@ -20,16 +20,20 @@ const COLUMNS: Array<{ key: Column; label: string }> = [
   { key: 'oldestUnreadAt', label: 'Oldest unread' },
   { key: 'lastActivityAt', label: 'Last activity' },
   { key: 'wakeStreams', label: 'Wake streams' },
+  { key: 'lastNudge', label: 'Last nudge' },
   { key: 'retired', label: 'Retired' },
 ];
 
-function compare(a: AgentRow, b: AgentRow, key: Column): number {
-  const x = a[key];
-  const y = b[key];
+/** What a column sorts by: the nudge by its time (ISO strings sort as times). */
+const sortValue = (row: AgentRow, key: Column) => (key === 'lastNudge' ? (row.lastNudge?.at ?? null) : row[key]);
+
+function compare(a: AgentRow, b: AgentRow, key: Column, descending: boolean): number {
+  const x = sortValue(a, key);
+  const y = sortValue(b, key);
   if (x === y) return a.identity < b.identity ? -1 : 1;
   if (x === null) return 1; // "never" sorts last either way
   if (y === null) return -1;
-  return x < y ? -1 : 1;
+  return (x < y ? -1 : 1) * (descending ? -1 : 1);
 }
 
 export function AgentsPanel({ isAdmin }: { isAdmin: boolean }) {
@@ -44,8 +48,7 @@ export function AgentsPanel({ isAdmin }: { isAdmin: boolean }) {
   const sorted = useMemo(() => {
     const needle = find.trim().toLowerCase();
     const list = (agents.data?.agents ?? []).filter((a) => !needle || a.identity.toLowerCase().includes(needle));
-    list.sort((a, b) => compare(a, b, sort.key));
-    return sort.descending ? list.reverse() : list;
+    return list.sort((a, b) => compare(a, b, sort.key, sort.descending));
   }, [agents.data, sort, find]);
   // One page of rows in the DOM at a time: sorting and finding cover every agent, drawing stays cheap at 1,000 and more.
   const pages = Math.max(1, Math.ceil(sorted.length / PAGE_ROWS));
@@ -175,6 +178,7 @@ export function AgentsPanel({ isAdmin }: { isAdmin: boolean }) {
               <td>{age(agent.oldestUnreadAt)}</td>
               <td>{clock(agent.lastActivityAt)}</td>
               <td>{agent.wakeStreams}</td>
+              <td>{agent.lastNudge ? `${clock(agent.lastNudge.at)} via ${agent.lastNudge.via}` : '–'}</td>
               <td>{agent.retired ? `yes (${clock(agent.retiredAt)})` : 'no'}</td>
               {isAdmin && (
                 <td>

@@ -1,6 +1,14 @@
-/** Health: readiness (event store, projection store, projection lag) as /readyz reports it, refreshed every 5 s. */
+/**
+ * Health: readiness (event store, projection store, projection lag) as /readyz reports it, and the unwoken
+ * alarm as /metrics counts it (GET /v1/audit/unwoken: same SLA, same clock), refreshed every 5 s.
+ */
 import { api, ApiError } from '../api';
+import { age, clock } from '../format';
+import type { UnwokenAlarm } from '../types';
 import { usePolling } from '../usePolling';
+
+/** How many of the oldest unwoken messages the panel lists (the count covers all). */
+const OLDEST = 5;
 
 interface Checks {
   status?: string;
@@ -43,7 +51,61 @@ async function readiness(): Promise<Checks> {
 
 const Ok = ({ ok }: { ok: boolean }) => <strong class={ok ? 'ok' : 'bad'}>{ok ? 'OK' : 'FAILING'}</strong>;
 
-export function HealthPanel() {
+const unwokenAlarm = () => api<UnwokenAlarm>('GET', `/v1/audit/unwoken?limit=${OLDEST}`);
+
+function Unwoken({ onOpenStory }: { onOpenStory: (id: string) => void }) {
+  const alarm = usePolling(unwokenAlarm, 5000);
+  const a = alarm.data;
+  if (alarm.error) return <span class="bad">{alarm.error}</span>;
+  if (!a) return <span>…</span>;
+  const sla = `${a.slaMs / 1000} s`;
+  if (a.count === 0)
+    return (
+      <span data-testid="unwoken">
+        <strong class="ok">none</strong>: every message that expected a wake woke a recipient within {sla}
+      </span>
+    );
+  return (
+    <div data-testid="unwoken">
+      <strong class="bad">
+        {a.count} message{a.count === 1 ? '' : 's'} woke none of {a.count === 1 ? 'its' : 'their'} recipients within {sla}
+      </strong>
+      <table data-testid="unwoken-oldest">
+        <caption>
+          {a.messages.length === a.count ? `All ${a.count}` : `The oldest ${a.messages.length} of ${a.count}`}, oldest first
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Sent</th>
+            <th scope="col">Waiting</th>
+            <th scope="col">From</th>
+            <th scope="col">Recipients</th>
+            <th scope="col">Escalated</th>
+            <th scope="col">Message</th>
+          </tr>
+        </thead>
+        <tbody>
+          {a.messages.map((m) => (
+            <tr key={m.messageId}>
+              <td>{clock(m.sentAt)}</td>
+              <td>{age(m.sentAt)}</td>
+              <td>{m.sender}</td>
+              <td>{m.recipientCount}</td>
+              <td>{m.escalatedAt ? clock(m.escalatedAt) : 'not yet'}</td>
+              <td>
+                <button type="button" class="link" onClick={() => onOpenStory(m.messageId)}>
+                  story<span class="visually-hidden"> of message {m.messageId}</span>
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function HealthPanel({ onOpenStory }: { onOpenStory: (id: string) => void }) {
   const health = usePolling(readiness, 5000);
   const c = health.data;
   return (
@@ -76,8 +138,7 @@ export function HealthPanel() {
           <dd data-testid="leader">{leaderText(c.projections.leadership)}</dd>
           <dt>Unwoken alarms</dt>
           <dd>
-            not shown: the heartbeat daemon (mailbox heartbeat) raises them in its own log and metrics, which this server does not
-            read
+            <Unwoken onOpenStory={onOpenStory} />
           </dd>
         </dl>
       )}

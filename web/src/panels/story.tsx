@@ -1,8 +1,9 @@
-/** Message story: one message's audience, each recipient's state and its task's history (GET /v1/audit/messages/{id}). */
+/** Message story: one message's audience, each recipient's state, its delivery ledger and its task's history (GET /v1/audit/messages/{id}). */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, errorText } from '../api';
 import { clock } from '../format';
 import type { MessageStory } from '../types';
+import { LedgerSection } from './ledger';
 
 export function StoryPanel(props: {
   messageId: string;
@@ -87,6 +88,7 @@ export function StoryPanel(props: {
               ))}
             </tbody>
           </table>
+          <LedgerSection messageId={story.messageId} />
           {story.task && (
             <>
               <h3>Task (opened as {story.task.openedAs})</h3>

@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { requireRole } from '../../../application/authorization';
+import type { UnwokenAlarm } from '../../../application/consoleResponseSchemas';
 import { parseInput } from '../../../commands/validation';
 import { actorOf } from '../auth';
 import type { ConsoleSeries } from '../consoleSeries';
@@ -13,6 +14,10 @@ import { noExtraInput, singleValuedQuery } from './routeInput';
 
 export const rejectionsQuerySchema = z.strictObject({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
+});
+
+export const unwokenQuerySchema = z.strictObject({
+  limit: z.coerce.number().int().min(0).max(1000).default(10),
 });
 
 export function consoleApiRoutes(app: FastifyInstance, { mailbox, wakeStreams }: HttpContext, series: ConsoleSeries): void {
@@ -34,7 +39,11 @@ export function consoleApiRoutes(app: FastifyInstance, { mailbox, wakeStreams }:
   app.get('/v1/audit/agents', async (request) => {
     requireRole(actorOf(request), ['auditor', 'admin'], 'Reading the agents table');
     noExtraInput(request.query, 'GET /v1/audit/agents');
-    const [agents, heartbeats] = await Promise.all([mailbox.projections.listAgents(), mailbox.projections.allHeartbeats()]);
+    const [agents, heartbeats, nudges] = await Promise.all([
+      mailbox.projections.listAgents(),
+      mailbox.projections.allHeartbeats(),
+      mailbox.projections.lastNudges(),
+    ]);
     const counts = new Map(heartbeats.map((h) => [h.identity, h]));
     const open = wakeStreams.openByIdentity();
     return {
@@ -46,9 +55,22 @@ export function consoleApiRoutes(app: FastifyInstance, { mailbox, wakeStreams }:
           oldestUnreadAt: h?.oldestUnreadAt ?? null,
           lastActivityAt: h?.lastActivityAt ?? null,
           wakeStreams: open.get(agent.identity) ?? 0,
+          lastNudge: nudges.get(agent.identity) ?? null,
         };
       }),
     };
+  });
+
+  // The unwoken alarm as /metrics counts it (same SLA, same clock), with the oldest few so a person can open their story.
+  app.get('/v1/audit/unwoken', async (request): Promise<UnwokenAlarm> => {
+    requireRole(actorOf(request), ['auditor', 'admin'], 'Reading the unwoken alarm');
+    const what = 'GET /v1/audit/unwoken';
+    const { limit } = parseInput(unwokenQuerySchema, singleValuedQuery(request.query, [], what), what);
+    const slaMs = mailbox.config.wakeSlaMs;
+    const now = mailbox.clock?.now().getTime() ?? Date.now();
+    const sentBefore = new Date(now - slaMs).toISOString();
+    const page = await mailbox.projections.unwoken({ sentBefore, limit, pendingOnly: false });
+    return { slaMs, sentBefore, ...page };
   });
 
   app.get('/v1/audit/series', async (request) => {

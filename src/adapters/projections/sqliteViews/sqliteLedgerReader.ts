@@ -8,6 +8,8 @@
 import type Database from 'libsql';
 import {
   deliveryRow,
+  lastNudgeOf,
+  type LastNudge,
   type DueReply,
   type LedgerMarks,
   type LedgerPage,
@@ -117,6 +119,12 @@ export class SqliteLedgerReader {
     }));
   }
 
+  /** Each identity's newest delivered heartbeat nudge (one row per identity ever nudged). */
+  lastNudges(): Map<string, LastNudge> {
+    const rows = this.s.lastNudges.all() as Array<{ identity: string; mark: string }>;
+    return new Map(rows.map((row) => [row.identity, lastNudgeOf(row.mark)]));
+  }
+
   /** The identity's counter (moved by the rules) and the earliest due time among its open obligations. */
   repliesOwed(identity: string, repliesOwed: number): RepliesOwed {
     if (repliesOwed === 0) return { repliesOwed: 0, nextReplyDueBy: null };
@@ -171,6 +179,7 @@ function prepareLedgerReader(db: Database.Database, g: string) {
       `SELECT message_id, sender, thread_id, reply_due_by FROM ${g}_ledgers INDEXED BY ${g}_ledgers_due
        WHERE due_ms IS NOT NULL AND due_ms <= ? ORDER BY due_ms, message_id LIMIT ?`,
     ),
+    lastNudges: db.prepare(`SELECT identity, mark FROM ${g}_last_nudge`),
     nextDue: db.prepare(`SELECT MIN(due_ms) AS due_ms FROM ${g}_owed WHERE identity = ?`),
   };
 }

@@ -60,6 +60,10 @@ export class SqliteLedgerWriter implements LedgerLookup, LedgerChangeSink {
     return (this.s.count[stage].get(messageId) as { count: number } | undefined)?.count ?? 0;
   }
 
+  lastNudge(identity: string): string | undefined {
+    return (this.s.lastNudge.get(identity) as { mark: string } | undefined)?.mark;
+  }
+
   ledgerEscalatedAt(messageId: string): string | null {
     return (this.s.marks.get(messageId) as LedgerMarksRow | undefined)?.escalated_at ?? null;
   }
@@ -114,6 +118,10 @@ export class SqliteLedgerWriter implements LedgerLookup, LedgerChangeSink {
 
   wakeEscalated(messageId: string, at: string): void {
     this.s.escalate.run(at, messageId);
+  }
+
+  nudgeObserved(identity: string, mark: string): void {
+    this.s.setLastNudge.run(identity, mark);
   }
 
   replyRequested(messageId: string, dueBy: string): void {
@@ -179,6 +187,8 @@ function prepareLedger(db: Database.Database, g: string) {
     reOwe: db.prepare(`UPDATE ${g}_owed SET due_ms = ? WHERE identity = ? AND message_id = ?`),
     clearOwed: db.prepare(`DELETE FROM ${g}_owed WHERE identity = ? AND message_id = ?`),
     undue: db.prepare(`UPDATE ${g}_ledgers SET due_ms = NULL WHERE message_id = ?`),
+    lastNudge: db.prepare(`SELECT mark FROM ${g}_last_nudge WHERE identity = ?`),
+    setLastNudge: db.prepare(`INSERT OR REPLACE INTO ${g}_last_nudge (identity, mark) VALUES (?, ?)`),
     markOverdue: db.prepare(`UPDATE ${g}_ledgers SET reply_overdue_at = ?, due_ms = NULL WHERE message_id = ?`),
   };
 }

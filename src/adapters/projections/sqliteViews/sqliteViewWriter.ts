@@ -419,6 +419,10 @@ export class SqliteViewWriter implements ReadModelStorage {
     return this.ledger.ledgerCount(messageId, stage);
   }
 
+  lastNudge(identity: string): string | undefined {
+    return this.ledger.lastNudge(identity);
+  }
+
   ledgerEscalatedAt(messageId: string): string | null {
     return this.ledger.ledgerEscalatedAt(messageId);
   }
@@ -457,6 +461,10 @@ export class SqliteViewWriter implements ReadModelStorage {
 
   unwokenCleared(messageId: string): void {
     this.ledger.unwokenCleared(messageId);
+  }
+
+  nudgeObserved(identity: string, mark: string): void {
+    this.ledger.nudgeObserved(identity, mark);
   }
 
   wakeEscalated(messageId: string, at: string): void {

@@ -26,7 +26,7 @@
  * The tables' shape. A views file whose `schema` row differs (or is missing: written before issue 13) is
  * dropped and rebuilt from the log at open (sqliteViewsMeta.ts): views are derived, the log is the truth.
  */
-export const VIEWS_SCHEMA_VERSION = '2';
+export const VIEWS_SCHEMA_VERSION = '3'; // 3: each identity's last delivered nudge (the console's agents table)
 
 /** A generation's name: `g` and a number (it becomes part of table names, so nothing else is accepted). */
 export const GENERATION_NAME = /^g[0-9]{1,9}$/;
@@ -201,7 +201,11 @@ CREATE TABLE IF NOT EXISTS ${g}_owed (
   due_ms INTEGER NOT NULL,
   PRIMARY KEY (identity, message_id)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS ${g}_owed_due ON ${g}_owed (identity, due_ms);`;
+CREATE INDEX IF NOT EXISTS ${g}_owed_due ON ${g}_owed (identity, due_ms);
+CREATE TABLE IF NOT EXISTS ${g}_last_nudge (
+  identity TEXT PRIMARY KEY,
+  mark TEXT NOT NULL
+) WITHOUT ROWID;`;
 }
 
 /**

@@ -56,7 +56,7 @@ export function StoryPanel(props: {
             </dd>
             <dt>Subject</dt>
             <dd>
-              “{sent.subject}” · priority {sent.priority} · {sent.bodyBytes} bytes
+              “{sent.subject}” · priority {sent.priority} · {sent.bodyBytes} {sent.bodyBytes === 1 ? 'byte' : 'bytes'}
             </dd>
             <dt>Thread</dt>
             <dd>

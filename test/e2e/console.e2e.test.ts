@@ -198,6 +198,8 @@ maybe(
     await ledger.getByText('3 recipient(s): 3 in view · 0 woken · 0 seen · 1 read · 0 replied').waitFor();
     await ledger.getByLabel('Per page').selectOption('2');
     const ledgerRows = ledger.getByTestId('ledger-rows').locator('tbody tr');
+    // "page 1" was already shown at 100 per page: the signal that the 2-per-page answer is drawn is its third row gone.
+    await ledgerRows.nth(2).waitFor({ state: 'detached' });
     await ledger.getByTestId('ledger-page').getByText('page 1').waitFor();
     await expect(ledgerRows.allInnerTexts().then((rows) => rows.map((row) => row.split('\t')[0]))).resolves.toEqual([
       '@ana',

@@ -117,9 +117,14 @@ export async function killMasterDuringSends(scenario: FailoverScenario): Promise
     });
     const { messageId: last } = await agents['@a'].send({ to: '@b', subject: 'after the failover', body: 'wake me' });
     await wokenUp;
-    expect(wakes.filter((event) => event.event === 'wake').map((event) => event.data)).toEqual([
-      expect.objectContaining({ messageId: last, recipient: '@b' }),
-    ]);
+    // Exactly one wake for the new message. Around a failover wakes are at least once: a script whose reply was lost
+    // with the old master is run again by the client on the new one (whose replica copy may lack its writes), and on
+    // a Cluster a publish can reach the subscriber late; so a load message to @b may wake it again (seen on Node 22),
+    // but nothing else may.
+    const woke = wakes.filter((event) => event.event === 'wake').map((event) => event.data as { messageId: string });
+    expect(woke.filter((wake) => wake.messageId === last)).toEqual([expect.objectContaining({ recipient: '@b' })]);
+    const loadToB = new Set(load.acknowledged.filter((sent) => sent.to === '@b').map((sent) => sent.messageId));
+    expect(woke.filter((wake) => wake.messageId !== last && !loadToB.has(wake.messageId))).toEqual([]);
     await unsubscribe();
     load.acknowledged.push({ messageId: last, to: '@b' });
 

@@ -10,8 +10,7 @@ import pino from 'pino';
 import { buildApiServer } from '../../src/server';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
 import { startHeartbeat, type Heartbeat } from '../../src/heartbeat/startHeartbeat';
-import type { Nudge } from '../../src/heartbeat/nudgeDecider';
-import type { DeliveryStatus, NudgeTarget } from '../../src/heartbeat/nudgeTarget';
+import { RecordingNudgeTarget } from '../support/recordingNudgeTarget';
 import type { HttpServer } from '../../src/adapters/http/httpServer';
 import { ADMIN_TOKEN, allEvents } from '../support/fixtures';
 import { subscribe, type WakeSubscriber } from './wakeSubscriber';
@@ -19,19 +18,6 @@ import { subscribe, type WakeSubscriber } from './wakeSubscriber';
 const T0 = Date.parse('2030-01-01T12:00:00.000Z');
 const MIN = 60_000;
 const silent = pino({ level: 'silent' });
-
-class WebhookDouble implements NudgeTarget {
-  readonly name = 'webhook';
-  readonly nudges: Nudge[] = [];
-  appliesTo(): boolean {
-    return true;
-  }
-  async deliver(nudge: Nudge): Promise<DeliveryStatus> {
-    this.nudges.push(nudge);
-    return 'delivered';
-  }
-  async close(): Promise<void> {}
-}
 
 let now = T0;
 let mailbox: Mailbox;
@@ -81,7 +67,7 @@ test('overdue: one nudge to whoever has not answered and one reply-overdue wake 
   const t: Record<string, string> = {};
   for (const identity of ['@a', '@b', '@c', '@d'])
     t[identity] = (await call('POST', '/v1/agents', ADMIN_TOKEN, { identity })).body.token;
-  const targets = [new WebhookDouble(), new WebhookDouble()];
+  const targets = [new RecordingNudgeTarget('webhook'), new RecordingNudgeTarget('webhook')];
   for (const target of targets) {
     daemons.push(
       await startHeartbeat(mailbox, {

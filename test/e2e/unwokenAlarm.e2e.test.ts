@@ -10,8 +10,7 @@ import pino from 'pino';
 import { buildApiServer } from '../../src/server';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
 import { startHeartbeat, type Heartbeat } from '../../src/heartbeat/startHeartbeat';
-import type { Nudge } from '../../src/heartbeat/nudgeDecider';
-import type { DeliveryStatus, NudgeTarget } from '../../src/heartbeat/nudgeTarget';
+import { RecordingNudgeTarget } from '../support/recordingNudgeTarget';
 import type { HttpServer } from '../../src/adapters/http/httpServer';
 import { runUnwoken } from '../../src/audit/auditCommands';
 import { eventStoreSource } from '../../src/audit/logSource';
@@ -21,20 +20,6 @@ import { subscribe, type WakeSubscriber } from './wakeSubscriber';
 const T0 = Date.parse('2030-01-01T12:00:00.000Z');
 const SLA = 60_000;
 const silent = pino({ level: 'silent' });
-
-/** Stands for C's webhook: every nudge it is handed is delivered (2xx). */
-class WebhookDouble implements NudgeTarget {
-  readonly name = 'webhook';
-  readonly nudges: Nudge[] = [];
-  appliesTo(): boolean {
-    return true;
-  }
-  async deliver(nudge: Nudge): Promise<DeliveryStatus> {
-    this.nudges.push(nudge);
-    return 'delivered';
-  }
-  async close(): Promise<void> {}
-}
 
 let now = T0;
 let mailbox: Mailbox;
@@ -86,7 +71,7 @@ test('woken with a stream; unwoken without: counted, listed and escalated once b
   for (const identity of ['@a', '@b', '@c', '@d']) {
     tokens[identity] = (await call('POST', '/v1/agents', ADMIN_TOKEN, { identity })).body.token;
   }
-  const targets = [new WebhookDouble(), new WebhookDouble()];
+  const targets = [new RecordingNudgeTarget('webhook'), new RecordingNudgeTarget('webhook')];
   for (const target of targets) {
     daemons.push(
       await startHeartbeat(mailbox, {

@@ -9,8 +9,7 @@ import { RedisKeys } from '../../src/adapters/projections/redisKeys';
 import { RedisLease } from '../../src/adapters/projections/redisLease';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
 import { startHeartbeat, type Heartbeat } from '../../src/heartbeat/startHeartbeat';
-import type { Nudge } from '../../src/heartbeat/nudgeDecider';
-import type { DeliveryStatus, NudgeTarget } from '../../src/heartbeat/nudgeTarget';
+import { RecordingNudgeTarget } from '../support/recordingNudgeTarget';
 import { ADMIN_TOKEN, registerAgents } from '../support/fixtures';
 import { startRedis, type TestRedis } from '../support/redisServer';
 import { waitFor } from '../support/waitFor';
@@ -18,19 +17,6 @@ import { waitFor } from '../support/waitFor';
 const MIN = 60_000;
 const T0 = Date.parse('2030-01-01T12:00:00.000Z');
 const silent = pino({ level: 'silent' });
-
-class RecordingTarget implements NudgeTarget {
-  readonly name = 'recording';
-  readonly nudges: Nudge[] = [];
-  appliesTo(): boolean {
-    return true;
-  }
-  async deliver(nudge: Nudge): Promise<DeliveryStatus> {
-    this.nudges.push(nudge);
-    return 'delivered';
-  }
-  async close(): Promise<void> {}
-}
 
 let redis: TestRedis;
 let mailbox: Mailbox;
@@ -57,7 +43,7 @@ test('two heartbeat daemons: each idle agent nudged once; the other daemon takes
     { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent', redisUrl: redis.url, redisNamespace: namespace },
     { logger: silent, clock },
   );
-  const targets = [new RecordingTarget(), new RecordingTarget()];
+  const targets = [new RecordingNudgeTarget(), new RecordingNudgeTarget()];
   for (const [i, target] of targets.entries()) {
     const client = await connectRedis(redis.url, { name: `heartbeat-${i}` });
     clients.push(client);

@@ -5,8 +5,8 @@
 import pino from 'pino';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
 import { startHeartbeat, type Heartbeat } from '../../src/heartbeat/startHeartbeat';
-import type { Nudge } from '../../src/heartbeat/nudgeDecider';
-import type { DeliveryStatus, NudgeTarget } from '../../src/heartbeat/nudgeTarget';
+import { RecordingNudgeTarget } from '../support/recordingNudgeTarget';
+import type { NudgeTarget } from '../../src/heartbeat/nudgeTarget';
 import { ADMIN_ACTOR } from '../../src/commands/roles';
 import { ADMIN_TOKEN, registerAgents } from '../support/fixtures';
 
@@ -15,19 +15,6 @@ const T0 = Date.parse('2030-01-01T12:00:00.000Z');
 const silent = pino({ level: 'silent' });
 /** These tests are about the unread nudges: no message here waits a day unwoken (the alarm: heartbeatUnwoken.int.test.ts). */
 const NO_ALARM = 24 * 60 * MIN;
-
-class RecordingTarget implements NudgeTarget {
-  readonly name = 'recording';
-  readonly nudges: Nudge[] = [];
-  appliesTo(): boolean {
-    return true;
-  }
-  async deliver(nudge: Nudge): Promise<DeliveryStatus> {
-    this.nudges.push(nudge);
-    return 'delivered';
-  }
-  async close(): Promise<void> {}
-}
 
 function fakeClock() {
   let now = T0;
@@ -40,7 +27,7 @@ async function setup(settings: Record<string, unknown> = {}) {
     { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' },
     { logger: silent, clock: time.clock },
   );
-  const target = new RecordingTarget();
+  const target = new RecordingNudgeTarget();
   const heartbeat = await startHeartbeat(mailbox, {
     targets: [target],
     logger: silent,
@@ -162,7 +149,7 @@ describe('heartbeat nudges', () => {
     for (const identity of readers) await clients[identity].markRead({ messageId: sent.messageId });
     time.at(11 * MIN);
 
-    const target = new RecordingTarget();
+    const target = new RecordingNudgeTarget();
     heartbeat = await startHeartbeat(mailbox, {
       targets: [target],
       logger,

@@ -8,6 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { ensureBuilt, MAILBOX_BIN, ROOT } from '../support/builtCli';
 import { ADMIN_TOKEN, tempDir } from '../support/fixtures';
+import { callUrl } from '../support/httpServer';
 import { freePort } from '../support/redisServer';
 import { waitFor } from '../support/waitFor';
 import { subscribe, type WakeSubscriber } from './wakeSubscriber';
@@ -55,15 +56,8 @@ async function start(dataDir: string, views: 'memory' | 'sqlite'): Promise<Node>
   return node;
 }
 
-async function call(node: Node, method: string, pathname: string, token: string, body?: unknown) {
-  const response = await fetch(node.url + pathname, {
-    method,
-    body: body === undefined ? undefined : JSON.stringify(body),
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    signal: AbortSignal.timeout(10_000),
-  });
-  return { status: response.status, body: (await response.json()) as any };
-}
+const call = (node: Node, method: string, pathname: string, token: string, body?: unknown) =>
+  callUrl(node.url, method, pathname, { token, body, timeoutMs: 10_000 });
 
 /** The whole ledger of a message as its sender reads it (every page). */
 async function ledger(node: Node, token: string, messageId: string): Promise<any> {

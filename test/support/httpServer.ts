@@ -21,6 +21,33 @@ export interface CallOptions {
   /** A raw body sent as is (for malformed JSON tests). */
   rawBody?: string;
   headers?: Record<string, string>;
+  /** Gives up after this long (a server that may be stopped or killed). */
+  timeoutMs?: number;
+}
+
+/** One request to a mailbox at `baseUrl` (in process or a `mailbox serve` child), the JSON body parsed. */
+export async function callUrl<T = any>(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: CallOptions = {},
+): Promise<HttpResult<T>> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  let body: string | undefined = options.rawBody;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const signal = options.timeoutMs === undefined ? undefined : AbortSignal.timeout(options.timeoutMs);
+  const response = await fetch(baseUrl + path, { method, headers, body, signal });
+  const text = await response.text();
+  const type = response.headers.get('content-type') ?? '';
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (type.includes('json') && text ? JSON.parse(text) : text) as T,
+  };
 }
 
 export interface TestServer {
@@ -43,23 +70,7 @@ export async function startTestServer(config: MailboxConfigInput = {}): Promise<
   const http = buildApiServer(mailbox, silentLogger);
   const url = await http.listen('127.0.0.1', 0);
 
-  const call = async <T>(method: string, path: string, options: CallOptions = {}): Promise<HttpResult<T>> => {
-    const headers: Record<string, string> = { ...options.headers };
-    if (options.token) headers.authorization = `Bearer ${options.token}`;
-    let body: string | undefined = options.rawBody;
-    if (options.body !== undefined) {
-      body = JSON.stringify(options.body);
-      headers['content-type'] ??= 'application/json';
-    }
-    const response = await fetch(url + path, { method, headers, body });
-    const text = await response.text();
-    const type = response.headers.get('content-type') ?? '';
-    return {
-      status: response.status,
-      headers: response.headers,
-      body: (type.includes('json') && text ? JSON.parse(text) : text) as T,
-    };
-  };
+  const call = <T>(method: string, path: string, options: CallOptions = {}) => callUrl<T>(url, method, path, options);
 
   return {
     url,

@@ -2,7 +2,14 @@
  * The delivery ledger in process memory: the memory store's and the scratch
  * views' (audit verify, the rules' specs) storage of it. Storage only: what
  * changes is decided by ledgerRules.ts.
+ *
+ * Kept small, because the embedded default holds one ledger per message for as long as it runs (issue 10:
+ * the major collections of a large heap were the sustained-load tail): the per-message maps are sharded
+ * (support/shardedMap.ts), a message with one recipient keeps that recipient's marks inline rather than in
+ * a Map of its own, and "pending escalation" is derived from the ledger (unwoken, not escalated) rather than
+ * kept in a second set.
  */
+import { ShardedMap } from '../../support/shardedMap';
 import {
   deliveryRow,
   emptyCounts,
@@ -28,7 +35,8 @@ interface MessageLedger {
   members: Set<string> | null;
   /** The recipients in identity order, sorted on the first page asked for (most ledgers are never read). */
   sorted: string[] | null;
-  marks: Map<string, LedgerMarks>;
+  /** Each recipient's marks: the sole recipient's inline (most messages), a Map for a message with several. */
+  marks: LedgerMarks | Map<string, LedgerMarks> | null;
   counts: LedgerCounts;
   escalatedAt: string | null;
   replyDueBy: string | null;
@@ -38,14 +46,13 @@ interface MessageLedger {
 const NONE: readonly string[] = [];
 
 export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
-  private readonly ledgers = new Map<string, MessageLedger>();
+  private readonly ledgers = new ShardedMap<MessageLedger>();
   /** thread -> recipient -> messages awaiting its reply. */
-  private readonly awaiting = new Map<string, Map<string, string[]>>();
-  /** Messages expecting a wake, none observed yet -> their send time (ms); `pending`: not escalated either. */
-  private readonly unwokenSince = new Map<string, number>();
-  private readonly pending = new Set<string>();
+  private readonly awaiting = new ShardedMap<Map<string, string[]>>();
+  /** Messages expecting a wake, none observed yet -> their send time (ms); pending escalation: not escalated either. */
+  private readonly unwokenSince = new ShardedMap<number>();
   /** Messages whose reply obligation is open (not met, not found overdue) -> when it is due (ms). */
-  private readonly due = new Map<string, number>();
+  private readonly due = new ShardedMap<number>();
   /** identity -> message -> when its reply is due (ms). */
   private readonly owed = new Map<string, Map<string, number>>();
   /** Each identity's newest delivered heartbeat nudge, `<at> <via>`. */
@@ -62,7 +69,8 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
   }
 
   ledgerMark(messageId: string, recipient: string, stage: LedgerStage): string | undefined {
-    return this.ledgers.get(messageId)?.marks.get(recipient)?.[stage];
+    const ledger = this.ledgers.get(messageId);
+    return ledger === undefined ? undefined : marksOf(ledger, recipient)?.[stage];
   }
 
   awaitingReply(threadId: string, recipient: string): readonly string[] {
@@ -108,7 +116,7 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
       header,
       members,
       sorted: null,
-      marks: new Map(),
+      marks: members === null ? null : new Map(),
       counts: emptyCounts(),
       escalatedAt: null,
       replyDueBy: null,
@@ -118,8 +126,12 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
 
   ledgerStageReached(messageId: string, recipient: string, stage: LedgerStage, mark: string): void {
     const ledger = this.ledgers.get(messageId)!;
-    let marks = ledger.marks.get(recipient);
-    if (!marks) ledger.marks.set(recipient, (marks = {}));
+    let marks = marksOf(ledger, recipient);
+    if (!marks) {
+      marks = {};
+      if (ledger.marks instanceof Map) ledger.marks.set(recipient, marks);
+      else ledger.marks = marks;
+    }
     marks[stage] = mark;
     ledger.counts[stage] += 1;
   }
@@ -140,17 +152,14 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
 
   unwokenListed(messageId: string, sentAt: string): void {
     this.unwokenSince.set(messageId, Date.parse(sentAt));
-    this.pending.add(messageId);
   }
 
   unwokenCleared(messageId: string): void {
     this.unwokenSince.delete(messageId);
-    this.pending.delete(messageId);
   }
 
   wakeEscalated(messageId: string, at: string): void {
     this.ledgers.get(messageId)!.escalatedAt = at;
-    this.pending.delete(messageId);
   }
 
   replyRequested(messageId: string, dueBy: string): void {
@@ -204,7 +213,9 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
     const cutoff = Date.parse(query.sentBefore);
     const matching: Array<[string, number]> = [];
     for (const [messageId, sentMs] of this.unwokenSince) {
-      if (sentMs < cutoff && (!query.pendingOnly || this.pending.has(messageId))) matching.push([messageId, sentMs]);
+      if (sentMs < cutoff && (!query.pendingOnly || this.ledgers.get(messageId)!.escalatedAt === null)) {
+        matching.push([messageId, sentMs]);
+      }
     }
     if (query.limit === 0) return { count: matching.length, messages: [] };
     matching.sort((a, b) => a[1] - b[1] || bytewise(a[0], b[0]));
@@ -245,10 +256,16 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
       escalatedAt: ledger.escalatedAt,
       replyDueBy: ledger.replyDueBy,
       replyOverdueAt: ledger.replyOverdueAt,
-      rows: recipients.map((recipient) => deliveryRow(recipient, ledger.marks.get(recipient) ?? {})),
+      rows: recipients.map((recipient) => deliveryRow(recipient, marksOf(ledger, recipient) ?? {})),
       nextAfter: more ? recipients[recipients.length - 1] : null,
     };
   }
+}
+
+/** The recipient's marks (undefined: it reached no stage yet, or it is not a recipient). */
+function marksOf(ledger: MessageLedger, recipient: string): LedgerMarks | undefined {
+  if (ledger.marks instanceof Map) return ledger.marks.get(recipient);
+  return ledger.marks !== null && ledger.header.recipients[0] === recipient ? ledger.marks : undefined;
 }
 
 /** Redis orders members bytewise; identities are ASCII, so code-unit order is the same. */

@@ -47,10 +47,13 @@ const NONE: readonly string[] = [];
 
 export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
   private readonly ledgers = new ShardedMap<MessageLedger>();
-  /** thread -> recipient -> messages awaiting its reply. */
-  private readonly awaiting = new ShardedMap<Map<string, string[]>>();
-  /** Messages expecting a wake, none observed yet -> their send time (ms); pending escalation: not escalated either. */
-  private readonly unwokenSince = new ShardedMap<number>();
+  /**
+   * (recipient, thread) -> the messages awaiting its reply there: one id (most threads) or several. Keyed by one
+   * string rather than a Map per thread: every new thread opens one, and a Map of its own cost ~180 bytes.
+   */
+  private readonly awaiting = new ShardedMap<string | string[]>();
+  /** Messages expecting a wake, none observed yet (their send time is the header's); pending escalation: not escalated either. */
+  private readonly unwokenIds = new ShardedMap<true>();
   /** Messages whose reply obligation is open (not met, not found overdue) -> when it is due (ms). */
   private readonly due = new ShardedMap<number>();
   /** identity -> message -> when its reply is due (ms). */
@@ -74,7 +77,8 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
   }
 
   awaitingReply(threadId: string, recipient: string): readonly string[] {
-    return this.awaiting.get(threadId)?.get(recipient) ?? NONE;
+    const awaiting = this.awaiting.get(awaitingKey(recipient, threadId));
+    return awaiting === undefined ? NONE : typeof awaiting === 'string' ? [awaiting] : awaiting;
   }
 
   ledgerCount(messageId: string, stage: LedgerStage): number {
@@ -132,30 +136,29 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
       if (ledger.marks instanceof Map) ledger.marks.set(recipient, marks);
       else ledger.marks = marks;
     }
-    marks[stage] = mark;
+    // A direct message's inView mark is its own position, already held by the header: one string, not two.
+    marks[stage] = mark === ledger.header.position ? ledger.header.position : mark;
     ledger.counts[stage] += 1;
   }
 
   replyAwaited(threadId: string, recipient: string, messageId: string): void {
-    let thread = this.awaiting.get(threadId);
-    if (!thread) this.awaiting.set(threadId, (thread = new Map()));
-    const list = thread.get(recipient);
-    if (list) list.push(messageId);
-    else thread.set(recipient, [messageId]);
+    const key = awaitingKey(recipient, threadId);
+    const awaiting = this.awaiting.get(key);
+    if (awaiting === undefined) this.awaiting.set(key, messageId);
+    else if (typeof awaiting === 'string') this.awaiting.set(key, [awaiting, messageId]);
+    else awaiting.push(messageId);
   }
 
   repliesSettled(threadId: string, recipient: string): void {
-    const thread = this.awaiting.get(threadId);
-    thread?.delete(recipient);
-    if (thread?.size === 0) this.awaiting.delete(threadId);
+    this.awaiting.delete(awaitingKey(recipient, threadId));
   }
 
-  unwokenListed(messageId: string, sentAt: string): void {
-    this.unwokenSince.set(messageId, Date.parse(sentAt));
+  unwokenListed(messageId: string, _sentAt: string): void {
+    this.unwokenIds.set(messageId, true); // the send time is the header's
   }
 
   unwokenCleared(messageId: string): void {
-    this.unwokenSince.delete(messageId);
+    this.unwokenIds.delete(messageId);
   }
 
   wakeEscalated(messageId: string, at: string): void {
@@ -212,10 +215,10 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
   unwoken(query: UnwokenQuery): UnwokenPage {
     const cutoff = Date.parse(query.sentBefore);
     const matching: Array<[string, number]> = [];
-    for (const [messageId, sentMs] of this.unwokenSince) {
-      if (sentMs < cutoff && (!query.pendingOnly || this.ledgers.get(messageId)!.escalatedAt === null)) {
-        matching.push([messageId, sentMs]);
-      }
+    for (const messageId of this.unwokenIds.keys()) {
+      const ledger = this.ledgers.get(messageId)!;
+      const sentMs = Date.parse(ledger.header.sentAt);
+      if (sentMs < cutoff && (!query.pendingOnly || ledger.escalatedAt === null)) matching.push([messageId, sentMs]);
     }
     if (query.limit === 0) return { count: matching.length, messages: [] };
     matching.sort((a, b) => a[1] - b[1] || bytewise(a[0], b[0]));
@@ -261,6 +264,9 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
     };
   }
 }
+
+/** The key of a recipient's awaited replies in a thread (identities hold no newline). */
+const awaitingKey = (recipient: string, threadId: string): string => `${recipient}\n${threadId}`;
 
 /** The recipient's marks (undefined: it reached no stage yet, or it is not a recipient). */
 function marksOf(ledger: MessageLedger, recipient: string): LedgerMarks | undefined {

@@ -57,14 +57,15 @@ export function randomLog(seed: number, maxEvents: number): LogBuilder {
   const deliveries: Delivery[] = [];
   const messages: string[] = [];
   /** Messages that carried a task, with who may hold it (issue 12). */
-  const tasks: Array<{ id: string; audience: string[] }> = [];
+  const tasks: Array<{ id: string; sender: string; audience: string[] }> = [];
   const sendTracked = (from: string, to: string | string[], audience: string[] = []) => {
     const sent = options(random, messages);
     const id = log.send(from, to, sent, audience);
     // A reply obligation (issue 13), due within the hour; at times found overdue later (see below).
     if (chance(0.25))
       log.requestReply(id, new Date(Date.parse(log.sentAt(id)) + Math.floor(random() * 3_600_000) + 1).toISOString());
-    if (sent.task) tasks.push({ id, audience: to === 'AGENT:*' ? audience : typeof to === 'string' ? [to] : [...new Set(to)] });
+    if (sent.task)
+      tasks.push({ id, sender: from, audience: to === 'AGENT:*' ? audience : typeof to === 'string' ? [to] : [...new Set(to)] });
     return id;
   };
   let late = 0;
@@ -159,8 +160,11 @@ const STATES: TaskState[] = [
   'Rejected',
 ];
 
-/** One task event on a task's stream: claims (with leases), state changes, renewals, releases, lapses, expiries, artifacts. */
-function randomTaskEvent(log: LogBuilder, task: { id: string; audience: string[] }, random: Random): void {
+/**
+ * One task event on a task's stream: claims (with leases), state changes (some by the sender: its cancels end the
+ * task seen), renewals, releases, lapses, expiries, artifacts, outcomes seen by the sender.
+ */
+function randomTaskEvent(log: LogBuilder, task: { id: string; sender: string; audience: string[] }, random: Random): void {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
   const taskId = task.id;
   const at = log.nextAt;
@@ -191,14 +195,18 @@ function randomTaskEvent(log: LogBuilder, task: { id: string; audience: string[]
   else if (roll < 0.78) event = { type: 'TaskReleased', data: { taskId, claimant: who, from, releasedAt: at } };
   else if (roll < 0.86)
     event = { type: 'TaskLeaseExpired', data: { taskId, claimant: who, from, leaseExpiresAt: at, expiredAt: at } };
-  else if (roll < 0.93)
+  else if (roll < 0.9)
     event = { type: 'TaskExpired', data: { taskId, from, to: 'Canceled', reason: 'expired', deadline: at, expiredAt: at } };
-  else
+  else if (roll < 0.95) {
+    log.task(task.sender, { type: 'TaskOutcomeSeen', data: { taskId, sender: task.sender, state: from, seenAt: at } });
+    return;
+  } else
     event = {
       type: 'TaskArtifactAdded',
       data: { taskId, artifact: { artifactId: `a-${at}`, name: null, parts: [{ kind: 'text', text: 'x' }] }, addedAt: at },
     };
-  log.task(who, event);
+  // A state change by the sender (its cancel, its answer) as often as by a holder: who ended it decides who it waits on.
+  log.task(event.type === 'TaskStateChanged' && random() < 0.5 ? task.sender : who, event);
 }
 
 function options(random: Random, messages: readonly string[]) {

@@ -21,7 +21,7 @@ const moved = (taskId: string, from: TaskState, to: TaskState, at: string, note:
   data: { taskId, from, to, reason: null, note, changedAt: at },
 });
 
-/** t1: broadcast, claimed by @b, asked, answered, completed. t2: direct to @c, canceled by @a. t3: broadcast, claimed by @c, lease lapsed. t4: broadcast, untouched, with a deadline. */
+/** t1: broadcast, claimed by @b, asked, answered, completed, its outcome then seen by @a. t2: direct to @c, canceled by @a. t3: broadcast, claimed by @c, lease lapsed. t4: broadcast, untouched, with a deadline. */
 function taskScenario() {
   const log = new LogBuilder().register('@a', '@b', '@c');
   const t1 = log.send('@a', 'AGENT:*', { task: { state: 'Submitted' } }, ['@b', '@c']);
@@ -41,7 +41,9 @@ function taskScenario() {
     type: 'TaskLeaseExpired',
     data: { taskId: t3, claimant: '@c', from: 'Submitted', leaseExpiresAt: '2025-04-01T09:30:00.000Z', expiredAt: log.nextAt },
   });
-  return { log, t1, t2, t3, t4, waitingMidway };
+  const unseenUntil = log.events.length;
+  log.task('@a', { type: 'TaskOutcomeSeen', data: { taskId: t1, sender: '@a', state: 'Completed', seenAt: log.nextAt } });
+  return { log, t1, t2, t3, t4, waitingMidway, unseenUntil };
 }
 
 async function taskLists(store: ProjectionStore, identity: string) {
@@ -74,13 +76,21 @@ export function describeTaskViewsContract(name: string, factory: ProjectionStore
 
     it('lists, state filters, pages, waiting counts and the due list, as the rules decide', async () => {
       const { store } = await open();
-      const { log, t1, t2, t3, t4, waitingMidway } = taskScenario();
+      const { log, t1, t2, t3, t4, waitingMidway, unseenUntil } = taskScenario();
       await store.applyBatch(log.projected().slice(0, waitingMidway));
       expect((await store.heartbeat('@a')).tasksWaiting).toBe(1); // t1 asks @a for input
       expect((await store.heartbeat('@c')).tasksWaiting).toBe(2); // t2 and t3 wait on @c
       expect((await store.heartbeat('@b')).tasksWaiting).toBe(0);
       expect((await store.getTask(t1))?.statusMessage).toBe('which branch?');
-      await store.applyBatch(log.projected().slice(waitingMidway));
+      await store.applyBatch(log.projected().slice(waitingMidway, unseenUntil));
+      // t1 completed by @b waits on @a until @a saw it; t2, canceled by @a itself, waits on nobody.
+      expect(await Promise.all(['@a', '@b', '@c'].map(async (id) => (await store.heartbeat(id)).tasksWaiting))).toEqual([
+        1, 0, 0,
+      ]);
+      expect(await store.getTask(t1)).toMatchObject({ outcomeUnseen: true });
+      expect(await store.getTask(t2)).toMatchObject({ outcomeUnseen: false });
+      await store.applyBatch(log.projected().slice(unseenUntil));
+      expect(await store.getTask(t1)).toMatchObject({ outcomeUnseen: false, updatedBy: '@b' });
 
       expect(await taskLists(store, '@a')).toEqual({
         assigned: [],

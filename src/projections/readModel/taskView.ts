@@ -36,6 +36,8 @@ export interface TaskView {
   artifactCount: number;
   /** The last claimant whose lease lapsed, if any. */
   lapsedClaimant: string | null;
+  /** Ended without its sender (not the sender's cancel) and the sender has not read it yet: it waits on the sender. */
+  outcomeUnseen: boolean;
   position: number;
   /** The log position of the last event that changed it (a redelivered event changes nothing). */
   updatedPosition: number;

@@ -158,3 +158,90 @@ describe('read model: tasks', () => {
       .thenNothing();
   });
 });
+
+describe('read model: a task that ended without its sender waits on the sender until it is seen', () => {
+  const seen = (taskId: string, state: TaskState, at: string): TaskEvent => ({
+    type: 'TaskOutcomeSeen',
+    data: { taskId, sender: '@a', state, seenAt: at },
+  });
+  const counts = (views: { heartbeat(id: string): { tasksWaiting: number } }) =>
+    ['@a', '@b', '@c'].map((id) => views.heartbeat(id).tasksWaiting);
+
+  it.each<[string, TaskState]>([
+    ['Completed', 'Completed'],
+    ['Failed', 'Failed'],
+  ])('%s by the assignee: waits on the sender (unseen), then on nobody once the sender saw it', (_, to) => {
+    const { log, taskId } = broadcastTask();
+    log.task('@b', claimedBy(taskId, '@b', log.nextAt)).task('@b', moved(taskId, 'Submitted', 'Working', log.nextAt));
+    const given = log.projected();
+    const ended = next(log, (l) => l.task('@b', moved(taskId, 'Working', to, l.nextAt, { reason: 'why' })));
+    ReadModelSpec.given(given)
+      .when(...ended)
+      .thenViews((views) => {
+        expect(counts(views)).toEqual([1, 0, 0]);
+        expect(views.tasks.task(taskId)?.outcomeUnseen).toBe(true);
+      });
+    const afterEnd = log.projected();
+    const lastChange = log.nextAt;
+    const looked = next(log, (l) => l.task('@a', seen(taskId, to, l.nextAt)));
+    ReadModelSpec.given(afterEnd)
+      .when(...looked)
+      .thenViews((views) => {
+        expect(counts(views)).toEqual([0, 0, 0]);
+        // Reading is no change to the task: its last change is still the assignee's.
+        expect(views.tasks.task(taskId)).toMatchObject({ outcomeUnseen: false, updatedBy: '@b', state: to });
+        expect(views.tasks.task(taskId)?.updatedAt).not.toBe(lastChange);
+      });
+    ReadModelSpec.given(afterEnd)
+      .when(...looked)
+      .thenWakes([]);
+  });
+
+  it('Rejected by the assignee and expired by the sweeper wait on the sender too', () => {
+    const { log, taskId } = broadcastTask();
+    log.task('@b', claimedBy(taskId, '@b', log.nextAt));
+    const given = log.projected();
+    const rejected = next(log, (l) => l.task('@b', moved(taskId, 'Submitted', 'Rejected', l.nextAt, { reason: 'no' })));
+    ReadModelSpec.given(given)
+      .when(...rejected)
+      .thenViews((views) => expect(counts(views)).toEqual([1, 0, 0]));
+
+    const other = broadcastTask();
+    other.log.task('@b', claimedBy(other.taskId, '@b', other.log.nextAt));
+    const before = other.log.projected();
+    const expired = next(other.log, (l) =>
+      l.task('@sweeper', {
+        type: 'TaskExpired',
+        data: {
+          taskId: other.taskId,
+          from: 'Submitted',
+          to: 'Canceled',
+          reason: 'expired',
+          deadline: l.nextAt,
+          expiredAt: l.nextAt,
+        },
+      }),
+    );
+    ReadModelSpec.given(before)
+      .when(...expired)
+      .thenViews((views) => expect(counts(views)).toEqual([1, 0, 0]));
+  });
+
+  it("the sender's own cancel waits on nobody; a seen mark redelivered or on an open task changes no count", () => {
+    const { log, taskId } = broadcastTask();
+    log.task('@b', claimedBy(taskId, '@b', log.nextAt));
+    const given = log.projected();
+    const canceled = next(log, (l) => l.task('@a', moved(taskId, 'Submitted', 'Canceled', l.nextAt)));
+    ReadModelSpec.given(given)
+      .when(...canceled)
+      .thenViews((views) => expect(counts(views)).toEqual([0, 0, 0]));
+
+    const open = broadcastTask();
+    open.log.task('@b', claimedBy(open.taskId, '@b', open.log.nextAt));
+    const held = open.log.projected();
+    const early = next(open.log, (l) => l.task('@a', seen(open.taskId, 'Submitted', l.nextAt)));
+    ReadModelSpec.given(held)
+      .when(...early)
+      .thenViews((views) => expect(counts(views)).toEqual([0, 1, 0]));
+  });
+});

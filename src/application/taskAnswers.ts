@@ -3,10 +3,10 @@
  * to (or includes) the task's holder, every task in the thread that the sender sent, that recipient holds, and that
  * is InputRequired or AuthRequired moves back to Working, as the sender's own transition on the task's own stream.
  *
- * - Candidates: the task the message replies to (read from its stream), and the sender's other messages in the
- *   thread that carry a task, from the views (the sender's outbox filtered by thread: an index in every store),
- *   kept only when the views show them waiting on the sender's input. The views only narrow the list; the move is
- *   decided on each task's stream by the task decider, which is authoritative.
+ * - Candidates: the task the message replies to (read from its stream), and the sender's tasks that ask it for
+ *   input now, from the views (the `asking` task list, kept by the read model's rules: a few per agent, however
+ *   much it sent), in the message's thread and held by one of its recipients. The views only narrow the list; the
+ *   move is decided on each task's stream by the task decider, which is authoritative.
  * - Retry-safe: the command id is derived from the message and the task, so a retried send (same message id) or
  *   a retried append writes each move once, and a task already answered decides nothing.
  * - A move that cannot be written never fails the send (the message is durable): the send says so instead
@@ -26,7 +26,7 @@ import type { CommandHandler } from './commandHandler';
 import { messageModel, taskModel } from './streamModels';
 
 const ASKING: ReadonlySet<TaskState> = new Set(['InputRequired', 'AuthRequired']);
-/** Outbox entries read per page while looking for the sender's tasks in the thread. */
+/** Asking tasks read per page. */
 const PAGE = 200;
 
 export interface Answered {
@@ -85,14 +85,14 @@ async function candidatesFor(
   const asked = parent?.sent;
   if (parent && asked?.task && asked.from === actor.identity) candidates.set(asked.messageId, parent);
   if (reply.threadId === reply.messageId) return candidates; // a new thread holds no earlier task
-  let before: bigint | null = null;
+  // Only the tasks now asking the sender: a handful, however much it ever sent (no scan of its outbox or sent list).
+  let before: number | null = null;
   do {
-    const page = await projections.listMessages(actor.identity, { box: 'outbox', threadId: reply.threadId, limit: PAGE, before });
-    for (const message of page.messages) {
-      if (!message.task || message.messageId === reply.messageId || candidates.has(message.messageId)) continue;
-      const view = await projections.getTask(message.messageId);
-      if (view && ASKING.has(view.state) && view.assignee !== null && reply.recipients.includes(view.assignee))
-        candidates.set(message.messageId, null);
+    const page = await projections.listTasks(actor.identity, { list: 'asking', limit: PAGE, before });
+    for (const task of page.tasks) {
+      if (task.threadId !== reply.threadId || task.taskId === reply.messageId) continue;
+      if (task.assignee !== null && reply.recipients.includes(task.assignee) && !candidates.has(task.taskId))
+        candidates.set(task.taskId, null);
     }
     before = page.nextBefore;
   } while (before !== null);

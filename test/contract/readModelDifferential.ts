@@ -21,6 +21,7 @@ import { RedisWakeBus } from '../../src/adapters/projections/redisWakeBus';
 import { SqliteProjectionStore } from '../../src/adapters/projections/sqliteProjectionStore';
 import type { Priority, TaskEnvelope, TaskEvent, TaskState } from '../../src/events/types';
 import type { ProjectionStore, ViewPage } from '../../src/projections/projectionStore';
+import { TASK_LISTS, type TaskList } from '../../src/projections/readModel/taskView';
 import type { ProjectedEvent, WakeEvent } from '../../src/projections/viewChanges';
 import type { WakeBus } from '../../src/projections/wakeBus';
 import { storeQuery } from './storeQuery';
@@ -441,7 +442,7 @@ async function pages(store: ProjectionStore, identity: string, query: Query): Pr
 }
 
 /** Every page of one task list (pages of 3, so that paging is exercised); each listed task is its whole record. */
-async function taskPages(store: ProjectionStore, identity: string, list: 'assigned' | 'claimable' | 'sent'): Promise<unknown[]> {
+async function taskPages(store: ProjectionStore, identity: string, list: TaskList): Promise<unknown[]> {
   const result: unknown[] = [];
   let before: number | null = null;
   for (let n = 0; n < 10_000; n++) {
@@ -497,7 +498,7 @@ async function views(
     identities.map(async (identity) => {
       result.set(`${identity} unreadCount`, await store.unreadCount(identity));
       result.set(`${identity} heartbeat`, await store.heartbeat(identity));
-      for (const list of ['assigned', 'claimable', 'sent'] as const) {
+      for (const list of TASK_LISTS) {
         result.set(`${identity} tasks ${list}`, await taskPages(store, identity, list));
       }
       const listings = await Promise.all(queries.get(identity)!.map((query) => pages(store, identity, query)));

@@ -7,7 +7,7 @@
  */
 import type { TaskEvent, TaskState } from '../../src/events/types';
 import type { ProjectionStore } from '../../src/projections/projectionStore';
-import type { TaskList } from '../../src/projections/readModel/taskView';
+import { TASK_LISTS } from '../../src/projections/readModel/taskView';
 import { LogBuilder, shuffledWithDuplicates } from './projectionStoreLog';
 import type { ProjectionStoreFactory, ProjectionStoreHarness } from './projectionStore.contract';
 import { recordWakes } from './wakeRecorder';
@@ -48,7 +48,7 @@ function taskScenario() {
 
 async function taskLists(store: ProjectionStore, identity: string) {
   const lists: Record<string, string[]> = {};
-  for (const list of ['assigned', 'claimable', 'sent'] as TaskList[]) {
+  for (const list of TASK_LISTS) {
     const ids: string[] = [];
     for (let before: number | null = null; ;) {
       const page = await store.listTasks(identity, { list, limit: 2, before });
@@ -82,6 +82,7 @@ export function describeTaskViewsContract(name: string, factory: ProjectionStore
       expect((await store.heartbeat('@c')).tasksWaiting).toBe(2); // t2 and t3 wait on @c
       expect((await store.heartbeat('@b')).tasksWaiting).toBe(0);
       expect((await store.getTask(t1))?.statusMessage).toBe('which branch?');
+      expect((await taskLists(store, '@a')).asking).toEqual([`${t1}:InputRequired`]); // what @a's messages may answer
       await store.applyBatch(log.projected().slice(waitingMidway, unseenUntil));
       // t1 completed by @b waits on @a until @a saw it; t2, canceled by @a itself, waits on nobody.
       expect(await Promise.all(['@a', '@b', '@c'].map(async (id) => (await store.heartbeat(id)).tasksWaiting))).toEqual([
@@ -96,16 +97,19 @@ export function describeTaskViewsContract(name: string, factory: ProjectionStore
         assigned: [],
         claimable: [],
         sent: [`${t4}:Submitted`, `${t3}:Submitted`, `${t2}:Canceled`, `${t1}:Completed`],
+        asking: [],
       });
       expect(await taskLists(store, '@b')).toEqual({
         assigned: [`${t1}:Completed`],
         claimable: [`${t4}:Submitted`, `${t3}:Submitted`],
         sent: [],
+        asking: [],
       });
       expect(await taskLists(store, '@c')).toEqual({
         assigned: [`${t2}:Canceled`],
         claimable: [`${t4}:Submitted`, `${t3}:Submitted`],
         sent: [],
+        asking: [],
       });
       const finished = await store.listTasks('@a', { list: 'sent', states: ['Canceled', 'Completed'], limit: 1, before: null });
       expect(finished.tasks.map((t) => t.taskId)).toEqual([t2]);

@@ -5,6 +5,7 @@
  *
  * - Sent by me: the sender, from the send on.
  * - Assigned to me: the current assignee (a direct task's recipient from the send; a broadcast's claimant).
+ * - Asking me: the sender while the task is InputRequired or AuthRequired (internal: what its messages may answer).
  * - Claimable by me: every audience member of a broadcast task that is Submitted and unclaimed; a claim
  *   takes it out of every list at once, a release or a lapsed lease puts it back.
  * - Waiting on: the assignee while the task is Submitted or Working; the sender while it is InputRequired
@@ -110,6 +111,8 @@ export function membersOf(task: TaskView, list: TaskList): readonly string[] {
       return task.assignee === null ? [] : [task.assignee];
     case 'claimable':
       return task.isBroadcast && task.assignee === null && task.state === 'Submitted' ? task.audience : [];
+    case 'asking':
+      return task.state === 'InputRequired' || task.state === 'AuthRequired' ? [task.sender] : [];
   }
 }
 

@@ -31,7 +31,7 @@ function broadcastTask() {
 const listed = (
   views: Parameters<Parameters<ReturnType<ReturnType<typeof ReadModelSpec.given>['when']>['thenViews']>[0]>[0],
   identity: string,
-  list: 'assigned' | 'claimable' | 'sent',
+  list: 'assigned' | 'claimable' | 'sent' | 'asking',
 ) =>
   views.tasks.list(identity, { list, limit: 50, before: null }).tasks.map((t) => `${t.taskId}:${t.state}:${t.assignee ?? '-'}`);
 
@@ -105,12 +105,18 @@ describe('read model: tasks', () => {
         expect(views.heartbeat('@a').tasksWaiting).toBe(1);
         expect(views.heartbeat('@b').tasksWaiting).toBe(0);
         expect(views.tasks.task(taskId)?.statusMessage).toBe('which branch?');
+        // Asking its sender: what the sender's messages in the thread may answer (taskAnswers.ts).
+        expect(listed(views, '@a', 'asking')).toEqual([`${taskId}:InputRequired:@b`]);
+        expect(listed(views, '@b', 'asking')).toEqual([]);
       });
     ReadModelSpec.given(given)
       .when(...asked)
       .thenWakes([expect.objectContaining({ recipient: '@a', state: 'InputRequired', by: '@b' }) as never]);
     const afterAsk = log.projected();
     const answered = next(log, (l) => l.task('@a', moved(taskId, 'InputRequired', 'Working', l.nextAt, { note: 'main' })));
+    ReadModelSpec.given(afterAsk)
+      .when(...answered)
+      .thenViews((views) => expect(listed(views, '@a', 'asking')).toEqual([]));
     ReadModelSpec.given(afterAsk)
       .when(...answered)
       .thenWakes([expect.objectContaining({ recipient: '@b', state: 'Working', by: '@a' }) as never]);

@@ -208,7 +208,7 @@ describe('SQLite views (embedded default)', () => {
     const { logger, messages } = recordingLogger();
     mailbox = await createMailbox(config(dir), { logger });
     expect(messages()).toContain(
-      'projections: SQLite views file dropped (its tables are of views schema 1 (before the delivery ledger), this mailbox reads schema 3): ' +
+      'projections: SQLite views file dropped (its tables are of views schema 1 (before the delivery ledger), this mailbox reads schema 4): ' +
         'building the views from the whole log (the log is the truth); wake bus: in process',
     );
     expect(messages()).toContain('projections caught up');

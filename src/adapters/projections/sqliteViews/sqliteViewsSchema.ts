@@ -26,7 +26,7 @@
  * The tables' shape. A views file whose `schema` row differs (or is missing: written before issue 13) is
  * dropped and rebuilt from the log at open (sqliteViewsMeta.ts): views are derived, the log is the truth.
  */
-export const VIEWS_SCHEMA_VERSION = '3'; // 3: each identity's last delivered nudge (the console's agents table)
+export const VIEWS_SCHEMA_VERSION = '4'; // 4: task records carry outcomeUnseen; the internal 'asking' task list (issue 12)
 
 /** A generation's name: `g` and a number (it becomes part of table names, so nothing else is accepted). */
 export const GENERATION_NAME = /^g[0-9]{1,9}$/;

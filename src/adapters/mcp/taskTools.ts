@@ -64,7 +64,8 @@ export const TASK_TOOLS: ToolDefinition[] = [
       'has finished, reading it records that you saw the outcome: it stops counting in your tasksWaiting.',
     schema: getTaskSchema,
     output: a2aTaskSchema,
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    // Like list_messages' seen marks: the sender's first read of a finished task records TaskOutcomeSeen (once).
+    annotations: { readOnlyHint: false, idempotentHint: true, destructiveHint: false, openWorldHint: false },
     run: (api, args) => api.getTask(parseInput(getTaskSchema, args ?? {}, 'get_task').taskId),
   },
 ];

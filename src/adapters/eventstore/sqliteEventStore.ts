@@ -20,11 +20,11 @@ import type { AppendResult, EventStore, EventSubscription, ExpectedRevision } fr
 import type { NewEvent, StoredEvent } from '../../events/types';
 import { AppendSignal } from './appendSignal';
 import { localSubscription } from './localSubscription';
-import { WalCheckpointer, WRITER_LIMIT_ALONE } from './sqliteCheckpointer';
+import { WalCheckpointer, WRITER_LIMIT_ALONE } from '../../support/sqlite/sqliteCheckpointer';
 import { SqliteReadAhead } from './sqliteReadAhead';
 import { SqliteRecentRows } from './sqliteRecentRows';
 import { ensureLogIdentity } from './sqliteLogIdentity';
-import { SqliteSidecar } from './sqliteSidecar';
+import { SqliteSidecar } from '../../support/sqlite/sqliteSidecar';
 import { SqliteWriter } from './sqliteWriter';
 import {
   logRowToStored,

@@ -51,6 +51,8 @@ import type { ProjectionGenerations } from '../../projections/rebuildGenerations
 import type { ProjectedEvent, WakeEvent } from '../../projections/viewChanges';
 import type { WakeBus } from '../../projections/wakeBus';
 import { sleep } from '../../support/retry';
+import { WalCheckpointer } from '../../support/sqlite/sqliteCheckpointer';
+import { SqliteSidecar } from '../../support/sqlite/sqliteSidecar';
 import { SqliteBulkBuild } from './sqliteViews/sqliteBulkBuild';
 import { SqliteGenerations } from './sqliteViews/sqliteGenerations';
 import { SqliteViewsMeta } from './sqliteViews/sqliteViewsMeta';
@@ -80,6 +82,13 @@ export class SqliteProjectionStore implements ProjectionStore {
   private readonly readers = new Map<string, SqliteViewReader>();
   private readonly generationsOfViews: SqliteGenerations;
   private readonly eventsPerTransaction: number;
+  /**
+   * WAL checkpoints of the views file on another thread (support/sqlite/sqliteCheckpointer.ts). Left to this
+   * connection, a checkpoint ran inside the COMMIT of whichever views transaction crossed the WAL limit: at
+   * 1,500 sends/s COMMITs were ~20% of the main thread (profile of bench http/sustainedLoad, issue 10).
+   */
+  private readonly sidecar: SqliteSidecar;
+  private readonly checkpointer: WalCheckpointer;
   /** The log this store applies and serves for (set by claim); null: an unbound tool. */
   private claimed: string | null = null;
   /** The highest checkpoint this store committed: a stored one below it means the views were dropped under it. */
@@ -99,6 +108,8 @@ export class SqliteProjectionStore implements ProjectionStore {
     options: SqliteProjectionOptions,
   ) {
     this.eventsPerTransaction = options.eventsPerTransaction ?? 256;
+    this.sidecar = new SqliteSidecar(file);
+    this.checkpointer = new WalCheckpointer(this.sidecar, (pages) => db.pragma(`wal_autocheckpoint = ${pages}`));
     this.meta = new SqliteViewsMeta(db);
     this.bulk = new SqliteBulkBuild(db, this.meta);
     this.generationsOfViews = new SqliteGenerations(
@@ -207,6 +218,7 @@ export class SqliteProjectionStore implements ProjectionStore {
       }
       if (outcome.checkpoint !== null && (this.expected === null || outcome.checkpoint > this.expected))
         this.expected = outcome.checkpoint;
+      this.checkpointer.noteCommit();
       return outcome.wakes;
     }
   }
@@ -307,6 +319,8 @@ export class SqliteProjectionStore implements ProjectionStore {
     if (this.closed) return;
     await this.tail;
     this.closed = true;
+    this.checkpointer.stop();
+    await this.sidecar.close();
     try {
       this.db.pragma('wal_checkpoint(TRUNCATE)'); // a cleanly stopped store leaves one self-contained file
     } catch {

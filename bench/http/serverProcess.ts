@@ -18,10 +18,8 @@ import { startStallTrace } from './stallTrace';
 
 async function main(): Promise<void> {
   const dir = makeTmpDir('mailbox-bench-http-');
-  // BENCH_VIEWS=memory|sqlite runs the server with those views instead of the embedded default's (A/B runs).
-  const chosen = process.env.BENCH_VIEWS;
-  const views: { views?: 'memory' | 'sqlite' } = chosen === 'memory' || chosen === 'sqlite' ? { views: chosen } : {};
-  const mailbox = await openEmbeddedMailbox(dir, { rateLimitPerSecond: 0, maxWakeStreamsPerAgent: 100_000, ...views });
+  // BENCH_VIEWS=memory|sqlite runs the server with those views instead of the embedded default's (bench/lib/mailbox.ts).
+  const mailbox = await openEmbeddedMailbox(dir, { rateLimitPerSecond: 0, maxWakeStreamsPerAgent: 100_000 });
   const http = buildApiServer(mailbox, pino({ level: 'silent' }));
   // Where a slow answer's time went, per 5 s window: the whole request inside the server, the event store's
   // append (the durable commit) and the views' apply, GC pauses, and the event loop's delay.

@@ -476,6 +476,6 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
         wakesToB.map((c) => c.kind === 'inboxAdded' && c.entry.messageId),
       );
       await recorder.stop();
-    });
+    }, 120_000); // three passes over 10,000 events: a correctness test, given time on a loaded machine
   });
 }

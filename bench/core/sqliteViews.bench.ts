@@ -31,10 +31,11 @@ import { writeSyntheticLog } from '../lib/syntheticLog';
 import { nowMs, sampleMs } from '../lib/timing';
 import { withTmpDir } from '../lib/tmp';
 
-const EVENTS = scaled(1_000_000, 10_000);
+/** Sizes: BENCH_QUICK scales them by 10; SQLITE_VIEWS_EVENTS / SQLITE_VIEWS_LIVE set them outright (while iterating). */
+const EVENTS = Number(process.env.SQLITE_VIEWS_EVENTS ?? scaled(1_000_000, 10_000));
 const AGENTS = 1_000;
 const RUNS = 3;
-const LIVE = scaled(50_000, 2_000);
+const LIVE = Number(process.env.SQLITE_VIEWS_LIVE ?? scaled(50_000, 2_000));
 const SAMPLES = scaled(5_000, 500);
 
 interface Opened {

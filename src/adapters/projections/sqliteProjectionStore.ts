@@ -67,6 +67,10 @@ export interface SqliteProjectionOptions {
   rebuildEventsPerTransaction?: number;
   /** SQLite's page cache for this file, in KiB (default 16 MiB): the bound on what the views keep in memory. */
   cacheKiB?: number;
+  /** WAL pages after which a commit checkpoints them into the file (SQLite's wal_autocheckpoint). */
+  walAutocheckpointPages?: number;
+  /** Bytes of the file read through a memory map (SQLite's mmap_size; 0: read with system calls). */
+  mmapBytes?: number;
 }
 
 /** A rebuild holds live writers for milliseconds while it switches; they wait that out (its fence expires by itself). */
@@ -119,6 +123,8 @@ export class SqliteProjectionStore implements ProjectionStore {
       db.pragma('synchronous = NORMAL'); // crash-consistent for views: see the header
       db.pragma('busy_timeout = 5000');
       db.pragma(`cache_size = -${Math.max(1024, options.cacheKiB ?? 16 * 1024)}`);
+      if (options.walAutocheckpointPages !== undefined) db.pragma(`wal_autocheckpoint = ${options.walAutocheckpointPages}`);
+      if (options.mmapBytes !== undefined) db.pragma(`mmap_size = ${options.mmapBytes}`);
       const store = new SqliteProjectionStore(db, path.resolve(file), wakeBus, options);
       store.schemaReset = store.meta.ensureActive();
       return store;

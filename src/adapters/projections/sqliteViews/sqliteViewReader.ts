@@ -1,9 +1,10 @@
 /**
  * Reads one generation of the SQLite views (schema: sqliteViewsSchema.ts).
- * A listing walks the one index that serves its most selective filter, newest
- * first from its `before` bound, checks the remaining filters on each row and
- * stops after `limit + 1` rows: pages cost what they return, whatever the
- * inbox holds. Counts are read from the counter row.
+ * A listing walks one range of the owner's entries (an index or the primary
+ * key: sqliteViewsSchema.ts says which), newest first from its `before` bound,
+ * checks the remaining filters on each row and stops after `limit + 1`
+ * matches: it never reads another owner's rows. Counts are read from the
+ * counter row.
  */
 import type Database from 'libsql';
 import type { Priority, Role } from '../../../events/types';
@@ -184,36 +185,16 @@ function listed(row: ListedRow, box: ListQuery['box'], archived: boolean): Liste
 }
 
 /**
- * The listing's SQL: the index of its most selective filter (tags, thread, from, to, priority, then the
- * status's partial index), named with INDEXED BY so that SQLite can never fall back to a scan.
+ * The listing's SQL: the range it walks (sqliteViewsSchema.ts says which), named with INDEXED BY where it is an
+ * index so that SQLite can never fall back to a scan; every other filter is checked on each row of that range.
  */
 function listingSql(g: string, identity: string, query: ListQuery): { sql: string; params: unknown[] } {
   const box = query.box === 'inbox' ? 0 : 1;
-  const where: string[] = [];
-  const params: unknown[] = [];
-  let from: string;
-  const [firstTag, ...otherTags] = query.tags ?? [];
-  if (firstTag !== undefined) {
-    from = `${g}_entry_tags t JOIN ${g}_entries e ON e.owner = t.owner AND e.box = t.box AND e.position = t.position`;
-    where.push('t.owner = ?', 't.box = ?', 't.tag = ?', 't.position < ?');
-    params.push(identity, box, firstTag, bound(query));
-  } else if (query.to !== undefined && query.threadId === undefined && query.from === undefined) {
-    // Sent to the identity alone, or with it in a list: both index ranges, merged by position.
-    from =
-      `(SELECT position AS p FROM ${g}_entries INDEXED BY ${g}_entries_to WHERE owner = ? AND box = ? AND recipient = ? AND position < ? ` +
-      `UNION ALL SELECT position FROM ${g}_entry_recipients WHERE owner = ? AND box = ? AND recipient = ? AND position < ?) u ` +
-      `JOIN ${g}_entries e ON e.owner = ? AND e.box = ? AND e.position = u.p`;
-    params.push(identity, box, query.to, bound(query), identity, box, query.to, bound(query), identity, box);
-    where.push('e.owner = ?');
-    params.push(identity);
-  } else {
-    const index = indexFor(g, query);
-    from = index.name === null ? `${g}_entries e` : `${g}_entries e INDEXED BY ${index.name}`;
-    where.push('e.owner = ?', ...index.where, 'e.position < ?');
-    params.push(identity, ...index.params, bound(query));
-  }
-  if (box === 0) where.push('e.box = 0', query.status === 'archived' ? 'e.archived_at IS NOT NULL' : 'e.archived_at IS NULL');
-  else where.push('e.box = 1');
+  const index = indexFor(g, query);
+  const from = index.name === null ? `${g}_entries e` : `${g}_entries e INDEXED BY ${index.name}`;
+  const where = ['e.owner = ?', ...index.where, 'e.position < ?'];
+  const params: unknown[] = [identity, ...index.params, bound(query)];
+  if (box === 0) where.push(query.status === 'archived' ? 'e.archived_at IS NOT NULL' : 'e.archived_at IS NULL');
   if (query.status === 'unread') where.push('e.read_at IS NULL');
   if (query.status === 'read') where.push('e.read_at IS NOT NULL');
   for (const [column, value] of [
@@ -232,10 +213,8 @@ function listingSql(g: string, identity: string, query: ListQuery): { sql: strin
     );
     params.push(query.to, query.to);
   }
-  for (const tag of otherTags) {
-    where.push(
-      `EXISTS (SELECT 1 FROM ${g}_entry_tags o WHERE o.owner = e.owner AND o.box = e.box AND o.tag = ? AND o.position = e.position)`,
-    );
+  for (const tag of query.tags ?? []) {
+    where.push(`e.tags IS NOT NULL AND EXISTS (SELECT 1 FROM json_each(e.tags) WHERE value = ?)`);
     params.push(tag);
   }
   params.push(query.limit + 1);
@@ -248,38 +227,18 @@ function listingSql(g: string, identity: string, query: ListQuery): { sql: strin
 
 const bound = (query: ListQuery): number => (query.before === null ? NO_BOUND : Number(query.before));
 
-/** null: the primary key (owner, box, position), which SQLite picks by itself (it cannot be named). */
+/**
+ * The range a listing walks: the inbox's thread index, its unread or not-archived partial index, or (null) the
+ * primary key range (owner, box), which SQLite picks by itself (it cannot be named).
+ */
 function indexFor(g: string, query: ListQuery): { name: string | null; where: string[]; params: unknown[] } {
-  const box = query.box === 'inbox' ? 0 : 1;
-  const byField = (suffix: string, column: string, value: string) => ({
-    name: `${g}_entries_${suffix}`,
-    where: ['e.box = ?', `e.${column} = ?`],
-    params: [box, value],
-  });
-  if (query.threadId !== undefined) return byField('thread', 'thread_id', query.threadId);
-  if (query.from !== undefined) return byField('from', 'sender', query.from);
-  if (query.box === 'inbox') {
-    const partial =
-      query.status === 'unread'
-        ? 'unread'
-        : query.status === 'read'
-          ? 'read'
-          : query.status === 'archived'
-            ? 'archived'
-            : 'inbox';
-    if (query.priority === undefined || partial === 'unread')
-      return { name: `${g}_entries_${partial}`, where: partialWhere(partial), params: [] };
-  }
-  if (query.priority !== undefined) return byField('priority', 'priority', query.priority);
-  return { name: null, where: ['e.box = ?'], params: [box] };
-}
-
-/** The partial index's own condition, word for word: SQLite uses a partial index only when the query implies it. */
-function partialWhere(partial: 'unread' | 'read' | 'archived' | 'inbox'): string[] {
-  if (partial === 'archived') return ['e.box = 0', 'e.archived_at IS NOT NULL'];
-  if (partial === 'unread') return ['e.box = 0', 'e.archived_at IS NULL', 'e.read_at IS NULL'];
-  if (partial === 'read') return ['e.box = 0', 'e.archived_at IS NULL', 'e.read_at IS NOT NULL'];
-  return ['e.box = 0', 'e.archived_at IS NULL'];
+  if (query.box === 'outbox') return { name: null, where: ['e.box = ?'], params: [1] };
+  if (query.threadId !== undefined)
+    return { name: `${g}_entries_thread`, where: ['e.box = 0', 'e.thread_id = ?'], params: [query.threadId] };
+  if (query.status === 'unread')
+    return { name: `${g}_entries_unread`, where: ['e.box = 0', 'e.archived_at IS NULL', 'e.read_at IS NULL'], params: [] };
+  if (query.status === 'archived') return { name: null, where: ['e.box = ?'], params: [0] };
+  return { name: `${g}_entries_inbox`, where: ['e.box = 0', 'e.archived_at IS NULL'], params: [] }; // all, read
 }
 
 function prepareReader(db: Database.Database, g: string) {

@@ -7,7 +7,7 @@
  *   the log line saying it resumed from the checkpoint; target <= 1 s;
  * - queries on the restarted store: list unread (limit 50) and unread count, p99 (targets 2 ms, 0.2 ms);
  * - live: the last LIVE events of the log applied as a live projector does (batches of 1,000, transactions
- *   of 256 events, every index kept in step, wakes published) onto views of the rest; target >= 20,000 events/s.
+ *   as the store cuts them, every index kept in step, wakes published) onto views of the rest; target >= 20,000 events/s.
  * RSS after each phase (target <= 250 MB).
  */
 import { execFileSync } from 'node:child_process';

@@ -79,11 +79,17 @@ export class SqliteViewWriter implements ReadModelStorage {
     readonly generation: string,
   ) {
     this.s = prepareWriter(db, generation);
-    this.ledger = new SqliteLedgerWriter(db, generation, (identity, by) => {
-      const row = this.identity(identity);
-      row.repliesOwed += by;
-      row.dirty = true;
-    });
+    this.ledger = new SqliteLedgerWriter(
+      db,
+      generation,
+      (identity, by) => {
+        const row = this.identity(identity);
+        row.repliesOwed += by;
+        row.dirty = true;
+      },
+      (messageId) => this.msgOf(messageId),
+      (header) => this.messageOfLedger(header),
+    );
   }
 
   /** The generation's stored checkpoint and log (read inside the write transaction). */
@@ -295,6 +301,29 @@ export class SqliteViewWriter implements ReadModelStorage {
     );
     const msg = Number(inserted.lastInsertRowid);
     this.msgIds.set(entry.messageId, msg);
+    return msg;
+  }
+
+  /** The message a ledger belongs to; a bare one (its header's fields) if it was never recorded. */
+  private messageOfLedger(header: LedgerHeader): number {
+    const known = this.msgOf(header.messageId);
+    if (known !== null) return known;
+    const inserted = this.s.insertMessage.run(
+      header.messageId,
+      header.sender,
+      '',
+      '',
+      'normal',
+      header.threadId,
+      null,
+      '[]',
+      header.sentAt,
+      null,
+      header.recipients.length,
+      0,
+    );
+    const msg = Number(inserted.lastInsertRowid);
+    this.msgIds.set(header.messageId, msg);
     return msg;
   }
 

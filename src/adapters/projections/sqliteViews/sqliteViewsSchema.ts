@@ -26,7 +26,9 @@
  *
  * The delivery ledger (issue 13): one ledgers row per message (header, a count per stage, the unwoken and
  * reply-due marks, each with a partial index in time order), ledger_rows (message, recipient) with each
- * stage's mark (a page is a range of that key, in byte order), awaiting (a recipient's unanswered messages
+ * stage's mark (a page is a range of that key, in byte order). Both are keyed by the message's integer (messages.msg,
+ * found by its id through messages' unique index), not its random id: a new message's ledger is appended at the
+ * right edge of each table instead of dirtying a random leaf of each; awaiting (a recipient's unanswered messages
  * per thread, in arrival order) and owed (what an identity must answer, by when).
  */
 
@@ -34,7 +36,8 @@
  * The tables' shape. A views file whose `schema` row differs (or is missing: written before issue 13) is
  * dropped and rebuilt from the log at open (sqliteViewsMeta.ts): views are derived, the log is the truth.
  */
-export const VIEWS_SCHEMA_VERSION = '4'; // 4: fewer entry indexes (listings walk the owner's range), tags in the entry row
+export const VIEWS_SCHEMA_VERSION = '5'; // 5: ledgers keyed by the message's integer
+// 4: fewer entry indexes (listings walk the owner's range), tags in the entry row
 // 3: each identity's last delivered nudge (the console's agents table)
 
 /** A generation's name: `g` and a number (it becomes part of table names, so nothing else is accepted). */
@@ -150,7 +153,8 @@ CREATE TABLE IF NOT EXISTS ${g}_entry_recipients (
   PRIMARY KEY (owner, box, recipient, position)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS ${g}_ledgers (
-  message_id TEXT PRIMARY KEY,
+  msg INTEGER PRIMARY KEY,
+  message_id TEXT NOT NULL,
   position TEXT NOT NULL,
   sender TEXT NOT NULL,
   thread_id TEXT NOT NULL,
@@ -168,13 +172,13 @@ CREATE TABLE IF NOT EXISTS ${g}_ledgers (
   unwoken_ms INTEGER,
   pending_escalation INTEGER NOT NULL DEFAULT 0,
   due_ms INTEGER
-) WITHOUT ROWID;
+);
 CREATE INDEX IF NOT EXISTS ${g}_ledgers_unwoken ON ${g}_ledgers (unwoken_ms, message_id) WHERE unwoken_ms IS NOT NULL;
 CREATE INDEX IF NOT EXISTS ${g}_ledgers_pending ON ${g}_ledgers (unwoken_ms, message_id)
   WHERE unwoken_ms IS NOT NULL AND pending_escalation = 1;
 CREATE INDEX IF NOT EXISTS ${g}_ledgers_due ON ${g}_ledgers (due_ms, message_id) WHERE due_ms IS NOT NULL;
 CREATE TABLE IF NOT EXISTS ${g}_ledger_rows (
-  message_id TEXT NOT NULL,
+  msg INTEGER NOT NULL,
   recipient TEXT NOT NULL,
   ordinal INTEGER NOT NULL,
   in_view TEXT,
@@ -182,7 +186,7 @@ CREATE TABLE IF NOT EXISTS ${g}_ledger_rows (
   seen TEXT,
   read TEXT,
   replied TEXT,
-  PRIMARY KEY (message_id, recipient)
+  PRIMARY KEY (msg, recipient)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS ${g}_awaiting (
   thread_id TEXT NOT NULL,

@@ -44,6 +44,8 @@ interface CountsRow {
 
 /** Positions are stored as integers; larger than 2^53 they would lose digits (as in sortedPositions.ts). */
 const NO_BOUND = Number.MAX_SAFE_INTEGER;
+/** The entries' boxes (sqliteViewsSchema.ts). */
+const [INBOX, OUTBOX, ARCHIVE] = [0, 1, 2];
 /** Task list rows read per statement. */
 const TASK_PAGE = 200;
 /** Statements kept per listing shape (a shape is which filters are set: a few dozen at most in practice). */
@@ -189,12 +191,10 @@ function listed(row: ListedRow, box: ListQuery['box'], archived: boolean): Liste
  * index so that SQLite can never fall back to a scan; every other filter is checked on each row of that range.
  */
 function listingSql(g: string, identity: string, query: ListQuery): { sql: string; params: unknown[] } {
-  const box = query.box === 'inbox' ? 0 : 1;
   const index = indexFor(g, query);
   const from = index.name === null ? `${g}_entries e` : `${g}_entries e INDEXED BY ${index.name}`;
   const where = ['e.owner = ?', ...index.where, 'e.position < ?'];
   const params: unknown[] = [identity, ...index.params, bound(query)];
-  if (box === 0) where.push(query.status === 'archived' ? 'e.archived_at IS NOT NULL' : 'e.archived_at IS NULL');
   if (query.status === 'unread') where.push('e.read_at IS NULL');
   if (query.status === 'read') where.push('e.read_at IS NOT NULL');
   for (const [column, value] of [
@@ -208,10 +208,10 @@ function listingSql(g: string, identity: string, query: ListQuery): { sql: strin
   }
   if (query.to !== undefined) {
     where.push(
-      `(e.recipient = ? OR EXISTS (SELECT 1 FROM ${g}_entry_recipients r WHERE r.owner = e.owner AND r.box = e.box ` +
+      `(e.recipient = ? OR EXISTS (SELECT 1 FROM ${g}_entry_recipients r WHERE r.owner = e.owner AND r.box = ? ` +
         `AND r.recipient = ? AND r.position = e.position))`,
     );
-    params.push(query.to, query.to);
+    params.push(query.to, query.box === 'inbox' ? 0 : 1, query.to); // an archived entry's recipients stay under the inbox
   }
   for (const tag of query.tags ?? []) {
     where.push(`e.tags IS NOT NULL AND EXISTS (SELECT 1 FROM json_each(e.tags) WHERE value = ?)`);
@@ -228,17 +228,16 @@ function listingSql(g: string, identity: string, query: ListQuery): { sql: strin
 const bound = (query: ListQuery): number => (query.before === null ? NO_BOUND : Number(query.before));
 
 /**
- * The range a listing walks: the inbox's thread index, its unread or not-archived partial index, or (null) the
- * primary key range (owner, box), which SQLite picks by itself (it cannot be named).
+ * The range a listing walks: the inbox's thread or unread partial index, or (null) the primary key range
+ * (owner, box) of the inbox, the archive or the outbox, which SQLite picks by itself (it cannot be named).
  */
 function indexFor(g: string, query: ListQuery): { name: string | null; where: string[]; params: unknown[] } {
-  if (query.box === 'outbox') return { name: null, where: ['e.box = ?'], params: [1] };
+  if (query.box === 'outbox') return { name: null, where: ['e.box = ?'], params: [OUTBOX] };
+  if (query.status === 'archived') return { name: null, where: ['e.box = ?'], params: [ARCHIVE] };
   if (query.threadId !== undefined)
     return { name: `${g}_entries_thread`, where: ['e.box = 0', 'e.thread_id = ?'], params: [query.threadId] };
-  if (query.status === 'unread')
-    return { name: `${g}_entries_unread`, where: ['e.box = 0', 'e.archived_at IS NULL', 'e.read_at IS NULL'], params: [] };
-  if (query.status === 'archived') return { name: null, where: ['e.box = ?'], params: [0] };
-  return { name: `${g}_entries_inbox`, where: ['e.box = 0', 'e.archived_at IS NULL'], params: [] }; // all, read
+  if (query.status === 'unread') return { name: `${g}_entries_unread`, where: ['e.box = 0', 'e.read_at IS NULL'], params: [] };
+  return { name: null, where: ['e.box = ?'], params: [INBOX] }; // all, read
 }
 
 function prepareReader(db: Database.Database, g: string) {
@@ -249,7 +248,7 @@ function prepareReader(db: Database.Database, g: string) {
     ),
     oldestUnread: db.prepare(
       `SELECT m.sent_at FROM ${g}_entries e INDEXED BY ${g}_entries_unread JOIN ${g}_messages m ON m.msg = e.msg
-       WHERE e.owner = ? AND e.box = 0 AND e.archived_at IS NULL AND e.read_at IS NULL ORDER BY e.position LIMIT 1`,
+       WHERE e.owner = ? AND e.box = 0 AND e.read_at IS NULL ORDER BY e.position LIMIT 1`,
     ),
     heartbeatIdentities: db.prepare(
       `SELECT identity FROM ${g}_identities WHERE has_views = 1 OR tasks_waiting <> 0

@@ -4,22 +4,22 @@
  * `<generation>_<table>`, and `views_meta` names the active one. Storage only:
  * what goes in, and when, is decided by the read model's rules.
  *
- * An entry is one row of entries, clustered WITHOUT ROWID by (owner, box, position): an owner's inbox and
- * outbox are each one contiguous range, read newest first. Each more index is one more B-tree leaf dirtied
- * per entry (with 1,000 owners, a different leaf each time), so only the hot listings have one:
- * - the whole inbox (status all, and read): partial index (owner, position) over inbox entries not archived;
- * - unread: partial index (owner, position) over unread inbox entries not archived (the hot listing, the
- *   heartbeat's oldest unread);
+ * An entry is one row of entries, clustered WITHOUT ROWID by (owner, box, position), box 0 the inbox, 1 the
+ * outbox, 2 the archive (an inbox entry moves to box 2 when archived and back when unarchived): each box of an
+ * owner is one contiguous range, read newest first. Each more index is one more B-tree leaf dirtied per entry
+ * (with 1,000 owners, a different leaf each time), so only the hot listings have one:
+ * - unread: partial index (owner, position) over unread inbox entries (the hot listing, the heartbeat's oldest
+ *   unread);
  * - threadId in the inbox (mark-all-read by thread, the MCP's thread narrowing): (owner, thread_id, position);
- * - the outbox, and status=archived: the primary key range (owner, box) itself.
- * Every other filter walks: from, to, priority and tags, threadId in the outbox, status=read (over the
- * inbox index) and status=archived (over the owner's whole inbox range) are checked on each row of the range
- * above, newest first from `before`, and the walk stops at `limit + 1` matches. So a page reads at most the
- * owner's own entries in that box below `before` (all of them only when fewer than `limit` match): never
- * another owner's rows, never the table.
+ * - the inbox (status all, and read), the archive and the outbox: the primary key range (owner, box) itself.
+ * Every other filter walks: from, to, priority and tags, threadId in the archive or the outbox, and status=read
+ * are checked on each row of the range above, newest first from `before`, and the walk stops at `limit + 1`
+ * matches. So a page reads at most the owner's own entries in that box below `before` (all of them only when
+ * fewer than `limit` match): never another owner's rows, never the table.
  * - tags: the entry's tags in its row (JSON, NULL when none), checked on the row;
  * - to: a message sent to a list is found by entry_recipients (owner, box, recipient, position), one row
- *   per listed recipient (entries.recipient then holds the list as JSON, which equals no identity).
+ *   per listed recipient (entries.recipient then holds the list as JSON, which equals no identity); an
+ *   archived entry's rows stay under box 0.
  * An entry is found by its message through entries_msg (msg, owner, box): message first, so a new message's
  * entries are appended at the index's right edge (one leaf), not spread over every owner's part of it.
  * Counts come from the identities row (counters moved by the rules), never COUNT(*).
@@ -36,7 +36,8 @@
  * The tables' shape. A views file whose `schema` row differs (or is missing: written before issue 13) is
  * dropped and rebuilt from the log at open (sqliteViewsMeta.ts): views are derived, the log is the truth.
  */
-export const VIEWS_SCHEMA_VERSION = '5'; // 5: ledgers keyed by the message's integer
+export const VIEWS_SCHEMA_VERSION = '6'; // 6: archived inbox entries in their own box (2)
+// 5: ledgers keyed by the message's integer
 // 4: fewer entry indexes (listings walk the owner's range), tags in the entry row
 // 3: each identity's last delivered nudge (the console's agents table)
 
@@ -103,9 +104,7 @@ CREATE TABLE IF NOT EXISTS ${g}_entries (
   PRIMARY KEY (owner, box, position)
 ) WITHOUT ROWID;
 CREATE UNIQUE INDEX IF NOT EXISTS ${g}_entries_msg ON ${g}_entries (msg, owner, box);
-CREATE INDEX IF NOT EXISTS ${g}_entries_inbox ON ${g}_entries (owner, position) WHERE box = 0 AND archived_at IS NULL;
-CREATE INDEX IF NOT EXISTS ${g}_entries_unread ON ${g}_entries (owner, position)
-  WHERE box = 0 AND archived_at IS NULL AND read_at IS NULL;
+CREATE INDEX IF NOT EXISTS ${g}_entries_unread ON ${g}_entries (owner, position) WHERE box = 0 AND read_at IS NULL;
 CREATE INDEX IF NOT EXISTS ${g}_entries_thread ON ${g}_entries (owner, thread_id, position) WHERE box = 0;
 CREATE TABLE IF NOT EXISTS ${g}_identities (
   identity TEXT PRIMARY KEY,
@@ -213,7 +212,7 @@ CREATE TABLE IF NOT EXISTS ${g}_last_nudge (
  * end (a sort), which costs far less than keeping them in step with every insert. (entries_msg stays: the rules
  * look entries up by message while loading, and it is appended to at its right edge.)
  */
-export const LISTING_INDEXES = ['inbox', 'unread', 'thread'] as const;
+export const LISTING_INDEXES = ['unread', 'thread'] as const;
 
 export const dropListingIndexesSql = (g: string): string =>
   LISTING_INDEXES.map((index) => `DROP INDEX IF EXISTS ${g}_entries_${index};`).join('\n');

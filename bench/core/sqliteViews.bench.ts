@@ -99,7 +99,7 @@ async function open(dir: string): Promise<Opened> {
 
 async function queries(dir: string) {
   const mailbox = await createMailbox(
-    { dataDir: dir, adminToken: BENCH_ADMIN_TOKEN, logLevel: 'silent' },
+    { dataDir: dir, adminToken: BENCH_ADMIN_TOKEN, logLevel: 'silent', views: 'sqlite' }, // the views file, not memory
     { logger: pino({ level: 'silent' }) },
   );
   let i = 0;

@@ -1,10 +1,13 @@
 /**
  * The mailbox HTTP server in its own process for the HTTP benchmarks, so the
  * load generator never shares its event loop and the server's RSS is its own.
+ * BENCH_SERVER_CPU_PROFILE=<file> writes a CPU profile of the main thread there.
  * Protocol (IPC): -> {type: 'ready', url, adminToken}; <- 'memory' | 'cpu' | 'sample' -> {type, ...figures}; <- 'stop'.
  * 'sample' takes no GC (unlike 'memory'): RSS now, and the event loop's delay since the last sample.
  */
 import 'reflect-metadata';
+import fs from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { createHistogram, monitorEventLoopDelay, PerformanceObserver, type RecordableHistogram } from 'node:perf_hooks';
 import pino from 'pino';
 import { buildApiServer } from '../../src/server';
@@ -15,6 +18,7 @@ import { startStallTrace } from './stallTrace';
 
 async function main(): Promise<void> {
   const dir = makeTmpDir('mailbox-bench-http-');
+  // BENCH_VIEWS=memory|sqlite runs the server with those views instead of the embedded default's (bench/lib/mailbox.ts).
   const mailbox = await openEmbeddedMailbox(dir, { rateLimitPerSecond: 0, maxWakeStreamsPerAgent: 100_000 });
   const http = buildApiServer(mailbox, pino({ level: 'silent' }));
   // Where a slow answer's time went, per 5 s window: the whole request inside the server, the event store's
@@ -50,6 +54,14 @@ async function main(): Promise<void> {
   const stopTrace = process.env.BENCH_SERVER_TRACE
     ? startStallTrace(process.env.BENCH_SERVER_TRACE, mailbox.eventStore)
     : () => undefined;
+  // BENCH_SERVER_CPU_PROFILE=<file>: the server's main thread profiled from ready to stop (open it in Chrome DevTools);
+  // --cpu-prof would lose it, the process ends by process.exit.
+  const profiler = process.env.BENCH_SERVER_CPU_PROFILE ? new Session() : null;
+  if (profiler) {
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.start');
+  }
   const url = await http.listen('127.0.0.1', 0);
   const loopDelay = monitorEventLoopDelay({ resolution: 5 });
   loopDelay.enable();
@@ -87,6 +99,10 @@ async function main(): Promise<void> {
     }
     if (message === 'stop') {
       stopTrace();
+      if (profiler) {
+        const { profile } = await profiler.post('Profiler.stop');
+        fs.writeFileSync(process.env.BENCH_SERVER_CPU_PROFILE!, JSON.stringify(profile));
+      }
       await http.close();
       await mailbox.close();
       removeDir(dir);

@@ -6,10 +6,15 @@ import { ADMIN_ACTOR } from '../../src/commands/roles';
 
 export const BENCH_ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 
+/** BENCH_VIEWS=memory|sqlite: every bench's embedded mailbox keeps its views there (A/B runs; a bench's own choice wins). */
+const chosenViews = process.env.BENCH_VIEWS;
+const benchViews: { views?: 'memory' | 'sqlite' } =
+  chosenViews === 'memory' || chosenViews === 'sqlite' ? { views: chosenViews } : {};
+
 /** createMailbox on a SQLite file in `dataDir`, logging silenced. */
 export function openEmbeddedMailbox(dataDir: string, config: MailboxConfigInput = {}): Promise<Mailbox> {
   return createMailbox(
-    { dataDir, adminToken: BENCH_ADMIN_TOKEN, logLevel: 'silent', ...config },
+    { dataDir, adminToken: BENCH_ADMIN_TOKEN, logLevel: 'silent', ...benchViews, ...config },
     { logger: pino({ level: 'silent' }) },
   );
 }

@@ -89,7 +89,8 @@ export function flowEntryOf(event: StoredEvent): FlowEntry {
     case 'TaskLeaseRenewed':
     case 'TaskReleased':
     case 'TaskLeaseExpired':
-    case 'TaskExpired': {
+    case 'TaskExpired':
+    case 'TaskOutcomeSeen': {
       const claimant = 'claimant' in event.data ? event.data.claimant : undefined;
       return {
         ...base,
@@ -126,6 +127,8 @@ function taskDetail(event: TaskEvent): string {
       return `task lease of ${event.data.claimant} lapsed (${event.data.from} -> Submitted, claimable again)`;
     case 'TaskExpired':
       return `task expired at its deadline (${event.data.from} -> ${event.data.to}, reason "expired")`;
+    case 'TaskOutcomeSeen':
+      return `task outcome (${event.data.state}) seen by its sender`;
   }
 }
 

@@ -2,7 +2,6 @@
 import { inject, injectable } from 'tsyringe';
 import { decideRegisterAgent, decideRetireAgent, decideRotateAgentToken } from '../commands/agentRegistry';
 import type { CommandMetadata } from '../commands/command';
-import { foldMessage, initialMessageState, type MessageState } from '../commands/message';
 import { decideArchiveMessage, decideMarkRead, decideUnarchiveMessage } from '../commands/receipts';
 import type { Actor } from '../commands/roles';
 import {
@@ -14,28 +13,25 @@ import {
   type MarkReadInput,
 } from '../commands/schemas';
 import { decideSendMessage, sendWarnings } from '../commands/sendMessage';
-import { decideTransitionTask } from '../commands/tasks/decideTask';
-import { foldTask, initialTaskLog, taskOf, type TaskLog } from '../commands/tasks/taskState';
 import { parseInput } from '../commands/validation';
 import type { MailboxConfig } from '../config';
 import { isMailboxError, MailboxError, type ErrorEnvelope } from '../errors';
 import { deterministicMessageId } from '../events/eventIds';
-import { AGENT_REGISTRY_STREAM, messageStream, taskStream } from '../events/streams';
+import { AGENT_REGISTRY_STREAM, messageStream } from '../events/streams';
 import type { Addressee } from '../events/addressing';
-import type { MessageEvent, TaskEvent } from '../events/types';
 import type { ProjectionRunner } from '../projections/projectionRunner';
 import type { ProjectionStore } from '../projections/projectionStore';
 import { SeenMarks } from './seenMarks';
+import { messageModel, taskModel } from './streamModels';
+import { answerTasksInThread } from './taskAnswers';
 import { TOKENS } from '../tokens';
 import { type AgentDirectory, registryModel } from './agentDirectory';
 import { requireRole } from './authorization';
 import type { CommandHandler } from './commandHandler';
-import type { StreamModel } from './streamLoader';
 import type { Clock, IdGenerator } from './runtime';
 import { generateToken, hashToken, requestFingerprint } from './tokenHash';
 
-export const messageModel: StreamModel<MessageState, MessageEvent> = { initial: initialMessageState, fold: foldMessage };
-export const taskModel: StreamModel<TaskLog, TaskEvent> = { initial: initialTaskLog, fold: foldTask };
+export { messageModel, taskModel };
 
 /** Receipts a read-all appends at once (each on its own message stream). */
 const READ_ALL_PARALLEL = 16;
@@ -195,7 +191,9 @@ export class MailboxCommands {
         policy,
       ),
     );
-    const answered = await this.answerTaskByReply(actor, parent, messageId, data.subject, metadata);
+    // The sender's message in a task's thread, to the task's holder, answers the task's question (taskAnswers.ts).
+    const deps = { handler: this.handler, projections: this.projections };
+    const answered = await answerTasksInThread(deps, actor, state.sent!, parent, metadata);
     const lagging = await this.awaitViews(answered.position ?? position);
     const sent = state.sent!;
     // Also on an idempotent replay: a retried send returns the same result as the original, warnings included.
@@ -209,44 +207,6 @@ export class MailboxCommands {
       threadId: sent.threadId,
       ...(warnings.length ? { warnings } : {}),
     };
-  }
-
-  /**
-   * A reply by a task's sender to the task's message answers the task's question (issue 12): InputRequired or
-   * AuthRequired -> Working, as the sender's own transition on the task's stream, noted with the reply. Its command
-   * id is derived from the reply, so a retried send writes it once. In any other state the reply is only a message.
-   * Returns the position of the task event written, if one was; a failure to write it is the send's warning (the
-   * reply itself was sent), never its error.
-   */
-  private async answerTaskByReply(
-    actor: Actor,
-    parent: MessageState | null,
-    replyId: string,
-    subject: string,
-    metadata: CommandMetadata,
-  ): Promise<{ position: bigint | null; warnings: Array<Record<string, unknown>> }> {
-    const asked = parent?.sent;
-    if (!parent || !asked?.task || asked.from !== actor.identity) return { position: null, warnings: [] };
-    const taskId = asked.messageId;
-    const commandId = `answer:${replyId}`;
-    const answer: CommandMetadata = { ...metadata, commandId, causationId: metadata.commandId };
-    try {
-      const { position } = await this.handler.handle(taskStream(taskId), taskModel, answer, (log) => {
-        const task = taskOf(asked, log);
-        if (task?.state !== 'InputRequired' && task?.state !== 'AuthRequired') return [];
-        return decideTransitionTask(
-          { type: 'TransitionTask', data: { taskId, to: 'Working', note: `reply ${replyId}: ${subject}` }, metadata: answer },
-          { message: parent, log },
-        );
-      });
-      return { position, warnings: [] };
-    } catch (error) {
-      const why = isMailboxError(error) ? error.message : String(error);
-      const message =
-        `Your reply was sent, but task ${taskId} could not be moved back to Working (${why}). ` +
-        'Move it yourself: POST /v1/tasks/{id}/transition or update_task with {"to": "Working"}.';
-      return { position: null, warnings: [{ code: 'TASK_NOT_ANSWERED', taskId, message }] };
-    }
   }
 
   async markRead(

@@ -166,7 +166,14 @@ const heartbeatCounts = z.object({
   byPriority,
   oldestUnreadAt: optionalTime,
   lastActivityAt: optionalTime,
-  tasksWaiting: z.number().int().describe('tasks waiting on the agent: held and Submitted/Working, or sent and asking for input'),
+  tasksWaiting: z
+    .number()
+    .int()
+    .describe(
+      'tasks waiting on the agent: held and Submitted/Working; or sent and asking for input (InputRequired/AuthRequired), ' +
+        'or sent and finished without you (completed, failed, rejected, expired) until you get the task ' +
+        '(GET /v1/tasks/{id}, get_task; the sent list marks them outcomeUnseen)',
+    ),
   repliesOwed: z.number().int().describe('replies the agent owes: sends that expected its answer in the thread by a time'),
   nextReplyDueBy: optionalTime.describe('the earliest of those times: overdue once it passed'),
   unread: z.number().int().describe('deprecated alias of unreadCount (removed in the next release)'),

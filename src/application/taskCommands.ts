@@ -7,7 +7,13 @@
 import { inject, injectable } from 'tsyringe';
 import type { CommandMetadata } from '../commands/command';
 import type { Actor } from '../commands/roles';
-import { decideClaimTask, decideSweepTask, decideTransitionTask, type TaskContext } from '../commands/tasks/decideTask';
+import {
+  decideClaimTask,
+  decideSeeTaskOutcome,
+  decideSweepTask,
+  decideTransitionTask,
+  type TaskContext,
+} from '../commands/tasks/decideTask';
 import { taskOf, type Task } from '../commands/tasks/taskState';
 import { claimTaskSchema, transitionTaskSchema } from '../commands/tasks/taskSchemas';
 import { taskNotFound } from '../commands/tasks/taskErrors';
@@ -82,6 +88,20 @@ export class TaskCommands {
     const metadata: CommandMetadata = { commandId, correlationId: commandId, causationId: commandId, actor: SWEEPER_ACTOR, at };
     return this.run(SWEEPER_ACTOR, taskId, metadata, (command, context) =>
       decideSweepTask({ type: 'SweepTask', data: { taskId }, metadata: command }, context),
+    );
+  }
+
+  /**
+   * The sender just got a task that ended without it: records that it saw the outcome (TaskOutcomeSeen), so the
+   * task stops waiting on it. One command id per task, so however many reads race or retry, it is written once
+   * (and a later read decides nothing). Waits for the views, so the next heartbeat no longer counts it.
+   */
+  async seeOutcome(actor: Actor, taskId: string): Promise<TaskResult> {
+    const commandId = `outcome-seen:${taskId}`;
+    const at = this.clock.now().toISOString();
+    const metadata: CommandMetadata = { commandId, correlationId: commandId, causationId: commandId, actor, at };
+    return this.run(actor, taskId, metadata, (command, context) =>
+      decideSeeTaskOutcome({ type: 'SeeTaskOutcome', data: { taskId }, metadata: command }, context),
     );
   }
 

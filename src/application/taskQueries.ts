@@ -1,4 +1,5 @@
 /** The task read side (issue 12): lists from the task views, one task as an A2A Task object from the log. */
+import type { Logger } from 'pino';
 import { inject, injectable } from 'tsyringe';
 import type { Actor } from '../commands/roles';
 import { foldTask, initialTaskLog, taskOf } from '../commands/tasks/taskState';
@@ -17,6 +18,7 @@ import { CursorCodec, type CursorBinding } from './cursorCodec';
 import { messageModel } from './mailboxCommands';
 import { StreamLoader } from './streamLoader';
 import { toA2aTask, type A2aTask } from './taskA2a';
+import { TaskCommands } from './taskCommands';
 
 /** A task in a listing: the view's record, less its bookkeeping (positions) and the audience list. */
 export type ListedTask = Omit<TaskView, 'position' | 'updatedPosition' | 'audience'> & { audienceSize: number };
@@ -51,6 +53,7 @@ const listed = (t: TaskView): ListedTask => ({
   updatedBy: t.updatedBy,
   artifactCount: t.artifactCount,
   lapsedClaimant: t.lapsedClaimant,
+  outcomeUnseen: t.outcomeUnseen === true, // records stored before the field have none
 });
 
 @injectable()
@@ -62,6 +65,8 @@ export class TaskQueries {
     @inject(TOKENS.ProjectionStore) private readonly projections: ProjectionStore,
     @inject(TOKENS.EventStore) private readonly store: EventStore,
     @inject(TOKENS.Config) config: MailboxConfig,
+    @inject(TaskCommands) private readonly commands: TaskCommands,
+    @inject(TOKENS.Logger) private readonly logger: Logger,
   ) {
     this.messages = new StreamLoader(store, 1000);
     this.cursors = CursorCodec.fromAdminToken(config.adminToken);
@@ -94,6 +99,20 @@ export class TaskQueries {
     if (!mayRead) throw taskNotFound(taskId);
     const events = (await this.store.readStream(taskStream(taskId))) as StoredEvent<TaskEvent>[];
     const task = taskOf(sent, foldTask(initialTaskLog(), events))!;
+    if (task.outcomeUnseen && actor.role === 'agent' && actor.identity === task.sender) await this.seeOutcome(actor, taskId);
     return toA2aTask(sent, task, events);
+  }
+
+  /**
+   * Getting the task is how its sender sees the outcome (the full one: artifacts, history). Recorded on the request
+   * path, once per task, so the sender's count falls as the answer arrives; a failure to record it never fails the
+   * read (the next get records it).
+   */
+  private async seeOutcome(actor: Actor, taskId: string): Promise<void> {
+    try {
+      await this.commands.seeOutcome(actor, taskId);
+    } catch (error) {
+      this.logger.warn({ err: error, taskId, sender: actor.identity }, 'task outcome seen: not recorded; the next get retries');
+    }
   }
 }

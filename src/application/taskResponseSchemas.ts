@@ -16,6 +16,7 @@ const taskEventType = z.enum([
   'TaskReleased',
   'TaskLeaseExpired',
   'TaskExpired',
+  'TaskOutcomeSeen',
 ]);
 
 export const taskResultSchema = z.object({
@@ -49,6 +50,12 @@ const listedTask = z.object({
   updatedBy: z.string(),
   artifactCount: z.number().int(),
   lapsedClaimant: z.string().nullable().describe('the last claimant whose lease lapsed'),
+  outcomeUnseen: z
+    .boolean()
+    .describe(
+      'it ended without its sender (completed, failed, rejected, expired) and the sender has not read it yet: it counts in ' +
+        "the sender's tasksWaiting until the sender gets it (GET /v1/tasks/{id}, get_task)",
+    ),
 });
 
 export const taskPageSchema = z.object({

@@ -118,6 +118,7 @@ export class AgentTimeline {
       case 'TaskReleased':
       case 'TaskLeaseExpired':
       case 'TaskExpired':
+      case 'TaskOutcomeSeen':
         // What the agent did to a task (the sweeper's lapses and expiries are the sweeper's, not the agent's).
         return event.metadata.actor === me
           ? [{ ...base, kind: 'task', messageId: event.data.taskId, counterpart: null, subject: describeTaskEvent(event, me) }]

@@ -74,6 +74,7 @@ export function describeEvent(event: StoredEvent): string {
     case 'TaskReleased':
     case 'TaskLeaseExpired':
     case 'TaskExpired':
+    case 'TaskOutcomeSeen':
       return describeTaskEvent(event, event.metadata.actor);
     default: {
       const unexpected: never = event;

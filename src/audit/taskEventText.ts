@@ -24,6 +24,8 @@ export function describeTaskEvent(event: TaskEvent, actor: string): string {
       return `task ${event.data.taskId} lease of ${event.data.claimant} lapsed at ${event.data.leaseExpiresAt} (${event.data.from} -> Submitted, claimable again)`;
     case 'TaskExpired':
       return `task ${event.data.taskId} expired at its deadline ${event.data.deadline} (${event.data.from} -> ${event.data.to}, reason "expired")`;
+    case 'TaskOutcomeSeen':
+      return `task ${event.data.taskId} outcome (${event.data.state}) seen by its sender ${event.data.sender}`;
     default: {
       const unexpected: never = event;
       return `unknown task event ${(unexpected as TaskEvent).type}`;

@@ -80,6 +80,12 @@ const taskExpiredV1 = z.strictObject({
   expiredAt: timestamp,
 });
 
+/**
+ * The sender read the outcome of a task that ended without it (completed, failed, rejected by the assignee, or
+ * expired): the task stops waiting on the sender. Written once, when the sender first gets the finished task.
+ */
+const taskOutcomeSeenV1 = z.strictObject({ taskId: z.string(), sender: z.string(), state: taskState, seenAt: timestamp });
+
 export const TASK_EVENT_DATA_V1 = {
   TaskClaimed: taskClaimedV1,
   TaskStateChanged: taskStateChangedV1,
@@ -88,6 +94,7 @@ export const TASK_EVENT_DATA_V1 = {
   TaskReleased: taskReleasedV1,
   TaskLeaseExpired: taskLeaseExpiredV1,
   TaskExpired: taskExpiredV1,
+  TaskOutcomeSeen: taskOutcomeSeenV1,
 } as const;
 
 /** What a message's task envelope opens with: its stated state, else Submitted. */

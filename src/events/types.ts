@@ -68,6 +68,7 @@ export type TaskLeaseRenewed = Event<'TaskLeaseRenewed', DataOf<'TaskLeaseRenewe
 export type TaskReleased = Event<'TaskReleased', DataOf<'TaskReleased'>>;
 export type TaskLeaseExpired = Event<'TaskLeaseExpired', DataOf<'TaskLeaseExpired'>>;
 export type TaskExpired = Event<'TaskExpired', DataOf<'TaskExpired'>>;
+export type TaskOutcomeSeen = Event<'TaskOutcomeSeen', DataOf<'TaskOutcomeSeen'>>;
 export type TaskArtifact = TaskArtifactAdded['data']['artifact'];
 
 export type AgentEvent = AgentRegistered | AgentRetired | AgentTokenRotated;
@@ -78,7 +79,14 @@ export type ReplyOverdue = Event<'ReplyOverdue', DataOf<'ReplyOverdue'>>;
 export type MessageEvent = MessageSent | BroadcastDelivered | ReceiptRead | MessageArchived | MessageUnarchived | ReplyRequested;
 /** One task's stream (streams.ts: taskStream). */
 export type TaskEvent =
-  TaskClaimed | TaskStateChanged | TaskArtifactAdded | TaskLeaseRenewed | TaskReleased | TaskLeaseExpired | TaskExpired;
+  | TaskClaimed
+  | TaskStateChanged
+  | TaskArtifactAdded
+  | TaskLeaseRenewed
+  | TaskReleased
+  | TaskLeaseExpired
+  | TaskExpired
+  | TaskOutcomeSeen;
 /** What was observed about deliveries outside the log (streams.ts: DELIVERY_STREAM). */
 export type DeliveryEvent = WakeObserved | WakeEscalated | ReplyOverdue;
 export type MailboxEvent = AgentEvent | MessageEvent | TaskEvent | DeliveryEvent | MessagesSeen;

@@ -40,7 +40,10 @@ export interface UnreadCount {
 
 export interface HeartbeatCounts extends UnreadCount {
   identity: string;
-  /** Tasks waiting on the agent: assigned and Submitted/Working, or sent and asking for input (readModel/taskRules.ts). */
+  /**
+   * Tasks waiting on the agent: assigned and Submitted/Working, or sent and asking for input, or sent and ended without
+   * the sender until it got the task (readModel/taskRules.ts).
+   */
   tasksWaiting: number;
   oldestUnreadAt: string | null;
   lastActivityAt: string | null;

@@ -29,6 +29,7 @@ const openedTask = (d: MessageSent['data'], task: NonNullable<MessageSent['data'
     updatedBy: d.from,
     artifactCount: 0,
     lapsedClaimant: null,
+    outcomeUnseen: false,
   };
 };
 
@@ -170,6 +171,7 @@ export function projectEvent(event: StoredEvent): ViewChange[] {
     case 'TaskReleased':
     case 'TaskLeaseExpired':
     case 'TaskExpired':
+    case 'TaskOutcomeSeen':
       return [
         {
           kind: 'taskChanged',

@@ -66,6 +66,7 @@ export interface OpenedTask {
   updatedBy: string;
   artifactCount: 0;
   lapsedClaimant: null;
+  outcomeUnseen: false;
 }
 
 /** A message opened a task; a task's own stream changed it (the event as logged, with its actor and time). */

@@ -21,6 +21,7 @@ import { RedisWakeBus } from '../../src/adapters/projections/redisWakeBus';
 import { SqliteProjectionStore } from '../../src/adapters/projections/sqliteProjectionStore';
 import type { Priority, TaskEnvelope, TaskEvent, TaskState } from '../../src/events/types';
 import type { ProjectionStore, ViewPage } from '../../src/projections/projectionStore';
+import { TASK_LISTS, type TaskList } from '../../src/projections/readModel/taskView';
 import type { ProjectedEvent, WakeEvent } from '../../src/projections/viewChanges';
 import type { WakeBus } from '../../src/projections/wakeBus';
 import { storeQuery } from './storeQuery';
@@ -57,14 +58,15 @@ export function randomLog(seed: number, maxEvents: number): LogBuilder {
   const deliveries: Delivery[] = [];
   const messages: string[] = [];
   /** Messages that carried a task, with who may hold it (issue 12). */
-  const tasks: Array<{ id: string; audience: string[] }> = [];
+  const tasks: Array<{ id: string; sender: string; audience: string[] }> = [];
   const sendTracked = (from: string, to: string | string[], audience: string[] = []) => {
     const sent = options(random, messages);
     const id = log.send(from, to, sent, audience);
     // A reply obligation (issue 13), due within the hour; at times found overdue later (see below).
     if (chance(0.25))
       log.requestReply(id, new Date(Date.parse(log.sentAt(id)) + Math.floor(random() * 3_600_000) + 1).toISOString());
-    if (sent.task) tasks.push({ id, audience: to === 'AGENT:*' ? audience : typeof to === 'string' ? [to] : [...new Set(to)] });
+    if (sent.task)
+      tasks.push({ id, sender: from, audience: to === 'AGENT:*' ? audience : typeof to === 'string' ? [to] : [...new Set(to)] });
     return id;
   };
   let late = 0;
@@ -159,8 +161,11 @@ const STATES: TaskState[] = [
   'Rejected',
 ];
 
-/** One task event on a task's stream: claims (with leases), state changes, renewals, releases, lapses, expiries, artifacts. */
-function randomTaskEvent(log: LogBuilder, task: { id: string; audience: string[] }, random: Random): void {
+/**
+ * One task event on a task's stream: claims (with leases), state changes (some by the sender: its cancels end the
+ * task seen), renewals, releases, lapses, expiries, artifacts, outcomes seen by the sender.
+ */
+function randomTaskEvent(log: LogBuilder, task: { id: string; sender: string; audience: string[] }, random: Random): void {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
   const taskId = task.id;
   const at = log.nextAt;
@@ -191,14 +196,18 @@ function randomTaskEvent(log: LogBuilder, task: { id: string; audience: string[]
   else if (roll < 0.78) event = { type: 'TaskReleased', data: { taskId, claimant: who, from, releasedAt: at } };
   else if (roll < 0.86)
     event = { type: 'TaskLeaseExpired', data: { taskId, claimant: who, from, leaseExpiresAt: at, expiredAt: at } };
-  else if (roll < 0.93)
+  else if (roll < 0.9)
     event = { type: 'TaskExpired', data: { taskId, from, to: 'Canceled', reason: 'expired', deadline: at, expiredAt: at } };
-  else
+  else if (roll < 0.95) {
+    log.task(task.sender, { type: 'TaskOutcomeSeen', data: { taskId, sender: task.sender, state: from, seenAt: at } });
+    return;
+  } else
     event = {
       type: 'TaskArtifactAdded',
       data: { taskId, artifact: { artifactId: `a-${at}`, name: null, parts: [{ kind: 'text', text: 'x' }] }, addedAt: at },
     };
-  log.task(who, event);
+  // A state change by the sender (its cancel, its answer) as often as by a holder: who ended it decides who it waits on.
+  log.task(event.type === 'TaskStateChanged' && random() < 0.5 ? task.sender : who, event);
 }
 
 function options(random: Random, messages: readonly string[]) {
@@ -433,7 +442,7 @@ async function pages(store: ProjectionStore, identity: string, query: Query): Pr
 }
 
 /** Every page of one task list (pages of 3, so that paging is exercised); each listed task is its whole record. */
-async function taskPages(store: ProjectionStore, identity: string, list: 'assigned' | 'claimable' | 'sent'): Promise<unknown[]> {
+async function taskPages(store: ProjectionStore, identity: string, list: TaskList): Promise<unknown[]> {
   const result: unknown[] = [];
   let before: number | null = null;
   for (let n = 0; n < 10_000; n++) {
@@ -489,7 +498,7 @@ async function views(
     identities.map(async (identity) => {
       result.set(`${identity} unreadCount`, await store.unreadCount(identity));
       result.set(`${identity} heartbeat`, await store.heartbeat(identity));
-      for (const list of ['assigned', 'claimable', 'sent'] as const) {
+      for (const list of TASK_LISTS) {
         result.set(`${identity} tasks ${list}`, await taskPages(store, identity, list));
       }
       const listings = await Promise.all(queries.get(identity)!.map((query) => pages(store, identity, query)));

@@ -7,7 +7,7 @@
  */
 import type { TaskEvent, TaskState } from '../../src/events/types';
 import type { ProjectionStore } from '../../src/projections/projectionStore';
-import type { TaskList } from '../../src/projections/readModel/taskView';
+import { TASK_LISTS } from '../../src/projections/readModel/taskView';
 import { LogBuilder, shuffledWithDuplicates } from './projectionStoreLog';
 import type { ProjectionStoreFactory, ProjectionStoreHarness } from './projectionStore.contract';
 import { recordWakes } from './wakeRecorder';
@@ -21,7 +21,7 @@ const moved = (taskId: string, from: TaskState, to: TaskState, at: string, note:
   data: { taskId, from, to, reason: null, note, changedAt: at },
 });
 
-/** t1: broadcast, claimed by @b, asked, answered, completed. t2: direct to @c, canceled by @a. t3: broadcast, claimed by @c, lease lapsed. t4: broadcast, untouched, with a deadline. */
+/** t1: broadcast, claimed by @b, asked, answered, completed, its outcome then seen by @a. t2: direct to @c, canceled by @a. t3: broadcast, claimed by @c, lease lapsed. t4: broadcast, untouched, with a deadline. */
 function taskScenario() {
   const log = new LogBuilder().register('@a', '@b', '@c');
   const t1 = log.send('@a', 'AGENT:*', { task: { state: 'Submitted' } }, ['@b', '@c']);
@@ -41,12 +41,14 @@ function taskScenario() {
     type: 'TaskLeaseExpired',
     data: { taskId: t3, claimant: '@c', from: 'Submitted', leaseExpiresAt: '2025-04-01T09:30:00.000Z', expiredAt: log.nextAt },
   });
-  return { log, t1, t2, t3, t4, waitingMidway };
+  const unseenUntil = log.events.length;
+  log.task('@a', { type: 'TaskOutcomeSeen', data: { taskId: t1, sender: '@a', state: 'Completed', seenAt: log.nextAt } });
+  return { log, t1, t2, t3, t4, waitingMidway, unseenUntil };
 }
 
 async function taskLists(store: ProjectionStore, identity: string) {
   const lists: Record<string, string[]> = {};
-  for (const list of ['assigned', 'claimable', 'sent'] as TaskList[]) {
+  for (const list of TASK_LISTS) {
     const ids: string[] = [];
     for (let before: number | null = null; ;) {
       const page = await store.listTasks(identity, { list, limit: 2, before });
@@ -74,28 +76,40 @@ export function describeTaskViewsContract(name: string, factory: ProjectionStore
 
     it('lists, state filters, pages, waiting counts and the due list, as the rules decide', async () => {
       const { store } = await open();
-      const { log, t1, t2, t3, t4, waitingMidway } = taskScenario();
+      const { log, t1, t2, t3, t4, waitingMidway, unseenUntil } = taskScenario();
       await store.applyBatch(log.projected().slice(0, waitingMidway));
       expect((await store.heartbeat('@a')).tasksWaiting).toBe(1); // t1 asks @a for input
       expect((await store.heartbeat('@c')).tasksWaiting).toBe(2); // t2 and t3 wait on @c
       expect((await store.heartbeat('@b')).tasksWaiting).toBe(0);
       expect((await store.getTask(t1))?.statusMessage).toBe('which branch?');
-      await store.applyBatch(log.projected().slice(waitingMidway));
+      expect((await taskLists(store, '@a')).asking).toEqual([`${t1}:InputRequired`]); // what @a's messages may answer
+      await store.applyBatch(log.projected().slice(waitingMidway, unseenUntil));
+      // t1 completed by @b waits on @a until @a saw it; t2, canceled by @a itself, waits on nobody.
+      expect(await Promise.all(['@a', '@b', '@c'].map(async (id) => (await store.heartbeat(id)).tasksWaiting))).toEqual([
+        1, 0, 0,
+      ]);
+      expect(await store.getTask(t1)).toMatchObject({ outcomeUnseen: true });
+      expect(await store.getTask(t2)).toMatchObject({ outcomeUnseen: false });
+      await store.applyBatch(log.projected().slice(unseenUntil));
+      expect(await store.getTask(t1)).toMatchObject({ outcomeUnseen: false, updatedBy: '@b' });
 
       expect(await taskLists(store, '@a')).toEqual({
         assigned: [],
         claimable: [],
         sent: [`${t4}:Submitted`, `${t3}:Submitted`, `${t2}:Canceled`, `${t1}:Completed`],
+        asking: [],
       });
       expect(await taskLists(store, '@b')).toEqual({
         assigned: [`${t1}:Completed`],
         claimable: [`${t4}:Submitted`, `${t3}:Submitted`],
         sent: [],
+        asking: [],
       });
       expect(await taskLists(store, '@c')).toEqual({
         assigned: [`${t2}:Canceled`],
         claimable: [`${t4}:Submitted`, `${t3}:Submitted`],
         sent: [],
+        asking: [],
       });
       const finished = await store.listTasks('@a', { list: 'sent', states: ['Canceled', 'Completed'], limit: 1, before: null });
       expect(finished.tasks.map((t) => t.taskId)).toEqual([t2]);

@@ -21,6 +21,12 @@ afterAll(async () => {
   await server.close();
 });
 
+const waiting = async (identity: string) => (await server.mailbox.projections.heartbeat(identity)).tasksWaiting;
+const outcomesSeen = async (taskId: string) =>
+  (await server.mailbox.eventStore.readAll(null, 100_000)).filter(
+    (e) => e.type === 'TaskOutcomeSeen' && (e.data as { taskId: string }).taskId === taskId,
+  );
+
 const send = async (token: string, body: object) => {
   const { status, body: sent } = await server.call('POST', '/v1/messages', { token, body });
   expect(status).toBe(201);
@@ -136,7 +142,29 @@ it('the MCP tools: claim_task, update_task (ask, answer, complete), list_tasks, 
       status: { state: 'TASK_STATE_COMPLETED' },
       artifacts: [{ parts: [{ kind: 'data', data: { ok: true } }] }],
     });
+    // Completed by @b: it waits on @a until @a reads it; @c's read above changed nothing for @a.
+    expect(await waiting('@a')).toBe(1);
+    expect((await call(a, 'get_task', { taskId })).structuredContent).toMatchObject({ mailbox: { state: 'Completed' } });
+    expect(await waiting('@a')).toBe(0);
   } finally {
     await Promise.all([a, b, c].map((client) => client.close()));
   }
+});
+
+it('GET /v1/tasks/{id} by the sender of a task that failed without it marks the outcome seen, once; its count falls', async () => {
+  const [a0, b0, c0] = [await waiting('@a'), await waiting('@b'), await waiting('@c')];
+  const taskId = await send(t['@a'], { to: '@b', subject: 'over http', body: 'x', task: {} });
+  const move = (body: object) => server.call('POST', `/v1/tasks/${taskId}/transition`, { token: t['@b'], body });
+  expect((await move({ to: 'Working' })).status).toBe(200);
+  expect((await move({ to: 'Failed', reason: 'no access' })).status).toBe(200);
+  expect([await waiting('@a'), await waiting('@b'), await waiting('@c')]).toEqual([a0 + 1, b0, c0]);
+  const listed = await server.call('GET', '/v1/tasks?view=sent&state=Failed', { token: t['@a'] });
+  expect(listed.body.tasks).toMatchObject([{ taskId, outcomeUnseen: true }]);
+
+  for (let read = 0; read < 2; read++) {
+    const got = await server.call('GET', `/v1/tasks/${taskId}`, { token: t['@a'] });
+    expect(got).toMatchObject({ status: 200, body: { status: { state: 'TASK_STATE_FAILED' } } });
+  }
+  expect(await outcomesSeen(taskId)).toMatchObject([{ metadata: { actor: '@a' }, streamName: `mailbox-task-${taskId}` }]);
+  expect([await waiting('@a'), await waiting('@b'), await waiting('@c')]).toEqual([a0, b0, c0]);
 });

@@ -76,6 +76,15 @@ describe.each(STORE_KINDS.slice(0, 2))('task leases and expiry ($name event stor
     });
     expect(await mailbox.sweeper.sweepOnce()).toMatchObject({ looked: 0 }); // ended: no longer due
     expect(wakes.sort()).toEqual(['@alice:TaskExpired', '@bob:TaskExpired']);
+    // Ended without its sender: it waits on @alice until she gets it (then the seen mark is written, as her act).
+    const waiting = () =>
+      Promise.all(['@alice', '@bob', '@carol'].map(async (id) => (await mailbox.projections.heartbeat(id)).tasksWaiting));
+    expect(await waiting()).toEqual([1, 0, 0]);
+    await alice.getTask(taskId);
+    expect(await waiting()).toEqual([0, 0, 0]);
+    expect(await eventsOfType(mailbox, 'TaskOutcomeSeen')).toMatchObject([
+      { data: { taskId, state: 'Canceled' }, metadata: { actor: '@alice' } },
+    ]);
     await Promise.all(stops.map((stop) => stop()));
   });
 });

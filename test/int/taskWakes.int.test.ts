@@ -51,6 +51,18 @@ const ROWS: Row[] = [
     act: (c, id) => c['@alice'].send({ to: '@bob', subject: 'main', body: 'use main', inReplyTo: id }),
     woken: ['@bob:Working'],
   },
+  {
+    step: "input provided by the sender's message to the holder in the thread (not a reply to the task)",
+    given: [claim, accept, ask],
+    act: (c, id) => c['@alice'].send({ to: '@bob', subject: 'main', body: 'use main', threadId: id }),
+    woken: ['@bob:Working'],
+  },
+  {
+    step: "the sender's message to someone else in the thread answers nothing",
+    given: [claim, accept, ask],
+    act: (c, id) => c['@alice'].send({ to: '@carol', subject: 'fyi', body: 'x', threadId: id }),
+    woken: [],
+  },
   { step: 'authorization given', given: [claim, accept, askAuth], act: move('@alice', 'Working'), woken: ['@bob:Working'] },
   { step: 'complete', given: [claim, accept], act: move('@bob', 'Completed'), woken: ['@alice:Completed'] },
   { step: 'fail', given: [claim, accept], act: move('@bob', 'Failed', { reason: 'no access' }), woken: ['@alice:Failed'] },

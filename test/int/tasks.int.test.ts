@@ -139,6 +139,80 @@ describe.each(STORE_KINDS)('tasks ($name event store)', (kind) => {
     expect(await changes()).toBe(3);
   });
 
+  it("the sender's message to the holder anywhere in the task's thread answers it; others' and other threads' do not", async () => {
+    const mailbox = await harness.open();
+    const { '@alice': alice, '@bob': bob, '@carol': carol } = await registerAgents(mailbox, ['@alice', '@bob', '@carol']);
+    const { messageId: taskId } = await alice.send({ to: '@bob', subject: 'port it', body: 'x', task: {} });
+    // A second task of @alice's to @bob in the same thread, and one in another thread: both asking too.
+    const { messageId: sibling } = await alice.send({
+      to: '@bob',
+      subject: 'and test it',
+      body: 'x',
+      task: {},
+      threadId: taskId,
+    });
+    const { messageId: elsewhere } = await alice.send({ to: '@bob', subject: 'other work', body: 'x', task: {} });
+    for (const id of [taskId, sibling, elsewhere]) {
+      await bob.updateTask({ taskId: id, to: 'Working' });
+      await bob.updateTask({ taskId: id, to: 'InputRequired', note: 'which branch?' });
+    }
+    const answers = async () =>
+      (await eventsOfType(mailbox, 'TaskStateChanged')).filter((e) => e.data.from === 'InputRequired').map((e) => e.data.taskId);
+    const state = async (id: string) => (await alice.getTask(id)).mailbox.state;
+
+    // Only talk: @carol in the thread, @alice to @carol in the thread, @alice to @bob in another thread.
+    await carol.send({ to: '@bob', subject: 'me too', body: 'x', threadId: taskId });
+    await alice.send({ to: '@carol', subject: 'fyi', body: 'x', threadId: taskId });
+    await alice.send({ to: '@bob', subject: 'unrelated', body: 'x' });
+    expect(await answers()).toEqual([]);
+
+    // @alice to @bob in the thread, replying to neither task message: both tasks of the thread move, the other does not.
+    const message = { to: '@bob', subject: 'main', body: 'use main', threadId: taskId, idempotencyKey: 'thread-answer' };
+    const { messageId, warnings } = await alice.send(message);
+    expect(warnings).toBeUndefined();
+    expect((await answers()).sort()).toEqual([taskId, sibling].sort());
+    const [first] = (await eventsOfType(mailbox, 'TaskStateChanged')).filter((e) => e.data.taskId === taskId).slice(-1);
+    expect(first).toMatchObject({ data: { to: 'Working', note: `reply ${messageId}: main` }, metadata: { actor: '@alice' } });
+    expect([await state(taskId), await state(sibling), await state(elsewhere)]).toEqual(['Working', 'Working', 'InputRequired']);
+    // The views show it when the send answers: the holder's again, the sender waits only on the other thread's task.
+    const beats = await mailbox.asActor(ADMIN_ACTOR).heartbeats();
+    expect(Object.fromEntries(beats.agents.map((a) => [a.identity, a.tasksWaiting]))).toMatchObject({
+      '@alice': 1,
+      '@bob': 2,
+      '@carol': 0,
+    });
+
+    await alice.send(message); // retried: each move written once
+    expect(await answers()).toHaveLength(2);
+
+    // Asked again; a reply to a later message of the thread (@bob's question), not to the task's, answers it too.
+    await bob.updateTask({ taskId, to: 'InputRequired', note: 'and the version?' });
+    const { messageId: question } = await bob.send({ to: '@alice', subject: 'version?', body: 'x', inReplyTo: messageId });
+    await alice.send({ to: '@bob', subject: 'v2', body: 'v2', inReplyTo: question });
+    expect(await state(taskId)).toBe('Working');
+    expect(await answers()).toHaveLength(3);
+  });
+
+  it('a move that cannot be written leaves the send sent, saying so per task (TASK_NOT_ANSWERED)', async () => {
+    const mailbox = await harness.open();
+    const { '@alice': alice, '@bob': bob } = await registerAgents(mailbox, ['@alice', '@bob', '@carol']);
+    const { messageId: taskId } = await alice.send({ to: '@bob', subject: 'port it', body: 'x', task: {} });
+    await bob.updateTask({ taskId, to: 'Working' });
+    await bob.updateTask({ taskId, to: 'InputRequired', note: 'which branch?' });
+    const store = mailbox.eventStore;
+    const append = store.append.bind(store);
+    store.append = (stream, events, expected) =>
+      stream.startsWith('mailbox-task-') ? Promise.reject(new Error('disk full')) : append(stream, events, expected);
+    try {
+      const sent = await alice.send({ to: '@bob', subject: 'main', body: 'use main', threadId: taskId });
+      expect(sent.warnings).toMatchObject([{ code: 'TASK_NOT_ANSWERED', taskId, message: expect.stringMatching(/disk full/) }]);
+      expect((await bob.listMessages({ threadId: taskId })).messages.map((m) => m.messageId)).toContain(sent.messageId);
+    } finally {
+      store.append = append;
+    }
+    expect((await eventsOfType(mailbox, 'TaskStateChanged')).map((e) => e.data.to)).toEqual(['Working', 'InputRequired']);
+  });
+
   it('rejections write nothing: outsider, missing reason, unknown task, a message without a task', async () => {
     const mailbox = await harness.open();
     const { '@alice': alice, '@bob': bob, '@carol': carol } = await registerAgents(mailbox, ['@alice', '@bob', '@carol']);

@@ -76,6 +76,7 @@ describe('projector', () => {
           updatedBy: '@alice',
           artifactCount: 0,
           lapsedClaimant: null,
+          outcomeUnseen: false,
         },
       },
     ]);

@@ -44,6 +44,7 @@ const DATA: Record<keyof typeof EVENT_DATA_V1, Record<string, unknown>> = {
   TaskReleased: { taskId, claimant: '@b', from: 'Working', releasedAt: at },
   TaskLeaseExpired: { taskId, claimant: '@b', from: 'Working', leaseExpiresAt: at, expiredAt: at },
   TaskExpired: { taskId, from: 'Working', to: 'Canceled', reason: 'expired', deadline: at, expiredAt: at },
+  TaskOutcomeSeen: { taskId, sender: '@a', state: 'Completed', seenAt: at },
   AgentRegistered: { identity: '@a', role: 'agent', tokenHash: 'h', registeredAt: at },
   AgentRetired: { identity: '@a', retiredAt: at },
   AgentTokenRotated: { identity: '@a', tokenHash: 'h2', rotatedAt: at },

@@ -4,8 +4,8 @@
  * out, so that its COMMIT on the event loop no longer copies pages and fsyncs
  * the database file; and it comes back if the sidecar fails.
  */
-import { WalCheckpointer, WRITER_LIMIT_ALONE, WRITER_LIMIT_WITH_SIDECAR } from '../../src/adapters/eventstore/sqliteCheckpointer';
-import type { SidecarRequest, SqliteSidecar } from '../../src/adapters/eventstore/sqliteSidecar';
+import { WalCheckpointer, WRITER_LIMIT_ALONE, WRITER_LIMIT_WITH_SIDECAR } from '../../src/support/sqlite/sqliteCheckpointer';
+import type { SidecarRequest, SqliteSidecar } from '../../src/support/sqlite/sqliteSidecar';
 
 /** A sidecar that records each request (and the writer limit in force then) and answers when told. */
 function fakeSidecar(limits: number[]) {

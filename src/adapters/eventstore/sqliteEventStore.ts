@@ -20,10 +20,11 @@ import type { AppendResult, EventStore, EventSubscription, ExpectedRevision } fr
 import type { NewEvent, StoredEvent } from '../../events/types';
 import { AppendSignal } from './appendSignal';
 import { localSubscription } from './localSubscription';
-import { WalCheckpointer, WRITER_LIMIT_ALONE } from './sqliteCheckpointer';
+import { WalCheckpointer, WRITER_LIMIT_ALONE } from '../../support/sqlite/sqliteCheckpointer';
 import { SqliteReadAhead } from './sqliteReadAhead';
+import { SqliteRecentRows } from './sqliteRecentRows';
 import { ensureLogIdentity } from './sqliteLogIdentity';
-import { SqliteSidecar } from './sqliteSidecar';
+import { SqliteSidecar } from '../../support/sqlite/sqliteSidecar';
 import { SqliteWriter } from './sqliteWriter';
 import {
   logRowToStored,
@@ -51,6 +52,8 @@ export class SqliteEventStore implements EventStore {
   private readonly sidecar: SqliteSidecar;
   private readonly checkpointer: WalCheckpointer;
   private readonly readAhead: SqliteReadAhead;
+  /** What this process just wrote, for its own subscription (sqliteRecentRows.ts: exact, and why). */
+  private readonly recent = new SqliteRecentRows();
   private readonly writer: SqliteWriter;
   private queue: QueuedAppend[] = [];
   /** The group commit under way, if any (one at a time: the next group gathers meanwhile). */
@@ -99,6 +102,10 @@ export class SqliteEventStore implements EventStore {
           const outcome = outcomes[i];
           if (outcome.ok) {
             wrote ||= queued.events.length > 0;
+            if (outcome.written !== null) {
+              const { position, nextExpectedRevision } = outcome.result;
+              this.recent.remember(queued.stream, Number(position), Number(nextExpectedRevision), outcome.written);
+            }
             queued.resolve(outcome.result);
           } else {
             queued.reject(outcome.error);
@@ -128,6 +135,13 @@ export class SqliteEventStore implements EventStore {
 
   async readAll(after: bigint | null, limit: number): Promise<StoredEvent[]> {
     const from = after === null ? 0 : Number(after);
+    // What this process just wrote comes from memory; the file is still asked for anything after it (another process
+    // may have written since), so a short page keeps meaning "the end of the log" (sqliteRecentRows.ts).
+    const recent = this.recent.after(from, limit);
+    if (recent.length > 0) {
+      const rest = recent.length < limit ? this.statements.readAll.all(recent[recent.length - 1][0], limit - recent.length) : [];
+      return [...recent, ...(rest as unknown[][])].map(logRowToStored);
+    }
     const rows = (await this.readAhead.take(from, limit)) ?? (this.statements.readAll.all(from, limit) as unknown[][]);
     if (rows.length === limit) this.readAhead.noteFullPage(rows[rows.length - 1][0] as number, limit);
     return rows.map(logRowToStored);

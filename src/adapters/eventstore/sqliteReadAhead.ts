@@ -9,7 +9,7 @@
  * so a full page can never miss a later commit. Anything else is read on the
  * main connection as usual.
  */
-import type { SqliteSidecar } from './sqliteSidecar';
+import type { SqliteSidecar } from '../../support/sqlite/sqliteSidecar';
 
 /** Only bulk paging reads ahead; live subscriptions read small pages. */
 const MIN_PAGE = 500;

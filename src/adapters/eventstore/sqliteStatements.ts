@@ -28,7 +28,15 @@ CREATE TABLE IF NOT EXISTS events (
 const LOG_COLUMNS = 'position, event_id, stream, revision, type, data, metadata';
 /** One page of the log, as raw rows in LOG_COLUMNS order (also run by the sidecar connection). */
 export const READ_ALL_SQL = `SELECT ${LOG_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`;
-type LogRow = [position: number, eventId: string, stream: string, revision: number, type: string, data: string, metadata: string];
+export type LogRow = [
+  position: number,
+  eventId: string,
+  stream: string,
+  revision: number,
+  type: string,
+  data: string,
+  metadata: string,
+];
 
 /** The reading connection's statements (appends are written by sqliteWriterThread.ts). */
 type StatementName = 'lastRevision' | 'readStream' | 'readAll' | 'head';

@@ -18,14 +18,23 @@ export interface WriterAppend {
   expected: ExpectedRevision;
 }
 
-export type WriterOutcome = { ok: true; result: AppendResult } | { ok: false; error: Error };
+/** An event as the thread writes it: [eventId, type, data as JSON, metadata as JSON]. */
+export type SerializedEvent = [eventId: string, type: string, data: string, metadata: string];
+
+/**
+ * `written`: the rows this append inserted, exactly as stored (null when it repeated an append that had landed: the
+ * stored rows are the original's, which may differ from this retry's, e.g. in a timestamp).
+ */
+export type WriterOutcome =
+  { ok: true; result: AppendResult; written: readonly SerializedEvent[] | null } | { ok: false; error: Error };
 
 type ThreadError = { conflict: string } | { message: string; code?: string; name?: string };
-type ThreadOutcome = { ok: true; revision: number; position: number } | { ok: false; error: ThreadError };
+type ThreadOutcome = { ok: true; revision: number; position: number; fresh: boolean } | { ok: false; error: ThreadError };
 type Reply = { id: number; outcomes: ThreadOutcome[] } | { id: number; failed: ThreadError };
 
 interface Waiting {
   appends: readonly WriterAppend[];
+  serialized: ReadonlyArray<readonly SerializedEvent[]>;
   resolve: (outcomes: WriterOutcome[]) => void;
   reject: (error: Error) => void;
 }
@@ -75,16 +84,19 @@ export class SqliteWriter {
     if (this.stopped) return Promise.reject(this.stopped);
     const id = this.nextId++;
     const worker = (this.worker ??= this.start());
+    const serialized = appends.map(({ events }) =>
+      events.map((e): SerializedEvent => [e.eventId, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata)]),
+    );
     return new Promise((resolve, reject) => {
-      this.waiting.set(id, { appends, resolve, reject });
+      this.waiting.set(id, { appends, serialized, resolve, reject });
       worker.ref();
       worker.postMessage({
         kind: 'commit',
         id,
-        appends: appends.map(({ stream, events, expected }) => ({
+        appends: appends.map(({ stream, expected }, i) => ({
           stream,
           expected: describeExpected(expected),
-          events: events.map((e) => [e.eventId, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata)]),
+          events: serialized[i],
         })),
       });
     });
@@ -108,7 +120,11 @@ export class SqliteWriter {
     waiting.resolve(
       reply.outcomes.map((outcome, i) =>
         outcome.ok
-          ? { ok: true, result: { nextExpectedRevision: BigInt(outcome.revision), position: BigInt(outcome.position) } }
+          ? {
+              ok: true,
+              result: { nextExpectedRevision: BigInt(outcome.revision), position: BigInt(outcome.position) },
+              written: outcome.fresh ? waiting.serialized[i] : null,
+            }
           : { ok: false, error: rebuild(outcome.error, waiting.appends[i]) },
       ),
     );

@@ -18,7 +18,9 @@
  * Messages in: {kind: 'commit', id, appends: [{stream, events: [[eventId, type, data, metadata]], expected}]}
  * (data and metadata as JSON text; expected 'any', 'no_stream' or the revision in decimal),
  * {kind: 'limit', pages} (wal_autocheckpoint), {kind: 'close'}.
- * Out: {id, outcomes: [{ok: true, revision, position} | {ok: false, error}]} or {id, failed: error}
+ * Out: {id, outcomes: [{ok: true, revision, position, fresh} | {ok: false, error}]} or {id, failed: error}
+ * (fresh: true when this append inserted its rows now, at consecutive positions; false when it repeated an append
+ * that had landed, whose result it answers)
  * (BEGIN or COMMIT failed: nothing of the group is written); error = {conflict: actual} | {message, code, name}.
  * Plain JS (eval'd), so that it runs the same from compiled output and under ts-jest.
  */
@@ -84,11 +86,14 @@ function appendChecked({ stream, events, expected }) {
 function insertEvents(stream, events, lastRevision) {
   let revision = lastRevision;
   let position = 0;
+  let first = 0;
   for (const [eventId, type, data, metadata] of events) {
     revision++;
     position = Number(sql.insert.run(eventId, stream, revision, type, data, metadata).lastInsertRowid);
+    if (first === 0) first = position;
   }
-  return { revision, position };
+  // fresh: these rows were inserted now, at consecutive positions (checked, not assumed)
+  return { revision, position, fresh: events.length > 0 && position - first + 1 === events.length };
 }
 
 /** A retry of an append that already landed: same ids, consecutive, in this stream. */
@@ -100,7 +105,7 @@ function findDuplicate(stream, events) {
   const stored = sql.streamFrom.all(stream, first.revision);
   if (stored.length < events.length || events.some((event, i) => stored[i].event_id !== event[0])) return null;
   const last = stored[events.length - 1];
-  return { revision: last.revision, position: last.position };
+  return { revision: last.revision, position: last.position, fresh: false };
 }
 
 function appendInSavepoint(request) {
@@ -108,7 +113,7 @@ function appendInSavepoint(request) {
   try {
     const result = append(request);
     sql.release.run();
-    return { ok: true, revision: result.revision, position: result.position };
+    return { ok: true, revision: result.revision, position: result.position, fresh: result.fresh };
   } catch (error) {
     sql.rollbackTo.run();
     sql.release.run();

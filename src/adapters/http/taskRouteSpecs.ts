@@ -39,7 +39,8 @@ export const TASK_ROUTE_SPECS: RouteSpec[] = [
     operationId: 'transitionTask',
     summary:
       'Move a task to another state. Assignee: Working, Rejected, InputRequired, AuthRequired, Completed, Failed, Submitted ' +
-      '(release); sender: Canceled, or Working to answer InputRequired/AuthRequired. Anything else: 409 INVALID_TRANSITION ' +
+      '(release); sender: Canceled, or Working to answer InputRequired/AuthRequired (provide the input; a message of the ' +
+      "sender's to the holder in the task's thread does it too). Anything else: 409 INVALID_TRANSITION " +
       'listing what you may do',
     tag: 'tasks',
     auth: 'agent or auditor',
@@ -66,7 +67,10 @@ export const TASK_ROUTE_SPECS: RouteSpec[] = [
     method: 'get',
     path: '/v1/tasks/{id}',
     operationId: 'getTask',
-    summary: 'One task as an A2A v1.0 Task object (status, artifacts, history) plus the mailbox fields (assignee, lease)',
+    summary:
+      'One task as an A2A v1.0 Task object (status, artifacts, history) plus the mailbox fields (assignee, lease). ' +
+      "Its sender's first read of a task that finished without it records the outcome as seen (TaskOutcomeSeen): it " +
+      "stops counting in the sender's tasksWaiting",
     tag: 'tasks',
     auth: 'sender, audience or auditor',
     success: {

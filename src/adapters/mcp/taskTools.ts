@@ -34,7 +34,8 @@ export const TASK_TOOLS: ToolDefinition[] = [
     description:
       'Move a task to a new state. If you hold it: Working (accept), Rejected (decline, with reason), InputRequired or ' +
       'AuthRequired (ask the sender, with note), Completed (with artifacts), Failed (with reason), or Submitted to give a ' +
-      'claimed broadcast task back. If you sent it: Canceled, or Working (with note) to answer its InputRequired/AuthRequired. ' +
+      'claimed broadcast task back. If you sent it: Canceled, or Working (with note) to answer its InputRequired/AuthRequired ' +
+      "(this is provide_input: the note is the input; a message of yours to the holder in the task's thread answers it too). " +
       'Finished tasks (Completed, Canceled, Failed, Rejected) never change. A move you may not make is refused with ' +
       'INVALID_TRANSITION, listing the moves you may make; nothing is changed.',
     schema: transitionTaskSchema,
@@ -47,7 +48,8 @@ export const TASK_TOOLS: ToolDefinition[] = [
     name: 'list_tasks',
     description:
       'List your tasks, newest first: view assigned (you hold them; the default), claimable (broadcast tasks you may ' +
-      'claim) or sent (tasks you sent); optionally only some states. Page on with nextCursor.',
+      'claim) or sent (tasks you sent); optionally only some states. Page on with nextCursor. In sent, outcomeUnseen: true ' +
+      'marks a task that finished without you and waits on you (tasksWaiting) until you get_task it.',
     schema: listTasksSchema,
     output: taskPageSchema,
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
@@ -58,10 +60,12 @@ export const TASK_TOOLS: ToolDefinition[] = [
     name: 'get_task',
     description:
       'Read one task as an A2A Task object: status (state, message, timestamp), artifacts, history, metadata, plus ' +
-      'mailbox fields (assignee, lease, deadline). Its sender, audience and auditors may read it.',
+      'mailbox fields (assignee, lease, deadline). Its sender, audience and auditors may read it. When you sent it and it ' +
+      'has finished, reading it records that you saw the outcome: it stops counting in your tasksWaiting.',
     schema: getTaskSchema,
     output: a2aTaskSchema,
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    // Like list_messages' seen marks: the sender's first read of a finished task records TaskOutcomeSeen (once).
+    annotations: { readOnlyHint: false, idempotentHint: true, destructiveHint: false, openWorldHint: false },
     run: (api, args) => api.getTask(parseInput(getTaskSchema, args ?? {}, 'get_task').taskId),
   },
 ];

@@ -6,6 +6,7 @@ import type { Priority } from '../../events/types';
 import type { InboxEntryFields } from '../../projections/viewChanges';
 import { insertSorted, lowerBound } from './sortedPositions';
 import { isBroadcastAddress } from '../../events/addressing';
+import { ShardedMap } from '../../support/shardedMap';
 
 /**
  * A plain object, made by the object literal in `newEntry`, not a class instance: a million-event
@@ -46,8 +47,9 @@ export class MemoryInbox {
    */
   readonly unread: InboxEntry[] = [];
   readonly outbox: InboxEntry[] = [];
-  private readonly byId = new Map<string, InboxEntry>();
-  private readonly outboxIds = new Set<string>();
+  /** By message id; sharded once large (a broadcast-heavy inbox holds every broadcast: see shardedMap.ts). */
+  private readonly byId = new ShardedMap<InboxEntry>();
+  private readonly outboxIds = new ShardedMap<true>();
   readonly byPriority: Record<Priority, number> = { low: 0, normal: 0, high: 0 };
   lastActivityAt: string | null = null;
   /** Unread, not archived, never seen (the read model's rules move it). */
@@ -92,7 +94,7 @@ export class MemoryInbox {
   }
 
   addOutbox(position: number, fields: InboxEntryFields): void {
-    this.outboxIds.add(fields.messageId);
+    this.outboxIds.set(fields.messageId, true);
     insertSorted(this.outbox, newEntry(position, fields, isBroadcastAddress(fields.to)));
   }
 

@@ -34,6 +34,7 @@ import type {
 } from '../../projections/readModel/ledger';
 import { lastNudgeOf, type LastNudge } from '../../projections/readModel/ledger';
 import { LedgerMemory } from '../../projections/readModel/ledgerMemory';
+import { ShardedMap } from '../../support/shardedMap';
 
 const matches = (entry: InboxEntry, query: ListQuery): boolean => {
   const f = entry.fields;
@@ -51,7 +52,8 @@ const matches = (entry: InboxEntry, query: ListQuery): boolean => {
 @injectable()
 export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage {
   private agents = new Map<string, AgentView>();
-  private messages = new Map<string, MessageSummary>();
+  /** One per message for as long as the process runs: sharded (support/shardedMap.ts, why there). */
+  private messages = new ShardedMap<MessageSummary>();
   private inboxes = new Map<string, MemoryInbox>();
   private identities = new Map<string, string>();
   private tasks = new TaskViewsMemory();
@@ -423,7 +425,7 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
 
   async reset(): Promise<void> {
     this.agents = new Map();
-    this.messages = new Map();
+    this.messages = new ShardedMap();
     this.inboxes = new Map();
     this.identities = new Map();
     this.tasks = new TaskViewsMemory();

@@ -51,6 +51,8 @@ import type { ProjectionGenerations } from '../../projections/rebuildGenerations
 import type { ProjectedEvent, WakeEvent } from '../../projections/viewChanges';
 import type { WakeBus } from '../../projections/wakeBus';
 import { sleep } from '../../support/retry';
+import { WalCheckpointer } from '../../support/sqlite/sqliteCheckpointer';
+import { SqliteSidecar } from '../../support/sqlite/sqliteSidecar';
 import { SqliteBulkBuild } from './sqliteViews/sqliteBulkBuild';
 import { SqliteGenerations } from './sqliteViews/sqliteGenerations';
 import { SqliteViewsMeta } from './sqliteViews/sqliteViewsMeta';
@@ -71,10 +73,6 @@ export interface SqliteProjectionOptions {
   rebuildEventsPerTransaction?: number;
   /** SQLite's page cache for this file, in KiB (default 16 MiB): the bound on what the views keep in memory. */
   cacheKiB?: number;
-  /** WAL pages after which a commit checkpoints them into the file (SQLite's wal_autocheckpoint; default 10,000). */
-  walAutocheckpointPages?: number;
-  /** Bytes of the file read through a memory map (SQLite's mmap_size; 0: read with system calls). */
-  mmapBytes?: number;
 }
 
 /** A rebuild holds live writers for milliseconds while it switches; they wait that out (its fence expires by itself). */
@@ -91,6 +89,13 @@ export class SqliteProjectionStore implements ProjectionStore {
   private readonly generationsOfViews: SqliteGenerations;
   private readonly eventsPerTransaction: number;
   private readonly transactionBudgetMs: number;
+  /**
+   * WAL checkpoints of the views file on another thread (support/sqlite/sqliteCheckpointer.ts). Left to this
+   * connection, a checkpoint ran inside the COMMIT of whichever views transaction crossed the WAL limit: at
+   * 1,500 sends/s COMMITs were ~20% of the main thread (profile of bench http/sustainedLoad, issue 10).
+   */
+  private readonly sidecar: SqliteSidecar;
+  private readonly checkpointer: WalCheckpointer;
   /** The log this store applies and serves for (set by claim); null: an unbound tool. */
   private claimed: string | null = null;
   /** The highest checkpoint this store committed: a stored one below it means the views were dropped under it. */
@@ -111,6 +116,8 @@ export class SqliteProjectionStore implements ProjectionStore {
   ) {
     this.eventsPerTransaction = options.eventsPerTransaction ?? 2000;
     this.transactionBudgetMs = options.transactionBudgetMs ?? 10;
+    this.sidecar = new SqliteSidecar(file);
+    this.checkpointer = new WalCheckpointer(this.sidecar, (pages) => db.pragma(`wal_autocheckpoint = ${pages}`));
     this.meta = new SqliteViewsMeta(db);
     this.bulk = new SqliteBulkBuild(db, this.meta);
     this.generationsOfViews = new SqliteGenerations(
@@ -131,10 +138,6 @@ export class SqliteProjectionStore implements ProjectionStore {
       db.pragma('synchronous = NORMAL'); // crash-consistent for views: see the header
       db.pragma('busy_timeout = 5000');
       db.pragma(`cache_size = -${Math.max(1024, options.cacheKiB ?? 16 * 1024)}`);
-      // A checkpoint copies every page the WAL holds into the file (and fsyncs): at 10,000 pages (40 MB) instead of
-      // SQLite's 1,000, a page that many transactions dirty is copied once per checkpoint, not once per few commits.
-      db.pragma(`wal_autocheckpoint = ${options.walAutocheckpointPages ?? 10_000}`);
-      if (options.mmapBytes !== undefined) db.pragma(`mmap_size = ${options.mmapBytes}`);
       const store = new SqliteProjectionStore(db, path.resolve(file), wakeBus, options);
       store.schemaReset = store.meta.ensureActive();
       return store;
@@ -241,6 +244,7 @@ export class SqliteProjectionStore implements ProjectionStore {
       }
       if (outcome.checkpoint !== null && (this.expected === null || outcome.checkpoint > this.expected))
         this.expected = outcome.checkpoint;
+      this.checkpointer.noteCommit();
       return outcome;
     }
   }
@@ -341,6 +345,8 @@ export class SqliteProjectionStore implements ProjectionStore {
     if (this.closed) return;
     await this.tail;
     this.closed = true;
+    this.checkpointer.stop();
+    await this.sidecar.close();
     try {
       this.db.pragma('wal_checkpoint(TRUNCATE)'); // a cleanly stopped store leaves one self-contained file
     } catch {

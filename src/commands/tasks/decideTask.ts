@@ -33,6 +33,8 @@ export type TransitionTask = Command<
   'TransitionTask',
   { taskId: string; to: TaskStateName; reason?: string; note?: string; artifacts?: ArtifactInput[] }
 >;
+/** The sender got the task (read it): records that it saw the outcome, once. */
+export type SeeTaskOutcome = Command<'SeeTaskOutcome', { taskId: string }>;
 /** The sweeper's look at one task: end what lapsed or expired, nothing else. */
 export type SweepTask = Command<'SweepTask', { taskId: string }>;
 
@@ -165,4 +167,22 @@ export function decideSweepTask(command: SweepTask, context: TaskContext): TaskE
   }
   if (task.assignee !== null && task.isBroadcast && leaseLapsed(task, now)) return [lapseOf(task, now)];
   return [];
+}
+
+/**
+ * The sender read a task that ended without it: the outcome is seen (the task stops waiting on the sender).
+ * Anything else decides nothing, never an error: the read that asks is not a command the caller chose to make.
+ * Idempotent: once seen, the same look decides nothing.
+ */
+export function decideSeeTaskOutcome(command: SeeTaskOutcome, context: TaskContext): TaskEvent[] | MailboxError {
+  const task = taskIn(command.data.taskId, context);
+  if (task instanceof MailboxError) return task;
+  const { identity, role } = command.metadata.actor;
+  if (role !== 'agent' || identity !== task.sender || !task.outcomeUnseen) return [];
+  return [
+    {
+      type: 'TaskOutcomeSeen',
+      data: { taskId: task.taskId, sender: identity, state: task.state, seenAt: command.metadata.at },
+    },
+  ];
 }

@@ -25,6 +25,13 @@ export interface TaskLog {
   lapsed: { claimant: string; leaseExpiresAt: string } | null;
   artifacts: TaskArtifact[];
   updatedAt: string | null;
+  /**
+   * Who ended the task (null: not ended by the stream). Read from the event, not its metadata: by the table only
+   * the sender cancels and only the assignee completes, fails or rejects; an expiry is the sweeper's.
+   */
+  endedBy: 'sender' | 'assignee' | 'sweeper' | null;
+  /** The sender read the outcome (TaskOutcomeSeen). */
+  outcomeSeen: boolean;
 }
 
 export const initialTaskLog = (): TaskLog => ({
@@ -36,6 +43,8 @@ export const initialTaskLog = (): TaskLog => ({
   lapsed: null,
   artifacts: [],
   updatedAt: null,
+  endedBy: null,
+  outcomeSeen: false,
 });
 
 export function foldTask(log: TaskLog, events: readonly TaskEvent[]): TaskLog {
@@ -51,8 +60,11 @@ function evolveTaskLog(log: TaskLog, event: TaskEvent): TaskLog {
       const leaseMs = leaseExpiresAt === null ? null : Date.parse(leaseExpiresAt) - Date.parse(claimedAt);
       return { ...log, assignee: claimant, claimedAt, leaseExpiresAt, leaseMs, updatedAt: claimedAt };
     }
-    case 'TaskStateChanged':
-      return { ...log, state: event.data.to, updatedAt: event.data.changedAt };
+    case 'TaskStateChanged': {
+      const { to, changedAt } = event.data;
+      const endedBy = !isTerminal(to) ? null : to === 'Canceled' ? 'sender' : 'assignee';
+      return { ...log, state: to, updatedAt: changedAt, endedBy };
+    }
     case 'TaskArtifactAdded':
       return { ...log, artifacts: [...log.artifacts, event.data.artifact], updatedAt: event.data.addedAt };
     case 'TaskLeaseRenewed':
@@ -64,7 +76,9 @@ function evolveTaskLog(log: TaskLog, event: TaskEvent): TaskLog {
       return { ...unclaimed(log), state: 'Submitted', lapsed: { claimant, leaseExpiresAt }, updatedAt: expiredAt };
     }
     case 'TaskExpired':
-      return { ...log, state: event.data.to, leaseExpiresAt: null, updatedAt: event.data.expiredAt };
+      return { ...log, state: event.data.to, leaseExpiresAt: null, updatedAt: event.data.expiredAt, endedBy: 'sweeper' };
+    case 'TaskOutcomeSeen':
+      return { ...log, outcomeSeen: true }; // reading is no change to the task: updatedAt stays
     default: {
       const unexpected: never = event;
       throw new Error(`Unexpected task event type ${(unexpected as { type: string }).type}`);
@@ -90,6 +104,11 @@ export interface Task {
   /** The earlier of the envelope's expiresAt and budget.deadline, or null. */
   deadline: string | null;
   artifacts: readonly TaskArtifact[];
+  /**
+   * Ended by someone other than its sender (the assignee, the sweeper) and not yet read by the sender: it waits on
+   * the sender until the sender gets it (issue 12, Deliver 5: terminal-unseen).
+   */
+  outcomeUnseen: boolean;
 }
 
 /** Null when the message carries no task. */
@@ -97,19 +116,22 @@ export function taskOf(sent: MessageSent['data'], log: TaskLog): Task | null {
   if (sent.task === null) return null;
   const direct = directRecipient(sent.to); // a broadcast's or a list's task waits for a claim by one of its audience
   const isBroadcast = direct === null;
+  const assignee = log.assignee === undefined ? direct : log.assignee;
+  const endedByOther = log.endedBy === 'sweeper' || (log.endedBy === 'assignee' && assignee !== sent.from);
   return {
     taskId: sent.messageId,
     sender: sent.from,
     isBroadcast,
     audience: sent.recipients,
     state: log.state ?? openingTaskState(sent.task),
-    assignee: log.assignee === undefined ? direct : log.assignee,
+    assignee,
     claimedAt: log.claimedAt,
     leaseExpiresAt: log.leaseExpiresAt,
     leaseMs: log.leaseMs,
     lapsed: log.lapsed,
     deadline: taskDeadline(sent.task),
     artifacts: log.artifacts,
+    outcomeUnseen: endedByOther && !log.outcomeSeen,
   };
 }
 

@@ -2,7 +2,14 @@
  * The delivery ledger in process memory: the memory store's and the scratch
  * views' (audit verify, the rules' specs) storage of it. Storage only: what
  * changes is decided by ledgerRules.ts.
+ *
+ * Kept small, because the embedded default holds one ledger per message for as long as it runs (issue 10:
+ * the major collections of a large heap were the sustained-load tail): the per-message maps are sharded
+ * (support/shardedMap.ts), a message with one recipient keeps that recipient's marks inline rather than in
+ * a Map of its own, and "pending escalation" is derived from the ledger (unwoken, not escalated) rather than
+ * kept in a second set.
  */
+import { ShardedMap } from '../../support/shardedMap';
 import {
   deliveryRow,
   emptyCounts,
@@ -28,7 +35,8 @@ interface MessageLedger {
   members: Set<string> | null;
   /** The recipients in identity order, sorted on the first page asked for (most ledgers are never read). */
   sorted: string[] | null;
-  marks: Map<string, LedgerMarks>;
+  /** Each recipient's marks: the sole recipient's inline (most messages), a Map for a message with several. */
+  marks: LedgerMarks | Map<string, LedgerMarks> | null;
   counts: LedgerCounts;
   escalatedAt: string | null;
   replyDueBy: string | null;
@@ -38,14 +46,16 @@ interface MessageLedger {
 const NONE: readonly string[] = [];
 
 export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
-  private readonly ledgers = new Map<string, MessageLedger>();
-  /** thread -> recipient -> messages awaiting its reply. */
-  private readonly awaiting = new Map<string, Map<string, string[]>>();
-  /** Messages expecting a wake, none observed yet -> their send time (ms); `pending`: not escalated either. */
-  private readonly unwokenSince = new Map<string, number>();
-  private readonly pending = new Set<string>();
+  private readonly ledgers = new ShardedMap<MessageLedger>();
+  /**
+   * (recipient, thread) -> the messages awaiting its reply there: one id (most threads) or several. Keyed by one
+   * string rather than a Map per thread: every new thread opens one, and a Map of its own cost ~180 bytes.
+   */
+  private readonly awaiting = new ShardedMap<string | string[]>();
+  /** Messages expecting a wake, none observed yet (their send time is the header's); pending escalation: not escalated either. */
+  private readonly unwokenIds = new ShardedMap<true>();
   /** Messages whose reply obligation is open (not met, not found overdue) -> when it is due (ms). */
-  private readonly due = new Map<string, number>();
+  private readonly due = new ShardedMap<number>();
   /** identity -> message -> when its reply is due (ms). */
   private readonly owed = new Map<string, Map<string, number>>();
   /** Each identity's newest delivered heartbeat nudge, `<at> <via>`. */
@@ -62,11 +72,13 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
   }
 
   ledgerMark(messageId: string, recipient: string, stage: LedgerStage): string | undefined {
-    return this.ledgers.get(messageId)?.marks.get(recipient)?.[stage];
+    const ledger = this.ledgers.get(messageId);
+    return ledger === undefined ? undefined : marksOf(ledger, recipient)?.[stage];
   }
 
   awaitingReply(threadId: string, recipient: string): readonly string[] {
-    return this.awaiting.get(threadId)?.get(recipient) ?? NONE;
+    const awaiting = this.awaiting.get(awaitingKey(recipient, threadId));
+    return awaiting === undefined ? NONE : typeof awaiting === 'string' ? [awaiting] : awaiting;
   }
 
   ledgerCount(messageId: string, stage: LedgerStage): number {
@@ -108,7 +120,7 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
       header,
       members,
       sorted: null,
-      marks: new Map(),
+      marks: members === null ? null : new Map(),
       counts: emptyCounts(),
       escalatedAt: null,
       replyDueBy: null,
@@ -118,39 +130,39 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
 
   ledgerStageReached(messageId: string, recipient: string, stage: LedgerStage, mark: string): void {
     const ledger = this.ledgers.get(messageId)!;
-    let marks = ledger.marks.get(recipient);
-    if (!marks) ledger.marks.set(recipient, (marks = {}));
-    marks[stage] = mark;
+    let marks = marksOf(ledger, recipient);
+    if (!marks) {
+      marks = {};
+      if (ledger.marks instanceof Map) ledger.marks.set(recipient, marks);
+      else ledger.marks = marks;
+    }
+    // A direct message's inView mark is its own position, already held by the header: one string, not two.
+    marks[stage] = mark === ledger.header.position ? ledger.header.position : mark;
     ledger.counts[stage] += 1;
   }
 
   replyAwaited(threadId: string, recipient: string, messageId: string): void {
-    let thread = this.awaiting.get(threadId);
-    if (!thread) this.awaiting.set(threadId, (thread = new Map()));
-    const list = thread.get(recipient);
-    if (list) list.push(messageId);
-    else thread.set(recipient, [messageId]);
+    const key = awaitingKey(recipient, threadId);
+    const awaiting = this.awaiting.get(key);
+    if (awaiting === undefined) this.awaiting.set(key, messageId);
+    else if (typeof awaiting === 'string') this.awaiting.set(key, [awaiting, messageId]);
+    else awaiting.push(messageId);
   }
 
   repliesSettled(threadId: string, recipient: string): void {
-    const thread = this.awaiting.get(threadId);
-    thread?.delete(recipient);
-    if (thread?.size === 0) this.awaiting.delete(threadId);
+    this.awaiting.delete(awaitingKey(recipient, threadId));
   }
 
-  unwokenListed(messageId: string, sentAt: string): void {
-    this.unwokenSince.set(messageId, Date.parse(sentAt));
-    this.pending.add(messageId);
+  unwokenListed(messageId: string, _sentAt: string): void {
+    this.unwokenIds.set(messageId, true); // the send time is the header's
   }
 
   unwokenCleared(messageId: string): void {
-    this.unwokenSince.delete(messageId);
-    this.pending.delete(messageId);
+    this.unwokenIds.delete(messageId);
   }
 
   wakeEscalated(messageId: string, at: string): void {
     this.ledgers.get(messageId)!.escalatedAt = at;
-    this.pending.delete(messageId);
   }
 
   replyRequested(messageId: string, dueBy: string): void {
@@ -203,8 +215,10 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
   unwoken(query: UnwokenQuery): UnwokenPage {
     const cutoff = Date.parse(query.sentBefore);
     const matching: Array<[string, number]> = [];
-    for (const [messageId, sentMs] of this.unwokenSince) {
-      if (sentMs < cutoff && (!query.pendingOnly || this.pending.has(messageId))) matching.push([messageId, sentMs]);
+    for (const messageId of this.unwokenIds.keys()) {
+      const ledger = this.ledgers.get(messageId)!;
+      const sentMs = Date.parse(ledger.header.sentAt);
+      if (sentMs < cutoff && (!query.pendingOnly || ledger.escalatedAt === null)) matching.push([messageId, sentMs]);
     }
     if (query.limit === 0) return { count: matching.length, messages: [] };
     matching.sort((a, b) => a[1] - b[1] || bytewise(a[0], b[0]));
@@ -245,10 +259,19 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
       escalatedAt: ledger.escalatedAt,
       replyDueBy: ledger.replyDueBy,
       replyOverdueAt: ledger.replyOverdueAt,
-      rows: recipients.map((recipient) => deliveryRow(recipient, ledger.marks.get(recipient) ?? {})),
+      rows: recipients.map((recipient) => deliveryRow(recipient, marksOf(ledger, recipient) ?? {})),
       nextAfter: more ? recipients[recipients.length - 1] : null,
     };
   }
+}
+
+/** The key of a recipient's awaited replies in a thread (identities hold no newline). */
+const awaitingKey = (recipient: string, threadId: string): string => `${recipient}\n${threadId}`;
+
+/** The recipient's marks (undefined: it reached no stage yet, or it is not a recipient). */
+function marksOf(ledger: MessageLedger, recipient: string): LedgerMarks | undefined {
+  if (ledger.marks instanceof Map) return ledger.marks.get(recipient);
+  return ledger.marks !== null && ledger.header.recipients[0] === recipient ? ledger.marks : undefined;
 }
 
 /** Redis orders members bytewise; identities are ASCII, so code-unit order is the same. */

@@ -5,10 +5,13 @@
  *
  * - Sent by me: the sender, from the send on.
  * - Assigned to me: the current assignee (a direct task's recipient from the send; a broadcast's claimant).
+ * - Asking me: the sender while the task is InputRequired or AuthRequired (internal: what its messages may answer).
  * - Claimable by me: every audience member of a broadcast task that is Submitted and unclaimed; a claim
  *   takes it out of every list at once, a release or a lapsed lease puts it back.
  * - Waiting on: the assignee while the task is Submitted or Working; the sender while it is InputRequired
- *   or AuthRequired. Terminal tasks wait on nobody.
+ *   or AuthRequired, and once it ended without the sender (completed, failed or rejected by the assignee,
+ *   expired by the sweeper) until the sender read the outcome (TaskOutcomeSeen). A task the sender ended
+ *   itself (its cancel) waits on nobody.
  * - A fact at or below the task's last change (redelivered) changes nothing.
  */
 import type { TaskEvent } from '../../events/types';
@@ -28,12 +31,14 @@ export function evolveTask(view: TaskViewLookup, fact: TaskFact, position: bigin
   }
   const before = view.task(fact.event.data.taskId);
   if (before === undefined || before.updatedPosition >= at) return;
-  const after = { ...applied(before, fact.event), updatedAt: fact.at, updatedBy: fact.actor, updatedPosition: at };
+  // Reading the outcome is no change to the task: its last change (updatedAt, updatedBy) stays.
+  const touched = fact.event.type === 'TaskOutcomeSeen' ? {} : { updatedAt: fact.at, updatedBy: fact.actor };
+  const after = { ...applied(before, fact.event, fact.actor), ...touched, updatedPosition: at };
   sink.taskUpserted(after);
   moved(before, after, sink);
 }
 
-function applied(task: TaskView, event: TaskEvent): TaskView {
+function applied(task: TaskView, event: TaskEvent, actor: string): TaskView {
   switch (event.type) {
     case 'TaskClaimed':
       return {
@@ -45,7 +50,14 @@ function applied(task: TaskView, event: TaskEvent): TaskView {
     case 'TaskStateChanged': {
       const { to, reason, note } = event.data;
       const ended = TERMINAL.has(to);
-      return { ...task, state: to, reason, statusMessage: note ?? reason, leaseExpiresAt: ended ? null : task.leaseExpiresAt };
+      return {
+        ...task,
+        state: to,
+        reason,
+        statusMessage: note ?? reason,
+        leaseExpiresAt: ended ? null : task.leaseExpiresAt,
+        outcomeUnseen: ended && actor !== task.sender,
+      };
     }
     case 'TaskArtifactAdded':
       return { ...task, artifactCount: task.artifactCount + 1 };
@@ -73,7 +85,16 @@ function applied(task: TaskView, event: TaskEvent): TaskView {
         reason: null,
       };
     case 'TaskExpired':
-      return { ...task, state: event.data.to, reason: event.data.reason, statusMessage: event.data.reason, leaseExpiresAt: null };
+      return {
+        ...task,
+        state: event.data.to,
+        reason: event.data.reason,
+        statusMessage: event.data.reason,
+        leaseExpiresAt: null,
+        outcomeUnseen: true,
+      };
+    case 'TaskOutcomeSeen':
+      return { ...task, outcomeUnseen: false };
     default: {
       const unexpected: never = event;
       throw new Error(`No task rule for ${(unexpected as { type: string }).type}`);
@@ -90,6 +111,8 @@ export function membersOf(task: TaskView, list: TaskList): readonly string[] {
       return task.assignee === null ? [] : [task.assignee];
     case 'claimable':
       return task.isBroadcast && task.assignee === null && task.state === 'Submitted' ? task.audience : [];
+    case 'asking':
+      return task.state === 'InputRequired' || task.state === 'AuthRequired' ? [task.sender] : [];
   }
 }
 
@@ -97,6 +120,7 @@ export function membersOf(task: TaskView, list: TaskList): readonly string[] {
 export function waitingOn(task: TaskView): readonly string[] {
   if ((task.state === 'Submitted' || task.state === 'Working') && task.assignee !== null) return [task.assignee];
   if (task.state === 'InputRequired' || task.state === 'AuthRequired') return [task.sender];
+  if (task.outcomeUnseen === true) return [task.sender]; // records stored before the field have none: seen
   return [];
 }
 

@@ -1,13 +1,17 @@
 /**
- * The task views (issue 12): one record per task, three lists per agent
- * (assigned to me, claimable by me, sent by me) and a count of the tasks
+ * The task views (issue 12): one record per task, four lists per agent
+ * (assigned to me, claimable by me, sent by me, sent by me and asking me) and a count of the tasks
  * waiting on each agent (heartbeat). Stores keep them; the rules in
  * taskRules.ts decide every change.
  */
 import type { Addressee } from '../../events/addressing';
 import type { Priority, TaskState } from '../../events/types';
 
-export const TASK_LISTS = ['assigned', 'claimable', 'sent'] as const;
+/**
+ * `asking` (not a user view): the tasks an agent sent that ask it for input or authorization, so that its message in a
+ * task's thread finds the tasks it answers by their number, not by a scan of everything it sent (taskAnswers.ts).
+ */
+export const TASK_LISTS = ['assigned', 'claimable', 'sent', 'asking'] as const;
 export type TaskList = (typeof TASK_LISTS)[number];
 
 /** A task as the views hold it. Lists order tasks by `position` (when the message that opened it was logged). */
@@ -36,6 +40,8 @@ export interface TaskView {
   artifactCount: number;
   /** The last claimant whose lease lapsed, if any. */
   lapsedClaimant: string | null;
+  /** Ended without its sender (not the sender's cancel) and the sender has not read it yet: it waits on the sender. */
+  outcomeUnseen: boolean;
   position: number;
   /** The log position of the last event that changed it (a redelivered event changes nothing). */
   updatedPosition: number;

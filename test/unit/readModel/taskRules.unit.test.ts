@@ -31,7 +31,7 @@ function broadcastTask() {
 const listed = (
   views: Parameters<Parameters<ReturnType<ReturnType<typeof ReadModelSpec.given>['when']>['thenViews']>[0]>[0],
   identity: string,
-  list: 'assigned' | 'claimable' | 'sent',
+  list: 'assigned' | 'claimable' | 'sent' | 'asking',
 ) =>
   views.tasks.list(identity, { list, limit: 50, before: null }).tasks.map((t) => `${t.taskId}:${t.state}:${t.assignee ?? '-'}`);
 
@@ -105,12 +105,18 @@ describe('read model: tasks', () => {
         expect(views.heartbeat('@a').tasksWaiting).toBe(1);
         expect(views.heartbeat('@b').tasksWaiting).toBe(0);
         expect(views.tasks.task(taskId)?.statusMessage).toBe('which branch?');
+        // Asking its sender: what the sender's messages in the thread may answer (taskAnswers.ts).
+        expect(listed(views, '@a', 'asking')).toEqual([`${taskId}:InputRequired:@b`]);
+        expect(listed(views, '@b', 'asking')).toEqual([]);
       });
     ReadModelSpec.given(given)
       .when(...asked)
       .thenWakes([expect.objectContaining({ recipient: '@a', state: 'InputRequired', by: '@b' }) as never]);
     const afterAsk = log.projected();
     const answered = next(log, (l) => l.task('@a', moved(taskId, 'InputRequired', 'Working', l.nextAt, { note: 'main' })));
+    ReadModelSpec.given(afterAsk)
+      .when(...answered)
+      .thenViews((views) => expect(listed(views, '@a', 'asking')).toEqual([]));
     ReadModelSpec.given(afterAsk)
       .when(...answered)
       .thenWakes([expect.objectContaining({ recipient: '@b', state: 'Working', by: '@a' }) as never]);
@@ -156,5 +162,92 @@ describe('read model: tasks', () => {
     ReadModelSpec.given(all)
       .when(all[all.length - 1])
       .thenNothing();
+  });
+});
+
+describe('read model: a task that ended without its sender waits on the sender until it is seen', () => {
+  const seen = (taskId: string, state: TaskState, at: string): TaskEvent => ({
+    type: 'TaskOutcomeSeen',
+    data: { taskId, sender: '@a', state, seenAt: at },
+  });
+  const counts = (views: { heartbeat(id: string): { tasksWaiting: number } }) =>
+    ['@a', '@b', '@c'].map((id) => views.heartbeat(id).tasksWaiting);
+
+  it.each<[string, TaskState]>([
+    ['Completed', 'Completed'],
+    ['Failed', 'Failed'],
+  ])('%s by the assignee: waits on the sender (unseen), then on nobody once the sender saw it', (_, to) => {
+    const { log, taskId } = broadcastTask();
+    log.task('@b', claimedBy(taskId, '@b', log.nextAt)).task('@b', moved(taskId, 'Submitted', 'Working', log.nextAt));
+    const given = log.projected();
+    const ended = next(log, (l) => l.task('@b', moved(taskId, 'Working', to, l.nextAt, { reason: 'why' })));
+    ReadModelSpec.given(given)
+      .when(...ended)
+      .thenViews((views) => {
+        expect(counts(views)).toEqual([1, 0, 0]);
+        expect(views.tasks.task(taskId)?.outcomeUnseen).toBe(true);
+      });
+    const afterEnd = log.projected();
+    const lastChange = log.nextAt;
+    const looked = next(log, (l) => l.task('@a', seen(taskId, to, l.nextAt)));
+    ReadModelSpec.given(afterEnd)
+      .when(...looked)
+      .thenViews((views) => {
+        expect(counts(views)).toEqual([0, 0, 0]);
+        // Reading is no change to the task: its last change is still the assignee's.
+        expect(views.tasks.task(taskId)).toMatchObject({ outcomeUnseen: false, updatedBy: '@b', state: to });
+        expect(views.tasks.task(taskId)?.updatedAt).not.toBe(lastChange);
+      });
+    ReadModelSpec.given(afterEnd)
+      .when(...looked)
+      .thenWakes([]);
+  });
+
+  it('Rejected by the assignee and expired by the sweeper wait on the sender too', () => {
+    const { log, taskId } = broadcastTask();
+    log.task('@b', claimedBy(taskId, '@b', log.nextAt));
+    const given = log.projected();
+    const rejected = next(log, (l) => l.task('@b', moved(taskId, 'Submitted', 'Rejected', l.nextAt, { reason: 'no' })));
+    ReadModelSpec.given(given)
+      .when(...rejected)
+      .thenViews((views) => expect(counts(views)).toEqual([1, 0, 0]));
+
+    const other = broadcastTask();
+    other.log.task('@b', claimedBy(other.taskId, '@b', other.log.nextAt));
+    const before = other.log.projected();
+    const expired = next(other.log, (l) =>
+      l.task('@sweeper', {
+        type: 'TaskExpired',
+        data: {
+          taskId: other.taskId,
+          from: 'Submitted',
+          to: 'Canceled',
+          reason: 'expired',
+          deadline: l.nextAt,
+          expiredAt: l.nextAt,
+        },
+      }),
+    );
+    ReadModelSpec.given(before)
+      .when(...expired)
+      .thenViews((views) => expect(counts(views)).toEqual([1, 0, 0]));
+  });
+
+  it("the sender's own cancel waits on nobody; a seen mark redelivered or on an open task changes no count", () => {
+    const { log, taskId } = broadcastTask();
+    log.task('@b', claimedBy(taskId, '@b', log.nextAt));
+    const given = log.projected();
+    const canceled = next(log, (l) => l.task('@a', moved(taskId, 'Submitted', 'Canceled', l.nextAt)));
+    ReadModelSpec.given(given)
+      .when(...canceled)
+      .thenViews((views) => expect(counts(views)).toEqual([0, 0, 0]));
+
+    const open = broadcastTask();
+    open.log.task('@b', claimedBy(open.taskId, '@b', open.log.nextAt));
+    const held = open.log.projected();
+    const early = next(open.log, (l) => l.task('@a', seen(open.taskId, 'Submitted', l.nextAt)));
+    ReadModelSpec.given(held)
+      .when(...early)
+      .thenViews((views) => expect(counts(views)).toEqual([0, 1, 0]));
   });
 });

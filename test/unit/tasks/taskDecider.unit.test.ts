@@ -2,9 +2,11 @@
 import type { Actor } from '../../../src/commands/roles';
 import {
   decideClaimTask,
+  decideSeeTaskOutcome,
   decideSweepTask,
   decideTransitionTask,
   type ClaimTask,
+  type SeeTaskOutcome,
   type SweepTask,
   type TaskContext,
   type TransitionTask,
@@ -244,5 +246,57 @@ describe('SweepTask', () => {
       changed('Working', 'InputRequired'),
     ];
     sweeps(leased).when(sweep(T2)).thenNothing();
+  });
+});
+
+describe('SeeTaskOutcome (the sender got a task that ended without it)', () => {
+  const sees = spec<SeeTaskOutcome>(decideSeeTaskOutcome);
+  const see = (actor: Actor, at = T2): SeeTaskOutcome => ({
+    type: 'SeeTaskOutcome',
+    data: { taskId: TASK_ID },
+    metadata: meta(actor, at),
+  });
+  const held = [...broadcastTask('@alice', audience), claimed('@bob'), changed('Submitted', 'Working')];
+  const seen = (state: TaskState): TaskEvent => ({
+    type: 'TaskOutcomeSeen',
+    data: { taskId: TASK_ID, sender: '@alice', state, seenAt: T2 },
+  });
+  const expired: TaskEvent = {
+    type: 'TaskExpired',
+    data: { taskId: TASK_ID, from: 'Working', to: 'Canceled', reason: 'expired', deadline: T1, expiredAt: T1 },
+  };
+
+  it.each<[string, TaskEvent, TaskState]>([
+    ['completed by the assignee', changed('Working', 'Completed'), 'Completed'],
+    ['failed by the assignee', changed('Working', 'Failed'), 'Failed'],
+    ['expired by the sweeper', expired, 'Canceled'],
+  ])('%s: the sender sees the outcome, once', (_, ending, state) => {
+    sees([...held, ending])
+      .when(see(A))
+      .then([seen(state)]);
+    sees([...held, ending, seen(state)])
+      .when(see(A))
+      .thenNothing();
+  });
+
+  it('a task rejected by its assignee is seen by the sender too', () => {
+    sees([...broadcastTask('@alice', audience), claimed('@bob'), changed('Submitted', 'Rejected')])
+      .when(see(A))
+      .then([seen('Rejected')]);
+  });
+
+  it("nothing for the sender's own cancel, an open task, the assignee, an audience member or an auditor", () => {
+    sees([...held, changed('Working', 'Canceled')])
+      .when(see(A))
+      .thenNothing();
+    sees(held).when(see(A)).thenNothing();
+    const done = [...held, changed('Working', 'Completed')];
+    for (const reader of [B, C, { identity: '@audit', role: 'auditor' } as Actor]) sees(done).when(see(reader)).thenNothing();
+  });
+
+  it('a task the sender sent itself and completed itself waits on nobody: nothing to see', () => {
+    sees([...directTask('@alice', '@alice'), changed('Submitted', 'Working'), changed('Working', 'Completed')])
+      .when(see(A))
+      .thenNothing();
   });
 });

@@ -20,6 +20,7 @@ const TYPES = [
   'TaskReleased',
   'TaskLeaseExpired',
   'TaskExpired',
+  'TaskOutcomeSeen',
 ];
 
 function describe(entry: FlowEntry): string {

@@ -36,9 +36,10 @@
  * The tables' shape. A views file whose `schema` row differs (or is missing: written before issue 13) is
  * dropped and rebuilt from the log at open (sqliteViewsMeta.ts): views are derived, the log is the truth.
  */
-export const VIEWS_SCHEMA_VERSION = '6'; // 6: archived inbox entries in their own box (2)
-// 5: ledgers keyed by the message's integer
-// 4: fewer entry indexes (listings walk the owner's range), tags in the entry row
+export const VIEWS_SCHEMA_VERSION = '7';
+// 7: fewer entry indexes (listings walk the owner's range; tags in the entry row), archived inbox entries in their
+//    own box (2), ledgers keyed by the message's integer (branch sqlfast: its 4 to 6 were never released)
+// 4: task records carry outcomeUnseen; the internal 'asking' task list (issue 12)
 // 3: each identity's last delivered nudge (the console's agents table)
 
 /** A generation's name: `g` and a number (it becomes part of table names, so nothing else is accepted). */

@@ -1,5 +1,6 @@
 /**
- * Background WAL checkpoints for the SQLite event store. Left to the writing
+ * Background WAL checkpoints for a SQLite file: the event store's, and the views file's (the same story, told
+ * here for the log, applies to the views' COMMITs on the event loop). Left to the writing
  * connection, a checkpoint runs inside whichever COMMIT crosses the WAL size
  * limit and blocks the event loop for its copy and fsync (15-25 ms with a
  * 40 MB WAL): every append waiting on that group commit paid for it, which set

@@ -1,7 +1,10 @@
 /**
- * A second connection to the event store file, in a worker thread, for work
- * that must not block the event loop: WAL checkpoints (sqliteCheckpointer.ts)
- * and reading the log ahead during long catch-ups (sqliteReadAhead.ts).
+ * A second connection to a SQLite file, in a worker thread, for work that must
+ * not block the event loop: WAL checkpoints (sqliteCheckpointer.ts), of the
+ * event log and of the views file, and reading the log ahead during long
+ * catch-ups (adapters/eventstore/sqliteReadAhead.ts, the only user of
+ * `readAllSql`). Infrastructure shared by the two SQLite adapters: it knows
+ * no table of either.
  * Started on first use; if it fails, every request is refused and the
  * callers fall back to doing the work on the main connection.
  */
@@ -15,7 +18,7 @@ const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.file);
 db.pragma('busy_timeout = 5000');
-const readAll = db.prepare(workerData.readAllSql).raw();
+const readAll = workerData.readAllSql ? db.prepare(workerData.readAllSql).raw() : null;
 parentPort.on('message', (message) => {
   if (message.kind === 'close') {
     db.close();
@@ -49,7 +52,8 @@ export class SqliteSidecar {
 
   constructor(
     private readonly file: string,
-    private readonly readAllSql: string,
+    /** The log's page query, for readAll requests (none for a file that is only checkpointed). */
+    private readonly readAllSql: string | null = null,
   ) {}
 
   get available(): boolean {
@@ -105,7 +109,7 @@ export class SqliteSidecar {
     const timeout = setTimeout(() => void worker.terminate(), CLOSE_TIMEOUT_MS);
     await exited;
     clearTimeout(timeout);
-    for (const waiter of this.waiting.values()) waiter.reject(new Error('SQLite event store closed'));
+    for (const waiter of this.waiting.values()) waiter.reject(new Error(`SQLite file ${this.file} closed`));
     this.waiting.clear();
   }
 }

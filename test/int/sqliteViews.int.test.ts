@@ -18,6 +18,7 @@ import pino from 'pino';
 import { SqliteEventStore } from '../../src/adapters/eventstore/sqliteEventStore';
 import { MemoryProjectionStore } from '../../src/adapters/projections/memoryProjectionStore';
 import { SqliteProjectionStore } from '../../src/adapters/projections/sqliteProjectionStore';
+import { VIEWS_SCHEMA_VERSION } from '../../src/adapters/projections/sqliteViews/sqliteViewsSchema';
 import { InProcessWakeBus } from '../../src/adapters/wake/inProcessWakeBus';
 import { ADMIN_ACTOR } from '../../src/commands/roles';
 import type { MailboxConfigInput } from '../../src/config';
@@ -208,7 +209,8 @@ describe('SQLite views (embedded default)', () => {
     const { logger, messages } = recordingLogger();
     mailbox = await createMailbox(config(dir), { logger });
     expect(messages()).toContain(
-      'projections: SQLite views file dropped (its tables are of views schema 1 (before the delivery ledger), this mailbox reads schema 4): ' +
+      'projections: SQLite views file dropped (its tables are of views schema 1 (before the delivery ledger), ' +
+        `this mailbox reads schema ${VIEWS_SCHEMA_VERSION}): ` +
         'building the views from the whole log (the log is the truth); wake bus: in process',
     );
     expect(messages()).toContain('projections caught up');

@@ -61,10 +61,14 @@ import { SqliteViewWriter } from './sqliteViews/sqliteViewWriter';
 
 export interface SqliteProjectionOptions {
   /**
-   * Events per transaction (default 256): a transaction runs synchronously, so it is kept short enough for
-   * requests to be answered between two of them (a few milliseconds); the next chunk starts on the next turn.
+   * At most this many events per live transaction (default 2000), and at most `transactionBudgetMs` of work:
+   * a transaction runs synchronously, so it is kept short enough for requests to be answered between two of
+   * them; the next one starts on the next turn. Larger transactions write a page that several events dirty
+   * once (with 1,000 owners most pages are dirtied by one event, but counters, messages and index edges are shared).
    */
   eventsPerTransaction?: number;
+  /** Milliseconds of work after which a live transaction commits (default 10): the event loop's longest wait. */
+  transactionBudgetMs?: number;
   /** Events per transaction while building a generation nobody reads yet (default 2000). */
   rebuildEventsPerTransaction?: number;
   /** SQLite's page cache for this file, in KiB (default 16 MiB): the bound on what the views keep in memory. */
@@ -74,6 +78,8 @@ export interface SqliteProjectionOptions {
 /** A rebuild holds live writers for milliseconds while it switches; they wait that out (its fence expires by itself). */
 const FENCE_WAIT_MS = 5;
 const MAX_FENCE_WAIT_MS = 10_000;
+/** Events applied between two looks at a live transaction's clock. */
+const STEP = 16;
 
 export class SqliteProjectionStore implements ProjectionStore {
   readonly meta: SqliteViewsMeta;
@@ -82,6 +88,7 @@ export class SqliteProjectionStore implements ProjectionStore {
   private readonly readers = new Map<string, SqliteViewReader>();
   private readonly generationsOfViews: SqliteGenerations;
   private readonly eventsPerTransaction: number;
+  private readonly transactionBudgetMs: number;
   /**
    * WAL checkpoints of the views file on another thread (support/sqlite/sqliteCheckpointer.ts). Left to this
    * connection, a checkpoint ran inside the COMMIT of whichever views transaction crossed the WAL limit: at
@@ -107,7 +114,8 @@ export class SqliteProjectionStore implements ProjectionStore {
     private readonly wakeBus: WakeBus,
     options: SqliteProjectionOptions,
   ) {
-    this.eventsPerTransaction = options.eventsPerTransaction ?? 256;
+    this.eventsPerTransaction = options.eventsPerTransaction ?? 2000;
+    this.transactionBudgetMs = options.transactionBudgetMs ?? 10;
     this.sidecar = new SqliteSidecar(file);
     this.checkpointer = new WalCheckpointer(this.sidecar, (pages) => db.pragma(`wal_autocheckpoint = ${pages}`));
     this.meta = new SqliteViewsMeta(db);
@@ -177,15 +185,26 @@ export class SqliteProjectionStore implements ProjectionStore {
     const bulk = this.bulk.begin(generation, batch.length, this.writer(generation).state().checkpoint === null);
     if (!bulk) this.bulk.finish(generation); // live batches keep every index in step
     const size = bulk ? batch.length : this.eventsPerTransaction;
-    for (let start = 0; start < batch.length; start += size) {
+    const budgetMs = bulk ? Infinity : this.transactionBudgetMs;
+    for (let start = 0; start < batch.length;) {
       if (start > 0) await new Promise((resolve) => setImmediate(resolve)); // let requests in between two transactions
-      const wakes = await this.applyChunk(batch.slice(start, start + size));
-      if (wakes.length > 0) await this.wakeBus.publish(wakes);
+      const applied = await this.applyChunk(batch, start, Math.min(batch.length, start + size), budgetMs);
+      start = applied.end;
+      if (applied.wakes.length > 0) await this.wakeBus.publish(applied.wakes);
     }
   }
 
-  /** One transaction: the checkpoint, the events after it, the new checkpoint. Returns the wakes due once committed. */
-  private async applyChunk(chunk: readonly ProjectedEvent[]): Promise<WakeEvent[]> {
+  /**
+   * One transaction: the checkpoint, the events after it from `start` (up to `limit`, or fewer once `budgetMs`
+   * is spent: the clock is looked at every STEP events), the new checkpoint. Returns where it stopped and the
+   * wakes due once committed.
+   */
+  private async applyChunk(
+    batch: readonly ProjectedEvent[],
+    start: number,
+    limit: number,
+    budgetMs: number,
+  ): Promise<{ wakes: WakeEvent[]; end: number }> {
     for (let waitedMs = 0; ; waitedMs += FENCE_WAIT_MS) {
       const outcome = this.meta.transaction(() => {
         const active = this.meta.active();
@@ -203,10 +222,17 @@ export class SqliteProjectionStore implements ProjectionStore {
         if (this.claimed !== null && state.logIdentity === null) writer.setLogIdentity(this.claimed);
         const wakes: WakeEvent[] = [];
         try {
-          const last = applyEvents(writer, chunk, state.checkpoint, wakes);
+          const deadline = performance.now() + budgetMs;
+          let last = state.checkpoint;
+          let end = start;
+          do {
+            const next = Math.min(limit, end + STEP);
+            last = applyEvents(writer, batch.slice(end, next), last, wakes);
+            end = next;
+          } while (end < limit && performance.now() < deadline);
           writer.flush();
           if (last !== state.checkpoint) writer.setCheckpoint(last);
-          return { wakes, checkpoint: last };
+          return { wakes, checkpoint: last, end };
         } finally {
           writer.forget();
         }
@@ -219,7 +245,7 @@ export class SqliteProjectionStore implements ProjectionStore {
       if (outcome.checkpoint !== null && (this.expected === null || outcome.checkpoint > this.expected))
         this.expected = outcome.checkpoint;
       this.checkpointer.noteCommit();
-      return outcome.wakes;
+      return outcome;
     }
   }
 

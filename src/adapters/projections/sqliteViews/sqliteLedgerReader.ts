@@ -151,13 +151,13 @@ function prepareLedgerReader(db: Database.Database, g: string) {
   return {
     ledger: db.prepare(
       `SELECT message_id, position, sender, thread_id, sent_at, recipient_count, wake_expected, in_view, woken, seen, read, replied,
-       escalated_at, reply_due_by, reply_overdue_at FROM ${g}_ledgers WHERE message_id = ?`,
+       escalated_at, reply_due_by, reply_overdue_at FROM ${g}_ledgers WHERE msg = (SELECT msg FROM ${g}_messages WHERE message_id = ?)`,
     ),
     rows: db.prepare(
-      `SELECT recipient, in_view, woken, seen, read, replied FROM ${g}_ledger_rows WHERE message_id = ? ORDER BY recipient LIMIT ?`,
+      `SELECT recipient, in_view, woken, seen, read, replied FROM ${g}_ledger_rows WHERE msg = (SELECT msg FROM ${g}_messages WHERE message_id = ?) ORDER BY recipient LIMIT ?`,
     ),
     rowsAfter: db.prepare(
-      `SELECT recipient, in_view, woken, seen, read, replied FROM ${g}_ledger_rows WHERE message_id = ? AND recipient > ?
+      `SELECT recipient, in_view, woken, seen, read, replied FROM ${g}_ledger_rows WHERE msg = (SELECT msg FROM ${g}_messages WHERE message_id = ?) AND recipient > ?
        ORDER BY recipient LIMIT ?`,
     ),
     unwokenCount: db.prepare(

@@ -4,7 +4,10 @@
  * ledgerMemory.ts keeps it in memory (same marks, same counts, same orders).
  * Nothing is decided here (ledgerRules.ts does that). Used inside the
  * writer's transaction only (sqliteViewWriter.ts delegates to it); every
- * lookup is one primary-key read, so it needs no per-batch cache.
+ * lookup is one primary-key read, so it needs no per-batch cache. Its rows are
+ * keyed by the message's integer (messages.msg), which the view writer resolves
+ * from the message id through its per-batch cache (a message this batch recorded
+ * costs no query); a message never recorded has no ledger.
  */
 import type Database from 'libsql';
 import {
@@ -29,25 +32,36 @@ const NONE: readonly string[] = [];
 export class SqliteLedgerWriter implements LedgerLookup, LedgerChangeSink {
   private readonly s: ReturnType<typeof prepareLedger>;
 
-  /** `moveRepliesOwed` moves the identity's counter row (kept by the view writer, flushed with the batch). */
+  /**
+   * `moveRepliesOwed` moves the identity's counter row (kept by the view writer, flushed with the batch);
+   * `msgOf` is the message's integer (null: never recorded), `messageFor` the same, recording a bare message
+   * first if there is none (a ledger is opened by the event that records its message, so only in a log the
+   * projector never wrote).
+   */
   constructor(
     db: Database.Database,
     g: string,
     private readonly moveRepliesOwed: (identity: string, by: 1 | -1) => void,
+    private readonly msgOf: (messageId: string) => number | null,
+    private readonly messageFor: (header: LedgerHeader) => number,
   ) {
     this.s = prepareLedger(db, g);
   }
 
   ledgerOpen(messageId: string): boolean {
-    return this.s.ledgerExists.get(messageId) !== undefined;
+    const msg = this.msgOf(messageId);
+    return msg !== null && this.s.ledgerExists.get(msg) !== undefined;
   }
 
   ledgerRecipient(messageId: string, identity: string): boolean {
-    return this.s.rowExists.get(messageId, identity) !== undefined;
+    const msg = this.msgOf(messageId);
+    return msg !== null && this.s.rowExists.get(msg, identity) !== undefined;
   }
 
   ledgerMark(messageId: string, recipient: string, stage: LedgerStage): string | undefined {
-    const row = this.s.mark[stage].get(messageId, recipient) as { mark: string | null } | undefined;
+    const msg = this.msgOf(messageId);
+    if (msg === null) return undefined;
+    const row = this.s.mark[stage].get(msg, recipient) as { mark: string | null } | undefined;
     return row?.mark ?? undefined;
   }
 
@@ -57,7 +71,8 @@ export class SqliteLedgerWriter implements LedgerLookup, LedgerChangeSink {
   }
 
   ledgerCount(messageId: string, stage: LedgerStage): number {
-    return (this.s.count[stage].get(messageId) as { count: number } | undefined)?.count ?? 0;
+    const msg = this.msgOf(messageId);
+    return msg === null ? 0 : ((this.s.count[stage].get(msg) as { count: number } | undefined)?.count ?? 0);
   }
 
   lastNudge(identity: string): string | undefined {
@@ -65,24 +80,39 @@ export class SqliteLedgerWriter implements LedgerLookup, LedgerChangeSink {
   }
 
   ledgerEscalatedAt(messageId: string): string | null {
-    return (this.s.marks.get(messageId) as LedgerMarksRow | undefined)?.escalated_at ?? null;
+    return this.marks(messageId)?.escalated_at ?? null;
   }
 
   ledgerRecipients(messageId: string): readonly string[] {
-    const rows = this.s.recipients.all(messageId) as Array<{ recipient: string }>;
+    const msg = this.msgOf(messageId);
+    if (msg === null) return NONE;
+    const rows = this.s.recipients.all(msg) as Array<{ recipient: string }>;
     return rows.length === 0 ? NONE : rows.map((row) => row.recipient);
   }
 
   ledgerReplyDueBy(messageId: string): string | null {
-    return (this.s.marks.get(messageId) as LedgerMarksRow | undefined)?.reply_due_by ?? null;
+    return this.marks(messageId)?.reply_due_by ?? null;
   }
 
   ledgerOverdueAt(messageId: string): string | null {
-    return (this.s.marks.get(messageId) as LedgerMarksRow | undefined)?.reply_overdue_at ?? null;
+    return this.marks(messageId)?.reply_overdue_at ?? null;
+  }
+
+  private marks(messageId: string): LedgerMarksRow | undefined {
+    const msg = this.msgOf(messageId);
+    return msg === null ? undefined : (this.s.marks.get(msg) as LedgerMarksRow | undefined);
+  }
+
+  /** Runs a change of the message's ledger; a message never recorded has none, so it changes nothing. */
+  private change(messageId: string, write: (msg: number) => void): void {
+    const msg = this.msgOf(messageId);
+    if (msg !== null) write(msg);
   }
 
   ledgerOpened(header: LedgerHeader): void {
+    const msg = this.messageFor(header);
     this.s.openLedger.run(
+      msg,
       header.messageId,
       header.position,
       header.sender,
@@ -92,12 +122,14 @@ export class SqliteLedgerWriter implements LedgerLookup, LedgerChangeSink {
       header.wakeExpected ? 1 : 0,
     );
     // Each recipient once (as the memory store's page dedupes them), in the header's order (ledgerRecipients).
-    header.recipients.forEach((recipient, ordinal) => this.s.addRow.run(header.messageId, recipient, ordinal));
+    header.recipients.forEach((recipient, ordinal) => this.s.addRow.run(msg, recipient, ordinal));
   }
 
   ledgerStageReached(messageId: string, recipient: string, stage: LedgerStage, mark: string): void {
-    this.s.setMark[stage].run(mark, messageId, recipient);
-    this.s.countUp[stage].run(messageId);
+    this.change(messageId, (msg) => {
+      this.s.setMark[stage].run(mark, msg, recipient);
+      this.s.countUp[stage].run(msg);
+    });
   }
 
   replyAwaited(threadId: string, recipient: string, messageId: string): void {
@@ -109,15 +141,15 @@ export class SqliteLedgerWriter implements LedgerLookup, LedgerChangeSink {
   }
 
   unwokenListed(messageId: string, sentAt: string): void {
-    this.s.listUnwoken.run(Date.parse(sentAt), messageId);
+    this.change(messageId, (msg) => this.s.listUnwoken.run(Date.parse(sentAt), msg));
   }
 
   unwokenCleared(messageId: string): void {
-    this.s.clearUnwoken.run(messageId);
+    this.change(messageId, (msg) => this.s.clearUnwoken.run(msg));
   }
 
   wakeEscalated(messageId: string, at: string): void {
-    this.s.escalate.run(at, messageId);
+    this.change(messageId, (msg) => this.s.escalate.run(at, msg));
   }
 
   nudgeObserved(identity: string, mark: string): void {
@@ -125,7 +157,7 @@ export class SqliteLedgerWriter implements LedgerLookup, LedgerChangeSink {
   }
 
   replyRequested(messageId: string, dueBy: string): void {
-    this.s.requestReply.run(dueBy, Date.parse(dueBy), messageId);
+    this.change(messageId, (msg) => this.s.requestReply.run(dueBy, Date.parse(dueBy), msg));
   }
 
   replyOwed(recipient: string, messageId: string, dueBy: string): void {
@@ -139,11 +171,11 @@ export class SqliteLedgerWriter implements LedgerLookup, LedgerChangeSink {
   }
 
   repliesMet(messageId: string): void {
-    this.s.undue.run(messageId);
+    this.change(messageId, (msg) => this.s.undue.run(msg));
   }
 
   replyOverdueMarked(messageId: string, at: string): void {
-    this.s.markOverdue.run(at, messageId);
+    this.change(messageId, (msg) => this.s.markOverdue.run(at, msg));
   }
 }
 
@@ -158,37 +190,35 @@ const perStage = <T>(make: (column: string) => T): Record<LedgerStage, T> =>
 
 function prepareLedger(db: Database.Database, g: string) {
   return {
-    ledgerExists: db.prepare(`SELECT 1 FROM ${g}_ledgers WHERE message_id = ?`),
-    rowExists: db.prepare(`SELECT 1 FROM ${g}_ledger_rows WHERE message_id = ? AND recipient = ?`),
-    mark: perStage((column) =>
-      db.prepare(`SELECT ${column} AS mark FROM ${g}_ledger_rows WHERE message_id = ? AND recipient = ?`),
-    ),
-    count: perStage((column) => db.prepare(`SELECT ${column} AS count FROM ${g}_ledgers WHERE message_id = ?`)),
-    marks: db.prepare(`SELECT escalated_at, reply_due_by, reply_overdue_at FROM ${g}_ledgers WHERE message_id = ?`),
-    recipients: db.prepare(`SELECT recipient FROM ${g}_ledger_rows WHERE message_id = ? ORDER BY ordinal`),
+    ledgerExists: db.prepare(`SELECT 1 FROM ${g}_ledgers WHERE msg = ?`),
+    rowExists: db.prepare(`SELECT 1 FROM ${g}_ledger_rows WHERE msg = ? AND recipient = ?`),
+    mark: perStage((column) => db.prepare(`SELECT ${column} AS mark FROM ${g}_ledger_rows WHERE msg = ? AND recipient = ?`)),
+    count: perStage((column) => db.prepare(`SELECT ${column} AS count FROM ${g}_ledgers WHERE msg = ?`)),
+    marks: db.prepare(`SELECT escalated_at, reply_due_by, reply_overdue_at FROM ${g}_ledgers WHERE msg = ?`),
+    recipients: db.prepare(`SELECT recipient FROM ${g}_ledger_rows WHERE msg = ? ORDER BY ordinal`),
     awaiting: db.prepare(`SELECT message_id FROM ${g}_awaiting WHERE thread_id = ? AND recipient = ? ORDER BY seq`),
     openLedger: db.prepare(
-      `INSERT INTO ${g}_ledgers (message_id, position, sender, thread_id, sent_at, recipient_count, wake_expected)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO ${g}_ledgers (msg, message_id, position, sender, thread_id, sent_at, recipient_count, wake_expected)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    addRow: db.prepare(`INSERT OR IGNORE INTO ${g}_ledger_rows (message_id, recipient, ordinal) VALUES (?, ?, ?)`),
-    setMark: perStage((column) => db.prepare(`UPDATE ${g}_ledger_rows SET ${column} = ? WHERE message_id = ? AND recipient = ?`)),
-    countUp: perStage((column) => db.prepare(`UPDATE ${g}_ledgers SET ${column} = ${column} + 1 WHERE message_id = ?`)),
+    addRow: db.prepare(`INSERT OR IGNORE INTO ${g}_ledger_rows (msg, recipient, ordinal) VALUES (?, ?, ?)`),
+    setMark: perStage((column) => db.prepare(`UPDATE ${g}_ledger_rows SET ${column} = ? WHERE msg = ? AND recipient = ?`)),
+    countUp: perStage((column) => db.prepare(`UPDATE ${g}_ledgers SET ${column} = ${column} + 1 WHERE msg = ?`)),
     await: db.prepare(
       `INSERT INTO ${g}_awaiting (thread_id, recipient, seq, message_id)
        VALUES (?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM ${g}_awaiting WHERE thread_id = ? AND recipient = ?), ?)`,
     ),
     settle: db.prepare(`DELETE FROM ${g}_awaiting WHERE thread_id = ? AND recipient = ?`),
-    listUnwoken: db.prepare(`UPDATE ${g}_ledgers SET unwoken_ms = ?, pending_escalation = 1 WHERE message_id = ?`),
-    clearUnwoken: db.prepare(`UPDATE ${g}_ledgers SET unwoken_ms = NULL, pending_escalation = 0 WHERE message_id = ?`),
-    escalate: db.prepare(`UPDATE ${g}_ledgers SET escalated_at = ?, pending_escalation = 0 WHERE message_id = ?`),
-    requestReply: db.prepare(`UPDATE ${g}_ledgers SET reply_due_by = ?, due_ms = ? WHERE message_id = ?`),
+    listUnwoken: db.prepare(`UPDATE ${g}_ledgers SET unwoken_ms = ?, pending_escalation = 1 WHERE msg = ?`),
+    clearUnwoken: db.prepare(`UPDATE ${g}_ledgers SET unwoken_ms = NULL, pending_escalation = 0 WHERE msg = ?`),
+    escalate: db.prepare(`UPDATE ${g}_ledgers SET escalated_at = ?, pending_escalation = 0 WHERE msg = ?`),
+    requestReply: db.prepare(`UPDATE ${g}_ledgers SET reply_due_by = ?, due_ms = ? WHERE msg = ?`),
     owe: db.prepare(`INSERT OR IGNORE INTO ${g}_owed (identity, message_id, due_ms) VALUES (?, ?, ?)`),
     reOwe: db.prepare(`UPDATE ${g}_owed SET due_ms = ? WHERE identity = ? AND message_id = ?`),
     clearOwed: db.prepare(`DELETE FROM ${g}_owed WHERE identity = ? AND message_id = ?`),
-    undue: db.prepare(`UPDATE ${g}_ledgers SET due_ms = NULL WHERE message_id = ?`),
+    undue: db.prepare(`UPDATE ${g}_ledgers SET due_ms = NULL WHERE msg = ?`),
     lastNudge: db.prepare(`SELECT mark FROM ${g}_last_nudge WHERE identity = ?`),
     setLastNudge: db.prepare(`INSERT OR REPLACE INTO ${g}_last_nudge (identity, mark) VALUES (?, ?)`),
-    markOverdue: db.prepare(`UPDATE ${g}_ledgers SET reply_overdue_at = ?, due_ms = NULL WHERE message_id = ?`),
+    markOverdue: db.prepare(`UPDATE ${g}_ledgers SET reply_overdue_at = ?, due_ms = NULL WHERE msg = ?`),
   };
 }

@@ -1,9 +1,10 @@
 /**
  * Reads one generation of the SQLite views (schema: sqliteViewsSchema.ts).
- * A listing walks the one index that serves its most selective filter, newest
- * first from its `before` bound, checks the remaining filters on each row and
- * stops after `limit + 1` rows: pages cost what they return, whatever the
- * inbox holds. Counts are read from the counter row.
+ * A listing walks one range of the owner's entries (an index or the primary
+ * key: sqliteViewsSchema.ts says which), newest first from its `before` bound,
+ * checks the remaining filters on each row and stops after `limit + 1`
+ * matches: it never reads another owner's rows. Counts are read from the
+ * counter row.
  */
 import type Database from 'libsql';
 import type { Priority, Role } from '../../../events/types';
@@ -13,23 +14,27 @@ import type { TaskView } from '../../../projections/readModel/taskView';
 import type { TaskListQuery, TaskViewPage } from '../../../projections/readModel/taskViewsMemory';
 import { SqliteLedgerReader } from './sqliteLedgerReader';
 
-interface ListedRow {
-  position: number;
-  read_at: string | null;
-  seen_at: string | null;
-  archived_at: string | null;
-  recipient_list: number;
-  message_id: string;
-  sender: string;
-  recipient: string;
-  subject: string;
-  priority: Priority;
-  thread_id: string;
-  in_reply_to: string | null;
-  tags: string;
-  sent_at: string;
-  task: string | null;
-}
+/**
+ * A listed row as one JSON array (json_array in SQL): one string per row crosses from SQLite to JavaScript
+ * instead of fifteen values, which costs about a third less CPU per page. Tags arrive parsed.
+ */
+type ListedRow = [
+  position: number,
+  readAt: string | null,
+  seenAt: string | null,
+  archivedAt: string | null,
+  recipientList: number,
+  messageId: string,
+  sender: string,
+  recipient: string,
+  subject: string,
+  priority: Priority,
+  threadId: string,
+  inReplyTo: string | null,
+  tags: string[],
+  sentAt: string,
+  task: string | null, // as stored (JSON text): a task's data may nest deeper than SQLite's JSON functions go
+];
 
 interface CountsRow {
   unread_low: number;
@@ -43,6 +48,8 @@ interface CountsRow {
 
 /** Positions are stored as integers; larger than 2^53 they would lose digits (as in sortedPositions.ts). */
 const NO_BOUND = Number.MAX_SAFE_INTEGER;
+/** The entries' boxes (sqliteViewsSchema.ts). */
+const [INBOX, OUTBOX, ARCHIVE] = [0, 1, 2];
 /** Task list rows read per statement. */
 const TASK_PAGE = 200;
 /** Statements kept per listing shape (a shape is which filters are set: a few dozen at most in practice). */
@@ -74,12 +81,12 @@ export class SqliteViewReader {
       statement = this.db.prepare(sql);
       this.shapes.set(sql, statement);
     }
-    const rows = statement.all(...params) as ListedRow[];
+    const rows = (statement.all(...params) as Array<{ j: string }>).map((row) => JSON.parse(row.j) as ListedRow);
     const hasMore = rows.length > query.limit;
     const page = hasMore ? rows.slice(0, query.limit) : rows;
     return {
       messages: page.map((row) => listed(row, query.box, query.status === 'archived')),
-      nextBefore: hasMore ? BigInt(page[page.length - 1].position) : null,
+      nextBefore: hasMore ? BigInt(page[page.length - 1][0]) : null,
       unreadCount,
     };
   }
@@ -165,55 +172,35 @@ export class SqliteViewReader {
 }
 
 function listed(row: ListedRow, box: ListQuery['box'], archived: boolean): ListedMessage {
+  const [, readAt, seenAt, archivedAt, recipientList, messageId, sender, recipient, subject, priority, threadId] = row;
+  const [inReplyTo, tags, sentAt, task] = [row[11], row[12], row[13], row[14]];
   const message: ListedMessage = {
-    messageId: row.message_id,
-    from: row.sender,
-    to: row.recipient_list === 1 ? (JSON.parse(row.recipient) as string[]) : row.recipient,
-    subject: row.subject,
-    priority: row.priority,
-    threadId: row.thread_id,
-    inReplyTo: row.in_reply_to,
-    tags: JSON.parse(row.tags) as string[],
-    sentAt: row.sent_at,
-    readAt: box === 'inbox' ? row.read_at : null,
-    seenAt: box === 'inbox' ? row.seen_at : null,
+    messageId,
+    from: sender,
+    to: recipientList === 1 ? (JSON.parse(recipient) as string[]) : recipient,
+    subject,
+    priority,
+    threadId,
+    inReplyTo,
+    tags,
+    sentAt,
+    readAt: box === 'inbox' ? readAt : null,
+    seenAt: box === 'inbox' ? seenAt : null,
   };
-  if (archived) message.archivedAt = row.archived_at!; // null for an outbox entry, as the memory store lists it
-  if (row.task !== null) message.task = JSON.parse(row.task) as ListedMessage['task'];
+  if (archived) message.archivedAt = archivedAt!; // null for an outbox entry, as the memory store lists it
+  if (task !== null) message.task = JSON.parse(task) as ListedMessage['task'];
   return message;
 }
 
 /**
- * The listing's SQL: the index of its most selective filter (tags, thread, from, to, priority, then the
- * status's partial index), named with INDEXED BY so that SQLite can never fall back to a scan.
+ * The listing's SQL: the range it walks (sqliteViewsSchema.ts says which), named with INDEXED BY where it is an
+ * index so that SQLite can never fall back to a scan; every other filter is checked on each row of that range.
  */
 function listingSql(g: string, identity: string, query: ListQuery): { sql: string; params: unknown[] } {
-  const box = query.box === 'inbox' ? 0 : 1;
-  const where: string[] = [];
-  const params: unknown[] = [];
-  let from: string;
-  const [firstTag, ...otherTags] = query.tags ?? [];
-  if (firstTag !== undefined) {
-    from = `${g}_entry_tags t JOIN ${g}_entries e ON e.owner = t.owner AND e.box = t.box AND e.position = t.position`;
-    where.push('t.owner = ?', 't.box = ?', 't.tag = ?', 't.position < ?');
-    params.push(identity, box, firstTag, bound(query));
-  } else if (query.to !== undefined && query.threadId === undefined && query.from === undefined) {
-    // Sent to the identity alone, or with it in a list: both index ranges, merged by position.
-    from =
-      `(SELECT position AS p FROM ${g}_entries INDEXED BY ${g}_entries_to WHERE owner = ? AND box = ? AND recipient = ? AND position < ? ` +
-      `UNION ALL SELECT position FROM ${g}_entry_recipients WHERE owner = ? AND box = ? AND recipient = ? AND position < ?) u ` +
-      `JOIN ${g}_entries e ON e.owner = ? AND e.box = ? AND e.position = u.p`;
-    params.push(identity, box, query.to, bound(query), identity, box, query.to, bound(query), identity, box);
-    where.push('e.owner = ?');
-    params.push(identity);
-  } else {
-    const index = indexFor(g, query);
-    from = index.name === null ? `${g}_entries e` : `${g}_entries e INDEXED BY ${index.name}`;
-    where.push('e.owner = ?', ...index.where, 'e.position < ?');
-    params.push(identity, ...index.params, bound(query));
-  }
-  if (box === 0) where.push('e.box = 0', query.status === 'archived' ? 'e.archived_at IS NOT NULL' : 'e.archived_at IS NULL');
-  else where.push('e.box = 1');
+  const index = indexFor(g, query);
+  const from = index.name === null ? `${g}_entries e` : `${g}_entries e INDEXED BY ${index.name}`;
+  const where = ['e.owner = ?', ...index.where, 'e.position < ?'];
+  const params: unknown[] = [identity, ...index.params, bound(query)];
   if (query.status === 'unread') where.push('e.read_at IS NULL');
   if (query.status === 'read') where.push('e.read_at IS NOT NULL');
   for (const [column, value] of [
@@ -227,59 +214,36 @@ function listingSql(g: string, identity: string, query: ListQuery): { sql: strin
   }
   if (query.to !== undefined) {
     where.push(
-      `(e.recipient = ? OR EXISTS (SELECT 1 FROM ${g}_entry_recipients r WHERE r.owner = e.owner AND r.box = e.box ` +
+      `(e.recipient = ? OR EXISTS (SELECT 1 FROM ${g}_entry_recipients r WHERE r.owner = e.owner AND r.box = ? ` +
         `AND r.recipient = ? AND r.position = e.position))`,
     );
-    params.push(query.to, query.to);
+    params.push(query.to, query.box === 'inbox' ? 0 : 1, query.to); // an archived entry's recipients stay under the inbox
   }
-  for (const tag of otherTags) {
-    where.push(
-      `EXISTS (SELECT 1 FROM ${g}_entry_tags o WHERE o.owner = e.owner AND o.box = e.box AND o.tag = ? AND o.position = e.position)`,
-    );
+  for (const tag of query.tags ?? []) {
+    where.push(`e.tags IS NOT NULL AND EXISTS (SELECT 1 FROM json_each(e.tags) WHERE value = ?)`);
     params.push(tag);
   }
   params.push(query.limit + 1);
   const sql =
-    `SELECT e.position, e.read_at, e.seen_at, e.archived_at, m.recipient_list, m.message_id, m.sender, m.recipient, m.subject, m.priority, m.thread_id, m.in_reply_to, ` +
-    `m.tags, m.sent_at, m.task FROM ${from} JOIN ${g}_messages m ON m.msg = e.msg ` +
+    `SELECT json_array(e.position, e.read_at, e.seen_at, e.archived_at, m.recipient_list, m.message_id, m.sender, m.recipient, ` +
+    `m.subject, m.priority, m.thread_id, m.in_reply_to, json(m.tags), m.sent_at, m.task) AS j FROM ${from} JOIN ${g}_messages m ON m.msg = e.msg ` +
     `WHERE ${where.join(' AND ')} ORDER BY e.position DESC LIMIT ?`;
   return { sql, params };
 }
 
 const bound = (query: ListQuery): number => (query.before === null ? NO_BOUND : Number(query.before));
 
-/** null: the primary key (owner, box, position), which SQLite picks by itself (it cannot be named). */
+/**
+ * The range a listing walks: the inbox's thread or unread partial index, or (null) the primary key range
+ * (owner, box) of the inbox, the archive or the outbox, which SQLite picks by itself (it cannot be named).
+ */
 function indexFor(g: string, query: ListQuery): { name: string | null; where: string[]; params: unknown[] } {
-  const box = query.box === 'inbox' ? 0 : 1;
-  const byField = (suffix: string, column: string, value: string) => ({
-    name: `${g}_entries_${suffix}`,
-    where: ['e.box = ?', `e.${column} = ?`],
-    params: [box, value],
-  });
-  if (query.threadId !== undefined) return byField('thread', 'thread_id', query.threadId);
-  if (query.from !== undefined) return byField('from', 'sender', query.from);
-  if (query.box === 'inbox') {
-    const partial =
-      query.status === 'unread'
-        ? 'unread'
-        : query.status === 'read'
-          ? 'read'
-          : query.status === 'archived'
-            ? 'archived'
-            : 'inbox';
-    if (query.priority === undefined || partial === 'unread')
-      return { name: `${g}_entries_${partial}`, where: partialWhere(partial), params: [] };
-  }
-  if (query.priority !== undefined) return byField('priority', 'priority', query.priority);
-  return { name: null, where: ['e.box = ?'], params: [box] };
-}
-
-/** The partial index's own condition, word for word: SQLite uses a partial index only when the query implies it. */
-function partialWhere(partial: 'unread' | 'read' | 'archived' | 'inbox'): string[] {
-  if (partial === 'archived') return ['e.box = 0', 'e.archived_at IS NOT NULL'];
-  if (partial === 'unread') return ['e.box = 0', 'e.archived_at IS NULL', 'e.read_at IS NULL'];
-  if (partial === 'read') return ['e.box = 0', 'e.archived_at IS NULL', 'e.read_at IS NOT NULL'];
-  return ['e.box = 0', 'e.archived_at IS NULL'];
+  if (query.box === 'outbox') return { name: null, where: ['e.box = ?'], params: [OUTBOX] };
+  if (query.status === 'archived') return { name: null, where: ['e.box = ?'], params: [ARCHIVE] };
+  if (query.threadId !== undefined)
+    return { name: `${g}_entries_thread`, where: ['e.box = 0', 'e.thread_id = ?'], params: [query.threadId] };
+  if (query.status === 'unread') return { name: `${g}_entries_unread`, where: ['e.box = 0', 'e.read_at IS NULL'], params: [] };
+  return { name: null, where: ['e.box = ?'], params: [INBOX] }; // all, read
 }
 
 function prepareReader(db: Database.Database, g: string) {
@@ -290,7 +254,7 @@ function prepareReader(db: Database.Database, g: string) {
     ),
     oldestUnread: db.prepare(
       `SELECT m.sent_at FROM ${g}_entries e INDEXED BY ${g}_entries_unread JOIN ${g}_messages m ON m.msg = e.msg
-       WHERE e.owner = ? AND e.box = 0 AND e.archived_at IS NULL AND e.read_at IS NULL ORDER BY e.position LIMIT 1`,
+       WHERE e.owner = ? AND e.box = 0 AND e.read_at IS NULL ORDER BY e.position LIMIT 1`,
     ),
     heartbeatIdentities: db.prepare(
       `SELECT identity FROM ${g}_identities WHERE has_views = 1 OR tasks_waiting <> 0

@@ -62,6 +62,9 @@ type StoredIdentity = {
 
 const INBOX = 0;
 const OUTBOX = 1;
+/** Archived inbox entries: moved out of the inbox's range, so that listing the inbox never walks them. */
+const ARCHIVE = 2;
+const boxOf = (entry: CachedEntry): number => (entry.archivedAt === null ? INBOX : ARCHIVE);
 
 export class SqliteViewWriter implements ReadModelStorage {
   private readonly s: ReturnType<typeof prepareWriter>;
@@ -79,11 +82,17 @@ export class SqliteViewWriter implements ReadModelStorage {
     readonly generation: string,
   ) {
     this.s = prepareWriter(db, generation);
-    this.ledger = new SqliteLedgerWriter(db, generation, (identity, by) => {
-      const row = this.identity(identity);
-      row.repliesOwed += by;
-      row.dirty = true;
-    });
+    this.ledger = new SqliteLedgerWriter(
+      db,
+      generation,
+      (identity, by) => {
+        const row = this.identity(identity);
+        row.repliesOwed += by;
+        row.dirty = true;
+      },
+      (messageId) => this.msgOf(messageId),
+      (header) => this.messageOfLedger(header),
+    );
   }
 
   /** The generation's stored checkpoint and log (read inside the write transaction). */
@@ -184,7 +193,7 @@ export class SqliteViewWriter implements ReadModelStorage {
       entry = null;
       const msg = this.newMessages.has(messageId) ? null : this.msgOf(messageId);
       if (msg !== null) {
-        const row = this.s.entry.get(recipient, INBOX, msg) as
+        const row = this.s.inboxEntry.get(msg, recipient) as
           | { position: number; priority: Priority; read_at: string | null; archived_at: string | null; seen_at: string | null }
           | undefined;
         if (row)
@@ -207,7 +216,7 @@ export class SqliteViewWriter implements ReadModelStorage {
     let has = this.outbox.get(key);
     if (has === undefined) {
       const msg = this.newMessages.has(messageId) ? null : this.msgOf(messageId);
-      has = msg !== null && this.s.entry.get(sender, OUTBOX, msg) !== undefined;
+      has = msg !== null && this.s.entry.get(msg, sender, OUTBOX) !== undefined;
       this.outbox.set(key, has);
     }
     return has;
@@ -298,6 +307,29 @@ export class SqliteViewWriter implements ReadModelStorage {
     return msg;
   }
 
+  /** The message a ledger belongs to; a bare one (its header's fields) if it was never recorded. */
+  private messageOfLedger(header: LedgerHeader): number {
+    const known = this.msgOf(header.messageId);
+    if (known !== null) return known;
+    const inserted = this.s.insertMessage.run(
+      header.messageId,
+      header.sender,
+      '',
+      '',
+      'normal',
+      header.threadId,
+      null,
+      '[]',
+      header.sentAt,
+      null,
+      header.recipients.length,
+      0,
+    );
+    const msg = Number(inserted.lastInsertRowid);
+    this.msgIds.set(header.messageId, msg);
+    return msg;
+  }
+
   identityHasViews(identity: string): void {
     const row = this.identity(identity);
     row.hasViews = true;
@@ -324,8 +356,8 @@ export class SqliteViewWriter implements ReadModelStorage {
   private addEntry(owner: string, box: number, position: bigint, entry: InboxEntryFields, isBroadcast: boolean): number {
     const msg = this.ensureMessage(entry);
     const to = storedAddressee(entry.to);
-    this.s.insertEntry.run(owner, box, position, msg, entry.from, to, entry.threadId, entry.priority, isBroadcast ? 1 : 0);
-    for (const tag of entry.tags) this.s.insertTag.run(owner, box, tag, position);
+    const tags = entry.tags.length === 0 ? null : JSON.stringify(entry.tags); // in the row: no B-tree per tag
+    this.s.insertEntry.run(owner, box, position, msg, entry.from, to, entry.threadId, entry.priority, isBroadcast ? 1 : 0, tags);
     if (typeof entry.to !== 'string') this.addListedRecipients(owner, box, position, entry.to);
     return msg;
   }
@@ -339,26 +371,28 @@ export class SqliteViewWriter implements ReadModelStorage {
   entryRead(recipient: string, messageId: string, readAt: string): void {
     const entry = this.entry(recipient, messageId)!;
     entry.readAt = readAt;
-    this.s.markRead.run(readAt, recipient, INBOX, entry.msg);
+    this.s.markRead.run(readAt, recipient, boxOf(entry), entry.position);
   }
 
   entryArchived(recipient: string, messageId: string, archivedAt: string): void {
     const entry = this.entry(recipient, messageId)!;
     entry.archivedAt = archivedAt;
-    this.s.archive.run(archivedAt, recipient, INBOX, entry.msg);
+    this.s.moveEntry.run(ARCHIVE, archivedAt, recipient, INBOX, entry.position);
+    this.s.deleteEntry.run(recipient, INBOX, entry.position);
   }
 
   // Issue 13's entry changes: unarchive, seen marks, the unseen counter, a list of recipients.
   entryUnarchived(recipient: string, messageId: string): void {
     const entry = this.entry(recipient, messageId)!;
     entry.archivedAt = null;
-    this.s.unarchive.run(recipient, INBOX, entry.msg);
+    this.s.moveEntry.run(INBOX, null, recipient, ARCHIVE, entry.position);
+    this.s.deleteEntry.run(recipient, ARCHIVE, entry.position);
   }
 
   entrySeen(recipient: string, messageId: string, seenAt: string): void {
     const entry = this.entry(recipient, messageId)!;
     entry.seenAt = seenAt;
-    this.s.markSeen.run(seenAt, recipient, INBOX, entry.msg);
+    this.s.markSeen.run(seenAt, recipient, boxOf(entry), entry.position);
   }
 
   unseenMoved(identity: string, by: 1 | -1): void {
@@ -515,8 +549,10 @@ function prepareWriter(db: Database.Database, g: string) {
          unseen = excluded.unseen, replies_owed = excluded.replies_owed`,
     ),
     msgOf: db.prepare(`SELECT msg FROM ${g}_messages WHERE message_id = ?`),
-    entry: db.prepare(
-      `SELECT position, priority, read_at, archived_at, seen_at FROM ${g}_entries WHERE owner = ? AND box = ? AND msg = ?`,
+    entry: db.prepare(`SELECT position FROM ${g}_entries WHERE msg = ? AND owner = ? AND box = ?`),
+    inboxEntry: db.prepare(
+      `SELECT position, priority, read_at, archived_at, seen_at FROM ${g}_entries
+       WHERE msg = ? AND owner = ? AND box IN (${INBOX}, ${ARCHIVE})`,
     ),
     agentExists: db.prepare(`SELECT 1 FROM ${g}_agents WHERE identity = ?`),
     task: db.prepare(`SELECT record FROM ${g}_tasks WHERE task_id = ?`),
@@ -535,19 +571,24 @@ function prepareWriter(db: Database.Database, g: string) {
        sent_at = ?, task = ?, recipient_count = ?, recipient_list = ? WHERE message_id = ?`,
     ),
     insertEntry: db.prepare(
-      `INSERT INTO ${g}_entries (owner, box, position, msg, sender, recipient, thread_id, priority, read_at, archived_at, is_broadcast)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?)`,
+      `INSERT INTO ${g}_entries (owner, box, position, msg, sender, recipient, thread_id, priority, read_at, archived_at, is_broadcast, tags)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?)`,
     ),
-    insertTag: db.prepare(`INSERT OR IGNORE INTO ${g}_entry_tags (owner, box, tag, position) VALUES (?, ?, ?, ?)`),
-    markRead: db.prepare(`UPDATE ${g}_entries SET read_at = ? WHERE owner = ? AND box = ? AND msg = ?`),
-    archive: db.prepare(`UPDATE ${g}_entries SET archived_at = ? WHERE owner = ? AND box = ? AND msg = ?`),
+    // An entry's changes go by its primary key (the rules found its position first): no index walk.
+    markRead: db.prepare(`UPDATE ${g}_entries SET read_at = ? WHERE owner = ? AND box = ? AND position = ?`),
+    // Archiving and unarchiving move the row between the inbox's and the archive's range (insert, then delete).
+    moveEntry: db.prepare(
+      `INSERT INTO ${g}_entries (owner, box, position, msg, sender, recipient, thread_id, priority, read_at, archived_at, is_broadcast, seen_at, tags)
+       SELECT owner, ?, position, msg, sender, recipient, thread_id, priority, read_at, ?, is_broadcast, seen_at, tags
+       FROM ${g}_entries WHERE owner = ? AND box = ? AND position = ?`,
+    ),
+    deleteEntry: db.prepare(`DELETE FROM ${g}_entries WHERE owner = ? AND box = ? AND position = ?`),
     upsertTask: db.prepare(
       `INSERT INTO ${g}_tasks (task_id, record, state, due_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (task_id) DO UPDATE SET record = excluded.record, state = excluded.state, due_at = excluded.due_at`,
     ),
     listTask: db.prepare(`INSERT OR IGNORE INTO ${g}_task_lists (list, identity, position, task_id) VALUES (?, ?, ?, ?)`),
-    unarchive: db.prepare(`UPDATE ${g}_entries SET archived_at = NULL WHERE owner = ? AND box = ? AND msg = ?`),
-    markSeen: db.prepare(`UPDATE ${g}_entries SET seen_at = ? WHERE owner = ? AND box = ? AND msg = ?`),
+    markSeen: db.prepare(`UPDATE ${g}_entries SET seen_at = ? WHERE owner = ? AND box = ? AND position = ?`),
     insertRecipient: db.prepare(
       `INSERT OR IGNORE INTO ${g}_entry_recipients (owner, box, recipient, position) VALUES (?, ?, ?, ?)`,
     ),

@@ -4,21 +4,31 @@
  * `<generation>_<table>`, and `views_meta` names the active one. Storage only:
  * what goes in, and when, is decided by the read model's rules.
  *
- * Every listing filter has an index that starts with the owner, so a page
- * reads only matching rows, newest first, and stops at its limit:
- * - the whole inbox, its unread and its read entries: partial indexes by position;
- * - the outbox: the primary key (owner, box, position);
- * - from, to, threadId, priority: (owner, box, field, position);
- * - tags: entry_tags (owner, box, tag, position), one row per tag of an entry;
- * - `before` (the cursor): the position bound of each of those ranges.
- * - status=archived: a partial index by position over archived inbox entries;
+ * An entry is one row of entries, clustered WITHOUT ROWID by (owner, box, position), box 0 the inbox, 1 the
+ * outbox, 2 the archive (an inbox entry moves to box 2 when archived and back when unarchived): each box of an
+ * owner is one contiguous range, read newest first. Each more index is one more B-tree leaf dirtied per entry
+ * (with 1,000 owners, a different leaf each time), so only the hot listings have one:
+ * - unread: partial index (owner, position) over unread inbox entries (the hot listing, the heartbeat's oldest
+ *   unread);
+ * - threadId in the inbox (mark-all-read by thread, the MCP's thread narrowing): (owner, thread_id, position);
+ * - the inbox (status all, and read), the archive and the outbox: the primary key range (owner, box) itself.
+ * Every other filter walks: from, to, priority and tags, threadId in the archive or the outbox, and status=read
+ * are checked on each row of the range above, newest first from `before`, and the walk stops at `limit + 1`
+ * matches. So a page reads at most the owner's own entries in that box below `before` (all of them only when
+ * fewer than `limit` match): never another owner's rows, never the table.
+ * - tags: the entry's tags in its row (JSON, NULL when none), checked on the row;
  * - to: a message sent to a list is found by entry_recipients (owner, box, recipient, position), one row
- *   per listed recipient (entries.recipient then holds the list as JSON, which equals no identity).
+ *   per listed recipient (entries.recipient then holds the list as JSON, which equals no identity); an
+ *   archived entry's rows stay under box 0.
+ * An entry is found by its message through entries_msg (msg, owner, box): message first, so a new message's
+ * entries are appended at the index's right edge (one leaf), not spread over every owner's part of it.
  * Counts come from the identities row (counters moved by the rules), never COUNT(*).
  *
  * The delivery ledger (issue 13): one ledgers row per message (header, a count per stage, the unwoken and
  * reply-due marks, each with a partial index in time order), ledger_rows (message, recipient) with each
- * stage's mark (a page is a range of that key, in byte order), awaiting (a recipient's unanswered messages
+ * stage's mark (a page is a range of that key, in byte order). Both are keyed by the message's integer (messages.msg,
+ * found by its id through messages' unique index), not its random id: a new message's ledger is appended at the
+ * right edge of each table instead of dirtying a random leaf of each; awaiting (a recipient's unanswered messages
  * per thread, in arrival order) and owed (what an identity must answer, by when).
  */
 
@@ -26,7 +36,11 @@
  * The tables' shape. A views file whose `schema` row differs (or is missing: written before issue 13) is
  * dropped and rebuilt from the log at open (sqliteViewsMeta.ts): views are derived, the log is the truth.
  */
-export const VIEWS_SCHEMA_VERSION = '4'; // 4: task records carry outcomeUnseen; the internal 'asking' task list (issue 12)
+export const VIEWS_SCHEMA_VERSION = '7';
+// 7: fewer entry indexes (listings walk the owner's range; tags in the entry row), archived inbox entries in their
+//    own box (2), ledgers keyed by the message's integer (branch sqlfast: its 4 to 6 were never released)
+// 4: task records carry outcomeUnseen; the internal 'asking' task list (issue 12)
+// 3: each identity's last delivered nudge (the console's agents table)
 
 /** A generation's name: `g` and a number (it becomes part of table names, so nothing else is accepted). */
 export const GENERATION_NAME = /^g[0-9]{1,9}$/;
@@ -39,7 +53,6 @@ export const GENERATION_TABLES = [
   'state',
   'messages',
   'entries',
-  'entry_tags',
   'identities',
   'agents',
   'tasks',
@@ -88,26 +101,12 @@ CREATE TABLE IF NOT EXISTS ${g}_entries (
   archived_at TEXT,
   is_broadcast INTEGER NOT NULL,
   seen_at TEXT,
+  tags TEXT,
   PRIMARY KEY (owner, box, position)
 ) WITHOUT ROWID;
-CREATE UNIQUE INDEX IF NOT EXISTS ${g}_entries_msg ON ${g}_entries (owner, box, msg);
-CREATE INDEX IF NOT EXISTS ${g}_entries_inbox ON ${g}_entries (owner, position) WHERE box = 0 AND archived_at IS NULL;
-CREATE INDEX IF NOT EXISTS ${g}_entries_unread ON ${g}_entries (owner, position)
-  WHERE box = 0 AND archived_at IS NULL AND read_at IS NULL;
-CREATE INDEX IF NOT EXISTS ${g}_entries_read ON ${g}_entries (owner, position)
-  WHERE box = 0 AND archived_at IS NULL AND read_at IS NOT NULL;
-CREATE INDEX IF NOT EXISTS ${g}_entries_archived ON ${g}_entries (owner, position) WHERE box = 0 AND archived_at IS NOT NULL;
-CREATE INDEX IF NOT EXISTS ${g}_entries_from ON ${g}_entries (owner, box, sender, position);
-CREATE INDEX IF NOT EXISTS ${g}_entries_to ON ${g}_entries (owner, box, recipient, position);
-CREATE INDEX IF NOT EXISTS ${g}_entries_thread ON ${g}_entries (owner, box, thread_id, position);
-CREATE INDEX IF NOT EXISTS ${g}_entries_priority ON ${g}_entries (owner, box, priority, position);
-CREATE TABLE IF NOT EXISTS ${g}_entry_tags (
-  owner TEXT NOT NULL,
-  box INTEGER NOT NULL,
-  tag TEXT NOT NULL,
-  position INTEGER NOT NULL,
-  PRIMARY KEY (owner, box, tag, position)
-) WITHOUT ROWID;
+CREATE UNIQUE INDEX IF NOT EXISTS ${g}_entries_msg ON ${g}_entries (msg, owner, box);
+CREATE INDEX IF NOT EXISTS ${g}_entries_unread ON ${g}_entries (owner, position) WHERE box = 0 AND read_at IS NULL;
+CREATE INDEX IF NOT EXISTS ${g}_entries_thread ON ${g}_entries (owner, thread_id, position) WHERE box = 0;
 CREATE TABLE IF NOT EXISTS ${g}_identities (
   identity TEXT PRIMARY KEY,
   has_views INTEGER NOT NULL,
@@ -154,7 +153,8 @@ CREATE TABLE IF NOT EXISTS ${g}_entry_recipients (
   PRIMARY KEY (owner, box, recipient, position)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS ${g}_ledgers (
-  message_id TEXT PRIMARY KEY,
+  msg INTEGER PRIMARY KEY,
+  message_id TEXT NOT NULL,
   position TEXT NOT NULL,
   sender TEXT NOT NULL,
   thread_id TEXT NOT NULL,
@@ -172,13 +172,13 @@ CREATE TABLE IF NOT EXISTS ${g}_ledgers (
   unwoken_ms INTEGER,
   pending_escalation INTEGER NOT NULL DEFAULT 0,
   due_ms INTEGER
-) WITHOUT ROWID;
+);
 CREATE INDEX IF NOT EXISTS ${g}_ledgers_unwoken ON ${g}_ledgers (unwoken_ms, message_id) WHERE unwoken_ms IS NOT NULL;
 CREATE INDEX IF NOT EXISTS ${g}_ledgers_pending ON ${g}_ledgers (unwoken_ms, message_id)
   WHERE unwoken_ms IS NOT NULL AND pending_escalation = 1;
 CREATE INDEX IF NOT EXISTS ${g}_ledgers_due ON ${g}_ledgers (due_ms, message_id) WHERE due_ms IS NOT NULL;
 CREATE TABLE IF NOT EXISTS ${g}_ledger_rows (
-  message_id TEXT NOT NULL,
+  msg INTEGER NOT NULL,
   recipient TEXT NOT NULL,
   ordinal INTEGER NOT NULL,
   in_view TEXT,
@@ -186,7 +186,7 @@ CREATE TABLE IF NOT EXISTS ${g}_ledger_rows (
   seen TEXT,
   read TEXT,
   replied TEXT,
-  PRIMARY KEY (message_id, recipient)
+  PRIMARY KEY (msg, recipient)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS ${g}_awaiting (
   thread_id TEXT NOT NULL,
@@ -210,9 +210,10 @@ CREATE TABLE IF NOT EXISTS ${g}_last_nudge (
 
 /**
  * The listing indexes: a bulk build (sqliteBulkBuild.ts) drops them while it loads, then creates them once at the
- * end (a sort), which costs far less than keeping seven more B-trees in step with every insert.
+ * end (a sort), which costs far less than keeping them in step with every insert. (entries_msg stays: the rules
+ * look entries up by message while loading, and it is appended to at its right edge.)
  */
-export const LISTING_INDEXES = ['inbox', 'unread', 'read', 'archived', 'from', 'to', 'thread', 'priority'] as const;
+export const LISTING_INDEXES = ['unread', 'thread'] as const;
 
 export const dropListingIndexesSql = (g: string): string =>
   LISTING_INDEXES.map((index) => `DROP INDEX IF EXISTS ${g}_entries_${index};`).join('\n');

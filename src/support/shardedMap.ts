@@ -5,7 +5,7 @@
  * Why: a JS Map is one hash table; when it fills, V8 copies all of it into a table twice the size, on the
  * event loop, in one go. Measured at 2,000 sends/s (bench http/sustainedLoad, issue 10), the views' apply
  * stalled 60 ms at ~65k messages, 126 ms at ~131k and 260 ms at ~262k: the per-message Maps doubling
- * together. Split 256 ways (once it holds 32k keys: a smaller one stays one Map), each table holds 1/256 of the keys, so the largest copy at 10M messages is
+ * together. Split 256 ways (once it holds 4k keys: a smaller one stays one Map), each table holds 1/256 of the keys, so the largest copy at 10M messages is
  * ~40k entries (a few ms), the shards cross their sizes at different moments, and the store never meets
  * V8's limit of 2^24 entries per Map (~16.7M messages would have crashed the process).
  *
@@ -15,8 +15,11 @@
  * callers that need an order sort.
  */
 const SHARDS = 256;
-/** Keys held in one Map before it splits: its last doubling copies 16k entries, about a millisecond. */
-const SPLIT_AT = 32_768;
+/**
+ * Keys held in one Map before it splits. The split is one pass over them; at 32,768 the views' per-message maps split
+ * together in one 60 ms stall (bench http/sustainedLoad), at 4,096 that is a few ms.
+ */
+const SPLIT_AT = 4_096;
 
 const shardOf = (key: string): number => {
   const n = key.length;

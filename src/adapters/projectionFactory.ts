@@ -10,7 +10,7 @@ import type { MailboxConfig } from '../config';
 import type { ProjectionStore } from '../projections/projectionStore';
 import type { WakeBus } from '../projections/wakeBus';
 import { MemoryProjectionStore } from './projections/memoryProjectionStore';
-import { connectRedis, isClusterUrl, redactUrl, redisOptionsOf } from './projections/redisConnection';
+import { closeRedis, connectRedis, isClusterUrl, redactUrl, redisOptionsOf } from './projections/redisConnection';
 import { RedisKeys } from './projections/redisKeys';
 import { RedisSharedLimits } from './projections/redisSharedLimits';
 import type { SharedLimits } from '../application/sharedLimits';
@@ -146,7 +146,7 @@ export async function createLeases(config: MailboxConfig): Promise<Leases | null
   return {
     lease: (name) => new RedisLease(client, keys, name),
     close: async () => {
-      await client.quit().catch(() => client.disconnect());
+      await closeRedis(client);
     },
   };
 }

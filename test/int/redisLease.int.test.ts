@@ -100,7 +100,7 @@ describe.each([
       expect(await fresh.store.checkpoint()).toBe(90n);
     } finally {
       await fresh.close();
-      await old.store.close();
+      await old.close(); // the whole harness: its wake bus holds a connection of its own
     }
   });
 });

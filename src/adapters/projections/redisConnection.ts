@@ -158,6 +158,16 @@ export async function connectRedis(url: string, options: RedisConnectionOptions)
 export const redactUrl = redactRedisUrl;
 
 /**
+ * Closes a connection for good: QUIT (what was sent is answered), then disconnect. Through Sentinel, QUIT alone left
+ * the failover detector's subscriptions to the sentinels open (ioredis closes them only on disconnect), and those
+ * sockets kept the process alive after everything else had closed (found as a test run that did not exit).
+ */
+export async function closeRedis(client: RedisClient): Promise<void> {
+  await client.quit().catch(() => undefined);
+  client.disconnect();
+}
+
+/**
  * Replies that mean "this node cannot serve right now" (cluster resharding or failing over, a
  * replica promoted late, a node still loading): retry later, like a lost connection.
  */

@@ -33,7 +33,7 @@ import { ProjectorDeposed } from '../../projections/projectorLease';
 import type { ProjectedEvent } from '../../projections/viewChanges';
 import { inLogOrder } from './redisApplyPlan';
 import { RedisScriptApplier } from './redisApplier';
-import { redisCall, type RedisClient } from './redisConnection';
+import { closeRedis, redisCall, type RedisClient } from './redisConnection';
 import { RedisGenerations } from './redisGenerations';
 import { parsePosition, RedisKeys } from './redisKeys';
 import { defineMailboxScripts } from './redisScripts';
@@ -329,7 +329,7 @@ export class RedisProjectionStore implements ProjectionStore {
   }
 
   async close(): Promise<void> {
-    await this.client.quit().catch(() => this.client.disconnect());
+    await closeRedis(this.client);
   }
 
   private async read<T>(query: (prefix: string) => Promise<T>): Promise<T> {

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Result } from 'ioredis';
 import type { SharedLimits, WakeStreamHold } from '../../application/sharedLimits';
-import { redisCall, type RedisClient } from './redisConnection';
+import { closeRedis, redisCall, type RedisClient } from './redisConnection';
 import type { RedisKeys } from './redisKeys';
 
 /**
@@ -121,6 +121,6 @@ export class RedisSharedLimits implements SharedLimits {
   async close(): Promise<void> {
     for (const renewal of this.renewals) clearInterval(renewal);
     this.renewals.clear();
-    await this.client.quit().catch(() => this.client.disconnect());
+    await closeRedis(this.client);
   }
 }

@@ -9,7 +9,7 @@
 import type { Logger } from 'pino';
 import type { WakeEvent } from '../../projections/viewChanges';
 import type { Unsubscribe, WakeBus, WakeListener } from '../../projections/wakeBus';
-import { redisCall, type RedisClient } from './redisConnection';
+import { closeRedis, redisCall, type RedisClient } from './redisConnection';
 import type { RedisKeys } from './redisKeys';
 
 interface Channel {
@@ -62,8 +62,8 @@ export class RedisWakeBus implements WakeBus {
     this.channels.clear();
     const subscriber = this.subscriber;
     this.subscriber = null;
-    if (subscriber) await (await subscriber).quit().catch(() => undefined);
-    await this.publisher.quit().catch(() => this.publisher.disconnect());
+    if (subscriber) await closeRedis(await subscriber);
+    await closeRedis(this.publisher);
   }
 
   private async unsubscribe(name: string, channel: Channel, listener: WakeListener): Promise<void> {

@@ -35,6 +35,7 @@ export class RedisChannelTarget implements NudgeTarget {
 
   async close(): Promise<void> {
     if (this.redis.status === 'end') return;
-    await this.redis.quit().catch(() => this.redis.disconnect());
+    await this.redis.quit().catch(() => undefined);
+    this.redis.disconnect(); // through Sentinel, QUIT alone leaves the sentinel subscriptions open
   }
 }

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SqliteProjectionStore } from '../../src/adapters/projections/sqliteProjectionStore';
+import { ThreadedSqliteProjectionStore } from '../../src/adapters/projections/threadedSqliteProjectionStore';
 import { InProcessWakeBus } from '../../src/adapters/wake/inProcessWakeBus';
 import { describeProjectionStoreContract, type ProjectionStoreFactory } from './projectionStore.contract';
 import { describeTaskViewsContract } from './taskViews.contract';
@@ -27,9 +28,20 @@ const sqlite =
     return { store, wakeBus, close: async () => Promise.all([store.close(), wakeBus.close()]).then(() => undefined) };
   };
 
+/** The store the embedded mailbox runs on: the same file, written by a worker thread, read on the event loop. */
+const threaded: ProjectionStoreFactory = async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'views-contract-'));
+  dirs.push(dir);
+  const wakeBus = new InProcessWakeBus();
+  const store = await ThreadedSqliteProjectionStore.open(path.join(dir, 'views.sqlite'), wakeBus);
+  return { store, wakeBus, close: async () => Promise.all([store.close(), wakeBus.close()]).then(() => undefined) };
+};
+
 describeProjectionStoreContract('sqlite', sqlite());
 describeProjectionStoreContract('sqlite, 16 events per transaction', sqlite(16));
 describeTaskViewsContract('sqlite', sqlite());
+describeProjectionStoreContract('sqlite, written by a worker thread', threaded);
+describeTaskViewsContract('sqlite, written by a worker thread', threaded);
 
 it('a task list longer than one read page, filtered by state, pages exactly as the pure read model does', async () => {
   const log = new LogBuilder().register('@a', '@b', '@c');

@@ -1,0 +1,89 @@
+/**
+ * The SQLite views' writing side, in a worker thread (started by
+ * threadedSqliteProjectionStore.ts): applies batches, claims and marks the
+ * views, resets them, each through an ordinary SqliteProjectionStore on its
+ * own connection. A live transaction of the views is synchronous (~0.2 ms of
+ * CPU per event); on the event loop it was the largest share of a send's cost
+ * and the tail of every request queued behind it. Here it no longer stops the
+ * event loop: requests are answered while the views are written, and the
+ * loop's heap no longer holds the batch's working set.
+ *
+ * Messages in: {id, op, args} with op one of apply | claim | markLiveWriter | releaseLiveWriter | reset | close.
+ * Out: {kind: 'ready'} once the file is open (or {kind: 'failed', error}); {kind: 'wakes', wakes} as each
+ * transaction commits (before the answer of the call that committed it); {kind: 'answer', id, value} or
+ * {kind: 'answer', id, error: {name, message, ...fields}}.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { WakeBus } from '../../../projections/wakeBus';
+import type { ProjectedEvent, WakeEvent } from '../../../projections/viewChanges';
+import { SqliteProjectionStore, type SqliteProjectionOptions } from '../sqliteProjectionStore';
+import { describeThreadError, type ThreadError } from './sqliteViewsThreadErrors';
+
+export type ViewsThreadRequest =
+  | { op: 'apply'; batch: ProjectedEvent[] }
+  | { op: 'claim' | 'markLiveWriter' | 'releaseLiveWriter'; logIdentity: string }
+  | { op: 'reset' | 'close' };
+export type ViewsThreadCall = ViewsThreadRequest & { id: number };
+
+export type ViewsThreadMessage =
+  | { kind: 'ready' }
+  | { kind: 'failed'; error: ThreadError }
+  | { kind: 'wakes'; wakes: readonly WakeEvent[] }
+  | { kind: 'answer'; id: number; value?: unknown; error?: ThreadError };
+
+export interface ViewsThreadData {
+  file: string;
+  options: SqliteProjectionOptions;
+}
+
+const port = parentPort;
+if (port === null) throw new Error('sqliteViewsThread runs in a worker thread (threadedSqliteProjectionStore.ts starts it)');
+const post = (message: ViewsThreadMessage): void => port.postMessage(message);
+
+/** Wakes go to the parent, which publishes them on the process's wake bus (subscribers live on its event loop). */
+const forwardingBus: WakeBus = {
+  publish: async (wakes) => post({ kind: 'wakes', wakes }),
+  subscribe: () => Promise.reject(new Error('the views thread publishes wakes; subscribers are on the main thread')),
+  close: async () => undefined,
+};
+
+function open(): SqliteProjectionStore | null {
+  const { file, options } = workerData as ViewsThreadData;
+  try {
+    return SqliteProjectionStore.open(file, forwardingBus, options);
+  } catch (error) {
+    post({ kind: 'failed', error: describeThreadError(error) });
+    return null;
+  }
+}
+
+async function run(store: SqliteProjectionStore, call: ViewsThreadCall): Promise<unknown> {
+  switch (call.op) {
+    case 'apply':
+      return store.applyBatch(call.batch);
+    case 'claim':
+      return store.claim(call.logIdentity);
+    case 'markLiveWriter':
+      return store.markLiveWriter(call.logIdentity);
+    case 'releaseLiveWriter':
+      return store.releaseLiveWriter(call.logIdentity);
+    case 'reset':
+      return store.reset();
+    case 'close':
+      return store.close();
+  }
+}
+
+const store = open();
+if (store !== null) {
+  port.on('message', (call: ViewsThreadCall) => {
+    run(store, call).then(
+      (value) => {
+        post({ kind: 'answer', id: call.id, value });
+        if (call.op === 'close') port.close();
+      },
+      (error: unknown) => post({ kind: 'answer', id: call.id, error: describeThreadError(error) }),
+    );
+  });
+  post({ kind: 'ready' });
+}

@@ -1,0 +1,244 @@
+/**
+ * The SQLite views file with its writes on a worker thread
+ * (sqliteViews/sqliteViewsThread.ts) and its reads on the event loop: the
+ * store the embedded mailbox runs on.
+ *
+ * Why two connections: a read is one short synchronous look (a page of 50 in
+ * well under a millisecond) and would only pay a thread hop, while applying a
+ * batch is the views' heavy work (~0.2 ms of CPU per event) and, on the event
+ * loop, delayed every request behind it. WAL lets the reading connection see
+ * each transaction the thread commits, never part of one; the thread answers
+ * an apply only after its COMMIT, so a caller that waited for the views to
+ * reach a position reads them there.
+ *
+ * Every write goes to the thread (applies, claims, the live-writer mark,
+ * reset), so the event loop never waits for the file's write lock; what stays
+ * here is reading, the binding, and blue/green generations (a rebuild
+ * command's work, which takes the lock as another process would).
+ */
+import path from 'node:path';
+import type { Worker } from 'node:worker_threads';
+import type { ListQuery } from '../../projections/listQuery';
+import type {
+  AgentView,
+  HeartbeatCounts,
+  ProjectionStore,
+  UnreadCount,
+  ViewPage,
+  ViewsBinding,
+} from '../../projections/projectionStore';
+import type { TaskView } from '../../projections/readModel/taskView';
+import type { DueReply, LastNudge, LedgerPage, LedgerQuery, UnwokenPage, UnwokenQuery } from '../../projections/readModel/ledger';
+import type { TaskListQuery, TaskViewPage } from '../../projections/readModel/taskViewsMemory';
+import type { ProjectionGenerations } from '../../projections/rebuildGenerations';
+import type { ProjectedEvent } from '../../projections/viewChanges';
+import type { WakeBus } from '../../projections/wakeBus';
+import { startThread } from '../../support/threads/startThread';
+import { SqliteProjectionStore, type SqliteProjectionOptions } from './sqliteProjectionStore';
+import type { ViewsThreadData, ViewsThreadRequest, ViewsThreadMessage } from './sqliteViews/sqliteViewsThread';
+import { rebuildThreadError } from './sqliteViews/sqliteViewsThreadErrors';
+
+const THREAD_ENTRY = path.join(__dirname, 'sqliteViews', 'sqliteViewsThread');
+/** A thread that does not close within this long (a stuck transaction) is terminated: its work rolls back. */
+const CLOSE_TIMEOUT_MS = 10_000;
+
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+}
+
+export class ThreadedSqliteProjectionStore implements ProjectionStore {
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  /** Wakes are published in the order the thread committed them, each before the answer of the apply that made it. */
+  private published: Promise<void> = Promise.resolve();
+  private stopped: Error | null = null;
+  private readonly exited: Promise<void>;
+
+  private constructor(
+    private readonly local: SqliteProjectionStore,
+    private readonly worker: Worker,
+    private readonly wakeBus: WakeBus,
+  ) {
+    this.exited = new Promise((resolve) => worker.once('exit', () => resolve()));
+    worker.on('message', (message: ViewsThreadMessage) => this.receive(message));
+    worker.on('error', (error) => this.stop(new Error(`SQLite views thread failed: ${error.message}`)));
+    worker.on('exit', (code) => this.stop(new Error(`SQLite views thread exited (code ${code})`)));
+    worker.unref(); // an idle thread keeps no process alive; ref'd while a call is pending
+  }
+
+  /**
+   * Opens the file here (its schema checked, or dropped and recreated: `schemaReset` says why), then starts the
+   * writing thread on it and waits until it has opened the file too.
+   */
+  static async open(
+    file: string,
+    wakeBus: WakeBus,
+    options: SqliteProjectionOptions = {},
+  ): Promise<ThreadedSqliteProjectionStore> {
+    const local = SqliteProjectionStore.open(file, wakeBus, options);
+    const data: ViewsThreadData = { file: local.file, options };
+    const worker = startThread(THREAD_ENTRY, { workerData: data });
+    let onMessage: (message: ViewsThreadMessage) => void = () => undefined;
+    let onError: (error: Error) => void = () => undefined;
+    let onExit: (code: number) => void = () => undefined;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        onMessage = (message) => {
+          if (message.kind === 'ready') resolve();
+          if (message.kind === 'failed') reject(rebuildThreadError(message.error));
+        };
+        onError = reject;
+        onExit = (code) => reject(new Error(`SQLite views thread exited at start (code ${code})`));
+        worker.on('message', onMessage).once('error', onError).once('exit', onExit);
+      });
+    } catch (error) {
+      await worker.terminate();
+      await local.close();
+      throw error;
+    } finally {
+      // Only these: a Worker keeps listeners of its own (removeAllListeners cut its message port off).
+      worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+    }
+    return new ThreadedSqliteProjectionStore(local, worker, wakeBus);
+  }
+
+  /** Why the file's views were dropped at open to be rebuilt from the log (another schema); null: kept. */
+  get schemaReset(): string | null {
+    return this.local.schemaReset;
+  }
+
+  get file(): string {
+    return this.local.file;
+  }
+
+  private receive(message: ViewsThreadMessage): void {
+    if (message.kind === 'wakes') {
+      const { wakes } = message;
+      this.published = this.published.then(() => this.wakeBus.publish(wakes)).catch(() => undefined);
+      return;
+    }
+    if (message.kind !== 'answer') return;
+    const waiting = this.pending.get(message.id);
+    if (waiting === undefined) return;
+    this.pending.delete(message.id);
+    if (this.pending.size === 0) this.worker.unref();
+    const { error, value } = message;
+    void this.published.then(() => (error === undefined ? waiting.resolve(value) : waiting.reject(rebuildThreadError(error))));
+  }
+
+  private stop(error: Error): void {
+    if (this.stopped !== null) return;
+    this.stopped = error;
+    for (const waiting of this.pending.values()) waiting.reject(error);
+    this.pending.clear();
+  }
+
+  private call(call: ViewsThreadRequest): Promise<unknown> {
+    if (this.stopped !== null) return Promise.reject(this.stopped);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker.ref();
+      this.worker.postMessage({ ...call, id });
+    });
+  }
+
+  async applyBatch(batch: readonly ProjectedEvent[]): Promise<void> {
+    if (batch.length === 0) return;
+    await this.call({ op: 'apply', batch: batch as ProjectedEvent[] });
+  }
+
+  async claim(logIdentity: string): Promise<ViewsBinding> {
+    await this.call({ op: 'claim', logIdentity });
+    return this.local.claim(logIdentity); // claimed by the thread: here it only binds the reads to this log
+  }
+
+  async markLiveWriter(logIdentity: string): Promise<void> {
+    await this.call({ op: 'markLiveWriter', logIdentity });
+  }
+
+  async releaseLiveWriter(logIdentity: string): Promise<void> {
+    if (this.stopped !== null) return; // a stopped thread marks nothing; its mark expires by itself
+    await this.call({ op: 'releaseLiveWriter', logIdentity });
+  }
+
+  async reset(): Promise<void> {
+    await this.call({ op: 'reset' });
+  }
+
+  async close(): Promise<void> {
+    if (this.stopped === null) {
+      const timeout = setTimeout(() => void this.worker.terminate(), CLOSE_TIMEOUT_MS);
+      try {
+        await this.call({ op: 'close' });
+      } catch {
+        // the thread failed or is gone: its store is closed with it (SQLite rolls back what it had not committed)
+      }
+      await this.exited;
+      clearTimeout(timeout);
+    }
+    this.stop(new Error('SQLite views store closed'));
+    await this.local.close();
+  }
+
+  checkpoint(): Promise<bigint | null> {
+    return this.local.checkpoint();
+  }
+
+  binding(): Promise<ViewsBinding> {
+    return this.local.binding();
+  }
+
+  generations(): ProjectionGenerations {
+    return this.local.generations();
+  }
+
+  listMessages(identity: string, query: ListQuery): Promise<ViewPage> {
+    return this.local.listMessages(identity, query);
+  }
+
+  unreadCount(identity: string): Promise<UnreadCount> {
+    return this.local.unreadCount(identity);
+  }
+
+  heartbeat(identity: string): Promise<HeartbeatCounts> {
+    return this.local.heartbeat(identity);
+  }
+
+  allHeartbeats(): Promise<HeartbeatCounts[]> {
+    return this.local.allHeartbeats();
+  }
+
+  listAgents(): Promise<AgentView[]> {
+    return this.local.listAgents();
+  }
+
+  listTasks(identity: string, query: TaskListQuery): Promise<TaskViewPage> {
+    return this.local.listTasks(identity, query);
+  }
+
+  getTask(taskId: string): Promise<TaskView | undefined> {
+    return this.local.getTask(taskId);
+  }
+
+  dueTasks(now: string, limit: number): Promise<TaskView[]> {
+    return this.local.dueTasks(now, limit);
+  }
+
+  deliveryLedger(messageId: string, query: LedgerQuery): Promise<LedgerPage | undefined> {
+    return this.local.deliveryLedger(messageId, query);
+  }
+
+  unwoken(query: UnwokenQuery): Promise<UnwokenPage> {
+    return this.local.unwoken(query);
+  }
+
+  lastNudges(): Promise<Map<string, LastNudge>> {
+    return this.local.lastNudges();
+  }
+
+  dueReplies(dueBy: string, limit: number): Promise<DueReply[]> {
+    return this.local.dueReplies(dueBy, limit);
+  }
+}

@@ -16,7 +16,7 @@ import { RedisSharedLimits } from './projections/redisSharedLimits';
 import type { SharedLimits } from '../application/sharedLimits';
 import { RedisProjectionStore } from './projections/redisProjectionStore';
 import { InProcessWakeBus } from './wake/inProcessWakeBus';
-import { SqliteProjectionStore } from './projections/sqliteProjectionStore';
+import { ThreadedSqliteProjectionStore } from './projections/threadedSqliteProjectionStore';
 import { sqliteLogFile } from './eventStoreFactory';
 import { RedisWakeBus } from './projections/redisWakeBus';
 import { RedisLease } from './projections/redisLease';
@@ -82,9 +82,13 @@ export function sqliteViewsFile(config: MailboxConfig): string | null {
 }
 
 /** Opens the views file and says what the projector will do with it: resume from its checkpoint, or build it from the log. */
-export async function openSqliteViews(file: string, wakeBus: InProcessWakeBus, logger: Logger): Promise<SqliteProjectionStore> {
+export async function openSqliteViews(
+  file: string,
+  wakeBus: InProcessWakeBus,
+  logger: Logger,
+): Promise<ThreadedSqliteProjectionStore> {
   const existed = fs.existsSync(file);
-  const store = SqliteProjectionStore.open(file, wakeBus);
+  const store = await ThreadedSqliteProjectionStore.open(file, wakeBus); // written on a worker thread, read here
   const { checkpoint, logIdentity } = await store.binding();
   if (store.schemaReset !== null) {
     logger.warn(

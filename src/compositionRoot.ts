@@ -85,7 +85,7 @@ export interface OpenedPipeline {
   eventStore: EventStore;
   projections: ProjectionStore;
   wakeBus: WakeBus;
-  /** True when this process runs its own projector (the embedded default: in-memory views rebuilt from the log). */
+  /** True when this process runs its own projector (embedded default: in-memory views rebuilt from the log). */
   runsProjector: boolean;
   /** The leases of the shared jobs when the views are shared (Redis), else null. */
   leases: Leases | null;

@@ -63,9 +63,9 @@ export const configSchema = z.object({
     .enum(['refuse', 'take-over'], { error: "MAILBOX_PROJECTIONS_ON_FOREIGN must be 'refuse' or 'take-over'" })
     .default('refuse'),
   /**
-   * Where the views live without Redis: 'memory' (the default: rebuilt from the whole log at every start, memory
-   * grows with the messages) or 'sqlite' (opt-in: a file beside the log, resumed from its checkpoint at start, bounded
-   * memory, but ~4x slower projection: docs/operators.md says when to choose it). Not used with Redis.
+   * Where the views live without Redis: 'sqlite' (default: a file beside the log, resumed from its checkpoint at
+   * start) or 'memory' (rebuilt from the whole log at every start; tests and benchmarks). Unset with a log in memory
+   * (memory:): memory. Not used with Redis.
    */
   views: z.enum(['sqlite', 'memory'], { error: "MAILBOX_VIEWS must be 'sqlite' or 'memory'" }).optional(),
   strictRecipients: z.boolean().default(false),
@@ -156,8 +156,8 @@ const VALID_FORM: Partial<Record<keyof MailboxConfig, string>> = {
   adminToken: '16 or more characters without spaces (or unset it to generate one)',
   strictRecipients: 'true or false (also 1/0, yes/no, on/off)',
   views:
-    'memory (the default: rebuilt from the log at every start) or sqlite (views in a file beside the log, resumed at ' +
-    'start with bounded memory; slower under load)',
+    'sqlite (the default: views in a file beside the log, resumed at start) or memory (rebuilt from the log at every ' +
+    'start; for tests and benchmarks)',
   redisSentinels: 'the sentinels as host:port,host:port (with MAILBOX_REDIS_SENTINEL_NAME)',
   redisSentinelName: 'the master name the sentinels watch (sentinel monitor <name> ...), without spaces or slashes',
   redisCluster: 'seed nodes of the cluster as host:port,host:port',

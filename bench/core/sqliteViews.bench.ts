@@ -1,5 +1,5 @@
 /**
- * The SQLite views file (opt-in: MAILBOX_VIEWS=sqlite; memory is the embedded default), on a synthetic log of
+ * The SQLite views file (the embedded default), on a synthetic log of
  * 1,000,000 events (1,000 agents), each phase in its own child process so
  * that every RSS figure is one process holding one store:
  * - build: a first start on the log (views file absent): the bulk catch-up, listing indexes at the end;
@@ -75,10 +75,7 @@ async function open(dir: string): Promise<Opened> {
     }),
   );
   const [started, cpuBefore] = [nowMs(), cpuMs()];
-  const mailbox = await createMailbox(
-    { dataDir: dir, adminToken: BENCH_ADMIN_TOKEN, logLevel: 'info', views: 'sqlite' },
-    { logger },
-  );
+  const mailbox = await createMailbox({ dataDir: dir, adminToken: BENCH_ADMIN_TOKEN, logLevel: 'info' }, { logger });
   await mailbox.projections.unreadCount(agentIdentity(0)); // the first read: a bulk build's indexes exist by then
   const ms = nowMs() - started;
   const cpu = cpuMs() - cpuBefore;

@@ -1,7 +1,6 @@
 /**
- * Chooses projections and wake bus from configuration: Redis when MAILBOX_REDIS_URL is set; else views in memory (the
- * embedded default, rebuilt from the log at start) or the SQLite views file beside the log (MAILBOX_VIEWS=sqlite, opt-in:
- * resumes at start with bounded memory, but projects ~4x slower than memory; see docs/operators.md).
+ * Chooses projections and wake bus from configuration: Redis when MAILBOX_REDIS_URL is set; else the SQLite views
+ * file beside the log (MAILBOX_VIEWS=sqlite, the default) or views in memory (MAILBOX_VIEWS=memory, or a log in memory).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -67,16 +66,15 @@ export async function createProjectionAdapters(
 }
 
 /**
- * The SQLite views file of this configuration (null: views in memory or in Redis). Only MAILBOX_VIEWS=sqlite asks
- * for one (memory is the default: the file projects ~4x slower, see docs/operators.md): beside the SQLite log
- * (views.sqlite next to the default events.sqlite, <name>.views.sqlite next to sqlite:<name>.sqlite), or with the
- * log on EventStoreDB, MAILBOX_DATA_DIR/views.sqlite.
+ * The SQLite views file of this configuration (null: views in memory or in Redis): beside the SQLite log
+ * (views.sqlite next to the default events.sqlite, <name>.views.sqlite next to sqlite:<name>.sqlite). With the log
+ * on EventStoreDB and no Redis, views stay in memory unless MAILBOX_VIEWS=sqlite asks for MAILBOX_DATA_DIR/views.sqlite.
  */
 export function sqliteViewsFile(config: MailboxConfig): string | null {
-  if (config.redisUrl !== undefined || config.views !== 'sqlite') return null;
-  if (config.eventStoreUrl === 'memory:') return null; // refused by config (withViews); a log in memory needs no file
+  if (config.redisUrl !== undefined || config.views === 'memory') return null;
+  if (config.eventStoreUrl === 'memory:') return null; // views of a log that ends with the process need no file
   const log = sqliteLogFile(config);
-  if (log === null) return path.resolve(config.dataDir, 'views.sqlite');
+  if (log === null) return config.views === 'sqlite' ? path.resolve(config.dataDir, 'views.sqlite') : null;
   const name = path.basename(log, path.extname(log));
   return path.join(path.dirname(log), name === 'events' ? 'views.sqlite' : `${name}.views.sqlite`);
 }

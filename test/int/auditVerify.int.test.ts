@@ -3,7 +3,6 @@
  * difference by difference and exits 1 — on the memory store (library) and on
  * a real Redis (CLI, a key corrupted by hand).
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'libsql';
 import Redis from 'ioredis';
@@ -167,15 +166,12 @@ describe('audit verify compares the task views', () => {
 });
 
 describe('mailbox audit verify (CLI)', () => {
-  test('MAILBOX_VIEWS=sqlite (SQLite log and views file): verifies the views the server left, and finds a counter changed by hand', async () => {
+  test('embedded default (SQLite log and views file): verifies the views the server left, and finds a counter changed by hand', async () => {
     const dataDir = tempDir('mailbox-verify-');
-    const mailbox = await createMailbox(
-      { dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent', views: 'sqlite' },
-      { logger: silent },
-    );
+    const mailbox = await createMailbox({ dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' }, { logger: silent });
     await populate(mailbox);
     await mailbox.close(); // the views stay in views.sqlite
-    const env = { MAILBOX_DATA_DIR: dataDir, MAILBOX_LOG_LEVEL: 'silent', MAILBOX_VIEWS: 'sqlite' };
+    const env = { MAILBOX_DATA_DIR: dataDir, MAILBOX_LOG_LEVEL: 'silent' };
     const healthy = await audit(['verify'], env);
     expect(healthy.stderr).toBe('');
     expect(healthy.stdout).toMatch(/^OK: the live projections match the log at checkpoint 14 of log head 14;/);
@@ -197,17 +193,23 @@ describe('mailbox audit verify (CLI)', () => {
     );
   });
 
-  test('embedded default (views in memory): verifies clean and says what it compared', async () => {
+  test('MAILBOX_VIEWS=memory: verifies clean and says what it compared', async () => {
     const dataDir = tempDir('mailbox-verify-');
-    const mailbox = await createMailbox({ dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' }, { logger: silent });
+    const mailbox = await createMailbox(
+      { dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent', views: 'memory' },
+      { logger: silent },
+    );
     await populate(mailbox);
     await mailbox.close();
-    expect(fs.existsSync(path.join(dataDir, 'views.sqlite'))).toBe(false); // the default keeps no views file
-    const { code, stdout, stderr } = await audit(['verify'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_LOG_LEVEL: 'silent' });
+    const { code, stdout, stderr } = await audit(['verify'], {
+      MAILBOX_DATA_DIR: dataDir,
+      MAILBOX_LOG_LEVEL: 'silent',
+      MAILBOX_VIEWS: 'memory',
+    });
     expect(stderr).toBe('');
     // It cannot see the server's in-memory views, and says so instead of claiming "the live projections match".
     expect(stdout).toMatch(
-      /^OK: views built from the log by this process's projector \(the running server's in-memory views cannot be read from here; set MAILBOX_VIEWS=sqlite, for the server too, for the SQLite views file, which verify can read\) match the log at checkpoint 14 of log head 14;/,
+      /^OK: views built from the log by this process's projector \(the running server's in-memory views cannot be read from here; unset MAILBOX_VIEWS for the SQLite views file, which verify can read\) match the log at checkpoint 14 of log head 14;/,
     );
     expect(stdout).not.toContain('live projections');
     expect(code).toBe(0);

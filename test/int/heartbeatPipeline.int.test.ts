@@ -3,8 +3,6 @@
  * intervals (log line, /metrics, /healthz), cleared when it catches up; and
  * the `mailbox heartbeat --once` command against a SQLite data directory.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { Command } from 'commander';
 import pino from 'pino';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
@@ -114,41 +112,33 @@ describe('mailbox heartbeat --once', () => {
     process.exitCode = undefined;
   });
 
-  // Views in memory (the default): the daemon rebuilds its own from the log; MAILBOX_VIEWS=sqlite: it reads the server's file.
-  test.each([
-    ['views in memory (the default)', {}],
-    ['the SQLite views file', { MAILBOX_VIEWS: 'sqlite' }],
-  ] as Array<[string, Record<string, string>]>)(
-    'reads the SQLite log and %s, nudges idle agents with mail, prints the tick report',
-    async (_views, env) => {
-      const dataDir = tempDir('mailbox-heartbeat-cli-');
-      const mailbox = await createMailbox(
-        { dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent', views: env.MAILBOX_VIEWS === 'sqlite' ? 'sqlite' : undefined },
-        { logger: pino({ level: 'silent' }) },
-      );
-      const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
-      await a.send({ to: '@b', subject: 'hello', body: 'x' });
-      await mailbox.close();
+  test('reads the SQLite log, nudges idle agents with mail, prints the tick report', async () => {
+    const dataDir = tempDir('mailbox-heartbeat-cli-');
+    const mailbox = await createMailbox(
+      { dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+      { logger: pino({ level: 'silent' }) },
+    );
+    const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    await a.send({ to: '@b', subject: 'hello', body: 'x' });
+    await mailbox.close();
 
-      Object.assign(process.env, { MAILBOX_DATA_DIR: dataDir, MAILBOX_LOG_LEVEL: 'silent', ...env });
-      expect(fs.existsSync(path.join(dataDir, 'views.sqlite'))).toBe(env.MAILBOX_VIEWS === 'sqlite');
-      const written: string[] = [];
-      const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-        written.push(String(chunk));
-        return true;
-      });
-      try {
-        const program = new Command().exitOverride();
-        registerHeartbeatCommands(program);
-        await program.parseAsync(['node', 'mailbox', 'heartbeat', '--once', '--metrics-port', 'off', '--wake-grace', '0']);
-      } finally {
-        spy.mockRestore();
-      }
-      const report = JSON.parse(written.join('').trim().split('\n').pop()!);
-      expect(report).toMatchObject({ agents: 3, withUnread: 1, nudged: ['@b'], pipeline: { lag: '0', stalled: false } });
-      expect(process.exitCode).toBeUndefined();
-    },
-  );
+    Object.assign(process.env, { MAILBOX_DATA_DIR: dataDir, MAILBOX_LOG_LEVEL: 'silent' });
+    const written: string[] = [];
+    const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    try {
+      const program = new Command().exitOverride();
+      registerHeartbeatCommands(program);
+      await program.parseAsync(['node', 'mailbox', 'heartbeat', '--once', '--metrics-port', 'off', '--wake-grace', '0']);
+    } finally {
+      spy.mockRestore();
+    }
+    const report = JSON.parse(written.join('').trim().split('\n').pop()!);
+    expect(report).toMatchObject({ agents: 3, withUnread: 1, nudged: ['@b'], pipeline: { lag: '0', stalled: false } });
+    expect(process.exitCode).toBeUndefined();
+  });
 
   test('an invalid flag is rejected with the error envelope and exit code 2', async () => {
     const errors: string[] = [];

@@ -73,12 +73,10 @@ const storedCheckpoint = (views: string): bigint | null => {
   }
 };
 
-/** The SQLite views file is opt-in (memory is the embedded default): every mailbox here asks for it. */
 const config = (dir: string, extra: MailboxConfigInput = {}): MailboxConfigInput => ({
   eventStoreUrl: `sqlite:${dir}/events.sqlite`,
   adminToken: ADMIN_TOKEN,
   logLevel: 'silent',
-  views: 'sqlite',
   ...extra,
 });
 

@@ -1,6 +1,6 @@
 /**
  * Child process for the SQLite views crash test: opens a mailbox on the log in
- * argv[2] (its views file beside it, MAILBOX_VIEWS=sqlite), which projects the whole log, and stays
+ * argv[2] (its views file beside it), which projects the whole log, and stays
  * up until the parent SIGKILLs it, usually in the middle of that projection.
  */
 import { createMailbox } from '../../src/mailbox';
@@ -10,12 +10,7 @@ async function main(): Promise<void> {
   const dir = process.argv[2];
   process.stdout.write('opening\n');
   await createMailbox(
-    {
-      eventStoreUrl: `sqlite:${dir}/events.sqlite`,
-      adminToken: 'crash-test-admin-token-0123',
-      logLevel: 'silent',
-      views: 'sqlite',
-    },
+    { eventStoreUrl: `sqlite:${dir}/events.sqlite`, adminToken: 'crash-test-admin-token-0123', logLevel: 'silent' },
     { logger: silentLogger },
   );
   process.stdout.write('caught up\n');

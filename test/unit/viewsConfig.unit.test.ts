@@ -17,17 +17,15 @@ const refusal = (env: Record<string, string>): StartupError => {
 };
 
 describe('MAILBOX_VIEWS', () => {
-  it('defaults to views in memory; sqlite asks for the views file beside the SQLite log', () => {
+  it('defaults to the SQLite views file beside the SQLite log; memory keeps them in the process', () => {
     const dataDir = path.resolve('/srv/mailbox');
-    expect(sqliteViewsFile(parseConfig({ dataDir }))).toBeNull();
-    expect(viewsAreInMemory(parseConfig({ dataDir }))).toBe(true);
-    expect(sqliteViewsFile(parseConfig({ dataDir, views: 'memory' }))).toBeNull();
-    expect(viewsAreInMemory(parseConfig({ dataDir, views: 'memory' }))).toBe(true);
-    expect(sqliteViewsFile(parseConfig({ dataDir, views: 'sqlite' }))).toBe(path.join(dataDir, 'views.sqlite'));
-    expect(sqliteViewsFile(parseConfig({ eventStoreUrl: 'sqlite:/var/lib/mb/team.sqlite', views: 'sqlite' }))).toBe(
+    expect(sqliteViewsFile(parseConfig({ dataDir }))).toBe(path.join(dataDir, 'views.sqlite'));
+    expect(sqliteViewsFile(parseConfig({ eventStoreUrl: 'sqlite:/var/lib/mb/team.sqlite' }))).toBe(
       path.resolve('/var/lib/mb/team.views.sqlite'),
     );
-    expect(viewsAreInMemory(parseConfig({ dataDir, views: 'sqlite' }))).toBe(false);
+    expect(sqliteViewsFile(parseConfig({ dataDir, views: 'memory' }))).toBeNull();
+    expect(viewsAreInMemory(parseConfig({ dataDir, views: 'memory' }))).toBe(true);
+    expect(viewsAreInMemory(parseConfig({ dataDir }))).toBe(false);
   });
 
   it('a log in memory keeps its views in memory; a log on EventStoreDB too, unless MAILBOX_VIEWS=sqlite asks for the data dir', () => {
@@ -41,8 +39,8 @@ describe('MAILBOX_VIEWS', () => {
   it('a bad value names the variable, the value and both valid forms', () => {
     const error = refusal({ MAILBOX_VIEWS: 'disk' });
     expect(error.message).toBe(
-      "MAILBOX_VIEWS='disk' is not valid: set MAILBOX_VIEWS to memory (the default: rebuilt from the log at every start) or " +
-        'sqlite (views in a file beside the log, resumed at start with bounded memory; slower under load).',
+      "MAILBOX_VIEWS='disk' is not valid: set MAILBOX_VIEWS to sqlite (the default: views in a file beside the log, resumed at " +
+        'start) or memory (rebuilt from the log at every start; for tests and benchmarks).',
     );
     expect(error.details).toMatchObject({ variable: 'MAILBOX_VIEWS' });
   });

@@ -195,7 +195,7 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
     .command('verify')
     .description(
       'rebuild every view from the log in scratch memory and diff it against the projections it can read ' +
-        "(the Redis views or the SQLite views file; with in-memory views, the default, views this process builds, not the server's " +
+        "(the Redis views or the SQLite views file; with MAILBOX_VIEWS=memory, views this process builds, not the server's " +
         'in-memory ones); exit 1 on drift',
     )
     .option('--json', 'the report as one JSON document')
@@ -215,11 +215,11 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
         const config = configFromEnv(io.env);
         const pipeline = await openPipeline(config, logger(io), 'auto');
         try {
-          // With in-memory views (the default) the server's views live only in its memory: this process cannot see them, so it must not
+          // With MAILBOX_VIEWS=memory the server's views live only in its memory: this process cannot see them, so it must not
           // claim to have checked them. It checks what it can: views its own projector built from the log, against a scratch rebuild.
           const views = viewsAreInMemory(config)
             ? "views built from the log by this process's projector (the running server's in-memory views cannot be read from " +
-              'here; set MAILBOX_VIEWS=sqlite, for the server too, for the SQLite views file, which verify can read)'
+              'here; unset MAILBOX_VIEWS for the SQLite views file, which verify can read)'
             : undefined;
           return (await runVerify(eventStoreSource(pipeline.eventStore), pipeline.projections, outputOf(flags), io, views)).code;
         } finally {

@@ -43,10 +43,9 @@ function viewsConfig(io: ProjectionsIo): MailboxConfig {
     throw new MailboxError(
       'VALIDATION_FAILED',
       'Invalid configuration',
-      'mailbox projections needs views outside the server: the SQLite views file (MAILBOX_VIEWS=sqlite, set for the server too) ' +
-        'or Redis (MAILBOX_REDIS_URL=redis://host:6379); in-memory views (the default) live inside the server and are rebuilt ' +
-        'from the log at every start.',
-      { field: 'MAILBOX_VIEWS' },
+      'mailbox projections needs views outside the server: the SQLite views file (unset MAILBOX_VIEWS, the default) or ' +
+        'Redis (MAILBOX_REDIS_URL=redis://host:6379); in-memory views live inside the server and are rebuilt from the log at every start.',
+      { field: config.views === 'memory' ? 'MAILBOX_VIEWS' : 'MAILBOX_REDIS_URL' },
     );
   }
   return config;

@@ -126,10 +126,11 @@ test('a misspelled variable is warned with the nearest name; JSON logs off a ter
     });
     let stdout = '';
     let stderr = '';
+    let signalled = false; // one SIGTERM: a second one means "exit without waiting" (shutdown logs in several chunks)
     child.stderr.on('data', (chunk) => (stderr += String(chunk)));
     child.stdout.on('data', (chunk) => {
       stdout += String(chunk);
-      if (stdout.includes('mailbox listening on')) child.kill('SIGTERM');
+      if (!signalled && stdout.includes('mailbox listening on')) signalled = child.kill('SIGTERM');
     });
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });

@@ -4,7 +4,8 @@
  * ledgerMemory.ts keeps it in memory (same marks, same counts, same orders).
  * Nothing is decided here (ledgerRules.ts does that). Used inside the
  * writer's transaction only (sqliteViewWriter.ts delegates to it); every
- * lookup is one primary-key read, so it needs no per-batch cache. Its rows are
+ * lookup is one primary-key read. Ledgers opened by the current batch are kept in
+ * memory until the batch is written (sqliteNewLedgers.ts says why). Its rows are
  * keyed by the message's integer (messages.msg), which the view writer resolves
  * from the message id through its per-batch cache (a message this batch recorded
  * costs no query); a message never recorded has no ledger.
@@ -17,6 +18,7 @@ import {
   type LedgerLookup,
   type LedgerStage,
 } from '../../../projections/readModel/ledger';
+import { ledgerValues, newLedger, type NewLedger } from './sqliteNewLedgers';
 
 /** A stage's column, in ledgers (its count) and in ledger_rows (its mark). */
 export const STAGE_COLUMN: Record<LedgerStage, string> = {
@@ -31,6 +33,8 @@ const NONE: readonly string[] = [];
 
 export class SqliteLedgerWriter implements LedgerLookup, LedgerChangeSink {
   private readonly s: ReturnType<typeof prepareLedger>;
+  /** Ledgers this batch opened, by the message's integer: changed in memory, inserted at flush. */
+  private opened = new Map<number, NewLedger>();
 
   /**
    * `moveRepliesOwed` moves the identity's counter row (kept by the view writer, flushed with the batch);
@@ -44,34 +48,66 @@ export class SqliteLedgerWriter implements LedgerLookup, LedgerChangeSink {
     private readonly moveRepliesOwed: (identity: string, by: 1 | -1) => void,
     private readonly msgOf: (messageId: string) => number | null,
     private readonly messageFor: (header: LedgerHeader) => number,
+    private readonly recordedThisBatch: (messageId: string) => boolean,
   ) {
     this.s = prepareLedger(db, g);
   }
 
-  ledgerOpen(messageId: string): boolean {
+  /** Writes the ledgers this batch opened, with what the batch did to them (inside the writer's transaction). */
+  flush(): void {
+    for (const ledger of this.opened.values()) {
+      this.s.insertLedger.run(...ledgerValues(ledger));
+      let ordinal = 0;
+      for (const [recipient, marks] of ledger.rows)
+        this.s.insertRow.run(ledger.msg, recipient, ordinal++, marks.inView, marks.woken, marks.seen, marks.read, marks.replied);
+    }
+    this.opened = new Map();
+  }
+
+  /** Forgets the batch's ledgers (after a rollback, they were never written). */
+  forget(): void {
+    this.opened = new Map();
+  }
+
+  /** The ledger of a message opened by this batch, if it is one. */
+  private openedLedger(messageId: string): { msg: number | null; ledger: NewLedger | undefined } {
     const msg = this.msgOf(messageId);
-    return msg !== null && this.s.ledgerExists.get(msg) !== undefined;
+    return { msg, ledger: msg === null ? undefined : this.opened.get(msg) };
+  }
+
+  ledgerOpen(messageId: string): boolean {
+    const { msg, ledger } = this.openedLedger(messageId);
+    if (msg === null) return false;
+    if (ledger !== undefined) return true;
+    // A ledger is opened by the event that records its message: one recorded in this batch has none stored.
+    if (this.recordedThisBatch(messageId)) return false;
+    return this.s.ledgerExists.get(msg) !== undefined;
   }
 
   ledgerRecipient(messageId: string, identity: string): boolean {
-    const msg = this.msgOf(messageId);
+    const { msg, ledger } = this.openedLedger(messageId);
+    if (ledger !== undefined) return ledger.rows.has(identity);
     return msg !== null && this.s.rowExists.get(msg, identity) !== undefined;
   }
 
   ledgerMark(messageId: string, recipient: string, stage: LedgerStage): string | undefined {
-    const msg = this.msgOf(messageId);
+    const { msg, ledger } = this.openedLedger(messageId);
+    if (ledger !== undefined) return ledger.rows.get(recipient)?.[stage] ?? undefined;
     if (msg === null) return undefined;
     const row = this.s.mark[stage].get(msg, recipient) as { mark: string | null } | undefined;
     return row?.mark ?? undefined;
   }
 
   awaitingReply(threadId: string, recipient: string): readonly string[] {
+    // Most sends answer nothing: one keyed look (get) before building the list (all costs about twice as much).
+    if (this.s.anyAwaiting.get(threadId, recipient) === undefined) return NONE;
     const rows = this.s.awaiting.all(threadId, recipient) as Array<{ message_id: string }>;
-    return rows.length === 0 ? NONE : rows.map((row) => row.message_id);
+    return rows.map((row) => row.message_id);
   }
 
   ledgerCount(messageId: string, stage: LedgerStage): number {
-    const msg = this.msgOf(messageId);
+    const { msg, ledger } = this.openedLedger(messageId);
+    if (ledger !== undefined) return ledger.counts[stage];
     return msg === null ? 0 : ((this.s.count[stage].get(msg) as { count: number } | undefined)?.count ?? 0);
   }
 
@@ -80,21 +116,28 @@ export class SqliteLedgerWriter implements LedgerLookup, LedgerChangeSink {
   }
 
   ledgerEscalatedAt(messageId: string): string | null {
+    const { ledger } = this.openedLedger(messageId);
+    if (ledger !== undefined) return ledger.escalatedAt;
     return this.marks(messageId)?.escalated_at ?? null;
   }
 
   ledgerRecipients(messageId: string): readonly string[] {
-    const msg = this.msgOf(messageId);
+    const { msg, ledger } = this.openedLedger(messageId);
+    if (ledger !== undefined) return [...ledger.rows.keys()];
     if (msg === null) return NONE;
     const rows = this.s.recipients.all(msg) as Array<{ recipient: string }>;
     return rows.length === 0 ? NONE : rows.map((row) => row.recipient);
   }
 
   ledgerReplyDueBy(messageId: string): string | null {
+    const { ledger } = this.openedLedger(messageId);
+    if (ledger !== undefined) return ledger.replyDueBy;
     return this.marks(messageId)?.reply_due_by ?? null;
   }
 
   ledgerOverdueAt(messageId: string): string | null {
+    const { ledger } = this.openedLedger(messageId);
+    if (ledger !== undefined) return ledger.overdueAt;
     return this.marks(messageId)?.reply_overdue_at ?? null;
   }
 
@@ -103,33 +146,35 @@ export class SqliteLedgerWriter implements LedgerLookup, LedgerChangeSink {
     return msg === null ? undefined : (this.s.marks.get(msg) as LedgerMarksRow | undefined);
   }
 
-  /** Runs a change of the message's ledger; a message never recorded has none, so it changes nothing. */
-  private change(messageId: string, write: (msg: number) => void): void {
-    const msg = this.msgOf(messageId);
-    if (msg !== null) write(msg);
+  /**
+   * Runs a change of the message's ledger: on the batch's copy when this batch opened it (`inMemory`), else as
+   * statements (`stored`); a message never recorded has no ledger, so it changes nothing.
+   */
+  private change(messageId: string, inMemory: (ledger: NewLedger) => void, stored: (msg: number) => void): void {
+    const { msg, ledger } = this.openedLedger(messageId);
+    if (ledger !== undefined) inMemory(ledger);
+    else if (msg !== null) stored(msg);
   }
 
   ledgerOpened(header: LedgerHeader): void {
     const msg = this.messageFor(header);
-    this.s.openLedger.run(
-      msg,
-      header.messageId,
-      header.position,
-      header.sender,
-      header.threadId,
-      header.sentAt,
-      header.recipients.length,
-      header.wakeExpected ? 1 : 0,
-    );
     // Each recipient once (as the memory store's page dedupes them), in the header's order (ledgerRecipients).
-    header.recipients.forEach((recipient, ordinal) => this.s.addRow.run(msg, recipient, ordinal));
+    this.opened.set(msg, newLedger(msg, header));
   }
 
   ledgerStageReached(messageId: string, recipient: string, stage: LedgerStage, mark: string): void {
-    this.change(messageId, (msg) => {
-      this.s.setMark[stage].run(mark, msg, recipient);
-      this.s.countUp[stage].run(msg);
-    });
+    this.change(
+      messageId,
+      (ledger) => {
+        const row = ledger.rows.get(recipient);
+        if (row !== undefined) row[stage] = mark;
+        ledger.counts[stage] += 1; // as the statements do: the count moves even for a row that is not there
+      },
+      (msg) => {
+        this.s.setMark[stage].run(mark, msg, recipient);
+        this.s.countUp[stage].run(msg);
+      },
+    );
   }
 
   replyAwaited(threadId: string, recipient: string, messageId: string): void {
@@ -141,15 +186,36 @@ export class SqliteLedgerWriter implements LedgerLookup, LedgerChangeSink {
   }
 
   unwokenListed(messageId: string, sentAt: string): void {
-    this.change(messageId, (msg) => this.s.listUnwoken.run(Date.parse(sentAt), msg));
+    this.change(
+      messageId,
+      (ledger) => {
+        ledger.unwokenMs = Date.parse(sentAt);
+        ledger.pendingEscalation = true;
+      },
+      (msg) => this.s.listUnwoken.run(Date.parse(sentAt), msg),
+    );
   }
 
   unwokenCleared(messageId: string): void {
-    this.change(messageId, (msg) => this.s.clearUnwoken.run(msg));
+    this.change(
+      messageId,
+      (ledger) => {
+        ledger.unwokenMs = null;
+        ledger.pendingEscalation = false;
+      },
+      (msg) => this.s.clearUnwoken.run(msg),
+    );
   }
 
   wakeEscalated(messageId: string, at: string): void {
-    this.change(messageId, (msg) => this.s.escalate.run(at, msg));
+    this.change(
+      messageId,
+      (ledger) => {
+        ledger.escalatedAt = at;
+        ledger.pendingEscalation = false;
+      },
+      (msg) => this.s.escalate.run(at, msg),
+    );
   }
 
   nudgeObserved(identity: string, mark: string): void {
@@ -157,7 +223,14 @@ export class SqliteLedgerWriter implements LedgerLookup, LedgerChangeSink {
   }
 
   replyRequested(messageId: string, dueBy: string): void {
-    this.change(messageId, (msg) => this.s.requestReply.run(dueBy, Date.parse(dueBy), msg));
+    this.change(
+      messageId,
+      (ledger) => {
+        ledger.replyDueBy = dueBy;
+        ledger.dueMs = Date.parse(dueBy);
+      },
+      (msg) => this.s.requestReply.run(dueBy, Date.parse(dueBy), msg),
+    );
   }
 
   replyOwed(recipient: string, messageId: string, dueBy: string): void {
@@ -171,11 +244,24 @@ export class SqliteLedgerWriter implements LedgerLookup, LedgerChangeSink {
   }
 
   repliesMet(messageId: string): void {
-    this.change(messageId, (msg) => this.s.undue.run(msg));
+    this.change(
+      messageId,
+      (ledger) => {
+        ledger.dueMs = null;
+      },
+      (msg) => this.s.undue.run(msg),
+    );
   }
 
   replyOverdueMarked(messageId: string, at: string): void {
-    this.change(messageId, (msg) => this.s.markOverdue.run(at, msg));
+    this.change(
+      messageId,
+      (ledger) => {
+        ledger.overdueAt = at;
+        ledger.dueMs = null;
+      },
+      (msg) => this.s.markOverdue.run(at, msg),
+    );
   }
 }
 
@@ -196,12 +282,18 @@ function prepareLedger(db: Database.Database, g: string) {
     count: perStage((column) => db.prepare(`SELECT ${column} AS count FROM ${g}_ledgers WHERE msg = ?`)),
     marks: db.prepare(`SELECT escalated_at, reply_due_by, reply_overdue_at FROM ${g}_ledgers WHERE msg = ?`),
     recipients: db.prepare(`SELECT recipient FROM ${g}_ledger_rows WHERE msg = ? ORDER BY ordinal`),
+    anyAwaiting: db.prepare(`SELECT 1 FROM ${g}_awaiting WHERE thread_id = ? AND recipient = ? LIMIT 1`),
     awaiting: db.prepare(`SELECT message_id FROM ${g}_awaiting WHERE thread_id = ? AND recipient = ? ORDER BY seq`),
-    openLedger: db.prepare(
-      `INSERT INTO ${g}_ledgers (msg, message_id, position, sender, thread_id, sent_at, recipient_count, wake_expected)
+    insertLedger: db.prepare(
+      `INSERT INTO ${g}_ledgers (msg, message_id, position, sender, thread_id, sent_at, recipient_count, wake_expected,
+         ${LEDGER_STAGES.map((stage) => STAGE_COLUMN[stage]).join(', ')},
+         escalated_at, reply_due_by, reply_overdue_at, unwoken_ms, pending_escalation, due_ms)
+       VALUES (${new Array(19).fill('?').join(', ')})`,
+    ),
+    insertRow: db.prepare(
+      `INSERT INTO ${g}_ledger_rows (msg, recipient, ordinal, ${LEDGER_STAGES.map((stage) => STAGE_COLUMN[stage]).join(', ')})
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    addRow: db.prepare(`INSERT OR IGNORE INTO ${g}_ledger_rows (msg, recipient, ordinal) VALUES (?, ?, ?)`),
     setMark: perStage((column) => db.prepare(`UPDATE ${g}_ledger_rows SET ${column} = ? WHERE msg = ? AND recipient = ?`)),
     countUp: perStage((column) => db.prepare(`UPDATE ${g}_ledgers SET ${column} = ${column} + 1 WHERE msg = ?`)),
     await: db.prepare(

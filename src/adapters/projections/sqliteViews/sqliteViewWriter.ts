@@ -92,6 +92,7 @@ export class SqliteViewWriter implements ReadModelStorage {
       },
       (messageId) => this.msgOf(messageId),
       (header) => this.messageOfLedger(header),
+      (messageId) => this.newMessages.has(messageId),
     );
   }
 
@@ -109,8 +110,9 @@ export class SqliteViewWriter implements ReadModelStorage {
     this.s.setLogIdentity.run(logIdentity);
   }
 
-  /** Writes the counter rows the batch moved, then forgets the batch. */
+  /** Writes the counter rows and the ledgers the batch moved, then forgets the batch. */
   flush(): void {
+    this.ledger.flush();
     for (const [identity, row] of this.identities) {
       if (!row.dirty) continue;
       this.s.upsertIdentity.run(
@@ -130,6 +132,7 @@ export class SqliteViewWriter implements ReadModelStorage {
 
   /** Empties the per-batch cache (after a commit, and after a rollback: it may hold what was rolled back). */
   forget(): void {
+    this.ledger.forget();
     this.identities = new Map();
     this.entries = new Map();
     this.outbox = new Map();

@@ -6,6 +6,8 @@ import type { MemoryFigures } from '../lib/memory';
 export interface ServerSample {
   rssMb: number;
   heapUsedMb: number;
+  /** V8's heap as committed (used + garbage not yet collected + free pages kept). */
+  heapTotalMb: number;
   loopDelayMs: { p50: number; p99: number; p999: number; max: number };
   /** Inside the server: whole requests, event store appends, views' applies (ms). */
   requestMs: Tail;
@@ -22,10 +24,14 @@ interface Tail {
 
 export interface BenchServer {
   url: string;
+  /** The server process's id (its /proc/<pid>/smaps: where native memory goes). */
+  pid: number;
   adminToken: string;
-  memory(): Promise<MemoryFigures & { openWakeStreams: number }>;
+  memory(): Promise<MemoryFigures & { bytes: NodeJS.MemoryUsage; openWakeStreams: number }>;
   /** RSS and heap now (no GC), and the event loop's delay since the last sample. */
   sample(): Promise<ServerSample>;
+  /** A heap snapshot of the server written to `file`, after a full GC. */
+  heapSnapshot(file: string): Promise<void>;
   /** CPU time (user + system) the server process has used so far, in ms. */
   cpuMs(): Promise<number>;
   stop(): Promise<void>;
@@ -55,9 +61,10 @@ export async function startBenchServer(options: { dataDir?: string } = {}): Prom
   const ready = await nextMessage<{ url: string; adminToken: string }>(child, 'ready');
   return {
     url: ready.url,
+    pid: child.pid!,
     adminToken: ready.adminToken,
     memory() {
-      const answer = nextMessage<MemoryFigures & { openWakeStreams: number }>(child, 'memory');
+      const answer = nextMessage<MemoryFigures & { bytes: NodeJS.MemoryUsage; openWakeStreams: number }>(child, 'memory');
       child.send('memory');
       return answer;
     },
@@ -65,6 +72,11 @@ export async function startBenchServer(options: { dataDir?: string } = {}): Prom
       const answer = nextMessage<ServerSample>(child, 'sample');
       child.send('sample');
       return answer;
+    },
+    async heapSnapshot(file) {
+      const written = nextMessage(child, 'snapshot');
+      child.send(`snapshot:${file}`);
+      await written;
     },
     async cpuMs() {
       const answer = nextMessage<{ cpuMs: number }>(child, 'cpu');

@@ -2,11 +2,12 @@
  * The mailbox HTTP server in its own process for the HTTP benchmarks, so the
  * load generator never shares its event loop and the server's RSS is its own.
  * BENCH_SERVER_CPU_PROFILE=<file> writes a CPU profile of the main thread there.
- * Protocol (IPC): -> {type: 'ready', url, adminToken}; <- 'memory' | 'cpu' | 'sample' -> {type, ...figures}; <- 'stop'.
+ * Protocol (IPC): -> {type: 'ready', url, adminToken}; <- 'memory' | 'cpu' | 'sample' | 'snapshot:<file>' -> {type, ...figures}; <- 'stop'.
  * 'sample' takes no GC (unlike 'memory'): RSS now, and the event loop's delay since the last sample.
  */
 import 'reflect-metadata';
 import fs from 'node:fs';
+import v8 from 'node:v8';
 import { Session } from 'node:inspector/promises';
 import { createHistogram, monitorEventLoopDelay, PerformanceObserver, type RecordableHistogram } from 'node:perf_hooks';
 import pino from 'pino';
@@ -69,13 +70,25 @@ async function main(): Promise<void> {
   loopDelay.enable();
   process.on('message', async (message: string) => {
     if (message === 'memory')
-      process.send!({ type: 'memory', ...memoryMb(true), openWakeStreams: http.context.wakeStreams.size });
+      process.send!({
+        type: 'memory',
+        ...memoryMb(true),
+        bytes: process.memoryUsage(), // after that GC, unrounded (bench/http/memoryGrowth.ts fits slopes on them)
+        openWakeStreams: http.context.wakeStreams.size,
+      });
+    // 'snapshot:<file>': a heap snapshot there after a full GC (bench/http/memoryGrowth.ts diffs two of them).
+    if (message.startsWith('snapshot:')) {
+      memoryMb(true);
+      v8.writeHeapSnapshot(message.slice('snapshot:'.length));
+      process.send!({ type: 'snapshot' });
+    }
     if (message === 'sample') {
       const ms = (ns: number) => Math.round(ns / 1e4) / 100;
       process.send!({
         type: 'sample',
         rssMb: Math.round(process.memoryUsage().rss / 1048576),
         heapUsedMb: Math.round(process.memoryUsage().heapUsed / 1048576),
+        heapTotalMb: Math.round(process.memoryUsage().heapTotal / 1048576),
         loopDelayMs: {
           p50: ms(loopDelay.percentile(50)),
           p99: ms(loopDelay.percentile(99)),

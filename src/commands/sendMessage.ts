@@ -120,23 +120,27 @@ export function decideSendMessage(command: SendMessage, state: SendState, policy
       ? knownIdentities(state.registry).filter((identity) => identity !== sender)
       : namedIdentities(recipient);
 
-  const summary = {
-    messageId,
-    from: sender,
-    to: storedAddressee(recipient),
-    subject: input.subject,
-    priority: input.priority,
-    threadId,
-    inReplyTo: input.inReplyTo ?? null,
-    tags: input.tags,
-    sentAt: command.metadata.at,
-    wakeSuppressed: input.wakeSuppressed,
-    hasTask: input.task !== undefined,
-  };
+  // The event data are built as whole literals, in the order the log stores them, never as {...summary, more}:
+  // V8 gives every object made by a spread followed by more properties a hidden class of its own (issue 15:
+  // ~800 bytes each, 10,000 of them in the stream-state cache of a server under load; a plain literal shares one).
+  const inReplyTo = input.inReplyTo ?? null;
+  const hasTask = input.task !== undefined;
+  const to = storedAddressee(recipient);
+  const sentAt = command.metadata.at;
   const sent: MessageSent = {
     type: 'MessageSent',
     data: {
-      ...summary,
+      messageId,
+      from: sender,
+      to,
+      subject: input.subject,
+      priority: input.priority,
+      threadId,
+      inReplyTo,
+      tags: input.tags,
+      sentAt,
+      wakeSuppressed: input.wakeSuppressed,
+      hasTask,
       body: input.body,
       task: input.task ?? null,
       recipients,
@@ -156,7 +160,21 @@ export function decideSendMessage(command: SendMessage, state: SendState, policy
   if (recipient.kind !== 'broadcast') return [sent, ...requested];
   const deliveries: BroadcastDelivered[] = recipients.map((identity) => ({
     type: 'BroadcastDelivered',
-    data: { ...summary, recipient: identity, deliveredAt: command.metadata.at },
+    data: {
+      messageId,
+      from: sender,
+      to,
+      subject: input.subject,
+      priority: input.priority,
+      threadId,
+      inReplyTo,
+      tags: input.tags,
+      sentAt,
+      wakeSuppressed: input.wakeSuppressed,
+      hasTask,
+      recipient: identity,
+      deliveredAt: sentAt,
+    },
   }));
   return [sent, ...deliveries, ...requested];
 }

@@ -47,10 +47,17 @@ const forwardingBus: WakeBus = {
   close: async () => undefined,
 };
 
+/**
+ * A live batch is one transaction here: the store cuts batches into short transactions so that requests are answered
+ * between them on the event loop, which this thread does not serve; the callers wait for the whole batch anyway, so
+ * each cut only added a COMMIT.
+ */
+const OFF_THE_LOOP: SqliteProjectionOptions = { transactionBudgetMs: 1000 };
+
 function open(): SqliteProjectionStore | null {
   const { file, options } = workerData as ViewsThreadData;
   try {
-    return SqliteProjectionStore.open(file, forwardingBus, options);
+    return SqliteProjectionStore.open(file, forwardingBus, { ...OFF_THE_LOOP, ...options });
   } catch (error) {
     post({ kind: 'failed', error: describeThreadError(error) });
     return null;

@@ -1,4 +1,4 @@
-/** The embedded default (SQLite file + in-memory projections + in-process wake bus) as benchmarks open it. */
+/** The embedded default (SQLite log + SQLite views file written on its thread + in-process wake bus) as benchmarks open it. */
 import pino from 'pino';
 import { createMailbox, type Mailbox, type MailboxClient } from '../../src/mailbox';
 import type { MailboxConfigInput } from '../../src/config';

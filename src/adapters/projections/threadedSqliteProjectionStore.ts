@@ -17,7 +17,7 @@
  * command's work, which takes the lock as another process would).
  */
 import path from 'node:path';
-import type { Worker } from 'node:worker_threads';
+import type { Worker, WorkerOptions } from 'node:worker_threads';
 import type { ListQuery } from '../../projections/listQuery';
 import type {
   AgentView,
@@ -47,24 +47,56 @@ interface Pending {
   reject: (error: Error) => void;
 }
 
+/** Starts a thread on a module (support/threads/startThread.ts; tests pass one that keeps the Worker, to kill it). */
+export type ThreadStarter = (entry: string, options: WorkerOptions) => Worker;
+
+/** Starts the views thread on the file and waits until it has opened it; a thread that fails to is terminated. */
+async function startViewsThread(start: ThreadStarter, data: ViewsThreadData): Promise<Worker> {
+  const worker = start(THREAD_ENTRY, { workerData: data });
+  let onMessage: (message: ViewsThreadMessage) => void = () => undefined;
+  let onError: (error: Error) => void = () => undefined;
+  let onExit: (code: number) => void = () => undefined;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      onMessage = (message) => {
+        if (message.kind === 'ready') resolve();
+        if (message.kind === 'failed') reject(rebuildThreadError(message.error));
+      };
+      onError = reject;
+      onExit = (code) => reject(new Error(`SQLite views thread exited at start (code ${code})`));
+      worker.on('message', onMessage).once('error', onError).once('exit', onExit);
+    });
+  } catch (error) {
+    await worker.terminate();
+    throw error;
+  } finally {
+    // Only these: a Worker keeps listeners of its own (removeAllListeners cut its message port off).
+    worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+  }
+  return worker;
+}
+
 export class ThreadedSqliteProjectionStore implements ProjectionStore {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   /** Wakes are published in the order the thread committed them, each before the answer of the apply that made it. */
   private published: Promise<void> = Promise.resolve();
-  private stopped: Error | null = null;
-  private readonly exited: Promise<void>;
+  /** The thread calls go to; replaced by a new one if it dies (threadDied), so the views never stall on a dead thread. */
+  private thread: Promise<Worker>;
+  private current: Worker | null = null;
+  /** The log the views were claimed for: a new thread claims again before it applies anything. */
+  private claimedFor: string | null = null;
+  private closing = false;
+  private closed: Error | null = null;
 
   private constructor(
     private readonly local: SqliteProjectionStore,
-    private readonly worker: Worker,
     private readonly wakeBus: WakeBus,
+    private readonly data: ViewsThreadData,
+    private readonly start: ThreadStarter,
+    first: Worker,
   ) {
-    this.exited = new Promise((resolve) => worker.once('exit', () => resolve()));
-    worker.on('message', (message: ViewsThreadMessage) => this.receive(message));
-    worker.on('error', (error) => this.stop(new Error(`SQLite views thread failed: ${error.message}`)));
-    worker.on('exit', (code) => this.stop(new Error(`SQLite views thread exited (code ${code})`)));
-    worker.unref(); // an idle thread keeps no process alive; ref'd while a call is pending
+    this.thread = Promise.resolve(this.attach(first));
   }
 
   /**
@@ -75,32 +107,18 @@ export class ThreadedSqliteProjectionStore implements ProjectionStore {
     file: string,
     wakeBus: WakeBus,
     options: SqliteProjectionOptions = {},
+    start: ThreadStarter = startThread,
   ): Promise<ThreadedSqliteProjectionStore> {
     const local = SqliteProjectionStore.open(file, wakeBus, options);
     const data: ViewsThreadData = { file: local.file, options };
-    const worker = startThread(THREAD_ENTRY, { workerData: data });
-    let onMessage: (message: ViewsThreadMessage) => void = () => undefined;
-    let onError: (error: Error) => void = () => undefined;
-    let onExit: (code: number) => void = () => undefined;
+    let worker: Worker;
     try {
-      await new Promise<void>((resolve, reject) => {
-        onMessage = (message) => {
-          if (message.kind === 'ready') resolve();
-          if (message.kind === 'failed') reject(rebuildThreadError(message.error));
-        };
-        onError = reject;
-        onExit = (code) => reject(new Error(`SQLite views thread exited at start (code ${code})`));
-        worker.on('message', onMessage).once('error', onError).once('exit', onExit);
-      });
+      worker = await startViewsThread(start, data);
     } catch (error) {
-      await worker.terminate();
       await local.close();
       throw error;
-    } finally {
-      // Only these: a Worker keeps listeners of its own (removeAllListeners cut its message port off).
-      worker.off('message', onMessage).off('error', onError).off('exit', onExit);
     }
-    return new ThreadedSqliteProjectionStore(local, worker, wakeBus);
+    return new ThreadedSqliteProjectionStore(local, wakeBus, data, start, worker);
   }
 
   /** Why the file's views were dropped at open to be rebuilt from the log (another schema); null: kept. */
@@ -112,7 +130,16 @@ export class ThreadedSqliteProjectionStore implements ProjectionStore {
     return this.local.file;
   }
 
-  private receive(message: ViewsThreadMessage): void {
+  private attach(worker: Worker): Worker {
+    worker.on('message', (message: ViewsThreadMessage) => this.receive(worker, message));
+    worker.on('error', (error) => this.threadDied(worker, `failed: ${error.message}`));
+    worker.on('exit', (code) => this.threadDied(worker, `exited (code ${code})`));
+    worker.unref(); // an idle thread keeps no process alive; ref'd while a call is pending
+    this.current = worker;
+    return worker;
+  }
+
+  private receive(worker: Worker, message: ViewsThreadMessage): void {
     if (message.kind === 'wakes') {
       const { wakes } = message;
       this.published = this.published.then(() => this.wakeBus.publish(wakes)).catch(() => undefined);
@@ -122,25 +149,58 @@ export class ThreadedSqliteProjectionStore implements ProjectionStore {
     const waiting = this.pending.get(message.id);
     if (waiting === undefined) return;
     this.pending.delete(message.id);
-    if (this.pending.size === 0) this.worker.unref();
+    if (this.pending.size === 0) worker.unref();
     const { error, value } = message;
     void this.published.then(() => (error === undefined ? waiting.resolve(value) : waiting.reject(rebuildThreadError(error))));
   }
 
-  private stop(error: Error): void {
-    if (this.stopped !== null) return;
-    this.stopped = error;
+  /**
+   * The thread is gone (a crash, an out-of-memory kill of the thread): its calls fail with why, and a new thread is
+   * started on the file. What the old one had not committed rolled back with it; the projector applies that batch
+   * again (events at or below the stored checkpoint change nothing), so the views neither stall nor count twice.
+   */
+  private threadDied(worker: Worker, how: string): void {
+    if (worker !== this.current) return; // already handled ('error' is followed by 'exit')
+    this.current = null;
+    const error = new Error(`SQLite views thread ${how}${this.closing ? '' : '; a new one is started'}`);
     for (const waiting of this.pending.values()) waiting.reject(error);
     this.pending.clear();
+    if (this.closing) return;
+    this.thread = this.respawn();
+    this.thread.catch(() => undefined); // a failed start is answered to the next call, which tries again
   }
 
-  private call(call: ViewsThreadRequest): Promise<unknown> {
-    if (this.stopped !== null) return Promise.reject(this.stopped);
+  private async respawn(): Promise<Worker> {
+    const worker = await startViewsThread(this.start, this.data);
+    if (this.closing) {
+      await worker.terminate();
+      throw new Error('SQLite views store closed');
+    }
+    this.attach(worker);
+    if (this.claimedFor !== null) await this.post(worker, { op: 'claim', logIdentity: this.claimedFor });
+    return worker;
+  }
+
+  private async call(request: ViewsThreadRequest): Promise<unknown> {
+    if (this.closed !== null) throw this.closed;
+    const attempt = this.thread;
+    let worker: Worker;
+    try {
+      worker = await attempt;
+    } catch {
+      if (this.thread === attempt) this.thread = this.respawn(); // the last start failed: try again, once per failure
+      worker = await this.thread;
+    }
+    return this.post(worker, request);
+  }
+
+  private post(worker: Worker, request: ViewsThreadRequest): Promise<unknown> {
+    if (worker !== this.current) return Promise.reject(new Error('SQLite views thread is gone; a new one is starting'));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.worker.ref();
-      this.worker.postMessage({ ...call, id });
+      worker.ref();
+      worker.postMessage({ ...request, id });
     });
   }
 
@@ -150,6 +210,7 @@ export class ThreadedSqliteProjectionStore implements ProjectionStore {
   }
 
   async claim(logIdentity: string): Promise<ViewsBinding> {
+    this.claimedFor = logIdentity;
     await this.call({ op: 'claim', logIdentity });
     return this.local.claim(logIdentity); // claimed by the thread: here it only binds the reads to this log
   }
@@ -159,7 +220,7 @@ export class ThreadedSqliteProjectionStore implements ProjectionStore {
   }
 
   async releaseLiveWriter(logIdentity: string): Promise<void> {
-    if (this.stopped !== null) return; // a stopped thread marks nothing; its mark expires by itself
+    if (this.closed !== null || this.current === null) return; // no thread marks nothing; its mark expires by itself
     await this.call({ op: 'releaseLiveWriter', logIdentity });
   }
 
@@ -168,17 +229,23 @@ export class ThreadedSqliteProjectionStore implements ProjectionStore {
   }
 
   async close(): Promise<void> {
-    if (this.stopped === null) {
-      const timeout = setTimeout(() => void this.worker.terminate(), CLOSE_TIMEOUT_MS);
-      try {
-        await this.call({ op: 'close' });
-      } catch {
-        // the thread failed or is gone: its store is closed with it (SQLite rolls back what it had not committed)
+    if (this.closed === null) {
+      this.closing = true;
+      const worker = this.current;
+      if (worker !== null) {
+        const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+        const timeout = setTimeout(() => void worker.terminate(), CLOSE_TIMEOUT_MS);
+        try {
+          await this.post(worker, { op: 'close' });
+        } catch {
+          // the thread failed or is gone: its store is closed with it (SQLite rolls back what it had not committed)
+        }
+        await exited;
+        clearTimeout(timeout);
       }
-      await this.exited;
-      clearTimeout(timeout);
+      await this.thread.catch(() => undefined); // a start under way ends (terminated) before the file is closed here
+      this.closed = new Error('SQLite views store closed');
     }
-    this.stop(new Error('SQLite views store closed'));
     await this.local.close();
   }
 

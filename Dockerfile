@@ -9,7 +9,11 @@ ARG NODE_VERSION=22
 
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /app
-COPY package.json package-lock.json ./
+# better-sqlite3 (the SQLite views) is compiled from its sources (.npmrc: build-from-source, no prebuilt binary
+# fetched): node-gyp needs python3, make and g++ from Debian, and the image's own Node headers (npm_config_nodedir).
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+ENV npm_config_nodedir=/usr/local
+COPY package.json package-lock.json .npmrc ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
@@ -19,6 +23,8 @@ RUN printf '{ "extends": "./tsconfig.build.json", "include": ["src"] }\n' > tsco
 # The operator console (/console): web/ built by Vite from the npm packages installed above, nothing fetched.
 COPY web ./web
 RUN npm run build:console
+# The runtime takes these node_modules (better-sqlite3 compiled above), without the dev dependencies.
+RUN npm prune --omit=dev --no-audit --no-fund && npm cache clean --force
 
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime
 ENV NODE_ENV=production \
@@ -27,7 +33,7 @@ ENV NODE_ENV=production \
     MAILBOX_DATA_DIR=/data
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
 COPY --from=build /app/dist/console ./dist/console
 COPY bin ./bin

@@ -88,6 +88,12 @@ export async function openSqliteViews(
   const existed = fs.existsSync(file);
   const store = await ThreadedSqliteProjectionStore.open(file, wakeBus); // written on a worker thread, read here
   const { checkpoint, logIdentity } = await store.binding();
+  if (store.driver !== 'better-sqlite3')
+    logger.warn(
+      { file, driver: store.driver },
+      'projections: the SQLite views run on libsql: better-sqlite3 is not installed (npm install compiles it from its ' +
+        'sources and needs python3, make and a C++ compiler); the views are the same, their writes cost about 3x more CPU',
+    );
   if (store.schemaReset !== null) {
     logger.warn(
       { file, reason: store.schemaReset },

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { SqliteProjectionStore } from '../../src/adapters/projections/sqliteProjectionStore';
 import { ThreadedSqliteProjectionStore } from '../../src/adapters/projections/threadedSqliteProjectionStore';
 import { InProcessWakeBus } from '../../src/adapters/wake/inProcessWakeBus';
+import type { SqliteDriver } from '../../src/support/sqlite/sqliteSidecar';
 import { describeProjectionStoreContract, type ProjectionStoreFactory } from './projectionStore.contract';
 import { describeTaskViewsContract } from './taskViews.contract';
 import { LogBuilder } from './projectionStoreLog';
@@ -19,29 +20,35 @@ afterAll(() => {
 
 /** Small transactions too (16 events): a batch spans several, each with its checkpoint. */
 const sqlite =
-  (eventsPerTransaction?: number): ProjectionStoreFactory =>
+  (eventsPerTransaction?: number, driver?: SqliteDriver): ProjectionStoreFactory =>
   async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'views-contract-'));
     dirs.push(dir);
     const wakeBus = new InProcessWakeBus();
-    const store = SqliteProjectionStore.open(path.join(dir, 'views.sqlite'), wakeBus, { eventsPerTransaction });
+    const store = SqliteProjectionStore.open(path.join(dir, 'views.sqlite'), wakeBus, { eventsPerTransaction, driver });
     return { store, wakeBus, close: async () => Promise.all([store.close(), wakeBus.close()]).then(() => undefined) };
   };
 
 /** The store the embedded mailbox runs on: the same file, written by a worker thread, read on the event loop. */
-const threaded: ProjectionStoreFactory = async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'views-contract-'));
-  dirs.push(dir);
-  const wakeBus = new InProcessWakeBus();
-  const store = await ThreadedSqliteProjectionStore.open(path.join(dir, 'views.sqlite'), wakeBus);
-  return { store, wakeBus, close: async () => Promise.all([store.close(), wakeBus.close()]).then(() => undefined) };
-};
+const threaded =
+  (driver?: SqliteDriver): ProjectionStoreFactory =>
+  async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'views-contract-'));
+    dirs.push(dir);
+    const wakeBus = new InProcessWakeBus();
+    const store = await ThreadedSqliteProjectionStore.open(path.join(dir, 'views.sqlite'), wakeBus, { driver });
+    if (driver !== undefined) expect(store.driver).toBe(driver);
+    return { store, wakeBus, close: async () => Promise.all([store.close(), wakeBus.close()]).then(() => undefined) };
+  };
 
 describeProjectionStoreContract('sqlite', sqlite());
 describeProjectionStoreContract('sqlite, 16 events per transaction', sqlite(16));
 describeTaskViewsContract('sqlite', sqlite());
-describeProjectionStoreContract('sqlite, written by a worker thread', threaded);
-describeTaskViewsContract('sqlite, written by a worker thread', threaded);
+describeProjectionStoreContract('sqlite, written by a worker thread', threaded());
+describeTaskViewsContract('sqlite, written by a worker thread', threaded());
+// Where better-sqlite3 could not be compiled at install, the views run on libsql (sqliteViews/sqliteViewsDriver.ts).
+describeProjectionStoreContract('sqlite through libsql (no better-sqlite3)', sqlite(undefined, 'libsql'));
+describeProjectionStoreContract('sqlite through libsql, written by a worker thread', threaded('libsql'));
 
 it('a task list longer than one read page, filtered by state, pages exactly as the pure read model does', async () => {
   const log = new LogBuilder().register('@a', '@b', '@c');

@@ -601,7 +601,7 @@ export async function checkLogAgainst(
     );
     for (const [i, actual] of others.entries()) {
       for (const [view, value] of expected) {
-        if (!isDeepStrictEqual(actual.get(view), value)) {
+        if (!sameView(actual.get(view), value)) {
           throw new DifferentialFailure(
             seed,
             `${subjects[i + 1].name} differs from the pure read model in ${view}:\n` +
@@ -615,7 +615,7 @@ export async function checkLogAgainst(
     );
     for (const [i, wakes] of otherWakes.entries()) {
       for (const identity of new Set([...Object.keys(expectedWakes), ...Object.keys(wakes)])) {
-        if (!isDeepStrictEqual(wakes[identity] ?? [], expectedWakes[identity] ?? [])) {
+        if (!sameView(wakes[identity] ?? [], expectedWakes[identity] ?? [])) {
           throw new DifferentialFailure(
             seed,
             `${subjects[i + 1].name} published other wakes to ${identity}:\n` +
@@ -641,4 +641,22 @@ export function seedsToCheck(count: number, first: number): number[] {
   const replay = process.env[SEED_ENV];
   if (replay !== undefined && replay !== '') return [Number(replay)];
   return Array.from({ length: count }, (_u, i) => first + i);
+}
+
+/**
+ * Deep strict equality of two views, whatever realm their arrays and objects were made in. Under jest the tests run
+ * in a VM context while a native addon (better-sqlite3, the SQLite views) builds its rows, and the arrays `.map`
+ * makes from them, with the main context's prototypes, so isDeepStrictEqual alone would call equal views different.
+ * Both sides are rebuilt here as this realm's plain arrays and objects; every value and key is still compared strictly.
+ */
+function sameView(actual: unknown, expected: unknown): boolean {
+  return isDeepStrictEqual(inThisRealm(actual), inThisRealm(expected));
+}
+
+function inThisRealm(value: unknown): unknown {
+  if (Array.isArray(value)) return Array.from(value, inThisRealm); // not value.map: that makes an array of its own realm
+  if (value === null || typeof value !== 'object') return value;
+  const tag = Object.prototype.toString.call(value);
+  if (tag !== '[object Object]') return value; // Maps, Dates... are compared as they are
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, inThisRealm(item)]));
 }

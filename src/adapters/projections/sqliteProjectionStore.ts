@@ -20,6 +20,8 @@
  * A lost view is thus only late, never wrong; FULL would buy nothing but an
  * fsync per batch.
  *
+ * The SQLite binding: sqliteViews/sqliteViewsDriver.ts (better-sqlite3 when installed, else libsql).
+ *
  * A long catch-up into empty views is built in bulk (sqliteViews/sqliteBulkBuild.ts): large batches, one
  * transaction each, listing indexes created once at the end.
  *
@@ -30,7 +32,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'libsql';
 import { MailboxError } from '../../errors';
 import type { ListQuery } from '../../projections/listQuery';
 import {
@@ -52,12 +53,13 @@ import type { ProjectedEvent, WakeEvent } from '../../projections/viewChanges';
 import type { WakeBus } from '../../projections/wakeBus';
 import { sleep } from '../../support/retry';
 import { WalCheckpointer } from '../../support/sqlite/sqliteCheckpointer';
-import { SqliteSidecar } from '../../support/sqlite/sqliteSidecar';
+import { SqliteSidecar, type SqliteDriver } from '../../support/sqlite/sqliteSidecar';
 import { SqliteBulkBuild } from './sqliteViews/sqliteBulkBuild';
 import { SqliteGenerations } from './sqliteViews/sqliteGenerations';
 import { SqliteViewsMeta } from './sqliteViews/sqliteViewsMeta';
 import { SqliteViewReader } from './sqliteViews/sqliteViewReader';
 import { SqliteViewWriter } from './sqliteViews/sqliteViewWriter';
+import { defaultViewsDriver, openViewsDatabase, type ViewsDatabase } from './sqliteViews/sqliteViewsDriver';
 
 export interface SqliteProjectionOptions {
   /**
@@ -73,6 +75,8 @@ export interface SqliteProjectionOptions {
   rebuildEventsPerTransaction?: number;
   /** SQLite's page cache for this file, in KiB (default 16 MiB): the bound on what the views keep in memory. */
   cacheKiB?: number;
+  /** The SQLite binding (default: better-sqlite3 if installed, else libsql; sqliteViews/sqliteViewsDriver.ts). */
+  driver?: SqliteDriver;
 }
 
 /** A rebuild holds live writers for milliseconds while it switches; they wait that out (its fence expires by itself). */
@@ -115,16 +119,19 @@ export class SqliteProjectionStore implements ProjectionStore {
   private closed = false;
   /** Why the file's views were dropped at open to be rebuilt from the log (another schema); null: kept. */
   schemaReset: string | null = null;
+  /** The SQLite binding of this file's connections (the writing thread is told to use the same). */
+  readonly driver: SqliteDriver;
 
   private constructor(
-    private readonly db: Database.Database,
+    private readonly db: ViewsDatabase,
     readonly file: string,
     private readonly wakeBus: WakeBus,
     options: SqliteProjectionOptions,
   ) {
     this.eventsPerTransaction = options.eventsPerTransaction ?? 2000;
     this.transactionBudgetMs = options.transactionBudgetMs ?? 10;
-    this.sidecar = new SqliteSidecar(file);
+    this.driver = options.driver ?? defaultViewsDriver();
+    this.sidecar = new SqliteSidecar(file, null, this.driver); // the same binding as this connection's
     this.checkpointer = new WalCheckpointer(
       this.sidecar,
       (pages) => db.pragma(`wal_autocheckpoint = ${pages}`),
@@ -144,13 +151,14 @@ export class SqliteProjectionStore implements ProjectionStore {
   /** Opens (or creates) the views file. */
   static open(file: string, wakeBus: WakeBus, options: SqliteProjectionOptions = {}): SqliteProjectionStore {
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    const db = new Database(file);
+    const driver = options.driver ?? defaultViewsDriver();
+    const db = openViewsDatabase(file, driver);
     try {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL'); // crash-consistent for views: see the header
       db.pragma('busy_timeout = 5000');
       db.pragma(`cache_size = -${Math.max(1024, options.cacheKiB ?? 16 * 1024)}`);
-      const store = new SqliteProjectionStore(db, path.resolve(file), wakeBus, options);
+      const store = new SqliteProjectionStore(db, path.resolve(file), wakeBus, { ...options, driver });
       store.schemaReset = store.meta.ensureActive();
       return store;
     } catch (error) {

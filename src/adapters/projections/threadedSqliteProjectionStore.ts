@@ -33,6 +33,7 @@ import type { TaskListQuery, TaskViewPage } from '../../projections/readModel/ta
 import type { ProjectionGenerations } from '../../projections/rebuildGenerations';
 import type { ProjectedEvent } from '../../projections/viewChanges';
 import type { WakeBus } from '../../projections/wakeBus';
+import type { SqliteDriver } from '../../support/sqlite/sqliteSidecar';
 import { startThread } from '../../support/threads/startThread';
 import { SqliteProjectionStore, type SqliteProjectionOptions } from './sqliteProjectionStore';
 import type { ViewsThreadData, ViewsThreadRequest, ViewsThreadMessage } from './sqliteViews/sqliteViewsThread';
@@ -99,6 +100,11 @@ export class ThreadedSqliteProjectionStore implements ProjectionStore {
     this.thread = Promise.resolve(this.attach(first));
   }
 
+  /** The SQLite binding of the file's connections, here and on the thread (sqliteViews/sqliteViewsDriver.ts). */
+  get driver(): SqliteDriver {
+    return this.local.driver;
+  }
+
   /**
    * Opens the file here (its schema checked, or dropped and recreated: `schemaReset` says why), then starts the
    * writing thread on it and waits until it has opened the file too.
@@ -110,7 +116,7 @@ export class ThreadedSqliteProjectionStore implements ProjectionStore {
     start: ThreadStarter = startThread,
   ): Promise<ThreadedSqliteProjectionStore> {
     const local = SqliteProjectionStore.open(file, wakeBus, options);
-    const data: ViewsThreadData = { file: local.file, options };
+    const data: ViewsThreadData = { file: local.file, options: { ...options, driver: local.driver } }; // one binding per file
     let worker: Worker;
     try {
       worker = await startViewsThread(start, data);

@@ -10,6 +10,9 @@
  */
 import { Worker } from 'node:worker_threads';
 
+/** The log is written through libsql, the views file through better-sqlite3 (sqliteProjectionStore.ts says why). */
+export type SqliteDriver = 'libsql' | 'better-sqlite3';
+
 export type SidecarRequest = { kind: 'checkpoint' } | { kind: 'readAll'; after: number; limit: number };
 
 /** Plain JS (eval'd), so that it runs the same from compiled output and under ts-jest. */
@@ -54,6 +57,11 @@ export class SqliteSidecar {
     private readonly file: string,
     /** The log's page query, for readAll requests (none for a file that is only checkpointed). */
     private readonly readAllSql: string | null = null,
+    /**
+     * The SQLite binding every other connection to this file uses: two copies of SQLite in one process must never
+     * open the same file (each keeps its own table of POSIX locks, and closing a descriptor drops the other's).
+     */
+    private readonly driver: SqliteDriver = 'libsql',
   ) {}
 
   get available(): boolean {
@@ -74,7 +82,7 @@ export class SqliteSidecar {
   private start(): Worker {
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { file: this.file, driver: require.resolve('libsql'), readAllSql: this.readAllSql },
+      workerData: { file: this.file, driver: require.resolve(this.driver), readAllSql: this.readAllSql },
     });
     worker.unref();
     worker.on('message', (reply: Reply) => {

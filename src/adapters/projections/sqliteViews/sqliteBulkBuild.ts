@@ -7,7 +7,7 @@
  * batch arrives. A mark in views_meta (`bulk:<generation>`) says that the
  * indexes are missing, so that a crash mid-build is finished at the next look.
  */
-import type Database from 'libsql';
+import type Database from 'better-sqlite3';
 import type { SqliteViewsMeta } from './sqliteViewsMeta';
 import { dropListingIndexesSql, generationSchema } from './sqliteViewsSchema';
 

@@ -6,7 +6,7 @@
  * a rebuild may hold them with a fence (they wait; it lapses by itself; the
  * switch lifts it). The previous generation's tables are dropped afterwards.
  */
-import type Database from 'libsql';
+import type Database from 'better-sqlite3';
 import { applyEvents } from '../../../projections/readModel/applyEvents';
 import type {
   ActivationResult,

@@ -5,7 +5,7 @@
  * byte order), the unwoken and due lists walk their partial indexes in time
  * order (ties by message id), counts come from the ledgers row.
  */
-import type Database from 'libsql';
+import type Database from 'better-sqlite3';
 import {
   deliveryRow,
   lastNudgeOf,

@@ -10,7 +10,7 @@
  * from the message id through its per-batch cache (a message this batch recorded
  * costs no query); a message never recorded has no ledger.
  */
-import type Database from 'libsql';
+import type Database from 'better-sqlite3';
 import {
   LEDGER_STAGES,
   type LedgerChangeSink,

@@ -6,7 +6,7 @@
  * matches: it never reads another owner's rows. Counts are read from the
  * counter row.
  */
-import type Database from 'libsql';
+import type Database from 'better-sqlite3';
 import type { Priority, Role } from '../../../events/types';
 import type { ListQuery } from '../../../projections/listQuery';
 import type { AgentView, HeartbeatCounts, ListedMessage, UnreadCount, ViewPage } from '../../../projections/projectionStore';

@@ -18,7 +18,7 @@
  * what one batch touched (the runner's batches are at most 1,000 events): it
  * never grows with the store.
  */
-import type Database from 'libsql';
+import type Database from 'better-sqlite3';
 import type { Priority, Role } from '../../../events/types';
 import type { ReadModelStorage, EntryState } from '../../../projections/readModel/view';
 import type { TaskList, TaskView } from '../../../projections/readModel/taskView';

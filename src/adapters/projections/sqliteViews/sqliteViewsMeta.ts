@@ -3,7 +3,7 @@
  * active, the generation counter, the live writer's mark and a rebuild's
  * fence, each with the time it lapses (milliseconds since the epoch).
  */
-import type Database from 'libsql';
+import type Database from 'better-sqlite3';
 import { GENERATION_NAME, generationSchema, META_SCHEMA, VIEWS_SCHEMA_VERSION } from './sqliteViewsSchema';
 
 /** A live projector renews its mark every second or so (projectionRunner.ts); it lapses after this long. */

@@ -1,0 +1,64 @@
+/**
+ * The SQLite binding of the views file: better-sqlite3 when it is installed, libsql otherwise.
+ *
+ * Why better-sqlite3: a views batch is many small statements (a direct send ~10), and each call through libsql's
+ * binding cost ~4-5 us before SQLite did any work; better-sqlite3's ~0.5 us (same machine, same run: `SELECT 1`
+ * 2.9-3.9 vs 0.44-0.55 us; a keyed insert 10.3-10.5 vs 2.1-2.4 us; SQLite itself inserts such a row in ~2 us).
+ *
+ * Why a fallback: better-sqlite3 is an optional dependency compiled from its sources at install (.npmrc:
+ * build-from-source, so no prebuilt binary is fetched from outside the npm registry), which needs python3, make and
+ * a C++ compiler. Where those are missing its install fails, npm goes on without it, and the views run on libsql
+ * (the log's binding: a prebuilt N-API package from the npm registry), slower but the same. libsql copies
+ * better-sqlite3's API, so the store is written once against better-sqlite3's types.
+ *
+ * One file, one binding: every connection to a views file (the reading one, the writing thread's, the checkpoint
+ * sidecar's) must go through the same library, because two copies of SQLite in one process each keep their own
+ * table of POSIX locks, and a descriptor one closes drops the locks the other holds.
+ */
+import { createRequire } from 'node:module';
+import type BetterSqlite3 from 'better-sqlite3';
+import type { SqliteDriver } from '../../../support/sqlite/sqliteSidecar';
+
+export type ViewsDatabase = BetterSqlite3.Database;
+export type ViewsStatement = BetterSqlite3.Statement;
+
+type DatabaseClass = new (file: string, options?: { readonly?: boolean }) => ViewsDatabase;
+
+/** How the module is loaded (tests pass one that fails, to take the fallback). */
+export type ModuleLoader = (name: string) => unknown;
+
+/** Loaded by name at run time: better-sqlite3 may be missing (an optional dependency whose compile failed). */
+const nodeRequire: ModuleLoader = createRequire(__filename);
+
+/** better-sqlite3 if it loads and opens a database (a package left without its compiled addon fails here), else null. */
+function loadBetterSqlite3(load: ModuleLoader): DatabaseClass | null {
+  try {
+    const Better = load('better-sqlite3') as DatabaseClass;
+    new Better(':memory:').close(); // its addon is loaded at the first open
+    return Better;
+  } catch {
+    return null;
+  }
+}
+
+/** The binding this process uses for views files: the first that loads, in order of speed. */
+export function pickViewsDriver(load: ModuleLoader = nodeRequire): SqliteDriver {
+  return loadBetterSqlite3(load) !== null ? 'better-sqlite3' : 'libsql';
+}
+
+let picked: SqliteDriver | null = null;
+
+/** The binding views files are opened with unless one is named (picked once per thread; same answer in each). */
+export function defaultViewsDriver(): SqliteDriver {
+  return (picked ??= pickViewsDriver());
+}
+
+/** Opens a views file with `driver` (the default binding unless named: the one every connection of this process uses). */
+export function openViewsDatabase(
+  file: string,
+  driver: SqliteDriver = defaultViewsDriver(),
+  options: { readonly?: boolean } = {},
+): ViewsDatabase {
+  const Database = nodeRequire(driver) as DatabaseClass;
+  return new Database(file, options);
+}

@@ -167,7 +167,7 @@ export function translateStartupError(error: unknown, config: MailboxConfig): un
       { cause: error },
     );
   }
-  // libsql reports an unopenable file as ConnectionFailed(..., 14) (SQLITE_CANTOPEN).
+  // libsql reports an unopenable file as ConnectionFailed(..., 14) (SQLITE_CANTOPEN); better-sqlite3 as 'unable to open database file'.
   if (error instanceof Error && /ConnectionFailed|SQLITE_CANTOPEN|unable to open database/i.test(error.message)) {
     const where =
       config.eventStoreUrl === undefined

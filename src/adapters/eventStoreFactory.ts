@@ -8,6 +8,7 @@ import { isEsdbUrl } from './eventstore/esdbClientCompat';
 import { EsdbEventStore } from './eventstore/esdbEventStore';
 import { MemoryEventStore } from './eventstore/memoryEventStore';
 import { SqliteEventStore } from './eventstore/sqliteEventStore';
+import { defaultSqliteDriver } from '../support/sqlite/sqliteDriver';
 
 /** The SQLite file the configuration names (the embedded default, or sqlite:<file>); null for any other store. */
 export function sqliteLogFile(config: MailboxConfig): string | null {
@@ -21,6 +22,14 @@ export async function createEventStore(config: MailboxConfig, logger: Logger): P
   const file = sqliteLogFile(config);
   if (file !== null) {
     if (url === undefined) logger.info({ file }, 'event store: SQLite (embedded default)');
+    const driver = defaultSqliteDriver();
+    if (driver !== 'better-sqlite3')
+      logger.warn(
+        { file, driver },
+        'event store: the SQLite log runs on libsql: better-sqlite3 is not installed (npm install compiles it from its ' +
+          'sources and needs python3, make and a C++ compiler); libsql costs more CPU per statement and its SQLite (3.45) ' +
+          'lacks the fix of the WAL-reset bug (3.51.3)',
+      );
     return SqliteEventStore.open(file);
   }
   if (url === 'memory:') return new MemoryEventStore();

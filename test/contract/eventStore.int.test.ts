@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { MemoryEventStore } from '../../src/adapters/eventstore/memoryEventStore';
-import Database from 'libsql';
+import { openSqliteDatabase, type SqliteDriver } from '../../src/support/sqlite/sqliteDriver';
 import { SqliteEventStore } from '../../src/adapters/eventstore/sqliteEventStore';
 import { SCHEMA } from '../../src/adapters/eventstore/sqliteStatements';
 import { tempDir } from '../support/fixtures';
@@ -13,9 +13,9 @@ describeEventStoreContract('MemoryEventStore', async () => {
   return { store, cleanup: () => store.close() };
 });
 
-describeEventStoreContract('SqliteEventStore', async () => {
+const sqlite = (driver?: SqliteDriver) => async () => {
   const dir = tempDir('mailbox-contract-');
-  const store = SqliteEventStore.open(path.join(dir, 'events.sqlite'));
+  const store = SqliteEventStore.open(path.join(dir, 'events.sqlite'), driver);
   return {
     store,
     cleanup: async () => {
@@ -23,7 +23,11 @@ describeEventStoreContract('SqliteEventStore', async () => {
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
-});
+};
+
+describeEventStoreContract('SqliteEventStore', sqlite());
+// Where better-sqlite3 could not be compiled at install, the log is opened with libsql (support/sqlite/sqliteDriver.ts).
+describeEventStoreContract('SqliteEventStore through libsql (no better-sqlite3)', sqlite('libsql'));
 
 describe('SqliteEventStore log identity', () => {
   it('is stored in the file: the same after a reopen, another for another file', async () => {
@@ -38,7 +42,7 @@ describe('SqliteEventStore log identity', () => {
       await reopened.close();
       // A file written before identities existed (no meta table) gets one on open, and keeps it.
       const olderFile = path.join(dir, 'older.sqlite');
-      const older = new Database(olderFile);
+      const older = openSqliteDatabase(olderFile);
       older.exec(SCHEMA);
       older.close();
       const upgraded = SqliteEventStore.open(olderFile);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { SqliteProjectionStore } from '../../src/adapters/projections/sqliteProjectionStore';
 import { ThreadedSqliteProjectionStore } from '../../src/adapters/projections/threadedSqliteProjectionStore';
 import { InProcessWakeBus } from '../../src/adapters/wake/inProcessWakeBus';
-import type { SqliteDriver } from '../../src/support/sqlite/sqliteSidecar';
+import type { SqliteDriver } from '../../src/support/sqlite/sqliteDriver';
 import { describeProjectionStoreContract, type ProjectionStoreFactory } from './projectionStore.contract';
 import { describeTaskViewsContract } from './taskViews.contract';
 import { LogBuilder } from './projectionStoreLog';

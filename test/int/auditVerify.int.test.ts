@@ -4,7 +4,7 @@
  * a real Redis (CLI, a key corrupted by hand).
  */
 import path from 'node:path';
-import { openViewsDatabase } from '../../src/adapters/projections/sqliteViews/sqliteViewsDriver';
+import { openSqliteDatabase } from '../../src/support/sqlite/sqliteDriver';
 import Redis from 'ioredis';
 import pino from 'pino';
 import { capture, runAuditCli as audit } from '../support/auditCli';
@@ -177,7 +177,7 @@ describe('mailbox audit verify (CLI)', () => {
     expect(healthy.stdout).toMatch(/^OK: the live projections match the log at checkpoint 14 of log head 14;/);
     expect(healthy.code).toBe(0);
 
-    const db = openViewsDatabase(path.join(dataDir, 'views.sqlite'));
+    const db = openSqliteDatabase(path.join(dataDir, 'views.sqlite'));
     try {
       db.prepare("UPDATE g1_identities SET unread_high = 7 WHERE identity = '@b'").run(); // B has 1 unread high, per the log
     } finally {

@@ -9,7 +9,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
-import Database from 'libsql';
+import { openSqliteDatabase } from '../../src/support/sqlite/sqliteDriver';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
 import { ADMIN_TOKEN, silentLogger, tempDir } from '../support/fixtures';
 
@@ -70,7 +70,7 @@ describe('crash durability (SQLite, SIGKILL right after the acknowledgement)', (
 
     // No clean close happened: the acknowledged write sits in the WAL, which the next open must recover.
     expect(fs.existsSync(path.join(dir, 'events.sqlite-wal'))).toBe(true);
-    const raw = new Database(path.join(dir, 'events.sqlite'), { readonly: true });
+    const raw = openSqliteDatabase(path.join(dir, 'events.sqlite'), undefined, { readonly: true });
     expect(raw.prepare('PRAGMA journal_mode').get()).toMatchObject({ journal_mode: 'wal' });
     raw.close();
 

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { Writable } from 'node:stream';
-import { openViewsDatabase } from '../../src/adapters/projections/sqliteViews/sqliteViewsDriver';
+import { openSqliteDatabase } from '../../src/support/sqlite/sqliteDriver';
 import pino from 'pino';
 import { SqliteEventStore } from '../../src/adapters/eventstore/sqliteEventStore';
 import { MemoryProjectionStore } from '../../src/adapters/projections/memoryProjectionStore';
@@ -62,7 +62,7 @@ async function cleanRebuild(file: string) {
 }
 
 const storedCheckpoint = (views: string): bigint | null => {
-  const db = openViewsDatabase(views, undefined, { readonly: true }); // the store's binding: one per file in a process
+  const db = openSqliteDatabase(views, undefined, { readonly: true }); // the store's binding: one per file in a process
   try {
     db.pragma('busy_timeout = 5000');
     const active = (db.prepare("SELECT value FROM views_meta WHERE key = 'active'").get() as { value: string }).value;
@@ -200,7 +200,7 @@ describe('SQLite views (embedded default)', () => {
     await mailbox.close();
     mailbox = null;
     const file = path.join(dir, 'views.sqlite');
-    const old = openViewsDatabase(file); // what a file written before issue 13 lacks: the schema row and the ledger's tables
+    const old = openSqliteDatabase(file); // what a file written before issue 13 lacks: the schema row and the ledger's tables
     old.exec("DELETE FROM views_meta WHERE key = 'schema'; DROP TABLE g1_ledgers; DROP TABLE g1_ledger_rows;");
     old.close();
 

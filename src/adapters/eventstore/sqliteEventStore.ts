@@ -15,7 +15,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'libsql';
+import {
+  defaultSqliteDriver,
+  openSqliteDatabase,
+  type SqliteDatabase,
+  type SqliteDriver,
+} from '../../support/sqlite/sqliteDriver';
 import type { AppendResult, EventStore, EventSubscription, ExpectedRevision } from '../../events/eventStore';
 import type { NewEvent, StoredEvent } from '../../events/types';
 import { AppendSignal } from './appendSignal';
@@ -60,26 +65,29 @@ export class SqliteEventStore implements EventStore {
   private committing: Promise<void> | null = null;
 
   private constructor(
-    private readonly db: Database.Database,
+    private readonly db: SqliteDatabase,
     file: string,
     private readonly identity: string,
+    driver: SqliteDriver,
   ) {
     this.statements = prepareStatements(db);
-    this.sidecar = new SqliteSidecar(file, READ_ALL_SQL);
-    this.writer = new SqliteWriter(file, WRITER_LIMIT_ALONE);
+    // Every connection to the file through the same binding (support/sqlite/sqliteDriver.ts).
+    this.sidecar = new SqliteSidecar(file, READ_ALL_SQL, driver);
+    this.writer = new SqliteWriter(file, WRITER_LIMIT_ALONE, driver);
     this.checkpointer = new WalCheckpointer(this.sidecar, (pages) => this.writer.setCheckpointLimit(pages));
     this.readAhead = new SqliteReadAhead(this.sidecar);
   }
 
-  static open(file: string): SqliteEventStore {
+  /** Opens (or creates) the log; `driver`: the SQLite binding (default: better-sqlite3 if installed, else libsql). */
+  static open(file: string, driver: SqliteDriver = defaultSqliteDriver()): SqliteEventStore {
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    const db = new Database(file);
+    const db = openSqliteDatabase(file, driver);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('busy_timeout = 5000');
     // Checkpoints run in the background (sqliteCheckpointer.ts), which sets the writer's own (fallback) threshold.
     db.exec(SCHEMA);
-    return new SqliteEventStore(db, file, ensureLogIdentity(db));
+    return new SqliteEventStore(db, file, ensureLogIdentity(db), driver);
   }
 
   append(streamName: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {

@@ -7,7 +7,7 @@
  * row always reads at the current schema.
  */
 import fs from 'node:fs';
-import Database from 'libsql';
+import { openSqliteDatabase, type SqliteDatabase } from '../../support/sqlite/sqliteDriver';
 import { MailboxError } from '../../errors';
 import { CURRENT_SCHEMA_VERSION } from '../../events/upcasters';
 import type { JsonTextLog, JsonTextRow } from '../../audit/logSource';
@@ -39,10 +39,10 @@ function atCurrentSchema(row: JsonTextRow): JsonTextRow {
 }
 
 export class SqliteJsonLog implements JsonTextLog {
-  private constructor(private readonly db: Database.Database) {}
+  private constructor(private readonly db: SqliteDatabase) {}
 
   static open(file: string): SqliteJsonLog {
-    // libsql would create a missing file; a reader must never do that.
+    // Opening would create a missing file; a reader must never do that.
     if (!fs.existsSync(file)) {
       throw new MailboxError(
         'NOT_FOUND',
@@ -51,7 +51,7 @@ export class SqliteJsonLog implements JsonTextLog {
         { file },
       );
     }
-    const db = new Database(file);
+    const db = openSqliteDatabase(file);
     db.pragma('query_only = ON');
     db.pragma('busy_timeout = 5000');
     return new SqliteJsonLog(db);

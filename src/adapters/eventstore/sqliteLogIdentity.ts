@@ -4,7 +4,7 @@
  * written before identities existed, and never changed afterwards.
  */
 import { randomUUID } from 'node:crypto';
-import type Database from 'libsql';
+import type Database from 'better-sqlite3';
 
 const META_SCHEMA = 'CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)';
 const KEY = 'log_identity';

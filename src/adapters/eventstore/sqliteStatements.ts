@@ -1,5 +1,5 @@
 /** The SQLite event table, its prepared statements and the row -> StoredEvent mapping. */
-import type Database from 'libsql';
+import type Database from 'better-sqlite3';
 import { readEvent } from '../../events/readEvent';
 import type { StoredEvent } from '../../events/types';
 

@@ -11,6 +11,7 @@ import { ConcurrencyConflict } from '../../errors';
 import { describeExpected, type AppendResult, type ExpectedRevision } from '../../events/eventStore';
 import type { NewEvent } from '../../events/types';
 import { WRITER_THREAD_SOURCE } from './sqliteWriterThread';
+import { defaultSqliteDriver, type SqliteDriver } from '../../support/sqlite/sqliteDriver';
 
 export interface WriterAppend {
   stream: string;
@@ -64,12 +65,18 @@ export class SqliteWriter {
   constructor(
     private readonly file: string,
     private checkpointPages: number,
+    /** The binding of every connection to this file (support/sqlite/sqliteDriver.ts). */
+    private readonly driver: SqliteDriver = defaultSqliteDriver(),
   ) {}
 
   private start(): Worker {
     const worker = new Worker(WRITER_THREAD_SOURCE, {
       eval: true,
-      workerData: { file: this.file, driver: require.resolve('libsql'), checkpointPages: this.checkpointPages },
+      workerData: {
+        file: this.file,
+        driver: require.resolve(this.driver),
+        checkpointPages: this.checkpointPages,
+      },
     });
     worker.unref(); // an idle writer keeps no process alive; ref'd while a commit is due
     this.exited = new Promise((resolve) => worker.once('exit', () => resolve()));

@@ -20,7 +20,7 @@
  * A lost view is thus only late, never wrong; FULL would buy nothing but an
  * fsync per batch.
  *
- * The SQLite binding: sqliteViews/sqliteViewsDriver.ts (better-sqlite3 when installed, else libsql).
+ * The SQLite binding: support/sqlite/sqliteDriver.ts (better-sqlite3 when installed, else libsql).
  *
  * A long catch-up into empty views is built in bulk (sqliteViews/sqliteBulkBuild.ts): large batches, one
  * transaction each, listing indexes created once at the end.
@@ -53,13 +53,18 @@ import type { ProjectedEvent, WakeEvent } from '../../projections/viewChanges';
 import type { WakeBus } from '../../projections/wakeBus';
 import { sleep } from '../../support/retry';
 import { WalCheckpointer } from '../../support/sqlite/sqliteCheckpointer';
-import { SqliteSidecar, type SqliteDriver } from '../../support/sqlite/sqliteSidecar';
+import { SqliteSidecar } from '../../support/sqlite/sqliteSidecar';
 import { SqliteBulkBuild } from './sqliteViews/sqliteBulkBuild';
 import { SqliteGenerations } from './sqliteViews/sqliteGenerations';
 import { SqliteViewsMeta } from './sqliteViews/sqliteViewsMeta';
 import { SqliteViewReader } from './sqliteViews/sqliteViewReader';
 import { SqliteViewWriter } from './sqliteViews/sqliteViewWriter';
-import { defaultViewsDriver, openViewsDatabase, type ViewsDatabase } from './sqliteViews/sqliteViewsDriver';
+import {
+  defaultSqliteDriver,
+  openSqliteDatabase,
+  type SqliteDatabase,
+  type SqliteDriver,
+} from '../../support/sqlite/sqliteDriver';
 
 export interface SqliteProjectionOptions {
   /**
@@ -75,7 +80,7 @@ export interface SqliteProjectionOptions {
   rebuildEventsPerTransaction?: number;
   /** SQLite's page cache for this file, in KiB (default 16 MiB): the bound on what the views keep in memory. */
   cacheKiB?: number;
-  /** The SQLite binding (default: better-sqlite3 if installed, else libsql; sqliteViews/sqliteViewsDriver.ts). */
+  /** The SQLite binding (default: better-sqlite3 if installed, else libsql; support/sqlite/sqliteDriver.ts). */
   driver?: SqliteDriver;
 }
 
@@ -123,14 +128,14 @@ export class SqliteProjectionStore implements ProjectionStore {
   readonly driver: SqliteDriver;
 
   private constructor(
-    private readonly db: ViewsDatabase,
+    private readonly db: SqliteDatabase,
     readonly file: string,
     private readonly wakeBus: WakeBus,
     options: SqliteProjectionOptions,
   ) {
     this.eventsPerTransaction = options.eventsPerTransaction ?? 2000;
     this.transactionBudgetMs = options.transactionBudgetMs ?? 10;
-    this.driver = options.driver ?? defaultViewsDriver();
+    this.driver = options.driver ?? defaultSqliteDriver();
     this.sidecar = new SqliteSidecar(file, null, this.driver); // the same binding as this connection's
     this.checkpointer = new WalCheckpointer(
       this.sidecar,
@@ -151,8 +156,8 @@ export class SqliteProjectionStore implements ProjectionStore {
   /** Opens (or creates) the views file. */
   static open(file: string, wakeBus: WakeBus, options: SqliteProjectionOptions = {}): SqliteProjectionStore {
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    const driver = options.driver ?? defaultViewsDriver();
-    const db = openViewsDatabase(file, driver);
+    const driver = options.driver ?? defaultSqliteDriver();
+    const db = openSqliteDatabase(file, driver);
     try {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL'); // crash-consistent for views: see the header

@@ -33,7 +33,7 @@ import type { TaskListQuery, TaskViewPage } from '../../projections/readModel/ta
 import type { ProjectionGenerations } from '../../projections/rebuildGenerations';
 import type { ProjectedEvent } from '../../projections/viewChanges';
 import type { WakeBus } from '../../projections/wakeBus';
-import type { SqliteDriver } from '../../support/sqlite/sqliteSidecar';
+import type { SqliteDriver } from '../../support/sqlite/sqliteDriver';
 import { startThread } from '../../support/threads/startThread';
 import { SqliteProjectionStore, type SqliteProjectionOptions } from './sqliteProjectionStore';
 import type { ViewsThreadData, ViewsThreadRequest, ViewsThreadMessage } from './sqliteViews/sqliteViewsThread';

@@ -9,9 +9,7 @@
  * callers fall back to doing the work on the main connection.
  */
 import { Worker } from 'node:worker_threads';
-
-/** The log is written through libsql, the views file through better-sqlite3 (sqliteProjectionStore.ts says why). */
-export type SqliteDriver = 'libsql' | 'better-sqlite3';
+import { defaultSqliteDriver, type SqliteDriver } from './sqliteDriver';
 
 export type SidecarRequest = { kind: 'checkpoint' } | { kind: 'readAll'; after: number; limit: number };
 
@@ -61,7 +59,7 @@ export class SqliteSidecar {
      * The SQLite binding every other connection to this file uses: two copies of SQLite in one process must never
      * open the same file (each keeps its own table of POSIX locks, and closing a descriptor drops the other's).
      */
-    private readonly driver: SqliteDriver = 'libsql',
+    private readonly driver: SqliteDriver = defaultSqliteDriver(),
   ) {}
 
   get available(): boolean {

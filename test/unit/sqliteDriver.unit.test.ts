@@ -1,7 +1,7 @@
 /** Which SQLite binding the views file gets: better-sqlite3 when it loads and opens a database, libsql otherwise. */
-import { pickViewsDriver } from '../../src/adapters/projections/sqliteViews/sqliteViewsDriver';
+import { pickSqliteDriver } from '../../src/support/sqlite/sqliteDriver';
 
-describe('pickViewsDriver', () => {
+describe('pickSqliteDriver', () => {
   it('takes better-sqlite3 when it is installed and opens a database', () => {
     const opened: string[] = [];
     class Opens {
@@ -10,7 +10,7 @@ describe('pickViewsDriver', () => {
       }
       close(): void {}
     }
-    expect(pickViewsDriver((name) => (name === 'better-sqlite3' ? Opens : undefined))).toBe('better-sqlite3');
+    expect(pickSqliteDriver((name) => (name === 'better-sqlite3' ? Opens : undefined))).toBe('better-sqlite3');
     expect(opened).toEqual([':memory:']); // its addon is only loaded at a first open: the pick opens one
   });
 
@@ -18,7 +18,7 @@ describe('pickViewsDriver', () => {
     const load = (name: string): unknown => {
       throw Object.assign(new Error(`Cannot find module '${name}'`), { code: 'MODULE_NOT_FOUND' });
     };
-    expect(pickViewsDriver(load)).toBe('libsql');
+    expect(pickSqliteDriver(load)).toBe('libsql');
   });
 
   it('falls back to libsql when better-sqlite3 is there but its compiled addon is not', () => {
@@ -27,6 +27,6 @@ describe('pickViewsDriver', () => {
         throw new Error('Could not locate the bindings file. Tried: build/Release/better_sqlite3.node');
       }
     }
-    expect(pickViewsDriver(() => NoAddon)).toBe('libsql');
+    expect(pickSqliteDriver(() => NoAddon)).toBe('libsql');
   });
 });

@@ -1,28 +1,33 @@
 /**
- * The SQLite binding of the views file: better-sqlite3 when it is installed, libsql otherwise.
+ * The SQLite binding of the event log and the views file: better-sqlite3 when it is installed, libsql otherwise.
  *
  * Why better-sqlite3: a views batch is many small statements (a direct send ~10), and each call through libsql's
  * binding cost ~4-5 us before SQLite did any work; better-sqlite3's ~0.5 us (same machine, same run: `SELECT 1`
  * 2.9-3.9 vs 0.44-0.55 us; a keyed insert 10.3-10.5 vs 2.1-2.4 us; SQLite itself inserts such a row in ~2 us).
+ * And its SQLite (3.53) has the fix of the WAL-reset bug (3.7.0 to 3.51.2, fixed in 3.51.3: a checkpoint racing a
+ * commit on another connection could corrupt a WAL database), which libsql's 3.45 lacks: the log and the views are
+ * each written on one connection and checkpointed on another (sqliteSidecar.ts), that bug's very pattern.
  *
  * Why a fallback: better-sqlite3 is an optional dependency compiled from its sources at install (.npmrc:
  * build-from-source, so no prebuilt binary is fetched from outside the npm registry), which needs python3, make and
- * a C++ compiler. Where those are missing its install fails, npm goes on without it, and the views run on libsql
- * (the log's binding: a prebuilt N-API package from the npm registry), slower but the same. libsql copies
- * better-sqlite3's API, so the store is written once against better-sqlite3's types.
+ * a C++ compiler. Where those are missing its install fails, npm goes on without it, and the files are opened with
+ * libsql (a prebuilt N-API package from the npm registry), slower but the same; the server says so at start.
+ * libsql copies better-sqlite3's API, so the adapters are written once against better-sqlite3's types.
  *
- * One file, one binding: every connection to a views file (the reading one, the writing thread's, the checkpoint
- * sidecar's) must go through the same library, because two copies of SQLite in one process each keep their own
- * table of POSIX locks, and a descriptor one closes drops the locks the other holds.
+ * One file, one binding: every connection of a process to a file (the reading one, the writing thread's, the
+ * checkpoint sidecar's) must go through the same library, because two copies of SQLite in one process each keep
+ * their own table of POSIX locks, and a descriptor one closes drops the locks the other holds.
  */
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
-import type { SqliteDriver } from '../../../support/sqlite/sqliteSidecar';
 
-export type ViewsDatabase = BetterSqlite3.Database;
-export type ViewsStatement = BetterSqlite3.Statement;
+/** The SQLite bindings this project opens files with, fastest first. */
+export type SqliteDriver = 'better-sqlite3' | 'libsql';
 
-type DatabaseClass = new (file: string, options?: { readonly?: boolean }) => ViewsDatabase;
+export type SqliteDatabase = BetterSqlite3.Database;
+export type SqliteStatement = BetterSqlite3.Statement;
+
+type DatabaseClass = new (file: string, options?: { readonly?: boolean }) => SqliteDatabase;
 
 /** How the module is loaded (tests pass one that fails, to take the fallback). */
 export type ModuleLoader = (name: string) => unknown;
@@ -42,23 +47,23 @@ function loadBetterSqlite3(load: ModuleLoader): DatabaseClass | null {
 }
 
 /** The binding this process uses for views files: the first that loads, in order of speed. */
-export function pickViewsDriver(load: ModuleLoader = nodeRequire): SqliteDriver {
+export function pickSqliteDriver(load: ModuleLoader = nodeRequire): SqliteDriver {
   return loadBetterSqlite3(load) !== null ? 'better-sqlite3' : 'libsql';
 }
 
 let picked: SqliteDriver | null = null;
 
 /** The binding views files are opened with unless one is named (picked once per thread; same answer in each). */
-export function defaultViewsDriver(): SqliteDriver {
-  return (picked ??= pickViewsDriver());
+export function defaultSqliteDriver(): SqliteDriver {
+  return (picked ??= pickSqliteDriver());
 }
 
 /** Opens a views file with `driver` (the default binding unless named: the one every connection of this process uses). */
-export function openViewsDatabase(
+export function openSqliteDatabase(
   file: string,
-  driver: SqliteDriver = defaultViewsDriver(),
+  driver: SqliteDriver = defaultSqliteDriver(),
   options: { readonly?: boolean } = {},
-): ViewsDatabase {
+): SqliteDatabase {
   const Database = nodeRequire(driver) as DatabaseClass;
   return new Database(file, options);
 }

@@ -199,7 +199,7 @@ export const healthSchema = z.object({ status: z.literal('ok') });
 export const readinessSchema = z.looseObject({
   status: z.literal('ready'),
   eventStore: z.looseObject({ ok: z.boolean() }),
-  projectionStore: z.looseObject({ ok: z.boolean(), backend: z.enum(['redis', 'memory']) }),
+  projectionStore: z.looseObject({ ok: z.boolean(), backend: z.enum(['memory', 'sqlite', 'redis']) }),
   projections: z.looseObject({
     ok: z.boolean(),
     running: z.boolean(),

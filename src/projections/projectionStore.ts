@@ -76,6 +76,8 @@ export interface ViewsBinding {
 }
 
 export interface ProjectionStore {
+  /** Where the views live, as /readyz names it. */
+  readonly backend: 'memory' | 'sqlite' | 'redis';
   /**
    * Applies each event's changes together with the checkpoint. Events at or
    * below the checkpoint change nothing. Wakes are published after the change

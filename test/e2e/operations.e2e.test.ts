@@ -27,7 +27,7 @@ test('healthz and readyz need no token; readyz reports store, projections and la
   expect(ready.body).toMatchObject({
     status: 'ready',
     eventStore: { ok: true, head: expect.any(String) },
-    projectionStore: { ok: true, backend: 'memory' },
+    projectionStore: { ok: true, backend: 'memory' }, // the test server's log and views are in memory
     projections: { ok: true, running: true, lag: 0 },
   });
 });

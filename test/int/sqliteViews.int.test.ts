@@ -29,6 +29,7 @@ import { StartupError } from '../../src/startupError';
 import { writeSyntheticLog } from '../../bench/lib/syntheticLog';
 import { snapshotViews } from '../contract/projectionStore.contract';
 import { ADMIN_TOKEN, tempDir } from '../support/fixtures';
+import { checkReadiness } from '../../src/adapters/http/readiness';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -162,6 +163,11 @@ describe('SQLite views (embedded default)', () => {
       `projections: SQLite views resume from their stored checkpoint ${checkpoint} (no rebuild); wake bus: in process`,
     );
     expect(messages()).not.toContain('projections caught up'); // nothing was left to apply
+    expect((await checkReadiness(mailbox)).checks.projectionStore).toEqual({
+      ok: true,
+      backend: 'sqlite',
+      checkpoint: `${checkpoint}`,
+    });
     const b = await mailbox.as(tokens['@b']);
     expect(await b.unreadCount()).toEqual({
       unreadCount: 1,

@@ -18,7 +18,7 @@ export interface Readiness {
   status: 'ready' | 'degraded' | 'not ready';
   checks: {
     eventStore: { ok: boolean; head?: string | null; error?: string };
-    projectionStore: { ok: boolean; backend: 'redis' | 'memory'; checkpoint?: string | null; error?: string };
+    projectionStore: { ok: boolean; backend: 'memory' | 'sqlite' | 'redis'; checkpoint?: string | null; error?: string };
     projections: {
       ok: boolean;
       running: boolean;
@@ -57,7 +57,7 @@ export async function checkReadiness(mailbox: MailboxServices): Promise<Readines
   const status = mailbox.runner.getStatus();
   const eventStore =
     head.status === 'fulfilled' ? { ok: true, head: head.value?.toString() ?? null } : { ok: false, error: message(head.reason) };
-  const backend = mailbox.config.redisUrl ? ('redis' as const) : ('memory' as const);
+  const backend = mailbox.projections.backend; // the store the mailbox runs on, not a guess from the config
   const projectionStore =
     checkpoint.status === 'fulfilled'
       ? { ok: true, backend, checkpoint: checkpoint.value?.toString() ?? null }

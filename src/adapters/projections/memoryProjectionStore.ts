@@ -51,6 +51,7 @@ const matches = (entry: InboxEntry, query: ListQuery): boolean => {
 
 @injectable()
 export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage {
+  readonly backend = 'memory' as const;
   private agents = new Map<string, AgentView>();
   /** One per message for as long as the process runs: sharded (support/shardedMap.ts, why there). */
   private messages = new ShardedMap<MessageSummary>();

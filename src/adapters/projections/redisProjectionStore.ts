@@ -68,6 +68,7 @@ export const LIVE_WRITER_TTL_MS = 5000;
 const MAX_HELD_WAKES = 10_000;
 
 export class RedisProjectionStore implements ProjectionStore {
+  readonly backend = 'redis' as const;
   readonly keys: RedisKeys;
   private readonly applier: RedisScriptApplier;
   private readonly reader: RedisViewReader;

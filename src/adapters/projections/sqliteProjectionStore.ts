@@ -99,6 +99,7 @@ const CHECKPOINT_DELAY_MS = 20;
 const STEP = 16;
 
 export class SqliteProjectionStore implements ProjectionStore {
+  readonly backend = 'sqlite' as const;
   readonly meta: SqliteViewsMeta;
   private readonly bulk: SqliteBulkBuild;
   private readonly writers = new Map<string, SqliteViewWriter>();

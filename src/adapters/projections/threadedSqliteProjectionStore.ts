@@ -78,6 +78,7 @@ async function startViewsThread(start: ThreadStarter, data: ViewsThreadData): Pr
 }
 
 export class ThreadedSqliteProjectionStore implements ProjectionStore {
+  readonly backend = 'sqlite' as const;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   /** Wakes are published in the order the thread committed them, each before the answer of the apply that made it. */

@@ -94,7 +94,14 @@ export async function openSqliteViews(
       'projections: the SQLite views run on libsql: better-sqlite3 is not installed (npm install compiles it from its ' +
         'sources and needs python3, make and a C++ compiler); the views are the same, their writes cost about 3x more CPU',
     );
-  if (store.schemaReset !== null) {
+  if (store.damagedFileMovedAside !== null) {
+    const { reason, movedTo } = store.damagedFileMovedAside;
+    logger.warn(
+      { file, reason, movedTo },
+      `projections: SQLite views file unreadable (${reason}): moved aside to ${movedTo}; ` +
+        'building the views from the whole log (the log is the truth); wake bus: in process',
+    );
+  } else if (store.schemaReset !== null) {
     logger.warn(
       { file, reason: store.schemaReset },
       `projections: SQLite views file dropped (${store.schemaReset}): building the views from the whole log (the log is the truth); wake bus: in process`,

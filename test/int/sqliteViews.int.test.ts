@@ -30,6 +30,7 @@ import { writeSyntheticLog } from '../../bench/lib/syntheticLog';
 import { snapshotViews } from '../contract/projectionStore.contract';
 import { ADMIN_TOKEN, tempDir } from '../support/fixtures';
 import { checkReadiness } from '../../src/adapters/http/readiness';
+import { MailboxError } from '../../src/errors';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -196,6 +197,84 @@ describe('SQLite views (embedded default)', () => {
     expect(await snapshotViews(mailbox.projections)).toEqual(before);
     const b = await mailbox.as(tokens['@b']);
     expect((await b.listMessages({ status: 'unread' })).messages.map((m) => m.subject)).toEqual(['broadcast']);
+  });
+
+  it('a views file that is not a database is moved aside at start (kept, not deleted) and rebuilt from the log, with a log line saying why', async () => {
+    const dir = tempDir('views-not-a-db-');
+    mailbox = await createMailbox(config(dir));
+    const { tokens } = await populate(mailbox);
+    const before = await snapshotViews(mailbox.projections);
+    await mailbox.close();
+    mailbox = null;
+    const file = path.join(dir, 'views.sqlite');
+    const garbage = 'these bytes are not a SQLite database\n'.repeat(200);
+    fs.writeFileSync(file, garbage); // e.g. overwritten by hand, or a disk fault in its header
+
+    const { logger, messages } = recordingLogger();
+    mailbox = await createMailbox(config(dir), { logger });
+    const asideFiles = fs.readdirSync(dir).filter((name) => name.startsWith('views.sqlite.damaged-'));
+    expect(asideFiles).toHaveLength(1);
+    expect(fs.readFileSync(path.join(dir, asideFiles[0]), 'utf8')).toBe(garbage);
+    expect(messages()).toContain(
+      `projections: SQLite views file unreadable (file is not a database): moved aside to ${path.join(dir, asideFiles[0])}; ` +
+        'building the views from the whole log (the log is the truth); wake bus: in process',
+    );
+    expect(messages()).toContain('projections caught up');
+    expect(await snapshotViews(mailbox.projections)).toEqual(before);
+    const b = await mailbox.as(tokens['@b']);
+    expect((await b.listMessages({ status: 'unread' })).messages.map((m) => m.subject)).toEqual(['broadcast']);
+  });
+
+  it('damage found while running answers 503 naming the remedy; the next start moves the file aside and rebuilds it', async () => {
+    const dir = tempDir('views-damaged-');
+    mailbox = await createMailbox(config(dir));
+    const { tokens } = await populate(mailbox);
+    const before = await snapshotViews(mailbox.projections);
+    await mailbox.close();
+    mailbox = null;
+    const file = path.join(dir, 'views.sqlite');
+    // Damage only the page of the inbox entries (a few rows: the table's root is its only page); the schema and the
+    // counters stay readable, so the file opens and the damage is found by the first listing, not at start.
+    const db = openSqliteDatabase(file);
+    const { rootpage } = db.prepare("SELECT rootpage FROM sqlite_master WHERE name = 'g1_entries'").get() as { rootpage: number };
+    const pageSize = db.pragma('page_size', { simple: true }) as number;
+    db.close();
+    const fd = fs.openSync(file, 'r+');
+    fs.writeSync(fd, Buffer.alloc(pageSize, 0xab), 0, pageSize, (rootpage - 1) * pageSize);
+    fs.closeSync(fd);
+
+    mailbox = await createMailbox(config(dir));
+    const b = await mailbox.as(tokens['@b']);
+    const failure = await b.listMessages({}).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(MailboxError);
+    expect((failure as MailboxError).status).toBe(503);
+    expect((failure as MailboxError).envelope).toEqual({
+      error: 'Service unavailable',
+      code: 'UNAVAILABLE',
+      message:
+        `The views file ${file} is damaged (database disk image is malformed); the operator must restart the mailbox, ` +
+        'which moves the file aside and rebuilds the views from the event log (no message is lost: the log is intact).',
+      viewsFile: file,
+    });
+    expect(fs.readFileSync(`${file}.damaged`, 'utf8')).toMatch(/ database disk image is malformed\n$/);
+    await mailbox.close();
+
+    const { logger, messages } = recordingLogger();
+    mailbox = await createMailbox(config(dir), { logger });
+    const asideFiles = fs.readdirSync(dir).filter((name) => /^views\.sqlite\.damaged-[^.]*$/.test(name)); // not its -wal, -shm
+    expect(asideFiles).toHaveLength(1);
+    expect(fs.existsSync(`${file}.damaged`)).toBe(false); // the mark went with the file
+    expect(messages()).toContainEqual(
+      expect.stringMatching(
+        /^projections: SQLite views file unreadable \(found damaged while running: \S+ database disk image is malformed\): moved aside to /,
+      ),
+    );
+    expect(await snapshotViews(mailbox.projections)).toEqual(before);
+    const again = await mailbox.as(tokens['@b']);
+    expect((await again.listMessages({ status: 'unread' })).messages.map((m) => m.subject)).toEqual(['broadcast']);
   });
 
   it('a views file of an earlier schema (before the delivery ledger) is dropped and rebuilt at start, with a log line saying why', async () => {

@@ -55,6 +55,7 @@ import { sleep } from '../../support/retry';
 import { WalCheckpointer } from '../../support/sqlite/sqliteCheckpointer';
 import { SqliteSidecar } from '../../support/sqlite/sqliteSidecar';
 import { SqliteBulkBuild } from './sqliteViews/sqliteBulkBuild';
+import { damageMark, isDamagedFileError, markDamaged, moveDamagedAside, viewsFileDamaged } from './sqliteViews/sqliteViewsDamage';
 import { SqliteGenerations } from './sqliteViews/sqliteGenerations';
 import { SqliteViewsMeta } from './sqliteViews/sqliteViewsMeta';
 import { SqliteViewReader } from './sqliteViews/sqliteViewReader';
@@ -82,6 +83,13 @@ export interface SqliteProjectionOptions {
   cacheKiB?: number;
   /** The SQLite binding (default: better-sqlite3 if installed, else libsql; support/sqlite/sqliteDriver.ts). */
   driver?: SqliteDriver;
+}
+
+export interface DamagedFileMovedAside {
+  /** What SQLite said of the file (or of it while running, for a file marked then). */
+  reason: string;
+  /** Where the damaged file (and its -wal, -shm) went. */
+  movedTo: string;
 }
 
 /** A rebuild holds live writers for milliseconds while it switches; they wait that out (its fence expires by itself). */
@@ -125,6 +133,8 @@ export class SqliteProjectionStore implements ProjectionStore {
   private closed = false;
   /** Why the file's views were dropped at open to be rebuilt from the log (another schema); null: kept. */
   schemaReset: string | null = null;
+  /** The file was unreadable (or marked damaged by an earlier run) and moved aside at open; null: it was fine. */
+  damagedFileMovedAside: DamagedFileMovedAside | null = null;
   /** The SQLite binding of this file's connections (the writing thread is told to use the same). */
   readonly driver: SqliteDriver;
 
@@ -154,10 +164,35 @@ export class SqliteProjectionStore implements ProjectionStore {
     );
   }
 
-  /** Opens (or creates) the views file. */
+  /**
+   * Opens (or creates) the views file. A file SQLite cannot read, or one an earlier run found damaged, is moved
+   * aside first and a new one created (`damagedFileMovedAside` says so; sqliteViews/sqliteViewsDamage.ts).
+   */
   static open(file: string, wakeBus: WakeBus, options: SqliteProjectionOptions = {}): SqliteProjectionStore {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const driver = options.driver ?? defaultSqliteDriver();
+    const now = new Date();
+    const marked = damageMark(file);
+    let movedAside: DamagedFileMovedAside | null = null;
+    if (marked !== null) movedAside = { reason: `found damaged while running: ${marked}`, movedTo: moveDamagedAside(file, now) };
+    let store: SqliteProjectionStore;
+    try {
+      store = SqliteProjectionStore.openFile(file, wakeBus, options, driver);
+    } catch (error) {
+      if (!isDamagedFileError(error)) throw error;
+      movedAside = { reason: (error as Error).message, movedTo: moveDamagedAside(file, now) };
+      store = SqliteProjectionStore.openFile(file, wakeBus, options, driver);
+    }
+    store.damagedFileMovedAside = movedAside;
+    return store;
+  }
+
+  private static openFile(
+    file: string,
+    wakeBus: WakeBus,
+    options: SqliteProjectionOptions,
+    driver: SqliteDriver,
+  ): SqliteProjectionStore {
     const db = openSqliteDatabase(file, driver);
     try {
       db.pragma('journal_mode = WAL');
@@ -201,7 +236,11 @@ export class SqliteProjectionStore implements ProjectionStore {
   }
 
   applyBatch(batch: readonly ProjectedEvent[]): Promise<void> {
-    const applied = this.tail.then(() => this.applyInChunks(batch));
+    const applied = this.tail
+      .then(() => this.applyInChunks(batch))
+      .catch((error: unknown) => {
+        throw this.damaged(error);
+      });
     this.tail = applied.catch(() => undefined);
     return applied;
   }
@@ -382,7 +421,7 @@ export class SqliteProjectionStore implements ProjectionStore {
   }
 
   /** Reads come only from this log's views; another log's answer 503 (and say why). A read is one synchronous look. */
-  private read<T>(query: (reader: SqliteViewReader) => T): T {
+  private readActive<T>(query: (reader: SqliteViewReader) => T): T {
     const generation = this.meta.active();
     this.bulk.finish(generation); // a bulk build's listing indexes exist before anything is listed
     if (this.claimed !== null) {
@@ -398,5 +437,23 @@ export class SqliteProjectionStore implements ProjectionStore {
       }
     }
     return query(this.reader(generation));
+  }
+
+  /**
+   * Reads: a damaged file answers 503 naming the remedy (and is marked, so that the next start moves it aside);
+   * every other failure goes on as it was.
+   */
+  private read<T>(query: (reader: SqliteViewReader) => T): T {
+    try {
+      return this.readActive(query);
+    } catch (error) {
+      throw this.damaged(error);
+    }
+  }
+
+  private damaged(error: unknown): unknown {
+    if (!isDamagedFileError(error)) return error;
+    markDamaged(this.file, (error as Error).message, new Date());
+    return viewsFileDamaged(this.file, error);
   }
 }

@@ -35,7 +35,7 @@ import type { ProjectedEvent } from '../../projections/viewChanges';
 import type { WakeBus } from '../../projections/wakeBus';
 import type { SqliteDriver } from '../../support/sqlite/sqliteDriver';
 import { startThread } from '../../support/threads/startThread';
-import { SqliteProjectionStore, type SqliteProjectionOptions } from './sqliteProjectionStore';
+import { SqliteProjectionStore, type DamagedFileMovedAside, type SqliteProjectionOptions } from './sqliteProjectionStore';
 import type { ViewsThreadData, ViewsThreadRequest, ViewsThreadMessage } from './sqliteViews/sqliteViewsThread';
 import { rebuildThreadError } from './sqliteViews/sqliteViewsThreadErrors';
 
@@ -131,6 +131,11 @@ export class ThreadedSqliteProjectionStore implements ProjectionStore {
   /** Why the file's views were dropped at open to be rebuilt from the log (another schema); null: kept. */
   get schemaReset(): string | null {
     return this.local.schemaReset;
+  }
+
+  /** The file was unreadable (or marked damaged by an earlier run) and moved aside at open; null: it was fine. */
+  get damagedFileMovedAside(): DamagedFileMovedAside | null {
+    return this.local.damagedFileMovedAside;
   }
 
   get file(): string {

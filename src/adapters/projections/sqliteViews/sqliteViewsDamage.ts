@@ -1,0 +1,73 @@
+/**
+ * A views file SQLite can no longer read (not a database, or a damaged page:
+ * a disk fault, a file overwritten by hand) is not a reason to stop the
+ * mailbox: the views are derived, the log is the truth. Nothing is deleted
+ * either: the damaged file is moved aside (kept for whoever wants to look at
+ * it) and the views are built again from the whole log.
+ *
+ * - At open: a file SQLite refuses outright (SQLITE_NOTADB, SQLITE_CORRUPT while
+ *   reading its schema) is moved aside at once.
+ * - While running: damage found by a read or a write (a page that no query had
+ *   touched at open) cannot be repaired under a live connection. The store
+ *   leaves a mark beside the file, answers 503 UNAVAILABLE saying what to do,
+ *   and the next start sees the mark and moves the file aside before opening.
+ */
+import fs from 'node:fs';
+import { MailboxError } from '../../../errors';
+
+/** SQLite's result codes for a file that is not (or no longer) a readable database, extended codes included. */
+const DAMAGE_CODES = /^SQLITE_(CORRUPT|NOTADB)(_|$)/;
+
+/** True when SQLite said the file itself is unreadable (not a failure of one statement, a lock or the disk being full). */
+export function isDamagedFileError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && DAMAGE_CODES.test(code);
+}
+
+/** The mark a running store leaves beside a file it found damaged (its text: why). */
+export const damageMarkOf = (file: string): string => `${file}.damaged`;
+
+/** Leaves the mark (best effort: a mark that cannot be written leaves the 503 and the log line to say it). */
+export function markDamaged(file: string, reason: string, now: Date): void {
+  try {
+    fs.writeFileSync(damageMarkOf(file), `${now.toISOString()} ${reason}\n`);
+  } catch {
+    // a read-only or full disk: the answer and the log still say what happened
+  }
+}
+
+/** Why an earlier run marked the file damaged, or null. */
+export function damageMark(file: string): string | null {
+  try {
+    return fs.readFileSync(damageMarkOf(file), 'utf8').trim();
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Moves the file (with its WAL and shared-memory files) aside as `<file>.damaged-<time>`, removes the mark, and
+ * returns where the file went. The next open creates a new, empty views file, which the projector builds from the log.
+ */
+export function moveDamagedAside(file: string, now: Date): string {
+  const aside = `${file}.damaged-${now.toISOString().replace(/[:.]/g, '-')}`;
+  for (const suffix of ['', '-wal', '-shm']) {
+    if (fs.existsSync(file + suffix)) fs.renameSync(file + suffix, aside + suffix);
+  }
+  fs.rmSync(damageMarkOf(file), { force: true });
+  return aside;
+}
+
+/** What a read or a write of a damaged views file answers: retry is pointless until a restart rebuilds the views. */
+export function viewsFileDamaged(file: string, cause: unknown): MailboxError {
+  const error = new MailboxError(
+    'UNAVAILABLE',
+    'Service unavailable',
+    `The views file ${file} is damaged (${cause instanceof Error ? cause.message : String(cause)}); ` +
+      'the operator must restart the mailbox, which moves the file aside and rebuilds the views from the event log ' +
+      '(no message is lost: the log is intact).',
+    { viewsFile: file },
+  );
+  (error as Error).cause = cause;
+  return error;
+}

@@ -13,7 +13,7 @@ WORKDIR /app
 # fetched): node-gyp needs python3, make and g++ from Debian, and the image's own Node headers (npm_config_nodedir).
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 ENV npm_config_nodedir=/usr/local
-COPY package.json package-lock.json .npmrc ./
+COPY package.json package-lock.json .npmrc .prebuild-installrc ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src

@@ -1,5 +1,22 @@
 /** Which SQLite binding the views file gets: better-sqlite3 when it loads and opens a database, libsql otherwise. */
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
 import { pickSqliteDriver } from '../../src/support/sqlite/sqliteDriver';
+
+describe('installing better-sqlite3', () => {
+  it('compiles it from its sources whatever npm passes on: its install script finds .prebuild-installrc', () => {
+    const packageDir = path.dirname(require.resolve('better-sqlite3/package.json'));
+    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_config_/i.test(name)));
+    const settings = execFileSync(
+      process.execPath,
+      ['-e', "const rc = require('prebuild-install/rc')(require('./package.json')); console.log(JSON.stringify(rc))"],
+      { cwd: packageDir, env, encoding: 'utf8' },
+    );
+    const { buildFromSource, configs } = JSON.parse(settings) as { buildFromSource: unknown; configs: string[] };
+    expect(buildFromSource).toBe(true); // prebuild-install then runs node-gyp instead of downloading a binary
+    expect(configs).toContain(path.resolve(__dirname, '../../.prebuild-installrc'));
+  });
+});
 
 describe('pickSqliteDriver', () => {
   it('takes better-sqlite3 when it is installed and opens a database', () => {

@@ -124,6 +124,11 @@ export interface ProjectionStore {
   fenceWith?(token: bigint | null): void;
   /** Blue/green generations, where the store has them (Redis): rebuilds and take-overs build into a fresh one. */
   generations?(): ProjectionGenerations;
+  /**
+   * Stores in a file (the SQLite views): why the file is known to be damaged (a read or a write found a page SQLite
+   * cannot read), or null. Readiness is not ready while it is; a restart moves the file aside and rebuilds the views.
+   */
+  damage?(): string | null;
   /** Drops every view and the checkpoint (a rebuild starts from an empty store). */
   reset(): Promise<void>;
   close(): Promise<void>;

@@ -260,6 +260,19 @@ describe('SQLite views (embedded default)', () => {
       viewsFile: file,
     });
     expect(fs.readFileSync(`${file}.damaged`, 'utf8')).toMatch(/ database disk image is malformed\n$/);
+    const readiness = await checkReadiness(mailbox); // not ready until a restart rebuilds the views
+    expect(readiness.ready).toBe(false);
+    expect(readiness.checks.projectionStore).toEqual({
+      ok: false,
+      backend: 'sqlite',
+      checkpoint: expect.any(String),
+      error: expect.stringMatching(
+        new RegExp(
+          `^The views file ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is damaged \\(database disk image is malformed, found at \\S+\\); ` +
+            'restart the mailbox: it moves the file aside and rebuilds the views from the event log\\.$',
+        ),
+      ),
+    });
     await mailbox.close();
 
     const { logger, messages } = recordingLogger();
@@ -273,6 +286,7 @@ describe('SQLite views (embedded default)', () => {
       ),
     );
     expect(await snapshotViews(mailbox.projections)).toEqual(before);
+    expect((await checkReadiness(mailbox)).ready).toBe(true);
     const again = await mailbox.as(tokens['@b']);
     expect((await again.listMessages({ status: 'unread' })).messages.map((m) => m.subject)).toEqual(['broadcast']);
   });

@@ -58,10 +58,13 @@ export async function checkReadiness(mailbox: MailboxServices): Promise<Readines
   const eventStore =
     head.status === 'fulfilled' ? { ok: true, head: head.value?.toString() ?? null } : { ok: false, error: message(head.reason) };
   const backend = mailbox.projections.backend; // the store the mailbox runs on, not a guess from the config
+  const damage = mailbox.projections.damage?.() ?? null;
   const projectionStore =
-    checkpoint.status === 'fulfilled'
-      ? { ok: true, backend, checkpoint: checkpoint.value?.toString() ?? null }
-      : { ok: false, backend, error: message(checkpoint.reason) };
+    checkpoint.status !== 'fulfilled'
+      ? { ok: false, backend, error: message(checkpoint.reason) }
+      : damage !== null
+        ? { ok: false, backend, checkpoint: checkpoint.value?.toString() ?? null, error: damage }
+        : { ok: true, backend, checkpoint: checkpoint.value?.toString() ?? null };
   const lag =
     head.status === 'fulfilled' && checkpoint.status === 'fulfilled'
       ? Number((head.value ?? 0n) - (checkpoint.value ?? 0n))

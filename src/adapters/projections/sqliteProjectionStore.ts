@@ -142,11 +142,11 @@ export class SqliteProjectionStore implements ProjectionStore {
     private readonly db: SqliteDatabase,
     readonly file: string,
     private readonly wakeBus: WakeBus,
-    options: SqliteProjectionOptions,
+    options: SqliteProjectionOptions & { driver: SqliteDriver }, // the binding `db` was opened with
   ) {
     this.eventsPerTransaction = options.eventsPerTransaction ?? 2000;
     this.transactionBudgetMs = options.transactionBudgetMs ?? 10;
-    this.driver = options.driver ?? defaultSqliteDriver();
+    this.driver = options.driver;
     this.sidecar = new SqliteSidecar(file, null, this.driver); // the same binding as this connection's
     this.checkpointer = new WalCheckpointer(
       this.sidecar,
@@ -397,6 +397,17 @@ export class SqliteProjectionStore implements ProjectionStore {
 
   async dueReplies(dueBy: string, limit: number): Promise<DueReply[]> {
     return this.read((reader) => reader.ledger.dueReplies(dueBy, limit));
+  }
+
+  /** Why the file is known to be damaged: the mark left beside it by whichever connection found it (this one, the writing thread's, another process's). */
+  damage(): string | null {
+    const mark = damageMark(this.file); // "<when found> <what SQLite said>"
+    if (mark === null) return null;
+    const [at, ...said] = mark.split(' ');
+    return (
+      `The views file ${this.file} is damaged (${said.join(' ')}, found at ${at}); ` +
+      'restart the mailbox: it moves the file aside and rebuilds the views from the event log.'
+    );
   }
 
   /** Drops the active generation's views, its checkpoint and its log. */

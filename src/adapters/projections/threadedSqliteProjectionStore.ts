@@ -142,6 +142,10 @@ export class ThreadedSqliteProjectionStore implements ProjectionStore {
     return this.local.file;
   }
 
+  damage(): string | null {
+    return this.local.damage();
+  }
+
   private attach(worker: Worker): Worker {
     worker.on('message', (message: ViewsThreadMessage) => this.receive(worker, message));
     worker.on('error', (error) => this.threadDied(worker, `failed: ${error.message}`));

@@ -37,7 +37,15 @@ export interface ContainerOverrides {
   logger?: Logger;
 }
 
-export async function buildContainer(config: MailboxConfig, overrides: ContainerOverrides = {}): Promise<DependencyContainer> {
+/**
+ * `viewsOwner`: this process is the mailbox that projects into the views (createMailbox), not a separate reader of
+ * them (heartbeat daemon, audit verify): only the owner may move a damaged SQLite views file aside and rebuild it.
+ */
+export async function buildContainer(
+  config: MailboxConfig,
+  overrides: ContainerOverrides = {},
+  { viewsOwner }: { viewsOwner: boolean } = { viewsOwner: true },
+): Promise<DependencyContainer> {
   const container = rootContainer.createChildContainer();
   const logger = overrides.logger ?? pino({ level: config.logLevel, name: 'mailbox' });
   container.register(TOKENS.Config, { useValue: config });
@@ -45,7 +53,7 @@ export async function buildContainer(config: MailboxConfig, overrides: Container
   container.register(TOKENS.IdGenerator, { useValue: overrides.ids ?? randomIds });
   container.register(TOKENS.Logger, { useValue: logger });
   container.register(TOKENS.EventStore, { useValue: await createEventStore(config, logger) });
-  const { projectionStore, wakeBus, sharedLimits } = await createProjectionAdapters(config, logger);
+  const { projectionStore, wakeBus, sharedLimits } = await createProjectionAdapters(config, logger, { viewsOwner });
   container.register(TOKENS.WakeBus, { useValue: wakeBus });
   if (sharedLimits) container.register(TOKENS.SharedLimits, { useValue: sharedLimits }); // else each process limits alone
   container.register(TOKENS.ProjectionStore, { useValue: projectionStore });
@@ -104,7 +112,7 @@ export const viewsAreInMemory = (config: MailboxConfig): boolean =>
  * process, the wakes of the events it applied first: the server's subscribers would never hear them).
  */
 export async function openPipeline(config: MailboxConfig, logger: Logger, projector: ProjectorMode): Promise<OpenedPipeline> {
-  const container = await buildContainer(config, { logger });
+  const container = await buildContainer(config, { logger }, { viewsOwner: false }); // the server's views: read, never moved
   const eventStore = container.resolve<EventStore>(TOKENS.EventStore);
   const projections = container.resolve<ProjectionStore>(TOKENS.ProjectionStore);
   const wakeBus = container.resolve<WakeBus>(TOKENS.WakeBus);

@@ -24,6 +24,7 @@ import type { Leases } from '../projections/projectorLease';
 export async function createProjectionAdapters(
   config: MailboxConfig,
   logger: Logger,
+  { viewsOwner }: { viewsOwner: boolean } = { viewsOwner: true },
 ): Promise<{ projectionStore: ProjectionStore; wakeBus: WakeBus; sharedLimits: SharedLimits | null }> {
   if (config.redisUrl === undefined) {
     const wakeBus = new InProcessWakeBus();
@@ -32,7 +33,7 @@ export async function createProjectionAdapters(
       logger.info('projections: in memory, rebuilt from the log at start; wake bus: in process');
       return { wakeBus, projectionStore: new MemoryProjectionStore(wakeBus), sharedLimits: null };
     }
-    return { wakeBus, projectionStore: await openSqliteViews(file, wakeBus, logger), sharedLimits: null };
+    return { wakeBus, projectionStore: await openSqliteViews(file, wakeBus, logger, { viewsOwner }), sharedLimits: null };
   }
   const url = config.redisUrl;
   const projectionStore = await openRedisProjectionStore(config);
@@ -79,14 +80,19 @@ export function sqliteViewsFile(config: MailboxConfig): string | null {
   return path.join(path.dirname(log), name === 'events' ? 'views.sqlite' : `${name}.views.sqlite`);
 }
 
-/** Opens the views file and says what the projector will do with it: resume from its checkpoint, or build it from the log. */
+/**
+ * Opens the views file and says what the projector will do with it: resume from its checkpoint, or build it from the
+ * log. Only the views' owner (the mailbox that projects into them) moves a damaged file aside: a separate reader
+ * (heartbeat daemon, audit verify) doing so would leave the running server writing to the file it moved.
+ */
 export async function openSqliteViews(
   file: string,
   wakeBus: InProcessWakeBus,
   logger: Logger,
+  { viewsOwner }: { viewsOwner: boolean } = { viewsOwner: true },
 ): Promise<ThreadedSqliteProjectionStore> {
   const existed = fs.existsSync(file);
-  const store = await ThreadedSqliteProjectionStore.open(file, wakeBus); // written on a worker thread, read here
+  const store = await ThreadedSqliteProjectionStore.open(file, wakeBus, { recoverDamaged: viewsOwner }); // written on a worker thread, read here
   const { checkpoint, logIdentity } = await store.binding();
   if (store.driver !== 'better-sqlite3')
     logger.warn(

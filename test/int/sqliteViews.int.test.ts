@@ -31,6 +31,8 @@ import { snapshotViews } from '../contract/projectionStore.contract';
 import { ADMIN_TOKEN, tempDir } from '../support/fixtures';
 import { checkReadiness } from '../../src/adapters/http/readiness';
 import { MailboxError } from '../../src/errors';
+import { openPipeline } from '../../src/compositionRoot';
+import { parseConfig } from '../../src/config';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -223,6 +225,41 @@ describe('SQLite views (embedded default)', () => {
     expect(await snapshotViews(mailbox.projections)).toEqual(before);
     const b = await mailbox.as(tokens['@b']);
     expect((await b.listMessages({ status: 'unread' })).messages.map((m) => m.subject)).toEqual(['broadcast']);
+  });
+
+  it('a separate reader of the views (heartbeat daemon, audit verify) never moves a damaged file: it says to restart the server', async () => {
+    const dir = tempDir('views-reader-');
+    mailbox = await createMailbox(config(dir));
+    await populate(mailbox);
+    await mailbox.close();
+    mailbox = null;
+    const file = path.join(dir, 'views.sqlite');
+    const garbage = 'these bytes are not a SQLite database\n'.repeat(200);
+    fs.writeFileSync(file, garbage);
+
+    const { logger } = recordingLogger();
+    await expect(openPipeline(parseConfig(config(dir)), logger, 'auto')).rejects.toThrow(
+      `The views file ${file} is damaged (file is not a database); ` +
+        'restart the mailbox server first: it moves the file aside and rebuilds the views from the event log.',
+    );
+    expect(fs.readFileSync(file, 'utf8')).toBe(garbage); // left where the server will look for it
+    expect(fs.readdirSync(dir).filter((name) => name.includes('damaged'))).toEqual([]);
+
+    mailbox = await createMailbox(config(dir)); // the owner repairs it
+    expect(fs.readdirSync(dir).filter((name) => name.startsWith('views.sqlite.damaged-'))).toHaveLength(1);
+    await mailbox.close();
+    mailbox = null;
+    fs.writeFileSync(`${file}.damaged`, '2026-11-25T00:00:00.000Z database disk image is malformed\n'); // as a running server leaves it
+    const pipeline = await openPipeline(parseConfig(config(dir)), logger, 'auto'); // a reader opens it as it is
+    try {
+      expect(fs.existsSync(`${file}.damaged`)).toBe(true);
+      expect(fs.readdirSync(dir).filter((name) => name.startsWith('views.sqlite.damaged-'))).toHaveLength(1);
+      expect(pipeline.projections.damage?.()).toMatch(
+        /is damaged \(database disk image is malformed, found at 2026-11-25T00:00:00.000Z\)/,
+      );
+    } finally {
+      await pipeline.close();
+    }
   });
 
   it('damage found while running answers 503 naming the remedy; the next start moves the file aside and rebuilds it', async () => {

@@ -55,7 +55,14 @@ import { sleep } from '../../support/retry';
 import { WalCheckpointer } from '../../support/sqlite/sqliteCheckpointer';
 import { SqliteSidecar } from '../../support/sqlite/sqliteSidecar';
 import { SqliteBulkBuild } from './sqliteViews/sqliteBulkBuild';
-import { damageMark, isDamagedFileError, markDamaged, moveDamagedAside, viewsFileDamaged } from './sqliteViews/sqliteViewsDamage';
+import {
+  damagedFileRefused,
+  damageMark,
+  isDamagedFileError,
+  markDamaged,
+  moveDamagedAside,
+  viewsFileDamaged,
+} from './sqliteViews/sqliteViewsDamage';
 import { SqliteGenerations } from './sqliteViews/sqliteGenerations';
 import { SqliteViewsMeta } from './sqliteViews/sqliteViewsMeta';
 import { SqliteViewReader } from './sqliteViews/sqliteViewReader';
@@ -83,6 +90,11 @@ export interface SqliteProjectionOptions {
   cacheKiB?: number;
   /** The SQLite binding (default: better-sqlite3 if installed, else libsql; support/sqlite/sqliteDriver.ts). */
   driver?: SqliteDriver;
+  /**
+   * Move a damaged file aside at open and start an empty one (sqliteViews/sqliteViewsDamage.ts). Only for the views'
+   * owner, the mailbox that projects into them (default false: a reader fails with a message saying what to do).
+   */
+  recoverDamaged?: boolean;
 }
 
 export interface DamagedFileMovedAside {
@@ -165,14 +177,16 @@ export class SqliteProjectionStore implements ProjectionStore {
   }
 
   /**
-   * Opens (or creates) the views file. A file SQLite cannot read, or one an earlier run found damaged, is moved
-   * aside first and a new one created (`damagedFileMovedAside` says so; sqliteViews/sqliteViewsDamage.ts).
+   * Opens (or creates) the views file. With `recoverDamaged` (the views' owner), a file SQLite cannot read, or one an
+   * earlier run found damaged, is moved aside first and a new one created (`damagedFileMovedAside` says so;
+   * sqliteViews/sqliteViewsDamage.ts); without, a file SQLite cannot read is refused with the remedy.
    */
   static open(file: string, wakeBus: WakeBus, options: SqliteProjectionOptions = {}): SqliteProjectionStore {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const driver = options.driver ?? defaultSqliteDriver();
     const now = new Date();
-    const marked = damageMark(file);
+    const recover = options.recoverDamaged === true;
+    const marked = recover ? damageMark(file) : null;
     let movedAside: DamagedFileMovedAside | null = null;
     if (marked !== null) movedAside = { reason: `found damaged while running: ${marked}`, movedTo: moveDamagedAside(file, now) };
     let store: SqliteProjectionStore;
@@ -180,6 +194,7 @@ export class SqliteProjectionStore implements ProjectionStore {
       store = SqliteProjectionStore.openFile(file, wakeBus, options, driver);
     } catch (error) {
       if (!isDamagedFileError(error)) throw error;
+      if (!recover) throw damagedFileRefused(file, error);
       movedAside = { reason: (error as Error).message, movedTo: moveDamagedAside(file, now) };
       store = SqliteProjectionStore.openFile(file, wakeBus, options, driver);
     }

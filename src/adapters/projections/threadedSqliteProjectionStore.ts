@@ -117,7 +117,8 @@ export class ThreadedSqliteProjectionStore implements ProjectionStore {
     start: ThreadStarter = startThread,
   ): Promise<ThreadedSqliteProjectionStore> {
     const local = SqliteProjectionStore.open(file, wakeBus, options);
-    const data: ViewsThreadData = { file: local.file, options: { ...options, driver: local.driver } }; // one binding per file
+    // One binding per file; the thread never moves the file (the main connection has it open by then).
+    const data: ViewsThreadData = { file: local.file, options: { ...options, driver: local.driver, recoverDamaged: false } };
     let worker: Worker;
     try {
       worker = await startViewsThread(start, data);

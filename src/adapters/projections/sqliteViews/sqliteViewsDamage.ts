@@ -7,6 +7,10 @@
  *
  * - At open: a file SQLite refuses outright (SQLITE_NOTADB, SQLITE_CORRUPT while
  *   reading its schema) is moved aside at once.
+ * - Only by the views' owner, the mailbox that projects into them: a separate
+ *   reader (heartbeat daemon, audit verify) moving it would leave the running
+ *   server writing to the moved file while the reader reads an empty one. A
+ *   reader refuses a file it cannot open, saying to restart the server first.
  * - While running: damage found by a read or a write (a page that no query had
  *   touched at open) cannot be repaired under a live connection. The store
  *   leaves a mark beside the file, answers 503 UNAVAILABLE saying what to do,
@@ -56,6 +60,17 @@ export function moveDamagedAside(file: string, now: Date): string {
   }
   fs.rmSync(damageMarkOf(file), { force: true });
   return aside;
+}
+
+/** What a reader of the views (heartbeat daemon, audit verify) says of a file it cannot open: the owner repairs it. */
+export function damagedFileRefused(file: string, cause: unknown): Error {
+  const error = new Error(
+    `The views file ${file} is damaged (${cause instanceof Error ? cause.message : String(cause)}); ` +
+      'restart the mailbox server first: it moves the file aside and rebuilds the views from the event log.',
+  );
+  error.name = 'ViewsFileDamaged';
+  error.cause = cause;
+  return error;
 }
 
 /** What a read or a write of a damaged views file answers: retry is pointless until a restart rebuilds the views. */

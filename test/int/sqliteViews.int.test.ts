@@ -238,6 +238,7 @@ describe('SQLite views (embedded default)', () => {
     fs.writeFileSync(file, garbage);
 
     const { logger } = recordingLogger();
+    await expect(openPipeline(parseConfig(config(dir)), logger, 'auto')).rejects.toBeInstanceOf(StartupError); // one line, exit code 2
     await expect(openPipeline(parseConfig(config(dir)), logger, 'auto')).rejects.toThrow(
       `The views file ${file} is damaged (file is not a database); ` +
         'restart the mailbox server first: it moves the file aside and rebuilds the views from the event log.',

@@ -18,6 +18,7 @@
  */
 import fs from 'node:fs';
 import { MailboxError } from '../../../errors';
+import { StartupError } from '../../../startupError';
 
 /** SQLite's result codes for a file that is not (or no longer) a readable database, extended codes included. */
 const DAMAGE_CODES = /^SQLITE_(CORRUPT|NOTADB)(_|$)/;
@@ -62,15 +63,17 @@ export function moveDamagedAside(file: string, now: Date): string {
   return aside;
 }
 
-/** What a reader of the views (heartbeat daemon, audit verify) says of a file it cannot open: the owner repairs it. */
-export function damagedFileRefused(file: string, cause: unknown): Error {
-  const error = new Error(
+/**
+ * What a reader of the views (heartbeat daemon, audit verify) says of a file it cannot open, as one line at its
+ * start (exit code 2): the owner repairs it.
+ */
+export function damagedFileRefused(file: string, cause: unknown): StartupError {
+  return new StartupError(
     `The views file ${file} is damaged (${cause instanceof Error ? cause.message : String(cause)}); ` +
       'restart the mailbox server first: it moves the file aside and rebuilds the views from the event log.',
+    { viewsFile: file },
+    { cause },
   );
-  error.name = 'ViewsFileDamaged';
-  error.cause = cause;
-  return error;
 }
 
 /** What a read or a write of a damaged views file answers: retry is pointless until a restart rebuilds the views. */

@@ -61,6 +61,7 @@ import {
   isDamagedFileError,
   markDamaged,
   moveDamagedAside,
+  sqliteSaid,
   viewsFileDamaged,
 } from './sqliteViews/sqliteViewsDamage';
 import { SqliteGenerations } from './sqliteViews/sqliteGenerations';
@@ -195,7 +196,7 @@ export class SqliteProjectionStore implements ProjectionStore {
     } catch (error) {
       if (!isDamagedFileError(error)) throw error;
       if (!recover) throw damagedFileRefused(file, error);
-      movedAside = { reason: (error as Error).message, movedTo: moveDamagedAside(file, now) };
+      movedAside = { reason: sqliteSaid(error), movedTo: moveDamagedAside(file, now) };
       store = SqliteProjectionStore.openFile(file, wakeBus, options, driver);
     }
     store.damagedFileMovedAside = movedAside;
@@ -479,7 +480,7 @@ export class SqliteProjectionStore implements ProjectionStore {
 
   private damaged(error: unknown): unknown {
     if (!isDamagedFileError(error)) return error;
-    markDamaged(this.file, (error as Error).message, new Date());
+    markDamaged(this.file, sqliteSaid(error), new Date());
     return viewsFileDamaged(this.file, error);
   }
 }

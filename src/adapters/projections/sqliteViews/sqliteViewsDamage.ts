@@ -20,6 +20,15 @@ import fs from 'node:fs';
 import { MailboxError } from '../../../errors';
 import { StartupError } from '../../../startupError';
 
+/**
+ * SQLite's own words, from its error's message. Not `instanceof Error`: the binding's errors may come from another
+ * realm (a native addon's errors carry the prototypes of the context that loaded it first, e.g. under jest).
+ */
+export function sqliteSaid(error: unknown): string {
+  const message = (error as { message?: unknown } | null)?.message;
+  return typeof message === 'string' ? message : String(error);
+}
+
 /** SQLite's result codes for a file that is not (or no longer) a readable database, extended codes included. */
 const DAMAGE_CODES = /^SQLITE_(CORRUPT|NOTADB)(_|$)/;
 
@@ -69,7 +78,7 @@ export function moveDamagedAside(file: string, now: Date): string {
  */
 export function damagedFileRefused(file: string, cause: unknown): StartupError {
   return new StartupError(
-    `The views file ${file} is damaged (${cause instanceof Error ? cause.message : String(cause)}); ` +
+    `The views file ${file} is damaged (${sqliteSaid(cause)}); ` +
       'restart the mailbox server first: it moves the file aside and rebuilds the views from the event log.',
     { viewsFile: file },
     { cause },
@@ -81,7 +90,7 @@ export function viewsFileDamaged(file: string, cause: unknown): MailboxError {
   const error = new MailboxError(
     'UNAVAILABLE',
     'Service unavailable',
-    `The views file ${file} is damaged (${cause instanceof Error ? cause.message : String(cause)}); ` +
+    `The views file ${file} is damaged (${sqliteSaid(cause)}); ` +
       'the operator must restart the mailbox, which moves the file aside and rebuilds the views from the event log ' +
       '(no message is lost: the log is intact).',
     { viewsFile: file },

@@ -98,6 +98,19 @@ async function populate(mailbox: Mailbox) {
   return { tokens, a, b, c };
 }
 
+/** A populated mailbox, stopped, whose views file was then overwritten with text (by hand, or a disk fault in its header). */
+async function stoppedWithViewsOverwritten(prefix: string) {
+  const dir = tempDir(prefix);
+  const populated = await createMailbox(config(dir));
+  const { tokens } = await populate(populated);
+  const before = await snapshotViews(populated.projections);
+  await populated.close();
+  const file = path.join(dir, 'views.sqlite');
+  const garbage = 'these bytes are not a SQLite database\n'.repeat(200);
+  fs.writeFileSync(file, garbage);
+  return { dir, file, garbage, tokens, before };
+}
+
 let mailbox: Mailbox | null = null;
 afterEach(async () => {
   await mailbox?.close();
@@ -202,15 +215,7 @@ describe('SQLite views (embedded default)', () => {
   });
 
   it('a views file that is not a database is moved aside at start (kept, not deleted) and rebuilt from the log, with a log line saying why', async () => {
-    const dir = tempDir('views-not-a-db-');
-    mailbox = await createMailbox(config(dir));
-    const { tokens } = await populate(mailbox);
-    const before = await snapshotViews(mailbox.projections);
-    await mailbox.close();
-    mailbox = null;
-    const file = path.join(dir, 'views.sqlite');
-    const garbage = 'these bytes are not a SQLite database\n'.repeat(200);
-    fs.writeFileSync(file, garbage); // e.g. overwritten by hand, or a disk fault in its header
+    const { dir, tokens, before, garbage } = await stoppedWithViewsOverwritten('views-not-a-db-');
 
     const { logger, messages } = recordingLogger();
     mailbox = await createMailbox(config(dir), { logger });
@@ -228,14 +233,7 @@ describe('SQLite views (embedded default)', () => {
   });
 
   it('a separate reader of the views (heartbeat daemon, audit verify) never moves a damaged file: it says to restart the server', async () => {
-    const dir = tempDir('views-reader-');
-    mailbox = await createMailbox(config(dir));
-    await populate(mailbox);
-    await mailbox.close();
-    mailbox = null;
-    const file = path.join(dir, 'views.sqlite');
-    const garbage = 'these bytes are not a SQLite database\n'.repeat(200);
-    fs.writeFileSync(file, garbage);
+    const { dir, file, garbage } = await stoppedWithViewsOverwritten('views-reader-');
 
     const { logger } = recordingLogger();
     await expect(openPipeline(parseConfig(config(dir)), logger, 'auto')).rejects.toBeInstanceOf(StartupError); // one line, exit code 2

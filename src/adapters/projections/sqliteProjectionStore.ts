@@ -60,6 +60,7 @@ import {
   damageMark,
   isDamagedFileError,
   markDamaged,
+  markedDamage,
   moveDamagedAside,
   sqliteSaid,
   viewsFileDamaged,
@@ -417,13 +418,7 @@ export class SqliteProjectionStore implements ProjectionStore {
 
   /** Why the file is known to be damaged: the mark left beside it by whichever connection found it (this one, the writing thread's, another process's). */
   damage(): string | null {
-    const mark = damageMark(this.file); // "<when found> <what SQLite said>"
-    if (mark === null) return null;
-    const [at, ...said] = mark.split(' ');
-    return (
-      `The views file ${this.file} is damaged (${said.join(' ')}, found at ${at}); ` +
-      'restart the mailbox: it moves the file aside and rebuilds the views from the event log.'
-    );
+    return markedDamage(this.file);
   }
 
   /** Drops the active generation's views, its checkpoint and its log. */

@@ -59,6 +59,17 @@ export function damageMark(file: string): string | null {
   }
 }
 
+/** What readiness says while the file is marked (the mark's text is "<when found> <what SQLite said>"), or null. */
+export function markedDamage(file: string): string | null {
+  const mark = damageMark(file);
+  if (mark === null) return null;
+  const [at, ...said] = mark.split(' ');
+  return (
+    `The views file ${file} is damaged (${said.join(' ')}, found at ${at}); ` +
+    'restart the mailbox: it moves the file aside and rebuilds the views from the event log.'
+  );
+}
+
 /**
  * Moves the file (with its WAL and shared-memory files) aside as `<file>.damaged-<time>`, removes the mark, and
  * returns where the file went. The next open creates a new, empty views file, which the projector builds from the log.

@@ -16,6 +16,7 @@ import type { SharedLimits } from '../application/sharedLimits';
 import { RedisProjectionStore } from './projections/redisProjectionStore';
 import { InProcessWakeBus } from './wake/inProcessWakeBus';
 import { ThreadedSqliteProjectionStore } from './projections/threadedSqliteProjectionStore';
+import { ReopeningSqliteViews } from './projections/reopeningSqliteViews';
 import { sqliteLogFile } from './eventStoreFactory';
 import { RedisWakeBus } from './projections/redisWakeBus';
 import { RedisLease } from './projections/redisLease';
@@ -83,16 +84,19 @@ export function sqliteViewsFile(config: MailboxConfig): string | null {
 /**
  * Opens the views file and says what the projector will do with it: resume from its checkpoint, or build it from the
  * log. Only the views' owner (the mailbox that projects into them) moves a damaged file aside: a separate reader
- * (heartbeat daemon, audit verify) doing so would leave the running server writing to the file it moved.
+ * (heartbeat daemon, audit verify) doing so would leave the running server writing to the file it moved. A separate
+ * reader follows the path instead: when the server replaces the file (builds the views anew), it reads the new one
+ * (reopeningSqliteViews.ts).
  */
 export async function openSqliteViews(
   file: string,
   wakeBus: InProcessWakeBus,
   logger: Logger,
   { viewsOwner }: { viewsOwner: boolean } = { viewsOwner: true },
-): Promise<ThreadedSqliteProjectionStore> {
+): Promise<ProjectionStore> {
   const existed = fs.existsSync(file);
-  const store = await ThreadedSqliteProjectionStore.open(file, wakeBus, { recoverDamaged: viewsOwner }); // written on a worker thread, read here
+  const open = () => ThreadedSqliteProjectionStore.open(file, wakeBus, { recoverDamaged: viewsOwner }); // written on a worker thread, read here
+  const store = await open();
   const { checkpoint, logIdentity } = await store.binding();
   if (store.driver !== 'better-sqlite3')
     logger.warn(
@@ -128,7 +132,7 @@ export async function openSqliteViews(
       `projections: SQLite views resume from their stored checkpoint ${checkpoint} (no rebuild); wake bus: in process`,
     );
   }
-  return store;
+  return viewsOwner ? store : new ReopeningSqliteViews(store, open, logger);
 }
 
 /** The Redis projection store on its own connection (also used by `mailbox projections ...`). */

@@ -261,6 +261,66 @@ describe('SQLite views (embedded default)', () => {
     }
   });
 
+  it('a separate reader (heartbeat daemon) follows the views file the server built anew, instead of reading the old one frozen', async () => {
+    const dir = tempDir('views-replaced-');
+    mailbox = await createMailbox(config(dir));
+    const { tokens } = await populate(mailbox);
+    const { logger, messages } = recordingLogger();
+    const reader = await openPipeline(parseConfig(config(dir)), logger, 'auto'); // as `mailbox heartbeat` opens it
+    try {
+      expect((await reader.projections.unreadCount('@c')).unread).toBe(1); // the broadcast ('for c' is archived)
+      await mailbox.close();
+      for (const suffix of ['', '-wal', '-shm']) fs.rmSync(path.join(dir, `views.sqlite${suffix}`), { force: true });
+      mailbox = await createMailbox(config(dir)); // builds the views anew, in a new file
+      const a = await mailbox.as(tokens['@a']);
+      await a.send({ to: '@c', subject: 'after the rebuild', body: 'w' });
+
+      expect(await reader.projections.checkpoint()).toBe(await mailbox.projections.checkpoint());
+      expect((await reader.projections.unreadCount('@c')).unread).toBe(2);
+      expect((await reader.projections.heartbeat('@b')).unread).toBe(1);
+      expect(await snapshotViews(reader.projections)).toEqual(await snapshotViews(mailbox.projections));
+      expect(messages()).toContain(
+        'projections: the SQLite views file was replaced (the server built the views anew): reading the new one',
+      );
+    } finally {
+      await reader.close();
+    }
+  });
+
+  it('a separate reader keeps the views it has while the file that replaced them cannot be opened, and says why once', async () => {
+    const dir = tempDir('views-replaced-damaged-');
+    mailbox = await createMailbox(config(dir));
+    const { tokens } = await populate(mailbox);
+    const { logger, messages } = recordingLogger();
+    const reader = await openPipeline(parseConfig(config(dir)), logger, 'auto');
+    try {
+      const checkpoint = await reader.projections.checkpoint();
+      await mailbox.close();
+      mailbox = null;
+      const file = path.join(dir, 'views.sqlite');
+      for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${file}${suffix}`, { force: true });
+      fs.writeFileSync(file, 'these bytes are not a SQLite database\n'.repeat(200)); // a new file, unreadable
+
+      expect(await reader.projections.checkpoint()).toBe(checkpoint); // the views it had, not an error
+      expect((await reader.projections.unreadCount('@c')).unread).toBe(1);
+      const refusals = () =>
+        messages().filter((message) =>
+          message.startsWith('projections: the SQLite views file was replaced, and the new one cannot'),
+        );
+      expect(refusals()).toEqual([
+        'projections: the SQLite views file was replaced, and the new one cannot be opened yet; reading the previous one until it can',
+      ]); // once, not once per call
+
+      mailbox = await createMailbox(config(dir)); // the server moves it aside and builds the views anew
+      const a = await mailbox.as(tokens['@a']);
+      await a.send({ to: '@c', subject: 'after the repair', body: 'w' });
+      expect((await reader.projections.unreadCount('@c')).unread).toBe(2);
+      expect(await reader.projections.checkpoint()).toBe(await mailbox.projections.checkpoint());
+    } finally {
+      await reader.close();
+    }
+  });
+
   it('damage found while running answers 503 naming the remedy; the next start moves the file aside and rebuilds it', async () => {
     const dir = tempDir('views-damaged-');
     mailbox = await createMailbox(config(dir));

@@ -9,11 +9,11 @@ ARG NODE_VERSION=22
 
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /app
-# better-sqlite3 (the SQLite views) is compiled from its sources (.npmrc: build-from-source, no prebuilt binary
+# better-sqlite3 (the SQLite views) is compiled from its sources (.prebuild-installrc: buildFromSource, no prebuilt binary
 # fetched): node-gyp needs python3, make and g++ from Debian, and the image's own Node headers (npm_config_nodedir).
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 ENV npm_config_nodedir=/usr/local
-COPY package.json package-lock.json .npmrc .prebuild-installrc ./
+COPY package.json package-lock.json .prebuild-installrc ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src

@@ -8,8 +8,8 @@
  * commit on another connection could corrupt a WAL database), which libsql's 3.45 lacks: the log and the views are
  * each written on one connection and checkpointed on another (sqliteSidecar.ts), that bug's very pattern.
  *
- * Why a fallback: better-sqlite3 is an optional dependency compiled from its sources at install (.prebuild-installrc,
- * .npmrc: build from source, so no prebuilt binary is fetched from outside the npm registry), which needs python3, make and
+ * Why a fallback: better-sqlite3 is an optional dependency compiled from its sources at install
+ * (.prebuild-installrc: build from source, so no prebuilt binary is fetched from outside the npm registry), which needs python3, make and
  * a C++ compiler. Where those are missing its install fails, npm goes on without it, and the files are opened with
  * libsql (a prebuilt N-API package from the npm registry), slower but the same; the server says so at start.
  * libsql copies better-sqlite3's API, so the adapters are written once against better-sqlite3's types.

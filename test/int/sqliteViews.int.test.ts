@@ -33,6 +33,7 @@ import { checkReadiness } from '../../src/adapters/http/readiness';
 import { MailboxError } from '../../src/errors';
 import { openPipeline } from '../../src/compositionRoot';
 import { parseConfig } from '../../src/config';
+import type { ProjectionStore } from '../../src/projections/projectionStore';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -109,6 +110,47 @@ async function stoppedWithViewsOverwritten(prefix: string) {
   const garbage = 'these bytes are not a SQLite database\n'.repeat(200);
   fs.writeFileSync(file, garbage);
   return { dir, file, garbage, tokens, before };
+}
+
+/**
+ * A populated mailbox (the server) and a separate reader of its views, opened as `mailbox heartbeat` opens them;
+ * `body` stops the server and replaces the views file as it likes. The reader is closed afterwards.
+ */
+async function withSeparateReader(
+  prefix: string,
+  body: (context: {
+    file: string;
+    reader: ProjectionStore;
+    messages: () => string[];
+    stopAndRemoveViews(): Promise<void>;
+    restartAndSendToC(subject: string): Promise<Mailbox>;
+  }) => Promise<void>,
+): Promise<void> {
+  const dir = tempDir(prefix);
+  mailbox = await createMailbox(config(dir));
+  const { tokens } = await populate(mailbox);
+  const { logger, messages } = recordingLogger();
+  const pipeline = await openPipeline(parseConfig(config(dir)), logger, 'auto');
+  const file = path.join(dir, 'views.sqlite');
+  try {
+    await body({
+      file,
+      reader: pipeline.projections,
+      messages,
+      stopAndRemoveViews: async () => {
+        await mailbox?.close();
+        mailbox = null;
+        for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${file}${suffix}`, { force: true });
+      },
+      restartAndSendToC: async (subject) => {
+        const server = (mailbox = await createMailbox(config(dir)));
+        await (await server.as(tokens['@a'])).send({ to: '@c', subject, body: 'w' });
+        return server;
+      },
+    });
+  } finally {
+    await pipeline.close();
+  }
 }
 
 let mailbox: Mailbox | null = null;
@@ -262,63 +304,41 @@ describe('SQLite views (embedded default)', () => {
   });
 
   it('a separate reader (heartbeat daemon) follows the views file the server built anew, instead of reading the old one frozen', async () => {
-    const dir = tempDir('views-replaced-');
-    mailbox = await createMailbox(config(dir));
-    const { tokens } = await populate(mailbox);
-    const { logger, messages } = recordingLogger();
-    const reader = await openPipeline(parseConfig(config(dir)), logger, 'auto'); // as `mailbox heartbeat` opens it
-    try {
-      expect((await reader.projections.unreadCount('@c')).unread).toBe(1); // the broadcast ('for c' is archived)
-      await mailbox.close();
-      for (const suffix of ['', '-wal', '-shm']) fs.rmSync(path.join(dir, `views.sqlite${suffix}`), { force: true });
-      mailbox = await createMailbox(config(dir)); // builds the views anew, in a new file
-      const a = await mailbox.as(tokens['@a']);
-      await a.send({ to: '@c', subject: 'after the rebuild', body: 'w' });
+    await withSeparateReader('views-replaced-', async ({ reader, messages, stopAndRemoveViews, restartAndSendToC }) => {
+      expect((await reader.unreadCount('@c')).unread).toBe(1); // the broadcast ('for c' is archived)
+      await stopAndRemoveViews();
+      const server = await restartAndSendToC('after the rebuild'); // the views built anew, in a new file
 
-      expect(await reader.projections.checkpoint()).toBe(await mailbox.projections.checkpoint());
-      expect((await reader.projections.unreadCount('@c')).unread).toBe(2);
-      expect((await reader.projections.heartbeat('@b')).unread).toBe(1);
-      expect(await snapshotViews(reader.projections)).toEqual(await snapshotViews(mailbox.projections));
+      expect(await reader.checkpoint()).toBe(await server.projections.checkpoint());
+      expect((await reader.unreadCount('@c')).unread).toBe(2);
+      expect((await reader.heartbeat('@b')).unread).toBe(1);
+      expect(await snapshotViews(reader)).toEqual(await snapshotViews(server.projections));
       expect(messages()).toContain(
         'projections: the SQLite views file was replaced (the server built the views anew): reading the new one',
       );
-    } finally {
-      await reader.close();
-    }
+    });
   });
 
   it('a separate reader keeps the views it has while the file that replaced them cannot be opened, and says why once', async () => {
-    const dir = tempDir('views-replaced-damaged-');
-    mailbox = await createMailbox(config(dir));
-    const { tokens } = await populate(mailbox);
-    const { logger, messages } = recordingLogger();
-    const reader = await openPipeline(parseConfig(config(dir)), logger, 'auto');
-    try {
-      const checkpoint = await reader.projections.checkpoint();
-      await mailbox.close();
-      mailbox = null;
-      const file = path.join(dir, 'views.sqlite');
-      for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${file}${suffix}`, { force: true });
-      fs.writeFileSync(file, 'these bytes are not a SQLite database\n'.repeat(200)); // a new file, unreadable
+    await withSeparateReader(
+      'views-replaced-damaged-',
+      async ({ file, reader, messages, stopAndRemoveViews, restartAndSendToC }) => {
+        const checkpoint = await reader.checkpoint();
+        await stopAndRemoveViews();
+        fs.writeFileSync(file, 'these bytes are not a SQLite database\n'.repeat(200)); // a new file, unreadable
 
-      expect(await reader.projections.checkpoint()).toBe(checkpoint); // the views it had, not an error
-      expect((await reader.projections.unreadCount('@c')).unread).toBe(1);
-      const refusals = () =>
-        messages().filter((message) =>
-          message.startsWith('projections: the SQLite views file was replaced, and the new one cannot'),
-        );
-      expect(refusals()).toEqual([
-        'projections: the SQLite views file was replaced, and the new one cannot be opened yet; reading the previous one until it can',
-      ]); // once, not once per call
+        expect(await reader.checkpoint()).toBe(checkpoint); // the views it had, not an error
+        expect((await reader.unreadCount('@c')).unread).toBe(1);
+        const refusals = messages().filter((message) => message.includes('the new one cannot be opened'));
+        expect(refusals).toEqual([
+          'projections: the SQLite views file was replaced, and the new one cannot be opened yet; reading the previous one until it can',
+        ]); // once, not once per call
 
-      mailbox = await createMailbox(config(dir)); // the server moves it aside and builds the views anew
-      const a = await mailbox.as(tokens['@a']);
-      await a.send({ to: '@c', subject: 'after the repair', body: 'w' });
-      expect((await reader.projections.unreadCount('@c')).unread).toBe(2);
-      expect(await reader.projections.checkpoint()).toBe(await mailbox.projections.checkpoint());
-    } finally {
-      await reader.close();
-    }
+        const server = await restartAndSendToC('after the repair'); // the server moves it aside and builds the views anew
+        expect((await reader.unreadCount('@c')).unread).toBe(2);
+        expect(await reader.checkpoint()).toBe(await server.projections.checkpoint());
+      },
+    );
   });
 
   it('damage found while running answers 503 naming the remedy; the next start moves the file aside and rebuilds it', async () => {

@@ -62,17 +62,15 @@ export class ReopeningSqliteViews implements ProjectionStore {
   private claimedFor: string | null = null;
   /** Why the replacing file could not be opened, as last logged (logged again only when it changes). */
   private lastFailure: string | null = null;
+  private readonly file: string;
 
   constructor(
     first: ViewsFileStore,
     private readonly open: () => Promise<ViewsFileStore>,
     private readonly logger: Logger,
   ) {
-    this.opened = { store: first, identity: fileIdentity(first.file), calls: 0, replaced: false };
-  }
-
-  get file(): string {
-    return this.opened.store.file;
+    this.file = first.file;
+    this.opened = { store: first, identity: fileIdentity(this.file), calls: 0, replaced: false };
   }
 
   /** Runs `call` on the file at the path (reopened first if it was replaced); the old file closes after its last call. */
@@ -90,22 +88,30 @@ export class ReopeningSqliteViews implements ProjectionStore {
 
   private followPath(): Promise<void> {
     if (this.reopening !== null) return this.reopening;
-    const identity = fileIdentity(this.opened.store.file);
+    const identity = fileIdentity(this.file);
     if (identity === null || identity === this.opened.identity) return Promise.resolve();
     this.reopening = this.reopen(identity).finally(() => (this.reopening = null));
     return this.reopening;
   }
 
+  /** The file at the path, claimed for the log the previous one was claimed for (closed again if that fails). */
+  private async openClaimed(): Promise<ViewsFileStore> {
+    const store = await this.open();
+    if (this.claimedFor === null) return store;
+    try {
+      await store.claim(this.claimedFor);
+      return store;
+    } catch (error) {
+      await store.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
   private async reopen(identity: string): Promise<void> {
-    const file = this.opened.store.file;
+    const { file } = this;
     let store: ViewsFileStore;
     try {
-      store = await this.open();
-      if (this.claimedFor !== null)
-        await store.claim(this.claimedFor).catch(async (error: unknown) => {
-          await store.close().catch(() => undefined);
-          throw error;
-        });
+      store = await this.openClaimed();
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       if (reason !== this.lastFailure)

@@ -24,6 +24,8 @@ export class AgentDirectory {
   private readonly revocationListeners = new Set<RevocationListener>();
   /** Retired identities seen in a registry read, to notice retirements done by another node. */
   private knownRetired: Set<string> | null = null;
+  /** The registry state last looked through for retirements: a state read again unchanged has none to add. */
+  private noticedIn: RegistryState | null = null;
 
   constructor(
     @inject(TOKENS.CommandHandler) private readonly handler: CommandHandler,
@@ -65,6 +67,10 @@ export class AgentDirectory {
   }
 
   private noticeRetirements(state: RegistryState): void {
+    // Every send reads the registry: looking through every agent each time cost O(agents) per send. The stream
+    // loader answers the same state object while no registry event was appended, and such a state holds no news.
+    if (state === this.noticedIn) return;
+    this.noticedIn = state;
     const retired = [...state.agents.values()].filter((agent) => agent.retiredAt !== null).map((agent) => agent.identity);
     const known = this.knownRetired;
     this.knownRetired = new Set(retired);

@@ -1,9 +1,15 @@
 /** Bearer tokens: random, shown once, stored only as SHA-256 hashes. */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import crypto, { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const generateToken = (prefix = 'mbx'): string => `${prefix}_${randomBytes(32).toString('base64url')}`;
 
-export const hashToken = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
+/** SHA-256 in hex; one-shot `crypto.hash` (Node >= 20.12) where there is one: no Hash object per call (per request). */
+const sha256Hex: (text: string) => string =
+  typeof crypto.hash === 'function'
+    ? (text) => crypto.hash('sha256', text, 'hex')
+    : (text) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+export const hashToken = (token: string): string => sha256Hex(token);
 
 export function sameHash(a: string, b: string): boolean {
   const left = Buffer.from(a, 'hex');
@@ -18,7 +24,7 @@ export function sameHash(a: string, b: string): boolean {
  * entries, so integer-like keys come first, ascending, as JavaScript orders an object's own keys).
  */
 export function requestFingerprint(value: unknown): string {
-  return createHash('sha256').update(canonicalJson(value)).digest('hex');
+  return sha256Hex(canonicalJson(value));
 }
 
 /** The canonical form by definition: JSON.stringify with a replacer that rebuilds each object from its sorted entries. */

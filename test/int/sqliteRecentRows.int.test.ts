@@ -84,6 +84,17 @@ describe('SqliteEventStore: its subscription is served what it just wrote, exact
     expect((await a.readAll(null, 2)).map((event) => event.position)).toEqual([1n, 2n]);
   });
 
+  it('a subscription served our rows from memory goes on to what another connection wrote after them, in order', async () => {
+    const a = open();
+    const b = open();
+    await a.append(freshStream(), [contractEvent('a0'), contractEvent('a1')], 'no_stream'); // 1, 2 (held in memory)
+    await b.append(freshStream(), [contractEvent('b0'), contractEvent('b1')], 'no_stream'); // 3, 4 (only in the file)
+    await b.append(freshStream(), [contractEvent('b2')], 'no_stream'); // 5
+    const events = await take(a.subscribe(null), 5);
+    expect(events.map((event) => event.position)).toEqual([1n, 2n, 3n, 4n, 5n]);
+    expect(events).toEqual(await take(open().subscribe(null), 5));
+  });
+
   it('an append that repeats one another connection landed is read as the original, not as the retry', async () => {
     const a = open();
     const b = open();

@@ -156,7 +156,19 @@ export class SqliteEventStore implements EventStore {
   }
 
   subscribe(after: bigint | null): EventSubscription {
-    return localSubscription((a, l) => this.readAll(a, l), this.signal, after, CROSS_PROCESS_POLL_MS);
+    return localSubscription((a, l) => this.readNext(a, l), this.signal, after, CROSS_PROCESS_POLL_MS);
+  }
+
+  /**
+   * The subscription's page: what this process just wrote, from memory, without asking the file what follows it.
+   * readAll asks (its short page means "the end of the log" to every other caller), but a subscription reads again
+   * right after a page that was not empty, and that read asks the file before it ever waits: rows another process
+   * wrote after ours are found there, in order. Measured at 2,000 sends/s: the file's answer, an empty page that
+   * re-reads pages our writer thread's commits had invalidated, cost ~64 us per page on the event loop.
+   */
+  private async readNext(after: bigint | null, limit: number): Promise<StoredEvent[]> {
+    const recent = this.recent.after(after === null ? 0 : Number(after), limit);
+    return recent.length > 0 ? recent.map(logRowToStored) : this.readAll(after, limit);
   }
 
   async headPosition(): Promise<bigint | null> {

@@ -1,16 +1,5 @@
 import { canonicalJson, referenceCanonicalJson, requestFingerprint } from '../../src/application/tokenHash';
-
-/** A seeded generator (mulberry32): a failure names its seed and is reproduced exactly. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng as random } from '../contract/projectionStoreLog';
 
 /** Keys that sort differently by locale and by code unit, integer-like keys (which an object lists first), and __proto__. */
 const KEYS = [

@@ -1,13 +1,10 @@
 /** Bearer tokens: random, shown once, stored only as SHA-256 hashes. */
-import crypto, { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import crypto, { randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const generateToken = (prefix = 'mbx'): string => `${prefix}_${randomBytes(32).toString('base64url')}`;
 
-/** SHA-256 in hex; one-shot `crypto.hash` (Node >= 20.12) where there is one: no Hash object per call (per request). */
-const sha256Hex: (text: string) => string =
-  typeof crypto.hash === 'function'
-    ? (text) => crypto.hash('sha256', text, 'hex')
-    : (text) => createHash('sha256').update(text, 'utf8').digest('hex');
+/** SHA-256 in hex, one-shot (Node >= 20.12, package.json's engines): no Hash object per call, and it runs per request. */
+const sha256Hex = (text: string): string => crypto.hash('sha256', text, 'hex');
 
 export const hashToken = (token: string): string => sha256Hex(token);
 

@@ -10,15 +10,11 @@ const NAMESPACE_BYTES = Buffer.from(NAMESPACE.replaceAll('-', ''), 'hex');
  * Why not the `uuid` package's v5, which gives the same ids (test/unit/eventIds.unit.test.ts compares them): every
  * send derives two or three of these, and its v5 (the namespace parsed again, the name encoded to bytes in JS, a Hash
  * object per call) was 8-12% of the event loop's CPU per send. Here the namespace is parsed once, the name is written
- * into a reused buffer behind it, and one-shot `crypto.hash` (Node >= 20.12) hashes it without a Hash object.
+ * into a reused buffer behind it, and one-shot `crypto.hash` (Node >= 20.12, package.json's engines) hashes it without
+ * a Hash object.
  */
 let scratch = Buffer.alloc(1024);
 NAMESPACE_BYTES.copy(scratch);
-
-const sha1Hex: (data: Buffer) => string =
-  typeof crypto.hash === 'function'
-    ? (data) => crypto.hash('sha1', data, 'hex')
-    : (data) => crypto.createHash('sha1').update(data).digest('hex');
 
 /** The variant's hex digit: the two top bits of byte 8 set to 10. */
 const VARIANT = ['8', '9', 'a', 'b'];
@@ -30,7 +26,7 @@ function uuidV5(name: string): string {
     NAMESPACE_BYTES.copy(scratch);
   }
   const length = 16 + scratch.write(name, 16, 'utf8');
-  const hex = sha1Hex(scratch.subarray(0, length));
+  const hex = crypto.hash('sha1', scratch.subarray(0, length), 'hex');
   const variant = VARIANT[parseInt(hex[16], 16) & 0x3];
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }

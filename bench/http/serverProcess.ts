@@ -54,9 +54,13 @@ async function main(): Promise<void> {
       }
     }
   }).observe({ entryTypes: ['gc'] });
-  const stopTrace = process.env.BENCH_SERVER_TRACE
-    ? startStallTrace(process.env.BENCH_SERVER_TRACE, mailbox.eventStore)
-    : () => undefined;
+  const trace = process.env.BENCH_SERVER_TRACE
+    ? startStallTrace(process.env.BENCH_SERVER_TRACE, mailbox.eventStore, mailbox.projections)
+    : null;
+  if (trace)
+    http.app.addHook('onResponse', async (request) =>
+      trace.slowRequest(request.startedAt, performance.now() - request.startedAt, request.url),
+    );
   // BENCH_SERVER_CPU_PROFILE=<file>: the server's main thread profiled from ready to stop (open it in Chrome DevTools);
   // --cpu-prof would lose it, the process ends by process.exit.
   const profiler = process.env.BENCH_SERVER_CPU_PROFILE ? new Session() : null;
@@ -113,7 +117,7 @@ async function main(): Promise<void> {
       process.send!({ type: 'cpu', cpuMs: (user + system) / 1000 });
     }
     if (message === 'stop') {
-      stopTrace();
+      trace?.stop();
       if (profiler) {
         const { profile } = await profiler.post('Profiler.stop');
         fs.writeFileSync(process.env.BENCH_SERVER_CPU_PROFILE!, JSON.stringify(profile));

@@ -8,6 +8,8 @@
  * - `commit`: an event store group commit (sent to the writer thread until its
  *   COMMIT, fsynced, is answered) slower than 5 ms;
  * - `checkpoint`: each WAL checkpoint the sidecar ran (start, duration, result);
+ * - `apply`: a batch of the views' apply (queued, then written) slower than 5 ms, with its size;
+ * - `request`: a request slower than 20 ms in the server (start, duration, url);
  * - `gc`: a GC pause longer than 5 ms (kind as in serverProcess);
  * - `sched`: every second, the main thread's CPU time and run-queue wait
  *   (/proc schedstat): time the loop could not run because the CPU was busy.
@@ -20,7 +22,13 @@ const monoMs = (): number => Number(process.hrtime.bigint()) / 1e6;
 /** performance.now() is on the monotonic clock, shifted by the process start. */
 const perfToMono = monoMs() - performance.now();
 
-export function startStallTrace(file: string, eventStore: unknown): () => void {
+export interface StallTrace {
+  stop: () => void;
+  /** A request that took over 20 ms in the server (`startedAt` on performance.now()'s clock). */
+  slowRequest: (startedAt: number, ms: number, url: string) => void;
+}
+
+export function startStallTrace(file: string, eventStore: unknown, projections: unknown): StallTrace {
   const out = fs.openSync(file, 'w');
   const lines: string[] = [];
   const write = (record: Record<string, unknown>) => lines.push(JSON.stringify(record));
@@ -41,6 +49,20 @@ export function startStallTrace(file: string, eventStore: unknown): () => void {
       const done = () => {
         const ms = monoMs() - at;
         if (ms > 5) write({ k: 'commit', at, ms, appends: appends.length });
+      };
+      answer.then(done, done);
+      return answer;
+    };
+  }
+  const views = projections as { applyBatch?: (batch: unknown[]) => Promise<unknown> };
+  if (views.applyBatch) {
+    const applyBatch = views.applyBatch.bind(views);
+    views.applyBatch = (batch) => {
+      const at = monoMs();
+      const answer = applyBatch(batch);
+      const done = () => {
+        const ms = monoMs() - at;
+        if (ms > 5) write({ k: 'apply', at, ms, events: batch.length });
       };
       answer.then(done, done);
       return answer;
@@ -90,11 +112,16 @@ export function startStallTrace(file: string, eventStore: unknown): () => void {
     flush();
   }, 1000);
 
-  return () => {
-    clearInterval(ticker);
-    clearInterval(sampler);
-    gc.disconnect();
-    flush();
-    fs.closeSync(out);
+  return {
+    slowRequest: (startedAt, ms, url) => {
+      if (ms > 20) write({ k: 'request', at: startedAt + perfToMono, ms, url });
+    },
+    stop: () => {
+      clearInterval(ticker);
+      clearInterval(sampler);
+      gc.disconnect();
+      flush();
+      fs.closeSync(out);
+    },
   };
 }

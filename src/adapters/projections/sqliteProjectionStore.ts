@@ -264,7 +264,7 @@ export class SqliteProjectionStore implements ProjectionStore {
 
   private async applyInChunks(batch: readonly ProjectedEvent[]): Promise<void> {
     const generation = this.meta.active();
-    const bulk = this.bulk.begin(generation, batch.length, this.writer(generation).state().checkpoint === null);
+    const bulk = this.bulk.begin(generation, batch.length, () => this.writer(generation).state().checkpoint === null);
     if (!bulk) this.bulk.finish(generation); // live batches keep every index in step
     const size = bulk ? batch.length : this.eventsPerTransaction;
     const budgetMs = bulk ? Infinity : this.transactionBudgetMs;

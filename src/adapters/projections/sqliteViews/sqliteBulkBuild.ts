@@ -30,12 +30,13 @@ export class SqliteBulkBuild {
 
   /**
    * Whether this batch goes in bulk: large, into a generation that is empty or already being bulk-built.
-   * Drops the listing indexes when a bulk build starts.
+   * Drops the listing indexes when a bulk build starts. `empty` is asked only of a large batch: a live one
+   * (a few events) reads nothing here.
    */
-  begin(generation: string, events: number, empty: boolean): boolean {
+  begin(generation: string, events: number, empty: () => boolean): boolean {
     if (events < BULK_MIN_EVENTS) return false;
     if (this.building(generation)) return true;
-    if (!empty) return false;
+    if (!empty()) return false;
     this.meta.transaction(() => {
       this.db.exec(dropListingIndexesSql(generation));
       this.meta.write(this.mark(generation), '1');

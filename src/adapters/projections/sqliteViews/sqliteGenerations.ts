@@ -34,7 +34,7 @@ class SqliteGeneration implements ProjectionGeneration {
   /** In call order; each chunk one transaction with its checkpoint; no wakes (history is not news). */
   applyBatch(batch: readonly ProjectedEvent[]): Promise<void> {
     const applied = this.tail.then(async () => {
-      const bulk = this.bulk.begin(this.name, batch.length, this.writer.state().checkpoint === null);
+      const bulk = this.bulk.begin(this.name, batch.length, () => this.writer.state().checkpoint === null);
       if (!bulk) this.bulk.finish(this.name);
       const size = bulk ? Math.max(batch.length, 1) : this.eventsPerTransaction;
       for (let start = 0; start < batch.length; start += size) {

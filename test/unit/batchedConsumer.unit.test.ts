@@ -1,0 +1,114 @@
+/**
+ * consumeInBatches (src/projections/batchedConsumer.ts): one batch per page the subscription reads (a log
+ * commit's events), never more than maxBatch, every item once and in order, and a slow apply slows the reading.
+ */
+import { consumeInBatches } from '../../src/projections/batchedConsumer';
+
+/** A subscription that yields `pages` one after the other, each only once `release(i)` has been called for it (page 0 at once). */
+function pagedSubscription(pages: number[][]): {
+  subscription: AsyncIterable<number>;
+  release: (page: number) => void;
+  pulled: () => number;
+} {
+  const gates = pages.map(() => {
+    let open!: () => void;
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    return { open, opened };
+  });
+  gates[0].open();
+  let pulled = 0;
+  async function* iterate(): AsyncGenerator<number> {
+    for (let page = 0; page < pages.length; page++) {
+      await gates[page].opened;
+      for (const item of pages[page]) {
+        pulled++;
+        yield item;
+      }
+    }
+  }
+  return { subscription: iterate(), release: (page) => gates[page]?.open(), pulled: () => pulled };
+}
+
+const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('consumeInBatches', () => {
+  it('given pages handed over an item at a time, when consumed, then each page is one batch, in order', async () => {
+    const pages = [
+      [1, 2, 3, 4, 5],
+      [6, 7, 8],
+      [9, 10, 11, 12],
+    ];
+    const { subscription, release } = pagedSubscription(pages);
+    const batches: number[][] = [];
+    await consumeInBatches(subscription, {
+      maxQueued: 100,
+      maxBatch: 100,
+      apply: async (batch) => {
+        batches.push(batch);
+        await tick(); // the store answers on a later turn, as a thread or a server does
+        release(batches.length); // the next commit lands once this one is applied
+      },
+      close: async () => undefined,
+    });
+    expect(batches).toEqual(pages);
+  });
+
+  it('given a page larger than maxBatch, when consumed, then it is cut at maxBatch and nothing is lost', async () => {
+    const { subscription } = pagedSubscription([[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]]);
+    const batches: number[][] = [];
+    await consumeInBatches(subscription, {
+      maxQueued: 100,
+      maxBatch: 4,
+      apply: async (batch) => {
+        batches.push(batch);
+      },
+      close: async () => undefined,
+    });
+    expect(batches).toEqual([
+      [1, 2, 3, 4],
+      [5, 6, 7, 8],
+      [9, 10],
+    ]);
+  });
+
+  it('given an apply that has not answered, when the queue holds maxQueued items, then the subscription is not read further', async () => {
+    const { subscription, pulled } = pagedSubscription([Array.from({ length: 50 }, (_unused, i) => i)]);
+    let answer!: () => void;
+    const firstApplied = new Promise<number[]>((seen) => {
+      let calls = 0;
+      void consumeInBatches(subscription, {
+        maxQueued: 10,
+        maxBatch: 5,
+        apply: (batch) => {
+          if (calls++ === 0) {
+            seen(batch);
+            return new Promise<void>((resolve) => (answer = resolve));
+          }
+          return Promise.resolve();
+        },
+        close: async () => undefined,
+      });
+    });
+    expect(await firstApplied).toEqual([0, 1, 2, 3, 4]);
+    await tick(); // the pump had every chance to read on
+    // 5 in the first batch, then the queue filled up to maxQueued (10) and the pump waits for space
+    expect(pulled()).toBe(15);
+    answer();
+  });
+
+  it('given an apply that fails, when consumed, then the subscription is closed and the failure is rethrown', async () => {
+    const { subscription } = pagedSubscription([[1, 2, 3]]);
+    const closed = jest.fn(async () => undefined);
+    await expect(
+      consumeInBatches(subscription, {
+        maxQueued: 10,
+        maxBatch: 10,
+        apply: async () => {
+          throw new Error('views unavailable');
+        },
+        close: closed,
+      }),
+    ).rejects.toThrow('views unavailable');
+    expect(closed).toHaveBeenCalledTimes(1);
+  });
+});

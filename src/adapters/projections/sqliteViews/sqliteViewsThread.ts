@@ -9,11 +9,9 @@
  * loop's heap no longer holds the batch's working set.
  *
  * Messages in: {id, op, args} with op one of apply | claim | markLiveWriter | releaseLiveWriter | reset | close.
- * Out: {kind: 'ready'} once the file is open (or {kind: 'failed', error}); {kind: 'answer', id, value, wakes?} or
- * {kind: 'answer', id, error: {name, message, ...fields}, wakes?}, where `wakes` are those of the transactions
- * committed since the previous answer (published by the parent before it settles the call). One message per
- * call, not one more for its wakes: a live batch is a few events at 2,000 sends/s, and each message is a
- * wake-up of the event loop.
+ * Out: {kind: 'ready'} once the file is open (or {kind: 'failed', error}); {kind: 'wakes', wakes} as each
+ * transaction commits (before the answer of the call that committed it); {kind: 'answer', id, value} or
+ * {kind: 'answer', id, error: {name, message, ...fields}}.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { WakeBus } from '../../../projections/wakeBus';
@@ -30,7 +28,8 @@ export type ViewsThreadCall = ViewsThreadRequest & { id: number };
 export type ViewsThreadMessage =
   | { kind: 'ready' }
   | { kind: 'failed'; error: ThreadError }
-  | { kind: 'answer'; id: number; value?: unknown; error?: ThreadError; wakes?: readonly WakeEvent[] };
+  | { kind: 'wakes'; wakes: readonly WakeEvent[] }
+  | { kind: 'answer'; id: number; value?: unknown; error?: ThreadError };
 
 export interface ViewsThreadData {
   file: string;
@@ -41,18 +40,9 @@ const port = parentPort;
 if (port === null) throw new Error('sqliteViewsThread runs in a worker thread (threadedSqliteProjectionStore.ts starts it)');
 const post = (message: ViewsThreadMessage): void => port.postMessage(message);
 
-/**
- * Wakes go to the parent with the answer of the call that committed them (the store publishes them once the
- * transaction has committed, before that call returns); the parent publishes them on the process's wake bus
- * (subscribers live on its event loop).
- */
-const committedWakes: WakeEvent[] = [];
-const withWakes = (answer: { kind: 'answer'; id: number; value?: unknown; error?: ThreadError }): ViewsThreadMessage =>
-  committedWakes.length === 0 ? answer : { ...answer, wakes: committedWakes.splice(0) };
+/** Wakes go to the parent, which publishes them on the process's wake bus (subscribers live on its event loop). */
 const forwardingBus: WakeBus = {
-  publish: async (wakes) => {
-    for (const wake of wakes) committedWakes.push(wake); // a broadcast's wakes may outnumber a call's arguments
-  },
+  publish: async (wakes) => post({ kind: 'wakes', wakes }),
   subscribe: () => Promise.reject(new Error('the views thread publishes wakes; subscribers are on the main thread')),
   close: async () => undefined,
 };
@@ -96,10 +86,10 @@ if (store !== null) {
   port.on('message', (call: ViewsThreadCall) => {
     run(store, call).then(
       (value) => {
-        post(withWakes({ kind: 'answer', id: call.id, value }));
+        post({ kind: 'answer', id: call.id, value });
         if (call.op === 'close') port.close();
       },
-      (error: unknown) => post(withWakes({ kind: 'answer', id: call.id, error: describeThreadError(error) })),
+      (error: unknown) => post({ kind: 'answer', id: call.id, error: describeThreadError(error) }),
     );
   });
   post({ kind: 'ready' });

@@ -37,37 +37,26 @@ export function startStallTrace(file: string, eventStore: unknown, projections: 
   };
 
   const store = eventStore as {
-    writer?: { commit: (appends: unknown[]) => Promise<unknown> };
+    writer?: Record<string, unknown>;
     sidecar?: { request: (r: { kind: string }) => Promise<unknown> };
   };
-  const writer = store.writer;
-  if (writer) {
-    const commit = writer.commit.bind(writer);
-    writer.commit = (appends) => {
+  /** Replaces `target[method]` (one array argument) with a version that writes each call slower than 5 ms. */
+  const traceSlow = (target: Record<string, unknown> | undefined, method: string, k: string, sized: string) => {
+    const original = target?.[method] as ((items: unknown[]) => Promise<unknown>) | undefined;
+    if (target === undefined || original === undefined) return;
+    target[method] = (items: unknown[]) => {
       const at = monoMs();
-      const answer = commit(appends);
+      const answer = original.call(target, items);
       const done = () => {
         const ms = monoMs() - at;
-        if (ms > 5) write({ k: 'commit', at, ms, appends: appends.length });
+        if (ms > 5) write({ k, at, ms, [sized]: items.length });
       };
       answer.then(done, done);
       return answer;
     };
-  }
-  const views = projections as { applyBatch?: (batch: unknown[]) => Promise<unknown> };
-  if (views.applyBatch) {
-    const applyBatch = views.applyBatch.bind(views);
-    views.applyBatch = (batch) => {
-      const at = monoMs();
-      const answer = applyBatch(batch);
-      const done = () => {
-        const ms = monoMs() - at;
-        if (ms > 5) write({ k: 'apply', at, ms, events: batch.length });
-      };
-      answer.then(done, done);
-      return answer;
-    };
-  }
+  };
+  traceSlow(store.writer, 'commit', 'commit', 'appends');
+  traceSlow(projections as Record<string, unknown>, 'applyBatch', 'apply', 'events');
   const sidecar = store.sidecar;
   if (sidecar) {
     const request = sidecar.request.bind(sidecar);

@@ -22,9 +22,10 @@ export interface BatchedConsumerOptions<T> {
  * first arrival held part of a page and the rest went in the next batch. Measured on the SQLite views, where
  * each batch is a transaction on the views thread: at 2,000 sends/s 1.45 views transactions per log commit,
  * and with 64 senders 21.8 events per apply where a commit held 28. Waiting until the queue stops growing
- * (microtasks only: no timer, no I/O turn) made it one apply per commit: 64 senders 6,508 -> 6,790 sends/s and
- * 171 -> 155 µs of CPU per send; at 2,000 sends/s (bench http/requestCost) 519 -> 485 µs per send; a single
- * sender's latency unchanged (core/sequential); the server's RSS as flat over 3 minutes at 2,000 sends/s.
+ * (microtasks only: no timer, no I/O turn) made it one apply per commit: 64 senders 171 -> 150-154 µs of CPU per
+ * send (the rate about the same: the 64 move as one group); at 2,000 sends/s (bench http/requestCost) 519 -> ~503 µs
+ * per send; a single sender's latency unchanged (core/sequential); the server's RSS as flat over 3 minutes at
+ * 2,000 sends/s.
  */
 const HANDOVER_TURNS = 4;
 

@@ -31,6 +31,25 @@ function pagedSubscription(pages: number[][]): {
 
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** Consumes `subscription` to its end (the queue holds up to 100) and returns the batches applied, in order. */
+async function batchesOf(
+  subscription: AsyncIterable<number>,
+  maxBatch: number,
+  afterEach: (applied: number) => Promise<void> = async () => undefined,
+): Promise<number[][]> {
+  const batches: number[][] = [];
+  await consumeInBatches(subscription, {
+    maxQueued: 100,
+    maxBatch,
+    apply: async (batch) => {
+      batches.push(batch);
+      await afterEach(batches.length);
+    },
+    close: async () => undefined,
+  });
+  return batches;
+}
+
 describe('consumeInBatches', () => {
   it('given pages handed over an item at a time, when consumed, then each page is one batch, in order', async () => {
     const pages = [
@@ -39,31 +58,16 @@ describe('consumeInBatches', () => {
       [9, 10, 11, 12],
     ];
     const { subscription, release } = pagedSubscription(pages);
-    const batches: number[][] = [];
-    await consumeInBatches(subscription, {
-      maxQueued: 100,
-      maxBatch: 100,
-      apply: async (batch) => {
-        batches.push(batch);
-        await tick(); // the store answers on a later turn, as a thread or a server does
-        release(batches.length); // the next commit lands once this one is applied
-      },
-      close: async () => undefined,
+    const batches = await batchesOf(subscription, 100, async (applied) => {
+      await tick(); // the store answers on a later turn, as a thread or a server does
+      release(applied); // the next commit lands once this one is applied
     });
     expect(batches).toEqual(pages);
   });
 
   it('given a page larger than maxBatch, when consumed, then it is cut at maxBatch and nothing is lost', async () => {
     const { subscription } = pagedSubscription([[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]]);
-    const batches: number[][] = [];
-    await consumeInBatches(subscription, {
-      maxQueued: 100,
-      maxBatch: 4,
-      apply: async (batch) => {
-        batches.push(batch);
-      },
-      close: async () => undefined,
-    });
+    const batches = await batchesOf(subscription, 4);
     expect(batches).toEqual([
       [1, 2, 3, 4],
       [5, 6, 7, 8],

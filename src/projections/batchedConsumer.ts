@@ -7,10 +7,16 @@
  * A batch is cut once the subscription has stopped handing items over (see
  * handedOver), so that one page it read (a log commit's events) goes in one
  * batch rather than in two or three.
+ *
+ * A batch of at least `splitFrom` items is applied in two halves (see
+ * pipelined): the callers waiting on the first half hear back while the
+ * second is applied.
  */
 export interface BatchedConsumerOptions<T> {
   maxQueued: number;
   maxBatch: number;
+  /** A batch this large or larger is applied in two halves, one after the other (Infinity: never split). */
+  splitFrom: number;
   /** Applies one batch (whatever has arrived, at most maxBatch); a failure closes the subscription and is rethrown. */
   apply(batch: T[]): Promise<void>;
   close(): Promise<void>;
@@ -38,6 +44,19 @@ async function handedOver(queue: readonly unknown[], maxBatch: number): Promise<
   } while (queue.length > length && queue.length < maxBatch);
 }
 
+/**
+ * The size of the next batch out of `whole` items cut from the queue. A page of a closed loop of callers (each
+ * waiting for its own item to be applied before it sends again: 64 senders in one log commit) applied in one
+ * piece keeps them in lockstep: the views' thread is idle while they send, the senders idle while it applies.
+ * Split in two, the first half is answered and sends its next page while the second half is applied. Measured
+ * with 64 senders in process on the SQLite views (bench core/sendThroughput, same session): one batch of 64,
+ * 6,559-7,054 sends/s; halves of 32, 7,849-8,137, at ~5% more CPU per send (two transactions instead of one);
+ * quarters of 16, 6,802-7,207 (per-transaction costs win). The second half is applied whole, never split again.
+ */
+function pipelined(whole: number, splitFrom: number): number {
+  return whole >= splitFrom ? Math.ceil(whole / 2) : whole;
+}
+
 /** Resolves when the subscription ends; rejects with the apply's or the subscription's failure. */
 export async function consumeInBatches<T>(subscription: AsyncIterable<T>, options: BatchedConsumerOptions<T>): Promise<void> {
   const queue: T[] = [];
@@ -62,6 +81,7 @@ export async function consumeInBatches<T>(subscription: AsyncIterable<T>, option
       signal.arrived?.();
     }
   })();
+  let secondHalf = 0; // what is left of a batch split in two: the next batch, whole
   try {
     while (!(done && queue.length === 0)) {
       if (queue.length === 0) {
@@ -69,8 +89,17 @@ export async function consumeInBatches<T>(subscription: AsyncIterable<T>, option
         signal.arrived = null;
         continue;
       }
-      await handedOver(queue, options.maxBatch);
-      const batch = queue.splice(0, options.maxBatch);
+      let size: number;
+      if (secondHalf > 0) {
+        size = secondHalf; // queued before anything that arrived since: it is still at the head of the queue
+        secondHalf = 0;
+      } else {
+        await handedOver(queue, options.maxBatch);
+        const whole = Math.min(queue.length, options.maxBatch);
+        size = pipelined(whole, options.splitFrom);
+        secondHalf = whole - size;
+      }
+      const batch = queue.splice(0, size);
       makeSpace();
       await options.apply(batch);
     }

@@ -30,6 +30,8 @@ import { ForeignViews, judgeViews, type ViewsVerdict } from './viewsOwnership';
 import { LeaseKeeper, LeaseLoop, leaseTiming, ProjectorDeposed, type Leadership, type LeaseStore } from './projectorLease';
 
 const MAX_BATCH = 1000;
+/** A live batch of this many events or more is applied in two halves (batchedConsumer.ts, pipelined). */
+const SPLIT_FROM = 64;
 /** Events read ahead of the store at most: the subscription is not pulled further until the projector catches up (backpressure). */
 export const MAX_QUEUED = 4 * MAX_BATCH;
 /** Resubscribing after a failure: quick at first, at most every 5 s while the failure lasts, spread out (jitter). */
@@ -350,6 +352,7 @@ export class ProjectionRunner {
       await consumeInBatches(subscription, {
         maxQueued: MAX_QUEUED,
         maxBatch: MAX_BATCH,
+        splitFrom: SPLIT_FROM,
         apply: (batch) => this.apply(batch),
         close: () => subscription.close(),
       });

@@ -29,21 +29,25 @@ function pagedSubscription(pages: number[][]): {
   return { subscription: iterate(), release: (page) => gates[page]?.open(), pulled: () => pulled };
 }
 
+const range = (from: number, count: number) => Array.from({ length: count }, (_unused, i) => from + i);
+
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Consumes `subscription` to its end (the queue holds up to 100) and returns the batches applied, in order. */
 async function batchesOf(
   subscription: AsyncIterable<number>,
   maxBatch: number,
-  afterEach: (applied: number) => Promise<void> = async () => undefined,
+  afterEach: (applied: number, batches: number[][]) => Promise<void> = async () => undefined,
+  splitFrom = Infinity,
 ): Promise<number[][]> {
   const batches: number[][] = [];
   await consumeInBatches(subscription, {
     maxQueued: 100,
     maxBatch,
+    splitFrom,
     apply: async (batch) => {
       batches.push(batch);
-      await afterEach(batches.length);
+      await afterEach(batches.length, batches);
     },
     close: async () => undefined,
   });
@@ -75,6 +79,37 @@ describe('consumeInBatches', () => {
     ]);
   });
 
+  it('given pages of splitFrom items or more, when consumed, then each is applied in two halves and smaller ones whole', async () => {
+    const pages = [range(0, 8), range(8, 5), range(13, 4), range(17, 9)];
+    const { subscription, release } = pagedSubscription(pages);
+    const batches = await batchesOf(
+      subscription,
+      100,
+      async (_count, sofar) => {
+        await tick();
+        const applied = sofar.flat().length;
+        const whole = pages.findIndex((_page, i) => pages.slice(0, i + 1).flat().length === applied);
+        if (whole >= 0) release(whole + 1); // a closed loop of callers: the next page lands once this one is applied
+      },
+      8,
+    );
+    expect(batches).toEqual([range(0, 4), range(4, 4), range(8, 5), range(13, 4), range(17, 5), range(22, 4)]);
+  });
+
+  it('given a split page, when the next page lands while its second half waits, then that half is applied alone and whole', async () => {
+    const { subscription, release } = pagedSubscription([range(0, 10), range(10, 10)]);
+    const batches = await batchesOf(
+      subscription,
+      100,
+      async (applied) => {
+        if (applied === 1) release(1); // the first half's callers send again before the second half is applied ...
+        await tick(); // ... and their whole page is queued behind it
+      },
+      10,
+    );
+    expect(batches).toEqual([range(0, 5), range(5, 5), range(10, 5), range(15, 5)]);
+  });
+
   it('given an apply that has not answered, when the queue holds maxQueued items, then the subscription is not read further', async () => {
     const { subscription, pulled } = pagedSubscription([Array.from({ length: 50 }, (_unused, i) => i)]);
     let answer!: () => void;
@@ -83,6 +118,7 @@ describe('consumeInBatches', () => {
       void consumeInBatches(subscription, {
         maxQueued: 10,
         maxBatch: 5,
+        splitFrom: Infinity,
         apply: (batch) => {
           if (calls++ === 0) {
             seen(batch);
@@ -107,6 +143,7 @@ describe('consumeInBatches', () => {
       consumeInBatches(subscription, {
         maxQueued: 10,
         maxBatch: 10,
+        splitFrom: Infinity,
         apply: async () => {
           throw new Error('views unavailable');
         },

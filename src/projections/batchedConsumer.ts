@@ -48,10 +48,11 @@ async function handedOver(queue: readonly unknown[], maxBatch: number): Promise<
  * The size of the next batch out of `whole` items cut from the queue. A page of a closed loop of callers (each
  * waiting for its own item to be applied before it sends again: 64 senders in one log commit) applied in one
  * piece keeps them in lockstep: the views' thread is idle while they send, the senders idle while it applies.
- * Split in two, the first half is answered and sends its next page while the second half is applied. Measured
- * with 64 senders in process on the SQLite views (bench core/sendThroughput, same session): one batch of 64,
- * 6,559-7,054 sends/s; halves of 32, 7,849-8,137, at ~5% more CPU per send (two transactions instead of one);
- * quarters of 16, 6,802-7,207 (per-transaction costs win). The second half is applied whole, never split again.
+ * Split in two, the first half is answered and sends its next page while the second half is applied; the second
+ * half is applied whole, never split again. Measured with 64 senders in process on the SQLite views (bench
+ * core/sendThroughput, same session): one batch of 64, 6,597-6,910 sends/s; split from 64 (halves of 32),
+ * 7,465-8,119, at ~5% more CPU per send (two transactions instead of one). Split from 32, each half's senders came
+ * back as a page of 32 and were split again, down to ~21 events per apply: 7,378-7,754 (per-transaction costs win).
  */
 function pipelined(whole: number, splitFrom: number): number {
   return whole >= splitFrom ? Math.ceil(whole / 2) : whole;

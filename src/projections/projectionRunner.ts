@@ -353,6 +353,7 @@ export class ProjectionRunner {
         maxQueued: MAX_QUEUED,
         maxBatch: MAX_BATCH,
         splitFrom: SPLIT_FROM,
+        together: (before, after) => before.streamName === after.streamName, // one append's events: one command waits for all
         apply: (batch) => this.apply(batch),
         close: () => subscription.close(),
       });

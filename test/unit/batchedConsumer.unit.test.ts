@@ -39,12 +39,14 @@ async function batchesOf(
   maxBatch: number,
   afterEach: (applied: number, batches: number[][]) => Promise<void> = async () => undefined,
   splitFrom = Infinity,
+  together: (before: number, after: number) => boolean = () => false,
 ): Promise<number[][]> {
   const batches: number[][] = [];
   await consumeInBatches(subscription, {
     maxQueued: 100,
     maxBatch,
     splitFrom,
+    together,
     apply: async (batch) => {
       batches.push(batch);
       await afterEach(batches.length, batches);
@@ -110,6 +112,24 @@ describe('consumeInBatches', () => {
     expect(batches).toEqual([range(0, 5), range(5, 5), range(10, 5), range(15, 5)]);
   });
 
+  it("given a page of splitFrom items or more, when its middle falls within one caller's items, then the cut moves to the nearest boundary, and a page of one caller is not split", async () => {
+    const caller = (item: number) => (item < 12 ? 'A' : item < 22 ? String(item) : 'B'); // 0-11 A's, 12-21 one each, 22-31 B's
+    const { subscription, release } = pagedSubscription([range(0, 16), range(16, 6), range(22, 10)]);
+    const batches = await batchesOf(
+      subscription,
+      100,
+      async (_count, sofar) => {
+        const applied = sofar.flat().length;
+        if (applied === 16 || applied === 22) release(applied === 16 ? 1 : 2);
+        await tick();
+      },
+      8,
+      (before, after) => caller(before) === caller(after),
+    );
+    // 16: the middle (8) is within A's items, the nearest boundary is 12; 6: below splitFrom; 10 of B's: never split
+    expect(batches).toEqual([range(0, 12), range(12, 4), range(16, 6), range(22, 10)]);
+  });
+
   it('given an apply that has not answered, when the queue holds maxQueued items, then the subscription is not read further', async () => {
     const { subscription, pulled } = pagedSubscription([Array.from({ length: 50 }, (_unused, i) => i)]);
     let answer!: () => void;
@@ -119,6 +139,7 @@ describe('consumeInBatches', () => {
         maxQueued: 10,
         maxBatch: 5,
         splitFrom: Infinity,
+        together: () => false,
         apply: (batch) => {
           if (calls++ === 0) {
             seen(batch);
@@ -144,6 +165,7 @@ describe('consumeInBatches', () => {
         maxQueued: 10,
         maxBatch: 10,
         splitFrom: Infinity,
+        together: () => false,
         apply: async () => {
           throw new Error('views unavailable');
         },

@@ -25,6 +25,7 @@ import { TOKENS } from '../tokens';
 import { projectStored } from './projector';
 import { ProjectionCheckpointRewound, ViewsOfAnotherLog, type ProjectionStore, type ViewsBinding } from './projectionStore';
 import { consumeInBatches } from './batchedConsumer';
+import { CatchUpProgress, describeCatchUp } from './catchUpProgress';
 import { PositionWaiters } from './positionWaiters';
 import { ForeignViews, judgeViews, type ViewsVerdict } from './viewsOwnership';
 import { LeaseKeeper, LeaseLoop, leaseTiming, ProjectorDeposed, type Leadership, type LeaseStore } from './projectorLease';
@@ -93,6 +94,8 @@ export class ProjectionRunner {
     @inject(TOKENS.EventStore) private readonly store: EventStore,
     @inject(TOKENS.ProjectionStore) private readonly projections: ProjectionStore,
     @inject(TOKENS.Logger) private readonly logger: Logger,
+    /** The clock of the catch-up's progress reports. */
+    @inject(TOKENS.Clock) private readonly clock: { now(): Date } = { now: () => new Date() },
   ) {}
 
   /**
@@ -288,6 +291,8 @@ export class ProjectionRunner {
   private async catchUp(term: number | null = null): Promise<void> {
     const started = Date.now();
     let after = await this.projections.checkpoint();
+    const head = await this.store.headPosition().catch(() => null); // only for the progress reports: a failure reads on
+    const progress = new CatchUpProgress(() => this.clock.now().getTime(), after, head);
     let total = 0;
     while (!(term !== null && this.ended(term))) {
       const page = await this.store.readAll(after, MAX_BATCH);
@@ -302,6 +307,8 @@ export class ProjectionRunner {
       }
       after = page[page.length - 1].position;
       total += page.length;
+      const report = progress.applied(page.length, after);
+      if (report) this.logger.info(report, describeCatchUp(report));
     }
     if (total > 0) {
       const ms = Date.now() - started;

@@ -4,6 +4,7 @@
  * released), and it serves only views of its own log.
  */
 import { randomUUID } from 'node:crypto';
+import pino from 'pino';
 import { MemoryEventStore } from '../../src/adapters/eventstore/memoryEventStore';
 import { MemoryProjectionStore } from '../../src/adapters/projections/memoryProjectionStore';
 import { InProcessWakeBus } from '../../src/adapters/wake/inProcessWakeBus';
@@ -101,5 +102,32 @@ describe('ProjectionRunner', () => {
     expect(intruder.getStatus()).toMatchObject({ views: 'foreign', running: false });
     expect((await views.listAgents()).map((agent) => agent.identity)).toEqual(['@ana', '@bo', '@cy']);
     expect((await views.binding()).logIdentity).toBe(await first.logIdentity());
+  });
+
+  it('reports a long catch-up as it goes, on its clock: events applied, position of the head, rate and time left', async () => {
+    const log = new MemoryEventStore();
+    const identities = Array.from({ length: 3_500 }, (_, i) => `@agent-${i}`);
+    for (let i = 0; i < identities.length; i += 500) {
+      await log.append('mailbox-agents', identities.slice(i, i + 500).map(registration), i === 0 ? 'no_stream' : BigInt(i - 1));
+    }
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    let clockMs = Date.UTC(2025, 0, 1);
+    const clock = { now: () => new Date((clockMs += 6_000)) }; // 6 s pass at each look: one page of 1,000 events every 6 s
+    const views = new MemoryProjectionStore(new InProcessWakeBus());
+    const runner = new ProjectionRunner(log, views, logger, clock);
+    await runner.start();
+    const reports = lines.filter((line) => String(line.msg).startsWith('projections catching up:'));
+    expect(reports.map((line) => [line.events, line.position, line.head, line.percent])).toEqual([
+      [2_000, '2000', '3500', 57],
+      [3_500, '3500', '3500', 100],
+    ]);
+    expect(reports[0]).toMatchObject({ perSecond: 167, remainingSeconds: 9 }); // 2,000 events in 12 s; 1,500 left
+    expect(reports[0].msg).toBe(
+      'projections catching up: 2,000 events applied, at position 2000 of 3500 (57%), 167 events/s, about 9 s left',
+    );
+    expect(lines.findIndex((line) => line.msg === 'projections caught up')).toBeGreaterThan(lines.indexOf(reports[1]));
+    expect((await views.listAgents()).length).toBe(3_500);
+    await runner.stop();
   });
 });

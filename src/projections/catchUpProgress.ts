@@ -13,7 +13,7 @@ export interface CatchUpReport {
   position: string;
   /** The log head when the catch-up began (what it is catching up to). */
   head: string | null;
-  /** Share of the way from the first position to the head, 0-100 (null: the log was empty). */
+  /** Share of the way from the first position to the head, 0-100 (null: no head known, or nothing to catch up). */
   percent: number | null;
   perSecond: number;
   /** Seconds left at the rate so far (null: no rate yet, or no head to reach). */
@@ -24,12 +24,17 @@ export interface CatchUpReport {
 export function describeCatchUp(report: CatchUpReport): string {
   const where =
     report.head === null ? `position ${report.position}` : `position ${report.position} of ${report.head} (${report.percent}%)`;
-  const left = report.remainingSeconds === null ? '' : `, about ${describeSeconds(report.remainingSeconds)} left`;
+  const left =
+    report.remainingSeconds === null
+      ? ''
+      : report.remainingSeconds < 1
+        ? ', nearly done'
+        : `, about ${describeSeconds(report.remainingSeconds)} left`;
   return `projections catching up: ${report.events.toLocaleString('en-US')} events applied, at ${where}, ${report.perSecond.toLocaleString('en-US')} events/s${left}`;
 }
 
 function describeSeconds(seconds: number): string {
-  if (seconds < 90) return `${Math.max(1, Math.round(seconds))} s`;
+  if (seconds < 90) return `${Math.round(seconds)} s`;
   if (seconds < 90 * 60) return `${Math.round(seconds / 60)} min`;
   return `${(seconds / 3600).toFixed(1)} h`;
 }

@@ -126,6 +126,9 @@ describe('ProjectionRunner', () => {
     expect(reports[0].msg).toBe(
       'projections catching up: 2,000 events applied, at position 2000 of 3500 (57%), 167 events/s, about 9 s left',
     );
+    expect(reports[1].msg).toBe(
+      'projections catching up: 3,500 events applied, at position 3500 of 3500 (100%), 146 events/s, nearly done',
+    );
     expect(lines.findIndex((line) => line.msg === 'projections caught up')).toBeGreaterThan(lines.indexOf(reports[1]));
     expect((await views.listAgents()).length).toBe(3_500);
     await runner.stop();

@@ -13,22 +13,6 @@ import { defaultSqliteDriver, type SqliteDriver } from './sqliteDriver';
 
 export type SidecarRequest = { kind: 'checkpoint' } | { kind: 'readAll'; after: number; limit: number };
 
-/**
- * PASSIVE checkpoints in a row, at most. A PASSIVE checkpoint never blocks the writer, but it copies only the frames
- * the WAL held when it began, and SQLite rewinds the WAL (writes from its start again) only for a transaction that
- * begins once every frame is copied. Under a steady stream of commits (64 senders: a views COMMIT every ~2.5 ms, a
- * checkpoint 10-20 ms) one checkpoint never got there: the WAL grew to the writer's own limit
- * (sqliteCheckpointer.ts), whose checkpoint then ran inside a COMMIT, 8-22 ms, about once every 40 views
- * transactions (with that limit out of reach, 4 COMMITs over 8 ms in 1,388 instead of 30-34). Passes that follow
- * each other copy what the commits during the one before added, fewer frames each time, until a pass finds nothing
- * new. Measured with 64 senders in process, same session, interleaved: views COMMITs over 8 ms 30-34 -> 21-28 per
- * 1,388, views apply p99 18-20 -> 12-14 ms; bench core/sendThroughput p99 22.2-23.3 -> 18.4-19.8 ms at the same rate
- * (6,921-7,299 -> 6,774-7,305 sends/s). At 2,000 sends/s over HTTP the tail did not move (p99.9 60.2 -> 62.4 ms, and
- * 65.1 with no in-COMMIT checkpoint at all: that tail is not these) and the passes cost 0-4% more CPU per send
- * (bench http/requestCost, all threads: 523-536 -> 530-550 us).
- */
-const MAX_CHECKPOINT_PASSES = 8;
-
 /** Plain JS (eval'd), so that it runs the same from compiled output and under ts-jest. */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -36,18 +20,6 @@ const Database = require(workerData.driver);
 const db = new Database(workerData.file);
 db.pragma('busy_timeout = 5000');
 const readAll = workerData.readAllSql ? db.prepare(workerData.readAllSql).raw() : null;
-// Pass after pass until one finds nothing the one before had not copied (MAX_CHECKPOINT_PASSES above says why).
-function checkpoint() {
-  let result;
-  let before = -1;
-  for (let pass = 0; pass < ${MAX_CHECKPOINT_PASSES}; pass++) {
-    result = db.pragma('wal_checkpoint(PASSIVE)');
-    const { busy, log, checkpointed } = result[0];
-    if (busy || checkpointed < log || log <= before) break; // held by a reader, or nothing new: the WAL can be rewound
-    before = log;
-  }
-  return result;
-}
 parentPort.on('message', (message) => {
   if (message.kind === 'close') {
     db.close();
@@ -55,7 +27,9 @@ parentPort.on('message', (message) => {
     return;
   }
   try {
-    const result = message.kind === 'checkpoint' ? checkpoint() : readAll.all(message.after, message.limit);
+    const result = message.kind === 'checkpoint'
+      ? db.pragma('wal_checkpoint(PASSIVE)')
+      : readAll.all(message.after, message.limit);
     parentPort.postMessage({ id: message.id, ok: true, result });
   } catch (error) {
     parentPort.postMessage({ id: message.id, ok: false, error: String((error && error.message) || error) });

@@ -3,7 +3,7 @@
  * at ~10,000 events/s: 10M events take a quarter of an hour), and without a word between "building the views
  * from the whole log" and "projections caught up" an operator cannot tell a slow start from a hung one.
  *
- * Pure over an injected clock: `applied` is told of every page and answers a report at most once per `everyMs`.
+ * Pure over an injected clock: `due` is asked after every page and says yes at most once per `everyMs`.
  * The remaining time is estimated from positions (a log position is an event count on SQLite, a byte offset on
  * EventStoreDB: both grow with the log), so it is "about", and absent while the rate is not yet known.
  */
@@ -11,7 +11,7 @@ export interface CatchUpReport {
   /** Events applied since the catch-up began. */
   events: number;
   position: string;
-  /** The log head when the catch-up began (what it is catching up to). */
+  /** The log head when the report was made (what the catch-up is heading for). */
   head: string | null;
   /** Share of the way from the first position to the head, 0-100 (null: no head known, or nothing to catch up). */
   percent: number | null;
@@ -41,38 +41,43 @@ function describeSeconds(seconds: number): string {
 
 export class CatchUpProgress {
   private readonly startedAt: number;
-  private lastReportAt: number;
-  private events = 0;
+  private reportedAt: number;
 
   constructor(
     private readonly now: () => number,
     /** The checkpoint the catch-up starts from (null: the views are empty). */
     private readonly from: bigint | null,
-    private readonly head: bigint | null,
     private readonly everyMs = 10_000,
   ) {
     this.startedAt = now();
-    this.lastReportAt = this.startedAt;
+    this.reportedAt = this.startedAt;
   }
 
-  /** A page of `count` events up to `position` was applied: a report when one is due, else null. */
-  applied(count: number, position: bigint): CatchUpReport | null {
-    this.events += count;
+  /**
+   * Asked after each page: whether a report is due (at most one per `everyMs` of the clock). Only then does the
+   * caller read the log's head for `report`: a catch-up too short to report reads nothing more at start-up.
+   */
+  due(): boolean {
     const at = this.now();
-    if (at - this.lastReportAt < this.everyMs) return null;
-    this.lastReportAt = at;
-    const seconds = (at - this.startedAt) / 1000;
+    if (at - this.reportedAt < this.everyMs) return false;
+    this.reportedAt = at;
+    return true;
+  }
+
+  /** The report due: `events` applied so far, up to `position`, against the log's `head` (null: not known). */
+  report(events: number, position: bigint, head: bigint | null): CatchUpReport {
+    const seconds = (this.reportedAt - this.startedAt) / 1000;
     const start = this.from ?? 0n;
-    const span = this.head === null ? 0n : this.head - start;
+    const span = head === null ? 0n : head - start;
     const done = position - start;
     const positionsPerSecond = seconds > 0 ? Number(done) / seconds : 0;
-    const remaining = this.head === null ? null : Math.max(0, Number(this.head - position));
+    const remaining = head === null ? null : Math.max(0, Number(head - position));
     return {
-      events: this.events,
+      events,
       position: position.toString(),
-      head: this.head?.toString() ?? null,
+      head: head?.toString() ?? null,
       percent: span > 0n ? Math.min(100, Math.floor(Number((done * 100n) / span))) : null,
-      perSecond: seconds > 0 ? Math.round(this.events / seconds) : 0,
+      perSecond: seconds > 0 ? Math.round(events / seconds) : 0,
       remainingSeconds: remaining !== null && positionsPerSecond > 0 ? Math.round(remaining / positionsPerSecond) : null,
     };
   }

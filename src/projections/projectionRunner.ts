@@ -291,8 +291,7 @@ export class ProjectionRunner {
   private async catchUp(term: number | null = null): Promise<void> {
     const started = Date.now();
     let after = await this.projections.checkpoint();
-    const head = await this.store.headPosition().catch(() => null); // only for the progress reports: a failure reads on
-    const progress = new CatchUpProgress(() => this.clock.now().getTime(), after, head);
+    const progress = new CatchUpProgress(() => this.clock.now().getTime(), after);
     let total = 0;
     while (!(term !== null && this.ended(term))) {
       const page = await this.store.readAll(after, MAX_BATCH);
@@ -307,8 +306,11 @@ export class ProjectionRunner {
       }
       after = page[page.length - 1].position;
       total += page.length;
-      const report = progress.applied(page.length, after);
-      if (report) this.logger.info(report, describeCatchUp(report));
+      if (progress.due()) {
+        const head = await this.store.headPosition().catch(() => null); // only for the report: a failure reads on
+        const report = progress.report(total, after, head);
+        this.logger.info(report, describeCatchUp(report));
+      }
     }
     if (total > 0) {
       const ms = Date.now() - started;

@@ -1,7 +1,57 @@
+/** How often the open loop looks at what is due. */
+const TICK_MS = 2;
+
+/**
+ * An open loop: `send(i)` is called for every request due at `rate` a second since `run` began (looked at every
+ * 2 ms), whatever the server's answers, never with more than `maxInFlight` unanswered (a tick that finds requests
+ * due beyond that counts in `capHits`). `i` runs on across runs: a warm-up, then the measured run.
+ */
+export class OpenLoop {
+  inFlight = 0;
+  issued = 0;
+  capHits = 0;
+
+  constructor(
+    private readonly rate: number,
+    private readonly maxInFlight: number,
+    private readonly send: (index: number) => Promise<unknown>,
+  ) {}
+
+  /** Offers requests for `seconds` and returns when they are offered (answers may still be due); `onTick` after each tick. */
+  async run(seconds: number, onTick: (begin: number) => void = () => undefined): Promise<number> {
+    const begin = performance.now();
+    const end = begin + seconds * 1000;
+    let offered = 0;
+    while (performance.now() < end) {
+      const due = Math.floor(((performance.now() - begin) / 1000) * this.rate) - offered;
+      const room = this.maxInFlight - this.inFlight;
+      if (due > room) this.capHits += 1;
+      for (let i = 0; i < Math.min(due, room); i += 1, offered += 1) this.offer();
+      onTick(begin);
+      await new Promise((resolve) => setTimeout(resolve, TICK_MS));
+    }
+    return begin;
+  }
+
+  /** Resolves once every request offered has been answered. */
+  async drained(): Promise<void> {
+    while (this.inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+
+  private offer(): void {
+    this.inFlight += 1;
+    const settled = () => {
+      this.inFlight -= 1;
+    };
+    this.send(this.issued++).then(settled, settled);
+  }
+}
+
 /**
  * Load-generator side of the HTTP benchmarks: JSON requests over keep-alive
  * node:http connections (cheaper per request than fetch, so the client is not
- * the bottleneck), and SSE wake subscribers that timestamp each event.
+ * the bottleneck), an open loop that offers them at a fixed rate, and SSE wake
+ * subscribers that timestamp each event.
  */
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';

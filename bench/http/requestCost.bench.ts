@@ -16,9 +16,8 @@ import { agentIdentity } from '../lib/mailbox';
 import { runBench } from '../lib/runBench';
 import { QUICK } from '../lib/scale';
 import { median, round } from '../lib/stats';
-import { nowMs } from '../lib/timing';
 import { startBenchServer } from './benchServer';
-import { JsonClient, registerOverHttp } from './httpLoad';
+import { JsonClient, OpenLoop, registerOverHttp } from './httpLoad';
 
 const RATE = Number(process.env.BENCH_LOAD_RATE ?? 2000);
 const SECONDS = QUICK ? 2 : 10;
@@ -45,39 +44,25 @@ function threadCpuNs(pid: number): Map<string, number> {
   return cpu;
 }
 
-/** Offers `request` at RATE/s for `seconds` (open loop, at most MAX_IN_FLIGHT), then waits for every answer. */
+/** Offers `request` at RATE/s for `seconds` (OpenLoop), then waits for every answer. */
 async function offer(
   seconds: number,
   request: (i: number) => Promise<{ status: number }>,
 ): Promise<{ sent: number; failed: number }> {
-  let sent = 0;
   let failed = 0;
-  const inFlight = new Set<Promise<void>>();
-  const started = nowMs();
-  await new Promise<void>((resolve) => {
-    const tick = setInterval(() => {
-      const elapsed = nowMs() - started;
-      const due = Math.min(Math.floor((elapsed / 1000) * RATE), seconds * RATE);
-      while (sent < due && inFlight.size < MAX_IN_FLIGHT) {
-        const answer = request(sent++).then(
-          (response) => {
-            if (response.status >= 300) failed++;
-          },
-          () => {
-            failed++;
-          },
-        );
-        inFlight.add(answer);
-        void answer.finally(() => inFlight.delete(answer));
-      }
-      if (elapsed >= seconds * 1000) {
-        clearInterval(tick);
-        resolve();
-      }
-    }, 2);
-  });
-  await Promise.all(inFlight);
-  return { sent, failed };
+  const load = new OpenLoop(RATE, MAX_IN_FLIGHT, (i) =>
+    request(i).then(
+      (response) => {
+        if (response.status >= 300) failed++;
+      },
+      () => {
+        failed++;
+      },
+    ),
+  );
+  await load.run(seconds);
+  await load.drained();
+  return { sent: load.issued, failed };
 }
 
 runBench('http/requestCost', async (report) => {

@@ -25,7 +25,7 @@ import { QUICK } from '../lib/scale';
 import { percentile, round, summarize } from '../lib/stats';
 import { nowMs } from '../lib/timing';
 import { startBenchServer, type ServerSample } from './benchServer';
-import { JsonClient, registerOverHttp } from './httpLoad';
+import { JsonClient, OpenLoop, registerOverHttp } from './httpLoad';
 
 const RATE = Number(process.env.BENCH_LOAD_RATE ?? 2000);
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? (QUICK ? 18 : 180));
@@ -33,7 +33,6 @@ const WARMUP_SECONDS = Number(process.env.BENCH_LOAD_WARMUP_SECONDS ?? (QUICK ? 
 const MAX_IN_FLIGHT = 256;
 const AGENTS = 128;
 const SAMPLE_EVERY_MS = 5000;
-const TICK_MS = 2;
 const BODY = 'Please review the attached plan and reply with your comments. '.repeat(5);
 
 runBench('http/sustainedLoad', async (report) => {
@@ -50,17 +49,13 @@ runBench('http/sustainedLoad', async (report) => {
     const before = await server.memory(); // live heap after a full GC, before the load
     let latencies: number[] = [];
     const samples: Array<ServerSample & { atS: number; sent: number }> = [];
-    let issued = 0;
-    let inFlight = 0;
     let errors = 0;
     let firstError: string | null = null;
-    let capHits = 0;
     const send = (index: number) => {
       const started = nowMs();
       const into = latencies; // a send of the warm-up that answers after it ends is not measured
-      inFlight += 1;
       const from = index % AGENTS;
-      client
+      return client
         .request('POST', '/v1/messages', tokens[from], {
           to: identities[(from + 1 + (index % (AGENTS - 1))) % AGENTS],
           subject: `Status ${index}`,
@@ -79,37 +74,20 @@ runBench('http/sustainedLoad', async (report) => {
             errors += 1;
             firstError ??= String(error);
           },
-        )
-        .finally(() => {
-          inFlight -= 1;
-        });
+        );
     };
-    /** The open loop for `seconds`: sends due at RATE since `begin`, at most MAX_IN_FLIGHT in flight. */
-    const offer = async (seconds: number, onTick: (begin: number) => void = () => undefined): Promise<number> => {
-      const begin = nowMs();
-      const end = begin + seconds * 1000;
-      let offered = 0;
-      while (nowMs() < end) {
-        const due = Math.floor(((nowMs() - begin) / 1000) * RATE) - offered;
-        const room = MAX_IN_FLIGHT - inFlight;
-        if (due > room) capHits += 1;
-        for (let i = 0; i < Math.min(due, room); i += 1, offered += 1) send(issued++);
-        onTick(begin);
-        await new Promise((resolve) => setTimeout(resolve, TICK_MS));
-      }
-      return begin;
-    };
+    const load = new OpenLoop(RATE, MAX_IN_FLIGHT, send);
 
     // Warm-up: the keep-alive connections opened, the server's code compiled, its caches filled. Reported apart.
-    await offer(WARMUP_SECONDS);
+    await load.run(WARMUP_SECONDS);
     const warmup = summarize(latencies);
     const warmupErrors = errors;
     latencies = [];
-    capHits = 0;
+    load.capHits = 0;
     await server.sample(); // its per-window figures start with the measured load
 
     let nextSample = nowMs() + SAMPLE_EVERY_MS;
-    const begin = await offer(SECONDS, (start) => {
+    const begin = await load.run(SECONDS, (start) => {
       if (nowMs() >= nextSample) {
         nextSample += SAMPLE_EVERY_MS;
         void server
@@ -117,7 +95,7 @@ runBench('http/sustainedLoad', async (report) => {
           .then((sample) => samples.push({ ...sample, atS: round((nowMs() - start) / 1000), sent: latencies.length }));
       }
     });
-    while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await load.drained();
     const elapsedS = (nowMs() - begin) / 1000;
 
     const lat = summarize(latencies);
@@ -140,7 +118,7 @@ runBench('http/sustainedLoad', async (report) => {
     report.metric('send latency p99', lat.p99, 'ms');
     report.metric('send latency p99.9', p999, 'ms', atMost(50));
     report.metric('send latency max', lat.max, 'ms', atMost(150));
-    report.metric('ticks at the in-flight cap', capHits, 'ticks', undefined, { maxInFlight: MAX_IN_FLIGHT });
+    report.metric('ticks at the in-flight cap', load.capHits, 'ticks', undefined, { maxInFlight: MAX_IN_FLIGHT });
     report.metric('server RSS at the end', samples.at(-1)?.rssMb ?? 0, 'MB', undefined, {
       rssMb: samples.map((s) => s.rssMb),
       heapUsedMb: samples.map((s) => s.heapUsedMb),

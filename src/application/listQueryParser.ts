@@ -5,6 +5,7 @@
  * against the listing (cursorCodec.ts) before the store sees a position.
  */
 import { z } from 'zod';
+import { pageSize } from '../commands/pageSize';
 import { MailboxError } from '../errors';
 import { prioritySchema } from '../commands/messageFields';
 import { identitySchema } from '../commands/schemas';
@@ -42,7 +43,7 @@ export const listQuerySchema = z.strictObject({
   threadId: z.string().optional(),
   tags: csvOrArray.optional(),
   priority: prioritySchema.optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
+  limit: pageSize(200, 50),
   cursor: z.string().optional().describe(CURSOR_DESCRIPTION),
 });
 export type ParsedListQuery = z.output<typeof listQuerySchema>;

@@ -1,6 +1,7 @@
 /** One strict zod schema per command input (DESIGN section 3); the HTTP and MCP surfaces reuse them. */
 import { assertJsonDepth } from './jsonDepth';
 import { z } from 'zod';
+import { pageSize } from './pageSize';
 import { ROLES } from './roles';
 import { IDENTITY_PATTERN, MAX_LIST_RECIPIENTS } from './recipients';
 import { prioritySchema, tagsSchema, taskEnvelopeSchema } from './messageFields';
@@ -204,11 +205,5 @@ export const MAX_DELIVERY_PAGE = 1000;
 export const deliveryQuerySchema = z.strictObject({
   messageId: messageIdSchema.describe('the message id, as returned by a send or a list'),
   after: identitySchema.optional().describe("the recipients after this identity: the previous page's nextAfter"),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_DELIVERY_PAGE)
-    .default(100)
-    .describe(`recipients per page, 1-${MAX_DELIVERY_PAGE} (default 100)`),
+  limit: pageSize(MAX_DELIVERY_PAGE, 100).describe(`recipients per page, 1-${MAX_DELIVERY_PAGE} (default 100)`),
 });

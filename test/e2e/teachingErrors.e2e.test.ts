@@ -216,3 +216,30 @@ describe('unknown-field errors', () => {
     expect(body.allowed).toEqual([]);
   });
 });
+
+describe('a page size that is not one says the range and the default, on every listing', () => {
+  // Each listing's own name for itself starts the message; the range and default are the listing's.
+  const listings = (id: string) =>
+    [
+      ['agent', `/v1/messages?limit=`, 'takes a whole number from 1 to 200 (default 50)'],
+      ['agent', `/v1/tasks?limit=`, 'takes a whole number from 1 to 200 (default 50)'],
+      ['agent', `/v1/messages/${id}/delivery?limit=`, 'takes a whole number from 1 to 1000 (default 100)'],
+      ['admin', `/v1/audit/events?limit=`, 'takes a whole number from 1 to 1000 (default 100)'],
+      ['admin', `/v1/audit/rejections?limit=`, 'takes a whole number from 1 to 1000 (default 100)'],
+      ['admin', `/v1/audit/unwoken?limit=`, 'takes a whole number from 0 to 1000 (default 10)'],
+    ] as const;
+
+  test.each(['abc', '1.5', '-1', '100000'])('limit=%s', async (limit) => {
+    const id = (await server.call('POST', '/v1/messages', { token: t['@a'], body: message('@b') })).body.messageId as string;
+    for (const [who, path, teaches] of listings(id)) {
+      const token = who === 'admin' ? server.adminToken : t['@a'];
+      const body = await rejected(server, 'GET', `${path}${limit}`, { token }, 400, 'VALIDATION_FAILED');
+      expect({ path, field: body.field, message: body.message }).toEqual({
+        path,
+        field: 'limit',
+        message: expect.stringContaining(`'limit' ${teaches}`),
+      });
+      expect(body.message).not.toMatch(/NaN|expected int|received number/);
+    }
+  });
+});

@@ -82,6 +82,15 @@ describe('parseListQuery', () => {
   ])('%j: VALIDATION_FAILED on %s', (input, field) => {
     expect(rejection(input).envelope).toMatchObject({ code: 'VALIDATION_FAILED', field });
   });
+
+  it.each([['abc'], ['1.5'], [1.5], [0], ['201'], ['']])(
+    'limit %j: the message says the valid range and the default, not what zod made of the text',
+    (limit) => {
+      const error = rejection({ limit });
+      expect(error.envelope).toMatchObject({ code: 'VALIDATION_FAILED', field: 'limit' });
+      expect(error.message).toBe("list_messages: 'limit' takes a whole number from 1 to 200 (default 50)");
+    },
+  );
 });
 
 describe('cursors bound to their listing', () => {

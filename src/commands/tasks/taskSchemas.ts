@@ -5,6 +5,7 @@
  * ('TASK_STATE_INPUT_REQUIRED') forms are the same state.
  */
 import { z } from 'zod';
+import { pageSize } from '../pageSize';
 import { taskStateSchema } from '../messageFields';
 import { messageIdSchema } from '../schemas';
 
@@ -78,7 +79,7 @@ export const listTasksSchema = z.strictObject({
   state: states
     .optional()
     .describe('only tasks in these states: one state, an array, or comma-separated (e.g. Working,InputRequired)'),
-  limit: z.coerce.number().int().min(1).max(200).default(50).describe('page size, 1..200, default 50'),
+  limit: pageSize(200, 50).describe('page size, 1..200, default 50'),
   cursor: z
     .string()
     .optional()

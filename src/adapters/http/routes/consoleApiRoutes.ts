@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { pageSize } from '../../../commands/pageSize';
 import { requireRole } from '../../../application/authorization';
 import type { UnwokenAlarm } from '../../../application/consoleResponseSchemas';
 import { parseInput } from '../../../commands/validation';
@@ -13,11 +14,11 @@ import type { HttpContext } from '../httpContext';
 import { noExtraInput, singleValuedQuery } from './routeInput';
 
 export const rejectionsQuerySchema = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  limit: pageSize(1000, 100),
 });
 
 export const unwokenQuerySchema = z.strictObject({
-  limit: z.coerce.number().int().min(0).max(1000).default(10),
+  limit: pageSize(1000, 10, 0),
 });
 
 export function consoleApiRoutes(app: FastifyInstance, { mailbox, wakeStreams }: HttpContext, series: ConsoleSeries): void {

@@ -1,6 +1,7 @@
 /** Counts, heartbeat counts and the audit log. */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { pageSize } from '../../../commands/pageSize';
 import { parseInput } from '../../../commands/validation';
 import { actorOf } from '../auth';
 import type { HttpContext } from '../httpContext';
@@ -8,7 +9,7 @@ import { noExtraInput, singleValuedQuery } from './routeInput';
 
 export const auditQuerySchema = z.strictObject({
   after: z.string().regex(/^\d+$/, 'after is a log position (digits), as returned in nextAfter').optional(),
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  limit: pageSize(1000, 100),
 });
 
 export function viewRoutes(app: FastifyInstance, { mailbox }: HttpContext): void {

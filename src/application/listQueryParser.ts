@@ -5,7 +5,7 @@
  * against the listing (cursorCodec.ts) before the store sees a position.
  */
 import { z } from 'zod';
-import { pageSize } from '../commands/pageSize';
+import { pageSize } from '../commands/numberFields';
 import { MailboxError } from '../errors';
 import { prioritySchema } from '../commands/messageFields';
 import { identitySchema } from '../commands/schemas';

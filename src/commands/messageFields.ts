@@ -4,6 +4,7 @@
  * are accepted and stored canonically; unknown keys are rejected.
  */
 import { z } from 'zod';
+import { wholeNumber } from './numberFields';
 import { PRIORITIES, TASK_STATES } from '../events/storedShapes';
 import type { TaskEnvelope, TaskState } from '../events/types';
 import { assertJsonDepth } from './jsonDepth';
@@ -69,7 +70,7 @@ export const taskEnvelopeSchema = z.strictObject({
   budget: z
     .strictObject({
       deadline: isoDate.optional(),
-      maxTokens: z.number().int().positive().optional(),
+      maxTokens: wholeNumber('tokens', 1).optional(),
     })
     .optional(),
   expiresAt: isoDate.optional(),

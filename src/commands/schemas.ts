@@ -1,7 +1,7 @@
 /** One strict zod schema per command input (DESIGN section 3); the HTTP and MCP surfaces reuse them. */
 import { assertJsonDepth } from './jsonDepth';
 import { z } from 'zod';
-import { pageSize } from './pageSize';
+import { pageSize } from './numberFields';
 import { ROLES } from './roles';
 import { IDENTITY_PATTERN, MAX_LIST_RECIPIENTS } from './recipients';
 import { prioritySchema, tagsSchema, taskEnvelopeSchema } from './messageFields';

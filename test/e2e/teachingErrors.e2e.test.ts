@@ -243,3 +243,38 @@ describe('a page size that is not one says the range and the default, on every l
     }
   });
 });
+
+describe('a whole number in a JSON body says its unit, its range and the JSON form', () => {
+  test.each(['600', 1.5, 0])('task claim leaseSeconds: %j', async (leaseSeconds) => {
+    const taskId = (
+      await server.call('POST', '/v1/messages', {
+        token: t['@a'],
+        body: message('@b', { task: { state: 'submitted' } }),
+      })
+    ).body.messageId as string;
+    const body = await rejected(
+      server,
+      'POST',
+      `/v1/tasks/${taskId}/claim`,
+      { token: t['@b'], body: { leaseSeconds } },
+      400,
+      'VALIDATION_FAILED',
+    );
+    expect(body.field).toBe('leaseSeconds');
+    expect(body.message).toMatch(/'leaseSeconds' takes a whole number of seconds from 1 to \d+ as a JSON number, e\.g\. 300$/);
+  });
+
+  test.each(['1000', 0.5, -1])('task budget maxTokens: %j', async (maxTokens) => {
+    const body = await rejected(
+      server,
+      'POST',
+      '/v1/messages',
+      { token: t['@a'], body: message('@b', { task: { state: 'submitted', budget: { maxTokens } } }) },
+      400,
+      'VALIDATION_FAILED',
+    );
+    expect(body.message).toContain(
+      "'task.budget.maxTokens' takes a whole number of tokens, 1 or more, as a JSON number, e.g. 300",
+    );
+  });
+});

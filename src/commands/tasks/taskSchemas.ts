@@ -5,7 +5,7 @@
  * ('TASK_STATE_INPUT_REQUIRED') forms are the same state.
  */
 import { z } from 'zod';
-import { pageSize } from '../pageSize';
+import { pageSize, wholeNumber } from '../numberFields';
 import { taskStateSchema } from '../messageFields';
 import { messageIdSchema } from '../schemas';
 
@@ -22,11 +22,7 @@ const part = z.discriminatedUnion('kind', [
 
 export const claimTaskSchema = z.strictObject({
   taskId,
-  leaseSeconds: z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_LEASE_SECONDS)
+  leaseSeconds: wholeNumber('seconds', 1, MAX_LEASE_SECONDS)
     .optional()
     .describe(
       'hold the task for this many seconds; any update by you (or claiming again) renews it; if it lapses the task goes back ' +

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { pageSize } from '../../../commands/pageSize';
+import { pageSize } from '../../../commands/numberFields';
 import { requireRole } from '../../../application/authorization';
 import type { UnwokenAlarm } from '../../../application/consoleResponseSchemas';
 import { parseInput } from '../../../commands/validation';

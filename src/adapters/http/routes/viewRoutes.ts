@@ -1,7 +1,7 @@
 /** Counts, heartbeat counts and the audit log. */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { pageSize } from '../../../commands/pageSize';
+import { pageSize } from '../../../commands/numberFields';
 import { parseInput } from '../../../commands/validation';
 import { actorOf } from '../auth';
 import type { HttpContext } from '../httpContext';

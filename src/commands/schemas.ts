@@ -2,6 +2,7 @@
 import { assertJsonDepth } from './jsonDepth';
 import { z } from 'zod';
 import { pageSize } from './numberFields';
+import { kindOf } from './teachingMessages';
 import { ROLES } from './roles';
 import { IDENTITY_PATTERN, MAX_LIST_RECIPIENTS } from './recipients';
 import { prioritySchema, tagsSchema, taskEnvelopeSchema } from './messageFields';
@@ -88,7 +89,11 @@ const recipientsSchema = z.preprocess(
         .array(z.unknown().meta({ type: 'string', pattern: IDENTITY_JSON_PATTERN }))
         .meta({ minItems: 1, maxItems: MAX_LIST_RECIPIENTS }),
     ],
-    { error: '\'to\' is required: AGENT:*, @<identifier>, or a list of identities such as ["@b", "@c"]' },
+    {
+      error: (issue) =>
+        `${issue.input === undefined ? 'is required' : `must be text or a list, not ${kindOf(issue.input)}`}: ` +
+        'AGENT:*, @<identifier>, or a list of identities such as ["@b", "@c"]',
+    },
   ),
 );
 

@@ -6,6 +6,7 @@
 import type { z } from 'zod';
 import { MailboxError } from '../errors';
 import { assertJsonDepth } from './jsonDepth';
+import { teachingMessage } from './teachingMessages';
 
 type AnyDef = {
   type: string;
@@ -50,6 +51,9 @@ export function allowedKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): 
 
 const dotted = (path: readonly PropertyKey[]): string => path.map(String).join('.');
 
+/** A teaching message about the whole input (teachingMessages.ts) reads with a subject: "the input must be ...". */
+const ROOT_SUBJECT = /^(must|is required)/;
+
 /** Fields that try to say who is sending: the caller's identity comes from its token only. */
 const SENDER_FIELDS = new Set(['from', 'sender', 'sentBy']);
 
@@ -76,14 +80,14 @@ export function toMailboxError(schema: z.ZodType, error: z.ZodError, what: strin
   return new MailboxError(
     'VALIDATION_FAILED',
     'Validation failed',
-    `${what}: ${first.field ? `'${first.field}' ` : ''}${first.message}`,
+    `${what}: ${first.field ? `'${first.field}' ` : ROOT_SUBJECT.test(first.message) ? 'the input ' : ''}${first.message}`,
     { field: first.field, issues },
   );
 }
 
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
   assertJsonDepth(input); // every surface, the library included; HTTP and MCP check it earlier still
-  const result = schema.safeParse(input);
+  const result = schema.safeParse(input, { error: teachingMessage });
   if (!result.success) throw toMailboxError(schema, result.error, what);
   return result.data;
 }

@@ -278,3 +278,30 @@ describe('a whole number in a JSON body says its unit, its range and the JSON fo
     );
   });
 });
+
+describe("zod's own wording never reaches the caller: each message says what the field takes", () => {
+  test.each([
+    [{ subject: 's', body: 'b' }, 'to', 'is required: AGENT:*, @<identifier>, or a list of identities'],
+    [{ to: 123, subject: 's', body: 'b' }, 'to', 'must be text or a list, not a number: AGENT:*, @<identifier>'],
+    [{ to: '@b', subject: 's' }, 'body', 'is required: text (a JSON string)'],
+    [{ to: '@b', subject: 's', body: { x: 1 } }, 'body', 'must be text (a JSON string), not an object'],
+    [{ to: '@b', subject: '', body: 'b' }, 'subject', 'must not be empty'],
+    [{ to: '@b', subject: 'x'.repeat(201), body: 'b' }, 'subject', 'must be at most 200 characters long'],
+    [{ to: '@b', subject: 's', body: 'b', tags: [1] }, 'tags.0', 'must be text (a JSON string), not a number'],
+    [{ to: '@b', subject: 's', body: 'b', priority: 'urgent' }, 'priority', 'must be one of "low", "normal", "high"'],
+  ])('%j: %s', async (input, field, teaches) => {
+    const body = await rejected(server, 'POST', '/v1/messages', { token: t['@a'], body: input }, 400, 'VALIDATION_FAILED');
+    expect({ field: body.field, message: body.message }).toEqual({
+      field,
+      message: expect.stringContaining(`'${field}' ${teaches}`),
+    });
+    expect(body.message).not.toMatch(/Invalid input|Too small|Too big|Invalid option|received undefined/);
+  });
+
+  test.each([[[]], [null], ['text']])('a body that is not an object (%j) says the input must be one', async (input) => {
+    const body = await rejected(server, 'POST', '/v1/messages', { token: t['@a'], body: input }, 400, 'VALIDATION_FAILED');
+    expect(body.message).toMatch(
+      /^add_message: the input must be an object \(a JSON object of fields\), not (an array|null|text)$/,
+    );
+  });
+});

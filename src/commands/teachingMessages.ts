@@ -1,0 +1,63 @@
+/**
+ * What a field was given and what it takes, in words, for zod's issues that carry no message of their own: zod's
+ * defaults ("Invalid input: expected string, received undefined", "Too small: expected string to have >=1
+ * characters") describe its checks, not the input a caller should send. A schema's own message always wins (zod
+ * asks this only when the schema gave none); the caller's error prefixes the field ("'body' is required: text").
+ */
+import type { z } from 'zod';
+
+/** How a JSON value is named in a message: "a number", "an array", "null"... */
+export function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  switch (typeof value) {
+    case 'string':
+      return 'text';
+    case 'number':
+      return Number.isNaN(value) ? 'not a number' : 'a number';
+    case 'boolean':
+      return 'true or false';
+    case 'object':
+      return 'an object';
+    default:
+      return typeof value;
+  }
+}
+
+const EXPECTED: Record<string, string> = {
+  string: 'text (a JSON string)',
+  number: 'a number',
+  int: 'a whole number',
+  boolean: 'true or false',
+  array: 'a list (a JSON array)',
+  object: 'an object (a JSON object of fields)',
+};
+
+const expectedOf = (expected: string): string => EXPECTED[expected] ?? expected;
+
+/** zod's per-parse error map: a teaching message for the common issues, undefined (zod's own) for the rest. */
+export function teachingMessage(issue: z.core.$ZodRawIssue): string | undefined {
+  switch (issue.code) {
+    case 'invalid_type': {
+      const expected = expectedOf(String(issue.expected));
+      if (issue.input === undefined) return `is required: ${expected}`;
+      return `must be ${expected}, not ${kindOf(issue.input)}`;
+    }
+    case 'too_small': {
+      const minimum = Number(issue.minimum);
+      if (issue.origin === 'string') return minimum <= 1 ? 'must not be empty' : `must be at least ${minimum} characters long`;
+      if (issue.origin === 'array') return `must hold at least ${minimum} item${minimum === 1 ? '' : 's'}`;
+      return undefined;
+    }
+    case 'too_big': {
+      const maximum = Number(issue.maximum);
+      if (issue.origin === 'string') return `must be at most ${maximum} characters long`;
+      if (issue.origin === 'array') return `must hold at most ${maximum} items`;
+      return undefined;
+    }
+    case 'invalid_value':
+      return `must be one of ${issue.values.map((value) => JSON.stringify(value)).join(', ')}`;
+    default:
+      return undefined;
+  }
+}

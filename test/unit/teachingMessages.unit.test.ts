@@ -1,0 +1,47 @@
+/** zod issues without a message of their own become messages that say what the field takes (teachingMessages.ts). */
+import { z } from 'zod';
+import { parseInput } from '../../src/commands/validation';
+import { identitySchema } from '../../src/commands/schemas';
+import { MailboxError } from '../../src/errors';
+
+const schema = z.strictObject({
+  name: z.string().min(1).max(10),
+  count: z.number().int().optional(),
+  items: z.array(z.string()).min(2).max(3).optional(),
+  mode: z.enum(['fast', 'safe']).optional(),
+  owner: identitySchema.optional(),
+});
+
+function messageFor(input: unknown): string {
+  try {
+    parseInput(schema, input, 'tool');
+  } catch (error) {
+    if (error instanceof MailboxError) return error.message;
+    throw error;
+  }
+  throw new Error(`expected ${JSON.stringify(input)} to be refused`);
+}
+
+describe('teaching messages', () => {
+  it.each([
+    [{}, "tool: 'name' is required: text (a JSON string)"],
+    [{ name: 7 }, "tool: 'name' must be text (a JSON string), not a number"],
+    [{ name: null }, "tool: 'name' must be text (a JSON string), not null"],
+    [{ name: '' }, "tool: 'name' must not be empty"],
+    [{ name: 'x'.repeat(11) }, "tool: 'name' must be at most 10 characters long"],
+    [{ name: 'n', count: '3' }, "tool: 'count' must be a number, not text"],
+    [{ name: 'n', items: ['a'] }, "tool: 'items' must hold at least 2 items"],
+    [{ name: 'n', items: ['a', 'b', 'c', 'd'] }, "tool: 'items' must hold at most 3 items"],
+    [{ name: 'n', items: 'a,b' }, "tool: 'items' must be a list (a JSON array), not text"],
+    [{ name: 'n', mode: 'slow' }, 'tool: \'mode\' must be one of "fast", "safe"'],
+    [[], 'tool: the input must be an object (a JSON object of fields), not an array'],
+  ])('given %j, the message is %j', (input, message) => {
+    expect(messageFor(input)).toBe(message);
+  });
+
+  it("a schema's own message wins over the teaching default", () => {
+    expect(messageFor({ name: 'n', owner: 'alice' })).toBe(
+      "tool: 'owner' an identity is @ followed by 1-64 of A-Z a-z 0-9 _ - (e.g. @neo-gpt)",
+    );
+  });
+});

@@ -186,3 +186,30 @@ test('send @b @c "subject" body: one message to both; each reads its own copy; a
   expect(wrong.exitCode).not.toBe(0);
   expect(wrong.err).toContain('quote a subject or body');
 });
+
+test.each(['notaurl', '127.0.0.1:7420', 'ftp://127.0.0.1:7420'])(
+  '--url %s: refused as not an http(s) URL, with an example, not reported as an unreachable server',
+  async (url) => {
+    out = [];
+    err = [];
+    await buildProgram().exitOverride().parseAsync(['node', 'mailbox', 'inbox', '--url', url, '--token', 'mbx_x']);
+    expect(process.exitCode).toBe(1);
+    expect(err.join('')).toBe(
+      `error: The mailbox URL '${url}' is not an http:// or https:// URL; give the server's address, e.g. ` +
+        'http://127.0.0.1:7420 (--url or MAILBOX_URL). (VALIDATION_FAILED)\n',
+    );
+    expect(out.join('')).toBe('');
+  },
+);
+
+test("send with no arguments says what a send takes (the send's own message, not commander's) and writes nothing", async () => {
+  const bob = (await json(server.adminToken, 'agent', 'add', '@noargs')).token as string;
+  const before = await server.eventCount();
+  const sent = await mailbox(bob, 'send');
+  expect(sent).toEqual({
+    out: '',
+    err: 'error: Give one or more recipients, then the subject (and the body): mailbox send @b @c "subject" "body". (VALIDATION_FAILED)\n',
+    exitCode: 1,
+  });
+  expect(await server.eventCount()).toBe(before);
+});

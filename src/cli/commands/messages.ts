@@ -64,7 +64,8 @@ export function splitSendArguments(args: readonly string[]): { to: string | stri
 }
 
 export function registerMessageCommands(program: Command): void {
-  withClientOptions(program.command('send <recipientsSubjectBody...>'))
+  // Optional, so that a send with no arguments gets the send's own message (splitSendArguments), not commander's.
+  withClientOptions(program.command('send [recipientsSubjectBody...]'))
     .usage('[options] <to...> <subject> [body]')
     .description(
       'send a message to @identity, to several (@b @c ...: one message, each reads its own copy) or AGENT:* (broadcast)',

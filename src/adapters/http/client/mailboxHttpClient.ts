@@ -90,14 +90,32 @@ function splitTaskId(input: unknown): { taskId: string; body: Record<string, unk
   return { taskId: typeof taskId === 'string' && taskId !== '' ? taskId : '-', body };
 }
 
+function checkedBaseUrl(baseUrl: string): string {
+  let protocol: string | null = null;
+  try {
+    protocol = new URL(baseUrl).protocol;
+  } catch {
+    // not a URL at all: refused below
+  }
+  if (protocol === 'http:' || protocol === 'https:') return baseUrl;
+  throw new MailboxError(
+    'VALIDATION_FAILED',
+    'Invalid mailbox URL',
+    `The mailbox URL '${baseUrl}' is not an http:// or https:// URL; give the server's address, e.g. http://127.0.0.1:7420 ` +
+      '(--url or MAILBOX_URL).',
+    { field: 'url' },
+  );
+}
+
 export class MailboxHttpClient implements AgentApi {
   private readonly baseUrl: string;
 
+  /** Refuses a base URL that is not http(s) at once, rather than at the first request as an unreachable server. */
   constructor(
     baseUrl: string,
     private readonly token: string | undefined,
   ) {
-    this.baseUrl = baseUrl.replace(/\/+$/, '');
+    this.baseUrl = checkedBaseUrl(baseUrl).replace(/\/+$/, '');
   }
 
   /** One page of the ordered log (GET /v1/audit/events, at most 1000 events; auditor or admin token). */

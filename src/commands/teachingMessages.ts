@@ -47,12 +47,16 @@ export function teachingMessage(issue: z.core.$ZodRawIssue): string | undefined 
       const minimum = Number(issue.minimum);
       if (issue.origin === 'string') return minimum <= 1 ? 'must not be empty' : `must be at least ${minimum} characters long`;
       if (issue.origin === 'array') return `must hold at least ${minimum} item${minimum === 1 ? '' : 's'}`;
+      if (issue.origin === 'number')
+        return issue.inclusive === false ? `must be more than ${minimum}` : `must be at least ${minimum}`;
       return undefined;
     }
     case 'too_big': {
       const maximum = Number(issue.maximum);
       if (issue.origin === 'string') return `must be at most ${maximum} characters long`;
       if (issue.origin === 'array') return `must hold at most ${maximum} items`;
+      if (issue.origin === 'number')
+        return issue.inclusive === false ? `must be less than ${maximum}` : `must be at most ${maximum}`;
       return undefined;
     }
     case 'invalid_value':

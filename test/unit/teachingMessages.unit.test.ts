@@ -6,7 +6,8 @@ import { MailboxError } from '../../src/errors';
 
 const schema = z.strictObject({
   name: z.string().min(1).max(10),
-  count: z.number().int().optional(),
+  count: z.number().int().min(2).max(9).optional(),
+  ratio: z.number().positive().lt(1).optional(),
   items: z.array(z.string()).min(2).max(3).optional(),
   mode: z.enum(['fast', 'safe']).optional(),
   owner: identitySchema.optional(),
@@ -30,6 +31,10 @@ describe('teaching messages', () => {
     [{ name: '' }, "tool: 'name' must not be empty"],
     [{ name: 'x'.repeat(11) }, "tool: 'name' must be at most 10 characters long"],
     [{ name: 'n', count: '3' }, "tool: 'count' must be a number, not text"],
+    [{ name: 'n', count: 1 }, "tool: 'count' must be at least 2"],
+    [{ name: 'n', count: 10 }, "tool: 'count' must be at most 9"],
+    [{ name: 'n', ratio: 0 }, "tool: 'ratio' must be more than 0"],
+    [{ name: 'n', ratio: 1 }, "tool: 'ratio' must be less than 1"],
     [{ name: 'n', items: ['a'] }, "tool: 'items' must hold at least 2 items"],
     [{ name: 'n', items: ['a', 'b', 'c', 'd'] }, "tool: 'items' must hold at most 3 items"],
     [{ name: 'n', items: 'a,b' }, "tool: 'items' must be a list (a JSON array), not text"],

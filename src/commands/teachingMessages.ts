@@ -14,7 +14,7 @@ export function kindOf(value: unknown): string {
     case 'string':
       return 'text';
     case 'number':
-      return Number.isNaN(value) ? 'not a number' : 'a number';
+      return 'a number';
     case 'boolean':
       return 'true or false';
     case 'object':
@@ -41,6 +41,8 @@ export function teachingMessage(issue: z.core.$ZodRawIssue): string | undefined 
     case 'invalid_type': {
       const expected = expectedOf(String(issue.expected));
       if (issue.input === undefined) return `is required: ${expected}`;
+      // A coerced field (query strings, flags) has lost what was typed by now: NaN says only that it was no number.
+      if (Number.isNaN(issue.input)) return `must be ${expected}`;
       return `must be ${expected}, not ${kindOf(issue.input)}`;
     }
     case 'too_small': {

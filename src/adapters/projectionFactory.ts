@@ -95,7 +95,7 @@ export async function openSqliteViews(
   { viewsOwner }: { viewsOwner: boolean } = { viewsOwner: true },
 ): Promise<ProjectionStore> {
   const existed = fs.existsSync(file);
-  const open = () => ThreadedSqliteProjectionStore.open(file, wakeBus, { recoverDamaged: viewsOwner }); // written on a worker thread, read here
+  const open = () => ThreadedSqliteProjectionStore.open(file, wakeBus, { recoverDamaged: viewsOwner, ownerLock: viewsOwner }); // written on a worker thread, read here
   const store = await open();
   const { checkpoint, logIdentity } = await store.binding();
   if (store.driver !== 'better-sqlite3')

@@ -148,3 +148,57 @@ test('a misspelled variable is warned with the nearest name; JSON logs off a ter
   expect(order).toEqual([...order].sort((a, b) => a - b));
   expect(messages[messages.length - 1]).toMatch(/^stopped/);
 });
+
+describe('one mailbox per data dir (the SQLite views owner lock)', () => {
+  /** A `mailbox serve` child on `dataDir`, resolved once it listens (with its URL). */
+  function startServe(dataDir: string): Promise<{ child: ChildProcess.ChildProcess; url: string }> {
+    const { spawn } = jest.requireActual<typeof ChildProcess>('node:child_process');
+    const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('MAILBOX_')));
+    const child = spawn(process.execPath, ['bin/mailbox.js', 'serve'], {
+      cwd: path.resolve(__dirname, '../..'),
+      env: { ...env, MAILBOX_DATA_DIR: dataDir, MAILBOX_PORT: '0' },
+    });
+    return new Promise((resolve, reject) => {
+      let stdout = '';
+      child.stdout.on('data', (chunk) => {
+        stdout += String(chunk);
+        const listening = /"mailbox listening on (http:\/\/[^ ]+) /.exec(stdout);
+        if (listening) resolve({ child, url: listening[1] });
+      });
+      child.on('close', (code) => reject(new Error(`serve exited (${code}) before listening: ${stdout}`)));
+    });
+  }
+  const exited = (child: ChildProcess.ChildProcess) => new Promise<void>((resolve) => child.once('close', () => resolve()));
+
+  test('a second serve on a served data dir: one line naming the holder and the remedy, exit code 2, and the first still serves; after the first is SIGKILLed, a start is not refused', async () => {
+    const dataDir = path.join(root, 'shared');
+    const first = await startServe(dataDir);
+    try {
+      const second = await runCli(['serve'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_PORT: '0' });
+      expect(second.code).toBe(2);
+      const lines = second.stderr.trimEnd().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(
+        new RegExp(
+          `^mailbox: another mailbox \\(pid ${first.child.pid}, since [^)]+\\) is serving the views file ` +
+            `${path.join(dataDir, 'views.sqlite').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} .*stop it first, or give this one another MAILBOX_DATA_DIR`,
+        ),
+      );
+      expect(second.stdout).not.toContain('mailbox listening on');
+      expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
+    } finally {
+      const gone = exited(first.child);
+      first.child.kill('SIGKILL'); // no clean release: the operating system drops the lock with the process
+      await gone;
+    }
+    const again = await startServe(dataDir);
+    expect((await fetch(`${again.url}/healthz`)).status).toBe(200);
+    const stopped = exited(again.child);
+    again.child.kill('SIGTERM');
+    await stopped;
+    const third = await startServe(dataDir); // and after a clean stop
+    const done = exited(third.child);
+    third.child.kill('SIGTERM');
+    await done;
+  });
+});

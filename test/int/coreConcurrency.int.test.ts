@@ -119,12 +119,15 @@ async function caughtUp(mailboxes: Mailbox[]): Promise<void> {
 describe('two Mailbox instances on one SQLite file', () => {
   const sqlite = STORE_KINDS.find((k) => k.name === 'sqlite')!;
   const harness = mailboxHarness(sqlite);
+  // Two writers of one log. Each keeps its views in its own memory, projected from the whole log: one SQLite views
+  // file has one owner (sqliteViewsOwnerLock.ts), since each process would wake only its own agents.
+  const open = () => harness.open({ views: 'memory' });
 
   afterEach(() => jest.restoreAllMocks());
 
   it('concurrent MarkReads through both instances all land: conflicts are re-decided, not overwritten', async () => {
-    const one = await harness.open();
-    const two = await harness.open();
+    const one = await open();
+    const two = await open();
     const names = recipientNames(40);
     const viaOne = await registerAgents(one, ['@sender', ...names]);
     const sent = await viaOne['@sender'].send({ to: 'AGENT:*', subject: 'race', body: 'x' });
@@ -151,8 +154,8 @@ describe('two Mailbox instances on one SQLite file', () => {
   });
 
   it('the same idempotencyKey raced through both instances -> one MessageSent, identical results', async () => {
-    const one = await harness.open();
-    const two = await harness.open();
+    const one = await open();
+    const two = await open();
     const { '@a': a1, '@b': b1 } = await registerAgents(one, ['@a', '@b', '@c']);
     const a2 = await two.as(a1.token);
     const input = { to: '@b', subject: 'once', body: 'x', idempotencyKey: 'cross-instance' };
@@ -164,8 +167,8 @@ describe('two Mailbox instances on one SQLite file', () => {
   });
 
   it('registrations and sends through both instances interleave without loss', async () => {
-    const one = await harness.open();
-    const two = await harness.open();
+    const one = await open();
+    const two = await open();
     const conflicts = [countConflicts(one), countConflicts(two)];
     const names = recipientNames(20);
     const registrations = await Promise.all(

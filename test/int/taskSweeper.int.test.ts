@@ -97,8 +97,9 @@ describe('two sweepers on one log', () => {
 
   it('expire the same tasks at once and write each TaskExpired once', async () => {
     const clock = new TestClock(T0);
-    const first = await harness.open({ taskSweepMs: 0 }, { clock });
-    const second = await harness.open({ taskSweepMs: 0 }, { clock });
+    // Views in each one's memory: one SQLite views file has one owner (sqliteViewsOwnerLock.ts).
+    const first = await harness.open({ taskSweepMs: 0, views: 'memory' }, { clock });
+    const second = await harness.open({ taskSweepMs: 0, views: 'memory' }, { clock });
     const { '@alice': alice } = await registerAgents(first, ['@alice', '@bob', '@carol']);
     const expiresAt = new Date(T0 + 1_000).toISOString();
     for (let i = 0; i < 10; i++) await alice.send({ to: 'AGENT:*', subject: `t${i}`, body: 'x', task: { expiresAt } });

@@ -33,9 +33,10 @@ import type { TaskListQuery, TaskViewPage } from '../../projections/readModel/ta
 import type { ProjectionGenerations } from '../../projections/rebuildGenerations';
 import type { ProjectedEvent } from '../../projections/viewChanges';
 import type { WakeBus } from '../../projections/wakeBus';
-import type { SqliteDriver } from '../../support/sqlite/sqliteDriver';
+import { defaultSqliteDriver, type SqliteDriver } from '../../support/sqlite/sqliteDriver';
 import { startThread } from '../../support/threads/startThread';
 import { SqliteProjectionStore, type DamagedFileMovedAside, type SqliteProjectionOptions } from './sqliteProjectionStore';
+import { SqliteViewsOwnerLock } from './sqliteViews/sqliteViewsOwnerLock';
 import type { ViewsThreadData, ViewsThreadRequest, ViewsThreadMessage } from './sqliteViews/sqliteViewsThread';
 import { rebuildThreadError } from './sqliteViews/sqliteViewsThreadErrors';
 
@@ -77,6 +78,9 @@ async function startViewsThread(start: ThreadStarter, data: ViewsThreadData): Pr
   return worker;
 }
 
+/** `ownerLock`: this store is the views' owner's (the mailbox that projects into them), and the only one (see the lock). */
+export type ThreadedViewsOptions = SqliteProjectionOptions & { ownerLock?: boolean };
+
 export class ThreadedSqliteProjectionStore implements ProjectionStore {
   readonly backend = 'sqlite' as const;
   private readonly pending = new Map<number, Pending>();
@@ -97,6 +101,8 @@ export class ThreadedSqliteProjectionStore implements ProjectionStore {
     private readonly data: ViewsThreadData,
     private readonly start: ThreadStarter,
     first: Worker,
+    /** Held from open to close by the mailbox that projects into the file (sqliteViews/sqliteViewsOwnerLock.ts). */
+    private readonly ownerLock: SqliteViewsOwnerLock | null = null,
   ) {
     this.thread = Promise.resolve(this.attach(first));
   }
@@ -113,10 +119,18 @@ export class ThreadedSqliteProjectionStore implements ProjectionStore {
   static async open(
     file: string,
     wakeBus: WakeBus,
-    options: SqliteProjectionOptions = {},
+    { ownerLock = false, ...options }: ThreadedViewsOptions = {},
     start: ThreadStarter = startThread,
   ): Promise<ThreadedSqliteProjectionStore> {
-    const local = SqliteProjectionStore.open(file, wakeBus, options);
+    // The owner's lock first: a second owner must not even open the file (it might move it aside as damaged).
+    const lock = ownerLock ? SqliteViewsOwnerLock.acquire(path.resolve(file), options.driver ?? defaultSqliteDriver()) : null;
+    let local: SqliteProjectionStore;
+    try {
+      local = SqliteProjectionStore.open(file, wakeBus, options);
+    } catch (error) {
+      lock?.release();
+      throw error;
+    }
     // One binding per file; the thread never moves the file (the main connection has it open by then).
     const data: ViewsThreadData = { file: local.file, options: { ...options, driver: local.driver, recoverDamaged: false } };
     let worker: Worker;
@@ -124,9 +138,10 @@ export class ThreadedSqliteProjectionStore implements ProjectionStore {
       worker = await startViewsThread(start, data);
     } catch (error) {
       await local.close();
+      lock?.release();
       throw error;
     }
-    return new ThreadedSqliteProjectionStore(local, wakeBus, data, start, worker);
+    return new ThreadedSqliteProjectionStore(local, wakeBus, data, start, worker, lock);
   }
 
   /** Why the file's views were dropped at open to be rebuilt from the log (another schema); null: kept. */
@@ -264,6 +279,7 @@ export class ThreadedSqliteProjectionStore implements ProjectionStore {
       this.closed = new Error('SQLite views store closed');
     }
     await this.local.close();
+    this.ownerLock?.release();
   }
 
   checkpoint(): Promise<bigint | null> {

@@ -1,0 +1,45 @@
+/**
+ * The SQLite views owner lock (sqliteViewsOwnerLock.ts) in one process: the views' owner holds it from open to close,
+ * a second owner of the same file is refused before it opens the file, a reader (not an owner) is never refused.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { ThreadedSqliteProjectionStore } from '../../src/adapters/projections/threadedSqliteProjectionStore';
+import { ViewsFileInUse } from '../../src/adapters/projections/sqliteViews/sqliteViewsOwnerLock';
+import { InProcessWakeBus } from '../../src/adapters/wake/inProcessWakeBus';
+import { tempDir } from '../support/fixtures';
+
+let dir: string;
+beforeEach(() => {
+  dir = tempDir('views-owner-');
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const open = (file: string, ownerLock: boolean) =>
+  ThreadedSqliteProjectionStore.open(file, new InProcessWakeBus(), { ownerLock });
+
+test('a second owner is refused with who holds it; a reader is not; once the owner closes, another may own the file', async () => {
+  const file = path.join(dir, 'views.sqlite');
+  const owner = await open(file, true);
+  const refusal = await open(file, true).then(
+    () => null,
+    (error: unknown) => error,
+  );
+  expect(refusal).toBeInstanceOf(ViewsFileInUse);
+  expect((refusal as ViewsFileInUse).message).toMatch(
+    new RegExp(`^another mailbox \\(pid ${process.pid}, since \\S+\\) is serving the views file .*views\\.sqlite`),
+  );
+  const reader = await open(file, false);
+  expect(await reader.checkpoint()).toBeNull();
+  await reader.close();
+  await owner.close();
+  const next = await open(file, true);
+  expect(await next.checkpoint()).toBeNull();
+  await next.close();
+});
+
+test('two files in one directory each have their own owner', async () => {
+  const a = await open(path.join(dir, 'a.views.sqlite'), true);
+  const b = await open(path.join(dir, 'b.views.sqlite'), true);
+  await Promise.all([a.close(), b.close()]);
+});

@@ -76,14 +76,22 @@ export function toMailboxError(schema: z.ZodType, error: z.ZodError, what: strin
     );
   }
   const issues = error.issues.map((issue) => ({ field: dotted(issue.path), message: issue.message }));
-  const first = issues[0];
+  // Every field that is wrong, in one message (a few at most): a caller, a model above all, fixes them in one retry
+  // instead of meeting them one by one.
+  const said = issues.slice(0, MAX_ISSUES_SAID).map(({ field, message }) => `${subjectOf(field, message)}${message}`);
+  const more = issues.length - said.length;
   return new MailboxError(
     'VALIDATION_FAILED',
     'Validation failed',
-    `${what}: ${first.field ? `'${first.field}' ` : ROOT_SUBJECT.test(first.message) ? 'the input ' : ''}${first.message}`,
-    { field: first.field, issues },
+    `${what}: ${said.join('; ')}${more > 0 ? `; and ${more} more (see issues)` : ''}`,
+    { field: issues[0].field, issues },
   );
 }
+
+const MAX_ISSUES_SAID = 3;
+
+const subjectOf = (field: string, message: string): string =>
+  field ? `'${field}' ` : ROOT_SUBJECT.test(message) ? 'the input ' : '';
 
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
   assertJsonDepth(input); // every surface, the library included; HTTP and MCP check it earlier still

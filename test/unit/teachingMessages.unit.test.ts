@@ -52,3 +52,27 @@ describe('teaching messages', () => {
     );
   });
 });
+
+describe('several wrong fields', () => {
+  it('are all said in the message (up to three), each with its field; the envelope lists every one', () => {
+    let caught: unknown;
+    try {
+      parseInput(schema, { name: '', count: 1, items: ['a'], mode: 'slow' }, 'tool');
+    } catch (error) {
+      caught = error;
+    }
+    const error = caught as MailboxError;
+    expect(error.message).toBe(
+      "tool: 'name' must not be empty; 'count' must be at least 2; 'items' must hold at least 2 items; and 1 more (see issues)",
+    );
+    expect(error.envelope).toMatchObject({
+      field: 'name',
+      issues: [
+        { field: 'name', message: 'must not be empty' },
+        { field: 'count', message: 'must be at least 2' },
+        { field: 'items', message: 'must hold at least 2 items' },
+        { field: 'mode', message: 'must be one of "fast", "safe"' },
+      ],
+    });
+  });
+});

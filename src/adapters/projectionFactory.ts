@@ -116,6 +116,11 @@ export async function openSqliteViews(
       { file, reason: store.schemaReset },
       `projections: SQLite views file dropped (${store.schemaReset}): building the views from the whole log (the log is the truth); wake bus: in process`,
     );
+  } else if (!viewsOwner) {
+    logger.info(
+      { file, checkpoint: checkpoint?.toString() ?? null, viewsOf: logIdentity },
+      `projections: reading the SQLite views file that the server keeps (at checkpoint ${checkpoint ?? 'none yet'})`,
+    );
   } else if (!existed) {
     logger.info(
       { file },

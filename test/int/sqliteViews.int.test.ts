@@ -306,6 +306,9 @@ describe('SQLite views (embedded default)', () => {
   it('a separate reader (heartbeat daemon) follows the views file the server built anew, instead of reading the old one frozen', async () => {
     await withSeparateReader('views-replaced-', async ({ reader, messages, stopAndRemoveViews, restartAndSendToC }) => {
       expect((await reader.unreadCount('@c')).unread).toBe(1); // the broadcast ('for c' is archived)
+      // A reader says it reads the server's file: "resume from their stored checkpoint" is what the server does.
+      const opened = messages().find((message) => message.startsWith('projections: '));
+      expect(opened).toMatch(/^projections: reading the SQLite views file that the server keeps \(at checkpoint \d+\)$/);
       await stopAndRemoveViews();
       const server = await restartAndSendToC('after the rebuild'); // the views built anew, in a new file
 

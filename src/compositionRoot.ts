@@ -112,11 +112,13 @@ export const viewsAreInMemory = (config: MailboxConfig): boolean =>
  * process, the wakes of the events it applied first: the server's subscribers would never hear them).
  */
 export async function openPipeline(config: MailboxConfig, logger: Logger, projector: ProjectorMode): Promise<OpenedPipeline> {
-  const container = await buildContainer(config, { logger }, { viewsOwner: false }); // the server's views: read, never moved
+  const runsProjector = projector === 'on' || (projector === 'auto' && viewsAreInMemory(config));
+  // Without a projector, the server's views: read, never moved. With one (asked for), this process owns the SQLite
+  // views file as the server does: refused while a server owns it (sqliteViewsOwnerLock.ts says why).
+  const container = await buildContainer(config, { logger }, { viewsOwner: runsProjector });
   const eventStore = container.resolve<EventStore>(TOKENS.EventStore);
   const projections = container.resolve<ProjectionStore>(TOKENS.ProjectionStore);
   const wakeBus = container.resolve<WakeBus>(TOKENS.WakeBus);
-  const runsProjector = projector === 'on' || (projector === 'auto' && viewsAreInMemory(config));
   const runner = runsProjector ? container.resolve<ProjectionRunner>(TOKENS.ProjectionRunner) : null;
   await runner?.start();
   const rejections = container.resolve<RejectionLog>(TOKENS.RejectionLog);

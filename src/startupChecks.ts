@@ -126,8 +126,6 @@ export function translateStartupError(error: unknown, config: MailboxConfig): un
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   const { host, port } = config;
   switch (code) {
-    case 'VIEWS_FILE_IN_USE':
-      return new StartupError((error as Error).message, { variable: 'MAILBOX_DATA_DIR' }, { cause: error });
     case 'EADDRINUSE':
       return new StartupError(
         `port ${port} on ${host} is in use: another mailbox? stop it, or set MAILBOX_PORT to a free port ` + '(0 picks one).',

@@ -7,7 +7,12 @@ import path from 'node:path';
 import { ThreadedSqliteProjectionStore } from '../../src/adapters/projections/threadedSqliteProjectionStore';
 import { ViewsFileInUse } from '../../src/adapters/projections/sqliteViews/sqliteViewsOwnerLock';
 import { InProcessWakeBus } from '../../src/adapters/wake/inProcessWakeBus';
-import { tempDir } from '../support/fixtures';
+import { openPipeline } from '../../src/compositionRoot';
+import { parseConfig } from '../../src/config';
+import { createMailbox } from '../../src/mailbox';
+import { StartupError } from '../../src/startupError';
+import pino from 'pino';
+import { ADMIN_TOKEN, tempDir } from '../support/fixtures';
 
 let dir: string;
 beforeEach(() => {
@@ -42,4 +47,26 @@ test('two files in one directory each have their own owner', async () => {
   const a = await open(path.join(dir, 'a.views.sqlite'), true);
   const b = await open(path.join(dir, 'b.views.sqlite'), true);
   await Promise.all([a.close(), b.close()]);
+});
+
+test('the heartbeat daemon with --projector on owns the views as a server does: refused while a server runs; a reader is not', async () => {
+  const config = { eventStoreUrl: `sqlite:${dir}/events.sqlite`, adminToken: ADMIN_TOKEN, logLevel: 'silent' as const };
+  const logger = pino({ level: 'silent' });
+  const server = await createMailbox(config);
+  try {
+    const refusal = await openPipeline(parseConfig(config), logger, 'on').then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(refusal).toBeInstanceOf(StartupError); // one line, exit code 2
+    expect((refusal as Error).message).toMatch(/^another mailbox \(pid \d+, since \S+\) is serving the views file /);
+    const reader = await openPipeline(parseConfig(config), logger, 'auto'); // the daemon's default: reads, projects nothing
+    expect(reader.runsProjector).toBe(false);
+    await reader.close();
+  } finally {
+    await server.close();
+  }
+  const alone = await openPipeline(parseConfig(config), logger, 'on'); // no server: the daemon is the one projector
+  await expect(createMailbox(config)).rejects.toBeInstanceOf(StartupError);
+  await alone.close();
 });

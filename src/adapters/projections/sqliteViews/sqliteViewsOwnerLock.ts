@@ -13,12 +13,11 @@
  * tell a dead holder from a live one. The process id and start time are written into it for the refusal message.
  */
 import fs from 'node:fs';
+import { StartupError } from '../../../startupError';
 import { openSqliteDatabase, type SqliteDatabase, type SqliteDriver } from '../../../support/sqlite/sqliteDriver';
 
-/** Another process owns the views file (code for translateStartupError: one line, exit code 2). */
-export class ViewsFileInUse extends Error {
-  readonly code = 'VIEWS_FILE_IN_USE';
-
+/** Another process owns the views file: a startup error (one line, exit code 2) for `serve` and `heartbeat --projector on`. */
+export class ViewsFileInUse extends StartupError {
   constructor(
     readonly file: string,
     readonly holder: string | null,
@@ -27,8 +26,8 @@ export class ViewsFileInUse extends Error {
       `another mailbox${holder === null ? '' : ` (${holder})`} is serving the views file ${file} (it holds ${lockFileOf(file)}): ` +
         'stop it first, or give this one another MAILBOX_DATA_DIR. Two mailboxes on one data dir would each wake only the ' +
         'agents connected to it.',
+      { variable: 'MAILBOX_DATA_DIR', file },
     );
-    this.name = 'ViewsFileInUse';
   }
 }
 

@@ -213,3 +213,30 @@ test("send with no arguments says what a send takes (the send's own message, not
   });
   expect(await server.eventCount()).toBe(before);
 });
+
+test('read a b c: every id checked, and every message fetched, before any is shown or marked read', async () => {
+  const a = (await json(server.adminToken, 'agent', 'add', '@reada')).token as string;
+  const b = (await json(server.adminToken, 'agent', 'add', '@readb')).token as string;
+  const sent = (await json(a, 'send', '@readb', 'one', 'body one')).messageId as string;
+  const unread = async () =>
+    (await json(b, 'inbox')).messages.map((m: { messageId: string; readAt: string | null }) => [m.messageId, m.readAt]);
+
+  const before = await server.eventCount();
+  const malformed = await mailbox(b, 'read', sent, 'not-a-uuid');
+  expect(malformed).toEqual({
+    out: '',
+    err: expect.stringMatching(/^error: read: 'messageId' a message id is a UUID/),
+    exitCode: 1,
+  });
+  expect(await server.eventCount()).toBe(before); // refused before any request
+
+  const missing = await mailbox(b, 'read', sent, '0b9f3e2a-1c4d-4e5f-8a6b-7c8d9e0f1a2b');
+  expect(missing.exitCode).toBe(1);
+  expect(missing.out).toBe(''); // the first message was not shown
+  expect(missing.err).toMatch(/MESSAGE_NOT_FOUND/);
+  expect(await unread()).toEqual([[sent, null]]); // nor marked read (fetching it may mark it seen: it was returned)
+
+  const read = await mailbox(b, 'read', sent);
+  expect(read.out).toContain('body one');
+  expect((await unread())[0][1]).toEqual(expect.any(String));
+});

@@ -174,7 +174,7 @@ export function registerMessageCommands(program: Command): void {
         const client = clientFrom(options);
         // Every id is checked, and every message fetched, before any is shown or marked read: `read a b c` with a
         // wrong c neither shows nor marks a and b, so the command can be run again as corrected.
-        for (const messageId of messageIds) parseInput(readArgumentSchema, { messageId }, 'read');
+        for (const messageId of messageIds) parseInput(readArgumentSchema, { messageId }, `read '${messageId}'`);
         const messages = [];
         for (const messageId of messageIds) messages.push(await client.getMessage(messageId));
         for (const message of messages) {

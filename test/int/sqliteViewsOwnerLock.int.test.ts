@@ -70,3 +70,9 @@ test('the heartbeat daemon with --projector on owns the views as a server does: 
   await expect(createMailbox(config)).rejects.toBeInstanceOf(StartupError);
   await alone.close();
 });
+
+test('a views file in a directory that does not exist yet: the owner makes it, as the store does', async () => {
+  const store = await open(path.join(dir, 'not', 'yet', 'views.sqlite'), true);
+  expect(fs.existsSync(path.join(dir, 'not', 'yet', 'views.sqlite.owner-lock'))).toBe(true);
+  await store.close();
+});

@@ -10,9 +10,11 @@
  *
  * Why a SQLite lock: the operating system drops it when the process ends, however it ends (SIGKILL included), so a
  * crash never leaves a stale lock to clear by hand, and a restart after one is not refused. A pid file could not
- * tell a dead holder from a live one. The process id and start time are written into it for the refusal message.
+ * tell a dead holder from a live one. The holder's process id and start time go in `views.sqlite.owner` beside it, for
+ * the refusal message.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { StartupError } from '../../../startupError';
 import { openSqliteDatabase, type SqliteDatabase, type SqliteDriver } from '../../../support/sqlite/sqliteDriver';
 
@@ -44,6 +46,7 @@ export class SqliteViewsOwnerLock {
 
   /** Takes the lock, or throws ViewsFileInUse at once (no waiting: a live owner does not let go). */
   static acquire(viewsFile: string, driver: SqliteDriver): SqliteViewsOwnerLock {
+    fs.mkdirSync(path.dirname(viewsFile), { recursive: true }); // taken before the views file is opened (and made)
     const db = openSqliteDatabase(lockFileOf(viewsFile), driver);
     try {
       db.pragma('busy_timeout = 0');

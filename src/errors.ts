@@ -32,6 +32,8 @@ export const ERROR_STATUS = {
   REQUEST_TIMEOUT: 408,
   UNAVAILABLE: 503,
   NOT_FOUND: 404,
+  /** The path is a route, the method is not one of it (the answer's Allow header and message name those that are). */
+  METHOD_NOT_ALLOWED: 405,
   INTERNAL: 500,
 } as const;
 

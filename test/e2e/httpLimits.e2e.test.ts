@@ -78,11 +78,34 @@ test('a message body over maxBodyBytes is 413 PAYLOAD_TOO_LARGE naming the field
   expect(body).toMatchObject({ field: 'body', bytes: 1025, limit: 1024 });
 });
 
-test('unknown routes and methods are 404 NOT_FOUND envelopes pointing at /docs', async () => {
+test('an unknown route is a 404 NOT_FOUND envelope pointing at /docs', async () => {
   const body = await expectRejected('GET', '/v1/nowhere?x=1', { token: t['@a'] }, 404, 'NOT_FOUND');
   expect(body).toMatchObject({ path: '/v1/nowhere', method: 'GET' });
   expect(body.message).toContain('/docs');
-  await expectRejected('PUT', '/v1/messages', { token: t['@a'], body: message }, 404, 'NOT_FOUND');
+});
+
+test.each([
+  ['PUT', '/v1/messages', 'GET, POST'],
+  ['DELETE', '/v1/messages/0b9f3e2a-1c4d-4e5f-8a6b-7c8d9e0f1a2b', 'GET'],
+  ['GET', '/v1/messages/0b9f3e2a-1c4d-4e5f-8a6b-7c8d9e0f1a2b/read', 'POST'],
+  ['PATCH', '/v1/agents/@b', 'DELETE'],
+  ['POST', '/healthz', 'GET'],
+])('%s %s, a route asked with a method it does not take: 405 METHOD_NOT_ALLOWED with Allow: %s', async (method, path, allow) => {
+  const before = await server.eventCount();
+  const response = await server.call(method, path, { token: t['@a'], body: method === 'GET' ? undefined : message });
+  expect({ status: response.status, allow: response.headers.get('allow'), body: response.body }).toEqual({
+    status: 405,
+    allow,
+    body: {
+      error: 'Method not allowed',
+      code: 'METHOD_NOT_ALLOWED',
+      message: `${path} takes ${allow}, not ${method}; GET /docs lists every route of this API.`,
+      method,
+      path,
+      allow: allow.split(', '),
+    },
+  });
+  expect(await server.eventCount()).toBe(before);
 });
 
 test('a path id that is not a message id is VALIDATION_FAILED; an unknown one is MESSAGE_NOT_FOUND', async () => {

@@ -27,8 +27,32 @@ export const payloadTooLarge = (limit: number) =>
 const OAUTH_DISCOVERY =
   /^\/(\.well-known\/(oauth-protected-resource|oauth-authorization-server|openid-configuration)|register|authorize|token)(\/|$)/;
 
-export const routeNotFound = (method: string, url: string) => {
+/** A route's URL pattern as a matcher of concrete paths (`:name` is one segment, `*` the rest). */
+const matcherOf = (pattern: string): RegExp =>
+  new RegExp(
+    `^${pattern
+      .split('/')
+      .map((segment) =>
+        segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+      )
+      .join('/')}$`,
+  );
+
+/** The methods the routes take at `path` (empty: no route there at all). */
+export function methodsAt(routes: ReadonlyArray<{ method: string; url: string }>, path: string): string[] {
+  const methods = routes.filter((route) => matcherOf(route.url).test(path)).map((route) => route.method);
+  return [...new Set(methods)].sort();
+}
+
+export const routeNotFound = (method: string, url: string, allowed: readonly string[] = []) => {
   const path = url.split('?')[0];
+  if (allowed.length > 0 && !allowed.includes(method))
+    return new MailboxError(
+      'METHOD_NOT_ALLOWED',
+      'Method not allowed',
+      `${path} takes ${allowed.join(', ')}, not ${method}; GET /docs lists every route of this API.`,
+      { method, path, allow: [...allowed] },
+    );
   const message = OAUTH_DISCOVERY.test(path)
     ? `There is no route ${method} ${path}: this mailbox does not offer OAuth. Authenticate with a static token ` +
       "instead: the header 'Authorization: Bearer <token>' (an agent's token comes from POST /v1/agents; see docs/mcp.md)."

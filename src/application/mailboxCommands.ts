@@ -5,7 +5,7 @@ import type { CommandMetadata } from '../commands/command';
 import { decideArchiveMessage, decideMarkRead, decideUnarchiveMessage } from '../commands/receipts';
 import type { Actor } from '../commands/roles';
 import {
-  archiveSchema,
+  oneMessageSchema,
   markReadSchema,
   registerAgentSchema,
   retireAgentSchema,
@@ -322,7 +322,7 @@ export class MailboxCommands {
 
   async archive(actor: Actor, input: unknown, options: CommandOptions = {}): Promise<ArchiveResult> {
     requireRole(actor, ['agent'], 'Archiving a message');
-    const { messageId } = parseInput(archiveSchema, input, 'archive_message');
+    const { messageId } = parseInput(oneMessageSchema, input, 'archive_message');
     const metadata = this.metadata(actor, options);
     const { state, position } = await this.handler.handle(messageStream(messageId), messageModel, metadata, (message) =>
       decideArchiveMessage({ type: 'ArchiveMessage', data: { messageId }, metadata }, message),
@@ -338,7 +338,7 @@ export class MailboxCommands {
 
   async unarchive(actor: Actor, input: unknown, options: CommandOptions = {}): Promise<UnarchiveResult> {
     requireRole(actor, ['agent'], 'Unarchiving a message');
-    const { messageId } = parseInput(archiveSchema, input, 'unarchive_message');
+    const { messageId } = parseInput(oneMessageSchema, input, 'unarchive_message');
     const metadata = this.metadata(actor, options);
     const { state, appended, position } = await this.handler.handle(messageStream(messageId), messageModel, metadata, (message) =>
       decideUnarchiveMessage({ type: 'UnarchiveMessage', data: { messageId }, metadata }, message),

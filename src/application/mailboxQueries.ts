@@ -2,7 +2,7 @@
 import { inject, injectable } from 'tsyringe';
 import { messageNotFound } from '../commands/receipts';
 import type { Actor } from '../commands/roles';
-import { archiveSchema } from '../commands/schemas';
+import { oneMessageSchema } from '../commands/schemas';
 import { parseInput } from '../commands/validation';
 import { MailboxError } from '../errors';
 import type { EventStore } from '../events/eventStore';
@@ -136,7 +136,7 @@ export class MailboxQueries {
   }
 
   async getMessage(actor: Actor, input: unknown): Promise<MessageDetail> {
-    const { messageId } = parseInput(archiveSchema, input, 'get_message');
+    const { messageId } = parseInput(oneMessageSchema, input, 'get_message');
     const { state } = await this.messages.load(messageStream(messageId), messageModel);
     const sent = state.sent;
     if (!sent) throw messageNotFound(messageId);

@@ -193,7 +193,8 @@ export const markReadSchema = z
   .meta({ minProperties: 1, description: 'exactly one of messageId, messageIds or all (all takes the filters)' });
 export type MarkReadInput = z.output<typeof markReadSchema>;
 
-export const archiveSchema = z.strictObject({
+/** One message by its id: get, archive and unarchive a message; the CLI's read and audit message arguments. */
+export const oneMessageSchema = z.strictObject({
   messageId: messageIdSchema.describe('the message id, as returned by a send or a list'),
 });
 

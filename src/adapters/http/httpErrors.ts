@@ -27,31 +27,41 @@ export const payloadTooLarge = (limit: number) =>
 const OAUTH_DISCOVERY =
   /^\/(\.well-known\/(oauth-protected-resource|oauth-authorization-server|openid-configuration)|register|authorize|token)(\/|$)/;
 
-/** A route's URL pattern as a matcher of concrete paths (`:name` is one segment, `*` the rest). */
-const matcherOf = (pattern: string): RegExp =>
-  new RegExp(
-    `^${pattern
+/** Matchers of the routes' URL patterns (`:name` is one segment, `*` the rest), made once per pattern, not per request. */
+const matchers = new Map<string, RegExp>();
+
+function matcherOf(pattern: string): RegExp {
+  let matcher = matchers.get(pattern);
+  if (matcher === undefined) {
+    const segments = pattern
       .split('/')
       .map((segment) =>
         segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
-      )
-      .join('/')}$`,
-  );
+      );
+    matchers.set(pattern, (matcher = new RegExp(`^${segments.join('/')}$`)));
+  }
+  return matcher;
+}
 
 /** The methods the routes take at `path` (empty: no route there at all). */
-export function methodsAt(routes: ReadonlyArray<{ method: string; url: string }>, path: string): string[] {
+function methodsAt(routes: ReadonlyArray<{ method: string; url: string }>, path: string): string[] {
   const methods = routes.filter((route) => matcherOf(route.url).test(path)).map((route) => route.method);
   return [...new Set(methods)].sort();
 }
 
-export const routeNotFound = (method: string, url: string, allowed: readonly string[] = []) => {
+/**
+ * No route answered: 405 when the path is a route taken with other methods (`allow` in the envelope, for the Allow
+ * header), else 404.
+ */
+export const routeNotFound = (method: string, url: string, routes: ReadonlyArray<{ method: string; url: string }> = []) => {
   const path = url.split('?')[0];
+  const allowed = methodsAt(routes, path);
   if (allowed.length > 0 && !allowed.includes(method))
     return new MailboxError(
       'METHOD_NOT_ALLOWED',
       'Method not allowed',
       `${path} takes ${allowed.join(', ')}, not ${method}; GET /docs lists every route of this API.`,
-      { method, path, allow: [...allowed] },
+      { method, path, allow: allowed },
     );
   const message = OAUTH_DISCOVERY.test(path)
     ? `There is no route ${method} ${path}: this mailbox does not offer OAuth. Authenticate with a static token ` +

@@ -11,7 +11,7 @@ import { actorOf, requireBearer } from './auth';
 import { ConnectionDrain } from './connectionDrain';
 import { boundHandlers } from './handlerTimeout';
 import { requestLimitOf, type HttpContext } from './httpContext';
-import { methodsAt, routeNotFound, sendEnvelope, toMailboxError } from './httpErrors';
+import { routeNotFound, sendEnvelope, toMailboxError } from './httpErrors';
 import { registerJsonBodyParser } from './jsonBody';
 import { MailboxMetrics } from './metrics';
 import { RateLimiter } from './rateLimiter';
@@ -123,10 +123,10 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
     return sendEnvelope(reply, translated);
   });
   app.setNotFoundHandler(async (request, reply) => {
-    // A path that is a route, asked with another method: 405 with the methods it takes (Allow), not 404.
-    const allowed = methodsAt(routes, request.url.split('?')[0]);
-    if (allowed.length > 0) reply.header('allow', allowed.join(', '));
-    return sendEnvelope(reply, routeNotFound(request.method, request.url, allowed));
+    const error = routeNotFound(request.method, request.url, routes);
+    const { allow } = error.envelope; // a path that is a route, asked with another method: 405, Allow says which
+    if (Array.isArray(allow)) reply.header('allow', allow.join(', '));
+    return sendEnvelope(reply, error);
   });
   app.addHook('preClose', async () => {
     closing = true;

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { TASK_STATES } from '../../commands/messageFields';
-import { archiveSchema, deliveryQuerySchema, markReadSchema, sendMessageSchema } from '../../commands/schemas';
+import { oneMessageSchema, deliveryQuerySchema, markReadSchema, sendMessageSchema } from '../../commands/schemas';
 import { deliveryLedgerSchema } from '../../application/deliveryResponseSchemas';
 import { parseInput } from '../../commands/validation';
 import { listQuerySchema } from '../../application/listQueryParser';
@@ -76,10 +76,10 @@ export const TOOLS: ToolDefinition[] = [
   {
     name: 'get_message',
     description: 'Read one message with its body (you must be its sender or a recipient). Marks it seen for you, not read.',
-    schema: archiveSchema,
+    schema: oneMessageSchema,
     output: results.messageDetailSchema,
     annotations: SEES,
-    run: (api, args) => api.getMessage(parseInput(archiveSchema, args ?? {}, 'get_message').messageId),
+    run: (api, args) => api.getMessage(parseInput(oneMessageSchema, args ?? {}, 'get_message').messageId),
   },
   {
     name: 'get_delivery',
@@ -105,20 +105,20 @@ export const TOOLS: ToolDefinition[] = [
   {
     name: 'archive_message',
     description: 'Archive a message for you only: it leaves your inbox and counts; other recipients are unaffected.',
-    schema: archiveSchema,
+    schema: oneMessageSchema,
     output: results.archiveResultSchema,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-    run: (api, args) => api.archive(parseInput(archiveSchema, args ?? {}, 'archive_message').messageId),
+    run: (api, args) => api.archive(parseInput(oneMessageSchema, args ?? {}, 'archive_message').messageId),
   },
   {
     name: 'unarchive_message',
     description:
       'Bring a message you archived back to your inbox (unread again if you never read it). ' +
       'list_messages with status "archived" shows what you archived.',
-    schema: archiveSchema,
+    schema: oneMessageSchema,
     output: results.unarchiveResultSchema,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    run: (api, args) => api.unarchive(parseInput(archiveSchema, args ?? {}, 'unarchive_message').messageId),
+    run: (api, args) => api.unarchive(parseInput(oneMessageSchema, args ?? {}, 'unarchive_message').messageId),
   },
   {
     name: 'list_agents',

@@ -7,7 +7,7 @@
 import { Option, type Command } from 'commander';
 import pino from 'pino';
 import { z } from 'zod';
-import { identitySchema, messageIdSchema } from '../../commands/schemas';
+import { identitySchema, oneMessageSchema } from '../../commands/schemas';
 import { parseInput } from '../../commands/validation';
 import { configFromEnv } from '../../config';
 import { isMailboxError, MailboxError } from '../../errors';
@@ -159,7 +159,7 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
       ),
   ).action((messageId: string, flags: SourceFlags) =>
     run(io, async () => {
-      const id = parseInput(z.strictObject({ messageId: messageIdSchema }), { messageId }, 'audit message').messageId;
+      const id = parseInput(oneMessageSchema, { messageId }, 'audit message').messageId;
       return withSource(flags, io, (source) => runMessage(source, id, outputOf(flags), io));
     }),
   );

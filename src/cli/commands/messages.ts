@@ -5,11 +5,8 @@ import { MailboxError, isMailboxError } from '../../errors';
 import { action, clientFrom, print, printJson, withClientOptions, type ClientOptions } from './clientOptions';
 import { formatMessage, formatPage } from './format';
 import { addresseeText } from '../../events/addressing';
-import { messageIdSchema } from '../../commands/schemas';
+import { oneMessageSchema } from '../../commands/schemas';
 import { parseInput } from '../../commands/validation';
-import { z } from 'zod';
-
-const readArgumentSchema = z.strictObject({ messageId: messageIdSchema });
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -174,7 +171,7 @@ export function registerMessageCommands(program: Command): void {
         const client = clientFrom(options);
         // Every id is checked, and every message fetched, before any is shown or marked read: `read a b c` with a
         // wrong c neither shows nor marks a and b, so the command can be run again as corrected.
-        for (const messageId of messageIds) parseInput(readArgumentSchema, { messageId }, `read '${messageId}'`);
+        for (const messageId of messageIds) parseInput(oneMessageSchema, { messageId }, `read '${messageId}'`);
         const messages = [];
         for (const messageId of messageIds) messages.push(await client.getMessage(messageId));
         for (const message of messages) {

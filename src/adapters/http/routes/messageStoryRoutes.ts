@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { MessageStory } from '../../../audit/messageStory';
 import { requireRole } from '../../../application/authorization';
 import { messageNotFound } from '../../../commands/receipts';
-import { archiveSchema } from '../../../commands/schemas';
+import { oneMessageSchema } from '../../../commands/schemas';
 import { parseInput } from '../../../commands/validation';
 import { actorOf } from '../auth';
 import type { AgentApiRoutes } from '../httpServer';
@@ -22,7 +22,7 @@ export const messageStoryRoutes =
     scope.get<{ Params: { id: string } }>('/v1/audit/messages/:id', async (request) => {
       requireRole(actorOf(request), ['auditor', 'admin'], "Reading a message's story");
       noExtraInput(request.query, 'GET /v1/audit/messages/{id}');
-      const { messageId } = parseInput(archiveSchema, { messageId: request.params.id }, 'GET /v1/audit/messages/{id}');
+      const { messageId } = parseInput(oneMessageSchema, { messageId: request.params.id }, 'GET /v1/audit/messages/{id}');
       const story = await loadStory(messageId);
       if (!story) throw messageNotFound(messageId);
       return story;

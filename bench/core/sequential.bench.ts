@@ -4,8 +4,16 @@
  * Neither can beat one durable SQLite commit on the same disk (the raw fsync
  * floor, measured in the same run, interleaved): the figures are their p50 as
  * a ratio of that floor. Targets (issue 9): send <= 2x, MarkRead <= 1.5x.
+ *
+ * Where a send's time goes, same run: its durable append (a round trip to the log's writer thread around one
+ * group commit) and then its way into the views (a round trip to the views thread around one views
+ * transaction), from sendStages.ts; and what one round trip to a sleeping thread costs on this machine
+ * (threadHop.ts), interleaved with the floor. A send makes two such round trips, so a single caller pays them on
+ * top of the fsync: the price of keeping the fsync and the views' writes off the event loop (issue 10).
  */
 import { durableCommitLatency } from '../lib/diskProbe';
+import { traceSendStages } from '../lib/sendStages';
+import { idleThreadRoundTrip } from '../lib/threadHop';
 import { agentIdentity, openEmbeddedMailbox, registerAgents } from '../lib/mailbox';
 import { atMost } from '../lib/report';
 import { runBench } from '../lib/runBench';
@@ -19,16 +27,22 @@ const RUNS = 3;
 
 interface RunFigures {
   floorP50: number;
+  hopP50: number;
   sendP50: number;
   readP50: number;
+  appendMs: number;
+  appendedToViewsMs: number;
 }
 
 async function oneRun(): Promise<RunFigures> {
   const floorBefore = await durableCommitLatency(200);
+  const hopBefore = await idleThreadRoundTrip();
   const figures = await withTmpDir(async (dir) => {
     const mailbox = await openEmbeddedMailbox(dir);
     try {
       const [sender, recipient] = await registerAgents(mailbox, [agentIdentity(0), agentIdentity(1), agentIdentity(2)]);
+      const stages = traceSendStages(mailbox);
+      stages.start();
       const sends: number[] = [];
       const ids: string[] = [];
       for (let i = 0; i < OPERATIONS; i++) {
@@ -37,6 +51,7 @@ async function oneRun(): Promise<RunFigures> {
         sends.push(nowMs() - started);
         ids.push(sent.messageId);
       }
+      const { appendMs, appendedToViewsMs } = stages.read();
       const reads: number[] = [];
       for (const messageId of ids) {
         const started = nowMs();
@@ -45,13 +60,14 @@ async function oneRun(): Promise<RunFigures> {
       }
       const left = await recipient.unreadCount();
       if (left.unreadCount !== 0) throw new Error(`expected every message read, views show ${left.unreadCount} unread`);
-      return { sendP50: summarize(sends).p50, readP50: summarize(reads).p50 };
+      return { sendP50: summarize(sends).p50, readP50: summarize(reads).p50, appendMs, appendedToViewsMs };
     } finally {
       await mailbox.close();
     }
   }, 'mailbox-bench-sequential-');
   const floorAfter = await durableCommitLatency(200);
-  return { ...figures, floorP50: (floorBefore.p50 + floorAfter.p50) / 2 };
+  const hopAfter = await idleThreadRoundTrip();
+  return { ...figures, floorP50: (floorBefore.p50 + floorAfter.p50) / 2, hopP50: (hopBefore.p50 + hopAfter.p50) / 2 };
 }
 
 runBench('core/sequential', async (report) => {
@@ -61,9 +77,42 @@ runBench('core/sequential', async (report) => {
   report.metric('raw fsync floor p50 (libsql, one row, synchronous=FULL)', floor, 'ms', undefined, {
     runs: runs.map((r) => round(r.floorP50)),
   });
+  report.metric(
+    'round trip to a worker thread asleep for 1 ms, p50 (postMessage and answer)',
+    median(runs.map((r) => r.hopP50)),
+    'ms',
+    undefined,
+    {
+      runs: runs.map((r) => round(r.hopP50)),
+      toFloor: runs.map((r) => round(r.hopP50 / r.floorP50)),
+    },
+  );
   report.metric('sequential send p50', median(runs.map((r) => r.sendP50)), 'ms', undefined, {
     runs: runs.map((r) => round(r.sendP50)),
   });
+  report.metric(
+    'send: durable append (writer thread round trip + group commit), mean',
+    median(runs.map((r) => r.appendMs)),
+    'ms',
+    undefined,
+    {
+      runs: runs.map((r) => round(r.appendMs)),
+    },
+  );
+  report.metric(
+    'send: appended -> in the views (views thread round trip + transaction), mean',
+    median(runs.map((r) => r.appendedToViewsMs)),
+    'ms',
+    undefined,
+    { runs: runs.map((r) => round(r.appendedToViewsMs)) },
+  );
+  report.metric(
+    'send: durable append beyond the fsync floor, mean',
+    median(runs.map((r) => r.appendMs - r.floorP50)),
+    'ms',
+    undefined,
+    { runs: runs.map((r) => round(r.appendMs - r.floorP50)) },
+  );
   report.metric('sequential MarkRead p50', median(runs.map((r) => r.readP50)), 'ms', undefined, {
     runs: runs.map((r) => round(r.readP50)),
   });

@@ -61,19 +61,20 @@ export async function startHeartbeat(sources: HeartbeatSources, options: StartHe
     await Promise.all(targets.map((target) => target.close()));
     throw error;
   }
-  logger.info(
-    {
-      intervalMs: settings.intervalMs,
-      idleMs: settings.idleMs,
-      cooldownMs: settings.cooldownMs,
-      stallAfterMs: settings.stallAfterMs,
-      targets: targets.map((target) => target.name),
-      metrics: server?.url ?? null,
-    },
-    'heartbeat daemon started',
-  );
+  const scheduled = options.schedule ?? true;
+  const rules = {
+    idleMs: settings.idleMs,
+    cooldownMs: settings.cooldownMs,
+    stallAfterMs: settings.stallAfterMs,
+    targets: targets.map((target) => target.name),
+    metrics: server?.url ?? null,
+  };
+  // Unscheduled (`mailbox heartbeat --once`, tests): ticks only when asked; saying "daemon started" with an interval
+  // would claim a schedule that is not there.
+  if (scheduled) logger.info({ intervalMs: settings.intervalMs, ...rules }, 'heartbeat daemon started');
+  else logger.info(rules, 'heartbeat: ticks on demand only (no schedule)');
   let lease: LeaseLoop | null = null;
-  if (options.lease && (options.schedule ?? true)) {
+  if (options.lease && scheduled) {
     const { store, node, ttlMs } = options.lease;
     // Real time, not the injected clock: the lease expires in Redis's time.
     const keeper = new LeaseKeeper(store, node, leaseTiming(ttlMs), Date.now, {
@@ -84,7 +85,7 @@ export async function startHeartbeat(sources: HeartbeatSources, options: StartHe
     daemon.mayTick = () => keeper.leading;
     await lease.start();
   }
-  if (options.schedule ?? true) daemon.start();
+  if (scheduled) daemon.start();
   return {
     settings,
     metrics,
@@ -100,7 +101,7 @@ export async function startHeartbeat(sources: HeartbeatSources, options: StartHe
       await lease?.stop();
       await server?.close();
       await Promise.all(targets.map((target) => target.close()));
-      logger.info('heartbeat daemon stopped');
+      logger.info(scheduled ? 'heartbeat daemon stopped' : 'heartbeat: stopped');
     },
   };
 }

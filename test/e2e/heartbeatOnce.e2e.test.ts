@@ -41,7 +41,9 @@ test('no port, the report alone on stdout, the logs on stderr', async () => {
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as { msg: string; metrics?: unknown });
-    expect(logs.find((entry) => entry.msg === 'heartbeat daemon started')).toMatchObject({ metrics: null });
+    // One tick, no schedule and no metrics port: the log says so, and never "daemon started" with an interval.
+    expect(logs.find((entry) => entry.msg === 'heartbeat: ticks on demand only (no schedule)')).toMatchObject({ metrics: null });
+    expect(logs.some((entry) => entry.msg === 'heartbeat daemon started' || 'intervalMs' in entry)).toBe(false);
   } finally {
     await new Promise((resolve) => daemonPort.close(resolve));
   }

@@ -11,10 +11,10 @@
  * send costs what (a send against the HTTP floor of /healthz), so that a change can be judged by the CPU
  * it saves, a steadier figure than a tail.
  */
-import fs from 'node:fs';
 import { agentIdentity } from '../lib/mailbox';
 import { runBench } from '../lib/runBench';
 import { QUICK } from '../lib/scale';
+import { threadCpu, threadCpuSince } from '../lib/threadCpu';
 import { median, round } from '../lib/stats';
 import { startBenchServer } from './benchServer';
 import { JsonClient, OpenLoop, registerOverHttp } from './httpLoad';
@@ -26,23 +26,6 @@ const ROUNDS = 2;
 const AGENTS = 128;
 const MAX_IN_FLIGHT = 256;
 const BODY = 'Please review the attached plan and reply with your comments. '.repeat(5);
-
-/** CPU time (ns) of each thread of a process, by thread id; empty where /proc is not there. */
-function threadCpuNs(pid: number): Map<string, number> {
-  const cpu = new Map<string, number>();
-  try {
-    for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
-      try {
-        cpu.set(tid, Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]));
-      } catch {
-        // the thread ended meanwhile
-      }
-    }
-  } catch {
-    // not Linux
-  }
-  return cpu;
-}
 
 /** Offers `request` at RATE/s for `seconds` (OpenLoop), then waits for every answer. */
 async function offer(
@@ -90,17 +73,18 @@ runBench('http/requestCost', async (report) => {
     for (let round = 1; round <= ROUNDS; round++) {
       for (const [kind, request] of Object.entries(kinds)) {
         await offer(WARMUP_SECONDS, request);
-        const before = threadCpuNs(server.pid);
+        const before = threadCpu(server.pid);
         const { sent, failed } = await offer(SECONDS, request);
-        const after = threadCpuNs(server.pid);
+        const after = threadCpu(server.pid);
         if (failed > 0) throw new Error(`${kind}: ${failed} of ${sent} requests failed`);
         if (after.size === 0) {
           report.note('server CPU', 'not measured: no /proc/<pid>/task on this system');
           return;
         }
+        const spent = threadCpuSince(before, after);
         let all = 0;
-        for (const [tid, ns] of after) all += ns - (before.get(tid) ?? 0);
-        const main = (after.get(String(server.pid)) ?? 0) - (before.get(String(server.pid)) ?? 0);
+        for (const { cpuNs } of spent.values()) all += cpuNs;
+        const main = spent.get(String(server.pid))?.cpuNs ?? 0;
         const perRequest = { mainUs: main / 1000 / sent, allUs: all / 1000 / sent };
         figures.set(kind, [...(figures.get(kind) ?? []), perRequest]);
         report.log(

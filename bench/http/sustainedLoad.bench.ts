@@ -12,6 +12,8 @@
  * Memory (issue 15): the RSS slope, < 20 bytes/message, split in two: V8's committed heap (unforced, it follows
  * V8's choice of when to collect the requests' garbage) and native memory (RSS - heapTotal: SQLite, threads,
  * buffers), < 20 bytes/message; and the live heap after a full GC once the load is over.
+ * CPU per send over the measured load: the server by thread (its event loop apart, with the time it waited for a
+ * CPU while runnable), the load generator (this process), and how busy the machine was (bench/lib/threadCpu.ts).
  * BENCH_LOAD_RATE, BENCH_LOAD_SECONDS override the rate and the duration;
  * BENCH_SERVER_TRACE=<file> has the server write its stalls, slow commits,
  * checkpoints, GC pauses and run-queue wait there (stallTrace.ts), on the
@@ -22,6 +24,7 @@ import { agentIdentity } from '../lib/mailbox';
 import { atLeast, atMost } from '../lib/report';
 import { runBench } from '../lib/runBench';
 import { QUICK } from '../lib/scale';
+import { machineCpuTicks, threadCpu, threadCpuSince } from '../lib/threadCpu';
 import { percentile, round, summarize } from '../lib/stats';
 import { nowMs } from '../lib/timing';
 import { startBenchServer, type ServerSample } from './benchServer';
@@ -87,6 +90,7 @@ runBench('http/sustainedLoad', async (report) => {
     await server.sample(); // its per-window figures start with the measured load
 
     let nextSample = nowMs() + SAMPLE_EVERY_MS;
+    const cpuBefore = { server: threadCpu(server.pid), generator: process.cpuUsage(), machine: machineCpuTicks() };
     const begin = await load.run(SECONDS, (start) => {
       if (nowMs() >= nextSample) {
         nextSample += SAMPLE_EVERY_MS;
@@ -97,6 +101,12 @@ runBench('http/sustainedLoad', async (report) => {
     });
     await load.drained();
     const elapsedS = (nowMs() - begin) / 1000;
+    const cpu = cpuPerSend(
+      cpuBefore,
+      { server: threadCpu(server.pid), generator: process.cpuUsage(cpuBefore.generator), machine: machineCpuTicks() },
+      server.pid,
+      latencies.length,
+    );
 
     const lat = summarize(latencies);
     const p999 = percentile(
@@ -118,6 +128,21 @@ runBench('http/sustainedLoad', async (report) => {
     report.metric('send latency p99', lat.p99, 'ms');
     report.metric('send latency p99.9', p999, 'ms', atMost(50));
     report.metric('send latency max', lat.max, 'ms', atMost(150));
+    if (cpu !== null) {
+      report.metric('CPU per send, server (all threads)', cpu.serverUs, 'µs', undefined, {
+        eventLoopUs: cpu.eventLoopUs,
+        eventLoopWaitedForACpuUs: cpu.eventLoopWaitUs,
+        otherThreadsUs: cpu.otherThreadsUs,
+        loadGeneratorUs: cpu.generatorUs,
+        machineBusyPercent: cpu.machineBusyPercent,
+      });
+      report.note(
+        'where the CPU went, per send',
+        `server ${cpu.serverUs} µs: event loop ${cpu.eventLoopUs} (and ${cpu.eventLoopWaitUs} µs runnable, waiting for a CPU), ` +
+          `its other threads ${cpu.otherThreadsUs.join(', ')} (the views and writer threads, the checkpointing sidecars, V8 helpers: largest first); ` +
+          `load generator ${cpu.generatorUs} µs; the machine was busy ${cpu.machineBusyPercent}% of ${os.cpus().length} cores`,
+      );
+    }
     report.metric('ticks at the in-flight cap', load.capHits, 'ticks', undefined, { maxInFlight: MAX_IN_FLIGHT });
     report.metric('server RSS at the end', samples.at(-1)?.rssMb ?? 0, 'MB', undefined, {
       rssMb: samples.map((s) => s.rssMb),
@@ -202,3 +227,36 @@ runBench('http/sustainedLoad', async (report) => {
     await server.stop();
   }
 });
+
+interface CpuReading {
+  server: ReturnType<typeof threadCpu>;
+  generator: NodeJS.CpuUsage;
+  machine: ReturnType<typeof machineCpuTicks>;
+}
+
+/**
+ * What the measured load cost in CPU, per send: the server's threads (its event loop apart, with the time it was
+ * runnable but waited for a CPU), this process (the load generator: `after.generator` is already the difference)
+ * and how busy the machine was. Null where /proc is not there.
+ */
+function cpuPerSend(before: CpuReading, after: CpuReading, pid: number, sends: number) {
+  if (after.server.size === 0 || sends === 0 || before.machine === null || after.machine === null) return null;
+  const spent = threadCpuSince(before.server, after.server);
+  const us = (ns: number) => Math.round(ns / 1000 / sends);
+  const main = spent.get(String(pid)) ?? { cpuNs: 0, waitNs: 0 };
+  const others = [...spent.entries()]
+    .filter(([tid]) => tid !== String(pid))
+    .map(([, thread]) => us(thread.cpuNs))
+    .filter((perSend) => perSend > 0)
+    .sort((a, b) => b - a);
+  const busy = after.machine.busy - before.machine.busy;
+  const total = after.machine.total - before.machine.total;
+  return {
+    serverUs: us(main.cpuNs) + others.reduce((sum, perSend) => sum + perSend, 0),
+    eventLoopUs: us(main.cpuNs),
+    eventLoopWaitUs: us(main.waitNs),
+    otherThreadsUs: others,
+    generatorUs: Math.round((after.generator.user + after.generator.system) / sends),
+    machineBusyPercent: total > 0 ? Math.round((busy / total) * 100) : 0,
+  };
+}

@@ -9,7 +9,7 @@
  * group commit) and then its way into the views (a round trip to the views thread around one views
  * transaction), from sendStages.ts; and what one round trip to a sleeping thread costs on this machine
  * (threadHop.ts), interleaved with the floor. A send makes two such round trips, so a single caller pays them on
- * top of the fsync: the price of keeping the fsync and the views' writes off the event loop (issue 10).
+ * top of the fsync: the price of keeping the fsync (issue 10) and the views' writes (issue 15) off the event loop.
  */
 import { durableCommitLatency } from '../lib/diskProbe';
 import { traceSendStages } from '../lib/sendStages';

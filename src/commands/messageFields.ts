@@ -8,6 +8,7 @@ import { wholeNumber } from './numberFields';
 import { PRIORITIES, TASK_STATES } from '../events/storedShapes';
 import type { TaskEnvelope, TaskState } from '../events/types';
 import { assertJsonDepth } from './jsonDepth';
+import { assertNoDuplicateKeys } from './jsonDuplicateKeys';
 
 // The stored shapes belong to the events; the input schemas below accept more spellings and must produce them.
 export { PRIORITIES, TASK_STATES };
@@ -96,6 +97,7 @@ export const jsonOrValue = <T extends z.ZodType>(schema: T, what: string) =>
       return z.NEVER;
     }
     assertJsonDepth(decoded, [what]);
+    assertNoDuplicateKeys(value, [what]);
     return decoded;
   }, schema);
 

@@ -1,5 +1,6 @@
 /** One strict zod schema per command input (DESIGN section 3); the HTTP and MCP surfaces reuse them. */
 import { assertJsonDepth } from './jsonDepth';
+import { assertNoDuplicateKeys } from './jsonDuplicateKeys';
 import { z } from 'zod';
 import { pageSize } from './numberFields';
 import { kindOf } from './teachingMessages';
@@ -55,6 +56,7 @@ function encodedOr<T extends z.ZodType>(
       form.kind === 'array' ? Array.isArray(decoded) : typeof decoded === 'object' && decoded !== null && !Array.isArray(decoded);
     if (fits) {
       assertJsonDepth(decoded, [field]); // the string held JSON: the nesting limit applies to what it decodes to, before validation
+      assertNoDuplicateKeys(value, [field]);
       return decoded;
     }
     ctx.addIssue({ code: 'custom', message: teach(value) });

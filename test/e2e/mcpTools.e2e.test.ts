@@ -136,6 +136,19 @@ describe('tools/call with arguments JSON-encoded as a string', () => {
     expect((listed.structuredContent as any).messages[0]).toMatchObject({ subject: 'encoded', from: '@a', tags: ['x'] });
   });
 
+  test('a JSON object string that names a key twice is -32602 naming it, and writes nothing (not the last value kept)', async () => {
+    const a = await mcpClient(t['@a']);
+    const before = await server.eventCount();
+    await expect(
+      rawCall(a, 'add_message', '{"to": "@c", "subject": "s", "body": "first", "body": "second"}'),
+    ).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining("'arguments.body' appears twice in one JSON object"),
+      data: { code: 'VALIDATION_FAILED', field: 'arguments.body' },
+    });
+    expect(await server.eventCount()).toBe(before);
+  });
+
   test.each(['not json', '["@b"]', '42'])('%j is -32602 with the envelope, and writes nothing', async (args) => {
     const a = await mcpClient(t['@a']);
     const before = await server.eventCount();

@@ -1,10 +1,12 @@
 /**
  * Request bodies are JSON. An empty body reads as "no body" (so POST .../read
  * needs none); anything unparsable is a VALIDATION_FAILED envelope that says
- * where the JSON broke, never fastify's own error shape.
+ * where the JSON broke, never fastify's own error shape; so is an object that
+ * names a key twice (jsonDuplicateKeys.ts).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { assertJsonDepth } from '../../commands/jsonDepth';
+import { assertNoDuplicateKeys } from '../../commands/jsonDuplicateKeys';
 import { MailboxError } from '../../errors';
 
 export function parseJsonBody(text: string, checkDepth = true): unknown {
@@ -21,6 +23,7 @@ export function parseJsonBody(text: string, checkDepth = true): unknown {
     );
   }
   if (checkDepth) assertJsonDepth(value); // before any validator recurses into it
+  assertNoDuplicateKeys(text); // JSON.parse kept the last of a repeated key: refused, not guessed
   return value;
 }
 

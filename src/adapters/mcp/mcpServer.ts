@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { MailboxError, isMailboxError } from '../../errors';
+import { duplicateKeyError, pathOfDuplicateKey } from '../../commands/jsonDuplicateKeys';
 import { compactJsonSchema, inputJsonSchema, outputJsonSchema, withDescriptions } from '../../application/jsonSchema';
 import { packageVersion } from '../../packageVersion';
 import type { AgentApi } from '../../application/agentApi';
@@ -78,7 +79,12 @@ function decodeArguments(value: unknown): unknown {
   } catch {
     decoded = undefined;
   }
-  if (decoded && typeof decoded === 'object' && !Array.isArray(decoded)) return decoded;
+  if (decoded && typeof decoded === 'object' && !Array.isArray(decoded)) {
+    const repeated = pathOfDuplicateKey(value as string); // JSON.parse kept the last of a repeated key: refused, not guessed
+    if (repeated === null) return decoded;
+    const error = duplicateKeyError(repeated, ['arguments']);
+    throw new McpError(ErrorCode.InvalidParams, error.message, error.envelope);
+  }
   const error = new MailboxError(
     'VALIDATION_FAILED',
     'Validation failed',

@@ -48,3 +48,12 @@ test('no port, the report alone on stdout, the logs on stderr', async () => {
     await new Promise((resolve) => daemonPort.close(resolve));
   }
 });
+
+test('an agents file that names an agent twice is refused at start, naming it (not the last entry silently kept)', async () => {
+  const file = `${dataDir}/agents-twice.json`;
+  fs.writeFileSync(file, '{"@b": {"optOut": true}, "@c": {}, "@b": {"webhook": "http://127.0.0.1:9/nudge"}}');
+  const run = await runCli(['heartbeat', '--once', '--agents-file', file], { MAILBOX_DATA_DIR: dataDir });
+  expect(run.code).toBe(2);
+  expect(run.stdout).toBe('');
+  expect(run.stderr).toContain(`--agents-file ${file} names '@b' twice; give each agent (and each of its settings) once`);
+});

@@ -8,6 +8,7 @@ import { waitForBackends } from '../../startupBackends';
 import { cliLogger } from './cliLogger';
 import { unknownVariableWarning, unknownVariables } from './envWarnings';
 import { isMailboxError, MailboxError } from '../../errors';
+import { pathOfDuplicateKey } from '../../commands/jsonDuplicateKeys';
 import {
   HEARTBEAT_ENV,
   heartbeatSettingsFromEnv,
@@ -56,8 +57,9 @@ function readAgentsFile(file: string): unknown {
       field: '--agents-file',
     });
   }
+  let agents: unknown;
   try {
-    return JSON.parse(text);
+    agents = JSON.parse(text);
   } catch (error) {
     throw new MailboxError(
       'VALIDATION_FAILED',
@@ -66,6 +68,17 @@ function readAgentsFile(file: string): unknown {
       { field: '--agents-file' },
     );
   }
+  const repeated = pathOfDuplicateKey(text); // JSON.parse kept the last of a repeated key: which settings were meant?
+  if (repeated !== null) {
+    const field = repeated.map(String).join('.');
+    throw new MailboxError(
+      'VALIDATION_FAILED',
+      'Invalid configuration',
+      `--agents-file ${file} names '${field}' twice; give each agent (and each of its settings) once, in one entry`,
+      { field: '--agents-file' },
+    );
+  }
+  return agents;
 }
 
 /** Flags override MAILBOX_HEARTBEAT_* variables; Redis nudges default to MAILBOX_REDIS_URL. */

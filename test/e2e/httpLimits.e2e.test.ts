@@ -3,6 +3,7 @@
  * routes, rate limits, Idempotency-Key, query parameters. Every rejection is
  * the envelope and writes no event.
  */
+import http from 'node:http';
 import { startTestServer, type TestServer } from '../support/httpServer';
 import { subscribe } from './wakeSubscriber';
 
@@ -154,6 +155,54 @@ test('Idempotency-Key: a retry returns the original result and writes nothing; a
     400,
     'VALIDATION_FAILED',
   );
+});
+
+/** POST /v1/messages with the header lines given as they are (fetch would merge a repeated header into one line). */
+function postWithRawHeaders(token: string, headerLines: string[], body: unknown): Promise<{ status: number; body: any }> {
+  const text = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      `${server.url}/v1/messages`,
+      {
+        method: 'POST',
+        headers: [
+          'host',
+          new URL(server.url).host,
+          'authorization',
+          `Bearer ${token}`,
+          'content-type',
+          'application/json',
+          ...headerLines,
+        ],
+      },
+      (response) => {
+        let data = '';
+        response.on('data', (chunk) => (data += chunk));
+        response.on('end', () => resolve({ status: response.statusCode!, body: JSON.parse(data) }));
+      },
+    );
+    request.on('error', reject);
+    request.end(text);
+  });
+}
+
+test('Idempotency-Key given twice: two keys are refused naming both (nothing sent); one key twice is that key', async () => {
+  const before = await server.eventCount();
+  const twoKeys = await postWithRawHeaders(t['@a'], ['Idempotency-Key', 'twice-1', 'idempotency-key', 'twice-2'], message);
+  expect([twoKeys.status, twoKeys.body.code, twoKeys.body.field]).toEqual([400, 'VALIDATION_FAILED', 'Idempotency-Key']);
+  expect(twoKeys.body.message).toContain("given 2 times with different keys ('twice-1', 'twice-2')");
+  expect(await server.eventCount()).toBe(before);
+
+  const sameKey = ['Idempotency-Key', 'twice-3', 'Idempotency-Key', 'twice-3'];
+  const first = await postWithRawHeaders(t['@a'], sameKey, message);
+  expect(first.status).toBe(201);
+  // The key is 'twice-3' itself (not Node's joined "twice-3, twice-3"): a retry with it once returns the original.
+  const retry = await server.call('POST', '/v1/messages', {
+    token: t['@a'],
+    body: message,
+    headers: { 'idempotency-key': 'twice-3' },
+  });
+  expect(retry.body).toEqual(first.body);
 });
 
 test('GET /v1/messages: tags as CSV, pagination, unknown and inapplicable filters', async () => {

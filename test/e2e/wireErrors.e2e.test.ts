@@ -101,6 +101,14 @@ describe('wire-level client errors (raw sockets)', () => {
       'MALFORMED_REQUEST',
     ],
     [
+      'an HTTP/1.1 request without a Host header (a send: it writes nothing)',
+      () =>
+        `POST /v1/messages HTTP/1.1\r\n${auth()}Content-Type: application/json\r\nContent-Length: 37\r\n\r\n` +
+        '{"to":"@b","subject":"s","body":"b"}\n',
+      400,
+      'MALFORMED_REQUEST',
+    ],
+    [
       'a control character in a header',
       () => `GET /v1/inbox/count HTTP/1.1\r\nHost: x\r\n${auth()}X-Bad: a\u0001b\r\n\r\n`,
       400,
@@ -113,6 +121,13 @@ describe('wire-level client errors (raw sockets)', () => {
     expectEnvelope(answer.status, answer.body, { status, code });
     expect(answer.headers.toLowerCase()).toContain('content-type: application/json');
     expect(await server.eventCount()).toBe(before);
+  });
+
+  test('without a Host header the answer says to send one; HTTP/1.0 needs none', async () => {
+    const noHost = await rawRequest(`GET /v1/inbox/count HTTP/1.1\r\n${auth()}\r\n`);
+    expect(noHost.body.message).toContain('needs a Host header');
+    const http10 = await rawRequest(`GET /v1/inbox/count HTTP/1.0\r\n${auth()}\r\n`);
+    expect(http10.status).toBe(200);
   });
 
   test('the server keeps serving after them', async () => {

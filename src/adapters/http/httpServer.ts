@@ -28,7 +28,7 @@ import { viewRoutes } from './routes/viewRoutes';
 import { wakeRoutes } from './routes/wakeRoutes';
 import { WakeLatencyTracker } from './wakeLatency';
 import { WakeStreams } from './wakeStreams';
-import { clientErrorHandler, frameworkErrorHandler } from './wireErrors';
+import { clientErrorHandler, frameworkErrorHandler, missingHost } from './wireErrors';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -87,6 +87,9 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkErrorHandler(MAX_PARAM_LENGTH),
     clientErrorHandler,
+    // Node answers an HTTP/1.1 request without a Host header with a bare 400 (no body) before fastify sees it; the
+    // onRequest hook below refuses it instead, in the envelope (wireErrors.ts: missingHost).
+    http: { requireHostHeader: false },
   });
   const connections = new ConnectionDrain(app.server);
   const series = new ConsoleSeries(mailbox, metrics);
@@ -105,6 +108,7 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
   registerJsonBodyParser(app);
   app.addHook('onRequest', async (request) => {
     request.startedAt = performance.now();
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) throw missingHost();
     if (closing) throw shuttingDown();
   });
   app.addHook('onResponse', async (request, reply) => {

@@ -3,7 +3,8 @@
  * URLs fastify cannot route (bad percent-encoding, a path parameter over the
  * router's limit) and wire-level errors node's HTTP parser raises before
  * fastify sees a request (oversized headers, a garbage request line, a bad
- * chunked body, Content-Length with Transfer-Encoding, control characters).
+ * chunked body, Content-Length with Transfer-Encoding, control characters), and
+ * an HTTP/1.1 request without a Host header.
  */
 import type { Socket } from 'node:net';
 import { STATUS_CODES } from 'node:http';
@@ -20,6 +21,10 @@ export const uriTooLong = (limit: number) =>
     `A path segment of this request is longer than ${limit} characters; message ids are UUIDs and identities at most 65 characters.`,
     { limit },
   );
+
+/** HTTP/1.1 requires a Host header (RFC 9112 section 3.2); node's own refusal of one without it has no body. */
+export const missingHost = () =>
+  malformed('An HTTP/1.1 request needs a Host header (e.g. "Host: 127.0.0.1:7420"); send one, as every HTTP client does.');
 
 /** fastify's `frameworkErrors`: routing errors, answered before authentication (there is nothing to authorize). */
 export function frameworkErrorHandler(maxParamLength: number) {

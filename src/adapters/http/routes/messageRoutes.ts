@@ -7,10 +7,24 @@ import { noExtraInput, requireBody, singleValuedQuery } from './routeInput';
 
 type ById = { Params: { id: string } };
 
-/** The Idempotency-Key header becomes idempotencyKey; the same key in the body is fine, two different keys are refused. */
+/**
+ * The Idempotency-Key header becomes idempotencyKey; the same key in the body is fine, two different keys are refused.
+ * Node joins a repeated header into one value ("k1, k2"), which would be a third key that matches neither: each
+ * occurrence is read from the raw headers instead; one key given twice is that key, two keys are refused.
+ */
 function idempotencyKeyOf(request: FastifyRequest): string | undefined {
-  const header = request.headers['idempotency-key'];
-  const key = Array.isArray(header) ? header[0] : header;
+  const given = headerValues(request.raw.rawHeaders, 'idempotency-key');
+  const keys = [...new Set(given)];
+  if (keys.length > 1) {
+    throw new MailboxError(
+      'VALIDATION_FAILED',
+      'Validation failed',
+      `The Idempotency-Key header was given ${given.length} times with different keys (${keys.map((k) => `'${k}'`).join(', ')}); ` +
+        'send one key per message.',
+      { field: 'Idempotency-Key', values: keys },
+    );
+  }
+  const key = keys[0];
   const inBody = (request.body as { idempotencyKey?: unknown } | undefined)?.idempotencyKey;
   if (key !== undefined && inBody !== undefined && inBody !== key) {
     throw new MailboxError(
@@ -21,6 +35,13 @@ function idempotencyKeyOf(request: FastifyRequest): string | undefined {
     );
   }
   return key;
+}
+
+/** Every value of a header, in order (raw headers alternate names and values; names in any case). */
+function headerValues(rawHeaders: readonly string[], name: string): string[] {
+  const values: string[] = [];
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i].toLowerCase() === name) values.push(rawHeaders[i + 1]);
+  return values;
 }
 
 export function messageRoutes(app: FastifyInstance, { mailbox, metrics, wakeLatency }: HttpContext): void {

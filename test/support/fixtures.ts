@@ -25,8 +25,12 @@ export const scratchBase = (): string => (fs.existsSync('/dev/shm') ? '/dev/shm'
 
 export const createdTempDirs: string[] = [];
 
+/**
+ * Retried: a process the test ended may still be writing into its directory for a moment (Chromium's helpers into
+ * their profile: a clean clone's run once failed the docs page suite with ENOTEMPTY after every test had passed).
+ */
 export function removeTempDirs(): void {
-  for (const dir of createdTempDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+  for (const dir of createdTempDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
 }
 
 export async function memoryMailbox(config: MailboxConfigInput = {}): Promise<Mailbox> {

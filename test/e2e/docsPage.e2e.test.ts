@@ -21,7 +21,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await browser?.close();
-  if (profile) fs.rmSync(profile, { recursive: true, force: true });
+  if (profile) fs.rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }); // Chromium's helpers may still be writing
   await server.close();
 });
 

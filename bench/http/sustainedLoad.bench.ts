@@ -249,10 +249,12 @@ function cpuPerSend(before: CpuReading, after: CpuReading, pid: number, sends: n
     .map(([, thread]) => us(thread.cpuNs))
     .filter((perSend) => perSend > 0)
     .sort((a, b) => b - a);
+  let serverNs = 0;
+  for (const thread of spent.values()) serverNs += thread.cpuNs;
   const busy = after.machine.busy - before.machine.busy;
   const total = after.machine.total - before.machine.total;
   return {
-    serverUs: us(main.cpuNs) + others.reduce((sum, perSend) => sum + perSend, 0),
+    serverUs: us(serverNs), // from the threads' own times, not the sum of rounded figures
     eventLoopUs: us(main.cpuNs),
     eventLoopWaitUs: us(main.waitNs),
     otherThreadsUs: others,

@@ -23,12 +23,16 @@ export function pathBeyondDepth(value: unknown, limit = MAX_JSON_DEPTH): Array<s
   return null;
 }
 
+/** A JSON path as error envelopes name it (`field`): keys and indexes joined by dots, after `prefix`. */
+export const jsonField = (path: Array<string | number>, prefix: Array<string | number> = []): string =>
+  [...prefix, ...path].map(String).join('.');
+
 export const tooDeep = (
   path: Array<string | number>,
   prefix: Array<string | number> = [],
   limit = MAX_JSON_DEPTH,
 ): MailboxError => {
-  const field = [...prefix, ...path].map(String).join('.');
+  const field = jsonField(path, prefix);
   return new MailboxError(
     'VALIDATION_FAILED',
     'Validation failed',

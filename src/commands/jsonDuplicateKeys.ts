@@ -7,9 +7,10 @@
  * the SDK parses each line before the mailbox sees it, so a repeat there is settled by the SDK's parser.)
  *
  * A scan of the text, which JSON.parse has already accepted (so it is well-formed): keys are compared as
- * JSON.parse reads them (`"b\u006fdy"` is `body`). Linear in the text: ~1.6 µs for a 400-byte send.
+ * JSON.parse reads them (`"b\u006fdy"` is `body`). Linear in the text: ~0.5 µs for a 400-byte send, ~0.7 ms for a 900 KB body.
  */
 import { MailboxError } from '../errors';
+import { jsonField } from './jsonDepth';
 
 type Frame = { object: true; keys: Set<string>; key: string | null } | { object: false; index: number };
 
@@ -81,7 +82,7 @@ export function assertNoDuplicateKeys(text: string, prefix: Array<string | numbe
 
 /** The VALIDATION_FAILED error for the key at `path` (after `prefix`) named twice. */
 export function duplicateKeyError(path: Array<string | number>, prefix: Array<string | number> = []): MailboxError {
-  const field = [...prefix, ...path].map(String).join('.');
+  const field = jsonField(path, prefix);
   const key = String(path[path.length - 1]);
   return new MailboxError(
     'VALIDATION_FAILED',

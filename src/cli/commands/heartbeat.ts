@@ -9,6 +9,7 @@ import { cliLogger } from './cliLogger';
 import { unknownVariableWarning, unknownVariables } from './envWarnings';
 import { isMailboxError, MailboxError } from '../../errors';
 import { pathOfDuplicateKey } from '../../commands/jsonDuplicateKeys';
+import { jsonField } from '../../commands/jsonDepth';
 import {
   HEARTBEAT_ENV,
   heartbeatSettingsFromEnv,
@@ -70,11 +71,10 @@ function readAgentsFile(file: string): unknown {
   }
   const repeated = pathOfDuplicateKey(text); // JSON.parse kept the last of a repeated key: which settings were meant?
   if (repeated !== null) {
-    const field = repeated.map(String).join('.');
     throw new MailboxError(
       'VALIDATION_FAILED',
       'Invalid configuration',
-      `--agents-file ${file} names '${field}' twice; give each agent (and each of its settings) once, in one entry`,
+      `--agents-file ${file} names '${jsonField(repeated)}' twice; give each agent (and each of its settings) once, in one entry`,
       { field: '--agents-file' },
     );
   }

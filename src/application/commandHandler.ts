@@ -27,6 +27,12 @@ const MAX_ATTEMPTS = 10;
 const CONFLICT_BACKOFF: Backoff = { initialDelayMs: 2, maxDelayMs: 50, jitter: 1 };
 const UNAVAILABLE_ATTEMPTS = 3;
 const UNAVAILABLE_BACKOFF: Backoff = { initialDelayMs: 8, maxDelayMs: 50, jitter: 1 };
+/**
+ * The write side's stream states: enough streams for the messages of the last few seconds at full speed (a read,
+ * archive or reply of a fresh message needs no read of its stream), and at most 32 MiB of them however large the
+ * messages (streamStateCache.ts).
+ */
+const WRITE_SIDE_CACHE = { maxEntries: 20_000, maxBytes: 32 * 1024 * 1024 };
 
 @injectable()
 export class CommandHandler {
@@ -34,7 +40,7 @@ export class CommandHandler {
   private readonly mutex = new KeyedMutex();
 
   constructor(@inject(TOKENS.EventStore) private readonly store: EventStore) {
-    this.streams = new StreamLoader(store);
+    this.streams = new StreamLoader(store, WRITE_SIDE_CACHE);
   }
 
   /** The cached state of a stream without any I/O (it includes this process's own appends). */

@@ -52,7 +52,7 @@ const forbidden = (messageId: string) =>
   );
 
 /** Messages whose sender was looked up recently (a miss costs one stream read). */
-const SENDER_CACHE_ENTRIES = 1_000;
+const SENDER_CACHE = { maxEntries: 1_000, maxBytes: 8 * 1024 * 1024 };
 
 @injectable()
 export class DeliveryQueries {
@@ -62,7 +62,7 @@ export class DeliveryQueries {
     @inject(TOKENS.ProjectionStore) private readonly projections: ProjectionStore,
     @inject(TOKENS.EventStore) store: EventStore,
   ) {
-    this.messages = new StreamLoader(store, SENDER_CACHE_ENTRIES);
+    this.messages = new StreamLoader(store, SENDER_CACHE);
   }
 
   async delivery(actor: Actor, input: unknown): Promise<DeliveryLedger> {

@@ -78,7 +78,7 @@ export const eventToJson = (event: StoredEvent) => ({
 });
 
 /** Messages read back recently (get_message); a miss costs one stream read, never correctness. */
-const READ_SIDE_CACHE_ENTRIES = 5_000;
+const READ_SIDE_CACHE = { maxEntries: 5_000, maxBytes: 16 * 1024 * 1024 };
 
 @injectable()
 export class MailboxQueries {
@@ -93,7 +93,7 @@ export class MailboxQueries {
     @inject(TOKENS.Config) config: MailboxConfig,
     @inject(SeenMarks) private readonly seen: SeenMarks,
   ) {
-    this.messages = new StreamLoader(store, READ_SIDE_CACHE_ENTRIES);
+    this.messages = new StreamLoader(store, READ_SIDE_CACHE);
     this.cursors = CursorCodec.fromAdminToken(config.adminToken);
   }
 

@@ -6,7 +6,7 @@
  */
 import type { EventStore } from '../events/eventStore';
 import type { MailboxEvent } from '../events/types';
-import { StreamStateCache, type CachedState } from './streamStateCache';
+import { StreamStateCache, type CacheBounds, type CachedState } from './streamStateCache';
 
 export interface StreamModel<S, E extends MailboxEvent> {
   initial: () => S;
@@ -18,9 +18,9 @@ export class StreamLoader {
 
   constructor(
     private readonly store: EventStore,
-    maxEntries?: number,
+    bounds: CacheBounds,
   ) {
-    this.cache = new StreamStateCache(maxEntries);
+    this.cache = new StreamStateCache(bounds);
   }
 
   /** The remembered state of a stream without any I/O (it includes what this loader was told was appended). */

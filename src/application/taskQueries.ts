@@ -68,7 +68,7 @@ export class TaskQueries {
     @inject(TaskCommands) private readonly commands: TaskCommands,
     @inject(TOKENS.Logger) private readonly logger: Logger,
   ) {
-    this.messages = new StreamLoader(store, 1000);
+    this.messages = new StreamLoader(store, { maxEntries: 1_000, maxBytes: 8 * 1024 * 1024 });
     this.cursors = CursorCodec.fromAdminToken(config.adminToken);
   }
 

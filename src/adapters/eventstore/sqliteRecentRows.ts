@@ -13,21 +13,40 @@
 import type { LogRow } from './sqliteStatements';
 import type { SerializedEvent } from './sqliteWriter';
 
-/** A few seconds of writes at full speed; older rows are read from the file. */
+/**
+ * A few seconds of writes at full speed, and at most KEPT_BYTES of their text: a count alone held 8,192 rows of
+ * whatever size, ~490 MB of heap with 60 KB bodies (bench core/largeMessages). Older rows are read from the file.
+ */
 const KEPT = 8_192;
+const KEPT_BYTES = 16 * 1024 * 1024;
+
+/** A row's text as held (2 bytes a character at most), with the row's array and fixed fields. */
+const rowBytes = (row: LogRow): number =>
+  2 * (row[1].length + row[2].length + row[4].length + row[5].length + row[6].length) + 120;
 
 export class SqliteRecentRows {
   private readonly rows = new Map<number, LogRow>();
+  /** Positions held, oldest first (from `head`): evicting the oldest needs no scan of the Map's deleted slots. */
+  private order: number[] = [];
+  private head = 0;
+  private bytes = 0;
 
   /** The rows one append inserted (consecutive positions and revisions, ending at the given ones). */
   remember(stream: string, lastPosition: number, lastRevision: number, written: readonly SerializedEvent[]): void {
     const first = lastPosition - written.length + 1;
     written.forEach(([eventId, type, data, metadata], i) => {
-      this.rows.set(first + i, [first + i, eventId, stream, lastRevision - written.length + 1 + i, type, data, metadata]);
+      const position = first + i;
+      const row: LogRow = [position, eventId, stream, lastRevision - written.length + 1 + i, type, data, metadata];
+      const replaced = this.rows.get(position);
+      if (replaced !== undefined) this.bytes -= rowBytes(replaced);
+      else this.order.push(position);
+      this.rows.set(position, row);
+      this.bytes += rowBytes(row);
     });
-    for (const oldest of this.rows.keys()) {
-      if (this.rows.size <= KEPT) break;
-      this.rows.delete(oldest);
+    while (this.rows.size > KEPT || this.bytes > KEPT_BYTES) this.evictOldest();
+    if (this.head > 4096 && this.head * 2 > this.order.length) {
+      this.order = this.order.slice(this.head);
+      this.head = 0;
     }
   }
 
@@ -40,5 +59,18 @@ export class SqliteRecentRows {
       run.push(row);
     }
     return run;
+  }
+
+  /** Rows and estimated bytes held now. */
+  size(): { rows: number; bytes: number } {
+    return { rows: this.rows.size, bytes: this.bytes };
+  }
+
+  private evictOldest(): void {
+    const position = this.order[this.head++];
+    const row = this.rows.get(position);
+    if (row === undefined) return;
+    this.rows.delete(position);
+    this.bytes -= rowBytes(row);
   }
 }

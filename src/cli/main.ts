@@ -11,6 +11,7 @@ import { registerMcpCommand } from './commands/mcp';
 import { registerHeartbeatCommands } from './commands/heartbeat';
 import { registerAuditCommands } from './commands/audit';
 import { registerProjectionsCommands } from './commands/projections';
+import { refuseRepeatedOptions } from './commands/repeatedOptions';
 
 export function buildProgram(): Command {
   const program = new Command('mailbox')
@@ -38,7 +39,7 @@ export function buildProgram(): Command {
   registerHeartbeatCommands(program);
   registerAuditCommands(program);
   registerProjectionsCommands(program);
-  return program;
+  return refuseRepeatedOptions(program); // last: it walks every option registered above
 }
 
 export async function main(argv: string[]): Promise<void> {

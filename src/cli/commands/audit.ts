@@ -24,6 +24,7 @@ import {
 import { processIo, type AuditIo } from '../../audit/auditOutput';
 import { eventStoreSource, type LogSource } from '../../audit/logSource';
 import { openAuditLog, openJsonTextLog, openPipeline, viewsAreInMemory } from '../../compositionRoot';
+import { collecting } from './repeatedOptions';
 
 interface SourceFlags {
   url?: string;
@@ -38,13 +39,13 @@ const replayFlagsSchema = z.strictObject({
   stream: z.string().min(1).optional(),
 });
 
-const collect = (value: string, previous: string[] = []) => [
+const collect = collecting((value: string, previous: string[] = []) => [
   ...previous,
   ...value
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean),
-];
+]);
 const outputOf = (flags: SourceFlags): OutputOptions => ({ json: flags.json === true, progress: flags.progress !== false });
 
 function logger(io: AuditIo) {

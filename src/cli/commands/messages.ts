@@ -7,8 +7,7 @@ import { formatMessage, formatPage } from './format';
 import { addresseeText } from '../../events/addressing';
 import { oneMessageSchema } from '../../commands/schemas';
 import { parseInput } from '../../commands/validation';
-
-const collect = (value: string, previous: string[] = []) => [...previous, value];
+import { collect } from './repeatedOptions';
 
 interface SendOptions extends ClientOptions {
   bodyFile?: string;

@@ -18,8 +18,8 @@ export interface HttpResult<T = any> {
 export interface CallOptions {
   token?: string | null;
   body?: unknown;
-  /** A raw body sent as is (for malformed JSON tests). */
-  rawBody?: string;
+  /** A raw body sent as is (for malformed JSON tests; bytes for encoding tests). */
+  rawBody?: string | Uint8Array;
   headers?: Record<string, string>;
   /** Gives up after this long (a server that may be stopped or killed). */
   timeoutMs?: number;
@@ -34,7 +34,7 @@ export async function callUrl<T = any>(
 ): Promise<HttpResult<T>> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
-  let body: string | undefined = options.rawBody;
+  let body: string | Uint8Array | undefined = options.rawBody;
   if (options.body !== undefined) {
     body = JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';

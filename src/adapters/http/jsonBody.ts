@@ -2,12 +2,13 @@
  * Request bodies are JSON. An empty body reads as "no body" (so POST .../read
  * needs none); anything unparsable is a VALIDATION_FAILED envelope that says
  * where the JSON broke, never fastify's own error shape; so is an object that
- * names a key twice (jsonDuplicateKeys.ts).
+ * names a key twice (jsonDuplicateKeys.ts), and a body whose bytes are not UTF-8 (utf8Body.ts).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { assertJsonDepth } from '../../commands/jsonDepth';
 import { assertNoDuplicateKeys } from '../../commands/jsonDuplicateKeys';
 import { MailboxError } from '../../errors';
+import { decodeUtf8Body } from './utf8Body';
 
 export function parseJsonBody(text: string, checkDepth = true): unknown {
   if (text.trim() === '') return undefined;
@@ -38,11 +39,13 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   const parse = (request: FastifyRequest, body: string | Buffer, done: (error: Error | null, value?: unknown) => void) => {
     try {
-      done(null, parseJsonBody(body.toString(), !ENVELOPED_ROUTES.has(request.routeOptions.url ?? '')));
+      const text = typeof body === 'string' ? body : decodeUtf8Body(body, request.headers['content-type']);
+      done(null, parseJsonBody(text, !ENVELOPED_ROUTES.has(request.routeOptions.url ?? '')));
     } catch (error) {
       done(error as Error);
     }
   };
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, parse);
-  app.addContentTypeParser('*', { parseAs: 'string' }, parse);
+  // As bytes: fastify's 'string' decodes leniently (an invalid byte becomes U+FFFD); decodeUtf8Body refuses it.
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parse);
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, parse);
 }

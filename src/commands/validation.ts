@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import { MailboxError } from '../errors';
 import { assertJsonDepth } from './jsonDepth';
 import { teachingMessage } from './teachingMessages';
+import { assertWellFormedText } from './wellFormedText';
 
 type AnyDef = {
   type: string;
@@ -97,5 +98,7 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what:
   assertJsonDepth(input); // every surface, the library included; HTTP and MCP check it earlier still
   const result = schema.safeParse(input, { error: teachingMessage });
   if (!result.success) throw toMailboxError(schema, result.error, what);
+  // What was parsed, so that text decoded from a JSON string field (a task) is held to it too.
+  assertWellFormedText(result.data, what);
   return result.data;
 }

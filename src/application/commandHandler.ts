@@ -16,6 +16,12 @@ import { TOKENS } from '../tokens';
 import { KeyedMutex } from './keyedMutex';
 import { StreamLoader, type StreamModel } from './streamLoader';
 
+/** Appends are failing as UNAVAILABLE (a full disk, a store that is down): since when, and what the last one said. */
+export interface WriteFailure {
+  message: string;
+  since: string;
+}
+
 export interface Handled<S, E> {
   state: S;
   appended: E[];
@@ -38,9 +44,16 @@ const WRITE_SIDE_CACHE = { maxEntries: 20_000, maxBytes: 32 * 1024 * 1024 };
 export class CommandHandler {
   private readonly streams: StreamLoader;
   private readonly mutex = new KeyedMutex();
+  /** Set by an append that failed as UNAVAILABLE, cleared by the next one that lands (readiness reports it). */
+  private failing: WriteFailure | null = null;
 
   constructor(@inject(TOKENS.EventStore) private readonly store: EventStore) {
     this.streams = new StreamLoader(store, WRITE_SIDE_CACHE);
+  }
+
+  /** Whether the last append failed as UNAVAILABLE (null: the last one landed, or none failed). */
+  writeFailure(): WriteFailure | null {
+    return this.failing;
   }
 
   /** The cached state of a stream without any I/O (it includes this process's own appends). */
@@ -80,7 +93,12 @@ export class CommandHandler {
         const events = decision.map((event, index) => this.toNewEvent(event, index, metadata));
         for (const event of events) checkNewEvent(event, streamName); // what would not read back is never written
         try {
-          const result = await this.appendRetryingUnavailable(streamName, events, revision);
+          const result = await this.appendRetryingUnavailable(streamName, events, revision).catch((error: unknown) => {
+            if (error instanceof MailboxError && error.code === 'UNAVAILABLE')
+              this.failing = { message: error.message, since: this.failing?.since ?? metadata.at };
+            throw error;
+          });
+          this.failing = null;
           const next = model.fold(state, decision);
           this.streams.remember(streamName, { state: next, revision: result.nextExpectedRevision });
           return { state: next, appended: decision, position: result.position };

@@ -27,7 +27,7 @@ import { answerTasksInThread } from './taskAnswers';
 import { TOKENS } from '../tokens';
 import { type AgentDirectory, registryModel } from './agentDirectory';
 import { requireRole } from './authorization';
-import type { CommandHandler } from './commandHandler';
+import type { CommandHandler, WriteFailure } from './commandHandler';
 import type { Clock, IdGenerator } from './runtime';
 import { generateToken, hashToken, requestFingerprint } from './tokenHash';
 
@@ -117,6 +117,11 @@ export class MailboxCommands {
     @inject(TOKENS.ProjectionStore) private readonly projections: ProjectionStore,
     @inject(SeenMarks) private readonly seen: SeenMarks,
   ) {}
+
+  /** Whether commands' appends are failing now (a full disk, a store that is down): readiness says so. */
+  writeFailure(): WriteFailure | null {
+    return this.handler.writeFailure();
+  }
 
   async registerAgent(actor: Actor, input: unknown, options: CommandOptions = {}): Promise<Registration> {
     requireRole(actor, ['admin'], 'Registering an agent');

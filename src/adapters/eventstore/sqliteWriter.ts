@@ -1,8 +1,9 @@
 /**
  * The handle on the writer thread (sqliteWriterThread.ts): sends one group of
  * appends at a time, answers each with its result or its own error rebuilt on
- * this side (a stale expectation is a ConcurrencyConflict, as before; any
- * other error keeps its message and SQLite code), and refuses loudly once the
+ * this side (a stale expectation is a ConcurrencyConflict, as before; a
+ * condition of the storage, such as a full disk, is UNAVAILABLE: sqliteErrors.ts;
+ * any other error keeps its message and SQLite code), and refuses loudly once the
  * thread is gone: a thread that died (or a store that closed) takes no more
  * appends, and the appends it had are rejected, never left waiting.
  */
@@ -10,6 +11,7 @@ import { Worker } from 'node:worker_threads';
 import { ConcurrencyConflict } from '../../errors';
 import { describeExpected, type AppendResult, type ExpectedRevision } from '../../events/eventStore';
 import type { NewEvent } from '../../events/types';
+import { translateSqliteWriteError } from './sqliteErrors';
 import { WRITER_THREAD_SOURCE } from './sqliteWriterThread';
 import { defaultSqliteDriver, type SqliteDriver } from '../../support/sqlite/sqliteDriver';
 
@@ -51,7 +53,7 @@ function rebuild(error: ThreadError, append?: WriterAppend): Error {
   const rebuilt = new Error(error.message) as Error & { code?: string };
   if (error.code) rebuilt.code = error.code;
   if (error.name) rebuilt.name = error.name;
-  return rebuilt;
+  return translateSqliteWriteError(rebuilt); // a full disk, an I/O error...: 503, not 500 (sqliteErrors.ts)
 }
 
 export class SqliteWriter {

@@ -14,10 +14,13 @@ const CHECK_TIMEOUT_MS = 2000;
 export interface Readiness {
   /** False: 503, take the node out of rotation. */
   ready: boolean;
-  /** 'degraded': serving, but a command's views lagged behind its write and have not caught up yet. */
+  /**
+   * 'degraded': serving, but a command's views lagged behind its write and have not caught up yet, or commands'
+   * writes are failing (eventStore.writes: a full disk, say) while reads are served.
+   */
   status: 'ready' | 'degraded' | 'not ready';
   checks: {
-    eventStore: { ok: boolean; head?: string | null; error?: string };
+    eventStore: { ok: boolean; head?: string | null; error?: string; writes?: { failing: string; since: string } };
     projectionStore: { ok: boolean; backend: 'memory' | 'sqlite' | 'redis'; checkpoint?: string | null; error?: string };
     projections: {
       ok: boolean;
@@ -55,8 +58,13 @@ export async function checkReadiness(mailbox: MailboxServices): Promise<Readines
     within('projection store', () => mailbox.projections.checkpoint()),
   ]);
   const status = mailbox.runner.getStatus();
+  const failure = mailbox.commands.writeFailure();
+  // Reads answer while writes fail (a full disk): the store is up for reads, and the failing writes are said.
+  const writes = failure === null ? {} : { writes: { failing: failure.message, since: failure.since } };
   const eventStore =
-    head.status === 'fulfilled' ? { ok: true, head: head.value?.toString() ?? null } : { ok: false, error: message(head.reason) };
+    head.status === 'fulfilled'
+      ? { ok: true, head: head.value?.toString() ?? null, ...writes }
+      : { ok: false, error: message(head.reason), ...writes };
   const backend = mailbox.projections.backend; // the store the mailbox runs on, not a guess from the config
   const damage = mailbox.projections.damage?.() ?? null;
   const projectionStore =
@@ -83,7 +91,7 @@ export async function checkReadiness(mailbox: MailboxServices): Promise<Readines
   const ready = eventStore.ok && projectionStore.ok && projections.ok;
   return {
     ready,
-    status: !ready ? 'not ready' : status.lagging ? 'degraded' : 'ready',
+    status: !ready ? 'not ready' : status.lagging || failure !== null ? 'degraded' : 'ready',
     checks: { eventStore, projectionStore, projections },
   };
 }

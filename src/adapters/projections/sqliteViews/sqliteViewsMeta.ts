@@ -79,7 +79,9 @@ export class SqliteViewsMeta {
       this.commit.run();
       return result;
     } catch (error) {
-      this.rollback.run();
+      // SQLite may have rolled it back itself (a full disk ends the transaction): a ROLLBACK then fails with 'no
+      // transaction is active', which replaced the error that says why (the projector logged that, not the disk).
+      if (this.db.inTransaction) this.rollback.run();
       throw error;
     }
   }

@@ -1,4 +1,4 @@
-import { approximateBytes } from '../support/approximateBytes';
+import { approximateBytes, type WeightMemo } from '../support/approximateBytes';
 
 /** Folded stream states by stream name, so a command reads only the events appended since it last looked. */
 export interface CachedState<S> {
@@ -54,6 +54,8 @@ export class StreamStateCache {
   private old = new Generation();
   private readonly generationEntries: number;
   private readonly generationBytes: number;
+  /** States are never changed in place (a fold copies what it changes): what a state shares with the last is weighed once. */
+  private readonly weights: WeightMemo = new WeakMap();
 
   constructor({ maxEntries, maxBytes }: CacheBounds) {
     this.generationEntries = Math.max(1, Math.floor(maxEntries / 2));
@@ -70,7 +72,7 @@ export class StreamStateCache {
   }
 
   set<S>(streamName: string, entry: CachedState<S>): void {
-    this.remember(streamName, { entry, bytes: approximateBytes(entry.state) });
+    this.remember(streamName, { entry, bytes: approximateBytes(entry.state, this.weights) });
   }
 
   delete(streamName: string): void {

@@ -27,4 +27,36 @@ describe('approximateBytes', () => {
     expect(approximateBytes(null)).toBeGreaterThan(0);
     expect(approximateBytes(12n)).toBeGreaterThan(0);
   });
+
+  it('weighs a large Map by a sample of its entries (the domain keeps one small shape per identity in them)', () => {
+    const entry = (i: number) => [`@agent-${String(i).padStart(5, '0')}`, { readAt: null, archivedAt: null }] as const;
+    const walked = (size: number) => {
+      let bytes = 0;
+      for (let i = 0; i < size; i++) bytes += approximateBytes(new Map([entry(i)])) - approximateBytes(new Map());
+      return bytes;
+    };
+    const recipients = new Map(Array.from({ length: 1_000 }, (_u, i) => entry(i)));
+    const estimate = approximateBytes(recipients) - approximateBytes(new Map());
+    expect(estimate).toBeGreaterThan(0.95 * walked(1_000));
+    expect(estimate).toBeLessThan(1.05 * walked(1_000));
+  });
+
+  it('with a memo, weighs an object shared by successive states once, and gives the same figure as without', () => {
+    const sent = {
+      messageId: 'm',
+      from: '@a',
+      subject: 's',
+      body: 'x'.repeat(5_000),
+      priority: 'normal',
+      threadId: 't',
+      tags: ['a'],
+      sentAt: 'now',
+    };
+    const memo = new WeakMap<object, number>();
+    const first = approximateBytes({ sent, recipients: new Map([['@b', { readAt: null }]]) }, memo);
+    expect(memo.get(sent)).toBe(approximateBytes(sent));
+    const next = approximateBytes({ sent, recipients: new Map([['@b', { readAt: 'now' }]]) }, memo);
+    expect(next).toBe(approximateBytes({ sent, recipients: new Map([['@b', { readAt: 'now' }]]) }));
+    expect(next).toBeGreaterThan(first - 100);
+  });
 });

@@ -167,13 +167,20 @@ export function translateStartupError(error: unknown, config: MailboxConfig): un
       { cause: error },
     );
   }
+  const storage = sqliteStorageCondition(error);
+  if (storage !== null) {
+    const { where, variable } = sqliteLocation(config);
+    return new StartupError(
+      `${where}: ${storage} (SQLite: ${(error as Error).message.split('\n')[0]}); ${
+        storage.startsWith('the disk is full') ? 'free disk space there, or ' : ''
+      }set ${variable} to a writable place with room.`,
+      { variable },
+      { cause: error },
+    );
+  }
   // libsql reports an unopenable file as ConnectionFailed(..., 14) (SQLITE_CANTOPEN); better-sqlite3 as 'unable to open database file'.
   if (error instanceof Error && /ConnectionFailed|SQLITE_CANTOPEN|unable to open database/i.test(error.message)) {
-    const where =
-      config.eventStoreUrl === undefined
-        ? `MAILBOX_DATA_DIR='${config.dataDir}'`
-        : `MAILBOX_EVENTSTORE_URL='${config.eventStoreUrl}'`;
-    const variable = config.eventStoreUrl === undefined ? 'MAILBOX_DATA_DIR' : 'MAILBOX_EVENTSTORE_URL';
+    const { where, variable } = sqliteLocation(config);
     return new StartupError(
       `${where}: SQLite cannot open its file (${error.message.split('\n')[0]}); set ${variable} to a writable ` + 'place.',
       { variable },
@@ -181,4 +188,24 @@ export function translateStartupError(error: unknown, config: MailboxConfig): un
     );
   }
   return error;
+}
+
+/** The variable that placed the SQLite files, with its value: the data dir, or a sqlite: event store URL. */
+function sqliteLocation(config: MailboxConfig): { where: string; variable: string } {
+  return config.eventStoreUrl === undefined
+    ? { where: `MAILBOX_DATA_DIR='${config.dataDir}'`, variable: 'MAILBOX_DATA_DIR' }
+    : { where: `MAILBOX_EVENTSTORE_URL='${config.eventStoreUrl}'`, variable: 'MAILBOX_EVENTSTORE_URL' };
+}
+
+/**
+ * A condition of the disk SQLite met while the stores were opened (a full disk printed a stack trace before): what
+ * to say of it, or null. (While serving, the same codes are 503s: adapters/eventstore/sqliteErrors.ts.)
+ */
+function sqliteStorageCondition(error: unknown): string | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return null;
+  if (/^SQLITE_FULL\b/.test(code)) return 'the disk is full';
+  if (code.startsWith('SQLITE_IOERR')) return 'the disk failed a read or write (an I/O error)';
+  if (code.startsWith('SQLITE_READONLY')) return 'a file there, or the disk, is read-only';
+  return null;
 }

@@ -4,7 +4,8 @@
  * writes are failing (status degraded) while reads go on; and the send wrote nothing, for either recipient.
  * The full disk is a file size limit on the server's process (`ulimit -f`, with SIGXFSZ ignored so that a write
  * past it fails instead of killing the process), which no unprivileged test could get from a real filesystem.
- * Large bodies make the log reach it long before the views file does.
+ * Large bodies make the log reach it long before the views file does; small ones, the views file. And a start on a
+ * disk that is already full says so in one line (it printed a stack trace).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -30,12 +31,9 @@ async function call(method: string, pathname: string, token?: string, body?: unk
   return { status: response.status, body: (text ? JSON.parse(text) : null) as Record<string, any> };
 }
 
-/** `mailbox serve` whose files may not grow past FILE_LIMIT_KIB: the first to reach it meets a full disk. */
-async function startLimitedServer(awaitProjectionMs: number): Promise<void> {
-  output = '';
-  const port = await freePort();
-  url = `http://127.0.0.1:${port}`;
-  const node = [
+/** `mailbox serve` as a shell command line (compiled output mapped to the sources, as the other e2e tests run it). */
+const serveCommand = () =>
+  [
     process.execPath,
     '-r',
     path.join(ROOT, 'test/support/tsRequireHook.js'),
@@ -46,7 +44,13 @@ async function startLimitedServer(awaitProjectionMs: number): Promise<void> {
   ]
     .map((arg) => `'${arg}'`)
     .join(' ');
-  child = spawn('/bin/sh', ['-c', `trap '' XFSZ; ulimit -f ${FILE_LIMIT_KIB}; exec ${node}`], {
+
+/** `mailbox serve` whose files may not grow past FILE_LIMIT_KIB: the first to reach it meets a full disk. */
+async function startLimitedServer(awaitProjectionMs: number): Promise<void> {
+  output = '';
+  const port = await freePort();
+  url = `http://127.0.0.1:${port}`;
+  child = spawn('/bin/sh', ['-c', `trap '' XFSZ; ulimit -f ${FILE_LIMIT_KIB}; exec ${serveCommand()}`], {
     env: {
       PATH: process.env.PATH,
       MAILBOX_PORT: String(port),
@@ -157,3 +161,21 @@ test('a full disk under the views: the send is durable and says its views lag, a
   // (A write past a file size limit fails with EFBIG, which SQLite reports as an I/O error; ENOSPC as a full disk.)
   expect(readiness.body.projections.lastError).toMatch(/^(disk I\/O error|database or disk is full)$/);
 }, 120_000);
+
+test('a start on a full disk: one line naming MAILBOX_DATA_DIR and the full disk, exit code 2, no stack trace', async () => {
+  const dataDir = tempDir();
+  const started = spawn('/bin/sh', ['-c', `trap '' XFSZ; ulimit -f 16; exec ${serveCommand()}`], {
+    env: { PATH: process.env.PATH, MAILBOX_PORT: '0', MAILBOX_DATA_DIR: dataDir, MAILBOX_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(started);
+  let stderr = '';
+  started.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => started.once('exit', resolve));
+  expect(code).toBe(2);
+  const lines = stderr.trimEnd().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(/^mailbox: MAILBOX_DATA_DIR='.*': the disk (is full|failed a read or write)/);
+  expect(lines[0]).toContain('set MAILBOX_DATA_DIR to a writable place with room');
+  expect(stderr).not.toMatch(/\n\s+at /);
+}, 60_000);

@@ -13,6 +13,7 @@ import { boundHandlers } from './handlerTimeout';
 import { requestLimitOf, type HttpContext } from './httpContext';
 import { routeNotFound, sendEnvelope, toMailboxError } from './httpErrors';
 import { registerJsonBodyParser } from './jsonBody';
+import { assertQueryDecodable, queryOf } from './queryEncoding';
 import { MailboxMetrics } from './metrics';
 import { RateLimiter } from './rateLimiter';
 import { ConsoleSeries } from './consoleSeries';
@@ -110,6 +111,7 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
     request.startedAt = performance.now();
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) throw missingHost();
     if (closing) throw shuttingDown();
+    assertQueryDecodable(queryOf(request.url)); // fastify's parser keeps what it cannot decode as written
   });
   app.addHook('onResponse', async (request, reply) => {
     metrics.request(

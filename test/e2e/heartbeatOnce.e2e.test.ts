@@ -57,3 +57,22 @@ test('an agents file that names an agent twice is refused at start, naming it (n
   expect(run.stdout).toBe('');
   expect(run.stderr).toContain(`--agents-file ${file} names '@b' twice; give each agent (and each of its settings) once`);
 });
+
+test('an agents file that is not UTF-8 is refused at start, naming the byte (not read with U+FFFD in its place)', async () => {
+  const file = `${dataDir}/agents-latin1.json`;
+  const text = '{"@b": {"webhook": "http://127.0.0.1:9/caf\xe9"}, "@c": {"optOut": true}}';
+  fs.writeFileSync(file, Buffer.from(text, 'latin1'));
+  const run = await runCli(['heartbeat', '--once', '--agents-file', file], { MAILBOX_DATA_DIR: dataDir });
+  expect(run.code).toBe(2);
+  expect(run.stdout).toBe('');
+  expect(run.stderr.trim().split('\n')).toHaveLength(1);
+  expect(JSON.parse(run.stderr)).toEqual({
+    error: 'Invalid configuration',
+    code: 'VALIDATION_FAILED',
+    message:
+      `--agents-file ${file} is not UTF-8: byte 0xE9 at offset ${text.indexOf('\xe9')} is not part of a UTF-8 character; ` +
+      'convert it (e.g. iconv -f latin1 -t utf-8) and start again',
+    field: '--agents-file',
+    offset: text.indexOf('\xe9'),
+  });
+});

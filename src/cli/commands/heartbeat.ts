@@ -10,6 +10,7 @@ import { unknownVariableWarning, unknownVariables } from './envWarnings';
 import { isMailboxError, MailboxError } from '../../errors';
 import { pathOfDuplicateKey } from '../../commands/jsonDuplicateKeys';
 import { jsonField } from '../../commands/jsonDepth';
+import { firstInvalidUtf8Offset, invalidByteAt } from '../../support/utf8';
 import {
   HEARTBEAT_ENV,
   heartbeatSettingsFromEnv,
@@ -50,14 +51,25 @@ const FLAG_OF: Record<string, string> = {
 };
 
 function readAgentsFile(file: string): unknown {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    bytes = fs.readFileSync(file);
   } catch (error) {
     throw new MailboxError('VALIDATION_FAILED', 'Invalid configuration', `--agents-file ${file}: ${(error as Error).message}`, {
       field: '--agents-file',
     });
   }
+  const invalid = firstInvalidUtf8Offset(bytes); // read as 'utf8', an invalid byte became U+FFFD: a webhook URL or hook changed
+  if (invalid !== -1) {
+    throw new MailboxError(
+      'VALIDATION_FAILED',
+      'Invalid configuration',
+      `--agents-file ${file} is not UTF-8: ${invalidByteAt(bytes, invalid)} is not part of a UTF-8 character; ` +
+        'convert it (e.g. iconv -f latin1 -t utf-8) and start again',
+      { field: '--agents-file', offset: invalid },
+    );
+  }
+  const text = bytes.toString('utf8');
   let agents: unknown;
   try {
     agents = JSON.parse(text);

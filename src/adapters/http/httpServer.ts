@@ -29,6 +29,7 @@ import { viewRoutes } from './routes/viewRoutes';
 import { wakeRoutes } from './routes/wakeRoutes';
 import { WakeLatencyTracker } from './wakeLatency';
 import { WakeStreams } from './wakeStreams';
+import { refuseQueryOnWrites } from './writeQuery';
 import { clientErrorHandler, frameworkErrorHandler, missingHost } from './wireErrors';
 
 declare module 'fastify' {
@@ -154,6 +155,7 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
   app.register(async (scope) => {
     recordHttpRejections(scope, mailbox.rejections, { requestLimit: context.requestLimit, timeoutMs: config.requestTimeoutMs });
     requireBearer(scope, mailbox.authenticator, limiter);
+    refuseQueryOnWrites(scope);
     for (const register of [agentRoutes, messageRoutes, taskRoutes, viewRoutes, wakeRoutes, auditStreamRoutes])
       register(scope, context);
     consoleApiRoutes(scope, context, series);

@@ -111,10 +111,14 @@ function operation(spec: RouteSpec): Json {
       : {}),
     responses: {
       [String(spec.success.status)]: { description: spec.success.description, content: successContent(spec) },
-      ...errorResponses(spec.errors),
+      ...errorResponses(withWriteQueryRefusal(spec)),
     },
   };
 }
+
+/** Every write refuses a query parameter with UNKNOWN_FIELD (writeQuery.ts), whatever else its input allows. */
+const withWriteQueryRefusal = ({ method, errors }: RouteSpec): readonly ErrorCode[] =>
+  method === 'get' || errors.includes('UNKNOWN_FIELD') ? errors : [...errors, 'UNKNOWN_FIELD'];
 
 export function buildOpenApiDocument(): Json {
   const paths: Record<string, Record<string, Json>> = {};

@@ -29,6 +29,7 @@ import { WakeWatcher } from './wakeWatcher';
 import type { WakeRecorder } from '../application/wakeRecorder';
 import { UnwokenEscalation, wakeVia, type EscalationReport } from './unwokenEscalation';
 import { ReplyOverdueEscalation, type ReplyOverdueReport } from './replyOverdueEscalation';
+import { isEmpty, settingsForNobody, type SettingsForNobody } from './settingsForNobody';
 
 /** What the daemon reads: a Mailbox satisfies this, and so do the stores opened by `mailbox heartbeat`. */
 export interface HeartbeatSources {
@@ -52,6 +53,8 @@ export interface TickReport {
   withUnread: number;
   /** Identities that have mail but were never registered (direct sends in permissive mode): not agents, never nudged. */
   unregisteredWithMail: number;
+  /** Identities the settings name (opt-out, agents file) that are not registered, or retired: applied to nobody. */
+  settingsForNobody: SettingsForNobody;
   verdicts: Partial<Record<Verdict, number>>;
   /** Identities nudged by this tick (dispatched; see `settled()` for delivery). */
   nudged: string[];
@@ -76,6 +79,8 @@ export class HeartbeatDaemon {
   /** Registered, not retired, not opted out: who an escalation may nudge (refreshed every tick). */
   private nudgeable = new Set<string>();
   private lastReport: TickReport | null = null;
+  /** What the last warning about settings that apply to nobody said (warned again only when it changes). */
+  private warnedForNobody = '';
   private lastError: string | null = null;
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<unknown> | null = null;
@@ -117,6 +122,8 @@ export class HeartbeatDaemon {
     this.nudgeable = new Set(
       agents.filter((agent) => !agent.retired && !this.policy.optedOut.has(agent.identity)).map((agent) => agent.identity),
     );
+    const forNobody = settingsForNobody(this.settings, agents);
+    this.warnForNobody(forNobody);
     await this.wakes.watch(counts.filter((agent) => !retired.has(agent.identity)).map((agent) => agent.identity));
     const snapshots = await mapBounded(counts, LOOKUP_CONCURRENCY, async (agent): Promise<AgentSnapshot> => {
       const screened = { ...agent, lastWakeAt: this.wakes.lastWakeFor(agent.identity), retired: retired.has(agent.identity) };
@@ -150,6 +157,7 @@ export class HeartbeatDaemon {
       agents: counts.length,
       withUnread,
       unregisteredWithMail: allCounts.length - counts.length,
+      settingsForNobody: forNobody,
       verdicts,
       nudged: toNudge.map((decision) => decision.identity),
       pipeline,
@@ -167,6 +175,23 @@ export class HeartbeatDaemon {
     this.lastReport = report;
     this.lastError = null;
     return report;
+  }
+
+  /** Says once (and again when it changes) which configured identities no active agent answers to. */
+  private warnForNobody(forNobody: SettingsForNobody): void {
+    const said = JSON.stringify(forNobody);
+    if (said === this.warnedForNobody) return;
+    this.warnedForNobody = said;
+    if (isEmpty(forNobody)) return;
+    const parts = [
+      forNobody.unregistered.length > 0 ? `not registered: ${forNobody.unregistered.join(', ')}` : null,
+      forNobody.retired.length > 0 ? `retired: ${forNobody.retired.join(', ')}` : null,
+    ].filter((part): part is string => part !== null);
+    this.logger.warn(
+      { ...forNobody },
+      `heartbeat settings (--opt-out, --agents-file) name identities that no active agent answers to (${parts.join('; ')}); ` +
+        'their entries apply to nobody: check the spelling, or register the agent',
+    );
   }
 
   /** Resolves once every nudge dispatched so far was delivered or finally failed. */

@@ -21,7 +21,7 @@ function fakeClock() {
   return { clock: { now: () => new Date(now) }, at: (ms: number) => (now = T0 + ms) };
 }
 
-async function setup(settings: Record<string, unknown> = {}) {
+async function setup(settings: Record<string, unknown> = {}, logger = silent) {
   const time = fakeClock();
   const mailbox = await createMailbox(
     { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' },
@@ -30,7 +30,7 @@ async function setup(settings: Record<string, unknown> = {}) {
   const target = new RecordingNudgeTarget();
   const heartbeat = await startHeartbeat(mailbox, {
     targets: [target],
-    logger: silent,
+    logger,
     clock: time.clock,
     schedule: false,
     settings: { idleMs: 10 * MIN, cooldownMs: 15 * MIN, wakeGraceMs: MIN, metricsPort: null, wakeSlaMs: NO_ALARM, ...settings },
@@ -105,6 +105,41 @@ describe('heartbeat nudges', () => {
     s.at(120 * MIN);
     expect((await tickAndSettle(heartbeat)).verdicts).toEqual({ no_mail: 3 });
     expect(s.target.nudges.map((n) => n.identity)).toEqual(['@b', '@b']);
+  });
+
+  test('settings naming an unregistered or retired identity: reported each tick, warned once per change', async () => {
+    const logs: Array<{ level: number; msg: string; unregistered?: string[]; retired?: string[] }> = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => logs.push(JSON.parse(line)) });
+    const s = await setup(
+      { optOut: ['@c', '@bb'], agents: { '@zz': { optOut: true }, '@d': { optOut: true } }, wakeGraceMs: 0 },
+      logger,
+    );
+    ({ mailbox, heartbeat } = s);
+    const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c', '@d']);
+    await a.send({ to: 'AGENT:*', subject: 'all', body: 'x' });
+    await mailbox.asActor(ADMIN_ACTOR).retireAgent('@d');
+    s.at(MIN);
+    const first = await tickAndSettle(heartbeat);
+    expect(first.settingsForNobody).toEqual({ unregistered: ['@bb', '@zz'], retired: ['@d'] });
+    expect(first.nudged).toEqual(['@b']); // the settings that name someone still apply
+    const warnings = () => logs.filter((entry) => entry.msg.startsWith('heartbeat settings'));
+    expect(warnings()).toEqual([
+      expect.objectContaining({
+        level: 40,
+        unregistered: ['@bb', '@zz'],
+        retired: ['@d'],
+        msg:
+          'heartbeat settings (--opt-out, --agents-file) name identities that no active agent answers to ' +
+          '(not registered: @bb, @zz; retired: @d); their entries apply to nobody: check the spelling, or register the agent',
+      }),
+    ]);
+    s.at(2 * MIN);
+    expect((await tickAndSettle(heartbeat)).settingsForNobody).toEqual(first.settingsForNobody);
+    expect(warnings()).toHaveLength(1); // the same news is not repeated every tick
+    await registerAgents(mailbox, ['@zz']);
+    s.at(3 * MIN);
+    expect((await tickAndSettle(heartbeat)).settingsForNobody).toEqual({ unregistered: ['@bb'], retired: ['@d'] });
+    expect(warnings().map((entry) => entry.unregistered)).toEqual([['@bb', '@zz'], ['@bb']]);
   });
 
   test('an agent that read recently is left alone until it has been idle for the threshold', async () => {

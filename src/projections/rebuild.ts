@@ -44,6 +44,9 @@ export interface RebuildResult {
   previous: string;
   events: number;
   checkpoint: bigint | null;
+  /** From the start to the switch: building and catching up (the rate of a rebuild is events / buildMs). */
+  buildMs: number;
+  /** From the start to the end, the wait before the previous generation is dropped included. */
   ms: number;
   /** True when the live projector was behind (or absent) and the switch did not wait for it. */
   forced: boolean;
@@ -106,6 +109,7 @@ export async function rebuildProjections(
           () => progress('switching'),
         );
     progress('switched');
+    const buildMs = Date.now() - started;
     if (dropPreviousAfterMs !== null && outcome.previous !== generation.name) {
       await sleep(dropPreviousAfterMs);
       await generations.drop(outcome.previous);
@@ -115,6 +119,7 @@ export async function rebuildProjections(
       previous: outcome.previous,
       events,
       checkpoint: await generation.checkpoint(),
+      buildMs,
       ms: Date.now() - started,
       forced: outcome.forced,
       logIdentity,

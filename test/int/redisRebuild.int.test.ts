@@ -161,7 +161,7 @@ describe('blue/green rebuild of the Redis views', () => {
     expect(lines[lines.length - 1]).toMatch(
       new RegExp(
         `^rebuilt 3000 events into ${ns}:v2: in \\d+ ms \\(\\d+ events/s\\); ` +
-          `previous generation ${ns}:v1: deleted; no live projector was following, switched without it$`,
+          `previous generation ${ns}:v1: deleted after the 0 ms grace; no live projector was following, switched without it$`,
       ),
     );
 

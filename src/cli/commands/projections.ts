@@ -108,9 +108,9 @@ export async function runRebuild(rawFlags: Record<string, unknown>, io: Projecti
       },
     });
     io.stdout.write(
-      `rebuilt ${result.events} events into ${result.generation} in ${result.ms} ms ` +
-        `(${Math.round((result.events / Math.max(result.ms, 1)) * 1000)} events/s); previous generation ${result.previous} ` +
-        `${flags.keepPrevious ? 'kept' : 'deleted'}${
+      `rebuilt ${result.events} events into ${result.generation} in ${result.buildMs} ms ` +
+        `(${Math.round((result.events / Math.max(result.buildMs, 1)) * 1000)} events/s); previous generation ${result.previous} ` +
+        `${flags.keepPrevious ? 'kept' : `deleted after the ${flags.graceMs} ms grace`}${
           result.tookOverFrom
             ? `; took the namespace over from log ${result.tookOverFrom}`
             : result.forced

@@ -8,8 +8,7 @@
  * disk that is already full says so in one line (it printed a stack trace).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { ROOT } from '../support/builtCli';
+import { cliOnSources } from '../support/builtCli';
 import { ADMIN_TOKEN, tempDir } from '../support/fixtures';
 import { freePort } from '../support/redisServer';
 
@@ -32,18 +31,7 @@ async function call(method: string, pathname: string, token?: string, body?: unk
 }
 
 /** `mailbox serve` as a shell command line (compiled output mapped to the sources, as the other e2e tests run it). */
-const serveCommand = () =>
-  [
-    process.execPath,
-    '-r',
-    path.join(ROOT, 'test/support/tsRequireHook.js'),
-    '-r',
-    path.join(ROOT, 'test/support/distToSrc.js'),
-    path.join(ROOT, 'bin/mailbox.js'),
-    'serve',
-  ]
-    .map((arg) => `'${arg}'`)
-    .join(' ');
+const serveCommand = () => [process.execPath, ...cliOnSources('serve')].map((arg) => `'${arg}'`).join(' ');
 
 /** `mailbox serve` whose files may not grow past FILE_LIMIT_KIB: the first to reach it meets a full disk. */
 async function startLimitedServer(awaitProjectionMs: number): Promise<void> {

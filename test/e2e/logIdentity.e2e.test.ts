@@ -8,7 +8,6 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { parseConfig, type MailboxConfigInput } from '../../src/config';
@@ -16,11 +15,11 @@ import { startServer, type RunningServer } from '../../src/server';
 import { isStartupError } from '../../src/startupError';
 import { createMailbox } from '../../src/mailbox';
 import { ADMIN_TOKEN, silentLogger, tempDir } from '../support/fixtures';
+import { cliOnSources } from '../support/builtCli';
 import { EsdbDouble } from '../support/esdbDouble/esdbDouble';
 import { freePort, startRedis, type TestRedis } from '../support/redisServer';
 import { subscribe } from './wakeSubscriber';
 
-const ROOT = path.resolve(__dirname, '../..');
 let redis: TestRedis;
 let client: Redis;
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -101,21 +100,10 @@ async function snapshot(ns: string): Promise<Record<string, string>> {
 /** The real CLI entry point (bin/mailbox.js) on the sources: exit code and stderr. */
 function spawnServe(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      [
-        '-r',
-        path.join(ROOT, 'test/support/tsRequireHook.js'),
-        '-r',
-        path.join(ROOT, 'test/support/distToSrc.js'),
-        path.join(ROOT, 'bin/mailbox.js'),
-        'serve',
-      ],
-      {
-        env: { PATH: process.env.PATH, MAILBOX_PORT: '0', MAILBOX_ADMIN_TOKEN: ADMIN_TOKEN, MAILBOX_LOG_LEVEL: 'silent', ...env },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      },
-    );
+    const child = spawn(process.execPath, cliOnSources('serve'), {
+      env: { PATH: process.env.PATH, MAILBOX_PORT: '0', MAILBOX_ADMIN_TOKEN: ADMIN_TOKEN, MAILBOX_LOG_LEVEL: 'silent', ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), 30_000); // a server that started instead of refusing
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -318,29 +306,18 @@ test("a running mailbox frozen long enough to be taken over: on resume it stops 
   const ns = namespace();
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(
-    process.execPath,
-    [
-      '-r',
-      path.join(ROOT, 'test/support/tsRequireHook.js'),
-      '-r',
-      path.join(ROOT, 'test/support/distToSrc.js'),
-      path.join(ROOT, 'bin/mailbox.js'),
-      'serve',
-    ],
-    {
-      env: {
-        PATH: process.env.PATH,
-        MAILBOX_PORT: String(port),
-        MAILBOX_ADMIN_TOKEN: ADMIN_TOKEN,
-        MAILBOX_LOG_LEVEL: 'info',
-        MAILBOX_DATA_DIR: tempDir(),
-        MAILBOX_REDIS_URL: redis.url,
-        MAILBOX_REDIS_NAMESPACE: ns,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  const child = spawn(process.execPath, cliOnSources('serve'), {
+    env: {
+      PATH: process.env.PATH,
+      MAILBOX_PORT: String(port),
+      MAILBOX_ADMIN_TOKEN: ADMIN_TOKEN,
+      MAILBOX_LOG_LEVEL: 'info',
+      MAILBOX_DATA_DIR: tempDir(),
+      MAILBOX_REDIS_URL: redis.url,
+      MAILBOX_REDIS_NAMESPACE: ns,
     },
-  );
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -52,6 +52,19 @@ export function ensureBuilt(): void {
   }
 }
 
+/**
+ * Node's arguments that run `bin/mailbox.js <args>` on the sources (the compiled entry point, its modules mapped back
+ * to src/ by the require hooks): for tests that start the real CLI as a child process without a fresh build.
+ */
+export const cliOnSources = (...args: string[]): string[] => [
+  '-r',
+  path.join(ROOT, 'test/support/tsRequireHook.js'),
+  '-r',
+  path.join(ROOT, 'test/support/distToSrc.js'),
+  MAILBOX_BIN,
+  ...args,
+];
+
 export interface CliRun {
   code: number | null;
   stdout: string;

@@ -12,6 +12,7 @@ import { isMailboxError } from './errors';
 import { StartupError, isStartupError } from './startupError';
 import { isEsdbUrl } from './adapters/eventstore/esdbClientCompat';
 import { esdbSettings } from './adapters/eventstore/esdbSettings';
+import { storageConditionOf, type StorageCondition } from './adapters/eventstore/sqliteErrors';
 import { validateRedisUrl } from './adapters/projections/redisConnection';
 
 const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
@@ -167,12 +168,13 @@ export function translateStartupError(error: unknown, config: MailboxConfig): un
       { cause: error },
     );
   }
-  const storage = sqliteStorageCondition(error);
-  if (storage !== null) {
+  const condition = storageConditionOf(error);
+  const storage = condition === null ? undefined : AT_START[condition];
+  if (storage !== undefined) {
     const { where, variable } = sqliteLocation(config);
     return new StartupError(
       `${where}: ${storage} (SQLite: ${(error as Error).message.split('\n')[0]}); ${
-        storage.startsWith('the disk is full') ? 'free disk space there, or ' : ''
+        condition === 'full' ? 'free disk space there, or ' : ''
       }set ${variable} to a writable place with room.`,
       { variable },
       { cause: error },
@@ -198,14 +200,12 @@ function sqliteLocation(config: MailboxConfig): { where: string; variable: strin
 }
 
 /**
- * A condition of the disk SQLite met while the stores were opened (a full disk printed a stack trace before): what
- * to say of it, or null. (While serving, the same codes are 503s: adapters/eventstore/sqliteErrors.ts.)
+ * A condition of the disk SQLite met while the stores were opened (a full disk printed a stack trace before), as
+ * said at start (an unopenable file has its own line above; a lock is left as it was). While serving, the same
+ * conditions are 503s: adapters/eventstore/sqliteErrors.ts.
  */
-function sqliteStorageCondition(error: unknown): string | null {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string') return null;
-  if (/^SQLITE_FULL\b/.test(code)) return 'the disk is full';
-  if (code.startsWith('SQLITE_IOERR')) return 'the disk failed a read or write (an I/O error)';
-  if (code.startsWith('SQLITE_READONLY')) return 'a file there, or the disk, is read-only';
-  return null;
-}
+const AT_START: Partial<Record<StorageCondition, string>> = {
+  full: 'the disk is full',
+  io: 'the disk failed a read or write (an I/O error)',
+  readonly: 'a file there, or the disk, is read-only',
+};

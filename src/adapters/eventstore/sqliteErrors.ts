@@ -10,24 +10,40 @@
  */
 import { MailboxError } from '../../errors';
 
-const STORAGE_CONDITIONS: ReadonlyArray<readonly [code: RegExp, what: string]> = [
-  [/^SQLITE_FULL\b/, 'the disk holding it is full (free disk space on the server)'],
-  [/^SQLITE_IOERR/, 'the disk holding it failed a read or write (an I/O error)'],
-  [/^SQLITE_READONLY/, 'its file or the disk holding it is read-only'],
-  [/^SQLITE_(BUSY|LOCKED)/, 'another process held its lock for too long'],
-  [/^SQLITE_CANTOPEN/, 'its file could not be opened'],
+/** A condition of the storage under a SQLite file, which an operator can fix (not a damaged file: see above). */
+export type StorageCondition = 'full' | 'io' | 'readonly' | 'locked' | 'cantopen';
+
+const CONDITION_CODES: ReadonlyArray<readonly [code: RegExp, condition: StorageCondition]> = [
+  [/^SQLITE_FULL\b/, 'full'],
+  [/^SQLITE_IOERR/, 'io'],
+  [/^SQLITE_READONLY/, 'readonly'],
+  [/^SQLITE_(BUSY|LOCKED)/, 'locked'],
+  [/^SQLITE_CANTOPEN/, 'cantopen'],
 ];
+
+/** Which storage condition a SQLite error reports (by its code, extended codes included), or null. */
+export function storageConditionOf(error: unknown): StorageCondition | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return null;
+  return CONDITION_CODES.find(([pattern]) => pattern.test(code))?.[1] ?? null;
+}
+
+const WHILE_WRITING: Record<StorageCondition, string> = {
+  full: 'the disk holding it is full (free disk space on the server)',
+  io: 'the disk holding it failed a read or write (an I/O error)',
+  readonly: 'its file or the disk holding it is read-only',
+  locked: 'another process held its lock for too long',
+  cantopen: 'its file could not be opened',
+};
 
 /** UNAVAILABLE for a storage condition (the error as its cause); any other error unchanged. */
 export function translateSqliteWriteError(error: Error): Error {
-  const code = (error as { code?: unknown }).code;
-  if (typeof code !== 'string') return error;
-  const condition = STORAGE_CONDITIONS.find(([pattern]) => pattern.test(code));
-  if (condition === undefined) return error;
+  const condition = storageConditionOf(error);
+  if (condition === null) return error;
   const translated = new MailboxError(
     'UNAVAILABLE',
     'Service unavailable',
-    `The event log could not be written: ${condition[1]}. Nothing was written; retry later.`,
+    `The event log could not be written: ${WHILE_WRITING[condition]}. Nothing was written; retry later.`,
   );
   (translated as Error).cause = error;
   return translated;

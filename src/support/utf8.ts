@@ -28,3 +28,13 @@ export function firstInvalidUtf8Offset(bytes: Buffer): number {
 /** `byte 0xE9 at offset 41`: the first invalid byte of `bytes`, as the errors name it. */
 export const invalidByteAt = (bytes: Buffer, offset: number): string =>
   `byte 0x${bytes[offset].toString(16).toUpperCase().padStart(2, '0')} at offset ${offset}`;
+
+/**
+ * The bytes as text when they are UTF-8; otherwise throws what `refuse` makes of the problem ('byte 0xE9 at offset
+ * 3 is not part of a UTF-8 character') and its offset: each surface words its own remedy.
+ */
+export function strictUtf8Text(bytes: Buffer, refuse: (problem: string, offset: number) => Error): string {
+  const offset = firstInvalidUtf8Offset(bytes);
+  if (offset === -1) return bytes.toString('utf8');
+  throw refuse(`${invalidByteAt(bytes, offset)} is not part of a UTF-8 character`, offset);
+}

@@ -5,25 +5,25 @@
  * names the first invalid byte and its offset, and the charset the request declared when it is not UTF-8.
  */
 import { MailboxError } from '../../errors';
-import { firstInvalidUtf8Offset, invalidByteAt } from '../../support/utf8';
+import { strictUtf8Text } from '../../support/utf8';
 
 const declaredCharset = (contentType: string | undefined): string | undefined =>
   /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? '')?.[1];
 
 /** The body as text; VALIDATION_FAILED when its bytes are not UTF-8. */
 export function decodeUtf8Body(bytes: Buffer, contentType?: string): string {
-  const offset = firstInvalidUtf8Offset(bytes);
-  if (offset === -1) return bytes.toString('utf8');
-  const charset = declaredCharset(contentType);
-  const declared =
-    charset !== undefined && !/^utf-?8$/i.test(charset)
-      ? ` (the Content-Type says charset=${charset}; JSON is read as UTF-8 only)`
-      : '';
-  throw new MailboxError(
-    'VALIDATION_FAILED',
-    'Validation failed',
-    `The request body is not valid UTF-8: ${invalidByteAt(bytes, offset)} is not part of a UTF-8 character${declared}; ` +
-      'send the JSON encoded as UTF-8 (nothing was stored: invalid bytes are never replaced).',
-    { field: 'body', offset },
-  );
+  return strictUtf8Text(bytes, (problem, offset) => {
+    const charset = declaredCharset(contentType);
+    const declared =
+      charset !== undefined && !/^utf-?8$/i.test(charset)
+        ? ` (the Content-Type says charset=${charset}; JSON is read as UTF-8 only)`
+        : '';
+    return new MailboxError(
+      'VALIDATION_FAILED',
+      'Validation failed',
+      `The request body is not valid UTF-8: ${problem}${declared}; ` +
+        'send the JSON encoded as UTF-8 (nothing was stored: invalid bytes are never replaced).',
+      { field: 'body', offset },
+    );
+  });
 }

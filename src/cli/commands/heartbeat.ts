@@ -10,7 +10,7 @@ import { unknownVariableWarning, unknownVariables } from './envWarnings';
 import { isMailboxError, MailboxError } from '../../errors';
 import { pathOfDuplicateKey } from '../../commands/jsonDuplicateKeys';
 import { jsonField } from '../../commands/jsonDepth';
-import { firstInvalidUtf8Offset, invalidByteAt } from '../../support/utf8';
+import { strictUtf8Text } from '../../support/utf8';
 import {
   HEARTBEAT_ENV,
   heartbeatSettingsFromEnv,
@@ -59,17 +59,17 @@ function readAgentsFile(file: string): unknown {
       field: '--agents-file',
     });
   }
-  const invalid = firstInvalidUtf8Offset(bytes); // read as 'utf8', an invalid byte became U+FFFD: a webhook URL or hook changed
-  if (invalid !== -1) {
-    throw new MailboxError(
-      'VALIDATION_FAILED',
-      'Invalid configuration',
-      `--agents-file ${file} is not UTF-8: ${invalidByteAt(bytes, invalid)} is not part of a UTF-8 character; ` +
-        'convert it (e.g. iconv -f latin1 -t utf-8) and start again',
-      { field: '--agents-file', offset: invalid },
-    );
-  }
-  const text = bytes.toString('utf8');
+  // Read as 'utf8', an invalid byte became U+FFFD: a webhook URL or hook changed without a word.
+  const text = strictUtf8Text(
+    bytes,
+    (problem, offset) =>
+      new MailboxError(
+        'VALIDATION_FAILED',
+        'Invalid configuration',
+        `--agents-file ${file} is not UTF-8: ${problem}; convert it (e.g. iconv -f latin1 -t utf-8) and start again`,
+        { field: '--agents-file', offset },
+      ),
+  );
   let agents: unknown;
   try {
     agents = JSON.parse(text);

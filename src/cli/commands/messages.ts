@@ -8,7 +8,7 @@ import { addresseeText } from '../../events/addressing';
 import { oneMessageSchema } from '../../commands/schemas';
 import { parseInput } from '../../commands/validation';
 import { collect } from './repeatedOptions';
-import { firstInvalidUtf8Offset, invalidByteAt } from '../../support/utf8';
+import { strictUtf8Text } from '../../support/utf8';
 
 interface SendOptions extends ClientOptions {
   bodyFile?: string;
@@ -43,14 +43,16 @@ function bodyOf(body: string | undefined, bodyFile: string | undefined): string 
 
 /** A body file's text; refused when it is not UTF-8, whose invalid bytes reading it as 'utf8' would turn into U+FFFD. */
 function utf8Text(bytes: Buffer, source: string): string {
-  const offset = firstInvalidUtf8Offset(bytes);
-  if (offset === -1) return bytes.toString('utf8');
-  throw new MailboxError(
-    'VALIDATION_FAILED',
-    'Validation failed',
-    `The body from ${source} is not UTF-8: ${invalidByteAt(bytes, offset)} is not part of a UTF-8 character; ` +
-      'convert it (e.g. iconv -f latin1 -t utf-8) and send again. Nothing was sent.',
-    { field: 'body', offset },
+  return strictUtf8Text(
+    bytes,
+    (problem, offset) =>
+      new MailboxError(
+        'VALIDATION_FAILED',
+        'Validation failed',
+        `The body from ${source} is not UTF-8: ${problem}; convert it (e.g. iconv -f latin1 -t utf-8) and send again. ` +
+          'Nothing was sent.',
+        { field: 'body', offset },
+      ),
   );
 }
 

@@ -2,6 +2,11 @@
  * A broadcast to 1,000 agents on the embedded default: from the send call until
  * it is acknowledged (durable, 1,001 events in one atomic append) and every
  * recipient's inbox view shows it. Target: <= 250 ms.
+ *
+ * Then the last one read through: each recipient marks it read, one after another, and the figures are the
+ * read's latency and the process's CPU per read. Each receipt folds into the message's state, which holds
+ * every recipient's: a receipt that cost the whole audience (a copy of it) made reading one broadcast through
+ * quadratic in its audience (support/layeredMap.ts).
  */
 import { ADMIN_ACTOR } from '../../src/commands/roles';
 import { messageStream } from '../../src/events/streams';
@@ -11,6 +16,7 @@ import { atMost } from '../lib/report';
 import { runBench } from '../lib/runBench';
 import { scaled } from '../lib/scale';
 import { median, round, summarize } from '../lib/stats';
+import { cpuMs } from '../lib/cpu';
 import { nowMs, timeMs } from '../lib/timing';
 import { withTmpDir } from '../lib/tmp';
 
@@ -41,6 +47,7 @@ runBench('core/broadcast', async (report) => {
       );
 
       const viewsMs: number[] = [];
+      let lastMessageId = '';
       for (let i = 0; i < WARMUP + BROADCASTS; i++) {
         const started = nowMs();
         const sent = await sender.send({ to: 'AGENT:*', subject: `All hands ${i}`, body: 'Standup moved to 10:00.' });
@@ -60,6 +67,7 @@ runBench('core/broadcast', async (report) => {
         const counted = (await mailbox.asActor(ADMIN_ACTOR).heartbeats()).agents.filter((a) => a.unread === i + 1).length;
         if (counted !== AUDIENCE) throw new Error(`${counted} agents count ${i + 1} unread, expected ${AUDIENCE}`);
         if (i >= WARMUP) viewsMs.push(acked);
+        lastMessageId = sent.messageId;
       }
       const summary = summarize(viewsMs);
       report.metric(
@@ -70,6 +78,22 @@ runBench('core/broadcast', async (report) => {
         { runs: viewsMs.map(round), p90: round(summary.p90), max: round(summary.max) },
       );
       report.metric(`broadcast to ${AUDIENCE}: worst of ${BROADCASTS}`, summary.max, 'ms');
+
+      const readMs: number[] = [];
+      const cpuBefore = cpuMs();
+      for (const recipient of recipients) {
+        const started = nowMs();
+        await recipient.markRead({ messageId: lastMessageId });
+        readMs.push(nowMs() - started);
+      }
+      const readCpuMs = cpuMs() - cpuBefore;
+      const receipts = (await mailbox.eventStore.readStream(messageStream(lastMessageId))).filter(
+        (event) => event.type === 'ReceiptRead',
+      ).length;
+      if (receipts !== AUDIENCE) throw new Error(`${receipts} receipts of the broadcast, expected ${AUDIENCE}`);
+      const reads = summarize(readMs);
+      report.latency(`broadcast to ${AUDIENCE} read through: each mark_read`, reads);
+      report.metric(`broadcast to ${AUDIENCE} read through: process CPU per mark_read`, (readCpuMs / AUDIENCE) * 1000, 'µs');
     } finally {
       await mailbox.close();
     }

@@ -1,6 +1,7 @@
 /** A message's stream: who sent it, who it was delivered to, and each recipient's read and archive state. */
 import { namedRecipients } from '../events/addressing';
 import type { MessageEvent, MessageSent } from '../events/types';
+import { LayeredMap } from '../support/layeredMap';
 
 export interface RecipientState {
   readAt: string | null;
@@ -9,15 +10,20 @@ export interface RecipientState {
 
 export interface MessageState {
   sent: MessageSent['data'] | null;
-  recipients: ReadonlyMap<string, RecipientState>;
+  /** In delivery order. A LayeredMap: a receipt's copy of the state costs what it changed, not every recipient. */
+  recipients: LayeredMap<string, RecipientState>;
 }
 
-export const initialMessageState = (): MessageState => ({ sent: null, recipients: new Map() });
+export const initialMessageState = (): MessageState => ({ sent: null, recipients: LayeredMap.empty() });
 
-/** Folds events into a copy of the state (one copy per batch: a 1,000-recipient broadcast stays linear). */
+/** Folds events into a copy of the state: the batch's changes, over the recipients it shares with `state`. */
 export function foldMessage(state: MessageState, events: readonly MessageEvent[]): MessageState {
   let sent = state.sent;
-  const recipients = new Map(state.recipients);
+  const changed = new Map<string, RecipientState>();
+  const recipients = {
+    get: (identity: string) => changed.get(identity) ?? state.recipients.get(identity),
+    set: (identity: string, recipient: RecipientState) => changed.set(identity, recipient),
+  };
   for (const event of events) {
     switch (event.type) {
       case 'MessageSent': {
@@ -52,5 +58,5 @@ export function foldMessage(state: MessageState, events: readonly MessageEvent[]
       }
     }
   }
-  return { sent, recipients };
+  return { sent, recipients: state.recipients.with(changed) };
 }

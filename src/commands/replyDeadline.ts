@@ -36,10 +36,26 @@ export function durationMs(text: string): number | null {
   return d * UNIT_MS.d + h * UNIT_MS.h + m * UNIT_MS.m + s * UNIT_MS.s;
 }
 
-/** The absolute time the reply is due (ISO, UTC), from the send time; an error when it is not after the send. */
+/**
+ * The latest due time: the last instant with a four-digit year, as the ISO form itself is written. A duration
+ * can reach far beyond it (100000000d), past what a Date holds at all; such a time is refused, not stored.
+ */
+export const LATEST_DUE_BY = '9999-12-31T23:59:59.999Z';
+const LATEST_DUE_MS = Date.parse(LATEST_DUE_BY);
+
+/** The absolute time the reply is due (ISO, UTC), from the send time; an error when it is not after the send, or too far. */
 export function replyDueBy(expectsReplyBy: string, sentAt: string): string | MailboxError {
   const duration = durationMs(expectsReplyBy);
   const dueMs = duration !== null ? Date.parse(sentAt) + duration : Date.parse(expectsReplyBy);
+  if (!(dueMs <= LATEST_DUE_MS)) {
+    return new MailboxError(
+      'VALIDATION_FAILED',
+      'Validation failed',
+      `expectsReplyBy '${expectsReplyBy}' is too far ahead: it falls after ${LATEST_DUE_BY}, the latest due time; ` +
+        `give ${VALID_FORMS}.`,
+      { field: 'expectsReplyBy', value: expectsReplyBy, latest: LATEST_DUE_BY },
+    );
+  }
   if (dueMs <= Date.parse(sentAt)) {
     return new MailboxError(
       'VALIDATION_FAILED',

@@ -170,3 +170,33 @@ test('expectsReplyBy that is neither an ISO time nor a duration, or not after th
   });
   expect(accepted.status).toBe(201);
 });
+
+test('expectsReplyBy whose due time falls after 9999-12-31T23:59:59.999Z is refused naming the latest, not a 500; the latest itself is accepted', async () => {
+  const token = (await call('POST', '/v1/agents', ADMIN_TOKEN, { identity: '@f' })).body.token;
+  const latest = Date.parse('9999-12-31T23:59:59.999Z');
+  const daysLeft = (latest - now) / 86_400_000;
+  // Beyond what a Date holds at all (these were 500 INTERNAL: RangeError from toISOString), and one day past the latest.
+  for (const expectsReplyBy of ['100000000d', 'PT99999999999999H', '999999999999999999999999s', `${Math.ceil(daysLeft)}d`]) {
+    const before = (await allEvents(mailbox)).length;
+    const refused = await call('POST', '/v1/messages', token, { to: '@a', subject: 's', body: '.', expectsReplyBy });
+    expect({ expectsReplyBy, status: refused.status, body: refused.body }).toEqual({
+      expectsReplyBy,
+      status: 400,
+      body: {
+        error: 'Validation failed',
+        code: 'VALIDATION_FAILED',
+        message: expect.stringMatching(
+          /^expectsReplyBy '.+' is too far ahead: it falls after 9999-12-31T23:59:59.999Z, the latest due time; give an ISO 8601 time/,
+        ),
+        field: 'expectsReplyBy',
+        value: expectsReplyBy,
+        latest: '9999-12-31T23:59:59.999Z',
+      },
+    });
+    expect((await allEvents(mailbox)).length).toBe(before);
+  }
+  for (const expectsReplyBy of ['9999-12-31T23:59:59.999Z', `${Math.floor(daysLeft)}d`]) {
+    const accepted = await call('POST', '/v1/messages', token, { to: '@a', subject: 's', body: '.', expectsReplyBy });
+    expect({ expectsReplyBy, status: accepted.status }).toEqual({ expectsReplyBy, status: 201 });
+  }
+});

@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { z } from 'zod';
 import { MailboxError } from './errors';
 import { StartupError } from './startupError';
+import { MAX_TIMER_MS, MAX_TIMER_TEXT } from './support/timerLimit';
 
 /** host:port,host:port (IPv6 in brackets; the port may be left out). */
 const HOST_LIST =
@@ -50,7 +51,7 @@ export const configSchema = z.object({
    * The longest a Redis command may take before the request answers 503 UNAVAILABLE
    * (Redis down, stopped or unreachable); commands are never queued while disconnected.
    */
-  redisTimeoutMs: z.coerce.number().int().positive().default(1000),
+  redisTimeoutMs: z.coerce.number().int().positive().max(MAX_TIMER_MS).default(1000),
   redisNamespace: z
     .string()
     .regex(/^[A-Za-z0-9_-]{1,64}$/, 'MAILBOX_REDIS_NAMESPACE must be 1..64 of [A-Za-z0-9_-]')
@@ -75,9 +76,9 @@ export const configSchema = z.object({
     .positive()
     .default(64 * 1024),
   /** How long a command waits for its own events to reach the views (read-your-writes), in ms. */
-  awaitProjectionMs: z.coerce.number().int().min(0).default(2000),
+  awaitProjectionMs: z.coerce.number().int().min(0).max(MAX_TIMER_MS).default(2000),
   /** How often the task sweeper ends expired tasks and returns lapsed leases (issue 12), in ms; 0 turns it off. */
-  taskSweepMs: z.coerce.number().int().min(0).default(5000),
+  taskSweepMs: z.coerce.number().int().min(0).max(MAX_TIMER_MS).default(5000),
   /**
    * With Redis, one node at a time projects (and sweeps, and nudges): the holder of a lease that lasts this long
    * unless renewed (renewed every third of it). A dead holder's job moves to another node within this time.
@@ -100,11 +101,11 @@ export const configSchema = z.object({
   /** Per-agent token bucket (admin exempt): sustained requests/s and burst; 0 turns the limit off. */
   rateLimitPerSecond: z.coerce.number().min(0).default(50),
   rateLimitBurst: z.coerce.number().int().min(0).default(200),
-  requestTimeoutMs: z.coerce.number().int().min(0).default(30_000),
-  sseHeartbeatMs: z.coerce.number().int().positive().default(15_000),
+  requestTimeoutMs: z.coerce.number().int().min(0).max(MAX_TIMER_MS).default(30_000),
+  sseHeartbeatMs: z.coerce.number().int().positive().max(MAX_TIMER_MS).default(15_000),
   maxWakeStreamsPerAgent: z.coerce.number().int().positive().default(16),
   /** How long startup waits for an unreachable Redis or EventStoreDB (retrying with backoff) before giving up, in ms. */
-  startupRetryMs: z.coerce.number().int().min(0).default(30_000),
+  startupRetryMs: z.coerce.number().int().min(0).max(MAX_TIMER_MS).default(30_000),
 });
 
 export type MailboxConfig = z.output<typeof configSchema>;
@@ -163,9 +164,10 @@ const VALID_FORM: Partial<Record<keyof MailboxConfig, string>> = {
   redisCluster: 'seed nodes of the cluster as host:port,host:port',
   redisTls: 'true or false (also 1/0, yes/no, on/off)',
   redisTlsCaFile: 'the path of a PEM file with the CA certificate(s) of the Redis servers',
+  redisTimeoutMs: `a positive integer number of milliseconds, ${MAX_TIMER_TEXT}`,
   maxBodyBytes: 'a positive integer number of bytes',
-  awaitProjectionMs: 'an integer number of milliseconds (0 or more)',
-  taskSweepMs: 'an integer number of milliseconds (0 turns the task sweeper off)',
+  awaitProjectionMs: `an integer number of milliseconds, 0 or more and ${MAX_TIMER_TEXT}`,
+  taskSweepMs: `an integer number of milliseconds, ${MAX_TIMER_TEXT} (0 turns the task sweeper off)`,
   projectorLeaseMs:
     'an integer number of milliseconds from 300 to 600000 (default 3000): how long a projector, sweeper or heartbeat ' +
     'lease lasts unless renewed, hence how long a dead leader keeps the job',
@@ -177,10 +179,10 @@ const VALID_FORM: Partial<Record<keyof MailboxConfig, string>> = {
   maxRequestBytes: 'a positive integer number of bytes',
   rateLimitPerSecond: 'a number of requests per second (0 turns the limit off)',
   rateLimitBurst: 'an integer (0 or more)',
-  requestTimeoutMs: 'an integer number of milliseconds (0 or more)',
-  sseHeartbeatMs: 'a positive integer number of milliseconds',
+  requestTimeoutMs: `an integer number of milliseconds, 0 or more and ${MAX_TIMER_TEXT}`,
+  sseHeartbeatMs: `a positive integer number of milliseconds, ${MAX_TIMER_TEXT}`,
   maxWakeStreamsPerAgent: 'a positive integer',
-  startupRetryMs: 'an integer number of milliseconds (0: do not retry)',
+  startupRetryMs: `an integer number of milliseconds, ${MAX_TIMER_TEXT} (0: do not retry)`,
 };
 
 /** Secrets are never echoed back, only described. */

@@ -1,5 +1,6 @@
 /** Durations in config and flags: "250ms", "90s", "10m", "1h", or a bare number of milliseconds. */
 import { z } from 'zod';
+import { MAX_TIMER_MS, MAX_TIMER_TEXT } from '../support/timerLimit';
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/;
@@ -15,3 +16,6 @@ export const durationSchema = z.preprocess(
   (value) => (typeof value === 'string' ? (parseDurationMs(value) ?? value) : value),
   z.number({ message: 'a duration such as 250ms, 90s, 10m, 1h or a number of milliseconds' }).int().min(0),
 );
+
+/** A duration that becomes a timer's delay (the tick interval, a timeout, a backoff): refused beyond what a timer keeps. */
+export const timerDurationSchema = durationSchema.pipe(z.number().max(MAX_TIMER_MS, `a duration of ${MAX_TIMER_TEXT}`));

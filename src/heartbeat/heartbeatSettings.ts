@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { identitySchema } from '../commands/schemas';
 import { parseInput } from '../commands/validation';
 import { MailboxError } from '../errors';
-import { durationSchema } from './duration';
+import { timerDurationSchema, durationSchema } from './duration';
 import type { NudgePolicy } from './nudgeDecider';
 
 const identityList = z.preprocess(
@@ -44,7 +44,7 @@ export const agentSettingsSchema = z.strictObject({
 
 export const heartbeatSettingsSchema = z
   .strictObject({
-    intervalMs: durationSchema.pipe(z.number().min(10)).default(60_000),
+    intervalMs: timerDurationSchema.pipe(z.number().min(10)).default(60_000),
     idleMs: durationSchema.default(10 * 60_000),
     cooldownMs: durationSchema.default(15 * 60_000),
     wakeGraceMs: durationSchema.default(60_000),
@@ -55,11 +55,11 @@ export const heartbeatSettingsSchema = z
     agents: z.record(identitySchema, agentSettingsSchema).default({}),
     webhookSecret: z.string().min(16, 'the webhook secret must be at least 16 characters').optional(),
     webhookAttempts: count(1, 20).default(5),
-    webhookBackoffMs: durationSchema.default(500),
-    webhookMaxBackoffMs: durationSchema.default(30_000),
-    webhookTimeoutMs: durationSchema.pipe(z.number().min(1)).default(5000),
+    webhookBackoffMs: timerDurationSchema.default(500),
+    webhookMaxBackoffMs: timerDurationSchema.default(30_000),
+    webhookTimeoutMs: timerDurationSchema.pipe(z.number().min(1)).default(5000),
     hook: argvSchema.optional(),
-    hookTimeoutMs: durationSchema.pipe(z.number().min(1)).default(10_000),
+    hookTimeoutMs: timerDurationSchema.pipe(z.number().min(1)).default(10_000),
     /** Where nudges are published (mailbox:heartbeat:<identity>); defaults to MAILBOX_REDIS_URL. */
     redisUrl: z
       .string()

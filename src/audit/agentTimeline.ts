@@ -6,6 +6,7 @@
 import { addresseeText, namesRecipient } from '../events/addressing';
 import type { StoredEvent } from '../events/types';
 import { describeTaskEvent } from './taskEventText';
+import { quoted } from '../support/terminalText';
 
 export type TimelineKind =
   | 'registered'
@@ -155,6 +156,6 @@ export function formatTimelineEntry(entry: TimelineEntry): string {
     parts.push(`message ${entry.messageId}`);
     if (entry.counterpart !== null) parts.push(`${VERB[entry.kind]} ${entry.counterpart}`);
   }
-  if (entry.subject !== null && entry.kind !== 'registered') parts.push(JSON.stringify(entry.subject));
+  if (entry.subject !== null && entry.kind !== 'registered') parts.push(quoted(entry.subject));
   return parts.join('  ');
 }

@@ -6,6 +6,7 @@ import { addresseeText } from '../events/addressing';
 import type { StoredEvent } from '../events/types';
 import type { JsonTextRow } from './logSource';
 import { describeTaskEvent } from './taskEventText';
+import { quoted } from '../support/terminalText';
 
 /** Same shape as the API's eventToJson (a unit test holds them together); kept here so the audit tools load without DI. */
 export const eventJson = (event: StoredEvent) => ({
@@ -40,7 +41,7 @@ export function describeEvent(event: StoredEvent): string {
     case 'MessageSent': {
       const d = event.data;
       return (
-        `${d.from} -> ${addresseeText(d.to)} ${JSON.stringify(d.subject)} [${d.priority}] message ${d.messageId}` +
+        `${d.from} -> ${addresseeText(d.to)} ${quoted(d.subject)} [${d.priority}] message ${d.messageId}` +
         ` (${d.recipients.length} recipient${d.recipients.length === 1 ? '' : 's'})`
       );
     }

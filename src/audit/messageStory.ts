@@ -7,6 +7,7 @@
 import { isBroadcastAddress, namedRecipients } from '../events/addressing';
 import type { MessageSent, StoredEvent, TaskEvent } from '../events/types';
 import { describeTaskEvent, isTaskEvent } from './taskEventText';
+import { oneLine, quoted } from '../support/terminalText';
 
 export interface RecipientStory {
   identity: string;
@@ -148,8 +149,8 @@ export function formatMessageStory(story: MessageStory): string {
   const lines = [
     `message ${story.messageId}  (stream ${story.streamName}, ${story.events} events)`,
     `sent      ${s.sentAt} by ${s.from} to ${s.to}${s.isBroadcast ? ' (broadcast)' : ''}  (#${s.position})`,
-    `subject   ${JSON.stringify(s.subject)}  priority ${s.priority}  thread ${s.threadId}` +
-      `${s.inReplyTo ? `  in reply to ${s.inReplyTo}` : ''}${s.tags.length ? `  tags ${s.tags.join(',')}` : ''}`,
+    `subject   ${quoted(s.subject)}  priority ${s.priority}  thread ${oneLine(s.threadId)}` +
+      `${s.inReplyTo ? `  in reply to ${s.inReplyTo}` : ''}${s.tags.length ? `  tags ${s.tags.map(oneLine).join(',')}` : ''}`,
     `audience  ${story.audience.length} recipient${story.audience.length === 1 ? '' : 's'}: ${story.audience.join(', ') || '(none)'}`,
     '',
     ['recipient', 'delivered', 'read', 'archived'].join('\t'),

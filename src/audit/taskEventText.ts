@@ -1,5 +1,6 @@
 /** One task event in words, for the audit tools (replay text, a message's story, an agent's timeline). */
 import type { TaskEvent } from '../events/types';
+import { quoted } from '../support/terminalText';
 
 export function describeTaskEvent(event: TaskEvent, actor: string): string {
   switch (event.type) {
@@ -9,9 +10,7 @@ export function describeTaskEvent(event: TaskEvent, actor: string): string {
     }
     case 'TaskStateChanged': {
       const d = event.data;
-      const why = [d.reason && `reason: ${JSON.stringify(d.reason)}`, d.note && `note: ${JSON.stringify(d.note)}`].filter(
-        Boolean,
-      );
+      const why = [d.reason && `reason: ${quoted(d.reason)}`, d.note && `note: ${quoted(d.note)}`].filter(Boolean);
       return `task ${d.taskId} ${d.from} -> ${d.to} by ${actor}${why.length ? ` (${why.join('; ')})` : ''}`;
     }
     case 'TaskArtifactAdded':

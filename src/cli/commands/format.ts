@@ -3,6 +3,7 @@ import type { MessageDetail } from '../../application/mailboxQueries';
 import type { ClientWakeEvent } from '../../adapters/http/client/mailboxHttpClient';
 import type { AgentView, ListedMessage, MessagePage } from '../../projections/projectionStore';
 import { addresseeText } from '../../events/addressing';
+import { oneLine, textBlock } from '../../support/terminalText';
 
 const when = (iso: string | null) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '-');
 const flag = (priority: string) => (priority === 'normal' ? '' : `[${priority}] `);
@@ -19,7 +20,7 @@ export function formatAgents(agents: AgentView[]): string {
 }
 
 const messageLine = (m: ListedMessage, outbox: boolean) =>
-  `${outbox || m.readAt ? ' ' : '*'} ${when(m.sentAt)}  ${m.from} -> ${addresseeText(m.to)}  ${flag(m.priority)}${m.subject}  (${m.messageId})`;
+  `${outbox || m.readAt ? ' ' : '*'} ${when(m.sentAt)}  ${m.from} -> ${addresseeText(m.to)}  ${flag(m.priority)}${oneLine(m.subject)}  (${m.messageId})`;
 
 /** Inbox lines start with * when unread; the outbox has no read state of its own (receipts: mailbox read <id>). */
 export function formatPage(page: MessagePage, outbox = false): string {
@@ -35,16 +36,16 @@ export function formatMessage(m: MessageDetail): string {
     `message  ${m.messageId}`,
     `from     ${m.from}`,
     `to       ${addresseeText(m.to)}`,
-    `subject  ${m.subject}`,
-    `sent     ${when(m.sentAt)}   priority ${m.priority}   thread ${m.threadId}`,
+    `subject  ${oneLine(m.subject)}`,
+    `sent     ${when(m.sentAt)}   priority ${m.priority}   thread ${oneLine(m.threadId)}`,
     ...(m.inReplyTo ? [`reply to ${m.inReplyTo}`] : []),
-    ...(m.tags.length ? [`tags     ${m.tags.join(', ')}`] : []),
-    ...(m.task ? [`task     ${JSON.stringify(m.task)}`] : []),
+    ...(m.tags.length ? [`tags     ${m.tags.map(oneLine).join(', ')}`] : []),
+    ...(m.task ? [`task     ${oneLine(JSON.stringify(m.task))}`] : []),
     ...(m.receipts
       ? [`receipts ${m.receipts.map((r) => `${r.recipient} ${r.readAt ? `read ${when(r.readAt)}` : 'unread'}`).join(', ')}`]
       : []),
   ];
-  return `${header.join('\n')}\n\n${m.body}\n`;
+  return `${header.join('\n')}\n\n${textBlock(m.body)}\n`;
 }
 
 export function formatWakeEvent(event: ClientWakeEvent): string {
@@ -53,10 +54,11 @@ export function formatWakeEvent(event: ClientWakeEvent): string {
       return `sync: ${event.data.unreadCount} unread (high ${event.data.byPriority.high}, normal ${event.data.byPriority.normal}, low ${event.data.byPriority.low})`;
     case 'wake': {
       const w = event.data;
-      if (w.type === 'wake/task') return `task: ${w.taskId} ${w.state} (${w.event} by ${w.by})  ${flag(w.priority)}${w.subject}`;
+      if (w.type === 'wake/task')
+        return `task: ${w.taskId} ${w.state} (${w.event} by ${w.by})  ${flag(w.priority)}${oneLine(w.subject)}`;
       if (w.type === 'wake/reply-overdue')
         return `reply overdue: ${w.messageId} (due ${w.dueBy}), waiting on ${w.waitingOn.join(', ')}`;
-      return `wake: ${w.from} -> ${addresseeText(w.to)}  ${flag(w.priority)}${w.subject}  (${w.messageId})  ${w.unreadCount} unread`;
+      return `wake: ${w.from} -> ${addresseeText(w.to)}  ${flag(w.priority)}${oneLine(w.subject)}  (${w.messageId})  ${w.unreadCount} unread`;
     }
     case 'shutdown':
       return `server closed the stream: ${event.data.reason}`;

@@ -3,9 +3,10 @@ import { Option, type Command } from 'commander';
 import type { TaskPage } from '../../application/taskQueries';
 import type { TaskResult } from '../../application/taskCommands';
 import { action, clientFrom, print, printJson, withClientOptions, type ClientOptions } from './clientOptions';
+import { quoted } from '../../support/terminalText';
 
 const line = (t: TaskPage['tasks'][number]) =>
-  `${t.taskId}  ${t.state.padEnd(13)} ${(t.assignee ?? '(unclaimed)').padEnd(16)} from ${t.sender}  ${JSON.stringify(t.subject)}` +
+  `${t.taskId}  ${t.state.padEnd(13)} ${(t.assignee ?? '(unclaimed)').padEnd(16)} from ${t.sender}  ${quoted(t.subject)}` +
   (t.leaseExpiresAt ? `  lease to ${t.leaseExpiresAt}` : '');
 
 const said = (r: TaskResult) =>

@@ -48,10 +48,13 @@ export interface PipelineReport {
 
 export interface TickReport {
   at: string;
-  /** Registered agents (retired included) with heartbeat counts. */
+  /** Registered agents (retired included; not auditors) with heartbeat counts. */
   agents: number;
   withUnread: number;
-  /** Identities that have mail but were never registered (direct sends in permissive mode): not agents, never nudged. */
+  /**
+   * Identities that have mail but are not agents: never registered (direct sends in permissive mode), or registered as
+   * auditors (no inbox: they can neither list nor mark read). Never nudged.
+   */
   unregisteredWithMail: number;
   /** Identities the settings name (opt-out, agents file) that are not registered, or retired: applied to nobody. */
   settingsForNobody: SettingsForNobody;
@@ -115,12 +118,15 @@ export class HeartbeatDaemon {
       this.sources.projections.allHeartbeats(),
       this.sources.projections.listAgents(),
     ]);
-    // Mail addressed to an identity nobody registered has counts too; it is not an agent: never nudged nor counted as one.
-    const registered = new Set(agents.map((agent) => agent.identity));
+    // Mail addressed to an identity nobody registered, or to an auditor, has counts too; neither is an agent with an
+    // inbox to read: never nudged nor counted as one.
+    const registered = new Set(agents.filter((agent) => agent.role === 'agent').map((agent) => agent.identity));
     const counts = allCounts.filter((agent) => registered.has(agent.identity));
     const retired = new Set(agents.filter((agent) => agent.retired).map((agent) => agent.identity));
     this.nudgeable = new Set(
-      agents.filter((agent) => !agent.retired && !this.policy.optedOut.has(agent.identity)).map((agent) => agent.identity),
+      agents
+        .filter((agent) => registered.has(agent.identity) && !agent.retired && !this.policy.optedOut.has(agent.identity))
+        .map((agent) => agent.identity),
     );
     const forNobody = settingsForNobody(this.settings, agents);
     this.warnForNobody(forNobody);

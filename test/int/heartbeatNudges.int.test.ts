@@ -66,6 +66,22 @@ describe('heartbeat nudges', () => {
     expect(s.target.nudges.map((nudge) => nudge.identity)).toEqual(['@b']);
   });
 
+  test('mail to an auditor: not nudged (it has no inbox: it can neither list nor mark read), not counted as an agent', async () => {
+    const s = await setup();
+    ({ mailbox, heartbeat } = s);
+    const { '@a': a } = await registerAgents(mailbox, ['@a', '@b']);
+    await mailbox.asActor(ADMIN_ACTOR).registerAgent({ identity: '@aud', role: 'auditor' });
+    await tickAndSettle(heartbeat);
+    const sent = await a.send({ to: '@aud', subject: 'for the auditor', body: 'x' });
+    expect(sent.warnings?.map((warning) => warning.code)).toEqual(['UNREGISTERED_RECIPIENT']); // "it has no inbox"
+    await a.send({ to: '@b', subject: 'for b', body: 'y' });
+    s.at(20 * MIN);
+    const report = await tickAndSettle(heartbeat);
+    expect(report.nudged).toEqual(['@b']); // the positive signal: the idle agent is nudged
+    expect(report).toMatchObject({ agents: 2, withUnread: 1, unregisteredWithMail: 1 });
+    expect(s.target.nudges.map((nudge) => nudge.identity)).toEqual(['@b']);
+  });
+
   test('B idle with 2 unread: one nudge; none again for the same set; one more for new mail; none once B read all', async () => {
     const s = await setup();
     ({ mailbox, heartbeat } = s);

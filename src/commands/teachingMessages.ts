@@ -63,6 +63,12 @@ export function teachingMessage(issue: z.core.$ZodRawIssue): string | undefined 
     }
     case 'invalid_value':
       return `must be one of ${issue.values.map((value) => JSON.stringify(value)).join(', ')}`;
+    case 'invalid_format':
+      // zod's "Invalid ISO datetime" does not say which ISO form: the date alone, minutes without seconds and an offset
+      // written +hhmm are all ISO 8601, and all refused.
+      if (issue.format === 'datetime')
+        return 'must be an ISO 8601 date and time with seconds and an offset (Z or +hh:mm), e.g. 2026-11-24T15:00:00Z';
+      return undefined;
     default:
       return undefined;
   }

@@ -279,8 +279,10 @@ describe('a whole number in a JSON body says its unit, its range and the JSON fo
   });
 });
 
+const DATE_TIME = 'must be an ISO 8601 date and time with seconds and an offset (Z or +hh:mm), e.g. 2026-11-24T15:00:00Z';
+
 describe("zod's own wording never reaches the caller: each message says what the field takes", () => {
-  test.each([
+  test.each<[Record<string, unknown>, string, string]>([
     [{ subject: 's', body: 'b' }, 'to', 'is required: AGENT:*, @<identifier>, or a list of identities'],
     [{ to: 123, subject: 's', body: 'b' }, 'to', 'must be text or a list, not a number: AGENT:*, @<identifier>'],
     [{ to: '@b', subject: 's' }, 'body', 'is required: text (a JSON string)'],
@@ -289,13 +291,19 @@ describe("zod's own wording never reaches the caller: each message says what the
     [{ to: '@b', subject: 'x'.repeat(201), body: 'b' }, 'subject', 'must be at most 200 characters long'],
     [{ to: '@b', subject: 's', body: 'b', tags: [1] }, 'tags.0', 'must be text (a JSON string), not a number'],
     [{ to: '@b', subject: 's', body: 'b', priority: 'urgent' }, 'priority', 'must be one of "low", "normal", "high"'],
+    ...['tomorrow', '2026-12-01', '2026-12-01T00:00Z', '2026-12-01T00:00:00+0200'].flatMap(
+      (time): Array<[Record<string, unknown>, string, string]> => [
+        [{ to: '@b', subject: 's', body: 'b', task: { expiresAt: time } }, 'task.expiresAt', DATE_TIME],
+        [{ to: '@b', subject: 's', body: 'b', task: { budget: { deadline: time } } }, 'task.budget.deadline', DATE_TIME],
+      ],
+    ),
   ])('%j: %s', async (input, field, teaches) => {
     const body = await rejected(server, 'POST', '/v1/messages', { token: t['@a'], body: input }, 400, 'VALIDATION_FAILED');
     expect({ field: body.field, message: body.message }).toEqual({
       field,
       message: expect.stringContaining(`'${field}' ${teaches}`),
     });
-    expect(body.message).not.toMatch(/Invalid input|Too small|Too big|Invalid option|received undefined/);
+    expect(body.message).not.toMatch(/Invalid input|Too small|Too big|Invalid option|received undefined|Invalid ISO/);
   });
 
   test.each([[[]], [null], ['text']])('a body that is not an object (%j) says the input must be one', async (input) => {

@@ -25,6 +25,25 @@ export interface OutputOptions {
 const bar = async (source: LogSource, io: AuditIo, options: OutputOptions, label: string) =>
   progressBar(io.stderr as NodeJS.WriteStream, options.progress && isTty(io.stderr), label, await source.head());
 
+/**
+ * A replay that names what the log does not hold is "not found" (exit 1), never an empty answer that reads like
+ * an empty range: a misspelt --stream printed "0 of 0 events shown" and exited 0. A stream that exists but has
+ * nothing that --from and --type keep is an empty range: exit 0.
+ */
+function refuseMissing(filter: ReplayFilter, summary: ReplaySummary): ReplaySummary {
+  if (filter.stream !== null && summary.streamFound === false) {
+    throw new MailboxError(
+      'NOT_FOUND',
+      'Stream not found',
+      `The log holds no stream '${filter.stream}'. Streams are mailbox-agents, mailbox-deliveries, ` +
+        'mailbox-message-<messageId>, mailbox-task-<messageId>, mailbox-seen-<identity>, ...: ' +
+        "`mailbox audit replay --json` shows each event's streamName.",
+      { field: '--stream', stream: filter.stream },
+    );
+  }
+  return summary;
+}
+
 export async function runReplay(
   source: LogSource,
   filter: ReplayFilter,
@@ -34,15 +53,18 @@ export async function runReplay(
   const progress = await bar(source, io, options, 'replay');
   const line = options.json ? eventJsonLine : eventTextLine;
   try {
-    return await replayLog(
-      source,
+    return refuseMissing(
       filter,
-      (events) => {
-        let text = '';
-        for (const event of events) text += `${line(event)}\n`;
-        return writeOut(io.stdout, text);
-      },
-      progress.update,
+      await replayLog(
+        source,
+        filter,
+        (events) => {
+          let text = '';
+          for (const event of events) text += `${line(event)}\n`;
+          return writeOut(io.stdout, text);
+        },
+        progress.update,
+      ),
     );
   } finally {
     progress.stop();
@@ -58,7 +80,7 @@ export async function runJsonTextReplay(
 ): Promise<ReplaySummary> {
   const progress = progressBar(io.stderr as NodeJS.WriteStream, options.progress && isTty(io.stderr), 'replay', log.head());
   try {
-    return await replayJsonText(log, filter, (text) => writeOut(io.stdout, text), progress.update);
+    return refuseMissing(filter, await replayJsonText(log, filter, (text) => writeOut(io.stdout, text), progress.update));
   } finally {
     progress.stop();
   }

@@ -22,6 +22,11 @@ export interface ReplaySummary {
   scanned: number;
   matched: number;
   lastPosition: bigint | null;
+  /**
+   * With a stream filter: whether the log holds that stream at all (before --from and --type narrow it), so that a
+   * misspelt name is told apart from a stream with nothing in range; null without a stream filter.
+   */
+  streamFound: boolean | null;
 }
 
 const matcher =
@@ -39,7 +44,7 @@ export async function replayLog(
   progress?: ReplayProgress,
 ): Promise<ReplaySummary> {
   const matches = matcher(filter);
-  const summary: ReplaySummary = { scanned: 0, matched: 0, lastPosition: null };
+  const summary: ReplaySummary = { scanned: 0, matched: 0, lastPosition: null, streamFound: null };
   const take = async (page: StoredEvent[]) => {
     const kept = page.filter(matches);
     summary.scanned += page.length;
@@ -48,12 +53,32 @@ export async function replayLog(
     if (kept.length > 0) await sink(kept);
     if (summary.lastPosition !== null) progress?.(summary.lastPosition);
   };
-  if (filter.stream !== null && source.readStream !== null) {
-    await take(await source.readStream(filter.stream));
+  const stream = filter.stream;
+  if (stream !== null && source.readStream !== null) {
+    const events = await source.readStream(stream); // the whole stream: --from is applied by the matcher
+    summary.streamFound = events.length > 0;
+    await take(events);
     return summary;
   }
-  for await (const page of pagesOf(source, filter.from === null ? null : filter.from - 1n)) await take(page);
+  let inStream = 0;
+  for await (const page of pagesOf(source, filter.from === null ? null : filter.from - 1n)) {
+    if (stream !== null) inStream += page.filter((event) => event.streamName === stream).length;
+    await take(page);
+  }
+  if (stream !== null)
+    summary.streamFound = inStream > 0 || (filter.from !== null && (await holdsBefore(source, stream, filter.from)));
   return summary;
+}
+
+/** Whether `stream` has an event before position `before`: the part of the log a scan from --from did not read. */
+async function holdsBefore(source: LogSource, stream: string, before: bigint): Promise<boolean> {
+  for await (const page of pagesOf(source, null)) {
+    for (const event of page) {
+      if (event.position >= before) return false;
+      if (event.streamName === stream) return true;
+    }
+  }
+  return false;
 }
 
 const JSON_TEXT_PAGE = 1000;
@@ -65,7 +90,7 @@ export async function replayJsonText(
   sink: (text: string) => void | Promise<void>,
   progress?: ReplayProgress,
 ): Promise<ReplaySummary> {
-  const summary: ReplaySummary = { scanned: 0, matched: 0, lastPosition: null };
+  const summary: ReplaySummary = { scanned: 0, matched: 0, lastPosition: null, streamFound: null };
   let after = filter.from === null ? null : filter.from - 1n;
   for (;;) {
     const rows = log.page(after, filter.stream, JSON_TEXT_PAGE);
@@ -82,5 +107,8 @@ export async function replayJsonText(
     if (text !== '') await sink(text);
     progress?.(summary.lastPosition);
   }
+  // The rows are the stream's already (the query filters on it); none from --from on: is there any before it?
+  if (filter.stream !== null)
+    summary.streamFound = summary.scanned > 0 || (filter.from !== null && log.page(null, filter.stream, 1).length > 0);
   return summary;
 }

@@ -81,6 +81,30 @@ describe('mailbox audit (SQLite, direct access)', () => {
     expect(text.stderr).toContain(`2 of ${events.length} events shown`);
   });
 
+  test('a stream the log does not hold is "not found" (exit 1, named), not "0 of 0 events shown" with exit 0', async () => {
+    const missing = 'mailbox-message-00000000-0000-4000-8000-000000000000';
+    for (const json of [[], ['--json']]) {
+      const { code, stdout, stderr } = await audit(['replay', '--stream', missing, ...json], env);
+      expect(code).toBe(1);
+      expect(stdout).toBe('');
+      const envelope = JSON.parse(stderr);
+      expect(envelope).toMatchObject({ code: 'NOT_FOUND', error: 'Stream not found', field: '--stream', stream: missing });
+      expect(envelope.message).toContain(`no stream '${missing}'`);
+    }
+  });
+
+  test('a stream that exists with nothing in range is an empty replay (exit 0), also when it lies before --from', async () => {
+    const direct = `mailbox-message-${directId}`;
+    const filtered = await audit(['replay', '--stream', direct, '--type', 'ReceiptRead'], env);
+    expect(filtered).toMatchObject({ code: 0, stdout: '' });
+    expect(filtered.stderr).toBe('0 of 1 events shown\n');
+    // The registrations (positions 1-4) all lie before the last event: the stream is there, the range is empty.
+    for (const json of [[], ['--json']]) {
+      const before = await audit(['replay', '--stream', 'mailbox-agents', '--from', String(events.length), ...json], env);
+      expect(before).toMatchObject({ code: 0, stdout: '' });
+    }
+  });
+
   test('an unknown event type is rejected loudly (exit 2), not answered with an empty replay', async () => {
     const { code, stdout, stderr } = await audit(['replay', '--type', 'MessageRead'], env);
     expect(code).toBe(2);

@@ -52,6 +52,23 @@ describe('mailbox audit over HTTP', () => {
     expect(kinds.filter((k) => k === 'read')).toHaveLength(350);
   });
 
+  test('--stream over HTTP (a scan): a stream the log does not hold is "not found" (exit 1); one before --from is an empty range', async () => {
+    const env = { MAILBOX_AUDIT_TOKEN: tokens['@auditor'] };
+    const missing = await audit(['replay', '--stream', 'mailbox-agent', '--url', server.url], env);
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toBe('');
+    expect(JSON.parse(missing.stderr)).toMatchObject({ code: 'NOT_FOUND', field: '--stream', stream: 'mailbox-agent' });
+    // The registrations come first; from the broadcast on, the scan reads none of them, yet the stream is there.
+    const events = await allEvents(server.mailbox);
+    const broadcast = events.find((e) => e.type === 'MessageSent' && (e.data as { to: string }).to === 'AGENT:*')!;
+    const before = await audit(
+      ['replay', '--stream', 'mailbox-agents', '--from', String(broadcast.position), '--url', server.url],
+      env,
+    );
+    expect(before.code).toBe(0);
+    expect(before.stdout).toBe('');
+  });
+
   test("an agent token is refused with the server's envelope (exit 2); no token is refused before any request", async () => {
     const refused = await audit(['replay', '--url', server.url], { MAILBOX_AUDIT_TOKEN: tokens['@a'] });
     expect(refused.code).toBe(2);

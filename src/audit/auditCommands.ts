@@ -22,16 +22,21 @@ export interface OutputOptions {
   progress: boolean;
 }
 
+const barTo = (io: AuditIo, options: OutputOptions, label: string, head: bigint | null | undefined) =>
+  progressBar(io.stderr as NodeJS.WriteStream, options.progress && isTty(io.stderr), label, head);
 const bar = async (source: LogSource, io: AuditIo, options: OutputOptions, label: string) =>
-  progressBar(io.stderr as NodeJS.WriteStream, options.progress && isTty(io.stderr), label, await source.head());
+  barTo(io, options, label, await source.head());
 
 /**
  * A replay that names what the log does not hold is "not found" (exit 1), never an empty answer that reads like
- * an empty range: a misspelt --stream printed "0 of 0 events shown" and exited 0. A stream that exists but has
- * nothing that --from and --type keep is an empty range: exit 0.
+ * an empty range: a misspelt --stream printed "0 of 0 events shown" and exited 0, and so did a --from past the
+ * log head, without a word about the head. A stream that exists but has nothing that --from and --type keep is
+ * an empty range: exit 0. `head` is undefined where the source cannot tell it (the API).
  */
-function refuseMissing(filter: ReplayFilter, summary: ReplaySummary): ReplaySummary {
-  if (filter.stream !== null && summary.streamFound === false) {
+function refuseMissing(filter: ReplayFilter, head: bigint | null | undefined, summary: ReplaySummary | null): void {
+  if (filter.from !== null && (head === undefined ? summary?.scanned === 0 : head === null || filter.from > head))
+    throw pastTheHead(filter.from, head);
+  if (filter.stream !== null && summary?.streamFound === false) {
     throw new MailboxError(
       'NOT_FOUND',
       'Stream not found',
@@ -41,7 +46,27 @@ function refuseMissing(filter: ReplayFilter, summary: ReplaySummary): ReplaySumm
       { field: '--stream', stream: filter.stream },
     );
   }
-  return summary;
+}
+
+/**
+ * An impossible request rather than an empty range: no event is at --from or after it, and none is until the log
+ * grows there (exit 1, like a stream that is not there). A tail that polls with --from <last + 1> reads exit 1 as
+ * "nothing new yet", as grep's 1 is "no line".
+ */
+function pastTheHead(from: bigint, head: bigint | null | undefined): MailboxError {
+  const retry = 'or run it again once the log has grown.';
+  const message =
+    head === undefined
+      ? `No event is at position ${from} or after it: the log ends before it (over --url the head is not known: ` +
+        `the API does not tell it). Give a lower --from, ${retry}`
+      : head === null
+        ? `Position ${from} is past the log head: the log is empty. Leave --from out, ${retry}`
+        : `Position ${from} is past the log head ${head}: no event is there yet. Give --from ${head} or lower, ${retry}`;
+  return new MailboxError('NOT_FOUND', 'Past the log head', message, {
+    field: '--from',
+    from: from.toString(),
+    ...(head === undefined ? {} : { head: head?.toString() ?? null }),
+  });
 }
 
 export async function runReplay(
@@ -50,25 +75,27 @@ export async function runReplay(
   options: OutputOptions,
   io: AuditIo,
 ): Promise<ReplaySummary> {
-  const progress = await bar(source, io, options, 'replay');
+  const head = await source.head();
+  refuseMissing(filter, head, null); // before reading: a --from past a known head needs no scan to be refused
+  const progress = barTo(io, options, 'replay', head);
   const line = options.json ? eventJsonLine : eventTextLine;
+  let summary: ReplaySummary;
   try {
-    return refuseMissing(
+    summary = await replayLog(
+      source,
       filter,
-      await replayLog(
-        source,
-        filter,
-        (events) => {
-          let text = '';
-          for (const event of events) text += `${line(event)}\n`;
-          return writeOut(io.stdout, text);
-        },
-        progress.update,
-      ),
+      (events) => {
+        let text = '';
+        for (const event of events) text += `${line(event)}\n`;
+        return writeOut(io.stdout, text);
+      },
+      progress.update,
     );
   } finally {
     progress.stop();
   }
+  refuseMissing(filter, head, summary);
+  return summary;
 }
 
 /** `replay --json` straight from a JSON text log (the SQLite file): the same lines as runReplay, without the parse/stringify round trip. */
@@ -78,12 +105,17 @@ export async function runJsonTextReplay(
   options: OutputOptions,
   io: AuditIo,
 ): Promise<ReplaySummary> {
-  const progress = progressBar(io.stderr as NodeJS.WriteStream, options.progress && isTty(io.stderr), 'replay', log.head());
+  const head = log.head();
+  refuseMissing(filter, head, null);
+  const progress = barTo(io, options, 'replay', head);
+  let summary: ReplaySummary;
   try {
-    return refuseMissing(filter, await replayJsonText(log, filter, (text) => writeOut(io.stdout, text), progress.update));
+    summary = await replayJsonText(log, filter, (text) => writeOut(io.stdout, text), progress.update);
   } finally {
     progress.stop();
   }
+  refuseMissing(filter, head, summary);
+  return summary;
 }
 
 export async function runMessage(source: LogSource, messageId: string, options: OutputOptions, io: AuditIo): Promise<number> {

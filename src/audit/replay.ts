@@ -24,7 +24,8 @@ export interface ReplaySummary {
   lastPosition: bigint | null;
   /**
    * With a stream filter: whether the log holds that stream at all (before --from and --type narrow it), so that a
-   * misspelt name is told apart from a stream with nothing in range; null without a stream filter.
+   * misspelt name is told apart from a stream with nothing in range; null without a stream filter, or when a scan
+   * found no event at all at or after --from (the log ends before it).
    */
   streamFound: boolean | null;
 }
@@ -65,8 +66,14 @@ export async function replayLog(
     if (stream !== null) inStream += page.filter((event) => event.streamName === stream).length;
     await take(page);
   }
+  // Nothing at or after --from at all: the log ends before it, which the caller says; no scan for the stream then.
   if (stream !== null)
-    summary.streamFound = inStream > 0 || (filter.from !== null && (await holdsBefore(source, stream, filter.from)));
+    summary.streamFound =
+      inStream > 0 || filter.from === null
+        ? inStream > 0
+        : summary.scanned === 0
+          ? null
+          : await holdsBefore(source, stream, filter.from);
   return summary;
 }
 

@@ -105,6 +105,44 @@ describe('mailbox audit (SQLite, direct access)', () => {
     }
   });
 
+  test('--from past the log head is "not found" naming the head (exit 1), not an empty replay; --from at the head shows it', async () => {
+    const head = String(events.length);
+    for (const json of [[], ['--json']]) {
+      for (const from of [String(events.length + 1), '999999']) {
+        const { code, stdout, stderr } = await audit(['replay', '--from', from, ...json], env);
+        expect(code).toBe(1);
+        expect(stdout).toBe('');
+        const envelope = JSON.parse(stderr);
+        expect(envelope).toMatchObject({ code: 'NOT_FOUND', error: 'Past the log head', field: '--from', from, head });
+        expect(envelope.message).toBe(
+          `Position ${from} is past the log head ${head}: no event is there yet. Give --from ${head} or lower, ` +
+            'or run it again once the log has grown.',
+        );
+      }
+      const atHead = await audit(['replay', '--from', head, ...json], env);
+      expect(atHead.code).toBe(0);
+      expect(atHead.stdout.trim().split('\n')).toHaveLength(1);
+    }
+  });
+
+  test('an empty log: the replay is empty (exit 0); any --from is past its head (exit 1)', async () => {
+    const dir = tempDir('mailbox-audit-empty-log-');
+    await (
+      await createMailbox({ dataDir: dir, adminToken: ADMIN_TOKEN, logLevel: 'silent' }, { logger: pino({ level: 'silent' }) })
+    ).close();
+    const emptyEnv = { MAILBOX_DATA_DIR: dir, MAILBOX_LOG_LEVEL: 'silent' };
+    expect(await audit(['replay'], emptyEnv)).toEqual({ code: 0, stdout: '', stderr: '0 of 0 events shown\n' });
+    for (const json of [[], ['--json']]) {
+      const { code, stdout, stderr } = await audit(['replay', '--from', '1', ...json], emptyEnv);
+      expect({ code, stdout }).toEqual({ code: 1, stdout: '' });
+      expect(JSON.parse(stderr)).toMatchObject({
+        code: 'NOT_FOUND',
+        head: null,
+        message: expect.stringContaining('Position 1 is past the log head: the log is empty.'),
+      });
+    }
+  });
+
   test('an unknown event type is rejected loudly (exit 2), not answered with an empty replay', async () => {
     const { code, stdout, stderr } = await audit(['replay', '--type', 'MessageRead'], env);
     expect(code).toBe(2);

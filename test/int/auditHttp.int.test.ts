@@ -69,6 +69,18 @@ describe('mailbox audit over HTTP', () => {
     expect(before.stdout).toBe('');
   });
 
+  test('--from past the end of the log over HTTP is "not found" (exit 1): the log ends before it; the API does not tell the head', async () => {
+    const env = { MAILBOX_AUDIT_TOKEN: tokens['@auditor'] };
+    for (const stream of [[], ['--stream', 'mailbox-agents']]) {
+      const { code, stdout, stderr } = await audit(['replay', '--from', '99999999', ...stream, '--url', server.url], env);
+      expect({ code, stdout }).toEqual({ code: 1, stdout: '' });
+      const envelope = JSON.parse(stderr);
+      expect(envelope).toMatchObject({ code: 'NOT_FOUND', field: '--from', from: '99999999' });
+      expect(envelope).not.toHaveProperty('head');
+      expect(envelope.message).toContain('No event is at position 99999999 or after it: the log ends before it');
+    }
+  });
+
   test("an agent token is refused with the server's envelope (exit 2); no token is refused before any request", async () => {
     const refused = await audit(['replay', '--url', server.url], { MAILBOX_AUDIT_TOKEN: tokens['@a'] });
     expect(refused.code).toBe(2);

@@ -8,7 +8,7 @@ import { runAuditCli as audit } from '../support/auditCli';
 import { createMailbox } from '../../src/mailbox';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { StoredEvent } from '../../src/events/types';
+import { MAILBOX_EVENT_TYPES, type StoredEvent } from '../../src/events/types';
 import { SqliteEventStore } from '../../src/adapters/eventstore/sqliteEventStore';
 import { runJsonTextReplay, runReplay } from '../../src/audit/auditCommands';
 import { eventStoreSource } from '../../src/audit/logSource';
@@ -143,11 +143,35 @@ describe('mailbox audit (SQLite, direct access)', () => {
     }
   });
 
-  test('an unknown event type is rejected loudly (exit 2), not answered with an empty replay', async () => {
-    const { code, stdout, stderr } = await audit(['replay', '--type', 'MessageRead'], env);
+  test('an unknown event type is rejected loudly (exit 2), naming --type as typed and listing the event types', async () => {
+    const { code, stdout, stderr } = await audit(['replay', '--type', 'MessageSent,MessageRead'], env);
     expect(code).toBe(2);
     expect(stdout).toBe('');
-    expect(JSON.parse(stderr)).toMatchObject({ code: 'VALIDATION_FAILED', field: 'type.0' });
+    const envelope = JSON.parse(stderr);
+    expect(envelope).toMatchObject({ code: 'VALIDATION_FAILED', field: '--type', issues: [{ field: '--type' }] });
+    expect(envelope.message).toBe(
+      `audit replay: '--type' has 'MessageRead', which is not an event type; give one or more of ` +
+        `${MAILBOX_EVENT_TYPES.join(', ')} (repeat --type or comma-separate them)`,
+    );
+  });
+
+  test('a --type that names no type is refused (exit 2), not answered with an empty replay; --from is named as typed', async () => {
+    for (const types of ['', ',', ' , ']) {
+      const { code, stdout, stderr } = await audit(['replay', '--type', types], env);
+      expect({ code, stdout }).toEqual({ code: 2, stdout: '' });
+      expect(JSON.parse(stderr)).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        field: '--type',
+        message: expect.stringContaining("'--type' names no event type; give one or more of AgentRegistered, "),
+      });
+    }
+    const from = await audit(['replay', '--from', '12a'], env);
+    expect(from.code).toBe(2);
+    expect(JSON.parse(from.stderr)).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      field: '--from',
+      message: "audit replay: '--from' takes a log position (digits), e.g. --from 1200",
+    });
   });
 
   test('message <id>: sender, the full broadcast audience and per-recipient read times matching the events', async () => {

@@ -33,10 +33,33 @@ interface SourceFlags {
   progress?: boolean;
 }
 
+const EVENT_TYPES: ReadonlySet<string> = new Set(MAILBOX_EVENT_TYPES);
+
+/**
+ * The event types of --type, checked as one list: an element's own issue would be named by its zod path ('type.0'),
+ * not by the option the user typed. An empty list (`--type ''`, `--type ,`) is refused too: it would match nothing.
+ */
+const eventTypesSchema = z
+  .array(z.string())
+  .superRefine((types, ctx) => {
+    const unknown = types.filter((type) => !EVENT_TYPES.has(type));
+    if (types.length > 0 && unknown.length === 0) return;
+    const wrong =
+      unknown.length === 0
+        ? 'names no event type'
+        : `has ${unknown.map((type) => `'${type}'`).join(', ')}, which ${unknown.length === 1 ? 'is not an event type' : 'are not event types'}`;
+    ctx.addIssue({
+      code: 'custom',
+      message: `${wrong}; give one or more of ${MAILBOX_EVENT_TYPES.join(', ')} (repeat --type or comma-separate them)`,
+    });
+  })
+  .transform((types) => types as MailboxEventType[]);
+
+/** Keyed by the options as typed, so that an error names '--from', not 'from'. */
 const replayFlagsSchema = z.strictObject({
-  from: z.string().regex(/^\d+$/, 'a log position (digits)').optional(),
-  type: z.array(z.enum(MAILBOX_EVENT_TYPES as [MailboxEventType, ...MailboxEventType[]])).optional(),
-  stream: z.string().min(1).optional(),
+  '--from': z.string().regex(/^\d+$/, 'takes a log position (digits), e.g. --from 1200').optional(),
+  '--type': eventTypesSchema.optional(),
+  '--stream': z.string().min(1).optional(),
 });
 
 const collect = collecting((value: string, previous: string[] = []) => [
@@ -124,11 +147,11 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
       .option('--stream <name>', 'only this stream, e.g. mailbox-agents or mailbox-message-<id>'),
   ).action((flags: SourceFlags & { from?: string; type?: string[]; stream?: string }) =>
     run(io, async () => {
-      const { from, type, stream } = parseInput(
-        replayFlagsSchema,
-        { from: flags.from, type: flags.type, stream: flags.stream },
-        'audit replay',
-      );
+      const {
+        '--from': from,
+        '--type': type,
+        '--stream': stream,
+      } = parseInput(replayFlagsSchema, { '--from': flags.from, '--type': flags.type, '--stream': flags.stream }, 'audit replay');
       const filter = {
         from: from === undefined ? null : BigInt(from),
         types: type ? new Set(type) : null,

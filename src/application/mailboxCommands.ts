@@ -2,6 +2,7 @@
 import { inject, injectable } from 'tsyringe';
 import { decideRegisterAgent, decideRetireAgent, decideRotateAgentToken } from '../commands/agentRegistry';
 import type { CommandMetadata } from '../commands/command';
+import { msCeiling } from '../commands/isoTime';
 import { decideArchiveMessage, decideMarkRead, decideUnarchiveMessage } from '../commands/receipts';
 import type { Actor } from '../commands/roles';
 import {
@@ -257,7 +258,7 @@ export class MailboxCommands {
   private async markAllRead(actor: Actor, data: MarkReadInput, options: CommandOptions): Promise<ReadAllResult> {
     const seenAt = await this.seen.flush();
     if (seenAt !== null) await this.runner.waitFor(seenAt, this.config.awaitProjectionMs);
-    const before = data.before === undefined ? null : Date.parse(data.before);
+    const before = data.before === undefined ? null : msCeiling(data.before); // exact, also when finer than sentAt's ms
     const targets: string[] = [];
     let withheld = 0;
     let page: { messages: Array<{ messageId: string; sentAt: string; seenAt: string | null }>; nextBefore: bigint | null };

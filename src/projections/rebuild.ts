@@ -17,6 +17,13 @@ export interface RebuildProgress {
   position: bigint | null;
   /** The log head when the rebuild started. */
   head: bigint | null;
+  /** From 'switched' on: the generation switched away from, and where it stood then (null: it held no views). */
+  previous?: PreviousGeneration;
+}
+
+export interface PreviousGeneration {
+  name: string;
+  checkpoint: bigint | null;
 }
 
 export interface RebuildOptions {
@@ -42,6 +49,11 @@ export interface RebuildOptions {
 export interface RebuildResult {
   generation: string;
   previous: string;
+  /**
+   * Where the previous generation stood at the switch; null: it held no views (a first build, or views of an empty
+   * log), so nothing of it was deleted or kept that a reader could have seen.
+   */
+  previousCheckpoint: bigint | null;
   events: number;
   checkpoint: bigint | null;
   /** From the start to the switch: building and catching up (the rate of a rebuild is events / buildMs). */
@@ -84,7 +96,9 @@ export async function rebuildProjections(
   const generation = await generations.create(logIdentity);
   let events = 0;
   let position: bigint | null = null;
-  const progress = (phase: RebuildProgress['phase']) => onProgress?.({ phase, events, position, head });
+  let previous: PreviousGeneration | undefined;
+  const progress = (phase: RebuildProgress['phase']) =>
+    onProgress?.({ phase, events, position, head, ...(previous ? { previous } : {}) });
   const copyUntil = async (until: bigint | null, phase: RebuildProgress['phase']) => {
     position = await copy(log, generation, position, until, pageSize, (count, last) => {
       events += count;
@@ -108,6 +122,7 @@ export async function rebuildProjections(
           (live) => copyUntil(live, 'catching up'),
           () => progress('switching'),
         );
+    previous = { name: outcome.previous, checkpoint: outcome.previousCheckpoint };
     progress('switched');
     const buildMs = Date.now() - started;
     if (dropPreviousAfterMs !== null && outcome.previous !== generation.name) {
@@ -117,6 +132,7 @@ export async function rebuildProjections(
     return {
       generation: generation.name,
       previous: outcome.previous,
+      previousCheckpoint: outcome.previousCheckpoint,
       events,
       checkpoint: await generation.checkpoint(),
       buildMs,
@@ -143,16 +159,24 @@ export class LiveWriterOfAnotherLog extends Error {
   }
 }
 
+/** How a switch went: the generation it left (and where that stood), and whether it met the live projector. */
+type Switched = { previous: string; previousCheckpoint: bigint | null; forced: boolean };
+const switched = ({ previous, previousCheckpoint }: Omit<Switched, 'forced'>, forced: boolean): Switched => ({
+  previous,
+  previousCheckpoint,
+  forced,
+});
+
 /** Take-over: the other log's views are not met, only replaced (the expected active generation must still be the one checked). */
 async function switchNow(
   generations: ProjectionGenerations,
   generation: ProjectionGeneration,
   expectedActive: string,
   switching: () => void,
-): Promise<{ previous: string; forced: boolean }> {
+): Promise<Switched> {
   switching();
   const result = await generations.activate(generation, expectedActive, true);
-  if (result.outcome === 'switched') return { previous: result.previous, forced: true };
+  if (result.outcome === 'switched') return switched(result, true);
   throw new Error(
     `The active views changed meanwhile (${result.outcome === 'moved' ? result.active : 'differ'}); nothing was taken over.`,
   );
@@ -179,7 +203,7 @@ async function switchWhenCaughtUp(
   options: SwitchOptions,
   catchUp: (live: bigint) => Promise<void>,
   switching: () => void,
-): Promise<{ previous: string; forced: boolean }> {
+): Promise<Switched> {
   const deadline = Date.now() + options.switchTimeoutMs;
   const moved = (active: string) => new Error(`Another rebuild switched to ${active} meanwhile; this one is dropped.`);
   let lastLive: bigint | null | undefined;
@@ -190,7 +214,7 @@ async function switchWhenCaughtUp(
     for (;;) {
       switching();
       const result = await generations.activate(generation, expectedActive, false);
-      if (result.outcome === 'switched') return { previous: result.previous, forced: false };
+      if (result.outcome === 'switched') return switched(result, false);
       if (result.outcome === 'moved') throw moved(result.active);
       if (Date.now() > deadline) {
         throw new Error(
@@ -214,7 +238,7 @@ async function switchWhenCaughtUp(
       }
       if (holding || Date.now() - liveMovedAt >= options.settleMs) {
         const forced = await generations.activate(generation, expectedActive, true);
-        if (forced.outcome === 'switched') return { previous: forced.previous, forced: true };
+        if (forced.outcome === 'switched') return switched(forced, true);
         if (forced.outcome === 'moved') throw moved(forced.active);
       }
       await sleep(20);

@@ -26,7 +26,8 @@ export interface ActiveGeneration {
 }
 
 export type ActivationResult =
-  | { outcome: 'switched'; previous: string }
+  /** `previousCheckpoint`: where the previous generation stood at the switch (null: it held no views, none ever applied). */
+  | { outcome: 'switched'; previous: string; previousCheckpoint: bigint | null }
   /** The live projector is elsewhere in the log than the new generation: catch up or wait, then retry. */
   | { outcome: 'differ'; live: bigint | null; built: bigint | null }
   /** Someone else switched meanwhile; this generation is not needed. */

@@ -98,6 +98,7 @@ describe('Redis projection store specifics', () => {
     expect(await store.generations().activate(generation, store.keys.defaultPrefix, false)).toEqual({
       outcome: 'switched',
       previous: store.keys.defaultPrefix,
+      previousCheckpoint: 6n, // where the previous generation stood at the switch
     });
     await store.applyBatch(events.slice(6));
     expect(await generation.checkpoint()).toBe(BigInt(events.length));

@@ -127,7 +127,7 @@ export class RedisGenerations implements ProjectionGenerations {
     );
     if (outcome === 'switched') {
       this.adopt(generation.name);
-      return { outcome, previous: active };
+      return { outcome, previous: active, previousCheckpoint: parsePosition(live) };
     }
     if (outcome === 'moved') return { outcome, active };
     return { outcome, live: parsePosition(live), built: parsePosition(built) };

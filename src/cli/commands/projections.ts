@@ -12,7 +12,12 @@ import { openProjectionMaintenance, sqliteViewsFile } from '../../compositionRoo
 import { parseInput } from '../../commands/validation';
 import { configFromEnv, type MailboxConfig } from '../../config';
 import { isMailboxError, MailboxError } from '../../errors';
-import { LiveWriterOfAnotherLog, rebuildProjections, type RebuildProgress } from '../../projections/rebuild';
+import {
+  LiveWriterOfAnotherLog,
+  rebuildProjections,
+  type PreviousGeneration,
+  type RebuildProgress,
+} from '../../projections/rebuild';
 import { ForeignViews } from '../../projections/viewsOwnership';
 
 export interface ProjectionsIo {
@@ -86,6 +91,28 @@ export function progressReporter(stdout: ProjectionsIo['stdout']) {
   };
 }
 
+/**
+ * What became of the previous generation, as it was: one that held no views (a first build, or views of an empty log)
+ * is not said to be "deleted" or "kept", which read as if views were thrown away or are still there to go back to.
+ * Its empty generation is still cleared away after the grace (a reader may be on it until then).
+ */
+function previousFate(previous: PreviousGeneration, graceMs: number | null): string {
+  if (previous.checkpoint === null) {
+    return graceMs === null
+      ? `previous generation ${previous.name} held no views: nothing to keep`
+      : `previous generation ${previous.name} held no views: nothing to delete (the empty generation was cleared away after the ${graceMs} ms grace)`;
+  }
+  return `previous generation ${previous.name} ${graceMs === null ? 'kept' : `deleted after the ${graceMs} ms grace`}`;
+}
+
+/** The switch line's word on the previous generation (said before the grace is waited). */
+function switchedNote(previous: PreviousGeneration | undefined, graceMs: number | null): string {
+  if (graceMs === null) return '';
+  if (previous?.checkpoint === null)
+    return `; the previous one held no views (its empty generation is cleared away in ${graceMs} ms)`;
+  return `; the previous one is deleted in ${graceMs} ms`;
+}
+
 export async function runRebuild(rawFlags: Record<string, unknown>, io: ProjectionsIo = processIo): Promise<number> {
   const flags = parseInput(rebuildFlagsSchema, rawFlags, 'projections rebuild');
   const config = viewsConfig(io);
@@ -93,24 +120,23 @@ export async function runRebuild(rawFlags: Record<string, unknown>, io: Projecti
   const { log, generations, close } = await openProjectionMaintenance(config, logger);
   const progress = progressReporter(io.stdout);
   try {
+    const grace = flags.keepPrevious ? null : flags.graceMs;
     const result = await rebuildProjections(log, generations, {
       settleMs: flags.settleMs,
-      dropPreviousAfterMs: flags.keepPrevious ? null : flags.graceMs,
+      dropPreviousAfterMs: grace,
       takeOver: flags.takeOver ?? false,
       onProgress: (p) => {
         progress.update(p);
         if (p.phase === 'switched') {
           progress.stop();
-          io.stdout.write(
-            `switched the active views to the rebuilt generation${flags.keepPrevious ? '' : `; the previous one is deleted in ${flags.graceMs} ms`}\n`,
-          );
+          io.stdout.write(`switched the active views to the rebuilt generation${switchedNote(p.previous, grace)}\n`);
         }
       },
     });
     io.stdout.write(
       `rebuilt ${result.events} events into ${result.generation} in ${result.buildMs} ms ` +
-        `(${Math.round((result.events / Math.max(result.buildMs, 1)) * 1000)} events/s); previous generation ${result.previous} ` +
-        `${flags.keepPrevious ? 'kept' : `deleted after the ${flags.graceMs} ms grace`}${
+        `(${Math.round((result.events / Math.max(result.buildMs, 1)) * 1000)} events/s); ` +
+        `${previousFate({ name: result.previous, checkpoint: result.previousCheckpoint }, grace)}${
           result.tookOverFrom
             ? `; took the namespace over from log ${result.tookOverFrom}`
             : result.forced

@@ -97,7 +97,7 @@ export class SqliteGenerations implements ProjectionGenerations {
       if (!force && live !== built) return { outcome: 'differ', live, built };
       this.meta.write('active', generation.name);
       this.meta.liftFence();
-      return { outcome: 'switched', previous: active };
+      return { outcome: 'switched', previous: active, previousCheckpoint: live };
     });
   }
 

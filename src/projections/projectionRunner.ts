@@ -45,7 +45,12 @@ export const FOLLOWER_POLL_MS = 50;
 export interface RunnerStatus {
   running: boolean;
   checkpoint: string | null;
+  /**
+   * The failure the runner is in now (it retries with backoff), and when it last met it; both null once a later
+   * batch is applied (a follower: once it reads the shared checkpoint again). Failures it recovered from are in the log.
+   */
   lastError: string | null;
+  lastErrorAt: string | null;
   lastAppliedAt: string | null;
   /** A command waited for the views in vain and they have not reached its position yet (readiness is degraded). */
   lagging: { position: string; since: string } | null;
@@ -71,6 +76,7 @@ export class ProjectionRunner {
     running: false,
     checkpoint: null,
     lastError: null,
+    lastErrorAt: null,
     lastAppliedAt: null,
     lagging: null,
     logIdentity: null,
@@ -202,9 +208,10 @@ export class ProjectionRunner {
       const stored = await this.projections.checkpoint();
       if (stored !== null) this.reached(stored);
       this.status.running = !this.displaced;
+      this.recovered();
       if (this.lease && !this.leading) this.status.leadership = this.lease.keeper.leadership();
     } catch (error) {
-      this.status.lastError = error instanceof Error ? error.message : String(error);
+      this.failed(error);
     } finally {
       this.polling = false;
     }
@@ -337,7 +344,7 @@ export class ProjectionRunner {
           await this.lease?.keeper.deposed(error.current);
           break;
         }
-        this.status.lastError = error instanceof Error ? error.message : String(error);
+        this.failed(error);
         if (error instanceof ViewsOfAnotherLog) {
           await this.displace(await this.projections.binding().catch(() => null), error.owner);
           break;
@@ -440,6 +447,18 @@ export class ProjectionRunner {
     await this.projections.applyBatch(events.map(projectStored));
     this.reached(events[events.length - 1].position);
     this.status.lastAppliedAt = new Date().toISOString();
+    this.recovered();
+  }
+
+  private failed(error: unknown): void {
+    this.status.lastError = error instanceof Error ? error.message : String(error);
+    this.status.lastErrorAt = new Date().toISOString();
+  }
+
+  /** A batch landed (or, following, the shared checkpoint was read): an earlier failure is over, and no longer said. */
+  private recovered(): void {
+    this.status.lastError = null;
+    this.status.lastErrorAt = null;
   }
 
   /**

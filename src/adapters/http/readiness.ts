@@ -26,7 +26,9 @@ export interface Readiness {
       ok: boolean;
       running: boolean;
       lag: number | null;
+      /** The failure the projector is in now, and when it last met it; null once it applies again. */
       lastError: string | null;
+      lastErrorAt: string | null;
       lagging: { position: string; since: string } | null;
       /** 'own' unless the views belong to another log (never served then: 503, with the reason). */
       views: 'unchecked' | 'own' | 'foreign';
@@ -82,6 +84,7 @@ export async function checkReadiness(mailbox: MailboxServices): Promise<Readines
     running: status.running,
     lag,
     lastError: status.lastError,
+    lastErrorAt: status.lastErrorAt,
     lagging: status.lagging,
     views: status.views,
     logIdentity: status.logIdentity,

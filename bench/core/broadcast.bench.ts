@@ -6,7 +6,7 @@
  * Then the last one read through: each recipient marks it read, one after another, and the figures are the
  * read's latency and the process's CPU per read. Each receipt folds into the message's state, which holds
  * every recipient's: a receipt that cost the whole audience (a copy of it) made reading one broadcast through
- * quadratic in its audience (support/layeredMap.ts).
+ * quadratic in its audience (commands/layeredMap.ts).
  */
 import { ADMIN_ACTOR } from '../../src/commands/roles';
 import { messageStream } from '../../src/events/streams';

@@ -3,7 +3,7 @@
  * state, then fold the ReceiptRead into the next state (what the command handler does before and after the
  * append), for each recipient in turn, at two audiences. The state holds every recipient's read and archive
  * marks; a fold that copied them all made one receipt cost the audience, and reading a broadcast through cost
- * its square (support/layeredMap.ts). The ratio of the two audiences' costs per receipt says how it grows:
+ * its square (commands/layeredMap.ts). The ratio of the two audiences' costs per receipt says how it grows:
  * 10 for a copy of the audience, about 3 (√10) for the layered map.
  */
 import { decideMarkRead } from '../../src/commands/receipts';

@@ -1,7 +1,7 @@
 /** A message's stream: who sent it, who it was delivered to, and each recipient's read and archive state. */
 import { namedRecipients } from '../events/addressing';
 import type { MessageEvent, MessageSent } from '../events/types';
-import { LayeredMap } from '../support/layeredMap';
+import { LayeredMap } from './layeredMap';
 
 export interface RecipientState {
   readAt: string | null;

@@ -1,6 +1,6 @@
 import { foldMessage, initialMessageState, type MessageState } from '../../src/commands/message';
 import type { MessageEvent } from '../../src/events/types';
-import { LayeredMap } from '../../src/support/layeredMap';
+import { LayeredMap } from '../../src/commands/layeredMap';
 
 /** A small seeded generator (mulberry32): a failing sequence is replayed from the seed the test prints. */
 function random(seed: number): () => number {

@@ -10,7 +10,7 @@ describe('translateSqliteWriteError', () => {
     ['SQLITE_IOERR_WRITE', 'disk I/O error', 'I/O error'],
     ['SQLITE_IOERR_FSYNC', 'disk I/O error', 'I/O error'],
     ['SQLITE_READONLY', 'attempt to write a readonly database', 'read-only'],
-    ['SQLITE_READONLY_DBMOVED', 'attempt to write a readonly database', 'read-only'],
+    ['SQLITE_READONLY_DBMOVED', 'attempt to write a readonly database', 'deleted, moved or replaced while the server ran'],
     ['SQLITE_BUSY', 'database is locked', 'another process held its lock'],
     ['SQLITE_CANTOPEN', 'unable to open database file', 'could not be opened'],
   ])(

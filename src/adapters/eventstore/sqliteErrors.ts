@@ -11,11 +11,12 @@
 import { MailboxError } from '../../errors';
 
 /** A condition of the storage under a SQLite file, which an operator can fix (not a damaged file: see above). */
-export type StorageCondition = 'full' | 'io' | 'readonly' | 'locked' | 'cantopen';
+export type StorageCondition = 'full' | 'io' | 'moved' | 'readonly' | 'locked' | 'cantopen';
 
 const CONDITION_CODES: ReadonlyArray<readonly [code: RegExp, condition: StorageCondition]> = [
   [/^SQLITE_FULL\b/, 'full'],
   [/^SQLITE_IOERR/, 'io'],
+  [/^SQLITE_READONLY_DBMOVED\b/, 'moved'], // before READONLY: the writer thread's check (sqliteWriterThread.ts)
   [/^SQLITE_READONLY/, 'readonly'],
   [/^SQLITE_(BUSY|LOCKED)/, 'locked'],
   [/^SQLITE_CANTOPEN/, 'cantopen'],
@@ -31,6 +32,7 @@ export function storageConditionOf(error: unknown): StorageCondition | null {
 const WHILE_WRITING: Record<StorageCondition, string> = {
   full: 'the disk holding it is full (free disk space on the server)',
   io: 'the disk holding it failed a read or write (an I/O error)',
+  moved: 'its file was deleted, moved or replaced while the server ran (the server must be restarted)',
   readonly: 'its file or the disk holding it is read-only',
   locked: 'another process held its lock for too long',
   cantopen: 'its file could not be opened',

@@ -23,12 +23,26 @@
  * that had landed, whose result it answers)
  * (BEGIN or COMMIT failed: nothing of the group is written); error = {conflict: actual} | {message, code, name}.
  * Plain JS (eval'd), so that it runs the same from compiled output and under ts-jest.
+ *
+ * Before each COMMIT the thread checks that the log's file (and, once there is one, its WAL) is still the one it
+ * opened: deleted, moved or replaced under a running server, SQLite goes on writing into the file it holds open,
+ * which is no longer at its path, and every event acknowledged after that is gone at the next start. A group that
+ * finds it so is rolled back and answered SQLITE_READONLY_DBMOVED (SQLite's own code for a database file moved
+ * since it was opened; it checks only when it creates a rollback journal, never in WAL mode): nothing is
+ * acknowledged into a file nobody will open again. One stat per file per group commit.
  */
 export const WRITER_THREAD_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
+const fs = require('node:fs');
 const Database = require(workerData.driver);
 const db = new Database(workerData.file);
 db.pragma('synchronous = FULL');
+/** The files this connection writes, as [path, identity at open]; the WAL's is taken once it exists. */
+const identityOf = (path) => {
+  const stat = fs.statSync(path, { throwIfNoEntry: false });
+  return stat === undefined ? null : stat.dev + ':' + stat.ino;
+};
+const opened = { log: identityOf(workerData.file), wal: null };
 db.pragma('busy_timeout = 5000');
 db.pragma('wal_autocheckpoint = ' + Number(workerData.checkpointPages));
 const sql = {
@@ -108,6 +122,21 @@ function findDuplicate(stream, events) {
   return { revision: last.revision, position: last.position, fresh: false };
 }
 
+class Moved extends Error {
+  constructor(path) {
+    super('the event log file ' + path + ' was deleted, moved or replaced while the server ran: it is no longer the file this server writes; restart the server to open the log at that path');
+    this.code = 'SQLITE_READONLY_DBMOVED';
+  }
+}
+
+/** Throws Moved when the log's file (or its WAL, once it had one) is no longer the one this connection holds. */
+function checkStillInPlace() {
+  if (identityOf(workerData.file) !== opened.log) throw new Moved(workerData.file);
+  const wal = workerData.file + '-wal';
+  if (opened.wal === null) opened.wal = identityOf(wal);
+  else if (identityOf(wal) !== opened.wal) throw new Moved(wal);
+}
+
 function appendInSavepoint(request) {
   sql.savepoint.run();
   try {
@@ -135,6 +164,7 @@ parentPort.on('message', (message) => {
   try {
     sql.begin.run();
     outcomes = message.appends.map(appendInSavepoint);
+    checkStillInPlace();
     sql.commit.run();
   } catch (error) {
     try {

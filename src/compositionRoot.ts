@@ -14,7 +14,7 @@ import { randomIds, systemClock, type Clock, type IdGenerator } from './applicat
 import { CommandHandler } from './application/commandHandler';
 import { AgentDirectory } from './application/agentDirectory';
 import { ProjectionRunner } from './projections/projectionRunner';
-import { createEventStore, sqliteLogFile } from './adapters/eventStoreFactory';
+import { createEventStore, requireExistingLog, sqliteLogFile } from './adapters/eventStoreFactory';
 import { SqliteJsonLog } from './adapters/eventstore/sqliteJsonLog';
 import { MailboxHttpClient } from './adapters/http/client/mailboxHttpClient';
 import { createLeases, createProjectionAdapters, openRedisProjectionStore, sqliteViewsFile } from './adapters/projectionFactory';
@@ -102,6 +102,8 @@ export interface OpenedPipeline {
 
 /** Where the SQLite views of this configuration live (null: in memory or in Redis). */
 export { sqliteViewsFile };
+/** Refuses a configured SQLite log that is not there, for a command that only reads it (opening would create it). */
+export { requireExistingLog };
 
 export const viewsAreInMemory = (config: MailboxConfig): boolean =>
   config.redisUrl === undefined && sqliteViewsFile(config) === null;
@@ -140,7 +142,10 @@ export async function openPipeline(config: MailboxConfig, logger: Logger, projec
   };
 }
 
-/** Where an auditor reads the log: a server over HTTP (auditor or admin token), else the configured event store. */
+/**
+ * Where an auditor reads the log: a server over HTTP (auditor or admin token), else the configured event store
+ * (a SQLite file that is not there is refused, never created).
+ */
 export async function openAuditLog(
   config: MailboxConfig,
   logger: Logger,
@@ -159,6 +164,7 @@ export async function openAuditLog(
       close: async () => {},
     };
   }
+  requireExistingLog(config);
   const store = await createEventStore(config, logger);
   return { source: eventStoreSource(store), close: () => store.close() };
 }
@@ -166,7 +172,9 @@ export async function openAuditLog(
 /** `audit replay --json`'s fast path: the configured SQLite file read directly as JSON text (never created); null for other stores. */
 export function openJsonTextLog(config: MailboxConfig): JsonTextLog | null {
   const file = sqliteLogFile(config);
-  return file === null ? null : SqliteJsonLog.open(file);
+  if (file === null) return null;
+  requireExistingLog(config);
+  return SqliteJsonLog.open(file);
 }
 
 /**
@@ -177,6 +185,7 @@ export async function openProjectionMaintenance(
   config: MailboxConfig,
   logger: Logger,
 ): Promise<{ log: EventStore; generations: ProjectionGenerations; close(): Promise<void> }> {
+  requireExistingLog(config); // before the views too: a views file of no log is not made either
   const log = await createEventStore(config, logger);
   const file = sqliteViewsFile(config);
   const open = async () =>

@@ -1,4 +1,5 @@
 /** Chooses the event store from configuration (DESIGN section 5): SQLite in the data dir unless a URL says otherwise. */
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { MailboxConfig } from '../config';
@@ -15,6 +16,30 @@ export function sqliteLogFile(config: MailboxConfig): string | null {
   const url = config.eventStoreUrl;
   if (url === undefined) return path.resolve(config.dataDir, 'events.sqlite');
   return url.startsWith('sqlite:') ? path.resolve(url.slice('sqlite:'.length)) : null;
+}
+
+/**
+ * A command that only reads the log (audit, projections status and rebuild) opens the log it is pointed at, never a
+ * new one: opening a missing SQLite file creates it, with a new log identity, and the command then answered as if
+ * the log were empty; a mistyped MAILBOX_DATA_DIR read as "no events" and left a stray log (and views) behind.
+ * Refused instead, naming the file looked for and the variable that chose it. Other stores are not files that opening makes.
+ */
+export function requireExistingLog(config: MailboxConfig): void {
+  const file = sqliteLogFile(config);
+  if (file === null || fs.existsSync(file)) return;
+  const embedded = config.eventStoreUrl === undefined;
+  const variable = embedded ? 'MAILBOX_DATA_DIR' : 'MAILBOX_EVENTSTORE_URL';
+  const dirMissing = !fs.existsSync(path.dirname(file));
+  const chosenBy = embedded
+    ? `MAILBOX_DATA_DIR is ${config.dataDir}${dirMissing ? ', a directory that does not exist' : ''}`
+    : `MAILBOX_EVENTSTORE_URL is ${config.eventStoreUrl}${dirMissing ? `; there is no directory ${path.dirname(file)}` : ''}`;
+  throw new MailboxError(
+    'NOT_FOUND',
+    'No event log',
+    `There is no event log at ${file} (${chosenBy}); check ${variable}: ` +
+      'this command only reads the log and never creates one (mailbox serve creates it at its first start).',
+    { file, field: variable },
+  );
 }
 
 export async function createEventStore(config: MailboxConfig, logger: Logger): Promise<EventStore> {

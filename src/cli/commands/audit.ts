@@ -23,7 +23,7 @@ import {
 } from '../../audit/auditCommands';
 import { processIo, type AuditIo } from '../../audit/auditOutput';
 import { eventStoreSource, type LogSource } from '../../audit/logSource';
-import { openAuditLog, openJsonTextLog, openPipeline, viewsAreInMemory } from '../../compositionRoot';
+import { openAuditLog, openJsonTextLog, openPipeline, requireExistingLog, viewsAreInMemory } from '../../compositionRoot';
 import { collecting } from './repeatedOptions';
 
 interface SourceFlags {
@@ -237,6 +237,7 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
           );
         }
         const config = configFromEnv(io.env);
+        requireExistingLog(config); // verify reads the log: a missing one is refused, not created and found empty
         const pipeline = await openPipeline(config, logger(io), 'auto');
         try {
           // With MAILBOX_VIEWS=memory the server's views live only in its memory: this process cannot see them, so it must not

@@ -188,13 +188,17 @@ async function run(io: ProjectionsIo, work: () => Promise<number>): Promise<void
         ? { error: 'Views of another log', code: 'FOREIGN_VIEWS', message: error.message }
         : { error: 'Projections command failed', code: 'INTERNAL', message: (error as Error).message };
     io.stderr.write(`${JSON.stringify(envelope)}\n`);
-    process.exitCode = 2;
+    // Not found (no event log where the configuration points) is 1, as in `mailbox audit`; anything else 2.
+    process.exitCode = isMailboxError(error) && error.status === 404 ? 1 : 2;
   }
 }
 
-/** `mailbox projections rebuild` as the CLI runs it: failures as one JSON envelope line on stderr, exit code 2. */
+/** `mailbox projections rebuild` as the CLI runs it: failures as one JSON envelope line on stderr, exit code 1 or 2. */
 export const runRebuildCommand = (io: ProjectionsIo, flags: Record<string, unknown>): Promise<void> =>
   run(io, () => runRebuild(flags, io));
+
+/** `mailbox projections status` as the CLI runs it (failures as runRebuildCommand's). */
+export const runStatusCommand = (io: ProjectionsIo): Promise<void> => run(io, () => runStatus(io));
 
 export function registerProjectionsCommands(program: Command): void {
   const projections = program
@@ -218,5 +222,5 @@ export function registerProjectionsCommands(program: Command): void {
   projections
     .command('status')
     .description('the active generation, its checkpoint and the log head, as JSON')
-    .action(async () => run(processIo, () => runStatus()));
+    .action(async () => runStatusCommand(processIo));
 }

@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
-import { Writable } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import { openSqliteDatabase } from '../../src/support/sqlite/sqliteDriver';
 import pino from 'pino';
 import { SqliteEventStore } from '../../src/adapters/eventstore/sqliteEventStore';
@@ -25,6 +25,7 @@ import type { MailboxConfigInput } from '../../src/config';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
 import { projectStored } from '../../src/projections/projector';
 import { rebuildProjections } from '../../src/projections/rebuild';
+import { runRebuild } from '../../src/cli/commands/projections';
 import { StartupError } from '../../src/startupError';
 import { writeSyntheticLog } from '../../bench/lib/syntheticLog';
 import { snapshotViews } from '../contract/projectionStore.contract';
@@ -84,6 +85,47 @@ const config = (dir: string, extra: MailboxConfigInput = {}): MailboxConfigInput
   logLevel: 'silent',
   ...extra,
 });
+
+/**
+ * Two stopped mailboxes: the first populated, the second with only @only-here registered and the first's views file
+ * copied over its own (views of another log). Returns the second's directory.
+ */
+async function viewsOfAnotherLog(): Promise<string> {
+  const first = tempDir('views-first-');
+  const second = tempDir('views-second-');
+  const populated = await createMailbox(config(first));
+  await populate(populated);
+  await populated.close();
+  const other = await createMailbox(config(second));
+  await other.asActor(ADMIN_ACTOR).registerAgent({ identity: '@only-here' });
+  await other.close();
+  for (const suffix of ['', '-wal', '-shm']) {
+    fs.rmSync(path.join(second, `views.sqlite${suffix}`), { force: true });
+    if (suffix !== '-shm' && fs.existsSync(path.join(first, `views.sqlite${suffix}`)))
+      fs.copyFileSync(path.join(first, `views.sqlite${suffix}`), path.join(second, `views.sqlite${suffix}`));
+  }
+  return second;
+}
+
+/** The generations whose tables are in the views file, and the log each was built from. */
+const generationsIn = (views: string): Record<string, string | null> => {
+  const db = openSqliteDatabase(views, undefined, { readonly: true });
+  try {
+    const names = (
+      db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'g[0-9]*_state'").all() as Array<{
+        name: string;
+      }>
+    ).map((row) => row.name.replace(/_state$/, ''));
+    return Object.fromEntries(
+      names.map((g) => [
+        g,
+        (db.prepare(`SELECT log_identity FROM ${g}_state`).get() as { log_identity: string | null }).log_identity,
+      ]),
+    );
+  } finally {
+    db.close();
+  }
+};
 
 /** @a, @b, @c and a few messages: a direct one read by @b, a broadcast, one archived by @c. */
 async function populate(mailbox: Mailbox) {
@@ -436,21 +478,7 @@ describe('SQLite views (embedded default)', () => {
   });
 
   it("another log's views file is refused with one line and left unchanged; take-over rebuilds it from this log", async () => {
-    const first = tempDir('views-first-');
-    const second = tempDir('views-second-');
-    mailbox = await createMailbox(config(first));
-    await populate(mailbox);
-    await mailbox.close();
-    mailbox = await createMailbox(config(second));
-    const admin = mailbox.asActor(ADMIN_ACTOR);
-    await admin.registerAgent({ identity: '@only-here' });
-    await mailbox.close();
-    mailbox = null;
-    for (const suffix of ['', '-wal', '-shm']) {
-      fs.rmSync(path.join(second, `views.sqlite${suffix}`), { force: true });
-      if (suffix !== '-shm' && fs.existsSync(path.join(first, `views.sqlite${suffix}`)))
-        fs.copyFileSync(path.join(first, `views.sqlite${suffix}`), path.join(second, `views.sqlite${suffix}`));
-    }
+    const second = await viewsOfAnotherLog();
     const copied = storedCheckpoint(path.join(second, 'views.sqlite'));
 
     const refused = await createMailbox(config(second)).then(
@@ -470,6 +498,40 @@ describe('SQLite views (embedded default)', () => {
     await mailbox.viewsReady;
     expect((await mailbox.projections.listAgents()).map((agent) => agent.identity)).toEqual(['@only-here']);
     expect(await mailbox.projections.binding()).toMatchObject({ logIdentity: await mailbox.eventStore.logIdentity() });
+  });
+
+  it("what a take-over does with the other log's views: kept by the one at start, deleted after the grace by rebuild --take-over unless --keep-previous", async () => {
+    // At start (MAILBOX_PROJECTIONS_ON_FOREIGN=take-over): the other log's generation stays in the file, as its warn line says.
+    const atStart = await viewsOfAnotherLog();
+    const { logger, messages } = recordingLogger();
+    const otherLog = generationsIn(path.join(atStart, 'views.sqlite')).g1;
+    mailbox = await createMailbox(config(atStart, { projectionsOnForeign: 'take-over' }), { logger });
+    await mailbox.viewsReady;
+    const thisLog = await mailbox.eventStore.logIdentity();
+    expect(messages()).toContain(
+      'projections: took over the SQLite views file ' +
+        `${path.join(atStart, 'views.sqlite')}; the previous views (generation g1) are kept until deleted`,
+    );
+    await mailbox.close();
+    mailbox = null;
+    expect(generationsIn(path.join(atStart, 'views.sqlite'))).toEqual({ g1: otherLog, g2: thisLog });
+
+    // `mailbox projections rebuild --take-over`: deleted after the grace, as any rebuild's previous generation; kept with --keep-previous.
+    for (const keepPrevious of [false, true]) {
+      const offline = await viewsOfAnotherLog();
+      const stdout = new PassThrough();
+      let out = '';
+      stdout.on('data', (chunk) => (out += chunk));
+      const env = { MAILBOX_EVENTSTORE_URL: `sqlite:${offline}/events.sqlite` };
+      const flags = { graceMs: '0', settleMs: '0', takeOver: true, ...(keepPrevious ? { keepPrevious } : {}) };
+      expect(await runRebuild(flags, { stdout, stderr: new PassThrough(), env })).toBe(0);
+      expect(out.trim().split('\n').at(-1)).toMatch(
+        keepPrevious
+          ? /; previous generation g1 kept; took the namespace over from log /
+          : /; previous generation g1 deleted after the 0 ms grace; took the namespace over from log /,
+      );
+      expect(Object.keys(generationsIn(path.join(offline, 'views.sqlite')))).toEqual(keepPrevious ? ['g1', 'g2'] : ['g2']);
+    }
   });
 
   it('blue/green rebuild inside the file while the mailbox serves and sends: switches to a new generation, same views', async () => {

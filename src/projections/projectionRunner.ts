@@ -173,6 +173,10 @@ export class ProjectionRunner {
       () => this.followTerm(term),
       async (error: unknown) => {
         if (error instanceof ProjectorDeposed) return this.lease!.keeper.deposed(error.current);
+        // Said as the follow loop says its own failures: the loop may then find nothing to apply (a transient failure,
+        // views at the head), and the failure would have left no trace; it stays in the status until a batch lands.
+        this.failed(error);
+        this.logger.error({ err: error }, 'projection catch-up failed after taking the lease; resubscribing from checkpoint');
         this.followTerm(term); // the follow loop resumes from the stored checkpoint and retries with backoff
       },
     );

@@ -9,11 +9,13 @@ import { MemoryEventStore } from '../../src/adapters/eventstore/memoryEventStore
 import { MemoryProjectionStore } from '../../src/adapters/projections/memoryProjectionStore';
 import { InProcessWakeBus } from '../../src/adapters/wake/inProcessWakeBus';
 import type { EventSubscription } from '../../src/events/eventStore';
+import type { LeaseStore } from '../../src/projections/projectorLease';
 import type { NewEvent } from '../../src/events/types';
 import { MAX_QUEUED, ProjectionRunner } from '../../src/projections/projectionRunner';
 import { ForeignViews } from '../../src/projections/viewsOwnership';
 import { silentLogger } from '../support/fixtures';
 import { holdApplies } from '../support/heldApplies';
+import { waitFor } from '../support/waitFor';
 
 const registration = (identity: string): NewEvent =>
   ({
@@ -49,6 +51,18 @@ function countPulls(log: MemoryEventStore): { pulled: () => number } {
   };
   return { pulled: () => pulled };
 }
+
+/** A lease nobody else wants: the runner takes it at once (views shared by one node, as on Redis). */
+const freeLease = (): LeaseStore => {
+  let holder: { node: string; token: bigint } | null = null;
+  return {
+    name: 'projector',
+    acquire: async (node) => (holder === null ? (holder = { node, token: 1n }).token : null),
+    renew: async (node, token) => holder?.node === node && holder.token === token,
+    release: async () => void (holder = null),
+    holder: async () => holder,
+  };
+};
 
 const turns = async (count: number) => {
   for (let i = 0; i < count; i++) await new Promise((resolve) => setImmediate(resolve));
@@ -132,5 +146,49 @@ describe('ProjectionRunner', () => {
     expect(lines.findIndex((line) => line.msg === 'projections caught up')).toBeGreaterThan(lines.indexOf(reports[1]));
     expect((await views.listAgents()).length).toBe(3_500);
     await runner.stop();
+  });
+
+  it('a catch-up that fails when this node takes the lease is logged and in lastError until a later batch lands', async () => {
+    const log = new MemoryEventStore();
+    await log.append('mailbox-agents', [registration('@ana'), registration('@bo')], 'no_stream');
+    const views = new MemoryProjectionStore(new InProcessWakeBus());
+    const earlier = new ProjectionRunner(log, views, silentLogger); // the previous projector left the views at the head
+    await earlier.start();
+    await earlier.stop();
+
+    // The log fails the new leader's first read (its catch-up), then reads again: the follow loop finds nothing to apply.
+    const readAll = log.readAll.bind(log);
+    let failNextRead = true;
+    log.readAll = async (after, limit) => {
+      if (!failNextRead) return readAll(after, limit);
+      failNextRead = false;
+      throw new Error('the log was unreachable');
+    };
+    const lines: Array<{ level: number; msg: string; err?: { message: string } }> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const runner = new ProjectionRunner(log, views, logger);
+    runner.useLease(freeLease(), 'node-a', 60_000);
+    try {
+      await runner.start();
+      expect(runner.getStatus().leadership).toMatchObject({ role: 'leading', node: 'node-a' });
+      const failure = lines.filter((line) => line.msg.startsWith('projection catch-up failed'));
+      expect(failure).toEqual([
+        expect.objectContaining({
+          level: 50,
+          msg: 'projection catch-up failed after taking the lease; resubscribing from checkpoint',
+          err: expect.objectContaining({ message: 'the log was unreachable' }),
+        }),
+      ]);
+      const failing = runner.getStatus();
+      expect(failing).toMatchObject({ running: true, checkpoint: '2', lastError: 'the log was unreachable' });
+      expect(Date.parse(failing.lastErrorAt!)).toBeGreaterThan(Date.now() - 60_000);
+
+      await log.append('mailbox-agents', [registration('@cy')], 1n);
+      expect(await runner.waitFor(3n)).toBe(true);
+      await waitFor(() => runner.getStatus().lastError === null, { what: 'the failure cleared once a batch landed' });
+      expect(runner.getStatus()).toMatchObject({ checkpoint: '3', lastError: null, lastErrorAt: null });
+    } finally {
+      await runner.stop();
+    }
   });
 });

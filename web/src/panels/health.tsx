@@ -19,6 +19,8 @@ interface Checks {
     running: boolean;
     lag: number | null;
     lastError: string | null;
+    /** When the projector last met lastError (absent from servers before it was reported). */
+    lastErrorAt?: string | null;
     views: string;
     viewsProblem?: string;
     /** Absent from servers older than the projector lease. */
@@ -37,6 +39,15 @@ function leaderText(leadership: Checks['projections']['leadership']): string {
   if (leadership.leader === null)
     return `none seen yet (this node ${leadership.node} follows; a node takes the free lease within its renewal)`;
   return `${leadership.leader}, lease token ${leadership.token} (this node ${leadership.node} follows)`;
+}
+
+/**
+ * The failure the projector is in now, and when it last met it: the runner retries, so a failure met a moment ago
+ * is still going on, one met long ago (nothing applied since) may be over; the time tells which.
+ */
+function lastErrorText({ lastError, lastErrorAt }: Checks['projections']): string {
+  if (!lastError) return '';
+  return `· last error: ${lastError}${lastErrorAt ? ` (last met at ${clock(lastErrorAt)}, ${age(lastErrorAt)} ago)` : ''}`;
 }
 
 async function readiness(): Promise<Checks> {
@@ -129,10 +140,10 @@ export function HealthPanel({ onOpenStory }: { onOpenStory: (id: string) => void
             <Ok ok={c.projectionStore.ok} /> checkpoint {c.projectionStore.checkpoint ?? '–'} {c.projectionStore.error ?? ''}
           </dd>
           <dt>Projection lag</dt>
-          <dd>
+          <dd data-testid="projections">
             <Ok ok={c.projections.ok} /> {c.projections.lag ?? '?'} events behind · runner{' '}
-            {c.projections.running ? 'running' : 'stopped'} · views {c.projections.views}{' '}
-            {c.projections.lastError ? `· last error: ${c.projections.lastError}` : ''} {c.projections.viewsProblem ?? ''}
+            {c.projections.running ? 'running' : 'stopped'} · views {c.projections.views} {lastErrorText(c.projections)}{' '}
+            {c.projections.viewsProblem ?? ''}
           </dd>
           <dt>Leader</dt>
           <dd data-testid="leader">{leaderText(c.projections.leadership)}</dd>

@@ -2,6 +2,7 @@
 import { MailboxError } from '../errors';
 import type { BroadcastDelivered, MessageEvent, MessageSent, ReplyRequested } from '../events/types';
 import { replyDueBy } from './replyDeadline';
+import { taskDeadlinePassed } from './tasks/taskDeadlines';
 import { activeAgents, type RegistryState } from './agentRegistry';
 import type { Command } from './command';
 import type { MessageState } from './message';
@@ -155,6 +156,9 @@ export function decideSendMessage(command: SendMessage, state: SendState, policy
     if (dueBy instanceof MailboxError) return dueBy;
     requested.push({ type: 'ReplyRequested', data: { messageId, dueBy } });
   }
+  // 7. A task must not be over before it arrives: its expiresAt and budget.deadline fall after the send.
+  const passed = input.task === undefined ? null : taskDeadlinePassed(input.task, sentAt);
+  if (passed) return passed;
   // A direct message and a list are delivered by the MessageSent itself (one append however many are listed);
   // a broadcast's audience gets one BroadcastDelivered each.
   if (recipient.kind !== 'broadcast') return [sent, ...requested];

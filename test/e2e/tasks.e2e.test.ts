@@ -168,3 +168,48 @@ it('GET /v1/tasks/{id} by the sender of a task that failed without it marks the 
   expect(await outcomesSeen(taskId)).toMatchObject([{ metadata: { actor: '@a' }, streamName: `mailbox-task-${taskId}` }]);
   expect([await waiting('@a'), await waiting('@b'), await waiting('@c')]).toEqual([a0, b0, c0]);
 });
+
+it('a task whose expiresAt or budget.deadline is not after the send is refused over HTTP and MCP, naming it; nothing written', async () => {
+  const client = new Client({ name: 'tasks-e2e-deadline', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${t['@a']}` } },
+    }),
+  );
+  const teaches =
+    /^task\.(expiresAt|budget\.deadline) '[^']+' is not after the send \((\S+)\): the task would be over before it arrived .* Give an ISO 8601 date and time after the send, with seconds and an offset \(e\.g\. \S+Z\), or leave it out\.$/;
+  try {
+    for (const [task, field, value] of [
+      [{ expiresAt: '2020-01-01T00:00:00Z' }, 'task.expiresAt', '2020-01-01T00:00:00Z'],
+      [
+        { state: 'working', budget: { deadline: '2026-01-01T00:00:00+02:00' } },
+        'task.budget.deadline',
+        '2026-01-01T00:00:00+02:00',
+      ],
+    ] as const) {
+      const before = await server.eventCount();
+      const overHttp = await server.call('POST', '/v1/messages', {
+        token: t['@a'],
+        body: { to: '@b', subject: 'late', body: 'x', task },
+      });
+      expect(overHttp).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED', field, value } });
+      expect(overHttp.body.message).toMatch(teaches);
+      expect(Date.parse(overHttp.body.sentAt)).toBeGreaterThan(Date.parse(value));
+      const overMcp = (await client.callTool({
+        name: 'add_message',
+        arguments: { to: 'AGENT:*', subject: 'late', body: 'x', task: JSON.stringify(task) },
+      })) as { isError?: boolean; structuredContent?: any };
+      expect(overMcp).toMatchObject({ isError: true, structuredContent: { code: 'VALIDATION_FAILED', field, value } });
+      expect(overMcp.structuredContent.message).toMatch(teaches);
+      expect(await server.eventCount()).toBe(before);
+    }
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    const accepted = await server.call('POST', '/v1/messages', {
+      token: t['@a'],
+      body: { to: '@b', subject: 'in time', body: 'x', task: { expiresAt: later } },
+    });
+    expect(accepted.status).toBe(201);
+  } finally {
+    await client.close();
+  }
+});

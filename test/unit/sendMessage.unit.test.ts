@@ -125,6 +125,58 @@ describe('SendMessage: direct', () => {
   });
 });
 
+describe('SendMessage: a task deadline must fall after the send', () => {
+  // T1 (the send) is 2025-03-01T10:05:00.000Z; the sweeper ends a task once its deadline <= now.
+  it.each([
+    ['expiresAt before the send', { expiresAt: '2020-01-01T00:00:00Z' }, 'task.expiresAt', '2020-01-01T00:00:00Z'],
+    ['expiresAt at the send itself', { expiresAt: T1 }, 'task.expiresAt', T1],
+    [
+      'expiresAt the same instant in another offset',
+      { expiresAt: '2025-03-01T12:05:00+02:00' },
+      'task.expiresAt',
+      '2025-03-01T12:05:00+02:00',
+    ],
+    [
+      'budget.deadline before the send',
+      { budget: { deadline: '2025-03-01T10:04:59Z' } },
+      'task.budget.deadline',
+      '2025-03-01T10:04:59Z',
+    ],
+  ])('%s: VALIDATION_FAILED naming the field, the value and the send time; nothing recorded', (_, task, field, value) => {
+    const error = given(team)
+      .when(send({ to: '@bob', subject: 'hi', body: 'hello', task }))
+      .thenFails('VALIDATION_FAILED', { field, value, sentAt: T1 });
+    expect(error.message).toBe(
+      `${field} '${value}' is not after the send (${T1}): the task would be over before it arrived (the sweeper ends it ` +
+        'as Canceled, expired). Give an ISO 8601 date and time after the send, with seconds and an offset ' +
+        '(e.g. 2025-03-02T10:05:00Z), or leave it out.',
+    );
+  });
+
+  it('both passed: one error naming both, the first as its field', () => {
+    const error = given(team)
+      .when(
+        send({
+          to: 'AGENT:*',
+          subject: 'hi',
+          body: 'hello',
+          task: JSON.stringify({ expiresAt: '2020-01-01T00:00:00Z', budget: { deadline: '2021-01-01T00:00:00Z' } }),
+        }),
+      )
+      .thenFails('VALIDATION_FAILED', { field: 'task.expiresAt', value: '2020-01-01T00:00:00Z', sentAt: T1 });
+    expect(error.message).toMatch(
+      /^task.expiresAt '2020-01-01T00:00:00Z' and task.budget.deadline '2021-01-01T00:00:00Z' are not after the send .* or leave them out\.$/,
+    );
+  });
+
+  it('a millisecond after the send is accepted, as given', () => {
+    const task = { expiresAt: '2025-03-01T10:05:00.001Z', budget: { deadline: '2025-03-01T12:05:00+01:00' } };
+    given(team)
+      .when(send({ to: '@bob', subject: 'hi', body: 'hello', task }))
+      .then([expectedSent({ hasTask: true, task })]);
+  });
+});
+
 describe('SendMessage: broadcast', () => {
   it('snapshots the audience: registered, not retired, agents only, not the sender', () => {
     const history = [...team, registered('@dave'), retired('@dave'), registered('@audit', 'auditor')];

@@ -59,8 +59,14 @@ export interface TickReport {
   /** Identities the settings name (opt-out, agents file) that are not registered, or retired: applied to nobody. */
   settingsForNobody: SettingsForNobody;
   verdicts: Partial<Record<Verdict, number>>;
-  /** Identities nudged by this tick (dispatched; see `settled()` for delivery). */
+  /** Identities nudged by this tick through a target that serves them (dispatched; see `settled()` for delivery). */
   nudged: string[];
+  /**
+   * Identities due a nudge that no target serves (no Redis channel, webhook or hook configured for them): the nudge
+   * was written to the log only, so nobody was told. Listed apart, so that the report never claims a nudge it did not
+   * make.
+   */
+  loggedOnly: string[];
   pipeline: PipelineReport;
   /** The unwoken alarm: messages past the wake SLA that woke nobody, and those this tick escalated (issue 13). */
   unwoken: EscalationReport;
@@ -158,6 +164,7 @@ export class HeartbeatDaemon {
     const durationMs = performance.now() - started;
     this.metrics.ticks.inc();
     this.metrics.tickDuration.observe(durationMs / 1000);
+    const nudged = toNudge.map((decision) => decision.identity);
     const report: TickReport = {
       at: new Date(now).toISOString(),
       agents: counts.length,
@@ -165,7 +172,8 @@ export class HeartbeatDaemon {
       unregisteredWithMail: allCounts.length - counts.length,
       settingsForNobody: forNobody,
       verdicts,
-      nudged: toNudge.map((decision) => decision.identity),
+      nudged: nudged.filter((identity) => this.dispatcher.servedBy(identity)),
+      loggedOnly: nudged.filter((identity) => !this.dispatcher.servedBy(identity)),
       pipeline,
       unwoken,
       replies,

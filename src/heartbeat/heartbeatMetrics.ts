@@ -27,7 +27,7 @@ export class HeartbeatMetrics {
   });
   readonly deliveries = new Counter({
     name: 'mailbox_heartbeat_deliveries_total',
-    help: 'Nudge deliveries by target and outcome (delivered, unheard, failed)',
+    help: 'Nudge deliveries by target and outcome (delivered, unheard, failed; target log, outcome logged: no target served the agent)',
     labelNames: ['target', 'outcome'],
     registers: [this.registry],
   });

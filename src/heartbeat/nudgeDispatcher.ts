@@ -11,7 +11,7 @@ import type { NudgeTarget } from './nudgeTarget';
 
 export interface DeliveryReport {
   nudge: Nudge;
-  /** target name -> 'delivered' | 'unheard' | error message */
+  /** target name -> 'delivered' | 'unheard' | error message; { log: 'logged' } when no target serves the agent */
   outcomes: Record<string, string>;
   delivered: boolean;
 }
@@ -33,6 +33,11 @@ export class NudgeDispatcher {
     this.queue.push(async () => onDone(await this.deliver(nudge)));
   }
 
+  /** Whether any target serves the agent; a nudge for one that none serves is only written to the log. */
+  servedBy(identity: string): boolean {
+    return this.targets.some((target) => target.appliesTo(identity));
+  }
+
   /** Resolves when every queued nudge has been delivered or has finally failed. */
   settled(): Promise<void> {
     return this.queue.idle();
@@ -42,10 +47,14 @@ export class NudgeDispatcher {
     const targets = this.targets.filter((target) => target.appliesTo(nudge.identity));
     const context = { identity: nudge.identity, nudgeId: nudge.nudgeId, unread: nudge.unread };
     if (targets.length === 0) {
-      // No target serves this agent: the log line is the nudge (embedded use without Redis, webhook or hook).
-      this.logger.info({ ...context, nudge }, 'nudge (no delivery target configured)');
-      this.metrics.deliveries.inc({ target: 'log', outcome: 'delivered' });
-      return { nudge, outcomes: { log: 'delivered' }, delivered: true };
+      // No target serves this agent (embedded use without Redis, webhook or hook): the log line is all there is. It
+      // counts as done (the same unread set is not logged again), but it told nobody: 'logged', never 'delivered'.
+      this.logger.info(
+        { ...context, nudge },
+        'nudge written to the log only (no delivery target configured): the agent was not told',
+      );
+      this.metrics.deliveries.inc({ target: 'log', outcome: 'logged' });
+      return { nudge, outcomes: { log: 'logged' }, delivered: true };
     }
     const settled = await Promise.allSettled(targets.map((target) => target.deliver(nudge)));
     const outcomes: Record<string, string> = {};

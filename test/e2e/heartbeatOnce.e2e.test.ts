@@ -3,6 +3,7 @@
  * daemon's metrics port is taken here), prints exactly its JSON report on stdout, and logs on stderr.
  */
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import pino from 'pino';
 import { createMailbox } from '../../src/mailbox';
@@ -36,7 +37,8 @@ test('no port, the report alone on stdout, the logs on stderr', async () => {
     expect(run.code).toBe(0);
     const stdout = run.stdout.trim().split('\n');
     expect(stdout).toHaveLength(1);
-    expect(JSON.parse(stdout[0])).toMatchObject({ agents: 3, withUnread: 1, nudged: ['@b'] });
+    // No Redis, webhook or hook: the nudge went to the log only, and the report does not call it nudged.
+    expect(JSON.parse(stdout[0])).toMatchObject({ agents: 3, withUnread: 1, nudged: [], loggedOnly: ['@b'] });
     const logs = run.stderr
       .trim()
       .split('\n')
@@ -46,6 +48,65 @@ test('no port, the report alone on stdout, the logs on stderr', async () => {
     expect(logs.some((entry) => entry.msg === 'heartbeat daemon started' || 'intervalMs' in entry)).toBe(false);
   } finally {
     await new Promise((resolve) => daemonPort.close(resolve));
+  }
+});
+
+test('the report says which nudges reached a target and which were only logged, in the JSON and the log line', async () => {
+  const dir = tempDir('mailbox-heartbeat-once-targets-');
+  const mailbox = await createMailbox(
+    { dataDir: dir, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+    { logger: pino({ level: 'silent' }) },
+  );
+  const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+  await a.send({ to: '@b', subject: 'for b', body: 'x' });
+  await a.send({ to: '@c', subject: 'for c', body: 'x' });
+  await mailbox.close();
+  // A webhook receiver that takes every nudge, for @c alone (the last run below).
+  const received: string[] = [];
+  const receiver = http.createServer((request, response) => {
+    request.on('data', () => {}).on('end', () => response.end());
+    received.push(String(request.headers['x-mailbox-nudge-id']));
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()));
+  const agentsFile = `${dir}/agents.json`;
+  fs.writeFileSync(
+    agentsFile,
+    JSON.stringify({ '@c': { webhook: `http://127.0.0.1:${(receiver.address() as net.AddressInfo).port}/` } }),
+  );
+  try {
+    const logged = await runCli(['heartbeat', '--once', '--wake-grace', '0'], { MAILBOX_DATA_DIR: dir });
+    expect(logged.code).toBe(0);
+    expect(JSON.parse(logged.stdout)).toMatchObject({ nudged: [], loggedOnly: ['@b', '@c'] });
+    const lines = logged.stderr
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { msg: string; identity?: string });
+    const said = lines.filter((line) => line.msg.startsWith('nudge'));
+    expect(said.map((line) => [line.identity, line.msg])).toEqual(
+      ['@b', '@c'].map((identity) => [
+        identity,
+        'nudge written to the log only (no delivery target configured): the agent was not told',
+      ]),
+    );
+
+    // A hook serves everyone: each nudge goes to it, listed as nudged, none logged only.
+    const hooked = await runCli(['heartbeat', '--once', '--wake-grace', '0', '--hook', '["/bin/true"]'], {
+      MAILBOX_DATA_DIR: dir,
+    });
+    expect(hooked.code).toBe(0);
+    expect(JSON.parse(hooked.stdout)).toMatchObject({ nudged: ['@b', '@c'], loggedOnly: [] });
+
+    // A webhook for @c alone: @c nudged (through its webhook), @b logged only.
+    const mixed = await runCli(['heartbeat', '--once', '--wake-grace', '0', '--agents-file', agentsFile], {
+      MAILBOX_DATA_DIR: dir,
+      MAILBOX_HEARTBEAT_WEBHOOK_SECRET: 'a-secret-of-sixteen-chars',
+    });
+    expect(mixed.code).toBe(0);
+    expect(JSON.parse(mixed.stdout)).toMatchObject({ nudged: ['@c'], loggedOnly: ['@b'] });
+    expect(received).toHaveLength(1);
+  } finally {
+    await new Promise((resolve) => receiver.close(resolve));
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
 

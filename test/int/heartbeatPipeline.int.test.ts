@@ -112,7 +112,7 @@ describe('mailbox heartbeat --once', () => {
     process.exitCode = undefined;
   });
 
-  test('reads the SQLite log, nudges idle agents with mail, prints the tick report', async () => {
+  test('reads the SQLite log, finds idle agents with mail (no target: logged only), prints the tick report', async () => {
     const dataDir = tempDir('mailbox-heartbeat-cli-');
     const mailbox = await createMailbox(
       { dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
@@ -136,7 +136,13 @@ describe('mailbox heartbeat --once', () => {
       spy.mockRestore();
     }
     const report = JSON.parse(written.join('').trim().split('\n').pop()!);
-    expect(report).toMatchObject({ agents: 3, withUnread: 1, nudged: ['@b'], pipeline: { lag: '0', stalled: false } });
+    expect(report).toMatchObject({
+      agents: 3,
+      withUnread: 1,
+      nudged: [],
+      loggedOnly: ['@b'],
+      pipeline: { lag: '0', stalled: false },
+    });
     expect(process.exitCode).toBeUndefined();
   });
 

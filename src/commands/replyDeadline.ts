@@ -19,7 +19,7 @@ export const VALID_FORMS =
 export const expectsReplyBySchema = z
   .string()
   .refine((value) => durationMs(value) !== null || isoTime.safeParse(value).success, {
-    message: `expectsReplyBy is ${VALID_FORMS}`,
+    message: `must be ${VALID_FORMS}`, // the error names the field first: "'expectsReplyBy' must be ..."
   })
   .describe(
     'when each recipient should have answered in the thread: ' +

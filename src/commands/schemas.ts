@@ -144,6 +144,7 @@ export const READ_ALL_FILTERS = ['threadId', 'from', 'priority', 'before', 'incl
 
 /** One id, many (an array or its JSON encoding: lossless-permissive), or all: exactly one of the three. */
 export const MAX_BULK_IDS = 500;
+const MARK_READ_CHOICES = ['messageId', 'messageIds', 'all'] as const;
 export const markReadSchema = z
   .strictObject({
     messageId: messageId('takes one id; for several ids send messageIds: ["<id>", "<id>"] instead')
@@ -157,7 +158,7 @@ export const markReadSchema = z
       .optional()
       .describe(`several message ids (up to ${MAX_BULK_IDS}); one result per id`),
     all: z
-      .literal(true, { error: 'all is true or absent: {all: true} marks your unread messages that were seen' })
+      .literal(true, { error: 'is true or absent: {all: true} marks your unread messages that were seen' })
       .optional()
       .describe(
         'true: mark every unread message of yours that was seen (returned to you by a list or get), with the filters ' +
@@ -166,18 +167,19 @@ export const markReadSchema = z
     threadId: z.string().min(1).max(200).optional().describe('with all: only this thread'),
     from: identitySchema.optional().describe('with all: only from this sender'),
     priority: prioritySchema.optional().describe('with all: only this priority'),
-    before: z.iso
-      .datetime({ offset: true, error: 'before is an ISO-8601 time, e.g. 2030-01-01T12:00:00Z' })
-      .optional()
-      .describe('with all: only messages sent before this time'),
+    // No message of its own: teachingMessages.ts says which ISO form ("must be an ISO 8601 date and time with seconds...").
+    before: z.iso.datetime({ offset: true }).optional().describe('with all: only messages sent before this time'),
     includeUnseen: z.boolean().optional().describe('with all: true marks unseen messages too'),
   })
   .superRefine((input, ctx) => {
-    const given = [input.messageId, input.messageIds, input.all].filter((value) => value !== undefined).length;
-    if (given !== 1) {
+    // The issue names a field (the error's `field`, never ""): messageId when none was given, else the one too many.
+    const given = MARK_READ_CHOICES.filter((key) => input[key] !== undefined);
+    if (given.length !== 1) {
       ctx.addIssue({
         code: 'custom',
+        path: [given.length === 0 ? 'messageId' : given[1]],
         message:
+          (given.length === 0 ? "(or 'messageIds', or 'all') is required: " : `cannot be combined with '${given[0]}': `) +
           'give exactly one of messageId (one id), messageIds (an array of ids, or its JSON encoding) or all: true ' +
           '(every unread message you have seen)',
       });
@@ -188,7 +190,7 @@ export const markReadSchema = z
       ctx.addIssue({
         code: 'custom',
         path: [filters[0]],
-        message: `${filters[0]} narrows mark_read {all: true} only; with messageId or messageIds name the messages instead`,
+        message: 'narrows mark_read {all: true} only; with messageId or messageIds name the messages instead',
       });
     }
   })

@@ -76,7 +76,9 @@ export function toMailboxError(schema: z.ZodType, error: z.ZodError, what: strin
       { field: fields[0], fields, allowed },
     );
   }
-  const issues = error.issues.map((issue) => ({ field: dotted(issue.path), message: issue.message }));
+  // One issue per field and message: a value can fail two checks that teach alike (1e20 is neither a safe integer nor
+  // within the maximum), and "'leaseSeconds' takes ...; 'leaseSeconds' takes ..." said the same thing twice.
+  const issues = uniqueIssues(error.issues.map((issue) => ({ field: dotted(issue.path), message: issue.message })));
   // Every field that is wrong, in one message (a few at most): a caller, a model above all, fixes them in one retry
   // instead of meeting them one by one.
   const said = issues.slice(0, MAX_ISSUES_SAID).map(({ field, message }) => `${subjectOf(field, message)}${message}`);
@@ -90,6 +92,16 @@ export function toMailboxError(schema: z.ZodType, error: z.ZodError, what: strin
 }
 
 const MAX_ISSUES_SAID = 3;
+
+function uniqueIssues(issues: Array<{ field: string; message: string }>): Array<{ field: string; message: string }> {
+  const seen = new Set<string>();
+  return issues.filter(({ field, message }) => {
+    const key = JSON.stringify([field, message]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
 
 const subjectOf = (field: string, message: string): string =>
   field ? `'${field}' ` : ROOT_SUBJECT.test(message) ? 'the input ' : '';

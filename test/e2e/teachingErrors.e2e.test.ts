@@ -3,6 +3,8 @@
  * the right code, a message that states the valid form, and writes no event;
  * each accepted-with-a-hint send says exactly what happened.
  */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestServer, type CallOptions, type TestServer } from '../support/httpServer';
 
 let server: TestServer;
@@ -311,5 +313,117 @@ describe("zod's own wording never reaches the caller: each message says what the
     expect(body.message).toMatch(
       /^add_message: the input must be an object \(a JSON object of fields\), not (an array|null|text)$/,
     );
+  });
+});
+
+describe('a message says each thing once: the field named once, a check that fails twice said once, a field always named', () => {
+  const ONE_OF =
+    'give exactly one of messageId (one id), messageIds (an array of ids, or its JSON encoding) or all: true ' +
+    '(every unread message you have seen)';
+  let mcp: Record<string, Client>;
+  beforeAll(async () => {
+    mcp = {};
+    for (const identity of ['@a', '@b']) {
+      const client = new Client({ name: 'teaching-errors-e2e', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${t[identity]}` } },
+        }),
+      );
+      mcp[identity] = client;
+    }
+  });
+  afterAll(() => Promise.all(Object.values(mcp).map((client) => client.close())));
+
+  /** The same refusal over MCP: the envelope as the tool error's structured content, and nothing written. */
+  async function refusedOverMcp(identity: string, tool: string, args: Record<string, unknown>) {
+    const before = await server.eventCount();
+    const result = (await mcp[identity].callTool({ name: tool, arguments: args })) as {
+      isError?: boolean;
+      structuredContent?: any;
+    };
+    expect(result.isError).toBe(true);
+    expect(await server.eventCount()).toBe(before);
+    return result.structuredContent;
+  }
+
+  test('claim {leaseSeconds: 1e20} (neither a safe integer nor within the maximum): the range once', async () => {
+    const taskId = (await server.call('POST', '/v1/messages', { token: t['@a'], body: message('@b', { task: {} }) })).body
+      .messageId as string;
+    const teaches = 'takes a whole number of seconds from 1 to 604800 as a JSON number, e.g. 300';
+    const expected = {
+      error: 'Validation failed',
+      code: 'VALIDATION_FAILED',
+      message: `claim_task: 'leaseSeconds' ${teaches}`,
+      field: 'leaseSeconds',
+      issues: [{ field: 'leaseSeconds', message: teaches }],
+    };
+    const overHttp = await rejected(
+      server,
+      'POST',
+      `/v1/tasks/${taskId}/claim`,
+      { token: t['@b'], body: { leaseSeconds: 1e20 } },
+      400,
+      'VALIDATION_FAILED',
+    );
+    expect(overHttp).toEqual(expected);
+    expect(await refusedOverMcp('@b', 'claim_task', { taskId, leaseSeconds: 1e20 })).toEqual(expected);
+  });
+
+  test('limit=1e20 on a listing: the range once', async () => {
+    const body = await rejected(server, 'GET', '/v1/messages?limit=1e20', { token: t['@a'] }, 400, 'VALIDATION_FAILED');
+    expect(body.message).toBe("list_messages: 'limit' takes a whole number from 1 to 200 (default 50)");
+  });
+
+  test("expectsReplyBy 'tomorrow': the field named once, then the forms", async () => {
+    const teaches =
+      'must be an ISO 8601 time with an offset after now (e.g. 2026-11-24T15:00:00Z) or a duration from now: ' +
+      '90s, 30m, 2h, 1d, PT30M, P1DT2H';
+    const input = message('@b', { expectsReplyBy: 'tomorrow' });
+    const overHttp = await rejected(server, 'POST', '/v1/messages', { token: t['@a'], body: input }, 400, 'VALIDATION_FAILED');
+    const overMcp = await refusedOverMcp('@a', 'add_message', input);
+    for (const body of [overHttp, overMcp]) {
+      expect(body).toMatchObject({ field: 'expectsReplyBy', message: `add_message: 'expectsReplyBy' ${teaches}` });
+    }
+  });
+
+  test.each<[string, Record<string, unknown>, string, string]>([
+    ['nothing', {}, 'messageId', `'messageId' (or 'messageIds', or 'all') is required: ${ONE_OF}`],
+    [
+      'two of the three',
+      { messageIds: ['0a8d3f4e-1111-4c1e-9a55-000000000001'], all: true },
+      'all',
+      `'all' cannot be combined with 'messageIds': ${ONE_OF}`,
+    ],
+    ['all: false', { all: false }, 'all', "'all' is true or absent: {all: true} marks your unread messages that were seen"],
+    [
+      'a filter without all',
+      { messageId: '0a8d3f4e-1111-4c1e-9a55-000000000001', threadId: 't' },
+      'threadId',
+      "'threadId' narrows mark_read {all: true} only; with messageId or messageIds name the messages instead",
+    ],
+  ])('mark_read with %s names the field and teaches the form', async (_, input, field, said) => {
+    const overHttp = await rejected(
+      server,
+      'POST',
+      '/v1/messages/read',
+      { token: t['@b'], body: input },
+      400,
+      'VALIDATION_FAILED',
+    );
+    const overMcp = await refusedOverMcp('@b', 'mark_read', input);
+    for (const body of [overHttp, overMcp]) expect(body).toMatchObject({ field, message: `mark_read: ${said}` });
+  });
+
+  test("GET /v1/audit/events?after=x: 'after' named once", async () => {
+    const body = await rejected(
+      server,
+      'GET',
+      '/v1/audit/events?after=x',
+      { token: server.adminToken },
+      400,
+      'VALIDATION_FAILED',
+    );
+    expect(body.message).toBe("GET /v1/audit/events: 'after' is a log position (digits), as returned in nextAfter");
   });
 });

@@ -95,9 +95,12 @@ describe('MarkRead input', () => {
     expect(parseInput(markReadSchema, { messageIds: JSON.stringify([id, id2]) }, 'mark_read')).toEqual({ messageIds: [id, id2] });
   });
 
-  it('neither or both: VALIDATION_FAILED', () => {
-    expect(rejection(markReadSchema, {}).code).toBe('VALIDATION_FAILED');
-    expect(rejection(markReadSchema, { messageId: id, messageIds: [id2] }).code).toBe('VALIDATION_FAILED');
+  it('neither or both: VALIDATION_FAILED naming a field (messageId when none was given, else the one too many)', () => {
+    expect(rejection(markReadSchema, {}).envelope).toMatchObject({ code: 'VALIDATION_FAILED', field: 'messageId' });
+    expect(rejection(markReadSchema, { messageId: id, messageIds: [id2] }).envelope).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      field: 'messageIds',
+    });
   });
 
   it('unknown keys: UNKNOWN_FIELD with the allowed ones', () => {

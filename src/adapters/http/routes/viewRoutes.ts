@@ -8,7 +8,7 @@ import type { HttpContext } from '../httpContext';
 import { noExtraInput, singleValuedQuery } from './routeInput';
 
 export const auditQuerySchema = z.strictObject({
-  after: z.string().regex(/^\d+$/, 'after is a log position (digits), as returned in nextAfter').optional(),
+  after: z.string().regex(/^\d+$/, 'is a log position (digits), as returned in nextAfter').optional(),
   limit: pageSize(1000, 100),
 });
 

@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { z } from 'zod';
 import { MailboxError } from './errors';
 import { StartupError } from './startupError';
+import { fromDecimalText, NOT_DECIMAL } from './support/decimalText';
 import { MAX_TIMER_MS, MAX_TIMER_TEXT } from './support/timerLimit';
 
 /** host:port,host:port (IPv6 in brackets; the port may be left out). */
@@ -16,7 +17,7 @@ const flag = z
 
 export const configSchema = z.object({
   host: z.string().min(1).default('127.0.0.1'),
-  port: z.coerce.number().int().min(0).max(65535).default(7420),
+  port: fromDecimalText(z.number().int().min(0).max(65535)).default(7420),
   dataDir: z.string().min(1).default('./data'),
   adminToken: z
     .string()
@@ -51,7 +52,7 @@ export const configSchema = z.object({
    * The longest a Redis command may take before the request answers 503 UNAVAILABLE
    * (Redis down, stopped or unreachable); commands are never queued while disconnected.
    */
-  redisTimeoutMs: z.coerce.number().int().positive().max(MAX_TIMER_MS).default(1000),
+  redisTimeoutMs: fromDecimalText(z.number().int().positive().max(MAX_TIMER_MS)).default(1000),
   redisNamespace: z
     .string()
     .regex(/^[A-Za-z0-9_-]{1,64}$/, 'MAILBOX_REDIS_NAMESPACE must be 1..64 of [A-Za-z0-9_-]')
@@ -70,42 +71,38 @@ export const configSchema = z.object({
    */
   views: z.enum(['sqlite', 'memory'], { error: "MAILBOX_VIEWS must be 'sqlite' or 'memory'" }).optional(),
   strictRecipients: z.boolean().default(false),
-  maxBodyBytes: z.coerce
-    .number()
-    .int()
-    .positive()
-    .default(64 * 1024),
+  maxBodyBytes: fromDecimalText(z.number().int().positive()).default(64 * 1024),
   /** How long a command waits for its own events to reach the views (read-your-writes), in ms. */
-  awaitProjectionMs: z.coerce.number().int().min(0).max(MAX_TIMER_MS).default(2000),
+  awaitProjectionMs: fromDecimalText(z.number().int().min(0).max(MAX_TIMER_MS)).default(2000),
   /** How often the task sweeper ends expired tasks and returns lapsed leases (issue 12), in ms; 0 turns it off. */
-  taskSweepMs: z.coerce.number().int().min(0).max(MAX_TIMER_MS).default(5000),
+  taskSweepMs: fromDecimalText(z.number().int().min(0).max(MAX_TIMER_MS)).default(5000),
   /**
    * With Redis, one node at a time projects (and sweeps, and nudges): the holder of a lease that lasts this long
    * unless renewed (renewed every third of it). A dead holder's job moves to another node within this time.
    */
-  projectorLeaseMs: z.coerce.number().int().min(300).max(600_000).default(3000),
+  projectorLeaseMs: fromDecimalText(z.number().int().min(300).max(600_000)).default(3000),
   /** This process's name in leases, /readyz and /metrics (default: host name and process id). */
   nodeId: z
     .string()
     .regex(/^[A-Za-z0-9._-]{1,64}$/)
     .optional(),
   /** A message that woke none of its recipients within this long is unwoken: counted in /metrics, escalated by the heartbeat. */
-  wakeSlaMs: z.coerce.number().int().min(0).default(60_000),
+  wakeSlaMs: fromDecimalText(z.number().int().min(0)).default(60_000),
   /** How long seen marks gather before they are written as one event per recipient (issue 13), in ms. */
-  seenFlushMs: z.coerce.number().int().min(1).max(60_000).default(200),
+  seenFlushMs: fromDecimalText(z.number().int().min(1).max(60_000)).default(200),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** auto: human lines on a terminal, JSON lines otherwise (CLI only; the library takes a logger). */
   logFormat: z.enum(['auto', 'pretty', 'json']).default('auto'),
   /** HTTP surface limits. Unset maxRequestBytes: 4 x maxBodyBytes + 64 KiB (room for JSON escaping and the other fields). */
-  maxRequestBytes: z.coerce.number().int().positive().optional(),
+  maxRequestBytes: fromDecimalText(z.number().int().positive()).optional(),
   /** Per-agent token bucket (admin exempt): sustained requests/s and burst; 0 turns the limit off. */
-  rateLimitPerSecond: z.coerce.number().min(0).default(50),
-  rateLimitBurst: z.coerce.number().int().min(0).default(200),
-  requestTimeoutMs: z.coerce.number().int().min(0).max(MAX_TIMER_MS).default(30_000),
-  sseHeartbeatMs: z.coerce.number().int().positive().max(MAX_TIMER_MS).default(15_000),
-  maxWakeStreamsPerAgent: z.coerce.number().int().positive().default(16),
+  rateLimitPerSecond: fromDecimalText(z.number().min(0), { fraction: true }).default(50),
+  rateLimitBurst: fromDecimalText(z.number().int().min(0)).default(200),
+  requestTimeoutMs: fromDecimalText(z.number().int().min(0).max(MAX_TIMER_MS)).default(30_000),
+  sseHeartbeatMs: fromDecimalText(z.number().int().positive().max(MAX_TIMER_MS)).default(15_000),
+  maxWakeStreamsPerAgent: fromDecimalText(z.number().int().positive()).default(16),
   /** How long startup waits for an unreachable Redis or EventStoreDB (retrying with backoff) before giving up, in ms. */
-  startupRetryMs: z.coerce.number().int().min(0).max(MAX_TIMER_MS).default(30_000),
+  startupRetryMs: fromDecimalText(z.number().int().min(0).max(MAX_TIMER_MS)).default(30_000),
 });
 
 export type MailboxConfig = z.output<typeof configSchema>;
@@ -202,7 +199,9 @@ function configIssueMessage(key: string, value: unknown, issueMessage: string): 
   const variable = ENV_VARIABLES[key as keyof MailboxConfig] ?? key;
   const form = VALID_FORM[key as keyof MailboxConfig];
   const what = value === undefined ? variable : `${variable}=${shown(key, value)}`;
-  return form ? `${what} is not valid: set ${variable} to ${form}.` : `${what} is not valid: ${issueMessage}.`;
+  // '0x1DB1' or '1e3' may well mean a number in range: the form alone would not say what is wrong with it.
+  const written = issueMessage.startsWith(NOT_DECIMAL) ? `, ${NOT_DECIMAL.replace(/^must be /, '')}` : '';
+  return form ? `${what} is not valid: set ${variable} to ${form}${written}.` : `${what} is not valid: ${issueMessage}.`;
 }
 
 export function parseConfig(input: MailboxConfigInput = {}): MailboxConfig {

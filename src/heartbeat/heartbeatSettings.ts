@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { identitySchema } from '../commands/schemas';
 import { parseInput } from '../commands/validation';
 import { MailboxError } from '../errors';
+import { fromDecimalText } from '../support/decimalText';
 import { timerDurationSchema, durationSchema } from './duration';
 import type { NudgePolicy } from './nudgeDecider';
 
@@ -35,7 +36,8 @@ const argvSchema = z.preprocess(
   z.array(z.string().min(1), { message: 'a command path, or a JSON array ["command", "arg", ...]' }).min(1),
 );
 
-const count = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+/** A whole number from a flag, a variable or the API: text in plain decimal digits only (support/decimalText.ts). */
+const count = (min: number, max: number) => fromDecimalText(z.number().int().min(min).max(max));
 
 export const agentSettingsSchema = z.strictObject({
   optOut: z.boolean().default(false),

@@ -52,6 +52,9 @@ function expectOneLine(run: CliRun & { dataDir: string }, variable: string, ...m
 test.each([
   ['port-abc', { MAILBOX_PORT: 'abc' }, 'MAILBOX_PORT', ["'abc'", '0..65535']],
   ['port-blank', { MAILBOX_PORT: ' ' }, 'MAILBOX_PORT', ['blank', '0..65535']],
+  // Number() reads hex and exponents: 0x1DB1 bound port 7601, 1e3 made a 1000 ms sweep. Decimal digits only.
+  ['port-hex', { MAILBOX_PORT: '0x1DB1' }, 'MAILBOX_PORT', ["'0x1DB1'", '0..65535', 'written in plain decimal digits']],
+  ['sweep-exponent', { MAILBOX_TASK_SWEEP_MS: '1e3' }, 'MAILBOX_TASK_SWEEP_MS', ["'1e3'", 'written in plain decimal digits']],
   ['token-short', { MAILBOX_ADMIN_TOKEN: 'short' }, 'MAILBOX_ADMIN_TOKEN', ['5 characters', '16 or more characters']],
   ['token-blank', { MAILBOX_ADMIN_TOKEN: '                    ' }, 'MAILBOX_ADMIN_TOKEN', ['blank', '16 or more characters']],
   ['host-bad', { MAILBOX_HOST: '999.1.1.1' }, 'MAILBOX_HOST', ["'999.1.1.1'", '127.0.0.1']],

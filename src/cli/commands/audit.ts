@@ -11,6 +11,7 @@ import { identitySchema, oneMessageSchema } from '../../commands/schemas';
 import { parseInput } from '../../commands/validation';
 import { configFromEnv } from '../../config';
 import { isMailboxError, MailboxError } from '../../errors';
+import { fromDecimalText } from '../../support/decimalText';
 import { MAILBOX_EVENT_TYPES, type MailboxEventType } from '../../events/types';
 import {
   runAgent,
@@ -196,7 +197,7 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
   ).action((flags: SourceFlags & { sla?: string }) =>
     run(io, async () => {
       const { sla } = parseInput(
-        z.strictObject({ sla: z.coerce.number().int().min(0).optional() }),
+        z.strictObject({ sla: fromDecimalText(z.number().int().min(0)).optional() }),
         { sla: flags.sla ?? (io.env.MAILBOX_WAKE_SLA_MS || undefined) },
         'audit unwoken',
       );

@@ -1,0 +1,103 @@
+/**
+ * Numeric settings written as text are read in plain decimal only: z.coerce.number() (Number()) took MAILBOX_PORT=0x1DB1
+ * as port 7601, '1e3' as 1000 and '0x10' as 16, while the error for a bad value promised "an integer". Each is one
+ * startup line naming the variable, the value and the form; plain digits are read as before.
+ */
+import { heartbeatSettingsFromCli } from '../../src/cli/commands/heartbeat';
+import { configFromEnv, ENV_VARIABLES, type MailboxConfig } from '../../src/config';
+import { MailboxError } from '../../src/errors';
+import { StartupError } from '../../src/startupError';
+import { runAuditCli } from '../support/auditCli';
+
+/** Every numeric setting of the server, with a value in range for each (read back as a number). */
+const NUMERIC: Array<keyof MailboxConfig> = [
+  'port',
+  'redisTimeoutMs',
+  'maxBodyBytes',
+  'awaitProjectionMs',
+  'taskSweepMs',
+  'projectorLeaseMs',
+  'wakeSlaMs',
+  'seenFlushMs',
+  'maxRequestBytes',
+  'rateLimitPerSecond',
+  'rateLimitBurst',
+  'requestTimeoutMs',
+  'sseHeartbeatMs',
+  'maxWakeStreamsPerAgent',
+  'startupRetryMs',
+];
+const NOT_DECIMAL = ['0x1DB1', '0x10', '1e3', '0b11', '0o17', '+600', ' 600', '600 ', '6_00', 'Infinity', '-0'];
+
+function startupRefusal(env: Record<string, string>): string {
+  try {
+    configFromEnv(env);
+  } catch (error) {
+    if (error instanceof StartupError) return error.message;
+    throw error;
+  }
+  throw new Error(`${JSON.stringify(env)} was accepted`);
+}
+
+test.each(NUMERIC.flatMap((key) => NOT_DECIMAL.map((value) => [ENV_VARIABLES[key], value])))(
+  '%s=%j is one startup line naming the value and the decimal form',
+  (variable, value) => {
+    expect(startupRefusal({ [variable]: value })).toMatch(
+      new RegExp(
+        `^${variable}='${value.replace(/[+.]/g, '\\$&')}' is not valid: set ${variable} to .+, written in plain decimal digits\\.$`,
+      ),
+    );
+  },
+);
+
+test('MAILBOX_PORT=0x1DB1 says the range and that it must be decimal (it bound port 7601)', () => {
+  expect(startupRefusal({ MAILBOX_PORT: '0x1DB1' })).toBe(
+    "MAILBOX_PORT='0x1DB1' is not valid: set MAILBOX_PORT to an integer 0..65535 (0 picks any free port; default 7420), " +
+      'written in plain decimal digits.',
+  );
+});
+
+test.each(NUMERIC)('%s in plain decimal digits is read as that number', (key) => {
+  expect(configFromEnv({ [ENV_VARIABLES[key]]: '600' })[key]).toBe(600);
+  expect(configFromEnv({ [ENV_VARIABLES[key]]: '0600' })[key]).toBe(600); // a leading zero is not octal
+});
+
+test('a rate takes a fraction with a point (0.5), and nothing else', () => {
+  expect(configFromEnv({ MAILBOX_RATE_LIMIT_PER_SECOND: '0.5' }).rateLimitPerSecond).toBe(0.5);
+  for (const value of ['.5', '5.', '5e-1', '0x1']) {
+    expect(startupRefusal({ MAILBOX_RATE_LIMIT_PER_SECOND: value })).toContain('written in plain decimal digits');
+  }
+});
+
+test('out of range in decimal is refused with the form alone, as before', () => {
+  expect(startupRefusal({ MAILBOX_PORT: '65536' })).toBe(
+    "MAILBOX_PORT='65536' is not valid: set MAILBOX_PORT to an integer 0..65535 (0 picks any free port; default 7420).",
+  );
+});
+
+test.each([
+  [{ MAILBOX_HEARTBEAT_METRICS_PORT: '0x10' }, '--metrics-port / MAILBOX_HEARTBEAT_METRICS_PORT', '0x10'],
+  [{ MAILBOX_HEARTBEAT_WEBHOOK_ATTEMPTS: '1e1' }, 'MAILBOX_HEARTBEAT_WEBHOOK_ATTEMPTS', '1e1'],
+])('heartbeat %j: refused naming the option and the decimal form', (env, option, value) => {
+  let refused: unknown = null;
+  try {
+    heartbeatSettingsFromCli({}, env);
+  } catch (error) {
+    refused = error;
+  }
+  expect(refused).toBeInstanceOf(MailboxError);
+  expect((refused as MailboxError).envelope).toMatchObject({ code: 'VALIDATION_FAILED', option });
+  expect((refused as MailboxError).message).toContain(`must be written in plain decimal digits, not '${value}'`);
+  expect(heartbeatSettingsFromCli({}, { MAILBOX_HEARTBEAT_METRICS_PORT: '7431' }).metricsPort).toBe(7431);
+});
+
+test('audit unwoken --sla 0x10 is refused with the envelope, naming the decimal form', async () => {
+  const run = await runAuditCli(['unwoken', '--sla', '0x10']);
+  expect(run.code).toBe(2);
+  expect(run.stdout).toBe('');
+  expect(JSON.parse(run.stderr)).toMatchObject({
+    code: 'VALIDATION_FAILED',
+    field: 'sla',
+    message: "audit unwoken: 'sla' must be written in plain decimal digits, not '0x10'",
+  });
+});

@@ -1,9 +1,12 @@
-/** Durations in config and flags: "250ms", "90s", "10m", "1h", or a bare number of milliseconds. */
+/**
+ * Durations in config and flags: "250ms", "90s", "10m", "1h", "1d", or a bare number of milliseconds. Days as the
+ * server's expectsReplyBy takes them: `--idle 1d` was refused while a send's `expectsReplyBy: "1d"` was accepted.
+ */
 import { z } from 'zod';
 import { MAX_TIMER_MS, MAX_TIMER_TEXT } from '../support/timerLimit';
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/;
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/;
 
 /** Milliseconds, or null when the text is not a duration (the schema turns that into a loud error). */
 export function parseDurationMs(text: string): number | null {
@@ -12,10 +15,11 @@ export function parseDurationMs(text: string): number | null {
   return Math.round(Number(match[1]) * UNIT_MS[match[2] ?? 'ms']);
 }
 
+// The error names the option and the field first ("--idle / MAILBOX_HEARTBEAT_IDLE: ... 'idleMs' must be ...").
 export const durationSchema = z.preprocess(
   (value) => (typeof value === 'string' ? (parseDurationMs(value) ?? value) : value),
-  z.number({ message: 'a duration such as 250ms, 90s, 10m, 1h or a number of milliseconds' }).int().min(0),
+  z.number({ message: 'must be a duration such as 250ms, 90s, 10m, 1h, 1d or a number of milliseconds' }).int().min(0),
 );
 
 /** A duration that becomes a timer's delay (the tick interval, a timeout, a backoff): refused beyond what a timer keeps. */
-export const timerDurationSchema = durationSchema.pipe(z.number().max(MAX_TIMER_MS, `a duration of ${MAX_TIMER_TEXT}`));
+export const timerDurationSchema = durationSchema.pipe(z.number().max(MAX_TIMER_MS, `must be a duration of ${MAX_TIMER_TEXT}`));

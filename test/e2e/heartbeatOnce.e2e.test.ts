@@ -110,6 +110,27 @@ test('the report says which nudges reached a target and which were only logged, 
   }
 });
 
+test('durations take days, as expectsReplyBy does (1d was refused); beyond the timer limit still refused', async () => {
+  const days = await runCli(['heartbeat', '--once', '--idle', '1d', '--interval', '1d'], { MAILBOX_DATA_DIR: dataDir });
+  expect({ code: days.code, stderr: days.stderr.includes('VALIDATION_FAILED') }).toEqual({ code: 0, stderr: false });
+  expect(JSON.parse(days.stdout)).toHaveProperty('nudged');
+
+  const beyond = await runCli(['heartbeat', '--once', '--interval', '25d'], { MAILBOX_DATA_DIR: dataDir });
+  expect(beyond.code).toBe(2);
+  expect(JSON.parse(beyond.stderr)).toMatchObject({
+    code: 'VALIDATION_FAILED',
+    option: '--interval / MAILBOX_HEARTBEAT_INTERVAL',
+    message: expect.stringContaining("'intervalMs' must be a duration of at most 2147483647 ms"),
+  });
+
+  const malformed = await runCli(['heartbeat', '--once', '--idle', '1 week'], { MAILBOX_DATA_DIR: dataDir });
+  expect(malformed.code).toBe(2);
+  expect(JSON.parse(malformed.stderr)).toMatchObject({
+    option: '--idle / MAILBOX_HEARTBEAT_IDLE',
+    message: expect.stringContaining("'idleMs' must be a duration such as 250ms, 90s, 10m, 1h, 1d or a number of milliseconds"),
+  });
+});
+
 test('an agents file that names an agent twice is refused at start, naming it (not the last entry silently kept)', async () => {
   const file = `${dataDir}/agents-twice.json`;
   fs.writeFileSync(file, '{"@b": {"optOut": true}, "@c": {}, "@b": {"webhook": "http://127.0.0.1:9/nudge"}}');

@@ -34,15 +34,39 @@ describe('heartbeat settings', () => {
       parseDurationMs('90s'),
       parseDurationMs('10m'),
       parseDurationMs('1h'),
+      parseDurationMs('1d'),
+      parseDurationMs('1.5d'),
       parseDurationMs('1500'),
-    ]).toEqual([250, 90_000, 600_000, 3_600_000, 1500]);
+    ]).toEqual([250, 90_000, 600_000, 3_600_000, 86_400_000, 129_600_000, 1500]);
     expect(parseDurationMs('ten minutes')).toBeNull();
+    expect(parseDurationMs('1w')).toBeNull();
   });
 
-  test('a malformed duration is rejected naming the flag and the variable', () => {
+  test('days, as expectsReplyBy takes them: --idle 2d, --cooldown 1d, and an interval within the timer limit', () => {
+    expect(
+      heartbeatSettingsFromCli({ idle: '2d', cooldown: '1d', interval: '24d' }, { MAILBOX_HEARTBEAT_WAKE_GRACE: '1d' }),
+    ).toMatchObject({
+      idleMs: 2 * 86_400_000,
+      cooldownMs: 86_400_000,
+      intervalMs: 24 * 86_400_000,
+      wakeGraceMs: 86_400_000,
+    });
+    // 25 days is past 2147483647 ms, the longest timer Node keeps: refused, as 600h is.
+    const error = failure(() => heartbeatSettingsFromCli({ interval: '25d' }, {}));
+    expect(error.envelope).toMatchObject({ code: 'VALIDATION_FAILED', option: '--interval / MAILBOX_HEARTBEAT_INTERVAL' });
+    expect(error.envelope.message).toBe(
+      "--interval / MAILBOX_HEARTBEAT_INTERVAL: heartbeat settings: 'intervalMs' must be a duration of at most 2147483647 ms " +
+        '(about 24.8 days, the longest timer Node.js keeps)',
+    );
+  });
+
+  test('a malformed duration is rejected naming the flag and the variable, and listing the forms', () => {
     const error = failure(() => heartbeatSettingsFromCli({ interval: 'soon' }, {}));
     expect(error.envelope).toMatchObject({ code: 'VALIDATION_FAILED', option: '--interval / MAILBOX_HEARTBEAT_INTERVAL' });
-    expect(error.envelope.message).toMatch(/^--interval \/ MAILBOX_HEARTBEAT_INTERVAL: .*a duration such as/);
+    expect(error.envelope.message).toBe(
+      "--interval / MAILBOX_HEARTBEAT_INTERVAL: heartbeat settings: 'intervalMs' must be a duration such as 250ms, 90s, " +
+        '10m, 1h, 1d or a number of milliseconds',
+    );
   });
 
   test('unknown per-agent keys are rejected, not ignored', () => {

@@ -168,7 +168,7 @@ export function registerHeartbeatCommands(program: Command): void {
     .addHelpText(
       'after',
       `
-Durations: 250ms, 90s, 10m, 1h or milliseconds. Defaults: interval 60s, idle 10m, cooldown 15m,
+Durations: 250ms, 90s, 10m, 1h, 1d or milliseconds. Defaults: interval 60s, idle 10m, cooldown 15m,
 wake grace 60s, stall after 60s, metrics on 127.0.0.1:7421.
 Webhooks are signed with HMAC-SHA256 (header x-mailbox-signature: sha256=<hex> over "<timestamp>.<body>",
 timestamp in x-mailbox-timestamp); the secret comes from MAILBOX_HEARTBEAT_WEBHOOK_SECRET only (never a flag).

@@ -55,13 +55,30 @@ export interface A2aTask {
   };
 }
 
+/**
+ * What a history line says, for the events that change the task's state (null: the event changes no state, e.g. a
+ * claim or a renewed lease). A release and a lapsed lease put the task back to Submitted: they are lines too, or the
+ * status would show the last line before them ("Submitted -> Working") beside the state Submitted.
+ */
+function lineText(event: StoredEvent<TaskEvent>): string | null {
+  switch (event.type) {
+    case 'TaskStateChanged':
+      return event.data.note ?? event.data.reason ?? `${event.data.from} -> ${event.data.to}`;
+    case 'TaskExpired':
+      return `expired at its deadline ${event.data.deadline}`;
+    case 'TaskReleased':
+      return `released by ${event.data.claimant}: back to Submitted, claimable again`;
+    case 'TaskLeaseExpired':
+      return `the lease of ${event.data.claimant} lapsed at ${event.data.leaseExpiresAt}: back to Submitted, claimable again`;
+    default:
+      return null;
+  }
+}
+
 /** A line of the task's history: the sender's messages are the user's, the assignee's the agent's. */
 function historyLine(sent: MessageSent['data'], event: StoredEvent<TaskEvent>): A2aMessage | null {
-  if (event.type !== 'TaskStateChanged' && event.type !== 'TaskExpired') return null;
-  const text =
-    event.type === 'TaskExpired'
-      ? `expired at its deadline ${event.data.deadline}`
-      : (event.data.note ?? event.data.reason ?? `${event.data.from} -> ${event.data.to}`);
+  const text = lineText(event);
+  if (text === null) return null;
   return {
     messageId: event.eventId,
     contextId: sent.threadId,

@@ -49,6 +49,43 @@ describe.each(STORE_KINDS.slice(0, 2))('task leases and expiry ($name event stor
     await expectRejectedWithoutEvents(mailbox, 'LEASE_EXPIRED', () => bob.updateTask({ taskId, to: 'Working' }));
   });
 
+  it("the A2A status after a lapsed lease or a release is that change, not the holder's earlier move", async () => {
+    const clock = new TestClock(T0);
+    const mailbox = await harness.open({ taskSweepMs: 0 }, { clock });
+    const { '@alice': alice, '@bob': bob, '@carol': carol } = await registerAgents(mailbox, ['@alice', '@bob', '@carol']);
+    const { messageId: taskId } = await alice.send({ to: 'AGENT:*', subject: 'leased', body: 'x', task: {} });
+    await bob.claimTask(taskId, { leaseSeconds: 30 });
+    await bob.updateTask({ taskId, to: 'Working' });
+    const lastLine = async () => {
+      const task = await alice.getTask(taskId);
+      expect(task.status.message).toEqual(task.history[task.history.length - 1]);
+      return { state: task.status.state, text: task.status.message?.parts[0], event: task.status.message?.metadata.event };
+    };
+    expect(await lastLine()).toEqual({
+      state: 'TASK_STATE_WORKING',
+      text: { kind: 'text', text: 'Submitted -> Working' },
+      event: 'TaskStateChanged',
+    });
+
+    clock.advance(31_000);
+    expect(await mailbox.sweeper.sweepOnce()).toMatchObject({ changed: 1 });
+    // Before: state SUBMITTED beside bob's "Submitted -> Working", as if he were still at it.
+    const lapsedAt = new Date(T0 + 30_000).toISOString();
+    expect(await lastLine()).toEqual({
+      state: 'TASK_STATE_SUBMITTED',
+      text: { kind: 'text', text: `the lease of @bob lapsed at ${lapsedAt}: back to Submitted, claimable again` },
+      event: 'TaskLeaseExpired',
+    });
+
+    await carol.claimTask(taskId);
+    await carol.updateTask({ taskId, to: 'Submitted' }); // gives it back
+    expect(await lastLine()).toEqual({
+      state: 'TASK_STATE_SUBMITTED',
+      text: { kind: 'text', text: 'released by @carol: back to Submitted, claimable again' },
+      event: 'TaskReleased',
+    });
+  });
+
   it('a task past expiresAt ends as Canceled with reason "expired", waking its sender and holder', async () => {
     const clock = new TestClock(T0);
     const mailbox = await harness.open({ taskSweepMs: 0 }, { clock });

@@ -17,7 +17,13 @@ import { ProjectionRunner } from './projections/projectionRunner';
 import { createEventStore, requireExistingLog, sqliteLogFile } from './adapters/eventStoreFactory';
 import { SqliteJsonLog } from './adapters/eventstore/sqliteJsonLog';
 import { MailboxHttpClient } from './adapters/http/client/mailboxHttpClient';
-import { createLeases, createProjectionAdapters, openRedisProjectionStore, sqliteViewsFile } from './adapters/projectionFactory';
+import {
+  createLeases,
+  createProjectionAdapters,
+  missingSqliteViewsFile,
+  openRedisProjectionStore,
+  sqliteViewsFile,
+} from './adapters/projectionFactory';
 import type { Leases } from './projections/projectorLease';
 import { SqliteProjectionStore } from './adapters/projections/sqliteProjectionStore';
 import { InProcessWakeBus } from './adapters/wake/inProcessWakeBus';
@@ -102,6 +108,8 @@ export interface OpenedPipeline {
 
 /** Where the SQLite views of this configuration live (null: in memory or in Redis). */
 export { sqliteViewsFile };
+/** That file when it is not there: a command that only reads the views must not open it (opening creates it). */
+export { missingSqliteViewsFile };
 /** Refuses a configured SQLite log that is not there, for a command that only reads it (opening would create it). */
 export { requireExistingLog };
 
@@ -164,9 +172,14 @@ export async function openAuditLog(
       close: async () => {},
     };
   }
-  requireExistingLog(config);
-  const store = await createEventStore(config, logger);
+  const store = await openEventLog(config, logger);
   return { source: eventStoreSource(store), close: () => store.close() };
+}
+
+/** The configured log for a command that only reads it: one that is not there is refused, never created. */
+export async function openEventLog(config: MailboxConfig, logger: Logger): Promise<EventStore> {
+  requireExistingLog(config);
+  return createEventStore(config, logger);
 }
 
 /** `audit replay --json`'s fast path: the configured SQLite file read directly as JSON text (never created); null for other stores. */
@@ -185,8 +198,7 @@ export async function openProjectionMaintenance(
   config: MailboxConfig,
   logger: Logger,
 ): Promise<{ log: EventStore; generations: ProjectionGenerations; close(): Promise<void> }> {
-  requireExistingLog(config); // before the views too: a views file of no log is not made either
-  const log = await createEventStore(config, logger);
+  const log = await openEventLog(config, logger); // before the views too: a views file of no log is not made either
   const file = sqliteViewsFile(config);
   const open = async () =>
     config.redisUrl === undefined && file !== null

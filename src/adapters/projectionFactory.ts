@@ -82,6 +82,16 @@ export function sqliteViewsFile(config: MailboxConfig): string | null {
 }
 
 /**
+ * The SQLite views file of this configuration when it is not there (null: it is, or the views are not in a file).
+ * A command that only reads the views (projections status, audit verify) must not open it then: opening creates it,
+ * and the data dir would no longer be as the reader found it.
+ */
+export function missingSqliteViewsFile(config: MailboxConfig): string | null {
+  const file = sqliteViewsFile(config);
+  return file !== null && !fs.existsSync(file) ? file : null;
+}
+
+/**
  * Opens the views file and says what the projector will do with it: resume from its checkpoint, or build it from the
  * log. Only the views' owner (the mailbox that projects into them) moves a damaged file aside: a separate reader
  * (heartbeat daemon, audit verify) doing so would leave the running server writing to the file it moved. A separate

@@ -9,7 +9,11 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { SqliteEventStore } from '../../src/adapters/eventstore/sqliteEventStore';
+import { SqliteProjectionStore } from '../../src/adapters/projections/sqliteProjectionStore';
+import { InProcessWakeBus } from '../../src/adapters/wake/inProcessWakeBus';
 import { runRebuildCommand, runStatusCommand, type ProjectionsIo } from '../../src/cli/commands/projections';
+import { appendLog, generateLog } from '../contract/projectionStoreLog';
 import { capture, runAuditCli as audit } from '../support/auditCli';
 import { tempDir } from '../support/fixtures';
 
@@ -82,5 +86,128 @@ describe.each(COMMANDS)('mailbox %s where there is no log', (_name, run) => {
     const file = path.join(root, 'log.sqlite');
     await refuses({ MAILBOX_EVENTSTORE_URL: `sqlite:${file}` }, file, 'MAILBOX_EVENTSTORE_URL');
     expect(tree(root)).toEqual([]);
+  });
+});
+
+/**
+ * A log but no views file (the server never started on it, or the file was deleted while it was stopped): `projections
+ * status` and `audit verify` created an empty views.sqlite, and status said `viewsOfThisLog: false` (as if the views
+ * were another log's) and, on an empty log, `upToDate: true`. Now neither creates anything; status says there are no
+ * views yet (viewsBuilt: false, and a note), verify that there are none to verify. Views of another log are never
+ * up to date with this one.
+ */
+describe('a log with no views, or views of another log: status and verify say no more than is true, and create nothing', () => {
+  let dataDir: string;
+  let logIdentity: string;
+  const env = () => ({ MAILBOX_LOG_LEVEL: 'silent', MAILBOX_DATA_DIR: dataDir });
+  const status = projections(runStatusCommand);
+
+  /** A log of `events` events in a fresh data dir, and nothing else. */
+  async function logOf(events: number) {
+    dataDir = tempDir('mailbox-no-views-');
+    const log = SqliteEventStore.open(path.join(dataDir, 'events.sqlite'));
+    if (events > 0) await appendLog(log, generateLog(events));
+    logIdentity = await log.logIdentity();
+    await log.close();
+    expect(tree(dataDir)).toEqual([path.join(dataDir, 'events.sqlite')]);
+  }
+
+  const noViews = (logHead: unknown, activeGeneration: string | null, holds: string) => ({
+    file: path.join(dataDir, 'views.sqlite'),
+    viewsBuilt: false,
+    activeGeneration,
+    checkpoint: null,
+    logHead,
+    upToDate: false,
+    viewsLogIdentity: null,
+    logIdentity,
+    viewsOfThisLog: null,
+    liveWriter: null,
+    note: `no views yet: ${holds}; the server (mailbox serve) builds them from the log at its next start`,
+  });
+
+  test.each([
+    ['with events', 30],
+    ['empty', 0],
+  ])('projections status, the log %s: says there are no views yet, and creates no views file', async (_name, events) => {
+    await logOf(events);
+    const before = tree(dataDir);
+    const { code, stdout, stderr } = await status(env());
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    const said = JSON.parse(stdout);
+    expect(said).toEqual(noViews(events === 0 ? null : expect.stringMatching(/^\d+$/), null, 'there is no views file'));
+    expect(tree(dataDir)).toEqual(before);
+  });
+
+  test('projections status on a views file that holds no views of any log: no views yet either (not "another log\'s")', async () => {
+    await logOf(0);
+    await SqliteProjectionStore.open(path.join(dataDir, 'views.sqlite'), new InProcessWakeBus()).close(); // as old readers left it
+    const { code, stdout } = await status(env());
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toEqual(noViews(null, 'g1', 'the views file holds none, of any log'));
+  });
+
+  test("projections status once the views are this log's: built, this log's, up to date, no note", async () => {
+    await logOf(30);
+    const rebuilt = await projections((io) => runRebuildCommand(io, { graceMs: '0', settleMs: '0' }))(env());
+    expect(rebuilt.code).toBe(0);
+    const { code, stdout } = await status(env());
+    expect(code).toBe(0);
+    const said = JSON.parse(stdout);
+    expect(said).toEqual({
+      file: path.join(dataDir, 'views.sqlite'),
+      viewsBuilt: true,
+      activeGeneration: 'g2',
+      checkpoint: said.logHead,
+      logHead: expect.stringMatching(/^\d+$/),
+      upToDate: true,
+      viewsLogIdentity: logIdentity,
+      logIdentity,
+      viewsOfThisLog: true,
+      liveWriter: null,
+    });
+  });
+
+  test("projections status on another log's views: never up to date with this log, even where both are empty", async () => {
+    await logOf(0);
+    const other = dataDir;
+    expect((await projections((io) => runRebuildCommand(io, { graceMs: '0', settleMs: '0' }))(env())).code).toBe(0);
+    const otherIdentity = logIdentity;
+    await logOf(0);
+    fs.copyFileSync(path.join(other, 'views.sqlite'), path.join(dataDir, 'views.sqlite'));
+    const { code, stdout } = await status(env());
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({
+      viewsBuilt: true,
+      checkpoint: null,
+      logHead: null,
+      upToDate: false,
+      viewsLogIdentity: otherIdentity,
+      viewsOfThisLog: false,
+    });
+  });
+
+  test.each([
+    ['text', ['verify', '--no-progress']],
+    ['--json', ['verify', '--json', '--no-progress']],
+  ])('audit verify (%s): no views to verify, exit 1, and no views file is created', async (_name, args) => {
+    await logOf(30);
+    const before = tree(dataDir);
+    const { code, stdout, stderr } = await audit(args, env());
+    expect(stdout).toBe('');
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    const file = path.join(dataDir, 'views.sqlite');
+    const error = JSON.parse(stderr);
+    expect(error).toEqual({
+      error: 'No views',
+      code: 'NOT_FOUND',
+      file,
+      message:
+        `There are no views to verify: the SQLite views file ${file} does not exist (no server has started on this log, ` +
+        'or the file was deleted while it was stopped). The server (mailbox serve) builds the views from the log at its ' +
+        'next start; verify them after that. Nothing was created.',
+    });
+    expect(code).toBe(1);
+    expect(tree(dataDir)).toEqual(before);
   });
 });

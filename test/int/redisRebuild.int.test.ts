@@ -173,6 +173,7 @@ describe('blue/green rebuild of the Redis views', () => {
     expect(await runStatus(status.io)).toBe(0);
     expect(JSON.parse(status.text.out)).toEqual({
       namespace: ns,
+      viewsBuilt: true,
       activeGeneration: `${ns}:v2:`,
       checkpoint: '3000',
       logHead: '3000',

@@ -9,7 +9,7 @@ import pino from 'pino';
 import { z } from 'zod';
 import { identitySchema, oneMessageSchema } from '../../commands/schemas';
 import { parseInput } from '../../commands/validation';
-import { configFromEnv } from '../../config';
+import { configFromEnv, type MailboxConfig } from '../../config';
 import { isMailboxError, MailboxError } from '../../errors';
 import { fromDecimalText } from '../../support/decimalText';
 import { MAILBOX_EVENT_TYPES, type MailboxEventType } from '../../events/types';
@@ -24,7 +24,14 @@ import {
 } from '../../audit/auditCommands';
 import { processIo, type AuditIo } from '../../audit/auditOutput';
 import { eventStoreSource, type LogSource } from '../../audit/logSource';
-import { openAuditLog, openJsonTextLog, openPipeline, requireExistingLog, viewsAreInMemory } from '../../compositionRoot';
+import {
+  missingSqliteViewsFile,
+  openAuditLog,
+  openJsonTextLog,
+  openPipeline,
+  requireExistingLog,
+  viewsAreInMemory,
+} from '../../compositionRoot';
 import { collecting } from './repeatedOptions';
 
 interface SourceFlags {
@@ -120,6 +127,24 @@ async function withSource(flags: SourceFlags, io: AuditIo, work: (source: LogSou
   } finally {
     await close();
   }
+}
+
+/**
+ * verify reads the server's views file and never creates it: opened when missing, it was created empty (the data dir
+ * changed by a reader) and verified against the log ('OK' on an empty log). Refused as not found (exit 1), saying
+ * who builds the views.
+ */
+function refuseMissingViews(config: MailboxConfig): void {
+  const file = missingSqliteViewsFile(config);
+  if (file === null) return;
+  throw new MailboxError(
+    'NOT_FOUND',
+    'No views',
+    `There are no views to verify: the SQLite views file ${file} does not exist (no server has started on this log, ` +
+      'or the file was deleted while it was stopped). The server (mailbox serve) builds the views from the log at its ' +
+      'next start; verify them after that. Nothing was created.',
+    { file },
+  );
 }
 
 const sourceOptions = (command: Command): Command =>
@@ -239,6 +264,7 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
         }
         const config = configFromEnv(io.env);
         requireExistingLog(config); // verify reads the log: a missing one is refused, not created and found empty
+        refuseMissingViews(config); // nor are the views made: opening a missing views file creates it, empty
         const pipeline = await openPipeline(config, logger(io), 'auto');
         try {
           // With MAILBOX_VIEWS=memory the server's views live only in its memory: this process cannot see them, so it must not

@@ -8,7 +8,7 @@ import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import pino from 'pino';
 import { z } from 'zod';
-import { openProjectionMaintenance, sqliteViewsFile } from '../../compositionRoot';
+import { missingSqliteViewsFile, openEventLog, openProjectionMaintenance, sqliteViewsFile } from '../../compositionRoot';
 import { parseInput } from '../../commands/validation';
 import { configFromEnv, type MailboxConfig } from '../../config';
 import { isMailboxError, MailboxError } from '../../errors';
@@ -18,6 +18,7 @@ import {
   type PreviousGeneration,
   type RebuildProgress,
 } from '../../projections/rebuild';
+import type { ActiveGeneration } from '../../projections/rebuildGenerations';
 import { ForeignViews } from '../../projections/viewsOwnership';
 
 export interface ProjectionsIo {
@@ -151,27 +152,61 @@ export async function runRebuild(rawFlags: Record<string, unknown>, io: Projecti
   }
 }
 
+/**
+ * What status says, and no more. With no views (no views file, or views that hold nothing and belong to no log: never
+ * built), viewsBuilt is false, upToDate false and viewsOfThisLog null, with a note saying who builds them: before,
+ * such views read as another log's (viewsOfThisLog: false) and, on an empty log, as up to date. Views of another log
+ * are never up to date with this one, whatever their checkpoint.
+ */
+function statusOf(
+  config: MailboxConfig,
+  active: ActiveGeneration | null,
+  head: bigint | null,
+  logIdentity: string,
+): Record<string, unknown> {
+  const sqlite = config.redisUrl === undefined;
+  const where = sqlite ? { file: sqliteViewsFile(config) } : { namespace: config.redisNamespace };
+  // No checkpoint and no log: judgeViews's 'unclaimed', views nobody built (a projector claims them at its start).
+  const built = active !== null && (active.checkpoint !== null || active.logIdentity !== null);
+  const ofThisLog = built ? active.logIdentity === logIdentity : null;
+  const holdsNone =
+    active === null ? 'there is no views file' : `the ${sqlite ? 'views file' : 'namespace'} holds none, of any log`;
+  return {
+    ...where,
+    viewsBuilt: built,
+    activeGeneration: active?.name ?? null,
+    checkpoint: active?.checkpoint?.toString() ?? null,
+    logHead: head?.toString() ?? null,
+    upToDate: ofThisLog === true && active?.checkpoint === head,
+    viewsLogIdentity: active?.logIdentity ?? null,
+    logIdentity,
+    viewsOfThisLog: ofThisLog,
+    liveWriter: active?.liveWriter ?? null,
+    ...(built
+      ? {}
+      : { note: `no views yet: ${holdsNone}; the server (mailbox serve) builds them from the log at its next start` }),
+  };
+}
+
 export async function runStatus(io: ProjectionsIo = processIo): Promise<number> {
   const config = viewsConfig(io);
   const logger = pino({ level: 'warn', name: 'mailbox-projections' }, pino.destination({ dest: 2, sync: true }));
+  const write = (status: Record<string, unknown>) => io.stdout.write(`${JSON.stringify(status)}\n`);
+  if (missingSqliteViewsFile(config) !== null) {
+    // A reader leaves the data dir as it found it: the log is read, the views file is not opened (that would create it).
+    const log = await openEventLog(config, logger);
+    try {
+      write(statusOf(config, null, await log.headPosition(), await log.logIdentity()));
+      return 0;
+    } finally {
+      await log.close();
+    }
+  }
   const { log, generations, close } = await openProjectionMaintenance(config, logger);
   try {
     const active = await generations.active();
-    const head = await log.headPosition();
-    const logIdentity = await log.logIdentity();
-    io.stdout.write(
-      `${JSON.stringify({
-        ...(config.redisUrl === undefined ? { file: sqliteViewsFile(config) } : { namespace: config.redisNamespace }),
-        activeGeneration: active.name,
-        checkpoint: active.checkpoint?.toString() ?? null,
-        logHead: head?.toString() ?? null,
-        upToDate: active.checkpoint === head,
-        viewsLogIdentity: active.logIdentity,
-        logIdentity,
-        viewsOfThisLog: active.logIdentity === logIdentity,
-        liveWriter: active.liveWriter,
-      })}\n`,
-    );
+    const head = await log.headPosition(); // after the active checkpoint: the head only grows
+    write(statusOf(config, active, head, await log.logIdentity()));
     return 0;
   } finally {
     await close();

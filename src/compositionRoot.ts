@@ -25,6 +25,7 @@ import {
   sqliteViewsFile,
 } from './adapters/projectionFactory';
 import type { Leases } from './projections/projectorLease';
+import type { ViewsPlace } from './projections/rebuild';
 import { SqliteProjectionStore } from './adapters/projections/sqliteProjectionStore';
 import { InProcessWakeBus } from './adapters/wake/inProcessWakeBus';
 import { connectRedis } from './adapters/projections/redisConnection';
@@ -197,7 +198,7 @@ export function openJsonTextLog(config: MailboxConfig): JsonTextLog | null {
 export async function openProjectionMaintenance(
   config: MailboxConfig,
   logger: Logger,
-): Promise<{ log: EventStore; generations: ProjectionGenerations; close(): Promise<void> }> {
+): Promise<{ log: EventStore; generations: ProjectionGenerations; views: ViewsPlace; close(): Promise<void> }> {
   const log = await openEventLog(config, logger); // before the views too: a views file of no log is not made either
   const file = sqliteViewsFile(config);
   const open = async () =>
@@ -208,12 +209,15 @@ export async function openProjectionMaintenance(
     await log.close();
     throw error;
   });
-  return {
-    log,
-    generations: store.generations(),
-    close: async () => {
-      await store.close();
-      await log.close();
-    },
+  const close = async () => {
+    await store.close();
+    await log.close();
   };
+  try {
+    const { location, elsewhere } = await store.binding(); // the store's words for where the views are, for refusals
+    return { log, generations: store.generations(), views: { location, elsewhere }, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }

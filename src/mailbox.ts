@@ -138,7 +138,10 @@ export class Mailbox {
     if (this.config.projectionsOnForeign !== 'take-over' || !generations) throw new StartupError(foreign.message, details);
     const before = await generations.active();
     if (before.liveWriter !== null && before.liveWriter !== foreign.logIdentity) {
-      throw new StartupError(`${foreign.binding.location}: ${new LiveWriterOfAnotherLog(before.liveWriter).message}`, details);
+      throw new StartupError(
+        `${foreign.binding.location}: ${new LiveWriterOfAnotherLog(before.liveWriter, foreign.binding).message}`,
+        details,
+      );
     }
     await this.projections.claim(foreign.logIdentity); // serve nothing of the other log meanwhile (writes nothing: its views are held)
     const logger = this.container.resolve<Logger>(TOKENS.Logger);
@@ -154,7 +157,8 @@ export class Mailbox {
     this.viewsReady = (async () => {
       // A store that is briefly unavailable (a Redis restart, a paused server) delays the take-over, it does not end it.
       const result = await retry(
-        () => rebuildProjections(this.eventStore, generations, { takeOver: true, dropPreviousAfterMs: null }),
+        () =>
+          rebuildProjections(this.eventStore, generations, { takeOver: true, dropPreviousAfterMs: null, views: foreign.binding }),
         {
           attempts: Infinity,
           backoff: { initialDelayMs: 200, maxDelayMs: 5000, jitter: 0.2 },

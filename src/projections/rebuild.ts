@@ -9,6 +9,7 @@
 import type { EventStore } from '../events/eventStore';
 import { projectStored } from './projector';
 import type { ProjectionGeneration, ProjectionGenerations } from './rebuildGenerations';
+import type { ViewsBinding } from './projectionStore';
 import { ForeignViews, judgeViews } from './viewsOwnership';
 
 export interface RebuildProgress {
@@ -44,7 +45,16 @@ export interface RebuildOptions {
    * for a live projector, once no projector of the other log is live.
    */
   takeOver?: boolean;
+  /**
+   * Where the views live and how a mailbox gets views of its own instead (the store's ViewsBinding), for a refusal's
+   * words: without it a refusal spoke of "the projection store" and gave the Redis remedy (another
+   * MAILBOX_REDIS_NAMESPACE), also to the SQLite views file, which has no namespace.
+   */
+  views?: ViewsPlace;
 }
+
+/** ViewsBinding's words on where the views are: location, and elsewhere (absent: another MAILBOX_REDIS_NAMESPACE). */
+export type ViewsPlace = Pick<ViewsBinding, 'location' | 'elsewhere'>;
 
 export interface RebuildResult {
   generation: string;
@@ -87,12 +97,13 @@ export async function rebuildProjections(
   const logIdentity = await log.logIdentity();
   const before = await generations.active();
   const head = await log.headPosition(); // after the active checkpoint: the head only grows
-  const binding = { ...before, location: 'the projection store', generation: before.name };
+  const views = options.views ?? { location: 'the projection store' };
+  const binding = { ...before, ...views, generation: before.name };
   const verdict = judgeViews(logIdentity, head, binding);
   const foreign = verdict.kind === 'foreign' || verdict.kind === 'ahead';
   if (foreign && !options.takeOver) throw new ForeignViews(binding, logIdentity, verdict);
   if (foreign && before.liveWriter !== null && before.liveWriter !== logIdentity)
-    throw new LiveWriterOfAnotherLog(before.liveWriter);
+    throw new LiveWriterOfAnotherLog(before.liveWriter, views);
   const generation = await generations.create(logIdentity);
   let events = 0;
   let position: bigint | null = null;
@@ -148,12 +159,21 @@ export async function rebuildProjections(
   }
 }
 
-/** A take-over refuses while the other log's projector is live on the namespace: both would write to one set of views. */
+/**
+ * A take-over refuses while the other log's projector is live on the views: both would write to one set of views.
+ * Another MAILBOX_REDIS_NAMESPACE is a remedy only where the views are in Redis (no `elsewhere`, as in ViewsBinding):
+ * the SQLite views file lies beside its log, so the other mailbox must be stopped.
+ */
 export class LiveWriterOfAnotherLog extends Error {
-  constructor(readonly liveWriter: string) {
+  constructor(
+    readonly liveWriter: string,
+    views: Partial<ViewsPlace> = {},
+  ) {
     super(
       `A projector of another event log (${liveWriter}) is live on these views (it renewed its mark within the last few seconds); ` +
-        'refusing to take them over while it runs: stop that mailbox first, or use another MAILBOX_REDIS_NAMESPACE for this one.',
+        `refusing to take them over while it runs: stop that mailbox first${
+          views.elsewhere === undefined ? ', or use another MAILBOX_REDIS_NAMESPACE for this one' : ''
+        }.`,
     );
     this.name = 'LiveWriterOfAnotherLog';
   }

@@ -25,7 +25,7 @@ import type { MailboxConfigInput } from '../../src/config';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
 import { projectStored } from '../../src/projections/projector';
 import { rebuildProjections } from '../../src/projections/rebuild';
-import { runRebuild } from '../../src/cli/commands/projections';
+import { runRebuild, runRebuildCommand } from '../../src/cli/commands/projections';
 import { StartupError } from '../../src/startupError';
 import { writeSyntheticLog } from '../../bench/lib/syntheticLog';
 import { snapshotViews } from '../contract/projectionStore.contract';
@@ -527,11 +527,70 @@ describe('SQLite views (embedded default)', () => {
       expect(await runRebuild(flags, { stdout, stderr: new PassThrough(), env })).toBe(0);
       expect(out.trim().split('\n').at(-1)).toMatch(
         keepPrevious
-          ? /; previous generation g1 kept; took the namespace over from log /
-          : /; previous generation g1 deleted after the 0 ms grace; took the namespace over from log /,
+          ? /; previous generation g1 kept; took over the SQLite views file .*views\.sqlite from log /
+          : /; previous generation g1 deleted after the 0 ms grace; took over the SQLite views file .*views\.sqlite from log /,
       );
       expect(Object.keys(generationsIn(path.join(offline, 'views.sqlite')))).toEqual(keepPrevious ? ['g1', 'g2'] : ['g2']);
     }
+  });
+
+  it("mailbox projections rebuild on another log's views file speaks of the file, never of a Redis namespace", async () => {
+    const dir = await viewsOfAnotherLog();
+    const file = path.join(dir, 'views.sqlite');
+    const otherLog = generationsIn(file).g1!;
+    const log = SqliteEventStore.open(path.join(dir, 'events.sqlite'));
+    const thisLog = await log.logIdentity();
+    await log.close();
+    const rebuild = async (flags: Record<string, unknown>) => {
+      const stdout = new PassThrough();
+      const stderr = new PassThrough();
+      const text = { out: '', err: '' };
+      stdout.on('data', (chunk) => (text.out += chunk));
+      stderr.on('data', (chunk) => (text.err += chunk));
+      process.exitCode = undefined;
+      await runRebuildCommand({ stdout, stderr, env: { MAILBOX_EVENTSTORE_URL: `sqlite:${dir}/events.sqlite` } }, flags);
+      const code = process.exitCode;
+      process.exitCode = undefined;
+      return { code, ...text };
+    };
+    const markLive = async (mark: boolean) => {
+      const views = SqliteProjectionStore.open(file, new InProcessWakeBus());
+      await (mark ? views.markLiveWriter(otherLog) : views.releaseLiveWriter(otherLog));
+      await views.close();
+    };
+
+    // Refused: the views file is named, and the remedy is the file's (it spoke of "the projection store" and of MAILBOX_REDIS_NAMESPACE).
+    const refused = await rebuild({ graceMs: '0', settleMs: '0' });
+    expect(refused.code).toBe(2);
+    expect(refused.err.trim().split('\n')).toHaveLength(1);
+    const { message } = JSON.parse(refused.err);
+    expect(message.startsWith(`The views in the SQLite views file ${file} belong to another event log (${otherLog})`)).toBe(true);
+    expect(message).toContain('Move the views file away (it is then rebuilt from this log at start), or take it over');
+    expect(message).not.toContain('MAILBOX_REDIS_NAMESPACE');
+    expect(generationsIn(file)).toEqual({ g1: otherLog });
+
+    // The other log's projector live on the file: stop it (another namespace is no remedy for a file).
+    await markLive(true);
+    const live = await rebuild({ graceMs: '0', settleMs: '0', takeOver: true });
+    expect(live.code).toBe(2);
+    expect(JSON.parse(live.err).message).toMatch(
+      new RegExp(`^A projector of another event log \\(${otherLog}\\) is live on these views .*: stop that mailbox first\\.$`),
+    );
+    expect(generationsIn(file)).toEqual({ g1: otherLog });
+    await markLive(false);
+
+    // Taken over: what happened to the file, in its own terms (it said "took the namespace over").
+    const taken = await rebuild({ graceMs: '0', settleMs: '0', takeOver: true });
+    expect(taken.code).toBe(0);
+    expect(taken.out).not.toContain('namespace');
+    expect(taken.out.trim().split('\n').at(-1)).toMatch(
+      new RegExp(
+        '; previous generation g1 deleted after the 0 ms grace; ' +
+          `took over the SQLite views file ${file.replace(/[.]/g, '\\.')} from log ${otherLog}: its active generation g1 ` +
+          `\\(views of log ${otherLog}\\) was replaced by g2, built from this log \\(${thisLog}\\)$`,
+      ),
+    );
+    expect(generationsIn(file)).toEqual({ g2: thisLog });
   });
 
   it('blue/green rebuild inside the file while the mailbox serves and sends: switches to a new generation, same views', async () => {

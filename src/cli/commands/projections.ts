@@ -17,6 +17,7 @@ import {
   rebuildProjections,
   type PreviousGeneration,
   type RebuildProgress,
+  type RebuildResult,
 } from '../../projections/rebuild';
 import type { ActiveGeneration } from '../../projections/rebuildGenerations';
 import { ForeignViews } from '../../projections/viewsOwnership';
@@ -114,11 +115,24 @@ function switchedNote(previous: PreviousGeneration | undefined, graceMs: number 
   return `; the previous one is deleted in ${graceMs} ms`;
 }
 
+/**
+ * What a take-over did, in the words of where the views are: a Redis namespace is taken over; the SQLite views file
+ * has no namespace (it lies beside its log): its active generation, the other log's views, was replaced by this log's.
+ */
+function tookOver(config: MailboxConfig, result: RebuildResult): string {
+  if (config.redisUrl !== undefined) return `took the namespace over from log ${result.tookOverFrom}`;
+  return (
+    `took over the SQLite views file ${sqliteViewsFile(config)} from log ${result.tookOverFrom}: its active generation ` +
+    `${result.previous} (views of log ${result.tookOverFrom}) was replaced by ${result.generation}, built from this log ` +
+    `(${result.logIdentity})`
+  );
+}
+
 export async function runRebuild(rawFlags: Record<string, unknown>, io: ProjectionsIo = processIo): Promise<number> {
   const flags = parseInput(rebuildFlagsSchema, rawFlags, 'projections rebuild');
   const config = viewsConfig(io);
   const logger = pino({ level: 'warn', name: 'mailbox-projections' }, pino.destination({ dest: 2, sync: true }));
-  const { log, generations, close } = await openProjectionMaintenance(config, logger);
+  const { log, generations, views, close } = await openProjectionMaintenance(config, logger);
   const progress = progressReporter(io.stdout);
   try {
     const grace = flags.keepPrevious ? null : flags.graceMs;
@@ -126,6 +140,7 @@ export async function runRebuild(rawFlags: Record<string, unknown>, io: Projecti
       settleMs: flags.settleMs,
       dropPreviousAfterMs: grace,
       takeOver: flags.takeOver ?? false,
+      views,
       onProgress: (p) => {
         progress.update(p);
         if (p.phase === 'switched') {
@@ -139,7 +154,7 @@ export async function runRebuild(rawFlags: Record<string, unknown>, io: Projecti
         `(${Math.round((result.events / Math.max(result.buildMs, 1)) * 1000)} events/s); ` +
         `${previousFate({ name: result.previous, checkpoint: result.previousCheckpoint }, grace)}${
           result.tookOverFrom
-            ? `; took the namespace over from log ${result.tookOverFrom}`
+            ? `; ${tookOver(config, result)}`
             : result.forced
               ? '; no live projector was following, switched without it'
               : ''

@@ -153,7 +153,7 @@ export async function openPipeline(config: MailboxConfig, logger: Logger, projec
 
 /**
  * Where an auditor reads the log: a server over HTTP (auditor or admin token), else the configured event store
- * (a SQLite file that is not there is refused, never created).
+ * (a SQLite file that is not there is refused, never created; so is a memory log, out of reach of this process).
  */
 export async function openAuditLog(
   config: MailboxConfig,
@@ -173,13 +173,20 @@ export async function openAuditLog(
       close: async () => {},
     };
   }
-  const store = await openEventLog(config, logger);
+  const store = await openEventLog(config, logger, { overHttp: true }); // a memory log: refused, teaching --url
   return { source: eventStoreSource(store), close: () => store.close() };
 }
 
-/** The configured log for a command that only reads it: one that is not there is refused, never created. */
-export async function openEventLog(config: MailboxConfig, logger: Logger): Promise<EventStore> {
-  requireExistingLog(config);
+/**
+ * The configured log for a command that only reads it: one that is not there (or only in a server's memory) is
+ * refused, never created; `overHttp` when the command could read it from the server with --url instead.
+ */
+export async function openEventLog(
+  config: MailboxConfig,
+  logger: Logger,
+  options: { overHttp?: boolean } = {},
+): Promise<EventStore> {
+  requireExistingLog(config, options);
   return createEventStore(config, logger);
 }
 

@@ -22,9 +22,12 @@ export function sqliteLogFile(config: MailboxConfig): string | null {
  * A command that only reads the log (audit, projections status and rebuild) opens the log it is pointed at, never a
  * new one: opening a missing SQLite file creates it, with a new log identity, and the command then answered as if
  * the log were empty; a mistyped MAILBOX_DATA_DIR read as "no events" and left a stray log (and views) behind.
- * Refused instead, naming the file looked for and the variable that chose it. Other stores are not files that opening makes.
+ * Refused instead, naming the file looked for and the variable that chose it. Other stores are not files that opening
+ * makes, but a memory log is as out of reach: see refuseLogInServerMemory. `overHttp`: the command can read the log
+ * from the server with --url (the audit commands but verify), which the refusal then teaches.
  */
-export function requireExistingLog(config: MailboxConfig): void {
+export function requireExistingLog(config: MailboxConfig, { overHttp = false }: { overHttp?: boolean } = {}): void {
+  refuseLogInServerMemory(config, overHttp);
   const file = sqliteLogFile(config);
   if (file === null || fs.existsSync(file)) return;
   const embedded = config.eventStoreUrl === undefined;
@@ -39,6 +42,28 @@ export function requireExistingLog(config: MailboxConfig): void {
     `There is no event log at ${file} (${chosenBy}); check ${variable}: ` +
       'this command only reads the log and never creates one (mailbox serve creates it at its first start).',
     { file, field: variable },
+  );
+}
+
+/**
+ * A memory log lives only in the process of the server that writes it: another process opening memory: gets a new,
+ * empty one, and answered from it ('0 of 0 events shown', views 'OK' against no events, a rebuild of nothing).
+ * Refused as the missing log is (not found, exit 1), with the ways to a log this process can read.
+ */
+function refuseLogInServerMemory(config: MailboxConfig, overHttp: boolean): void {
+  if (config.eventStoreUrl !== 'memory:') return;
+  const readable =
+    'a log this process can read: SQLite (unset MAILBOX_EVENTSTORE_URL for MAILBOX_DATA_DIR/events.sqlite, or ' +
+    'sqlite:<file>) or EventStoreDB (esdb://host:2113?tls=false)';
+  throw new MailboxError(
+    'NOT_FOUND',
+    'No event log',
+    'MAILBOX_EVENTSTORE_URL is memory:, a log that lives only in the memory of the server that writes it: this command ' +
+      'runs in a process of its own, where that log is out of reach and a memory log is always empty. ' +
+      (overHttp
+        ? `Point --url at the running server with an auditor or admin token (MAILBOX_AUDIT_TOKEN), or run the server on ${readable}.`
+        : `Run the server on ${readable}.`),
+    { field: 'MAILBOX_EVENTSTORE_URL' },
   );
 }
 

@@ -90,6 +90,44 @@ describe.each(COMMANDS)('mailbox %s where there is no log', (_name, run) => {
 });
 
 /**
+ * MAILBOX_EVENTSTORE_URL=memory: names a log that lives only in the server's process: these commands, in a process of
+ * their own, read a new, always empty one and answered from it (`0 of 0 events shown`, `OK` from verify, exit 0). Now
+ * each refuses with one line saying so and teaching the remedy (--url to the running server where the command has
+ * it; a SQLite or EventStoreDB log), exit 1 as for a missing log, before opening anything (Redis included).
+ */
+const READS_OVER_HTTP = new Set(['audit replay', 'audit replay --json', 'audit message <id>', 'audit agent @a', 'audit unwoken']);
+
+describe.each(COMMANDS)('mailbox %s with MAILBOX_EVENTSTORE_URL=memory:', (name, run) => {
+  test.each([
+    ['views in memory', {}],
+    ['views in Redis', { MAILBOX_REDIS_URL: 'redis://127.0.0.1:9' }],
+  ])('%s: refused (the log lives only in the server), exit 1, nothing created', async (_views, extra) => {
+    const dataDir = tempDir('mailbox-memory-log-');
+    const { code, stdout, stderr } = await run({
+      MAILBOX_LOG_LEVEL: 'silent',
+      MAILBOX_DATA_DIR: dataDir,
+      MAILBOX_EVENTSTORE_URL: 'memory:',
+      ...extra,
+    });
+    expect(stdout).toBe('');
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    const error = JSON.parse(stderr);
+    expect(error).toMatchObject({ error: 'No event log', code: 'NOT_FOUND', field: 'MAILBOX_EVENTSTORE_URL' });
+    expect(error.message).toMatch(
+      /^MAILBOX_EVENTSTORE_URL is memory:, a log that lives only in the memory of the server that writes it: this command runs in a process of its own, where that log is out of reach and a memory log is always empty\. /,
+    );
+    expect(error.message).toContain('a log this process can read: SQLite (unset MAILBOX_EVENTSTORE_URL');
+    if (READS_OVER_HTTP.has(name)) {
+      expect(error.message).toContain('Point --url at the running server with an auditor or admin token (MAILBOX_AUDIT_TOKEN)');
+    } else {
+      expect(error.message).not.toContain('--url'); // verify and projections cannot read the log over HTTP
+    }
+    expect(code).toBe(1);
+    expect(tree(dataDir)).toEqual([]);
+  });
+});
+
+/**
  * A log but no views file (the server never started on it, or the file was deleted while it was stopped): `projections
  * status` and `audit verify` created an empty views.sqlite, and status said `viewsOfThisLog: false` (as if the views
  * were another log's) and, on an empty log, `upToDate: true`. Now neither creates anything; status says there are no

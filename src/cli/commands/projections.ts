@@ -8,7 +8,13 @@ import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import pino from 'pino';
 import { z } from 'zod';
-import { missingSqliteViewsFile, openEventLog, openProjectionMaintenance, sqliteViewsFile } from '../../compositionRoot';
+import {
+  missingSqliteViewsFile,
+  openEventLog,
+  openProjectionMaintenance,
+  requireExistingLog,
+  sqliteViewsFile,
+} from '../../compositionRoot';
 import { parseInput } from '../../commands/validation';
 import { configFromEnv, type MailboxConfig } from '../../config';
 import { isMailboxError, MailboxError } from '../../errors';
@@ -46,6 +52,9 @@ const rebuildFlagsSchema = z.strictObject({
 
 function viewsConfig(io: ProjectionsIo): MailboxConfig {
   const config = configFromEnv(io.env);
+  // The log first: a memory log (out of reach of this process, always empty here) is refused whatever the views, so
+  // that a rebuild never replaces a server's Redis views with those of an empty log.
+  requireExistingLog(config);
   if (config.redisUrl === undefined && sqliteViewsFile(config) === null) {
     throw new MailboxError(
       'VALIDATION_FAILED',

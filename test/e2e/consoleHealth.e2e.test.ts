@@ -7,6 +7,7 @@
 import { chromium, type Browser } from 'playwright-core';
 import type { ProjectionStore } from '../../src/projections/projectionStore';
 import { startTestServer, type TestServer } from '../support/httpServer';
+import { failApplies } from '../support/heldApplies';
 import { CHROMIUM, CHROMIUM_ARGS, haveChromium } from '../support/chromium';
 import { waitFor } from '../support/waitFor';
 
@@ -24,13 +25,7 @@ maybe(
   async () => {
     server = await startTestServer();
     const tokens = await server.register(['@a', '@b']);
-    const projections = server.mailbox.projections as ProjectionStore;
-    const apply = projections.applyBatch.bind(projections);
-    let failing = true;
-    projections.applyBatch = async (batch) => {
-      if (failing) throw new Error('the views store hiccuped');
-      return apply(batch);
-    };
+    const applies = failApplies(server.mailbox.projections as ProjectionStore);
     const readiness = async () => (await server.call('GET', '/readyz')).body;
     const sentAt = Date.now();
     await server.call('POST', '/v1/messages', { token: tokens['@a'], body: { to: '@b', subject: 's', body: 'x' } });
@@ -62,7 +57,7 @@ maybe(
     expect(onThePage).toContain(met![1]);
     expect(Number(met![2])).toBeLessThan(60);
 
-    failing = false;
+    applies.recover();
     await server.call('POST', '/v1/messages', { token: tokens['@a'], body: { to: '@b', subject: 't', body: 'y' } });
     await waitFor(async () => (await readiness()).projections?.lastError === null, { what: 'the recovery in /readyz' });
     // The panel polls every 5 s.

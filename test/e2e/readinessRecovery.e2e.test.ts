@@ -5,6 +5,7 @@
  */
 import type { ProjectionStore } from '../../src/projections/projectionStore';
 import { startTestServer, type TestServer } from '../support/httpServer';
+import { failApplies } from '../support/heldApplies';
 import { waitFor } from '../support/waitFor';
 
 let server: TestServer;
@@ -13,13 +14,7 @@ afterAll(() => server.close());
 test('lastError is said while the projector fails, with its time, and cleared once a later batch is applied', async () => {
   server = await startTestServer();
   const tokens = await server.register(['@a', '@b']);
-  const projections = server.mailbox.projections as ProjectionStore;
-  const apply = projections.applyBatch.bind(projections);
-  let failing = true;
-  projections.applyBatch = async (batch) => {
-    if (failing) throw new Error('the views store hiccuped');
-    return apply(batch);
-  };
+  const applies = failApplies(server.mailbox.projections as ProjectionStore);
   const readiness = async () => (await server.call('GET', '/readyz')).body;
 
   const sent = await server.call('POST', '/v1/messages', { token: tokens['@a'], body: { to: '@b', subject: 's', body: 'x' } });
@@ -30,7 +25,7 @@ test('lastError is said while the projector fails, with its time, and cleared on
   const failingNow = (await readiness()).projections;
   expect(Date.parse(failingNow.lastErrorAt)).toBeGreaterThan(Date.now() - 60_000);
 
-  failing = false;
+  applies.recover();
   await waitFor(async () => (await server.call('GET', '/v1/inbox/count', { token: tokens['@b'] })).body.unread === 1, {
     what: 'the message in the views',
   });

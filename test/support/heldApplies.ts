@@ -31,3 +31,23 @@ export function holdApplies(store: ProjectionStore): HeldApplies {
     },
   };
 }
+
+export interface FailingApplies {
+  /** Lets the applies through again (the next batch lands). */
+  recover(): void;
+}
+
+/** Makes a projection store's applies fail (as a views store that hiccups) until recovered. */
+export function failApplies(store: ProjectionStore, message = 'the views store hiccuped'): FailingApplies {
+  const original = store.applyBatch.bind(store);
+  let failing = true;
+  store.applyBatch = async (batch) => {
+    if (failing) throw new Error(message);
+    return original(batch);
+  };
+  return {
+    recover() {
+      failing = false;
+    },
+  };
+}

@@ -1,18 +1,7 @@
 import { foldMessage, initialMessageState, type MessageState } from '../../src/commands/message';
 import type { MessageEvent } from '../../src/events/types';
 import { LayeredMap } from '../../src/commands/layeredMap';
-
-/** A small seeded generator (mulberry32): a failing sequence is replayed from the seed the test prints. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../contract/projectionStoreLog'; // seeded: a failing sequence is replayed from the seed it names
 
 const view = <K, V>(map: ReadonlyMap<K, V>) => ({
   entries: [...map],
@@ -23,7 +12,7 @@ const view = <K, V>(map: ReadonlyMap<K, V>) => ({
 
 describe('LayeredMap', () => {
   it.each([1, 2, 3, 4, 5])('answers as a Map fed the same sets, and every earlier copy stays as it was (seed %i)', (seed) => {
-    const next = random(seed);
+    const next = prng(seed);
     let layered = LayeredMap.empty<string, number>();
     const plain = new Map<string, number>();
     const earlier: Array<[LayeredMap<string, number>, ReturnType<typeof view<string, number>>]> = [];

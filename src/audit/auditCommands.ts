@@ -197,7 +197,7 @@ function verifySummary(report: VerifyReport, views: string): string {
   const where =
     `at checkpoint ${report.comparedAt ?? '(empty)'} of log head ${report.head ?? '(empty)'}` +
     `${report.lag && report.lag !== '0' ? ` (live views ${report.lag} positions behind; not drift)` : ''}`;
-  const scope = `${report.eventsRebuilt} events rebuilt, ${report.agentsCompared} agents and ${report.entriesCompared} listing entries compared`;
+  const scope = `${report.eventsRebuilt} events rebuilt, ${report.agentsCompared} agents, ${report.entriesCompared} listing entries and ${report.ledgersCompared} delivery ledgers compared`;
   return report.ok
     ? `OK: ${views} match the log ${where}; ${scope}.`
     : `DRIFT: ${report.differences.length} difference${report.differences.length === 1 ? '' : 's'} ${where}; ${scope}.`;

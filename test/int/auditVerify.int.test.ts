@@ -107,13 +107,89 @@ describe('audit verify on the memory store', () => {
       { view: 'unreadCount', identity: '@b', field: 'byPriority.normal', expected: 1, actual: 0 },
       { view: 'inbox', identity: '@b', messageId: first.messageId, field: 'readAt', expected: null, actual: forgedAt },
       { view: 'unread', identity: '@b', messageId: first.messageId, field: 'presence', expected: 'listed', actual: 'missing' },
+      // The forged receipt reached the delivery ledger too: the sender's count of reads, and @b's row.
+      {
+        view: 'delivery',
+        identity: '@a',
+        messageId: first.messageId,
+        field: 'counts',
+        expected: { inView: 1, woken: 0, seen: 0, read: 0, replied: 0 },
+        actual: { inView: 1, woken: 0, seen: 0, read: 1, replied: 0 },
+      },
+      { view: 'delivery', identity: '@b', messageId: first.messageId, field: 'read', expected: null, actual: { at: forgedAt } },
     ]);
     const text = out.text();
     expect(text).toContain(
       `inbox        @b  message ${first.messageId}  readAt: log says null, live projection has "${forgedAt}"`,
     );
     expect(text).toContain('heartbeat    @b  unread: log says 2, live projection has 1');
-    expect(text).toMatch(/DRIFT: 10 differences at checkpoint 15 of log head 14/);
+    expect(text).toMatch(/DRIFT: 12 differences at checkpoint 15 of log head 14/);
+  });
+});
+
+describe('audit verify compares the delivery views', () => {
+  let mailbox: Mailbox;
+  afterEach(() => mailbox.close());
+
+  test('a wake the log never observed, applied to the live views, is reported on the ledger, the unwoken list and the last nudge, and exits 1', async () => {
+    mailbox = await createMailbox(
+      { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+      { logger: silent, clock: ticking() },
+    );
+    const { first } = await populate(mailbox);
+    const clean = await runVerify(
+      eventStoreSource(mailbox.eventStore),
+      mailbox.projections,
+      { json: false, progress: false },
+      { stdout: capture().stream, stderr: capture().stream, env: {} },
+    );
+    expect(clean.report).toMatchObject({ ok: true, ledgersCompared: 5 }); // one per message sent
+    const head = (await mailbox.eventStore.headPosition())!;
+    const forgedAt = '2030-01-02T00:00:00.000Z';
+    // Corrupt: a webhook nudge woke @b about the first message, in the live views only (no WakeObserved in the log).
+    await mailbox.projections.applyBatch([
+      {
+        position: head + 1n,
+        at: forgedAt,
+        changes: [{ kind: 'wakeObserved', messageId: first.messageId, recipient: '@b', via: 'webhook', at: forgedAt }],
+      },
+    ]);
+
+    const out = capture();
+    const { code, report } = await runVerify(
+      eventStoreSource(mailbox.eventStore),
+      mailbox.projections,
+      { json: false, progress: false },
+      { stdout: out.stream, stderr: capture().stream, env: {} },
+    );
+    expect(code).toBe(1);
+    const delivery = report.differences.filter((d) => ['delivery', 'unwoken', 'lastNudge'].includes(d.view));
+    expect(delivery).toEqual([
+      {
+        view: 'delivery',
+        identity: '@a',
+        messageId: first.messageId,
+        field: 'counts',
+        expected: { inView: 1, woken: 0, seen: 0, read: 0, replied: 0 },
+        actual: { inView: 1, woken: 1, seen: 0, read: 0, replied: 0 },
+      },
+      {
+        view: 'delivery',
+        identity: '@b',
+        messageId: first.messageId,
+        field: 'woken',
+        expected: null,
+        actual: { at: forgedAt, via: 'webhook' },
+      },
+      { view: 'unwoken', identity: null, field: 'count', expected: 5, actual: 4 },
+      { view: 'unwoken', identity: '@a', messageId: first.messageId, field: 'presence', expected: 'listed', actual: 'missing' },
+      { view: 'unwoken', identity: null, field: 'count pending escalation', expected: 5, actual: 4 },
+      { view: 'lastNudge', identity: '@b', field: 'lastNudge', expected: null, actual: { at: forgedAt, via: 'webhook' } },
+    ]);
+    expect(out.text()).toContain(
+      `delivery     @b  message ${first.messageId}  woken: log says null, live projection has {"at":"${forgedAt}","via":"webhook"}`,
+    );
+    expect(out.text()).toMatch(/listing entries and 5 delivery ledgers compared\.$/m);
   });
 });
 

@@ -1,8 +1,9 @@
 /**
  * `audit verify`: derive every view from the log in scratch memory (pure
  * projector -> the read model's rules -> ScratchViews) and compare it with the live projections through
- * the ProjectionStore port: agents, heartbeat counts, unread counts, and every
- * inbox, unread and outbox listing, page by page.
+ * the ProjectionStore port: agents, heartbeat counts, unread counts, every
+ * inbox, unread and outbox listing, page by page, the task lists, and the delivery
+ * views (every message's ledger, the unwoken list, the last nudges: ledgerCompare.ts).
  *
  * The live views may move while we compare (a running server). Both sides are
  * compared at the live checkpoint; a difference counts as drift only if it
@@ -15,6 +16,7 @@ import type { LogSource } from '../logSource';
 import { ScratchViews, type ScratchEntry } from '../../projections/readModel/scratchViews';
 import { rebuildInto } from './scratchRebuild';
 import { TASK_LISTS, type TaskList, type TaskView } from '../../projections/readModel/taskView';
+import { compareDelivery } from './ledgerCompare';
 import { diffAgents, diffHeartbeats, diffListing, fieldDiffs, sameValue, type Difference } from './viewDiff';
 
 export interface VerifyOptions {
@@ -36,6 +38,8 @@ export interface VerifyReport {
   eventsRebuilt: number;
   agentsCompared: number;
   entriesCompared: number;
+  /** Messages whose delivery ledger was compared (every one the log has). */
+  ledgersCompared: number;
   rounds: number;
   differences: Difference[];
 }
@@ -200,18 +204,24 @@ export async function verifyProjections(
   let comparedAt = await live.checkpoint();
   let eventsRebuilt = await rebuildInto(expected, source, comparedAt, onProgress);
   let result = await compare(expected, live, null, concurrency);
+  let delivery = await compareDelivery(expected, live, concurrency);
+  const ledgersCompared = delivery.ledgers;
   let rounds = 1;
-  while (result.diffs.length > 0 && rounds < maxRounds) {
+  while (result.diffs.length + delivery.diffs.length > 0 && rounds < maxRounds) {
     const moved = await live.checkpoint();
     if (moved === comparedAt) break; // the live views stand still: what differs is drift
     comparedAt = moved;
     eventsRebuilt += await rebuildInto(expected, source, comparedAt, onProgress);
     const suspects = new Set(result.diffs.map((d) => d.identity).filter((id): id is string => id !== null));
     result = { ...(await compare(expected, live, suspects, concurrency)), agents: result.agents, entries: result.entries };
+    // Seen marks and wakes land on a running server all the time: re-check the ledgers that differed, after catching up.
+    const messages = new Set(delivery.diffs.filter((d) => d.view === 'delivery').map((d) => d.messageId!));
+    const lists = delivery.diffs.some((d) => d.view !== 'delivery');
+    delivery = await compareDelivery(expected, live, concurrency, { messages, lists });
     rounds++;
   }
   const head = await source.head();
-  const differences = [...result.diffs];
+  const differences = [...result.diffs, ...delivery.diffs];
   if (head !== undefined && comparedAt !== null && (head === null || comparedAt > head)) {
     differences.unshift({
       view: 'checkpoint',
@@ -230,6 +240,7 @@ export async function verifyProjections(
     eventsRebuilt,
     agentsCompared: result.agents,
     entriesCompared: result.entries,
+    ledgersCompared,
     rounds,
     differences,
   };

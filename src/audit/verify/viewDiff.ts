@@ -5,7 +5,18 @@
  */
 import type { AgentView, HeartbeatCounts, ListedMessage } from '../../projections/projectionStore';
 
-export type ViewName = 'checkpoint' | 'agents' | 'heartbeat' | 'unreadCount' | 'inbox' | 'unread' | 'outbox' | 'tasks';
+export type ViewName =
+  | 'checkpoint'
+  | 'agents'
+  | 'heartbeat'
+  | 'unreadCount'
+  | 'inbox'
+  | 'unread'
+  | 'outbox'
+  | 'tasks'
+  | 'delivery'
+  | 'unwoken'
+  | 'lastNudge';
 
 export interface Difference {
   view: ViewName;

@@ -90,6 +90,11 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
   }
 
   /** Every identity's last nudge (`<at> <via>`). */
+  /** Every message with a ledger (audit verify walks them). */
+  messageIds(): IterableIterator<string> {
+    return this.ledgers.keys();
+  }
+
   lastNudges(): ReadonlyMap<string, string> {
     return this.nudges;
   }

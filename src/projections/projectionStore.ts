@@ -3,7 +3,7 @@ import type { Priority, Role } from '../events/types';
 import type { ListQuery } from './listQuery';
 import type { TaskListQuery, TaskViewPage } from './readModel/taskViewsMemory';
 import type { TaskView } from './readModel/taskView';
-import type { DueReply, LastNudge, LedgerPage, LedgerQuery, UnwokenPage, UnwokenQuery } from './readModel/ledger';
+import type { DueReply, LastNudge, LedgerPage, LedgerQuery, UnwokenPage, UnwokenQuery, WholeLedger } from './readModel/ledger';
 import type { ProjectionGenerations } from './rebuildGenerations';
 import type { MessageSummary, ProjectedEvent } from './viewChanges';
 
@@ -97,6 +97,12 @@ export interface ProjectionStore {
   dueTasks(now: string, limit: number): Promise<TaskView[]>;
   /** One page of a message's delivery ledger (readModel/ledger.ts), with its counts; undefined: no such message. */
   deliveryLedger(messageId: string, query: LedgerQuery): Promise<LedgerPage | undefined>;
+  /**
+   * The whole ledgers of several messages in one read (audit verify compares every message's, a batch at a time):
+   * each id that has a ledger maps to its header, counts and every recipient's row; ids without one are absent.
+   * The caller keeps batches small (a few hundred messages): the answer holds every row of every one.
+   */
+  deliveryLedgers(messageIds: readonly string[]): Promise<Map<string, WholeLedger>>;
   /** Messages that expected a wake and have none observed, sent before the cutoff (the unwoken alarm), oldest first. */
   unwoken(query: UnwokenQuery): Promise<UnwokenPage>;
   /** Each identity's newest delivered heartbeat nudge (WakeObserved via a nudge target); identities never nudged are absent. */

@@ -158,6 +158,33 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
       ]);
     });
 
+    it('reads several whole delivery ledgers at once, each equal to its pages; ids without a ledger are absent', async () => {
+      const { store } = await open();
+      const { log, m1, m3, m4, m5 } = scenario();
+      log.read('@b', m1);
+      await store.applyBatch(log.projected());
+      const ids = [m4, m1, 'no-such-message', m3, m5];
+      const ledgers = await store.deliveryLedgers(ids);
+      expect([...ledgers.keys()].sort()).toEqual([m1, m3, m4, m5].sort());
+      for (const messageId of [m1, m3, m4, m5]) {
+        // The same ledger read page by page (one recipient a page): header and counts of the first, every row in order.
+        const first = (await store.deliveryLedger(messageId, { after: null, limit: 1 }))!;
+        const rows = [...first.rows];
+        for (let after = first.nextAfter; after !== null;) {
+          const page = (await store.deliveryLedger(messageId, { after, limit: 1 }))!;
+          rows.push(...page.rows);
+          after = page.nextAfter;
+        }
+        const { nextAfter: _next, ...head } = first;
+        expect(ledgers.get(messageId)).toEqual({ ...head, rows });
+      }
+      expect(ledgers.get(m4)!.rows.map((row) => row.recipient)).toEqual(['@b', '@c']);
+      expect(ledgers.get(m1)!).toMatchObject({ message: { messageId: m1, sender: '@a', recipientCount: 1 } });
+      expect(ledgers.get(m1)!.counts.read).toBe(1);
+      expect(ledgers.get(m1)!.rows[0]).toMatchObject({ recipient: '@b', read: { at: expect.any(String) } });
+      expect(await store.deliveryLedgers([])).toEqual(new Map());
+    });
+
     it('redelivered and late events change nothing', async () => {
       const { store } = await open();
       const { log, m1 } = scenario();

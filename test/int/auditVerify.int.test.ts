@@ -191,6 +191,53 @@ describe('audit verify compares the delivery views', () => {
     );
     expect(out.text()).toMatch(/listing entries and 5 delivery ledgers compared\.$/m);
   });
+
+  test('a ledger or a recipient row missing from the live views, or a row they forged, is reported (read a batch at a time)', async () => {
+    mailbox = await createMailbox(
+      { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+      { logger: silent, clock: ticking() },
+    );
+    const { first, second } = await populate(mailbox);
+    const real = mailbox.projections;
+    const forged = { recipient: '@z', inView: null, woken: null, seen: null, read: null, replied: null };
+    // The live views as a damaged store would serve them: no ledger for `second`, and `first` with @b's row swapped for @z's.
+    const damaged = new Proxy(real, {
+      get(target, property, receiver) {
+        if (property !== 'deliveryLedgers') return Reflect.get(target, property, receiver) as unknown;
+        return async (messageIds: readonly string[]) => {
+          const ledgers = await target.deliveryLedgers(messageIds);
+          ledgers.delete(second.messageId);
+          const one = ledgers.get(first.messageId);
+          if (one) ledgers.set(first.messageId, { ...one, rows: [forged] });
+          return ledgers;
+        };
+      },
+    });
+    const { code, report } = await runVerify(
+      eventStoreSource(mailbox.eventStore),
+      damaged,
+      { json: true, progress: false },
+      { stdout: capture().stream, stderr: capture().stream, env: {} },
+    );
+    expect(code).toBe(1);
+    expect(report.ledgersCompared).toBe(5);
+    const delivery = report.differences.filter((d) => d.view === 'delivery');
+    expect(delivery).toEqual(
+      expect.arrayContaining([
+        {
+          view: 'delivery',
+          identity: '@c',
+          messageId: second.messageId,
+          field: 'presence',
+          expected: 'a ledger',
+          actual: 'missing',
+        },
+        { view: 'delivery', identity: '@b', messageId: first.messageId, field: 'presence', expected: 'a row', actual: 'missing' },
+        { view: 'delivery', identity: '@z', messageId: first.messageId, field: 'presence', expected: 'absent', actual: 'a row' },
+      ]),
+    );
+    expect(delivery).toHaveLength(3);
+  });
 });
 
 describe('audit verify compares the task views', () => {

@@ -31,6 +31,7 @@ import type {
   UnwokenPage,
   UnwokenQuery,
   DueReply,
+  WholeLedger,
 } from '../../projections/readModel/ledger';
 import { lastNudgeOf, type LastNudge } from '../../projections/readModel/ledger';
 import { LedgerMemory } from '../../projections/readModel/ledgerMemory';
@@ -413,6 +414,15 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
 
   async deliveryLedger(messageId: string, query: LedgerQuery): Promise<LedgerPage | undefined> {
     return this.ledger.page(messageId, query);
+  }
+
+  async deliveryLedgers(messageIds: readonly string[]): Promise<Map<string, WholeLedger>> {
+    const ledgers = new Map<string, WholeLedger>();
+    for (const messageId of messageIds) {
+      const ledger = this.ledger.whole(messageId);
+      if (ledger) ledgers.set(messageId, ledger);
+    }
+    return ledgers;
   }
 
   async allHeartbeats(): Promise<HeartbeatCounts[]> {

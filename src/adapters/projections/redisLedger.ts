@@ -30,6 +30,7 @@ import {
   type UnwokenMessage,
   type UnwokenPage,
   type UnwokenQuery,
+  type WholeLedger,
 } from '../../projections/readModel/ledger';
 import { deliveryRow, lastNudgeOf, type LastNudge } from '../../projections/readModel/ledger';
 import type { LedgerFact, ViewChange } from '../../projections/viewChanges';
@@ -141,6 +142,47 @@ export class RedisLedgerReader {
       };
     });
     return { count, messages };
+  }
+
+  /**
+   * Each message's whole ledger: its hash (message, counts, marks) and its recipients, two commands a message, all
+   * sent at once (one round trip for the batch; every ledger key shares the global hash tag, so one node answers).
+   */
+  async wholeLedgers(prefix: string, messageIds: readonly string[]): Promise<Map<string, WholeLedger>> {
+    const read = await Promise.all(
+      messageIds.map((messageId) => {
+        const key = this.ledgerKey(prefix, messageId);
+        return Promise.all([this.client.hgetall(key), this.client.zrange(`${key}:to`, '0', '-1')]);
+      }),
+    );
+    const ledgers = new Map<string, WholeLedger>();
+    read.forEach(([hash, recipients], i) => {
+      if (hash['#'] === undefined) return; // no ledger (an empty hash reads as {})
+      const rows = recipients.map((recipient) => {
+        const marks: LedgerMarks = {};
+        for (const stage of LEDGER_STAGES) {
+          const value = hash[`${STAGE_LETTER[stage]}|${recipient}`];
+          if (value !== undefined) marks[stage] = value;
+        }
+        return deliveryRow(recipient, marks);
+      });
+      const count = (stage: LedgerStage) => Number(hash[`#${STAGE_LETTER[stage]}`] ?? 0);
+      ledgers.set(messageIds[i], {
+        message: JSON.parse(hash['#']) as LedgerMessage,
+        counts: {
+          inView: count('inView'),
+          woken: count('woken'),
+          seen: count('seen'),
+          read: count('read'),
+          replied: count('replied'),
+        },
+        escalatedAt: hash['#e'] ?? null,
+        replyDueBy: hash['#d'] ?? null,
+        replyOverdueAt: hash['#o'] ?? null,
+        rows,
+      });
+    });
+    return ledgers;
   }
 
   /** Two round trips: the message, its counts and the page's recipients; then their marks. */

@@ -41,7 +41,15 @@ import { sleep } from '../../support/retry';
 import { RedisViewReader } from './redisViewReader';
 import { hasTaskFacts, planTaskOps, RedisTaskKeys, RedisTaskReader } from './redisTaskViews';
 import { RedisLedgerReader } from './redisLedger';
-import type { DueReply, LastNudge, LedgerPage, LedgerQuery, UnwokenPage, UnwokenQuery } from '../../projections/readModel/ledger';
+import type {
+  DueReply,
+  LastNudge,
+  LedgerPage,
+  LedgerQuery,
+  UnwokenPage,
+  UnwokenQuery,
+  WholeLedger,
+} from '../../projections/readModel/ledger';
 import type { TaskView } from '../../projections/readModel/taskView';
 import type { TaskListQuery, TaskViewPage } from '../../projections/readModel/taskViewsMemory';
 
@@ -305,6 +313,10 @@ export class RedisProjectionStore implements ProjectionStore {
 
   async deliveryLedger(messageId: string, query: LedgerQuery): Promise<LedgerPage | undefined> {
     return this.read((prefix) => this.ledger.page(prefix, messageId, query));
+  }
+
+  async deliveryLedgers(messageIds: readonly string[]): Promise<Map<string, WholeLedger>> {
+    return this.read((prefix) => this.ledger.wholeLedgers(prefix, messageIds));
   }
 
   async dueReplies(dueBy: string, limit: number): Promise<DueReply[]> {

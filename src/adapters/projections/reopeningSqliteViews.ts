@@ -28,7 +28,15 @@ import type {
   ViewPage,
   ViewsBinding,
 } from '../../projections/projectionStore';
-import type { DueReply, LastNudge, LedgerPage, LedgerQuery, UnwokenPage, UnwokenQuery } from '../../projections/readModel/ledger';
+import type {
+  DueReply,
+  LastNudge,
+  LedgerPage,
+  LedgerQuery,
+  UnwokenPage,
+  UnwokenQuery,
+  WholeLedger,
+} from '../../projections/readModel/ledger';
 import type { TaskView } from '../../projections/readModel/taskView';
 import type { TaskListQuery, TaskViewPage } from '../../projections/readModel/taskViewsMemory';
 import type { ProjectionGenerations } from '../../projections/rebuildGenerations';
@@ -209,6 +217,10 @@ export class ReopeningSqliteViews implements ProjectionStore {
 
   deliveryLedger(messageId: string, query: LedgerQuery): Promise<LedgerPage | undefined> {
     return this.use((store) => store.deliveryLedger(messageId, query));
+  }
+
+  deliveryLedgers(messageIds: readonly string[]): Promise<Map<string, WholeLedger>> {
+    return this.use((store) => store.deliveryLedgers(messageIds));
   }
 
   unwoken(query: UnwokenQuery): Promise<UnwokenPage> {

@@ -46,7 +46,15 @@ import {
 } from '../../projections/projectionStore';
 import { applyEvents } from '../../projections/readModel/applyEvents';
 import type { TaskView } from '../../projections/readModel/taskView';
-import type { DueReply, LastNudge, LedgerPage, LedgerQuery, UnwokenPage, UnwokenQuery } from '../../projections/readModel/ledger';
+import type {
+  DueReply,
+  LastNudge,
+  LedgerPage,
+  LedgerQuery,
+  UnwokenPage,
+  UnwokenQuery,
+  WholeLedger,
+} from '../../projections/readModel/ledger';
 import type { TaskListQuery, TaskViewPage } from '../../projections/readModel/taskViewsMemory';
 import type { ProjectionGenerations } from '../../projections/rebuildGenerations';
 import type { ProjectedEvent, WakeEvent } from '../../projections/viewChanges';
@@ -402,6 +410,10 @@ export class SqliteProjectionStore implements ProjectionStore {
 
   async deliveryLedger(messageId: string, query: LedgerQuery): Promise<LedgerPage | undefined> {
     return this.read((reader) => reader.ledger.page(messageId, query));
+  }
+
+  async deliveryLedgers(messageIds: readonly string[]): Promise<Map<string, WholeLedger>> {
+    return this.read((reader) => reader.ledger.wholeLedgers(messageIds));
   }
 
   async unwoken(query: UnwokenQuery): Promise<UnwokenPage> {

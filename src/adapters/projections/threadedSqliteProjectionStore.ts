@@ -28,7 +28,15 @@ import type {
   ViewsBinding,
 } from '../../projections/projectionStore';
 import type { TaskView } from '../../projections/readModel/taskView';
-import type { DueReply, LastNudge, LedgerPage, LedgerQuery, UnwokenPage, UnwokenQuery } from '../../projections/readModel/ledger';
+import type {
+  DueReply,
+  LastNudge,
+  LedgerPage,
+  LedgerQuery,
+  UnwokenPage,
+  UnwokenQuery,
+  WholeLedger,
+} from '../../projections/readModel/ledger';
 import type { TaskListQuery, TaskViewPage } from '../../projections/readModel/taskViewsMemory';
 import type { ProjectionGenerations } from '../../projections/rebuildGenerations';
 import type { ProjectedEvent } from '../../projections/viewChanges';
@@ -328,6 +336,10 @@ export class ThreadedSqliteProjectionStore implements ProjectionStore {
 
   deliveryLedger(messageId: string, query: LedgerQuery): Promise<LedgerPage | undefined> {
     return this.local.deliveryLedger(messageId, query);
+  }
+
+  deliveryLedgers(messageIds: readonly string[]): Promise<Map<string, WholeLedger>> {
+    return this.local.deliveryLedgers(messageIds);
   }
 
   unwoken(query: UnwokenQuery): Promise<UnwokenPage> {

@@ -212,6 +212,9 @@ export interface LedgerPage {
   nextAfter: string | null;
 }
 
+/** A message's whole ledger: the header and counts of a page, and every recipient's row (identity order). */
+export type WholeLedger = Omit<LedgerPage, 'nextAfter'>;
+
 export interface LedgerQuery {
   /** Recipients after this identity (null: from the first). */
   after: string | null;

@@ -22,6 +22,7 @@ import {
   type LedgerPage,
   type LedgerQuery,
   type LedgerStage,
+  type WholeLedger,
   type DueReply,
   type RepliesOwed,
   type UnwokenMessage,
@@ -89,12 +90,17 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
     return this.nudges.get(identity);
   }
 
-  /** Every identity's last nudge (`<at> <via>`). */
   /** Every message with a ledger (audit verify walks them). */
   messageIds(): IterableIterator<string> {
     return this.ledgers.keys();
   }
 
+  /** The message's header (undefined: no ledger): audit verify orders and sizes its reads of the live ledgers by it. */
+  ledgerHeader(messageId: string): LedgerHeader | undefined {
+    return this.ledgers.get(messageId)?.header;
+  }
+
+  /** Every identity's last nudge (`<at> <via>`). */
   lastNudges(): ReadonlyMap<string, string> {
     return this.nudges;
   }
@@ -238,6 +244,25 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
       };
     });
     return { count: matching.length, messages };
+  }
+
+  /**
+   * The message's whole ledger (undefined: no such message). A recipient list is sorted here without keeping it:
+   * audit verify asks this of every message of its scratch views once, and a cached list per message would stay.
+   */
+  whole(messageId: string): WholeLedger | undefined {
+    const ledger = this.ledgers.get(messageId);
+    if (!ledger) return undefined;
+    const recipients = ledger.header.recipients;
+    const sorted = ledger.sorted ?? (recipients.length === 1 ? recipients : [...new Set(recipients)].sort(bytewise));
+    return {
+      message: ledgerMessage(ledger.header),
+      counts: { ...ledger.counts },
+      escalatedAt: ledger.escalatedAt,
+      replyDueBy: ledger.replyDueBy,
+      replyOverdueAt: ledger.replyOverdueAt,
+      rows: sorted.map((recipient) => deliveryRow(recipient, marksOf(ledger, recipient) ?? {})),
+    };
   }
 
   /** One page of the message's ledger (undefined: no such message). */

@@ -18,6 +18,7 @@ import {
   type UnwokenMessage,
   type UnwokenPage,
   type UnwokenQuery,
+  type WholeLedger,
 } from '../../../projections/readModel/ledger';
 
 interface LedgerRow {
@@ -64,23 +65,26 @@ export class SqliteLedgerReader {
     ) as MarksRow[];
     const more = rows.length > query.limit;
     const page = more ? rows.slice(0, query.limit) : rows;
-    return {
-      message: {
-        messageId: ledger.message_id,
-        position: ledger.position,
-        sender: ledger.sender,
-        threadId: ledger.thread_id,
-        sentAt: ledger.sent_at,
-        wakeExpected: ledger.wake_expected === 1,
-        recipientCount: ledger.recipient_count,
-      },
-      counts: { inView: ledger.in_view, woken: ledger.woken, seen: ledger.seen, read: ledger.read, replied: ledger.replied },
-      escalatedAt: ledger.escalated_at,
-      replyDueBy: ledger.reply_due_by,
-      replyOverdueAt: ledger.reply_overdue_at,
-      rows: page.map((row) => deliveryRow(row.recipient, marksOf(row))),
-      nextAfter: more ? page[page.length - 1].recipient : null,
-    };
+    return { ...wholeLedger(ledger, page), nextAfter: more ? page[page.length - 1].recipient : null };
+  }
+
+  /**
+   * Each message's whole ledger, in two statements for the batch (the ids travel as one JSON array): a statement
+   * per message costs more than SQLite's work for it (measured: ~13 µs a ledger that way).
+   */
+  wholeLedgers(messageIds: readonly string[]): Map<string, WholeLedger> {
+    const ids = JSON.stringify(messageIds);
+    const heads = this.s.ledgersIn.all(ids) as Array<LedgerRow & { msg: number }>;
+    const rows = this.s.rowsIn.all(ids) as Array<MarksRow & { msg: number }>;
+    const byMsg = new Map<number, Array<MarksRow & { msg: number }>>();
+    for (const row of rows) {
+      const list = byMsg.get(row.msg);
+      if (list) list.push(row);
+      else byMsg.set(row.msg, [row]);
+    }
+    const ledgers = new Map<string, WholeLedger>();
+    for (const head of heads) ledgers.set(head.message_id, wholeLedger(head, byMsg.get(head.msg) ?? []));
+    return ledgers;
   }
 
   unwoken(query: UnwokenQuery): UnwokenPage {
@@ -136,6 +140,26 @@ export class SqliteLedgerReader {
   }
 }
 
+/** A ledgers row and the recipients' rows given, as callers see them. */
+function wholeLedger(ledger: LedgerRow, rows: readonly MarksRow[]): WholeLedger {
+  return {
+    message: {
+      messageId: ledger.message_id,
+      position: ledger.position,
+      sender: ledger.sender,
+      threadId: ledger.thread_id,
+      sentAt: ledger.sent_at,
+      wakeExpected: ledger.wake_expected === 1,
+      recipientCount: ledger.recipient_count,
+    },
+    counts: { inView: ledger.in_view, woken: ledger.woken, seen: ledger.seen, read: ledger.read, replied: ledger.replied },
+    escalatedAt: ledger.escalated_at,
+    replyDueBy: ledger.reply_due_by,
+    replyOverdueAt: ledger.reply_overdue_at,
+    rows: rows.map((row) => deliveryRow(row.recipient, marksOf(row))),
+  };
+}
+
 function marksOf(row: MarksRow): LedgerMarks {
   const marks: LedgerMarks = {};
   if (row.in_view !== null) marks.inView = row.in_view;
@@ -155,6 +179,15 @@ function prepareLedgerReader(db: Database.Database, g: string) {
     ),
     rows: db.prepare(
       `SELECT recipient, in_view, woken, seen, read, replied FROM ${g}_ledger_rows WHERE msg = (SELECT msg FROM ${g}_messages WHERE message_id = ?) ORDER BY recipient LIMIT ?`,
+    ),
+    ledgersIn: db.prepare(
+      `SELECT l.msg, l.message_id, l.position, l.sender, l.thread_id, l.sent_at, l.recipient_count, l.wake_expected, l.in_view, l.woken,
+       l.seen, l.read, l.replied, l.escalated_at, l.reply_due_by, l.reply_overdue_at
+       FROM ${g}_messages m JOIN ${g}_ledgers l ON l.msg = m.msg WHERE m.message_id IN (SELECT value FROM json_each(?))`,
+    ),
+    rowsIn: db.prepare(
+      `SELECT msg, recipient, in_view, woken, seen, read, replied FROM ${g}_ledger_rows
+       WHERE msg IN (SELECT msg FROM ${g}_messages WHERE message_id IN (SELECT value FROM json_each(?))) ORDER BY msg, recipient`,
     ),
     rowsAfter: db.prepare(
       `SELECT recipient, in_view, woken, seen, read, replied FROM ${g}_ledger_rows WHERE msg = (SELECT msg FROM ${g}_messages WHERE message_id = ?) AND recipient > ?

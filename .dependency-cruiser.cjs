@@ -3,7 +3,7 @@
  * Arrows point inward: events <- commands <- projections / application <- adapters <- composition root.
  *
  *   src/events        imports nothing of ours
- *   src/commands      events only
+ *   src/commands      events only (and the kernel's errors.ts and support/decimalText.ts)
  *   src/projections   events only (its ports live beside it)
  *   src/application   the domain; never an adapter nor the outer ring
  *   src/adapters/X    the inner layers; never another adapter (X -> Y: share through application)
@@ -38,9 +38,11 @@ module.exports = {
     {
       name: 'commands-only-events',
       severity: 'error',
-      comment: 'Commands (schemas and pure deciders) may use events and the shared error type only.',
+      comment:
+        'Commands (schemas and pure deciders) may use events, the shared error type and the decimal-text reader only ' +
+        '(a page size in a query string or a flag is read as the environment variables are: plain decimal digits).',
       from: { path: '^src/commands/' },
-      to: { path: '^src/', pathNot: ['^src/(commands|events)/', '^src/errors[.]ts$'] },
+      to: { path: '^src/', pathNot: ['^src/(commands|events)/', '^src/errors[.]ts$', '^src/support/decimalText[.]ts$'] },
     },
     {
       name: 'projections-only-events',

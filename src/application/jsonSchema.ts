@@ -3,6 +3,7 @@
  * schemas the commands validate with, so the documents cannot drift from the checks.
  */
 import { z } from 'zod';
+import { isDecimalText } from '../support/decimalText';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -10,6 +11,19 @@ const isPreprocessed = (schema: unknown): boolean => {
   const def = (schema as { _zod?: { def?: { type?: string; in?: { _zod?: { def?: { type?: string } } } } } })._zod?.def;
   return def?.type === 'pipe' && def.in?._zod?.def?.type === 'transform';
 };
+
+/**
+ * zod leaves out the `default` of a field whose input is read before it is checked (a preprocess): a number read from
+ * decimal text (a page size) keeps it, first as zod writes it.
+ */
+function keepDecimalTextDefault(zodSchema: unknown, jsonSchema: JsonSchema): void {
+  const def = (zodSchema as { _zod?: { def?: { type?: string; innerType?: object; defaultValue?: unknown } } })._zod?.def;
+  if (def?.type !== 'default' || def.innerType === undefined || !isDecimalText(def.innerType)) return;
+  if (jsonSchema.default !== undefined) return;
+  const rest = { ...jsonSchema };
+  for (const key of Object.keys(jsonSchema)) delete jsonSchema[key];
+  Object.assign(jsonSchema, { default: def.defaultValue, ...rest });
+}
 
 /**
  * A `format` (uuid, date-time) already says what zod's long regex says; a
@@ -31,7 +45,9 @@ export function inputJsonSchema(schema: z.ZodType, encodedForm = 'the same value
     unrepresentable: 'any',
     override: ({ zodSchema, jsonSchema }) => {
       dropRedundantPattern(jsonSchema);
-      if (!isPreprocessed(zodSchema)) return;
+      keepDecimalTextDefault(zodSchema, jsonSchema);
+      // A number read from decimal text (a page size) is documented as the number: a query string is text anyway.
+      if (!isPreprocessed(zodSchema) || isDecimalText(zodSchema)) return;
       const { description, ...value } = jsonSchema as JsonSchema;
       for (const key of Object.keys(jsonSchema)) delete (jsonSchema as JsonSchema)[key];
       Object.assign(jsonSchema, {

@@ -12,19 +12,32 @@ export const NOT_DECIMAL = 'must be written in plain decimal digits';
 const WHOLE = /^\d+$/;
 const WITH_FRACTION = /^\d+(\.\d+)?$/;
 
+/** The schemas fromDecimalText made: JSON Schema documents them as the number they read (application/jsonSchema.ts). */
+const decimalTextSchemas = new WeakSet<object>();
+
+export const isDecimalText = (schema: object): boolean => decimalTextSchemas.has(schema);
+
 /**
  * `schema` (a z.number() with its checks) fed from decimal text: digits only, or with `fraction`, digits, a point and
  * digits (0.5). No sign: no setting read this way takes a negative value, and '-1' is refused all the same.
+ * `teaches`, when given, starts the refusal of text that is not decimal ("takes a whole number from 1 to 200 (default
+ * 50), written in plain decimal digits, not '0x2'"): a query parameter or a flag says its range along with the form.
  */
-export function fromDecimalText<T extends z.ZodType>(schema: T, { fraction = false } = {}) {
+export function fromDecimalText<T extends z.ZodType>(
+  schema: T,
+  { fraction = false, teaches }: { fraction?: boolean; teaches?: string } = {},
+) {
   const form = fraction ? WITH_FRACTION : WHOLE;
-  return z.preprocess((value, ctx) => {
+  const parsed = z.preprocess((value, ctx) => {
     if (typeof value !== 'string') return value;
     if (form.test(value)) return Number(value);
+    const written = `${NOT_DECIMAL}${fraction ? ' (a point before a fraction, e.g. 0.5)' : ''}, not '${value}'`;
     ctx.addIssue({
       code: 'custom',
-      message: `${NOT_DECIMAL}${fraction ? ' (a point before a fraction, e.g. 0.5)' : ''}, not '${value}'`,
+      message: teaches === undefined ? written : `${teaches}, ${written.replace(/^must be /, '')}`,
     });
     return z.NEVER;
   }, schema);
+  decimalTextSchemas.add(parsed);
+  return parsed;
 }

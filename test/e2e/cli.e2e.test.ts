@@ -105,6 +105,45 @@ test('watch prints sync then wakes, and --count ends it', async () => {
   expect(exitCode).toBe(0);
 });
 
+test.each([
+  [
+    '0x2',
+    "'--count' takes a whole number of wake events, 1 or more (e.g. --count 1), written in plain decimal digits, not '0x2'",
+  ],
+  [
+    'abc',
+    "'--count' takes a whole number of wake events, 1 or more (e.g. --count 1), written in plain decimal digits, not 'abc'",
+  ],
+  ['0', "'--count' takes a whole number of wake events, 1 or more (e.g. --count 1)"],
+])(
+  'watch --count %s is refused with the form (it was read by Number(): 0x2 as 2, abc and 0 ended at once)',
+  async (count, said) => {
+    const t = await server.register([`@wc${count.replace(/\W/g, '')}`]);
+    const run = await mailbox(Object.values(t)[0], 'watch', '--count', count);
+    expect(run).toEqual({ out: '', err: `error: watch: ${said} (VALIDATION_FAILED)\n`, exitCode: 1 });
+  },
+);
+
+test('task claim --lease 0x10 is refused with the form and claims nothing', async () => {
+  const tokens = await server.register(['@lsa', '@lsb']);
+  const sent = await server.call('POST', '/v1/messages', {
+    token: tokens['@lsa'],
+    body: { to: '@lsb', subject: 'lease', body: 'x', task: {} },
+  });
+  const before = await server.eventCount();
+  for (const lease of ['0x10', '1e3', 'abc']) {
+    const run = await mailbox(tokens['@lsb'], 'task', 'claim', sent.body.messageId as string, '--lease', lease);
+    expect(run).toEqual({
+      out: '',
+      err:
+        `error: task claim: '--lease' takes a whole number of seconds from 1 to 604800 (e.g. --lease 600), ` +
+        `written in plain decimal digits, not '${lease}' (VALIDATION_FAILED)\n`,
+      exitCode: 1,
+    });
+  }
+  expect(await server.eventCount()).toBe(before);
+});
+
 async function waitFor(condition: () => boolean, timeoutMs = 5000) {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {

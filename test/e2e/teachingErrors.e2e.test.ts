@@ -231,7 +231,8 @@ describe('a page size that is not one says the range and the default, on every l
       ['admin', `/v1/audit/unwoken?limit=`, 'takes a whole number from 0 to 1000 (default 10)'],
     ] as const;
 
-  test.each(['abc', '1.5', '-1', '100000'])('limit=%s', async (limit) => {
+  // Read in plain decimal only: Number() read 0x2 as 2, 1e1 as 10, and an empty limit= as 0 (a page of 0 on unwoken).
+  test.each(['abc', '1.5', '-1', '100000', '0x2', '1e1', '0b1', '+2', '', '%202'])('limit=%s', async (limit) => {
     const id = (await server.call('POST', '/v1/messages', { token: t['@a'], body: message('@b') })).body.messageId as string;
     for (const [who, path, teaches] of listings(id)) {
       const token = who === 'admin' ? server.adminToken : t['@a'];
@@ -372,7 +373,21 @@ describe('a message says each thing once: the field named once, a check that fai
 
   test('limit=1e20 on a listing: the range once', async () => {
     const body = await rejected(server, 'GET', '/v1/messages?limit=1e20', { token: t['@a'] }, 400, 'VALIDATION_FAILED');
-    expect(body.message).toBe("list_messages: 'limit' takes a whole number from 1 to 200 (default 50)");
+    expect(body.message).toBe(
+      "list_messages: 'limit' takes a whole number from 1 to 200 (default 50), written in plain decimal digits, not '1e20'",
+    );
+  });
+
+  test.each([
+    ['0x2', "'limit' takes a whole number from 1 to 200 (default 50), written in plain decimal digits, not '0x2'"],
+    ['1e1', "'limit' takes a whole number from 1 to 200 (default 50), written in plain decimal digits, not '1e1'"],
+  ])('limit=%s is refused with the form, not read as a number', async (limit, said) => {
+    const body = await rejected(server, 'GET', `/v1/messages?limit=${limit}`, { token: t['@a'] }, 400, 'VALIDATION_FAILED');
+    expect(body).toMatchObject({ field: 'limit', message: `list_messages: ${said}` });
+    const tasks = await rejected(server, 'GET', `/v1/tasks?limit=${limit}`, { token: t['@a'] }, 400, 'VALIDATION_FAILED');
+    expect(tasks.message).toContain(said);
+    // Plain digits are read as before.
+    expect((await server.call('GET', '/v1/messages?limit=2', { token: t['@a'] })).status).toBe(200);
   });
 
   test("expectsReplyBy 'tomorrow': the field named once, then the forms", async () => {

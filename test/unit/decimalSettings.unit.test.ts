@@ -4,10 +4,11 @@
  * startup line naming the variable, the value and the form; plain digits are read as before.
  */
 import { heartbeatSettingsFromCli } from '../../src/cli/commands/heartbeat';
+import { runRebuildCommand } from '../../src/cli/commands/projections';
 import { configFromEnv, ENV_VARIABLES, type MailboxConfig } from '../../src/config';
 import { MailboxError } from '../../src/errors';
 import { StartupError } from '../../src/startupError';
-import { runAuditCli } from '../support/auditCli';
+import { capture, runAuditCli } from '../support/auditCli';
 
 /** Every numeric setting of the server, with a value in range for each (read back as a number). */
 const NUMERIC: Array<keyof MailboxConfig> = [
@@ -99,5 +100,46 @@ test('audit unwoken --sla 0x10 is refused with the envelope, naming the decimal 
     code: 'VALIDATION_FAILED',
     field: 'sla',
     message: "audit unwoken: 'sla' must be written in plain decimal digits, not '0x10'",
+  });
+});
+
+describe('projections rebuild --grace-ms / --settle-ms: plain decimal milliseconds, named as typed', () => {
+  async function rebuild(flags: Record<string, unknown>) {
+    const out = capture();
+    const err = capture();
+    process.exitCode = undefined;
+    // No views are configured: a flag that passed would fail on that next, with another message.
+    await runRebuildCommand({ stdout: out.stream, stderr: err.stream, env: { MAILBOX_VIEWS: 'memory' } }, flags);
+    const code = Number(process.exitCode ?? 0);
+    process.exitCode = undefined;
+    return { code, stdout: out.text(), stderr: err.text() };
+  }
+
+  test.each([
+    ['graceMs', '--grace-ms', '0x10', 'up to 2147483647 (e.g. --grace-ms 5000)'],
+    ['graceMs', '--grace-ms', '1e3', 'up to 2147483647 (e.g. --grace-ms 5000)'],
+    ['settleMs', '--settle-ms', '0x10', '(e.g. --settle-ms 2000)'],
+    ['settleMs', '--settle-ms', '-1', '(e.g. --settle-ms 2000)'],
+  ])('%s %s', async (key, option, value, form) => {
+    const run = await rebuild({ [key]: value });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(JSON.parse(run.stderr)).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      field: option,
+      message: `projections rebuild: '${option}' takes a whole number of milliseconds ${form}, written in plain decimal digits, not '${value}'`,
+    });
+  });
+
+  test('a grace beyond the longest timer is refused (it would fire at once and delete the previous views)', async () => {
+    const run = await rebuild({ graceMs: '2147483648' });
+    expect(JSON.parse(run.stderr)).toMatchObject({ code: 'VALIDATION_FAILED', field: '--grace-ms' });
+    expect(JSON.parse(run.stderr).message).toContain('2147483647 ms');
+  });
+
+  test('plain digits pass the flags (and the command goes on to the views)', async () => {
+    const run = await rebuild({ graceMs: '0', settleMs: '10' });
+    expect(JSON.parse(run.stderr)).toMatchObject({ code: 'VALIDATION_FAILED', field: 'MAILBOX_VIEWS' });
   });
 });

@@ -83,7 +83,7 @@ describe('parseListQuery', () => {
     expect(rejection(input).envelope).toMatchObject({ code: 'VALIDATION_FAILED', field });
   });
 
-  it.each([['abc'], ['1.5'], [1.5], [0], ['201'], ['']])(
+  it.each([[1.5], [0], ['201'], ['0']])(
     'limit %j: the message says the valid range and the default, not what zod made of the text',
     (limit) => {
       const error = rejection({ limit });
@@ -91,6 +91,26 @@ describe('parseListQuery', () => {
       expect(error.message).toBe("list_messages: 'limit' takes a whole number from 1 to 200 (default 50)");
     },
   );
+
+  // Number() read '0x2' as 2, '1e1' as 10 and '' as 0: text is read in plain decimal digits only.
+  it.each([['abc'], ['1.5'], [''], ['0x2'], ['1e1'], [' 2'], ['+2']])(
+    'limit %j: text that is not plain decimal is refused with the range, the default and the form',
+    (limit) => {
+      const error = rejection({ limit });
+      expect(error.envelope).toMatchObject({ code: 'VALIDATION_FAILED', field: 'limit' });
+      expect(error.message).toBe(
+        `list_messages: 'limit' takes a whole number from 1 to 200 (default 50), written in plain decimal digits, not '${limit}'`,
+      );
+    },
+  );
+
+  it.each([
+    ['2', 2],
+    [2, 2],
+    ['200', 200],
+  ])('limit %j is read as %d', (limit, read) => {
+    expect(parseListQuery({ limit }).limit).toBe(read);
+  });
 });
 
 describe('cursors bound to their listing', () => {

@@ -27,6 +27,8 @@ import {
 } from '../../projections/rebuild';
 import type { ActiveGeneration } from '../../projections/rebuildGenerations';
 import { ForeignViews } from '../../projections/viewsOwnership';
+import { fromDecimalText } from '../../support/decimalText';
+import { MAX_TIMER_MS, MAX_TIMER_TEXT } from '../../support/timerLimit';
 
 export interface ProjectionsIo {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
@@ -36,17 +38,23 @@ export interface ProjectionsIo {
 
 const processIo: ProjectionsIo = { stdout: process.stdout, stderr: process.stderr, env: process.env };
 
-const milliseconds = (flag: string, fallback: number) =>
-  z.coerce
-    .number({ error: `${flag} takes a whole number of milliseconds, e.g. ${flag} ${fallback}` })
-    .int(`${flag} takes a whole number of milliseconds`)
-    .min(0, `${flag} cannot be negative`)
-    .default(fallback);
+/**
+ * A flag's milliseconds, in plain decimal digits (z.coerce.number() read --grace-ms 0x10 as 16 and 1e3 as 1000). Keyed
+ * by the option as typed, so that the error names '--grace-ms', not 'graceMs'.
+ */
+const milliseconds = (flag: string, fallback: number, max?: number) => {
+  const teaches = `takes a whole number of milliseconds${max === undefined ? '' : ` up to ${max}`} (e.g. ${flag} ${fallback})`;
+  const ms = z.number({ error: teaches }).int({ error: teaches }).min(0, { error: teaches });
+  return fromDecimalText(max === undefined ? ms : ms.max(max, { error: `must be ${MAX_TIMER_TEXT}` }), { teaches }).default(
+    fallback,
+  );
+};
 
 const rebuildFlagsSchema = z.strictObject({
   keepPrevious: z.boolean().optional(),
-  graceMs: milliseconds('--grace-ms', 5000),
-  settleMs: milliseconds('--settle-ms', 2000),
+  // The grace becomes a timer: beyond the longest one Node keeps it would fire at once and delete the previous views.
+  '--grace-ms': milliseconds('--grace-ms', 5000, MAX_TIMER_MS),
+  '--settle-ms': milliseconds('--settle-ms', 2000),
   takeOver: z.boolean().optional(),
 });
 
@@ -138,15 +146,20 @@ function tookOver(config: MailboxConfig, result: RebuildResult): string {
 }
 
 export async function runRebuild(rawFlags: Record<string, unknown>, io: ProjectionsIo = processIo): Promise<number> {
-  const flags = parseInput(rebuildFlagsSchema, rawFlags, 'projections rebuild');
+  const { graceMs, settleMs, ...others } = rawFlags;
+  const {
+    '--grace-ms': graceMsGiven,
+    '--settle-ms': settleMsGiven,
+    ...flags
+  } = parseInput(rebuildFlagsSchema, { ...others, '--grace-ms': graceMs, '--settle-ms': settleMs }, 'projections rebuild');
   const config = viewsConfig(io);
   const logger = pino({ level: 'warn', name: 'mailbox-projections' }, pino.destination({ dest: 2, sync: true }));
   const { log, generations, views, close } = await openProjectionMaintenance(config, logger);
   const progress = progressReporter(io.stdout);
   try {
-    const grace = flags.keepPrevious ? null : flags.graceMs;
+    const grace = flags.keepPrevious ? null : graceMsGiven;
     const result = await rebuildProjections(log, generations, {
-      settleMs: flags.settleMs,
+      settleMs: settleMsGiven,
       dropPreviousAfterMs: grace,
       takeOver: flags.takeOver ?? false,
       views,

@@ -1,9 +1,26 @@
 /** `mailbox task list | show | claim | move`: an agent's tasks, over the HTTP API. */
 import { Option, type Command } from 'commander';
+import { z } from 'zod';
 import type { TaskPage } from '../../application/taskQueries';
 import type { TaskResult } from '../../application/taskCommands';
 import { action, clientFrom, print, printJson, withClientOptions, type ClientOptions } from './clientOptions';
+import { MAX_LEASE_SECONDS } from '../../commands/tasks/taskSchemas';
+import { parseInput } from '../../commands/validation';
+import { fromDecimalText } from '../../support/decimalText';
 import { quoted } from '../../support/terminalText';
+
+/** --lease in plain decimal digits (Number() sent --lease 0x10 as 16 and --lease abc as null), named as typed. */
+const leaseTeaches = `takes a whole number of seconds from 1 to ${MAX_LEASE_SECONDS} (e.g. --lease 600)`;
+const claimFlagsSchema = z.strictObject({
+  '--lease': fromDecimalText(
+    z
+      .number({ error: leaseTeaches })
+      .int({ error: leaseTeaches })
+      .min(1, { error: leaseTeaches })
+      .max(MAX_LEASE_SECONDS, { error: leaseTeaches }),
+    { teaches: leaseTeaches },
+  ).optional(),
+});
 
 const line = (t: TaskPage['tasks'][number]) =>
   `${t.taskId}  ${t.state.padEnd(13)} ${(t.assignee ?? '(unclaimed)').padEnd(16)} from ${t.sender}  ${quoted(t.subject)}` +
@@ -45,10 +62,8 @@ export function registerTaskCommands(program: Command): void {
     .option('--lease <seconds>', 'hold it for this many seconds unless renewed')
     .action(
       action(async (taskId: string, options: ClientOptions & { lease?: string }) => {
-        const result = await clientFrom(options).claimTask({
-          taskId,
-          ...(options.lease !== undefined ? { leaseSeconds: Number(options.lease) } : {}),
-        });
+        const { '--lease': leaseSeconds } = parseInput(claimFlagsSchema, { '--lease': options.lease }, 'task claim');
+        const result = await clientFrom(options).claimTask({ taskId, ...(leaseSeconds !== undefined ? { leaseSeconds } : {}) });
         if (options.json) return printJson(result);
         print(said(result));
       }),

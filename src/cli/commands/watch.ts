@@ -4,7 +4,10 @@
  * missed: the inbox is the authority). Authentication errors end it.
  */
 import type { Command } from 'commander';
+import { z } from 'zod';
+import { parseInput } from '../../commands/validation';
 import { isMailboxError, MailboxError } from '../../errors';
+import { fromDecimalText } from '../../support/decimalText';
 import { backoffDelay, sleep, type Backoff } from '../../support/retry';
 import { action, clientFrom, print, printJson, withClientOptions, type ClientOptions } from './clientOptions';
 import { formatWakeEvent } from './format';
@@ -13,6 +16,17 @@ import { formatWakeEvent } from './format';
 const RECONNECT: Backoff = { initialDelayMs: 500, maxDelayMs: 30_000, jitter: 0.2 };
 const FATAL = new Set(['UNAUTHENTICATED', 'FORBIDDEN']);
 
+/**
+ * --count in plain decimal digits, 1 or more: Number() read --count 0x2 as 2, and --count abc (NaN) or 0 ended the
+ * watch at once without a line or an error.
+ */
+const countTeaches = 'takes a whole number of wake events, 1 or more (e.g. --count 1)';
+const watchFlagsSchema = z.strictObject({
+  '--count': fromDecimalText(z.number({ error: countTeaches }).int({ error: countTeaches }).min(1, { error: countTeaches }), {
+    teaches: countTeaches,
+  }).optional(),
+});
+
 export function registerWatchCommand(program: Command): void {
   withClientOptions(program.command('watch'))
     .description('follow your wake events (sync first, then one line per message delivered to you)')
@@ -20,8 +34,9 @@ export function registerWatchCommand(program: Command): void {
     .option('--no-reconnect', 'exit when the stream ends instead of reconnecting')
     .action(
       action(async (options: ClientOptions & { count?: string; reconnect: boolean }) => {
+        const { '--count': count } = parseInput(watchFlagsSchema, { '--count': options.count }, 'watch');
         const client = clientFrom(options);
-        const limit = options.count === undefined ? Infinity : Number(options.count);
+        const limit = count ?? Infinity;
         const abort = new AbortController();
         const onSignal = () => abort.abort();
         process.once('SIGINT', onSignal);

@@ -16,14 +16,14 @@ export const MAX_IDEMPOTENCY_KEY_CHARS = 200;
  * A message id is a UUID; upper and lower case name the same message, so ids
  * are lower-cased here, at the edge, before anything compares them.
  */
-const messageId = (onArray = 'a message id is one UUID string, as returned by a send') =>
+const messageId = (onArray = 'must be one message id, a UUID string, as returned by a send') =>
   z
-    .uuid({ error: (issue) => (Array.isArray(issue.input) ? onArray : 'a message id is a UUID, as returned by a send') })
+    .uuid({ error: (issue) => (Array.isArray(issue.input) ? onArray : 'must be a message id: a UUID, as returned by a send') })
     .toLowerCase();
 export const messageIdSchema = messageId();
 
 export const identitySchema = z.string().regex(IDENTITY_PATTERN, {
-  message: 'an identity is @ followed by 1-64 of A-Z a-z 0-9 _ - (e.g. @neo-gpt)',
+  message: 'must be an identity: @ followed by 1-64 of A-Z a-z 0-9 _ - (e.g. @neo-gpt)',
 });
 
 const shortText = (value: unknown): string => {

@@ -69,6 +69,11 @@ export function teachingMessage(issue: z.core.$ZodRawIssue): string | undefined 
       if (issue.format === 'datetime')
         return 'must be an ISO 8601 date and time with seconds and an offset (Z or +hh:mm), e.g. 2026-11-24T15:00:00Z';
       return undefined;
+    case 'invalid_key': {
+      // zod's "Invalid key in record" did not say what a key must be ({"agents": {"b": {...}}}): the key's own message does.
+      const said = issue.issues.map((inner) => inner.message).find((text) => typeof text === 'string' && text !== '');
+      return said === undefined ? 'is not a valid key here' : `is not a valid key: the key ${said}`;
+    }
     default:
       return undefined;
   }

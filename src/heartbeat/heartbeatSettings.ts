@@ -33,7 +33,7 @@ const argvSchema = z.preprocess(
       return value; // not JSON: fails the array check below with a message naming the field
     }
   },
-  z.array(z.string().min(1), { message: 'a command path, or a JSON array ["command", "arg", ...]' }).min(1),
+  z.array(z.string().min(1), { message: 'must be a command path, or a JSON array ["command", "arg", ...]' }).min(1),
 );
 
 /** A whole number from a flag, a variable or the API: text in plain decimal digits only (support/decimalText.ts). */
@@ -41,7 +41,7 @@ const count = (min: number, max: number) => fromDecimalText(z.number().int().min
 
 export const agentSettingsSchema = z.strictObject({
   optOut: z.boolean().default(false),
-  webhook: z.url({ protocol: /^https?$/, message: 'a webhook is an http:// or https:// URL' }).optional(),
+  webhook: z.url({ protocol: /^https?$/, message: 'must be an http:// or https:// URL' }).optional(),
 });
 
 export const heartbeatSettingsSchema = z
@@ -55,7 +55,7 @@ export const heartbeatSettingsSchema = z
     wakeSlaMs: durationSchema.default(60_000),
     optOut: identityList.default([]),
     agents: z.record(identitySchema, agentSettingsSchema).default({}),
-    webhookSecret: z.string().min(16, 'the webhook secret must be at least 16 characters').optional(),
+    webhookSecret: z.string().min(16, 'must be at least 16 characters').optional(),
     webhookAttempts: count(1, 20).default(5),
     webhookBackoffMs: timerDurationSchema.default(500),
     webhookMaxBackoffMs: timerDurationSchema.default(30_000),
@@ -65,7 +65,7 @@ export const heartbeatSettingsSchema = z
     /** Where nudges are published (mailbox:heartbeat:<identity>); defaults to MAILBOX_REDIS_URL. */
     redisUrl: z
       .string()
-      .regex(/^rediss?:\/\//, 'a Redis URL starts with redis:// or rediss://')
+      .regex(/^rediss?:\/\//, 'must be a Redis URL, starting with redis:// or rediss://')
       .optional(),
     metricsHost: z.string().min(1).default('127.0.0.1'),
     /** null: no metrics endpoint. */

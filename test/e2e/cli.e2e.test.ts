@@ -264,7 +264,7 @@ test('read a b c: every id checked, and every message fetched, before any is sho
   const malformed = await mailbox(b, 'read', sent, 'not-a-uuid');
   expect(malformed).toEqual({
     out: '',
-    err: expect.stringMatching(/^error: read 'not-a-uuid': 'messageId' a message id is a UUID/),
+    err: expect.stringMatching(/^error: read 'not-a-uuid': 'messageId' must be a message id: a UUID/),
     exitCode: 1,
   });
   expect(await server.eventCount()).toBe(before); // refused before any request

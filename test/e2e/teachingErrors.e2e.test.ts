@@ -441,4 +441,31 @@ describe('a message says each thing once: the field named once, a check that fai
     );
     expect(body.message).toBe("GET /v1/audit/events: 'after' is a log position (digits), as returned in nextAfter");
   });
+
+  test("the audit stream's after and Last-Event-ID say what they are, after the field ('after' a log position ... had no verb)", async () => {
+    const form = 'is a log position (digits), as in an entry\'s "position" or its SSE id';
+    const after = await rejected(
+      server,
+      'GET',
+      '/v1/audit/stream?after=x',
+      { token: server.adminToken },
+      400,
+      'VALIDATION_FAILED',
+    );
+    expect(after).toMatchObject({ field: 'after', message: `GET /v1/audit/stream: 'after' ${form}` });
+    const header = await rejected(
+      server,
+      'GET',
+      '/v1/audit/stream',
+      { token: server.adminToken, headers: { 'Last-Event-ID': 'x' } },
+      400,
+      'VALIDATION_FAILED',
+    );
+    expect(header).toMatchObject({ field: 'Last-Event-ID', message: `GET /v1/audit/stream: 'Last-Event-ID' ${form}` });
+  });
+
+  test("an identity filter says what it must be ('from' an identity is @ ... had no verb)", async () => {
+    const body = await rejected(server, 'GET', '/v1/messages?from=alice', { token: t['@a'] }, 400, 'VALIDATION_FAILED');
+    expect(body.message).toBe("list_messages: 'from' must be an identity: @ followed by 1-64 of A-Z a-z 0-9 _ - (e.g. @neo-gpt)");
+  });
 });

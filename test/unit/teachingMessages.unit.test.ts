@@ -1,7 +1,8 @@
 /** zod issues without a message of their own become messages that say what the field takes (teachingMessages.ts). */
 import { z } from 'zod';
 import { parseInput } from '../../src/commands/validation';
-import { identitySchema } from '../../src/commands/schemas';
+import { identitySchema, messageIdSchema } from '../../src/commands/schemas';
+import { parseHeartbeatSettings } from '../../src/heartbeat/heartbeatSettings';
 import { MailboxError } from '../../src/errors';
 
 const schema = z.strictObject({
@@ -48,8 +49,54 @@ describe('teaching messages', () => {
 
   it("a schema's own message wins over the teaching default", () => {
     expect(messageFor({ name: 'n', owner: 'alice' })).toBe(
-      "tool: 'owner' an identity is @ followed by 1-64 of A-Z a-z 0-9 _ - (e.g. @neo-gpt)",
+      "tool: 'owner' must be an identity: @ followed by 1-64 of A-Z a-z 0-9 _ - (e.g. @neo-gpt)",
     );
+  });
+
+  it("a record's key says what a key must be (zod said 'Invalid key in record')", () => {
+    let said = '';
+    try {
+      parseInput(z.strictObject({ agents: z.record(identitySchema, z.object({})) }), { agents: { b: {} } }, 'tool');
+    } catch (error) {
+      said = (error as MailboxError).message;
+    }
+    expect(said).toBe(
+      "tool: 'agents.b' is not a valid key: the key must be an identity: @ followed by 1-64 of A-Z a-z 0-9 _ - (e.g. @neo-gpt)",
+    );
+  });
+});
+
+describe("a field's own message reads as a sentence after the field's name", () => {
+  // "'hook' a command path, ..." and "'from' an identity is @ ..." had no verb: each now says what the field must be.
+  const said = (run: () => unknown): string => {
+    try {
+      run();
+    } catch (error) {
+      if (error instanceof MailboxError) return error.message;
+      throw error;
+    }
+    throw new Error('expected a refusal');
+  };
+  it.each([
+    [
+      { webhookSecret: 'x'.repeat(16), agents: { '@b': { webhook: 'ftp://x' } } },
+      "'agents.@b.webhook' must be an http:// or https:// URL",
+    ],
+    [{ hook: [] }, '\'hook\' must be a command path, or a JSON array ["command", "arg", ...]'],
+    [{ webhookSecret: 'short' }, "'webhookSecret' must be at least 16 characters"],
+    [{ redisUrl: 'http://x' }, "'redisUrl' must be a Redis URL, starting with redis:// or rediss://"],
+    [{ optOut: ['b'] }, "'optOut.0' must be an identity: @ followed by 1-64 of A-Z a-z 0-9 _ - (e.g. @neo-gpt)"],
+  ])('heartbeat settings %j', (input, message) => {
+    expect(said(() => parseHeartbeatSettings(input))).toBe(`heartbeat settings: ${message}`);
+  });
+
+  it.each([
+    [{ from: 'x' }, "'from' must be an identity: @ followed by 1-64 of A-Z a-z 0-9 _ - (e.g. @neo-gpt)"],
+    [{ messageId: 'x' }, "'messageId' must be a message id: a UUID, as returned by a send"],
+    [{ messageId: ['x'] }, "'messageId' must be one message id, a UUID string, as returned by a send"],
+  ])('%j', (input, message) => {
+    const fields = z.strictObject({ from: identitySchema.optional(), messageId: messageIdSchema.optional() });
+    expect(said(() => parseInput(fields, input, 'tool'))).toBe(`tool: ${message}`);
   });
 });
 

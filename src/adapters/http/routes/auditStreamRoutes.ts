@@ -15,7 +15,10 @@ import type { HttpContext } from '../httpContext';
 import { SseStream } from '../sseStream';
 import { singleValuedQuery } from './routeInput';
 
-const position = z.string().regex(/^\d+$/, 'a log position (digits), as in an entry\'s "position" or its SSE id');
+const position = z.string().regex(/^\d+$/, 'is a log position (digits), as in an entry\'s "position" or its SSE id');
+
+/** The header a reconnecting reader sends, named in the error as the field ("'Last-Event-ID' is a log position ..."). */
+const lastEventIdSchema = z.object({ 'Last-Event-ID': position });
 
 export const auditStreamQuerySchema = z.strictObject({
   after: position.optional(),
@@ -34,7 +37,10 @@ export function auditStreamRoutes(app: FastifyInstance, { mailbox, config }: Htt
     const query = parseInput(auditStreamQuerySchema, singleValuedQuery(request.query, [], what), what);
     const lastEventId = request.headers['last-event-id'];
     const resumeFrom =
-      query.after ?? (typeof lastEventId === 'string' ? parseInput(position, lastEventId, 'Last-Event-ID') : undefined);
+      query.after ??
+      (typeof lastEventId === 'string'
+        ? parseInput(lastEventIdSchema, { 'Last-Event-ID': lastEventId }, what)['Last-Event-ID']
+        : undefined);
     let stream: SseStream | null = null;
     const close = await openAuditStream(
       mailbox.eventStore,

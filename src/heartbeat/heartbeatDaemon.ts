@@ -67,12 +67,27 @@ export interface TickReport {
    * make.
    */
   loggedOnly: string[];
+  /**
+   * Only in a settled report (`settledReport`, `mailbox heartbeat --once`): each target that finally failed a nudge of
+   * this tick (after its retries), with the error; `reason` for an escalation's nudge. An identity whose nudge no
+   * target took is then no longer under `nudged`; one that another target took stays there too. A running daemon's
+   * report is made at dispatch, before any delivery: it logs and counts failures, and retries per its policy.
+   */
+  failed?: NudgeFailure[];
   pipeline: PipelineReport;
   /** The unwoken alarm: messages past the wake SLA that woke nobody, and those this tick escalated (issue 13). */
   unwoken: EscalationReport;
   /** Reply obligations this tick found overdue (issue 13). */
   replies: ReplyOverdueReport;
   durationMs: number;
+}
+
+export interface NudgeFailure {
+  identity: string;
+  /** The nudge's reason when it was an escalation's ('unwoken', 'reply-overdue'); absent for the unread set. */
+  reason?: NonNullable<DeliveryReport['nudge']['reason']>;
+  target: string;
+  error: string;
 }
 
 const UNREAD_NEWEST_FIRST: ListQuery = { box: 'inbox', status: 'unread', limit: 1, before: null };
@@ -91,6 +106,8 @@ export class HeartbeatDaemon {
   /** What the last warning about settings that apply to nobody said (warned again only when it changes). */
   private warnedForNobody = '';
   private lastError: string | null = null;
+  /** The delivery reports of each tick's nudges (escalations included), for its settled report. */
+  private readonly deliveriesOf = new WeakMap<TickReport, DeliveryReport[]>();
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<unknown> | null = null;
   private stopped = true;
@@ -148,11 +165,19 @@ export class HeartbeatDaemon {
     const toNudge = decisions.filter((decision) => decision.nudge !== undefined);
     const previous = new Map(toNudge.map((decision) => [decision.identity, this.state.get(decision.identity)]));
     this.state = recordNudges(this.state, toNudge, now);
-    for (const decision of toNudge) {
-      this.dispatcher.dispatch(decision.nudge!, (report) => this.onDelivered(report, now, previous.get(decision.identity)));
+    const deliveries: DeliveryReport[] = [];
+    this.dispatcher.collectInto(deliveries);
+    let unwoken: EscalationReport;
+    let replies: ReplyOverdueReport;
+    try {
+      for (const decision of toNudge) {
+        this.dispatcher.dispatch(decision.nudge!, (report) => this.onDelivered(report, now, previous.get(decision.identity)));
+      }
+      unwoken = await this.escalation.run(now);
+      replies = await this.overdueReplies.run(now);
+    } finally {
+      this.dispatcher.collectInto(null);
     }
-    const unwoken = await this.escalation.run(now);
-    const replies = await this.overdueReplies.run(now);
 
     const verdicts: Partial<Record<Verdict, number>> = {};
     for (const { verdict } of decisions) verdicts[verdict] = (verdicts[verdict] ?? 0) + 1;
@@ -186,6 +211,7 @@ export class HeartbeatDaemon {
       );
     }
     this.logger.debug({ ...report }, 'heartbeat tick');
+    this.deliveriesOf.set(report, deliveries);
     this.lastReport = report;
     this.lastError = null;
     return report;
@@ -211,6 +237,27 @@ export class HeartbeatDaemon {
   /** Resolves once every nudge dispatched so far was delivered or finally failed. */
   settled(): Promise<void> {
     return this.dispatcher.settled();
+  }
+
+  /**
+   * The tick's report once its nudges settled, saying what became of each: delivered (`nudged`), written to the log
+   * only (`loggedOnly`), or failed (`failed`, per target). A nudge no target took leaves `nudged`.
+   */
+  async settledReport(report: TickReport): Promise<TickReport> {
+    await this.settled();
+    const deliveries = this.deliveriesOf.get(report) ?? [];
+    const failed: NudgeFailure[] = deliveries.flatMap(({ nudge, failures }) =>
+      failures.map(({ target, error }) => ({
+        identity: nudge.identity,
+        ...(nudge.reason === undefined ? {} : { reason: nudge.reason }),
+        target,
+        error,
+      })),
+    );
+    const untold = new Set(
+      deliveries.filter(({ nudge, delivered }) => !delivered && nudge.reason === undefined).map(({ nudge }) => nudge.identity),
+    );
+    return { ...report, nudged: report.nudged.filter((identity) => !untold.has(identity)), failed };
   }
 
   /** Ticks now and then every interval (each tick starts `intervalMs` after the previous one ended). */

@@ -13,11 +13,15 @@ export interface DeliveryReport {
   nudge: Nudge;
   /** target name -> 'delivered' | 'unheard' | error message; { log: 'logged' } when no target serves the agent */
   outcomes: Record<string, string>;
+  /** The targets that finally failed (after their own retries), with the error: an error message is not an outcome. */
+  failures: Array<{ target: string; error: string }>;
   delivered: boolean;
 }
 
 export class NudgeDispatcher {
   private readonly queue: BoundedQueue;
+  /** Where the reports of the nudges dispatched from now on also go (a tick's, for its settled report). */
+  private sink: DeliveryReport[] | null = null;
 
   constructor(
     private readonly targets: readonly NudgeTarget[],
@@ -30,7 +34,17 @@ export class NudgeDispatcher {
 
   /** Queues the nudge; `onDone` learns whether any target took it (the daemon retries next tick if none did). */
   dispatch(nudge: Nudge, onDone: (report: DeliveryReport) => void): void {
-    this.queue.push(async () => onDone(await this.deliver(nudge)));
+    const sink = this.sink;
+    this.queue.push(async () => {
+      const report = await this.deliver(nudge);
+      sink?.push(report);
+      onDone(report);
+    });
+  }
+
+  /** Collects into `sink` the reports of the nudges dispatched until the next call (null: stop collecting). */
+  collectInto(sink: DeliveryReport[] | null): void {
+    this.sink = sink;
   }
 
   /** Whether any target serves the agent; a nudge for one that none serves is only written to the log. */
@@ -54,10 +68,11 @@ export class NudgeDispatcher {
         'nudge written to the log only (no delivery target configured): the agent was not told',
       );
       this.metrics.deliveries.inc({ target: 'log', outcome: 'logged' });
-      return { nudge, outcomes: { log: 'logged' }, delivered: true };
+      return { nudge, outcomes: { log: 'logged' }, failures: [], delivered: true };
     }
     const settled = await Promise.allSettled(targets.map((target) => target.deliver(nudge)));
     const outcomes: Record<string, string> = {};
+    const failures: DeliveryReport['failures'] = [];
     settled.forEach((result, i) => {
       const target = targets[i].name;
       if (result.status === 'fulfilled') {
@@ -67,10 +82,11 @@ export class NudgeDispatcher {
       } else {
         const message = result.reason instanceof Error ? result.reason.message : String(result.reason);
         outcomes[target] = message;
+        failures.push({ target, error: message });
         this.metrics.deliveries.inc({ target, outcome: 'failed' });
         this.logger.error({ ...context, target, err: message }, 'nudge delivery failed');
       }
     });
-    return { nudge, outcomes, delivered: settled.some((result) => result.status === 'fulfilled') };
+    return { nudge, outcomes, failures, delivered: settled.some((result) => result.status === 'fulfilled') };
   }
 }

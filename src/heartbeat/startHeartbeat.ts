@@ -38,6 +38,8 @@ export interface Heartbeat {
   tick(): Promise<TickReport>;
   /** Resolves once every nudge dispatched so far was delivered or finally failed, and the wakes they made are in the log. */
   settled(): Promise<void>;
+  /** `report` once its nudges settled: delivered (`nudged`), logged only (`loggedOnly`) or failed (`failed`). */
+  settledReport(report: TickReport): Promise<TickReport>;
   health(): ReturnType<HeartbeatDaemon['health']>;
   stop(): Promise<void>;
 }
@@ -94,6 +96,11 @@ export async function startHeartbeat(sources: HeartbeatSources, options: StartHe
     settled: async () => {
       await daemon.settled();
       await recorder.flush();
+    },
+    settledReport: async (report) => {
+      const settled = await daemon.settledReport(report);
+      await recorder.flush();
+      return settled;
     },
     health: () => daemon.health(),
     stop: async () => {

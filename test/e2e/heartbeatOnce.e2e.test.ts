@@ -110,6 +110,65 @@ test('the report says which nudges reached a target and which were only logged, 
   }
 });
 
+test('a nudge whose delivery failed is reported as failed, never nudged, and --once exits 3 (a cron job notices)', async () => {
+  const dir = tempDir('mailbox-heartbeat-once-failed-');
+  const mailbox = await createMailbox(
+    { dataDir: dir, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+    { logger: pino({ level: 'silent' }) },
+  );
+  const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+  await a.send({ to: '@b', subject: 'for b', body: 'x' });
+  await a.send({ to: '@c', subject: 'for c', body: 'x' });
+  await mailbox.close();
+  // A webhook receiver that accepts the connection and never answers (each attempt times out), for @c.
+  const silent = net.createServer((socket) => void socket.resume()); // reads the request, answers nothing
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', () => resolve()));
+  const agentsFile = `${dir}/agents.json`;
+  fs.writeFileSync(
+    agentsFile,
+    JSON.stringify({ '@c': { webhook: `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}/c` } }),
+  );
+  const failingHook = `${dir}/hook.sh`;
+  fs.writeFileSync(failingHook, '#!/bin/sh\nexit 3\n', { mode: 0o755 });
+  const env = {
+    MAILBOX_DATA_DIR: dir,
+    MAILBOX_HEARTBEAT_WEBHOOK_SECRET: 'a-secret-of-sixteen-chars',
+    MAILBOX_HEARTBEAT_WEBHOOK_ATTEMPTS: '1',
+    MAILBOX_HEARTBEAT_WEBHOOK_TIMEOUT: '300ms',
+  };
+  const once = (hook: string) =>
+    runCli(['heartbeat', '--once', '--idle', '0', '--wake-grace', '0', '--agents-file', agentsFile, '--hook', hook], env);
+  try {
+    // Every target fails: nobody was told. Nobody is "nudged"; each failure is listed with its target and error.
+    const none = await once(failingHook);
+    expect(none.code).toBe(3);
+    const report = JSON.parse(none.stdout);
+    expect(report).toMatchObject({ nudged: [], loggedOnly: [] });
+    expect(report.failed).toEqual([
+      { identity: '@b', target: 'hook', error: expect.stringContaining('3') },
+      { identity: '@c', target: 'webhook', error: expect.stringContaining('/c') },
+      { identity: '@c', target: 'hook', error: expect.stringContaining('3') },
+    ]);
+
+    // The hook works, @c's webhook does not: both were told (nudged), the webhook's failure is still said, exit 3.
+    const partly = await once('["/bin/true"]');
+    expect(partly.code).toBe(3);
+    expect(JSON.parse(partly.stdout)).toMatchObject({
+      nudged: ['@b', '@c'],
+      failed: [{ identity: '@c', target: 'webhook', error: expect.any(String) }],
+    });
+
+    // Nothing failed: an empty list and exit 0.
+    fs.writeFileSync(agentsFile, '{}');
+    const fine = await once('["/bin/true"]');
+    expect(fine.code).toBe(0);
+    expect(JSON.parse(fine.stdout)).toMatchObject({ nudged: ['@b', '@c'], loggedOnly: [], failed: [] });
+  } finally {
+    await new Promise((resolve) => silent.close(resolve));
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('durations take days, as expectsReplyBy does (1d was refused); beyond the timer limit still refused', async () => {
   const days = await runCli(['heartbeat', '--once', '--idle', '1d', '--interval', '1d'], { MAILBOX_DATA_DIR: dataDir });
   expect({ code: days.code, stderr: days.stderr.includes('VALIDATION_FAILED') }).toEqual({ code: 0, stderr: false });

@@ -17,6 +17,7 @@ import {
   parseHeartbeatSettings,
   type HeartbeatSettings,
 } from '../../heartbeat/heartbeatSettings';
+import type { TickReport } from '../../heartbeat/heartbeatDaemon';
 import { startHeartbeat } from '../../heartbeat/startHeartbeat';
 
 interface HeartbeatFlags {
@@ -162,8 +163,9 @@ export function registerHeartbeatCommands(program: Command): void {
     )
     .option(
       '--once',
-      'run one tick, wait for the deliveries, print the tick report as JSON on stdout (logs on stderr) and exit; ' +
-        'opens no metrics port, so it runs beside the daemon',
+      'run one tick, wait for the deliveries, print the tick report as JSON on stdout (logs on stderr) and exit: ' +
+        'nudged (delivered), loggedOnly (no target), failed (per target, with the error); exit code 1 when the pipeline ' +
+        'stalled, 3 when a nudge failed, else 0; opens no metrics port, so it runs beside the daemon',
     )
     .addHelpText(
       'after',
@@ -191,6 +193,14 @@ The stores are those of the server: MAILBOX_DATA_DIR / MAILBOX_EVENTSTORE_URL / 
     });
 }
 
+/** Exit codes of --once, for a cron job: 1 the pipeline stalled, 3 a nudge failed (after its retries), else 0. */
+export const ONCE_EXIT = { stalled: 1, nudgeFailed: 3 } as const;
+
+export function onceExitCode(report: TickReport): number {
+  if (report.pipeline.stalled) return ONCE_EXIT.stalled;
+  return (report.failed ?? []).length > 0 ? ONCE_EXIT.nudgeFailed : 0;
+}
+
 async function runHeartbeat(flags: HeartbeatFlags): Promise<void> {
   const config = configFromEnv();
   const fromFlagsAndEnv = heartbeatSettingsFromCli(flags);
@@ -213,12 +223,13 @@ async function runHeartbeat(flags: HeartbeatFlags): Promise<void> {
     },
   );
   if (flags.once) {
-    const report = await heartbeat.tick();
-    await heartbeat.settled();
+    // The report once the deliveries settled: a nudge whose every target failed is under "failed", not "nudged".
+    const report = await heartbeat.settledReport(await heartbeat.tick());
     process.stdout.write(`${JSON.stringify(report)}\n`);
     await heartbeat.stop();
     await pipeline.close();
-    if (report.pipeline.stalled) process.exitCode = 1;
+    const code = onceExitCode(report);
+    if (code !== 0) process.exitCode = code;
     return;
   }
   const stop = async () => {

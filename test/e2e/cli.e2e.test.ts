@@ -144,6 +144,37 @@ test('task claim --lease 0x10 is refused with the form and claims nothing', asyn
   expect(await server.eventCount()).toBe(before);
 });
 
+test('watch --count 1 also ends on a task change (a wake of its own, printed as a task: line), as --help says', async () => {
+  const t = await server.register(['@wtsend', '@wtclaim']);
+  const sent = await server.call('POST', '/v1/messages', {
+    token: t['@wtsend'],
+    body: { to: 'AGENT:*', subject: 'a job', body: 'x', task: {} },
+  });
+  const taskId = sent.body.messageId as string;
+  const watching = mailbox(t['@wtsend'], 'watch', '--count', '1');
+  await waitFor(() => out.join('').startsWith('sync: '));
+  // A claim wakes the task's sender: that is the one wake counted; no message was sent to it.
+  expect((await server.call('POST', `/v1/tasks/${taskId}/claim`, { token: t['@wtclaim'], body: {} })).status).toBe(200);
+  const { out: printed, exitCode } = await watching;
+  const lines = printed.trim().split('\n');
+  expect(lines).toHaveLength(2);
+  expect(lines[0]).toMatch(/^sync: \d+ unread/);
+  expect(lines[1]).toMatch(new RegExp(`^task: ${taskId} \\w+ \\(TaskClaimed by @wtclaim\\)`));
+  expect(exitCode).toBe(0);
+});
+
+test('watch --help says what counts and what line each wake prints', () => {
+  const help = buildProgram()
+    .commands.find((command) => command.name() === 'watch')!
+    .helpInformation()
+    .replace(/\s+/g, ' ');
+  expect(help).toContain(
+    '"wake:" a message delivered to you, "task:" a change to a task you sent or hold, "reply overdue:" a reply you expect is late',
+  );
+  expect(help).toContain('exit after n wakes, of any of the three kinds (sync lines and reconnects do not count)');
+  expect(help).not.toContain('wait for the next message');
+});
+
 async function waitFor(condition: () => boolean, timeoutMs = 5000) {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {

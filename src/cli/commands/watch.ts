@@ -29,8 +29,15 @@ const watchFlagsSchema = z.strictObject({
 
 export function registerWatchCommand(program: Command): void {
   withClientOptions(program.command('watch'))
-    .description('follow your wake events (sync first, then one line per message delivered to you)')
-    .option('--count <n>', 'exit after n wake events (e.g. 1: wait for the next message)')
+    .description(
+      'follow your wake events: a "sync:" line first (your unread count), then one line per wake: "wake:" a message ' +
+        'delivered to you, "task:" a change to a task you sent or hold, "reply overdue:" a reply you expect is late',
+    )
+    .option(
+      '--count <n>',
+      'exit after n wakes, of any of the three kinds (sync lines and reconnects do not count); --count 1 waits for ' +
+        'the next one: then read what it names (mailbox inbox --status unread, mailbox task list)',
+    )
     .option('--no-reconnect', 'exit when the stream ends instead of reconnecting')
     .action(
       action(async (options: ClientOptions & { count?: string; reconnect: boolean }) => {

@@ -9,6 +9,7 @@ import { configFromEnv, ENV_VARIABLES, type MailboxConfig } from '../../src/conf
 import { MailboxError } from '../../src/errors';
 import { StartupError } from '../../src/startupError';
 import { capture, runAuditCli } from '../support/auditCli';
+import { tempDir } from '../support/fixtures';
 
 /** Every numeric setting of the server, with a value in range for each (read back as a number). */
 const NUMERIC: Array<keyof MailboxConfig> = [
@@ -108,8 +109,9 @@ describe('projections rebuild --grace-ms / --settle-ms: plain decimal millisecon
     const out = capture();
     const err = capture();
     process.exitCode = undefined;
-    // No views are configured: a flag that passed would fail on that next, with another message.
-    await runRebuildCommand({ stdout: out.stream, stderr: err.stream, env: { MAILBOX_VIEWS: 'memory' } }, flags);
+    // An empty data dir (never the working directory's ./data): a flag that passed fails next on the missing log.
+    const env = { MAILBOX_VIEWS: 'memory', MAILBOX_DATA_DIR: tempDir() };
+    await runRebuildCommand({ stdout: out.stream, stderr: err.stream, env }, flags);
     const code = Number(process.exitCode ?? 0);
     process.exitCode = undefined;
     return { code, stdout: out.text(), stderr: err.text() };
@@ -138,8 +140,8 @@ describe('projections rebuild --grace-ms / --settle-ms: plain decimal millisecon
     expect(JSON.parse(run.stderr).message).toContain('2147483647 ms');
   });
 
-  test('plain digits pass the flags (and the command goes on to the views)', async () => {
+  test('plain digits pass the flags (and the command goes on to look for the log)', async () => {
     const run = await rebuild({ graceMs: '0', settleMs: '10' });
-    expect(JSON.parse(run.stderr)).toMatchObject({ code: 'VALIDATION_FAILED', field: 'MAILBOX_VIEWS' });
+    expect(JSON.parse(run.stderr)).toMatchObject({ code: 'NOT_FOUND', error: 'No event log', field: 'MAILBOX_DATA_DIR' });
   });
 });

@@ -14,7 +14,7 @@ import { randomIds, systemClock, type Clock, type IdGenerator } from './applicat
 import { CommandHandler } from './application/commandHandler';
 import { AgentDirectory } from './application/agentDirectory';
 import { ProjectionRunner } from './projections/projectionRunner';
-import { createEventStore, requireExistingLog, sqliteLogFile } from './adapters/eventStoreFactory';
+import { createEventStore, missingSqliteLog, requireExistingLog, sqliteLogFile } from './adapters/eventStoreFactory';
 import { SqliteJsonLog } from './adapters/eventstore/sqliteJsonLog';
 import { MailboxHttpClient } from './adapters/http/client/mailboxHttpClient';
 import {
@@ -113,6 +113,8 @@ export { sqliteViewsFile };
 export { missingSqliteViewsFile };
 /** Refuses a configured SQLite log that is not there, for a command that only reads it (opening would create it). */
 export { requireExistingLog };
+/** The configured SQLite log when it is not there: where it was looked for, and the variable that chose the place. */
+export { missingSqliteLog, sqliteLogFile };
 
 export const viewsAreInMemory = (config: MailboxConfig): boolean =>
   config.redisUrl === undefined && sqliteViewsFile(config) === null;

@@ -18,6 +18,25 @@ export function sqliteLogFile(config: MailboxConfig): string | null {
   return url.startsWith('sqlite:') ? path.resolve(url.slice('sqlite:'.length)) : null;
 }
 
+/** Where the configured SQLite log was looked for and is not, and the variable (with its value) that chose the place. */
+export interface MissingLog {
+  file: string;
+  variable: 'MAILBOX_DATA_DIR' | 'MAILBOX_EVENTSTORE_URL';
+  chosenBy: string;
+}
+
+/** The configured SQLite log when its file is not there (null: it is, or the log is not a SQLite file). */
+export function missingSqliteLog(config: MailboxConfig): MissingLog | null {
+  const file = sqliteLogFile(config);
+  if (file === null || fs.existsSync(file)) return null;
+  const embedded = config.eventStoreUrl === undefined;
+  const dirMissing = !fs.existsSync(path.dirname(file));
+  const chosenBy = embedded
+    ? `MAILBOX_DATA_DIR is ${config.dataDir}${dirMissing ? ', a directory that does not exist' : ''}`
+    : `MAILBOX_EVENTSTORE_URL is ${config.eventStoreUrl}${dirMissing ? `; there is no directory ${path.dirname(file)}` : ''}`;
+  return { file, variable: embedded ? 'MAILBOX_DATA_DIR' : 'MAILBOX_EVENTSTORE_URL', chosenBy };
+}
+
 /**
  * A command that only reads the log (audit, projections status and rebuild) opens the log it is pointed at, never a
  * new one: opening a missing SQLite file creates it, with a new log identity, and the command then answered as if
@@ -28,14 +47,9 @@ export function sqliteLogFile(config: MailboxConfig): string | null {
  */
 export function requireExistingLog(config: MailboxConfig, { overHttp = false }: { overHttp?: boolean } = {}): void {
   refuseLogInServerMemory(config, overHttp);
-  const file = sqliteLogFile(config);
-  if (file === null || fs.existsSync(file)) return;
-  const embedded = config.eventStoreUrl === undefined;
-  const variable = embedded ? 'MAILBOX_DATA_DIR' : 'MAILBOX_EVENTSTORE_URL';
-  const dirMissing = !fs.existsSync(path.dirname(file));
-  const chosenBy = embedded
-    ? `MAILBOX_DATA_DIR is ${config.dataDir}${dirMissing ? ', a directory that does not exist' : ''}`
-    : `MAILBOX_EVENTSTORE_URL is ${config.eventStoreUrl}${dirMissing ? `; there is no directory ${path.dirname(file)}` : ''}`;
+  const missing = missingSqliteLog(config);
+  if (missing === null) return;
+  const { file, variable, chosenBy } = missing;
   throw new MailboxError(
     'NOT_FOUND',
     'No event log',

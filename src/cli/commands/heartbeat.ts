@@ -19,6 +19,7 @@ import {
 } from '../../heartbeat/heartbeatSettings';
 import type { TickReport } from '../../heartbeat/heartbeatDaemon';
 import { startHeartbeat } from '../../heartbeat/startHeartbeat';
+import { refuseStoresNoServerMade } from './heartbeatStores';
 
 interface HeartbeatFlags {
   interval?: string;
@@ -174,7 +175,8 @@ Durations: 250ms, 90s, 10m, 1h, 1d or milliseconds. Defaults: interval 60s, idle
 wake grace 60s, stall after 60s, metrics on 127.0.0.1:7421.
 Webhooks are signed with HMAC-SHA256 (header x-mailbox-signature: sha256=<hex> over "<timestamp>.<body>",
 timestamp in x-mailbox-timestamp); the secret comes from MAILBOX_HEARTBEAT_WEBHOOK_SECRET only (never a flag).
-The stores are those of the server: MAILBOX_DATA_DIR / MAILBOX_EVENTSTORE_URL / MAILBOX_REDIS_URL. See docs/operators.md.`,
+The stores are those of the server: MAILBOX_DATA_DIR / MAILBOX_EVENTSTORE_URL / MAILBOX_REDIS_URL. A log or
+views file no server has made is refused at start (exit code 2), never created. See docs/operators.md.`,
     )
     .action(async (flags: HeartbeatFlags) => {
       try {
@@ -209,6 +211,7 @@ async function runHeartbeat(flags: HeartbeatFlags): Promise<void> {
   const logger = cliLogger({ name: 'mailbox-heartbeat', config, fd: flags.once ? 2 : 1 });
   for (const unknown of unknownVariables(process.env))
     logger.warn({ variable: unknown.variable }, unknownVariableWarning(unknown));
+  refuseStoresNoServerMade(config, { ownsViews: settings.projector === 'on' }); // opening them would create them
   await waitForBackends(config, logger); // started beside Redis and EventStoreDB (docker compose): wait for them, bounded
   const pipeline = await openPipeline(config, logger, settings.projector);
   const lease = pipeline.leases && {

@@ -61,7 +61,11 @@ export function checkDirectoryPath(variable: string, value: string, dir: string)
   }
 }
 
-export function checkEventStoreUrl(url: string): void {
+/**
+ * `writable`: the file will be written there (the server); a command that only reads the log (audit, projections,
+ * the heartbeat) is not refused for a directory it could not write, only for a URL that names no log.
+ */
+export function checkEventStoreUrl(url: string, { writable = true }: { writable?: boolean } = {}): void {
   const variable = 'MAILBOX_EVENTSTORE_URL';
   if (url === 'memory:') return;
   if (url.startsWith('sqlite:')) {
@@ -73,7 +77,7 @@ export function checkEventStoreUrl(url: string): void {
         { variable },
       );
     }
-    checkDirectoryPath(variable, url, path.dirname(path.resolve(file)));
+    if (writable) checkDirectoryPath(variable, url, path.dirname(path.resolve(file)));
     if (fs.existsSync(file) && fs.statSync(file).isDirectory()) {
       throw new StartupError(`${variable}='${url}' names a directory: use sqlite:<path to a file>.`, { variable });
     }
@@ -100,6 +104,16 @@ export function checkConfig(config: MailboxConfig): void {
   if (config.eventStoreUrl === undefined || config.adminToken === undefined || config.views === 'sqlite') {
     checkDirectoryPath('MAILBOX_DATA_DIR', config.dataDir, config.dataDir);
   }
+}
+
+/**
+ * The checks of checkConfig that a command on the server's stores needs (mailbox audit, projections, heartbeat): that
+ * the variables name a log and a Redis as the server reads them, in the server's words. Not the host or port (it
+ * serves nothing) nor the data dir's writability (it only reads there, or writes to a log the server made).
+ */
+export function checkStoreNames(config: MailboxConfig): void {
+  if (config.eventStoreUrl !== undefined) checkEventStoreUrl(config.eventStoreUrl, { writable: false });
+  if (config.redisUrl !== undefined) asStartupError(() => validateRedisUrl(config.redisUrl!, redisVariable(config)));
 }
 
 /**

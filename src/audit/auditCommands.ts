@@ -1,7 +1,7 @@
 /**
  * The audit commands as functions of (log source, options, io) -> exit code,
  * so that the CLI, tests and benchmarks run exactly the same code.
- * Exit codes: 0 ok, 1 drift or not found, 2 usage or access errors (CLI).
+ * Exit codes: 0 ok, 1 drift or not found, 2 usage, configuration or access errors (CLI).
  */
 import { MailboxError } from '../errors';
 import type { ProjectionStore } from '../projections/projectionStore';

@@ -97,3 +97,15 @@ test('the daemon (not --once) is refused the same way, before it starts ticking'
   expect(line).toContain(`There is no event log at ${path.join(dataDir, 'events.sqlite')}`);
   expect(tree(dataDir)).toEqual([]);
 });
+
+test("a configuration serve refuses (a sqlite: URL naming no file): serve's line, not a failure to open the cwd", async () => {
+  const dataDir = tempDir('mailbox-heartbeat-bad-url-');
+  const run = await heartbeat(['--once'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_EVENTSTORE_URL: 'sqlite:' });
+  expect(run.stdout).toBe('');
+  expect(run.stderr.trim().split('\n')).toEqual([
+    "mailbox: MAILBOX_EVENTSTORE_URL='sqlite:' names no file: use sqlite:<path to a file>, e.g. sqlite:./data/events.sqlite, " +
+      'or unset it for SQLite in MAILBOX_DATA_DIR.',
+  ]);
+  expect(run.code).toBe(2);
+  expect(tree(dataDir)).toEqual([]);
+});

@@ -13,6 +13,8 @@ import { SqliteEventStore } from '../../src/adapters/eventstore/sqliteEventStore
 import { SqliteProjectionStore } from '../../src/adapters/projections/sqliteProjectionStore';
 import { InProcessWakeBus } from '../../src/adapters/wake/inProcessWakeBus';
 import { runRebuildCommand, runStatusCommand, type ProjectionsIo } from '../../src/cli/commands/projections';
+import { configFromEnv } from '../../src/config';
+import { checkConfig } from '../../src/startupChecks';
 import { appendLog, generateLog } from '../contract/projectionStoreLog';
 import { capture, runAuditCli as audit } from '../support/auditCli';
 import { tempDir } from '../support/fixtures';
@@ -125,6 +127,54 @@ describe.each(COMMANDS)('mailbox %s with MAILBOX_EVENTSTORE_URL=memory:', (name,
     expect(code).toBe(1);
     expect(tree(dataDir)).toEqual([]);
   });
+});
+
+/**
+ * A configuration `mailbox serve` refuses (MAILBOX_VIEWS=sqlite with a log in memory, a sqlite: URL that names no file,
+ * a value out of range) came out of these commands as {"error":"Audit failed","code":"INTERNAL"} (or "Projections
+ * command failed"), or, for the URL naming no file, as INTERNAL 'unable to open database file': a configuration error
+ * read as a bug of the mailbox. Now it is the VALIDATION_FAILED envelope with serve's own words for the same
+ * environment and the variable as field, exit code 2 (as serve's), before anything is opened or created.
+ */
+const REFUSED_CONFIGURATIONS: Array<[string, Record<string, string>, string]> = [
+  [
+    'MAILBOX_VIEWS=sqlite with MAILBOX_EVENTSTORE_URL=memory:',
+    { MAILBOX_VIEWS: 'sqlite', MAILBOX_EVENTSTORE_URL: 'memory:' },
+    'MAILBOX_VIEWS',
+  ],
+  ['MAILBOX_EVENTSTORE_URL=sqlite: (no file)', { MAILBOX_EVENTSTORE_URL: 'sqlite:' }, 'MAILBOX_EVENTSTORE_URL'],
+  ['MAILBOX_PROJECTOR_LEASE_MS=10', { MAILBOX_PROJECTOR_LEASE_MS: '10' }, 'MAILBOX_PROJECTOR_LEASE_MS'],
+];
+
+/** What `mailbox serve` prints for this environment (after 'mailbox: '): its configuration checks, before it opens anything. */
+function serveRefuses(env: NodeJS.ProcessEnv): string {
+  try {
+    checkConfig(configFromEnv(env));
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error('serve accepts this configuration');
+}
+
+describe.each(COMMANDS)('mailbox %s with a configuration mailbox serve refuses', (_name, run) => {
+  test.each(REFUSED_CONFIGURATIONS)(
+    "%s: the configuration error in serve's words, exit 2, nothing created",
+    async (_case, bad, field) => {
+      const dataDir = tempDir('mailbox-bad-config-');
+      const env = { MAILBOX_LOG_LEVEL: 'silent', MAILBOX_DATA_DIR: dataDir, ...bad };
+      const { code, stdout, stderr } = await run(env);
+      expect(stdout).toBe('');
+      expect(stderr.trim().split('\n')).toHaveLength(1);
+      expect(JSON.parse(stderr)).toEqual({
+        error: 'Invalid configuration',
+        code: 'VALIDATION_FAILED',
+        message: serveRefuses(env),
+        field,
+      });
+      expect(code).toBe(2);
+      expect(tree(dataDir)).toEqual([]);
+    },
+  );
 });
 
 /**

@@ -9,7 +9,7 @@ import pino from 'pino';
 import { z } from 'zod';
 import { identitySchema, oneMessageSchema } from '../../commands/schemas';
 import { parseInput } from '../../commands/validation';
-import { configFromEnv, type MailboxConfig } from '../../config';
+import type { MailboxConfig } from '../../config';
 import { isMailboxError, MailboxError } from '../../errors';
 import { fromDecimalText } from '../../support/decimalText';
 import { MAILBOX_EVENT_TYPES, type MailboxEventType } from '../../events/types';
@@ -32,6 +32,7 @@ import {
   requireExistingLog,
   viewsAreInMemory,
 } from '../../compositionRoot';
+import { commandConfig } from './commandConfig';
 import { collecting } from './repeatedOptions';
 
 interface SourceFlags {
@@ -95,9 +96,9 @@ async function openSource(flags: SourceFlags, io: AuditIo): Promise<{ source: Lo
         'Reading the log over HTTP needs an auditor or admin token: set MAILBOX_AUDIT_TOKEN (or pass --token).',
       );
     }
-    return openAuditLog(configFromEnv(io.env), logger(io), { url: flags.url, token });
+    return openAuditLog(commandConfig(io.env, { stores: false }), logger(io), { url: flags.url, token });
   }
-  return openAuditLog(configFromEnv(io.env), logger(io));
+  return openAuditLog(commandConfig(io.env), logger(io));
 }
 
 async function run(io: AuditIo, work: () => Promise<number>): Promise<void> {
@@ -161,7 +162,7 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
     .addHelpText(
       'after',
       '\nStores come from MAILBOX_DATA_DIR / MAILBOX_EVENTSTORE_URL / MAILBOX_REDIS_URL, as for `mailbox serve`.\n' +
-        'Exit codes: 0 ok, 1 drift / not found / the log contradicts itself, 2 usage or access error. See docs/auditors.md.',
+        'Exit codes: 0 ok, 1 drift / not found / the log contradicts itself, 2 usage, configuration or access error. See docs/auditors.md.',
     );
 
   sourceOptions(
@@ -183,7 +184,7 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
         types: type ? new Set(type) : null,
         stream: stream ?? null,
       };
-      const jsonText = flags.json && flags.url === undefined ? openJsonTextLog(configFromEnv(io.env)) : null;
+      const jsonText = flags.json && flags.url === undefined ? openJsonTextLog(commandConfig(io.env)) : null;
       if (jsonText !== null) {
         try {
           await runJsonTextReplay(jsonText, filter, outputOf(flags), io);
@@ -262,7 +263,7 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
             { field: '--url' },
           );
         }
-        const config = configFromEnv(io.env);
+        const config = commandConfig(io.env);
         requireExistingLog(config); // verify reads the log: a missing one is refused, not created and found empty
         refuseMissingViews(config); // nor are the views made: opening a missing views file creates it, empty
         const pipeline = await openPipeline(config, logger(io), 'auto');

@@ -5,6 +5,7 @@ import { openPipeline } from '../../compositionRoot';
 import { configFromEnv, nodeIdOf } from '../../config';
 import { isStartupError } from '../../startupError';
 import { waitForBackends } from '../../startupBackends';
+import { checkStoreNames } from '../../startupChecks';
 import { cliLogger } from './cliLogger';
 import { unknownVariableWarning, unknownVariables } from './envWarnings';
 import { isMailboxError, MailboxError } from '../../errors';
@@ -211,6 +212,7 @@ async function runHeartbeat(flags: HeartbeatFlags): Promise<void> {
   const logger = cliLogger({ name: 'mailbox-heartbeat', config, fd: flags.once ? 2 : 1 });
   for (const unknown of unknownVariables(process.env))
     logger.warn({ variable: unknown.variable }, unknownVariableWarning(unknown));
+  checkStoreNames(config); // a URL that names no log or no Redis: serve's line for it, not a failure to open
   refuseStoresNoServerMade(config, { ownsViews: settings.projector === 'on' }); // opening them would create them
   await waitForBackends(config, logger); // started beside Redis and EventStoreDB (docker compose): wait for them, bounded
   const pipeline = await openPipeline(config, logger, settings.projector);

@@ -16,7 +16,7 @@ import {
   sqliteViewsFile,
 } from '../../compositionRoot';
 import { parseInput } from '../../commands/validation';
-import { configFromEnv, type MailboxConfig } from '../../config';
+import type { MailboxConfig } from '../../config';
 import { isMailboxError, MailboxError } from '../../errors';
 import {
   LiveWriterOfAnotherLog,
@@ -29,6 +29,7 @@ import type { ActiveGeneration } from '../../projections/rebuildGenerations';
 import { ForeignViews } from '../../projections/viewsOwnership';
 import { fromDecimalText } from '../../support/decimalText';
 import { MAX_TIMER_MS, MAX_TIMER_TEXT } from '../../support/timerLimit';
+import { commandConfig } from './commandConfig';
 
 export interface ProjectionsIo {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
@@ -59,7 +60,7 @@ const rebuildFlagsSchema = z.strictObject({
 });
 
 function viewsConfig(io: ProjectionsIo): MailboxConfig {
-  const config = configFromEnv(io.env);
+  const config = commandConfig(io.env); // a bad value: serve's words for it, as VALIDATION_FAILED
   // The log first: a memory log (out of reach of this process, always empty here) is refused whatever the views, so
   // that a rebuild never replaces a server's Redis views with those of an empty log.
   requireExistingLog(config);
@@ -275,7 +276,13 @@ export const runStatusCommand = (io: ProjectionsIo): Promise<void> => run(io, ()
 export function registerProjectionsCommands(program: Command): void {
   const projections = program
     .command('projections')
-    .description('the views in Redis (MAILBOX_REDIS_URL) or in the SQLite views file: blue/green rebuild, status');
+    .description('the views in Redis (MAILBOX_REDIS_URL) or in the SQLite views file: blue/green rebuild, status')
+    .addHelpText(
+      'after',
+      '\nStores come from MAILBOX_DATA_DIR / MAILBOX_EVENTSTORE_URL / MAILBOX_REDIS_URL, as for `mailbox serve`.\n' +
+        'Exit codes: 0 ok, 1 no event log (not found), 2 configuration error, views of another log or any other failure. ' +
+        'See docs/operators.md.',
+    );
   projections
     .command('rebuild')
     .description('rebuild every view from the log into a new generation, then switch to it atomically')

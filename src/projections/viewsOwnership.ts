@@ -28,19 +28,27 @@ const TAKE_OVER =
   'take it over (rebuilds the views from this log into a fresh generation, once no projector of the other log is live): ' +
   '`mailbox projections rebuild --take-over`, or start with MAILBOX_PROJECTIONS_ON_FOREIGN=take-over';
 
+/** Which views, and whose (or how far ahead of this log): the first part of every refusal of views not this log's. */
+export function whoseViews(binding: ViewsBinding, logIdentity: string, verdict: ViewsVerdict): string {
+  return verdict.kind === 'ahead'
+    ? `The views in ${binding.location} stand at log position ${verdict.checkpoint}, ahead of this event log's head ` +
+        `(${verdict.head ?? 'empty'}; log ${logIdentity}): the log was replaced or lost events`
+    : `The views in ${binding.location} belong to ${
+        verdict.kind === 'foreign' && verdict.owner !== null
+          ? `another event log (${verdict.owner})`
+          : 'an event log of unknown identity (written before logs had identities)'
+      }, ` + `not to this one (${logIdentity})`;
+}
+
+/** The two remedies, as a sentence: views elsewhere for this mailbox, or a take-over. */
+export function foreignViewsRemedy(binding: ViewsBinding): string {
+  const elsewhere = binding.elsewhere ?? 'use another MAILBOX_REDIS_NAMESPACE for this mailbox';
+  return `${elsewhere[0].toUpperCase()}${elsewhere.slice(1)}, or ${TAKE_OVER}.`;
+}
+
 /** One line: which views, whose, and the two remedies. */
 export function describeForeignViews(binding: ViewsBinding, logIdentity: string, verdict: ViewsVerdict): string {
-  const what =
-    verdict.kind === 'ahead'
-      ? `The views in ${binding.location} stand at log position ${verdict.checkpoint}, ahead of this event log's head ` +
-        `(${verdict.head ?? 'empty'}; log ${logIdentity}): the log was replaced or lost events`
-      : `The views in ${binding.location} belong to ${
-          verdict.kind === 'foreign' && verdict.owner !== null
-            ? `another event log (${verdict.owner})`
-            : 'an event log of unknown identity (written before logs had identities)'
-        }, ` + `not to this one (${logIdentity})`;
-  const elsewhere = binding.elsewhere ?? 'use another MAILBOX_REDIS_NAMESPACE for this mailbox';
-  return `${what}; refusing to serve or overwrite them. ${elsewhere[0].toUpperCase()}${elsewhere.slice(1)}, or ${TAKE_OVER}.`;
+  return `${whoseViews(binding, logIdentity, verdict)}; refusing to serve or overwrite them. ${foreignViewsRemedy(binding)}`;
 }
 
 /** The views are not this log's: nothing was written. */

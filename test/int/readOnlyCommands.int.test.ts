@@ -298,4 +298,80 @@ describe('a log with no views, or views of another log: status and verify say no
     expect(code).toBe(1);
     expect(tree(dataDir)).toEqual(before);
   });
+  /**
+   * Views of another log, or ahead of this log's head (the log was replaced by an older copy): verify diffed them
+   * against this log and listed every view as drift, exit 1, as if this log's views had gone wrong. Now it checks
+   * whose views they are first and says so in one line with the server's remedy, exit 1, no drift list, nothing written.
+   */
+  const rebuild = projections((io) => runRebuildCommand(io, { graceMs: '0', settleMs: '0' }));
+
+  async function refusesViewsNotOfThisLog(args: string[], viewsOf: string, what: RegExp) {
+    const before = tree(dataDir);
+    const file = path.join(dataDir, 'views.sqlite');
+    const bytes = fs.readFileSync(file);
+    const { code, stdout, stderr } = await audit(args, env());
+    expect(stdout).toBe(''); // no drift list, no summary
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    const error = JSON.parse(stderr);
+    expect(error).toEqual({
+      error: 'Views of another log',
+      code: 'FOREIGN_VIEWS',
+      location: `the SQLite views file ${file}`,
+      viewsOf,
+      logIdentity,
+      message: expect.stringMatching(what),
+    });
+    expect(error.message).toContain(
+      ': not verified (compared with this log, every view would differ; that is not drift). Move the views file away ' +
+        '(it is then rebuilt from this log at start), or take it over (rebuilds the views from this log into a fresh ' +
+        'generation, once no projector of the other log is live): `mailbox projections rebuild --take-over`, or start ' +
+        'with MAILBOX_PROJECTIONS_ON_FOREIGN=take-over.',
+    );
+    expect(code).toBe(1);
+    expect(tree(dataDir)).toEqual(before);
+    expect(fs.readFileSync(file).equals(bytes)).toBe(true);
+  }
+
+  test.each([
+    ['text', ['verify', '--no-progress']],
+    ['--json', ['verify', '--json', '--no-progress']],
+  ])(
+    "audit verify (%s) on another log's views: says whose they are and the remedy, exit 1, no drift list",
+    async (_name, args) => {
+      await logOf(30);
+      expect((await rebuild(env())).code).toBe(0);
+      const other = dataDir;
+      const otherIdentity = logIdentity;
+      await logOf(30);
+      fs.copyFileSync(path.join(other, 'views.sqlite'), path.join(dataDir, 'views.sqlite'));
+      await refusesViewsNotOfThisLog(
+        args,
+        otherIdentity,
+        new RegExp(
+          `^The views in the SQLite views file \\S+ belong to another event log \\(${otherIdentity}\\), not to this one \\(${logIdentity}\\): not verified`,
+        ),
+      );
+    },
+  );
+
+  test("audit verify on views ahead of this log's head (an older copy of the log put back): says so, exit 1", async () => {
+    await logOf(0);
+    const log = path.join(dataDir, 'events.sqlite');
+    const olderCopy = path.join(dataDir, '..', `${path.basename(dataDir)}-older.sqlite`);
+    fs.copyFileSync(log, olderCopy); // the same log (same identity), before its events
+    const store = SqliteEventStore.open(log);
+    await appendLog(store, generateLog(30));
+    await store.close();
+    expect((await rebuild(env())).code).toBe(0);
+    fs.copyFileSync(olderCopy, log);
+    fs.rmSync(olderCopy);
+    await refusesViewsNotOfThisLog(
+      ['verify', '--no-progress'],
+      logIdentity,
+      new RegExp(
+        `^The views in the SQLite views file \\S+ stand at log position \\d+, ahead of this event log's head \\(empty; log ${logIdentity}\\): ` +
+          'the log was replaced or lost events: not verified',
+      ),
+    );
+  });
 });

@@ -23,6 +23,7 @@ import {
   type OutputOptions,
 } from '../../audit/auditCommands';
 import { processIo, type AuditIo } from '../../audit/auditOutput';
+import { requireViewsOfThisLog, ViewsNotOfThisLog } from '../../audit/verify/viewsOfThisLog';
 import { eventStoreSource, type LogSource } from '../../audit/logSource';
 import {
   missingSqliteViewsFile,
@@ -115,9 +116,13 @@ async function run(io: AuditIo, work: () => Promise<number>): Promise<void> {
   } catch (error) {
     const envelope = isMailboxError(error)
       ? error.envelope
-      : { error: 'Audit failed', code: 'INTERNAL', message: (error as Error).message };
+      : error instanceof ViewsNotOfThisLog
+        ? { error: 'Views of another log', code: 'FOREIGN_VIEWS', message: error.message, ...error.details }
+        : { error: 'Audit failed', code: 'INTERNAL', message: (error as Error).message };
     io.stderr.write(`${JSON.stringify(envelope)}\n`);
-    process.exitCode = isMailboxError(error) && error.status === 404 ? 1 : 2;
+    // Views of another log: no views of this log to verify, as 'No views' (not found) is; a usage error it is not.
+    const notFound = (isMailboxError(error) && error.status === 404) || error instanceof ViewsNotOfThisLog;
+    process.exitCode = notFound ? 1 : 2;
   }
 }
 
@@ -162,7 +167,8 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
     .addHelpText(
       'after',
       '\nStores come from MAILBOX_DATA_DIR / MAILBOX_EVENTSTORE_URL / MAILBOX_REDIS_URL, as for `mailbox serve`.\n' +
-        'Exit codes: 0 ok, 1 drift / not found / the log contradicts itself, 2 usage, configuration or access error. See docs/auditors.md.',
+        'Exit codes: 0 ok, 1 drift / not found / views of another log / the log contradicts itself, 2 usage, configuration or ' +
+        'access error. See docs/auditors.md.',
     );
 
   sourceOptions(
@@ -274,6 +280,7 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
             ? "views built from the log by this process's projector (the running server's in-memory views cannot be read from " +
               'here; unset MAILBOX_VIEWS for the SQLite views file, which verify can read)'
             : undefined;
+          await requireViewsOfThisLog(pipeline.eventStore, pipeline.projections); // another log's views: said so, not diffed
           return (await runVerify(eventStoreSource(pipeline.eventStore), pipeline.projections, outputOf(flags), io, views)).code;
         } finally {
           await pipeline.close();

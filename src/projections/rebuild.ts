@@ -75,6 +75,12 @@ export interface RebuildResult {
   /** The log the views were rebuilt from, and the one they belonged to before (when another: a take-over). */
   logIdentity: string;
   tookOverFrom: string | null;
+  /**
+   * This log's own views, found standing ahead of its head (the log was replaced by an older copy, or lost events) and
+   * replaced (--take-over): where they stood and the head. Not a take-over from another log: tookOverFrom is null then
+   * (it named this log as the one taken over from).
+   */
+  replacedAhead: { checkpoint: bigint; head: bigint | null } | null;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -150,7 +156,8 @@ export async function rebuildProjections(
       ms: Date.now() - started,
       forced: outcome.forced,
       logIdentity,
-      tookOverFrom: foreign ? (before.logIdentity ?? 'an unknown log') : null,
+      tookOverFrom: verdict.kind === 'foreign' ? (verdict.owner ?? 'an unknown log') : null,
+      replacedAhead: verdict.kind === 'ahead' ? { checkpoint: verdict.checkpoint, head: verdict.head } : null,
     };
   } catch (error) {
     const active = await generations.active().catch(() => null);

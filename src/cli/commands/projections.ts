@@ -136,9 +136,21 @@ function switchedNote(previous: PreviousGeneration | undefined, graceMs: number 
 /**
  * What a take-over did, in the words of where the views are: a Redis namespace is taken over; the SQLite views file
  * has no namespace (it lies beside its log): its active generation, the other log's views, was replaced by this log's.
+ * Views of this log that stood ahead of its head were taken over from no other log: said as what they were (the
+ * line named this log's own id as the log the views were taken over from).
  */
 function tookOver(config: MailboxConfig, result: RebuildResult): string {
-  if (config.redisUrl !== undefined) return `took the namespace over from log ${result.tookOverFrom}`;
+  const sqlite = config.redisUrl === undefined;
+  if (result.replacedAhead !== null) {
+    const { checkpoint, head } = result.replacedAhead;
+    const stood = `stood at log position ${checkpoint}, ahead of the head (${head ?? 'empty'}) of this log (${result.logIdentity})`;
+    return sqlite
+      ? `replaced views ahead of this log's head: the active generation ${result.previous} of the SQLite views file ` +
+          `${sqliteViewsFile(config)} ${stood}, and was replaced by ${result.generation}, built from this log`
+      : `replaced views ahead of this log's head: the views in Redis namespace '${config.redisNamespace}' ${stood}, ` +
+          `and were replaced by ${result.generation}, built from this log`;
+  }
+  if (!sqlite) return `took the namespace over from log ${result.tookOverFrom}`;
   return (
     `took over the SQLite views file ${sqliteViewsFile(config)} from log ${result.tookOverFrom}: its active generation ` +
     `${result.previous} (views of log ${result.tookOverFrom}) was replaced by ${result.generation}, built from this log ` +
@@ -176,7 +188,7 @@ export async function runRebuild(rawFlags: Record<string, unknown>, io: Projecti
       `rebuilt ${result.events} events into ${result.generation} in ${result.buildMs} ms ` +
         `(${Math.round((result.events / Math.max(result.buildMs, 1)) * 1000)} events/s); ` +
         `${previousFate({ name: result.previous, checkpoint: result.previousCheckpoint }, grace)}${
-          result.tookOverFrom
+          result.tookOverFrom !== null || result.replacedAhead !== null
             ? `; ${tookOver(config, result)}`
             : result.forced
               ? '; no live projector was following, switched without it'

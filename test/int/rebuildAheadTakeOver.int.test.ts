@@ -1,0 +1,93 @@
+/**
+ * `mailbox projections rebuild --take-over` on views of this very log that stand ahead of its head (the log was put
+ * back from an older copy: same identity, fewer events). The views were replaced, as they should be, but the last line
+ * said, in Redis, 'took the namespace over from log <this log's own id>' (and in the SQLite views file, 'took over
+ * ... from log <own id>: ... (views of log <own id>)'), as if another log had owned them. Now it says what happened:
+ * views ahead of this log's head, where they stood, replaced by a generation built from this log.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { SqliteEventStore } from '../../src/adapters/eventstore/sqliteEventStore';
+import { runRebuildCommand, runStatusCommand, type ProjectionsIo } from '../../src/cli/commands/projections';
+import { appendLog, generateLog } from '../contract/projectionStoreLog';
+import { capture } from '../support/auditCli';
+import { tempDir } from '../support/fixtures';
+import { startRedis, type TestRedis } from '../support/redisServer';
+
+let redis: TestRedis;
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(async () => {
+  await redis.stop();
+});
+
+/** `mailbox projections <command>` as the CLI runs it, with its output and the exit code it set. */
+async function projections(command: (io: ProjectionsIo) => Promise<void>, env: NodeJS.ProcessEnv) {
+  const out = capture();
+  const err = capture();
+  process.exitCode = undefined;
+  await command({ stdout: out.stream, stderr: err.stream, env });
+  const code = Number(process.exitCode ?? 0);
+  process.exitCode = undefined;
+  return { code, stdout: out.text(), stderr: err.text() };
+}
+
+const rebuild = (env: NodeJS.ProcessEnv, takeOver = false) =>
+  projections((io) => runRebuildCommand(io, { graceMs: '0', settleMs: '0', ...(takeOver ? { takeOver: true } : {}) }), env);
+
+describe.each([
+  ['Redis', true],
+  ['the SQLite views file', false],
+])("rebuild --take-over of views ahead of this log's head, in %s", (_where, inRedis) => {
+  test('the last line says the views were ahead of the head and replaced, never "taken over from" this log', async () => {
+    const dataDir = tempDir('mailbox-ahead-');
+    const namespace = `ahead${process.pid}${inRedis ? 'r' : 's'}`;
+    const env = {
+      MAILBOX_LOG_LEVEL: 'silent',
+      MAILBOX_DATA_DIR: dataDir,
+      ...(inRedis ? { MAILBOX_REDIS_URL: redis.url, MAILBOX_REDIS_NAMESPACE: namespace } : {}),
+    };
+    // The log, empty; a copy of it; 30 events; views of them; then the older copy put back: the views stand ahead.
+    const logFile = path.join(dataDir, 'events.sqlite');
+    const log = SqliteEventStore.open(logFile);
+    const logIdentity = await log.logIdentity();
+    await log.close();
+    const olderCopy = `${dataDir}-older.sqlite`;
+    fs.copyFileSync(logFile, olderCopy);
+    const writer = SqliteEventStore.open(logFile);
+    await appendLog(writer, generateLog(30));
+    const head = String(await writer.headPosition());
+    await writer.close();
+    expect((await rebuild(env)).code).toBe(0);
+    fs.copyFileSync(olderCopy, logFile);
+    fs.rmSync(olderCopy);
+
+    const refused = await rebuild(env); // without --take-over: refused, saying where the views stand
+    expect(refused.code).toBe(2);
+    expect(JSON.parse(refused.stderr).message).toContain(`stand at log position ${head}, ahead of this event log's head (empty`);
+
+    const { code, stdout, stderr } = await rebuild(env, true);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    const last = stdout.trim().split('\n').at(-1)!;
+    const stood = `stood at log position ${head}, ahead of the head (empty) of this log (${logIdentity})`;
+    expect(last).toMatch(
+      inRedis
+        ? new RegExp(
+            `; replaced views ahead of this log's head: the views in Redis namespace '${namespace}' ${escape(stood)}, ` +
+              `and were replaced by ${namespace}:v3:, built from this log$`,
+          )
+        : new RegExp(
+            `; replaced views ahead of this log's head: the active generation g2 of the SQLite views file ` +
+              `${escape(path.join(dataDir, 'views.sqlite'))} ${escape(stood)}, and was replaced by g3, built from this log$`,
+          ),
+    );
+    expect(last).not.toContain('took');
+    expect(last).not.toContain(`from log ${logIdentity}`);
+
+    const status = await projections(runStatusCommand, env);
+    expect(JSON.parse(status.stdout)).toMatchObject({ viewsOfThisLog: true, checkpoint: null, logHead: null, upToDate: true });
+  });
+});
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

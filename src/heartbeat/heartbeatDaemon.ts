@@ -74,6 +74,12 @@ export interface TickReport {
    * report is made at dispatch, before any delivery: it logs and counts failures, and retries per its policy.
    */
   failed?: NudgeFailure[];
+  /**
+   * Only in a settled report: identities whose nudge was published but heard by nobody (a Redis channel with no
+   * subscriber: outcome 'unheard') and that no other target told. Not under `nudged`: nobody was told. Not a failure
+   * either (the publish worked; the agent was not listening): no retry, exit code unchanged.
+   */
+  unheard?: string[];
   pipeline: PipelineReport;
   /** The unwoken alarm: messages past the wake SLA that woke nobody, and those this tick escalated (issue 13). */
   unwoken: EscalationReport;
@@ -241,7 +247,8 @@ export class HeartbeatDaemon {
 
   /**
    * The tick's report once its nudges settled, saying what became of each: delivered (`nudged`), written to the log
-   * only (`loggedOnly`), or failed (`failed`, per target). A nudge no target took leaves `nudged`.
+   * only (`loggedOnly`), published but heard by nobody (`unheard`), or failed (`failed`, per target). A nudge no
+   * target told (every target failed, or the only ones that took it heard by nobody) leaves `nudged`.
    */
   async settledReport(report: TickReport): Promise<TickReport> {
     await this.settled();
@@ -254,10 +261,20 @@ export class HeartbeatDaemon {
         error,
       })),
     );
+    const unreadSet = deliveries.filter(({ nudge }) => nudge.reason === undefined);
     const untold = new Set(
-      deliveries.filter(({ nudge, delivered }) => !delivered && nudge.reason === undefined).map(({ nudge }) => nudge.identity),
+      unreadSet.filter(({ outcomes }) => !Object.values(outcomes).includes('delivered')).map(({ nudge }) => nudge.identity),
     );
-    return { ...report, nudged: report.nudged.filter((identity) => !untold.has(identity)), failed };
+    // Taken by a target, yet told nobody: every target that took it published to no listener (none said 'delivered').
+    const unheard = unreadSet
+      .filter(({ delivered, outcomes }) => delivered && !Object.values(outcomes).includes('delivered'))
+      .map(({ nudge }) => nudge.identity);
+    return {
+      ...report,
+      nudged: report.nudged.filter((identity) => !untold.has(identity)),
+      unheard: report.nudged.filter((identity) => unheard.includes(identity)),
+      failed,
+    };
   }
 
   /** Ticks now and then every interval (each tick starts `intervalMs` after the previous one ended). */

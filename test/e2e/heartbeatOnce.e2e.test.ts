@@ -5,10 +5,12 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import { Redis } from 'ioredis';
 import pino from 'pino';
 import { createMailbox } from '../../src/mailbox';
 import { ensureBuilt, runCli } from '../support/builtCli';
 import { ADMIN_TOKEN, registerAgents, tempDir } from '../support/fixtures';
+import { startRedis } from '../support/redisServer';
 
 let dataDir: string;
 beforeAll(() => {
@@ -165,6 +167,38 @@ test('a nudge whose delivery failed is reported as failed, never nudged, and --o
     expect(JSON.parse(fine.stdout)).toMatchObject({ nudged: ['@b', '@c'], loggedOnly: [], failed: [] });
   } finally {
     await new Promise((resolve) => silent.close(resolve));
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a nudge published on Redis that nobody hears is reported as unheard, never nudged (exit code 0)', async () => {
+  const dir = tempDir('mailbox-heartbeat-once-unheard-');
+  const mailbox = await createMailbox(
+    { dataDir: dir, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+    { logger: pino({ level: 'silent' }) },
+  );
+  const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+  await a.send({ to: '@b', subject: 'for b', body: 'x' });
+  await a.send({ to: '@c', subject: 'for c', body: 'x' });
+  await mailbox.close();
+  const redis = await startRedis();
+  const subscriber = new Redis(redis.url);
+  const once = () =>
+    runCli(['heartbeat', '--once', '--idle', '0', '--wake-grace', '0', '--redis-url', redis.url], { MAILBOX_DATA_DIR: dir });
+  try {
+    // Nobody subscribes: both nudges were published to no listener. Nobody is "nudged"; both are "unheard".
+    const nobody = await once();
+    expect(nobody.code).toBe(0);
+    expect(JSON.parse(nobody.stdout)).toMatchObject({ nudged: [], unheard: ['@b', '@c'], loggedOnly: [], failed: [] });
+
+    // @b listens on its channel: @b was told (nudged), @c still heard by nobody.
+    await subscriber.subscribe('mailbox:heartbeat:@b');
+    const one = await once();
+    expect(one.code).toBe(0);
+    expect(JSON.parse(one.stdout)).toMatchObject({ nudged: ['@b'], unheard: ['@c'], loggedOnly: [], failed: [] });
+  } finally {
+    subscriber.disconnect();
+    await redis.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -166,7 +166,8 @@ export function registerHeartbeatCommands(program: Command): void {
     .option(
       '--once',
       'run one tick, wait for the deliveries, print the tick report as JSON on stdout (logs on stderr) and exit: ' +
-        'nudged (delivered), loggedOnly (no target), failed (per target, with the error); exit code 1 when the pipeline ' +
+        'nudged (delivered), loggedOnly (no target), unheard (published on Redis, nobody subscribed), failed (per ' +
+        'target, with the error); exit code 1 when the pipeline ' +
         'stalled, 3 when a nudge failed, else 0; opens no metrics port, so it runs beside the daemon',
     )
     .addHelpText(

@@ -144,6 +144,43 @@ test('task claim --lease 0x10 is refused with the form and claims nothing', asyn
   expect(await server.eventCount()).toBe(before);
 });
 
+test.each([
+  ['inbox', [], 'inbox', 'takes a whole number from 1 to 200 (default 50)'],
+  ['task list', ['task', 'list'], 'task list', 'takes a whole number from 1 to 200 (default 50)'],
+  [
+    'delivery',
+    ['delivery', '00000000-0000-4000-8000-000000000000'],
+    'delivery',
+    'takes a whole number from 1 to 1000 (default 100)',
+  ],
+])(
+  "%s --limit is refused naming --limit as typed (the error named the server's field, limit)",
+  async (_, args, what, teaches) => {
+    const t = await server.register([`@lim${what.replace(/\W/g, '')}`]);
+    const token = Object.values(t)[0];
+    const command = args.length ? args : [what];
+    for (const limit of ['0x2', '1e1', 'abc', ' 2']) {
+      expect(await mailbox(token, ...command, '--limit', limit)).toEqual({
+        out: '',
+        err: `error: ${what}: '--limit' ${teaches}, written in plain decimal digits, not '${limit}' (VALIDATION_FAILED)\n`,
+        exitCode: 1,
+      });
+    }
+    for (const limit of ['0', '201000']) {
+      expect(await mailbox(token, ...command, '--limit', limit)).toEqual({
+        out: '',
+        err: `error: ${what}: '--limit' ${teaches} (VALIDATION_FAILED)\n`,
+        exitCode: 1,
+      });
+    }
+    // A limit in range still reaches the server as typed (delivery: a message that does not exist, so NOT_FOUND).
+    process.exitCode = undefined; // set by the refusals above
+    const valid = await mailbox(token, ...command, '--limit', '2');
+    expect(valid.err).not.toContain('limit');
+    expect(valid).toMatchObject({ exitCode: what === 'delivery' ? 1 : 0 });
+  },
+);
+
 test('watch --count 1 also ends on a task change (a wake of its own, printed as a task: line), as --help says', async () => {
   const t = await server.register(['@wtsend', '@wtclaim']);
   const sent = await server.call('POST', '/v1/messages', {

@@ -1,7 +1,9 @@
 /** `mailbox delivery <messageId>`: the delivery ledger of a message you sent (auditors and admins: any message). */
 import type { Command } from 'commander';
 import { action, clientFrom, print, printJson, withClientOptions, type ClientOptions } from './clientOptions';
+import { deliveryQuerySchema } from '../../commands/schemas';
 import { formatDelivery } from './deliveryFormat';
+import { checkLimitFlag } from './limitFlag';
 
 export function registerDeliveryCommand(program: Command): void {
   withClientOptions(program.command('delivery <messageId>'))
@@ -10,6 +12,7 @@ export function registerDeliveryCommand(program: Command): void {
     .option('--limit <n>', 'recipients per page (1-1000, default 100)')
     .action(
       action(async (messageId: string, options: ClientOptions & { after?: string; limit?: string }) => {
+        checkLimitFlag(options.limit, deliveryQuerySchema.shape.limit, 'delivery');
         const ledger = await clientFrom(options).getDelivery({
           messageId,
           ...(options.after !== undefined ? { after: options.after } : {}),

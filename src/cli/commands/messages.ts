@@ -8,6 +8,8 @@ import { addresseeText } from '../../events/addressing';
 import { oneMessageSchema } from '../../commands/schemas';
 import { parseInput } from '../../commands/validation';
 import { collect } from './repeatedOptions';
+import { checkLimitFlag } from './limitFlag';
+import { listQuerySchema } from '../../application/listQueryParser';
 import { strictUtf8Text } from '../../support/utf8';
 
 interface SendOptions extends ClientOptions {
@@ -159,6 +161,7 @@ export function registerMessageCommands(program: Command): void {
     .option('--to <recipient>', 'outbox only: only to this recipient')
     .action(
       action(async (options: ClientOptions & Record<string, unknown>) => {
+        checkLimitFlag(options.limit as string | undefined, listQuerySchema.shape.limit, 'inbox');
         const query = Object.fromEntries(
           Object.entries({
             box: options.outbox ? 'outbox' : undefined,

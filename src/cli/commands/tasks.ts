@@ -4,7 +4,8 @@ import { z } from 'zod';
 import type { TaskPage } from '../../application/taskQueries';
 import type { TaskResult } from '../../application/taskCommands';
 import { action, clientFrom, print, printJson, withClientOptions, type ClientOptions } from './clientOptions';
-import { MAX_LEASE_SECONDS } from '../../commands/tasks/taskSchemas';
+import { listTasksSchema, MAX_LEASE_SECONDS } from '../../commands/tasks/taskSchemas';
+import { checkLimitFlag } from './limitFlag';
 import { parseInput } from '../../commands/validation';
 import { fromDecimalText } from '../../support/decimalText';
 import { quoted } from '../../support/terminalText';
@@ -41,6 +42,7 @@ export function registerTaskCommands(program: Command): void {
     .option('--cursor <cursor>', 'next page, from the previous output')
     .action(
       action(async (options: ClientOptions & Record<string, string | undefined>) => {
+        checkLimitFlag(options.limit, listTasksSchema.shape.limit, 'task list');
         const query = Object.fromEntries(
           Object.entries({ view: options.view, state: options.state, limit: options.limit, cursor: options.cursor }).filter(
             ([, value]) => value !== undefined,

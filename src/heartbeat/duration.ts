@@ -8,17 +8,32 @@ import { MAX_TIMER_MS, MAX_TIMER_TEXT } from '../support/timerLimit';
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/;
 
-/** Milliseconds, or null when the text is not a duration (the schema turns that into a loud error). */
+const FORMS = 'must be a duration such as 250ms, 90s, 10m, 1h, 1d or a number of milliseconds';
+
+/**
+ * Milliseconds, or null when the text is not a duration (the schema turns that into a loud error). Read as written,
+ * never trimmed: `--interval " 90s"` is not one of the forms (it was trimmed and taken as 90s).
+ */
 export function parseDurationMs(text: string): number | null {
-  const match = DURATION.exec(text.trim());
+  const match = DURATION.exec(text);
   if (!match) return null;
   return Math.round(Number(match[1]) * UNIT_MS[match[2] ?? 'ms']);
 }
 
 // The error names the option and the field first ("--idle / MAILBOX_HEARTBEAT_IDLE: ... 'idleMs' must be ...").
 export const durationSchema = z.preprocess(
-  (value) => (typeof value === 'string' ? (parseDurationMs(value) ?? value) : value),
-  z.number({ message: 'must be a duration such as 250ms, 90s, 10m, 1h, 1d or a number of milliseconds' }).int().min(0),
+  (value, ctx) => {
+    if (typeof value !== 'string') return value;
+    const ms = parseDurationMs(value);
+    if (ms !== null) return ms;
+    if (value.trim() !== value && parseDurationMs(value.trim()) !== null) {
+      // Spaces around a valid duration: said, with the value as given (quoted: the error is a JSON line, so a tab shows as \t).
+      ctx.addIssue({ code: 'custom', message: `${FORMS}, without spaces around it, not '${value}'` });
+      return z.NEVER;
+    }
+    return value;
+  },
+  z.number({ message: FORMS }).int().min(0),
 );
 
 /** A duration that becomes a timer's delay (the tick interval, a timeout, a backoff): refused beyond what a timer keeps. */

@@ -224,6 +224,26 @@ test('durations take days, as expectsReplyBy does (1d was refused); beyond the t
   });
 });
 
+test('a duration with spaces around it is refused with the forms, as any malformed duration (it was trimmed and taken)', async () => {
+  for (const [args, env, option] of [
+    [['--interval', ' 90s'], {}, '--interval / MAILBOX_HEARTBEAT_INTERVAL'],
+    [['--idle', '10m '], {}, '--idle / MAILBOX_HEARTBEAT_IDLE'],
+    [[], { MAILBOX_HEARTBEAT_COOLDOWN: '\t15m' }, '--cooldown / MAILBOX_HEARTBEAT_COOLDOWN'],
+  ] as const) {
+    const run = await runCli(['heartbeat', '--once', ...args], { MAILBOX_DATA_DIR: dataDir, ...env });
+    expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 2, stdout: '' });
+    const written = args.length ? args[1] : env.MAILBOX_HEARTBEAT_COOLDOWN!;
+    expect(JSON.parse(run.stderr)).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      option,
+      message: expect.stringContaining(
+        'must be a duration such as 250ms, 90s, 10m, 1h, 1d or a number of milliseconds, ' +
+          `without spaces around it, not '${written}'`,
+      ),
+    });
+  }
+});
+
 test('an agents file that names an agent twice is refused at start, naming it (not the last entry silently kept)', async () => {
   const file = `${dataDir}/agents-twice.json`;
   fs.writeFileSync(file, '{"@b": {"optOut": true}, "@c": {}, "@b": {"webhook": "http://127.0.0.1:9/nudge"}}');

@@ -40,6 +40,8 @@ describe('heartbeat settings', () => {
     ]).toEqual([250, 90_000, 600_000, 3_600_000, 86_400_000, 129_600_000, 1500]);
     expect(parseDurationMs('ten minutes')).toBeNull();
     expect(parseDurationMs('1w')).toBeNull();
+    // Written as given, never trimmed: a value with spaces around it is not one of the forms.
+    expect([' 90s', '90s ', '\t1500', '10m\n'].map(parseDurationMs)).toEqual([null, null, null, null]);
   });
 
   test('days, as expectsReplyBy takes them: --idle 2d, --cooldown 1d, and an interval within the timer limit', () => {

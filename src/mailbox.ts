@@ -27,7 +27,7 @@ import type { WakeBus } from './projections/wakeBus';
 import type { SharedLimits } from './application/sharedLimits';
 import type { RejectionLog } from './application/rejectionLog';
 import { LiveWriterOfAnotherLog, rebuildProjections } from './projections/rebuild';
-import { ForeignViews } from './projections/viewsOwnership';
+import { aheadOfThisLog, ForeignViews } from './projections/viewsOwnership';
 import { StartupError } from './startupError';
 import { isMailboxError } from './errors';
 import { retry } from './support/retry';
@@ -145,15 +145,17 @@ export class Mailbox {
     }
     await this.projections.claim(foreign.logIdentity); // serve nothing of the other log meanwhile (writes nothing: its views are held)
     const logger = this.container.resolve<Logger>(TOKENS.Logger);
+    // Views of this log ahead of its head are replaced, not taken over from a log: the log they name is this one.
+    const { verdict } = foreign;
+    const what =
+      verdict.kind === 'ahead'
+        ? `replacing views ahead of this log's head: the views in ${foreign.binding.location} stand ` +
+          aheadOfThisLog(verdict, foreign.logIdentity)
+        : `taking over ${foreign.binding.location} from ${foreign.binding.logIdentity ?? 'an unknown log'}`;
     this.runner.noteViewsProblem(
-      `Taking over ${foreign.binding.location} from ${foreign.binding.logIdentity ?? 'an unknown log'}: ` +
-        'the views are being rebuilt from this log and are not served until the switch.',
+      `${what[0].toUpperCase()}${what.slice(1)}: the views are being rebuilt from this log and are not served until the switch.`,
     );
-    logger.warn(
-      details,
-      `projections: taking over ${foreign.binding.location} from ${foreign.binding.logIdentity ?? 'an unknown log'}; ` +
-        'rebuilding the views from this log (readiness is 503 until done)',
-    );
+    logger.warn(details, `projections: ${what}; rebuilding the views from this log (readiness is 503 until done)`);
     this.viewsReady = (async () => {
       // A store that is briefly unavailable (a Redis restart, a paused server) delays the take-over, it does not end it.
       const result = await retry(
@@ -173,7 +175,8 @@ export class Mailbox {
       );
       logger.warn(
         { ...details, generation: result.generation, previous: result.previous, events: result.events, ms: result.ms },
-        `projections: took over ${foreign.binding.location}; the previous views (generation ${result.previous}) are kept until deleted`,
+        `projections: ${verdict.kind === 'ahead' ? "replaced the views ahead of this log's head in" : 'took over'} ` +
+          `${foreign.binding.location}; the previous views (generation ${result.previous}) are kept until deleted`,
       );
       await this.runner.start();
     })();

@@ -40,6 +40,15 @@ export function whoseViews(binding: ViewsBinding, logIdentity: string, verdict: 
       }, ` + `not to this one (${logIdentity})`;
 }
 
+/**
+ * This log's own views standing ahead of its head, as said when they are replaced (`mailbox projections rebuild
+ * --take-over`, or a start with take-over): where they stand and the head. They are replaced, never "taken over from"
+ * a log: the log they belong to is this one.
+ */
+export function aheadOfThisLog(ahead: { checkpoint: bigint; head: bigint | null }, logIdentity: string): string {
+  return `at log position ${ahead.checkpoint}, ahead of the head (${ahead.head ?? 'empty'}) of this log (${logIdentity})`;
+}
+
 /** The two remedies, as a sentence: views elsewhere for this mailbox, or a take-over. */
 export function foreignViewsRemedy(binding: ViewsBinding): string {
   const elsewhere = binding.elsewhere ?? 'use another MAILBOX_REDIS_NAMESPACE for this mailbox';

@@ -26,7 +26,7 @@ import {
   type RebuildResult,
 } from '../../projections/rebuild';
 import type { ActiveGeneration } from '../../projections/rebuildGenerations';
-import { ForeignViews } from '../../projections/viewsOwnership';
+import { aheadOfThisLog, ForeignViews } from '../../projections/viewsOwnership';
 import { fromDecimalText } from '../../support/decimalText';
 import { MAX_TIMER_MS, MAX_TIMER_TEXT } from '../../support/timerLimit';
 import { commandConfig } from './commandConfig';
@@ -142,8 +142,7 @@ function switchedNote(previous: PreviousGeneration | undefined, graceMs: number 
 function tookOver(config: MailboxConfig, result: RebuildResult): string {
   const sqlite = config.redisUrl === undefined;
   if (result.replacedAhead !== null) {
-    const { checkpoint, head } = result.replacedAhead;
-    const stood = `stood at log position ${checkpoint}, ahead of the head (${head ?? 'empty'}) of this log (${result.logIdentity})`;
+    const stood = `stood ${aheadOfThisLog(result.replacedAhead, result.logIdentity)}`;
     return sqlite
       ? `replaced views ahead of this log's head: the active generation ${result.previous} of the SQLite views file ` +
           `${sqliteViewsFile(config)} ${stood}, and was replaced by ${result.generation}, built from this log`

@@ -59,8 +59,15 @@ export async function buildContainer(
   container.register(TOKENS.Clock, { useValue: overrides.clock ?? systemClock });
   container.register(TOKENS.IdGenerator, { useValue: overrides.ids ?? randomIds });
   container.register(TOKENS.Logger, { useValue: logger });
-  container.register(TOKENS.EventStore, { useValue: await createEventStore(config, logger) });
-  const { projectionStore, wakeBus, sharedLimits } = await createProjectionAdapters(config, logger, { viewsOwner });
+  const eventStore = await createEventStore(config, logger);
+  container.register(TOKENS.EventStore, { useValue: eventStore });
+  // Views refused at open (a damaged or locked views file): the log is closed, not left open (its -wal, -shm behind).
+  const { projectionStore, wakeBus, sharedLimits } = await createProjectionAdapters(config, logger, { viewsOwner }).catch(
+    async (error: unknown) => {
+      await eventStore.close().catch(() => undefined);
+      throw error;
+    },
+  );
   container.register(TOKENS.WakeBus, { useValue: wakeBus });
   if (sharedLimits) container.register(TOKENS.SharedLimits, { useValue: sharedLimits }); // else each process limits alone
   container.register(TOKENS.ProjectionStore, { useValue: projectionStore });

@@ -1,3 +1,5 @@
+import type { ErrorCode } from './errors';
+
 /**
  * A startup failure the operator can fix (bad configuration, a port in use, views of another log):
  * the CLI prints its message as one line, without a stack trace, and exits with code 2.
@@ -5,14 +7,21 @@
  */
 export class StartupError extends Error {
   readonly exitCode = 2;
+  /**
+   * What the commands that answer in JSON envelopes (`mailbox audit`, `mailbox projections`) call this refusal: its
+   * title and code (a damaged views file: 'Views file damaged', UNAVAILABLE). Unset: a configuration error when the
+   * details name a variable, else 'Refused at start' (startupRefusal in src/cli/commands/commandConfig.ts).
+   */
+  readonly refusal?: { error: string; code: ErrorCode };
 
   constructor(
     message: string,
     readonly details: Record<string, unknown> = {},
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; refusal?: { error: string; code: ErrorCode } },
   ) {
     super(message, options);
     this.name = 'StartupError';
+    if (options?.refusal) this.refusal = options.refusal;
   }
 }
 

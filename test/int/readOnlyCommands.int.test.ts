@@ -17,6 +17,7 @@ import { configFromEnv } from '../../src/config';
 import { checkConfig } from '../../src/startupChecks';
 import { appendLog, generateLog } from '../contract/projectionStoreLog';
 import { capture, runAuditCli as audit } from '../support/auditCli';
+import { openSqliteDatabase } from '../../src/support/sqlite/sqliteDriver';
 import { tempDir } from '../support/fixtures';
 
 type Run = (env: NodeJS.ProcessEnv) => Promise<{ code: number; stdout: string; stderr: string }>;
@@ -375,3 +376,70 @@ describe('a log with no views, or views of another log: status and verify say no
     );
   });
 });
+
+/**
+ * A views file the commands cannot open: damaged (garbage written into it while no server runs), or locked by another
+ * process. The store refused it at open with a line saying what to do, but these commands printed that line (or
+ * SQLite's bare 'database is locked') as {"error":"Audit failed"|"Projections command failed","code":"INTERNAL"}, as
+ * if the mailbox had a bug. Now the refusal is said as itself, exit code 2 (as serve's), and the file is left where
+ * and as it was: a reader never moves it aside (the server does, at its next start).
+ */
+describe.each(COMMANDS.filter(([name]) => /^(audit verify|projections)/.test(name)))(
+  'mailbox %s on a views file it cannot open',
+  (_name, run) => {
+    let dataDir: string;
+    let file: string;
+    beforeEach(async () => {
+      dataDir = tempDir('mailbox-views-unopenable-');
+      const log = SqliteEventStore.open(path.join(dataDir, 'events.sqlite'));
+      await appendLog(log, generateLog(5));
+      await log.close();
+      file = path.join(dataDir, 'views.sqlite');
+    });
+    const env = () => ({ MAILBOX_LOG_LEVEL: 'silent', MAILBOX_DATA_DIR: dataDir });
+
+    test('damaged: "Views file damaged" with the remedy, exit 2, and the file neither changed nor moved', async () => {
+      fs.writeFileSync(file, Buffer.alloc(8192, 'garbage!'));
+      const before = tree(dataDir);
+      const { code, stdout, stderr } = await run(env());
+      expect(stdout).toBe('');
+      expect(stderr.trim().split('\n')).toHaveLength(1);
+      expect(JSON.parse(stderr)).toEqual({
+        error: 'Views file damaged',
+        code: 'UNAVAILABLE',
+        viewsFile: file,
+        message:
+          `The views file ${file} is damaged (file is not a database); restart the mailbox server first: ` +
+          'it moves the file aside and rebuilds the views from the event log.',
+      });
+      expect(code).toBe(2);
+      expect(tree(dataDir)).toEqual(before);
+      expect(fs.readFileSync(file).equals(Buffer.alloc(8192, 'garbage!'))).toBe(true);
+    });
+
+    test('locked by another process: "Views file locked", exit 2, nothing changed', async () => {
+      expect((await projections((io) => runRebuildCommand(io, { graceMs: '0', settleMs: '0' }))(env())).code).toBe(0);
+      const holder = openSqliteDatabase(file);
+      holder.exec('PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE');
+      try {
+        const before = tree(dataDir);
+        const { code, stdout, stderr } = await run(env());
+        expect(stdout).toBe('');
+        expect(stderr.trim().split('\n')).toHaveLength(1);
+        expect(JSON.parse(stderr)).toEqual({
+          error: 'Views file locked',
+          code: 'UNAVAILABLE',
+          viewsFile: file,
+          message:
+            `The views file ${file} is locked by another process (database is locked): a process holds it in ` +
+            'exclusive mode, or in a write that outlasted the 5 s wait; stop that process or let it finish, then try ' +
+            'again. Nothing was changed.',
+        });
+        expect(code).toBe(2);
+        expect(tree(dataDir)).toEqual(before);
+      } finally {
+        holder.close();
+      }
+    }, 20_000);
+  },
+);

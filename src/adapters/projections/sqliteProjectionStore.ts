@@ -65,6 +65,7 @@ import { SqliteSidecar } from '../../support/sqlite/sqliteSidecar';
 import { SqliteBulkBuild } from './sqliteViews/sqliteBulkBuild';
 import {
   damagedFileRefused,
+  unopenableFileRefused,
   damageMark,
   isDamagedFileError,
   markDamaged,
@@ -203,7 +204,7 @@ export class SqliteProjectionStore implements ProjectionStore {
     try {
       store = SqliteProjectionStore.openFile(file, wakeBus, options, driver);
     } catch (error) {
-      if (!isDamagedFileError(error)) throw error;
+      if (!isDamagedFileError(error)) throw unopenableFileRefused(file, error) ?? error;
       if (!recover) throw damagedFileRefused(file, error);
       movedAside = { reason: sqliteSaid(error), movedTo: moveDamagedAside(file, now) };
       store = SqliteProjectionStore.openFile(file, wakeBus, options, driver);

@@ -33,7 +33,8 @@ import {
   requireExistingLog,
   viewsAreInMemory,
 } from '../../compositionRoot';
-import { commandConfig } from './commandConfig';
+import { commandConfig, startupRefusal } from './commandConfig';
+import { isStartupError } from '../../startupError';
 import { collecting } from './repeatedOptions';
 
 interface SourceFlags {
@@ -113,7 +114,9 @@ async function run(io: AuditIo, work: () => Promise<number>): Promise<void> {
   });
   try {
     process.exitCode = await work();
-  } catch (error) {
+  } catch (caught) {
+    // A refusal at start (a damaged views file, ...) is said as itself, exit code 2 as serve's; INTERNAL is for bugs.
+    const error = isStartupError(caught) ? startupRefusal(caught) : caught;
     const envelope = isMailboxError(error)
       ? error.envelope
       : error instanceof ViewsNotOfThisLog
@@ -168,7 +171,7 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
       'after',
       '\nStores come from MAILBOX_DATA_DIR / MAILBOX_EVENTSTORE_URL / MAILBOX_REDIS_URL, as for `mailbox serve`.\n' +
         'Exit codes: 0 ok, 1 drift / not found / views of another log / the log contradicts itself, 2 usage, configuration or ' +
-        'access error. See docs/auditors.md.',
+        'access error, or a views file that cannot be opened (damaged, locked). See docs/auditors.md.',
     );
 
   sourceOptions(

@@ -10,7 +10,7 @@
 import { configFromEnv, type MailboxConfig } from '../../config';
 import { MailboxError } from '../../errors';
 import { checkStoreNames } from '../../startupChecks';
-import { isStartupError } from '../../startupError';
+import { isStartupError, type StartupError } from '../../startupError';
 
 export function commandConfig(env: NodeJS.ProcessEnv, { stores = true }: { stores?: boolean } = {}): MailboxConfig {
   try {
@@ -18,11 +18,21 @@ export function commandConfig(env: NodeJS.ProcessEnv, { stores = true }: { store
     if (stores) checkStoreNames(config);
     return config;
   } catch (error) {
-    if (!isStartupError(error)) throw error;
-    const { variable, ...details } = error.details;
-    throw new MailboxError('VALIDATION_FAILED', 'Invalid configuration', error.message, {
-      ...(variable === undefined ? {} : { field: variable }),
-      ...details,
-    });
+    throw isStartupError(error) ? startupRefusal(error) : error;
   }
+}
+
+/**
+ * A refusal at start (what `mailbox serve` prints as its one line, exit code 2) as these commands' envelope: its own
+ * title and code when it has them (a damaged views file: 'Views file damaged', UNAVAILABLE, with the remedy), a
+ * configuration error when it names a variable, else 'Refused at start'. They printed any but a configuration error
+ * as {"error":"Audit failed"|"Projections command failed","code":"INTERNAL"}, as if it were a bug of the mailbox.
+ */
+export function startupRefusal(error: StartupError): MailboxError {
+  const { variable, ...details } = error.details;
+  const field = variable === undefined ? {} : { field: variable };
+  if (error.refusal) return new MailboxError(error.refusal.code, error.refusal.error, error.message, { ...field, ...details });
+  if (variable !== undefined)
+    return new MailboxError('VALIDATION_FAILED', 'Invalid configuration', error.message, { ...field, ...details });
+  return new MailboxError('UNAVAILABLE', 'Refused at start', error.message, details);
 }

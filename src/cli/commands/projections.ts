@@ -29,7 +29,8 @@ import type { ActiveGeneration } from '../../projections/rebuildGenerations';
 import { aheadOfThisLog, ForeignViews } from '../../projections/viewsOwnership';
 import { fromDecimalText } from '../../support/decimalText';
 import { MAX_TIMER_MS, MAX_TIMER_TEXT } from '../../support/timerLimit';
-import { commandConfig } from './commandConfig';
+import { commandConfig, startupRefusal } from './commandConfig';
+import { isStartupError } from '../../startupError';
 
 export interface ProjectionsIo {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
@@ -265,7 +266,9 @@ export async function runStatus(io: ProjectionsIo = processIo): Promise<number> 
 async function run(io: ProjectionsIo, work: () => Promise<number>): Promise<void> {
   try {
     process.exitCode = await work();
-  } catch (error) {
+  } catch (caught) {
+    // A refusal at start (a damaged views file, ...) is said as itself, exit code 2 as serve's; INTERNAL is for bugs.
+    const error = isStartupError(caught) ? startupRefusal(caught) : caught;
     const envelope = isMailboxError(error)
       ? error.envelope
       : error instanceof ForeignViews || error instanceof LiveWriterOfAnotherLog
@@ -291,7 +294,8 @@ export function registerProjectionsCommands(program: Command): void {
     .addHelpText(
       'after',
       '\nStores come from MAILBOX_DATA_DIR / MAILBOX_EVENTSTORE_URL / MAILBOX_REDIS_URL, as for `mailbox serve`.\n' +
-        'Exit codes: 0 ok, 1 no event log (not found), 2 configuration error, views of another log or any other failure. ' +
+        'Exit codes: 0 ok, 1 no event log (not found), 2 configuration error, views of another log, a views file that ' +
+        'cannot be opened (damaged, locked) or any other failure. ' +
         'See docs/operators.md.',
     );
   projections

@@ -92,7 +92,7 @@ export function damagedFileRefused(file: string, cause: unknown): StartupError {
     `The views file ${file} is damaged (${sqliteSaid(cause)}); ` +
       'restart the mailbox server first: it moves the file aside and rebuilds the views from the event log.',
     { viewsFile: file },
-    { cause },
+    { cause, refusal: { error: 'Views file damaged', code: 'UNAVAILABLE' } },
   );
 }
 
@@ -108,4 +108,39 @@ export function viewsFileDamaged(file: string, cause: unknown): MailboxError {
   );
   (error as Error).cause = cause;
   return error;
+}
+
+/** SQLite's result codes for a views file another process holds locked (past the 5 s busy wait). */
+const LOCKED_CODES = /^SQLITE_(BUSY|LOCKED)(_|$)/;
+/** SQLite's result codes for a views file it cannot open for reading and writing (a directory, no permission, read-only). */
+const UNOPENABLE_CODES = /^SQLITE_(CANTOPEN|PERM|READONLY|AUTH)(_|$)/;
+
+/**
+ * A views file that is whole but cannot be opened now (locked by another process) or by this user (not a file, no
+ * permission, read-only): refused at open with what to do, for the owner and a reader alike; nothing is moved or
+ * changed. Null: another failure (a bug, or damage: isDamagedFileError). The commands printed these as INTERNAL
+ * 'database is locked' or 'unable to open database file'.
+ */
+export function unopenableFileRefused(file: string, cause: unknown): StartupError | null {
+  const code = (cause as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return null;
+  if (LOCKED_CODES.test(code)) {
+    return new StartupError(
+      `The views file ${file} is locked by another process (${sqliteSaid(cause)}): a process holds it in exclusive ` +
+        'mode, or in a write that outlasted the 5 s wait; stop that process or let it finish, then try again. ' +
+        'Nothing was changed.',
+      { viewsFile: file },
+      { cause, refusal: { error: 'Views file locked', code: 'UNAVAILABLE' } },
+    );
+  }
+  if (UNOPENABLE_CODES.test(code)) {
+    return new StartupError(
+      `The views file ${file} cannot be opened for reading and writing (${sqliteSaid(cause)}): check that it is a ` +
+        'file, and that this user may read and write it and the directory it lies in (SQLite writes its -wal and ' +
+        '-shm files beside it). Nothing was changed.',
+      { viewsFile: file },
+      { cause, refusal: { error: 'Views file unreadable', code: 'UNAVAILABLE' } },
+    );
+  }
+  return null;
 }

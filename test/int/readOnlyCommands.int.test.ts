@@ -236,6 +236,41 @@ describe('a log with no views, or views of another log: status and verify say no
     expect(JSON.parse(stdout)).toEqual(noViews(null, 'g1', 'the views file holds none, of any log'));
   });
 
+  /**
+   * The same views file (empty, of no log, as older readers left it): status says no views yet, but verify compared
+   * it with the log (drift on a log with events, 'OK' on an empty one). It is refused as a missing file is.
+   */
+  test.each([
+    ['with events, text', 30, ['verify', '--no-progress']],
+    ['with events, --json', 30, ['verify', '--json', '--no-progress']],
+    ['empty', 0, ['verify', '--no-progress']],
+  ])(
+    'audit verify on a views file that holds no views of any log, the log %s: no views to verify, exit 1, nothing written',
+    async (_name, events, args) => {
+      await logOf(events);
+      const file = path.join(dataDir, 'views.sqlite');
+      await SqliteProjectionStore.open(file, new InProcessWakeBus()).close(); // as old readers left it
+      const before = tree(dataDir);
+      const bytes = fs.readFileSync(file);
+      const { code, stdout, stderr } = await audit(args, env());
+      expect(stdout).toBe('');
+      expect(stderr.trim().split('\n')).toHaveLength(1);
+      expect(JSON.parse(stderr)).toEqual({
+        error: 'No views',
+        code: 'NOT_FOUND',
+        file,
+        message:
+          `There are no views to verify: the SQLite views file ${file} holds none, of any log (no server has built ` +
+          'them since the file was created). The server (mailbox serve) builds the views from the log at its next ' +
+          'start; verify them after that. Nothing was written.',
+      });
+      expect(code).toBe(1);
+      expect(tree(dataDir)).toEqual(before);
+      expect(fs.readFileSync(file).equals(bytes)).toBe(true);
+      expect(JSON.parse((await status(env())).stdout).note).toMatch(/^no views yet: the views file holds none, of any log;/);
+    },
+  );
+
   test("projections status once the views are this log's: built, this log's, up to date, no note", async () => {
     await logOf(30);
     const rebuilt = await projections((io) => runRebuildCommand(io, { graceMs: '0', settleMs: '0' }))(env());

@@ -28,11 +28,15 @@ export class ViewsNotOfThisLog extends Error {
   }
 }
 
-/** Throws ViewsNotOfThisLog for views of another log or ahead of its head; this log's (or unclaimed) views pass. */
-export async function requireViewsOfThisLog(log: EventStore, views: ProjectionStore): Promise<void> {
+/**
+ * Throws ViewsNotOfThisLog for views of another log or ahead of its head; this log's views pass ('own'), and so do
+ * views of no log that hold nothing ('unclaimed': none built yet, which the caller refuses as no views).
+ */
+export async function requireViewsOfThisLog(log: EventStore, views: ProjectionStore): Promise<'own' | 'unclaimed'> {
   const binding = await views.binding();
   const head = await log.headPosition(); // after the binding: the head only grows (judgeViews)
   const logIdentity = await log.logIdentity();
   const verdict = judgeViews(logIdentity, head, binding);
   if (verdict.kind === 'foreign' || verdict.kind === 'ahead') throw new ViewsNotOfThisLog(binding, logIdentity, verdict);
+  return verdict.kind;
 }

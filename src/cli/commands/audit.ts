@@ -31,6 +31,7 @@ import {
   openJsonTextLog,
   openPipeline,
   requireExistingLog,
+  sqliteViewsFile,
   viewsAreInMemory,
 } from '../../compositionRoot';
 import { commandConfig, startupRefusal } from './commandConfig';
@@ -146,13 +147,38 @@ async function withSource(flags: SourceFlags, io: AuditIo, work: (source: LogSou
 function refuseMissingViews(config: MailboxConfig): void {
   const file = missingSqliteViewsFile(config);
   if (file === null) return;
-  throw new MailboxError(
+  throw noViews(
+    `the SQLite views file ${file} does not exist (no server has started on this log, or the file was deleted while ` +
+      'it was stopped)',
+    'Nothing was created.',
+    { file },
+  );
+}
+
+/**
+ * Views that hold nothing and belong to no log (judgeViews's 'unclaimed': what older readers left behind when they
+ * created the views file, or a namespace no projector has claimed) are no views either, as `projections status` says
+ * ("no views yet"): verify compared them with the log anyway (drift on any log with events, 'OK' on an empty one).
+ * Refused as a missing views file is.
+ */
+function refuseUnclaimedViews(config: MailboxConfig): never {
+  const file = sqliteViewsFile(config);
+  throw noViews(
+    config.redisUrl === undefined && file !== null
+      ? `the SQLite views file ${file} holds none, of any log (no server has built them since the file was created)`
+      : `the Redis namespace '${config.redisNamespace}' holds none, of any log (no server has built them there)`,
+    'Nothing was written.',
+    config.redisUrl === undefined && file !== null ? { file } : { namespace: config.redisNamespace },
+  );
+}
+
+function noViews(what: string, nothingDone: string, details: Record<string, unknown>): MailboxError {
+  return new MailboxError(
     'NOT_FOUND',
     'No views',
-    `There are no views to verify: the SQLite views file ${file} does not exist (no server has started on this log, ` +
-      'or the file was deleted while it was stopped). The server (mailbox serve) builds the views from the log at its ' +
-      'next start; verify them after that. Nothing was created.',
-    { file },
+    `There are no views to verify: ${what}. The server (mailbox serve) builds the views from the log at its next ` +
+      `start; verify them after that. ${nothingDone}`,
+    details,
   );
 }
 
@@ -283,7 +309,10 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
             ? "views built from the log by this process's projector (the running server's in-memory views cannot be read from " +
               'here; unset MAILBOX_VIEWS for the SQLite views file, which verify can read)'
             : undefined;
-          await requireViewsOfThisLog(pipeline.eventStore, pipeline.projections); // another log's views: said so, not diffed
+          // Another log's views: said so, not diffed; views of no log (none built): no views, as a missing file.
+          if ((await requireViewsOfThisLog(pipeline.eventStore, pipeline.projections)) === 'unclaimed') {
+            refuseUnclaimedViews(config);
+          }
           return (await runVerify(eventStoreSource(pipeline.eventStore), pipeline.projections, outputOf(flags), io, views)).code;
         } finally {
           await pipeline.close();

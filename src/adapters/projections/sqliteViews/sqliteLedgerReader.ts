@@ -69,22 +69,45 @@ export class SqliteLedgerReader {
   }
 
   /**
-   * Each message's whole ledger, in two statements for the batch (the ids travel as one JSON array): a statement
-   * per message costs more than SQLite's work for it (measured: ~13 µs a ledger that way).
+   * Each message's whole ledger. The ledgers are keyed by the message's integer, given in send order: a batch of
+   * messages in send order (audit verify reads them so) is one range of that key, read with two range scans after
+   * two look-ups (its first and last id). Looked up id by id (the ids as one JSON array: two statements, a look-up
+   * in the messages' id index per id and per statement), verify spent ~13 s more at 1,000,000 events. An id the
+   * range does not hold (another order, a gap) is still looked up by id, so the answer is exact for any batch.
    */
   wholeLedgers(messageIds: readonly string[]): Map<string, WholeLedger> {
-    const ids = JSON.stringify(messageIds);
-    const heads = this.s.ledgersIn.all(ids) as Array<LedgerRow & { msg: number }>;
-    const rows = this.s.rowsIn.all(ids) as Array<MarksRow & { msg: number }>;
+    const wanted = new Set(messageIds);
+    const ledgers = new Map<string, WholeLedger>();
+    const range = this.rangeOf(messageIds);
+    if (range !== null)
+      this.collect(this.s.ledgersBetween.all(range.lo, range.hi), this.s.rowsBetween.all(range.lo, range.hi), wanted, ledgers);
+    const left = messageIds.filter((id) => !ledgers.has(id));
+    if (left.length > 0) {
+      const ids = JSON.stringify(left);
+      this.collect(this.s.ledgersIn.all(ids), this.s.rowsIn.all(ids), wanted, ledgers);
+    }
+    return ledgers;
+  }
+
+  /** The integers of the first and last id, when the range between them is about the batch's size (else null). */
+  private rangeOf(messageIds: readonly string[]): { lo: number; hi: number } | null {
+    if (messageIds.length < 2) return null;
+    const first = this.s.msgOf.get(messageIds[0]) as { msg: number } | undefined;
+    const last = this.s.msgOf.get(messageIds[messageIds.length - 1]) as { msg: number } | undefined;
+    if (first === undefined || last === undefined) return null;
+    const [lo, hi] = first.msg <= last.msg ? [first.msg, last.msg] : [last.msg, first.msg];
+    return hi - lo < 2 * messageIds.length ? { lo, hi } : null; // a wider range would read ledgers nobody asked for
+  }
+
+  private collect(heads: unknown[], rows: unknown[], wanted: ReadonlySet<string>, into: Map<string, WholeLedger>): void {
     const byMsg = new Map<number, Array<MarksRow & { msg: number }>>();
-    for (const row of rows) {
+    for (const row of rows as Array<MarksRow & { msg: number }>) {
       const list = byMsg.get(row.msg);
       if (list) list.push(row);
       else byMsg.set(row.msg, [row]);
     }
-    const ledgers = new Map<string, WholeLedger>();
-    for (const head of heads) ledgers.set(head.message_id, wholeLedger(head, byMsg.get(head.msg) ?? []));
-    return ledgers;
+    for (const head of heads as Array<LedgerRow & { msg: number }>)
+      if (wanted.has(head.message_id)) into.set(head.message_id, wholeLedger(head, byMsg.get(head.msg) ?? []));
   }
 
   unwoken(query: UnwokenQuery): UnwokenPage {
@@ -184,6 +207,15 @@ function prepareLedgerReader(db: Database.Database, g: string) {
       `SELECT l.msg, l.message_id, l.position, l.sender, l.thread_id, l.sent_at, l.recipient_count, l.wake_expected, l.in_view, l.woken,
        l.seen, l.read, l.replied, l.escalated_at, l.reply_due_by, l.reply_overdue_at
        FROM ${g}_messages m JOIN ${g}_ledgers l ON l.msg = m.msg WHERE m.message_id IN (SELECT value FROM json_each(?))`,
+    ),
+    msgOf: db.prepare(`SELECT msg FROM ${g}_messages WHERE message_id = ?`),
+    ledgersBetween: db.prepare(
+      `SELECT msg, message_id, position, sender, thread_id, sent_at, recipient_count, wake_expected, in_view, woken,
+       seen, read, replied, escalated_at, reply_due_by, reply_overdue_at FROM ${g}_ledgers WHERE msg BETWEEN ? AND ?`,
+    ),
+    rowsBetween: db.prepare(
+      `SELECT msg, recipient, in_view, woken, seen, read, replied FROM ${g}_ledger_rows WHERE msg BETWEEN ? AND ?
+       ORDER BY msg, recipient`,
     ),
     rowsIn: db.prepare(
       `SELECT msg, recipient, in_view, woken, seen, read, replied FROM ${g}_ledger_rows

@@ -9,9 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { startRedis, type TestRedis } from '../support/redisServer';
 import { startTestServer, type TestServer } from '../support/httpServer';
 
-// The product's default: a send before or after the stall must not lag on a loaded machine (at 300 ms one did, under a
-// full parallel run on 2 cores, and its warning failed the run); the stalled send waits this long, then answers.
-const AWAIT_MS = 2000;
+const AWAIT_MS = 300;
 let redis: TestRedis;
 let server: TestServer;
 let t: Record<string, string>;
@@ -35,10 +33,31 @@ afterAll(async () => {
 const send = (from: string, to: string, subject: string) =>
   server.call('POST', '/v1/messages', { token: t[from], body: { to, subject, body: 'x' } });
 
+/**
+ * Sends until one answers without a warning (at most 10 s): outside the stall a send must come back clean, but on a
+ * loaded machine (a full parallel run on 2 cores) one may take longer than the 300 ms window and say so, which is the
+ * honest answer, not the failure this test is after. Returns the subjects sent, in order.
+ */
+async function sendUntilClean(from: string, to: string, subject: string): Promise<string[]> {
+  const subjects: string[] = [];
+  for (const deadline = Date.now() + 10_000; ;) {
+    const answer = await send(from, to, `${subject} ${subjects.length + 1}`);
+    expect(answer.status).toBe(201);
+    subjects.push(`${subject} ${subjects.length + 1}`);
+    if (answer.body.warnings === undefined) return subjects;
+    expect(answer.body.warnings).toEqual([expect.objectContaining({ code: 'VIEWS_LAGGING' })]);
+    if (Date.now() > deadline) throw new Error(`every send lagged for 10 s: ${JSON.stringify(answer.body.warnings)}`);
+  }
+}
+
+const laggingSends = async (): Promise<number> => {
+  const metrics = (await server.call('GET', '/metrics')).body as string;
+  return Number(/mailbox_views_lagging_total\{command="send",surface="http"\} (\d+)/.exec(metrics)?.[1] ?? 0);
+};
+
 test('a send during the stall answers 201 with VIEWS_LAGGING; readyz says so; after SIGCONT the views converge and the warning stops', async () => {
-  const before = await send('@ana', '@bo', 'before');
-  expect(before.status).toBe(201);
-  expect(before.body.warnings).toBeUndefined();
+  const before = await sendUntilClean('@ana', '@bo', 'before');
+  const laggedBefore = await laggingSends();
 
   redis.pause!();
   let resumed = false;
@@ -54,20 +73,18 @@ test('a send during the stall answers 201 with VIEWS_LAGGING; readyz says so; af
     const readiness = await server.call('GET', '/readyz');
     expect(readiness.status).toBe(503);
     expect(readiness.body.checks.projections.lagging).toEqual({ position: head.toString(), since: expect.any(String) });
-    expect((await server.call('GET', '/metrics')).body).toMatch(/mailbox_views_lagging_total\{command="send",surface="http"\} 1/);
+    expect(await laggingSends()).toBe(laggedBefore + 1);
     redis.resume!();
     resumed = true;
 
     expect(await server.mailbox.runner.waitFor(head, 10_000)).toBe(true);
     const inbox = await server.call('GET', '/v1/messages', { token: t['@bo'] });
-    expect(inbox.body.messages.map((m: { subject: string }) => m.subject)).toEqual(['during', 'before']);
+    expect(inbox.body.messages.map((m: { subject: string }) => m.subject)).toEqual(['during', ...before.reverse()]);
     expect((await server.call('GET', '/v1/messages', { token: t['@cy'] })).body.messages).toEqual([]);
     const ready = await server.call('GET', '/readyz');
     expect(ready.status).toBe(200);
     expect(ready.body.status).toBe('ready');
-    const after = await send('@bo', '@cy', 'after');
-    expect(after.status).toBe(201);
-    expect(after.body.warnings).toBeUndefined();
+    await sendUntilClean('@bo', '@cy', 'after'); // the warning stops
   } finally {
     if (!resumed) redis.resume!();
   }

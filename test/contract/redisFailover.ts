@@ -8,6 +8,7 @@ import { checkReadiness, type Readiness } from '../../src/adapters/http/readines
 import type { Mailbox } from '../../src/mailbox';
 import type { WakeStreamEvent } from '../../src/application/mailboxQueries';
 import { allEvents, memoryMailbox, registerAgents } from '../support/fixtures';
+import { waitFor } from '../support/waitFor';
 import { listAll, snapshotViews } from './projectionStore.contract';
 import { projectAll } from './projectionStoreLog';
 import { openRedisHarness } from './redisHarness';
@@ -109,14 +110,13 @@ export async function killMasterDuringSends(scenario: FailoverScenario): Promise
 
     // Wakes come again: one for the next message to @b, through the wake stream a client holds.
     const wakes: WakeStreamEvent[] = [];
-    let woken!: () => void;
-    const wokenUp = new Promise<void>((resolve) => (woken = resolve));
-    const unsubscribe = await agents['@b'].watch((event) => {
-      wakes.push(event);
-      if (event.event === 'wake') woken();
-    });
+    const unsubscribe = await agents['@b'].watch((event) => wakes.push(event));
     const { messageId: last } = await agents['@a'].send({ to: '@b', subject: 'after the failover', body: 'wake me' });
-    await wokenUp;
+    // Waited for by its own id: a late wake of a load message to @b (allowed, below) may come first, and ending the
+    // wait on any wake then checked before this one had arrived (a clean clone's full run failed so once).
+    const wokeFor = (messageId: string) =>
+      wakes.some((event) => event.event === 'wake' && (event.data as { messageId: string }).messageId === messageId);
+    await waitFor(() => wokeFor(last), { timeoutMs: 20_000, what: `the wake for ${last}` });
     // Exactly one wake for the new message. Around a failover wakes are at least once: a script whose reply was lost
     // with the old master is run again by the client on the new one (whose replica copy may lack its writes), and on
     // a Cluster a publish can reach the subscriber late; so a load message to @b may wake it again (seen on Node 22),

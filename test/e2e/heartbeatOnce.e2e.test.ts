@@ -19,6 +19,20 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
+/** A data dir whose log (and views) @a, @b and @c are registered in, with one unread message each for @b and @c. */
+async function logWithMailForBAndC(prefix: string): Promise<string> {
+  const dir = tempDir(prefix);
+  const mailbox = await createMailbox(
+    { dataDir: dir, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+    { logger: pino({ level: 'silent' }) },
+  );
+  const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+  await a.send({ to: '@b', subject: 'for b', body: 'x' });
+  await a.send({ to: '@c', subject: 'for c', body: 'x' });
+  await mailbox.close();
+  return dir;
+}
+
 test('no port, the report alone on stdout, the logs on stderr', async () => {
   const mailbox = await createMailbox(
     { dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
@@ -54,15 +68,7 @@ test('no port, the report alone on stdout, the logs on stderr', async () => {
 });
 
 test('the report says which nudges reached a target and which were only logged, in the JSON and the log line', async () => {
-  const dir = tempDir('mailbox-heartbeat-once-targets-');
-  const mailbox = await createMailbox(
-    { dataDir: dir, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
-    { logger: pino({ level: 'silent' }) },
-  );
-  const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
-  await a.send({ to: '@b', subject: 'for b', body: 'x' });
-  await a.send({ to: '@c', subject: 'for c', body: 'x' });
-  await mailbox.close();
+  const dir = await logWithMailForBAndC('mailbox-heartbeat-once-targets-');
   // A webhook receiver that takes every nudge, for @c alone (the last run below).
   const received: string[] = [];
   const receiver = http.createServer((request, response) => {
@@ -113,15 +119,7 @@ test('the report says which nudges reached a target and which were only logged, 
 });
 
 test('a nudge whose delivery failed is reported as failed, never nudged, and --once exits 3 (a cron job notices)', async () => {
-  const dir = tempDir('mailbox-heartbeat-once-failed-');
-  const mailbox = await createMailbox(
-    { dataDir: dir, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
-    { logger: pino({ level: 'silent' }) },
-  );
-  const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
-  await a.send({ to: '@b', subject: 'for b', body: 'x' });
-  await a.send({ to: '@c', subject: 'for c', body: 'x' });
-  await mailbox.close();
+  const dir = await logWithMailForBAndC('mailbox-heartbeat-once-failed-');
   // A webhook receiver that accepts the connection and never answers (each attempt times out), for @c.
   const silent = net.createServer((socket) => void socket.resume()); // reads the request, answers nothing
   await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', () => resolve()));
@@ -172,15 +170,7 @@ test('a nudge whose delivery failed is reported as failed, never nudged, and --o
 });
 
 test('a nudge published on Redis that nobody hears is reported as unheard, never nudged (exit code 0)', async () => {
-  const dir = tempDir('mailbox-heartbeat-once-unheard-');
-  const mailbox = await createMailbox(
-    { dataDir: dir, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
-    { logger: pino({ level: 'silent' }) },
-  );
-  const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
-  await a.send({ to: '@b', subject: 'for b', body: 'x' });
-  await a.send({ to: '@c', subject: 'for c', body: 'x' });
-  await mailbox.close();
+  const dir = await logWithMailForBAndC('mailbox-heartbeat-once-unheard-');
   const redis = await startRedis();
   const subscriber = new Redis(redis.url);
   const once = () =>

@@ -10,6 +10,7 @@
  * kept in a second set.
  */
 import { ShardedMap } from '../../support/shardedMap';
+import { Smallest } from '../../support/smallest';
 import {
   deliveryRow,
   emptyCounts,
@@ -88,16 +89,6 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
 
   lastNudge(identity: string): string | undefined {
     return this.nudges.get(identity);
-  }
-
-  /** Every message with a ledger (audit verify walks them). */
-  messageIds(): IterableIterator<string> {
-    return this.ledgers.keys();
-  }
-
-  /** The message's header (undefined: no ledger): audit verify orders and sizes its reads of the live ledgers by it. */
-  ledgerHeader(messageId: string): LedgerHeader | undefined {
-    return this.ledgers.get(messageId)?.header;
   }
 
   /** Every identity's last nudge (`<at> <via>`). */
@@ -225,15 +216,16 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
   /** The unwoken messages sent before the cutoff, oldest first (ties by id, as Redis orders equal scores). */
   unwoken(query: UnwokenQuery): UnwokenPage {
     const cutoff = Date.parse(query.sentBefore);
-    const matching: Array<[string, number]> = [];
+    const oldest = new Smallest<[string, number]>(query.limit, (a, b) => a[1] - b[1] || bytewise(a[0], b[0]));
+    let count = 0;
     for (const messageId of this.unwokenIds.keys()) {
       const ledger = this.ledgers.get(messageId)!;
       const sentMs = Date.parse(ledger.header.sentAt);
-      if (sentMs < cutoff && (!query.pendingOnly || ledger.escalatedAt === null)) matching.push([messageId, sentMs]);
+      if (sentMs >= cutoff || (query.pendingOnly && ledger.escalatedAt !== null)) continue;
+      count += 1;
+      oldest.offer([messageId, sentMs]);
     }
-    if (query.limit === 0) return { count: matching.length, messages: [] };
-    matching.sort((a, b) => a[1] - b[1] || bytewise(a[0], b[0]));
-    const messages = matching.slice(0, query.limit).map(([messageId]): UnwokenMessage => {
+    const messages = oldest.sorted().map(([messageId]): UnwokenMessage => {
       const ledger = this.ledgers.get(messageId)!;
       return {
         messageId,
@@ -243,7 +235,7 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
         escalatedAt: ledger.escalatedAt,
       };
     });
-    return { count: matching.length, messages };
+    return { count, messages };
   }
 
   /**

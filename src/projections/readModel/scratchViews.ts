@@ -72,6 +72,9 @@ export class ScratchViews implements ReadModelStorage {
   /** The delivery ledger (the same storage the memory store keeps it in). */
   readonly ledger = new LedgerMemory();
   private lastPosition: bigint | null = null;
+  /** The messages in send order and their audiences (ledgersInSendOrder). */
+  private readonly sent: string[] = [];
+  private readonly audiences: number[] = [];
 
   get checkpoint(): bigint | null {
     return this.lastPosition;
@@ -186,6 +189,17 @@ export class ScratchViews implements ReadModelStorage {
 
   ledgerOpened(header: LedgerHeader): void {
     this.ledger.ledgerOpened(header);
+    this.sent.push(header.messageId);
+    this.audiences.push(header.recipients.length);
+  }
+
+  /**
+   * Every message with a ledger in send order, with its audience (how many recipients): audit verify reads the live
+   * ledgers in this order, the stores' own (ledgerCompare.ts). Kept as it comes (a ledger opens once) rather than
+   * sorted from the ledger's map at the end, which cost verify ~1.3 s at 1M events.
+   */
+  ledgersInSendOrder(): { messageIds: readonly string[]; audiences: readonly number[] } {
+    return { messageIds: this.sent, audiences: this.audiences };
   }
 
   ledgerStageReached(messageId: string, recipient: string, stage: LedgerStage, mark: string): void {

@@ -75,6 +75,12 @@ export interface ViewsBinding {
   elsewhere?: string;
 }
 
+/** A page of deliveryLedgerIds. */
+export interface LedgerIdPage {
+  messageIds: string[];
+  next: string | null;
+}
+
 export interface ProjectionStore {
   /** Where the views live, as /readyz names it. */
   readonly backend: 'memory' | 'sqlite' | 'redis';
@@ -103,6 +109,13 @@ export interface ProjectionStore {
    * The caller keeps batches small (a few hundred messages): the answer holds every row of every one.
    */
   deliveryLedgers(messageIds: readonly string[]): Promise<Map<string, WholeLedger>>;
+  /**
+   * Every message the store keeps a ledger for, a page at a time in the store's own order: audit verify looks for
+   * ledgers the log does not explain (forged, or of another log). `after`: the previous page's `next` (null: the
+   * first page); `next` null: no more. A page holds about `limit` ids; an id may come twice (Redis pages as SCAN
+   * does), none is missed while the store stands still.
+   */
+  deliveryLedgerIds(after: string | null, limit: number): Promise<LedgerIdPage>;
   /** Messages that expected a wake and have none observed, sent before the cutoff (the unwoken alarm), oldest first. */
   unwoken(query: UnwokenQuery): Promise<UnwokenPage>;
   /** Each identity's newest delivered heartbeat nudge (WakeObserved via a nudge target); identities never nudged are absent. */

@@ -82,6 +82,17 @@ export class ShardedMap<V> implements Iterable<[string, V]> {
     return this.entries();
   }
 
+  /** How many parts the keys come in (keysOfPart): one while the map is small, one per shard after. */
+  get parts(): number {
+    return this.maps().length;
+  }
+
+  /** The keys of one part: a walk over every key in steps that can be resumed from a part number. */
+  keysOfPart(part: number): string[] {
+    const map = this.maps()[part];
+    return map === undefined ? [] : [...map.keys()];
+  }
+
   private maps(): ReadonlyArray<Map<string, V>> {
     return this.single ? [this.single] : this.shards!;
   }

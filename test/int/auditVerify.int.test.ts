@@ -238,6 +238,50 @@ describe('audit verify compares the delivery views', () => {
     );
     expect(delivery).toHaveLength(3);
   });
+
+  test('a ledger the live views keep that the log does not explain is reported, named by its sender', async () => {
+    mailbox = await createMailbox(
+      { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+      { logger: silent, clock: ticking() },
+    );
+    const { first } = await populate(mailbox);
+    const real = mailbox.projections;
+    const forgedId = '00000000-0000-4000-8000-00000000f0f0';
+    // The live views as a forged store would serve them: one more ledger (a copy of `first`'s) under an id no send made.
+    const forged = new Proxy(real, {
+      get(target, property, receiver) {
+        if (property === 'deliveryLedgerIds')
+          return async (after: string | null, limit: number) => {
+            const page = await target.deliveryLedgerIds(after, limit);
+            return page.next === null ? { ...page, messageIds: [...page.messageIds, forgedId] } : page;
+          };
+        if (property === 'deliveryLedgers')
+          return async (messageIds: readonly string[]) => {
+            const ledgers = await target.deliveryLedgers(messageIds.filter((id) => id !== forgedId));
+            if (messageIds.includes(forgedId)) {
+              const copy = (await target.deliveryLedgers([first.messageId])).get(first.messageId)!;
+              ledgers.set(forgedId, { ...copy, message: { ...copy.message, messageId: forgedId } });
+            }
+            return ledgers;
+          };
+        return Reflect.get(target, property, receiver) as unknown;
+      },
+    });
+    const out = capture();
+    const { code, report } = await runVerify(
+      eventStoreSource(mailbox.eventStore),
+      forged,
+      { json: false, progress: false },
+      { stdout: out.stream, stderr: capture().stream, env: {} },
+    );
+    expect(code).toBe(1);
+    expect(report.differences).toEqual([
+      { view: 'delivery', identity: '@a', messageId: forgedId, field: 'presence', expected: 'absent', actual: 'a ledger' },
+    ]);
+    expect(out.text()).toContain(
+      `delivery     @a  message ${forgedId}  presence: log says "absent", live projection has "a ledger"`,
+    );
+  });
 });
 
 describe('audit verify compares the task views', () => {
@@ -289,7 +333,7 @@ describe('audit verify compares the task views', () => {
 });
 
 describe('mailbox audit verify (CLI)', () => {
-  test('embedded default (SQLite log and views file): verifies the views the server left, and finds a counter changed by hand', async () => {
+  test('embedded default (SQLite log and views file): verifies the views the server left, and finds a counter changed by hand and a ledger no send made', async () => {
     const dataDir = tempDir('mailbox-verify-');
     const mailbox = await createMailbox({ dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' }, { logger: silent });
     await populate(mailbox);
@@ -303,6 +347,11 @@ describe('mailbox audit verify (CLI)', () => {
     const db = openSqliteDatabase(path.join(dataDir, 'views.sqlite'));
     try {
       db.prepare("UPDATE g1_identities SET unread_high = 7 WHERE identity = '@b'").run(); // B has 1 unread high, per the log
+      // A ledger no send made (no message row either: the store cannot say whose it is).
+      db.prepare(
+        `INSERT INTO g1_ledgers (msg, message_id, position, sender, thread_id, sent_at, recipient_count, wake_expected)
+         VALUES (999, 'forged-ledger', '99', '@a', 'forged-ledger', '2026-01-01T00:00:00.000Z', 1, 0)`,
+      ).run();
     } finally {
       db.close();
     }
@@ -312,6 +361,14 @@ describe('mailbox audit verify (CLI)', () => {
       expect.arrayContaining([
         { view: 'heartbeat', identity: '@b', field: 'byPriority.high', expected: 1, actual: 7 },
         { view: 'unreadCount', identity: '@b', field: 'byPriority.high', expected: 1, actual: 7 },
+        {
+          view: 'delivery',
+          identity: null,
+          messageId: 'forged-ledger',
+          field: 'presence',
+          expected: 'absent',
+          actual: 'a ledger',
+        },
       ]),
     );
   });
@@ -351,7 +408,7 @@ describe('mailbox audit verify (CLI)', () => {
     });
     afterAll(() => redis.stop());
 
-    test('healthy -> exit 0; a counts key corrupted by hand -> the exact difference and exit 1', async () => {
+    test('healthy -> exit 0; a counts key corrupted and a ledger forged by hand -> the exact differences and exit 1', async () => {
       const namespace = `audit${process.pid}x${Date.now()}`;
       const dataDir = tempDir('mailbox-verify-redis-');
       const config = {
@@ -362,7 +419,7 @@ describe('mailbox audit verify (CLI)', () => {
         redisNamespace: namespace,
       };
       const mailbox = await createMailbox(config, { logger: silent });
-      await populate(mailbox);
+      const { first } = await populate(mailbox);
       await mailbox.close(); // the views stay in Redis
       const env = {
         MAILBOX_DATA_DIR: dataDir,
@@ -379,6 +436,9 @@ describe('mailbox audit verify (CLI)', () => {
       const client = new Redis(redis.url);
       try {
         await client.hset(`${namespace}:v1:{@b}:counts`, 'high', '7'); // B has 1 unread high-priority message, per the log
+        // A ledger no send made: a copy of @a's ledger of `first` under another id.
+        const ledger = `${namespace}:v1:{${namespace}}:ledger:`;
+        await client.copy(`${ledger}${first.messageId}`, `${ledger}forged-ledger`);
       } finally {
         client.disconnect();
       }
@@ -390,9 +450,17 @@ describe('mailbox audit verify (CLI)', () => {
         differences: [
           { view: 'heartbeat', identity: '@b', field: 'byPriority.high', expected: 1, actual: 7 },
           { view: 'unreadCount', identity: '@b', field: 'byPriority.high', expected: 1, actual: 7 },
+          {
+            view: 'delivery',
+            identity: '@a',
+            messageId: 'forged-ledger',
+            field: 'presence',
+            expected: 'absent',
+            actual: 'a ledger',
+          },
         ],
       });
-      expect(JSON.parse(drifted.stdout).differences).toHaveLength(2);
+      expect(JSON.parse(drifted.stdout).differences).toHaveLength(3);
     });
   });
 });

@@ -9,6 +9,7 @@ import type {
   AgentView,
   HeartbeatCounts,
   ListedMessage,
+  LedgerIdPage,
   ProjectionStore,
   UnreadCount,
   ViewPage,
@@ -414,6 +415,10 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
 
   async deliveryLedger(messageId: string, query: LedgerQuery): Promise<LedgerPage | undefined> {
     return this.ledger.page(messageId, query);
+  }
+
+  async deliveryLedgerIds(after: string | null, limit: number): Promise<LedgerIdPage> {
+    return this.ledger.ledgerIds(after, limit);
   }
 
   async deliveryLedgers(messageIds: readonly string[]): Promise<Map<string, WholeLedger>> {

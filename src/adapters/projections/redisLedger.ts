@@ -35,6 +35,7 @@ import {
 import { deliveryRow, lastNudgeOf, type LastNudge } from '../../projections/readModel/ledger';
 import type { LedgerFact, ViewChange } from '../../projections/viewChanges';
 import { replyOverdueWake } from '../../projections/readModel/wakes';
+import { Cluster } from 'ioredis';
 import type { RedisClient } from './redisConnection';
 import type { RedisKeys } from './redisKeys';
 
@@ -145,6 +146,26 @@ export class RedisLedgerReader {
   }
 
   /**
+   * The ids of the messages with a ledger, by SCAN of the ledger keys (no index of them is kept: nothing else needs
+   * one). Every ledger key shares the global hash tag, but the node that holds its slot is not looked up: each master
+   * is scanned in address order (the others answer nothing), the cursor naming the node and its SCAN cursor. A
+   * node gone between pages (a failover) is refused, not skipped: its ledgers would be missed without a word.
+   */
+  async ledgerIds(prefix: string, after: string | null, limit: number): Promise<{ messageIds: string[]; next: string | null }> {
+    const nodes = (this.client instanceof Cluster ? this.client.nodes('master') : [this.client])
+      .map((node) => ({ node, address: `${node.options.host}:${node.options.port}` }))
+      .sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+    const [address, cursor] = after === null ? [nodes[0].address, '0'] : splitCursor(after);
+    const at = nodes.findIndex((n) => n.address === address);
+    if (at < 0) throw new Error(`the Redis node ${address} left the cluster while its ledgers were listed`);
+    const start = `${prefix}${this.keys.globalTag}:ledger:`;
+    const [next, keys] = await nodes[at].node.scan(cursor, 'MATCH', `${globPattern(start)}*`, 'COUNT', limit);
+    const messageIds = keys.filter((key) => !key.endsWith(':to')).map((key) => key.slice(start.length));
+    if (next !== '0') return { messageIds, next: `${address}|${next}` };
+    return { messageIds, next: at + 1 < nodes.length ? `${nodes[at + 1].address}|0` : null };
+  }
+
+  /**
    * Each message's whole ledger: its hash (message, counts, marks) and its recipients, two commands a message, all
    * sent at once (one round trip for the batch; every ledger key shares the global hash tag, so one node answers).
    */
@@ -218,3 +239,12 @@ export class RedisLedgerReader {
     };
   }
 }
+
+/** A ledgerIds cursor: the node's address, then its SCAN cursor. */
+function splitCursor(cursor: string): [string, string] {
+  const bar = cursor.lastIndexOf('|');
+  return [cursor.slice(0, bar), cursor.slice(bar + 1)];
+}
+
+/** The text as a SCAN pattern that matches only itself (a namespace or tag may hold glob characters). */
+const globPattern = (text: string): string => text.replace(/[*?[\]\\]/g, '\\$&');

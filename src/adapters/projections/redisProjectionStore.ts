@@ -23,6 +23,7 @@ import {
   ViewsOfAnotherLog,
   type AgentView,
   type HeartbeatCounts,
+  type LedgerIdPage,
   type ProjectionStore,
   type UnreadCount,
   type ViewPage,
@@ -313,6 +314,10 @@ export class RedisProjectionStore implements ProjectionStore {
 
   async deliveryLedger(messageId: string, query: LedgerQuery): Promise<LedgerPage | undefined> {
     return this.read((prefix) => this.ledger.page(prefix, messageId, query));
+  }
+
+  async deliveryLedgerIds(after: string | null, limit: number): Promise<LedgerIdPage> {
+    return this.read((prefix) => this.ledger.ledgerIds(prefix, after, limit));
   }
 
   async deliveryLedgers(messageIds: readonly string[]): Promise<Map<string, WholeLedger>> {

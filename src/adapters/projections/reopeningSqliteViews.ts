@@ -23,6 +23,7 @@ import type { ListQuery } from '../../projections/listQuery';
 import type {
   AgentView,
   HeartbeatCounts,
+  LedgerIdPage,
   ProjectionStore,
   UnreadCount,
   ViewPage,
@@ -217,6 +218,10 @@ export class ReopeningSqliteViews implements ProjectionStore {
 
   deliveryLedger(messageId: string, query: LedgerQuery): Promise<LedgerPage | undefined> {
     return this.use((store) => store.deliveryLedger(messageId, query));
+  }
+
+  deliveryLedgerIds(after: string | null, limit: number): Promise<LedgerIdPage> {
+    return this.use((store) => store.deliveryLedgerIds(after, limit));
   }
 
   deliveryLedgers(messageIds: readonly string[]): Promise<Map<string, WholeLedger>> {

@@ -39,6 +39,7 @@ import {
   ViewsOfAnotherLog,
   type AgentView,
   type HeartbeatCounts,
+  type LedgerIdPage,
   type ProjectionStore,
   type UnreadCount,
   type ViewPage,
@@ -411,6 +412,10 @@ export class SqliteProjectionStore implements ProjectionStore {
 
   async deliveryLedger(messageId: string, query: LedgerQuery): Promise<LedgerPage | undefined> {
     return this.read((reader) => reader.ledger.page(messageId, query));
+  }
+
+  async deliveryLedgerIds(after: string | null, limit: number): Promise<LedgerIdPage> {
+    return this.read((reader) => reader.ledger.ledgerIds(after, limit));
   }
 
   async deliveryLedgers(messageIds: readonly string[]): Promise<Map<string, WholeLedger>> {

@@ -22,6 +22,7 @@ import type { ListQuery } from '../../projections/listQuery';
 import type {
   AgentView,
   HeartbeatCounts,
+  LedgerIdPage,
   ProjectionStore,
   UnreadCount,
   ViewPage,
@@ -336,6 +337,10 @@ export class ThreadedSqliteProjectionStore implements ProjectionStore {
 
   deliveryLedger(messageId: string, query: LedgerQuery): Promise<LedgerPage | undefined> {
     return this.local.deliveryLedger(messageId, query);
+  }
+
+  deliveryLedgerIds(after: string | null, limit: number): Promise<LedgerIdPage> {
+    return this.local.deliveryLedgerIds(after, limit);
   }
 
   deliveryLedgers(messageIds: readonly string[]): Promise<Map<string, WholeLedger>> {

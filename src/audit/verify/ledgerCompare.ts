@@ -1,8 +1,9 @@
 /**
  * `audit verify`, the delivery views (issue 13): every message's ledger (header, counts, escalation and reply
  * marks, each recipient's stages), the unwoken list and each identity's last nudge, rebuilt from the log
- * (ScratchViews' LedgerMemory) against the live ones through the ProjectionStore port. Without it, a ledger row
- * deleted or forged in the live views (get_delivery, `mailbox delivery`, the console) verified as OK.
+ * (ScratchViews' LedgerMemory) against the live ones through the ProjectionStore port, and every ledger the live
+ * views keep looked up in the log's. Without it, a ledger or a row deleted or forged in the live views
+ * (get_delivery, `mailbox delivery`, the console) verified as OK.
  */
 import { mapBounded } from '../../heartbeat/boundedQueue';
 import { lastNudgeOf, type DeliveryRow, type UnwokenMessage, type WholeLedger } from '../../projections/readModel/ledger';
@@ -94,6 +95,40 @@ function compareLedger(want: WholeLedger, got: WholeLedger | undefined, messageI
 const sameRows = (want: readonly DeliveryRow[], got: readonly DeliveryRow[]): boolean =>
   want.length === got.length && want.every((row, i) => sameValue(row, got[i]));
 
+/** Ledger ids per page of the live store's walk (unexplainedLedgers). */
+const IDS_PER_READ = 10_000;
+
+/**
+ * Ledgers the live views keep that the log does not explain (forged, or left from another log): every id the store
+ * walks, looked up in the scratch views. Compared message by message from the log's side only, such a ledger was
+ * never looked at, and verify said OK over it. `among`: only these ids (a re-check).
+ */
+async function unexplainedLedgers(
+  expected: ScratchViews,
+  live: ProjectionStore,
+  among: ReadonlySet<string> | null,
+): Promise<Difference[]> {
+  const unexplained = new Set<string>();
+  for (let after: string | null = null; ;) {
+    const page = await live.deliveryLedgerIds(after, IDS_PER_READ);
+    for (const messageId of page.messageIds)
+      if (!expected.ledger.ledgerOpen(messageId) && (among === null || among.has(messageId))) unexplained.add(messageId);
+    if (page.next === null) break;
+    after = page.next;
+  }
+  const ids = [...unexplained];
+  const diffs: Difference[] = [];
+  for (let i = 0; i < ids.length; i += LEDGERS_PER_READ) {
+    const batch = ids.slice(i, i + LEDGERS_PER_READ);
+    const got = await live.deliveryLedgers(batch); // to name the sender, when the store can read the ledger whole
+    for (const messageId of batch) {
+      const identity = got.get(messageId)?.message.sender ?? null;
+      diffs.push({ view: 'delivery', identity, messageId, field: 'presence', expected: 'absent', actual: 'a ledger' });
+    }
+  }
+  return diffs;
+}
+
 /** The unwoken list: how many (all, and pending escalation), then the oldest ones entry by entry. */
 async function compareUnwoken(expected: ScratchViews, live: ProjectionStore): Promise<Difference[]> {
   const diffs: Difference[] = [];
@@ -171,6 +206,9 @@ export async function compareDelivery(
   const reads = batches(expected, only?.messages ?? null);
   const perBatch = await mapBounded(reads, concurrency, (batch) => compareBatch(expected, live, batch));
   const diffs = perBatch.flat();
+  // A re-check walks the live ledgers again only when a ledger the log did not explain was among the differences.
+  const unexplainedBefore = only === null || [...only.messages].some((id) => !expected.ledger.ledgerOpen(id));
+  if (unexplainedBefore) diffs.push(...(await unexplainedLedgers(expected, live, only?.messages ?? null)));
   if (!only || only.lists) diffs.push(...(await compareUnwoken(expected, live)), ...(await compareLastNudges(expected, live)));
   return { diffs, ledgers: reads.reduce((n, batch) => n + batch.length, 0) };
 }

@@ -87,6 +87,15 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
     return this.ledgers.get(messageId)?.counts[stage] ?? 0;
   }
 
+  /** The ids of the messages with a ledger, a few parts of the map at a time (`after`: the part to go on from). */
+  ledgerIds(after: string | null, limit: number): { messageIds: string[]; next: string | null } {
+    const messageIds: string[] = [];
+    let part = after === null ? 0 : Number(after);
+    while (part < this.ledgers.parts && (messageIds.length === 0 || messageIds.length < limit))
+      messageIds.push(...this.ledgers.keysOfPart(part++));
+    return { messageIds, next: part < this.ledgers.parts ? String(part) : null };
+  }
+
   lastNudge(identity: string): string | undefined {
     return this.nudges.get(identity);
   }

@@ -89,6 +89,15 @@ export class SqliteLedgerReader {
     return ledgers;
   }
 
+  /** The ledgers' ids in the order of their key (the message's integer); the cursor is the last integer read. */
+  ledgerIds(after: string | null, limit: number): { messageIds: string[]; next: string | null } {
+    const rows = this.s.idsAfter.all(after === null ? -1 : Number(after), limit) as Array<{ msg: number; message_id: string }>;
+    return {
+      messageIds: rows.map((row) => row.message_id),
+      next: rows.length < limit ? null : String(rows[rows.length - 1].msg),
+    };
+  }
+
   /** The integers of the first and last id, when the range between them is about the batch's size (else null). */
   private rangeOf(messageIds: readonly string[]): { lo: number; hi: number } | null {
     if (messageIds.length < 2) return null;
@@ -209,6 +218,7 @@ function prepareLedgerReader(db: Database.Database, g: string) {
        FROM ${g}_messages m JOIN ${g}_ledgers l ON l.msg = m.msg WHERE m.message_id IN (SELECT value FROM json_each(?))`,
     ),
     msgOf: db.prepare(`SELECT msg FROM ${g}_messages WHERE message_id = ?`),
+    idsAfter: db.prepare(`SELECT msg, message_id FROM ${g}_ledgers WHERE msg > ? ORDER BY msg LIMIT ?`),
     ledgersBetween: db.prepare(
       `SELECT msg, message_id, position, sender, thread_id, sent_at, recipient_count, wake_expected, in_view, woken,
        seen, read, replied, escalated_at, reply_due_by, reply_overdue_at FROM ${g}_ledgers WHERE msg BETWEEN ? AND ?`,

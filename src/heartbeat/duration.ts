@@ -6,7 +6,9 @@ import { z } from 'zod';
 import { MAX_TIMER_MS, MAX_TIMER_TEXT } from '../support/timerLimit';
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/;
+// The number and its unit written together, as expectsReplyBy takes them: "90 s" was taken here while a send refused it.
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/;
+const SPACED = /^(\d+(?:\.\d+)?)\s+(ms|s|m|h|d)$/;
 
 const FORMS = 'must be a duration such as 250ms, 90s, 10m, 1h, 1d or a number of milliseconds';
 
@@ -29,6 +31,14 @@ export const durationSchema = z.preprocess(
     if (value.trim() !== value && parseDurationMs(value.trim()) !== null) {
       // Spaces around a valid duration: said, with the value as given (quoted: the error is a JSON line, so a tab shows as \t).
       ctx.addIssue({ code: 'custom', message: `${FORMS}, without spaces around it, not '${value}'` });
+      return z.NEVER;
+    }
+    const spaced = SPACED.exec(value);
+    if (spaced) {
+      // Spaces between the number and its unit ("90 s"): said, with the duration written whole. Only there: "1 5s"
+      // is not shown as 15s, a number the user never wrote.
+      const whole = `${spaced[1]}${spaced[2]}`;
+      ctx.addIssue({ code: 'custom', message: `${FORMS}, without spaces inside it: ${whole}, not '${value}'` });
       return z.NEVER;
     }
     return value;

@@ -234,6 +234,26 @@ test('a duration with spaces around it is refused with the forms, as any malform
   }
 });
 
+test('a duration with spaces inside it is refused naming the flag or variable and showing it written whole (it was taken)', async () => {
+  for (const [args, env, option, whole] of [
+    [['--interval', '90 s'], {}, '--interval / MAILBOX_HEARTBEAT_INTERVAL', '90s'],
+    [['--idle', '1.5\th'], {}, '--idle / MAILBOX_HEARTBEAT_IDLE', '1.5h'],
+    [[], { MAILBOX_HEARTBEAT_WAKE_GRACE: '60 ms' }, '--wake-grace / MAILBOX_HEARTBEAT_WAKE_GRACE', '60ms'],
+  ] as const) {
+    const run = await runCli(['heartbeat', '--once', ...args], { MAILBOX_DATA_DIR: dataDir, ...env });
+    expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 2, stdout: '' });
+    const written = args.length ? args[1] : env.MAILBOX_HEARTBEAT_WAKE_GRACE!;
+    expect(JSON.parse(run.stderr)).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      option,
+      message: expect.stringContaining(
+        'must be a duration such as 250ms, 90s, 10m, 1h, 1d or a number of milliseconds, ' +
+          `without spaces inside it: ${whole}, not '${written}'`,
+      ),
+    });
+  }
+});
+
 test('an agents file that names an agent twice is refused at start, naming it (not the last entry silently kept)', async () => {
   const file = `${dataDir}/agents-twice.json`;
   fs.writeFileSync(file, '{"@b": {"optOut": true}, "@c": {}, "@b": {"webhook": "http://127.0.0.1:9/nudge"}}');

@@ -42,6 +42,8 @@ describe('heartbeat settings', () => {
     expect(parseDurationMs('1w')).toBeNull();
     // Written as given, never trimmed: a value with spaces around it is not one of the forms.
     expect([' 90s', '90s ', '\t1500', '10m\n'].map(parseDurationMs)).toEqual([null, null, null, null]);
+    // Nor with spaces inside, as expectsReplyBy refuses them ("90 s" was taken as 90s).
+    expect(['90 s', '1.5\th', '250  ms'].map(parseDurationMs)).toEqual([null, null, null]);
   });
 
   test('days, as expectsReplyBy takes them: --idle 2d, --cooldown 1d, and an interval within the timer limit', () => {

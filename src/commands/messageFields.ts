@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { wholeNumber } from './numberFields';
+import { deadlineTimeSchema } from './isoTime';
 import { PRIORITIES, TASK_STATES } from '../events/storedShapes';
 import type { TaskEnvelope, TaskState } from '../events/types';
 import { assertJsonDepth } from './jsonDepth';
@@ -39,8 +40,6 @@ export const taskStateSchema = z.string().transform((value, ctx) => {
   return z.NEVER;
 });
 
-const isoDate = z.iso.datetime({ offset: true });
-
 const partSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('text'), text: z.string() }),
   z.strictObject({ kind: z.literal('data'), data: z.record(z.string(), z.unknown()) }),
@@ -70,11 +69,11 @@ export const taskEnvelopeSchema = z.strictObject({
     .optional(),
   budget: z
     .strictObject({
-      deadline: isoDate.optional(),
+      deadline: deadlineTimeSchema.optional(),
       maxTokens: wholeNumber('tokens', 1).optional(),
     })
     .optional(),
-  expiresAt: isoDate.optional(),
+  expiresAt: deadlineTimeSchema.optional(),
 });
 
 /** Compile-time link: whatever the input accepts must normalise to the stored envelope (a wider input fails to build). */

@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { MailboxError } from '../errors';
+import { msCeiling } from './isoTime';
 
 const SHORT = /^(\d+)(s|m|h|d)$/;
 const ISO_DURATION = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$/;
@@ -46,7 +47,8 @@ const LATEST_DUE_MS = Date.parse(LATEST_DUE_BY);
 /** The absolute time the reply is due (ISO, UTC), from the send time; an error when it is not after the send, or too far. */
 export function replyDueBy(expectsReplyBy: string, sentAt: string): string | MailboxError {
   const duration = durationMs(expectsReplyBy);
-  const dueMs = duration !== null ? Date.parse(sentAt) + duration : Date.parse(expectsReplyBy);
+  // An ISO time finer than a millisecond is rounded up (Date.parse cut it: the reply was due up to 1 ms early).
+  const dueMs = duration !== null ? Date.parse(sentAt) + duration : msCeiling(expectsReplyBy);
   if (!(dueMs <= LATEST_DUE_MS)) {
     return new MailboxError(
       'VALIDATION_FAILED',

@@ -200,3 +200,25 @@ test('expectsReplyBy whose due time falls after 9999-12-31T23:59:59.999Z is refu
     expect({ expectsReplyBy, status: accepted.status }).toEqual({ expectsReplyBy, status: 201 });
   }
 });
+
+test('expectsReplyBy finer than a millisecond is rounded up to the next one, never earlier than asked: stored and shown so', async () => {
+  const token = (await call('POST', '/v1/agents', ADMIN_TOKEN, { identity: '@g' })).body.token;
+  const at = (ms: number) => new Date(now + ms).toISOString();
+  for (const [expectsReplyBy, dueBy] of [
+    // Python's isoformat: six fraction digits and a +00:00 offset (Date.parse kept .123, a due time 0.456 ms early).
+    [at(3_600_000).replace('.000Z', '.123456+00:00'), at(3_600_124)],
+    [at(3_600_000).replace('.000Z', '.000001Z'), at(3_600_001)],
+    // Half a millisecond after the send is after it (it was refused as "not after the send"): due a millisecond after.
+    [at(0).replace('.000Z', '.0005Z'), at(1)],
+    // Exactly a whole millisecond, written finer: kept as it is.
+    [at(3_600_000).replace('.000Z', '.250000Z'), at(3_600_250)],
+  ]) {
+    const sent = await call('POST', '/v1/messages', token, { to: '@a', subject: 's', body: '.', expectsReplyBy });
+    expect({ expectsReplyBy, status: sent.status }).toEqual({ expectsReplyBy, status: 201 });
+    const id = sent.body.messageId;
+    await settle();
+    const requested = (await allEvents(mailbox)).filter((e) => e.type === 'ReplyRequested' && e.data.messageId === id);
+    expect(requested.map((e) => e.data)).toEqual([{ messageId: id, dueBy }]);
+    expect((await call('GET', `/v1/messages/${id}/delivery`, token)).body).toMatchObject({ replyDueBy: dueBy });
+  }
+});

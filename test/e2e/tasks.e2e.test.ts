@@ -213,3 +213,26 @@ it('a task whose expiresAt or budget.deadline is not after the send is refused o
     await client.close();
   }
 });
+
+it('a task deadline finer than a millisecond is kept rounded up (never earlier than asked); one that rounds past the latest time is refused', async () => {
+  const later = new Date(Date.now() + 3_600_000).toISOString();
+  const sent = await server.call('POST', '/v1/messages', {
+    token: t['@a'],
+    body: { to: '@b', subject: 'python', body: 'x', task: { expiresAt: later.replace(/\.\d{3}Z$/, '.000001+00:00') } },
+  });
+  expect(sent.status).toBe(201);
+  const kept = new Date(Date.parse(later.replace(/\.\d{3}Z$/, 'Z')) + 1).toISOString();
+  const got = await server.call('GET', `/v1/tasks/${sent.body.messageId}`, { token: t['@b'] });
+  expect(got.body.mailbox).toMatchObject({ deadline: kept });
+
+  const before = await server.eventCount();
+  const refused = await server.call('POST', '/v1/messages', {
+    token: t['@a'],
+    body: { to: '@b', subject: 'far', body: 'x', task: { budget: { deadline: '9999-12-31T23:59:59.9999Z' } } },
+  });
+  expect(refused).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+  expect(refused.body.message).toContain(
+    "must be at most 9999-12-31T23:59:59.999Z: times are kept to the millisecond, rounded up, and '9999-12-31T23:59:59.9999Z' rounds up past it",
+  );
+  expect(await server.eventCount()).toBe(before);
+});

@@ -124,6 +124,38 @@ describe.each(STORE_KINDS.slice(0, 2))('task leases and expiry ($name event stor
     ]);
     await Promise.all(stops.map((stop) => stop()));
   });
+
+  it('a deadline finer than a millisecond is rounded up, never earlier than asked: stored so, and the task runs until it', async () => {
+    const clock = new TestClock(T0);
+    const mailbox = await harness.open({ taskSweepMs: 0 }, { clock });
+    const { '@alice': alice, '@bob': bob } = await registerAgents(mailbox, ['@alice', '@bob']);
+    const at = (ms: number) => new Date(T0 + ms).toISOString();
+    // Python's isoformat (six digits, +00:00) and a half millisecond: Date.parse kept .000, a deadline up to 1 ms early.
+    const task = {
+      expiresAt: at(60_000).replace('.000Z', '.000500+00:00'),
+      budget: { deadline: at(60_000).replace('.000Z', '.000999Z') },
+    };
+    const { messageId: taskId } = await alice.send({ to: '@bob', subject: 'by noon', body: 'x', task });
+    const [sent] = await eventsOfType(mailbox, 'MessageSent');
+    expect(sent.data.task).toMatchObject({ expiresAt: at(60_001), budget: { deadline: at(60_001) } });
+    clock.advance(60_000); // the whole millisecond Date.parse read both as: not yet past either
+    expect(await mailbox.sweeper.sweepOnce()).toMatchObject({ looked: 0 });
+    expect(await bob.getTask(taskId)).toMatchObject({ mailbox: { state: 'Submitted' } });
+    clock.advance(1);
+    expect(await mailbox.sweeper.sweepOnce()).toMatchObject({ looked: 1, changed: 1 });
+    expect((await eventsOfType(mailbox, 'TaskExpired'))[0].data).toMatchObject({ reason: 'expired', deadline: at(60_001) });
+  });
+
+  it('a deadline half a millisecond after the send is after it: accepted (it was refused as not after the send)', async () => {
+    const clock = new TestClock(T0);
+    const mailbox = await harness.open({ taskSweepMs: 0 }, { clock });
+    const { '@alice': alice } = await registerAgents(mailbox, ['@alice', '@bob']);
+    const expiresAt = new Date(T0).toISOString().replace('.000Z', '.0005Z');
+    await alice.send({ to: '@bob', subject: 'now', body: 'x', task: { expiresAt } });
+    expect((await eventsOfType(mailbox, 'MessageSent'))[0].data.task).toMatchObject({
+      expiresAt: new Date(T0 + 1).toISOString(),
+    });
+  });
 });
 
 describe('two sweepers on one log', () => {

@@ -77,7 +77,8 @@ export interface TickReport {
   /**
    * Only in a settled report: identities whose nudge was published but heard by nobody (a Redis channel with no
    * subscriber: outcome 'unheard') and that no other target told. Not under `nudged`: nobody was told. Not a failure
-   * either (the publish worked; the agent was not listening): no retry, exit code unchanged.
+   * either (the publish worked; the agent was not listening): no retry, exit code unchanged. An escalation's nudge
+   * (unwoken, reply-overdue) heard by nobody lists its agent here too (escalations are never under `nudged`).
    */
   unheard?: string[];
   pipeline: PipelineReport;
@@ -266,13 +267,20 @@ export class HeartbeatDaemon {
       unreadSet.filter(({ outcomes }) => !Object.values(outcomes).includes('delivered')).map(({ nudge }) => nudge.identity),
     );
     // Taken by a target, yet told nobody: every target that took it published to no listener (none said 'delivered').
-    const unheard = unreadSet
-      .filter(({ delivered, outcomes }) => delivered && !Object.values(outcomes).includes('delivered'))
-      .map(({ nudge }) => nudge.identity);
+    const heardByNobody = ({ delivered, outcomes }: DeliveryReport) =>
+      delivered && !Object.values(outcomes).includes('delivered');
+    const unheard = unreadSet.filter(heardByNobody).map(({ nudge }) => nudge.identity);
+    const listed = report.nudged.filter((identity) => unheard.includes(identity));
+    // An escalation's nudge (unwoken, reply-overdue) heard by nobody was listed nowhere: its agent is unheard too, after
+    // the unread set's (sorted: escalations deliver concurrently), once.
+    const escalations = deliveries
+      .filter((delivery) => delivery.nudge.reason !== undefined && heardByNobody(delivery))
+      .map(({ nudge }) => nudge.identity)
+      .filter((identity) => !listed.includes(identity));
     return {
       ...report,
       nudged: report.nudged.filter((identity) => !untold.has(identity)),
-      unheard: report.nudged.filter((identity) => unheard.includes(identity)),
+      unheard: [...listed, ...[...new Set(escalations)].sort()],
       failed,
     };
   }

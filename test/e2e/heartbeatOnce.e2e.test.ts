@@ -193,6 +193,49 @@ test('a nudge published on Redis that nobody hears is reported as unheard, never
   }
 });
 
+test("an escalation's nudge published on Redis that nobody hears is reported as unheard (it was listed nowhere)", async () => {
+  const dir = tempDir('mailbox-heartbeat-once-escalation-unheard-');
+  const mailbox = await createMailbox(
+    { dataDir: dir, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+    { logger: pino({ level: 'silent' }) },
+  );
+  const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+  const { messageId: toB } = await a.send({ to: '@b', subject: 'answer me', body: 'x', expectsReplyBy: '1s' });
+  const { messageId: toC } = await a.send({ to: '@c', subject: 'for c', body: 'x' });
+  // All three just acted (a send that wakes nobody): no unread-set nudge is due, only the escalations' nudges.
+  for (const agent of [b, c]) await agent.send({ to: '@a', subject: 'busy', body: '.', wakeSuppressed: true });
+  await mailbox.close();
+  await new Promise((resolve) => setTimeout(resolve, 1_100)); // past the reply's due time
+  const redis = await startRedis();
+  const once = (env: Record<string, string> = {}) =>
+    runCli(['heartbeat', '--once', '--idle', '1h', '--wake-grace', '0', '--redis-url', redis.url], {
+      MAILBOX_DATA_DIR: dir,
+      ...env,
+    });
+  try {
+    // The reply to @a is overdue: @b is nudged about it (reason reply-overdue) on its channel, where nobody listens.
+    const overdue = await once();
+    expect(overdue.code).toBe(0);
+    expect(JSON.parse(overdue.stdout)).toMatchObject({
+      replies: { overdue: [{ messageId: toB, waitingOn: ['@b'] }] },
+      nudged: [],
+      loggedOnly: [],
+      unheard: ['@b'],
+      failed: [],
+    });
+
+    // Both messages woke nobody within a 500 ms wake SLA: escalated, each recipient nudged (reason unwoken), unheard.
+    const unwoken = await once({ MAILBOX_WAKE_SLA_MS: '500' });
+    expect(unwoken.code).toBe(0);
+    const report = JSON.parse(unwoken.stdout);
+    expect(report.unwoken.escalated.sort()).toEqual([toB, toC].sort());
+    expect(report).toMatchObject({ nudged: [], loggedOnly: [], unheard: ['@b', '@c'], failed: [] });
+  } finally {
+    await redis.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('durations take days, as expectsReplyBy does (1d was refused); beyond the timer limit still refused', async () => {
   const days = await runCli(['heartbeat', '--once', '--idle', '1d', '--interval', '1d'], { MAILBOX_DATA_DIR: dataDir });
   expect({ code: days.code, stderr: days.stderr.includes('VALIDATION_FAILED') }).toEqual({ code: 0, stderr: false });

@@ -209,17 +209,19 @@ export function openJsonTextLog(config: MailboxConfig): JsonTextLog | null {
 
 /**
  * `mailbox projections rebuild | status`: the configured log and the generations of the shared views (Redis, or the
- * SQLite views file), opened without a projector (the servers' projector keeps following the log meanwhile).
+ * SQLite views file), opened without a projector (the servers' projector keeps following the log meanwhile). Only a
+ * rebuild drops a views file of another schema (to rebuild it); status, a reader, refuses it and leaves it as it is.
  */
 export async function openProjectionMaintenance(
   config: MailboxConfig,
   logger: Logger,
+  { rebuildOtherSchema }: { rebuildOtherSchema: boolean },
 ): Promise<{ log: EventStore; generations: ProjectionGenerations; views: ViewsPlace; close(): Promise<void> }> {
   const log = await openEventLog(config, logger); // before the views too: a views file of no log is not made either
   const file = sqliteViewsFile(config);
   const open = async () =>
     config.redisUrl === undefined && file !== null
-      ? SqliteProjectionStore.open(file, new InProcessWakeBus())
+      ? SqliteProjectionStore.open(file, new InProcessWakeBus(), { rebuildOtherSchema })
       : openRedisProjectionStore(config);
   const store = await open().catch(async (error: unknown) => {
     await log.close();

@@ -94,7 +94,8 @@ export function missingSqliteViewsFile(config: MailboxConfig): string | null {
 /**
  * Opens the views file and says what the projector will do with it: resume from its checkpoint, or build it from the
  * log. Only the views' owner (the mailbox that projects into them) moves a damaged file aside: a separate reader
- * (heartbeat daemon, audit verify) doing so would leave the running server writing to the file it moved. A separate
+ * (heartbeat daemon, audit verify) doing so would leave the running server writing to the file it moved. Nor does a
+ * reader drop views of another schema (it refuses, saying who rebuilds them): it emptied them under the server. A separate
  * reader follows the path instead: when the server replaces the file (builds the views anew), it reads the new one
  * (reopeningSqliteViews.ts).
  */
@@ -105,7 +106,13 @@ export async function openSqliteViews(
   { viewsOwner }: { viewsOwner: boolean } = { viewsOwner: true },
 ): Promise<ProjectionStore> {
   const existed = fs.existsSync(file);
-  const open = () => ThreadedSqliteProjectionStore.open(file, wakeBus, { recoverDamaged: viewsOwner, ownerLock: viewsOwner }); // written on a worker thread, read here
+  // Written on a worker thread, read here. Only the owner moves a damaged file aside or rebuilds views of another schema.
+  const open = () =>
+    ThreadedSqliteProjectionStore.open(file, wakeBus, {
+      recoverDamaged: viewsOwner,
+      rebuildOtherSchema: viewsOwner,
+      ownerLock: viewsOwner,
+    });
   const store = await open();
   const { checkpoint, logIdentity } = await store.binding();
   if (store.driver !== 'better-sqlite3')

@@ -76,7 +76,7 @@ import {
   viewsFileDamaged,
 } from './sqliteViews/sqliteViewsDamage';
 import { SqliteGenerations } from './sqliteViews/sqliteGenerations';
-import { SqliteViewsMeta } from './sqliteViews/sqliteViewsMeta';
+import { otherSchemaRefused, SqliteViewsMeta } from './sqliteViews/sqliteViewsMeta';
 import { SqliteViewReader } from './sqliteViews/sqliteViewReader';
 import { SqliteViewWriter } from './sqliteViews/sqliteViewWriter';
 import {
@@ -107,6 +107,12 @@ export interface SqliteProjectionOptions {
    * owner, the mailbox that projects into them (default false: a reader fails with a message saying what to do).
    */
   recoverDamaged?: boolean;
+  /**
+   * Drop a file's views of another schema at open and start an empty generation that the projector builds from the
+   * log (sqliteViewsMeta.ts). Only for the views' owner and a rebuild (default false: a reader, such as audit verify
+   * or the heartbeat, refuses with the remedy and leaves the file as it is; it dropped the views under a running server).
+   */
+  rebuildOtherSchema?: boolean;
 }
 
 export interface DamagedFileMovedAside {
@@ -227,6 +233,8 @@ export class SqliteProjectionStore implements ProjectionStore {
       db.pragma('busy_timeout = 5000');
       db.pragma(`cache_size = -${Math.max(1024, options.cacheKiB ?? 16 * 1024)}`);
       const store = new SqliteProjectionStore(db, path.resolve(file), wakeBus, { ...options, driver });
+      const other = options.rebuildOtherSchema === true ? null : store.meta.otherSchema();
+      if (other !== null) throw otherSchemaRefused(store.file, other);
       store.schemaReset = store.meta.ensureActive();
       return store;
     } catch (error) {

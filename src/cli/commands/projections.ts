@@ -167,7 +167,7 @@ export async function runRebuild(rawFlags: Record<string, unknown>, io: Projecti
   } = parseInput(rebuildFlagsSchema, { ...others, '--grace-ms': graceMs, '--settle-ms': settleMs }, 'projections rebuild');
   const config = viewsConfig(io);
   const logger = pino({ level: 'warn', name: 'mailbox-projections' }, pino.destination({ dest: 2, sync: true }));
-  const { log, generations, views, close } = await openProjectionMaintenance(config, logger);
+  const { log, generations, views, close } = await openProjectionMaintenance(config, logger, { rebuildOtherSchema: true });
   const progress = progressReporter(io.stdout);
   try {
     const grace = flags.keepPrevious ? null : graceMsGiven;
@@ -252,7 +252,7 @@ export async function runStatus(io: ProjectionsIo = processIo): Promise<number> 
       await log.close();
     }
   }
-  const { log, generations, close } = await openProjectionMaintenance(config, logger);
+  const { log, generations, close } = await openProjectionMaintenance(config, logger, { rebuildOtherSchema: false });
   try {
     const active = await generations.active();
     const head = await log.headPosition(); // after the active checkpoint: the head only grows

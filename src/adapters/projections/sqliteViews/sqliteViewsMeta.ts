@@ -4,11 +4,27 @@
  * fence, each with the time it lapses (milliseconds since the epoch).
  */
 import type Database from 'better-sqlite3';
+import { StartupError } from '../../../startupError';
 import { GENERATION_NAME, generationSchema, META_SCHEMA, VIEWS_SCHEMA_VERSION } from './sqliteViewsSchema';
 
 /** A live projector renews its mark every second or so (projectionRunner.ts); it lapses after this long. */
 export const LIVE_WRITER_TTL_MS = 5000;
 const FIRST_GENERATION = 'g1';
+
+/**
+ * What a reader (audit verify, projections status, the heartbeat) answers for views of another schema: it leaves them
+ * as they are (dropping them would empty the views under a running server of the version that wrote them), and says
+ * who rebuilds them. `reason` is otherSchema's.
+ */
+export function otherSchemaRefused(file: string, reason: string): StartupError {
+  return new StartupError(
+    `The SQLite views file ${file} is of another views schema (${reason}); a reader leaves it as it is: nothing was ` +
+      'changed. The views are rebuilt from the event log for this version by mailbox serve of this version at its ' +
+      'start, or by mailbox projections rebuild; or run this command with the mailbox version that wrote them.',
+    { viewsFile: file },
+    { refusal: { error: 'Views of another schema', code: 'UNAVAILABLE' } },
+  );
+}
 
 export class SqliteViewsMeta {
   private readonly get: Database.Statement;
@@ -44,16 +60,27 @@ export class SqliteViewsMeta {
         this.set.run('schema', VIEWS_SCHEMA_VERSION);
         return null;
       }
-      const schema = this.value('schema');
-      if (schema === VIEWS_SCHEMA_VERSION) return null;
+      const other = this.otherSchema();
+      if (other === null) return null;
       this.dropEveryGeneration();
       const next = `g${Number(this.value('counter') ?? '1') + 1}`;
       this.db.exec(generationSchema(next));
       this.set.run('counter', String(Number(next.slice(1))));
       this.set.run('active', next);
       this.set.run('schema', VIEWS_SCHEMA_VERSION);
-      return `its tables are of views schema ${schema ?? '1 (before the delivery ledger)'}, this mailbox reads schema ${VIEWS_SCHEMA_VERSION}`;
+      return other;
     });
+  }
+
+  /**
+   * Why the file's tables are not of this code's schema, or null (they are, or the file has none yet). Reads only:
+   * a reader asks before ensureActive, which would drop them.
+   */
+  otherSchema(): string | null {
+    if (this.value('active') === null) return null;
+    const schema = this.value('schema');
+    if (schema === VIEWS_SCHEMA_VERSION) return null;
+    return `its tables are of views schema ${schema ?? '1 (before the delivery ledger)'}, this mailbox reads schema ${VIEWS_SCHEMA_VERSION}`;
   }
 
   /** Drops every generation's tables and the rows about them (bulk marks, fence, live writer). */

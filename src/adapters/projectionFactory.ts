@@ -99,6 +99,9 @@ export function missingSqliteViewsFile(config: MailboxConfig): string | null {
  * reader follows the path instead: when the server replaces the file (builds the views anew), it reads the new one
  * (reopeningSqliteViews.ts).
  */
+/** A reader's map of the views file: SQLite clamps it to what it was built for (2 GiB by default); past that, reads. */
+const READER_MAP_BYTES = 2 ** 40;
+
 export async function openSqliteViews(
   file: string,
   wakeBus: InProcessWakeBus,
@@ -106,12 +109,14 @@ export async function openSqliteViews(
   { viewsOwner }: { viewsOwner: boolean } = { viewsOwner: true },
 ): Promise<ProjectionStore> {
   const existed = fs.existsSync(file);
-  // Written on a worker thread, read here. Only the owner moves a damaged file aside or rebuilds views of another schema.
+  // Written on a worker thread, read here. Only the owner moves a damaged file aside or rebuilds views of another schema;
+  // a separate reader maps the file (SqliteProjectionOptions.mapBytes says why).
   const open = () =>
     ThreadedSqliteProjectionStore.open(file, wakeBus, {
       recoverDamaged: viewsOwner,
       rebuildOtherSchema: viewsOwner,
       ownerLock: viewsOwner,
+      ...(viewsOwner ? {} : { mapBytes: READER_MAP_BYTES }),
     });
   const store = await open();
   const { checkpoint, logIdentity } = await store.binding();

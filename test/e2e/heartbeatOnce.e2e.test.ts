@@ -257,44 +257,52 @@ test('durations take days, as expectsReplyBy does (1d was refused); beyond the t
   });
 });
 
+/** Runs `heartbeat --once` with a malformed duration and expects its refusal: exit 2, the option named, the message's end. */
+async function expectDurationRefused(args: readonly string[], env: Record<string, string>, option: string, ending: string) {
+  const run = await runCli(['heartbeat', '--once', ...args], { MAILBOX_DATA_DIR: dataDir, ...env });
+  expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 2, stdout: '' });
+  expect(JSON.parse(run.stderr)).toMatchObject({
+    code: 'VALIDATION_FAILED',
+    option,
+    message: expect.stringContaining(`must be a duration such as 250ms, 90s, 10m, 1h, 1d or a number of milliseconds, ${ending}`),
+  });
+}
+
 test('a duration with spaces around it is refused with the forms, as any malformed duration (it was trimmed and taken)', async () => {
-  for (const [args, env, option] of [
-    [['--interval', ' 90s'], {}, '--interval / MAILBOX_HEARTBEAT_INTERVAL'],
-    [['--idle', '10m '], {}, '--idle / MAILBOX_HEARTBEAT_IDLE'],
-    [[], { MAILBOX_HEARTBEAT_COOLDOWN: '\t15m' }, '--cooldown / MAILBOX_HEARTBEAT_COOLDOWN'],
-  ] as const) {
-    const run = await runCli(['heartbeat', '--once', ...args], { MAILBOX_DATA_DIR: dataDir, ...env });
-    expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 2, stdout: '' });
-    const written = args.length ? args[1] : env.MAILBOX_HEARTBEAT_COOLDOWN!;
-    expect(JSON.parse(run.stderr)).toMatchObject({
-      code: 'VALIDATION_FAILED',
-      option,
-      message: expect.stringContaining(
-        'must be a duration such as 250ms, 90s, 10m, 1h, 1d or a number of milliseconds, ' +
-          `without spaces around it, not '${written}'`,
-      ),
-    });
-  }
+  await expectDurationRefused(
+    ['--interval', ' 90s'],
+    {},
+    '--interval / MAILBOX_HEARTBEAT_INTERVAL',
+    "without spaces around it, not ' 90s'",
+  );
+  await expectDurationRefused(['--idle', '10m '], {}, '--idle / MAILBOX_HEARTBEAT_IDLE', "without spaces around it, not '10m '");
+  await expectDurationRefused(
+    [],
+    { MAILBOX_HEARTBEAT_COOLDOWN: '\t15m' },
+    '--cooldown / MAILBOX_HEARTBEAT_COOLDOWN',
+    "without spaces around it, not '\t15m'",
+  );
 });
 
 test('a duration with spaces inside it is refused naming the flag or variable and showing it written whole (it was taken)', async () => {
-  for (const [args, env, option, whole] of [
-    [['--interval', '90 s'], {}, '--interval / MAILBOX_HEARTBEAT_INTERVAL', '90s'],
-    [['--idle', '1.5\th'], {}, '--idle / MAILBOX_HEARTBEAT_IDLE', '1.5h'],
-    [[], { MAILBOX_HEARTBEAT_WAKE_GRACE: '60 ms' }, '--wake-grace / MAILBOX_HEARTBEAT_WAKE_GRACE', '60ms'],
-  ] as const) {
-    const run = await runCli(['heartbeat', '--once', ...args], { MAILBOX_DATA_DIR: dataDir, ...env });
-    expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 2, stdout: '' });
-    const written = args.length ? args[1] : env.MAILBOX_HEARTBEAT_WAKE_GRACE!;
-    expect(JSON.parse(run.stderr)).toMatchObject({
-      code: 'VALIDATION_FAILED',
-      option,
-      message: expect.stringContaining(
-        'must be a duration such as 250ms, 90s, 10m, 1h, 1d or a number of milliseconds, ' +
-          `without spaces inside it: ${whole}, not '${written}'`,
-      ),
-    });
-  }
+  await expectDurationRefused(
+    ['--interval', '90 s'],
+    {},
+    '--interval / MAILBOX_HEARTBEAT_INTERVAL',
+    "without spaces inside it: 90s, not '90 s'",
+  );
+  await expectDurationRefused(
+    ['--idle', '1.5\th'],
+    {},
+    '--idle / MAILBOX_HEARTBEAT_IDLE',
+    "without spaces inside it: 1.5h, not '1.5\th'",
+  );
+  await expectDurationRefused(
+    [],
+    { MAILBOX_HEARTBEAT_WAKE_GRACE: '60 ms' },
+    '--wake-grace / MAILBOX_HEARTBEAT_WAKE_GRACE',
+    "without spaces inside it: 60ms, not '60 ms'",
+  );
 });
 
 test('an agents file that names an agent twice is refused at start, naming it (not the last entry silently kept)', async () => {

@@ -40,15 +40,16 @@ const ticking = () => {
   return { now: () => new Date(T0 + 1000 * tick++) };
 };
 
+/** A mailbox with its log and views in memory, on a clock that ticks a second per look. */
+const memoryMailbox = () =>
+  createMailbox({ eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' }, { logger: silent, clock: ticking() });
+
 describe('audit verify on the memory store', () => {
   let mailbox: Mailbox;
   afterEach(() => mailbox.close());
 
   test('a healthy system verifies clean (exit 0)', async () => {
-    mailbox = await createMailbox(
-      { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' },
-      { logger: silent, clock: ticking() },
-    );
+    mailbox = await memoryMailbox();
     await populate(mailbox);
     const out = capture();
     const { code, report } = await runVerify(
@@ -72,10 +73,7 @@ describe('audit verify on the memory store', () => {
   });
 
   test('a bogus change applied to the live views is reported exactly, and exits 1', async () => {
-    mailbox = await createMailbox(
-      { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' },
-      { logger: silent, clock: ticking() },
-    );
+    mailbox = await memoryMailbox();
     const { first, second, reply } = await populate(mailbox);
     const forgedAt = '2030-01-02T00:00:00.000Z';
     // Corrupt: mark B's first unread message read in the live views only (no event in the log says so).
@@ -132,10 +130,7 @@ describe('audit verify compares the delivery views', () => {
   afterEach(() => mailbox.close());
 
   test('a wake the log never observed, applied to the live views, is reported on the ledger, the unwoken list and the last nudge, and exits 1', async () => {
-    mailbox = await createMailbox(
-      { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' },
-      { logger: silent, clock: ticking() },
-    );
+    mailbox = await memoryMailbox();
     const { first } = await populate(mailbox);
     const clean = await runVerify(
       eventStoreSource(mailbox.eventStore),
@@ -193,10 +188,7 @@ describe('audit verify compares the delivery views', () => {
   });
 
   test('a ledger or a recipient row missing from the live views, or a row they forged, is reported (read a batch at a time)', async () => {
-    mailbox = await createMailbox(
-      { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' },
-      { logger: silent, clock: ticking() },
-    );
+    mailbox = await memoryMailbox();
     const { first, second } = await populate(mailbox);
     const real = mailbox.projections;
     const forged = { recipient: '@z', inView: null, woken: null, seen: null, read: null, replied: null };
@@ -240,10 +232,7 @@ describe('audit verify compares the delivery views', () => {
   });
 
   test('a ledger the live views keep that the log does not explain is reported, named by its sender', async () => {
-    mailbox = await createMailbox(
-      { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' },
-      { logger: silent, clock: ticking() },
-    );
+    mailbox = await memoryMailbox();
     const { first } = await populate(mailbox);
     const real = mailbox.projections;
     const forgedId = '00000000-0000-4000-8000-00000000f0f0';

@@ -258,14 +258,7 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
     if (!ledger) return undefined;
     const recipients = ledger.header.recipients;
     const sorted = ledger.sorted ?? (recipients.length === 1 ? recipients : [...new Set(recipients)].sort(bytewise));
-    return {
-      message: ledgerMessage(ledger.header),
-      counts: { ...ledger.counts },
-      escalatedAt: ledger.escalatedAt,
-      replyDueBy: ledger.replyDueBy,
-      replyOverdueAt: ledger.replyOverdueAt,
-      rows: sorted.map((recipient) => deliveryRow(recipient, marksOf(ledger, recipient) ?? {})),
-    };
+    return ledgerWith(ledger, sorted);
   }
 
   /** One page of the message's ledger (undefined: no such message). */
@@ -286,15 +279,7 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
     }
     const recipients = sorted.slice(start, start + query.limit);
     const more = start + query.limit < sorted.length;
-    return {
-      message: ledgerMessage(ledger.header),
-      counts: { ...ledger.counts },
-      escalatedAt: ledger.escalatedAt,
-      replyDueBy: ledger.replyDueBy,
-      replyOverdueAt: ledger.replyOverdueAt,
-      rows: recipients.map((recipient) => deliveryRow(recipient, marksOf(ledger, recipient) ?? {})),
-      nextAfter: more ? recipients[recipients.length - 1] : null,
-    };
+    return { ...ledgerWith(ledger, recipients), nextAfter: more ? recipients[recipients.length - 1] : null };
   }
 }
 
@@ -308,4 +293,16 @@ function marksOf(ledger: MessageLedger, recipient: string): LedgerMarks | undefi
 }
 
 /** Redis orders members bytewise; identities are ASCII, so code-unit order is the same. */
+/** The message's ledger as read: its header, counts and marks, and the rows of these recipients (all, or a page). */
+function ledgerWith(ledger: MessageLedger, recipients: readonly string[]): WholeLedger {
+  return {
+    message: ledgerMessage(ledger.header),
+    counts: { ...ledger.counts },
+    escalatedAt: ledger.escalatedAt,
+    replyDueBy: ledger.replyDueBy,
+    replyOverdueAt: ledger.replyOverdueAt,
+    rows: recipients.map((recipient) => deliveryRow(recipient, marksOf(ledger, recipient) ?? {})),
+  };
+}
+
 const bytewise = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

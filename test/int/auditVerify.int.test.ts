@@ -362,6 +362,36 @@ describe('mailbox audit verify (CLI)', () => {
     );
   });
 
+  test('embedded default: a task state column changed by hand is reported on the lists filtered by state (the records agree)', async () => {
+    const dataDir = tempDir('mailbox-verify-');
+    const mailbox = await createMailbox({ dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' }, { logger: silent });
+    await populate(mailbox); // @c sends @d a task, Working
+    await mailbox.close();
+    const env = { MAILBOX_DATA_DIR: dataDir, MAILBOX_LOG_LEVEL: 'silent' };
+    const db = openSqliteDatabase(path.join(dataDir, 'views.sqlite'));
+    let taskId: string;
+    try {
+      taskId = (db.prepare('SELECT task_id FROM g1_tasks').get() as { task_id: string }).task_id;
+      db.prepare("UPDATE g1_tasks SET state = 'Completed'").run(); // the column list_tasks filters on; the record stays Working
+    } finally {
+      db.close();
+    }
+    const drifted = await audit(['verify', '--json'], env);
+    expect(drifted.code).toBe(1);
+    const differences = JSON.parse(drifted.stdout).differences;
+    expect(differences).toEqual(
+      expect.arrayContaining([
+        { view: 'tasks', identity: '@d', field: 'assigned in state Working', expected: [taskId], actual: [] },
+        { view: 'tasks', identity: '@d', field: 'assigned in state Completed', expected: [], actual: [taskId] },
+        { view: 'tasks', identity: '@c', field: 'sent in state Working', expected: [taskId], actual: [] },
+        { view: 'tasks', identity: '@c', field: 'sent in state Completed', expected: [], actual: [taskId] },
+      ]),
+    );
+    expect(differences.every((d: { view: string; field: string }) => d.view === 'tasks' && / in state /.test(d.field))).toBe(
+      true,
+    );
+  });
+
   test('MAILBOX_VIEWS=memory: verifies clean and says what it compared', async () => {
     const dataDir = tempDir('mailbox-verify-');
     const mailbox = await createMailbox(

@@ -71,6 +71,8 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
    */
   private lastIdentity: string | null = null;
   private lastInbox: MemoryInbox | undefined = undefined;
+  /** The message recorded last: its outbox and inbox entries share its fields (sharedFields) without a look-up. */
+  private lastSummary: MessageSummary | null = null;
 
   constructor(@inject(TOKENS.WakeBus) private readonly wakeBus: WakeBus) {}
 
@@ -139,7 +141,9 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
   }
 
   messageRecorded(_position: bigint, summary: MessageSummary): void {
-    this.messages.set(summary.messageId, this.compact(summary));
+    const compacted = this.compact(summary);
+    this.messages.set(summary.messageId, compacted);
+    this.lastSummary = compacted;
   }
 
   identityHasViews(identity: string): void {
@@ -315,6 +319,8 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
    * (a 1,000-recipient broadcast: 1 instead of 1,001).
    */
   private sharedFields(entry: InboxEntryFields): InboxEntryFields {
+    const last = this.lastSummary;
+    if (last !== null && last.messageId === entry.messageId) return last;
     return this.messages.get(entry.messageId) ?? entry;
   }
 
@@ -448,6 +454,7 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
     this.ledger = new LedgerMemory();
     this.lastIdentity = null;
     this.lastInbox = undefined;
+    this.lastSummary = null;
     this.lastPosition = null;
   }
 

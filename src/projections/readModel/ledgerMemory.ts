@@ -43,6 +43,17 @@ interface MessageLedger {
   escalatedAt: string | null;
   replyDueBy: string | null;
   replyOverdueAt: string | null;
+  /** Its send time (ms) while it is unwoken (expects a wake, none observed yet); null otherwise. */
+  unwokenMs: number | null;
+  /** In `unwokenQueue` (until a compaction drops it once woken). */
+  unwokenQueued: boolean;
+  /**
+   * The replies awaited in the thread this message roots (its id is the thread's id, as for every new thread):
+   * the first recipient awaited and its message(s) inline, any further recipients in a Map.
+   */
+  awaitingRecipient: string | null;
+  awaitingIds: string | string[] | null;
+  awaitingOthers: Map<string, string | string[]> | null;
 }
 
 const NONE: readonly string[] = [];
@@ -50,16 +61,19 @@ const NONE: readonly string[] = [];
 export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
   private readonly ledgers = new ShardedMap<MessageLedger>();
   /**
-   * (recipient, thread) -> the messages awaiting its reply there: one id (most threads) or several. Keyed by one
-   * string rather than a Map per thread: every new thread opens one, and a Map of its own cost ~180 bytes.
+   * The replies awaited in a thread whose id is no message's (yet): (recipient, thread) -> the messages awaiting
+   * its reply there, one id or several. A thread rooted by a message keeps them on that message's ledger
+   * (awaitingRecipient...): a million-message rebuild spent ~2 s on this map's look-ups and insertions, a new key
+   * string and three operations per message, in a map too large to stay in cache.
    */
-  private readonly awaiting = new ShardedMap<string | string[]>();
+  private readonly awaitingElsewhere = new ShardedMap<string | string[]>();
   /**
-   * Messages expecting a wake, none observed yet -> their send time (ms); pending escalation: not escalated either.
-   * The time is kept here (a number per unwoken message) rather than parsed from the header at each look: counting
-   * 600,000 unwoken messages that way (a header look-up and a Date.parse each) cost audit verify ~2 s a count.
+   * The messages listed unwoken, in the order listed: each one's ledger says whether it still is (unwokenMs),
+   * and ledgers woken since are dropped in one pass once they are as many as those still unwoken (as the memory
+   * inbox compacts its unread index). A set of ids cost a map insertion per message and a deletion per first wake.
    */
-  private readonly unwokenIds = new ShardedMap<number>();
+  private unwokenQueue: MessageLedger[] = [];
+  private unwokenLive = 0;
   /** Messages whose reply obligation is open (not met, not found overdue) -> when it is due (ms). */
   private readonly due = new ShardedMap<number>();
   /** identity -> message -> when its reply is due (ms). */
@@ -67,28 +81,49 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
   /** Each identity's newest delivered heartbeat nudge, `<at> <via>`. */
   private readonly nudges = new Map<string, string>();
 
+  /**
+   * The message asked about last and its ledger: the rules ask about one message several times per fact (is it
+   * open? is this a recipient? its mark? then the change), each a look-up in a map of a million ledgers that is
+   * rarely in cache. Ledgers are never replaced or removed, so only ledgerOpened has to keep this in step.
+   */
+  private lastId: string | null = null;
+  private lastLedger: MessageLedger | undefined = undefined;
+
+  private find(messageId: string): MessageLedger | undefined {
+    if (messageId !== this.lastId) {
+      this.lastId = messageId;
+      this.lastLedger = this.ledgers.get(messageId);
+    }
+    return this.lastLedger;
+  }
+
   ledgerOpen(messageId: string): boolean {
-    return this.ledgers.has(messageId);
+    return this.find(messageId) !== undefined;
   }
 
   ledgerRecipient(messageId: string, identity: string): boolean {
-    const ledger = this.ledgers.get(messageId);
+    const ledger = this.find(messageId);
     if (!ledger) return false;
     return ledger.members === null ? ledger.header.recipients[0] === identity : ledger.members.has(identity);
   }
 
   ledgerMark(messageId: string, recipient: string, stage: LedgerStage): string | undefined {
-    const ledger = this.ledgers.get(messageId);
+    const ledger = this.find(messageId);
     return ledger === undefined ? undefined : marksOf(ledger, recipient)?.[stage];
   }
 
   awaitingReply(threadId: string, recipient: string): readonly string[] {
-    const awaiting = this.awaiting.get(awaitingKey(recipient, threadId));
-    return awaiting === undefined ? NONE : typeof awaiting === 'string' ? [awaiting] : awaiting;
+    const elsewhere =
+      this.awaitingElsewhere.size === 0 ? undefined : this.awaitingElsewhere.get(awaitingKey(recipient, threadId));
+    const root = this.find(threadId);
+    const onRoot = root === undefined ? undefined : awaitedOnRoot(root, recipient);
+    if (elsewhere === undefined) return idList(onRoot);
+    // Awaited before the thread's id became a message's, then since: in the order awaited.
+    return onRoot === undefined ? idList(elsewhere) : [...idList(elsewhere), ...idList(onRoot)];
   }
 
   ledgerCount(messageId: string, stage: LedgerStage): number {
-    return this.ledgers.get(messageId)?.counts[stage] ?? 0;
+    return this.find(messageId)?.counts[stage] ?? 0;
   }
 
   /** The ids of the messages with a ledger, a few parts of the map at a time (`after`: the part to go on from). */
@@ -114,24 +149,24 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
   }
 
   ledgerEscalatedAt(messageId: string): string | null {
-    return this.ledgers.get(messageId)?.escalatedAt ?? null;
+    return this.find(messageId)?.escalatedAt ?? null;
   }
 
   ledgerRecipients(messageId: string): readonly string[] {
-    return this.ledgers.get(messageId)?.header.recipients ?? NONE;
+    return this.find(messageId)?.header.recipients ?? NONE;
   }
 
   ledgerReplyDueBy(messageId: string): string | null {
-    return this.ledgers.get(messageId)?.replyDueBy ?? null;
+    return this.find(messageId)?.replyDueBy ?? null;
   }
 
   ledgerOverdueAt(messageId: string): string | null {
-    return this.ledgers.get(messageId)?.replyOverdueAt ?? null;
+    return this.find(messageId)?.replyOverdueAt ?? null;
   }
 
   ledgerOpened(header: LedgerHeader): void {
     const members = header.recipients.length > 1 ? new Set(header.recipients) : null;
-    this.ledgers.set(header.messageId, {
+    const ledger: MessageLedger = {
       header,
       members,
       sorted: null,
@@ -140,11 +175,19 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
       escalatedAt: null,
       replyDueBy: null,
       replyOverdueAt: null,
-    });
+      unwokenMs: null,
+      unwokenQueued: false,
+      awaitingRecipient: null,
+      awaitingIds: null,
+      awaitingOthers: null,
+    };
+    this.ledgers.set(header.messageId, ledger);
+    this.lastId = header.messageId;
+    this.lastLedger = ledger;
   }
 
   ledgerStageReached(messageId: string, recipient: string, stage: LedgerStage, mark: string): void {
-    const ledger = this.ledgers.get(messageId)!;
+    const ledger = this.find(messageId)!;
     let marks = marksOf(ledger, recipient);
     if (!marks) {
       marks = {};
@@ -157,31 +200,64 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
   }
 
   replyAwaited(threadId: string, recipient: string, messageId: string): void {
-    const key = awaitingKey(recipient, threadId);
-    const awaiting = this.awaiting.get(key);
-    if (awaiting === undefined) this.awaiting.set(key, messageId);
-    else if (typeof awaiting === 'string') this.awaiting.set(key, [awaiting, messageId]);
-    else awaiting.push(messageId);
+    const root = this.find(threadId);
+    if (root === undefined) {
+      const key = awaitingKey(recipient, threadId);
+      this.awaitingElsewhere.set(key, withId(this.awaitingElsewhere.get(key), messageId));
+    } else if (
+      root.awaitingRecipient === recipient ||
+      (root.awaitingRecipient === null && root.awaitingOthers?.has(recipient) !== true)
+    ) {
+      root.awaitingRecipient = recipient;
+      root.awaitingIds = withId(root.awaitingIds ?? undefined, messageId);
+    } else {
+      root.awaitingOthers ??= new Map();
+      root.awaitingOthers.set(recipient, withId(root.awaitingOthers.get(recipient), messageId));
+    }
   }
 
   repliesSettled(threadId: string, recipient: string): void {
-    this.awaiting.delete(awaitingKey(recipient, threadId));
+    if (this.awaitingElsewhere.size > 0) this.awaitingElsewhere.delete(awaitingKey(recipient, threadId));
+    const root = this.find(threadId);
+    if (root === undefined) return;
+    if (root.awaitingRecipient === recipient) {
+      root.awaitingRecipient = null;
+      root.awaitingIds = null;
+    } else root.awaitingOthers?.delete(recipient);
   }
 
   unwokenListed(messageId: string, sentAt: string): void {
-    this.unwokenIds.set(messageId, Date.parse(sentAt));
+    const ledger = this.find(messageId)!;
+    if (ledger.unwokenMs === null) this.unwokenLive += 1;
+    ledger.unwokenMs = Date.parse(sentAt);
+    if (!ledger.unwokenQueued) {
+      ledger.unwokenQueued = true;
+      this.unwokenQueue.push(ledger);
+    }
   }
 
   unwokenCleared(messageId: string): void {
-    this.unwokenIds.delete(messageId);
+    const ledger = this.find(messageId);
+    if (ledger === undefined || ledger.unwokenMs === null) return;
+    ledger.unwokenMs = null;
+    this.unwokenLive -= 1;
+    const woken = this.unwokenQueue.length - this.unwokenLive;
+    if (woken >= MIN_WOKEN_TO_COMPACT && woken >= this.unwokenLive) {
+      let kept = 0;
+      for (const queued of this.unwokenQueue) {
+        if (queued.unwokenMs !== null) this.unwokenQueue[kept++] = queued;
+        else queued.unwokenQueued = false;
+      }
+      this.unwokenQueue.length = kept;
+    }
   }
 
   wakeEscalated(messageId: string, at: string): void {
-    this.ledgers.get(messageId)!.escalatedAt = at;
+    this.find(messageId)!.escalatedAt = at;
   }
 
   replyRequested(messageId: string, dueBy: string): void {
-    this.ledgers.get(messageId)!.replyDueBy = dueBy;
+    this.find(messageId)!.replyDueBy = dueBy;
     this.due.set(messageId, Date.parse(dueBy));
   }
 
@@ -202,7 +278,7 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
   }
 
   replyOverdueMarked(messageId: string, at: string): void {
-    this.ledgers.get(messageId)!.replyOverdueAt = at;
+    this.find(messageId)!.replyOverdueAt = at;
     this.due.delete(messageId);
   }
 
@@ -229,17 +305,20 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
   /** The unwoken messages sent before the cutoff, oldest first (ties by id, as Redis orders equal scores). */
   unwoken(query: UnwokenQuery): UnwokenPage {
     const cutoff = Date.parse(query.sentBefore);
-    const oldest = new Smallest<[string, number]>(query.limit, (a, b) => a[1] - b[1] || bytewise(a[0], b[0]));
+    const oldest = new Smallest<MessageLedger>(
+      query.limit,
+      (a, b) => a.unwokenMs! - b.unwokenMs! || bytewise(a.header.messageId, b.header.messageId),
+    );
     let count = 0;
-    for (const [messageId, sentMs] of this.unwokenIds) {
-      if (sentMs >= cutoff || (query.pendingOnly && this.ledgers.get(messageId)!.escalatedAt !== null)) continue;
+    for (const ledger of this.unwokenQueue) {
+      const sentMs = ledger.unwokenMs;
+      if (sentMs === null || sentMs >= cutoff || (query.pendingOnly && ledger.escalatedAt !== null)) continue;
       count += 1;
-      oldest.offer([messageId, sentMs]);
+      oldest.offer(ledger);
     }
-    const messages = oldest.sorted().map(([messageId]): UnwokenMessage => {
-      const ledger = this.ledgers.get(messageId)!;
+    const messages = oldest.sorted().map((ledger): UnwokenMessage => {
       return {
-        messageId,
+        messageId: ledger.header.messageId,
         sender: ledger.header.sender,
         sentAt: ledger.header.sentAt,
         recipientCount: ledger.header.recipients.length,
@@ -285,6 +364,26 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
 
 /** The key of a recipient's awaited replies in a thread (identities hold no newline). */
 const awaitingKey = (recipient: string, threadId: string): string => `${recipient}\n${threadId}`;
+
+/** Woken ledgers may linger in the unwoken queue until they are this many and at least as many as the unwoken. */
+const MIN_WOKEN_TO_COMPACT = 64;
+
+/** The message(s) awaiting the recipient's reply in the thread this ledger's message roots. */
+function awaitedOnRoot(root: MessageLedger, recipient: string): string | string[] | undefined {
+  if (root.awaitingRecipient === recipient) return root.awaitingIds ?? undefined;
+  return root.awaitingOthers?.get(recipient);
+}
+
+/** One id or several, with one more (an array once there are two). */
+function withId(ids: string | string[] | undefined, messageId: string): string | string[] {
+  if (ids === undefined) return messageId;
+  if (typeof ids === 'string') return [ids, messageId];
+  ids.push(messageId);
+  return ids;
+}
+
+const idList = (ids: string | string[] | undefined): readonly string[] =>
+  ids === undefined ? NONE : typeof ids === 'string' ? [ids] : ids;
 
 /** The recipient's marks (undefined: it reached no stage yet, or it is not a recipient). */
 function marksOf(ledger: MessageLedger, recipient: string): LedgerMarks | undefined {

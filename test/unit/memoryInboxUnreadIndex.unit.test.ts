@@ -88,4 +88,39 @@ describe('memory inbox unread index', () => {
     expect(all.messages).toHaveLength(200);
     expect(all.messages.every((m) => m.readAt !== null)).toBe(true);
   });
+
+  it('keeps one entry per outbox and per inbox for a message id met again (another sender, further recipients)', async () => {
+    // The store keeps a message's first outbox and first inbox entry on its record and any further one in that
+    // inbox's own map: each recipient's receipt, archive and unarchive must reach its own entry only.
+    const store = new MemoryProjectionStore(new InProcessWakeBus());
+    const sent = direct(1, 1, '@b');
+    const again: ProjectedEvent = {
+      position: 2n,
+      at: at(2),
+      changes: sent.changes.map((change) => {
+        if (change.kind === 'messageRecorded') return { ...change, summary: { ...change.summary, from: '@other' } };
+        if (change.kind === 'outboxAdded') return { ...change, sender: '@other' };
+        return change; // @b's entry again: changes nothing
+      }),
+    };
+    const toC: ProjectedEvent = {
+      position: 3n,
+      at: at(3),
+      changes: sent.changes.filter((change) => change.kind === 'inboxAdded').map((change) => ({ ...change, recipient: '@c' })),
+    };
+    await store.applyBatch([sent, again, toC, { ...sent, position: 4n }]);
+    const ids = async (identity: string, box: 'inbox' | 'outbox', status?: 'unread' | 'archived') =>
+      (await store.listMessages(identity, storeQuery({ box, status, limit: 50 }, null))).messages.map((m) => m.messageId);
+    expect([await ids('@sender', 'outbox'), await ids('@other', 'outbox')]).toEqual([[id(1)], [id(1)]]);
+    expect([await ids('@b', 'inbox'), await ids('@c', 'inbox')]).toEqual([[id(1)], [id(1)]]);
+
+    await store.applyBatch([read(5, 1, '@c'), archived(6, 1, '@b')]);
+    expect([(await store.unreadCount('@b')).unread, (await store.unreadCount('@c')).unread]).toEqual([0, 0]);
+    expect([await ids('@b', 'inbox', 'archived'), await ids('@c', 'inbox', 'archived')]).toEqual([[id(1)], []]);
+    await store.applyBatch([
+      { position: 7n, at: at(7), changes: [{ kind: 'inboxUnarchived', recipient: '@b', messageId: id(1), unarchivedAt: at(7) }] },
+    ]);
+    expect([await ids('@b', 'inbox', 'unread'), await ids('@c', 'inbox', 'unread')]).toEqual([[id(1)], []]);
+    expect((await store.listMessages('@c', storeQuery({ limit: 50 }, null))).messages[0].readAt).toBe(at(10_005));
+  });
 });

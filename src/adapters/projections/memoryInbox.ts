@@ -47,8 +47,12 @@ export class MemoryInbox {
    */
   readonly unread: InboxEntry[] = [];
   readonly outbox: InboxEntry[] = [];
-  /** By message id; sharded once large (a broadcast-heavy inbox holds every broadcast: see shardedMap.ts). */
+  /**
+   * By message id, the entries the store does not keep on the message's own record (the store's MessageRecord:
+   * every recipient but a message's first); sharded once large (a broadcast-heavy inbox holds every broadcast).
+   */
   private readonly byId = new ShardedMap<InboxEntry>();
+  /** The outbox entries of messages whose record names another sender (not met in a log written by this mailbox). */
   private readonly outboxIds = new ShardedMap<true>();
   readonly byPriority: Record<Priority, number> = { low: 0, normal: 0, high: 0 };
   lastActivityAt: string | null = null;
@@ -81,38 +85,30 @@ export class MemoryInbox {
   }
 
   hasOutbox(messageId: string): boolean {
-    return this.outboxIds.has(messageId);
+    return this.outboxIds.size > 0 && this.outboxIds.has(messageId);
   }
 
-  add(position: number, fields: InboxEntryFields, isBroadcast: boolean): void {
+  /** A new entry; `byId`: found by entry() (false: the store keeps it on the message's record). */
+  add(position: number, fields: InboxEntryFields, isBroadcast: boolean, byId: boolean): InboxEntry {
     const entry = newEntry(position, fields, isBroadcast);
-    this.byId.set(fields.messageId, entry);
-    this.lastMessageId = fields.messageId;
-    this.lastEntry = entry;
+    if (byId) {
+      this.byId.set(fields.messageId, entry);
+      this.lastMessageId = fields.messageId;
+      this.lastEntry = entry;
+    }
     insertSorted(this.entries, entry);
     insertSorted(this.unread, entry);
+    return entry;
   }
 
-  addOutbox(position: number, fields: InboxEntryFields): void {
-    this.outboxIds.set(fields.messageId, true);
+  /** A new outbox entry; `byId`: found by hasOutbox() (false: the message's record names this sender). */
+  addOutbox(position: number, fields: InboxEntryFields, byId: boolean): void {
+    if (byId) this.outboxIds.set(fields.messageId, true);
     insertSorted(this.outbox, newEntry(position, fields, isBroadcastAddress(fields.to)));
   }
 
-  markRead(messageId: string, readAt: string): void {
-    this.entry(messageId)!.readAt = readAt;
-  }
-
-  archive(messageId: string, archivedAt: string): void {
-    this.entry(messageId)!.archivedAt = archivedAt;
-  }
-
-  markSeen(messageId: string, seenAt: string): void {
-    this.entry(messageId)!.seenAt = seenAt;
-  }
-
   /** Back in the inbox: an unread entry goes back into the unread index unless it is still there (not yet compacted out). */
-  unarchive(messageId: string): void {
-    const entry = this.entry(messageId)!;
+  unarchive(entry: InboxEntry): void {
     entry.archivedAt = null;
     if (entry.readAt !== null) return;
     const at = lowerBound(this.unread, entry.position);

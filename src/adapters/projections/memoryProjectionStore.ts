@@ -17,7 +17,7 @@ import type {
 } from '../../projections/projectionStore';
 import { applyEvents } from '../../projections/readModel/applyEvents';
 import type { Priority, Role } from '../../events/types';
-import type { EntryState, ReadModelStorage } from '../../projections/readModel/view';
+import type { ReadModelStorage } from '../../projections/readModel/view';
 import type { InboxEntryFields, MessageSummary, ProjectedEvent, WakeEvent } from '../../projections/viewChanges';
 import type { WakeBus } from '../../projections/wakeBus';
 import { MemoryInbox, type InboxEntry } from './memoryInbox';
@@ -51,12 +51,26 @@ const matches = (entry: InboxEntry, query: ListQuery): boolean => {
   return true;
 };
 
+/**
+ * One per message: its summary, and what most messages have exactly one of, kept here rather than in a map of
+ * their own: the sender whose outbox holds it and the first recipient's inbox entry (a direct message's only one).
+ * A million-event rebuild spent ~2.4 s on those maps (per message an insertion into each, and a look-up of each
+ * that found nothing before the insertion), each too large to stay in cache; the record is at hand already, the
+ * one just recorded. Any further recipient's entry (a broadcast's) is in that recipient's inbox map.
+ */
+interface MessageRecord {
+  summary: MessageSummary | null;
+  outboxSender: string | null;
+  entryRecipient: string | null;
+  entry: InboxEntry | null;
+}
+
 @injectable()
 export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage {
   readonly backend = 'memory' as const;
   private agents = new Map<string, AgentView>();
   /** One per message for as long as the process runs: sharded (support/shardedMap.ts, why there). */
-  private messages = new ShardedMap<MessageSummary>();
+  private messages = new ShardedMap<MessageRecord>();
   private inboxes = new Map<string, MemoryInbox>();
   private identities = new Map<string, string>();
   private tasks = new TaskViewsMemory();
@@ -71,8 +85,9 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
    */
   private lastIdentity: string | null = null;
   private lastInbox: MemoryInbox | undefined = undefined;
-  /** The message recorded last: its outbox and inbox entries share its fields (sharedFields) without a look-up. */
-  private lastSummary: MessageSummary | null = null;
+  /** The message asked about last and its record (the rules ask about one message several times per event). */
+  private lastMessageId: string | null = null;
+  private lastRecord: MessageRecord | undefined = undefined;
 
   constructor(@inject(TOKENS.WakeBus) private readonly wakeBus: WakeBus) {}
 
@@ -107,12 +122,36 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
     return this.find(identity) !== undefined;
   }
 
-  entry(recipient: string, messageId: string): EntryState | undefined {
-    return this.find(recipient)?.entry(messageId);
+  entry(recipient: string, messageId: string): InboxEntry | undefined {
+    const record = this.record(messageId);
+    if (record === undefined) return undefined; // no entry anywhere without its record
+    if (record.entryRecipient === recipient) return record.entry!;
+    return record.entryRecipient === null ? undefined : this.find(recipient)?.entry(messageId);
   }
 
   hasOutboxEntry(sender: string, messageId: string): boolean {
-    return this.find(sender)?.hasOutbox(messageId) ?? false;
+    const record = this.record(messageId);
+    if (record === undefined || record.outboxSender === null) return false;
+    return record.outboxSender === sender || (this.find(sender)?.hasOutbox(messageId) ?? false);
+  }
+
+  private record(messageId: string): MessageRecord | undefined {
+    if (messageId !== this.lastMessageId) {
+      this.lastMessageId = messageId;
+      this.lastRecord = this.messages.get(messageId);
+    }
+    return this.lastRecord;
+  }
+
+  /** The message's record, made for it if it has none (an entry of a message not recorded: the fields are the entry's). */
+  private recordOf(messageId: string): MessageRecord {
+    let record = this.record(messageId);
+    if (record === undefined) {
+      record = { summary: null, outboxSender: null, entryRecipient: null, entry: null };
+      this.messages.set(messageId, record);
+      this.lastRecord = record;
+    }
+    return record;
   }
 
   isRegistered(identity: string): boolean {
@@ -141,21 +180,36 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
   }
 
   messageRecorded(_position: bigint, summary: MessageSummary): void {
-    const compacted = this.compact(summary);
-    this.messages.set(summary.messageId, compacted);
-    this.lastSummary = compacted;
+    const record = this.record(summary.messageId);
+    if (record !== undefined) record.summary = this.compact(summary);
+    else {
+      const created: MessageRecord = { summary: this.compact(summary), outboxSender: null, entryRecipient: null, entry: null };
+      this.messages.set(summary.messageId, created);
+      this.lastRecord = created;
+    }
   }
 
   identityHasViews(identity: string): void {
     this.createInbox(identity);
   }
 
+  // The message's summary carries every entry field with the same values: the sender's outbox and each recipient's
+  // inbox share it, one object per message instead of one per view (a 1,000-recipient broadcast: 1 instead of 1,001).
   outboxEntryAdded(sender: string, position: bigint, entry: InboxEntryFields): void {
-    this.inbox(sender).addOutbox(Number(position), this.sharedFields(entry));
+    const record = this.recordOf(entry.messageId);
+    const first = record.outboxSender === null;
+    if (first) record.outboxSender = this.intern(sender);
+    this.inbox(sender).addOutbox(Number(position), record.summary ?? entry, !first);
   }
 
   inboxEntryAdded(recipient: string, position: bigint, entry: InboxEntryFields, isBroadcast: boolean): void {
-    this.inbox(recipient).add(Number(position), this.sharedFields(entry), isBroadcast);
+    const record = this.recordOf(entry.messageId);
+    const first = record.entryRecipient === null;
+    const added = this.inbox(recipient).add(Number(position), record.summary ?? entry, isBroadcast, !first);
+    if (first) {
+      record.entryRecipient = this.intern(recipient);
+      record.entry = added;
+    }
   }
 
   unreadMoved(identity: string, priority: Priority, by: 1 | -1): void {
@@ -163,19 +217,19 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
   }
 
   entryRead(recipient: string, messageId: string, readAt: string): void {
-    this.inbox(recipient).markRead(messageId, readAt);
+    this.entry(recipient, messageId)!.readAt = readAt;
   }
 
   entryArchived(recipient: string, messageId: string, archivedAt: string): void {
-    this.inbox(recipient).archive(messageId, archivedAt);
+    this.entry(recipient, messageId)!.archivedAt = archivedAt;
   }
 
   entryUnarchived(recipient: string, messageId: string): void {
-    this.inbox(recipient).unarchive(messageId);
+    this.inbox(recipient).unarchive(this.entry(recipient, messageId)!);
   }
 
   entrySeen(recipient: string, messageId: string, seenAt: string): void {
-    this.inbox(recipient).markSeen(messageId, seenAt);
+    this.entry(recipient, messageId)!.seenAt = seenAt;
   }
 
   unseenMoved(identity: string, by: 1 | -1): void {
@@ -313,17 +367,6 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
     return identity;
   }
 
-  /**
-   * The message's summary carries every entry field with the same values: sharing it between the
-   * sender's outbox and each recipient's inbox keeps one object per message instead of one per view
-   * (a 1,000-recipient broadcast: 1 instead of 1,001).
-   */
-  private sharedFields(entry: InboxEntryFields): InboxEntryFields {
-    const last = this.lastSummary;
-    if (last !== null && last.messageId === entry.messageId) return last;
-    return this.messages.get(entry.messageId) ?? entry;
-  }
-
   async checkpoint(): Promise<bigint | null> {
     return this.lastPosition;
   }
@@ -352,7 +395,7 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
   }
 
   private listed(entry: InboxEntry, box: ListQuery['box'], archived = false): ListedMessage {
-    const summary = this.messages.get(entry.fields.messageId);
+    const summary = this.messages.get(entry.fields.messageId)?.summary;
     // Built field by field, not by rest/spread: one object shape for every entry made listing a million
     // entries (audit verify) about twice as fast. A new MessageSummary field must be added here too.
     const s = summary ?? { ...entry.fields, inReplyTo: null, task: null };
@@ -454,7 +497,8 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
     this.ledger = new LedgerMemory();
     this.lastIdentity = null;
     this.lastInbox = undefined;
-    this.lastSummary = null;
+    this.lastMessageId = null;
+    this.lastRecord = undefined;
     this.lastPosition = null;
   }
 

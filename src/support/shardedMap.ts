@@ -93,6 +93,12 @@ export class ShardedMap<V> implements Iterable<[string, V]> {
     return map === undefined ? [] : [...map.keys()];
   }
 
+  /** The entries of one part (keysOfPart, with their values). */
+  entriesOfPart(part: number): Array<[string, V]> {
+    const map = this.maps()[part];
+    return map === undefined ? [] : [...map.entries()];
+  }
+
   private maps(): ReadonlyArray<Map<string, V>> {
     return this.single ? [this.single] : this.shards!;
   }

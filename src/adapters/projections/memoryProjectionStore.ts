@@ -35,7 +35,7 @@ import type {
   WholeLedger,
 } from '../../projections/readModel/ledger';
 import { lastNudgeOf, type LastNudge } from '../../projections/readModel/ledger';
-import { LedgerMemory } from '../../projections/readModel/ledgerMemory';
+import { LedgerMemory, type LedgerShelf, type MessageLedger } from '../../projections/readModel/ledgerMemory';
 import { ShardedMap } from '../../support/shardedMap';
 
 const matches = (entry: InboxEntry, query: ListQuery): boolean => {
@@ -63,6 +63,8 @@ interface MessageRecord {
   outboxSender: string | null;
   entryRecipient: string | null;
   entry: InboxEntry | null;
+  /** Its delivery ledger (LedgerMemory keeps it here: see ledgerShelf). */
+  ledger: MessageLedger | null;
 }
 
 @injectable()
@@ -74,7 +76,20 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
   private inboxes = new Map<string, MemoryInbox>();
   private identities = new Map<string, string>();
   private tasks = new TaskViewsMemory();
-  private ledger = new LedgerMemory();
+  /** LedgerMemory keeps each message's ledger on the message's record (MessageRecord), not in a map of its own. */
+  private readonly ledgerShelf: LedgerShelf = {
+    get: (messageId) => this.record(messageId)?.ledger ?? undefined,
+    set: (messageId, ledger) => {
+      this.recordOf(messageId).ledger = ledger;
+    },
+    partCount: () => this.messages.parts,
+    idsOfPart: (part) =>
+      this.messages
+        .entriesOfPart(part)
+        .filter(([, record]) => record.ledger !== null)
+        .map(([messageId]) => messageId),
+  };
+  private ledger = new LedgerMemory(this.ledgerShelf);
   private lastPosition: bigint | null = null;
   private logIdentity: string | null = null;
   /**
@@ -147,7 +162,7 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
   private recordOf(messageId: string): MessageRecord {
     let record = this.record(messageId);
     if (record === undefined) {
-      record = { summary: null, outboxSender: null, entryRecipient: null, entry: null };
+      record = { summary: null, outboxSender: null, entryRecipient: null, entry: null, ledger: null };
       this.messages.set(messageId, record);
       this.lastRecord = record;
     }
@@ -183,7 +198,13 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
     const record = this.record(summary.messageId);
     if (record !== undefined) record.summary = this.compact(summary);
     else {
-      const created: MessageRecord = { summary: this.compact(summary), outboxSender: null, entryRecipient: null, entry: null };
+      const created: MessageRecord = {
+        summary: this.compact(summary),
+        outboxSender: null,
+        entryRecipient: null,
+        entry: null,
+        ledger: null,
+      };
       this.messages.set(summary.messageId, created);
       this.lastRecord = created;
     }
@@ -494,7 +515,7 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
     this.inboxes = new Map();
     this.identities = new Map();
     this.tasks = new TaskViewsMemory();
-    this.ledger = new LedgerMemory();
+    this.ledger = new LedgerMemory(this.ledgerShelf);
     this.lastIdentity = null;
     this.lastInbox = undefined;
     this.lastMessageId = null;

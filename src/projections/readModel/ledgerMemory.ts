@@ -31,7 +31,8 @@ import {
   type UnwokenQuery,
 } from './ledger';
 
-interface MessageLedger {
+/** A message's ledger as this storage keeps it (its fields are this file's business). */
+export interface MessageLedger {
   header: LedgerHeader;
   /** The recipients as a set, for a message with several (one recipient is compared directly). */
   members: Set<string> | null;
@@ -58,8 +59,38 @@ interface MessageLedger {
 
 const NONE: readonly string[] = [];
 
+/**
+ * Where the ledgers are kept, by message id: a map of their own (the default), or a slot on a record its owner keeps
+ * for every message anyway (the memory store: one look-up per message instead of one in each of two large maps).
+ * `partCount` and `idsOfPart` walk the ids of the messages with a ledger in resumable steps (ledgerIds).
+ */
+export interface LedgerShelf {
+  get(messageId: string): MessageLedger | undefined;
+  set(messageId: string, ledger: MessageLedger): void;
+  partCount(): number;
+  idsOfPart(part: number): string[];
+}
+
+/** The default shelf: a map of the ledgers' own. */
+class OwnShelf implements LedgerShelf {
+  private readonly map = new ShardedMap<MessageLedger>();
+  get(messageId: string): MessageLedger | undefined {
+    return this.map.get(messageId);
+  }
+  set(messageId: string, ledger: MessageLedger): void {
+    this.map.set(messageId, ledger);
+  }
+  partCount(): number {
+    return this.map.parts;
+  }
+  idsOfPart(part: number): string[] {
+    return this.map.keysOfPart(part);
+  }
+}
+
 export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
-  private readonly ledgers = new ShardedMap<MessageLedger>();
+  constructor(private readonly ledgers: LedgerShelf = new OwnShelf()) {}
+
   /**
    * The replies awaited in a thread whose id is no message's (yet): (recipient, thread) -> the messages awaiting
    * its reply there, one id or several. A thread rooted by a message keeps them on that message's ledger
@@ -130,9 +161,10 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
   ledgerIds(after: string | null, limit: number): { messageIds: string[]; next: string | null } {
     const messageIds: string[] = [];
     let part = after === null ? 0 : Number(after);
-    while (part < this.ledgers.parts && (messageIds.length === 0 || messageIds.length < limit))
-      messageIds.push(...this.ledgers.keysOfPart(part++));
-    return { messageIds, next: part < this.ledgers.parts ? String(part) : null };
+    const parts = this.ledgers.partCount();
+    while (part < parts && (messageIds.length === 0 || messageIds.length < limit))
+      messageIds.push(...this.ledgers.idsOfPart(part++));
+    return { messageIds, next: part < parts ? String(part) : null };
   }
 
   lastNudge(identity: string): string | undefined {

@@ -12,6 +12,7 @@
 import { ShardedMap } from '../../support/shardedMap';
 import { Smallest } from '../../support/smallest';
 import {
+  LEDGER_STAGES,
   deliveryRow,
   emptyCounts,
   ledgerMessage,
@@ -40,7 +41,8 @@ export interface MessageLedger {
   sorted: string[] | null;
   /** Each recipient's marks: the sole recipient's inline (most messages), a Map for a message with several. */
   marks: LedgerMarks | Map<string, LedgerMarks> | null;
-  counts: LedgerCounts;
+  /** Per stage, how many recipients reached it; null for a message with one recipient (its marks say: 1 or 0). */
+  counts: LedgerCounts | null;
   escalatedAt: string | null;
   replyDueBy: string | null;
   replyOverdueAt: string | null;
@@ -118,7 +120,15 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
    * rarely in cache. Ledgers are never replaced or removed, so only ledgerOpened has to keep this in step.
    */
   private lastId: string | null = null;
+  /** One copy of each identity, as a one-element list (a direct message's recipients) whose element is the copy. */
+  private readonly identities = new Map<string, readonly [string]>();
   private lastLedger: MessageLedger | undefined = undefined;
+
+  private identity(identity: string): readonly [string] {
+    let kept = this.identities.get(identity);
+    if (kept === undefined) this.identities.set(identity, (kept = [identity]));
+    return kept;
+  }
 
   private find(messageId: string): MessageLedger | undefined {
     if (messageId !== this.lastId) {
@@ -154,7 +164,8 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
   }
 
   ledgerCount(messageId: string, stage: LedgerStage): number {
-    return this.find(messageId)?.counts[stage] ?? 0;
+    const ledger = this.find(messageId);
+    return ledger === undefined ? 0 : countOf(ledger, stage);
   }
 
   /** The ids of the messages with a ledger, a few parts of the map at a time (`after`: the part to go on from). */
@@ -196,14 +207,25 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
     return this.find(messageId)?.replyOverdueAt ?? null;
   }
 
-  ledgerOpened(header: LedgerHeader): void {
-    const members = header.recipients.length > 1 ? new Set(header.recipients) : null;
+  ledgerOpened(opened: LedgerHeader): void {
+    const members = opened.recipients.length > 1 ? new Set(opened.recipients) : null;
+    // Kept field by field: each event arrives freshly parsed, so a direct message's recipient list and its sender
+    // would be new objects per message; one copy of each identity (and of `[identity]`) serves every ledger.
+    const header: LedgerHeader = {
+      messageId: opened.messageId,
+      position: opened.position,
+      sender: this.identity(opened.sender)[0],
+      threadId: opened.threadId === opened.messageId ? opened.messageId : opened.threadId,
+      sentAt: opened.sentAt,
+      recipients: members === null && opened.recipients.length === 1 ? this.identity(opened.recipients[0]) : opened.recipients,
+      wakeExpected: opened.wakeExpected,
+    };
     const ledger: MessageLedger = {
       header,
       members,
       sorted: null,
       marks: members === null ? null : new Map(),
-      counts: emptyCounts(),
+      counts: members === null ? null : emptyCounts(),
       escalatedAt: null,
       replyDueBy: null,
       replyOverdueAt: null,
@@ -228,7 +250,7 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
     }
     // A direct message's inView mark is its own position, already held by the header: one string, not two.
     marks[stage] = mark === ledger.header.position ? ledger.header.position : mark;
-    ledger.counts[stage] += 1;
+    if (ledger.counts !== null) ledger.counts[stage] += 1;
   }
 
   replyAwaited(threadId: string, recipient: string, messageId: string): void {
@@ -423,12 +445,19 @@ function marksOf(ledger: MessageLedger, recipient: string): LedgerMarks | undefi
   return ledger.marks !== null && ledger.header.recipients[0] === recipient ? ledger.marks : undefined;
 }
 
-/** Redis orders members bytewise; identities are ASCII, so code-unit order is the same. */
+/** How many recipients reached the stage. */
+function countOf(ledger: MessageLedger, stage: LedgerStage): number {
+  if (ledger.counts !== null) return ledger.counts[stage];
+  return ledger.marks !== null && !(ledger.marks instanceof Map) && ledger.marks[stage] !== undefined ? 1 : 0;
+}
+
 /** The message's ledger as read: its header, counts and marks, and the rows of these recipients (all, or a page). */
 function ledgerWith(ledger: MessageLedger, recipients: readonly string[]): WholeLedger {
+  const counts = emptyCounts();
+  for (const stage of LEDGER_STAGES) counts[stage] = countOf(ledger, stage);
   return {
     message: ledgerMessage(ledger.header),
-    counts: { ...ledger.counts },
+    counts,
     escalatedAt: ledger.escalatedAt,
     replyDueBy: ledger.replyDueBy,
     replyOverdueAt: ledger.replyOverdueAt,
@@ -436,4 +465,5 @@ function ledgerWith(ledger: MessageLedger, recipients: readonly string[]): Whole
   };
 }
 
+/** Redis orders members bytewise; identities are ASCII, so code-unit order is the same. */
 const bytewise = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

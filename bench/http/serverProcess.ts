@@ -16,8 +16,11 @@ import { BENCH_ADMIN_TOKEN, openEmbeddedMailbox } from '../lib/mailbox';
 import { memoryMb } from '../lib/memory';
 import { makeTmpDir, removeDir } from '../lib/tmp';
 import { startStallTrace } from './stallTrace';
+import { tuneCollector } from '../../src/support/collectorTuning';
 
 async function main(): Promise<void> {
+  // As `mailbox serve` runs: the CLI's collector settings, unless BENCH_V8_DEFAULTS=1 measures V8's own.
+  if (process.env.BENCH_V8_DEFAULTS !== '1') tuneCollector();
   // BENCH_SERVER_DATA_DIR: serve a store a bench prepared (kept at stop); otherwise a fresh one in a temp dir.
   const given = process.env.BENCH_SERVER_DATA_DIR;
   const dir = given ?? makeTmpDir('mailbox-bench-http-');

@@ -12,6 +12,7 @@ import { registerHeartbeatCommands } from './commands/heartbeat';
 import { registerAuditCommands } from './commands/audit';
 import { registerProjectionsCommands } from './commands/projections';
 import { refuseRepeatedOptions } from './commands/repeatedOptions';
+import { tuneCollector } from '../support/collectorTuning';
 
 export function buildProgram(): Command {
   const program = new Command('mailbox')
@@ -43,5 +44,6 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  tuneCollector(); // this process's V8 settings, before any work (support/collectorTuning.ts says why)
   await buildProgram().parseAsync(argv);
 }

@@ -7,6 +7,8 @@
  * renewal found the lease taken, whichever it meets first) and says so in one log line.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { openSqliteDatabase } from '../../src/support/sqlite/sqliteDriver';
 import { ensureBuilt, MAILBOX_BIN, ROOT } from '../support/builtCli';
 import { ADMIN_TOKEN, tempDir } from '../support/fixtures';
 import { callUrl } from '../support/httpServer';
@@ -122,6 +124,37 @@ const leaderAmong = async (of: Node[]): Promise<Node | null> => {
   return leading[0] ?? null;
 };
 
+/**
+ * SIGSTOPs the node at a moment it holds no write lock on the shared log. A node writes in the background (its wake
+ * observations, every 100 ms), and one paused inside such a commit holds the file's lock for as long as it stays paused:
+ * every other node's append then waits for it and fails (SQLite cannot take a lock from a live process; operators.md).
+ * That is not the take-over this test is about, and it made the test fail about once in a hundred full runs. Paused,
+ * the node is asked whether the lock is free (BEGIN IMMEDIATE on a connection of this test's); if not, it runs on a
+ * moment and is paused again.
+ */
+async function pauseOutsideLogWrites(node: Node, logFile: string): Promise<void> {
+  const db = openSqliteDatabase(logFile);
+  try {
+    db.pragma('busy_timeout = 0');
+    await waitFor(
+      () => {
+        node.child.kill('SIGSTOP');
+        try {
+          db.exec('BEGIN IMMEDIATE');
+          db.exec('ROLLBACK');
+          return true;
+        } catch {
+          node.child.kill('SIGCONT'); // paused mid-commit: let it finish and try again
+          return false;
+        }
+      },
+      { timeoutMs: 10_000, what: `${node.id} paused outside a write to the log` },
+    );
+  } finally {
+    db.close();
+  }
+}
+
 test('three API nodes: one projects; SIGKILL of the leader under load hands over within lease + 1 s, nothing lost, one wake per message; a SIGSTOPped leader steps down on SIGCONT', async () => {
   const dataDir = tempDir('lease-e2e-');
   const namespace = `lease${process.pid}`;
@@ -215,7 +248,7 @@ test('three API nodes: one projects; SIGKILL of the leader under load hands over
   // SIGSTOP the leader past its lease; the other follower takes over; SIGCONT: the old leader steps down.
   const stopped = next!;
   const remaining = others.find((node) => node !== stopped)!;
-  stopped.child.kill('SIGSTOP');
+  await pauseOutsideLogWrites(stopped, path.join(dataDir, 'events.sqlite'));
   await waitFor(async () => (await leaderAmong([remaining])) === remaining, {
     timeoutMs: LEASE_MS + 5000,
     what: 'the follower leads',

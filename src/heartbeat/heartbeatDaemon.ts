@@ -271,16 +271,31 @@ export class HeartbeatDaemon {
       delivered && !Object.values(outcomes).includes('delivered');
     const unheard = unreadSet.filter(heardByNobody).map(({ nudge }) => nudge.identity);
     const listed = report.nudged.filter((identity) => unheard.includes(identity));
-    // An escalation's nudge (unwoken, reply-overdue) heard by nobody was listed nowhere: its agent is unheard too, after
-    // the unread set's (sorted: escalations deliver concurrently), once.
-    const escalations = deliveries
-      .filter((delivery) => delivery.nudge.reason !== undefined && heardByNobody(delivery))
-      .map(({ nudge }) => nudge.identity)
-      .filter((identity) => !listed.includes(identity));
+    // An escalation's nudge (unwoken, reply-overdue) is said as the unread set's are: its agent under nudged (told),
+    // loggedOnly (no target serves it) or unheard (published to no listener), after the unread set's agents (sorted:
+    // escalations deliver concurrently), each once. Failures are under `failed`, with the reason.
+    const escalations = deliveries.filter((delivery) => delivery.nudge.reason !== undefined);
+    const escalated = (outcome: (delivery: DeliveryReport) => boolean, already: readonly string[]): string[] => [
+      ...already,
+      ...[
+        ...new Set(
+          escalations
+            .filter(outcome)
+            .map(({ nudge }) => nudge.identity)
+            .filter((identity) => !already.includes(identity)),
+        ),
+      ].sort(),
+    ];
+    const told = ({ outcomes }: DeliveryReport) => Object.values(outcomes).includes('delivered');
+    const loggedOnly = ({ outcomes }: DeliveryReport) => outcomes.log === 'logged';
     return {
       ...report,
-      nudged: report.nudged.filter((identity) => !untold.has(identity)),
-      unheard: [...listed, ...[...new Set(escalations)].sort()],
+      nudged: escalated(
+        told,
+        report.nudged.filter((identity) => !untold.has(identity)),
+      ),
+      loggedOnly: escalated(loggedOnly, report.loggedOnly),
+      unheard: escalated(heardByNobody, listed),
       failed,
     };
   }

@@ -193,8 +193,12 @@ test('a nudge published on Redis that nobody hears is reported as unheard, never
   }
 });
 
-test("an escalation's nudge published on Redis that nobody hears is reported as unheard (it was listed nowhere)", async () => {
-  const dir = tempDir('mailbox-heartbeat-once-escalation-unheard-');
+/**
+ * A log where only escalations are due: @a asked @b for a reply due in 1 s (now past) and wrote to @c; neither message
+ * woke anyone; all three acted since (a send that wakes nobody), so no unread-set nudge is due.
+ */
+async function logWithEscalationsOnly(prefix: string): Promise<{ dir: string; toB: string; toC: string }> {
+  const dir = tempDir(prefix);
   const mailbox = await createMailbox(
     { dataDir: dir, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
     { logger: pino({ level: 'silent' }) },
@@ -202,10 +206,39 @@ test("an escalation's nudge published on Redis that nobody hears is reported as 
   const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
   const { messageId: toB } = await a.send({ to: '@b', subject: 'answer me', body: 'x', expectsReplyBy: '1s' });
   const { messageId: toC } = await a.send({ to: '@c', subject: 'for c', body: 'x' });
-  // All three just acted (a send that wakes nobody): no unread-set nudge is due, only the escalations' nudges.
   for (const agent of [b, c]) await agent.send({ to: '@a', subject: 'busy', body: '.', wakeSuppressed: true });
   await mailbox.close();
-  await new Promise((resolve) => setTimeout(resolve, 1_100)); // past the reply's due time
+  await new Promise((resolve) => setTimeout(resolve, 1_100)); // past the reply's due time (the log's own clock)
+  return { dir, toB, toC };
+}
+
+test("an escalation's nudge is reported as the unread set's are: logged only without a target, nudged through a hook", async () => {
+  const { dir, toB, toC } = await logWithEscalationsOnly('mailbox-heartbeat-once-escalation-targets-');
+  const once = (args: string[], env: Record<string, string> = {}) =>
+    runCli(['heartbeat', '--once', '--idle', '1h', '--wake-grace', '0', ...args], { MAILBOX_DATA_DIR: dir, ...env });
+  try {
+    // No target serves anyone: @b's reply-overdue nudge is written to the log only, and said so (it was listed nowhere).
+    const overdue = await once([]);
+    expect(overdue.code).toBe(0);
+    expect(JSON.parse(overdue.stdout)).toMatchObject({
+      replies: { overdue: [{ messageId: toB, waitingOn: ['@b'] }] },
+      nudged: [],
+      loggedOnly: ['@b'],
+      failed: [],
+    });
+    // A hook serves everyone: both unwoken messages are escalated and each recipient is told through it.
+    const unwoken = await once(['--hook', '["/bin/true"]'], { MAILBOX_WAKE_SLA_MS: '500' });
+    expect(unwoken.code).toBe(0);
+    const report = JSON.parse(unwoken.stdout);
+    expect(report.unwoken.escalated.sort()).toEqual([toB, toC].sort());
+    expect(report).toMatchObject({ nudged: ['@b', '@c'], loggedOnly: [], failed: [] });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("an escalation's nudge published on Redis that nobody hears is reported as unheard (it was listed nowhere)", async () => {
+  const { dir, toB, toC } = await logWithEscalationsOnly('mailbox-heartbeat-once-escalation-unheard-');
   const redis = await startRedis();
   const once = (env: Record<string, string> = {}) =>
     runCli(['heartbeat', '--once', '--idle', '1h', '--wake-grace', '0', '--redis-url', redis.url], {

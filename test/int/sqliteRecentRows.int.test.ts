@@ -95,6 +95,27 @@ describe('SqliteEventStore: its subscription is served what it just wrote, exact
     expect(events).toEqual(await take(open().subscribe(null), 5));
   });
 
+  it('a live subscription gets what another connection writes after this one caught up: at the poll, or at its own next append, in order', async () => {
+    const a = open();
+    const b = open();
+    await a.append(freshStream(), [contractEvent('a0')], 'no_stream'); // 1, served from memory
+    const subscription = a.subscribe(null);
+    const iterator = subscription[Symbol.asyncIterator]();
+    expect((await iterator.next()).value.position).toBe(1n);
+    // Caught up with its own rows: the other connection's row is found by the poll, with no append here to wake it.
+    await b.append(freshStream(), [contractEvent('b0')], 'no_stream'); // 2
+    expect((await iterator.next()).value.position).toBe(2n);
+    // The other's row and then ours: ours leave a hole (3 is not held here), read from the file, in order.
+    await b.append(freshStream(), [contractEvent('b1')], 'no_stream'); // 3
+    await a.append(freshStream(), [contractEvent('a1')], 'no_stream'); // 4
+    const next = [(await iterator.next()).value, (await iterator.next()).value] as StoredEvent[];
+    expect(next.map((event) => [event.position, (event.data as { identity: string }).identity])).toEqual([
+      [3n, '@b1'],
+      [4n, '@a1'],
+    ]);
+    await subscription.close();
+  });
+
   it('an append that repeats one another connection landed is read as the original, not as the retry', async () => {
     const a = open();
     const b = open();

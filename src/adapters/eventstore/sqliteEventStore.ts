@@ -156,19 +156,35 @@ export class SqliteEventStore implements EventStore {
   }
 
   subscribe(after: bigint | null): EventSubscription {
-    return localSubscription((a, l) => this.readNext(a, l), this.signal, after, CROSS_PROCESS_POLL_MS);
+    let ownRowsEndAt: number | null = null;
+    return localSubscription(
+      async (a, l) => {
+        const page = await this.readNextPage(a, l, ownRowsEndAt);
+        ownRowsEndAt = page.ownRowsEndAt;
+        return page.events;
+      },
+      this.signal,
+      after,
+      CROSS_PROCESS_POLL_MS,
+    );
   }
 
   /**
-   * The subscription's page: what this process just wrote, from memory, without asking the file what follows it.
-   * readAll asks (its short page means "the end of the log" to every other caller), but a subscription reads again
-   * right after a page that was not empty, and that read asks the file before it ever waits: rows another process
-   * wrote after ours are found there, in order. Measured at 2,000 sends/s: the file's answer, an empty page that
-   * re-reads pages our writer thread's commits had invalidated, cost ~64 us per page on the event loop.
+   * The subscription's page: what this process just wrote, from memory, without asking the file what follows it
+   * (readAll asks: its short page means "the end of the log" to every other caller). Nor is the file asked right after
+   * such a page, when nothing new is held: the subscription then waits for this process's next append or its poll
+   * (CROSS_PROCESS_POLL_MS), and that read asks the file; rows another process wrote are found there, in order (a
+   * row of another process between two of ours leaves a hole in what is held, and a hole is read from the file).
+   * That query found nothing but what a moment later's would: measured at 2,000 sends/s, it was one per append
+   * wake-up, an empty page that re-read pages the writer thread's commits had invalidated, 6% of the event loop's
+   * work (a CPU profile of bench http/sustainedLoad's server).
    */
-  private async readNext(after: bigint | null, limit: number): Promise<StoredEvent[]> {
-    const recent = this.recent.after(after === null ? 0 : Number(after), limit);
-    return recent.length > 0 ? recent.map(logRowToStored) : this.readAll(after, limit);
+  private async readNextPage(after: bigint | null, limit: number, ownRowsEndAt: number | null) {
+    const from = after === null ? 0 : Number(after);
+    const recent = this.recent.after(from, limit);
+    if (recent.length > 0) return { events: recent.map(logRowToStored), ownRowsEndAt: recent[recent.length - 1][0] };
+    if (ownRowsEndAt === from) return { events: [], ownRowsEndAt: null }; // the next read (woken or polled) asks the file
+    return { events: await this.readAll(after, limit), ownRowsEndAt: null };
   }
 
   async headPosition(): Promise<bigint | null> {

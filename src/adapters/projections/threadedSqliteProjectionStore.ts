@@ -48,7 +48,6 @@ import { SqliteProjectionStore, type DamagedFileMovedAside, type SqliteProjectio
 import { SqliteViewsOwnerLock } from './sqliteViews/sqliteViewsOwnerLock';
 import type { ViewsThreadData, ViewsThreadRequest, ViewsThreadMessage } from './sqliteViews/sqliteViewsThread';
 import { rebuildThreadError } from './sqliteViews/sqliteViewsThreadErrors';
-import { batchToText } from './sqliteViews/batchText';
 
 const THREAD_ENTRY = path.join(__dirname, 'sqliteViews', 'sqliteViewsThread');
 /** A thread that does not close within this long (a stuck transaction) is terminated: its work rolls back. */
@@ -248,7 +247,7 @@ export class ThreadedSqliteProjectionStore implements ProjectionStore {
 
   async applyBatch(batch: readonly ProjectedEvent[]): Promise<void> {
     if (batch.length === 0) return;
-    await this.call({ op: 'apply', batch: batchToText(batch) });
+    await this.call({ op: 'apply', batch: batch as ProjectedEvent[] });
   }
 
   async claim(logIdentity: string): Promise<ViewsBinding> {

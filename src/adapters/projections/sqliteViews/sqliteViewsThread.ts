@@ -15,13 +15,12 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { WakeBus } from '../../../projections/wakeBus';
-import type { WakeEvent } from '../../../projections/viewChanges';
+import type { ProjectedEvent, WakeEvent } from '../../../projections/viewChanges';
 import { SqliteProjectionStore, type SqliteProjectionOptions } from '../sqliteProjectionStore';
 import { describeThreadError, type ThreadError } from './sqliteViewsThreadErrors';
-import { batchFromText } from './batchText';
 
 export type ViewsThreadRequest =
-  | { op: 'apply'; batch: string } // batchText.ts
+  | { op: 'apply'; batch: ProjectedEvent[] }
   | { op: 'claim' | 'markLiveWriter' | 'releaseLiveWriter'; logIdentity: string }
   | { op: 'reset' | 'close' };
 export type ViewsThreadCall = ViewsThreadRequest & { id: number };
@@ -68,7 +67,7 @@ function open(): SqliteProjectionStore | null {
 async function run(store: SqliteProjectionStore, call: ViewsThreadCall): Promise<unknown> {
   switch (call.op) {
     case 'apply':
-      return store.applyBatch(batchFromText(call.batch));
+      return store.applyBatch(call.batch);
     case 'claim':
       return store.claim(call.logIdentity);
     case 'markLiveWriter':

@@ -263,30 +263,20 @@ export class HeartbeatDaemon {
       })),
     );
     const unreadSet = deliveries.filter(({ nudge }) => nudge.reason === undefined);
-    const untold = new Set(
-      unreadSet.filter(({ outcomes }) => !Object.values(outcomes).includes('delivered')).map(({ nudge }) => nudge.identity),
-    );
+    const told = ({ outcomes }: DeliveryReport) => Object.values(outcomes).includes('delivered');
+    const untold = new Set(unreadSet.filter((delivery) => !told(delivery)).map(({ nudge }) => nudge.identity));
     // Taken by a target, yet told nobody: every target that took it published to no listener (none said 'delivered').
-    const heardByNobody = ({ delivered, outcomes }: DeliveryReport) =>
-      delivered && !Object.values(outcomes).includes('delivered');
+    const heardByNobody = (delivery: DeliveryReport) => delivery.delivered && !told(delivery);
     const unheard = unreadSet.filter(heardByNobody).map(({ nudge }) => nudge.identity);
     const listed = report.nudged.filter((identity) => unheard.includes(identity));
     // An escalation's nudge (unwoken, reply-overdue) is said as the unread set's are: its agent under nudged (told),
     // loggedOnly (no target serves it) or unheard (published to no listener), after the unread set's agents (sorted:
     // escalations deliver concurrently), each once. Failures are under `failed`, with the reason.
     const escalations = deliveries.filter((delivery) => delivery.nudge.reason !== undefined);
-    const escalated = (outcome: (delivery: DeliveryReport) => boolean, already: readonly string[]): string[] => [
-      ...already,
-      ...[
-        ...new Set(
-          escalations
-            .filter(outcome)
-            .map(({ nudge }) => nudge.identity)
-            .filter((identity) => !already.includes(identity)),
-        ),
-      ].sort(),
-    ];
-    const told = ({ outcomes }: DeliveryReport) => Object.values(outcomes).includes('delivered');
+    const escalated = (outcome: (delivery: DeliveryReport) => boolean, already: readonly string[]): string[] => {
+      const more = escalations.filter(outcome).map(({ nudge }) => nudge.identity);
+      return [...already, ...[...new Set(more)].filter((identity) => !already.includes(identity)).sort()];
+    };
     const loggedOnly = ({ outcomes }: DeliveryReport) => outcomes.log === 'logged';
     return {
       ...report,

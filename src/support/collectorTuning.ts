@@ -16,7 +16,7 @@
  */
 import v8 from 'node:v8';
 
-export const COLLECTOR_FLAGS = ['--no-allocation-site-pretenuring'] as const;
+const COLLECTOR_FLAGS = ['--no-allocation-site-pretenuring'] as const;
 
 export function tuneCollector(): void {
   for (const flag of COLLECTOR_FLAGS) v8.setFlagsFromString(flag);

@@ -158,7 +158,7 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
     return this.lastRecord;
   }
 
-  /** The message's record, made for it if it has none (an entry of a message not recorded: the fields are the entry's). */
+  /** The message's record, made for it if it has none (an entry of a message not recorded keeps the entry's fields). */
   private recordOf(messageId: string): MessageRecord {
     let record = this.record(messageId);
     if (record === undefined) {
@@ -195,19 +195,7 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
   }
 
   messageRecorded(_position: bigint, summary: MessageSummary): void {
-    const record = this.record(summary.messageId);
-    if (record !== undefined) record.summary = this.compact(summary);
-    else {
-      const created: MessageRecord = {
-        summary: this.compact(summary),
-        outboxSender: null,
-        entryRecipient: null,
-        entry: null,
-        ledger: null,
-      };
-      this.messages.set(summary.messageId, created);
-      this.lastRecord = created;
-    }
+    this.recordOf(summary.messageId).summary = this.compact(summary);
   }
 
   identityHasViews(identity: string): void {

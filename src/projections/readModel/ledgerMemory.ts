@@ -114,14 +114,14 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
   /** Each identity's newest delivered heartbeat nudge, `<at> <via>`. */
   private readonly nudges = new Map<string, string>();
 
+  /** One copy of each identity, as a one-element list (a direct message's recipients) whose element is the copy. */
+  private readonly identities = new Map<string, readonly [string]>();
   /**
    * The message asked about last and its ledger: the rules ask about one message several times per fact (is it
    * open? is this a recipient? its mark? then the change), each a look-up in a map of a million ledgers that is
    * rarely in cache. Ledgers are never replaced or removed, so only ledgerOpened has to keep this in step.
    */
   private lastId: string | null = null;
-  /** One copy of each identity, as a one-element list (a direct message's recipients) whose element is the copy. */
-  private readonly identities = new Map<string, readonly [string]>();
   private lastLedger: MessageLedger | undefined = undefined;
 
   private identity(identity: string): readonly [string] {

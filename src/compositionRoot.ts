@@ -10,7 +10,7 @@ import pino, { type Logger } from 'pino';
 import { nodeIdOf, type MailboxConfig } from './config';
 import { TOKENS } from './tokens';
 import type { SharedLimits } from './application/sharedLimits';
-import { randomIds, systemClock, type Clock, type IdGenerator } from './application/runtime';
+import { timeOrderedIds, systemClock, type Clock, type IdGenerator } from './application/runtime';
 import { CommandHandler } from './application/commandHandler';
 import { AgentDirectory } from './application/agentDirectory';
 import { ProjectionRunner } from './projections/projectionRunner';
@@ -57,7 +57,7 @@ export async function buildContainer(
   const logger = overrides.logger ?? pino({ level: config.logLevel, name: 'mailbox' });
   container.register(TOKENS.Config, { useValue: config });
   container.register(TOKENS.Clock, { useValue: overrides.clock ?? systemClock });
-  container.register(TOKENS.IdGenerator, { useValue: overrides.ids ?? randomIds });
+  container.register(TOKENS.IdGenerator, { useValue: overrides.ids ?? timeOrderedIds });
   container.register(TOKENS.Logger, { useValue: logger });
   const eventStore = await createEventStore(config, logger);
   container.register(TOKENS.EventStore, { useValue: eventStore });

@@ -7,6 +7,7 @@
  * each chunk in few transactions.
  */
 import { randomUUID } from 'node:crypto';
+import { deterministicEventId, deterministicMessageId, newCommandId } from '../../src/events/eventIds';
 import type { EventStore } from '../../src/events/eventStore';
 import type { EventMetadata, MessageSummaryFields, NewEvent } from '../../src/events/types';
 import { AGENT_REGISTRY_STREAM, messageStream } from '../../src/events/streams';
@@ -41,6 +42,14 @@ export interface SyntheticLogSummary {
   reads: number;
   archives: number;
 }
+
+/**
+ * Ids as the mailbox mints them (events/eventIds.ts): time-ordered command ids, the message and event ids derived
+ * from them. BENCH_RANDOM_IDS=1: random command ids, so that every id is random, as releases before time-ordered ids
+ * wrote them (for A/B runs).
+ */
+const RANDOM_IDS = process.env.BENCH_RANDOM_IDS === '1';
+const eventIdOf = (metadata: EventMetadata, index: number): string => deterministicEventId(metadata.commandId, index);
 
 interface Append {
   stream: string;
@@ -123,7 +132,7 @@ export async function writeSyntheticLog(store: EventStore, options: SyntheticLog
   let clock = START;
   const meta = (actor: string): EventMetadata => {
     const at = new Date((clock += 3)).toISOString();
-    const commandId = randomUUID();
+    const commandId = RANDOM_IDS ? randomUUID() : newCommandId();
     return { commandId, correlationId: commandId, causationId: commandId, actor, at, schemaVersion: CURRENT_SCHEMA_VERSION };
   };
   const summary: SyntheticLogSummary = { identities, events: 0, directMessages: 0, broadcasts: 0, reads: 0, archives: 0 };
@@ -132,7 +141,7 @@ export async function writeSyntheticLog(store: EventStore, options: SyntheticLog
   const registrations: NewEvent[] = identities.map((identity) => {
     const metadata = meta('admin');
     return {
-      eventId: randomUUID(),
+      eventId: eventIdOf(metadata, 0),
       type: 'AgentRegistered',
       metadata,
       data: { identity, role: 'agent', tokenHash: hashToken(`bench-token-${identity}`), registeredAt: metadata.at },
@@ -184,8 +193,8 @@ function messageEvent(
   meta: (actor: string) => EventMetadata,
   index: number,
 ): { sent: NewEvent; fields: MessageSummaryFields; metadata: EventMetadata } {
-  const messageId = randomUUID();
   const metadata = meta(from);
+  const messageId = deterministicMessageId(from, null, metadata.commandId);
   const fields: MessageSummaryFields = {
     messageId,
     from,
@@ -200,7 +209,7 @@ function messageEvent(
     hasTask: false,
   };
   const sent: NewEvent = {
-    eventId: randomUUID(),
+    eventId: eventIdOf(metadata, 0),
     type: 'MessageSent',
     metadata,
     data: { ...fields, body, task: null, recipients, idempotencyKey: null, requestHash: 'synthetic' },
@@ -231,8 +240,8 @@ function broadcast(
   const audience = identities.filter((identity) => identity !== from);
   const { sent, fields, metadata } = messageEvent(from, 'AGENT:*', audience, body, meta, summary.broadcasts++);
   const { hasTask: _hasTask, ...rest } = fields;
-  const deliveries: NewEvent[] = audience.map((recipient) => ({
-    eventId: randomUUID(),
+  const deliveries: NewEvent[] = audience.map((recipient, index) => ({
+    eventId: eventIdOf(metadata, index + 1),
     type: 'BroadcastDelivered',
     metadata,
     data: { ...rest, recipient, hasTask: false, deliveredAt: metadata.at },
@@ -257,7 +266,7 @@ function receipt(
     expected: target.revision,
     events: [
       {
-        eventId: randomUUID(),
+        eventId: eventIdOf(metadata, 0),
         type: 'ReceiptRead',
         metadata,
         data: {
@@ -286,7 +295,7 @@ function archive(
     expected: target.revision,
     events: [
       {
-        eventId: randomUUID(),
+        eventId: eventIdOf(metadata, 0),
         type: 'MessageArchived',
         metadata,
         data: {

@@ -1,5 +1,5 @@
 /** Time and ids come from here, injected, so that deciders stay pure and tests can fix them. */
-import { randomUUID } from 'node:crypto';
+import { newCommandId } from '../events/eventIds';
 
 export interface Clock {
   now(): Date;
@@ -10,4 +10,5 @@ export interface IdGenerator {
 }
 
 export const systemClock: Clock = { now: () => new Date() };
-export const randomIds: IdGenerator = { next: () => randomUUID() };
+/** Command ids in time order (events/eventIds.ts says why). */
+export const timeOrderedIds: IdGenerator = { next: newCommandId };

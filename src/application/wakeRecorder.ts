@@ -11,10 +11,9 @@
  * one interval of observations: the ledger then says "not woken", which is
  * what it can prove.
  */
-import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { EventStore } from '../events/eventStore';
-import { deterministicEventId } from '../events/eventIds';
+import { deterministicEventId, newCommandId } from '../events/eventIds';
 import { DELIVERY_STREAM } from '../events/streams';
 import type { NewEvent, WakeVia } from '../events/types';
 import { CURRENT_SCHEMA_VERSION } from '../events/upcasters';
@@ -101,7 +100,7 @@ export class WakeRecorder {
   private async drain(): Promise<void> {
     while (this.queue.length > 0) {
       const batch = this.queue.slice(0, this.maxBatch);
-      const commandId = randomUUID(); // one batch, one command: unique event ids (nothing to de-duplicate by)
+      const commandId = newCommandId(); // one batch, one command: unique event ids (nothing to de-duplicate by)
       const at = this.clock.now().toISOString();
       const events = batch.map((o, index): NewEvent => ({
         eventId: deterministicEventId(commandId, index),

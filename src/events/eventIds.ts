@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { v7 as uuidV7 } from 'uuid';
 
 /** Fixed namespace: ids derived from it must never change between releases. */
 const NAMESPACE = '5b7d2a3e-8f0c-4c1e-9a55-2f6c0d8e4b71';
@@ -19,16 +20,47 @@ NAMESPACE_BYTES.copy(scratch);
 /** The variant's hex digit: the two top bits of byte 8 set to 10. */
 const VARIANT = ['8', '9', 'a', 'b'];
 
-function uuidV5(name: string): string {
+function nameHash(name: string): string {
   const needed = 16 + Buffer.byteLength(name, 'utf8');
   if (needed > scratch.length) {
     scratch = Buffer.alloc(Math.max(needed, scratch.length * 2));
     NAMESPACE_BYTES.copy(scratch);
   }
   const length = 16 + scratch.write(name, 16, 'utf8');
-  const hex = crypto.hash('sha1', scratch.subarray(0, length), 'hex');
+  return crypto.hash('sha1', scratch.subarray(0, length), 'hex');
+}
+
+function uuidV5(name: string): string {
+  const hex = nameHash(name);
   const variant = VARIANT[parseInt(hex[16], 16) & 0x3];
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/**
+ * A new command id: a UUID version 7 (RFC 9562 section 5.7), its first 48 bits the time in milliseconds, the rest
+ * random (monotonic within a millisecond). Ids minted one after another sort one after another, so every index keyed
+ * by them or by ids derived from them (below) grows at its right edge: the log's event_id and (stream, revision)
+ * indexes (a message's stream is named by its id), the views' message and thread keys. With random ids each new key
+ * landed on a random leaf of an index larger than the page cache: a page read and a page written per key, once the log
+ * outgrew the cache. Measured with bench/lib/syntheticLog.ts writing 200,000 events: 15.9 s with random ids, 8.1 s
+ * with these; the SQLite views built from that log: 21.0 s against 15.5 s.
+ */
+export const newCommandId = (): string => uuidV7();
+
+/** A version 7 id: its first 12 hex digits are its time. */
+const TIME_ORDERED = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab]/i;
+
+/**
+ * A name-based id for a command's outcome. From a time-ordered command id (newCommandId): a UUID version 8 (RFC 9562
+ * section 5.8, custom), the command id's 48 bits of time, then 74 bits of the name's SHA-1 (as version 5 takes them),
+ * so it sorts with its command. From any other command id (those of earlier releases, and tests' fixed ids): the
+ * version 5 id of the name, as before.
+ */
+function commandDerived(commandId: string, name: string): string {
+  if (!TIME_ORDERED.test(commandId)) return uuidV5(name);
+  const hex = nameHash(name);
+  const variant = VARIANT[parseInt(hex[16], 16) & 0x3];
+  return `${commandId.slice(0, 13)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`.toLowerCase();
 }
 
 /**
@@ -36,8 +68,12 @@ function uuidV5(name: string): string {
  * retried append of the same decision carries the same ids and the store
  * de-duplicates it.
  */
-export const deterministicEventId = (commandId: string, index: number): string => uuidV5(`${commandId}#${index}`);
+export const deterministicEventId = (commandId: string, index: number): string =>
+  commandDerived(commandId, `${commandId}#${index}`);
 
-/** Message ids: from the sender's Idempotency-Key when given, else from the command id. */
+/**
+ * Message ids: from the sender's Idempotency-Key when given (version 5: a retry at any later time, after a restart or
+ * an upgrade, finds its original), else from the command id (time-ordered when the command id is).
+ */
 export const deterministicMessageId = (sender: string, idempotencyKey: string | null, commandId: string): string =>
-  uuidV5(idempotencyKey === null ? `command:${commandId}` : `idem:${sender}:${idempotencyKey}`);
+  idempotencyKey === null ? commandDerived(commandId, `command:${commandId}`) : uuidV5(`idem:${sender}:${idempotencyKey}`);

@@ -5,10 +5,9 @@
  * same claim conflicts instead of passing as a retry), and the nudge about a
  * message, built from the recipient's heartbeat counts.
  */
-import { randomUUID } from 'node:crypto';
 import { ConcurrencyConflict } from '../errors';
 import type { EventStore } from '../events/eventStore';
-import { deterministicEventId } from '../events/eventIds';
+import { deterministicEventId, newCommandId } from '../events/eventIds';
 import type { NewEvent, ReplyOverdue, WakeEscalated } from '../events/types';
 import { CURRENT_SCHEMA_VERSION } from '../events/upcasters';
 import type { ProjectionStore } from '../projections/projectionStore';
@@ -22,7 +21,7 @@ export async function claimOnce(
   messageId: string,
   at: string,
 ): Promise<boolean> {
-  const commandId = randomUUID();
+  const commandId = newCommandId();
   const stored = {
     eventId: deterministicEventId(commandId, 0),
     type: event.type,

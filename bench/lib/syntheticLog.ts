@@ -49,6 +49,7 @@ export interface SyntheticLogSummary {
  * wrote them (for A/B runs).
  */
 const RANDOM_IDS = process.env.BENCH_RANDOM_IDS === '1';
+/** An event's id as the command handler derives it: from its command's id and its index in the append. */
 const eventIdOf = (metadata: EventMetadata, index: number): string => deterministicEventId(metadata.commandId, index);
 
 interface Append {

@@ -61,7 +61,7 @@ function commandDerived(commandId: string, name: string): string {
   if (!TIME_ORDERED.test(commandId)) return uuidV5(name);
   const hex = nameHash(name);
   const variant = VARIANT[parseInt(hex[16], 16) & 0x3];
-  return `${commandId.slice(0, 13)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`.toLowerCase();
+  return `${commandId.slice(0, 13).toLowerCase()}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
 /**

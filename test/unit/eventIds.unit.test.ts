@@ -87,6 +87,7 @@ describe('time-ordered ids (command ids version 7, ids derived from them version
     const events = new Set(Array.from({ length: 100 }, (_unused, i) => deterministicEventId(commandId, i)));
     expect(events.size).toBe(100);
     expect(deterministicEventId(newCommandId(), 2)).not.toBe(deterministicEventId(commandId, 2));
+    expect(deterministicEventId(commandId.toUpperCase(), 0)).toMatch(UUID_V8); // written in lower case, as every id
   });
 
   it("keep an Idempotency-Key's message id independent of the command (version 5): a retry at any time finds its original", () => {

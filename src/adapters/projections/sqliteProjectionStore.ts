@@ -315,10 +315,11 @@ export class SqliteProjectionStore implements ProjectionStore {
     budgetMs: number,
   ): Promise<{ wakes: WakeEvent[]; end: number }> {
     for (let waitedMs = 0; ; waitedMs += FENCE_WAIT_MS) {
-      const outcome = this.meta.transaction(() => {
+      const outcome = this.inTransaction(() => {
         const active = this.meta.active();
         if (this.meta.fencedBy(Date.now()) !== null) return 'fenced' as const;
         const writer = this.writer(active);
+        writer.beginBatch();
         const state = writer.state();
         if (this.expectedIn !== active) {
           this.expected = null; // a rebuild switched generations: its checkpoint gates what it already has
@@ -355,6 +356,16 @@ export class SqliteProjectionStore implements ProjectionStore {
         this.expected = outcome.checkpoint;
       this.checkpointer.noteCommit();
       return outcome;
+    }
+  }
+
+  /** One write transaction of a batch; when it fails, no writer keeps identity rows it may have moved (rolled back). */
+  private inTransaction<T>(work: () => T): T {
+    try {
+      return this.meta.transaction(work);
+    } catch (error) {
+      for (const writer of this.writers.values()) writer.dropKept();
+      throw error;
     }
   }
 

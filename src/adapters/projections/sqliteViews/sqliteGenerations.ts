@@ -40,16 +40,22 @@ class SqliteGeneration implements ProjectionGeneration {
       for (let start = 0; start < batch.length; start += size) {
         if (start > 0) await new Promise((resolve) => setImmediate(resolve));
         const chunk = batch.slice(start, start + size);
-        this.meta.transaction(() => {
-          try {
-            const { checkpoint } = this.writer.state();
-            const last = applyEvents(this.writer, chunk, checkpoint);
-            this.writer.flush();
-            if (last !== checkpoint) this.writer.setCheckpoint(last);
-          } finally {
-            this.writer.forget();
-          }
-        });
+        try {
+          this.meta.transaction(() => {
+            try {
+              this.writer.beginBatch();
+              const { checkpoint } = this.writer.state();
+              const last = applyEvents(this.writer, chunk, checkpoint);
+              this.writer.flush();
+              if (last !== checkpoint) this.writer.setCheckpoint(last);
+            } finally {
+              this.writer.forget();
+            }
+          });
+        } catch (error) {
+          this.writer.dropKept(); // rolled back: what the chunk moved in its identity rows was never written
+          throw error;
+        }
       }
     });
     this.tail = applied.catch(() => undefined);
@@ -121,6 +127,7 @@ export class SqliteGenerations implements ProjectionGenerations {
 
   /** Empties a generation's tables, its checkpoint and its log (the store's reset). */
   clear(name: string): void {
+    this.writerOf(name).dropKept(); // its kept identity rows are of the rows deleted here (the file's stamp does not see this connection's deletes)
     this.meta.transaction(() => {
       for (const table of GENERATION_TABLES) if (table !== 'state') this.db.exec(`DELETE FROM ${name}_${table}`);
       this.db.exec(`UPDATE ${name}_state SET checkpoint = NULL, log_identity = NULL WHERE id = 1`);

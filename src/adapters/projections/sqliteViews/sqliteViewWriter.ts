@@ -17,6 +17,14 @@
  * It is emptied after every batch (commit or rollback), so it holds at most
  * what one batch touched (the runner's batches are at most 1,000 events): it
  * never grows with the store.
+ *
+ * Except the identities' counter rows, which a committed batch leaves behind for the next one (at most
+ * KEPT_IDENTITIES of them: one per agent, not per message): every batch touches its senders' and recipients' rows, and
+ * reading each again was one query per identity per batch. They are trusted only while nothing else can have changed
+ * them: the transaction that begins a batch compares the file's stamp (data_version: another connection committed;
+ * schema_version: a table was created or dropped, e.g. a generation dropped and made again under the same name) with
+ * the one they were kept under, and the store drops them when a transaction fails (dropKept: its changes were rolled
+ * back).
  */
 import type Database from 'better-sqlite3';
 import type { Priority, Role } from '../../../events/types';
@@ -60,6 +68,9 @@ type StoredIdentity = {
   replies_owed: number;
 };
 
+/** Identity rows kept from one batch to the next at most (one per agent: a swarm larger than this reads them again). */
+const KEPT_IDENTITIES = 10_000;
+
 const INBOX = 0;
 const OUTBOX = 1;
 /** Archived inbox entries: moved out of the inbox's range, so that listing the inbox never walks them. */
@@ -76,6 +87,8 @@ export class SqliteViewWriter implements ReadModelStorage {
   private newMessages = new Set<string>();
   private agents = new Map<string, boolean>();
   private tasks = new Map<string, TaskView | null>();
+  /** The file's stamp when `identities` was last known true (null: nothing kept). */
+  private keptUnder: string | null = null;
 
   constructor(
     db: Database.Database,
@@ -110,11 +123,30 @@ export class SqliteViewWriter implements ReadModelStorage {
     this.s.setLogIdentity.run(logIdentity);
   }
 
-  /** Writes the counter rows and the ledgers the batch moved, then forgets the batch. */
+  /**
+   * Called first in a batch's transaction: keeps the identity rows of the batches before only if the file's stamp is
+   * the one they were kept under (nobody else changed the file since, nor its tables).
+   */
+  beginBatch(): void {
+    const data = this.s.dataVersion.get() as { data_version: number };
+    const schema = this.s.schemaVersion.get() as { schema_version: number };
+    const stamp = `${data.data_version}:${schema.schema_version}`;
+    if (stamp !== this.keptUnder || this.identities.size > KEPT_IDENTITIES) this.identities = new Map();
+    this.keptUnder = stamp;
+  }
+
+  /** Forgets the kept identity rows (the transaction failed: what the batch moved in them was rolled back). */
+  dropKept(): void {
+    this.identities = new Map();
+    this.keptUnder = null;
+  }
+
+  /** Writes the counter rows and the ledgers the batch moved, then forgets the batch (identity rows stay, clean). */
   flush(): void {
     this.ledger.flush();
     for (const [identity, row] of this.identities) {
       if (!row.dirty) continue;
+      row.dirty = false;
       this.s.upsertIdentity.run(
         identity,
         row.hasViews ? 1 : 0,
@@ -130,10 +162,9 @@ export class SqliteViewWriter implements ReadModelStorage {
     this.forget();
   }
 
-  /** Empties the per-batch cache (after a commit, and after a rollback: it may hold what was rolled back). */
+  /** Empties the per-batch cache, all but the identity rows (dropKept forgets those when the transaction fails). */
   forget(): void {
     this.ledger.forget();
-    this.identities = new Map();
     this.entries = new Map();
     this.outbox = new Map();
     this.msgIds = new Map();
@@ -536,6 +567,8 @@ const isList = (to: Addressee): number => (typeof to === 'string' ? 0 : 1);
 function prepareWriter(db: Database.Database, g: string) {
   return {
     state: db.prepare(`SELECT checkpoint, log_identity FROM ${g}_state WHERE id = 1`).safeIntegers(true),
+    dataVersion: db.prepare('PRAGMA data_version'),
+    schemaVersion: db.prepare('PRAGMA schema_version'),
     setCheckpoint: db.prepare(`UPDATE ${g}_state SET checkpoint = ? WHERE id = 1`),
     setLogIdentity: db.prepare(`UPDATE ${g}_state SET log_identity = ? WHERE id = 1`),
     identity: db.prepare(

@@ -49,8 +49,6 @@ export interface SyntheticLogSummary {
  * wrote them (for A/B runs).
  */
 const RANDOM_IDS = process.env.BENCH_RANDOM_IDS === '1';
-/** An event's id as the command handler derives it: from its command's id and its index in the append. */
-const eventIdOf = (metadata: EventMetadata, index: number): string => deterministicEventId(metadata.commandId, index);
 
 interface Append {
   stream: string;
@@ -142,7 +140,7 @@ export async function writeSyntheticLog(store: EventStore, options: SyntheticLog
   const registrations: NewEvent[] = identities.map((identity) => {
     const metadata = meta('admin');
     return {
-      eventId: eventIdOf(metadata, 0),
+      eventId: deterministicEventId(metadata.commandId, 0),
       type: 'AgentRegistered',
       metadata,
       data: { identity, role: 'agent', tokenHash: hashToken(`bench-token-${identity}`), registeredAt: metadata.at },
@@ -210,7 +208,7 @@ function messageEvent(
     hasTask: false,
   };
   const sent: NewEvent = {
-    eventId: eventIdOf(metadata, 0),
+    eventId: deterministicEventId(metadata.commandId, 0),
     type: 'MessageSent',
     metadata,
     data: { ...fields, body, task: null, recipients, idempotencyKey: null, requestHash: 'synthetic' },
@@ -242,7 +240,7 @@ function broadcast(
   const { sent, fields, metadata } = messageEvent(from, 'AGENT:*', audience, body, meta, summary.broadcasts++);
   const { hasTask: _hasTask, ...rest } = fields;
   const deliveries: NewEvent[] = audience.map((recipient, index) => ({
-    eventId: eventIdOf(metadata, index + 1),
+    eventId: deterministicEventId(metadata.commandId, index + 1),
     type: 'BroadcastDelivered',
     metadata,
     data: { ...rest, recipient, hasTask: false, deliveredAt: metadata.at },
@@ -267,7 +265,7 @@ function receipt(
     expected: target.revision,
     events: [
       {
-        eventId: eventIdOf(metadata, 0),
+        eventId: deterministicEventId(metadata.commandId, 0),
         type: 'ReceiptRead',
         metadata,
         data: {
@@ -296,7 +294,7 @@ function archive(
     expected: target.revision,
     events: [
       {
-        eventId: eventIdOf(metadata, 0),
+        eventId: deterministicEventId(metadata.commandId, 0),
         type: 'MessageArchived',
         metadata,
         data: {

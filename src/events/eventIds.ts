@@ -30,10 +30,18 @@ function nameHash(name: string): string {
   return crypto.hash('sha1', scratch.subarray(0, length), 'hex');
 }
 
+/**
+ * A name-based UUID: its first 48 bits (`head`, written as `xxxxxxxx-xxxx`), then the version digit, then the SHA-1
+ * `hex` of the name from its 13th digit on, with the variant's bits set (RFC 9562: versions 5 and 8 alike).
+ */
+function nameBased(head: string, version: '5' | '8', hex: string): string {
+  const variant = VARIANT[parseInt(hex[16], 16) & 0x3];
+  return `${head}-${version}${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
 function uuidV5(name: string): string {
   const hex = nameHash(name);
-  const variant = VARIANT[parseInt(hex[16], 16) & 0x3];
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  return nameBased(`${hex.slice(0, 8)}-${hex.slice(8, 12)}`, '5', hex);
 }
 
 /**
@@ -59,9 +67,7 @@ const TIME_ORDERED = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab]/i;
  */
 function commandDerived(commandId: string, name: string): string {
   if (!TIME_ORDERED.test(commandId)) return uuidV5(name);
-  const hex = nameHash(name);
-  const variant = VARIANT[parseInt(hex[16], 16) & 0x3];
-  return `${commandId.slice(0, 13).toLowerCase()}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  return nameBased(commandId.slice(0, 13).toLowerCase(), '8', nameHash(name));
 }
 
 /**

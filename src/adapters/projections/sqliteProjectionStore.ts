@@ -78,7 +78,7 @@ import {
 import { SqliteGenerations } from './sqliteViews/sqliteGenerations';
 import { otherSchemaRefused, SqliteViewsMeta } from './sqliteViews/sqliteViewsMeta';
 import { SqliteViewReader } from './sqliteViews/sqliteViewReader';
-import { SqliteViewWriter } from './sqliteViews/sqliteViewWriter';
+import { dropKeptOnFailure, SqliteViewWriter } from './sqliteViews/sqliteViewWriter';
 import {
   defaultSqliteDriver,
   openSqliteDatabase,
@@ -315,38 +315,40 @@ export class SqliteProjectionStore implements ProjectionStore {
     budgetMs: number,
   ): Promise<{ wakes: WakeEvent[]; end: number }> {
     for (let waitedMs = 0; ; waitedMs += FENCE_WAIT_MS) {
-      const outcome = this.inTransaction(() => {
-        const active = this.meta.active();
-        if (this.meta.fencedBy(Date.now()) !== null) return 'fenced' as const;
-        const writer = this.writer(active);
-        writer.beginBatch();
-        const state = writer.state();
-        if (this.expectedIn !== active) {
-          this.expected = null; // a rebuild switched generations: its checkpoint gates what it already has
-          this.expectedIn = active;
-        }
-        if (this.claimed !== null && state.logIdentity !== null && state.logIdentity !== this.claimed)
-          throw new ViewsOfAnotherLog(this.location, state.logIdentity, this.claimed);
-        if (this.expected !== null && (state.checkpoint === null || state.checkpoint < this.expected))
-          throw new ProjectionCheckpointRewound(state.checkpoint, this.expected);
-        if (this.claimed !== null && state.logIdentity === null) writer.setLogIdentity(this.claimed);
-        const wakes: WakeEvent[] = [];
-        try {
-          const deadline = performance.now() + budgetMs;
-          let last = state.checkpoint;
-          let end = start;
-          do {
-            const next = Math.min(limit, end + STEP);
-            last = applyEvents(writer, batch.slice(end, next), last, wakes);
-            end = next;
-          } while (end < limit && performance.now() < deadline);
-          writer.flush();
-          if (last !== state.checkpoint) writer.setCheckpoint(last);
-          return { wakes, checkpoint: last, end };
-        } finally {
-          writer.forget();
-        }
-      });
+      const outcome = dropKeptOnFailure(this.writers.values(), () =>
+        this.meta.transaction(() => {
+          const active = this.meta.active();
+          if (this.meta.fencedBy(Date.now()) !== null) return 'fenced' as const;
+          const writer = this.writer(active);
+          writer.beginBatch();
+          const state = writer.state();
+          if (this.expectedIn !== active) {
+            this.expected = null; // a rebuild switched generations: its checkpoint gates what it already has
+            this.expectedIn = active;
+          }
+          if (this.claimed !== null && state.logIdentity !== null && state.logIdentity !== this.claimed)
+            throw new ViewsOfAnotherLog(this.location, state.logIdentity, this.claimed);
+          if (this.expected !== null && (state.checkpoint === null || state.checkpoint < this.expected))
+            throw new ProjectionCheckpointRewound(state.checkpoint, this.expected);
+          if (this.claimed !== null && state.logIdentity === null) writer.setLogIdentity(this.claimed);
+          const wakes: WakeEvent[] = [];
+          try {
+            const deadline = performance.now() + budgetMs;
+            let last = state.checkpoint;
+            let end = start;
+            do {
+              const next = Math.min(limit, end + STEP);
+              last = applyEvents(writer, batch.slice(end, next), last, wakes);
+              end = next;
+            } while (end < limit && performance.now() < deadline);
+            writer.flush();
+            if (last !== state.checkpoint) writer.setCheckpoint(last);
+            return { wakes, checkpoint: last, end };
+          } finally {
+            writer.forget();
+          }
+        }),
+      );
       if (outcome === 'fenced') {
         if (waitedMs >= MAX_FENCE_WAIT_MS) throw new Error(`SQLite views: held by a rebuild for over ${MAX_FENCE_WAIT_MS} ms`);
         await sleep(FENCE_WAIT_MS);
@@ -356,16 +358,6 @@ export class SqliteProjectionStore implements ProjectionStore {
         this.expected = outcome.checkpoint;
       this.checkpointer.noteCommit();
       return outcome;
-    }
-  }
-
-  /** One write transaction of a batch; when it fails, no writer keeps identity rows it may have moved (rolled back). */
-  private inTransaction<T>(work: () => T): T {
-    try {
-      return this.meta.transaction(work);
-    } catch (error) {
-      for (const writer of this.writers.values()) writer.dropKept();
-      throw error;
     }
   }
 

@@ -18,7 +18,7 @@ import type { ProjectedEvent } from '../../../projections/viewChanges';
 import type { SqliteBulkBuild } from './sqliteBulkBuild';
 import type { SqliteViewsMeta } from './sqliteViewsMeta';
 import { dropGenerationSql, GENERATION_NAME, GENERATION_TABLES, generationSchema } from './sqliteViewsSchema';
-import type { SqliteViewWriter } from './sqliteViewWriter';
+import { dropKeptOnFailure, type SqliteViewWriter } from './sqliteViewWriter';
 
 class SqliteGeneration implements ProjectionGeneration {
   private tail: Promise<unknown> = Promise.resolve();
@@ -40,7 +40,7 @@ class SqliteGeneration implements ProjectionGeneration {
       for (let start = 0; start < batch.length; start += size) {
         if (start > 0) await new Promise((resolve) => setImmediate(resolve));
         const chunk = batch.slice(start, start + size);
-        try {
+        dropKeptOnFailure([this.writer], () =>
           this.meta.transaction(() => {
             try {
               this.writer.beginBatch();
@@ -51,11 +51,8 @@ class SqliteGeneration implements ProjectionGeneration {
             } finally {
               this.writer.forget();
             }
-          });
-        } catch (error) {
-          this.writer.dropKept(); // rolled back: what the chunk moved in its identity rows was never written
-          throw error;
-        }
+          }),
+        );
       }
     });
     this.tail = applied.catch(() => undefined);

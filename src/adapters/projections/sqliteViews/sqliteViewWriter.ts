@@ -560,6 +560,19 @@ export class SqliteViewWriter implements ReadModelStorage {
   }
 }
 
+/**
+ * Runs a batch's write transaction (`run`); when it fails (its changes rolled back, the COMMIT's included), none of
+ * `writers` keeps identity rows the batch may have moved.
+ */
+export function dropKeptOnFailure<T>(writers: Iterable<SqliteViewWriter>, run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    for (const writer of writers) writer.dropKept();
+    throw error;
+  }
+}
+
 /** A list of recipients is stored as its JSON (recipient_list = 1): it equals no identity, so the `to` index skips it. */
 export const storedAddressee = (to: Addressee): string => (typeof to === 'string' ? to : JSON.stringify(to));
 const isList = (to: Addressee): number => (typeof to === 'string' ? 0 : 1);

@@ -76,6 +76,8 @@ export interface LeaseEvents {
  */
 export class LeaseKeeper {
   private token: bigint | null = null;
+  /** The token this node stepped down from (until it leads again), null after a deposition: see stillNamesThisNode. */
+  private lostToken: bigint | null = null;
   private renewedAt = 0;
   private seen: LeaseHolder | null = null;
   private busy: Promise<void> | null = null;
@@ -128,12 +130,19 @@ export class LeaseKeeper {
       return;
     }
     try {
-      const token = await this.store.acquire(this.node, this.timing.ttlMs);
+      let token = await this.store.acquire(this.node, this.timing.ttlMs);
       if (token === null) {
         this.seen = await this.store.holder();
-        return;
+        if (!this.stillNamesThisNode(this.seen)) return;
+        await this.store.release(this.node, this.seen.token);
+        token = await this.store.acquire(this.node, this.timing.ttlMs);
+        if (token === null) {
+          this.seen = await this.store.holder();
+          return;
+        }
       }
       this.token = token;
+      this.lostToken = null;
       this.renewedAt = started;
       this.seen = { node: this.node, token };
     } catch {
@@ -142,15 +151,31 @@ export class LeaseKeeper {
     await this.events.lead(this.token);
   }
 
+  /**
+   * After this node stepped down, the store names it as the holder: the lease it gave up, or a newer one drawn by its
+   * own late call. It happens when the store stalled (Redis paused): this node gave up on its calls (timed out),
+   * stepped down after a whole lease without a renewal, and went on trying to take the lease; when the store resumed
+   * it ran every call it had been sent, and one of the takes (or renewals) granted a lease whose answer nobody read.
+   * Nobody does the job under that lease, for up to a whole lease after the store is back. No other node holds it,
+   * so this node ends it (only that token's) and takes the lease anew: the new token fences any late write.
+   * Not after being deposed (a newer holder exists), nor on a first take: node ids are meant to be unique, but two
+   * processes given one id would otherwise take the lease from each other at every look.
+   */
+  private stillNamesThisNode(holder: LeaseHolder | null): holder is LeaseHolder {
+    return holder !== null && this.lostToken !== null && holder.node === this.node && holder.token >= this.lostToken;
+  }
+
   /** A store refused this holder's write: a newer holder exists (token `newer`). Steps down at once. */
   async deposed(newer: bigint | null): Promise<void> {
     if (this.token === null) return;
     await this.lose(
       `a newer ${this.store.name} holds the lease (token ${newer ?? 'unknown'}, this node's ${this.token}): its late writes were refused`,
+      false, // a newer holder exists: whatever the store still says of this node's token is not this node's to end
     );
   }
 
-  private async lose(reason: string): Promise<void> {
+  private async lose(reason: string, mayReclaim = true): Promise<void> {
+    this.lostToken = mayReclaim ? this.token : null;
     this.token = null;
     this.seen = null;
     await this.events.stepDown(reason);

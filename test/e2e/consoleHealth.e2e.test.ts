@@ -56,6 +56,11 @@ maybe(
     );
     expect(onThePage).toContain(met![1]);
     expect(Number(met![2])).toBeLessThan(60);
+    // Between two tries the runner waits (its backoff), and the panel says until when at the latest.
+    await waitFor(async () => /tries again by \d\d:\d\d:\d\d/.test(await panelText()), {
+      what: 'the next try in the panel',
+      timeoutMs: 15_000,
+    });
 
     applies.recover();
     await server.call('POST', '/v1/messages', { token: tokens['@a'], body: { to: '@b', subject: 't', body: 'y' } });
@@ -63,6 +68,7 @@ maybe(
     // The panel polls every 5 s.
     await waitFor(async () => !(await panelText()).includes('last error'), { what: 'the panel clear', timeoutMs: 10_000 });
     expect(await panelText()).not.toContain('last met');
+    expect(await panelText()).not.toContain('tries again');
   },
   60_000,
 );

@@ -3,11 +3,12 @@
  * SIGSTOP (the projector's script never answers). A send is still acknowledged
  * (201: its events are durable) within the await window, with a VIEWS_LAGGING
  * warning; readiness says the views lag; after SIGCONT the views converge and
- * the warning stops.
+ * the warning stops, also after a stall longer than the projector lease.
  */
 import { randomUUID } from 'node:crypto';
 import { startRedis, type TestRedis } from '../support/redisServer';
 import { startTestServer, type TestServer } from '../support/httpServer';
+import { waitFor } from '../support/waitFor';
 
 const AWAIT_MS = 300;
 let redis: TestRedis;
@@ -89,3 +90,56 @@ test('a send during the stall answers 201 with VIEWS_LAGGING; readyz says so; af
     if (!resumed) redis.resume!();
   }
 }, 30_000);
+
+test('a stall longer than the projector lease: once Redis is back the node leads again at once, not a lease later', async () => {
+  const LEASE_MS = 4000;
+  const node = await startTestServer({
+    redisUrl: redis.url,
+    redisNamespace: `lag-lease-${randomUUID().slice(0, 8)}`,
+    awaitProjectionMs: AWAIT_MS,
+    projectorLeaseMs: LEASE_MS,
+  });
+  let resumed = false;
+  try {
+    const tokens = await node.register(['@dan', '@eve', '@fay']);
+    const runner = node.mailbox.runner;
+    await waitFor(() => runner.getStatus().leadership.role === 'leading', { what: 'the node leading' });
+    redis.pause!();
+    const stalled = await node.call('POST', '/v1/messages', {
+      token: tokens['@dan'],
+      body: { to: '@eve', subject: 'during', body: 'x' },
+    });
+    expect(stalled.status).toBe(201);
+    expect(stalled.body.warnings).toEqual([expect.objectContaining({ code: 'VIEWS_LAGGING' })]);
+    // A whole lease without a renewal: the node steps down (it cannot know whether another took over).
+    await waitFor(() => runner.getStatus().leadership.role === 'following', {
+      what: 'the node stepping down',
+      timeoutMs: LEASE_MS + 5000,
+    });
+    // The stall goes on for a while (its length, not a wait for anything): the node tries to take the lease, in vain.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    redis.resume!();
+    resumed = true;
+    // Redis now runs every call the node gave up on, among them a take of the lease whose answer nobody reads: the
+    // lease names this node, and before it was ended by the node, nobody projected until it ran out (LEASE_MS).
+    const resumedAt = Date.now();
+    await waitFor(() => runner.getStatus().leadership.role === 'leading', {
+      what: 'the node leading again',
+      timeoutMs: LEASE_MS + 5000,
+    });
+    expect(Date.now() - resumedAt).toBeLessThan(LEASE_MS / 2);
+    const head = (await node.mailbox.eventStore.headPosition())!;
+    expect(await runner.waitFor(head, 10_000)).toBe(true);
+    const inbox = await node.call('GET', '/v1/messages', { token: tokens['@eve'] });
+    expect(inbox.body.messages.map((m: { subject: string }) => m.subject)).toEqual(['during']);
+    expect((await node.call('GET', '/v1/messages', { token: tokens['@fay'] })).body.messages).toEqual([]);
+    const after = await node.call('POST', '/v1/messages', {
+      token: tokens['@eve'],
+      body: { to: '@fay', subject: 'after', body: 'x' },
+    });
+    expect(after.status).toBe(201);
+  } finally {
+    if (!resumed) redis.resume!();
+    await node.close();
+  }
+}, 40_000);

@@ -116,4 +116,52 @@ describe('LeaseKeeper', () => {
     await a.tick();
     expect(said).toEqual([said[0], said[1], 'b leads with 2', 'a leads with 3']);
   });
+
+  it('after stepping down, a lease the store grants this node late (a take it gave up on) is ended and taken anew at once', async () => {
+    const { store, said, keepers, advance } = nodes(['a', 'b']);
+    const [a, b] = keepers;
+    await a.tick();
+    store.unreachable = true; // the store stalls: a's calls get no answer
+    advance(3000);
+    await a.tick();
+    expect(said[1]).toBe('a steps down: the projector lease could not be renewed for 3000 ms (store unreachable)');
+    store.unreachable = false;
+    expect(await store.acquire('a', 3000)).toBe(2n); // the resumed store runs a take a sent while it stalled: unread
+    await b.tick();
+    expect(b.leadership()).toEqual({ role: 'following', node: 'b', leader: 'a', token: '2' });
+    await a.tick();
+    expect(said.slice(2)).toEqual(['a leads with 3']);
+    expect(a.leadership()).toEqual({ role: 'leading', node: 'a', token: '3' });
+    await b.tick();
+    expect(b.leadership()).toEqual({ role: 'following', node: 'b', leader: 'a', token: '3' });
+  });
+
+  it('a node that never led leaves a lease naming its id alone (two processes given one id do not take turns)', async () => {
+    const { said, keepers } = nodes(['a', 'a']);
+    const [first, second] = keepers;
+    await first.tick();
+    await second.tick();
+    await first.tick();
+    await second.tick();
+    expect(said).toEqual(['a leads with 1']);
+    expect([first.leading, second.leading]).toEqual([true, false]);
+  });
+
+  it("never ends another node's lease, nor one of its own that a newer token deposed", async () => {
+    const { store, said, keepers, advance } = nodes(['a', 'b']);
+    const [a, b] = keepers;
+    await a.tick();
+    store.unreachable = true;
+    advance(3000);
+    await a.tick(); // a steps down
+    store.unreachable = false;
+    await b.tick(); // a's lease ran out in the store meanwhile: b takes it
+    await a.tick();
+    expect(said.slice(2)).toEqual(['b leads with 2']);
+    expect(a.leadership()).toEqual({ role: 'following', node: 'a', leader: 'b', token: '2' });
+    await b.deposed(9n); // b learns of a newer token; the store still names b with 2 until it expires
+    await b.tick();
+    expect(b.leading).toBe(false);
+    expect(await store.holder()).toEqual({ node: 'b', token: 2n });
+  });
 });

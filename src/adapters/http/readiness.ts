@@ -15,8 +15,9 @@ export interface Readiness {
   /** False: 503, take the node out of rotation. */
   ready: boolean;
   /**
-   * 'degraded': serving, but a command's views lagged behind its write and have not caught up yet, or commands'
-   * writes are failing (eventStore.writes: a full disk, say) while reads are served.
+   * 'degraded': serving, but a command's views lagged behind its write and have not caught up yet, the projector
+   * failed and waits to try again (projections.retryingBy), or commands' writes are failing (eventStore.writes: a full
+   * disk, say) while reads are served.
    */
   status: 'ready' | 'degraded' | 'not ready';
   checks: {
@@ -30,6 +31,8 @@ export interface Readiness {
       lastError: string | null;
       lastErrorAt: string | null;
       lagging: { position: string; since: string } | null;
+      /** After a failure, when the projector tries again at the latest; null when no retry is pending. */
+      retryingBy: string | null;
       /** 'own' unless the views belong to another log (never served then: 503, with the reason). */
       views: 'unchecked' | 'own' | 'foreign';
       logIdentity: string | null;
@@ -86,6 +89,7 @@ export async function checkReadiness(mailbox: MailboxServices): Promise<Readines
     lastError: status.lastError,
     lastErrorAt: status.lastErrorAt,
     lagging: status.lagging,
+    retryingBy: status.retryingBy,
     views: status.views,
     logIdentity: status.logIdentity,
     ...(status.viewsProblem ? { viewsProblem: status.viewsProblem } : {}),
@@ -94,7 +98,7 @@ export async function checkReadiness(mailbox: MailboxServices): Promise<Readines
   const ready = eventStore.ok && projectionStore.ok && projections.ok;
   return {
     ready,
-    status: !ready ? 'not ready' : status.lagging || failure !== null ? 'degraded' : 'ready',
+    status: !ready ? 'not ready' : status.lagging || status.retryingBy || failure !== null ? 'degraded' : 'ready',
     checks: { eventStore, projectionStore, projections },
   };
 }

@@ -21,6 +21,8 @@ interface Checks {
     lastError: string | null;
     /** When the projector last met lastError (absent from servers before it was reported). */
     lastErrorAt?: string | null;
+    /** After a failure, when the projector tries again at the latest (absent from servers before it was reported). */
+    retryingBy?: string | null;
     views: string;
     viewsProblem?: string;
     /** Absent from servers older than the projector lease. */
@@ -45,9 +47,10 @@ function leaderText(leadership: Checks['projections']['leadership']): string {
  * The failure the projector is in now, and when it last met it: the runner retries, so a failure met a moment ago
  * is still going on, one met long ago (nothing applied since) may be over; the time tells which.
  */
-function lastErrorText({ lastError, lastErrorAt }: Checks['projections']): string {
+function lastErrorText({ lastError, lastErrorAt, retryingBy }: Checks['projections']): string {
   if (!lastError) return '';
-  return `· last error: ${lastError}${lastErrorAt ? ` (last met at ${clock(lastErrorAt)}, ${age(lastErrorAt)} ago)` : ''}`;
+  const met = lastErrorAt ? ` (last met at ${clock(lastErrorAt)}, ${age(lastErrorAt)} ago)` : '';
+  return `· last error: ${lastError}${met}${retryingBy ? ` · tries again by ${clock(retryingBy)}` : ''}`;
 }
 
 async function readiness(): Promise<Checks> {

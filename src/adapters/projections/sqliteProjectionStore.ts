@@ -63,7 +63,7 @@ import type { WakeBus } from '../../projections/wakeBus';
 import { sleep } from '../../support/retry';
 import { WalCheckpointer } from '../../support/sqlite/sqliteCheckpointer';
 import { SqliteSidecar } from '../../support/sqlite/sqliteSidecar';
-import { SqliteBulkBuild } from './sqliteViews/sqliteBulkBuild';
+import { BULK_MIN_EVENTS, SqliteBulkBuild } from './sqliteViews/sqliteBulkBuild';
 import {
   damagedFileRefused,
   unopenableFileRefused,
@@ -290,14 +290,14 @@ export class SqliteProjectionStore implements ProjectionStore {
   }
 
   private async applyInChunks(batch: readonly ProjectedEvent[]): Promise<void> {
-    const generation = this.meta.active();
-    const bulk = this.bulk.begin(generation, batch.length, () => this.writer(generation).state().checkpoint === null);
-    if (!bulk) this.bulk.finish(generation); // live batches keep every index in step
+    // A live batch (small) reads nothing before its transaction: a read outside one is a read transaction of its own,
+    // as costly as the lookup itself is cheap inside (applyChunk finishes an interrupted bulk build there).
+    const bulk = batch.length >= BULK_MIN_EVENTS && this.beginBulk(batch.length);
     const size = bulk ? batch.length : this.eventsPerTransaction;
     const budgetMs = bulk ? Infinity : this.transactionBudgetMs;
     for (let start = 0; start < batch.length;) {
       if (start > 0) await new Promise((resolve) => setImmediate(resolve)); // let requests in between two transactions
-      const applied = await this.applyChunk(batch, start, Math.min(batch.length, start + size), budgetMs);
+      const applied = await this.applyChunk(batch, start, Math.min(batch.length, start + size), budgetMs, bulk);
       start = applied.end;
       if (applied.wakes.length > 0) await this.wakeBus.publish(applied.wakes);
     }
@@ -313,12 +313,14 @@ export class SqliteProjectionStore implements ProjectionStore {
     start: number,
     limit: number,
     budgetMs: number,
+    bulk: boolean,
   ): Promise<{ wakes: WakeEvent[]; end: number }> {
     for (let waitedMs = 0; ; waitedMs += FENCE_WAIT_MS) {
       const outcome = dropKeptOnFailure(this.writers.values(), () =>
         this.meta.transaction(() => {
           const active = this.meta.active();
           if (this.meta.fencedBy(Date.now()) !== null) return 'fenced' as const;
+          if (!bulk) this.bulk.finishWithin(active); // live batches keep every index in step
           const writer = this.writer(active);
           writer.beginBatch();
           const state = writer.state();
@@ -359,6 +361,12 @@ export class SqliteProjectionStore implements ProjectionStore {
       this.checkpointer.noteCommit();
       return outcome;
     }
+  }
+
+  /** Whether a large batch goes in bulk (sqliteBulkBuild.ts): into the active generation, empty or being bulk-built. */
+  private beginBulk(events: number): boolean {
+    const generation = this.meta.active();
+    return this.bulk.begin(generation, events, () => this.writer(generation).state().checkpoint === null);
   }
 
   async checkpoint(): Promise<bigint | null> {

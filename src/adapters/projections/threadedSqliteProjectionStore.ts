@@ -181,12 +181,9 @@ export class ThreadedSqliteProjectionStore implements ProjectionStore {
   }
 
   private receive(worker: Worker, message: ViewsThreadMessage): void {
-    if (message.kind === 'wakes') {
-      const { wakes } = message;
-      this.published = this.published.then(() => this.wakeBus.publish(wakes)).catch(() => undefined);
-      return;
-    }
     if (message.kind !== 'answer') return;
+    const { wakes } = message;
+    if (wakes !== undefined) this.published = this.published.then(() => this.wakeBus.publish(wakes)).catch(() => undefined);
     const waiting = this.pending.get(message.id);
     if (waiting === undefined) return;
     this.pending.delete(message.id);

@@ -47,10 +47,13 @@ export class SqliteBulkBuild {
   /** Creates the listing indexes again if a bulk build left them out (a no-op otherwise). */
   finish(generation: string): void {
     if (!this.building(generation)) return;
-    this.meta.transaction(() => {
-      if (!this.building(generation)) return; // another connection finished it meanwhile
-      this.db.exec(generationSchema(generation)); // every CREATE ... IF NOT EXISTS: only the missing indexes are built
-      this.meta.remove(this.mark(generation));
-    });
+    this.meta.transaction(() => this.finishWithin(generation)); // looked at again: another connection may have finished it
+  }
+
+  /** finish, inside a write transaction the caller holds (a live batch's: no read of its own before it). */
+  finishWithin(generation: string): void {
+    if (!this.building(generation)) return;
+    this.db.exec(generationSchema(generation)); // every CREATE ... IF NOT EXISTS: only the missing indexes are built
+    this.meta.remove(this.mark(generation));
   }
 }

@@ -9,9 +9,10 @@
  * loop's heap no longer holds the batch's working set.
  *
  * Messages in: {id, op, args} with op one of apply | claim | markLiveWriter | releaseLiveWriter | reset | close.
- * Out: {kind: 'ready'} once the file is open (or {kind: 'failed', error}); {kind: 'wakes', wakes} as each
- * transaction commits (before the answer of the call that committed it); {kind: 'answer', id, value} or
- * {kind: 'answer', id, error: {name, message, ...fields}}.
+ * Out: {kind: 'ready'} once the file is open (or {kind: 'failed', error}); {kind: 'answer', id, value} or
+ * {kind: 'answer', id, error: {name, message, ...fields}}, with `wakes`: those of the transactions committed since the
+ * last answer (the parent publishes them before it hands the answer on). One message per call, not a second one for
+ * its wakes: each message wakes the parent's event loop, which a single sender's every send waits for.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { WakeBus } from '../../../projections/wakeBus';
@@ -28,8 +29,7 @@ export type ViewsThreadCall = ViewsThreadRequest & { id: number };
 export type ViewsThreadMessage =
   | { kind: 'ready' }
   | { kind: 'failed'; error: ThreadError }
-  | { kind: 'wakes'; wakes: readonly WakeEvent[] }
-  | { kind: 'answer'; id: number; value?: unknown; error?: ThreadError };
+  | { kind: 'answer'; id: number; value?: unknown; error?: ThreadError; wakes?: readonly WakeEvent[] };
 
 export interface ViewsThreadData {
   file: string;
@@ -40,9 +40,20 @@ const port = parentPort;
 if (port === null) throw new Error('sqliteViewsThread runs in a worker thread (threadedSqliteProjectionStore.ts starts it)');
 const post = (message: ViewsThreadMessage): void => port.postMessage(message);
 
+/** Wakes committed and not yet sent: they go with the next answer (see the header). */
+let committedWakes: WakeEvent[] = [];
+const takeWakes = (): { wakes?: WakeEvent[] } => {
+  if (committedWakes.length === 0) return {};
+  const wakes = committedWakes;
+  committedWakes = [];
+  return { wakes };
+};
+
 /** Wakes go to the parent, which publishes them on the process's wake bus (subscribers live on its event loop). */
 const forwardingBus: WakeBus = {
-  publish: async (wakes) => post({ kind: 'wakes', wakes }),
+  publish: async (wakes) => {
+    for (const wake of wakes) committedWakes.push(wake);
+  },
   subscribe: () => Promise.reject(new Error('the views thread publishes wakes; subscribers are on the main thread')),
   close: async () => undefined,
 };
@@ -86,10 +97,11 @@ if (store !== null) {
   port.on('message', (call: ViewsThreadCall) => {
     run(store, call).then(
       (value) => {
-        post({ kind: 'answer', id: call.id, value });
+        post({ kind: 'answer', id: call.id, value, ...takeWakes() });
         if (call.op === 'close') port.close();
       },
-      (error: unknown) => post({ kind: 'answer', id: call.id, error: describeThreadError(error) }),
+      // A batch that failed after some of its transactions committed: their wakes are due all the same.
+      (error: unknown) => post({ kind: 'answer', id: call.id, error: describeThreadError(error), ...takeWakes() }),
     );
   });
   post({ kind: 'ready' });

@@ -3,34 +3,17 @@
  * store stops the subscription being pulled, then everything is applied once
  * released), and it serves only views of its own log.
  */
-import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { MemoryEventStore } from '../../src/adapters/eventstore/memoryEventStore';
 import { MemoryProjectionStore } from '../../src/adapters/projections/memoryProjectionStore';
 import { InProcessWakeBus } from '../../src/adapters/wake/inProcessWakeBus';
 import type { EventSubscription } from '../../src/events/eventStore';
 import type { LeaseStore } from '../../src/projections/projectorLease';
-import type { NewEvent } from '../../src/events/types';
 import { MAX_QUEUED, ProjectionRunner } from '../../src/projections/projectionRunner';
 import { ForeignViews } from '../../src/projections/viewsOwnership';
-import { silentLogger } from '../support/fixtures';
+import { registrationEvent, silentLogger } from '../support/fixtures';
 import { holdApplies } from '../support/heldApplies';
 import { waitFor } from '../support/waitFor';
-
-const registration = (identity: string): NewEvent =>
-  ({
-    eventId: randomUUID(),
-    type: 'AgentRegistered',
-    data: { identity, role: 'agent', tokenHash: `hash-${identity}`, registeredAt: '2025-01-01T00:00:00.000Z' },
-    metadata: {
-      commandId: 'c',
-      correlationId: 'c',
-      causationId: 'c',
-      actor: '@admin',
-      at: '2025-01-01T00:00:00.000Z',
-      schemaVersion: 1,
-    },
-  }) as NewEvent;
 
 /** Counts what the runner pulls from its subscriptions. */
 function countPulls(log: MemoryEventStore): { pulled: () => number } {
@@ -79,7 +62,11 @@ describe('ProjectionRunner', () => {
     const total = 3 * MAX_QUEUED;
     const identities = Array.from({ length: total }, (_, i) => `@agent-${i}`);
     for (let i = 0; i < total; i += 500) {
-      await log.append('mailbox-agents', identities.slice(i, i + 500).map(registration), i === 0 ? 'no_stream' : BigInt(i - 1));
+      await log.append(
+        'mailbox-agents',
+        identities.slice(i, i + 500).map(registrationEvent),
+        i === 0 ? 'no_stream' : BigInt(i - 1),
+      );
     }
     // The positive signal: the pump has filled its queue.
     for (let i = 0; i < 1000 && pulls.pulled() < MAX_QUEUED; i++) await turns(1);
@@ -98,14 +85,18 @@ describe('ProjectionRunner', () => {
   it('claims empty views for its log, and refuses views claimed by another log without applying anything', async () => {
     const views = new MemoryProjectionStore(new InProcessWakeBus());
     const first = new MemoryEventStore();
-    await first.append('mailbox-agents', [registration('@ana'), registration('@bo'), registration('@cy')], 'no_stream');
+    await first.append(
+      'mailbox-agents',
+      [registrationEvent('@ana'), registrationEvent('@bo'), registrationEvent('@cy')],
+      'no_stream',
+    );
     const owner = new ProjectionRunner(first, views, silentLogger);
     await owner.start();
     expect(owner.getStatus()).toMatchObject({ views: 'own', logIdentity: await first.logIdentity(), checkpoint: '3' });
     await owner.stop();
 
     const second = new MemoryEventStore();
-    await second.append('mailbox-agents', [registration('@other')], 'no_stream');
+    await second.append('mailbox-agents', [registrationEvent('@other')], 'no_stream');
     const intruder = new ProjectionRunner(second, views, silentLogger);
     const refused = await intruder.start().then(
       () => null,
@@ -122,7 +113,11 @@ describe('ProjectionRunner', () => {
     const log = new MemoryEventStore();
     const identities = Array.from({ length: 3_500 }, (_, i) => `@agent-${i}`);
     for (let i = 0; i < identities.length; i += 500) {
-      await log.append('mailbox-agents', identities.slice(i, i + 500).map(registration), i === 0 ? 'no_stream' : BigInt(i - 1));
+      await log.append(
+        'mailbox-agents',
+        identities.slice(i, i + 500).map(registrationEvent),
+        i === 0 ? 'no_stream' : BigInt(i - 1),
+      );
     }
     const lines: Array<Record<string, unknown>> = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
@@ -150,7 +145,7 @@ describe('ProjectionRunner', () => {
 
   it('a catch-up that fails when this node takes the lease is logged and in lastError until a later batch lands', async () => {
     const log = new MemoryEventStore();
-    await log.append('mailbox-agents', [registration('@ana'), registration('@bo')], 'no_stream');
+    await log.append('mailbox-agents', [registrationEvent('@ana'), registrationEvent('@bo')], 'no_stream');
     const views = new MemoryProjectionStore(new InProcessWakeBus());
     const earlier = new ProjectionRunner(log, views, silentLogger); // the previous projector left the views at the head
     await earlier.start();
@@ -183,7 +178,7 @@ describe('ProjectionRunner', () => {
       expect(failing).toMatchObject({ running: true, checkpoint: '2', lastError: 'the log was unreachable' });
       expect(Date.parse(failing.lastErrorAt!)).toBeGreaterThan(Date.now() - 60_000);
 
-      await log.append('mailbox-agents', [registration('@cy')], 1n);
+      await log.append('mailbox-agents', [registrationEvent('@cy')], 1n);
       expect(await runner.waitFor(3n)).toBe(true);
       await waitFor(() => runner.getStatus().lastError === null, { what: 'the failure cleared once a batch landed' });
       expect(runner.getStatus()).toMatchObject({ checkpoint: '3', lastError: null, lastErrorAt: null });

@@ -4,30 +4,14 @@
  * and says so with a VIEWS_LAGGING warning; /metrics counts it and /readyz is
  * degraded until the views reach it. Memory views, applies held by a wrapper.
  */
-import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { NewEvent } from '../../src/events/types';
+import { registrationEvent } from '../support/fixtures';
 import { failApplies, holdApplies, storeOutage } from '../support/heldApplies';
 import { startTestServer, type TestServer } from '../support/httpServer';
 import { waitFor } from '../support/waitFor';
 
 const AWAIT_MS = 150;
-
-const registration = (identity: string): NewEvent =>
-  ({
-    eventId: randomUUID(),
-    type: 'AgentRegistered',
-    data: { identity, role: 'agent', tokenHash: `hash-${identity}`, registeredAt: '2025-01-01T00:00:00.000Z' },
-    metadata: {
-      commandId: randomUUID(),
-      correlationId: 'c',
-      causationId: 'c',
-      actor: '@admin',
-      at: '2025-01-01T00:00:00.000Z',
-      schemaVersion: 1,
-    },
-  }) as NewEvent;
 
 describe('VIEWS_LAGGING (memory views held)', () => {
   let server: TestServer;
@@ -121,7 +105,7 @@ describe('VIEWS_LAGGING (memory views held)', () => {
     runner.useResubscribeTiming({ backoff: { initialDelayMs: 300, maxDelayMs: 300 }, probeMs: 20 });
     const failing = failApplies(server.mailbox.projections);
     // Appended to the log directly: no command waits for it, so no command's lagging makes readiness degraded.
-    const { position: head } = await server.mailbox.eventStore.append('mailbox-agents', [registration('@dee')], 'any');
+    const { position: head } = await server.mailbox.eventStore.append('mailbox-agents', [registrationEvent('@dee')], 'any');
     await waitFor(() => runner.getStatus().retryingBy !== null, { what: 'the projector waiting to try again' });
     const waiting = await call('GET', '/readyz');
     expect(waiting.status).toBe(200); // the views store answers: reads are served, only late

@@ -1,4 +1,5 @@
 /** Test fixtures: a mailbox on chosen adapters with a silent logger, and agents registered by the admin. */
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,6 +7,7 @@ import pino from 'pino';
 import { createMailbox, type Mailbox, type MailboxClient } from '../../src/mailbox';
 import type { MailboxConfigInput } from '../../src/config';
 import { ADMIN_ACTOR } from '../../src/commands/roles';
+import type { NewEvent } from '../../src/events/types';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 export const silentLogger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
@@ -65,3 +67,19 @@ export async function allEvents(mailbox: Mailbox) {
   await mailbox.wakeRecorder.flush();
   return mailbox.eventStore.readAll(null, 1_000_000);
 }
+
+/** An agent's registration as the log holds it, for a test that appends to the log directly (no command, no wait). */
+export const registrationEvent = (identity: string): NewEvent =>
+  ({
+    eventId: randomUUID(),
+    type: 'AgentRegistered',
+    data: { identity, role: 'agent', tokenHash: `hash-${identity}`, registeredAt: '2025-01-01T00:00:00.000Z' },
+    metadata: {
+      commandId: 'c',
+      correlationId: 'c',
+      causationId: 'c',
+      actor: '@admin',
+      at: '2025-01-01T00:00:00.000Z',
+      schemaVersion: 1,
+    },
+  }) as NewEvent;

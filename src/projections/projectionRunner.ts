@@ -20,7 +20,6 @@ import { inject, injectable } from 'tsyringe';
 import type { Logger } from 'pino';
 import type { EventStore, EventSubscription } from '../events/eventStore';
 import type { StoredEvent } from '../events/types';
-import { isMailboxError } from '../errors';
 import { backoffDelay, sleep, type Backoff } from '../support/retry';
 import { TOKENS } from '../tokens';
 import { projectStored } from './projector';
@@ -36,16 +35,8 @@ const MAX_BATCH = 1000;
 const SPLIT_FROM = 64;
 /** Events read ahead of the store at most: the subscription is not pulled further until the projector catches up (backpressure). */
 export const MAX_QUEUED = 4 * MAX_BATCH;
-/**
- * Resubscribing after a failure: quick at first, at most every 5 s while the failure lasts, spread out (jitter).
- * After a store was unavailable, the wait ends early once the store answers a probe again (see waitToRetry).
- */
-export interface ResubscribeTiming {
-  backoff: Backoff;
-  /** How often the store is probed while the runner waits after finding it unavailable. */
-  probeMs: number;
-}
-const RESUBSCRIBE: ResubscribeTiming = { backoff: { initialDelayMs: 100, maxDelayMs: 5000, jitter: 0.2 }, probeMs: 250 };
+/** Resubscribing after a failure: quick at first, at most every 5 s while the failure lasts, spread out (jitter). */
+const RESUBSCRIBE: Backoff = { initialDelayMs: 100, maxDelayMs: 5000, jitter: 0.2 };
 /** How often a following runner checks that the stored checkpoint did not go back (views lost while idle). */
 const CHECKPOINT_WATCH_MS = 1000;
 /** How often a node without the projector lease reads the shared checkpoint (its commands' read-your-writes waits). */
@@ -117,9 +108,9 @@ export class ProjectionRunner {
     @inject(TOKENS.Clock) private readonly clock: { now(): Date } = { now: () => new Date() },
   ) {}
 
-  /** Sets how the runner waits between a failure and its next try (tests: a backoff too long to wait out). */
-  useResubscribeTiming(timing: ResubscribeTiming): void {
-    this.resubscribe = timing;
+  /** Sets the backoff between a failure and the next try (tests: one long enough to look at the wait). */
+  useResubscribeBackoff(backoff: Backoff): void {
+    this.resubscribe = backoff;
   }
 
   /**
@@ -375,38 +366,16 @@ export class ProjectionRunner {
           this.logger.warn({ reason: error.message }, 'projection views lost; rebuilding them from the log');
           continue;
         }
-        const delay = Math.round(backoffDelay(this.resubscribe.backoff, ++failures));
+        const delay = Math.round(backoffDelay(this.resubscribe, ++failures));
         this.logger.error({ err: error, retryInMs: delay }, 'projection subscription failed; resubscribing from checkpoint');
         this.status.retryingBy = new Date(Date.now() + delay).toISOString();
         try {
-          await this.waitToRetry(delay, error, signal);
+          await sleep(delay, signal);
         } finally {
           this.status.retryingBy = null;
         }
       }
     }
-  }
-
-  /**
-   * The wait before the next try. After the store was unavailable (e.g. Redis stalled, then back), it ends as soon as
-   * the store answers a probe again: the backoff has grown with every failure of a long outage, and waiting it out
-   * would leave the views behind every command for seconds after the store recovered, with nothing wrong any more.
-   * Any other failure waits the whole backoff (retrying it at once would only fail again).
-   */
-  private async waitToRetry(delayMs: number, error: unknown, signal: AbortSignal): Promise<void> {
-    if (!isMailboxError(error) || error.code !== 'UNAVAILABLE') return sleep(delayMs, signal);
-    const until = Date.now() + delayMs;
-    for (let left = delayMs; left > 0 && !signal.aborted; left = until - Date.now()) {
-      await sleep(Math.min(this.resubscribe.probeMs, left), signal);
-      if (signal.aborted || (await this.storeAnswers())) return;
-    }
-  }
-
-  private storeAnswers(): Promise<boolean> {
-    return this.projections.checkpoint().then(
-      () => true,
-      () => false,
-    );
   }
 
   /** Applies the subscription in batches, reading at most MAX_QUEUED events ahead of the store (see batchedConsumer.ts). */

@@ -3,7 +3,6 @@
  * while the log keeps growing, as when the projection backend stalls. Wraps
  * the very instance the runner applies to (its applyBatch), so nothing else changes.
  */
-import { unavailable } from '../../src/errors';
 import type { ProjectionStore } from '../../src/projections/projectionStore';
 
 export interface HeldApplies {
@@ -49,35 +48,6 @@ export function failApplies(store: ProjectionStore, message = 'the views store h
   return {
     recover() {
       failing = false;
-    },
-  };
-}
-
-export interface StoreOutage {
-  /** The store answers again. */
-  end(): void;
-}
-
-/**
- * Takes a projection store out of reach, as a stalled or stopped Redis: its applies and checkpoint reads fail with
- * UNAVAILABLE (what the adapters throw when their backend does not answer in time) until the outage ends.
- */
-export function storeOutage(store: ProjectionStore): StoreOutage {
-  const apply = store.applyBatch.bind(store);
-  const checkpoint = store.checkpoint.bind(store);
-  let out = true;
-  const failure = () => unavailable('The views store (test outage)');
-  store.applyBatch = async (batch) => {
-    if (out) throw failure();
-    return apply(batch);
-  };
-  store.checkpoint = async () => {
-    if (out) throw failure();
-    return checkpoint();
-  };
-  return {
-    end() {
-      out = false;
     },
   };
 }

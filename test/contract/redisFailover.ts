@@ -85,6 +85,28 @@ function readinessPoll(mailbox: Mailbox) {
   };
 }
 
+/**
+ * A scenario still running after SLOW_MS (the test's own timeout is 60 s) says where it is, once, on stderr: its
+ * phase, the sends so far and the projector's status. A timeout alone said nothing (seen once in a full run, stop 34).
+ */
+const SLOW_MS = 45_000;
+function reportIfSlow(mailbox: Mailbox, load: { acknowledged: readonly Sent[]; refused(): number }) {
+  const started = Date.now();
+  const report = {
+    phase: 'sending before the failover',
+    done: () => clearTimeout(timer),
+  };
+  const timer = setTimeout(() => {
+    const status = JSON.stringify(mailbox.runner.getStatus());
+    process.stderr.write(
+      `failover scenario still running after ${Date.now() - started} ms, ${report.phase}: ` +
+        `${load.acknowledged.length} sends acknowledged, ${load.refused()} refused; projector ${status}\n`,
+    );
+  }, SLOW_MS);
+  timer.unref();
+  return report;
+}
+
 export interface FailoverOutcome {
   acknowledged: number;
   refused: number;
@@ -97,12 +119,16 @@ export async function killMasterDuringSends(scenario: FailoverScenario): Promise
   try {
     const agents = await registerAgents(mailbox, ['@a', ...RECIPIENTS]);
     const load = sendLoad(agents['@a']);
+    const slow = reportIfSlow(mailbox, load);
     await load.more(30);
     const readiness = readinessPoll(mailbox);
+    slow.phase = 'the master killed, waiting for a replica to serve';
     await scenario.killMaster('{@b}', () => readiness.start());
     await readiness.stop();
+    slow.phase = 'after the failover, waiting for 30 more acknowledged sends';
     await load.more(30); // acknowledged again after the failover
     await load.stop();
+    slow.phase = 'checking the views and wakes';
 
     // The views first catch up with the log: a send acknowledged with VIEWS_LAGGING during the failover is applied
     // (and wakes its recipient) later, which must not be counted below as a wake for the message sent next.
@@ -143,6 +169,7 @@ export async function killMasterDuringSends(scenario: FailoverScenario): Promise
     }
     expect(await checkReadiness(mailbox)).toMatchObject({ ready: true, status: 'ready' }); // and ready again
     const outcome = { acknowledged: load.acknowledged.length, refused: load.refused(), readinessWhileDown: readiness.answers };
+    slow.done();
     await mailbox.projections.reset();
     await mailbox.close();
     mailbox = null;

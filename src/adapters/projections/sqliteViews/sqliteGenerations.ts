@@ -35,7 +35,6 @@ class SqliteGeneration implements ProjectionGeneration {
   applyBatch(batch: readonly ProjectedEvent[]): Promise<void> {
     const applied = this.tail.then(async () => {
       const bulk = this.bulk.begin(this.name, batch.length, () => this.writer.state().checkpoint === null);
-      if (!bulk) this.bulk.finish(this.name);
       const size = bulk ? Math.max(batch.length, 1) : this.eventsPerTransaction;
       for (let start = 0; start < batch.length; start += size) {
         if (start > 0) await new Promise((resolve) => setImmediate(resolve));
@@ -43,6 +42,7 @@ class SqliteGeneration implements ProjectionGeneration {
         dropKeptOnFailure([this.writer], () =>
           this.meta.transaction(() => {
             try {
+              if (!bulk) this.bulk.finishWithin(this.name); // as the live store does: small batches keep every index in step
               this.writer.beginBatch();
               const { checkpoint } = this.writer.state();
               const last = applyEvents(this.writer, chunk, checkpoint);

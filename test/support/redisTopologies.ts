@@ -171,6 +171,12 @@ export interface TestRedisSentinel {
   masterPort(): Promise<number>;
   /** SIGKILLs the current master (then calls `killed`); resolves once every sentinel names the promoted replica and it accepts writes. */
   killMaster(killed?: () => void): Promise<{ promotedPort: number }>;
+  /** SIGKILLs every sentinel (the Redis nodes keep running) and leaves them down until startSentinels(). */
+  killSentinels(): Promise<void>;
+  /** Starts the sentinels that are down again on their ports, from the configuration they rewrote while running. */
+  startSentinels(): Promise<void>;
+  /** SIGSTOP (SIGCONT with `paused` false) every sentinel: they keep their sockets open but answer nothing. */
+  pauseSentinels(paused: boolean): void;
   stop(): Promise<void>;
 }
 
@@ -198,9 +204,11 @@ export async function startRedisSentinel(): Promise<TestRedisSentinel> {
   const [masterPort, replicaPort, ...sentinelPorts] = await freePorts(5);
   const children = new Map<number, ChildProcess>();
   const stop = async () => {
+    for (const child of children.values()) child.kill('SIGCONT'); // a paused process acts on SIGKILL, but say it plainly
     await Promise.all([...children.values()].map((child) => stopChild(child, 'SIGKILL')));
     fs.rmSync(dir, { recursive: true, force: true });
   };
+  const sentinelConf = (port: number) => path.join(dir, `sentinel-${port}.conf`);
   const masterNow = async (sentinel: number) =>
     Number(((await ask(sentinel, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', MASTER_NAME)) as string[])[1]);
   try {
@@ -213,7 +221,7 @@ export async function startRedisSentinel(): Promise<TestRedisSentinel> {
       return infoField(info, 'master_link_status') === 'up' || String(infoField(info, 'master_link_status'));
     });
     for (const port of sentinelPorts) {
-      const conf = path.join(dir, `sentinel-${port}.conf`);
+      const conf = sentinelConf(port);
       fs.writeFileSync(
         conf,
         [
@@ -263,6 +271,19 @@ export async function startRedisSentinel(): Promise<TestRedisSentinel> {
         30_000,
       );
       return { promotedPort };
+    },
+    async killSentinels() {
+      await Promise.all(sentinelPorts.map((port) => stopChild(children.get(port)!, 'SIGKILL')));
+    },
+    async startSentinels() {
+      for (const port of sentinelPorts) {
+        const child = children.get(port)!;
+        if (child.exitCode === null && child.signalCode === null) continue; // still running
+        children.set(port, await spawnSentinel(sentinelConf(port)));
+      }
+    },
+    pauseSentinels(paused) {
+      for (const port of sentinelPorts) children.get(port)!.kill(paused ? 'SIGSTOP' : 'SIGCONT');
     },
     stop,
   };

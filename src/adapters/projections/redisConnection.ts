@@ -39,8 +39,13 @@ export interface RedisConnectionOptions extends RedisAuthOptions {
 export const DEFAULT_REDIS_TIMEOUT_MS = 1000;
 /** Reconnect attempts never stop, and come at least this often, so that recovery needs no restart and is quick. */
 const MAX_RECONNECT_DELAY_MS = 500;
-/** Rounds over every sentinel before one connection attempt fails (the reconnect loop then starts again). */
-const SENTINEL_ROUNDS = 3;
+/**
+ * Rounds over every sentinel before the first connection attempt fails, so that a mailbox started
+ * with no sentinel reachable says so at once instead of waiting. Only the first: ioredis ends a
+ * client for good when a reconnect's sentinel rounds give up (Redis.js sets status 'end', and
+ * nothing reconnects it), so once connected the rounds never stop.
+ */
+const FIRST_CONNECT_SENTINEL_ROUNDS = 3;
 
 /** Throws VALIDATION_FAILED (with the valid forms) unless the URL names a supported Redis topology. */
 export function validateRedisUrl(url: string, variable = 'MAILBOX_REDIS_URL'): void {
@@ -98,7 +103,8 @@ function createClient(topology: RedisTopology, options: RedisConnectionOptions):
   const node = nodeOptions(topology, options);
   if (topology.kind === 'single') return new Redis(topology.url, node);
   if (topology.kind === 'sentinel') {
-    return new Redis({
+    let connectedOnce = false;
+    const client = new Redis({
       ...node,
       sentinels: topology.sentinels,
       name: topology.masterName,
@@ -106,12 +112,19 @@ function createClient(topology: RedisTopology, options: RedisConnectionOptions):
       role: 'master',
       ...(options.sentinelPassword === undefined ? {} : { sentinelPassword: options.sentinelPassword }),
       ...(node.tls === undefined ? {} : { enableTLSForSentinelMode: true, sentinelTLS: node.tls }),
-      // A connection attempt gives up after a few rounds over the sentinels, so that startup fails
-      // loudly; the reconnect loop above then starts over, for as long as the outage lasts.
-      sentinelRetryStrategy: (round) => (round > SENTINEL_ROUNDS ? null : Math.min(round * 100, MAX_RECONNECT_DELAY_MS)),
+      // Startup fails loudly after a few rounds over the sentinels; a reconnect never gives up (see above).
+      sentinelRetryStrategy: (round) =>
+        !connectedOnce && round > FIRST_CONNECT_SENTINEL_ROUNDS ? null : Math.min(round * 100, MAX_RECONNECT_DELAY_MS),
+      // A sentinel that accepts connections but answers nothing (stopped, overloaded) is passed over at the
+      // deadline; without one, asking it for the master waited forever and the client never reconnected.
+      sentinelCommandTimeout: node.commandTimeout,
       // Follow +switch-master at once instead of waiting for the old master's connection to fail.
       failoverDetector: true,
     });
+    client.once('ready', () => {
+      connectedOnce = true;
+    });
+    return client;
   }
   const cluster: ClusterOptions = {
     lazyConnect: true,

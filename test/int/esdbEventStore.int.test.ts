@@ -14,7 +14,11 @@ import { EsdbDouble } from '../support/esdbDouble/esdbDouble';
 let double: EsdbDouble;
 let store: EsdbEventStore;
 
-const fastFailing = (url: string) => `${url}&defaultDeadline=300`;
+/**
+ * A deadline short enough for the hung-server tests to be quick, long enough for a first call over a new gRPC channel
+ * under a full run's load (at 400 ms such a first read once missed it: test/int/esdbMailbox).
+ */
+const fastFailing = (url: string) => `${url}&defaultDeadline=1000`;
 const labels = (events: readonly StoredEvent[]) => events.map((e) => (e.data as { identity: string }).identity);
 
 async function expectUnavailable(promise: Promise<unknown>): Promise<void> {

@@ -34,13 +34,16 @@ async function warned(text: string, timeoutMs = 10_000): Promise<void> {
   }
 }
 
-/** A short deadline keeps "fails fast" fast in tests; production defaults to 5 s. */
+/**
+ * A short deadline keeps "fails fast" fast in tests; production defaults to 5 s. Not shorter: at 400 ms the first read
+ * of a freshly started mailbox (its log identity, over a new gRPC channel) once missed it during a full run (CI load).
+ */
 async function openMailbox(views: { redisUrl?: string; redisNamespace?: string } = {}) {
   double = await EsdbDouble.start();
   skippedMs = 0;
   warnings = [];
   mailbox = await createMailbox(
-    { eventStoreUrl: `${double.url}&defaultDeadline=400`, adminToken: ADMIN_TOKEN, logLevel: 'silent', ...views },
+    { eventStoreUrl: `${double.url}&defaultDeadline=1500`, adminToken: ADMIN_TOKEN, logLevel: 'silent', ...views },
     { logger: recordingLogger(), clock },
   );
   return registerAgents(mailbox, ['@a', '@b', '@c']);

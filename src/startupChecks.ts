@@ -42,8 +42,10 @@ export function checkHost(host: string): void {
 /** The directory a path will be created in must be a directory we can write: not a file, not read-only. */
 export function checkDirectoryPath(variable: string, value: string, dir: string): void {
   let existing = path.resolve(dir);
-  while (!fs.existsSync(existing)) existing = path.dirname(existing);
-  const stat = fs.statSync(existing);
+  // lstat, not exists: a link to nothing is there, and nothing can be made under it (exists said missing, and the
+  // check passed on the link's parent; the first mkdir then failed with a stack trace).
+  while (!isThere(existing)) existing = path.dirname(existing);
+  const stat = reachable(variable, value, existing);
   if (!stat.isDirectory()) {
     throw new StartupError(
       `${variable}='${value}' cannot be a directory: ${existing} is a file; set ${variable} to a directory path.`,
@@ -57,6 +59,41 @@ export function checkDirectoryPath(variable: string, value: string, dir: string)
       `${variable}='${value}' is not writable (${existing} refuses this user): set ${variable} to a directory ` +
         'this user can write, or fix its permissions.',
       { variable },
+    );
+  }
+}
+
+/** Whether anything is at `file`, a link to nothing included (a path through a file is not there: ENOTDIR). */
+function isThere(file: string): boolean {
+  try {
+    return fs.lstatSync(file, { throwIfNoEntry: false }) !== undefined;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return false;
+    throw error;
+  }
+}
+
+/** The remedy of a place that cannot hold the files: another directory (the event store's variable names a file in one). */
+const placeElsewhere = (variable: string): string =>
+  variable === 'MAILBOX_EVENTSTORE_URL'
+    ? `set ${variable} to sqlite:<a file in a directory this user can write>`
+    : `set ${variable} to a directory this user can write`;
+
+/** The entry at `existing` as its links lead, or a StartupError naming the link that leads nowhere. */
+function reachable(variable: string, value: string, existing: string): fs.Stats {
+  try {
+    return fs.statSync(existing);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+    const link = fs.lstatSync(existing).isSymbolicLink() ? fs.readlinkSync(existing) : null;
+    const why =
+      link === null
+        ? `${existing} cannot be reached (${code})`
+        : `${existing} is a link to ${link}, which ${code === 'ENOENT' ? 'does not exist (a volume not mounted?)' : `cannot be reached (${code})`}`;
+    throw new StartupError(
+      `${variable}='${value}': ${why}; create it, or ${placeElsewhere(variable)}.`,
+      { variable },
+      { cause: error },
     );
   }
 }
@@ -174,6 +211,16 @@ export function translateStartupError(error: unknown, config: MailboxConfig): un
     default:
       break;
   }
+  if (code === 'ENOENT' && (error as { syscall?: string }).syscall === 'mkdir') {
+    // Its parent is there but takes no new directory (a pseudo file system such as /proc; support/makeDirectory.ts).
+    const dir = (error as NodeJS.ErrnoException).path ?? config.dataDir;
+    const { where, variable } = placeOf(dir, config);
+    return new StartupError(
+      `${where}: cannot create the directory ${dir} (ENOENT: its parent takes no new entries); ${placeElsewhere(variable)}.`,
+      { variable },
+      { cause: error },
+    );
+  }
   if (code === 'EACCES' || code === 'ENOTDIR' || code === 'EROFS' || code === 'ENOSPC') {
     const file = (error as NodeJS.ErrnoException).path ?? config.dataDir;
     return new StartupError(
@@ -205,6 +252,27 @@ export function translateStartupError(error: unknown, config: MailboxConfig): un
   }
   return error;
 }
+
+/**
+ * The variable that placed a directory that could not be made (`dir`: the level whose mkdir failed, so the directory
+ * asked for is `dir` or below it): a sqlite: event store URL when its log's directory is, unless the data dir is too
+ * and was being made first (for the generated admin token), else the data dir.
+ */
+function placeOf(dir: string, config: MailboxConfig): { where: string; variable: string } {
+  const url = config.eventStoreUrl;
+  const log = url?.startsWith('sqlite:') ? path.resolve(url.slice('sqlite:'.length)) : null;
+  const forLog = log !== null && isWithin(dir, path.dirname(log));
+  const forDataDir = isWithin(dir, config.dataDir) && config.adminToken === undefined;
+  return forLog && !forDataDir
+    ? { where: `MAILBOX_EVENTSTORE_URL='${url}'`, variable: 'MAILBOX_EVENTSTORE_URL' }
+    : { where: `MAILBOX_DATA_DIR='${config.dataDir}'`, variable: 'MAILBOX_DATA_DIR' };
+}
+
+/** Whether `file` is `dir` or below it (both resolved). */
+const isWithin = (dir: string, file: string): boolean => {
+  const relative = path.relative(path.resolve(dir), path.resolve(file));
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+};
 
 /** The variable that placed the SQLite files, with its value: the data dir, or a sqlite: event store URL. */
 function sqliteLocation(config: MailboxConfig): { where: string; variable: string } {

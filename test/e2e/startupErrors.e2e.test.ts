@@ -80,6 +80,30 @@ test('MAILBOX_DATA_DIR under a file: one line naming the file', async () => {
   expectOneLine({ ...run, dataDir: path.join(file, 'data') }, 'MAILBOX_DATA_DIR', `${file} is a file`);
 });
 
+test('MAILBOX_DATA_DIR through a link to nothing (a volume not mounted): one line naming the link and its target', async () => {
+  const link = path.join(root, 'volume-link');
+  const target = path.join(root, 'volume-not-mounted', 'mailbox');
+  fs.symlinkSync(target, link);
+  const dataDir = path.join(link, 'data');
+  const run = await serve('unused', { MAILBOX_DATA_DIR: dataDir });
+  expectOneLine({ ...run, dataDir }, 'MAILBOX_DATA_DIR', `${link} is a link to ${target}, which does not exist`);
+  expect(fs.existsSync(path.join(root, 'volume-not-mounted'))).toBe(false);
+});
+
+// Node's recursive mkdir spun there forever at full CPU, deaf to SIGTERM, printing nothing (runCli kills it at 20 s).
+const withProc = fs.existsSync('/proc/self') ? test : test.skip;
+withProc('a data dir or log where no directory can be made (/proc): one line, exit code 2', async () => {
+  const dataDir = '/proc/mailbox-startup-test';
+  expectOneLine(
+    { ...(await serve('unused', { MAILBOX_DATA_DIR: dataDir })), dataDir },
+    'MAILBOX_DATA_DIR',
+    `cannot create the directory ${dataDir}`,
+  );
+  const url = 'sqlite:/proc/mailbox-startup-test/events.sqlite';
+  const run = await serve('proc-log', { MAILBOX_EVENTSTORE_URL: url, MAILBOX_ADMIN_TOKEN: 'a-token-of-twenty-chars' });
+  expectOneLine(run, 'MAILBOX_EVENTSTORE_URL', `'${url}'`, 'cannot create the directory /proc/mailbox-startup-test');
+});
+
 test('port in use: names the port and MAILBOX_PORT, generates no admin token', async () => {
   const other = net.createServer();
   const port = await listening(other);

@@ -13,7 +13,6 @@
  * requests keep being parsed and views applied while a commit is on its way
  * to disk. This connection only reads.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import {
   defaultSqliteDriver,
@@ -30,6 +29,7 @@ import { SqliteReadAhead } from './sqliteReadAhead';
 import { SqliteRecentRows } from './sqliteRecentRows';
 import { ensureLogIdentity } from './sqliteLogIdentity';
 import { SqliteSidecar } from '../../support/sqlite/sqliteSidecar';
+import { makeDirectory } from '../../support/makeDirectory';
 import { SqliteWriter } from './sqliteWriter';
 import {
   logRowToStored,
@@ -80,7 +80,7 @@ export class SqliteEventStore implements EventStore {
 
   /** Opens (or creates) the log; `driver`: the SQLite binding (default: better-sqlite3 if installed, else libsql). */
   static open(file: string, driver: SqliteDriver = defaultSqliteDriver()): SqliteEventStore {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
+    makeDirectory(path.dirname(file));
     const db = openSqliteDatabase(file, driver);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');

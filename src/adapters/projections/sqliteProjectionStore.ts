@@ -30,7 +30,6 @@
  * active generation inside each transaction (a switch is atomic for them);
  * readers look it up at each read.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { MailboxError } from '../../errors';
 import type { ListQuery } from '../../projections/listQuery';
@@ -61,6 +60,7 @@ import type { ProjectionGenerations } from '../../projections/rebuildGenerations
 import type { ProjectedEvent, WakeEvent } from '../../projections/viewChanges';
 import type { WakeBus } from '../../projections/wakeBus';
 import { sleep } from '../../support/retry';
+import { makeDirectory } from '../../support/makeDirectory';
 import { WalCheckpointer } from '../../support/sqlite/sqliteCheckpointer';
 import { SqliteSidecar } from '../../support/sqlite/sqliteSidecar';
 import { BULK_MIN_EVENTS, SqliteBulkBuild } from './sqliteViews/sqliteBulkBuild';
@@ -208,7 +208,7 @@ export class SqliteProjectionStore implements ProjectionStore {
    * sqliteViews/sqliteViewsDamage.ts); without, a file SQLite cannot read is refused with the remedy.
    */
   static open(file: string, wakeBus: WakeBus, options: SqliteProjectionOptions = {}): SqliteProjectionStore {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
+    makeDirectory(path.dirname(file));
     const driver = options.driver ?? defaultSqliteDriver();
     const now = new Date();
     const recover = options.recoverDamaged === true;

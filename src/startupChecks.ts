@@ -12,7 +12,7 @@ import { isMailboxError } from './errors';
 import { StartupError, isStartupError } from './startupError';
 import { isEsdbUrl } from './adapters/eventstore/esdbClientCompat';
 import { esdbSettings } from './adapters/eventstore/esdbSettings';
-import { storageConditionOf, type StorageCondition } from './adapters/eventstore/sqliteErrors';
+import { storageConditionOf, UnreadableLogFile, type StorageCondition } from './adapters/eventstore/sqliteErrors';
 import { validateRedisUrl } from './adapters/projections/redisConnection';
 
 const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
@@ -44,7 +44,7 @@ export function checkDirectoryPath(variable: string, value: string, dir: string)
   let existing = path.resolve(dir);
   // lstat, not exists: a link to nothing is there, and nothing can be made under it (exists said missing, and the
   // check passed on the link's parent; the first mkdir then failed with a stack trace).
-  while (!isThere(existing)) existing = path.dirname(existing);
+  while (!isThere(variable, value, existing)) existing = path.dirname(existing);
   const stat = reachable(variable, value, existing);
   if (!stat.isDirectory()) {
     throw new StartupError(
@@ -63,13 +63,23 @@ export function checkDirectoryPath(variable: string, value: string, dir: string)
   }
 }
 
-/** Whether anything is at `file`, a link to nothing included (a path through a file is not there: ENOTDIR). */
-function isThere(file: string): boolean {
+/**
+ * Whether anything is at `file`, a link to nothing included (a path through a file is not there: ENOTDIR); a path
+ * that cannot be looked at (a name too long, a parent this user may not search) is refused in one line.
+ */
+function isThere(variable: string, value: string, file: string): boolean {
   try {
     return fs.lstatSync(file, { throwIfNoEntry: false }) !== undefined;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return false;
-    throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOTDIR') return false;
+    throw new StartupError(
+      `${variable}='${value}': ${file} cannot be used (${code ?? 'unknown error'}: ${
+        code === 'ENAMETOOLONG' ? 'the path is too long' : (error as Error).message
+      }); ${placeElsewhere(variable)}.`,
+      { variable },
+      { cause: error },
+    );
   }
 }
 
@@ -210,6 +220,15 @@ export function translateStartupError(error: unknown, config: MailboxConfig): un
       break;
     default:
       break;
+  }
+  if (error instanceof UnreadableLogFile) {
+    const { where, variable } = sqliteLocation(config);
+    return new StartupError(
+      `${where}: the event log ${error.message}: it is damaged, or not a log at all. Restore it from a backup, or ` +
+        `move it aside (a new, empty log is created in its place), or set ${variable} to another place.`,
+      { variable },
+      { cause: error },
+    );
   }
   if (code === 'ENOENT' && (error as { syscall?: string }).syscall === 'mkdir') {
     // Its parent is there but takes no new directory (a pseudo file system such as /proc; support/makeDirectory.ts).

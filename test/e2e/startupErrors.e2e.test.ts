@@ -104,6 +104,36 @@ withProc('a data dir or log where no directory can be made (/proc): one line, ex
   expectOneLine(run, 'MAILBOX_EVENTSTORE_URL', `'${url}'`, 'cannot create the directory /proc/mailbox-startup-test');
 });
 
+test('a data dir path too long to use: one line naming the variable', async () => {
+  const dataDir = path.join(root, 'x'.repeat(300));
+  expectOneLine(
+    { ...(await serve('unused', { MAILBOX_DATA_DIR: dataDir })), dataDir },
+    'MAILBOX_DATA_DIR',
+    'the path is too long',
+  );
+});
+
+test('a log that is not a SQLite database: one line naming the file and the remedies, exit code 2, the file untouched', async () => {
+  const dataDir = path.join(root, 'not-a-log');
+  fs.mkdirSync(dataDir);
+  const log = path.join(dataDir, 'events.sqlite');
+  const text = 'these are notes, not an event log\n';
+  fs.writeFileSync(log, text);
+  const run = await runCli(['serve'], {
+    MAILBOX_DATA_DIR: dataDir,
+    MAILBOX_PORT: '0',
+    MAILBOX_ADMIN_TOKEN: 'a-token-of-twenty-chars',
+  });
+  const lines = run.stderr.trimEnd().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(/^mailbox: MAILBOX_DATA_DIR=/);
+  expect(lines[0]).toContain(`the event log ${log} cannot be read as a SQLite database`);
+  expect(lines[0]).toContain('Restore it from a backup, or move it aside');
+  expect(run.code).toBe(2);
+  expect(fs.readFileSync(log, 'utf8')).toBe(text);
+  expect(fs.readdirSync(dataDir)).toEqual(['events.sqlite']); // no -wal or -shm left beside it
+});
+
 test('port in use: names the port and MAILBOX_PORT, generates no admin token', async () => {
   const other = net.createServer();
   const port = await listening(other);

@@ -50,3 +50,21 @@ export function translateSqliteWriteError(error: Error): Error {
   (translated as Error).cause = error;
   return translated;
 }
+
+/**
+ * The log's file met on opening it as not a database SQLite can read: SQLITE_NOTADB (not a SQLite file at all) or
+ * SQLITE_CORRUPT (damaged). At start that is one line naming the file (startupChecks.ts), not the driver's stack.
+ */
+export class UnreadableLogFile extends Error {
+  constructor(
+    readonly file: string,
+    cause: Error,
+  ) {
+    super(`${file} cannot be read as a SQLite database (SQLite: ${cause.message.split('\n')[0]})`, { cause });
+    this.name = 'UnreadableLogFile';
+  }
+}
+
+/** Whether a SQLite error says its file is not a database or is damaged (NOTADB, CORRUPT, extended codes included). */
+export const isUnreadableFileError = (error: unknown): error is Error =>
+  error instanceof Error && /^SQLITE_(NOTADB|CORRUPT)/.test(String((error as { code?: unknown }).code));

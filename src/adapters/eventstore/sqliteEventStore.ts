@@ -31,6 +31,7 @@ import { ensureLogIdentity } from './sqliteLogIdentity';
 import { SqliteSidecar } from '../../support/sqlite/sqliteSidecar';
 import { makeDirectory } from '../../support/makeDirectory';
 import { SqliteWriter } from './sqliteWriter';
+import { isUnreadableFileError, UnreadableLogFile } from './sqliteErrors';
 import {
   logRowToStored,
   prepareStatements,
@@ -82,12 +83,19 @@ export class SqliteEventStore implements EventStore {
   static open(file: string, driver: SqliteDriver = defaultSqliteDriver()): SqliteEventStore {
     makeDirectory(path.dirname(file));
     const db = openSqliteDatabase(file, driver);
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
-    db.pragma('busy_timeout = 5000');
-    // Checkpoints run in the background (sqliteCheckpointer.ts), which sets the writer's own (fallback) threshold.
-    db.exec(SCHEMA);
-    return new SqliteEventStore(db, file, ensureLogIdentity(db), driver);
+    let identity: string;
+    try {
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = FULL');
+      db.pragma('busy_timeout = 5000');
+      // Checkpoints run in the background (sqliteCheckpointer.ts), which sets the writer's own (fallback) threshold.
+      db.exec(SCHEMA);
+      identity = ensureLogIdentity(db);
+    } catch (error) {
+      db.close();
+      throw isUnreadableFileError(error) ? new UnreadableLogFile(file, error) : error;
+    }
+    return new SqliteEventStore(db, file, identity, driver);
   }
 
   append(streamName: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {

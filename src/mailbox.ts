@@ -28,7 +28,7 @@ import type { SharedLimits } from './application/sharedLimits';
 import type { RejectionLog } from './application/rejectionLog';
 import { LiveWriterOfAnotherLog, rebuildProjections } from './projections/rebuild';
 import { aheadOfThisLog, ForeignViews } from './projections/viewsOwnership';
-import { StartupError } from './startupError';
+import { StartupError, StartupInterrupted } from './startupError';
 import { isMailboxError } from './errors';
 import { retry } from './support/retry';
 
@@ -223,7 +223,15 @@ function sweeperLease(store: LeaseStore, config: MailboxConfig, logger: Logger):
   );
 }
 
-export async function createMailbox(input: MailboxConfigInput = {}, overrides: ContainerOverrides = {}): Promise<Mailbox> {
+/**
+ * `interrupted`: aborted when the process is asked to stop while this runs (mailbox serve's SIGTERM): the views'
+ * catch-up stops after its batch in progress, everything opened is closed, and this rejects with StartupInterrupted.
+ */
+export async function createMailbox(
+  input: MailboxConfigInput = {},
+  overrides: ContainerOverrides = {},
+  { interrupted }: { interrupted?: AbortSignal } = {},
+): Promise<Mailbox> {
   const config = parseConfig(input);
   const container = await buildContainer(config, overrides);
   container.registerSingleton(MailboxCommands);
@@ -236,10 +244,17 @@ export async function createMailbox(input: MailboxConfigInput = {}, overrides: C
   container.registerSingleton(DeliveryQueries);
   const mailbox = new Mailbox(container, config);
   try {
-    await mailbox.runner.start().catch((error: unknown) => {
+    await mailbox.runner.start(interrupted).catch((error: unknown) => {
       if (error instanceof ForeignViews) return mailbox.handleForeignViews(error);
       throw error;
     });
+    if (interrupted?.aborted) {
+      const head = await mailbox.eventStore.headPosition().catch(() => null);
+      const at = mailbox.runner.getStatus().checkpoint ?? '0';
+      throw new StartupInterrupted(
+        `while the views caught up with the log, at position ${at} of ${head ?? 'unknown'} (the next start resumes there)`,
+      );
+    }
   } catch (error) {
     await mailbox.close().catch(() => undefined);
     throw error;

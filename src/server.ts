@@ -32,6 +32,8 @@ export interface StartOptions {
   logger: Logger;
   /** Where the generated admin token is shown (once). */
   print?: (text: string) => void;
+  /** Aborted when the process is asked to stop during start-up: start-up ends at its next step (StartupInterrupted). */
+  interrupted?: AbortSignal;
 }
 
 /**
@@ -54,14 +56,14 @@ export async function startServer(config: MailboxConfig, options: StartOptions):
 
 async function start(
   config: MailboxConfig,
-  { logger, print = (text) => process.stdout.write(text) }: StartOptions,
+  { logger, print = (text) => process.stdout.write(text), interrupted }: StartOptions,
 ): Promise<RunningServer> {
   checkConfig(config);
   await checkPortFree(config);
-  await waitForBackends(config, logger);
+  await waitForBackends(config, logger, interrupted);
   const admin = resolveAdminToken(config, logger, print);
   logger.info({ source: admin.source, ...(admin.file ? { file: admin.file } : {}) }, 'admin token');
-  const mailbox = await createMailbox({ ...config, adminToken: admin.token }, { logger });
+  const mailbox = await createMailbox({ ...config, adminToken: admin.token }, { logger }, { interrupted });
   let http: HttpServer;
   let url: string;
   try {

@@ -7,7 +7,8 @@ import type { Logger } from 'pino';
 import { redisVariable, type MailboxConfig } from './config';
 import net from 'node:net';
 import { isMailboxError, unavailable } from './errors';
-import { StartupError } from './startupError';
+import { StartupError, StartupInterrupted } from './startupError';
+import { sleep } from './support/retry';
 import { esdbHosts } from './startupChecks';
 import { connectRedis, redactUrl, redisOptionsOf } from './adapters/projections/redisConnection';
 import { parseRedisUrl, redisHostsOf } from './adapters/projections/redisTopology';
@@ -40,9 +41,7 @@ function tcpReachable(host: string, port: number, what: string): Promise<void> {
   });
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitFor(backend: Backend, retryMs: number, logger: Logger): Promise<void> {
+async function waitFor(backend: Backend, retryMs: number, logger: Logger, interrupted?: AbortSignal): Promise<void> {
   const started = Date.now();
   let delay = FIRST_DELAY_MS;
   for (let attempt = 1; ; attempt += 1) {
@@ -66,7 +65,8 @@ async function waitFor(backend: Backend, retryMs: number, logger: Logger): Promi
         { attempt, retryInMs: delay, cause: error.envelope.cause },
         `${backend.name} is unreachable; retrying for up to ${Math.round(retryMs / 1000)}s (MAILBOX_STARTUP_RETRY_MS)`,
       );
-      await sleep(delay);
+      await sleep(delay, interrupted); // ends at once when the process is asked to stop
+      if (interrupted?.aborted) throw new StartupInterrupted(`while waiting for ${backend.name}`);
       delay = Math.min(delay * 2, MAX_DELAY_MS);
     }
   }
@@ -109,6 +109,6 @@ function backendsOf(config: MailboxConfig): Backend[] {
 }
 
 /** Resolves once every configured server answers; a StartupError when one stays unreachable for retryMs. */
-export async function waitForBackends(config: MailboxConfig, logger: Logger): Promise<void> {
-  for (const backend of backendsOf(config)) await waitFor(backend, config.startupRetryMs, logger);
+export async function waitForBackends(config: MailboxConfig, logger: Logger, interrupted?: AbortSignal): Promise<void> {
+  for (const backend of backendsOf(config)) await waitFor(backend, config.startupRetryMs, logger, interrupted);
 }

@@ -26,3 +26,15 @@ export class StartupError extends Error {
 }
 
 export const isStartupError = (value: unknown): value is StartupError => value instanceof StartupError;
+
+/**
+ * Start-up given up because the process was asked to stop (SIGTERM, Ctrl-C) before it served: at the next step
+ * (a batch of the views' catch-up, a wait for a backend), not once a catch-up of the whole log is over. What was
+ * done stays: the views keep every batch they committed, and the next start resumes from there.
+ */
+export class StartupInterrupted extends Error {
+  constructor(readonly during: string) {
+    super(`start-up stopped ${during}`);
+    this.name = 'StartupInterrupted';
+  }
+}

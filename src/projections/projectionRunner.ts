@@ -98,6 +98,8 @@ export class ProjectionRunner {
   private followerPoll: NodeJS.Timeout | null = null;
   private polling = false;
   private catchingUp: Promise<void> = Promise.resolve();
+  /** While start() runs: aborted when the process is asked to stop before it serves (the catch-up ends early). */
+  private interrupted: AbortSignal | null = null;
   private resubscribe = RESUBSCRIBE;
 
   constructor(
@@ -131,19 +133,40 @@ export class ProjectionRunner {
     this.status.leadership = keeper.leadership();
   }
 
-  async start(): Promise<void> {
+  /**
+   * `interrupted`: the process is asked to stop before it serves (a signal during start-up): the catch-up ends after
+   * the batch in progress (each is committed with its checkpoint: the next start resumes there) and the runner stays
+   * stopped, not following.
+   */
+  async start(interrupted?: AbortSignal): Promise<void> {
     if (!this.stopped) return;
     await this.claimViews();
+    if (interrupted?.aborted) return;
     this.stopped = false;
     this.displaced = false;
+    this.interrupted = interrupted ?? null;
+    try {
+      await this.startApplying();
+    } finally {
+      this.interrupted = null;
+    }
+  }
+
+  private async startApplying(): Promise<void> {
     if (this.lease) return this.startWithLease(this.lease);
     try {
-      await this.catchUp();
+      const catchingUp = this.catchUp();
+      this.catchingUp = catchingUp.catch(() => undefined); // stop() waits for the batch in progress; start() reports failure
+      await catchingUp;
     } catch (error) {
       this.stopped = true;
       if (error instanceof ViewsOfAnotherLog)
         throw new ForeignViews(await this.projections.binding(), this.logIdentity(), { kind: 'foreign', owner: error.owner });
       throw error;
+    }
+    if (this.interrupted?.aborted) {
+      this.stopped = true;
+      return;
     }
     this.stopping = new AbortController();
     this.loop = this.follow(this.stopping.signal);
@@ -313,7 +336,7 @@ export class ProjectionRunner {
     let after = await this.projections.checkpoint();
     const progress = new CatchUpProgress(() => this.clock.now().getTime(), after);
     let total = 0;
-    while (!(term !== null && this.ended(term))) {
+    while (!(term !== null && this.ended(term)) && !this.interrupted?.aborted) {
       const page = await this.store.readAll(after, MAX_BATCH);
       if (page.length === 0) break;
       try {
@@ -332,7 +355,7 @@ export class ProjectionRunner {
         this.logger.info(report, describeCatchUp(report));
       }
     }
-    if (total > 0) {
+    if (total > 0 && !this.interrupted?.aborted) {
       const ms = Date.now() - started;
       this.logger.info({ events: total, ms, perSecond: Math.round((total / Math.max(ms, 1)) * 1000) }, 'projections caught up');
     }

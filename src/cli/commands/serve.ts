@@ -5,6 +5,7 @@ import { configFromEnv, nodeIdOf, parseConfigForStartup } from '../../config';
 import type { Mailbox } from '../../mailbox';
 import { cliLogger } from './cliLogger';
 import { unknownVariableWarning, unknownVariables } from './envWarnings';
+import { StartupInterrupted } from '../../startupError';
 
 const SHUTDOWN_TIMEOUT_MS = 10_000;
 
@@ -30,20 +31,31 @@ export function registerServeCommand(program: Command): void {
       const logger = cliLogger({ name: 'mailbox', config });
       for (const unknown of unknownVariables(process.env))
         logger.warn({ variable: unknown.variable }, unknownVariableWarning(unknown));
-      // Handlers first: a signal during startup (e.g. while waiting for Redis) stops cleanly once started.
+      // Handlers first: a signal during startup stops it at its next step (a batch of the views' catch-up, a wait for
+      // Redis or EventStoreDB), closing what it opened: a first start on a long log builds its views for minutes,
+      // and a SIGTERM waited for all of it (then listened, then stopped). The views keep what was built.
       let started: ((signal: string) => void) | null = null;
       let signalledDuringStartup: string | null = null;
+      const startup = new AbortController();
       const onSignal = (signal: string) => {
         if (started) return started(signal);
         if (signalledDuringStartup) process.exit(1); // a second one: do not wait
         signalledDuringStartup = signal;
-        logger.info({ signal }, 'signal during startup: stopping as soon as started');
+        logger.info({ signal }, 'signal during startup: stopping at its next step');
+        startup.abort();
       };
       process.on('SIGINT', () => onSignal('SIGINT'));
       process.on('SIGTERM', () => onSignal('SIGTERM'));
 
       const { startServer } = await import('../../server'); // loaded here: client commands need none of it
-      const server = await startServer(config, { logger });
+      let server: Awaited<ReturnType<typeof startServer>>;
+      try {
+        server = await startServer(config, { logger, interrupted: startup.signal });
+      } catch (error) {
+        if (!(error instanceof StartupInterrupted)) throw error;
+        logger.info({ signal: signalledDuringStartup }, `stopped: ${error.message}; nothing served`);
+        process.exit(0);
+      }
       const heartbeat =
         options.heartbeat || ['1', 'true', 'yes', 'on'].includes((process.env.MAILBOX_HEARTBEAT ?? '').toLowerCase())
           ? await startInProcessHeartbeat(server.mailbox, logger)

@@ -51,6 +51,29 @@ export interface RebuildOptions {
    * MAILBOX_REDIS_NAMESPACE), also to the SQLite views file, which has no namespace.
    */
   views?: ViewsPlace;
+  /**
+   * Aborted to stop the rebuild (the CLI's SIGINT/SIGTERM): it ends after the batch in progress, its new generation is
+   * dropped (an interrupted rebuild left its partial tables in the views file for good), and it rejects with
+   * RebuildInterrupted. The active views are untouched. Not once switched: what is left then is the wait to drop the
+   * previous generation, which completes.
+   */
+  signal?: AbortSignal;
+}
+
+/** A rebuild stopped by its signal before the switch: nothing of it is left, the active views are as they were. */
+export class RebuildInterrupted extends Error {
+  constructor(
+    readonly position: bigint | null,
+    readonly head: bigint | null,
+    readonly dropped: string,
+    readonly active: string,
+  ) {
+    super(
+      `rebuild interrupted at position ${position ?? 'none'} of ${head ?? 'none'}: the active views (${active}) are ` +
+        `unchanged, and the partial generation ${dropped} was dropped`,
+    );
+    this.name = 'RebuildInterrupted';
+  }
 }
 
 /** ViewsBinding's words on where the views are: location, and elsewhere (absent: another MAILBOX_REDIS_NAMESPACE). */
@@ -117,7 +140,7 @@ export async function rebuildProjections(
   const progress = (phase: RebuildProgress['phase']) =>
     onProgress?.({ phase, events, position, head, ...(previous ? { previous } : {}) });
   const copyUntil = async (until: bigint | null, phase: RebuildProgress['phase']) => {
-    position = await copy(log, generation, position, until, pageSize, (count, last) => {
+    position = await copy(log, generation, position, until, pageSize, options.signal, (count, last) => {
       events += count;
       position = last;
       progress(phase);
@@ -162,6 +185,7 @@ export async function rebuildProjections(
   } catch (error) {
     const active = await generations.active().catch(() => null);
     if (active?.name !== generation.name) await generations.drop(generation.name).catch(() => undefined);
+    if (error === STOPPED) throw new RebuildInterrupted(position, head, generation.name, active?.name ?? before.name);
     throw error;
   }
 }
@@ -275,10 +299,13 @@ async function switchWhenCaughtUp(
   }
 }
 
+/** Thrown by copy when the rebuild's signal aborts: the rebuild drops its generation and says RebuildInterrupted. */
+const STOPPED = new Error('rebuild stopped by its signal');
+
 /**
  * Copies events in (after, until] into the generation with two pages in
  * flight: the next page is read and projected while Redis applies the
- * previous one. Progress is reported once a page is committed.
+ * previous one. Progress is reported once a page is committed. Stops (STOPPED) at a page boundary once `signal` aborts.
  */
 async function copy(
   log: EventStore,
@@ -286,6 +313,7 @@ async function copy(
   after: bigint | null,
   until: bigint | null,
   pageSize: number,
+  signal: AbortSignal | undefined,
   onPage: (count: number, last: bigint) => void,
 ): Promise<bigint | null> {
   let inFlight: { applied: Promise<void>; count: number; last: bigint } | null = null;
@@ -298,6 +326,10 @@ async function copy(
   };
   try {
     for (let more = true; more;) {
+      if (signal?.aborted) {
+        await settle(); // the batch in progress completes (and is reported) before the generation is dropped
+        throw STOPPED;
+      }
       const page = await log.readAll(after, pageSize);
       const wanted = until === null ? page : page.filter((event) => event.position <= until);
       if (wanted.length === 0) break;

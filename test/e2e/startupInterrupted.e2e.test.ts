@@ -127,3 +127,46 @@ test('SIGTERM while waiting for an unreachable Redis: stops at once, not at the 
     `stopped: start-up stopped while waiting for Redis at redis://127.0.0.1:${port}; nothing served`,
   );
 });
+
+test('SIGTERM during `mailbox projections rebuild`: it stops after the batch in progress, drops its partial generation (nothing left in the views file), says so, exit code 143', async () => {
+  const dataDir = path.join(root, 'rebuilt');
+  const log = SqliteEventStore.open(path.join(dataDir, 'events.sqlite'));
+  await writeSyntheticLog(log, { agents: 20, events: EVENTS, readShare: 0.25, archiveShare: 0.1, broadcastEvery: 5_000 });
+  await log.close();
+  const viewsFile = path.join(dataDir, 'views.sqlite');
+  const tables = () => {
+    const db = new Database(viewsFile, { readonly: true, fileMustExist: true });
+    try {
+      const names = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).all() as Array<{
+        name: string;
+      }>;
+      const marks = db.prepare(`SELECT key FROM views_meta WHERE key GLOB 'bulk:*' ORDER BY key`).all() as Array<{ key: string }>;
+      return { generations: [...new Set(names.map(({ name }) => /^(g\d+)_/.exec(name)?.[1]).filter(Boolean))], marks };
+    } finally {
+      db.close();
+    }
+  };
+
+  const { spawn } = jest.requireActual<typeof ChildProcess>('node:child_process');
+  const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('MAILBOX_')));
+  const child = spawn(process.execPath, [MAILBOX_BIN, 'projections', 'rebuild'], {
+    cwd: ROOT,
+    env: { ...base, MAILBOX_DATA_DIR: dataDir },
+  });
+  let stdout = '';
+  child.stdout.on('data', (chunk) => (stdout += String(chunk)));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  // The positive signal: a batch of the new generation is committed (its progress line), and the rebuild goes on.
+  await waitFor(() => /rebuild: building \d+% \([1-9]\d* events/.test(stdout), { timeoutMs: 20_000, what: 'a committed batch' });
+  const building = tables().generations;
+  expect(building).toEqual(['g1', 'g2']);
+  child.kill('SIGTERM');
+  expect(await exited).toBe(143);
+  const said =
+    /rebuild interrupted at position (\d+) of (\d+): the active views \(g1\) are unchanged, and the partial generation g2 was dropped \(SIGTERM\)/.exec(
+      stdout,
+    );
+  expect(said).not.toBeNull();
+  expect(Number(said![1])).toBeLessThan(EVENTS);
+  expect(tables()).toEqual({ generations: ['g1'], marks: [] });
+});

@@ -21,6 +21,7 @@ import { isMailboxError, MailboxError } from '../../errors';
 import {
   LiveWriterOfAnotherLog,
   rebuildProjections,
+  RebuildInterrupted,
   type PreviousGeneration,
   type RebuildProgress,
   type RebuildResult,
@@ -169,9 +170,21 @@ export async function runRebuild(rawFlags: Record<string, unknown>, io: Projecti
   const logger = pino({ level: 'warn', name: 'mailbox-projections' }, pino.destination({ dest: 2, sync: true }));
   const { log, generations, views, close } = await openProjectionMaintenance(config, logger, { rebuildOtherSchema: true });
   const progress = progressReporter(io.stdout);
+  // Ctrl-C or SIGTERM: stop after the batch in progress and drop the partial generation (killed outright, a rebuild
+  // left its tables in the views file for good, one more set per interrupted run). A second signal exits at once.
+  const stop = new AbortController();
+  let signalled: NodeJS.Signals | null = null;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (signalled !== null) process.exit(signal === 'SIGINT' ? 130 : 143);
+    signalled = signal;
+    stop.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   try {
     const grace = flags.keepPrevious ? null : graceMsGiven;
     const result = await rebuildProjections(log, generations, {
+      signal: stop.signal,
       settleMs: settleMsGiven,
       dropPreviousAfterMs: grace,
       takeOver: flags.takeOver ?? false,
@@ -196,7 +209,14 @@ export async function runRebuild(rawFlags: Record<string, unknown>, io: Projecti
         }\n`,
     );
     return 0;
+  } catch (error) {
+    if (!(error instanceof RebuildInterrupted)) throw error;
+    progress.stop();
+    io.stdout.write(`${error.message} (${signalled})\n`);
+    return signalled === 'SIGINT' ? 130 : 143;
   } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     progress.stop();
     await close();
   }

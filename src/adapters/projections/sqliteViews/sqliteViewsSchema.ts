@@ -62,6 +62,7 @@ export const GENERATION_TABLES = [
   'ledger_rows',
   'awaiting',
   'owed',
+  'last_nudge', // was missing: every dropped generation left its last_nudge table behind, and a reset kept its rows
 ] as const;
 
 export function generationSchema(g: string): string {

@@ -186,4 +186,42 @@ describe('ProjectionRunner', () => {
       await runner.stop();
     }
   });
+
+  it('a follower ends no wait on a shared checkpoint of another log (views taken over before it looked)', async () => {
+    const log = new MemoryEventStore();
+    await log.append('mailbox-agents', [registrationEvent('@ana'), registrationEvent('@bo')], 'no_stream');
+    const views = new MemoryProjectionStore(new InProcessWakeBus());
+    const leader = new ProjectionRunner(log, views, silentLogger);
+    await leader.start(); // the views are this log's, at its head
+    await leader.stop();
+    const heldElsewhere: LeaseStore = {
+      name: 'projector',
+      acquire: async () => null,
+      renew: async () => false,
+      release: async () => undefined,
+      holder: async () => ({ node: 'node-b', token: 7n }),
+    };
+    const runner = new ProjectionRunner(log, views, silentLogger);
+    runner.useLease(heldElsewhere, 'node-a', 60_000);
+    try {
+      await runner.start();
+      expect(runner.getStatus().leadership).toMatchObject({ role: 'following' });
+      // Another mailbox takes the views over: they now hold its log, far ahead of this one's positions.
+      let looked = 0;
+      const own = await views.binding();
+      views.binding = async () => {
+        looked++;
+        return { ...own, logIdentity: 'another-log', checkpoint: 1000n };
+      };
+      views.checkpoint = async () => {
+        looked++;
+        return 1000n;
+      };
+      await log.append('mailbox-agents', [registrationEvent('@cy')], 1n);
+      await waitFor(() => looked >= 2, { what: 'two looks at the taken-over views' });
+      expect(await runner.waitFor(3n, 0)).toBe(false);
+    } finally {
+      await runner.stop();
+    }
+  });
 });

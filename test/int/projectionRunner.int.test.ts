@@ -187,6 +187,52 @@ describe('ProjectionRunner', () => {
     }
   });
 
+  it('its look at the views each second takes no apply that lands meanwhile for the views going back', async () => {
+    const log = new MemoryEventStore();
+    await log.append('mailbox-agents', [registrationEvent('@ana'), registrationEvent('@bo')], 'no_stream');
+    const views = new MemoryProjectionStore(new InProcessWakeBus());
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const runner = new ProjectionRunner(log, views, logger);
+    await runner.start();
+    const subscribe = log.subscribe.bind(log);
+    let subscriptions = 0;
+    log.subscribe = (after) => {
+      subscriptions++;
+      return subscribe(after);
+    };
+    // The look reads the views' binding, then the log's head: hold that read until an apply has landed.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let looking = false;
+    const headPosition = log.headPosition.bind(log);
+    log.headPosition = async () => {
+      looking = true;
+      await held;
+      return headPosition();
+    };
+    let looked = false;
+    views.markLiveWriter = async () => {
+      looked = true; // the look's last wait: its comparison follows in the same turn
+    };
+    try {
+      await waitFor(() => looking, { timeoutMs: 5000, what: 'the runner looking at its views' });
+      await log.append('mailbox-agents', [registrationEvent('@cy')], 1n);
+      expect(await runner.waitFor(3n, 5000)).toBe(true);
+      release();
+      await waitFor(() => looked, { what: 'the look at the views to finish' });
+      await turns(5);
+      // Read before the apply, the binding stood at 2 and the runner then at 3: the views did not go back.
+      expect(lines.filter((line) => String(line.msg).includes('went back'))).toEqual([]);
+      expect(runner.getStatus().checkpoint).toBe('3');
+      expect(subscriptions).toBe(0); // the subscription was not ended to resume from the stored checkpoint
+      expect((await views.binding()).checkpoint).toBe(3n);
+    } finally {
+      release();
+      await runner.stop();
+    }
+  });
+
   it('a follower ends no wait on a shared checkpoint of another log (views taken over before it looked)', async () => {
     const log = new MemoryEventStore();
     await log.append('mailbox-agents', [registrationEvent('@ana'), registrationEvent('@bo')], 'no_stream');

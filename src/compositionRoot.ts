@@ -16,6 +16,13 @@ import { AgentDirectory } from './application/agentDirectory';
 import { ProjectionRunner } from './projections/projectionRunner';
 import { createEventStore, missingSqliteLog, requireExistingLog, sqliteLogFile } from './adapters/eventStoreFactory';
 import { SqliteJsonLog } from './adapters/eventstore/sqliteJsonLog';
+import {
+  backupSqliteLog,
+  BackupInterrupted,
+  type SqliteBackupOptions,
+  type SqliteLogBackup,
+} from './adapters/eventstore/sqliteBackup';
+import { MailboxError } from './errors';
 import { MailboxHttpClient } from './adapters/http/client/mailboxHttpClient';
 import {
   createLeases,
@@ -184,6 +191,34 @@ export async function openAuditLog(
   }
   const store = await openEventLog(config, logger, { overHttp: true }); // a memory log: refused, teaching --url
   return { source: eventStoreSource(store), close: () => store.close() };
+}
+
+export { BackupInterrupted, type SqliteLogBackup };
+
+/**
+ * `mailbox backup`: a consistent copy of the configured SQLite log, taken while a server writes it
+ * (adapters/eventstore/sqliteBackup.ts). A log that is not there, or only in a server's memory, is refused as for the
+ * other read-only commands; an EventStoreDB log is refused with its own way to a backup.
+ */
+export function backupEventLog(
+  config: MailboxConfig,
+  destination: string,
+  options: SqliteBackupOptions = {},
+): Promise<SqliteLogBackup> {
+  requireExistingLog(config);
+  const file = sqliteLogFile(config);
+  if (file === null) {
+    // Not the URL itself in the message: an esdb: URL may carry a password.
+    throw new MailboxError(
+      'VALIDATION_FAILED',
+      'Not a SQLite log',
+      'mailbox backup copies a SQLite event log, and this mailbox logs to EventStoreDB (MAILBOX_EVENTSTORE_URL is an ' +
+        "esdb: URL): back that up with EventStoreDB's own tools (a copy of its database directory, or its cloud " +
+        'backups; see its documentation). The views need no backup: a server rebuilds them from the log.',
+      { field: 'MAILBOX_EVENTSTORE_URL' },
+    );
+  }
+  return backupSqliteLog(file, destination, options);
 }
 
 /**

@@ -10,6 +10,7 @@ import { registerWatchCommand } from './commands/watch';
 import { registerMcpCommand } from './commands/mcp';
 import { registerHeartbeatCommands } from './commands/heartbeat';
 import { registerAuditCommands } from './commands/audit';
+import { registerBackupCommand } from './commands/backup';
 import { registerProjectionsCommands } from './commands/projections';
 import { refuseRepeatedOptions } from './commands/repeatedOptions';
 import { tuneCollector } from '../support/collectorTuning';
@@ -40,6 +41,7 @@ export function buildProgram(): Command {
   registerHeartbeatCommands(program);
   registerAuditCommands(program);
   registerProjectionsCommands(program);
+  registerBackupCommand(program);
   return refuseRepeatedOptions(program); // last: it walks every option registered above
 }
 

@@ -1,0 +1,107 @@
+/**
+ * `mailbox backup <file>`: a copy of the event log taken while the server runs (compositionRoot.backupEventLog, on
+ * adapters/eventstore/sqliteBackup.ts), for an operator's backups (cron, before an upgrade). The result is one line
+ * on stdout (or one JSON object with --json); progress goes to stderr, once a second, for a log that takes a while.
+ * Failures are one JSON envelope on stderr, as `mailbox audit` and `mailbox projections` print them.
+ */
+import type { Command } from 'commander';
+import { backupEventLog, BackupInterrupted, type SqliteLogBackup } from '../../compositionRoot';
+import { isMailboxError } from '../../errors';
+import { isStartupError } from '../../startupError';
+import { commandConfig, startupRefusal } from './commandConfig';
+
+export interface BackupIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+}
+
+const processIo: BackupIo = { stdout: process.stdout, stderr: process.stderr, env: process.env };
+
+const megabytes = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
+
+function summary(backup: SqliteLogBackup): string {
+  const events = backup.events.toLocaleString('en-US');
+  return (
+    `backed up the event log ${backup.source} to ${backup.file}: ${events} events, up to position ${backup.head ?? 'none'}, ` +
+    `log ${backup.logIdentity ?? '(no identity)'}, ${megabytes(backup.bytes)} in ${(backup.ms / 1000).toFixed(1)} s. ` +
+    'It holds every event acknowledged before the backup started; the views are not in it (a server started on it ' +
+    'rebuilds them). To restore: docs/operators.md#backups'
+  );
+}
+
+export async function runBackup(destination: string, flags: { json?: boolean }, io: BackupIo = processIo): Promise<number> {
+  const config = commandConfig(io.env);
+  // Ctrl-C or SIGTERM: the copying process is killed, its partial copy removed, nothing is left at the destination.
+  const stop = new AbortController();
+  let signalled: NodeJS.Signals | null = null;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signalled ??= signal;
+    stop.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  let lastPercent = -1;
+  try {
+    const backup = await backupEventLog(config, destination, {
+      signal: stop.signal,
+      onProgress: ({ written, estimated }) => {
+        const percent = estimated === 0 ? 100 : Math.min(99, Math.floor((written / estimated) * 100));
+        if (percent === lastPercent) return;
+        lastPercent = percent;
+        io.stderr.write(`backup: about ${percent}% (${megabytes(written)} of about ${megabytes(estimated)})\n`);
+      },
+    });
+    const positions = { head: backup.head?.toString() ?? null, headAtStart: backup.headAtStart?.toString() ?? null };
+    io.stdout.write(flags.json ? `${JSON.stringify({ ...backup, ...positions })}\n` : `${summary(backup)}\n`);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof BackupInterrupted)) throw error;
+    io.stderr.write(`${error.message} (${signalled})\n`);
+    return signalled === 'SIGTERM' ? 143 : 130;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+/** As the CLI runs it: a failure is one JSON envelope line on stderr; exit 1 no log, 2 anything else, 130/143 stopped. */
+export async function runBackupCommand(destination: string, flags: { json?: boolean }, io: BackupIo = processIo) {
+  let code: number;
+  try {
+    code = await runBackup(destination, flags, io);
+  } catch (caught) {
+    const error = isStartupError(caught) ? startupRefusal(caught) : caught;
+    const envelope = isMailboxError(error)
+      ? error.envelope
+      : { error: 'Backup failed', code: 'INTERNAL', message: (error as Error).message };
+    io.stderr.write(`${JSON.stringify(envelope)}\n`);
+    code = isMailboxError(error) && error.status === 404 ? 1 : 2;
+  }
+  process.exitCode = code;
+}
+
+export function registerBackupCommand(program: Command): void {
+  program
+    .command('backup')
+    .argument('<file>', 'where the copy goes: a new file (never overwritten) in a directory that exists')
+    .description(
+      'copy the event log (the SQLite log: MAILBOX_DATA_DIR/events.sqlite or MAILBOX_EVENTSTORE_URL=sqlite:<file>) to ' +
+        '<file> while the server runs: every event acknowledged before the backup started, checked',
+    )
+    .option('--json', 'print the result as one JSON object')
+    .addHelpText(
+      'after',
+      '\nA copy of events.sqlite made with cp while the server runs can miss recent messages (they are in ' +
+        'events.sqlite-wal) or be damaged; this one cannot. The views are not copied: they are rebuilt from the log.\n\n' +
+        'Restore (docs/operators.md#backups):\n' +
+        '  1. stop the server\n' +
+        '  2. move events.sqlite, events.sqlite-wal, events.sqlite-shm and views.sqlite* out of MAILBOX_DATA_DIR (keep\n' +
+        '     them until the restored mailbox is checked; admin.token stays)\n' +
+        '  3. copy the backup to MAILBOX_DATA_DIR/events.sqlite\n' +
+        '  4. start the server: it builds the views from the restored log (mailbox audit verify checks them)\n\n' +
+        'Exit codes: 0 done, 1 no event log, 2 refused or failed (nothing left at <file>), 130/143 stopped by ' +
+        'Ctrl-C/SIGTERM (nothing left at <file>).',
+    )
+    .action(async (file: string, flags: { json?: boolean }) => runBackupCommand(file, flags));
+}

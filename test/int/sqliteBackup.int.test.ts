@@ -67,3 +67,26 @@ test('stopped midway: rejects with BackupInterrupted, nothing at the destination
   expect(again.events).toBe(Number(head));
   expect(fs.readdirSync(path.dirname(destination))).toEqual(['copy.sqlite']);
 });
+
+test('a file that takes the name while the copy is made is not replaced: refused, the copy removed', async () => {
+  const destination = path.join(root, 'raced', 'copy.sqlite');
+  fs.mkdirSync(path.dirname(destination));
+  let raced = false;
+  const outcome = await backupSqliteLog(source, destination, {
+    progressEveryMs: 2,
+    onProgress: ({ written }) => {
+      // The positive signal: the copy is being made; another backup to the same name finishes first.
+      if (written > 0 && !raced) {
+        raced = true;
+        fs.writeFileSync(destination, 'the other backup');
+      }
+    },
+  }).then(
+    () => null,
+    (error: unknown) => error,
+  );
+  expect(raced).toBe(true);
+  expect(outcome).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining(`${destination} already exists`) });
+  expect(fs.readFileSync(destination, 'utf8')).toBe('the other backup');
+  expect(fs.readdirSync(path.dirname(destination))).toEqual(['copy.sqlite']);
+});

@@ -144,17 +144,35 @@ function syncPath(file: string): void {
   }
 }
 
+const destinationExists = (destination: string) =>
+  new MailboxError(
+    'VALIDATION_FAILED',
+    'Backup file exists',
+    `${destination} already exists: mailbox backup never overwrites a file. Give a new name (e.g. with the date: ` +
+      `events-$(date +%F).sqlite) or move the old backup away first.`,
+    { field: 'destination' },
+  );
+
+/**
+ * Gives the checked copy its name, unless something took that name while it was made (another backup to the same
+ * file): a hard link fails on an existing name where a rename would replace it. A file system without hard links
+ * gets a rename after one more look.
+ */
+function giveName(temporary: string, destination: string): void {
+  try {
+    fs.linkSync(temporary, destination);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw destinationExists(destination);
+    if (present(destination)) throw destinationExists(destination);
+    fs.renameSync(temporary, destination);
+    return;
+  }
+  fs.rmSync(temporary);
+}
+
 /** Refuses a destination that exists or whose directory does not, before anything is read. */
 function checkDestination(destination: string): void {
-  if (present(destination)) {
-    throw new MailboxError(
-      'VALIDATION_FAILED',
-      'Backup file exists',
-      `${destination} already exists: mailbox backup never overwrites a file. Give a new name (e.g. with the date: ` +
-        `events-$(date +%F).sqlite) or move the old backup away first.`,
-      { field: 'destination' },
-    );
-  }
+  if (present(destination)) throw destinationExists(destination);
   const directory = path.dirname(destination);
   if (!fs.existsSync(directory) || !fs.statSync(directory).isDirectory()) {
     throw new MailboxError(
@@ -233,7 +251,7 @@ export async function backupSqliteLog(
       throw new Error(`the copy ends at position ${report.head ?? 'none'}, before the log's head ${headAtStart} at its start`);
     }
     syncPath(temporary);
-    fs.renameSync(temporary, file);
+    giveName(temporary, file);
     syncPath(path.dirname(file));
     return {
       source: path.resolve(source),

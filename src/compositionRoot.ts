@@ -58,7 +58,7 @@ export interface ContainerOverrides {
 export async function buildContainer(
   config: MailboxConfig,
   overrides: ContainerOverrides = {},
-  { viewsOwner }: { viewsOwner: boolean } = { viewsOwner: true },
+  { viewsOwner, readOnlyLog = false }: { viewsOwner: boolean; readOnlyLog?: boolean } = { viewsOwner: true },
 ): Promise<DependencyContainer> {
   const container = rootContainer.createChildContainer();
   const logger = overrides.logger ?? pino({ level: config.logLevel, name: 'mailbox' });
@@ -66,7 +66,7 @@ export async function buildContainer(
   container.register(TOKENS.Clock, { useValue: overrides.clock ?? systemClock });
   container.register(TOKENS.IdGenerator, { useValue: overrides.ids ?? timeOrderedIds });
   container.register(TOKENS.Logger, { useValue: logger });
-  const eventStore = await createEventStore(config, logger);
+  const eventStore = await createEventStore(config, logger, { readOnly: readOnlyLog });
   container.register(TOKENS.EventStore, { useValue: eventStore });
   // Views refused at open (a damaged or locked views file): the log is closed, not left open (its -wal, -shm behind).
   const { projectionStore, wakeBus, sharedLimits } = await createProjectionAdapters(config, logger, { viewsOwner }).catch(
@@ -138,11 +138,16 @@ export const viewsAreInMemory = (config: MailboxConfig): boolean =>
  * SQLite views file the server's projector owns them, and a second one would hide its stall (and publish, in its own
  * process, the wakes of the events it applied first: the server's subscribers would never hear them).
  */
-export async function openPipeline(config: MailboxConfig, logger: Logger, projector: ProjectorMode): Promise<OpenedPipeline> {
+export async function openPipeline(
+  config: MailboxConfig,
+  logger: Logger,
+  projector: ProjectorMode,
+  { readOnlyLog = false }: { readOnlyLog?: boolean } = {},
+): Promise<OpenedPipeline> {
   const runsProjector = projector === 'on' || (projector === 'auto' && viewsAreInMemory(config));
   // Without a projector, the server's views: read, never moved. With one (asked for), this process owns the SQLite
   // views file as the server does: refused while a server owns it (sqliteViewsOwnerLock.ts says why).
-  const container = await buildContainer(config, { logger }, { viewsOwner: runsProjector });
+  const container = await buildContainer(config, { logger }, { viewsOwner: runsProjector, readOnlyLog });
   const eventStore = container.resolve<EventStore>(TOKENS.EventStore);
   const projections = container.resolve<ProjectionStore>(TOKENS.ProjectionStore);
   const wakeBus = container.resolve<WakeBus>(TOKENS.WakeBus);
@@ -231,7 +236,7 @@ export async function openEventLog(
   options: { overHttp?: boolean } = {},
 ): Promise<EventStore> {
   requireExistingLog(config, options);
-  return createEventStore(config, logger);
+  return createEventStore(config, logger, { readOnly: true });
 }
 
 /** `audit replay --json`'s fast path: the configured SQLite file read directly as JSON text (never created); null for other stores. */

@@ -81,7 +81,15 @@ function refuseLogInServerMemory(config: MailboxConfig, overHttp: boolean): void
   );
 }
 
-export async function createEventStore(config: MailboxConfig, logger: Logger): Promise<EventStore> {
+/**
+ * The configured log. `readOnly`: for a command that only reads it (a SQLite file opened read-only: nothing created or
+ * changed in it; the other stores are only read by such commands anyway).
+ */
+export async function createEventStore(
+  config: MailboxConfig,
+  logger: Logger,
+  { readOnly = false }: { readOnly?: boolean } = {},
+): Promise<EventStore> {
   const url = config.eventStoreUrl;
   const file = sqliteLogFile(config);
   if (file !== null) {
@@ -94,7 +102,7 @@ export async function createEventStore(config: MailboxConfig, logger: Logger): P
           'sources and needs python3, make and a C++ compiler); libsql costs more CPU per statement and its SQLite (3.45) ' +
           'lacks the fix of the WAL-reset bug (3.51.3)',
       );
-    return SqliteEventStore.open(file);
+    return SqliteEventStore.open(file, driver, { readOnly });
   }
   if (url === 'memory:') return new MemoryEventStore();
   // esdb:// or kurrentdb:// (either client generation): EventStoreDB / KurrentDB, the production store.

@@ -27,7 +27,7 @@ import { localSubscription } from './localSubscription';
 import { WalCheckpointer, WRITER_LIMIT_ALONE } from '../../support/sqlite/sqliteCheckpointer';
 import { SqliteReadAhead } from './sqliteReadAhead';
 import { SqliteRecentRows } from './sqliteRecentRows';
-import { ensureLogIdentity } from './sqliteLogIdentity';
+import { ensureLogIdentity, readLogIdentity } from './sqliteLogIdentity';
 import { SqliteSidecar } from '../../support/sqlite/sqliteSidecar';
 import { makeDirectory } from '../../support/makeDirectory';
 import { SqliteWriter } from './sqliteWriter';
@@ -52,6 +52,9 @@ interface QueuedAppend {
   reject: (error: unknown) => void;
 }
 
+/** A log read-only that has no identity yet (written before identities existed; a server gives it one at its next start). */
+const NO_IDENTITY = '(none yet: this log was written before logs had identities; a server gives it one at its next start)';
+
 export class SqliteEventStore implements EventStore {
   private readonly signal = new AppendSignal();
   private readonly statements: EventStatements;
@@ -62,6 +65,8 @@ export class SqliteEventStore implements EventStore {
   private readonly recent = new SqliteRecentRows();
   private readonly writer: SqliteWriter;
   private queue: QueuedAppend[] = [];
+  /** Opened by a command that only reads the log (see open). */
+  private readOnly = false;
   /** The group commit under way, if any (one at a time: the next group gathers meanwhile). */
   private committing: Promise<void> | null = null;
 
@@ -79,8 +84,19 @@ export class SqliteEventStore implements EventStore {
     this.readAhead = new SqliteReadAhead(this.sidecar);
   }
 
-  /** Opens (or creates) the log; `driver`: the SQLite binding (default: better-sqlite3 if installed, else libsql). */
-  static open(file: string, driver: SqliteDriver = defaultSqliteDriver()): SqliteEventStore {
+  /**
+   * Opens (or creates) the log; `driver`: the SQLite binding (default: better-sqlite3 if installed, else libsql).
+   * `readOnly` (the commands that only read it: audit, projections): an existing file, opened query-only, nothing
+   * created or changed in it; appends are refused. Opened for writing, a reader turned a backup (a rollback-journal
+   * file, as `mailbox backup` writes it) into a WAL file with -wal and -shm beside it, and on a read-only medium (a
+   * backup volume, a snapshot) failed with 'attempt to write a readonly database'.
+   */
+  static open(
+    file: string,
+    driver: SqliteDriver = defaultSqliteDriver(),
+    { readOnly = false }: { readOnly?: boolean } = {},
+  ): SqliteEventStore {
+    if (readOnly) return SqliteEventStore.openReadOnly(file, driver);
     makeDirectory(path.dirname(file));
     const db = openSqliteDatabase(file, driver);
     let identity: string;
@@ -98,7 +114,27 @@ export class SqliteEventStore implements EventStore {
     return new SqliteEventStore(db, file, identity, driver);
   }
 
+  private static openReadOnly(file: string, driver: SqliteDriver): SqliteEventStore {
+    // Not SQLite's read-only open: a read-only connection to a WAL file cannot remove the -wal and -shm it makes, and
+    // left them in a data dir a reader must leave as it found it. query_only refuses every write; on a read-only
+    // medium SQLite opens the file read-only by itself.
+    const db = openSqliteDatabase(file, driver, { fileMustExist: true });
+    let identity: string;
+    try {
+      db.pragma('query_only = ON');
+      db.pragma('busy_timeout = 5000');
+      identity = readLogIdentity(db) ?? NO_IDENTITY;
+    } catch (error) {
+      db.close();
+      throw isUnreadableFileError(error) ? new UnreadableLogFile(file, error) : error;
+    }
+    const store = new SqliteEventStore(db, file, identity, driver);
+    store.readOnly = true;
+    return store;
+  }
+
   append(streamName: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (this.readOnly) return Promise.reject(new Error('this event log was opened read-only: nothing is appended to it'));
     return new Promise((resolve, reject) => {
       this.queue.push({ stream: streamName, events, expected, resolve, reject });
       // setImmediate, not a microtask: the whole current turn's appends (all its promise continuations) join one commit.

@@ -51,8 +51,8 @@ export class SqliteJsonLog implements JsonTextLog {
         { file },
       );
     }
-    const db = openSqliteDatabase(file);
-    db.pragma('query_only = ON');
+    const db = openSqliteDatabase(file, undefined, { fileMustExist: true });
+    db.pragma('query_only = ON'); // a reader changes nothing (not a read-only open: see SqliteEventStore.open)
     db.pragma('busy_timeout = 5000');
     return new SqliteJsonLog(db);
   }

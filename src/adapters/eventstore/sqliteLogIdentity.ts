@@ -16,3 +16,14 @@ export function ensureLogIdentity(db: Database.Database): string {
   const row = db.prepare('SELECT value FROM meta WHERE key = ?').get(KEY) as { value: string };
   return row.value;
 }
+
+/**
+ * Reads the identity without writing anything (a log opened read-only): null for a file written before identities
+ * existed and not opened by a server since, or one without the meta table at all.
+ */
+export function readLogIdentity(db: Database.Database): string | null {
+  const table = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'meta'").get();
+  if (table === undefined) return null;
+  const row = db.prepare('SELECT value FROM meta WHERE key = ?').get(KEY) as { value: string } | undefined;
+  return row?.value ?? null;
+}

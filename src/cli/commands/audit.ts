@@ -301,7 +301,7 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
         const config = commandConfig(io.env);
         requireExistingLog(config); // verify reads the log: a missing one is refused, not created and found empty
         refuseMissingViews(config); // nor are the views made: opening a missing views file creates it, empty
-        const pipeline = await openPipeline(config, logger(io), 'auto');
+        const pipeline = await openPipeline(config, logger(io), 'auto', { readOnlyLog: true }); // verify only reads the log
         try {
           // With MAILBOX_VIEWS=memory the server's views live only in its memory: this process cannot see them, so it must not
           // claim to have checked them. It checks what it can: views its own projector built from the log, against a scratch rebuild.

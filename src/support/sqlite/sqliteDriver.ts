@@ -27,7 +27,7 @@ export type SqliteDriver = 'better-sqlite3' | 'libsql';
 export type SqliteDatabase = BetterSqlite3.Database;
 export type SqliteStatement = BetterSqlite3.Statement;
 
-type DatabaseClass = new (file: string, options?: { readonly?: boolean }) => SqliteDatabase;
+type DatabaseClass = new (file: string, options?: { readonly?: boolean; fileMustExist?: boolean }) => SqliteDatabase;
 
 /** How the module is loaded (tests pass one that fails, to take the fallback). */
 export type ModuleLoader = (name: string) => unknown;
@@ -62,7 +62,7 @@ export function defaultSqliteDriver(): SqliteDriver {
 export function openSqliteDatabase(
   file: string,
   driver: SqliteDriver = defaultSqliteDriver(),
-  options: { readonly?: boolean } = {},
+  options: { readonly?: boolean; fileMustExist?: boolean } = {},
 ): SqliteDatabase {
   const Database = nodeRequire(driver) as DatabaseClass;
   return new Database(file, options);

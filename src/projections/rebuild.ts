@@ -104,6 +104,8 @@ export interface RebuildResult {
    * (it named this log as the one taken over from).
    */
   replacedAhead: { checkpoint: bigint; head: bigint | null } | null;
+  /** Generations that rebuilds killed outright had left (ProjectionGenerations.leftovers), dropped before this one began. */
+  droppedLeftovers: string[];
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -133,6 +135,9 @@ export async function rebuildProjections(
   if (foreign && !options.takeOver) throw new ForeignViews(binding, logIdentity, verdict);
   if (foreign && before.liveWriter !== null && before.liveWriter !== logIdentity)
     throw new LiveWriterOfAnotherLog(before.liveWriter, views);
+  // What rebuilds killed outright left (partial copies of the views that nothing else deletes) goes first.
+  const droppedLeftovers = (await generations.leftovers?.()) ?? [];
+  for (const name of droppedLeftovers) await generations.drop(name);
   const generation = await generations.create(logIdentity);
   let events = 0;
   let position: bigint | null = null;
@@ -181,6 +186,7 @@ export async function rebuildProjections(
       logIdentity,
       tookOverFrom: verdict.kind === 'foreign' ? (verdict.owner ?? 'an unknown log') : null,
       replacedAhead: verdict.kind === 'ahead' ? { checkpoint: verdict.checkpoint, head: verdict.head } : null,
+      droppedLeftovers,
     };
   } catch (error) {
     const active = await generations.active().catch(() => null);

@@ -50,4 +50,9 @@ export interface ProjectionGenerations {
   releaseLive(generation: ProjectionGeneration): Promise<void>;
   /** Deletes a generation's views (never the active one). */
   drop(name: string): Promise<void>;
+  /**
+   * Generations that are neither active nor being built by a live rebuild: what rebuilds killed outright (SIGKILL, a
+   * crash) left behind, which nothing else ever deletes. Absent: the store cannot tell them (Redis, for now).
+   */
+  leftovers?(): Promise<string[]>;
 }

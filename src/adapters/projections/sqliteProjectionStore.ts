@@ -98,6 +98,11 @@ export interface SqliteProjectionOptions {
   transactionBudgetMs?: number;
   /** Events per transaction while building a generation nobody reads yet (default 2000). */
   rebuildEventsPerTransaction?: number;
+  /**
+   * How long a generation under construction stays marked as built by a live rebuild without a renewal (default 15 s,
+   * renewed every third of it; sqliteGenerations.ts). Past it, the generation is a leftover that the next rebuild drops.
+   */
+  buildingTtlMs?: number;
   /** SQLite's page cache for this file, in KiB (default 16 MiB): the bound on what the views keep in memory. */
   cacheKiB?: number;
   /** The SQLite binding (default: better-sqlite3 if installed, else libsql; support/sqlite/sqliteDriver.ts). */
@@ -199,6 +204,7 @@ export class SqliteProjectionStore implements ProjectionStore {
       this.bulk,
       (g) => this.writer(g),
       options.rebuildEventsPerTransaction ?? 2000,
+      options.buildingTtlMs,
     );
   }
 
@@ -479,6 +485,7 @@ export class SqliteProjectionStore implements ProjectionStore {
     await this.tail;
     this.closed = true;
     this.checkpointer.stop();
+    this.generationsOfViews.stop();
     await this.sidecar.close();
     try {
       this.db.pragma('wal_checkpoint(TRUNCATE)'); // a cleanly stopped store leaves one self-contained file

@@ -159,6 +159,13 @@ function tookOver(config: MailboxConfig, result: RebuildResult): string {
   );
 }
 
+/** The rebuild's word on the generations that rebuilds killed outright had left (dropped before it began). */
+function leftoversDropped(result: RebuildResult): string {
+  const names = result.droppedLeftovers;
+  if (names.length === 0) return '';
+  return `; dropped ${names.join(', ')}: ${names.length === 1 ? 'a generation' : 'generations'} left by a rebuild killed before it finished`;
+}
+
 export async function runRebuild(rawFlags: Record<string, unknown>, io: ProjectionsIo = processIo): Promise<number> {
   const { graceMs, settleMs, ...others } = rawFlags;
   const {
@@ -200,7 +207,7 @@ export async function runRebuild(rawFlags: Record<string, unknown>, io: Projecti
     io.stdout.write(
       `rebuilt ${result.events} events into ${result.generation} in ${result.buildMs} ms ` +
         `(${Math.round((result.events / Math.max(result.buildMs, 1)) * 1000)} events/s); ` +
-        `${previousFate({ name: result.previous, checkpoint: result.previousCheckpoint }, grace)}${
+        `${previousFate({ name: result.previous, checkpoint: result.previousCheckpoint }, grace)}${leftoversDropped(result)}${
           result.tookOverFrom !== null || result.replacedAhead !== null
             ? `; ${tookOver(config, result)}`
             : result.forced
@@ -233,6 +240,7 @@ function statusOf(
   active: ActiveGeneration | null,
   head: bigint | null,
   logIdentity: string,
+  leftovers?: string[],
 ): Record<string, unknown> {
   const sqlite = config.redisUrl === undefined;
   const where = sqlite ? { file: sqliteViewsFile(config) } : { namespace: config.redisNamespace };
@@ -252,6 +260,8 @@ function statusOf(
     logIdentity,
     viewsOfThisLog: ofThisLog,
     liveWriter: active?.liveWriter ?? null,
+    // Partial generations that rebuilds killed outright left in the views file (said when there are): the next rebuild drops them.
+    ...(leftovers !== undefined && leftovers.length > 0 ? { leftoverGenerations: leftovers } : {}),
     ...(built
       ? {}
       : { note: `no views yet: ${holdsNone}; the server (mailbox serve) builds them from the log at its next start` }),
@@ -276,7 +286,7 @@ export async function runStatus(io: ProjectionsIo = processIo): Promise<number> 
   try {
     const active = await generations.active();
     const head = await log.headPosition(); // after the active checkpoint: the head only grows
-    write(statusOf(config, active, head, await log.logIdentity()));
+    write(statusOf(config, active, head, await log.logIdentity(), await generations.leftovers?.()));
     return 0;
   } finally {
     await close();

@@ -64,13 +64,24 @@ class SqliteGeneration implements ProjectionGeneration {
   }
 }
 
+/**
+ * A generation being built carries a `building:<g>` row in views_meta with the time it lapses, renewed while its
+ * rebuild runs: a rebuild killed outright (SIGKILL, a crash) stops renewing it, and its generation, a partial copy of
+ * the views that nothing else would ever delete, is then a leftover (leftovers(); the next rebuild drops it).
+ */
+export const BUILDING_TTL_MS = 15_000;
+
 export class SqliteGenerations implements ProjectionGenerations {
+  /** The generations this connection builds, each with the timer that renews its building mark. */
+  private readonly building = new Map<string, NodeJS.Timeout>();
+
   constructor(
     private readonly db: Database.Database,
     private readonly meta: SqliteViewsMeta,
     private readonly bulk: SqliteBulkBuild,
     private readonly writerOf: (generation: string) => SqliteViewWriter,
     private readonly eventsPerTransaction: number,
+    private readonly buildingTtlMs: number = BUILDING_TTL_MS,
   ) {}
 
   async active(): Promise<ActiveGeneration> {
@@ -84,7 +95,17 @@ export class SqliteGenerations implements ProjectionGenerations {
     this.meta.transaction(() => {
       this.db.exec(dropGenerationSql(name)); // a leftover of an interrupted rebuild would otherwise gate the new one
       this.db.exec(generationSchema(name));
+      this.markBuilding(name);
     });
+    const renew = setInterval(() => {
+      try {
+        this.meta.transaction(() => this.markBuilding(name));
+      } catch {
+        // The file is busy or gone: the next renewal tries again; a mark that lapses only lets the next rebuild drop it.
+      }
+    }, this.buildingTtlMs / 3);
+    renew.unref();
+    this.building.set(name, renew);
     const writer = this.writerOf(name);
     if (logIdentity !== undefined) this.meta.transaction(() => writer.setLogIdentity(logIdentity));
     return new SqliteGeneration(name, this.meta, this.bulk, writer, this.eventsPerTransaction);
@@ -100,6 +121,7 @@ export class SqliteGenerations implements ProjectionGenerations {
       if (!force && live !== built) return { outcome: 'differ', live, built };
       this.meta.write('active', generation.name);
       this.meta.liftFence();
+      this.builtOrGone(generation.name);
       return { outcome: 'switched', previous: active, previousCheckpoint: live };
     });
   }
@@ -119,7 +141,44 @@ export class SqliteGenerations implements ProjectionGenerations {
       if (this.meta.active() === name) throw new Error(`generation ${name} is the active one: it is not dropped`);
       this.db.exec(dropGenerationSql(name));
       this.meta.remove(`bulk:${name}`);
+      this.builtOrGone(name);
     });
+  }
+
+  async leftovers(): Promise<string[]> {
+    const active = this.meta.active();
+    const now = Date.now();
+    const states = this.db
+      .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'g[0-9]*_state'`)
+      .all() as Array<{ name: string }>;
+    return states
+      .map(({ name }) => name.slice(0, -'_state'.length))
+      .filter((name) => GENERATION_NAME.test(name) && name !== active)
+      .filter((name) => {
+        // Only a mark that lapsed: a generation without one was active once (a previous one kept on purpose, with
+        // --keep-previous or by a take-over at start) or predates the marks.
+        const until = this.meta.value(`building:${name}`);
+        return until !== null && Number(until) <= now;
+      })
+      .sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
+  }
+
+  /** Stops renewing the building marks of this connection (the store closes; a rebuild still building is then over). */
+  stop(): void {
+    for (const timer of this.building.values()) clearInterval(timer);
+    this.building.clear();
+  }
+
+  private markBuilding(name: string): void {
+    this.meta.write(`building:${name}`, String(Date.now() + this.buildingTtlMs));
+  }
+
+  /** The generation is active now, or dropped: no longer being built (inside the caller's transaction). */
+  private builtOrGone(name: string): void {
+    this.meta.remove(`building:${name}`);
+    const timer = this.building.get(name);
+    if (timer !== undefined) clearInterval(timer);
+    this.building.delete(name);
   }
 
   /** Empties a generation's tables, its checkpoint and its log (the store's reset). */

@@ -10,21 +10,13 @@ import { PassThrough } from 'node:stream';
 import pino from 'pino';
 import { runRebuild } from '../../src/cli/commands/projections';
 import { createMailbox } from '../../src/mailbox';
-import { ADMIN_TOKEN, registerAgents, tempDir } from '../support/fixtures';
+import { ADMIN_TOKEN, registerAgents, tempDir, threeAgentsDataDir } from '../support/fixtures';
 
 let dataDir: string;
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
 test('the rebuild time and rate leave the grace out, and the grace is named', async () => {
-  dataDir = tempDir('mailbox-rebuild-report-');
-  const mailbox = await createMailbox(
-    { dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
-    { logger: pino({ level: 'silent' }) },
-  );
-  const { '@a': a, '@b': b } = await registerAgents(mailbox, ['@a', '@b', '@c']);
-  const sent = await a.send({ to: ['@b', '@c'], subject: 's', body: 'x' });
-  await b.markRead({ messageId: sent.messageId });
-  await mailbox.close();
+  dataDir = await threeAgentsDataDir('mailbox-rebuild-report-');
 
   const stdout = new PassThrough();
   let out = '';

@@ -7,28 +7,13 @@
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import Database from 'better-sqlite3';
-import pino from 'pino';
 import { SqliteEventStore } from '../../src/adapters/eventstore/sqliteEventStore';
 import { SqliteProjectionStore } from '../../src/adapters/projections/sqliteProjectionStore';
 import { InProcessWakeBus } from '../../src/adapters/wake/inProcessWakeBus';
 import { runRebuild, runStatus } from '../../src/cli/commands/projections';
-import { createMailbox } from '../../src/mailbox';
 import { projectStored } from '../../src/projections/projector';
-import { ADMIN_TOKEN, registerAgents, tempDir } from '../support/fixtures';
+import { threeAgentsDataDir } from '../support/fixtures';
 import { waitFor } from '../support/waitFor';
-
-async function dataDirWithViews(): Promise<string> {
-  const dataDir = tempDir('mailbox-leftovers-');
-  const mailbox = await createMailbox(
-    { dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
-    { logger: pino({ level: 'silent' }) },
-  );
-  const { '@a': a, '@b': b } = await registerAgents(mailbox, ['@a', '@b', '@c']);
-  const sent = await a.send({ to: ['@b', '@c'], subject: 's', body: 'x' });
-  await b.markRead({ messageId: sent.messageId });
-  await mailbox.close();
-  return dataDir;
-}
 
 /** Starts building a generation from the log's first events, as a rebuild does; returns its name. */
 async function startBuilding(dataDir: string, store: SqliteProjectionStore): Promise<string> {
@@ -60,7 +45,7 @@ const io = (dataDir: string) => {
 };
 
 test('a generation whose rebuild died is a leftover once its mark lapses: status lists it, the next rebuild drops it and says so', async () => {
-  const dataDir = await dataDirWithViews();
+  const dataDir = await threeAgentsDataDir('mailbox-leftovers-');
   const viewsFile = path.join(dataDir, 'views.sqlite');
   // A rebuild that dies: its generation holds part of the views, its mark stops being renewed (closed, as killed).
   const dying = SqliteProjectionStore.open(viewsFile, new InProcessWakeBus(), { buildingTtlMs: 1500 });
@@ -95,7 +80,7 @@ test('a generation whose rebuild died is a leftover once its mark lapses: status
 });
 
 test('a generation a live rebuild is building is no leftover, however long it takes', async () => {
-  const dataDir = await dataDirWithViews();
+  const dataDir = await threeAgentsDataDir('mailbox-leftovers-');
   const viewsFile = path.join(dataDir, 'views.sqlite');
   const building = SqliteProjectionStore.open(viewsFile, new InProcessWakeBus(), { buildingTtlMs: 300 });
   const other = SqliteProjectionStore.open(viewsFile, new InProcessWakeBus());

@@ -83,3 +83,20 @@ export const registrationEvent = (identity: string): NewEvent =>
       schemaVersion: 1,
     },
   }) as NewEvent;
+
+/**
+ * A data dir on the embedded default (SQLite log and views file), closed: three agents (@a, @b, @c), a message from @a
+ * to @b and @c, and @b's read of it. For the CLI's commands on a small real log.
+ */
+export async function threeAgentsDataDir(prefix: string): Promise<string> {
+  const dataDir = tempDir(prefix);
+  const mailbox = await createMailbox(
+    { dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+    { logger: pino({ level: 'silent' }) },
+  );
+  const { '@a': a, '@b': b } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+  const sent = await a.send({ to: ['@b', '@c'], subject: 's', body: 'x' });
+  await b.markRead({ messageId: sent.messageId });
+  await mailbox.close();
+  return dataDir;
+}

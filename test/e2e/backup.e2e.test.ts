@@ -114,6 +114,20 @@ describe('refusals: one envelope line, a non-zero exit, nothing written', () => 
     expect(run.stdout).toBe('');
   });
 
+  test('a directory is not a file name: the error gives one in it', async () => {
+    const directory = path.join(root, 'backups-dir');
+    fs.mkdirSync(directory);
+    const run = await runCli(['backup', `${directory}/`], { MAILBOX_DATA_DIR: dataDir });
+    expect(run.code).toBe(2);
+    expect(envelope(run.stderr)).toMatchObject({ code: 'VALIDATION_FAILED', field: 'destination' });
+    expect(envelope(run.stderr).message).toMatch(
+      new RegExp(
+        `^${directory} is a directory: mailbox backup writes one file, so name it \\(e\\.g\\. ${directory}/events-\\d{4}-\\d{2}-\\d{2}\\.sqlite\\)\\.$`,
+      ),
+    );
+    expect(fs.readdirSync(directory)).toEqual([]);
+  });
+
   test('a directory that does not exist is not created', async () => {
     const target = path.join(root, 'no-such-dir', 'events.sqlite');
     const run = await runCli(['backup', target], { MAILBOX_DATA_DIR: dataDir });

@@ -163,6 +163,15 @@ function giveName(temporary: string, destination: string): void {
     fs.linkSync(temporary, destination);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw destinationExists(destination);
+    if (isDirectory(destination)) {
+      const example = path.join(destination, `events-${new Date().toISOString().slice(0, 10)}.sqlite`);
+      throw new MailboxError(
+        'VALIDATION_FAILED',
+        'Backup file is a directory',
+        `${destination} is a directory: mailbox backup writes one file, so name it (e.g. ${example}).`,
+        { field: 'destination' },
+      );
+    }
     if (present(destination)) throw destinationExists(destination);
     fs.renameSync(temporary, destination);
     return;
@@ -172,6 +181,15 @@ function giveName(temporary: string, destination: string): void {
 
 /** Refuses a destination that exists or whose directory does not, before anything is read. */
 function checkDestination(destination: string): void {
+  if (isDirectory(destination)) {
+    const example = path.join(destination, `events-${new Date().toISOString().slice(0, 10)}.sqlite`);
+    throw new MailboxError(
+      'VALIDATION_FAILED',
+      'Backup file is a directory',
+      `${destination} is a directory: mailbox backup writes one file, so name it (e.g. ${example}).`,
+      { field: 'destination' },
+    );
+  }
   if (present(destination)) throw destinationExists(destination);
   const directory = path.dirname(destination);
   if (!fs.existsSync(directory) || !fs.statSync(directory).isDirectory()) {
@@ -184,6 +202,8 @@ function checkDestination(destination: string): void {
     );
   }
 }
+
+const isDirectory = (file: string): boolean => fs.statSync(file, { throwIfNoEntry: false })?.isDirectory() === true;
 
 /** Anything at that path, a link to nothing included (which existsSync calls absent, and a rename would replace). */
 const present = (file: string): boolean => {

@@ -22,6 +22,18 @@ beforeAll(async () => {
   await log.close();
 }, 60_000);
 
+test.each(['better-sqlite3', 'libsql'] as const)(
+  'copies with either SQLite binding (%s): every event, the head, the log identity, checked',
+  async (driver) => {
+    const destination = path.join(root, `with-${driver}`, 'copy.sqlite');
+    fs.mkdirSync(path.dirname(destination));
+    const backup = await backupSqliteLog(source, destination, { driver });
+    expect(backup).toMatchObject({ file: destination, events: Number(head), head, headAtStart: head });
+    expect(backup.logIdentity).toMatch(/^[0-9a-f-]{36}$/);
+    expect(fs.readdirSync(path.dirname(destination))).toEqual(['copy.sqlite']);
+  },
+);
+
 test('reports its progress, then the copy: every event, the head, the log identity', async () => {
   const reports: BackupProgress[] = [];
   const destination = path.join(root, 'progress', 'copy.sqlite');

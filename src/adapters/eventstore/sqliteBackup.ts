@@ -92,7 +92,8 @@ try {
   }
   const copy = new Database(job.temporary, { readonly: true, fileMustExist: true });
   try {
-    const check = copy.pragma('quick_check', { simple: true });
+    const row = copy.prepare('PRAGMA quick_check').get(); // a row in both bindings (libsql's pragma() has no 'simple')
+    const check = row ? String(Object.values(row)[0]) : 'no answer';
     const events = copy.prepare('SELECT COUNT(*) AS events FROM events').get().events;
     const meta = copy.prepare("SELECT value FROM meta WHERE key = 'log_identity'").get();
     answer({ ok: true, report: { headAtStart, events, head: head(copy), logIdentity: meta ? meta.value : null, check } });

@@ -21,15 +21,21 @@ const AGENTS = ['@ana', '@bo', '@cy'];
 const open = (dataDir: string): Promise<Mailbox> =>
   createMailbox({ dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' }, { logger: pino({ level: 'silent' }) });
 
-beforeAll(() => ensureBuilt());
-
-test('a backup taken during a send load holds every send acknowledged before it started; restored, a mailbox serves them', async () => {
-  const root = tempDir('mailbox-backup-');
+/** A mailbox on the embedded default in `<root>/data`, with the three agents registered and a client for each. */
+async function openWithAgents(root: string) {
   const dataDir = path.join(root, 'data');
   const mailbox = await open(dataDir);
   const admin = mailbox.asActor(ADMIN_ACTOR);
   for (const identity of AGENTS) await admin.registerAgent({ identity });
   const clients = AGENTS.map((identity) => mailbox.asActor({ identity, role: 'agent' }));
+  return { dataDir, mailbox, clients };
+}
+
+beforeAll(() => ensureBuilt());
+
+test('a backup taken during a send load holds every send acknowledged before it started; restored, a mailbox serves them', async () => {
+  const root = tempDir('mailbox-backup-');
+  const { dataDir, mailbox, clients } = await openWithAgents(root);
 
   // Three senders, each to the next agent, until told to stop; every acknowledged send is noted with its recipient.
   const acknowledged: Array<{ messageId: string; to: string }> = [];
@@ -191,11 +197,11 @@ test('Ctrl-C during a backup: exit 130, it says so, and nothing is left at the d
 
 test('a backup is read as it is: audit and projections status change nothing in it, and a read-only log takes no append', async () => {
   const root = tempDir('mailbox-backup-read-');
-  const dataDir = path.join(root, 'data');
-  const mailbox = await open(dataDir);
-  const admin = mailbox.asActor(ADMIN_ACTOR);
-  for (const identity of AGENTS) await admin.registerAgent({ identity });
-  const [ana, bo] = AGENTS.map((identity) => mailbox.asActor({ identity, role: 'agent' }));
+  const {
+    dataDir,
+    mailbox,
+    clients: [ana, bo],
+  } = await openWithAgents(root);
   await ana.send({ to: '@bo', subject: 'kept', body: 'in the backup' });
   await bo.send({ to: '@cy', subject: 'kept too', body: 'in the backup' });
   await mailbox.close();

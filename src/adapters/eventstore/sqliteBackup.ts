@@ -145,6 +145,20 @@ function syncPath(file: string): void {
   }
 }
 
+/** Why the destination's name cannot be given to the copy (a directory, or a file already there), or null. */
+function nameTaken(destination: string): MailboxError | null {
+  if (isDirectory(destination)) {
+    const example = path.join(destination, `events-${new Date().toISOString().slice(0, 10)}.sqlite`);
+    return new MailboxError(
+      'VALIDATION_FAILED',
+      'Backup file is a directory',
+      `${destination} is a directory: mailbox backup writes one file, so name it (e.g. ${example}).`,
+      { field: 'destination' },
+    );
+  }
+  return present(destination) ? destinationExists(destination) : null;
+}
+
 const destinationExists = (destination: string) =>
   new MailboxError(
     'VALIDATION_FAILED',
@@ -164,16 +178,8 @@ function giveName(temporary: string, destination: string): void {
     fs.linkSync(temporary, destination);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw destinationExists(destination);
-    if (isDirectory(destination)) {
-      const example = path.join(destination, `events-${new Date().toISOString().slice(0, 10)}.sqlite`);
-      throw new MailboxError(
-        'VALIDATION_FAILED',
-        'Backup file is a directory',
-        `${destination} is a directory: mailbox backup writes one file, so name it (e.g. ${example}).`,
-        { field: 'destination' },
-      );
-    }
-    if (present(destination)) throw destinationExists(destination);
+    const taken = nameTaken(destination);
+    if (taken !== null) throw taken;
     fs.renameSync(temporary, destination);
     return;
   }
@@ -182,16 +188,8 @@ function giveName(temporary: string, destination: string): void {
 
 /** Refuses a destination that exists or whose directory does not, before anything is read. */
 function checkDestination(destination: string): void {
-  if (isDirectory(destination)) {
-    const example = path.join(destination, `events-${new Date().toISOString().slice(0, 10)}.sqlite`);
-    throw new MailboxError(
-      'VALIDATION_FAILED',
-      'Backup file is a directory',
-      `${destination} is a directory: mailbox backup writes one file, so name it (e.g. ${example}).`,
-      { field: 'destination' },
-    );
-  }
-  if (present(destination)) throw destinationExists(destination);
+  const taken = nameTaken(destination);
+  if (taken !== null) throw taken;
   const directory = path.dirname(destination);
   if (!fs.existsSync(directory) || !fs.statSync(directory).isDirectory()) {
     throw new MailboxError(

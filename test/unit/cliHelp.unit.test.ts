@@ -38,3 +38,11 @@ test('mcp --help offers no --json (stdout is the protocol); audit verify --help 
 test('agent token --help says what it does', () => {
   expect(helpOf('agent', 'token')).toMatch(/new token[\s\S]*old\s+token stops working/);
 });
+
+test('projections status --help names every field it prints, leftoverGenerations with what drops them', () => {
+  const help = helpOf('projections', 'status');
+  const fields = ['file', 'namespace', 'viewsBuilt', 'activeGeneration', 'checkpoint', 'logHead', 'upToDate'];
+  for (const field of [...fields, 'viewsLogIdentity', 'logIdentity', 'viewsOfThisLog', 'liveWriter', 'note'])
+    expect(help).toMatch(new RegExp(`\\b${field}\\b`));
+  expect(help).toMatch(/leftoverGenerations[^;]*killed[^;]*dropped by the next\s+`mailbox projections rebuild`/);
+});

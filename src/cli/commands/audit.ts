@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { identitySchema, oneMessageSchema } from '../../commands/schemas';
 import { parseInput } from '../../commands/validation';
 import type { MailboxConfig } from '../../config';
-import { isMailboxError, MailboxError } from '../../errors';
+import { MailboxError } from '../../errors';
 import { fromDecimalText } from '../../support/decimalText';
 import { MAILBOX_EVENT_TYPES, type MailboxEventType } from '../../events/types';
 import {
@@ -34,8 +34,7 @@ import {
   sqliteViewsFile,
   viewsAreInMemory,
 } from '../../compositionRoot';
-import { commandConfig, startupRefusal } from './commandConfig';
-import { isStartupError } from '../../startupError';
+import { commandConfig, reportCommandFailure } from './commandConfig';
 import { collecting } from './repeatedOptions';
 
 interface SourceFlags {
@@ -116,17 +115,15 @@ async function run(io: AuditIo, work: () => Promise<number>): Promise<void> {
   try {
     process.exitCode = await work();
   } catch (caught) {
-    // A refusal at start (a damaged views file, ...) is said as itself, exit code 2 as serve's; INTERNAL is for bugs.
-    const error = isStartupError(caught) ? startupRefusal(caught) : caught;
-    const envelope = isMailboxError(error)
-      ? error.envelope
-      : error instanceof ViewsNotOfThisLog
-        ? { error: 'Views of another log', code: 'FOREIGN_VIEWS', message: error.message, ...error.details }
-        : { error: 'Audit failed', code: 'INTERNAL', message: (error as Error).message };
-    io.stderr.write(`${JSON.stringify(envelope)}\n`);
     // Views of another log: no views of this log to verify, as 'No views' (not found) is; a usage error it is not.
-    const notFound = (isMailboxError(error) && error.status === 404) || error instanceof ViewsNotOfThisLog;
-    process.exitCode = notFound ? 1 : 2;
+    process.exitCode = reportCommandFailure(caught, io.stderr, 'Audit failed', (error) =>
+      error instanceof ViewsNotOfThisLog
+        ? {
+            envelope: { error: 'Views of another log', code: 'FOREIGN_VIEWS', message: error.message, ...error.details },
+            notFound: true,
+          }
+        : undefined,
+    );
   }
 }
 

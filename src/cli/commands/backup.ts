@@ -6,9 +6,7 @@
  */
 import type { Command } from 'commander';
 import { backupEventLog, BackupInterrupted, type SqliteLogBackup } from '../../compositionRoot';
-import { isMailboxError } from '../../errors';
-import { isStartupError } from '../../startupError';
-import { commandConfig, startupRefusal } from './commandConfig';
+import { commandConfig, reportCommandFailure } from './commandConfig';
 
 export interface BackupIo {
   stdout: NodeJS.WritableStream;
@@ -71,12 +69,7 @@ export async function runBackupCommand(destination: string, flags: { json?: bool
   try {
     code = await runBackup(destination, flags, io);
   } catch (caught) {
-    const error = isStartupError(caught) ? startupRefusal(caught) : caught;
-    const envelope = isMailboxError(error)
-      ? error.envelope
-      : { error: 'Backup failed', code: 'INTERNAL', message: (error as Error).message };
-    io.stderr.write(`${JSON.stringify(envelope)}\n`);
-    code = isMailboxError(error) && error.status === 404 ? 1 : 2;
+    code = reportCommandFailure(caught, io.stderr, 'Backup failed');
   }
   process.exitCode = code;
 }

@@ -1,5 +1,6 @@
 /**
- * The configuration of a command that answers in JSON envelopes on stderr (`mailbox audit`, `mailbox projections`).
+ * The configuration of a command that answers in JSON envelopes on stderr (`mailbox audit`, `mailbox projections`,
+ * `mailbox backup`), and how such a command reports a failure (reportCommandFailure, at the end).
  * A bad value is a StartupError, whose message `mailbox serve` prints as its one line; these commands caught it as
  * an unknown failure and printed {"error":"Audit failed","code":"INTERNAL"} (or "Projections command failed") around
  * it, so a configuration error read as a bug of the mailbox. It is now what it is: the VALIDATION_FAILED envelope,
@@ -8,7 +9,7 @@
  * (an event store URL that names no log was opened anyway and failed as 'unable to open database file').
  */
 import { configFromEnv, type MailboxConfig } from '../../config';
-import { MailboxError } from '../../errors';
+import { isMailboxError, MailboxError } from '../../errors';
 import { checkStoreNames } from '../../startupChecks';
 import { isStartupError, type StartupError } from '../../startupError';
 
@@ -35,4 +36,31 @@ export function startupRefusal(error: StartupError): MailboxError {
   if (variable !== undefined)
     return new MailboxError('VALIDATION_FAILED', 'Invalid configuration', error.message, { ...field, ...details });
   return new MailboxError('UNAVAILABLE', 'Refused at start', error.message, details);
+}
+
+/** A command's own failure as an envelope, with whether it means "nothing to work on" (exit code 1). */
+export interface KnownFailure {
+  envelope: Record<string, unknown>;
+  notFound: boolean;
+}
+
+/**
+ * How `mailbox audit`, `mailbox projections` and `mailbox backup` end on a failure: one JSON envelope line on
+ * stderr and the exit code, which the caller sets. A refusal at start is said as itself (startupRefusal), a
+ * MailboxError as its envelope, a failure the command knows by `known` as it says; anything else is a bug of the
+ * mailbox: INTERNAL under the command's `title`. Exit code 1 when there was nothing to work on (404: no event log),
+ * 2 for anything else (as serve's refusals).
+ */
+export function reportCommandFailure(
+  caught: unknown,
+  stderr: { write(text: string): unknown },
+  title: string,
+  known: (error: unknown) => KnownFailure | undefined = () => undefined,
+): 1 | 2 {
+  const error = isStartupError(caught) ? startupRefusal(caught) : caught;
+  const failure: KnownFailure = isMailboxError(error)
+    ? { envelope: error.envelope, notFound: error.status === 404 }
+    : (known(error) ?? { envelope: { error: title, code: 'INTERNAL', message: (error as Error).message }, notFound: false });
+  stderr.write(`${JSON.stringify(failure.envelope)}\n`);
+  return failure.notFound ? 1 : 2;
 }

@@ -17,7 +17,7 @@ import {
 } from '../../compositionRoot';
 import { parseInput } from '../../commands/validation';
 import type { MailboxConfig } from '../../config';
-import { isMailboxError, MailboxError } from '../../errors';
+import { MailboxError } from '../../errors';
 import {
   LiveWriterOfAnotherLog,
   rebuildProjections,
@@ -30,8 +30,7 @@ import type { ActiveGeneration } from '../../projections/rebuildGenerations';
 import { aheadOfThisLog, ForeignViews } from '../../projections/viewsOwnership';
 import { fromDecimalText } from '../../support/decimalText';
 import { MAX_TIMER_MS, MAX_TIMER_TEXT } from '../../support/timerLimit';
-import { commandConfig, startupRefusal } from './commandConfig';
-import { isStartupError } from '../../startupError';
+import { commandConfig, reportCommandFailure } from './commandConfig';
 
 export interface ProjectionsIo {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
@@ -297,16 +296,12 @@ async function run(io: ProjectionsIo, work: () => Promise<number>): Promise<void
   try {
     process.exitCode = await work();
   } catch (caught) {
-    // A refusal at start (a damaged views file, ...) is said as itself, exit code 2 as serve's; INTERNAL is for bugs.
-    const error = isStartupError(caught) ? startupRefusal(caught) : caught;
-    const envelope = isMailboxError(error)
-      ? error.envelope
-      : error instanceof ForeignViews || error instanceof LiveWriterOfAnotherLog
-        ? { error: 'Views of another log', code: 'FOREIGN_VIEWS', message: error.message }
-        : { error: 'Projections command failed', code: 'INTERNAL', message: (error as Error).message };
-    io.stderr.write(`${JSON.stringify(envelope)}\n`);
-    // Not found (no event log where the configuration points) is 1, as in `mailbox audit`; anything else 2.
-    process.exitCode = isMailboxError(error) && error.status === 404 ? 1 : 2;
+    // Views of another log are refused (2): a rebuild or a status is about to touch them, not to find nothing.
+    process.exitCode = reportCommandFailure(caught, io.stderr, 'Projections command failed', (error) =>
+      error instanceof ForeignViews || error instanceof LiveWriterOfAnotherLog
+        ? { envelope: { error: 'Views of another log', code: 'FOREIGN_VIEWS', message: error.message }, notFound: false }
+        : undefined,
+    );
   }
 }
 
@@ -346,5 +341,14 @@ export function registerProjectionsCommands(program: Command): void {
   projections
     .command('status')
     .description('the active generation, its checkpoint and the log head, as JSON')
+    .addHelpText(
+      'after',
+      '\nFields: file (SQLite views) or namespace (Redis); viewsBuilt; activeGeneration; checkpoint and logHead (log ' +
+        'positions: upToDate when equal); viewsLogIdentity and logIdentity (viewsOfThisLog: whether the views were built ' +
+        'from this log); liveWriter (a running projector, or null); leftoverGenerations, only when there are some: ' +
+        'partial generations left by rebuilds killed before they finished (SQLite views), dropped by the next ' +
+        '`mailbox projections rebuild`; note, when no views are built yet.\n' +
+        'Reads only: safe while the server runs.',
+    )
     .action(async () => runStatusCommand(processIo));
 }

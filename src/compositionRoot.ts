@@ -116,6 +116,11 @@ export interface OpenedPipeline {
   wakeBus: WakeBus;
   /** True when this process runs its own projector (embedded default: in-memory views rebuilt from the log). */
   runsProjector: boolean;
+  /**
+   * Whether wake events reach this process: the server's through Redis pub/sub, or its own projector's. False on the
+   * embedded default without a projector here: the server publishes its wakes in its own process only.
+   */
+  hearsWakes: boolean;
   /** The leases of the shared jobs when the views are shared (Redis), else null. */
   leases: Leases | null;
   close(): Promise<void>;
@@ -159,6 +164,7 @@ export async function openPipeline(
     projections,
     wakeBus,
     runsProjector,
+    hearsWakes: config.redisUrl !== undefined || runsProjector,
     leases: leasesOf(container),
     close: async () => {
       await runner?.stop();

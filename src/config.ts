@@ -14,6 +14,7 @@ const HOST_LIST =
 const flag = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'])
   .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+const FLAG_FORM = 'true or false (also 1/0, yes/no, on/off)';
 
 export const configSchema = z.object({
   host: z.string().min(1).default('127.0.0.1'),
@@ -95,9 +96,9 @@ export const configSchema = z.object({
   logFormat: z.enum(['auto', 'pretty', 'json']).default('auto'),
   /** HTTP surface limits. Unset maxRequestBytes: 4 x maxBodyBytes + 64 KiB (room for JSON escaping and the other fields). */
   maxRequestBytes: fromDecimalText(z.number().int().positive()).optional(),
-  /** Per-agent token bucket (admin exempt): sustained requests/s and burst; 0 turns the limit off. */
+  /** Per-agent token bucket (admin exempt): sustained requests/s and burst (1 or more); a rate of 0 turns the limit off. */
   rateLimitPerSecond: fromDecimalText(z.number().min(0), { fraction: true }).default(50),
-  rateLimitBurst: fromDecimalText(z.number().int().min(0)).default(200),
+  rateLimitBurst: fromDecimalText(z.number().int().min(1)).default(200),
   requestTimeoutMs: fromDecimalText(z.number().int().min(0).max(MAX_TIMER_MS)).default(30_000),
   sseHeartbeatMs: fromDecimalText(z.number().int().positive().max(MAX_TIMER_MS)).default(15_000),
   maxWakeStreamsPerAgent: fromDecimalText(z.number().int().positive()).default(16),
@@ -152,14 +153,14 @@ const VALID_FORM: Partial<Record<keyof MailboxConfig, string>> = {
   port: 'an integer 0..65535 (0 picks any free port; default 7420)',
   dataDir: 'a directory path (default ./data)',
   adminToken: '16 or more characters without spaces (or unset it to generate one)',
-  strictRecipients: 'true or false (also 1/0, yes/no, on/off)',
+  strictRecipients: FLAG_FORM,
   views:
     'sqlite (the default: views in a file beside the log, resumed at start) or memory (rebuilt from the log at every ' +
     'start; for tests and benchmarks)',
   redisSentinels: 'the sentinels as host:port,host:port (with MAILBOX_REDIS_SENTINEL_NAME)',
   redisSentinelName: 'the master name the sentinels watch (sentinel monitor <name> ...), without spaces or slashes',
   redisCluster: 'seed nodes of the cluster as host:port,host:port',
-  redisTls: 'true or false (also 1/0, yes/no, on/off)',
+  redisTls: FLAG_FORM,
   redisTlsCaFile: 'the path of a PEM file with the CA certificate(s) of the Redis servers',
   redisTimeoutMs: `a positive integer number of milliseconds, ${MAX_TIMER_TEXT}`,
   maxBodyBytes: 'a positive integer number of bytes',
@@ -175,7 +176,9 @@ const VALID_FORM: Partial<Record<keyof MailboxConfig, string>> = {
   logFormat: 'auto, pretty or json',
   maxRequestBytes: 'a positive integer number of bytes',
   rateLimitPerSecond: 'a number of requests per second (0 turns the limit off)',
-  rateLimitBurst: 'an integer (0 or more)',
+  rateLimitBurst:
+    'an integer of 1 or more (the requests an agent may make at once); to turn the rate limit off, set ' +
+    'MAILBOX_RATE_LIMIT_PER_SECOND=0 instead',
   requestTimeoutMs: `an integer number of milliseconds, 0 or more and ${MAX_TIMER_TEXT}`,
   sseHeartbeatMs: `a positive integer number of milliseconds, ${MAX_TIMER_TEXT}`,
   maxWakeStreamsPerAgent: 'a positive integer',
@@ -285,24 +288,74 @@ export function redisVariable(config: MailboxConfig): string {
   return config.redisSentinels !== undefined ? ENV_VARIABLES.redisSentinels : ENV_VARIABLES.redisUrl;
 }
 
-/** MAILBOX_X_FILE for a secret X: the file's content, less one trailing newline (as `echo` and editors leave). */
-function secretFromFile(env: NodeJS.ProcessEnv, variable: string): string | undefined {
-  const file = env[`${variable}_FILE`];
+/**
+ * MAILBOX_X_FILE for a secret X: the file's content, less one trailing newline (as `echo` and editors leave); undefined
+ * when the _FILE variable is unset or empty. A file that cannot be read, is empty or blank (a Docker secret never
+ * populated: it was taken as unset, and the server generated an admin token of its own), or holds a value X refuses
+ * is a StartupError naming the _FILE variable and the file.
+ */
+export function secretFromFile(env: NodeJS.ProcessEnv, variable: string): string | undefined {
+  const fileVariable = `${variable}_FILE`;
+  const file = env[fileVariable];
   if (file === undefined || file === '') return undefined;
   if (env[variable] !== undefined && env[variable] !== '') {
-    throw new StartupError(`${variable} and ${variable}_FILE are both set: keep one (the _FILE form reads a Docker secret).`, {
+    throw new StartupError(`${variable} and ${fileVariable} are both set: keep one (the _FILE form reads a Docker secret).`, {
       variable,
     });
   }
+  let secret: string;
   try {
-    return fs.readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+    secret = fs.readFileSync(file, 'utf8').replace(/\r?\n$/, '');
   } catch (error) {
     throw new StartupError(
-      `${variable}_FILE='${file}' cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)}): ` +
+      `${fileVariable}='${file}' cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)}): ` +
         'set it to a readable file holding the secret (e.g. /run/secrets/<name>), or unset it.',
-      { variable: `${variable}_FILE` },
+      { variable: fileVariable },
+      { cause: error },
     );
   }
+  if (secret.trim() === '') {
+    throw new StartupError(
+      `${fileVariable}='${file}' is ${secret === '' ? 'empty' : 'blank (only spaces)'}: write the secret in it ` +
+        `(a Docker secret not populated?), or unset ${fileVariable}.`,
+      { variable: fileVariable },
+    );
+  }
+  const key = (Object.keys(ENV_VARIABLES) as Array<keyof MailboxConfig>).find((name) => ENV_VARIABLES[name] === variable);
+  const checked = key === undefined ? undefined : configSchema.shape[key].safeParse(secret);
+  if (key !== undefined && checked?.success === false) {
+    throw new StartupError(
+      `${fileVariable}='${file}' holds ${shown(key, secret)}, which is not valid: ${checked.error.issues[0].message}; ` +
+        `write a valid secret in it, or unset ${fileVariable}.`,
+      { variable: fileVariable },
+    );
+  }
+  return secret;
+}
+
+/**
+ * A boolean variable (MAILBOX_STRICT_RECIPIENTS, MAILBOX_REDIS_TLS, MAILBOX_HEARTBEAT): true for 1/true/yes/on, false
+ * for 0/false/no/off (any case), undefined when unset or empty; anything else (blank included) is a StartupError.
+ */
+export function flagFromEnv(env: NodeJS.ProcessEnv, variable: string): boolean | undefined {
+  const value = env[variable];
+  if (value === undefined || value === '') return undefined;
+  if (value.trim() === '') throw blankRefusal(variable, FLAG_FORM);
+  return readFlag(variable, value);
+}
+
+function readFlag(variable: string, value: string): boolean {
+  const parsed = flag.safeParse(value.trim().toLowerCase());
+  if (!parsed.success)
+    throw new StartupError(`${variable}='${value}' is not valid: set ${variable} to ${FLAG_FORM}.`, { variable });
+  return parsed.data;
+}
+
+function blankRefusal(variable: string, form: string): StartupError {
+  return new StartupError(
+    `${variable} is blank (only spaces): set it to ${form}${form.includes('unset') ? '' : ', or unset it'}.`,
+    { variable },
+  );
 }
 
 /**
@@ -315,20 +368,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): MailboxConf
   for (const [key, variable] of Object.entries(ENV_VARIABLES)) {
     const value = SECRET_KEYS.has(key) ? (secretFromFile(env, variable) ?? env[variable]) : env[variable];
     if (value === undefined || value === '') continue;
-    if (value.trim() === '') {
-      const form = VALID_FORM[key as keyof MailboxConfig] ?? 'a value';
-      throw new StartupError(
-        `${variable} is blank (only spaces): set it to ${form}${form.includes('unset') ? '' : ', or unset it'}.`,
-        { variable },
-      );
-    }
-    if (FLAG_KEYS.has(key)) {
-      const parsed = flag.safeParse(value.trim().toLowerCase());
-      if (!parsed.success) throw new StartupError(configIssueMessage(key, value, ''), { variable });
-      raw[key] = parsed.data;
-    } else {
-      raw[key] = value;
-    }
+    if (value.trim() === '') throw blankRefusal(variable, VALID_FORM[key as keyof MailboxConfig] ?? 'a value');
+    raw[key] = FLAG_KEYS.has(key) ? readFlag(variable, value) : value;
   }
   return parseConfigForStartup(raw as MailboxConfigInput);
 }

@@ -31,6 +31,7 @@ import { aheadOfThisLog, ForeignViews } from './projections/viewsOwnership';
 import { StartupError, StartupInterrupted } from './startupError';
 import { isMailboxError } from './errors';
 import { retry } from './support/retry';
+import { everyCallWhileOpen, whileOpen } from './application/whileOpen';
 
 export class Mailbox {
   readonly commands: MailboxCommands;
@@ -90,12 +91,13 @@ export class Mailbox {
 
   /** A client acting as the holder of `token` (identity from the token only). */
   async as(token: string) {
-    return this.asActor(await this.authenticator.authenticate(token));
+    return this.asActor(await whileOpen(this.closing.signal, () => this.authenticator.authenticate(token))());
   }
 
+  /** Once close() has begun, each of its methods rejects with UNAVAILABLE (whileOpen.ts), a client taken earlier too. */
   asActor(actor: Actor) {
     const { commands: c, queries: q, tasks: t, taskQueries: tq } = this;
-    return {
+    return everyCallWhileOpen(this.closing.signal, {
       actor,
       registerAgent: (input: unknown, o?: CommandOptions) => c.registerAgent(actor, input, o),
       retireAgent: (identity: string, o?: CommandOptions) => c.retireAgent(actor, { identity }, o),
@@ -118,7 +120,7 @@ export class Mailbox {
       updateTask: (input: unknown, o?: CommandOptions) => t.transition(actor, input, o),
       listTasks: (query: unknown = {}) => tq.listTasks(actor, query),
       getTask: (taskId: string) => tq.getTask(actor, { taskId }),
-    };
+    });
   }
 
   /**
@@ -190,10 +192,13 @@ export class Mailbox {
    * a test or a script that wants the next list or count to reflect what was returned calls this.
    */
   async flushSeenMarks(waitMs = 5000): Promise<void> {
-    const position = await this.seenMarks.flush();
-    if (position !== null) await this.runner.waitFor(position, waitMs);
+    return whileOpen(this.closing.signal, async () => {
+      const position = await this.seenMarks.flush();
+      if (position !== null) await this.runner.waitFor(position, waitMs);
+    })();
   }
 
+  /** Ends the mailbox: from here every call of the library rejects with UNAVAILABLE, naming createMailbox. */
   async close(): Promise<void> {
     this.closing.abort();
     await this.sweeper.stop();

@@ -79,6 +79,12 @@ async function start(
       'listening beyond loopback: bearer tokens travel in clear text unless TLS terminates in front',
     );
   }
+  if (config.rateLimitPerSecond === 0) {
+    logger.warn(
+      { variable: 'MAILBOX_RATE_LIMIT_PER_SECOND' },
+      'per-agent rate limit off (MAILBOX_RATE_LIMIT_PER_SECOND=0): no agent is ever answered 429 RATE_LIMITED',
+    );
+  }
   const head = await mailbox.eventStore.headPosition();
   logger.info(
     {

@@ -13,7 +13,7 @@ import { StartupError, isStartupError } from './startupError';
 import { isEsdbUrl } from './adapters/eventstore/esdbClientCompat';
 import { esdbSettings } from './adapters/eventstore/esdbSettings';
 import { storageConditionOf, UnreadableLogFile, type StorageCondition } from './adapters/eventstore/sqliteErrors';
-import { validateRedisUrl } from './adapters/projections/redisConnection';
+import { readRedisCaFile, validateRedisUrl } from './adapters/projections/redisConnection';
 
 const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
@@ -145,7 +145,7 @@ export function checkEventStoreUrl(url: string, { writable = true }: { writable?
 export function checkConfig(config: MailboxConfig): void {
   checkHost(config.host);
   if (config.eventStoreUrl !== undefined) checkEventStoreUrl(config.eventStoreUrl);
-  if (config.redisUrl !== undefined) asStartupError(() => validateRedisUrl(config.redisUrl!, redisVariable(config)));
+  checkRedisNames(config);
   // The data dir holds the SQLite log (no MAILBOX_EVENTSTORE_URL), the generated admin token (no MAILBOX_ADMIN_TOKEN)
   // and the views file of a log elsewhere (MAILBOX_VIEWS=sqlite).
   if (config.eventStoreUrl === undefined || config.adminToken === undefined || config.views === 'sqlite') {
@@ -160,7 +160,14 @@ export function checkConfig(config: MailboxConfig): void {
  */
 export function checkStoreNames(config: MailboxConfig): void {
   if (config.eventStoreUrl !== undefined) checkEventStoreUrl(config.eventStoreUrl, { writable: false });
-  if (config.redisUrl !== undefined) asStartupError(() => validateRedisUrl(config.redisUrl!, redisVariable(config)));
+  checkRedisNames(config);
+}
+
+/** The Redis URL, and the CA file it is to be reached with (missing, a directory, unreadable or no certificate). */
+function checkRedisNames(config: MailboxConfig): void {
+  if (config.redisUrl === undefined) return;
+  asStartupError(() => validateRedisUrl(config.redisUrl!, redisVariable(config)));
+  if (config.redisTlsCaFile !== undefined) asStartupError(() => readRedisCaFile(config.redisTlsCaFile!));
 }
 
 /**

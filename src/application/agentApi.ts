@@ -5,6 +5,7 @@
  * Inputs are passed through unparsed: the command layer validates them.
  */
 import type { Actor } from '../commands/roles';
+import type { CommandName } from './commandNames';
 import type { AgentView, MessagePage } from '../projections/projectionStore';
 import type {
   ArchiveResult,
@@ -40,9 +41,9 @@ export interface AgentApi {
   getTask(taskId: string): Promise<A2aTask>;
 }
 
-/** Counts and times commands per surface (the HTTP adapter's metrics implement it). */
+/** Counts commands per surface (the HTTP adapter's metrics implement it). Every command of this API goes through it. */
 export interface CommandMeter {
-  command<T>(name: 'send' | 'mark_read' | 'archive' | 'unarchive', surface: 'mcp', run: () => Promise<T>): Promise<T>;
+  command<T>(name: CommandName, surface: 'mcp', run: () => Promise<T>): Promise<T>;
 }
 
 export interface MailboxSides {
@@ -74,8 +75,8 @@ export function inProcessAgentApi(
     unarchive: (messageId) => metrics.command('unarchive', 'mcp', () => commands.unarchive(actor, { messageId })),
     listAgents: () => queries.listAgents(),
     unreadCount: () => queries.unreadCount(actor),
-    claimTask: (input) => tasks.claim(actor, input),
-    updateTask: (input) => tasks.transition(actor, input),
+    claimTask: (input) => metrics.command('claim_task', 'mcp', () => tasks.claim(actor, input)),
+    updateTask: (input) => metrics.command('update_task', 'mcp', () => tasks.transition(actor, input)),
     listTasks: (query) => taskQueries.listTasks(actor, query),
     getTask: (taskId) => taskQueries.getTask(actor, { taskId }),
   };

@@ -1,7 +1,7 @@
 /** The write side: every command validated at the edge, decided purely, appended with its expected revision. */
 import { inject, injectable } from 'tsyringe';
 import { decideRegisterAgent, decideRetireAgent, decideRotateAgentToken } from '../commands/agentRegistry';
-import type { CommandMetadata } from '../commands/command';
+import type { CommandMetadata, CommandWarning } from '../commands/command';
 import { msCeiling } from '../commands/isoTime';
 import { decideArchiveMessage, decideMarkRead, decideUnarchiveMessage } from '../commands/receipts';
 import type { Actor } from '../commands/roles';
@@ -44,13 +44,16 @@ export interface SendResult {
   to: Addressee;
   recipients: string[];
   threadId: string;
-  warnings?: Array<Record<string, unknown>>;
+  warnings?: Warning[];
 }
 /** Said by an accepted command whose views did not show it within MAILBOX_AWAIT_PROJECTION_MS (it is durable all the same). */
 export type ViewsLaggingWarning = { code: 'VIEWS_LAGGING'; message: string; position: string };
+/** A hint on an accepted command (responseSchemas' warningSchema): its code, a sentence, and details. */
+export type Warning = CommandWarning;
+
 /** Something an accepted command has to say: `warnings` on every command result (absent when there is nothing). */
 export interface Warned {
-  warnings?: Array<Record<string, unknown>>;
+  warnings?: Warning[];
 }
 export interface ReadResult extends Warned {
   messageId: string;
@@ -228,8 +231,9 @@ export class MailboxCommands {
       return { ...result, ...withWarnings(await this.awaitViews(position)) };
     }
     let newest: bigint | null = null;
+    const { distinct, repeats } = distinctIds(data.messageIds!);
     const results = await Promise.all(
-      [...new Set(data.messageIds)].map((messageId) =>
+      distinct.map((messageId) =>
         this.markOneRead(actor, messageId, options).then(
           ({ result, position }) => {
             if (position !== null && (newest === null || position > newest)) newest = position;
@@ -243,7 +247,7 @@ export class MailboxCommands {
       ),
     );
     // One wait for the newest receipt: the views apply the log in order, so the others are in by then.
-    return { results, ...withWarnings(await this.awaitViews(newest)) };
+    return { results, ...withWarnings([...repeats, ...(await this.awaitViews(newest))]) };
   }
 
   /**
@@ -401,5 +405,27 @@ export async function awaitViews(
   ];
 }
 
-export const withWarnings = (warnings: readonly object[]): Warned =>
-  warnings.length > 0 ? { warnings: warnings as Array<Record<string, unknown>> } : {};
+/**
+ * The ids of a bulk mark_read, each once in the order given, and a warning per repeat: a message is marked read
+ * once and has one result, so a caller that pairs its ids with the results is told which entries were folded
+ * (ids compare as parsed: an id in capitals names the same message as in lower case).
+ */
+function distinctIds(ids: readonly string[]): { distinct: string[]; repeats: Warning[] } {
+  const firstIndex = new Map<string, number>();
+  const repeats: Warning[] = [];
+  ids.forEach((messageId, index) => {
+    const first = firstIndex.get(messageId);
+    if (first === undefined) firstIndex.set(messageId, index);
+    else
+      repeats.push({
+        code: 'DUPLICATE_MESSAGE_ID',
+        message: `messageIds[${index}] names the same message as messageIds[${first}] (${messageId}): it was marked read once, with one result.`,
+        messageId,
+        index,
+        firstIndex: first,
+      });
+  });
+  return { distinct: [...firstIndex.keys()], repeats };
+}
+
+export const withWarnings = (warnings: readonly Warning[]): Warned => (warnings.length > 0 ? { warnings: [...warnings] } : {});

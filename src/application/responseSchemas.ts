@@ -89,14 +89,14 @@ export const messageDetailSchema = z.object({
     .describe("every recipient's receipt; shown to the sender and auditors only"),
 });
 
-export const readResultSchema = z.object({ messageId: z.uuid(), status: z.literal('read'), readAt: timestamp });
+const readOneSchema = z.object({ messageId: z.uuid(), status: z.literal('read'), readAt: timestamp });
+export const readResultSchema = readOneSchema.extend({ warnings: z.array(warningSchema).optional() });
 const errorEnvelopeSchema = z.looseObject({ error: z.string(), code: z.string(), message: z.string() });
 export const bulkReadResultSchema = z.object({
   results: z
-    .array(
-      z.union([readResultSchema, z.object({ messageId: z.string(), status: z.literal('error'), error: errorEnvelopeSchema })]),
-    )
-    .describe('one result per distinct id'),
+    .array(z.union([readOneSchema, z.object({ messageId: z.string(), status: z.literal('error'), error: errorEnvelopeSchema })]))
+    .describe('one result per distinct id, in the order given (a repeated id: a DUPLICATE_MESSAGE_ID warning)'),
+  warnings: z.array(warningSchema).optional(),
 });
 export const readAllResultSchema = z.object({
   all: z.literal(true),
@@ -112,7 +112,12 @@ export const readAllResultSchema = z.object({
 });
 export const markReadResultSchema = z.union([readResultSchema, bulkReadResultSchema, readAllResultSchema]);
 
-export const archiveResultSchema = z.object({ messageId: z.uuid(), status: z.literal('archived'), archivedAt: timestamp });
+export const archiveResultSchema = z.object({
+  messageId: z.uuid(),
+  status: z.literal('archived'),
+  archivedAt: timestamp,
+  warnings: z.array(warningSchema).optional(),
+});
 
 export const unarchiveResultSchema = z.object({
   messageId: z.uuid(),
@@ -224,9 +229,20 @@ export const jsonRpcResponseSchema = z.looseObject({
 });
 export const openApiDocumentSchema = z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) });
 
-// Compile-time drift checks: each result type must be assignable to its schema's type.
-type Fits<Value, Schema extends z.ZodType> = Value extends z.input<Schema> ? true : never;
-const fits = <T extends true>(): T => true as T;
+// Compile-time drift checks: each result type must be assignable to its schema's type, and name no key the schema
+// lacks (an optional key such as `warnings` is assignable to a schema without it, and a generated z.object schema
+// says additionalProperties: false: an MCP client that validates the result, as the SDK's does, then refuses it).
+// A misfit is `false`, never `never`: never is assignable to `true`, so a check that answered never could not fail.
+// Each member of a result union is checked against each member of the schema's, so that one member's key (the
+// read-all result's warnings) does not pass for another's.
+type FitsOne<Value, Input> = Value extends Input ? ([Exclude<keyof Value, keyof Input>] extends [never] ? true : false) : false;
+type FitsSome<Value, Input> = true extends (Input extends unknown ? FitsOne<Value, Input> : never) ? true : false;
+export type Fits<Value, Schema extends z.ZodType> = false extends (
+  Value extends unknown ? FitsSome<Value, z.input<Schema>> : never
+)
+  ? false
+  : true;
+export const fits = <T extends true>(): T => true as T;
 void [
   fits<Fits<SendResult, typeof sendResultSchema>>(),
   fits<Fits<MessagePage, typeof messagePageSchema>>(),

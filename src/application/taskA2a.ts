@@ -22,14 +22,14 @@ const V1_STATE: Record<TaskState, string> = {
 
 type Part = TaskArtifact['parts'][number];
 
-export interface A2aMessage {
+export type A2aMessage = {
   messageId: string;
   contextId: string;
   taskId: string;
   role: 'ROLE_USER' | 'ROLE_AGENT';
   parts: Part[];
   metadata: { from: string; at: string; event: string };
-}
+}; // a type, not an interface: assignable to the response schema's open object (an interface has no index signature)
 
 export interface A2aTask {
   id: string;

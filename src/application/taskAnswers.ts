@@ -13,7 +13,7 @@
  *   (warning TASK_NOT_ANSWERED, per task).
  * - A message to someone else in the thread (not the holder) answers nothing; nor does one by anyone but the sender.
  */
-import type { CommandMetadata } from '../commands/command';
+import type { CommandMetadata, CommandWarning } from '../commands/command';
 import type { MessageState } from '../commands/message';
 import type { Actor } from '../commands/roles';
 import { decideTransitionTask } from '../commands/tasks/decideTask';
@@ -32,7 +32,7 @@ const PAGE = 200;
 export interface Answered {
   /** The log position of the last move written (null: none). */
   position: bigint | null;
-  warnings: Array<Record<string, unknown>>;
+  warnings: CommandWarning[];
 }
 
 export async function answerTasksInThread(

@@ -4,7 +4,7 @@ import { PRIORITIES, TASK_STATES } from '../commands/messageFields';
 import type { A2aTask } from './taskA2a';
 import type { TaskResult } from './taskCommands';
 import type { TaskPage } from './taskQueries';
-import { warningSchema } from './responseSchemas';
+import { fits, warningSchema, type Fits } from './responseSchemas';
 
 const timestamp = z.string().describe('ISO 8601 time');
 const state = z.enum(TASK_STATES).describe('canonical PascalCase state');
@@ -81,8 +81,6 @@ export const a2aTaskSchema = z.object({
     .describe('assignee, lease, deadline, audience size'),
 });
 
-type Fits<Value, Schema extends z.ZodType> = Value extends z.input<Schema> ? true : never;
-const fits = <T extends true>(): T => true as T;
 void [
   fits<Fits<TaskResult, typeof taskResultSchema>>(),
   fits<Fits<TaskPage, typeof taskPageSchema>>(),

@@ -14,3 +14,10 @@ export interface Command<Type extends string, Data> {
   data: Data;
   metadata: CommandMetadata;
 }
+
+/** A hint on an accepted command (never a refusal): its code, a sentence a caller can act on, and details. */
+export interface CommandWarning {
+  code: string;
+  message: string;
+  [detail: string]: unknown;
+}

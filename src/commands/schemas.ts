@@ -156,7 +156,9 @@ export const markReadSchema = z
       example: '["<id>", "<id>"]',
     })
       .optional()
-      .describe(`several message ids (up to ${MAX_BULK_IDS}); one result per id`),
+      .describe(
+        `several message ids (up to ${MAX_BULK_IDS}); one result per distinct id (a repeat: a DUPLICATE_MESSAGE_ID warning)`,
+      ),
     all: z
       .literal(true, { error: 'is true or absent: {all: true} marks your unread messages that were seen' })
       .optional()

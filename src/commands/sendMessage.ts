@@ -4,7 +4,7 @@ import type { BroadcastDelivered, MessageEvent, MessageSent, ReplyRequested } fr
 import { replyDueBy } from './replyDeadline';
 import { taskDeadlinePassed } from './tasks/taskDeadlines';
 import { activeAgents, type RegistryState } from './agentRegistry';
-import type { Command } from './command';
+import type { Command, CommandWarning } from './command';
 import type { MessageState } from './message';
 import { inactiveRecipient, namedIdentities, parseRecipient, type Recipient } from './recipients';
 import type { SendMessageInput } from './schemas';
@@ -191,14 +191,10 @@ const storedAddressee = (recipient: Recipient): string | string[] =>
  * Non-blocking hints on an accepted send: a named recipient that is not an active agent (permissive
  * mode only: strict mode refused the send), and each repeated entry of a list (delivered once).
  */
-export function sendWarnings(
-  input: SendMessageInput,
-  registry: RegistryState,
-  strictRecipients = false,
-): Array<Record<string, unknown>> {
+export function sendWarnings(input: SendMessageInput, registry: RegistryState, strictRecipients = false): CommandWarning[] {
   const recipient = parseRecipient(input.to);
   if (recipient instanceof MailboxError) return [];
-  const warnings: Array<Record<string, unknown>> = [];
+  const warnings: CommandWarning[] = [];
   if (recipient.kind === 'list') {
     for (const { index, identity } of recipient.repeated) {
       warnings.push({

@@ -254,7 +254,12 @@ export class HeartbeatDaemon {
   async settledReport(report: TickReport): Promise<TickReport> {
     await this.settled();
     const deliveries = this.deliveriesOf.get(report) ?? [];
-    const failed: NudgeFailure[] = deliveries.flatMap(({ nudge, failures }) =>
+    // By agent (each nudge's targets in their order): nudges settle concurrently, and a report in settle order came out
+    // shuffled from one run to the next (a cron log that diffs reports, or a test, saw a change where none was).
+    const byAgent = [...deliveries].sort((a, b) =>
+      a.nudge.identity < b.nudge.identity ? -1 : a.nudge.identity > b.nudge.identity ? 1 : 0,
+    );
+    const failed: NudgeFailure[] = byAgent.flatMap(({ nudge, failures }) =>
       failures.map(({ target, error }) => ({
         identity: nudge.identity,
         ...(nudge.reason === undefined ? {} : { reason: nudge.reason }),

@@ -3,7 +3,9 @@
  * read, archive, watch, human and --json output, errors printed from the
  * envelope with exit code 1 and nothing written.
  */
+import path from 'node:path';
 import { buildProgram } from '../../src/cli/main';
+import { tempDir } from '../support/fixtures';
 import { startTestServer, type TestServer } from '../support/httpServer';
 
 let server: TestServer;
@@ -271,6 +273,53 @@ test('task list, claim, move and show: the first claim wins, a refusal teaches a
   ]);
 });
 
+test('task move refused: the states it may move to under that label (none on a final task), the flag to add, nothing written', async () => {
+  const tokens = await server.register(['@tmsender', '@tmworker']);
+  const sent = await server.call('POST', '/v1/messages', {
+    token: tokens['@tmsender'],
+    body: { to: '@tmworker', subject: 'fix the build', body: 'x', task: {} },
+  });
+  const taskId = sent.body.messageId as string;
+  const move = (...args: string[]) => mailbox(tokens['@tmworker'], 'task', 'move', taskId, ...args);
+  expect((await move('working')).out).toMatch(/: Working, held by @tmworker/);
+
+  const before = await server.eventCount();
+  const allowed = 'InputRequired, AuthRequired, Completed, Failed';
+  expect(await move('working')).toEqual({
+    out: '',
+    err:
+      `error: Task ${taskId} is Working; @tmworker (assignee) cannot move it to Working. From Working you may move it ` +
+      `to: ${allowed}. (INVALID_TRANSITION)\n  states you may move it to: ${allowed}\n`,
+    exitCode: 1,
+  });
+  expect((await move('inputrequired')).err).toBe(
+    'error: Moving a task to InputRequired needs a note (what you need from the sender); add --note <text>. ' +
+      '(VALIDATION_FAILED)\n',
+  );
+  expect((await move('failed')).err).toBe(
+    'error: Moving a task to Failed needs a reason (a sentence for the sender saying why); add --reason <text>. ' +
+      '(VALIDATION_FAILED)\n',
+  );
+  expect((await move('failed', '--reason', 'flaky', '--artifact', 'log')).err).toBe(
+    'error: Artifacts are the output of a finished task: give --artifact when moving it to completed, not with Failed. ' +
+      '(VALIDATION_FAILED)\n',
+  );
+  const asJson = await mailbox(tokens['@tmworker'], 'task', 'move', taskId, 'inputrequired', '--json');
+  expect(JSON.parse(asJson.err)).toMatchObject({ code: 'VALIDATION_FAILED', field: 'note', to: 'InputRequired' });
+  expect(await server.eventCount()).toBe(before);
+
+  expect((await move('completed')).out).toMatch(/: Completed, held by @tmworker/);
+  const final = await server.eventCount();
+  expect(await move('working')).toEqual({
+    out: '',
+    err:
+      `error: Task ${taskId} is Completed; @tmworker (assignee) cannot move it to Working. From Completed you may make ` +
+      'no transition. (INVALID_TRANSITION)\n',
+    exitCode: 1,
+  });
+  expect(await server.eventCount()).toBe(final);
+});
+
 test('send @b @c "subject" body: one message to both; each reads its own copy; a third agent sees nothing', async () => {
   const {
     '@xena': xena,
@@ -319,6 +368,39 @@ test("send with no arguments says what a send takes (the send's own message, not
     exitCode: 1,
   });
   expect(await server.eventCount()).toBe(before);
+});
+
+describe('send --body-file with a file that cannot be read: one line naming the flag and the path, exit 1, nothing sent', () => {
+  let sender: string;
+  beforeAll(async () => {
+    sender = (await server.register(['@bodyfile-a', '@bodyfile-b']))['@bodyfile-a'];
+  });
+
+  test.each([
+    ['a missing file', () => path.join(tempDir('mailbox-body-'), 'nonexistent.md'), 'there is no such file'],
+    ['a directory', () => tempDir('mailbox-body-'), 'it is a directory, not a file'],
+  ])('%s', async (_what, fileOf, reason) => {
+    const file = fileOf();
+    const before = await server.eventCount();
+    const message =
+      `--body-file '${file}' cannot be read: ${reason}; give the path of a readable file, or '-' to read the body ` +
+      'from stdin. Nothing was sent.';
+    expect(await mailbox(sender, 'send', '@bodyfile-b', 'notes', '--body-file', file)).toEqual({
+      out: '',
+      err: `error: ${message} (VALIDATION_FAILED)\n`,
+      exitCode: 1,
+    });
+    const asJson = await mailbox(sender, 'send', '@bodyfile-b', 'notes', '--body-file', file, '--json');
+    expect([asJson.out, asJson.exitCode, asJson.err.split('\n')]).toEqual(['', 1, [expect.any(String), '']]);
+    expect(JSON.parse(asJson.err)).toEqual({
+      error: 'Validation failed',
+      code: 'VALIDATION_FAILED',
+      message,
+      field: '--body-file',
+      path: file,
+    });
+    expect(await server.eventCount()).toBe(before);
+  });
 });
 
 test('read a b c: every id checked, and every message fetched, before any is shown or marked read', async () => {

@@ -347,6 +347,24 @@ test('an agents file that names an agent twice is refused at start, naming it (n
   expect(run.stderr).toContain(`--agents-file ${file} names '@b' twice; give each agent (and each of its settings) once`);
 });
 
+test.each([
+  ['missing', 'agents-missing.json', 'there is no such file'],
+  ['a directory', '', 'it is a directory, not a file'],
+])('an agents file that is %s is refused at start in one line naming the flag and the path', async (_what, name, reason) => {
+  const file = name ? `${dataDir}/${name}` : tempDir('mailbox-agents-dir-');
+  const run = await runCli(['heartbeat', '--once', '--agents-file', file], { MAILBOX_DATA_DIR: dataDir });
+  expect([run.code, run.stdout, run.stderr.split('\n')]).toEqual([2, '', [expect.any(String), '']]);
+  expect(JSON.parse(run.stderr)).toEqual({
+    error: 'Invalid configuration',
+    code: 'VALIDATION_FAILED',
+    message:
+      `--agents-file ${file} cannot be read: ${reason}; give the path of a readable JSON file, e.g. ` +
+      '{"@agent": {"optOut": true, "webhook": "https://..."}}, and start again',
+    field: '--agents-file',
+    path: file,
+  });
+});
+
 test('an agents file that is not UTF-8 is refused at start, naming the byte (not read with U+FFFD in its place)', async () => {
   const file = `${dataDir}/agents-latin1.json`;
   const text = '{"@b": {"webhook": "http://127.0.0.1:9/caf\xe9"}, "@c": {"optOut": true}}';

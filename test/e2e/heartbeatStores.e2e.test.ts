@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { SqliteEventStore } from '../../src/adapters/eventstore/sqliteEventStore';
 import { cliOnSources } from '../support/builtCli';
-import { tempDir } from '../support/fixtures';
+import { tempDir, threeAgentsDataDir } from '../support/fixtures';
 
 /** `mailbox heartbeat <args>` on the sources: exit code, stdout and stderr (killed if it started instead of refusing). */
 function heartbeat(
@@ -108,4 +108,53 @@ test("a configuration serve refuses (a sqlite: URL naming no file): serve's line
   ]);
   expect(run.code).toBe(2);
   expect(tree(dataDir)).toEqual([]);
+});
+
+/** The daemon's JSON log lines until `started` is logged (the positive signal), then it is stopped. */
+function daemonLogUntilStarted(env: Record<string, string>): Promise<Array<{ level: number; msg: string }>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, cliOnSources('heartbeat', '--interval', '1h'), {
+      env: { PATH: process.env.PATH, MAILBOX_LOG_FORMAT: 'json', MAILBOX_HEARTBEAT_METRICS_PORT: 'off', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the daemon did not start within 20 s: ${output}`));
+    }, 20_000);
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (!output.includes('"heartbeat daemon started"')) return;
+      clearTimeout(timer);
+      child.kill('SIGTERM');
+      resolve(
+        output
+          .trim()
+          .split('\n')
+          .filter((line) => line.startsWith('{'))
+          .map((line) => JSON.parse(line)),
+      );
+    });
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  });
+}
+
+describe('a separate daemon on the embedded default says whether it hears wakes (--wake-grace needs them)', () => {
+  const hearsNone = (entry: { msg: string }) => entry.msg.startsWith('this daemon hears no wake events');
+
+  test("reading the server's views file: it hears none, and says so once at start, naming the two ways that hear them", async () => {
+    const dataDir = await threeAgentsDataDir('mailbox-heartbeat-wakes-');
+    const logs = await daemonLogUntilStarted({ MAILBOX_DATA_DIR: dataDir });
+    const warned = logs.filter(hearsNone);
+    expect(warned).toHaveLength(1);
+    expect(warned[0].level).toBe(40); // warn
+    expect(warned[0].msg).toMatch(/--wake-grace holds no nudge back[\s\S]*mailbox serve --heartbeat[\s\S]*Redis/);
+  });
+
+  test('with views in memory it runs its own projector, whose wakes it hears: nothing to say', async () => {
+    const dataDir = await threeAgentsDataDir('mailbox-heartbeat-wakes-memory-');
+    const logs = await daemonLogUntilStarted({ MAILBOX_DATA_DIR: dataDir, MAILBOX_VIEWS: 'memory' });
+    expect(logs.some((entry) => entry.msg === 'heartbeat daemon started')).toBe(true);
+    expect(logs.filter(hearsNone)).toEqual([]);
+  });
 });

@@ -159,6 +159,46 @@ describe('tools/call with arguments JSON-encoded as a string', () => {
     });
     expect(await server.eventCount()).toBe(before);
   });
+
+  test.each([
+    [null, 'null'],
+    [['@b'], 'an array'],
+    [42, 'a number'],
+    [true, 'a boolean'],
+  ])('%j (not an object) is -32602 with the envelope, as a bad string is, and writes nothing', async (args, kind) => {
+    const before = await server.eventCount();
+    const response = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${t['@a']}`,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'add_message', arguments: args } }),
+    });
+    const text = await response.text();
+    const body = JSON.parse(text.startsWith('{') ? text : /^data: (.*)$/m.exec(text)![1]);
+    const message =
+      'tools/call: \'arguments\' must be an object of the tool\'s named arguments (e.g. {"messageId": "<id>"}), ' +
+      `or that object JSON-encoded as one string; got ${kind}.`;
+    expect(body).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      error: {
+        code: -32602,
+        message: `MCP error -32602: ${message}`, // the SDK's prefix, as for a string that is not a JSON object
+        data: { error: 'Validation failed', code: 'VALIDATION_FAILED', message, field: 'arguments' },
+      },
+    });
+    expect(await server.eventCount()).toBe(before);
+  });
+
+  test("left out, the arguments are the tool's to check: a tool that takes none answers", async () => {
+    const result = await (
+      await mcpClient(t['@a'])
+    ).request({ method: 'tools/call', params: { name: 'unread_count' } }, CallToolResultSchema);
+    expect(result.isError ?? false).toBe(false);
+  });
 });
 
 describe('a missing or bad token: a clear error, never an OAuth login', () => {

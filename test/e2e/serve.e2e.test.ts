@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import pino from 'pino';
 import { parseConfig } from '../../src/config';
 import { startServer } from '../../src/server';
 import { silentLogger, tempDir } from '../support/fixtures';
@@ -60,4 +61,35 @@ test('MAILBOX_ADMIN_TOKEN wins: nothing is generated or printed, and the stored 
   expect((await post(server.url, '/v1/agents', 'env-admin-token-0123456789', { identity: '@x' })).status).toBe(201);
   expect((await post(server.url, '/v1/agents', 'stored-token-0123456789', { identity: '@y' })).status).toBe(401);
   await server.close();
+});
+
+test('the rate limit turned off (MAILBOX_RATE_LIMIT_PER_SECOND=0) is said in one line at start, and only then', async () => {
+  const started = async (extra: Record<string, unknown>) => {
+    const lines: Array<{ level: number; msg: string; variable?: string }> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const server = await startServer(
+      parseConfig({ dataDir: tempDir(), port: 0, adminToken: 'admin-token-0123456789', ...extra }),
+      {
+        logger,
+        print: () => {},
+      },
+    );
+    await server.close();
+    return lines.filter((line) => /rate limit/i.test(line.msg));
+  };
+  expect(await started({ rateLimitPerSecond: 0 })).toEqual([
+    expect.objectContaining({
+      level: 40,
+      variable: 'MAILBOX_RATE_LIMIT_PER_SECOND',
+      msg: 'per-agent rate limit off (MAILBOX_RATE_LIMIT_PER_SECOND=0): no agent is ever answered 429 RATE_LIMITED',
+    }),
+  ]);
+  expect(await started({})).toEqual([]);
+});
+
+test('a rate limit burst of 0 is refused (it turned the limit off, unsaid), teaching MAILBOX_RATE_LIMIT_PER_SECOND=0', () => {
+  expect(() => parseConfig({ rateLimitBurst: 0 })).toThrow(
+    "MAILBOX_RATE_LIMIT_BURST='0' is not valid: set MAILBOX_RATE_LIMIT_BURST to an integer of 1 or more (the requests an " +
+      'agent may make at once); to turn the rate limit off, set MAILBOX_RATE_LIMIT_PER_SECOND=0 instead.',
+  );
 });

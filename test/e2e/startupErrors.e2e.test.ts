@@ -69,8 +69,103 @@ test.each([
   ['redis-url-bad', { MAILBOX_REDIS_URL: 'localhost:6379' }, 'MAILBOX_REDIS_URL', ['redis://host:6379']],
   ['strict-typo', { MAILBOX_STRICT_RECIPIENTS: 'ture' }, 'MAILBOX_STRICT_RECIPIENTS', ["'ture'", 'true or false']],
   ['level-typo', { MAILBOX_LOG_LEVEL: 'verbose' }, 'MAILBOX_LOG_LEVEL', ["'verbose'", 'debug']],
+  // The in-process heartbeat's switch read anything but 1/true/yes/on as off, unsaid; it is read as every boolean is.
+  ['heartbeat-enabled', { MAILBOX_HEARTBEAT: 'enabled' }, 'MAILBOX_HEARTBEAT', ["'enabled'", 'true or false']],
+  ['heartbeat-maybe', { MAILBOX_HEARTBEAT: 'maybe' }, 'MAILBOX_HEARTBEAT', ["'maybe'", 'true or false']],
+  ['heartbeat-2', { MAILBOX_HEARTBEAT: '2' }, 'MAILBOX_HEARTBEAT', ["'2'", 'true or false']],
+  // A burst of 0 turned the rate limit off, unsaid: MAILBOX_RATE_LIMIT_PER_SECOND=0 is the one way to.
+  [
+    'burst-zero',
+    { MAILBOX_RATE_LIMIT_BURST: '0' },
+    'MAILBOX_RATE_LIMIT_BURST',
+    ["'0'", '1 or more', 'MAILBOX_RATE_LIMIT_PER_SECOND=0'],
+  ],
+  // A CA file that cannot be used was read at the first connection: a stack trace, exit code 1 (or "unreachable").
+  [
+    'redis-ca-missing',
+    { MAILBOX_REDIS_URL: 'rediss://127.0.0.1:9', MAILBOX_REDIS_TLS_CA_FILE: '/nonexistent/ca.pem' },
+    'MAILBOX_REDIS_TLS_CA_FILE',
+    ["'/nonexistent/ca.pem' does not exist", 'a PEM file'],
+  ],
+  [
+    'redis-ca-directory',
+    { MAILBOX_REDIS_URL: 'rediss://127.0.0.1:9', MAILBOX_REDIS_TLS_CA_FILE: __dirname },
+    'MAILBOX_REDIS_TLS_CA_FILE',
+    [`'${__dirname}' is a directory`],
+  ],
+  [
+    'redis-ca-not-pem',
+    { MAILBOX_REDIS_URL: 'rediss://127.0.0.1:9', MAILBOX_REDIS_TLS_CA_FILE: __filename },
+    'MAILBOX_REDIS_TLS_CA_FILE',
+    [`'${__filename}' holds no PEM certificate`],
+  ],
 ])('%s: one line naming the variable, exit code 2, nothing created', async (name, env, variable, mentions) => {
   expectOneLine(await serve(name, env), variable, ...mentions);
+});
+
+test('heartbeat --once with a CA file that cannot be used: the line serve prints, exit code 2 (it was INTERNAL ENOENT)', async () => {
+  const dataDir = path.join(root, 'heartbeat-ca');
+  const run = await runCli(['heartbeat', '--once'], {
+    MAILBOX_DATA_DIR: dataDir,
+    MAILBOX_REDIS_URL: 'rediss://127.0.0.1:9',
+    MAILBOX_REDIS_TLS_CA_FILE: '/nonexistent/ca.pem',
+  });
+  expectOneLine({ ...run, dataDir }, 'MAILBOX_REDIS_TLS_CA_FILE', "'/nonexistent/ca.pem' does not exist");
+  expect(run.stderr).not.toContain('INTERNAL');
+});
+
+test.each([
+  ['empty', '', 'is empty'],
+  ['a newline alone', '\n', 'is empty'],
+  ['spaces', '    \n', 'is blank (only spaces)'],
+])(
+  'MAILBOX_ADMIN_TOKEN_FILE %s (a Docker secret never populated): one line naming the variable and the file, no token generated',
+  async (name, content, said) => {
+    const file = path.join(root, `admin-token-${name.replace(/\W+/g, '-')}`);
+    fs.writeFileSync(file, content);
+    const run = await serve(`token-file-${name.replace(/\W+/g, '-')}`, { MAILBOX_ADMIN_TOKEN_FILE: file });
+    expectOneLine(run, 'MAILBOX_ADMIN_TOKEN_FILE', `MAILBOX_ADMIN_TOKEN_FILE='${file}' ${said}`);
+    expect(run.stderr).not.toMatch(/MAILBOX_ADMIN_TOKEN[^_]/);
+  },
+);
+
+test('MAILBOX_ADMIN_TOKEN_FILE holding a token too short: one line naming the file variable and the file', async () => {
+  const file = path.join(root, 'admin-token-short');
+  fs.writeFileSync(file, 'short\n');
+  const run = await serve('token-file-short', { MAILBOX_ADMIN_TOKEN_FILE: file });
+  expectOneLine(run, 'MAILBOX_ADMIN_TOKEN_FILE', `MAILBOX_ADMIN_TOKEN_FILE='${file}' holds (5 characters, not shown)`, '16');
+});
+
+describe('admin commands: where the admin token comes from', () => {
+  test('MAILBOX_ADMIN_TOKEN_FILE that cannot be read: one line naming it, exit code 2 (not ./data/admin.token instead)', async () => {
+    const cwd = tempDir('mailbox-admin-cli-');
+    fs.mkdirSync(path.join(cwd, 'data'));
+    fs.writeFileSync(path.join(cwd, 'data', 'admin.token'), 'a-stored-admin-token-0123456789\n');
+    const run = await runCli(
+      ['agent', 'add', '@x'],
+      { MAILBOX_URL: `http://127.0.0.1:${await deadPort()}`, MAILBOX_ADMIN_TOKEN_FILE: '/nonexistent/admin_token' },
+      { cwd },
+    );
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.trimEnd().split('\n')).toEqual([
+      "mailbox: MAILBOX_ADMIN_TOKEN_FILE='/nonexistent/admin_token' cannot be read (ENOENT): set it to a readable file " +
+        'holding the secret (e.g. /run/secrets/<name>), or unset it.',
+    ]);
+  });
+
+  test('no admin token anywhere: agent add says where it looked', async () => {
+    const cwd = tempDir('mailbox-admin-cli-');
+    const run = await runCli(['agent', 'add', '@x'], { MAILBOX_URL: `http://127.0.0.1:${await deadPort()}` }, { cwd });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    const message = run.stderr.trimEnd();
+    expect(message).toMatch(/^error: No admin token: /);
+    for (const place of ['--token', 'MAILBOX_TOKEN', 'MAILBOX_ADMIN_TOKEN', 'MAILBOX_ADMIN_TOKEN_FILE', 'MAILBOX_DATA_DIR']) {
+      expect(message).toContain(place);
+    }
+    expect(message).toContain(`no ${path.join(fs.realpathSync(cwd), 'data', 'admin.token')}`);
+  });
 });
 
 test('MAILBOX_DATA_DIR under a file: one line naming the file', async () => {

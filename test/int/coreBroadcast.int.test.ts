@@ -145,6 +145,32 @@ describe.each(STORE_KINDS)('broadcasts and receipts ($name event store)', (kind)
     expect((await eventsOfType(mailbox, 'ReceiptRead')).map((e) => e.data.reader)).toEqual(['@b', '@c']);
   });
 
+  it('bulk MarkRead with a repeated id (also in capitals): one receipt and one result per message, a DUPLICATE_MESSAGE_ID warning per repeat', async () => {
+    const mailbox = await harness.open();
+    const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    const one = await a.send({ to: ['@b', '@c'], subject: 'one', body: 'x' });
+    const two = await a.send({ to: ['@b', '@c'], subject: 'two', body: 'x' });
+    const ids = [one.messageId, two.messageId, one.messageId.toUpperCase(), one.messageId];
+    const bulk = (await b.markRead({ messageIds: ids })) as { results: Array<{ messageId: string }>; warnings: unknown[] };
+    expect(bulk.results.map((result) => result.messageId)).toEqual([one.messageId, two.messageId]); // in the order given
+    expect(bulk.warnings).toEqual(
+      [2, 3].map((index) => ({
+        code: 'DUPLICATE_MESSAGE_ID',
+        message: `messageIds[${index}] names the same message as messageIds[0] (${one.messageId}): it was marked read once, with one result.`,
+        messageId: one.messageId,
+        index,
+        firstIndex: 0,
+      })),
+    );
+    const receipts = await eventsOfType(mailbox, 'ReceiptRead');
+    expect(receipts.map((e) => `${e.data.reader}:${e.data.messageId}`).sort()).toEqual(
+      [`@b:${one.messageId}`, `@b:${two.messageId}`].sort(),
+    );
+    expect((await c.unreadCount()).unreadCount).toBe(2); // C's copies untouched
+    const distinct = await b.markRead({ messageIds: [one.messageId, two.messageId] }); // nothing repeated: no warning
+    expect(distinct).not.toHaveProperty('warnings');
+  });
+
   it('MarkRead of a message that does not exist -> MESSAGE_NOT_FOUND, zero events', async () => {
     const mailbox = await harness.open();
     const { '@b': b } = await registerAgents(mailbox, ['@a', '@b', '@c']);

@@ -145,6 +145,25 @@ const REFUSED_CONFIGURATIONS: Array<[string, Record<string, string>, string]> = 
   ],
   ['MAILBOX_EVENTSTORE_URL=sqlite: (no file)', { MAILBOX_EVENTSTORE_URL: 'sqlite:' }, 'MAILBOX_EVENTSTORE_URL'],
   ['MAILBOX_PROJECTOR_LEASE_MS=10', { MAILBOX_PROJECTOR_LEASE_MS: '10' }, 'MAILBOX_PROJECTOR_LEASE_MS'],
+  // A CA file that cannot be used was read at the first connection: INTERNAL ENOENT (or "Redis is unreachable").
+  [
+    'MAILBOX_REDIS_TLS_CA_FILE missing',
+    { MAILBOX_REDIS_URL: 'rediss://127.0.0.1:9', MAILBOX_REDIS_TLS_CA_FILE: '/nonexistent/ca.pem' },
+    'MAILBOX_REDIS_TLS_CA_FILE',
+  ],
+  [
+    'MAILBOX_REDIS_TLS_CA_FILE a directory',
+    { MAILBOX_REDIS_URL: 'rediss://127.0.0.1:9', MAILBOX_REDIS_TLS_CA_FILE: __dirname },
+    'MAILBOX_REDIS_TLS_CA_FILE',
+  ],
+  [
+    'MAILBOX_REDIS_TLS_CA_FILE not PEM',
+    { MAILBOX_REDIS_URL: 'rediss://127.0.0.1:9', MAILBOX_REDIS_TLS_CA_FILE: __filename },
+    'MAILBOX_REDIS_TLS_CA_FILE',
+  ],
+  // An empty secret file was taken as unset.
+  ['MAILBOX_ADMIN_TOKEN_FILE empty', { MAILBOX_ADMIN_TOKEN_FILE: '/dev/null' }, 'MAILBOX_ADMIN_TOKEN_FILE'],
+  ['MAILBOX_RATE_LIMIT_BURST=0', { MAILBOX_RATE_LIMIT_BURST: '0' }, 'MAILBOX_RATE_LIMIT_BURST'],
 ];
 
 /** What `mailbox serve` prints for this environment (after 'mailbox: '): its configuration checks, before it opens anything. */
@@ -172,6 +191,9 @@ describe.each(COMMANDS)('mailbox %s with a configuration mailbox serve refuses',
         message: serveRefuses(env),
         field,
       });
+      // A file named by the variable is named in the message (the CA file, the secret file).
+      for (const value of Object.values(bad))
+        if (value.startsWith('/')) expect(JSON.parse(stderr).message).toContain(`'${value}'`);
       expect(code).toBe(2);
       expect(tree(dataDir)).toEqual([]);
     },

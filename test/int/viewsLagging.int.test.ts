@@ -6,7 +6,12 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { buildOpenApiDocument } from '../../src/adapters/http/openapi';
 import { registrationEvent } from '../support/fixtures';
+
+type Json = Record<string, unknown>;
 import { failApplies, holdApplies } from '../support/heldApplies';
 import { startTestServer, type TestServer } from '../support/httpServer';
 import { waitFor } from '../support/waitFor';
@@ -94,7 +99,7 @@ describe('VIEWS_LAGGING (memory views held)', () => {
     expect(agents.body.agents.map((a: { identity: string }) => a.identity)).toContain('@dee');
   });
 
-  it('every command says it: read, bulk read, archive, register, retire', async () => {
+  it('every command says it: read, bulk read, archive, register, retire; each answer as the OpenAPI document says', async () => {
     const { call } = server;
     const ids: string[] = [];
     for (const subject of ['one', 'two', 'three']) {
@@ -103,6 +108,13 @@ describe('VIEWS_LAGGING (memory views held)', () => {
       );
     }
     const held = holdApplies(server.mailbox.projections);
+    const documented = [
+      '/v1/messages/{id}/read',
+      '/v1/messages/read',
+      '/v1/messages/{id}/archive',
+      '/v1/agents',
+      '/v1/agents/{identity}',
+    ];
     const answers = [
       await call('POST', `/v1/messages/${ids[0]}/read`, { token: tokens['@bo'] }),
       await call('POST', '/v1/messages/read', { token: tokens['@bo'], body: { messageIds: [ids[1], ids[2]] } }),
@@ -112,6 +124,19 @@ describe('VIEWS_LAGGING (memory views held)', () => {
     ];
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 201, 200]);
     for (const answer of answers) expect(lagging(answer.body)).toHaveLength(1);
+    // The documented schemas say additionalProperties: false; read and archive had no `warnings`, so a client generated
+    // from the document refused exactly the answers that said the views lag.
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    const paths = (buildOpenApiDocument() as { paths: Record<string, Record<string, Json>> }).paths;
+    answers.forEach((answer, i) => {
+      const operation = paths[documented[i]][i === 4 ? 'delete' : 'post'];
+      const success = Object.entries(operation.responses as Record<string, Json>).find(([status]) => status.startsWith('2'))!;
+      const validate = ajv.compile(
+        (success[1] as { content: Record<string, { schema: Json }> }).content['application/json'].schema,
+      );
+      expect([documented[i], validate(answer.body), ajv.errorsText(validate.errors)]).toEqual([documented[i], true, 'No errors']);
+    });
     expect(answers[1].body.results.map((r: { status: string }) => r.status)).toEqual(['read', 'read']);
     const metrics = (await call('GET', '/metrics')).body as string;
     for (const command of ['mark_read', 'archive', 'register_agent', 'retire_agent']) {
@@ -128,7 +153,7 @@ describe('VIEWS_LAGGING (memory views held)', () => {
     ]);
   });
 
-  it('MCP answers the same: add_message and mark_read carry the warning, counted under surface mcp', async () => {
+  it('MCP answers the same (add_message, mark_read one and bulk, archive_message), counted under surface mcp', async () => {
     const client = new Client({ name: 'lagging', version: '1.0.0' });
     await client.connect(
       new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
@@ -136,14 +161,18 @@ describe('VIEWS_LAGGING (memory views held)', () => {
       }),
     );
     try {
-      const first = (
-        await server.call('POST', '/v1/messages', { token: tokens['@bo'], body: { to: '@ana', subject: 's', body: 'x' } })
-      ).body;
+      await client.listTools(); // as an agent does: the SDK client then checks each structured answer against its tool's outputSchema
+      const send = async () =>
+        (await server.call('POST', '/v1/messages', { token: tokens['@bo'], body: { to: '@ana', subject: 's', body: 'x' } })).body;
+      const [first, second] = [await send(), await send()];
       const held = holdApplies(server.mailbox.projections);
       const tool = async (name: string, args: Record<string, unknown>) =>
         JSON.parse(((await client.callTool({ name, arguments: args })) as { content: Array<{ text: string }> }).content[0].text);
       expect(lagging(await tool('add_message', { to: '@cy', subject: 'mcp', body: 'x' }))).toHaveLength(1);
       expect(lagging(await tool('mark_read', { messageId: first.messageId }))).toHaveLength(1);
+      const bulk = await tool('mark_read', { messageIds: [second.messageId, second.messageId] });
+      expect(bulk.warnings.map((warning: { code: string }) => warning.code)).toEqual(['DUPLICATE_MESSAGE_ID', 'VIEWS_LAGGING']);
+      expect(lagging(await tool('archive_message', { messageId: first.messageId }))).toHaveLength(1);
       expect((await server.call('GET', '/metrics')).body).toMatch(
         /mailbox_views_lagging_total\{command="send",surface="mcp"\} 1/,
       );

@@ -6,6 +6,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { createMailbox, type Mailbox, type MailboxClient } from '../../src/mailbox';
 import type { MailboxConfigInput } from '../../src/config';
+import type { ContainerOverrides } from '../../src/compositionRoot';
 import { ADMIN_ACTOR } from '../../src/commands/roles';
 import type { NewEvent } from '../../src/events/types';
 
@@ -35,10 +36,10 @@ export function removeTempDirs(): void {
   for (const dir of createdTempDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
 }
 
-export async function memoryMailbox(config: MailboxConfigInput = {}): Promise<Mailbox> {
+export async function memoryMailbox(config: MailboxConfigInput = {}, overrides: ContainerOverrides = {}): Promise<Mailbox> {
   return createMailbox(
     { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent', ...config },
-    { logger: silentLogger },
+    { logger: silentLogger, ...overrides },
   );
 }
 

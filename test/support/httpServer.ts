@@ -3,6 +3,7 @@
  * default), plus a small fetch helper that returns status, headers and JSON.
  */
 import type { MailboxConfigInput } from '../../src/config';
+import type { ContainerOverrides } from '../../src/compositionRoot';
 import type { Mailbox } from '../../src/mailbox';
 import type { HttpServer } from '../../src/adapters/http/httpServer';
 import { buildApiServer } from '../../src/server';
@@ -62,11 +63,15 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(config: MailboxConfigInput = {}): Promise<TestServer> {
+/** `overrides`: the mailbox's clock or ids (a test that moves time, e.g. past a task's lease). */
+export async function startTestServer(config: MailboxConfigInput = {}, overrides: ContainerOverrides = {}): Promise<TestServer> {
   // MAILBOX_TEST_EVENTSTORE=esdb-double: the same suites on EventStoreDB (adapter + real client, in-repo test double).
   const double =
     process.env.MAILBOX_TEST_EVENTSTORE === 'esdb-double' && config.eventStoreUrl === undefined ? await EsdbDouble.start() : null;
-  const mailbox = await memoryMailbox({ rateLimitPerSecond: 0, ...(double ? { eventStoreUrl: double.url } : {}), ...config });
+  const mailbox = await memoryMailbox(
+    { rateLimitPerSecond: 0, ...(double ? { eventStoreUrl: double.url } : {}), ...config },
+    overrides,
+  );
   const http = buildApiServer(mailbox, silentLogger);
   const url = await http.listen('127.0.0.1', 0);
 

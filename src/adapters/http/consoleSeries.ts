@@ -65,7 +65,8 @@ export class ConsoleSeries {
   }
 
   private async lag(): Promise<number> {
-    const [head, checkpoint] = await Promise.all([this.mailbox.eventStore.headPosition(), this.mailbox.projections.checkpoint()]);
+    const checkpoint = await this.mailbox.projections.checkpoint();
+    const head = await this.mailbox.eventStore.headPosition(); // after the checkpoint: the head only grows, the lag is >= 0
     return Number((head ?? 0n) - (checkpoint ?? 0n));
   }
 

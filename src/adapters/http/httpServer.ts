@@ -17,7 +17,7 @@ import { assertQueryDecodable, queryOf } from './queryEncoding';
 import { MailboxMetrics } from './metrics';
 import { RateLimiter } from './rateLimiter';
 import { ConsoleSeries } from './consoleSeries';
-import { recordHttpRejections, recordingMeter } from './rejectionRecorder';
+import { recordHttpCommands, recordingMeter } from './commandRecorder';
 import { agentRoutes } from './routes/agentRoutes';
 import { auditStreamRoutes } from './routes/auditStreamRoutes';
 import { consoleApiRoutes } from './routes/consoleApiRoutes';
@@ -153,7 +153,10 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
     (error) => logger.warn({ err: error }, 'shared rate limit unavailable; this node limits on its own until Redis answers'),
   );
   app.register(async (scope) => {
-    recordHttpRejections(scope, mailbox.rejections, { requestLimit: context.requestLimit, timeoutMs: config.requestTimeoutMs });
+    recordHttpCommands(scope, mailbox.rejections, metrics, {
+      requestLimit: context.requestLimit,
+      timeoutMs: config.requestTimeoutMs,
+    });
     requireBearer(scope, mailbox.authenticator, limiter);
     refuseQueryOnWrites(scope);
     for (const register of [agentRoutes, messageRoutes, taskRoutes, viewRoutes, wakeRoutes, auditStreamRoutes])

@@ -5,10 +5,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { isMailboxError } from '../../errors';
 import type { MailboxServices } from '../../application/mailboxServices';
-
-export type CommandName =
-  'register_agent' | 'retire_agent' | 'rotate_agent_token' | 'send' | 'mark_read' | 'archive' | 'unarchive';
-export type Surface = 'http' | 'mcp';
+import type { CommandName, Surface } from '../../application/commandNames';
 
 export class MailboxMetrics {
   readonly registry = new Registry();
@@ -50,8 +47,8 @@ export class MailboxMetrics {
       help: 'Events in the log not yet applied to the views (log head - checkpoint)',
       registers,
       async collect() {
+        const checkpoint = mailbox.runner.getStatus().checkpoint; // before the head, which only grows: never below 0
         const head = await mailbox.eventStore.headPosition();
-        const checkpoint = mailbox.runner.getStatus().checkpoint;
         this.set(head === null ? 0 : Number(head - BigInt(checkpoint ?? 0)));
       },
     });
@@ -94,15 +91,29 @@ export class MailboxMetrics {
 
   /** Counts a command by its outcome and passes its result or error through unchanged. */
   async command<T>(command: CommandName, surface: Surface, run: () => Promise<T>): Promise<T> {
+    let result: T;
     try {
-      const result = await run();
-      this.commands.inc({ command, surface, outcome: 'accepted', code: '' });
-      if (saysViewsLagging(result)) this.viewsLagging.inc({ command, surface });
-      return result;
+      result = await run();
     } catch (error) {
-      this.commands.inc({ command, surface, outcome: 'rejected', code: isMailboxError(error) ? error.code : 'INTERNAL' });
+      this.rejected(command, surface, error);
       throw error;
     }
+    this.accepted(command, surface, result);
+    return result;
+  }
+
+  /** A command answered with `result` (and, when its answer says so, one that the views did not show in time). */
+  accepted(command: CommandName, surface: Surface, result: unknown): void {
+    this.commands.inc({ command, surface, outcome: 'accepted', code: '' });
+    if (saysViewsLagging(result)) this.viewsLagging.inc({ command, surface });
+  }
+
+  /**
+   * A command refused with `error`. `command` is a string: a refusal on a route that is no command (a wrong
+   * token on POST /mcp) is counted under its method and path, as the rejection log names it.
+   */
+  rejected(command: string, surface: Surface, error: unknown): void {
+    this.commands.inc({ command, surface, outcome: 'rejected', code: isMailboxError(error) ? error.code : 'INTERNAL' });
   }
 
   request(method: string, route: string, status: number, seconds: number): void {

@@ -58,10 +58,16 @@ async function within<T>(what: string, run: () => Promise<T>): Promise<T> {
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 export async function checkReadiness(mailbox: MailboxServices): Promise<Readiness> {
-  const [head, checkpoint] = await Promise.allSettled([
-    within('event store', () => mailbox.eventStore.headPosition()),
+  const readHead = () => within('event store', () => mailbox.eventStore.headPosition());
+  const [firstHead, checkpoint] = await Promise.allSettled([
+    readHead(),
     within('projection store', () => mailbox.projections.checkpoint()),
   ]);
+  let head = firstHead;
+  // Read side by side, the head may be older than the checkpoint (an append and its apply landed in between): a
+  // lag below zero would claim views ahead of the log. Read once more after the checkpoint: the head only grows.
+  if (head.status === 'fulfilled' && checkpoint.status === 'fulfilled' && (checkpoint.value ?? 0n) > (head.value ?? 0n))
+    [head] = await Promise.allSettled([readHead()]);
   const status = mailbox.runner.getStatus();
   const failure = mailbox.commands.writeFailure();
   // Reads answer while writes fail (a full disk): the store is up for reads, and the failing writes are said.

@@ -152,7 +152,7 @@ export const ROUTE_SPECS: RouteSpec[] = [
       status: 200,
       schema: responses.markReadResultSchema,
       description:
-        '{messageId, readAt, status, warnings?}, {results: [per id], warnings?}, or for all: ' +
+        '{messageId, readAt, status, warnings?}, {results: [per distinct id], warnings? (DUPLICATE_MESSAGE_ID for a repeated id)}, or for all: ' +
         '{all: true, status, changed, messageIds, withheldUnseenCount, readAt, warnings?}',
     },
     errors: [...AUTH, ...BODY, 'NOT_A_RECIPIENT', 'MESSAGE_NOT_FOUND'],

@@ -38,11 +38,15 @@ type Json = Record<string, unknown>;
  * Output schemas are for validating clients, not for the model to read:
  * descriptions stay in the OpenAPI document, and only the top level lists its
  * required fields (the OpenAPI test holds every level against real answers).
+ * A nested open object (a warning, an error envelope: more keys may come) is
+ * just an object: its keys constrain nothing, and tools/list is read by a
+ * model on every session (its size is held under a budget: mcpToolList.e2e).
  */
 function outline(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((item) => outline(item, depth));
   if (!value || typeof value !== 'object') return value;
   const nested = depth > 1; // 1: the result object itself (or each member of a union of results)
+  if (nested && isOpenObject(value as Json)) return { type: 'object' };
   return Object.fromEntries(
     Object.entries(value)
       .filter(([key]) => key !== 'description' && !(nested && key === 'required'))
@@ -67,19 +71,36 @@ function outputSchemaOf(schema: z.ZodType): Tool['outputSchema'] {
   return { type: 'object', anyOf: [...results, ENVELOPE_JSON_SCHEMA] } as Tool['outputSchema'];
 }
 
+const isObject = (value: unknown): value is Json => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** An object schema that admits any further key (zod's looseObject: `additionalProperties: {}`). */
+const isOpenObject = (schema: Json): boolean =>
+  schema.type === 'object' && isObject(schema.additionalProperties) && Object.keys(schema.additionalProperties).length === 0;
+
+/** What a wrong `arguments` was, for the message: null, an array, a number, a string that is not a JSON object. */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return 'a string that is not a JSON object';
+  return `a ${typeof value}`;
+}
+
 /**
  * Some clients send `arguments` JSON-encoded. A JSON object string is the same
- * input in another form: decoded, losslessly. Anything else is -32602 with the envelope.
+ * input in another form: decoded, losslessly. Anything else (null, an array, a
+ * number, other text) is -32602 with the envelope, never the SDK's schema dump.
  */
 function decodeArguments(value: unknown): unknown {
-  if (typeof value !== 'string') return value;
+  if (value === undefined || isObject(value)) return value; // left out: the tool's own validation names what it needs
   let decoded: unknown;
-  try {
-    decoded = JSON.parse(value);
-  } catch {
-    decoded = undefined;
+  if (typeof value === 'string') {
+    try {
+      decoded = JSON.parse(value);
+    } catch {
+      decoded = undefined;
+    }
   }
-  if (decoded && typeof decoded === 'object' && !Array.isArray(decoded)) {
+  if (isObject(decoded)) {
     const repeated = pathOfDuplicateKey(value as string); // JSON.parse kept the last of a repeated key: refused, not guessed
     if (repeated === null) return decoded;
     const error = duplicateKeyError(repeated, ['arguments']);
@@ -89,7 +110,7 @@ function decodeArguments(value: unknown): unknown {
     'VALIDATION_FAILED',
     'Validation failed',
     'tools/call: \'arguments\' must be an object of the tool\'s named arguments (e.g. {"messageId": "<id>"}), ' +
-      'or that object JSON-encoded as one string.',
+      `or that object JSON-encoded as one string; got ${kindOf(value)}.`,
     { field: 'arguments' },
   );
   throw new McpError(ErrorCode.InvalidParams, error.message, error.envelope);

@@ -4,6 +4,7 @@
  * of ioredis errors: an unreachable Redis becomes UNAVAILABLE (503, "retry later"),
  * a script error stays an internal error with its Redis message.
  */
+import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { MailboxConfig } from '../../config';
@@ -67,9 +68,53 @@ export function redisOptionsOf(config: MailboxConfig): Omit<RedisConnectionOptio
 /** Cluster in the URL: the hash-tagged layout (one script per tag) is then required, not a choice. */
 export const isClusterUrl = (url: string): boolean => parseRedisUrl(url).kind === 'cluster';
 
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
+
+/**
+ * The CA certificate(s) of MAILBOX_REDIS_TLS_CA_FILE. A file that is missing, a directory or unreadable was read only
+ * when the first connection was made (a stack trace from `serve`, INTERNAL ENOENT from the other commands), and one
+ * holding no certificate Node can parse failed every handshake, said as "Redis is unreachable": each is
+ * VALIDATION_FAILED naming the variable and the file (startupChecks.ts checks it before anything is created).
+ */
+export function readRedisCaFile(file: string): Buffer {
+  const variable = 'MAILBOX_REDIS_TLS_CA_FILE';
+  const refused = (why: string) =>
+    new MailboxError(
+      'VALIDATION_FAILED',
+      'Invalid configuration',
+      `${variable}='${file}' ${why}: set ${variable} to a PEM file with the CA certificate(s) of the Redis servers, ` +
+        'or unset it for the system CAs.',
+      { field: variable },
+    );
+  let ca: Buffer | undefined;
+  let unreadable = '';
+  try {
+    ca = fs.readFileSync(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    unreadable =
+      code === 'ENOENT' ? 'does not exist' : code === 'EISDIR' ? 'is a directory' : `cannot be read (${code ?? String(error)})`;
+  }
+  if (ca === undefined) throw refused(unreadable);
+  const certificates = ca.toString('latin1').match(PEM_CERTIFICATE) ?? [];
+  if (certificates.length === 0) throw refused('holds no PEM certificate (-----BEGIN CERTIFICATE-----)');
+  let unparsed = '';
+  for (const [index, certificate] of certificates.entries()) {
+    try {
+      new X509Certificate(certificate);
+    } catch (error) {
+      unparsed ||= `holds a certificate that cannot be parsed (certificate ${index + 1} of ${certificates.length}: ${
+        (error as Error).message
+      })`;
+    }
+  }
+  if (unparsed !== '') throw refused(unparsed);
+  return ca;
+}
+
 function tlsOptions(topology: RedisTopology, options: RedisConnectionOptions): RedisOptions['tls'] {
   if (!topology.tls && !options.tls) return undefined;
-  return options.tlsCaFile === undefined ? {} : { ca: fs.readFileSync(options.tlsCaFile) };
+  return options.tlsCaFile === undefined ? {} : { ca: readRedisCaFile(options.tlsCaFile) };
 }
 
 /**

@@ -15,7 +15,7 @@ export function registerAgentCommands(program: Command): void {
     )
     .addHelpText(
       'after',
-      '\nThe admin token comes from --token, MAILBOX_TOKEN, MAILBOX_ADMIN_TOKEN or ./data/admin.token.\n' +
+      '\nThe admin token comes from --token, MAILBOX_TOKEN, MAILBOX_ADMIN_TOKEN, MAILBOX_ADMIN_TOKEN_FILE or ./data/admin.token.\n' +
         'Example: mailbox agent add @neo-gpt',
     )
     .action(

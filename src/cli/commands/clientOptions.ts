@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { MailboxHttpClient } from '../../adapters/http/client/mailboxHttpClient';
 import { ADMIN_TOKEN_FILE } from '../../adminToken';
+import { secretFromFile } from '../../config';
 import { MailboxError, isMailboxError } from '../../errors';
 
 export const DEFAULT_URL = 'http://127.0.0.1:7420';
@@ -25,13 +26,24 @@ export function withClientOptions(command: Command): Command {
 }
 
 /**
- * Admin commands also find the token in MAILBOX_ADMIN_TOKEN or, on the server's
- * own machine, in <MAILBOX_DATA_DIR>/admin.token, so a local walkthrough needs no copying.
+ * Admin commands also find the token in MAILBOX_ADMIN_TOKEN, in the file MAILBOX_ADMIN_TOKEN_FILE names (read as the
+ * server reads it: one that cannot be read or is empty is refused, a StartupError naming the variable, never passed
+ * over for the next place) or, on the server's own machine, in <MAILBOX_DATA_DIR>/admin.token, so a local walkthrough
+ * needs no copying. None of them: UNAUTHENTICATED, saying where it looked.
  */
-export function adminTokenFallback(env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function adminTokenFallback(env: NodeJS.ProcessEnv = process.env): string {
   if (env.MAILBOX_ADMIN_TOKEN) return env.MAILBOX_ADMIN_TOKEN;
+  const fromFile = secretFromFile(env, 'MAILBOX_ADMIN_TOKEN');
+  if (fromFile !== undefined) return fromFile;
   const file = path.resolve(env.MAILBOX_DATA_DIR || './data', ADMIN_TOKEN_FILE);
-  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : undefined;
+  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
+  throw new MailboxError(
+    'UNAUTHENTICATED',
+    'Unauthenticated',
+    'No admin token: --token, MAILBOX_TOKEN, MAILBOX_ADMIN_TOKEN and MAILBOX_ADMIN_TOKEN_FILE are unset, and there ' +
+      `is no ${file} (the token a server generated, in its MAILBOX_DATA_DIR, default ./data). Pass --token ` +
+      "<admin token>, set MAILBOX_ADMIN_TOKEN or MAILBOX_ADMIN_TOKEN_FILE, or run this beside the server's data dir.",
+  );
 }
 
 export function clientFrom(options: ClientOptions, token = options.token): MailboxHttpClient {
@@ -69,6 +81,10 @@ function hint(error: MailboxError): string {
   const lines: string[] = [];
   if (Array.isArray(shapes)) lines.push(`valid recipients: ${shapes.join(' | ')}`);
   if (Array.isArray(suggestions) && suggestions.length) lines.push(`did you mean: ${suggestions.join(', ')}`);
-  if (Array.isArray(allowed)) lines.push(`allowed fields: ${allowed.join(', ')}`);
+  // `allowed` is the fields an input takes, but INVALID_TRANSITION's is the states the task may move to (none: nothing
+  // to add, the message says so).
+  if (Array.isArray(allowed) && allowed.length) {
+    lines.push(`${error.code === 'INVALID_TRANSITION' ? 'states you may move it to' : 'allowed fields'}: ${allowed.join(', ')}`);
+  }
   return lines.map((line) => `  ${line}\n`).join('');
 }

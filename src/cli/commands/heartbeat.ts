@@ -1,5 +1,4 @@
 /** `mailbox heartbeat`: the daemon that nudges idle agents with unread mail and watches the projection pipeline. */
-import fs from 'node:fs';
 import { type Command, Option } from 'commander';
 import { openPipeline } from '../../compositionRoot';
 import { configFromEnv, nodeIdOf } from '../../config';
@@ -12,6 +11,7 @@ import { isMailboxError, MailboxError } from '../../errors';
 import { pathOfDuplicateKey } from '../../commands/jsonDuplicateKeys';
 import { jsonField } from '../../commands/jsonDepth';
 import { strictUtf8Text } from '../../support/utf8';
+import { readFlagFile } from './flagFile';
 import {
   HEARTBEAT_ENV,
   heartbeatSettingsFromEnv,
@@ -54,14 +54,11 @@ const FLAG_OF: Record<string, string> = {
 };
 
 function readAgentsFile(file: string): unknown {
-  let bytes: Buffer;
-  try {
-    bytes = fs.readFileSync(file);
-  } catch (error) {
-    throw new MailboxError('VALIDATION_FAILED', 'Invalid configuration', `--agents-file ${file}: ${(error as Error).message}`, {
-      field: '--agents-file',
-    });
-  }
+  const bytes = readFlagFile(file, `--agents-file ${file}`, {
+    field: '--agents-file',
+    title: 'Invalid configuration',
+    remedy: 'give the path of a readable JSON file, e.g. {"@agent": {"optOut": true, "webhook": "https://..."}}, and start again',
+  });
   // Read as 'utf8', an invalid byte became U+FFFD: a webhook URL or hook changed without a word.
   const text = strictUtf8Text(
     bytes,
@@ -217,6 +214,15 @@ async function runHeartbeat(flags: HeartbeatFlags): Promise<void> {
   refuseStoresNoServerMade(config, { ownsViews: settings.projector === 'on' }); // opening them would create them
   await waitForBackends(config, logger); // started beside Redis and EventStoreDB (docker compose): wait for them, bounded
   const pipeline = await openPipeline(config, logger, settings.projector);
+  if (!flags.once && !pipeline.hearsWakes) {
+    // Said once at start: the wake grace would otherwise look applied while it never holds a nudge back.
+    logger.warn(
+      { wakeGraceMs: settings.wakeGraceMs },
+      'this daemon hears no wake events: on the embedded default (no MAILBOX_REDIS_URL) the server publishes them in ' +
+        'its own process only, so --wake-grace holds no nudge back and an agent just woken may be nudged too; run the ' +
+        'heartbeat in the server (mailbox serve --heartbeat) or use Redis for the grace to apply',
+    );
+  }
   const lease = pipeline.leases && {
     store: pipeline.leases.lease('heartbeat'),
     node: nodeIdOf(config),

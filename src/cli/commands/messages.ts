@@ -1,5 +1,4 @@
 /** `mailbox send | inbox | read | archive`: an agent's mail, over the HTTP API. */
-import fs from 'node:fs';
 import { Option, type Command } from 'commander';
 import { MailboxError, isMailboxError } from '../../errors';
 import { action, clientFrom, print, printJson, withClientOptions, type ClientOptions } from './clientOptions';
@@ -11,6 +10,7 @@ import { collect } from './repeatedOptions';
 import { checkLimitFlag } from './limitFlag';
 import { listQuerySchema } from '../../application/listQueryParser';
 import { strictUtf8Text } from '../../support/utf8';
+import { readFlagFile } from './flagFile';
 
 interface SendOptions extends ClientOptions {
   bodyFile?: string;
@@ -33,7 +33,7 @@ function bodyOf(body: string | undefined, bodyFile: string | undefined): string 
     );
   }
   const file = body === '-' ? '-' : bodyFile;
-  if (file !== undefined) return utf8Text(fs.readFileSync(file === '-' ? 0 : file), file === '-' ? 'stdin' : `'${file}'`);
+  if (file !== undefined) return utf8Text(readBodyFile(file), file === '-' ? 'stdin' : `'${file}'`);
   if (body !== undefined) return body;
   throw new MailboxError(
     'VALIDATION_FAILED',
@@ -41,6 +41,20 @@ function bodyOf(body: string | undefined, bodyFile: string | undefined): string 
     "A message needs a body: give it as the third argument, '-' to read stdin, or --body-file <file>.",
     { field: 'body' },
   );
+}
+
+/** The bytes of --body-file (stdin for '-'); one that cannot be read is refused naming the flag and the path. */
+function readBodyFile(file: string): Buffer {
+  if (file === '-') {
+    return readFlagFile(0, 'The body from stdin', {
+      field: 'body',
+      remedy: 'pipe the body in (e.g. < notes.md), or give the file with --body-file <file>. Nothing was sent.',
+    });
+  }
+  return readFlagFile(file, `--body-file '${file}'`, {
+    field: '--body-file',
+    remedy: "give the path of a readable file, or '-' to read the body from stdin. Nothing was sent.",
+  });
 }
 
 /** A body file's text; refused when it is not UTF-8, whose invalid bytes reading it as 'utf8' would turn into U+FFFD. */

@@ -1,7 +1,7 @@
 /** `mailbox serve`: runs the HTTP server with the configuration from MAILBOX_* (flags override). */
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
-import { configFromEnv, nodeIdOf, parseConfigForStartup } from '../../config';
+import { configFromEnv, flagFromEnv, nodeIdOf, parseConfigForStartup } from '../../config';
 import type { Mailbox } from '../../mailbox';
 import { cliLogger } from './cliLogger';
 import { unknownVariableWarning, unknownVariables } from './envWarnings';
@@ -28,6 +28,9 @@ export function registerServeCommand(program: Command): void {
         ...(options.port !== undefined ? { port: options.port } : {}),
         ...(options.dataDir ? { dataDir: options.dataDir } : {}),
       });
+      // Read as every boolean variable is, before anything is created: MAILBOX_HEARTBEAT=enabled turned it off, unsaid.
+      const heartbeatFromEnv = flagFromEnv(process.env, 'MAILBOX_HEARTBEAT'); // checked with --heartbeat too
+      const withHeartbeat = options.heartbeat === true || heartbeatFromEnv === true;
       const logger = cliLogger({ name: 'mailbox', config });
       for (const unknown of unknownVariables(process.env))
         logger.warn({ variable: unknown.variable }, unknownVariableWarning(unknown));
@@ -56,10 +59,7 @@ export function registerServeCommand(program: Command): void {
         logger.info({ signal: signalledDuringStartup }, `stopped: ${error.message}; nothing served`);
         process.exit(0);
       }
-      const heartbeat =
-        options.heartbeat || ['1', 'true', 'yes', 'on'].includes((process.env.MAILBOX_HEARTBEAT ?? '').toLowerCase())
-          ? await startInProcessHeartbeat(server.mailbox, logger)
-          : null;
+      const heartbeat = withHeartbeat ? await startInProcessHeartbeat(server.mailbox, logger) : null;
 
       let stopping = false;
       const stop = (signal: string) => {

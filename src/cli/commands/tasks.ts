@@ -9,6 +9,9 @@ import { checkLimitFlag } from './limitFlag';
 import { parseInput } from '../../commands/validation';
 import { fromDecimalText } from '../../support/decimalText';
 import { quoted } from '../../support/terminalText';
+import { isMailboxError } from '../../errors';
+import { artifactsOnlyOnCompletion, missingField } from '../../commands/tasks/taskErrors';
+import type { TaskStateName } from '../../commands/tasks/taskState';
 
 /** --lease in plain decimal digits (Number() sent --lease 0x10 as 16 and --lease abc as null), named as typed. */
 const leaseTeaches = `takes a whole number of seconds from 1 to ${MAX_LEASE_SECONDS} (e.g. --lease 600)`;
@@ -30,6 +33,20 @@ const line = (t: TaskPage['tasks'][number]) =>
 const said = (r: TaskResult) =>
   `${r.taskId}: ${r.state}${r.assignee ? `, held by ${r.assignee}` : ''}${r.leaseExpiresAt ? ` (lease to ${r.leaseExpiresAt})` : ''}` +
   (r.events.length ? '' : ' (nothing changed)');
+
+/**
+ * The server's task errors say how to fix the JSON input ('add "note"'); here the input is flags, so the same error
+ * (same code and details) says the flag. Any other error is passed on as it is.
+ */
+function inFlagForm(error: unknown): unknown {
+  if (!isMailboxError(error) || error.code !== 'VALIDATION_FAILED') return error;
+  const { field, to, issues } = error.envelope;
+  if (issues !== undefined || typeof to !== 'string') return error; // a schema's refusal, not the transition's
+  const state = to as TaskStateName;
+  if (field === 'reason' || field === 'note') return missingField(field, state, `add --${field} <text>`);
+  if (field === 'artifacts') return artifactsOnlyOnCompletion(state, 'give --artifact when moving it to completed');
+  return error;
+}
 
 export function registerTaskCommands(program: Command): void {
   const task = program.command('task').description('tasks carried by messages: list, show, claim, move');
@@ -80,13 +97,17 @@ export function registerTaskCommands(program: Command): void {
     .action(
       action(
         async (taskId: string, to: string, options: ClientOptions & { reason?: string; note?: string; artifact?: string }) => {
-          const result = await clientFrom(options).updateTask({
-            taskId,
-            to,
-            ...(options.reason !== undefined ? { reason: options.reason } : {}),
-            ...(options.note !== undefined ? { note: options.note } : {}),
-            ...(options.artifact !== undefined ? { artifacts: [{ parts: [{ kind: 'text', text: options.artifact }] }] } : {}),
-          });
+          const result = await clientFrom(options)
+            .updateTask({
+              taskId,
+              to,
+              ...(options.reason !== undefined ? { reason: options.reason } : {}),
+              ...(options.note !== undefined ? { note: options.note } : {}),
+              ...(options.artifact !== undefined ? { artifacts: [{ parts: [{ kind: 'text', text: options.artifact }] }] } : {}),
+            })
+            .catch((error: unknown) => {
+              throw inFlagForm(error);
+            });
           if (options.json) return printJson(result);
           print(said(result));
         },

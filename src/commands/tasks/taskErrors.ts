@@ -70,20 +70,22 @@ export function invalidTransition(
   );
 }
 
-export const missingField = (field: 'reason' | 'note', to: TaskStateName): MailboxError =>
+/** `add` says how to give the field where the caller is: "reason" in JSON (HTTP, MCP); the CLI says --reason <text>. */
+export const missingField = (field: 'reason' | 'note', to: TaskStateName, add = `add "${field}"`): MailboxError =>
   new MailboxError(
     'VALIDATION_FAILED',
     'Validation failed',
     field === 'reason'
-      ? `Moving a task to ${to} needs a reason (a sentence for the sender saying why); add "reason".`
-      : `Moving a task to ${to} needs a note (what you need from the sender); add "note".`,
+      ? `Moving a task to ${to} needs a reason (a sentence for the sender saying why); ${add}.`
+      : `Moving a task to ${to} needs a note (what you need from the sender); ${add}.`,
     { field, to },
   );
 
-export const artifactsOnlyOnCompletion = (to: TaskStateName): MailboxError =>
+/** `send` says how to give artifacts where the caller is (the CLI: with its flag, on a move to completed). */
+export const artifactsOnlyOnCompletion = (to: TaskStateName, send = 'send them with "to": "Completed"'): MailboxError =>
   new MailboxError(
     'VALIDATION_FAILED',
     'Validation failed',
-    `Artifacts are the output of a finished task: send them with "to": "Completed", not with ${to}.`,
+    `Artifacts are the output of a finished task: ${send}, not with ${to}.`,
     { field: 'artifacts', to },
   );

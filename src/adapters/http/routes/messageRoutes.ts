@@ -1,4 +1,7 @@
-/** Sending, listing, reading, marking read and archiving messages (DESIGN section 6). */
+/**
+ * Sending, listing, reading, marking read and archiving messages (DESIGN section 6). The commands are counted
+ * and their rejections recorded by commandRecorder.ts, for every route at once.
+ */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { MailboxError } from '../../../errors';
 import { actorOf } from '../auth';
@@ -44,14 +47,12 @@ function headerValues(rawHeaders: readonly string[], name: string): string[] {
   return values;
 }
 
-export function messageRoutes(app: FastifyInstance, { mailbox, metrics, wakeLatency }: HttpContext): void {
+export function messageRoutes(app: FastifyInstance, { mailbox, wakeLatency }: HttpContext): void {
   const { commands, queries } = mailbox;
 
   app.post('/v1/messages', async (request, reply) => {
-    const sent = await metrics.command('send', 'http', async () => {
-      const body = requireBody(request.body, 'POST /v1/messages', '{"to": "@b", "subject": "hi", "body": "hello"}');
-      return commands.send(actorOf(request), body, { idempotencyKey: idempotencyKeyOf(request) });
-    });
+    const body = requireBody(request.body, 'POST /v1/messages', '{"to": "@b", "subject": "hi", "body": "hello"}');
+    const sent = await commands.send(actorOf(request), body, { idempotencyKey: idempotencyKeyOf(request) });
     wakeLatency.sendAcknowledged(sent.messageId, request.startedAt);
     return reply.status(201).send(sent);
   });
@@ -76,33 +77,22 @@ export function messageRoutes(app: FastifyInstance, { mailbox, metrics, wakeLate
     return mailbox.deliveries.delivery(actorOf(request), { ...query, messageId: request.params.id });
   });
 
-  app.post('/v1/messages/read', async (request) => {
-    return metrics.command('mark_read', 'http', async () =>
-      commands.markRead(
-        actorOf(request),
-        requireBody(request.body, 'POST /v1/messages/read', '{"messageIds": ["<id>", "<id>"]}'),
-      ),
-    );
-  });
+  app.post('/v1/messages/read', async (request) =>
+    commands.markRead(actorOf(request), requireBody(request.body, 'POST /v1/messages/read', '{"messageIds": ["<id>", "<id>"]}')),
+  );
 
   app.post<ById>('/v1/messages/:id/read', async (request) => {
-    return metrics.command('mark_read', 'http', async () => {
-      noExtraInput(request.body, 'POST /v1/messages/{id}/read');
-      return commands.markRead(actorOf(request), { messageId: request.params.id });
-    });
+    noExtraInput(request.body, 'POST /v1/messages/{id}/read');
+    return commands.markRead(actorOf(request), { messageId: request.params.id });
   });
 
   app.post<ById>('/v1/messages/:id/archive', async (request) => {
-    return metrics.command('archive', 'http', async () => {
-      noExtraInput(request.body, 'POST /v1/messages/{id}/archive');
-      return commands.archive(actorOf(request), { messageId: request.params.id });
-    });
+    noExtraInput(request.body, 'POST /v1/messages/{id}/archive');
+    return commands.archive(actorOf(request), { messageId: request.params.id });
   });
 
   app.post<ById>('/v1/messages/:id/unarchive', async (request) => {
-    return metrics.command('unarchive', 'http', async () => {
-      noExtraInput(request.body, 'POST /v1/messages/{id}/unarchive');
-      return commands.unarchive(actorOf(request), { messageId: request.params.id });
-    });
+    noExtraInput(request.body, 'POST /v1/messages/{id}/unarchive');
+    return commands.unarchive(actorOf(request), { messageId: request.params.id });
   });
 }

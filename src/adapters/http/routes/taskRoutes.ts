@@ -1,4 +1,7 @@
-/** Tasks (issue 12): claim, transition, list, and one task as an A2A Task object. */
+/**
+ * Tasks (issue 12): claim, transition, list, and one task as an A2A Task object. The commands are counted and
+ * their rejections recorded by commandRecorder.ts, for every route at once.
+ */
 import type { FastifyInstance } from 'fastify';
 import { MailboxError } from '../../../errors';
 import { actorOf } from '../auth';

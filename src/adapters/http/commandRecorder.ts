@@ -1,0 +1,81 @@
+/**
+ * The one place HTTP commands are counted (mailbox_commands_total) and their
+ * rejections recorded (GET /v1/audit/rejections), by hooks on the authenticated
+ * routes rather than a call in each route, so a new command route cannot be left
+ * out of either: a refusal (a refused token or rate limit included, with no agent)
+ * is seen by onError, an answer by preSerialization. MCP tool calls are counted
+ * and recorded through their command meter. Reads (GET) are not commands.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { CommandMeter } from '../../application/agentApi';
+import type { CommandName } from '../../application/commandNames';
+import type { Actor } from '../../commands/roles';
+import { rejectionOf, type RejectionLog } from '../../application/rejectionLog';
+import { toMailboxError, type HttpLimits } from './httpErrors';
+import type { MailboxMetrics } from './metrics';
+
+/** The command behind each write route; a route not listed is named by its method and path. */
+const COMMAND_OF_ROUTE: Record<string, CommandName> = {
+  'POST /v1/agents': 'register_agent',
+  'DELETE /v1/agents/:identity': 'retire_agent',
+  'POST /v1/agents/:identity/token': 'rotate_agent_token',
+  'POST /v1/messages': 'send',
+  'POST /v1/messages/read': 'mark_read',
+  'POST /v1/messages/:id/read': 'mark_read',
+  'POST /v1/messages/:id/archive': 'archive',
+  'POST /v1/messages/:id/unarchive': 'unarchive',
+  'POST /v1/tasks/:id/claim': 'claim_task',
+  'POST /v1/tasks/:id/transition': 'update_task',
+};
+
+const isRead = (request: FastifyRequest) => request.method === 'GET' || request.method === 'HEAD';
+const routeOf = (request: FastifyRequest) => `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`;
+
+/** Write routes in `scope` whose command (see COMMAND_OF_ROUTE) is not listed: what the tests hold at none. */
+export const uncountedWriteRoutes = (routes: Array<{ method: string; url: string }>): string[] =>
+  routes
+    .filter((route) => route.method !== 'GET' && route.method !== 'HEAD' && route.url !== '/mcp')
+    .map((route) => `${route.method} ${route.url}`)
+    .filter((route) => !(route in COMMAND_OF_ROUTE));
+
+export function recordHttpCommands(scope: FastifyInstance, log: RejectionLog, metrics: MailboxMetrics, limits: HttpLimits): void {
+  scope.addHook('onError', async (request, _reply, error) => {
+    if (isRead(request)) return;
+    const route = routeOf(request);
+    const command = COMMAND_OF_ROUTE[route] ?? route;
+    const rejection = toMailboxError(error, limits);
+    metrics.rejected(command, 'http', rejection);
+    log.record(
+      rejectionOf(rejection, {
+        at: new Date().toISOString(),
+        agent: request.actor?.identity ?? null,
+        role: request.actor?.role ?? null,
+        command,
+        surface: 'http',
+      }),
+    );
+  });
+  // Every command route answers an object, which passes here once, before it is serialized (a refusal's
+  // envelope passes here too, with its 4xx or 5xx status: counted by onError above).
+  scope.addHook('preSerialization', async (request, reply, payload) => {
+    const command = COMMAND_OF_ROUTE[routeOf(request)];
+    if (command && reply.statusCode < 400) metrics.accepted(command, 'http', payload);
+    return payload;
+  });
+}
+
+/** The MCP tools' meter, also recording what it saw rejected. */
+export function recordingMeter(meter: CommandMeter, log: RejectionLog, actor: Actor): CommandMeter {
+  return {
+    command: async (name, surface, run) => {
+      try {
+        return await meter.command(name, surface, run);
+      } catch (error) {
+        log.record(
+          rejectionOf(error, { at: new Date().toISOString(), agent: actor.identity, role: actor.role, command: name, surface }),
+        );
+        throw error;
+      }
+    },
+  };
+}

@@ -29,6 +29,7 @@ import { CatchUpProgress, describeCatchUp } from './catchUpProgress';
 import { PositionWaiters } from './positionWaiters';
 import { ForeignViews, judgeViews, type ViewsVerdict } from './viewsOwnership';
 import { LeaseKeeper, LeaseLoop, leaseTiming, ProjectorDeposed, type Leadership, type LeaseStore } from './projectorLease';
+import { WakesSentThrough } from './wakesSentThrough';
 
 const MAX_BATCH = 1000;
 /** A live batch of this many events or more is applied in two halves (batchedConsumer.ts, pipelined). */
@@ -74,6 +75,8 @@ export class ProjectionRunner {
   private loop: Promise<void> | null = null;
   private watchdog: NodeJS.Timeout | null = null;
   private readonly waiters = new PositionWaiters();
+  /** How far the views' wakes went out: a rebuild of lost views applies events up to there without them. */
+  private readonly wakesSent = new WakesSentThrough();
   private status: RunnerStatus = {
     running: false,
     checkpoint: null,
@@ -491,7 +494,11 @@ export class ProjectionRunner {
   }
 
   private async apply(events: StoredEvent[]): Promise<void> {
-    await this.projections.applyBatch(events.map(projectStored));
+    // Views lost and rebuilt from the log: what they had included before goes in again without its wakes (they went
+    // out then), what comes after it is news however old it is (wakesSentThrough.ts). Live batches are all fresh.
+    const { replayed, fresh } = this.wakesSent.split(events);
+    if (replayed.length > 0) await this.projections.applyBatch(replayed.map(projectStored), { publishWakes: false });
+    if (fresh.length > 0) await this.projections.applyBatch(fresh.map(projectStored));
     this.reached(events[events.length - 1].position);
     this.status.lastAppliedAt = new Date().toISOString();
     this.recovered();
@@ -513,6 +520,7 @@ export class ProjectionRunner {
    * whose answer timed out, e.g. Redis stopped mid-call, may still have been applied: its waiters must hear it).
    */
   private reached(position: bigint): void {
+    this.wakesSent.reached(position); // also the shared checkpoint a follower reads: its leader published those wakes
     if (this.status.checkpoint === null || position > BigInt(this.status.checkpoint))
       this.status.checkpoint = position.toString();
     if (this.status.lagging !== null && position >= BigInt(this.status.lagging.position)) this.status.lagging = null;

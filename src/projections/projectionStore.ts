@@ -75,6 +75,16 @@ export interface ViewsBinding {
   elsewhere?: string;
 }
 
+/** How a batch is applied (projectionStore.applyBatch). */
+export interface ApplyOptions {
+  /**
+   * false: the batch re-applies events whose wakes were already due once, before the views were lost (Redis restarted
+   * empty): the views change exactly as otherwise, but no wake goes out. Replayed history is no news, and a wake
+   * stream that handed it on would record a WakeObserved that never happened (docs/delivery.md). Default true.
+   */
+  publishWakes?: boolean;
+}
+
 /** A page of deliveryLedgerIds. */
 export interface LedgerIdPage {
   messageIds: string[];
@@ -87,9 +97,10 @@ export interface ProjectionStore {
   /**
    * Applies each event's changes together with the checkpoint. Events at or
    * below the checkpoint change nothing. Wakes are published after the change
-   * is committed (the store owns publishing so that Redis can do it in-script).
+   * is committed (the store owns publishing so that Redis can do it in-script),
+   * unless `options` says the batch is a replay (see ApplyOptions).
    */
-  applyBatch(batch: readonly ProjectedEvent[]): Promise<void>;
+  applyBatch(batch: readonly ProjectedEvent[], options?: ApplyOptions): Promise<void>;
   checkpoint(): Promise<bigint | null>;
   listMessages(identity: string, query: ListQuery): Promise<ViewPage>;
   unreadCount(identity: string): Promise<UnreadCount>;

@@ -481,6 +481,30 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
       await recorder.stop();
     });
 
+    it('a replay (publishWakes: false) makes the same views and no wake; the events after it wake as usual', async () => {
+      // The projector replays so what views lost while running had held (their wakes went out then).
+      const { store, wakeBus } = await open();
+      const recorder = await recordWakes(wakeBus, ['@a', '@b', '@c']);
+      const { log, m4 } = scenario();
+      const events = log.projected();
+      const cut = events.findIndex((event) =>
+        event.changes.some((change) => change.kind === 'inboxAdded' && change.entry.messageId === m4),
+      );
+      await store.applyBatch(events.slice(0, cut), { publishWakes: false });
+      await recorder.flush();
+      expect(recorder.wakes).toEqual([]);
+      await store.applyBatch(events.slice(cut));
+      await recorder.flush();
+      expect(recorder.wakes.map((wake) => [wake.recipient, wake.messageId, 'unreadCount' in wake && wake.unreadCount])).toEqual([
+        ['@b', m4, 4],
+        ['@c', m4, 1],
+      ]);
+      const clean = await open();
+      await clean.store.applyBatch(events);
+      expect(await snapshotViews(store)).toEqual(await snapshotViews(clean.store));
+      await recorder.stop();
+    });
+
     it('reset drops every view and the checkpoint; the log then rebuilds the same views', async () => {
       const { store } = await open();
       const { log } = scenario();

@@ -16,10 +16,10 @@ export function holdApplies(store: ProjectionStore): HeldApplies {
   let release: () => void = () => undefined;
   const gate = new Promise<void>((resolve) => (release = resolve));
   let waiting = 0;
-  store.applyBatch = async (batch) => {
+  store.applyBatch = async (batch, options) => {
     waiting++;
     await gate;
-    return original(batch);
+    return original(batch, options);
   };
   return {
     get waiting() {
@@ -41,9 +41,9 @@ export interface FailingApplies {
 export function failApplies(store: ProjectionStore, message = 'the views store hiccuped'): FailingApplies {
   const original = store.applyBatch.bind(store);
   let failing = true;
-  store.applyBatch = async (batch) => {
+  store.applyBatch = async (batch, options) => {
     if (failing) throw new Error(message);
-    return original(batch);
+    return original(batch, options);
   };
   return {
     recover() {

@@ -7,6 +7,7 @@ import { TOKENS } from '../../tokens';
 import type { ListQuery } from '../../projections/listQuery';
 import type {
   AgentView,
+  ApplyOptions,
   HeartbeatCounts,
   ListedMessage,
   LedgerIdPage,
@@ -106,10 +107,10 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
 
   constructor(@inject(TOKENS.WakeBus) private readonly wakeBus: WakeBus) {}
 
-  async applyBatch(batch: readonly ProjectedEvent[]): Promise<void> {
+  async applyBatch(batch: readonly ProjectedEvent[], options: ApplyOptions = {}): Promise<void> {
     const wakes: WakeEvent[] = [];
     this.lastPosition = applyEvents(this, batch, this.lastPosition, wakes);
-    if (wakes.length > 0) await this.wakeBus.publish(wakes);
+    if (wakes.length > 0 && options.publishWakes !== false) await this.wakeBus.publish(wakes);
   }
 
   private inbox(identity: string): MemoryInbox {

@@ -22,6 +22,7 @@ import {
   ProjectionCheckpointRewound,
   ViewsOfAnotherLog,
   type AgentView,
+  type ApplyOptions,
   type HeartbeatCounts,
   type LedgerIdPage,
   type ProjectionStore,
@@ -126,7 +127,9 @@ export class RedisProjectionStore implements ProjectionStore {
     return this.generationsOfViews;
   }
 
-  async applyBatch(batch: readonly ProjectedEvent[]): Promise<void> {
+  async applyBatch(batch: readonly ProjectedEvent[], options: ApplyOptions = {}): Promise<void> {
+    // Without 'p' the script applies the same changes and publishes nothing (a replay: see ApplyOptions).
+    const flags = options.publishWakes === false ? 'cw' : 'cpw';
     let events = inLogOrder(batch, null);
     let waitedMs = 0;
     for (let follows = 0; events.length > 0;) {
@@ -135,7 +138,7 @@ export class RedisProjectionStore implements ProjectionStore {
       const outcome = await this.applier.apply(
         events,
         prefix,
-        'cpw',
+        flags,
         this.expected,
         this.claimed ?? '',
         taskOps,

@@ -22,6 +22,7 @@ import type { Logger } from 'pino';
 import type { ListQuery } from '../../projections/listQuery';
 import type {
   AgentView,
+  ApplyOptions,
   HeartbeatCounts,
   LedgerIdPage,
   ProjectionStore,
@@ -158,8 +159,8 @@ export class ReopeningSqliteViews implements ProjectionStore {
       );
   }
 
-  applyBatch(batch: readonly ProjectedEvent[]): Promise<void> {
-    return this.use((store) => store.applyBatch(batch));
+  applyBatch(batch: readonly ProjectedEvent[], options?: ApplyOptions): Promise<void> {
+    return this.use((store) => store.applyBatch(batch, options));
   }
 
   checkpoint(): Promise<bigint | null> {

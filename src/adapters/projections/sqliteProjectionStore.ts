@@ -37,6 +37,7 @@ import {
   ProjectionCheckpointRewound,
   ViewsOfAnotherLog,
   type AgentView,
+  type ApplyOptions,
   type HeartbeatCounts,
   type LedgerIdPage,
   type ProjectionStore,
@@ -285,9 +286,9 @@ export class SqliteProjectionStore implements ProjectionStore {
     return reader;
   }
 
-  applyBatch(batch: readonly ProjectedEvent[]): Promise<void> {
+  applyBatch(batch: readonly ProjectedEvent[], options: ApplyOptions = {}): Promise<void> {
     const applied = this.tail
-      .then(() => this.applyInChunks(batch))
+      .then(() => this.applyInChunks(batch, options.publishWakes !== false))
       .catch((error: unknown) => {
         throw this.damaged(error);
       });
@@ -295,7 +296,7 @@ export class SqliteProjectionStore implements ProjectionStore {
     return applied;
   }
 
-  private async applyInChunks(batch: readonly ProjectedEvent[]): Promise<void> {
+  private async applyInChunks(batch: readonly ProjectedEvent[], publishWakes: boolean): Promise<void> {
     // A live batch (small) reads nothing before its transaction: a read outside one is a read transaction of its own,
     // as costly as the lookup itself is cheap inside (applyChunk finishes an interrupted bulk build there).
     const bulk = batch.length >= BULK_MIN_EVENTS && this.beginBulk(batch.length);
@@ -305,7 +306,7 @@ export class SqliteProjectionStore implements ProjectionStore {
       if (start > 0) await new Promise((resolve) => setImmediate(resolve)); // let requests in between two transactions
       const applied = await this.applyChunk(batch, start, Math.min(batch.length, start + size), budgetMs, bulk);
       start = applied.end;
-      if (applied.wakes.length > 0) await this.wakeBus.publish(applied.wakes);
+      if (applied.wakes.length > 0 && publishWakes) await this.wakeBus.publish(applied.wakes);
     }
   }
 

@@ -21,6 +21,7 @@ import type { Worker, WorkerOptions } from 'node:worker_threads';
 import type { ListQuery } from '../../projections/listQuery';
 import type {
   AgentView,
+  ApplyOptions,
   HeartbeatCounts,
   LedgerIdPage,
   ProjectionStore,
@@ -242,9 +243,9 @@ export class ThreadedSqliteProjectionStore implements ProjectionStore {
     });
   }
 
-  async applyBatch(batch: readonly ProjectedEvent[]): Promise<void> {
+  async applyBatch(batch: readonly ProjectedEvent[], options: ApplyOptions = {}): Promise<void> {
     if (batch.length === 0) return;
-    await this.call({ op: 'apply', batch: batch as ProjectedEvent[] });
+    await this.call({ op: 'apply', batch: batch as ProjectedEvent[], options });
   }
 
   async claim(logIdentity: string): Promise<ViewsBinding> {

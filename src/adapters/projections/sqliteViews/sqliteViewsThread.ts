@@ -15,13 +15,14 @@
  * its wakes: each message wakes the parent's event loop, which a single sender's every send waits for.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import type { ApplyOptions } from '../../../projections/projectionStore';
 import type { WakeBus } from '../../../projections/wakeBus';
 import type { ProjectedEvent, WakeEvent } from '../../../projections/viewChanges';
 import { SqliteProjectionStore, type SqliteProjectionOptions } from '../sqliteProjectionStore';
 import { describeThreadError, type ThreadError } from './sqliteViewsThreadErrors';
 
 export type ViewsThreadRequest =
-  | { op: 'apply'; batch: ProjectedEvent[] }
+  | { op: 'apply'; batch: ProjectedEvent[]; options?: ApplyOptions }
   | { op: 'claim' | 'markLiveWriter' | 'releaseLiveWriter'; logIdentity: string }
   | { op: 'reset' | 'close' };
 export type ViewsThreadCall = ViewsThreadRequest & { id: number };
@@ -78,7 +79,7 @@ function open(): SqliteProjectionStore | null {
 async function run(store: SqliteProjectionStore, call: ViewsThreadCall): Promise<unknown> {
   switch (call.op) {
     case 'apply':
-      return store.applyBatch(call.batch);
+      return store.applyBatch(call.batch, call.options); // a replay's wakes are never forwarded: none reaches takeWakes
     case 'claim':
       return store.claim(call.logIdentity);
     case 'markLiveWriter':

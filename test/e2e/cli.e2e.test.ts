@@ -3,6 +3,7 @@
  * read, archive, watch, human and --json output, errors printed from the
  * envelope with exit code 1 and nothing written.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { buildProgram } from '../../src/cli/main';
 import { tempDir } from '../support/fixtures';
@@ -401,6 +402,24 @@ describe('send --body-file with a file that cannot be read: one line naming the 
     });
     expect(await server.eventCount()).toBe(before);
   });
+});
+
+test("send --body-file with an empty file: refused (an empty pipe or file is a mistake more often than not), '' sends an empty body", async () => {
+  const sender = (await server.register(['@empty-a', '@empty-b']))['@empty-a'];
+  const file = path.join(tempDir('mailbox-body-'), 'empty.md');
+  fs.writeFileSync(file, '');
+  const before = await server.eventCount();
+  expect(await mailbox(sender, 'send', '@empty-b', 'notes', '--body-file', file)).toEqual({
+    out: '',
+    err:
+      `error: --body-file '${file}' is empty (0 bytes): nothing was sent. To send an empty body on purpose, give '' as ` +
+      'the body argument. (VALIDATION_FAILED)\n',
+    exitCode: 1,
+  });
+  expect(await server.eventCount()).toBe(before);
+  const sent = await json(sender, 'send', '@empty-b', 'on purpose', '');
+  expect(sent).toMatchObject({ status: 'sent', to: '@empty-b' });
+  expect(await server.eventCount()).toBeGreaterThan(before);
 });
 
 test('read a b c: every id checked, and every message fetched, before any is shown or marked read', async () => {

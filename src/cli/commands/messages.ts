@@ -33,7 +33,7 @@ function bodyOf(body: string | undefined, bodyFile: string | undefined): string 
     );
   }
   const file = body === '-' ? '-' : bodyFile;
-  if (file !== undefined) return utf8Text(readBodyFile(file), file === '-' ? 'stdin' : `'${file}'`);
+  if (file !== undefined) return utf8Text(nonEmpty(readBodyFile(file), file), file === '-' ? 'stdin' : `'${file}'`);
   if (body !== undefined) return body;
   throw new MailboxError(
     'VALIDATION_FAILED',
@@ -55,6 +55,22 @@ function readBodyFile(file: string): Buffer {
     field: '--body-file',
     remedy: "give the path of a readable file, or '-' to read the body from stdin. Nothing was sent.",
   });
+}
+
+/**
+ * A body read from a file or stdin that holds nothing is refused: an empty pipe is almost always a command before it
+ * that failed (`cat notes.md | mailbox send @b s -` with no notes.md), and was sent as an empty message. An empty
+ * body on purpose is still one argument away ('').
+ */
+function nonEmpty(bytes: Buffer, file: string): Buffer {
+  if (bytes.length > 0) return bytes;
+  const source = file === '-' ? 'The body from stdin' : `--body-file '${file}'`;
+  throw new MailboxError(
+    'VALIDATION_FAILED',
+    'Validation failed',
+    `${source} is empty (0 bytes): nothing was sent. To send an empty body on purpose, give '' as the body argument.`,
+    { field: file === '-' ? 'body' : '--body-file', ...(file === '-' ? {} : { path: file }) },
+  );
 }
 
 /** A body file's text; refused when it is not UTF-8, whose invalid bytes reading it as 'utf8' would turn into U+FFFD. */
@@ -103,7 +119,7 @@ export function registerMessageCommands(program: Command): void {
     .description(
       'send a message to @identity, to several (@b @c ...: one message, each reads its own copy) or AGENT:* (broadcast)',
     )
-    .option('--body-file <file>', "read the body from a file ('-' for stdin)")
+    .option('--body-file <file>', "read the body from a file ('-' for stdin); an empty one is refused")
     .addOption(new Option('--priority <priority>', 'low, normal or high'))
     .option('--tag <tag>', 'a tag (repeat for more)', collect)
     .option('--thread <threadId>', 'thread id')

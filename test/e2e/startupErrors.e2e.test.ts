@@ -166,6 +166,24 @@ describe('admin commands: where the admin token comes from', () => {
     }
     expect(message).toContain(`no ${path.join(fs.realpathSync(cwd), 'data', 'admin.token')}`);
   });
+
+  test.each([
+    ['empty', (file: string) => fs.writeFileSync(file, '\n'), 'is empty'],
+    ['a directory', (file: string) => fs.mkdirSync(file), 'cannot be read (EISDIR)'],
+  ])('./data/admin.token %s: agent add names the file and what is wrong with it', async (_kind, make, why) => {
+    const cwd = tempDir('mailbox-admin-cli-');
+    fs.mkdirSync(path.join(cwd, 'data'));
+    const file = path.join(fs.realpathSync(cwd), 'data', 'admin.token');
+    make(file);
+    const run = await runCli(['agent', 'add', '@x'], { MAILBOX_URL: `http://127.0.0.1:${await deadPort()}` }, { cwd });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    const message = run.stderr.trimEnd();
+    const opening = `error: No admin token: ${file} ${why}. `;
+    expect(message.slice(0, opening.length)).toBe(opening);
+    expect(message).toContain('--token');
+    expect(message).not.toContain('No token: pass --token'); // the generic line sent users looking for a flag
+  });
 });
 
 test('MAILBOX_DATA_DIR under a file: one line naming the file', async () => {

@@ -36,7 +36,7 @@ export function adminTokenFallback(env: NodeJS.ProcessEnv = process.env): string
   const fromFile = secretFromFile(env, 'MAILBOX_ADMIN_TOKEN');
   if (fromFile !== undefined) return fromFile;
   const file = path.resolve(env.MAILBOX_DATA_DIR || './data', ADMIN_TOKEN_FILE);
-  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
+  if (fs.existsSync(file)) return storedAdminToken(file);
   throw new MailboxError(
     'UNAUTHENTICATED',
     'Unauthenticated',
@@ -44,6 +44,29 @@ export function adminTokenFallback(env: NodeJS.ProcessEnv = process.env): string
       `is no ${file} (the token a server generated, in its MAILBOX_DATA_DIR, default ./data). Pass --token ` +
       "<admin token>, set MAILBOX_ADMIN_TOKEN or MAILBOX_ADMIN_TOKEN_FILE, or run this beside the server's data dir.",
   );
+}
+
+/**
+ * The token in <data dir>/admin.token. One that cannot be read (a directory, no permission) or is empty is refused
+ * naming the file: passed on, an empty one became "No token: pass --token", which sent the user looking for a flag
+ * when the file was the problem (the server refuses to start on it too: adminToken.ts).
+ */
+function storedAdminToken(file: string): string {
+  const refuse = (why: string) =>
+    new MailboxError(
+      'UNAUTHENTICATED',
+      'Unauthenticated',
+      `No admin token: ${file} ${why}. A server writes its admin token there when it first starts (delete the file ` +
+        'and start the server to get a new one), or pass --token <admin token> or set MAILBOX_ADMIN_TOKEN.',
+    );
+  let token: string;
+  try {
+    token = fs.readFileSync(file, 'utf8').trim();
+  } catch (error) {
+    throw refuse(`cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  if (token === '') throw refuse('is empty');
+  return token;
 }
 
 export function clientFrom(options: ClientOptions, token = options.token): MailboxHttpClient {

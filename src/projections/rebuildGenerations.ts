@@ -52,7 +52,7 @@ export interface ProjectionGenerations {
   drop(name: string): Promise<void>;
   /**
    * Generations that are neither active nor being built by a live rebuild: what rebuilds killed outright (SIGKILL, a
-   * crash) left behind, which nothing else ever deletes. Absent: the store cannot tell them (Redis, for now).
+   * crash) left behind, which nothing else ever deletes. Absent: the store cannot tell them.
    */
   leftovers?(): Promise<string[]>;
 }

@@ -6,6 +6,13 @@
  * with a fence key (they wait, it expires by itself, the switch lifts it). The
  * previous generation is kept until the rebuild drops it, after a grace period
  * longer than `ttlMs`.
+ *
+ * A rebuild killed outright (SIGKILL, a crash) cannot drop its partial generation, a copy of part of the views that
+ * nothing else deletes, one more per killed rebuild (each takes a new number). So a rebuild lists its generation in
+ * the `building` hash and keeps a mark key alive beside it (renewed every third of its time to live); a switch or a
+ * drop removes both. A generation still listed whose mark has expired is a leftover (leftovers(): `projections
+ * status` lists it, the next rebuild drops it). Expiry is Redis's own clock, so no two machines' clocks are compared;
+ * a generation never listed (a first one, or a previous one kept on purpose) is never a leftover.
  */
 import type {
   ActivationResult,
@@ -62,14 +69,20 @@ class RedisGeneration implements ProjectionGeneration {
   }
 }
 
+/** How long a generation's building mark outlives its last renewal (as the SQLite views' marks). */
+export const REDIS_BUILDING_TTL_MS = 15_000;
+
 export class RedisGenerations implements ProjectionGenerations {
   private cached: { prefix: string; at: number } | null = null;
+  /** The generations this connection builds, each with the timer that renews its building mark. */
+  private readonly building = new Map<string, NodeJS.Timeout>();
 
   constructor(
     private readonly client: RedisClient,
     private readonly keys: RedisKeys,
     private readonly applier: RedisScriptApplier,
     private readonly ttlMs: number,
+    private readonly buildingTtlMs: number = REDIS_BUILDING_TTL_MS,
   ) {}
 
   /** The active prefix, cached for `ttlMs`. */
@@ -106,7 +119,14 @@ export class RedisGenerations implements ProjectionGenerations {
     const name = await redisCall('Redis projections', () =>
       this.client.mailboxAllocate(this.keys.active, this.keys.generationCounter, this.keys.defaultPrefix, this.keys.namespace),
     );
-    await this.drop(name); // a leftover of an interrupted rebuild would otherwise gate the new one
+    await this.markBuilding(name, true); // before its first key: a rebuild killed from here on leaves a findable leftover
+    const renew = setInterval(() => {
+      // Redis unreachable for a moment: the next renewal tries again; a mark that lapses only lets the next rebuild drop it.
+      this.markBuilding(name, false).catch(() => undefined);
+    }, this.buildingTtlMs / 3);
+    renew.unref();
+    this.building.set(name, renew);
+    await this.dropKeys(name); // a leftover of an interrupted rebuild would otherwise gate the new one
     if (logIdentity !== undefined)
       await redisCall('Redis projections', () => this.client.set(this.keys.logOf(name), logIdentity));
     return new RedisGeneration(name, this.client, this.keys, this.applier);
@@ -127,6 +147,7 @@ export class RedisGenerations implements ProjectionGenerations {
     );
     if (outcome === 'switched') {
       this.adopt(generation.name);
+      await this.builtOrGone(generation.name);
       return { outcome, previous: active, previousCheckpoint: parsePosition(live) };
     }
     if (outcome === 'moved') return { outcome, active };
@@ -141,9 +162,54 @@ export class RedisGenerations implements ProjectionGenerations {
     await redisCall('Redis projections', () => this.client.mailboxFence(this.keys.fence, generation.name, ''));
   }
 
-  /** Deletes every key of a generation, in batches (SCAN + UNLINK: Redis stays responsive). */
+  /** Deletes every key of a generation, in batches (SCAN + UNLINK: Redis stays responsive), then its building marks. */
   async drop(name: string): Promise<void> {
+    await this.dropKeys(name);
+    await this.builtOrGone(name);
+  }
+
+  async leftovers(): Promise<string[]> {
+    const active = await this.refresh();
+    const listed = await redisCall('Redis projections', () => this.client.hkeys(this.keys.building));
+    const names = listed.filter((name) => name !== active && this.keys.isPrefix(name));
+    if (names.length === 0) return [];
+    const marks = await redisCall('Redis projections', () =>
+      this.client.mget(...names.map((name) => this.keys.buildingMark(name))),
+    );
+    return names.filter((_, i) => marks[i] === null).sort((a, b) => generationNumber(a) - generationNumber(b));
+  }
+
+  /** Stops renewing the building marks of this connection (the store closes; a rebuild still building is then over). */
+  stop(): void {
+    for (const timer of this.building.values()) clearInterval(timer);
+    this.building.clear();
+  }
+
+  private async dropKeys(name: string): Promise<void> {
     if (!this.keys.isPrefix(name)) throw new Error(`'${name}' is not a generation prefix of namespace ${this.keys.namespace}`);
     await redisCall('Redis projections (drop generation)', () => unlinkMatching(this.client, `${name}*`));
   }
+
+  /** Lists `name` as being built (`list`) and renews its mark. */
+  private async markBuilding(name: string, list: boolean): Promise<void> {
+    const mark = () => this.client.set(this.keys.buildingMark(name), '1', 'PX', Math.max(1, Math.round(this.buildingTtlMs)));
+    await redisCall('Redis projections', async () => {
+      if (list) await this.client.hset(this.keys.building, name, String(Date.now())); // when it began, for whoever looks
+      await mark();
+    });
+  }
+
+  /** The generation is active now, or dropped: no longer being built. */
+  private async builtOrGone(name: string): Promise<void> {
+    const timer = this.building.get(name);
+    if (timer !== undefined) clearInterval(timer);
+    this.building.delete(name);
+    await redisCall('Redis projections', async () => {
+      await this.client.hdel(this.keys.building, name);
+      await this.client.del(this.keys.buildingMark(name));
+    });
+  }
 }
+
+/** `<ns>:v<N>:` -> N. */
+const generationNumber = (prefix: string): number => Number(/:v([0-9]+):$/.exec(prefix)?.[1] ?? 0);

@@ -5,6 +5,8 @@
  *   <ns>:{<ns>}:generation           counter for new generation numbers
  *   <ns>:{<ns>}:fence                a rebuild about to switch holds live appliers briefly (expires)
  *   <ns>:{<ns>}:writer               the log whose projector is live on these views (expires unless renewed)
+ *   <ns>:{<ns>}:building             generations a rebuild began and did not finish (switched to or dropped)
+ *   <ns>:{<ns>}:building:<prefix>    a rebuild is building that generation now (expires unless renewed)
  *   <ns>:v<N>:{<ns>}:checkpoint      generation N: global checkpoint (20-digit, zero-padded)
  *   <ns>:v<N>:{<ns>}:log             the identity of the log generation N was built from (set once)
  *   <ns>:v<N>:{<ns>}:agents|retired|identities   registry views and every identity with views
@@ -71,6 +73,16 @@ export class RedisKeys {
   /** The log whose projector is live on the views: renewed while it follows, so a take-over can tell a live owner from a dead one. */
   get liveWriter(): string {
     return `${this.namespace}:${this.globalTag}:writer`;
+  }
+
+  /** A hash of the generations being built (field: prefix): a rebuild adds its own and removes it once switched or dropped. */
+  get building(): string {
+    return `${this.namespace}:${this.globalTag}:building`;
+  }
+
+  /** While it exists, a live rebuild is building `prefix` (it renews it; it expires once that rebuild is gone). */
+  buildingMark(prefix: string): string {
+    return `${this.namespace}:${this.globalTag}:building:${prefix}`;
   }
 
   get generationCounter(): string {

@@ -66,6 +66,8 @@ export interface RedisProjectionOptions {
   rebuildEventsPerScript?: number;
   /** How long readers trust their cached active generation (default 1000 ms). */
   generationTtlMs?: number;
+  /** How long a rebuild's building mark outlives its last renewal (default 15 s; redisGenerations.ts): tests shorten it. */
+  buildingTtlMs?: number;
 }
 
 const MAX_SWITCH_FOLLOWS = 5;
@@ -114,7 +116,13 @@ export class RedisProjectionStore implements ProjectionStore {
       scriptPerTag,
       eventsPerScript: options.rebuildEventsPerScript ?? 256,
     });
-    this.generationsOfViews = new RedisGenerations(client, this.keys, rebuilder, options.generationTtlMs ?? 1000);
+    this.generationsOfViews = new RedisGenerations(
+      client,
+      this.keys,
+      rebuilder,
+      options.generationTtlMs ?? 1000,
+      options.buildingTtlMs,
+    );
   }
 
   /** The projector lease token this store's applies carry (null: unfenced); see projections/projectorLease.ts. */
@@ -350,6 +358,7 @@ export class RedisProjectionStore implements ProjectionStore {
   }
 
   async close(): Promise<void> {
+    this.generationsOfViews.stop();
     await closeRedis(this.client);
   }
 

@@ -346,7 +346,7 @@ export function registerProjectionsCommands(program: Command): void {
       '\nFields: file (SQLite views) or namespace (Redis); viewsBuilt; activeGeneration; checkpoint and logHead (log ' +
         'positions: upToDate when equal); viewsLogIdentity and logIdentity (viewsOfThisLog: whether the views were built ' +
         'from this log); liveWriter (a running projector, or null); leftoverGenerations, only when there are some: ' +
-        'partial generations left by rebuilds killed before they finished (SQLite views), dropped by the next ' +
+        'partial generations left by rebuilds killed before they finished, dropped by the next ' +
         '`mailbox projections rebuild`; note, when no views are built yet.\n' +
         'Reads only: safe while the server runs.',
     )

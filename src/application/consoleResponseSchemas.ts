@@ -92,7 +92,14 @@ export const seriesSchema = z.object({
 
 export const messageStorySchema = z.looseObject({
   messageId: z.string(),
-  sent: z.looseObject({ from: z.string(), to: z.string(), threadId: z.string(), position: z.string(), isBroadcast: z.boolean() }),
+  sent: z.looseObject({
+    from: z.string(),
+    // As sent: one identity, AGENT:*, or the list of identities (a list send keeps its list).
+    to: z.union([z.string(), z.array(z.string())]),
+    threadId: z.string(),
+    position: z.string(),
+    isBroadcast: z.boolean(),
+  }),
   audience: z.array(z.string()),
   recipients: z.array(
     z.object({

@@ -9,6 +9,7 @@ import { pageSize } from '../commands/numberFields';
 import { MailboxError } from '../errors';
 import { prioritySchema } from '../commands/messageFields';
 import { identitySchema } from '../commands/schemas';
+import { BROADCAST, IDENTITY_PATTERN } from '../commands/recipients';
 import { parseInput } from '../commands/validation';
 import type { ListBox, ListQuery } from '../projections/listQuery';
 
@@ -30,6 +31,24 @@ const csvOrArray = z.preprocess(
   z.array(z.string().min(1)).max(32),
 );
 
+/**
+ * The outbox's `to` names what a send's `to` holds: one identity (alone or in a list) or the broadcast.
+ * Any other value matches no message, so it is refused with the forms, never answered with an empty page
+ * (`to=bob` would read as "you never wrote to bob").
+ */
+const recipientFilterSchema = z
+  .string()
+  .refine((value) => value === BROADCAST || IDENTITY_PATTERN.test(value), {
+    message:
+      `must be one recipient: an @identity (e.g. @neo-gpt; also matches the lists that include it) or the literal ` +
+      `${BROADCAST} (your broadcasts); not a list or comma-separated text`,
+  })
+  // The advertised schema (OpenAPI, tools/list) says the same as the check.
+  .meta({ pattern: '^(?:@[A-Za-z0-9_-]{1,64}|AGENT:\\*)$' });
+
+/** A thread id is a message id or a named thread of 1-200 characters (as a send takes it): nothing else matches. */
+const threadFilterSchema = z.string().min(1).max(200);
+
 export const CURSOR_DESCRIPTION =
   'Opaque: pass `nextCursor` from the previous page unchanged, with the same box and filters, as the ' +
   'same caller. A cursor is bound to the listing that issued it (signed by the server); used with another box, other filters, ' +
@@ -39,8 +58,8 @@ export const listQuerySchema = z.strictObject({
   box: z.enum(['inbox', 'outbox']).default('inbox'),
   status: z.enum(['unread', 'read', 'all', 'archived']).optional(),
   from: identitySchema.optional(),
-  to: z.string().optional(),
-  threadId: z.string().optional(),
+  to: recipientFilterSchema.optional(),
+  threadId: threadFilterSchema.optional(),
   tags: csvOrArray.optional(),
   priority: prioritySchema.optional(),
   limit: pageSize(200, 50),

@@ -77,6 +77,7 @@ export function flowEntryOf(event: StoredEvent): FlowEntry {
     case 'ReceiptRead':
       return { ...base, agents: unique([event.data.reader]), messageId: event.data.messageId, recipient: event.data.reader };
     case 'MessageArchived':
+    case 'MessageUnarchived': // its own row names the message too, or the console shows an unarchive of nothing
       return {
         ...base,
         agents: unique([event.data.recipient]),

@@ -37,6 +37,13 @@ export interface RejectionLog {
 export const DEFAULT_REJECTION_CAPACITY = 1000;
 const MAX_MESSAGE_CHARS = 500;
 
+/** The refused `to` as one line: a list (`["@b", "neo-gpt"]`) as its entries joined, so the wrong entry shows. */
+function recipientText(to: unknown): { to?: string } {
+  if (typeof to === 'string') return { to: to.slice(0, 200) };
+  if (Array.isArray(to) && to.every((entry) => typeof entry === 'string')) return { to: to.join(', ').slice(0, 200) };
+  return {};
+}
+
 /** A record of `error`, keeping only the details an operator needs (never a token or a message body). */
 export function rejectionOf(
   error: unknown,
@@ -51,7 +58,7 @@ export function rejectionOf(
     code: error.code,
     status: error.status,
     message: error.message.slice(0, MAX_MESSAGE_CHARS),
-    ...(typeof to === 'string' ? { to: to.slice(0, 200) } : {}),
+    ...recipientText(to),
     ...(Array.isArray(suggestions) ? { suggestions: suggestions.filter((s) => typeof s === 'string').slice(0, 10) } : {}),
     ...(typeof field === 'string' ? { field: field.slice(0, 200) } : {}),
   };

@@ -102,7 +102,9 @@ export function toA2aTask(sent: MessageSent['data'], task: Task, events: readonl
     opening,
     ...events.map((event) => historyLine(sent, event)).filter((line): line is A2aMessage => line !== null),
   ];
-  const last = events[events.length - 1];
+  // The status's time is that of the last change to the task: the sender reading the outcome (TaskOutcomeSeen)
+  // changes nothing (as in the read model's updatedAt), so it must not move the timestamp every reader sees.
+  const last = events.filter((event) => event.type !== 'TaskOutcomeSeen').at(-1);
   const statusLine = history.length > 1 ? history[history.length - 1] : null;
   const { state: _state, input: _input, ...envelope } = sent.task ?? {};
   return {

@@ -16,8 +16,8 @@ export interface HealthReport {
   [detail: string]: unknown;
 }
 
-const sendJson = (response: http.ServerResponse, status: number, body: unknown) => {
-  response.writeHead(status, { 'content-type': 'application/json' });
+const sendJson = (response: http.ServerResponse, status: number, body: unknown, headers: http.OutgoingHttpHeaders = {}) => {
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
   response.end(JSON.stringify(body));
 };
 
@@ -30,11 +30,21 @@ export async function startMetricsServer(
   const server = http.createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0];
     if (request.method !== 'GET') {
-      return sendJson(response, 405, {
-        error: 'Method not allowed',
-        code: 'VALIDATION_FAILED',
-        message: 'Only GET is served here.',
-      });
+      // As the API server answers a method a route does not take: METHOD_NOT_ALLOWED, with the Allow header
+      // (RFC 9110 requires it on a 405) and the same methods in the envelope.
+      return sendJson(
+        response,
+        405,
+        {
+          error: 'Method not allowed',
+          code: 'METHOD_NOT_ALLOWED',
+          message: `${path} takes GET, not ${request.method}; the daemon serves GET /metrics, /healthz and /status.`,
+          method: request.method,
+          path,
+          allow: ['GET'],
+        },
+        { allow: 'GET' },
+      );
     }
     if (path === '/metrics') {
       registry.metrics().then(

@@ -177,6 +177,19 @@ describe('GET /v1/audit/rejections', () => {
     expect(JSON.stringify(body)).not.toContain('wrong'); // a refused token is never recorded
   });
 
+  // A refused list send was recorded without its recipients (only a string `to` was kept): the console's
+  // Rejections showed no recipient for it, though the wrong entry is what an operator looks for.
+  test('a rejected send to a list is recorded with the list, the wrong entry in it', async () => {
+    const before = await server.eventCount();
+    const refused = await send('@a', { to: ['@b', 'neo-gpt'], subject: 's', body: 'x' });
+    expect([refused.status, refused.body.code]).toEqual([400, 'INVALID_RECIPIENT_SHAPE']);
+    expect(await server.eventCount()).toBe(before);
+    const { body } = await server.call('GET', '/v1/audit/rejections?limit=1', { token: t['@aud'] });
+    expect(body.rejections).toEqual([
+      expect.objectContaining({ agent: '@a', command: 'send', code: 'INVALID_RECIPIENT_SHAPE', to: '@b, neo-gpt' }),
+    ]);
+  });
+
   test('a rejected MCP tool call is recorded too, as mcp', async () => {
     const client = new Client({ name: 'console-e2e', version: '1.0.0' });
     await client.connect(

@@ -448,3 +448,17 @@ test('read a b c: every id checked, and every message fetched, before any is sho
   expect(read.out).toContain('body one');
   expect((await unread())[0][1]).toEqual(expect.any(String));
 });
+
+// `--idempotency-key "$KEY"` with KEY unset sent a message without any key (the empty key was dropped), so the
+// retry the flag was for sent it twice. Refused as the HTTP header and the MCP argument refuse it.
+test("send --idempotency-key '': refused, nothing sent (never a send without the key it was given)", async () => {
+  const bob = (await json(server.adminToken, 'agent', 'add', '@emptykey')).token as string;
+  const before = await server.eventCount();
+  const sent = await mailbox(bob, 'send', '@emptykey', 's', 'b', '--idempotency-key', '');
+  expect(sent).toEqual({
+    out: '',
+    err: "error: add_message: 'idempotencyKey' must not be empty (VALIDATION_FAILED)\n",
+    exitCode: 1,
+  });
+  expect(await server.eventCount()).toBe(before);
+});

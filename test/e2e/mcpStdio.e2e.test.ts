@@ -95,3 +95,35 @@ test('no token: the server still answers initialize and tools/list, and every to
   }
   expect(await server.eventCount()).toBe(before);
 });
+
+// MAILBOX_URL without its scheme (127.0.0.1:7420) made `mailbox mcp` exit before `initialize`: the MCP client
+// showed only "disconnected" (the reason went to a stderr its user never sees), unlike a missing token.
+test.each(['127.0.0.1:7420', 'ftp://x'])(
+  'MAILBOX_URL %j (not http or https): initialize and tools/list answer, every tool call returns the URL error',
+  async (url) => {
+    const toServer = new PassThrough();
+    const fromServer = new PassThrough();
+    const mcp = await runStdioMcp(url, t['@a'], { stdin: toServer, stdout: fromServer });
+    const client = new Client({ name: 'stdio-bad-url', version: '1.0.0' });
+    await client.connect(new StdioServerTransport(fromServer, toServer)); // initialize answered
+    closers.push(async () => {
+      await client.close();
+      await mcp.close();
+    });
+    const before = await server.eventCount();
+    expect((await client.listTools()).tools).toHaveLength(13);
+    for (const [name, args] of [
+      ['unread_count', {}],
+      ['add_message', { to: '@b', subject: 's', body: 'b' }],
+    ] as const) {
+      const result = await call(client, name, args);
+      expect(result.isError).toBe(true);
+      expect(json(result)).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        field: 'url',
+        message: expect.stringContaining(`The mailbox URL '${url}' is not an http:// or https:// URL`),
+      });
+    }
+    expect(await server.eventCount()).toBe(before);
+  },
+);

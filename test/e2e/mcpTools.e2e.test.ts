@@ -201,6 +201,42 @@ describe('tools/call with arguments JSON-encoded as a string', () => {
   });
 });
 
+// A tools/call without a tool name (or without params) was JSON-RPC -32603 "internal error" whose message was the
+// SDK's zod issue dump: the server blamed itself for the client's request and named no tool.
+describe('tools/call without a tool name', () => {
+  test.each([
+    [{ arguments: {} }, 'no name'],
+    [{ name: 5, arguments: {} }, 'a number'],
+    [undefined, 'no params'],
+  ] as Array<[Record<string, unknown> | undefined, string]>)(
+    'params %j (%s): -32602 with the envelope listing the tools, and writes nothing',
+    async (params) => {
+      const before = await server.eventCount();
+      const response = await fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${t['@a']}`,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/call', ...(params === undefined ? {} : { params }) }),
+      });
+      const text = await response.text();
+      const body = JSON.parse(text.startsWith('{') ? text : /^data: (.*)$/m.exec(text)![1]);
+      expect(body).toMatchObject({
+        jsonrpc: '2.0',
+        id: 8,
+        error: {
+          code: -32602,
+          message: expect.stringContaining("tools/call: 'name' must name one of the tools: add_message, list_messages"),
+          data: { error: 'Validation failed', code: 'VALIDATION_FAILED', field: 'name', tools: tools.map((x) => x.name) },
+        },
+      });
+      expect(await server.eventCount()).toBe(before);
+    },
+  );
+});
+
 describe('a missing or bad token: a clear error, never an OAuth login', () => {
   test.each([
     [null, 'missing'],

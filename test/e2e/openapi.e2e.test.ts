@@ -112,6 +112,15 @@ test('real answers conform to the documented success schemas', async () => {
     unread: 0,
     byPriority: { low: 0, normal: 0, high: 0 },
   });
+  // A send to a list of identities keeps its `to` as the list: the story's schema said one string (a validating
+  // client of GET /v1/audit/messages/{id} refused the answer for every list send).
+  const listed = await check('POST', '/v1/messages', '/v1/messages', {
+    token: t['@a'],
+    body: { to: ['@b', '@c'], subject: 'pair', body: 'b' },
+  });
+  for (const id of [listed.messageId, broadcast.messageId, direct.messageId])
+    await check('GET', `/v1/audit/messages/${id}`, '/v1/audit/messages/{id}', admin);
+  await check('GET', `/v1/messages/${listed.messageId}/delivery`, '/v1/messages/{id}/delivery', { token: t['@a'] });
   await check('GET', '/v1/heartbeat', '/v1/heartbeat', admin);
   await check('GET', '/v1/audit/events?limit=5', '/v1/audit/events', admin);
   await check('GET', '/healthz', '/healthz');

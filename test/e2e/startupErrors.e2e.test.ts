@@ -226,6 +226,17 @@ test('a data dir path too long to use: one line naming the variable', async () =
   );
 });
 
+// `mailbox serve --data-dir "$DIR"` with DIR unset: the empty flag was dropped and the server started on the
+// default data dir (or MAILBOX_DATA_DIR), a mailbox other than the one named. Refused like the empty variable.
+test.each([
+  [['--data-dir', ''], 'MAILBOX_DATA_DIR'],
+  [['--host', ''], 'MAILBOX_HOST'],
+])('serve %j (a flag given empty): one line, exit code 2, nothing created anywhere', async (flags, variable) => {
+  const dataDir = path.join(root, `empty-flag-${variable}`);
+  const run = await runCli(['serve', ...flags], { MAILBOX_DATA_DIR: dataDir, MAILBOX_PORT: '0' }, { timeoutMs: 10_000 });
+  expectOneLine({ ...run, dataDir }, variable, "=''", 'is not valid');
+});
+
 test('a log that is not a SQLite database: one line naming the file and the remedies, exit code 2, the file untouched', async () => {
   const dataDir = path.join(root, 'not-a-log');
   fs.mkdirSync(dataDir);

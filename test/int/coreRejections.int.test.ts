@@ -41,6 +41,33 @@ describe.each(STORE_KINDS)('rejections write nothing ($name event store)', (kind
     expect(error.envelope.applicable).not.toContain('status');
   });
 
+  // A filter value no message can carry matched nothing and answered an empty page: `--outbox --to bob` (a
+  // missing @) read as "you never wrote to bob". Refused like the inbox's `from`, with the forms it takes.
+  it.each([
+    ['to', { box: 'outbox', to: 'bob' }],
+    ['to', { box: 'outbox', to: '@b,@c' }],
+    ['to', { box: 'outbox', to: 'AGENT:gpt' }],
+    ['to', { box: 'outbox', to: '' }],
+    ['threadId', { threadId: '' }],
+    ['threadId', { box: 'outbox', threadId: 't'.repeat(201) }],
+  ])('a %s filter no message can match -> VALIDATION_FAILED naming it (%j)', async (field, query) => {
+    const { mailbox, a } = await team();
+    await a.send({ to: '@b', subject: 'hi', body: 'x' });
+    const error = await expectRejectedWithoutEvents(mailbox, 'VALIDATION_FAILED', () => a.listMessages(query));
+    expect(error.status).toBe(400);
+    expect(error.envelope.field).toBe(field);
+  });
+
+  it('the outbox to filter takes an @identity or AGENT:*', async () => {
+    const { a } = await team();
+    const sent = await a.send({ to: ['@b', '@c'], subject: 'pair', body: 'x' });
+    const broadcast = await a.send({ to: 'AGENT:*', subject: 'all', body: 'x' });
+    const toC = await a.listMessages({ box: 'outbox', to: '@c' });
+    expect(toC.messages.map((m) => m.messageId)).toEqual([sent.messageId]);
+    const toAll = await a.listMessages({ box: 'outbox', to: 'AGENT:*' });
+    expect(toAll.messages.map((m) => m.messageId)).toEqual([broadcast.messageId]);
+  });
+
   it('an oversized body -> 413 PAYLOAD_TOO_LARGE; exactly the limit is accepted', async () => {
     const mailbox = await harness.open({ maxBodyBytes: 4096 });
     const { '@a': a, '@b': b } = await registerAgents(mailbox, ['@a', '@b', '@c']);

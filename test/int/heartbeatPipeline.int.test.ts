@@ -86,6 +86,31 @@ describe('heartbeat pipeline watch', () => {
     expect((await healthz()).status).toBe(200);
   });
 
+  // A POST (or HEAD, DELETE) was 405 with code VALIDATION_FAILED and no Allow header: the API server's 405 is
+  // METHOD_NOT_ALLOWED naming the methods in Allow (RFC 9110 requires it), and so is the daemon's now.
+  test.each(['POST', 'DELETE', 'PUT'])('%s on the metrics endpoint: 405 METHOD_NOT_ALLOWED with Allow: GET', async (method) => {
+    mailbox = await createMailbox(
+      { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+      { logger: pino({ level: 'silent' }) },
+    );
+    heartbeat = await startHeartbeat(mailbox, {
+      logger: pino({ level: 'silent' }),
+      schedule: false,
+      settings: { metricsPort: 0 },
+    });
+    const response = await fetch(`${heartbeat.metricsUrl}/healthz`, { method });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('GET');
+    expect(await response.json()).toEqual({
+      error: 'Method not allowed',
+      code: 'METHOD_NOT_ALLOWED',
+      message: `/healthz takes GET, not ${method}; the daemon serves GET /metrics, /healthz and /status.`,
+      method,
+      path: '/healthz',
+      allow: ['GET'],
+    });
+  });
+
   test('wake events reach the daemon and feed the wake counters', async () => {
     mailbox = await createMailbox(
       { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' },

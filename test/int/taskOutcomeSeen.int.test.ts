@@ -6,6 +6,7 @@
  */
 import { eventStoreSource } from '../../src/audit/logSource';
 import { verifyProjections } from '../../src/audit/verify/verifyProjections';
+import type { Clock } from '../../src/application/runtime';
 import type { Mailbox } from '../../src/mailbox';
 import { registerAgents } from '../support/fixtures';
 import { startRedis, type TestRedis } from '../support/redisServer';
@@ -24,6 +25,14 @@ const VIEWS = [
   { name: 'memory', config: () => ({}) },
   { name: 'Redis', config: () => ({ redisUrl: redis.url, redisNamespace: `outcome${process.pid}-${++namespaces}` }) },
 ];
+
+class TestClock implements Clock {
+  constructor(private at: number) {}
+  now = () => new Date(this.at);
+  advance(ms: number): void {
+    this.at += ms;
+  }
+}
 
 const waiting = async (mailbox: Mailbox) =>
   Promise.all(['@alice', '@bob', '@carol'].map(async (id) => (await mailbox.projections.heartbeat(id)).tasksWaiting));
@@ -84,6 +93,25 @@ describe.each(VIEWS)('a finished task waits on its sender until it is seen ($nam
     await alice.getTask(rejected);
     expect(await eventsOfType(mailbox, 'TaskOutcomeSeen')).toMatchObject([{ data: { taskId: rejected, state: 'Rejected' } }]);
     expect(await waiting(mailbox)).toEqual([0, 0, 0]);
+  });
+
+  // The A2A status timestamp is when the task got its status. It was the time of the task stream's last event, so
+  // the sender's reading of the outcome (TaskOutcomeSeen, no change to the task) moved it for every reader.
+  it("the sender's get leaves the status timestamp at the change that made the status", async () => {
+    const clock = new TestClock(Date.parse('2030-05-01T12:00:00.000Z'));
+    const mailbox = await harness.open({ taskSweepMs: 0, ...config() }, { clock });
+    const { '@alice': alice, '@bob': bob } = await registerAgents(mailbox, ['@alice', '@bob', '@carol']);
+    const { messageId: taskId } = await alice.send({ to: '@bob', subject: 'build it', body: 'x', task: {} });
+    await bob.updateTask({ taskId, to: 'Working' });
+    clock.advance(1_000);
+    await bob.updateTask({ taskId, to: 'Completed' });
+    const completedAt = clock.now().toISOString();
+    clock.advance(60_000);
+
+    expect((await alice.getTask(taskId)).status).toMatchObject({ state: 'TASK_STATE_COMPLETED', timestamp: completedAt });
+    expect(await eventsOfType(mailbox, 'TaskOutcomeSeen')).toHaveLength(1);
+    for (const reader of [alice, bob])
+      expect((await reader.getTask(taskId)).status).toMatchObject({ state: 'TASK_STATE_COMPLETED', timestamp: completedAt });
   });
 
   it('the views equal a clean rebuild from the log (the seen mark is a fact in it)', async () => {

@@ -45,6 +45,22 @@ describe('flowEntryOf: one line per event, naming everyone it concerns', () => {
     });
     expect(flowEntryOf(stored(registered('@dave'), 'admin'))).toMatchObject({ actor: 'admin', agents: ['@dave'], role: 'agent' });
   });
+  // An unarchive was shown by its actor only: the console's row named no message (its archive did).
+  test('an unarchive names its message and recipient, as its archive does', () => {
+    const data = { messageId: PARENT_ID, recipient: '@bob', priority: 'normal' as const, sentAt: T1 };
+    const archived = flowEntryOf(
+      stored({ type: 'MessageArchived', data: { ...data, archivedAt: T1, wasUnread: true } } as MailboxEvent, '@bob'),
+    );
+    const unarchived = flowEntryOf(
+      stored({ type: 'MessageUnarchived', data: { ...data, unarchivedAt: T1 } } as MailboxEvent, '@bob'),
+    );
+    expect(unarchived).toMatchObject({ type: 'MessageUnarchived', agents: ['@bob'], messageId: PARENT_ID, recipient: '@bob' });
+    expect({ ...unarchived, type: undefined, position: undefined }).toEqual({
+      ...archived,
+      type: undefined,
+      position: undefined,
+    });
+  });
 });
 
 describe('flowEntryOf: task events', () => {

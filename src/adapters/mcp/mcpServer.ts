@@ -116,9 +116,30 @@ function decodeArguments(value: unknown): unknown {
   throw new McpError(ErrorCode.InvalidParams, error.message, error.envelope);
 }
 
+/**
+ * A tools/call must name its tool. Without params, or with a name that is not a string, the SDK's own check
+ * answered -32603 (an internal error) with zod's issue dump: the client's mistake is -32602 with the envelope
+ * and the tools it may name.
+ */
+function checkParams(value: unknown): unknown {
+  if (isObject(value) && typeof value.name === 'string') return value;
+  const tools = TOOLS.map((tool) => tool.name);
+  const error = new MailboxError(
+    'VALIDATION_FAILED',
+    'Validation failed',
+    `tools/call: 'name' must name one of the tools: ${tools.join(', ')} (params: {"name": "<tool>", "arguments": {...}}); ` +
+      `got ${isObject(value) ? (value.name === undefined ? 'no name' : kindOf(value.name)) : value === undefined ? 'no params' : kindOf(value)}.`,
+    { field: 'name', tools },
+  );
+  throw new McpError(ErrorCode.InvalidParams, error.message, error.envelope);
+}
+
 const CallToolWithEncodedArguments = z.looseObject({
   method: z.literal('tools/call'),
-  params: z.looseObject({ name: z.string(), arguments: z.unknown().transform(decodeArguments).optional() }),
+  params: z
+    .unknown()
+    .transform(checkParams)
+    .pipe(z.looseObject({ name: z.string(), arguments: z.unknown().transform(decodeArguments).optional() })),
 });
 
 function inputSchemaOf(tool: ToolDefinition): Tool['inputSchema'] {

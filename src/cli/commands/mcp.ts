@@ -5,7 +5,7 @@
  */
 import { Option, type Command } from 'commander';
 import { action, DEFAULT_URL, type ClientOptions } from './clientOptions';
-import { NO_TOKEN_MESSAGE, runStdioMcp } from '../../stdioMcp';
+import { runStdioMcp, stdioRefusal } from '../../stdioMcp';
 
 export function registerMcpCommand(program: Command): void {
   // No --json: stdout carries the MCP protocol only.
@@ -22,10 +22,11 @@ export function registerMcpCommand(program: Command): void {
     .action(
       action(async (options: ClientOptions) => {
         const server = await runStdioMcp(options.url, options.token);
+        const refusal = stdioRefusal(options.url, options.token);
         process.stderr.write(
-          options.token
-            ? `mailbox mcp: serving MCP on stdio for ${options.url}\n`
-            : `mailbox mcp: ${NO_TOKEN_MESSAGE} Serving MCP anyway: every tool call answers UNAUTHENTICATED.\n`,
+          refusal
+            ? `mailbox mcp: ${refusal.message} Serving MCP anyway: every tool call answers ${refusal.code}.\n`
+            : `mailbox mcp: serving MCP on stdio for ${options.url}\n`,
         );
         await new Promise<void>((resolve) => {
           server.onclose = resolve;

@@ -24,9 +24,11 @@ export function registerServeCommand(program: Command): void {
       const fromEnv = configFromEnv();
       const config = parseConfigForStartup({
         ...fromEnv,
-        ...(options.host ? { host: options.host } : {}),
+        // A flag given is taken as given, empty too (`--data-dir "$DIR"` with DIR unset), for the config to refuse:
+        // dropped, the server would start on the default data dir, another mailbox than the one named.
+        ...(options.host !== undefined ? { host: options.host } : {}),
         ...(options.port !== undefined ? { port: options.port } : {}),
-        ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+        ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
       });
       // Read as every boolean variable is, before anything is created: MAILBOX_HEARTBEAT=enabled turned it off, unsaid.
       const heartbeatFromEnv = flagFromEnv(process.env, 'MAILBOX_HEARTBEAT'); // checked with --heartbeat too

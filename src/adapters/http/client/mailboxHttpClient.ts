@@ -154,7 +154,9 @@ export class MailboxHttpClient implements AgentApi {
   send(input: unknown, idempotencyKey?: string): Promise<SendResult> {
     return this.request('POST', '/v1/messages', {
       body: input,
-      headers: idempotencyKey ? { 'idempotency-key': idempotencyKey } : {},
+      // An empty key is sent as given, for the server to refuse: dropped, the send would go out without the key
+      // its retry relies on (`--idempotency-key "$KEY"` with KEY unset).
+      headers: idempotencyKey !== undefined ? { 'idempotency-key': idempotencyKey } : {},
     });
   }
   listMessages(query: unknown = {}): Promise<MessagePage> {

@@ -197,9 +197,15 @@ function shown(key: string, value: unknown): string {
   return `'${String(value)}'`;
 }
 
-/** One sentence naming the variable, the bad value and the valid form. */
-function configIssueMessage(key: string, value: unknown, issueMessage: string): string {
-  const variable = ENV_VARIABLES[key as keyof MailboxConfig] ?? key;
+/**
+ * Where a setting came from when not from its variable, as the user wrote it (`serve --port abc`: '--port'), so that
+ * a refusal names what the user typed, not a variable that may hold another value or none.
+ */
+export type SettingSources = Partial<Record<keyof MailboxConfig, string>>;
+
+/** One sentence naming the variable (or the flag it came from), the bad value and the valid form. */
+function configIssueMessage(key: string, value: unknown, issueMessage: string, sources: SettingSources = {}): string {
+  const variable = sources[key as keyof MailboxConfig] ?? ENV_VARIABLES[key as keyof MailboxConfig] ?? key;
   const form = VALID_FORM[key as keyof MailboxConfig];
   const what = value === undefined ? variable : `${variable}=${shown(key, value)}`;
   // '0x1DB1' or '1e3' may well mean a number in range: the form alone would not say what is wrong with it.
@@ -207,7 +213,7 @@ function configIssueMessage(key: string, value: unknown, issueMessage: string): 
   return form ? `${what} is not valid: set ${variable} to ${form}${written}.` : `${what} is not valid: ${issueMessage}.`;
 }
 
-export function parseConfig(input: MailboxConfigInput = {}): MailboxConfig {
+export function parseConfig(input: MailboxConfigInput = {}, sources: SettingSources = {}): MailboxConfig {
   const result = configSchema.safeParse(input);
   if (result.success) return withViews(withRedisTopology(result.data));
   const issue = result.error.issues[0];
@@ -215,7 +221,7 @@ export function parseConfig(input: MailboxConfigInput = {}): MailboxConfig {
   throw new MailboxError(
     'VALIDATION_FAILED',
     'Invalid configuration',
-    configIssueMessage(key, (input as Record<string, unknown>)[key], issue.message),
+    configIssueMessage(key, (input as Record<string, unknown>)[key], issue.message, sources),
     { field: ENV_VARIABLES[key] ?? key },
   );
 }
@@ -375,9 +381,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): MailboxConf
 }
 
 /** parseConfig for the CLI: a bad value becomes a StartupError (one line, exit code 2). */
-export function parseConfigForStartup(input: MailboxConfigInput): MailboxConfig {
+export function parseConfigForStartup(input: MailboxConfigInput, sources: SettingSources = {}): MailboxConfig {
   try {
-    return parseConfig(input);
+    return parseConfig(input, sources);
   } catch (error) {
     if (error instanceof MailboxError) throw new StartupError(error.message, { variable: error.envelope.field });
     throw error;

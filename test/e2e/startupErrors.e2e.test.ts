@@ -228,14 +228,20 @@ test('a data dir path too long to use: one line naming the variable', async () =
 
 // `mailbox serve --data-dir "$DIR"` with DIR unset: the empty flag was dropped and the server started on the
 // default data dir (or MAILBOX_DATA_DIR), a mailbox other than the one named. Refused like the empty variable.
+// A bad flag is named as typed: `--port abc` was refused as "MAILBOX_PORT='abc'", a variable set to 0 here.
 test.each([
-  [['--data-dir', ''], 'MAILBOX_DATA_DIR'],
-  [['--host', ''], 'MAILBOX_HOST'],
-])('serve %j (a flag given empty): one line, exit code 2, nothing created anywhere', async (flags, variable) => {
-  const dataDir = path.join(root, `empty-flag-${variable}`);
-  const run = await runCli(['serve', ...flags], { MAILBOX_DATA_DIR: dataDir, MAILBOX_PORT: '0' }, { timeoutMs: 10_000 });
-  expectOneLine({ ...run, dataDir }, variable, "=''", 'is not valid');
-});
+  [['--data-dir', ''], "--data-dir=''"],
+  [['--host', ''], "--host=''"],
+  [['--port', 'abc'], "--port='abc' is not valid: set --port to an integer 0..65535"],
+])(
+  'serve %j (a flag given empty or bad): one line naming the flag, exit code 2, nothing created anywhere',
+  async (flags, named) => {
+    const dataDir = path.join(root, `bad-flag-${flags[0]}`);
+    const run = await runCli(['serve', ...flags], { MAILBOX_DATA_DIR: dataDir, MAILBOX_PORT: '0' }, { timeoutMs: 10_000 });
+    expectOneLine({ ...run, dataDir }, named, 'is not valid');
+    expect(run.stderr).not.toContain('MAILBOX_');
+  },
+);
 
 test('a log that is not a SQLite database: one line naming the file and the remedies, exit code 2, the file untouched', async () => {
   const dataDir = path.join(root, 'not-a-log');

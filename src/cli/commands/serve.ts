@@ -8,6 +8,7 @@ import { unknownVariableWarning, unknownVariables } from './envWarnings';
 import { StartupInterrupted } from '../../startupError';
 
 const SHUTDOWN_TIMEOUT_MS = 10_000;
+const FLAG_NAMES = { host: '--host', port: '--port', dataDir: '--data-dir' } as const;
 
 export function registerServeCommand(program: Command): void {
   program
@@ -22,14 +23,15 @@ export function registerServeCommand(program: Command): void {
     )
     .action(async (options: { host?: string; port?: string; dataDir?: string; heartbeat?: boolean }) => {
       const fromEnv = configFromEnv();
-      const config = parseConfigForStartup({
-        ...fromEnv,
-        // A flag given is taken as given, empty too (`--data-dir "$DIR"` with DIR unset), for the config to refuse:
-        // dropped, the server would start on the default data dir, another mailbox than the one named.
-        ...(options.host !== undefined ? { host: options.host } : {}),
-        ...(options.port !== undefined ? { port: options.port } : {}),
-        ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
-      });
+      // A flag given is taken as given, empty too (`--data-dir "$DIR"` with DIR unset), for the config to refuse:
+      // dropped, the server would start on the default data dir, another mailbox than the one named. A refusal
+      // names the flag (`--port='abc'`), not MAILBOX_PORT, which may hold another value or none.
+      const flags = { host: options.host, port: options.port, dataDir: options.dataDir };
+      const given = Object.entries(flags).filter(([, value]) => value !== undefined);
+      const config = parseConfigForStartup(
+        { ...fromEnv, ...Object.fromEntries(given) },
+        Object.fromEntries(given.map(([key]) => [key, FLAG_NAMES[key as keyof typeof flags]])),
+      );
       // Read as every boolean variable is, before anything is created: MAILBOX_HEARTBEAT=enabled turned it off, unsaid.
       const heartbeatFromEnv = flagFromEnv(process.env, 'MAILBOX_HEARTBEAT'); // checked with --heartbeat too
       const withHeartbeat = options.heartbeat === true || heartbeatFromEnv === true;

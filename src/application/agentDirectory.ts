@@ -1,6 +1,12 @@
 /** The registry as the write side knows it: broadcast audiences, strict recipients, token lookups. */
 import { inject, injectable } from 'tsyringe';
-import { foldRegistry, initialRegistryState, type RegisteredAgent, type RegistryState } from '../commands/agentRegistry';
+import {
+  foldRegistry,
+  initialRegistryState,
+  type RegisteredAgent,
+  type RegistryState,
+  type ReplacedToken,
+} from '../commands/agentRegistry';
 import type { AgentEvent } from '../events/types';
 import { AGENT_REGISTRY_STREAM } from '../events/streams';
 import { TOKENS } from '../tokens';
@@ -99,6 +105,14 @@ export class AgentDirectory {
       state = cached;
     }
     return this.indexOf(state).get(tokenHash) ?? null;
+  }
+
+  /**
+   * Whose token `tokenHash` was, if a rotation replaced it (asked only after findByTokenHash found no agent, so the
+   * registry was just read).
+   */
+  replacedToken(tokenHash: string): ReplacedToken | null {
+    return this.handler.peek<RegistryState>(AGENT_REGISTRY_STREAM)?.replacedTokens.get(tokenHash) ?? null;
   }
 
   private indexOf(state: RegistryState): Map<string, RegisteredAgent> {

@@ -4,6 +4,7 @@ import { ADMIN_ACTOR, type Actor } from '../commands/roles';
 import type { MailboxConfig } from '../config';
 import { MailboxError } from '../errors';
 import { TOKENS } from '../tokens';
+import type { ReplacedToken } from '../commands/agentRegistry';
 import type { AgentDirectory, RevocationListener } from './agentDirectory';
 import { hashToken, sameHash } from './tokenHash';
 
@@ -31,8 +32,25 @@ export class Authenticator {
     const hash = hashToken(token);
     if (this.adminHash && sameHash(hash, this.adminHash)) return ADMIN_ACTOR;
     const agent = await this.directory.findByTokenHash(hash);
-    if (!agent) throw unauthenticated('The bearer token is not valid; ask an admin to register you (POST /v1/agents).');
+    if (!agent) throw unknownToken(this.directory.replacedToken(hash));
     if (agent.retiredAt !== null) throw unauthenticated(`Agent ${agent.identity} was retired; its token no longer works.`);
     return { identity: agent.identity, role: agent.role };
   }
+}
+
+/**
+ * A token this mailbox does not know. One a rotation replaced says whose it was and when (its holder needs the new
+ * one, not a registration); any other may be mistyped or another mailbox's (an admin command sent to the wrong
+ * server lands here too), so the message names where each kind of token comes from.
+ */
+function unknownToken(replaced: ReplacedToken | null): MailboxError {
+  if (replaced !== null)
+    return unauthenticated(
+      `This token of ${replaced.identity} was replaced by a rotation at ${replaced.replacedAt} and no longer works; ` +
+        `use the new one (an admin rotated it with POST /v1/agents/${replaced.identity}/token or \`mailbox agent token\`).`,
+    );
+  return unauthenticated(
+    "The bearer token is not valid for this mailbox (mistyped, or another mailbox's). An agent gets its token when an " +
+      "admin registers it (POST /v1/agents); the admin token is the server's MAILBOX_ADMIN_TOKEN or <data dir>/admin.token.",
+  );
 }

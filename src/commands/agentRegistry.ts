@@ -12,15 +12,24 @@ export interface RegisteredAgent {
   retiredAt: string | null;
 }
 
-export interface RegistryState {
-  agents: ReadonlyMap<string, RegisteredAgent>;
+/** A token that a rotation replaced: whose it was and when, so that its holder is told so (not "not valid"). */
+export interface ReplacedToken {
+  identity: string;
+  replacedAt: string;
 }
 
-export const initialRegistryState = (): RegistryState => ({ agents: new Map() });
+export interface RegistryState {
+  agents: ReadonlyMap<string, RegisteredAgent>;
+  /** Token hashes that rotations replaced, by hash (one per rotation: rotations are rare, admin-made). */
+  replacedTokens: ReadonlyMap<string, ReplacedToken>;
+}
+
+export const initialRegistryState = (): RegistryState => ({ agents: new Map(), replacedTokens: new Map() });
 
 /** Folds events into a copy of the state (one copy per batch, not per event). */
 export function foldRegistry(state: RegistryState, events: readonly AgentEvent[]): RegistryState {
   const agents = new Map(state.agents);
+  let replacedTokens = state.replacedTokens;
   for (const event of events) {
     switch (event.type) {
       case 'AgentRegistered': {
@@ -35,7 +44,13 @@ export function foldRegistry(state: RegistryState, events: readonly AgentEvent[]
       }
       case 'AgentTokenRotated': {
         const agent = agents.get(event.data.identity);
-        if (agent) agents.set(agent.identity, { ...agent, tokenHash: event.data.tokenHash });
+        if (!agent) break;
+        agents.set(agent.identity, { ...agent, tokenHash: event.data.tokenHash });
+        if (replacedTokens === state.replacedTokens) replacedTokens = new Map(replacedTokens); // copied once per batch
+        (replacedTokens as Map<string, ReplacedToken>).set(agent.tokenHash, {
+          identity: agent.identity,
+          replacedAt: event.data.rotatedAt,
+        });
         break;
       }
       default: {
@@ -44,7 +59,7 @@ export function foldRegistry(state: RegistryState, events: readonly AgentEvent[]
       }
     }
   }
-  return { agents };
+  return { agents, replacedTokens };
 }
 
 /** Agents that can receive mail now: registered, not retired, role agent. */

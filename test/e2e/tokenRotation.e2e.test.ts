@@ -39,6 +39,16 @@ test('the new token works, the old one is refused at once, identity and mail are
   const old = await inbox(tokens['@bob']);
   expect(old.status).toBe(401);
   expect(old.body.code).toBe('UNAUTHENTICATED');
+  // Its holder is told what happened to it (it said "not valid; ask an admin to register you", a registration it has).
+  expect(old.body.message).toBe(
+    `This token of @bob was replaced by a rotation at ${rotated.body.rotatedAt} and no longer works; use the new one ` +
+      '(an admin rotated it with POST /v1/agents/@bob/token or `mailbox agent token`).',
+  );
+  // A token this mailbox never issued (mistyped, another mailbox's) names where each kind of token comes from.
+  const unknown = await inbox('mbx_never_issued_by_this_mailbox_0123456789');
+  expect([unknown.status, unknown.body.code]).toEqual([401, 'UNAUTHENTICATED']);
+  expect(unknown.body.message).toContain("not valid for this mailbox (mistyped, or another mailbox's)");
+  expect(unknown.body.message).toContain('MAILBOX_ADMIN_TOKEN or <data dir>/admin.token');
   const fresh = await inbox(rotated.body.token);
   expect(fresh.status).toBe(200);
   expect(fresh.body.messages.map((m: { subject: string }) => m.subject)).toEqual(['before']);

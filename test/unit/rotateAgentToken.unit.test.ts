@@ -63,4 +63,18 @@ describe('RotateAgentToken', () => {
     ]);
     expect(state.agents.get('@bob')?.registeredAt).toBe(registered('@bob').data.registeredAt);
   });
+
+  it('the fold remembers whose each replaced hash was, and when (its holder is told so, not "not valid")', () => {
+    const state = foldRegistry(initialRegistryState(), [
+      registered('@alice'),
+      registered('@bob'),
+      rotated('@bob', 'hash-2', T1),
+      rotated('@bob', 'hash-3', T2),
+    ]);
+    expect([...state.replacedTokens]).toEqual([
+      ['hash-of-@bob', { identity: '@bob', replacedAt: T1 }],
+      ['hash-2', { identity: '@bob', replacedAt: T2 }],
+    ]);
+    expect(state.agents.get('@bob')?.tokenHash).toBe('hash-3'); // the current one is no replaced one
+  });
 });

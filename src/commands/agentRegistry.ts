@@ -29,7 +29,7 @@ export const initialRegistryState = (): RegistryState => ({ agents: new Map(), r
 /** Folds events into a copy of the state (one copy per batch, not per event). */
 export function foldRegistry(state: RegistryState, events: readonly AgentEvent[]): RegistryState {
   const agents = new Map(state.agents);
-  let replacedTokens = state.replacedTokens;
+  let replaced: Map<string, ReplacedToken> | null = null; // copied at the batch's first rotation, if any
   for (const event of events) {
     switch (event.type) {
       case 'AgentRegistered': {
@@ -46,11 +46,8 @@ export function foldRegistry(state: RegistryState, events: readonly AgentEvent[]
         const agent = agents.get(event.data.identity);
         if (!agent) break;
         agents.set(agent.identity, { ...agent, tokenHash: event.data.tokenHash });
-        if (replacedTokens === state.replacedTokens) replacedTokens = new Map(replacedTokens); // copied once per batch
-        (replacedTokens as Map<string, ReplacedToken>).set(agent.tokenHash, {
-          identity: agent.identity,
-          replacedAt: event.data.rotatedAt,
-        });
+        replaced ??= new Map(state.replacedTokens);
+        replaced.set(agent.tokenHash, { identity: agent.identity, replacedAt: event.data.rotatedAt });
         break;
       }
       default: {
@@ -59,7 +56,7 @@ export function foldRegistry(state: RegistryState, events: readonly AgentEvent[]
       }
     }
   }
-  return { agents, replacedTokens };
+  return { agents, replacedTokens: replaced ?? state.replacedTokens };
 }
 
 /** Agents that can receive mail now: registered, not retired, role agent. */

@@ -340,6 +340,7 @@ export class ProjectionRunner {
   private async catchUp(term: number | null = null): Promise<void> {
     const started = Date.now();
     let after = await this.projections.checkpoint();
+    if (after === null) await this.buildingFromNothing();
     const progress = new CatchUpProgress(() => this.clock.now().getTime(), after);
     let total = 0;
     while (!(term !== null && this.ended(term)) && !this.interrupted?.aborted) {
@@ -365,6 +366,26 @@ export class ProjectionRunner {
       const ms = Date.now() - started;
       this.logger.info({ events: total, ms, perSecond: Math.round((total / Math.max(ms, 1)) * 1000) }, 'projections caught up');
     }
+  }
+
+  /**
+   * The views hold nothing (a first start on a log, views lost while the mailbox was stopped, memory views at every
+   * start): what the log holds already is history. Its wakes went out when its events were first projected (or the
+   * moment for them passed with the process that appended them), so they are applied without wakes up to the head as
+   * it is now; what is appended from here on wakes as usual. Found: a start on a Redis that had lost its data while the
+   * mailbox was stopped published a wake for every message ever sent to every listener on other nodes (heartbeat
+   * daemons, other API nodes' streams, which record what they deliver as WakeObserved), with made-up unread counts.
+   * A process that knows how far the wakes went (views lost while it runs) keeps that mark instead
+   * (wakesSentThrough.ts).
+   */
+  private async buildingFromNothing(): Promise<void> {
+    const head = await this.store.headPosition().catch(() => null); // unknown: applied as before, with its wakes
+    if (head === null) return;
+    this.wakesSent.reached(head);
+    this.logger.info(
+      { head: head.toString() },
+      'projections: building the views from the log; the wakes of the events already in it are not published again',
+    );
   }
 
   /** True once this loop's term is over: stopped, displaced, or (with a lease) no longer leading this term. */

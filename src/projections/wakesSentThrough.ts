@@ -18,7 +18,9 @@
  * (committed together). The runner applies events up to it again without
  * wakes, and every later one, however old, as usual: its wake never went out.
  * Kept in memory only: a process started on views lost while it was down has
- * no such mark and publishes what it applies, as any first catch-up does.
+ * no such mark; if the views are empty, the runner marks the log's head at
+ * start (their events are history), but views left behind at an older
+ * position (restored from an old snapshot) still publish what they apply.
  */
 export class WakesSentThrough {
   private through: bigint | null = null;

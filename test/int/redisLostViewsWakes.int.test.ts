@@ -234,3 +234,30 @@ describe('Redis restarted empty while the mailbox runs: the rebuild sends no wak
     },
   );
 });
+
+describe('Redis lost its data while the mailbox was stopped: the next start rebuilds the views and wakes nobody for old mail', () => {
+  restartable('listeners on other nodes hear no wake for old messages, only for the new one', async () => {
+    const log = `sqlite:${tempDir('mailbox-lost-wakes-stopped-')}/events.sqlite`;
+    const setup = await mailboxWithHistory({ eventStoreUrl: log });
+    const { server: before, tokens, namespace } = setup;
+    servers.splice(servers.indexOf(before), 1);
+    await before.close();
+    await redis.restartEmpty!();
+
+    // Another node's listener (a heartbeat daemon, another API node's streams) on every wake channel of the namespace.
+    const heard: Array<{ channel: string; messageId: string }> = [];
+    watcher = new Redis(redis.url);
+    watcher.on('pmessage', (_pattern, channel, message) =>
+      heard.push({ channel, messageId: (JSON.parse(message) as { messageId: string }).messageId }),
+    );
+    await watcher.psubscribe(`${namespace}:wake:*`);
+
+    const after = await startNode(namespace, { eventStoreUrl: log });
+    await rebuilt(after, tokens);
+    // The positive signal: a message sent now wakes its recipient; a wake from the rebuild would have come before it.
+    const fresh = await send(after, tokens['@a'], '@b', 'new for b');
+    await waitFor(() => heard.some((wake) => wake.messageId === fresh), { what: 'the wake of the new message' });
+    expect(heard).toEqual([{ channel: `${namespace}:wake:@b`, messageId: fresh }]);
+    expect(await unread(after, tokens['@b'])).toBe(1);
+  });
+});

@@ -271,7 +271,9 @@ export class HeartbeatDaemon {
     const told = ({ outcomes }: DeliveryReport) => Object.values(outcomes).includes('delivered');
     const untold = new Set(unreadSet.filter((delivery) => !told(delivery)).map(({ nudge }) => nudge.identity));
     // Taken by a target, yet told nobody: every target that took it published to no listener (none said 'delivered').
-    const heardByNobody = (delivery: DeliveryReport) => delivery.delivered && !told(delivery);
+    // A nudge no target serves is 'logged' (and counted done) but was published nowhere: it is loggedOnly, never unheard.
+    const loggedOnly = ({ outcomes }: DeliveryReport) => outcomes.log === 'logged';
+    const heardByNobody = (delivery: DeliveryReport) => delivery.delivered && !told(delivery) && !loggedOnly(delivery);
     const unheard = unreadSet.filter(heardByNobody).map(({ nudge }) => nudge.identity);
     const listed = report.nudged.filter((identity) => unheard.includes(identity));
     // An escalation's nudge (unwoken, reply-overdue) is said as the unread set's are: its agent under nudged (told),
@@ -282,7 +284,6 @@ export class HeartbeatDaemon {
       const more = escalations.filter(outcome).map(({ nudge }) => nudge.identity);
       return [...already, ...[...new Set(more)].filter((identity) => !already.includes(identity)).sort()];
     };
-    const loggedOnly = ({ outcomes }: DeliveryReport) => outcomes.log === 'logged';
     return {
       ...report,
       nudged: escalated(

@@ -6,8 +6,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildProgram } from '../../src/cli/main';
-import { tempDir } from '../support/fixtures';
+import { startHeartbeat } from '../../src/heartbeat/startHeartbeat';
+import { silentLogger, tempDir } from '../support/fixtures';
 import { startTestServer, type TestServer } from '../support/httpServer';
+import { RecordingNudgeTarget } from '../support/recordingNudgeTarget';
 
 let server: TestServer;
 let out: string[];
@@ -461,4 +463,61 @@ test("send --idempotency-key '': refused, nothing sent (never a send without the
     exitCode: 1,
   });
   expect(await server.eventCount()).toBe(before);
+});
+
+test('delivery in text says when the replies are due, since when they are overdue and when it was escalated, as --json does', async () => {
+  // Its own server on an injected clock: the heartbeat finds the message unwoken, then its reply overdue.
+  const T0 = Date.parse('2030-01-01T12:00:00.000Z');
+  const MIN = 60_000;
+  let now = T0;
+  const clock = { now: () => new Date(now) };
+  const own = await startTestServer({}, { clock });
+  const heartbeat = await startHeartbeat(own.mailbox, {
+    targets: [new RecordingNudgeTarget('webhook')],
+    logger: silentLogger,
+    clock,
+    schedule: false,
+    settings: { idleMs: 24 * 60 * MIN, wakeSlaMs: MIN, metricsPort: null },
+  });
+  const settle = async () => {
+    await heartbeat.settled();
+    await own.mailbox.wakeRecorder.flush();
+    expect(await own.mailbox.runner.waitFor((await own.mailbox.eventStore.headPosition())!, 5000)).toBe(true);
+  };
+  const delivery = async (token: string, ...args: string[]) => {
+    out = [];
+    await buildProgram()
+      .exitOverride()
+      .parseAsync(['node', 'mailbox', 'delivery', ...args, '--url', own.url, '--token', token]);
+    return out.join('');
+  };
+  try {
+    const { '@ray': ray } = await own.register(['@ray', '@sam']);
+    const sent = await own.call('POST', '/v1/messages', {
+      token: ray,
+      body: { to: '@sam', subject: 'answer me', body: '.', expectsReplyBy: '10m' },
+    });
+    const id = sent.body.messageId as string;
+    // Due, and nothing else yet (the due time has not come: the text says no more than the ledger knows).
+    expect(await delivery(ray, id)).toMatch(/^replies {2}due 2030-01-01 12:10:00Z$/m);
+
+    now = T0 + 2 * MIN; // woke nobody within the wake SLA: escalated
+    await heartbeat.tick();
+    await settle();
+    now = T0 + 11 * MIN; // past the due time, @sam has not answered: overdue
+    await heartbeat.tick();
+    await settle();
+    const ledger = JSON.parse(await delivery(ray, id, '--json'));
+    expect(ledger).toMatchObject({
+      escalatedAt: new Date(T0 + 2 * MIN).toISOString(),
+      replyDueBy: new Date(T0 + 10 * MIN).toISOString(),
+      replyOverdueAt: new Date(T0 + 11 * MIN).toISOString(),
+    });
+    const text = await delivery(ray, id);
+    expect(text).toMatch(/^replies {2}due 2030-01-01 12:10:00Z, overdue since 2030-01-01 12:11:00Z$/m);
+    expect(text).toMatch(/^escalated by the heartbeat 2030-01-01 12:02:00Z \(woke nobody in time\)$/m);
+  } finally {
+    await heartbeat.stop();
+    await own.close();
+  }
 });

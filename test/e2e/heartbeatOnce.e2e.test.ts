@@ -217,13 +217,15 @@ test("an escalation's nudge is reported as the unread set's are: logged only wit
   const once = (args: string[], env: Record<string, string> = {}) =>
     runCli(['heartbeat', '--once', '--idle', '1h', '--wake-grace', '0', ...args], { MAILBOX_DATA_DIR: dir, ...env });
   try {
-    // No target serves anyone: @b's reply-overdue nudge is written to the log only, and said so (it was listed nowhere).
+    // No target serves anyone: @b's reply-overdue nudge is written to the log only, and said so (it was listed nowhere);
+    // not also "unheard" (published on Redis, nobody subscribed): nothing was published anywhere.
     const overdue = await once([]);
     expect(overdue.code).toBe(0);
     expect(JSON.parse(overdue.stdout)).toMatchObject({
       replies: { overdue: [{ messageId: toB, waitingOn: ['@b'] }] },
       nudged: [],
       loggedOnly: ['@b'],
+      unheard: [],
       failed: [],
     });
     // A hook serves everyone: both unwoken messages are escalated and each recipient is told through it.

@@ -20,6 +20,15 @@ export function formatDelivery(ledger: DeliveryLedger): string {
     `message  ${ledger.messageId} from ${ledger.sender}, sent ${short(ledger.sentAt)}, accepted at #${ledger.accepted.position ?? '(pending)'}`,
     `summary  ${s.recipients} recipient${s.recipients === 1 ? '' : 's'}: in view ${s.inView}, woken ${s.woken}, seen ${s.seen}, ` +
       `read ${s.read}, replied ${s.replied}${ledger.wakeExpected ? '' : ' (no wake was due)'}`,
+    // The obligations the ledger carries beside the stages (the JSON's replyDueBy, replyOverdueAt and escalatedAt, which
+    // the console shows too): a sender reading the text must not miss that replies are due, late, or that nobody woke.
+    ...(ledger.replyDueBy
+      ? [
+          `replies  due ${short(ledger.replyDueBy)}` +
+            (ledger.replyOverdueAt ? `, overdue since ${short(ledger.replyOverdueAt)}` : ''),
+        ]
+      : []),
+    ...(ledger.escalatedAt ? [`escalated by the heartbeat ${short(ledger.escalatedAt)} (woke nobody in time)`] : []),
     ...(ledger.viewsLagging ? ['(the views have not applied this send yet: only acceptance is known)'] : []),
     ...ledger.recipients.map((row) => `  ${row.recipient.padEnd(24)} ${stages(row)}`),
     ...(ledger.nextAfter ? [`more: --after ${ledger.nextAfter}`] : []),

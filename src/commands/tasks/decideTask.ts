@@ -51,15 +51,19 @@ export function decideClaimTask(command: ClaimTask, context: TaskContext): TaskE
   const { identity, role } = command.metadata.actor;
   const now = command.metadata.at;
   const relations = relationsOf(task, command.metadata.actor);
+  // What the caller may do instead of a claim it cannot make (the sender: cancel an open task), so that the refusal
+  // never says "no transition" to someone who has one.
+  const instead = () => allowedRules(task, relations).map((rule) => rule.to);
   if (role !== 'agent' || !task.audience.includes(identity)) {
-    if (relations.includes('sender') || role === 'auditor') return invalidTransition(task, identity, relations, 'claim', []);
+    if (relations.includes('sender') || role === 'auditor')
+      return invalidTransition(task, identity, relations, 'claim', instead());
     return notInAudience(task, identity);
   }
   if (!task.isBroadcast) return []; // a direct task is its recipient's from the start
   const lapsed = task.assignee !== null && leaseLapsed(task, now);
   if (task.assignee !== null && !lapsed && task.assignee !== identity) return alreadyClaimed(task);
   if (isTerminal(task.state) || (task.assignee === null && task.state !== 'Submitted')) {
-    return invalidTransition(task, identity, relations, 'claim', []);
+    return invalidTransition(task, identity, relations, 'claim', instead());
   }
   const leaseExpiresAt = command.data.leaseSeconds === undefined ? null : plusMs(now, command.data.leaseSeconds * 1000);
   if (task.assignee === identity && !lapsed) {

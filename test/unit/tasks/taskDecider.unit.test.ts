@@ -94,6 +94,12 @@ describe('ClaimTask', () => {
       ]);
   });
 
+  it('the sender claiming its own broadcast task is told what it may do instead (cancel it), never "no transition"', () => {
+    claims(broadcastTask('@alice', audience))
+      .when(claim(A))
+      .thenFails('INVALID_TRANSITION', { currentState: 'Submitted', requested: 'claim', allowed: ['Canceled'] });
+  });
+
   it('a finished task cannot be claimed: INVALID_TRANSITION', () => {
     claims([...broadcastTask('@alice', audience), changed('Submitted', 'Canceled')])
       .when(claim(B))

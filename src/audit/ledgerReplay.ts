@@ -35,7 +35,11 @@ export function formatLedger(page: LedgerPage): string {
   const lines = [
     `delivery: ${page.message.recipientCount} recipient(s); in view ${c.inView}, woken ${c.woken}, seen ${c.seen}, ` +
       `read ${c.read}, replied ${c.replied}${page.message.wakeExpected ? '' : ' (no wake was due)'}` +
-      (page.escalatedAt ? `; escalated by the heartbeat at ${page.escalatedAt} (woke nobody in time)` : ''),
+      (page.escalatedAt ? `; escalated by the heartbeat at ${page.escalatedAt} (woke nobody in time)` : '') +
+      // The reply obligation, as the JSON, `mailbox delivery` and the console give it: an auditor must not miss it.
+      (page.replyDueBy
+        ? `; replies due ${page.replyDueBy}${page.replyOverdueAt ? `, overdue since ${page.replyOverdueAt}` : ''}`
+        : ''),
   ];
   for (const row of page.rows) {
     const stages = [

@@ -35,7 +35,8 @@ import type { Leases } from './projections/projectorLease';
 import type { ViewsPlace } from './projections/rebuild';
 import { SqliteProjectionStore } from './adapters/projections/sqliteProjectionStore';
 import { InProcessWakeBus } from './adapters/wake/inProcessWakeBus';
-import { connectRedis } from './adapters/projections/redisConnection';
+import { closeRedis, connectRedis, redisOptionsOf } from './adapters/projections/redisConnection';
+import type { NudgePublisher } from './heartbeat/targets/redisChannelTarget';
 import { MemoryRejectionLog } from './adapters/rejections/memoryRejectionLog';
 import { RedisRejectionLog } from './adapters/rejections/redisRejectionLog';
 import { DEFAULT_REJECTION_CAPACITY, type RejectionLog } from './application/rejectionLog';
@@ -103,7 +104,9 @@ export const sharedLimitsOf = (container: DependencyContainer): SharedLimits | n
 /** The recent rejections: shared by the API nodes in Redis when configured, else a ring buffer in this process. */
 async function createRejectionLog(config: MailboxConfig, logger: Logger): Promise<RejectionLog> {
   if (config.redisUrl === undefined) return new MemoryRejectionLog(DEFAULT_REJECTION_CAPACITY);
-  const client = await connectRedis(config.redisUrl, { name: 'mailbox-rejections', timeoutMs: config.redisTimeoutMs });
+  // With the credentials and TLS settings every other connection uses: without them, a Redis that asks for a password
+  // (MAILBOX_REDIS_PASSWORD) refused this one, and the server did not start.
+  const client = await connectRedis(config.redisUrl, { name: 'mailbox-rejections', ...redisOptionsOf(config) });
   return new RedisRejectionLog(client, config.redisNamespace, DEFAULT_REJECTION_CAPACITY, logger);
 }
 
@@ -175,6 +178,21 @@ export async function openPipeline(
       await rejections.close();
       await eventStore.close();
     },
+  };
+}
+
+/**
+ * The heartbeat's nudges on `mailbox:heartbeat:<identity>` through the mailbox's own Redis (MAILBOX_REDIS_URL or the
+ * Sentinel and Cluster variables, with MAILBOX_REDIS_PASSWORD, TLS...), or null without Redis. The daemon made its own
+ * connection from MAILBOX_REDIS_URL alone: without the credentials (every publish refused), and a Sentinel or Cluster
+ * URL stopped it at start, as if MAILBOX_HEARTBEAT_REDIS_URL had been set wrong.
+ */
+export async function openNudgePublisher(config: MailboxConfig): Promise<NudgePublisher | null> {
+  if (config.redisUrl === undefined) return null;
+  const client = await connectRedis(config.redisUrl, { name: 'mailbox-heartbeat-nudges', ...redisOptionsOf(config) });
+  return {
+    publish: (channel, message) => client.publish(channel, message),
+    close: () => closeRedis(client),
   };
 }
 

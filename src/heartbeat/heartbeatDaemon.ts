@@ -201,7 +201,9 @@ export class HeartbeatDaemon {
       at: new Date(now).toISOString(),
       agents: counts.length,
       withUnread,
-      unregisteredWithMail: allCounts.length - counts.length,
+      // Only those that hold unread mail: every auditor has counts (all zero), and was counted as an identity "with
+      // mail", sending an operator after misaddressed mail that does not exist.
+      unregisteredWithMail: allCounts.filter((agent) => agent.unread > 0 && !registered.has(agent.identity)).length,
       settingsForNobody: forNobody,
       verdicts,
       nudged: nudged.filter((identity) => this.dispatcher.servedBy(identity)),

@@ -5,6 +5,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { StartupError } from '../startupError';
 
 export interface MetricsServer {
   url: string;
@@ -67,7 +68,7 @@ export async function startMetricsServer(
     });
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error) => reject(listenRefusal(error, host, port)));
     server.listen(port, host, () => resolve());
   });
   const address = server.address() as AddressInfo;
@@ -80,4 +81,40 @@ export async function startMetricsServer(
         server.close(() => resolve());
       }),
   };
+}
+
+const PORT_OPTION = '--metrics-port / MAILBOX_HEARTBEAT_METRICS_PORT';
+const HOST_OPTION = '--metrics-host / MAILBOX_HEARTBEAT_METRICS_HOST';
+
+/**
+ * A listen failure the operator can fix, as one start-up line naming the flag and the variable (as `mailbox serve` says
+ * a port in use). It read `{"error":"Heartbeat failed","code":"INTERNAL",...}`, and `mailbox serve --heartbeat`
+ * printed a stack trace and exited 1. Anything else is left as it is.
+ */
+function listenRefusal(error: unknown, host: string, port: number): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  const refusal = (message: string, variable: string) => new StartupError(message, { variable }, { cause: error });
+  switch (code) {
+    case 'EADDRINUSE':
+      return refusal(
+        `${PORT_OPTION}: port ${port} on ${host} is in use (another heartbeat daemon?): give a free port (0 picks one), ` +
+          'or off for no metrics endpoint.',
+        'MAILBOX_HEARTBEAT_METRICS_PORT',
+      );
+    case 'EACCES':
+      return refusal(
+        `${PORT_OPTION}: port ${port} needs privileges this user lacks: give 1024 or above, or off.`,
+        'MAILBOX_HEARTBEAT_METRICS_PORT',
+      );
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return refusal(
+        `${HOST_OPTION}: '${host}' is not an address of this machine: give one of its addresses (127.0.0.1 for ` +
+          'loopback, the default).',
+        'MAILBOX_HEARTBEAT_METRICS_HOST',
+      );
+    default:
+      return error;
+  }
 }

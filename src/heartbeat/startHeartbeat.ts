@@ -12,6 +12,8 @@ import { startMetricsServer, type MetricsServer } from './metricsServer';
 import { NudgeDispatcher } from './nudgeDispatcher';
 import type { NudgeTarget } from './nudgeTarget';
 import { targetsFromSettings } from './targets/targetFactory';
+import { hookCommandProblem } from './targets/commandHookTarget';
+import { StartupError } from '../startupError';
 import { LeaseKeeper, LeaseLoop, leaseTiming, type LeaseStore } from '../projections/projectorLease';
 import { WakeRecorder } from '../application/wakeRecorder';
 
@@ -46,6 +48,7 @@ export interface Heartbeat {
 
 export async function startHeartbeat(sources: HeartbeatSources, options: StartHeartbeatOptions = {}): Promise<Heartbeat> {
   const settings = parseHeartbeatSettings(options.settings ?? {});
+  refuseHookThatCannotRun(settings);
   const logger = (options.logger ?? pino({ name: 'mailbox-heartbeat' })).child({ component: 'heartbeat' });
   const clock = options.clock ?? { now: () => new Date() };
   const metrics = new HeartbeatMetrics();
@@ -111,4 +114,21 @@ export async function startHeartbeat(sources: HeartbeatSources, options: StartHe
       logger.info(scheduled ? 'heartbeat daemon stopped' : 'heartbeat: stopped');
     },
   };
+}
+
+/**
+ * A hook that cannot be started is refused before the first tick. It was taken: every nudge failed at `error`, and each
+ * unwoken message's escalation, claimed in the log before its nudges go out, was used up for good (never retried).
+ */
+export function refuseHookThatCannotRun(settings: HeartbeatSettings): void {
+  if (settings.hook === undefined) return;
+  const command = settings.hook[0];
+  const problem = hookCommandProblem(command);
+  if (problem === null) return;
+  throw new StartupError(
+    `--hook / MAILBOX_HEARTBEAT_HOOK: the hook's command '${command}' ${problem}: give the path of an executable file, ` +
+      'or a JSON array ["command", "arg", ...] whose command is one (a name without a slash is looked up on PATH). ' +
+      'Nothing was nudged.',
+    { variable: 'MAILBOX_HEARTBEAT_HOOK', field: 'hook', command },
+  );
 }

@@ -82,6 +82,21 @@ describe('heartbeat nudges', () => {
     expect(s.target.nudges.map((nudge) => nudge.identity)).toEqual(['@b']);
   });
 
+  test('an auditor (or an unregistered identity) with no unread mail is not counted under unregisteredWithMail', async () => {
+    const s = await setup();
+    ({ mailbox, heartbeat } = s);
+    const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    await mailbox.asActor(ADMIN_ACTOR).registerAgent({ identity: '@aud', role: 'auditor' });
+    await tickAndSettle(heartbeat);
+    await a.send({ to: '@b', subject: 'for b', body: 'y' });
+    s.at(20 * MIN);
+    const report = await tickAndSettle(heartbeat);
+    expect(report.nudged).toEqual(['@b']); // the positive signal: the tick ran over the views holding the send
+    // The auditor has counts (all zero) but no mail: it was reported as 1 identity "with mail", sending an operator
+    // after misaddressed mail that does not exist.
+    expect(report).toMatchObject({ agents: 3, withUnread: 1, unregisteredWithMail: 0 });
+  });
+
   test('B idle with 2 unread: one nudge; none again for the same set; one more for new mail; none once B read all', async () => {
     const s = await setup();
     ({ mailbox, heartbeat } = s);

@@ -1,7 +1,9 @@
 /** `mailbox heartbeat`: the daemon that nudges idle agents with unread mail and watches the projection pipeline. */
 import { type Command, Option } from 'commander';
-import { openPipeline } from '../../compositionRoot';
-import { configFromEnv, nodeIdOf } from '../../config';
+import { openNudgePublisher, openPipeline } from '../../compositionRoot';
+import { RedisChannelTarget } from '../../heartbeat/targets/redisChannelTarget';
+import type { NudgeTarget } from '../../heartbeat/nudgeTarget';
+import { configFromEnv, nodeIdOf, type MailboxConfig } from '../../config';
 import { isStartupError } from '../../startupError';
 import { waitForBackends } from '../../startupBackends';
 import { checkStoreNames } from '../../startupChecks';
@@ -114,7 +116,8 @@ export function heartbeatSettingsFromCli(flags: HeartbeatFlags, env: NodeJS.Proc
     ...heartbeatSettingsFromEnv(env),
     ...Object.fromEntries(Object.entries(fromFlags).filter(([, v]) => v !== undefined)),
   };
-  if (raw.redisUrl === undefined && env.MAILBOX_REDIS_URL) raw.redisUrl = env.MAILBOX_REDIS_URL;
+  // Without --redis-url / MAILBOX_HEARTBEAT_REDIS_URL, nudges go through the mailbox's own Redis (nudgeTargetsOf): its
+  // URL was copied here, and a Sentinel or Cluster URL was refused as a bad MAILBOX_HEARTBEAT_REDIS_URL.
   try {
     return parseHeartbeatSettings(raw);
   } catch (error) {
@@ -228,12 +231,12 @@ async function runHeartbeat(flags: HeartbeatFlags): Promise<void> {
     node: nodeIdOf(config),
     ttlMs: config.projectorLeaseMs,
   };
-  const heartbeat = await startHeartbeat(pipeline, { settings, logger, schedule: !flags.once, lease: lease ?? undefined }).catch(
-    async (error) => {
+  const heartbeat = await nudgeTargetsOf(config, settings)
+    .then((targets) => startHeartbeat(pipeline, { settings, targets, logger, schedule: !flags.once, lease: lease ?? undefined }))
+    .catch(async (error) => {
       await pipeline.close();
       throw error;
-    },
-  );
+    });
   if (flags.once) {
     // The report once the deliveries settled: a nudge whose every target failed is under "failed", not "nudged".
     const report = await heartbeat.settledReport(await heartbeat.tick());
@@ -251,4 +254,15 @@ async function runHeartbeat(flags: HeartbeatFlags): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+}
+
+/**
+ * The nudge targets the composition adds to those of the settings: without --redis-url / MAILBOX_HEARTBEAT_REDIS_URL,
+ * the Redis channel on the mailbox's own Redis (MAILBOX_REDIS_URL, or the Sentinel or Cluster variables, with its
+ * credentials), as the docs say.
+ */
+export async function nudgeTargetsOf(config: MailboxConfig, settings: HeartbeatSettings): Promise<NudgeTarget[]> {
+  if (settings.redisUrl !== undefined) return [];
+  const publisher = await openNudgePublisher(config);
+  return publisher ? [new RedisChannelTarget(publisher)] : [];
 }

@@ -5,7 +5,9 @@ import { configFromEnv, flagFromEnv, nodeIdOf, parseConfigForStartup } from '../
 import type { Mailbox } from '../../mailbox';
 import { cliLogger } from './cliLogger';
 import { unknownVariableWarning, unknownVariables } from './envWarnings';
-import { StartupInterrupted } from '../../startupError';
+import { isMailboxError } from '../../errors';
+import type { HeartbeatSettings } from '../../heartbeat/heartbeatSettings';
+import { StartupError, StartupInterrupted } from '../../startupError';
 
 const SHUTDOWN_TIMEOUT_MS = 10_000;
 const FLAG_NAMES = { host: '--host', port: '--port', dataDir: '--data-dir' } as const;
@@ -54,6 +56,9 @@ export function registerServeCommand(program: Command): void {
       process.on('SIGINT', () => onSignal('SIGINT'));
       process.on('SIGTERM', () => onSignal('SIGTERM'));
 
+      // The heartbeat's settings, read and checked before anything is opened or listened on (see heartbeatSettingsForServe).
+      const heartbeatSettings = withHeartbeat ? await heartbeatSettingsForServe() : null;
+
       const { startServer } = await import('../../server'); // loaded here: client commands need none of it
       let server: Awaited<ReturnType<typeof startServer>>;
       try {
@@ -63,7 +68,15 @@ export function registerServeCommand(program: Command): void {
         logger.info({ signal: signalledDuringStartup }, `stopped: ${error.message}; nothing served`);
         process.exit(0);
       }
-      const heartbeat = withHeartbeat ? await startInProcessHeartbeat(server.mailbox, logger) : null;
+      let heartbeat: Awaited<ReturnType<typeof startInProcessHeartbeat>> | null = null;
+      try {
+        if (heartbeatSettings) heartbeat = await startInProcessHeartbeat(server.mailbox, heartbeatSettings, logger);
+      } catch (error) {
+        // Refused at its start (a hook that cannot run, its metrics port in use): the server closes what it opened
+        // before the one line is printed, rather than being cut off by the exit.
+        await server.close();
+        throw error;
+      }
 
       let stopping = false;
       const stop = (signal: string) => {
@@ -95,10 +108,29 @@ export function registerServeCommand(program: Command): void {
     });
 }
 
+/**
+ * The settings `mailbox heartbeat` reads (MAILBOX_HEARTBEAT_*, the agents file of MAILBOX_HEARTBEAT_AGENTS_FILE, Redis
+ * nudges on MAILBOX_REDIS_URL), refused before the server opens anything when one is wrong: one line naming the variable,
+ * exit code 2. The server read the variables alone: the agents file (opt-outs, webhooks) and MAILBOX_REDIS_URL were
+ * ignored without a word, and a bad value was a stack trace once the server listened.
+ */
+async function heartbeatSettingsForServe(): Promise<HeartbeatSettings> {
+  const { heartbeatSettingsFromCli } = await import('./heartbeat');
+  const { refuseHookThatCannotRun } = await import('../../heartbeat/startHeartbeat');
+  let settings: HeartbeatSettings;
+  try {
+    settings = heartbeatSettingsFromCli({}, process.env);
+  } catch (error) {
+    if (!isMailboxError(error)) throw error;
+    throw new StartupError(error.message, { field: error.envelope.field, option: error.envelope.option }, { cause: error });
+  }
+  refuseHookThatCannotRun(settings);
+  return settings;
+}
+
 /** The embedded default's heartbeat: same process, same views and wake bus as the server. */
-async function startInProcessHeartbeat(mailbox: Mailbox, logger: Logger) {
+async function startInProcessHeartbeat(mailbox: Mailbox, settings: HeartbeatSettings, logger: Logger) {
   const { startHeartbeat } = await import('../../heartbeat/startHeartbeat');
-  const { heartbeatSettingsFromEnv } = await import('../../heartbeat/heartbeatSettings');
   const { leasesOf } = await import('../../compositionRoot');
   const leases = leasesOf(mailbox.container); // several API nodes with --heartbeat: one of them nudges
   const lease = leases && {
@@ -106,5 +138,7 @@ async function startInProcessHeartbeat(mailbox: Mailbox, logger: Logger) {
     node: nodeIdOf(mailbox.config),
     ttlMs: mailbox.config.projectorLeaseMs,
   };
-  return startHeartbeat(mailbox, { settings: heartbeatSettingsFromEnv(process.env), logger, lease: lease ?? undefined });
+  const { nudgeTargetsOf } = await import('./heartbeat');
+  const targets = await nudgeTargetsOf(mailbox.config, settings);
+  return startHeartbeat(mailbox, { settings, targets, logger, lease: lease ?? undefined });
 }

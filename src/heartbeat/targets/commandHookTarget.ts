@@ -5,6 +5,8 @@
  * daemon's secrets (admin token, webhook secret) never reach the hook.
  */
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Nudge } from '../nudgeDecider';
 import type { DeliveryStatus, NudgeTarget } from '../nudgeTarget';
 
@@ -70,4 +72,33 @@ export class CommandHookTarget implements NudgeTarget {
   }
 
   async close(): Promise<void> {}
+}
+
+/**
+ * Why the hook's command cannot be started, or null when it can: checked at start, because a hook that cannot run fails
+ * every nudge, and an escalation (claimed once in the log before its nudges go out) is never tried again. A name without
+ * a slash is looked up on PATH, as spawn does with the hook's environment (which passes PATH through).
+ */
+export function hookCommandProblem(command: string, searchPath: string = process.env.PATH ?? ''): string | null {
+  if (command.includes('/')) return fileProblem(command);
+  const dirs = searchPath.split(path.delimiter).filter((dir) => dir !== '');
+  if (dirs.some((dir) => fileProblem(path.join(dir, command)) === null)) return null;
+  return `is on no PATH directory (PATH is ${searchPath === '' ? 'empty' : `'${searchPath}'`})`;
+}
+
+function fileProblem(file: string): string | null {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? 'does not exist' : `cannot be looked at (${code})`;
+  }
+  if (!stat.isFile()) return 'is not a file';
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+  } catch {
+    return 'is not executable (chmod +x it)';
+  }
+  return null;
 }

@@ -5,16 +5,20 @@ import type { DeliveryStatus, NudgeTarget } from '../nudgeTarget';
 
 export const heartbeatChannel = (identity: string): string => `mailbox:heartbeat:${identity}`;
 
+/** Publishes on a Redis the caller connected (the mailbox's own, from its configuration: any topology, credentials). */
+export interface NudgePublisher {
+  /** How many subscribers received it. */
+  publish(channel: string, message: string): Promise<number>;
+  close(): Promise<void>;
+}
+
 export class RedisChannelTarget implements NudgeTarget {
   readonly name = 'redis';
-  private readonly redis: Redis;
+  private readonly redis: NudgePublisher;
 
-  constructor(url: string) {
-    // While Redis is down a publish fails after one reconnect attempt instead of queueing nudges without bound.
-    this.redis = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 5000 });
-    this.redis.on('error', () => {
-      // Connection errors surface as rejected publishes, which the dispatcher logs per nudge.
-    });
+  /** A redis:// URL (--redis-url / MAILBOX_HEARTBEAT_REDIS_URL), or a publisher on the mailbox's Redis. */
+  constructor(source: string | NudgePublisher) {
+    this.redis = typeof source === 'string' ? connectUrl(source) : source;
   }
 
   appliesTo(): boolean {
@@ -34,8 +38,22 @@ export class RedisChannelTarget implements NudgeTarget {
   }
 
   async close(): Promise<void> {
-    if (this.redis.status === 'end') return;
-    await this.redis.quit().catch(() => undefined);
-    this.redis.disconnect(); // through Sentinel, QUIT alone leaves the sentinel subscriptions open
+    await this.redis.close();
   }
+}
+
+function connectUrl(url: string): NudgePublisher {
+  // While Redis is down a publish fails after one reconnect attempt instead of queueing nudges without bound.
+  const redis = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 5000 });
+  redis.on('error', () => {
+    // Connection errors surface as rejected publishes, which the dispatcher logs per nudge.
+  });
+  return {
+    publish: (channel, message) => redis.publish(channel, message),
+    close: async () => {
+      if (redis.status === 'end') return;
+      await redis.quit().catch(() => undefined);
+      redis.disconnect(); // through Sentinel, QUIT alone leaves the sentinel subscriptions open
+    },
+  };
 }

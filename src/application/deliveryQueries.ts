@@ -7,7 +7,7 @@
  * unknown (404 MESSAGE_NOT_FOUND).
  */
 import { inject, injectable } from 'tsyringe';
-import { messageNotFound } from '../commands/receipts';
+import { messageNotInLog } from '../commands/receipts';
 import type { Actor } from '../commands/roles';
 import { deliveryQuerySchema } from '../commands/schemas';
 import { parseInput } from '../commands/validation';
@@ -90,7 +90,7 @@ export class DeliveryQueries {
     // Not in the views: unknown, or sent so recently that the projector has not applied it yet. The log tells.
     const { state } = await this.messages.load(messageStream(messageId), messageModel);
     const sent = state.sent;
-    if (!sent || (isAgent && sent.from !== actor.identity)) throw isAgent ? forbidden(messageId) : messageNotFound(messageId);
+    if (!sent || (isAgent && sent.from !== actor.identity)) throw isAgent ? forbidden(messageId) : messageNotInLog(messageId);
     return this.lagging(messageId, sent, [...new Set(sent.recipients)].sort(), after ?? null, limit);
   }
 

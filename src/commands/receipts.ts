@@ -20,6 +20,18 @@ export const messageNotFound = (messageId: string): MailboxError =>
     { messageId },
   );
 
+/**
+ * The same answer to an auditor or admin, who may look at every message: "among those you sent or received" was
+ * untrue for them (they send and receive none), and sent them to an inbox they do not have.
+ */
+export const messageNotInLog = (messageId: string): MailboxError =>
+  new MailboxError(
+    'MESSAGE_NOT_FOUND',
+    'Message not found',
+    `No message ${messageId} exists in this mailbox's log; check the id (GET /v1/audit/events lists every event).`,
+    { messageId },
+  );
+
 /** Sender or recipient: the ones who may know that the message exists. */
 export const isPartyTo = (state: MessageState, identity: string): boolean =>
   state.sent !== null && (state.sent.from === identity || state.recipients.has(identity));

@@ -97,7 +97,7 @@ export function flowEntryOf(event: StoredEvent): FlowEntry {
         ...base,
         agents: unique([actorIdentity(base.actor), claimant]),
         messageId: event.data.taskId,
-        detail: taskDetail(event),
+        detail: taskDetail(event, base.actor),
       };
     }
     default:
@@ -109,7 +109,7 @@ export function flowEntryOf(event: StoredEvent): FlowEntry {
 const actorIdentity = (actor: string): string | undefined => (actor.startsWith('@') ? actor : undefined);
 
 /** What a task event did, in a few words (the actor and the task's message are beside it in the row). */
-function taskDetail(event: TaskEvent): string {
+function taskDetail(event: TaskEvent, actor: string): string {
   switch (event.type) {
     case 'TaskClaimed':
       return `task claimed by ${event.data.claimant}${event.data.leaseExpiresAt ? ` (lease to ${event.data.leaseExpiresAt})` : ''}`;
@@ -123,7 +123,10 @@ function taskDetail(event: TaskEvent): string {
     case 'TaskLeaseRenewed':
       return `task lease of ${event.data.claimant} renewed to ${event.data.leaseExpiresAt}`;
     case 'TaskReleased':
-      return `task released by ${event.data.claimant} (${event.data.from} -> Submitted, claimable again)`;
+      // Released by someone else than its claimant: the claimant was retired (its release is the retirement's).
+      return event.data.claimant === actor
+        ? `task released by ${event.data.claimant} (${event.data.from} -> Submitted, claimable again)`
+        : `task released from ${event.data.claimant}, who was retired (${event.data.from} -> Submitted, claimable again)`;
     case 'TaskLeaseExpired':
       return `task lease of ${event.data.claimant} lapsed (${event.data.from} -> Submitted, claimable again)`;
     case 'TaskExpired':

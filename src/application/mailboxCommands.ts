@@ -25,6 +25,7 @@ import type { ProjectionStore } from '../projections/projectionStore';
 import { SeenMarks } from './seenMarks';
 import { messageModel, taskModel } from './streamModels';
 import { answerTasksInThread } from './taskAnswers';
+import { releaseRetiredHoldings } from './retiredHoldings';
 import { TOKENS } from '../tokens';
 import { type AgentDirectory, registryModel } from './agentDirectory';
 import { requireRole } from './authorization';
@@ -97,6 +98,8 @@ export interface Registration extends Warned {
 export interface Retirement extends Warned {
   identity: string;
   retiredAt: string;
+  /** The broadcast tasks it held that this retirement returned to their audiences (retiredHoldings.ts). */
+  releasedTasks: string[];
 }
 export interface TokenRotation extends Warned {
   identity: string;
@@ -148,8 +151,18 @@ export class MailboxCommands {
       decideRetireAgent({ type: 'RetireAgent', data, metadata }, registry),
     );
     this.directory.revoked(data.identity, 'agent retired'); // its token and open wake streams end now, not at the next registry read
-    const warnings = await this.awaitViews(position);
-    return { identity: data.identity, retiredAt: state.agents.get(data.identity)!.retiredAt!, ...withWarnings(warnings) };
+    // The views show every claim logged before the retirement once they show it: only then are its holdings complete.
+    const lagging = await this.awaitViews(position);
+    const deps = { handler: this.handler, projections: this.projections };
+    const released = await releaseRetiredHoldings(deps, data.identity, state, metadata);
+    const warnings = [...released.warnings, ...(lagging.length > 0 ? [holdingsUnsure(data.identity), ...lagging] : [])];
+    if (released.position !== null) warnings.push(...(await this.awaitViews(released.position)));
+    return {
+      identity: data.identity,
+      retiredAt: state.agents.get(data.identity)!.retiredAt!,
+      releasedTasks: released.taskIds,
+      ...withWarnings(warnings),
+    };
   }
 
   /** A new token for a registered agent; the old one is refused from then on (the hash only is stored). */
@@ -404,6 +417,15 @@ export async function awaitViews(
     },
   ];
 }
+
+/** The views lagged behind a retirement: the tasks it held may not all have been found, hence not all returned. */
+const holdingsUnsure = (identity: string): Warning => ({
+  code: 'TASK_NOT_RELEASED',
+  message:
+    `The views did not show ${identity}'s retirement in time, so a broadcast task it claimed just before may not have been ` +
+    `returned to its audience; retire ${identity} again once they catch up (it writes each release once). ` +
+    "Meanwhile any audience member's claim takes such a task.",
+});
 
 /**
  * The ids of a bulk mark_read, each once in the order given, and a warning per repeat: a message is marked read

@@ -145,6 +145,9 @@ export const registrationSchema = z.object({
 export const retirementSchema = z.object({
   identity: z.string(),
   retiredAt: timestamp,
+  releasedTasks: z
+    .array(z.uuid())
+    .describe('the broadcast tasks it held that were returned to their audiences now (TaskReleased; back to Submitted)'),
   warnings: z.array(warningSchema).optional(),
 });
 export const tokenRotationSchema = z.object({

@@ -67,7 +67,10 @@ function lineText(event: StoredEvent<TaskEvent>): string | null {
     case 'TaskExpired':
       return `expired at its deadline ${event.data.deadline}`;
     case 'TaskReleased':
-      return `released by ${event.data.claimant}: back to Submitted, claimable again`;
+      // Released by someone else than its claimant: the claimant was retired (its release is the retirement's).
+      return event.data.claimant === event.metadata.actor
+        ? `released by ${event.data.claimant}: back to Submitted, claimable again`
+        : `released from ${event.data.claimant}, who was retired: back to Submitted, claimable again`;
     case 'TaskLeaseExpired':
       return `the lease of ${event.data.claimant} lapsed at ${event.data.leaseExpiresAt}: back to Submitted, claimable again`;
     default:

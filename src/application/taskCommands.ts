@@ -24,6 +24,7 @@ import { messageStream, taskStream } from '../events/streams';
 import type { TaskEvent, TaskState } from '../events/types';
 import type { ProjectionRunner } from '../projections/projectionRunner';
 import { TOKENS } from '../tokens';
+import type { AgentDirectory } from './agentDirectory';
 import { requireRole } from './authorization';
 import type { CommandHandler } from './commandHandler';
 import {
@@ -59,13 +60,16 @@ export class TaskCommands {
     @inject(TOKENS.Config) private readonly config: MailboxConfig,
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.IdGenerator) private readonly ids: IdGenerator,
+    @inject(TOKENS.AgentDirectory) private readonly directory: AgentDirectory,
   ) {}
 
   async claim(actor: Actor, input: unknown, options: CommandOptions = {}): Promise<TaskResult> {
     requireRole(actor, ['agent'], 'Claiming a task');
     const data = parseInput(claimTaskSchema, input, 'claim_task');
+    // Whether the holder was retired (its claim then binds nobody): read now, as a send reads the audience.
+    const registry = await this.directory.current();
     return this.run(actor, data.taskId, this.metadata(actor, options), (command, context) =>
-      decideClaimTask({ type: 'ClaimTask', data, metadata: command }, context),
+      decideClaimTask({ type: 'ClaimTask', data, metadata: command }, { ...context, registry }),
     );
   }
 

@@ -18,7 +18,10 @@ export function describeTaskEvent(event: TaskEvent, actor: string): string {
     case 'TaskLeaseRenewed':
       return `task ${event.data.taskId} lease of ${event.data.claimant} renewed to ${event.data.leaseExpiresAt}`;
     case 'TaskReleased':
-      return `task ${event.data.taskId} released by ${event.data.claimant} (${event.data.from} -> Submitted, claimable again)`;
+      // Released by someone else than its claimant: the claimant was retired (its release is the retirement's).
+      return event.data.claimant === actor
+        ? `task ${event.data.taskId} released by ${event.data.claimant} (${event.data.from} -> Submitted, claimable again)`
+        : `task ${event.data.taskId} released from ${event.data.claimant}, who was retired, by ${actor} (${event.data.from} -> Submitted, claimable again)`;
     case 'TaskLeaseExpired':
       return `task ${event.data.taskId} lease of ${event.data.claimant} lapsed at ${event.data.leaseExpiresAt} (${event.data.from} -> Submitted, claimable again)`;
     case 'TaskExpired':

@@ -54,10 +54,11 @@ export const ROUTE_SPECS: RouteSpec[] = [
     method: 'delete',
     path: '/v1/agents/{identity}',
     operationId: 'retireAgent',
-    summary: 'Retire an agent (its token stops working; later broadcasts skip it)',
+    summary:
+      'Retire an agent (its token stops working; later broadcasts skip it; the broadcast tasks it holds unfinished go back to their audiences)',
     tag: 'agents',
     auth: 'admin',
-    success: { status: 200, schema: responses.retirementSchema, description: '{identity, retiredAt, warnings?}' },
+    success: { status: 200, schema: responses.retirementSchema, description: '{identity, retiredAt, releasedTasks, warnings?}' },
     errors: [...AUTH, 'VALIDATION_FAILED', 'AGENT_NOT_FOUND'],
   },
   {

@@ -43,12 +43,18 @@ export function registerAgentCommands(program: Command): void {
     );
 
   withClientOptions(agent.command('retire <identity>'))
-    .description('retire an agent (admin): its token stops working, later broadcasts skip it')
+    .description(
+      'retire an agent (admin): its token stops working, later broadcasts skip it, and the broadcast tasks it holds ' +
+        'unfinished go back to their audiences (claimable again); a task sent directly to it stays as it is',
+    )
     .action(
       action(async (identity: string, options: ClientOptions) => {
         const retired = await clientFrom(options, options.token ?? adminTokenFallback()).retireAgent(identity);
         if (options.json) return printJson(retired);
         print(`Retired ${retired.identity} at ${retired.retiredAt}.`);
+        const released = retired.releasedTasks ?? [];
+        if (released.length) print(`Returned ${released.length} task(s) it held to their audiences: ${released.join(', ')}.`);
+        for (const warning of retired.warnings ?? []) print(`warning: ${warning.message}`);
       }),
     );
 

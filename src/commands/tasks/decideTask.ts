@@ -5,6 +5,7 @@
  */
 import { MailboxError } from '../../errors';
 import type { TaskArtifact, TaskEvent, TaskState as TaskStateName } from '../../events/types';
+import type { RegistryState } from '../agentRegistry';
 import type { Command } from '../command';
 import type { MessageState } from '../message';
 import {
@@ -22,6 +23,11 @@ import { allowedRules, relationsOf } from './transitionTable';
 export interface TaskContext {
   message: MessageState;
   log: TaskLog;
+  /**
+   * The registry, read by the application layer: whether a broadcast task's holder was retired (its claim then
+   * binds nobody, like a lapsed lease). Absent: no holder counts as retired (only claims and retirements need it).
+   */
+  registry?: Pick<RegistryState, 'agents'>;
 }
 
 export type ClaimTask = Command<'ClaimTask', { taskId: string; leaseSeconds?: number }>;
@@ -37,6 +43,8 @@ export type TransitionTask = Command<
 export type SeeTaskOutcome = Command<'SeeTaskOutcome', { taskId: string }>;
 /** The sweeper's look at one task: end what lapsed or expired, nothing else. */
 export type SweepTask = Command<'SweepTask', { taskId: string }>;
+/** A retirement's look at one task `holder` held: a broadcast task goes back to its audience (as a release would). */
+export type ReleaseRetiredHolder = Command<'ReleaseRetiredHolder', { taskId: string; holder: string }>;
 
 const plusMs = (at: string, ms: number): string => new Date(Date.parse(at) + ms).toISOString();
 
@@ -61,7 +69,11 @@ export function decideClaimTask(command: ClaimTask, context: TaskContext): TaskE
   }
   if (!task.isBroadcast) return []; // a direct task is its recipient's from the start
   const lapsed = task.assignee !== null && leaseLapsed(task, now);
-  if (task.assignee !== null && !lapsed && task.assignee !== identity) return alreadyClaimed(task);
+  // A retired holder can never release or finish it: its claim binds nobody, as a lapsed lease (the retirement
+  // returns such tasks itself; this covers a retirement whose releases were not written, e.g. a crash between).
+  // Never "already claimed" then: that refusal says the holder may still release it. A finished task stays finished.
+  const retired = holderRetired(task, context);
+  if (task.assignee !== null && !lapsed && !retired && task.assignee !== identity) return alreadyClaimed(task);
   if (isTerminal(task.state) || (task.assignee === null && task.state !== 'Submitted')) {
     return invalidTransition(task, identity, relations, 'claim', instead());
   }
@@ -79,9 +91,19 @@ export function decideClaimTask(command: ClaimTask, context: TaskContext): TaskE
   }
   const events: TaskEvent[] = [];
   if (lapsed) events.push(lapseOf(task, now));
+  if (retired && !lapsed) events.push(releaseOf(task, task.assignee!, now));
   events.push({ type: 'TaskClaimed', data: { taskId: task.taskId, claimant: identity, claimedAt: now, leaseExpiresAt } });
   return events;
 }
+
+/** The task's holder is an agent the registry says was retired. */
+const holderRetired = (task: Task, context: TaskContext): boolean =>
+  task.assignee !== null && (context.registry?.agents.get(task.assignee)?.retiredAt ?? null) !== null;
+
+const releaseOf = (task: Task, claimant: string, now: string): TaskEvent => ({
+  type: 'TaskReleased',
+  data: { taskId: task.taskId, claimant, from: task.state, releasedAt: now },
+});
 
 const lapseOf = (task: Task, now: string): TaskEvent => ({
   type: 'TaskLeaseExpired',
@@ -116,9 +138,7 @@ export function decideTransitionTask(command: TransitionTask, context: TaskConte
   if (rule.requires === 'note' && !note) return missingField('note', to);
   if (artifacts?.length && to !== 'Completed') return artifactsOnlyOnCompletion(to);
 
-  if (to === 'Submitted') {
-    return [{ type: 'TaskReleased', data: { taskId: task.taskId, claimant: identity, from: task.state, releasedAt: now } }];
-  }
+  if (to === 'Submitted') return [releaseOf(task, identity, now)];
   const events: TaskEvent[] = (artifacts ?? []).map((artifact, index) => ({
     type: 'TaskArtifactAdded',
     data: {
@@ -171,6 +191,21 @@ export function decideSweepTask(command: SweepTask, context: TaskContext): TaskE
   }
   if (task.assignee !== null && task.isBroadcast && leaseLapsed(task, now)) return [lapseOf(task, now)];
   return [];
+}
+
+/**
+ * Retiring an agent returns each broadcast task it still holds to the task's audience: a TaskReleased naming it, as
+ * its own release would (back to Submitted, claimable again), so that no task waits forever on an agent that can
+ * never act again. Decides nothing for a direct task (its recipient holds it from the send; there is no audience to
+ * return it to), a finished one, one held by someone else (already released, or claimed anew since), or when the
+ * registry does not say the holder was retired. Idempotent: once released, the same look decides nothing.
+ */
+export function decideReleaseRetiredHolder(command: ReleaseRetiredHolder, context: TaskContext): TaskEvent[] | MailboxError {
+  const task = taskIn(command.data.taskId, context);
+  if (task instanceof MailboxError) return task;
+  if (!task.isBroadcast || isTerminal(task.state) || task.assignee !== command.data.holder) return [];
+  if (!holderRetired(task, context)) return [];
+  return [releaseOf(task, command.data.holder, command.metadata.at)];
 }
 
 /**

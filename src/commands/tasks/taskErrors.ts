@@ -30,7 +30,8 @@ export const alreadyClaimed = (task: Task): MailboxError =>
     `Task ${task.taskId} was claimed by ${task.assignee} at ${task.claimedAt}; the first claim wins. ` +
       (task.leaseExpiresAt
         ? `Its lease runs to ${task.leaseExpiresAt}; if it lapses the task is claimable again.`
-        : 'It stays theirs until they release or finish it.'),
+        : 'It stays theirs until they release or finish it, or until they are retired (retiring an agent returns its ' +
+          'broadcast tasks to their audience).'),
     { taskId: task.taskId, claimant: task.assignee, claimedAt: task.claimedAt, leaseExpiresAt: task.leaseExpiresAt },
   );
 

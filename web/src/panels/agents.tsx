@@ -65,11 +65,17 @@ export function AgentsPanel({ isAdmin }: { isAdmin: boolean }) {
   const retire = (identity: string) =>
     setPending({
       title: `Retire ${identity}?`,
-      detail: `${identity}'s token stops working at once, its wake streams end, and later broadcasts leave it out. Its history stays in the log.`,
+      detail: `${identity}'s token stops working at once, its wake streams end, and later broadcasts leave it out. The broadcast tasks it holds unfinished go back to their audiences (claimable again); tasks sent to it alone stay as they are. Its history stays in the log.`,
       confirmLabel: `Retire ${identity}`,
       run: act(async () => {
-        const done = await api<{ retiredAt: string }>('DELETE', `/v1/agents/${encodeURIComponent(identity)}`);
-        return { text: `${identity} retired at ${done.retiredAt}.` };
+        const done = await api<{ retiredAt: string; releasedTasks?: string[] }>(
+          'DELETE',
+          `/v1/agents/${encodeURIComponent(identity)}`,
+        );
+        const released = done.releasedTasks?.length ?? 0;
+        return {
+          text: `${identity} retired at ${done.retiredAt}.${released ? ` ${released} task(s) it held went back to their audiences.` : ''}`,
+        };
       }),
     });
   const rotate = (identity: string) =>

@@ -142,7 +142,12 @@ export class MailboxHttpClient implements AgentApi {
   registerAgent(identity: string, role: 'agent' | 'auditor' = 'agent'): Promise<Registration> {
     return this.request('POST', '/v1/agents', { body: { identity, role } });
   }
-  retireAgent(identity: string): Promise<{ identity: string; retiredAt: string }> {
+  retireAgent(identity: string): Promise<{
+    identity: string;
+    retiredAt: string;
+    releasedTasks: string[];
+    warnings?: Array<{ code: string; message: string }>;
+  }> {
     return this.request('DELETE', `/v1/agents/${encodeURIComponent(identity)}`);
   }
   rotateToken(identity: string): Promise<{ identity: string; token: string; rotatedAt: string }> {

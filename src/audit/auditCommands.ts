@@ -196,7 +196,7 @@ export const LIVE_PROJECTIONS = 'the live projections';
 function verifySummary(report: VerifyReport, views: string): string {
   const where =
     `at checkpoint ${report.comparedAt ?? '(empty)'} of log head ${report.head ?? '(empty)'}` +
-    `${report.lag && report.lag !== '0' ? ` (live views ${report.lag} positions behind; not drift)` : ''}`;
+    `${report.lag && report.lag !== '0' ? ` (live views ${report.lag} position${report.lag === '1' ? '' : 's'} behind; not drift)` : ''}`;
   const scope = `${report.eventsRebuilt} events rebuilt, ${report.agentsCompared} agents, ${report.entriesCompared} listing entries and ${report.ledgersCompared} delivery ledgers compared`;
   return report.ok
     ? `OK: ${views} match the log ${where}; ${scope}.`

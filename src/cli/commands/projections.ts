@@ -77,6 +77,17 @@ function viewsConfig(io: ProjectionsIo): MailboxConfig {
   return config;
 }
 
+/**
+ * Where the copy is against the head the rebuild started from. Past it (sends went on while it caught up), it says
+ * so: "position 1890 of 1858" read as a miscount.
+ */
+function whereInLog(p: RebuildProgress): string {
+  const position = p.position ?? '-';
+  if (p.head !== null && p.position !== null && p.position > p.head)
+    return `position ${position}, ${p.position - p.head} past the head of ${p.head} when the rebuild began`;
+  return `position ${position} of ${p.head ?? '-'}`;
+}
+
 /** A bar on a terminal; otherwise one line per 10% and per phase. */
 export function progressReporter(stdout: ProjectionsIo['stdout']) {
   const percent = (p: RebuildProgress) =>
@@ -104,7 +115,7 @@ export function progressReporter(stdout: ProjectionsIo['stdout']) {
   return {
     update(p: RebuildProgress) {
       const step = p.phase === 'building' ? Math.floor(percent(p) / 10) * 10 : percent(p);
-      const line = `rebuild: ${p.phase} ${step}% (${p.events} events, position ${p.position ?? '-'} of ${p.head ?? '-'})`;
+      const line = `rebuild: ${p.phase} ${step}% (${p.events} events, ${whereInLog(p)})`;
       if (line.replace(/\(.*\)/, '') !== lastLine.replace(/\(.*\)/, '')) stdout.write(`${line}\n`);
       lastLine = line;
     },

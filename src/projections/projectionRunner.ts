@@ -379,6 +379,9 @@ export class ProjectionRunner {
    * (wakesSentThrough.ts).
    */
   private async buildingFromNothing(): Promise<void> {
+    // A process that saw the views include events knows how far the wakes went: what came after its mark never woke
+    // (sends while Redis was down, then Redis back empty and this node leading again), so it keeps its own mark.
+    if (this.wakesSent.known()) return;
     const head = await this.store.headPosition().catch(() => null); // unknown: applied as before, with its wakes
     if (head === null) return;
     this.wakesSent.reached(head);

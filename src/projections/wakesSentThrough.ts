@@ -30,6 +30,11 @@ export class WakesSentThrough {
     if (this.through === null || position > this.through) this.through = position;
   }
 
+  /** True once this process has seen the views include some position (its own applies, or a shared checkpoint). */
+  known(): boolean {
+    return this.through !== null;
+  }
+
   /** `events` in log order: the head whose wakes already went out (applied again quietly), and the rest. */
   split<T extends { position: bigint }>(events: readonly T[]): { replayed: T[]; fresh: T[] } {
     const through = this.through;

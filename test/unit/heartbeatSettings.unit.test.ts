@@ -105,16 +105,17 @@ describe('heartbeat settings', () => {
     expect(failure(() => parseHeartbeatSettings({ hook: '[not json' })).envelope.field).toBe('hook');
   });
 
-  test('flags override the environment; Redis nudges default to MAILBOX_REDIS_URL', () => {
+  // Nudges on the mailbox's own Redis (MAILBOX_REDIS_URL or the Sentinel and Cluster variables) go through a connection
+  // built as the server's, with its credentials (nudgeTargetsOf; test/e2e/redisCredentials): its URL is no longer copied
+  // into the heartbeat's own --redis-url, where a password or a Sentinel URL was lost or refused.
+  test("flags override the environment; the mailbox's Redis is not taken as the heartbeat's own --redis-url", () => {
     const settings = heartbeatSettingsFromCli(
       { idle: '5m', metricsPort: 'off' },
       { MAILBOX_HEARTBEAT_IDLE: '20m', MAILBOX_HEARTBEAT_COOLDOWN: '1h', MAILBOX_REDIS_URL: 'redis://127.0.0.1:6390' },
     );
-    expect(settings).toMatchObject({
-      idleMs: 300_000,
-      cooldownMs: 3_600_000,
-      metricsPort: null,
-      redisUrl: 'redis://127.0.0.1:6390',
-    });
+    expect(settings).toMatchObject({ idleMs: 300_000, cooldownMs: 3_600_000, metricsPort: null });
+    expect(settings.redisUrl).toBeUndefined();
+    const own = heartbeatSettingsFromCli({}, { MAILBOX_HEARTBEAT_REDIS_URL: 'redis://127.0.0.1:6391' });
+    expect(own.redisUrl).toBe('redis://127.0.0.1:6391');
   });
 });

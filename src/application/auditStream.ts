@@ -6,6 +6,7 @@
 import type { Actor } from '../commands/roles';
 import type { EventStore } from '../events/eventStore';
 import { messageStream } from '../events/streams';
+import { MailboxError } from '../errors';
 import { requireRole } from './authorization';
 import { flowEntryOf, passesFilter, type FlowEntry, type FlowFilter } from './liveFlow';
 
@@ -24,11 +25,14 @@ const THREAD_CACHE_ENTRIES = 10_000;
 export async function openAuditStream(
   store: EventStore,
   actor: Actor,
-  options: { after: bigint | null; filter: FlowFilter },
+  options: { after: bigint | null; filter: FlowFilter; afterFrom?: string },
   sink: AuditStreamSink,
 ): Promise<() => Promise<void>> {
   requireRole(actor, ['auditor', 'admin'], 'Watching the event log');
-  const start = options.after ?? (await store.headPosition());
+  const head = await store.headPosition();
+  if (options.after !== null && (head === null || options.after > head))
+    throw pastTheHead(options.after, head, options.afterFrom ?? 'after');
+  const start = options.after ?? head;
   const subscription = store.subscribe(start);
   const threads = new Map<string, string>();
   const remember = (messageId: string, threadId: string) => {
@@ -65,4 +69,21 @@ export async function openAuditStream(
     stopped = true;
     await subscription.close();
   };
+}
+
+/**
+ * A start past the log head is refused, not waited on: the events up to it would be skipped as they arrive, unsaid.
+ * A reader gets there with a position of another log (a Last-Event-ID kept across a restore from an older backup, or
+ * from another mailbox). `mailbox audit replay --from` refuses the same position the same way.
+ */
+function pastTheHead(after: bigint, head: bigint | null, field: string): MailboxError {
+  const where = head === null ? 'the log is empty' : `the log head is ${head}`;
+  return new MailboxError(
+    'NOT_FOUND',
+    'Past the log head',
+    `${field} ${after} is past the log head (${where}): the stream would skip every event up to ${after} as it arrived. ` +
+      `Give a position the log has (${head === null ? 'none yet' : `${head} or lower`}), or none to start live at the head; ` +
+      'a position kept from before a restore, or from another mailbox, is not of this log.',
+    { field, after: after.toString(), head: head?.toString() ?? null },
+  );
 }

@@ -156,6 +156,30 @@ describe('GET /v1/audit/stream', () => {
     await expect(openStream(t['@aud'], '?since=1')).rejects.toMatchObject({ status: 400, body: { code: 'UNKNOWN_FIELD' } });
     expect(await server.eventCount()).toBe(before);
   });
+
+  // A start past the head was accepted and waited silently, then skipped every event up to it as they arrived (a
+  // Last-Event-ID kept across a restore from an older backup): refused as `mailbox audit replay --from` refuses it.
+  test('a start past the log head is refused, by after and by Last-Event-ID, naming the head', async () => {
+    const before = await server.eventCount();
+    const head = (await server.mailbox.eventStore.headPosition())!;
+    const past = (head + 1000n).toString();
+    await expect(openStream(t['@aud'], `?after=${past}`)).rejects.toMatchObject({
+      status: 404,
+      body: { code: 'NOT_FOUND', field: 'after', after: past, head: head.toString() },
+    });
+    await expect(openStream(server.adminToken, '', { 'last-event-id': past })).rejects.toMatchObject({
+      status: 404,
+      body: {
+        code: 'NOT_FOUND',
+        field: 'Last-Event-ID',
+        message: expect.stringContaining(`Last-Event-ID ${past} is past the log head (the log head is ${head})`),
+      },
+    });
+    // The head itself is a start the log has: live from there.
+    const atHead = await openStream(t['@aud'], `?after=${head}`);
+    expect(atHead.events[0]).toEqual({ event: 'ready', data: { after: head.toString() } });
+    expect(await server.eventCount()).toBe(before);
+  });
 });
 
 describe('GET /v1/audit/rejections', () => {

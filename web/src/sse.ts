@@ -34,6 +34,9 @@ export function openEventStream(url: (after: string | null) => string, handlers:
           }
           handlers.onStatus('retrying', detail);
           if (response.status === 401 || response.status === 403 || response.status === 400) return; // retrying cannot help
+          // The last position seen is past this log's head (the log was restored from an older backup): resuming there
+          // is refused, so the next try starts live at the head, the refusal above saying what happened.
+          if (response.status === 404 && lastId !== null) lastId = null;
         } else {
           handlers.onStatus('live');
           await readEvents(response.body, (event, data, id) => {

@@ -249,7 +249,7 @@ export const ROUTE_SPECS: RouteSpec[] = [
     query: auditStreamQuerySchema,
     queryDescriptions: {
       after:
-        "start strictly after this log position (an entry's position); omit to start live at the head. A reconnecting reader may send Last-Event-ID instead",
+        "start strictly after this log position (an entry's position); omit to start live at the head. A reconnecting reader may send Last-Event-ID instead. A position past the log head is refused (404 NOT_FOUND): the events up to it would be skipped",
       agent: 'only events that concern this @identity (as actor, sender, recipient or registered agent)',
       threadId: 'only events of this thread (reads and archives included)',
       type: 'only these event types, comma-separated (e.g. MessageSent,ReceiptRead)',
@@ -263,7 +263,7 @@ export const ROUTE_SPECS: RouteSpec[] = [
         'event: ready {after} first, then event: entry (id: log position) per event that passes the filter; heartbeat comments',
       contentType: 'text/event-stream',
     },
-    errors: [...AUTH, 'UNKNOWN_FIELD', 'VALIDATION_FAILED'],
+    errors: [...AUTH, 'UNKNOWN_FIELD', 'VALIDATION_FAILED', 'NOT_FOUND'],
   },
   {
     method: 'get',

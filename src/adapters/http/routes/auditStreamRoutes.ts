@@ -47,6 +47,7 @@ export function auditStreamRoutes(app: FastifyInstance, { mailbox, config }: Htt
       actorOf(request),
       {
         after: resumeFrom === undefined ? null : BigInt(resumeFrom),
+        afterFrom: query.after !== undefined ? 'after' : 'Last-Event-ID',
         filter: { agent: query.agent, threadId: query.threadId, types: query.type },
       },
       {

@@ -23,10 +23,11 @@ afterAll(async () => {
   await server.close();
 });
 
-async function stdioClient(token: string) {
+/** `mailbox mcp` on in-memory pipes, connected (initialize answered), closed after the test. */
+async function stdioClient(token: string | undefined, url = server.url) {
   const toServer = new PassThrough();
   const fromServer = new PassThrough();
-  const mcp = await runStdioMcp(server.url, token, { stdin: toServer, stdout: fromServer });
+  const mcp = await runStdioMcp(url, token, { stdin: toServer, stdout: fromServer });
   const client = new Client({ name: 'stdio-e2e', version: '1.0.0' });
   await client.connect(new StdioServerTransport(fromServer, toServer));
   closers.push(async () => {
@@ -73,15 +74,7 @@ test('a bad token surfaces as UNAUTHENTICATED tool errors', async () => {
 });
 
 test('no token: the server still answers initialize and tools/list, and every tool call returns the UNAUTHENTICATED envelope', async () => {
-  const toServer = new PassThrough();
-  const fromServer = new PassThrough();
-  const mcp = await runStdioMcp(server.url, undefined, { stdin: toServer, stdout: fromServer });
-  const client = new Client({ name: 'stdio-no-token', version: '1.0.0' });
-  await client.connect(new StdioServerTransport(fromServer, toServer)); // initialize answered
-  closers.push(async () => {
-    await client.close();
-    await mcp.close();
-  });
+  const client = await stdioClient(undefined); // initialize answered
   const before = await server.eventCount();
   expect((await client.listTools()).tools).toHaveLength(13);
   for (const [name, args] of [
@@ -101,15 +94,7 @@ test('no token: the server still answers initialize and tools/list, and every to
 test.each(['127.0.0.1:7420', 'ftp://x'])(
   'MAILBOX_URL %j (not http or https): initialize and tools/list answer, every tool call returns the URL error',
   async (url) => {
-    const toServer = new PassThrough();
-    const fromServer = new PassThrough();
-    const mcp = await runStdioMcp(url, t['@a'], { stdin: toServer, stdout: fromServer });
-    const client = new Client({ name: 'stdio-bad-url', version: '1.0.0' });
-    await client.connect(new StdioServerTransport(fromServer, toServer)); // initialize answered
-    closers.push(async () => {
-      await client.close();
-      await mcp.close();
-    });
+    const client = await stdioClient(t['@a'], url); // initialize answered
     const before = await server.eventCount();
     expect((await client.listTools()).tools).toHaveLength(13);
     for (const [name, args] of [

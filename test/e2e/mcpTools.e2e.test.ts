@@ -38,6 +38,24 @@ afterAll(async () => {
   await server.close();
 });
 
+/** A raw JSON-RPC POST to /mcp (what a client that gets the request wrong sends), with the bearer token if any. */
+const postMcp = (token: string | null, message: Record<string, unknown>): Promise<Response> =>
+  fetch(`${server.url}/mcp`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    body: JSON.stringify(message),
+  });
+
+/** The JSON-RPC answer, sent as plain JSON or as one SSE `data:` line. */
+async function rpcAnswer(response: Response): Promise<any> {
+  const text = await response.text();
+  return JSON.parse(text.startsWith('{') ? text : /^data: (.*)$/m.exec(text)![1]);
+}
+
 const tool = (name: string) => tools.find((candidate) => candidate.name === name)!;
 const property = (name: string, field: string) => (tool(name).inputSchema.properties as Record<string, any>)[field];
 
@@ -167,17 +185,9 @@ describe('tools/call with arguments JSON-encoded as a string', () => {
     [true, 'a boolean'],
   ])('%j (not an object) is -32602 with the envelope, as a bad string is, and writes nothing', async (args, kind) => {
     const before = await server.eventCount();
-    const response = await fetch(`${server.url}/mcp`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        authorization: `Bearer ${t['@a']}`,
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'add_message', arguments: args } }),
-    });
-    const text = await response.text();
-    const body = JSON.parse(text.startsWith('{') ? text : /^data: (.*)$/m.exec(text)![1]);
+    const body = await rpcAnswer(
+      await postMcp(t['@a'], { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'add_message', arguments: args } }),
+    );
     const message =
       'tools/call: \'arguments\' must be an object of the tool\'s named arguments (e.g. {"messageId": "<id>"}), ' +
       `or that object JSON-encoded as one string; got ${kind}.`;
@@ -212,17 +222,9 @@ describe('tools/call without a tool name', () => {
     'params %j (%s): -32602 with the envelope listing the tools, and writes nothing',
     async (params) => {
       const before = await server.eventCount();
-      const response = await fetch(`${server.url}/mcp`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          authorization: `Bearer ${t['@a']}`,
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/call', ...(params === undefined ? {} : { params }) }),
-      });
-      const text = await response.text();
-      const body = JSON.parse(text.startsWith('{') ? text : /^data: (.*)$/m.exec(text)![1]);
+      const body = await rpcAnswer(
+        await postMcp(t['@a'], { jsonrpc: '2.0', id: 8, method: 'tools/call', ...(params === undefined ? {} : { params }) }),
+      );
       expect(body).toMatchObject({
         jsonrpc: '2.0',
         id: 8,
@@ -245,15 +247,7 @@ describe('a missing or bad token: a clear error, never an OAuth login', () => {
     '%s token (%s): 401 without resource metadata, the envelope says use a static token',
     async (token) => {
       const before = await server.eventCount();
-      const response = await fetch(`${server.url}/mcp`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          ...(token ? { authorization: `Bearer ${token}` } : {}),
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-      });
+      const response = await postMcp(token, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
       expect(response.status).toBe(401);
       const challenge = response.headers.get('www-authenticate')!;
       expect(challenge).toMatch(/^Bearer realm="agent-mailbox"/);

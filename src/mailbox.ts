@@ -162,7 +162,18 @@ export class Mailbox {
       // A store that is briefly unavailable (a Redis restart, a paused server) delays the take-over, it does not end it.
       const result = await retry(
         () =>
-          rebuildProjections(this.eventStore, generations, { takeOver: true, dropPreviousAfterMs: null, views: foreign.binding }),
+          rebuildProjections(this.eventStore, generations, {
+            takeOver: true,
+            dropPreviousAfterMs: null,
+            views: foreign.binding,
+            onProgress: ({ phase, retry, position }) => {
+              if (phase === 'retrying')
+                logger.warn(
+                  { ...details, ...retry, position: position?.toString() ?? null },
+                  'projections: the take-over rebuild could not copy for now; trying again from where it stands',
+                );
+            },
+          }),
         {
           attempts: Infinity,
           backoff: { initialDelayMs: 200, maxDelayMs: 5000, jitter: 0.2 },

@@ -6,20 +6,34 @@
  * or missed, and the live projector keeps publishing exactly one wake per
  * delivery). The previous generation is dropped after a grace period.
  */
+import { isMailboxError, MailboxError } from '../errors';
 import type { EventStore } from '../events/eventStore';
+import { backoffDelay, sleep as realSleep, type Backoff, type Sleep } from '../support/retry';
 import { projectStored } from './projector';
-import type { ProjectionGeneration, ProjectionGenerations } from './rebuildGenerations';
+import { GenerationGap, type ProjectionGeneration, type ProjectionGenerations } from './rebuildGenerations';
 import type { ViewsBinding } from './projectionStore';
 import { ForeignViews, judgeViews } from './viewsOwnership';
 
 export interface RebuildProgress {
-  phase: 'building' | 'catching up' | 'switching' | 'switched';
+  /** 'retrying': a copy failed for now (the views or the log unavailable); it goes on from where the new generation stands. */
+  phase: 'building' | 'catching up' | 'switching' | 'switched' | 'retrying';
   events: number;
   position: bigint | null;
   /** The log head when the rebuild started. */
   head: bigint | null;
   /** From 'switched' on: the generation switched away from, and where it stood then (null: it held no views). */
   previous?: PreviousGeneration;
+  /** Phase 'retrying': what failed, and when the next try is. */
+  retry?: RebuildRetry;
+}
+
+export interface RebuildRetry {
+  /** Tries since the last page that went in (1 = the first wait). */
+  attempt: number;
+  reason: string;
+  delayMs: number;
+  /** The rebuild gives up after failing this long in a row (RebuildOptions.outageMs). */
+  outageMs: number;
 }
 
 export interface PreviousGeneration {
@@ -58,7 +72,19 @@ export interface RebuildOptions {
    * previous generation, which completes.
    */
   signal?: AbortSignal;
+  /**
+   * How long copying may fail in a row for a transient reason (UNAVAILABLE: Redis unreachable or failing over, a
+   * deadline missed under load, the log unavailable) before the rebuild gives up; meanwhile it waits (with backoff,
+   * each wait reported as phase 'retrying') and goes on from where the new generation stands. Default 60 s; 0 gives
+   * up at the first failure.
+   */
+  outageMs?: number;
+  /** Time for the waits between tries and the outage's length (tests pass one that needs no real time). */
+  clock?: { now(): number; sleep: Sleep };
 }
+
+/** Waits between tries of a failed copy: quick at first, at most 5 s apart. */
+const COPY_RETRY: Backoff = { initialDelayMs: 200, maxDelayMs: 5000, jitter: 0.2 };
 
 /** A rebuild stopped by its signal before the switch: nothing of it is left, the active views are as they were. */
 export class RebuildInterrupted extends Error {
@@ -142,14 +168,22 @@ export async function rebuildProjections(
   let events = 0;
   let position: bigint | null = null;
   let previous: PreviousGeneration | undefined;
-  const progress = (phase: RebuildProgress['phase']) =>
-    onProgress?.({ phase, events, position, head, ...(previous ? { previous } : {}) });
+  const progress = (phase: RebuildProgress['phase'], retry?: RebuildRetry) =>
+    onProgress?.({ phase, events, position, head, ...(previous ? { previous } : {}), ...(retry ? { retry } : {}) });
+  const outage = {
+    outageMs: options.outageMs ?? 60_000,
+    backoff: COPY_RETRY,
+    clock: options.clock ?? { now: () => Date.now(), sleep: realSleep },
+    onRetry: (retry: RebuildRetry) => progress('retrying', retry),
+    views: views.location,
+  };
   const copyUntil = async (until: bigint | null, phase: RebuildProgress['phase']) => {
-    position = await copy(log, generation, position, until, pageSize, options.signal, (count, last) => {
+    const copied = (count: number, last: bigint) => {
       events += count;
       position = last;
       progress(phase);
-    });
+    };
+    position = await copy(log, generation, position, until, pageSize, options.signal, copied, outage);
   };
 
   try {
@@ -308,10 +342,37 @@ async function switchWhenCaughtUp(
 /** Thrown by copy when the rebuild's signal aborts: the rebuild drops its generation and says RebuildInterrupted. */
 const STOPPED = new Error('rebuild stopped by its signal');
 
+/** How copy rides out a transient failure of the views or the log (see RebuildOptions.outageMs). */
+interface OutagePolicy {
+  outageMs: number;
+  backoff: Backoff;
+  clock: { now(): number; sleep: Sleep };
+  onRetry: (retry: RebuildRetry) => void;
+  /** Where the views are, for the words of giving up. */
+  views: string;
+}
+
 /**
- * Copies events in (after, until] into the generation with two pages in
- * flight: the next page is read and projected while Redis applies the
- * previous one. Progress is reported once a page is committed. Stops (STOPPED) at a page boundary once `signal` aborts.
+ * A failure worth waiting out: the store or the log said it is unavailable for now (MailboxError UNAVAILABLE), or a
+ * batch was refused because the one before it had failed (GenerationGap).
+ */
+const transient = (error: unknown): boolean =>
+  (isMailboxError(error) && error.code === 'UNAVAILABLE') || error instanceof GenerationGap;
+const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/** How a run of pages ended: all copied, or a failure, with what is known of the batches in flight. */
+type Pages =
+  | { ok: true; after: bigint | null }
+  /** settled: the last position of the batches confirmed applied; unsettled: the positions of those sent but not confirmed. */
+  | { ok: false; error: unknown; settled: bigint | null; unsettled: readonly bigint[] };
+
+/**
+ * Copies events in (after, until] into the generation (copyPages), riding out transient failures (a Redis outage or
+ * failover, a deadline missed under load): a failed run is resumed from where the new generation stands. That is
+ * exact: every apply is atomic with its checkpoint, skips what the checkpoint covers, and names the position it follows
+ * (a batch behind one that failed, perhaps never sent, is refused: no hole). Not when the generation lost what it held
+ * (a Redis restarted empty): then the rebuild fails. Found: one apply that missed the 1 s Redis deadline under load
+ * ended a rebuild outright and dropped everything it had built.
  */
 async function copy(
   log: EventStore,
@@ -321,14 +382,83 @@ async function copy(
   pageSize: number,
   signal: AbortSignal | undefined,
   onPage: (count: number, last: bigint) => void,
+  outage: OutagePolicy,
 ): Promise<bigint | null> {
-  let inFlight: { applied: Promise<void>; count: number; last: bigint } | null = null;
+  let streak: { since: number; attempts: number } | null = null;
+  for (;;) {
+    const run = await copyPages(log, generation, after, until, pageSize, signal, (count, last) => {
+      streak = null; // a page went in: a later failure starts a new streak
+      onPage(count, last);
+    });
+    if (run.ok) return run.after;
+    if (!transient(run.error) || signal?.aborted) throw run.error;
+    after = run.settled;
+    // Wait, then read where the generation stands (that read may fail too while the outage lasts).
+    let stands: bigint | null | undefined;
+    while (stands === undefined) {
+      const now = outage.clock.now();
+      streak ??= { since: now, attempts: 0 };
+      const failingMs = now - streak.since;
+      if (failingMs >= outage.outageMs) throw gaveUp(run.error, failingMs, after, outage);
+      const delayMs = Math.min(backoffDelay(outage.backoff, ++streak.attempts), outage.outageMs - failingMs);
+      outage.onRetry({ attempt: streak.attempts, reason: reasonOf(run.error), delayMs, outageMs: outage.outageMs });
+      await outage.clock.sleep(delayMs, signal);
+      if (signal?.aborted) throw STOPPED;
+      try {
+        stands = await generation.checkpoint();
+      } catch (error) {
+        if (!transient(error)) throw error;
+      }
+    }
+    if (after !== null && (stands === null || stands < after))
+      throw new Error(
+        `The views being rebuilt lost what they held while ${outage.views} was unavailable (they stood at ${after}, ` +
+          `now at ${stands ?? 'nothing'}): run the rebuild again.`,
+        { cause: run.error },
+      );
+    // Batches whose answers were lost may have gone in, in part or whole: what the generation holds is counted now.
+    const applied = run.unsettled.filter((p) => stands !== null && p <= stands && (after === null || p > after)).length;
+    if (applied > 0) onPage(applied, stands!);
+    after = stands;
+  }
+}
+
+function gaveUp(error: unknown, failingMs: number, after: bigint | null, outage: OutagePolicy): Error {
+  return new MailboxError(
+    'UNAVAILABLE',
+    'Service unavailable',
+    `The rebuild could not write to ${outage.views} for ${Math.round(failingMs / 1000)} s in a row (last: ${reasonOf(error)}); ` +
+      `it stopped after position ${after ?? 'none'}. Run it again once the views are reachable.`,
+    {},
+  );
+}
+
+/**
+ * Copies events in (after, until] into the generation with two pages in
+ * flight: the next page is read and projected while Redis applies the
+ * previous one. Progress is reported once a page is committed. Stops (STOPPED) at a page boundary once `signal` aborts.
+ * A failure ends the run with what is known of the batches in flight (copy decides whether to go on).
+ */
+async function copyPages(
+  log: EventStore,
+  generation: ProjectionGeneration,
+  after: bigint | null,
+  until: bigint | null,
+  pageSize: number,
+  signal: AbortSignal | undefined,
+  onPage: (count: number, last: bigint) => void,
+): Promise<Pages> {
+  let settled = after;
+  let inFlight: { applied: Promise<void>; positions: bigint[] } | null = null;
+  let unsettled: bigint[] = [];
   const settle = async () => {
     if (!inFlight) return;
-    const { applied, count, last } = inFlight;
+    const { applied, positions } = inFlight;
     inFlight = null;
     await applied;
-    onPage(count, last);
+    settled = positions[positions.length - 1];
+    unsettled = unsettled.filter((position) => position > settled!);
+    onPage(positions.length, settled);
   };
   try {
     for (let more = true; more;) {
@@ -341,14 +471,19 @@ async function copy(
       if (wanted.length === 0) break;
       const last = wanted[wanted.length - 1].position;
       more = wanted.length === pageSize && (until === null || last < until);
-      const applied = generation.applyBatch(wanted.map(projectStored));
+      const positions = wanted.map((event) => event.position);
+      const applied = generation.applyBatch(wanted.map(projectStored), after);
       applied.catch(() => undefined); // awaited by settle(), in order
+      unsettled.push(...positions);
       await settle();
-      inFlight = { applied, count: wanted.length, last };
+      inFlight = { applied, positions };
       after = last;
     }
     await settle();
-    return after;
+    return { ok: true, after };
+  } catch (error) {
+    if (error === STOPPED) throw error;
+    return { ok: false, error, settled, unsettled };
   } finally {
     await (inFlight as { applied: Promise<void> } | null)?.applied.catch(() => undefined); // never leave a batch running
   }

@@ -10,9 +10,13 @@ export interface ProjectionGeneration {
   /**
    * Applies with the checkpoint, like the live store, but publishes no wakes
    * (history is not news). Calls may overlap (the rebuild keeps two batches in
-   * flight); they take effect in call order.
+   * flight); they take effect in call order. `follows`: the position the batch
+   * comes after in the log (null: the log's start); unless the generation holds
+   * everything up to it, nothing is applied and the call rejects with
+   * GenerationGap, so a batch that failed (perhaps never sent) never leaves a
+   * hole behind the next one. Absent: not checked.
    */
-  applyBatch(batch: readonly ProjectedEvent[]): Promise<void>;
+  applyBatch(batch: readonly ProjectedEvent[], follows?: bigint | null): Promise<void>;
   checkpoint(): Promise<bigint | null>;
 }
 
@@ -55,4 +59,22 @@ export interface ProjectionGenerations {
    * crash) left behind, which nothing else ever deletes. Absent: the store cannot tell them.
    */
   leftovers?(): Promise<string[]>;
+}
+
+/**
+ * A batch given to a generation that does not hold everything before it yet (the batch before it failed, perhaps
+ * without ever reaching the store): nothing of it was applied. The rebuild goes on from where the generation stands.
+ */
+export class GenerationGap extends Error {
+  constructor(
+    readonly generation: string,
+    readonly stands: bigint | null,
+    readonly follows: bigint,
+  ) {
+    super(
+      `generation ${generation} stands at ${stands ?? 'nothing'}, short of position ${follows} that this batch follows ` +
+        '(the batch before it did not go in): nothing of it was applied',
+    );
+    this.name = 'GenerationGap';
+  }
 }

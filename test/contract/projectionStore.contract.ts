@@ -10,6 +10,7 @@ import { recordWakes } from './wakeRecorder';
 
 export { recordWakes, storeQuery };
 import type { ListedMessage, ProjectionStore } from '../../src/projections/projectionStore';
+import { GenerationGap } from '../../src/projections/rebuildGenerations';
 import type { ProjectedEvent } from '../../src/projections/viewChanges';
 import type { WakeBus } from '../../src/projections/wakeBus';
 import { wakeDue } from '../../src/projections/readModel/wakes';
@@ -110,6 +111,27 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
       await store.applyBatch(log.projected());
       expect(await store.binding()).toMatchObject({ logIdentity: 'log-a', checkpoint: BigInt(log.events.length) });
       expect(await store.claim('log-b')).toMatchObject({ logIdentity: 'log-a', checkpoint: BigInt(log.events.length) });
+    });
+
+    it('a generation being built refuses a batch that follows a position it does not hold: nothing applied, GenerationGap', async () => {
+      const { store } = await open();
+      if (store.generations === undefined) return expect(store.backend).toBe('memory'); // the one store without generations
+      const { log, m1, m2 } = scenario();
+      const events = log.projected();
+      const generation = await store.generations().create('log-a');
+      await generation.applyBatch(events.slice(0, 3), null); // the registrations, from the log's start
+      // The batch before (the first two sends) never went in: the next one, which follows it, is refused whole.
+      const refused = await generation.applyBatch(events.slice(5), events[4].position).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(GenerationGap);
+      expect(refused).toMatchObject({ stands: events[2].position, follows: events[4].position });
+      expect(await generation.checkpoint()).toBe(events[2].position);
+      // Once the batch before is in, the same batch goes in, and the generation holds every event once.
+      await generation.applyBatch(events.slice(3, 5), events[2].position);
+      await generation.applyBatch(events.slice(5), events[4].position);
+      expect(await generation.checkpoint()).toBe(BigInt(log.events.length));
+      await store.generations().activate(generation, (await store.generations().active()).name, true);
+      expect(ids(await listAll(store, '@b'))).toEqual(expect.arrayContaining([m1, m2]));
+      expect((await store.unreadCount('@b')).unread).toBe(4);
     });
 
     it('applies events with their checkpoint: inboxes newest first, outbox, summaries with reply and task', async () => {

@@ -7,7 +7,7 @@
 import type { ProjectedEvent } from '../../projections/viewChanges';
 import { checkCall, inLogOrder, perTagCalls, planEvents, singleCall, type CallContext, type ScriptCall } from './redisApplyPlan';
 import { translateRedisError, type RedisClient } from './redisConnection';
-import { parsePosition, type RedisKeys } from './redisKeys';
+import { padPosition, parsePosition, type RedisKeys } from './redisKeys';
 import type { ApplyReply } from './redisScripts';
 import type { TaskOps } from './redisTaskViews';
 
@@ -41,6 +41,11 @@ export class RedisScriptApplier {
     return !this.options.scriptPerTag;
   }
 
+  /**
+   * `expected`: the stored checkpoint must be at least this ('' none) or nothing is applied ('rewound'). With
+   * `contiguous` (a generation being built), each chunk after the first also expects the one before it to be in: a
+   * chunk refused before it was sent (Redis unreachable) then never leaves a hole behind a later one that was sent.
+   */
   async apply(
     events: readonly ProjectedEvent[],
     prefix: string,
@@ -49,8 +54,9 @@ export class RedisScriptApplier {
     logIdentity = '',
     taskOps?: TaskOps,
     fenceToken = '',
+    contiguous = false,
   ): Promise<ApplyOutcome> {
-    const context: CallContext = { keys: this.keys, prefix, flags, expected, logIdentity, taskOps, fenceToken };
+    const context: CallContext = { keys: this.keys, prefix, flags, expected, logIdentity, taskOps, fenceToken, contiguous };
     const chunks: ProjectedEvent[][] = [];
     for (let i = 0; i < events.length; i += this.options.eventsPerScript)
       chunks.push(events.slice(i, i + this.options.eventsPerScript));
@@ -68,8 +74,9 @@ export class RedisScriptApplier {
    * one reports stale or rewound, so do all after it.
    */
   private async applySingle(chunks: ProjectedEvent[][], context: CallContext): Promise<ApplyOutcome> {
-    const replies = chunks.map((chunk) => {
-      const reply = this.run(singleCall(planEvents(chunk, context.flags.includes('p'), context.taskOps), context));
+    const replies = chunks.map((chunk, i) => {
+      const call = { ...context, expected: expectedBefore(chunks, i, context) };
+      const reply = this.run(singleCall(planEvents(chunk, context.flags.includes('p'), context.taskOps), call));
       reply.catch(() => undefined); // awaited in order below
       return reply;
     });
@@ -87,9 +94,12 @@ export class RedisScriptApplier {
   private async applyPerTag(chunks: ProjectedEvent[][], context: CallContext): Promise<ApplyOutcome> {
     let checkpoint = '';
     let committed = 0;
-    for (const chunk of chunks) {
+    for (const [i, chunk] of chunks.entries()) {
       // 1. Checks first, so that no agent tag is written into a rewound store or a retired generation.
-      const checked = this.outcome(await this.run(checkCall(context)), committed);
+      const checked = this.outcome(
+        await this.run(checkCall({ ...context, expected: expectedBefore(chunks, i, context) })),
+        committed,
+      );
       if (checked.status !== 'ok') return checked;
       const fresh = inLogOrder(chunk, parsePosition(checked.checkpoint));
       if (fresh.length > 0) {
@@ -120,4 +130,11 @@ export class RedisScriptApplier {
     if (status === 'deposed') return { status, current: value };
     return { status: 'rewound', stored: value };
   }
+}
+
+/** The checkpoint chunk `i` expects: the call's own, or (contiguous) the last position of the chunk before it. */
+function expectedBefore(chunks: readonly ProjectedEvent[][], i: number, context: CallContext): string {
+  if (i === 0 || !context.contiguous) return context.expected;
+  const previous = chunks[i - 1];
+  return padPosition(previous[previous.length - 1].position);
 }

@@ -33,6 +33,8 @@ export interface CallContext {
   /** 'c' check rewind and generation, 'p' publish wakes, 'w' write global ops and checkpoint. */
   flags: string;
   expected: string;
+  /** Each chunk of a call also expects the chunk before it (redisApplier.ts, a generation being built). */
+  contiguous?: boolean;
   /** The log the writer applies for; checked against the generation's by calls with 'c' ('' or absent: unbound). */
   logIdentity?: string;
   /** The task views' ops for the events of the call (see redisTaskViews.ts). */

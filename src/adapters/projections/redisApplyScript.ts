@@ -5,8 +5,8 @@
  * KEYS: the global block's six keys (when the call has one), then one key per
  * agent block, its inbox key: the agent's other keys and its wake channel are
  * derived from it (same hash tag, same slot, and far fewer bytes per call).
- * ARGV: flags ('c' check rewind + generation + log, 'p' publish wakes, 'w' write global
- * ops and checkpoint), expected checkpoint ('' none), this writer's prefix, the
+ * ARGV: flags ('c' check generation + log + fencing, 'p' publish wakes, 'w' write global
+ * ops and checkpoint), expected checkpoint ('' none: the stored one must be at least this, whatever the flags), this writer's prefix, the
  * default prefix, the last position of the call, the wake channel prefix, the
  * global block's op count ('' when there is no global block) and its ops, then
  * per agent block (in KEYS order) its op count and ops: code, position, arguments;
@@ -66,8 +66,9 @@ end
 local stored = ''
 if global then
   stored = redis.call('GET', KEYS[1]) or ''
+  -- Below the expected checkpoint: a rewound store (live calls), or a generation missing the batch before this one.
+  if expected ~= '' and stored < expected then return { 'rewound', stored, 0 } end
   if check then
-    if expected ~= '' and stored < expected then return { 'rewound', stored, 0 } end
     if redis.call('EXISTS', KEYS[6]) == 1 then return { 'fenced', stored, 0 } end -- a switch is under way: retry shortly
     local active = redis.call('GET', KEYS[5]) or defaultPrefix
     if active ~= prefix then return { 'stale', active, 0 } end

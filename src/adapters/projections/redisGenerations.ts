@@ -14,17 +14,18 @@
  * status` lists it, the next rebuild drops it). Expiry is Redis's own clock, so no two machines' clocks are compared;
  * a generation never listed (a first one, or a previous one kept on purpose) is never a leftover.
  */
-import type {
-  ActivationResult,
-  ActiveGeneration,
-  ProjectionGeneration,
-  ProjectionGenerations,
+import {
+  GenerationGap,
+  type ActivationResult,
+  type ActiveGeneration,
+  type ProjectionGeneration,
+  type ProjectionGenerations,
 } from '../../projections/rebuildGenerations';
 import type { ProjectedEvent } from '../../projections/viewChanges';
 import { inLogOrder } from './redisApplyPlan';
 import type { RedisScriptApplier } from './redisApplier';
 import { redisCall, unlinkMatching, type RedisClient } from './redisConnection';
-import { parsePosition, type RedisKeys } from './redisKeys';
+import { padPosition, parsePosition, type RedisKeys } from './redisKeys';
 import { hasTaskFacts, planTaskOps, RedisTaskKeys } from './redisTaskViews';
 
 class RedisGeneration implements ProjectionGeneration {
@@ -40,27 +41,29 @@ class RedisGeneration implements ProjectionGeneration {
   ) {}
 
   /** Overlapping calls take effect in call order: issued at once on one connection, or else one after another. */
-  applyBatch(batch: readonly ProjectedEvent[]): Promise<void> {
+  applyBatch(batch: readonly ProjectedEvent[], follows?: bigint | null): Promise<void> {
     // Task rules read the task records first, so a batch with task facts waits for the batches before it; and
     // while one waits, every later batch waits behind it too (else it would overtake it and move the checkpoint past it).
     const direct = this.applier.ordersOverlappingCalls && !hasTaskFacts(batch) && this.waiting === 0;
     let applied: Promise<void>;
-    if (direct) applied = this.apply(batch);
+    if (direct) applied = this.apply(batch, follows);
     else {
       this.waiting++;
-      applied = this.tail.then(() => this.apply(batch)).finally(() => this.waiting--);
+      applied = this.tail.then(() => this.apply(batch, follows)).finally(() => this.waiting--);
     }
     this.tail = applied.catch(() => undefined);
     return applied;
   }
 
-  private async apply(batch: readonly ProjectedEvent[]): Promise<void> {
+  private async apply(batch: readonly ProjectedEvent[], follows: bigint | null | undefined): Promise<void> {
     const events = inLogOrder(batch, null);
     if (events.length === 0) return;
     const taskOps = hasTaskFacts(events)
       ? await planTaskOps(this.client, new RedisTaskKeys(this.keys), this.name, events)
       : undefined;
-    const outcome = await this.applier.apply(events, this.name, 'w', '', '', taskOps);
+    const expected = follows === undefined || follows === null ? '' : padPosition(follows);
+    const outcome = await this.applier.apply(events, this.name, 'w', expected, '', taskOps, '', true);
+    if (outcome.status === 'rewound') throw new GenerationGap(this.name, parsePosition(outcome.stored), follows!); // rewound only against an expectation
     if (outcome.status !== 'ok') throw new Error(`generation ${this.name}: unexpected ${outcome.status} while building`);
   }
 

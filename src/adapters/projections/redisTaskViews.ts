@@ -15,7 +15,7 @@
  * facts is planned only after the batches before it were applied, so the
  * records read are the ones the rules must see.
  */
-import type { RedisClient } from './redisConnection';
+import { redisCall, type RedisClient } from './redisConnection';
 import type { TaskState } from '../../events/types';
 import { taskWakesFor } from '../../projections/readModel/taskWakes';
 import { evolveTask } from '../../projections/readModel/taskRules';
@@ -76,7 +76,8 @@ export async function planTaskOps(
   for (const event of events) for (const fact of event.changes) if (isTaskFact(fact)) ids.add(taskIdOf(fact));
   if (ids.size === 0) return ops;
   const wanted = [...ids];
-  const stored = await client.hmget(keys.records(prefix), ...wanted);
+  // Translated as every other call (UNAVAILABLE when Redis does not answer): a raw "Command timed out" read as a bug.
+  const stored = await redisCall('Redis projections (task records)', () => client.hmget(keys.records(prefix), ...wanted));
   const records = new Map<string, TaskView>();
   stored.forEach((json, i) => {
     if (json !== null) records.set(wanted[i], JSON.parse(json) as TaskView);

@@ -88,7 +88,17 @@ function whereInLog(p: RebuildProgress): string {
   return `position ${position} of ${p.head ?? '-'}`;
 }
 
-/** A bar on a terminal; otherwise one line per 10% and per phase. */
+/** A copy that failed for now: what failed, and when the rebuild tries again (RebuildOptions.outageMs). */
+export function retryLine(p: RebuildProgress): string {
+  const retry = p.retry!;
+  const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
+  return (
+    `rebuild: could not copy at ${whereInLog(p)} (${retry.reason}); trying again in ${seconds(retry.delayMs)} ` +
+    `(try ${retry.attempt}; gives up after ${seconds(retry.outageMs)} of failures in a row)`
+  );
+}
+
+/** A bar on a terminal; otherwise one line per 10% and per phase, and one per retry. */
 export function progressReporter(stdout: ProjectionsIo['stdout']) {
   const percent = (p: RebuildProgress) =>
     p.head === null || p.head === 0n ? 100 : Math.min(100, Math.floor((Number(p.position ?? 0n) / Number(p.head)) * 100));
@@ -104,8 +114,9 @@ export function progressReporter(stdout: ProjectionsIo['stdout']) {
     let started = false;
     return {
       update(p: RebuildProgress) {
-        if (!started) bar.start(100, percent(p), { events: p.events, phase: p.phase });
-        else bar.update(percent(p), { events: p.events, phase: p.phase });
+        const phase = p.phase === 'retrying' ? retryLine(p).replace(/^rebuild: /, '') : p.phase;
+        if (!started) bar.start(100, percent(p), { events: p.events, phase });
+        else bar.update(percent(p), { events: p.events, phase });
         started = true;
       },
       stop: () => bar.stop(),
@@ -114,6 +125,11 @@ export function progressReporter(stdout: ProjectionsIo['stdout']) {
   let lastLine = '';
   return {
     update(p: RebuildProgress) {
+      if (p.phase === 'retrying') {
+        stdout.write(`${retryLine(p)}\n`);
+        lastLine = '';
+        return;
+      }
       const step = p.phase === 'building' ? Math.floor(percent(p) / 10) * 10 : percent(p);
       const line = `rebuild: ${p.phase} ${step}% (${p.events} events, ${whereInLog(p)})`;
       if (line.replace(/\(.*\)/, '') !== lastLine.replace(/\(.*\)/, '')) stdout.write(`${line}\n`);

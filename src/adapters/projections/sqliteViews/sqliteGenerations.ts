@@ -8,11 +8,12 @@
  */
 import type Database from 'better-sqlite3';
 import { applyEvents } from '../../../projections/readModel/applyEvents';
-import type {
-  ActivationResult,
-  ActiveGeneration,
-  ProjectionGeneration,
-  ProjectionGenerations,
+import {
+  GenerationGap,
+  type ActivationResult,
+  type ActiveGeneration,
+  type ProjectionGeneration,
+  type ProjectionGenerations,
 } from '../../../projections/rebuildGenerations';
 import type { ProjectedEvent } from '../../../projections/viewChanges';
 import type { SqliteBulkBuild } from './sqliteBulkBuild';
@@ -32,8 +33,12 @@ class SqliteGeneration implements ProjectionGeneration {
   ) {}
 
   /** In call order; each chunk one transaction with its checkpoint; no wakes (history is not news). */
-  applyBatch(batch: readonly ProjectedEvent[]): Promise<void> {
+  applyBatch(batch: readonly ProjectedEvent[], follows?: bigint | null): Promise<void> {
     const applied = this.tail.then(async () => {
+      if (follows !== undefined && follows !== null) {
+        const { checkpoint } = this.writer.state(); // one writer applies, in call order: no transaction needed to trust it
+        if (checkpoint === null || checkpoint < follows) throw new GenerationGap(this.name, checkpoint, follows);
+      }
       const bulk = this.bulk.begin(this.name, batch.length, () => this.writer.state().checkpoint === null);
       const size = bulk ? Math.max(batch.length, 1) : this.eventsPerTransaction;
       for (let start = 0; start < batch.length; start += size) {

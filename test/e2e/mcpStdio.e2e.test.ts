@@ -6,6 +6,7 @@
  */
 import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { runStdioMcp } from '../../src/stdioMcp';
 import { startTestServer, type TestServer } from '../support/httpServer';
@@ -112,3 +113,43 @@ test.each(['127.0.0.1:7420', 'ftp://x'])(
     expect(await server.eventCount()).toBe(before);
   },
 );
+
+/** The same tool call over POST /mcp, as an SDK client there sees it. */
+async function httpClient(token: string) {
+  const client = new Client({ name: 'stdio-e2e-http', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
+  closers.push(() => client.close());
+  return client;
+}
+
+// `mailbox mcp` forwards the list tools' arguments as a query string and task ids in the path: a null was left
+// out (list_messages {status: null} listed everything), an object became its JSON text (tags: {} filtered on the
+// tag "{}"), and a taskId of ".." climbed out of /v1/tasks/ (a NOT_FOUND for a route). POST /mcp refused each.
+describe('arguments the HTTP API could not carry as given are refused as POST /mcp refuses them, and nothing is written', () => {
+  test.each([
+    ['list_messages', { status: null }, 'status'],
+    ['list_messages', { limit: null }, 'limit'],
+    ['list_messages', { tags: {} }, 'tags'],
+    ['list_messages', { box: 'outbox', to: null }, 'to'],
+    ['list_messages', { from: ['@a'] }, 'from'],
+    ['list_tasks', { view: null }, 'view'],
+    ['list_tasks', { state: null }, 'state'],
+    ['get_delivery', { messageId: '2b1e6c1e-5a8e-4a47-9c39-0c2f1d0c9a11', limit: null }, 'limit'],
+    ['get_delivery', { messageId: '..' }, 'messageId'],
+    ['claim_task', { taskId: '..' }, 'taskId'],
+    ['update_task', { taskId: '.', to: 'Working' }, 'taskId'],
+  ] as const)('%s %j', async (name, args, field) => {
+    const [viaStdio, viaHttp] = [await stdioClient(t['@c']), await httpClient(t['@c'])];
+    const before = await server.eventCount();
+    const overStdio = await call(viaStdio, name, args);
+    const overHttp = await call(viaHttp, name, args);
+    expect(overStdio.isError).toBe(true);
+    expect(json(overStdio)).toMatchObject({ code: 'VALIDATION_FAILED', field });
+    expect(json(overStdio)).toEqual(json(overHttp));
+    expect(await server.eventCount()).toBe(before);
+  });
+});

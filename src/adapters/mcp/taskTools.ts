@@ -6,7 +6,7 @@
 import { claimTaskSchema, getTaskSchema, listTasksSchema, transitionTaskSchema } from '../../commands/tasks/taskSchemas';
 import { parseInput } from '../../commands/validation';
 import { a2aTaskSchema, taskPageSchema, taskResultSchema } from '../../application/taskResponseSchemas';
-import type { ToolDefinition } from './toolDefinition';
+import { checkedArguments, type ToolDefinition } from './toolDefinition';
 
 /** The artifacts as a model reads them (the server validates them strictly, as with the task envelope). */
 const COMPACT_ARTIFACTS_SCHEMA = {
@@ -27,7 +27,7 @@ export const TASK_TOOLS: ToolDefinition[] = [
     schema: claimTaskSchema,
     output: taskResultSchema,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    run: (api, args) => api.claimTask(args ?? {}),
+    run: (api, args) => api.claimTask(checkedArguments(claimTaskSchema, args, 'claim_task')),
   },
   {
     name: 'update_task',
@@ -42,7 +42,7 @@ export const TASK_TOOLS: ToolDefinition[] = [
     output: taskResultSchema,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     propertySchemas: { artifacts: COMPACT_ARTIFACTS_SCHEMA },
-    run: (api, args) => api.updateTask(args ?? {}),
+    run: (api, args) => api.updateTask(checkedArguments(transitionTaskSchema, args, 'update_task')),
   },
   {
     name: 'list_tasks',
@@ -54,7 +54,7 @@ export const TASK_TOOLS: ToolDefinition[] = [
     output: taskPageSchema,
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     encodedForm: 'comma-separated or JSON-encoded',
-    run: (api, args) => api.listTasks(args ?? {}),
+    run: (api, args) => api.listTasks(checkedArguments(listTasksSchema, args, 'list_tasks')),
   },
   {
     name: 'get_task',

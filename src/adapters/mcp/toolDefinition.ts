@@ -1,5 +1,6 @@
 /** What an MCP tool is, as data: its schemas, hints and how it runs on the agent API (tools.ts, taskTools.ts). */
 import type { z } from 'zod';
+import { parseInput } from '../../commands/validation';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentApi } from '../../application/agentApi';
 
@@ -17,4 +18,14 @@ export interface ToolDefinition {
   /** How a string may stand in for a structured field of this tool's input (for the advertised schema). */
   encodedForm?: string;
   run(api: AgentApi, args: unknown): Promise<object>;
+}
+
+/**
+ * The arguments, once the tool's schema accepts them (the command layer's own check, in its words). For tools whose
+ * arguments `mailbox mcp` carries in a query string or a path, where a null is left out, an object becomes its JSON
+ * text and an id of ".." climbs out of the route: checked here, they are refused as POST /mcp refuses them.
+ */
+export function checkedArguments(schema: z.ZodType, args: unknown, tool: string): unknown {
+  parseInput(schema, args ?? {}, tool);
+  return args ?? {};
 }

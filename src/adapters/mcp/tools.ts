@@ -12,7 +12,7 @@ import { parseInput } from '../../commands/validation';
 import { listQuerySchema } from '../../application/listQueryParser';
 import { LIST_QUERY_DESCRIPTIONS } from '../../application/queryDescriptions';
 import * as results from '../../application/responseSchemas';
-import type { ToolDefinition } from './toolDefinition';
+import { checkedArguments, type ToolDefinition } from './toolDefinition';
 
 export type { ToolDefinition };
 import { TASK_TOOLS } from './taskTools';
@@ -71,7 +71,7 @@ export const TOOLS: ToolDefinition[] = [
     annotations: SEES,
     propertyDescriptions: LIST_QUERY_DESCRIPTIONS,
     encodedForm: 'comma-separated or JSON-encoded',
-    run: (api, args) => api.listMessages(args ?? {}),
+    run: (api, args) => api.listMessages(checkedArguments(listQuerySchema, args, 'list_messages')),
   },
   {
     name: 'get_message',
@@ -89,7 +89,7 @@ export const TOOLS: ToolDefinition[] = [
     schema: deliveryQuerySchema,
     output: deliveryLedgerSchema,
     annotations: READ,
-    run: (api, args) => api.getDelivery(args ?? {}),
+    run: (api, args) => api.getDelivery(checkedArguments(deliveryQuerySchema, args, 'get_delivery')),
   },
   {
     name: 'mark_read',

@@ -13,11 +13,13 @@ import {
   artifactsOnlyOnCompletion,
   invalidTransition,
   leaseExpired,
+  leaseNotApplicable,
   missingField,
   notInAudience,
+  releaseTakesNoText,
   taskNotFound,
 } from './taskErrors';
-import { isTerminal, leaseLapsed, leaseRuns, taskOf, type Task, type TaskLog } from './taskState';
+import { isTerminal, leaseLapsed, taskOf, waitsOnHolder, type Task, type TaskLog } from './taskState';
 import { allowedRules, relationsOf } from './transitionTable';
 
 export interface TaskContext {
@@ -67,7 +69,7 @@ export function decideClaimTask(command: ClaimTask, context: TaskContext): TaskE
       return invalidTransition(task, identity, relations, 'claim', instead());
     return notInAudience(task, identity);
   }
-  if (!task.isBroadcast) return []; // a direct task is its recipient's from the start
+  if (!task.isBroadcast) return command.data.leaseSeconds === undefined ? [] : leaseNotApplicable(task); // its recipient's from the start
   const lapsed = task.assignee !== null && leaseLapsed(task, now);
   // A retired holder can never release or finish it: its claim binds nobody, as a lapsed lease (the retirement
   // returns such tasks itself; this covers a retirement whose releases were not written, e.g. a crash between).
@@ -80,8 +82,10 @@ export function decideClaimTask(command: ClaimTask, context: TaskContext): TaskE
   const leaseExpiresAt = command.data.leaseSeconds === undefined ? null : plusMs(now, command.data.leaseSeconds * 1000);
   if (task.assignee === identity && !lapsed) {
     // Claiming again is the explicit renew: the lease runs on from now (a new length when one is given).
+    // Given to a holder without a lease, leaseSeconds starts one. No lease runs while the task waits on its sender.
     const leaseMs = command.data.leaseSeconds === undefined ? task.leaseMs : command.data.leaseSeconds * 1000;
-    if (leaseMs === null || !leaseRuns(task)) return [];
+    if (!waitsOnHolder(task)) return command.data.leaseSeconds === undefined ? [] : leaseNotApplicable(task);
+    if (leaseMs === null) return [];
     return [
       {
         type: 'TaskLeaseRenewed',
@@ -138,7 +142,11 @@ export function decideTransitionTask(command: TransitionTask, context: TaskConte
   if (rule.requires === 'note' && !note) return missingField('note', to);
   if (artifacts?.length && to !== 'Completed') return artifactsOnlyOnCompletion(to);
 
-  if (to === 'Submitted') return [releaseOf(task, identity, now)];
+  if (to === 'Submitted') {
+    if (note !== undefined) return releaseTakesNoText('note');
+    if (reason !== undefined) return releaseTakesNoText('reason');
+    return [releaseOf(task, identity, now)];
+  }
   const events: TaskEvent[] = (artifacts ?? []).map((artifact, index) => ({
     type: 'TaskArtifactAdded',
     data: {

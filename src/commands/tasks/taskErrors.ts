@@ -71,6 +71,33 @@ export function invalidTransition(
   );
 }
 
+/**
+ * A claim's leaseSeconds that no lease could honor: a direct task (its recipient's from the send, with no audience to
+ * go back to), or a task that waits on its sender (a lease runs only while the task waits on its holder).
+ */
+export const leaseNotApplicable = (task: Task): MailboxError =>
+  new MailboxError(
+    'VALIDATION_FAILED',
+    'Validation failed',
+    task.isBroadcast
+      ? `Task ${task.taskId} is ${task.state}: it waits on its sender, and a lease runs only while a task waits on its holder ` +
+          '(Submitted, Working), so leaseSeconds cannot be applied now and nothing was changed; claim again with leaseSeconds ' +
+          'once it is Working again (the answer that moves it back renews a lease you hold).'
+      : `Task ${task.taskId} was sent directly to ${task.audience[0]}: it is theirs from the send, with no audience to go back ` +
+          'to, so it takes no lease and nothing was changed; claim it without leaseSeconds, or accept it by moving it to Working.',
+    { field: 'leaseSeconds', taskId: task.taskId, state: task.state },
+  );
+
+/** A release (to Submitted) records who released it and from what state; a note or reason would be dropped. */
+export const releaseTakesNoText = (field: 'note' | 'reason'): MailboxError =>
+  new MailboxError(
+    'VALIDATION_FAILED',
+    'Validation failed',
+    `A release (to Submitted) records no ${field}: the task goes back to its audience as it was sent, and nothing was changed. ` +
+      `Release it without "${field}"; to tell the sender why, send the sender a message in the task's thread.`,
+    { field, to: 'Submitted' },
+  );
+
 /** `add` says how to give the field where the caller is: "reason" in JSON (HTTP, MCP); the CLI says --reason <text>. */
 export const missingField = (field: 'reason' | 'note', to: TaskStateName, add = `add "${field}"`): MailboxError =>
   new MailboxError(

@@ -25,8 +25,8 @@ export const claimTaskSchema = z.strictObject({
   leaseSeconds: wholeNumber('seconds', 1, MAX_LEASE_SECONDS)
     .optional()
     .describe(
-      'hold the task for this many seconds; any update by you (or claiming again) renews it; if it lapses the task goes back ' +
-        'to the audience and the next claim wins. Omit to hold it until you release or finish it.',
+      'broadcast tasks only: hold the task for this many seconds; any update by you (or claiming again) renews it; if it ' +
+        'lapses the task goes back to the audience and the next claim wins. Omit to hold it until you release or finish it.',
     ),
 });
 
@@ -43,7 +43,10 @@ export const transitionTaskSchema = z.strictObject({
     .min(1)
     .max(8000)
     .optional()
-    .describe('a message to the other party: required for InputRequired and AuthRequired (your question), optional otherwise'),
+    .describe(
+      'a message to the other party: required for InputRequired and AuthRequired (your question), optional otherwise ' +
+        '(a release to Submitted takes none)',
+    ),
   artifacts: z
     .array(z.strictObject({ name: z.string().min(1).max(200).optional(), parts: z.array(part).min(1) }))
     .max(32)

@@ -67,8 +67,11 @@ function evolveTaskLog(log: TaskLog, event: TaskEvent): TaskLog {
     }
     case 'TaskArtifactAdded':
       return { ...log, artifacts: [...log.artifacts, event.data.artifact], updatedAt: event.data.addedAt };
-    case 'TaskLeaseRenewed':
-      return { ...log, leaseExpiresAt: event.data.leaseExpiresAt, updatedAt: event.data.renewedAt };
+    case 'TaskLeaseRenewed': {
+      // A renewal runs for the length it was given: a new one when claiming again set it (or started a lease).
+      const { leaseExpiresAt, renewedAt } = event.data;
+      return { ...log, leaseExpiresAt, leaseMs: Date.parse(leaseExpiresAt) - Date.parse(renewedAt), updatedAt: renewedAt };
+    }
     case 'TaskReleased':
       return { ...unclaimed(log), state: 'Submitted', updatedAt: event.data.releasedAt };
     case 'TaskLeaseExpired': {
@@ -135,9 +138,11 @@ export function taskOf(sent: MessageSent['data'], log: TaskLog): Task | null {
   };
 }
 
-/** A lease holds the task only while it waits on its assignee (Submitted, Working). */
-export const leaseRuns = (task: Task): boolean =>
-  task.leaseExpiresAt !== null && (task.state === 'Submitted' || task.state === 'Working');
+/** The task waits on its assignee (Submitted, Working), not on its sender nor on nobody (finished). */
+export const waitsOnHolder = (task: Task): boolean => task.state === 'Submitted' || task.state === 'Working';
+
+/** A lease holds the task only while it waits on its assignee. */
+export const leaseRuns = (task: Task): boolean => task.leaseExpiresAt !== null && waitsOnHolder(task);
 
 export const leaseLapsed = (task: Task, now: string): boolean =>
   leaseRuns(task) && Date.parse(task.leaseExpiresAt!) <= Date.parse(now);

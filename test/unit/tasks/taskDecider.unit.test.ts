@@ -81,6 +81,65 @@ describe('ClaimTask', () => {
       ]);
   });
 
+  // leaseSeconds was accepted and ignored (events: [], leaseExpiresAt: null) on a direct task, by a holder without a
+  // lease, and while the task waited on its sender; and a new length given by claiming again held for one renewal only.
+  it('leaseSeconds on a direct task is refused, not ignored: a direct task has no audience to go back to', () => {
+    const error = claims(directTask('@alice', '@bob'))
+      .when(claim(B, T1, 60))
+      .thenFails('VALIDATION_FAILED', { field: 'leaseSeconds', taskId: TASK_ID });
+    expect(error.message).toMatch(/sent directly to @bob/);
+  });
+
+  it('the claimant holding it without a lease claims again with leaseSeconds: the lease starts now, and updates renew it', () => {
+    const held = [...broadcastTask('@alice', audience), claimed('@bob', T0)];
+    const started: TaskEvent = {
+      type: 'TaskLeaseRenewed',
+      data: { taskId: TASK_ID, claimant: '@bob', leaseExpiresAt: plus(T1, 600), renewedAt: T1 },
+    };
+    claims(held)
+      .when(claim(B, T1, 600))
+      .then([started]);
+    transitions([...held, started])
+      .when(move(B, 'Working', {}, T2))
+      .then([
+        {
+          type: 'TaskStateChanged',
+          data: { taskId: TASK_ID, from: 'Submitted', to: 'Working', reason: null, note: null, changedAt: T2 },
+        },
+        { type: 'TaskLeaseRenewed', data: { taskId: TASK_ID, claimant: '@bob', leaseExpiresAt: plus(T2, 600), renewedAt: T2 } },
+      ]);
+  });
+
+  it('claiming again with a new leaseSeconds: later updates renew it by the new length', () => {
+    const renewed: TaskEvent = {
+      type: 'TaskLeaseRenewed',
+      data: { taskId: TASK_ID, claimant: '@bob', leaseExpiresAt: plus(T1, 3600), renewedAt: T1 },
+    };
+    transitions([...broadcastTask('@alice', audience), claimed('@bob', T0, plus(T0, 900)), renewed])
+      .when(move(B, 'Working', {}, T2))
+      .then([
+        {
+          type: 'TaskStateChanged',
+          data: { taskId: TASK_ID, from: 'Submitted', to: 'Working', reason: null, note: null, changedAt: T2 },
+        },
+        { type: 'TaskLeaseRenewed', data: { taskId: TASK_ID, claimant: '@bob', leaseExpiresAt: plus(T2, 3600), renewedAt: T2 } },
+      ]);
+  });
+
+  it('leaseSeconds while the task waits on its sender is refused (no lease runs then); a plain claim changes nothing', () => {
+    const asking = [
+      ...broadcastTask('@alice', audience),
+      claimed('@bob', T0, plus(T0, 900)),
+      changed('Submitted', 'Working'),
+      changed('Working', 'InputRequired'),
+    ];
+    const error = claims(asking)
+      .when(claim(B, T1, 60))
+      .thenFails('VALIDATION_FAILED', { field: 'leaseSeconds', taskId: TASK_ID, state: 'InputRequired' });
+    expect(error.message).toMatch(/waits on its sender/);
+    claims(asking).when(claim(B, T1)).thenNothing();
+  });
+
   it('once the lease lapsed, the next claim wins, recording the lapse first', () => {
     const lease = plus(T0, 60);
     claims([...broadcastTask('@alice', audience), claimed('@bob', T0, lease)])
@@ -157,6 +216,17 @@ describe('TransitionTask', () => {
         },
         { type: 'TaskLeaseRenewed', data: { taskId: TASK_ID, claimant: '@bob', leaseExpiresAt: plus(T1, 900), renewedAt: T1 } },
       ]);
+  });
+
+  // A release's note or reason was accepted and dropped: TaskReleased records neither, so no one ever read it.
+  it('a release (to Submitted) takes no note or reason: refused, not dropped', () => {
+    const error = transitions(working)
+      .when(move(B, 'Submitted', { note: 'not mine' }))
+      .thenFails('VALIDATION_FAILED', { field: 'note', to: 'Submitted' });
+    expect(error.message).toMatch(/send the sender a message/);
+    transitions(working)
+      .when(move(B, 'Submitted', { reason: 'busy' }))
+      .thenFails('VALIDATION_FAILED', { field: 'reason', to: 'Submitted' });
   });
 
   it("the claimant's update after its lease lapsed is refused with LEASE_EXPIRED (before and after the sweep)", () => {

@@ -44,7 +44,8 @@ function historyIn(kind: 'broadcast' | 'direct', state: TaskState): History {
 
 const transition = (caller: Caller, to: TaskState): TransitionTask => ({
   type: 'TransitionTask',
-  data: { taskId: TASK_ID, to, reason: 'because', note: 'a note' },
+  // Every move gets what any move may need; a release (to Submitted) records neither and refuses them (taskDecider spec).
+  data: { taskId: TASK_ID, to, ...(to === 'Submitted' ? {} : { reason: 'because', note: 'a note' }) },
   metadata: meta(CALLERS[caller], T1),
 });
 

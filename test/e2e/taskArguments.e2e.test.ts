@@ -1,0 +1,116 @@
+/**
+ * Task arguments are honored or refused, never accepted and ignored, over MCP (the SDK client on POST /mcp) as over
+ * HTTP. Before: claim_task's leaseSeconds on a direct task, by a holder without a lease, or while the task waited on
+ * its sender answered `events: []` and `leaseExpiresAt: null`; update_task to Submitted (a release) with a note or a
+ * reason answered the release, and the text was in no event. Every refusal writes nothing.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startTestServer, type TestServer } from '../support/httpServer';
+
+let server: TestServer;
+let t: Record<string, string>;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer();
+  t = await server.register(['@a', '@b', '@c']);
+});
+afterAll(async () => {
+  for (const client of clients) await client.close();
+  await server.close();
+});
+
+async function mcpClient(identity: string): Promise<Client> {
+  const client = new Client({ name: 'task-arguments-e2e', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${t[identity]}` } },
+    }),
+  );
+  clients.push(client);
+  return client;
+}
+
+const tool = async (client: Client, name: string, args: Record<string, unknown>) => {
+  const result = (await client.callTool({ name, arguments: args })) as { isError?: boolean; structuredContent?: any };
+  return { isError: result.isError === true, body: result.structuredContent };
+};
+
+const sendTask = async (to: string) => {
+  const { status, body } = await server.call('POST', '/v1/messages', {
+    token: t['@a'],
+    body: { to, subject: 'a task', body: 'x', task: {} },
+  });
+  expect(status).toBe(201);
+  return body.messageId as string;
+};
+
+test('leaseSeconds on a direct task: refused over MCP as over HTTP, nothing written', async () => {
+  const taskId = await sendTask('@b');
+  const b = await mcpClient('@b');
+  const before = await server.eventCount();
+  const overMcp = await tool(b, 'claim_task', { taskId, leaseSeconds: 600 });
+  expect(overMcp.isError).toBe(true);
+  expect(overMcp.body).toMatchObject({ code: 'VALIDATION_FAILED', field: 'leaseSeconds', taskId });
+  expect(overMcp.body.message).toMatch(/sent directly to @b: it is theirs from the send.*takes no lease/);
+  const overHttp = await server.call('POST', `/v1/tasks/${taskId}/claim`, { token: t['@b'], body: { leaseSeconds: 600 } });
+  expect([overHttp.status, overHttp.body]).toEqual([400, overMcp.body]);
+  expect(await server.eventCount()).toBe(before);
+  // Without leaseSeconds, claiming a direct task still changes nothing, as documented.
+  expect((await tool(b, 'claim_task', { taskId })).body).toMatchObject({ assignee: '@b', events: [] });
+});
+
+test('the holder of a broadcast task without a lease claims again with leaseSeconds: the lease starts, and shows', async () => {
+  const taskId = await sendTask('AGENT:*');
+  const b = await mcpClient('@b');
+  expect((await tool(b, 'claim_task', { taskId })).body).toMatchObject({ assignee: '@b', leaseExpiresAt: null });
+  const again = await tool(b, 'claim_task', { taskId, leaseSeconds: 600 });
+  expect(again.isError).toBe(false);
+  expect(again.body).toMatchObject({ assignee: '@b', events: ['TaskLeaseRenewed'], leaseExpiresAt: expect.any(String) });
+  const left = Date.parse(again.body.leaseExpiresAt) - Date.now();
+  expect(left).toBeGreaterThan(590_000);
+  expect(left).toBeLessThanOrEqual(600_000);
+  const held = (await tool(b, 'list_tasks', { view: 'assigned' })).body.tasks.find((task: any) => task.taskId === taskId);
+  expect(held.leaseExpiresAt).toBe(again.body.leaseExpiresAt);
+  expect((await tool(b, 'get_task', { taskId })).body.mailbox.lease).toEqual({ expiresAt: again.body.leaseExpiresAt });
+});
+
+test('leaseSeconds while the task waits on its sender: refused (no lease runs then), nothing written', async () => {
+  const taskId = await sendTask('AGENT:*');
+  const b = await mcpClient('@b');
+  await tool(b, 'claim_task', { taskId, leaseSeconds: 600 });
+  await tool(b, 'update_task', { taskId, to: 'Working' });
+  await tool(b, 'update_task', { taskId, to: 'input-required', note: 'which branch?' });
+  const before = await server.eventCount();
+  const refused = await tool(b, 'claim_task', { taskId, leaseSeconds: 60 });
+  expect(refused.isError).toBe(true);
+  expect(refused.body).toMatchObject({ code: 'VALIDATION_FAILED', field: 'leaseSeconds', state: 'InputRequired' });
+  expect(refused.body.message).toMatch(/waits on its sender/);
+  expect(await server.eventCount()).toBe(before);
+});
+
+test.each(['note', 'reason'])(
+  'a release (update_task to Submitted) with a %s: refused, not dropped; nothing written',
+  async (field) => {
+    const taskId = await sendTask('AGENT:*');
+    const c = await mcpClient('@c');
+    await tool(c, 'claim_task', { taskId });
+    const before = await server.eventCount();
+    const refused = await tool(c, 'update_task', { taskId, to: 'Submitted', [field]: 'not for me' });
+    expect(refused.isError).toBe(true);
+    expect(refused.body).toMatchObject({ code: 'VALIDATION_FAILED', field, to: 'Submitted' });
+    expect(refused.body.message).toMatch(new RegExp(`records no ${field}.*send the sender a message`));
+    const overHttp = await server.call('POST', `/v1/tasks/${taskId}/transition`, {
+      token: t['@c'],
+      body: { to: 'Submitted', [field]: 'not for me' },
+    });
+    expect([overHttp.status, overHttp.body]).toEqual([400, refused.body]);
+    expect(await server.eventCount()).toBe(before);
+    // Released as documented, the task is claimable again.
+    expect((await tool(c, 'update_task', { taskId, to: 'Submitted' })).body).toMatchObject({
+      assignee: null,
+      events: ['TaskReleased'],
+    });
+  },
+);

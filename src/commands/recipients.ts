@@ -153,14 +153,14 @@ export function inactiveRecipient(
       suggestions: [...nearMatches],
       sentence:
         `${identity} was retired at ${known.retiredAt}${outcome === 'stored' ? ' and will never read it' : ''} (identities are never reused); ` +
-        'GET /v1/agents lists the active agents.',
+        'list_agents (GET /v1/agents) lists the active agents.',
     };
   }
   if (known) {
     return {
       code: 'UNREGISTERED_RECIPIENT',
       suggestions: [...nearMatches],
-      sentence: `${identity} is registered as ${known.role === 'auditor' ? 'an auditor' : known.role}, not as an agent: it has no inbox; GET /v1/agents lists the agents.`,
+      sentence: `${identity} is registered as ${known.role === 'auditor' ? 'an auditor' : known.role}, not as an agent: it has no inbox; list_agents (GET /v1/agents) lists the agents.`,
     };
   }
   if (readsLikeBroadcast(identity)) {
@@ -175,6 +175,6 @@ export function inactiveRecipient(
     suggestions: [...nearMatches],
     sentence:
       `${identity} is not a registered agent${outcome === 'stored' ? ': it will see this message only if an agent registers under that name' : ''}; ` +
-      'GET /v1/agents lists the agents.',
+      'list_agents (GET /v1/agents) lists the agents.',
   };
 }

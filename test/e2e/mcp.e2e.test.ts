@@ -133,6 +133,22 @@ test('errors are tool errors with the same envelope as HTTP', async () => {
   await expectToolError(c, 'no_such_tool', {}, 'NOT_FOUND');
 });
 
+// The warnings said only "GET /v1/agents lists the agents": an HTTP route an MCP agent cannot call.
+test('a warning about a recipient that is not an active agent names list_agents, the tool that lists them', async () => {
+  await server.register(['@gone']);
+  expect((await server.call('DELETE', '/v1/agents/@gone', { token: server.adminToken })).status).toBe(200);
+  await server.register(['@auditor-x'], 'auditor');
+  const a = await mcpClient(t['@a']);
+  for (const [to, code] of [
+    ['@gone', 'RETIRED_RECIPIENT'],
+    ['@nobody-here', 'UNREGISTERED_RECIPIENT'],
+    ['@auditor-x', 'UNREGISTERED_RECIPIENT'],
+  ]) {
+    const sent = json(await call(a, 'add_message', { to, subject: 's', body: 'b' }));
+    expect(sent.warnings).toEqual([expect.objectContaining({ code, message: expect.stringContaining('list_agents') })]);
+  }
+});
+
 test('add_message honours idempotencyKey: a retry returns the original and writes nothing', async () => {
   const a = await mcpClient(t['@a']);
   const args = { to: '@b', subject: 'once', body: 'b', idempotencyKey: 'mcp-retry-1' };

@@ -239,6 +239,34 @@ describe('tools/call without a tool name', () => {
   );
 });
 
+// A request sent without an id is a JSON-RPC notification: the SDK answers none and runs nothing, so POST /mcp
+// answered 202 Accepted with an empty body, and the send the caller meant was silently dropped.
+describe('a request without an id (a notification by mistake)', () => {
+  test.each([
+    [{ jsonrpc: '2.0', method: 'tools/call', params: { name: 'add_message', arguments: { to: '@b', subject: 's', body: 'b' } } }],
+    [
+      [
+        { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+        { jsonrpc: '2.0', method: 'tools/call', params: { name: 'unread_count' } },
+      ],
+    ],
+    [{ jsonrpc: '2.0', method: 'tools/list' }],
+  ])('%j is 400 saying to give it an id, and writes nothing', async (message) => {
+    const before = await server.eventCount();
+    const response = await postMcp(t['@a'], message as unknown as Record<string, unknown>);
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { message: string };
+    expect(body).toMatchObject({ code: 'VALIDATION_FAILED', field: 'id' });
+    expect(body.message).toMatch(/sent without an id: .* notification, .* nothing was done\. Give it an id/);
+    expect(await server.eventCount()).toBe(before);
+  });
+
+  test('a real notification (notifications/initialized) is still accepted: 202', async () => {
+    const response = await postMcp(t['@a'], { jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect(response.status).toBe(202);
+  });
+});
+
 describe('a missing or bad token: a clear error, never an OAuth login', () => {
   test.each([
     [null, 'missing'],

@@ -5,7 +5,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { isMailboxError, requestTimedOut } from '../../errors';
+import { MailboxError, isMailboxError, requestTimedOut } from '../../errors';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AgentApi } from '../../application/agentApi';
 import { MAX_JSON_DEPTH, pathBeyondDepth, tooDeep } from '../../commands/jsonDepth';
@@ -72,6 +72,25 @@ function depthRefusal(
   return path ? { error: tooDeep(path, [], MAX_JSON_DEPTH + JSON_RPC_LEVELS) } : null;
 }
 
+/**
+ * A request (any method but notifications/*) sent without an id is a JSON-RPC notification: the SDK answers none
+ * and runs nothing, so the HTTP answer would be an empty 202 and a tools/call silently dropped. Refused instead.
+ */
+function requestWithoutId(body: unknown): MailboxError | null {
+  for (const message of (Array.isArray(body) ? body : [body]) as JsonRpcMessage[]) {
+    if (!message || typeof message !== 'object' || typeof message.method !== 'string') continue;
+    if (message.method.startsWith('notifications/') || message.id !== undefined) continue;
+    return new MailboxError(
+      'VALIDATION_FAILED',
+      'Validation failed',
+      `'${message.method}' was sent without an id: a JSON-RPC message without an id is a notification, which gets no answer, ` +
+        'so nothing was done. Give it an id (e.g. "id": 1); only notifications/* methods are sent without one.',
+      { field: 'id', method: message.method },
+    );
+  }
+  return null;
+}
+
 /** A tool error result carrying the envelope, as the JSON-RPC answer to `id`. */
 const toolErrorResponse = (id: unknown, envelope: object) => ({
   jsonrpc: '2.0',
@@ -107,6 +126,8 @@ export const mcpRoutes =
       if (refusal && 'toolCall' in refusal)
         return reply.status(200).send(toolErrorResponse(refusal.toolCall.id, refusal.error.envelope));
       if (refusal) return reply.status(refusal.error.status).type('application/json; charset=utf-8').send(refusal.error.envelope);
+      const withoutId = requestWithoutId(request.body);
+      if (withoutId) return reply.status(withoutId.status).type('application/json; charset=utf-8').send(withoutId.envelope);
       const server = factory.create(agentApiFor(request));
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       reply.hijack();

@@ -13,6 +13,7 @@ import { registerAuditCommands } from './commands/audit';
 import { registerBackupCommand } from './commands/backup';
 import { registerProjectionsCommands } from './commands/projections';
 import { refuseRepeatedOptions } from './commands/repeatedOptions';
+import { usageErrorsExitWith } from './commands/usageExitCode';
 import { tuneCollector } from '../support/collectorTuning';
 
 export function buildProgram(): Command {
@@ -42,8 +43,13 @@ export function buildProgram(): Command {
   registerAuditCommands(program);
   registerProjectionsCommands(program);
   registerBackupCommand(program);
+  // The operator's commands give exit code 1 a meaning (drift, a stalled pipeline, no event log): a usage error is 2.
+  for (const command of program.commands) if (OPERATOR_COMMANDS.includes(command.name())) usageErrorsExitWith(command, 2);
   return refuseRepeatedOptions(program); // last: it walks every option registered above
 }
+
+/** Commands whose exit code 1 means something else than a usage error (their help lists their exit codes). */
+const OPERATOR_COMMANDS = ['serve', 'heartbeat', 'audit', 'projections', 'backup'];
 
 export async function main(argv: string[]): Promise<void> {
   tuneCollector(); // this process's V8 settings, before any work (support/collectorTuning.ts says why)

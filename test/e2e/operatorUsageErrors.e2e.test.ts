@@ -1,0 +1,59 @@
+/**
+ * A usage error (an unknown option or subcommand, a missing or extra argument, a value not among the choices, an
+ * option given twice) of the operator's commands exits with code 2, as their help says ("2 usage, configuration
+ * ..."). It exited 1, commander's code, which these commands give a meaning a script acts on: `audit verify --jsn`
+ * in CI read as drift, a typo in a cron job's `heartbeat --once` as a stalled pipeline, `projections status --json`
+ * and `backup` without a file as "no event log". Nothing runs: no store is opened, nothing is created. The client
+ * commands keep 1 (their one error code).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { ensureBuilt, runCli } from '../support/builtCli';
+import { tempDir } from '../support/fixtures';
+
+let root: string;
+let dataDir: string;
+beforeAll(() => {
+  ensureBuilt();
+  root = tempDir('mailbox-usage-');
+  dataDir = path.join(root, 'data');
+});
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+test.each([
+  [['audit', 'verify', '--jsn'], "unknown option '--jsn'"],
+  [['audit', 'replay', '--from', '1', '--from', '2'], "option '--from <position>' was given twice"],
+  [['audit', 'message'], "missing required argument 'messageId'"],
+  [['audit', 'verfy'], "unknown command 'verfy'"],
+  [['heartbeat', '--once', '--interval', '1s', '--interval', '2s'], "option '--interval <duration>' was given twice"],
+  [
+    ['heartbeat', '--once', '--projector', 'yes'],
+    "option '--projector <mode>' argument 'yes' is invalid. Allowed choices are auto, on, off.",
+  ],
+  [['heartbeat', '--onse'], "unknown option '--onse'"],
+  [['projections', 'status', '--json'], "unknown option '--json'"],
+  [['projections', 'rebuild', 'now'], "too many arguments for 'rebuild'"],
+  [['backup'], "missing required argument 'file'"],
+  [['serve', '--prot', '7421'], "unknown option '--prot'"],
+])('mailbox %j: the error and the help hint, exit code 2, nothing created', async (args, error) => {
+  const run = await runCli(args, { MAILBOX_DATA_DIR: dataDir, MAILBOX_PORT: '0' });
+  const lines = run.stderr.trimEnd().split('\n'); // commander may add a "(Did you mean --json?)" line between
+  expect(lines[0]).toContain(`error: ${error}`);
+  expect(lines[lines.length - 1]).toBe('(run with --help for usage)');
+  expect(run.stdout).toBe('');
+  expect(run.code).toBe(2);
+  expect(fs.existsSync(dataDir)).toBe(false);
+});
+
+test('a command group named without its subcommand prints its help on stderr, exit code 2', async () => {
+  const run = await runCli(['audit'], { MAILBOX_DATA_DIR: dataDir });
+  expect(run.stderr).toMatch(/^Usage: mailbox audit /);
+  expect(run.code).toBe(2);
+});
+
+test('--help is still exit code 0, and a client command keeps exit code 1 for a usage error', async () => {
+  expect((await runCli(['audit', 'verify', '--help'], {})).code).toBe(0);
+  const client = await runCli(['send', '--prioriti', 'high', '@b', 's', 'b'], { MAILBOX_URL: 'http://127.0.0.1:9' });
+  expect(client.stderr).toContain("error: unknown option '--prioriti'");
+  expect(client.code).toBe(1);
+});

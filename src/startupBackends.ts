@@ -10,7 +10,7 @@ import { isMailboxError, unavailable } from './errors';
 import { StartupError, StartupInterrupted } from './startupError';
 import { sleep } from './support/retry';
 import { esdbHosts } from './startupChecks';
-import { connectRedis, redactUrl, redisOptionsOf } from './adapters/projections/redisConnection';
+import { connectRedis, isHandshakeRefusal, redactUrl, redisOptionsOf } from './adapters/projections/redisConnection';
 import { parseRedisUrl, redisHostsOf } from './adapters/projections/redisTopology';
 import { isEsdbUrl } from './adapters/eventstore/esdbClientCompat';
 import { EsdbEventStore } from './adapters/eventstore/esdbEventStore';
@@ -100,7 +100,16 @@ function backendsOf(config: MailboxConfig): Backend[] {
         await Promise.any(hosts.map(({ host, port }) => tcpReachable(host, port, `Redis at ${redactUrl(redisUrl)}`))).catch(
           (all: AggregateError) => Promise.reject(all.errors[0]),
         );
-        const client = await connectRedis(redisUrl, { name: 'mailbox-startup-probe', ...redisOptionsOf(config) });
+        const client = await connectRedis(redisUrl, { name: 'mailbox-startup-probe', ...redisOptionsOf(config) }).catch(
+          (error: unknown) => {
+            // Redis answered and refused the handshake: no retry changes that (it was retried for
+            // MAILBOX_STARTUP_RETRY_MS, then said to be unreachable: "start it").
+            const refusal = (error as { cause?: unknown }).cause;
+            throw isHandshakeRefusal(refusal)
+              ? new StartupError((error as Error).message, { variable: redisVariable(config) }, { cause: refusal })
+              : error;
+          },
+        );
         client.disconnect();
       },
     });

@@ -9,7 +9,9 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { ensureBuilt, runCli, type CliRun } from '../support/builtCli';
-import { tempDir } from '../support/fixtures';
+import { createMailbox } from '../../src/mailbox';
+import { ADMIN_TOKEN, tempDir } from '../support/fixtures';
+import { freePort, spawnRedis, stopChild } from '../support/redisServer';
 
 let root: string;
 beforeAll(() => {
@@ -387,5 +389,44 @@ describe('one mailbox per data dir (the SQLite views owner lock)', () => {
     const done = exited(third.child);
     third.child.kill('SIGTERM');
     await done;
+  });
+});
+
+describe('a Redis that answers and refuses the handshake: one line saying what it refused, at once (no retry)', () => {
+  // It was retried for MAILBOX_STARTUP_RETRY_MS (30 s), then "Redis ... is unreachable ... start it" (ioredis says only
+  // "Connection is closed" for refused credentials); and a database the server does not have was used as database 0.
+  let redis: ChildProcess.ChildProcess;
+  let port: number;
+  beforeAll(async () => {
+    port = await freePort();
+    redis = await spawnRedis(port, ['--requirepass', 'the-redis-password-0123']);
+  });
+  afterAll(() => stopChild(redis));
+
+  test.each([
+    ['redis-no-password', {}, 'asks for a password (NOAUTH)'],
+    ['redis-wrong-password', { MAILBOX_REDIS_PASSWORD: 'not-the-password' }, 'refused the credentials (WRONGPASS'],
+    ['redis-no-database', { MAILBOX_REDIS_PASSWORD: 'the-redis-password-0123', path: '/99' }, 'has no such database'],
+  ])('%s', async (name, { path: database = '', ...env }: Record<string, string>, refused) => {
+    const url = `redis://127.0.0.1:${port}${database}`;
+    const run = await serve(name, { MAILBOX_REDIS_URL: url, ...env }); // the default 30 s of retries: none taken
+    expectOneLine(run, 'MAILBOX_REDIS_URL', `Redis at ${url} ${refused}`, database ? 'databases' : 'MAILBOX_REDIS_PASSWORD');
+    expect(run.stdout).not.toContain('retrying');
+  });
+
+  test('mailbox projections status says the same in its envelope (it read "is unavailable; retry later")', async () => {
+    const dataDir = path.join(root, 'redis-refused-status');
+    await (await createMailbox({ dataDir, views: 'memory', adminToken: ADMIN_TOKEN, logLevel: 'silent' })).close(); // a log
+    const run = await runCli(['projections', 'status'], {
+      MAILBOX_DATA_DIR: dataDir,
+      MAILBOX_REDIS_URL: `redis://127.0.0.1:${port}`,
+      MAILBOX_REDIS_PASSWORD: 'not-the-password',
+    });
+    expect(JSON.parse(run.stderr)).toMatchObject({
+      error: 'Redis refused the connection',
+      code: 'UNAVAILABLE',
+      message: expect.stringContaining(`Redis at redis://127.0.0.1:${port} refused the credentials (WRONGPASS`),
+    });
+    expect(run.code).toBe(2);
   });
 });

@@ -7,7 +7,7 @@
 import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
-import type { MailboxConfig } from '../../config';
+import { redisVariable, type MailboxConfig } from '../../config';
 import { MailboxError, unavailable } from '../../errors';
 import { parseRedisUrl, redactRedisUrl, redisHostsOf, type RedisTopology } from './redisTopology';
 
@@ -35,6 +35,8 @@ export interface RedisConnectionOptions extends RedisAuthOptions {
   autoPipelining?: boolean;
   /** The deadline of every command, and of connecting (MAILBOX_REDIS_TIMEOUT_MS). */
   timeoutMs?: number;
+  /** The variable that names this Redis, for the remedy of a refused handshake (default MAILBOX_REDIS_URL). */
+  variable?: string;
 }
 
 export const DEFAULT_REDIS_TIMEOUT_MS = 1000;
@@ -62,6 +64,7 @@ export function redisOptionsOf(config: MailboxConfig): Omit<RedisConnectionOptio
     sentinelPassword: config.redisSentinelPassword,
     tls: config.redisTls,
     tlsCaFile: config.redisTlsCaFile,
+    variable: redisVariable(config),
   };
 }
 
@@ -198,19 +201,61 @@ function describeTopology(topology: RedisTopology, url: string): string {
     : `Redis Cluster at ${hosts}`;
 }
 
-/** Opens a connection and waits until it is ready, failing loudly (UNAVAILABLE) if Redis cannot be reached. */
+/**
+ * Replies to a connection's handshake that no retry changes: credentials refused or missing (AUTH, HELLO), a database
+ * the server does not have (SELECT).
+ */
+const REFUSED_HANDSHAKE = /^(WRONGPASS|NOAUTH|NOPERM)\b|invalid (username-)?password|DB index is out of range/i;
+
+export const isHandshakeRefusal = (error: unknown): error is Error =>
+  error instanceof Error && error.name === 'ReplyError' && REFUSED_HANDSHAKE.test(error.message);
+
+/**
+ * Opens a connection and waits until it is ready, failing loudly (UNAVAILABLE) if Redis cannot be reached. A handshake
+ * Redis refused is the error's cause: ioredis says only "Connection is closed" for refused credentials, and a SELECT
+ * of a database the server does not have fails beside a connection that is ready, on database 0.
+ */
 export async function connectRedis(url: string, options: RedisConnectionOptions): Promise<RedisClient> {
   const topology = parseRedisUrl(url);
   const client = createClient(topology, options);
+  let refusal: Error | undefined;
   // Reconnects are logged by their owners; without a listener ioredis would print to stderr.
-  client.on('error', () => {});
+  client.on('error', (error: unknown) => {
+    if (refusal === undefined && isHandshakeRefusal(error)) refusal = error;
+  });
   try {
     await client.connect();
   } catch (error) {
     client.disconnect();
-    throw unavailable(describeTopology(topology, url), error);
+    throw refusal === undefined
+      ? unavailable(describeTopology(topology, url), error)
+      : handshakeRefused(describeTopology(topology, url), refusal, options.variable);
+  }
+  if (refusal !== undefined) {
+    client.disconnect();
+    throw handshakeRefused(describeTopology(topology, url), refusal, options.variable);
   }
   return client;
+}
+
+/** UNAVAILABLE (as any Redis that does not serve), saying what Redis refused and what to set; the reply is its cause. */
+function handshakeRefused(where: string, refusal: Error, variable = 'MAILBOX_REDIS_URL'): MailboxError {
+  const reply = refusal.message.replace(/\.$/, '');
+  let message: string;
+  if (/DB index is out of range/i.test(reply)) {
+    message =
+      `${where} has no such database (${reply}): give ${variable} a database the server has (0 up to its ` +
+      "'databases' setting less one: 0..15 by default), or none for database 0.";
+  } else {
+    // NOAUTH's text goes on about HELLO's arguments (ioredis says HELLO first): its code says it all.
+    const what = /^NOAUTH\b/.test(reply) ? 'asks for a password (NOAUTH)' : `refused the credentials (${reply})`;
+    message =
+      `${where} ${what}: set MAILBOX_REDIS_PASSWORD (or MAILBOX_REDIS_PASSWORD_FILE) to its password, and ` +
+      `MAILBOX_REDIS_USERNAME to its ACL user if not 'default', or give them in ${variable} (redis://user:password@host:6379).`;
+  }
+  const error = new MailboxError('UNAVAILABLE', 'Redis refused the connection', message);
+  (error as Error).cause = refusal;
+  return error;
 }
 
 export const redactUrl = redactRedisUrl;

@@ -28,7 +28,7 @@ export const configSchema = z.object({
   /** Unset: SQLite in dataDir. 'memory:' keeps events in memory (tests). esdb:// or kurrentdb://: EventStoreDB. */
   eventStoreUrl: z.string().optional(),
   /**
-   * Unset: in-memory projections and wake bus. redis:// (one node), redis+sentinel:// or redis-cluster://
+   * Unset: views without Redis (MAILBOX_VIEWS: the SQLite views file, or memory) and an in-process wake bus. redis:// (one node), redis+sentinel:// or redis-cluster://
    * (see redisTopology.ts); MAILBOX_REDIS_SENTINELS or MAILBOX_REDIS_CLUSTER are folded into it.
    */
   redisUrl: z.string().optional(),

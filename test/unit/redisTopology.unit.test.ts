@@ -72,6 +72,8 @@ describe('Redis URL forms', () => {
     expect(message).toContain(why);
     expect(message).toContain('redis+sentinel://host:26379,host:26379/<master name>');
     expect(message).toContain('redis-cluster://host:6379,host:6379');
+    // Unset, the views live in the SQLite views file (MAILBOX_VIEWS=sqlite, the default), not in memory as it said.
+    expect(message).toMatch(/or leave it unset for views without Redis \(MAILBOX_VIEWS: the SQLite views file by default\)\.$/);
   });
 
   it('a password never appears in the error', () => {

@@ -48,7 +48,7 @@ function invalid(url: string, why: string, variable = 'MAILBOX_REDIS_URL'): Mail
   return new MailboxError(
     'VALIDATION_FAILED',
     'Invalid configuration',
-    `${variable} '${redactRedisUrl(url)}' ${why}; use ${REDIS_URL_FORMS}, or leave it unset for in-memory projections.`,
+    `${variable} '${redactRedisUrl(url)}' ${why}; use ${REDIS_URL_FORMS}, or leave it unset for views without Redis (MAILBOX_VIEWS: the SQLite views file by default).`,
     { field: variable },
   );
 }

@@ -113,6 +113,7 @@ export const messageStorySchema = z.looseObject({
       archivedUnread: z.boolean().nullable(),
     }),
   ),
+  replyDueBy: timestamp.nullable().describe("when the sender expects the recipients' replies (expectsReplyBy), or null"),
   anomalies: z.array(z.string()).describe('whatever in the stream contradicts the story'),
 });
 

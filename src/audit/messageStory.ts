@@ -35,6 +35,8 @@ export interface MessageStory {
   /** The audience snapshot recorded at send time (direct: the one recipient). */
   audience: string[];
   recipients: RecipientStory[];
+  /** When the sender expects the recipients' replies (`expectsReplyBy`, its ReplyRequested), or null. */
+  replyDueBy: string | null;
   /** The task the message carried and every change to it (its own stream), or null when it carried none. */
   task: {
     openedAs: string;
@@ -63,6 +65,7 @@ export function messageStory(events: readonly StoredEvent[]): MessageStory | nul
 
   const recipients = new Map(audience.map((identity) => [identity, blank(identity)]));
   const anomalies: string[] = [];
+  let replyDueBy: string | null = null;
   const task: MessageStory['task'] = sentEvent.data.task
     ? { openedAs: sentEvent.data.task.state ?? 'Submitted', changes: [] }
     : null;
@@ -111,6 +114,11 @@ export function messageStory(events: readonly StoredEvent[]): MessageStory | nul
         Object.assign(story, { archivedAt: null, archivedPosition: null, archivedUnread: null });
         break;
       }
+      case 'ReplyRequested':
+        // Written beside the MessageSent by a send with expectsReplyBy: once.
+        if (replyDueBy !== null) anomalies.push(`a second ReplyRequested at position ${event.position}`);
+        else replyDueBy = event.data.dueBy;
+        break;
       default:
         if (isTaskEvent(event) && task) {
           const text = describeTaskEvent(event as unknown as TaskEvent, event.metadata.actor);
@@ -138,6 +146,7 @@ export function messageStory(events: readonly StoredEvent[]): MessageStory | nul
     },
     audience: [...audience],
     recipients: [...recipients.values()],
+    replyDueBy,
     task,
     anomalies,
   };
@@ -152,6 +161,7 @@ export function formatMessageStory(story: MessageStory): string {
     `subject   ${quoted(s.subject)}  priority ${s.priority}  thread ${oneLine(s.threadId)}` +
       `${s.inReplyTo ? `  in reply to ${s.inReplyTo}` : ''}${s.tags.length ? `  tags ${s.tags.map(oneLine).join(',')}` : ''}`,
     `audience  ${story.audience.length} recipient${story.audience.length === 1 ? '' : 's'}: ${story.audience.join(', ') || '(none)'}`,
+    ...(story.replyDueBy ? [`replies   due by ${story.replyDueBy}`] : []),
     '',
     ['recipient', 'delivered', 'read', 'archived'].join('\t'),
     ...story.recipients.map((r) =>

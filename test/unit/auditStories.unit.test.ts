@@ -64,6 +64,34 @@ describe('audit message story', () => {
       'a read receipt for @mallory at position 999, who is not in the audience',
     ]);
   });
+
+  test('a send that expects replies (its ReplyRequested) is no anomaly; the story says when they are due; a second one is', async () => {
+    const mailbox = await memoryMailbox();
+    const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c', '@d']);
+    const direct = await a.send({ to: ['@b', '@c', '@d'], subject: 'review', body: '.', expectsReplyBy: '10m' });
+    const broadcast = await a.send({ to: 'AGENT:*', subject: 'all', body: '.', expectsReplyBy: '1h' });
+    await b.markRead({ messageId: direct.messageId });
+    await c.send({ to: '@a', subject: 're', body: 'ok', inReplyTo: broadcast.messageId });
+    const events = await allEvents(mailbox);
+    await mailbox.close();
+    for (const [sent, minutes] of [
+      [direct, 10],
+      [broadcast, 60],
+    ] as const) {
+      const stream = events.filter((e) => e.streamName === messageStream(sent.messageId));
+      const story = messageStory(stream)!;
+      expect(story.anomalies).toEqual([]);
+      const dueBy = new Date(Date.parse(sent.sentAt) + minutes * 60_000).toISOString();
+      expect(story.replyDueBy).toBe(dueBy);
+      const text = formatMessageStory(story);
+      expect(text).not.toContain('ANOMALIES');
+      expect(text).toContain(`replies   due by ${dueBy}`);
+    }
+    const stream = events.filter((e) => e.streamName === messageStream(direct.messageId));
+    const requested = stream.find((e) => e.type === 'ReplyRequested')!;
+    const again = { ...structuredClone(requested), position: 999n } as StoredEvent;
+    expect(messageStory([...stream, again])!.anomalies).toEqual(['a second ReplyRequested at position 999']);
+  });
 });
 
 describe('audit agent timeline', () => {

@@ -5,6 +5,15 @@ const TIME = new Intl.DateTimeFormat([], { hour: '2-digit', minute: '2-digit', s
 
 export const clock = (iso: string | null): string => (iso ? TIME.format(new Date(iso)) : '–');
 
+const DAY = new Intl.DateTimeFormat([], { year: 'numeric', month: '2-digit', day: '2-digit' });
+
+/** A time that may be on another day (a reply due tomorrow): the clock time today, else the date with it. */
+export const when = (iso: string | null, now = Date.now()): string => {
+  if (!iso) return '–';
+  const at = new Date(iso);
+  return DAY.format(at) === DAY.format(new Date(now)) ? TIME.format(at) : `${DAY.format(at)} ${TIME.format(at)}`;
+};
+
 export function age(iso: string | null, now = Date.now()): string {
   if (!iso) return '–';
   const seconds = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));

@@ -5,7 +5,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorText } from '../api';
-import { clock } from '../format';
+import { clock, when } from '../format';
 import type { DeliveryLedger, DeliveryRow } from '../types';
 
 const STAGES = [
@@ -69,8 +69,8 @@ export function LedgerSection({ messageId }: { messageId: string }) {
             {ledger.accepted.position ? ` · accepted at #${ledger.accepted.position}` : ''}
             {ledger.wakeExpected ? '' : ' · no wake expected'}
             {ledger.escalatedAt ? ` · escalated ${clock(ledger.escalatedAt)} (woke nobody in time)` : ''}
-            {ledger.replyDueBy ? ` · reply due ${clock(ledger.replyDueBy)}` : ''}
-            {ledger.replyOverdueAt ? ` · overdue since ${clock(ledger.replyOverdueAt)}` : ''}
+            {ledger.replyDueBy ? ` · reply due ${when(ledger.replyDueBy)}` : ''}
+            {ledger.replyOverdueAt ? ` · overdue since ${when(ledger.replyOverdueAt)}` : ''}
             {ledger.viewsLagging ? ' · the views have not applied it yet' : ''}
           </p>
           <table data-testid="ledger-rows">

@@ -52,7 +52,8 @@ export function StoryPanel(props: {
           <dl class="facts">
             <dt>Sent</dt>
             <dd>
-              {clock(sent.sentAt)} by {sent.from} to {sent.to} {sent.isBroadcast ? '(broadcast)' : ''} at position {sent.position}
+              {clock(sent.sentAt)} by {sent.from} to {[sent.to].flat().join(', ')} {sent.isBroadcast ? '(broadcast)' : ''} at
+              position {sent.position}
             </dd>
             <dt>Subject</dt>
             <dd>

@@ -178,10 +178,14 @@ export async function openRedisProjectionStore(config: MailboxConfig): Promise<R
 function ownViewsOnly(bus: WakeBus, store: RedisProjectionStore): WakeBus {
   return {
     publish: (wakes) => bus.publish(wakes),
-    subscribe: (identity, listener) =>
-      bus.subscribe(identity, (wake) => {
-        store.passWake(() => listener(wake));
-      }),
+    subscribe: (identity, listener, onGap) =>
+      bus.subscribe(
+        identity,
+        (wake) => {
+          store.passWake(() => listener(wake));
+        },
+        onGap,
+      ),
     close: () => bus.close(),
   };
 }

@@ -80,6 +80,9 @@ export const eventToJson = (event: StoredEvent) => ({
 /** Messages read back recently (get_message); a miss costs one stream read, never correctness. */
 const READ_SIDE_CACHE = { maxEntries: 5_000, maxBytes: 16 * 1024 * 1024 };
 
+/** How soon a wake stream tries again to read the unread view for its resync (see openWakeStream). */
+const RESYNC_RETRY_MS = 250;
+
 @injectable()
 export class MailboxQueries {
   /** The read side's own reader of message streams: get_message never goes through the command path. */
@@ -188,17 +191,44 @@ export class MailboxQueries {
   async openWakeStream(actor: Actor, emit: (event: WakeStreamEvent) => void): Promise<Unsubscribe> {
     requireRole(actor, ['agent'], 'Watching wake events');
     let buffered: WakeEvent[] | null = [];
-    const unsubscribe = await this.wakeBus.subscribe(actor.identity, (wake) =>
-      buffered ? buffered.push(wake) : emit({ event: 'wake', data: wake }),
+    let open = true;
+    const sync = async () => {
+      const count = await this.projections.unreadCount(actor.identity);
+      emit({ event: 'sync', data: { unreadCount: count.unread, byPriority: count.byPriority } });
+      const pending = buffered ?? [];
+      buffered = null;
+      for (const wake of pending) emit({ event: 'wake', data: wake });
+    };
+    // The bus lost wakes while this stream stayed open (its connection to Redis dropped and came back):
+    // a new sync, as a reconnecting client would get, once the views hold the log as it is now (views lost
+    // with Redis read as empty until they are rebuilt: a count of them would say less than is true).
+    const resync = async (): Promise<void> => {
+      buffered ??= [];
+      let head: bigint | null | undefined;
+      while (open) {
+        try {
+          head ??= await this.store.headPosition();
+          const checkpoint = await this.projections.checkpoint();
+          if (head === null || (checkpoint !== null && checkpoint >= head)) return await sync();
+        } catch {
+          // The log or the views do not answer yet: try again.
+        }
+        await new Promise((resolve) => setTimeout(resolve, RESYNC_RETRY_MS).unref());
+      }
+    };
+    const unsubscribeBus = await this.wakeBus.subscribe(
+      actor.identity,
+      (wake) => (buffered ? buffered.push(wake) : emit({ event: 'wake', data: wake })),
+      () => void resync(),
     );
-    const count = await this.projections.unreadCount(actor.identity).catch(async (error: unknown) => {
+    const unsubscribe = async () => {
+      open = false;
+      await unsubscribeBus();
+    };
+    await sync().catch(async (error: unknown) => {
       await unsubscribe(); // a stream that never opened must not keep its subscription
       throw error;
     });
-    emit({ event: 'sync', data: { unreadCount: count.unread, byPriority: count.byPriority } });
-    const pending = buffered;
-    buffered = null;
-    for (const wake of pending) emit({ event: 'wake', data: wake });
     return unsubscribe;
   }
 }

@@ -4,16 +4,21 @@
  * publish() here is only for completeness (a direct PUBLISH). Subscriptions use
  * one dedicated connection; ioredis resubscribes every channel after a reconnect.
  * Wakes are hints: one missed while disconnected is recovered from the unread
- * view, which a client reads (the `sync` event) whenever it (re)connects.
+ * view. A client reads it (the `sync` event) whenever it (re)connects; a
+ * subscription that stayed open across the loss is told through its gap
+ * listener once every channel is subscribed again (its wake stream sends a new
+ * `sync`), since nothing else would tell it that wakes went missing.
  */
 import type { Logger } from 'pino';
 import type { WakeEvent } from '../../projections/viewChanges';
-import type { Unsubscribe, WakeBus, WakeListener } from '../../projections/wakeBus';
+import type { Unsubscribe, WakeBus, WakeGapListener, WakeListener } from '../../projections/wakeBus';
 import { closeRedis, redisCall, type RedisClient } from './redisConnection';
 import type { RedisKeys } from './redisKeys';
 
 interface Channel {
   listeners: Set<WakeListener>;
+  /** Per listener: told when the connection was lost and the channel is subscribed again. */
+  gapListeners: Map<WakeListener, WakeGapListener>;
   /** Resolves once Redis confirmed the SUBSCRIBE, so that no wake after subscribe() returns is missed. */
   ready: Promise<unknown>;
 }
@@ -22,6 +27,8 @@ export class RedisWakeBus implements WakeBus {
   private readonly channels = new Map<string, Channel>();
   private subscriber: Promise<RedisClient> | null = null;
   private closed = false;
+  /** The subscriber connection went away since it last had every channel subscribed. */
+  private lost = false;
 
   constructor(
     private readonly publisher: RedisClient,
@@ -37,20 +44,26 @@ export class RedisWakeBus implements WakeBus {
     );
   }
 
-  async subscribe(identity: string, listener: WakeListener): Promise<Unsubscribe> {
+  async subscribe(identity: string, listener: WakeListener, onGap?: WakeGapListener): Promise<Unsubscribe> {
     if (this.closed) throw new Error('Redis wake bus is closed');
     const name = this.keys.wakeChannel(identity);
     let channel = this.channels.get(name);
     if (!channel) {
       const subscriber = await this.connection();
-      channel = { listeners: new Set(), ready: redisCall('Redis wake bus (subscribe)', () => subscriber.subscribe(name)) };
+      channel = {
+        listeners: new Set(),
+        gapListeners: new Map(),
+        ready: redisCall('Redis wake bus (subscribe)', () => subscriber.subscribe(name)),
+      };
       this.channels.set(name, channel);
     }
     channel.listeners.add(listener);
+    if (onGap) channel.gapListeners.set(listener, onGap);
     try {
       await channel.ready;
     } catch (error) {
       channel.listeners.delete(listener);
+      channel.gapListeners.delete(listener);
       if (channel.listeners.size === 0 && this.channels.get(name) === channel) this.channels.delete(name);
       throw error;
     }
@@ -68,6 +81,7 @@ export class RedisWakeBus implements WakeBus {
 
   private async unsubscribe(name: string, channel: Channel, listener: WakeListener): Promise<void> {
     channel.listeners.delete(listener);
+    channel.gapListeners.delete(listener);
     if (channel.listeners.size > 0 || this.channels.get(name) !== channel) return;
     this.channels.delete(name);
     const subscriber = this.subscriber;
@@ -78,15 +92,48 @@ export class RedisWakeBus implements WakeBus {
     if (!this.subscriber) {
       this.subscriber = this.openSubscriber().then((subscriber) => {
         subscriber.on('message', (channel: string, message: string) => this.dispatch(channel, message));
-        subscriber.on('ready', () => this.logger.debug({ channels: this.channels.size }, 'wake subscriber (re)connected'));
+        subscriber.on('ready', () => {
+          this.logger.debug({ channels: this.channels.size }, 'wake subscriber (re)connected');
+          if (this.lost) void this.resubscribed(subscriber);
+        });
+        subscriber.on('close', () => (this.lost = true));
         subscriber.on('reconnecting', () =>
-          this.logger.warn('wake subscriber lost Redis; resubscribing on reconnect (clients resync from the unread view)'),
+          this.logger.warn(
+            'wake subscriber lost Redis; resubscribing on reconnect (open wake streams then resync from the unread view)',
+          ),
         );
         return subscriber;
       });
       this.subscriber.catch(() => (this.subscriber = null));
     }
     return this.subscriber;
+  }
+
+  /**
+   * After a reconnect: ioredis has sent the SUBSCRIBE of every channel again; one more (idempotent) is
+   * answered after it, so once it answers no later wake is missed, and the subscriptions that stayed open
+   * are told that the ones published meanwhile were.
+   */
+  private async resubscribed(subscriber: RedisClient): Promise<void> {
+    const names = [...this.channels.keys()];
+    if (names.length > 0) {
+      try {
+        await redisCall('Redis wake bus (resubscribe)', () => subscriber.subscribe(...names));
+      } catch {
+        return; // lost again: the next 'ready' tries again
+      }
+    }
+    this.lost = false;
+    this.logger.info({ channels: names.length }, 'wake subscriber back on Redis; open wake streams resync from the unread view');
+    for (const name of names) {
+      for (const onGap of this.channels.get(name)?.gapListeners.values() ?? []) {
+        try {
+          onGap();
+        } catch {
+          // A subscriber's failure is its own.
+        }
+      }
+    }
   }
 
   private dispatch(name: string, message: string): void {

@@ -100,6 +100,38 @@ describe('heartbeat nudge targets', () => {
     }
   });
 
+  test('a webhook that takes the connection but does not answer in time is reported as slow, naming the timeout and its setting', async () => {
+    const requests: http.ServerResponse[] = [];
+    const slow = http.createServer((_request, response) => requests.push(response)); // never answers
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/nudge`;
+    try {
+      heartbeat = await startHeartbeat(mailbox, {
+        logger: silent,
+        schedule: false,
+        settings: {
+          wakeGraceMs: 0,
+          metricsPort: null,
+          webhookSecret: SECRET,
+          webhookTimeoutMs: 150,
+          webhookBackoffMs: 5,
+          agents: { '@b': { webhook: url } },
+        },
+      });
+      await mailForBandC();
+      const report = await heartbeat.settledReport(await heartbeat.tick());
+      expect(requests.length).toBeGreaterThan(0); // it was reached
+      const failure = report.failed!.find((f) => f.identity === '@b')!;
+      expect(failure.error).toBe(
+        `webhook ${url} did not answer within 150 ms (MAILBOX_HEARTBEAT_WEBHOOK_TIMEOUT): a slow or stuck receiver, or a host that never answers the connection`,
+      );
+    } finally {
+      for (const response of requests) response.destroy();
+      slow.closeAllConnections();
+      await new Promise<void>((resolve) => slow.close(() => resolve()));
+    }
+  });
+
   test('a webhook answering 404 is not retried, and the nudge is tried again at the next tick', async () => {
     const hook = await webhookServer([404]);
     try {

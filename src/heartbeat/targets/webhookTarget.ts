@@ -88,6 +88,14 @@ export class WebhookTarget implements NudgeTarget {
         },
       });
     } catch (error) {
+      if ((error as Error).name === 'TimeoutError') {
+        // Not "unreachable": a receiver that took the connection and is slow fails this way too.
+        throw new Error(
+          `webhook ${url} did not answer within ${this.options.timeoutMs} ms (MAILBOX_HEARTBEAT_WEBHOOK_TIMEOUT): ` +
+            'a slow or stuck receiver, or a host that never answers the connection',
+          { cause: error },
+        );
+      }
       const cause = (error as { cause?: { code?: string } }).cause?.code;
       throw new Error(`webhook ${url} unreachable: ${(error as Error).message}${cause ? ` (${cause})` : ''}`, { cause: error });
     }

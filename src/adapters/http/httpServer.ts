@@ -29,7 +29,7 @@ import { viewRoutes } from './routes/viewRoutes';
 import { wakeRoutes } from './routes/wakeRoutes';
 import { WakeLatencyTracker } from './wakeLatency';
 import { WakeStreams } from './wakeStreams';
-import { refuseQueryOnWrites } from './writeQuery';
+import { refuseBodyOnReads, refuseQueryOnWrites } from './writeQuery';
 import { clientErrorHandler, frameworkErrorHandler, missingHost } from './wireErrors';
 
 declare module 'fastify' {
@@ -100,8 +100,16 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
   const stopRevoking = mailbox.authenticator.onRevoked((identity, reason) => wakeStreams.revoke(identity, reason));
   let closing = false;
   const routes: HttpServer['routes'] = [];
+  // The methods each path takes, for the Allow header of a 405: a route that only answers 405 in a protocol's own
+  // shape (GET, DELETE /mcp) is no method its path takes.
+  const allowed: HttpServer['routes'] = [];
   app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push({ method, url: route.url });
+    const refusal = (route.config as { refusesMethod?: boolean } | undefined)?.refusesMethod === true;
+    for (const method of [route.method].flat()) {
+      if (method === 'HEAD') continue;
+      routes.push({ method, url: route.url });
+      if (!refusal) allowed.push({ method, url: route.url });
+    }
   });
 
   boundHandlers(app, config.requestTimeoutMs);
@@ -130,7 +138,7 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
     return sendEnvelope(reply, translated);
   });
   app.setNotFoundHandler(async (request, reply) => {
-    const error = routeNotFound(request.method, request.url, routes);
+    const error = routeNotFound(request.method, request.url, allowed);
     const { allow } = error.envelope; // a path that is a route, asked with another method: 405, Allow says which
     if (Array.isArray(allow)) reply.header('allow', allow.join(', '));
     return sendEnvelope(reply, error);
@@ -143,6 +151,7 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
     connections.drain();
   });
 
+  refuseBodyOnReads(app);
   opsRoutes(app, context);
   consoleRoutes(app);
   const limiter = new RateLimiter(

@@ -1,7 +1,7 @@
 /**
  * Request bodies are JSON. An empty body reads as "no body" (so POST .../read
  * needs none); anything unparsable is a VALIDATION_FAILED envelope that says
- * where the JSON broke, never fastify's own error shape; so is an object that
+ * where the JSON broke, never fastify's own error shape (a leading byte order mark is skipped); so is an object that
  * names a key twice (jsonDuplicateKeys.ts), and a body whose bytes are not UTF-8 (utf8Body.ts).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -10,7 +10,10 @@ import { assertNoDuplicateKeys } from '../../commands/jsonDuplicateKeys';
 import { MailboxError } from '../../errors';
 import { decodeUtf8Body } from './utf8Body';
 
-export function parseJsonBody(text: string, checkDepth = true): unknown {
+export function parseJsonBody(body: string, checkDepth = true): unknown {
+  // A byte order mark before the JSON (PowerShell's `Set-Content -Encoding UTF8`, Notepad) is no part of it: RFC 8259
+  // lets a parser ignore it, and JSON.parse's "Unexpected token '' (U+FEFF between the quotes)" names a character nobody can see.
+  const text = body.startsWith('\uFEFF') ? body.slice(1) : body;
   if (text.trim() === '') return undefined;
   let value: unknown;
   try {

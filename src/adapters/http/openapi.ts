@@ -111,14 +111,23 @@ function operation(spec: RouteSpec): Json {
       : {}),
     responses: {
       [String(spec.success.status)]: { description: spec.success.description, content: successContent(spec) },
-      ...errorResponses(withWriteQueryRefusal(spec)),
+      ...errorResponses(withRefusalsOfEveryRoute(spec)),
     },
   };
 }
 
-/** Every write refuses a query parameter with UNKNOWN_FIELD (writeQuery.ts), whatever else its input allows. */
-const withWriteQueryRefusal = ({ method, errors }: RouteSpec): readonly ErrorCode[] =>
-  method === 'get' || errors.includes('UNKNOWN_FIELD') ? errors : [...errors, 'UNKNOWN_FIELD'];
+/**
+ * The refusals every route of its kind gives, whatever else its input allows, so that a generated client knows
+ * each status it can meet: every route refuses a query parameter it does not take (UNKNOWN_FIELD; writes take
+ * none, writeQuery.ts) and a query string that is not percent-encoded UTF-8 (VALIDATION_FAILED, queryEncoding.ts);
+ * every write reads a JSON body (VALIDATION_FAILED when it does not parse) and refuses a request over the request
+ * limit (PAYLOAD_TOO_LARGE) before its route runs, also those that take no body fields.
+ */
+const withRefusalsOfEveryRoute = ({ method, errors }: RouteSpec): readonly ErrorCode[] => {
+  const always: ErrorCode[] = ['UNKNOWN_FIELD', 'VALIDATION_FAILED'];
+  if (method !== 'get') always.push('PAYLOAD_TOO_LARGE');
+  return [...errors, ...always.filter((code) => !errors.includes(code))];
+};
 
 export function buildOpenApiDocument(): Json {
   const paths: Record<string, Record<string, Json>> = {};

@@ -3,6 +3,7 @@
  * closing an idle stream. A client too slow to drain its stream is
  * disconnected rather than buffered without bound; it reconnects and its
  * `sync` event tells it the unread count (wakes are hints, the inbox is the authority).
+ * A HEAD of a stream (`curl -I`, a proxy's check) gets its headers and ends at once.
  */
 import type { ServerResponse } from 'node:http';
 
@@ -23,6 +24,13 @@ export class SseStream {
       connection: 'close', // an event stream is never followed by another response on its connection
       'x-accel-buffering': 'no', // nginx: do not buffer the stream
     });
+    if (response.req?.method === 'HEAD') {
+      // The stream's headers and nothing after them: node drops every write to a HEAD response without sending even
+      // the headers, so the request would hang, open and invisible, holding a place of the agent's wake streams.
+      response.end();
+      this.finish();
+      return;
+    }
     response.write('retry: 2000\n\n');
     this.heartbeat = setInterval(() => this.write(': heartbeat\n\n'), heartbeatMs);
     this.heartbeat.unref();

@@ -29,3 +29,27 @@ export function refuseQueryOnWrites(scope: FastifyInstance): void {
     );
   });
 }
+
+/**
+ * The other way round: a read (GET, HEAD) takes its input from its path and query string, and fastify never reads
+ * a read's body, so `GET /v1/messages` with the body `{"status": "unread"}` (clients that put filters in a GET body)
+ * listed every message, 200, as if the filter had been applied. A read with a body is refused instead
+ * (VALIDATION_FAILED, nothing done); an empty one (`Content-Length: 0`) is no body.
+ */
+export function refuseBodyOnReads(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return;
+    const length = request.headers['content-length'];
+    const chunked = request.headers['transfer-encoding'] !== undefined;
+    if (!chunked && (length === undefined || Number(length) === 0)) return;
+    const route = `${request.method} ${documentedPath(request)}`;
+    throw new MailboxError(
+      'VALIDATION_FAILED',
+      'Validation failed',
+      `${route} takes no request body (${chunked ? 'a chunked body' : `${length} bytes`} were sent): a read's input is its ` +
+        'path and its query string, never a body; give filters as query parameters (GET /docs lists them), or drop the body. ' +
+        'Nothing was done.',
+      { field: 'body' },
+    );
+  });
+}

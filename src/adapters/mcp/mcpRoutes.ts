@@ -151,6 +151,8 @@ export const mcpRoutes =
       app.route({
         method,
         url: '/mcp',
+        // A refusal, not a method /mcp takes: left out of the Allow header of 405s (OPTIONS /mcp: `POST`).
+        config: { refusesMethod: true },
         errorHandler: staticTokenChallenge,
         handler: async (_request, reply) => reply.status(405).header('allow', 'POST').send(methodNotAllowed),
       });

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { MailboxError } from '../../../errors';
+import { noExtraInput } from './routeInput';
 
 /** Only same-origin scripts, styles, images and fetches; no inline script, no framing, no form posts. */
 export const DOCS_CSP = [
@@ -64,7 +65,10 @@ export function docsRoutes(app: FastifyInstance): void {
   };
   const secured = { 'content-security-policy': DOCS_CSP, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
 
-  app.get('/docs', async (_request, reply) => reply.headers(secured).type('text/html; charset=utf-8').send(PAGE));
+  app.get('/docs', async (request, reply) => {
+    noExtraInput(request.query, 'GET /docs');
+    return reply.headers(secured).type('text/html; charset=utf-8').send(PAGE);
+  });
 
   app.get<{ Params: { file: string } }>('/docs/assets/:file', async (request, reply) => {
     const { file } = request.params;

@@ -6,13 +6,20 @@ import { sendEnvelope } from '../httpErrors';
 import { buildOpenApiDocument } from '../openapi';
 import { checkReadiness } from '../readiness';
 import { docsRoutes } from './docsRoutes';
+import { noExtraInput } from './routeInput';
 
 export function opsRoutes(app: FastifyInstance, { mailbox, metrics }: HttpContext): void {
   const document = buildOpenApiDocument();
 
-  app.get('/healthz', async () => ({ status: 'ok' }));
+  // None takes a query parameter: `/readyz?verbose` or a scrape's `params` (`/metrics?name[]=...`) is refused, not
+  // answered as if it had been read.
+  app.get('/healthz', async (request) => {
+    noExtraInput(request.query, 'GET /healthz');
+    return { status: 'ok' };
+  });
 
-  app.get('/readyz', async (_request, reply) => {
+  app.get('/readyz', async (request, reply) => {
+    noExtraInput(request.query, 'GET /readyz');
     const readiness = await checkReadiness(mailbox);
     if (readiness.ready) return { status: readiness.status, ...readiness.checks };
     return sendEnvelope(
@@ -23,11 +30,15 @@ export function opsRoutes(app: FastifyInstance, { mailbox, metrics }: HttpContex
     );
   });
 
-  app.get('/metrics', async (_request, reply) => {
+  app.get('/metrics', async (request, reply) => {
+    noExtraInput(request.query, 'GET /metrics');
     const { contentType, body } = await metrics.exposition();
     return reply.type(contentType).send(body);
   });
 
-  app.get('/openapi.json', async () => document);
+  app.get('/openapi.json', async (request) => {
+    noExtraInput(request.query, 'GET /openapi.json');
+    return document;
+  });
   docsRoutes(app);
 }

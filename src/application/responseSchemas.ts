@@ -205,7 +205,8 @@ export const auditPageSchema = z.object({
 
 export const healthSchema = z.object({ status: z.literal('ok') });
 export const readinessSchema = z.looseObject({
-  status: z.literal('ready'),
+  // 'degraded' is a 200 too (serving; a write failing or views lagging): the schema said 'ready' alone.
+  status: z.enum(['ready', 'degraded']),
   eventStore: z.looseObject({ ok: z.boolean() }),
   projectionStore: z.looseObject({ ok: z.boolean(), backend: z.enum(['memory', 'sqlite', 'redis']) }),
   projections: z.looseObject({

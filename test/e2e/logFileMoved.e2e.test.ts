@@ -6,6 +6,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import Ajv2020 from 'ajv/dist/2020';
+import { buildOpenApiDocument } from '../../src/adapters/http/openapi';
 import { tempDir } from '../support/fixtures';
 import { startTestServer, type TestServer } from '../support/httpServer';
 
@@ -44,7 +46,12 @@ async function expectWritesRefused(s: TestServer, tokens: Record<string, string>
   expect(read.status).toBe(503);
   expect(await s.eventCount()).toBe(before);
   const ready = await s.call('GET', '/readyz');
+  expect(ready.status).toBe(200); // serving reads: a load balancer keeps it
   expect(ready.body.status).toBe('degraded');
+  // As documented: a client validating answers against openapi.json (the schema said status was always 'ready') takes it.
+  const documented = (buildOpenApiDocument() as any).paths['/readyz'].get.responses['200'].content['application/json'].schema;
+  const validate = new Ajv2020({ strict: false }).compile(documented);
+  expect([validate(ready.body), validate.errors]).toEqual([true, null]);
   expect(ready.body.eventStore.writes.failing).toContain('deleted, moved or replaced');
   expect(fs.existsSync(path.join(dir, 'events.sqlite'))).toBe(false); // nothing recreated where the log was
   const c = await s.call('GET', '/v1/messages', { token: tokens['@c'] });

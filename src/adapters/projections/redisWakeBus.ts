@@ -29,6 +29,8 @@ export class RedisWakeBus implements WakeBus {
   private closed = false;
   /** The subscriber connection went away since it last had every channel subscribed. */
   private lost = false;
+  /** This outage was logged (once; the reconnect attempts that follow are not). */
+  private outageWarned = false;
 
   constructor(
     private readonly publisher: RedisClient,
@@ -97,11 +99,15 @@ export class RedisWakeBus implements WakeBus {
           if (this.lost) void this.resubscribed(subscriber);
         });
         subscriber.on('close', () => (this.lost = true));
-        subscriber.on('reconnecting', () =>
+        // Said once per outage (ioredis tries again every 500 ms at most: a warning each time buried the log); the
+        // line saying it is back closes it (resubscribed).
+        subscriber.on('reconnecting', () => {
+          if (this.outageWarned) return this.logger.debug('wake subscriber: reconnecting to Redis');
+          this.outageWarned = true;
           this.logger.warn(
             'wake subscriber lost Redis; resubscribing on reconnect (open wake streams then resync from the unread view)',
-          ),
-        );
+          );
+        });
         return subscriber;
       });
       this.subscriber.catch(() => (this.subscriber = null));
@@ -124,6 +130,7 @@ export class RedisWakeBus implements WakeBus {
       }
     }
     this.lost = false;
+    this.outageWarned = false;
     this.logger.info({ channels: names.length }, 'wake subscriber back on Redis; open wake streams resync from the unread view');
     for (const name of names) {
       for (const onGap of this.channels.get(name)?.gapListeners.values() ?? []) {

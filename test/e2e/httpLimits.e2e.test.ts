@@ -186,6 +186,45 @@ function postWithRawHeaders(token: string, headerLines: string[], body: unknown)
   });
 }
 
+test('Idempotency-Key on a write that does not replay by it: refused, naming the route that does and what to do instead', async () => {
+  const key = { 'idempotency-key': 'retry-1' };
+  // A registration: its token is shown once, so a retry could not be answered with it (the key was ignored: 409 then).
+  const register = await expectRejected(
+    'POST',
+    '/v1/agents',
+    { token: server.adminToken, body: { identity: '@c' }, headers: key },
+    400,
+    'VALIDATION_FAILED',
+  );
+  expect(register.field).toBe('Idempotency-Key');
+  expect(register.message).toBe(
+    'POST /v1/agents does not take an Idempotency-Key header: only POST /v1/messages (a send) replays a retried request ' +
+      "by its key; a registration's token is shown once and kept only as a hash, so a retry cannot be answered with it: " +
+      'on a retry answered 409 AGENT_EXISTS, give the agent a new token (POST /v1/agents/{identity}/token). ' +
+      'Drop the header. Nothing was done.',
+  );
+  const rotate = await expectRejected(
+    'POST',
+    '/v1/agents/@b/token',
+    { token: server.adminToken, headers: key },
+    400,
+    'VALIDATION_FAILED',
+  );
+  expect(rotate.message).toMatch(/^POST \/v1\/agents\/\{identity\}\/token does not take an Idempotency-Key header/);
+  const sent = await server.call('POST', '/v1/messages', { token: t['@a'], body: message });
+  const read = await expectRejected(
+    'POST',
+    `/v1/messages/${sent.body.messageId}/read`,
+    { token: t['@b'], headers: key },
+    400,
+    'VALIDATION_FAILED',
+  );
+  expect(read.message).toContain('retried without it, this request is refused or changes nothing a second time');
+  // Reads change nothing: the header is no concern of theirs; the send honors it.
+  expect((await server.call('GET', '/v1/inbox/count', { token: t['@b'], headers: key })).status).toBe(200);
+  expect((await server.call('POST', '/v1/messages', { token: t['@a'], body: message, headers: key })).status).toBe(201);
+});
+
 test('Idempotency-Key given twice: two keys are refused naming both (nothing sent); one key twice is that key', async () => {
   const before = await server.eventCount();
   const twoKeys = await postWithRawHeaders(t['@a'], ['Idempotency-Key', 'twice-1', 'idempotency-key', 'twice-2'], message);

@@ -29,7 +29,7 @@ import { viewRoutes } from './routes/viewRoutes';
 import { wakeRoutes } from './routes/wakeRoutes';
 import { WakeLatencyTracker } from './wakeLatency';
 import { WakeStreams } from './wakeStreams';
-import { refuseBodyOnReads, refuseQueryOnWrites } from './writeQuery';
+import { refuseBodyOnReads, refuseIdempotencyKeyWhereNotHonored, refuseQueryOnWrites } from './writeQuery';
 import { clientErrorHandler, frameworkErrorHandler, missingHost } from './wireErrors';
 
 declare module 'fastify' {
@@ -168,6 +168,7 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
     });
     requireBearer(scope, mailbox.authenticator, limiter);
     refuseQueryOnWrites(scope);
+    refuseIdempotencyKeyWhereNotHonored(scope);
     for (const register of [agentRoutes, messageRoutes, taskRoutes, viewRoutes, wakeRoutes, auditStreamRoutes])
       register(scope, context);
     consoleApiRoutes(scope, context, series);

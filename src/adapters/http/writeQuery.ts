@@ -53,3 +53,37 @@ export function refuseBodyOnReads(app: FastifyInstance): void {
     );
   });
 }
+
+/** The one write that replays a retried request by its Idempotency-Key (a send: commands/idempotency). */
+const HONORS_IDEMPOTENCY_KEY = 'POST /v1/messages';
+
+/** Why a retry of this write needs no key, or what to do instead: said with the refusal. */
+function retryAdvice(route: string): string {
+  if (route === 'POST /v1/agents')
+    return (
+      "a registration's token is shown once and kept only as a hash, so a retry cannot be answered with it: on a retry " +
+      'answered 409 AGENT_EXISTS, give the agent a new token (POST /v1/agents/{identity}/token)'
+    );
+  if (route === 'POST /mcp') return "on MCP, give add_message's idempotencyKey argument";
+  return 'retried without it, this request is refused or changes nothing a second time, or says what it did (its answer)';
+}
+
+/**
+ * An Idempotency-Key on a write that does not replay by it was ignored: a client that relied on it to make a retry
+ * safe (a registration, a token rotation, a task move) got the retry applied or refused as a new request. Refused
+ * instead (VALIDATION_FAILED, nothing done), naming the one route that honors it. Reads ignore it: they change nothing.
+ */
+export function refuseIdempotencyKeyWhereNotHonored(scope: FastifyInstance): void {
+  scope.addHook('preValidation', async (request) => {
+    if (READS.has(request.method) || request.headers['idempotency-key'] === undefined) return;
+    const route = `${request.method} ${documentedPath(request)}`;
+    if (route === HONORS_IDEMPOTENCY_KEY) return;
+    throw new MailboxError(
+      'VALIDATION_FAILED',
+      'Validation failed',
+      `${route} does not take an Idempotency-Key header: only ${HONORS_IDEMPOTENCY_KEY} (a send) replays a retried ` +
+        `request by its key; ${retryAdvice(route)}. Drop the header. Nothing was done.`,
+      { field: 'Idempotency-Key' },
+    );
+  });
+}

@@ -4,6 +4,7 @@
  * are the server's own. The two adapters meet only here.
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Readable, Writable } from 'node:stream';
 import { MailboxHttpClient } from './adapters/http/client/mailboxHttpClient';
 import { McpServerFactory } from './adapters/mcp/mcpServer';
@@ -56,6 +57,27 @@ export function refusingAgentApi(refusal: MailboxError): AgentApi {
   };
 }
 
+/**
+ * A request (any method but notifications/*) sent without an id parses as a JSON-RPC notification: the SDK
+ * answers none and runs nothing, so a tools/call would be silently dropped. POST /mcp refuses it with 400
+ * VALIDATION_FAILED; stdio has no status, so the answer is the JSON-RPC Invalid Request error (-32600) with a null id
+ * (JSON-RPC 2.0: the id of a request whose id could not be read), and the method is never dispatched.
+ */
+export function requestWithoutIdError(message: JSONRPCMessage): object | null {
+  if (!('method' in message) || 'id' in message || message.method.startsWith('notifications/')) return null;
+  return {
+    jsonrpc: '2.0',
+    id: null,
+    error: {
+      code: -32600,
+      message:
+        `Invalid Request: '${message.method}' was sent without an id: a JSON-RPC message without an id is a notification, ` +
+        'which gets no answer, so nothing was done. Give it an id (e.g. "id": 1); only notifications/* methods are sent without one.',
+      data: { code: 'VALIDATION_FAILED', field: 'id', method: message.method },
+    },
+  };
+}
+
 /** Serves MCP on the given streams (stdin/stdout by default; tests pass in-memory pipes). Refused (stdioRefusal): every tool call says why. */
 export async function runStdioMcp(url: string, token: string | undefined, streams: { stdin?: Readable; stdout?: Writable } = {}) {
   const factory = new McpServerFactory((error) => process.stderr.write(`mailbox mcp: tool failed: ${String(error)}\n`));
@@ -63,5 +85,12 @@ export async function runStdioMcp(url: string, token: string | undefined, stream
   const server = factory.create(refusal ? refusingAgentApi(refusal) : new MailboxHttpClient(url, token));
   const transport = new StdioServerTransport(streams.stdin, streams.stdout);
   await server.connect(transport);
+  const dispatch = transport.onmessage; // set by connect: the server's own handling of each message read
+  transport.onmessage = (message: JSONRPCMessage) => {
+    const refusal = requestWithoutIdError(message);
+    // The transport only serializes what it sends; its type has no null id, which JSON-RPC gives this answer.
+    if (refusal) void transport.send(refusal as JSONRPCMessage).catch(() => undefined);
+    else dispatch?.(message);
+  };
   return server;
 }

@@ -153,3 +153,58 @@ describe('arguments the HTTP API could not carry as given are refused as POST /m
     expect(await server.eventCount()).toBe(before);
   });
 });
+
+// A tools/call sent without an id parses as a JSON-RPC notification: the SDK answered nothing and ran nothing, so
+// the caller waited forever and its add_message was silently dropped. POST /mcp refuses it with 400; stdio has no
+// status, so it answers the JSON-RPC Invalid Request error (id null) naming the missing id, and runs nothing.
+test('a request without an id is answered with a JSON-RPC Invalid Request error, and the tool is not run', async () => {
+  const toServer = new PassThrough();
+  const fromServer = new PassThrough();
+  const mcp = await runStdioMcp(server.url, t['@a'], { stdin: toServer, stdout: fromServer });
+  closers.push(() => mcp.close());
+  const lines: any[] = [];
+  let buffered = '';
+  const waiters: Array<() => void> = [];
+  fromServer.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString('utf8');
+    for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
+      lines.push(JSON.parse(buffered.slice(0, end)));
+      buffered = buffered.slice(end + 1);
+    }
+    waiters.splice(0).forEach((wake) => wake());
+  });
+  const answerTo = async (id: number) => {
+    while (!lines.some((line) => line.id === id)) await new Promise<void>((wake) => waiters.push(wake));
+    return lines.find((line) => line.id === id);
+  };
+  const write = (message: object) => toServer.write(`${JSON.stringify(message)}\n`);
+  write({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  });
+  await answerTo(1);
+  write({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  const before = await server.eventCount();
+  write({
+    jsonrpc: '2.0',
+    method: 'tools/call',
+    params: { name: 'add_message', arguments: { to: '@b', subject: 'lost?', body: 'sent without an id' } },
+  });
+  write({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'unread_count', arguments: {} } });
+  await answerTo(2); // answered in order: the refusal, if any, was written before it
+  expect(lines.filter((line) => line.id !== 1 && line.id !== 2)).toEqual([
+    {
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32600,
+        message: expect.stringContaining("'tools/call' was sent without an id"),
+        data: { code: 'VALIDATION_FAILED', field: 'id', method: 'tools/call' },
+      },
+    },
+  ]);
+  expect(lines.find((line) => line.id === null).error.message).toContain('Give it an id (e.g. "id": 1)');
+  expect(await server.eventCount()).toBe(before);
+});

@@ -236,3 +236,25 @@ it('a task deadline finer than a millisecond is kept rounded up (never earlier t
   );
   expect(await server.eventCount()).toBe(before);
 });
+
+// A claim of a finished direct task answered 200 {events: []}, as if the claim meant something; a finished broadcast
+// task was refused. Both are refused now with 409 INVALID_TRANSITION, and nothing is written.
+it('claiming a finished direct task is 409 INVALID_TRANSITION, as for a broadcast task, and writes nothing', async () => {
+  const direct = await send(t['@a'], { to: '@b', subject: 'done soon', body: 'x', task: {} });
+  const broadcast = await send(t['@a'], { to: 'AGENT:*', subject: 'done soon too', body: 'x', task: {} });
+  expect((await server.call('POST', `/v1/tasks/${broadcast}/claim`, { token: t['@b'] })).status).toBe(200);
+  for (const taskId of [direct, broadcast]) {
+    for (const to of ['Working', 'Completed'])
+      expect((await server.call('POST', `/v1/tasks/${taskId}/transition`, { token: t['@b'], body: { to } })).status).toBe(200);
+  }
+  const before = await server.eventCount();
+  for (const taskId of [direct, broadcast]) {
+    const claim = await server.call('POST', `/v1/tasks/${taskId}/claim`, { token: t['@b'] });
+    expect(claim).toMatchObject({
+      status: 409,
+      body: { code: 'INVALID_TRANSITION', taskId, currentState: 'Completed', requested: 'claim', allowed: [] },
+    });
+    expect(claim.body.message).toContain(`Task ${taskId} is Completed; @b (`);
+  }
+  expect(await server.eventCount()).toBe(before);
+});

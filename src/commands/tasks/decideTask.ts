@@ -69,7 +69,12 @@ export function decideClaimTask(command: ClaimTask, context: TaskContext): TaskE
       return invalidTransition(task, identity, relations, 'claim', instead());
     return notInAudience(task, identity);
   }
-  if (!task.isBroadcast) return command.data.leaseSeconds === undefined ? [] : leaseNotApplicable(task); // its recipient's from the start
+  if (!task.isBroadcast) {
+    // Its recipient's from the start, so a claim changes nothing; but a finished task cannot be claimed (as a finished
+    // broadcast task), rather than an answer that reads as though the claim meant something.
+    if (isTerminal(task.state)) return invalidTransition(task, identity, relations, 'claim', instead());
+    return command.data.leaseSeconds === undefined ? [] : leaseNotApplicable(task);
+  }
   const lapsed = task.assignee !== null && leaseLapsed(task, now);
   // A retired holder can never release or finish it: its claim binds nobody, as a lapsed lease (the retirement
   // returns such tasks itself; this covers a retirement whose releases were not written, e.g. a crash between).

@@ -63,6 +63,17 @@ describe('ClaimTask', () => {
     claims(directTask('@alice', '@bob')).when(claim(B)).thenNothing();
   });
 
+  // A claim of a finished direct task answered 200 with no events, as if it meant something; a finished broadcast
+  // task was refused. Refused alike now, with nothing written.
+  it.each(['Completed', 'Failed', 'Canceled', 'Rejected'] as const)(
+    'a finished (%s) direct task cannot be claimed: INVALID_TRANSITION',
+    (ended) => {
+      claims([...directTask('@alice', '@bob'), changed('Submitted', 'Working'), changed('Working', ended)])
+        .when(claim(B))
+        .thenFails('INVALID_TRANSITION', { currentState: ended, requested: 'claim', allowed: [] });
+    },
+  );
+
   it('claiming a direct task someone else holds is NOT_IN_AUDIENCE', () => {
     claims(directTask('@alice', '@bob')).when(claim(C)).thenFails('NOT_IN_AUDIENCE');
   });

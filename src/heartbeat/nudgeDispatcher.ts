@@ -78,7 +78,12 @@ export class NudgeDispatcher {
       if (result.status === 'fulfilled') {
         outcomes[target] = result.value;
         this.metrics.deliveries.inc({ target, outcome: result.value });
-        this.logger.info({ ...context, target, outcome: result.value }, 'nudge delivered');
+        // 'unheard': published (a Redis channel) with nobody listening, so the agent was not told: never "delivered".
+        const said =
+          result.value === 'unheard'
+            ? 'nudge published; nobody heard it (no listener): the agent was not told'
+            : 'nudge delivered';
+        this.logger.info({ ...context, target, outcome: result.value }, said);
       } else {
         const message = result.reason instanceof Error ? result.reason.message : String(result.reason);
         outcomes[target] = message;

@@ -169,6 +169,17 @@ test('a nudge whose delivery failed is reported as failed, never nudged, and --o
   }
 });
 
+const UNHEARD = 'nudge published; nobody heard it (no listener): the agent was not told';
+/** The per-target nudge log lines on stderr: [identity, target, outcome, message], by identity. */
+const nudgeLines = (stderr: string) =>
+  stderr
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { msg: string; identity?: string; target?: string; outcome?: string })
+    .filter((line) => line.target !== undefined && line.msg.startsWith('nudge'))
+    .map((line) => [line.identity, line.target, line.outcome, line.msg])
+    .sort((x, y) => String(x[0]).localeCompare(String(y[0])));
+
 test('a nudge published on Redis that nobody hears is reported as unheard, never nudged (exit code 0)', async () => {
   const dir = await logWithMailForBAndC('mailbox-heartbeat-once-unheard-');
   const redis = await startRedis();
@@ -180,12 +191,21 @@ test('a nudge published on Redis that nobody hears is reported as unheard, never
     const nobody = await once();
     expect(nobody.code).toBe(0);
     expect(JSON.parse(nobody.stdout)).toMatchObject({ nudged: [], unheard: ['@b', '@c'], loggedOnly: [], failed: [] });
+    // The log line says what happened: published, heard by nobody (it said "nudge delivered").
+    expect(nudgeLines(nobody.stderr)).toEqual([
+      ['@b', 'redis', 'unheard', UNHEARD],
+      ['@c', 'redis', 'unheard', UNHEARD],
+    ]);
 
     // @b listens on its channel: @b was told (nudged), @c still heard by nobody.
     await subscriber.subscribe('mailbox:heartbeat:@b');
     const one = await once();
     expect(one.code).toBe(0);
     expect(JSON.parse(one.stdout)).toMatchObject({ nudged: ['@b'], unheard: ['@c'], loggedOnly: [], failed: [] });
+    expect(nudgeLines(one.stderr)).toEqual([
+      ['@b', 'redis', 'delivered', 'nudge delivered'],
+      ['@c', 'redis', 'unheard', UNHEARD],
+    ]);
   } finally {
     subscriber.disconnect();
     await redis.stop();

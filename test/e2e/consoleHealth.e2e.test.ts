@@ -3,7 +3,12 @@
  * reports projections.lastErrorAt, and the panel showed only `last error: <the failure>`, so an operator could not
  * tell a failure met a second ago (still going on) from one met long ago with nothing applied since. In a real
  * browser (Debian's chromium driven by playwright-core, as console.e2e); skipped, saying so, only when it is absent.
+ * The label of the projection store says where the views are: in process (memory), or the SQLite views file (it said
+ * "in process" for SQLite views too).
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import type { ProjectionStore } from '../../src/projections/projectionStore';
 import { startTestServer, type TestServer } from '../support/httpServer';
@@ -39,6 +44,8 @@ maybe(
     await page.getByLabel('Admin or auditor token').fill(server.adminToken);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('navigation', { name: 'Panels' }).getByRole('button', { name: 'Health', exact: true }).click();
+    // Memory views (this server's): in process.
+    await page.getByTestId('health').getByText('Projection store (in process)', { exact: true }).waitFor();
     const shown = page.getByTestId('projections');
     const panelText = async () => (await shown.innerText()).replace(/\s+/g, ' ');
     await waitFor(async () => (await panelText()).includes('last error: the views store hiccuped'), {
@@ -69,6 +76,26 @@ maybe(
     await waitFor(async () => !(await panelText()).includes('last error'), { what: 'the panel clear', timeoutMs: 10_000 });
     expect(await panelText()).not.toContain('last met');
     expect(await panelText()).not.toContain('tries again');
+
+    // SQLite views (the embedded default) live in the views file beside the log: the label said "in process" for them.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbox-console-health-sqlite-'));
+    const onDisk = await startTestServer({ dataDir: dir, eventStoreUrl: undefined });
+    const second = await browser.newPage();
+    try {
+      expect((await onDisk.call('GET', '/readyz')).body.projectionStore).toMatchObject({ backend: 'sqlite' });
+      await second.goto(`${onDisk.url}/console`);
+      await second.getByLabel('Admin or auditor token').fill(onDisk.adminToken);
+      await second.getByRole('button', { name: 'Sign in' }).click();
+      await second.getByRole('navigation', { name: 'Panels' }).getByRole('button', { name: 'Health', exact: true }).click();
+      const facts = second.getByTestId('health');
+      await facts.getByText('Event store').waitFor();
+      expect(await facts.innerText()).toContain('Projection store (SQLite views file beside the log)');
+      expect(await facts.innerText()).not.toContain('in process');
+    } finally {
+      await second.close(); // first: the page's open requests would hold the server's close
+      await onDisk.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   },
-  60_000,
+  90_000,
 );

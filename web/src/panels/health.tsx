@@ -33,6 +33,17 @@ interface Checks {
   };
 }
 
+/**
+ * Where the views live, as /readyz names the store: only memory views are in process; SQLite views are in the views
+ * file beside the log (durable); a store this console does not know is named as the server names it.
+ */
+function storeText(backend: string): string {
+  if (backend === 'redis') return 'Redis';
+  if (backend === 'sqlite') return 'SQLite views file beside the log';
+  if (backend === 'memory') return 'in process';
+  return backend;
+}
+
 /** Who projects, as /readyz says it. */
 function leaderText(leadership: Checks['projections']['leadership']): string {
   if (!leadership) return 'not reported by this server';
@@ -138,7 +149,7 @@ export function HealthPanel({ onOpenStory }: { onOpenStory: (id: string) => void
           <dd>
             <Ok ok={c.eventStore.ok} /> head {c.eventStore.head ?? '(empty log)'} {c.eventStore.error ?? ''}
           </dd>
-          <dt>Projection store ({c.projectionStore.backend === 'redis' ? 'Redis' : 'in process'})</dt>
+          <dt>Projection store ({storeText(c.projectionStore.backend)})</dt>
           <dd>
             <Ok ok={c.projectionStore.ok} /> checkpoint {c.projectionStore.checkpoint ?? '–'} {c.projectionStore.error ?? ''}
           </dd>

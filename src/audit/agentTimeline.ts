@@ -147,8 +147,12 @@ const VERB: Record<TimelineKind, string> = {
   woken: 'was woken for',
 };
 
-export function formatTimelineEntry(entry: TimelineEntry): string {
-  const parts = [`#${entry.position}`, entry.at, entry.kind.padEnd(17)];
+/**
+ * One timeline line. `positionWidth`: the digits of the widest position in the listing (the log head's, or the
+ * widest shown), so that the columns after it stay aligned once positions reach more digits (#9 beside #10).
+ */
+export function formatTimelineEntry(entry: TimelineEntry, positionWidth = 0): string {
+  const parts = [`#${entry.position}`.padEnd(positionWidth + 1), entry.at, entry.kind.padEnd(17)];
   if (entry.kind === 'registered') parts.push(`${VERB.registered} ${entry.subject}`);
   else if (entry.kind === 'read_by_recipient')
     parts.push(`message ${entry.messageId} ${VERB.read_by_recipient} ${entry.counterpart}`);

@@ -5,7 +5,7 @@
  */
 import { MailboxError } from '../errors';
 import type { ProjectionStore } from '../projections/projectionStore';
-import { formatTimelineEntry } from './agentTimeline';
+import { formatTimelineEntry, type TimelineEntry } from './agentTimeline';
 import { agentTimeline, loadMessageStory } from './auditReads';
 import { isTty, writeOut, type AuditIo } from './auditOutput';
 import { eventJsonLine, eventTextLine } from './eventFormat';
@@ -164,7 +164,14 @@ export async function runUnwoken(
 }
 
 export async function runAgent(source: LogSource, identity: string, options: OutputOptions, io: AuditIo): Promise<number> {
-  const progress = await bar(source, io, options, `timeline ${identity}`);
+  const head = await source.head();
+  const progress = barTo(io, options, `timeline ${identity}`, head);
+  // The text's columns are aligned by the widest position: the log head's, where the source tells it (no position
+  // shown is past it, so the lines stream as they are found); over the API, which does not tell it, the widest
+  // shown, so the agent's lines are held until the end.
+  const hold = !options.json && head === undefined;
+  const held: TimelineEntry[] = [];
+  const text = (entries: TimelineEntry[], width: number) => entries.map((e) => `${formatTimelineEntry(e, width)}\n`).join('');
   let found = 0;
   try {
     await agentTimeline(
@@ -172,13 +179,23 @@ export async function runAgent(source: LogSource, identity: string, options: Out
       identity,
       (entries) => {
         found += entries.length;
-        return writeOut(io.stdout, entries.map((e) => `${options.json ? JSON.stringify(e) : formatTimelineEntry(e)}\n`).join(''));
+        if (options.json) return writeOut(io.stdout, entries.map((e) => `${JSON.stringify(e)}\n`).join(''));
+        if (hold) return void held.push(...entries);
+        return writeOut(io.stdout, text(entries, (head ?? 0n).toString().length));
       },
       progress.update,
     );
   } finally {
     progress.stop();
   }
+  if (held.length > 0)
+    await writeOut(
+      io.stdout,
+      text(
+        held,
+        held.reduce((widest, e) => Math.max(widest, e.position.length), 0),
+      ),
+    );
   if (found === 0) {
     throw new MailboxError(
       'AGENT_NOT_FOUND',

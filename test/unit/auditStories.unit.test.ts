@@ -3,7 +3,10 @@
  * from events written by the real command path (memory adapters, no I/O).
  */
 import { messageStory, formatMessageStory } from '../../src/audit/messageStory';
+import { Writable } from 'node:stream';
 import { AgentTimeline } from '../../src/audit/agentTimeline';
+import { runAgent } from '../../src/audit/auditCommands';
+import { eventStoreSource } from '../../src/audit/logSource';
 import { diffHeartbeats, diffListing, sameValue } from '../../src/audit/verify/viewDiff';
 import { messageStream } from '../../src/events/streams';
 import type { StoredEvent } from '../../src/events/types';
@@ -107,6 +110,49 @@ describe('audit agent timeline', () => {
       ['received', direct.messageId, '@b'],
       ['read', direct.messageId, null],
     ]);
+  });
+});
+
+// `mailbox audit agent` drew '#9  <at>' and '#10  <at>': the columns after the position moved once positions reached
+// two digits. Padded now by the widest position: the log head's (direct access), or the widest shown (over the API).
+describe('audit agent timeline text', () => {
+  async function timelineText(tellsHead: boolean) {
+    const mailbox = await memoryMailbox();
+    const { '@a': a, '@b': b } = await registerAgents(mailbox, ['@a', '@b']);
+    for (let i = 0; i < 6; i++) {
+      const sent = await a.send({ to: '@b', subject: `note ${i}`, body: 'x' });
+      await b.markRead({ messageId: sent.messageId });
+    }
+    const store = eventStoreSource(mailbox.eventStore);
+    const source = tellsHead ? store : { ...store, head: async () => undefined };
+    const chunks: string[] = [];
+    const stdout = new Writable({
+      write(chunk, _encoding, done) {
+        chunks.push(String(chunk));
+        done();
+      },
+    });
+    const code = await runAgent(source, '@a', { json: false, progress: false }, { stdout, stderr: stdout, env: {} });
+    const head = await mailbox.eventStore.headPosition();
+    await mailbox.close();
+    return { code, lines: chunks.join('').trimEnd().split('\n'), head: head!.toString() };
+  }
+
+  test.each([
+    ['the log head tells the width (direct access)', true],
+    ['the widest position shown (over the API, no head)', false],
+  ])('%s: every column starts at the same place once positions reach two digits', async (_, tellsHead) => {
+    const { code, lines, head } = await timelineText(tellsHead);
+    expect(code).toBe(0);
+    const positions = lines.map((line) => /^#(\d+)/.exec(line)![1]);
+    expect(positions.some((p) => p.length === 1) && positions.some((p) => p.length === 2)).toBe(true);
+    const width = tellsHead ? head.length : Math.max(...positions.map((p) => p.length));
+    for (const line of lines) {
+      expect(line).toMatch(new RegExp(`^#\\d+ *  \\d{4}-\\d\\d-\\d\\dT\\S+Z  \\S`));
+      expect(line.indexOf('  20')).toBe(1 + width); // the time column, after '#' and the padded position
+      expect(line.slice(1 + width + 2 + 24 + 2, 1 + width + 2 + 24 + 2 + 17)).toMatch(/^[a-z_]+ *$/); // the kind column
+    }
+    expect(lines.find((line) => line.startsWith('#1 '))).toMatch(new RegExp(`^#1 {${width - 1}}  2`));
   });
 });
 

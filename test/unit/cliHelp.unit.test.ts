@@ -1,6 +1,13 @@
 /** Help text a new user pastes from: the quick start includes the token step, examples are shell-safe, no dead options. */
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
+import { TOOLS } from '../../src/adapters/mcp/tools';
 import { buildProgram } from '../../src/cli/main';
+import { sendMessageSchema } from '../../src/commands/schemas';
+import { HEARTBEAT_ENV } from '../../src/heartbeat/heartbeatSettings';
+
+const ROOT = path.resolve(__dirname, '../..');
 
 function helpOf(...path: string[]): string {
   let command: Command = buildProgram();
@@ -45,4 +52,33 @@ test('projections status --help names every field it prints, leftoverGenerations
   for (const field of [...fields, 'viewsLogIdentity', 'logIdentity', 'viewsOfThisLog', 'liveWriter', 'note'])
     expect(help).toMatch(new RegExp(`\\b${field}\\b`));
   expect(help).toMatch(/leftoverGenerations[^;]*killed[^;]*dropped by the next\s+`mailbox projections rebuild`/);
+});
+
+// MAILBOX_HEARTBEAT_WEBHOOK_ATTEMPTS and _WEBHOOK_TIMEOUT were read but documented nowhere (neither --help nor
+// docs/operators.md); MAILBOX_HEARTBEAT_HOOK_TIMEOUT and MAILBOX_WAKE_SLA_MS were not in --help either.
+test('heartbeat --help and docs/operators.md name every variable the heartbeat reads', () => {
+  const help = helpOf('heartbeat').replace(/\s+/g, ' ');
+  const operators = fs.readFileSync(path.join(ROOT, 'docs/operators.md'), 'utf8');
+  const variables = [...Object.values(HEARTBEAT_ENV), 'MAILBOX_HEARTBEAT_AGENTS_FILE'];
+  expect(variables).toEqual(expect.arrayContaining(['MAILBOX_HEARTBEAT_WEBHOOK_ATTEMPTS', 'MAILBOX_HEARTBEAT_WEBHOOK_TIMEOUT']));
+  expect(variables.filter((variable) => !help.includes(variable))).toEqual([]);
+  expect(variables.filter((variable) => !operators.includes(`\`${variable}\``))).toEqual([]);
+  expect(help).toContain('MAILBOX_HEARTBEAT_WEBHOOK_ATTEMPTS (tries per webhook nudge, 1-20, default 5)');
+  expect(help).toContain("MAILBOX_HEARTBEAT_WEBHOOK_TIMEOUT (each try's deadline, a duration, default 5s)");
+});
+
+test('README: MAILBOX_REQUEST_TIMEOUT_MS=0 turns the request deadline off, as the server does', () => {
+  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const row = readme.split('\n').find((line) => line.startsWith('| `MAILBOX_REQUEST_TIMEOUT_MS` |'));
+  expect(row).toContain('`0` turns it off');
+});
+
+// docs/mcp.md's add_message row omitted expectsReplyBy, which the tool takes.
+test("docs/mcp.md's add_message row names every argument the tool takes", () => {
+  const mcp = fs.readFileSync(path.join(ROOT, 'docs/mcp.md'), 'utf8');
+  const row = mcp.split('\n').find((line) => line.startsWith('| `add_message` |'))!;
+  expect(TOOLS.find((tool) => tool.name === 'add_message')!.schema).toBe(sendMessageSchema);
+  const taken = Object.keys(sendMessageSchema.shape);
+  expect(taken).toContain('expectsReplyBy');
+  expect(taken.filter((name) => !row.includes(`\`${name}\``))).toEqual([]);
 });

@@ -177,6 +177,10 @@ Durations: 250ms, 90s, 10m, 1h, 1d or milliseconds. Defaults: interval 60s, idle
 wake grace 60s, stall after 60s, metrics on 127.0.0.1:7421.
 Webhooks are signed with HMAC-SHA256 (header x-mailbox-signature: sha256=<hex> over "<timestamp>.<body>",
 timestamp in x-mailbox-timestamp); the secret comes from MAILBOX_HEARTBEAT_WEBHOOK_SECRET only (never a flag).
+Environment only (no flag): MAILBOX_HEARTBEAT_WEBHOOK_ATTEMPTS (tries per webhook nudge, 1-20, default 5),
+MAILBOX_HEARTBEAT_WEBHOOK_TIMEOUT (each try's deadline, a duration, default 5s), MAILBOX_HEARTBEAT_HOOK_TIMEOUT
+(the hook is killed after it, default 10s), MAILBOX_WAKE_SLA_MS (a message that woke nobody this long is escalated,
+default 60000).
 The stores are those of the server: MAILBOX_DATA_DIR / MAILBOX_EVENTSTORE_URL / MAILBOX_REDIS_URL. A log or
 views file no server has made is refused at start (exit code 2), never created. See docs/operators.md.`,
     )

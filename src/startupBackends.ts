@@ -10,7 +10,13 @@ import { isMailboxError, unavailable } from './errors';
 import { StartupError, StartupInterrupted } from './startupError';
 import { sleep } from './support/retry';
 import { esdbHosts } from './startupChecks';
-import { connectRedis, isHandshakeRefusal, redactUrl, redisOptionsOf } from './adapters/projections/redisConnection';
+import {
+  connectRedis,
+  isHandshakeRefusal,
+  redactUrl,
+  redisOptionsOf,
+  type RedisConnectionOptions,
+} from './adapters/projections/redisConnection';
 import { parseRedisUrl, redisHostsOf } from './adapters/projections/redisTopology';
 import { isEsdbUrl } from './adapters/eventstore/esdbClientCompat';
 import { EsdbEventStore } from './adapters/eventstore/esdbEventStore';
@@ -91,31 +97,42 @@ function backendsOf(config: MailboxConfig): Backend[] {
   }
   const redisUrl = config.redisUrl;
   if (redisUrl !== undefined) {
-    backends.push({
-      name: `Redis at ${redactUrl(redisUrl)}`,
-      variable: redisVariable(config),
-      async probe() {
-        // One reachable host is enough: Sentinel and Cluster clients find the others from it.
-        const hosts = redisHostsOf(parseRedisUrl(redisUrl));
-        await Promise.any(hosts.map(({ host, port }) => tcpReachable(host, port, `Redis at ${redactUrl(redisUrl)}`))).catch(
-          (all: AggregateError) => Promise.reject(all.errors[0]),
-        );
-        const client = await connectRedis(redisUrl, { name: 'mailbox-startup-probe', ...redisOptionsOf(config) }).catch(
-          (error: unknown) => {
-            // Redis answered and refused the handshake: no retry changes that (it was retried for
-            // MAILBOX_STARTUP_RETRY_MS, then said to be unreachable: "start it").
-            const refusal = (error as { cause?: unknown }).cause;
-            throw isHandshakeRefusal(refusal)
-              ? new StartupError((error as Error).message, { variable: redisVariable(config) }, { cause: refusal })
-              : error;
-          },
-        );
-        client.disconnect();
-      },
-    });
+    backends.push(redisBackend(redisUrl, redisVariable(config), { name: 'mailbox-startup-probe', ...redisOptionsOf(config) }));
   }
   return backends;
 }
+
+function redisBackend(redisUrl: string, variable: string, options: RedisConnectionOptions): Backend {
+  return {
+    name: `Redis at ${redactUrl(redisUrl)}`,
+    variable,
+    async probe() {
+      // One reachable host is enough: Sentinel and Cluster clients find the others from it.
+      const hosts = redisHostsOf(parseRedisUrl(redisUrl));
+      await Promise.any(hosts.map(({ host, port }) => tcpReachable(host, port, `Redis at ${redactUrl(redisUrl)}`))).catch(
+        (all: AggregateError) => Promise.reject(all.errors[0]),
+      );
+      const client = await connectRedis(redisUrl, { ...options, variable }).catch((error: unknown) => {
+        // Redis answered and refused the handshake: no retry changes that (it was retried for
+        // MAILBOX_STARTUP_RETRY_MS, then said to be unreachable: "start it").
+        const refusal = (error as { cause?: unknown }).cause;
+        throw isHandshakeRefusal(refusal) ? new StartupError((error as Error).message, { variable }, { cause: refusal }) : error;
+      });
+      client.disconnect();
+    },
+  };
+}
+
+/**
+ * The heartbeat's own nudge Redis (--redis-url / MAILBOX_HEARTBEAT_REDIS_URL), checked at start as the mailbox's is:
+ * waited for while it starts, and a handshake it refuses (credentials, a database it does not have) said at once in
+ * one line. It was first met at the first nudge, as a failed publish. Its credentials are those of its URL alone.
+ */
+export async function waitForNudgeRedis(url: string, config: MailboxConfig, logger: Logger, interrupted?: AbortSignal) {
+  const backend = redisBackend(url, NUDGE_REDIS_VARIABLE, { name: 'mailbox-heartbeat-probe', urlCredentialsOnly: true });
+  await waitFor(backend, config.startupRetryMs, logger, interrupted);
+}
+const NUDGE_REDIS_VARIABLE = '--redis-url / MAILBOX_HEARTBEAT_REDIS_URL';
 
 /** Resolves once every configured server answers; a StartupError when one stays unreachable for retryMs. */
 export async function waitForBackends(config: MailboxConfig, logger: Logger, interrupted?: AbortSignal): Promise<void> {

@@ -414,6 +414,41 @@ describe('a Redis that answers and refuses the handshake: one line saying what i
     expect(run.stdout).not.toContain('retrying');
   });
 
+  // The heartbeat's own nudge Redis (MAILBOX_HEARTBEAT_REDIS_URL) was not checked at start: wrong credentials there were
+  // first met at a nudge, as a failed publish (--once: exit 3, a JSON report); the daemon ran on, nudging nobody.
+  describe("the heartbeat's own nudge Redis (MAILBOX_HEARTBEAT_REDIS_URL) is checked at start the same way", () => {
+    let dataDir: string;
+    beforeAll(async () => {
+      dataDir = path.join(root, 'heartbeat-nudge-redis');
+      await (await createMailbox({ dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' })).close(); // a log and its views
+    });
+    const once = (url: string) =>
+      runCli(['heartbeat', '--once'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_HEARTBEAT_REDIS_URL: url });
+
+    test.each([
+      ['no password', '', '', 'asks for a password (NOAUTH)'],
+      ['a wrong password', ':not-the-password@', '', 'refused the credentials (WRONGPASS'],
+      ['a database it does not have', ':the-redis-password-0123@', '/99', 'has no such database'],
+    ])('%s: one line naming it and the variable, exit code 2, no tick', async (_, credentials, database, refused) => {
+      const run = await once(`redis://${credentials}127.0.0.1:${port}${database}`);
+      const lines = run.stderr.trimEnd().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^mailbox: Redis at redis:\/\/\S+ /);
+      expect(lines[0]).toContain(refused);
+      expect(lines[0]).toContain('--redis-url / MAILBOX_HEARTBEAT_REDIS_URL');
+      expect(lines[0]).not.toContain('not-the-password'); // the URL is shown redacted
+      if (!database) expect(lines[0]).toContain("MAILBOX_REDIS_PASSWORD is for the mailbox's own Redis");
+      expect(run.stdout).toBe(''); // no tick report
+      expect(run.code).toBe(2);
+    });
+
+    test('the right password: the tick runs (exit code 0)', async () => {
+      const run = await once(`redis://:the-redis-password-0123@127.0.0.1:${port}`);
+      expect(JSON.parse(run.stdout)).toMatchObject({ failed: [] });
+      expect(run.code).toBe(0);
+    });
+  });
+
   test('mailbox projections status says the same in its envelope (it read "is unavailable; retry later")', async () => {
     const dataDir = path.join(root, 'redis-refused-status');
     await (await createMailbox({ dataDir, views: 'memory', adminToken: ADMIN_TOKEN, logLevel: 'silent' })).close(); // a log

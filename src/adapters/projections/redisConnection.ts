@@ -37,6 +37,11 @@ export interface RedisConnectionOptions extends RedisAuthOptions {
   timeoutMs?: number;
   /** The variable that names this Redis, for the remedy of a refused handshake (default MAILBOX_REDIS_URL). */
   variable?: string;
+  /**
+   * The credentials come from the URL alone (the heartbeat's nudge Redis, MAILBOX_HEARTBEAT_REDIS_URL): a refused
+   * handshake's remedy then names the URL, not MAILBOX_REDIS_PASSWORD, which is the mailbox's own Redis's.
+   */
+  urlCredentialsOnly?: boolean;
 }
 
 export const DEFAULT_REDIS_TIMEOUT_MS = 1000;
@@ -229,17 +234,21 @@ export async function connectRedis(url: string, options: RedisConnectionOptions)
     client.disconnect();
     throw refusal === undefined
       ? unavailable(describeTopology(topology, url), error)
-      : handshakeRefused(describeTopology(topology, url), refusal, options.variable);
+      : handshakeRefused(describeTopology(topology, url), refusal, options);
   }
   if (refusal !== undefined) {
     client.disconnect();
-    throw handshakeRefused(describeTopology(topology, url), refusal, options.variable);
+    throw handshakeRefused(describeTopology(topology, url), refusal, options);
   }
   return client;
 }
 
 /** UNAVAILABLE (as any Redis that does not serve), saying what Redis refused and what to set; the reply is its cause. */
-function handshakeRefused(where: string, refusal: Error, variable = 'MAILBOX_REDIS_URL'): MailboxError {
+function handshakeRefused(
+  where: string,
+  refusal: Error,
+  { variable = 'MAILBOX_REDIS_URL', urlCredentialsOnly = false }: Pick<RedisConnectionOptions, 'variable' | 'urlCredentialsOnly'>,
+): MailboxError {
   const reply = refusal.message.replace(/\.$/, '');
   let message: string;
   if (/DB index is out of range/i.test(reply)) {
@@ -249,9 +258,11 @@ function handshakeRefused(where: string, refusal: Error, variable = 'MAILBOX_RED
   } else {
     // NOAUTH's text goes on about HELLO's arguments (ioredis says HELLO first): its code says it all.
     const what = /^NOAUTH\b/.test(reply) ? 'asks for a password (NOAUTH)' : `refused the credentials (${reply})`;
-    message =
-      `${where} ${what}: set MAILBOX_REDIS_PASSWORD (or MAILBOX_REDIS_PASSWORD_FILE) to its password, and ` +
-      `MAILBOX_REDIS_USERNAME to its ACL user if not 'default', or give them in ${variable} (redis://user:password@host:6379).`;
+    message = urlCredentialsOnly
+      ? `${where} ${what}: give its password (and ACL user, if not 'default') in ${variable} ` +
+        "(redis://user:password@host:6379); MAILBOX_REDIS_PASSWORD is for the mailbox's own Redis."
+      : `${where} ${what}: set MAILBOX_REDIS_PASSWORD (or MAILBOX_REDIS_PASSWORD_FILE) to its password, and ` +
+        `MAILBOX_REDIS_USERNAME to its ACL user if not 'default', or give them in ${variable} (redis://user:password@host:6379).`;
   }
   const error = new MailboxError('UNAVAILABLE', 'Redis refused the connection', message);
   (error as Error).cause = refusal;

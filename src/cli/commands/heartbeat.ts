@@ -5,7 +5,7 @@ import { RedisChannelTarget } from '../../heartbeat/targets/redisChannelTarget';
 import type { NudgeTarget } from '../../heartbeat/nudgeTarget';
 import { configFromEnv, nodeIdOf, type MailboxConfig } from '../../config';
 import { isStartupError } from '../../startupError';
-import { waitForBackends } from '../../startupBackends';
+import { waitForBackends, waitForNudgeRedis } from '../../startupBackends';
 import { checkStoreNames } from '../../startupChecks';
 import { cliLogger } from './cliLogger';
 import { unknownVariableWarning, unknownVariables } from './envWarnings';
@@ -220,6 +220,7 @@ async function runHeartbeat(flags: HeartbeatFlags): Promise<void> {
   checkStoreNames(config); // a URL that names no log or no Redis: serve's line for it, not a failure to open
   refuseStoresNoServerMade(config, { ownsViews: settings.projector === 'on' }); // opening them would create them
   await waitForBackends(config, logger); // started beside Redis and EventStoreDB (docker compose): wait for them, bounded
+  if (settings.redisUrl !== undefined) await waitForNudgeRedis(settings.redisUrl, config, logger); // its own nudge Redis too
   const pipeline = await openPipeline(config, logger, settings.projector);
   if (!flags.once && !pipeline.hearsWakes) {
     // Said once at start: the wake grace would otherwise look applied while it never holds a nudge back.

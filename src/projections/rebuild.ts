@@ -183,7 +183,7 @@ export async function rebuildProjections(
       position = last;
       progress(phase);
     };
-    position = await copy(log, generation, position, until, pageSize, options.signal, copied, outage);
+    position = await copy({ log, generation, until, pageSize, signal: options.signal, onPage: copied }, position, outage);
   };
 
   try {
@@ -342,6 +342,16 @@ async function switchWhenCaughtUp(
 /** Thrown by copy when the rebuild's signal aborts: the rebuild drops its generation and says RebuildInterrupted. */
 const STOPPED = new Error('rebuild stopped by its signal');
 
+/** What a copy takes from the log into the generation: (after, until], pageSize events a page, reported by onPage. */
+interface Copying {
+  log: EventStore;
+  generation: ProjectionGeneration;
+  until: bigint | null;
+  pageSize: number;
+  signal: AbortSignal | undefined;
+  onPage: (count: number, last: bigint) => void;
+}
+
 /** How copy rides out a transient failure of the views or the log (see RebuildOptions.outageMs). */
 interface OutagePolicy {
   outageMs: number;
@@ -374,19 +384,11 @@ type Pages =
  * (a Redis restarted empty): then the rebuild fails. Found: one apply that missed the 1 s Redis deadline under load
  * ended a rebuild outright and dropped everything it had built.
  */
-async function copy(
-  log: EventStore,
-  generation: ProjectionGeneration,
-  after: bigint | null,
-  until: bigint | null,
-  pageSize: number,
-  signal: AbortSignal | undefined,
-  onPage: (count: number, last: bigint) => void,
-  outage: OutagePolicy,
-): Promise<bigint | null> {
+async function copy(copying: Copying, after: bigint | null, outage: OutagePolicy): Promise<bigint | null> {
+  const { generation, signal, onPage } = copying;
   let streak: { since: number; attempts: number } | null = null;
   for (;;) {
-    const run = await copyPages(log, generation, after, until, pageSize, signal, (count, last) => {
+    const run = await copyPages(copying, after, (count, last) => {
       streak = null; // a page went in: a later failure starts a new streak
       onPage(count, last);
     });
@@ -440,12 +442,8 @@ function gaveUp(error: unknown, failingMs: number, after: bigint | null, outage:
  * A failure ends the run with what is known of the batches in flight (copy decides whether to go on).
  */
 async function copyPages(
-  log: EventStore,
-  generation: ProjectionGeneration,
+  { log, generation, until, pageSize, signal }: Copying,
   after: bigint | null,
-  until: bigint | null,
-  pageSize: number,
-  signal: AbortSignal | undefined,
   onPage: (count: number, last: bigint) => void,
 ): Promise<Pages> {
   let settled = after;

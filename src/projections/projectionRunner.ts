@@ -504,6 +504,11 @@ export class ProjectionRunner {
   ): Promise<void> {
     if (this.displaced) return;
     this.displaced = true;
+    // Views ahead of the log: the log may have been replaced (EventStoreDB reset to an empty database) while this
+    // process kept the old log's identity, under which the store would go on serving the old log's views and
+    // checking commands against them. Bind to the log as it is now, so that reads refuse the old views (503).
+    if (verdict.kind === 'ahead' && (await this.rebindToCurrentLog()))
+      verdict = { kind: 'foreign', owner: binding?.logIdentity ?? owner };
     const problem = binding
       ? new ForeignViews(binding, this.logIdentity(), verdict).message
       : `The views belong to ${owner ?? 'an unknown log'}, not to this event log (${this.logIdentity()}).`;
@@ -515,6 +520,15 @@ export class ProjectionRunner {
       'projections: the views now belong to another log; this mailbox stopped applying to and serving them',
     );
     await this.subscription?.close().catch(() => undefined);
+  }
+
+  /** True when the log now has another identity than the one read at start (the store is then bound to it). */
+  private async rebindToCurrentLog(): Promise<boolean> {
+    const current = await this.store.logIdentity().catch(() => null);
+    if (current === null || current === this.status.logIdentity) return false;
+    this.status.logIdentity = current;
+    await this.projections.claim(current).catch(() => undefined); // views held already: nothing written, reads checked
+    return true;
   }
 
   private async apply(events: StoredEvent[]): Promise<void> {

@@ -255,6 +255,45 @@ test('the EventStoreDB double reset to an empty log: refused, nothing written; t
   expect(await subjects(second.url, fresh['@eve'])).toEqual(['new log']);
 });
 
+test('the EventStoreDB double reset to an empty log while the mailbox runs: it stops serving the old views (503, says why), and applies none of them to the new log', async () => {
+  const ns = namespace();
+  const double = await EsdbDouble.start();
+  cleanups.push(() => double.close());
+  const server = await serve({ eventStoreUrl: double.url, redisNamespace: ns });
+  await server.mailbox.viewsReady;
+  const tokens = await registerAll(server.url, ['@ana', '@bo', '@cy']);
+  const sent = await call(server.url, 'POST', '/v1/messages', tokens['@ana'], { to: 'AGENT:*', subject: 'old log', body: 'x' });
+  expect(sent.status).toBe(201);
+  expect(await subjects(server.url, tokens['@bo'])).toEqual(['old log']);
+
+  // Listing wrote @bo's seen mark (after answering): let it reach the old log first.
+  while (!double.log.records.some((record) => record.streamName === 'mailbox-seen-@bo'))
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  const oldLog = (await call(server.url, 'GET', '/readyz')).body.projections.logIdentity;
+  await double.resetToEmpty();
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const readiness = await call(server.url, 'GET', '/readyz');
+    if (readiness.status === 503 && readiness.body.checks?.projections?.views === 'foreign') {
+      // Said of the log as it is now: the views are the old log's, this one is another.
+      expect(readiness.body.checks.projections.viewsProblem).toContain(`another event log (${oldLog})`);
+      expect(readiness.body.checks.projections.logIdentity).not.toBe(oldLog);
+      break;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`readyz never said the views are another log's: ${JSON.stringify(readiness.body)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  // The old log's agents, messages and tokens are not this log's: refused, not served.
+  const agents = await call(server.url, 'GET', '/v1/agents', tokens['@cy']);
+  expect(agents.status).toBe(503);
+  expect(agents.body.message).toContain('another event log');
+  expect((await call(server.url, 'GET', '/v1/messages', tokens['@bo'])).status).toBe(503);
+  expect(
+    double.log.records.filter((record) => record.streamName.startsWith('mailbox-')).map((r) => [r.streamName, r.type]),
+  ).toEqual([]);
+});
+
 test('both running at once: the second refuses (take-over too, while the first is live); once taken over, the first serves nothing and no wake crosses', async () => {
   const ns = namespace();
   const first = await serve({ dataDir: tempDir(), redisNamespace: ns });

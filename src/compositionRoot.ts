@@ -42,6 +42,7 @@ import { RedisRejectionLog } from './adapters/rejections/redisRejectionLog';
 import { DEFAULT_REJECTION_CAPACITY, type RejectionLog } from './application/rejectionLog';
 import { eventStoreSource, type JsonTextLog, type LogSource } from './audit/logSource';
 import type { EventStore } from './events/eventStore';
+import { HeldLog } from './application/heldLog';
 import type { ProjectionStore } from './projections/projectionStore';
 import type { ProjectionGenerations } from './projections/rebuildGenerations';
 import type { WakeBus } from './projections/wakeBus';
@@ -67,7 +68,8 @@ export async function buildContainer(
   container.register(TOKENS.Clock, { useValue: overrides.clock ?? systemClock });
   container.register(TOKENS.IdGenerator, { useValue: overrides.ids ?? timeOrderedIds });
   container.register(TOKENS.Logger, { useValue: logger });
-  const eventStore = await createEventStore(config, logger, { readOnly: readOnlyLog });
+  // Held to the log it starts on: replaced under it (an EventStoreDB reset), no write goes to the new one (heldLog.ts).
+  const eventStore = new HeldLog(await createEventStore(config, logger, { readOnly: readOnlyLog }));
   container.register(TOKENS.EventStore, { useValue: eventStore });
   // Views refused at open (a damaged or locked views file): the log is closed, not left open (its -wal, -shm behind).
   const { projectionStore, wakeBus, sharedLimits } = await createProjectionAdapters(config, logger, { viewsOwner }).catch(

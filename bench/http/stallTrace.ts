@@ -36,7 +36,8 @@ export function startStallTrace(file: string, eventStore: unknown, projections: 
     if (lines.length) fs.writeSync(out, lines.splice(0).join('\n') + '\n');
   };
 
-  const store = eventStore as {
+  // The adapter under the log the mailbox holds to (application/heldLog.ts), whose writer and sidecar are traced.
+  const store = ((eventStore as { log?: unknown }).log ?? eventStore) as {
     writer?: Record<string, unknown>;
     sidecar?: { request: (r: { kind: string }) => Promise<unknown> };
   };

@@ -289,6 +289,14 @@ test('the EventStoreDB double reset to an empty log while the mailbox runs: it s
   expect(agents.status).toBe(503);
   expect(agents.body.message).toContain('another event log');
   expect((await call(server.url, 'GET', '/v1/messages', tokens['@bo'])).status).toBe(503);
+  // Nor is anything written to the new log on the old log's registry: a send (and a read mark) is refused, saying why.
+  const send = await call(server.url, 'POST', '/v1/messages', tokens['@ana'], { to: '@bo', subject: 'after', body: 'x' });
+  expect([send.status, send.body.code]).toEqual([503, 'UNAVAILABLE']);
+  expect(send.body.message).toMatch(
+    new RegExp(`^The event log changed under this server: it started on log ${oldLog}, and the event store now holds log `),
+  );
+  expect(send.body.message).toContain('Nothing was written');
+  expect((await call(server.url, 'POST', `/v1/messages/${sent.body.messageId}/read`, tokens['@bo'])).status).toBe(503);
   expect(
     double.log.records.filter((record) => record.streamName.startsWith('mailbox-')).map((r) => [r.streamName, r.type]),
   ).toEqual([]);

@@ -58,7 +58,7 @@ async function waitFor(backend: Backend, retryMs: number, logger: Logger, interr
     } catch (error) {
       if (!isMailboxError(error) || error.code !== 'UNAVAILABLE') throw error;
       const waited = Date.now() - started;
-      if (waited + delay > retryMs) {
+      if (waited >= retryMs) {
         const cause = briefCause(String(error.envelope.cause ?? error.message));
         throw new StartupError(
           `${backend.name} is unreachable (${cause}) after ${attempt} attempt(s) in ${Math.round(waited / 1000)}s: ` +
@@ -67,11 +67,14 @@ async function waitFor(backend: Backend, retryMs: number, logger: Logger, interr
           { cause: error },
         );
       }
+      // The last wait is cut to what is left, so the last try comes when the time is up (it gave up a backoff step
+      // early: up to 5 s of a 30 s budget, half of a 4 s one).
+      const wait = Math.min(delay, retryMs - waited);
       logger.warn(
-        { attempt, retryInMs: delay, cause: error.envelope.cause },
+        { attempt, retryInMs: wait, cause: error.envelope.cause },
         `${backend.name} is unreachable; retrying for up to ${Math.round(retryMs / 1000)}s (MAILBOX_STARTUP_RETRY_MS)`,
       );
-      await sleep(delay, interrupted); // ends at once when the process is asked to stop
+      await sleep(wait, interrupted); // ends at once when the process is asked to stop
       if (interrupted?.aborted) throw new StartupInterrupted(`while waiting for ${backend.name}`);
       delay = Math.min(delay * 2, MAX_DELAY_MS);
     }

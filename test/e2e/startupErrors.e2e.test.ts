@@ -293,6 +293,11 @@ test('unreachable Redis: retried with backoff (said in the log), then one line n
     .filter((entry) => /retrying/.test(entry.msg));
   expect(retries.length).toBeGreaterThanOrEqual(2);
   expect(retries.map((entry) => entry.retryInMs).slice(0, 2)).toEqual([250, 500]); // backoff doubles
+  // The waits use the whole MAILBOX_STARTUP_RETRY_MS, the last one cut to what is left (it gave up a step early:
+  // 250 + 500 ms of 1500, the next step of 1000 ms not taken).
+  const waited = retries.reduce((sum, entry) => sum + entry.retryInMs, 0);
+  expect(waited).toBeGreaterThan(1000);
+  expect(waited).toBeLessThanOrEqual(1500);
 });
 
 test('unreachable EventStoreDB: one line naming the host and MAILBOX_EVENTSTORE_URL', async () => {

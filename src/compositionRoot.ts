@@ -22,7 +22,9 @@ import {
   type SqliteBackupOptions,
   type SqliteLogBackup,
 } from './adapters/eventstore/sqliteBackup';
-import { MailboxError } from './errors';
+import { isMailboxError, MailboxError } from './errors';
+import { isEsdbUrl } from './adapters/eventstore/esdbClientCompat';
+import { esdbHosts } from './startupChecks';
 import { MailboxHttpClient } from './adapters/http/client/mailboxHttpClient';
 import {
   createLeases,
@@ -69,7 +71,8 @@ export async function buildContainer(
   container.register(TOKENS.IdGenerator, { useValue: overrides.ids ?? timeOrderedIds });
   container.register(TOKENS.Logger, { useValue: logger });
   // Held to the log it starts on: replaced under it (an EventStoreDB reset), no write goes to the new one (heldLog.ts).
-  const eventStore = new HeldLog(await createEventStore(config, logger, { readOnly: readOnlyLog }));
+  const opened = await createEventStore(config, logger, { readOnly: readOnlyLog });
+  const eventStore = new HeldLog(readOnlyLog ? await reachedLog(config, opened) : opened); // a reader: audit verify
   container.register(TOKENS.EventStore, { useValue: eventStore });
   // Views refused at open (a damaged or locked views file): the log is closed, not left open (its -wal, -shm behind).
   const { projectionStore, wakeBus, sharedLimits } = await createProjectionAdapters(config, logger, { viewsOwner }).catch(
@@ -262,7 +265,31 @@ export async function openEventLog(
   options: { overHttp?: boolean } = {},
 ): Promise<EventStore> {
   requireExistingLog(config, options);
-  return createEventStore(config, logger, { readOnly: true });
+  return reachedLog(config, await createEventStore(config, logger, { readOnly: true }));
+}
+
+/**
+ * A command's EventStoreDB log, looked at once before use: it connects at the first call, and an unreachable one was
+ * said as "The event store (EventStoreDB) is unavailable; retry later", naming neither its address nor its variable.
+ * (The server probes its backends at start, with retries: startupBackends.ts.)
+ */
+async function reachedLog(config: MailboxConfig, log: EventStore): Promise<EventStore> {
+  const esdbUrl = config.eventStoreUrl;
+  if (esdbUrl === undefined || !isEsdbUrl(esdbUrl)) return log;
+  try {
+    await log.headPosition();
+    return log;
+  } catch (error) {
+    await log.close().catch(() => undefined);
+    if (!isMailboxError(error) || error.code !== 'UNAVAILABLE') throw error;
+    const cause = String(error.envelope.cause ?? error.message);
+    throw new MailboxError(
+      'UNAVAILABLE',
+      'Service unavailable',
+      `EventStoreDB at ${esdbHosts(esdbUrl)} is unreachable (${cause}): start it, or fix MAILBOX_EVENTSTORE_URL. Nothing was read.`,
+      { field: 'MAILBOX_EVENTSTORE_URL' },
+    );
+  }
 }
 
 /** `audit replay --json`'s fast path: the configured SQLite file read directly as JSON text (never created); null for other stores. */

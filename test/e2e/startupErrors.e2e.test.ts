@@ -309,6 +309,25 @@ test('unreachable EventStoreDB: one line naming the host and MAILBOX_EVENTSTORE_
   expectOneLine(run, 'MAILBOX_EVENTSTORE_URL', `EventStoreDB at 127.0.0.1:${port} is unreachable`);
 });
 
+test.each([
+  ['audit', 'verify'],
+  ['audit', 'replay'],
+])('mailbox %s %s with EventStoreDB unreachable: the envelope names the host and MAILBOX_EVENTSTORE_URL', async (...command) => {
+  const port = await deadPort();
+  const run = await runCli(command, { MAILBOX_EVENTSTORE_URL: `esdb://127.0.0.1:${port}?tls=false&defaultDeadline=500` });
+  // It said "The event store (EventStoreDB) is unavailable; retry later (the request was not applied)": no host, no variable.
+  expect(JSON.parse(run.stderr.trim().split('\n').at(-1)!)).toMatchObject({
+    code: 'UNAVAILABLE',
+    field: 'MAILBOX_EVENTSTORE_URL',
+    message: expect.stringMatching(
+      new RegExp(
+        `^EventStoreDB at 127\\.0\\.0\\.1:${port} is unreachable \\(.*\\): start it, or fix MAILBOX_EVENTSTORE_URL\\. Nothing was read\\.$`,
+      ),
+    ),
+  });
+  expect(run.code).not.toBe(0);
+});
+
 test('a misspelled variable is warned with the nearest name; JSON logs off a terminal; shutdown lines in order', async () => {
   const dataDir = path.join(root, 'runs');
   const run = await new Promise<CliRun>((resolve) => {

@@ -466,6 +466,17 @@ describe('a Redis that answers and refuses the handshake: one line saying what i
       expect(run.code).toBe(2);
     });
 
+    test('serve --heartbeat checks it too: one line naming it and the variable, exit code 2, nothing created', async () => {
+      const url = `redis://:not-the-password@127.0.0.1:${port}`;
+      const dataDir = path.join(root, 'serve-heartbeat-nudge-redis');
+      const run = await runCli(['serve', '--heartbeat'], {
+        MAILBOX_DATA_DIR: dataDir,
+        MAILBOX_PORT: '0',
+        MAILBOX_HEARTBEAT_REDIS_URL: url,
+      });
+      expectOneLine({ ...run, dataDir }, '--redis-url / MAILBOX_HEARTBEAT_REDIS_URL', 'refused the credentials (WRONGPASS');
+    });
+
     test('the right password: the tick runs (exit code 0)', async () => {
       const run = await once(`redis://:the-redis-password-0123@127.0.0.1:${port}`);
       expect(JSON.parse(run.stdout)).toMatchObject({ failed: [] });

@@ -62,6 +62,12 @@ export function registerServeCommand(program: Command): void {
       const { startServer } = await import('../../server'); // loaded here: client commands need none of it
       let server: Awaited<ReturnType<typeof startServer>>;
       try {
+        // The heartbeat's own nudge Redis is checked as `mailbox heartbeat` checks it, before anything is opened: a
+        // handshake it refuses was first met at a nudge (a failed publish), the server serving on, nudging nobody.
+        if (heartbeatSettings?.redisUrl !== undefined) {
+          const { waitForNudgeRedis } = await import('../../startupBackends');
+          await waitForNudgeRedis(heartbeatSettings.redisUrl, config, logger, startup.signal);
+        }
         server = await startServer(config, { logger, interrupted: startup.signal });
       } catch (error) {
         if (!(error instanceof StartupInterrupted)) throw error;

@@ -8,7 +8,7 @@
  */
 import { isMailboxError, MailboxError } from '../errors';
 import type { EventStore } from '../events/eventStore';
-import { backoffDelay, sleep as realSleep, type Backoff, type Sleep } from '../support/retry';
+import { backoffDelay, sleep, type Backoff, type Sleep } from '../support/retry';
 import { projectStored } from './projector';
 import { GenerationGap, type ProjectionGeneration, type ProjectionGenerations } from './rebuildGenerations';
 import type { ViewsBinding } from './projectionStore';
@@ -134,8 +134,6 @@ export interface RebuildResult {
   droppedLeftovers: string[];
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 export async function rebuildProjections(
   log: EventStore,
   generations: ProjectionGenerations,
@@ -173,7 +171,7 @@ export async function rebuildProjections(
   const outage = {
     outageMs: options.outageMs ?? 60_000,
     backoff: COPY_RETRY,
-    clock: options.clock ?? { now: () => Date.now(), sleep: realSleep },
+    clock: options.clock ?? { now: () => Date.now(), sleep },
     onRetry: (retry: RebuildRetry) => progress('retrying', retry),
     views: views.location,
   };

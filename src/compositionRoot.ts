@@ -46,6 +46,7 @@ import { eventStoreSource, type JsonTextLog, type LogSource } from './audit/logS
 import type { EventStore } from './events/eventStore';
 import { HeldLog } from './application/heldLog';
 import type { ProjectionStore } from './projections/projectionStore';
+import { LostViews, ReadsOfWholeViews } from './projections/lostViews';
 import type { ProjectionGenerations } from './projections/rebuildGenerations';
 import type { WakeBus } from './projections/wakeBus';
 
@@ -83,7 +84,10 @@ export async function buildContainer(
   );
   container.register(TOKENS.WakeBus, { useValue: wakeBus });
   if (sharedLimits) container.register(TOKENS.SharedLimits, { useValue: sharedLimits }); // else each process limits alone
-  container.register(TOKENS.ProjectionStore, { useValue: projectionStore });
+  // One store for readers and the projector: its view reads are refused while lost views are rebuilt (lostViews.ts).
+  const lostViews = new LostViews();
+  container.register(TOKENS.LostViews, { useValue: lostViews });
+  container.register(TOKENS.ProjectionStore, { useValue: new ReadsOfWholeViews(projectionStore, lostViews) });
   container.register(TOKENS.RejectionLog, { useValue: await createRejectionLog(config, logger) });
   container.registerSingleton(TOKENS.CommandHandler, CommandHandler);
   container.registerSingleton(TOKENS.AgentDirectory, AgentDirectory);

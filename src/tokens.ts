@@ -6,6 +6,7 @@ export const TOKENS = {
   Logger: Symbol('Logger'),
   EventStore: Symbol('EventStore'),
   ProjectionStore: Symbol('ProjectionStore'),
+  LostViews: Symbol('LostViews'),
   WakeBus: Symbol('WakeBus'),
   SharedLimits: Symbol('SharedLimits'),
   CommandHandler: Symbol('CommandHandler'),

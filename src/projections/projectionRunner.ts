@@ -30,6 +30,7 @@ import { PositionWaiters } from './positionWaiters';
 import { ForeignViews, judgeViews, type ViewsVerdict } from './viewsOwnership';
 import { LeaseKeeper, LeaseLoop, leaseTiming, ProjectorDeposed, type Leadership, type LeaseStore } from './projectorLease';
 import { WakesSentThrough } from './wakesSentThrough';
+import { LostViews, type ViewsRebuilding } from './lostViews';
 
 const MAX_BATCH = 1000;
 /** A live batch of this many events or more is applied in two halves (batchedConsumer.ts, pipelined). */
@@ -63,6 +64,8 @@ export interface RunnerStatus {
   views: 'unchecked' | 'own' | 'foreign';
   /** Why the views are not served, one sentence (null when they are). */
   viewsProblem: string | null;
+  /** The views lost what they held while running and are rebuilt in place: not served until whole (lostViews.ts). */
+  rebuildingLostViews: ViewsRebuilding | null;
   /** Who projects: this node alone (no lease: embedded views), or the lease's holder (this node leading, or another). */
   leadership: Leadership;
 }
@@ -88,6 +91,7 @@ export class ProjectionRunner {
     logIdentity: null,
     views: 'unchecked',
     viewsProblem: null,
+    rebuildingLostViews: null,
     leadership: { role: 'alone' },
   };
   /** Set when the views turned out to be another log's while following: the runner stops applying for good. */
@@ -111,6 +115,8 @@ export class ProjectionRunner {
     @inject(TOKENS.Logger) private readonly logger: Logger,
     /** The clock of the catch-up's progress reports. */
     @inject(TOKENS.Clock) private readonly clock: { now(): Date } = { now: () => new Date() },
+    /** Told when the views were found lost and as the rebuild reaches each position: reads wait for it (lostViews.ts). */
+    @inject(TOKENS.LostViews) private readonly lostViews: LostViews = new LostViews(),
   ) {}
 
   /** Sets the backoff between a failure and the next try (tests: one long enough to look at the wait). */
@@ -312,8 +318,11 @@ export class ProjectionRunner {
   }
 
   getStatus(): RunnerStatus {
+    const rebuilding = this.lostViews.current();
     return {
       ...this.status,
+      rebuildingLostViews: rebuilding,
+      viewsProblem: this.status.viewsProblem ?? this.lostViews.refusal()?.message ?? null,
       lagging: this.status.lagging && { ...this.status.lagging },
       leadership: { ...this.status.leadership },
     };
@@ -351,6 +360,7 @@ export class ProjectionRunner {
       } catch (error) {
         if (!(error instanceof ProjectionCheckpointRewound)) throw error;
         this.logger.warn({ reason: error.message }, 'projection views lost; rebuilding them from the log');
+        this.viewsLost(error.expected);
         after = error.checkpoint;
         continue;
       }
@@ -417,6 +427,7 @@ export class ProjectionRunner {
         }
         if (error instanceof ProjectionCheckpointRewound) {
           this.logger.warn({ reason: error.message }, 'projection views lost; rebuilding them from the log');
+          this.viewsLost(error.expected);
           continue;
         }
         const delay = Math.round(backoffDelay(this.resubscribe, ++failures));
@@ -492,6 +503,7 @@ export class ProjectionRunner {
       { applied, stored: stored?.toString() ?? null },
       'projection checkpoint went back; rebuilding views from it',
     );
+    this.viewsLost(BigInt(applied));
     this.status.checkpoint = stored?.toString() ?? null;
     await this.subscription?.close().catch(() => undefined);
   }
@@ -554,11 +566,22 @@ export class ProjectionRunner {
   }
 
   /**
+   * The views held at least `heldThrough` (what the store had committed), or as far as this runner saw them: until the
+   * rebuild gets back there, they hold only part of the log, and no read is answered from them (lostViews.ts).
+   */
+  private viewsLost(heldThrough: bigint | null): void {
+    const seen = this.status.checkpoint === null ? null : BigInt(this.status.checkpoint);
+    const through = heldThrough === null || (seen !== null && seen > heldThrough) ? seen : heldThrough;
+    if (through !== null) this.lostViews.lost(through, this.clock.now());
+  }
+
+  /**
    * The views include `position`: from an apply of ours, or from the stored checkpoint when resuming (a batch
    * whose answer timed out, e.g. Redis stopped mid-call, may still have been applied: its waiters must hear it).
    */
   private reached(position: bigint): void {
     this.wakesSent.reached(position); // also the shared checkpoint a follower reads: its leader published those wakes
+    this.lostViews.reached(position);
     if (this.status.checkpoint === null || position > BigInt(this.status.checkpoint))
       this.status.checkpoint = position.toString();
     if (this.status.lagging !== null && position >= BigInt(this.status.lagging.position)) this.status.lagging = null;

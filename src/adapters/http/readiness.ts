@@ -89,7 +89,8 @@ export async function checkReadiness(mailbox: MailboxServices): Promise<Readines
       ? Number((head.value ?? 0n) - (checkpoint.value ?? 0n))
       : null;
   const projections = {
-    ok: status.running && status.views === 'own' && lag !== null && lag <= MAX_READY_LAG,
+    // Views rebuilt in place after a loss are refused to every read until whole again: not ready meanwhile.
+    ok: status.running && status.views === 'own' && status.rebuildingLostViews === null && lag !== null && lag <= MAX_READY_LAG,
     running: status.running,
     lag,
     lastError: status.lastError,

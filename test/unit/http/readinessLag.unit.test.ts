@@ -19,6 +19,7 @@ function mailboxWith(heads: bigint[], checkpoint: bigint): { mailbox: MailboxSer
     logIdentity: 'log-1',
     views: 'own',
     viewsProblem: null,
+    rebuildingLostViews: null,
     leadership: { role: 'alone' },
   };
   const mailbox = {

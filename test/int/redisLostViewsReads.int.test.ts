@@ -61,6 +61,10 @@ describe('Redis restarted empty while the mailbox runs: no read is answered from
       await redis.restartEmpty!();
       // The positive signal: the projector found the views gone and its rebuild's first batch waits at the gate.
       await waitFor(() => held.waiting > 0, { timeoutMs: 15_000, everyMs: 20, what: 'the rebuild of the lost views started' });
+      await waitFor(
+        async () => /are being rebuilt/.test((await server!.call('GET', '/readyz')).body.checks?.projections?.viewsProblem ?? ''),
+        { timeoutMs: 15_000, everyMs: 20, what: 'the projector found the views lost' },
+      );
 
       const refused = async (method: string, path: string, token: string, body?: object) => {
         const answer = await server!.call(method, path, { token, ...(body ? { body } : {}) });
@@ -90,6 +94,56 @@ describe('Redis restarted empty while the mailbox runs: no read is answered from
       expect(inbox.status).toBe(200);
       expect(inbox.body.messages).toHaveLength(4);
       expect((await server.call('GET', '/readyz')).status).toBe(200);
+    },
+  );
+
+  restartable(
+    'between Redis coming back empty and the projector finding out, a read is refused, never answered from nothing',
+    async () => {
+      server = await startTestServer({ redisUrl: redis.url, redisNamespace: `lostreads${process.pid}n${++namespaces}` });
+      const tokens = await server.register(['@a', '@b', '@c']);
+      await send(tokens['@a'], '@c', 'unread by c');
+      const count = () => server!.call('GET', '/v1/inbox/count', { token: tokens['@c'] });
+      expect((await count()).body.unreadCount).toBe(1);
+
+      // The projector looks at the views each second (and at each apply; no mail is sent meanwhile): that look is
+      // held, so that the reads below come before it finds the views gone, as they may in production.
+      const views = server.mailbox.projections;
+      const binding = views.binding.bind(views);
+      let lookAgain: () => void = () => undefined;
+      const looked = new Promise<void>((resolve) => (lookAgain = resolve));
+      views.binding = async () => {
+        await looked;
+        return binding();
+      };
+      releaseHeld = () => {
+        views.binding = binding;
+        lookAgain();
+      };
+      await redis.restartEmpty!();
+      // The positive signal: the first answer that is not the outage's own (the server reached Redis again).
+      let answer = await count();
+      await waitFor(
+        async () => {
+          answer = await count();
+          return !(
+            answer.status === 503 &&
+            /Redis/.test(answer.body.message) &&
+            /unavailable|unreachable|reach/i.test(answer.body.message)
+          );
+        },
+        { timeoutMs: 15_000, everyMs: 10, what: 'Redis reached again' },
+      );
+      expect({ status: answer.status, code: answer.body.code, unread: answer.body.unreadCount }).toEqual({
+        status: 503,
+        code: 'UNAVAILABLE',
+        unread: undefined,
+      });
+      expect(answer.body.message).toContain("hold nothing of this mailbox's event log (Redis lost them, e.g. restarted empty)");
+      releaseHeld();
+      releaseHeld = null;
+      await waitFor(async () => (await count()).status === 200, { timeoutMs: 15_000, everyMs: 20, what: 'reads served again' });
+      expect((await count()).body.unreadCount).toBe(1);
     },
   );
 });

@@ -105,6 +105,10 @@ export class RedisProjectionStore implements ProjectionStore {
     options: RedisProjectionOptions = {},
   ) {
     defineMailboxScripts(client);
+    // Whose views a generation holds is read once and kept, but a Redis that drops the connection may come back
+    // without its data (restarted empty): looked at again after each drop, so that the reads between its return and
+    // the projector finding the views gone answer 503 (they belong to no log yet), not 200 from empty views.
+    client.on('close', () => this.owners.clear());
     this.keys = new RedisKeys(options.namespace ?? 'mailbox');
     const scriptPerTag = options.scriptPerTag ?? false;
     this.applier = new RedisScriptApplier(client, this.keys, { scriptPerTag, eventsPerScript: options.eventsPerScript ?? 64 });
@@ -378,11 +382,16 @@ export class RedisProjectionStore implements ProjectionStore {
       if (owner !== '') this.owners.set(prefix, owner);
     }
     if (owner === claimed) return;
+    // Claimed at start, so this log's once: empty now means Redis lost them (restarted empty), and the projector
+    // rebuilds them from the log as soon as it finds out.
+    const problem = owner
+      ? `belong to another event log (${owner}), not to this mailbox's; retry later, and ask the operator to check /readyz`
+      : "hold nothing of this mailbox's event log (Redis lost them, e.g. restarted empty): they are rebuilt from the log; " +
+        'retry in a moment, /readyz says when they are whole again';
     throw new MailboxError(
       'UNAVAILABLE',
       'Service unavailable',
-      `The views in ${this.location} belong to ${owner ? `another event log (${owner})` : 'no event log yet'}, not to this mailbox's; ` +
-        'retry later, and ask the operator to check /readyz (the request was not applied).',
+      `The views in ${this.location} ${problem} (the request was not applied).`,
       { logIdentity: claimed, viewsOf: owner || null },
     );
   }

@@ -159,7 +159,8 @@ export async function runUnwoken(
   const { messages } = ledger.unwoken({ sentBefore, limit: Number.MAX_SAFE_INTEGER, pendingOnly: false });
   const lines = messages.map((m) => (options.json ? JSON.stringify(m) : formatUnwoken(m)));
   if (!options.json) lines.push(`${messages.length} message(s) woke nobody within ${slaMs} ms.`);
-  await writeOut(io.stdout, `${lines.join('\n')}\n`);
+  // One line each (no line at all for no message: --json is JSON lines, and a blank line is not a JSON document).
+  await writeOut(io.stdout, lines.map((line) => `${line}\n`).join(''));
   return messages.length > 0 ? 1 : 0;
 }
 

@@ -132,6 +132,9 @@ describe('mailbox audit (SQLite, direct access)', () => {
     ).close();
     const emptyEnv = { MAILBOX_DATA_DIR: dir, MAILBOX_LOG_LEVEL: 'silent' };
     expect(await audit(['replay'], emptyEnv)).toEqual({ code: 0, stdout: '', stderr: '0 of 0 events shown\n' });
+    // unwoken --json is JSON lines: none for no message (it printed one blank line, which JSON.parse refuses).
+    expect(await audit(['unwoken', '--json'], emptyEnv)).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(await audit(['unwoken'], emptyEnv)).toMatchObject({ code: 0, stdout: '0 message(s) woke nobody within 60000 ms.\n' });
     for (const json of [[], ['--json']]) {
       const { code, stdout, stderr } = await audit(['replay', '--from', '1', ...json], emptyEnv);
       expect({ code, stdout }).toEqual({ code: 1, stdout: '' });

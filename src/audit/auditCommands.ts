@@ -4,6 +4,7 @@
  * Exit codes: 0 ok, 1 drift or not found, 2 usage, configuration or access errors (CLI).
  */
 import { MailboxError } from '../errors';
+import type { StoredEvent } from '../events/types';
 import type { ProjectionStore } from '../projections/projectionStore';
 import { formatTimelineEntry, type TimelineEntry } from './agentTimeline';
 import { agentTimeline, loadMessageStory } from './auditReads';
@@ -78,7 +79,10 @@ export async function runReplay(
   const head = await source.head();
   refuseMissing(filter, head, null); // before reading: a --from past a known head needs no scan to be refused
   const progress = barTo(io, options, 'replay', head);
-  const line = options.json ? eventJsonLine : eventTextLine;
+  // Text columns are aligned by the log head's digits where the source tells it (over the API it does not: a replay
+  // streams in constant memory, so it cannot wait for the widest position).
+  const width = (head ?? 0n).toString().length;
+  const line = options.json ? eventJsonLine : (event: StoredEvent) => eventTextLine(event, width);
   let summary: ReplaySummary;
   try {
     summary = await replayLog(

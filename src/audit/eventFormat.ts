@@ -84,6 +84,10 @@ export function describeEvent(event: StoredEvent): string {
   }
 }
 
-export const eventTextLine = (event: StoredEvent): string =>
-  `#${event.position}  ${event.metadata.at}  ${event.type.padEnd(18)}  ${describeEvent(event)}  ` +
+/**
+ * One event as a text line. `positionWidth`: the digits of the widest position the replay can show (the log head's),
+ * so that the columns after it stay aligned once positions reach more digits (#9 beside #10).
+ */
+export const eventTextLine = (event: StoredEvent, positionWidth = 0): string =>
+  `${`#${event.position}`.padEnd(positionWidth + 1)}  ${event.metadata.at}  ${event.type.padEnd(18)}  ${describeEvent(event)}  ` +
   `[${event.streamName}@${event.revision} by ${event.metadata.actor}]`;

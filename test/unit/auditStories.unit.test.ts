@@ -5,7 +5,7 @@
 import { messageStory, formatMessageStory } from '../../src/audit/messageStory';
 import { Writable } from 'node:stream';
 import { AgentTimeline } from '../../src/audit/agentTimeline';
-import { runAgent } from '../../src/audit/auditCommands';
+import { runAgent, runReplay } from '../../src/audit/auditCommands';
 import { eventStoreSource } from '../../src/audit/logSource';
 import { diffHeartbeats, diffListing, sameValue } from '../../src/audit/verify/viewDiff';
 import { messageStream } from '../../src/events/streams';
@@ -154,6 +154,40 @@ describe('audit agent timeline text', () => {
     }
     expect(lines.find((line) => line.startsWith('#1 '))).toMatch(new RegExp(`^#1 {${width - 1}}  2`));
   });
+});
+
+// `mailbox audit replay` drew '#9  <at>' and '#10  <at>' as the agent timeline once did: the time, type and text
+// columns moved once positions reached two digits. Padded now by the log head's digits (direct access).
+test('audit replay text: every column starts at the same place once positions reach two digits', async () => {
+  const mailbox = await memoryMailbox();
+  const { '@a': a, '@b': b } = await registerAgents(mailbox, ['@a', '@b']);
+  for (let i = 0; i < 6; i++)
+    await b.markRead({ messageId: (await a.send({ to: '@b', subject: `n${i}`, body: 'x' })).messageId });
+  const chunks: string[] = [];
+  const stdout = new Writable({
+    write(chunk, _encoding, done) {
+      chunks.push(String(chunk));
+      done();
+    },
+  });
+  const filter = { from: null, types: null, stream: null };
+  await runReplay(
+    eventStoreSource(mailbox.eventStore),
+    filter,
+    { json: false, progress: false },
+    { stdout, stderr: stdout, env: {} },
+  );
+  const width = (await mailbox.eventStore.headPosition())!.toString().length;
+  await mailbox.close();
+  const lines = chunks.join('').trimEnd().split('\n');
+  const positions = lines.map((line) => /^#(\d+)/.exec(line)![1]);
+  expect(positions.some((p) => p.length === 1) && positions.some((p) => p.length === 2)).toBe(true);
+  for (const line of lines) {
+    expect(line.indexOf('  20')).toBe(1 + width); // the time column, after '#' and the padded position
+    const type = 1 + width + 2 + 24 + 2; // where the type column starts; the text starts 18 + 2 after it
+    expect(line.slice(type, type + 20)).toMatch(/^[A-Za-z]+ +$/);
+    expect(line[type + 20]).not.toBe(' ');
+  }
 });
 
 describe('view diff', () => {

@@ -152,6 +152,15 @@ export function messageStory(events: readonly StoredEvent[]): MessageStory | nul
   };
 }
 
+/**
+ * Rows of cells as lines whose columns start at the same place, two spaces apart (the recipient table was joined
+ * by tabs, which a terminal sets at multiples of 8: the header and the rows never lined up).
+ */
+function alignedColumns(rows: string[][]): string[] {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
+  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join('  '));
+}
+
 export function formatMessageStory(story: MessageStory): string {
   const s = story.sent;
   const cell = (at: string | null, position: string | null) => (at === null ? '-' : `${at} (#${position})`);
@@ -163,15 +172,15 @@ export function formatMessageStory(story: MessageStory): string {
     `audience  ${story.audience.length} recipient${story.audience.length === 1 ? '' : 's'}: ${story.audience.join(', ') || '(none)'}`,
     ...(story.replyDueBy ? [`replies   due by ${story.replyDueBy}`] : []),
     '',
-    ['recipient', 'delivered', 'read', 'archived'].join('\t'),
-    ...story.recipients.map((r) =>
-      [
+    ...alignedColumns([
+      ['recipient', 'delivered', 'read', 'archived'],
+      ...story.recipients.map((r) => [
         r.identity,
         cell(r.deliveredAt, r.deliveredPosition),
         r.readAt === null ? 'unread' : cell(r.readAt, r.readPosition),
         cell(r.archivedAt, r.archivedPosition),
-      ].join('\t'),
-    ),
+      ]),
+    ]),
   ];
   if (story.task) {
     lines.push('', `task      opened as ${story.task.openedAs}${story.task.changes.length ? '' : ', unchanged since'}`);

@@ -203,8 +203,16 @@ describe('mailbox audit (SQLite, direct access)', () => {
 
     const text = await audit(['message', broadcastId], env);
     expect(text.stdout).toContain('sent      2030-01-01T12:00:');
-    expect(text.stdout).toMatch(new RegExp(`@b\\t\\S+ \\(#\\d+\\)\\t${readAt['@b'].replace(/[.]/g, '\\.')} \\(#\\d+\\)\\t-`));
-    expect(text.stdout).toMatch(/@c\t\S+ \(#\d+\)\tunread\t\S+ \(#\d+\)/);
+    expect(text.stdout).toMatch(new RegExp(`@b +\\S+ \\(#\\d+\\) +${readAt['@b'].replace(/[.]/g, '\\.')} \\(#\\d+\\) +-`));
+    expect(text.stdout).toMatch(/@c +\S+ \(#\d+\) +unread +\S+ \(#\d+\)/);
+    // The recipient table's columns line up (they were joined by tabs: 'recipient\t' and '@b\t' end at different stops).
+    const table = text.stdout.split('\n').filter((line) => /^(recipient|@[bcd]) /.test(line));
+    expect(table).toHaveLength(4);
+    for (const column of ['delivered', 'read', 'archived']) {
+      const at = table[0].indexOf(` ${column}`) + 1;
+      for (const row of table.slice(1))
+        expect([row[at - 1], row[at - 2], row[at]]).toEqual([' ', ' ', expect.stringMatching(/\S/)]);
+    }
   });
 
   test('message: an unknown id is MESSAGE_NOT_FOUND (exit 1); a malformed id is rejected (exit 2)', async () => {

@@ -5,7 +5,8 @@
  */
 import type { Logger } from 'pino';
 import type { DependencyContainer } from 'tsyringe';
-import { nodeIdOf, parseConfig, type MailboxConfig, type MailboxConfigInput } from './config';
+import { configSchema, nodeIdOf, parseConfig, type MailboxConfig, type MailboxConfigInput } from './config';
+import { checkedCommandOptions as opts, checkedListener, refuseUnknownConfigKeys } from './libraryOptions';
 import { LeaseKeeper, LeaseLoop, leaseTiming, type LeaseStore } from './projections/projectorLease';
 import { buildContainer, leasesOf, sharedLimitsOf, type ContainerOverrides } from './compositionRoot';
 import { TOKENS } from './tokens';
@@ -99,13 +100,14 @@ export class Mailbox {
     const { commands: c, queries: q, tasks: t, taskQueries: tq } = this;
     return everyCallWhileOpen(this.closing.signal, {
       actor,
-      registerAgent: (input: unknown, o?: CommandOptions) => c.registerAgent(actor, input, o),
-      retireAgent: (identity: string, o?: CommandOptions) => c.retireAgent(actor, { identity }, o),
-      rotateToken: (identity: string, o?: CommandOptions) => c.rotateAgentToken(actor, { identity }, o),
-      send: (input: unknown, o?: CommandOptions) => c.send(actor, input, o),
-      markRead: (input: unknown, o?: CommandOptions) => c.markRead(actor, input, o),
-      archive: (messageId: string, o?: CommandOptions) => c.archive(actor, { messageId }, o),
-      unarchive: (messageId: string, o?: CommandOptions) => c.unarchive(actor, { messageId }, o),
+      registerAgent: (input: unknown, o?: CommandOptions) => c.registerAgent(actor, input, opts('registerAgent', o, false)),
+      retireAgent: (identity: string, o?: CommandOptions) => c.retireAgent(actor, { identity }, opts('retireAgent', o, false)),
+      rotateToken: (identity: string, o?: CommandOptions) =>
+        c.rotateAgentToken(actor, { identity }, opts('rotateToken', o, false)),
+      send: (input: unknown, o?: CommandOptions) => c.send(actor, input, opts('send', o, true)),
+      markRead: (input: unknown, o?: CommandOptions) => c.markRead(actor, input, opts('markRead', o, false)),
+      archive: (messageId: string, o?: CommandOptions) => c.archive(actor, { messageId }, opts('archive', o, false)),
+      unarchive: (messageId: string, o?: CommandOptions) => c.unarchive(actor, { messageId }, opts('unarchive', o, false)),
       listMessages: (query: unknown = {}) => q.listMessages(actor, query),
       getMessage: (messageId: string) => q.getMessage(actor, { messageId }),
       delivery: (messageId: string, page: { after?: string; limit?: number } = {}) =>
@@ -114,10 +116,10 @@ export class Mailbox {
       listAgents: () => q.listAgents(),
       heartbeats: () => q.heartbeats(actor),
       auditEvents: (after: bigint | null = null, limit = 100) => q.auditEvents(actor, after, limit),
-      watch: (emit: (event: WakeStreamEvent) => void) => q.openWakeStream(actor, emit),
+      watch: (emit: (event: WakeStreamEvent) => void) => q.openWakeStream(actor, checkedListener(emit)),
       claimTask: (taskId: string, options: { leaseSeconds?: number } = {}, o?: CommandOptions) =>
-        t.claim(actor, { taskId, ...options }, o),
-      updateTask: (input: unknown, o?: CommandOptions) => t.transition(actor, input, o),
+        t.claim(actor, { taskId, ...options }, opts('claimTask', o, false)),
+      updateTask: (input: unknown, o?: CommandOptions) => t.transition(actor, input, opts('updateTask', o, false)),
       listTasks: (query: unknown = {}) => tq.listTasks(actor, query),
       getTask: (taskId: string) => tq.getTask(actor, { taskId }),
     });
@@ -248,6 +250,7 @@ export async function createMailbox(
   overrides: ContainerOverrides = {},
   { interrupted }: { interrupted?: AbortSignal } = {},
 ): Promise<Mailbox> {
+  refuseUnknownConfigKeys(input, Object.keys(configSchema.shape));
   const config = parseConfig(input);
   const container = await buildContainer(config, overrides);
   container.registerSingleton(MailboxCommands);

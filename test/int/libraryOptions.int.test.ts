@@ -1,0 +1,84 @@
+/**
+ * The library's options beside a call's input. A key they do not know was ignored: createMailbox({ datadir }) opened
+ * the default ./data (the log went where the caller did not say), send(input, { idempotency: 'k' }) sent without a key
+ * (its retry sent the message twice), markRead(input, { idempotencyKey }) took a key nothing honors, and watch() with
+ * no listener opened a stream that failed with "emit is not a function" (a TypeError, no envelope). Each is refused
+ * now with a MailboxError naming the key and the valid form, before anything is opened or written.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { createMailbox } from '../../src/mailbox';
+import { MailboxError } from '../../src/errors';
+import { allEvents, memoryMailbox, registerAgents, silentLogger, tempDir } from '../support/fixtures';
+import { rejectionOf } from './coreHarness';
+
+test('createMailbox with an option it does not know is refused, naming it and the near one; nothing is opened', async () => {
+  const dir = tempDir('mailbox-options-');
+  const cwd = process.cwd();
+  process.chdir(dir); // the default ./data would be made here
+  try {
+    const error = await rejectionOf(createMailbox({ datadir: path.join(dir, 'mine') } as never, { logger: silentLogger }));
+    expect(error).toBeInstanceOf(MailboxError);
+    expect(error.envelope).toMatchObject({
+      code: 'UNKNOWN_FIELD',
+      field: 'datadir',
+      message: expect.stringContaining("createMailbox options has no option 'datadir' (did you mean 'dataDir'?)"),
+    });
+    expect(error.envelope.allowed).toEqual(expect.arrayContaining(['dataDir', 'adminToken', 'eventStoreUrl']));
+    expect(fs.readdirSync(dir)).toEqual([]);
+  } finally {
+    process.chdir(cwd);
+  }
+});
+
+test('a command option it does not know, or an idempotencyKey on a write that does not replay by it, is refused; nothing written', async () => {
+  const mailbox = await memoryMailbox();
+  try {
+    const { '@a': a, '@b': b } = await registerAgents(mailbox, ['@a', '@b']);
+    const { messageId } = await a.send({ to: '@b', subject: 'keyed', body: 'x' }, { idempotencyKey: 'k1' });
+    const before = (await allEvents(mailbox)).length;
+
+    const misspelt = await rejectionOf(a.send({ to: '@b', subject: 'twice?', body: 'x' }, { idempotency: 'k2' } as never));
+    expect(misspelt.envelope).toMatchObject({
+      code: 'UNKNOWN_FIELD',
+      field: 'idempotency',
+      message: expect.stringContaining("send options has no option 'idempotency' (did you mean 'idempotencyKey'?)"),
+    });
+    const keyed = await rejectionOf(b.markRead({ messageId }, { idempotencyKey: 'k3' }));
+    expect(keyed.envelope).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      field: 'idempotencyKey',
+      message: expect.stringContaining('markRead does not take an idempotencyKey: only send replays'),
+    });
+    const notObject = await rejectionOf(b.archive(messageId, 'k4' as never));
+    expect(notObject.envelope).toMatchObject({ code: 'VALIDATION_FAILED', field: 'archive options' });
+    expect((await allEvents(mailbox)).length).toBe(before);
+
+    // The options it takes still work (a retried keyed send is the same message).
+    expect(
+      (await a.send({ to: '@b', subject: 'keyed', body: 'x' }, { idempotencyKey: 'k1', correlationId: 'c' })).messageId,
+    ).toBe(messageId);
+  } finally {
+    await mailbox.close();
+  }
+});
+
+test('watch without a listener is refused with the valid form; with one it opens (sync first)', async () => {
+  const mailbox = await memoryMailbox();
+  try {
+    const { '@b': b } = await registerAgents(mailbox, ['@b']);
+    const error = await rejectionOf(b.watch(undefined as never));
+    expect(error).toBeInstanceOf(MailboxError);
+    expect(error.envelope).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      field: 'listener',
+      message: expect.stringContaining('watch takes a function called with each wake stream event'),
+    });
+    const events: string[] = [];
+    const stop = await b.watch((event) => events.push(event.event));
+    expect(events[0]).toBe('sync');
+    await stop();
+  } finally {
+    await mailbox.close();
+  }
+});

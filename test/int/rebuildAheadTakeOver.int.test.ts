@@ -151,6 +151,24 @@ describe.each([
     };
     const { logIdentity, head } = await viewsAheadOfTheLog(env, dataDir);
 
+    // status says so (it printed viewsOfThisLog true and upToDate false, as of views catching up, and no word more).
+    const before = await projections(runStatusCommand, env);
+    expect(before.code).toBe(0);
+    expect(JSON.parse(before.stdout)).toMatchObject({
+      viewsOfThisLog: true,
+      checkpoint: head,
+      logHead: null,
+      upToDate: false,
+      note:
+        `the views stand at log position ${head}, ahead of the head (empty) of this log (${logIdentity}): the log was ` +
+        'replaced or lost events (a backup restored beside the views of the newer log?). The server refuses to start ' +
+        `on them, and audit verify to compare them: ${
+          inRedis
+            ? 'use another MAILBOX_REDIS_NAMESPACE for this mailbox'
+            : 'move the views file away (it is then rebuilt from this log at start)'
+        }, or replace them with this log's (\`mailbox projections rebuild --take-over\`).`,
+    });
+
     const refused = await rebuild(env); // without --take-over: refused, saying where the views stand
     expect(refused.code).toBe(2);
     expect(JSON.parse(refused.stderr).message).toContain(`stand at log position ${head}, ahead of this event log's head (empty`);
@@ -175,6 +193,7 @@ describe.each([
 
     const status = await projections(runStatusCommand, env);
     expect(JSON.parse(status.stdout)).toMatchObject({ viewsOfThisLog: true, checkpoint: null, logHead: null, upToDate: true });
+    expect(JSON.parse(status.stdout).note).toBeUndefined();
   });
 });
 

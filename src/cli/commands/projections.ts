@@ -273,6 +273,11 @@ function statusOf(
   // No checkpoint and no log: judgeViews's 'unclaimed', views nobody built (a projector claims them at its start).
   const built = active !== null && (active.checkpoint !== null || active.logIdentity !== null);
   const ofThisLog = built ? active.logIdentity === logIdentity : null;
+  // This log's views past its head (a backup restored beside the newer log's views): neither up to date nor behind.
+  const ahead =
+    ofThisLog === true && active?.checkpoint != null && (head === null || active.checkpoint > head)
+      ? { checkpoint: active.checkpoint, head }
+      : null;
   const holdsNone =
     active === null ? 'there is no views file' : `the ${sqlite ? 'views file' : 'namespace'} holds none, of any log`;
   return {
@@ -291,7 +296,23 @@ function statusOf(
     ...(built
       ? {}
       : { note: `no views yet: ${holdsNone}; the server (mailbox serve) builds them from the log at its next start` }),
+    ...(ahead ? { note: aheadNote(sqlite, ahead, logIdentity) } : {}),
   };
+}
+
+/**
+ * Views of this log standing ahead of its head read as views catching up (upToDate false, exit 0, no word), where
+ * the server refuses to start on them and audit verify to compare them: said, with the server's remedy.
+ */
+function aheadNote(sqlite: boolean, ahead: { checkpoint: bigint; head: bigint | null }, logIdentity: string): string {
+  const elsewhere = sqlite
+    ? 'move the views file away (it is then rebuilt from this log at start)'
+    : 'use another MAILBOX_REDIS_NAMESPACE for this mailbox';
+  return (
+    `the views stand ${aheadOfThisLog(ahead, logIdentity)}: the log was replaced or lost events (a backup restored ` +
+    `beside the views of the newer log?). The server refuses to start on them, and audit verify to compare them: ` +
+    `${elsewhere}, or replace them with this log's (\`mailbox projections rebuild --take-over\`).`
+  );
 }
 
 export async function runStatus(io: ProjectionsIo = processIo): Promise<number> {
@@ -374,7 +395,8 @@ export function registerProjectionsCommands(program: Command): void {
         'positions: upToDate when equal); viewsLogIdentity and logIdentity (viewsOfThisLog: whether the views were built ' +
         'from this log); liveWriter (a running projector, or null); leftoverGenerations, only when there are some: ' +
         'partial generations left by rebuilds killed before they finished, dropped by the next ' +
-        '`mailbox projections rebuild`; note, when no views are built yet.\n' +
+        '`mailbox projections rebuild`; note, when no views are built yet, or when they stand ahead of the log head ' +
+        '(the server refuses them; the note says the remedy).\n' +
         'Reads only: safe while the server runs.',
     )
     .action(async () => runStatusCommand(processIo));

@@ -29,8 +29,9 @@ import type { SharedLimits } from './application/sharedLimits';
 import type { RejectionLog } from './application/rejectionLog';
 import { LiveWriterOfAnotherLog, rebuildProjections } from './projections/rebuild';
 import { aheadOfThisLog, ForeignViews } from './projections/viewsOwnership';
-import { StartupError, StartupInterrupted } from './startupError';
-import { isMailboxError } from './errors';
+import { isStartupError, StartupError, StartupInterrupted } from './startupError';
+import { checkDirectoryPath } from './startupChecks';
+import { isMailboxError, MailboxError } from './errors';
 import { retry } from './support/retry';
 import { everyCallWhileOpen, whileOpen } from './application/whileOpen';
 
@@ -245,6 +246,22 @@ function sweeperLease(store: LeaseStore, config: MailboxConfig, logger: Logger):
  * `interrupted`: aborted when the process is asked to stop while this runs (mailbox serve's SIGTERM): the views'
  * catch-up stops after its batch in progress, everything opened is closed, and this rejects with StartupInterrupted.
  */
+/**
+ * The data dir, checked as `mailbox serve` checks it, where the mailbox keeps files there (the SQLite log, the views
+ * file): a dataDir that is a file, or not writable, rejected with a raw SqliteError ('unable to open database file').
+ */
+function checkDataDir(config: MailboxConfig): void {
+  if (config.eventStoreUrl !== undefined && config.views !== 'sqlite') return;
+  try {
+    checkDirectoryPath('dataDir', config.dataDir, config.dataDir);
+  } catch (error) {
+    if (!isStartupError(error)) throw error;
+    throw new MailboxError('VALIDATION_FAILED', 'Invalid configuration', `${error.message} Nothing was opened.`, {
+      field: 'dataDir',
+    });
+  }
+}
+
 export async function createMailbox(
   input: MailboxConfigInput = {},
   overrides: ContainerOverrides = {},
@@ -252,6 +269,7 @@ export async function createMailbox(
 ): Promise<Mailbox> {
   refuseUnknownConfigKeys(input, Object.keys(configSchema.shape));
   const config = parseConfig(input);
+  checkDataDir(config);
   const container = await buildContainer(config, overrides);
   container.registerSingleton(MailboxCommands);
   container.registerSingleton(MailboxQueries);

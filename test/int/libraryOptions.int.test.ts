@@ -82,3 +82,21 @@ test('watch without a listener is refused with the valid form; with one it opens
     await mailbox.close();
   }
 });
+
+// createMailbox({ dataDir }) naming a file rejected with SQLite's own 'unable to open database file' (a SqliteError,
+// no envelope, no word of dataDir); mailbox serve already said what was wrong. Checked the same way now.
+test('a dataDir that is a file is refused as configuration, naming dataDir; the file is left as it was', async () => {
+  const dir = tempDir('mailbox-datadir-file-');
+  const file = path.join(dir, 'notes.txt');
+  fs.writeFileSync(file, 'mine');
+  const error = await rejectionOf(createMailbox({ dataDir: file, adminToken: 'a'.repeat(32) }, { logger: silentLogger }));
+  expect(error).toBeInstanceOf(MailboxError);
+  expect(error.envelope).toEqual({
+    error: 'Invalid configuration',
+    code: 'VALIDATION_FAILED',
+    field: 'dataDir',
+    message: `dataDir='${file}' cannot be a directory: ${file} is a file; set dataDir to a directory path. Nothing was opened.`,
+  });
+  expect(fs.readdirSync(dir)).toEqual(['notes.txt']);
+  expect(fs.readFileSync(file, 'utf8')).toBe('mine');
+});

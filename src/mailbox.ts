@@ -243,10 +243,6 @@ function sweeperLease(store: LeaseStore, config: MailboxConfig, logger: Logger):
 }
 
 /**
- * `interrupted`: aborted when the process is asked to stop while this runs (mailbox serve's SIGTERM): the views'
- * catch-up stops after its batch in progress, everything opened is closed, and this rejects with StartupInterrupted.
- */
-/**
  * The data dir, checked as `mailbox serve` checks it, where the mailbox keeps files there (the SQLite log, the views
  * file): a dataDir that is a file, or not writable, rejected with a raw SqliteError ('unable to open database file').
  */
@@ -262,6 +258,10 @@ function checkDataDir(config: MailboxConfig): void {
   }
 }
 
+/**
+ * `interrupted`: aborted when the process is asked to stop while this runs (mailbox serve's SIGTERM): the views'
+ * catch-up stops after its batch in progress, everything opened is closed, and this rejects with StartupInterrupted.
+ */
 export async function createMailbox(
   input: MailboxConfigInput = {},
   overrides: ContainerOverrides = {},

@@ -2,6 +2,7 @@
  * Authentication and roles over HTTP: 401 without a valid token, 403 for the
  * wrong role, auditors read everything and write nothing. No rejection writes an event.
  */
+import http from 'node:http';
 import { startTestServer, type TestServer } from '../support/httpServer';
 
 let server: TestServer;
@@ -51,6 +52,48 @@ test('a malformed Authorization header is 401 and says what is expected', async 
   const response = await server.call('GET', '/v1/inbox/count', { headers: { authorization: `Basic ${t['@a']}` } });
   expect(response.status).toBe(401);
   expect(response.body.message).toContain('Bearer');
+});
+
+/** A request with the header lines given, as sent (fetch would join two Authorization headers into one). */
+function rawRequest(method: string, path: string, headers: Array<[string, string]>, body?: string) {
+  return new Promise<{ status: number; body: any }>((resolve, reject) => {
+    const request = http.request(`${server.url}${path}`, { method, headers: headers.flat() }, (response) => {
+      let text = '';
+      response.setEncoding('utf8').on('data', (chunk) => (text += chunk));
+      response.on('end', () => resolve({ status: response.statusCode!, body: JSON.parse(text) }));
+    });
+    request.on('error', reject).end(body);
+  });
+}
+
+// Node keeps only the first of two Authorization headers: the request was answered as @b, @a's token dropped unseen.
+test.each([
+  ['POST', '/v1/messages', JSON.stringify({ to: '@c', subject: 's', body: 'b' })],
+  ['GET', '/v1/inbox/count', undefined],
+  [
+    'POST',
+    '/mcp',
+    JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'unread_count', arguments: {} } }),
+  ],
+])('%s %s with two Authorization headers is 401, whichever tokens they carry, and writes nothing', async (method, path, body) => {
+  for (const second of [t['@a'], t['@b'], 'mbx_unknown']) {
+    const before = await server.eventCount();
+    const response = await rawRequest(
+      method,
+      path,
+      [
+        ['host', new URL(server.url).host],
+        ['authorization', `Bearer ${t['@b']}`],
+        ['authorization', `Bearer ${second}`],
+        ['content-type', 'application/json'],
+        ['accept', 'application/json, text/event-stream'],
+      ],
+      body,
+    );
+    expect(response).toMatchObject({ status: 401, body: { code: 'UNAUTHENTICATED' } });
+    expect(response.body.message).toContain('2 Authorization headers; send exactly one');
+    expect(await server.eventCount()).toBe(before);
+  }
 });
 
 test('wrong roles are 403 FORBIDDEN', async () => {

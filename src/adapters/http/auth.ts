@@ -25,6 +25,26 @@ export function bearerToken(header: string | undefined): string | undefined {
   return match[1];
 }
 
+/**
+ * The one Authorization header of a request. Node keeps only the first of several (it drops the rest of a header it
+ * cannot join), so a request with two would be answered as whoever the first names, the other silently dropped;
+ * refused instead, whichever tokens they carry.
+ */
+export function authorizationOf(request: FastifyRequest): string | undefined {
+  const raw = request.raw.rawHeaders;
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].toLowerCase() === 'authorization') count += 1;
+  if (count > 1) {
+    throw new MailboxError(
+      'UNAUTHENTICATED',
+      'Unauthenticated',
+      `The request carries ${count} Authorization headers; send exactly one, 'Authorization: Bearer <token>'. Nothing was done.`,
+      { hint: 'Send Authorization: Bearer <token>' },
+    );
+  }
+  return request.headers.authorization;
+}
+
 /** The authenticated caller; routes in the authenticated scope always have one. */
 export function actorOf(request: FastifyRequest): Actor {
   if (!request.actor) throw new Error('actorOf called outside the authenticated scope');
@@ -37,7 +57,7 @@ export function actorOf(request: FastifyRequest): Actor {
  */
 export function requireBearer(app: FastifyInstance, authenticator: Authenticator, limiter: RateLimiter): void {
   app.addHook('onRequest', async (request) => {
-    const actor = await authenticator.authenticate(bearerToken(request.headers.authorization));
+    const actor = await authenticator.authenticate(bearerToken(authorizationOf(request)));
     if (actor.role !== 'admin') await limiter.admit(actor.identity);
     request.actor = actor;
   });

@@ -21,6 +21,8 @@ interface Stream {
   status: number;
   events: Array<{ event: string; data: any; id?: string }>;
   next(predicate: (e: { event: string; data: any }) => boolean): Promise<{ event: string; data: any; id?: string }>;
+  /** Settles when the stream ends (the server closed it, or the test did). */
+  ended: Promise<void>;
   close(): void;
 }
 const streams: Stream[] = [];
@@ -36,7 +38,7 @@ async function openStream(token: string, query = '', headers: Record<string, str
     throw Object.assign(new Error('refused'), { status: response.status, body: await response.json() });
   const events: Stream['events'] = [];
   const waiters: Array<() => void> = [];
-  void (async () => {
+  const ended = (async () => {
     try {
       for await (const raw of readSse(response.body!)) {
         events.push({ event: raw.event, data: JSON.parse(raw.data), ...(raw.id ? { id: raw.id } : {}) });
@@ -49,6 +51,7 @@ async function openStream(token: string, query = '', headers: Record<string, str
   const stream: Stream = {
     status: response.status,
     events,
+    ended,
     async next(predicate) {
       const deadline = Date.now() + 5000;
       for (;;) {
@@ -159,6 +162,28 @@ describe('GET /v1/audit/stream', () => {
 
   // A start past the head was accepted and waited silently, then skipped every event up to it as they arrived (a
   // Last-Event-ID kept across a restore from an older backup): refused as `mailbox audit replay --from` refuses it.
+  // The stream went on showing the log to a token that every request refused (rotated, or its auditor retired).
+  test('a rotated or retired auditor token ends its open streams at once with `revoked`; other readers carry on', async () => {
+    const { '@aud2': aud2 } = await server.register(['@aud2'], 'auditor');
+    const [mine, other] = [await openStream(aud2), await openStream(t['@aud'])];
+    const rotated = await server.call('POST', '/v1/agents/@aud2/token', { token: server.adminToken });
+    expect(rotated.status).toBe(201);
+    expect((await mine.next((e) => e.event === 'revoked')).data).toEqual({ identity: '@aud2', reason: 'token rotated' });
+    await mine.ended; // the server closed it
+    const retiring = await openStream(rotated.body.token);
+    expect((await server.call('DELETE', '/v1/agents/@aud2', { token: server.adminToken })).status).toBe(200);
+    expect((await retiring.next((e) => e.event === 'revoked')).data).toEqual({ identity: '@aud2', reason: 'agent retired' });
+    await retiring.ended;
+    const later = (await send('@a', { to: '@b', subject: 'after the revocations', body: 'x' })).body.messageId;
+    await other.next((e) => e.data.messageId === later); // positive signal: entries after the revocations flow
+    for (const ended of [mine, retiring]) {
+      expect(ended.events[ended.events.length - 1].event).toBe('revoked');
+      expect(entries(ended).map((e) => e.messageId)).not.toContain(later);
+    }
+    expect(other.events.some((e) => e.event === 'revoked')).toBe(false);
+    other.close();
+  });
+
   test('a start past the log head is refused, by after and by Last-Event-ID, naming the head', async () => {
     const before = await server.eventCount();
     const head = (await server.mailbox.eventStore.headPosition())!;

@@ -260,7 +260,8 @@ export const ROUTE_SPECS: RouteSpec[] = [
       example:
         'event: ready\ndata: {"after":"41"}\n\nevent: entry\nid: 42\ndata: {"position":"42","type":"MessageSent","actor":"@a",...}\n\n',
       description:
-        'event: ready {after} first, then event: entry (id: log position) per event that passes the filter; heartbeat comments',
+        'event: ready {after} first, then event: entry (id: log position) per event that passes the filter; heartbeat comments; ' +
+        "a last event: revoked {identity, reason} when the reader's token stops working (its token rotated, or it was retired)",
       contentType: 'text/event-stream',
     },
     errors: [...AUTH, 'UNKNOWN_FIELD', 'VALIDATION_FAILED', 'NOT_FOUND'],

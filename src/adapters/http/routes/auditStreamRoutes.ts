@@ -2,7 +2,8 @@
  * GET /v1/audit/stream (auditor or admin): the ordered log as Server-Sent
  * Events of flow entries, from `after` (or the Last-Event-ID a reconnecting
  * reader sends) or, by default, live from the head; filterable by agent,
- * thread and event type. Each entry's SSE id is its log position.
+ * thread and event type. Each entry's SSE id is its log position. It ends with
+ * a last `revoked` event when the reader's token stops working.
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -42,32 +43,59 @@ export function auditStreamRoutes(app: FastifyInstance, { mailbox, config }: Htt
         ? parseInput(lastEventIdSchema, { 'Last-Event-ID': lastEventId }, what)['Last-Event-ID']
         : undefined);
     let stream: SseStream | null = null;
-    const close = await openAuditStream(
-      mailbox.eventStore,
-      actorOf(request),
-      {
-        after: resumeFrom === undefined ? null : BigInt(resumeFrom),
-        afterFrom: query.after !== undefined ? 'after' : 'Last-Event-ID',
-        filter: { agent: query.agent, threadId: query.threadId, types: query.type },
-      },
-      {
-        ready: (after) => {
-          // Refusals (role, input) happen before this point and are ordinary error responses.
-          reply.hijack();
-          stream = new SseStream(reply.raw, config.sseHeartbeatMs);
-          stream.send('ready', { after });
+    // The reader's token stops working (its auditor retired, or its token rotated): the stream ends now, as a wake
+    // stream does, with a last `revoked` event, rather than go on showing the log to a token that is refused.
+    // Watched from before the stream opens, so that a revocation while it opens ends it too.
+    const { identity } = actorOf(request);
+    let revokedBecause: string | null = null;
+    const endRevoked = () => {
+      if (revokedBecause === null || stream === null || stream.isClosed) return;
+      stream.send('revoked', { identity, reason: revokedBecause });
+      stream.close();
+    };
+    const stopWatching = mailbox.authenticator.onRevoked((revoked, reason) => {
+      if (revoked !== identity) return;
+      revokedBecause = reason;
+      endRevoked();
+    });
+    let close: () => Promise<void>;
+    try {
+      close = await openAuditStream(
+        mailbox.eventStore,
+        actorOf(request),
+        {
+          after: resumeFrom === undefined ? null : BigInt(resumeFrom),
+          afterFrom: query.after !== undefined ? 'after' : 'Last-Event-ID',
+          filter: { agent: query.agent, threadId: query.threadId, types: query.type },
         },
-        entry: (entry) => stream!.send('entry', entry, entry.position),
-        failed: (error) => {
-          request.log.warn(
-            { err: error },
-            'audit stream: the log subscription failed; the reader reconnects from its last position',
-          );
-          stream?.close('the log subscription failed; reconnect with Last-Event-ID');
+        {
+          ready: (after) => {
+            // Refusals (role, input) happen before this point and are ordinary error responses.
+            reply.hijack();
+            stream = new SseStream(reply.raw, config.sseHeartbeatMs);
+            stream.send('ready', { after });
+          },
+          entry: (entry) => stream!.send('entry', entry, entry.position),
+          failed: (error) => {
+            request.log.warn(
+              { err: error },
+              'audit stream: the log subscription failed; the reader reconnects from its last position',
+            );
+            stream?.close('the log subscription failed; reconnect with Last-Event-ID');
+          },
         },
-      },
-    );
-    (stream as SseStream | null)?.whenClosed(() => void close());
+      );
+    } catch (error) {
+      stopWatching();
+      throw error;
+    }
+    const opened = stream as SseStream | null;
+    if (opened === null) stopWatching();
+    opened?.whenClosed(() => {
+      stopWatching();
+      void close();
+    });
+    endRevoked();
     return reply;
   });
 }

@@ -99,6 +99,21 @@ it('GET /v1/tasks: views, state filter, cursor pages bound to the listing; GET /
     status: 404,
     body: { code: 'TASK_NOT_FOUND' },
   });
+  // Nor does a claim or an update tell a stranger more than a made-up id does: it answered 403 'sent directly to @b,
+  // who holds it' and 409 with the task's currentState.
+  const madeUp = '00000000-0000-4000-8000-000000000000';
+  const before = await server.eventCount();
+  for (const [path, body] of [
+    ['claim', {}],
+    ['transition', { to: 'Working' }],
+    ['transition', { to: 'Canceled', reason: 'mine now' }],
+  ] as const) {
+    const stranger = await server.call('POST', `/v1/tasks/${ids[1]}/${path}`, { token: t['@c'], body });
+    const unknown = await server.call('POST', `/v1/tasks/${madeUp}/${path}`, { token: t['@c'], body });
+    expect(stranger.status).toBe(404);
+    expect(JSON.stringify(stranger.body).replaceAll(ids[1], madeUp)).toBe(JSON.stringify(unknown.body));
+  }
+  expect(await server.eventCount()).toBe(before);
 });
 
 it('the MCP tools: claim_task, update_task (ask, answer, complete), list_tasks, get_task; errors as tool errors with the envelope', async () => {

@@ -218,10 +218,11 @@ describe.each(STORE_KINDS)('tasks ($name event store)', (kind) => {
     const { '@alice': alice, '@bob': bob, '@carol': carol } = await registerAgents(mailbox, ['@alice', '@bob', '@carol']);
     const { messageId: taskId } = await alice.send({ to: '@bob', subject: 'direct', body: 'x', task: {} });
     const { messageId: plain } = await alice.send({ to: '@bob', subject: 'no task', body: 'x' });
-    await expectRejectedWithoutEvents(mailbox, 'INVALID_TRANSITION', () => carol.updateTask({ taskId, to: 'Working' }));
+    // A stranger learns nothing of a direct task (no existence oracle): not its state, not its recipient.
+    await expectRejectedWithoutEvents(mailbox, 'TASK_NOT_FOUND', () => carol.updateTask({ taskId, to: 'Working' }));
     await expectRejectedWithoutEvents(mailbox, 'VALIDATION_FAILED', () => bob.updateTask({ taskId, to: 'Rejected' }));
     await expectRejectedWithoutEvents(mailbox, 'TASK_NOT_FOUND', () => bob.updateTask({ taskId: plain, to: 'Working' }));
-    await expectRejectedWithoutEvents(mailbox, 'NOT_IN_AUDIENCE', () => carol.claimTask(taskId));
+    await expectRejectedWithoutEvents(mailbox, 'TASK_NOT_FOUND', () => carol.claimTask(taskId));
     await expectRejectedWithoutEvents(mailbox, 'UNKNOWN_FIELD', () =>
       bob.updateTask({ taskId, to: 'Working', assignee: '@carol' }),
     );

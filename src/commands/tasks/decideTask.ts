@@ -4,9 +4,11 @@
  * command's (metadata.at), never the clock's.
  */
 import { MailboxError } from '../../errors';
+import { BROADCAST_ADDRESS } from '../../events/addressing';
 import type { TaskArtifact, TaskEvent, TaskState as TaskStateName } from '../../events/types';
 import type { RegistryState } from '../agentRegistry';
 import type { Command } from '../command';
+import type { Actor } from '../roles';
 import type { MessageState } from '../message';
 import {
   alreadyClaimed,
@@ -55,9 +57,22 @@ function taskIn(taskId: string, { message, log }: TaskContext): Task | MailboxEr
   return task ?? taskNotFound(taskId);
 }
 
+/**
+ * An agent that is no party to the message (not its sender, not its recipient, not in a list's audience) is told the
+ * task does not exist, as get_task tells it: a claim or an update by a stranger is no oracle of a private task, its
+ * recipient or its state. A literal broadcast's task keeps NOT_IN_AUDIENCE for agents registered after it
+ * (docs/tasks.md): every agent registered then got it.
+ */
+function strangerRefusal(task: Task, context: TaskContext, actor: Actor): MailboxError | null {
+  if (actor.role !== 'agent' || relationsOf(task, actor)[0] !== 'outsider') return null;
+  return context.message.sent?.to === BROADCAST_ADDRESS ? null : taskNotFound(task.taskId);
+}
+
 export function decideClaimTask(command: ClaimTask, context: TaskContext): TaskEvent[] | MailboxError {
   const task = taskIn(command.data.taskId, context);
   if (task instanceof MailboxError) return task;
+  const stranger = strangerRefusal(task, context, command.metadata.actor);
+  if (stranger) return stranger;
   const { identity, role } = command.metadata.actor;
   const now = command.metadata.at;
   const relations = relationsOf(task, command.metadata.actor);
@@ -122,6 +137,8 @@ const lapseOf = (task: Task, now: string): TaskEvent => ({
 export function decideTransitionTask(command: TransitionTask, context: TaskContext): TaskEvent[] | MailboxError {
   const task = taskIn(command.data.taskId, context);
   if (task instanceof MailboxError) return task;
+  const stranger = strangerRefusal(task, context, command.metadata.actor);
+  if (stranger) return stranger;
   const { identity } = command.metadata.actor;
   const now = command.metadata.at;
   const { to, reason, note, artifacts } = command.data;

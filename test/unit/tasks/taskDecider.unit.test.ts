@@ -13,7 +13,7 @@ import {
 } from '../../../src/commands/tasks/decideTask';
 import type { MessageEvent, TaskEvent, TaskState } from '../../../src/events/types';
 import { DeciderSpecification } from '../../support/deciderSpec';
-import { A, B, C, D, meta, T0, T1, T2 } from '../fixtures/domain';
+import { A, B, C, D, directSent, meta, T0, T1, T2 } from '../fixtures/domain';
 import { broadcastTask, changed, claimed, directTask, foldContext, initialContext, TASK_ID } from './taskFixtures';
 
 type Any = MessageEvent | TaskEvent;
@@ -41,6 +41,10 @@ const sweep = (at: string): SweepTask => ({
 const plus = (at: string, seconds: number) => new Date(Date.parse(at) + seconds * 1000).toISOString();
 
 const audience = ['@bob', '@carol'];
+/** A task sent to a list of recipients (one message, its audience the list), as a broadcast's is to every agent. */
+const listTask = (from: string, to: string[]) => [
+  directSent(from, to as never, { recipients: to, task: { state: 'Submitted' }, hasTask: true }),
+];
 
 describe('ClaimTask', () => {
   it('the first audience member to claim a broadcast task gets it', () => {
@@ -74,8 +78,11 @@ describe('ClaimTask', () => {
     },
   );
 
-  it('claiming a direct task someone else holds is NOT_IN_AUDIENCE', () => {
-    claims(directTask('@alice', '@bob')).when(claim(C)).thenFails('NOT_IN_AUDIENCE');
+  // A stranger's claim answered 403 NOT_IN_AUDIENCE naming the recipient ('sent directly to @bob, who holds it'), or
+  // for a list 'not in the audience', where get_task answers 404: an oracle of a private task and its recipient.
+  it('a stranger to a direct or list task is told it does not exist (TASK_NOT_FOUND), as get_task tells it', () => {
+    claims(directTask('@alice', '@bob')).when(claim(C)).thenFails('TASK_NOT_FOUND', { taskId: TASK_ID });
+    claims(listTask('@alice', audience)).when(claim(D)).thenFails('TASK_NOT_FOUND', { taskId: TASK_ID });
   });
 
   it('a claim with leaseSeconds records when the lease ends', () => {
@@ -185,6 +192,19 @@ describe('ClaimTask', () => {
 
 describe('TransitionTask', () => {
   const working = [...broadcastTask('@alice', audience), claimed('@bob'), changed('Submitted', 'Working')];
+
+  // A stranger's update answered 409 INVALID_TRANSITION with the task's currentState, where get_task answers 404.
+  it("a stranger to a direct or list task is told it does not exist (TASK_NOT_FOUND), not the task's state", () => {
+    transitions(directTask('@alice', '@bob')).when(move(C, 'Working')).thenFails('TASK_NOT_FOUND', { taskId: TASK_ID });
+    transitions(listTask('@alice', audience))
+      .when(move(D, 'Canceled', { reason: 'x' }))
+      .thenFails('TASK_NOT_FOUND', { taskId: TASK_ID });
+  });
+
+  it('an agent registered after a literal broadcast is still refused as before: NOT_IN_AUDIENCE (claim), INVALID_TRANSITION', () => {
+    claims(broadcastTask('@alice', audience)).when(claim(D)).thenFails('NOT_IN_AUDIENCE');
+    transitions(working).when(move(D, 'Completed')).thenFails('INVALID_TRANSITION');
+  });
 
   it('Failed needs a reason, InputRequired a note: VALIDATION_FAILED, nothing written', () => {
     transitions(working).when(move(B, 'Failed')).thenFails('VALIDATION_FAILED', { field: 'reason' });

@@ -2,7 +2,8 @@
  * The whole transition table (issue 12, acceptance): every state x caller x
  * target, for a claimed broadcast task and a direct one. The allowed moves
  * succeed; every other one is INVALID_TRANSITION listing exactly the caller's
- * allowed targets, and writes nothing (the decider returns no events).
+ * allowed targets (TASK_NOT_FOUND for a stranger to a direct task), and writes
+ * nothing (the decider returns no events).
  * The expectations are written out here, not read from the table under test.
  */
 import type { Actor } from '../../../src/commands/roles';
@@ -67,6 +68,12 @@ describe.each(['broadcast', 'direct'] as const)('the transition table, %s task',
               to === 'Submitted'
                 ? { type: 'TaskReleased', data: { from: state } }
                 : { type: 'TaskStateChanged', data: { from: state, to } },
+          });
+        } else if (kind === 'direct' && (caller === 'audience member' || caller === 'outsider')) {
+          // Neither is party to a direct task (it went to @bob alone): told it does not exist, as get_task tells them.
+          expect({ label, refusal: outcome instanceof MailboxError ? outcome.envelope : outcome }).toEqual({
+            label,
+            refusal: expect.objectContaining({ code: 'TASK_NOT_FOUND', taskId: TASK_ID }),
           });
         } else {
           if (!(outcome instanceof MailboxError))

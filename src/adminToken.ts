@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { makeDirectory } from './support/makeDirectory';
+import { makeDirectory, OWNER_ONLY } from './support/makeDirectory';
 import type { Logger } from 'pino';
 import type { MailboxConfig } from './config';
 import { generateToken } from './application/tokenHash';
@@ -38,7 +38,7 @@ export function resolveAdminToken(config: MailboxConfig, logger: Logger, print: 
   if (config.adminToken) return { token: config.adminToken, source: 'environment' };
   const file = path.resolve(config.dataDir, ADMIN_TOKEN_FILE);
   if (fs.existsSync(file)) return { token: readStored(file, logger), source: 'file', file };
-  makeDirectory(path.dirname(file), 0o700);
+  makeDirectory(path.dirname(file), OWNER_ONLY);
   const token = generateToken('mbx_admin');
   try {
     fs.writeFileSync(file, `${token}\n`, { mode: 0o600, flag: 'wx' }); // wx: never overwrite a token another process just wrote

@@ -10,6 +10,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
+/**
+ * The mode of a directory the mailbox makes for its data (the log, the views, the admin token): its owner's only. The
+ * files in it (messages, token hashes) are not for other users of the machine, whatever the umask makes of the files.
+ */
+export const OWNER_ONLY = 0o700;
+
 export function makeDirectory(dir: string, mode?: number): void {
   const missing: string[] = [];
   // lstat, not exists: a link to nothing is there (mkdir under it answers ENOENT), not missing.

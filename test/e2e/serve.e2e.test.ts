@@ -63,6 +63,20 @@ test('MAILBOX_ADMIN_TOKEN wins: nothing is generated or printed, and the stored 
   await server.close();
 });
 
+// With the admin token from the environment nothing made the data dir 0700: it came out 0755 (the umask's), and the
+// log (every message body) and the views file readable by every user of the machine.
+test("the directories it makes for the SQLite log and views are its owner's only (0700), wherever the admin token comes from", async () => {
+  const root = tempDir();
+  const dataDir = path.join(root, 'new', 'data');
+  const logDir = path.join(root, 'log-elsewhere');
+  await (await start(dataDir, { adminToken: 'env-admin-token-0123456789' })).server.close();
+  const elsewhere = { adminToken: 'env-admin-token-0123456789', eventStoreUrl: `sqlite:${path.join(logDir, 'mail.sqlite')}` };
+  await (await start(path.join(root, 'unused'), elsewhere)).server.close();
+  expect(fs.readdirSync(dataDir).sort()).toEqual(expect.arrayContaining(['events.sqlite', 'views.sqlite']));
+  for (const dir of [path.join(root, 'new'), dataDir, logDir]) expect([dir, fs.statSync(dir).mode & 0o777]).toEqual([dir, 0o700]);
+  expect(fs.existsSync(path.join(logDir, 'mail.sqlite'))).toBe(true);
+});
+
 test('the rate limit turned off (MAILBOX_RATE_LIMIT_PER_SECOND=0) is said in one line at start, and only then', async () => {
   const started = async (extra: Record<string, unknown>) => {
     const lines: Array<{ level: number; msg: string; variable?: string }> = [];

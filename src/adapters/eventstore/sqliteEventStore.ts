@@ -29,7 +29,7 @@ import { SqliteReadAhead } from './sqliteReadAhead';
 import { SqliteRecentRows } from './sqliteRecentRows';
 import { ensureLogIdentity, readLogIdentity } from './sqliteLogIdentity';
 import { SqliteSidecar } from '../../support/sqlite/sqliteSidecar';
-import { makeDirectory } from '../../support/makeDirectory';
+import { makeDirectory, OWNER_ONLY } from '../../support/makeDirectory';
 import { SqliteWriter } from './sqliteWriter';
 import { isUnreadableFileError, UnreadableLogFile } from './sqliteErrors';
 import {
@@ -97,7 +97,7 @@ export class SqliteEventStore implements EventStore {
     { readOnly = false }: { readOnly?: boolean } = {},
   ): SqliteEventStore {
     if (readOnly) return SqliteEventStore.openReadOnly(file, driver);
-    makeDirectory(path.dirname(file));
+    makeDirectory(path.dirname(file), OWNER_ONLY);
     const db = openSqliteDatabase(file, driver);
     let identity: string;
     try {

@@ -61,7 +61,7 @@ import type { ProjectionGenerations } from '../../projections/rebuildGenerations
 import type { ProjectedEvent, WakeEvent } from '../../projections/viewChanges';
 import type { WakeBus } from '../../projections/wakeBus';
 import { sleep } from '../../support/retry';
-import { makeDirectory } from '../../support/makeDirectory';
+import { makeDirectory, OWNER_ONLY } from '../../support/makeDirectory';
 import { WalCheckpointer } from '../../support/sqlite/sqliteCheckpointer';
 import { SqliteSidecar } from '../../support/sqlite/sqliteSidecar';
 import { BULK_MIN_EVENTS, SqliteBulkBuild } from './sqliteViews/sqliteBulkBuild';
@@ -215,7 +215,7 @@ export class SqliteProjectionStore implements ProjectionStore {
    * sqliteViews/sqliteViewsDamage.ts); without, a file SQLite cannot read is refused with the remedy.
    */
   static open(file: string, wakeBus: WakeBus, options: SqliteProjectionOptions = {}): SqliteProjectionStore {
-    makeDirectory(path.dirname(file));
+    makeDirectory(path.dirname(file), OWNER_ONLY);
     const driver = options.driver ?? defaultSqliteDriver();
     const now = new Date();
     const recover = options.recoverDamaged === true;

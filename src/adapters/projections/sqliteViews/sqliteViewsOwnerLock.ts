@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { StartupError } from '../../../startupError';
 import { openSqliteDatabase, type SqliteDatabase, type SqliteDriver } from '../../../support/sqlite/sqliteDriver';
-import { makeDirectory } from '../../../support/makeDirectory';
+import { makeDirectory, OWNER_ONLY } from '../../../support/makeDirectory';
 
 /** Another process owns the views file: a startup error (one line, exit code 2) for `serve` and `heartbeat --projector on`. */
 export class ViewsFileInUse extends StartupError {
@@ -47,7 +47,7 @@ export class SqliteViewsOwnerLock {
 
   /** Takes the lock, or throws ViewsFileInUse at once (no waiting: a live owner does not let go). */
   static acquire(viewsFile: string, driver: SqliteDriver): SqliteViewsOwnerLock {
-    makeDirectory(path.dirname(viewsFile)); // taken before the views file is opened (and made)
+    makeDirectory(path.dirname(viewsFile), OWNER_ONLY); // taken before the views file is opened (and made)
     const db = openSqliteDatabase(lockFileOf(viewsFile), driver);
     try {
       db.pragma('busy_timeout = 0');

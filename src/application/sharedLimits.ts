@@ -4,8 +4,11 @@
  * them each process keeps its own.
  */
 export interface SharedLimits {
-  /** Takes one token from `key`'s bucket: resolves to 0 when taken, else the milliseconds until one is available. */
-  take(key: string, perSecond: number, burst: number): Promise<number>;
+  /**
+   * Takes `count` tokens (default one) from `key`'s bucket, all or none: resolves to 0 when taken, else the
+   * milliseconds until they are available.
+   */
+  take(key: string, perSecond: number, burst: number, count?: number): Promise<number>;
   /**
    * Holds one of `identity`'s wake-stream places (at most `max` across the nodes) until released;
    * a node that dies without releasing loses its places once their lease runs out.

@@ -296,6 +296,48 @@ test('per-agent rate limit: 429 RATE_LIMITED with Retry-After; other agents and 
   }
 });
 
+// A JSON-RPC batch of 100 tool calls counted as one request: 50 requests/s let one agent make 5000 tool calls a second.
+test('a JSON-RPC batch at POST /mcp counts each of its messages against the rate limit; one past the burst is refused', async () => {
+  const limited = await startTestServer({ rateLimitPerSecond: 0.5, rateLimitBurst: 5 });
+  try {
+    const tokens = await limited.register(['@x', '@y', '@z']);
+    const batch = (token: string, calls: Array<[string, Record<string, unknown>]>) =>
+      limited.call('POST', '/mcp', {
+        token,
+        headers: { accept: 'application/json, text/event-stream' },
+        body: calls.map(([name, args], id) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } })),
+      });
+    const counts = await batch(
+      tokens['@x'],
+      Array.from({ length: 5 }, () => ['unread_count', {}]),
+    );
+    expect(counts.status).toBe(200);
+    expect(counts.body).toHaveLength(5); // every call answered
+    const next = await limited.call('GET', '/v1/inbox/count', { token: tokens['@x'] });
+    expect(next).toMatchObject({ status: 429, body: { code: 'RATE_LIMITED' } }); // the five used the whole burst
+
+    for (let i = 0; i < 3; i += 1)
+      expect((await limited.call('GET', '/v1/inbox/count', { token: tokens['@y'] })).status).toBe(200);
+    const before = await limited.eventCount();
+    const sends = Array.from({ length: 3 }, (_, i): [string, Record<string, unknown>] => [
+      'add_message',
+      { to: '@z', subject: `batch ${i}`, body: 'x' },
+    ]);
+    const refused = await batch(tokens['@y'], sends);
+    expect(refused).toMatchObject({ status: 429, body: { code: 'RATE_LIMITED', requests: 3, burst: 5 } });
+    expect(refused.body.message).toContain('this request counts as 3 (a JSON-RPC batch of 3 messages)');
+    expect(refused.headers.get('retry-after')).toBe(String(refused.body.retryAfterSeconds));
+    const tooBig = await batch(
+      tokens['@z'],
+      Array.from({ length: 6 }, () => sends[0]),
+    );
+    expect(tooBig).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED', messages: 6, limit: 5 } });
+    expect(await limited.eventCount()).toBe(before);
+  } finally {
+    await limited.close();
+  }
+});
+
 test('a request that outlives the timeout is 503 UNAVAILABLE that says a send may still apply; the same key then returns it once', async () => {
   const slow = await startTestServer({ requestTimeoutMs: 100, awaitProjectionMs: 1000 });
   try {

@@ -92,6 +92,18 @@ it('without shared buckets, three nodes admit about three times the rate (what t
   expect(await oneSecondOfLoad(nodes, '@b', clock)).toBeGreaterThanOrEqual(3 * (BURST + PER_SECOND) * 0.9);
 });
 
+it('several tokens at once (a JSON-RPC batch) are taken all or none, alike on the shared and the local bucket', async () => {
+  const clock = { now: 1_000_000 };
+  const [shared] = await sharedNodes(1, `rl${process.pid}n`, undefined, () => clock.now);
+  const local = new RateLimiter(PER_SECOND, BURST, () => clock.now);
+  for (const node of [shared, local]) {
+    await node.admit('@n', BURST - 3, BURST - 3);
+    await expect(node.admit('@n', 4, 5)).rejects.toMatchObject({ code: 'RATE_LIMITED', envelope: { requests: 5 } });
+    await node.admit('@n', 3); // the refused four took nothing
+    await expect(node.admit('@n')).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+  }
+});
+
 const restartable = process.env.REDIS_URL ? it.skip : it;
 restartable(
   'while Redis is down each node limits on its own and says so; the shared bucket is used again once it is back',

@@ -53,12 +53,31 @@ export function actorOf(request: FastifyRequest): Actor {
 
 /**
  * Authenticates every request in `app`'s scope before its body is read, then
- * applies the per-agent rate limit (the admin token is exempt: it is the operator).
+ * applies the per-agent rate limit (the admin token is exempt: it is the operator),
+ * each message of a JSON-RPC batch counting as one request.
  */
 export function requireBearer(app: FastifyInstance, authenticator: Authenticator, limiter: RateLimiter): void {
   app.addHook('onRequest', async (request) => {
     const actor = await authenticator.authenticate(bearerToken(authorizationOf(request)));
     if (actor.role !== 'admin') await limiter.admit(actor.identity);
     request.actor = actor;
+  });
+  // A JSON-RPC batch (POST /mcp) carries up to 100 tool calls in one HTTP request: each counts against the limit, as
+  // it would sent alone (one was taken above, before the body was read), else a batch multiplied the rate by 100.
+  app.addHook('preHandler', async (request) => {
+    const { actor, body } = request;
+    if (request.routeOptions.url !== '/mcp' || !Array.isArray(body) || body.length < 2) return;
+    if (!actor || actor.role === 'admin' || !limiter.enabled) return;
+    if (body.length > limiter.burstSize) {
+      throw new MailboxError(
+        'VALIDATION_FAILED',
+        'Batch too large',
+        `This JSON-RPC batch holds ${body.length} messages, and each counts as a request: more than this server's ` +
+          `rate-limit burst of ${limiter.burstSize} requests, so it could never be admitted. Send at most ` +
+          `${limiter.burstSize} messages per batch (or one per request). Nothing was done.`,
+        { field: 'body', messages: body.length, limit: limiter.burstSize },
+      );
+    }
+    await limiter.admit(actor.identity, body.length - 1, body.length);
   });
 }

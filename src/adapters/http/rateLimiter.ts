@@ -24,46 +24,55 @@ export class RateLimiter {
     private readonly onSharedFailure: (error: unknown) => void = () => {},
   ) {}
 
-  /** Takes one token for `key` from the shared bucket when there is one, else from this process's. */
-  async admit(key: string): Promise<void> {
-    if (!this.enabled) return;
-    if (this.shared === null) return this.take(key);
+  /**
+   * Takes `count` tokens (up to the burst) for `key` from the shared bucket when there is one, else from this
+   * process's; all or none. `requests`: how many the request counts as in all, when some were taken before.
+   */
+  async admit(key: string, count = 1, requests = count): Promise<void> {
+    if (!this.enabled || count <= 0) return;
+    if (this.shared === null) return this.take(key, count, requests);
     let waitMs: number;
     try {
-      waitMs = await this.shared.take(key, this.perSecond, this.burst);
+      waitMs = await this.shared.take(key, this.perSecond, this.burst, count);
     } catch (error) {
       this.onSharedFailure(error);
-      return this.take(key);
+      return this.take(key, count, requests);
     }
-    if (waitMs > 0) throw this.limited(key, Math.max(1, Math.ceil(waitMs / 1000)));
+    if (waitMs > 0) throw this.limited(key, Math.max(1, Math.ceil(waitMs / 1000)), requests);
+  }
+
+  /** The most requests one bucket holds at once. */
+  get burstSize(): number {
+    return this.burst;
   }
 
   get enabled(): boolean {
     return this.perSecond > 0 && this.burst > 0;
   }
 
-  /** Takes one token for `key` or throws RATE_LIMITED with the seconds until one is available. */
-  take(key: string): void {
+  /** Takes `count` tokens for `key` (all or none) or throws RATE_LIMITED with the seconds until they are available. */
+  take(key: string, count = 1, requests = count): void {
     if (!this.enabled) return;
     const now = this.now();
     const bucket = this.buckets.get(key) ?? { tokens: this.burst, updatedAt: now };
     bucket.tokens = Math.min(this.burst, bucket.tokens + ((now - bucket.updatedAt) / 1000) * this.perSecond);
     bucket.updatedAt = now;
     this.buckets.set(key, bucket);
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
+    if (bucket.tokens >= count) {
+      bucket.tokens -= count;
       return;
     }
-    throw this.limited(key, Math.max(1, Math.ceil((1 - bucket.tokens) / this.perSecond)));
+    throw this.limited(key, Math.max(1, Math.ceil((count - bucket.tokens) / this.perSecond)), requests);
   }
 
-  private limited(key: string, retryAfterSeconds: number): MailboxError {
+  private limited(key: string, retryAfterSeconds: number, requests: number): MailboxError {
     return new MailboxError(
       'RATE_LIMITED',
       'Rate limited',
-      `${key} exceeded ${this.perSecond} requests/s (burst ${this.burst}); retry after ${retryAfterSeconds} s. ` +
-        'The request was not applied.',
-      { retryAfterSeconds, limitPerSecond: this.perSecond, burst: this.burst },
+      `${key} exceeded ${this.perSecond} requests/s (burst ${this.burst})` +
+        (requests > 1 ? `; this request counts as ${requests} (a JSON-RPC batch of ${requests} messages)` : '') +
+        `; retry after ${retryAfterSeconds} s. The request was not applied.`,
+      { retryAfterSeconds, limitPerSecond: this.perSecond, burst: this.burst, ...(requests > 1 ? { requests } : {}) },
     );
   }
 }

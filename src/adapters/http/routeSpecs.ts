@@ -361,9 +361,10 @@ export const ROUTE_SPECS: RouteSpec[] = [
       status: 200,
       schema: responses.jsonRpcResponseSchema,
       description:
-        'JSON-RPC response. GET and DELETE /mcp answer 405: the endpoint is stateless (no sessions, no server-initiated stream).',
+        'JSON-RPC response. GET and DELETE /mcp answer 405: the endpoint is stateless (no sessions, no server-initiated stream). ' +
+        'Each message of a JSON-RPC batch counts as one request against the rate limit; a batch larger than its burst is 400.',
     },
-    errors: AUTH,
+    errors: [...AUTH, 'VALIDATION_FAILED'],
   },
   {
     method: 'get',

@@ -13,9 +13,10 @@ import { closeRedis, redisCall, type RedisClient } from './redisConnection';
 import type { RedisKeys } from './redisKeys';
 
 /**
- * KEYS[1]: the bucket (hash: tokens, at). ARGV: tokens per second, burst, and the time in ms
- * ('' : Redis's clock, the one every node shares; a number: an injected clock, for tests).
- * Returns 0 when a token was taken, else the milliseconds until one will be there.
+ * KEYS[1]: the bucket (hash: tokens, at). ARGV: tokens per second, burst, the time in ms
+ * ('' : Redis's clock, the one every node shares; a number: an injected clock, for tests), and how many
+ * tokens to take (absent: one; all or none).
+ * Returns 0 when they were taken, else the milliseconds until they will be there.
  */
 const TAKE_SCRIPT = `
 local now = tonumber(ARGV[3])
@@ -32,11 +33,12 @@ if now > at then
   tokens = math.min(burst, tokens + (now - at) * rate / 1000)
   at = now
 end
+local count = tonumber(ARGV[4]) or 1
 local wait = 0
-if tokens >= 1 then
-  tokens = tokens - 1
+if tokens >= count then
+  tokens = tokens - count
 else
-  wait = math.ceil((1 - tokens) * 1000 / rate)
+  wait = math.ceil((count - tokens) * 1000 / rate)
 end
 redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(at))
 redis.call('PEXPIRE', KEYS[1], math.ceil(burst * 1000 / rate) + 1000)
@@ -64,7 +66,7 @@ export const WAKE_STREAM_LEASE_MS = 30_000;
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    mailboxTakeToken(key: string, perSecond: string, burst: string, nowMs: string): Result<number, Context>;
+    mailboxTakeToken(key: string, perSecond: string, burst: string, nowMs: string, count: string): Result<number, Context>;
     mailboxHoldStream(key: string, member: string, max: string, leaseMs: string): Result<[number, number], Context>;
   }
 }
@@ -107,13 +109,14 @@ export class RedisSharedLimits implements SharedLimits {
     };
   }
 
-  take(key: string, perSecond: number, burst: number): Promise<number> {
+  take(key: string, perSecond: number, burst: number, count = 1): Promise<number> {
     return redisCall('Redis rate limit', () =>
       this.client.mailboxTakeToken(
         this.keys.rateBucket(key),
         String(perSecond),
         String(burst),
         this.clock === null ? '' : String(this.clock()),
+        String(count),
       ),
     );
   }

@@ -12,6 +12,7 @@ import { readSse } from '../../src/adapters/http/client/sseReader';
 import { buildOpenApiDocument } from '../../src/adapters/http/openapi';
 import { startTestServer, type TestServer } from '../support/httpServer';
 import { startRedis } from '../support/redisServer';
+import { waitFor } from '../support/waitFor';
 import { connectRedis } from '../../src/adapters/projections/redisConnection';
 
 let server: TestServer;
@@ -182,6 +183,51 @@ describe('GET /v1/audit/stream', () => {
     }
     expect(other.events.some((e) => e.event === 'revoked')).toBe(false);
     other.close();
+  });
+
+  // Each stream reads the log at every append, and an auditor could open them without end (600 doubled a send's
+  // latency): capped per auditor like an agent's wake streams; the admin (the operator) is not.
+  test('an auditor holds at most MAILBOX_MAX_WAKE_STREAMS_PER_AGENT streams; a closed one frees its place; the admin is not capped', async () => {
+    const capped = await startTestServer({ maxWakeStreamsPerAgent: 2 });
+    const open = (token: string) =>
+      fetch(`${capped.url}/v1/audit/stream`, {
+        headers: { authorization: `Bearer ${token}` },
+        signal: AbortSignal.timeout(10_000),
+      });
+    const held: AbortController[] = [];
+    try {
+      const { '@ops': ops, '@ops2': ops2 } = await capped.register(['@ops', '@ops2'], 'auditor');
+      const hold = async (token: string) => {
+        const abort = new AbortController();
+        const response = await fetch(`${capped.url}/v1/audit/stream`, {
+          headers: { authorization: `Bearer ${token}` },
+          signal: abort.signal,
+        });
+        expect(response.status).toBe(200);
+        held.push(abort);
+        return abort;
+      };
+      const first = await hold(ops);
+      await hold(ops);
+      const refused = await open(ops);
+      expect(refused.status).toBe(429);
+      expect(await refused.json()).toMatchObject({ code: 'RATE_LIMITED', limit: 2 });
+      await hold(ops2); // another auditor has places of its own
+      for (let i = 0; i < 3; i++) await hold(capped.adminToken);
+      first.abort();
+      await waitFor(
+        async () => {
+          const again = await open(ops);
+          if (again.status === 200) held.push({ abort: () => void again.body?.cancel() } as AbortController);
+          else await again.body?.cancel();
+          return again.status === 200;
+        },
+        { what: 'a place freed by the closed stream' },
+      );
+    } finally {
+      for (const abort of held) abort.abort();
+      await capped.close();
+    }
   });
 
   test('a start past the log head is refused, by after and by Last-Event-ID, naming the head', async () => {

@@ -13,6 +13,8 @@ export interface HttpContext {
   metrics: MailboxMetrics;
   wakeLatency: WakeLatencyTracker;
   wakeStreams: WakeStreams;
+  /** The open GET /v1/audit/stream streams of each auditor (this node's), capped as the wake streams are. */
+  auditStreams: WakeStreams;
   /** The largest request accepted, in bytes (bodies beyond it get 413 before they are parsed). */
   requestLimit: number;
 }

@@ -70,6 +70,9 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
   const wakeStreams = new WakeStreams(config.maxWakeStreamsPerAgent, mailbox.sharedLimits ?? null, (error) =>
     logger.warn({ err: error }, 'shared wake stream count unavailable; this node counts on its own until Redis answers'),
   );
+  // Each holds a subscription to the log, read at every append: an auditor's token is capped as an agent's wake streams
+  // are (600 open streams doubled a send's latency); the admin, the operator, is not.
+  const auditStreams = new WakeStreams(config.maxWakeStreamsPerAgent, null, undefined, 'audit streams');
   const metrics = new MailboxMetrics(mailbox, () => wakeStreams.size);
   const context: HttpContext = {
     mailbox,
@@ -77,6 +80,7 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
     logger,
     metrics,
     wakeStreams,
+    auditStreams,
     wakeLatency: new WakeLatencyTracker((seconds) => metrics.wakeDelivered(seconds)),
     requestLimit: requestLimitOf(config),
   };

@@ -55,6 +55,8 @@ export class WakeStreams {
     private readonly maxPerAgent: number,
     private readonly shared: SharedLimits | null = null,
     private readonly onSharedFailure: (error: unknown) => void = () => {},
+    /** What the streams are, in a refusal ("wake streams"; the audit streams are capped by another instance). */
+    private readonly what = 'wake streams',
   ) {}
 
   /** Open streams (reserved slots still opening are not counted). */
@@ -112,8 +114,8 @@ export class WakeStreams {
   private tooMany(identity: string, open: number, where = ''): MailboxError {
     return new MailboxError(
       'RATE_LIMITED',
-      'Too many wake streams',
-      `${identity} already has ${open} open wake streams${where} (the limit is ${this.maxPerAgent}); close one before opening another.`,
+      `Too many ${this.what}`,
+      `${identity} already has ${open} open ${this.what}${where} (the limit is ${this.maxPerAgent}); close one before opening another.`,
       { retryAfterSeconds: 5, limit: this.maxPerAgent },
     );
   }

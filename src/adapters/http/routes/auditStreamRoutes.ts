@@ -32,7 +32,7 @@ export const auditStreamQuerySchema = z.strictObject({
     .optional(),
 });
 
-export function auditStreamRoutes(app: FastifyInstance, { mailbox, config }: HttpContext): void {
+export function auditStreamRoutes(app: FastifyInstance, { mailbox, config, auditStreams }: HttpContext): void {
   app.get('/v1/audit/stream', { config: { streaming: true } }, async (request, reply) => {
     const what = 'GET /v1/audit/stream';
     const query = parseInput(auditStreamQuerySchema, singleValuedQuery(request.query, [], what), what);
@@ -42,6 +42,10 @@ export function auditStreamRoutes(app: FastifyInstance, { mailbox, config }: Htt
       (typeof lastEventId === 'string'
         ? parseInput(lastEventIdSchema, { 'Last-Event-ID': lastEventId }, what)['Last-Event-ID']
         : undefined);
+    // An auditor's streams are capped (each reads the log at every append), its place taken before any I/O so that
+    // concurrent opens count at once; the admin's are not. Refusals below give the place back.
+    const actor = actorOf(request);
+    const slot = actor.role === 'admin' ? null : auditStreams.reserve(actor.identity);
     let stream: SseStream | null = null;
     // The reader's token stops working (its auditor retired, or its token rotated): the stream ends now, as a wake
     // stream does, with a last `revoked` event, rather than go on showing the log to a token that is refused.
@@ -73,6 +77,7 @@ export function auditStreamRoutes(app: FastifyInstance, { mailbox, config }: Htt
             // Refusals (role, input) happen before this point and are ordinary error responses.
             reply.hijack();
             stream = new SseStream(reply.raw, config.sseHeartbeatMs);
+            slot?.attach(stream);
             stream.send('ready', { after });
           },
           entry: (entry) => stream!.send('entry', entry, entry.position),
@@ -87,10 +92,14 @@ export function auditStreamRoutes(app: FastifyInstance, { mailbox, config }: Htt
       );
     } catch (error) {
       stopWatching();
+      if (stream === null) slot?.release();
       throw error;
     }
     const opened = stream as SseStream | null;
-    if (opened === null) stopWatching();
+    if (opened === null) {
+      stopWatching();
+      slot?.release();
+    }
     opened?.whenClosed(() => {
       stopWatching();
       void close();

@@ -76,12 +76,12 @@ export async function openAuditStream(
  * A reader gets there with a position of another log (a Last-Event-ID kept across a restore from an older backup, or
  * from another mailbox). `mailbox audit replay --from` refuses the same position the same way.
  */
-function pastTheHead(after: bigint, head: bigint | null, field: string): MailboxError {
+export function pastTheHead(after: bigint, head: bigint | null, field: string, reader = 'the stream'): MailboxError {
   const where = head === null ? 'the log is empty' : `the log head is ${head}`;
   return new MailboxError(
     'NOT_FOUND',
     'Past the log head',
-    `${field} ${after} is past the log head (${where}): the stream would skip every event up to ${after} as it arrived. ` +
+    `${field} ${after} is past the log head (${where}): ${reader} would skip every event up to ${after} as it arrived. ` +
       `Give a position the log has (${head === null ? 'none yet' : `${head} or lower`}), or none to start live at the head; ` +
       'a position kept from before a restore, or from another mailbox, is not of this log.',
     { field, after: after.toString(), head: head?.toString() ?? null },

@@ -19,6 +19,7 @@ import { requireRole } from './authorization';
 import { CursorCodec, type CursorBinding } from './cursorCodec';
 import { listingOf, parseListQuery, viewQuery } from './listQueryParser';
 import { messageModel } from './mailboxCommands';
+import { pastTheHead } from './auditStream';
 import { SeenMarks } from './seenMarks';
 import { StreamLoader } from './streamLoader';
 
@@ -183,6 +184,12 @@ export class MailboxQueries {
   async auditEvents(actor: Actor, after: bigint | null, limit: number) {
     requireRole(actor, ['auditor', 'admin'], 'Reading the event log');
     const page = await this.store.readAll(after, Math.min(Math.max(limit, 1), 1000));
+    // An empty page from past the head answered 200 with nextAfter at that position: a reader paging on from it
+    // skipped, unseen, every event up to it. Refused as GET /v1/audit/stream refuses it (the head is read only then).
+    if (page.length === 0 && after !== null) {
+      const head = await this.store.headPosition();
+      if (head === null || after > head) throw pastTheHead(after, head, 'after', 'paging on from it');
+    }
     const events = page.map(eventToJson);
     return { events, nextAfter: events.length ? events[events.length - 1].position : (after?.toString() ?? null) };
   }

@@ -121,6 +121,18 @@ test('an auditor reads any message and the event log, and writes nothing', async
   expect(heartbeat.body.agents.find((h: any) => h.identity === '@b')).toMatchObject({ unread: 1 });
 });
 
+// A page from past the head answered 200 {events: [], nextAfter: <that position>}: a reader paging on from it skipped,
+// unseen, every event up to it as the log grew (GET /v1/audit/stream refused the same position).
+test('GET /v1/audit/events from past the log head is 404 naming the head; from the head itself an empty page', async () => {
+  const head = (await server.mailbox.eventStore.headPosition())!.toString();
+  const atHead = await server.call('GET', `/v1/audit/events?after=${head}`, { token: auditor });
+  expect(atHead).toMatchObject({ status: 200, body: { events: [], nextAfter: head } });
+  const past = (BigInt(head) + 1000n).toString();
+  const refused = await server.call('GET', `/v1/audit/events?after=${past}`, { token: auditor });
+  expect(refused).toMatchObject({ status: 404, body: { code: 'NOT_FOUND', field: 'after', after: past, head } });
+  expect(refused.body.message).toContain(`paging on from it would skip every event up to ${past}`);
+});
+
 test('admin registers (token shown once, stored hashed), lists and retires; a retired token is 401', async () => {
   const created = await server.call('POST', '/v1/agents', { token: server.adminToken, body: { identity: '@temp' } });
   expect(created.status).toBe(201);

@@ -233,11 +233,12 @@ export const ROUTE_SPECS: RouteSpec[] = [
     auth: 'auditor or admin',
     query: auditQuerySchema,
     queryDescriptions: {
-      after: 'nextAfter from the previous page; omit to start at the beginning',
+      after:
+        'nextAfter from the previous page; omit to start at the beginning. A position past the log head is refused (404 NOT_FOUND): paging on from it would skip the events up to it',
       limit: 'page size; default 100',
     },
     success: { status: 200, schema: responses.auditPageSchema, description: '{events: [...], nextAfter}' },
-    errors: [...AUTH, 'UNKNOWN_FIELD', 'VALIDATION_FAILED'],
+    errors: [...AUTH, 'UNKNOWN_FIELD', 'VALIDATION_FAILED', 'NOT_FOUND'],
   },
   {
     method: 'get',

@@ -14,7 +14,7 @@ import type {
   UnarchiveResult,
 } from '../../../application/mailboxCommands';
 import type { HeartbeatAnswer, InboxCount, MessageDetail, WakeStreamEvent } from '../../../application/mailboxQueries';
-import { MailboxError, type ErrorCode, type ErrorEnvelope } from '../../../errors';
+import { MailboxError, isMailboxError, type ErrorCode, type ErrorEnvelope } from '../../../errors';
 import type { StoredEvent } from '../../../events/types';
 import type { AgentView, MessagePage } from '../../../projections/projectionStore';
 import type { AgentApi } from '../../../application/agentApi';
@@ -120,9 +120,17 @@ export class MailboxHttpClient implements AgentApi {
 
   /** One page of the ordered log (GET /v1/audit/events, at most 1000 events; auditor or admin token). */
   async auditEvents(after: bigint | null, limit: number): Promise<StoredEvent[]> {
-    const page = await this.request<{ events: EventJson[] }>('GET', '/v1/audit/events', {
-      query: { after: after?.toString(), limit: Math.min(limit, 1000) },
-    });
+    let page: { events: EventJson[] };
+    try {
+      page = await this.request<{ events: EventJson[] }>('GET', '/v1/audit/events', {
+        query: { after: after?.toString(), limit: Math.min(limit, 1000) },
+      });
+    } catch (error) {
+      // The server refuses a page from past its head (reading on from there would skip events); to this reader of
+      // pages, as to one of the store, that is no event after `after` (its callers say what that means).
+      if (isMailboxError(error) && error.code === 'NOT_FOUND' && error.envelope.field === 'after') return [];
+      throw error;
+    }
     return page.events.map(fromJson);
   }
 

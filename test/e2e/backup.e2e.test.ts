@@ -64,6 +64,7 @@ test('a backup taken during a send load holds every send acknowledged before it 
   expect(afterBackup).toBeGreaterThan(beforeBackup.length); // sends went on during the backup
   expect(Number(result.head)).toBeGreaterThanOrEqual(Number(result.headAtStart));
   expect(fs.readdirSync(path.dirname(backupFile))).toEqual(['events-1.sqlite']); // no partial or journal file beside it
+  expect(fs.statSync(backupFile).mode & 0o777).toBe(0o600); // every message is in it: its owner's only (was 0644)
 
   // Restore as the help says: a data dir whose events.sqlite is the backup, no views (built at start).
   const restoredDir = path.join(root, 'restored');

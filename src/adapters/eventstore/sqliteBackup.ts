@@ -73,6 +73,9 @@ interface CopyReport {
 
 /** The copying process: `node -e COPY_SOURCE <job as JSON>`; one JSON line on stdout, {ok, report} or {ok, error, code}. */
 const COPY_SOURCE = `
+// The copy holds every message of the log: its owner's only (0600), as the data dir is, whatever the umask is (a
+// backup left in /tmp or a shared directory was readable by every user). Set before the file exists, not after.
+process.umask(0o077);
 const job = JSON.parse(process.argv[1]);
 const Database = require(job.driver);
 const head = (db) => {

@@ -8,6 +8,7 @@ import { ROLES } from './roles';
 import { IDENTITY_PATTERN, MAX_LIST_RECIPIENTS } from './recipients';
 import { prioritySchema, tagsSchema, taskEnvelopeSchema } from './messageFields';
 import { expectsReplyBySchema } from './replyDeadline';
+import { readableText } from './readableText';
 
 export const MAX_SUBJECT_CHARS = 200;
 export const MAX_IDEMPOTENCY_KEY_CHARS = 200;
@@ -105,7 +106,10 @@ export const sendMessageSchema = z.strictObject({
       '@<identity> for one agent (e.g. @neo-gpt), the literal AGENT:* to broadcast to every other active agent, or a list ' +
       `of 1-${MAX_LIST_RECIPIENTS} identities (["@b", "@c"]: one message, each recipient has its own copy). Not comma text.`,
   }),
-  subject: z.string().min(1).max(MAX_SUBJECT_CHARS).describe('a short summary, 1-200 characters, kept as sent'),
+  subject: readableText(
+    MAX_SUBJECT_CHARS,
+    'give a short summary of 1-200 characters, at least one of them not whitespace',
+  ).describe('a short summary, 1-200 characters (not only whitespace), kept as sent'),
   body: z.string().describe('markdown; at most 64 KiB by default'),
   priority: prioritySchema.default('normal').describe('default normal; high always wakes the recipient'),
   inReplyTo: messageIdSchema.optional().describe('the messageId you answer: the reply joins its thread (threadId is inherited)'),

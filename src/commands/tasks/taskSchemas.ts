@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { pageSize, wholeNumber } from '../numberFields';
 import { taskStateSchema } from '../messageFields';
 import { messageIdSchema } from '../schemas';
+import { readableText } from '../readableText';
 
 /** A week: a claim that needs longer holds no lease (it stays until released or finished). */
 export const MAX_LEASE_SECONDS = 7 * 24 * 3600;
@@ -37,11 +38,8 @@ export const transitionTaskSchema = z.strictObject({
       '(artifacts), Failed (reason), Submitted (release a claimed broadcast task). Sender: Canceled, or Working to answer ' +
       'an InputRequired/AuthRequired. v0.3 (input-required) and v1.0 (TASK_STATE_INPUT_REQUIRED) spellings are accepted.',
   ),
-  reason: z.string().min(1).max(2000).optional().describe('why: required for Rejected and Failed'),
-  note: z
-    .string()
-    .min(1)
-    .max(8000)
+  reason: readableText(2000, 'say why in words (1-2000 characters)').optional().describe('why: required for Rejected and Failed'),
+  note: readableText(8000, 'write the message in words (1-8000 characters)')
     .optional()
     .describe(
       'a message to the other party: required for InputRequired and AuthRequired (your question), optional otherwise ' +

@@ -29,6 +29,7 @@ import { viewRoutes } from './routes/viewRoutes';
 import { wakeRoutes } from './routes/wakeRoutes';
 import { WakeLatencyTracker } from './wakeLatency';
 import { WakeStreams } from './wakeStreams';
+import { refuseEmptyPathParameters } from './emptyPathParameter';
 import { refuseBodyOnReads, refuseIdempotencyKeyWhereNotHonored, refuseQueryOnWrites } from './writeQuery';
 import { clientErrorHandler, frameworkErrorHandler, missingHost } from './wireErrors';
 
@@ -172,6 +173,7 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
     });
     requireBearer(scope, mailbox.authenticator, limiter);
     refuseQueryOnWrites(scope);
+    refuseEmptyPathParameters(scope, allowed);
     refuseIdempotencyKeyWhereNotHonored(scope);
     for (const register of [agentRoutes, messageRoutes, taskRoutes, viewRoutes, wakeRoutes, auditStreamRoutes])
       register(scope, context);

@@ -19,6 +19,7 @@ import { isMailboxError } from '../errors';
 import { messageStream, taskStream } from '../events/streams';
 import type { TaskState } from '../events/types';
 import type { ProjectionStore } from '../projections/projectionStore';
+import { openToAudience } from '../projections/readModel/taskView';
 import type { CommandHandler } from './commandHandler';
 import { messageModel, taskModel } from './streamModels';
 
@@ -69,13 +70,13 @@ export async function releaseRetiredHoldings(
   return released;
 }
 
-/** The broadcast tasks the views say `holder` holds and has not finished, all pages read before any is released. */
+/** The broadcast's and list's tasks the views say `holder` holds and has not finished, all pages read before any is released. */
 async function heldBroadcasts(projections: ProjectionStore, holder: string): Promise<string[]> {
   const taskIds: string[] = [];
   let before: number | null = null;
   do {
     const page = await projections.listTasks(holder, { list: 'assigned', states: HELD, limit: PAGE, before });
-    for (const task of page.tasks) if (task.isBroadcast) taskIds.push(task.taskId);
+    for (const task of page.tasks) if (openToAudience(task)) taskIds.push(task.taskId);
     before = page.nextBefore;
   } while (before !== null);
   return taskIds;

@@ -37,7 +37,12 @@ const listedTask = z.object({
   subject: z.string(),
   priority: z.enum(PRIORITIES),
   sentAt: timestamp,
-  isBroadcast: z.boolean(),
+  isBroadcast: z
+    .boolean()
+    .describe(
+      'sent to AGENT:* (a broadcast). A list of identities is not a broadcast (false), though its task is open to them ' +
+        'alike: the first claim wins',
+    ),
   audienceSize: z.number().int(),
   state,
   assignee: z.string().nullable(),

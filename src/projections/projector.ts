@@ -7,7 +7,6 @@ import type { InboxEntryFields, OpenedTask, ProjectedEvent, ViewChange } from '.
 /** The task record a message opens: a direct task is its recipient's from the send; a broadcast's or a list's waits for a claim. */
 const openedTask = (d: MessageSent['data'], task: NonNullable<MessageSent['data']['task']>): OpenedTask => {
   const direct = directRecipient(d.to);
-  const isBroadcast = direct === null;
   return {
     taskId: d.messageId,
     threadId: d.threadId,
@@ -16,7 +15,7 @@ const openedTask = (d: MessageSent['data'], task: NonNullable<MessageSent['data'
     subject: d.subject,
     priority: d.priority,
     sentAt: d.sentAt,
-    isBroadcast,
+    isBroadcast: isBroadcastAddress(d.to), // AGENT:* only (DESIGN section 2): a list's task is open to its audience too
     audience: d.recipients,
     state: openingTaskState(task),
     assignee: direct,

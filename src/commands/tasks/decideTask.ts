@@ -84,7 +84,7 @@ export function decideClaimTask(command: ClaimTask, context: TaskContext): TaskE
       return invalidTransition(task, identity, relations, 'claim', instead());
     return notInAudience(task, identity);
   }
-  if (!task.isBroadcast) {
+  if (!task.openToAudience) {
     // Its recipient's from the start, so a claim changes nothing; but a finished task cannot be claimed (as a finished
     // broadcast task), rather than an answer that reads as though the claim meant something.
     if (isTerminal(task.state)) return invalidTransition(task, identity, relations, 'claim', instead());
@@ -219,7 +219,7 @@ export function decideSweepTask(command: SweepTask, context: TaskContext): TaskE
       },
     ];
   }
-  if (task.assignee !== null && task.isBroadcast && leaseLapsed(task, now)) return [lapseOf(task, now)];
+  if (task.assignee !== null && task.openToAudience && leaseLapsed(task, now)) return [lapseOf(task, now)];
   return [];
 }
 
@@ -233,7 +233,7 @@ export function decideSweepTask(command: SweepTask, context: TaskContext): TaskE
 export function decideReleaseRetiredHolder(command: ReleaseRetiredHolder, context: TaskContext): TaskEvent[] | MailboxError {
   const task = taskIn(command.data.taskId, context);
   if (task instanceof MailboxError) return task;
-  if (!task.isBroadcast || isTerminal(task.state) || task.assignee !== command.data.holder) return [];
+  if (!task.openToAudience || isTerminal(task.state) || task.assignee !== command.data.holder) return [];
   if (!holderRetired(task, context)) return [];
   return [releaseOf(task, command.data.holder, command.metadata.at)];
 }

@@ -19,7 +19,10 @@ export const notInAudience = (task: Task, identity: string): MailboxError =>
     task.isBroadcast
       ? `${identity} was not in the audience of task ${task.taskId} when it was sent (a broadcast's audience is the agents ` +
           'registered at send time, less the sender); only they may claim it.'
-      : `Task ${task.taskId} was sent directly to ${task.audience[0]}, who holds it; it cannot be claimed by anyone else.`,
+      : task.openToAudience
+        ? `${identity} is not one of the ${task.audience.length} identities task ${task.taskId} was sent to (a list's ` +
+          'audience is the identities it names); only they may claim it.'
+        : `Task ${task.taskId} was sent directly to ${task.audience[0]}, who holds it; it cannot be claimed by anyone else.`,
     { taskId: task.taskId },
   );
 
@@ -79,7 +82,7 @@ export const leaseNotApplicable = (task: Task): MailboxError =>
   new MailboxError(
     'VALIDATION_FAILED',
     'Validation failed',
-    task.isBroadcast
+    task.openToAudience
       ? `Task ${task.taskId} is ${task.state}: it waits on its sender, and a lease runs only while a task waits on its holder ` +
           '(Submitted, Working), so leaseSeconds cannot be applied now and nothing was changed; claim again with leaseSeconds ' +
           'once it is Working again (the answer that moves it back renews a lease you hold).'

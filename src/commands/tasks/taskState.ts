@@ -3,7 +3,7 @@
  * what its own stream changed since (claims, transitions, leases, artifacts).
  * Pure folds; the message's part never changes after the send.
  */
-import { directRecipient } from '../../events/addressing';
+import { directRecipient, isBroadcastAddress } from '../../events/addressing';
 import { openingTaskState, taskDeadline } from '../../events/taskShapes';
 import type { MessageSent, TaskArtifact, TaskEvent, TaskState as TaskStateName } from '../../events/types';
 
@@ -95,8 +95,11 @@ const unclaimed = (log: TaskLog): TaskLog => ({ ...log, assignee: null, claimedA
 export interface Task {
   taskId: string;
   sender: string;
+  /** Sent to AGENT:* (DESIGN section 2: the broadcast is that literal, nothing else). */
   isBroadcast: boolean;
-  /** Who may hold it: the recipient of a direct message, a broadcast's send-time audience. */
+  /** No one holds it from the send: a broadcast's or a list's task waits for a claim by one of its audience. */
+  openToAudience: boolean;
+  /** Who may hold it: the recipient of a direct message, a broadcast's send-time audience, a list's identities. */
   audience: readonly string[];
   state: TaskStateName;
   assignee: string | null;
@@ -118,13 +121,13 @@ export interface Task {
 export function taskOf(sent: MessageSent['data'], log: TaskLog): Task | null {
   if (sent.task === null) return null;
   const direct = directRecipient(sent.to); // a broadcast's or a list's task waits for a claim by one of its audience
-  const isBroadcast = direct === null;
   const assignee = log.assignee === undefined ? direct : log.assignee;
   const endedByOther = log.endedBy === 'sweeper' || (log.endedBy === 'assignee' && assignee !== sent.from);
   return {
     taskId: sent.messageId,
     sender: sent.from,
-    isBroadcast,
+    isBroadcast: isBroadcastAddress(sent.to),
+    openToAudience: direct === null,
     audience: sent.recipients,
     state: log.state ?? openingTaskState(sent.task),
     assignee,

@@ -48,7 +48,7 @@ export function relationsOf(task: Task, caller: { identity: string; role: Role }
 function applies(rule: Rule, task: Task, relations: readonly Relation[]): boolean {
   const fromHolds = rule.from === 'any non-terminal' ? !isTerminal(task.state) : rule.from === task.state;
   if (!fromHolds) return false;
-  if (rule.by === 'broadcast assignee') return task.isBroadcast && relations.includes('assignee');
+  if (rule.by === 'broadcast assignee') return task.openToAudience && relations.includes('assignee');
   return relations.includes(rule.by);
 }
 

@@ -6,7 +6,7 @@
  * - Sent by me: the sender, from the send on.
  * - Assigned to me: the current assignee (a direct task's recipient from the send; a broadcast's claimant).
  * - Asking me: the sender while the task is InputRequired or AuthRequired (internal: what its messages may answer).
- * - Claimable by me: every audience member of a broadcast task that is Submitted and unclaimed; a claim
+ * - Claimable by me: every audience member of a broadcast's or a list's task that is Submitted and unclaimed; a claim
  *   takes it out of every list at once, a release or a lapsed lease puts it back.
  * - Waiting on: the assignee while the task is Submitted or Working; the sender while it is InputRequired
  *   or AuthRequired, and once it ended without the sender (completed, failed or rejected by the assignee,
@@ -16,7 +16,7 @@
  */
 import type { TaskEvent } from '../../events/types';
 import type { TaskFact } from '../viewChanges';
-import { TASK_LISTS, type TaskChangeSink, type TaskList, type TaskView, type TaskViewLookup } from './taskView';
+import { openToAudience, TASK_LISTS, type TaskChangeSink, type TaskList, type TaskView, type TaskViewLookup } from './taskView';
 
 const TERMINAL = new Set(['Completed', 'Canceled', 'Failed', 'Rejected']);
 
@@ -110,7 +110,7 @@ export function membersOf(task: TaskView, list: TaskList): readonly string[] {
     case 'assigned':
       return task.assignee === null ? [] : [task.assignee];
     case 'claimable':
-      return task.isBroadcast && task.assignee === null && task.state === 'Submitted' ? task.audience : [];
+      return openToAudience(task) && task.assignee === null && task.state === 'Submitted' ? task.audience : [];
     case 'asking':
       return task.state === 'InputRequired' || task.state === 'AuthRequired' ? [task.sender] : [];
   }

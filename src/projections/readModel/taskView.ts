@@ -4,7 +4,7 @@
  * waiting on each agent (heartbeat). Stores keep them; the rules in
  * taskRules.ts decide every change.
  */
-import type { Addressee } from '../../events/addressing';
+import { directRecipient, type Addressee } from '../../events/addressing';
 import type { Priority, TaskState } from '../../events/types';
 
 /**
@@ -23,8 +23,9 @@ export interface TaskView {
   subject: string;
   priority: Priority;
   sentAt: string;
+  /** Sent to AGENT:* (DESIGN section 2: the broadcast is that literal, nothing else; a list is not one). */
   isBroadcast: boolean;
-  /** Who may hold it: a direct message's recipient, or a broadcast's send-time audience. */
+  /** Who may hold it: a direct message's recipient, a broadcast's send-time audience, or a list's identities. */
   audience: string[];
   state: TaskState;
   assignee: string | null;
@@ -46,6 +47,9 @@ export interface TaskView {
   /** The log position of the last event that changed it (a redelivered event changes nothing). */
   updatedPosition: number;
 }
+
+/** No one holds it from the send: a broadcast's or a list's task waits for a claim by one of its audience. */
+export const openToAudience = (task: Pick<TaskView, 'to'>): boolean => directRecipient(task.to) === null;
 
 export interface TaskViewLookup {
   task(taskId: string): TaskView | undefined;

@@ -50,6 +50,27 @@ describe('read model: tasks', () => {
       });
   });
 
+  it('a list task (to: [@b, @c]) is no broadcast (isBroadcast false, as its wakes and story say) but is claimable by each listed identity alike', () => {
+    const log = new LogBuilder().register('@a', '@b', '@c', '@d');
+    const when = next(log, (l) => l.send('@a', ['@b', '@c'], { task: {} }));
+    ReadModelSpec.given([])
+      .when(...when)
+      .thenViews((views) => {
+        expect(views.tasks.task('m1')).toMatchObject({ to: ['@b', '@c'], isBroadcast: false, assignee: null });
+        expect(listed(views, '@b', 'claimable')).toEqual(['m1:Submitted:-']);
+        expect(listed(views, '@c', 'claimable')).toEqual(['m1:Submitted:-']);
+        expect(listed(views, '@d', 'claimable')).toEqual([]);
+      });
+  });
+
+  it('a broadcast task (to: AGENT:*) says isBroadcast true', () => {
+    const log = new LogBuilder().register('@a', '@b');
+    const when = next(log, (l) => l.send('@a', 'AGENT:*', { task: {} }, ['@b']));
+    ReadModelSpec.given([])
+      .when(...when)
+      .thenViews((views) => expect(views.tasks.task('m1')).toMatchObject({ isBroadcast: true }));
+  });
+
   it('a direct task is assigned to its recipient at once and waits on it', () => {
     const log = new LogBuilder().register('@a', '@b');
     const when = next(log, (l) => l.send('@a', '@b', { task: { state: 'Submitted' } }));

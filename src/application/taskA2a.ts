@@ -6,7 +6,7 @@
  */
 import type { Addressee } from '../events/addressing';
 import type { MessageSent, StoredEvent, TaskArtifact, TaskEvent, TaskState } from '../events/types';
-import type { Task } from '../commands/tasks/taskState';
+import { runningLeaseExpiresAt, type Task } from '../commands/tasks/taskState';
 
 const V1_STATE: Record<TaskState, string> = {
   Submitted: 'TASK_STATE_SUBMITTED',
@@ -110,6 +110,7 @@ export function toA2aTask(sent: MessageSent['data'], task: Task, events: readonl
   const last = events.filter((event) => event.type !== 'TaskOutcomeSeen').at(-1);
   const statusLine = history.length > 1 ? history[history.length - 1] : null;
   const { state: _state, input: _input, ...envelope } = sent.task ?? {};
+  const lease = runningLeaseExpiresAt(task); // paused (the task waits on its sender): none runs
   return {
     id: task.taskId,
     contextId: sent.threadId,
@@ -126,7 +127,7 @@ export function toA2aTask(sent: MessageSent['data'], task: Task, events: readonl
       subject: sent.subject,
       assignee: task.assignee,
       claimedAt: task.claimedAt,
-      lease: task.leaseExpiresAt === null ? null : { expiresAt: task.leaseExpiresAt },
+      lease: lease === null ? null : { expiresAt: lease },
       deadline: task.deadline,
       audienceSize: task.audience.length,
       lapsedClaimant: task.lapsed?.claimant ?? null,

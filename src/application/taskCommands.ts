@@ -14,7 +14,7 @@ import {
   decideTransitionTask,
   type TaskContext,
 } from '../commands/tasks/decideTask';
-import { taskOf, type Task } from '../commands/tasks/taskState';
+import { runningLeaseExpiresAt, taskOf, type Task } from '../commands/tasks/taskState';
 import { claimTaskSchema, transitionTaskSchema } from '../commands/tasks/taskSchemas';
 import { taskNotFound } from '../commands/tasks/taskErrors';
 import { parseInput } from '../commands/validation';
@@ -133,7 +133,7 @@ export class TaskCommands {
       state: task.state,
       assignee: task.assignee,
       claimedAt: task.claimedAt,
-      leaseExpiresAt: task.leaseExpiresAt,
+      leaseExpiresAt: runningLeaseExpiresAt(task),
       events: appended.map((event) => event.type),
       ...withWarnings(warnings),
     };

@@ -24,7 +24,12 @@ export const taskResultSchema = z.object({
   state,
   assignee: z.string().nullable().describe('who holds the task (null: an unclaimed broadcast task)'),
   claimedAt: timestamp.nullable(),
-  leaseExpiresAt: timestamp.nullable().describe('when the holder loses the task unless it updates it or claims again'),
+  leaseExpiresAt: timestamp
+    .nullable()
+    .describe(
+      'when the holder loses the task unless it updates it or claims again; null when no lease runs (none was taken, ' +
+        'or it is paused while the task waits on its sender: the answer renews it)',
+    ),
   events: z.array(taskEventType).describe('the events this command wrote; [] when it changed nothing'),
   warnings: z.array(warningSchema).optional(),
 });
@@ -47,14 +52,25 @@ const listedTask = z.object({
   state,
   assignee: z.string().nullable(),
   claimedAt: timestamp.nullable(),
-  leaseExpiresAt: timestamp.nullable(),
+  leaseExpiresAt: timestamp
+    .nullable()
+    .describe(
+      'when the holder loses the task unless it updates it or claims again; null when no lease runs (none was taken, ' +
+        'or it is paused while the task waits on its sender: the answer renews it)',
+    ),
   deadline: timestamp.nullable().describe('the earlier of expiresAt and budget.deadline'),
   statusMessage: z.string().nullable().describe('the last note or reason'),
   reason: z.string().nullable(),
   updatedAt: timestamp,
   updatedBy: z.string(),
   artifactCount: z.number().int(),
-  lapsedClaimant: z.string().nullable().describe('the last claimant whose lease lapsed'),
+  lapsedClaimant: z
+    .string()
+    .nullable()
+    .describe(
+      'the last claimant whose lease lapsed, while that stands (its late update is refused LEASE_EXPIRED): null once it ' +
+        'claims the task again or the task ends',
+    ),
   outcomeUnseen: z
     .boolean()
     .describe(

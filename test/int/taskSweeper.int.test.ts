@@ -86,6 +86,52 @@ describe.each(STORE_KINDS.slice(0, 2))('task leases and expiry ($name event stor
     });
   });
 
+  it("the lapsed claimant is shown until it claims again or the task ends, the same in the listing and the task's answer", async () => {
+    const clock = new TestClock(T0);
+    const mailbox = await harness.open({ taskSweepMs: 0 }, { clock });
+    const { '@alice': alice, '@bob': bob } = await registerAgents(mailbox, ['@alice', '@bob', '@carol']);
+    const { messageId: taskId } = await alice.send({ to: 'AGENT:*', subject: 'leased', body: 'x', task: {} });
+    const shown = async () => {
+      const [listed] = (await alice.listTasks({ view: 'sent' })).tasks.filter((task) => task.taskId === taskId);
+      const { mailbox: answered } = await alice.getTask(taskId);
+      expect(listed.lapsedClaimant).toBe(answered.lapsedClaimant); // one rule for both
+      return { assignee: listed.assignee, lapsedClaimant: listed.lapsedClaimant };
+    };
+    await bob.claimTask(taskId, { leaseSeconds: 30 });
+    clock.advance(31_000);
+    expect(await mailbox.sweeper.sweepOnce()).toMatchObject({ changed: 1 });
+    expect(await shown()).toEqual({ assignee: null, lapsedClaimant: '@bob' });
+
+    await bob.claimTask(taskId); // he holds it again: it said lapsedClaimant @bob beside assignee @bob
+    expect(await shown()).toEqual({ assignee: '@bob', lapsedClaimant: null });
+    await bob.updateTask({ taskId, to: 'Working' });
+    await bob.updateTask({ taskId, to: 'Completed' });
+    expect(await shown()).toEqual({ assignee: '@bob', lapsedClaimant: null });
+  });
+
+  it('a task that asks its sender shows no lease (it is paused), is not due for the sweeper, and shows the renewed one once answered', async () => {
+    const clock = new TestClock(T0);
+    const mailbox = await harness.open({ taskSweepMs: 0 }, { clock });
+    const { '@alice': alice, '@bob': bob } = await registerAgents(mailbox, ['@alice', '@bob']);
+    const { messageId: taskId } = await alice.send({ to: 'AGENT:*', subject: 'leased', body: 'x', task: {} });
+    await bob.claimTask(taskId, { leaseSeconds: 30 });
+    await bob.updateTask({ taskId, to: 'Working' });
+    const asked = await bob.updateTask({ taskId, to: 'InputRequired', note: 'which branch?' });
+    expect(asked.leaseExpiresAt).toBeNull();
+    clock.advance(3_600_000); // an hour, far past the lease it had: it said lease.expiresAt an hour ago
+    expect(await mailbox.sweeper.sweepOnce()).toMatchObject({ looked: 0, changed: 0 });
+    expect((await bob.listTasks({ view: 'assigned' })).tasks).toMatchObject([
+      { taskId, state: 'InputRequired', assignee: '@bob', leaseExpiresAt: null },
+    ]);
+    expect((await alice.getTask(taskId)).mailbox).toMatchObject({ state: 'InputRequired', assignee: '@bob', lease: null });
+
+    const answered = await alice.updateTask({ taskId, to: 'Working', note: 'main' });
+    const renewed = new Date(T0 + 3_600_000 + 30_000).toISOString();
+    expect(answered.leaseExpiresAt).toBe(renewed);
+    expect((await bob.listTasks({ view: 'assigned' })).tasks).toMatchObject([{ taskId, leaseExpiresAt: renewed }]);
+    expect((await alice.getTask(taskId)).mailbox.lease).toEqual({ expiresAt: renewed });
+  });
+
   it('a task past expiresAt ends as Canceled with reason "expired", waking its sender and holder', async () => {
     const clock = new TestClock(T0);
     const mailbox = await harness.open({ taskSweepMs: 0 }, { clock });

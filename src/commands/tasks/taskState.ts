@@ -21,7 +21,10 @@ export interface TaskLog {
   leaseExpiresAt: string | null;
   /** The lease length of the current claim, to renew by (null: no lease). */
   leaseMs: number | null;
-  /** The last claimant whose lease lapsed, so its late update is told why. */
+  /**
+   * The last claimant whose lease lapsed, so its late update is told why: until it claims the task again (it holds it
+   * then, and a later release of its own is no lapse) or the task ends.
+   */
   lapsed: { claimant: string; leaseExpiresAt: string } | null;
   artifacts: TaskArtifact[];
   updatedAt: string | null;
@@ -58,12 +61,13 @@ function evolveTaskLog(log: TaskLog, event: TaskEvent): TaskLog {
     case 'TaskClaimed': {
       const { claimant, claimedAt, leaseExpiresAt } = event.data;
       const leaseMs = leaseExpiresAt === null ? null : Date.parse(leaseExpiresAt) - Date.parse(claimedAt);
-      return { ...log, assignee: claimant, claimedAt, leaseExpiresAt, leaseMs, updatedAt: claimedAt };
+      const lapsed = log.lapsed?.claimant === claimant ? null : log.lapsed;
+      return { ...log, assignee: claimant, claimedAt, leaseExpiresAt, leaseMs, lapsed, updatedAt: claimedAt };
     }
     case 'TaskStateChanged': {
       const { to, changedAt } = event.data;
       const endedBy = !isTerminal(to) ? null : to === 'Canceled' ? 'sender' : 'assignee';
-      return { ...log, state: to, updatedAt: changedAt, endedBy };
+      return { ...log, state: to, updatedAt: changedAt, endedBy, lapsed: isTerminal(to) ? null : log.lapsed };
     }
     case 'TaskArtifactAdded':
       return { ...log, artifacts: [...log.artifacts, event.data.artifact], updatedAt: event.data.addedAt };
@@ -79,7 +83,14 @@ function evolveTaskLog(log: TaskLog, event: TaskEvent): TaskLog {
       return { ...unclaimed(log), state: 'Submitted', lapsed: { claimant, leaseExpiresAt }, updatedAt: expiredAt };
     }
     case 'TaskExpired':
-      return { ...log, state: event.data.to, leaseExpiresAt: null, updatedAt: event.data.expiredAt, endedBy: 'sweeper' };
+      return {
+        ...log,
+        state: event.data.to,
+        leaseExpiresAt: null,
+        lapsed: null,
+        updatedAt: event.data.expiredAt,
+        endedBy: 'sweeper',
+      };
     case 'TaskOutcomeSeen':
       return { ...log, outcomeSeen: true }; // reading is no change to the task: updatedAt stays
     default: {
@@ -146,6 +157,9 @@ export const waitsOnHolder = (task: Task): boolean => task.state === 'Submitted'
 
 /** A lease holds the task only while it waits on its assignee. */
 export const leaseRuns = (task: Task): boolean => task.leaseExpiresAt !== null && waitsOnHolder(task);
+
+/** The lease's end while it runs, else null: what a task's answers and views show (a paused lease shows none). */
+export const runningLeaseExpiresAt = (task: Task): string | null => (leaseRuns(task) ? task.leaseExpiresAt : null);
 
 export const leaseLapsed = (task: Task, now: string): boolean =>
   leaseRuns(task) && Date.parse(task.leaseExpiresAt!) <= Date.parse(now);

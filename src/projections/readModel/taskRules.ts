@@ -12,6 +12,11 @@
  *   or AuthRequired, and once it ended without the sender (completed, failed or rejected by the assignee,
  *   expired by the sweeper) until the sender read the outcome (TaskOutcomeSeen). A task the sender ended
  *   itself (its cancel) waits on nobody.
+ * - The lease (leaseExpiresAt) is shown while it runs: while the task waits on its holder (Submitted, Working). Asking
+ *   the sender (InputRequired, AuthRequired) pauses it, so none is shown (a time long past read as a lapse that would
+ *   never come, and kept the task due for the sweeper); the answer that moves it back renews it (TaskLeaseRenewed).
+ * - The lapsed claimant (lapsedClaimant) is shown while its lapse stands, as the decider holds it (its late update is
+ *   told LEASE_EXPIRED): until it claims the task again (it holds it now) or the task ends.
  * - A fact at or below the task's last change (redelivered) changes nothing.
  */
 import type { TaskEvent } from '../../events/types';
@@ -19,6 +24,8 @@ import type { TaskFact } from '../viewChanges';
 import { openToAudience, TASK_LISTS, type TaskChangeSink, type TaskList, type TaskView, type TaskViewLookup } from './taskView';
 
 const TERMINAL = new Set(['Completed', 'Canceled', 'Failed', 'Rejected']);
+/** The states in which the task waits on its holder: the only ones a lease runs in. */
+const WAITS_ON_HOLDER = new Set(['Submitted', 'Working']);
 
 export function evolveTask(view: TaskViewLookup, fact: TaskFact, position: bigint, sink: TaskChangeSink): void {
   const at = Number(position);
@@ -46,6 +53,7 @@ function applied(task: TaskView, event: TaskEvent, actor: string): TaskView {
         assignee: event.data.claimant,
         claimedAt: event.data.claimedAt,
         leaseExpiresAt: event.data.leaseExpiresAt,
+        lapsedClaimant: task.lapsedClaimant === event.data.claimant ? null : task.lapsedClaimant,
       };
     case 'TaskStateChanged': {
       const { to, reason, note } = event.data;
@@ -55,7 +63,8 @@ function applied(task: TaskView, event: TaskEvent, actor: string): TaskView {
         state: to,
         reason,
         statusMessage: note ?? reason,
-        leaseExpiresAt: ended ? null : task.leaseExpiresAt,
+        leaseExpiresAt: WAITS_ON_HOLDER.has(to) ? task.leaseExpiresAt : null,
+        lapsedClaimant: ended ? null : task.lapsedClaimant,
         outcomeUnseen: ended && actor !== task.sender,
       };
     }
@@ -91,6 +100,7 @@ function applied(task: TaskView, event: TaskEvent, actor: string): TaskView {
         reason: event.data.reason,
         statusMessage: event.data.reason,
         leaseExpiresAt: null,
+        lapsedClaimant: null,
         outcomeUnseen: true,
       };
     case 'TaskOutcomeSeen':

@@ -176,6 +176,96 @@ describe('read model: tasks', () => {
       });
   });
 
+  describe('the lapsed claimant is shown while its lapse stands: until it claims the task again or the task ends', () => {
+    const lapsedTask = () => {
+      const { log, taskId } = broadcastTask();
+      log.task('@b', claimedBy(taskId, '@b', log.nextAt, log.nextAt)).task('@sweeper', {
+        type: 'TaskLeaseExpired',
+        data: { taskId, claimant: '@b', from: 'Submitted', leaseExpiresAt: log.nextAt, expiredAt: log.nextAt },
+      });
+      return { log, taskId };
+    };
+
+    it('claimed again by the lapsed claimant: it holds the task, no lapse is shown', () => {
+      const { log, taskId } = lapsedTask();
+      const given = log.projected();
+      const when = next(log, (l) => l.task('@b', claimedBy(taskId, '@b', l.nextAt)));
+      ReadModelSpec.given(given)
+        .when(...when)
+        .thenViews((views) => expect(views.tasks.task(taskId)).toMatchObject({ assignee: '@b', lapsedClaimant: null }));
+    });
+
+    it("claimed by another: the lapse still stands (the lapsed claimant's late update is refused LEASE_EXPIRED)", () => {
+      const { log, taskId } = lapsedTask();
+      const given = log.projected();
+      const when = next(log, (l) => l.task('@c', claimedBy(taskId, '@c', l.nextAt)));
+      ReadModelSpec.given(given)
+        .when(...when)
+        .thenViews((views) => expect(views.tasks.task(taskId)).toMatchObject({ assignee: '@c', lapsedClaimant: '@b' }));
+    });
+
+    it.each<[string, (taskId: string, at: string) => TaskEvent]>([
+      ['Completed by its new holder', (taskId, at) => moved(taskId, 'Working', 'Completed', at)],
+      ['Canceled by its sender', (taskId, at) => moved(taskId, 'Working', 'Canceled', at)],
+      [
+        'expired by the sweeper',
+        (taskId, at) => ({
+          type: 'TaskExpired',
+          data: { taskId, from: 'Working', to: 'Canceled', reason: 'expired', deadline: at, expiredAt: at },
+        }),
+      ],
+    ])('ended (%s): none is shown', (_how, ending) => {
+      const { log, taskId } = lapsedTask();
+      log.task('@c', claimedBy(taskId, '@c', log.nextAt)).task('@c', moved(taskId, 'Submitted', 'Working', log.nextAt));
+      const given = log.projected();
+      const when = next(log, (l) => l.task('@c', ending(taskId, l.nextAt)));
+      ReadModelSpec.given(given)
+        .when(...when)
+        .thenViews((views) => expect(views.tasks.task(taskId)?.lapsedClaimant).toBeNull());
+    });
+  });
+
+  describe('the lease is shown while it runs (Submitted, Working): paused while the task asks its sender', () => {
+    const leased = () => {
+      const { log, taskId } = broadcastTask();
+      const lease = new Date(Date.parse(log.nextAt) + 60_000).toISOString();
+      log.task('@b', claimedBy(taskId, '@b', log.nextAt, lease)).task('@b', moved(taskId, 'Submitted', 'Working', log.nextAt));
+      return { log, taskId, lease };
+    };
+
+    it.each<['InputRequired' | 'AuthRequired']>([['InputRequired'], ['AuthRequired']])(
+      'Working -> %s: no lease is shown, and the task is not due for the sweeper past the old lease',
+      (asking) => {
+        const { log, taskId, lease } = leased();
+        const given = log.projected();
+        const when = next(log, (l) => l.task('@b', moved(taskId, 'Working', asking, l.nextAt, { note: 'which branch?' })));
+        ReadModelSpec.given(given)
+          .when(...when)
+          .thenViews((views) => {
+            expect(views.tasks.task(taskId)).toMatchObject({ state: asking, assignee: '@b', leaseExpiresAt: null });
+            const pastTheOldLease = new Date(Date.parse(lease) + 3_600_000).toISOString();
+            expect(views.tasks.due(pastTheOldLease, 10).map((task) => task.taskId)).toEqual([]);
+          });
+      },
+    );
+
+    it("the sender's answer (Working, with the renewal the decider writes beside it) shows the renewed lease", () => {
+      const { log, taskId } = leased();
+      log.task('@b', moved(taskId, 'Working', 'InputRequired', log.nextAt, { note: 'which branch?' }));
+      const given = log.projected();
+      const renewed = new Date(Date.parse(log.nextAt) + 120_000).toISOString();
+      const when = next(log, (l) =>
+        l.task('@a', moved(taskId, 'InputRequired', 'Working', l.nextAt, { note: 'main' })).task('@a', {
+          type: 'TaskLeaseRenewed',
+          data: { taskId, claimant: '@b', leaseExpiresAt: renewed, renewedAt: l.nextAt },
+        }),
+      );
+      ReadModelSpec.given(given)
+        .when(...when)
+        .thenViews((views) => expect(views.tasks.task(taskId)).toMatchObject({ state: 'Working', leaseExpiresAt: renewed }));
+    });
+  });
+
   it('a redelivered task event changes nothing', () => {
     const { log, taskId } = broadcastTask();
     log.task('@b', claimedBy(taskId, '@b', log.nextAt));

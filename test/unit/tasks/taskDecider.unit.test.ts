@@ -275,6 +275,23 @@ describe('TransitionTask', () => {
       .thenFails('LEASE_EXPIRED', { leaseExpiresAt: lease, assignee: null });
   });
 
+  it('a lapse stands until its claimant claims the task again: after its own later release it is told to claim, not LEASE_EXPIRED', () => {
+    const lease = plus(T0, 60);
+    const swept: TaskEvent = {
+      type: 'TaskLeaseExpired',
+      data: { taskId: TASK_ID, claimant: '@bob', from: 'Submitted', leaseExpiresAt: lease, expiredAt: T2 },
+    };
+    const released: TaskEvent = {
+      type: 'TaskReleased',
+      data: { taskId: TASK_ID, claimant: '@bob', from: 'Submitted', releasedAt: T2 },
+    };
+    const history = [...broadcastTask('@alice', audience), claimed('@bob', T0, lease), swept, claimed('@bob', T2), released];
+    const error = transitions(history)
+      .when(move(B, 'Working', {}, T2))
+      .thenFails('INVALID_TRANSITION', { allowed: [] });
+    expect(error.message).toMatch(/Claim it first/);
+  });
+
   it('an audience member who has not claimed is told to claim first', () => {
     const error = transitions(broadcastTask('@alice', audience))
       .when(move(C, 'Working'))

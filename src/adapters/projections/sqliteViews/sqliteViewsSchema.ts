@@ -36,7 +36,8 @@
  * The tables' shape. A views file whose `schema` row differs (or is missing: written before issue 13) is
  * dropped and rebuilt from the log at open (sqliteViewsMeta.ts): views are derived, the log is the truth.
  */
-export const VIEWS_SCHEMA_VERSION = '8';
+export const VIEWS_SCHEMA_VERSION = '9';
+// 9: a task record shows its lease only while it runs, and its lapsed claimant only while the lapse stands
 // 8: a task record's isBroadcast is true for AGENT:* only (a list's task said true: it is open to its audience alike)
 // 7: fewer entry indexes (listings walk the owner's range; tags in the entry row), archived inbox entries in their
 //    own box (2), ledgers keyed by the message's integer (branch sqlfast: its 4 to 6 were never released)

@@ -51,7 +51,8 @@ test('servers are relative to wherever the document is served; every operation h
   expect(ids.every((id) => typeof id === 'string' && id.length > 0)).toBe(true);
   expect(new Set(ids).size).toBe(ids.length);
   for (const { method, path, op } of operations()) {
-    const success = Object.entries(op.responses as Json).filter(([status]) => status.startsWith('2'));
+    // One success with a body; another 2xx only as a protocol's bodiless answer (POST /mcp: 202 for notifications).
+    const success = Object.entries(op.responses as Json).filter(([status, r]) => status.startsWith('2') && r.content);
     expect([method, path, success.length]).toEqual([method, path, 1]);
     const [, response] = success[0];
     for (const media of Object.values(response.content as Json))
@@ -65,7 +66,7 @@ test('real answers conform to the documented success schemas', async () => {
   const check = async (method: string, path: string, documented: string, options: Parameters<TestServer['call']>[2] = {}) => {
     const response = await server.call(method, path, options);
     const op = document.paths[documented][method.toLowerCase()];
-    const [status, spec] = Object.entries(op.responses as Json).find(([code]) => code.startsWith('2'))!;
+    const [status, spec] = Object.entries(op.responses as Json).find(([code, r]) => code.startsWith('2') && r.content)!;
     expect([path, response.status]).toEqual([path, Number(status)]);
     const validate = ajv.compile(spec.content['application/json'].schema);
     if (!validate(response.body))
@@ -126,4 +127,58 @@ test('real answers conform to the documented success schemas', async () => {
   await check('GET', '/healthz', '/healthz');
   await check('GET', '/readyz', '/readyz');
   await check('GET', '/openapi.json', '/openapi.json');
+});
+
+/** A schema with the document's $refs resolved in place (its components hold no cycles). */
+const resolved = (schema: unknown): unknown => {
+  if (Array.isArray(schema)) return schema.map(resolved);
+  if (!schema || typeof schema !== 'object') return schema;
+  const ref = (schema as Json).$ref;
+  if (typeof ref === 'string') return resolved(document.components.schemas[ref.replace('#/components/schemas/', '')]);
+  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, resolved(value)]));
+};
+
+test("POST /mcp: the transport's own refusals are documented, each status with its real body", async () => {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  const documented = document.paths['/mcp'].post.responses as Json;
+  const BOTH = 'application/json, text/event-stream';
+  const call = (body: unknown, headers: Record<string, string> = {}) =>
+    server.call('POST', '/mcp', {
+      token: t['@a'],
+      rawBody: JSON.stringify(body),
+      headers: { 'content-type': 'application/json', accept: BOTH, ...headers },
+    });
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+  };
+  const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+  const answers = {
+    notJsonRpc: await call({ hello: 'world' }),
+    twoInitializeRequests: await call([initialize, { ...initialize, id: 2 }]),
+    unsupportedProtocolVersion: await call(list, { 'mcp-protocol-version': '1999-01-01' }),
+    notAcceptable: await call(list, { accept: 'application/json' }),
+    unsupportedMediaType: await call(list, { 'content-type': 'text/plain' }),
+  };
+  for (const [name, answer] of Object.entries(answers)) {
+    const response = documented[String(answer.status)];
+    expect([name, answer.status, response?.content?.['application/json']?.examples?.[name]?.value]).toEqual([
+      name,
+      answer.status,
+      answer.body,
+    ]);
+    const validate = ajv.compile(resolved(response.content['application/json'].schema) as Json);
+    if (!validate(answer.body)) throw new Error(`${name}: ${ajv.errorsText(validate.errors)}`);
+  }
+
+  // A request without an id is the envelope, under the same 400; a notification is accepted with no body (202).
+  const withoutId = await call({ jsonrpc: '2.0', method: 'tools/list' });
+  expect([withoutId.status, withoutId.body.code]).toEqual([400, 'VALIDATION_FAILED']);
+  const validate400 = ajv.compile(resolved(documented['400'].content['application/json'].schema) as Json);
+  expect(validate400(withoutId.body)).toBe(true);
+  const notification = await call({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  expect([notification.status, notification.body]).toEqual([202, '']);
+  expect(documented['202']).toEqual({ description: expect.any(String) });
 });

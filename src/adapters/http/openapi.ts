@@ -24,6 +24,53 @@ const envelopeSchema: Json = {
   },
 };
 
+/** A JSON-RPC 2.0 response holding an error: what the MCP transport answers for a request it refuses. */
+const jsonRpcErrorSchema: Json = {
+  type: 'object',
+  required: ['jsonrpc', 'error', 'id'],
+  properties: {
+    jsonrpc: { const: '2.0' },
+    id: { type: ['string', 'number', 'null'], description: "the request's id; null when it could not be read" },
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: {
+        code: { type: 'integer', description: 'JSON-RPC: -32700 parse error, -32600 invalid request, -32000 transport' },
+        message: { type: 'string' },
+        data: {},
+      },
+    },
+  },
+};
+
+const ENVELOPE_REF = { $ref: '#/components/schemas/ErrorEnvelope' };
+const JSON_RPC_ERROR_REF = { $ref: '#/components/schemas/JsonRpcError' };
+
+/**
+ * A route's answers in a protocol's own shape (routeSpec.ts), added to its responses: a status that also has envelope
+ * errors answers one or the other (oneOf: an envelope has no jsonrpc, a JSON-RPC error no top-level code).
+ */
+function withProtocolAnswers(spec: RouteSpec, responses: Record<string, Json>): Record<string, Json> {
+  for (const answer of spec.protocolAnswers ?? []) {
+    const status = String(answer.status);
+    if (answer.body === 'none') {
+      responses[status] = { description: answer.description };
+      continue;
+    }
+    const examples = Object.fromEntries(Object.entries(answer.examples ?? {}).map(([name, value]) => [name, { value }]));
+    const envelope = responses[status];
+    responses[status] = {
+      description: envelope
+        ? `${String(envelope.description)}; or a JSON-RPC error: ${answer.description}`
+        : `JSON-RPC error: ${answer.description}`,
+      content: {
+        'application/json': { schema: envelope ? { oneOf: [ENVELOPE_REF, JSON_RPC_ERROR_REF] } : JSON_RPC_ERROR_REF, examples },
+      },
+    };
+  }
+  return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
+}
+
 const TAGS: Array<{ name: RouteSpec['tag']; description: string }> = [
   { name: 'agents', description: 'Register, list and retire agents (admin)' },
   { name: 'messages', description: 'Send, list, read, mark read and archive messages' },
@@ -72,7 +119,7 @@ function errorResponses(codes: readonly ErrorCode[]): Record<string, Json> {
       String(status),
       {
         description: `Error envelope; code ${list.join(' | ')}`,
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+        content: { 'application/json': { schema: ENVELOPE_REF } },
       },
     ]),
   );
@@ -109,10 +156,10 @@ function operation(spec: RouteSpec): Json {
     ...(spec.body
       ? { requestBody: { required: true, content: { 'application/json': { schema: inputJsonSchema(spec.body) } } } }
       : {}),
-    responses: {
+    responses: withProtocolAnswers(spec, {
       [String(spec.success.status)]: { description: spec.success.description, content: successContent(spec) },
       ...errorResponses(withRefusalsOfEveryRoute(spec)),
-    },
+    }),
   };
 }
 
@@ -151,7 +198,7 @@ export function buildOpenApiDocument(): Json {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'admin token, or an agent/auditor token from POST /v1/agents' },
       },
-      schemas: { ErrorEnvelope: envelopeSchema },
+      schemas: { ErrorEnvelope: envelopeSchema, JsonRpcError: jsonRpcErrorSchema },
     },
   };
 }

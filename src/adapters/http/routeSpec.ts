@@ -26,4 +26,19 @@ export interface RouteSpec {
   /** The answer: a zod schema for JSON, or a content type and a plain schema for anything else. */
   success: { status: number; description: string; schema?: z.ZodType; contentType?: string; example?: string };
   errors: ErrorCode[];
+  /**
+   * Answers in a protocol's own shape rather than the error envelope (MCP's transport answers a JSON-RPC error, or
+   * nothing), by status, with their real bodies as examples. Where a status also has envelope errors, its body is
+   * one or the other.
+   */
+  protocolAnswers?: ProtocolAnswer[];
+}
+
+export interface ProtocolAnswer {
+  status: number;
+  description: string;
+  /** jsonRpcError: a JSON-RPC 2.0 response holding an error; none: an empty body. */
+  body: 'jsonRpcError' | 'none';
+  /** Real bodies, by a short name (for jsonRpcError). */
+  examples?: Record<string, unknown>;
 }

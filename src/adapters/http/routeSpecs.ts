@@ -3,6 +3,7 @@
  * table and the routes the server registers are the same set.
  */
 import type { ErrorCode } from '../../errors';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { deliveryQuerySchema, markReadSchema, registerAgentSchema, sendMessageSchema } from '../../commands/schemas';
 import { deliveryLedgerSchema } from '../../application/deliveryResponseSchemas';
 import { listQuerySchema } from '../../application/listQueryParser';
@@ -366,6 +367,64 @@ export const ROUTE_SPECS: RouteSpec[] = [
         'Each message of a JSON-RPC batch counts as one request against the rate limit; a batch larger than its burst is 400.',
     },
     errors: [...AUTH, 'VALIDATION_FAILED'],
+    // The MCP transport's own refusals (the SDK's streamable HTTP server), before any tool runs: JSON-RPC errors, as
+    // MCP clients read them. A request without an id, JSON too deep or no JSON at all are the envelope (mcpRoutes.ts).
+    protocolAnswers: [
+      {
+        status: 202,
+        body: 'none',
+        description: 'Only notifications (notifications/*) or JSON-RPC responses were sent: accepted, no body',
+      },
+      {
+        status: 400,
+        body: 'jsonRpcError',
+        description:
+          'A JSON body that is no JSON-RPC 2.0 message (-32700), a batch of over 100 messages or with two initialize ' +
+          'requests (-32600), or an MCP-Protocol-Version header this server does not speak (-32000). A request without an ' +
+          'id (a tools/call would be dropped as a notification), JSON nested too deep or a body that is no JSON is the ' +
+          'envelope, VALIDATION_FAILED',
+        examples: {
+          notJsonRpc: { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: Invalid JSON-RPC message' }, id: null },
+          twoInitializeRequests: {
+            jsonrpc: '2.0',
+            error: { code: -32600, message: 'Invalid Request: Only one initialization request is allowed' },
+            id: null,
+          },
+          unsupportedProtocolVersion: {
+            jsonrpc: '2.0',
+            error: {
+              code: -32000,
+              message: `Bad Request: Unsupported protocol version: 1999-01-01 (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
+            },
+            id: null,
+          },
+        },
+      },
+      {
+        status: 406,
+        body: 'jsonRpcError',
+        description: 'The Accept header does not list both application/json and text/event-stream',
+        examples: {
+          notAcceptable: {
+            jsonrpc: '2.0',
+            error: { code: -32000, message: 'Not Acceptable: Client must accept both application/json and text/event-stream' },
+            id: null,
+          },
+        },
+      },
+      {
+        status: 415,
+        body: 'jsonRpcError',
+        description: 'The Content-Type is not application/json',
+        examples: {
+          unsupportedMediaType: {
+            jsonrpc: '2.0',
+            error: { code: -32000, message: 'Unsupported Media Type: Content-Type must be application/json' },
+            id: null,
+          },
+        },
+      },
+    ],
   },
   {
     method: 'get',

@@ -24,6 +24,30 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
+/**
+ * Every child this file starts, killed (by its PID) after each test if it still runs: a test that failed or timed out
+ * before its SIGTERM left its `mailbox serve` running (one waiting for Redis retried for ten minutes), and jest waited
+ * on it ("did not exit one second after the test run has completed") until it ended.
+ */
+const children = new Set<ChildProcess.ChildProcess>();
+function spawned<T extends ChildProcess.ChildProcess>(child: T): T {
+  children.add(child);
+  return child;
+}
+afterEach(async () => {
+  const running = [...children].filter((child) => child.exitCode === null && child.signalCode === null);
+  children.clear();
+  await Promise.all(
+    running.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          child.once('exit', () => resolve());
+          if (!child.kill('SIGKILL')) resolve(); // gone already
+        }),
+    ),
+  );
+});
+
 interface Served {
   code: number | null;
   messages: string[];
@@ -33,7 +57,9 @@ interface Served {
 function serve(env: Record<string, string>): { child: ChildProcess.ChildProcess; stdout: () => string; exited: Promise<Served> } {
   const { spawn } = jest.requireActual<typeof ChildProcess>('node:child_process');
   const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('MAILBOX_')));
-  const child = spawn(process.execPath, [MAILBOX_BIN, 'serve'], { cwd: ROOT, env: { ...base, MAILBOX_PORT: '0', ...env } });
+  const child = spawned(
+    spawn(process.execPath, [MAILBOX_BIN, 'serve'], { cwd: ROOT, env: { ...base, MAILBOX_PORT: '0', ...env } }),
+  );
   let stdout = '';
   child.stdout.on('data', (chunk) => (stdout += String(chunk)));
   const exited = new Promise<Served>((resolve) =>
@@ -149,10 +175,12 @@ test('SIGTERM during `mailbox projections rebuild`: it stops after the batch in 
 
   const { spawn } = jest.requireActual<typeof ChildProcess>('node:child_process');
   const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('MAILBOX_')));
-  const child = spawn(process.execPath, [MAILBOX_BIN, 'projections', 'rebuild'], {
-    cwd: ROOT,
-    env: { ...base, MAILBOX_DATA_DIR: dataDir },
-  });
+  const child = spawned(
+    spawn(process.execPath, [MAILBOX_BIN, 'projections', 'rebuild'], {
+      cwd: ROOT,
+      env: { ...base, MAILBOX_DATA_DIR: dataDir },
+    }),
+  );
   let stdout = '';
   child.stdout.on('data', (chunk) => (stdout += String(chunk)));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));

@@ -36,6 +36,19 @@ export class Authenticator {
     if (agent.retiredAt !== null) throw unauthenticated(`Agent ${agent.identity} was retired; its token no longer works.`);
     return { identity: agent.identity, role: agent.role };
   }
+
+  /**
+   * Why the token whose hash is `tokenHash` no longer works ('agent retired', 'token rotated'), or null while it does.
+   * Asked of the tokens that hold wake streams open, so that a retirement or a rotation done through another API node
+   * ends them too: this node hears of it only by reading the registry (as a request with that token would: from a
+   * read at most a second old). With the event store unavailable it answers from the last read.
+   */
+  async revocationOf(tokenHash: string): Promise<string | null> {
+    if (this.adminHash && sameHash(tokenHash, this.adminHash)) return null;
+    const agent = await this.directory.findByTokenHash(tokenHash);
+    if (agent === null) return this.directory.replacedToken(tokenHash) ? 'token rotated' : 'token no longer valid';
+    return agent.retiredAt !== null ? 'agent retired' : null;
+  }
 }
 
 /**

@@ -59,6 +59,9 @@ export type AgentApiRoutes = (scope: FastifyInstance, agentApiFor: (request: Fas
 /** fastify's default: no path parameter of this API (a UUID, an identity) comes near it. */
 const MAX_PARAM_LENGTH = 100;
 
+/** How often the tokens of the open wake streams are looked up again (a token lookup answers from a read this recent). */
+const TOKEN_RECHECK_MS = 1000;
+
 const shuttingDown = () =>
   new MailboxError(
     'UNAVAILABLE',
@@ -101,8 +104,15 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
   const connections = new ConnectionDrain(app.server);
   const series = new ConsoleSeries(mailbox, metrics);
   series.start();
-  // A retired agent's open wake streams end at once, with a last `revoked` event.
+  // A retired agent's open wake streams end at once, with a last `revoked` event. A retirement or a rotation done
+  // through another API node reaches this one only through the registry: each second, the tokens of the open streams
+  // are looked up again, as a request with them would be.
   const stopRevoking = mailbox.authenticator.onRevoked((identity, reason) => wakeStreams.revoke(identity, reason));
+  const recheckTokens = setInterval(
+    () => void wakeStreams.recheck((tokenHash) => mailbox.authenticator.revocationOf(tokenHash)),
+    TOKEN_RECHECK_MS,
+  );
+  recheckTokens.unref();
   let closing = false;
   const routes: HttpServer['routes'] = [];
   // The methods each path takes, for the Allow header of a 405: a route that only answers 405 in a protocol's own
@@ -152,6 +162,7 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
     closing = true;
     series.stop();
     stopRevoking();
+    clearInterval(recheckTokens);
     wakeStreams.closeAll('server shutting down');
     connections.drain();
   });

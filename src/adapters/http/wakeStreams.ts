@@ -24,6 +24,8 @@ class Slot implements WakeSlot {
 
   constructor(
     readonly identity: string,
+    /** The hash of the token that opened the stream (null: not known), for recheck(). */
+    readonly tokenHash: string | null,
     private readonly free: (slot: Slot) => void,
   ) {}
 
@@ -48,8 +50,12 @@ class Slot implements WakeSlot {
   }
 }
 
+/** Why a token no longer works ('agent retired', 'token rotated'), or null while it does. */
+export type TokenRevocation = (tokenHash: string) => Promise<string | null>;
+
 export class WakeStreams {
   private readonly byIdentity = new Map<string, Set<Slot>>();
+  private rechecking: Promise<void> | null = null;
 
   constructor(
     private readonly maxPerAgent: number,
@@ -76,11 +82,14 @@ export class WakeStreams {
     return open;
   }
 
-  /** Takes one of `identity`'s places, or throws RATE_LIMITED when it already holds its maximum. */
-  reserve(identity: string): WakeSlot {
+  /**
+   * Takes one of `identity`'s places, or throws RATE_LIMITED when it already holds its maximum. `tokenHash`: the
+   * hash of the token that opens the stream, so that recheck() can end it once that token stops working.
+   */
+  reserve(identity: string, tokenHash: string | null = null): WakeSlot {
     const slots = this.byIdentity.get(identity) ?? new Set<Slot>();
     if (slots.size >= this.maxPerAgent) throw this.tooMany(identity, slots.size);
-    const slot = new Slot(identity, (done) => {
+    const slot = new Slot(identity, tokenHash, (done) => {
       slots.delete(done);
       if (slots.size === 0 && this.byIdentity.get(identity) === slots) this.byIdentity.delete(identity);
     });
@@ -93,8 +102,8 @@ export class WakeStreams {
    * reserve(), then a place in the count shared by every API node when there is one. Should the
    * shared count not answer, this node's own cap holds the line (`onSharedFailure` says so).
    */
-  async reserveAcrossNodes(identity: string): Promise<WakeSlot> {
-    const slot = this.reserve(identity) as Slot; // first, synchronously: concurrent opens here count at once
+  async reserveAcrossNodes(identity: string, tokenHash: string | null = null): Promise<WakeSlot> {
+    const slot = this.reserve(identity, tokenHash) as Slot; // first, synchronously: concurrent opens here count at once
     if (this.shared === null) return slot;
     let hold: Awaited<ReturnType<SharedLimits['holdWakeStream']>>;
     try {
@@ -123,6 +132,28 @@ export class WakeStreams {
   /** Ends `identity`'s streams now, each with a last `revoked` event, including those still opening. */
   revoke(identity: string, reason: string): void {
     for (const slot of [...(this.byIdentity.get(identity) ?? [])]) slot.revoke(reason);
+  }
+
+  /**
+   * Asks whether the token of each stream (reserved or open) still works, and ends with `revoked` those whose token
+   * stopped: retired, or rotated, through another API node, which this node hears of only by reading the registry
+   * (revoke() is the at-once path of the node that ran the command). Overlapping calls share one pass; a token whose
+   * check fails (the store unavailable) keeps its streams until a later pass can tell.
+   */
+  recheck(revocationOf: TokenRevocation): Promise<void> {
+    this.rechecking ??= this.recheckOnce(revocationOf).finally(() => (this.rechecking = null));
+    return this.rechecking;
+  }
+
+  private async recheckOnce(revocationOf: TokenRevocation): Promise<void> {
+    const byToken = new Map<string, Slot[]>();
+    for (const slots of this.byIdentity.values())
+      for (const slot of slots)
+        if (slot.tokenHash !== null) byToken.set(slot.tokenHash, [...(byToken.get(slot.tokenHash) ?? []), slot]);
+    for (const [tokenHash, slots] of byToken) {
+      const reason = await revocationOf(tokenHash).catch(() => null);
+      if (reason !== null) for (const slot of slots) slot.revoke(reason);
+    }
   }
 
   closeAll(reason: string): void {

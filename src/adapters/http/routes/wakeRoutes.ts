@@ -4,7 +4,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { WakeStreamEvent } from '../../../application/mailboxQueries';
-import { actorOf } from '../auth';
+import { hashToken } from '../../../application/tokenHash';
+import { actorOf, bearerToken } from '../auth';
 import type { HttpContext } from '../httpContext';
 import { SseStream } from '../sseStream';
 import { noExtraInput } from './routeInput';
@@ -14,7 +15,9 @@ export function wakeRoutes(app: FastifyInstance, { mailbox, config, wakeStreams,
     noExtraInput(request.query, 'GET /v1/wake');
     const actor = actorOf(request);
     // Reserved here before any other I/O (concurrent opens count against the cap at once), then across the nodes.
-    const slot = await wakeStreams.reserveAcrossNodes(actor.identity);
+    // The token's hash goes with it: once that token stops working (retired or rotated, on any node), the stream ends.
+    const token = bearerToken(request.headers.authorization);
+    const slot = await wakeStreams.reserveAcrossNodes(actor.identity, token === undefined ? null : hashToken(token));
     // The stream starts with the first event, so a refusal (wrong role) is still an ordinary error response.
     let stream: SseStream | null = null;
     const emit = (event: WakeStreamEvent) => {

@@ -129,6 +129,43 @@ restartable(
   },
 );
 
+restartable(
+  'a paused Redis (SIGSTOP) holds one request for its deadline, not each: the rest limit on their own at once, until Redis answers again',
+  async () => {
+    const failures: unknown[] = [];
+    const shared = new RedisSharedLimits(
+      await connectRedis(redis.url, { name: 'paused', timeoutMs: 500 }),
+      new RedisKeys(`rl${process.pid}p`),
+    );
+    buckets.push(shared);
+    const node = new RateLimiter(PER_SECOND, BURST, undefined, shared, (error) => failures.push(error));
+    const streams = new WakeStreams(4, shared, (error) => failures.push(error));
+    await node.admit('@b');
+    redis.pause!();
+    try {
+      await node.admit('@b'); // meets the stall: waits out the deadline, then this node's own bucket
+      expect(failures).toEqual([expect.objectContaining({ code: 'UNAVAILABLE' })]);
+      const started = performance.now();
+      for (let i = 0; i < 5; i++) await node.admit('@b');
+      const slot = await streams.reserveAcrossNodes('@b'); // the wake-stream count too: this node's own
+      const elapsed = performance.now() - started;
+      expect(elapsed).toBeLessThan(250); // half of one deadline for all six (each waited 500 ms before)
+      expect(failures).toHaveLength(7); // each said so
+      slot.release();
+    } finally {
+      redis.resume!();
+    }
+    let back = false;
+    for (const until = Date.now() + 10_000; !back && Date.now() < until;) {
+      const before = failures.length;
+      await node.admit('@b').catch(() => undefined);
+      back = failures.length === before;
+      if (!back) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(back).toBe(true);
+  },
+);
+
 describe('the wake-stream cap across nodes', () => {
   let limits: RedisSharedLimits[] = [];
   afterEach(async () => {

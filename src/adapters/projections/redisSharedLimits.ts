@@ -9,6 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Result } from 'ioredis';
 import type { SharedLimits, WakeStreamHold } from '../../application/sharedLimits';
+import { isMailboxError } from '../../errors';
+import { sleep } from '../../support/retry';
 import { closeRedis, redisCall, type RedisClient } from './redisConnection';
 import type { RedisKeys } from './redisKeys';
 
@@ -64,6 +66,9 @@ return {1, redis.call('ZCARD', KEYS[1])}
 /** A stream's lease; renewed every third of it while the stream is open. */
 export const WAKE_STREAM_LEASE_MS = 30_000;
 
+/** While Redis does not answer, how often a ping (off every request's path) looks whether it is back. */
+const OUTAGE_PROBE_MS = 250;
+
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     mailboxTakeToken(key: string, perSecond: string, burst: string, nowMs: string, count: string): Result<number, Context>;
@@ -76,6 +81,13 @@ export class RedisSharedLimits implements SharedLimits {
   private readonly node = randomUUID();
   private streams = 0;
   private readonly renewals = new Set<NodeJS.Timeout>();
+  /**
+   * The failure of the last call while Redis does not answer, until a ping answers again. Meanwhile every call fails
+   * at once with it (the caller limits on its own): a stalled Redis (SIGSTOP, a frozen VM) would otherwise hold
+   * each request for a whole MAILBOX_REDIS_TIMEOUT_MS here before its own Redis call waited as long again.
+   */
+  private outage: Error | null = null;
+  private readonly closing = new AbortController();
 
   constructor(
     private readonly client: RedisClient,
@@ -93,7 +105,7 @@ export class RedisSharedLimits implements SharedLimits {
     const member = `${this.node}:${++this.streams}`;
     const hold = () =>
       redisCall('Redis wake stream places', () => this.client.mailboxHoldStream(key, member, String(max), String(this.leaseMs)));
-    const [held, open] = await hold();
+    const [held, open] = await this.unlessOut(hold);
     if (held !== 1) return { held: false, open };
     // Renewed past the cap on purpose: a stream that is open stays counted (a renewal Redis missed is retried next time).
     const renewal = setInterval(() => void hold().catch(() => undefined), this.leaseMs / 3);
@@ -110,18 +122,48 @@ export class RedisSharedLimits implements SharedLimits {
   }
 
   take(key: string, perSecond: number, burst: number, count = 1): Promise<number> {
-    return redisCall('Redis rate limit', () =>
-      this.client.mailboxTakeToken(
-        this.keys.rateBucket(key),
-        String(perSecond),
-        String(burst),
-        this.clock === null ? '' : String(this.clock()),
-        String(count),
+    return this.unlessOut(() =>
+      redisCall('Redis rate limit', () =>
+        this.client.mailboxTakeToken(
+          this.keys.rateBucket(key),
+          String(perSecond),
+          String(burst),
+          this.clock === null ? '' : String(this.clock()),
+          String(count),
+        ),
       ),
     );
   }
 
+  /** Runs `call`, unless Redis is known not to answer; a call Redis does not answer starts such an outage. */
+  private async unlessOut<T>(call: () => Promise<T>): Promise<T> {
+    if (this.outage !== null) throw this.outage;
+    try {
+      return await call();
+    } catch (error) {
+      if (isMailboxError(error) && error.code === 'UNAVAILABLE' && this.outage === null) {
+        this.outage = error;
+        void this.probeUntilBack();
+      }
+      throw error;
+    }
+  }
+
+  private async probeUntilBack(): Promise<void> {
+    while (!this.closing.signal.aborted) {
+      await sleep(OUTAGE_PROBE_MS, this.closing.signal);
+      try {
+        await redisCall('Redis ping', () => this.client.ping());
+        break;
+      } catch {
+        // still out: look again
+      }
+    }
+    this.outage = null;
+  }
+
   async close(): Promise<void> {
+    this.closing.abort();
     for (const renewal of this.renewals) clearInterval(renewal);
     this.renewals.clear();
     await closeRedis(this.client);

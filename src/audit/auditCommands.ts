@@ -1,7 +1,7 @@
 /**
  * The audit commands as functions of (log source, options, io) -> exit code,
  * so that the CLI, tests and benchmarks run exactly the same code.
- * Exit codes: 0 ok, 1 drift or not found, 2 usage, configuration or access errors (CLI).
+ * Exit codes: 0 ok, 1 drift or not found, 2 usage, configuration or access errors (CLI), 3 verify unsettled (views moved throughout).
  */
 import { MailboxError } from '../errors';
 import type { StoredEvent } from '../events/types';
@@ -220,9 +220,14 @@ function verifySummary(report: VerifyReport, views: string): string {
     `at checkpoint ${report.comparedAt ?? '(empty)'} of log head ${report.head ?? '(empty)'}` +
     `${report.lag && report.lag !== '0' ? ` (live views ${report.lag} position${report.lag === '1' ? '' : 's'} behind; not drift)` : ''}`;
   const scope = `${report.eventsRebuilt} events rebuilt, ${report.agentsCompared} agents, ${report.entriesCompared} listing entries and ${report.ledgersCompared} delivery ledgers compared`;
-  return report.ok
-    ? `OK: ${views} match the log ${where}; ${scope}.`
-    : `DRIFT: ${report.differences.length} difference${report.differences.length === 1 ? '' : 's'} ${where}; ${scope}.`;
+  const differences = `${report.differences.length} difference${report.differences.length === 1 ? '' : 's'}`;
+  if (report.ok) return `OK: ${views} match the log ${where}; ${scope}.`;
+  if (!report.settled)
+    return (
+      `UNSETTLED: ${differences} neither confirmed nor cleared ${where}: ${views} moved while each re-check read them ` +
+      `(a server under a steady load), so they are not known to be drift; run verify again when the load is lighter; ${scope}.`
+    );
+  return `DRIFT: ${differences} ${where}; ${scope}.`;
 }
 
 export async function runVerify(
@@ -241,5 +246,5 @@ export async function runVerify(
   }
   if (options.json) await writeOut(io.stdout, `${JSON.stringify(report)}\n`);
   else await writeOut(io.stdout, [...report.differences.map(formatDifference), verifySummary(report, views)].join('\n') + '\n');
-  return { code: report.ok ? 0 : 1, report };
+  return { code: report.ok ? 0 : report.settled ? 1 : 3, report };
 }

@@ -7,7 +7,9 @@
  *
  * The live views may move while we compare (a running server). Both sides are
  * compared at the live checkpoint; a difference counts as drift only if it
- * persists after catching the expected views up to the live checkpoint again.
+ * persists in a read of the live views during which their checkpoint stood still
+ * (the expected views caught up to it first). Differences no such read could
+ * settle are reported as unsettled, not as drift.
  */
 import { mapBounded } from '../../heartbeat/boundedQueue';
 import type { ListQuery } from '../../projections/listQuery';
@@ -22,7 +24,7 @@ import { compareDelivery } from './ledgerCompare';
 import { diffAgents, diffHeartbeats, diffListing, fieldDiffs, sameValue, type Difference } from './viewDiff';
 
 export interface VerifyOptions {
-  /** Rounds of re-checking differences while the live checkpoint moves (default 3). */
+  /** Reads of a differing agent (or of the delivery views) before giving up on the live views standing still across one (default 10). */
   maxRounds?: number;
   /** Parallel per-agent comparisons (helps over a network; default 8). */
   concurrency?: number;
@@ -43,6 +45,11 @@ export interface VerifyReport {
   /** Messages whose delivery ledger was compared (every one the log has). */
   ledgersCompared: number;
   rounds: number;
+  /**
+   * False when differences remain that could be neither confirmed nor cleared: the live views moved while each re-check
+   * read them (a server under a steady load). Those are not known to be drift: `ok` is false, and verify says so.
+   */
+  settled: boolean;
   differences: Difference[];
 }
 
@@ -224,29 +231,48 @@ export async function verifyProjections(
   live: ProjectionStore,
   options: VerifyOptions = {},
 ): Promise<VerifyReport> {
-  const { maxRounds = 3, concurrency = 8, onProgress } = options;
+  const { maxRounds = 10, concurrency = 8, onProgress } = options;
   const expected = new ScratchViews();
   let comparedAt = await live.checkpoint();
   let eventsRebuilt = await rebuildInto(expected, source, comparedAt, onProgress);
-  let result = await compare(expected, live, null, concurrency);
-  let delivery = await compareDelivery(expected, live, concurrency);
-  const ledgersCompared = delivery.ledgers;
+  const first = await compare(expected, live, null, concurrency);
+  const firstDelivery = await compareDelivery(expected, live, concurrency);
+  const ledgersCompared = firstDelivery.ledgers;
+  let differences = [...first.diffs, ...firstDelivery.diffs];
   let rounds = 1;
-  while (result.diffs.length + delivery.diffs.length > 0 && rounds < maxRounds) {
-    const moved = await live.checkpoint();
-    if (moved === comparedAt) break; // the live views stand still: what differs is drift
-    comparedAt = moved;
-    eventsRebuilt += await rebuildInto(expected, source, comparedAt, onProgress);
-    const suspects = new Set(result.diffs.map((d) => d.identity).filter((id): id is string => id !== null));
-    result = { ...(await compare(expected, live, suspects, concurrency)), agents: result.agents, entries: result.entries };
-    // Seen marks and wakes land on a running server all the time: re-check the ledgers that differed, after catching up.
-    const messages = new Set(delivery.diffs.filter((d) => d.view === 'delivery').map((d) => d.messageId!));
-    const lists = delivery.diffs.some((d) => d.view !== 'delivery');
-    delivery = await compareDelivery(expected, live, concurrency, { messages, lists });
-    rounds++;
+  // The live views stood still while they were read (the checkpoint moves with every change they take): what differs is
+  // drift. Else each agent that differed, and the delivery views, are read again until they stand still across a read.
+  let settled = differences.length === 0 || (await live.checkpoint()) === comparedAt;
+  if (!settled) {
+    const catchUp = async (to: bigint | null) => {
+      if (to === comparedAt) return;
+      comparedAt = to;
+      eventsRebuilt += await rebuildInto(expected, source, to, onProgress);
+    };
+    const recheck = async (check: () => Promise<Difference[]>) => {
+      const outcome = await settle(live, catchUp, check, maxRounds - 1);
+      rounds = Math.max(rounds, 1 + outcome.tries);
+      return outcome;
+    };
+    const suspects = [...new Set(first.diffs.map((d) => d.identity).filter((id): id is string => id !== null))].sort();
+    const delivery = firstDelivery.diffs;
+    differences = [];
+    settled = true;
+    for (const identity of suspects) {
+      const outcome = await recheck(async () => (await compare(expected, live, new Set([identity]), 1)).diffs);
+      differences.push(...outcome.diffs);
+      settled &&= outcome.settled;
+    }
+    if (delivery.length > 0) {
+      // Seen marks and wakes land on a running server all the time: re-check the ledgers that differed, after catching up.
+      const messages = new Set(delivery.filter((d) => d.view === 'delivery').map((d) => d.messageId!));
+      const lists = delivery.some((d) => d.view !== 'delivery');
+      const outcome = await recheck(async () => (await compareDelivery(expected, live, concurrency, { messages, lists })).diffs);
+      differences.push(...outcome.diffs);
+      settled &&= outcome.settled;
+    }
   }
   const head = await source.head();
-  const differences = [...result.diffs, ...delivery.diffs];
   if (head !== undefined && comparedAt !== null && (head === null || comparedAt > head)) {
     differences.unshift({
       view: 'checkpoint',
@@ -263,10 +289,32 @@ export async function verifyProjections(
     comparedAt: comparedAt?.toString() ?? null,
     lag: behind === null ? null : (behind > 0n ? behind : 0n).toString(),
     eventsRebuilt,
-    agentsCompared: result.agents,
-    entriesCompared: result.entries,
+    agentsCompared: first.agents,
+    entriesCompared: first.entries,
     ledgersCompared,
     rounds,
+    settled,
     differences,
   };
+}
+
+/**
+ * Runs `check` (a re-read of some live views, against the expected views caught up to the live checkpoint first) until
+ * the live checkpoint is the same before and after it: the views it read then stood still at that position, and what
+ * it finds is drift. At most `tries` times; unsettled when the views moved during every one (a steady load).
+ */
+async function settle(
+  live: ProjectionStore,
+  catchUp: (to: bigint | null) => Promise<void>,
+  check: () => Promise<Difference[]>,
+  tries: number,
+): Promise<{ diffs: Difference[]; settled: boolean; tries: number }> {
+  let diffs: Difference[] = [];
+  for (let attempt = 1; attempt <= tries; attempt++) {
+    const before = await live.checkpoint();
+    await catchUp(before);
+    diffs = await check();
+    if (diffs.length === 0 || (await live.checkpoint()) === before) return { diffs, settled: true, tries: attempt };
+  }
+  return { diffs, settled: false, tries };
 }

@@ -194,7 +194,8 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
       'after',
       '\nStores come from MAILBOX_DATA_DIR / MAILBOX_EVENTSTORE_URL / MAILBOX_REDIS_URL, as for `mailbox serve`.\n' +
         'Exit codes: 0 ok, 1 drift / not found / views of another log / the log contradicts itself, 2 usage, configuration or ' +
-        'access error, or a views file that cannot be opened (damaged, locked). See docs/auditors.md.',
+        'access error, or a views file that cannot be opened (damaged, locked), 3 verify could not settle (the live views ' +
+        'moved during every re-check: not known to be drift). See docs/auditors.md.',
     );
 
   sourceOptions(

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { DependencyContainer } from 'tsyringe';
 import { configSchema, nodeIdOf, parseConfig, type MailboxConfig, type MailboxConfigInput } from './config';
 import { checkedCommandOptions as opts, checkedListener, refuseUnknownConfigKeys } from './libraryOptions';
-import { LeaseKeeper, LeaseLoop, leaseTiming, type LeaseStore } from './projections/projectorLease';
+import { LeaseKeeper, LeaseLoop, leaseTiming, tookOverFrom, tookOverText, type LeaseStore } from './projections/projectorLease';
 import { buildContainer, leasesOf, sharedLimitsOf, type ContainerOverrides } from './compositionRoot';
 import { TOKENS } from './tokens';
 import type { Actor } from './commands/roles';
@@ -236,8 +236,17 @@ function sweeperLease(store: LeaseStore, config: MailboxConfig, logger: Logger):
   const node = nodeIdOf(config);
   return new LeaseLoop(
     new LeaseKeeper(store, node, leaseTiming(config.projectorLeaseMs), Date.now, {
-      lead: (token) => logger.info({ node, token: token.toString() }, 'task sweeper: this node holds the lease and sweeps'),
+      lead: (token, previous) =>
+        logger.info(
+          { node, token: token.toString(), ...tookOverFrom(previous) },
+          `task sweeper: this node holds the lease and sweeps${tookOverText(previous)}`,
+        ),
       stepDown: (reason) => logger.warn({ node, reason }, `task sweeper: stepped down (${reason}); another node sweeps`),
+      follow: (leader) =>
+        logger.info(
+          { node, leader: leader.node, token: leader.token.toString() },
+          `task sweeper: following ${leader.node} (token ${leader.token}), which holds the lease and sweeps`,
+        ),
     }),
   );
 }

@@ -14,7 +14,7 @@ import type { NudgeTarget } from './nudgeTarget';
 import { targetsFromSettings } from './targets/targetFactory';
 import { hookCommandProblem } from './targets/commandHookTarget';
 import { StartupError } from '../startupError';
-import { LeaseKeeper, LeaseLoop, leaseTiming, type LeaseStore } from '../projections/projectorLease';
+import { LeaseKeeper, LeaseLoop, leaseTiming, tookOverFrom, tookOverText, type LeaseStore } from '../projections/projectorLease';
 import { WakeRecorder } from '../application/wakeRecorder';
 
 export interface StartHeartbeatOptions {
@@ -83,8 +83,17 @@ export async function startHeartbeat(sources: HeartbeatSources, options: StartHe
     const { store, node, ttlMs } = options.lease;
     // Real time, not the injected clock: the lease expires in Redis's time.
     const keeper = new LeaseKeeper(store, node, leaseTiming(ttlMs), Date.now, {
-      lead: (token) => logger.info({ node, token: token.toString() }, 'heartbeat: this daemon holds the lease and nudges'),
+      lead: (token, previous) =>
+        logger.info(
+          { node, token: token.toString(), ...tookOverFrom(previous) },
+          `heartbeat: this daemon holds the lease and nudges${tookOverText(previous)}`,
+        ),
       stepDown: (reason) => logger.warn({ node, reason }, `heartbeat: stepped down (${reason}); another daemon nudges`),
+      follow: (leader) =>
+        logger.info(
+          { node, leader: leader.node, token: leader.token.toString() },
+          `heartbeat: following ${leader.node} (token ${leader.token}), which holds the lease and nudges`,
+        ),
     });
     lease = new LeaseLoop(keeper);
     daemon.mayTick = () => keeper.leading;

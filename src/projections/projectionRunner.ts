@@ -28,7 +28,17 @@ import { consumeInBatches } from './batchedConsumer';
 import { CatchUpProgress, describeCatchUp } from './catchUpProgress';
 import { PositionWaiters } from './positionWaiters';
 import { ForeignViews, judgeViews, type ViewsVerdict } from './viewsOwnership';
-import { LeaseKeeper, LeaseLoop, leaseTiming, ProjectorDeposed, type Leadership, type LeaseStore } from './projectorLease';
+import {
+  LeaseKeeper,
+  LeaseLoop,
+  leaseTiming,
+  ProjectorDeposed,
+  tookOverFrom,
+  tookOverText,
+  type Leadership,
+  type LeaseHolder,
+  type LeaseStore,
+} from './projectorLease';
 import { WakesSentThrough } from './wakesSentThrough';
 import { LostViews, type ViewsRebuilding } from './lostViews';
 
@@ -135,8 +145,13 @@ export class ProjectionRunner {
    */
   useLease(store: LeaseStore, node: string, ttlMs: number, now: () => number = Date.now): void {
     const keeper = new LeaseKeeper(store, node, leaseTiming(ttlMs), now, {
-      lead: (token) => this.lead(token),
+      lead: (token, previous) => this.lead(token, previous),
       stepDown: (reason) => this.stepDown(reason),
+      follow: (leader) =>
+        this.logger.info(
+          { node, leader: leader.node, token: leader.token.toString() },
+          `projector: following ${leader.node} (token ${leader.token}), which holds the lease and projects`,
+        ),
     });
     this.lease = new LeaseLoop(keeper);
     this.status.leadership = keeper.leadership();
@@ -200,15 +215,15 @@ export class ProjectionRunner {
    * This node holds the projector lease: catch up from the shared checkpoint, then follow live, fenced by
    * `token`. Runs in the background (catchingUp): the lease keeps being renewed meanwhile.
    */
-  private lead(token: bigint): void {
+  private lead(token: bigint, previous: LeaseHolder | null = null): void {
     if (this.stopped || this.displaced) return;
     this.projections.fenceWith?.(token);
     this.leading = true;
     const term = ++this.term;
     this.status.leadership = this.lease!.keeper.leadership();
     this.logger.info(
-      { node: this.lease!.keeper.node, token: token.toString() },
-      'projector: this node holds the lease and projects',
+      { node: this.lease!.keeper.node, token: token.toString(), ...tookOverFrom(previous) },
+      `projector: this node holds the lease and projects${tookOverText(previous)}`,
     );
     this.catchingUp = this.catchUp(term).then(
       () => this.followTerm(term),

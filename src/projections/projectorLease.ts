@@ -62,10 +62,15 @@ export type Leadership =
   | { role: 'following'; node: string; leader: string | null; token: string | null };
 
 export interface LeaseEvents {
-  /** This node now holds the lease with `token`: start the job. */
-  lead(token: bigint): void | Promise<void>;
+  /**
+   * This node now holds the lease with `token`: start the job. `previous`: the holder this node last saw, whose lease
+   * lapsed or was released (null: none seen), for the operator's log.
+   */
+  lead(token: bigint, previous: LeaseHolder | null): void | Promise<void>;
   /** This node no longer holds it (one sentence why): stop the job now. */
   stepDown(reason: string): void | Promise<void>;
+  /** This node, without the lease, sees another holder than it last saw (once per holder and token): for the log. */
+  follow?(leader: LeaseHolder): void;
 }
 
 /**
@@ -80,6 +85,8 @@ export class LeaseKeeper {
   private lostToken: bigint | null = null;
   private renewedAt = 0;
   private seen: LeaseHolder | null = null;
+  /** The other node this one last saw holding the lease (told to `follow` once), until this node leads. */
+  private followed: LeaseHolder | null = null;
   private busy: Promise<void> | null = null;
 
   constructor(
@@ -129,26 +136,38 @@ export class LeaseKeeper {
         return this.lose(`the ${this.store.name} lease could not be renewed for ${this.timing.ttlMs} ms (store unreachable)`);
       return;
     }
+    let previous: LeaseHolder | null;
     try {
       let token = await this.store.acquire(this.node, this.timing.ttlMs);
       if (token === null) {
-        this.seen = await this.store.holder();
+        this.see(await this.store.holder());
         if (!this.stillNamesThisNode(this.seen)) return;
         await this.store.release(this.node, this.seen.token);
         token = await this.store.acquire(this.node, this.timing.ttlMs);
         if (token === null) {
-          this.seen = await this.store.holder();
+          this.see(await this.store.holder());
           return;
         }
       }
+      previous = this.followed;
       this.token = token;
       this.lostToken = null;
       this.renewedAt = started;
       this.seen = { node: this.node, token };
+      this.followed = null;
     } catch {
       return; // unreachable: try again at the next look
     }
-    await this.events.lead(this.token);
+    await this.events.lead(this.token, previous);
+  }
+
+  /** Records the holder a look found; another node newly seen holding it is told to `follow` (the operator's log). */
+  private see(holder: LeaseHolder | null): void {
+    this.seen = holder;
+    if (holder === null || holder.node === this.node) return;
+    if (this.followed?.node === holder.node && this.followed.token === holder.token) return;
+    this.followed = holder;
+    this.events.follow?.(holder);
   }
 
   /**
@@ -190,6 +209,14 @@ export class LeaseKeeper {
     await this.store.release(this.node, token).catch(() => undefined);
   }
 }
+
+/** The log fields naming the holder a new leader took over from (none when it saw none). */
+export const tookOverFrom = (previous: LeaseHolder | null): Record<string, string> =>
+  previous === null ? {} : { previous: previous.node, previousToken: previous.token.toString() };
+
+/** ' (taking over from <node>, token <n>, whose lease lapsed or was released)', or '' when none was seen. */
+export const tookOverText = (previous: LeaseHolder | null): string =>
+  previous === null ? '' : ` (taking over from ${previous.node}, token ${previous.token}, whose lease lapsed or was released)`;
 
 /**
  * Runs a LeaseKeeper every lookMs on real timers (the holder renews every renewMs of them). `stop()` releases the lease

@@ -213,6 +213,20 @@ test('three API nodes: one projects; SIGKILL of the leader under load hands over
   await waitFor(async () => (next = await leaderAmong(others)) !== null, { timeoutMs: LEASE_MS + 5000, what: 'a new leader' });
   const takeoverMs = Date.now() - killedAt;
   expect(takeoverMs).toBeLessThanOrEqual(LEASE_MS + 1000);
+  // Each node's log names the holder: the followers said whom they followed, the new leader whom it took over from.
+  const said = (node: Node) => node.lines.map((line) => String(line.msg));
+  for (const node of others)
+    expect(said(node)).toContain(`projector: following node-0 (token ${seen[0].token}), which holds the lease and projects`);
+  await waitFor(
+    () => said(next!).some((msg) => msg.startsWith('projector: this node holds the lease and projects (taking over')),
+    {
+      timeoutMs: 5000,
+      what: 'the new leader says so',
+    },
+  );
+  expect(said(next!)).toContain(
+    `projector: this node holds the lease and projects (taking over from node-0, token ${seen[0].token}, whose lease lapsed or was released)`,
+  );
   const count = acknowledged.length;
   await waitFor(() => acknowledged.length >= count + 30, { timeoutMs: 20_000, what: '30 more sends after the takeover' });
   sending = false;

@@ -164,4 +164,34 @@ describe('LeaseKeeper', () => {
     expect(b.leading).toBe(false);
     expect(await store.holder()).toEqual({ node: 'b', token: 2n });
   });
+
+  it('tells a follower once of each holder it sees, and a new leader whom it took over from (the operator log of a hand-over)', async () => {
+    let now = 0;
+    const store = new MemoryLease(() => now);
+    const said: string[] = [];
+    const [a, b, c] = ['a', 'b', 'c'].map(
+      (name) =>
+        new LeaseKeeper(store, name, leaseTiming(3000), () => now, {
+          lead: (token, previous) =>
+            void said.push(`${name} leads with ${token} after ${previous ? `${previous.node}/${previous.token}` : 'nobody'}`),
+          stepDown: (reason) => void said.push(`${name} steps down: ${reason}`),
+          follow: (leader) => void said.push(`${name} follows ${leader.node}/${leader.token}`),
+        }),
+    );
+    await a.tick();
+    for (let i = 0; i < 4; i++) {
+      await b.tick();
+      await c.tick();
+      now += 250;
+      if (i % 4 === 3) await a.tick();
+    }
+    expect(said).toEqual(['a leads with 1 after nobody', 'b follows a/1', 'c follows a/1']); // once each, not per look
+    now += 3000; // a died: its lease lapses
+    await b.tick();
+    await c.tick();
+    expect(said.slice(3)).toEqual(['b leads with 2 after a/1', 'c follows b/2']);
+    await a.tick(); // a resumes: it steps down, and follows b
+    await a.tick();
+    expect(said.slice(5)).toEqual(["a steps down: the projector lease expired and is no longer this node's", 'a follows b/2']);
+  });
 });

@@ -1,22 +1,59 @@
 /** The `mailbox` command. Each group of subcommands lives in its own module under ./commands. */
 import { Command } from 'commander';
 import { packageVersion } from '../packageVersion';
-import { registerServeCommand } from './commands/serve';
-import { registerAgentCommands } from './commands/agent';
-import { registerMessageCommands } from './commands/messages';
-import { registerDeliveryCommand } from './commands/delivery';
-import { registerTaskCommands } from './commands/tasks';
-import { registerWatchCommand } from './commands/watch';
-import { registerMcpCommand } from './commands/mcp';
-import { registerHeartbeatCommands } from './commands/heartbeat';
-import { registerAuditCommands } from './commands/audit';
-import { registerBackupCommand } from './commands/backup';
-import { registerProjectionsCommands } from './commands/projections';
+import type * as ServeCommand from './commands/serve';
+import type * as AgentCommands from './commands/agent';
+import type * as MessageCommands from './commands/messages';
+import type * as DeliveryCommand from './commands/delivery';
+import type * as TaskCommands from './commands/tasks';
+import type * as WatchCommand from './commands/watch';
+import type * as McpCommand from './commands/mcp';
+import type * as HeartbeatCommands from './commands/heartbeat';
+import type * as AuditCommands from './commands/audit';
+import type * as BackupCommand from './commands/backup';
+import type * as ProjectionsCommands from './commands/projections';
 import { refuseRepeatedOptions } from './commands/repeatedOptions';
 import { usageErrorsExitWith } from './commands/usageExitCode';
 import { tuneCollector } from '../support/collectorTuning';
 
-export function buildProgram(): Command {
+/* eslint-disable @typescript-eslint/no-require-imports -- each command's module is loaded only when it is needed */
+/**
+ * The command modules, in the order --help lists their commands, each loaded when needed: a command loads its own
+ * module only (`mailbox send` neither the server, the audit tools nor the MCP SDK), --help and unknown words all of
+ * them. The names are the commands each module registers (test/unit/cliHelp checks them against the modules).
+ */
+export const COMMAND_MODULES: ReadonlyArray<{ names: readonly string[]; register: () => (program: Command) => void }> = [
+  { names: ['serve'], register: () => (require('./commands/serve') as typeof ServeCommand).registerServeCommand },
+  { names: ['agent'], register: () => (require('./commands/agent') as typeof AgentCommands).registerAgentCommands },
+  {
+    names: ['send', 'inbox', 'read', 'unarchive', 'archive'],
+    register: () => (require('./commands/messages') as typeof MessageCommands).registerMessageCommands,
+  },
+  { names: ['delivery'], register: () => (require('./commands/delivery') as typeof DeliveryCommand).registerDeliveryCommand },
+  { names: ['task'], register: () => (require('./commands/tasks') as typeof TaskCommands).registerTaskCommands },
+  { names: ['watch'], register: () => (require('./commands/watch') as typeof WatchCommand).registerWatchCommand },
+  { names: ['mcp'], register: () => (require('./commands/mcp') as typeof McpCommand).registerMcpCommand },
+  {
+    names: ['heartbeat'],
+    register: () => (require('./commands/heartbeat') as typeof HeartbeatCommands).registerHeartbeatCommands,
+  },
+  { names: ['audit'], register: () => (require('./commands/audit') as typeof AuditCommands).registerAuditCommands },
+  {
+    names: ['projections'],
+    register: () => (require('./commands/projections') as typeof ProjectionsCommands).registerProjectionsCommands,
+  },
+  { names: ['backup'], register: () => (require('./commands/backup') as typeof BackupCommand).registerBackupCommand },
+];
+/* eslint-enable @typescript-eslint/no-require-imports */
+
+/** The module of the command `word` names (argv[2]: `mailbox <command> ...`); undefined for an option, help or a typo. */
+const commandModuleOf = (word: string | undefined) => COMMAND_MODULES.find((module) => module.names.includes(word ?? ''));
+
+/**
+ * The program for `argv` (process.argv): with only the named command's module when argv names one, else with every
+ * command (--help, --version, `help <command>`, a misspelt command and its suggestion). Without argv: every command.
+ */
+export function buildProgram(argv: readonly string[] = []): Command {
   const program = new Command('mailbox')
     .description('agent-mailbox: an event-sourced mailbox for AI agent swarms')
     .showHelpAfterError('(run with --help for usage)')
@@ -32,17 +69,8 @@ export function buildProgram(): Command {
         '  mailbox send @b "hi" "hello"\n' +
         '  MAILBOX_TOKEN=<the token of @b> mailbox inbox',
     );
-  registerServeCommand(program);
-  registerAgentCommands(program);
-  registerMessageCommands(program);
-  registerDeliveryCommand(program);
-  registerTaskCommands(program);
-  registerWatchCommand(program);
-  registerMcpCommand(program);
-  registerHeartbeatCommands(program);
-  registerAuditCommands(program);
-  registerProjectionsCommands(program);
-  registerBackupCommand(program);
+  const named = commandModuleOf(argv[2]);
+  for (const module of named ? [named] : COMMAND_MODULES) module.register()(program);
   // The operator's commands give exit code 1 a meaning (drift, a stalled pipeline, no event log): a usage error is 2.
   for (const command of program.commands) if (OPERATOR_COMMANDS.includes(command.name())) usageErrorsExitWith(command, 2);
   return refuseRepeatedOptions(program); // last: it walks every option registered above
@@ -53,5 +81,5 @@ const OPERATOR_COMMANDS = ['serve', 'heartbeat', 'audit', 'projections', 'backup
 
 export async function main(argv: string[]): Promise<void> {
   tuneCollector(); // this process's V8 settings, before any work (support/collectorTuning.ts says why)
-  await buildProgram().parseAsync(argv);
+  await buildProgram(argv).parseAsync(argv);
 }

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { TOOLS } from '../../src/adapters/mcp/tools';
-import { buildProgram } from '../../src/cli/main';
+import { buildProgram, COMMAND_MODULES } from '../../src/cli/main';
 import { sendMessageSchema } from '../../src/commands/schemas';
 import { HEARTBEAT_ENV } from '../../src/heartbeat/heartbeatSettings';
 
@@ -81,4 +81,29 @@ test("docs/mcp.md's add_message row names every argument the tool takes", () => 
   const taken = Object.keys(sendMessageSchema.shape);
   expect(taken).toContain('expectsReplyBy');
   expect(taken.filter((name) => !row.includes(`\`${name}\``))).toEqual([]);
+});
+
+// A command loads its own module only (src/cli/main.ts: `mailbox send` loaded the server, the audit tools, the MCP SDK
+// and ioredis before it read its arguments). Each command is the one the whole program has: same help, subcommands
+// and options, and no module is left out of --help.
+test('each command, built alone for its argv, is the command of the whole program', () => {
+  const helpText = (command: Command): string => {
+    let text = '';
+    command.configureOutput({ writeOut: (s) => (text += s) });
+    command.outputHelp();
+    return text + command.commands.map(helpText).join('');
+  };
+  const whole = buildProgram();
+  const names = whole.commands.map((command) => command.name());
+  expect(COMMAND_MODULES.flatMap((module) => module.names)).toEqual(names); // every command, in --help's order
+  for (const name of names) {
+    const alone = buildProgram(['node', 'mailbox', name, '--help']);
+    const module = COMMAND_MODULES.find((candidate) => candidate.names.includes(name))!;
+    expect(alone.commands.map((command) => command.name())).toEqual(module.names);
+    expect(helpText(alone.commands.find((command) => command.name() === name)!)).toBe(
+      helpText(whole.commands.find((command) => command.name() === name)!),
+    );
+  }
+  for (const argv of [[], ['--help'], ['--version'], ['help', 'send'], ['sned', '@b']])
+    expect(buildProgram(['node', 'mailbox', ...argv]).commands.map((command) => command.name())).toEqual(names);
 });

@@ -6,10 +6,10 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { MailboxError, isMailboxError, requestTimedOut } from '../../errors';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AgentApi } from '../../application/agentApi';
 import { MAX_JSON_DEPTH, pathBeyondDepth, tooDeep } from '../../commands/jsonDepth';
-import { McpServerFactory } from './mcpServer';
+import type { McpServerFactory } from './mcpServer';
 
 const methodNotAllowed = {
   jsonrpc: '2.0',
@@ -118,7 +118,20 @@ export interface McpRouteOptions {
 export const mcpRoutes =
   ({ logger, requestTimeoutMs }: McpRouteOptions) =>
   (app: FastifyInstance, agentApiFor: (request: FastifyRequest) => AgentApi): void => {
-    const factory = new McpServerFactory((error) => logger.error({ err: error }, 'MCP tool failed'));
+    // The MCP SDK and the tools' JSON schemas, loaded at the first POST /mcp (~0.15 s): a server no MCP client talks
+    // to, and every start, does without them. A failed load is not kept: the next request tries again.
+    let mcp: Promise<{ factory: McpServerFactory; Transport: typeof StreamableHTTPServerTransport }> | undefined;
+    const loadMcp = () =>
+      (mcp ??= Promise.all([import('./mcpServer'), import('@modelcontextprotocol/sdk/server/streamableHttp.js')]).then(
+        ([{ McpServerFactory }, { StreamableHTTPServerTransport }]) => ({
+          factory: new McpServerFactory((error) => logger.error({ err: error }, 'MCP tool failed')),
+          Transport: StreamableHTTPServerTransport,
+        }),
+        (error: unknown) => {
+          mcp = undefined;
+          throw error;
+        },
+      ));
 
     app.post('/mcp', { config: { streaming: true }, errorHandler: staticTokenChallenge }, async (request, reply) => {
       // the transport writes the response itself
@@ -128,8 +141,9 @@ export const mcpRoutes =
       if (refusal) return reply.status(refusal.error.status).type('application/json; charset=utf-8').send(refusal.error.envelope);
       const withoutId = requestWithoutId(request.body);
       if (withoutId) return reply.status(withoutId.status).type('application/json; charset=utf-8').send(withoutId.envelope);
+      const { factory, Transport } = await loadMcp();
       const server = factory.create(agentApiFor(request));
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       reply.hijack();
       reply.raw.on('close', () => {
         void transport.close();

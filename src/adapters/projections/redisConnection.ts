@@ -6,10 +6,18 @@
  */
 import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
-import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import type * as IORedis from 'ioredis';
+import type { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis';
 import { redisVariable, type MailboxConfig } from '../../config';
 import { MailboxError, unavailable } from '../../errors';
 import { parseRedisUrl, redactRedisUrl, redisHostsOf, type RedisTopology } from './redisTopology';
+
+/**
+ * ioredis, loaded at the first connection: a process that talks to no Redis (the embedded default, every client
+ * command) does not pay its ~60 ms load. The types above are free; this is the one value taken from it here.
+ */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+export const ioredis = (): typeof IORedis => require('ioredis') as typeof IORedis;
 
 /** A connection to any topology: both classes share every command the mailbox sends (scripts included). */
 export type RedisClient = Redis | Cluster;
@@ -154,6 +162,7 @@ function nodeOptions(topology: RedisTopology, options: RedisConnectionOptions): 
 
 function createClient(topology: RedisTopology, options: RedisConnectionOptions): RedisClient {
   const node = nodeOptions(topology, options);
+  const { Cluster, Redis } = ioredis();
   if (topology.kind === 'single') return new Redis(topology.url, node);
   if (topology.kind === 'sentinel') {
     let connectedOnce = false;
@@ -293,6 +302,7 @@ const TRANSIENT_REPLY = /^(CLUSTERDOWN|TRYAGAIN|MOVED|ASK|READONLY|LOADING|MASTE
  * pipelined on that node, since one UNLINK may not name keys of several slots.
  */
 export async function unlinkMatching(client: RedisClient, pattern: string): Promise<void> {
+  const { Cluster } = ioredis(); // a client exists: ioredis is loaded already
   const nodes = client instanceof Cluster ? client.nodes('master') : [client];
   for (const node of nodes) {
     let cursor = '0';

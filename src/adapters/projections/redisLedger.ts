@@ -35,8 +35,7 @@ import {
 import { deliveryRow, lastNudgeOf, type LastNudge } from '../../projections/readModel/ledger';
 import type { LedgerFact, ViewChange } from '../../projections/viewChanges';
 import { replyOverdueWake } from '../../projections/readModel/wakes';
-import { Cluster } from 'ioredis';
-import type { RedisClient } from './redisConnection';
+import { ioredis, type RedisClient } from './redisConnection';
 import type { RedisKeys } from './redisKeys';
 
 /** One letter per stage, in field names (the script reads the count field from the mark's first letter). */
@@ -152,6 +151,7 @@ export class RedisLedgerReader {
    * node gone between pages (a failover) is refused, not skipped: its ledgers would be missed without a word.
    */
   async ledgerIds(prefix: string, after: string | null, limit: number): Promise<{ messageIds: string[]; next: string | null }> {
+    const { Cluster } = ioredis(); // a client exists: ioredis is loaded already
     const nodes = (this.client instanceof Cluster ? this.client.nodes('master') : [this.client])
       .map((node) => ({ node, address: `${node.options.host}:${node.options.port}` }))
       .sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));

@@ -16,15 +16,12 @@
  * records read are the ones the rules must see.
  */
 import { redisCall, type RedisClient } from './redisConnection';
-import type { TaskState } from '../../events/types';
 import { taskWakesFor } from '../../projections/readModel/taskWakes';
 import { evolveTask } from '../../projections/readModel/taskRules';
-import type { TaskChangeSink, TaskList, TaskView } from '../../projections/readModel/taskView';
+import { dueAt, type TaskChangeSink, type TaskList, type TaskView } from '../../projections/readModel/taskView';
 import type { TaskListQuery, TaskViewPage } from '../../projections/readModel/taskViewsMemory';
 import type { ProjectedEvent, TaskFact } from '../../projections/viewChanges';
 import { padPosition, type RedisKeys } from './redisKeys';
-
-const TERMINAL = new Set<TaskState>(['Completed', 'Canceled', 'Failed', 'Rejected']);
 
 export class RedisTaskKeys {
   constructor(private readonly keys: RedisKeys) {}
@@ -53,13 +50,6 @@ export const hasTaskFacts = (events: readonly ProjectedEvent[]): boolean =>
   events.some((event) => event.changes.some(isTaskFact));
 
 const taskIdOf = (fact: TaskFact): string => (fact.kind === 'taskOpened' ? fact.task.taskId : fact.event.data.taskId);
-
-/** When an open task falls due for the sweeper (ms), or null. */
-export function dueAt(task: TaskView): number | null {
-  if (TERMINAL.has(task.state)) return null;
-  const times = [task.deadline, task.assignee !== null ? task.leaseExpiresAt : null].filter((t): t is string => t !== null);
-  return times.length === 0 ? null : Math.min(...times.map((t) => Date.parse(t)));
-}
 
 /** The apply script's task ops, per event position (padded), each `[code, ...args]` (see redisApplyScript.ts). */
 export type TaskOps = Map<string, string[][]>;

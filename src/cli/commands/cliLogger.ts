@@ -4,7 +4,7 @@
  * Both write synchronously, so the shutdown lines come out in order before the process exits.
  */
 import pino, { type Logger } from 'pino';
-import pretty from 'pino-pretty';
+import type * as PinoPretty from 'pino-pretty';
 import type { MailboxConfig } from '../../config';
 
 export interface CliLoggerOptions {
@@ -19,6 +19,9 @@ export function cliLogger({ name, config, fd = 1 }: CliLoggerOptions): Logger {
   const human = config.logFormat === 'pretty' || (config.logFormat === 'auto' && tty);
   const options = { level: config.logLevel, name };
   if (!human) return pino(options, pino.destination({ fd, sync: true }));
+  // Loaded for human lines only: a JSON log (a service, a pipe, a test) does not pay its load.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const pretty = (require('pino-pretty') as typeof PinoPretty).default;
   return pino(
     options,
     pretty({

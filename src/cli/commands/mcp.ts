@@ -5,7 +5,6 @@
  */
 import { Option, type Command } from 'commander';
 import { action, DEFAULT_URL, type ClientOptions } from './clientOptions';
-import { runStdioMcp, stdioRefusal } from '../../stdioMcp';
 
 export function registerMcpCommand(program: Command): void {
   // No --json: stdout carries the MCP protocol only.
@@ -21,6 +20,7 @@ export function registerMcpCommand(program: Command): void {
     )
     .action(
       action(async (options: ClientOptions) => {
+        const { runStdioMcp, stdioRefusal } = await import('../../stdioMcp'); // the MCP SDK: loaded by this command only
         const server = await runStdioMcp(options.url, options.token);
         const refusal = stdioRefusal(options.url, options.token);
         process.stderr.write(

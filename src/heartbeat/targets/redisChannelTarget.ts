@@ -1,5 +1,5 @@
 /** Publishes nudges on the Redis channel `mailbox:heartbeat:<identity>` (ioredis). */
-import Redis from 'ioredis';
+import type * as IORedis from 'ioredis';
 import type { Nudge } from '../nudgeDecider';
 import type { DeliveryStatus, NudgeTarget } from '../nudgeTarget';
 
@@ -44,6 +44,9 @@ export class RedisChannelTarget implements NudgeTarget {
 
 function connectUrl(url: string): NudgePublisher {
   // While Redis is down a publish fails after one reconnect attempt instead of queueing nudges without bound.
+  // ioredis loaded here, at the connection: a heartbeat without --redis-url never loads it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Redis } = require('ioredis') as typeof IORedis;
   const redis = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 5000 });
   redis.on('error', () => {
     // Connection errors surface as rejected publishes, which the dispatcher logs per nudge.

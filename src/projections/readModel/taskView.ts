@@ -95,3 +95,12 @@ export function replayTaskChange(change: TaskChange, sink: TaskChangeSink): void
     }
   }
 }
+
+const TERMINAL = new Set<TaskState>(['Completed', 'Canceled', 'Failed', 'Rejected']);
+
+/** When an open task falls due for the sweeper (ms), or null. */
+export function dueAt(task: TaskView): number | null {
+  if (TERMINAL.has(task.state)) return null;
+  const times = [task.deadline, task.assignee !== null ? task.leaseExpiresAt : null].filter((t): t is string => t !== null);
+  return times.length === 0 ? null : Math.min(...times.map((t) => Date.parse(t)));
+}

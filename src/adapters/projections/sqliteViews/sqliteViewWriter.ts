@@ -31,7 +31,7 @@ import type { Priority, Role } from '../../../events/types';
 import type { ReadModelStorage, EntryState } from '../../../projections/readModel/view';
 import type { TaskList, TaskView } from '../../../projections/readModel/taskView';
 import type { InboxEntryFields, MessageSummary } from '../../../projections/viewChanges';
-import { dueAt } from '../redisTaskViews';
+import { dueAt } from '../../../projections/readModel/taskView';
 import type { LedgerHeader, LedgerStage } from '../../../projections/readModel/ledger';
 import type { Addressee } from '../../../events/addressing';
 import { SqliteLedgerWriter } from './sqliteLedgerWriter';

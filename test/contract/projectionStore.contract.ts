@@ -15,6 +15,7 @@ import type { ProjectedEvent } from '../../src/projections/viewChanges';
 import type { WakeBus } from '../../src/projections/wakeBus';
 import { wakeDue } from '../../src/projections/readModel/wakes';
 import { generateLog, LogBuilder, projectAll, shuffledWithDuplicates } from './projectionStoreLog';
+import { expectEqualLarge } from '../support/expectEqualLarge';
 
 export interface ProjectionStoreHarness {
   store: ProjectionStore;
@@ -557,12 +558,12 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
       const twice = await open();
       await feed(twice.store, inBatches(700));
       await feed(twice.store, inBatches(1000));
-      expect(await snapshotViews(twice.store)).toEqual(expected);
+      expectEqualLarge(await snapshotViews(twice.store), expected);
 
       const shuffled = await open();
       const recorder = await recordWakes(shuffled.wakeBus, ['@b']);
       await feed(shuffled.store, shuffledWithDuplicates(events));
-      expect(await snapshotViews(shuffled.store)).toEqual(expected);
+      expectEqualLarge(await snapshotViews(shuffled.store), expected);
       await recorder.flush();
       const wakesToB = events
         .flatMap((e) => e.changes)

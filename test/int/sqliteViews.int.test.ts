@@ -35,6 +35,7 @@ import { MailboxError } from '../../src/errors';
 import { openPipeline } from '../../src/compositionRoot';
 import { parseConfig } from '../../src/config';
 import type { ProjectionStore } from '../../src/projections/projectionStore';
+import { expectEqualLarge } from '../support/expectEqualLarge';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -246,7 +247,7 @@ describe('SQLite views (embedded default)', () => {
       `projections: SQLite views resume from their stored checkpoint ${killedAt} (no rebuild); wake bus: in process`,
     );
     expect(await mailbox.projections.checkpoint()).toBe(head);
-    expect(await snapshotViews(mailbox.projections)).toEqual(await cleanRebuild(path.join(dir, 'events.sqlite')));
+    expectEqualLarge(await snapshotViews(mailbox.projections), await cleanRebuild(path.join(dir, 'events.sqlite')));
     expect(events).toBeGreaterThanOrEqual(40_000);
   }, 120_000);
 

@@ -22,6 +22,20 @@ export default tseslint.config(
     },
   },
   {
+    // npm test type-checks src with test/ in one program (typecheck:build, jest's types included) and builds dist from
+    // it; `npm run build` compiles src without them. A test global in src would pass the first and break the second.
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-globals': [
+        'error',
+        ...['describe', 'it', 'test', 'expect', 'jest', 'beforeAll', 'afterAll', 'beforeEach', 'afterEach'].map((name) => ({
+          name,
+          message: "a test global: src is compiled without jest's types (tsconfig.build.json)",
+        })),
+      ],
+    },
+  },
+  {
     // Tests and benchmarks read untyped JSON responses; `any` there is the honest type.
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

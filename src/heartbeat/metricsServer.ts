@@ -29,6 +29,7 @@ export async function startMetricsServer(
   port: number,
 ): Promise<MetricsServer> {
   const server = http.createServer((request, response) => {
+    response.setHeader('x-content-type-options', 'nosniff'); // as the API server's answers: read as the declared type only
     const path = (request.url ?? '/').split('?')[0];
     if (request.method !== 'GET') {
       // As the API server answers a method a route does not take: METHOD_NOT_ALLOWED, with the Allow header

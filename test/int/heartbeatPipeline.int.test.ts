@@ -39,6 +39,7 @@ describe('heartbeat pipeline watch', () => {
     const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
     const healthz = async () => {
       const response = await fetch(`${heartbeat.metricsUrl}/healthz`);
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
       return { status: response.status, body: await response.json() };
     };
     const metric = async (name: string) => {
@@ -101,6 +102,7 @@ describe('heartbeat pipeline watch', () => {
     const response = await fetch(`${heartbeat.metricsUrl}/healthz`, { method });
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('GET');
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff'); // as on every answer of the API server
     expect(await response.json()).toEqual({
       error: 'Method not allowed',
       code: 'METHOD_NOT_ALLOWED',

@@ -3,6 +3,7 @@
  * every route calls Mailbox.commands / Mailbox.queries; nothing here decides.
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { inProcessAgentApi, type AgentApi } from '../../application/agentApi';
 import { causeOf, MailboxError } from '../../errors';
@@ -31,7 +32,7 @@ import { WakeLatencyTracker } from './wakeLatency';
 import { WakeStreams } from './wakeStreams';
 import { refuseEmptyPathParameters } from './emptyPathParameter';
 import { refuseBodyOnReads, refuseIdempotencyKeyWhereNotHonored, refuseQueryOnWrites } from './writeQuery';
-import { clientErrorHandler, frameworkErrorHandler, missingHost } from './wireErrors';
+import { clientErrorHandler, frameworkErrorHandler, missingHost, NO_SNIFF } from './wireErrors';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -101,6 +102,9 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
     // onRequest hook below refuses it instead, in the envelope (wireErrors.ts: missingHost).
     http: { requireHostHeader: false },
   });
+  // Every answer declares its type and holds to it: first on node's response, before fastify's handler, so that the
+  // answers that bypass fastify's reply (event streams, MCP, routing errors) carry it too (wireErrors.ts: raw answers).
+  app.server.prependListener('request', (_request, response: ServerResponse) => response.setHeader(...NO_SNIFF));
   const connections = new ConnectionDrain(app.server);
   const series = new ConsoleSeries(mailbox, metrics);
   series.start();

@@ -12,6 +12,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MailboxError } from '../../errors';
 import { sendEnvelope } from './httpErrors';
 
+/**
+ * On every answer: a browser never reads one as another type than it declares (a message body holding markup,
+ * taken for HTML). Set on node's response for fastify's answers, written here on the raw socket's.
+ */
+export const NO_SNIFF = ['X-Content-Type-Options', 'nosniff'] as const;
+
 const malformed = (message: string) => new MailboxError('MALFORMED_REQUEST', 'Malformed request', message);
 
 export const uriTooLong = (limit: number) =>
@@ -82,6 +88,6 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
   const body = JSON.stringify(envelope.envelope);
   socket.end(
     `HTTP/1.1 ${envelope.status} ${STATUS_CODES[envelope.status]}\r\n` +
-      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `Content-Type: application/json; charset=utf-8\r\n${NO_SNIFF.join(': ')}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }

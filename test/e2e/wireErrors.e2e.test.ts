@@ -74,12 +74,74 @@ describe('URL errors fastify raises before routing', () => {
   });
 });
 
+describe('the URL and header limits (16 KiB each)', () => {
+  /** `count` tags of `length` characters each, as a query string. */
+  const tagsQuery = (count: number, length: number) =>
+    Array.from({ length: count }, (_, i) => `tags=${String(i).padStart(length, 't')}`).join('&');
+
+  test('a 20 KB query string is 414 URI_TOO_LONG naming the URL limit and what to do, and writes nothing', async () => {
+    const before = await server.eventCount();
+    const path = `/v1/messages?${tagsQuery(32, 620)}`;
+    expect(path.length).toBeGreaterThan(20_000);
+    const { status, body } = await server.call('GET', path, { token: t['@a'] });
+    expectEnvelope(status, body, { status: 414, code: 'URI_TOO_LONG' });
+    expect(body.message).toBe(
+      `The request URL is ${path.length} characters; the limit is 16384 (16 KiB). Use fewer or shorter query parameters: ` +
+        'fewer filters at once (e.g. several listings of a few tags each), or shorter values.',
+    );
+    expect(body).toMatchObject({ length: path.length, limit: 16384 });
+    expect(await server.eventCount()).toBe(before);
+  });
+
+  test('so is a long query string on a write, unauthenticated too: the limit is met before anything else', async () => {
+    const before = await server.eventCount();
+    const { status, body } = await server.call('POST', `/v1/messages?${'x'.repeat(17_000)}`, {
+      token: null,
+      body: { to: '@b', subject: 's', body: 'b' },
+    });
+    expectEnvelope(status, body, { status: 414, code: 'URI_TOO_LONG' });
+    expect(await server.eventCount()).toBe(before);
+  });
+
+  test('a URL within the limit is served, with headers within theirs (16 KB of tags, 15 KB of headers)', async () => {
+    const path = `/v1/messages?${tagsQuery(32, 500)}`;
+    expect(path.length).toBeGreaterThan(16_000);
+    const { status, body } = await server.call('GET', path, {
+      token: t['@a'],
+      headers: { 'x-filler': 'f'.repeat(15_000) },
+    });
+    expect({ status, messages: body.messages }).toEqual({ status: 200, messages: [] });
+  });
+
+  test('headers over 16 KiB with a short URL are 431 HEADERS_TOO_LARGE naming their size and limit', async () => {
+    const { status, body } = await server.call('GET', '/v1/inbox/count', {
+      token: t['@a'],
+      headers: { 'x-filler': 'f'.repeat(17 * 1024) },
+    });
+    expectEnvelope(status, body, { status: 431, code: 'HEADERS_TOO_LARGE' });
+    expect(body.message).toMatch(/^The request headers are \d+ bytes; the limit is 16384 \(16 KiB in all\); send fewer/);
+  });
+
+  test("a URL past node's own limit on the whole head still hears of the URL limit", async () => {
+    const answer = await rawRequest(`GET /v1/messages?${'x'.repeat(40_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expectEnvelope(answer.status, answer.body, { status: 431, code: 'HEADERS_TOO_LARGE' });
+    expect(answer.body.message).toContain('a URL of at most 16 KiB');
+    expect(answer.body.message).toContain('fewer or shorter query parameters');
+  });
+});
+
 describe('wire-level client errors (raw sockets)', () => {
   const auth = () => `Authorization: Bearer ${t['@a']}\r\n`;
   const cases: Array<[string, () => string, number, string]> = [
     [
       'headers over 16 KB',
       () => `GET /v1/inbox/count HTTP/1.1\r\nHost: x\r\n${auth()}X-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`,
+      431,
+      'HEADERS_TOO_LARGE',
+    ],
+    [
+      "a head past node's limit (40 KB of headers)",
+      () => `GET /v1/inbox/count HTTP/1.1\r\nHost: x\r\n${auth()}X-Big: ${'a'.repeat(40 * 1024)}\r\n\r\n`,
       431,
       'HEADERS_TOO_LARGE',
     ],

@@ -32,7 +32,14 @@ import { WakeLatencyTracker } from './wakeLatency';
 import { WakeStreams } from './wakeStreams';
 import { refuseEmptyPathParameters } from './emptyPathParameter';
 import { refuseBodyOnReads, refuseIdempotencyKeyWhereNotHonored, refuseQueryOnWrites } from './writeQuery';
-import { clientErrorHandler, frameworkErrorHandler, missingHost, NO_SNIFF } from './wireErrors';
+import {
+  assertHeadWithinLimits,
+  clientErrorHandler,
+  frameworkErrorHandler,
+  MAX_HEAD_BYTES,
+  missingHost,
+  NO_SNIFF,
+} from './wireErrors';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -100,7 +107,7 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
     clientErrorHandler,
     // Node answers an HTTP/1.1 request without a Host header with a bare 400 (no body) before fastify sees it; the
     // onRequest hook below refuses it instead, in the envelope (wireErrors.ts: missingHost).
-    http: { requireHostHeader: false },
+    http: { requireHostHeader: false, maxHeaderSize: MAX_HEAD_BYTES },
   });
   // Every answer declares its type and holds to it: first on node's response, before fastify's handler, so that the
   // answers that bypass fastify's reply (event streams, MCP, routing errors) carry it too (wireErrors.ts: raw answers).
@@ -137,6 +144,7 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
   registerJsonBodyParser(app);
   app.addHook('onRequest', async (request) => {
     request.startedAt = performance.now();
+    assertHeadWithinLimits(request.raw); // a long query string is told so, not taken for oversized headers
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) throw missingHost();
     if (closing) throw shuttingDown();
     assertQueryDecodable(queryOf(request.url)); // fastify's parser keeps what it cannot decode as written

@@ -7,7 +7,7 @@
  * an HTTP/1.1 request without a Host header.
  */
 import type { Socket } from 'node:net';
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MailboxError } from '../../errors';
 import { sendEnvelope } from './httpErrors';
@@ -27,6 +27,48 @@ export const uriTooLong = (limit: number) =>
     `A path segment of this request is longer than ${limit} characters; message ids are UUIDs and identities at most 65 characters.`,
     { limit },
   );
+
+/**
+ * The request target (path and query string) and the headers each have a limit of their own, answered by
+ * assertHeadWithinLimits in their own words. 16 KiB each: node's one limit, on both together, was 16 KiB, so whatever
+ * was served before still is; a proxy in front often allows less (nginx: 8 KiB per line).
+ */
+export const MAX_URL_CHARS = 16 * 1024;
+export const MAX_HEADER_BYTES = 16 * 1024;
+/**
+ * node's limit on the request line and headers together (maxHeaderSize), above the two limits summed: a head within
+ * both reaches assertHeadWithinLimits, which names the one exceeded; only a larger one meets node's refusal.
+ */
+export const MAX_HEAD_BYTES = MAX_URL_CHARS + MAX_HEADER_BYTES + 1024;
+
+const KIB = (bytes: number) => `${bytes / 1024} KiB`;
+
+export const urlTooLong = (length: number) =>
+  new MailboxError(
+    'URI_TOO_LONG',
+    'URI too long',
+    `The request URL is ${length} characters; the limit is ${MAX_URL_CHARS} (${KIB(MAX_URL_CHARS)}). Use fewer or shorter ` +
+      'query parameters: fewer filters at once (e.g. several listings of a few tags each), or shorter values.',
+    { length, limit: MAX_URL_CHARS },
+  );
+
+const headersTooLarge = (bytes: number) =>
+  new MailboxError(
+    'HEADERS_TOO_LARGE',
+    'Headers too large',
+    `The request headers are ${bytes} bytes; the limit is ${MAX_HEADER_BYTES} (${KIB(MAX_HEADER_BYTES)} in all); ` +
+      'send fewer or shorter headers.',
+    { bytes, limit: MAX_HEADER_BYTES },
+  );
+
+/** The URL and header limits, measured as node measures its own (the target's characters; names and values). */
+export function assertHeadWithinLimits(request: IncomingMessage): void {
+  const url = request.url ?? '';
+  if (url.length > MAX_URL_CHARS) throw urlTooLong(url.length);
+  let bytes = 0;
+  for (const part of request.rawHeaders) bytes += part.length; // node reads header bytes as latin1: one character each
+  if (bytes > MAX_HEADER_BYTES) throw headersTooLarge(bytes);
+}
 
 /** HTTP/1.1 requires a Host header (RFC 9112 section 3.2); node's own refusal of one without it has no body. */
 export const missingHost = () =>
@@ -53,7 +95,11 @@ export function clientErrorEnvelope(error: Error & { code?: string }): MailboxEr
       return new MailboxError(
         'HEADERS_TOO_LARGE',
         'Headers too large',
-        'The request headers are larger than this server accepts (16 KiB in all); send fewer or shorter headers.',
+        // node cannot say which part overflowed: both limits, and what to do about each.
+        `The request line and headers are larger than this server accepts (a URL of at most ${KIB(MAX_URL_CHARS)}, ` +
+          `headers of at most ${KIB(MAX_HEADER_BYTES)}); use fewer or shorter query parameters, or send fewer or ` +
+          'shorter headers.',
+        { limit: MAX_HEAD_BYTES },
       );
     case 'ERR_HTTP_REQUEST_TIMEOUT':
     case 'ERR_HTTP_HEADERS_TIMEOUT':

@@ -67,6 +67,29 @@ test('no port, the report alone on stdout, the logs on stderr', async () => {
   }
 });
 
+test('a Redis-only variable set without Redis is warned once on stderr, naming where it takes effect', async () => {
+  const dir = await logWithMailForBAndC('mailbox-heartbeat-once-redis-only-');
+  try {
+    const run = await runCli(['heartbeat', '--once', '--wake-grace', '0'], {
+      MAILBOX_DATA_DIR: dir,
+      MAILBOX_REDIS_PASSWORD: 'not-shown-anywhere',
+    });
+    expect(run.code).toBe(0);
+    const warnings = run.stderr
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { level: number; msg: string })
+      .filter((entry) => entry.level === 40);
+    expect(warnings.map((entry) => entry.msg)).toEqual([
+      'MAILBOX_REDIS_PASSWORD is set but no Redis is configured, so it is ignored: it takes effect only with ' +
+        'MAILBOX_REDIS_URL (or MAILBOX_REDIS_SENTINELS with MAILBOX_REDIS_SENTINEL_NAME, or MAILBOX_REDIS_CLUSTER).',
+    ]);
+    expect(run.stderr + run.stdout).not.toContain('not-shown-anywhere');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('the report says which nudges reached a target and which were only logged, in the JSON and the log line', async () => {
   const dir = await logWithMailForBAndC('mailbox-heartbeat-once-targets-');
   // A webhook receiver that takes every nudge, for @c alone (the last run below).

@@ -328,14 +328,14 @@ test.each([
   expect(run.code).not.toBe(0);
 });
 
-test('a misspelled variable is warned with the nearest name; JSON logs off a terminal; shutdown lines in order', async () => {
-  const dataDir = path.join(root, 'runs');
-  const run = await new Promise<CliRun>((resolve) => {
+/** `mailbox serve` on `dataDir` with `extra` in its environment, stopped with one SIGTERM once it listens. */
+function serveUntilListening(dataDir: string, extra: Record<string, string>): Promise<CliRun> {
+  return new Promise<CliRun>((resolve) => {
     const { spawn } = jest.requireActual<typeof ChildProcess>('node:child_process');
     const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('MAILBOX_')));
     const child = spawn(process.execPath, ['bin/mailbox.js', 'serve'], {
       cwd: path.resolve(__dirname, '../..'),
-      env: { ...env, MAILBOX_DATA_DIR: dataDir, MAILBOX_PORT: '0', MAILBOX_STRICT_RECIPENTS: 'true' },
+      env: { ...env, MAILBOX_DATA_DIR: dataDir, MAILBOX_PORT: '0', ...extra },
     });
     let stdout = '';
     let stderr = '';
@@ -347,12 +347,20 @@ test('a misspelled variable is warned with the nearest name; JSON logs off a ter
     });
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
-  expect(run.code).toBe(0);
-  expect(run.stderr).toBe('');
-  const messages = run.stdout
+}
+
+/** The JSON log lines of a run (off a terminal the CLI logs JSON). */
+const logLines = (run: CliRun): Array<{ level: number; msg: string; [key: string]: unknown }> =>
+  run.stdout
     .split('\n')
     .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line).msg as string);
+    .map((line) => JSON.parse(line));
+
+test('a misspelled variable is warned with the nearest name; JSON logs off a terminal; shutdown lines in order', async () => {
+  const run = await serveUntilListening(path.join(root, 'runs'), { MAILBOX_STRICT_RECIPENTS: 'true' });
+  expect(run.code).toBe(0);
+  expect(run.stderr).toBe('');
+  const messages = logLines(run).map((line) => line.msg);
   expect(messages[0]).toBe(
     'MAILBOX_STRICT_RECIPENTS is not a mailbox variable and is ignored: did you mean MAILBOX_STRICT_RECIPIENTS?',
   );
@@ -360,6 +368,28 @@ test('a misspelled variable is warned with the nearest name; JSON logs off a ter
   expect(order.every((index) => index >= 0)).toBe(true);
   expect(order).toEqual([...order].sort((a, b) => a - b));
   expect(messages[messages.length - 1]).toMatch(/^stopped/);
+});
+
+test('Redis-only variables set without Redis: one warning line naming them and where they take effect; then it serves', async () => {
+  const run = await serveUntilListening(path.join(root, 'redis-only'), {
+    MAILBOX_REDIS_PASSWORD: 'not-shown-anywhere',
+    MAILBOX_REDIS_USERNAME: 'mailbox',
+    MAILBOX_REDIS_TLS: 'true',
+    MAILBOX_REDIS_NAMESPACE: 'team-a',
+  });
+  expect(run.code).toBe(0);
+  expect(run.stderr).toBe('');
+  const warnings = logLines(run).filter((line) => line.level === 40);
+  expect(warnings).toHaveLength(1);
+  expect(warnings[0]).toMatchObject({
+    msg:
+      'MAILBOX_REDIS_USERNAME, MAILBOX_REDIS_PASSWORD, MAILBOX_REDIS_TLS, MAILBOX_REDIS_NAMESPACE are set but no Redis ' +
+      'is configured, so they are ignored: they take effect only with MAILBOX_REDIS_URL (or MAILBOX_REDIS_SENTINELS ' +
+      'with MAILBOX_REDIS_SENTINEL_NAME, or MAILBOX_REDIS_CLUSTER).',
+    variables: ['MAILBOX_REDIS_USERNAME', 'MAILBOX_REDIS_PASSWORD', 'MAILBOX_REDIS_TLS', 'MAILBOX_REDIS_NAMESPACE'],
+  });
+  expect(run.stdout).not.toContain('not-shown-anywhere'); // a secret is named, never shown
+  expect(logLines(run).some((line) => line.msg.startsWith('mailbox listening on'))).toBe(true);
 });
 
 describe('one mailbox per data dir (the SQLite views owner lock)', () => {

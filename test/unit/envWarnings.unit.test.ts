@@ -1,5 +1,10 @@
-/** Misspelled MAILBOX_* variables are named with the nearest known one; known ones (server, heartbeat, client) are not. */
-import { unknownVariableWarning, unknownVariables } from '../../src/cli/commands/envWarnings';
+/** Misspelled MAILBOX_* variables are named with the nearest known one; known ones (server, heartbeat, client) are not. Redis-only ones set without Redis are named too. */
+import {
+  redisOnlyVariables,
+  redisOnlyWarning,
+  unknownVariableWarning,
+  unknownVariables,
+} from '../../src/cli/commands/envWarnings';
 
 test('names each unknown MAILBOX_ variable with the nearest known name when it is a likely typo', () => {
   const env = {
@@ -22,5 +27,29 @@ test('names each unknown MAILBOX_ variable with the nearest known name when it i
   ]);
   expect(unknownVariableWarning({ variable: 'MAILBOX_PROT', suggestion: 'MAILBOX_PORT' })).toBe(
     'MAILBOX_PROT is not a mailbox variable and is ignored: did you mean MAILBOX_PORT?',
+  );
+});
+
+test('Redis-only variables set without Redis are named, with where they take effect; with Redis, none', () => {
+  const env = {
+    MAILBOX_REDIS_PASSWORD: 'secret',
+    MAILBOX_REDIS_SENTINEL_PASSWORD_FILE: '/run/secrets/sentinel',
+    MAILBOX_REDIS_NAMESPACE: 'team-a',
+    MAILBOX_REDIS_USERNAME: '', // empty is unset, as the configuration reads it
+    MAILBOX_PORT: '7420',
+  };
+  expect(redisOnlyVariables(env, { redisUrl: undefined })).toEqual([
+    'MAILBOX_REDIS_PASSWORD',
+    'MAILBOX_REDIS_SENTINEL_PASSWORD_FILE',
+    'MAILBOX_REDIS_NAMESPACE',
+  ]);
+  expect(redisOnlyVariables(env, { redisUrl: 'redis://127.0.0.1:6379' })).toEqual([]);
+  expect(redisOnlyVariables({ MAILBOX_PORT: '7420' }, { redisUrl: undefined })).toEqual([]);
+  expect(redisOnlyWarning(['MAILBOX_REDIS_PASSWORD'])).toBe(
+    'MAILBOX_REDIS_PASSWORD is set but no Redis is configured, so it is ignored: it takes effect only with ' +
+      'MAILBOX_REDIS_URL (or MAILBOX_REDIS_SENTINELS with MAILBOX_REDIS_SENTINEL_NAME, or MAILBOX_REDIS_CLUSTER).',
+  );
+  expect(redisOnlyWarning(['MAILBOX_REDIS_TLS', 'MAILBOX_REDIS_NAMESPACE'])).toMatch(
+    /^MAILBOX_REDIS_TLS, MAILBOX_REDIS_NAMESPACE are set but no Redis is configured, so they are ignored: they take effect/,
   );
 });

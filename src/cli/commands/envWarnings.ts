@@ -3,7 +3,7 @@
  * name each unknown one and the nearest known name, as a warning (a variable meant for another
  * tool sharing the prefix must not stop the server).
  */
-import { ENV_VARIABLES, SECRET_FILE_VARIABLES } from '../../config';
+import { ENV_VARIABLES, SECRET_FILE_VARIABLES, type MailboxConfig } from '../../config';
 import { HEARTBEAT_ENV } from '../../heartbeat/heartbeatSettings';
 import { editDistance } from '../../commands/suggestions';
 
@@ -52,5 +52,39 @@ export function unknownVariableWarning({ variable, suggestion }: UnknownVariable
   return (
     `${variable} is not a mailbox variable and is ignored` +
     (suggestion ? `: did you mean ${suggestion}?` : ' (see README "Configuration").')
+  );
+}
+
+/** Settings read only to reach Redis, or only by the jobs Redis shares (the leases): without Redis nothing reads them. */
+const REDIS_ONLY: Array<keyof MailboxConfig> = [
+  'redisUsername',
+  'redisPassword',
+  'redisSentinelPassword',
+  'redisTls',
+  'redisTlsCaFile',
+  'redisNamespace',
+  'redisTimeoutMs',
+  'projectorLeaseMs',
+];
+const REDIS_ONLY_VARIABLES = REDIS_ONLY.flatMap((key) => {
+  const variable = ENV_VARIABLES[key];
+  return SECRET_FILE_VARIABLES.includes(`${variable}_FILE`) ? [variable, `${variable}_FILE`] : [variable];
+});
+
+/**
+ * The Redis-only variables set (not empty, as the configuration reads them) while no Redis is configured: a
+ * MAILBOX_REDIS_PASSWORD meant for a Redis named nowhere was dropped without a word.
+ */
+export function redisOnlyVariables(env: NodeJS.ProcessEnv, config: Pick<MailboxConfig, 'redisUrl'>): string[] {
+  if (config.redisUrl !== undefined) return [];
+  return REDIS_ONLY_VARIABLES.filter((variable) => env[variable] !== undefined && env[variable] !== '');
+}
+
+export function redisOnlyWarning(variables: readonly string[]): string {
+  const [are, they] = variables.length === 1 ? ['is', 'it takes'] : ['are', 'they take'];
+  return (
+    `${variables.join(', ')} ${are} set but no Redis is configured, so ${variables.length === 1 ? 'it is' : 'they are'} ` +
+    `ignored: ${they} effect only with MAILBOX_REDIS_URL (or MAILBOX_REDIS_SENTINELS with MAILBOX_REDIS_SENTINEL_NAME, ` +
+    'or MAILBOX_REDIS_CLUSTER).'
   );
 }

@@ -8,7 +8,7 @@ import { isStartupError } from '../../startupError';
 import { waitForBackends, waitForNudgeRedis } from '../../startupBackends';
 import { checkStoreNames } from '../../startupChecks';
 import { cliLogger } from './cliLogger';
-import { unknownVariableWarning, unknownVariables } from './envWarnings';
+import { redisOnlyVariables, redisOnlyWarning, unknownVariableWarning, unknownVariables } from './envWarnings';
 import { isMailboxError, MailboxError } from '../../errors';
 import { pathOfDuplicateKey } from '../../commands/jsonDuplicateKeys';
 import { jsonField } from '../../commands/jsonDepth';
@@ -217,6 +217,8 @@ async function runHeartbeat(flags: HeartbeatFlags): Promise<void> {
   const logger = cliLogger({ name: 'mailbox-heartbeat', config, fd: flags.once ? 2 : 1 });
   for (const unknown of unknownVariables(process.env))
     logger.warn({ variable: unknown.variable }, unknownVariableWarning(unknown));
+  const redisOnly = redisOnlyVariables(process.env, config);
+  if (redisOnly.length > 0) logger.warn({ variables: redisOnly }, redisOnlyWarning(redisOnly));
   checkStoreNames(config); // a URL that names no log or no Redis: serve's line for it, not a failure to open
   refuseStoresNoServerMade(config, { ownsViews: settings.projector === 'on' }); // opening them would create them
   await waitForBackends(config, logger); // started beside Redis and EventStoreDB (docker compose): wait for them, bounded

@@ -7,9 +7,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { makeDirectory, OWNER_ONLY } from './support/makeDirectory';
 import type { Logger } from 'pino';
-import type { MailboxConfig } from './config';
+import { GOOD_ADMIN_TOKEN, MIN_ADMIN_TOKEN_CHARS, type MailboxConfig } from './config';
 import { generateToken } from './application/tokenHash';
-import { MailboxError } from './errors';
+import { StartupError } from './startupError';
 
 export const ADMIN_TOKEN_FILE = 'admin.token';
 
@@ -21,12 +21,12 @@ export interface AdminToken {
 
 function readStored(file: string, logger: Logger): string {
   const token = fs.readFileSync(file, 'utf8').trim();
-  if (token.length < 16) {
-    throw new MailboxError(
-      'VALIDATION_FAILED',
-      'Invalid configuration',
-      `${file} does not hold a valid admin token (16+ characters); delete it to generate a new one.`,
-      { field: ADMIN_TOKEN_FILE },
+  if (token.length < MIN_ADMIN_TOKEN_CHARS) {
+    // A StartupError: one line and exit code 2 (it was a stack trace), before the log is opened.
+    throw new StartupError(
+      `${file} holds an admin token of ${token.length} characters, under the ${MIN_ADMIN_TOKEN_CHARS} required: delete ` +
+        `the file to generate a new one, or write one of ${MIN_ADMIN_TOKEN_CHARS} or more characters in it (${GOOD_ADMIN_TOKEN}).`,
+      { field: ADMIN_TOKEN_FILE, file, length: token.length, limit: MIN_ADMIN_TOKEN_CHARS },
     );
   }
   const mode = fs.statSync(file).mode & 0o777;

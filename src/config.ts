@@ -16,13 +16,22 @@ const flag = z
   .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
 const FLAG_FORM = 'true or false (also 1/0, yes/no, on/off)';
 
+/**
+ * The shortest admin token accepted: 128 bits as hex (`openssl rand -hex 16`). It is the operator's bearer credential
+ * (every agent's registration, rotation and retirement) and is exempt from the rate limit; the generated one is
+ * 256 bits (53 characters), which `openssl rand -hex 32` matches.
+ */
+export const MIN_ADMIN_TOKEN_CHARS = 32;
+export const GOOD_ADMIN_TOKEN = 'e.g. the output of `openssl rand -hex 32`';
+const ADMIN_TOKEN_FORM = `${MIN_ADMIN_TOKEN_CHARS} or more characters without spaces, ${GOOD_ADMIN_TOKEN}`;
+
 export const configSchema = z.object({
   host: z.string().min(1).default('127.0.0.1'),
   port: fromDecimalText(z.number().int().min(0).max(65535)).default(7420),
   dataDir: z.string().min(1).default('./data'),
   adminToken: z
     .string()
-    .min(16, 'MAILBOX_ADMIN_TOKEN must be at least 16 characters')
+    .min(MIN_ADMIN_TOKEN_CHARS, `MAILBOX_ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN_CHARS} characters`)
     .regex(/^\S+$/, 'MAILBOX_ADMIN_TOKEN must not contain spaces')
     .optional(),
   /** Unset: SQLite in dataDir. 'memory:' keeps events in memory (tests). esdb:// or kurrentdb://: EventStoreDB. */
@@ -152,7 +161,7 @@ const VALID_FORM: Partial<Record<keyof MailboxConfig, string>> = {
   host: 'an IP address or host name of this machine (default 127.0.0.1)',
   port: 'an integer 0..65535 (0 picks any free port; default 7420)',
   dataDir: 'a directory path (default ./data)',
-  adminToken: '16 or more characters without spaces (or unset it to generate one)',
+  adminToken: `${ADMIN_TOKEN_FORM} (or unset it to generate one)`,
   strictRecipients: FLAG_FORM,
   views:
     'sqlite (the default: views in a file beside the log, resumed at start) or memory (rebuilt from the log at every ' +
@@ -332,7 +341,7 @@ export function secretFromFile(env: NodeJS.ProcessEnv, variable: string): string
   if (key !== undefined && checked?.success === false) {
     throw new StartupError(
       `${fileVariable}='${file}' holds ${shown(key, secret)}, which is not valid: ${checked.error.issues[0].message}; ` +
-        `write a valid secret in it, or unset ${fileVariable}.`,
+        `write a valid secret in it${key === 'adminToken' ? ` (${ADMIN_TOKEN_FORM})` : ''}, or unset ${fileVariable}.`,
       { variable: fileVariable },
     );
   }

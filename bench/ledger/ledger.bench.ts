@@ -40,7 +40,7 @@ const noWakes = { publish: async () => undefined, subscribe: async () => async (
 async function wakeRecordLoad(report: BenchReport): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ledger-bench-'));
   const mailbox = await createMailbox(
-    { eventStoreUrl: `sqlite:${dir}/events.sqlite`, adminToken: 'bench-admin-token-0123456789', logLevel: 'silent' },
+    { eventStoreUrl: `sqlite:${dir}/events.sqlite`, adminToken: 'bench-admin-token-0123456789abcdef', logLevel: 'silent' },
     { logger: pino({ level: 'silent' }) },
   );
   try {

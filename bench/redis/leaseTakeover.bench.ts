@@ -16,7 +16,7 @@ import { withTmpDir } from '../lib/tmp';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const BIN = path.join(ROOT, 'bin/mailbox.js');
-const ADMIN = 'bench-admin-token-0123456789';
+const ADMIN = 'bench-admin-token-0123456789abcdef';
 const RUNS = 5;
 const LEASES = [1500, 3000];
 

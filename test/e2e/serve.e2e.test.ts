@@ -55,11 +55,11 @@ test('generates the admin token once, stores it 0600, prints it only then, and k
 
 test('MAILBOX_ADMIN_TOKEN wins: nothing is generated or printed, and the stored token is not accepted', async () => {
   const dataDir = tempDir();
-  fs.writeFileSync(path.join(dataDir, 'admin.token'), 'stored-token-0123456789\n', { mode: 0o600 });
-  const { server, printed } = await start(dataDir, { adminToken: 'env-admin-token-0123456789' });
+  fs.writeFileSync(path.join(dataDir, 'admin.token'), 'stored-token-0123456789abcdefghij\n', { mode: 0o600 });
+  const { server, printed } = await start(dataDir, { adminToken: 'env-admin-token-0123456789abcdef' });
   expect(printed).toBe('');
-  expect((await post(server.url, '/v1/agents', 'env-admin-token-0123456789', { identity: '@x' })).status).toBe(201);
-  expect((await post(server.url, '/v1/agents', 'stored-token-0123456789', { identity: '@y' })).status).toBe(401);
+  expect((await post(server.url, '/v1/agents', 'env-admin-token-0123456789abcdef', { identity: '@x' })).status).toBe(201);
+  expect((await post(server.url, '/v1/agents', 'stored-token-0123456789abcdefghij', { identity: '@y' })).status).toBe(401);
   await server.close();
 });
 
@@ -69,8 +69,11 @@ test("the directories it makes for the SQLite log and views are its owner's only
   const root = tempDir();
   const dataDir = path.join(root, 'new', 'data');
   const logDir = path.join(root, 'log-elsewhere');
-  await (await start(dataDir, { adminToken: 'env-admin-token-0123456789' })).server.close();
-  const elsewhere = { adminToken: 'env-admin-token-0123456789', eventStoreUrl: `sqlite:${path.join(logDir, 'mail.sqlite')}` };
+  await (await start(dataDir, { adminToken: 'env-admin-token-0123456789abcdef' })).server.close();
+  const elsewhere = {
+    adminToken: 'env-admin-token-0123456789abcdef',
+    eventStoreUrl: `sqlite:${path.join(logDir, 'mail.sqlite')}`,
+  };
   await (await start(path.join(root, 'unused'), elsewhere)).server.close();
   expect(fs.readdirSync(dataDir).sort()).toEqual(expect.arrayContaining(['events.sqlite', 'views.sqlite']));
   for (const dir of [path.join(root, 'new'), dataDir, logDir]) expect([dir, fs.statSync(dir).mode & 0o777]).toEqual([dir, 0o700]);
@@ -82,7 +85,7 @@ test('the rate limit turned off (MAILBOX_RATE_LIMIT_PER_SECOND=0) is said in one
     const lines: Array<{ level: number; msg: string; variable?: string }> = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
     const server = await startServer(
-      parseConfig({ dataDir: tempDir(), port: 0, adminToken: 'admin-token-0123456789', ...extra }),
+      parseConfig({ dataDir: tempDir(), port: 0, adminToken: 'admin-token-0123456789abcdefghij', ...extra }),
       {
         logger,
         print: () => {},

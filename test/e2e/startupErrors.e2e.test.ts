@@ -57,8 +57,16 @@ test.each([
   // Number() reads hex and exponents: 0x1DB1 bound port 7601, 1e3 made a 1000 ms sweep. Decimal digits only.
   ['port-hex', { MAILBOX_PORT: '0x1DB1' }, 'MAILBOX_PORT', ["'0x1DB1'", '0..65535', 'written in plain decimal digits']],
   ['sweep-exponent', { MAILBOX_TASK_SWEEP_MS: '1e3' }, 'MAILBOX_TASK_SWEEP_MS', ["'1e3'", 'written in plain decimal digits']],
-  ['token-short', { MAILBOX_ADMIN_TOKEN: 'short' }, 'MAILBOX_ADMIN_TOKEN', ['5 characters', '16 or more characters']],
-  ['token-blank', { MAILBOX_ADMIN_TOKEN: '                    ' }, 'MAILBOX_ADMIN_TOKEN', ['blank', '16 or more characters']],
+  ['token-short', { MAILBOX_ADMIN_TOKEN: 'short' }, 'MAILBOX_ADMIN_TOKEN', ['5 characters', '32 or more characters']],
+  // 16 characters were accepted: 64 bits at best, for the one credential that registers every agent and is not rate-limited.
+  [
+    'token-16',
+    { MAILBOX_ADMIN_TOKEN: '0123456789abcdef' },
+    'MAILBOX_ADMIN_TOKEN',
+    ['(16 characters, not shown)', '32 or more characters', '`openssl rand -hex 32`', 'or unset it to generate one'],
+  ],
+  ['token-31', { MAILBOX_ADMIN_TOKEN: 'x'.repeat(31) }, 'MAILBOX_ADMIN_TOKEN', ['(31 characters, not shown)', '32 or more']],
+  ['token-blank', { MAILBOX_ADMIN_TOKEN: '                    ' }, 'MAILBOX_ADMIN_TOKEN', ['blank', '32 or more characters']],
   ['host-bad', { MAILBOX_HOST: '999.1.1.1' }, 'MAILBOX_HOST', ["'999.1.1.1'", '127.0.0.1']],
   ['host-not-local', { MAILBOX_HOST: '192.0.2.1' }, 'MAILBOX_HOST', ["'192.0.2.1'", 'not an address of this machine']],
   [
@@ -105,6 +113,28 @@ test.each([
   expectOneLine(await serve(name, env), variable, ...mentions);
 });
 
+test('an admin token file (MAILBOX_ADMIN_TOKEN_FILE) of 16 characters: one line naming it, the length and the remedy', async () => {
+  const file = path.join(root, 'admin-token-16');
+  fs.writeFileSync(file, '0123456789abcdef\n');
+  const run = await serve('token-file-16', { MAILBOX_ADMIN_TOKEN_FILE: file });
+  expectOneLine(run, 'MAILBOX_ADMIN_TOKEN_FILE', `'${file}'`, '16 characters', '32 or more characters', 'openssl rand -hex 32');
+  expect(run.stderr).not.toContain('0123456789abcdef');
+});
+
+test('a stored admin token (<data dir>/admin.token) under 32 characters: one line naming the file, exit 2, no log made', async () => {
+  const dataDir = path.join(root, 'stored-short');
+  fs.mkdirSync(dataDir, { mode: 0o700 });
+  fs.writeFileSync(path.join(dataDir, 'admin.token'), '0123456789abcdef0123\n', { mode: 0o600 });
+  const run = await runCli(['serve'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_PORT: '0' });
+  expect(run.stderr.trimEnd()).toBe(
+    `mailbox: ${path.join(dataDir, 'admin.token')} holds an admin token of 20 characters, under the 32 required: delete ` +
+      'the file to generate a new one, or write one of 32 or more characters in it (e.g. the output of `openssl rand -hex 32`).',
+  );
+  expect(run.code).toBe(2);
+  expect(fs.readdirSync(dataDir)).toEqual(['admin.token']); // no log, no views: nothing created
+  expect(run.stdout).not.toContain('mailbox listening');
+});
+
 test('heartbeat --once with a CA file that cannot be used: the line serve prints, exit code 2 (it was INTERNAL ENOENT)', async () => {
   const dataDir = path.join(root, 'heartbeat-ca');
   const run = await runCli(['heartbeat', '--once'], {
@@ -135,14 +165,14 @@ test('MAILBOX_ADMIN_TOKEN_FILE holding a token too short: one line naming the fi
   const file = path.join(root, 'admin-token-short');
   fs.writeFileSync(file, 'short\n');
   const run = await serve('token-file-short', { MAILBOX_ADMIN_TOKEN_FILE: file });
-  expectOneLine(run, 'MAILBOX_ADMIN_TOKEN_FILE', `MAILBOX_ADMIN_TOKEN_FILE='${file}' holds (5 characters, not shown)`, '16');
+  expectOneLine(run, 'MAILBOX_ADMIN_TOKEN_FILE', `MAILBOX_ADMIN_TOKEN_FILE='${file}' holds (5 characters, not shown)`, '32');
 });
 
 describe('admin commands: where the admin token comes from', () => {
   test('MAILBOX_ADMIN_TOKEN_FILE that cannot be read: one line naming it, exit code 2 (not ./data/admin.token instead)', async () => {
     const cwd = tempDir('mailbox-admin-cli-');
     fs.mkdirSync(path.join(cwd, 'data'));
-    fs.writeFileSync(path.join(cwd, 'data', 'admin.token'), 'a-stored-admin-token-0123456789\n');
+    fs.writeFileSync(path.join(cwd, 'data', 'admin.token'), 'a-stored-admin-token-0123456789ab\n');
     const run = await runCli(
       ['agent', 'add', '@x'],
       { MAILBOX_URL: `http://127.0.0.1:${await deadPort()}`, MAILBOX_ADMIN_TOKEN_FILE: '/nonexistent/admin_token' },
@@ -215,7 +245,7 @@ withProc('a data dir or log where no directory can be made (/proc): one line, ex
     `cannot create the directory ${dataDir}`,
   );
   const url = 'sqlite:/proc/mailbox-startup-test/events.sqlite';
-  const run = await serve('proc-log', { MAILBOX_EVENTSTORE_URL: url, MAILBOX_ADMIN_TOKEN: 'a-token-of-twenty-chars' });
+  const run = await serve('proc-log', { MAILBOX_EVENTSTORE_URL: url, MAILBOX_ADMIN_TOKEN: 'a-token-of-thirty-two-characters' });
   expectOneLine(run, 'MAILBOX_EVENTSTORE_URL', `'${url}'`, 'cannot create the directory /proc/mailbox-startup-test');
 });
 
@@ -254,7 +284,7 @@ test('a log that is not a SQLite database: one line naming the file and the reme
   const run = await runCli(['serve'], {
     MAILBOX_DATA_DIR: dataDir,
     MAILBOX_PORT: '0',
-    MAILBOX_ADMIN_TOKEN: 'a-token-of-twenty-chars',
+    MAILBOX_ADMIN_TOKEN: 'a-token-of-thirty-two-characters',
   });
   const lines = run.stderr.trimEnd().split('\n');
   expect(lines).toHaveLength(1);

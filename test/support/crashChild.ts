@@ -13,7 +13,7 @@ const emit = (line: Record<string, unknown>) => process.stdout.write(`${JSON.str
 async function main(): Promise<void> {
   const dir = process.argv[2];
   const mailbox = await createMailbox(
-    { eventStoreUrl: `sqlite:${dir}/events.sqlite`, adminToken: 'crash-test-admin-token-0123', logLevel: 'silent' },
+    { eventStoreUrl: `sqlite:${dir}/events.sqlite`, adminToken: 'crash-test-admin-token-0123456789', logLevel: 'silent' },
     { logger: silentLogger },
   );
   const admin = mailbox.asActor(ADMIN_ACTOR);

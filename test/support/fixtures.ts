@@ -10,7 +10,7 @@ import type { ContainerOverrides } from '../../src/compositionRoot';
 import { ADMIN_ACTOR } from '../../src/commands/roles';
 import type { NewEvent } from '../../src/events/types';
 
-export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 export const silentLogger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 
 /**

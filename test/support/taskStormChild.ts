@@ -17,7 +17,7 @@ async function main(): Promise<void> {
       eventStoreUrl: `sqlite:${dir}/events.sqlite`,
       redisUrl,
       redisNamespace: namespace,
-      adminToken: 'storm-test-admin-token-0123',
+      adminToken: 'storm-test-admin-token-0123456789',
       logLevel: 'silent',
       taskSweepMs: 0,
     },

@@ -10,7 +10,7 @@ async function main(): Promise<void> {
   const dir = process.argv[2];
   process.stdout.write('opening\n');
   await createMailbox(
-    { eventStoreUrl: `sqlite:${dir}/events.sqlite`, adminToken: 'crash-test-admin-token-0123', logLevel: 'silent' },
+    { eventStoreUrl: `sqlite:${dir}/events.sqlite`, adminToken: 'crash-test-admin-token-0123456789', logLevel: 'silent' },
     { logger: silentLogger },
   );
   process.stdout.write('caught up\n');

@@ -120,13 +120,13 @@ describe('Redis topology variables', () => {
   it('secrets come from files (Docker secrets): MAILBOX_ADMIN_TOKEN_FILE and MAILBOX_REDIS_PASSWORD_FILE', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbox-secrets-'));
     try {
-      fs.writeFileSync(path.join(dir, 'admin'), 'a-very-long-admin-token-0123\n');
+      fs.writeFileSync(path.join(dir, 'admin'), 'a-very-long-admin-token-0123456789\n');
       fs.writeFileSync(path.join(dir, 'redis'), 'redis-pass');
       const config = configFromEnv({
         MAILBOX_ADMIN_TOKEN_FILE: path.join(dir, 'admin'),
         MAILBOX_REDIS_PASSWORD_FILE: path.join(dir, 'redis'),
       });
-      expect(config.adminToken).toBe('a-very-long-admin-token-0123');
+      expect(config.adminToken).toBe('a-very-long-admin-token-0123456789');
       expect(config.redisPassword).toBe('redis-pass');
       expect(() => configFromEnv({ MAILBOX_ADMIN_TOKEN_FILE: path.join(dir, 'missing') })).toThrow(
         /MAILBOX_ADMIN_TOKEN_FILE='.*missing' cannot be read \(ENOENT\): set it to a readable file/,

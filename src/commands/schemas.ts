@@ -9,6 +9,7 @@ import { IDENTITY_PATTERN, MAX_LIST_RECIPIENTS } from './recipients';
 import { prioritySchema, tagsSchema, taskEnvelopeSchema } from './messageFields';
 import { expectsReplyBySchema } from './replyDeadline';
 import { readableText } from './readableText';
+import { MAX_TASK_BYTES, withinJsonBytes } from './jsonSize';
 
 export const MAX_SUBJECT_CHARS = 200;
 export const MAX_IDEMPOTENCY_KEY_CHARS = 200;
@@ -127,13 +128,16 @@ export const sendMessageSchema = z.strictObject({
     .default(false)
     .describe('true: deliver without a wake event (refused for a direct message that is high priority or carries a task)'),
   expectsReplyBy: expectsReplyBySchema.optional(),
-  task: encodedOr('task', taskEnvelopeSchema, {
+  task: encodedOr('task', taskEnvelopeSchema.superRefine(withinJsonBytes('task')), {
     kind: 'object',
     what: 'an object (an A2A task envelope)',
     example: '{"state": "submitted"}',
   })
     .optional()
-    .describe('an A2A task: state, input.parts, metadata, expectedOutput, budget, expiresAt'),
+    .describe(
+      `an A2A task: state, input.parts, metadata, expectedOutput, budget, expiresAt; at most ${MAX_TASK_BYTES / 1024} KiB ` +
+        "as JSON (link to larger content: a file part's uri)",
+    ),
   idempotencyKey: z
     .string()
     .min(1)

@@ -9,6 +9,7 @@ import { pageSize, wholeNumber } from '../numberFields';
 import { taskStateSchema } from '../messageFields';
 import { messageIdSchema } from '../schemas';
 import { readableText } from '../readableText';
+import { MAX_TASK_BYTES, withinJsonBytes } from '../jsonSize';
 
 /** A week: a claim that needs longer holds no lease (it stays until released or finished). */
 export const MAX_LEASE_SECONDS = 7 * 24 * 3600;
@@ -48,8 +49,12 @@ export const transitionTaskSchema = z.strictObject({
   artifacts: z
     .array(z.strictObject({ name: z.string().min(1).max(200).optional(), parts: z.array(part).min(1) }))
     .max(32)
+    .superRefine(withinJsonBytes('artifacts'))
     .optional()
-    .describe('with Completed only: the output, as A2A artifacts of parts ({kind: text|data|file, ...})'),
+    .describe(
+      'with Completed only: the output, as A2A artifacts of parts ({kind: text|data|file, ...}); at most ' +
+        `${MAX_TASK_BYTES / 1024} KiB as JSON in all (link to larger output: a file part's uri)`,
+    ),
 });
 
 export const TASK_LIST_VIEWS = ['assigned', 'claimable', 'sent'] as const;

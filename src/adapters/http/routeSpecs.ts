@@ -3,7 +3,7 @@
  * table and the routes the server registers are the same set.
  */
 import type { ErrorCode } from '../../errors';
-import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import type * as McpTypes from '@modelcontextprotocol/sdk/types.js';
 import { deliveryQuerySchema, markReadSchema, registerAgentSchema, sendMessageSchema } from '../../commands/schemas';
 import { deliveryLedgerSchema } from '../../application/deliveryResponseSchemas';
 import { listQuerySchema } from '../../application/listQueryParser';
@@ -20,6 +20,11 @@ export type { RouteSpec };
 
 const AUTH: ErrorCode[] = ['UNAUTHENTICATED', 'FORBIDDEN', 'RATE_LIMITED'];
 const BODY: ErrorCode[] = ['UNKNOWN_FIELD', 'VALIDATION_FAILED', 'PAYLOAD_TOO_LARGE'];
+
+/** The MCP protocol versions the SDK speaks, as its own refusal lists them (loaded only when asked). */
+const supportedProtocolVersions = (): string[] =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  (require('@modelcontextprotocol/sdk/types.js') as typeof McpTypes).SUPPORTED_PROTOCOL_VERSIONS;
 
 export const ROUTE_SPECS: RouteSpec[] = [
   {
@@ -390,13 +395,16 @@ export const ROUTE_SPECS: RouteSpec[] = [
             error: { code: -32600, message: 'Invalid Request: Only one initialization request is allowed' },
             id: null,
           },
-          unsupportedProtocolVersion: {
-            jsonrpc: '2.0',
-            error: {
-              code: -32000,
-              message: `Bad Request: Unsupported protocol version: 1999-01-01 (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
-            },
-            id: null,
+          // Read when the document is generated: a server loads the MCP SDK at its first POST /mcp, not at start.
+          get unsupportedProtocolVersion() {
+            return {
+              jsonrpc: '2.0',
+              error: {
+                code: -32000,
+                message: `Bad Request: Unsupported protocol version: 1999-01-01 (supported versions: ${supportedProtocolVersions().join(', ')})`,
+              },
+              id: null,
+            };
           },
         },
       },

@@ -9,7 +9,9 @@ import { docsRoutes } from './docsRoutes';
 import { noExtraInput } from './routeInput';
 
 export function opsRoutes(app: FastifyInstance, { mailbox, metrics }: HttpContext): void {
-  const document = buildOpenApiDocument();
+  // Built at the first GET: its MCP example names the SDK's protocol versions, and the SDK loads at the first POST
+  // /mcp, not at every start (test/e2e/cliStartup).
+  let document: ReturnType<typeof buildOpenApiDocument> | null = null;
 
   // None takes a query parameter: `/readyz?verbose` or a scrape's `params` (`/metrics?name[]=...`) is refused, not
   // answered as if it had been read.
@@ -38,7 +40,7 @@ export function opsRoutes(app: FastifyInstance, { mailbox, metrics }: HttpContex
 
   app.get('/openapi.json', async (request) => {
     noExtraInput(request.query, 'GET /openapi.json');
-    return document;
+    return (document ??= buildOpenApiDocument());
   });
   docsRoutes(app);
 }

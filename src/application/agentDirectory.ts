@@ -30,8 +30,6 @@ export class AgentDirectory {
   private readonly revocationListeners = new Set<RevocationListener>();
   /** Retired identities seen in a registry read, to notice retirements done by another node. */
   private knownRetired: Set<string> | null = null;
-  /** Each identity's token hash seen in a registry read, to notice token rotations done by another node. */
-  private knownTokens: Map<string, string> | null = null;
   /** The registry state last looked through for retirements: a state read again unchanged has none to add. */
   private noticedIn: RegistryState | null = null;
 
@@ -63,13 +61,8 @@ export class AgentDirectory {
    * token lookup reads the registry again, and listeners cut what the identity holds open.
    */
   revoked(identity: string, reason: string): void {
-    this.knownTokens?.delete(identity); // told here: the next registry read does not tell it again as news from elsewhere
-    this.signal(identity, reason);
-  }
-
-  private signal(identity: string, reason: string): void {
     this.lastReadAt = 0;
-    if (reason === 'agent retired') this.knownRetired?.add(identity);
+    this.knownRetired?.add(identity);
     for (const listener of this.revocationListeners) {
       try {
         listener(identity, reason);
@@ -84,22 +77,11 @@ export class AgentDirectory {
     // loader answers the same state object while no registry event was appended, and such a state holds no news.
     if (state === this.noticedIn) return;
     this.noticedIn = state;
-    const agents = [...state.agents.values()];
-    const retired = agents.filter((agent) => agent.retiredAt !== null).map((agent) => agent.identity);
+    const retired = [...state.agents.values()].filter((agent) => agent.retiredAt !== null).map((agent) => agent.identity);
     const known = this.knownRetired;
-    const knownTokens = this.knownTokens;
     this.knownRetired = new Set(retired);
-    this.knownTokens = new Map(agents.map((agent) => [agent.identity, agent.tokenHash]));
-    if (!known || !knownTokens) return; // the first read: nothing of this process was opened before it
-    for (const identity of retired) if (!known.has(identity)) this.signal(identity, 'agent retired');
-    // A rotation done elsewhere: what the old token opened here (wake and audit streams) ends as a local rotation's
-    // does. Noticed before any request with the new token is let in (its lookup reads the registry), so streams opened
-    // with the new token are not among those ended.
-    for (const agent of agents) {
-      const before = knownTokens.get(agent.identity);
-      if (agent.retiredAt === null && before !== undefined && before !== agent.tokenHash)
-        this.signal(agent.identity, 'token rotated');
-    }
+    if (!known) return; // the first read: nothing of this process was opened before it
+    for (const identity of retired) if (!known.has(identity)) this.revoked(identity, 'agent retired');
   }
 
   /**

@@ -90,7 +90,8 @@ export class ProjectionRunner {
   private readonly waiters = new PositionWaiters();
   /** How far the views' wakes went out: a rebuild of lost views applies events up to there without them. */
   private readonly wakesSent = new WakesSentThrough();
-  private status: RunnerStatus = {
+  /** What getStatus reports, less the lost views' rebuild: that one is LostViews's own, read from it there. */
+  private status: Omit<RunnerStatus, 'rebuildingLostViews'> = {
     running: false,
     checkpoint: null,
     lastError: null,
@@ -101,7 +102,6 @@ export class ProjectionRunner {
     logIdentity: null,
     views: 'unchecked',
     viewsProblem: null,
-    rebuildingLostViews: null,
     leadership: { role: 'alone' },
   };
   /** Set when the views turned out to be another log's while following: the runner stops applying for good. */

@@ -33,6 +33,7 @@ import { isStartupError, StartupError, StartupInterrupted } from './startupError
 import { checkDirectoryPath } from './startupChecks';
 import { isMailboxError, MailboxError } from './errors';
 import { retry } from './support/retry';
+import { rebuildViewsOfOtherRules } from './application/olderRules';
 import { everyCallWhileOpen, whileOpen } from './application/whileOpen';
 
 export class Mailbox {
@@ -60,6 +61,8 @@ export class Mailbox {
   readonly rejections: RejectionLog;
   /** Resolves once the views are this log's and followed (at once, unless a take-over is rebuilding them). */
   viewsReady: Promise<void> = Promise.resolve();
+  /** Resolves when views built by other rules are rebuilt with this version's (application/olderRules.ts), or at once. */
+  rulesRebuilt: Promise<void> = Promise.resolve();
   private readonly closing = new AbortController();
 
   constructor(
@@ -202,6 +205,23 @@ export class Mailbox {
   }
 
   /**
+   * Views that Redis kept from a mailbox of another version, built by other rules, are rebuilt from the log in the
+   * background with this version's (application/olderRules.ts); they serve reads meanwhile.
+   */
+  rebuildViewsOfOtherRules(): void {
+    const generations = this.projections.generations?.();
+    if (!generations) return;
+    const logger = this.container.resolve<Logger>(TOKENS.Logger);
+    this.rulesRebuilt = this.projections
+      .binding()
+      .then((views) => rebuildViewsOfOtherRules(this.eventStore, generations, views, logger, this.closing.signal))
+      .catch((error: unknown) => {
+        // The look at the views' rules failed (the store unreachable now): the next start looks again.
+        logger.warn({ err: error }, 'projections: could not tell which rules built the views; the next start looks again');
+      });
+  }
+
+  /**
    * Writes the seen marks noted so far and waits (bounded, as commands do) until the views show them:
    * a test or a script that wants the next list or count to reflect what was returned calls this.
    */
@@ -218,6 +238,7 @@ export class Mailbox {
     await this.sweeper.stop();
     await this.seenMarks.close().catch(() => undefined); // written if the store still takes them
     await this.viewsReady.catch(() => undefined);
+    await this.rulesRebuilt;
     await this.runner.stop();
     await leasesOf(this.container)?.close();
     await this.wakeRecorder.close();
@@ -290,10 +311,13 @@ export async function createMailbox(
   container.registerSingleton(DeliveryQueries);
   const mailbox = new Mailbox(container, config);
   try {
-    await mailbox.runner.start(interrupted).catch((error: unknown) => {
-      if (error instanceof ForeignViews) return mailbox.handleForeignViews(error);
-      throw error;
-    });
+    const views = await mailbox.runner.start(interrupted).then(
+      () => 'this log' as const,
+      (error: unknown) => {
+        if (error instanceof ForeignViews) return mailbox.handleForeignViews(error).then(() => 'taken over' as const);
+        throw error;
+      },
+    );
     if (interrupted?.aborted) {
       const head = await mailbox.eventStore.headPosition().catch(() => null);
       const at = mailbox.runner.getStatus().checkpoint ?? '0';
@@ -301,6 +325,7 @@ export async function createMailbox(
         `while the views caught up with the log, at position ${at} of ${head ?? 'unknown'} (the next start resumes there)`,
       );
     }
+    if (views === 'this log') mailbox.rebuildViewsOfOtherRules(); // a take-over builds with this version's rules
   } catch (error) {
     await mailbox.close().catch(() => undefined);
     throw error;

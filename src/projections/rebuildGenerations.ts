@@ -27,6 +27,8 @@ export interface ActiveGeneration {
   logIdentity: string | null;
   /** The log whose projector is live on the views now, or null (see ProjectionStore.markLiveWriter). */
   liveWriter: string | null;
+  /** The version of the rules the active views were built by (readModel/readModelVersion.ts); null: not recorded (1). */
+  rules: string | null;
 }
 
 export type ActivationResult =
@@ -59,6 +61,8 @@ export interface ProjectionGenerations {
    * crash) left behind, which nothing else ever deletes. Absent: the store cannot tell them.
    */
   leftovers?(): Promise<string[]>;
+  /** Generations a live rebuild is building now (its mark renewed): another rebuild would only duplicate its work. Absent: the store cannot tell. */
+  beingBuilt?(): Promise<string[]>;
 }
 
 /**

@@ -10,6 +10,7 @@
  * the long run a benchmark script (bench/redis/differential.bench.ts).
  * A failure names its seed; READ_MODEL_DIFF_SEED=<seed> replays that one log.
  */
+import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import pino from 'pino';
 import { MemoryProjectionStore } from '../../src/adapters/projections/memoryProjectionStore';
@@ -664,4 +665,38 @@ function inThisRealm(value: unknown): unknown {
   const tag = Object.prototype.toString.call(value);
   if (tag !== '[object Object]') return value; // Maps, Dates... are compared as they are
   return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, inThisRealm(item)]));
+}
+
+/**
+ * A digest of every view the pure read model (the memory store) folds one seeded log to, fed in one batch: what
+ * test/unit/readModelVersion.test.ts compares, so that a change to the rules is noticed and their version moved on.
+ */
+export async function foldedViewsDigest(seed: number, maxEvents: number): Promise<string> {
+  const random = prng(seed ^ 0x5bd1e995);
+  const log = randomLog(seed, maxEvents);
+  const identities = new Set<string>(['@nobody']);
+  const threads = new Set<string>();
+  for (const event of log.events) {
+    const data = event.data as Record<string, unknown>;
+    if (!event.type.startsWith('Task')) {
+      for (const field of ['identity', 'from', 'to', 'recipient', 'reader'] as const)
+        if (typeof data[field] === 'string' && !(data[field] as string).startsWith('AGENT:'))
+          identities.add(data[field] as string);
+      if (Array.isArray(data.to)) for (const identity of data.to as string[]) identities.add(identity);
+    }
+    if (typeof data.threadId === 'string') threads.add(data.threadId);
+  }
+  const named = [...identities].sort();
+  const middle = log.events[Math.floor(log.events.length / 2)].metadata.at;
+  const messageIds = log.events
+    .filter((event) => event.type === 'MessageSent')
+    .map((event) => (event.data as { messageId: string }).messageId);
+  const queries = new Map(named.map((identity) => [identity, queriesFor(named, [...threads], random)]));
+  const subject = memorySubject();
+  await subject.feed({ kind: 'batch', events: log.projected() });
+  const folded = await views(subject.store, named, queries, messageIds, middle);
+  const text = JSON.stringify([...folded, ['wakes', await subject.wakes()]], (_key, v: unknown) =>
+    typeof v === 'bigint' ? v.toString() : v,
+  );
+  return createHash('sha256').update(text).digest('hex').slice(0, 16);
 }

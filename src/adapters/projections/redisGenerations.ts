@@ -21,6 +21,7 @@ import {
   type ProjectionGeneration,
   type ProjectionGenerations,
 } from '../../projections/rebuildGenerations';
+import { READ_MODEL_VERSION } from '../../projections/readModel/readModelVersion';
 import type { ProjectedEvent } from '../../projections/viewChanges';
 import { inLogOrder } from './redisApplyPlan';
 import type { RedisScriptApplier } from './redisApplier';
@@ -112,10 +113,10 @@ export class RedisGenerations implements ProjectionGenerations {
 
   async active(): Promise<ActiveGeneration> {
     const name = await this.refresh();
-    const [checkpoint, logIdentity, liveWriter] = await redisCall('Redis projections', () =>
-      this.client.mget(this.keys.checkpoint(name), this.keys.logOf(name), this.keys.liveWriter),
+    const [checkpoint, logIdentity, liveWriter, rules] = await redisCall('Redis projections', () =>
+      this.client.mget(this.keys.checkpoint(name), this.keys.logOf(name), this.keys.liveWriter, this.keys.rulesOf(name)),
     );
-    return { name, checkpoint: parsePosition(checkpoint), logIdentity, liveWriter };
+    return { name, checkpoint: parsePosition(checkpoint), logIdentity, liveWriter, rules };
   }
 
   async create(logIdentity?: string): Promise<ProjectionGeneration> {
@@ -130,8 +131,10 @@ export class RedisGenerations implements ProjectionGenerations {
     renew.unref();
     this.building.set(name, renew);
     await this.dropKeys(name); // a leftover of an interrupted rebuild would otherwise gate the new one
-    if (logIdentity !== undefined)
-      await redisCall('Redis projections', () => this.client.set(this.keys.logOf(name), logIdentity));
+    await redisCall('Redis projections', async () => {
+      if (logIdentity !== undefined) await this.client.set(this.keys.logOf(name), logIdentity);
+      await this.client.set(this.keys.rulesOf(name), READ_MODEL_VERSION); // built by this version's rules
+    });
     return new RedisGeneration(name, this.client, this.keys, this.applier);
   }
 
@@ -172,6 +175,15 @@ export class RedisGenerations implements ProjectionGenerations {
   }
 
   async leftovers(): Promise<string[]> {
+    return this.listedGenerations(false);
+  }
+
+  async beingBuilt(): Promise<string[]> {
+    return this.listedGenerations(true);
+  }
+
+  /** The generations listed as being built, other than the active one, whose mark is alive (`live`) or expired. */
+  private async listedGenerations(live: boolean): Promise<string[]> {
     const active = await this.refresh();
     const listed = await redisCall('Redis projections', () => this.client.hkeys(this.keys.building));
     const names = listed.filter((name) => name !== active && this.keys.isPrefix(name));
@@ -179,7 +191,7 @@ export class RedisGenerations implements ProjectionGenerations {
     const marks = await redisCall('Redis projections', () =>
       this.client.mget(...names.map((name) => this.keys.buildingMark(name))),
     );
-    return names.filter((_, i) => marks[i] === null).sort((a, b) => generationNumber(a) - generationNumber(b));
+    return names.filter((_, i) => (marks[i] !== null) === live).sort((a, b) => generationNumber(a) - generationNumber(b));
   }
 
   /** Stops renewing the building marks of this connection (the store closes; a rebuild still building is then over). */

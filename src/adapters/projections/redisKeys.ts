@@ -9,6 +9,7 @@
  *   <ns>:{<ns>}:building:<prefix>    a rebuild is building that generation now (expires unless renewed)
  *   <ns>:v<N>:{<ns>}:checkpoint      generation N: global checkpoint (20-digit, zero-padded)
  *   <ns>:v<N>:{<ns>}:log             the identity of the log generation N was built from (set once)
+ *   <ns>:v<N>:{<ns>}:rules           the version of the rules that built generation N (set once; absent: 1)
  *   <ns>:v<N>:{<ns>}:agents|retired|identities   registry views and every identity with views
  *   <ns>:v<N>:{@b}:inbox|unread|outbox   lex-ordered sets of `<position>:<messageId>`
  *   <ns>:v<N>:{@b}:entries|read|archived|seen  @b's inbox entries, receipts, archive and seen marks by message id
@@ -129,6 +130,11 @@ export class RedisKeys {
   /** The identity of the log a generation belongs to (the apply script derives it from the checkpoint key: same tag). */
   logOf(prefix: string): string {
     return `${prefix}${this.globalTag}:log`;
+  }
+
+  /** The version of the read model's rules the generation was built by (readModel/readModelVersion.ts; absent: 1). */
+  rulesOf(prefix: string): string {
+    return `${prefix}${this.globalTag}:rules`;
   }
 
   agents(prefix: string): string {

@@ -16,6 +16,7 @@
  * script checks it with the checkpoint) and serves reads only from it: the
  * views of another log sharing the namespace are never read or written.
  */
+import { READ_MODEL_VERSION } from '../../projections/readModel/readModelVersion';
 import { MailboxError } from '../../errors';
 import type { ListQuery } from '../../projections/listQuery';
 import {
@@ -245,9 +246,11 @@ export class RedisProjectionStore implements ProjectionStore {
           this.keys.active,
           this.keys.logOf(prefix),
           this.keys.checkpoint(prefix),
+          this.keys.rulesOf(prefix),
           prefix,
           this.keys.defaultPrefix,
           logIdentity,
+          READ_MODEL_VERSION,
         ),
       );
       if (status === 'moved' && follows < MAX_SWITCH_FOLLOWS) continue; // a rebuild switched meanwhile: claim the new one

@@ -160,10 +160,10 @@ return 'OK'
 `;
 
 /**
- * Claims a generation's views for a log. KEYS: active pointer, the generation's log key, its checkpoint.
- * ARGV: the generation's prefix, default prefix, log identity. Returns { 'moved', active } when the
- * generation is no longer active, else { 'owner', <owner> } ('' for views of an unknown log: a
- * checkpoint without a log), claiming views that have neither.
+ * Claims a generation's views for a log. KEYS: active pointer, the generation's log key, its checkpoint, its rules
+ * key. ARGV: the generation's prefix, default prefix, log identity, the rules' version. Returns { 'moved', active }
+ * when the generation is no longer active, else { 'owner', <owner> } ('' for views of an unknown log: a
+ * checkpoint without a log), claiming views that have neither (they are empty: this version's rules build them).
  */
 const CLAIM_SCRIPT = `
 local active = redis.call('GET', KEYS[1]) or ARGV[2]
@@ -172,6 +172,7 @@ local owner = redis.call('GET', KEYS[2])
 if owner then return { 'owner', owner } end
 if redis.call('EXISTS', KEYS[3]) == 1 then return { 'owner', '' } end
 redis.call('SET', KEYS[2], ARGV[3])
+redis.call('SET', KEYS[4], ARGV[4])
 return { 'owner', ARGV[3] }
 `;
 
@@ -226,6 +227,6 @@ export function defineMailboxScripts(client: RedisClient): void {
   client.defineCommand('mailboxAllocate', { lua: ALLOCATE_SCRIPT, numberOfKeys: 2 });
   client.defineCommand('mailboxActivate', { lua: ACTIVATE_SCRIPT, numberOfKeys: 4 });
   client.defineCommand('mailboxFence', { lua: FENCE_SCRIPT, numberOfKeys: 1 });
-  client.defineCommand('mailboxClaim', { lua: CLAIM_SCRIPT, numberOfKeys: 3 });
+  client.defineCommand('mailboxClaim', { lua: CLAIM_SCRIPT, numberOfKeys: 4 });
   client.defineCommand('mailboxMarkWriter', { lua: MARK_WRITER_SCRIPT, numberOfKeys: 2 });
 }

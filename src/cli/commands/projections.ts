@@ -26,6 +26,8 @@ import {
   type RebuildProgress,
   type RebuildResult,
 } from '../../projections/rebuild';
+import { READ_MODEL_VERSION } from '../../projections/readModel/readModelVersion';
+import { rulesVersionText } from '../../application/olderRules';
 import type { ActiveGeneration } from '../../projections/rebuildGenerations';
 import { aheadOfThisLog, ForeignViews } from '../../projections/viewsOwnership';
 import { fromDecimalText } from '../../support/decimalText';
@@ -297,6 +299,19 @@ function statusOf(
       ? {}
       : { note: `no views yet: ${holdsNone}; the server (mailbox serve) builds them from the log at its next start` }),
     ...(ahead ? { note: aheadNote(sqlite, ahead, logIdentity) } : {}),
+    ...(built && active.rules !== READ_MODEL_VERSION ? otherRules(active.rules) : {}),
+  };
+}
+
+/** Views built by another version's rules (Redis keeps them across upgrades): said, with who rebuilds them. */
+function otherRules(rules: string | null): Record<string, string> {
+  return {
+    viewsRules: rules ?? '1',
+    rules: READ_MODEL_VERSION,
+    rulesNote:
+      `the views were built by the read model's rules of version ${rulesVersionText(rules)}; this version's are ` +
+      `${READ_MODEL_VERSION}: mailbox serve of this version rebuilds them at its start (beside the ones served), or ` +
+      'run `mailbox projections rebuild`',
   };
 }
 

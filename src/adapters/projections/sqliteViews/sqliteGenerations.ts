@@ -8,6 +8,7 @@
  */
 import type Database from 'better-sqlite3';
 import { applyEvents } from '../../../projections/readModel/applyEvents';
+import { READ_MODEL_VERSION } from '../../../projections/readModel/readModelVersion';
 import {
   GenerationGap,
   type ActivationResult,
@@ -92,7 +93,8 @@ export class SqliteGenerations implements ProjectionGenerations {
   async active(): Promise<ActiveGeneration> {
     const name = this.meta.active();
     const { checkpoint, logIdentity } = this.writerOf(name).state();
-    return { name, checkpoint, logIdentity, liveWriter: this.meta.liveWriter(Date.now()) };
+    // The file's schema version covers its rules: views of other rules are dropped at open (sqliteViewsMeta.ts).
+    return { name, checkpoint, logIdentity, liveWriter: this.meta.liveWriter(Date.now()), rules: READ_MODEL_VERSION };
   }
 
   async create(logIdentity?: string): Promise<ProjectionGeneration> {
@@ -151,6 +153,17 @@ export class SqliteGenerations implements ProjectionGenerations {
   }
 
   async leftovers(): Promise<string[]> {
+    // Only a mark that lapsed: a generation without one was active once (a previous one kept on purpose, with
+    // --keep-previous or by a take-over at start) or predates the marks.
+    return this.markedGenerations((until, now) => until <= now);
+  }
+
+  async beingBuilt(): Promise<string[]> {
+    return this.markedGenerations((until, now) => until > now);
+  }
+
+  /** The generations other than the active one whose building mark (its expiry) passes `test`, oldest first. */
+  private markedGenerations(test: (until: number, now: number) => boolean): string[] {
     const active = this.meta.active();
     const now = Date.now();
     const states = this.db
@@ -160,10 +173,8 @@ export class SqliteGenerations implements ProjectionGenerations {
       .map(({ name }) => name.slice(0, -'_state'.length))
       .filter((name) => GENERATION_NAME.test(name) && name !== active)
       .filter((name) => {
-        // Only a mark that lapsed: a generation without one was active once (a previous one kept on purpose, with
-        // --keep-previous or by a take-over at start) or predates the marks.
         const until = this.meta.value(`building:${name}`);
-        return until !== null && Number(until) <= now;
+        return until !== null && test(Number(until), now);
       })
       .sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
   }

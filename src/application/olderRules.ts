@@ -1,0 +1,84 @@
+/**
+ * Views built by another version of the read model's rules (readModel/readModelVersion.ts). The SQLite views file
+ * rebuilds them at open (its schema row); Redis keeps its views across upgrades, so a mailbox of a newer version
+ * found them as they stood, and what its rules compute differently showed only for events applied from then on
+ * (audit verify reported the rest as drift). Here such views are rebuilt from the log with this version's rules,
+ * beside the ones served (blue/green), and switched to when done: reads keep being answered meanwhile, from views
+ * that differ from this version's only where the rules changed.
+ *
+ * One rebuild at a time: a node that finds a live rebuild building (another node of the same version that started
+ * first) leaves it to that one. Two that start at the same moment both build; the second to finish finds the views
+ * switched and drops its generation (rebuild.ts: 'moved').
+ */
+import type { Logger } from 'pino';
+import type { EventStore } from '../events/eventStore';
+import { READ_MODEL_VERSION } from '../projections/readModel/readModelVersion';
+import { rebuildProjections, RebuildInterrupted, type ViewsPlace } from '../projections/rebuild';
+import type { ProjectionGenerations } from '../projections/rebuildGenerations';
+
+/** How the views' rules version reads in a log line: an unrecorded one is 1, before views recorded theirs. */
+export const rulesVersionText = (rules: string | null): string =>
+  rules === null ? '1 (recorded by none before version 2)' : rules;
+
+/**
+ * Starts the rebuild when the active views were built by other rules, and resolves when it is over (switched, left
+ * to another node, interrupted by `signal`, or failed: each said in the log). Resolves at once when they are this
+ * version's, or the store has no generations.
+ */
+export async function rebuildViewsOfOtherRules(
+  log: EventStore,
+  generations: ProjectionGenerations,
+  views: ViewsPlace,
+  logger: Logger,
+  signal: AbortSignal,
+): Promise<void> {
+  const active = await generations.active();
+  if (active.rules === READ_MODEL_VERSION) return;
+  const details = { location: views.location, generation: active.name, viewsRules: active.rules, rules: READ_MODEL_VERSION };
+  const building = (await generations.beingBuilt?.()) ?? [];
+  if (building.length > 0) {
+    logger.info(
+      { ...details, building },
+      `projections: the views in ${views.location} were built by the read model's rules of version ` +
+        `${rulesVersionText(active.rules)}; a rebuild is building ${building.join(', ')} now: it is left to finish`,
+    );
+    return;
+  }
+  logger.warn(
+    details,
+    `projections: the views in ${views.location} were built by the read model's rules of version ` +
+      `${rulesVersionText(active.rules)}, this mailbox's are version ${READ_MODEL_VERSION}: rebuilding them from the ` +
+      'log beside the ones served (which answer meanwhile), switching when done',
+  );
+  try {
+    const result = await rebuildProjections(log, generations, {
+      views,
+      signal,
+      onProgress: ({ phase, retry, position }) => {
+        if (phase === 'retrying')
+          logger.warn(
+            { ...details, ...retry, position: position?.toString() ?? null },
+            'projections: the rebuild for the rules could not copy for now; trying again from where it stands',
+          );
+      },
+    });
+    logger.info(
+      { ...details, generation: result.generation, previous: result.previous, events: result.events, ms: result.ms },
+      `projections: rebuilt the views with the rules of version ${READ_MODEL_VERSION} (${result.events} events); ` +
+        `generation ${result.generation} is active, ${result.previous} was dropped`,
+    );
+  } catch (error) {
+    if (error instanceof RebuildInterrupted) {
+      logger.info(
+        { ...details, dropped: error.dropped },
+        `projections: the rebuild for the rules stopped with the mailbox; the next start begins it again`,
+      );
+      return;
+    }
+    logger.error(
+      { ...details, err: error },
+      'projections: the rebuild for the rules failed; the views of the earlier rules are still served ' +
+        '(run `mailbox projections rebuild`, or restart to try again)',
+    );
+  }
+}

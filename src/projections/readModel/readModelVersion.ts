@@ -1,0 +1,15 @@
+/**
+ * The version of the read model's rules: what a log's views hold. Bump it with every change to the rules
+ * (evolve.ts, ledgerRules.ts, taskRules.ts, and the Redis apply script that equals them) that makes the same log
+ * fold to other views. Views that record another version were built by other rules: a store that keeps its views
+ * across upgrades (Redis) has them rebuilt from the log, beside the ones served, when a mailbox of this version
+ * starts on them (src/application/olderRules.ts). The SQLite views file has its own schema version, which covers
+ * its rules too (sqliteViewsSchema.ts: a file of another schema is rebuilt at open).
+ *
+ * test/unit/readModel/readModelVersion.unit.test.ts folds a fixed log with the rules and compares a digest of the views: a change
+ * to the rules fails it until this version (and the digest there) is moved on.
+ */
+export const READ_MODEL_VERSION = '2';
+// 2: a list's task is not a broadcast (isBroadcast for AGENT:* only); a paused task shows no lease; lapsedClaimant
+//    shows only while the lapse stands. Redis views began to record their version here: views without one are of 1.
+// 1: (unrecorded) the rules before.

@@ -1,0 +1,131 @@
+/**
+ * Redis keeps its views across upgrades. A mailbox of a newer version served views built by an earlier version's
+ * rules as they stood (what its rules compute differently showed only for events applied from then on), and nothing
+ * said so: operators.md asked for a manual `mailbox projections rebuild` after such an upgrade. Now every generation
+ * records the version of the rules that built it; a mailbox that starts on views of other rules (or of none recorded:
+ * version 1) says so in its log and rebuilds them from the log beside the ones served, switching when done, and
+ * `mailbox projections status` says it too. Views of this version's rules are left as they are.
+ */
+import { Writable } from 'node:stream';
+import { Redis } from 'ioredis';
+import pino from 'pino';
+import { RedisKeys } from '../../src/adapters/projections/redisKeys';
+import { runStatusCommand, type ProjectionsIo } from '../../src/cli/commands/projections';
+import { ADMIN_ACTOR } from '../../src/commands/roles';
+import { createMailbox, type Mailbox } from '../../src/mailbox';
+import { READ_MODEL_VERSION } from '../../src/projections/readModel/readModelVersion';
+import { capture } from '../support/auditCli';
+import { tempDir } from '../support/fixtures';
+import { startRedis, type TestRedis } from '../support/redisServer';
+
+let redis: TestRedis;
+let client: Redis;
+beforeAll(async () => {
+  redis = await startRedis();
+  client = new Redis(redis.url);
+});
+afterAll(async () => {
+  client.disconnect();
+  await redis.stop();
+});
+
+function recordingLogger() {
+  const lines: Array<{ level: number; msg: string }> = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  return { logger: pino({ level: 'info' }, stream), messages: () => lines.map((l) => l.msg) };
+}
+
+async function status(env: NodeJS.ProcessEnv): Promise<Record<string, unknown>> {
+  const out = capture();
+  const err = capture();
+  process.exitCode = undefined;
+  await runStatusCommand({ stdout: out.stream, stderr: err.stream, env } as ProjectionsIo);
+  process.exitCode = undefined;
+  return JSON.parse(out.text()) as Record<string, unknown>;
+}
+
+test("views built by an earlier version are rebuilt with this version's rules at start; views of this version are kept", async () => {
+  const dataDir = tempDir('mailbox-rules-');
+  const namespace = `rules${process.pid}`;
+  const keys = new RedisKeys(namespace);
+  const config = {
+    dataDir,
+    adminToken: 'a'.repeat(32),
+    logLevel: 'silent' as const,
+    redisUrl: redis.url,
+    redisNamespace: namespace,
+  };
+  const activePrefix = async () => (await client.get(keys.active)) ?? keys.defaultPrefix;
+  const open = async () => {
+    const { logger, messages } = recordingLogger();
+    const mailbox = await createMailbox(config, { logger });
+    return { mailbox, messages };
+  };
+  const unread = async (mailbox: Mailbox, identity: string) => mailbox.asActor({ identity, role: 'agent' }).unreadCount();
+
+  // A first mailbox: three agents, direct mail, a broadcast, a receipt.
+  const first = await open();
+  const admin = first.mailbox.asActor(ADMIN_ACTOR);
+  for (const identity of ['@a', '@b', '@c']) await admin.registerAgent({ identity });
+  const as = (identity: string) => first.mailbox.asActor({ identity, role: 'agent' });
+  const toB = await as('@a').send({ to: '@b', subject: 'one', body: 'x' });
+  await as('@c').send({ to: '@b', subject: 'two', body: 'x', priority: 'high' });
+  await as('@a').send({ to: 'AGENT:*', subject: 'all', body: 'x' });
+  await as('@b').markRead({ messageIds: [toB.messageId] });
+  expect(await unread(first.mailbox, '@b')).toMatchObject({ unread: 2, byPriority: { low: 0, normal: 1, high: 1 } });
+  expect(await unread(first.mailbox, '@c')).toMatchObject({ unread: 1 });
+  await first.mailbox.close(); // waits for the look at the views' rules
+  const built = await activePrefix();
+  expect(await client.get(keys.rulesOf(built))).toBe(READ_MODEL_VERSION); // the claim recorded this version's rules
+  expect(first.messages().filter((m) => /read model's rules/.test(m))).toEqual([]);
+
+  // As an earlier version left them: no rules recorded, and counts its rules computed otherwise.
+  await client.del(keys.rulesOf(built));
+  await client.hset(keys.agent(built, '@b', 'counts'), 'normal', '7');
+  await client.del(keys.agent(built, '@c', 'unread'));
+  const env = {
+    MAILBOX_LOG_LEVEL: 'silent',
+    MAILBOX_DATA_DIR: dataDir,
+    MAILBOX_REDIS_URL: redis.url,
+    MAILBOX_REDIS_NAMESPACE: namespace,
+  };
+  expect(await status(env)).toMatchObject({
+    viewsRules: '1',
+    rules: READ_MODEL_VERSION,
+    rulesNote: expect.stringContaining('mailbox serve of this version rebuilds them at its start'),
+  });
+
+  const second = await open();
+  await second.mailbox.rulesRebuilt;
+  const rebuilt = await activePrefix();
+  expect(rebuilt).not.toBe(built);
+  expect(await client.get(keys.rulesOf(rebuilt))).toBe(READ_MODEL_VERSION);
+  expect(second.messages()).toEqual(
+    expect.arrayContaining([
+      expect.stringContaining(
+        `were built by the read model's rules of version 1 (recorded by none before version 2), this mailbox's are version ${READ_MODEL_VERSION}: rebuilding them`,
+      ),
+      expect.stringContaining(`rebuilt the views with the rules of version ${READ_MODEL_VERSION}`),
+    ]),
+  );
+  expect(await unread(second.mailbox, '@b')).toMatchObject({ unread: 2, byPriority: { low: 0, normal: 1, high: 1 } });
+  expect(await unread(second.mailbox, '@c')).toMatchObject({ unread: 1 });
+  expect(await unread(second.mailbox, '@a')).toMatchObject({ unread: 0 });
+  // The live projector follows the new generation: a send after the switch is in the views.
+  await second.mailbox.asActor({ identity: '@c', role: 'agent' }).send({ to: '@a', subject: 'after', body: 'x' });
+  expect(await unread(second.mailbox, '@a')).toMatchObject({ unread: 1 });
+  await second.mailbox.close();
+  expect(await status(env)).not.toHaveProperty('rulesNote');
+
+  // This version's views: kept as they are.
+  const third = await open();
+  await third.mailbox.rulesRebuilt;
+  expect(await activePrefix()).toBe(rebuilt);
+  expect(third.messages().filter((m) => /read model's rules/.test(m))).toEqual([]);
+  await third.mailbox.close();
+});

@@ -1,0 +1,33 @@
+/**
+ * The read model's rules have a version (src/projections/readModel/readModelVersion.ts): views that record another
+ * one are rebuilt at start (Redis keeps its views across upgrades). A change to the rules that leaves the version as
+ * it was would leave every Redis deployment with views of the earlier rules, silently. So this folds fixed seeded
+ * logs with the rules and compares a digest of every view (inboxes and outboxes under many filters, counts,
+ * heartbeats, agents, tasks, ledgers, wakes) with the one recorded for the current version.
+ *
+ * When it fails: if the change to the rules is meant (the same log now folds to other views), move READ_MODEL_VERSION
+ * on (with a line saying what changed) and record the digests printed here under the new version. If only the test's
+ * log generator changed (test/contract/readModelDifferential.ts), record the new digests under the same version.
+ */
+import { foldedViewsDigest } from '../../contract/readModelDifferential';
+import { READ_MODEL_VERSION } from '../../../src/projections/readModel/readModelVersion';
+
+const SEEDS = [1, 2, 3];
+const EVENTS = 400;
+/** The digests of the logs of SEEDS, as the rules of each version fold them. */
+const RECORDED: Record<string, string[]> = {
+  '2': ['9db0364ec64137ec', 'f0c5f1aec96921d5', '7fc9aeddeac07dbc'],
+};
+
+test('the rules fold the fixed logs to the views recorded for READ_MODEL_VERSION', async () => {
+  const digests = await Promise.all(SEEDS.map((seed) => foldedViewsDigest(seed, EVENTS)));
+  expect({ version: READ_MODEL_VERSION, digests }).toEqual({
+    version: READ_MODEL_VERSION,
+    digests: RECORDED[READ_MODEL_VERSION],
+  });
+});
+
+test('the digest is the views: another log folds to another digest, the same log to the same', async () => {
+  expect(await foldedViewsDigest(1, EVENTS)).toBe(await foldedViewsDigest(1, EVENTS));
+  expect(await foldedViewsDigest(1, EVENTS)).not.toBe(await foldedViewsDigest(4, EVENTS));
+});

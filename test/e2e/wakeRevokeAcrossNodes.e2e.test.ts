@@ -3,7 +3,8 @@
  * runs them. Retiring an agent, or rotating its token, through node A ends the agent's wake streams open on node B
  * with a last `revoked` event, though nothing else reaches node B meanwhile (found by a probe of the scaled
  * deployment: they stayed open, and went on passing wakes, until some other request happened to make node B read
- * the registry; after a rotation, for good). A stream opened with the new token goes on.
+ * the registry; after a rotation, for good). A stream opened with the new token goes on. The same for an auditor's
+ * audit stream (GET /v1/audit/stream), which a rotation through node A left open on node B.
  */
 import { randomUUID } from 'node:crypto';
 import { EsdbDouble } from '../support/esdbDouble/esdbDouble';
@@ -30,7 +31,7 @@ beforeAll(async () => {
   };
   nodeA = await startTestServer({ ...shared, nodeId: 'node-a' });
   nodeB = await startTestServer({ ...shared, nodeId: 'node-b' });
-  t = await nodeA.register(['@r', '@k', '@s']);
+  t = { ...(await nodeA.register(['@r', '@k', '@s'])), ...(await nodeA.register(['@aud'], 'auditor')) };
 }, 60_000);
 afterAll(async () => {
   for (const stream of streams) stream.close();
@@ -73,4 +74,24 @@ test("a token rotated through node A: node B ends the old token's stream; a stre
   await newOnB.next((e) => e.event === 'wake' && e.data.messageId === sent.body.messageId);
   expect(newOnB.events.map((e) => e.event)).toEqual(['sync', 'wake']);
   expect(oldOnB.wakes().map((w) => w.messageId)).not.toContain(sent.body.messageId);
+});
+
+test("an auditor's token rotated through node A: its audit stream on node B ends with `revoked`; one of the new token goes on", async () => {
+  const oldOnB = await subscribe(nodeB.url, t['@aud'], '/v1/audit/stream');
+  streams.push(oldOnB);
+  await oldOnB.next((e) => e.event === 'ready');
+  const rotated = await nodeA.call('POST', '/v1/agents/@aud/token', { token: ADMIN_TOKEN });
+  expect(rotated.status).toBe(201);
+
+  const revoked = await oldOnB.next((e) => e.event === 'revoked', 5000);
+  expect(revoked.data).toEqual({ identity: '@aud', reason: 'token rotated' });
+  await oldOnB.ended; // node B closed it
+
+  const newOnB = await subscribe(nodeB.url, rotated.body.token, '/v1/audit/stream');
+  streams.push(newOnB);
+  await newOnB.next((e) => e.event === 'ready');
+  const sent = await nodeA.call('POST', '/v1/messages', { token: t['@s'], body: { to: '@r', subject: 'seen', body: 'x' } });
+  expect(sent.status).toBe(201);
+  await newOnB.next((e) => e.event === 'entry' && JSON.stringify(e.data).includes(sent.body.messageId));
+  expect(newOnB.events.some((e) => e.event === 'revoked')).toBe(false);
 });

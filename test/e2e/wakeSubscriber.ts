@@ -18,10 +18,11 @@ export interface WakeSubscriber {
   close(): void;
 }
 
-export async function subscribe(url: string, token: string): Promise<WakeSubscriber> {
+/** `path`: another SSE route of the API read the same way (GET /v1/audit/stream). */
+export async function subscribe(url: string, token: string, path = '/v1/wake'): Promise<WakeSubscriber> {
   const abort = new AbortController();
-  const response = await fetch(`${url}/v1/wake`, { headers: { authorization: `Bearer ${token}` }, signal: abort.signal });
-  if (response.status !== 200 || !response.body) throw new Error(`wake stream: ${response.status} ${await response.text()}`);
+  const response = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${token}` }, signal: abort.signal });
+  if (response.status !== 200 || !response.body) throw new Error(`${path}: ${response.status} ${await response.text()}`);
   const events: ReceivedEvent[] = [];
   const waiters: Array<{ predicate: (e: ReceivedEvent) => boolean; resolve: (e: ReceivedEvent) => void }> = [];
   const listeners: Array<(e: ReceivedEvent) => void | Promise<void>> = [];

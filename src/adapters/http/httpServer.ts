@@ -29,7 +29,7 @@ import { opsRoutes } from './routes/opsRoutes';
 import { viewRoutes } from './routes/viewRoutes';
 import { wakeRoutes } from './routes/wakeRoutes';
 import { WakeLatencyTracker } from './wakeLatency';
-import { WakeStreams } from './wakeStreams';
+import { TOKEN_RECHECK_MS, WakeStreams } from './wakeStreams';
 import { refuseEmptyPathParameters } from './emptyPathParameter';
 import { refuseBodyOnReads, refuseIdempotencyKeyWhereNotHonored, refuseQueryOnWrites } from './writeQuery';
 import {
@@ -66,9 +66,6 @@ export type AgentApiRoutes = (scope: FastifyInstance, agentApiFor: (request: Fas
 
 /** fastify's default: no path parameter of this API (a UUID, an identity) comes near it. */
 const MAX_PARAM_LENGTH = 100;
-
-/** How often the tokens of the open wake streams are looked up again (a token lookup answers from a read this recent). */
-const TOKEN_RECHECK_MS = 1000;
 
 const shuttingDown = () =>
   new MailboxError(

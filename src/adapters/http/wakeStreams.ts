@@ -50,6 +50,12 @@ class Slot implements WakeSlot {
   }
 }
 
+/**
+ * How often the tokens of open streams (wake and audit) are looked up again: a retirement or a rotation done through
+ * another API node reaches this one only through the registry (a token lookup answers from a read this recent).
+ */
+export const TOKEN_RECHECK_MS = 1000;
+
 /** Why a token no longer works ('agent retired', 'token rotated'), or null while it does. */
 export type TokenRevocation = (tokenHash: string) => Promise<string | null>;
 

@@ -11,9 +11,11 @@ import { identitySchema } from '../../../commands/schemas';
 import { parseInput } from '../../../commands/validation';
 import { MAILBOX_EVENT_TYPES } from '../../../events/types';
 import { openAuditStream } from '../../../application/auditStream';
-import { actorOf } from '../auth';
+import { hashToken } from '../../../application/tokenHash';
+import { actorOf, bearerToken } from '../auth';
 import type { HttpContext } from '../httpContext';
 import { SseStream } from '../sseStream';
+import { TOKEN_RECHECK_MS } from '../wakeStreams';
 import { singleValuedQuery } from './routeInput';
 
 const position = z.string().regex(/^\d+$/, 'is a log position (digits), as in an entry\'s "position" or its SSE id');
@@ -57,11 +59,33 @@ export function auditStreamRoutes(app: FastifyInstance, { mailbox, config, audit
       stream.send('revoked', { identity, reason: revokedBecause });
       stream.close();
     };
-    const stopWatching = mailbox.authenticator.onRevoked((revoked, reason) => {
-      if (revoked !== identity) return;
+    const revoke = (reason: string) => {
       revokedBecause = reason;
       endRevoked();
+    };
+    const stopHearing = mailbox.authenticator.onRevoked((revoked, reason) => {
+      if (revoked === identity) revoke(reason);
     });
+    // Retired or rotated through another API node: this node hears of it only by reading the registry, so the token is
+    // looked up again every second, as a request with it would be (a failed lookup keeps the stream until one tells).
+    const token = bearerToken(request.headers.authorization);
+    const tokenHash = token === undefined ? null : hashToken(token);
+    const recheck =
+      tokenHash === null
+        ? null
+        : setInterval(() => {
+            mailbox.authenticator.revocationOf(tokenHash).then(
+              (reason) => {
+                if (reason !== null) revoke(reason);
+              },
+              () => undefined,
+            );
+          }, TOKEN_RECHECK_MS);
+    recheck?.unref();
+    const stopWatching = () => {
+      stopHearing();
+      if (recheck !== null) clearInterval(recheck);
+    };
     let close: () => Promise<void>;
     try {
       close = await openAuditStream(

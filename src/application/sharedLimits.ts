@@ -18,3 +18,14 @@ export interface SharedLimits {
 }
 
 export type WakeStreamHold = { held: true; release(): Promise<void> } | { held: false; open: number };
+
+/**
+ * Told by the users of the shared limits how each call went: `unavailable` when one failed (the caller limited on
+ * its own instead), `answered` when one was answered. One outage reaches it once per request; it decides what to say.
+ */
+export interface SharedLimitsObserver {
+  unavailable(error: unknown): void;
+  answered(): void;
+}
+
+export const IGNORE_SHARED_LIMITS: SharedLimitsObserver = { unavailable: () => {}, answered: () => {} };

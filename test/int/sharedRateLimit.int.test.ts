@@ -4,6 +4,7 @@
  * one agent's requests at the configured rate within 10% (time is an injected clock, read by the
  * bucket script instead of Redis's), where three in-process limiters admit three times it; three nodes' wake-stream registries never hold more than the cap for one agent.
  */
+import type { SharedLimitsObserver } from '../../src/application/sharedLimits';
 import { RateLimiter } from '../../src/adapters/http/rateLimiter';
 import { WakeStreams } from '../../src/adapters/http/wakeStreams';
 import { connectRedis } from '../../src/adapters/projections/redisConnection';
@@ -27,11 +28,17 @@ afterEach(async () => {
   buckets = [];
 });
 
+/** An observer that hands each failure of the shared limits to `onFailure`. */
+const failuresTo = (onFailure: (error: unknown) => void): SharedLimitsObserver => ({
+  unavailable: onFailure,
+  answered: () => {},
+});
+
 /** Three nodes' limiters on their own connections; the buckets read `clock` (null: Redis's own). */
 async function sharedNodes(
   count: number,
   namespace: string,
-  onSharedFailure?: (error: unknown) => void,
+  onSharedFailure: (error: unknown) => void = () => {},
   clock: (() => number) | null = null,
 ) {
   const nodes: RateLimiter[] = [];
@@ -43,7 +50,7 @@ async function sharedNodes(
       clock,
     );
     buckets.push(shared);
-    nodes.push(new RateLimiter(PER_SECOND, BURST, clock ?? undefined, shared, onSharedFailure));
+    nodes.push(new RateLimiter(PER_SECOND, BURST, clock ?? undefined, shared, failuresTo(onSharedFailure)));
   }
   return nodes;
 }
@@ -138,8 +145,18 @@ restartable(
       new RedisKeys(`rl${process.pid}p`),
     );
     buckets.push(shared);
-    const node = new RateLimiter(PER_SECOND, BURST, undefined, shared, (error) => failures.push(error));
-    const streams = new WakeStreams(4, shared, (error) => failures.push(error));
+    const node = new RateLimiter(
+      PER_SECOND,
+      BURST,
+      undefined,
+      shared,
+      failuresTo((error) => failures.push(error)),
+    );
+    const streams = new WakeStreams(
+      4,
+      shared,
+      failuresTo((error) => failures.push(error)),
+    );
     await node.admit('@b');
     redis.pause!();
     try {

@@ -63,7 +63,7 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** `overrides`: the mailbox's clock or ids (a test that moves time, e.g. past a task's lease). */
+/** `overrides`: the mailbox's clock or ids (a test that moves time, e.g. past a task's lease), or the logger of both. */
 export async function startTestServer(config: MailboxConfigInput = {}, overrides: ContainerOverrides = {}): Promise<TestServer> {
   // MAILBOX_TEST_EVENTSTORE=esdb-double: the same suites on EventStoreDB (adapter + real client, in-repo test double).
   const double =
@@ -72,7 +72,7 @@ export async function startTestServer(config: MailboxConfigInput = {}, overrides
     { rateLimitPerSecond: 0, ...(double ? { eventStoreUrl: double.url } : {}), ...config },
     overrides,
   );
-  const http = buildApiServer(mailbox, silentLogger);
+  const http = buildApiServer(mailbox, overrides.logger ?? silentLogger);
   const url = await http.listen('127.0.0.1', 0);
 
   const call = <T>(method: string, path: string, options: CallOptions = {}) => callUrl<T>(url, method, path, options);

@@ -17,6 +17,7 @@ import { registerJsonBodyParser } from './jsonBody';
 import { assertQueryDecodable, queryOf } from './queryEncoding';
 import { MailboxMetrics } from './metrics';
 import { RateLimiter } from './rateLimiter';
+import { SharedLimitsFallback } from './sharedLimitsFallback';
 import { ConsoleSeries } from './consoleSeries';
 import { recordHttpCommands, recordingMeter } from './commandRecorder';
 import { agentRoutes } from './routes/agentRoutes';
@@ -76,9 +77,9 @@ const shuttingDown = () =>
 
 export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentApiRoutes: AgentApiRoutes[] = []): HttpServer {
   const { config } = mailbox;
-  const wakeStreams = new WakeStreams(config.maxWakeStreamsPerAgent, mailbox.sharedLimits ?? null, (error) =>
-    logger.warn({ err: error }, 'shared wake stream count unavailable; this node counts on its own until Redis answers'),
-  );
+  // The rate limit and the wake-stream count share one: an outage is logged once when it starts and once when it ends.
+  const sharedFallback = new SharedLimitsFallback(logger, config);
+  const wakeStreams = new WakeStreams(config.maxWakeStreamsPerAgent, mailbox.sharedLimits ?? null, sharedFallback);
   // Each holds a subscription to the log, read at every append: an auditor's token is capped as an agent's wake streams
   // are (600 open streams doubled a send's latency); the admin, the operator, is not.
   const auditStreams = new WakeStreams(config.maxWakeStreamsPerAgent, null, undefined, 'audit streams');
@@ -184,7 +185,7 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
     config.rateLimitBurst,
     undefined,
     mailbox.sharedLimits ?? null,
-    (error) => logger.warn({ err: error }, 'shared rate limit unavailable; this node limits on its own until Redis answers'),
+    sharedFallback,
   );
   app.register(async (scope) => {
     recordHttpCommands(scope, mailbox.rejections, metrics, {

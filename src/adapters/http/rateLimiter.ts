@@ -3,9 +3,9 @@
  * A refused request is told when to retry (429 RATE_LIMITED + Retry-After),
  * never queued or dropped silently. With shared buckets (Redis) every API node
  * draws from the same bucket; should they fail, this process's own bucket
- * holds the line until they answer again (`onSharedFailure` says so).
+ * holds the line until they answer again (`observer` is told of each failure and each answer).
  */
-import type { SharedLimits } from '../../application/sharedLimits';
+import { IGNORE_SHARED_LIMITS, type SharedLimits, type SharedLimitsObserver } from '../../application/sharedLimits';
 import { MailboxError } from '../../errors';
 
 interface Bucket {
@@ -21,7 +21,7 @@ export class RateLimiter {
     private readonly burst: number,
     private readonly now: () => number = () => performance.now(),
     private readonly shared: SharedLimits | null = null,
-    private readonly onSharedFailure: (error: unknown) => void = () => {},
+    private readonly observer: SharedLimitsObserver = IGNORE_SHARED_LIMITS,
   ) {}
 
   /**
@@ -35,9 +35,10 @@ export class RateLimiter {
     try {
       waitMs = await this.shared.take(key, this.perSecond, this.burst, count);
     } catch (error) {
-      this.onSharedFailure(error);
+      this.observer.unavailable(error);
       return this.take(key, count, requests);
     }
+    this.observer.answered();
     if (waitMs > 0) throw this.limited(key, Math.max(1, Math.ceil(waitMs / 1000)), requests);
   }
 

@@ -6,7 +6,7 @@
  * holds across the API nodes: the slot then takes a place in the shared count
  * too, and gives it back when it closes.
  */
-import type { SharedLimits } from '../../application/sharedLimits';
+import { IGNORE_SHARED_LIMITS, type SharedLimits, type SharedLimitsObserver } from '../../application/sharedLimits';
 import { MailboxError } from '../../errors';
 import type { SseStream } from './sseStream';
 
@@ -66,7 +66,7 @@ export class WakeStreams {
   constructor(
     private readonly maxPerAgent: number,
     private readonly shared: SharedLimits | null = null,
-    private readonly onSharedFailure: (error: unknown) => void = () => {},
+    private readonly observer: SharedLimitsObserver = IGNORE_SHARED_LIMITS,
     /** What the streams are, in a refusal ("wake streams"; the audit streams are capped by another instance). */
     private readonly what = 'wake streams',
   ) {}
@@ -106,7 +106,7 @@ export class WakeStreams {
 
   /**
    * reserve(), then a place in the count shared by every API node when there is one. Should the
-   * shared count not answer, this node's own cap holds the line (`onSharedFailure` says so).
+   * shared count not answer, this node's own cap holds the line (`observer` is told).
    */
   async reserveAcrossNodes(identity: string, tokenHash: string | null = null): Promise<WakeSlot> {
     const slot = this.reserve(identity, tokenHash) as Slot; // first, synchronously: concurrent opens here count at once
@@ -115,14 +115,15 @@ export class WakeStreams {
     try {
       hold = await this.shared.holdWakeStream(identity, this.maxPerAgent);
     } catch (error) {
-      this.onSharedFailure(error);
+      this.observer.unavailable(error);
       return slot;
     }
+    this.observer.answered();
     if (!hold.held) {
       slot.release();
       throw this.tooMany(identity, hold.open, ' across the API nodes');
     }
-    slot.onRelease = () => void hold.release().catch(this.onSharedFailure);
+    slot.onRelease = () => void hold.release().catch((error: unknown) => this.observer.unavailable(error));
     return slot;
   }
 

@@ -1,0 +1,81 @@
+/**
+ * While Redis stalls (SIGSTOP), each API node limits on its own; its log says so once when that starts (what it
+ * limits how meanwhile) and once when the shared limits answer again (SIGCONT), not once per request: an outage met
+ * by every request of a swarm would flood the log for as long as it lasts.
+ */
+import { randomUUID } from 'node:crypto';
+import pino from 'pino';
+import { startRedis, type TestRedis } from '../support/redisServer';
+import { startTestServer, type TestServer } from '../support/httpServer';
+
+interface LogLine {
+  level: number;
+  msg: string;
+}
+
+const WARN = 40;
+const INFO = 30;
+const lines: LogLine[] = [];
+let redis: TestRedis;
+let server: TestServer;
+let t: Record<string, string>;
+
+beforeAll(async () => {
+  redis = await startRedis();
+  if (!redis.pause) throw new Error('this test needs its own redis-server (unset REDIS_URL)');
+  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) });
+  server = await startTestServer(
+    {
+      redisUrl: redis.url,
+      redisNamespace: `limitslog-${randomUUID().slice(0, 8)}`,
+      redisTimeoutMs: 400,
+      rateLimitPerSecond: 50,
+      rateLimitBurst: 200,
+      maxWakeStreamsPerAgent: 16,
+    },
+    { logger },
+  );
+  t = await server.register(['@a', '@b', '@c']);
+});
+afterAll(async () => {
+  await server?.close();
+  await redis?.stop();
+});
+
+/** The lines about the shared limits, by level. */
+const sharedLimitLines = (level: number) => lines.filter((line) => line.level === level && /^shared /.test(line.msg));
+
+const count = (token: string) => server.call('GET', '/v1/inbox/count', { token, timeoutMs: 10_000 });
+
+test('a stalled Redis: one warning when this node starts limiting on its own, one line when the shared limits are back', async () => {
+  for (const identity of ['@a', '@b', '@c']) expect((await count(t[identity])).status).toBe(200);
+  expect(sharedLimitLines(WARN)).toEqual([]);
+
+  redis.pause!();
+  try {
+    // Each request was limited (on this node alone) before it was answered: 503, the views being in Redis too.
+    for (let round = 0; round < 4; round += 1)
+      for (const identity of ['@a', '@b', '@c']) expect((await count(t[identity])).status).toBe(503);
+  } finally {
+    redis.resume!();
+  }
+  expect(sharedLimitLines(WARN).map((line) => line.msg)).toEqual([
+    expect.stringMatching(
+      /until they answer again, this node limits each agent on its own, 50 requests\/s \(burst 200\) and 16 open wake streams/,
+    ),
+  ]);
+  expect(sharedLimitLines(INFO)).toEqual([]);
+
+  // Back: requests are answered again, and the first one the shared limits answer says so.
+  const until = Date.now() + 15_000;
+  while (sharedLimitLines(INFO).length === 0 && Date.now() < until) {
+    await count(t['@a']);
+    if (sharedLimitLines(INFO).length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  expect(sharedLimitLines(INFO).map((line) => line.msg)).toEqual([
+    expect.stringMatching(/^shared limits back: the rate limit and the wake stream count are shared by the API nodes again/),
+  ]);
+  for (const identity of ['@a', '@b', '@c']) expect((await count(t[identity])).status).toBe(200);
+  expect(sharedLimitLines(WARN)).toHaveLength(1);
+  expect(sharedLimitLines(INFO)).toHaveLength(1);
+});

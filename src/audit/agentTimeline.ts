@@ -1,7 +1,7 @@
 /**
  * `audit agent <identity>`: what one agent did and what happened to it, from
- * the log — registered, sent, received, read, archived, retired — plus who
- * read the messages it sent. Pure: feed it the log in order.
+ * the log — registered, sent, received, read, archived, retired, its task acts — plus who
+ * read the messages it sent and what others did to the tasks it held or sent. Pure: feed it the log in order.
  */
 import { addresseeText, namesRecipient } from '../events/addressing';
 import type { StoredEvent } from '../events/types';
@@ -27,7 +27,10 @@ export interface TimelineEntry {
   at: string;
   kind: TimelineKind;
   messageId: string | null;
-  /** The other party: recipient(s) for sent, sender for received, reader for read_by_recipient. */
+  /**
+   * The other party: recipient(s) for sent, sender for received, reader for read_by_recipient, who did it for a task
+   * event the agent did not do (null for its own).
+   */
   counterpart: string | null;
   subject: string | null;
 }
@@ -119,11 +122,16 @@ export class AgentTimeline {
       case 'TaskReleased':
       case 'TaskLeaseExpired':
       case 'TaskExpired':
-      case 'TaskOutcomeSeen':
-        // What the agent did to a task (the sweeper's lapses and expiries are the sweeper's, not the agent's).
-        return event.metadata.actor === me
-          ? [{ ...base, kind: 'task', messageId: event.data.taskId, counterpart: null, subject: describeTaskEvent(event, me) }]
-          : [];
+      case 'TaskOutcomeSeen': {
+        // What the agent did to a task, and what others did to a task it holds (its claim released when it was
+        // retired, its lease lapsed) or sent (claimed, moved, released, lapsed, expired): they name who did it and why.
+        const actor = event.metadata.actor;
+        const { taskId } = event.data;
+        const holds = (event.type === 'TaskReleased' || event.type === 'TaskLeaseExpired') && event.data.claimant === me;
+        if (actor !== me && !holds && !this.sent.has(taskId)) return [];
+        const subject = describeTaskEvent(event, actor);
+        return [{ ...base, kind: 'task', messageId: taskId, counterpart: actor === me ? null : actor, subject }];
+      }
       default: {
         const unexpected: never = event;
         throw new Error(`No timeline rule for ${(unexpected as StoredEvent).type}`);
@@ -158,7 +166,8 @@ export function formatTimelineEntry(entry: TimelineEntry, positionWidth = 0): st
     parts.push(`message ${entry.messageId} ${VERB.read_by_recipient} ${entry.counterpart}`);
   else if (entry.messageId !== null) {
     parts.push(`message ${entry.messageId}`);
-    if (entry.counterpart !== null) parts.push(`${VERB[entry.kind]} ${entry.counterpart}`);
+    // A task event's text names who did it.
+    if (entry.counterpart !== null && entry.kind !== 'task') parts.push(`${VERB[entry.kind]} ${entry.counterpart}`);
   }
   if (entry.subject !== null && entry.kind !== 'registered') parts.push(quoted(entry.subject));
   return parts.join('  ');

@@ -111,6 +111,35 @@ describe('audit agent timeline', () => {
       ['read', direct.messageId, null],
     ]);
   });
+  test('a lapsed lease is in the holder’s and the sender’s timelines, by the sweeper; not in a bystander’s', async () => {
+    let now = Date.parse('2030-05-01T12:00:00.000Z');
+    const mailbox = await memoryMailbox({ taskSweepMs: 0 }, { clock: { now: () => new Date(now) } });
+    const { '@a': a, '@b': b } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    const { messageId: taskId } = await a.send({ to: 'AGENT:*', subject: 'leased', body: 'x', task: {} });
+    await b.claimTask(taskId, { leaseSeconds: 30 });
+    now += 31_000;
+    expect(await mailbox.sweeper.sweepOnce()).toMatchObject({ changed: 1 });
+    const events = await allEvents(mailbox);
+    await mailbox.close();
+    const tasks = (identity: string) => {
+      const timeline = new AgentTimeline(identity);
+      return events
+        .flatMap((e) => timeline.entriesFor(e))
+        .filter((e) => e.kind === 'task')
+        .map((e) => [e.counterpart, e.subject]);
+    };
+    const lapsed = `task ${taskId} lease of @b lapsed at 2030-05-01T12:00:30.000Z (Submitted -> Submitted, claimable again)`;
+    const claimed = `task ${taskId} claimed by @b (lease to 2030-05-01T12:00:30.000Z)`;
+    expect(tasks('@b')).toEqual([
+      [null, claimed],
+      ['sweeper', lapsed],
+    ]);
+    expect(tasks('@a')).toEqual([
+      ['@b', claimed],
+      ['sweeper', lapsed],
+    ]);
+    expect(tasks('@c')).toEqual([]);
+  });
 });
 
 // `mailbox audit agent` drew '#9  <at>' and '#10  <at>': the columns after the position moved once positions reached

@@ -1,0 +1,80 @@
+/**
+ * `mailbox audit agent` as an auditor runs it (over the API, with an auditor's token): an agent retired while it held
+ * a broadcast task shows, in its timeline, the release the retirement wrote (by the admin, saying why), after its own
+ * claim; the task's sender sees what others did to its task (the claim, the release, the next claim); another
+ * audience member sees only its own acts, and nobody's timeline shows what happened to tasks it is no party to.
+ */
+import { runAuditCli as audit } from '../support/auditCli';
+import { startTestServer, type TestServer } from '../support/httpServer';
+
+let server: TestServer;
+let t: Record<string, string>;
+let auditor: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  t = await server.register(['@s', '@e', '@b', '@c']);
+  auditor = (await server.register(['@auditor'], 'auditor'))['@auditor'];
+});
+afterAll(async () => {
+  await server.close();
+});
+
+type Entry = { position: string; kind: string; messageId: string | null; counterpart: string | null; subject: string | null };
+
+async function timeline(identity: string): Promise<Entry[]> {
+  const { code, stdout, stderr } = await audit(['agent', identity, '--json', '--url', server.url], {
+    MAILBOX_AUDIT_TOKEN: auditor,
+  });
+  expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+  return stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Entry);
+}
+
+const taskEntries = (entries: Entry[], taskId: string) =>
+  entries.filter((e) => e.kind === 'task' && e.messageId === taskId).map((e) => [e.counterpart, e.subject]);
+
+test('the release written by retiring a holder is in the holder’s and the sender’s timelines, with who did it and why', async () => {
+  const sent = await server.call('POST', '/v1/messages', {
+    token: t['@s'],
+    body: { to: 'AGENT:*', subject: 'review', body: 'x', task: { state: 'submitted' } },
+  });
+  expect(sent.status).toBe(201);
+  const taskId = sent.body.messageId as string;
+  expect((await server.call('POST', `/v1/tasks/${taskId}/claim`, { token: t['@e'] })).status).toBe(200);
+  const other = await server.call('POST', '/v1/messages', {
+    token: t['@c'],
+    body: { to: 'AGENT:*', subject: 'other', body: 'x', task: { state: 'submitted' } },
+  });
+  expect((await server.call('POST', `/v1/tasks/${other.body.messageId}/claim`, { token: t['@b'] })).status).toBe(200);
+  const retired = await server.call('DELETE', '/v1/agents/@e', { token: server.adminToken });
+  expect(retired).toMatchObject({ status: 200, body: { releasedTasks: [taskId] } });
+  expect((await server.call('POST', `/v1/tasks/${taskId}/claim`, { token: t['@b'] })).status).toBe(200);
+
+  const released = `task ${taskId} released from @e, who was retired, by admin (Submitted -> Submitted, claimable again)`;
+  const holder = await timeline('@e');
+  expect(taskEntries(holder, taskId)).toEqual([
+    [null, `task ${taskId} claimed by @e`],
+    ['admin', released],
+  ]);
+  const retiredAt = holder.findIndex((e) => e.kind === 'retired');
+  expect(retiredAt).toBeGreaterThan(-1);
+  expect(holder.slice(retiredAt + 1).map((e) => [e.kind, e.counterpart])).toEqual([['task', 'admin']]);
+
+  expect(taskEntries(await timeline('@s'), taskId)).toEqual([
+    ['@e', `task ${taskId} claimed by @e`],
+    ['admin', released],
+    ['@b', `task ${taskId} claimed by @b`],
+  ]);
+  const bystander = await timeline('@b');
+  expect(taskEntries(bystander, taskId)).toEqual([[null, `task ${taskId} claimed by @b`]]);
+  expect(taskEntries(await timeline('@c'), taskId)).toEqual([]);
+  expect(taskEntries(await timeline('@c'), other.body.messageId)).toEqual([['@b', `task ${other.body.messageId} claimed by @b`]]);
+
+  // The text names it too.
+  const text = await audit(['agent', '@e', '--url', server.url], { MAILBOX_AUDIT_TOKEN: auditor });
+  const line = text.stdout.split('\n').find((l) => l.includes('who was retired'));
+  expect(line?.replace(/^#\d+ +\S+ +/, '')).toBe(`task               message ${taskId}  "${released}"`);
+});

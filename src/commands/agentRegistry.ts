@@ -63,6 +63,18 @@ export function foldRegistry(state: RegistryState, events: readonly AgentEvent[]
 export const activeAgents = (state: RegistryState): RegisteredAgent[] =>
   [...state.agents.values()].filter((agent) => agent.retiredAt === null && agent.role === 'agent');
 
+/**
+ * The registered identities, retired ones too, that differ from `identity` only in case (`@Alice` for `@alice`), in
+ * registration order. None is registered beside another any more; a log from before may hold several.
+ */
+export function caseVariantsOf(identity: string, state: RegistryState): RegisteredAgent[] {
+  const folded = identity.toLowerCase();
+  const variants: RegisteredAgent[] = [];
+  for (const agent of state.agents.values())
+    if (agent.identity !== identity && agent.identity.toLowerCase() === folded) variants.push(agent);
+  return variants;
+}
+
 export type RegisterAgent = Command<'RegisterAgent', { identity: string; role: Exclude<Role, 'admin'>; tokenHash: string }>;
 export type RetireAgent = Command<'RetireAgent', { identity: string }>;
 export type RotateAgentToken = Command<'RotateAgentToken', { identity: string; tokenHash: string }>;
@@ -77,6 +89,18 @@ export function decideRegisterAgent(command: RegisterAgent, state: RegistryState
       `Agent ${identity} is already registered${existing.retiredAt ? ' (retired; identities are never reused)' : ''}; ` +
         'choose another identity.',
       { identity },
+    );
+  }
+  // Two agents whose names differ only in case are a mix-up waiting to happen: models re-case names.
+  const [variant] = caseVariantsOf(identity, state);
+  if (variant) {
+    return new MailboxError(
+      'AGENT_EXISTS',
+      'Agent exists',
+      `Agent ${variant.identity} is already registered${variant.retiredAt ? ' (retired; identities are never reused)' : ''}, ` +
+        `and ${identity} differs from it only in case: agents (and models, which re-case names) would mix the two up. ` +
+        'Choose an identity that differs in more than case.',
+      { identity, existing: variant.identity },
     );
   }
   return [{ type: 'AgentRegistered', data: { identity, role, tokenHash, registeredAt: command.metadata.at } }];

@@ -3,7 +3,7 @@ import { MailboxError } from '../errors';
 import type { BroadcastDelivered, MessageEvent, MessageSent, ReplyRequested } from '../events/types';
 import { replyDueBy } from './replyDeadline';
 import { taskDeadlinePassed } from './tasks/taskDeadlines';
-import { activeAgents, type RegistryState } from './agentRegistry';
+import { activeAgents, caseVariantsOf, type RegisteredAgent, type RegistryState } from './agentRegistry';
 import type { Command, CommandWarning } from './command';
 import type { MessageState } from './message';
 import { inactiveRecipient, namedIdentities, parseRecipient, type Recipient } from './recipients';
@@ -62,6 +62,12 @@ export function decideSendMessage(command: SendMessage, state: SendState, policy
   // 3. Recipient existence (layer 2, opt-in) and wake rules; a list's entries are each addressed as a direct message.
   if (recipient.kind !== 'broadcast') {
     const named = namedIdentities(recipient);
+    // A case variant of a registered identity can never be registered: refused in every mode, never re-cased.
+    for (const identity of named) {
+      if (state.registry.agents.has(identity)) continue;
+      const variants = caseVariantsOf(identity, state.registry);
+      if (variants.length > 0) return caseVariantRecipient(input.to, recipient, identity, variants, state.registry);
+    }
     for (let index = 0; index < named.length && policy.strictRecipients; index++) {
       const identity = named[index];
       const known = state.registry.agents.get(identity);
@@ -181,6 +187,37 @@ export function decideSendMessage(command: SendMessage, state: SendState, policy
     },
   }));
   return [sent, ...deliveries, ...requested];
+}
+
+/** UNKNOWN_RECIPIENT for `identity`, which differs only in case from the registered `variants`. */
+function caseVariantRecipient(
+  to: SendMessageInput['to'],
+  recipient: Recipient,
+  identity: string,
+  variants: readonly RegisteredAgent[],
+  registry: RegistryState,
+): MailboxError {
+  const active = variants.filter((v) => v.retiredAt === null && v.role === 'agent').map((v) => v.identity);
+  const described = variants.map((v) =>
+    v.retiredAt !== null ? `${v.identity} (retired)` : v.role === 'agent' ? v.identity : `${v.identity} (an ${v.role}, no inbox)`,
+  );
+  const suggestions = active.length > 0 ? active : closestIdentities(identity, knownIdentities(registry));
+  const index = Array.isArray(to) ? to.indexOf(identity) : -1;
+  const where = index >= 0 ? ` to any of the list (to[${index}])` : '';
+  return new MailboxError(
+    'UNKNOWN_RECIPIENT',
+    'Unknown recipient',
+    `${identity} is not registered, and never can be: ${described.join(' and ')} ${variants.length > 1 ? 'are' : 'is'}, ` +
+      `which differs only in case (identities are case-sensitive, and none is registered beside one that differs ` +
+      `from it only in case). ` +
+      (active.length > 0 ? `Did you mean ${active.join(' or ')}? ` : 'list_agents (GET /v1/agents) lists the agents. ') +
+      `Nothing was sent${where}.`,
+    {
+      to,
+      ...(recipient.kind === 'list' ? { index, entry: identity } : {}),
+      ...(suggestions.length ? { suggestions } : {}),
+    },
+  );
 }
 
 /** `to` as the log keeps it: the identity, AGENT:*, or the list's identities once each. */

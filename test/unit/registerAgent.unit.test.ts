@@ -48,11 +48,21 @@ describe('RegisterAgent', () => {
     expect(error.message).toMatch(/retired/);
   });
 
-  it('identities are case-sensitive: @Bob is not @bob', () => {
-    given([registered('@bob')])
+  it('refuses a case variant of a registered identity (a mix-up waiting to happen), naming the existing one', () => {
+    const error = given([registered('@bob')])
       .when(register('@Bob'))
-      .then([
-        { type: 'AgentRegistered', data: { identity: '@Bob', role: 'agent', tokenHash: 'hash-of-@Bob', registeredAt: T1 } },
-      ]);
+      .thenFails('AGENT_EXISTS', { identity: '@Bob', existing: '@bob' });
+    expect(error.message).toMatch(/differs from it only in case/);
+    given([registered('@bob'), retired('@bob')])
+      .when(register('@BOB'))
+      .thenFails('AGENT_EXISTS', { identity: '@BOB', existing: '@bob' });
+  });
+
+  it('identities stay case-sensitive: case variants a log already holds are two agents, and a third is refused', () => {
+    const state = foldRegistry(initialRegistryState(), [registered('@bob'), registered('@Bob')]);
+    expect([...state.agents.keys()]).toEqual(['@bob', '@Bob']);
+    given([registered('@bob'), registered('@Bob')])
+      .when(register('@BOB'))
+      .thenFails('AGENT_EXISTS', { identity: '@BOB', existing: '@bob' });
   });
 });

@@ -1,0 +1,112 @@
+/**
+ * Identities that differ only in case (`@alice`, `@Alice`, `@ALICE`) are a mix-up waiting to happen in a swarm
+ * (models re-case names): registering a case variant of an existing identity, retired ones too, is 409 AGENT_EXISTS
+ * naming the existing one; a send to a case variant of a registered identity is 404 UNKNOWN_RECIPIENT suggesting it,
+ * in the default (permissive) mode too, never re-cased. Nothing is written by a refusal. A log that already holds
+ * case variants (written before) stays readable and usable: each variant keeps its inbox.
+ */
+import { AGENT_REGISTRY_STREAM } from '../../src/events/streams';
+import { hashToken } from '../../src/application/tokenHash';
+import { startTestServer, type TestServer } from '../support/httpServer';
+
+let server: TestServer;
+let t: Record<string, string>;
+
+beforeAll(async () => {
+  server = await startTestServer(); // MAILBOX_STRICT_RECIPIENTS off: unregistered identities are otherwise accepted
+  t = await server.register(['@alice', '@bob', '@carol', '@dave']);
+});
+afterAll(async () => {
+  await server.close();
+});
+
+const register = (identity: string) => server.call('POST', '/v1/agents', { token: server.adminToken, body: { identity } });
+const send = (from: string, to: unknown) =>
+  server.call('POST', '/v1/messages', { token: t[from], body: { to, subject: 'hello', body: 'x' } });
+
+/** `attempt` refused with `status` and `code`, and nothing written. */
+async function refusedWithoutEvents(attempt: () => Promise<{ status: number; body: any }>, status: number, code: string) {
+  const before = await server.eventCount();
+  const answer = await attempt();
+  expect({ status: answer.status, code: answer.body.code }).toEqual({ status, code });
+  expect(await server.eventCount()).toBe(before);
+  return answer.body;
+}
+
+test('registering a case variant of a registered identity is 409 AGENT_EXISTS naming it; of a retired one too', async () => {
+  for (const variant of ['@Alice', '@ALICE', '@aLiCe']) {
+    const refused = await refusedWithoutEvents(() => register(variant), 409, 'AGENT_EXISTS');
+    expect(refused).toMatchObject({ identity: variant, existing: '@alice' });
+    expect(refused.message).toContain(`Agent @alice is already registered, and ${variant} differs from it only in case`);
+  }
+  expect((await server.call('DELETE', '/v1/agents/@dave', { token: server.adminToken })).status).toBe(200);
+  const retired = await refusedWithoutEvents(() => register('@Dave'), 409, 'AGENT_EXISTS');
+  expect(retired).toMatchObject({ identity: '@Dave', existing: '@dave' });
+  expect(retired.message).toContain('Agent @dave is already registered (retired; identities are never reused)');
+  expect((await register('@alice-2')).status).toBe(201); // more than case: a new identity
+  const agents = (await server.call('GET', '/v1/agents', { token: t['@bob'] })).body.agents.map((a: any) => a.identity);
+  expect(agents.filter((identity: string) => identity.toLowerCase() === '@alice')).toEqual(['@alice']);
+});
+
+test('a send to a case variant of a registered identity is 404 UNKNOWN_RECIPIENT suggesting it, never re-cased', async () => {
+  const direct = await refusedWithoutEvents(() => send('@bob', '@ALICE'), 404, 'UNKNOWN_RECIPIENT');
+  expect(direct).toMatchObject({ to: '@ALICE', suggestions: ['@alice'] });
+  expect(direct.message).toMatch(
+    /^@ALICE is not registered, and never can be: @alice is, which differs only in case .* Did you mean @alice\? Nothing was sent\.$/,
+  );
+  const listed = await refusedWithoutEvents(() => send('@bob', ['@carol', '@Alice']), 404, 'UNKNOWN_RECIPIENT');
+  expect(listed).toMatchObject({ index: 1, entry: '@Alice', suggestions: ['@alice'] });
+  expect(listed.message).toContain('Nothing was sent to any of the list (to[1]).');
+  const retired = await refusedWithoutEvents(() => send('@bob', '@DAVE'), 404, 'UNKNOWN_RECIPIENT');
+  expect(retired.message).toContain('@DAVE is not registered, and never can be: @dave (retired) is');
+  expect(retired.suggestions).toBeUndefined();
+
+  // The identity as registered is delivered to, and another unregistered identity is still accepted with a warning.
+  const sent = await send('@bob', '@alice');
+  expect(sent.status).toBe(201);
+  const inbox = await server.call('GET', '/v1/messages', { token: t['@alice'] });
+  expect(inbox.body.messages.map((m: any) => m.messageId)).toContain(sent.body.messageId);
+  const stranger = await send('@bob', '@erin');
+  expect(stranger).toMatchObject({ status: 201, body: { warnings: [{ code: 'UNREGISTERED_RECIPIENT' }] } });
+});
+
+test('a log that already holds case variants stays readable: each keeps its inbox; a third variant is refused', async () => {
+  // As a version before this rule wrote it: @Carol registered beside @carol.
+  const token = 'mbx_case-variant-written-before-the-rule-0000000';
+  const at = new Date().toISOString();
+  const id = 'legacy-carol-variant';
+  await server.mailbox.eventStore.append(
+    AGENT_REGISTRY_STREAM,
+    [
+      {
+        eventId: '00000000-0000-4000-8000-00000000ca01',
+        type: 'AgentRegistered',
+        data: { identity: '@Carol', role: 'agent', tokenHash: hashToken(token), registeredAt: at },
+        metadata: { commandId: id, correlationId: id, causationId: id, actor: 'admin', at, schemaVersion: 1 },
+      },
+    ],
+    'any',
+  );
+  t['@Carol'] = token;
+  const until = Date.now() + 10_000;
+  let listed: string[] = [];
+  while (!listed.includes('@Carol') && Date.now() < until) {
+    listed = (await server.call('GET', '/v1/agents', { token: t['@bob'] })).body.agents.map((a: any) => a.identity);
+    if (!listed.includes('@Carol')) await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  expect(listed).toEqual(expect.arrayContaining(['@carol', '@Carol']));
+
+  const toVariant = await send('@bob', '@Carol');
+  expect(toVariant.status).toBe(201);
+  expect(toVariant.body.warnings).toBeUndefined();
+  const toFirst = await send('@bob', '@carol');
+  expect(toFirst.status).toBe(201);
+  const inboxOf = async (who: string) =>
+    (await server.call('GET', '/v1/messages', { token: t[who] })).body.messages.map((m: any) => m.messageId);
+  expect(await inboxOf('@Carol')).toEqual([toVariant.body.messageId]);
+  expect(await inboxOf('@carol')).toEqual([toFirst.body.messageId]);
+
+  const third = await refusedWithoutEvents(() => send('@bob', '@CAROL'), 404, 'UNKNOWN_RECIPIENT');
+  expect(third.suggestions).toEqual(['@carol', '@Carol']);
+  expect((await refusedWithoutEvents(() => register('@CAROL'), 409, 'AGENT_EXISTS')).existing).toBe('@carol');
+});

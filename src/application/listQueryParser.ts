@@ -9,6 +9,7 @@ import { pageSize } from '../commands/numberFields';
 import { MailboxError } from '../errors';
 import { prioritySchema } from '../commands/messageFields';
 import { identitySchema } from '../commands/schemas';
+import { threadIdSchema } from '../commands/threadIds';
 import { BROADCAST, IDENTITY_PATTERN } from '../commands/recipients';
 import { parseInput } from '../commands/validation';
 import type { ListBox, ListQuery } from '../projections/listQuery';
@@ -46,8 +47,8 @@ const recipientFilterSchema = z
   // The advertised schema (OpenAPI, tools/list) says the same as the check.
   .meta({ pattern: '^(?:@[A-Za-z0-9_-]{1,64}|AGENT:\\*)$' });
 
-/** A thread id is a message id or a named thread of 1-200 characters (as a send takes it): nothing else matches. */
-const threadFilterSchema = z.string().min(1).max(200);
+/** A thread id as a send takes it (a message id or a named thread, threadIds.ts): nothing else matches. */
+const threadFilterSchema = threadIdSchema;
 
 export const CURSOR_DESCRIPTION =
   'Opaque: pass `nextCursor` from the previous page unchanged, with the same box and filters, as the ' +

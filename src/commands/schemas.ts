@@ -9,6 +9,7 @@ import { IDENTITY_PATTERN, MAX_LIST_RECIPIENTS } from './recipients';
 import { prioritySchema, tagsSchema, taskEnvelopeSchema } from './messageFields';
 import { expectsReplyBySchema } from './replyDeadline';
 import { readableText } from './readableText';
+import { THREAD_ID_SHORT_FORM, threadIdSchema } from './threadIds';
 import { MAX_TASK_BYTES, withinJsonBytes } from './jsonSize';
 
 export const MAX_SUBJECT_CHARS = 200;
@@ -114,12 +115,9 @@ export const sendMessageSchema = z.strictObject({
   body: z.string().describe('markdown; at most 64 KiB by default'),
   priority: prioritySchema.default('normal').describe('default normal; high always wakes the recipient'),
   inReplyTo: messageIdSchema.optional().describe('the messageId you answer: the reply joins its thread (threadId is inherited)'),
-  threadId: z
-    .string()
-    .min(1)
-    .max(200)
+  threadId: threadIdSchema
     .optional()
-    .describe('a thread to start or continue without answering one message; omit with inReplyTo'),
+    .describe(`a thread to start or continue without answering one message (${THREAD_ID_SHORT_FORM}); omit with inReplyTo`),
   tags: encodedOr('tags', tagsSchema, { kind: 'array', what: 'an array of strings', example: '["review", "urgent"]' })
     .default([])
     .describe('labels to filter on'),
@@ -174,7 +172,7 @@ export const markReadSchema = z
         'true: mark every unread message of yours that was seen (returned to you by a list or get), with the filters ' +
           'below; unseen ones are withheld and counted (withheldUnseenCount) unless includeUnseen',
       ),
-    threadId: z.string().min(1).max(200).optional().describe('with all: only this thread'),
+    threadId: threadIdSchema.optional().describe('with all: only this thread'),
     from: identitySchema.optional().describe('with all: only from this sender'),
     priority: prioritySchema.optional().describe('with all: only this priority'),
     // No message of its own: teachingMessages.ts says which ISO form ("must be an ISO 8601 date and time with seconds...").

@@ -5,7 +5,10 @@
  * `audit message` / `replay` as an escape (`\x1b`, `\r`, `\n`, `\u202e`); a body keeps its line breaks and tabs;
  * `--json` keeps the text exactly as sent.
  */
+import { randomUUID } from 'node:crypto';
 import { buildProgram } from '../../src/cli/main';
+import { messageStream } from '../../src/events/streams';
+import type { MessageSent, NewEvent, StoredEvent } from '../../src/events/types';
 import { formatWakeEvent } from '../../src/cli/commands/format';
 import { runAuditCli } from '../support/auditCli';
 import { startTestServer, type TestServer } from '../support/httpServer';
@@ -47,6 +50,8 @@ const BODY = 'line one\n\tindented\r\nline three\u001b[8m hidden\rover\u009b31m'
 const OBEYED = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 let messageId: string;
+/** A message whose thread id holds an ESC: refused at send now (threadIds.ts), but a log written before may hold one. */
+let olderThreadId: string;
 
 beforeAll(async () => {
   const sent = await fetch(`${server.url}/v1/messages`, {
@@ -56,19 +61,34 @@ beforeAll(async () => {
       to: '@victim',
       subject: SUBJECT,
       body: BODY,
-      threadId: 'thread\u001b[31m',
       tags: ['tag\nfake'],
       task: { state: 'Submitted', input: { parts: [{ kind: 'text', text: 'go\u001b[0m' }] } },
     }),
   });
   expect(sent.status).toBe(201);
   messageId = ((await sent.json()) as { messageId: string }).messageId;
+
+  // Written as a version that took any thread id would have: the same send, another id and that thread.
+  const events = (await server.mailbox.eventStore.readAll(null, 1000)) as StoredEvent[];
+  const original = events.find((e) => e.type === 'MessageSent' && e.data.messageId === messageId) as StoredEvent<MessageSent>;
+  olderThreadId = randomUUID();
+  const older: NewEvent<MessageSent> = {
+    eventId: randomUUID(),
+    type: 'MessageSent',
+    data: { ...original.data, messageId: olderThreadId, threadId: 'thread\u001b[31m', hasTask: false, task: null },
+    metadata: original.metadata,
+  };
+  await server.mailbox.eventStore.append(messageStream(olderThreadId), [older], 'no_stream');
+  for (const until = Date.now() + 10_000; Date.now() < until; await new Promise((resolve) => setTimeout(resolve, 20))) {
+    const listed = await server.call('GET', '/v1/messages', { token: tokens['@victim'] });
+    if (listed.body.messages.some((m: { messageId: string }) => m.messageId === olderThreadId)) break;
+  }
 });
 
 test('mailbox inbox: one line per message, the subject escaped, no forged line', async () => {
   const text = await mailbox(tokens['@victim'], 'inbox');
   expect(text).not.toMatch(OBEYED);
-  expect(text.split('\n').filter((line) => line.startsWith('*'))).toHaveLength(1);
+  expect(text.split('\n').filter((line) => line.startsWith('*'))).toHaveLength(2); // the two messages, no forged line
   expect(text).toContain(`ok\\n* 2026-11-27 03:40:00Z  @admin -> @victim`);
   expect(text).toContain('\\r\\x1b[2J\\x1b]0;pwned\\x07\\u202etxt.exe');
 });
@@ -77,17 +97,21 @@ test('mailbox read: header fields escaped; the body keeps its line breaks and ta
   const text = await mailbox(tokens['@victim'], 'read', '--peek', messageId);
   expect(text.replace(/\r\n/g, '\n')).not.toMatch(OBEYED); // a CRLF is a line break; a lone CR is not
   expect(text).toContain('subject  ok\\n* 2026-11-27');
-  expect(text).toContain('thread thread\\x1b[31m');
   expect(text).toContain('tags     tag\\nfake');
   expect(text).toContain('"text":"go\\u001b[0m"'); // the task, as JSON (which escapes it), shown as is
   expect(text).toContain('line one\n\tindented\r\nline three\\x1b[8m hidden\\rover\\x9b31m');
+  const older = await mailbox(tokens['@victim'], 'read', '--peek', olderThreadId);
+  expect(older.replace(/\r\n/g, '\n')).not.toMatch(OBEYED);
+  expect(older).toContain('thread thread\\x1b[31m');
 });
 
 test('--json keeps every character as sent', async () => {
   const listed = JSON.parse(await mailbox(tokens['@victim'], 'inbox', '--json'));
-  expect(listed.messages[0].subject).toBe(SUBJECT);
+  expect(listed.messages.find((m: { messageId: string }) => m.messageId === messageId).subject).toBe(SUBJECT);
   const read = JSON.parse(await mailbox(tokens['@victim'], 'read', '--peek', messageId, '--json'));
-  expect(read).toMatchObject({ subject: SUBJECT, body: BODY, threadId: 'thread\u001b[31m', tags: ['tag\nfake'] });
+  expect(read).toMatchObject({ subject: SUBJECT, body: BODY, tags: ['tag\nfake'] });
+  const older = JSON.parse(await mailbox(tokens['@victim'], 'read', '--peek', olderThreadId, '--json'));
+  expect(older).toMatchObject({ threadId: 'thread\u001b[31m' });
 });
 
 test('mailbox task list and the audit tools print the subject, thread and tags escaped', async () => {
@@ -98,8 +122,10 @@ test('mailbox task list and the audit tools print the subject, thread and tags e
   const story = await runAuditCli(['message', messageId, '--url', server.url, '--no-progress'], auditEnv);
   expect(story.code).toBe(0);
   expect(story.stdout).not.toMatch(OBEYED);
-  expect(story.stdout).toContain('thread thread\\x1b[31m');
   expect(story.stdout).toContain('tags tag\\nfake');
+  const olderStory = await runAuditCli(['message', olderThreadId, '--url', server.url, '--no-progress'], auditEnv);
+  expect(olderStory.stdout).not.toMatch(OBEYED);
+  expect(olderStory.stdout).toContain('thread thread\\x1b[31m');
   expect(story.stdout).toContain('\\u202etxt.exe');
   const replay = await runAuditCli(['replay', '--url', server.url, '--no-progress'], auditEnv);
   expect(replay.stdout).not.toMatch(OBEYED);

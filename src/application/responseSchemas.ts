@@ -220,6 +220,8 @@ export const readinessSchema = z.looseObject({
         node: z.string().optional(),
         leader: z.string().nullable().optional(),
         token: z.string().nullable().optional(),
+        leaseRunsOutInMs: z.number().optional(),
+        note: z.string().optional(),
       })
       .optional(),
   }),

@@ -17,6 +17,8 @@
 export interface LeaseHolder {
   node: string;
   token: bigint;
+  /** How long the lease had left when read, unless renewed (absent: the store does not say). */
+  expiresInMs?: number;
 }
 
 export interface LeaseStore {
@@ -59,7 +61,20 @@ export type Leadership =
   /** No lease configured: this process is the only worker (embedded default). */
   | { role: 'alone' }
   | { role: 'leading'; node: string; token: string }
-  | { role: 'following'; node: string; leader: string | null; token: string | null };
+  | {
+      role: 'following';
+      node: string;
+      leader: string | null;
+      token: string | null;
+      /**
+       * How long the leader's lease runs unless it renews it, as of now (absent: the store does not say). A live
+       * leader renews every third of the lease; a leader that stopped (killed, paused, cut off) is still named here
+       * until its lease runs out, and this says how soon that is.
+       */
+      leaseRunsOutInMs?: number;
+      /** Said once the leader has missed two renewals in a row: it may be down, and when this node takes over. */
+      note?: string;
+    };
 
 export interface LeaseEvents {
   /**
@@ -85,6 +100,8 @@ export class LeaseKeeper {
   private lostToken: bigint | null = null;
   private renewedAt = 0;
   private seen: LeaseHolder | null = null;
+  /** When `seen` was read (the injected clock), for the time its lease has left now. */
+  private seenAt = 0;
   /** The other node this one last saw holding the lease (told to `follow` once), until this node leads. */
   private followed: LeaseHolder | null = null;
   private busy: Promise<void> | null = null;
@@ -103,11 +120,22 @@ export class LeaseKeeper {
 
   leadership(): Leadership {
     if (this.token !== null) return { role: 'leading', node: this.node, token: this.token.toString() };
-    return {
-      role: 'following',
+    const following = {
+      role: 'following' as const,
       node: this.node,
       leader: this.seen?.node ?? null,
       token: this.seen?.token.toString() ?? null,
+    };
+    if (this.seen?.expiresInMs === undefined) return following;
+    const runsOutInMs = Math.max(0, Math.round(this.seen.expiresInMs - (this.now() - this.seenAt)));
+    const silentMs = this.timing.ttlMs - runsOutInMs; // since the leader's last renewal
+    if (silentMs <= 2 * this.timing.renewMs) return { ...following, leaseRunsOutInMs: runsOutInMs };
+    return {
+      ...following,
+      leaseRunsOutInMs: runsOutInMs,
+      note:
+        `${this.seen.node} has not renewed its ${this.store.name} lease for ${silentMs} ms (a live holder renews every ` +
+        `${this.timing.renewMs} ms): it may be down; this node takes the lease over when it runs out, in ${runsOutInMs} ms`,
     };
   }
 
@@ -164,6 +192,7 @@ export class LeaseKeeper {
   /** Records the holder a look found; another node newly seen holding it is told to `follow` (the operator's log). */
   private see(holder: LeaseHolder | null): void {
     this.seen = holder;
+    this.seenAt = this.now();
     if (holder === null || holder.node === this.node) return;
     if (this.followed?.node === holder.node && this.followed.token === holder.token) return;
     this.followed = holder;

@@ -43,11 +43,15 @@ describe('RedisLease', () => {
     expect(await a.acquire('node-a', 60_000)).toBe(1n);
     expect(await b.acquire('node-b', 60_000)).toBeNull();
     expect(await c.acquire('node-c', 60_000)).toBeNull();
-    expect(await c.holder()).toEqual({ node: 'node-a', token: 1n });
+    // The holder, and how long its lease has left (a follower's readiness says how soon a silent leader's runs out).
+    const seen = await c.holder();
+    expect(seen).toEqual({ node: 'node-a', token: 1n, expiresInMs: expect.any(Number) });
+    expect(seen!.expiresInMs).toBeLessThanOrEqual(60_000);
+    expect(seen!.expiresInMs).toBeGreaterThan(50_000);
     expect(await b.renew('node-b', 1n, 60_000)).toBe(false);
     expect(await a.renew('node-a', 1n, 60_000)).toBe(true);
     await b.release('node-b', 1n); // not b's: left alone
-    expect(await c.holder()).toEqual({ node: 'node-a', token: 1n });
+    expect(await c.holder()).toMatchObject({ node: 'node-a', token: 1n });
     await a.release('node-a', 1n);
     expect(await c.holder()).toBeNull();
     expect(await b.acquire('node-b', 60_000)).toBe(2n);

@@ -9,6 +9,8 @@ class MemoryLease implements LeaseStore {
   private held: (LeaseHolder & { until: number }) | null = null;
   private last = 0n;
   unreachable = false;
+  /** Whether holder() says how long the lease has left (as the Redis lease does). */
+  reportsExpiry = false;
   constructor(private readonly now: () => number) {}
   private live() {
     if (this.held && this.held.until <= this.now()) this.held = null;
@@ -32,7 +34,8 @@ class MemoryLease implements LeaseStore {
   }
   async holder() {
     const held = this.live();
-    return held && { node: held.node, token: held.token };
+    if (!held) return null;
+    return { node: held.node, token: held.token, ...(this.reportsExpiry ? { expiresInMs: held.until - this.now() } : {}) };
   }
 }
 
@@ -65,6 +68,36 @@ describe('LeaseKeeper', () => {
       { role: 'following', node: 'b', leader: 'a', token: '1' },
       { role: 'following', node: 'c', leader: 'a', token: '1' },
     ]);
+  });
+
+  it("a follower says how soon the leader's lease runs out, and that the leader may be down once it missed two renewals", async () => {
+    const { store, keepers, advance } = nodes(['a', 'b', 'c']);
+    store.reportsExpiry = true;
+    const [a, b, c] = keepers;
+    for (const keeper of keepers) await keeper.tick();
+    expect(b.leadership()).toEqual({ role: 'following', node: 'b', leader: 'a', token: '1', leaseRunsOutInMs: 3000 });
+    advance(1000);
+    await a.tick(); // renewed: the lease runs 3000 ms again
+    await b.tick();
+    expect(b.leadership()).toMatchObject({ leader: 'a', leaseRunsOutInMs: 3000 });
+    expect(b.leadership()).not.toHaveProperty('note');
+    // a stops renewing (killed, paused): b and c still name it, and say how soon its lease runs out.
+    advance(1500);
+    await b.tick();
+    expect(b.leadership()).toEqual({ role: 'following', node: 'b', leader: 'a', token: '1', leaseRunsOutInMs: 1500 });
+    advance(700); // 2200 ms without a renewal: two missed
+    await c.tick();
+    expect(c.leadership()).toEqual({
+      role: 'following',
+      node: 'c',
+      leader: 'a',
+      token: '1',
+      leaseRunsOutInMs: 800,
+      note: 'a has not renewed its projector lease for 2200 ms (a live holder renews every 1000 ms): it may be down; this node takes the lease over when it runs out, in 800 ms',
+    });
+    advance(800);
+    await b.tick();
+    expect(b.leadership()).toEqual({ role: 'leading', node: 'b', token: '2' });
   });
 
   it('keeps the lease while renewing, and hands it over once the leader stops renewing for a whole lease', async () => {

@@ -97,6 +97,11 @@ export class RedisLease implements LeaseStore {
   }
 
   async holder(): Promise<LeaseHolder | null> {
-    return parseHolder(await redisCall(`Redis ${this.name} lease`, () => this.client.get(this.key)));
+    // The holder and the time its lease has left, read together (a follower's readiness says how soon a silent leader's runs out).
+    const [value, ttl] = (await redisCall(`Redis ${this.name} lease`, () =>
+      this.client.eval("return { redis.call('GET', KEYS[1]), redis.call('PTTL', KEYS[1]) }", 1, this.key),
+    )) as [string | null, number];
+    const holder = parseHolder(value);
+    return holder === null || ttl < 0 ? holder : { ...holder, expiresInMs: ttl };
   }
 }

@@ -20,6 +20,7 @@ import { ReopeningSqliteViews } from './projections/reopeningSqliteViews';
 import { sqliteLogFile } from './eventStoreFactory';
 import { RedisWakeBus } from './projections/redisWakeBus';
 import { RedisLease } from './projections/redisLease';
+import { evictionRisk, evictionWarning } from './projections/redisEvictionPolicy';
 import type { Leases } from '../projections/projectorLease';
 
 export async function createProjectionAdapters(
@@ -59,6 +60,8 @@ export async function createProjectionAdapters(
       { redis: redactUrl(url), namespace: config.redisNamespace },
       'projections: Redis (checkpoint stored with the views); wake bus: Redis pub/sub',
     );
+    const risk = await evictionRisk(publisher);
+    if (risk !== null) logger.warn({ redis: redactUrl(url), ...risk }, `projections: ${evictionWarning(risk)}`);
     return { projectionStore, wakeBus, sharedLimits };
   } catch (error) {
     await sharedLimits?.close();

@@ -157,6 +157,7 @@ test("POST /mcp: the transport's own refusals are documented, each status with i
   const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
   const answers = {
     notJsonRpc: await call({ hello: 'world' }),
+    emptyBatch: await call([]),
     twoInitializeRequests: await call([initialize, { ...initialize, id: 2 }]),
     unsupportedProtocolVersion: await call(list, { 'mcp-protocol-version': '1999-01-01' }),
     notAcceptable: await call(list, { accept: 'application/json' }),

@@ -384,12 +384,30 @@ export const ROUTE_SPECS: RouteSpec[] = [
         status: 400,
         body: 'jsonRpcError',
         description:
-          'A JSON body that is no JSON-RPC 2.0 message (-32700), a batch of over 100 messages or with two initialize ' +
-          'requests (-32600), or an MCP-Protocol-Version header this server does not speak (-32000). A request without an ' +
+          'A JSON body that is no JSON-RPC 2.0 message (-32700), an empty batch [] (its data the envelope), a batch of over ' +
+          '100 messages or with two initialize requests (-32600), or an MCP-Protocol-Version header this server does not speak (-32000). A request without an ' +
           'id (a tools/call would be dropped as a notification), JSON nested too deep or a body that is no JSON is the ' +
           'envelope, VALIDATION_FAILED',
         examples: {
           notJsonRpc: { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: Invalid JSON-RPC message' }, id: null },
+          emptyBatch: {
+            jsonrpc: '2.0',
+            id: null,
+            error: {
+              code: -32600,
+              message:
+                'Invalid Request: an empty batch ([]) holds no message, so nothing was done. Send one JSON-RPC request, e.g. ' +
+                '{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, or an array of one or more.',
+              data: {
+                error: 'Validation failed',
+                code: 'VALIDATION_FAILED',
+                message:
+                  'Invalid Request: an empty batch ([]) holds no message, so nothing was done. Send one JSON-RPC request, ' +
+                  'e.g. {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, or an array of one or more.',
+                field: 'body',
+              },
+            },
+          },
           twoInitializeRequests: {
             jsonrpc: '2.0',
             error: { code: -32600, message: 'Invalid Request: Only one initialization request is allowed' },

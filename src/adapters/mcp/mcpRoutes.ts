@@ -10,6 +10,7 @@ import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/se
 import type { AgentApi } from '../../application/agentApi';
 import { MAX_JSON_DEPTH, pathBeyondDepth, tooDeep } from '../../commands/jsonDepth';
 import type { McpServerFactory } from './mcpServer';
+import { emptyBatch, jsonRpcError } from './jsonRpcRefusals';
 
 const methodNotAllowed = {
   jsonrpc: '2.0',
@@ -135,6 +136,8 @@ export const mcpRoutes =
 
     app.post('/mcp', { config: { streaming: true }, errorHandler: staticTokenChallenge }, async (request, reply) => {
       // the transport writes the response itself
+      const empty = emptyBatch(request.body);
+      if (empty) return reply.status(400).type('application/json; charset=utf-8').send(jsonRpcError(-32600, empty));
       const refusal = depthRefusal(request.body);
       if (refusal && 'toolCall' in refusal)
         return reply.status(200).send(toolErrorResponse(refusal.toolCall.id, refusal.error.envelope));

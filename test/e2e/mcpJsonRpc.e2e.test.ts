@@ -46,3 +46,97 @@ test('an empty batch [] is 400 with one JSON-RPC Invalid Request error saying wh
   expect([list.status, list.body.id]).toEqual([200, 1]);
   expect(await server.eventCount()).toBe(before);
 });
+
+// JSON that is no JSON-RPC message is an Invalid Request (-32600) in JSON-RPC 2.0; the SDK's transport answered -32700
+// "Parse error: Invalid JSON-RPC message", the code of JSON that could not be parsed, naming nothing that was wrong.
+describe('valid JSON that is no JSON-RPC message', () => {
+  const send = { name: 'add_message', arguments: { to: '@b', subject: 's', body: 'never sent' } };
+  test.each([
+    [{ hello: 'world' }, null, 'jsonrpc', 'the message has no "jsonrpc": it must be "2.0"'],
+    [{ jsonrpc: '2.0', id: 7 }, 7, 'method', 'the message has no "method"'],
+    [
+      { jsonrpc: '1.0', id: 7, method: 'tools/call', params: send },
+      7,
+      'jsonrpc',
+      'the message has "jsonrpc": "1.0": it must be "2.0"',
+    ],
+    [{ id: 7, method: 'tools/call', params: send }, 7, 'jsonrpc', 'the message has no "jsonrpc": it must be "2.0"'],
+    [
+      { jsonrpc: '2.0', id: 7, method: 5 },
+      7,
+      'method',
+      'the "method" of the message must be a string naming the method, e.g. "tools/list"',
+    ],
+    [
+      { jsonrpc: '2.0', id: null, method: 'tools/call', params: send },
+      null,
+      'id',
+      'the "id" of the message must be a string or an integer (got null)',
+    ],
+    [
+      { jsonrpc: '2.0', id: 1.5, method: 'tools/list' },
+      null,
+      'id',
+      'the "id" of the message must be a string or an integer (got a number)',
+    ],
+    [
+      { jsonrpc: '2.0', id: 'x', method: 'tools/call', params: ['add_message'] },
+      'x',
+      'params',
+      'the "params" of the message must be an object of named parameters (got an array)',
+    ],
+    [
+      { jsonrpc: '2.0', id: 7, method: 'tools/call', params: send, from: '@c' },
+      7,
+      'from',
+      'the message holds "from": a request holds only jsonrpc, id, method, params',
+    ],
+    [
+      1,
+      null,
+      'body',
+      'the message is a number, not a JSON-RPC message: an object such as {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}',
+    ],
+    ['"tools/list"', null, 'body', 'the message is a string, not a JSON-RPC message'],
+    [null, null, 'body', 'the message is null, not a JSON-RPC message'],
+  ])('%j is 400 -32600 Invalid Request (id %j) naming %s: %s; nothing is done', async (body, id, field, wrong) => {
+    const before = await server.eventCount();
+    const answer = await postMcp(body);
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual({
+      jsonrpc: '2.0',
+      id,
+      error: {
+        code: -32600,
+        message: expect.stringContaining(`Invalid Request: ${wrong}`),
+        data: expect.objectContaining({ code: 'VALIDATION_FAILED', field }),
+      },
+    });
+    expect(answer.body.error.message).toMatch(/Nothing was done\.$/);
+    expect(answer.body.error.data.message).toBe(answer.body.error.message);
+    expect(await server.eventCount()).toBe(before);
+  });
+
+  test('a batch with one such entry is refused whole, naming its index: its valid send is not run either', async () => {
+    const before = await server.eventCount();
+    const answer = await postMcp([
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: send },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list', params: 'all' },
+    ]);
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32600,
+        message:
+          'Invalid Request: the "params" of batch entry [1] must be an object of named parameters (got a string), or left out. ' +
+          'Nothing in the batch was done.',
+        data: expect.objectContaining({ code: 'VALIDATION_FAILED', field: 'params', index: 1 }),
+      },
+    });
+    expect(await server.eventCount()).toBe(before);
+    const inbox = await server.call('GET', '/v1/messages', { token: t['@b'] });
+    expect(inbox.body.messages).toEqual([]);
+  });
+});

@@ -384,12 +384,26 @@ export const ROUTE_SPECS: RouteSpec[] = [
         status: 400,
         body: 'jsonRpcError',
         description:
-          'A JSON body that is no JSON-RPC 2.0 message (-32700), an empty batch [] (its data the envelope), a batch of over ' +
-          '100 messages or with two initialize requests (-32600), or an MCP-Protocol-Version header this server does not speak (-32000). A request without an ' +
+          'A JSON body that is no JSON-RPC 2.0 message, or a batch with one (the message names what is wrong and the ' +
+          'valid form; data is the envelope), an empty batch [], a batch of over 100 messages or with two initialize ' +
+          'requests (-32600 Invalid Request), or an MCP-Protocol-Version header this server does not speak (-32000). A request without an ' +
           'id (a tools/call would be dropped as a notification), JSON nested too deep or a body that is no JSON is the ' +
           'envelope, VALIDATION_FAILED',
         examples: {
-          notJsonRpc: { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: Invalid JSON-RPC message' }, id: null },
+          notJsonRpc: {
+            jsonrpc: '2.0',
+            id: null,
+            error: {
+              code: -32600,
+              message: 'Invalid Request: the message has no "jsonrpc": it must be "2.0". Nothing was done.',
+              data: {
+                error: 'Validation failed',
+                code: 'VALIDATION_FAILED',
+                message: 'Invalid Request: the message has no "jsonrpc": it must be "2.0". Nothing was done.',
+                field: 'jsonrpc',
+              },
+            },
+          },
           emptyBatch: {
             jsonrpc: '2.0',
             id: null,

@@ -10,7 +10,7 @@ import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/se
 import type { AgentApi } from '../../application/agentApi';
 import { MAX_JSON_DEPTH, pathBeyondDepth, tooDeep } from '../../commands/jsonDepth';
 import type { McpServerFactory } from './mcpServer';
-import { emptyBatch, jsonRpcError } from './jsonRpcRefusals';
+import { emptyBatch, invalidJsonRpc, jsonRpcError } from './jsonRpcRefusals';
 
 const methodNotAllowed = {
   jsonrpc: '2.0',
@@ -121,12 +121,23 @@ export const mcpRoutes =
   (app: FastifyInstance, agentApiFor: (request: FastifyRequest) => AgentApi): void => {
     // The MCP SDK and the tools' JSON schemas, loaded at the first POST /mcp (~0.15 s): a server no MCP client talks
     // to, and every start, does without them. A failed load is not kept: the next request tries again.
-    let mcp: Promise<{ factory: McpServerFactory; Transport: typeof StreamableHTTPServerTransport }> | undefined;
+    let mcp:
+      | Promise<{
+          factory: McpServerFactory;
+          Transport: typeof StreamableHTTPServerTransport;
+          isJsonRpcMessage: (message: unknown) => boolean;
+        }>
+      | undefined;
     const loadMcp = () =>
-      (mcp ??= Promise.all([import('./mcpServer'), import('@modelcontextprotocol/sdk/server/streamableHttp.js')]).then(
-        ([{ McpServerFactory }, { StreamableHTTPServerTransport }]) => ({
+      (mcp ??= Promise.all([
+        import('./mcpServer'),
+        import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+        import('@modelcontextprotocol/sdk/types.js'),
+      ]).then(
+        ([{ McpServerFactory }, { StreamableHTTPServerTransport }, { JSONRPCMessageSchema }]) => ({
           factory: new McpServerFactory((error) => logger.error({ err: error }, 'MCP tool failed')),
           Transport: StreamableHTTPServerTransport,
+          isJsonRpcMessage: (message: unknown) => JSONRPCMessageSchema.safeParse(message).success,
         }),
         (error: unknown) => {
           mcp = undefined;
@@ -142,9 +153,15 @@ export const mcpRoutes =
       if (refusal && 'toolCall' in refusal)
         return reply.status(200).send(toolErrorResponse(refusal.toolCall.id, refusal.error.envelope));
       if (refusal) return reply.status(refusal.error.status).type('application/json; charset=utf-8').send(refusal.error.envelope);
+      const { factory, Transport, isJsonRpcMessage } = await loadMcp();
+      const invalid = invalidJsonRpc(request.body, isJsonRpcMessage);
+      if (invalid)
+        return reply
+          .status(400)
+          .type('application/json; charset=utf-8')
+          .send(jsonRpcError(-32600, invalid.error, invalid.id));
       const withoutId = requestWithoutId(request.body);
       if (withoutId) return reply.status(withoutId.status).type('application/json; charset=utf-8').send(withoutId.envelope);
-      const { factory, Transport } = await loadMcp();
       const server = factory.create(agentApiFor(request));
       const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       reply.hijack();

@@ -18,9 +18,12 @@ afterAll(() => server.close());
 async function refused(path: string, rawBody: string, token = t['@a']) {
   const before = await server.eventCount();
   const response = await server.call('POST', path, { token, rawBody, headers: { 'content-type': 'application/json' } });
-  expect([response.status, response.body.code]).toEqual([400, 'VALIDATION_FAILED']);
+  // POST /mcp answers in JSON-RPC's shape: a Parse error whose data is the envelope.
+  const envelope = path.startsWith('/mcp') ? response.body.error.data : response.body;
+  if (path.startsWith('/mcp')) expect([response.body.error.code, response.body.id]).toEqual([-32700, null]);
+  expect([response.status, envelope.code]).toEqual([400, 'VALIDATION_FAILED']);
   expect(await server.eventCount()).toBe(before);
-  return response.body;
+  return envelope;
 }
 
 test('a send naming "body" twice: 400 naming the key, nothing sent, both recipients see nothing', async () => {

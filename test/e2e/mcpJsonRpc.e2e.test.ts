@@ -140,3 +140,53 @@ describe('valid JSON that is no JSON-RPC message', () => {
     expect(inbox.body.messages).toEqual([]);
   });
 });
+
+// A body that is not JSON was answered with the API's envelope alone, not a JSON-RPC message: JSON-RPC 2.0 answers it
+// with a Parse error (-32700, id null), which is what an MCP client reads. The envelope is its data.
+describe('a body that cannot be read as JSON', () => {
+  test.each([
+    ['{"jsonrpc": "2.0", "id": 1, "method": "tools/list"', 'The request body is not valid JSON'],
+    ['{"jsonrpc": "2.0", "id": 1, "method": "tools/list", "id": 2}', "'id' appears twice in one JSON object"],
+  ])('%s is 400 with a JSON-RPC Parse error (-32700) whose data is the envelope; nothing is done', async (body, says) => {
+    const before = await server.eventCount();
+    const answer = await postMcp(body);
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32700,
+        message: expect.stringContaining(`Parse error: ${says}`),
+        data: expect.objectContaining({
+          error: expect.any(String),
+          code: 'VALIDATION_FAILED',
+          message: expect.stringContaining(says),
+        }),
+      },
+    });
+    expect(answer.body.error.message).toBe(`Parse error: ${answer.body.error.data.message}`);
+    expect(await server.eventCount()).toBe(before);
+  });
+
+  test('so is a body that is not UTF-8', async () => {
+    const answer = await server.call('POST', '/mcp', {
+      token: t['@a'],
+      rawBody: Buffer.from('{"jsonrpc": "2.0", "id": 1, "method": "caf\xe9"}', 'latin1'),
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: expect.stringContaining('Parse error: The request body is not valid UTF-8') },
+    });
+  });
+
+  test('a missing token is still the 401 that says to configure one, whatever the body', async () => {
+    const answer = await server.call('POST', '/mcp', {
+      rawBody: '{not json',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    });
+    expect([answer.status, answer.body.code]).toEqual([401, 'UNAUTHENTICATED']);
+  });
+});

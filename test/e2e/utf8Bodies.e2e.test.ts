@@ -36,9 +36,12 @@ const inboxOf = async (identity: string) =>
 async function refused(urlPath: string, rawBody: Buffer, contentType = 'application/json') {
   const before = await server.eventCount();
   const response = await server.call('POST', urlPath, { token: t['@a'], rawBody, headers: { 'content-type': contentType } });
-  expect([response.status, response.body.code]).toEqual([400, 'VALIDATION_FAILED']);
+  // POST /mcp answers in JSON-RPC's shape: a Parse error whose data is the envelope.
+  const envelope = urlPath.startsWith('/mcp') ? response.body.error.data : response.body;
+  if (urlPath.startsWith('/mcp')) expect([response.body.error.code, response.body.id]).toEqual([-32700, null]);
+  expect([response.status, envelope.code]).toEqual([400, 'VALIDATION_FAILED']);
   expect(await server.eventCount()).toBe(before);
-  return response.body;
+  return envelope;
 }
 
 test('a send with a Latin-1 byte: 400 naming the byte and its offset, nothing sent to either recipient', async () => {

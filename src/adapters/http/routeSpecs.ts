@@ -373,7 +373,7 @@ export const ROUTE_SPECS: RouteSpec[] = [
     },
     errors: [...AUTH, 'VALIDATION_FAILED'],
     // The MCP transport's own refusals (the SDK's streamable HTTP server), before any tool runs: JSON-RPC errors, as
-    // MCP clients read them. A request without an id, JSON too deep or no JSON at all are the envelope (mcpRoutes.ts).
+    // MCP clients read them. A request without an id or JSON too deep are the envelope (mcpRoutes.ts).
     protocolAnswers: [
       {
         status: 202,
@@ -384,11 +384,12 @@ export const ROUTE_SPECS: RouteSpec[] = [
         status: 400,
         body: 'jsonRpcError',
         description:
-          'A JSON body that is no JSON-RPC 2.0 message, or a batch with one (the message names what is wrong and the ' +
-          'valid form; data is the envelope), an empty batch [], a batch of over 100 messages or with two initialize ' +
-          'requests (-32600 Invalid Request), or an MCP-Protocol-Version header this server does not speak (-32000). A request without an ' +
-          'id (a tools/call would be dropped as a notification), JSON nested too deep or a body that is no JSON is the ' +
-          'envelope, VALIDATION_FAILED',
+          'A body that is not JSON, not UTF-8 or names a key twice (-32700 Parse error, id null; data is the envelope ' +
+          'saying where), a JSON body that is no JSON-RPC 2.0 message, or a batch with one (the message names what is ' +
+          'wrong and the valid form; data is the envelope), an empty batch [], a batch of over 100 messages or with two ' +
+          'initialize requests (-32600 Invalid Request), or an MCP-Protocol-Version header this server does not speak ' +
+          '(-32000). A request without an id (a tools/call would be dropped as a notification) or JSON nested too deep ' +
+          'is the envelope, VALIDATION_FAILED',
         examples: {
           notJsonRpc: {
             jsonrpc: '2.0',

@@ -28,7 +28,20 @@ export const MCP_STATIC_TOKEN_HINT =
   'This MCP endpoint takes a static agent token, not OAuth: configure your MCP client with the header ' +
   "'Authorization: Bearer <agent token>' (the token POST /v1/agents returned; see docs/mcp.md).";
 
+/**
+ * A body the JSON parser refused (not JSON, not UTF-8, a key given twice: the only errors raised before a body is
+ * read) is JSON-RPC's Parse error, in JSON-RPC's shape, as an MCP client reads it; its data is the envelope the rest of
+ * the API answers, which says where the JSON broke.
+ */
+const parseError = (error: MailboxError) => ({
+  jsonrpc: '2.0',
+  id: null,
+  error: { code: -32700, message: `Parse error: ${error.message}`, data: error.envelope },
+});
+
 async function staticTokenChallenge(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (isMailboxError(error) && error.code === 'VALIDATION_FAILED' && request.body === undefined)
+    return reply.status(400).type('application/json; charset=utf-8').send(parseError(error));
   if (!isMailboxError(error) || error.code !== 'UNAUTHENTICATED') throw error; // the server's own handler answers the rest
   const presented = request.headers.authorization !== undefined;
   // RFC 6750: error="invalid_token" only when a token was presented.

@@ -4,10 +4,13 @@
  * are the server's own. The two adapters meet only here.
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { Readable, Writable } from 'node:stream';
+import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { Transform, type Readable, type Writable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { MailboxHttpClient } from './adapters/http/client/mailboxHttpClient';
 import { McpServerFactory } from './adapters/mcp/mcpServer';
+import { emptyBatch, invalidJsonRpc, jsonRpcError } from './adapters/mcp/jsonRpcRefusals';
+import { duplicateKeyError, pathOfDuplicateKey } from './commands/jsonDuplicateKeys';
 import type { AgentApi } from './application/agentApi';
 import { isMailboxError, MailboxError } from './errors';
 
@@ -78,12 +81,90 @@ export function requestWithoutIdError(message: JSONRPCMessage): object | null {
   };
 }
 
+const isJsonRpcMessage = (message: unknown) => JSONRPCMessageSchema.safeParse(message).success;
+
+/**
+ * The answer to one line of stdin that is no JSON-RPC message, or null for a line to pass on. The SDK's stdio transport
+ * only reported such a line to its onerror and answered nothing: a client waited for an answer that never came.
+ * JSON-RPC 2.0 answers each: not JSON (or a key named twice, which JSON.parse would settle by keeping the last) is a
+ * Parse error (-32700), JSON that is no message an Invalid Request (-32600); a batch too, as this transport takes one
+ * message per line (MCP dropped batches in 2025-06-18).
+ */
+export function lineRefusal(line: string): object | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (error) {
+    const refusal = new MailboxError(
+      'VALIDATION_FAILED',
+      'Validation failed',
+      `Parse error: the line is not valid JSON (${(error as Error).message}); send one JSON-RPC message per line, ` +
+        'e.g. {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}. Nothing was done.',
+      { field: 'body' },
+    );
+    return jsonRpcError(-32700, refusal);
+  }
+  const repeated = pathOfDuplicateKey(line);
+  if (repeated !== null) {
+    const refusal = duplicateKeyError(repeated);
+    return {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: `Parse error: ${refusal.message}`, data: refusal.envelope },
+    };
+  }
+  const empty = emptyBatch(value, false);
+  if (empty) return jsonRpcError(-32600, empty);
+  if (Array.isArray(value))
+    return jsonRpcError(
+      -32600,
+      new MailboxError(
+        'VALIDATION_FAILED',
+        'Validation failed',
+        `Invalid Request: mailbox mcp takes one JSON-RPC message per line, not a batch (a JSON array of ${value.length}); ` +
+          'send each message on a line of its own. Nothing in the batch was done.',
+        { field: 'body', messages: value.length },
+      ),
+    );
+  const invalid = invalidJsonRpc(value, isJsonRpcMessage);
+  return invalid ? jsonRpcError(-32600, invalid.error, invalid.id) : null;
+}
+
+/** stdin, line by line: each line that is a JSON-RPC message passes on to the transport; any other is answered. */
+function answeringLines(answer: (refusal: object) => void): Transform {
+  let partial = '';
+  const decoder = new StringDecoder('utf8'); // a character split across two chunks is decoded whole
+  const lines = (text: string, push: (line: string) => void) => {
+    partial += text;
+    for (let end = partial.indexOf('\n'); end >= 0; end = partial.indexOf('\n')) {
+      const line = partial.slice(0, end).replace(/\r$/, '');
+      partial = partial.slice(end + 1);
+      if (line.trim() === '') continue; // no message: nothing to answer
+      const refusal = lineRefusal(line);
+      if (refusal) answer(refusal);
+      else push(`${line}\n`);
+    }
+  };
+  return new Transform({
+    decodeStrings: false,
+    transform(chunk: Buffer | string, _encoding, done) {
+      lines(typeof chunk === 'string' ? chunk : decoder.write(chunk), (line) => this.push(line));
+      done();
+    },
+    flush(done) {
+      lines(`${decoder.end()}\n`, (line) => this.push(line)); // a last line without its newline
+      done();
+    },
+  });
+}
+
 /** Serves MCP on the given streams (stdin/stdout by default; tests pass in-memory pipes). Refused (stdioRefusal): every tool call says why. */
 export async function runStdioMcp(url: string, token: string | undefined, streams: { stdin?: Readable; stdout?: Writable } = {}) {
   const factory = new McpServerFactory((error) => process.stderr.write(`mailbox mcp: tool failed: ${String(error)}\n`));
   const refusal = stdioRefusal(url, token);
   const server = factory.create(refusal ? refusingAgentApi(refusal) : new MailboxHttpClient(url, token));
-  const transport = new StdioServerTransport(streams.stdin, streams.stdout);
+  const answer = (refusal: object) => void transport.send(refusal as JSONRPCMessage).catch(() => undefined);
+  const transport = new StdioServerTransport((streams.stdin ?? process.stdin).pipe(answeringLines(answer)), streams.stdout);
   await server.connect(transport);
   const dispatch = transport.onmessage; // set by connect: the server's own handling of each message read
   transport.onmessage = (message: JSONRPCMessage) => {

@@ -208,3 +208,114 @@ test('a request without an id is answered with a JSON-RPC Invalid Request error,
   expect(lines.find((line) => line.id === null).error.message).toContain('Give it an id (e.g. "id": 1)');
   expect(await server.eventCount()).toBe(before);
 });
+
+// A line that is no JSON-RPC message was only reported to the SDK transport's onerror: no answer at all, so a client
+// waited for one forever (not JSON, [] , a batch, a message without "jsonrpc" or with a null id). Each is answered
+// with the JSON-RPC error JSON-RPC 2.0 names for it, whose data is the envelope, and nothing of it runs.
+test('each line that is no JSON-RPC message is answered with a JSON-RPC error, and nothing of it runs', async () => {
+  const toServer = new PassThrough();
+  const fromServer = new PassThrough();
+  const mcp = await runStdioMcp(server.url, t['@a'], { stdin: toServer, stdout: fromServer });
+  closers.push(() => mcp.close());
+  const lines: any[] = [];
+  let buffered = '';
+  const waiters: Array<() => void> = [];
+  fromServer.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString('utf8');
+    for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
+      lines.push(JSON.parse(buffered.slice(0, end)));
+      buffered = buffered.slice(end + 1);
+    }
+    waiters.splice(0).forEach((wake) => wake());
+  });
+  const next = async () => {
+    while (lines.length === 0) await new Promise<void>((wake) => waiters.push(wake));
+    return lines.shift();
+  };
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  };
+  toServer.write(`${JSON.stringify(initialize)}\n`);
+  expect(await next()).toMatchObject({ id: 1, result: { serverInfo: { name: 'agent-mailbox' } } });
+  toServer.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+  const before = await server.eventCount();
+  const send = (id: unknown) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'add_message', arguments: { to: '@b', subject: 'lost?', body: 'b' } },
+  });
+  const cases: Array<[string, { id: unknown; error: object }]> = [
+    [
+      '{"jsonrpc": "2.0", "id": 2, "method": "tools/list"',
+      { id: null, error: { code: -32700, message: expect.stringContaining('Parse error: the line is not valid JSON') } },
+    ],
+    [
+      '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add_message","arguments":{"to":"@b","subject":"s","body":"a","body":"b"}}}',
+      {
+        id: null,
+        error: {
+          code: -32700,
+          message: expect.stringContaining("Parse error: 'params.arguments.body' appears twice"),
+          data: expect.objectContaining({ field: 'params.arguments.body' }),
+        },
+      },
+    ],
+    [
+      '[]',
+      {
+        id: null,
+        error: {
+          code: -32600,
+          message: expect.stringMatching(/an empty batch \(\[\]\) holds no message, .*"tools\/list"}, on a line of its own\.$/),
+        },
+      },
+    ],
+    [
+      JSON.stringify([send(4), { jsonrpc: '2.0', id: 5, method: 'ping' }]),
+      {
+        id: null,
+        error: {
+          code: -32600,
+          message: expect.stringContaining('takes one JSON-RPC message per line, not a batch (a JSON array of 2)'),
+          data: expect.objectContaining({ code: 'VALIDATION_FAILED', messages: 2 }),
+        },
+      },
+    ],
+    [
+      JSON.stringify({ ...send(6), jsonrpc: undefined }),
+      {
+        id: 6,
+        error: { code: -32600, message: 'Invalid Request: the message has no "jsonrpc": it must be "2.0". Nothing was done.' },
+      },
+    ],
+    [
+      JSON.stringify(send(null)),
+      {
+        id: null,
+        error: {
+          code: -32600,
+          message: expect.stringContaining('the "id" of the message must be a string or an integer (got null)'),
+        },
+      },
+    ],
+  ];
+  for (const [line, answer] of cases) {
+    toServer.write(`${line}\n`);
+    const got = await next();
+    expect([line, got]).toEqual([line, { jsonrpc: '2.0', ...answer, error: expect.objectContaining(answer.error) }]);
+    expect(got.error.data).toMatchObject({ error: 'Validation failed', code: 'VALIDATION_FAILED' });
+  }
+  // Still serving, and nothing was sent: a real call after them is answered, and @b's inbox is empty.
+  toServer.write(
+    `${JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'unread_count', arguments: {} } })}\n`,
+  );
+  expect(await next()).toMatchObject({ id: 7, result: { structuredContent: { unreadCount: expect.any(Number) } } });
+  expect(lines).toEqual([]);
+  expect(await server.eventCount()).toBe(before);
+  const inbox = await server.call('GET', '/v1/messages', { token: t['@b'] });
+  expect(inbox.body.messages.filter((m: { subject: string }) => m.subject === 'lost?')).toEqual([]);
+});

@@ -13,16 +13,17 @@ export const jsonRpcError = (code: number, error: MailboxError, id: string | num
 });
 
 /**
+ * `batches`: whether the transport takes a batch (stdio takes one message per line).
  * JSON-RPC 2.0 answers an empty array with one Invalid Request error; the SDK's transport read it as a batch of
  * nothing but notifications and answered an empty 202, as if something had been accepted.
  */
-export function emptyBatch(body: unknown): MailboxError | null {
+export function emptyBatch(body: unknown, batches = true): MailboxError | null {
   if (!Array.isArray(body) || body.length > 0) return null;
   return new MailboxError(
     'VALIDATION_FAILED',
     'Validation failed',
     'Invalid Request: an empty batch ([]) holds no message, so nothing was done. Send one JSON-RPC request, e.g. ' +
-      '{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, or an array of one or more.',
+      `{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}${batches ? ', or an array of one or more.' : ', on a line of its own.'}`,
     { field: 'body' },
   );
 }

@@ -8,7 +8,7 @@ import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol
 import { Transform, type Readable, type Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { MailboxHttpClient } from './adapters/http/client/mailboxHttpClient';
-import { McpServerFactory } from './adapters/mcp/mcpServer';
+import { McpServerFactory, refuseInvalidParams } from './adapters/mcp/mcpServer';
 import { emptyBatch, invalidJsonRpc, jsonRpcError } from './adapters/mcp/jsonRpcRefusals';
 import { duplicateKeyError, pathOfDuplicateKey } from './commands/jsonDuplicateKeys';
 import type { AgentApi } from './application/agentApi';
@@ -166,6 +166,7 @@ export async function runStdioMcp(url: string, token: string | undefined, stream
   const answer = (refusal: object) => void transport.send(refusal as JSONRPCMessage).catch(() => undefined);
   const transport = new StdioServerTransport((streams.stdin ?? process.stdin).pipe(answeringLines(answer)), streams.stdout);
   await server.connect(transport);
+  refuseInvalidParams(transport);
   const dispatch = transport.onmessage; // set by connect: the server's own handling of each message read
   transport.onmessage = (message: JSONRPCMessage) => {
     const refusal = requestWithoutIdError(message);

@@ -190,3 +190,51 @@ describe('a body that cannot be read as JSON', () => {
     expect([answer.status, answer.body.code]).toEqual([401, 'UNAUTHENTICATED']);
   });
 });
+
+// initialize, ping and tools/list with params their schema refuses were answered -32603 (an internal error: the server
+// blaming itself) with zod's issue dump as the message. They are -32602 Invalid params naming each wrong param and the
+// valid form; the answer keeps the request's id.
+describe('params the method does not take', () => {
+  test.each([
+    [
+      'initialize',
+      undefined,
+      "Invalid params for initialize: 'params' expected object, received undefined. Send params such as " +
+        '{"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "my-client", "version": "1.0.0"}}.',
+      'params',
+    ],
+    [
+      'initialize',
+      { protocolVersion: 20250618, capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      "Invalid params for initialize: 'params.protocolVersion' expected string, received number.",
+      'params.protocolVersion',
+    ],
+    [
+      'tools/list',
+      { cursor: 5 },
+      "Invalid params for tools/list: 'params.cursor' expected string, received number.",
+      'params.cursor',
+    ],
+  ])('%s %j: -32602 Invalid params, "%s"', async (method, params, says, field) => {
+    const before = await server.eventCount();
+    const answer = await postMcp({ jsonrpc: '2.0', id: 'req-9', method, ...(params === undefined ? {} : { params }) });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({
+      jsonrpc: '2.0',
+      id: 'req-9',
+      error: {
+        code: -32602,
+        message: expect.stringContaining(says),
+        data: expect.objectContaining({ code: 'VALIDATION_FAILED', field, method }),
+      },
+    });
+    expect(answer.body.error.message).not.toContain('"code": "invalid_type"'); // no zod dump
+    expect(answer.body.error.data.message).toBe(answer.body.error.message);
+    expect(await server.eventCount()).toBe(before);
+  });
+
+  test('valid params are served as before', async () => {
+    const answer = await postMcp({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: {} });
+    expect([answer.status, answer.body.id, answer.body.result.tools.length]).toEqual([200, 3, 13]);
+  });
+});

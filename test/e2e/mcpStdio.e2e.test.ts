@@ -8,6 +8,7 @@ import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { runStdioMcp } from '../../src/stdioMcp';
 import { startTestServer, type TestServer } from '../support/httpServer';
 
@@ -318,4 +319,19 @@ test('each line that is no JSON-RPC message is answered with a JSON-RPC error, a
   expect(await server.eventCount()).toBe(before);
   const inbox = await server.call('GET', '/v1/messages', { token: t['@b'] });
   expect(inbox.body.messages.filter((m: { subject: string }) => m.subject === 'lost?')).toEqual([]);
+});
+
+// tools/list with a cursor that is not a string was -32603 (an internal error) with zod's issue dump: the client's
+// mistake is -32602 Invalid params naming the param and the valid form, as POST /mcp answers it.
+test('params a method does not take are -32602 naming them, not an internal error', async () => {
+  const a = await stdioClient(t['@a']);
+  const refused = await a
+    .request({ method: 'tools/list', params: { cursor: 5 } as never }, ListToolsResultSchema)
+    .catch((error) => error);
+  expect(refused).toMatchObject({
+    code: -32602,
+    message: expect.stringContaining("Invalid params for tools/list: 'params.cursor' expected string, received number."),
+    data: expect.objectContaining({ code: 'VALIDATION_FAILED', field: 'params.cursor', method: 'tools/list' }),
+  });
+  expect((await a.listTools()).tools).toHaveLength(13);
 });

@@ -9,7 +9,7 @@ import { MailboxError, isMailboxError, requestTimedOut } from '../../errors';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AgentApi } from '../../application/agentApi';
 import { MAX_JSON_DEPTH, pathBeyondDepth, tooDeep } from '../../commands/jsonDepth';
-import type { McpServerFactory } from './mcpServer';
+import type { McpServerFactory, refuseInvalidParams } from './mcpServer';
 import { emptyBatch, invalidJsonRpc, jsonRpcError } from './jsonRpcRefusals';
 
 const methodNotAllowed = {
@@ -139,6 +139,7 @@ export const mcpRoutes =
           factory: McpServerFactory;
           Transport: typeof StreamableHTTPServerTransport;
           isJsonRpcMessage: (message: unknown) => boolean;
+          refuseInvalidParams: typeof refuseInvalidParams;
         }>
       | undefined;
     const loadMcp = () =>
@@ -147,10 +148,11 @@ export const mcpRoutes =
         import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
         import('@modelcontextprotocol/sdk/types.js'),
       ]).then(
-        ([{ McpServerFactory }, { StreamableHTTPServerTransport }, { JSONRPCMessageSchema }]) => ({
+        ([{ McpServerFactory, refuseInvalidParams }, { StreamableHTTPServerTransport }, { JSONRPCMessageSchema }]) => ({
           factory: new McpServerFactory((error) => logger.error({ err: error }, 'MCP tool failed')),
           Transport: StreamableHTTPServerTransport,
           isJsonRpcMessage: (message: unknown) => JSONRPCMessageSchema.safeParse(message).success,
+          refuseInvalidParams,
         }),
         (error: unknown) => {
           mcp = undefined;
@@ -166,7 +168,7 @@ export const mcpRoutes =
       if (refusal && 'toolCall' in refusal)
         return reply.status(200).send(toolErrorResponse(refusal.toolCall.id, refusal.error.envelope));
       if (refusal) return reply.status(refusal.error.status).type('application/json; charset=utf-8').send(refusal.error.envelope);
-      const { factory, Transport, isJsonRpcMessage } = await loadMcp();
+      const { factory, Transport, isJsonRpcMessage, refuseInvalidParams } = await loadMcp();
       const invalid = invalidJsonRpc(request.body, isJsonRpcMessage);
       if (invalid)
         return reply
@@ -183,6 +185,7 @@ export const mcpRoutes =
         void server.close();
       });
       await server.connect(transport);
+      refuseInvalidParams(transport);
       await underDeadline(transport.handleRequest(request.raw, reply.raw, request.body), requestTimeoutMs, () => {
         // The request deadline, as on every other route (the transport writes its own response, so the
         // handler timeout cannot wrap it). Past it the transport's late answer has nowhere to go.

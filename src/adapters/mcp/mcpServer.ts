@@ -6,7 +6,17 @@
  */
 import { z } from 'zod';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  ErrorCode,
+  InitializeRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  PingRequestSchema,
+  type CallToolResult,
+  type JSONRPCMessage,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { MailboxError, isMailboxError } from '../../errors';
 import { duplicateKeyError, pathOfDuplicateKey } from '../../commands/jsonDuplicateKeys';
 import { compactJsonSchema, inputJsonSchema, outputJsonSchema, withDescriptions } from '../../application/jsonSchema';
@@ -149,6 +159,57 @@ function inputSchemaOf(tool: ToolDefinition): Tool['inputSchema'] {
   );
   const properties = { ...(json.properties as Json), ...tool.propertySchemas };
   return compactJsonSchema({ ...json, properties }) as Tool['inputSchema'];
+}
+
+/** The methods the SDK answers (tools/call checks its own params: CallToolWithEncodedArguments), with their valid params. */
+const PARAMS_OF: Record<string, { schema: { safeParse(value: unknown): { success: boolean; error?: unknown } }; form: string }> =
+  {
+    initialize: {
+      schema: InitializeRequestSchema,
+      form: '{"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "my-client", "version": "1.0.0"}}',
+    },
+    'tools/list': { schema: ListToolsRequestSchema, form: '{} (or none), or {"cursor": "<nextCursor of the previous page>"}' },
+    ping: { schema: PingRequestSchema, form: '{} or none' },
+  };
+
+type Issue = { path: PropertyKey[]; message: string };
+
+/**
+ * A request to one of those methods whose params its schema refuses. The SDK parsed them in the handler and answered
+ * the ZodError as JSON-RPC -32603, an internal error, whose message was zod's issue dump: the server blamed itself for
+ * the client's request. It is -32602 (Invalid params) naming each wrong param and the valid form, with the envelope.
+ */
+export function invalidParams(message: JSONRPCMessage): JSONRPCMessage | null {
+  if (!('method' in message) || !('id' in message)) return null;
+  const method = PARAMS_OF[message.method];
+  const parsed = method?.schema.safeParse(message);
+  if (!method || !parsed || parsed.success) return null;
+  const issues = ((parsed.error as { issues?: Issue[] }).issues ?? []).map((issue) => ({
+    field: issue.path.map(String).join('.'),
+    message: issue.message.replace(/^Invalid input: /, ''),
+  }));
+  const error = new MailboxError(
+    'VALIDATION_FAILED',
+    'Validation failed',
+    `Invalid params for ${message.method}: ${issues.map((issue) => `'${issue.field}' ${issue.message}`).join('; ')}. ` +
+      `Send params such as ${method.form}.`,
+    { field: issues[0]?.field ?? 'params', method: message.method, issues },
+  );
+  return {
+    jsonrpc: '2.0',
+    id: message.id,
+    error: { code: ErrorCode.InvalidParams, message: error.message, data: error.envelope },
+  };
+}
+
+/** Answers, on `transport` (connected to a server), the requests invalidParams refuses; passes on all else. */
+export function refuseInvalidParams(transport: Transport): void {
+  const dispatch = transport.onmessage; // set by connect: the server's own handling of each message
+  transport.onmessage = (message, extra) => {
+    const refusal = invalidParams(message);
+    if (refusal) void transport.send(refusal).catch(() => undefined);
+    else dispatch?.(message, extra);
+  };
 }
 
 /** Builds the tool list once; stateless HTTP makes one server per request from it. */

@@ -25,7 +25,19 @@ export interface CursorBinding {
   caller: string;
   /** The listing's box and filters in a fixed order (listQueryParser.listingOf). */
   listing: unknown[];
+  /** What the listing is chosen by, for a refusal's words (default messages: box and filters); not signed. */
+  chosenBy?: ListingWords;
 }
+
+/** How a refused cursor's listing is named: what else it might have been, and what to keep the same. */
+export interface ListingWords {
+  /** e.g. "another box, other filters" */
+  other: string;
+  /** e.g. "box and filters" */
+  same: string;
+}
+
+const MESSAGE_LISTING: ListingWords = { other: 'another box, other filters', same: 'box and filters' };
 
 export class CursorCodec {
   constructor(private readonly key: Buffer) {}
@@ -48,9 +60,9 @@ export class CursorCodec {
     const bytes = Buffer.from(cursor, 'base64url');
     // Re-encoding must give the cursor back: base64url decoding skips stray characters and ignores the last one's spare bits.
     if (bytes.length !== BODY_BYTES + MAC_BYTES || bytes.toString('base64url') !== cursor || bytes[0] !== FORMAT)
-      throw cursorMismatch();
+      throw cursorMismatch(binding.chosenBy);
     const body = bytes.subarray(0, BODY_BYTES);
-    if (!timingSafeEqual(bytes.subarray(BODY_BYTES), this.mac(body, binding))) throw cursorMismatch();
+    if (!timingSafeEqual(bytes.subarray(BODY_BYTES), this.mac(body, binding))) throw cursorMismatch(binding.chosenBy);
     return body.readBigUInt64BE(1);
   }
 
@@ -62,11 +74,11 @@ export class CursorCodec {
   }
 }
 
-export const cursorMismatch = (): MailboxError =>
+export const cursorMismatch = (words: ListingWords = MESSAGE_LISTING): MailboxError =>
   new MailboxError(
     'CURSOR_MISMATCH',
     'Cursor mismatch',
-    'This cursor was not issued for this listing (another box, other filters, another caller, or altered); ' +
-      'start again without a cursor and pass each nextCursor back unchanged with the same box and filters.',
+    `This cursor was not issued for this listing (${words.other}, another caller, or altered); ` +
+      `start again without a cursor and pass each nextCursor back unchanged with the same ${words.same}.`,
     { field: 'cursor' },
   );

@@ -76,7 +76,11 @@ export class TaskQueries {
     requireRole(actor, ['agent'], 'Listing tasks');
     const query = parseInput(listTasksSchema, input ?? {}, 'list_tasks');
     const states = query.state ? [...new Set(query.state)].sort() : [];
-    const binding: CursorBinding = { caller: actor.identity, listing: ['tasks', query.view, states] };
+    const binding: CursorBinding = {
+      caller: actor.identity,
+      listing: ['tasks', query.view, states],
+      chosenBy: { other: 'a message listing, another view, other states', same: 'view and state' },
+    };
     const before = query.cursor === undefined ? null : Number(this.cursors.decode(binding, query.cursor));
     const page = await this.projections.listTasks(actor.identity, { list: query.view, states, limit: query.limit, before });
     return {

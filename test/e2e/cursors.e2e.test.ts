@@ -163,3 +163,29 @@ describe('over MCP (list_messages)', () => {
     expect(schema.cursor.description).toMatch(/CURSOR_MISMATCH/);
   });
 });
+
+// A task listing's cursor, refused, was told to keep "the same box and filters": a task listing has neither (it is
+// chosen by view and state), so the advice named parameters list_tasks does not take.
+test('a task listing cursor used with another view: CURSOR_MISMATCH naming view and state, nothing written', async () => {
+  for (const subject of ['t1', 't2']) await send('@a', 'AGENT:*', { subject, task: {} });
+  const first = await server.call('GET', '/v1/tasks?view=claimable&limit=1', { token: t['@b'] });
+  expect(first.status).toBe(200);
+  const cursor = encodeURIComponent(first.body.nextCursor);
+  expect((await server.call('GET', `/v1/tasks?view=claimable&limit=1&cursor=${cursor}`, { token: t['@b'] })).status).toBe(200);
+  const before = await server.eventCount();
+  for (const [who, query] of [
+    ['@b', `view=assigned&cursor=${cursor}`],
+    ['@b', `view=claimable&state=Working&cursor=${cursor}`],
+    ['@c', `view=claimable&cursor=${cursor}`],
+  ]) {
+    const refused = await server.call('GET', `/v1/tasks?${query}`, { token: t[who] });
+    expect([refused.status, refused.body.code]).toEqual([400, 'CURSOR_MISMATCH']);
+    expect(refused.body.message).toBe(
+      'This cursor was not issued for this listing (a message listing, another view, other states, another caller, or ' +
+        'altered); start again without a cursor and pass each nextCursor back unchanged with the same view and state.',
+    );
+  }
+  const onMessages = await server.call('GET', `/v1/messages?cursor=${cursor}`, { token: t['@b'] });
+  expect(onMessages.body.message).toContain('with the same box and filters.');
+  expect(await server.eventCount()).toBe(before);
+});

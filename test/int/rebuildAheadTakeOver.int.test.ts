@@ -9,9 +9,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
-import pino from 'pino';
 import { checkReadiness } from '../../src/adapters/http/readiness';
 import { SqliteEventStore } from '../../src/adapters/eventstore/sqliteEventStore';
 import { runRebuildCommand, runStatusCommand, type ProjectionsIo } from '../../src/cli/commands/projections';
@@ -19,6 +17,7 @@ import { createMailbox } from '../../src/mailbox';
 import { appendLog, generateLog } from '../contract/projectionStoreLog';
 import { capture } from '../support/auditCli';
 import { tempDir } from '../support/fixtures';
+import { recordingLogger } from '../support/recordingLogger';
 import { startRedis, type TestRedis } from '../support/redisServer';
 
 let redis: TestRedis;
@@ -62,18 +61,6 @@ async function viewsAheadOfTheLog(env: NodeJS.ProcessEnv, dataDir: string) {
   fs.copyFileSync(olderCopy, logFile);
   fs.rmSync(olderCopy);
   return { logIdentity, head };
-}
-
-/** A logger whose lines the test reads. */
-function recordingLogger() {
-  const lines: Array<{ level: number; msg: string }> = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { logger: pino({ level: 'info' }, stream), warnings: () => lines.filter((l) => l.level === 40).map((l) => l.msg) };
 }
 
 describe.each([

@@ -4,32 +4,22 @@
  * without a word; now it says so at start with the setting that prevents it. Redis's default (no limit, noeviction)
  * and a limit with noeviction are quiet.
  */
-import { Writable } from 'node:stream';
 import type { ChildProcess } from 'node:child_process';
-import pino from 'pino';
 import { createProjectionAdapters } from '../../src/adapters/projectionFactory';
 import { parseConfig } from '../../src/config';
 import { freePort, spawnRedis, stopChild } from '../support/redisServer';
 import { tempDir } from '../support/fixtures';
+import { recordingLogger, type LogLine } from '../support/recordingLogger';
 
 const children: ChildProcess[] = [];
 afterAll(async () => {
   for (const child of children) await stopChild(child);
 });
 
-async function startsOn(extra: string[]): Promise<Array<{ level: number; msg: string; policy?: string }>> {
+async function startsOn(extra: string[]): Promise<LogLine[]> {
   const port = await freePort();
   children.push(await spawnRedis(port, extra));
-  const lines: Array<{ level: number; msg: string; policy?: string }> = [];
-  const logger = pino(
-    { level: 'info' },
-    new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString().split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line));
-        done();
-      },
-    }),
-  );
+  const { logger, lines } = recordingLogger();
   const config = parseConfig({
     dataDir: tempDir('mailbox-eviction-'),
     redisUrl: `redis://127.0.0.1:${port}`,

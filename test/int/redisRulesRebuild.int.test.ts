@@ -6,9 +6,7 @@
  * version 1) says so in its log and rebuilds them from the log beside the ones served, switching when done, and
  * `mailbox projections status` says it too. Views of this version's rules are left as they are.
  */
-import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
-import pino from 'pino';
 import { RedisKeys } from '../../src/adapters/projections/redisKeys';
 import { runStatusCommand, type ProjectionsIo } from '../../src/cli/commands/projections';
 import { ADMIN_ACTOR } from '../../src/commands/roles';
@@ -16,6 +14,7 @@ import { createMailbox, type Mailbox } from '../../src/mailbox';
 import { READ_MODEL_VERSION } from '../../src/projections/readModel/readModelVersion';
 import { capture } from '../support/auditCli';
 import { tempDir } from '../support/fixtures';
+import { recordingLogger } from '../support/recordingLogger';
 import { startRedis, type TestRedis } from '../support/redisServer';
 
 let redis: TestRedis;
@@ -28,17 +27,6 @@ afterAll(async () => {
   client.disconnect();
   await redis.stop();
 });
-
-function recordingLogger() {
-  const lines: Array<{ level: number; msg: string }> = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { logger: pino({ level: 'info' }, stream), messages: () => lines.map((l) => l.msg) };
-}
 
 async function status(env: NodeJS.ProcessEnv): Promise<Record<string, unknown>> {
   const out = capture();

@@ -12,9 +12,8 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
-import { PassThrough, Writable } from 'node:stream';
+import { PassThrough } from 'node:stream';
 import { openSqliteDatabase } from '../../src/support/sqlite/sqliteDriver';
-import pino from 'pino';
 import { SqliteEventStore } from '../../src/adapters/eventstore/sqliteEventStore';
 import { MemoryProjectionStore } from '../../src/adapters/projections/memoryProjectionStore';
 import { SqliteProjectionStore } from '../../src/adapters/projections/sqliteProjectionStore';
@@ -23,6 +22,7 @@ import { InProcessWakeBus } from '../../src/adapters/wake/inProcessWakeBus';
 import { ADMIN_ACTOR } from '../../src/commands/roles';
 import type { MailboxConfigInput } from '../../src/config';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
+import { recordingLogger } from '../support/recordingLogger';
 import { projectStored } from '../../src/projections/projector';
 import { rebuildProjections } from '../../src/projections/rebuild';
 import { runRebuild, runRebuildCommand } from '../../src/cli/commands/projections';
@@ -38,18 +38,6 @@ import type { ProjectionStore } from '../../src/projections/projectionStore';
 import { expectEqualLarge } from '../support/expectEqualLarge';
 
 const ROOT = path.resolve(__dirname, '../..');
-
-/** A logger whose lines the test reads. */
-function recordingLogger() {
-  const lines: Array<Record<string, unknown>> = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { logger: pino({ level: 'info' }, stream), messages: () => lines.map((line) => String(line.msg)) };
-}
 
 /** The views a clean rebuild from the whole log gives (the pure read model in memory). */
 async function cleanRebuild(file: string) {

@@ -7,30 +7,30 @@
 import { z } from 'zod';
 import { pageSize } from '../commands/numberFields';
 import { MailboxError } from '../errors';
-import { prioritySchema } from '../commands/messageFields';
+import { MAX_TAGS, prioritySchema, tagSchema } from '../commands/messageFields';
 import { identitySchema } from '../commands/schemas';
 import { threadIdSchema } from '../commands/threadIds';
 import { BROADCAST, IDENTITY_PATTERN } from '../commands/recipients';
 import { parseInput } from '../commands/validation';
 import type { ListBox, ListQuery } from '../projections/listQuery';
 
-/** A list as an array, a JSON-encoded array or comma-separated text; malformed JSON is a 400, never a crash. */
-const csvOrArray = z.preprocess(
-  (value, ctx) => {
-    if (typeof value !== 'string') return value;
-    if (!value.trim().startsWith('[')) return value.split(',');
-    try {
-      return JSON.parse(value);
-    } catch {
-      ctx.addIssue({
-        code: 'custom',
-        message: 'starts with [ but is not a valid JSON array; send a JSON array or comma-separated values.',
-      });
-      return z.NEVER;
-    }
-  },
-  z.array(z.string().min(1)).max(32),
-);
+/**
+ * A list of tags as an array, a JSON-encoded array or comma-separated text; malformed JSON is a 400, never a crash.
+ * Each tag as a send takes it (messageFields.ts): one no send could carry matches nothing, so it is refused.
+ */
+const csvOrArray = z.preprocess((value, ctx) => {
+  if (typeof value !== 'string') return value;
+  if (!value.trim().startsWith('[')) return value.split(',');
+  try {
+    return JSON.parse(value);
+  } catch {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'starts with [ but is not a valid JSON array; send a JSON array or comma-separated values.',
+    });
+    return z.NEVER;
+  }
+}, z.array(tagSchema).max(MAX_TAGS));
 
 /**
  * The outbox's `to` names what a send's `to` holds: one identity (alone or in a list) or the broadcast.

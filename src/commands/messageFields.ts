@@ -10,6 +10,7 @@ import { PRIORITIES, TASK_STATES } from '../events/storedShapes';
 import type { TaskEnvelope, TaskState } from '../events/types';
 import { assertJsonDepth } from './jsonDepth';
 import { assertNoDuplicateKeys } from './jsonDuplicateKeys';
+import { PRINTABLE_REFUSED, printableShortForm, printableText } from './printableText';
 
 // The stored shapes belong to the events; the input schemas below accept more spellings and must produce them.
 export { PRIORITIES, TASK_STATES };
@@ -100,4 +101,19 @@ export const jsonOrValue = <T extends z.ZodType>(schema: T, what: string) =>
     return decoded;
   }, schema);
 
-export const tagsSchema = z.array(z.string().min(1).max(64)).max(32);
+export const MAX_TAG_CHARS = 64;
+export const MAX_TAGS = 32;
+
+/** The form in short, for the schemas' descriptions. */
+export const TAG_SHORT_FORM = printableShortForm(MAX_TAG_CHARS);
+
+/** The form, for the messages. */
+export const TAG_FORM = `1-${MAX_TAG_CHARS} characters of printable text, e.g. "review" or "deploy-2030" (${PRINTABLE_REFUSED})`;
+
+/**
+ * One tag, as a send takes it and the `tags` filter matches it (exactly): printable text as a thread id is
+ * (printableText.ts), so that a tag cannot forge a line or hide a character in every inbox that shows it.
+ * Tags an older version stored in another form are still served (the stored shape takes any string).
+ */
+export const tagSchema = printableText({ noun: 'tag', names: 'tag', max: MAX_TAG_CHARS, form: TAG_FORM });
+export const tagsSchema = z.array(tagSchema).max(MAX_TAGS);

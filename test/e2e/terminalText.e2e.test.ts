@@ -50,7 +50,10 @@ const BODY = 'line one\n\tindented\r\nline three\u001b[8m hidden\rover\u009b31m'
 const OBEYED = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 let messageId: string;
-/** A message whose thread id holds an ESC: refused at send now (threadIds.ts), but a log written before may hold one. */
+/**
+ * A message whose thread id holds an ESC and whose tag a line feed: refused at send now (threadIds.ts,
+ * messageFields.ts), but a log written before may hold them.
+ */
 let olderThreadId: string;
 
 beforeAll(async () => {
@@ -61,7 +64,6 @@ beforeAll(async () => {
       to: '@victim',
       subject: SUBJECT,
       body: BODY,
-      tags: ['tag\nfake'],
       task: { state: 'Submitted', input: { parts: [{ kind: 'text', text: 'go\u001b[0m' }] } },
     }),
   });
@@ -75,7 +77,14 @@ beforeAll(async () => {
   const older: NewEvent<MessageSent> = {
     eventId: randomUUID(),
     type: 'MessageSent',
-    data: { ...original.data, messageId: olderThreadId, threadId: 'thread\u001b[31m', hasTask: false, task: null },
+    data: {
+      ...original.data,
+      messageId: olderThreadId,
+      threadId: 'thread\u001b[31m',
+      tags: ['tag\nfake'],
+      hasTask: false,
+      task: null,
+    },
     metadata: original.metadata,
   };
   await server.mailbox.eventStore.append(messageStream(olderThreadId), [older], 'no_stream');
@@ -97,21 +106,21 @@ test('mailbox read: header fields escaped; the body keeps its line breaks and ta
   const text = await mailbox(tokens['@victim'], 'read', '--peek', messageId);
   expect(text.replace(/\r\n/g, '\n')).not.toMatch(OBEYED); // a CRLF is a line break; a lone CR is not
   expect(text).toContain('subject  ok\\n* 2026-11-27');
-  expect(text).toContain('tags     tag\\nfake');
   expect(text).toContain('"text":"go\\u001b[0m"'); // the task, as JSON (which escapes it), shown as is
   expect(text).toContain('line one\n\tindented\r\nline three\\x1b[8m hidden\\rover\\x9b31m');
   const older = await mailbox(tokens['@victim'], 'read', '--peek', olderThreadId);
   expect(older.replace(/\r\n/g, '\n')).not.toMatch(OBEYED);
   expect(older).toContain('thread thread\\x1b[31m');
+  expect(older).toContain('tags     tag\\nfake');
 });
 
 test('--json keeps every character as sent', async () => {
   const listed = JSON.parse(await mailbox(tokens['@victim'], 'inbox', '--json'));
   expect(listed.messages.find((m: { messageId: string }) => m.messageId === messageId).subject).toBe(SUBJECT);
   const read = JSON.parse(await mailbox(tokens['@victim'], 'read', '--peek', messageId, '--json'));
-  expect(read).toMatchObject({ subject: SUBJECT, body: BODY, tags: ['tag\nfake'] });
+  expect(read).toMatchObject({ subject: SUBJECT, body: BODY });
   const older = JSON.parse(await mailbox(tokens['@victim'], 'read', '--peek', olderThreadId, '--json'));
-  expect(older).toMatchObject({ threadId: 'thread\u001b[31m' });
+  expect(older).toMatchObject({ threadId: 'thread\u001b[31m', tags: ['tag\nfake'] });
 });
 
 test('mailbox task list and the audit tools print the subject, thread and tags escaped', async () => {
@@ -122,10 +131,10 @@ test('mailbox task list and the audit tools print the subject, thread and tags e
   const story = await runAuditCli(['message', messageId, '--url', server.url, '--no-progress'], auditEnv);
   expect(story.code).toBe(0);
   expect(story.stdout).not.toMatch(OBEYED);
-  expect(story.stdout).toContain('tags tag\\nfake');
   const olderStory = await runAuditCli(['message', olderThreadId, '--url', server.url, '--no-progress'], auditEnv);
   expect(olderStory.stdout).not.toMatch(OBEYED);
   expect(olderStory.stdout).toContain('thread thread\\x1b[31m');
+  expect(olderStory.stdout).toContain('tags tag\\nfake');
   expect(story.stdout).toContain('\\u202etxt.exe');
   const replay = await runAuditCli(['replay', '--url', server.url, '--no-progress'], auditEnv);
   expect(replay.stdout).not.toMatch(OBEYED);

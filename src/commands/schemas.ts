@@ -11,19 +11,12 @@ import { expectsReplyBySchema } from './replyDeadline';
 import { readableText } from './readableText';
 import { THREAD_ID_SHORT_FORM, threadIdSchema } from './threadIds';
 import { MAX_TASK_BYTES, withinJsonBytes } from './jsonSize';
+import { messageId, messageIdSchema } from './messageIds';
 
 export const MAX_SUBJECT_CHARS = 200;
 export const MAX_IDEMPOTENCY_KEY_CHARS = 200;
 
-/**
- * A message id is a UUID; upper and lower case name the same message, so ids
- * are lower-cased here, at the edge, before anything compares them.
- */
-const messageId = (onArray = 'must be one message id, a UUID string, as returned by a send') =>
-  z
-    .uuid({ error: (issue) => (Array.isArray(issue.input) ? onArray : 'must be a message id: a UUID, as returned by a send') })
-    .toLowerCase();
-export const messageIdSchema = messageId();
+export { messageIdSchema };
 
 export const identitySchema = z.string().regex(IDENTITY_PATTERN, {
   message: 'must be an identity: @ followed by 1-64 of A-Z a-z 0-9 _ - (e.g. @neo-gpt)',

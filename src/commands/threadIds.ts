@@ -2,9 +2,14 @@
  * A thread id (DESIGN sections 3 and 4): the label that groups a conversation in each inbox, matched exactly by the
  * `threadId` filter. A send that omits it starts a thread named by its message id, a reply inherits its parent's;
  * given, it names a thread: 1-200 characters of printable text (a message id, or a name such as `deploy-2030-05`),
- * as printableText.ts defines it. One schema for the send, the inbox and outbox filter and mark_read's filter, so
+ * as printableText.ts defines it. A thread id that has the form of a message id (a UUID) is a message id's thread,
+ * and a message id names the same message in any case: it is lower-cased, as a message id is, so that
+ * `threadId: <an id in upper case>` joins that message's thread and the filter finds it either way (lossless-
+ * permissive: an equivalent form accepted, the canonical one stored). Any other thread name is kept and matched as
+ * typed, case included. One schema for the send, the inbox and outbox filter and mark_read's filter, so
  * that a filter takes exactly what a send takes.
  */
+import { hasMessageIdForm } from './messageIds';
 import { PRINTABLE_REFUSED, printableShortForm, printableText } from './printableText';
 
 export const MAX_THREAD_ID_CHARS = 200;
@@ -22,4 +27,4 @@ export const threadIdSchema = printableText({
   names: 'thread',
   max: MAX_THREAD_ID_CHARS,
   form: THREAD_ID_FORM,
-});
+}).overwrite((threadId) => (hasMessageIdForm(threadId) ? threadId.toLowerCase() : threadId));

@@ -97,3 +97,84 @@ test("naming another conversation's thread is allowed: each recipient's copy sho
     ['@a', 'a to b'],
   ]);
 });
+
+describe('a thread id of the form of a message id is that message id, in any case', () => {
+  const threadOf = (page: { body: { messages: Array<{ messageId: string; threadId: string }> } }) =>
+    page.body.messages.map((m) => [m.messageId, m.threadId]);
+
+  test('a message id is case-insensitive: GET /v1/messages/<ID IN UPPER CASE> reads it', async () => {
+    const sent = await send('@a', { subject: 'upper get' });
+    const read = await server.call('GET', `/v1/messages/${sent.body.messageId.toUpperCase()}`, { token: t['@b'] });
+    expect(read).toMatchObject({ status: 200, body: { messageId: sent.body.messageId } });
+  });
+
+  test('threadId = a message id in upper case joins its thread (stored lower case); the filter finds it in either case', async () => {
+    const first = await send('@a', { subject: 'the thread' });
+    const id = first.body.messageId as string;
+    const joined = await send('@c', { subject: 'joined in upper case', threadId: id.toUpperCase() });
+    expect(joined).toMatchObject({ status: 201, body: { threadId: id } });
+    const mixed = await send('@a', { subject: 'joined in mixed case', threadId: id.slice(0, 18).toUpperCase() + id.slice(18) });
+    expect(mixed).toMatchObject({ status: 201, body: { threadId: id } });
+    const expected = [
+      [mixed.body.messageId, id],
+      [joined.body.messageId, id],
+      [first.body.messageId, id],
+    ];
+    for (const form of [id, id.toUpperCase()]) {
+      expect(threadOf(await list('@b', form))).toEqual(expected);
+      expect(threadOf(await list('@c', form, 'outbox'))).toEqual([[joined.body.messageId, id]]);
+    }
+    const read = await server.call('GET', `/v1/messages/${joined.body.messageId}`, { token: t['@b'] });
+    expect(read.body.threadId).toBe(id);
+    // mark_read's filter canonicalises the same way: all three, seen by the listing above, are marked.
+    const marked = await server.call('POST', '/v1/messages/read', {
+      token: t['@b'],
+      body: { all: true, threadId: id.toUpperCase() },
+    });
+    expect(marked).toMatchObject({ status: 200, body: { changed: 3 } });
+    expect([...marked.body.messageIds].sort()).toEqual(expected.map(([messageId]) => messageId).sort());
+  });
+
+  test('the upper-case form of a message id no one sent is lower-cased too (the form decides, not the existence)', async () => {
+    const unknown = 'A0B1C2D3-E4F5-4A6B-8C7D-8E9F0A1B2C3D';
+    const sent = await send('@a', { threadId: unknown });
+    expect(sent).toMatchObject({ status: 201, body: { threadId: unknown.toLowerCase() } });
+    expect(threadOf(await list('@b', unknown.toLowerCase()))).toEqual([[sent.body.messageId, unknown.toLowerCase()]]);
+  });
+
+  test('any other thread name is kept and matched as typed, case included', async () => {
+    const notAnId = 'ABCDEF12-3456-0789-A123-456789ABCDEF'; // version 0: not the form of a message id
+    for (const name of ['Deploy-Case', notAnId]) {
+      const sent = await send('@a', { threadId: name });
+      expect(sent).toMatchObject({ status: 201, body: { threadId: name } });
+      expect(threadOf(await list('@b', name))).toEqual([[sent.body.messageId, name]]);
+      const other = name.toLowerCase();
+      expect((await list('@b', other)).body.messages).toEqual([]);
+    }
+  });
+
+  test('replies inherit their parent thread as before; inReplyTo and threadId in upper case agree with it', async () => {
+    const parent = await send('@a', { subject: 'parent' });
+    const id = parent.body.messageId as string;
+    const reply = await server.call('POST', '/v1/messages', {
+      token: t['@b'],
+      body: { to: '@a', subject: 're', body: 'x', inReplyTo: id.toUpperCase() },
+    });
+    expect(reply).toMatchObject({ status: 201, body: { threadId: id } });
+    const both = await server.call('POST', '/v1/messages', {
+      token: t['@b'],
+      body: { to: '@a', subject: 're 2', body: 'x', inReplyTo: id, threadId: id.toUpperCase() },
+    });
+    expect(both).toMatchObject({ status: 201, body: { threadId: id } });
+    const named = await send('@a', { subject: 'named', threadId: 'Release-Notes' });
+    const namedReply = await server.call('POST', '/v1/messages', {
+      token: t['@b'],
+      body: { to: '@a', subject: 're named', body: 'x', inReplyTo: named.body.messageId },
+    });
+    expect(namedReply).toMatchObject({ status: 201, body: { threadId: 'Release-Notes' } });
+    expect(threadOf(await list('@a', id))).toEqual([
+      [both.body.messageId, id],
+      [reply.body.messageId, id],
+    ]);
+  });
+});

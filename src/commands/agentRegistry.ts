@@ -75,6 +75,30 @@ export function caseVariantsOf(identity: string, state: RegistryState): Register
   return variants;
 }
 
+/**
+ * An admin command names an identity that is not registered. When a case variant of it is (`@alice` for `@ALICE`),
+ * the error names it and suggests the active ones (a retired one is named as such, not suggested), as a send to a
+ * case variant does: the command is never applied to the variant in its place (identities are case-sensitive).
+ */
+function agentNotFound(identity: string, state: RegistryState, done: string, otherwise: string): MailboxError {
+  const variants = caseVariantsOf(identity, state);
+  if (variants.length === 0)
+    return new MailboxError('AGENT_NOT_FOUND', 'Agent not found', `No agent ${identity} is registered; ${otherwise}`, {
+      identity,
+    });
+  const active = variants.filter((variant) => variant.retiredAt === null).map((variant) => variant.identity);
+  const described = variants.map((variant) => (variant.retiredAt === null ? variant.identity : `${variant.identity} (retired)`));
+  return new MailboxError(
+    'AGENT_NOT_FOUND',
+    'Agent not found',
+    `No agent ${identity} is registered: ${described.join(' and ')} ${variants.length > 1 ? 'are, which differ' : 'is, which differs'} ` +
+      `only in case (identities are case-sensitive; none is ${done} in place of another). ` +
+      (active.length > 0 ? `Did you mean ${active.join(' or ')}? ` : '') +
+      'Nothing was changed.',
+    { identity, ...(active.length > 0 ? { suggestions: active } : {}) },
+  );
+}
+
 export type RegisterAgent = Command<'RegisterAgent', { identity: string; role: Exclude<Role, 'admin'>; tokenHash: string }>;
 export type RetireAgent = Command<'RetireAgent', { identity: string }>;
 export type RotateAgentToken = Command<'RotateAgentToken', { identity: string; tokenHash: string }>;
@@ -108,14 +132,7 @@ export function decideRegisterAgent(command: RegisterAgent, state: RegistryState
 
 export function decideRetireAgent(command: RetireAgent, state: RegistryState): AgentRetired[] | MailboxError {
   const agent = state.agents.get(command.data.identity);
-  if (!agent) {
-    return new MailboxError(
-      'AGENT_NOT_FOUND',
-      'Agent not found',
-      `No agent ${command.data.identity} is registered; GET /v1/agents lists the registered ones.`,
-      { identity: command.data.identity },
-    );
-  }
+  if (!agent) return agentNotFound(command.data.identity, state, 'retired', 'GET /v1/agents lists the registered ones.');
   if (agent.retiredAt !== null) return []; // already retired: idempotent, nothing new to record
   return [{ type: 'AgentRetired', data: { identity: agent.identity, retiredAt: command.metadata.at } }];
 }
@@ -129,11 +146,11 @@ export function decideRotateAgentToken(command: RotateAgentToken, state: Registr
   const { identity, tokenHash } = command.data;
   const agent = state.agents.get(identity);
   if (!agent) {
-    return new MailboxError(
-      'AGENT_NOT_FOUND',
-      'Agent not found',
-      `No agent ${identity} is registered; GET /v1/agents lists the registered ones (register it with POST /v1/agents).`,
-      { identity },
+    return agentNotFound(
+      identity,
+      state,
+      'given a new token',
+      'GET /v1/agents lists the registered ones (register it with POST /v1/agents).',
     );
   }
   if (agent.retiredAt !== null) {

@@ -2,9 +2,11 @@
  * Identities that differ only in case (`@alice`, `@Alice`, `@ALICE`) are a mix-up waiting to happen in a swarm
  * (models re-case names): registering a case variant of an existing identity, retired ones too, is 409 AGENT_EXISTS
  * naming the existing one; a send to a case variant of a registered identity is 404 UNKNOWN_RECIPIENT suggesting it,
- * in the default (permissive) mode too, never re-cased. Nothing is written by a refusal. A log that already holds
+ * in the default (permissive) mode too, never re-cased; retiring or rotating the token of a case variant is 404
+ * AGENT_NOT_FOUND suggesting it, never applied to it (HTTP and CLI). Nothing is written by a refusal. A log that already holds
  * case variants (written before) stays readable and usable: each variant keeps its inbox.
  */
+import { buildProgram } from '../../src/cli/main';
 import { AGENT_REGISTRY_STREAM } from '../../src/events/streams';
 import { hashToken } from '../../src/application/tokenHash';
 import { startTestServer, type TestServer } from '../support/httpServer';
@@ -110,3 +112,60 @@ test('a log that already holds case variants stays readable: each keeps its inbo
   expect(third.suggestions).toEqual(['@carol', '@Carol']);
   expect((await refusedWithoutEvents(() => register('@CAROL'), 409, 'AGENT_EXISTS')).existing).toBe('@carol');
 });
+
+test('retiring or rotating a case variant is 404 AGENT_NOT_FOUND suggesting the registered identity, never acting on it', async () => {
+  const admin = { token: server.adminToken };
+  const variantOfAlice =
+    /^No agent @A[lL][iI][cC][eE] is registered: @alice is, which differs only in case \(identities are case-sensitive; none is (retired|given a new token) in place of another\)\. Did you mean @alice\? Nothing was changed\.$/;
+  for (const [method, path] of [
+    ['DELETE', '/v1/agents/@ALICE'],
+    ['POST', '/v1/agents/@Alice/token'],
+  ]) {
+    const refused = await refusedWithoutEvents(() => server.call(method, path, admin), 404, 'AGENT_NOT_FOUND');
+    expect(refused).toMatchObject({ identity: path.split('/')[3], suggestions: ['@alice'] });
+    expect(refused.message).toMatch(variantOfAlice);
+  }
+  // @alice was neither retired nor given a new token: its token still works, and it still receives.
+  const sent = await send('@bob', '@alice');
+  expect(sent).toMatchObject({ status: 201, body: { recipients: ['@alice'] } });
+  const inbox = await server.call('GET', '/v1/messages', { token: t['@alice'] });
+  expect(inbox.body.messages.map((m: any) => m.messageId)).toContain(sent.body.messageId);
+
+  // A retired variant is named as such, not suggested; several variants (a log from before) are all suggested.
+  const retired = await refusedWithoutEvents(() => server.call('DELETE', '/v1/agents/@DAVE', admin), 404, 'AGENT_NOT_FOUND');
+  expect(retired.message).toContain('No agent @DAVE is registered: @dave (retired) is, which differs only in case');
+  expect(retired.message).toMatch(/Nothing was changed\.$/);
+  expect(retired.suggestions).toBeUndefined();
+  const two = await refusedWithoutEvents(() => server.call('POST', '/v1/agents/@CAROL/token', admin), 404, 'AGENT_NOT_FOUND');
+  expect(two.suggestions).toEqual(['@carol', '@Carol']);
+  expect(two.message).toContain('@carol and @Carol are, which differ only in case');
+  expect(two.message).toContain('Did you mean @carol or @Carol?');
+  // No variant: the message as before, no suggestions.
+  const nobody = await refusedWithoutEvents(() => server.call('DELETE', '/v1/agents/@zed', admin), 404, 'AGENT_NOT_FOUND');
+  expect(nobody.message).toBe('No agent @zed is registered; GET /v1/agents lists the registered ones.');
+  expect(nobody.suggestions).toBeUndefined();
+});
+
+test.each([['retire'], ['token']])(
+  'mailbox agent %s @ALICE: the error and "did you mean: @alice", exit 1, nothing written',
+  async (verb) => {
+    const err: string[] = [];
+    jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    jest.spyOn(process.stderr, 'write').mockImplementation((chunk) => (err.push(String(chunk)), true));
+    const before = await server.eventCount();
+    try {
+      process.exitCode = undefined;
+      await buildProgram()
+        .exitOverride()
+        .parseAsync(['node', 'mailbox', 'agent', verb, '@ALICE', '--url', server.url, '--token', server.adminToken]);
+      expect(process.exitCode).toBe(1);
+    } finally {
+      process.exitCode = undefined;
+      jest.restoreAllMocks();
+    }
+    expect(err.join('')).toContain('error: No agent @ALICE is registered: @alice is, which differs only in case');
+    expect(err.join('')).toContain('(AGENT_NOT_FOUND)\n  did you mean: @alice\n');
+    expect(await server.eventCount()).toBe(before);
+    expect((await server.call('GET', '/v1/messages', { token: t['@alice'] })).status).toBe(200);
+  },
+);

@@ -21,7 +21,7 @@ const deliveryRowSchema = z.object({
 export const deliveryLedgerSchema = z.object({
   messageId: z.uuid(),
   sender: z.string(),
-  threadId: z.uuid(),
+  threadId: z.string(), // a message id, or a name the sender gave (threadIds.ts)
   sentAt: timestamp,
   accepted: z
     .object({ position: z.string().nullable() })

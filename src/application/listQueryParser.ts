@@ -16,11 +16,13 @@ import type { ListBox, ListQuery } from '../projections/listQuery';
 
 /**
  * A list of tags as an array, a JSON-encoded array or comma-separated text; malformed JSON is a 400, never a crash.
- * Each tag as a send takes it (messageFields.ts): one no send could carry matches nothing, so it is refused.
+ * Each tag as a send takes it (messageFields.ts): one no send could carry matches nothing, so it is refused. In the
+ * comma-separated text the spaces around each comma are dropped (`tags=ops, db` is how a list is written, and no tag
+ * begins or ends with whitespace, so they can mean nothing else).
  */
 const csvOrArray = z.preprocess((value, ctx) => {
   if (typeof value !== 'string') return value;
-  if (!value.trim().startsWith('[')) return value.split(',');
+  if (!value.trim().startsWith('[')) return value.split(',').map((tag) => tag.trim());
   try {
     return JSON.parse(value);
   } catch {

@@ -146,3 +146,16 @@ test('a tag an older version stored (a line feed in it) is still served to each 
     expect(read).toMatchObject({ status: 200, body: { tags: ['ok', 'tag\nfake'] } });
   }
 });
+
+test('comma-separated tags may have spaces around the commas: `tags=ops, db` is the list ops, db', async () => {
+  const both = await send({ tags: ['ops', 'db'] });
+  const opsOnly = await send({ tags: ['ops'] });
+  expect([both.status, opsOnly.status]).toEqual([201, 201]);
+  for (const who of ['@b', '@c']) {
+    const spaced = await list(who, `tags=${encodeURIComponent('ops, db')}`);
+    const plain = await list(who, 'tags=ops,db');
+    expect([spaced.status, plain.status]).toEqual([200, 200]);
+    expect(ids(spaced)).toContain(both.body.messageId);
+    expect(ids(spaced)).toEqual(ids(plain));
+  }
+});

@@ -5,6 +5,7 @@
  * filter `threadId=` and mark_read's take exactly what a send takes. A thread id is a label of each inbox: naming
  * another conversation's thread is allowed (the message shows who sent it), as a named thread is shared by design.
  */
+import { deliveryLedgerSchema } from '../../src/application/deliveryResponseSchemas';
 import { startTestServer, type TestServer } from '../support/httpServer';
 
 let server: TestServer;
@@ -177,4 +178,14 @@ describe('a thread id of the form of a message id is that message id, in any cas
       [reply.body.messageId, id],
     ]);
   });
+});
+
+test("a named thread's delivery ledger matches its documented answer (threadId is any thread id, not only a message id)", async () => {
+  const sent = await send('@a', { threadId: 'deploy-2030-05' });
+  expect(sent.status).toBe(201);
+  const delivery = await server.call('GET', `/v1/messages/${sent.body.messageId}/delivery`, { token: t['@a'] });
+  expect(delivery.status).toBe(200);
+  expect(delivery.body.threadId).toBe('deploy-2030-05');
+  // The schema the OpenAPI document and get_delivery's outputSchema are made of: it said format uuid.
+  expect(deliveryLedgerSchema.safeParse(delivery.body).error?.issues ?? []).toEqual([]);
 });

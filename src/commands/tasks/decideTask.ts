@@ -95,8 +95,11 @@ export function decideClaimTask(command: ClaimTask, context: TaskContext): TaskE
   // returns such tasks itself; this covers a retirement whose releases were not written, e.g. a crash between).
   // Never "already claimed" then: that refusal says the holder may still release it. A finished task stays finished.
   const retired = holderRetired(task, context);
+  // Finished first: a task that ended is no one's to take, whoever held it; "already claimed" would tell the caller
+  // to wait for a release that can never come.
+  if (isTerminal(task.state)) return invalidTransition(task, identity, relations, 'claim', instead());
   if (task.assignee !== null && !lapsed && !retired && task.assignee !== identity) return alreadyClaimed(task);
-  if (isTerminal(task.state) || (task.assignee === null && task.state !== 'Submitted')) {
+  if (task.assignee === null && task.state !== 'Submitted') {
     return invalidTransition(task, identity, relations, 'claim', instead());
   }
   const leaseExpiresAt = command.data.leaseSeconds === undefined ? null : plusMs(now, command.data.leaseSeconds * 1000);

@@ -50,7 +50,15 @@ export const TASK_ROUTE_SPECS: RouteSpec[] = [
       schema: taskResultSchema,
       description: '{taskId, state, assignee, claimedAt, leaseExpiresAt, events}',
     },
-    errors: [...AUTH, ...BODY, 'TASK_NOT_FOUND', 'INVALID_TRANSITION', 'LEASE_EXPIRED', 'CONCURRENCY_CONFLICT'],
+    errors: [
+      ...AUTH,
+      ...BODY,
+      'TASK_NOT_FOUND',
+      'NOT_IN_AUDIENCE',
+      'INVALID_TRANSITION',
+      'LEASE_EXPIRED',
+      'CONCURRENCY_CONFLICT',
+    ],
   },
   {
     method: 'get',

@@ -146,6 +146,9 @@ export function decideTransitionTask(command: TransitionTask, context: TaskConte
   const now = command.metadata.at;
   const { to, reason, note, artifacts } = command.data;
   const relations = relationsOf(task, command.metadata.actor);
+  // An agent outside a broadcast's send-time audience may neither claim nor move it, and is told so as a claim is,
+  // never the task's state (get_task tells it nothing of the task either).
+  if (command.metadata.actor.role === 'agent' && relations[0] === 'outsider') return notInAudience(task, identity);
   // A lapsed lease is lost even before the sweeper records it: the late update is told so, and changes nothing.
   if (relations.includes('assignee') && leaseLapsed(task, now) && !relations.includes('sender')) {
     return leaseExpired(task, identity, task.leaseExpiresAt!);

@@ -18,7 +18,7 @@ export const notInAudience = (task: Task, identity: string): MailboxError =>
     'Not in the audience',
     task.isBroadcast
       ? `${identity} was not in the audience of task ${task.taskId} when it was sent (a broadcast's audience is the agents ` +
-          'registered at send time, less the sender); only they may claim it.'
+          'registered at send time, less the sender); only they may claim it, and only its holder and its sender may move it.'
       : task.openToAudience
         ? `${identity} is not one of the ${task.audience.length} identities task ${task.taskId} was sent to (a list's ` +
           'audience is the identities it names); only they may claim it.'

@@ -2,7 +2,8 @@
  * The whole transition table (issue 12, acceptance): every state x caller x
  * target, for a claimed broadcast task and a direct one. The allowed moves
  * succeed; every other one is INVALID_TRANSITION listing exactly the caller's
- * allowed targets (TASK_NOT_FOUND for a stranger to a direct task), and writes
+ * allowed targets (TASK_NOT_FOUND for a stranger to a direct task, NOT_IN_AUDIENCE
+ * for an agent outside a broadcast's audience), and writes
  * nothing (the decider returns no events).
  * The expectations are written out here, not read from the table under test.
  */
@@ -74,6 +75,12 @@ describe.each(['broadcast', 'direct'] as const)('the transition table, %s task',
           expect({ label, refusal: outcome instanceof MailboxError ? outcome.envelope : outcome }).toEqual({
             label,
             refusal: expect.objectContaining({ code: 'TASK_NOT_FOUND', taskId: TASK_ID }),
+          });
+        } else if (kind === 'broadcast' && caller === 'outsider') {
+          // Outside the broadcast's send-time audience: refused as its claim is, never told the task's state.
+          expect({ label, refusal: outcome instanceof MailboxError ? outcome.envelope : outcome }).toEqual({
+            label,
+            refusal: { error: 'Not in the audience', code: 'NOT_IN_AUDIENCE', message: expect.any(String), taskId: TASK_ID },
           });
         } else {
           if (!(outcome instanceof MailboxError))

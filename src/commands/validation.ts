@@ -78,7 +78,9 @@ export function toMailboxError(schema: z.ZodType, error: z.ZodError, what: strin
   }
   // One issue per field and message: a value can fail two checks that teach alike (1e20 is neither a safe integer nor
   // within the maximum), and "'leaseSeconds' takes ...; 'leaseSeconds' takes ..." said the same thing twice.
-  const issues = uniqueIssues(error.issues.map((issue) => ({ field: dotted(issue.path), message: issue.message })));
+  const issues = uniqueIssues(
+    withoutSizesOfTheWrongType(error.issues).map((issue) => ({ field: dotted(issue.path), message: issue.message })),
+  );
   // Every field that is wrong, in one message (a few at most): a caller, a model above all, fixes them in one retry
   // instead of meeting them one by one.
   const said = issues.slice(0, MAX_ISSUES_SAID).map(({ field, message }) => `${subjectOf(field, message)}${message}`);
@@ -92,6 +94,18 @@ export function toMailboxError(schema: z.ZodType, error: z.ZodError, what: strin
 }
 
 const MAX_ISSUES_SAID = 3;
+
+/**
+ * Without the size checks zod ran on a value of the wrong type: it checks a list's item count on a string's length
+ * (and a string's length on an array), so a subject given as an array of 201 strings was told "'subject' must be
+ * text ...; 'subject' must hold at most 200 items", artifacts given as text "... must be at most 32 characters long":
+ * a form the field never takes. Where a field has the wrong type, its type is what it is told.
+ */
+function withoutSizesOfTheWrongType(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  const mistyped = new Set(issues.filter((issue) => issue.code === 'invalid_type').map((issue) => dotted(issue.path)));
+  const sized = (issue: z.core.$ZodIssue) => issue.code === 'too_big' || issue.code === 'too_small';
+  return issues.filter((issue) => !(sized(issue) && mistyped.has(dotted(issue.path))));
+}
 
 function uniqueIssues(issues: Array<{ field: string; message: string }>): Array<{ field: string; message: string }> {
   const seen = new Set<string>();

@@ -3,6 +3,7 @@ import { MailboxError } from '../errors';
 import type { BroadcastDelivered, MessageEvent, MessageSent, ReplyRequested } from '../events/types';
 import { replyDueBy } from './replyDeadline';
 import { taskDeadlinePassed } from './tasks/taskDeadlines';
+import { openTaskSentHeld } from './tasks/taskOpening';
 import { activeAgents, caseVariantsOf, type RegisteredAgent, type RegistryState } from './agentRegistry';
 import type { Command, CommandWarning } from './command';
 import type { MessageState } from './message';
@@ -165,6 +166,9 @@ export function decideSendMessage(command: SendMessage, state: SendState, policy
   // 7. A task must not be over before it arrives: its expiresAt and budget.deadline fall after the send.
   const passed = input.task === undefined ? null : taskDeadlinePassed(input.task, sentAt);
   if (passed) return passed;
+  // 8. A list's or a broadcast's task is nobody's until claimed: it cannot open at a step only a holder is at.
+  const held = input.task === undefined ? null : openTaskSentHeld(input.task, to);
+  if (held) return held;
   // A direct message and a list are delivered by the MessageSent itself (one append however many are listed);
   // a broadcast's audience gets one BroadcastDelivered each.
   if (recipient.kind !== 'broadcast') return [sent, ...requested];

@@ -121,7 +121,7 @@ test('every tool has an outputSchema; the SDK client validates each structured r
   for (const { name, outputSchema } of tools) expect([name, outputSchema?.type]).toEqual([name, 'object']);
   const [a, b] = [await mcpClient(t['@a']), await mcpClient(t['@b'])];
   const call = (client: Client, name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args });
-  const sent = await call(a, 'add_message', { to: 'AGENT:*', subject: 's', body: 'b', task: { state: 'input-required' } });
+  const sent = await call(a, 'add_message', { to: '@b', subject: 's', body: 'b', task: { state: 'input-required' } });
   const { messageId } = sent.structuredContent as { messageId: string };
   for (const [client, name, args] of [
     [b, 'list_messages', {}],

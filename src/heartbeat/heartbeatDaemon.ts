@@ -298,6 +298,31 @@ export class HeartbeatDaemon {
     };
   }
 
+  /**
+   * Before a lone tick (`mailbox heartbeat --once`): a stall is a checkpoint that stays behind the log head for
+   * `stallAfterMs`, which one sample cannot see (a lone tick reported `stalled: false` whatever the views did, so --once
+   * never exited 1). While the views lag the log, this watches their checkpoint (every `pollMs`) until it moves, the lag
+   * closes, or `stallAfterMs` has passed since the first sample: the tick that follows then tells a stalled projector
+   * (alarm, `stalled: true`) from one that moves. Without lag it returns at once.
+   */
+  async watchPipelineBeforeTick(wait: (ms: number) => Promise<void>, pollMs = 250): Promise<void> {
+    const started = this.now();
+    const first = await this.watchPipeline(started);
+    if (first.lag === '0') return;
+    this.logger.info(
+      { lag: first.lag, checkpoint: first.checkpoint, head: first.head, stallAfterMs: this.settings.stallAfterMs },
+      `the views are behind the log (lag ${first.lag}): watching their checkpoint for up to ` +
+        `${this.settings.stallAfterMs} ms (--stall-after) to tell a stalled projector from a slow one`,
+    );
+    for (;;) {
+      const left = started + this.settings.stallAfterMs - this.now();
+      if (left <= 0) return;
+      await wait(Math.min(pollMs, left));
+      const checkpoint = (await this.sources.projections.checkpoint())?.toString() ?? null;
+      if (checkpoint !== first.checkpoint) return; // it moved (or the views were rebuilt): not stalled
+    }
+  }
+
   /** Ticks now and then every interval (each tick starts `intervalMs` after the previous one ended). */
   start(): void {
     if (!this.stopped) return;

@@ -16,6 +16,7 @@ import { hookCommandProblem } from './targets/commandHookTarget';
 import { StartupError } from '../startupError';
 import { LeaseKeeper, LeaseLoop, leaseTiming, tookOverFrom, tookOverText, type LeaseStore } from '../projections/projectorLease';
 import { WakeRecorder } from '../application/wakeRecorder';
+import { sleep } from '../support/retry';
 
 export interface StartHeartbeatOptions {
   settings?: HeartbeatSettingsInput | HeartbeatSettings;
@@ -23,6 +24,8 @@ export interface StartHeartbeatOptions {
   targets?: NudgeTarget[];
   logger?: Logger;
   clock?: Clock;
+  /** Waits `ms` (real timers by default): the waits of `watchPipelineBeforeTick`, on the clock's time. */
+  sleep?: (ms: number) => Promise<void>;
   /** false: no timer; the caller runs `tick()` (tests, `--once`). Default true. */
   schedule?: boolean;
   /**
@@ -38,6 +41,11 @@ export interface Heartbeat {
   /** The /metrics endpoint's base URL, or null when disabled. */
   metricsUrl: string | null;
   tick(): Promise<TickReport>;
+  /**
+   * Before a lone tick (--once): while the views lag the log, watches their checkpoint for up to the stall-after
+   * setting, so that the tick can tell a stalled projector from a slow one (one sample cannot). At once without lag.
+   */
+  watchPipelineBeforeTick(): Promise<void>;
   /** Resolves once every nudge dispatched so far was delivered or finally failed, and the wakes they made are in the log. */
   settled(): Promise<void>;
   /** `report` once its nudges settled: delivered (`nudged`), logged only (`loggedOnly`) or failed (`failed`). */
@@ -105,6 +113,7 @@ export async function startHeartbeat(sources: HeartbeatSources, options: StartHe
     metrics,
     metricsUrl: server?.url ?? null,
     tick: () => daemon.tick(),
+    watchPipelineBeforeTick: () => daemon.watchPipelineBeforeTick(options.sleep ?? ((ms) => sleep(ms))),
     settled: async () => {
       await daemon.settled();
       await recorder.flush();

@@ -33,6 +33,19 @@ async function logWithMailForBAndC(prefix: string): Promise<string> {
   return dir;
 }
 
+/**
+ * What a running server does between two runs of `--once`: its projector applies what the last run wrote to the log
+ * (the wakes its nudges made, escalation claims). Without it the views stay behind the log, which is a stalled
+ * pipeline: --once then watches the checkpoint for --stall-after and exits 1.
+ */
+async function serverCatchesUp(dir: string): Promise<void> {
+  const mailbox = await createMailbox(
+    { dataDir: dir, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+    { logger: pino({ level: 'silent' }) },
+  );
+  await mailbox.close();
+}
+
 test('no port, the report alone on stdout, the logs on stderr', async () => {
   const mailbox = await createMailbox(
     { dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
@@ -121,6 +134,7 @@ test('the report says which nudges reached a target and which were only logged, 
     );
 
     // A hook serves everyone: each nudge goes to it, listed as nudged, none logged only.
+    await serverCatchesUp(dir);
     const hooked = await runCli(['heartbeat', '--once', '--wake-grace', '0', '--hook', '["/bin/true"]'], {
       MAILBOX_DATA_DIR: dir,
     });
@@ -128,6 +142,7 @@ test('the report says which nudges reached a target and which were only logged, 
     expect(JSON.parse(hooked.stdout)).toMatchObject({ nudged: ['@b', '@c'], loggedOnly: [] });
 
     // A webhook for @c alone: @c nudged (through its webhook), @b logged only.
+    await serverCatchesUp(dir);
     const mixed = await runCli(['heartbeat', '--once', '--wake-grace', '0', '--agents-file', agentsFile], {
       MAILBOX_DATA_DIR: dir,
       MAILBOX_HEARTBEAT_WEBHOOK_SECRET: 'a-secret-of-sixteen-chars',
@@ -159,8 +174,10 @@ test('a nudge whose delivery failed is reported as failed, never nudged, and --o
     MAILBOX_HEARTBEAT_WEBHOOK_ATTEMPTS: '1',
     MAILBOX_HEARTBEAT_WEBHOOK_TIMEOUT: '300ms',
   };
-  const once = (hook: string) =>
-    runCli(['heartbeat', '--once', '--idle', '0', '--wake-grace', '0', '--agents-file', agentsFile, '--hook', hook], env);
+  const once = async (hook: string) => {
+    await serverCatchesUp(dir);
+    return runCli(['heartbeat', '--once', '--idle', '0', '--wake-grace', '0', '--agents-file', agentsFile, '--hook', hook], env);
+  };
   try {
     // Every target fails: nobody was told. Nobody is "nudged"; each failure is listed with its target and error.
     const none = await once(failingHook);
@@ -207,8 +224,12 @@ test('a nudge published on Redis that nobody hears is reported as unheard, never
   const dir = await logWithMailForBAndC('mailbox-heartbeat-once-unheard-');
   const redis = await startRedis();
   const subscriber = new Redis(redis.url);
-  const once = () =>
-    runCli(['heartbeat', '--once', '--idle', '0', '--wake-grace', '0', '--redis-url', redis.url], { MAILBOX_DATA_DIR: dir });
+  const once = async () => {
+    await serverCatchesUp(dir);
+    return runCli(['heartbeat', '--once', '--idle', '0', '--wake-grace', '0', '--redis-url', redis.url], {
+      MAILBOX_DATA_DIR: dir,
+    });
+  };
   try {
     // Nobody subscribes: both nudges were published to no listener. Nobody is "nudged"; both are "unheard".
     const nobody = await once();
@@ -257,8 +278,10 @@ async function logWithEscalationsOnly(prefix: string): Promise<{ dir: string; to
 
 test("an escalation's nudge is reported as the unread set's are: logged only without a target, nudged through a hook", async () => {
   const { dir, toB, toC } = await logWithEscalationsOnly('mailbox-heartbeat-once-escalation-targets-');
-  const once = (args: string[], env: Record<string, string> = {}) =>
-    runCli(['heartbeat', '--once', '--idle', '1h', '--wake-grace', '0', ...args], { MAILBOX_DATA_DIR: dir, ...env });
+  const once = async (args: string[], env: Record<string, string> = {}) => {
+    await serverCatchesUp(dir);
+    return runCli(['heartbeat', '--once', '--idle', '1h', '--wake-grace', '0', ...args], { MAILBOX_DATA_DIR: dir, ...env });
+  };
   try {
     // No target serves anyone: @b's reply-overdue nudge is written to the log only, and said so (it was listed nowhere);
     // not also "unheard" (published on Redis, nobody subscribed): nothing was published anywhere.
@@ -285,11 +308,13 @@ test("an escalation's nudge is reported as the unread set's are: logged only wit
 test("an escalation's nudge published on Redis that nobody hears is reported as unheard (it was listed nowhere)", async () => {
   const { dir, toB, toC } = await logWithEscalationsOnly('mailbox-heartbeat-once-escalation-unheard-');
   const redis = await startRedis();
-  const once = (env: Record<string, string> = {}) =>
-    runCli(['heartbeat', '--once', '--idle', '1h', '--wake-grace', '0', '--redis-url', redis.url], {
+  const once = async (env: Record<string, string> = {}) => {
+    await serverCatchesUp(dir);
+    return runCli(['heartbeat', '--once', '--idle', '1h', '--wake-grace', '0', '--redis-url', redis.url], {
       MAILBOX_DATA_DIR: dir,
       ...env,
     });
+  };
   try {
     // The reply to @a is overdue: @b is nudged about it (reason reply-overdue) on its channel, where nobody listens.
     const overdue = await once();
@@ -427,4 +452,38 @@ test('an agents file that is not UTF-8 is refused at start, naming the byte (not
     field: '--agents-file',
     offset: text.indexOf('\xe9'),
   });
+});
+
+test('views behind the log whose checkpoint does not move for --stall-after: stalled, the alarm, exit code 1 (it was 0)', async () => {
+  const dir = tempDir('mailbox-heartbeat-once-stalled-');
+  try {
+    const mailbox = await createMailbox(
+      { dataDir: dir, adminToken: ADMIN_TOKEN, logLevel: 'silent', awaitProjectionMs: 0 },
+      { logger: pino({ level: 'silent' }) },
+    );
+    const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    await mailbox.runner.stop(); // the projector dies: what follows reaches the log, never the views
+    await a.send({ to: '@b', subject: 'stuck', body: 'x' });
+    await a.send({ to: '@c', subject: 'stuck too', body: 'y' });
+    await mailbox.close();
+
+    const run = await runCli(['heartbeat', '--once', '--stall-after', '1s', '--wake-grace', '0'], { MAILBOX_DATA_DIR: dir });
+    // One sample saw the lag and called it `stalled: false`: --once exited 0 on any pipeline, never 1 as documented.
+    expect([run.code, JSON.parse(run.stdout).pipeline]).toEqual([
+      1,
+      { head: '5', checkpoint: '3', lag: '2', stalled: true, stuckForMs: expect.any(Number) },
+    ]);
+    expect(JSON.parse(run.stdout).pipeline.stuckForMs).toBeGreaterThanOrEqual(1000);
+    const logs = run.stderr
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { msg: string; alarm?: string; level: number });
+    // It says why it waits, then raises the alarm as the daemon does.
+    expect(logs.find((line) => line.msg.startsWith('the views are behind the log (lag 2)'))).toBeDefined();
+    expect(logs.filter((line) => line.alarm === 'projection_stalled')).toEqual([
+      expect.objectContaining({ level: 50, msg: expect.stringContaining('ALARM projection stalled') }),
+    ]);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });

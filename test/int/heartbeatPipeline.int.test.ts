@@ -87,6 +87,50 @@ describe('heartbeat pipeline watch', () => {
     expect((await healthz()).status).toBe(200);
   });
 
+  test('before a lone tick (--once): a checkpoint that stays behind for stall-after is stalled; one that moves is not', async () => {
+    let now = T0;
+    const clock = { now: () => new Date(now) };
+    const waits: number[] = [];
+    let onWait: () => Promise<void> = async () => undefined;
+    const sleep = async (ms: number) => {
+      waits.push(ms);
+      now += ms;
+      await onWait();
+    };
+    mailbox = await createMailbox(
+      { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent', awaitProjectionMs: 0 },
+      { logger: pino({ level: 'silent' }), clock },
+    );
+    heartbeat = await startHeartbeat(mailbox, {
+      logger: pino({ level: 'silent' }),
+      clock,
+      sleep,
+      schedule: false,
+      settings: { stallAfterMs: 1000, metricsPort: null },
+    });
+    const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+
+    await heartbeat.watchPipelineBeforeTick(); // no lag: nothing to watch
+    expect(waits).toEqual([]);
+
+    await mailbox.runner.stop(); // the projector dies
+    await a.send({ to: '@b', subject: 'stuck', body: 'x' });
+    await heartbeat.watchPipelineBeforeTick(); // watched for the whole stall-after, on the injected clock
+    expect(waits.reduce((sum, ms) => sum + ms, 0)).toBe(1000);
+    expect((await heartbeat.tick()).pipeline).toMatchObject({ lag: '1', stalled: true, stuckForMs: 1000 });
+
+    // Behind again, and the projector is back: its checkpoint moves during the watch, which ends there.
+    await a.send({ to: '@c', subject: 'stuck too', body: 'y' });
+    waits.length = 0;
+    onWait = async () => {
+      onWait = async () => undefined;
+      await mailbox.runner.start();
+    };
+    await heartbeat.watchPipelineBeforeTick();
+    expect(waits).toHaveLength(1);
+    expect((await heartbeat.tick()).pipeline).toMatchObject({ lag: '0', stalled: false });
+  });
+
   // A POST (or HEAD, DELETE) was 405 with code VALIDATION_FAILED and no Allow header: the API server's 405 is
   // METHOD_NOT_ALLOWED naming the methods in Allow (RFC 9110 requires it), and so is the daemon's now.
   test.each(['POST', 'DELETE', 'PUT'])('%s on the metrics endpoint: 405 METHOD_NOT_ALLOWED with Allow: GET', async (method) => {

@@ -168,7 +168,8 @@ export function registerHeartbeatCommands(program: Command): void {
       'run one tick, wait for the deliveries, print the tick report as JSON on stdout (logs on stderr) and exit: ' +
         'nudged (delivered), loggedOnly (no target), unheard (published on Redis, nobody subscribed), failed (per ' +
         'target, with the error); exit code 1 when the pipeline ' +
-        'stalled, 3 when a nudge failed, else 0; opens no metrics port, so it runs beside the daemon',
+        'stalled (views behind the log: it first watches their checkpoint for up to --stall-after), 3 when a nudge ' +
+        'failed, else 0; opens no metrics port, so it runs beside the daemon',
     )
     .addHelpText(
       'after',
@@ -245,6 +246,8 @@ async function runHeartbeat(flags: HeartbeatFlags): Promise<void> {
       throw error;
     });
   if (flags.once) {
+    // A stall is the views' checkpoint not moving for --stall-after while behind the log: one sample cannot see it.
+    await heartbeat.watchPipelineBeforeTick();
     // The report once the deliveries settled: a nudge whose every target failed is under "failed", not "nudged".
     const report = await heartbeat.settledReport(await heartbeat.tick());
     process.stdout.write(`${JSON.stringify(report)}\n`);

@@ -73,6 +73,10 @@ export function buildProgram(argv: readonly string[] = []): Command {
   for (const module of named ? [named] : COMMAND_MODULES) module.register()(program);
   // The operator's commands give exit code 1 a meaning (drift, a stalled pipeline, no event log): a usage error is 2.
   for (const command of program.commands) if (OPERATOR_COMMANDS.includes(command.name())) usageErrorsExitWith(command, 2);
+  // A word that is no command (`mailbox heartbaet --once`, `mailbox audit-verify`) or an option before any command: the
+  // operator's command it was meant to be gives 1 a meaning (a cron job read a typo as a stalled pipeline), so 2 too.
+  // The client commands' own usage errors keep 1.
+  usageErrorsExitWith(program, 2, { subcommands: false });
   return refuseRepeatedOptions(program); // last: it walks every option registered above
 }
 

@@ -35,6 +35,10 @@ test.each([
   [['projections', 'rebuild', 'now'], "too many arguments for 'rebuild'"],
   [['backup'], "missing required argument 'file'"],
   [['serve', '--prot', '7421'], "unknown option '--prot'"],
+  // A misspelt command name: the operator's command it was meant to be exits 1 for a stalled pipeline or drift.
+  [['heartbaet', '--once'], "unknown command 'heartbaet'"],
+  [['audti', 'verify'], "unknown command 'audti'"],
+  [['--once', 'heartbeat'], "unknown option '--once'"],
 ])('mailbox %j: the error and the help hint, exit code 2, nothing created', async (args, error) => {
   const run = await runCli(args, { MAILBOX_DATA_DIR: dataDir, MAILBOX_PORT: '0' });
   const lines = run.stderr.trimEnd().split('\n'); // commander may add a "(Did you mean --json?)" line between

@@ -7,7 +7,7 @@
  */
 import type { Command } from 'commander';
 
-export function usageErrorsExitWith(command: Command, exitCode: number): Command {
+export function usageErrorsExitWith(command: Command, exitCode: number, { subcommands = true } = {}): Command {
   const error = command.error.bind(command);
   command.error = (message, options) => error(message, { ...options, exitCode });
   // A command group named without a subcommand (`mailbox audit`) prints its help as an error; commander takes
@@ -17,6 +17,6 @@ export function usageErrorsExitWith(command: Command, exitCode: number): Command
     if (context?.error === true && !process.exitCode) process.exitCode = exitCode;
     return help(context);
   }) as Command['help'];
-  for (const subcommand of command.commands) usageErrorsExitWith(subcommand, exitCode);
+  if (subcommands) for (const subcommand of command.commands) usageErrorsExitWith(subcommand, exitCode);
   return command;
 }

@@ -11,7 +11,9 @@ import path from 'node:path';
 import { SqliteEventStore } from '../../src/adapters/eventstore/sqliteEventStore';
 import { writeSyntheticLog } from '../../bench/lib/syntheticLog';
 import { ensureBuilt, MAILBOX_BIN, ROOT, runCli } from '../support/builtCli';
-import { tempDir } from '../support/fixtures';
+import { ADMIN_TOKEN, tempDir } from '../support/fixtures';
+import { createMailbox } from '../../src/mailbox';
+import pino from 'pino';
 import { waitFor } from '../support/waitFor';
 import Database from 'better-sqlite3';
 
@@ -53,12 +55,15 @@ interface Served {
   messages: string[];
 }
 
-/** A `mailbox serve` child: `exited` resolves with its exit code and its log's messages once it has exited. */
-function serve(env: Record<string, string>): { child: ChildProcess.ChildProcess; stdout: () => string; exited: Promise<Served> } {
+/** A `mailbox serve` child (or `args`): `exited` resolves with its exit code and its log's messages once it has exited. */
+function serve(
+  env: Record<string, string>,
+  args: string[] = ['serve'],
+): { child: ChildProcess.ChildProcess; stdout: () => string; exited: Promise<Served> } {
   const { spawn } = jest.requireActual<typeof ChildProcess>('node:child_process');
   const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('MAILBOX_')));
   const child = spawned(
-    spawn(process.execPath, [MAILBOX_BIN, 'serve'], { cwd: ROOT, env: { ...base, MAILBOX_PORT: '0', ...env } }),
+    spawn(process.execPath, [MAILBOX_BIN, ...args], { cwd: ROOT, env: { ...base, MAILBOX_PORT: '0', ...env } }),
   );
   let stdout = '';
   child.stdout.on('data', (chunk) => (stdout += String(chunk)));
@@ -152,6 +157,38 @@ test('SIGTERM while waiting for an unreachable Redis: stops at once, not at the 
   expect(run.messages[run.messages.length - 1]).toBe(
     `stopped: start-up stopped while waiting for Redis at redis://127.0.0.1:${port}; nothing served`,
   );
+});
+
+test('mailbox heartbeat: SIGTERM while waiting for an unreachable Redis stops at once, says so, exit code 0 (it was killed by the signal, unsaid)', async () => {
+  const dataDir = path.join(root, 'heartbeat-redis-down');
+  // A log a server made (the heartbeat starts only where one has), on the embedded default.
+  const mailbox = await createMailbox(
+    { dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+    { logger: pino({ level: 'silent' }) },
+  );
+  await mailbox.close();
+  const server = net.createServer();
+  const port = await new Promise<number>((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port)),
+  );
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  const started = serve(
+    {
+      MAILBOX_DATA_DIR: dataDir,
+      MAILBOX_REDIS_URL: `redis://127.0.0.1:${port}`,
+      MAILBOX_STARTUP_RETRY_MS: '600000', // ten minutes: the test's own timeout ends long before
+      MAILBOX_HEARTBEAT_METRICS_PORT: 'off',
+    },
+    ['heartbeat'],
+  );
+  await waitFor(() => started.stdout().includes('is unreachable; retrying'), { timeoutMs: 10_000, what: 'the retry line' });
+  started.child.kill('SIGTERM');
+  const run = await started.exited;
+  expect(run.code).toBe(0);
+  expect(run.messages.slice(-2)).toEqual([
+    'signal during startup: stopping at its next step',
+    `stopped: start-up stopped while waiting for Redis at redis://127.0.0.1:${port}; nothing nudged`,
+  ]);
 });
 
 test('SIGTERM during `mailbox projections rebuild`: it stops after the batch in progress, drops its partial generation (nothing left in the views file), says so, exit code 143', async () => {

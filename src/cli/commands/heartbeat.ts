@@ -4,7 +4,7 @@ import { openNudgePublisher, openPipeline } from '../../compositionRoot';
 import { RedisChannelTarget } from '../../heartbeat/targets/redisChannelTarget';
 import type { NudgeTarget } from '../../heartbeat/nudgeTarget';
 import { configFromEnv, nodeIdOf, type MailboxConfig } from '../../config';
-import { isStartupError } from '../../startupError';
+import { isStartupError, StartupInterrupted } from '../../startupError';
 import { waitForBackends, waitForNudgeRedis } from '../../startupBackends';
 import { checkStoreNames } from '../../startupChecks';
 import { cliLogger } from './cliLogger';
@@ -222,8 +222,32 @@ async function runHeartbeat(flags: HeartbeatFlags): Promise<void> {
   if (redisOnly.length > 0) logger.warn({ variables: redisOnly }, redisOnlyWarning(redisOnly));
   checkStoreNames(config); // a URL that names no log or no Redis: serve's line for it, not a failure to open
   refuseStoresNoServerMade(config, { ownsViews: settings.projector === 'on' }); // opening them would create them
-  await waitForBackends(config, logger); // started beside Redis and EventStoreDB (docker compose): wait for them, bounded
-  if (settings.redisUrl !== undefined) await waitForNudgeRedis(settings.redisUrl, config, logger); // its own nudge Redis too
+  // The daemon's signals are handled from here (--once keeps their default): a SIGTERM while it waits for Redis or
+  // EventStoreDB at start (docker compose stopping a stack whose Redis never came up) ends that wait, says so and exits
+  // 0, as mailbox serve does; it was killed by the signal without a line. Once running, it stops as before.
+  let stopRunning: ((signal: string) => Promise<void>) | null = null;
+  let signalledDuringStartup: string | null = null;
+  const startup = new AbortController();
+  if (!flags.once) {
+    const onSignal = (signal: string) => {
+      if (stopRunning) return void stopRunning(signal);
+      if (signalledDuringStartup) process.exit(1); // a second one: do not wait
+      signalledDuringStartup = signal;
+      logger.info({ signal }, 'signal during startup: stopping at its next step');
+      startup.abort();
+    };
+    process.on('SIGINT', () => onSignal('SIGINT'));
+    process.on('SIGTERM', () => onSignal('SIGTERM'));
+  }
+  try {
+    // Started beside Redis and EventStoreDB (docker compose): wait for them, bounded; its own nudge Redis too.
+    await waitForBackends(config, logger, startup.signal);
+    if (settings.redisUrl !== undefined) await waitForNudgeRedis(settings.redisUrl, config, logger, startup.signal);
+  } catch (error) {
+    if (!(error instanceof StartupInterrupted)) throw error;
+    logger.info({ signal: signalledDuringStartup }, `stopped: ${error.message}; nothing nudged`);
+    process.exit(0);
+  }
   const pipeline = await openPipeline(config, logger, settings.projector);
   if (!flags.once && !pipeline.hearsWakes) {
     // Said once at start: the wake grace would otherwise look applied while it never holds a nudge back.
@@ -257,13 +281,16 @@ async function runHeartbeat(flags: HeartbeatFlags): Promise<void> {
     if (code !== 0) process.exitCode = code;
     return;
   }
-  const stop = async () => {
+  let stopping = false;
+  stopRunning = async (signal: string) => {
+    if (stopping) process.exit(1); // a second one: do not wait
+    stopping = true;
+    logger.info({ signal }, 'heartbeat: stopping (the tick and the nudges in flight finish first)');
     await heartbeat.stop();
     await pipeline.close();
     process.exit(0);
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  if (signalledDuringStartup) await stopRunning(signalledDuringStartup); // asked to stop once the wait was over
 }
 
 /**

@@ -96,7 +96,16 @@ export async function startHeartbeat(sources: HeartbeatSources, options: StartHe
           { node, token: token.toString(), ...tookOverFrom(previous) },
           `heartbeat: this daemon holds the lease and nudges${tookOverText(previous)}`,
         ),
-      stepDown: (reason) => logger.warn({ node, reason }, `heartbeat: stepped down (${reason}); another daemon nudges`),
+      // Unreachable, the store is most often down for every daemon: none nudges until one takes the lease again.
+      stepDown: (reason, { storeUnreachable }) =>
+        logger.warn(
+          { node, reason },
+          `heartbeat: stepped down (${reason}); ` +
+            (storeUnreachable
+              ? 'this daemon nudges nobody until it holds the lease again (it tries every ' +
+                `${leaseTiming(ttlMs).lookMs} ms; another daemon that reaches the store may take it first)`
+              : 'another daemon nudges'),
+        ),
       follow: (leader) =>
         logger.info(
           { node, leader: leader.node, token: leader.token.toString() },

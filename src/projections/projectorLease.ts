@@ -82,8 +82,11 @@ export interface LeaseEvents {
    * lapsed or was released (null: none seen), for the operator's log.
    */
   lead(token: bigint, previous: LeaseHolder | null): void | Promise<void>;
-  /** This node no longer holds it (one sentence why): stop the job now. */
-  stepDown(reason: string): void | Promise<void>;
+  /**
+   * This node no longer holds it (one sentence why): stop the job now. `storeUnreachable`: it could not renew for a
+   * whole lease, so nobody may hold it (the store is down for every node), not that another node took it.
+   */
+  stepDown(reason: string, how: { storeUnreachable: boolean }): void | Promise<void>;
   /** This node, without the lease, sees another holder than it last saw (once per holder and token): for the log. */
   follow?(leader: LeaseHolder): void;
 }
@@ -161,7 +164,9 @@ export class LeaseKeeper {
       }
       if (renewed === false) return this.lose(`the ${this.store.name} lease expired and is no longer this node's`);
       if (this.now() - this.renewedAt >= this.timing.ttlMs)
-        return this.lose(`the ${this.store.name} lease could not be renewed for ${this.timing.ttlMs} ms (store unreachable)`);
+        return this.lose(`the ${this.store.name} lease could not be renewed for ${this.timing.ttlMs} ms (store unreachable)`, {
+          storeUnreachable: true,
+        });
       return;
     }
     let previous: LeaseHolder | null;
@@ -218,15 +223,15 @@ export class LeaseKeeper {
     if (this.token === null) return;
     await this.lose(
       `a newer ${this.store.name} holds the lease (token ${newer ?? 'unknown'}, this node's ${this.token}): its late writes were refused`,
-      false, // a newer holder exists: whatever the store still says of this node's token is not this node's to end
+      { mayReclaim: false }, // a newer holder exists: whatever the store still says of this node's token is not this node's to end
     );
   }
 
-  private async lose(reason: string, mayReclaim = true): Promise<void> {
+  private async lose(reason: string, { mayReclaim = true, storeUnreachable = false } = {}): Promise<void> {
     this.lostToken = mayReclaim ? this.token : null;
     this.token = null;
     this.seen = null;
-    await this.events.stepDown(reason);
+    await this.events.stepDown(reason, { storeUnreachable });
   }
 
   /** A clean stop: the lease is released so another node takes over at once. */

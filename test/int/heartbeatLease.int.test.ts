@@ -7,6 +7,7 @@ import pino from 'pino';
 import { connectRedis, type RedisClient } from '../../src/adapters/projections/redisConnection';
 import { RedisKeys } from '../../src/adapters/projections/redisKeys';
 import { RedisLease } from '../../src/adapters/projections/redisLease';
+import type { LeaseStore } from '../../src/projections/projectorLease';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
 import { startHeartbeat, type Heartbeat } from '../../src/heartbeat/startHeartbeat';
 import { RecordingNudgeTarget } from '../support/recordingNudgeTarget';
@@ -88,3 +89,50 @@ test('two heartbeat daemons: each idle agent nudged once; the other daemon takes
   await waitFor(async () => (await ticks(other)) >= seenOther + 5, { what: 'five more ticks of the new holder' });
   expect(targets[1 - holder].nudges.map((nudge) => nudge.identity).sort()).toEqual(['@a', '@b', '@c']);
 }, 30_000);
+
+test('a daemon that cannot reach the lease store steps down saying it nudges nobody, not that another daemon does', async () => {
+  const own = await createMailbox({ eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' }, { logger: silent });
+  const lines: Array<{ msg: string; level: number }> = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  let down = false;
+  const unreachable = async () => {
+    if (down) throw new Error('Redis is unavailable');
+  };
+  // The store answers, then goes down for everyone (Redis stopped): no daemon can hold or take the lease meanwhile.
+  const store: LeaseStore = {
+    name: 'heartbeat',
+    acquire: async () => (await unreachable(), 1n),
+    renew: async () => (await unreachable(), true),
+    release: unreachable,
+    holder: async () => (await unreachable(), null),
+  };
+  const heartbeat = await startHeartbeat(own, {
+    logger,
+    settings: { intervalMs: 60_000, metricsPort: null },
+    lease: { store, node: 'daemon-alone', ttlMs: 300 },
+  });
+  try {
+    await waitFor(() => lines.some((line) => line.msg.startsWith('heartbeat: this daemon holds the lease')), {
+      what: 'the lease taken',
+    });
+    down = true;
+    await waitFor(() => lines.some((line) => line.msg.startsWith('heartbeat: stepped down')), { what: 'the step-down line' });
+    // It said "another daemon nudges": an operator read that all was well while no daemon could nudge anyone.
+    expect(lines.filter((line) => line.msg.startsWith('heartbeat: stepped down'))).toEqual([
+      expect.objectContaining({
+        level: 40,
+        msg:
+          'heartbeat: stepped down (the heartbeat lease could not be renewed for 300 ms (store unreachable)); this daemon ' +
+          'nudges nobody until it holds the lease again (it tries every 100 ms; another daemon that reaches the store ' +
+          'may take it first)',
+      }),
+    ]);
+    down = false; // back: it takes the lease again and says so
+    await waitFor(() => lines.filter((line) => line.msg.startsWith('heartbeat: this daemon holds the lease')).length === 2, {
+      what: 'the lease taken again',
+    });
+  } finally {
+    await heartbeat.stop();
+    await own.close();
+  }
+});

@@ -14,6 +14,7 @@ import type * as BackupCommand from './commands/backup';
 import type * as ProjectionsCommands from './commands/projections';
 import { refuseRepeatedOptions } from './commands/repeatedOptions';
 import { usageErrorsExitWith } from './commands/usageExitCode';
+import { addHelpExamples } from './commands/helpExamples';
 import { tuneCollector } from '../support/collectorTuning';
 
 /* eslint-disable @typescript-eslint/no-require-imports -- each command's module is loaded only when it is needed */
@@ -71,6 +72,7 @@ export function buildProgram(argv: readonly string[] = []): Command {
     );
   const named = commandModuleOf(argv[2]);
   for (const module of named ? [named] : COMMAND_MODULES) module.register()(program);
+  addHelpExamples(program); // after every command's own help text
   // The operator's commands give exit code 1 a meaning (drift, a stalled pipeline, no event log): a usage error is 2.
   for (const command of program.commands) if (OPERATOR_COMMANDS.includes(command.name())) usageErrorsExitWith(command, 2);
   // A word that is no command (`mailbox heartbaet --once`, `mailbox audit-verify`) or an option before any command: the

@@ -107,3 +107,18 @@ test('each command, built alone for its argv, is the command of the whole progra
   for (const argv of [[], ['--help'], ['--version'], ['help', 'send'], ['sned', '@b']])
     expect(buildProgram(['node', 'mailbox', ...argv]).commands.map((command) => command.name())).toEqual(names);
 });
+
+// Only send, agent add, agent token, task move and mcp showed an example: serve, heartbeat, audit, projections, backup,
+// inbox, watch... listed their options and stopped there.
+test('every command and command group ends its --help with an example of itself', () => {
+  const paths = (command: Command, path: string[] = []): string[][] =>
+    command.commands.flatMap((sub) => [[...path, sub.name()], ...paths(sub, [...path, sub.name()])]);
+  const all = paths(buildProgram()).filter((path) => path[path.length - 1] !== 'help');
+  expect(all.length).toBeGreaterThan(25);
+  const without = all.filter((path) => {
+    const help = helpOf(...path);
+    const example = /\nExamples?( client configuration)?:?\s*\n?([\s\S]*)$/.exec(help)?.[2] ?? '';
+    return !example.includes(path[0] === 'mcp' ? '"mcp"' : `mailbox ${path.join(' ')}`);
+  });
+  expect(without.map((path) => path.join(' '))).toEqual([]);
+});

@@ -23,6 +23,11 @@ export function registerServeCommand(program: Command): void {
       '--heartbeat',
       'also run the heartbeat daemon in this process (MAILBOX_HEARTBEAT=1; settings from MAILBOX_HEARTBEAT_*, see docs/operators.md)',
     )
+    .addHelpText(
+      'after',
+      '\nEvery other setting is a MAILBOX_* variable (README, "Configuration"). Exit codes: 0 stopped by SIGTERM or ' +
+        'Ctrl-C,\n2 a setting, the port or a store refused at start (one line saying which and how to fix it).',
+    )
     .action(async (options: { host?: string; port?: string; dataDir?: string; heartbeat?: boolean }) => {
       const fromEnv = configFromEnv();
       // A flag given is taken as given, empty too (`--data-dir "$DIR"` with DIR unset), for the config to refuse:

@@ -262,7 +262,16 @@ function sweeperLease(store: LeaseStore, config: MailboxConfig, logger: Logger):
           { node, token: token.toString(), ...tookOverFrom(previous) },
           `task sweeper: this node holds the lease and sweeps${tookOverText(previous)}`,
         ),
-      stepDown: (reason) => logger.warn({ node, reason }, `task sweeper: stepped down (${reason}); another node sweeps`),
+      // Unreachable, the store is most often down for every node: none sweeps until one takes the lease again.
+      stepDown: (reason, { storeUnreachable }) =>
+        logger.warn(
+          { node, reason },
+          `task sweeper: stepped down (${reason}); ` +
+            (storeUnreachable
+              ? 'this node sweeps nothing until it holds the lease again (it tries every ' +
+                `${leaseTiming(config.projectorLeaseMs).lookMs} ms; another node that reaches the store may take it first)`
+              : 'another node sweeps'),
+        ),
       follow: (leader) =>
         logger.info(
           { node, leader: leader.node, token: leader.token.toString() },

@@ -4,6 +4,7 @@
  * projector lease is held by one of them too, and the follower answers its own writes in time.
  */
 import path from 'node:path';
+import pino from 'pino';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
 import { ADMIN_TOKEN, registerAgents, silentLogger, tempDir } from '../support/fixtures';
 import { startRedis, type TestRedis } from '../support/redisServer';
@@ -55,4 +56,45 @@ test('one of two mailboxes sweeps and one projects; the other takes over the swe
   open.splice(open.indexOf(first.mailbox), 1);
   await waitFor(() => second.sweeps.mock.calls.length >= 5, { what: 'five sweeps by the second mailbox' });
   await waitFor(() => second.mailbox.runner.getStatus().leadership.role === 'leading', { what: 'the second projects' });
+}, 30_000);
+
+test('a sweeper that cannot reach Redis steps down saying it sweeps nothing, not that another node does', async () => {
+  const own = await startRedis();
+  const lines: Array<{ msg: string; level: number }> = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  const mailbox = await createMailbox(
+    {
+      eventStoreUrl: 'memory:',
+      adminToken: ADMIN_TOKEN,
+      logLevel: 'info',
+      redisUrl: own.url,
+      taskSweepMs: 20,
+      projectorLeaseMs: 600,
+      nodeId: 'alone',
+    },
+    { logger },
+  );
+  try {
+    await waitFor(() => lines.some((line) => line.msg.startsWith('task sweeper: this node holds the lease')), {
+      what: 'the sweeper lease taken',
+    });
+    await own.kill!(); // Redis down for every node: none can hold or take the lease meanwhile
+    await waitFor(() => lines.some((line) => line.msg.startsWith('task sweeper: stepped down')), {
+      what: 'the step-down line',
+    });
+    // It said "another node sweeps": nobody swept, and an operator read that all was well.
+    expect(lines.filter((line) => line.msg.startsWith('task sweeper: stepped down'))).toEqual([
+      expect.objectContaining({
+        level: 40,
+        msg:
+          'task sweeper: stepped down (the sweeper lease could not be renewed for 600 ms (store unreachable)); this node ' +
+          'sweeps nothing until it holds the lease again (it tries every 200 ms; another node that reaches the store may ' +
+          'take it first)',
+      }),
+    ]);
+  } finally {
+    await own.start!();
+    await mailbox.close();
+    await own.stop();
+  }
 }, 30_000);

@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import { redisVariable, type MailboxConfig } from './config';
 import net from 'node:net';
-import { isMailboxError, unavailable } from './errors';
+import { causeOf, isMailboxError, unavailable } from './errors';
 import { StartupError, StartupInterrupted } from './startupError';
 import { sleep } from './support/retry';
 import { esdbHosts } from './startupChecks';
@@ -59,7 +59,9 @@ async function waitFor(backend: Backend, retryMs: number, logger: Logger, interr
       if (!isMailboxError(error) || error.code !== 'UNAVAILABLE') throw error;
       const waited = Date.now() - started;
       if (waited >= retryMs) {
-        const cause = briefCause(String(error.envelope.cause ?? error.message));
+        // The driver's error is the MailboxError's cause (never in its envelope, which a response would carry): its
+        // envelope's message, read instead, said 'Redis at ... is unavailable; retry later (the request was not applied)'.
+        const cause = briefCause(causeOf(error) ?? error.message);
         throw new StartupError(
           `${backend.name} is unreachable (${cause}) after ${attempt} attempt(s) in ${Math.round(waited / 1000)}s: ` +
             `start it, or fix ${backend.variable} (MAILBOX_STARTUP_RETRY_MS=${retryMs} sets how long to wait).`,
@@ -71,7 +73,7 @@ async function waitFor(backend: Backend, retryMs: number, logger: Logger, interr
       // early: up to 5 s of a 30 s budget, half of a 4 s one).
       const wait = Math.min(delay, retryMs - waited);
       logger.warn(
-        { attempt, retryInMs: wait, cause: error.envelope.cause },
+        { attempt, retryInMs: wait, cause: causeOf(error) },
         `${backend.name} is unreachable; retrying for up to ${Math.round(retryMs / 1000)}s (MAILBOX_STARTUP_RETRY_MS)`,
       );
       await sleep(wait, interrupted); // ends at once when the process is asked to stop

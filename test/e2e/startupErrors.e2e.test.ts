@@ -316,12 +316,16 @@ test('unreachable Redis: retried with backoff (said in the log), then one line n
   const port = await deadPort();
   const run = await serve('redis-down', { MAILBOX_REDIS_URL: `redis://127.0.0.1:${port}`, MAILBOX_STARTUP_RETRY_MS: '1500' });
   expectOneLine(run, 'MAILBOX_REDIS_URL', `Redis at redis://127.0.0.1:${port} is unreachable`, 'MAILBOX_STARTUP_RETRY_MS');
+  // Why, in the socket's words: it said '(Redis at ... is unavailable; retry later (the request was not applied))', a
+  // request's answer, and the retry lines had no cause at all.
+  expect(run.stderr).toContain(`is unreachable (ECONNREFUSED 127.0.0.1:${port}) after `);
   const retries = run.stdout
     .trim()
     .split('\n')
     .map((line) => JSON.parse(line))
     .filter((entry) => /retrying/.test(entry.msg));
   expect(retries.length).toBeGreaterThanOrEqual(2);
+  for (const retry of retries) expect(retry.cause).toContain(`ECONNREFUSED 127.0.0.1:${port}`);
   expect(retries.map((entry) => entry.retryInMs).slice(0, 2)).toEqual([250, 500]); // backoff doubles
   // The waits use the whole MAILBOX_STARTUP_RETRY_MS, the last one cut to what is left (it gave up a step early:
   // 250 + 500 ms of 1500, the next step of 1000 ms not taken).

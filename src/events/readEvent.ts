@@ -55,8 +55,12 @@ const DATA_SHAPES = new Map(
 );
 const READABLE_VERSIONS = [...STORED_SHAPES.keys()].join(', ');
 
-/** Bench-only switch (bench/core/rebuild.bench.ts measures the cost of the checks): never set it in production. */
-const SKIP_CHECKS = process.env.MAILBOX_BENCH_SKIP_EVENT_CHECKS === '1';
+/**
+ * Bench-only switch (bench/core/rebuild.bench.ts measures the cost of the checks): never set it in production. The
+ * CLI warns when it is set (envWarnings.ts).
+ */
+export const SKIP_EVENT_CHECKS_VARIABLE = 'MAILBOX_BENCH_SKIP_EVENT_CHECKS';
+const SKIP_CHECKS = process.env[SKIP_EVENT_CHECKS_VARIABLE] === '1';
 
 export function readEvent(raw: RawStoredEvent): StoredEvent {
   if (!SKIP_CHECKS) expectShape(raw, 'metadata', METADATA, raw.metadata);

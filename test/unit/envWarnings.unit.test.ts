@@ -30,6 +30,16 @@ test('names each unknown MAILBOX_ variable with the nearest known name when it i
   );
 });
 
+test('the benchmark switch MAILBOX_BENCH_SKIP_EVENT_CHECKS is named for what it does, never as ignored', () => {
+  const [unknown] = unknownVariables({ MAILBOX_BENCH_SKIP_EVENT_CHECKS: '1' });
+  expect(unknown).toEqual({ variable: 'MAILBOX_BENCH_SKIP_EVENT_CHECKS' });
+  expect(unknownVariableWarning(unknown)).toBe(
+    'MAILBOX_BENCH_SKIP_EVENT_CHECKS is a benchmark switch, not a setting: set to 1 it turns off the check of each ' +
+      'event read from the log against its stored shape, so a damaged or foreign event would be read as valid. ' +
+      'Unset it outside benchmarks.',
+  );
+});
+
 test('Redis-only variables set without Redis are named, with where they take effect; with Redis, none', () => {
   const env = {
     MAILBOX_REDIS_PASSWORD: 'secret',

@@ -6,6 +6,7 @@
 import { ENV_VARIABLES, SECRET_FILE_VARIABLES, type MailboxConfig } from '../../config';
 import { HEARTBEAT_ENV } from '../../heartbeat/heartbeatSettings';
 import { editDistance } from '../../commands/suggestions';
+import { SKIP_EVENT_CHECKS_VARIABLE } from '../../events/readEvent';
 
 /** Read outside the two settings tables: client commands, the in-process heartbeat switch, hook environments. */
 const OTHER_KNOWN = [
@@ -49,6 +50,12 @@ export function unknownVariables(env: NodeJS.ProcessEnv, known: readonly string[
 }
 
 export function unknownVariableWarning({ variable, suggestion }: UnknownVariable): string {
+  // Read by the code, but a benchmark's switch, not a setting: it is said what it does, never that it is ignored.
+  if (variable === SKIP_EVENT_CHECKS_VARIABLE)
+    return (
+      `${variable} is a benchmark switch, not a setting: set to 1 it turns off the check of each event read from the ` +
+      'log against its stored shape, so a damaged or foreign event would be read as valid. Unset it outside benchmarks.'
+    );
   return (
     `${variable} is not a mailbox variable and is ignored` +
     (suggestion ? `: did you mean ${suggestion}?` : ' (see README "Configuration").')

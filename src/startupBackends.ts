@@ -24,6 +24,9 @@ import { EsdbEventStore } from './adapters/eventstore/esdbEventStore';
 const FIRST_DELAY_MS = 250;
 const MAX_DELAY_MS = 5000;
 
+/** Seconds to a tenth: MAILBOX_STARTUP_RETRY_MS=600 read as 'up to 1s' and a give-up after 0.6 s as 'in 1s'. */
+const inSeconds = (ms: number): string => `${Math.round(ms / 100) / 10}s`;
+
 interface Backend {
   name: string;
   variable: string;
@@ -63,7 +66,7 @@ async function waitFor(backend: Backend, retryMs: number, logger: Logger, interr
         // envelope's message, read instead, said 'Redis at ... is unavailable; retry later (the request was not applied)'.
         const cause = briefCause(causeOf(error) ?? error.message);
         throw new StartupError(
-          `${backend.name} is unreachable (${cause}) after ${attempt} attempt(s) in ${Math.round(waited / 1000)}s: ` +
+          `${backend.name} is unreachable (${cause}) after ${attempt} attempt(s) in ${inSeconds(waited)}: ` +
             `start it, or fix ${backend.variable} (MAILBOX_STARTUP_RETRY_MS=${retryMs} sets how long to wait).`,
           { variable: backend.variable },
           { cause: error },
@@ -74,7 +77,7 @@ async function waitFor(backend: Backend, retryMs: number, logger: Logger, interr
       const wait = Math.min(delay, retryMs - waited);
       logger.warn(
         { attempt, retryInMs: wait, cause: causeOf(error) },
-        `${backend.name} is unreachable; retrying for up to ${Math.round(retryMs / 1000)}s (MAILBOX_STARTUP_RETRY_MS)`,
+        `${backend.name} is unreachable; retrying for up to ${inSeconds(retryMs)} (MAILBOX_STARTUP_RETRY_MS)`,
       );
       await sleep(wait, interrupted); // ends at once when the process is asked to stop
       if (interrupted?.aborted) throw new StartupInterrupted(`while waiting for ${backend.name}`);

@@ -319,6 +319,8 @@ test('unreachable Redis: retried with backoff (said in the log), then one line n
   // Why, in the socket's words: it said '(Redis at ... is unavailable; retry later (the request was not applied))', a
   // request's answer, and the retry lines had no cause at all.
   expect(run.stderr).toContain(`is unreachable (ECONNREFUSED 127.0.0.1:${port}) after `);
+  // The time to a tenth of a second: 1500 ms read 'up to 2s', and 600 ms 'up to 1s'.
+  expect(run.stderr).toMatch(/ attempt\(s\) in 1\.[0-9]s: /);
   const retries = run.stdout
     .trim()
     .split('\n')
@@ -326,6 +328,7 @@ test('unreachable Redis: retried with backoff (said in the log), then one line n
     .filter((entry) => /retrying/.test(entry.msg));
   expect(retries.length).toBeGreaterThanOrEqual(2);
   for (const retry of retries) expect(retry.cause).toContain(`ECONNREFUSED 127.0.0.1:${port}`);
+  for (const retry of retries) expect(retry.msg).toContain('retrying for up to 1.5s (MAILBOX_STARTUP_RETRY_MS)');
   expect(retries.map((entry) => entry.retryInMs).slice(0, 2)).toEqual([250, 500]); // backoff doubles
   // The waits use the whole MAILBOX_STARTUP_RETRY_MS, the last one cut to what is left (it gave up a step early:
   // 250 + 500 ms of 1500, the next step of 1000 ms not taken).

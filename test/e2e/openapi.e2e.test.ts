@@ -78,7 +78,7 @@ test('real answers conform to the documented success schemas', async () => {
   await check('DELETE', '/v1/agents/@retiring', '/v1/agents/{identity}', admin);
   await check('GET', '/v1/agents', '/v1/agents', { token: t['@a'] });
   const task = {
-    state: 'input-required',
+    state: 'submitted', // a task to AGENT:* opens Submitted (claimable): InputRequired is for a direct task's holder
     input: { parts: [{ kind: 'text', text: 'review' }] },
     expiresAt: '2030-01-01T00:00:00Z',
   };

@@ -84,7 +84,7 @@ test('the curl walkthrough runs as written: register, wake stream, send, wrong s
   expect(again.code).not.toBe(0);
   expect(again.stderr).toMatch(/^no token: Agent @alice is already registered/);
   expect(again.stdout + again.stderr).not.toContain('undefined');
-});
+}, 90_000);
 
 test('the CLI walkthrough runs as written: agents, watch, send, broadcast, inbox, read by captured id, new token', async () => {
   const [cli] = readmeBlocks('### With the CLI', '### From an MCP client');
@@ -97,4 +97,4 @@ test('the CLI walkthrough runs as written: agents, watch, send, broadcast, inbox
   expect(run.stdout).toMatch(/Sent [0-9a-f-]{36} to AGENT:\*/);
   expect(run.stdout).toContain('Freeze merges at 13:45.');
   expect(run.stdout).toMatch(/New token for @dave at \S+; the old one no longer works/);
-});
+}, 90_000); // a dozen CLI processes one after another: past 30 s on a loaded machine

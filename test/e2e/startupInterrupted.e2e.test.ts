@@ -137,7 +137,7 @@ test('SIGTERM while a first start builds the views: stops after the batch in pro
   const verify = await runCli(['audit', 'verify'], { MAILBOX_DATA_DIR: dataDir }, { timeoutMs: 60_000 });
   expect(verify.stdout).toContain(`OK: the live projections match the log at checkpoint ${EVENTS} of log head ${EVENTS}`);
   expect(verify.code).toBe(0);
-});
+}, 90_000); // a log to build, two starts and a verify: ~11 s alone, past 30 s on a loaded machine
 
 test('SIGTERM while waiting for an unreachable Redis: stops at once, not at the end of MAILBOX_STARTUP_RETRY_MS', async () => {
   const server = net.createServer();

@@ -178,8 +178,9 @@ export async function runAgent(source: LogSource, identity: string, options: Out
   const held: TimelineEntry[] = [];
   const text = (entries: TimelineEntry[], width: number) => entries.map((e) => `${formatTimelineEntry(e, width)}\n`).join('');
   let found = 0;
+  let caseVariants: string[];
   try {
-    await agentTimeline(
+    ({ caseVariants } = await agentTimeline(
       source,
       identity,
       (entries) => {
@@ -189,7 +190,7 @@ export async function runAgent(source: LogSource, identity: string, options: Out
         return writeOut(io.stdout, text(entries, (head ?? 0n).toString().length));
       },
       progress.update,
-    );
+    ));
   } finally {
     progress.stop();
   }
@@ -202,11 +203,16 @@ export async function runAgent(source: LogSource, identity: string, options: Out
       ),
     );
   if (found === 0) {
+    // Identities are case-sensitive and no two differ only in case: name the one meant, never show it instead.
+    const variants = caseVariants.length > 0 ? caseVariants.join(' and ') : null;
     throw new MailboxError(
       'AGENT_NOT_FOUND',
       'Agent not found',
-      `The log holds nothing about ${identity}; list identities with \`mailbox audit replay --type AgentRegistered\`.`,
-      { identity },
+      variants === null
+        ? `The log holds nothing about ${identity}; list identities with \`mailbox audit replay --type AgentRegistered\`.`
+        : `The log holds nothing about ${identity}: ${variants} ${caseVariants.length > 1 ? 'are' : 'is'} registered, ` +
+            `which differs only in case (identities are case-sensitive). Did you mean ${caseVariants.join(' or ')}?`,
+      { identity, ...(variants === null ? {} : { suggestions: caseVariants }) },
     );
   }
   return 0;

@@ -21,20 +21,31 @@ export async function loadMessageStory(source: LogSource, messageId: string): Pr
   return messageStory(await messageEvents(source, messageId));
 }
 
-/** Streams the agent's timeline entries in log order; returns how many events were scanned. */
+/**
+ * Streams the agent's timeline entries in log order. Returns how many events were scanned, and the registered
+ * identities that differ from `identity` only in case (for the answer to a name that holds nothing: `@ALICE` for
+ * `@alice`).
+ */
 export async function agentTimeline(
   source: LogSource,
   identity: string,
   sink: (entries: TimelineEntry[]) => void | Promise<void>,
   progress?: (position: bigint) => void,
-): Promise<number> {
+): Promise<{ scanned: number; caseVariants: string[] }> {
   const timeline = new AgentTimeline(identity);
+  const folded = identity.toLowerCase();
+  const caseVariants = new Set<string>();
   let scanned = 0;
   for await (const page of pagesOf(source, null)) {
     const entries = page.flatMap((event) => timeline.entriesFor(event));
+    for (const event of page) {
+      if (event.type !== 'AgentRegistered') continue;
+      const registered = (event.data as { identity: string }).identity;
+      if (registered !== identity && registered.toLowerCase() === folded) caseVariants.add(registered);
+    }
     scanned += page.length;
     if (entries.length > 0) await sink(entries);
     progress?.(page[page.length - 1].position);
   }
-  return scanned;
+  return { scanned, caseVariants: [...caseVariants] };
 }

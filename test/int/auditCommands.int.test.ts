@@ -241,6 +241,18 @@ describe('mailbox audit (SQLite, direct access)', () => {
     const nobody = await audit(['agent', '@nobody'], env);
     expect(nobody.code).toBe(1);
     expect(JSON.parse(nobody.stderr)).toMatchObject({ code: 'AGENT_NOT_FOUND', identity: '@nobody' });
+    expect(JSON.parse(nobody.stderr)).not.toHaveProperty('suggestions');
+    // A case variant of a registered identity: the one meant is named (never shown in its place).
+    const recased = await audit(['agent', '@A'], env);
+    expect(recased.code).toBe(1);
+    expect(recased.stdout).toBe('');
+    expect(JSON.parse(recased.stderr)).toMatchObject({
+      code: 'AGENT_NOT_FOUND',
+      identity: '@A',
+      suggestions: ['@a'],
+      message:
+        'The log holds nothing about @A: @a is registered, which differs only in case (identities are case-sensitive). Did you mean @a?',
+    });
   });
 
   test('replay --json read straight from the SQLite file prints byte for byte what the event store port path prints', async () => {

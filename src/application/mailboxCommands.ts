@@ -25,7 +25,7 @@ import type { ProjectionStore } from '../projections/projectionStore';
 import { SeenMarks } from './seenMarks';
 import { messageModel, taskModel } from './streamModels';
 import { answerTasksInThread } from './taskAnswers';
-import { releaseRetiredHoldings } from './retiredHoldings';
+import { cancelRetiredSenderTasks, releaseRetiredHoldings } from './retiredHoldings';
 import { TOKENS } from '../tokens';
 import { type AgentDirectory, registryModel } from './agentDirectory';
 import { requireRole } from './authorization';
@@ -100,6 +100,8 @@ export interface Retirement extends Warned {
   retiredAt: string;
   /** The broadcast tasks it held that this retirement returned to their audiences (retiredHoldings.ts). */
   releasedTasks: string[];
+  /** The tasks it sent that had not ended, which this retirement canceled (reason "sender retired"). */
+  canceledTasks: string[];
 }
 export interface TokenRotation extends Warned {
   identity: string;
@@ -154,13 +156,25 @@ export class MailboxCommands {
     // The views show every claim logged before the retirement once they show it: only then are its holdings complete.
     const lagging = await this.awaitViews(position);
     const deps = { handler: this.handler, projections: this.projections };
+    // Its own open tasks first: one it sent and holds is canceled, not returned to an audience that could never
+    // hand it back to anyone.
+    const canceled = await cancelRetiredSenderTasks(deps, data.identity, state, metadata);
     const released = await releaseRetiredHoldings(deps, data.identity, state, metadata);
-    const warnings = [...released.warnings, ...(lagging.length > 0 ? [holdingsUnsure(data.identity), ...lagging] : [])];
-    if (released.position !== null) warnings.push(...(await this.awaitViews(released.position)));
+    const warnings = [
+      ...canceled.warnings,
+      ...released.warnings,
+      ...(lagging.length > 0 ? [holdingsUnsure(data.identity), ...lagging] : []),
+    ];
+    const last = [canceled.position, released.position].reduce<bigint | null>(
+      (max, at) => (at !== null && (max === null || at > max) ? at : max),
+      null,
+    );
+    if (last !== null) warnings.push(...(await this.awaitViews(last)));
     return {
       identity: data.identity,
       retiredAt: state.agents.get(data.identity)!.retiredAt!,
       releasedTasks: released.taskIds,
+      canceledTasks: canceled.taskIds,
       ...withWarnings(warnings),
     };
   }
@@ -423,8 +437,8 @@ const holdingsUnsure = (identity: string): Warning => ({
   code: 'TASK_NOT_RELEASED',
   message:
     `The views did not show ${identity}'s retirement in time, so a broadcast task it claimed just before may not have been ` +
-    `returned to its audience; retire ${identity} again once they catch up (it writes each release once). ` +
-    "Meanwhile any audience member's claim takes such a task.",
+    `returned to its audience, nor a task it sent just before canceled; retire ${identity} again once they catch up ` +
+    "(it writes each release and cancel once). Meanwhile any audience member's claim takes such a task.",
 });
 
 /**

@@ -148,6 +148,12 @@ export const retirementSchema = z.object({
   releasedTasks: z
     .array(z.uuid())
     .describe('the broadcast tasks it held that were returned to their audiences now (TaskReleased; back to Submitted)'),
+  canceledTasks: z
+    .array(z.uuid())
+    .describe(
+      'the tasks it sent that had not ended, canceled now (TaskStateChanged to Canceled, reason "sender retired"): ' +
+        'it can never answer, cancel or take them',
+    ),
   warnings: z.array(warningSchema).optional(),
 });
 export const tokenRotationSchema = z.object({

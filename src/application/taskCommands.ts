@@ -77,8 +77,10 @@ export class TaskCommands {
     // Auditors reach the decider, which tells them (as everyone) which moves they may make: none.
     requireRole(actor, ['agent', 'auditor'], 'Changing a task');
     const data = parseInput(transitionTaskSchema, input, 'update_task');
+    // Whether the sender was retired (nobody may ask it for input then): read now, as a claim reads the holder's.
+    const registry = await this.directory.current();
     return this.run(actor, data.taskId, this.metadata(actor, options), (command, context) =>
-      decideTransitionTask({ type: 'TransitionTask', data, metadata: command }, context),
+      decideTransitionTask({ type: 'TransitionTask', data, metadata: command }, { ...context, registry }),
     );
   }
 

@@ -13,7 +13,7 @@ let auditor: string;
 
 beforeAll(async () => {
   server = await startTestServer();
-  t = await server.register(['@s', '@e', '@b', '@c']);
+  t = await server.register(['@s', '@e', '@b', '@c', '@a']);
   auditor = (await server.register(['@auditor'], 'auditor'))['@auditor'];
 });
 afterAll(async () => {
@@ -77,4 +77,32 @@ test('the release written by retiring a holder is in the holder’s and the send
   const text = await audit(['agent', '@e', '--url', server.url], { MAILBOX_AUDIT_TOKEN: auditor });
   const line = text.stdout.split('\n').find((l) => l.includes('who was retired'));
   expect(line?.replace(/^#\d+ +\S+ +/, '')).toBe(`task               message ${taskId}  "${released}"`);
+});
+
+test('the cancels written by retiring a sender are in the sender’s timeline, by the admin with the reason', async () => {
+  const sent = await server.call('POST', '/v1/messages', {
+    token: t['@a'],
+    body: { to: ['@b', '@c'], subject: 'asking', body: 'x', task: { state: 'submitted' } },
+  });
+  expect(sent.status).toBe(201);
+  const taskId = sent.body.messageId as string;
+  expect((await server.call('POST', `/v1/tasks/${taskId}/claim`, { token: t['@b'] })).status).toBe(200);
+  for (const body of [{ to: 'working' }, { to: 'input-required', note: 'which one?' }])
+    expect((await server.call('POST', `/v1/tasks/${taskId}/transition`, { token: t['@b'], body })).status).toBe(200);
+  const retired = await server.call('DELETE', '/v1/agents/@a', { token: server.adminToken });
+  expect(retired).toMatchObject({ status: 200, body: { canceledTasks: [taskId] } });
+
+  const canceled = `task ${taskId} InputRequired -> Canceled by admin (reason: "sender retired")`;
+  const sender = await timeline('@a');
+  const retiredAt = sender.findIndex((e) => e.kind === 'retired');
+  expect(retiredAt).toBeGreaterThan(-1);
+  expect(sender.slice(retiredAt + 1).map((e) => [e.kind, e.counterpart, e.subject])).toEqual([['task', 'admin', canceled]]);
+  expect(taskEntries(sender, taskId)).toEqual([
+    ['@b', `task ${taskId} claimed by @b`],
+    ['@b', `task ${taskId} Submitted -> Working by @b`],
+    ['@b', `task ${taskId} Working -> InputRequired by @b (note: "which one?")`],
+    ['admin', canceled],
+  ]);
+  // The other audience member was no party to it: nothing of it in its timeline.
+  expect(taskEntries(await timeline('@c'), taskId)).toEqual([]);
 });

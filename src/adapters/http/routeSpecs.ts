@@ -61,10 +61,14 @@ export const ROUTE_SPECS: RouteSpec[] = [
     path: '/v1/agents/{identity}',
     operationId: 'retireAgent',
     summary:
-      'Retire an agent (its token stops working; later broadcasts skip it; the broadcast tasks it holds unfinished go back to their audiences)',
+      'Retire an agent (its token stops working; later broadcasts skip it; the broadcast tasks it holds unfinished go back to their audiences; the tasks it sent that have not ended are canceled)',
     tag: 'agents',
     auth: 'admin',
-    success: { status: 200, schema: responses.retirementSchema, description: '{identity, retiredAt, releasedTasks, warnings?}' },
+    success: {
+      status: 200,
+      schema: responses.retirementSchema,
+      description: '{identity, retiredAt, releasedTasks, canceledTasks, warnings?}',
+    },
     errors: [...AUTH, 'VALIDATION_FAILED', 'AGENT_NOT_FOUND'],
   },
   {

@@ -44,8 +44,9 @@ export function registerAgentCommands(program: Command): void {
 
   withClientOptions(agent.command('retire <identity>'))
     .description(
-      'retire an agent (admin): its token stops working, later broadcasts skip it, and the broadcast tasks it holds ' +
-        'unfinished go back to their audiences (claimable again); a task sent directly to it stays as it is',
+      'retire an agent (admin): its token stops working, later broadcasts skip it, the broadcast tasks it holds ' +
+        'unfinished go back to their audiences (claimable again), and the tasks it sent that have not ended are canceled ' +
+        '(reason "sender retired"); a task sent directly to it stays as it is',
     )
     .action(
       action(async (identity: string, options: ClientOptions) => {
@@ -54,6 +55,9 @@ export function registerAgentCommands(program: Command): void {
         print(`Retired ${retired.identity} at ${retired.retiredAt}.`);
         const released = retired.releasedTasks ?? [];
         if (released.length) print(`Returned ${released.length} task(s) it held to their audiences: ${released.join(', ')}.`);
+        const canceled = retired.canceledTasks ?? [];
+        if (canceled.length)
+          print(`Canceled ${canceled.length} task(s) it sent (reason "sender retired"): ${canceled.join(', ')}.`);
         for (const warning of retired.warnings ?? []) print(`warning: ${warning.message}`);
       }),
     );

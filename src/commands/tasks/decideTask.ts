@@ -15,6 +15,7 @@ import {
   artifactsOnlyOnCompletion,
   invalidTransition,
   leaseExpired,
+  senderRetiredAsked,
   leaseNotApplicable,
   missingField,
   notInAudience,
@@ -29,10 +30,14 @@ export interface TaskContext {
   log: TaskLog;
   /**
    * The registry, read by the application layer: whether a broadcast task's holder was retired (its claim then
-   * binds nobody, like a lapsed lease). Absent: no holder counts as retired (only claims and retirements need it).
+   * binds nobody, like a lapsed lease), or its sender (nobody may ask it for input then). Absent: no one counts as
+   * retired (claims, transitions and retirements pass it).
    */
   registry?: Pick<RegistryState, 'agents'>;
 }
+
+/** The states in which a task waits on its sender's answer. */
+const ASKS_SENDER: ReadonlySet<TaskStateName> = new Set(['InputRequired', 'AuthRequired']);
 
 export type ClaimTask = Command<'ClaimTask', { taskId: string; leaseSeconds?: number }>;
 export interface ArtifactInput {
@@ -49,6 +54,11 @@ export type SeeTaskOutcome = Command<'SeeTaskOutcome', { taskId: string }>;
 export type SweepTask = Command<'SweepTask', { taskId: string }>;
 /** A retirement's look at one task `holder` held: a broadcast task goes back to its audience (as a release would). */
 export type ReleaseRetiredHolder = Command<'ReleaseRetiredHolder', { taskId: string; holder: string }>;
+/** A retirement's look at one task `sender` sent: an open task is canceled (no input, no outcome can reach its sender). */
+export type CancelRetiredSenderTask = Command<'CancelRetiredSenderTask', { taskId: string; sender: string }>;
+
+/** Why a retirement cancels its agent's open tasks (the reason of the TaskStateChanged it writes). */
+export const SENDER_RETIRED_REASON = 'sender retired';
 
 const plusMs = (at: string, ms: number): string => new Date(Date.parse(at) + ms).toISOString();
 
@@ -123,6 +133,10 @@ export function decideClaimTask(command: ClaimTask, context: TaskContext): TaskE
   return events;
 }
 
+/** The task's sender is an agent the registry says was retired. */
+const senderRetired = (task: Task, context: TaskContext): boolean =>
+  (context.registry?.agents.get(task.sender)?.retiredAt ?? null) !== null;
+
 /** The task's holder is an agent the registry says was retired. */
 const holderRetired = (task: Task, context: TaskContext): boolean =>
   task.assignee !== null && (context.registry?.agents.get(task.assignee)?.retiredAt ?? null) !== null;
@@ -156,8 +170,19 @@ export function decideTransitionTask(command: TransitionTask, context: TaskConte
   if (!relations.includes('assignee') && task.lapsed?.claimant === identity && !isTerminal(task.state)) {
     return leaseExpired(task, identity, task.lapsed.leaseExpiresAt);
   }
-  const rules = allowedRules(task, relations);
+  // A retired sender can never answer: asking it (InputRequired, AuthRequired) would hold the task for good. Its
+  // retirement cancels its open tasks; this covers a retirement whose cancels were not written yet (a crash between).
+  const retiredSender = senderRetired(task, context);
+  const table = allowedRules(task, relations);
+  const rules = retiredSender ? table.filter((r) => !ASKS_SENDER.has(r.to)) : table;
   const rule = rules.find((r) => r.to === to);
+  if (!rule && retiredSender && table.some((r) => r.to === to))
+    return senderRetiredAsked(
+      task,
+      identity,
+      to,
+      rules.map((r) => r.to),
+    );
   if (!rule)
     return invalidTransition(
       task,
@@ -242,6 +267,30 @@ export function decideReleaseRetiredHolder(command: ReleaseRetiredHolder, contex
   if (!task.openToAudience || isTerminal(task.state) || task.assignee !== command.data.holder) return [];
   if (!holderRetired(task, context)) return [];
   return [releaseOf(task, command.data.holder, command.metadata.at)];
+}
+
+/**
+ * Retiring an agent cancels each task it sent that has not ended (Submitted, Working, InputRequired, AuthRequired,
+ * Unknown), whoever holds it: a TaskStateChanged to Canceled with reason "sender retired" (the sender's own cancel, made
+ * for it), since no input, authorization or cancel can ever come from it and no one is left to take the outcome. Its
+ * holder is woken as on any cancel, and nobody waits on the outcome. Decides nothing for a finished task, one sent by
+ * someone else, or when the registry does not say the sender was retired. Idempotent: once canceled, the same look
+ * decides nothing.
+ */
+export function decideCancelRetiredSenderTask(
+  command: CancelRetiredSenderTask,
+  context: TaskContext,
+): TaskEvent[] | MailboxError {
+  const task = taskIn(command.data.taskId, context);
+  if (task instanceof MailboxError) return task;
+  if (isTerminal(task.state) || task.sender !== command.data.sender || !senderRetired(task, context)) return [];
+  const changedAt = command.metadata.at;
+  return [
+    {
+      type: 'TaskStateChanged',
+      data: { taskId: task.taskId, from: task.state, to: 'Canceled', reason: SENDER_RETIRED_REASON, note: null, changedAt },
+    },
+  ];
 }
 
 /**

@@ -75,6 +75,27 @@ export function invalidTransition(
 }
 
 /**
+ * The holder asks a retired sender for input or authorization: no answer can ever come (a retired agent sends nothing),
+ * so the task would wait on it for good. Its retirement cancels its open tasks; this is the refusal until it has.
+ */
+export const senderRetiredAsked = (
+  task: Task,
+  identity: string,
+  requested: TaskStateName,
+  allowed: readonly TaskStateName[],
+): MailboxError =>
+  new MailboxError(
+    'INVALID_TRANSITION',
+    'Invalid transition',
+    `Task ${task.taskId} is ${task.state}; ${identity} cannot move it to ${requested}: its sender ${task.sender} was retired, ` +
+      'so no answer can ever come and the task would wait on nobody for good. Nothing was changed. ' +
+      (allowed.length
+        ? `From ${task.state} you may move it to: ${allowed.join(', ')} (finish it with what you have, or fail it with a reason).`
+        : `From ${task.state} you may make no transition.`),
+    { taskId: task.taskId, currentState: task.state, requested, allowed: [...allowed], sender: task.sender },
+  );
+
+/**
  * A claim's leaseSeconds that no lease could honor: a direct task (its recipient's from the send, with no audience to
  * go back to), or a task that waits on its sender (a lease runs only while the task waits on its holder).
  */

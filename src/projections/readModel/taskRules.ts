@@ -11,7 +11,7 @@
  * - Waiting on: the assignee while the task is Submitted or Working; the sender while it is InputRequired
  *   or AuthRequired, and once it ended without the sender (completed, failed or rejected by the assignee,
  *   expired by the sweeper) until the sender read the outcome (TaskOutcomeSeen). A task the sender ended
- *   itself (its cancel) waits on nobody.
+ *   itself (its cancel), or its retirement canceled (reason "sender retired"), waits on nobody.
  * - The lease (leaseExpiresAt) is shown while it runs: while the task waits on its holder (Submitted, Working). Asking
  *   the sender (InputRequired, AuthRequired) pauses it, so none is shown (a time long past read as a lapse that would
  *   never come, and kept the task due for the sweeper); the answer that moves it back renews it (TaskLeaseRenewed).
@@ -65,7 +65,8 @@ function applied(task: TaskView, event: TaskEvent, actor: string): TaskView {
         statusMessage: note ?? reason,
         leaseExpiresAt: WAITS_ON_HOLDER.has(to) ? task.leaseExpiresAt : null,
         lapsedClaimant: ended ? null : task.lapsedClaimant,
-        outcomeUnseen: ended && actor !== task.sender,
+        // A cancel is the sender's own, or its retirement's (actor: the admin): no one is left waiting on its outcome.
+        outcomeUnseen: ended && to !== 'Canceled' && actor !== task.sender,
       };
     }
     case 'TaskArtifactAdded':

@@ -154,6 +154,7 @@ export class MailboxHttpClient implements AgentApi {
     identity: string;
     retiredAt: string;
     releasedTasks: string[];
+    canceledTasks: string[];
     warnings?: Array<{ code: string; message: string }>;
   }> {
     return this.request('DELETE', `/v1/agents/${encodeURIComponent(identity)}`);

@@ -11,6 +11,7 @@ import { deterministicEventId, newCommandId } from '../events/eventIds';
 import type { NewEvent, ReplyOverdue, WakeEscalated } from '../events/types';
 import { CURRENT_SCHEMA_VERSION } from '../events/upcasters';
 import type { ProjectionStore } from '../projections/projectionStore';
+import type { DeliveryRow } from '../projections/readModel/ledger';
 import type { Nudge } from './nudgeDecider';
 
 /** Appends the claim; false when the stream exists already (another daemon, or an earlier run, claimed it). */
@@ -74,7 +75,7 @@ export async function nudgeAbout(
 export async function recipientsWhere(
   projections: ProjectionStore,
   messageId: string,
-  keep: (row: { recipient: string; woken: unknown; replied: unknown }) => boolean,
+  keep: (row: DeliveryRow) => boolean,
 ): Promise<string[]> {
   const recipients: string[] = [];
   let after: string | null = null;

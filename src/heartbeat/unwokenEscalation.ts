@@ -8,12 +8,15 @@
  * conflicts lost the claim and sends nothing. The claim is written before the
  * nudges go out, so a daemon killed in between has escalated without nudging
  * (at most once, never twice); the log says so. A nudge a target delivered
- * wakes the recipient: recorded as WakeObserved via that target.
+ * wakes the recipient: recorded as WakeObserved via that target. A recipient
+ * that saw or read the message needs no wake and is not nudged (the read
+ * model no longer lists a message every recipient saw or read).
  */
 import type { Logger } from 'pino';
 import { escalationStream } from '../events/streams';
 import { WAKE_VIAS } from '../events/storedShapes';
 import type { WakeEscalated, WakeVia } from '../events/types';
+import type { DeliveryRow } from '../projections/readModel/ledger';
 import type { WakeRecorder } from '../application/wakeRecorder';
 import type { EventStore } from '../events/eventStore';
 import type { ProjectionStore } from '../projections/projectionStore';
@@ -56,7 +59,8 @@ export class UnwokenEscalation {
     for (const message of pending.messages) {
       if (this.claimed.has(message.messageId)) continue;
       const { eventStore, projections: views } = this.sources;
-      const recipients = await recipientsWhere(views, message.messageId, (row) => row.woken === null);
+      // A recipient that saw or read it needs no wake (an agent that polls): only the others are nudged.
+      const recipients = await recipientsWhere(views, message.messageId, needsWake);
       const at = new Date(now).toISOString();
       const event: WakeEscalated = {
         type: 'WakeEscalated',
@@ -84,6 +88,9 @@ export class UnwokenEscalation {
     if (via !== null) this.recorder.observed(messageId, report.nudge.identity, via);
   }
 }
+
+/** A recipient no wake reached and that has neither seen nor read the message: the one an escalation is for. */
+export const needsWake = (row: DeliveryRow): boolean => row.woken === null && row.seen === null && row.read === null;
 
 /** The first target that really reached the agent (a Redis publish nobody heard, or the log line, is no wake). */
 export function wakeVia(report: DeliveryReport): WakeVia | null {

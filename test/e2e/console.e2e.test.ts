@@ -316,20 +316,23 @@ maybe(
       ['AgentTokenRotated', 'admin'],
     ]);
 
-    // The unwoken alarm: the first send (to @ben, who had no wake stream then) woke nobody within the SLA; its story is a click away.
+    // The unwoken alarm: @cat's broadcast woke nobody within the SLA, and only @ben read it; its story is a click away. The
+    // sends to @ben and @cat before it woke nobody either, but their recipients have since seen them (they listed their
+    // inboxes): they need no wake, so they are no alarm.
     await panel(page, 'Health');
     await page.getByTestId('health').getByText('Event store').waitFor();
     const unwoken = page.getByTestId('unwoken');
     const alarm = (await server.call('GET', '/v1/audit/unwoken', { token: t['@ops'] })).body;
     expect(alarm).toMatchObject({ slaMs: WAKE_SLA_MS, count: expect.any(Number) });
-    expect(alarm.messages[0]).toMatchObject({ messageId: sent['@ana'], sender: '@ana', recipientCount: 1, escalatedAt: null });
+    expect(alarm.messages[0]).toMatchObject({ messageId: sent['@cat'], sender: '@cat', recipientCount: 3, escalatedAt: null });
     expect(alarm.messages.map((m: any) => m.messageId)).not.toContain(dm); // woken: no alarm
+    expect(alarm.messages.map((m: any) => m.messageId)).not.toContain(sent['@ana']); // seen by its recipient: no alarm
     await unwoken.getByText(/\d+ messages? woke none of (its|their) recipients within 0.3 s/).waitFor();
-    await expect(unwoken.locator('tbody tr').first().innerText()).resolves.toMatch(/@ana\t1\tnot yet\tstory/);
+    await expect(unwoken.locator('tbody tr').first().innerText()).resolves.toMatch(/@cat\t3\tnot yet\tstory/);
     await checkPanel(page, '5-health');
-    await unwoken.getByRole('button', { name: `story of message ${sent['@ana']}` }).click();
-    await ledger.getByText('1 recipient(s): 1 in view · 0 woken').waitFor();
-    await expect(ledgerRows.first().innerText()).resolves.toContain('@ben');
+    await unwoken.getByRole('button', { name: `story of message ${sent['@cat']}` }).click();
+    await ledger.getByText('3 recipient(s): 3 in view · 0 woken').waitFor();
+    await expect(ledgerRows.first().innerText()).resolves.toContain('@ana');
     await panel(page, 'Charts');
     await page.getByTestId('charts').locator('canvas').first().waitFor();
     await checkPanel(page, '6-charts');

@@ -115,13 +115,17 @@ describe('audit verify on the memory store', () => {
         actual: { inView: 1, woken: 0, seen: 0, read: 1, replied: 0 },
       },
       { view: 'delivery', identity: '@b', messageId: first.messageId, field: 'read', expected: null, actual: { at: forgedAt } },
+      // Its only recipient read it (so the live views say), so it needs no wake: no longer unwoken there.
+      { view: 'unwoken', identity: null, field: 'count', expected: 5, actual: 4 },
+      { view: 'unwoken', identity: '@a', messageId: first.messageId, field: 'presence', expected: 'listed', actual: 'missing' },
+      { view: 'unwoken', identity: null, field: 'count pending escalation', expected: 5, actual: 4 },
     ]);
     const text = out.text();
     expect(text).toContain(
       `inbox        @b  message ${first.messageId}  readAt: log says null, live projection has "${forgedAt}"`,
     );
     expect(text).toContain('heartbeat    @b  unread: log says 2, live projection has 1');
-    expect(text).toMatch(/DRIFT: 12 differences at checkpoint 15 of log head 14/);
+    expect(text).toMatch(/DRIFT: 15 differences at checkpoint 15 of log head 14/);
   });
 });
 

@@ -303,7 +303,8 @@ export const ROUTE_SPECS: RouteSpec[] = [
     method: 'get',
     path: '/v1/audit/unwoken',
     operationId: 'unwokenAlarm',
-    summary: 'The unwoken alarm: messages that woke none of their recipients within MAILBOX_WAKE_SLA_MS, oldest first',
+    summary:
+      'The unwoken alarm: messages that woke none of their recipients within MAILBOX_WAKE_SLA_MS (and that not all of them saw or read already), oldest first',
     tag: 'views',
     auth: 'auditor or admin',
     query: unwokenQuerySchema,

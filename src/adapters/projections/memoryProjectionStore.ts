@@ -303,6 +303,14 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
     return this.ledger.ledgerCount(messageId, stage);
   }
 
+  ledgerAttended(messageId: string): number {
+    return this.ledger.ledgerAttended(messageId);
+  }
+
+  ledgerRecipientCount(messageId: string): number {
+    return this.ledger.ledgerRecipientCount(messageId);
+  }
+
   ledgerEscalatedAt(messageId: string): string | null {
     return this.ledger.ledgerEscalatedAt(messageId);
   }
@@ -313,6 +321,10 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
 
   unwokenCleared(messageId: string): void {
     this.ledger.unwokenCleared(messageId);
+  }
+
+  recipientAttended(messageId: string): void {
+    this.ledger.recipientAttended(messageId);
   }
 
   lastNudge(identity: string): string | undefined {

@@ -217,6 +217,12 @@ if global and write then
               redis.call('ZREM', base .. 'unwoken', a)
               redis.call('ZREM', base .. 'unwoken:pending', a)
             end
+            -- Its first of seen and read ('#a' counts them): once every recipient saw or read it, no longer unwoken.
+            if (letter == 's' or letter == 'r') and redis.call('HEXISTS', ledger, (letter == 's' and 'r' or 's') .. string.sub(b, 2)) == 0
+              and redis.call('HINCRBY', ledger, '#a', 1) == redis.call('ZCARD', ledger .. ':to') then
+              redis.call('ZREM', base .. 'unwoken', a)
+              redis.call('ZREM', base .. 'unwoken:pending', a)
+            end
           end
         elseif code == 'rq' then
           -- Each recipient that has not answered owes a reply by b (ms in c); the message is due then if any owes.

@@ -47,6 +47,10 @@ export interface LedgerLookup {
   awaitingReply(threadId: string, recipient: string): readonly string[];
   /** How many recipients reached the stage (0: none, or no ledger). */
   ledgerCount(messageId: string, stage: LedgerStage): number;
+  /** How many recipients saw or read it (either; each once): a recipient that has needs no wake. */
+  ledgerAttended(messageId: string): number;
+  /** How many recipients the message has (0: no ledger). */
+  ledgerRecipientCount(messageId: string): number;
   /** When the heartbeat escalated the unwoken message (null: never). */
   ledgerEscalatedAt(messageId: string): string | null;
   /** The message's recipients (none: no ledger). */
@@ -69,9 +73,14 @@ export interface LedgerChangeSink {
   replyAwaited(threadId: string, recipient: string, messageId: string): void;
   /** The recipient answered in the thread: its list for the thread is empty again. */
   repliesSettled(threadId: string, recipient: string): void;
+  /** A recipient saw or read the message for the first time (whichever came first): the attended count moves up by one. */
+  recipientAttended(messageId: string): void;
   /** The message expects a wake and none was observed yet: listed as unwoken (and pending escalation) by its send time. */
   unwokenListed(messageId: string, sentAt: string): void;
-  /** A first wake was observed: the message leaves the unwoken lists (nothing when it was not in them). */
+  /**
+   * A first wake was observed, or every recipient saw or read it: the message leaves the unwoken lists (nothing when it
+   * was not in them).
+   */
   unwokenCleared(messageId: string): void;
   /** The heartbeat escalated the unwoken message once: it is no longer pending escalation (still unwoken). */
   wakeEscalated(messageId: string, at: string): void;
@@ -94,6 +103,7 @@ export type LedgerChange =
   | { kind: 'ledgerStageReached'; messageId: string; recipient: string; stage: LedgerStage; mark: string }
   | { kind: 'replyAwaited'; threadId: string; recipient: string; messageId: string }
   | { kind: 'repliesSettled'; threadId: string; recipient: string }
+  | { kind: 'recipientAttended'; messageId: string }
   | { kind: 'unwokenListed'; messageId: string; sentAt: string }
   | { kind: 'unwokenCleared'; messageId: string }
   | { kind: 'wakeEscalated'; messageId: string; at: string }
@@ -111,6 +121,7 @@ export function collectLedgerChanges(into: { push(change: LedgerChange): unknown
       into.push({ kind: 'ledgerStageReached', messageId, recipient, stage, mark }),
     replyAwaited: (threadId, recipient, messageId) => into.push({ kind: 'replyAwaited', threadId, recipient, messageId }),
     repliesSettled: (threadId, recipient) => into.push({ kind: 'repliesSettled', threadId, recipient }),
+    recipientAttended: (messageId) => into.push({ kind: 'recipientAttended', messageId }),
     unwokenListed: (messageId, sentAt) => into.push({ kind: 'unwokenListed', messageId, sentAt }),
     unwokenCleared: (messageId) => into.push({ kind: 'unwokenCleared', messageId }),
     wakeEscalated: (messageId, at) => into.push({ kind: 'wakeEscalated', messageId, at }),
@@ -133,6 +144,8 @@ export function replayLedgerChange(change: LedgerChange, sink: LedgerChangeSink)
       return sink.replyAwaited(change.threadId, change.recipient, change.messageId);
     case 'repliesSettled':
       return sink.repliesSettled(change.threadId, change.recipient);
+    case 'recipientAttended':
+      return sink.recipientAttended(change.messageId);
     case 'unwokenListed':
       return sink.unwokenListed(change.messageId, change.sentAt);
     case 'unwokenCleared':

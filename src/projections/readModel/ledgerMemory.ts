@@ -43,6 +43,8 @@ export interface MessageLedger {
   marks: LedgerMarks | Map<string, LedgerMarks> | null;
   /** Per stage, how many recipients reached it; null for a message with one recipient (its marks say: 1 or 0). */
   counts: LedgerCounts | null;
+  /** How many recipients saw or read it (either; each once). */
+  attended: number;
   escalatedAt: string | null;
   replyDueBy: string | null;
   replyOverdueAt: string | null;
@@ -226,6 +228,7 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
       sorted: null,
       marks: members === null ? null : new Map(),
       counts: members === null ? null : emptyCounts(),
+      attended: 0,
       escalatedAt: null,
       replyDueBy: null,
       replyOverdueAt: null,
@@ -278,6 +281,19 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
       root.awaitingRecipient = null;
       root.awaitingIds = null;
     } else root.awaitingOthers?.delete(recipient);
+  }
+
+  ledgerAttended(messageId: string): number {
+    return this.find(messageId)?.attended ?? 0;
+  }
+
+  ledgerRecipientCount(messageId: string): number {
+    const ledger = this.find(messageId);
+    return ledger === undefined ? 0 : ledger.members === null ? ledger.header.recipients.length : ledger.members.size;
+  }
+
+  recipientAttended(messageId: string): void {
+    this.find(messageId)!.attended += 1;
   }
 
   unwokenListed(messageId: string, sentAt: string): void {

@@ -12,8 +12,10 @@
  * - Reply obligations: a send that expects replies by a time makes each recipient that has not answered owe
  *   one; an answer in the thread clears it (and once all answered, the message is no longer due); the
  *   heartbeat's finding that it fell due unmet is marked once (the sender's wake: wakes.ts, replyOverdueWakeFor).
- * - Unwoken: a message that expects a wake is listed from its send until its first wake is observed;
- *   the heartbeat's escalation is marked once (it stays unwoken, no longer pending escalation).
+ * - Unwoken: a message that expects a wake is listed from its send until its first wake is observed, or until every
+ *   recipient saw or read it (an agent that polls needs no wake: what it has seen, nothing has to wake it for); the
+ *   count of recipients that saw or read it moves at each one's first of the two. The heartbeat's escalation is marked
+ *   once (it stays unwoken, no longer pending escalation).
  */
 import type { LedgerFact, ViewChange } from '../viewChanges';
 import type { LedgerChangeSink, LedgerLookup, LedgerStage } from './ledger';
@@ -83,14 +85,24 @@ export function evolveLedger(view: LedgerLookup, fact: ViewChange | LedgerFact, 
         sink.wakeEscalated(fact.messageId, fact.at);
       return;
     case 'receiptRead':
-      reach(view, fact.messageId, fact.recipient, 'read', fact.readAt, sink);
+      if (reach(view, fact.messageId, fact.recipient, 'read', fact.readAt, sink))
+        attended(view, fact.messageId, fact.recipient, 'seen', sink);
       return;
     case 'entrySeen':
-      reach(view, fact.messageId, fact.recipient, 'seen', fact.seenAt, sink);
+      if (reach(view, fact.messageId, fact.recipient, 'seen', fact.seenAt, sink))
+        attended(view, fact.messageId, fact.recipient, 'read', sink);
       return;
     default:
       return; // no other fact moves the ledger
   }
+}
+
+/** The recipient just saw or read the message: its first of the two (`other` not marked) counts it as attended. */
+function attended(view: LedgerLookup, messageId: string, recipient: string, other: LedgerStage, sink: LedgerChangeSink): void {
+  if (view.ledgerMark(messageId, recipient, other) !== undefined) return; // counted when it reached the other
+  const count = view.ledgerAttended(messageId) + 1;
+  sink.recipientAttended(messageId);
+  if (count === view.ledgerRecipientCount(messageId)) sink.unwokenCleared(messageId); // every recipient has it
 }
 
 function reach(

@@ -218,6 +218,14 @@ export class ScratchViews implements ReadModelStorage {
     return this.ledger.ledgerCount(messageId, stage);
   }
 
+  ledgerAttended(messageId: string): number {
+    return this.ledger.ledgerAttended(messageId);
+  }
+
+  ledgerRecipientCount(messageId: string): number {
+    return this.ledger.ledgerRecipientCount(messageId);
+  }
+
   ledgerEscalatedAt(messageId: string): string | null {
     return this.ledger.ledgerEscalatedAt(messageId);
   }
@@ -228,6 +236,10 @@ export class ScratchViews implements ReadModelStorage {
 
   unwokenCleared(messageId: string): void {
     this.ledger.unwokenCleared(messageId);
+  }
+
+  recipientAttended(messageId: string): void {
+    this.ledger.recipientAttended(messageId);
   }
 
   lastNudge(identity: string): string | undefined {

@@ -61,7 +61,58 @@ describe('read model: the delivery ledger', () => {
     const read = next(log, (l) => l.read('@b', 'm1'));
     ReadModelSpec.given(given)
       .when(...read)
-      .thenLedger([{ kind: 'ledgerStageReached', messageId: 'm1', recipient: '@b', stage: 'read', mark: readAt }]);
+      .thenLedger([
+        { kind: 'ledgerStageReached', messageId: 'm1', recipient: '@b', stage: 'read', mark: readAt },
+        // Its sole recipient read it: it needs no wake, so the message is no longer unwoken.
+        { kind: 'recipientAttended', messageId: 'm1' },
+        { kind: 'unwokenCleared', messageId: 'm1' },
+      ]);
+  });
+
+  it('a message is unwoken until every recipient saw or read it (each counted at its first of the two), or a wake', () => {
+    const log = new LogBuilder().register('@a', '@b', '@c', '@d');
+    log.send('@a', ['@b', '@c', '@d']);
+    const given = log.projected();
+    const readAt = log.nextAt;
+    const first = next(log, (l) => l.read('@b', 'm1'));
+    ReadModelSpec.given(given)
+      .when(...first)
+      .thenLedger([
+        { kind: 'ledgerStageReached', messageId: 'm1', recipient: '@b', stage: 'read', mark: readAt },
+        { kind: 'recipientAttended', messageId: 'm1' },
+      ]);
+    const seenAt = log.nextAt;
+    const more = next(log, (l) => {
+      l.seen('@b', 'm1'); // read already: counted once
+      l.seen('@c', 'm1');
+    });
+    ReadModelSpec.given([...given, ...first])
+      .when(...more)
+      .thenLedger([
+        { kind: 'ledgerStageReached', messageId: 'm1', recipient: '@b', stage: 'seen', mark: seenAt },
+        { kind: 'ledgerStageReached', messageId: 'm1', recipient: '@c', stage: 'seen', mark: expect.any(String) },
+        { kind: 'recipientAttended', messageId: 'm1' },
+      ]);
+    const cRead = next(log, (l) => l.read('@c', 'm1')); // seen already: counted once
+    ReadModelSpec.given([...given, ...first, ...more])
+      .when(...cRead)
+      .thenLedger([{ kind: 'ledgerStageReached', messageId: 'm1', recipient: '@c', stage: 'read', mark: expect.any(String) }]);
+    const last = next(log, (l) => l.seen('@d', 'm1'));
+    ReadModelSpec.given([...given, ...first, ...more, ...cRead])
+      .when(...last)
+      .thenLedger([
+        { kind: 'ledgerStageReached', messageId: 'm1', recipient: '@d', stage: 'seen', mark: expect.any(String) },
+        { kind: 'recipientAttended', messageId: 'm1' },
+        { kind: 'unwokenCleared', messageId: 'm1' },
+      ]);
+    ReadModelSpec.given([...given, ...first, ...more, ...cRead])
+      .when(...last)
+      .thenViews((views) =>
+        expect(views.ledger.unwoken({ sentBefore: '9999-12-31T23:59:59.999Z', limit: 10, pendingOnly: false })).toEqual({
+          count: 0,
+          messages: [],
+        }),
+      );
   });
 
   it("a delivered nudge is the recipient's last nudge, even after the message's first wake; a wake stream's is not", () => {

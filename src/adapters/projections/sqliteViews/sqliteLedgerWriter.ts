@@ -111,6 +111,18 @@ export class SqliteLedgerWriter implements LedgerLookup, LedgerChangeSink {
     return msg === null ? 0 : ((this.s.count[stage].get(msg) as { count: number } | undefined)?.count ?? 0);
   }
 
+  ledgerAttended(messageId: string): number {
+    const { msg, ledger } = this.openedLedger(messageId);
+    if (ledger !== undefined) return ledger.attended;
+    return msg === null ? 0 : ((this.s.attended.get(msg) as { count: number } | undefined)?.count ?? 0);
+  }
+
+  ledgerRecipientCount(messageId: string): number {
+    const { msg, ledger } = this.openedLedger(messageId);
+    if (ledger !== undefined) return ledger.rows.size;
+    return msg === null ? 0 : ((this.s.recipientCount.get(msg) as { count: number } | undefined)?.count ?? 0);
+  }
+
   lastNudge(identity: string): string | undefined {
     return (this.s.lastNudge.get(identity) as { mark: string } | undefined)?.mark;
   }
@@ -183,6 +195,16 @@ export class SqliteLedgerWriter implements LedgerLookup, LedgerChangeSink {
 
   repliesSettled(threadId: string, recipient: string): void {
     this.s.settle.run(threadId, recipient);
+  }
+
+  recipientAttended(messageId: string): void {
+    this.change(
+      messageId,
+      (ledger) => {
+        ledger.attended += 1;
+      },
+      (msg) => this.s.attendedUp.run(msg),
+    );
   }
 
   unwokenListed(messageId: string, sentAt: string): void {
@@ -280,6 +302,9 @@ function prepareLedger(db: Database.Database, g: string) {
     rowExists: db.prepare(`SELECT 1 FROM ${g}_ledger_rows WHERE msg = ? AND recipient = ?`),
     mark: perStage((column) => db.prepare(`SELECT ${column} AS mark FROM ${g}_ledger_rows WHERE msg = ? AND recipient = ?`)),
     count: perStage((column) => db.prepare(`SELECT ${column} AS count FROM ${g}_ledgers WHERE msg = ?`)),
+    attended: db.prepare(`SELECT attended AS count FROM ${g}_ledgers WHERE msg = ?`),
+    recipientCount: db.prepare(`SELECT recipient_count AS count FROM ${g}_ledgers WHERE msg = ?`), // each once (the header's)
+    attendedUp: db.prepare(`UPDATE ${g}_ledgers SET attended = attended + 1 WHERE msg = ?`),
     marks: db.prepare(`SELECT escalated_at, reply_due_by, reply_overdue_at FROM ${g}_ledgers WHERE msg = ?`),
     recipients: db.prepare(`SELECT recipient FROM ${g}_ledger_rows WHERE msg = ? ORDER BY ordinal`),
     anyAwaiting: db.prepare(`SELECT 1 FROM ${g}_awaiting WHERE thread_id = ? AND recipient = ? LIMIT 1`),
@@ -287,8 +312,8 @@ function prepareLedger(db: Database.Database, g: string) {
     insertLedger: db.prepare(
       `INSERT INTO ${g}_ledgers (msg, message_id, position, sender, thread_id, sent_at, recipient_count, wake_expected,
          ${LEDGER_STAGES.map((stage) => STAGE_COLUMN[stage]).join(', ')},
-         escalated_at, reply_due_by, reply_overdue_at, unwoken_ms, pending_escalation, due_ms)
-       VALUES (${new Array(19).fill('?').join(', ')})`,
+         attended, escalated_at, reply_due_by, reply_overdue_at, unwoken_ms, pending_escalation, due_ms)
+       VALUES (${new Array(20).fill('?').join(', ')})`,
     ),
     insertRow: db.prepare(
       `INSERT INTO ${g}_ledger_rows (msg, recipient, ordinal, ${LEDGER_STAGES.map((stage) => STAGE_COLUMN[stage]).join(', ')})

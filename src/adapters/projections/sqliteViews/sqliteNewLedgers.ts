@@ -21,6 +21,8 @@ export interface NewLedger {
   readonly counts: Record<LedgerStage, number>;
   /** Each recipient once, in the header's order (the first ordinal of a repeated one, as INSERT OR IGNORE kept). */
   readonly rows: Map<string, StageMarks>;
+  /** How many recipients saw or read it (either; each once). */
+  attended: number;
   escalatedAt: string | null;
   replyDueBy: string | null;
   overdueAt: string | null;
@@ -39,6 +41,7 @@ export function newLedger(msg: number, header: LedgerHeader): NewLedger {
     header,
     counts: { inView: 0, woken: 0, seen: 0, read: 0, replied: 0 },
     rows,
+    attended: 0,
     escalatedAt: null,
     replyDueBy: null,
     overdueAt: null,
@@ -61,6 +64,7 @@ export function ledgerValues(ledger: NewLedger): unknown[] {
     header.recipients.length,
     header.wakeExpected ? 1 : 0,
     ...LEDGER_STAGES.map((stage) => counts[stage]),
+    ledger.attended,
     ledger.escalatedAt,
     ledger.replyDueBy,
     ledger.overdueAt,

@@ -487,6 +487,14 @@ export class SqliteViewWriter implements ReadModelStorage {
     return this.ledger.ledgerCount(messageId, stage);
   }
 
+  ledgerAttended(messageId: string): number {
+    return this.ledger.ledgerAttended(messageId);
+  }
+
+  ledgerRecipientCount(messageId: string): number {
+    return this.ledger.ledgerRecipientCount(messageId);
+  }
+
   lastNudge(identity: string): string | undefined {
     return this.ledger.lastNudge(identity);
   }
@@ -529,6 +537,10 @@ export class SqliteViewWriter implements ReadModelStorage {
 
   unwokenCleared(messageId: string): void {
     this.ledger.unwokenCleared(messageId);
+  }
+
+  recipientAttended(messageId: string): void {
+    this.ledger.recipientAttended(messageId);
   }
 
   nudgeObserved(identity: string, mark: string): void {

@@ -36,7 +36,9 @@
  * The tables' shape. A views file whose `schema` row differs (or is missing: written before issue 13) is
  * dropped and rebuilt from the log at open (sqliteViewsMeta.ts): views are derived, the log is the truth.
  */
-export const VIEWS_SCHEMA_VERSION = '9';
+export const VIEWS_SCHEMA_VERSION = '10';
+// 10: ledgers count the recipients that saw or read the message (attended); a message all of them saw or read is
+//     no longer unwoken
 // 9: a task record shows its lease only while it runs, and its lapsed claimant only while the lapse stands
 // 8: a task record's isBroadcast is true for AGENT:* only (a list's task said true: it is open to its audience alike)
 // 7: fewer entry indexes (listings walk the owner's range; tags in the entry row), archived inbox entries in their
@@ -169,6 +171,7 @@ CREATE TABLE IF NOT EXISTS ${g}_ledgers (
   seen INTEGER NOT NULL DEFAULT 0,
   read INTEGER NOT NULL DEFAULT 0,
   replied INTEGER NOT NULL DEFAULT 0,
+  attended INTEGER NOT NULL DEFAULT 0,
   escalated_at TEXT,
   reply_due_by TEXT,
   reply_overdue_at TEXT,

@@ -7,9 +7,9 @@
  * that a filter takes exactly what a send takes.
  */
 import { z } from 'zod';
+import { INVISIBLE_FORMATTING } from './invisibleCharacters';
 
-// eslint-disable-next-line no-control-regex -- finding control characters is what this rule is for
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060\u2066-\u2069\ufeff]/;
+const UNPRINTABLE = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029${INVISIBLE_FORMATTING}]`);
 const EDGE_SPACE = /^\s|\s$/;
 
 /** What the rule refuses, for the forms the messages and docs teach. */

@@ -103,8 +103,8 @@ export const sendMessageSchema = z.strictObject({
   }),
   subject: readableText(
     MAX_SUBJECT_CHARS,
-    'give a short summary of 1-200 characters, at least one of them not whitespace',
-  ).describe('a short summary, 1-200 characters (not only whitespace), kept as sent'),
+    'give a short summary of 1-200 characters, at least one of them visible (not whitespace)',
+  ).describe('a short summary, 1-200 characters (not only whitespace or invisible characters), kept as sent'),
   body: z.string().describe('markdown; at most 64 KiB by default'),
   priority: prioritySchema.default('normal').describe('default normal; high always wakes the recipient'),
   inReplyTo: messageIdSchema.optional().describe('the messageId you answer: the reply joins its thread (threadId is inherited)'),

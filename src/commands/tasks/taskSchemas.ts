@@ -39,12 +39,14 @@ export const transitionTaskSchema = z.strictObject({
       '(artifacts), Failed (reason), Submitted (release a claimed broadcast task). Sender: Canceled, or Working to answer ' +
       'an InputRequired/AuthRequired. v0.3 (input-required) and v1.0 (TASK_STATE_INPUT_REQUIRED) spellings are accepted.',
   ),
-  reason: readableText(2000, 'say why in words (1-2000 characters)').optional().describe('why: required for Rejected and Failed'),
+  reason: readableText(2000, 'say why in words (1-2000 characters)')
+    .optional()
+    .describe('why (not only whitespace or invisible characters): required for Rejected and Failed'),
   note: readableText(8000, 'write the message in words (1-8000 characters)')
     .optional()
     .describe(
-      'a message to the other party: required for InputRequired and AuthRequired (your question), optional otherwise ' +
-        '(a release to Submitted takes none)',
+      'a message to the other party (not only whitespace or invisible characters): required for InputRequired and ' +
+        'AuthRequired (your question), optional otherwise (a release to Submitted takes none)',
     ),
   artifacts: z
     .array(z.strictObject({ name: z.string().min(1).max(200).optional(), parts: z.array(part).min(1) }))

@@ -3,7 +3,7 @@
  * schemas the commands validate with, so the documents cannot drift from the checks.
  */
 import { z } from 'zod';
-import { isDecimalText } from '../support/decimalText';
+import { decimalTextPattern, isDecimalText } from '../support/decimalText';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -34,19 +34,38 @@ function dropRedundantPattern(jsonSchema: JsonSchema): void {
 }
 
 /**
+ * A number that is also read from its decimal digits (a page size, a lease) in a JSON body or a tool call: advertised
+ * as a number or a string of digits (`pattern` constrains only the string, `minimum` and `maximum` only the number),
+ * so that the schema says the two forms the server takes, in a few bytes (tools/list is read on every session).
+ */
+function numberOrDigits(zodSchema: unknown, jsonSchema: JsonSchema): void {
+  const pattern = decimalTextPattern(zodSchema as object);
+  if (pattern === undefined || typeof jsonSchema.type !== 'string') return;
+  const { type, ...rest } = jsonSchema;
+  for (const key of Object.keys(jsonSchema)) delete jsonSchema[key];
+  Object.assign(jsonSchema, { type: [type, 'string'], pattern, ...rest });
+}
+
+/**
  * The input side of a schema. Fields that also accept an encoded string (zod
  * preprocess: a JSON-encoded task or id list, a comma-separated tag list) are
  * advertised as `anyOf [value, string]`, so strict clients do not refuse a form
- * the server accepts.
+ * the server accepts. A number also read from its digits is advertised as
+ * either, except in a query string (`query`), where every value is text: there
+ * it is documented as the number.
  */
-export function inputJsonSchema(schema: z.ZodType, encodedForm = 'the same value, JSON-encoded as a string'): JsonSchema {
+export function inputJsonSchema(
+  schema: z.ZodType,
+  encodedForm = 'the same value, JSON-encoded as a string',
+  { query = false } = {},
+): JsonSchema {
   const json = z.toJSONSchema(schema, {
     io: 'input',
     unrepresentable: 'any',
     override: ({ zodSchema, jsonSchema }) => {
       dropRedundantPattern(jsonSchema);
       keepDecimalTextDefault(zodSchema, jsonSchema);
-      // A number read from decimal text (a page size) is documented as the number: a query string is text anyway.
+      if (!query) numberOrDigits(zodSchema, jsonSchema);
       if (!isPreprocessed(zodSchema) || isDecimalText(zodSchema)) return;
       const { description, ...value } = jsonSchema as JsonSchema;
       for (const key of Object.keys(jsonSchema)) delete (jsonSchema as JsonSchema)[key];

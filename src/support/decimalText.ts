@@ -12,10 +12,16 @@ export const NOT_DECIMAL = 'must be written in plain decimal digits';
 const WHOLE = /^\d+$/;
 const WITH_FRACTION = /^\d+(\.\d+)?$/;
 
-/** The schemas fromDecimalText made: JSON Schema documents them as the number they read (application/jsonSchema.ts). */
-const decimalTextSchemas = new WeakSet<object>();
+/**
+ * The schemas fromDecimalText made, with the form of their text: JSON Schema documents them as the number they read,
+ * and where text is not all a value can be (a JSON body, a tool call), as that text too (application/jsonSchema.ts).
+ */
+const decimalTextSchemas = new WeakMap<object, RegExp>();
 
 export const isDecimalText = (schema: object): boolean => decimalTextSchemas.has(schema);
+
+/** The pattern of the text a schema of fromDecimalText reads (undefined for any other schema). */
+export const decimalTextPattern = (schema: object): string | undefined => decimalTextSchemas.get(schema)?.source;
 
 /**
  * `schema` (a z.number() with its checks) fed from decimal text: digits only, or with `fraction`, digits, a point and
@@ -38,6 +44,6 @@ export function fromDecimalText<T extends z.ZodType>(
     });
     return z.NEVER;
   }, schema);
-  decimalTextSchemas.add(parsed);
+  decimalTextSchemas.set(parsed, form);
   return parsed;
 }

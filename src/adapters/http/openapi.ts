@@ -98,7 +98,7 @@ function pathParameters(path: string): Json[] {
 function queryParameters(spec: RouteSpec): Json[] {
   if (!spec.query) return [];
   const schema = withDescriptions(
-    inputJsonSchema(spec.query, 'comma-separated values or a JSON-encoded array'),
+    inputJsonSchema(spec.query, 'comma-separated values or a JSON-encoded array', { query: true }),
     spec.queryDescriptions ?? {},
   );
   const properties = (schema.properties ?? {}) as Record<string, Json>;

@@ -38,7 +38,7 @@ export const COMPACT_TASK_SCHEMA = {
       description: '{sessionId?, relatedTickets?: [], relatedDiscussions?: [], parentTask?, priorComments?: [{url, commentId}]}',
     },
     expectedOutput: { type: 'object', description: '{shape: review|ticket|discussion|pr|free-form, locationHint?}' },
-    budget: { type: 'object', description: '{deadline?: ISO date-time, maxTokens?: positive integer}' },
+    budget: { type: 'object', description: '{deadline?: ISO date-time, maxTokens?: positive integer or its digits}' },
     expiresAt: { type: 'string', format: 'date-time' },
   },
   additionalProperties: false,

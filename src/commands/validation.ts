@@ -79,7 +79,10 @@ export function toMailboxError(schema: z.ZodType, error: z.ZodError, what: strin
   // One issue per field and message: a value can fail two checks that teach alike (1e20 is neither a safe integer nor
   // within the maximum), and "'leaseSeconds' takes ...; 'leaseSeconds' takes ..." said the same thing twice.
   const issues = uniqueIssues(
-    withoutSizesOfTheWrongType(error.issues).map((issue) => ({ field: dotted(issue.path), message: issue.message })),
+    withoutSizesOfTheWrongType(error.issues).map((issue) => ({
+      field: dotted(issue.path),
+      message: nullInsteadOfOmitted(schema, issue) ?? issue.message,
+    })),
   );
   // Every field that is wrong, in one message (a few at most): a caller, a model above all, fixes them in one retry
   // instead of meeting them one by one.
@@ -107,6 +110,26 @@ function withoutSizesOfTheWrongType(issues: readonly z.core.$ZodIssue[]): z.core
   return issues.filter((issue) => !(sized(issue) && mistyped.has(dotted(issue.path))));
 }
 
+/**
+ * An optional field sent as null (`priority: null`, `limit: null`), told to leave it out: each field's own message said
+ * what a value must be ("must be one of low, normal, high", "takes a whole number from 1 to 200"), not that the field
+ * may be omitted, which is what a caller sending null means. One rule for every optional field, at any depth (a task's
+ * `budget.maxTokens`): "must not be null: omit it for the default ("normal"); when given, it must be one of ...".
+ * Undefined for any other issue (a required field's null is told its type: "must be text (a JSON string), not null").
+ */
+function nullInsteadOfOmitted(schema: z.ZodType, issue: z.core.$ZodIssue): string | undefined {
+  const key = issue.path.at(-1);
+  if ((issue as { input?: unknown }).input !== null || typeof key !== 'string') return undefined;
+  const omitted = objectsAt(schema, issue.path.slice(0, -1))
+    .map((shape) => shape[key]?.safeParse(undefined))
+    .find((parsed) => parsed?.success);
+  if (!omitted?.success) return undefined;
+  const when = issue.message.replace(/, not null(?=$|:)/, '').replace(/ \(default [^)]*\)$/, '');
+  const omit =
+    omitted.data === undefined ? 'omit it if you have none' : `omit it for the default (${JSON.stringify(omitted.data)})`;
+  return `must not be null: ${omit}; when given, it ${when}`;
+}
+
 function uniqueIssues(issues: Array<{ field: string; message: string }>): Array<{ field: string; message: string }> {
   const seen = new Set<string>();
   return issues.filter(({ field, message }) => {
@@ -122,7 +145,7 @@ const subjectOf = (field: string, message: string): string =>
 
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
   assertJsonDepth(input); // every surface, the library included; HTTP and MCP check it earlier still
-  const result = schema.safeParse(input, { error: teachingMessage });
+  const result = schema.safeParse(input, { error: teachingMessage, reportInput: true }); // input: a null is told apart
   if (!result.success) throw toMailboxError(schema, result.error, what);
   // What was parsed, so that text decoded from a JSON string field (a task) is held to it too.
   assertWellFormedText(result.data, what);

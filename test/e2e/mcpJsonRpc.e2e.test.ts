@@ -238,3 +238,55 @@ describe('params the method does not take', () => {
     expect([answer.status, answer.body.id, answer.body.result.tools.length]).toEqual([200, 3, 13]);
   });
 });
+
+// MCP 2025-11-25: a receiver that does not declare the tasks capability for a request type MUST process such requests
+// normally, ignoring task-augmentation metadata. tools/call with params.task {ttl} was answered -32603 "Server does not
+// support task creation", an internal error blaming the server; a task that is no task metadata got the SDK's schema
+// dump as -32602 "Invalid tools/call request: [...]".
+describe('tools/call with MCP task augmentation (params.task), which this server does not offer', () => {
+  const call = (id: number, extra: object, subject = 'task-augmented') => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'add_message', arguments: { to: '@b', subject, body: 'b' }, ...extra },
+  });
+
+  test('valid task metadata {ttl: 1000} is ignored: the tool runs and its result is answered at once', async () => {
+    const answer = await postMcp(call(11, { task: { ttl: 1000 } }));
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ jsonrpc: '2.0', id: 11, result: { structuredContent: { status: 'sent', to: '@b' } } });
+    expect(answer.body.result.task).toBeUndefined(); // no CreateTaskResult: the call was not made a task
+    const { messageId } = answer.body.result.structuredContent;
+    const read = await server.call('GET', `/v1/messages/${messageId}`, { token: t['@b'] });
+    expect([read.status, read.body.subject]).toEqual([200, 'task-augmented']);
+    const stranger = await server.call('GET', `/v1/messages/${messageId}`, { token: t['@c'] });
+    expect(stranger.status).toBe(404);
+  });
+
+  test.each([
+    [{ ttl: '1000' }, "'params.task.ttl' must be a number of milliseconds (got a string)", 'params.task.ttl'],
+    ['soon', '\'params.task\' must be an object such as {"ttl": <milliseconds>} (got a string)', 'params.task'],
+    [
+      { state: 'submitted' },
+      "'params.task' holds 'state': MCP task metadata is {\"ttl\": <milliseconds>} alone. A mailbox task",
+      'params.task',
+    ],
+  ])('task %j is -32602 Invalid params: "%s"; nothing is sent', async (task, says, field) => {
+    const before = await server.eventCount();
+    const answer = await postMcp(call(12, { task }));
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({
+      jsonrpc: '2.0',
+      id: 12,
+      error: {
+        code: -32602,
+        message: expect.stringContaining(`Invalid params for tools/call: ${says}`),
+        data: expect.objectContaining({ code: 'VALIDATION_FAILED', field, method: 'tools/call' }),
+      },
+    });
+    expect(answer.body.error.message).toContain('This server runs tools/call without task augmentation');
+    expect(answer.body.error.message).not.toContain('"code": "invalid_type"'); // no zod dump
+    expect(answer.body.error.data.message).toBe(answer.body.error.message);
+    expect(await server.eventCount()).toBe(before);
+  });
+});

@@ -8,7 +8,7 @@ import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { runStdioMcp } from '../../src/stdioMcp';
 import { startTestServer, type TestServer } from '../support/httpServer';
 
@@ -334,4 +334,34 @@ test('params a method does not take are -32602 naming them, not an internal erro
     data: expect.objectContaining({ code: 'VALIDATION_FAILED', field: 'params.cursor', method: 'tools/list' }),
   });
   expect((await a.listTools()).tools).toHaveLength(13);
+});
+
+// MCP 2025-11-25: a server that declares no tasks capability MUST run a task-augmented tools/call normally, ignoring the
+// task metadata. mailbox mcp answered -32603 "Server does not support task creation"; a task that is no task metadata
+// got the SDK's schema dump.
+test('tools/call with params.task {ttl} runs normally; a task that is no task metadata is -32602 naming it', async () => {
+  const a = await stdioClient(t['@a']);
+  const args = { to: '@b', subject: 'task-augmented over stdio', body: 'b' };
+  const ran = await a.request(
+    { method: 'tools/call', params: { name: 'add_message', arguments: args, task: { ttl: 1000 } } },
+    CallToolResultSchema,
+  );
+  expect(ran.structuredContent).toMatchObject({ status: 'sent', recipients: ['@b'] });
+  const read = await server.call('GET', `/v1/messages/${(ran.structuredContent as { messageId: string }).messageId}`, {
+    token: t['@b'],
+  });
+  expect(read.body.subject).toBe('task-augmented over stdio');
+  const before = await server.eventCount();
+  const refused = await a
+    .request(
+      { method: 'tools/call', params: { name: 'add_message', arguments: args, task: 'soon' as never } },
+      CallToolResultSchema,
+    )
+    .catch((error) => error);
+  expect(refused).toMatchObject({
+    code: -32602,
+    message: expect.stringContaining('Invalid params for tools/call: \'params.task\' must be an object such as {"ttl"'),
+    data: expect.objectContaining({ code: 'VALIDATION_FAILED', field: 'params.task', method: 'tools/call' }),
+  });
+  expect(await server.eventCount()).toBe(before);
 });

@@ -202,13 +202,74 @@ export function invalidParams(message: JSONRPCMessage): JSONRPCMessage | null {
   };
 }
 
+const TASK_FORM = '{"ttl": <milliseconds>}';
+
+/**
+ * What is wrong with a tools/call's `task` (MCP 2025-11-25 task augmentation: `{ttl?: number}`), or null. A valid one
+ * is ignored (taskMetadataIgnored). Anything else is no task metadata: refused, never run as if it were, nor dropped
+ * (an A2A task envelope sent here instead of in add_message's arguments would be sent as a plain message).
+ */
+function taskProblem(task: unknown): [string, string] | null {
+  const kind = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`);
+  if (!isObject(task)) return ['params.task', `must be an object such as ${TASK_FORM} (got ${kind(task)})`];
+  const other = Object.keys(task).filter((key) => key !== 'ttl');
+  if (other.length > 0)
+    return [
+      'params.task',
+      `holds ${other.map((key) => `'${key}'`).join(', ')}: MCP task metadata is ${TASK_FORM} alone. A mailbox task ` +
+        '(an A2A envelope: state, input...) goes in the arguments of add_message, as arguments.task',
+    ];
+  if ('ttl' in task && typeof task.ttl !== 'number')
+    return ['params.task.ttl', `must be a number of milliseconds (got ${kind(task.ttl)})`];
+  return null;
+}
+
+/**
+ * A tools/call with a `task` this server cannot read as task metadata: -32602 naming it. The SDK answered it with its
+ * own schema's issue dump ("Invalid tools/call request: [...]").
+ */
+function invalidTask(message: JSONRPCMessage): JSONRPCMessage | null {
+  if (!('method' in message) || message.method !== 'tools/call' || !('id' in message)) return null;
+  const params = message.params as Json | undefined;
+  if (!isObject(params) || !('task' in params)) return null;
+  const problem = taskProblem(params.task);
+  if (problem === null) return null;
+  const [field, wrong] = problem;
+  const error = new MailboxError(
+    'VALIDATION_FAILED',
+    'Validation failed',
+    `Invalid params for tools/call: '${field}' ${wrong}. This server runs tools/call without task augmentation (it ` +
+      'declares no tasks capability): the tool runs and answers at once, and valid task metadata is ignored. Leave ' +
+      '"task" out. Nothing was done.',
+    { field, method: 'tools/call' },
+  );
+  return {
+    jsonrpc: '2.0',
+    id: message.id,
+    error: { code: ErrorCode.InvalidParams, message: error.message, data: error.envelope },
+  };
+}
+
+/**
+ * A tools/call with valid task metadata, without it. This server declares no tasks capability, and MCP 2025-11-25 says
+ * a receiver that does not declare it for a request type MUST process such requests normally, ignoring the task
+ * metadata: the SDK answered -32603 "Server does not support task creation", an internal error blaming the server
+ * for a request it must serve. The answer is the tool's result (not a CreateTaskResult), which tells the client so.
+ */
+function taskMetadataIgnored(message: JSONRPCMessage): JSONRPCMessage {
+  if (!('method' in message) || message.method !== 'tools/call' || !isObject(message.params) || !('task' in message.params))
+    return message;
+  const { task: _ignored, ...params } = message.params as Json;
+  return { ...message, params } as JSONRPCMessage;
+}
+
 /** Answers, on `transport` (connected to a server), the requests invalidParams refuses; passes on all else. */
 export function refuseInvalidParams(transport: Transport): void {
   const dispatch = transport.onmessage; // set by connect: the server's own handling of each message
   transport.onmessage = (message, extra) => {
-    const refusal = invalidParams(message);
+    const refusal = invalidParams(message) ?? invalidTask(message);
     if (refusal) void transport.send(refusal).catch(() => undefined);
-    else dispatch?.(message, extra);
+    else dispatch?.(taskMetadataIgnored(message), extra);
   };
 }
 

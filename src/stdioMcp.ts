@@ -127,7 +127,7 @@ export function lineRefusal(line: string): object | null {
       ),
     );
   const invalid = invalidJsonRpc(value, isJsonRpcMessage);
-  return invalid ? jsonRpcError(-32600, invalid.error, invalid.id) : null;
+  return invalid ? jsonRpcError(invalid.code, invalid.error, invalid.id) : null;
 }
 
 /** stdin, line by line: each line that is a JSON-RPC message passes on to the transport; any other is answered. */

@@ -290,3 +290,53 @@ describe('tools/call with MCP task augmentation (params.task), which this server
     expect(await server.eventCount()).toBe(before);
   });
 });
+
+// A malformed `_meta` (MCP's request metadata) made the request "not a JSON-RPC 2.0 message" (-32600, field body),
+// naming nothing. It is a request whose params are wrong: -32602 with its id, naming the param and the valid form.
+describe('a malformed params._meta', () => {
+  test.each([
+    ['tools/call', 'x', 'params._meta', '\'params._meta\' must be an object such as {"progressToken"'],
+    [
+      'tools/call',
+      { progressToken: {} },
+      'params._meta.progressToken',
+      "'params._meta.progressToken' must be a string or an integer",
+    ],
+    [
+      'tools/call',
+      { 'io.modelcontextprotocol/related-task': { taskId: 5 } },
+      'params._meta.io.modelcontextprotocol/related-task',
+      '\'params._meta.io.modelcontextprotocol/related-task\' must be an object {"taskId": "<a task id>"}',
+    ],
+    [
+      'tools/list',
+      { progressToken: 1.5 },
+      'params._meta.progressToken',
+      "'params._meta.progressToken' must be a string or an integer",
+    ],
+  ])('%s with _meta %j: -32602 naming %s; nothing is done', async (method, meta, field, says) => {
+    const before = await server.eventCount();
+    const params =
+      method === 'tools/call'
+        ? { name: 'add_message', arguments: { to: '@b', subject: 's', body: 'never sent' }, _meta: meta }
+        : { _meta: meta };
+    const answer = await postMcp({ jsonrpc: '2.0', id: 'm-1', method, params });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({
+      jsonrpc: '2.0',
+      id: 'm-1',
+      error: {
+        code: -32602,
+        message: expect.stringContaining(`Invalid params for ${method}: ${says}`),
+        data: expect.objectContaining({ code: 'VALIDATION_FAILED', field, method }),
+      },
+    });
+    expect(answer.body.error.message).toMatch(/Nothing was done\.$/);
+    expect(await server.eventCount()).toBe(before);
+  });
+
+  test('a valid _meta is served as before', async () => {
+    const answer = await postMcp({ jsonrpc: '2.0', id: 4, method: 'tools/list', params: { _meta: { progressToken: 'p-1' } } });
+    expect([answer.status, answer.body.id, answer.body.result.tools.length]).toEqual([200, 4, 13]);
+  });
+});

@@ -365,3 +365,26 @@ test('tools/call with params.task {ttl} runs normally; a task that is no task me
   });
   expect(await server.eventCount()).toBe(before);
 });
+
+// A malformed _meta made the line "not a JSON-RPC 2.0 message" (-32600, field body), naming nothing: it is a request
+// whose params are wrong, -32602 with its id, naming the param and the valid form, as on POST /mcp.
+test('a tools/call with a malformed params._meta is -32602 naming it; nothing runs', async () => {
+  const a = await stdioClient(t['@a']);
+  const before = await server.eventCount();
+  const args = { to: '@b', subject: 'never sent', body: 'b' };
+  const refused = await a
+    .request(
+      { method: 'tools/call', params: { name: 'add_message', arguments: args, _meta: { progressToken: {} as never } } },
+      CallToolResultSchema,
+    )
+    .catch((error) => error);
+  expect(refused).toMatchObject({
+    code: -32602,
+    message: expect.stringContaining(
+      "Invalid params for tools/call: 'params._meta.progressToken' must be a string or an integer",
+    ),
+    data: expect.objectContaining({ code: 'VALIDATION_FAILED', field: 'params._meta.progressToken', method: 'tools/call' }),
+  });
+  expect(await server.eventCount()).toBe(before);
+  expect((await a.listTools()).tools).toHaveLength(13); // still serving
+});

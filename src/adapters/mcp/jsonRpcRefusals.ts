@@ -78,6 +78,33 @@ function whatIsWrong(message: unknown, subject: string): [string, string] {
   ];
 }
 
+const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+const META_FORM = `{"progressToken": "<a string or an integer>", "${RELATED_TASK}": {"taskId": "<a task id>"}} (each optional)`;
+
+/**
+ * What is wrong with a request's `params._meta` (MCP's request metadata, which the SDK checks as part of the message):
+ * [field, a sentence saying the valid form], or null. The SDK refused such a request as no JSON-RPC message at all,
+ * naming nothing; it is a well-formed request whose params are wrong.
+ */
+function metaProblem(params: Json): [string, string] | null {
+  if (!('_meta' in params)) return null;
+  const meta = params._meta;
+  if (!isObject(meta))
+    return ['params._meta', `'params._meta' must be an object such as ${META_FORM}, or left out (got ${kindOf(meta)})`];
+  if ('progressToken' in meta && !isId(meta.progressToken))
+    return [
+      'params._meta.progressToken',
+      `'params._meta.progressToken' must be a string or an integer, or left out (got ${kindOf(meta.progressToken)}): _meta is ${META_FORM}`,
+    ];
+  const related = meta[RELATED_TASK];
+  if (RELATED_TASK in meta && !(isObject(related) && typeof related.taskId === 'string'))
+    return [
+      `params._meta.${RELATED_TASK}`,
+      `'params._meta.${RELATED_TASK}' must be an object {"taskId": "<a task id>"}, or left out: _meta is ${META_FORM}`,
+    ];
+  return null;
+}
+
 /**
  * A JSON value that is no JSON-RPC message (`isMessage`: the SDK's own test, so that what passes here the SDK takes):
  * JSON-RPC 2.0 calls it an Invalid Request (-32600). The SDK's transport answered -32700 "Parse error: Invalid JSON-RPC
@@ -87,17 +114,27 @@ function whatIsWrong(message: unknown, subject: string): [string, string] {
 export function invalidJsonRpc(
   body: unknown,
   isMessage: (message: unknown) => boolean,
-): { error: MailboxError; id: string | number | null } | null {
+): { error: MailboxError; id: string | number | null; code: number } | null {
   const batch = Array.isArray(body);
   const messages: unknown[] = batch ? body : [body];
   const index = messages.findIndex((message) => !isMessage(message));
   if (index < 0) return null;
   const message = messages[index];
-  const [field, wrong] = whatIsWrong(message, batch ? `batch entry [${index}]` : 'the message');
+  const params = isObject(message) && isObject(message.params) ? metaProblem(message.params) : null;
+  if (params && !batch && isObject(message) && typeof message.method === 'string' && isId(message.id)) {
+    // A request whose only fault is its params: JSON-RPC's Invalid params (-32602), answered with its id.
+    const [field, wrong] = params;
+    const text = `Invalid params for ${message.method}: ${wrong}. Nothing was done.`;
+    const error = new MailboxError('VALIDATION_FAILED', 'Validation failed', text, { field, method: message.method });
+    return { error, id: message.id, code: -32602 };
+  }
+  const subject = batch ? `batch entry [${index}]` : 'the message';
+  const [field, wrong] = params ? [params[0], `${subject}: ${params[1]}`] : whatIsWrong(message, subject);
   const text = `Invalid Request: ${wrong}. Nothing ${batch ? 'in the batch ' : ''}was done.`;
   const id = !batch && isObject(message) && isId(message.id) ? message.id : null;
   return {
     error: new MailboxError('VALIDATION_FAILED', 'Validation failed', text, { field, ...(batch ? { index } : {}) }),
     id,
+    code: -32600,
   };
 }

@@ -172,9 +172,9 @@ export const mcpRoutes =
       const invalid = invalidJsonRpc(request.body, isJsonRpcMessage);
       if (invalid)
         return reply
-          .status(400)
+          .status(invalid.code === -32602 ? 200 : 400) // Invalid params: a request answered, as the SDK answers its own
           .type('application/json; charset=utf-8')
-          .send(jsonRpcError(-32600, invalid.error, invalid.id));
+          .send(jsonRpcError(invalid.code, invalid.error, invalid.id));
       const withoutId = requestWithoutId(request.body);
       if (withoutId) return reply.status(withoutId.status).type('application/json; charset=utf-8').send(withoutId.envelope);
       const server = factory.create(agentApiFor(request));

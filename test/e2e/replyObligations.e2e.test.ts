@@ -14,6 +14,7 @@ import { RecordingNudgeTarget } from '../support/recordingNudgeTarget';
 import type { HttpServer } from '../../src/adapters/http/httpServer';
 import { ADMIN_TOKEN, allEvents } from '../support/fixtures';
 import { subscribe, type WakeSubscriber } from './wakeSubscriber';
+import { apiCaller } from '../support/apiCalls';
 
 const T0 = Date.parse('2030-01-01T12:00:00.000Z');
 const MIN = 60_000;
@@ -41,15 +42,7 @@ afterAll(async () => {
   await mailbox.close();
 });
 
-async function call(method: string, path: string, token: string, body?: unknown) {
-  const response = await fetch(url + path, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await response.text();
-  return { status: response.status, body: response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
-}
+const call = apiCaller(() => url);
 
 async function settle(): Promise<void> {
   for (const daemon of daemons) await daemon.settled();

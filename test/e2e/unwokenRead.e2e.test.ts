@@ -15,6 +15,7 @@ import type { HttpServer } from '../../src/adapters/http/httpServer';
 import { runUnwoken } from '../../src/audit/auditCommands';
 import { eventStoreSource } from '../../src/audit/logSource';
 import { ADMIN_TOKEN } from '../support/fixtures';
+import { apiCaller, metricValue } from '../support/apiCalls';
 
 const T0 = Date.parse('2030-01-01T12:00:00.000Z');
 const SLA = 60_000;
@@ -40,22 +41,9 @@ afterAll(async () => {
   await mailbox.close();
 });
 
-async function call(method: string, path: string, token: string, body?: unknown) {
-  const response = await fetch(url + path, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await response.text();
-  return { status: response.status, body: response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
-}
+const call = apiCaller(() => url);
 
-const unwokenMetric = async (): Promise<number> => {
-  const text = (await (await fetch(`${url}/metrics`)).text())
-    .split('\n')
-    .find((line) => line.startsWith('mailbox_unwoken_messages '));
-  return Number(text!.split(' ')[1]);
-};
+const unwokenMetric = (): Promise<number> => metricValue(url, 'mailbox_unwoken_messages');
 
 async function settle(): Promise<void> {
   await daemon?.settled();

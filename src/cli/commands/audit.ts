@@ -251,7 +251,9 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
   sourceOptions(
     audit
       .command('unwoken')
-      .description('messages that woke none of their recipients within the wake SLA, oldest first (exit 1 when any)')
+      .description(
+        'messages that woke none of their recipients within the wake SLA (unless all saw or read them), oldest first (exit 1 when any)',
+      )
       .option('--sla <ms>', 'the wake SLA in milliseconds (default MAILBOX_WAKE_SLA_MS, else 60000)'),
   ).action((flags: SourceFlags & { sla?: string }) =>
     run(io, async () => {

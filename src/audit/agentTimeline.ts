@@ -38,6 +38,8 @@ export interface TimelineEntry {
 /** Remembers the agent's own messages so that later receipts on them can be shown. */
 export class AgentTimeline {
   private readonly sent = new Map<string, string>(); // messageId -> subject
+  /** The tasks the agent holds now: a direct task sent to it, or one it claimed and still holds. */
+  private readonly holding = new Set<string>();
 
   constructor(readonly identity: string) {}
 
@@ -67,6 +69,7 @@ export class AgentTimeline {
         }
         if (namesRecipient(d.to, me))
           entries.push({ ...base, kind: 'received', messageId: d.messageId, counterpart: d.from, subject: d.subject });
+        if (d.task !== undefined && d.task !== null && d.to === me) this.holding.add(d.messageId); // a direct task's holder
         return entries;
       }
       case 'BroadcastDelivered':
@@ -123,12 +126,16 @@ export class AgentTimeline {
       case 'TaskLeaseExpired':
       case 'TaskExpired':
       case 'TaskOutcomeSeen': {
-        // What the agent did to a task, and what others did to a task it holds (its claim released when it was
-        // retired, its lease lapsed) or sent (claimed, moved, released, lapsed, expired): they name who did it and why.
+        // What the agent did to a task, and what others did to a task it holds (moved or canceled by its sender or by a
+        // retirement, its claim released when it was retired, its lease lapsed, expired) or sent (claimed, moved,
+        // released, lapsed, expired): they name who did it and why.
         const actor = event.metadata.actor;
         const { taskId } = event.data;
-        const holds = (event.type === 'TaskReleased' || event.type === 'TaskLeaseExpired') && event.data.claimant === me;
-        if (actor !== me && !holds && !this.sent.has(taskId)) return [];
+        const endsClaim = (event.type === 'TaskReleased' || event.type === 'TaskLeaseExpired') && event.data.claimant === me;
+        const held = this.holding.has(taskId) || endsClaim;
+        if (event.type === 'TaskClaimed' && event.data.claimant === me) this.holding.add(taskId);
+        if (endsClaim) this.holding.delete(taskId);
+        if (actor !== me && !held && !this.sent.has(taskId)) return [];
         const subject = describeTaskEvent(event, actor);
         return [{ ...base, kind: 'task', messageId: taskId, counterpart: actor === me ? null : actor, subject }];
       }

@@ -103,6 +103,31 @@ test('the cancels written by retiring a sender are in the sender’s timeline, b
     ['@b', `task ${taskId} Working -> InputRequired by @b (note: "which one?")`],
     ['admin', canceled],
   ]);
+  // Its holder sees the cancel too, by the admin with the reason (it saw only its own acts).
+  expect(taskEntries(await timeline('@b'), taskId)).toEqual([
+    [null, `task ${taskId} claimed by @b`],
+    [null, `task ${taskId} Submitted -> Working by @b`],
+    [null, `task ${taskId} Working -> InputRequired by @b (note: "which one?")`],
+    ['admin', canceled],
+  ]);
   // The other audience member was no party to it: nothing of it in its timeline.
   expect(taskEntries(await timeline('@c'), taskId)).toEqual([]);
+});
+
+test("a direct task's holder sees what its sender did to it: the sender's cancel is in both timelines", async () => {
+  const sent = await server.call('POST', '/v1/messages', {
+    token: t['@s'],
+    body: { to: '@c', subject: 'direct', body: 'x', task: { state: 'submitted' } },
+  });
+  expect(sent.status).toBe(201);
+  const taskId = sent.body.messageId as string;
+  const canceled = await server.call('POST', `/v1/tasks/${taskId}/transition`, {
+    token: t['@s'],
+    body: { to: 'canceled', reason: 'not needed' },
+  });
+  expect(canceled.status).toBe(200);
+  const line = `task ${taskId} Submitted -> Canceled by @s (reason: "not needed")`;
+  expect(taskEntries(await timeline('@c'), taskId)).toEqual([['@s', line]]);
+  expect(taskEntries(await timeline('@s'), taskId)).toEqual([[null, line]]);
+  expect(taskEntries(await timeline('@b'), taskId)).toEqual([]);
 });

@@ -38,6 +38,27 @@ async function stdioClient(token: string | undefined, url = server.url) {
   });
   return client;
 }
+/** `mailbox mcp` on in-memory pipes, spoken to raw: what a test writes to its stdin, and each line it answers, parsed. */
+async function rawStdio(token: string) {
+  const toServer = new PassThrough();
+  const fromServer = new PassThrough();
+  const mcp = await runStdioMcp(server.url, token, { stdin: toServer, stdout: fromServer });
+  closers.push(() => mcp.close());
+  const lines: any[] = [];
+  let buffered = '';
+  const waiters: Array<() => void> = [];
+  fromServer.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString('utf8');
+    for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
+      lines.push(JSON.parse(buffered.slice(0, end)));
+      buffered = buffered.slice(end + 1);
+    }
+    waiters.splice(0).forEach((wake) => wake());
+  });
+  /** Resolves when more output has come. */
+  const arrived = () => new Promise<void>((wake) => waiters.push(wake));
+  return { toServer, lines, arrived };
+}
 const call = async (client: Client, name: string, args: Record<string, unknown> = {}) =>
   (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: Array<{ text: string }> };
 const json = (result: { content: Array<{ text: string }> }) => JSON.parse(result.content[0].text);
@@ -159,23 +180,9 @@ describe('arguments the HTTP API could not carry as given are refused as POST /m
 // the caller waited forever and its add_message was silently dropped. POST /mcp refuses it with 400; stdio has no
 // status, so it answers the JSON-RPC Invalid Request error (id null) naming the missing id, and runs nothing.
 test('a request without an id is answered with a JSON-RPC Invalid Request error, and the tool is not run', async () => {
-  const toServer = new PassThrough();
-  const fromServer = new PassThrough();
-  const mcp = await runStdioMcp(server.url, t['@a'], { stdin: toServer, stdout: fromServer });
-  closers.push(() => mcp.close());
-  const lines: any[] = [];
-  let buffered = '';
-  const waiters: Array<() => void> = [];
-  fromServer.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString('utf8');
-    for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
-      lines.push(JSON.parse(buffered.slice(0, end)));
-      buffered = buffered.slice(end + 1);
-    }
-    waiters.splice(0).forEach((wake) => wake());
-  });
+  const { toServer, lines, arrived } = await rawStdio(t['@a']);
   const answerTo = async (id: number) => {
-    while (!lines.some((line) => line.id === id)) await new Promise<void>((wake) => waiters.push(wake));
+    while (!lines.some((line) => line.id === id)) await arrived();
     return lines.find((line) => line.id === id);
   };
   const write = (message: object) => toServer.write(`${JSON.stringify(message)}\n`);
@@ -214,23 +221,9 @@ test('a request without an id is answered with a JSON-RPC Invalid Request error,
 // waited for one forever (not JSON, [] , a batch, a message without "jsonrpc" or with a null id). Each is answered
 // with the JSON-RPC error JSON-RPC 2.0 names for it, whose data is the envelope, and nothing of it runs.
 test('each line that is no JSON-RPC message is answered with a JSON-RPC error, and nothing of it runs', async () => {
-  const toServer = new PassThrough();
-  const fromServer = new PassThrough();
-  const mcp = await runStdioMcp(server.url, t['@a'], { stdin: toServer, stdout: fromServer });
-  closers.push(() => mcp.close());
-  const lines: any[] = [];
-  let buffered = '';
-  const waiters: Array<() => void> = [];
-  fromServer.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString('utf8');
-    for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
-      lines.push(JSON.parse(buffered.slice(0, end)));
-      buffered = buffered.slice(end + 1);
-    }
-    waiters.splice(0).forEach((wake) => wake());
-  });
+  const { toServer, lines, arrived } = await rawStdio(t['@a']);
   const next = async () => {
-    while (lines.length === 0) await new Promise<void>((wake) => waiters.push(wake));
+    while (lines.length === 0) await arrived();
     return lines.shift();
   };
   const initialize = {

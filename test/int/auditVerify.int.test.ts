@@ -379,6 +379,87 @@ describe('audit verify compares the task views', () => {
   });
 });
 
+describe('audit verify compares the due lists (the task sweeper’s and the heartbeat’s)', () => {
+  let mailbox: Mailbox;
+  afterEach(() => mailbox.close());
+
+  test('a task deadline or a reply due time dropped from the live due lists, or due earlier there, is reported, and exits 1', async () => {
+    mailbox = await createMailbox(
+      { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent', taskSweepMs: 0 },
+      { logger: silent, clock: ticking() },
+    );
+    const { '@a': a, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    const task = await a.send({ to: 'AGENT:*', subject: 'a task', body: 'x', task: { expiresAt: '2030-06-01T00:00:00.000Z' } });
+    const asked = await c.send({ to: '@b', subject: 'answer me', body: 'y', expectsReplyBy: '1h' });
+    const clean = await runVerify(
+      eventStoreSource(mailbox.eventStore),
+      mailbox.projections,
+      { json: true, progress: false },
+      { stdout: capture().stream, stderr: capture().stream, env: {} },
+    );
+    expect(clean.report.ok).toBe(true);
+    // The live views as damaged indexes would serve them: the task's deadline and the reply's due time gone (the sweeper
+    // never ends the task, the heartbeat never finds the reply overdue), and the reply due now, an hour early.
+    const endOfTime = '9999-12-31T23:59:59.999Z';
+    const damaged = new Proxy(mailbox.projections, {
+      get(target, property, receiver) {
+        if (property === 'dueTasks') return async () => [];
+        if (property === 'dueReplies')
+          return async (dueBy: string, limit: number) =>
+            dueBy === endOfTime ? [] : (await target.dueReplies(endOfTime, limit)).slice(0, limit);
+        return Reflect.get(target, property, receiver) as unknown;
+      },
+    });
+    const out = capture();
+    const { code, report } = await runVerify(
+      eventStoreSource(mailbox.eventStore),
+      damaged,
+      { json: false, progress: false },
+      { stdout: out.stream, stderr: capture().stream, env: {} },
+    );
+    expect(code).toBe(1);
+    expect(report.differences).toEqual([
+      { view: 'dueTasks', identity: '@a', messageId: task.messageId, field: 'presence', expected: 'listed', actual: 'missing' },
+      {
+        view: 'dueReplies',
+        identity: '@c',
+        messageId: asked.messageId,
+        field: 'presence',
+        expected: 'listed',
+        actual: 'missing',
+      },
+    ]);
+    expect(out.text()).toContain(
+      `dueTasks     @a  message ${task.messageId}  presence: log says "listed", live projection has "missing"`,
+    );
+
+    // Due earlier than the log says: listed among what is due now.
+    const early = new Proxy(mailbox.projections, {
+      get(target, property, receiver) {
+        if (property === 'dueReplies') return async (_dueBy: string, limit: number) => target.dueReplies(endOfTime, limit);
+        return Reflect.get(target, property, receiver) as unknown;
+      },
+    });
+    const moved = await runVerify(
+      eventStoreSource(mailbox.eventStore),
+      early,
+      { json: true, progress: false },
+      { stdout: capture().stream, stderr: capture().stream, env: {} },
+    );
+    expect(moved.code).toBe(1);
+    expect(moved.report.differences).toEqual([
+      {
+        view: 'dueReplies',
+        identity: '@c',
+        messageId: asked.messageId,
+        field: expect.stringMatching(/^presence \(due by \d{4}-\d\d-\d\dT[\d:.]+Z\)$/),
+        expected: 'absent',
+        actual: 'listed',
+      },
+    ]);
+  });
+});
+
 describe('mailbox audit verify (CLI)', () => {
   test('embedded default (SQLite log and views file): verifies the views the server left, and finds a counter changed by hand and a ledger no send made', async () => {
     const dataDir = tempDir('mailbox-verify-');

@@ -10,6 +10,7 @@ import { lastNudgeOf, type DeliveryRow, type UnwokenMessage, type WholeLedger } 
 import type { ProjectionStore } from '../../projections/projectionStore';
 import type { ScratchViews } from '../../projections/readModel/scratchViews';
 import { fieldDiffs, sameValue, type Difference } from './viewDiff';
+import { compareDue } from './dueCompare';
 
 /**
  * Ledgers per read of the live views, and about how many recipient rows at most (a larger ledger is read alone).
@@ -194,13 +195,15 @@ async function compareLastNudges(expected: ScratchViews, live: ProjectionStore):
 }
 
 /**
- * The delivery views. `only`: re-check just these messages (those that differed while the live views moved) and,
- * with `lists`, the unwoken list and the last nudges.
+ * The delivery views, and the due lists (dueCompare.ts) with them. `only`: re-check just these messages (those that
+ * differed while the live views moved) and, with `lists`, the unwoken list, the last nudges and the due lists. `now`:
+ * the cutoff of what is due now.
  */
 export async function compareDelivery(
   expected: ScratchViews,
   live: ProjectionStore,
   concurrency: number,
+  now: string,
   only: { messages: ReadonlySet<string>; lists: boolean } | null = null,
 ): Promise<{ diffs: Difference[]; ledgers: number }> {
   const reads = batches(expected, only?.messages ?? null);
@@ -209,6 +212,11 @@ export async function compareDelivery(
   // A re-check walks the live ledgers again only when a ledger the log did not explain was among the differences.
   const unexplainedBefore = only === null || [...only.messages].some((id) => !expected.ledger.ledgerOpen(id));
   if (unexplainedBefore) diffs.push(...(await unexplainedLedgers(expected, live, only?.messages ?? null)));
-  if (!only || only.lists) diffs.push(...(await compareUnwoken(expected, live)), ...(await compareLastNudges(expected, live)));
+  if (!only || only.lists)
+    diffs.push(
+      ...(await compareUnwoken(expected, live)),
+      ...(await compareLastNudges(expected, live)),
+      ...(await compareDue(expected, live, now)),
+    );
   return { diffs, ledgers: reads.reduce((n, batch) => n + batch.length, 0) };
 }

@@ -2,8 +2,9 @@
  * `audit verify`: derive every view from the log in scratch memory (pure
  * projector -> the read model's rules -> ScratchViews) and compare it with the live projections through
  * the ProjectionStore port: agents, heartbeat counts, unread counts, every
- * inbox, unread and outbox listing, page by page, the task lists, and the delivery
- * views (every message's ledger, the unwoken list, the last nudges: ledgerCompare.ts).
+ * inbox, unread and outbox listing, page by page, the task lists, the delivery
+ * views (every message's ledger, the unwoken list, the last nudges: ledgerCompare.ts) and the due lists of the
+ * task sweeper and the heartbeat (dueCompare.ts).
  *
  * The live views may move while we compare (a running server). Both sides are
  * compared at the live checkpoint; a difference counts as drift only if it
@@ -30,6 +31,8 @@ export interface VerifyOptions {
   concurrency?: number;
   /** Called as the scratch rebuild reads the log. */
   onProgress?: (position: bigint) => void;
+  /** The time the due lists are compared at (what is due now; default: the clock's). */
+  now?: () => Date;
 }
 
 export interface VerifyReport {
@@ -231,12 +234,12 @@ export async function verifyProjections(
   live: ProjectionStore,
   options: VerifyOptions = {},
 ): Promise<VerifyReport> {
-  const { maxRounds = 10, concurrency = 8, onProgress } = options;
+  const { maxRounds = 10, concurrency = 8, onProgress, now = () => new Date() } = options;
   const expected = new ScratchViews();
   let comparedAt = await live.checkpoint();
   let eventsRebuilt = await rebuildInto(expected, source, comparedAt, onProgress);
   const first = await compare(expected, live, null, concurrency);
-  const firstDelivery = await compareDelivery(expected, live, concurrency);
+  const firstDelivery = await compareDelivery(expected, live, concurrency, now().toISOString());
   const ledgersCompared = firstDelivery.ledgers;
   let differences = [...first.diffs, ...firstDelivery.diffs];
   let rounds = 1;
@@ -267,7 +270,9 @@ export async function verifyProjections(
       // Seen marks and wakes land on a running server all the time: re-check the ledgers that differed, after catching up.
       const messages = new Set(delivery.filter((d) => d.view === 'delivery').map((d) => d.messageId!));
       const lists = delivery.some((d) => d.view !== 'delivery');
-      const outcome = await recheck(async () => (await compareDelivery(expected, live, concurrency, { messages, lists })).diffs);
+      const outcome = await recheck(
+        async () => (await compareDelivery(expected, live, concurrency, now().toISOString(), { messages, lists })).diffs,
+      );
       differences.push(...outcome.diffs);
       settled &&= outcome.settled;
     }

@@ -16,7 +16,9 @@ export type ViewName =
   | 'tasks'
   | 'delivery'
   | 'unwoken'
-  | 'lastNudge';
+  | 'lastNudge'
+  | 'dueTasks'
+  | 'dueReplies';
 
 export interface Difference {
   view: ViewName;

@@ -151,6 +151,15 @@ export const viewsAreInMemory = (config: MailboxConfig): boolean =>
   config.redisUrl === undefined && sqliteViewsFile(config) === null;
 
 /**
+ * What puts in-memory views in a SQLite file that a command outside the server can read: unsetting MAILBOX_VIEWS=memory
+ * (the default keeps them beside the log), or, on EventStoreDB, where the default keeps them in memory (there is no log
+ * file for them to sit beside), setting MAILBOX_VIEWS=sqlite. Telling an EventStoreDB operator to unset a variable that
+ * is not set taught nothing.
+ */
+export const sqliteViewsRemedy = (config: MailboxConfig): string =>
+  config.views === 'memory' ? 'unset MAILBOX_VIEWS' : 'set MAILBOX_VIEWS=sqlite on the server and here';
+
+/**
  * A projector runs here only when asked, or (auto) when the views live in this process's memory: with Redis or the
  * SQLite views file the server's projector owns them, and a second one would hide its stall (and publish, in its own
  * process, the wakes of the events it applied first: the server's subscribers would never hear them).

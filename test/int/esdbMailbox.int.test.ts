@@ -9,7 +9,9 @@ import pino from 'pino';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
 import { isMailboxError } from '../../src/errors';
 import { ADMIN_ACTOR } from '../../src/commands/roles';
-import { ADMIN_TOKEN, allEvents, registerAgents } from '../support/fixtures';
+import { ADMIN_TOKEN, allEvents, registerAgents, tempDir } from '../support/fixtures';
+import { capture, runAuditCli } from '../support/auditCli';
+import { runStatusCommand } from '../../src/cli/commands/projections';
 import { EsdbDouble } from '../support/esdbDouble/esdbDouble';
 import { startRedis, type TestRedis } from '../support/redisServer';
 
@@ -187,5 +189,35 @@ describe('the production pair: EventStoreDB (test double) with the views in a re
     expect((await c.listMessages({ status: 'unread' })).messages.map((m) => m.messageId)).toEqual([second.messageId]);
     expect((await b.listMessages({ status: 'unread' })).messages.map((m) => m.messageId)).toEqual([first.messageId]);
     expect(mailbox.runner.getStatus().checkpoint).toBe((await mailbox.eventStore.headPosition())!.toString());
+  });
+});
+
+describe('the commands outside the server, on EventStoreDB without Redis (views in memory by default)', () => {
+  it('audit verify and projections status teach MAILBOX_VIEWS=sqlite, not to unset a MAILBOX_VIEWS that is not set', async () => {
+    const { '@a': a } = await openMailbox();
+    await a.send({ to: '@b', subject: 'one', body: '1' });
+    const env = {
+      MAILBOX_EVENTSTORE_URL: double.url,
+      MAILBOX_DATA_DIR: tempDir('mailbox-esdb-cli-'),
+      MAILBOX_LOG_LEVEL: 'silent',
+    };
+
+    const verified = await runAuditCli(['verify', '--no-progress'], env);
+    expect(verified.code).toBe(0);
+    expect(verified.stdout).toContain(
+      "views built from the log by this process's projector (the running server's in-memory views cannot be read from here; " +
+        'set MAILBOX_VIEWS=sqlite on the server and here for the SQLite views file, which verify can read)',
+    );
+
+    const err = capture();
+    process.exitCode = undefined;
+    await runStatusCommand({ stdout: capture().stream, stderr: err.stream, env });
+    expect(process.exitCode).toBe(2);
+    process.exitCode = undefined;
+    const refusal = JSON.parse(err.text()) as { message: string };
+    expect(refusal.message).toContain(
+      'the SQLite views file (set MAILBOX_VIEWS=sqlite on the server and here: on EventStoreDB the views are in memory unless it is set)',
+    );
+    expect(refusal.message).not.toContain('unset MAILBOX_VIEWS');
   });
 });

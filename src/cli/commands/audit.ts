@@ -33,6 +33,7 @@ import {
   requireExistingLog,
   sqliteViewsFile,
   viewsAreInMemory,
+  sqliteViewsRemedy,
 } from '../../compositionRoot';
 import { commandConfig, reportCommandFailure } from './commandConfig';
 import { collecting } from './repeatedOptions';
@@ -307,7 +308,7 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
           // claim to have checked them. It checks what it can: views its own projector built from the log, against a scratch rebuild.
           const views = viewsAreInMemory(config)
             ? "views built from the log by this process's projector (the running server's in-memory views cannot be read from " +
-              'here; unset MAILBOX_VIEWS for the SQLite views file, which verify can read)'
+              `here; ${sqliteViewsRemedy(config)} for the SQLite views file, which verify can read)`
             : undefined;
           // Another log's views: said so, not diffed; views of no log (none built): no views, as a missing file.
           if ((await requireViewsOfThisLog(pipeline.eventStore, pipeline.projections)) === 'unclaimed') {

@@ -14,6 +14,7 @@ import {
   openProjectionMaintenance,
   requireExistingLog,
   sqliteViewsFile,
+  sqliteViewsRemedy,
 } from '../../compositionRoot';
 import { parseInput } from '../../commands/validation';
 import type { MailboxConfig } from '../../config';
@@ -62,6 +63,12 @@ const rebuildFlagsSchema = z.strictObject({
   takeOver: z.boolean().optional(),
 });
 
+/** MAILBOX_VIEWS=memory: the default is the file; on EventStoreDB the default is memory, and the file must be asked for. */
+const viewsFileRemedy = (config: MailboxConfig): string =>
+  config.views === 'memory'
+    ? `${sqliteViewsRemedy(config)}, the default`
+    : `${sqliteViewsRemedy(config)}: on EventStoreDB the views are in memory unless it is set`;
+
 function viewsConfig(io: ProjectionsIo): MailboxConfig {
   const config = commandConfig(io.env); // a bad value: serve's words for it, as VALIDATION_FAILED
   // The log first: a memory log (out of reach of this process, always empty here) is refused whatever the views, so
@@ -71,7 +78,7 @@ function viewsConfig(io: ProjectionsIo): MailboxConfig {
     throw new MailboxError(
       'VALIDATION_FAILED',
       'Invalid configuration',
-      'mailbox projections needs views outside the server: the SQLite views file (unset MAILBOX_VIEWS, the default) or ' +
+      `mailbox projections needs views outside the server: the SQLite views file (${viewsFileRemedy(config)}) or ` +
         'Redis (MAILBOX_REDIS_URL=redis://host:6379); in-memory views live inside the server and are rebuilt from the log at every start.',
       { field: config.views === 'memory' ? 'MAILBOX_VIEWS' : 'MAILBOX_REDIS_URL' },
     );

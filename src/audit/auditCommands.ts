@@ -16,7 +16,7 @@ import { formatLedger, formatUnwoken, replayLedger, wholeLedger } from './ledger
 import { progressBar } from './progress';
 import { replayJsonText, replayLog, type ReplayFilter, type ReplaySummary } from './replay';
 import { formatDifference } from './verify/viewDiff';
-import { verifyProjections, type VerifyReport } from './verify/verifyProjections';
+import { verifyProjections, type VerifyOptions, type VerifyReport } from './verify/verifyProjections';
 
 export interface OutputOptions {
   json: boolean;
@@ -242,11 +242,12 @@ export async function runVerify(
   options: OutputOptions,
   io: AuditIo,
   views = LIVE_PROJECTIONS,
+  settings: Pick<VerifyOptions, 'wakeSlaMs' | 'now'> = {},
 ): Promise<{ code: number; report: VerifyReport }> {
   const progress = await bar(source, io, options, 'rebuild');
   let report: VerifyReport;
   try {
-    report = await verifyProjections(source, live, { onProgress: progress.update });
+    report = await verifyProjections(source, live, { ...settings, onProgress: progress.update });
   } finally {
     progress.stop();
   }

@@ -379,6 +379,65 @@ describe('audit verify compares the task views', () => {
   });
 });
 
+describe('audit verify compares the unwoken alarm as the server counts it', () => {
+  let mailbox: Mailbox;
+  afterEach(() => mailbox.close());
+
+  test('a message moved out of the alarm in the live views (its count now one short, the whole list as long) is reported', async () => {
+    mailbox = await memoryMailbox();
+    await populate(mailbox); // five sends from 2030-01-01T12:00 on, none woke anybody
+    const now = () => new Date(T0 + 3_600_000);
+    const clean = await runVerify(
+      eventStoreSource(mailbox.eventStore),
+      mailbox.projections,
+      { json: true, progress: false },
+      { stdout: capture().stream, stderr: capture().stream, env: {} },
+      undefined,
+      { now, wakeSlaMs: 60_000 },
+    );
+    expect(clean.report.ok).toBe(true);
+    // The live views as a moved index would serve them: one message's place in the list set later than its send, past
+    // the alarm's cutoff (the SQLite views' unwoken_ms, the Redis unwoken score): listed in all, not counted by the alarm.
+    const moved = new Proxy(mailbox.projections, {
+      get(target, property, receiver) {
+        if (property === 'unwoken')
+          return async (query: Parameters<Mailbox['projections']['unwoken']>[0]) => {
+            const page = await target.unwoken(query);
+            return query.sentBefore.startsWith('9999') ? page : { ...page, count: page.count - 1 };
+          };
+        return Reflect.get(target, property, receiver) as unknown;
+      },
+    });
+    const out = capture();
+    const { code, report } = await runVerify(
+      eventStoreSource(mailbox.eventStore),
+      moved,
+      { json: false, progress: false },
+      { stdout: out.stream, stderr: capture().stream, env: {} },
+      undefined,
+      { now, wakeSlaMs: 60_000 },
+    );
+    expect(code).toBe(1);
+    const cutoff = '2030-01-01T12:59:00.000Z';
+    expect(report.differences).toEqual([
+      {
+        view: 'unwoken',
+        identity: null,
+        field: `count sent before ${cutoff} (now minus the wake SLA: the alarm's)`,
+        expected: 5,
+        actual: 4,
+      },
+      {
+        view: 'unwoken',
+        identity: null,
+        field: `count pending escalation sent before ${cutoff} (now minus the wake SLA: the alarm's)`,
+        expected: 5,
+        actual: 4,
+      },
+    ]);
+  });
+});
+
 describe('audit verify compares the due lists (the task sweeper’s and the heartbeat’s)', () => {
   let mailbox: Mailbox;
   afterEach(() => mailbox.close());

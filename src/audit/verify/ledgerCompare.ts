@@ -130,8 +130,13 @@ async function unexplainedLedgers(
   return diffs;
 }
 
-/** The unwoken list: how many (all, and pending escalation), then the oldest ones entry by entry. */
-async function compareUnwoken(expected: ScratchViews, live: ProjectionStore): Promise<Difference[]> {
+/**
+ * The unwoken list: how many (all, and pending escalation), then the oldest ones entry by entry, then how many the
+ * alarm counts now (sent before `alarmCutoff`: now minus the wake SLA, as /metrics, GET /v1/audit/unwoken and the
+ * heartbeat ask). Past the oldest UNWOKEN_COMPARED, the whole counts alone missed an entry moved later in the live
+ * list (out of the alarm, which then counted one message fewer than `mailbox audit unwoken`), and verify said OK.
+ */
+async function compareUnwoken(expected: ScratchViews, live: ProjectionStore, alarmCutoff: string): Promise<Difference[]> {
   const diffs: Difference[] = [];
   for (const pendingOnly of [false, true]) {
     const query = { sentBefore: EVERY_SEND, limit: pendingOnly ? 0 : UNWOKEN_COMPARED, pendingOnly };
@@ -140,6 +145,13 @@ async function compareUnwoken(expected: ScratchViews, live: ProjectionStore): Pr
     const field = pendingOnly ? 'count pending escalation' : 'count';
     if (want.count !== got.count) diffs.push({ view: 'unwoken', identity: null, field, expected: want.count, actual: got.count });
     if (!pendingOnly && !sameValue(want.messages, got.messages)) diffs.push(...unwokenDiffs(want.messages, got.messages));
+  }
+  for (const pendingOnly of [false, true]) {
+    const query = { sentBefore: alarmCutoff, limit: 0, pendingOnly };
+    const want = expected.ledger.unwoken(query).count;
+    const got = (await live.unwoken(query)).count;
+    const field = `${pendingOnly ? 'count pending escalation' : 'count'} sent before ${alarmCutoff} (now minus the wake SLA: the alarm's)`;
+    if (want !== got) diffs.push({ view: 'unwoken', identity: null, field, expected: want, actual: got });
   }
   return diffs;
 }
@@ -194,16 +206,21 @@ async function compareLastNudges(expected: ScratchViews, live: ProjectionStore):
   return diffs;
 }
 
+/** When the lists are compared: `now`, and the wake SLA that makes the unwoken alarm's cutoff (now minus it). */
+export interface ListsAt {
+  now: Date;
+  wakeSlaMs: number;
+}
+
 /**
  * The delivery views, and the due lists (dueCompare.ts) with them. `only`: re-check just these messages (those that
- * differed while the live views moved) and, with `lists`, the unwoken list, the last nudges and the due lists. `now`:
- * the cutoff of what is due now.
+ * differed while the live views moved) and, with `lists`, the unwoken list, the last nudges and the due lists.
  */
 export async function compareDelivery(
   expected: ScratchViews,
   live: ProjectionStore,
   concurrency: number,
-  now: string,
+  at: ListsAt,
   only: { messages: ReadonlySet<string>; lists: boolean } | null = null,
 ): Promise<{ diffs: Difference[]; ledgers: number }> {
   const reads = batches(expected, only?.messages ?? null);
@@ -214,9 +231,9 @@ export async function compareDelivery(
   if (unexplainedBefore) diffs.push(...(await unexplainedLedgers(expected, live, only?.messages ?? null)));
   if (!only || only.lists)
     diffs.push(
-      ...(await compareUnwoken(expected, live)),
+      ...(await compareUnwoken(expected, live, new Date(at.now.getTime() - at.wakeSlaMs).toISOString())),
       ...(await compareLastNudges(expected, live)),
-      ...(await compareDue(expected, live, now)),
+      ...(await compareDue(expected, live, at.now.toISOString())),
     );
   return { diffs, ledgers: reads.reduce((n, batch) => n + batch.length, 0) };
 }

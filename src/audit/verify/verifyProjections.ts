@@ -31,8 +31,10 @@ export interface VerifyOptions {
   concurrency?: number;
   /** Called as the scratch rebuild reads the log. */
   onProgress?: (position: bigint) => void;
-  /** The time the due lists are compared at (what is due now; default: the clock's). */
+  /** The time the due lists and the unwoken alarm are compared at (what is due now; default: the clock's). */
   now?: () => Date;
+  /** The wake SLA: the unwoken alarm counts the messages sent before now minus it (default 60000, MAILBOX_WAKE_SLA_MS's). */
+  wakeSlaMs?: number;
 }
 
 export interface VerifyReport {
@@ -234,12 +236,13 @@ export async function verifyProjections(
   live: ProjectionStore,
   options: VerifyOptions = {},
 ): Promise<VerifyReport> {
-  const { maxRounds = 10, concurrency = 8, onProgress, now = () => new Date() } = options;
+  const { maxRounds = 10, concurrency = 8, onProgress, now = () => new Date(), wakeSlaMs = 60_000 } = options;
+  const listsAt = () => ({ now: now(), wakeSlaMs });
   const expected = new ScratchViews();
   let comparedAt = await live.checkpoint();
   let eventsRebuilt = await rebuildInto(expected, source, comparedAt, onProgress);
   const first = await compare(expected, live, null, concurrency);
-  const firstDelivery = await compareDelivery(expected, live, concurrency, now().toISOString());
+  const firstDelivery = await compareDelivery(expected, live, concurrency, listsAt());
   const ledgersCompared = firstDelivery.ledgers;
   let differences = [...first.diffs, ...firstDelivery.diffs];
   let rounds = 1;
@@ -271,7 +274,7 @@ export async function verifyProjections(
       const messages = new Set(delivery.filter((d) => d.view === 'delivery').map((d) => d.messageId!));
       const lists = delivery.some((d) => d.view !== 'delivery');
       const outcome = await recheck(
-        async () => (await compareDelivery(expected, live, concurrency, now().toISOString(), { messages, lists })).diffs,
+        async () => (await compareDelivery(expected, live, concurrency, listsAt(), { messages, lists })).diffs,
       );
       differences.push(...outcome.diffs);
       settled &&= outcome.settled;

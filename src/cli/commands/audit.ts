@@ -314,7 +314,11 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
           if ((await requireViewsOfThisLog(pipeline.eventStore, pipeline.projections)) === 'unclaimed') {
             refuseUnclaimedViews(config);
           }
-          return (await runVerify(eventStoreSource(pipeline.eventStore), pipeline.projections, outputOf(flags), io, views)).code;
+          // The unwoken alarm is compared as the server counts it: sent before now minus its wake SLA.
+          const settings = { wakeSlaMs: config.wakeSlaMs };
+          return (
+            await runVerify(eventStoreSource(pipeline.eventStore), pipeline.projections, outputOf(flags), io, views, settings)
+          ).code;
         } finally {
           await pipeline.close();
         }

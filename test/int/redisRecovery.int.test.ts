@@ -199,7 +199,11 @@ describe('Redis unreachable or misconfigured', () => {
     await expect(memoryMailbox({ redisUrl: `redis://127.0.0.1:${port}` })).rejects.toMatchObject({
       envelope: {
         code: 'UNAVAILABLE',
-        message: `Redis at redis://127.0.0.1:${port} is unavailable; retry later (the request was not applied).`,
+        // Where, why and what to check (it said "is unavailable; retry later (the request was not applied)").
+        message:
+          `Redis at redis://127.0.0.1:${port} is unreachable (connect ECONNREFUSED 127.0.0.1:${port}): ` +
+          'start it, or fix MAILBOX_REDIS_URL. Nothing was read or written.',
+        field: 'MAILBOX_REDIS_URL',
       },
     });
     await expect(memoryMailbox({ redisUrl: 'http://127.0.0.1:6379' })).rejects.toMatchObject({

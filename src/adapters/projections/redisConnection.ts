@@ -233,16 +233,18 @@ export async function connectRedis(url: string, options: RedisConnectionOptions)
   const topology = parseRedisUrl(url);
   const client = createClient(topology, options);
   let refusal: Error | undefined;
+  let socketError: Error | undefined;
   // Reconnects are logged by their owners; without a listener ioredis would print to stderr.
   client.on('error', (error: unknown) => {
     if (refusal === undefined && isHandshakeRefusal(error)) refusal = error;
+    else if (typeof (error as Error | null)?.message === 'string') socketError ??= error as Error; // not instanceof: another realm's Error
   });
   try {
     await client.connect();
   } catch (error) {
     client.disconnect();
     throw refusal === undefined
-      ? unavailable(describeTopology(topology, url), error)
+      ? unreachable(describeTopology(topology, url), socketError ?? error, options)
       : handshakeRefused(describeTopology(topology, url), refusal, options);
   }
   if (refusal !== undefined) {
@@ -250,6 +252,29 @@ export async function connectRedis(url: string, options: RedisConnectionOptions)
     throw handshakeRefused(describeTopology(topology, url), refusal, options);
   }
   return client;
+}
+
+/**
+ * UNAVAILABLE for a Redis that could not be connected to at all, saying where, why (the socket's error: ioredis itself
+ * says only "Connection is closed") and what to check. It said "Redis at ... is unavailable; retry later (the request was
+ * not applied)": no variable, and no request to speak of for `mailbox audit verify` or `mailbox projections status`.
+ * The driver's error stays the cause (startupBackends.ts words the server's own line from it).
+ */
+function unreachable(
+  where: string,
+  cause: unknown,
+  { variable = 'MAILBOX_REDIS_URL' }: Pick<RedisConnectionOptions, 'variable'>,
+) {
+  const message = (cause as Error | null)?.message;
+  const why = typeof message === 'string' ? message.replace(/\.$/, '') : String(cause);
+  const error = new MailboxError(
+    'UNAVAILABLE',
+    'Service unavailable',
+    `${where} is unreachable (${why}): start it, or fix ${variable}. Nothing was read or written.`,
+    { field: variable },
+  );
+  (error as Error).cause = cause;
+  return error;
 }
 
 /** UNAVAILABLE (as any Redis that does not serve), saying what Redis refused and what to set; the reply is its cause. */

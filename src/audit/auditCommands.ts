@@ -16,15 +16,15 @@ import { formatLedger, formatUnwoken, replayLedger, wholeLedger } from './ledger
 import { progressBar } from './progress';
 import { replayJsonText, replayLog, type ReplayFilter, type ReplaySummary } from './replay';
 import { formatDifference } from './verify/viewDiff';
-import { verifyProjections, type VerifyOptions, type VerifyReport } from './verify/verifyProjections';
+import { verifyProjections, type ComparedUnit, type VerifyOptions, type VerifyReport } from './verify/verifyProjections';
 
 export interface OutputOptions {
   json: boolean;
   progress: boolean;
 }
 
-const barTo = (io: AuditIo, options: OutputOptions, label: string, head: bigint | null | undefined) =>
-  progressBar(io.stderr as NodeJS.WriteStream, options.progress && isTty(io.stderr), label, head);
+const barTo = (io: AuditIo, options: OutputOptions, label: string, head: bigint | null | undefined, unit?: string) =>
+  progressBar(io.stderr as NodeJS.WriteStream, options.progress && isTty(io.stderr), label, head, unit);
 const bar = async (source: LogSource, io: AuditIo, options: OutputOptions, label: string) =>
   barTo(io, options, label, await source.head());
 
@@ -244,10 +244,22 @@ export async function runVerify(
   views = LIVE_PROJECTIONS,
   settings: Pick<VerifyOptions, 'wakeSlaMs' | 'now'> = {},
 ): Promise<{ code: number; report: VerifyReport }> {
-  const progress = await bar(source, io, options, 'rebuild');
+  let progress = await bar(source, io, options, 'rebuild');
+  // After the rebuild, the comparison (about half of a long run, silent after a full bar): a bar per unit it counts.
+  let comparing: ComparedUnit | null = null;
+  const onCompared = (what: ComparedUnit, done: number, total: number) => {
+    if (what !== comparing) {
+      progress.stop();
+      progress = barTo(io, options, 'compare', BigInt(total), what);
+      comparing = what;
+    }
+    progress.update(BigInt(done));
+  };
+  // The rebuild's bar only: a re-check catches the scratch views up again, while a compare bar is drawn.
+  const onProgress = (position: bigint) => comparing === null && progress.update(position);
   let report: VerifyReport;
   try {
-    report = await verifyProjections(source, live, { ...settings, onProgress: progress.update });
+    report = await verifyProjections(source, live, { ...settings, onProgress, onCompared });
   } finally {
     progress.stop();
   }

@@ -129,6 +129,32 @@ describe('audit verify on the memory store', () => {
   });
 });
 
+describe('audit verify on a terminal', () => {
+  let mailbox: Mailbox;
+  afterEach(() => mailbox.close());
+
+  test('after the rebuild’s bar, a bar of the comparison: the agents compared, then the delivery ledgers', async () => {
+    mailbox = await memoryMailbox();
+    await populate(mailbox);
+    // stderr as a terminal (only there are bars drawn): the bars' text is what it receives.
+    const terminal = capture();
+    Object.assign(terminal.stream, { isTTY: true, columns: 120 });
+    const { code } = await runVerify(
+      eventStoreSource(mailbox.eventStore),
+      mailbox.projections,
+      { json: false, progress: true },
+      { stdout: capture().stream, stderr: terminal.stream, env: {} },
+    );
+    expect(code).toBe(0);
+    const drawn = terminal.text();
+    // It went silent after a full rebuild bar for as long again as the rebuild (half of a 1,000,000-event verify).
+    expect(drawn).toMatch(/rebuild \[.*\] 100% \| position 14\/14/);
+    expect(drawn).toMatch(/compare \[.*\] 100% \| agents 4\/4/);
+    expect(drawn).toMatch(/compare \[.*\] 100% \| ledgers 5\/5/);
+    expect(drawn.indexOf('agents 4/4')).toBeLessThan(drawn.indexOf('ledgers 5/5'));
+  });
+});
+
 describe('audit verify on views that move while it reads them (a server under a steady load)', () => {
   let mailbox: Mailbox;
   afterEach(() => mailbox.close());

@@ -222,9 +222,17 @@ export async function compareDelivery(
   concurrency: number,
   at: ListsAt,
   only: { messages: ReadonlySet<string>; lists: boolean } | null = null,
+  onCompared?: (what: 'ledgers', done: number, total: number) => void,
 ): Promise<{ diffs: Difference[]; ledgers: number }> {
   const reads = batches(expected, only?.messages ?? null);
-  const perBatch = await mapBounded(reads, concurrency, (batch) => compareBatch(expected, live, batch));
+  const total = reads.reduce((n, batch) => n + batch.length, 0);
+  let done = 0;
+  const perBatch = await mapBounded(reads, concurrency, async (batch) => {
+    const diffs = await compareBatch(expected, live, batch);
+    done += batch.length;
+    onCompared?.('ledgers', done, total);
+    return diffs;
+  });
   const diffs = perBatch.flat();
   // A re-check walks the live ledgers again only when a ledger the log did not explain was among the differences.
   const unexplainedBefore = only === null || [...only.messages].some((id) => !expected.ledger.ledgerOpen(id));
@@ -235,5 +243,5 @@ export async function compareDelivery(
       ...(await compareLastNudges(expected, live)),
       ...(await compareDue(expected, live, at.now.toISOString())),
     );
-  return { diffs, ledgers: reads.reduce((n, batch) => n + batch.length, 0) };
+  return { diffs, ledgers: total };
 }

@@ -31,6 +31,11 @@ export interface VerifyOptions {
   concurrency?: number;
   /** Called as the scratch rebuild reads the log. */
   onProgress?: (position: bigint) => void;
+  /**
+   * Called as the comparison goes on, after the rebuild (about half of a long run): the agents compared of all, then
+   * the delivery ledgers. Its first pass only (a re-check of what differed is short).
+   */
+  onCompared?: (what: ComparedUnit, done: number, total: number) => void;
   /** The time the due lists and the unwoken alarm are compared at (what is due now; default: the clock's). */
   now?: () => Date;
   /** The wake SLA: the unwoken alarm counts the messages sent before now minus it (default 60000, MAILBOX_WAKE_SLA_MS's). */
@@ -57,6 +62,9 @@ export interface VerifyReport {
   settled: boolean;
   differences: Difference[];
 }
+
+/** What the comparison counts as it goes: agents (every view of one), then delivery ledgers. */
+export type ComparedUnit = 'agents' | 'ledgers';
 
 type Listing = 'inbox' | 'unread' | 'outbox';
 const QUERIES: Record<Listing, ListQuery> = {
@@ -208,7 +216,13 @@ async function allTasks(
   }
 }
 
-async function compare(expected: ScratchViews, live: ProjectionStore, only: ReadonlySet<string> | null, concurrency: number) {
+async function compare(
+  expected: ScratchViews,
+  live: ProjectionStore,
+  only: ReadonlySet<string> | null,
+  concurrency: number,
+  onCompared?: VerifyOptions['onCompared'],
+) {
   const [liveAgents, liveBeats] = await Promise.all([live.listAgents(), live.allHeartbeats()]);
   const identities = [
     ...new Set([...expected.identities(), ...liveAgents.map((a) => a.identity), ...liveBeats.map((b) => b.identity)]),
@@ -226,7 +240,12 @@ async function compare(expected: ScratchViews, live: ProjectionStore, only: Read
       liveBeats.filter((b) => chosen.has(b.identity)),
     ),
   ];
-  const perAgent = await mapBounded(identities, concurrency, (identity) => compareAgent(expected, live, identity));
+  let done = 0;
+  const perAgent = await mapBounded(identities, concurrency, async (identity) => {
+    const result = await compareAgent(expected, live, identity);
+    onCompared?.('agents', ++done, identities.length);
+    return result;
+  });
   for (const result of perAgent) diffs.push(...result.diffs);
   return { diffs, agents: identities.length, entries: perAgent.reduce((sum, r) => sum + r.entries, 0) };
 }
@@ -236,13 +255,13 @@ export async function verifyProjections(
   live: ProjectionStore,
   options: VerifyOptions = {},
 ): Promise<VerifyReport> {
-  const { maxRounds = 10, concurrency = 8, onProgress, now = () => new Date(), wakeSlaMs = 60_000 } = options;
+  const { maxRounds = 10, concurrency = 8, onProgress, onCompared, now = () => new Date(), wakeSlaMs = 60_000 } = options;
   const listsAt = () => ({ now: now(), wakeSlaMs });
   const expected = new ScratchViews();
   let comparedAt = await live.checkpoint();
   let eventsRebuilt = await rebuildInto(expected, source, comparedAt, onProgress);
-  const first = await compare(expected, live, null, concurrency);
-  const firstDelivery = await compareDelivery(expected, live, concurrency, listsAt());
+  const first = await compare(expected, live, null, concurrency, onCompared);
+  const firstDelivery = await compareDelivery(expected, live, concurrency, listsAt(), null, onCompared);
   const ledgersCompared = firstDelivery.ledgers;
   let differences = [...first.diffs, ...firstDelivery.diffs];
   let rounds = 1;

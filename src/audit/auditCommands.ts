@@ -122,6 +122,16 @@ export async function runJsonTextReplay(
   return summary;
 }
 
+/** Every message's delivery ledger, replayed from the whole log, with a progress bar on a terminal. */
+async function ledgerWithBar(source: LogSource, io: AuditIo, options: OutputOptions, label: string) {
+  const progress = await bar(source, io, options, label);
+  try {
+    return await replayLedger(source, progress.update);
+  } finally {
+    progress.stop();
+  }
+}
+
 export async function runMessage(source: LogSource, messageId: string, options: OutputOptions, io: AuditIo): Promise<number> {
   const story = await loadMessageStory(source, messageId);
   if (story === null) {
@@ -132,8 +142,9 @@ export async function runMessage(source: LogSource, messageId: string, options: 
       { messageId },
     );
   }
-  // The delivery ledger (issue 13): replayed from the whole log (replies and wakes live in other streams).
-  const delivery = wholeLedger(await replayLedger(source), messageId) ?? null;
+  // The delivery ledger (issue 13): replayed from the whole log (replies and wakes live in other streams). That is a
+  // scan of the whole log, as long as `audit unwoken`'s, so it draws the same bar (it went silent for as long).
+  const delivery = wholeLedger(await ledgerWithBar(source, io, options, 'ledger'), messageId) ?? null;
   const text = options.json
     ? JSON.stringify({ ...story, delivery })
     : `${formatMessageStory(story)}${delivery ? `\n${formatLedger(delivery)}` : ''}`;
@@ -152,13 +163,7 @@ export async function runUnwoken(
   options: OutputOptions,
   io: AuditIo,
 ): Promise<number> {
-  const progress = await bar(source, io, options, 'unwoken');
-  let ledger;
-  try {
-    ledger = await replayLedger(source, progress.update);
-  } finally {
-    progress.stop();
-  }
+  const ledger = await ledgerWithBar(source, io, options, 'unwoken');
   const sentBefore = new Date(now.getTime() - slaMs).toISOString();
   const { messages } = ledger.unwoken({ sentBefore, limit: Number.MAX_SAFE_INTEGER, pendingOnly: false });
   const lines = messages.map((m) => (options.json ? JSON.stringify(m) : formatUnwoken(m)));

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { MAILBOX_EVENT_TYPES, type StoredEvent } from '../../src/events/types';
 import { SqliteEventStore } from '../../src/adapters/eventstore/sqliteEventStore';
-import { runJsonTextReplay, runReplay } from '../../src/audit/auditCommands';
+import { runJsonTextReplay, runMessage, runReplay } from '../../src/audit/auditCommands';
 import { eventStoreSource } from '../../src/audit/logSource';
 import { SqliteJsonLog } from '../../src/adapters/eventstore/sqliteJsonLog';
 import { ADMIN_TOKEN, allEvents, registerAgents, tempDir } from '../support/fixtures';
@@ -213,6 +213,31 @@ describe('mailbox audit (SQLite, direct access)', () => {
       for (const row of table.slice(1))
         expect([row[at - 1], row[at - 2], row[at]]).toEqual([' ', ' ', expect.stringMatching(/\S/)]);
     }
+  });
+
+  test('message <id> on a terminal draws a bar while it replays the delivery ledger from the whole log', async () => {
+    const store = SqliteEventStore.open(path.join(dataDir, 'events.sqlite'));
+    const terminal = new PassThrough();
+    let drawn = '';
+    terminal.on('data', (chunk: Buffer) => (drawn += chunk.toString()));
+    Object.assign(terminal, { isTTY: true, columns: 120 }); // only a terminal gets bars
+    try {
+      const code = await runMessage(
+        eventStoreSource(store),
+        broadcastId,
+        { json: true, progress: true },
+        {
+          stdout: new PassThrough(),
+          stderr: terminal,
+          env: {},
+        },
+      );
+      expect(code).toBe(0);
+    } finally {
+      await store.close();
+    }
+    // It was silent: as long a scan as `audit unwoken`'s (which draws one), on a 1,000,000-event log many seconds.
+    expect(drawn).toMatch(new RegExp(`ledger \\[.*\\] 100% \\| position ${events.length}/${events.length}`));
   });
 
   test('message: an unknown id is MESSAGE_NOT_FOUND (exit 1); a malformed id is rejected (exit 2)', async () => {

@@ -10,6 +10,7 @@ import pino from 'pino';
 import { capture, runAuditCli as audit } from '../support/auditCli';
 import { runVerify } from '../../src/audit/auditCommands';
 import { eventStoreSource } from '../../src/audit/logSource';
+import type { ListQuery } from '../../src/projections/listQuery';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
 import { ADMIN_TOKEN, registerAgents, tempDir } from '../support/fixtures';
 import { startRedis, type TestRedis } from '../support/redisServer';
@@ -126,6 +127,69 @@ describe('audit verify on the memory store', () => {
     );
     expect(text).toContain('heartbeat    @b  unread: log says 2, live projection has 1');
     expect(text).toMatch(/DRIFT: 15 differences at checkpoint 15 of log head 14/);
+  });
+});
+
+describe('audit verify compares what each agent archived', () => {
+  let mailbox: Mailbox;
+  afterEach(() => mailbox.close());
+
+  test('an archive time changed or an archived message dropped in the live views is reported (the inbox leaves them out)', async () => {
+    mailbox = await memoryMailbox();
+    await populate(mailbox); // @c archived the broadcast
+    const clean = await runVerify(
+      eventStoreSource(mailbox.eventStore),
+      mailbox.projections,
+      { json: true, progress: false },
+      { stdout: capture().stream, stderr: capture().stream, env: {} },
+    );
+    expect(clean.report.ok).toBe(true);
+    const archived = (await mailbox.projections.listMessages('@c', { box: 'inbox', status: 'archived', limit: 10, before: null }))
+      .messages[0];
+    const forgedAt = '2020-01-01T00:00:00.000Z';
+    // The live views as a damaged store would serve @c's archived listing (`mailbox inbox --status archived`): the
+    // archive time changed; @d's as if it had archived the same message too.
+    const damaged = new Proxy(mailbox.projections, {
+      get(target, property, receiver) {
+        if (property === 'listMessages')
+          return async (identity: string, query: ListQuery) => {
+            const page = await target.listMessages(identity, query);
+            if (query.status !== 'archived') return page;
+            if (identity === '@c') return { ...page, messages: page.messages.map((m) => ({ ...m, archivedAt: forgedAt })) };
+            return identity === '@d' ? { ...page, messages: [archived] } : page;
+          };
+        return Reflect.get(target, property, receiver) as unknown;
+      },
+    });
+    const out = capture();
+    const { code, report } = await runVerify(
+      eventStoreSource(mailbox.eventStore),
+      damaged,
+      { json: false, progress: false },
+      { stdout: out.stream, stderr: capture().stream, env: {} },
+    );
+    expect(code).toBe(1);
+    expect(report.differences).toEqual([
+      {
+        view: 'archived',
+        identity: '@c',
+        messageId: archived.messageId,
+        field: 'archivedAt',
+        expected: archived.archivedAt,
+        actual: forgedAt,
+      },
+      {
+        view: 'archived',
+        identity: '@d',
+        messageId: archived.messageId,
+        field: 'presence',
+        expected: 'absent',
+        actual: 'listed',
+      },
+    ]);
+    expect(out.text()).toContain(
+      `archived     @c  message ${archived.messageId}  archivedAt: log says "${archived.archivedAt}", live projection has "${forgedAt}"`,
+    );
   });
 });
 

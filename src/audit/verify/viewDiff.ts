@@ -13,6 +13,7 @@ export type ViewName =
   | 'inbox'
   | 'unread'
   | 'outbox'
+  | 'archived'
   | 'tasks'
   | 'delivery'
   | 'unwoken'

@@ -3,7 +3,7 @@
  * `audit verify` rebuilds into it, and the rules' specs fold their `given`
  * into it. It decides nothing (applyEvents + evolve do); it keeps flags
  * instead of the live store's indexes, so rebuilding a million events stays
- * within seconds, and lists only what verify compares (all, unread, outbox).
+ * within seconds, and lists only what verify compares (all, unread, outbox, archived).
  */
 import type { Priority } from '../../events/types';
 import type { AgentView, HeartbeatCounts, ListedMessage } from '../projectionStore';
@@ -23,7 +23,7 @@ export interface ScratchEntry extends EntryState {
   seenAt: string | null;
 }
 
-export type ScratchListing = 'inbox' | 'unread' | 'outbox';
+export type ScratchListing = 'inbox' | 'unread' | 'outbox' | 'archived';
 
 class ScratchAgent {
   readonly inbox: ScratchEntry[] = []; // ascending log position (the log is applied in order)
@@ -352,7 +352,10 @@ export class ScratchViews implements ReadModelStorage {
     const result: ScratchEntry[] = [];
     for (let i = source.length - 1; i >= 0; i--) {
       const entry = source[i];
-      if (view === 'outbox' || (entry.archivedAt === null && (view === 'inbox' || entry.readAt === null))) result.push(entry);
+      if (view === 'outbox') result.push(entry);
+      else if (view === 'archived') {
+        if (entry.archivedAt !== null) result.push(entry);
+      } else if (entry.archivedAt === null && (view === 'inbox' || entry.readAt === null)) result.push(entry);
     }
     return result;
   }
@@ -362,7 +365,10 @@ export class ScratchViews implements ReadModelStorage {
     return this.extras.get(messageId);
   }
 
-  /** The listed form of an entry, exactly as the port returns it (readAt only in the inbox; task only when there is one). */
+  /**
+   * The listed form of an entry, exactly as the port returns it (readAt only in the inbox; archivedAt only in the
+   * archived listing; task only when there is one).
+   */
   listed(entry: ScratchEntry, view: ScratchListing): ListedMessage {
     const f = entry.fields;
     const extra = this.extras.get(f.messageId);
@@ -379,6 +385,7 @@ export class ScratchViews implements ReadModelStorage {
       readAt: view === 'outbox' ? null : entry.readAt,
       seenAt: view === 'outbox' ? null : entry.seenAt,
     };
+    if (view === 'archived') listed.archivedAt = entry.archivedAt!;
     if (extra?.task) listed.task = extra.task;
     return listed;
   }

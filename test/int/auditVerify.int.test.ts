@@ -11,6 +11,8 @@ import { capture, runAuditCli as audit } from '../support/auditCli';
 import { runVerify } from '../../src/audit/auditCommands';
 import { eventStoreSource } from '../../src/audit/logSource';
 import type { ListQuery } from '../../src/projections/listQuery';
+import type { ProjectionStore } from '../../src/projections/projectionStore';
+import type { VerifyOptions } from '../../src/audit/verify/verifyProjections';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
 import { ADMIN_TOKEN, registerAgents, tempDir } from '../support/fixtures';
 import { startRedis, type TestRedis } from '../support/redisServer';
@@ -45,6 +47,25 @@ const ticking = () => {
 const memoryMailbox = () =>
   createMailbox({ eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' }, { logger: silent, clock: ticking() });
 
+/** `audit verify` of this mailbox's log against `live` (its own views unless given), stderr discarded; `out` gets stdout. */
+const verifyOn = (
+  mailbox: Mailbox,
+  live: ProjectionStore = mailbox.projections,
+  {
+    json = false,
+    out = capture(),
+    settings = {},
+  }: { json?: boolean; out?: ReturnType<typeof capture>; settings?: Pick<VerifyOptions, 'now' | 'wakeSlaMs'> } = {},
+) =>
+  runVerify(
+    eventStoreSource(mailbox.eventStore),
+    live,
+    { json, progress: false },
+    { stdout: out.stream, stderr: capture().stream, env: {} },
+    undefined,
+    settings,
+  );
+
 describe('audit verify on the memory store', () => {
   let mailbox: Mailbox;
   afterEach(() => mailbox.close());
@@ -53,12 +74,7 @@ describe('audit verify on the memory store', () => {
     mailbox = await memoryMailbox();
     await populate(mailbox);
     const out = capture();
-    const { code, report } = await runVerify(
-      eventStoreSource(mailbox.eventStore),
-      mailbox.projections,
-      { json: false, progress: false },
-      { stdout: out.stream, stderr: capture().stream, env: {} },
-    );
+    const { code, report } = await verifyOn(mailbox, mailbox.projections, { out });
     expect(code).toBe(0);
     expect(report).toMatchObject({
       ok: true,
@@ -87,12 +103,7 @@ describe('audit verify on the memory store', () => {
     ]);
 
     const out = capture();
-    const { code, report } = await runVerify(
-      eventStoreSource(mailbox.eventStore),
-      mailbox.projections,
-      { json: false, progress: false },
-      { stdout: out.stream, stderr: capture().stream, env: {} },
-    );
+    const { code, report } = await verifyOn(mailbox, mailbox.projections, { out });
     expect(code).toBe(1);
     const oldestUnread = first.sentAt; // B's oldest unread per the log is the first message
     expect(report.differences).toEqual([
@@ -137,12 +148,7 @@ describe('audit verify compares what each agent archived', () => {
   test('an archive time changed or an archived message dropped in the live views is reported (the inbox leaves them out)', async () => {
     mailbox = await memoryMailbox();
     await populate(mailbox); // @c archived the broadcast
-    const clean = await runVerify(
-      eventStoreSource(mailbox.eventStore),
-      mailbox.projections,
-      { json: true, progress: false },
-      { stdout: capture().stream, stderr: capture().stream, env: {} },
-    );
+    const clean = await verifyOn(mailbox, mailbox.projections, { json: true });
     expect(clean.report.ok).toBe(true);
     const archived = (await mailbox.projections.listMessages('@c', { box: 'inbox', status: 'archived', limit: 10, before: null }))
       .messages[0];
@@ -162,12 +168,7 @@ describe('audit verify compares what each agent archived', () => {
       },
     });
     const out = capture();
-    const { code, report } = await runVerify(
-      eventStoreSource(mailbox.eventStore),
-      damaged,
-      { json: false, progress: false },
-      { stdout: out.stream, stderr: capture().stream, env: {} },
-    );
+    const { code, report } = await verifyOn(mailbox, damaged, { out });
     expect(code).toBe(1);
     expect(report.differences).toEqual([
       {
@@ -245,12 +246,7 @@ describe('audit verify on views that move while it reads them (a server under a 
     });
     const verify = async () => {
       const out = capture();
-      const result = await runVerify(
-        eventStoreSource(mailbox.eventStore),
-        moving,
-        { json: false, progress: false },
-        { stdout: out.stream, stderr: capture().stream, env: {} },
-      );
+      const result = await verifyOn(mailbox, moving, { out });
       return { ...result, text: out.text() };
     };
 
@@ -280,12 +276,7 @@ describe('audit verify compares the delivery views', () => {
   test('a wake the log never observed, applied to the live views, is reported on the ledger, the unwoken list and the last nudge, and exits 1', async () => {
     mailbox = await memoryMailbox();
     const { first } = await populate(mailbox);
-    const clean = await runVerify(
-      eventStoreSource(mailbox.eventStore),
-      mailbox.projections,
-      { json: false, progress: false },
-      { stdout: capture().stream, stderr: capture().stream, env: {} },
-    );
+    const clean = await verifyOn(mailbox);
     expect(clean.report).toMatchObject({ ok: true, ledgersCompared: 5 }); // one per message sent
     const head = (await mailbox.eventStore.headPosition())!;
     const forgedAt = '2030-01-02T00:00:00.000Z';
@@ -299,12 +290,7 @@ describe('audit verify compares the delivery views', () => {
     ]);
 
     const out = capture();
-    const { code, report } = await runVerify(
-      eventStoreSource(mailbox.eventStore),
-      mailbox.projections,
-      { json: false, progress: false },
-      { stdout: out.stream, stderr: capture().stream, env: {} },
-    );
+    const { code, report } = await verifyOn(mailbox, mailbox.projections, { out });
     expect(code).toBe(1);
     const delivery = report.differences.filter((d) => ['delivery', 'unwoken', 'lastNudge'].includes(d.view));
     expect(delivery).toEqual([
@@ -353,12 +339,7 @@ describe('audit verify compares the delivery views', () => {
         };
       },
     });
-    const { code, report } = await runVerify(
-      eventStoreSource(mailbox.eventStore),
-      damaged,
-      { json: true, progress: false },
-      { stdout: capture().stream, stderr: capture().stream, env: {} },
-    );
+    const { code, report } = await verifyOn(mailbox, damaged, { json: true });
     expect(code).toBe(1);
     expect(report.ledgersCompared).toBe(5);
     const delivery = report.differences.filter((d) => d.view === 'delivery');
@@ -405,12 +386,7 @@ describe('audit verify compares the delivery views', () => {
       },
     });
     const out = capture();
-    const { code, report } = await runVerify(
-      eventStoreSource(mailbox.eventStore),
-      forged,
-      { json: false, progress: false },
-      { stdout: out.stream, stderr: capture().stream, env: {} },
-    );
+    const { code, report } = await verifyOn(mailbox, forged, { out });
     expect(code).toBe(1);
     expect(report.differences).toEqual([
       { view: 'delivery', identity: '@a', messageId: forgedId, field: 'presence', expected: 'absent', actual: 'a ledger' },
@@ -448,12 +424,7 @@ describe('audit verify compares the task views', () => {
         ],
       },
     ]);
-    const { code, report } = await runVerify(
-      eventStoreSource(mailbox.eventStore),
-      mailbox.projections,
-      { json: true, progress: false },
-      { stdout: capture().stream, stderr: capture().stream, env: {} },
-    );
+    const { code, report } = await verifyOn(mailbox, mailbox.projections, { json: true });
     expect(code).toBe(1);
     // The sender's record of the task (its sent list), the holder's count and lists, and every audience member's claimable list.
     expect(report.differences.filter((d) => d.view !== 'checkpoint')).toEqual([
@@ -477,14 +448,7 @@ describe('audit verify compares the unwoken alarm as the server counts it', () =
     mailbox = await memoryMailbox();
     await populate(mailbox); // five sends from 2030-01-01T12:00 on, none woke anybody
     const now = () => new Date(T0 + 3_600_000);
-    const clean = await runVerify(
-      eventStoreSource(mailbox.eventStore),
-      mailbox.projections,
-      { json: true, progress: false },
-      { stdout: capture().stream, stderr: capture().stream, env: {} },
-      undefined,
-      { now, wakeSlaMs: 60_000 },
-    );
+    const clean = await verifyOn(mailbox, mailbox.projections, { json: true, settings: { now, wakeSlaMs: 60_000 } });
     expect(clean.report.ok).toBe(true);
     // The live views as a moved index would serve them: one message's place in the list set later than its send, past
     // the alarm's cutoff (the SQLite views' unwoken_ms, the Redis unwoken score): listed in all, not counted by the alarm.
@@ -499,14 +463,7 @@ describe('audit verify compares the unwoken alarm as the server counts it', () =
       },
     });
     const out = capture();
-    const { code, report } = await runVerify(
-      eventStoreSource(mailbox.eventStore),
-      moved,
-      { json: false, progress: false },
-      { stdout: out.stream, stderr: capture().stream, env: {} },
-      undefined,
-      { now, wakeSlaMs: 60_000 },
-    );
+    const { code, report } = await verifyOn(mailbox, moved, { out, settings: { now, wakeSlaMs: 60_000 } });
     expect(code).toBe(1);
     const cutoff = '2030-01-01T12:59:00.000Z';
     expect(report.differences).toEqual([
@@ -540,12 +497,7 @@ describe('audit verify compares the due lists (the task sweeper’s and the hear
     const { '@a': a, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
     const task = await a.send({ to: 'AGENT:*', subject: 'a task', body: 'x', task: { expiresAt: '2030-06-01T00:00:00.000Z' } });
     const asked = await c.send({ to: '@b', subject: 'answer me', body: 'y', expectsReplyBy: '1h' });
-    const clean = await runVerify(
-      eventStoreSource(mailbox.eventStore),
-      mailbox.projections,
-      { json: true, progress: false },
-      { stdout: capture().stream, stderr: capture().stream, env: {} },
-    );
+    const clean = await verifyOn(mailbox, mailbox.projections, { json: true });
     expect(clean.report.ok).toBe(true);
     // The live views as damaged indexes would serve them: the task's deadline and the reply's due time gone (the sweeper
     // never ends the task, the heartbeat never finds the reply overdue), and the reply due now, an hour early.
@@ -560,12 +512,7 @@ describe('audit verify compares the due lists (the task sweeper’s and the hear
       },
     });
     const out = capture();
-    const { code, report } = await runVerify(
-      eventStoreSource(mailbox.eventStore),
-      damaged,
-      { json: false, progress: false },
-      { stdout: out.stream, stderr: capture().stream, env: {} },
-    );
+    const { code, report } = await verifyOn(mailbox, damaged, { out });
     expect(code).toBe(1);
     expect(report.differences).toEqual([
       { view: 'dueTasks', identity: '@a', messageId: task.messageId, field: 'presence', expected: 'listed', actual: 'missing' },
@@ -589,12 +536,7 @@ describe('audit verify compares the due lists (the task sweeper’s and the hear
         return Reflect.get(target, property, receiver) as unknown;
       },
     });
-    const moved = await runVerify(
-      eventStoreSource(mailbox.eventStore),
-      early,
-      { json: true, progress: false },
-      { stdout: capture().stream, stderr: capture().stream, env: {} },
-    );
+    const moved = await verifyOn(mailbox, early, { json: true });
     expect(moved.code).toBe(1);
     expect(moved.report.differences).toEqual([
       {

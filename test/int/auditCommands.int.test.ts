@@ -240,6 +240,33 @@ describe('mailbox audit (SQLite, direct access)', () => {
     expect(drawn).toMatch(new RegExp(`ledger \\[.*\\] 100% \\| position ${events.length}/${events.length}`));
   });
 
+  test("unwoken: a bad --sla is named as typed, a bad MAILBOX_WAKE_SLA_MS in serve's words (both were \"'sla'\")", async () => {
+    const typed = await audit(['unwoken', '--sla', 'abc'], env);
+    expect(typed.code).toBe(2);
+    expect(JSON.parse(typed.stderr)).toMatchObject({
+      field: '--sla',
+      message:
+        "audit unwoken: '--sla' takes the wake SLA in milliseconds, e.g. --sla 30000, written in plain decimal digits, not 'abc'",
+    });
+    const long = await audit(['unwoken', '--sla', '99999999999999999999'], env);
+    expect(JSON.parse(long.stderr)).toMatchObject({
+      field: '--sla',
+      message: "audit unwoken: '--sla' takes at most 9007199254740991 ms",
+    });
+    const variable = await audit(['unwoken'], { ...env, MAILBOX_WAKE_SLA_MS: 'abc' });
+    expect(variable.code).toBe(2);
+    expect(JSON.parse(variable.stderr)).toMatchObject({
+      error: 'Invalid configuration',
+      field: 'MAILBOX_WAKE_SLA_MS',
+      message: expect.stringMatching(
+        /^MAILBOX_WAKE_SLA_MS='abc' is not valid: set MAILBOX_WAKE_SLA_MS to an integer number of milliseconds/,
+      ),
+    });
+    // A good one is taken (no error).
+    const taken = await audit(['unwoken', '--json'], { ...env, MAILBOX_WAKE_SLA_MS: '3600000' });
+    expect(taken.stderr).toBe('');
+  });
+
   test('message: an unknown id is MESSAGE_NOT_FOUND (exit 1); a malformed id is rejected (exit 2)', async () => {
     const missing = await audit(['message', '00000000-0000-4000-8000-000000000000'], env);
     expect(missing.code).toBe(1);

@@ -67,6 +67,12 @@ const eventTypesSchema = z
   })
   .transform((types) => types as MailboxEventType[]);
 
+const SLA_FLAG = fromDecimalText(
+  // Digits only (fromDecimalText), so whole and not negative; not z.int(), whose bound says "Too big: expected int".
+  z.number().refine(Number.isSafeInteger, `takes at most ${Number.MAX_SAFE_INTEGER} ms`),
+  { teaches: 'takes the wake SLA in milliseconds, e.g. --sla 30000' },
+);
+
 /** Keyed by the options as typed, so that an error names '--from', not 'from'. */
 const replayFlagsSchema = z.strictObject({
   '--from': z.string().regex(/^\d+$/, 'takes a log position (digits), e.g. --from 1200').optional(),
@@ -258,12 +264,16 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
       .option('--sla <ms>', 'the wake SLA in milliseconds (default MAILBOX_WAKE_SLA_MS, else 60000)'),
   ).action((flags: SourceFlags & { sla?: string }) =>
     run(io, async () => {
-      const { sla } = parseInput(
-        z.strictObject({ sla: fromDecimalText(z.number().int().min(0)).optional() }),
-        { sla: flags.sla ?? (io.env.MAILBOX_WAKE_SLA_MS || undefined) },
+      // Keyed as typed, so that an error names '--sla'; the variable is read as serve reads it, in serve's words. Both
+      // were 'sla' ("'sla' must be written in plain decimal digits" for MAILBOX_WAKE_SLA_MS=abc, and zod's own "Too
+      // big: expected int to be <=9007199254740991" for a long number).
+      const { '--sla': sla } = parseInput(
+        z.strictObject({ '--sla': SLA_FLAG.optional() }),
+        { '--sla': flags.sla },
         'audit unwoken',
       );
-      return withSource(flags, io, (source) => runUnwoken(source, new Date(), sla ?? 60_000, outputOf(flags), io));
+      const slaMs = sla ?? commandConfig(io.env, { stores: false }).wakeSlaMs;
+      return withSource(flags, io, (source) => runUnwoken(source, new Date(), slaMs, outputOf(flags), io));
     }),
   );
 

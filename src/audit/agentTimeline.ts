@@ -28,8 +28,8 @@ export interface TimelineEntry {
   kind: TimelineKind;
   messageId: string | null;
   /**
-   * The other party: recipient(s) for sent, sender for received, reader for read_by_recipient, who did it for a task
-   * event the agent did not do (null for its own).
+   * The other party: recipient(s) for sent, sender for received, reader for read_by_recipient, who retired it or gave
+   * it a new token, who did it for a task event the agent did not do (null for its own).
    */
   counterpart: string | null;
   subject: string | null;
@@ -52,13 +52,14 @@ export class AgentTimeline {
         return event.data.identity === me
           ? [{ ...base, kind: 'registered', messageId: null, counterpart: null, subject: event.data.role }]
           : [];
+      // Who retired it or gave it a new token (the admin): the line said only "retired", with nothing after it.
       case 'AgentRetired':
         return event.data.identity === me
-          ? [{ ...base, kind: 'retired', messageId: null, counterpart: null, subject: null }]
+          ? [{ ...base, kind: 'retired', messageId: null, counterpart: event.metadata.actor, subject: null }]
           : [];
       case 'AgentTokenRotated':
         return event.data.identity === me
-          ? [{ ...base, kind: 'token_rotated', messageId: null, counterpart: null, subject: null }]
+          ? [{ ...base, kind: 'token_rotated', messageId: null, counterpart: event.metadata.actor, subject: null }]
           : [];
       case 'MessageSent': {
         const d = event.data;
@@ -149,8 +150,8 @@ export class AgentTimeline {
 
 const VERB: Record<TimelineKind, string> = {
   registered: 'registered as',
-  retired: 'retired',
-  token_rotated: 'got a new token',
+  retired: 'retired by',
+  token_rotated: 'got a new token from',
   sent: 'sent to',
   received: 'received from',
   read: 'read',
@@ -169,6 +170,8 @@ const VERB: Record<TimelineKind, string> = {
 export function formatTimelineEntry(entry: TimelineEntry, positionWidth = 0): string {
   const parts = [`#${entry.position}`.padEnd(positionWidth + 1), entry.at, entry.kind.padEnd(17)];
   if (entry.kind === 'registered') parts.push(`${VERB.registered} ${entry.subject}`);
+  else if ((entry.kind === 'retired' || entry.kind === 'token_rotated') && entry.counterpart !== null)
+    parts.push(`${VERB[entry.kind]} ${entry.counterpart}`);
   else if (entry.kind === 'read_by_recipient')
     parts.push(`message ${entry.messageId} ${VERB.read_by_recipient} ${entry.counterpart}`);
   else if (entry.messageId !== null) {

@@ -4,7 +4,8 @@
  */
 import { messageStory, formatMessageStory } from '../../src/audit/messageStory';
 import { Writable } from 'node:stream';
-import { AgentTimeline } from '../../src/audit/agentTimeline';
+import { AgentTimeline, formatTimelineEntry } from '../../src/audit/agentTimeline';
+import { ADMIN_ACTOR } from '../../src/commands/roles';
 import { runAgent, runReplay } from '../../src/audit/auditCommands';
 import { eventStoreSource } from '../../src/audit/logSource';
 import { diffHeartbeats, diffListing, sameValue } from '../../src/audit/verify/viewDiff';
@@ -144,6 +145,26 @@ describe('audit agent timeline', () => {
 
 // `mailbox audit agent` drew '#9  <at>' and '#10  <at>': the columns after the position moved once positions reached
 // two digits. Padded now by the widest position: the log head's (direct access), or the widest shown (over the API).
+test('audit agent: a retirement and a new token say who did them (the lines said "retired" and nothing more)', async () => {
+  const mailbox = await memoryMailbox();
+  await registerAgents(mailbox, ['@a', '@b']);
+  const admin = mailbox.asActor(ADMIN_ACTOR);
+  await admin.rotateToken('@b');
+  await admin.retireAgent('@b');
+  const events = await allEvents(mailbox);
+  await mailbox.close();
+  const timeline = new AgentTimeline('@b');
+  const entries = events.flatMap((event) => timeline.entriesFor(event));
+  expect(entries.map((e) => [e.kind, e.counterpart])).toEqual([
+    ['registered', null],
+    ['token_rotated', 'admin'],
+    ['retired', 'admin'],
+  ]);
+  const text = entries.map((entry) => formatTimelineEntry(entry, 1));
+  expect(text[1]).toMatch(/ token_rotated +got a new token from admin$/);
+  expect(text[2]).toMatch(/ retired +retired by admin$/);
+});
+
 describe('audit agent timeline text', () => {
   async function timelineText(tellsHead: boolean) {
     const mailbox = await memoryMailbox();

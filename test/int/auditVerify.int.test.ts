@@ -710,6 +710,27 @@ describe('mailbox audit verify (CLI)', () => {
         ],
       });
       expect(JSON.parse(drifted.stdout).differences).toHaveLength(3);
+
+      // An index naming a message whose ledger is gone (evicted, deleted by hand): said as damaged views, with the
+      // remedy. It read "Redis projections is unavailable; retry later" (and so did the heartbeat and the console).
+      const unwoken = `${namespace}:v1:{${namespace}}:unwoken`;
+      const damage = new Redis(redis.url);
+      try {
+        await damage.zadd(unwoken, 1, 'gone-ledger');
+      } finally {
+        damage.disconnect();
+      }
+      const damaged = await audit(['verify'], env);
+      expect(damaged.code).toBe(2);
+      expect(JSON.parse(damaged.stderr)).toEqual({
+        error: 'Views damaged',
+        code: 'UNAVAILABLE',
+        message:
+          `The Redis views are damaged: ${unwoken} names message gone-ledger, which has no ledger (evicted, or deleted by ` +
+          'hand). Rebuild them from the log: mailbox projections rebuild.',
+        messageId: 'gone-ledger',
+        key: unwoken,
+      });
     });
   });
 });

@@ -38,6 +38,7 @@ import { deliveryRow, lastNudgeOf, type LastNudge } from '../../projections/read
 import type { LedgerFact, ViewChange } from '../../projections/viewChanges';
 import { replyOverdueWake } from '../../projections/readModel/wakes';
 import { ioredis, type RedisClient } from './redisConnection';
+import { MailboxError } from '../../errors';
 import type { RedisKeys } from './redisKeys';
 
 /** One letter per stage, in field names (the script reads the count field from the mark's first letter). */
@@ -119,7 +120,7 @@ export class RedisLedgerReader {
     const ids = await this.client.zrangebyscore(key, '-inf', Date.parse(dueBy), 'LIMIT', 0, limit);
     const heads = await Promise.all(ids.map((id) => this.client.hmget(this.ledgerKey(prefix, id), '#', '#d')));
     return heads.map(([json, due], i) => {
-      const message = JSON.parse(json!) as LedgerMessage;
+      const message = ledgerHead(json, key, ids[i]);
       return { messageId: ids[i], sender: message.sender, threadId: message.threadId, dueBy: due! };
     });
   }
@@ -134,7 +135,7 @@ export class RedisLedgerReader {
     ]);
     const heads = await Promise.all(ids.map((id) => this.client.hmget(this.ledgerKey(prefix, id), '#', '#e')));
     const messages = heads.map(([json, escalatedAt], i): UnwokenMessage => {
-      const message = JSON.parse(json!) as LedgerMessage;
+      const message = ledgerHead(json, key, ids[i]);
       return {
         messageId: ids[i],
         sender: message.sender,
@@ -250,3 +251,20 @@ function splitCursor(cursor: string): [string, string] {
 
 /** The text as a SCAN pattern that matches only itself (a namespace or tag may hold glob characters). */
 const globPattern = (text: string): string => text.replace(/[*?[\]\\]/g, '\\$&');
+
+/**
+ * The head of a ledger an index names. Gone (its hash evicted, or deleted by hand) while the index keeps the id, the
+ * read failed on it as "Redis projections is unavailable; retry later": `mailbox audit verify`, the heartbeat's look at
+ * due replies and the console's unwoken list all said Redis was down, and retrying changed nothing. Said as it is,
+ * with the remedy.
+ */
+function ledgerHead(json: string | null, index: string, messageId: string): LedgerMessage {
+  if (json !== null) return JSON.parse(json) as LedgerMessage;
+  throw new MailboxError(
+    'UNAVAILABLE',
+    'Views damaged',
+    `The Redis views are damaged: ${index} names message ${messageId}, which has no ledger (evicted, or deleted by ` +
+      'hand). Rebuild them from the log: mailbox projections rebuild.',
+    { messageId, key: index },
+  );
+}

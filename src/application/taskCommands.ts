@@ -74,8 +74,10 @@ export class TaskCommands {
   }
 
   async transition(actor: Actor, input: unknown, options: CommandOptions = {}): Promise<TaskResult> {
-    // Auditors reach the decider, which tells them (as everyone) which moves they may make: none.
-    requireRole(actor, ['agent', 'auditor'], 'Changing a task');
+    // Auditors write nothing: refused for the role, as a send and a claim are. They reached the decider, which answered
+    // 409 INVALID_TRANSITION "From Submitted you may make no transition" (as if another state allowed one), and the
+    // admin was told that a task move "needs the agent or auditor role".
+    requireRole(actor, ['agent'], 'Changing a task');
     const data = parseInput(transitionTaskSchema, input, 'update_task');
     // Whether the sender was retired (nobody may ask it for input then): read now, as a claim reads the holder's.
     const registry = await this.directory.current();

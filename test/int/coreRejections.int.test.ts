@@ -146,11 +146,19 @@ describe.each(STORE_KINDS)('rejections write nothing ($name event store)', (kind
     await expectRejectedWithoutEvents(mailbox, 'FORBIDDEN', () => a.registerAgent({ identity: '@z' }));
   });
 
-  it("a retired agent's token stops working (UNAUTHENTICATED); auditors cannot send (FORBIDDEN)", async () => {
-    const { mailbox, c } = await team();
+  it("a retired agent's token stops working (UNAUTHENTICATED); auditors cannot send or move a task (FORBIDDEN)", async () => {
+    const { mailbox, a, c } = await team();
     const admin = mailbox.asActor(ADMIN_ACTOR);
     const auditor = await mailbox.as((await admin.registerAgent({ identity: '@auditor', role: 'auditor' })).token);
     await expectRejectedWithoutEvents(mailbox, 'FORBIDDEN', () => auditor.send({ to: '@b', subject: 'hi', body: 'x' }));
+    // Auditors write nothing: a task move is refused for the role, as a send and a claim are. It was 409
+    // INVALID_TRANSITION "From Submitted you may make no transition" (as if another state would allow one), and the
+    // admin was told that "Changing a task needs the agent or auditor role".
+    const { messageId: taskId } = await a.send({ to: '@b', subject: 'a task', body: 'x', task: {} });
+    const refused = await expectRejectedWithoutEvents(mailbox, 'FORBIDDEN', () => auditor.updateTask({ taskId, to: 'Canceled' }));
+    expect(refused.envelope).toMatchObject({ requiredRoles: ['agent'], role: 'auditor' });
+    const forAdmin = await expectRejectedWithoutEvents(mailbox, 'FORBIDDEN', () => admin.updateTask({ taskId, to: 'Canceled' }));
+    expect(forAdmin.envelope.message).toBe('Changing a task needs the agent role; your token is the admin token.');
     await admin.retireAgent('@c');
     await expectRejectedWithoutEvents(mailbox, 'UNAUTHENTICATED', () => mailbox.as(c.token));
     await expectRejectedWithoutEvents(mailbox, 'UNAUTHENTICATED', () => mailbox.as('not-a-token'));

@@ -15,7 +15,6 @@ export interface RouteSpec {
     | 'auditor or admin'
     | 'none'
     | 'sender, recipient or auditor'
-    | 'agent or auditor'
     | 'sender, audience or auditor'
     | 'sender, auditor or admin';
   body?: z.ZodType;

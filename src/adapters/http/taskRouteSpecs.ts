@@ -43,7 +43,7 @@ export const TASK_ROUTE_SPECS: RouteSpec[] = [
       "sender's to the holder in the task's thread does it too). Anything else: 409 INVALID_TRANSITION " +
       'listing what you may do',
     tag: 'tasks',
-    auth: 'agent or auditor',
+    auth: 'agent',
     body: transitionTaskSchema.omit({ taskId: true }),
     success: {
       status: 200,

@@ -346,6 +346,23 @@ test('send @b @c "subject" body: one message to both; each reads its own copy; a
   expect(wrong.err).toContain('quote a subject or body');
 });
 
+test('send --expects-reply-by 2h: each recipient owes a reply by then (the CLI could not ask for one); a bad form is refused', async () => {
+  const { '@uma': uma, '@vic': vic } = await server.register(['@uma', '@vic']);
+  const sent = JSON.parse((await mailbox(uma, 'send', '@vic', 'answer me', 'x', '--expects-reply-by', '2h', '--json')).out);
+  const ledger = await json(uma, 'delivery', sent.messageId);
+  expect(ledger.replyDueBy).toBe(new Date(Date.parse(sent.sentAt) + 2 * 3_600_000).toISOString());
+  const owed = await server.call('GET', '/v1/heartbeat', { token: server.adminToken });
+  expect((owed.body.agents as Array<{ identity: string; repliesOwed: number }>).find((a) => a.identity === '@vic')).toMatchObject(
+    {
+      repliesOwed: 1,
+    },
+  );
+  const bad = await mailbox(uma, 'send', '@vic', 'again', 'x', '--expects-reply-by', 'soon');
+  expect(bad.exitCode).toBe(1);
+  expect(bad.err).toMatch(/expectsReplyBy.*\(VALIDATION_FAILED\)/s);
+  expect(JSON.parse((await mailbox(vic, 'inbox', '--json')).out).messages).toHaveLength(1); // nothing sent
+});
+
 test.each(['notaurl', '127.0.0.1:7420', 'ftp://127.0.0.1:7420'])(
   '--url %s: refused as not an http(s) URL, with an example, not reported as an unreachable server',
   async (url) => {

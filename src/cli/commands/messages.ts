@@ -20,6 +20,7 @@ interface SendOptions extends ClientOptions {
   replyTo?: string;
   task?: string;
   wakeSuppressed?: boolean;
+  expectsReplyBy?: string;
   idempotencyKey?: string;
 }
 
@@ -126,6 +127,10 @@ export function registerMessageCommands(program: Command): void {
     .option('--reply-to <messageId>', 'the message this replies to (its thread is inherited)')
     .option('--task <json>', 'A2A task envelope as JSON')
     .option('--wake-suppressed', 'do not wake the recipients')
+    .option(
+      '--expects-reply-by <when>',
+      'each recipient owes a reply by then: a duration from the send (90s, 30m, 2h, 1d, PT30M) or an ISO 8601 time with an offset',
+    )
     .option('--idempotency-key <key>', 'makes a retried send safe: the same key returns the original message')
     .addHelpText(
       'after',
@@ -146,6 +151,8 @@ export function registerMessageCommands(program: Command): void {
           ...(options.replyTo !== undefined ? { inReplyTo: options.replyTo } : {}),
           ...(options.task !== undefined ? { task: options.task } : {}), // the server accepts the JSON string as is
           ...(options.wakeSuppressed ? { wakeSuppressed: true } : {}),
+          // Reply obligations (docs/delivery.md) were HTTP, MCP and library only: the CLI could not ask for one.
+          ...(options.expectsReplyBy !== undefined ? { expectsReplyBy: options.expectsReplyBy } : {}),
         };
         const sent = await clientFrom(options).send(input, options.idempotencyKey);
         if (options.json) return printJson(sent);

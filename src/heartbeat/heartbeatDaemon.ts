@@ -50,7 +50,10 @@ export interface TickReport {
   at: string;
   /** Registered agents (retired included; not auditors) with heartbeat counts. */
   agents: number;
+  /** Agents that can read their unread mail (retired ones, which never can again, are under `retiredWithUnread`). */
   withUnread: number;
+  /** Retired agents holding unread mail: their token no longer works, so they are never nudged nor counted above. */
+  retiredWithUnread: number;
   /**
    * Identities that have mail but are not agents: never registered (direct sends in permissive mode), or registered as
    * auditors (no inbox: they can neither list nor mark read). Never nudged.
@@ -189,7 +192,11 @@ export class HeartbeatDaemon {
     const verdicts: Partial<Record<Verdict, number>> = {};
     for (const { verdict } of decisions) verdicts[verdict] = (verdicts[verdict] ?? 0) + 1;
     for (const [verdict, n] of Object.entries(verdicts)) this.metrics.decisions.inc({ verdict }, n);
-    const withUnread = counts.filter((agent) => agent.unread > 0).length;
+    // A retired agent can never read its mail again: counting it "with unread" (as it was) showed an operator agents
+    // to chase that nobody can answer for. Said apart.
+    const holdingUnread = counts.filter((agent) => agent.unread > 0);
+    const retiredWithUnread = holdingUnread.filter((agent) => retired.has(agent.identity)).length;
+    const withUnread = holdingUnread.length - retiredWithUnread;
     this.metrics.agentsWithUnread.set(withUnread);
     this.metrics.wakesReceived.inc(this.wakes.takeReceivedCount());
     for (const ms of await this.wakes.takeLatenciesMs(this.sources.eventStore)) this.metrics.wakeLatency.observe(ms / 1000);
@@ -201,6 +208,7 @@ export class HeartbeatDaemon {
       at: new Date(now).toISOString(),
       agents: counts.length,
       withUnread,
+      retiredWithUnread,
       // Only those that hold unread mail: every auditor has counts (all zero), and was counted as an identity "with
       // mail", sending an operator after misaddressed mail that does not exist.
       unregisteredWithMail: allCounts.filter((agent) => agent.unread > 0 && !registered.has(agent.identity)).length,

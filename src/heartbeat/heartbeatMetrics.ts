@@ -39,7 +39,7 @@ export class HeartbeatMetrics {
   });
   readonly agentsWithUnread = new Gauge({
     name: 'mailbox_heartbeat_agents_with_unread',
-    help: 'Agents with unread mail at the last tick',
+    help: 'Agents with unread mail at the last tick (retired agents not counted: they can no longer read it)',
     registers: [this.registry],
   });
   readonly head = new Gauge({

@@ -197,6 +197,12 @@ describe('heartbeat nudges', () => {
     expect(report.nudged).toEqual(['@b']);
     expect(report.verdicts).toEqual({ nudge: 1, no_mail: 1, opted_out: 1, retired: 1 });
     expect(s.target.nudges.map((n) => n.identity)).toEqual(['@b']);
+    // A retired agent can never read its mail: not an agent with unread mail (it was counted, in the report and in
+    // /metrics), but said apart. The opted-out one still counts: it can read, it is only not nudged.
+    expect(report).toMatchObject({ agents: 4, withUnread: 2, retiredWithUnread: 1 });
+    expect(await s.heartbeat.metrics.registry.getSingleMetricAsString('mailbox_heartbeat_agents_with_unread')).toMatch(
+      /^mailbox_heartbeat_agents_with_unread 2$/m,
+    );
   });
 
   test('500 agents with mail: the first scheduled tick nudges each eligible agent exactly once, within its interval', async () => {

@@ -111,6 +111,15 @@ export async function startHeartbeat(sources: HeartbeatSources, options: StartHe
           { node, leader: leader.node, token: leader.token.toString() },
           `heartbeat: following ${leader.node} (token ${leader.token}), which holds the lease and nudges`,
         ),
+      // A daemon that does not hold the lease said nothing while the store was down (the holder's tick failures and
+      // step-down said it): its operator could not tell an outage from a quiet follower.
+      unreachable: (reason) =>
+        logger.warn(
+          { node, reason },
+          `heartbeat: cannot reach the ${store.name} lease's store (${reason}); this daemon, which does not hold the ` +
+            `lease, tries every ${leaseTiming(ttlMs).lookMs} ms and nudges nobody until it holds it`,
+        ),
+      reachable: () => logger.info({ node }, `heartbeat: the ${store.name} lease's store answers again`),
     });
     lease = new LeaseLoop(keeper);
     daemon.mayTick = () => keeper.leading;

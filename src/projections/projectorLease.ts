@@ -89,6 +89,13 @@ export interface LeaseEvents {
   stepDown(reason: string, how: { storeUnreachable: boolean }): void | Promise<void>;
   /** This node, without the lease, sees another holder than it last saw (once per holder and token): for the log. */
   follow?(leader: LeaseHolder): void;
+  /**
+   * A look of this node, not holding the lease, could not reach the store: once per outage, for the log (a leader's
+   * outage is said by its step-down, `storeUnreachable`, a whole lease later). `reason`: the store's error.
+   */
+  unreachable?(reason: string): void;
+  /** The store answers again after `unreachable`, or after a step-down for an unreachable store: once, for the log. */
+  reachable?(): void;
 }
 
 /**
@@ -108,6 +115,8 @@ export class LeaseKeeper {
   /** The other node this one last saw holding the lease (told to `follow` once), until this node leads. */
   private followed: LeaseHolder | null = null;
   private busy: Promise<void> | null = null;
+  /** Whether the store was last found unreachable (said once by `unreachable` or the step-down, until it answers). */
+  private storeDown = false;
 
   constructor(
     private readonly store: LeaseStore,
@@ -158,6 +167,7 @@ export class LeaseKeeper {
       } catch {
         renewed = null; // unreachable: keep leading while the lease may still be ours
       }
+      if (renewed !== null) this.storeAnswered();
       if (renewed === true) {
         this.renewedAt = started;
         return;
@@ -172,6 +182,7 @@ export class LeaseKeeper {
     let previous: LeaseHolder | null;
     try {
       let token = await this.store.acquire(this.node, this.timing.ttlMs);
+      this.storeAnswered();
       if (token === null) {
         this.see(await this.store.holder());
         if (!this.stillNamesThisNode(this.seen)) return;
@@ -188,10 +199,21 @@ export class LeaseKeeper {
       this.renewedAt = started;
       this.seen = { node: this.node, token };
       this.followed = null;
-    } catch {
-      return; // unreachable: try again at the next look
+    } catch (error) {
+      // Unreachable: try again at the next look. Said once: a follower was silent for the whole outage.
+      if (!this.storeDown) {
+        this.storeDown = true;
+        this.events.unreachable?.(error instanceof Error ? error.message : String(error));
+      }
+      return;
     }
     await this.events.lead(this.token, previous);
+  }
+
+  private storeAnswered(): void {
+    if (!this.storeDown) return;
+    this.storeDown = false;
+    this.events.reachable?.();
   }
 
   /** Records the holder a look found; another node newly seen holding it is told to `follow` (the operator's log). */
@@ -231,6 +253,7 @@ export class LeaseKeeper {
     this.lostToken = mayReclaim ? this.token : null;
     this.token = null;
     this.seen = null;
+    if (storeUnreachable) this.storeDown = true; // the step-down says the outage; `reachable` says its end
     await this.events.stepDown(reason, { storeUnreachable });
   }
 

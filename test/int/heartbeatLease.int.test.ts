@@ -131,6 +131,63 @@ test('a daemon that cannot reach the lease store steps down saying it nudges nob
     await waitFor(() => lines.filter((line) => line.msg.startsWith('heartbeat: this daemon holds the lease')).length === 2, {
       what: 'the lease taken again',
     });
+    // The step-down said the outage (no second line for it); its end is said once.
+    expect(lines.filter((line) => /lease's store/.test(line.msg)).map((line) => line.msg)).toEqual([
+      "heartbeat: the heartbeat lease's store answers again",
+    ]);
+  } finally {
+    await heartbeat.stop();
+    await own.close();
+  }
+});
+
+test('a daemon that follows says an outage of the lease store once, and that it is back, as the holder does', async () => {
+  const own = await createMailbox({ eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' }, { logger: silent });
+  const lines: Array<{ msg: string; level: number; reason?: string }> = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  let down = false;
+  let looks = 0;
+  const reach = async () => {
+    looks++;
+    if (down) throw new Error('Redis is unavailable');
+  };
+  // Another daemon holds the lease throughout: this one follows, then the store goes down for everyone and comes back.
+  const store: LeaseStore = {
+    name: 'heartbeat',
+    acquire: async () => (await reach(), null),
+    renew: async () => (await reach(), false),
+    release: reach,
+    holder: async () => (await reach(), { node: 'daemon-other', token: 1n }),
+  };
+  const heartbeat = await startHeartbeat(own, {
+    logger,
+    settings: { intervalMs: 60_000, metricsPort: null },
+    lease: { store, node: 'daemon-follower', ttlMs: 300 },
+  });
+  const said = (pattern: RegExp) => lines.filter((line) => pattern.test(line.msg));
+  try {
+    expect(said(/^heartbeat: following daemon-other/)).toHaveLength(1);
+    down = true;
+    const from = looks;
+    await waitFor(() => looks >= from + 3, { what: 'three looks while the store is down' });
+    // Before, nothing at all: only the holder's log told of the outage.
+    expect(said(/lease's store/)).toEqual([
+      expect.objectContaining({
+        level: 40,
+        reason: 'Redis is unavailable',
+        msg:
+          "heartbeat: cannot reach the heartbeat lease's store (Redis is unavailable); this daemon, which does not hold " +
+          'the lease, tries every 100 ms and nudges nobody until it holds it',
+      }),
+    ]);
+    down = false;
+    await waitFor(() => said(/answers again/).length === 1, { what: 'the back line' });
+    const back = looks;
+    await waitFor(() => looks >= back + 3, { what: 'three looks after it is back' });
+    expect(said(/lease's store/).map((line) => [line.level, line.msg])).toEqual([
+      [40, expect.stringContaining('cannot reach')],
+      [30, "heartbeat: the heartbeat lease's store answers again"],
+    ]);
   } finally {
     await heartbeat.stop();
     await own.close();

@@ -214,7 +214,12 @@ export class Mailbox {
     const logger = this.container.resolve<Logger>(TOKENS.Logger);
     this.rulesRebuilt = this.projections
       .binding()
-      .then((views) => rebuildViewsOfOtherRules(this.eventStore, generations, views, logger, this.closing.signal))
+      .then((views) =>
+        rebuildViewsOfOtherRules(this.eventStore, generations, views, logger, this.closing.signal, {
+          now: () => this.clock.now(),
+          rebuilding: (rebuild) => this.runner.noteRulesRebuild(rebuild),
+        }),
+      )
       .catch((error: unknown) => {
         // The look at the views' rules failed (the store unreachable now): the next start looks again.
         logger.warn({ err: error }, 'projections: could not tell which rules built the views; the next start looks again');

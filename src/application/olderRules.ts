@@ -15,10 +15,17 @@ import type { EventStore } from '../events/eventStore';
 import { READ_MODEL_VERSION } from '../projections/readModel/readModelVersion';
 import { rebuildProjections, RebuildInterrupted, type ViewsPlace } from '../projections/rebuild';
 import type { ProjectionGenerations } from '../projections/rebuildGenerations';
+import type { RulesRebuild } from '../projections/projectionRunner';
 
 /** How the views' rules version reads in a log line: an unrecorded one is 1, before views recorded theirs. */
 export const rulesVersionText = (rules: string | null): string =>
   rules === null ? '1 (recorded by none before version 2)' : rules;
+
+/** What the rebuild reports while it runs: `rebuilding(rebuild)` at its start, `rebuilding(null)` when it is over. */
+export interface RulesRebuildWatch {
+  now: () => Date;
+  rebuilding: (rebuild: RulesRebuild | null) => void;
+}
 
 /**
  * Starts the rebuild when the active views were built by other rules, and resolves when it is over (switched, left
@@ -31,6 +38,7 @@ export async function rebuildViewsOfOtherRules(
   views: ViewsPlace,
   logger: Logger,
   signal: AbortSignal,
+  watch?: RulesRebuildWatch,
 ): Promise<void> {
   const active = await generations.active();
   if (active.rules === READ_MODEL_VERSION) return;
@@ -50,6 +58,18 @@ export async function rebuildViewsOfOtherRules(
       `${rulesVersionText(active.rules)}, this mailbox's are version ${READ_MODEL_VERSION}: rebuilding them from the ` +
       'log beside the ones served (which answer meanwhile), switching when done',
   );
+  // Said by /readyz while it runs (before, only the start's log line said it): the node stays ready, the views of the
+  // earlier rules answering meanwhile.
+  const viewsRules = active.rules ?? '1';
+  watch?.rebuilding({
+    viewsRules,
+    rules: READ_MODEL_VERSION,
+    since: watch.now().toISOString(),
+    note:
+      `the views are being rebuilt from the log with the read model's rules of version ${READ_MODEL_VERSION}, beside ` +
+      `the ones served, which answer meanwhile by the rules of version ${viewsRules} (they differ ` +
+      'only where the rules changed); the switch comes when the rebuild has caught up',
+  });
   try {
     const result = await rebuildProjections(log, generations, {
       views,
@@ -80,5 +100,7 @@ export async function rebuildViewsOfOtherRules(
       'projections: the rebuild for the rules failed; the views of the earlier rules are still served ' +
         '(run `mailbox projections rebuild`, or restart to try again)',
     );
+  } finally {
+    watch?.rebuilding(null);
   }
 }

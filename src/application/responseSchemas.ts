@@ -230,6 +230,13 @@ export const readinessSchema = z.looseObject({
         note: z.string().optional(),
       })
       .optional(),
+    rulesRebuild: z
+      .object({ viewsRules: z.string(), rules: z.string(), since: z.string(), note: z.string() })
+      .optional()
+      .describe(
+        'only while this node rebuilds views built by other rules (after an upgrade over Redis views): the views ' +
+          'served answer by the earlier rules (viewsRules) until the switch; the node stays ready',
+      ),
   }),
 });
 

@@ -78,6 +78,18 @@ export interface RunnerStatus {
   rebuildingLostViews: ViewsRebuilding | null;
   /** Who projects: this node alone (no lease: embedded views), or the lease's holder (this node leading, or another). */
   leadership: Leadership;
+  /** Views of other rules being rebuilt by this node (application/olderRules.ts); they serve meanwhile. Null: none. */
+  rulesRebuild: RulesRebuild | null;
+}
+
+/** This node's rebuild of views of other rules while it runs (application/olderRules.ts), as /readyz says it. */
+export interface RulesRebuild {
+  /** The rules of the views served meanwhile ('1': recorded by none). */
+  viewsRules: string;
+  /** This version's rules, which the views being built follow. */
+  rules: string;
+  since: string;
+  note: string;
 }
 
 @injectable()
@@ -103,6 +115,7 @@ export class ProjectionRunner {
     views: 'unchecked',
     viewsProblem: null,
     leadership: { role: 'alone' },
+    rulesRebuild: null,
   };
   /** Set when the views turned out to be another log's while following: the runner stops applying for good. */
   private displaced = false;
@@ -327,6 +340,11 @@ export class ProjectionRunner {
     return error;
   }
 
+  /** Says that views of other rules are being rebuilt (null: no longer); the views served stay served meanwhile. */
+  noteRulesRebuild(rebuild: RulesRebuild | null): void {
+    this.status.rulesRebuild = rebuild;
+  }
+
   /** Says why the views are not served while something else (a take-over) makes them this log's. */
   noteViewsProblem(problem: string): void {
     this.status.viewsProblem = problem;
@@ -340,6 +358,7 @@ export class ProjectionRunner {
       viewsProblem: this.status.viewsProblem ?? this.lostViews.refusal()?.message ?? null,
       lagging: this.status.lagging && { ...this.status.lagging },
       leadership: { ...this.status.leadership },
+      rulesRebuild: this.status.rulesRebuild && { ...this.status.rulesRebuild },
     };
   }
 

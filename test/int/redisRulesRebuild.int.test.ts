@@ -7,6 +7,7 @@
  * `mailbox projections status` says it too. Views of this version's rules are left as they are.
  */
 import { Redis } from 'ioredis';
+import { checkReadiness, type Readiness } from '../../src/adapters/http/readiness';
 import { RedisKeys } from '../../src/adapters/projections/redisKeys';
 import { runStatusCommand, type ProjectionsIo } from '../../src/cli/commands/projections';
 import { ADMIN_ACTOR } from '../../src/commands/roles';
@@ -16,6 +17,7 @@ import { capture } from '../support/auditCli';
 import { tempDir } from '../support/fixtures';
 import { recordingLogger } from '../support/recordingLogger';
 import { startRedis, type TestRedis } from '../support/redisServer';
+import { waitFor } from '../support/waitFor';
 
 let redis: TestRedis;
 let client: Redis;
@@ -89,7 +91,33 @@ test("views built by an earlier version are rebuilt with this version's rules at
   });
 
   const second = await open();
+  // The rebuild is held at its first look at the log (before the continuation of open() runs, it is still waiting for
+  // Redis), so that /readyz is asked while it is under way: it said nothing of it.
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const log = second.mailbox.eventStore;
+  const logIdentity = log.logIdentity.bind(log);
+  const hold = jest.spyOn(log, 'logIdentity').mockImplementation(async () => (await held, logIdentity()));
+  let during: Readiness;
+  try {
+    await waitFor(() => second.mailbox.runner.getStatus().rulesRebuild !== null, { what: 'the rebuild under way' });
+    during = await checkReadiness(second.mailbox);
+  } finally {
+    release();
+    hold.mockRestore();
+  }
+  expect(during).toMatchObject({ ready: true, status: 'ready' }); // the views of the earlier rules serve meanwhile
+  expect(during.checks.projections.rulesRebuild).toEqual({
+    viewsRules: '1',
+    rules: READ_MODEL_VERSION,
+    since: expect.any(String),
+    note:
+      `the views are being rebuilt from the log with the read model's rules of version ${READ_MODEL_VERSION}, beside the ` +
+      'ones served, which answer meanwhile by the rules of version 1 (they differ only where the rules changed); the ' +
+      'switch comes when the rebuild has caught up',
+  });
   await second.mailbox.rulesRebuilt;
+  expect((await checkReadiness(second.mailbox)).checks.projections).not.toHaveProperty('rulesRebuild');
   const rebuilt = await activePrefix();
   expect(rebuilt).not.toBe(built);
   expect(await client.get(keys.rulesOf(rebuilt))).toBe(READ_MODEL_VERSION);

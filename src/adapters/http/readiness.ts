@@ -6,6 +6,7 @@
  */
 import type { MailboxServices } from '../../application/mailboxServices';
 import type { Leadership } from '../../projections/projectorLease';
+import type { RulesRebuild } from '../../projections/projectionRunner';
 
 /** Views this far behind the log are not serving fresh reads; take the node out of rotation. */
 export const MAX_READY_LAG = 10_000;
@@ -39,6 +40,11 @@ export interface Readiness {
       viewsProblem?: string;
       /** Who projects: 'alone' (embedded views: this process), or the projector lease's holder (this node 'leading', or another). */
       leadership: Leadership;
+      /**
+       * Only while this node rebuilds views built by other rules (an upgrade over Redis views): the views served answer
+       * by the earlier rules meanwhile, so the node stays ready.
+       */
+      rulesRebuild?: RulesRebuild;
     };
   };
 }
@@ -101,6 +107,7 @@ export async function checkReadiness(mailbox: MailboxServices): Promise<Readines
     logIdentity: status.logIdentity,
     ...(status.viewsProblem ? { viewsProblem: status.viewsProblem } : {}),
     leadership: status.leadership,
+    ...(status.rulesRebuild ? { rulesRebuild: status.rulesRebuild } : {}),
   };
   const ready = eventStore.ok && projectionStore.ok && projections.ok;
   return {

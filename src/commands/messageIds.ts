@@ -1,6 +1,6 @@
 /**
  * A message id is a UUID (as a send returns it); upper and lower case name the same message, so ids are lower-cased
- * at the edge, before anything compares them. A thread id of this form is held to the same case (threadIds.ts).
+ * at the edge, before anything compares them. A thread id of this form is held to the same case (events/threadIdCase.ts).
  */
 import { z } from 'zod';
 
@@ -9,6 +9,3 @@ export const messageId = (onArray = 'must be one message id, a UUID string, as r
     .uuid({ error: (issue) => (Array.isArray(issue.input) ? onArray : 'must be a message id: a UUID, as returned by a send') })
     .toLowerCase();
 export const messageIdSchema = messageId();
-
-/** Whether `value` has the form of a message id, in any case: what messageIdSchema takes. */
-export const hasMessageIdForm = (value: string): boolean => messageIdSchema.safeParse(value).success;

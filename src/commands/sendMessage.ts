@@ -1,5 +1,6 @@
 /** SendMessage: one pure decider, (command, state) -> events | error. Atomic: all events or none. */
 import { MailboxError } from '../errors';
+import { canonicalThreadId } from '../events/threadIdCase';
 import type { BroadcastDelivered, MessageEvent, MessageSent, ReplyRequested } from '../events/types';
 import { replyDueBy } from './replyDeadline';
 import { taskDeadlinePassed } from './tasks/taskDeadlines';
@@ -111,15 +112,17 @@ export function decideSendMessage(command: SendMessage, state: SendState, policy
         { field: 'inReplyTo', messageId: input.inReplyTo },
       );
     }
-    if (input.threadId !== undefined && input.threadId !== parent.threadId) {
+    // A parent of an older log may hold its message-id thread as typed (upper case): its canonical form is its thread.
+    const parentThread = canonicalThreadId(parent.threadId);
+    if (input.threadId !== undefined && input.threadId !== parentThread) {
       return new MailboxError(
         'VALIDATION_FAILED',
         'Validation failed',
-        `threadId '${input.threadId}' contradicts the thread of inReplyTo (${parent.threadId}); omit threadId to inherit it.`,
+        `threadId '${input.threadId}' contradicts the thread of inReplyTo (${parentThread}); omit threadId to inherit it.`,
         { field: 'threadId' },
       );
     }
-    threadId = parent.threadId;
+    threadId = parentThread;
   }
 
   // 5. Audience: the named identities (a list's once each), or for a broadcast a snapshot of active agents now, less the sender.

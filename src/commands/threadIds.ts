@@ -9,7 +9,7 @@
  * typed, case included. One schema for the send, the inbox and outbox filter and mark_read's filter, so
  * that a filter takes exactly what a send takes.
  */
-import { hasMessageIdForm } from './messageIds';
+import { canonicalThreadId } from '../events/threadIdCase';
 import { PRINTABLE_REFUSED, printableShortForm, printableText } from './printableText';
 
 export const MAX_THREAD_ID_CHARS = 200;
@@ -27,4 +27,4 @@ export const threadIdSchema = printableText({
   names: 'thread',
   max: MAX_THREAD_ID_CHARS,
   form: THREAD_ID_FORM,
-}).overwrite((threadId) => (hasMessageIdForm(threadId) ? threadId.toLowerCase() : threadId));
+}).overwrite(canonicalThreadId);

@@ -1,6 +1,7 @@
 /** The pure projector: one stored event -> its facts (viewChanges.ts); the read model's rules apply them. No I/O. */
 import { directRecipient, isBroadcastAddress, namedRecipients } from '../events/addressing';
 import { openingTaskState, taskDeadline } from '../events/taskShapes';
+import { canonicalThreadId } from '../events/threadIdCase';
 import type { MessageSent, MessageSummaryFields, StoredEvent } from '../events/types';
 import type { InboxEntryFields, OpenedTask, ProjectedEvent, ViewChange } from './viewChanges';
 
@@ -43,6 +44,12 @@ const entryOf = (s: MessageSummaryFields): InboxEntryFields => ({
   sentAt: s.sentAt,
 });
 
+/** The views hold a message-id thread in lower case, as sends store it now: an older log's as typed was unfilterable. */
+function withCanonicalThread<T extends { threadId: string }>(data: T): T {
+  const threadId = canonicalThreadId(data.threadId);
+  return threadId === data.threadId ? data : { ...data, threadId };
+}
+
 export function projectEvent(event: StoredEvent): ViewChange[] {
   switch (event.type) {
     case 'AgentRegistered':
@@ -54,7 +61,7 @@ export function projectEvent(event: StoredEvent): ViewChange[] {
     case 'AgentTokenRotated':
       return []; // tokens are the write side's concern: no view shows them
     case 'MessageSent': {
-      const d = event.data;
+      const d = withCanonicalThread(event.data);
       const changes: ViewChange[] = [
         {
           kind: 'messageRecorded',
@@ -92,7 +99,7 @@ export function projectEvent(event: StoredEvent): ViewChange[] {
       return changes;
     }
     case 'BroadcastDelivered': {
-      const d = event.data;
+      const d = withCanonicalThread(event.data);
       return [
         // A list's recipient is addressed by name: woken as for a direct message (wakes.ts), only AGENT:* is a broadcast.
         {

@@ -3,7 +3,10 @@
  * pagination, wake events published only after the view is updated, and views
  * rebuilt from the log at start. Through the library API on both stores.
  */
+import { randomUUID } from 'node:crypto';
 import type { Mailbox, MailboxClient } from '../../src/mailbox';
+import { messageStream } from '../../src/events/streams';
+import type { MessageSent, NewEvent, StoredEvent } from '../../src/events/types';
 import type { WakeStreamEvent } from '../../src/application/mailboxQueries';
 import { registerAgents } from '../support/fixtures';
 import { mailboxHarness, STORE_KINDS } from './coreHarness';
@@ -49,6 +52,37 @@ describe.each(STORE_KINDS)('views ($name event store)', (kind) => {
     expect(ids(await b.listMessages({}))).toEqual([m4.messageId, m3.messageId, m2.messageId]);
     expect((await b.unreadCount()).unread).toBe(2);
     expect((await b.listMessages({})).unreadCount).toBe(2);
+  });
+
+  it("an older log's message-id thread stored in upper case is found by the threadId filter in either case", async () => {
+    const mailbox = await harness.open();
+    const { '@a': a, '@b': b } = await registerAgents(mailbox, ['@a', '@b']);
+    const root = await a.send({ to: '@b', subject: 'root', body: 'x' });
+    // Written as versions before thread ids were canonical stored a threadId given in upper case: as typed.
+    const upper = root.messageId.toUpperCase();
+    const [sent] = (await mailbox.eventStore.readStream(messageStream(root.messageId))) as StoredEvent<MessageSent>[];
+    const olderId = randomUUID();
+    const older: NewEvent<MessageSent> = {
+      eventId: randomUUID(),
+      type: 'MessageSent',
+      data: { ...sent.data, messageId: olderId, subject: 'older', threadId: upper },
+      metadata: sent.metadata,
+    };
+    const { position } = await mailbox.eventStore.append(messageStream(olderId), [older], 'no_stream');
+    expect(await mailbox.runner.waitFor(position)).toBe(true);
+    // The filter lower-cases a message id's form, as a send does: the older message was in no page of its thread.
+    for (const threadId of [root.messageId, upper]) {
+      expect(ids(await b.listMessages({ threadId }))).toEqual([olderId, root.messageId]);
+      expect(ids(await a.listMessages({ box: 'outbox', threadId }))).toEqual([olderId, root.messageId]);
+    }
+    expect((await b.listMessages({ threadId: upper })).messages[0]).toMatchObject({
+      messageId: olderId,
+      threadId: root.messageId,
+    });
+    // A reply to it naming the thread in either case joins it (it was refused as contradicting the parent's thread).
+    const reply = await b.send({ to: '@a', subject: 're', body: 'x', inReplyTo: olderId, threadId: upper });
+    expect(reply.threadId).toBe(root.messageId);
+    expect(ids(await a.listMessages({ threadId: root.messageId }))).toEqual([reply.messageId]);
   });
 
   it('outbox: what the caller sent, filtered by to/threadId/priority', async () => {

@@ -9,7 +9,8 @@
  * test/unit/readModel/readModelVersion.unit.test.ts folds a fixed log with the rules and compares a digest of the views: a change
  * to the rules fails it until this version (and the digest there) is moved on.
  */
-export const READ_MODEL_VERSION = '3';
+export const READ_MODEL_VERSION = '4';
+// 4: a thread id of a message id's form is held in lower case (an older log's, stored as typed, was unfilterable).
 // 3: a message every recipient saw or read is no longer unwoken (ledgers count the recipients that saw or read it).
 // 2: a list's task is not a broadcast (isBroadcast for AGENT:* only); a paused task shows no lease; lapsedClaimant
 //    shows only while the lapse stands. Redis views began to record their version here: views without one are of 1.

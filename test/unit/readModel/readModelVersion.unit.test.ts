@@ -18,6 +18,9 @@ const EVENTS = 400;
 const RECORDED: Record<string, string[]> = {
   '2': ['9db0364ec64137ec', 'f0c5f1aec96921d5', '7fc9aeddeac07dbc'],
   '3': ['186925d35e1d71e6', 'a9d1e5452d606764', '9fc9e4494d3df08b'],
+  // The generated logs hold no thread id of a message id's form in upper case (a send has lower-cased it since before
+  // this test): version 4 folds them as 3 did. test/int/coreViews shows the change.
+  '4': ['186925d35e1d71e6', 'a9d1e5452d606764', '9fc9e4494d3df08b'],
 };
 
 test('the rules fold the fixed logs to the views recorded for READ_MODEL_VERSION', async () => {

@@ -36,7 +36,8 @@
  * The tables' shape. A views file whose `schema` row differs (or is missing: written before issue 13) is
  * dropped and rebuilt from the log at open (sqliteViewsMeta.ts): views are derived, the log is the truth.
  */
-export const VIEWS_SCHEMA_VERSION = '10';
+export const VIEWS_SCHEMA_VERSION = '11';
+// 11: a thread id of a message id's form is held in lower case (an older log's was stored as typed)
 // 10: ledgers count the recipients that saw or read the message (attended); a message all of them saw or read is
 //     no longer unwoken
 // 9: a task record shows its lease only while it runs, and its lapsed claimant only while the lapse stands

@@ -185,6 +185,23 @@ end
 if global and write then
   local k = 1
   local j = global.start
+  -- Task and ledger keys share the checkpoint's tag: <prefix>{<ns>}:tasks..., <prefix>{<ns>}:ledger:...
+  local base = string.sub(KEYS[k], 1, #KEYS[k] - #'checkpoint')
+  -- The unwoken lists take the messages this call lists in one ZADD each, at the end (one command per message less
+  -- for each list): a message listed and cleared in this call is only dropped from these tables. Listed at most once
+  -- ever (its ledger opens once), so a message not listed here is cleared with ZREM.
+  local unwokenKey, pendingKey = base .. 'unwoken', base .. 'unwoken:pending'
+  local toList = { [unwokenKey] = {}, [pendingKey] = {} }
+  local function unlist(key, id)
+    if toList[key][id] then toList[key][id] = nil else redis.call('ZREM', key, id) end
+  end
+  -- The recipients of the ledgers this call opened: their marks (a send's inView, in the same event) need no ZSCORE.
+  local openedTo = {}
+  local function isRecipient(ledger, messageId, identity)
+    local to = openedTo[messageId]
+    if to then return to[identity] == true end
+    return redis.call('ZSCORE', ledger .. ':to', identity) ~= false
+  end
   for _ = 1, global.ops do
     local code, pos = ARGV[j], ARGV[j + 1]
     if code == 'ids' then
@@ -200,8 +217,6 @@ if global and write then
       elseif code == 'ret' then
         if redis.call('HEXISTS', KEYS[k + 1], a) == 1 then redis.call('HSET', KEYS[k + 2], a, b) end
       else
-        -- Task keys share the checkpoint's tag: <prefix>{<ns>}:tasks...
-        local base = string.sub(KEYS[k], 1, #KEYS[k] - #'checkpoint')
         if code == 'tu' then
           redis.call('HSET', base .. 'tasks', a, b)
         elseif code == 'tt' then
@@ -217,18 +232,18 @@ if global and write then
         elseif code == 'lg' then
           -- A stage's first mark, for a recipient of the message only (b is '<stage letter>|<recipient>'); its count moves with it.
           local ledger = base .. 'ledger:' .. a
-          if redis.call('ZSCORE', ledger .. ':to', string.sub(b, 3)) and redis.call('HSETNX', ledger, b, ARGV[j + 4]) == 1 then
+          if isRecipient(ledger, a, string.sub(b, 3)) and redis.call('HSETNX', ledger, b, ARGV[j + 4]) == 1 then
             local letter = string.sub(b, 1, 1)
             if redis.call('HINCRBY', ledger, '#' .. letter, '1') == 1 and letter == 'w' then
               -- Its first wake: no longer unwoken.
-              redis.call('ZREM', base .. 'unwoken', a)
-              redis.call('ZREM', base .. 'unwoken:pending', a)
+              unlist(unwokenKey, a)
+              unlist(pendingKey, a)
             end
             -- Its first of seen and read ('#a' counts them): once every recipient saw or read it, no longer unwoken.
             if (letter == 's' or letter == 'r') and redis.call('HEXISTS', ledger, (letter == 's' and 'r' or 's') .. string.sub(b, 2)) == 0
               and redis.call('HINCRBY', ledger, '#a', '1') == redis.call('ZCARD', ledger .. ':to') then
-              redis.call('ZREM', base .. 'unwoken', a)
-              redis.call('ZREM', base .. 'unwoken:pending', a)
+              unlist(unwokenKey, a)
+              unlist(pendingKey, a)
             end
           end
         elseif code == 'rq' then
@@ -259,7 +274,7 @@ if global and write then
           -- Escalated once by the heartbeat: no longer pending escalation (still unwoken until a wake is observed).
           local ledger = base .. 'ledger:' .. a
           if redis.call('HEXISTS', ledger, '#') == 1 and redis.call('HSETNX', ledger, '#e', b) == 1 then
-            redis.call('ZREM', base .. 'unwoken:pending', a)
+            unlist(pendingKey, a)
           end
         elseif code == 'lp' then
           -- The sender answers the thread: each message awaiting its reply is replied, then none awaits it.
@@ -283,11 +298,14 @@ if global and write then
           local ledger = base .. 'ledger:' .. a
           if redis.call('HSETNX', ledger, '#', ARGV[j + 4]) == 1 then
             if ARGV[j + 6] ~= '' then -- a wake is expected: unwoken (and pending escalation) from its send time (ms)
-              redis.call('ZADD', base .. 'unwoken', ARGV[j + 6], a)
-              redis.call('ZADD', base .. 'unwoken:pending', ARGV[j + 6], a)
+              toList[unwokenKey][a] = ARGV[j + 6]
+              toList[pendingKey][a] = ARGV[j + 6]
             end
             local replies = base .. 'replies:' .. b
+            local to = {}
+            openedTo[a] = to
             for recipient in string.gmatch(ARGV[j + 5], '%S+') do
+              to[recipient] = true
               redis.call('ZADD', ledger .. ':to', '0', recipient)
               local waiting = redis.call('HGET', replies, recipient)
               if waiting then waiting = waiting .. ' ' .. a else waiting = a end
@@ -298,6 +316,18 @@ if global and write then
       end
     end
     j = j + 2 + ARITY[code]
+  end
+  for key, members in pairs(toList) do
+    local args = {}
+    for id, score in pairs(members) do
+      args[#args + 1] = score
+      args[#args + 1] = id
+      if #args == 1000 then -- unpack's limit on arguments is far above this
+        redis.call('ZADD', key, unpack(args))
+        args = {}
+      end
+    end
+    if #args > 0 then redis.call('ZADD', key, unpack(args)) end
   end
   if lastPos > stored then
     redis.call('SET', KEYS[k], lastPos)

@@ -225,13 +225,13 @@ export async function openAuditLog(
 ): Promise<{ source: LogSource; close(): Promise<void> }> {
   if (remote !== undefined) {
     const client = new MailboxHttpClient(remote.url, remote.token);
-    // The HTTP API serves at most 1000 events per page and does not tell its head.
+    // The HTTP API serves at most 1000 events per page; its /readyz tells the log head.
     return {
       source: {
         pageSize: 1000,
         readAll: (after, limit) => client.auditEvents(after, limit),
         readStream: null,
-        head: async () => undefined,
+        head: () => client.logHead(),
       },
       close: async () => {},
     };

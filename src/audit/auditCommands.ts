@@ -59,7 +59,7 @@ function pastTheHead(from: bigint, head: bigint | null | undefined): MailboxErro
   const message =
     head === undefined
       ? `No event is at position ${from} or after it: the log ends before it (over --url the head is not known: ` +
-        `the API does not tell it). Give a lower --from, ${retry}`
+        `the server's /readyz did not tell it). Give a lower --from, ${retry}`
       : head === null
         ? `Position ${from} is past the log head: the log is empty. Leave --from out, ${retry}`
         : `Position ${from} is past the log head ${head}: no event is there yet. Give --from ${head} or lower, ${retry}`;

@@ -134,6 +134,25 @@ export class MailboxHttpClient implements AgentApi {
     return page.events.map(fromJson);
   }
 
+  /**
+   * The log head as the server's /readyz tells it (eventStore.head), for an auditor's progress and its
+   * "past the head" answers; undefined when it cannot be told (an older server, an event store that did not answer,
+   * the server unreachable: the page reads that follow say why). /readyz answers 503 with the same body while the node
+   * is not ready, and the head is still the log's.
+   */
+  async logHead(): Promise<bigint | null | undefined> {
+    let body: { eventStore?: { ok?: boolean; head?: unknown } } | null;
+    try {
+      body = (await (await this.fetch('GET', '/readyz', {})).json()) as typeof body;
+    } catch {
+      return undefined;
+    }
+    const eventStore = body?.eventStore;
+    if (eventStore?.ok !== true) return undefined;
+    if (eventStore.head === null) return null;
+    return typeof eventStore.head === 'string' && /^[0-9]+$/.test(eventStore.head) ? BigInt(eventStore.head) : undefined;
+  }
+
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
     const response = await this.fetch(method, path, options);
     const text = await response.text();

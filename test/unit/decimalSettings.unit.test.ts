@@ -99,8 +99,9 @@ test('audit unwoken --sla 0x10 is refused with the envelope, naming the decimal 
   expect(run.stdout).toBe('');
   expect(JSON.parse(run.stderr)).toMatchObject({
     code: 'VALIDATION_FAILED',
-    field: 'sla',
-    message: "audit unwoken: 'sla' must be written in plain decimal digits, not '0x10'",
+    field: '--sla',
+    message:
+      "audit unwoken: '--sla' takes the wake SLA in milliseconds, e.g. --sla 30000, written in plain decimal digits, not '0x10'",
   });
 });
 

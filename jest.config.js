@@ -1,3 +1,5 @@
+const os = require('node:os');
+
 /** Test kinds by file name: *.unit.test.ts, *.int.test.ts, *.e2e.test.ts (see STYLE). */
 const transform = { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] };
 const base = { testEnvironment: 'node', transform, setupFiles: ['reflect-metadata'],
@@ -14,7 +16,9 @@ module.exports = {
   // sockets, not the CPU. The whole suite used 7.7 CPU-minutes in 8.4 minutes of wall time with 2 workers (the
   // cores half idle); with 3 it passed whole even on a machine loaded to 10-12 by other work. CI runs it twice
   // (Node 20 and Node 22) and must stay under 20 minutes. (1 worker: 390 s, 2: 230 s, when the suite was smaller.)
-  maxWorkers: '150%',
+  // A number, not '150%': jest-haste-map (through jest-runtime) read the string as 150 and spawned 150 crawl workers
+  // per project at every start, loading the machine to 25-47.
+  maxWorkers: Math.max(2, Math.floor(os.availableParallelism() * 1.5)),
   // No forceExit: every suite closes what it opens, so jest exits on its own. --detectOpenHandles does not
   // see every leak (a socket held inside a client library): a run that does not end is the sign; bisect it
   // with `npx jest --runInBand <files>` and see which files keep the process alive.

@@ -1,6 +1,8 @@
 /**
  * Records the wakes a bus delivers per recipient. flush() waits until everything published before it has arrived:
  * pub/sub keeps order per channel, so once a marker published after an apply arrives, every wake before it has too.
+ * One marker of each kind (a message wake, a task wake): on Redis Cluster each kind is published from its own node
+ * (the recipient's hash tag, the global one), and order holds per publishing node only.
  * No jest globals: the benches import it as well.
  */
 import type { MessageWakeEvent, TaskWakeEvent, WakeEvent } from '../../src/projections/viewChanges';
@@ -18,18 +20,33 @@ export async function recordWakes(bus: WakeBus, identities: readonly string[], f
     ),
   );
   let flushes = 0;
-  const marker = (identity: string, messageId: string): WakeEvent => ({
-    type: 'wake/message',
-    messageId,
-    from: '@x',
-    to: identity,
-    recipient: identity,
-    subject: '',
-    priority: 'normal',
-    isBroadcast: false,
-    unreadCount: 0,
-    position: '0',
-  });
+  const markers = (identity: string, messageId: string): WakeEvent[] => [
+    {
+      type: 'wake/message',
+      messageId: `${messageId}-m`,
+      from: '@x',
+      to: identity,
+      recipient: identity,
+      subject: '',
+      priority: 'normal',
+      isBroadcast: false,
+      unreadCount: 0,
+      position: '0',
+    },
+    {
+      type: 'wake/task',
+      taskId: `${messageId}-t`,
+      messageId: `${messageId}-t`,
+      recipient: identity,
+      by: '@x',
+      event: 'TaskClaimed',
+      state: 'Submitted',
+      assignee: null,
+      subject: '',
+      priority: 'normal',
+      position: '0',
+    },
+  ];
   return {
     wakes,
     /** The message wakes of one recipient. */
@@ -40,18 +57,21 @@ export async function recordWakes(bus: WakeBus, identities: readonly string[], f
       wakes.filter((wake): wake is TaskWakeEvent => wake.type === 'wake/task' && wake.recipient === identity),
     async flush(): Promise<void> {
       await Promise.all(
-        identities.map(
-          (identity) =>
-            new Promise<void>((resolve, reject) => {
-              const messageId = `flush-${++flushes}`;
-              const timer = setTimeout(() => reject(new Error(`wake flush for ${identity} timed out`)), flushTimeoutMs);
-              flushed.set(messageId, () => {
-                clearTimeout(timer);
-                resolve();
-              });
-              void bus.publish([marker(identity, messageId)]);
-            }),
-        ),
+        identities.flatMap((identity) => {
+          const sent = markers(identity, `flush-${++flushes}`);
+          const arrived = sent.map(
+            (marker) =>
+              new Promise<void>((resolve, reject) => {
+                const timer = setTimeout(() => reject(new Error(`wake flush for ${identity} timed out`)), flushTimeoutMs);
+                flushed.set(marker.messageId, () => {
+                  clearTimeout(timer);
+                  resolve();
+                });
+              }),
+          );
+          void bus.publish(sent);
+          return arrived;
+        }),
       );
     },
     stop: () => Promise.all(unsubscribes.map((unsubscribe) => unsubscribe())),

@@ -23,6 +23,9 @@ interface Channel {
   ready: Promise<unknown>;
 }
 
+/** PUBLISH run on the node of KEYS[1]'s hash tag (the key only routes the call). */
+const PUBLISH_FROM_TAG = "return redis.call('PUBLISH', ARGV[1], ARGV[2])";
+
 export class RedisWakeBus implements WakeBus {
   private readonly channels = new Map<string, Channel>();
   private subscriber: Promise<RedisClient> | null = null;
@@ -39,10 +42,29 @@ export class RedisWakeBus implements WakeBus {
     private readonly logger: Logger,
   ) {}
 
+  /**
+   * Published from the node the apply script publishes that kind of wake from (a script keyed by that hash tag:
+   * PUBLISH itself takes no key, and ioredis sends it to any node of a Cluster): a message wake from the recipient's
+   * tag, a task or reply-overdue wake from the global tag. A subscriber then gets these in order with the script's:
+   * pub/sub keeps order per publishing node, not across nodes, and a flush marker published from another node could
+   * overtake a wake published before it (seen in the Cluster contract on a loaded machine). On a single node this
+   * is one PUBLISH in a script.
+   */
   async publish(wakes: readonly WakeEvent[]): Promise<void> {
     if (wakes.length === 0) return;
     await redisCall('Redis wake bus', () =>
-      Promise.all(wakes.map((wake) => this.publisher.publish(this.keys.wakeChannel(wake.recipient), JSON.stringify(wake)))),
+      Promise.all(
+        wakes.map((wake) =>
+          this.publisher.eval(
+            PUBLISH_FROM_TAG,
+            1,
+            // Only routes the call (neither read nor written): a key of the tag the script publishes this wake from.
+            wake.type === 'wake/message' ? this.keys.wakeStreams(wake.recipient) : this.keys.active,
+            this.keys.wakeChannel(wake.recipient),
+            JSON.stringify(wake),
+          ),
+        ),
+      ),
     );
   }
 

@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { buildOpenApiDocument } from '../../src/adapters/http/openapi';
+import { buildProgram } from '../../src/cli/main';
 import { registrationEvent } from '../support/fixtures';
 
 type Json = Record<string, unknown>;
@@ -179,6 +180,48 @@ describe('VIEWS_LAGGING (memory views held)', () => {
       held.release();
     } finally {
       await client.close();
+    }
+  });
+
+  it('the CLI says it too: read, archive, unarchive, task claim and move, agent add and token print the warning', async () => {
+    const { call } = server;
+    const send = async (to: string, extra: Json = {}) =>
+      (await call('POST', '/v1/messages', { token: tokens['@ana'], body: { to, subject: 's', body: 'x', ...extra } })).body
+        .messageId as string;
+    const [first, second, third] = [await send('@bo'), await send('@bo'), await send('@bo')];
+    const task = await send('AGENT:*', { task: {} });
+    expect((await call('POST', `/v1/messages/${second}/archive`, { token: tokens['@bo'] })).status).toBe(200);
+    let out: string[] = [];
+    jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => (out.push(String(chunk)), true));
+    jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const mailbox = async (token: string, ...args: string[]) => {
+      out = [];
+      process.exitCode = undefined;
+      await buildProgram()
+        .exitOverride()
+        .parseAsync(['node', 'mailbox', ...args, '--url', server.url, '--token', token]);
+      return { code: process.exitCode ?? 0, stdout: out.join('') };
+    };
+    const held = holdApplies(server.mailbox.projections);
+    try {
+      const warned = /^warning: Accepted and durable at log position \d+, but the views/m;
+      const runs = [
+        await mailbox(tokens['@bo'], 'read', first),
+        await mailbox(tokens['@bo'], 'unarchive', second),
+        await mailbox(tokens['@bo'], 'archive', first),
+        await mailbox(tokens['@bo'], 'task', 'claim', task),
+        await mailbox(tokens['@bo'], 'task', 'move', task, 'working'),
+        await mailbox(server.adminToken, 'agent', 'add', '@dee'),
+        await mailbox(server.adminToken, 'agent', 'token', '@dee'),
+      ];
+      // Before, each printed its success line alone: an operator read "Archived" and then a listing that still showed it.
+      for (const run of runs) expect([run.code, run.stdout]).toEqual([0, expect.stringMatching(warned)]);
+      const json = await mailbox(tokens['@bo'], 'read', third, '--json');
+      expect(lagging(JSON.parse(json.stdout))).toHaveLength(1);
+    } finally {
+      held.release();
+      jest.restoreAllMocks();
+      process.exitCode = undefined;
     }
   });
 

@@ -1,6 +1,15 @@
 /** `mailbox agent add|list|retire|token` (admin token for add, retire and token). */
 import { Option, type Command } from 'commander';
-import { action, adminTokenFallback, clientFrom, print, printJson, withClientOptions, type ClientOptions } from './clientOptions';
+import {
+  action,
+  adminTokenFallback,
+  clientFrom,
+  print,
+  printJson,
+  printWarnings,
+  withClientOptions,
+  type ClientOptions,
+} from './clientOptions';
 import { formatAgents } from './format';
 
 export function registerAgentCommands(program: Command): void {
@@ -29,6 +38,7 @@ export function registerAgentCommands(program: Command): void {
           `Registered ${registration.identity} (${registration.role}) at ${registration.registeredAt}.\n` +
             `Token (shown only now; give it to the agent as MAILBOX_TOKEN):\n  ${registration.token}`,
         );
+        printWarnings(registration);
       }),
     );
 
@@ -58,7 +68,7 @@ export function registerAgentCommands(program: Command): void {
         const canceled = retired.canceledTasks ?? [];
         if (canceled.length)
           print(`Canceled ${canceled.length} task(s) it sent (reason "sender retired"): ${canceled.join(', ')}.`);
-        for (const warning of retired.warnings ?? []) print(`warning: ${warning.message}`);
+        printWarnings(retired);
       }),
     );
 
@@ -73,6 +83,7 @@ export function registerAgentCommands(program: Command): void {
           `New token for ${rotated.identity} at ${rotated.rotatedAt}; the old one no longer works.\n` +
             `Token (shown only now; give it to the agent as MAILBOX_TOKEN):\n  ${rotated.token}`,
         );
+        printWarnings(rotated);
       }),
     );
 }

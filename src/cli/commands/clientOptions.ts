@@ -83,6 +83,17 @@ export function clientFrom(options: ClientOptions, token = options.token): Mailb
 export const print = (text: string): void => void process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
 export const printJson = (value: unknown): void => print(JSON.stringify(value));
 
+/**
+ * After a command's text, one `warning:` line for each thing its answer had to say (VIEWS_LAGGING: accepted and
+ * durable, not yet in the listings). Only `send` and `agent retire` printed them: `archive` said "Archived" and the
+ * next `inbox` still listed the message, with nothing on screen to say why. `except`: one the caller told already.
+ */
+export function printWarnings(result: { warnings?: ReadonlyArray<{ message?: unknown }> }, except?: unknown): void {
+  for (const warning of result.warnings ?? []) {
+    if (warning !== except) print(`warning: ${String(warning.message ?? JSON.stringify(warning))}`);
+  }
+}
+
 /** Runs a command action; a failure prints the envelope's message (or the envelope with --json) and sets exit code 1. */
 export function action<A extends unknown[]>(run: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
   return async (...args: A) => {

@@ -1,7 +1,7 @@
 /** `mailbox send | inbox | read | archive`: an agent's mail, over the HTTP API. */
 import { Option, type Command } from 'commander';
 import { MailboxError, isMailboxError } from '../../errors';
-import { action, clientFrom, print, printJson, withClientOptions, type ClientOptions } from './clientOptions';
+import { action, clientFrom, print, printJson, printWarnings, withClientOptions, type ClientOptions } from './clientOptions';
 import { formatMessage, formatPage } from './format';
 import { addresseeText } from '../../events/addressing';
 import { oneMessageSchema } from '../../commands/schemas';
@@ -172,9 +172,7 @@ export function registerMessageCommands(program: Command): void {
             `Sent ${sent.messageId} to ${addresseeText(sent.to)} (delivered to ${sent.recipients.length ? sent.recipients.join(', ') : 'nobody yet'}).`,
           );
         }
-        for (const warning of sent.warnings ?? []) {
-          if (warning !== unregistered) print(`warning: ${String(warning.message ?? JSON.stringify(warning))}`);
-        }
+        printWarnings(sent, unregistered);
       }),
     );
 
@@ -233,16 +231,21 @@ export function registerMessageCommands(program: Command): void {
           const { messageId } = message;
           let readAt = message.readAt;
           let note = '';
+          let marked: { readAt?: string; warnings?: ReadonlyArray<{ message?: unknown }> } = {};
           if (!options.peek && !readAt) {
             try {
-              readAt = ((await client.markRead({ messageId })) as { readAt: string }).readAt;
+              marked = (await client.markRead({ messageId })) as typeof marked;
+              readAt = marked.readAt ?? readAt;
             } catch (error) {
               if (!isMailboxError(error) || error.code !== 'NOT_A_RECIPIENT') throw error;
               note = '(not marked read: you are not a recipient of this message)';
             }
           }
-          if (options.json) printJson({ ...message, readAt });
-          else print(`${formatMessage({ ...message, readAt })}${note ? `${note}\n` : ''}`);
+          if (options.json) printJson({ ...message, readAt, ...(marked.warnings ? { warnings: marked.warnings } : {}) });
+          else {
+            print(`${formatMessage({ ...message, readAt })}${note ? `${note}\n` : ''}`);
+            printWarnings(marked);
+          }
         }
       }),
     );
@@ -258,6 +261,7 @@ export function registerMessageCommands(program: Command): void {
             ? `${result.messageId} is back in your inbox${result.readAt === null ? ' (unread)' : ''}.`
             : `${result.messageId} was not archived: nothing changed.`,
         );
+        printWarnings(result);
       }),
     );
 
@@ -268,6 +272,7 @@ export function registerMessageCommands(program: Command): void {
         const archived = await clientFrom(options).archive(messageId);
         if (options.json) return printJson(archived);
         print(`Archived ${archived.messageId} at ${archived.archivedAt}.`);
+        printWarnings(archived);
       }),
     );
 }

@@ -3,7 +3,7 @@ import { Option, type Command } from 'commander';
 import { z } from 'zod';
 import type { TaskPage } from '../../application/taskQueries';
 import type { TaskResult } from '../../application/taskCommands';
-import { action, clientFrom, print, printJson, withClientOptions, type ClientOptions } from './clientOptions';
+import { action, clientFrom, print, printJson, printWarnings, withClientOptions, type ClientOptions } from './clientOptions';
 import { listTasksSchema, MAX_LEASE_SECONDS } from '../../commands/tasks/taskSchemas';
 import { checkLimitFlag } from './limitFlag';
 import { parseInput } from '../../commands/validation';
@@ -85,6 +85,7 @@ export function registerTaskCommands(program: Command): void {
         const result = await clientFrom(options).claimTask({ taskId, ...(leaseSeconds !== undefined ? { leaseSeconds } : {}) });
         if (options.json) return printJson(result);
         print(said(result));
+        printWarnings(result);
       }),
     );
 
@@ -110,6 +111,7 @@ export function registerTaskCommands(program: Command): void {
             });
           if (options.json) return printJson(result);
           print(said(result));
+          printWarnings(result);
         },
       ),
     );

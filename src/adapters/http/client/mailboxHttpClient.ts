@@ -178,7 +178,12 @@ export class MailboxHttpClient implements AgentApi {
   }> {
     return this.request('DELETE', `/v1/agents/${encodeURIComponent(identity)}`);
   }
-  rotateToken(identity: string): Promise<{ identity: string; token: string; rotatedAt: string }> {
+  rotateToken(identity: string): Promise<{
+    identity: string;
+    token: string;
+    rotatedAt: string;
+    warnings?: Array<{ code: string; message: string }>;
+  }> {
     return this.request('POST', `/v1/agents/${encodeURIComponent(identity)}/token`);
   }
   listAgents(): Promise<{ agents: AgentView[] }> {

@@ -205,6 +205,28 @@ test('watch --count 1 also ends on a task change (a wake of its own, printed as 
   expect(exitCode).toBe(0);
 });
 
+test.each([
+  ['text', [] as string[]],
+  ['--json', ['--json']],
+])(
+  'watch --no-reconnect (%s) whose server shuts down before --count is reached says so and exits 1 (it exited 0, as if the wake had come)',
+  async (_form, flags) => {
+    const own = await startTestServer();
+    const { '@nora': nora } = await own.register(['@nora']);
+    const watching = buildProgram()
+      .exitOverride()
+      .parseAsync(['node', 'mailbox', 'watch', '--no-reconnect', '--count', '1', ...flags, '--url', own.url, '--token', nora]);
+    await waitFor(() => /sync/.test(out.join('')));
+    await own.close();
+    await watching;
+    expect(process.exitCode).toBe(1);
+    const said = err.join('');
+    expect(said).toContain('The wake stream ended (the server ended it: server shutting down) after 0 of the 1 wake(s)');
+    expect(said).toContain('--no-reconnect');
+    if (flags.length) expect(JSON.parse(said)).toMatchObject({ code: 'UNAVAILABLE' });
+  },
+);
+
 test('watch --help says what counts and what line each wake prints', () => {
   const help = buildProgram()
     .commands.find((command) => command.name() === 'watch')!

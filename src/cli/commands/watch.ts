@@ -27,6 +27,21 @@ const watchFlagsSchema = z.strictObject({
   }).optional(),
 });
 
+/**
+ * A stream that ended while --no-reconnect was given, before --count was reached (or, without --count, at all) is a
+ * failure: it exited 0, and `mailbox watch --no-reconnect --count 1 && mailbox inbox` went on as if a wake had come
+ * when the server had only shut down.
+ */
+function endedEarly(lost: string, wakes: number, count: number | undefined): MailboxError {
+  const progress = count === undefined ? '' : ` after ${wakes} of the ${count} wake(s) --count asked for`;
+  return new MailboxError(
+    'UNAVAILABLE',
+    'Unavailable',
+    `The wake stream ended (${lost})${progress}, and --no-reconnect was given: nothing more will be seen. Watch ` +
+      'again (without --no-reconnect it reconnects by itself); the sync line then gives your unread count.',
+  );
+}
+
 export function registerWatchCommand(program: Command): void {
   withClientOptions(program.command('watch'))
     .description(
@@ -38,7 +53,10 @@ export function registerWatchCommand(program: Command): void {
       'exit after n wakes, of any of the three kinds (sync lines and reconnects do not count); --count 1 waits for ' +
         'the next one: then read what it names (mailbox inbox --status unread, mailbox task list)',
     )
-    .option('--no-reconnect', 'exit when the stream ends instead of reconnecting')
+    .option(
+      '--no-reconnect',
+      'exit when the stream ends instead of reconnecting, with exit code 1 (the stream ended before --count was reached)',
+    )
     .action(
       action(async (options: ClientOptions & { count?: string; reconnect: boolean }) => {
         const { '--count': count } = parseInput(watchFlagsSchema, { '--count': options.count }, 'watch');
@@ -58,6 +76,7 @@ export function registerWatchCommand(program: Command): void {
                 if (options.json) printJson(event);
                 else print(formatWakeEvent(event));
                 if (event.event === 'wake' && ++wakes >= limit) abort.abort();
+                if (event.event === 'shutdown') lost = `the server ended it: ${event.data.reason}`;
                 if (event.event === 'revoked') {
                   // retired or a new token: reconnecting with this one can only fail
                   throw new MailboxError(
@@ -72,7 +91,8 @@ export function registerWatchCommand(program: Command): void {
               if (!options.reconnect || (isMailboxError(error) && FATAL.has(error.code))) throw error;
               lost = (error as Error).message;
             }
-            if (abort.signal.aborted || !options.reconnect) break;
+            if (abort.signal.aborted) break;
+            if (!options.reconnect) throw endedEarly(lost, wakes, count);
             const delay = Math.round(backoffDelay(RECONNECT, ++failures));
             process.stderr.write(`wake stream lost (${lost}); reconnecting in ${delay} ms\n`);
             await sleep(delay, abort.signal); // Ctrl-C ends the wait at once

@@ -33,7 +33,7 @@ export function invalidRecipientShape(to: unknown, knownIdentities: readonly str
   const hint = shown.startsWith('AGENT:')
     ? ' AGENT:<name> is not a valid form: only the literal AGENT:* broadcasts.'
     : typeof to === 'string' && readsLikeSeveral(to)
-      ? ` To write to several identities, give 'to' as a list: ${JSON.stringify(to.split(/[\s,;]+/).filter(Boolean))} (text is never split).`
+      ? ` To write to several identities, give 'to' as a list: ${JSON.stringify(splitSeveral(to))} (text is never split).`
       : '';
   return new MailboxError(
     'INVALID_RECIPIENT_SHAPE',
@@ -44,9 +44,12 @@ export function invalidRecipientShape(to: unknown, knownIdentities: readonly str
   );
 }
 
+/** The parts of a recipient written as several (`@b,@c`, `@b, @c`, `@b @c`, `@b;@c`). */
+export const splitSeveral = (to: string): string[] => to.split(/[\s,;]+/).filter(Boolean);
+
 /** `@b,@c`, `@b, @c` or `@b @c`: several identities written as one string. */
-const readsLikeSeveral = (to: string): boolean => {
-  const parts = to.split(/[\s,;]+/).filter(Boolean);
+export const readsLikeSeveral = (to: string): boolean => {
+  const parts = splitSeveral(to);
   return parts.length > 1 && parts.every(isIdentity);
 };
 

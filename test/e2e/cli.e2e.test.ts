@@ -82,6 +82,13 @@ test('errors print the envelope message (or the envelope with --json), exit 1, a
   expect(refused.exitCode).toBe(1);
   expect(refused.err).toContain("error: Recipient 'AGENT:gpt' does not match either valid shape");
   expect(refused.err).toContain('valid recipients: AGENT:* (literal broadcast');
+  // Several identities in one argument: the CLI's form (one argument each), not the HTTP body's JSON list.
+  for (const several of ['@carol,@neo-gpt', '@carol, @neo-gpt']) {
+    const joined = await mailbox(carol, 'send', several, 'hi', 'hello');
+    expect(joined.exitCode).toBe(1);
+    expect(joined.err).toContain('give each as its own argument: mailbox send @carol @neo-gpt "subject" "body"');
+    expect(joined.err).not.toContain('["@carol","@neo-gpt"]');
+  }
   const asJson = await mailbox(carol, 'send', 'neo-gpt', 'hi', 'hello', '--json');
   expect(JSON.parse(asJson.err)).toMatchObject({ code: 'INVALID_RECIPIENT_SHAPE', to: 'neo-gpt' });
   const filter = await mailbox(carol, 'inbox', '--outbox', '--status', 'unread');

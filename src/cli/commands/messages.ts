@@ -5,6 +5,7 @@ import { action, clientFrom, print, printJson, printWarnings, withClientOptions,
 import { formatMessage, formatPage } from './format';
 import { addresseeText } from '../../events/addressing';
 import { oneMessageSchema } from '../../commands/schemas';
+import { readsLikeSeveral, splitSeveral } from '../../commands/recipients';
 import { parseInput } from '../../commands/validation';
 import { collect } from './repeatedOptions';
 import { checkLimitFlag } from './limitFlag';
@@ -90,6 +91,24 @@ function utf8Text(bytes: Buffer, source: string): string {
 }
 
 /**
+ * Several identities written as one argument ('@b,@c'): the server's hint is the JSON list of the HTTP body, which a
+ * shell user cannot give; on the command line each recipient is its own argument.
+ */
+function inArgumentForm(error: unknown): unknown {
+  if (!isMailboxError(error) || error.code !== 'INVALID_RECIPIENT_SHAPE') return error;
+  const { error: title, code: _code, message: _message, ...details } = error.envelope;
+  const { to } = details;
+  if (typeof to !== 'string' || !readsLikeSeveral(to)) return error;
+  return new MailboxError(
+    'INVALID_RECIPIENT_SHAPE',
+    title,
+    `Recipient '${to}' is several identities in one argument (text is never split, nothing was sent); give each as ` +
+      `its own argument: mailbox send ${splitSeveral(to).join(' ')} "subject" "body".`,
+    details,
+  );
+}
+
+/**
  * `send @b @c "subject" [body]`: the first argument is a recipient, and so is each next one that
  * reads like one (starts with @ or AGENT: and holds no space); the rest are the subject and the body.
  * One recipient is sent as is, several as a list (the server checks every shape and names a wrong one).
@@ -154,7 +173,11 @@ export function registerMessageCommands(program: Command): void {
           // Reply obligations (docs/delivery.md) were HTTP, MCP and library only: the CLI could not ask for one.
           ...(options.expectsReplyBy !== undefined ? { expectsReplyBy: options.expectsReplyBy } : {}),
         };
-        const sent = await clientFrom(options).send(input, options.idempotencyKey);
+        const sent = await clientFrom(options)
+          .send(input, options.idempotencyKey)
+          .catch((error: unknown) => {
+            throw inArgumentForm(error);
+          });
         if (options.json) return printJson(sent);
         // Accepted is not delivered: a direct message to an unregistered identity waits for a registration that may never come.
         const unregistered = (sent.warnings ?? []).find((warning) => warning.code === 'UNREGISTERED_RECIPIENT');

@@ -4,6 +4,8 @@
  * envelope with exit code 1 and nothing written.
  */
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { buildProgram } from '../../src/cli/main';
 import { startHeartbeat } from '../../src/heartbeat/startHeartbeat';
@@ -233,6 +235,71 @@ test.each([
     if (flags.length) expect(JSON.parse(said)).toMatchObject({ code: 'UNAVAILABLE' });
   },
 );
+
+/**
+ * A wake stream that sends its heartbeat header and a sync, then `beats` heartbeats 40 ms apart, then (with `wake`) a
+ * wake, then nothing: a server stopped (SIGSTOP) or a connection dropped without a FIN looks like this to the client.
+ */
+async function silentWakeServer(beats: number, wake: boolean): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = http.createServer((request, response) => {
+    response.writeHead(200, { 'content-type': 'text/event-stream', 'x-mailbox-heartbeat-ms': '40' });
+    response.write('retry: 2000\n\nevent: sync\ndata: {"unreadCount":0,"byPriority":{"low":0,"normal":0,"high":0}}\n\n');
+    let sent = 0;
+    const timer = setInterval(() => {
+      if (sent++ < beats) return void response.write(': heartbeat\n\n');
+      clearInterval(timer);
+      if (wake) {
+        const data = {
+          messageId: '00000000-0000-4000-8000-000000000001',
+          from: '@x',
+          to: '@y',
+          recipient: '@y',
+          subject: 'late',
+        };
+        response.write(`event: wake\ndata: ${JSON.stringify({ ...data, priority: 'normal', unreadCount: 1 })}\n\n`);
+      }
+    }, 40);
+    request.on('close', () => clearInterval(timer));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+  };
+}
+
+test('watch on a stream gone silent (no event, no heartbeat for three of its intervals) says so and exits 1 with --no-reconnect (it waited forever)', async () => {
+  // The real server names its interval (MAILBOX_SSE_HEARTBEAT_MS, 15000 by default) on every stream.
+  const { '@hazel': hazel } = await server.register(['@hazel']);
+  const head = await fetch(`${server.url}/v1/wake`, { method: 'HEAD', headers: { authorization: `Bearer ${hazel}` } });
+  expect(head.headers.get('x-mailbox-heartbeat-ms')).toBe('15000');
+  const silent = await silentWakeServer(0, false);
+  try {
+    await buildProgram()
+      .exitOverride()
+      .parseAsync(['node', 'mailbox', 'watch', '--no-reconnect', '--url', silent.url, '--token', 'mbx_any']);
+    expect(process.exitCode).toBe(1);
+    expect(out.join('')).toMatch(/^sync: 0 unread/);
+    expect(err.join('')).toContain(
+      'error: The wake stream went silent: no event and no heartbeat for 120 ms, and the server sends one every 40 ms',
+    );
+  } finally {
+    await silent.close();
+  }
+}, 5000);
+
+test('watch: heartbeats keep a quiet stream alive (no reconnect while they come)', async () => {
+  const quiet = await silentWakeServer(8, true); // 320 ms of heartbeats only: longer than the 120 ms of silence allowed
+  try {
+    await buildProgram()
+      .exitOverride()
+      .parseAsync(['node', 'mailbox', 'watch', '--count', '1', '--no-reconnect', '--url', quiet.url, '--token', 'mbx_any']);
+    expect([process.exitCode ?? 0, err.join('')]).toEqual([0, '']);
+    expect(out.join('')).toMatch(/^sync: 0 unread.*\nwake: @x -> @y {2}late/s);
+  } finally {
+    await quiet.close();
+  }
+});
 
 test('watch --help says what counts and what line each wake prints', () => {
   const help = buildProgram()

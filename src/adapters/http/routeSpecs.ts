@@ -357,7 +357,7 @@ export const ROUTE_SPECS: RouteSpec[] = [
       status: 200,
       example: 'event: sync\ndata: {"unreadCount":1,"byPriority":{"low":0,"normal":1,"high":0}}\n\n',
       description:
-        'event: sync / event: wake (id: log position), heartbeat comments every ~15 s; Last-Event-ID is not replayed: a reconnect starts with a fresh sync, and an open stream gets one too when the server may have missed its wakes (its Redis wake subscription dropped and came back)',
+        'event: sync / event: wake (id: log position), heartbeat comments every ~15 s (MAILBOX_SSE_HEARTBEAT_MS, named in the X-Mailbox-Heartbeat-Ms response header: a client that hears nothing for a few of them can take the stream as lost); Last-Event-ID is not replayed: a reconnect starts with a fresh sync, and an open stream gets one too when the server may have missed its wakes (its Redis wake subscription dropped and came back)',
       contentType: 'text/event-stream',
     },
     errors: AUTH,

@@ -23,6 +23,8 @@ export class SseStream {
       'cache-control': 'no-cache, no-transform',
       connection: 'close', // an event stream is never followed by another response on its connection
       'x-accel-buffering': 'no', // nginx: do not buffer the stream
+      // how often a heartbeat comes: a client that hears nothing for a few of these knows the stream is lost
+      'x-mailbox-heartbeat-ms': String(heartbeatMs),
     });
     if (response.req?.method === 'HEAD') {
       // The stream's headers and nothing after them: node drops every write to a HEAD response without sending even

@@ -22,6 +22,7 @@ import type { A2aTask } from '../../../application/taskA2a';
 import type { TaskResult } from '../../../application/taskCommands';
 import type { TaskPage } from '../../../application/taskQueries';
 import { readSse } from './sseReader';
+import { HEARTBEAT_HEADER, StreamSilence } from './streamSilence';
 
 /** What a wake stream carries: sync, wakes, and its end (`shutdown` when the server stops, `revoked` when the token stopped working). */
 export type ClientWakeEvent =
@@ -240,25 +241,34 @@ export class MailboxHttpClient implements AgentApi {
   }
 
   /** Follows GET /v1/wake until the server ends the stream or `signal` aborts. */
+  /** The wake stream's events; a stream gone silent (streamSilence.ts) ends with UNAVAILABLE saying so. */
   async *watch(signal?: AbortSignal): AsyncGenerator<ClientWakeEvent> {
-    const response = await this.fetch('GET', '/v1/wake', { signal, headers: { accept: 'text/event-stream' } });
-    if (!response.ok || !response.body) {
-      const text = await response.text();
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = text;
-      }
-      throw errorFromResponse(response.status, response.statusText, body);
-    }
+    const silence = new StreamSilence(signal, 'wake stream');
     try {
-      for await (const event of readSse(response.body)) {
+      const response = await this.fetch('GET', '/v1/wake', {
+        signal: silence.signal,
+        headers: { accept: 'text/event-stream' },
+      });
+      if (!response.ok || !response.body) {
+        const text = await response.text();
+        let body: unknown;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          body = text;
+        }
+        throw errorFromResponse(response.status, response.statusText, body);
+      }
+      silence.answered(response.headers.get(HEARTBEAT_HEADER));
+      for await (const event of readSse(response.body, () => silence.heard())) {
         yield { event: event.event, data: JSON.parse(event.data) } as ClientWakeEvent;
       }
     } catch (error) {
       if (signal?.aborted) return;
+      if (silence.timedOut) throw silence.error();
       throw error;
+    } finally {
+      silence.dispose();
     }
   }
 

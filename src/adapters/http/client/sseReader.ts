@@ -5,11 +5,13 @@ export interface SseEvent {
   id?: string;
 }
 
-export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseEvent> {
+/** `onChunk`: called as each chunk arrives, a heartbeat comment included (a stream's sign of life). */
+export async function* readSse(body: ReadableStream<Uint8Array>, onChunk?: () => void): AsyncGenerator<SseEvent> {
   const decoder = new TextDecoder();
   let buffer = '';
   let event: Partial<SseEvent> & { data?: string } = {};
   for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    onChunk?.();
     buffer += decoder.decode(chunk, { stream: true });
     let newline: number;
     while ((newline = buffer.search(/\r?\n/)) >= 0) {

@@ -301,6 +301,26 @@ test('watch: heartbeats keep a quiet stream alive (no reconnect while they come)
   }
 });
 
+test("send --idempotency-key 'k✓' (not ASCII) is honored exactly, and a token holding such a character is said to be the token's fault: both were 'Cannot reach the mailbox'", async () => {
+  const t = await server.register(['@ikey', '@ikey2']);
+  const first = await mailbox(t['@ikey'], 'send', '@ikey2', 's', 'b', '--idempotency-key', 'déploiement-✓', '--json');
+  expect([first.exitCode, first.err]).toEqual([0, '']);
+  const again = await mailbox(t['@ikey'], 'send', '@ikey2', 's', 'b', '--idempotency-key', 'déploiement-✓', '--json');
+  expect(JSON.parse(again.out).messageId).toBe(JSON.parse(first.out).messageId);
+  // The same key over HTTP (JSON is UTF-8) is the same key: one message.
+  const overHttp = await server.call('POST', '/v1/messages', {
+    token: t['@ikey'],
+    body: { to: '@ikey2', subject: 's', body: 'b', idempotencyKey: 'déploiement-✓' },
+  });
+  expect(overHttp.body.messageId).toBe(JSON.parse(first.out).messageId);
+  const before = await server.eventCount();
+  const badToken = await mailbox('mbx_✓', 'inbox');
+  expect(badToken.exitCode).toBe(1);
+  expect(badToken.err).toContain('The token (--token or MAILBOX_TOKEN) holds U+2713 at index 4');
+  expect(badToken.err).not.toContain('Cannot reach');
+  expect(await server.eventCount()).toBe(before);
+});
+
 test('watch --help says what counts and what line each wake prints', () => {
   const help = buildProgram()
     .commands.find((command) => command.name() === 'watch')!

@@ -54,7 +54,33 @@ const isEnvelope = (value: unknown): value is ErrorEnvelope =>
   typeof (value as ErrorEnvelope).code === 'string' &&
   typeof (value as ErrorEnvelope).message === 'string';
 
-export function errorFromResponse(status: number, statusText: string, body: unknown): MailboxError {
+export /** Printable ASCII: what a header value carries as typed. */
+const HEADER_SAFE = /^[\x20-\x7e]*$/;
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * A token is printable ASCII. One holding another character (pasted with a stray ✓ or a line break) could not be
+ * sent at all, and fetch's refusal was reported as 'Cannot reach the mailbox ... is `mailbox serve` running?'.
+ */
+function checkedToken(token: string): string {
+  // Whitespace at either end is dropped by fetch as by every HTTP client (a token read from a file with its line feed).
+  const lead = /^[\t\n\r ]*/.exec(token)![0].length;
+  const characters = [...token.slice(lead).replace(/[\t\n\r ]+$/, '')];
+  const at = characters.findIndex((character) => !HEADER_SAFE.test(character));
+  if (at < 0) return token;
+  const index = lead + at;
+  const codePoint = characters[at].codePointAt(0)!;
+  throw new MailboxError(
+    'UNAUTHENTICATED',
+    'Unauthenticated',
+    `The token (--token or MAILBOX_TOKEN) holds U+${codePoint.toString(16).toUpperCase().padStart(4, '0')} at index ` +
+      `${index}, which no token holds (a token is printable ASCII, e.g. mbx_...): check what was pasted. Nothing was sent.`,
+  );
+}
+
+function errorFromResponse(status: number, statusText: string, body: unknown): MailboxError {
   if (isEnvelope(body)) {
     const { error, code, message, ...details } = body;
     return new MailboxError(code as ErrorCode, error ?? code, message, details);
@@ -191,6 +217,12 @@ export class MailboxHttpClient implements AgentApi {
     return this.request('GET', '/v1/agents');
   }
   send(input: unknown, idempotencyKey?: string): Promise<SendResult> {
+    // A key a header cannot carry as typed (past ASCII, 'déploiement-✓'; a control character) goes in the body's
+    // idempotencyKey, which JSON carries exactly: as a header fetch refused it (and it was reported as an unreachable
+    // server), or sent é as one Latin-1 byte, another key than the same key sent by curl.
+    if (idempotencyKey !== undefined && !HEADER_SAFE.test(idempotencyKey) && isPlainObject(input)) {
+      return this.request('POST', '/v1/messages', { body: { ...input, idempotencyKey } });
+    }
     return this.request('POST', '/v1/messages', {
       body: input,
       // An empty key is sent as given, for the server to refuse: dropped, the send would go out without the key
@@ -274,7 +306,7 @@ export class MailboxHttpClient implements AgentApi {
 
   private async fetch(method: string, path: string, options: RequestOptions): Promise<Response> {
     const headers: Record<string, string> = { ...options.headers };
-    if (this.token) headers.authorization = `Bearer ${this.token}`;
+    if (this.token) headers.authorization = `Bearer ${checkedToken(this.token)}`;
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     const url = `${this.baseUrl}${path}${encodeQuery(options.query)}`;
     try {

@@ -186,6 +186,26 @@ function postWithRawHeaders(token: string, headerLines: string[], body: unknown)
   });
 }
 
+test('Idempotency-Key is read as UTF-8, the key the body field carries; bytes that are not UTF-8 are refused, nothing written', async () => {
+  const key = 'déploiement-✓';
+  const asBytes = Buffer.from(key, 'utf8').toString('latin1'); // node writes a header string's characters as bytes
+  const sent = await postWithRawHeaders(t['@a'], ['idempotency-key', asBytes], { ...message, subject: 'utf8 key' });
+  expect(sent.status).toBe(201);
+  const before = await server.eventCount();
+  // The same key in the body (JSON: UTF-8), as a client sends one a header cannot carry: the same message. It was read
+  // as Latin-1 ('dÃ©ploiement-â\u009c\u0093'), another key.
+  const viaBody = await server.call('POST', '/v1/messages', {
+    token: t['@a'],
+    body: { ...message, subject: 'utf8 key', idempotencyKey: key },
+  });
+  expect([viaBody.status, viaBody.body.messageId]).toEqual([201, sent.body.messageId]);
+  const latin1 = await postWithRawHeaders(t['@a'], ['idempotency-key', 'caf\u00e9'], { ...message, subject: 'latin1 key' });
+  expect(latin1.status).toBe(400);
+  expect(latin1.body).toMatchObject({ code: 'VALIDATION_FAILED', field: 'Idempotency-Key' });
+  expect(latin1.body.message).toContain('not UTF-8');
+  expect(await server.eventCount()).toBe(before);
+});
+
 test('Idempotency-Key on a write that does not replay by it: refused, naming the route that does and what to do instead', async () => {
   const key = { 'idempotency-key': 'retry-1' };
   // A registration: its token is shown once, so a retry could not be answered with it (the key was ignored: 409 then).

@@ -90,7 +90,11 @@ export const ROUTE_SPECS: RouteSpec[] = [
     auth: 'agent',
     body: sendMessageSchema,
     headers: [
-      { name: 'Idempotency-Key', description: 'a retried send with the same key returns the original result and writes nothing' },
+      {
+        name: 'Idempotency-Key',
+        description:
+          "a retried send with the same key returns the original result and writes nothing; read as UTF-8 (bytes that are not are refused), the same key as the body's idempotencyKey",
+      },
     ],
     success: {
       status: 201,

@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { MailboxError } from '../../../errors';
+import { strictUtf8Text } from '../../../support/utf8';
 import { actorOf } from '../auth';
 import type { HttpContext } from '../httpContext';
 import { noExtraInput, requireBody, singleValuedQuery } from './routeInput';
@@ -16,7 +17,7 @@ type ById = { Params: { id: string } };
  * occurrence is read from the raw headers instead; one key given twice is that key, two keys are refused.
  */
 function idempotencyKeyOf(request: FastifyRequest): string | undefined {
-  const given = headerValues(request.raw.rawHeaders, 'idempotency-key');
+  const given = headerValues(request.raw.rawHeaders, 'idempotency-key').map(utf8HeaderValue);
   const keys = [...new Set(given)];
   if (keys.length > 1) {
     throw new MailboxError(
@@ -38,6 +39,25 @@ function idempotencyKeyOf(request: FastifyRequest): string | undefined {
     );
   }
   return key;
+}
+
+/**
+ * A header value as the UTF-8 text its bytes spell (node hands them over one character per byte, Latin-1): read as
+ * Latin-1, 'déploiement' sent by curl was 'dÃ©ploiement', another key than the same key in the body's idempotencyKey.
+ * Bytes that are not UTF-8 are refused, never guessed at.
+ */
+function utf8HeaderValue(value: string): string {
+  return strictUtf8Text(
+    Buffer.from(value, 'latin1'),
+    (problem, offset) =>
+      new MailboxError(
+        'VALIDATION_FAILED',
+        'Validation failed',
+        `The Idempotency-Key header is not UTF-8: ${problem} (offset ${offset}). Send the key as UTF-8, or in the ` +
+          "body's idempotencyKey field (JSON). Nothing was sent.",
+        { field: 'Idempotency-Key', offset },
+      ),
+  );
 }
 
 /** Every value of a header, in order (raw headers alternate names and values; names in any case). */

@@ -321,6 +321,18 @@ test("send --idempotency-key 'k✓' (not ASCII) is honored exactly, and a token 
   expect(await server.eventCount()).toBe(before);
 });
 
+test('inbox with a filter says its unread count is the whole inbox\'s (it read "2 unread" above "(no messages match)")', async () => {
+  const t = await server.register(['@fa', '@fb', '@fc']);
+  for (const from of ['@fa', '@fb']) {
+    await server.call('POST', '/v1/messages', { token: t[from], body: { to: '@fc', subject: `from ${from}`, body: 'x' } });
+  }
+  expect((await mailbox(t['@fc'], 'inbox')).out).toMatch(/^2 unread\n/);
+  const filtered = await mailbox(t['@fc'], 'inbox', '--from', '@fa');
+  expect(filtered.out).toMatch(/^2 unread in your whole inbox \(the list below is filtered\)\n\* .* from @fa/);
+  const none = await mailbox(t['@fc'], 'inbox', '--status', 'archived');
+  expect(none.out).toBe('2 unread in your whole inbox (the list below is filtered)\n(no messages match)\n');
+});
+
 test('watch --help says what counts and what line each wake prints', () => {
   const help = buildProgram()
     .commands.find((command) => command.name() === 'watch')!

@@ -22,9 +22,15 @@ export function formatAgents(agents: AgentView[]): string {
 const messageLine = (m: ListedMessage, outbox: boolean) =>
   `${outbox || m.readAt ? ' ' : '*'} ${when(m.sentAt)}  ${m.from} -> ${addresseeText(m.to)}  ${flag(m.priority)}${oneLine(m.subject)}  (${m.messageId})`;
 
-/** Inbox lines start with * when unread; the outbox has no read state of its own (receipts: mailbox read <id>). */
-export function formatPage(page: MessagePage, outbox = false): string {
-  const header = outbox ? `sent messages (your inbox: ${page.unreadCount} unread)` : `${page.unreadCount} unread`;
+/**
+ * Inbox lines start with * when unread; the outbox has no read state of its own (receipts: mailbox read <id>).
+ * `filtered`: the count is the whole inbox's, not the list's; said so, it read as the list's ("2 unread" above
+ * "(no messages match)").
+ */
+export function formatPage(page: MessagePage, outbox = false, filtered = false): string {
+  const header = outbox
+    ? `sent messages (your inbox: ${page.unreadCount} unread)`
+    : `${page.unreadCount} unread${filtered ? ' in your whole inbox (the list below is filtered)' : ''}`;
   const lines = [header, ...page.messages.map((m) => messageLine(m, outbox))];
   if (page.messages.length === 0) lines.push('(no messages match)');
   if (page.nextCursor) lines.push(`more: --cursor ${page.nextCursor}`);

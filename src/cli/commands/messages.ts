@@ -235,7 +235,8 @@ export function registerMessageCommands(program: Command): void {
         );
         const page = await clientFrom(options).listMessages(query);
         if (options.json) return printJson(page);
-        print(formatPage(page, Boolean(options.outbox)));
+        const filtered = ['from', 'thread', 'tag', 'priority'].some((flag) => options[flag] !== undefined);
+        print(formatPage(page, Boolean(options.outbox), filtered || (options.status ?? 'all') !== 'all'));
       }),
     );
 

@@ -596,6 +596,41 @@ test('read a b c: every id checked, and every message fetched, before any is sho
   expect((await unread())[0][1]).toEqual(expect.any(String));
 });
 
+// `mailbox read --all` was "unknown option": marking everything read was HTTP-only (POST /v1/messages/read {all: true}).
+test('read --all marks your seen unread messages read, with the HTTP filters; --json prints the answer', async () => {
+  const a = (await json(server.adminToken, 'agent', 'add', '@allfroma')).token as string;
+  const c = (await json(server.adminToken, 'agent', 'add', '@allfromc')).token as string;
+  const b = (await json(server.adminToken, 'agent', 'add', '@allreader')).token as string;
+  for (const subject of ['one', 'two']) await json(a, 'send', '@allreader', subject, 'b');
+  const fromC = (await json(c, 'send', '@allreader', 'three', 'b')).messageId as string;
+  await json(b, 'inbox'); // seen: listed to @allreader
+  const unseen = (await json(a, 'send', '@allreader', 'four', 'b')).messageId as string;
+  const unread = async () =>
+    (await json(b, 'inbox', '--status', 'unread')).messages.map((m: { messageId: string }) => m.messageId).sort();
+
+  const before = await server.eventCount();
+  for (const args of [['read', '--all', fromC], ['read'], ['read', fromC, '--from', '@allfroma']]) {
+    const refused = await mailbox(b, ...args);
+    expect(refused).toEqual({ out: '', err: expect.stringMatching(/^error: .*\(VALIDATION_FAILED\)\n$/), exitCode: 1 });
+  }
+  expect(await server.eventCount()).toBe(before);
+  process.exitCode = undefined;
+
+  expect(await mailbox(b, 'read', '--all', '--from', '@allfroma')).toEqual({
+    out:
+      'Marked 2 messages read. 1 unread was left unread: never listed or shown to you (mailbox inbox --status unread ' +
+      'lists them; --include-unseen marks them too).\n',
+    err: '',
+    exitCode: 0,
+  });
+  expect(await unread()).toEqual([fromC, unseen].sort());
+  const all = await json(b, 'read', '--all', '--include-unseen');
+  expect(all).toMatchObject({ all: true, status: 'read', changed: 2, withheldUnseenCount: 0 });
+  expect([...all.messageIds].sort()).toEqual([fromC, unseen].sort());
+  expect(await unread()).toEqual([]);
+  expect((await mailbox(b, 'read', '--all')).out).toBe('Marked 0 messages read.\n');
+});
+
 // `--idempotency-key "$KEY"` with KEY unset sent a message without any key (the empty key was dropped), so the
 // retry the flag was for sent it twice. Refused as the HTTP header and the MCP argument refuse it.
 test("send --idempotency-key '': refused, nothing sent (never a send without the key it was given)", async () => {

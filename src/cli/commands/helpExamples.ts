@@ -19,7 +19,11 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'mailbox inbox --from @neo-gpt --priority high --limit 10',
     'mailbox inbox --outbox --to @neo-gpt',
   ],
-  read: ['mailbox read <messageId>', 'mailbox read <messageId> --peek      # show it, leave it unread'],
+  read: [
+    'mailbox read <messageId>',
+    'mailbox read <messageId> --peek      # show it, leave it unread',
+    'mailbox read --all --from @neo-gpt   # mark all you have seen from @neo-gpt read',
+  ],
   unarchive: ['mailbox unarchive <messageId>'],
   archive: ['mailbox archive <messageId>'],
   delivery: ['mailbox delivery <messageId>', 'mailbox delivery <messageId> --json'],

@@ -12,6 +12,7 @@ import { checkLimitFlag } from './limitFlag';
 import { listQuerySchema } from '../../application/listQueryParser';
 import { strictUtf8Text } from '../../support/utf8';
 import { readFlagFile } from './flagFile';
+import { READ_ALL_FLAGS, readAll, readUsage, type ReadOptions } from './readAll';
 
 interface SendOptions extends ClientOptions {
   bodyFile?: string;
@@ -240,12 +241,21 @@ export function registerMessageCommands(program: Command): void {
       }),
     );
 
-  withClientOptions(program.command('read <messageId...>'))
-    .description('show messages with their bodies and mark them read')
+  withClientOptions(program.command('read [messageId...]'))
+    .description('show messages with their bodies and mark them read; --all marks your unread ones read at once')
     .option('--peek', 'show without marking read')
+    .option('--all', 'mark every unread message you have seen read (narrowed by the flags below), without showing them')
+    .option('--thread <threadId>', 'with --all: only this thread')
+    .option('--from <identity>', 'with --all: only from this sender')
+    .addOption(new Option('--priority <priority>', 'with --all: only this priority').choices(['low', 'normal', 'high']))
+    .option('--before <time>', 'with --all: only messages sent before this ISO time (2026-01-31T12:00:00Z)')
+    .option('--include-unseen', 'with --all: also those never listed or shown to you')
     .action(
-      action(async (messageIds: string[], options: ClientOptions & { peek?: boolean }) => {
+      action(async (messageIds: string[], options: ReadOptions) => {
         const client = clientFrom(options);
+        if (options.all || messageIds.length === 0) return readAll(client, messageIds, options);
+        const allOnly = READ_ALL_FLAGS.find(([flag]) => options[flag] !== undefined);
+        if (allOnly) throw readUsage(`${allOnly[1]} narrows read --all only; with ids, name the messages instead.`);
         // Every id is checked, and every message fetched, before any is shown or marked read: `read a b c` with a
         // wrong c neither shows nor marks a and b, so the command can be run again as corrected.
         for (const messageId of messageIds) parseInput(oneMessageSchema, { messageId }, `read '${messageId}'`);

@@ -631,6 +631,52 @@ test('read --all marks your seen unread messages read, with the HTTP filters; --
   expect((await mailbox(b, 'read', '--all')).out).toBe('Marked 0 messages read.\n');
 });
 
+// `mailbox archive a b` was "too many arguments" while `read a b` worked.
+test('archive a b and unarchive a b: one call each, each reported; a failed one is reported too and exits 1', async () => {
+  const a = (await json(server.adminToken, 'agent', 'add', '@archa')).token as string;
+  const b = (await json(server.adminToken, 'agent', 'add', '@archb')).token as string;
+  const one = (await json(a, 'send', '@archb', 'one', 'b')).messageId as string;
+  const two = (await json(a, 'send', '@archb', 'two', 'b')).messageId as string;
+  const missing = '0b9f3e2a-1c4d-4e5f-8a6b-7c8d9e0f1a2b';
+  const archived = async () =>
+    (await json(b, 'inbox', '--status', 'archived')).messages.map((m: { messageId: string }) => m.messageId).sort();
+
+  const before = await server.eventCount();
+  const malformed = await mailbox(b, 'archive', one, 'not-a-uuid');
+  expect(malformed).toEqual({
+    out: '',
+    err: expect.stringMatching(/^error: archive 'not-a-uuid': 'messageId' must be a message id/),
+    exitCode: 1,
+  });
+  expect(await server.eventCount()).toBe(before); // checked before any request
+  process.exitCode = undefined;
+
+  const some = await mailbox(b, 'archive', one, missing, two);
+  expect(some.out).toMatch(new RegExp(`^Archived ${one} at \\S+\\.\\nArchived ${two} at \\S+\\.\\n$`));
+  expect(some.err).toBe(
+    `error: No message ${missing} exists among those you sent or received; check the id in your inbox or outbox. ` +
+      '(MESSAGE_NOT_FOUND)\n',
+  );
+  expect(some.exitCode).toBe(1);
+  expect(await archived()).toEqual([one, two].sort());
+  process.exitCode = undefined;
+
+  expect(await mailbox(b, 'unarchive', one, two)).toEqual({
+    out: `${one} is back in your inbox (unread).\n${two} is back in your inbox (unread).\n`,
+    err: '',
+    exitCode: 0,
+  });
+  expect(await archived()).toEqual([]);
+  const again = (await mailbox(b, 'unarchive', one, two, '--json')).out
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+  expect(again).toEqual([
+    expect.objectContaining({ messageId: one, changed: false }),
+    expect.objectContaining({ messageId: two, changed: false }),
+  ]);
+});
+
 // `--idempotency-key "$KEY"` with KEY unset sent a message without any key (the empty key was dropped), so the
 // retry the flag was for sent it twice. Refused as the HTTP header and the MCP argument refuse it.
 test("send --idempotency-key '': refused, nothing sent (never a send without the key it was given)", async () => {

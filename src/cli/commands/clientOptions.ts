@@ -101,13 +101,17 @@ export function action<A extends unknown[]>(run: (...args: A) => Promise<void>):
       await run(...args);
     } catch (error) {
       const command = args[args.length - 1] as Command;
-      const json = Boolean(command?.opts?.().json);
       if (!isMailboxError(error)) throw error;
-      if (json) process.stderr.write(`${JSON.stringify(error.envelope)}\n`);
-      else process.stderr.write(`error: ${error.message} (${error.code})\n${hint(error)}`);
-      process.exitCode = 1;
+      reportError(error, Boolean(command?.opts?.().json));
     }
   };
+}
+
+/** Prints a failure as `action` does (the envelope's message, or the envelope with --json) and sets exit code 1. */
+export function reportError(error: MailboxError, json: boolean | undefined): void {
+  if (json) process.stderr.write(`${JSON.stringify(error.envelope)}\n`);
+  else process.stderr.write(`error: ${error.message} (${error.code})\n${hint(error)}`);
+  process.exitCode = 1;
 }
 
 function hint(error: MailboxError): string {

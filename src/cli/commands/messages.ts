@@ -1,7 +1,17 @@
 /** `mailbox send | inbox | read | archive`: an agent's mail, over the HTTP API. */
 import { Option, type Command } from 'commander';
 import { MailboxError, isMailboxError } from '../../errors';
-import { action, clientFrom, print, printJson, printWarnings, withClientOptions, type ClientOptions } from './clientOptions';
+import {
+  action,
+  clientFrom,
+  print,
+  printJson,
+  printWarnings,
+  reportError,
+  withClientOptions,
+  type ClientOptions,
+} from './clientOptions';
+import type { MailboxHttpClient } from '../../adapters/http/client/mailboxHttpClient';
 import { formatMessage, formatPage } from './format';
 import { addresseeText } from '../../events/addressing';
 import { oneMessageSchema } from '../../commands/schemas';
@@ -284,29 +294,55 @@ export function registerMessageCommands(program: Command): void {
       }),
     );
 
-  withClientOptions(program.command('unarchive <messageId>'))
-    .description('bring a message you archived back to your inbox (mailbox inbox --status archived lists them)')
+  withClientOptions(program.command('unarchive <messageId...>'))
+    .description('bring messages you archived back to your inbox (mailbox inbox --status archived lists them)')
     .action(
-      action(async (messageId: string, options: ClientOptions) => {
-        const result = await clientFrom(options).unarchive(messageId);
-        if (options.json) return printJson(result);
-        print(
-          result.changed
-            ? `${result.messageId} is back in your inbox${result.readAt === null ? ' (unread)' : ''}.`
-            : `${result.messageId} was not archived: nothing changed.`,
-        );
-        printWarnings(result);
-      }),
+      action((messageIds: string[], options: ClientOptions) =>
+        eachMessage('unarchive', messageIds, options, async (client, messageId) => {
+          const result = await client.unarchive(messageId);
+          if (options.json) return printJson(result);
+          print(
+            result.changed
+              ? `${result.messageId} is back in your inbox${result.readAt === null ? ' (unread)' : ''}.`
+              : `${result.messageId} was not archived: nothing changed.`,
+          );
+          printWarnings(result);
+        }),
+      ),
     );
 
-  withClientOptions(program.command('archive <messageId>'))
-    .description('archive a message for yourself (hidden from your inbox and counts)')
+  withClientOptions(program.command('archive <messageId...>'))
+    .description('archive messages for yourself (hidden from your inbox and counts)')
     .action(
-      action(async (messageId: string, options: ClientOptions) => {
-        const archived = await clientFrom(options).archive(messageId);
-        if (options.json) return printJson(archived);
-        print(`Archived ${archived.messageId} at ${archived.archivedAt}.`);
-        printWarnings(archived);
-      }),
+      action((messageIds: string[], options: ClientOptions) =>
+        eachMessage('archive', messageIds, options, async (client, messageId) => {
+          const archived = await client.archive(messageId);
+          if (options.json) return printJson(archived);
+          print(`Archived ${archived.messageId} at ${archived.archivedAt}.`);
+          printWarnings(archived);
+        }),
+      ),
     );
+}
+
+/**
+ * `archive a b c`: every id is checked before any request (a malformed one changes nothing, as `read` does), then one
+ * call each; a failure is reported for its id and the others still go, the command exiting 1 if any failed.
+ */
+async function eachMessage(
+  verb: string,
+  messageIds: readonly string[],
+  options: ClientOptions,
+  run: (client: MailboxHttpClient, messageId: string) => Promise<void>,
+): Promise<void> {
+  const client = clientFrom(options);
+  for (const messageId of messageIds) parseInput(oneMessageSchema, { messageId }, `${verb} '${messageId}'`);
+  for (const messageId of messageIds) {
+    try {
+      await run(client, messageId);
+    } catch (error) {
+      if (!isMailboxError(error)) throw error;
+      reportError(error, options.json);
+    }
+  }
 }

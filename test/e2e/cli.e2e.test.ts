@@ -506,6 +506,28 @@ test.each(['notaurl', '127.0.0.1:7420', 'ftp://127.0.0.1:7420'])(
   },
 );
 
+// MAILBOX_URL=http://host:port/v1 (copied from a curl line) was answered "no route GET /v1/v1/messages".
+test.each(['/v1', '/v1/', '/v1/messages', '/mailbox/v1'])(
+  '--url <server>%s: refused at once as naming an API path, with the root to give instead, nothing sent',
+  async (suffix) => {
+    const url = `${server.url}${suffix}`;
+    const before = await server.eventCount();
+    out = [];
+    err = [];
+    await buildProgram()
+      .exitOverride()
+      .parseAsync(['node', 'mailbox', 'send', '@nobody', 's', 'b', '--url', url, '--token', 'mbx_x']);
+    expect(process.exitCode).toBe(1);
+    expect(err.join('')).toBe(
+      `error: The mailbox URL '${url}' names an API path (${new URL(url).pathname}); give the server's root, e.g. ` +
+        `${server.url}${suffix.startsWith('/mailbox') ? '/mailbox' : ''} (--url or MAILBOX_URL): the client adds ` +
+        '/v1/... itself. (VALIDATION_FAILED)\n',
+    );
+    expect(out.join('')).toBe('');
+    expect(await server.eventCount()).toBe(before);
+  },
+);
+
 test("send with no arguments says what a send takes (the send's own message, not commander's) and writes nothing", async () => {
   const bob = (await json(server.adminToken, 'agent', 'add', '@noargs')).token as string;
   const before = await server.eventCount();

@@ -118,13 +118,13 @@ function splitTaskId(input: unknown): { taskId: string; body: Record<string, unk
 }
 
 function checkedBaseUrl(baseUrl: string): string {
-  let protocol: string | null = null;
+  let url: URL | null = null;
   try {
-    protocol = new URL(baseUrl).protocol;
+    url = new URL(baseUrl);
   } catch {
     // not a URL at all: refused below
   }
-  if (protocol === 'http:' || protocol === 'https:') return baseUrl;
+  if (url && (url.protocol === 'http:' || url.protocol === 'https:')) return withoutApiPath(baseUrl, url);
   throw new MailboxError(
     'VALIDATION_FAILED',
     'Invalid mailbox URL',
@@ -134,10 +134,31 @@ function checkedBaseUrl(baseUrl: string): string {
   );
 }
 
+/**
+ * The client adds /v1/... itself, so a URL naming the API's path (http://host:7420/v1, copied from a curl line) was
+ * answered 'no route GET /v1/v1/messages' at the first request. Any path with a v1 segment is refused at once; another
+ * path (a reverse proxy's prefix, http://host/mailbox) is kept, as the server may be mounted there.
+ */
+function withoutApiPath(baseUrl: string, url: URL): string {
+  const segments = url.pathname.split('/');
+  if (!segments.includes('v1')) return baseUrl;
+  const root = url.origin + segments.slice(0, segments.indexOf('v1')).join('/');
+  throw new MailboxError(
+    'VALIDATION_FAILED',
+    'Invalid mailbox URL',
+    `The mailbox URL '${baseUrl}' names an API path (${url.pathname}); give the server's root, e.g. ` +
+      `${root} (--url or MAILBOX_URL): the client adds /v1/... itself.`,
+    { field: 'url' },
+  );
+}
+
 export class MailboxHttpClient implements AgentApi {
   private readonly baseUrl: string;
 
-  /** Refuses a base URL that is not http(s) at once, rather than at the first request as an unreachable server. */
+  /**
+   * Refuses a base URL that is not http(s), or that names the API's path, at once, rather than at the first request as
+   * an unreachable server or a missing route.
+   */
   constructor(
     baseUrl: string,
     private readonly token: string | undefined,

@@ -5,6 +5,8 @@ import type { Command } from 'commander';
 import { TOOLS } from '../../src/adapters/mcp/tools';
 import { buildProgram, COMMAND_MODULES } from '../../src/cli/main';
 import { sendMessageSchema } from '../../src/commands/schemas';
+import { taskEnvelopeSchema } from '../../src/commands/messageFields';
+import { TASK_FLAG_EXAMPLE } from '../../src/cli/commands/taskFlagHelp';
 import { HEARTBEAT_ENV } from '../../src/heartbeat/heartbeatSettings';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -31,6 +33,14 @@ test("send --help quotes 'AGENT:*' (an unquoted * is a shell glob)", () => {
   const help = helpOf('send');
   expect(help).toContain("mailbox send 'AGENT:*'");
   expect(help).not.toMatch(/send AGENT:\*/);
+});
+
+// --task's help said only "A2A task envelope as JSON": which fields, and that any other is refused, were found by trial.
+test('send --help lists every field --task takes, and its example is a valid envelope', () => {
+  const help = helpOf('send');
+  for (const field of Object.keys(taskEnvelopeSchema.shape)) expect(help).toMatch(new RegExp(`^  ${field} +\\S`, 'm'));
+  expect(help).toContain(`--task '${TASK_FLAG_EXAMPLE}'`);
+  expect(taskEnvelopeSchema.safeParse(JSON.parse(TASK_FLAG_EXAMPLE)).success).toBe(true);
 });
 
 test('mcp --help offers no --json (stdout is the protocol); audit verify --help lists no --url', () => {

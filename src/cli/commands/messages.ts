@@ -22,6 +22,7 @@ import { checkLimitFlag } from './limitFlag';
 import { listQuerySchema } from '../../application/listQueryParser';
 import { strictUtf8Text } from '../../support/utf8';
 import { readFlagFile } from './flagFile';
+import { TASK_FLAG_HELP } from './taskFlagHelp';
 import { READ_ALL_FLAGS, readAll, readUsage, type ReadOptions } from './readAll';
 
 interface SendOptions extends ClientOptions {
@@ -155,7 +156,7 @@ export function registerMessageCommands(program: Command): void {
     .option('--tag <tag>', 'a tag (repeat for more)', collect)
     .option('--thread <threadId>', 'thread id')
     .option('--reply-to <messageId>', 'the message this replies to (its thread is inherited)')
-    .option('--task <json>', 'A2A task envelope as JSON')
+    .option('--task <json>', 'A2A task envelope as JSON (its fields: below)')
     .option('--wake-suppressed', 'do not wake the recipients')
     .option(
       '--expects-reply-by <when>',
@@ -166,7 +167,8 @@ export function registerMessageCommands(program: Command): void {
       'after',
       '\nExamples:\n  mailbox send @neo-gpt "review #12" "Please look at the diff."\n' +
         '  mailbox send @neo-gpt @claude "standup" "Notes attached."   # several recipients: one message, one thread\n' +
-        '  mailbox send \'AGENT:*\' "deploy at 14:00" --body-file notes.md --priority high   # broadcast: quote the * for the shell',
+        '  mailbox send \'AGENT:*\' "deploy at 14:00" --body-file notes.md --priority high   # broadcast: quote the * for the shell\n' +
+        TASK_FLAG_HELP,
     )
     .action(
       action(async (args: string[], options: SendOptions) => {

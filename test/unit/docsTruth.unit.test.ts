@@ -1,0 +1,43 @@
+/**
+ * What a new user copies from README.md and docs/*.md names what the code has: each `mailbox ...` command shown in
+ * code exists, each MAILBOX_* variable read is documented (and each documented one is read), with its real default.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { buildProgram } from '../../src/cli/main';
+
+const ROOT = path.resolve(__dirname, '../..');
+const DOCS = ['README.md', ...fs.readdirSync(path.join(ROOT, 'docs')).map((file) => `docs/${file}`)];
+const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
+
+/** The code a page shows: fenced blocks and inline code spans (prose such as "the mailbox does" is left out). */
+function codeOf(text: string): string[] {
+  const blocks = [...text.matchAll(/^```[^\n]*\n([\s\S]*?)^```/gm)].map((match) => match[1]);
+  const prose = text.replace(/^```[^\n]*\n[\s\S]*?^```/gm, '');
+  return [...blocks, ...[...prose.matchAll(/`([^`\n]+)`/g)].map((match) => match[1])];
+}
+
+/** A shell line without its comment ("# a working mailbox on ..."). */
+const commandLine = (line: string) => line.replace(/(^|\s)#.*$/, '');
+/** `mailbox` where a command starts: a line, a pipe or list, `$(`, or after VAR=value assignments. */
+const COMMAND = /(?:^|[;&|(]\s*)(?:[A-Z_]+=\S*\s+)*mailbox ([a-z][a-z-]*)(?: ([a-z][a-z-]*))?/g;
+
+// The README's own example of a mistyped command, shown to say what the CLI answers to it.
+const SHOWN_AS_WRONG = new Set(['heartbaet']);
+
+// docs/tasks.md said the sender sees a finished task's outcome with `mailbox task get`: the command is `task show`.
+test('every `mailbox <command> [<subcommand>]` the docs show is a command of the CLI', () => {
+  const program = buildProgram();
+  const wrong: string[] = [];
+  for (const file of DOCS)
+    for (const line of codeOf(read(file)).flatMap((code) => code.split('\n')))
+      for (const [, name, sub] of commandLine(line).matchAll(COMMAND)) {
+        if (SHOWN_AS_WRONG.has(name)) continue;
+        const command = program.commands.find((candidate) => candidate.name() === name);
+        if (!command) wrong.push(`${file}: mailbox ${name}`);
+        else if (sub && command.commands.length > 0 && !command.commands.some((candidate: Command) => candidate.name() === sub))
+          wrong.push(`${file}: mailbox ${name} ${sub}`);
+      }
+  expect(wrong).toEqual([]);
+});

@@ -2,6 +2,8 @@
  * tools/list as a model sees it, read with the MCP SDK client over streamable
  * HTTP: the byte size of the answer (reported, and held under a budget).
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestServer, type TestServer } from '../support/httpServer';
@@ -43,4 +45,17 @@ test('tools/list answer size, measured on the wire', async () => {
   // nested open objects (warnings, error envelopes) outlined as bare objects (-1.2 KB): 26,157 bytes.
   // Then every whole number advertised as an integer or a string of digits (+~140 B): 26,869 bytes.
   expect(bytes).toBeLessThan(27_000);
+
+  // docs/mcp.md said "about 10.9 KB on the wire", 6.2 KB for a model and 4.7 KB of output schemas while the answer had
+  // grown to 26.9 KB: its figures are held to the measured ones (within half a kilobyte).
+  const page = fs.readFileSync(path.resolve(__dirname, '../../docs/mcp.md'), 'utf8').replace(/\s+/g, ' ');
+  const forModels = JSON.stringify(tools.map(({ outputSchema: _outputs, ...tool }) => tool)).length;
+  const outputs = JSON.stringify(tools.map((tool) => tool.outputSchema)).length;
+  const off = (pattern: RegExp, measured: number) => {
+    const kb = Number(pattern.exec(page)?.[1]);
+    return Math.abs(kb * 1000 - measured) <= 500 ? 'within 0.5 KB' : `docs say ${kb} KB, measured ${measured} bytes`;
+  };
+  expect(off(/`tools\/list` is about ([\d.]+) KB on the wire/, bytes)).toBe('within 0.5 KB');
+  expect(off(/without their output schemas, is about ([\d.]+) KB/, forModels)).toBe('within 0.5 KB');
+  expect(off(/The output schemas \(about ([\d.]+) KB\)/, outputs)).toBe('within 0.5 KB');
 });

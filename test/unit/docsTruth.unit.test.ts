@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { buildProgram } from '../../src/cli/main';
+import { decideNudges } from '../../src/heartbeat/nudgeDecider';
 
 const ROOT = path.resolve(__dirname, '../..');
 const DOCS = ['README.md', ...fs.readdirSync(path.join(ROOT, 'docs')).map((file) => `docs/${file}`)];
@@ -40,4 +41,34 @@ test('every `mailbox <command> [<subcommand>]` the docs show is a command of the
           wrong.push(`${file}: mailbox ${name} ${sub}`);
       }
   expect(wrong).toEqual([]);
+});
+
+// docs/operators.md's nudge had no tasksWaiting, which every nudge carries (an agent with a task waiting and no
+// unread mail is nudged for it): a receiver written from the page did not know the field.
+test("docs/operators.md's nudge shows the fields a nudge carries", () => {
+  const page = read('docs/operators.md');
+  const sample = /A nudge is JSON:\s*```json\n([\s\S]*?)```/.exec(page)![1];
+  const now = Date.parse('2030-01-01T12:00:00.000Z');
+  const [decision] = decideNudges(
+    [
+      {
+        identity: '@b',
+        unread: 2,
+        unseen: 0,
+        tasksWaiting: 0,
+        repliesOwed: 0,
+        nextReplyDueBy: null,
+        byPriority: { low: 0, normal: 1, high: 1 },
+        oldestUnreadAt: '2030-01-01T11:00:00.000Z',
+        lastActivityAt: '2030-01-01T11:29:00.000Z',
+        newestUnreadId: 'm-2',
+        lastWakeAt: null,
+        retired: false,
+      },
+    ],
+    new Map(),
+    now,
+    { idleMs: 60_000, cooldownMs: 60_000, wakeGraceMs: 60_000, optedOut: new Set() },
+  );
+  expect(Object.keys(JSON.parse(sample)).sort()).toEqual(Object.keys(decision.nudge!).sort());
 });

@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { buildProgram } from '../../src/cli/main';
 import { decideNudges } from '../../src/heartbeat/nudgeDecider';
+import { CHROMIUM } from '../support/chromium';
 
 const ROOT = path.resolve(__dirname, '../..');
 const DOCS = ['README.md', ...fs.readdirSync(path.join(ROOT, 'docs')).map((file) => `docs/${file}`)];
@@ -71,4 +72,10 @@ test("docs/operators.md's nudge shows the fields a nudge carries", () => {
     { idleMs: 60_000, cooldownMs: 60_000, wakeGraceMs: 60_000, optedOut: new Set() },
   );
   expect(Object.keys(JSON.parse(sample)).sort()).toEqual(Object.keys(decision.nudge!).sort());
+});
+
+// The README's prerequisites named redis-server for `npm test` but not chromium: a new contributor's run skipped the
+// /docs and /console browser tests and the README never said why.
+test("README's prerequisites name the browser the test suite drives", () => {
+  expect(read('README.md')).toContain(`\`${CHROMIUM}\``);
 });

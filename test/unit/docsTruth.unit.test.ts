@@ -6,6 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { buildProgram } from '../../src/cli/main';
+import { knownVariables } from '../../src/cli/commands/envWarnings';
+import { configSchema, ENV_VARIABLES } from '../../src/config';
+import { HEARTBEAT_ENV, heartbeatSettingsSchema } from '../../src/heartbeat/heartbeatSettings';
 import { decideNudges } from '../../src/heartbeat/nudgeDecider';
 import { CHROMIUM } from '../support/chromium';
 
@@ -78,4 +81,56 @@ test("docs/operators.md's nudge shows the fields a nudge carries", () => {
 // /docs and /console browser tests and the README never said why.
 test("README's prerequisites name the browser the test suite drives", () => {
   expect(read('README.md')).toContain(`\`${CHROMIUM}\``);
+});
+
+/** Each MAILBOX_ name a page gives, less a pattern's prefix (`MAILBOX_HEARTBEAT_*`) and the README's misspelt example. */
+const SHOWN_VARIABLE_AS_WRONG = new Set(['MAILBOX_PROT']);
+const namedIn = (text: string) => new Set([...text.matchAll(/\bMAILBOX_[A-Z0-9_]*[A-Z0-9]\b(?!_)/g)].map((match) => match[0]));
+
+// MAILBOX_REDIS_SENTINEL_PASSWORD_FILE was read at start (the sentinels' password from a file, as the other secrets)
+// and named on no page: an operator with Docker secrets found it only in src/config.ts.
+test('every MAILBOX_ variable the mailbox reads is documented, and every one documented is read', () => {
+  const named = new Set(DOCS.flatMap((file) => [...namedIn(read(file))]));
+  const known = knownVariables();
+  expect(known.filter((variable) => !named.has(variable))).toEqual([]);
+  expect([...named].filter((variable) => !known.includes(variable) && !SHOWN_VARIABLE_AS_WRONG.has(variable))).toEqual([]);
+});
+
+test("README's configuration table gives each server setting's real default", () => {
+  const defaults = configSchema.parse({}) as Record<string, unknown>;
+  const rows = read('README.md')
+    .split('\n')
+    .filter((line) => line.startsWith('| `MAILBOX_'))
+    .map((line) => line.split('|').map((cell) => cell.trim()));
+  const wrong = Object.entries(ENV_VARIABLES).flatMap(([key, variable]) => {
+    const row =
+      rows.find(([, names]) => names.includes(`\`${variable}\``)) ?? rows.find((cells) => cells.join('|').includes(variable));
+    if (!row) return [`${variable}: no row`];
+    const value = defaults[key];
+    return value === undefined || row[2].includes(`\`${String(value)}\``)
+      ? []
+      : [`${variable}: says ${row[2]}, is ${String(value)}`];
+  });
+  expect(wrong).toEqual([]);
+});
+
+test("docs/operators.md's heartbeat tables give each setting's real default", () => {
+  const page = read('docs/operators.md');
+  const defaults = heartbeatSettingsSchema.parse({}) as Record<string, unknown>;
+  const forms = (ms: number) =>
+    [`${ms}`, `${ms / 1000}s`, `${ms / 60_000}m`].flatMap((form) => [`| ${form} |`, `| \`${form}\` |`]);
+  const rowOf = (name: string) => page.split('\n').find((line) => line.startsWith(`| \`${name}\` |`));
+  const flags: Record<string, string> = {
+    intervalMs: '--interval',
+    idleMs: '--idle',
+    cooldownMs: '--cooldown',
+    wakeGraceMs: '--wake-grace',
+    stallAfterMs: '--stall-after',
+  };
+  const rows = Object.entries(HEARTBEAT_ENV).flatMap(([key, variable]) => {
+    const row = rowOf(variable!) ?? (flags[key] ? rowOf(flags[key]) : undefined);
+    return row && typeof defaults[key] === 'number' ? [{ key, row, value: defaults[key] as number }] : [];
+  });
+  expect(rows.map(({ key }) => key)).toEqual(expect.arrayContaining([...Object.keys(flags), 'webhookAttempts', 'hookTimeoutMs']));
+  expect(rows.filter(({ row, value }) => !forms(value).some((form) => row.includes(form))).map(({ row }) => row)).toEqual([]);
 });

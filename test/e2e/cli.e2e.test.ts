@@ -769,3 +769,45 @@ test('delivery in text says when the replies are due, since when they are overdu
     await own.close();
   }
 });
+
+// The --help quick start exports an agent's MAILBOX_TOKEN; an admin command after it was refused as "needs the admin
+// role; your token is agent @a" without a word on where that token came from (the README says admin commands find
+// ./data/admin.token by themselves), and MAILBOX_TOKEN= (empty) was "No token" rather than unset.
+test('agent add with an agent token from MAILBOX_TOKEN: the refusal names the variable and the way out; an empty MAILBOX_TOKEN is unset', async () => {
+  const agentToken = (await json(server.adminToken, 'agent', 'add', '@exported')).token as string;
+  const saved = { token: process.env.MAILBOX_TOKEN, admin: process.env.MAILBOX_ADMIN_TOKEN };
+  const run = async (...args: string[]) => {
+    out = [];
+    err = [];
+    process.exitCode = undefined;
+    await buildProgram()
+      .exitOverride()
+      .parseAsync(['node', 'mailbox', ...args, '--url', server.url]);
+    return { out: out.join(''), err: err.join(''), exitCode: process.exitCode ?? 0 };
+  };
+  try {
+    process.env.MAILBOX_TOKEN = agentToken;
+    process.env.MAILBOX_ADMIN_TOKEN = server.adminToken;
+    const refused = await run('agent', 'add', '@exported-2');
+    expect(refused.exitCode).toBe(1);
+    expect(refused.err).toMatch(
+      /^error: Registering an agent needs the admin role; your token is agent @exported\. That token came from MAILBOX_TOKEN, which admin commands take before MAILBOX_ADMIN_TOKEN, .*\(env -u MAILBOX_TOKEN mailbox agent add \.\.\.\), or pass --token <admin token>\. \(FORBIDDEN\)$/m,
+    );
+    expect((await json(server.adminToken, 'agent', 'list')).agents.map((a: { identity: string }) => a.identity)).not.toContain(
+      '@exported-2',
+    );
+    expect((await run('agent', 'token', '@exported')).err).toContain('env -u MAILBOX_TOKEN mailbox agent token ...');
+
+    process.env.MAILBOX_TOKEN = '';
+    expect((await run('agent', 'add', '@exported-3')).out).toMatch(/^Registered @exported-3 \(agent\)/);
+    // --token given on the command line is the user's own choice: refused as before, without the MAILBOX_TOKEN advice.
+    expect((await mailbox(agentToken, 'agent', 'retire', '@exported-3')).err).not.toContain('MAILBOX_TOKEN');
+  } finally {
+    for (const [name, value] of [
+      ['MAILBOX_TOKEN', saved.token],
+      ['MAILBOX_ADMIN_TOKEN', saved.admin],
+    ] as const)
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+  }
+});

@@ -3,6 +3,7 @@ import { Option, type Command } from 'commander';
 import {
   action,
   adminTokenFallback,
+  asAdmin,
   clientFrom,
   print,
   printJson,
@@ -28,11 +29,8 @@ export function registerAgentCommands(program: Command): void {
         'Example: mailbox agent add @neo-gpt',
     )
     .action(
-      action(async (identity: string, options: ClientOptions & { role: 'agent' | 'auditor' }) => {
-        const registration = await clientFrom(options, options.token ?? adminTokenFallback()).registerAgent(
-          identity,
-          options.role,
-        );
+      action(async (identity: string, options: ClientOptions & { role: 'agent' | 'auditor' }, command: Command) => {
+        const registration = await asAdmin(options, command, (client) => client.registerAgent(identity, options.role));
         if (options.json) return printJson(registration);
         print(
           `Registered ${registration.identity} (${registration.role}) at ${registration.registeredAt}.\n` +
@@ -46,7 +44,7 @@ export function registerAgentCommands(program: Command): void {
     .description('list registered agents')
     .action(
       action(async (options: ClientOptions) => {
-        const { agents } = await clientFrom(options, options.token ?? adminTokenFallback()).listAgents();
+        const { agents } = await clientFrom(options, options.token || adminTokenFallback()).listAgents();
         if (options.json) return printJson({ agents });
         print(formatAgents(agents));
       }),
@@ -59,8 +57,8 @@ export function registerAgentCommands(program: Command): void {
         '(reason "sender retired"); a task sent directly to it stays as it is',
     )
     .action(
-      action(async (identity: string, options: ClientOptions) => {
-        const retired = await clientFrom(options, options.token ?? adminTokenFallback()).retireAgent(identity);
+      action(async (identity: string, options: ClientOptions, command: Command) => {
+        const retired = await asAdmin(options, command, (client) => client.retireAgent(identity));
         if (options.json) return printJson(retired);
         print(`Retired ${retired.identity} at ${retired.retiredAt}.`);
         const released = retired.releasedTasks ?? [];
@@ -76,8 +74,8 @@ export function registerAgentCommands(program: Command): void {
     .description('issue an agent a new token (admin), e.g. when it was lost or leaked: the old token stops working at once')
     .addHelpText('after', '\nExample: mailbox agent token @neo-gpt')
     .action(
-      action(async (identity: string, options: ClientOptions) => {
-        const rotated = await clientFrom(options, options.token ?? adminTokenFallback()).rotateToken(identity);
+      action(async (identity: string, options: ClientOptions, command: Command) => {
+        const rotated = await asAdmin(options, command, (client) => client.rotateToken(identity));
         if (options.json) return printJson(rotated);
         print(
           `New token for ${rotated.identity} at ${rotated.rotatedAt}; the old one no longer works.\n` +

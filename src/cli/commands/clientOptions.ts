@@ -47,6 +47,36 @@ export function adminTokenFallback(env: NodeJS.ProcessEnv = process.env): string
 }
 
 /**
+ * Runs an admin command (agent add, retire, token) with the admin token: --token or MAILBOX_TOKEN when set (an empty
+ * one counts as unset, as the server reads its variables), else adminTokenFallback. MAILBOX_TOKEN is most often an
+ * agent's, exported for the client commands (the --help quick start does so), and it comes first: the server's
+ * refusal, "needs the admin role; your token is agent @a", did not say where the token came from while the README said
+ * that admin commands find ./data/admin.token by themselves. The refusal now says so, and how to give the admin token.
+ */
+export async function asAdmin<T>(
+  options: ClientOptions,
+  command: Command,
+  run: (client: MailboxHttpClient) => Promise<T>,
+): Promise<T> {
+  const client = clientFrom(options, options.token || adminTokenFallback());
+  try {
+    return await run(client);
+  } catch (error) {
+    if (!isMailboxError(error) || error.code !== 'FORBIDDEN' || command.getOptionValueSource('token') !== 'env') throw error;
+    const { error: title, code, message, ...details } = error.envelope;
+    const name = [command.parent?.name(), command.name()].filter(Boolean).join(' ');
+    throw new MailboxError(
+      code,
+      title,
+      `${message} That token came from MAILBOX_TOKEN, which admin commands take before MAILBOX_ADMIN_TOKEN, ` +
+        `MAILBOX_ADMIN_TOKEN_FILE and the server's admin.token: run this one without it ` +
+        `(env -u MAILBOX_TOKEN mailbox ${name} ...), or pass --token <admin token>.`,
+      details,
+    );
+  }
+}
+
+/**
  * The token in <data dir>/admin.token. One that cannot be read (a directory, no permission) or is empty is refused
  * naming the file: passed on, an empty one became "No token: pass --token", which sent the user looking for a flag
  * when the file was the problem (the server refuses to start on it too: adminToken.ts).

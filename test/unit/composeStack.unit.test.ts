@@ -109,6 +109,21 @@ describe('docker-compose.scaled.yml (three API nodes, Sentinel, three-node Event
     }
   });
 
+  // The stack's own instructions write the admin token to ./secrets/admin_token in the build context, which
+  // .dockerignore did not leave out: every `docker compose build` sent it to the builder (git ignores it).
+  it('its secret files stay out of the image build context, as out of git', () => {
+    const ignored = (file: string) =>
+      fs
+        .readFileSync(path.join(ROOT, file), 'utf8')
+        .split('\n')
+        .map((line) => line.trim().replace(/^\.\//, '').replace(/\/$/, ''));
+    for (const { file } of Object.values(compose.secrets ?? {})) {
+      const dir = path.dirname(file).replace(/^\.\//, '');
+      expect(ignored('.dockerignore')).toContain(dir);
+      expect(ignored('.gitignore')).toContain(dir);
+    }
+  });
+
   it('the stores it names exist: three EventStoreDB nodes seeding each other, a Redis master and replica, three sentinels', () => {
     const esdb = ['esdb-1', 'esdb-2', 'esdb-3'];
     for (const name of esdb) {

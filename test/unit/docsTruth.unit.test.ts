@@ -134,3 +134,30 @@ test("docs/operators.md's heartbeat tables give each setting's real default", ()
   expect(rows.map(({ key }) => key)).toEqual(expect.arrayContaining([...Object.keys(flags), 'webhookAttempts', 'hookTimeoutMs']));
   expect(rows.filter(({ row, value }) => !forms(value).some((form) => row.includes(form))).map(({ row }) => row)).toEqual([]);
 });
+
+/** The files a bench area (`npm run bench -- esdb`) or a test path (`npx jest test/x.test.ts`) runs. */
+function sourcesOf(target: string): string[] {
+  const base = path.join(ROOT, target.startsWith('test/') ? target : `bench/${target}`);
+  if (!fs.existsSync(base)) return fs.existsSync(`${base}.bench.ts`) ? [`${base}.bench.ts`] : [];
+  if (fs.statSync(base).isFile()) return [base];
+  return fs.readdirSync(base, { recursive: true, encoding: 'utf8' }).map((file) => path.join(base, file));
+}
+
+// docs/operators.md said to measure a real EventStoreDB leader with `ESDB_URL=... npm run bench -- esdb`; those
+// benchmarks read no ESDB_URL and always ran against the in-repo test double.
+test('a variable the docs set for a benchmark or a test is one that benchmark or test reads', () => {
+  const given = DOCS.flatMap((file) =>
+    [
+      ...read(file).matchAll(/\b([A-Z][A-Z0-9_]+)=(?:'[^']*'|\S*) (?:npm run bench -- |node bench\/run\.js |npx jest )(\S+)/g),
+    ].map(([, variable, target]) => ({ file, variable, target: target.replace(/[`).,;]+$/, '') })),
+  );
+  expect(given.length).toBeGreaterThan(0);
+  const unread = given.filter(({ variable, target }) => {
+    const files = sourcesOf(target);
+    return (
+      files.length === 0 ||
+      !files.some((file) => fs.statSync(file).isFile() && read(path.relative(ROOT, file)).includes(variable))
+    );
+  });
+  expect(unread).toEqual([]);
+});

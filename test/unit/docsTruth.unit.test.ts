@@ -161,3 +161,15 @@ test('a variable the docs set for a benchmark or a test is one that benchmark or
   });
   expect(unread).toEqual([]);
 });
+
+// GET /v1/whoami, POST /v1/messages/read (several ids, read-all), GET /v1/heartbeat, GET /v1/audit/agents and
+// GET /v1/audit/series were served and in openapi.json, but no page named them: a reader of the README never met
+// whoami or read-all over HTTP.
+test('every route of the API is named in the README or a docs page', () => {
+  const api = JSON.parse(read('openapi.json')) as { paths: Record<string, object> };
+  const pages = DOCS.map(read).join('\n');
+  // A route may be named as a template (`/v1/tasks/{id}`) or by example (`/v1/agents/@dave/token`, `/v1/messages/$ID/read`).
+  const named = (route: string) =>
+    new RegExp(`${route.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/\\s`]+')}(?![\\w/])`).test(pages);
+  expect(Object.keys(api.paths).filter((route) => !named(route))).toEqual([]);
+});

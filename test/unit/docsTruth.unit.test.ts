@@ -5,6 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { z } from 'zod';
+import { TOOLS } from '../../src/adapters/mcp/tools';
 import { buildProgram } from '../../src/cli/main';
 import { knownVariables } from '../../src/cli/commands/envWarnings';
 import { configSchema, ENV_VARIABLES } from '../../src/config';
@@ -172,4 +174,18 @@ test('every route of the API is named in the README or a docs page', () => {
   const named = (route: string) =>
     new RegExp(`${route.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/\\s`]+')}(?![\\w/])`).test(pages);
   expect(Object.keys(api.paths).filter((route) => !named(route))).toEqual([]);
+});
+
+test("docs/mcp.md's table has a row for every MCP tool, naming each argument it takes", () => {
+  const rows = read('docs/mcp.md').split('\n');
+  const missing = TOOLS.flatMap((tool) => {
+    const row = rows.find((line) => line.startsWith(`| \`${tool.name}\` |`));
+    if (!row) return [`${tool.name}: no row`];
+    const shape = tool.schema instanceof z.ZodObject ? (tool.schema.shape as Record<string, unknown>) : {};
+    return Object.keys(shape)
+      .filter((argument) => !row.includes(`\`${argument}\``) && !row.includes(`${argument}?`))
+      .map((argument) => `${tool.name}: ${argument}`);
+  });
+  expect(TOOLS.length).toBe(13);
+  expect(missing).toEqual([]);
 });

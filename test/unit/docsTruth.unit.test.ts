@@ -27,24 +27,34 @@ function codeOf(text: string): string[] {
 
 /** A shell line without its comment ("# a working mailbox on ..."). */
 const commandLine = (line: string) => line.replace(/(^|\s)#.*$/, '');
-/** `mailbox` where a command starts: a line, a pipe or list, `$(`, or after VAR=value assignments. */
-const COMMAND = /(?:^|[;&|(]\s*)(?:[A-Z_]+=\S*\s+)*mailbox ([a-z][a-z-]*)(?: ([a-z][a-z-]*))?/g;
+/** `mailbox` where a command starts: a line, a pipe or list, `$(`, or after VAR=value assignments; then its words. */
+const COMMAND = /(?:^|[;&|(]\s*)(?:[A-Z_]+=\S*\s+)*mailbox ([a-z][a-z-]*)((?: [^;&|)]*)?)/g;
 
 // The README's own example of a mistyped command, shown to say what the CLI answers to it.
 const SHOWN_AS_WRONG = new Set(['heartbaet']);
 
 // docs/tasks.md said the sender sees a finished task's outcome with `mailbox task get`: the command is `task show`.
-test('every `mailbox <command> [<subcommand>]` the docs show is a command of the CLI', () => {
+test('every `mailbox <command> [<subcommand>] [--option]` the docs show is a command of the CLI, with its options', () => {
   const program = buildProgram();
   const wrong: string[] = [];
   for (const file of DOCS)
     for (const line of codeOf(read(file)).flatMap((code) => code.split('\n')))
-      for (const [, name, sub] of commandLine(line).matchAll(COMMAND)) {
+      for (const [, name, rest] of commandLine(line).matchAll(COMMAND)) {
         if (SHOWN_AS_WRONG.has(name)) continue;
-        const command = program.commands.find((candidate) => candidate.name() === name);
-        if (!command) wrong.push(`${file}: mailbox ${name}`);
-        else if (sub && command.commands.length > 0 && !command.commands.some((candidate: Command) => candidate.name() === sub))
-          wrong.push(`${file}: mailbox ${name} ${sub}`);
+        let command = program.commands.find((candidate) => candidate.name() === name);
+        if (!command) {
+          wrong.push(`${file}: mailbox ${name}`);
+          continue;
+        }
+        const sub = /^ ([a-z][a-z-]*)/.exec(rest)?.[1];
+        if (sub && command.commands.length > 0) {
+          const found = command.commands.find((candidate: Command) => candidate.name() === sub);
+          if (!found) wrong.push(`${file}: mailbox ${name} ${sub}`);
+          command = found ?? command;
+        }
+        const options = new Set([...command.options.map((option) => option.long), '--help']);
+        for (const option of rest.match(/(?<![\w-])--[a-z][a-z-]*/g) ?? [])
+          if (!options.has(option)) wrong.push(`${file}: mailbox ${name} ${sub ?? ''} ${option}`);
       }
   expect(wrong).toEqual([]);
 });

@@ -9,6 +9,8 @@ import path from 'node:path';
 import { parse } from 'yaml';
 import { esdbSettings } from '../../src/adapters/eventstore/esdbSettings';
 import { parseRedisUrl } from '../../src/adapters/projections/redisTopology';
+import { buildProgram } from '../../src/cli/main';
+import { unknownVariables } from '../../src/cli/commands/envWarnings';
 import { configFromEnv } from '../../src/config';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -139,3 +141,17 @@ describe('docker-compose.scaled.yml (three API nodes, Sentinel, three-node Event
     }
   });
 });
+
+// A misspelt variable in a compose file is only a warning in the container's log (the mailbox runs on its default).
+test.each(['docker-compose.yml', 'docker-compose.scaled.yml'])(
+  '%s: every MAILBOX_ variable it sets is one the mailbox reads, and each mailbox service runs a mailbox command',
+  (file) => {
+    const compose = load(file);
+    const program = buildProgram();
+    for (const [name, service] of mailboxNodes(compose)) {
+      expect(unknownVariables(resolved(service.environment ?? {})).map(({ variable }) => `${name}: ${variable}`)).toEqual([]);
+      const [command] = Array.isArray(service.command) ? service.command : [service.command];
+      expect(program.commands.map((candidate) => candidate.name())).toContain(command);
+    }
+  },
+);

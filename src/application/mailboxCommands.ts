@@ -77,10 +77,12 @@ export interface ReadAllResult extends Warned {
   /** When these were marked read; null when nothing changed. */
   readAt: string | null;
 }
+/** Archived; `changed` false: it was archived already (archivedAt is that first archive), nothing was written. */
 export interface ArchiveResult extends Warned {
   messageId: string;
   status: 'archived';
   archivedAt: string;
+  changed: boolean;
 }
 /** Back in the inbox; `changed` false: it was not archived, nothing was written. */
 export interface UnarchiveResult extends Warned {
@@ -361,7 +363,7 @@ export class MailboxCommands {
     requireRole(actor, ['agent'], 'Archiving a message');
     const { messageId } = parseInput(oneMessageSchema, input, 'archive_message');
     const metadata = this.metadata(actor, options);
-    const { state, position } = await this.handler.handle(messageStream(messageId), messageModel, metadata, (message) =>
+    const { state, appended, position } = await this.handler.handle(messageStream(messageId), messageModel, metadata, (message) =>
       decideArchiveMessage({ type: 'ArchiveMessage', data: { messageId }, metadata }, message),
     );
     const warnings = await this.awaitViews(position);
@@ -369,6 +371,7 @@ export class MailboxCommands {
       messageId,
       status: 'archived',
       archivedAt: state.recipients.get(actor.identity)!.archivedAt!,
+      changed: appended.length > 0,
       ...withWarnings(warnings),
     };
   }

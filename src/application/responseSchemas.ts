@@ -116,6 +116,7 @@ export const archiveResultSchema = z.object({
   messageId: z.uuid(),
   status: z.literal('archived'),
   archivedAt: timestamp,
+  changed: z.boolean().describe('false: already archived (archivedAt is when), so nothing changed'),
   warnings: z.array(warningSchema).optional(),
 });
 

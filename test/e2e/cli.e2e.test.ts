@@ -682,6 +682,14 @@ test('archive a b and unarchive a b: one call each, each reported; a failed one 
   expect(some.exitCode).toBe(1);
   expect(await archived()).toEqual([one, two].sort());
   process.exitCode = undefined;
+  // Archiving them again said "Archived" again: it now says nothing changed (exit 0), and nothing is written.
+  const archivedEvents = await server.eventCount();
+  expect(await mailbox(b, 'archive', one)).toEqual({
+    out: expect.stringMatching(new RegExp(`^${one} was already archived \\(at \\S+\\): nothing changed\\.\\n$`)),
+    err: '',
+    exitCode: 0,
+  });
+  expect(await server.eventCount()).toBe(archivedEvents);
 
   expect(await mailbox(b, 'unarchive', one, two)).toEqual({
     out: `${one} is back in your inbox (unread).\n${two} is back in your inbox (unread).\n`,

@@ -86,7 +86,8 @@ test('send -> list -> mark_read, as the SDK client', async () => {
   const read = json(await call(b, 'mark_read', { messageIds: JSON.stringify([messageId]) }));
   expect(read.results).toEqual([{ messageId, status: 'read', readAt: expect.any(String) }]);
   expect(json(await call(b, 'list_messages', { status: 'unread' })).messages).toEqual([]);
-  expect(json(await call(b, 'archive_message', { messageId })).status).toBe('archived');
+  expect(json(await call(b, 'archive_message', { messageId }))).toMatchObject({ status: 'archived', changed: true });
+  expect(json(await call(b, 'archive_message', { messageId }))).toMatchObject({ status: 'archived', changed: false });
   expect(json(await call(b, 'list_messages', { status: 'archived' })).messages).toEqual([
     expect.objectContaining({ messageId, archivedAt: expect.any(String) }),
   ]);

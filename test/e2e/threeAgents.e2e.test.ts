@@ -119,7 +119,12 @@ test("A's token cannot act as B: it sees only A's inbox and cannot read or archi
 test('archive hides a message from its recipient only', async () => {
   const id = await send('@a', { to: 'AGENT:*' });
   const archived = await server.call('POST', `/v1/messages/${id}/archive`, { token: t['@b'] });
-  expect(archived.body).toEqual({ messageId: id, status: 'archived', archivedAt: expect.any(String) });
+  expect(archived.body).toEqual({ messageId: id, status: 'archived', archivedAt: expect.any(String), changed: true });
+  // Again: the same answer said it archived it again; now it says nothing changed, and nothing is written.
+  const before = await server.eventCount();
+  const again = await server.call('POST', `/v1/messages/${id}/archive`, { token: t['@b'] });
+  expect(again.body).toEqual({ ...archived.body, changed: false });
+  expect(await server.eventCount()).toBe(before);
   expect(
     (await server.call('GET', '/v1/messages?status=all', { token: t['@b'] })).body.messages.map((m: any) => m.messageId),
   ).not.toContain(id);

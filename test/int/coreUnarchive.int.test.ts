@@ -42,6 +42,20 @@ describe.each(STORE_KINDS)('unarchive and the archived view ($name event store)'
     expect(await b.unreadCount()).toMatchObject({ unreadCount: 2 });
   });
 
+  // Archiving an archived message answered exactly as archiving it: nothing said that nothing changed.
+  it('archive answers changed: true, then changed: false with the first archivedAt when already archived, writing nothing', async () => {
+    const mailbox = await harness.open();
+    const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    const m1 = await a.send({ to: ['@b', '@c'], subject: 'one', body: 'x' });
+    const first = await b.archive(m1.messageId);
+    expect(first).toEqual({ messageId: m1.messageId, status: 'archived', archivedAt: expect.any(String), changed: true });
+    const before = (await eventsOfType(mailbox, 'MessageArchived')).length;
+    expect(await b.archive(m1.messageId)).toEqual({ ...first, changed: false });
+    expect(await eventsOfType(mailbox, 'MessageArchived')).toHaveLength(before);
+    // C's copy is C's own: archiving it changes it.
+    expect(await c.archive(m1.messageId)).toMatchObject({ changed: true });
+  });
+
   it('a read message unarchived stays read (no count moves); archive again and the archived view shows it', async () => {
     const mailbox = await harness.open();
     const { '@a': a, '@b': b } = await registerAgents(mailbox, ['@a', '@b', '@c']);

@@ -192,7 +192,7 @@ export const ROUTE_SPECS: RouteSpec[] = [
     success: {
       status: 200,
       schema: responses.archiveResultSchema,
-      description: '{messageId, archivedAt, status: "archived", warnings?}',
+      description: '{messageId, archivedAt, status: "archived", changed, warnings?} (changed false: it was archived already)',
     },
     errors: [...AUTH, 'VALIDATION_FAILED', 'NOT_A_RECIPIENT', 'MESSAGE_NOT_FOUND'],
   },

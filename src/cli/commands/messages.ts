@@ -320,7 +320,12 @@ export function registerMessageCommands(program: Command): void {
         eachMessage('archive', messageIds, options, async (client, messageId) => {
           const archived = await client.archive(messageId);
           if (options.json) return printJson(archived);
-          print(`Archived ${archived.messageId} at ${archived.archivedAt}.`);
+          // An older server's answer has no `changed`: it claimed the archive either way, so say what it said.
+          print(
+            archived.changed === false
+              ? `${archived.messageId} was already archived (at ${archived.archivedAt}): nothing changed.`
+              : `Archived ${archived.messageId} at ${archived.archivedAt}.`,
+          );
           printWarnings(archived);
         }),
       ),

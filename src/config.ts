@@ -25,6 +25,12 @@ export const MIN_ADMIN_TOKEN_CHARS = 32;
 export const GOOD_ADMIN_TOKEN = 'e.g. the output of `openssl rand -hex 32`';
 const ADMIN_TOKEN_FORM = `${MIN_ADMIN_TOKEN_CHARS} or more characters without spaces, ${GOOD_ADMIN_TOKEN}`;
 
+/**
+ * The wake SLA's default (MAILBOX_WAKE_SLA_MS): the server's unwoken alarm, the heartbeat's escalation and audit
+ * verify's comparison of that alarm all count from it, so it is written here once (it was three literals that could drift).
+ */
+export const DEFAULT_WAKE_SLA_MS = 60_000;
+
 export const configSchema = z.object({
   host: z.string().min(1).default('127.0.0.1'),
   port: fromDecimalText(z.number().int().min(0).max(65535)).default(7420),
@@ -97,7 +103,7 @@ export const configSchema = z.object({
     .regex(/^[A-Za-z0-9._-]{1,64}$/)
     .optional(),
   /** A message that woke none of its recipients within this long is unwoken: counted in /metrics, escalated by the heartbeat. */
-  wakeSlaMs: fromDecimalText(z.number().int().min(0)).default(60_000),
+  wakeSlaMs: fromDecimalText(z.number().int().min(0)).default(DEFAULT_WAKE_SLA_MS),
   /** How long seen marks gather before they are written as one event per recipient (issue 13), in ms. */
   seenFlushMs: fromDecimalText(z.number().int().min(1).max(60_000)).default(200),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -179,7 +185,7 @@ const VALID_FORM: Partial<Record<keyof MailboxConfig, string>> = {
     'an integer number of milliseconds from 300 to 600000 (default 3000): how long a projector, sweeper or heartbeat ' +
     'lease lasts unless renewed, hence how long a dead leader keeps the job',
   nodeId: '1..64 of [A-Za-z0-9._-] (default: host name and process id)',
-  wakeSlaMs: 'an integer number of milliseconds (default 60000): how long a message may wake nobody',
+  wakeSlaMs: `an integer number of milliseconds (default ${DEFAULT_WAKE_SLA_MS}): how long a message may wake nobody`,
   seenFlushMs: 'an integer number of milliseconds, 1 to 60000',
   logLevel: 'one of fatal, error, warn, info, debug, trace, silent',
   logFormat: 'auto, pretty or json',

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { identitySchema } from '../commands/schemas';
 import { parseInput } from '../commands/validation';
+import { DEFAULT_WAKE_SLA_MS } from '../config';
 import { MailboxError } from '../errors';
 import { fromDecimalText } from '../support/decimalText';
 import { timerDurationSchema, durationSchema } from './duration';
@@ -52,7 +53,7 @@ export const heartbeatSettingsSchema = z
     wakeGraceMs: durationSchema.default(60_000),
     stallAfterMs: durationSchema.pipe(z.number().min(1)).default(60_000),
     /** A message that woke none of its recipients within this long is escalated through their nudge targets, once. */
-    wakeSlaMs: durationSchema.default(60_000),
+    wakeSlaMs: durationSchema.default(DEFAULT_WAKE_SLA_MS),
     optOut: identityList.default([]),
     agents: z.record(identitySchema, agentSettingsSchema).default({}),
     webhookSecret: z.string().min(16, 'must be at least 16 characters').optional(),

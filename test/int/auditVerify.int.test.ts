@@ -14,6 +14,8 @@ import type { ListQuery } from '../../src/projections/listQuery';
 import type { ProjectionStore } from '../../src/projections/projectionStore';
 import type { VerifyOptions } from '../../src/audit/verify/verifyProjections';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
+import { configFromEnv, DEFAULT_WAKE_SLA_MS } from '../../src/config';
+import { parseHeartbeatSettings } from '../../src/heartbeat/heartbeatSettings';
 import { ADMIN_TOKEN, registerAgents, tempDir } from '../support/fixtures';
 import { startRedis, type TestRedis } from '../support/redisServer';
 
@@ -482,6 +484,37 @@ describe('audit verify compares the unwoken alarm as the server counts it', () =
         actual: 4,
       },
     ]);
+  });
+});
+
+describe('the wake SLA default', () => {
+  let mailbox: Mailbox;
+  afterEach(() => mailbox.close());
+
+  // It was written three times (the server's config, the heartbeat's settings, this option's default): one could change
+  // alone, and verify would compare the alarm at another cutoff than the server counts it at.
+  test('verify without one compares the alarm at now minus the default the server and the heartbeat take', async () => {
+    mailbox = await memoryMailbox();
+    await populate(mailbox);
+    const at = T0 + 3_600_000;
+    const oneShort = new Proxy(mailbox.projections, {
+      get(target, property, receiver) {
+        if (property === 'unwoken')
+          return async (query: Parameters<Mailbox['projections']['unwoken']>[0]) => {
+            const page = await target.unwoken(query);
+            return query.sentBefore.startsWith('9999') ? page : { ...page, count: page.count - 1 };
+          };
+        return Reflect.get(target, property, receiver) as unknown;
+      },
+    });
+    const { report } = await verifyOn(mailbox, oneShort, { settings: { now: () => new Date(at) } });
+    const cutoff = new Date(at - DEFAULT_WAKE_SLA_MS).toISOString();
+    expect(report.differences.map((d) => d.field)).toEqual([
+      `count sent before ${cutoff} (now minus the wake SLA: the alarm's)`,
+      `count pending escalation sent before ${cutoff} (now minus the wake SLA: the alarm's)`,
+    ]);
+    expect(configFromEnv({}).wakeSlaMs).toBe(DEFAULT_WAKE_SLA_MS);
+    expect(parseHeartbeatSettings({}).wakeSlaMs).toBe(DEFAULT_WAKE_SLA_MS);
   });
 });
 

@@ -12,6 +12,7 @@
  * (the expected views caught up to it first). Differences no such read could
  * settle are reported as unsettled, not as drift.
  */
+import { DEFAULT_WAKE_SLA_MS } from '../../config';
 import { mapBounded } from '../../heartbeat/boundedQueue';
 import type { ListQuery } from '../../projections/listQuery';
 import type { ListedMessage, ProjectionStore } from '../../projections/projectionStore';
@@ -38,7 +39,7 @@ export interface VerifyOptions {
   onCompared?: (what: ComparedUnit, done: number, total: number) => void;
   /** The time the due lists and the unwoken alarm are compared at (what is due now; default: the clock's). */
   now?: () => Date;
-  /** The wake SLA: the unwoken alarm counts the messages sent before now minus it (default 60000, MAILBOX_WAKE_SLA_MS's). */
+  /** The wake SLA: the unwoken alarm counts the messages sent before now minus it (default MAILBOX_WAKE_SLA_MS's). */
   wakeSlaMs?: number;
 }
 
@@ -260,7 +261,14 @@ export async function verifyProjections(
   live: ProjectionStore,
   options: VerifyOptions = {},
 ): Promise<VerifyReport> {
-  const { maxRounds = 10, concurrency = 8, onProgress, onCompared, now = () => new Date(), wakeSlaMs = 60_000 } = options;
+  const {
+    maxRounds = 10,
+    concurrency = 8,
+    onProgress,
+    onCompared,
+    now = () => new Date(),
+    wakeSlaMs = DEFAULT_WAKE_SLA_MS,
+  } = options;
   const listsAt = () => ({ now: now(), wakeSlaMs });
   const expected = new ScratchViews();
   let comparedAt = await live.checkpoint();

@@ -9,7 +9,7 @@ import pino from 'pino';
 import { z } from 'zod';
 import { identitySchema, oneMessageSchema } from '../../commands/schemas';
 import { parseInput } from '../../commands/validation';
-import type { MailboxConfig } from '../../config';
+import { DEFAULT_WAKE_SLA_MS, type MailboxConfig } from '../../config';
 import { MailboxError } from '../../errors';
 import { fromDecimalText } from '../../support/decimalText';
 import { MAILBOX_EVENT_TYPES, type MailboxEventType } from '../../events/types';
@@ -261,7 +261,7 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
       .description(
         'messages that woke none of their recipients within the wake SLA (unless all saw or read them), oldest first (exit 1 when any)',
       )
-      .option('--sla <ms>', 'the wake SLA in milliseconds (default MAILBOX_WAKE_SLA_MS, else 60000)'),
+      .option('--sla <ms>', `the wake SLA in milliseconds (default MAILBOX_WAKE_SLA_MS, else ${DEFAULT_WAKE_SLA_MS})`),
   ).action((flags: SourceFlags & { sla?: string }) =>
     run(io, async () => {
       // Keyed as typed, so that an error names '--sla'; the variable is read as serve reads it, in serve's words. Both

@@ -3,7 +3,7 @@ import { type Command, Option } from 'commander';
 import { openNudgePublisher, openPipeline } from '../../compositionRoot';
 import { RedisChannelTarget } from '../../heartbeat/targets/redisChannelTarget';
 import type { NudgeTarget } from '../../heartbeat/nudgeTarget';
-import { configFromEnv, nodeIdOf, type MailboxConfig } from '../../config';
+import { configFromEnv, DEFAULT_WAKE_SLA_MS, nodeIdOf, type MailboxConfig } from '../../config';
 import { isStartupError, StartupInterrupted } from '../../startupError';
 import { waitForBackends, waitForNudgeRedis } from '../../startupBackends';
 import { checkStoreNames } from '../../startupChecks';
@@ -181,7 +181,7 @@ timestamp in x-mailbox-timestamp); the secret comes from MAILBOX_HEARTBEAT_WEBHO
 Environment only (no flag): MAILBOX_HEARTBEAT_WEBHOOK_ATTEMPTS (tries per webhook nudge, 1-20, default 5),
 MAILBOX_HEARTBEAT_WEBHOOK_TIMEOUT (each try's deadline, a duration, default 5s), MAILBOX_HEARTBEAT_HOOK_TIMEOUT
 (the hook is killed after it, default 10s), MAILBOX_WAKE_SLA_MS (a message that woke nobody this long is escalated,
-default 60000).
+default ${DEFAULT_WAKE_SLA_MS}).
 The stores are those of the server: MAILBOX_DATA_DIR / MAILBOX_EVENTSTORE_URL / MAILBOX_REDIS_URL. A log or
 views file no server has made is refused at start (exit code 2), never created. See docs/operators.md.`,
     )

@@ -328,7 +328,7 @@ export async function openProjectionMaintenance(
   const open = async () =>
     config.redisUrl === undefined && file !== null
       ? SqliteProjectionStore.open(file, new InProcessWakeBus(), { rebuildOtherSchema })
-      : openRedisProjectionStore(config);
+      : openRedisProjectionStore(config, logger);
   const store = await open().catch(async (error: unknown) => {
     await log.close();
     throw error;

@@ -38,7 +38,7 @@ export async function createProjectionAdapters(
     return { wakeBus, projectionStore: await openSqliteViews(file, wakeBus, logger, { viewsOwner }), sharedLimits: null };
   }
   const url = config.redisUrl;
-  const projectionStore = await openRedisProjectionStore(config);
+  const projectionStore = await openRedisProjectionStore(config, logger);
   let sharedLimits: SharedLimits | null = null;
   try {
     // Every API node draws an agent's requests from one bucket (MAILBOX_RATE_LIMIT_*), on its own connection.
@@ -166,11 +166,15 @@ export async function openSqliteViews(
 }
 
 /** The Redis projection store on its own connection (also used by `mailbox projections ...`). */
-export async function openRedisProjectionStore(config: MailboxConfig): Promise<RedisProjectionStore> {
+export async function openRedisProjectionStore(config: MailboxConfig, logger?: Logger): Promise<RedisProjectionStore> {
   if (config.redisUrl === undefined) throw new Error('openRedisProjectionStore needs MAILBOX_REDIS_URL');
   const client = await connectRedis(config.redisUrl, { name: 'mailbox-projections', ...redisOptionsOf(config) });
   // On a Cluster a script may touch only one slot: one call per hash tag (see redisKeys.ts).
-  return new RedisProjectionStore(client, { namespace: config.redisNamespace, scriptPerTag: isClusterUrl(config.redisUrl) });
+  return new RedisProjectionStore(client, {
+    namespace: config.redisNamespace,
+    scriptPerTag: isClusterUrl(config.redisUrl),
+    logger,
+  });
 }
 
 /**

@@ -16,6 +16,7 @@
  * script checks it with the checkpoint) and serves reads only from it: the
  * views of another log sharing the namespace are never read or written.
  */
+import type { Logger } from 'pino';
 import { READ_MODEL_VERSION } from '../../projections/readModel/readModelVersion';
 import { MailboxError } from '../../errors';
 import type { ListQuery } from '../../projections/listQuery';
@@ -69,7 +70,12 @@ export interface RedisProjectionOptions {
   generationTtlMs?: number;
   /** How long a rebuild's building mark outlives its last renewal (default 15 s; redisGenerations.ts): tests shorten it. */
   buildingTtlMs?: number;
+  /** Where what the views hold but cannot serve is told (a tasks:timed entry without its task record); default: nowhere. */
+  logger?: Pick<Logger, 'warn'>;
 }
+
+/** Dangling tasks:timed entries told, remembered so that each is told once (a sweep meets it every few seconds). */
+const MAX_DANGLING_TOLD = 10_000;
 
 const MAX_SWITCH_FOLLOWS = 5;
 /** A rebuild holds live appliers for milliseconds while it switches; wait that out (its fence expires by itself). */
@@ -115,7 +121,19 @@ export class RedisProjectionStore implements ProjectionStore {
     this.applier = new RedisScriptApplier(client, this.keys, { scriptPerTag, eventsPerScript: options.eventsPerScript ?? 64 });
     this.reader = new RedisViewReader(client, this.keys);
     this.taskKeys = new RedisTaskKeys(this.keys);
-    this.tasks = new RedisTaskReader(client, this.taskKeys);
+    const told = new Set<string>();
+    this.tasks = new RedisTaskReader(client, this.taskKeys, ({ taskId, timedKey, recordsKey }) => {
+      const entry = `${timedKey} ${taskId}`;
+      if (told.has(entry)) return;
+      if (told.size >= MAX_DANGLING_TOLD) told.clear(); // bounded: past it, each is told again once
+      told.add(entry);
+      options.logger?.warn(
+        { taskId, timedKey, recordsKey },
+        `projections: ${timedKey} lists task ${taskId}, which has no record in ${recordsKey}: the task sweeper cannot ` +
+          'end it and passes over it. The views were changed outside the mailbox or partly restored; ' +
+          '`mailbox audit verify` shows what else differs from the log, `mailbox projections rebuild` makes them again from it.',
+      );
+    });
     this.ledger = new RedisLedgerReader(client, this.keys);
     const rebuilder = new RedisScriptApplier(client, this.keys, {
       scriptPerTag,

@@ -10,10 +10,15 @@
  * transaction), from sendStages.ts; and what one round trip to a sleeping thread costs on this machine
  * (threadHop.ts), interleaved with the floor. A send makes two such round trips, so a single caller pays them on
  * top of the fsync: the price of keeping the fsync (issue 10) and the views' writes (issue 15) off the event loop.
+ *
+ * And which thread each operation costs (mailboxThreads.ts): on-CPU time per send and per MarkRead of the event
+ * loop, the writer thread and the views thread, which run one after another for one caller, so that their sum
+ * plus the fsync's wait is about the latency; with the time each waited for a CPU (a loaded machine's share).
  */
 import { durableCommitLatency } from '../lib/diskProbe';
 import { traceSendStages } from '../lib/sendStages';
 import { idleThreadRoundTrip } from '../lib/threadHop';
+import { mailboxThreads, type MailboxThreadCosts } from '../lib/mailboxThreads';
 import { agentIdentity, openEmbeddedMailbox, registerAgents } from '../lib/mailbox';
 import { atMost } from '../lib/report';
 import { runBench } from '../lib/runBench';
@@ -32,17 +37,31 @@ interface RunFigures {
   readP50: number;
   appendMs: number;
   appendedToViewsMs: number;
+  sendThreads: MailboxThreadCosts | null;
+  readThreads: MailboxThreadCosts | null;
 }
+
+const THREADS = ['eventLoop', 'writer', 'views', 'others'] as const;
+const THREAD_NAMES: Record<(typeof THREADS)[number], string> = {
+  eventLoop: 'event loop',
+  writer: 'log writer thread',
+  views: 'views thread',
+  others: 'other threads (V8 helpers, checkpoint sidecars)',
+};
 
 async function oneRun(): Promise<RunFigures> {
   const floorBefore = await durableCommitLatency(200);
   const hopBefore = await idleThreadRoundTrip();
   const figures = await withTmpDir(async (dir) => {
+    const threads = mailboxThreads();
     const mailbox = await openEmbeddedMailbox(dir);
+    threads.opened();
     try {
       const [sender, recipient] = await registerAgents(mailbox, [agentIdentity(0), agentIdentity(1), agentIdentity(2)]);
+      threads.firstCommitDone();
       const stages = traceSendStages(mailbox);
       stages.start();
+      threads.start();
       const sends: number[] = [];
       const ids: string[] = [];
       for (let i = 0; i < OPERATIONS; i++) {
@@ -51,16 +70,26 @@ async function oneRun(): Promise<RunFigures> {
         sends.push(nowMs() - started);
         ids.push(sent.messageId);
       }
+      const sendThreads = threads.read(OPERATIONS);
       const { appendMs, appendedToViewsMs } = stages.read();
+      threads.start();
       const reads: number[] = [];
       for (const messageId of ids) {
         const started = nowMs();
         await recipient.markRead({ messageId });
         reads.push(nowMs() - started);
       }
+      const readThreads = threads.read(OPERATIONS);
       const left = await recipient.unreadCount();
       if (left.unreadCount !== 0) throw new Error(`expected every message read, views show ${left.unreadCount} unread`);
-      return { sendP50: summarize(sends).p50, readP50: summarize(reads).p50, appendMs, appendedToViewsMs };
+      return {
+        sendP50: summarize(sends).p50,
+        readP50: summarize(reads).p50,
+        appendMs,
+        appendedToViewsMs,
+        sendThreads,
+        readThreads,
+      };
     } finally {
       await mailbox.close();
     }
@@ -122,6 +151,25 @@ runBench('core/sequential', async (report) => {
   report.metric('MarkRead p50 / fsync floor', median(runs.map((r) => r.readP50 / r.floorP50)), 'x', atMost(1.5), {
     runs: runs.map((r) => round(r.readP50 / r.floorP50)),
   });
+  for (const [operation, of] of [
+    ['send', (r: RunFigures) => r.sendThreads],
+    ['MarkRead', (r: RunFigures) => r.readThreads],
+  ] as const) {
+    const measured = runs.map(of).filter((costs): costs is MailboxThreadCosts => costs !== null);
+    if (measured.length === 0) continue; // not Linux: no /proc
+    for (const thread of THREADS) {
+      report.metric(
+        `${operation}: on-CPU per ${operation}, ${THREAD_NAMES[thread]}`,
+        median(measured.map((costs) => costs[thread].cpuUs)),
+        'us',
+        undefined,
+        {
+          runs: measured.map((costs) => round(costs[thread].cpuUs)),
+          waitedForCpuUs: measured.map((costs) => round(costs[thread].waitUs)),
+        },
+      );
+    }
+  }
   report.note(
     'setup',
     `${OPERATIONS} sends then ${OPERATIONS} MarkReads, one at a time, per run; floor measured before and after each run`,

@@ -45,6 +45,8 @@ export interface SendResult {
   to: Addressee;
   recipients: string[];
   threadId: string;
+  /** True: a retry with the same idempotency key and content; the original result, nothing written. */
+  replayed: boolean;
   warnings?: Warning[];
 }
 /** Said by an accepted command whose views did not show it within MAILBOX_AWAIT_PROJECTION_MS (it is durable all the same). */
@@ -222,7 +224,7 @@ export class MailboxCommands {
     const registry = await this.directory.current();
     const parent = data.inReplyTo ? (await this.handler.load(messageStream(data.inReplyTo), messageModel)).state : null;
     const policy = { maxBodyBytes: this.config.maxBodyBytes, strictRecipients: this.config.strictRecipients };
-    const { state, position } = await this.handler.handle(messageStream(messageId), messageModel, metadata, (message) =>
+    const { state, appended, position } = await this.handler.handle(messageStream(messageId), messageModel, metadata, (message) =>
       decideSendMessage(
         { type: 'SendMessage', data: { messageId, input: data, requestHash }, metadata },
         { message, registry, parent },
@@ -243,6 +245,8 @@ export class MailboxCommands {
       to: sent.to,
       recipients: sent.recipients,
       threadId: sent.threadId,
+      // A retry with the same key and content found the message sent already (also when it raced the original).
+      replayed: appended.length === 0,
       ...(warnings.length ? { warnings } : {}),
     };
   }

@@ -301,12 +301,31 @@ test('watch: heartbeats keep a quiet stream alive (no reconnect while they come)
   }
 });
 
+// A retried send printed 'Sent <id> to ...' as the first had: it read as a second message sent.
+test('send --idempotency-key again: says it was already sent and nothing new was sent, writing nothing', async () => {
+  const t = await server.register(['@replaya', '@replayb']);
+  const args = ['send', '@replayb', 's', 'b', '--idempotency-key', 'retry-7'];
+  const first = await mailbox(t['@replaya'], ...args);
+  const id = /^Sent (\S+) to @replayb/.exec(first.out)![1];
+  const before = await server.eventCount();
+  expect(await mailbox(t['@replaya'], ...args)).toEqual({
+    out: expect.stringMatching(
+      new RegExp(
+        `^Already sent ${id} at \\S+ with this --idempotency-key: nothing new was sent \\(delivered to @replayb\\)\\.\\n$`,
+      ),
+    ),
+    err: '',
+    exitCode: 0,
+  });
+  expect(await server.eventCount()).toBe(before);
+});
+
 test("send --idempotency-key 'k✓' (not ASCII) is honored exactly, and a token holding such a character is said to be the token's fault: both were 'Cannot reach the mailbox'", async () => {
   const t = await server.register(['@ikey', '@ikey2']);
   const first = await mailbox(t['@ikey'], 'send', '@ikey2', 's', 'b', '--idempotency-key', 'déploiement-✓', '--json');
   expect([first.exitCode, first.err]).toEqual([0, '']);
   const again = await mailbox(t['@ikey'], 'send', '@ikey2', 's', 'b', '--idempotency-key', 'déploiement-✓', '--json');
-  expect(JSON.parse(again.out).messageId).toBe(JSON.parse(first.out).messageId);
+  expect(JSON.parse(again.out)).toEqual({ ...JSON.parse(first.out), replayed: true });
   // The same key over HTTP (JSON is UTF-8) is the same key: one message.
   const overHttp = await server.call('POST', '/v1/messages', {
     token: t['@ikey'],

@@ -133,13 +133,15 @@ test('input a route would ignore is refused: a body on /read, a query on /inbox/
   await expectRejected('GET', '/v1/inbox/count?box=outbox', { token: t['@b'] }, 400, 'UNKNOWN_FIELD');
 });
 
-test('Idempotency-Key: a retry returns the original result and writes nothing; another payload is refused', async () => {
+// A retry answered 201 with the original's body, as a new send: the caller could not tell that nothing was written.
+test('Idempotency-Key: a retry returns the original result, 200 with replayed: true, and writes nothing; another payload is refused', async () => {
   const headers = { 'idempotency-key': 'deploy-1400' };
   const first = await server.call('POST', '/v1/messages', { token: t['@a'], body: message, headers });
-  expect(first.status).toBe(201);
+  expect([first.status, first.body.replayed]).toEqual([201, false]);
   const before = await server.eventCount();
   const retry = await server.call('POST', '/v1/messages', { token: t['@a'], body: message, headers });
-  expect(retry.body).toEqual(first.body);
+  expect(retry.status).toBe(200);
+  expect(retry.body).toEqual({ ...first.body, replayed: true });
   expect(await server.eventCount()).toBe(before);
   await expectRejected(
     'POST',
@@ -198,7 +200,7 @@ test('Idempotency-Key is read as UTF-8, the key the body field carries; bytes th
     token: t['@a'],
     body: { ...message, subject: 'utf8 key', idempotencyKey: key },
   });
-  expect([viaBody.status, viaBody.body.messageId]).toEqual([201, sent.body.messageId]);
+  expect([viaBody.status, viaBody.body.messageId, viaBody.body.replayed]).toEqual([200, sent.body.messageId, true]);
   const latin1 = await postWithRawHeaders(t['@a'], ['idempotency-key', 'caf\u00e9'], { ...message, subject: 'latin1 key' });
   expect(latin1.status).toBe(400);
   expect(latin1.body).toMatchObject({ code: 'VALIDATION_FAILED', field: 'Idempotency-Key' });
@@ -261,7 +263,7 @@ test('Idempotency-Key given twice: two keys are refused naming both (nothing sen
     body: message,
     headers: { 'idempotency-key': 'twice-3' },
   });
-  expect(retry.body).toEqual(first.body);
+  expect(retry.body).toEqual({ ...first.body, replayed: true });
 });
 
 test('GET /v1/messages: tags as CSV, pagination, unknown and inapplicable filters', async () => {
@@ -372,7 +374,8 @@ test('a request that outlives the timeout is 503 UNAVAILABLE that says a send ma
     expect(await slow.eventCount()).toBe(before + 1); // it was applied, as the message warned
     await slow.mailbox.runner.start();
     const retried = await slow.call('POST', '/v1/messages', { token: x, body: { ...message, to: '@y' }, headers });
-    expect(retried.status).toBe(201);
+    // The timed-out request wrote it: the retry is a replay (200, replayed: true), as it writes nothing.
+    expect([retried.status, retried.body.replayed]).toEqual([200, true]);
     expect(await slow.eventCount()).toBe(before + 1);
     expect((await slow.call('GET', '/v1/messages', { token: y })).body.messages.map((m: any) => m.messageId)).toEqual([
       retried.body.messageId,

@@ -150,12 +150,15 @@ test('a warning about a recipient that is not an active agent names list_agents,
   }
 });
 
-test('add_message honours idempotencyKey: a retry returns the original and writes nothing', async () => {
+test('add_message honours idempotencyKey: a retry returns the original with replayed: true and writes nothing', async () => {
   const a = await mcpClient(t['@a']);
   const args = { to: '@b', subject: 'once', body: 'b', idempotencyKey: 'mcp-retry-1' };
   const first = json(await call(a, 'add_message', args));
+  expect(first.replayed).toBe(false);
   const before = await server.eventCount();
-  expect(json(await call(a, 'add_message', args))).toEqual(first);
+  const retry = await call(a, 'add_message', args);
+  expect(json(retry)).toEqual({ ...first, replayed: true });
+  expect(retry.structuredContent).toEqual({ ...first, replayed: true });
   expect(await server.eventCount()).toBe(before);
 });
 

@@ -158,6 +158,9 @@ function operation(spec: RouteSpec): Json {
       : {}),
     responses: withProtocolAnswers(spec, {
       [String(spec.success.status)]: { description: spec.success.description, content: successContent(spec) },
+      ...(spec.alsoSuccess
+        ? { [String(spec.alsoSuccess.status)]: { description: spec.alsoSuccess.description, content: successContent(spec) } }
+        : {}),
       ...errorResponses(withRefusalsOfEveryRoute(spec)),
     }),
   };

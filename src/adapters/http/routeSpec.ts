@@ -24,6 +24,8 @@ export interface RouteSpec {
   headers?: Array<{ name: string; description: string }>;
   /** The answer: a zod schema for JSON, or a content type and a plain schema for anything else. */
   success: { status: number; description: string; schema?: z.ZodType; contentType?: string; example?: string };
+  /** Another success status with the same body (a replayed send: 200 where a new one is 201). */
+  alsoSuccess?: { status: number; description: string };
   errors: ErrorCode[];
   /**
    * Answers in a protocol's own shape rather than the error envelope (MCP's transport answers a JSON-RPC error, or

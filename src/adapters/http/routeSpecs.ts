@@ -100,7 +100,12 @@ export const ROUTE_SPECS: RouteSpec[] = [
       status: 201,
       schema: responses.sendResultSchema,
       description:
-        '{messageId, status: "sent", sentAt, to, recipients, threadId, warnings?} (warnings: near-miss recipients, VIEWS_LAGGING)',
+        '{messageId, status: "sent", sentAt, to, recipients, threadId, replayed: false, warnings?} (warnings: near-miss recipients, VIEWS_LAGGING)',
+    },
+    alsoSuccess: {
+      status: 200,
+      description:
+        'a replay: the same Idempotency-Key and content as a send already made; its answer, with replayed: true, and nothing written',
     },
     errors: [...AUTH, ...BODY, 'INVALID_RECIPIENT_SHAPE', 'UNKNOWN_RECIPIENT', 'MESSAGE_NOT_FOUND', 'IDEMPOTENCY_KEY_REUSED'],
   },

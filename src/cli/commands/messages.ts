@@ -192,6 +192,14 @@ export function registerMessageCommands(program: Command): void {
             throw inArgumentForm(error);
           });
         if (options.json) return printJson(sent);
+        if (sent.replayed) {
+          // The same key and content again: this call sent nothing, which "Sent ..." would have claimed.
+          print(
+            `Already sent ${sent.messageId} at ${sent.sentAt} with this --idempotency-key: nothing new was sent ` +
+              `(delivered to ${sent.recipients.length ? sent.recipients.join(', ') : 'nobody yet'}).`,
+          );
+          return printWarnings(sent);
+        }
         // Accepted is not delivered: a direct message to an unregistered identity waits for a registration that may never come.
         const unregistered = (sent.warnings ?? []).find((warning) => warning.code === 'UNREGISTERED_RECIPIENT');
         if (unregistered) {

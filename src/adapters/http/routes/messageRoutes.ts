@@ -74,7 +74,8 @@ export function messageRoutes(app: FastifyInstance, { mailbox, wakeLatency }: Ht
     const body = requireBody(request.body, 'POST /v1/messages', '{"to": "@b", "subject": "hi", "body": "hello"}');
     const sent = await commands.send(actorOf(request), body, { idempotencyKey: idempotencyKeyOf(request) });
     wakeLatency.sendAcknowledged(sent.messageId, request.startedAt);
-    return reply.status(201).send(sent);
+    // 201 says a message was created; a replay created nothing (the body is the original's, with replayed: true).
+    return reply.status(sent.replayed ? 200 : 201).send(sent);
   });
 
   app.get('/v1/messages', async (request) =>

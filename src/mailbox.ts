@@ -109,6 +109,8 @@ export class Mailbox {
       rotateToken: (identity: string, o?: CommandOptions) =>
         c.rotateAgentToken(actor, { identity }, opts('rotateToken', o, false)),
       send: (input: unknown, o?: CommandOptions) => c.send(actor, input, opts('send', o, true)),
+      /** send's result (unchanged), with `replayed`: true when it replayed a send made already with its idempotencyKey. */
+      sendOutcome: (input: unknown, o?: CommandOptions) => c.sendOutcome(actor, input, opts('send', o, true)),
       markRead: (input: unknown, o?: CommandOptions) => c.markRead(actor, input, opts('markRead', o, false)),
       archive: (messageId: string, o?: CommandOptions) => c.archive(actor, { messageId }, opts('archive', o, false)),
       unarchive: (messageId: string, o?: CommandOptions) => c.unarchive(actor, { messageId }, opts('unarchive', o, false)),

@@ -44,7 +44,7 @@ export function refusingAgentApi(refusal: MailboxError): AgentApi {
     throw refusal;
   };
   return {
-    send: refuse,
+    sendOutcome: refuse,
     listMessages: refuse,
     getMessage: refuse,
     getDelivery: refuse,

@@ -13,7 +13,7 @@ import type {
   MailboxCommands,
   ReadAllResult,
   ReadResult,
-  SendResult,
+  SendOutcome,
   UnarchiveResult,
 } from './mailboxCommands';
 import type { InboxCount, MailboxQueries, MessageDetail } from './mailboxQueries';
@@ -23,7 +23,8 @@ import type { TaskPage, TaskQueries } from './taskQueries';
 import type { DeliveryLedger, DeliveryQueries } from './deliveryQueries';
 
 export interface AgentApi {
-  send(input: unknown): Promise<SendResult>;
+  /** A send's result, and whether it replayed a send made already with its idempotencyKey (add_message's _meta). */
+  sendOutcome(input: unknown): Promise<SendOutcome>;
   listMessages(query: unknown): Promise<MessagePage>;
   getMessage(messageId: string): Promise<MessageDetail>;
   /** {messageId, after?, limit?}: the delivery ledger of a message you sent. */
@@ -58,12 +59,19 @@ export function inProcessAgentApi(
   mailbox: MailboxSides,
   actor: Actor,
   metrics: CommandMeter,
-  onSent?: (result: SendResult) => void,
+  onSent?: (outcome: SendOutcome) => void,
 ): AgentApi {
   const { commands, queries, tasks, taskQueries, deliveries } = mailbox;
   return {
-    send: async (input) => {
-      const sent = await metrics.command('send', 'mcp', () => commands.send(actor, input));
+    sendOutcome: async (input) => {
+      let replayed = false;
+      // The meter reads the result (its VIEWS_LAGGING warning), as for every command: the flag stays beside it.
+      const result = await metrics.command('send', 'mcp', async () => {
+        const outcome = await commands.sendOutcome(actor, input);
+        replayed = outcome.replayed;
+        return outcome.result;
+      });
+      const sent = { result, replayed };
       onSent?.(sent);
       return sent;
     },

@@ -45,9 +45,17 @@ export interface SendResult {
   to: Addressee;
   recipients: string[];
   threadId: string;
-  /** True: a retry with the same idempotency key and content; the original result, nothing written. */
-  replayed: boolean;
   warnings?: Warning[];
+}
+/**
+ * A send's result and whether this call wrote it. `replayed` stays beside the result, never in it: DESIGN has a
+ * retry return the original result (deep-equal), so each surface says a replay its own way (HTTP: the
+ * Idempotent-Replayed header; MCP: the tool result's _meta; the library: sendOutcome).
+ */
+export interface SendOutcome {
+  result: SendResult;
+  /** True: a retry with the same idempotency key and content found the message sent already; nothing was written. */
+  replayed: boolean;
 }
 /** Said by an accepted command whose views did not show it within MAILBOX_AWAIT_PROJECTION_MS (it is durable all the same). */
 export type ViewsLaggingWarning = { code: 'VIEWS_LAGGING'; message: string; position: string };
@@ -201,6 +209,11 @@ export class MailboxCommands {
   }
 
   async send(actor: Actor, input: unknown, options: CommandOptions = {}): Promise<SendResult> {
+    return (await this.sendOutcome(actor, input, options)).result;
+  }
+
+  /** send, also saying whether this call wrote the message or replayed one sent already with its key. */
+  async sendOutcome(actor: Actor, input: unknown, options: CommandOptions = {}): Promise<SendOutcome> {
     requireRole(actor, ['agent'], 'Sending a message');
     const bodyKey = input && typeof input === 'object' ? (input as { idempotencyKey?: unknown }).idempotencyKey : undefined;
     if (options.idempotencyKey !== undefined && bodyKey !== undefined && bodyKey !== options.idempotencyKey) {
@@ -238,17 +251,17 @@ export class MailboxCommands {
     const sent = state.sent!;
     // Also on an idempotent replay: a retried send returns the same result as the original, warnings included.
     const warnings = [...sendWarnings(data, registry, this.config.strictRecipients), ...answered.warnings, ...lagging];
-    return {
+    const result: SendResult = {
       messageId,
       status: 'sent',
       sentAt: sent.sentAt,
       to: sent.to,
       recipients: sent.recipients,
       threadId: sent.threadId,
-      // A retry with the same key and content found the message sent already (also when it raced the original).
-      replayed: appended.length === 0,
       ...(warnings.length ? { warnings } : {}),
     };
+    // A retry with the same key and content found the message sent already (also when it raced the original).
+    return { result, replayed: appended.length === 0 };
   }
 
   async markRead(

@@ -42,7 +42,6 @@ export const sendResultSchema = z.object({
   to: addressee,
   recipients: z.array(z.string()).describe('the identities the message was delivered to'),
   threadId: z.string(),
-  replayed: z.boolean().describe('true: sent before with this idempotency key and content; nothing new was written'),
   warnings: z.array(warningSchema).optional(),
 });
 

@@ -134,7 +134,7 @@ export const sendMessageSchema = z.strictObject({
     .min(1)
     .max(MAX_IDEMPOTENCY_KEY_CHARS)
     .optional()
-    .describe('a unique key per message: a retry with the same key returns the first result (replayed: true), sends nothing'),
+    .describe('a unique key per message: a retry with the same key returns the first result and sends nothing new'),
 });
 export type SendMessageInput = z.output<typeof sendMessageSchema>;
 

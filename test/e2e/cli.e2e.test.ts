@@ -325,7 +325,7 @@ test("send --idempotency-key 'k✓' (not ASCII) is honored exactly, and a token 
   const first = await mailbox(t['@ikey'], 'send', '@ikey2', 's', 'b', '--idempotency-key', 'déploiement-✓', '--json');
   expect([first.exitCode, first.err]).toEqual([0, '']);
   const again = await mailbox(t['@ikey'], 'send', '@ikey2', 's', 'b', '--idempotency-key', 'déploiement-✓', '--json');
-  expect(JSON.parse(again.out)).toEqual({ ...JSON.parse(first.out), replayed: true });
+  expect(again.out).toBe(first.out); // --json prints the body as the server answered: the original result
   // The same key over HTTP (JSON is UTF-8) is the same key: one message.
   const overHttp = await server.call('POST', '/v1/messages', {
     token: t['@ikey'],

@@ -76,6 +76,19 @@ test('tools over stdio: send -> list -> mark_read through the HTTP API', async (
   expect(asC.body).toMatchObject({ unreadCount: 1, unread: 1 }); // B's read does not touch C's copy; unread: deprecated alias
 });
 
+// `mailbox mcp` reads the replay from the HTTP answer's Idempotent-Replayed header: the result stays the original.
+test('add_message replayed through the HTTP API: the original result, and the replay in _meta', async () => {
+  const a = await stdioClient(t['@a']);
+  const args = { to: '@b', subject: 'once', body: 'b', idempotencyKey: 'stdio-retry-1' };
+  const first = (await a.callTool({ name: 'add_message', arguments: args })) as Record<string, unknown>;
+  expect(first._meta).toBeUndefined();
+  const before = await server.eventCount();
+  const retry = (await a.callTool({ name: 'add_message', arguments: args })) as Record<string, unknown>;
+  expect([retry.content, retry.structuredContent]).toEqual([first.content, first.structuredContent]);
+  expect(retry._meta).toEqual({ 'agent-mailbox/replayed': true });
+  expect(await server.eventCount()).toBe(before);
+});
+
 test("the server's envelope comes back as the tool error, and nothing is written", async () => {
   const a = await stdioClient(t['@a']);
   const before = await server.eventCount();

@@ -37,6 +37,7 @@ test('after close, every client method, as() and flushSeenMarks reject with the 
     retireAgent: () => admin.retireAgent('@b'),
     rotateToken: () => admin.rotateToken('@b'),
     send: () => a.send({ to: '@b', subject: 'again', body: 'x' }),
+    sendOutcome: () => a.sendOutcome({ to: '@b', subject: 'again', body: 'x' }),
     markRead: () => b.markRead({ messageId }),
     archive: () => b.archive(messageId),
     unarchive: () => b.unarchive(messageId),

@@ -10,39 +10,39 @@ import { ADMIN_ACTOR } from '../../src/commands/roles';
 import { allEvents, registerAgents } from '../support/fixtures';
 import { eventsOfType, mailboxHarness, STORE_KINDS } from './coreHarness';
 
-/** A send's answer but for replayed, which tells the one call that wrote it from its replays. */
-const original = ({ replayed: _replayed, ...rest }: { replayed: boolean }) => rest;
-
 const recipientNames = (count: number) => Array.from({ length: count }, (_, i) => `@r${String(i).padStart(2, '0')}`);
 
 describe.each(STORE_KINDS)('racing commands on one instance ($name event store)', (kind) => {
   const harness = mailboxHarness(kind);
 
-  // A replay answered exactly as the send that wrote the message: the caller could not tell that nothing new was written.
-  it('a replay says replayed: true and writes no event; the first send, and another sender with the same key, say false', async () => {
+  // DESIGN: a retry returns the original result (deep-equal); a3709e1 put replayed: true in it, which broke that.
+  it('a replay returns the original result unchanged and writes no event; only sendOutcome says replayed', async () => {
     const mailbox = await harness.open();
     const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
     const input = { to: '@b', subject: 'once', body: 'exactly once' };
-    const first = await a.send(input, { idempotencyKey: 'k1' });
-    expect(first).toMatchObject({ status: 'sent', recipients: ['@b'], replayed: false });
+    const first = await a.sendOutcome(input, { idempotencyKey: 'k1' });
+    expect(first).toEqual({ result: expect.objectContaining({ status: 'sent', recipients: ['@b'] }), replayed: false });
+    expect(first.result).not.toHaveProperty('replayed');
     const before = (await allEvents(mailbox)).length;
-    expect(await a.send(input, { idempotencyKey: 'k1' })).toEqual({ ...first, replayed: true });
+    expect(await a.send(input, { idempotencyKey: 'k1' })).toEqual(first.result);
+    expect(await a.sendOutcome(input, { idempotencyKey: 'k1' })).toEqual({ result: first.result, replayed: true });
     expect(await allEvents(mailbox)).toHaveLength(before);
     // The key is the sender's: C's send with it is C's own new message.
-    const fromC = await c.send(input, { idempotencyKey: 'k1' });
-    expect(fromC).toMatchObject({ replayed: false });
-    expect(fromC.messageId).not.toBe(first.messageId);
+    const fromC = await c.sendOutcome(input, { idempotencyKey: 'k1' });
+    expect(fromC.replayed).toBe(false);
+    expect(fromC.result.messageId).not.toBe(first.result.messageId);
     expect(await allEvents(mailbox)).toHaveLength(before + 1);
     expect((await b.unreadCount()).unreadCount).toBe(2);
   });
 
-  it('the same idempotencyKey sent 20 times concurrently -> one MessageSent, one answer replayed: false, 19 replays', async () => {
+  it('the same idempotencyKey sent 20 times concurrently -> one MessageSent, 20 identical results, one not a replay', async () => {
     const mailbox = await harness.open();
     const { '@a': a, '@b': b } = await registerAgents(mailbox, ['@a', '@b', '@c']);
     const input = { to: '@b', subject: 'once', body: 'exactly once' };
-    const results = await Promise.all(Array.from({ length: 20 }, () => a.send(input, { idempotencyKey: 'retry-me' })));
-    expect(new Set(results.map((r) => JSON.stringify(original(r)))).size).toBe(1);
-    expect(results.filter((r) => !r.replayed)).toHaveLength(1);
+    const outcomes = await Promise.all(Array.from({ length: 20 }, () => a.sendOutcome(input, { idempotencyKey: 'retry-me' })));
+    const results = outcomes.map((o) => o.result);
+    expect(new Set(results.map((r) => JSON.stringify(r))).size).toBe(1);
+    expect(outcomes.filter((o) => !o.replayed)).toHaveLength(1);
     expect(results[0]).toMatchObject({ status: 'sent', to: '@b', recipients: ['@b'] });
     expect((await eventsOfType(mailbox, 'MessageSent')).map((e) => e.data.messageId)).toEqual([results[0].messageId]);
     expect(await b.unreadCount()).toMatchObject({ unreadCount: 1 });
@@ -54,15 +54,15 @@ describe.each(STORE_KINDS)('racing commands on one instance ($name event store)'
     const input = { to: '@neo-gtp', subject: 'typo', body: 'x' };
     const results = await Promise.all(Array.from({ length: 20 }, () => a.send(input, { idempotencyKey: 'warned' })));
     expect(results[0].warnings).toEqual([expect.objectContaining({ code: 'UNREGISTERED_RECIPIENT', suggestions: ['@neo-gpt'] })]);
-    expect(new Set(results.map((r) => JSON.stringify(original(r)))).size).toBe(1);
-    expect(await a.send(input, { idempotencyKey: 'warned' })).toEqual({ ...results[0], replayed: true });
+    expect(new Set(results.map((r) => JSON.stringify(r))).size).toBe(1);
+    expect(await a.send(input, { idempotencyKey: 'warned' })).toEqual(results[0]);
     expect(await eventsOfType(mailbox, 'MessageSent')).toHaveLength(1);
   });
 
   it('a replay spelling the same request another equivalent way (task as JSON string, v1.0 state) is the same request', async () => {
     const mailbox = await harness.open();
     const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
-    const first = await a.send(
+    const original = await a.send(
       { to: '@b', subject: 't', body: 'x', task: { state: 'input-required' } },
       { idempotencyKey: 'eq' },
     );
@@ -70,7 +70,7 @@ describe.each(STORE_KINDS)('racing commands on one instance ($name event store)'
       { to: '@b', subject: 't', body: 'x', priority: 'normal', task: JSON.stringify({ state: 'TASK_STATE_INPUT_REQUIRED' }) },
       { idempotencyKey: 'eq' },
     );
-    expect(replay).toEqual({ ...first, replayed: true });
+    expect(replay).toEqual(original);
     expect(await eventsOfType(mailbox, 'MessageSent')).toHaveLength(1);
   });
 
@@ -90,7 +90,7 @@ describe.each(STORE_KINDS)('racing commands on one instance ($name event store)'
     const results = await Promise.all(
       Array.from({ length: 20 }, () => a.send({ to: 'AGENT:*', subject: 'all', body: 'x', idempotencyKey: 'bk' })),
     );
-    expect(new Set(results.map((r) => JSON.stringify(original(r)))).size).toBe(1);
+    expect(new Set(results.map((r) => JSON.stringify(r))).size).toBe(1);
     expect(await eventsOfType(mailbox, 'MessageSent')).toHaveLength(1);
     expect((await eventsOfType(mailbox, 'BroadcastDelivered')).map((e) => e.data.recipient).sort()).toEqual(['@b', '@c']);
   });
@@ -175,15 +175,15 @@ describe('two Mailbox instances on one SQLite file', () => {
     }
   });
 
-  it('the same idempotencyKey raced through both instances -> one MessageSent, identical results', async () => {
+  it('the same idempotencyKey raced through both instances -> one MessageSent, identical results, one not a replay', async () => {
     const one = await open();
     const two = await open();
     const { '@a': a1, '@b': b1 } = await registerAgents(one, ['@a', '@b', '@c']);
     const a2 = await two.as(a1.token);
     const input = { to: '@b', subject: 'once', body: 'x', idempotencyKey: 'cross-instance' };
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a1 : a2).send(input)));
-    expect(new Set(results.map((r) => JSON.stringify(original(r)))).size).toBe(1);
-    expect(results.filter((r) => !r.replayed)).toHaveLength(1);
+    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a1 : a2).sendOutcome(input)));
+    expect(new Set(outcomes.map((o) => JSON.stringify(o.result))).size).toBe(1);
+    expect(outcomes.filter((o) => !o.replayed)).toHaveLength(1);
     expect(await eventsOfType(one, 'MessageSent')).toHaveLength(1);
     await caughtUp([one, two]);
     expect((await b1.unreadCount()).unreadCount).toBe(1);

@@ -201,7 +201,7 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
     consoleApiRoutes(scope, context, series);
     const agentApiFor = (request: FastifyRequest) =>
       inProcessAgentApi(mailbox, actorOf(request), recordingMeter(metrics, mailbox.rejections, actorOf(request)), (sent) =>
-        context.wakeLatency.sendAcknowledged(sent.messageId, request.startedAt),
+        context.wakeLatency.sendAcknowledged(sent.result.messageId, request.startedAt),
       );
     for (const register of agentApiRoutes) register(scope, agentApiFor);
   });

@@ -135,6 +135,15 @@ function successContent({ success }: RouteSpec): Json {
   };
 }
 
+function successHeaders({ success }: RouteSpec): Json {
+  if (!success.headers?.length) return {};
+  return {
+    headers: Object.fromEntries(
+      success.headers.map((h) => [h.name, { description: h.description, schema: { type: 'string', enum: h.values } }]),
+    ),
+  };
+}
+
 function operation(spec: RouteSpec): Json {
   return {
     operationId: spec.operationId,
@@ -157,10 +166,11 @@ function operation(spec: RouteSpec): Json {
       ? { requestBody: { required: true, content: { 'application/json': { schema: inputJsonSchema(spec.body) } } } }
       : {}),
     responses: withProtocolAnswers(spec, {
-      [String(spec.success.status)]: { description: spec.success.description, content: successContent(spec) },
-      ...(spec.alsoSuccess
-        ? { [String(spec.alsoSuccess.status)]: { description: spec.alsoSuccess.description, content: successContent(spec) } }
-        : {}),
+      [String(spec.success.status)]: {
+        description: spec.success.description,
+        ...successHeaders(spec),
+        content: successContent(spec),
+      },
       ...errorResponses(withRefusalsOfEveryRoute(spec)),
     }),
   };

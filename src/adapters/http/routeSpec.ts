@@ -23,9 +23,15 @@ export interface RouteSpec {
   queryDescriptions?: Record<string, string>;
   headers?: Array<{ name: string; description: string }>;
   /** The answer: a zod schema for JSON, or a content type and a plain schema for anything else. */
-  success: { status: number; description: string; schema?: z.ZodType; contentType?: string; example?: string };
-  /** Another success status with the same body (a replayed send: 200 where a new one is 201). */
-  alsoSuccess?: { status: number; description: string };
+  success: {
+    status: number;
+    description: string;
+    schema?: z.ZodType;
+    contentType?: string;
+    example?: string;
+    /** Headers the answer may carry (a replayed send's Idempotent-Replayed), each with the values it takes. */
+    headers?: Array<{ name: string; description: string; values: string[] }>;
+  };
   errors: ErrorCode[];
   /**
    * Answers in a protocol's own shape rather than the error envelope (MCP's transport answers a JSON-RPC error, or

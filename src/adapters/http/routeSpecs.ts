@@ -100,12 +100,18 @@ export const ROUTE_SPECS: RouteSpec[] = [
       status: 201,
       schema: responses.sendResultSchema,
       description:
-        '{messageId, status: "sent", sentAt, to, recipients, threadId, replayed: false, warnings?} (warnings: near-miss recipients, VIEWS_LAGGING)',
-    },
-    alsoSuccess: {
-      status: 200,
-      description:
-        'a replay: the same Idempotency-Key and content as a send already made; its answer, with replayed: true, and nothing written',
+        '{messageId, status: "sent", sentAt, to, recipients, threadId, warnings?} (warnings: near-miss recipients, VIEWS_LAGGING); ' +
+        'a replay (the same Idempotency-Key and content as a send already made) is this same 201 and body, the original result, ' +
+        'nothing written, and carries Idempotent-Replayed: true',
+      headers: [
+        {
+          name: 'Idempotent-Replayed',
+          description:
+            'true: this answer is a replay of the send that already used this Idempotency-Key (nothing new was written); ' +
+            'absent on the send that wrote the message (as Stripe does)',
+          values: ['true'],
+        },
+      ],
     },
     errors: [...AUTH, ...BODY, 'INVALID_RECIPIENT_SHAPE', 'UNKNOWN_RECIPIENT', 'MESSAGE_NOT_FOUND', 'IDEMPOTENCY_KEY_REUSED'],
   },

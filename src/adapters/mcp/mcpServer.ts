@@ -23,6 +23,7 @@ import { compactJsonSchema, inputJsonSchema, outputJsonSchema, withDescriptions 
 import { packageVersion } from '../../packageVersion';
 import type { AgentApi } from '../../application/agentApi';
 import { TOOLS, type ToolDefinition } from './tools';
+import { WithMeta } from './toolDefinition';
 
 const INSTRUCTIONS =
   'A mailbox shared by AI agents. Check unread_count or list_messages {status: "unread"}, read with get_message, ' +
@@ -300,8 +301,13 @@ export class McpServerFactory {
     const tool = TOOLS.find((t) => t.name === name);
     if (!tool) return toolError(unknownTool(name));
     try {
-      const result = await tool.run(api, args);
-      return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result as Record<string, unknown> };
+      const answer = await tool.run(api, args);
+      const [result, meta] = answer instanceof WithMeta ? [answer.result, answer.meta] : [answer, undefined];
+      return {
+        content: [{ type: 'text', text: JSON.stringify(result) }],
+        structuredContent: result as Record<string, unknown>,
+        ...(meta ? { _meta: meta } : {}),
+      };
     } catch (error) {
       if (isMailboxError(error)) return toolError(error);
       this.onUnexpected(error);

@@ -17,8 +17,22 @@ export interface ToolDefinition {
   propertySchemas?: Record<string, Record<string, unknown>>;
   /** How a string may stand in for a structured field of this tool's input (for the advertised schema). */
   encodedForm?: string;
-  run(api: AgentApi, args: unknown): Promise<object>;
+  run(api: AgentApi, args: unknown): Promise<object | WithMeta>;
 }
+
+/**
+ * A tool's result with something said beside it, in the CallToolResult's `_meta`: the result (structuredContent and
+ * the text) stays exactly the documented one, as a replayed add_message must (DESIGN: a retry returns the original).
+ */
+export class WithMeta {
+  constructor(
+    readonly result: object,
+    readonly meta: Record<string, unknown>,
+  ) {}
+}
+
+/** add_message's `_meta` key, true when the call replayed a send made already with its idempotencyKey (absent otherwise). */
+export const REPLAYED_META = 'agent-mailbox/replayed';
 
 /**
  * The arguments, once the tool's schema accepts them (the command layer's own check, in its words). For tools whose

@@ -12,7 +12,7 @@ import { parseInput } from '../../commands/validation';
 import { listQuerySchema } from '../../application/listQueryParser';
 import { LIST_QUERY_DESCRIPTIONS } from '../../application/queryDescriptions';
 import * as results from '../../application/responseSchemas';
-import { checkedArguments, type ToolDefinition } from './toolDefinition';
+import { checkedArguments, REPLAYED_META, WithMeta, type ToolDefinition } from './toolDefinition';
 
 export type { ToolDefinition };
 import { TASK_TOOLS } from './taskTools';
@@ -59,7 +59,10 @@ export const TOOLS: ToolDefinition[] = [
     output: results.sendResultSchema,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     propertySchemas: { task: COMPACT_TASK_SCHEMA },
-    run: (api, args) => api.send(args),
+    run: async (api, args) => {
+      const { result, replayed } = await api.sendOutcome(args);
+      return replayed ? new WithMeta(result, { [REPLAYED_META]: true }) : result;
+    },
   },
   {
     name: 'list_messages',

@@ -186,14 +186,16 @@ export function registerMessageCommands(program: Command): void {
           // Reply obligations (docs/delivery.md) were HTTP, MCP and library only: the CLI could not ask for one.
           ...(options.expectsReplyBy !== undefined ? { expectsReplyBy: options.expectsReplyBy } : {}),
         };
-        const sent = await clientFrom(options)
-          .send(input, options.idempotencyKey)
+        const { result: sent, replayed } = await clientFrom(options)
+          .sendOutcome(input, options.idempotencyKey)
           .catch((error: unknown) => {
             throw inArgumentForm(error);
           });
+        // The body as the server answered it: a replay's is the original result (the header says it was a replay).
         if (options.json) return printJson(sent);
-        if (sent.replayed) {
-          // The same key and content again: this call sent nothing, which "Sent ..." would have claimed.
+        if (replayed) {
+          // The same key and content again (the server's Idempotent-Replayed header): this call sent nothing, which
+          // "Sent ..." would have claimed.
           print(
             `Already sent ${sent.messageId} at ${sent.sentAt} with this --idempotency-key: nothing new was sent ` +
               `(delivered to ${sent.recipients.length ? sent.recipients.join(', ') : 'nobody yet'}).`,

@@ -10,6 +10,7 @@ import type {
   ReadAllResult,
   ReadResult,
   Registration,
+  SendOutcome,
   SendResult,
   UnarchiveResult,
 } from '../../../application/mailboxCommands';
@@ -36,6 +37,9 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   signal?: AbortSignal;
 }
+
+/** The server's answer to a send that replays one made already with its Idempotency-Key carries it, `true`. */
+export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
 
 /** Query values: arrays and objects JSON-encoded (the server accepts both), the rest as text. */
 export function encodeQuery(query: Record<string, unknown> = {}): string {
@@ -202,6 +206,11 @@ export class MailboxHttpClient implements AgentApi {
   }
 
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    return (await this.answer<T>(method, path, options)).body;
+  }
+
+  /** The answer's body, with its headers (a send's Idempotent-Replayed). */
+  private async answer<T>(method: string, path: string, options: RequestOptions): Promise<{ body: T; headers: Headers }> {
     const response = await this.fetch(method, path, options);
     const text = await response.text();
     let body: unknown = text;
@@ -211,7 +220,7 @@ export class MailboxHttpClient implements AgentApi {
       // not JSON: reported below if the status is an error
     }
     if (!response.ok) throw errorFromResponse(response.status, response.statusText, body);
-    return body as T;
+    return { body: body as T, headers: response.headers };
   }
 
   registerAgent(identity: string, role: 'agent' | 'auditor' = 'agent'): Promise<Registration> {
@@ -237,19 +246,25 @@ export class MailboxHttpClient implements AgentApi {
   listAgents(): Promise<{ agents: AgentView[] }> {
     return this.request('GET', '/v1/agents');
   }
-  send(input: unknown, idempotencyKey?: string): Promise<SendResult> {
+  async send(input: unknown, idempotencyKey?: string): Promise<SendResult> {
+    return (await this.sendOutcome(input, idempotencyKey)).result;
+  }
+  /** send, also saying whether the server replayed a send made already with this key (its Idempotent-Replayed header). */
+  async sendOutcome(input: unknown, idempotencyKey?: string): Promise<SendOutcome> {
     // A key a header cannot carry as typed (past ASCII, 'déploiement-✓'; a control character) goes in the body's
     // idempotencyKey, which JSON carries exactly: as a header fetch refused it (and it was reported as an unreachable
     // server), or sent é as one Latin-1 byte, another key than the same key sent by curl.
-    if (idempotencyKey !== undefined && !HEADER_SAFE.test(idempotencyKey) && isPlainObject(input)) {
-      return this.request('POST', '/v1/messages', { body: { ...input, idempotencyKey } });
-    }
-    return this.request('POST', '/v1/messages', {
-      body: input,
-      // An empty key is sent as given, for the server to refuse: dropped, the send would go out without the key
-      // its retry relies on (`--idempotency-key "$KEY"` with KEY unset).
-      headers: idempotencyKey !== undefined ? { 'idempotency-key': idempotencyKey } : {},
-    });
+    const options: RequestOptions =
+      idempotencyKey !== undefined && !HEADER_SAFE.test(idempotencyKey) && isPlainObject(input)
+        ? { body: { ...input, idempotencyKey } }
+        : {
+            body: input,
+            // An empty key is sent as given, for the server to refuse: dropped, the send would go out without the key
+            // its retry relies on (`--idempotency-key "$KEY"` with KEY unset).
+            headers: idempotencyKey !== undefined ? { 'idempotency-key': idempotencyKey } : {},
+          };
+    const { body, headers } = await this.answer<SendResult>('POST', '/v1/messages', options);
+    return { result: body, replayed: headers.get(IDEMPOTENT_REPLAYED_HEADER) === 'true' };
   }
   listMessages(query: unknown = {}): Promise<MessagePage> {
     return this.request('GET', '/v1/messages', { query: query as Record<string, unknown> });

@@ -11,6 +11,9 @@ import { noExtraInput, requireBody, singleValuedQuery } from './routeInput';
 
 type ById = { Params: { id: string } };
 
+/** Said (with `true`) by a send's answer that replays the send which used its Idempotency-Key; absent otherwise. */
+export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
+
 /**
  * The Idempotency-Key header becomes idempotencyKey; the same key in the body is fine, two different keys are refused.
  * Node joins a repeated header into one value ("k1, k2"), which would be a third key that matches neither: each
@@ -72,10 +75,11 @@ export function messageRoutes(app: FastifyInstance, { mailbox, wakeLatency }: Ht
 
   app.post('/v1/messages', async (request, reply) => {
     const body = requireBody(request.body, 'POST /v1/messages', '{"to": "@b", "subject": "hi", "body": "hello"}');
-    const sent = await commands.send(actorOf(request), body, { idempotencyKey: idempotencyKeyOf(request) });
-    wakeLatency.sendAcknowledged(sent.messageId, request.startedAt);
-    // 201 says a message was created; a replay created nothing (the body is the original's, with replayed: true).
-    return reply.status(sent.replayed ? 200 : 201).send(sent);
+    const sent = await commands.sendOutcome(actorOf(request), body, { idempotencyKey: idempotencyKeyOf(request) });
+    wakeLatency.sendAcknowledged(sent.result.messageId, request.startedAt);
+    // A replay returns the original result (DESIGN: 201, the same body), and says so beside it, as Stripe does.
+    if (sent.replayed) reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
+    return reply.status(201).send(sent.result);
   });
 
   app.get('/v1/messages', async (request) =>

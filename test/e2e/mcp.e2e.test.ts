@@ -170,6 +170,25 @@ test('add_message honours idempotencyKey: a retry returns the original result, s
   expect(await server.eventCount()).toBe(before);
 });
 
+// A replay sent nothing, yet both surfaces told the wake-latency tracker it was a send acknowledged now: a wake of
+// the original then counted from the replay's arrival (or, the replay answered first, was taken from the original).
+test('a replayed send (HTTP or add_message) is not a send for the wake latency: only the send that wrote it is', async () => {
+  const acknowledged = jest.spyOn(server.http.context.wakeLatency, 'sendAcknowledged');
+  try {
+    const a = await mcpClient(t['@a']);
+    const args = { to: '@b', subject: 'latency', body: 'b', idempotencyKey: 'latency-mcp' };
+    const viaMcp = json(await call(a, 'add_message', args));
+    expect((await call(a, 'add_message', args))._meta).toEqual({ 'agent-mailbox/replayed': true });
+    const request = { token: t['@a'], body: { ...args, idempotencyKey: 'latency-http' } };
+    const viaHttp = (await server.call('POST', '/v1/messages', request)).body;
+    const replay = await server.call('POST', '/v1/messages', request);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(acknowledged.mock.calls.map(([messageId]) => messageId)).toEqual([viaMcp.messageId, viaHttp.messageId]);
+  } finally {
+    acknowledged.mockRestore();
+  }
+});
+
 test('GET /mcp is 405 (stateless endpoint)', async () => {
   const response = await server.call('GET', '/mcp', { token: t['@a'] });
   expect(response.status).toBe(405);

@@ -200,9 +200,10 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
       register(scope, context);
     consoleApiRoutes(scope, context, series);
     const agentApiFor = (request: FastifyRequest) =>
-      inProcessAgentApi(mailbox, actorOf(request), recordingMeter(metrics, mailbox.rejections, actorOf(request)), (sent) =>
-        context.wakeLatency.sendAcknowledged(sent.result.messageId, request.startedAt),
-      );
+      inProcessAgentApi(mailbox, actorOf(request), recordingMeter(metrics, mailbox.rejections, actorOf(request)), (sent) => {
+        // A replayed add_message sent nothing: the wake latency runs from the original's arrival (messageRoutes.ts).
+        if (!sent.replayed) context.wakeLatency.sendAcknowledged(sent.result.messageId, request.startedAt);
+      });
     for (const register of agentApiRoutes) register(scope, agentApiFor);
   });
 

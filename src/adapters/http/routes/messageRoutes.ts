@@ -76,9 +76,10 @@ export function messageRoutes(app: FastifyInstance, { mailbox, wakeLatency }: Ht
   app.post('/v1/messages', async (request, reply) => {
     const body = requireBody(request.body, 'POST /v1/messages', '{"to": "@b", "subject": "hi", "body": "hello"}');
     const sent = await commands.sendOutcome(actorOf(request), body, { idempotencyKey: idempotencyKeyOf(request) });
-    wakeLatency.sendAcknowledged(sent.result.messageId, request.startedAt);
-    // A replay returns the original result (DESIGN: 201, the same body), and says so beside it, as Stripe does.
+    // A replay returns the original result (DESIGN: 201, the same body), and says so beside it, as Stripe does. It sent
+    // nothing: its wakes (if any) are the original's, whose latency runs from the original's arrival, not this one's.
     if (sent.replayed) reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
+    else wakeLatency.sendAcknowledged(sent.result.messageId, request.startedAt);
     return reply.status(201).send(sent.result);
   });
 

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { MailboxError } from './errors';
 import { StartupError } from './startupError';
 import { fromDecimalText, NOT_DECIMAL } from './support/decimalText';
+import { durationSchema, NOT_A_DURATION } from './support/duration';
 import { MAX_TIMER_MS, MAX_TIMER_TEXT } from './support/timerLimit';
 
 /** host:port,host:port (IPv6 in brackets; the port may be left out). */
@@ -102,8 +103,11 @@ export const configSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9._-]{1,64}$/)
     .optional(),
-  /** A message that woke none of its recipients within this long is unwoken: counted in /metrics, escalated by the heartbeat. */
-  wakeSlaMs: fromDecimalText(z.number().int().min(0)).default(DEFAULT_WAKE_SLA_MS),
+  /**
+   * A message that woke none of its recipients within this long is unwoken: counted in /metrics, escalated by the
+   * heartbeat. A duration (2m) or milliseconds, as the heartbeat and `audit unwoken` read the same variable.
+   */
+  wakeSlaMs: durationSchema.default(DEFAULT_WAKE_SLA_MS),
   /** How long seen marks gather before they are written as one event per recipient (issue 13), in ms. */
   seenFlushMs: fromDecimalText(z.number().int().min(1).max(60_000)).default(200),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -185,7 +189,9 @@ const VALID_FORM: Partial<Record<keyof MailboxConfig, string>> = {
     'an integer number of milliseconds from 300 to 600000 (default 3000): how long a projector, sweeper or heartbeat ' +
     'lease lasts unless renewed, hence how long a dead leader keeps the job',
   nodeId: '1..64 of [A-Za-z0-9._-] (default: host name and process id)',
-  wakeSlaMs: `an integer number of milliseconds (default ${DEFAULT_WAKE_SLA_MS}): how long a message may wake nobody`,
+  wakeSlaMs:
+    `a duration such as 90s, 2m or 1h, or an integer number of milliseconds (default ${DEFAULT_WAKE_SLA_MS}): how ` +
+    'long a message may wake nobody',
   seenFlushMs: 'an integer number of milliseconds, 1 to 60000',
   logLevel: 'one of fatal, error, warn, info, debug, trace, silent',
   logFormat: 'auto, pretty or json',
@@ -224,7 +230,12 @@ function configIssueMessage(key: string, value: unknown, issueMessage: string, s
   const form = VALID_FORM[key as keyof MailboxConfig];
   const what = value === undefined ? variable : `${variable}=${shown(key, value)}`;
   // '0x1DB1' or '1e3' may well mean a number in range: the form alone would not say what is wrong with it.
-  const written = issueMessage.startsWith(NOT_DECIMAL) ? `, ${NOT_DECIMAL.replace(/^must be /, '')}` : '';
+  // A duration with spaces around or inside it ('2 m') is told so, as the heartbeat tells it (the value is shown already).
+  const written = issueMessage.startsWith(NOT_DECIMAL)
+    ? `, ${NOT_DECIMAL.replace(/^must be /, '')}`
+    : issueMessage.startsWith(`${NOT_A_DURATION},`)
+      ? issueMessage.slice(NOT_A_DURATION.length).replace(/, not '[^]*'$/, '')
+      : '';
   return form ? `${what} is not valid: set ${variable} to ${form}${written}.` : `${what} is not valid: ${issueMessage}.`;
 }
 

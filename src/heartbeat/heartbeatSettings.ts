@@ -9,7 +9,7 @@ import { parseInput } from '../commands/validation';
 import { DEFAULT_WAKE_SLA_MS } from '../config';
 import { MailboxError } from '../errors';
 import { fromDecimalText } from '../support/decimalText';
-import { timerDurationSchema, durationSchema } from './duration';
+import { timerDurationSchema, durationSchema } from '../support/duration';
 import type { NudgePolicy } from './nudgeDecider';
 
 const identityList = z.preprocess(

@@ -245,8 +245,7 @@ describe('mailbox audit (SQLite, direct access)', () => {
     expect(typed.code).toBe(2);
     expect(JSON.parse(typed.stderr)).toMatchObject({
       field: '--sla',
-      message:
-        "audit unwoken: '--sla' takes the wake SLA in milliseconds, e.g. --sla 30000, written in plain decimal digits, not 'abc'",
+      message: "audit unwoken: '--sla' must be a duration such as 250ms, 90s, 10m, 1h, 1d or a number of milliseconds",
     });
     const long = await audit(['unwoken', '--sla', '99999999999999999999'], env);
     expect(JSON.parse(long.stderr)).toMatchObject({
@@ -259,12 +258,24 @@ describe('mailbox audit (SQLite, direct access)', () => {
       error: 'Invalid configuration',
       field: 'MAILBOX_WAKE_SLA_MS',
       message: expect.stringMatching(
-        /^MAILBOX_WAKE_SLA_MS='abc' is not valid: set MAILBOX_WAKE_SLA_MS to an integer number of milliseconds/,
+        /^MAILBOX_WAKE_SLA_MS='abc' is not valid: set MAILBOX_WAKE_SLA_MS to a duration such as 90s, 2m or 1h, or an integer number of milliseconds/,
       ),
     });
     // A good one is taken (no error).
     const taken = await audit(['unwoken', '--json'], { ...env, MAILBOX_WAKE_SLA_MS: '3600000' });
     expect(taken.stderr).toBe('');
+  });
+
+  test('unwoken: the SLA is a duration, from --sla or MAILBOX_WAKE_SLA_MS, as serve and the heartbeat read it (2m was refused here)', async () => {
+    for (const [args, more] of [
+      [['--sla', '2m'], {}],
+      [[], { MAILBOX_WAKE_SLA_MS: '2m' }],
+      [['--sla', '120000'], { MAILBOX_WAKE_SLA_MS: '1h' }], // the flag wins
+    ] as const) {
+      const { stdout, stderr } = await audit(['unwoken', ...args], { ...env, ...more });
+      expect(stderr).toBe('');
+      expect(stdout).toMatch(/woke nobody within 120000 ms\.\n$/);
+    }
   });
 
   test('message: an unknown id is MESSAGE_NOT_FOUND (exit 1); a malformed id is rejected (exit 2)', async () => {

@@ -6,6 +6,7 @@
 import { heartbeatSettingsFromCli } from '../../src/cli/commands/heartbeat';
 import { runRebuildCommand } from '../../src/cli/commands/projections';
 import { configFromEnv, ENV_VARIABLES, type MailboxConfig } from '../../src/config';
+import { heartbeatSettingsFromEnv, parseHeartbeatSettings } from '../../src/heartbeat/heartbeatSettings';
 import { MailboxError } from '../../src/errors';
 import { StartupError } from '../../src/startupError';
 import { capture, runAuditCli } from '../support/auditCli';
@@ -19,7 +20,6 @@ const NUMERIC: Array<keyof MailboxConfig> = [
   'awaitProjectionMs',
   'taskSweepMs',
   'projectorLeaseMs',
-  'wakeSlaMs',
   'seenFlushMs',
   'maxRequestBytes',
   'rateLimitPerSecond',
@@ -51,6 +51,38 @@ test.each(NUMERIC.flatMap((key) => NOT_DECIMAL.map((value) => [ENV_VARIABLES[key
     );
   },
 );
+
+/** MAILBOX_WAKE_SLA_MS is read by serve, the heartbeat and `audit unwoken`: a duration or milliseconds for all three. */
+describe('MAILBOX_WAKE_SLA_MS, a duration', () => {
+  const heartbeatSla = (env: Record<string, string>) => parseHeartbeatSettings(heartbeatSettingsFromEnv(env)).wakeSlaMs;
+
+  test('2m is two minutes to serve as to the heartbeat (serve refused it at start, the heartbeat took it)', () => {
+    for (const [value, ms] of [
+      ['2m', 120_000],
+      ['90s', 90_000],
+      ['1h', 3_600_000],
+      ['600', 600],
+      ['0600', 600],
+    ] as const) {
+      expect(configFromEnv({ MAILBOX_WAKE_SLA_MS: value }).wakeSlaMs).toBe(ms);
+      expect(heartbeatSla({ MAILBOX_WAKE_SLA_MS: value })).toBe(ms);
+    }
+  });
+
+  test.each(NOT_DECIMAL)('%j is one startup line naming the value and the forms', (value) => {
+    expect(startupRefusal({ MAILBOX_WAKE_SLA_MS: value })).toMatch(
+      new RegExp(
+        `^MAILBOX_WAKE_SLA_MS='${value.replace(/[+.]/g, '\\$&')}' is not valid: set MAILBOX_WAKE_SLA_MS to a duration ` +
+          'such as 90s, 2m or 1h, or an integer number of milliseconds \\(default 60000\\): how long a message may wake ' +
+          'nobody(, without spaces around it)?\\.$',
+      ),
+    );
+  });
+
+  test('spaces inside are told with the duration written whole', () => {
+    expect(startupRefusal({ MAILBOX_WAKE_SLA_MS: '2 m' })).toMatch(/nobody, without spaces inside it: 2m\.$/);
+  });
+});
 
 test('MAILBOX_PORT=0x1DB1 says the range and that it must be decimal (it bound port 7601)', () => {
   expect(startupRefusal({ MAILBOX_PORT: '0x1DB1' })).toBe(
@@ -93,15 +125,14 @@ test.each([
   expect(heartbeatSettingsFromCli({}, { MAILBOX_HEARTBEAT_METRICS_PORT: '7431' }).metricsPort).toBe(7431);
 });
 
-test('audit unwoken --sla 0x10 is refused with the envelope, naming the decimal form', async () => {
+test('audit unwoken --sla 0x10 is refused with the envelope, naming the forms of a duration', async () => {
   const run = await runAuditCli(['unwoken', '--sla', '0x10']);
   expect(run.code).toBe(2);
   expect(run.stdout).toBe('');
   expect(JSON.parse(run.stderr)).toMatchObject({
     code: 'VALIDATION_FAILED',
     field: '--sla',
-    message:
-      "audit unwoken: '--sla' takes the wake SLA in milliseconds, e.g. --sla 30000, written in plain decimal digits, not '0x10'",
+    message: "audit unwoken: '--sla' must be a duration such as 250ms, 90s, 10m, 1h, 1d or a number of milliseconds",
   });
 });
 

@@ -1,5 +1,5 @@
 /** Heartbeat settings: defaults, durations, and loud rejections (unknown keys, webhooks without a secret). */
-import { parseDurationMs } from '../../src/heartbeat/duration';
+import { parseDurationMs } from '../../src/support/duration';
 import { nudgePolicy, parseHeartbeatSettings, webhookUrls } from '../../src/heartbeat/heartbeatSettings';
 import { heartbeatSettingsFromCli } from '../../src/cli/commands/heartbeat';
 import { MailboxError } from '../../src/errors';

@@ -11,7 +11,7 @@ import { identitySchema, oneMessageSchema } from '../../commands/schemas';
 import { parseInput } from '../../commands/validation';
 import { DEFAULT_WAKE_SLA_MS, type MailboxConfig } from '../../config';
 import { MailboxError } from '../../errors';
-import { fromDecimalText } from '../../support/decimalText';
+import { durationSchema, parseDurationMs } from '../../support/duration';
 import { MAILBOX_EVENT_TYPES, type MailboxEventType } from '../../events/types';
 import {
   runAgent,
@@ -67,11 +67,17 @@ const eventTypesSchema = z
   })
   .transform((types) => types as MailboxEventType[]);
 
-const SLA_FLAG = fromDecimalText(
-  // Digits only (fromDecimalText), so whole and not negative; not z.int(), whose bound says "Too big: expected int".
-  z.number().refine(Number.isSafeInteger, `takes at most ${Number.MAX_SAFE_INTEGER} ms`),
-  { teaches: 'takes the wake SLA in milliseconds, e.g. --sla 30000' },
-);
+/**
+ * A duration (30s, 2m) or milliseconds, as MAILBOX_WAKE_SLA_MS is read by serve and the heartbeat: --sla took digits
+ * only while the variable behind it took 2m in the heartbeat. Past the safe integers it says the bound, not zod's own
+ * "Too big: expected int".
+ */
+const SLA_FLAG = z.preprocess((text, ctx) => {
+  const ms = typeof text === 'string' ? parseDurationMs(text) : null;
+  if (ms === null || Number.isSafeInteger(ms)) return text;
+  ctx.addIssue({ code: 'custom', message: `takes at most ${Number.MAX_SAFE_INTEGER} ms` });
+  return z.NEVER;
+}, durationSchema);
 
 /** Keyed by the options as typed, so that an error names '--from', not 'from'. */
 const replayFlagsSchema = z.strictObject({
@@ -261,7 +267,10 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
       .description(
         'messages that woke none of their recipients within the wake SLA (unless all saw or read them), oldest first (exit 1 when any)',
       )
-      .option('--sla <ms>', `the wake SLA in milliseconds (default MAILBOX_WAKE_SLA_MS, else ${DEFAULT_WAKE_SLA_MS})`),
+      .option(
+        '--sla <duration>',
+        `the wake SLA: 30s, 2m, 1h or milliseconds (default MAILBOX_WAKE_SLA_MS, else ${DEFAULT_WAKE_SLA_MS})`,
+      ),
   ).action((flags: SourceFlags & { sla?: string }) =>
     run(io, async () => {
       // Keyed as typed, so that an error names '--sla'; the variable is read as serve reads it, in serve's words. Both

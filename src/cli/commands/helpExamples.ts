@@ -43,7 +43,7 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'MAILBOX_AUDIT_TOKEN=<auditor token> mailbox audit replay --url http://127.0.0.1:7420',
   ],
   'audit message': ['mailbox audit message <messageId>'],
-  'audit unwoken': ['mailbox audit unwoken --sla 30000'],
+  'audit unwoken': ['mailbox audit unwoken --sla 30s'],
   'audit agent': ['mailbox audit agent @neo-gpt --json'],
   'audit verify': ['mailbox audit verify', 'mailbox audit verify --json'],
   projections: ['mailbox projections status', 'mailbox projections rebuild'],

@@ -1,16 +1,19 @@
 /**
  * Durations in config and flags: "250ms", "90s", "10m", "1h", "1d", or a bare number of milliseconds. Days as the
  * server's expectsReplyBy takes them: `--idle 1d` was refused while a send's `expectsReplyBy: "1d"` was accepted.
+ * In the shared kernel because one variable, MAILBOX_WAKE_SLA_MS, is read by the server's config, the heartbeat and
+ * `audit unwoken`: the heartbeat took 2m while `mailbox serve` refused it.
  */
 import { z } from 'zod';
-import { MAX_TIMER_MS, MAX_TIMER_TEXT } from '../support/timerLimit';
+import { MAX_TIMER_MS, MAX_TIMER_TEXT } from './timerLimit';
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 // The number and its unit written together, as expectsReplyBy takes them: "90 s" was taken here while a send refused it.
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/;
 const SPACED = /^(\d+(?:\.\d+)?)\s+(ms|s|m|h|d)$/;
 
-const FORMS = 'must be a duration such as 250ms, 90s, 10m, 1h, 1d or a number of milliseconds';
+/** The start of every refusal of this schema (config.ts keeps what follows it: a word on stray spaces). */
+export const NOT_A_DURATION = 'must be a duration such as 250ms, 90s, 10m, 1h, 1d or a number of milliseconds';
 
 /**
  * Milliseconds, or null when the text is not a duration (the schema turns that into a loud error). Read as written,
@@ -30,7 +33,7 @@ export const durationSchema = z.preprocess(
     if (ms !== null) return ms;
     if (value.trim() !== value && parseDurationMs(value.trim()) !== null) {
       // Spaces around a valid duration: said, with the value as given (quoted: the error is a JSON line, so a tab shows as \t).
-      ctx.addIssue({ code: 'custom', message: `${FORMS}, without spaces around it, not '${value}'` });
+      ctx.addIssue({ code: 'custom', message: `${NOT_A_DURATION}, without spaces around it, not '${value}'` });
       return z.NEVER;
     }
     const spaced = SPACED.exec(value);
@@ -38,12 +41,12 @@ export const durationSchema = z.preprocess(
       // Spaces between the number and its unit ("90 s"): said, with the duration written whole. Only there: "1 5s"
       // is not shown as 15s, a number the user never wrote.
       const whole = `${spaced[1]}${spaced[2]}`;
-      ctx.addIssue({ code: 'custom', message: `${FORMS}, without spaces inside it: ${whole}, not '${value}'` });
+      ctx.addIssue({ code: 'custom', message: `${NOT_A_DURATION}, without spaces inside it: ${whole}, not '${value}'` });
       return z.NEVER;
     }
     return value;
   },
-  z.number({ message: FORMS }).int().min(0),
+  z.number({ message: NOT_A_DURATION }).int().min(0),
 );
 
 /** A duration that becomes a timer's delay (the tick interval, a timeout, a backoff): refused beyond what a timer keeps. */

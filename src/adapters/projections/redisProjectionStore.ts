@@ -70,11 +70,11 @@ export interface RedisProjectionOptions {
   generationTtlMs?: number;
   /** How long a rebuild's building mark outlives its last renewal (default 15 s; redisGenerations.ts): tests shorten it. */
   buildingTtlMs?: number;
-  /** Where what the views hold but cannot serve is told (a tasks:timed entry without its task record); default: nowhere. */
+  /** Where what the views hold but cannot serve is told (a tasks:timed or task list entry without its task record); default: nowhere. */
   logger?: Pick<Logger, 'warn'>;
 }
 
-/** Dangling tasks:timed entries told, remembered so that each is told once (a sweep meets it every few seconds). */
+/** Dangling tasks:timed and task list entries told, remembered so that each is told once (a sweep meets it every few seconds). */
 const MAX_DANGLING_TOLD = 10_000;
 
 const MAX_SWITCH_FOLLOWS = 5;
@@ -122,15 +122,18 @@ export class RedisProjectionStore implements ProjectionStore {
     this.reader = new RedisViewReader(client, this.keys);
     this.taskKeys = new RedisTaskKeys(this.keys);
     const told = new Set<string>();
-    this.tasks = new RedisTaskReader(client, this.taskKeys, ({ taskId, timedKey, recordsKey }) => {
-      const entry = `${timedKey} ${taskId}`;
-      if (told.has(entry)) return;
+    this.tasks = new RedisTaskReader(client, this.taskKeys, (entry) => {
+      const indexKey = 'timedKey' in entry ? entry.timedKey : entry.listKey;
+      const once = `${indexKey} ${entry.taskId}`;
+      if (told.has(once)) return;
       if (told.size >= MAX_DANGLING_TOLD) told.clear(); // bounded: past it, each is told again once
-      told.add(entry);
+      told.add(once);
+      const consequence =
+        'timedKey' in entry ? 'the task sweeper cannot end it and passes over it' : 'task lists pass over it (a task fewer)';
       options.logger?.warn(
-        { taskId, timedKey, recordsKey },
-        `projections: ${timedKey} lists task ${taskId}, which has no record in ${recordsKey}: the task sweeper cannot ` +
-          'end it and passes over it. The views were changed outside the mailbox or partly restored; ' +
+        entry,
+        `projections: ${indexKey} lists task ${entry.taskId}, which has no record in ${entry.recordsKey}: ${consequence}. ` +
+          'The views were changed outside the mailbox or partly restored; ' +
           '`mailbox audit verify` shows what else differs from the log, `mailbox projections rebuild` makes them again from it.',
       );
     });

@@ -101,15 +101,21 @@ export async function planTaskOps(
   return ops;
 }
 
-/** Told of a tasks:timed entry whose task record is missing, each time a read meets it (see RedisTaskReader.due). */
-export type DanglingTimedEntry = (entry: { taskId: string; timedKey: string; recordsKey: string }) => void;
+/**
+ * Told of an index entry whose task record is missing, each time a read meets it: a tasks:timed entry (the sweeper's
+ * read, RedisTaskReader.due) or a task list's (RedisTaskReader.list). The apply script writes an entry and its record
+ * together, so such an entry is a Redis changed by hand or partly restored.
+ */
+export type DanglingTaskEntry = (
+  entry: { taskId: string; recordsKey: string } & ({ timedKey: string } | { listKey: string }),
+) => void;
 
 /** The task views' reads. */
 export class RedisTaskReader {
   constructor(
     private readonly client: RedisClient,
     private readonly keys: RedisTaskKeys,
-    private readonly onDanglingTimed: DanglingTimedEntry = () => undefined,
+    private readonly onDangling: DanglingTaskEntry = () => undefined,
   ) {}
 
   async task(prefix: string, taskId: string): Promise<TaskView | undefined> {
@@ -117,8 +123,13 @@ export class RedisTaskReader {
     return json === null ? undefined : (JSON.parse(json) as TaskView);
   }
 
+  /**
+   * A page of a task list, newest first. An entry without its record is passed over (the page is filled from the
+   * entries after it) and told (onDangling): it was passed over without a word, a task fewer and nothing said why.
+   */
   async list(prefix: string, identity: string, query: TaskListQuery): Promise<TaskViewPage> {
     const key = this.keys.list(prefix, query.list, identity);
+    const recordsKey = this.keys.records(prefix);
     const states = query.states && query.states.length > 0 ? new Set(query.states) : null;
     const tasks: TaskView[] = [];
     let max = query.before === null ? '+' : `(${padPosition(BigInt(query.before))}`;
@@ -128,9 +139,12 @@ export class RedisTaskReader {
       const members = await this.client.zrevrangebylex(key, max, '-', 'LIMIT', 0, chunk);
       if (members.length === 0) return { tasks, nextBefore: null };
       const ids = members.map((member) => member.slice(member.indexOf(':') + 1));
-      const records = await this.client.hmget(this.keys.records(prefix), ...ids);
-      for (const json of records) {
-        if (json === null) continue;
+      const records = await this.client.hmget(recordsKey, ...ids);
+      for (const [index, json] of records.entries()) {
+        if (json === null) {
+          this.onDangling({ taskId: ids[index], listKey: key, recordsKey });
+          continue;
+        }
         const task = JSON.parse(json) as TaskView;
         if (states && !states.has(task.state)) continue;
         if (tasks.length === query.limit) return { tasks, nextBefore: tasks[tasks.length - 1].position };
@@ -153,7 +167,7 @@ export class RedisTaskReader {
    * The open tasks due by `now`, at most `limit`. The apply script writes a timed entry and its record together, so
    * an entry without a record is a Redis changed by hand or partly restored: the sweeper cannot end that task. It was
    * skipped without a word, and it kept a place of the `limit` (enough of them and no due task was ever swept): it is
-   * now told (onDanglingTimed) and read past.
+   * now told (onDangling) and read past.
    */
   async due(prefix: string, now: string, limit: number): Promise<TaskView[]> {
     const timedKey = this.keys.timed(prefix);
@@ -166,7 +180,7 @@ export class RedisTaskReader {
       const records = await this.client.hmget(recordsKey, ...ids);
       records.forEach((json, index) => {
         if (json !== null) tasks.push(JSON.parse(json) as TaskView);
-        else this.onDanglingTimed({ taskId: ids[index], timedKey, recordsKey });
+        else this.onDangling({ taskId: ids[index], timedKey, recordsKey });
       });
     }
     return tasks;

@@ -765,5 +765,41 @@ describe('mailbox audit verify (CLI)', () => {
         key: unwoken,
       });
     });
+
+    test('a tasks:timed entry whose task record is gone is reported as the record missing, not as the due entry', async () => {
+      const namespace = `auditTimed${process.pid}x${Date.now()}`;
+      const dataDir = tempDir('mailbox-verify-redis-');
+      const config = {
+        dataDir,
+        adminToken: ADMIN_TOKEN,
+        logLevel: 'silent' as const,
+        redisUrl: redis.url,
+        redisNamespace: namespace,
+      };
+      const mailbox = await createMailbox({ ...config, taskSweepMs: 0 }, { logger: silent });
+      const { '@a': a } = await registerAgents(mailbox, ['@a', '@b']);
+      const task = await a.send({ to: '@b', subject: 'a task', body: 'x', task: { expiresAt: '2030-06-01T00:00:00.000Z' } });
+      await mailbox.close();
+      const env = {
+        MAILBOX_DATA_DIR: dataDir,
+        MAILBOX_REDIS_URL: redis.url,
+        MAILBOX_REDIS_NAMESPACE: namespace,
+        MAILBOX_LOG_LEVEL: 'silent',
+      };
+      const client = new Redis(redis.url);
+      const [recordsKey] = (await client.keys(`*{${namespace}}:tasks`)) as string[];
+      try {
+        expect(await client.hdel(recordsKey, task.messageId)).toBe(1); // its tasks:timed entry and list entries stay
+      } finally {
+        client.disconnect();
+      }
+      const { code, stdout } = await audit(['verify'], env);
+      expect(code).toBe(1);
+      // It read 'presence: log says "listed", live projection has "missing"', as if the due entry were gone.
+      expect(stdout).toContain(
+        `dueTasks     @a  message ${task.messageId}  task record: log says "present", live projection has "missing"\n`,
+      );
+      expect(stdout).not.toContain('presence');
+    });
   });
 });

@@ -59,6 +59,8 @@ export class Mailbox {
   /** Request limits shared by every API node (Redis), or null: each process keeps its own. */
   readonly sharedLimits: SharedLimits | null;
   readonly rejections: RejectionLog;
+  /** This mailbox's logger (createMailbox's `logger`, else one at config.logLevel): startHeartbeat(mailbox) logs there too. */
+  readonly logger: Logger;
   /** Resolves once the views are this log's and followed (at once, unless a take-over is rebuilding them). */
   viewsReady: Promise<void> = Promise.resolve();
   /** Resolves when views built by other rules are rebuilt with this version's (application/olderRules.ts), or at once. */
@@ -84,6 +86,7 @@ export class Mailbox {
     this.sharedLimits = sharedLimitsOf(container);
     this.rejections = container.resolve<RejectionLog>(TOKENS.RejectionLog);
     this.clock = container.resolve<Clock>(TOKENS.Clock);
+    this.logger = container.resolve<Logger>(TOKENS.Logger);
     this.wakeRecorder = new WakeRecorder(
       this.eventStore,
       container.resolve<Clock>(TOKENS.Clock),

@@ -36,6 +36,11 @@ export interface HeartbeatSources {
   eventStore: EventStore;
   projections: ProjectionStore;
   wakeBus: WakeBus;
+  /**
+   * The mailbox's own logger (a Mailbox has one: createMailbox's logLevel, or the logger it was given): startHeartbeat
+   * logs there unless told otherwise, so that `createMailbox({ logLevel: 'warn' })` keeps the heartbeat's info lines out.
+   */
+  logger?: Logger;
 }
 
 export interface PipelineReport {

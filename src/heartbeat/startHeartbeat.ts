@@ -22,6 +22,7 @@ export interface StartHeartbeatOptions {
   settings?: HeartbeatSettingsInput | HeartbeatSettings;
   /** Targets besides those the settings configure (Redis, webhooks, hook). */
   targets?: NudgeTarget[];
+  /** Where the heartbeat logs; default: the sources' logger (a Mailbox's own), else a pino logger at info. */
   logger?: Logger;
   clock?: Clock;
   /** Waits `ms` (real timers by default): the waits of `watchPipelineBeforeTick`, on the clock's time. */
@@ -57,7 +58,8 @@ export interface Heartbeat {
 export async function startHeartbeat(sources: HeartbeatSources, options: StartHeartbeatOptions = {}): Promise<Heartbeat> {
   const settings = parseHeartbeatSettings(options.settings ?? {});
   refuseHookThatCannotRun(settings);
-  const logger = (options.logger ?? pino({ name: 'mailbox-heartbeat' })).child({ component: 'heartbeat' });
+  // The mailbox's logger before a new one: a new one logged at info even for createMailbox({ logLevel: 'warn' }).
+  const logger = (options.logger ?? sources.logger ?? pino({ name: 'mailbox-heartbeat' })).child({ component: 'heartbeat' });
   const clock = options.clock ?? { now: () => new Date() };
   const metrics = new HeartbeatMetrics();
   const targets = [...targetsFromSettings(settings, logger, metrics), ...(options.targets ?? [])];

@@ -35,7 +35,7 @@ import {
   viewsAreInMemory,
   sqliteViewsRemedy,
 } from '../../compositionRoot';
-import { commandConfig, reportCommandFailure } from './commandConfig';
+import { commandConfig, reportCommandFailure, toolLogLevel } from './commandConfig';
 import { collecting } from './repeatedOptions';
 
 interface SourceFlags {
@@ -97,7 +97,7 @@ const outputOf = (flags: SourceFlags): OutputOptions => ({ json: flags.json === 
 
 function logger(io: AuditIo) {
   // Logs go to stderr so that stdout carries only the audit output.
-  return pino({ level: io.env.MAILBOX_LOG_LEVEL ?? 'warn', name: 'mailbox-audit' }, pino.destination({ dest: 2, sync: true }));
+  return pino({ level: toolLogLevel(io.env), name: 'mailbox-audit' }, pino.destination({ dest: 2, sync: true }));
 }
 
 /** The log from --url (HTTP, auditor/admin token) or from the configured event store. */

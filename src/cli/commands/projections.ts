@@ -33,7 +33,7 @@ import type { ActiveGeneration } from '../../projections/rebuildGenerations';
 import { aheadOfThisLog, ForeignViews } from '../../projections/viewsOwnership';
 import { fromDecimalText } from '../../support/decimalText';
 import { MAX_TIMER_MS, MAX_TIMER_TEXT } from '../../support/timerLimit';
-import { commandConfig, reportCommandFailure } from './commandConfig';
+import { commandConfig, reportCommandFailure, toolLogLevel } from './commandConfig';
 
 export interface ProjectionsIo {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
@@ -68,6 +68,10 @@ const viewsFileRemedy = (config: MailboxConfig): string =>
   config.views === 'memory'
     ? `${sqliteViewsRemedy(config)}, the default`
     : `${sqliteViewsRemedy(config)}: on EventStoreDB the views are in memory unless it is set`;
+
+/** Logs go to stderr (stdout carries the command's output), at warn unless MAILBOX_LOG_LEVEL says otherwise. */
+const toolLogger = (io: ProjectionsIo) =>
+  pino({ level: toolLogLevel(io.env), name: 'mailbox-projections' }, pino.destination({ dest: 2, sync: true }));
 
 function viewsConfig(io: ProjectionsIo): MailboxConfig {
   const config = commandConfig(io.env); // a bad value: serve's words for it, as VALIDATION_FAILED
@@ -209,7 +213,7 @@ export async function runRebuild(rawFlags: Record<string, unknown>, io: Projecti
     ...flags
   } = parseInput(rebuildFlagsSchema, { ...others, '--grace-ms': graceMs, '--settle-ms': settleMs }, 'projections rebuild');
   const config = viewsConfig(io);
-  const logger = pino({ level: 'warn', name: 'mailbox-projections' }, pino.destination({ dest: 2, sync: true }));
+  const logger = toolLogger(io);
   const { log, generations, views, close } = await openProjectionMaintenance(config, logger, { rebuildOtherSchema: true });
   const progress = progressReporter(io.stdout);
   // Ctrl-C or SIGTERM: stop after the batch in progress and drop the partial generation (killed outright, a rebuild
@@ -339,7 +343,7 @@ function aheadNote(sqlite: boolean, ahead: { checkpoint: bigint; head: bigint | 
 
 export async function runStatus(io: ProjectionsIo = processIo): Promise<number> {
   const config = viewsConfig(io);
-  const logger = pino({ level: 'warn', name: 'mailbox-projections' }, pino.destination({ dest: 2, sync: true }));
+  const logger = toolLogger(io);
   const write = (status: Record<string, unknown>) => io.stdout.write(`${JSON.stringify(status)}\n`);
   if (missingSqliteViewsFile(config) !== null) {
     // A reader leaves the data dir as it found it: the log is read, the views file is not opened (that would create it).

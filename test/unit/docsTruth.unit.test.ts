@@ -174,6 +174,32 @@ test('a variable the docs set for a benchmark or a test is one that benchmark or
   expect(unread).toEqual([]);
 });
 
+/** bench/'s sources (TypeScript and run.js), relative to the root. */
+const benchSources = () =>
+  fs
+    .readdirSync(path.join(ROOT, 'bench'), { recursive: true, encoding: 'utf8' })
+    .filter((file) => /\.(ts|js)$/.test(file) && !file.startsWith('results'))
+    .map((file) => `bench/${file}`);
+const BENCH_VARIABLE = /\b(?:MAILBOX_)?BENCH_[A-Z0-9_]*[A-Z0-9]\b/g;
+
+// MAILBOX_BENCH_SKIP_EVENT_CHECKS, BENCH_LOAD_SECONDS, BENCH_SERVER_STDOUT and others were read by bench/ and named
+// nowhere in bench/README.md: a reader learned them only from the sources.
+test("bench/README.md's variables table lists every BENCH_* variable bench/ reads, and each it lists is read", () => {
+  const code = benchSources().map(read).join('\n');
+  // A name bench/ declares (export const BENCH_ADMIN_TOKEN = ...) is a constant, not a variable.
+  const constants = new Set([...code.matchAll(/\bconst ((?:MAILBOX_)?BENCH_[A-Z0-9_]+)\s*=/g)].map((match) => match[1]));
+  const used = new Set([...code.matchAll(BENCH_VARIABLE)].map((match) => match[0]).filter((name) => !constants.has(name)));
+  const table = new Set(
+    read('bench/README.md')
+      .split('\n')
+      .filter((line) => /^\| `(?:MAILBOX_)?BENCH_/.test(line))
+      .map((line) => /`([A-Z0-9_]+)`/.exec(line)![1]),
+  );
+  expect(used.size).toBeGreaterThan(20);
+  expect([...used].filter((name) => !table.has(name)).sort()).toEqual([]);
+  expect([...table].filter((name) => !used.has(name)).sort()).toEqual([]);
+});
+
 // GET /v1/whoami, POST /v1/messages/read (several ids, read-all), GET /v1/heartbeat, GET /v1/audit/agents and
 // GET /v1/audit/series were served and in openapi.json, but no page named them: a reader of the README never met
 // whoami or read-all over HTTP.

@@ -22,7 +22,11 @@ export const NOT_A_DURATION = 'must be a duration such as 250ms, 90s, 10m, 1h, 1
 export function parseDurationMs(text: string): number | null {
   const match = DURATION.exec(text);
   if (!match) return null;
-  return Math.round(Number(match[1]) * UNIT_MS[match[2] ?? 'ms']);
+  // Whole milliseconds only: 1.5 (or 0.5ms) was rounded to 2, a value nobody wrote; 1.5s is 1500 and stays (within
+  // a binary fraction's error: 1.1 * 1000 is 1100.0000000000002).
+  const ms = Number(match[1]) * UNIT_MS[match[2] ?? 'ms'];
+  const whole = Math.round(ms);
+  return Math.abs(ms - whole) < 1e-6 ? whole : null;
 }
 
 // The error names the option and the field first ("--idle / MAILBOX_HEARTBEAT_IDLE: ... 'idleMs' must be ...").

@@ -79,6 +79,12 @@ describe('MAILBOX_WAKE_SLA_MS, a duration', () => {
     );
   });
 
+  test('a fraction of a millisecond is refused by serve and the heartbeat alike (it was rounded: 1.5 became 2 ms)', () => {
+    expect(startupRefusal({ MAILBOX_WAKE_SLA_MS: '1.5' })).toMatch(/^MAILBOX_WAKE_SLA_MS='1\.5' is not valid: /);
+    expect(() => heartbeatSla({ MAILBOX_WAKE_SLA_MS: '1.5' })).toThrow(/MAILBOX_WAKE_SLA_MS|wakeSlaMs/);
+    expect(configFromEnv({ MAILBOX_WAKE_SLA_MS: '1.5s' }).wakeSlaMs).toBe(1500);
+  });
+
   test('spaces inside are told with the duration written whole', () => {
     expect(startupRefusal({ MAILBOX_WAKE_SLA_MS: '2 m' })).toMatch(/nobody, without spaces inside it: 2m\.$/);
   });

@@ -46,6 +46,11 @@ describe('heartbeat settings', () => {
     expect(['90 s', '1.5\th', '250  ms'].map(parseDurationMs)).toEqual([null, null, null]);
   });
 
+  test('a fraction of a millisecond is refused, not rounded (1.5 was taken as 2 ms); a fraction of a larger unit is not', () => {
+    expect(['1.5', '0.5ms', '0.0001s'].map(parseDurationMs)).toEqual([null, null, null]);
+    expect(['1.1s', '0.7s', '2.5m', '1.0'].map(parseDurationMs)).toEqual([1100, 700, 150_000, 1]);
+  });
+
   test('days, as expectsReplyBy takes them: --idle 2d, --cooldown 1d, and an interval within the timer limit', () => {
     expect(
       heartbeatSettingsFromCli({ idle: '2d', cooldown: '1d', interval: '24d' }, { MAILBOX_HEARTBEAT_WAKE_GRACE: '1d' }),

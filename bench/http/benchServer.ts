@@ -2,6 +2,8 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { MemoryFigures } from '../lib/memory';
+import type { ThreadHeap } from '../lib/threadHeaps';
+import { makeTmpDir, removeDir } from '../lib/tmp';
 
 export interface ServerSample {
   rssMb: number;
@@ -14,6 +16,8 @@ export interface ServerSample {
   appendMs: Tail;
   applyMs: Tail;
   gc: { count: number; totalMs: number; maxMs: number; maxKind: number };
+  /** The V8 heaps of the server's other threads (views, log writer, sidecars), which RSS - heapTotal would count as native. */
+  threads: ThreadHeap[];
 }
 
 interface Tail {
@@ -27,7 +31,7 @@ export interface BenchServer {
   /** The server process's id (its /proc/<pid>/smaps: where native memory goes). */
   pid: number;
   adminToken: string;
-  memory(): Promise<MemoryFigures & { bytes: NodeJS.MemoryUsage; openWakeStreams: number }>;
+  memory(): Promise<MemoryFigures & { bytes: NodeJS.MemoryUsage; openWakeStreams: number; threads: ThreadHeap[] }>;
   /** RSS and heap now (no GC), and the event loop's delay since the last sample. */
   sample(): Promise<ServerSample>;
   /** A heap snapshot of the server written to `file`, after a full GC. */
@@ -53,9 +57,20 @@ function nextMessage<T>(child: ChildProcess, type: string): Promise<T> {
 
 /** `dataDir`: serve that store (a bench prepared it; it is kept), else a fresh one. */
 export async function startBenchServer(options: { dataDir?: string } = {}): Promise<BenchServer> {
+  // Each thread of the server writes its V8 heap's figures here (bench/lib/threadHeaps.ts), read back in its samples.
+  const heapsDir = makeTmpDir('mailbox-bench-thread-heaps-');
   const child = fork(path.join(__dirname, 'serverProcess.js'), [], {
-    env: { ...process.env, ...(options.dataDir === undefined ? {} : { BENCH_SERVER_DATA_DIR: options.dataDir }) },
-    execArgv: ['--expose-gc', ...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean)],
+    env: {
+      ...process.env,
+      BENCH_THREAD_HEAPS_DIR: heapsDir,
+      ...(options.dataDir === undefined ? {} : { BENCH_SERVER_DATA_DIR: options.dataDir }),
+    },
+    execArgv: [
+      '--expose-gc',
+      '--require',
+      path.join(__dirname, '..', 'lib', 'threadHeaps.js'),
+      ...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean),
+    ],
     stdio: ['ignore', process.env.BENCH_SERVER_STDOUT ? 'inherit' : 'ignore', 'inherit', 'ipc'],
   });
   const ready = await nextMessage<{ url: string; adminToken: string }>(child, 'ready');
@@ -64,7 +79,10 @@ export async function startBenchServer(options: { dataDir?: string } = {}): Prom
     pid: child.pid!,
     adminToken: ready.adminToken,
     memory() {
-      const answer = nextMessage<MemoryFigures & { bytes: NodeJS.MemoryUsage; openWakeStreams: number }>(child, 'memory');
+      const answer = nextMessage<MemoryFigures & { bytes: NodeJS.MemoryUsage; openWakeStreams: number; threads: ThreadHeap[] }>(
+        child,
+        'memory',
+      );
       child.send('memory');
       return answer;
     },
@@ -87,6 +105,7 @@ export async function startBenchServer(options: { dataDir?: string } = {}): Prom
       const stopped = nextMessage(child, 'stopped');
       child.send('stop');
       await stopped;
+      removeDir(heapsDir);
     },
   };
 }

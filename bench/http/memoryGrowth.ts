@@ -3,8 +3,10 @@
  * <= 256 in flight) against the bench server in its own process, paused every BENCH_GROWTH_EVERY
  * messages (in-flight requests drained) to read the server's RSS and heapUsed after a full GC.
  * Prints the least-squares slope of both, in bytes per message, after the first BENCH_GROWTH_WARMUP
- * messages. BENCH_GROWTH_SNAPSHOTS=50000,150000 also writes heap snapshots of the server at those
- * counts into BENCH_GROWTH_DIR (default the working directory), to diff by constructor.
+ * messages, and over the last third of the run (a plateau: a slope over the run, none over its end).
+ * BENCH_GROWTH_SNAPSHOTS=50000,150000 also writes heap snapshots of the server at those counts into
+ * BENCH_GROWTH_DIR (default the working directory), to diff by constructor. BENCH_GROWTH_GC=0: the same
+ * slopes on samples without a GC (whole MB).
  * Run: npm run build && BENCH_VIEWS=sqlite node dist/bench/http/memoryGrowth.js
  * BENCH_LOAD_RATE (default 1,000 sends/s), BENCH_GROWTH_MESSAGES (default 60,000).
  */
@@ -12,6 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { agentIdentity } from '../lib/mailbox';
+import type { ThreadHeap } from '../lib/threadHeaps';
 import { nowMs } from '../lib/timing';
 import { startBenchServer } from './benchServer';
 import { JsonClient, registerOverHttp } from './httpLoad';
@@ -68,6 +71,10 @@ function residentByMapping(pid: number): Record<string, number> {
   );
 }
 
+/** Each thread's V8 heap (not in heapTotal, so counted in RSS - heapTotal): physical MB, new space and old space. */
+const threadsLine = (threads: readonly ThreadHeap[]): string =>
+  threads.map((t) => `${t.thread} ${t.physicalMb} MB (new ${t.newSpaceMb}, old ${t.oldSpaceMb})`).join(', ');
+
 const slope = (points: ReadonlyArray<readonly [number, number]>): number => {
   const n = points.length;
   const mx = points.reduce((sum, [x]) => sum + x, 0) / n;
@@ -122,11 +129,19 @@ async function main(): Promise<void> {
       }
       if (!PAUSE_AND_GC) {
         const sample = await server.sample();
+        const mb = 1048576; // the sample's figures are whole MB
+        points.push({
+          sent: issued,
+          rss: sample.rssMb * mb,
+          heapUsed: sample.heapUsedMb * mb,
+          native: (sample.rssMb - sample.heapTotalMb) * mb,
+        });
         process.stdout.write(
           `sent=${issued} (no GC) rss=${sample.rssMb}MB heapUsed=${sample.heapUsedMb}MB heapTotal=${sample.heapTotalMb}MB ` +
             `load=${os.loadavg()[0].toFixed(2)}\n`,
         );
         process.stdout.write(`  resident MB by mapping: ${JSON.stringify(residentByMapping(server.pid))}\n`);
+        process.stdout.write(`  other threads' V8 heaps: ${threadsLine(sample.threads)}\n`);
         continue;
       }
       while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -138,6 +153,7 @@ async function main(): Promise<void> {
           `errors=${errors} load=${os.loadavg()[0].toFixed(2)}\n`,
       );
       process.stdout.write(`  resident MB by mapping: ${JSON.stringify(residentByMapping(server.pid))}\n`);
+      process.stdout.write(`  other threads' V8 heaps: ${threadsLine(memory.threads)}\n`);
       if (SNAPSHOTS.has(issued)) {
         const file = path.join(DIR, `server-${issued}.heapsnapshot`);
         await server.heapSnapshot(file);
@@ -152,6 +168,8 @@ async function main(): Promise<void> {
       process.stdout.write(`at the end, after GC: ${JSON.stringify(memory)}\n`);
     }
     const steady = points.filter((point) => point.sent >= WARMUP);
+    // The last third apart: a cache or a V8 space that fills once reads as a slope over the whole run, not over its end.
+    const lastThird = steady.slice(Math.floor((steady.length * 2) / 3));
     const cpuMs = (await server.cpuMs()) - cpuStart;
     process.stdout.write(
       `${JSON.stringify({
@@ -161,6 +179,11 @@ async function main(): Promise<void> {
         rssBytesPerMessage: Math.round(slope(steady.map((p) => [p.sent, p.rss] as const))),
         heapUsedBytesPerMessage: Math.round(slope(steady.map((p) => [p.sent, p.heapUsed] as const))),
         nativeBytesPerMessage: Math.round(slope(steady.map((p) => [p.sent, p.native] as const))), // RSS - heapTotal
+        lastThird: {
+          from: lastThird[0]?.sent ?? 0,
+          rssBytesPerMessage: Math.round(slope(lastThird.map((p) => [p.sent, p.rss] as const))),
+          nativeBytesPerMessage: Math.round(slope(lastThird.map((p) => [p.sent, p.native] as const))),
+        },
         serverCpuUsPerMessage: Math.round((cpuMs * 1000) / MESSAGES),
         load: os.loadavg().map((l) => l.toFixed(2)),
         rssMb: points.map((p) => Math.round(p.rss / 1048576)),

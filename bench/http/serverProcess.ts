@@ -14,6 +14,7 @@ import pino from 'pino';
 import { buildApiServer } from '../../src/server';
 import { BENCH_ADMIN_TOKEN, openEmbeddedMailbox } from '../lib/mailbox';
 import { memoryMb } from '../lib/memory';
+import { threadHeaps } from '../lib/threadHeaps';
 import { makeTmpDir, removeDir } from '../lib/tmp';
 import { startStallTrace } from './stallTrace';
 import { tuneCollector } from '../../src/support/collectorTuning';
@@ -82,6 +83,7 @@ async function main(): Promise<void> {
         ...memoryMb(true),
         bytes: process.memoryUsage(), // after that GC, unrounded (bench/http/memoryGrowth.ts fits slopes on them)
         openWakeStreams: http.context.wakeStreams.size,
+        threads: threadHeaps(),
       });
     // 'snapshot:<file>': a heap snapshot there after a full GC (bench/http/memoryGrowth.ts diffs two of them).
     if (message.startsWith('snapshot:')) {
@@ -110,6 +112,7 @@ async function main(): Promise<void> {
         ),
         // kind: 1 scavenge (young), 2 mark-sweep-compact (full), 4 incremental marking, 8 weak callbacks
         gc: { count: gc.count, totalMs: Math.round(gc.totalMs), maxMs: Math.round(gc.maxMs * 10) / 10, maxKind: gc.maxKind },
+        threads: threadHeaps(),
       });
       loopDelay.reset();
       for (const h of Object.values(windows)) h.reset();

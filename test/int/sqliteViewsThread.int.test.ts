@@ -94,3 +94,19 @@ it('a batch in hand when the thread dies fails loudly; applied again, it counts 
     await store.close();
   }
 });
+
+it("the thread's young generation is capped at 12 MB (V8's default, 48, let it grow by 8-24 MB under load), its replacement's too", async () => {
+  const { store, threads } = await openKeepingThreads();
+  try {
+    await store.claim('log-1');
+    expect(threads[0].resourceLimits?.maxYoungGenerationSizeMb).toBe(12); // as the running thread's V8 reports it
+    const exited = new Promise((resolve) => threads[0].once('exit', resolve));
+    await threads[0].terminate();
+    await exited;
+    await store.applyBatch(log().projected());
+    expect(threads).toHaveLength(2);
+    expect(threads[1].resourceLimits?.maxYoungGenerationSizeMb).toBe(12);
+  } finally {
+    await store.close();
+  }
+});

@@ -53,6 +53,17 @@ import { rebuildThreadError } from './sqliteViews/sqliteViewsThreadErrors';
 const THREAD_ENTRY = path.join(__dirname, 'sqliteViews', 'sqliteViewsThread');
 /** A thread that does not close within this long (a stuck transaction) is terminated: its work rolls back. */
 const CLOSE_TIMEOUT_MS = 10_000;
+/**
+ * The thread's young generation, in MB (V8's semi-space is a third of it: 4 MB, 8 MB of new space). V8's default
+ * for a thread is 48 MB (two semi-spaces of 16 MB), and it grows the new space towards that when a thread keeps
+ * allocating fast, which this one does (each batch's events, rows and facts are garbage once committed). Measured
+ * at 2,000 sends/s (bench/http/memoryGrowth.ts, each thread's V8 figures): the thread's new space stayed at 8 MB
+ * for ~150,000 messages, then doubled to 16 MB (RSS +8 MB, read by http/sustainedLoad as a native slope of ~30
+ * bytes per message), and could double again. The cap keeps the thread where it ran for those first messages. Its
+ * price (same runs, against the default): a first start's bulk build ~6% more CPU (large catch-up batches outlive
+ * a 4 MB semi-space and are copied to the old generation), live applies and core/sendThroughput within their spread.
+ */
+const YOUNG_GENERATION_MB = 12;
 
 interface Pending {
   resolve: (value: unknown) => void;
@@ -64,7 +75,7 @@ export type ThreadStarter = (entry: string, options: WorkerOptions) => Worker;
 
 /** Starts the views thread on the file and waits until it has opened it; a thread that fails to is terminated. */
 async function startViewsThread(start: ThreadStarter, data: ViewsThreadData): Promise<Worker> {
-  const worker = start(THREAD_ENTRY, { workerData: data });
+  const worker = start(THREAD_ENTRY, { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
   let onMessage: (message: ViewsThreadMessage) => void = () => undefined;
   let onError: (error: Error) => void = () => undefined;
   let onExit: (code: number) => void = () => undefined;

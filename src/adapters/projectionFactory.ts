@@ -50,7 +50,7 @@ export async function createProjectionAdapters(
     const wakeBus = ownViewsOnly(
       new RedisWakeBus(
         publisher,
-        () => connectRedis(url, { name: 'mailbox-wake-subscriber', ...redisOptionsOf(config) }),
+        () => connectRedis(url, { name: 'mailbox-wake-subscriber', subscriber: true, ...redisOptionsOf(config) }),
         new RedisKeys(config.redisNamespace),
         logger,
       ),

@@ -72,6 +72,13 @@ export interface TestRedisCluster {
   replicaOf(port: number): Promise<number | null>;
   /** SIGKILLs the master on `port` (then calls `killed`); resolves once its replica serves its slots and the cluster is ok again. */
   killMaster(port: number, killed?: () => void): Promise<{ promotedPort: number }>;
+  /**
+   * SIGSTOPs the node on `port` (a frozen VM: its sockets stay open, it answers nothing; then calls `stopped`);
+   * resolves once every other node flags it failed and the cluster is ok without it (its replica promoted if it was a
+   * master). resumeNode() sends SIGCONT.
+   */
+  pauseNode(port: number, stopped?: () => void): Promise<void>;
+  resumeNode(port: number): void;
   stop(): Promise<void>;
 }
 
@@ -81,6 +88,7 @@ export async function startRedisCluster(): Promise<TestRedisCluster> {
   const nodes: Node[] = [];
   const alive = new Set<number>();
   const stop = async () => {
+    for (const node of nodes) node.child.kill('SIGCONT'); // a paused process acts on SIGKILL, but say it plainly
     await Promise.all(nodes.map((node) => stopChild(node.child, 'SIGKILL')));
     fs.rmSync(dir, { recursive: true, force: true });
   };
@@ -140,6 +148,27 @@ export async function startRedisCluster(): Promise<TestRedisCluster> {
       );
       await waitClusterOk([...alive], 5);
       return { promotedPort: replicaPort };
+    },
+    async pauseNode(port, stopped) {
+      const id = String(await ask(port, 'CLUSTER', 'MYID'));
+      nodes.find((node) => node.port === port)!.child.kill('SIGSTOP');
+      stopped?.();
+      alive.delete(port);
+      const others = [...alive];
+      await until(`the others flag the node on ${port} failed`, async () => {
+        for (const other of others) {
+          const line = String(await ask(other, 'CLUSTER', 'NODES'))
+            .split('\n')
+            .find((entry) => entry.startsWith(id));
+          if (!/\bfail\b/.test(line ?? '')) return `${other}: ${line}`;
+        }
+        return true;
+      });
+      await waitClusterOk(others, 6);
+    },
+    resumeNode(port) {
+      nodes.find((node) => node.port === port)!.child.kill('SIGCONT');
+      alive.add(port);
     },
     stop,
   };

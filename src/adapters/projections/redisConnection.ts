@@ -10,6 +10,7 @@ import type * as IORedis from 'ioredis';
 import type { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis';
 import { redisVariable, type MailboxConfig } from '../../config';
 import { MailboxError, unavailable } from '../../errors';
+import { clusterSubscriber } from './redisClusterSubscriber';
 import { parseRedisUrl, redactRedisUrl, redisHostsOf, type RedisTopology } from './redisTopology';
 
 /**
@@ -50,6 +51,11 @@ export interface RedisConnectionOptions extends RedisAuthOptions {
    * handshake's remedy then names the URL, not MAILBOX_REDIS_PASSWORD, which is the mailbox's own Redis's.
    */
   urlCredentialsOnly?: boolean;
+  /**
+   * A connection for SUBSCRIBE only (the wake subscriber): on a Cluster, one connection to one node at a time, moved to
+   * another when lost or when its node stops answering (redisClusterSubscriber.ts); elsewhere an ordinary connection.
+   */
+  subscriber?: boolean;
 }
 
 export const DEFAULT_REDIS_TIMEOUT_MS = 1000;
@@ -188,6 +194,7 @@ function createClient(topology: RedisTopology, options: RedisConnectionOptions):
     });
     return client;
   }
+  if (options.subscriber) return clusterSubscriber(ioredis(), topology.nodes, node);
   const cluster: ClusterOptions = {
     lazyConnect: true,
     enableOfflineQueue: false,

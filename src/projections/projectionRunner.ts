@@ -20,6 +20,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Logger } from 'pino';
 import type { EventStore, EventSubscription } from '../events/eventStore';
 import type { StoredEvent } from '../events/types';
+import { isMailboxError } from '../errors';
 import { backoffDelay, sleep, type Backoff } from '../support/retry';
 import { TOKENS } from '../tokens';
 import { projectStored } from './projector';
@@ -131,6 +132,8 @@ export class ProjectionRunner {
   /** While start() runs: aborted when the process is asked to stop before it serves (the catch-up ends early). */
   private interrupted: AbortSignal | null = null;
   private resubscribe = RESUBSCRIBE;
+  /** Since when the views store has not answered (retrying() said so), and how many retries since. */
+  private storeDown: { since: number; retries: number } | null = null;
 
   constructor(
     @inject(TOKENS.EventStore) private readonly store: EventStore,
@@ -465,7 +468,7 @@ export class ProjectionRunner {
           continue;
         }
         const delay = Math.round(backoffDelay(this.resubscribe, ++failures));
-        this.logger.error({ err: error, retryInMs: delay }, 'projection subscription failed; resubscribing from checkpoint');
+        this.retrying(error, delay);
         this.status.retryingBy = new Date(Date.now() + delay).toISOString();
         try {
           await sleep(delay, signal);
@@ -588,6 +591,43 @@ export class ProjectionRunner {
     this.recovered();
   }
 
+  /**
+   * A views store that does not answer (UNAVAILABLE: Redis failing over, stopped, unreachable) is said once, at warn,
+   * without a stack, and the retries that follow at debug; the line that it answers again closes it. A failover logged
+   * an error with its stack at every retry (a line each 0.1 to 5 s for as long as it lasted). Any other failure is
+   * unexpected and keeps its error line, with the stack, each time.
+   */
+  private retrying(error: unknown, delay: number): void {
+    if (!isMailboxError(error) || error.envelope.code !== 'UNAVAILABLE') {
+      this.logger.error({ err: error, retryInMs: delay }, 'projection subscription failed; resubscribing from checkpoint');
+      return;
+    }
+    if (this.storeDown) {
+      this.storeDown.retries += 1;
+      this.logger.debug({ reason: error.message, retryInMs: delay }, 'projections: the views store still does not answer');
+      return;
+    }
+    this.storeDown = { since: this.clock.now().getTime(), retries: 1 };
+    this.logger.warn(
+      { reason: error.message },
+      'projections: the views store does not answer; applying from the checkpoint again once it does',
+    );
+  }
+
+  /**
+   * A batch landed (or a follower read the shared checkpoint): an outage said by retrying() is over, and said so. Not
+   * at a checkpoint read alone: on a Cluster one node may answer it while the apply's node is still down.
+   */
+  private storeAnswers(): void {
+    if (!this.storeDown) return;
+    const { since, retries } = this.storeDown;
+    this.storeDown = null;
+    this.logger.info(
+      { downMs: this.clock.now().getTime() - since, retries },
+      'projections: the views store answers again; applying from the checkpoint',
+    );
+  }
+
   private failed(error: unknown): void {
     this.status.lastError = error instanceof Error ? error.message : String(error);
     this.status.lastErrorAt = new Date().toISOString();
@@ -595,6 +635,7 @@ export class ProjectionRunner {
 
   /** A batch landed (or, following, the shared checkpoint was read): an earlier failure is over, and no longer said. */
   private recovered(): void {
+    this.storeAnswers();
     this.status.lastError = null;
     this.status.lastErrorAt = null;
   }

@@ -11,6 +11,7 @@ import type { EventSubscription } from '../../src/events/eventStore';
 import type { LeaseStore } from '../../src/projections/projectorLease';
 import { MAX_QUEUED, ProjectionRunner } from '../../src/projections/projectionRunner';
 import { ForeignViews } from '../../src/projections/viewsOwnership';
+import { unavailable } from '../../src/errors';
 import { registrationEvent, silentLogger } from '../support/fixtures';
 import { holdApplies } from '../support/heldApplies';
 import { waitFor } from '../support/waitFor';
@@ -182,6 +183,41 @@ describe('ProjectionRunner', () => {
       expect(await runner.waitFor(3n)).toBe(true);
       await waitFor(() => runner.getStatus().lastError === null, { what: 'the failure cleared once a batch landed' });
       expect(runner.getStatus()).toMatchObject({ checkpoint: '3', lastError: null, lastErrorAt: null });
+    } finally {
+      await runner.stop();
+    }
+  });
+
+  it('a views store that does not answer for a while (a Redis failover) is one warn line without a stack, and one when it answers again', async () => {
+    const log = new MemoryEventStore();
+    await log.append('mailbox-agents', [registrationEvent('@ana')], 'no_stream');
+    const views = new MemoryProjectionStore(new InProcessWakeBus());
+    const lines: Array<{ level: number; msg: string; err?: unknown; retries?: number }> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const runner = new ProjectionRunner(log, views, logger);
+    runner.useResubscribeBackoff({ initialDelayMs: 1, maxDelayMs: 5, jitter: 0 });
+    try {
+      await runner.start();
+      // The store refuses as the Redis adapter does while Redis fails over: UNAVAILABLE, five times, then applies.
+      let refusals = 5;
+      const applyBatch = views.applyBatch.bind(views);
+      views.applyBatch = async (...args) => {
+        if (refusals === 0) return applyBatch(...args);
+        refusals -= 1;
+        throw unavailable('Redis projections (apply)', new Error('Command timed out'));
+      };
+      await log.append('mailbox-agents', [registrationEvent('@bo')], 0n);
+      expect(await runner.waitFor(2n)).toBe(true);
+      const told = lines.filter((line) => line.level >= 40 || line.msg.startsWith('projections: the views store'));
+      expect(told).toEqual([
+        expect.objectContaining({ level: 40, msg: expect.stringMatching(/^projections: the views store does not answer/) }),
+        expect.objectContaining({
+          level: 30,
+          msg: expect.stringMatching(/^projections: the views store answers again/),
+          retries: 5,
+        }),
+      ]);
+      expect(told[0].err).toBeUndefined(); // no stack: an outage is no bug
     } finally {
       await runner.stop();
     }

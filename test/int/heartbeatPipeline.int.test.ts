@@ -9,6 +9,8 @@ import { createMailbox, type Mailbox } from '../../src/mailbox';
 import { startHeartbeat, type Heartbeat } from '../../src/heartbeat/startHeartbeat';
 import { registerHeartbeatCommands } from '../../src/cli/commands/heartbeat';
 import { ADMIN_TOKEN, registerAgents, tempDir } from '../support/fixtures';
+import { unavailable } from '../../src/errors';
+import { waitFor } from '../support/waitFor';
 
 const INTERVAL = 1000;
 const T0 = Date.parse('2030-01-01T12:00:00.000Z');
@@ -19,6 +21,34 @@ describe('heartbeat pipeline watch', () => {
   afterEach(async () => {
     await heartbeat?.stop();
     await mailbox?.close();
+  });
+
+  test('a store that does not answer for a few ticks (a Redis failover) is one warn line without a stack, and one when a tick runs again', async () => {
+    const logLines: Array<{ level: number; msg: string; err?: unknown; failedTicks?: number }> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => logLines.push(JSON.parse(line)) });
+    mailbox = await createMailbox(
+      { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+      { logger: pino({ level: 'silent' }) },
+    );
+    // The views refuse as the Redis adapter does while Redis fails over: UNAVAILABLE, three ticks, then answer.
+    const projections = mailbox.projections;
+    const allHeartbeats = projections.allHeartbeats.bind(projections);
+    let refusals = 3;
+    projections.allHeartbeats = async () => {
+      if (refusals === 0) return allHeartbeats();
+      refusals -= 1;
+      throw unavailable('Redis projections', new Error('Command timed out'));
+    };
+    heartbeat = await startHeartbeat(mailbox, { logger, settings: { intervalMs: 10, metricsPort: 0 } });
+    await waitFor(() => logLines.some((line) => line.msg.startsWith('heartbeat: the store answers again')), {
+      what: 'a tick that ran again',
+    });
+    const told = logLines.filter((line) => line.level >= 40 || line.msg.startsWith('heartbeat: the store'));
+    expect(told).toEqual([
+      expect.objectContaining({ level: 40, msg: expect.stringMatching(/^heartbeat: the store does not answer/) }),
+      expect.objectContaining({ level: 30, msg: expect.stringMatching(/^heartbeat: the store answers again/), failedTicks: 3 }),
+    ]);
+    expect(told[0].err).toBeUndefined(); // no stack: an outage is no bug
   });
 
   test('projector stopped -> stall alarm within 2 intervals, on /metrics and /healthz, cleared on recovery', async () => {

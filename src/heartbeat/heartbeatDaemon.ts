@@ -7,10 +7,10 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import { isMailboxError } from '../errors';
 import type { EventStore } from '../events/eventStore';
 import type { ListQuery } from '../projections/listQuery';
 import type { ProjectionStore } from '../projections/projectionStore';
+import { StoreOutage } from '../support/storeOutage';
 import type { WakeBus } from '../projections/wakeBus';
 import { mapBounded } from './boundedQueue';
 import type { HeartbeatMetrics } from './heartbeatMetrics';
@@ -122,8 +122,8 @@ export class HeartbeatDaemon {
   /** What the last warning about settings that apply to nobody said (warned again only when it changes). */
   private warnedForNobody = '';
   private lastError: string | null = null;
-  /** Since when the store has not answered a tick (tickFailed() said so), and how many ticks failed since. */
-  private storeDown: { since: number; ticks: number } | null = null;
+  /** A store that does not answer a tick is said once, not at every tick (support/storeOutage.ts). */
+  private readonly outage: StoreOutage;
   /** The delivery reports of each tick's nudges (escalations included), for its settled report. */
   private readonly deliveriesOf = new WeakMap<TickReport, DeliveryReport[]>();
   private timer: NodeJS.Timeout | null = null;
@@ -142,6 +142,12 @@ export class HeartbeatDaemon {
     private readonly recorder: WakeRecorder,
   ) {
     this.policy = nudgePolicy(settings);
+    this.outage = new StoreOutage(logger, now, {
+      down: 'heartbeat: the store does not answer; no agent is nudged until a tick reads it again (each interval)',
+      stillDown: 'heartbeat: the store still does not answer',
+      back: 'heartbeat: the store answers again; ticking',
+      failuresField: 'failedTicks',
+    });
     this.wakes = new WakeWatcher(sources.wakeBus, now);
     this.escalation = new UnwokenEscalation(sources, dispatcher, recorder, metrics, logger, settings.wakeSlaMs, (identity) =>
       this.nudgeable.has(identity),
@@ -350,11 +356,12 @@ export class HeartbeatDaemon {
         return;
       }
       this.running = this.tick().then(
-        () => this.storeAnswers(),
+        () => this.outage.answered(),
         (error: unknown) => {
           this.lastError = error instanceof Error ? error.message : String(error);
           this.metrics.tickFailures.inc();
-          this.tickFailed(error);
+          // A store that does not answer (a Redis failover) is one warn line, not an error with its stack each tick.
+          if (!this.outage.failed(error)) this.logger.error({ err: error }, 'heartbeat tick failed; trying again next interval');
         },
       );
       await this.running;
@@ -362,35 +369,6 @@ export class HeartbeatDaemon {
       if (!this.stopped) this.timer = setTimeout(run, this.settings.intervalMs);
     };
     void run();
-  }
-
-  /**
-   * A store that does not answer (UNAVAILABLE: Redis failing over, stopped) is said once, at warn, without a stack, the
-   * ticks that fail on it after at debug, and the first tick that runs again closes it: a failover logged an error with
-   * its stack at every tick. Any other failure is unexpected and keeps its error line, with the stack, each time.
-   */
-  private tickFailed(error: unknown): void {
-    if (!isMailboxError(error) || error.envelope.code !== 'UNAVAILABLE') {
-      this.logger.error({ err: error }, 'heartbeat tick failed; trying again next interval');
-      return;
-    }
-    if (this.storeDown) {
-      this.storeDown.ticks += 1;
-      this.logger.debug({ reason: error.message }, 'heartbeat: the store still does not answer');
-      return;
-    }
-    this.storeDown = { since: this.now(), ticks: 1 };
-    this.logger.warn(
-      { reason: error.message },
-      'heartbeat: the store does not answer; no agent is nudged until a tick reads it again (each interval)',
-    );
-  }
-
-  private storeAnswers(): void {
-    if (!this.storeDown) return;
-    const { since, ticks } = this.storeDown;
-    this.storeDown = null;
-    this.logger.info({ downMs: this.now() - since, failedTicks: ticks }, 'heartbeat: the store answers again; ticking');
   }
 
   async stop(): Promise<void> {

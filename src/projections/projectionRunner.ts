@@ -20,8 +20,8 @@ import { inject, injectable } from 'tsyringe';
 import type { Logger } from 'pino';
 import type { EventStore, EventSubscription } from '../events/eventStore';
 import type { StoredEvent } from '../events/types';
-import { isMailboxError } from '../errors';
 import { backoffDelay, sleep, type Backoff } from '../support/retry';
+import { StoreOutage } from '../support/storeOutage';
 import { TOKENS } from '../tokens';
 import { projectStored } from './projector';
 import { ProjectionCheckpointRewound, ViewsOfAnotherLog, type ProjectionStore, type ViewsBinding } from './projectionStore';
@@ -132,8 +132,8 @@ export class ProjectionRunner {
   /** While start() runs: aborted when the process is asked to stop before it serves (the catch-up ends early). */
   private interrupted: AbortSignal | null = null;
   private resubscribe = RESUBSCRIBE;
-  /** Since when the views store has not answered (retrying() said so), and how many retries since. */
-  private storeDown: { since: number; retries: number } | null = null;
+  /** A views store that does not answer is said once, not at every retry (support/storeOutage.ts). */
+  private readonly outage: StoreOutage;
 
   constructor(
     @inject(TOKENS.EventStore) private readonly store: EventStore,
@@ -143,7 +143,14 @@ export class ProjectionRunner {
     @inject(TOKENS.Clock) private readonly clock: { now(): Date } = { now: () => new Date() },
     /** Told when the views were found lost and as the rebuild reaches each position: reads wait for it (lostViews.ts). */
     @inject(TOKENS.LostViews) private readonly lostViews: LostViews = new LostViews(),
-  ) {}
+  ) {
+    this.outage = new StoreOutage(logger, () => clock.now().getTime(), {
+      down: 'projections: the views store does not answer; applying from the checkpoint again once it does',
+      stillDown: 'projections: the views store still does not answer',
+      back: 'projections: the views store answers again; applying from the checkpoint',
+      failuresField: 'retries',
+    });
+  }
 
   /** Sets the backoff between a failure and the next try (tests: one long enough to look at the wait). */
   useResubscribeBackoff(backoff: Backoff): void {
@@ -592,40 +599,12 @@ export class ProjectionRunner {
   }
 
   /**
-   * A views store that does not answer (UNAVAILABLE: Redis failing over, stopped, unreachable) is said once, at warn,
-   * without a stack, and the retries that follow at debug; the line that it answers again closes it. A failover logged
-   * an error with its stack at every retry (a line each 0.1 to 5 s for as long as it lasted). Any other failure is
-   * unexpected and keeps its error line, with the stack, each time.
+   * A views store that does not answer (Redis failing over) is one warn line, then debug (support/storeOutage.ts): it
+   * logged an error with its stack at every retry. Any other failure keeps its error line, with the stack, each time.
    */
   private retrying(error: unknown, delay: number): void {
-    if (!isMailboxError(error) || error.envelope.code !== 'UNAVAILABLE') {
-      this.logger.error({ err: error, retryInMs: delay }, 'projection subscription failed; resubscribing from checkpoint');
-      return;
-    }
-    if (this.storeDown) {
-      this.storeDown.retries += 1;
-      this.logger.debug({ reason: error.message, retryInMs: delay }, 'projections: the views store still does not answer');
-      return;
-    }
-    this.storeDown = { since: this.clock.now().getTime(), retries: 1 };
-    this.logger.warn(
-      { reason: error.message },
-      'projections: the views store does not answer; applying from the checkpoint again once it does',
-    );
-  }
-
-  /**
-   * A batch landed (or a follower read the shared checkpoint): an outage said by retrying() is over, and said so. Not
-   * at a checkpoint read alone: on a Cluster one node may answer it while the apply's node is still down.
-   */
-  private storeAnswers(): void {
-    if (!this.storeDown) return;
-    const { since, retries } = this.storeDown;
-    this.storeDown = null;
-    this.logger.info(
-      { downMs: this.clock.now().getTime() - since, retries },
-      'projections: the views store answers again; applying from the checkpoint',
-    );
+    if (this.outage.failed(error, { retryInMs: delay })) return;
+    this.logger.error({ err: error, retryInMs: delay }, 'projection subscription failed; resubscribing from checkpoint');
   }
 
   private failed(error: unknown): void {
@@ -633,9 +612,13 @@ export class ProjectionRunner {
     this.status.lastErrorAt = new Date().toISOString();
   }
 
-  /** A batch landed (or, following, the shared checkpoint was read): an earlier failure is over, and no longer said. */
+  /**
+   * A batch landed (or, following, the shared checkpoint was read): an earlier failure is over, and no longer said, and
+   * an outage is said to be over. Not at the leader's checkpoint read before it applies: on a Cluster one node may
+   * answer it while the apply's node is still down.
+   */
   private recovered(): void {
-    this.storeAnswers();
+    this.outage.answered();
     this.status.lastError = null;
     this.status.lastErrorAt = null;
   }

@@ -1,0 +1,55 @@
+/**
+ * How a loop that retries on its own (the projector, the heartbeat's ticks, the task sweeper's passes) tells a store
+ * that does not answer: a MailboxError UNAVAILABLE (Redis failing over, stopped, unreachable) is said once, at warn,
+ * without a stack, the failures that follow at debug, and one info line when the loop gets an answer again. Each loop
+ * logged its error object, stack and all, at every retry for as long as a failover lasted, as if each were a new bug.
+ * Any other failure is not an outage: the caller logs it as before (its own line, with the stack, each time).
+ */
+import type { Logger } from 'pino';
+import { isMailboxError } from '../errors';
+
+export interface OutageLines {
+  /** The warn line when the store first fails to answer (with its `reason`). */
+  down: string;
+  /** The debug line of each failure after it. */
+  stillDown: string;
+  /** The info line when the loop gets an answer again (with `downMs` and the failures meanwhile). */
+  back: string;
+  /** The field of the back line that counts the failures meanwhile (`retries`, `failedTicks`, `failedPasses`). */
+  failuresField: string;
+}
+
+export class StoreOutage {
+  /** Since when the store has not answered, and how many failures since (the first included); null: it answers. */
+  private down: { since: number; failures: number } | null = null;
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly now: () => number,
+    private readonly lines: OutageLines,
+  ) {}
+
+  /**
+   * Tells `error` if it is the store not answering (then true: said, once at warn, after at debug with `fields`);
+   * false for any other failure, which the caller logs itself.
+   */
+  failed(error: unknown, fields: Record<string, unknown> = {}): boolean {
+    if (!isMailboxError(error) || error.envelope.code !== 'UNAVAILABLE') return false;
+    if (this.down) {
+      this.down.failures += 1;
+      this.logger.debug({ reason: error.message, ...fields }, this.lines.stillDown);
+      return true;
+    }
+    this.down = { since: this.now(), failures: 1 };
+    this.logger.warn({ reason: error.message }, this.lines.down);
+    return true;
+  }
+
+  /** The loop got an answer: an outage said by failed() is over, and said so (nothing when there was none). */
+  answered(): void {
+    if (!this.down) return;
+    const { since, failures } = this.down;
+    this.down = null;
+    this.logger.info({ downMs: this.now() - since, [this.lines.failuresField]: failures }, this.lines.back);
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * StoreOutage, the shape the projector, the heartbeat and the task sweeper share: a store that does not answer is one
+ * warn line without a stack, the failures after it at debug, one info line when it answers again; any other failure is
+ * left to the caller.
+ */
+import pino from 'pino';
+import { MailboxError, unavailable } from '../../src/errors';
+import { StoreOutage } from '../../src/support/storeOutage';
+
+const LINES = { down: 'store down', stillDown: 'store still down', back: 'store back', failuresField: 'failedPasses' };
+
+function outageOnClock() {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  let now = 1_000;
+  const outage = new StoreOutage(logger, () => now, LINES);
+  return { outage, lines, advance: (ms: number) => (now += ms) };
+}
+
+test('an outage is one warn line with the reason and no stack, then debug lines with their fields, then one info line', () => {
+  const { outage, lines, advance } = outageOnClock();
+  const down = unavailable('Redis projections', new Error('Command timed out'));
+  expect(outage.failed(down)).toBe(true);
+  advance(400);
+  expect(outage.failed(down, { retryInMs: 5 })).toBe(true);
+  advance(600);
+  outage.answered();
+  outage.answered(); // once over, nothing more to say
+  expect(
+    lines.map(({ level, msg, reason, retryInMs, downMs, failedPasses, err }) => ({
+      level,
+      msg,
+      reason,
+      retryInMs,
+      downMs,
+      failedPasses,
+      err,
+    })),
+  ).toEqual([
+    { level: 40, msg: 'store down', reason: down.message },
+    { level: 20, msg: 'store still down', reason: down.message, retryInMs: 5 },
+    { level: 30, msg: 'store back', downMs: 1_000, failedPasses: 2 },
+  ]);
+});
+
+test('any other failure is left to the caller, and a later outage is said afresh', () => {
+  const { outage, lines } = outageOnClock();
+  expect(outage.failed(new Error('a bug'))).toBe(false);
+  expect(outage.failed(new MailboxError('INTERNAL', 'Internal error', 'a bug'))).toBe(false);
+  outage.answered(); // no outage was said: no line
+  expect(lines).toEqual([]);
+  outage.failed(unavailable('Redis'));
+  outage.answered();
+  outage.failed(unavailable('Redis'));
+  expect(lines.map((line) => line.msg)).toEqual(['store down', 'store back', 'store down']);
+});

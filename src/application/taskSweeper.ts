@@ -11,6 +11,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Logger } from 'pino';
 import type { ProjectionStore } from '../projections/projectionStore';
+import { StoreOutage } from '../support/storeOutage';
 import type { TaskView } from '../projections/readModel/taskView';
 import { TOKENS } from '../tokens';
 import type { Clock } from './runtime';
@@ -34,13 +35,22 @@ export class TaskSweeper {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<SweepReport> | null = null;
   private lease: LeaseLoop | null = null;
+  /** A views store that does not answer a pass is said once, not at every pass (support/storeOutage.ts). */
+  private readonly outage: StoreOutage;
 
   constructor(
     @inject(TOKENS.ProjectionStore) private readonly projections: ProjectionStore,
     @inject(TaskCommands) private readonly tasks: TaskCommands,
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.Logger) private readonly logger: Logger,
-  ) {}
+  ) {
+    this.outage = new StoreOutage(logger, () => clock.now().getTime(), {
+      down: 'task sweeper: the views store does not answer; no due task is ended until a pass reads it again (each interval)',
+      stillDown: 'task sweeper: the views store still does not answer',
+      back: 'task sweeper: the views store answers again; sweeping',
+      failuresField: 'failedPasses',
+    });
+  }
 
   /** One pass over what is due now, at most `limit` tasks (the rest wait for the next pass). */
   async sweepOnce(limit = 1000): Promise<SweepReport> {
@@ -74,10 +84,19 @@ export class TaskSweeper {
       if (this.running) return; // a slow pass is never overlapped by the next
       if (this.lease && !this.lease.keeper.leading) return; // another replica sweeps
       this.running = this.sweepOnce()
-        .catch((error: unknown) => {
-          this.logger.warn({ err: error }, 'task sweeper: pass failed; retrying at the next interval');
-          return { looked: 0, changed: 0, failed: 1 };
-        })
+        .then(
+          (report) => {
+            this.outage.answered();
+            return report;
+          },
+          (error: unknown) => {
+            // A views store that does not answer (a Redis failover, until the lease steps down) is one warn line, not
+            // the error with its stack at every pass; any other failure keeps its line and stack each time.
+            if (!this.outage.failed(error))
+              this.logger.warn({ err: error }, 'task sweeper: pass failed; retrying at the next interval');
+            return { looked: 0, changed: 0, failed: 1 };
+          },
+        )
         .finally(() => (this.running = null));
     }, intervalMs);
     this.timer.unref();

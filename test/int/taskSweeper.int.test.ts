@@ -5,8 +5,11 @@
  * ends as Canceled with reason "expired"; two sweepers (two mailboxes on one
  * SQLite log) racing write it once.
  */
+import pino from 'pino';
 import type { Clock } from '../../src/application/runtime';
+import { unavailable } from '../../src/errors';
 import { registerAgents, tempDir } from '../support/fixtures';
+import { waitFor } from '../support/waitFor';
 import { eventsOfType, expectRejectedWithoutEvents, mailboxHarness, STORE_KINDS } from './coreHarness';
 
 class TestClock implements Clock {
@@ -226,5 +229,42 @@ describe('two sweepers on one log', () => {
     const expired = await eventsOfType(first, 'TaskExpired');
     expect(expired).toHaveLength(10);
     expect(new Set(expired.map((e) => e.data.taskId)).size).toBe(10);
+  });
+});
+
+describe('the task sweeper on a views store that does not answer', () => {
+  const harness = mailboxHarness(STORE_KINDS[0]);
+
+  it('a views store that does not answer for a few passes (a Redis failover) is one warn line without a stack, and one when a pass runs again', async () => {
+    const clock = new TestClock(T0);
+    const lines: Array<{ level: number; msg: string; err?: unknown; downMs?: number; failedPasses?: number }> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const mailbox = await harness.open({ taskSweepMs: 0 }, { clock, logger });
+    // The views refuse as the Redis adapter does while Redis fails over: UNAVAILABLE, three passes, then answer.
+    const projections = mailbox.projections;
+    const dueTasks = projections.dueTasks.bind(projections);
+    let refusals = 3;
+    projections.dueTasks = async (...args) => {
+      clock.advance(1_000); // each pass a second after the last, on the injected clock
+      if (refusals === 0) return dueTasks(...args);
+      refusals -= 1;
+      throw unavailable('Redis projections', new Error('Command timed out'));
+    };
+    mailbox.sweeper.start(5);
+    await waitFor(() => lines.some((line) => line.msg.startsWith('task sweeper: the views store answers again')), {
+      what: 'a pass that ran again',
+    });
+    // It said 'task sweeper: pass failed; retrying at the next interval' at warn with the error's stack, each pass.
+    const told = lines.filter((line) => line.level >= 40 || line.msg.startsWith('task sweeper: the views store'));
+    expect(told).toEqual([
+      expect.objectContaining({ level: 40, msg: expect.stringMatching(/^task sweeper: the views store does not answer/) }),
+      expect.objectContaining({
+        level: 30,
+        msg: expect.stringMatching(/^task sweeper: the views store answers again/),
+        downMs: 3_000,
+        failedPasses: 3,
+      }),
+    ]);
+    expect(told[0].err).toBeUndefined(); // no stack: an outage is no bug
   });
 });

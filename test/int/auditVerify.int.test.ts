@@ -801,5 +801,60 @@ describe('mailbox audit verify (CLI)', () => {
       );
       expect(stdout).not.toContain('presence');
     });
+
+    test('a task whose record is gone from the task lists is reported as the record missing, not as the list entries', async () => {
+      const namespace = `auditListed${process.pid}x${Date.now()}`;
+      const dataDir = tempDir('mailbox-verify-redis-');
+      const config = {
+        dataDir,
+        adminToken: ADMIN_TOKEN,
+        logLevel: 'silent' as const,
+        redisUrl: redis.url,
+        redisNamespace: namespace,
+      };
+      const mailbox = await createMailbox({ ...config, taskSweepMs: 0 }, { logger: silent });
+      const { '@a': a } = await registerAgents(mailbox, ['@a', '@b']);
+      const kept = await a.send({ to: '@b', subject: 'kept', body: 'x', task: {} });
+      const task = await a.send({ to: '@b', subject: 'a task', body: 'x', task: {} }); // no deadline: no tasks:timed entry
+      await mailbox.close();
+      const env = {
+        MAILBOX_DATA_DIR: dataDir,
+        MAILBOX_REDIS_URL: redis.url,
+        MAILBOX_REDIS_NAMESPACE: namespace,
+        MAILBOX_LOG_LEVEL: 'silent',
+      };
+      const client = new Redis(redis.url);
+      const [recordsKey] = (await client.keys(`*{${namespace}}:tasks`)) as string[];
+      try {
+        expect(await client.hdel(recordsKey, task.messageId)).toBe(1); // its entries in @a's sent, @b's assigned lists stay
+      } finally {
+        client.disconnect();
+      }
+      const { code, stdout } = await audit(['verify'], env);
+      expect(code).toBe(1);
+      // It read 'tasks @a  sent: log says ["<kept>","<id>"], live projection has ["<kept>"]', as if the list entry were gone.
+      const recordMissing = (identity: string, list: string) =>
+        `tasks        ${identity}  message ${task.messageId}  task record (${list} list): log says "present", live projection has "missing"\n`;
+      expect(stdout).toContain(recordMissing('@a', 'sent'));
+      expect(stdout).toContain(recordMissing('@b', 'assigned'));
+      expect(stdout).not.toMatch(/ (sent|assigned): log says/); // the rest of each list agrees: no list line
+      expect(stdout).not.toContain(kept.messageId); // the task whose record stays agrees, in every list and state
+
+      // A list entry dropped while its record stays is still the list's difference, said without the gone record.
+      const dropper = new Redis(redis.url);
+      try {
+        const assigned = `${recordsKey}:assigned:@b`;
+        const [entry] = (await dropper.zrange(assigned, '0', '-1')).filter((member) => member.endsWith(`:${kept.messageId}`));
+        expect(await dropper.zrem(assigned, entry)).toBe(1);
+      } finally {
+        dropper.disconnect();
+      }
+      const dropped = await audit(['verify'], env);
+      expect(dropped.code).toBe(1);
+      expect(dropped.stdout).toContain(recordMissing('@b', 'assigned'));
+      expect(dropped.stdout).toContain(
+        `tasks        @b  assigned: log says ${JSON.stringify([kept.messageId])}, live projection has []\n`,
+      );
+    });
   });
 });

@@ -12,7 +12,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { closeRedis, connectRedis } from '../../src/adapters/projections/redisConnection';
 import { RedisKeys } from '../../src/adapters/projections/redisKeys';
+import { freePort } from '../support/redisServer';
 import { startRedisCluster, type TestRedisCluster } from '../support/redisTopologies';
 import { startTestServer, type TestServer } from '../support/httpServer';
 import { recordingLogger, type RecordingLogger } from '../support/recordingLogger';
@@ -114,3 +116,27 @@ test('the wake subscriber’s node stops answering and the cluster fails over: e
     cluster.resumeNode(paused);
   }
 }, 60_000);
+
+// Found by CI: with one master killed, a new wake subscriber failed to open ('Redis Cluster ... is unreachable (connect
+// ECONNREFUSED ...)') whenever its first node, picked at random, was the dead one (1 in 6 in the Cluster contract's kill test).
+test('a wake subscriber opens on a cluster whose nodes listed first are down: it passes over them to one that answers', async () => {
+  const dead = new Set<number>();
+  while (dead.size < 7) dead.add(await freePort()); // nothing listens on them
+  const url = `redis-cluster://${[...dead, cluster.ports[0]].map((port) => `127.0.0.1:${port}`).join(',')}`;
+  const subscriber = await connectRedis(url, { name: 'mailbox-wake-subscriber', subscriber: true, timeoutMs: 500 });
+  try {
+    const heard = new Promise<string>((resolve) =>
+      subscriber.on('message', (_channel: string, message: string) => resolve(message)),
+    );
+    await subscriber.subscribe('wcf-probe');
+    const publisher = new Redis({ port: cluster.ports[1], host: '127.0.0.1', maxRetriesPerRequest: 0 });
+    try {
+      await publisher.publish('wcf-probe', 'hello');
+      expect(await heard).toBe('hello');
+    } finally {
+      publisher.disconnect();
+    }
+  } finally {
+    await closeRedis(subscriber);
+  }
+});

@@ -10,7 +10,7 @@ import type * as IORedis from 'ioredis';
 import type { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis';
 import { redisVariable, type MailboxConfig } from '../../config';
 import { MailboxError, unavailable } from '../../errors';
-import { clusterSubscriber } from './redisClusterSubscriber';
+import { clusterSubscriber, connectToSomeNode } from './redisClusterSubscriber';
 import { parseRedisUrl, redactRedisUrl, redisHostsOf, type RedisTopology } from './redisTopology';
 
 /**
@@ -247,7 +247,8 @@ export async function connectRedis(url: string, options: RedisConnectionOptions)
     else if (typeof (error as Error | null)?.message === 'string') socketError ??= error as Error; // not instanceof: another realm's Error
   });
   try {
-    await client.connect();
+    if (options.subscriber && topology.kind === 'cluster') await connectToSomeNode(client as Redis, topology.nodes.length);
+    else await client.connect();
   } catch (error) {
     client.disconnect();
     throw refusal === undefined

@@ -43,7 +43,7 @@ import { parsePosition, RedisKeys } from './redisKeys';
 import { defineMailboxScripts } from './redisScripts';
 import { sleep } from '../../support/retry';
 import { RedisViewReader } from './redisViewReader';
-import { hasTaskFacts, planTaskOps, RedisTaskKeys, RedisTaskReader } from './redisTaskViews';
+import { danglingEntryLogger, hasTaskFacts, planTaskOps, RedisTaskKeys, RedisTaskReader } from './redisTaskViews';
 import { RedisLedgerReader } from './redisLedger';
 import type {
   DueReply,
@@ -73,9 +73,6 @@ export interface RedisProjectionOptions {
   /** Where what the views hold but cannot serve is told (a tasks:timed or task list entry without its task record); default: nowhere. */
   logger?: Pick<Logger, 'warn'>;
 }
-
-/** Dangling tasks:timed and task list entries told, remembered so that each is told once (a sweep meets it every few seconds). */
-const MAX_DANGLING_TOLD = 10_000;
 
 const MAX_SWITCH_FOLLOWS = 5;
 /** A rebuild holds live appliers for milliseconds while it switches; wait that out (its fence expires by itself). */
@@ -121,22 +118,7 @@ export class RedisProjectionStore implements ProjectionStore {
     this.applier = new RedisScriptApplier(client, this.keys, { scriptPerTag, eventsPerScript: options.eventsPerScript ?? 64 });
     this.reader = new RedisViewReader(client, this.keys);
     this.taskKeys = new RedisTaskKeys(this.keys);
-    const told = new Set<string>();
-    this.tasks = new RedisTaskReader(client, this.taskKeys, (entry) => {
-      const indexKey = 'timedKey' in entry ? entry.timedKey : entry.listKey;
-      const once = `${indexKey} ${entry.taskId}`;
-      if (told.has(once)) return;
-      if (told.size >= MAX_DANGLING_TOLD) told.clear(); // bounded: past it, each is told again once
-      told.add(once);
-      const consequence =
-        'timedKey' in entry ? 'the task sweeper cannot end it and passes over it' : 'task lists pass over it (a task fewer)';
-      options.logger?.warn(
-        entry,
-        `projections: ${indexKey} lists task ${entry.taskId}, which has no record in ${entry.recordsKey}: ${consequence}. ` +
-          'The views were changed outside the mailbox or partly restored; ' +
-          '`mailbox audit verify` shows what else differs from the log, `mailbox projections rebuild` makes them again from it.',
-      );
-    });
+    this.tasks = new RedisTaskReader(client, this.taskKeys, danglingEntryLogger(options.logger));
     this.ledger = new RedisLedgerReader(client, this.keys);
     const rebuilder = new RedisScriptApplier(client, this.keys, {
       scriptPerTag,

@@ -15,6 +15,7 @@
  * facts is planned only after the batches before it were applied, so the
  * records read are the ones the rules must see.
  */
+import type { Logger } from 'pino';
 import { redisCall, type RedisClient } from './redisConnection';
 import { taskWakesFor } from '../../projections/readModel/taskWakes';
 import { evolveTask } from '../../projections/readModel/taskRules';
@@ -109,6 +110,32 @@ export async function planTaskOps(
 export type DanglingTaskEntry = (
   entry: { taskId: string; recordsKey: string } & ({ timedKey: string } | { listKey: string }),
 ) => void;
+
+/** Dangling entries told, remembered so that each is told once (a sweep meets it every few seconds): bounded. */
+const MAX_DANGLING_TOLD = 10_000;
+
+/**
+ * A DanglingTaskEntry that warns once per entry (per process, up to MAX_DANGLING_TOLD remembered; past it, each is
+ * told again once), saying what the entry costs and the way out; no logger: nothing is said.
+ */
+export function danglingEntryLogger(logger: Pick<Logger, 'warn'> | undefined): DanglingTaskEntry {
+  const told = new Set<string>();
+  return (entry) => {
+    const indexKey = 'timedKey' in entry ? entry.timedKey : entry.listKey;
+    const once = `${indexKey} ${entry.taskId}`;
+    if (!logger || told.has(once)) return;
+    if (told.size >= MAX_DANGLING_TOLD) told.clear();
+    told.add(once);
+    const consequence =
+      'timedKey' in entry ? 'the task sweeper cannot end it and passes over it' : 'task lists pass over it (a task fewer)';
+    logger.warn(
+      entry,
+      `projections: ${indexKey} lists task ${entry.taskId}, which has no record in ${entry.recordsKey}: ${consequence}. ` +
+        'The views were changed outside the mailbox or partly restored; ' +
+        '`mailbox audit verify` shows what else differs from the log, `mailbox projections rebuild` makes them again from it.',
+    );
+  };
+}
 
 /** The task views' reads. */
 export class RedisTaskReader {

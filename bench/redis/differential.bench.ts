@@ -1,6 +1,6 @@
 /**
  * The long run of the read model differential check (test/contract/readModelDifferential.ts):
- * the Redis Lua fast path, in both layouts, against the pure read model on
+ * the Redis Lua fast path, in both layouts and as a rebuild of a new generation then live, against the pure read model on
  * seeded random logs of up to 2,000 events, every view and wake compared.
  * Reports how many logs and events it checked; a failure names its seed
  * (replay: READ_MODEL_DIFF_SEED=<seed>). Run: `npm run bench -- redis/differential`.
@@ -35,7 +35,11 @@ runBench('redis/differential', async (report) => {
     }
     report.metric('logs checked, each equal in every view and wake', seeds.length, 'logs');
     report.metric('events checked', events, 'events');
-    report.metric('views compared (pages of every listing, counts, heartbeats, agents), both Redis layouts', views, 'views');
+    report.metric(
+      'views compared (pages of every listing, counts, heartbeats, agents), both Redis layouts and a rebuild',
+      views,
+      'views',
+    );
     report.note('deliveries', `${steps} batches (duplicates, redeliveries, shuffled boundaries), ${crashes} crashes mid-batch`);
     report.note('seeds', `${seeds[0]}..${seeds[seeds.length - 1]}, up to ${MAX_EVENTS} events each`);
     report.note('wall time', `${Math.round(nowMs() - started)} ms`);

@@ -1,6 +1,7 @@
 /**
  * The Redis Lua fast path is proven equal to the pure read model on seeded
- * random logs (both layouts: one script per chunk, one per hash tag). A short
+ * random logs (both layouts: one script per chunk, one per hash tag; and a rebuild
+ * of a new generation, batches failing part-way, then live applies on it). A short
  * run; the long one is bench/redis/differential.bench.ts. A failure prints its
  * seed; READ_MODEL_DIFF_SEED=<seed> npx jest test/contract/readModelDifferential replays it.
  */

@@ -2,7 +2,8 @@
  * The differential check of the Redis fast path (Lua) against the pure read
  * model (the memory store is storage around it): seeded random logs fed to
  * both, delivered as an at-least-once subscription might (duplicates,
- * redelivered batches, shuffled batch boundaries, a crash mid-batch), then
+ * redelivered batches, shuffled batch boundaries, a crash mid-batch; and a
+ * blue/green rebuild of a new generation, then live applies on it), then
  * every view compared: each inbox and outbox page under every filter, counts,
  * heartbeat counts, agents, and the wakes published.
  *
@@ -24,6 +25,7 @@ import type { Priority, TaskEnvelope, TaskEvent, TaskState } from '../../src/eve
 import type { ProjectionStore, ViewPage } from '../../src/projections/projectionStore';
 import { TASK_LISTS, type TaskList } from '../../src/projections/readModel/taskView';
 import type { ProjectedEvent, WakeEvent } from '../../src/projections/viewChanges';
+import { GenerationGap } from '../../src/projections/rebuildGenerations';
 import type { WakeBus } from '../../src/projections/wakeBus';
 import { storeQuery } from './storeQuery';
 import { recordWakes } from './wakeRecorder';
@@ -276,6 +278,10 @@ export interface Subject {
   /** Applies one step as this store would live through it. */
   feed(step: Step): Promise<void>;
   wakes(): Promise<WakeEvent[]>;
+  /** Wakes are published only for events past this position (a rebuild publishes none); absent: for every event. */
+  wakesAfter?(): bigint | null;
+  /** After the last step, before the views are compared (absent: nothing to do). */
+  finish?(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -395,6 +401,90 @@ async function redisSubject(
       await store.reset();
       await store.close();
       await admin.quit();
+    },
+  };
+}
+
+/**
+ * A blue/green rebuild into Redis on a single node, then the live projector on top: the generation being built takes
+ * its batches as the rebuild gives them (ProjectionGeneration.applyBatch, no wakes), each naming the position it
+ * follows. A crash step is a batch that fails part-way (a poisoned fact: no rule) after the part before the cut went
+ * in, then the batch the rebuild had in flight behind it, refused (GenerationGap), then the batch again. At a seeded
+ * step the generation is switched to, and the steps after it are live applies (wakes published) on the switched
+ * generation; at the end at the latest. Wakes are compared from the switch on (a rebuild publishes none).
+ */
+async function rebuildSubject(url: string, identities: readonly string[], random: Random): Promise<Subject> {
+  const namespace = `diff${process.pid}n${++namespaces}`;
+  const store = new RedisProjectionStore(await connectRedis(url, { name: 'diff-rebuild' }), { namespace });
+  const bus = new RedisWakeBus(
+    await connectRedis(url, { name: 'diff-publisher' }),
+    () => connectRedis(url, { name: 'diff-subscriber' }),
+    store.keys,
+    pino({ level: 'silent' }),
+  );
+  const recorder = await recordWakes(bus, identities, 10_000);
+  const generations = store.generations();
+  const previous = (await generations.active()).name;
+  const generation = await generations.create();
+  const switchChance = random() < 0.3 ? 0 : random() * 0.15; // some logs are rebuilt whole, then switched
+  const switching = prng(Math.floor(random() * 2 ** 31));
+  let live = false;
+  let gaps = 0;
+  let switchedAt: bigint | null = null;
+  const switchNow = async () => {
+    switchedAt = await generation.checkpoint();
+    const result = await generations.activate(generation, previous, true);
+    if (result.outcome !== 'switched') throw new Error(`the switch to the rebuilt generation said ${result.outcome}`);
+    live = true;
+  };
+  const highest = (events: readonly ProjectedEvent[]) =>
+    events.reduce((max, event) => (event.position > max ? event.position : max), 0n);
+  return {
+    name: 'redis, rebuild of a new generation, then live applies on it',
+    store,
+    feed: async (step) => {
+      if (live) {
+        if (step.kind === 'crash') await store.applyBatch(step.events.slice(0, step.cut));
+        await store.applyBatch(step.events);
+        return;
+      }
+      const stood = await generation.checkpoint();
+      if (step.kind === 'crash') {
+        const before = step.events.slice(0, step.cut);
+        await generation.applyBatch(before, stood);
+        const poisonAt = highest(step.events) + 1n;
+        const poison = { position: poisonAt, at: '', changes: [{ kind: 'poison' }] } as unknown as ProjectedEvent;
+        const failed = await generation.applyBatch([...step.events.slice(step.cut), poison], highest(before) || stood).then(
+          () => null,
+          (error: Error) => error,
+        );
+        if (failed === null) throw new Error('the poisoned batch did not fail');
+        const refused = await generation.applyBatch(step.events, poisonAt).then(
+          () => null,
+          (error: Error) => error,
+        );
+        if (!(refused instanceof GenerationGap)) throw new Error(`the batch behind a failed one was not refused: ${refused}`);
+        gaps++;
+      }
+      await generation.applyBatch(step.events, stood);
+      if (switching() < switchChance) await switchNow();
+    },
+    wakesAfter: () => switchedAt,
+    finish: async () => {
+      if (!live) await switchNow();
+      if (gaps > 0 && (await generation.checkpoint()) === null) throw new Error('gaps were refused, yet nothing was built');
+    },
+    wakes: async () => {
+      await recorder.flush();
+      return recorder.wakes;
+    },
+    close: async () => {
+      await recorder.stop();
+      await bus.close();
+      if (!live) await generations.drop(generation.name);
+      await store.reset();
+      await generations.drop(previous).catch(() => undefined);
+      await store.close();
     },
   };
 }
@@ -555,6 +645,7 @@ export async function checkLog(redisUrl: string, seed: number, maxEvents: number
   return checkLogAgainst(seed, maxEvents, async (identities, random) => [
     await redisSubject(redisUrl, identities, false, perCall[Math.floor(random() * perCall.length)]),
     await redisSubject(redisUrl, identities, true, perCall[Math.floor(random() * perCall.length)]),
+    await rebuildSubject(redisUrl, identities, random),
   ]);
 }
 
@@ -602,6 +693,7 @@ export async function checkLogAgainst(
         }
       }
     }
+    for (const subject of subjects) await subject.finish?.();
     const [expected, ...others] = await Promise.all(
       subjects.map((subject) => views(subject.store, identities, queries, messageIds, middle)),
     );
@@ -616,10 +708,13 @@ export async function checkLogAgainst(
         }
       }
     }
-    const [expectedWakes, ...otherWakes] = await Promise.all(
-      subjects.map(async (subject) => wakesByRecipient(await subject.wakes())),
-    );
-    for (const [i, wakes] of otherWakes.entries()) {
+    const [expectedAll, ...otherWakes] = await Promise.all(subjects.map(async (subject) => subject.wakes()));
+    for (const [i, published] of otherWakes.entries()) {
+      const after = subjects[i + 1].wakesAfter?.() ?? null;
+      const expectedWakes = wakesByRecipient(
+        after === null ? expectedAll : expectedAll.filter((w) => BigInt(w.position) > after),
+      );
+      const wakes = wakesByRecipient(published);
       for (const identity of new Set([...Object.keys(expectedWakes), ...Object.keys(wakes)])) {
         if (!sameView(wakes[identity] ?? [], expectedWakes[identity] ?? [])) {
           throw new DifferentialFailure(

@@ -37,6 +37,11 @@ export class TaskSweeper {
   private lease: LeaseLoop | null = null;
   /** A views store that does not answer a pass is said once, not at every pass (support/storeOutage.ts). */
   private readonly outage: StoreOutage;
+  /**
+   * An event store that does not answer the look at a due task is said once, not at every task of every pass: each
+   * task logged its own warn line with the whole stack, every pass, for as long as the outage lasted.
+   */
+  private readonly eventStoreOutage: StoreOutage;
 
   constructor(
     @inject(TOKENS.ProjectionStore) private readonly projections: ProjectionStore,
@@ -50,6 +55,12 @@ export class TaskSweeper {
       back: 'task sweeper: the views store answers again; sweeping',
       failuresField: 'failedPasses',
     });
+    this.eventStoreOutage = new StoreOutage(logger, () => clock.now().getTime(), {
+      down: 'task sweeper: the event store does not answer; no due task is ended until it does (tried each pass)',
+      stillDown: 'task sweeper: the event store still does not answer',
+      back: 'task sweeper: the event store answers again; ending due tasks',
+      failuresField: 'failedTasks',
+    });
   }
 
   /** One pass over what is due now, at most `limit` tasks (the rest wait for the next pass). */
@@ -60,9 +71,11 @@ export class TaskSweeper {
     for (const task of due) {
       try {
         const result = await this.tasks.sweep(task.taskId, now, dueKey(task, now.getTime()));
+        this.eventStoreOutage.answered();
         if (result.events.length > 0) report.changed++;
       } catch (error) {
         report.failed++;
+        if (this.eventStoreOutage.failed(error, { taskId: task.taskId })) continue; // said once, then at debug
         this.logger.warn(
           { err: error, taskId: task.taskId },
           'task sweeper: could not end a due task; it is retried on the next pass',

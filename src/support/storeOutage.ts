@@ -6,7 +6,7 @@
  * Any other failure is not an outage: the caller logs it as before (its own line, with the stack, each time).
  */
 import type { Logger } from 'pino';
-import { isMailboxError } from '../errors';
+import { causeOf, isMailboxError } from '../errors';
 
 export interface OutageLines {
   /** The warn line when the store first fails to answer (with its `reason`). */
@@ -35,13 +35,16 @@ export class StoreOutage {
    */
   failed(error: unknown, fields: Record<string, unknown> = {}): boolean {
     if (!isMailboxError(error) || error.envelope.code !== 'UNAVAILABLE') return false;
+    // The message is the client's ('... is unavailable; retry later'); what the store said is its cause, if any.
+    const cause = causeOf(error);
+    const reason = cause === undefined ? { reason: error.message } : { reason: error.message, cause };
     if (this.down) {
       this.down.failures += 1;
-      this.logger.debug({ reason: error.message, ...fields }, this.lines.stillDown);
+      this.logger.debug({ ...reason, ...fields }, this.lines.stillDown);
       return true;
     }
     this.down = { since: this.now(), failures: 1 };
-    this.logger.warn({ reason: error.message }, this.lines.down);
+    this.logger.warn(reason, this.lines.down);
     return true;
   }
 

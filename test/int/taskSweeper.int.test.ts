@@ -268,3 +268,85 @@ describe('the task sweeper on a views store that does not answer', () => {
     expect(told[0].err).toBeUndefined(); // no stack: an outage is no bug
   });
 });
+
+describe('the task sweeper on an event store that does not answer', () => {
+  const harness = mailboxHarness(STORE_KINDS[0]);
+  type Line = {
+    level: number;
+    msg: string;
+    err?: unknown;
+    reason?: string;
+    cause?: string;
+    downMs?: number;
+    failedTasks?: number;
+  };
+
+  /** A mailbox with two tasks due now, its log lines from debug up, and a switch that makes its appends fail with `error`. */
+  async function twoDueTasks(error: Error) {
+    const clock = new TestClock(T0);
+    const lines: Line[] = [];
+    const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const mailbox = await harness.open({ taskSweepMs: 0 }, { clock, logger });
+    const { '@alice': alice } = await registerAgents(mailbox, ['@alice', '@bob']);
+    const expiresAt = new Date(T0 + 1_000).toISOString();
+    for (const subject of ['first', 'second']) await alice.send({ to: '@bob', subject, body: 'x', task: { expiresAt } });
+    clock.advance(1_000);
+    const store = mailbox.eventStore;
+    const append = store.append.bind(store);
+    const failing = { on: true };
+    store.append = async (...args) => {
+      if (failing.on) throw error;
+      return append(...args);
+    };
+    return { clock, lines, mailbox, failing, swept: lines.length };
+  }
+
+  it('an event store that does not answer for a few passes is one warn line without a stack, and one info line when a task ends again', async () => {
+    const { clock, lines, mailbox, failing, swept } = await twoDueTasks(
+      unavailable('The event store (EventStoreDB)', new Error('14 UNAVAILABLE: No connection established')),
+    );
+    for (let pass = 0; pass < 3; pass++) {
+      expect(await mailbox.sweeper.sweepOnce()).toMatchObject({ looked: 2, changed: 0, failed: 2 });
+      clock.advance(5_000);
+    }
+    failing.on = false;
+    expect(await mailbox.sweeper.sweepOnce()).toMatchObject({ looked: 2, changed: 2, failed: 0 });
+    // It said 'task sweeper: could not end a due task; ...' at warn with the error's stack, for each task at each pass.
+    const told = lines.slice(swept).filter((line) => line.msg.startsWith('task sweeper'));
+    expect(told.filter((line) => line.level >= 30)).toEqual([
+      expect.objectContaining({
+        level: 40,
+        msg: expect.stringMatching(/^task sweeper: the event store does not answer/),
+        reason: 'The event store (EventStoreDB) is unavailable; retry later (the request was not applied).',
+        cause: '14 UNAVAILABLE: No connection established',
+      }),
+      expect.objectContaining({
+        level: 30,
+        msg: expect.stringMatching(/^task sweeper: the event store answers again/),
+        downMs: 15_000,
+        failedTasks: 6,
+      }),
+    ]);
+    expect(told[0].err).toBeUndefined(); // no stack: an outage is no bug
+    expect(told.filter((line) => line.level === 20 && line.msg.startsWith('task sweeper: the event store still'))).toHaveLength(
+      5,
+    );
+  });
+
+  it('any other failure to end a due task keeps its warn line with the stack, for each task', async () => {
+    const { lines, mailbox, swept } = await twoDueTasks(new Error('a bug in the store'));
+    expect(await mailbox.sweeper.sweepOnce()).toMatchObject({ looked: 2, failed: 2 });
+    expect(lines.slice(swept).filter((line) => line.level >= 30)).toEqual([
+      expect.objectContaining({
+        level: 40,
+        msg: expect.stringMatching(/^task sweeper: could not end a due task/),
+        err: expect.anything(),
+      }),
+      expect.objectContaining({
+        level: 40,
+        msg: expect.stringMatching(/^task sweeper: could not end a due task/),
+        err: expect.anything(),
+      }),
+    ]);
+  });
+});

@@ -27,18 +27,20 @@ test('an outage is one warn line with the reason and no stack, then debug lines 
   outage.answered();
   outage.answered(); // once over, nothing more to say
   expect(
-    lines.map(({ level, msg, reason, retryInMs, downMs, failedPasses, err }) => ({
+    lines.map(({ level, msg, reason, cause, retryInMs, downMs, failedPasses, err }) => ({
       level,
       msg,
       reason,
+      cause,
       retryInMs,
       downMs,
       failedPasses,
       err,
     })),
   ).toEqual([
-    { level: 40, msg: 'store down', reason: down.message },
-    { level: 20, msg: 'store still down', reason: down.message, retryInMs: 5 },
+    // The reason is the client's message; the cause is what the store said (the stack of neither).
+    { level: 40, msg: 'store down', reason: down.message, cause: 'Command timed out' },
+    { level: 20, msg: 'store still down', reason: down.message, cause: 'Command timed out', retryInMs: 5 },
     { level: 30, msg: 'store back', downMs: 1_000, failedPasses: 2 },
   ]);
 });

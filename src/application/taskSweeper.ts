@@ -53,12 +53,16 @@ export class TaskSweeper {
       down: 'task sweeper: the views store does not answer; no due task is ended until a pass reads it again (each interval)',
       stillDown: 'task sweeper: the views store still does not answer',
       back: 'task sweeper: the views store answers again; sweeping',
+      stoppedAsking:
+        'task sweeper: the views store had not answered when this node stepped down; it no longer sweeps, nor says when the store answers',
       failuresField: 'failedPasses',
     });
     this.eventStoreOutage = new StoreOutage(logger, () => clock.now().getTime(), {
       down: 'task sweeper: the event store does not answer; no due task is ended until it does (tried each pass)',
       stillDown: 'task sweeper: the event store still does not answer',
       back: 'task sweeper: the event store answers again; ending due tasks',
+      stoppedAsking:
+        'task sweeper: the event store had not answered when this node stepped down; it no longer sweeps, nor says when the store answers',
       failuresField: 'failedTasks',
     });
   }
@@ -95,7 +99,13 @@ export class TaskSweeper {
     void this.lease?.start().catch(() => undefined); // an unreachable store: the lease's next look tries again
     this.timer = setInterval(() => {
       if (this.running) return; // a slow pass is never overlapped by the next
-      if (this.lease && !this.lease.keeper.leading) return; // another replica sweeps
+      if (this.lease && !this.lease.keeper.leading) {
+        // Another replica sweeps (or none, the store down for all): an outage this node was saying ends with its own
+        // line, not with a downMs counting the time it did not sweep, whenever it leads and gets an answer again.
+        this.outage.stoppedAsking();
+        this.eventStoreOutage.stoppedAsking();
+        return;
+      }
       this.running = this.sweepOnce()
         .then(
           (report) => {

@@ -146,6 +146,8 @@ export class HeartbeatDaemon {
       down: 'heartbeat: the store does not answer; no agent is nudged until a tick reads it again (each interval)',
       stillDown: 'heartbeat: the store still does not answer',
       back: 'heartbeat: the store answers again; ticking',
+      stoppedAsking:
+        'heartbeat: the store had not answered when this daemon lost the lease; it no longer ticks, nor says when the store answers',
       failuresField: 'failedTicks',
     });
     this.wakes = new WakeWatcher(sources.wakeBus, now);
@@ -352,6 +354,9 @@ export class HeartbeatDaemon {
     const run = async () => {
       this.timer = null;
       if (!this.mayTick()) {
+        // Another daemon ticks (or none, the store down for all): an outage this one was saying ends with its own line,
+        // not with a downMs counting the time it did not tick, whenever it holds the lease and gets an answer again.
+        this.outage.stoppedAsking();
         if (!this.stopped) this.timer = setTimeout(run, this.settings.intervalMs);
         return;
       }

@@ -148,6 +148,8 @@ export class ProjectionRunner {
       down: 'projections: the views store does not answer; applying from the checkpoint again once it does',
       stillDown: 'projections: the views store still does not answer',
       back: 'projections: the views store answers again; applying from the checkpoint',
+      stoppedAsking:
+        'projections: the views store had not answered when this node stepped down; it no longer applies, nor says when the store answers',
       failuresField: 'retries',
     });
   }
@@ -278,6 +280,9 @@ export class ProjectionRunner {
       { node: this.lease!.keeper.node, reason },
       `projector: stepped down (${reason}); following the shared checkpoint`,
     );
+    // An outage this node was saying ends here with its own line: its back line came at a follower's first checkpoint
+    // read, saying 'applying from the checkpoint' (it does not), with retries that no longer counted anything.
+    this.outage.stoppedAsking();
     this.stopping.abort();
     void this.subscription?.close().catch(() => undefined);
   }
@@ -474,6 +479,7 @@ export class ProjectionRunner {
           this.viewsLost(error.expected);
           continue;
         }
+        if (this.ended(term)) break; // a failure that came after a step-down (or a stop) is not this node's to say
         const delay = Math.round(backoffDelay(this.resubscribe, ++failures));
         this.retrying(error, delay);
         this.status.retryingBy = new Date(Date.now() + delay).toISOString();

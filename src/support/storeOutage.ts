@@ -15,13 +15,18 @@ export interface OutageLines {
   stillDown: string;
   /** The info line when the loop gets an answer again (with `downMs` and the failures meanwhile). */
   back: string;
+  /** The info line when the loop stops asking the store during an outage (its lease stepped down): stoppedAsking(). */
+  stoppedAsking: string;
   /** The field of the back line that counts the failures meanwhile (`retries`, `failedTicks`, `failedPasses`). */
   failuresField: string;
 }
 
 export class StoreOutage {
-  /** Since when the store has not answered, and how many failures since (the first included); null: it answers. */
-  private down: { since: number; failures: number } | null = null;
+  /**
+   * Since when the store has not answered, when it last failed to, and how many failures since (the first included);
+   * null: it answers.
+   */
+  private down: { since: number; last: number; failures: number } | null = null;
 
   constructor(
     private readonly logger: Logger,
@@ -40,10 +45,11 @@ export class StoreOutage {
     const reason = cause === undefined ? { reason: error.message } : { reason: error.message, cause };
     if (this.down) {
       this.down.failures += 1;
+      this.down.last = this.now();
       this.logger.debug({ ...reason, ...fields }, this.lines.stillDown);
       return true;
     }
-    this.down = { since: this.now(), failures: 1 };
+    this.down = { since: this.now(), last: this.now(), failures: 1 };
     this.logger.warn(reason, this.lines.down);
     return true;
   }
@@ -54,5 +60,18 @@ export class StoreOutage {
     const { since, failures } = this.down;
     this.down = null;
     this.logger.info({ downMs: this.now() - since, [this.lines.failuresField]: failures }, this.lines.back);
+  }
+
+  /**
+   * The loop stops asking the store (its lease stepped down: another node does the job, or none while the store is
+   * down for all): an outage said by failed() ends here with its own line, saying only what this loop saw, `failingForMs`
+   * from its first failure to its last and how many. It stayed open, and the back line of the next answer, maybe long
+   * after this node led again, counted in downMs the time it did not ask, as if the store had not answered all along.
+   */
+  stoppedAsking(): void {
+    if (!this.down) return;
+    const { since, last, failures } = this.down;
+    this.down = null;
+    this.logger.info({ failingForMs: last - since, [this.lines.failuresField]: failures }, this.lines.stoppedAsking);
   }
 }

@@ -12,6 +12,7 @@ import { createMailbox, type Mailbox } from '../../src/mailbox';
 import { startHeartbeat, type Heartbeat } from '../../src/heartbeat/startHeartbeat';
 import { RecordingNudgeTarget } from '../support/recordingNudgeTarget';
 import { ADMIN_TOKEN, registerAgents } from '../support/fixtures';
+import { unavailable } from '../../src/errors';
 import { startRedis, type TestRedis } from '../support/redisServer';
 import { waitFor } from '../support/waitFor';
 
@@ -187,6 +188,68 @@ test('a daemon that follows says an outage of the lease store once, and that it 
     expect(said(/lease's store/).map((line) => [line.level, line.msg])).toEqual([
       [40, expect.stringContaining('cannot reach')],
       [30, "heartbeat: the heartbeat lease's store answers again"],
+    ]);
+  } finally {
+    await heartbeat.stop();
+    await own.close();
+  }
+});
+
+test('a daemon that loses the lease while its store does not answer ends the outage with its own line, not with a downMs counting the time it did not tick', async () => {
+  let now = T0;
+  const clock = { now: () => new Date(now) };
+  const own = await createMailbox({ eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' }, { logger: silent });
+  const lines: Array<{ msg: string; level: number; failingForMs?: number; failedTicks?: number }> = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  // The lease: this daemon's until another takes it.
+  const lease = { holder: null as string | null, takes: 0 };
+  const store: LeaseStore = {
+    name: 'heartbeat',
+    acquire: async (node) => (lease.takes++, lease.holder === null ? ((lease.holder = node), 1n) : null),
+    renew: async (node) => lease.holder === node,
+    release: async () => void (lease.holder = null),
+    holder: async () => (lease.holder === null ? null : { node: lease.holder, token: 1n }),
+  };
+  // The views refuse as the Redis adapter does while Redis fails over, each tick a second after the last.
+  const projections = own.projections;
+  const allHeartbeats = projections.allHeartbeats.bind(projections);
+  let down = true;
+  const refused: number[] = [];
+  let answered = 0;
+  projections.allHeartbeats = async () => {
+    if (!down) return (answered++, allHeartbeats());
+    now += 1_000;
+    refused.push(now);
+    throw unavailable('Redis projections', new Error('Command timed out'));
+  };
+  const heartbeat = await startHeartbeat(own, {
+    logger,
+    clock,
+    settings: { intervalMs: 10, metricsPort: null },
+    lease: { store, node: 'daemon-a', ttlMs: 300 },
+  });
+  try {
+    await waitFor(() => refused.length >= 3, { what: 'three ticks that failed' });
+    lease.holder = 'daemon-b'; // another daemon takes the lease: this one steps down at its next renewal
+    await waitFor(() => lines.some((line) => line.msg.startsWith('heartbeat: stepped down')), { what: 'the step-down' });
+    const failed = refused.length;
+    const takes = lease.takes;
+    await waitFor(() => lease.takes >= takes + 3, { what: 'three looks at the lease held by the other daemon' });
+    // A minute later the store answers and the lease is free again: this daemon holds it and ticks.
+    now += MIN;
+    down = false;
+    lease.holder = null;
+    await waitFor(() => answered >= 2, { what: 'two ticks that ran (the first said what it says)' });
+    expect(refused).toHaveLength(failed); // no tick while it did not hold the lease
+    // It said 'heartbeat: the store answers again; ticking' with a downMs that counted the minute it did not tick.
+    expect(lines.filter((line) => line.msg.startsWith('heartbeat: the store'))).toEqual([
+      expect.objectContaining({ level: 40, msg: expect.stringMatching(/^heartbeat: the store does not answer/) }),
+      expect.objectContaining({
+        level: 30,
+        msg: expect.stringMatching(/^heartbeat: the store had not answered when this daemon lost the lease/),
+        failingForMs: refused[failed - 1] - refused[0],
+        failedTicks: failed,
+      }),
     ]);
   } finally {
     await heartbeat.stop();

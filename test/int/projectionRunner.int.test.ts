@@ -223,6 +223,75 @@ describe('ProjectionRunner', () => {
     }
   });
 
+  it('a leader that steps down during the outage ends it with its own line; its follower reads say no "applying from the checkpoint" line', async () => {
+    const log = new MemoryEventStore();
+    await log.append('mailbox-agents', [registrationEvent('@ana')], 'no_stream');
+    const views = new MemoryProjectionStore(new InProcessWakeBus());
+    const lines: Array<{ level: number; msg: string; retries?: number; failingForMs?: number }> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    let now = Date.parse('2030-05-01T12:00:00.000Z');
+    const runner = new ProjectionRunner(log, views, logger, { now: () => new Date(now) });
+    runner.useResubscribeBackoff({ initialDelayMs: 1, maxDelayMs: 5, jitter: 0 });
+    // The projector lease: this node's until another takes it, decided on the same injected clock.
+    const lease = { holder: null as string | null };
+    runner.useLease(
+      {
+        name: 'projector',
+        acquire: async (node) => (lease.holder === null ? ((lease.holder = node), 1n) : null),
+        renew: async (node) => lease.holder === node,
+        release: async () => void (lease.holder = null),
+        holder: async () => (lease.holder === null ? null : { node: lease.holder, token: 1n }),
+      },
+      'node-a',
+      600_000,
+      () => now,
+    );
+    try {
+      await runner.start();
+      expect(runner.getStatus().leadership).toMatchObject({ role: 'leading' });
+      // The store refuses as the Redis adapter does while Redis fails over, each refusal a second after the last.
+      let down = true;
+      const refused: number[] = [];
+      const applyBatch = views.applyBatch.bind(views);
+      views.applyBatch = async (...args) => {
+        if (!down) return applyBatch(...args);
+        now += 1_000;
+        refused.push(now);
+        throw unavailable('Redis projections (apply)', new Error('Command timed out'));
+      };
+      await log.append('mailbox-agents', [registrationEvent('@bo')], 0n);
+      await waitFor(() => refused.length >= 3, { what: 'three applies refused' });
+      // Another node takes the lease: this one finds out at its next renewal, and steps down.
+      lease.holder = 'node-b';
+      now += 200_000; // a third of the lease: time to renew
+      await waitFor(() => runner.getStatus().leadership?.role === 'following', { what: 'the step-down' });
+      const failed = refused.length;
+      // A minute later the views answer: this node, following, reads the shared checkpoint.
+      now += 60_000;
+      down = false;
+      let reads = 0;
+      const binding = views.binding.bind(views);
+      views.binding = async () => (reads++, binding());
+      await waitFor(() => reads >= 2, { what: 'two reads of the shared checkpoint (the first said what it says)' });
+      expect(refused).toHaveLength(failed); // it applied nothing once it stepped down
+      // It said 'projections: the views store answers again; applying from the checkpoint' at its first follower read:
+      // it applies nothing, and downMs counted the time it did not lead.
+      const told = lines.filter((line) => /^projections: the views store|^projector: stepped down/.test(line.msg));
+      expect(told).toEqual([
+        expect.objectContaining({ level: 40, msg: expect.stringMatching(/^projections: the views store does not answer/) }),
+        expect.objectContaining({ level: 40, msg: expect.stringMatching(/^projector: stepped down/) }),
+        expect.objectContaining({
+          level: 30,
+          msg: expect.stringMatching(/^projections: the views store had not answered when this node stepped down/),
+          failingForMs: refused[failed - 1] - refused[0],
+          retries: failed,
+        }),
+      ]);
+    } finally {
+      await runner.stop();
+    }
+  });
+
   it('its look at the views each second takes no apply that lands meanwhile for the views going back', async () => {
     const log = new MemoryEventStore();
     await log.append('mailbox-agents', [registrationEvent('@ana'), registrationEvent('@bo')], 'no_stream');

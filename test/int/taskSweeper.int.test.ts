@@ -8,6 +8,7 @@
 import pino from 'pino';
 import type { Clock } from '../../src/application/runtime';
 import { unavailable } from '../../src/errors';
+import { LeaseKeeper, LeaseLoop, leaseTiming, type LeaseStore } from '../../src/projections/projectorLease';
 import { registerAgents, tempDir } from '../support/fixtures';
 import { waitFor } from '../support/waitFor';
 import { eventsOfType, expectRejectedWithoutEvents, mailboxHarness, STORE_KINDS } from './coreHarness';
@@ -266,6 +267,69 @@ describe('the task sweeper on a views store that does not answer', () => {
       }),
     ]);
     expect(told[0].err).toBeUndefined(); // no stack: an outage is no bug
+  });
+
+  it('a node that steps down during the outage ends it with its own line; leading again later, it says no downMs that counts the time it did not sweep', async () => {
+    const clock = new TestClock(T0);
+    const lines: Array<{ level: number; msg: string; failingForMs?: number; failedPasses?: number }> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const mailbox = await harness.open({ taskSweepMs: 0 }, { clock, logger });
+    // The sweeper lease: this node's until another takes it (`taken`), on the injected clock.
+    const lease = { taken: false, holder: null as string | null };
+    const store: LeaseStore = {
+      name: 'sweeper',
+      acquire: async (node) => (lease.taken || lease.holder !== null ? null : ((lease.holder = node), 1n)),
+      renew: async (node) => !lease.taken && lease.holder === node,
+      release: async () => void (lease.holder = null),
+      holder: async () => (lease.holder === null ? null : { node: lease.holder, token: 1n }),
+    };
+    const timing = leaseTiming(600_000);
+    const keeper = new LeaseKeeper(store, 'node-a', timing, () => clock.now().getTime(), { lead: () => {}, stepDown: () => {} });
+    mailbox.sweeper.useLease(new LeaseLoop(keeper));
+    // The sweeper's looks at whether it leads, counted when it does not: the sign that a pass was left to another node.
+    const leading = Object.getOwnPropertyDescriptor(LeaseKeeper.prototype, 'leading')!.get!;
+    let notLeadingLooks = 0;
+    Object.defineProperty(keeper, 'leading', {
+      get: () => (leading.call(keeper) ? true : (notLeadingLooks++, false)),
+    });
+    const projections = mailbox.projections;
+    const dueTasks = projections.dueTasks.bind(projections);
+    let down = true;
+    const refused: number[] = []; // when, on the injected clock
+    let answered = 0;
+    projections.dueTasks = async (...args) => {
+      if (!down) return (answered++, dueTasks(...args));
+      clock.advance(1_000); // each failing pass a second after the last, on the injected clock
+      refused.push(clock.now().getTime());
+      throw unavailable('Redis projections', new Error('Command timed out'));
+    };
+    mailbox.sweeper.start(5);
+    await waitFor(() => refused.length >= 3, { what: 'three passes that failed' });
+    // Another node takes the lease: this one finds out at its next renewal, and steps down.
+    lease.taken = true;
+    lease.holder = 'node-b';
+    clock.advance(timing.renewMs);
+    await waitFor(() => notLeadingLooks >= 2, { what: 'the sweeper finding it no longer leads' });
+    const failed = refused.length;
+    // A minute later the views answer and the lease is free again: this node leads and sweeps.
+    clock.advance(60_000);
+    down = false;
+    lease.taken = false;
+    lease.holder = null;
+    await waitFor(() => answered >= 2, { what: 'two passes that ran (the first one said what it says)' });
+    await mailbox.sweeper.stop();
+    expect(refused).toHaveLength(failed); // no pass while it did not lead
+    // It said 'task sweeper: the views store answers again; sweeping' with a downMs that counted the time it did not sweep.
+    const told = lines.filter((line) => line.level >= 40 || line.msg.startsWith('task sweeper'));
+    expect(told).toEqual([
+      expect.objectContaining({ level: 40, msg: expect.stringMatching(/^task sweeper: the views store does not answer/) }),
+      expect.objectContaining({
+        level: 30,
+        msg: expect.stringMatching(/^task sweeper: the views store had not answered when this node stepped down/),
+        failingForMs: refused[failed - 1] - refused[0], // from the first failed pass to the last, not to the step-down
+        failedPasses: failed,
+      }),
+    ]);
   });
 });
 

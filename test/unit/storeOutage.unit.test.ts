@@ -7,7 +7,13 @@ import pino from 'pino';
 import { MailboxError, unavailable } from '../../src/errors';
 import { StoreOutage } from '../../src/support/storeOutage';
 
-const LINES = { down: 'store down', stillDown: 'store still down', back: 'store back', failuresField: 'failedPasses' };
+const LINES = {
+  down: 'store down',
+  stillDown: 'store still down',
+  back: 'store back',
+  stoppedAsking: 'stopped asking',
+  failuresField: 'failedPasses',
+};
 
 function outageOnClock() {
   const lines: Array<Record<string, unknown>> = [];
@@ -55,4 +61,28 @@ test('any other failure is left to the caller, and a later outage is said afresh
   outage.answered();
   outage.failed(unavailable('Redis'));
   expect(lines.map((line) => line.msg)).toEqual(['store down', 'store back', 'store down']);
+});
+
+test('a loop that stops asking during an outage (its lease stepped down) ends it with its own line: what it saw, not since when', () => {
+  const { outage, lines, advance } = outageOnClock();
+  outage.stoppedAsking(); // no outage: no line
+  outage.failed(unavailable('Redis'));
+  advance(1_000);
+  outage.failed(unavailable('Redis'));
+  advance(1_000);
+  outage.failed(unavailable('Redis'));
+  advance(60_000); // not leading: nothing asked
+  outage.stoppedAsking();
+  advance(60_000);
+  outage.answered(); // leading again, and answered: the outage it said is over already
+  outage.failed(unavailable('Redis')); // a later outage is said afresh
+  expect(
+    lines.map(({ level, msg, failingForMs, failedPasses, downMs }) => ({ level, msg, failingForMs, failedPasses, downMs })),
+  ).toEqual([
+    { level: 40, msg: 'store down' },
+    { level: 20, msg: 'store still down' },
+    { level: 20, msg: 'store still down' },
+    { level: 30, msg: 'stopped asking', failingForMs: 2_000, failedPasses: 3 },
+    { level: 40, msg: 'store down' },
+  ]);
 });

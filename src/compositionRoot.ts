@@ -327,7 +327,7 @@ export async function openProjectionMaintenance(
   const file = sqliteViewsFile(config);
   const open = async () =>
     config.redisUrl === undefined && file !== null
-      ? SqliteProjectionStore.open(file, new InProcessWakeBus(), { rebuildOtherSchema })
+      ? SqliteProjectionStore.open(file, new InProcessWakeBus(), { rebuildOtherSchema, lockWaitMs: config.viewsLockWaitMs })
       : openRedisProjectionStore(config, logger);
   const store = await open().catch(async (error: unknown) => {
     await log.close();

@@ -70,6 +70,11 @@ export const configSchema = z.object({
    * (Redis down, stopped or unreachable); commands are never queued while disconnected.
    */
   redisTimeoutMs: fromDecimalText(z.number().int().positive().max(MAX_TIMER_MS)).default(1000),
+  /**
+   * How long opening or writing the SQLite views file waits for a lock another process holds on it (SQLite's busy
+   * wait) before it is refused as locked ('Views file locked').
+   */
+  viewsLockWaitMs: fromDecimalText(z.number().int().min(0).max(MAX_TIMER_MS)).default(5000),
   redisNamespace: z
     .string()
     .regex(/^[A-Za-z0-9_-]{1,64}$/, 'MAILBOX_REDIS_NAMESPACE must be 1..64 of [A-Za-z0-9_-]')
@@ -147,6 +152,7 @@ export const ENV_VARIABLES: Record<keyof MailboxConfig, string> = {
   projectionsOnForeign: 'MAILBOX_PROJECTIONS_ON_FOREIGN',
   views: 'MAILBOX_VIEWS',
   redisTimeoutMs: 'MAILBOX_REDIS_TIMEOUT_MS',
+  viewsLockWaitMs: 'MAILBOX_VIEWS_LOCK_WAIT_MS',
   strictRecipients: 'MAILBOX_STRICT_RECIPIENTS',
   maxBodyBytes: 'MAILBOX_MAX_BODY_BYTES',
   awaitProjectionMs: 'MAILBOX_AWAIT_PROJECTION_MS',
@@ -182,6 +188,7 @@ const VALID_FORM: Partial<Record<keyof MailboxConfig, string>> = {
   redisTls: FLAG_FORM,
   redisTlsCaFile: 'the path of a PEM file with the CA certificate(s) of the Redis servers',
   redisTimeoutMs: `a positive integer number of milliseconds, ${MAX_TIMER_TEXT}`,
+  viewsLockWaitMs: `an integer number of milliseconds, 0 or more and ${MAX_TIMER_TEXT}`,
   maxBodyBytes: 'a positive integer number of bytes',
   awaitProjectionMs: `an integer number of milliseconds, 0 or more and ${MAX_TIMER_TEXT}`,
   taskSweepMs: `an integer number of milliseconds, ${MAX_TIMER_TEXT} (0 turns the task sweeper off)`,

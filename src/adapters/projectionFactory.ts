@@ -35,7 +35,8 @@ export async function createProjectionAdapters(
       logger.info('projections: in memory, rebuilt from the log at start; wake bus: in process');
       return { wakeBus, projectionStore: new MemoryProjectionStore(wakeBus), sharedLimits: null };
     }
-    return { wakeBus, projectionStore: await openSqliteViews(file, wakeBus, logger, { viewsOwner }), sharedLimits: null };
+    const options = { viewsOwner, lockWaitMs: config.viewsLockWaitMs };
+    return { wakeBus, projectionStore: await openSqliteViews(file, wakeBus, logger, options), sharedLimits: null };
   }
   const url = config.redisUrl;
   const projectionStore = await openRedisProjectionStore(config, logger);
@@ -109,7 +110,7 @@ export async function openSqliteViews(
   file: string,
   wakeBus: InProcessWakeBus,
   logger: Logger,
-  { viewsOwner }: { viewsOwner: boolean } = { viewsOwner: true },
+  { viewsOwner, lockWaitMs }: { viewsOwner: boolean; lockWaitMs?: number } = { viewsOwner: true },
 ): Promise<ProjectionStore> {
   const existed = fs.existsSync(file);
   // Written on a worker thread, read here. Only the owner moves a damaged file aside or rebuilds views of another schema;
@@ -119,6 +120,7 @@ export async function openSqliteViews(
       recoverDamaged: viewsOwner,
       rebuildOtherSchema: viewsOwner,
       ownerLock: viewsOwner,
+      lockWaitMs,
       ...(viewsOwner ? {} : { mapBytes: READER_MAP_BYTES }),
     });
   const store = await open();

@@ -87,6 +87,9 @@ import {
   type SqliteDriver,
 } from '../../support/sqlite/sqliteDriver';
 
+/** How long the file's opening and writes wait for another process's lock (SqliteProjectionOptions.lockWaitMs). */
+const lockWaitOf = (options: SqliteProjectionOptions): number => Math.max(0, Math.floor(options.lockWaitMs ?? 5000));
+
 export interface SqliteProjectionOptions {
   /**
    * At most this many events per live transaction (default 2000), and at most `transactionBudgetMs` of work:
@@ -106,6 +109,11 @@ export interface SqliteProjectionOptions {
   buildingTtlMs?: number;
   /** SQLite's page cache for this file, in KiB (default 16 MiB): the bound on what the views keep in memory. */
   cacheKiB?: number;
+  /**
+   * How long opening or writing the file waits for a lock another process holds (SQLite's busy wait; default 5000 ms,
+   * MAILBOX_VIEWS_LOCK_WAIT_MS); past it, a file locked at open is refused as 'Views file locked'.
+   */
+  lockWaitMs?: number;
   /** The SQLite binding (default: better-sqlite3 if installed, else libsql; support/sqlite/sqliteDriver.ts). */
   driver?: SqliteDriver;
   /**
@@ -226,7 +234,7 @@ export class SqliteProjectionStore implements ProjectionStore {
     try {
       store = SqliteProjectionStore.openFile(file, wakeBus, options, driver);
     } catch (error) {
-      if (!isDamagedFileError(error)) throw unopenableFileRefused(file, error) ?? error;
+      if (!isDamagedFileError(error)) throw unopenableFileRefused(file, error, lockWaitOf(options)) ?? error;
       if (!recover) throw damagedFileRefused(file, error);
       movedAside = { reason: sqliteSaid(error), movedTo: moveDamagedAside(file, now) };
       store = SqliteProjectionStore.openFile(file, wakeBus, options, driver);
@@ -243,9 +251,9 @@ export class SqliteProjectionStore implements ProjectionStore {
   ): SqliteProjectionStore {
     const db = openSqliteDatabase(file, driver);
     try {
+      db.pragma(`busy_timeout = ${lockWaitOf(options)}`); // first: setting the journal mode may wait for a lock too
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL'); // crash-consistent for views: see the header
-      db.pragma('busy_timeout = 5000');
       db.pragma(`cache_size = -${Math.max(1024, options.cacheKiB ?? 16 * 1024)}`);
       if (options.mapBytes !== undefined) db.pragma(`mmap_size = ${Math.max(0, Math.floor(options.mapBytes))}`);
       const store = new SqliteProjectionStore(db, path.resolve(file), wakeBus, { ...options, driver });

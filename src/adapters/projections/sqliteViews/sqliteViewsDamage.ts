@@ -110,7 +110,10 @@ export function viewsFileDamaged(file: string, cause: unknown): MailboxError {
   return error;
 }
 
-/** SQLite's result codes for a views file another process holds locked (past the 5 s busy wait). */
+/** A lock wait as the refusal says it: '5 s' for the default 5000 ms, '250 ms' otherwise. */
+const waitText = (ms: number): string => (ms >= 1000 && ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
+
+/** SQLite's result codes for a views file another process holds locked (past the busy wait: lockWaitMs). */
 const LOCKED_CODES = /^SQLITE_(BUSY|LOCKED)(_|$)/;
 /** SQLite's result codes for a views file it cannot open for reading and writing (a directory, no permission, read-only). */
 const UNOPENABLE_CODES = /^SQLITE_(CANTOPEN|PERM|READONLY|AUTH)(_|$)/;
@@ -121,13 +124,14 @@ const UNOPENABLE_CODES = /^SQLITE_(CANTOPEN|PERM|READONLY|AUTH)(_|$)/;
  * changed. Null: another failure (a bug, or damage: isDamagedFileError). The commands printed these as INTERNAL
  * 'database is locked' or 'unable to open database file'.
  */
-export function unopenableFileRefused(file: string, cause: unknown): StartupError | null {
+export function unopenableFileRefused(file: string, cause: unknown, lockWaitMs: number): StartupError | null {
   const code = (cause as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return null;
   if (LOCKED_CODES.test(code)) {
     return new StartupError(
       `The views file ${file} is locked by another process (${sqliteSaid(cause)}): a process holds it in exclusive ` +
-        'mode, or in a write that outlasted the 5 s wait; stop that process or let it finish, then try again. ' +
+        `mode, or in a write that outlasted the ${waitText(lockWaitMs)} wait (MAILBOX_VIEWS_LOCK_WAIT_MS); stop that ` +
+        'process or let it finish, then try again. ' +
         'Nothing was changed.',
       { viewsFile: file },
       { cause, refusal: { error: 'Views file locked', code: 'UNAVAILABLE' } },

@@ -5,8 +5,11 @@
  * ended the client when a reconnect's sentinel rounds gave up. A start-up with no sentinel reachable
  * still fails at once, loudly.
  */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
 import { Redis } from 'ioredis';
 import { closeRedis, connectRedis, type RedisClient } from '../../src/adapters/projections/redisConnection';
+import { freePort } from '../support/redisServer';
 import { startRedisSentinel, type TestRedisSentinel } from '../support/redisTopologies';
 
 let sentinel: TestRedisSentinel;
@@ -114,5 +117,77 @@ describe('a connection through Sentinel', () => {
     } finally {
       await sentinel.startSentinels();
     }
+  }, 60_000);
+});
+
+describe('a process that connects through Sentinel', () => {
+  const ROOT = path.resolve(__dirname, '../..');
+  /**
+   * Runs `script` in a child process on the sources: when it first prints `mark`, the time is taken (and `onLine` is
+   * told each line), and again when the process has exited.
+   */
+  const exitAfter = (mark: string, script: string, onLine: (line: string) => void = () => {}) =>
+    new Promise<{ markedAt: number; exitedAt: number; stdout: string }>((resolve, reject) => {
+      let markedAt = 0;
+      const child = execFile(process.execPath, ['-r', path.join(ROOT, 'test/support/tsRequireHook.js'), '-e', script], {
+        cwd: ROOT,
+        timeout: 50_000,
+      });
+      let stdout = '';
+      child.stdout!.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        for (const line of chunk.toString().split('\n').filter(Boolean)) onLine(line);
+        if (markedAt === 0 && stdout.includes(mark)) markedAt = performance.now();
+      });
+      child.on('error', reject);
+      child.on('exit', () => resolve({ markedAt, exitedAt: performance.now(), stdout }));
+    });
+  const CONNECTION = `require('./src/adapters/projections/redisConnection.ts')`;
+
+  it('with no sentinel reachable exits as soon as connecting has failed, not 2 s later', async () => {
+    const [a, b] = [await freePort(), await freePort()]; // nothing listens there
+    const {
+      markedAt: failedAt,
+      exitedAt,
+      stdout,
+    } = await exitAfter(
+      'failed',
+      CONNECTION +
+        `.connectRedis('redis+sentinel://127.0.0.1:${a},127.0.0.1:${b}/mymaster', { name: 'exit', timeoutMs: 300 })` +
+        `.then(() => console.log('connected'), (error) => console.log('failed: ' + error.code));`,
+    );
+    expect(stdout.trim()).toBe('failed: UNAVAILABLE');
+    // ioredis armed a 2 s timer at each disconnect of a sentinel connection that had been refused: the process stayed
+    // up 2 s after everything was closed (a CLI command exited 2 s after its error; jest force-exited its workers).
+    expect(exitedAt - failedAt).toBeLessThan(1_000);
+  });
+
+  it('closed after a failover from a killed master, exits as soon as it is closed, not up to 2 s later', async () => {
+    let killed: Promise<unknown> = Promise.resolve();
+    const script =
+      `const { connectRedis, closeRedis } = ${CONNECTION};` +
+      `(async () => {` +
+      `  const client = await connectRedis('${sentinel.url}', { name: 'exit', timeoutMs: 300 });` +
+      `  client.on('error', () => {});` +
+      `  const back = new Promise((resolve) => client.once('reconnecting', () => client.once('ready', resolve)));` +
+      `  console.log('ready');` +
+      `  await back;` +
+      `  await client.ping();` +
+      `  await closeRedis(client);` +
+      `  console.log('closed');` +
+      `})();`;
+    const {
+      markedAt: closedAt,
+      exitedAt,
+      stdout,
+    } = await exitAfter('closed', script, (line) => {
+      if (line === 'ready') killed = sentinel.killMaster(); // the child follows +switch-master to the promoted replica
+    });
+    await killed;
+    expect(stdout.split('\n').filter(Boolean)).toEqual(['ready', 'closed']);
+    // At +switch-master ioredis ended the killed master's connection, closed already, and armed a 2 s timer that
+    // nothing cleared; the sentinels' subscriptions, ended at the failover, were ended again at the reconnect, each
+    // with its own: the process stayed up to 2 s after it had closed everything.
+    expect(exitedAt - closedAt).toBeLessThan(1_000);
   }, 60_000);
 });

@@ -11,6 +11,7 @@ import type { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis';
 import { redisVariable, type MailboxConfig } from '../../config';
 import { MailboxError, unavailable } from '../../errors';
 import { clusterSubscriber, connectToSomeNode } from './redisClusterSubscriber';
+import { shortenSentinelClientsDisconnect } from './sentinelClientsDisconnect';
 import { parseRedisUrl, redactRedisUrl, redisHostsOf, type RedisTopology } from './redisTopology';
 
 /**
@@ -61,6 +62,8 @@ export interface RedisConnectionOptions extends RedisAuthOptions {
 export const DEFAULT_REDIS_TIMEOUT_MS = 1000;
 /** Reconnect attempts never stop, and come at least this often, so that recovery needs no restart and is quick. */
 const MAX_RECONNECT_DELAY_MS = 500;
+/** ioredis's own disconnectTimeout: how long an ended connection may take to close before it is destroyed. */
+const IOREDIS_DISCONNECT_TIMEOUT_MS = 2000;
 /**
  * Rounds over every sentinel before the first connection attempt fails, so that a mailbox started
  * with no sentinel reachable says so at once instead of waiting. Only the first: ioredis ends a
@@ -188,10 +191,16 @@ function createClient(topology: RedisTopology, options: RedisConnectionOptions):
       sentinelCommandTimeout: node.commandTimeout,
       // Follow +switch-master at once instead of waiting for the old master's connection to fail.
       failoverDetector: true,
+      // At +switch-master the old master's connection is ended; one that does not close (a paused master) was destroyed
+      // after 2 s (ioredis's default), and one closed already (a killed master) held the process as long: it gets as
+      // long as a command gets to answer, never longer than that default (sentinelClientsDisconnect.ts says the same of
+      // the sentinels' connections).
+      disconnectTimeout: Math.min(node.commandTimeout ?? IOREDIS_DISCONNECT_TIMEOUT_MS, IOREDIS_DISCONNECT_TIMEOUT_MS),
     });
     client.once('ready', () => {
       connectedOnce = true;
     });
+    shortenSentinelClientsDisconnect(client); // its sentinel connections held the process 2 s after close: see there
     return client;
   }
   if (options.subscriber) return clusterSubscriber(ioredis(), topology.nodes, node);

@@ -31,6 +31,8 @@ const EXPECTED: Record<string, string> = {
   boolean: 'true or false',
   array: 'a list (a JSON array)',
   object: 'an object (a JSON object of fields)',
+  // z.record: zod names it "record", which is no JSON type ('data' must be record, not an array).
+  record: 'an object (a JSON object of keys and values)',
 };
 
 const expectedOf = (expected: string): string => EXPECTED[expected] ?? expected;

@@ -12,6 +12,7 @@ const schema = z.strictObject({
   every: z.coerce.number().optional(),
   items: z.array(z.string()).min(2).max(3).optional(),
   mode: z.enum(['fast', 'safe']).optional(),
+  data: z.record(z.string(), z.unknown()).optional(),
   owner: identitySchema.optional(),
 });
 
@@ -42,6 +43,8 @@ describe('teaching messages', () => {
     [{ name: 'n', items: ['a', 'b', 'c', 'd'] }, "tool: 'items' must hold at most 3 items"],
     [{ name: 'n', items: 'a,b' }, "tool: 'items' must be a list (a JSON array), not text"],
     [{ name: 'n', mode: 'slow' }, 'tool: \'mode\' must be one of "fast", "safe"'],
+    [{ name: 'n', data: [1, 2] }, "tool: 'data' must be an object (a JSON object of keys and values), not an array"],
+    [{ name: 'n', data: 'x' }, "tool: 'data' must be an object (a JSON object of keys and values), not text"],
     [[], 'tool: the input must be an object (a JSON object of fields), not an array'],
   ])('given %j, the message is %j', (input, message) => {
     expect(messageFor(input)).toBe(message);

@@ -87,3 +87,25 @@ export async function recipientsWhere(
   } while (after !== null);
   return recipients;
 }
+
+/**
+ * Who of an escalation's recipients its nudges can reach, and how its log line says so. The claim lists every
+ * recipient it is about; only the registered, non-retired, non-opted-out ones are nudged. The line said "escalating
+ * through their nudge targets" (or "nudging who has not answered") for a message whose one recipient was retired,
+ * when nobody was told.
+ */
+export function whoIsTold(
+  recipients: readonly string[],
+  nudgeable: (identity: string) => boolean,
+): { nudged: string[]; notNudged: string[]; told: string } {
+  const nudged = recipients.filter((identity) => nudgeable(identity));
+  const notNudged = recipients.filter((identity) => !nudgeable(identity));
+  const passedOver = `${notNudged.join(', ')} (retired, opted out or not registered)`;
+  const told =
+    nudged.length === 0
+      ? `nobody is nudged: ${passedOver}, so nobody is told`
+      : notNudged.length === 0
+        ? `nudging ${nudged.join(', ')}`
+        : `nudging ${nudged.join(', ')}; not ${passedOver}`;
+  return { nudged, notNudged, told };
+}

@@ -13,7 +13,7 @@ import type { EventStore } from '../events/eventStore';
 import { replyOverdueStream } from '../events/streams';
 import type { ReplyOverdue } from '../events/types';
 import type { ProjectionStore } from '../projections/projectionStore';
-import { claimOnce, nudgeAbout, recipientsWhere } from './escalationClaims';
+import { claimOnce, nudgeAbout, recipientsWhere, whoIsTold } from './escalationClaims';
 import type { HeartbeatMetrics } from './heartbeatMetrics';
 import type { NudgeDispatcher } from './nudgeDispatcher';
 import { wakeVia } from './unwokenEscalation';
@@ -54,11 +54,12 @@ export class ReplyOverdueEscalation {
       this.claimed.add(due.messageId);
       overdue.push({ messageId: due.messageId, waitingOn });
       this.metrics.repliesOverdue.inc();
+      const { nudged, notNudged, told } = whoIsTold(waitingOn, this.nudgeable);
       this.logger.warn(
-        { messageId: due.messageId, sender: due.sender, dueBy: due.dueBy, waitingOn },
-        'reply overdue: nudging who has not answered (once); the sender gets a reply-overdue wake',
+        { messageId: due.messageId, sender: due.sender, dueBy: due.dueBy, waitingOn, nudged, notNudged },
+        `reply overdue (once): ${told}; the sender gets a reply-overdue wake`,
       );
-      for (const recipient of waitingOn.filter(this.nudgeable)) {
+      for (const recipient of nudged) {
         const nudge = await nudgeAbout(projections, recipient, 'reply-overdue', due.messageId, now);
         this.dispatcher.dispatch(nudge, (report) => {
           const via = wakeVia(report);

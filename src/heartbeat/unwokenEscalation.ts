@@ -21,7 +21,7 @@ import type { WakeRecorder } from '../application/wakeRecorder';
 import type { EventStore } from '../events/eventStore';
 import type { ProjectionStore } from '../projections/projectionStore';
 import type { HeartbeatMetrics } from './heartbeatMetrics';
-import { claimOnce, nudgeAbout, recipientsWhere } from './escalationClaims';
+import { claimOnce, nudgeAbout, recipientsWhere, whoIsTold } from './escalationClaims';
 import type { DeliveryReport, NudgeDispatcher } from './nudgeDispatcher';
 
 /** Escalations started per tick at most (the rest wait for the next tick, oldest first). */
@@ -71,11 +71,12 @@ export class UnwokenEscalation {
       this.claimed.add(message.messageId);
       escalated.push(message.messageId);
       this.metrics.escalations.inc();
+      const { nudged, notNudged, told } = whoIsTold(recipients, this.nudgeable);
       this.logger.error(
-        { alarm: 'message_unwoken', ...message, slaMs: this.slaMs, recipients },
-        'ALARM message woke none of its recipients within the wake SLA; escalating through their nudge targets (once)',
+        { alarm: 'message_unwoken', ...message, slaMs: this.slaMs, recipients, nudged, notNudged },
+        `ALARM message woke none of its recipients within the wake SLA; escalating once: ${told}`,
       );
-      for (const recipient of recipients.filter(this.nudgeable)) {
+      for (const recipient of nudged) {
         const nudge = await nudgeAbout(views, recipient, 'unwoken', message.messageId, now);
         this.dispatcher.dispatch(nudge, (report) => this.delivered(report, message.messageId));
       }

@@ -1,0 +1,103 @@
+/**
+ * The heartbeat's escalation log lines say whom they nudge (an operator reads them as the record of who was told).
+ * A message to a retired agent is unwoken past the SLA and its reply is overdue like any other, but a retired agent
+ * is never nudged: the lines said "escalating through their nudge targets" and "nudging who has not answered" for
+ * it, when nobody was told. On an injected clock, one daemon, a recording nudge target.
+ */
+import pino from 'pino';
+import { buildApiServer } from '../../src/server';
+import { createMailbox, type Mailbox } from '../../src/mailbox';
+import { startHeartbeat, type Heartbeat } from '../../src/heartbeat/startHeartbeat';
+import { RecordingNudgeTarget } from '../support/recordingNudgeTarget';
+import type { HttpServer } from '../../src/adapters/http/httpServer';
+import { ADMIN_TOKEN } from '../support/fixtures';
+import { apiCaller } from '../support/apiCalls';
+
+const T0 = Date.parse('2030-01-01T12:00:00.000Z');
+const SLA = 60_000;
+const silent = pino({ level: 'silent' });
+
+let now = T0;
+let mailbox: Mailbox;
+let http: HttpServer;
+let url: string;
+let daemon: Heartbeat | null = null;
+const lines: Array<Record<string, unknown>> = [];
+const heartbeatLogger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+
+beforeAll(async () => {
+  mailbox = await createMailbox(
+    { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent', rateLimitPerSecond: 0, wakeSlaMs: SLA },
+    { logger: silent, clock: { now: () => new Date(now) } },
+  );
+  http = buildApiServer(mailbox, silent);
+  url = await http.listen('127.0.0.1', 0);
+});
+afterAll(async () => {
+  await daemon?.stop();
+  await http.close();
+  await mailbox.close();
+});
+
+const call = apiCaller(() => url);
+
+test('an escalation about a retired recipient says nobody is nudged; one about a live and a retired one names each', async () => {
+  const tokens: Record<string, string> = {};
+  for (const identity of ['@a', '@c', '@d']) {
+    tokens[identity] = (await call('POST', '/v1/agents', ADMIN_TOKEN, { identity })).body.token;
+  }
+  const target = new RecordingNudgeTarget('webhook');
+  daemon = await startHeartbeat(mailbox, {
+    targets: [target],
+    logger: heartbeatLogger,
+    clock: { now: () => new Date(now) },
+    schedule: false,
+    settings: { idleMs: 24 * 3600_000, wakeSlaMs: SLA, metricsPort: null },
+  });
+  const send = async (to: string | string[], subject: string): Promise<string> =>
+    (await call('POST', '/v1/messages', tokens['@a'], { to, subject, body: '.', expectsReplyBy: '30s' })).body.messageId;
+  const toD = await send('@d', 'for d');
+  const toCD = await send(['@c', '@d'], 'for c and d');
+  expect((await call('DELETE', '/v1/agents/@d', ADMIN_TOKEN)).status).toBe(200);
+
+  now = T0 + SLA + 1;
+  const report = await daemon.tick();
+  await daemon.settled();
+  expect([...report.unwoken.escalated].sort()).toEqual([toD, toCD].sort());
+  expect(report.replies.overdue.map((overdue) => overdue.messageId).sort()).toEqual([toD, toCD].sort());
+  // Only @c was told about the two messages (@c's unread nudge aside: never active counts as idle); @d, nothing.
+  expect(
+    target.nudges
+      .filter((nudge) => nudge.reason !== undefined)
+      .map((nudge) => [nudge.identity, nudge.reason, nudge.messageId])
+      .sort(),
+  ).toEqual(
+    [
+      ['@c', 'reply-overdue', toCD],
+      ['@c', 'unwoken', toCD],
+    ].sort(),
+  );
+  expect(target.nudges.filter((nudge) => nudge.identity === '@d')).toEqual([]);
+
+  const alarm = (id: string) => lines.find((line) => line.alarm === 'message_unwoken' && line.messageId === id);
+  expect(alarm(toD)).toMatchObject({ recipients: ['@d'], nudged: [], notNudged: ['@d'] });
+  expect(alarm(toD)?.msg).toBe(
+    'ALARM message woke none of its recipients within the wake SLA; escalating once: nobody is nudged: ' +
+      '@d (retired, opted out or not registered), so nobody is told',
+  );
+  expect(alarm(toCD)).toMatchObject({ recipients: ['@c', '@d'], nudged: ['@c'], notNudged: ['@d'] });
+  expect(alarm(toCD)?.msg).toBe(
+    'ALARM message woke none of its recipients within the wake SLA; escalating once: nudging @c; ' +
+      'not @d (retired, opted out or not registered)',
+  );
+
+  const overdue = (id: string) => lines.find((line) => line.waitingOn !== undefined && line.messageId === id);
+  expect(overdue(toD)).toMatchObject({ waitingOn: ['@d'], nudged: [], notNudged: ['@d'] });
+  expect(overdue(toD)?.msg).toBe(
+    'reply overdue (once): nobody is nudged: @d (retired, opted out or not registered), so nobody is told; ' +
+      'the sender gets a reply-overdue wake',
+  );
+  expect(overdue(toCD)?.msg).toBe(
+    'reply overdue (once): nudging @c; not @d (retired, opted out or not registered); the sender gets a reply-overdue wake',
+  );
+});

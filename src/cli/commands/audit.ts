@@ -304,6 +304,17 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
         "(the Redis views or the SQLite views file; with MAILBOX_VIEWS=memory, views this process builds, not the server's " +
         'in-memory ones); exit 1 on drift',
     )
+    // Its exit codes were only in `mailbox audit --help`: a script reading 3 (the live views moved during every re-check)
+    // as an unknown failure could not learn it here.
+    .addHelpText(
+      'after',
+      '\nPrints what it compared: "OK: ... at checkpoint N of log head N; E events rebuilt, A agents, L listing entries and ' +
+        'D delivery ledgers compared", or one line per difference (view, agent, message, field, what the log says, what ' +
+        'the live projection has) and "DRIFT: ...".\nExit codes: 0 the views match the log; 1 drift, no views, or views ' +
+        'of another log; 2 usage, configuration or access error, or a views file that cannot be opened (damaged, locked); ' +
+        '3 could not settle (the live views moved during every re-check, under load: neither confirmed nor cleared, ' +
+        'run it again). See docs/auditors.md.',
+    )
     .option('--json', 'the report as one JSON document')
     .option('--no-progress', 'no progress bar')
     // Hidden from --help (verify cannot work over HTTP) but still answered with the explanation rather than "unknown option".

@@ -183,6 +183,9 @@ export async function runAgent(source: LogSource, identity: string, options: Out
   const held: TimelineEntry[] = [];
   const text = (entries: TimelineEntry[], width: number) => entries.map((e) => `${formatTimelineEntry(e, width)}\n`).join('');
   let found = 0;
+  // Entries per kind, for the summary line on stderr (as replay's "N of M events shown"): the timeline ended with its
+  // last entry, so an auditor counting an agent's sends or reads counted lines by hand.
+  const byKind = new Map<string, number>();
   let caseVariants: string[];
   try {
     ({ caseVariants } = await agentTimeline(
@@ -190,6 +193,7 @@ export async function runAgent(source: LogSource, identity: string, options: Out
       identity,
       (entries) => {
         found += entries.length;
+        for (const entry of entries) byKind.set(entry.kind, (byKind.get(entry.kind) ?? 0) + 1);
         if (options.json) return writeOut(io.stdout, entries.map((e) => `${JSON.stringify(e)}\n`).join(''));
         if (hold) return void held.push(...entries);
         return writeOut(io.stdout, text(entries, (head ?? 0n).toString().length));
@@ -219,6 +223,11 @@ export async function runAgent(source: LogSource, identity: string, options: Out
             `which differs only in case (identities are case-sensitive). Did you mean ${caseVariants.join(' or ')}?`,
       { identity, ...(variants === null ? {} : { suggestions: caseVariants }) },
     );
+  }
+  if (!options.json) {
+    const kinds = [...byKind].map(([kind, count]) => `${kind} ${count}`).join(', ');
+    const scope = head === undefined ? 'in the log' : `in the log up to position ${head}`;
+    io.stderr.write(`${identity}: ${found} ${found === 1 ? 'entry' : 'entries'} (${kinds}) ${scope}\n`);
   }
   return 0;
 }

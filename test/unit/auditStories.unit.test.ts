@@ -182,11 +182,31 @@ describe('audit agent timeline text', () => {
         done();
       },
     });
-    const code = await runAgent(source, '@a', { json: false, progress: false }, { stdout, stderr: stdout, env: {} });
+    const said: string[] = [];
+    const stderr = new Writable({
+      write(chunk, _encoding, done) {
+        said.push(String(chunk));
+        done();
+      },
+    });
+    const code = await runAgent(source, '@a', { json: false, progress: false }, { stdout, stderr, env: {} });
     const head = await mailbox.eventStore.headPosition();
     await mailbox.close();
-    return { code, lines: chunks.join('').trimEnd().split('\n'), head: head!.toString() };
+    return { code, lines: chunks.join('').trimEnd().split('\n'), head: head!.toString(), stderr: said.join('') };
   }
+
+  // The timeline ended with its last entry: an auditor counting an agent's sends or reads counted lines by hand.
+  test.each([
+    ['direct access, which tells the log head', true, ' in the log up to position 14\n'],
+    ['over the API, which does not', false, ' in the log\n'],
+  ])('%s: stderr says how many entries of each kind it showed', async (_, tellsHead, scope) => {
+    const { lines, stderr, head } = await timelineText(tellsHead);
+    expect(head).toBe('14'); // two registrations, six sends, six reads
+    const kinds = lines.map((line) => line.split(/ {2,}/)[2]);
+    expect(kinds.filter((kind) => kind === 'sent')).toHaveLength(6);
+    expect(kinds.filter((kind) => kind === 'read_by_recipient')).toHaveLength(6);
+    expect(stderr).toBe(`@a: 13 entries (registered 1, sent 6, read_by_recipient 6)${scope}`);
+  });
 
   test.each([
     ['the log head tells the width (direct access)', true],

@@ -12,7 +12,7 @@ import { isTty, writeOut, type AuditIo } from './auditOutput';
 import { eventJsonLine, eventTextLine } from './eventFormat';
 import type { JsonTextLog, LogSource } from './logSource';
 import { formatMessageStory } from './messageStory';
-import { formatLedger, formatUnwoken, replayLedger, wholeLedger } from './ledgerReplay';
+import { formatLedger, formatUnwoken, replayLedger, wholeLedger, type Retirements } from './ledgerReplay';
 import { progressBar } from './progress';
 import { replayJsonText, replayLog, type ReplayFilter, type ReplaySummary } from './replay';
 import { formatDifference } from './verify/viewDiff';
@@ -123,10 +123,10 @@ export async function runJsonTextReplay(
 }
 
 /** Every message's delivery ledger, replayed from the whole log, with a progress bar on a terminal. */
-async function ledgerWithBar(source: LogSource, io: AuditIo, options: OutputOptions, label: string) {
+async function ledgerWithBar(source: LogSource, io: AuditIo, options: OutputOptions, label: string, retirements?: Retirements) {
   const progress = await bar(source, io, options, label);
   try {
-    return await replayLedger(source, progress.update);
+    return await replayLedger(source, progress.update, retirements);
   } finally {
     progress.stop();
   }
@@ -144,10 +144,18 @@ export async function runMessage(source: LogSource, messageId: string, options: 
   }
   // The delivery ledger (issue 13): replayed from the whole log (replies and wakes live in other streams). That is a
   // scan of the whole log, as long as `audit unwoken`'s, so it draws the same bar (it went silent for as long).
-  const delivery = wholeLedger(await ledgerWithBar(source, io, options, 'ledger'), messageId) ?? null;
+  const retirements: Retirements = new Map();
+  const delivery = wholeLedger(await ledgerWithBar(source, io, options, 'ledger', retirements), messageId) ?? null;
+  // The recipients retired (when, at which position), as the text marks them on their rows.
+  const retiredRecipients = Object.fromEntries(
+    (delivery?.rows ?? []).flatMap((row) => {
+      const retired = retirements.get(row.recipient);
+      return retired === undefined ? [] : [[row.recipient, retired]];
+    }),
+  );
   const text = options.json
-    ? JSON.stringify({ ...story, delivery })
-    : `${formatMessageStory(story)}${delivery ? `\n${formatLedger(delivery)}` : ''}`;
+    ? JSON.stringify({ ...story, delivery, retiredRecipients })
+    : `${formatMessageStory(story)}${delivery ? `\n${formatLedger(delivery, retirements)}` : ''}`;
   await writeOut(io.stdout, `${text}\n`);
   return story.anomalies.length > 0 ? 1 : 0;
 }

@@ -11,13 +11,22 @@ import { evolveLedger } from '../projections/readModel/ledgerRules';
 import { LedgerMemory } from '../projections/readModel/ledgerMemory';
 import type { LedgerPage, UnwokenMessage } from '../projections/readModel/ledger';
 
-export async function replayLedger(source: LogSource, onProgress?: (position: bigint) => void): Promise<LedgerMemory> {
+/** When each retired agent was retired (the AgentRetired event's time and log position), by identity. */
+export type Retirements = Map<string, { at: string; position: string }>;
+
+export async function replayLedger(
+  source: LogSource,
+  onProgress?: (position: bigint) => void,
+  retirements?: Retirements,
+): Promise<LedgerMemory> {
   const ledger = new LedgerMemory();
   let after: bigint | null = null;
   for (;;) {
     const page = await source.readAll(after, source.pageSize);
     for (const event of page) {
       for (const fact of projectStored(event).changes) evolveLedger(ledger, fact, event.position, ledger);
+      if (retirements !== undefined && event.type === 'AgentRetired')
+        retirements.set(event.data.identity, { at: event.data.retiredAt, position: event.position.toString() });
     }
     if (page.length === 0) return ledger;
     after = page[page.length - 1].position;
@@ -30,7 +39,11 @@ export function wholeLedger(ledger: LedgerMemory, messageId: string): LedgerPage
   return ledger.page(messageId, { after: null, limit: Number.MAX_SAFE_INTEGER });
 }
 
-export function formatLedger(page: LedgerPage): string {
+/**
+ * `retirements` (from the same scan) marks the recipients retired: a row that said only "unread" read as mail its
+ * recipient could still read, also for a message sent to it after its retirement, which nobody ever will.
+ */
+export function formatLedger(page: LedgerPage, retirements: Retirements = new Map()): string {
   const c = page.counts;
   const lines = [
     `delivery: ${page.message.recipientCount} recipient(s); in view ${c.inView}, woken ${c.woken}, seen ${c.seen}, ` +
@@ -49,6 +62,11 @@ export function formatLedger(page: LedgerPage): string {
       row.read ? `read ${row.read.at}` : 'unread',
       row.replied ? `replied ${row.replied.at} (${row.replied.messageId})` : 'no reply',
     ];
+    const retired = retirements.get(row.recipient);
+    if (retired !== undefined) {
+      const before = row.inView !== null && BigInt(retired.position) < BigInt(row.inView.position);
+      stages.push(`retired ${retired.at} (#${retired.position}${before ? ', before this message reached it' : ''})`);
+    }
     lines.push(`  ${row.recipient.padEnd(24)} ${stages.join(', ')}`);
   }
   return lines.join('\n');

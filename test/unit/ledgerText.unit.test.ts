@@ -50,3 +50,16 @@ test('no reply expected: nothing about replies', () => {
   const [first] = formatLedger(page({ replyDueBy: null, replyOverdueAt: null, escalatedAt: null })).split('\n');
   expect(first).not.toContain('replies');
 });
+
+// A retired recipient's row said only "unread", as if it could still read it, also for a message sent after its
+// retirement, which nobody ever will. The scan that replays the ledger also finds the retirements.
+test('a retired recipient is marked on its row, and whether it was retired before the message reached it', () => {
+  const retirements = new Map([
+    ['@c', { at: '2030-01-01T11:00:00.000Z', position: '5' }],
+    ['@d', { at: '2030-01-01T13:00:00.000Z', position: '12' }],
+  ]);
+  const [, b, c, d] = formatLedger(page({ replyDueBy: null, replyOverdueAt: null, escalatedAt: null }), retirements).split('\n');
+  expect(b).not.toContain('retired');
+  expect(c).toMatch(/, no reply, retired 2030-01-01T11:00:00.000Z \(#5, before this message reached it\)$/);
+  expect(d).toMatch(/, no reply, retired 2030-01-01T13:00:00.000Z \(#12\)$/);
+});

@@ -22,6 +22,20 @@ const sendJson = (response: http.ServerResponse, status: number, body: unknown, 
   response.end(JSON.stringify(body));
 };
 
+/**
+ * Binds the metrics address once and lets go (as `mailbox serve` probes MAILBOX_PORT), so that a port in use or an
+ * address of another machine is refused before anything is opened: `mailbox serve --heartbeat` had generated and
+ * printed the admin token, made the data dir and built the views before its heartbeat met the port and exited 2.
+ * The real listen still translates the same errors, should another process take the port in between.
+ */
+export async function checkMetricsAddressFree(host: string, port: number): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const probe = http.createServer();
+    probe.once('error', (error) => reject(listenRefusal(error, host, port)));
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
+
 export async function startMetricsServer(
   registry: Registry,
   health: () => HealthReport,
@@ -98,7 +112,7 @@ function listenRefusal(error: unknown, host: string, port: number): unknown {
   switch (code) {
     case 'EADDRINUSE':
       return refusal(
-        `${PORT_OPTION}: port ${port} on ${host} is in use (another heartbeat daemon?): give a free port (0 picks one), ` +
+        `${PORT_OPTION}: port ${port} on ${host} is in use (another heartbeat daemon, or another server?): give a free port (0 picks one), ` +
           'or off for no metrics endpoint.',
         'MAILBOX_HEARTBEAT_METRICS_PORT',
       );

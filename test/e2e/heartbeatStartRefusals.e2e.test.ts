@@ -118,6 +118,32 @@ describe('a metrics port that cannot be listened on is one line naming it and it
     expect(line).toContain(`port ${port} on 127.0.0.1 is in use`);
     expect(line).toContain('MAILBOX_HEARTBEAT_METRICS_PORT');
   });
+
+  // Found before anything is made, as serve's own port in use is: it generated and printed the admin token, made the
+  // data dir and its log and views, and only then met the heartbeat's port.
+  test('mailbox serve --heartbeat on a fresh data dir: refused before the admin token, the log or the views are made', async () => {
+    const fresh = tempDir('mailbox-heartbeat-port-');
+    dirs.push(fresh);
+    const dataDir = `${fresh}/data`;
+    const run = await runCli(['serve', '--heartbeat', '--port', '0'], {
+      MAILBOX_DATA_DIR: dataDir,
+      MAILBOX_HEARTBEAT_METRICS_PORT: String(port),
+    });
+    expect(refusal(run)).toContain(`port ${port} on 127.0.0.1 is in use`);
+    expect(run.stdout).not.toContain('Admin token');
+    expect(fs.existsSync(dataDir)).toBe(false);
+  });
+
+  test('mailbox heartbeat: a port in use is refused before it waits for a Redis that is down', async () => {
+    const started = Date.now();
+    const run = await runCli(['heartbeat', '--metrics-port', String(port)], {
+      ...env(),
+      MAILBOX_REDIS_URL: 'redis://127.0.0.1:1',
+      MAILBOX_STARTUP_RETRY_MS: '20000',
+    });
+    expect(refusal(run)).toContain(`port ${port} on 127.0.0.1 is in use`);
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
 });
 
 describe('mailbox serve --heartbeat reads the settings mailbox heartbeat reads', () => {

@@ -22,6 +22,7 @@ import {
 } from '../../heartbeat/heartbeatSettings';
 import type { TickReport } from '../../heartbeat/heartbeatDaemon';
 import { startHeartbeat } from '../../heartbeat/startHeartbeat';
+import { checkMetricsAddressFree } from '../../heartbeat/metricsServer';
 import { refuseStoresNoServerMade } from './heartbeatStores';
 
 interface HeartbeatFlags {
@@ -222,6 +223,8 @@ async function runHeartbeat(flags: HeartbeatFlags): Promise<void> {
   if (redisOnly.length > 0) logger.warn({ variables: redisOnly }, redisOnlyWarning(redisOnly));
   checkStoreNames(config); // a URL that names no log or no Redis: serve's line for it, not a failure to open
   refuseStoresNoServerMade(config, { ownsViews: settings.projector === 'on' }); // opening them would create them
+  // A metrics port in use is refused before the stores are opened (and before a wait for Redis at start).
+  if (settings.metricsPort !== null) await checkMetricsAddressFree(settings.metricsHost, settings.metricsPort);
   // The daemon's signals are handled from here (--once keeps their default): a SIGTERM while it waits for Redis or
   // EventStoreDB at start (docker compose stopping a stack whose Redis never came up) ends that wait, says so and exits
   // 0, as mailbox serve does; it was killed by the signal without a line. Once running, it stops as before.

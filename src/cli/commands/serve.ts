@@ -138,6 +138,10 @@ async function heartbeatSettingsForServe(): Promise<HeartbeatSettings> {
     throw new StartupError(error.message, { field: error.envelope.field, option: error.envelope.option }, { cause: error });
   }
   refuseHookThatCannotRun(settings);
+  if (settings.metricsPort !== null) {
+    const { checkMetricsAddressFree } = await import('../../heartbeat/metricsServer');
+    await checkMetricsAddressFree(settings.metricsHost, settings.metricsPort);
+  }
   return settings;
 }
 

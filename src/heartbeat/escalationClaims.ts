@@ -100,12 +100,20 @@ export function whoIsTold(
 ): { nudged: string[]; notNudged: string[]; told: string } {
   const nudged = recipients.filter((identity) => nudgeable(identity));
   const notNudged = recipients.filter((identity) => !nudgeable(identity));
-  const passedOver = `${notNudged.join(', ')} (retired, opted out or not registered)`;
+  const passedOver = `${named(notNudged)} (retired, opted out or not registered)`;
   const told =
     nudged.length === 0
       ? `nobody is nudged: ${passedOver}, so nobody is told`
       : notNudged.length === 0
-        ? `nudging ${nudged.join(', ')}`
-        : `nudging ${nudged.join(', ')}; not ${passedOver}`;
+        ? `nudging ${named(nudged)}`
+        : `nudging ${named(nudged)}; not ${passedOver}`;
   return { nudged, notNudged, told };
+}
+
+/** Identities the line names: a broadcast's escalation may concern a thousand; the fields keep them all. */
+const NAMED_IN_LINE = 5;
+
+function named(identities: readonly string[]): string {
+  if (identities.length <= NAMED_IN_LINE) return identities.join(', ');
+  return `${identities.slice(0, NAMED_IN_LINE).join(', ')} and ${identities.length - NAMED_IN_LINE} more`;
 }

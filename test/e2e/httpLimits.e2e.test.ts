@@ -85,6 +85,43 @@ test('an unknown route is a 404 NOT_FOUND envelope pointing at /docs', async () 
   expect(body.message).toContain('/docs');
 });
 
+const id = '0b9f3e2a-1c4d-4e5f-8a6b-7c8d9e0f1a2b';
+test.each([
+  ['GET', '/v1/message', ['GET /v1/messages']],
+  ['GET', '/messages', ['GET /v1/messages']],
+  ['POST', `/v1/messages/${id}/mark_read`, ['POST /v1/messages/{id}/read']],
+  ['POST', `/v1/tasks/${id}/state`, ['POST /v1/tasks/{id}/claim', 'POST /v1/tasks/{id}/transition']],
+  ['POST', '/v1/agents/@b/rotate', ['POST /v1/agents/{identity}/token']],
+  ['GET', '/health', ['GET /healthz']],
+])('%s %s, a guessed route: 404 NOT_FOUND naming the nearest routes', async (method, path, suggestions) => {
+  const body = await expectRejected(
+    method,
+    path,
+    { token: t['@a'], body: method === 'GET' ? undefined : message },
+    404,
+    'NOT_FOUND',
+  );
+  expect(body).toEqual({
+    error: 'Not found',
+    code: 'NOT_FOUND',
+    message: `There is no route ${method} ${path}; did you mean ${suggestions.join(' or ')}? GET /docs lists every route of this API.`,
+    method,
+    path,
+    suggestions,
+  });
+});
+
+test('a path far from every route is a 404 without suggestions', async () => {
+  const body = await expectRejected('GET', '/xyz/abc/def', { token: t['@a'] }, 404, 'NOT_FOUND');
+  expect(body).toEqual({
+    error: 'Not found',
+    code: 'NOT_FOUND',
+    message: 'There is no route GET /xyz/abc/def; GET /docs lists every route of this API.',
+    method: 'GET',
+    path: '/xyz/abc/def',
+  });
+});
+
 test.each([
   ['PUT', '/v1/messages', 'GET, POST'],
   ['DELETE', '/v1/messages/0b9f3e2a-1c4d-4e5f-8a6b-7c8d9e0f1a2b', 'GET'],

@@ -5,6 +5,7 @@
  */
 import type { FastifyReply } from 'fastify';
 import { MailboxError, isMailboxError, requestTimedOut } from '../../errors';
+import { nearRoutes } from './nearRoutes';
 
 interface FastifyLikeError {
   code?: string;
@@ -51,7 +52,7 @@ function methodsAt(routes: ReadonlyArray<{ method: string; url: string }>, path:
 
 /**
  * No route answered: 405 when the path is a route taken with other methods (`allow` in the envelope, for the Allow
- * header), else 404.
+ * header), else 404, naming the routes nearest to the path (`suggestions`) when some are one segment away.
  */
 export const routeNotFound = (method: string, url: string, routes: ReadonlyArray<{ method: string; url: string }> = []) => {
   const path = url.split('?')[0];
@@ -63,11 +64,22 @@ export const routeNotFound = (method: string, url: string, routes: ReadonlyArray
       `${path} takes ${allowed.join(', ')}, not ${method}; GET /docs lists every route of this API.`,
       { method, path, allow: allowed },
     );
-  const message = OAUTH_DISCOVERY.test(path)
-    ? `There is no route ${method} ${path}: this mailbox does not offer OAuth. Authenticate with a static token ` +
-      "instead: the header 'Authorization: Bearer <token>' (an agent's token comes from POST /v1/agents; see docs/mcp.md)."
-    : `There is no route ${method} ${path}; GET /docs lists every route of this API.`;
-  return new MailboxError('NOT_FOUND', 'Not found', message, { method, path });
+  if (OAUTH_DISCOVERY.test(path))
+    return new MailboxError(
+      'NOT_FOUND',
+      'Not found',
+      `There is no route ${method} ${path}: this mailbox does not offer OAuth. Authenticate with a static token ` +
+        "instead: the header 'Authorization: Bearer <token>' (an agent's token comes from POST /v1/agents; see docs/mcp.md).",
+      { method, path },
+    );
+  const suggestions = nearRoutes(method, path, routes);
+  const nearest = suggestions.length > 0 ? ` did you mean ${suggestions.join(' or ')}?` : '';
+  return new MailboxError(
+    'NOT_FOUND',
+    'Not found',
+    `There is no route ${method} ${path};${nearest} GET /docs lists every route of this API.`,
+    suggestions.length > 0 ? { method, path, suggestions } : { method, path },
+  );
 };
 
 export interface HttpLimits {

@@ -111,6 +111,30 @@ test.each([
   });
 });
 
+test.each([
+  ['POST', '/v1/messages/send', ['POST /v1/messages', 'POST /v1/messages/read']],
+  ['POST', '/v1/messages/markRead', ['POST /v1/messages/read']],
+  ['POST', '/v1/messages/archive', ['POST /v1/messages/{id}/archive']],
+  ['POST', '/v1/tasks/claim', ['POST /v1/tasks/{id}/claim']],
+])(
+  '%s %s, a word where a route takes an id: 404 naming the nearest routes, not 405 saying the path takes GET',
+  async (method, path, suggestions) => {
+    const response = await server.call(method, path, { token: t['@a'], body: message });
+    expect({ status: response.status, allow: response.headers.get('allow'), body: response.body }).toEqual({
+      status: 404,
+      allow: null,
+      body: {
+        error: 'Not found',
+        code: 'NOT_FOUND',
+        message: `There is no route ${method} ${path}; did you mean ${suggestions.join(' or ')}? GET /docs lists every route of this API.`,
+        method,
+        path,
+        suggestions,
+      },
+    });
+  },
+);
+
 test('a path far from every route is a 404 without suggestions', async () => {
   const body = await expectRejected('GET', '/xyz/abc/def', { token: t['@a'] }, 404, 'NOT_FOUND');
   expect(body).toEqual({

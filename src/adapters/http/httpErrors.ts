@@ -5,7 +5,7 @@
  */
 import type { FastifyReply } from 'fastify';
 import { MailboxError, isMailboxError, requestTimedOut } from '../../errors';
-import { nearRoutes } from './nearRoutes';
+import { looksLikeValue, nearRoutes } from './nearRoutes';
 
 interface FastifyLikeError {
   code?: string;
@@ -44,9 +44,22 @@ function matcherOf(pattern: string): RegExp {
   return matcher;
 }
 
-/** The methods the routes take at `path` (empty: no route there at all). */
+/**
+ * Whether `path` is a path of the route's pattern with a value where it takes one: `/v1/messages/send` has the shape of
+ * `/v1/messages/:id`, but `send` is a word, not an id, so that route is not what was asked for.
+ */
+function isPathOf(pattern: string, path: string): boolean {
+  if (!matcherOf(pattern).test(path)) return false;
+  const segments = path.split('/');
+  return pattern.split('/').every((segment, index) => !segment.startsWith(':') || looksLikeValue(segments[index]));
+}
+
+/**
+ * The methods the routes take at `path` (empty: no route there at all). `POST /v1/messages/send` is no route, not
+ * `GET /v1/messages/{id}` asked with another method: a 405 saying it takes GET would send the caller to a 400.
+ */
 function methodsAt(routes: ReadonlyArray<{ method: string; url: string }>, path: string): string[] {
-  const methods = routes.filter((route) => matcherOf(route.url).test(path)).map((route) => route.method);
+  const methods = routes.filter((route) => isPathOf(route.url, path)).map((route) => route.method);
   return [...new Set(methods)].sort();
 }
 

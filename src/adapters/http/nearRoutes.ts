@@ -14,7 +14,7 @@ const normalized = (segment: string) => segment.toLowerCase().replace(/[-_]/g, '
  * A path's values (a message or task id, an `@identity`) hold a digit or an `@`; a word (`nowhere`, `unread`) is no
  * value, or every path one word short of a route with an id (`/v1/nowhere`: `/v1/messages/{id}`) would be near it.
  */
-const looksLikeValue = (typed: string) => /[0-9@]/.test(typed);
+export const looksLikeValue = (typed: string) => /[0-9@]/.test(typed);
 
 /** What replacing one segment of the path by one of a route costs: 0 the same, 0.5 a near spelling, 1 another word. */
 function substitution(typed: string, segment: string): number {
@@ -22,7 +22,10 @@ function substitution(typed: string, segment: string): number {
   if (typed === segment) return 0;
   const a = normalized(typed);
   const b = normalized(segment);
-  const near = a === b || (Math.min(a.length, b.length) >= 4 && (a.includes(b) || b.includes(a))) || editDistance(a, b) <= 2;
+  const shorter = Math.min(a.length, b.length);
+  // A typo is a letter in four (`message`, `agent`); `send` and `read` are two words two letters apart.
+  const near =
+    a === b || (shorter >= 4 && (a.includes(b) || b.includes(a))) || editDistance(a, b) <= Math.max(1, Math.floor(shorter / 4));
   return near ? 0.5 : 1;
 }
 

@@ -2,7 +2,7 @@ import { TAG_SHORT_FORM } from '../commands/messageFields';
 
 /** What each list filter means, for the OpenAPI query parameters and the list_messages tool (the schema lives with the projections). */
 export const LIST_QUERY_DESCRIPTIONS: Record<string, string> = {
-  box: 'inbox: messages to you; outbox: messages you sent',
+  box: 'inbox: messages to you; outbox: messages you sent (readAt null: who read each is in its delivery ledger)',
   status:
     'inbox only; default all (unread and read, not archived); archived: only the messages you archived, newest first, with archivedAt',
   from: 'inbox only: messages from this @identity',

@@ -77,6 +77,10 @@ test('every input property is described; to carries its pattern; status says its
   expect(property('add_message', 'idempotencyKey').description).toContain('retry');
   expect(property('list_messages', 'status').description).toContain('default all');
   expect(property('list_messages', 'box').description).toContain('outbox');
+  // an outbox entry's readAt is always null: a model asking whether its message was read is sent to the ledger
+  expect(property('list_messages', 'box').description).toContain(
+    'outbox: messages you sent (readAt null: who read each is in its delivery ledger)',
+  );
   expect(property('list_messages', 'cursor').description).toContain('nextCursor');
 });
 

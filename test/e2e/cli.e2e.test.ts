@@ -610,6 +610,22 @@ test("send --body-file with an empty file: refused (an empty pipe or file is a m
   expect(await server.eventCount()).toBeGreaterThan(before);
 });
 
+test('send without a body: the error says how the arguments were read (recipients, subject) and where the body goes', async () => {
+  const sender = (await server.register(['@nobody-a', '@nobody-b', '@nobody-c']))['@nobody-a'];
+  const before = await server.eventCount();
+  expect(await mailbox(sender, 'send', '@nobody-b', '@nobody-c', 'hello')).toEqual({
+    out: '',
+    err:
+      'error: A message needs a body: after the recipients (@nobody-b @nobody-c) and the subject ("hello"), give the body ' +
+      "as the next argument, '-' to read stdin, or --body-file <file>. Nothing was sent. (VALIDATION_FAILED)\n",
+    exitCode: 1,
+  });
+  expect((await mailbox(sender, 'send', '@nobody-b', 'hello')).err).toContain(
+    'after the recipients (@nobody-b) and the subject ("hello"), give the body as the next argument',
+  );
+  expect(await server.eventCount()).toBe(before);
+});
+
 test('read a b c: every id checked, and every message fetched, before any is shown or marked read', async () => {
   const a = (await json(server.adminToken, 'agent', 'add', '@reada')).token as string;
   const b = (await json(server.adminToken, 'agent', 'add', '@readb')).token as string;

@@ -37,7 +37,16 @@ interface SendOptions extends ClientOptions {
   idempotencyKey?: string;
 }
 
-function bodyOf(body: string | undefined, bodyFile: string | undefined): string {
+/**
+ * `read`: how the arguments were split, for the message when no body came. `send @b @c "hello"` reads @c as a second
+ * recipient and "hello" as the subject: "the third argument" pointed at the subject's place, and a subject written like
+ * an identity ("@c") was never said to have been taken for a recipient.
+ */
+function bodyOf(
+  body: string | undefined,
+  bodyFile: string | undefined,
+  read: { to: string | string[]; subject: string },
+): string {
   if (body !== undefined && bodyFile !== undefined) {
     throw new MailboxError(
       'VALIDATION_FAILED',
@@ -52,7 +61,9 @@ function bodyOf(body: string | undefined, bodyFile: string | undefined): string 
   throw new MailboxError(
     'VALIDATION_FAILED',
     'Validation failed',
-    "A message needs a body: give it as the third argument, '-' to read stdin, or --body-file <file>.",
+    `A message needs a body: after the recipients (${[read.to].flat().join(' ')}) and the subject ` +
+      `(${JSON.stringify(read.subject)}), give the body as the next argument, '-' to read stdin, or --body-file <file>. ` +
+      'Nothing was sent.',
     { field: 'body' },
   );
 }
@@ -176,7 +187,7 @@ export function registerMessageCommands(program: Command): void {
         const input = {
           to,
           subject,
-          body: bodyOf(body, options.bodyFile),
+          body: bodyOf(body, options.bodyFile, { to, subject }),
           ...(options.priority !== undefined ? { priority: options.priority } : {}),
           ...(options.tag ? { tags: options.tag } : {}),
           ...(options.thread !== undefined ? { threadId: options.thread } : {}),

@@ -48,6 +48,24 @@ test.each(['not-a-token', 'mbx_forged', `${'x'.repeat(40)}`])('an invalid token 
   await expectRejected('POST', '/v1/messages', token, 401, 'UNAUTHENTICATED', { to: '@b', subject: 's', body: 'b' });
 });
 
+test.each([
+  ['GET', '/v1/wake?token=', 'token'],
+  ['GET', '/v1/messages?status=unread&access_token=', 'access_token'],
+  ['GET', '/v1/inbox/count?api_key=', 'api_key'],
+])('%s %s<the token> and no header: 401 saying the query parameter is never read as a token', async (method, path, field) => {
+  const response = await expectRejected(method, `${path}${t['@b']}`, null, 401, 'UNAUTHENTICATED');
+  expect(response.body).toEqual({
+    error: 'Unauthenticated',
+    code: 'UNAUTHENTICATED',
+    message:
+      `A bearer token is required in the Authorization header; the query parameter '${field}' is never read as one (a ` +
+      "URL is kept in logs, proxies and histories): send 'Authorization: Bearer <token>' instead. Nothing was done.",
+    hint: 'Send Authorization: Bearer <token>',
+    field,
+  });
+  expect(response.headers.get('www-authenticate')).toBe('Bearer realm="agent-mailbox"');
+});
+
 test('a malformed Authorization header is 401 and says what is expected', async () => {
   const response = await server.call('GET', '/v1/inbox/count', { headers: { authorization: `Basic ${t['@a']}` } });
   expect(response.status).toBe(401);

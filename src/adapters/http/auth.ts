@@ -45,6 +45,27 @@ export function authorizationOf(request: FastifyRequest): string | undefined {
   return request.headers.authorization;
 }
 
+/** Query parameters that clients use to carry a token where a header cannot be set (a browser's EventSource). */
+const TOKEN_PARAMETER = /^((access|auth|bearer|api)[_-]?)?(token|key)$|^auth(orization)?$|^bearer$/i;
+
+/**
+ * A request without an Authorization header that carries its token in the query string (`/v1/wake?token=...`) was
+ * told only "A bearer token is required", as if it had sent none: it is told that the parameter is not read, and why.
+ */
+function tokenInQuery(request: FastifyRequest): MailboxError | null {
+  const query = request.query;
+  const names = query !== null && typeof query === 'object' ? Object.keys(query) : [];
+  const named = names.find((name) => TOKEN_PARAMETER.test(name));
+  if (named === undefined) return null;
+  return new MailboxError(
+    'UNAUTHENTICATED',
+    'Unauthenticated',
+    `A bearer token is required in the Authorization header; the query parameter '${named}' is never read as one (a ` +
+      "URL is kept in logs, proxies and histories): send 'Authorization: Bearer <token>' instead. Nothing was done.",
+    { hint: 'Send Authorization: Bearer <token>', field: named },
+  );
+}
+
 /** The authenticated caller; routes in the authenticated scope always have one. */
 export function actorOf(request: FastifyRequest): Actor {
   if (!request.actor) throw new Error('actorOf called outside the authenticated scope');
@@ -58,7 +79,10 @@ export function actorOf(request: FastifyRequest): Actor {
  */
 export function requireBearer(app: FastifyInstance, authenticator: Authenticator, limiter: RateLimiter): void {
   app.addHook('onRequest', async (request) => {
-    const actor = await authenticator.authenticate(bearerToken(authorizationOf(request)));
+    const token = bearerToken(authorizationOf(request));
+    const misplaced = token === undefined ? tokenInQuery(request) : null;
+    if (misplaced !== null) throw misplaced;
+    const actor = await authenticator.authenticate(token);
     if (actor.role !== 'admin') await limiter.admit(actor.identity);
     request.actor = actor;
   });

@@ -84,6 +84,11 @@ test('every input property is described; to carries its pattern; status says its
   expect(property('list_messages', 'cursor').description).toContain('nextCursor');
 });
 
+test('list_agents says which of the identities it lists read their mail (auditors and retired agents do not)', () => {
+  // It said "who you can write to" while listing auditors and retired agents, whose messages are never read.
+  expect(tool('list_agents').description).toContain('only role agent, not retired, reads mail');
+});
+
 test('mark_read says exactly one of messageId, messageIds or all in its schema; the filters go with all', () => {
   expect(tool('mark_read').inputSchema).toMatchObject({ minProperties: 1, additionalProperties: false });
   expect(tool('mark_read').description).toMatch(/exactly one of messageId, messageIds, or all: true/);

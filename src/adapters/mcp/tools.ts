@@ -125,7 +125,8 @@ export const TOOLS: ToolDefinition[] = [
   },
   {
     name: 'list_agents',
-    description: 'List the registered agents (identity, role, registeredAt, retired): who you can write to.',
+    description:
+      'List the registered identities (identity, role, registeredAt, retired): only role agent, not retired, reads mail.',
     schema: noArguments,
     output: results.agentListSchema,
     annotations: READ,

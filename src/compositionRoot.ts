@@ -66,7 +66,9 @@ export async function buildContainer(
   { viewsOwner, readOnlyLog = false }: { viewsOwner: boolean; readOnlyLog?: boolean } = { viewsOwner: true },
 ): Promise<DependencyContainer> {
   const container = rootContainer.createChildContainer();
-  const logger = overrides.logger ?? pino({ level: config.logLevel, name: 'mailbox' });
+  // The library's own logger writes to stderr: a host's stdout may be its protocol (a stdio MCP server built on the
+  // library), and JSON log lines there corrupted it. The CLI's processes pass their own logger (stdout, as operators read it).
+  const logger = overrides.logger ?? pino({ level: config.logLevel, name: 'mailbox' }, pino.destination({ dest: 2, sync: true }));
   container.register(TOKENS.Config, { useValue: config });
   container.register(TOKENS.Clock, { useValue: overrides.clock ?? systemClock });
   container.register(TOKENS.IdGenerator, { useValue: overrides.ids ?? timeOrderedIds });

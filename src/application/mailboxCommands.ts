@@ -110,6 +110,8 @@ export interface Registration extends Warned {
 export interface Retirement extends Warned {
   identity: string;
   retiredAt: string;
+  /** False: it was already retired (retiredAt says when), so this call changed nothing. */
+  changed: boolean;
   /** The broadcast tasks it held that this retirement returned to their audiences (retiredHoldings.ts). */
   releasedTasks: string[];
   /** The tasks it sent that had not ended, which this retirement canceled (reason "sender retired"). */
@@ -161,7 +163,7 @@ export class MailboxCommands {
     requireRole(actor, ['admin'], 'Retiring an agent');
     const data = parseInput(retireAgentSchema, input, 'retire_agent');
     const metadata = this.metadata(actor, options);
-    const { state, position } = await this.handler.handle(AGENT_REGISTRY_STREAM, registryModel, metadata, (registry) =>
+    const { state, position, appended } = await this.handler.handle(AGENT_REGISTRY_STREAM, registryModel, metadata, (registry) =>
       decideRetireAgent({ type: 'RetireAgent', data, metadata }, registry),
     );
     this.directory.revoked(data.identity, 'agent retired'); // its token and open wake streams end now, not at the next registry read
@@ -185,6 +187,8 @@ export class MailboxCommands {
     return {
       identity: data.identity,
       retiredAt: state.agents.get(data.identity)!.retiredAt!,
+      // A repeat answered as the first did (same retiredAt), and read as a fresh retirement: it now says it changed nothing.
+      changed: appended.length > 0,
       releasedTasks: released.taskIds,
       canceledTasks: canceled.taskIds,
       ...withWarnings(warnings),

@@ -146,6 +146,7 @@ export const registrationSchema = z.object({
 export const retirementSchema = z.object({
   identity: z.string(),
   retiredAt: timestamp,
+  changed: z.boolean().describe('false: it was already retired (retiredAt is when), so nothing changed'),
   releasedTasks: z
     .array(z.uuid())
     .describe('the broadcast tasks it held that were returned to their audiences now (TaskReleased; back to Submitted)'),

@@ -168,7 +168,13 @@ test('admin registers (token shown once, stored hashed), lists and retires; a re
     expect.objectContaining({ identity: '@temp', retired: false, registeredAt: expect.any(String) }),
   );
   const retired = await server.call('DELETE', '/v1/agents/@temp', { token: server.adminToken });
-  expect(retired.body).toEqual({ identity: '@temp', retiredAt: expect.any(String), releasedTasks: [], canceledTasks: [] });
+  expect(retired.body).toEqual({
+    identity: '@temp',
+    retiredAt: expect.any(String),
+    changed: true,
+    releasedTasks: [],
+    canceledTasks: [],
+  });
   await expectRejected('GET', '/v1/inbox/count', created.body.token, 401, 'UNAUTHENTICATED');
   await expectRejected('DELETE', '/v1/agents/@nobody', server.adminToken, 404, 'AGENT_NOT_FOUND');
 });

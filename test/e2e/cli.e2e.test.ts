@@ -74,7 +74,21 @@ test('the walkthrough: register, send, inbox, read, archive, with human and JSON
   expect((await json(bob, 'inbox', '--status', 'unread')).messages).toEqual([]);
   expect((await mailbox(alice, 'inbox', '--outbox')).out).toMatch(/sent messages[\s\S]*review #12/);
   expect((await mailbox(bob, 'archive', id)).out).toMatch(/^Archived /);
-  expect((await mailbox(server.adminToken, 'agent', 'retire', '@alice')).out).toMatch(/^Retired @alice at /);
+  const retired = await mailbox(server.adminToken, 'agent', 'retire', '@alice');
+  expect(retired.out).toMatch(/^Retired @alice at /);
+  const retiredAt = /^Retired @alice at (\S+)\./.exec(retired.out)![1];
+  // A second retirement writes nothing and says so (it read as a fresh retirement, with the first one's time).
+  const before = await server.eventCount();
+  const again = await mailbox(server.adminToken, 'agent', 'retire', '@alice');
+  expect(again.out).toBe(`@alice was already retired at ${retiredAt}; nothing changed.\n`);
+  expect(JSON.parse((await mailbox(server.adminToken, 'agent', 'retire', '@alice', '--json')).out)).toMatchObject({
+    identity: '@alice',
+    retiredAt,
+    changed: false,
+    releasedTasks: [],
+    canceledTasks: [],
+  });
+  expect(await server.eventCount()).toBe(before);
 });
 
 test('errors print the envelope message (or the envelope with --json), exit 1, and write nothing', async () => {

@@ -96,7 +96,16 @@ describe.each(STORE_KINDS)('broadcasts and receipts ($name event store)', (kind)
     const mailbox = await harness.open();
     const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
     const first = await a.send({ to: 'AGENT:*', subject: 'first', body: 'x' });
-    await mailbox.asActor(ADMIN_ACTOR).retireAgent('@c');
+    const retired = await mailbox.asActor(ADMIN_ACTOR).retireAgent('@c');
+    expect(retired).toMatchObject({ identity: '@c', changed: true });
+    // Again: the same retiredAt, changed false, and no event written.
+    const retiredEvents = (await eventsOfType(mailbox, 'AgentRetired')).length;
+    expect(await mailbox.asActor(ADMIN_ACTOR).retireAgent('@c')).toMatchObject({
+      identity: '@c',
+      retiredAt: retired.retiredAt,
+      changed: false,
+    });
+    expect(await eventsOfType(mailbox, 'AgentRetired')).toHaveLength(retiredEvents);
     const second = await a.send({ to: 'AGENT:*', subject: 'second', body: 'x' });
     expect(first.recipients.sort()).toEqual(['@b', '@c']);
     expect(second.recipients).toEqual(['@b']);

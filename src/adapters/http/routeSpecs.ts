@@ -67,7 +67,7 @@ export const ROUTE_SPECS: RouteSpec[] = [
     success: {
       status: 200,
       schema: responses.retirementSchema,
-      description: '{identity, retiredAt, releasedTasks, canceledTasks, warnings?}',
+      description: '{identity, retiredAt, changed, releasedTasks, canceledTasks, warnings?}',
     },
     errors: [...AUTH, 'VALIDATION_FAILED', 'AGENT_NOT_FOUND'],
   },

@@ -60,7 +60,8 @@ export function registerAgentCommands(program: Command): void {
       action(async (identity: string, options: ClientOptions, command: Command) => {
         const retired = await asAdmin(options, command, (client) => client.retireAgent(identity));
         if (options.json) return printJson(retired);
-        print(`Retired ${retired.identity} at ${retired.retiredAt}.`);
+        if (retired.changed === false) print(`${retired.identity} was already retired at ${retired.retiredAt}; nothing changed.`);
+        else print(`Retired ${retired.identity} at ${retired.retiredAt}.`);
         const released = retired.releasedTasks ?? [];
         if (released.length) print(`Returned ${released.length} task(s) it held to their audiences: ${released.join(', ')}.`);
         const canceled = retired.canceledTasks ?? [];

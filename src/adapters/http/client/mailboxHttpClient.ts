@@ -229,6 +229,8 @@ export class MailboxHttpClient implements AgentApi {
   retireAgent(identity: string): Promise<{
     identity: string;
     retiredAt: string;
+    /** False: already retired, nothing changed (absent from a server before it said so). */
+    changed?: boolean;
     releasedTasks: string[];
     canceledTasks: string[];
     warnings?: Array<{ code: string; message: string }>;

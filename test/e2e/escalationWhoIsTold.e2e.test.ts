@@ -5,38 +5,31 @@
  * it, when nobody was told. On an injected clock, one daemon, a recording nudge target.
  */
 import pino from 'pino';
-import { buildApiServer } from '../../src/server';
-import { createMailbox, type Mailbox } from '../../src/mailbox';
+import type { Mailbox } from '../../src/mailbox';
+import { startClockedApiServer, type ClockedApiServer } from '../support/clockedApiServer';
 import { startHeartbeat, type Heartbeat } from '../../src/heartbeat/startHeartbeat';
 import { RecordingNudgeTarget } from '../support/recordingNudgeTarget';
-import type { HttpServer } from '../../src/adapters/http/httpServer';
 import { ADMIN_TOKEN } from '../support/fixtures';
 import { apiCaller } from '../support/apiCalls';
 
 const T0 = Date.parse('2030-01-01T12:00:00.000Z');
 const SLA = 60_000;
-const silent = pino({ level: 'silent' });
 
 let now = T0;
 let mailbox: Mailbox;
-let http: HttpServer;
 let url: string;
 let daemon: Heartbeat | null = null;
 const lines: Array<Record<string, unknown>> = [];
 const heartbeatLogger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
 
+let server: ClockedApiServer;
 beforeAll(async () => {
-  mailbox = await createMailbox(
-    { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent', rateLimitPerSecond: 0, wakeSlaMs: SLA },
-    { logger: silent, clock: { now: () => new Date(now) } },
-  );
-  http = buildApiServer(mailbox, silent);
-  url = await http.listen('127.0.0.1', 0);
+  server = await startClockedApiServer(() => new Date(now), { wakeSlaMs: SLA });
+  ({ mailbox, url } = server);
 });
 afterAll(async () => {
   await daemon?.stop();
-  await http.close();
-  await mailbox.close();
+  await server.close();
 });
 
 const call = apiCaller(() => url);

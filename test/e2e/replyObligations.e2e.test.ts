@@ -7,11 +7,10 @@
  * with the valid forms, and nothing is written.
  */
 import pino from 'pino';
-import { buildApiServer } from '../../src/server';
-import { createMailbox, type Mailbox } from '../../src/mailbox';
+import type { Mailbox } from '../../src/mailbox';
+import { startClockedApiServer, type ClockedApiServer } from '../support/clockedApiServer';
 import { startHeartbeat, type Heartbeat } from '../../src/heartbeat/startHeartbeat';
 import { RecordingNudgeTarget } from '../support/recordingNudgeTarget';
-import type { HttpServer } from '../../src/adapters/http/httpServer';
 import { ADMIN_TOKEN, allEvents } from '../support/fixtures';
 import { subscribe, type WakeSubscriber } from './wakeSubscriber';
 import { apiCaller } from '../support/apiCalls';
@@ -22,24 +21,19 @@ const silent = pino({ level: 'silent' });
 
 let now = T0;
 let mailbox: Mailbox;
-let http: HttpServer;
 let url: string;
 let stream: WakeSubscriber | null = null;
 const daemons: Heartbeat[] = [];
 
+let server: ClockedApiServer;
 beforeAll(async () => {
-  mailbox = await createMailbox(
-    { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent', rateLimitPerSecond: 0 },
-    { logger: silent, clock: { now: () => new Date(now) } },
-  );
-  http = buildApiServer(mailbox, silent);
-  url = await http.listen('127.0.0.1', 0);
+  server = await startClockedApiServer(() => new Date(now));
+  ({ mailbox, url } = server);
 });
 afterAll(async () => {
   stream?.close();
   for (const daemon of daemons) await daemon.stop();
-  await http.close();
-  await mailbox.close();
+  await server.close();
 });
 
 const call = apiCaller(() => url);

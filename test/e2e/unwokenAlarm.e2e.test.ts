@@ -7,11 +7,10 @@
  * and nothing fires after that. B's message is never escalated.
  */
 import pino from 'pino';
-import { buildApiServer } from '../../src/server';
-import { createMailbox, type Mailbox } from '../../src/mailbox';
+import type { Mailbox } from '../../src/mailbox';
+import { startClockedApiServer, type ClockedApiServer } from '../support/clockedApiServer';
 import { startHeartbeat, type Heartbeat } from '../../src/heartbeat/startHeartbeat';
 import { RecordingNudgeTarget } from '../support/recordingNudgeTarget';
-import type { HttpServer } from '../../src/adapters/http/httpServer';
 import { runUnwoken } from '../../src/audit/auditCommands';
 import { eventStoreSource } from '../../src/audit/logSource';
 import { ADMIN_TOKEN } from '../support/fixtures';
@@ -24,24 +23,19 @@ const silent = pino({ level: 'silent' });
 
 let now = T0;
 let mailbox: Mailbox;
-let http: HttpServer;
 let url: string;
 let stream: WakeSubscriber | null = null;
 const daemons: Heartbeat[] = [];
 
+let server: ClockedApiServer;
 beforeAll(async () => {
-  mailbox = await createMailbox(
-    { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent', rateLimitPerSecond: 0, wakeSlaMs: SLA },
-    { logger: silent, clock: { now: () => new Date(now) } },
-  );
-  http = buildApiServer(mailbox, silent);
-  url = await http.listen('127.0.0.1', 0);
+  server = await startClockedApiServer(() => new Date(now), { wakeSlaMs: SLA });
+  ({ mailbox, url } = server);
 });
 afterAll(async () => {
   stream?.close();
   for (const daemon of daemons) await daemon.stop();
-  await http.close();
-  await mailbox.close();
+  await server.close();
 });
 
 const call = apiCaller(() => url);

@@ -92,3 +92,21 @@ test('GET /v1/messages (no slash) still lists, and an id that is no UUID still s
   expect([status, body.field]).toEqual([400, 'messageId']);
   expect(body.message).toBe("get_message: 'messageId' must be a message id: a UUID, as returned by a send");
 });
+
+test.each<[string, string, string]>([
+  ['/v1/messages/unread', 'messageId', 'GET /v1/messages?status=unread'],
+  ['/v1/messages/Archived', 'messageId', 'GET /v1/messages?status=archived'],
+  ['/v1/messages/outbox', 'messageId', 'GET /v1/messages?box=outbox'],
+  ['/v1/tasks/claimable', 'taskId', 'GET /v1/tasks?view=claimable'],
+])('GET %s (a listing word where the id goes): 400 naming the listing with it as its filter', async (path, field, listing) => {
+  const before = await server.eventCount();
+  const { status, body } = await server.call('GET', path, { token: t['@a'] });
+  expect([status, body.code, body.field]).toEqual([400, 'VALIDATION_FAILED', field]);
+  expect(body.message).toContain(`To list them: ${listing};`);
+  expect(body.message).toMatch(/not a (message|task) id/);
+  expect(body.suggestions).toEqual([listing, field === 'taskId' ? 'GET /v1/tasks/{id}' : 'GET /v1/messages/{id}']);
+  expect(await server.eventCount()).toBe(before);
+  // The listing it names answers.
+  const [route, query] = listing.slice('GET '.length).split('?');
+  expect((await server.call('GET', `${route}?${query}`, { token: t['@a'] })).status).toBe(200);
+});

@@ -32,6 +32,7 @@ import { wakeRoutes } from './routes/wakeRoutes';
 import { WakeLatencyTracker } from './wakeLatency';
 import { TOKEN_RECHECK_MS, WakeStreams } from './wakeStreams';
 import { refuseEmptyPathParameters } from './emptyPathParameter';
+import { refuseListingWordsAsIds } from './listingWordAsId';
 import { refuseBodyOnReads, refuseIdempotencyKeyWhereNotHonored, refuseQueryOnWrites } from './writeQuery';
 import {
   assertHeadWithinLimits,
@@ -195,6 +196,7 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
     requireBearer(scope, mailbox.authenticator, limiter);
     refuseQueryOnWrites(scope);
     refuseEmptyPathParameters(scope, allowed);
+    refuseListingWordsAsIds(scope);
     refuseIdempotencyKeyWhereNotHonored(scope);
     for (const register of [agentRoutes, messageRoutes, taskRoutes, viewRoutes, wakeRoutes, auditStreamRoutes])
       register(scope, context);

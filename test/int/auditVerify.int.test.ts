@@ -690,8 +690,9 @@ describe('mailbox audit verify (CLI)', () => {
     });
     afterAll(() => redis.stop());
 
-    test('healthy -> exit 0; a counts key corrupted and a ledger forged by hand -> the exact differences and exit 1', async () => {
-      const namespace = `audit${process.pid}x${Date.now()}`;
+    /** A mailbox on a namespace of its own in this Redis (its data dir a new one), and the environment verify reads it with. */
+    const redisMailbox = async (prefix: string, options: { taskSweepMs?: number } = {}) => {
+      const namespace = `${prefix}${process.pid}x${Date.now()}`;
       const dataDir = tempDir('mailbox-verify-redis-');
       const config = {
         dataDir,
@@ -699,16 +700,34 @@ describe('mailbox audit verify (CLI)', () => {
         logLevel: 'silent' as const,
         redisUrl: redis.url,
         redisNamespace: namespace,
+        ...options,
       };
       const mailbox = await createMailbox(config, { logger: silent });
-      const { first } = await populate(mailbox);
-      await mailbox.close(); // the views stay in Redis
       const env = {
         MAILBOX_DATA_DIR: dataDir,
         MAILBOX_REDIS_URL: redis.url,
         MAILBOX_REDIS_NAMESPACE: namespace,
         MAILBOX_LOG_LEVEL: 'silent',
       };
+      return { namespace, mailbox, env };
+    };
+
+    /** Deletes a task's record from the namespace's task views (its list and due entries stay); the records' key. */
+    const deleteTaskRecord = async (namespace: string, taskId: string): Promise<string> => {
+      const client = new Redis(redis.url);
+      try {
+        const [recordsKey] = (await client.keys(`*{${namespace}}:tasks`)) as string[];
+        expect(await client.hdel(recordsKey, taskId)).toBe(1);
+        return recordsKey;
+      } finally {
+        client.disconnect();
+      }
+    };
+
+    test('healthy -> exit 0; a counts key corrupted and a ledger forged by hand -> the exact differences and exit 1', async () => {
+      const { namespace, mailbox, env } = await redisMailbox('audit');
+      const { first } = await populate(mailbox);
+      await mailbox.close(); // the views stay in Redis
 
       const healthy = await audit(['verify'], env);
       expect(healthy.stderr).toBe('');
@@ -767,32 +786,11 @@ describe('mailbox audit verify (CLI)', () => {
     });
 
     test('a tasks:timed entry whose task record is gone is reported as the record missing, not as the due entry', async () => {
-      const namespace = `auditTimed${process.pid}x${Date.now()}`;
-      const dataDir = tempDir('mailbox-verify-redis-');
-      const config = {
-        dataDir,
-        adminToken: ADMIN_TOKEN,
-        logLevel: 'silent' as const,
-        redisUrl: redis.url,
-        redisNamespace: namespace,
-      };
-      const mailbox = await createMailbox({ ...config, taskSweepMs: 0 }, { logger: silent });
+      const { namespace, mailbox, env } = await redisMailbox('auditTimed', { taskSweepMs: 0 });
       const { '@a': a } = await registerAgents(mailbox, ['@a', '@b']);
       const task = await a.send({ to: '@b', subject: 'a task', body: 'x', task: { expiresAt: '2030-06-01T00:00:00.000Z' } });
       await mailbox.close();
-      const env = {
-        MAILBOX_DATA_DIR: dataDir,
-        MAILBOX_REDIS_URL: redis.url,
-        MAILBOX_REDIS_NAMESPACE: namespace,
-        MAILBOX_LOG_LEVEL: 'silent',
-      };
-      const client = new Redis(redis.url);
-      const [recordsKey] = (await client.keys(`*{${namespace}}:tasks`)) as string[];
-      try {
-        expect(await client.hdel(recordsKey, task.messageId)).toBe(1); // its tasks:timed entry and list entries stay
-      } finally {
-        client.disconnect();
-      }
+      await deleteTaskRecord(namespace, task.messageId); // its tasks:timed entry and list entries stay
       const { code, stdout } = await audit(['verify'], env);
       expect(code).toBe(1);
       // It read 'presence: log says "listed", live projection has "missing"', as if the due entry were gone.
@@ -803,33 +801,12 @@ describe('mailbox audit verify (CLI)', () => {
     });
 
     test('a task whose record is gone from the task lists is reported as the record missing, not as the list entries', async () => {
-      const namespace = `auditListed${process.pid}x${Date.now()}`;
-      const dataDir = tempDir('mailbox-verify-redis-');
-      const config = {
-        dataDir,
-        adminToken: ADMIN_TOKEN,
-        logLevel: 'silent' as const,
-        redisUrl: redis.url,
-        redisNamespace: namespace,
-      };
-      const mailbox = await createMailbox({ ...config, taskSweepMs: 0 }, { logger: silent });
+      const { namespace, mailbox, env } = await redisMailbox('auditListed', { taskSweepMs: 0 });
       const { '@a': a } = await registerAgents(mailbox, ['@a', '@b']);
       const kept = await a.send({ to: '@b', subject: 'kept', body: 'x', task: {} });
       const task = await a.send({ to: '@b', subject: 'a task', body: 'x', task: {} }); // no deadline: no tasks:timed entry
       await mailbox.close();
-      const env = {
-        MAILBOX_DATA_DIR: dataDir,
-        MAILBOX_REDIS_URL: redis.url,
-        MAILBOX_REDIS_NAMESPACE: namespace,
-        MAILBOX_LOG_LEVEL: 'silent',
-      };
-      const client = new Redis(redis.url);
-      const [recordsKey] = (await client.keys(`*{${namespace}}:tasks`)) as string[];
-      try {
-        expect(await client.hdel(recordsKey, task.messageId)).toBe(1); // its entries in @a's sent, @b's assigned lists stay
-      } finally {
-        client.disconnect();
-      }
+      const recordsKey = await deleteTaskRecord(namespace, task.messageId); // its entries in @a's sent, @b's assigned lists stay
       const { code, stdout } = await audit(['verify'], env);
       expect(code).toBe(1);
       // It read 'tasks @a  sent: log says ["<kept>","<id>"], live projection has ["<kept>"]', as if the list entry were gone.

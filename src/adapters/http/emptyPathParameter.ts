@@ -8,7 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import { MailboxError } from '../../errors';
 
-interface Named {
+export interface Named {
   /** The field the route's own errors name. */
   field: string;
   noun: string;
@@ -16,13 +16,13 @@ interface Named {
   form: string;
 }
 
-const MESSAGE: Named = {
+export const MESSAGE: Named = {
   field: 'messageId',
   noun: 'message id',
   plural: 'messages',
   form: 'a UUID, as a send or a listing returns it',
 };
-const TASK: Named = {
+export const TASK: Named = {
   field: 'taskId',
   noun: 'task id',
   plural: 'tasks',

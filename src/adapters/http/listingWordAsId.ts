@@ -8,10 +8,13 @@ import type { FastifyInstance } from 'fastify';
 import { listQuerySchema } from '../../application/listQueryParser';
 import { TASK_LIST_VIEWS } from '../../commands/tasks/taskSchemas';
 import { MailboxError } from '../../errors';
+import { MESSAGE, TASK, type Named } from './emptyPathParameter';
 
 interface ListingWords {
-  field: string;
-  noun: string;
+  /** The id the route takes, as the empty-path refusal names it (one wording of an id's form). */
+  id: Named;
+  /** What one id names. */
+  item: 'message' | 'task';
   listing: string;
   /** Each word, and the query parameter that takes it. */
   words: ReadonlyMap<string, string>;
@@ -20,8 +23,8 @@ interface ListingWords {
 const wordsOf = (parameter: string, values: readonly string[]) => values.map((value) => [value, parameter] as const);
 
 const MESSAGE_WORDS: ListingWords = {
-  field: 'messageId',
-  noun: 'message id (a UUID, as a send or a listing returns it)',
+  id: MESSAGE,
+  item: 'message',
   listing: '/v1/messages',
   words: new Map([
     ...wordsOf('status', listQuerySchema.shape.status.unwrap().options),
@@ -29,8 +32,8 @@ const MESSAGE_WORDS: ListingWords = {
   ]),
 };
 const TASK_WORDS: ListingWords = {
-  field: 'taskId',
-  noun: 'task id (the messageId of the message that carried the task, a UUID)',
+  id: TASK,
+  item: 'task',
   listing: '/v1/tasks',
   words: new Map(wordsOf('view', TASK_LIST_VIEWS)),
 };
@@ -48,9 +51,9 @@ export function refuseListingWordsAsIds(scope: FastifyInstance): void {
     throw new MailboxError(
       'VALIDATION_FAILED',
       'Validation failed',
-      `GET ${request.url.split('?')[0]} names no ${listing.field === 'taskId' ? 'task' : 'message'}: '${typed}' is a ` +
-        `listing's ${parameter}, not a ${listing.noun}. To list them: GET ${asked}; for one: GET ${listing.listing}/{id}.`,
-      { field: listing.field, suggestions: [`GET ${asked}`, `GET ${listing.listing}/{id}`] },
+      `GET ${request.url.split('?')[0]} names no ${listing.item}: '${typed}' is a ` +
+        `listing's ${parameter}, not a ${listing.id.noun} (${listing.id.form}). To list them: GET ${asked}; for one: GET ${listing.listing}/{id}.`,
+      { field: listing.id.field, suggestions: [`GET ${asked}`, `GET ${listing.listing}/{id}`] },
     );
   });
 }

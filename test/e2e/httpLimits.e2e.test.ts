@@ -119,7 +119,9 @@ test.each([
 ])(
   '%s %s, a word where a route takes an id: 404 naming the nearest routes, not 405 saying the path takes GET',
   async (method, path, suggestions) => {
+    const before = await server.eventCount();
     const response = await server.call(method, path, { token: t['@a'], body: message });
+    expect(await server.eventCount()).toBe(before); // a send's body to no route: nothing sent
     expect({ status: response.status, allow: response.headers.get('allow'), body: response.body }).toEqual({
       status: 404,
       allow: null,

@@ -4,6 +4,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Actor } from '../commands/roles';
 import { foldTask, initialTaskLog, taskOf } from '../commands/tasks/taskState';
 import { taskNotFound } from '../commands/tasks/taskErrors';
+import { unmatchableTaskListing } from '../commands/tasks/taskListing';
 import { getTaskSchema, listTasksSchema } from '../commands/tasks/taskSchemas';
 import { parseInput } from '../commands/validation';
 import type { MailboxConfig } from '../config';
@@ -75,6 +76,8 @@ export class TaskQueries {
   async listTasks(actor: Actor, input: unknown): Promise<TaskPage> {
     requireRole(actor, ['agent'], 'Listing tasks');
     const query = parseInput(listTasksSchema, input ?? {}, 'list_tasks');
+    const unmatchable = unmatchableTaskListing(query);
+    if (unmatchable) throw unmatchable;
     const states = query.state ? [...new Set(query.state)].sort() : [];
     const binding: CursorBinding = {
       caller: actor.identity,

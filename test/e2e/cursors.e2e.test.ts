@@ -175,7 +175,7 @@ test('a task listing cursor used with another view: CURSOR_MISMATCH naming view 
   const before = await server.eventCount();
   for (const [who, query] of [
     ['@b', `view=assigned&cursor=${cursor}`],
-    ['@b', `view=claimable&state=Working&cursor=${cursor}`],
+    ['@b', `view=claimable&state=Submitted&cursor=${cursor}`], // other states (a claimable listing holds only Submitted)
     ['@c', `view=claimable&cursor=${cursor}`],
   ]) {
     const refused = await server.call('GET', `/v1/tasks?${query}`, { token: t[who] });

@@ -1,0 +1,28 @@
+/**
+ * A task listing whose filters can never match is refused, not answered with an empty page: the claimable view holds
+ * only tasks nobody holds yet, which are all Submitted (a claim moves a task out of it), so `view: claimable` with
+ * states that leave out Submitted (`state: Completed`) always answered `tasks: []`, and the caller read "no finished
+ * tasks" where it had asked the wrong view. The refusal says why and which views hold such tasks.
+ */
+import { MailboxError } from '../../errors';
+import type { TaskState } from '../../events/types';
+import type { ListTasksInput } from './taskSchemas';
+
+/** The only state a task in the claimable view can be at. */
+const CLAIMABLE_STATE: TaskState = 'Submitted';
+
+/** The error for a listing that no task can ever be in, or null. */
+export function unmatchableTaskListing(query: Pick<ListTasksInput, 'view' | 'state'>): MailboxError | null {
+  if (query.view !== 'claimable' || query.state === undefined || query.state.includes(CLAIMABLE_STATE)) return null;
+  const states = [...new Set(query.state)];
+  const named = states.join(',');
+  return new MailboxError(
+    'VALIDATION_FAILED',
+    'Validation failed',
+    `list_tasks: the claimable view holds only tasks nobody holds yet, which are all ${CLAIMABLE_STATE}, so state ` +
+      `${named} can never match it and nothing was listed. Ask the claimable view without a state (or with ` +
+      `${CLAIMABLE_STATE}); for tasks in ${named}, ask the view assigned (tasks you hold) or sent (tasks you sent) with ` +
+      'that state, or get_task for one task.',
+    { field: 'state', value: states, view: 'claimable', allowed: [CLAIMABLE_STATE] },
+  );
+}

@@ -273,14 +273,17 @@ function sweeperLease(store: LeaseStore, config: MailboxConfig, logger: Logger):
           `task sweeper: this node holds the lease and sweeps${tookOverText(previous)}`,
         ),
       // Unreachable, the store is most often down for every node: none sweeps until one takes the lease again.
-      stepDown: (reason, { storeUnreachable }) =>
+      stepDown: (reason, { storeUnreachable, vacant }) =>
         logger.warn(
           { node, reason },
           `task sweeper: stepped down (${reason}); ` +
             (storeUnreachable
               ? 'this node sweeps nothing until it holds the lease again (it tries every ' +
                 `${leaseTiming(config.projectorLeaseMs).lookMs} ms; another node that reaches the store may take it first)`
-              : 'another node sweeps'),
+              : vacant
+                ? `it takes the lease again at its next look (within ${leaseTiming(config.projectorLeaseMs).lookMs} ms), ` +
+                  'unless another node takes it first'
+                : 'another node sweeps'),
         ),
       follow: (leader) =>
         logger.info(

@@ -99,14 +99,17 @@ export async function startHeartbeat(sources: HeartbeatSources, options: StartHe
           `heartbeat: this daemon holds the lease and nudges${tookOverText(previous)}`,
         ),
       // Unreachable, the store is most often down for every daemon: none nudges until one takes the lease again.
-      stepDown: (reason, { storeUnreachable }) =>
+      stepDown: (reason, { storeUnreachable, vacant }) =>
         logger.warn(
           { node, reason },
           `heartbeat: stepped down (${reason}); ` +
             (storeUnreachable
               ? 'this daemon nudges nobody until it holds the lease again (it tries every ' +
                 `${leaseTiming(ttlMs).lookMs} ms; another daemon that reaches the store may take it first)`
-              : 'another daemon nudges'),
+              : vacant
+                ? `it takes the lease again at its next look (within ${leaseTiming(ttlMs).lookMs} ms), unless another ` +
+                  'daemon takes it first'
+                : 'another daemon nudges'),
         ),
       follow: (leader) =>
         logger.info(

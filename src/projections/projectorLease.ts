@@ -84,9 +84,10 @@ export interface LeaseEvents {
   lead(token: bigint, previous: LeaseHolder | null): void | Promise<void>;
   /**
    * This node no longer holds it (one sentence why): stop the job now. `storeUnreachable`: it could not renew for a
-   * whole lease, so nobody may hold it (the store is down for every node), not that another node took it.
+   * whole lease, so nobody may hold it (the store is down for every node), not that another node took it. `vacant`: the
+   * store answered that nobody holds it (it lost the lease: Redis restarted empty), so this node takes it again at a look.
    */
-  stepDown(reason: string, how: { storeUnreachable: boolean }): void | Promise<void>;
+  stepDown(reason: string, how: { storeUnreachable: boolean; vacant?: boolean }): void | Promise<void>;
   /** This node, without the lease, sees another holder than it last saw (once per holder and token): for the log. */
   follow?(leader: LeaseHolder): void;
   /**
@@ -172,7 +173,17 @@ export class LeaseKeeper {
         this.renewedAt = started;
         return;
       }
-      if (renewed === false) return this.lose(`the ${this.store.name} lease expired and is no longer this node's`);
+      if (renewed === false) {
+        // Taken by another node, or gone from the store (Redis restarted empty, or flushed): nobody holds it then, and
+        // the step-down must not say that another node does the job ("another daemon nudges" was logged on a Redis
+        // restarted empty, with no other daemon at all; this one took the lease again a look later).
+        const holder = await this.store.holder().catch(() => undefined);
+        if (holder === null)
+          return this.lose(`the ${this.store.name} lease is gone from its store (nobody holds it: the store lost its data?)`, {
+            vacant: true,
+          });
+        return this.lose(`the ${this.store.name} lease expired and is no longer this node's`);
+      }
       if (this.now() - this.renewedAt >= this.timing.ttlMs)
         return this.lose(`the ${this.store.name} lease could not be renewed for ${this.timing.ttlMs} ms (store unreachable)`, {
           storeUnreachable: true,
@@ -249,12 +260,12 @@ export class LeaseKeeper {
     );
   }
 
-  private async lose(reason: string, { mayReclaim = true, storeUnreachable = false } = {}): Promise<void> {
+  private async lose(reason: string, { mayReclaim = true, storeUnreachable = false, vacant = false } = {}): Promise<void> {
     this.lostToken = mayReclaim ? this.token : null;
     this.token = null;
     this.seen = null;
     if (storeUnreachable) this.storeDown = true; // the step-down says the outage; `reachable` says its end
-    await this.events.stepDown(reason, { storeUnreachable });
+    await this.events.stepDown(reason, { storeUnreachable, vacant });
   }
 
   /** A clean stop: the lease is released so another node takes over at once. */

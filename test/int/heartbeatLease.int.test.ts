@@ -6,7 +6,7 @@
 import pino from 'pino';
 import { connectRedis, type RedisClient } from '../../src/adapters/projections/redisConnection';
 import { RedisKeys } from '../../src/adapters/projections/redisKeys';
-import { RedisLease } from '../../src/adapters/projections/redisLease';
+import { leaseKey, leaseTokenKey, RedisLease } from '../../src/adapters/projections/redisLease';
 import type { LeaseStore } from '../../src/projections/projectorLease';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
 import { startHeartbeat, type Heartbeat } from '../../src/heartbeat/startHeartbeat';
@@ -251,6 +251,42 @@ test('a daemon that loses the lease while its store does not answer ends the out
         failedTicks: failed,
       }),
     ]);
+  } finally {
+    await heartbeat.stop();
+    await own.close();
+  }
+});
+
+test('a lease gone from Redis (restarted empty, flushed): the daemon says nobody holds it and takes it again, not that another daemon nudges', async () => {
+  const namespace = `hbgone${process.pid}`;
+  const own = await createMailbox({ eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' }, { logger: silent });
+  const lines: Array<{ msg: string; level: number; reason?: string }> = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  const client = await connectRedis(redis.url, { name: 'heartbeat-gone' });
+  clients.push(client);
+  const keys = new RedisKeys(namespace);
+  const heartbeat = await startHeartbeat(own, {
+    logger,
+    settings: { intervalMs: 60_000, metricsPort: null },
+    lease: { store: new RedisLease(client, keys, 'heartbeat'), node: 'daemon-alone', ttlMs: 600 },
+  });
+  const said = (prefix: string) => lines.filter((line) => line.msg.startsWith(prefix));
+  try {
+    await waitFor(() => said('heartbeat: this daemon holds the lease').length === 1, { what: 'the lease taken' });
+    // What a Redis restarted empty (or FLUSHALL) leaves of the lease: nothing. No other daemon runs.
+    await client.del(leaseKey(keys, 'heartbeat'), leaseTokenKey(keys, 'heartbeat'));
+    await waitFor(() => said('heartbeat: this daemon holds the lease').length === 2, { what: 'the lease taken again' });
+    // It said "(the heartbeat lease expired and is no longer this node's); another daemon nudges": there was none.
+    expect(said('heartbeat: stepped down')).toEqual([
+      expect.objectContaining({
+        level: 40,
+        reason: 'the heartbeat lease is gone from its store (nobody holds it: the store lost its data?)',
+        msg:
+          'heartbeat: stepped down (the heartbeat lease is gone from its store (nobody holds it: the store lost its ' +
+          'data?)); it takes the lease again at its next look (within 200 ms), unless another daemon takes it first',
+      }),
+    ]);
+    expect(said('heartbeat: following')).toEqual([]);
   } finally {
     await heartbeat.stop();
     await own.close();

@@ -190,3 +190,29 @@ test("POST /mcp: the transport's own refusals are documented, each status with i
   expect([notification.status, notification.body]).toEqual([202, '']);
   expect(documented['202']).toEqual({ description: expect.any(String) });
 });
+
+test('each write documents its body as required exactly when the server refuses the request without one', async () => {
+  // A generated client follows requestBody.required: documented required where the server takes none (POST
+  // /v1/tasks/{id}/claim, whose lease is optional), a client must send "{}" it does not need; documented optional where
+  // the server refuses, it sends a request that fails. So each write is asked without a body and both must agree.
+  const task = { state: 'Submitted', input: { parts: [{ kind: 'text', text: 'body or none' }] } };
+  const sent = await server.call('POST', '/v1/messages', {
+    token: t['@a'],
+    body: { to: 'AGENT:*', subject: 'claim without a body', body: 'b', task },
+  });
+  const withBody = operations().filter(({ op }) => op.requestBody);
+  expect(withBody.map(({ method, path }) => `${method} ${path}`).sort()).toEqual([
+    'post /v1/agents',
+    'post /v1/messages',
+    'post /v1/messages/read',
+    'post /v1/tasks/{id}/claim',
+    'post /v1/tasks/{id}/transition',
+  ]);
+  for (const { method, path, op } of withBody) {
+    const token = path === '/v1/agents' ? server.adminToken : t['@b'];
+    const answer = await server.call(method.toUpperCase(), path.replace('{id}', sent.body.messageId), { token });
+    const refused = answer.status === 400 && answer.body.code === 'VALIDATION_FAILED';
+    expect([method, path, answer.status < 300 || refused]).toEqual([method, path, true]);
+    expect([method, path, op.requestBody.required]).toEqual([method, path, refused]);
+  }
+});

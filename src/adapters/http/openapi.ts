@@ -163,7 +163,12 @@ function operation(spec: RouteSpec): Json {
       })),
     ],
     ...(spec.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: inputJsonSchema(spec.body) } } } }
+      ? {
+          requestBody: {
+            required: !spec.bodyOptional,
+            content: { 'application/json': { schema: inputJsonSchema(spec.body) } },
+          },
+        }
       : {}),
     responses: withProtocolAnswers(spec, {
       [String(spec.success.status)]: {

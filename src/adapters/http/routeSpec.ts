@@ -18,6 +18,8 @@ export interface RouteSpec {
     | 'sender, audience or auditor'
     | 'sender, auditor or admin';
   body?: z.ZodType;
+  /** The body may be left out (the route reads none as `{}`): documented `required: false`. */
+  bodyOptional?: true;
   query?: z.ZodType;
   /** Descriptions of the query parameters (their schema may live elsewhere). */
   queryDescriptions?: Record<string, string>;

@@ -18,6 +18,8 @@ export const TASK_ROUTE_SPECS: RouteSpec[] = [
     tag: 'tasks',
     auth: 'agent',
     body: claimTaskSchema.omit({ taskId: true }),
+    // taskRoutes.ts reads a claim without a body as {} (no lease): a client need not send one.
+    bodyOptional: true,
     success: {
       status: 200,
       schema: taskResultSchema,

@@ -31,14 +31,28 @@ export function authHeaders(token = session.token()): Record<string, string> {
   return token ? { authorization: `Bearer ${token}` } : {};
 }
 
+/**
+ * A request that got no answer at all (the server stopped, restarting, or the network gone): the browser says only
+ * "Failed to fetch", which names neither the server nor what to do.
+ */
+export const noAnswer = (error: unknown): string =>
+  `no answer from the server at ${location.host} (stopped, restarting or unreachable: ${
+    error instanceof Error ? error.message : String(error)
+  })`;
+
 export async function api<T>(method: string, path: string, body?: unknown, token = session.token()): Promise<T> {
-  const response = await fetch(path, {
-    method,
-    headers: { ...authHeaders(token), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    credentials: 'omit',
-    cache: 'no-store',
-  });
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers: { ...authHeaders(token), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: 'omit',
+      cache: 'no-store',
+    });
+  } catch (error) {
+    throw new Error(noAnswer(error), { cause: error });
+  }
   const text = await response.text();
   const json = text ? (JSON.parse(text) as unknown) : null;
   if (!response.ok) {

@@ -3,7 +3,7 @@
  * header, and the token must never travel in a URL. Reconnects after a drop,
  * resuming after the last position seen (the stream's ids are log positions).
  */
-import { authHeaders } from './api';
+import { authHeaders, noAnswer } from './api';
 
 export interface SseHandlers {
   onEvent(event: string, data: unknown, id: string | null): void;
@@ -47,7 +47,7 @@ export function openEventStream(url: (after: string | null) => string, handlers:
         }
       } catch (error) {
         if (abort.signal.aborted) return;
-        handlers.onStatus('retrying', error instanceof Error ? error.message : String(error));
+        handlers.onStatus('retrying', error instanceof TypeError ? noAnswer(error) : String(error));
       }
       await new Promise((resolve) => setTimeout(resolve, 2000));
     }

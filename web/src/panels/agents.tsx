@@ -9,6 +9,7 @@ import { age, clock } from '../format';
 import type { AgentRow } from '../types';
 import { usePolling } from '../usePolling';
 import { ConfirmDialog, type Pending } from './confirm';
+import { LoadProblem } from './loadProblem';
 
 const PAGE_ROWS = 100;
 
@@ -131,11 +132,7 @@ export function AgentsPanel({ isAdmin }: { isAdmin: boolean }) {
           {notice.text} {notice.token && <code class="token">{notice.token}</code>}
         </p>
       )}
-      {agents.error && (
-        <p role="alert" class="error">
-          {agents.error}
-        </p>
-      )}
+      <LoadProblem what="the agents" polled={agents} />
       <div class="filters">
         <label>
           Find agent{' '}
@@ -148,13 +145,15 @@ export function AgentsPanel({ isAdmin }: { isAdmin: boolean }) {
           Next
         </button>
         <span class="status" data-testid="agents-count">
-          {sorted.length === 0
-            ? 'no agents'
-            : `${shownPage * PAGE_ROWS + 1}–${shownPage * PAGE_ROWS + rows.length} of ${sorted.length} agents`}{' '}
-          · page {shownPage + 1} of {pages} (wake streams: this node's)
+          {/* No answer yet is not "no agents": the count is said only of an answer. */}
+          {agents.data === null
+            ? agents.error
+              ? 'agents not loaded'
+              : 'loading the agents…'
+            : `${sorted.length === 0 ? (find.trim() ? 'no agent matches' : 'no agents registered yet (register one above, or: mailbox agent add @name)') : `${shownPage * PAGE_ROWS + 1}–${shownPage * PAGE_ROWS + rows.length} of ${sorted.length} agents`} · page ${shownPage + 1} of ${pages} (wake streams: this node's)${agents.current ? '' : ', not current'}`}
         </span>
       </div>
-      <table data-testid="agents">
+      <table data-testid="agents" class={agents.current ? undefined : 'stale'}>
         <thead>
           <tr>
             {COLUMNS.map((c) => (

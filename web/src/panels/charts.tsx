@@ -5,6 +5,7 @@ import 'uplot/dist/uPlot.min.css';
 import { api } from '../api';
 import type { SeriesSample } from '../types';
 import { usePolling } from '../usePolling';
+import { LoadProblem } from './loadProblem';
 
 type Key = 'sendsPerSecond' | 'lag' | 'unread';
 
@@ -42,15 +43,14 @@ export function ChartsPanel() {
   return (
     <section aria-labelledby="charts-title">
       <h2 id="charts-title">Charts (last hour)</h2>
-      {series.error && (
-        <p role="alert" class="error">
-          {series.error}
+      <LoadProblem what="the charts' samples" polled={series} />
+      {series.data && (
+        <p class="status">
+          {samples.length} samples, one every {series.data.everySeconds} s since this server started (kept for an hour)
+          {series.current ? '' : ', not current'}.
         </p>
       )}
-      <p class="status">
-        {samples.length} samples, one every {series.data?.everySeconds ?? 10} s since this server started (kept for an hour).
-      </p>
-      <div data-testid="charts">
+      <div data-testid="charts" class={series.current ? undefined : 'stale'}>
         <Chart title="Sends per second (this node)" samples={samples} pick="sendsPerSecond" color="#1f5fa8" />
         <Chart title="Projection lag (events)" samples={samples} pick="lag" color="#a8361f" />
         <Chart title="Unread messages (all agents)" samples={samples} pick="unread" color="#2d7a2d" />

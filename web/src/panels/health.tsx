@@ -6,6 +6,7 @@ import { api, ApiError } from '../api';
 import { age, clock } from '../format';
 import type { UnwokenAlarm } from '../types';
 import { usePolling } from '../usePolling';
+import { LoadProblem } from './loadProblem';
 
 /** How many of the oldest unwoken messages the panel lists (the count covers all). */
 const OLDEST = 5;
@@ -136,15 +137,16 @@ export function HealthPanel({ onOpenStory }: { onOpenStory: (id: string) => void
   return (
     <section aria-labelledby="health-title">
       <h2 id="health-title">Health</h2>
-      {health.error && (
-        <p role="alert" class="error">
-          {health.error}
-        </p>
-      )}
+      <LoadProblem what="the server's readiness (/readyz)" polled={health} />
       {c && (
-        <dl class="facts" data-testid="health">
+        <dl class={health.current ? 'facts' : 'facts stale'} data-testid="health">
           <dt>Status</dt>
-          <dd>{c.status}</dd>
+          {/* A readiness nobody answered now is unknown: the last answer is said as such, never as the status. */}
+          <dd>
+            {health.current
+              ? c.status
+              : `unknown (the last answer, from ${clock(new Date(health.at!).toISOString())}, said ${c.status})`}
+          </dd>
           <dt>Event store</dt>
           <dd>
             <Ok ok={c.eventStore.ok} /> head {c.eventStore.head ?? '(empty log)'} {c.eventStore.error ?? ''}

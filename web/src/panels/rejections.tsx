@@ -3,6 +3,7 @@ import { api } from '../api';
 import { clock } from '../format';
 import type { RejectionRecord } from '../types';
 import { usePolling } from '../usePolling';
+import { LoadProblem } from './loadProblem';
 
 interface Page {
   rejections: RejectionRecord[];
@@ -22,15 +23,19 @@ export function RejectionsPanel() {
   return (
     <section aria-labelledby="rejections-title">
       <h2 id="rejections-title">Rejections</h2>
-      {page.error && (
-        <p role="alert" class="error">
-          {page.error}
+      <LoadProblem what="the rejections" polled={page} />
+      {/* Counts are said only of an answer: before the first (or when none came) there is nothing to count. */}
+      {page.data ? (
+        <p class="status">
+          {rows.length === 0
+            ? `No refused command on record (the newest ${page.data.capacity} are kept, ${page.data.backend})`
+            : `Newest ${rows.length} of the last ${page.data.capacity} kept (${page.data.backend})`}
+          {page.current ? '' : ', not current'}; counters for all time are in /metrics (mailbox_commands_total,
+          outcome="rejected").
         </p>
+      ) : (
+        !page.error && <p class="status">Loading the rejections…</p>
       )}
-      <p class="status">
-        Newest {rows.length} of the last {page.data?.capacity ?? '…'} kept ({page.data?.backend ?? '…'}); counters for all time
-        are in /metrics (mailbox_commands_total, outcome="rejected").
-      </p>
       {top.length > 0 && (
         <ul class="chips" aria-label="Most frequent by agent and code">
           {top.map(([key, count]) => (
@@ -40,7 +45,7 @@ export function RejectionsPanel() {
           ))}
         </ul>
       )}
-      <table data-testid="rejections">
+      <table data-testid="rejections" class={page.current ? undefined : 'stale'}>
         <thead>
           <tr>
             <th scope="col">Time</th>

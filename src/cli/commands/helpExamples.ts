@@ -29,7 +29,7 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   delivery: ['mailbox delivery <messageId>', 'mailbox delivery <messageId> --json'],
   task: ['mailbox task list --view claimable', 'mailbox task claim <taskId>', 'mailbox task move <taskId> completed'],
   'task list': ['mailbox task list', 'mailbox task list --view sent --state Working,InputRequired'],
-  'task show': ['mailbox task show <taskId>'],
+  'task show': ['mailbox task show <taskId>', 'mailbox task show <taskId> --json   # the A2A Task object'],
   'task claim': ['mailbox task claim <taskId> --lease 600   # again before it lapses, to renew it'],
   watch: ['mailbox watch', 'mailbox watch --count 1 && mailbox inbox --status unread   # wait for the next wake, then read'],
   heartbeat: [

@@ -6,6 +6,7 @@ import type { TaskResult } from '../../application/taskCommands';
 import { action, clientFrom, print, printJson, printWarnings, withClientOptions, type ClientOptions } from './clientOptions';
 import { listTasksSchema, MAX_LEASE_SECONDS } from '../../commands/tasks/taskSchemas';
 import { checkLimitFlag } from './limitFlag';
+import { formatTask } from './taskFormat';
 import { parseInput } from '../../commands/validation';
 import { fromDecimalText } from '../../support/decimalText';
 import { quoted } from '../../support/terminalText';
@@ -73,8 +74,15 @@ export function registerTaskCommands(program: Command): void {
     );
 
   withClientOptions(task.command('show <taskId>'))
-    .description('one task as an A2A Task object (JSON)')
-    .action(action(async (taskId: string, options: ClientOptions) => printJson(await clientFrom(options).getTask(taskId))));
+    .description('one task: its state, holder, artifacts and history (--json: the A2A Task object)')
+    .action(
+      action(async (taskId: string, options: ClientOptions) => {
+        const shown = await clientFrom(options).getTask(taskId);
+        // Text unless --json, as every other client command: it printed the JSON either way, and --json changed nothing.
+        if (options.json) return printJson(shown);
+        print(formatTask(shown));
+      }),
+    );
 
   withClientOptions(task.command('claim <taskId>'))
     .description('claim a broadcast task (first claim wins); again to renew your lease')

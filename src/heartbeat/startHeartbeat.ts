@@ -14,7 +14,15 @@ import type { NudgeTarget } from './nudgeTarget';
 import { targetsFromSettings } from './targets/targetFactory';
 import { hookCommandProblem } from './targets/commandHookTarget';
 import { StartupError } from '../startupError';
-import { LeaseKeeper, LeaseLoop, leaseTiming, tookOverFrom, tookOverText, type LeaseStore } from '../projections/projectorLease';
+import {
+  LeaseKeeper,
+  LeaseLoop,
+  leaseTiming,
+  tookOverFrom,
+  tookOverText,
+  type Leadership,
+  type LeaseStore,
+} from '../projections/projectorLease';
 import { WakeRecorder } from '../application/wakeRecorder';
 import { sleep } from '../support/retry';
 
@@ -51,7 +59,8 @@ export interface Heartbeat {
   settled(): Promise<void>;
   /** `report` once its nudges settled: delivered (`nudged`), logged only (`loggedOnly`) or failed (`failed`). */
   settledReport(report: TickReport): Promise<TickReport>;
-  health(): ReturnType<HeartbeatDaemon['health']>;
+  /** The daemon's health; with a lease, `lease` says whether this daemon ticks (leading) or another does (following). */
+  health(): ReturnType<HeartbeatDaemon['health']> & { lease?: Leadership };
   stop(): Promise<void>;
 }
 
@@ -67,10 +76,14 @@ export async function startHeartbeat(sources: HeartbeatSources, options: StartHe
   // Nudges a target delivered are wakes (the delivery ledger's `woken`): recorded in batches, like the API's.
   const recorder = new WakeRecorder(sources.eventStore, clock, logger, { actor: 'system:heartbeat' });
   const daemon = new HeartbeatDaemon(sources, settings, dispatcher, metrics, logger, () => clock.now().getTime(), recorder);
+  let lease: LeaseLoop | null = null;
+  // With several daemons, whether this one ticks at all: a follower's /status said only {"healthy":true,"lastTick":null}
+  // (or a last tick hours old, from before it lost the lease), which read as a daemon that had stopped ticking.
+  const health = () => (lease === null ? daemon.health() : { ...daemon.health(), lease: lease.keeper.leadership() });
   let server: MetricsServer | null = null;
   try {
     if (settings.metricsPort !== null) {
-      server = await startMetricsServer(metrics.registry, () => daemon.health(), settings.metricsHost, settings.metricsPort);
+      server = await startMetricsServer(metrics.registry, health, settings.metricsHost, settings.metricsPort);
     }
   } catch (error) {
     await Promise.all(targets.map((target) => target.close()));
@@ -88,7 +101,6 @@ export async function startHeartbeat(sources: HeartbeatSources, options: StartHe
   // would claim a schedule that is not there.
   if (scheduled) logger.info({ intervalMs: settings.intervalMs, ...rules }, 'heartbeat daemon started');
   else logger.info(rules, 'heartbeat: ticks on demand only (no schedule)');
-  let lease: LeaseLoop | null = null;
   if (options.lease && scheduled) {
     const { store, node, ttlMs } = options.lease;
     // Real time, not the injected clock: the lease expires in Redis's time.
@@ -146,7 +158,7 @@ export async function startHeartbeat(sources: HeartbeatSources, options: StartHe
       await recorder.flush();
       return settled;
     },
-    health: () => daemon.health(),
+    health,
     stop: async () => {
       await daemon.stop();
       await lease?.stop();

@@ -292,3 +292,68 @@ test('a lease gone from Redis (restarted empty, flushed): the daemon says nobody
     await own.close();
   }
 });
+
+test("a daemon that follows says so on /status: the lease's holder, not only healthy with no tick", async () => {
+  const own = await createMailbox({ eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' }, { logger: silent });
+  let looks = 0;
+  // Another daemon holds the lease throughout: this one never ticks.
+  const store: LeaseStore = {
+    name: 'heartbeat',
+    acquire: async () => (looks++, null),
+    renew: async () => false,
+    release: async () => undefined,
+    holder: async () => ({ node: 'daemon-other', token: 7n, expiresInMs: 2_000 }),
+  };
+  const heartbeat = await startHeartbeat(own, {
+    logger: silent,
+    settings: { intervalMs: 10, metricsPort: 0 },
+    lease: { store, node: 'daemon-follower', ttlMs: 3_000 },
+  });
+  try {
+    await waitFor(() => looks >= 2, { what: 'two looks at the lease' });
+    const status = (await (await fetch(`${heartbeat.metricsUrl}/status`)).json()) as Record<string, unknown>;
+    // It was {"healthy":true,"alarms":[],"lastTick":null,"lastError":null}: nothing said whether it ticks at all.
+    expect(status).toEqual({
+      healthy: true,
+      alarms: [],
+      lastTick: null,
+      lastError: null,
+      lease: {
+        role: 'following',
+        node: 'daemon-follower',
+        leader: 'daemon-other',
+        token: '7',
+        leaseRunsOutInMs: expect.any(Number),
+      },
+    });
+    expect(await ticks(heartbeat)).toBe(0);
+  } finally {
+    await heartbeat.stop();
+    await own.close();
+  }
+});
+
+test('a daemon that holds the lease says so on /status', async () => {
+  const own = await createMailbox({ eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' }, { logger: silent });
+  const store: LeaseStore = {
+    name: 'heartbeat',
+    acquire: async () => 4n,
+    renew: async () => true,
+    release: async () => undefined,
+    holder: async () => ({ node: 'daemon-alone', token: 4n }),
+  };
+  const heartbeat = await startHeartbeat(own, {
+    logger: silent,
+    settings: { intervalMs: 10, metricsPort: 0 },
+    lease: { store, node: 'daemon-alone', ttlMs: 3_000 },
+  });
+  try {
+    await waitFor(async () => (await ticks(heartbeat)) >= 1, { what: 'a tick' });
+    const status = (await (await fetch(`${heartbeat.metricsUrl}/status`)).json()) as Record<string, unknown>;
+    expect(status.lease).toEqual({ role: 'leading', node: 'daemon-alone', token: '4' });
+    expect(status.lastTick).toEqual(expect.objectContaining({ agents: 0 }));
+  } finally {
+    await heartbeat.stop();
+    await own.close();
+  }
+});

@@ -108,9 +108,22 @@ export const leaseNotApplicable = (task: Task): MailboxError =>
           '(Submitted, Working), so leaseSeconds cannot be applied now and nothing was changed; claim again with leaseSeconds ' +
           'once it is Working again (the answer that moves it back renews a lease you hold).'
       : `Task ${task.taskId} was sent directly to ${task.audience[0]}: it is theirs from the send, with no audience to go back ` +
-          'to, so it takes no lease and nothing was changed; claim it without leaseSeconds, or accept it by moving it to Working.',
+          `to, so it takes no lease and nothing was changed; claim it without leaseSeconds${directNextStep(task)}`,
     { field: 'leaseSeconds', taskId: task.taskId, state: task.state },
   );
+
+/**
+ * What the holder of a direct task can do next, from its state: "accept it" only while it is Submitted (once Working
+ * that move is refused, and while it waits on its sender the holder has no move at all).
+ */
+function directNextStep(task: Task): string {
+  if (task.state === 'Submitted') return ', or accept it by moving it to Working.';
+  if (task.state === 'Working') return '; it is Working, and stays theirs until they complete or fail it.';
+  if (task.state === 'InputRequired' || task.state === 'AuthRequired')
+    return `; it is ${task.state} and waits on its sender ${task.sender}, whose answer moves it back to Working.`;
+  // Unknown (a finished task is refused before): only its sender moves it.
+  return `; it is ${task.state}, which only its sender ${task.sender} can move (to Canceled).`;
+}
 
 /** A release (to Submitted) records who released it and from what state; a note or reason would be dropped. */
 export const releaseTakesNoText = (field: 'note' | 'reason'): MailboxError =>

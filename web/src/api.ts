@@ -21,10 +21,24 @@ export class ApiError extends Error {
   }
 }
 
+/** Told when the server refuses the signed-in token (401: rotated, its auditor retired): the console signs out. */
+let onRefused: (message: string) => void = () => undefined;
+
 export const session = {
   token: (): string | null => sessionStorage.getItem(TOKEN_KEY),
   save: (token: string) => sessionStorage.setItem(TOKEN_KEY, token),
   clear: () => sessionStorage.removeItem(TOKEN_KEY),
+  /** `listener` hears of every 401 to a request made with the signed-in token, with the server's message. */
+  whenRefused: (listener: (message: string) => void) => {
+    onRefused = listener;
+  },
+  /**
+   * A 401 to `token`: when it is the signed-in one, no panel can read anything more with it, so the console says why
+   * and asks for a token again, rather than stay "signed in" with every panel failing.
+   */
+  refused: (token: string | null, message: string) => {
+    if (token !== null && token === session.token()) onRefused(message);
+  },
 };
 
 export function authHeaders(token = session.token()): Record<string, string> {
@@ -57,6 +71,7 @@ export async function api<T>(method: string, path: string, body?: unknown, token
   const json = text ? (JSON.parse(text) as unknown) : null;
   if (!response.ok) {
     const envelope = (json ?? {}) as Envelope;
+    if (response.status === 401) session.refused(token, envelope.message ?? `${method} ${path} answered 401`);
     throw new ApiError(response.status, {
       ...envelope,
       error: envelope.error ?? response.statusText,

@@ -3,7 +3,7 @@
  * header, and the token must never travel in a URL. Reconnects after a drop,
  * resuming after the last position seen (the stream's ids are log positions).
  */
-import { authHeaders, noAnswer } from './api';
+import { authHeaders, noAnswer, session } from './api';
 
 export interface SseHandlers {
   onEvent(event: string, data: unknown, id: string | null): void;
@@ -17,8 +17,9 @@ export function openEventStream(url: (after: string | null) => string, handlers:
     while (!abort.signal.aborted) {
       handlers.onStatus('connecting');
       try {
+        const token = session.token();
         const response = await fetch(url(lastId), {
-          headers: authHeaders(),
+          headers: authHeaders(token),
           signal: abort.signal,
           cache: 'no-store',
           credentials: 'omit',
@@ -32,6 +33,7 @@ export function openEventStream(url: (after: string | null) => string, handlers:
           } catch {
             /* not an envelope: the status says it */
           }
+          if (response.status === 401) session.refused(token, detail);
           handlers.onStatus('retrying', detail);
           if (response.status === 401 || response.status === 403 || response.status === 400) return; // retrying cannot help
           // The last position seen is past this log's head (the log was restored from an older backup): resuming there

@@ -14,6 +14,16 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * A rate-limit refusal held back until the body is read, on a route that answers it in its own protocol once it knows
+ * what the request was (`config: { answersRateLimit: true }`: POST /mcp, where a refused tool call is the call's
+ * answer). It is thrown before the route's handler runs, so it is counted, recorded and never applied as any refusal is.
+ */
+const heldRateLimit = new WeakMap<FastifyRequest, MailboxError>();
+
+const answersRateLimit = (request: FastifyRequest) =>
+  (request.routeOptions.config as { answersRateLimit?: boolean } | undefined)?.answersRateLimit === true;
+
 export function bearerToken(header: string | undefined): string | undefined {
   if (header === undefined || header.trim() === '') return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -83,12 +93,22 @@ export function requireBearer(app: FastifyInstance, authenticator: Authenticator
     const misplaced = token === undefined ? tokenInQuery(request) : null;
     if (misplaced !== null) throw misplaced;
     const actor = await authenticator.authenticate(token);
-    if (actor.role !== 'admin') await limiter.admit(actor.identity);
+    if (actor.role !== 'admin') {
+      try {
+        await limiter.admit(actor.identity);
+      } catch (error) {
+        if (!(error instanceof MailboxError && error.code === 'RATE_LIMITED' && answersRateLimit(request))) throw error;
+        heldRateLimit.set(request, error); // the body is read (within its limit), then refused before the handler
+        return;
+      }
+    }
     request.actor = actor;
   });
   // A JSON-RPC batch (POST /mcp) carries up to 100 tool calls in one HTTP request: each counts against the limit, as
   // it would sent alone (one was taken above, before the body was read), else a batch multiplied the rate by 100.
   app.addHook('preHandler', async (request) => {
+    const held = heldRateLimit.get(request);
+    if (held) throw held;
     const { actor, body } = request;
     if (request.routeOptions.url !== '/mcp' || !Array.isArray(body) || body.length < 2) return;
     if (!actor || actor.role === 'admin' || !limiter.enabled) return;

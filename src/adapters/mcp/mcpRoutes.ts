@@ -39,7 +39,26 @@ const parseError = (error: MailboxError) => ({
   error: { code: -32700, message: `Parse error: ${error.message}`, data: error.envelope },
 });
 
+/**
+ * A tools/call over the agent's rate limit is answered as the call: a tool result with isError and the RATE_LIMITED
+ * envelope (retryAfterSeconds), which the model reads and can act on. A 429 reached MCP clients as a transport error
+ * ("Error POSTing to endpoint"), which hosts treat as a broken server, and the model never saw when to retry. The
+ * JSON-RPC request was read and answered, so 200, as every JSON-RPC answer here; Retry-After still says when to come
+ * back. Anything else (tools/list, initialize, a batch) stays 429: the client, not a model, answers to it.
+ */
+function rateLimitedToolCall(error: MailboxError, request: FastifyRequest, reply: FastifyReply) {
+  const toolCall = singleToolCall(request.body);
+  if (!toolCall) return null;
+  const { retryAfterSeconds } = error.envelope;
+  if (typeof retryAfterSeconds === 'number') reply.header('retry-after', String(retryAfterSeconds));
+  return reply.status(200).type('application/json; charset=utf-8').send(toolErrorResponse(toolCall.id, error.envelope));
+}
+
 async function staticTokenChallenge(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (isMailboxError(error) && error.code === 'RATE_LIMITED') {
+    const answered = rateLimitedToolCall(error, request, reply);
+    if (answered) return answered;
+  }
   if (isMailboxError(error) && error.code === 'VALIDATION_FAILED' && request.body === undefined)
     return reply.status(400).type('application/json; charset=utf-8').send(parseError(error));
   if (!isMailboxError(error) || error.code !== 'UNAUTHENTICATED') throw error; // the server's own handler answers the rest
@@ -160,7 +179,9 @@ export const mcpRoutes =
         },
       ));
 
-    app.post('/mcp', { config: { streaming: true }, errorHandler: staticTokenChallenge }, async (request, reply) => {
+    // answersRateLimit: the HTTP adapter reads the body of a rate-limited request, so that a tool call is refused as one.
+    const config = { streaming: true, answersRateLimit: true };
+    app.post('/mcp', { config, errorHandler: staticTokenChallenge }, async (request, reply) => {
       // the transport writes the response itself
       const empty = emptyBatch(request.body);
       if (empty) return reply.status(400).type('application/json; charset=utf-8').send(jsonRpcError(-32600, empty));

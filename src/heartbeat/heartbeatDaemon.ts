@@ -31,6 +31,7 @@ import type { WakeRecorder } from '../application/wakeRecorder';
 import { UnwokenEscalation, wakeVia, type EscalationReport } from './unwokenEscalation';
 import { ReplyOverdueEscalation, type ReplyOverdueReport } from './replyOverdueEscalation';
 import { isEmpty, settingsForNobody, type SettingsForNobody } from './settingsForNobody';
+import { ViewsGoneBack } from './viewsGoneBack';
 
 /** What the daemon reads: a Mailbox satisfies this, and so do the stores opened by `mailbox heartbeat`. */
 export interface HeartbeatSources {
@@ -124,6 +125,9 @@ export class HeartbeatDaemon {
   private lastError: string | null = null;
   /** A store that does not answer a tick is said once, not at every tick (support/storeOutage.ts). */
   private readonly outage: StoreOutage;
+  /** Views that went back (lost and being rebuilt) are part of the log: no tick reads them until they are whole. */
+  private readonly goneBack = new ViewsGoneBack();
+  private readonly viewsBehind: StoreOutage;
   /** The delivery reports of each tick's nudges (escalations included), for its settled report. */
   private readonly deliveriesOf = new WeakMap<TickReport, DeliveryReport[]>();
   private timer: NodeJS.Timeout | null = null;
@@ -150,6 +154,16 @@ export class HeartbeatDaemon {
         'heartbeat: the store had not answered when this daemon lost the lease; it no longer ticks, nor says when the store answers',
       failuresField: 'failedTicks',
     });
+    this.viewsBehind = new StoreOutage(logger, now, {
+      down:
+        'heartbeat: the views went back (they lost what they held); no agent is nudged and no message escalated from ' +
+        'part of them until they are back where they were (checked each interval)',
+      stillDown: 'heartbeat: the views are still behind what they held',
+      back: 'heartbeat: the views are back where they were; ticking',
+      stoppedAsking:
+        'heartbeat: the views were still behind what they held when this daemon lost the lease; it no longer ticks, nor says when they are back',
+      failuresField: 'skippedTicks',
+    });
     this.wakes = new WakeWatcher(sources.wakeBus, now);
     this.escalation = new UnwokenEscalation(sources, dispatcher, recorder, metrics, logger, settings.wakeSlaMs, (identity) =>
       this.nudgeable.has(identity),
@@ -163,6 +177,8 @@ export class HeartbeatDaemon {
     const started = performance.now();
     const now = this.now();
     const pipeline = await this.watchPipeline(now);
+    const behind = this.goneBack.check(pipeline.checkpoint === null ? null : BigInt(pipeline.checkpoint));
+    if (behind !== null) throw behind;
     const [allCounts, agents] = await Promise.all([
       this.sources.projections.allHeartbeats(),
       this.sources.projections.listAgents(),
@@ -357,14 +373,24 @@ export class HeartbeatDaemon {
         // Another daemon ticks (or none, the store down for all): an outage this one was saying ends with its own line,
         // not with a downMs counting the time it did not tick, whenever it holds the lease and gets an answer again.
         this.outage.stoppedAsking();
+        this.viewsBehind.stoppedAsking();
         if (!this.stopped) this.timer = setTimeout(run, this.settings.intervalMs);
         return;
       }
       this.running = this.tick().then(
-        () => this.outage.answered(),
+        () => {
+          this.outage.answered();
+          this.viewsBehind.answered();
+        },
         (error: unknown) => {
           this.lastError = error instanceof Error ? error.message : String(error);
           this.metrics.tickFailures.inc();
+          // Views that went back answer: said as such, not as a store that does not (and the other way round).
+          if (this.goneBack.refused(error)) {
+            this.outage.answered();
+            this.viewsBehind.failed(error);
+            return;
+          }
           // A store that does not answer (a Redis failover) is one warn line, not an error with its stack each tick.
           if (!this.outage.failed(error)) this.logger.error({ err: error }, 'heartbeat tick failed; trying again next interval');
         },

@@ -56,6 +56,70 @@ describe('heartbeat pipeline watch', () => {
     expect(told[0].err).toBeUndefined(); // no stack: an outage is no bug
   });
 
+  test('views that went back (lost, being rebuilt) are not ticked on: one warn line, no escalation from part of the log, one line when they are back', async () => {
+    const now = T0 + 10 * 60_000; // the message below is past the wake SLA
+    const clock = { now: () => new Date(now) };
+    const logLines: Array<{ level: number; msg: string; reason?: string; skippedTicks?: number }> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => logLines.push(JSON.parse(line)) });
+    mailbox = await createMailbox(
+      { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+      { logger: pino({ level: 'silent' }), clock: { now: () => new Date(T0) } },
+    );
+    const { '@a': a, '@b': b } = await registerAgents(mailbox, ['@a', '@b']);
+    const { messageId } = await a.send({ to: '@b', subject: 'read long ago', body: 'x' });
+    await b.markRead({ messageId });
+    const held = (await mailbox.projections.checkpoint())!;
+    // Views that lost what they held and are rebuilt from the log (Redis restarted empty) stand at an early position,
+    // where @b's read is not applied yet: they list the message as unwoken, as the rebuilt part of the log says.
+    const projections = mailbox.projections;
+    const realCheckpoint = projections.checkpoint.bind(projections);
+    const realUnwoken = projections.unwoken.bind(projections);
+    let rebuilding = false;
+    let behindTicks = 0;
+    projections.checkpoint = async () => (rebuilding ? (behindTicks++, held - 2n) : realCheckpoint());
+    projections.unwoken = async (query) =>
+      rebuilding
+        ? {
+            count: 1,
+            messages: [{ messageId, sender: '@a', sentAt: new Date(T0).toISOString(), recipientCount: 1, escalatedAt: null }],
+          }
+        : realUnwoken(query);
+    heartbeat = await startHeartbeat(mailbox, { logger, clock, settings: { intervalMs: 10, metricsPort: 0 } });
+    const ticks = async () =>
+      (await heartbeat.metrics.registry.getSingleMetric('mailbox_heartbeat_ticks_total')!.get()).values[0]?.value ?? 0;
+    await waitFor(async () => (await ticks()) >= 1, { what: 'a tick on the whole views' });
+    const events = (await mailbox.eventStore.headPosition())!;
+    rebuilding = true;
+    await waitFor(() => behindTicks >= 3, { what: 'three ticks on views behind' });
+    const status = (await (await fetch(`${heartbeat.metricsUrl}/status`)).json()) as { healthy: boolean; lastError: string };
+    // It escalated the message @b had read: 'ALARM message woke none of its recipients ...', a WakeEscalated for good.
+    expect(logLines.filter((line) => /ALARM/.test(line.msg))).toEqual([]);
+    expect(await mailbox.eventStore.headPosition()).toBe(events);
+    rebuilding = false;
+    await waitFor(() => logLines.some((line) => line.msg.startsWith('heartbeat: the views are back')), {
+      what: 'the views back',
+    });
+    expect(status).toEqual(
+      expect.objectContaining({ healthy: false, lastError: expect.stringMatching(/^The views went back from position/) }),
+    );
+    expect(logLines.filter((line) => /views/.test(line.msg))).toEqual([
+      expect.objectContaining({
+        level: 40,
+        msg:
+          'heartbeat: the views went back (they lost what they held); no agent is nudged and no message escalated from ' +
+          'part of them until they are back where they were (checked each interval)',
+        reason:
+          `The views went back from position ${held} to ${held - 2n}: they lost what they held (e.g. Redis restarted ` +
+          `empty) and hold only part of the log until the projector has rebuilt them to ${held}.`,
+      }),
+      expect.objectContaining({
+        level: 30,
+        msg: 'heartbeat: the views are back where they were; ticking',
+        skippedTicks: expect.any(Number),
+      }),
+    ]);
+  });
+
   test('projector stopped -> stall alarm within 2 intervals, on /metrics and /healthz, cleared on recovery', async () => {
     let now = T0;
     const clock = { now: () => new Date(now) };

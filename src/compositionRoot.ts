@@ -22,7 +22,8 @@ import {
   type SqliteBackupOptions,
   type SqliteLogBackup,
 } from './adapters/eventstore/sqliteBackup';
-import { isMailboxError, MailboxError } from './errors';
+import { causeOf, isMailboxError, MailboxError } from './errors';
+import { briefCause } from './startupBackends';
 import { isEsdbUrl } from './adapters/eventstore/esdbClientCompat';
 import { esdbHosts } from './startupChecks';
 import { MailboxHttpClient } from './adapters/http/client/mailboxHttpClient';
@@ -297,7 +298,10 @@ async function reachedLog(config: MailboxConfig, log: EventStore): Promise<Event
   } catch (error) {
     await log.close().catch(() => undefined);
     if (!isMailboxError(error) || error.code !== 'UNAVAILABLE') throw error;
-    const cause = String(error.envelope.cause ?? error.message);
+    // The socket's own words (ECONNREFUSED 127.0.0.1:2113), as the server's start says them: the error's message is the
+    // client-facing "The event store (EventStoreDB) is unavailable; retry later (the request was not applied).", which
+    // the line showed in its parentheses, telling of a request that nobody made.
+    const cause = briefCause(causeOf(error) ?? String(error.envelope.cause ?? error.message));
     throw new MailboxError(
       'UNAVAILABLE',
       'Service unavailable',

@@ -34,7 +34,7 @@ interface Backend {
 }
 
 /** gRPC and ioredis wrap the socket error in long text: keep 'ECONNREFUSED 127.0.0.1:2113' when it is there. */
-const briefCause = (cause: string): string =>
+export const briefCause = (cause: string): string =>
   (/\b(E[A-Z]{4,} [^\s,;)]+|E[A-Z]{4,})/.exec(cause)?.[1] ?? cause).replace(/\.$/, '');
 
 /** A plain TCP connect first: ioredis reports a refused connection only as "Connection is closed". */

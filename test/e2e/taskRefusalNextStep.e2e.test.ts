@@ -61,3 +61,33 @@ describe('leaseSeconds on a direct task', () => {
     expect(move).toMatchObject({ code: 'INVALID_TRANSITION', allowed: [] });
   });
 });
+
+describe('a move the caller has none of says whose move it is', () => {
+  test.each([['AGENT:*'], [['@b', '@c']]])(
+    'an audience member moving a task %j another holds: told who holds it, to when, and when it may claim it',
+    async (to) => {
+      const taskId = await sendTask(to as string | string[]);
+      const claim = await post('@b', `/v1/tasks/${taskId}/claim`, { leaseSeconds: 600 });
+      for (const move of [{ to: 'Working' }, { to: 'Submitted' }, { to: 'Completed' }]) {
+        const body = await refusal('@c', `/v1/tasks/${taskId}/transition`, move, 409);
+        expect(body).toMatchObject({ code: 'INVALID_TRANSITION', currentState: 'Submitted', requested: move.to, allowed: [] });
+        expect(body.message).toContain(`held by @b, whose lease runs to ${claim.leaseExpiresAt}`);
+        expect(body.message).toContain('only its holder and its sender @s move it');
+        expect(body.message).toContain('GET /v1/tasks?view=claimable');
+      }
+    },
+  );
+
+  test('its holder moving a task that waits on its sender: told it waits on the sender, and what moves it back', async () => {
+    const taskId = await sendTask('AGENT:*');
+    await post('@b', `/v1/tasks/${taskId}/claim`, {});
+    await post('@b', `/v1/tasks/${taskId}/transition`, { to: 'Working' });
+    await post('@b', `/v1/tasks/${taskId}/transition`, { to: 'AuthRequired', note: 'may I push?' });
+    for (const move of [{ to: 'Working' }, { to: 'Completed' }, { to: 'Submitted' }]) {
+      const body = await refusal('@b', `/v1/tasks/${taskId}/transition`, move, 409);
+      expect(body).toMatchObject({ code: 'INVALID_TRANSITION', currentState: 'AuthRequired', allowed: [] });
+      expect(body.message).toContain('It waits on its sender @s');
+      expect(body.message).toContain("a message of theirs to you in the task's thread");
+    }
+  });
+});

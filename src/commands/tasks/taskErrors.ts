@@ -1,7 +1,7 @@
 /** The task errors, each saying what is true now and what the caller can do instead. */
 import { MailboxError } from '../../errors';
 import type { Relation } from './transitionTable';
-import type { Task, TaskStateName } from './taskState';
+import { isTerminal, type Task, type TaskStateName } from './taskState';
 
 export const taskNotFound = (taskId: string): MailboxError =>
   new MailboxError(
@@ -57,10 +57,7 @@ export function invalidTransition(
   allowed: readonly TaskStateName[],
 ): MailboxError {
   const who = relations.join(' and ');
-  const hint =
-    relations.includes('audience') && task.assignee === null && task.state === 'Submitted'
-      ? ' Claim it first (POST /v1/tasks/{id}/claim or claim_task); the claimant then moves it.'
-      : '';
+  const hint = nextStep(task, relations, allowed);
   const what = requested === 'claim' ? 'claim it' : `move it to ${requested}`;
   return new MailboxError(
     'INVALID_TRANSITION',
@@ -72,6 +69,31 @@ export function invalidTransition(
       hint,
     { taskId: task.taskId, currentState: task.state, requested, allowed: [...allowed] },
   );
+}
+
+/**
+ * Whose move it is, when the caller has none: "you may make no transition" alone leaves an agent nothing to do, though
+ * there is (claim it first; wait for a holder's release or lapse; wait for the sender's answer).
+ */
+function nextStep(task: Task, relations: readonly Relation[], allowed: readonly TaskStateName[]): string {
+  if (relations.includes('audience') && task.assignee === null && task.state === 'Submitted')
+    return ' Claim it first (POST /v1/tasks/{id}/claim or claim_task); the claimant then moves it.';
+  if (allowed.length > 0 || isTerminal(task.state)) return '';
+  if (relations.includes('audience') && task.assignee !== null) {
+    const lease = task.leaseExpiresAt ? `, whose lease runs to ${task.leaseExpiresAt}` : '';
+    return (
+      ` It is held by ${task.assignee}${lease}; only its holder and its sender ${task.sender} move it. Should it go back ` +
+      `to its audience (a release${lease ? ', or a lapsed lease' : ''}), it is in GET /v1/tasks?view=claimable again and ` +
+      'you may claim it.'
+    );
+  }
+  if (relations.includes('assignee') && (task.state === 'InputRequired' || task.state === 'AuthRequired'))
+    return (
+      ` It waits on its sender ${task.sender}: their answer (a move to Working, or a message of theirs to you in the ` +
+      "task's thread) moves it back to Working, and wakes you."
+    );
+  if (task.state === 'Unknown') return ` Only its sender ${task.sender} can move it (to Canceled).`;
+  return '';
 }
 
 /**

@@ -17,6 +17,7 @@ import { TOKENS } from '../tokens';
 import { requireRole } from './authorization';
 import { CursorCodec, type CursorBinding } from './cursorCodec';
 import { messageModel } from './mailboxCommands';
+import { SeenMarks } from './seenMarks';
 import { StreamLoader } from './streamLoader';
 import { toA2aTask, type A2aTask } from './taskA2a';
 import { TaskCommands } from './taskCommands';
@@ -68,6 +69,7 @@ export class TaskQueries {
     @inject(TOKENS.Config) config: MailboxConfig,
     @inject(TaskCommands) private readonly commands: TaskCommands,
     @inject(TOKENS.Logger) private readonly logger: Logger,
+    @inject(SeenMarks) private readonly seen: SeenMarks,
   ) {
     this.messages = new StreamLoader(store, { maxEntries: 1_000, maxBytes: 8 * 1024 * 1024 });
     this.cursors = CursorCodec.fromAdminToken(config.adminToken);
@@ -86,6 +88,7 @@ export class TaskQueries {
     };
     const before = query.cursor === undefined ? null : Number(this.cursors.decode(binding, query.cursor));
     const page = await this.projections.listTasks(actor.identity, { list: query.view, states, limit: query.limit, before });
+    this.noteSeen(actor, page.tasks);
     return {
       tasks: page.tasks.map(listed),
       nextCursor: page.nextBefore === null ? null : this.cursors.encode(binding, BigInt(page.nextBefore)),
@@ -104,10 +107,23 @@ export class TaskQueries {
       sent.from === actor.identity ||
       sent.recipients.includes(actor.identity);
     if (!mayRead) throw taskNotFound(taskId);
+    if (actor.role === 'agent' && sent.recipients.includes(actor.identity)) this.seen.note(actor.identity, [taskId]);
     const events = (await this.store.readStream(taskStream(taskId))) as StoredEvent<TaskEvent>[];
     const task = taskOf(sent, foldTask(initialTaskLog(), events))!;
     if (task.outcomeUnseen && actor.role === 'agent' && actor.identity === task.sender) await this.seeOutcome(actor, taskId);
     return toA2aTask(sent, task, events);
+  }
+
+  /**
+   * A task returned to a recipient of its message returns the message (its subject, sender, input): seen, as a message
+   * listing makes it (docs/delivery.md). An agent that works its tasks from these routes alone never lists its inbox,
+   * and was otherwise never seen: unwoken past the SLA, nudged about a task it had finished. The views keep no seenAt
+   * for a task, so a page is noted whole; SeenMarks notes a pair once per process, and the read model keeps the first.
+   */
+  private noteSeen(actor: Actor, tasks: readonly TaskView[]): void {
+    const returned: string[] = [];
+    for (const task of tasks) if (task.audience.includes(actor.identity)) returned.push(task.taskId);
+    this.seen.note(actor.identity, returned);
   }
 
   /**

@@ -178,10 +178,12 @@ it('retiring @a cancels every task it sent that had not ended, in each open stat
   expect(finished.body).toMatchObject({ status: { state: 'TASK_STATE_COMPLETED' } });
   expect(written.filter((e) => e.data.taskId === done || e.data.taskId === others)).toEqual([]);
 
-  // Retiring @a again: accepted as already done, and nothing more is written.
+  // Retiring @a again: accepted as already done, and nothing more is written. (Counted from here: @c's read of the
+  // finished task just above is its recipient's, which marks the message seen.)
+  const beforeAgain = await server.eventCount();
   const again = await retire('@a');
   expect(again).toMatchObject({ status: 200, body: { retiredAt: retired.body.retiredAt, canceledTasks: [], releasedTasks: [] } });
-  expect(await server.eventCount()).toBe(count);
+  expect(await server.eventCount()).toBe(beforeAgain);
 });
 
 it('a crash between the retirement and its cancels: the holder may not ask the retired sender, and retiring again cancels', async () => {

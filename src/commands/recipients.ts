@@ -27,14 +27,35 @@ export type Recipient =
 
 export const isIdentity = (value: string): boolean => IDENTITY_PATTERN.test(value);
 
+/**
+ * The broadcast written otherwise: another case (agent:*), spaces in or around it (' AGENT:* ', 'AGENT *'), a letter or
+ * its colon or asterisk missing or added (AGENTS:*, AGENT*, AGENT:, *, @*), or a word for everyone (AGENT:all, all,
+ * everyone). Refused all the same (only the literal AGENT:* broadcasts), but told so, with AGENT:* suggested: the generic
+ * message ("Use AGENT:* for a broadcast"), or "AGENT:<name> is not a valid form" for 'AGENT:* ', left a model to spot
+ * the difference itself.
+ */
+export function meantBroadcast(to: string): boolean {
+  const squeezed = to.replace(/[\s:@]/g, '').toUpperCase();
+  if (['AGENT*', 'AGENTS*', 'AGENT**', '*', 'AGENT', 'AGENTS'].includes(squeezed)) return true;
+  return readsLikeBroadcast(to.trim().replace(/^(AGENTS?:|@)/i, ''));
+}
+
+const BROADCAST_HINT =
+  ` Did you mean ${BROADCAST}, the broadcast? It is written exactly so: AGENT in capitals, a colon, an asterisk, ` +
+  'nothing before or after.';
+
 export function invalidRecipientShape(to: unknown, knownIdentities: readonly string[] = []): MailboxError {
   const shown = typeof to === 'string' ? to : (JSON.stringify(to) ?? String(to)); // undefined stringifies to undefined
-  const suggestions = typeof to === 'string' ? closestIdentities(to, knownIdentities) : [];
-  const hint = shown.startsWith('AGENT:')
-    ? ' AGENT:<name> is not a valid form: only the literal AGENT:* broadcasts.'
-    : typeof to === 'string' && readsLikeSeveral(to)
-      ? ` To write to several identities, give 'to' as a list: ${JSON.stringify(splitSeveral(to))} (text is never split).`
-      : '';
+  const broadcast = typeof to === 'string' && meantBroadcast(to);
+  const near = typeof to === 'string' ? closestIdentities(to, knownIdentities) : [];
+  const suggestions = broadcast ? [BROADCAST, ...near] : near;
+  const hint = broadcast
+    ? BROADCAST_HINT
+    : shown.startsWith('AGENT:')
+      ? ' AGENT:<name> is not a valid form: only the literal AGENT:* broadcasts.'
+      : typeof to === 'string' && readsLikeSeveral(to)
+        ? ` To write to several identities, give 'to' as a list: ${JSON.stringify(splitSeveral(to))} (text is never split).`
+        : '';
   return new MailboxError(
     'INVALID_RECIPIENT_SHAPE',
     'Invalid recipient shape',

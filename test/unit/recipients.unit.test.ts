@@ -45,6 +45,39 @@ describe('parseRecipient', () => {
     expect(envelope.message).toMatch(/AGENT:\*/);
   });
 
+  // The broadcast spelled otherwise was told only "Use AGENT:* for a broadcast" (or, for 'AGENT:* ', that AGENT:<name>
+  // is no valid form): it is still refused, never corrected, and now said to mean AGENT:*, which is suggested.
+  it.each([
+    'agent:*',
+    'Agent:*',
+    ' AGENT:* ',
+    'AGENT:* ',
+    'AGENT *',
+    'AGENT: *',
+    'AGENTS:*',
+    'AGENT*',
+    'AGENT:',
+    'AGENT:**',
+    '*',
+    '@*',
+    'AGENT:all',
+    'AGENT:ALL',
+    'all',
+    'everyone',
+  ])('rejects %j, the broadcast spelled otherwise, suggesting AGENT:*', (to) => {
+    const { envelope } = parseRecipient(to, () => ['@neo-gpt', '@all-hands']) as MailboxError;
+    expect(envelope).toMatchObject({ code: 'INVALID_RECIPIENT_SHAPE', to, suggestions: expect.arrayContaining(['AGENT:*']) });
+    expect((envelope.suggestions as string[])[0]).toBe('AGENT:*');
+    expect(envelope.message).toContain('Did you mean AGENT:*, the broadcast? It is written exactly so');
+    expect(envelope.message).not.toContain('AGENT:<name>');
+  });
+
+  it.each(['AGENT:gpt', 'neo-gpt', 'agent:gpt', '@neo.gpt'])('does not take %j for the broadcast', (to) => {
+    const { envelope } = parseRecipient(to, () => ['@neo-gpt']) as MailboxError;
+    expect(envelope.message).not.toContain('Did you mean AGENT:*');
+    expect(envelope.suggestions ?? []).not.toContain('AGENT:*');
+  });
+
   it('rejects non-strings without crashing', () => {
     for (const to of [null, undefined, 42, [42], ['AGENT:*'], [], { identity: '@a' }]) {
       expect((parseRecipient(to) as MailboxError).code).toBe('INVALID_RECIPIENT_SHAPE');

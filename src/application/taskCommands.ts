@@ -16,7 +16,7 @@ import {
 } from '../commands/tasks/decideTask';
 import { runningLeaseExpiresAt, taskOf, type Task } from '../commands/tasks/taskState';
 import { claimTaskSchema, transitionTaskSchema } from '../commands/tasks/taskSchemas';
-import { taskNotFound } from '../commands/tasks/taskErrors';
+import { noTaskBy } from '../commands/tasks/taskErrors';
 import { parseInput } from '../commands/validation';
 import type { MailboxConfig } from '../config';
 import type { MailboxError } from '../errors';
@@ -121,7 +121,7 @@ export class TaskCommands {
   ): Promise<TaskResult> {
     // 1. The message's part: fixed at the send, so read once, outside the retry loop.
     const { state: message } = await this.handler.load(messageStream(taskId), messageModel);
-    if (!message.sent?.task) throw taskNotFound(taskId);
+    if (!message.sent?.task) throw noTaskBy(taskId, message.sent, actor);
     // 2. Read the task's stream, decide, append at its revision (re-decided on a conflict: the first claim wins).
     const {
       state: log,

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { inject, injectable } from 'tsyringe';
 import type { Actor } from '../commands/roles';
 import { foldTask, initialTaskLog, taskOf } from '../commands/tasks/taskState';
-import { taskNotFound } from '../commands/tasks/taskErrors';
+import { noTaskBy, taskNotFound } from '../commands/tasks/taskErrors';
 import { unmatchableTaskListing } from '../commands/tasks/taskListing';
 import { getTaskSchema, listTasksSchema } from '../commands/tasks/taskSchemas';
 import { parseInput } from '../commands/validation';
@@ -100,7 +100,7 @@ export class TaskQueries {
     const { taskId } = parseInput(getTaskSchema, input, 'get_task');
     const { state } = await this.messages.load(messageStream(taskId), messageModel);
     const sent = state.sent;
-    if (!sent?.task) throw taskNotFound(taskId);
+    if (!sent?.task) throw noTaskBy(taskId, sent, actor);
     const mayRead =
       actor.role === 'auditor' ||
       actor.role === 'admin' ||

@@ -12,6 +12,30 @@ export const taskNotFound = (taskId: string): MailboxError =>
     { taskId },
   );
 
+/**
+ * The refusal of an id that names no task, for `actor`. A message the actor sent or received (or, as an auditor, may
+ * read) that carries no task is said to be one, which reveals nothing it may not read: a model claiming or updating
+ * a plain message's id was told "No task exists", as if the id were wrong, and tried other ids. To anyone else the id
+ * names nothing, as before.
+ */
+export function noTaskBy(
+  taskId: string,
+  sent: { from: string; recipients: readonly string[] } | null,
+  actor: { identity: string; role: string },
+): MailboxError {
+  const party =
+    sent !== null && (actor.role !== 'agent' || sent.from === actor.identity || sent.recipients.includes(actor.identity));
+  if (!party) return taskNotFound(taskId);
+  return new MailboxError(
+    'TASK_NOT_FOUND',
+    'Task not found',
+    `Message ${taskId} carries no task: it was sent without one, so there is nothing to claim, move or read as a task. ` +
+      "A task is a message sent with 'task' (add_message's task, e.g. {\"task\": {}}), and its id is that message's id; " +
+      'list_tasks (GET /v1/tasks) lists yours. The message itself is read with get_message.',
+    { taskId, messageId: taskId },
+  );
+}
+
 export const notInAudience = (task: Task, identity: string): MailboxError =>
   new MailboxError(
     'NOT_IN_AUDIENCE',

@@ -4,8 +4,22 @@
  */
 import { z } from 'zod';
 
+/**
+ * What was given instead of an id, for the message: a subject or a name quoted (shortened), else its kind. "Must be a
+ * message id: a UUID, as returned by a send" alone left a model that passed a subject, or a received message's
+ * title, to guess where the ids are; the message now shows what it sent and where ids are listed.
+ */
+function given(input: unknown): string {
+  if (typeof input === 'string') return `'${input.length > 40 ? `${input.slice(0, 40)}...` : input}' is not one`;
+  if (input === undefined) return 'none was given';
+  if (input === null) return 'got null';
+  return `got ${typeof input === 'object' ? 'an object' : `a ${typeof input}`}`;
+}
+
+const NOT_AN_ID =
+  'must be a message id: a UUID such as 5b2a33c9-6374-5961-8e7b-b5d7c7ddbb86, as a send returns it and a listing ' +
+  "shows it (list_messages' messageId, list_tasks' taskId)";
+
 export const messageId = (onArray = 'must be one message id, a UUID string, as returned by a send') =>
-  z
-    .uuid({ error: (issue) => (Array.isArray(issue.input) ? onArray : 'must be a message id: a UUID, as returned by a send') })
-    .toLowerCase();
+  z.uuid({ error: (issue) => (Array.isArray(issue.input) ? onArray : `${NOT_AN_ID}; ${given(issue.input)}`) }).toLowerCase();
 export const messageIdSchema = messageId();

@@ -90,7 +90,10 @@ test('GET /v1/messages (no slash) still lists, and an id that is no UUID still s
   expect((await server.call('GET', '/v1/messages', { token: t['@a'] })).status).toBe(200);
   const { status, body } = await server.call('GET', '/v1/messages/abc', { token: t['@a'] });
   expect([status, body.field]).toEqual([400, 'messageId']);
-  expect(body.message).toBe("get_message: 'messageId' must be a message id: a UUID, as returned by a send");
+  expect(body.message).toBe(
+    "get_message: 'messageId' must be a message id: a UUID such as 5b2a33c9-6374-5961-8e7b-b5d7c7ddbb86, as a send " +
+      "returns it and a listing shows it (list_messages' messageId, list_tasks' taskId); 'abc' is not one",
+  );
 });
 
 test.each<[string, string, string]>([

@@ -95,7 +95,11 @@ describe("a field's own message reads as a sentence after the field's name", () 
 
   it.each([
     [{ from: 'x' }, "'from' must be an identity: @ followed by 1-64 of A-Z a-z 0-9 _ - (e.g. @neo-gpt)"],
-    [{ messageId: 'x' }, "'messageId' must be a message id: a UUID, as returned by a send"],
+    [
+      { messageId: 'x' },
+      "'messageId' must be a message id: a UUID such as 5b2a33c9-6374-5961-8e7b-b5d7c7ddbb86, as a send returns it and a " +
+        "listing shows it (list_messages' messageId, list_tasks' taskId); 'x' is not one",
+    ],
     [{ messageId: ['x'] }, "'messageId' must be one message id, a UUID string, as returned by a send"],
   ])('%j', (input, message) => {
     const fields = z.strictObject({ from: identitySchema.optional(), messageId: messageIdSchema.optional() });

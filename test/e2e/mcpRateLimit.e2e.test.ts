@@ -138,6 +138,22 @@ test('what is no tool call (tools/list, a batch) is still 429 with Retry-After: 
   expect(await server.eventCount()).toBe(before);
 });
 
+// The refusal is held until the body is read; it still comes before the request's other refusals (here: a query
+// string on a write), as it did when it was answered before the body.
+test('over the limit, a tools/call that is also refused for its query string is told the rate limit first', async () => {
+  const d = await httpClient(t['@d']);
+  await sendUntilRefused(d, '@a');
+  const before = await server.eventCount();
+  const response = await fetch(`${server.url}/mcp?verbose=1`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${t['@d']}`, 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'unread_count', arguments: {} } }),
+  });
+  expect(response.status).toBe(200);
+  expect(await response.json()).toMatchObject({ id: 5, result: { isError: true, structuredContent: { code: 'RATE_LIMITED' } } });
+  expect(await server.eventCount()).toBe(before);
+});
+
 test('over stdio (mailbox mcp) the API answer 429 is the same tool error; nothing is written', async () => {
   const b = await stdioClient(t['@b']);
   const { refused, before } = await sendUntilRefused(b, '@a');

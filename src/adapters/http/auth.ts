@@ -106,9 +106,13 @@ export function requireBearer(app: FastifyInstance, authenticator: Authenticator
   });
   // A JSON-RPC batch (POST /mcp) carries up to 100 tool calls in one HTTP request: each counts against the limit, as
   // it would sent alone (one was taken above, before the body was read), else a batch multiplied the rate by 100.
-  app.addHook('preHandler', async (request) => {
+  // The first hook after the body is read (registered before the scope's other checks): a held refusal still comes
+  // before any other refusal of the request, as it did when it was thrown at onRequest.
+  app.addHook('preValidation', async (request) => {
     const held = heldRateLimit.get(request);
     if (held) throw held;
+  });
+  app.addHook('preHandler', async (request) => {
     const { actor, body } = request;
     if (request.routeOptions.url !== '/mcp' || !Array.isArray(body) || body.length < 2) return;
     if (!actor || actor.role === 'admin' || !limiter.enabled) return;

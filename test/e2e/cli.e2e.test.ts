@@ -875,3 +875,41 @@ test('agent add with an agent token from MAILBOX_TOKEN: the refusal names the va
       else process.env[name] = value;
   }
 });
+
+// A misspelled variable is read by nothing: MAILBOX_TOKN=<token> failed as "No token: ... set MAILBOX_TOKEN", and
+// MAILBOX_ULR=<another server> as "Cannot reach the mailbox at http://127.0.0.1:7420", neither naming the typo (serve
+// warns of one at start; the client commands said nothing).
+test('a failing client command names a misspelled MAILBOX_* variable and the one meant; a working one says nothing', async () => {
+  const token = (await json(server.adminToken, 'agent', 'add', '@typo')).token as string;
+  const run = async (...args: string[]) => {
+    out = [];
+    err = [];
+    process.exitCode = undefined;
+    await buildProgram()
+      .exitOverride()
+      .parseAsync(['node', 'mailbox', ...args]);
+    return { out: out.join(''), err: err.join(''), exitCode: process.exitCode ?? 0 };
+  };
+  const saved = process.env.MAILBOX_TOKEN;
+  delete process.env.MAILBOX_TOKEN;
+  process.env.MAILBOX_TOKN = token;
+  process.env.MAILBOX_ULR = server.url;
+  try {
+    const refused = await run('inbox', '--url', 'http://127.0.0.1:1');
+    expect(refused.exitCode).toBe(1);
+    expect(refused.out).toBe('');
+    expect(refused.err).toMatch(/^error: No token: pass --token <token> or set MAILBOX_TOKEN .*\(UNAUTHENTICATED\)\n/);
+    expect(refused.err).toContain('  MAILBOX_TOKN is not a mailbox variable and is ignored: did you mean MAILBOX_TOKEN?\n');
+    expect(refused.err).toContain('  MAILBOX_ULR is not a mailbox variable and is ignored: did you mean MAILBOX_URL?\n');
+    // The command that works is not told about them (its output is what a script reads).
+    const listed = await run('inbox', '--url', server.url, '--token', token);
+    expect([listed.exitCode, listed.err]).toEqual([0, '']);
+    // --json prints the envelope alone, as before.
+    const asJson = await run('inbox', '--url', 'http://127.0.0.1:1', '--json');
+    expect(JSON.parse(asJson.err)).toMatchObject({ code: 'UNAUTHENTICATED' });
+  } finally {
+    delete process.env.MAILBOX_TOKN;
+    delete process.env.MAILBOX_ULR;
+    if (saved !== undefined) process.env.MAILBOX_TOKEN = saved;
+  }
+});

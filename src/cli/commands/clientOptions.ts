@@ -9,6 +9,7 @@ import { MailboxHttpClient } from '../../adapters/http/client/mailboxHttpClient'
 import { ADMIN_TOKEN_FILE } from '../../adminToken';
 import { secretFromFile } from '../../config';
 import { MailboxError, isMailboxError } from '../../errors';
+import { unknownVariables, unknownVariableWarning } from './envWarnings';
 
 export const DEFAULT_URL = 'http://127.0.0.1:7420';
 
@@ -144,9 +145,21 @@ export function reportError(error: MailboxError, json: boolean | undefined): voi
   process.exitCode = 1;
 }
 
+/**
+ * A misspelled variable (MAILBOX_TOKN, MAILBOX_ULR) is read by nothing, so the command ran without it and failed as
+ * "No token" or "Cannot reach the mailbox at http://127.0.0.1:7420", naming the default it fell back to and not the
+ * typo. `mailbox serve` warns of it at start; a client command says it with its failure (only the likely typos: a
+ * variable meant for another tool sharing the prefix is none of its business).
+ */
+function misspelledVariables(): string[] {
+  return unknownVariables(process.env)
+    .filter((unknown) => unknown.suggestion !== undefined)
+    .map(unknownVariableWarning);
+}
+
 function hint(error: MailboxError): string {
   const { valid_shapes: shapes, suggestions, allowed } = error.envelope as Record<string, unknown>;
-  const lines: string[] = [];
+  const lines: string[] = misspelledVariables();
   if (Array.isArray(shapes)) lines.push(`valid recipients: ${shapes.join(' | ')}`);
   if (Array.isArray(suggestions) && suggestions.length) lines.push(`did you mean: ${suggestions.join(', ')}`);
   // `allowed` is the fields an input takes, but INVALID_TRANSITION's is the states the task may move to (none: nothing

@@ -341,10 +341,15 @@ export async function createMailbox(
       },
     );
     if (interrupted?.aborted) {
-      const head = await mailbox.eventStore.headPosition().catch(() => null);
+      // A log with no event has no head (null): that is position 0 of 0, not "of unknown", which a first start stopped
+      // at once said as if the log could not be read; only a head that cannot be read is unknown.
+      const head = await mailbox.eventStore.headPosition().then(
+        (position) => position ?? 0,
+        () => 'unknown',
+      );
       const at = mailbox.runner.getStatus().checkpoint ?? '0';
       throw new StartupInterrupted(
-        `while the views caught up with the log, at position ${at} of ${head ?? 'unknown'} (the next start resumes there)`,
+        `while the views caught up with the log, at position ${at} of ${head} (the next start resumes there)`,
       );
     }
     if (views === 'this log') mailbox.rebuildViewsOfOtherRules(); // a take-over builds with this version's rules

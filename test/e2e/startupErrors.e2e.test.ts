@@ -568,3 +568,18 @@ describe('a Redis that answers and refuses the handshake: one line saying what i
     expect(run.code).toBe(2);
   });
 });
+
+// Ctrl-C during a first start on an empty data dir: serve said "stopped: start-up stopped while the views caught up with
+// the log, at position 0 of unknown", as if the log could not be read; an empty log has no head, which is 0.
+test('stopped during a first start on an empty log: said as position 0 of 0, not "of unknown"', async () => {
+  const dataDir = tempDir('mailbox-empty-interrupted-');
+  try {
+    const stop = new AbortController();
+    stop.abort();
+    await expect(
+      createMailbox({ dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' }, {}, { interrupted: stop.signal }),
+    ).rejects.toThrow('while the views caught up with the log, at position 0 of 0 (the next start resumes there)');
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});

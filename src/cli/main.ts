@@ -62,7 +62,9 @@ export function buildProgram(argv: readonly string[] = []): Command {
     .addHelpText(
       'after',
       '\nClient commands talk to a server: --url (MAILBOX_URL, default http://127.0.0.1:7420) and ' +
-        "--token (MAILBOX_TOKEN).\n\nQuick start (admin commands read ./data/admin.token on the server's machine):\n" +
+        '--token (MAILBOX_TOKEN). Their exit codes: 0 done, 1 refused or failed (the reason on stderr, or the ' +
+        "envelope with --json), usage errors included; the operator's commands (serve, heartbeat, audit, projections, " +
+        "backup) list theirs in their --help (a usage error is 2).\n\nQuick start (admin commands read ./data/admin.token on the server's machine):\n" +
         '  mailbox serve                                  # in one terminal\n' +
         "  mailbox agent add @a                           # prints @a's token, once\n" +
         '  mailbox agent add @b\n' +

@@ -139,3 +139,14 @@ test('every command and command group ends its --help with an example of itself'
   });
   expect(without.map((path) => path.join(' '))).toEqual([]);
 });
+
+// The operator's commands each said their exit codes in --help; the client commands' (0, or 1 for any refusal, usage
+// errors included) were said only in the README, and `mailbox --help` named no exit code at all.
+test('mailbox --help says the client commands exit codes, and where the operator commands say theirs', () => {
+  const help = helpOf().replace(/\s+/g, ' ');
+  expect(help).toContain('Their exit codes: 0 done, 1 refused or failed');
+  expect(help).toContain('usage errors included');
+  expect(help).toContain('(serve, heartbeat, audit, projections, backup) list theirs in their --help (a usage error is 2)');
+  for (const operator of ['serve', 'heartbeat', 'audit', 'projections', 'backup'])
+    expect(helpOf(operator)).toMatch(/[Ee]xit code/);
+});

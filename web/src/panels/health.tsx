@@ -88,7 +88,10 @@ function Unwoken({ onOpenStory }: { onOpenStory: (id: string) => void }) {
   if (a.count === 0)
     return (
       <span data-testid="unwoken">
-        <strong class="ok">none</strong>: every message that expected a wake woke a recipient within {sla}
+        {/* Not "every message woke a recipient": one younger than the SLA may have woken nobody yet, and one that every
+        recipient saw or read needs no wake. */}
+        <strong class="ok">none</strong>: no message has gone {sla} without waking a recipient (mail that all its recipients saw
+        or read needs no wake)
       </span>
     );
   return (

@@ -7,7 +7,8 @@ import { authHeaders, noAnswer, session } from './api';
 
 export interface SseHandlers {
   onEvent(event: string, data: unknown, id: string | null): void;
-  onStatus(status: 'connecting' | 'live' | 'retrying', detail?: string): void;
+  /** 'stopped': refused for a reason retrying cannot change (the filter, the token); the stream is not tried again. */
+  onStatus(status: 'connecting' | 'live' | 'retrying' | 'stopped', detail?: string): void;
 }
 
 export function openEventStream(url: (after: string | null) => string, handlers: SseHandlers): () => void {
@@ -34,8 +35,12 @@ export function openEventStream(url: (after: string | null) => string, handlers:
             /* not an envelope: the status says it */
           }
           if (response.status === 401) session.refused(token, detail);
+          // Retrying cannot help a refused filter or token: the status says it stopped, not that it is retrying.
+          if (response.status === 401 || response.status === 403 || response.status === 400) {
+            handlers.onStatus('stopped', detail);
+            return;
+          }
           handlers.onStatus('retrying', detail);
-          if (response.status === 401 || response.status === 403 || response.status === 400) return; // retrying cannot help
           // The last position seen is past this log's head (the log was restored from an older backup): resuming there
           // is refused, so the next try starts live at the head, the refusal above saying what happened.
           if (response.status === 404 && lastId !== null) lastId = null;

@@ -17,6 +17,12 @@ export interface FlowQuery {
 export interface LiveFlow {
   view: Batched<FlowEntry>;
   status: string;
+  /**
+   * The log position this query's stream started after (its first `ready`; null: the log was empty) while no entry
+   * has come yet, else undefined (before the stream said, or once an entry came): the flow shows what is written
+   * after it, nothing before.
+   */
+  openedAfter: string | null | undefined;
   paused: boolean;
   setPaused(paused: boolean): void;
   clear(): void;
@@ -35,6 +41,7 @@ export function useLiveFlow(query: FlowQuery): LiveFlow {
   const key = JSON.stringify([query.agent, query.threadId, query.type]);
   const [status, setStatus] = useState({ key, text: 'connecting' });
   const [paused, setPaused] = useState(false);
+  const [opened, setOpened] = useState<{ key: string; after: string | null | undefined } | null>(null);
   const pausedRef = useRef(paused);
   pausedRef.current = paused;
 
@@ -55,9 +62,18 @@ export function useLiveFlow(query: FlowQuery): LiveFlow {
       const text = search.toString();
       return `/v1/audit/stream${text ? `?${text}` : ''}`;
     };
+    let seen = false;
     const close = openEventStream(params, {
       onEvent: (event, data) => {
+        // A reconnect's `ready` resumes after the last entry seen: the first one says where this flow began.
+        if (event === 'ready')
+          setOpened((was) => (was?.key === key ? was : { key, after: (data as { after: string | null }).after }));
         if (event !== 'entry') return;
+        // Once an entry came, "nothing written since it opened" is over for this query (a Clear does not bring it back).
+        if (!seen) {
+          seen = true;
+          setOpened({ key, after: undefined });
+        }
         buffer.current.push(data as FlowEntry);
         schedule();
       },
@@ -76,6 +92,7 @@ export function useLiveFlow(query: FlowQuery): LiveFlow {
   return {
     view,
     status: status.key === key ? status.text : 'connecting',
+    openedAfter: opened?.key === key ? opened.after : undefined,
     paused,
     setPaused,
     clear: () => setView(buffer.current.clear()),

@@ -121,6 +121,14 @@ export function LiveFlowPanel(props: {
       <p class="status" aria-live="polite" data-testid="flow-status">
         Stream: {flow.status} · {view.received} received{view.dropped ? `, ${view.dropped} older rows no longer shown` : ''}
       </p>
+      {view.received === 0 && flow.openedAfter !== undefined && (
+        // An empty table under "0 received" read as an empty log: the flow shows only what is written from now on.
+        <p class="status" data-testid="flow-empty">
+          {`No event ${query.agent || query.threadId || query.type ? 'matching the filter ' : ''}written since this flow opened ${
+            flow.openedAfter === null ? 'on an empty log' : `at log position ${flow.openedAfter}`
+          }: it shows events as they are written. Earlier ones: a message's story (Message story), or GET /v1/audit/events.`}
+        </p>
+      )}
       <table class="flow" data-testid="flow">
         <thead>
           <tr>

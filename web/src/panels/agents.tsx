@@ -5,7 +5,7 @@
  */
 import { useMemo, useState } from 'preact/hooks';
 import { api, errorText } from '../api';
-import { age, clock } from '../format';
+import { age, when } from '../format';
 import type { AgentRow } from '../types';
 import { usePolling } from '../usePolling';
 import { ConfirmDialog, type Pending } from './confirm';
@@ -181,10 +181,10 @@ export function AgentsPanel({ isAdmin }: { isAdmin: boolean }) {
               <td>{agent.role}</td>
               <td>{agent.unreadCount}</td>
               <td>{age(agent.oldestUnreadAt)}</td>
-              <td>{clock(agent.lastActivityAt)}</td>
+              <td>{when(agent.lastActivityAt)}</td>
               <td>{agent.wakeStreams}</td>
-              <td>{agent.lastNudge ? `${clock(agent.lastNudge.at)} via ${agent.lastNudge.via}` : '–'}</td>
-              <td>{agent.retired ? `yes (${clock(agent.retiredAt)})` : 'no'}</td>
+              <td>{agent.lastNudge ? `${when(agent.lastNudge.at)} via ${agent.lastNudge.via}` : '–'}</td>
+              <td>{agent.retired ? `yes (${when(agent.retiredAt)})` : 'no'}</td>
               {isAdmin && (
                 <td>
                   {!agent.retired && (

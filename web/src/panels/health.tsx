@@ -3,7 +3,7 @@
  * alarm as /metrics counts it (GET /v1/audit/unwoken: same SLA, same clock), refreshed every 5 s.
  */
 import { api, ApiError } from '../api';
-import { age, clock } from '../format';
+import { age, clock, when } from '../format';
 import type { UnwokenAlarm } from '../types';
 import { usePolling } from '../usePolling';
 import { LoadProblem } from './loadProblem';
@@ -116,11 +116,11 @@ function Unwoken({ onOpenStory }: { onOpenStory: (id: string) => void }) {
         <tbody>
           {a.messages.map((m) => (
             <tr key={m.messageId}>
-              <td>{clock(m.sentAt)}</td>
+              <td>{when(m.sentAt)}</td>
               <td>{age(m.sentAt)}</td>
               <td>{m.sender}</td>
               <td>{m.recipientCount}</td>
-              <td>{m.escalatedAt ? clock(m.escalatedAt) : 'not yet'}</td>
+              <td>{m.escalatedAt ? when(m.escalatedAt) : 'not yet'}</td>
               <td>
                 <button type="button" class="link" onClick={() => onOpenStory(m.messageId)}>
                   story<span class="visually-hidden"> of message {m.messageId}</span>

@@ -5,7 +5,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorText } from '../api';
-import { clock, when } from '../format';
+import { when } from '../format';
 import type { DeliveryLedger, DeliveryRow } from '../types';
 
 const STAGES = [
@@ -21,12 +21,12 @@ function stageCell(row: DeliveryRow, stage: (typeof STAGES)[number][0]): string 
     case 'inView':
       return row.inView ? `#${row.inView.position}` : '–';
     case 'woken':
-      return row.woken ? `${clock(row.woken.at)} via ${row.woken.via}` : 'not woken';
+      return row.woken ? `${when(row.woken.at)} via ${row.woken.via}` : 'not woken';
     case 'replied':
-      return row.replied ? clock(row.replied.at) : '–';
+      return row.replied ? when(row.replied.at) : '–';
     default: {
       const mark = row[stage];
-      return mark ? clock(mark.at) : '–';
+      return mark ? when(mark.at) : '–';
     }
   }
 }
@@ -68,7 +68,7 @@ export function LedgerSection({ messageId }: { messageId: string }) {
             replied
             {ledger.accepted.position ? ` · accepted at #${ledger.accepted.position}` : ''}
             {ledger.wakeExpected ? '' : ' · no wake expected'}
-            {ledger.escalatedAt ? ` · escalated ${clock(ledger.escalatedAt)} (woke nobody in time)` : ''}
+            {ledger.escalatedAt ? ` · escalated ${when(ledger.escalatedAt)} (woke nobody in time)` : ''}
             {ledger.replyDueBy ? ` · reply due ${when(ledger.replyDueBy)}` : ''}
             {ledger.replyOverdueAt ? ` · overdue since ${when(ledger.replyOverdueAt)}` : ''}
             {ledger.viewsLagging ? ' · the views have not applied it yet' : ''}

@@ -1,6 +1,6 @@
 /** Rejections: recent refused commands, by agent and code, with what each caller was told (they write no events). */
 import { api } from '../api';
-import { clock } from '../format';
+import { when } from '../format';
 import type { RejectionRecord } from '../types';
 import { usePolling } from '../usePolling';
 import { LoadProblem } from './loadProblem';
@@ -60,7 +60,7 @@ export function RejectionsPanel() {
         <tbody>
           {rows.map((r, i) => (
             <tr key={`${r.at}-${i}`}>
-              <td>{clock(r.at)}</td>
+              <td>{when(r.at)}</td>
               <td>{r.agent ?? '(token refused)'}</td>
               <td>
                 {r.command} ({r.surface})

@@ -1,7 +1,7 @@
 /** Message story: one message's audience, each recipient's state, its delivery ledger and its task's history (GET /v1/audit/messages/{id}). */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, errorText } from '../api';
-import { clock } from '../format';
+import { when } from '../format';
 import type { MessageStory } from '../types';
 import { LedgerSection } from './ledger';
 
@@ -52,7 +52,7 @@ export function StoryPanel(props: {
           <dl class="facts">
             <dt>Sent</dt>
             <dd>
-              {clock(sent.sentAt)} by {sent.from} to {[sent.to].flat().join(', ')} {sent.isBroadcast ? '(broadcast)' : ''} at
+              {when(sent.sentAt)} by {sent.from} to {[sent.to].flat().join(', ')} {sent.isBroadcast ? '(broadcast)' : ''} at
               position {sent.position}
             </dd>
             <dt>Subject</dt>
@@ -82,9 +82,9 @@ export function StoryPanel(props: {
               {story.recipients.map((r) => (
                 <tr key={r.identity}>
                   <td>{r.identity}</td>
-                  <td>{r.deliveredAt ? `${clock(r.deliveredAt)} (#${r.deliveredPosition})` : 'not delivered'}</td>
-                  <td>{r.readAt ? `${clock(r.readAt)} (#${r.readPosition})` : 'unread'}</td>
-                  <td>{r.archivedAt ? `${clock(r.archivedAt)} (#${r.archivedPosition})` : '–'}</td>
+                  <td>{r.deliveredAt ? `${when(r.deliveredAt)} (#${r.deliveredPosition})` : 'not delivered'}</td>
+                  <td>{r.readAt ? `${when(r.readAt)} (#${r.readPosition})` : 'unread'}</td>
+                  <td>{r.archivedAt ? `${when(r.archivedAt)} (#${r.archivedPosition})` : '–'}</td>
                 </tr>
               ))}
             </tbody>
@@ -108,7 +108,7 @@ export function StoryPanel(props: {
                   <tbody>
                     {story.task.changes.map((c) => (
                       <tr key={c.position}>
-                        <td>{clock(c.at)}</td>
+                        <td>{when(c.at)}</td>
                         <td>{c.position}</td>
                         <td>{c.actor}</td>
                         <td>{c.text}</td>

@@ -388,7 +388,9 @@ test('per-agent rate limit: 429 RATE_LIMITED with Retry-After; other agents and 
 
 // A JSON-RPC batch of 100 tool calls counted as one request: 50 requests/s let one agent make 5000 tool calls a second.
 test('a JSON-RPC batch at POST /mcp counts each of its messages against the rate limit; one past the burst is refused', async () => {
-  const limited = await startTestServer({ rateLimitPerSecond: 0.5, rateLimitBurst: 5 });
+  // One request per 100 s (the limiter reads the wall clock): at 0.5/s a loaded machine refilled a token between the
+  // batch that spent the burst and the request that must be refused.
+  const limited = await startTestServer({ rateLimitPerSecond: 0.01, rateLimitBurst: 5 });
   try {
     const tokens = await limited.register(['@x', '@y', '@z']);
     const batch = (token: string, calls: Array<[string, Record<string, unknown>]>) =>

@@ -29,9 +29,9 @@ interface Stream {
 const streams: Stream[] = [];
 
 /** Opens GET /v1/audit/stream and records its events; resolves once the stream said `ready`. */
-async function openStream(token: string, query = '', headers: Record<string, string> = {}): Promise<Stream> {
+async function openStream(token: string, query = '', headers: Record<string, string> = {}, url = server.url): Promise<Stream> {
   const abort = new AbortController();
-  const response = await fetch(`${server.url}/v1/audit/stream${query}`, {
+  const response = await fetch(`${url}/v1/audit/stream${query}`, {
     headers: { authorization: `Bearer ${token}`, ...headers },
     signal: abort.signal,
   });
@@ -424,4 +424,16 @@ test('with Redis configured, rejections are kept in its capped stream (<namespac
     await node.close();
     await redis.stop();
   }
+});
+
+test("a server shutting down ends every open audit stream (the admin's too) with a shutdown event: its close waits for none", async () => {
+  // An open console's live flow held `mailbox serve` for its whole 10 s shutdown grace ("shutdown took longer than
+  // 10000 ms; exiting"): wake streams were ended at shutdown, audit streams were not, and the admin's were not even kept.
+  const node = await startTestServer();
+  const { '@aud2': auditor } = await node.register(['@aud2'], 'auditor');
+  const admin = await openStream(node.adminToken, '', {}, node.url);
+  const read = await openStream(auditor, '', {}, node.url);
+  await Promise.all([node.close(), admin.ended, read.ended]);
+  for (const stream of [admin, read])
+    expect(stream.events.at(-1)).toEqual({ event: 'shutdown', data: { reason: 'server shutting down' } });
 });

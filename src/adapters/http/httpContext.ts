@@ -4,6 +4,7 @@ import type { MailboxConfig } from '../../config';
 import type { MailboxServices } from '../../application/mailboxServices';
 import type { MailboxMetrics } from './metrics';
 import type { WakeLatencyTracker } from './wakeLatency';
+import type { OpenStreams } from './openStreams';
 import type { WakeStreams } from './wakeStreams';
 
 export interface HttpContext {
@@ -15,6 +16,8 @@ export interface HttpContext {
   wakeStreams: WakeStreams;
   /** The open GET /v1/audit/stream streams of each auditor (this node's), capped as the wake streams are. */
   auditStreams: WakeStreams;
+  /** Every open audit stream (the admin's too), ended when the server shuts down. */
+  openAuditStreams: OpenStreams;
   /** The largest request accepted, in bytes (bodies beyond it get 413 before they are parsed). */
   requestLimit: number;
 }

@@ -30,6 +30,7 @@ import { opsRoutes } from './routes/opsRoutes';
 import { viewRoutes } from './routes/viewRoutes';
 import { wakeRoutes } from './routes/wakeRoutes';
 import { WakeLatencyTracker } from './wakeLatency';
+import { OpenStreams } from './openStreams';
 import { TOKEN_RECHECK_MS, WakeStreams } from './wakeStreams';
 import { refuseEmptyPathParameters } from './emptyPathParameter';
 import { refuseListingWordsAsIds } from './listingWordAsId';
@@ -84,6 +85,7 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
   // Each holds a subscription to the log, read at every append: an auditor's token is capped as an agent's wake streams
   // are (600 open streams doubled a send's latency); the admin, the operator, is not.
   const auditStreams = new WakeStreams(config.maxWakeStreamsPerAgent, null, undefined, 'audit streams');
+  const openAuditStreams = new OpenStreams();
   const metrics = new MailboxMetrics(mailbox, () => wakeStreams.size);
   const context: HttpContext = {
     mailbox,
@@ -92,6 +94,7 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
     metrics,
     wakeStreams,
     auditStreams,
+    openAuditStreams,
     wakeLatency: new WakeLatencyTracker((seconds) => metrics.wakeDelivered(seconds)),
     requestLimit: requestLimitOf(config),
   };
@@ -175,6 +178,7 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
     stopRevoking();
     clearInterval(recheckTokens);
     wakeStreams.closeAll('server shutting down');
+    openAuditStreams.closeAll('server shutting down');
     connections.drain();
   });
 

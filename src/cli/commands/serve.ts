@@ -98,7 +98,7 @@ export function registerServeCommand(program: Command): void {
           process.exit(1);
         }
         stopping = true;
-        logger.info({ signal }, 'shutting down: closing wake streams, finishing requests in flight');
+        logger.info({ signal }, 'shutting down: closing wake and audit streams, finishing requests in flight');
         setTimeout(() => {
           logger.error(`shutdown took longer than ${SHUTDOWN_TIMEOUT_MS} ms; exiting`);
           process.exit(1);

@@ -34,7 +34,7 @@ export const auditStreamQuerySchema = z.strictObject({
     .optional(),
 });
 
-export function auditStreamRoutes(app: FastifyInstance, { mailbox, config, auditStreams }: HttpContext): void {
+export function auditStreamRoutes(app: FastifyInstance, { mailbox, config, auditStreams, openAuditStreams }: HttpContext): void {
   app.get('/v1/audit/stream', { config: { streaming: true } }, async (request, reply) => {
     const what = 'GET /v1/audit/stream';
     const query = parseInput(auditStreamQuerySchema, singleValuedQuery(request.query, [], what), what);
@@ -102,6 +102,7 @@ export function auditStreamRoutes(app: FastifyInstance, { mailbox, config, audit
             reply.hijack();
             stream = new SseStream(reply.raw, config.sseHeartbeatMs);
             slot?.attach(stream);
+            openAuditStreams.add(stream); // ended at shutdown, the admin's too (no slot holds those)
             stream.send('ready', { after });
           },
           entry: (entry) => stream!.send('entry', entry, entry.position),

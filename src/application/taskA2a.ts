@@ -56,12 +56,18 @@ export interface A2aTask {
 }
 
 /**
- * What a history line says, for the events that change the task's state (null: the event changes no state, e.g. a
- * claim or a renewed lease). A release and a lapsed lease put the task back to Submitted: they are lines too, or the
- * status would show the last line before them ("Submitted -> Working") beside the state Submitted.
+ * What a history line says, for the events that change the task's state or its holder (null: the event changes
+ * neither, e.g. a renewed lease). A release and a lapsed lease put the task back to Submitted: they are lines too, or
+ * the status would show the last line before them ("Submitted -> Working") beside the state Submitted. A claim is a
+ * line as well: without it a task released and claimed again showed "released by @b: ... claimable again" as its status
+ * beside its new holder.
  */
 function lineText(event: StoredEvent<TaskEvent>): string | null {
   switch (event.type) {
+    case 'TaskClaimed':
+      return event.data.leaseExpiresAt === null
+        ? `claimed by ${event.data.claimant}`
+        : `claimed by ${event.data.claimant}, lease to ${event.data.leaseExpiresAt}`;
     case 'TaskStateChanged':
       return event.data.note ?? event.data.reason ?? `${event.data.from} -> ${event.data.to}`;
     case 'TaskExpired':

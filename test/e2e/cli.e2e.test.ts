@@ -431,7 +431,9 @@ test('task list, claim, move and show: the first claim wins, a refusal teaches a
   expect(shown).toMatch(new RegExp(`^task +${taskId}\nfrom +@tia\nto +AGENT:\\* \\(audience of \\d+\\)\n`));
   expect(shown).toMatch(/\nsubject +review the diff\nstate +Completed, held by @tom since \S+ \S+Z\n/);
   expect(shown).toMatch(/\nartifacts \(1\)\n {2}\(unnamed\)\n {4}LGTM\n/);
-  expect(shown).toMatch(/\nhistory\n {2}\S+ \S+Z {2}@tia {2}x\n {2}\S+ \S+Z {2}@tom {2}Submitted -> Working\n/);
+  expect(shown).toMatch(
+    /\nhistory\n {2}\S+ \S+Z {2}@tia {2}x\n {2}\S+ \S+Z {2}@tom {2}claimed by @tom, lease to \S+Z\n {2}\S+ \S+Z {2}@tom {2}Submitted -> Working\n/,
+  );
   expect(() => JSON.parse(shown)).toThrow();
   expect(JSON.parse((await mailbox(tokens['@tia'], 'task', 'show', taskId, '--json')).out)).toMatchObject({
     id: taskId,

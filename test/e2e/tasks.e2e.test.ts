@@ -273,3 +273,27 @@ it('claiming a finished direct task is 409 INVALID_TRANSITION, as for a broadcas
   }
   expect(await server.eventCount()).toBe(before);
 });
+
+it("a task released and claimed again shows its claim as its status, not the release's 'claimable again'", async () => {
+  // Found by helper ht: claims were no history line, so after "released by @b: back to Submitted, claimable again" and
+  // a claim by @c, GET /v1/tasks/{id} still said "claimable again" as the status beside assignee @c.
+  const taskId = await send(t['@a'], { to: ['@b', '@c'], subject: 'relay', body: 'x', task: { state: 'submitted' } });
+  const claim = (who: string) => server.call('POST', `/v1/tasks/${taskId}/claim`, { token: t[who] });
+  expect((await claim('@b')).status).toBe(200);
+  const released = await server.call('POST', `/v1/tasks/${taskId}/transition`, { token: t['@b'], body: { to: 'Submitted' } });
+  expect(released.status).toBe(200);
+  const claimable = await server.call('GET', `/v1/tasks/${taskId}`, { token: t['@a'] });
+  expect(claimable.body.status.message.parts).toEqual([
+    { kind: 'text', text: 'released by @b: back to Submitted, claimable again' },
+  ]);
+  expect((await claim('@c')).status).toBe(200);
+  const { body } = await server.call('GET', `/v1/tasks/${taskId}`, { token: t['@a'] });
+  expect(body).toMatchObject({ status: { state: 'TASK_STATE_SUBMITTED' }, mailbox: { assignee: '@c' } });
+  expect(body.status.message).toMatchObject({ parts: [{ kind: 'text', text: 'claimed by @c' }], metadata: { from: '@c' } });
+  expect(body.history.map((line: { parts: Array<{ text: string }> }) => line.parts[0].text)).toEqual([
+    'x',
+    'claimed by @b',
+    'released by @b: back to Submitted, claimable again',
+    'claimed by @c',
+  ]);
+});

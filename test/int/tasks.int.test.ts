@@ -93,6 +93,7 @@ describe.each(STORE_KINDS)('tasks ($name event store)', (kind) => {
       });
       expect(a2a.history.map((m) => m.parts[0])).toEqual([
         { kind: 'text', text: 'please' },
+        { kind: 'text', text: 'claimed by @bob' },
         { kind: 'text', text: 'Submitted -> Working' },
         { kind: 'text', text: 'which branch?' },
         { kind: 'text', text: 'main' },

@@ -177,7 +177,7 @@ export class LeaseKeeper {
         // Taken by another node, or gone from the store (Redis restarted empty, or flushed): nobody holds it then, and
         // the step-down must not say that another node does the job ("another daemon nudges" was logged on a Redis
         // restarted empty, with no other daemon at all; this one took the lease again a look later).
-        const holder = await this.store.holder().catch(() => undefined);
+        const holder = await this.holderWithin(this.timing.renewMs);
         if (holder === null)
           return this.lose(`the ${this.store.name} lease is gone from its store (nobody holds it: the store lost its data?)`, {
             vacant: true,
@@ -258,6 +258,23 @@ export class LeaseKeeper {
       `a newer ${this.store.name} holds the lease (token ${newer ?? 'unknown'}, this node's ${this.token}): its late writes were refused`,
       { mayReclaim: false }, // a newer holder exists: whatever the store still says of this node's token is not this node's to end
     );
+  }
+
+  /**
+   * Who holds the lease, asked only to word a step-down: undefined when the store does not answer within `ms` (the
+   * step-down then reads as before, "no longer this node's"), so that the step-down is never held up by the question.
+   */
+  private async holderWithin(ms: number): Promise<LeaseHolder | null | undefined> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), ms);
+      timer.unref();
+    });
+    try {
+      return await Promise.race([this.store.holder().catch(() => undefined), late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private async lose(reason: string, { mayReclaim = true, storeUnreachable = false, vacant = false } = {}): Promise<void> {

@@ -4,57 +4,30 @@
  * both MCP transports (POST /mcp and `mailbox mcp` on stdio); nothing is written. The literal broadcast then reaches
  * every other agent.
  */
-import { PassThrough } from 'node:stream';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { runStdioMcp } from '../../src/stdioMcp';
+import { McpSdkClients } from '../support/mcpSdkClients';
 import { startTestServer, type TestServer } from '../support/httpServer';
 
 type ToolResult = { isError?: boolean; content: Array<{ text: string }>; structuredContent?: any };
 
 let server: TestServer;
 let t: Record<string, string>;
-const closers: Array<() => Promise<void>> = [];
+const clients = new McpSdkClients(() => server.url, 'broadcast-spelling-e2e');
 
 beforeAll(async () => {
   server = await startTestServer();
   t = await server.register(['@a', '@b', '@c', '@d']);
 });
 afterAll(async () => {
-  for (const close of closers) await close();
+  await clients.closeAll();
   await server.close();
 });
-
-async function httpClient(token: string): Promise<Client> {
-  const client = new Client({ name: 'broadcast-spelling-e2e', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
-  closers.push(() => client.close());
-  return client;
-}
-
-async function stdioClient(token: string): Promise<Client> {
-  const [toServer, fromServer] = [new PassThrough(), new PassThrough()];
-  const mcp = await runStdioMcp(server.url, token, { stdin: toServer, stdout: fromServer });
-  const client = new Client({ name: 'broadcast-spelling-stdio-e2e', version: '1.0.0' });
-  await client.connect(new StdioServerTransport(fromServer, toServer));
-  closers.push(async () => {
-    await client.close();
-    await mcp.close();
-  });
-  return client;
-}
 
 const SPELLINGS = ['agent:*', 'AGENT:* ', 'AGENTS:*', '*', 'AGENT:all'];
 
 test.each(['http', 'stdio'])(
   'over %s, the broadcast spelled otherwise is refused, saying it meant AGENT:*; nothing is written',
   async (via) => {
-    const a = via === 'http' ? await httpClient(t['@a']) : await stdioClient(t['@a']);
+    const a = via === 'http' ? await clients.http(t['@a']) : await clients.stdio(t['@a']);
     for (const to of SPELLINGS) {
       const before = await server.eventCount();
       const result = (await a.callTool({

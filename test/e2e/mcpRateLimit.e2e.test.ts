@@ -6,18 +6,15 @@
  * still 429 with Retry-After. Over stdio (`mailbox mcp`) the API's 429 comes back as the same tool error. Either way
  * nothing is written, and the refusal is counted and recorded as every rate-limited request is.
  */
-import { PassThrough } from 'node:stream';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { runStdioMcp } from '../../src/stdioMcp';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { McpSdkClients } from '../support/mcpSdkClients';
 import { startTestServer, type TestServer } from '../support/httpServer';
 
 type ToolResult = { isError?: boolean; content: Array<{ type: string; text: string }>; structuredContent?: any };
 
 let server: TestServer;
 let t: Record<string, string>;
-const closers: Array<() => Promise<void>> = [];
+const clients = new McpSdkClients(() => server.url, 'rate-limit-e2e');
 
 beforeAll(async () => {
   // One request per 100 s (the limiter reads the wall clock): once the burst is spent, no whole request refills within
@@ -26,32 +23,9 @@ beforeAll(async () => {
   t = await server.register(['@a', '@b', '@c', '@d']);
 });
 afterAll(async () => {
-  for (const close of closers) await close();
+  await clients.closeAll();
   await server.close();
 });
-
-async function httpClient(token: string): Promise<Client> {
-  const client = new Client({ name: 'rate-limit-e2e', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
-  closers.push(() => client.close());
-  return client;
-}
-
-async function stdioClient(token: string): Promise<Client> {
-  const [toServer, fromServer] = [new PassThrough(), new PassThrough()];
-  const mcp = await runStdioMcp(server.url, token, { stdin: toServer, stdout: fromServer });
-  const client = new Client({ name: 'rate-limit-stdio-e2e', version: '1.0.0' });
-  await client.connect(new StdioServerTransport(fromServer, toServer));
-  closers.push(async () => {
-    await client.close();
-    await mcp.close();
-  });
-  return client;
-}
 
 /** Sends until the limit refuses one (the burst is 8): the refused call's result, and how many were sent. */
 async function sendUntilRefused(client: Client, to: string): Promise<{ refused: ToolResult; sent: number; before: number }> {
@@ -77,7 +51,7 @@ const rawPost = (token: string, message: object) =>
   });
 
 test('over streamable HTTP a rate-limited tools/call is a tool error saying when to retry; nothing is written', async () => {
-  const a = await httpClient(t['@a']);
+  const a = await clients.http(t['@a']);
   const { refused, sent, before } = await sendUntilRefused(a, '@b');
   expect(sent).toBeGreaterThan(0);
   expect(refused.structuredContent).toMatchObject({ code: 'RATE_LIMITED', limitPerSecond: 0.01, burst: 8 });
@@ -115,7 +89,7 @@ test('over streamable HTTP a rate-limited tools/call is a tool error saying when
 });
 
 test('what is no tool call (tools/list, a batch) is still 429 with Retry-After: the client answers to it; nothing is written', async () => {
-  const c = await httpClient(t['@c']);
+  const c = await clients.http(t['@c']);
   await sendUntilRefused(c, '@d');
   const before = await server.eventCount();
   const list = await rawPost(t['@c'], { jsonrpc: '2.0', id: 1, method: 'tools/list' });
@@ -141,7 +115,7 @@ test('what is no tool call (tools/list, a batch) is still 429 with Retry-After: 
 // The refusal is held until the body is read; it still comes before the request's other refusals (here: a query
 // string on a write), as it did when it was answered before the body.
 test('over the limit, a tools/call that is also refused for its query string is told the rate limit first', async () => {
-  const d = await httpClient(t['@d']);
+  const d = await clients.http(t['@d']);
   await sendUntilRefused(d, '@a');
   const before = await server.eventCount();
   const response = await fetch(`${server.url}/mcp?verbose=1`, {
@@ -155,7 +129,7 @@ test('over the limit, a tools/call that is also refused for its query string is 
 });
 
 test('over stdio (mailbox mcp) the API answer 429 is the same tool error; nothing is written', async () => {
-  const b = await stdioClient(t['@b']);
+  const b = await clients.stdio(t['@b']);
   const { refused, before } = await sendUntilRefused(b, '@a');
   expect(await server.eventCount()).toBe(before);
   expect(refused.structuredContent).toMatchObject({ code: 'RATE_LIMITED', retryAfterSeconds: expect.any(Number) });

@@ -4,7 +4,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Actor } from '../commands/roles';
 import { foldTask, initialTaskLog, taskOf } from '../commands/tasks/taskState';
 import { noTaskBy, taskNotFound } from '../commands/tasks/taskErrors';
-import { unmatchableTaskListing } from '../commands/tasks/taskListing';
+import { unmatchableTaskListing } from './taskListing';
 import { getTaskSchema, listTasksSchema } from '../commands/tasks/taskSchemas';
 import { parseInput } from '../commands/validation';
 import type { MailboxConfig } from '../config';

@@ -19,7 +19,7 @@
  *   told LEASE_EXPIRED): until it claims the task again (it holds it now) or the task ends.
  * - A fact at or below the task's last change (redelivered) changes nothing.
  */
-import type { TaskEvent } from '../../events/types';
+import type { TaskEvent, TaskState } from '../../events/types';
 import type { TaskFact } from '../viewChanges';
 import { openToAudience, TASK_LISTS, type TaskChangeSink, type TaskList, type TaskView, type TaskViewLookup } from './taskView';
 
@@ -113,6 +113,9 @@ function applied(task: TaskView, event: TaskEvent, actor: string): TaskView {
   }
 }
 
+/** The one state a task is at while it is in its audience's claimable list (a claim takes it out). */
+export const CLAIMABLE_STATE: TaskState = 'Submitted';
+
 /** Who has the task in a list. */
 export function membersOf(task: TaskView, list: TaskList): readonly string[] {
   switch (list) {
@@ -121,7 +124,7 @@ export function membersOf(task: TaskView, list: TaskList): readonly string[] {
     case 'assigned':
       return task.assignee === null ? [] : [task.assignee];
     case 'claimable':
-      return openToAudience(task) && task.assignee === null && task.state === 'Submitted' ? task.audience : [];
+      return openToAudience(task) && task.assignee === null && task.state === CLAIMABLE_STATE ? task.audience : [];
     case 'asking':
       return task.state === 'InputRequired' || task.state === 'AuthRequired' ? [task.sender] : [];
   }

@@ -2,14 +2,12 @@
  * A task listing whose filters can never match is refused, not answered with an empty page: the claimable view holds
  * only tasks nobody holds yet, which are all Submitted (a claim moves a task out of it), so `view: claimable` with
  * states that leave out Submitted (`state: Completed`) always answered `tasks: []`, and the caller read "no finished
- * tasks" where it had asked the wrong view. The refusal says why and which views hold such tasks.
+ * tasks" where it had asked the wrong view. The refusal says why and which views hold such tasks. Which state that is
+ * comes from the read model's rule (CLAIMABLE_STATE), so the two cannot drift apart.
  */
-import { MailboxError } from '../../errors';
-import type { TaskState } from '../../events/types';
-import type { ListTasksInput } from './taskSchemas';
-
-/** The only state a task in the claimable view can be at. */
-const CLAIMABLE_STATE: TaskState = 'Submitted';
+import type { ListTasksInput } from '../commands/tasks/taskSchemas';
+import { MailboxError } from '../errors';
+import { CLAIMABLE_STATE } from '../projections/readModel/taskRules';
 
 /** The error for a listing that no task can ever be in, or null. */
 export function unmatchableTaskListing(query: Pick<ListTasksInput, 'view' | 'state'>): MailboxError | null {

@@ -12,6 +12,7 @@ import { redisVariable, type MailboxConfig } from '../../config';
 import { MailboxError, unavailable } from '../../errors';
 import { clusterSubscriber, connectToSomeNode } from './redisClusterSubscriber';
 import { shortenSentinelClientsDisconnect } from './sentinelClientsDisconnect';
+import { reconnectWhenEndedByIoredis } from './sentinelRevival';
 import { parseRedisUrl, redactRedisUrl, redisHostsOf, type RedisTopology } from './redisTopology';
 
 /**
@@ -201,6 +202,7 @@ function createClient(topology: RedisTopology, options: RedisConnectionOptions):
       connectedOnce = true;
     });
     shortenSentinelClientsDisconnect(client); // its sentinel connections held the process 2 s after close: see there
+    reconnectWhenEndedByIoredis(client, MAX_RECONNECT_DELAY_MS); // a failover during a reconnect ended it for good: see there
     return client;
   }
   if (options.subscriber) return clusterSubscriber(ioredis(), topology.nodes, node);

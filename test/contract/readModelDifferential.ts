@@ -30,6 +30,7 @@ import type { WakeBus } from '../../src/projections/wakeBus';
 import { storeQuery } from './storeQuery';
 import { recordWakes } from './wakeRecorder';
 import { LogBuilder, prng } from './projectionStoreLog';
+import { CONTRACT_TIMEOUT_MS } from './contractRedisTimeout';
 
 export const SEED_ENV = 'READ_MODEL_DIFF_SEED';
 
@@ -353,7 +354,7 @@ async function redisSubject(
   eventsPerScript: number,
 ): Promise<Subject> {
   const namespace = `diff${process.pid}n${++namespaces}`;
-  const store = new RedisProjectionStore(await connectRedis(url, { name: 'diff-store' }), {
+  const store = new RedisProjectionStore(await connectRedis(url, { name: 'diff-store', timeoutMs: CONTRACT_TIMEOUT_MS }), {
     namespace,
     scriptPerTag,
     eventsPerScript,
@@ -415,7 +416,9 @@ async function redisSubject(
  */
 async function rebuildSubject(url: string, identities: readonly string[], random: Random): Promise<Subject> {
   const namespace = `diff${process.pid}n${++namespaces}`;
-  const store = new RedisProjectionStore(await connectRedis(url, { name: 'diff-rebuild' }), { namespace });
+  const store = new RedisProjectionStore(await connectRedis(url, { name: 'diff-rebuild', timeoutMs: CONTRACT_TIMEOUT_MS }), {
+    namespace,
+  });
   const bus = new RedisWakeBus(
     await connectRedis(url, { name: 'diff-publisher' }),
     () => connectRedis(url, { name: 'diff-subscriber' }),

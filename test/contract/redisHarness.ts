@@ -4,14 +4,9 @@ import { connectRedis, isClusterUrl } from '../../src/adapters/projections/redis
 import { RedisProjectionStore, type RedisProjectionOptions } from '../../src/adapters/projections/redisProjectionStore';
 import { RedisWakeBus } from '../../src/adapters/projections/redisWakeBus';
 import type { ProjectionStoreHarness } from './projectionStore.contract';
+import { CONTRACT_TIMEOUT_MS } from './contractRedisTimeout';
 
 let namespaces = 0;
-/**
- * The contract is about what the views hold, not about the Redis deadline (test/e2e/redisOutage, redisRebuildOutage and
- * others test that one): with the 1 s default, one script of a 3,000-event apply on a machine loaded by other suites
- * missed it ('Command timed out') and failed a case about list filters.
- */
-const CONTRACT_TIMEOUT_MS = 10_000;
 
 /** Its own namespace, so that suites sharing a REDIS_URL never meet; a Cluster URL always gets one script per hash tag. */
 export async function openRedisHarness(

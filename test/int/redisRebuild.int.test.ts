@@ -62,7 +62,7 @@ describe('blue/green rebuild of the Redis views', () => {
     const ns = namespace();
     mailbox = await memoryMailbox({ redisUrl: redis.url, redisNamespace: ns });
     await appendLog(mailbox.eventStore, generateLog(10_000, 9));
-    expect(await mailbox.runner.waitFor((await mailbox.eventStore.headPosition())!, 10_000)).toBe(true);
+    expect(await mailbox.runner.waitFor((await mailbox.eventStore.headPosition())!, 25_000)).toBe(true); // 10,000 events: 10 s was too short once, on 2 cores at load 13
     const a = mailbox.asActor({ identity: '@a', role: 'agent' });
     const b = mailbox.asActor({ identity: '@b', role: 'agent' });
     const wakesToB: WakeEvent[] = [];
@@ -131,7 +131,7 @@ describe('blue/green rebuild of the Redis views', () => {
     expect(sentToB.length).toBeGreaterThan(0);
     expect(wakesToB.map((w) => w.messageId)).toEqual(expectedWakes);
     await unsubscribe();
-  });
+  }, 90_000);
 
   it('`mailbox projections rebuild` builds from the log, prints progress lines, switches; status reports it', async () => {
     const dir = tempDir('mailbox-rebuild-cli-', scratchBase());

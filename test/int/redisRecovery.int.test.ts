@@ -151,7 +151,7 @@ describe('Redis views: recovery', () => {
     const views = await snapshotViews(store);
     expect(views).toEqual(await snapshotViews(fromScratch));
     expect(views).toEqual(await memoryViewsOf(stored));
-  });
+  }, 90_000); // two projector processes and a rebuild of 10,000 events: past 30 s once, on 2 cores at load 13
 
   restartable('Redis restarted empty: the projector detects the lost checkpoint, rebuilds, and counts converge', async () => {
     mailbox = await memoryMailbox({ redisUrl: redis.url, redisNamespace: namespace() });

@@ -97,9 +97,20 @@ export class AgentTimeline {
         return event.data.recipient === me
           ? [{ ...base, kind: 'archived', messageId: event.data.messageId, counterpart: null, subject: null }]
           : [];
+      // Wakes and seen marks are written off the request path, in batches (up to MAILBOX_SEEN_FLUSH_MS later, more
+      // after an outage): the time is the one the event records, as the delivery ledger shows it, not the batch's.
       case 'WakeObserved':
         return event.data.recipient === me
-          ? [{ ...base, kind: 'woken', messageId: event.data.messageId, counterpart: null, subject: `via ${event.data.via}` }]
+          ? [
+              {
+                ...base,
+                at: event.data.observedAt,
+                kind: 'woken',
+                messageId: event.data.messageId,
+                counterpart: null,
+                subject: `via ${event.data.via}`,
+              },
+            ]
           : [];
       case 'WakeEscalated':
       case 'ReplyRequested':
@@ -109,6 +120,7 @@ export class AgentTimeline {
         return event.data.recipient === me
           ? event.data.messageIds.map((messageId) => ({
               ...base,
+              at: event.data.seenAt,
               kind: 'seen' as const,
               messageId,
               counterpart: null,
@@ -157,7 +169,7 @@ const VERB: Record<TimelineKind, string> = {
   read: 'read',
   archived: 'archived',
   unarchived: 'unarchived',
-  seen: 'saw (listed or opened; not read)',
+  seen: 'saw (listed or opened, which does not mark it read)',
   read_by_recipient: 'was read by',
   task: 'task:',
   woken: 'was woken for',

@@ -52,7 +52,8 @@ export function describeEvent(event: StoredEvent): string {
     case 'MessageArchived':
       return `message ${event.data.messageId} archived by ${event.data.recipient}${event.data.wasUnread ? ' (unread)' : ''}`;
     case 'WakeObserved':
-      return `${event.data.recipient} woken for message ${event.data.messageId} via ${event.data.via}`;
+      // Recorded off the request path, in batches: the line's time column is when the batch was written.
+      return `${event.data.recipient} woken for message ${event.data.messageId} via ${event.data.via} at ${event.data.observedAt}`;
     case 'ReplyRequested':
       return `message ${event.data.messageId}: every recipient's reply expected by ${event.data.dueBy}`;
     case 'ReplyOverdue':
@@ -64,7 +65,11 @@ export function describeEvent(event: StoredEvent): string {
       );
     case 'MessagesSeen': {
       const n = event.data.messageIds.length;
-      return `${event.data.recipient} saw ${n} message${n === 1 ? '' : 's'} (listed or opened; not read): ${event.data.messageIds.join(', ')}`;
+      // Seeing is not reading (a message read before it was listed is in both); seenAt is when, the column when written.
+      return (
+        `${event.data.recipient} saw ${n} message${n === 1 ? '' : 's'} at ${event.data.seenAt} (listed or opened, which ` +
+        `does not mark ${n === 1 ? 'it' : 'them'} read): ${event.data.messageIds.join(', ')}`
+      );
     }
     case 'MessageUnarchived':
       return `message ${event.data.messageId} back in the inbox of ${event.data.recipient} (unarchived)`;

@@ -175,7 +175,14 @@ export async function runUnwoken(
   const sentBefore = new Date(now.getTime() - slaMs).toISOString();
   const { messages } = ledger.unwoken({ sentBefore, limit: Number.MAX_SAFE_INTEGER, pendingOnly: false });
   const lines = messages.map((m) => (options.json ? JSON.stringify(m) : formatUnwoken(m)));
-  if (!options.json) lines.push(`${messages.length} message(s) woke nobody within ${slaMs} ms.`);
+  // What was counted, and what was not: "0 message(s) woke nobody" was false of a log whose recipients poll (mail they
+  // read woke nobody and needs no wake), and "1 message(s)" undercounted where two had woken nobody.
+  if (!options.json)
+    lines.push(
+      `${messages.length} message(s) in the unwoken alarm: each expected a wake, woke none of its recipients within ` +
+        `${slaMs} ms, and has a recipient that neither saw nor read it (mail that every recipient saw or read needs no ` +
+        'wake, and mail sent with wakeSuppressed expects none: neither is counted).',
+    );
   // One line each (no line at all for no message: --json is JSON lines, and a blank line is not a JSON document).
   await writeOut(io.stdout, lines.map((line) => `${line}\n`).join(''));
   return messages.length > 0 ? 1 : 0;

@@ -7,12 +7,13 @@ import { MailboxError } from '../errors';
 import type { StoredEvent } from '../events/types';
 import type { ProjectionStore } from '../projections/projectionStore';
 import { formatTimelineEntry, type TimelineEntry } from './agentTimeline';
-import { agentTimeline, loadMessageStory } from './auditReads';
+import { agentTimeline, loadMessageStory, messageStreams } from './auditReads';
 import { isTty, writeOut, type AuditIo } from './auditOutput';
 import { eventJsonLine, eventTextLine } from './eventFormat';
 import type { JsonTextLog, LogSource } from './logSource';
-import { formatMessageStory } from './messageStory';
+import { formatMessageStory, messageStory, type MessageStory } from './messageStory';
 import { formatLedger, formatUnwoken, replayLedger, wholeLedger, type Retirements } from './ledgerReplay';
+import type { LedgerMemory } from '../projections/readModel/ledgerMemory';
 import { progressBar } from './progress';
 import { replayJsonText, replayLog, type ReplayFilter, type ReplaySummary } from './replay';
 import { formatDifference } from './verify/viewDiff';
@@ -123,29 +124,51 @@ export async function runJsonTextReplay(
 }
 
 /** Every message's delivery ledger, replayed from the whole log, with a progress bar on a terminal. */
-async function ledgerWithBar(source: LogSource, io: AuditIo, options: OutputOptions, label: string, retirements?: Retirements) {
+async function ledgerWithBar(
+  source: LogSource,
+  io: AuditIo,
+  options: OutputOptions,
+  label: string,
+  retirements?: Retirements,
+  onEvent?: (event: StoredEvent) => void,
+) {
   const progress = await bar(source, io, options, label);
   try {
-    return await replayLedger(source, progress.update, retirements);
+    return await replayLedger(source, progress.update, retirements, onEvent);
   } finally {
     progress.stop();
   }
 }
 
+const noSuchMessage = (messageId: string) =>
+  new MailboxError(
+    'MESSAGE_NOT_FOUND',
+    'Message not found',
+    `The log holds no message ${messageId}; message ids are UUIDs as returned by a send (see \`mailbox audit replay --type MessageSent\`).`,
+    { messageId },
+  );
+
 export async function runMessage(source: LogSource, messageId: string, options: OutputOptions, io: AuditIo): Promise<number> {
-  const story = await loadMessageStory(source, messageId);
-  if (story === null) {
-    throw new MailboxError(
-      'MESSAGE_NOT_FOUND',
-      'Message not found',
-      `The log holds no message ${messageId}; message ids are UUIDs as returned by a send (see \`mailbox audit replay --type MessageSent\`).`,
-      { messageId },
-    );
-  }
-  // The delivery ledger (issue 13): replayed from the whole log (replies and wakes live in other streams). That is a
+  // The delivery ledger (issue 13) is replayed from the whole log (replies and wakes live in other streams). That is a
   // scan of the whole log, as long as `audit unwoken`'s, so it draws the same bar (it went silent for as long).
   const retirements: Retirements = new Map();
-  const delivery = wholeLedger(await ledgerWithBar(source, io, options, 'ledger', retirements), messageId) ?? null;
+  let story: MessageStory | null;
+  let ledger: LedgerMemory;
+  if (source.readStream !== null) {
+    story = await loadMessageStory(source, messageId); // its streams, read directly: refused before the long scan
+    if (story === null) throw noSuchMessage(messageId);
+    ledger = await ledgerWithBar(source, io, options, 'ledger', retirements);
+  } else {
+    // Over the API, which serves the log but no stream, the story's events come from the ledger's scan: they were read
+    // in a scan of their own first, with no bar, as long as the ledger's (half of the run, silent; and twice the reads).
+    const streams = new Set(messageStreams(messageId));
+    const events: StoredEvent[] = [];
+    const keep = (event: StoredEvent) => void (streams.has(event.streamName) && events.push(event));
+    ledger = await ledgerWithBar(source, io, options, 'ledger', retirements, keep);
+    story = messageStory(events);
+    if (story === null) throw noSuchMessage(messageId);
+  }
+  const delivery = wholeLedger(ledger, messageId) ?? null;
   // The recipients retired (when, at which position), as the text marks them on their rows.
   const retiredRecipients = Object.fromEntries(
     (delivery?.rows ?? []).flatMap((row) => {

@@ -5,9 +5,12 @@ import { AgentTimeline, type TimelineEntry } from './agentTimeline';
 import { pagesOf, type LogSource } from './logSource';
 import { messageStory, type MessageStory } from './messageStory';
 
-/** The message's stream and its task's (issue 12), in log order. */
+/** The streams a message's story is told from: its own and its task's (issue 12). */
+export const messageStreams = (messageId: string): string[] => [messageStream(messageId), taskStream(messageId)];
+
+/** The message's stream and its task's, in log order. */
 export async function messageEvents(source: LogSource, messageId: string): Promise<StoredEvent[]> {
-  const streams = [messageStream(messageId), taskStream(messageId)];
+  const streams = messageStreams(messageId);
   if (source.readStream !== null) {
     const [message, task] = await Promise.all(streams.map((stream) => source.readStream!(stream)));
     return [...message, ...task].sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));

@@ -5,6 +5,7 @@
  * it; `audit unwoken` lists the messages that woke nobody. The whole log is
  * read: replies live in other messages' streams, wakes in the delivery stream.
  */
+import type { StoredEvent } from '../events/types';
 import type { LogSource } from './logSource';
 import { projectStored } from '../projections/projector';
 import { evolveLedger } from '../projections/readModel/ledgerRules';
@@ -14,16 +15,19 @@ import type { LedgerPage, UnwokenMessage } from '../projections/readModel/ledger
 /** When each retired agent was retired (the AgentRetired event's time and log position), by identity. */
 export type Retirements = Map<string, { at: string; position: string }>;
 
+/** `onEvent`: sees every event of the scan, in log order (what else a caller needs from the same read of the log). */
 export async function replayLedger(
   source: LogSource,
   onProgress?: (position: bigint) => void,
   retirements?: Retirements,
+  onEvent?: (event: StoredEvent) => void,
 ): Promise<LedgerMemory> {
   const ledger = new LedgerMemory();
   let after: bigint | null = null;
   for (;;) {
     const page = await source.readAll(after, source.pageSize);
     for (const event of page) {
+      onEvent?.(event);
       for (const fact of projectStored(event).changes) evolveLedger(ledger, fact, event.position, ledger);
       if (retirements !== undefined && event.type === 'AgentRetired')
         retirements.set(event.data.identity, { at: event.data.retiredAt, position: event.position.toString() });

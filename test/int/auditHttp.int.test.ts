@@ -2,9 +2,12 @@
  * `mailbox audit ... --url`: the log read over the real HTTP API
  * (GET /v1/audit/events, paged) with an auditor token; agents are refused.
  */
-import { runAuditCli as audit } from '../support/auditCli';
+import { capture, runAuditCli as audit } from '../support/auditCli';
+import { openAuditLog } from '../../src/compositionRoot';
+import { parseConfig } from '../../src/config';
+import { runMessage } from '../../src/audit/auditCommands';
 import { startTestServer, type TestServer } from '../support/httpServer';
-import { allEvents } from '../support/fixtures';
+import { allEvents, silentLogger } from '../support/fixtures';
 
 describe('mailbox audit over HTTP', () => {
   let server: TestServer;
@@ -50,6 +53,42 @@ describe('mailbox audit over HTTP', () => {
       .map((line) => JSON.parse(line).kind);
     expect(kinds.filter((k) => k === 'received')).toHaveLength(351); // 350 direct + the broadcast
     expect(kinds.filter((k) => k === 'read')).toHaveLength(350);
+  });
+
+  test("message over HTTP reads the log once, under its bar: the story comes from the ledger's scan", async () => {
+    // The story's events were read in a scan of their own first, with no bar, then the ledger's scan drew one: on a long
+    // log the first half of the run was silent, and every page was asked for twice.
+    const { source } = await openAuditLog(parseConfig({}), silentLogger, { url: server.url, token: tokens['@auditor'] });
+    const scans = jest.spyOn(server.mailbox.eventStore, 'readAll');
+    const terminal = capture();
+    Object.assign(terminal.stream, { isTTY: true, columns: 120 });
+    const out = capture();
+    try {
+      const code = await runMessage(
+        source,
+        messageId,
+        { json: true, progress: true },
+        { stdout: out.stream, stderr: terminal.stream, env: {} },
+      );
+      expect(code).toBe(0);
+      expect(scans.mock.calls.filter(([after]) => after === null)).toHaveLength(1);
+    } finally {
+      scans.mockRestore();
+    }
+    const head = String(await server.mailbox.eventStore.headPosition());
+    expect(terminal.text()).toMatch(new RegExp(`ledger \\[.*\\] 100% \\| position ${head}/${head}`));
+    const told = JSON.parse(out.text());
+    expect(told).toMatchObject({ sent: { from: '@b', to: 'AGENT:*' }, audience: ['@a', '@c'] });
+    expect(told.delivery.counts).toMatchObject({ inView: 2 });
+    // Nothing of the sort: refused after the one scan, as before.
+    await expect(
+      runMessage(
+        source,
+        '00000000-0000-4000-8000-000000000000',
+        { json: true, progress: false },
+        { stdout: out.stream, stderr: terminal.stream, env: {} },
+      ),
+    ).rejects.toMatchObject({ code: 'MESSAGE_NOT_FOUND' });
   });
 
   test('--stream over HTTP (a scan): a stream the log does not hold is "not found" (exit 1); one before --from is an empty range', async () => {

@@ -23,7 +23,10 @@ export interface RecipientStory {
 export interface MessageStory {
   messageId: string;
   streamName: string;
+  /** Every event the story is told from: its stream's and its task stream's. */
   events: number;
+  /** The streams those events are in (the message's, then its task's when it has one), each with its count. */
+  streams: Array<{ streamName: string; events: number }>;
   sent: Omit<MessageSent['data'], 'body' | 'task' | 'requestHash' | 'recipients'> & {
     position: string;
     actor: string;
@@ -131,10 +134,17 @@ export function messageStory(events: readonly StoredEvent[]): MessageStory | nul
     if (recipients.get(identity)!.deliveredAt === null)
       anomalies.push(`${identity} is in the audience but has no delivery event`);
   }
+  const streams: MessageStory['streams'] = [];
+  for (const event of events) {
+    const stream = streams.find((known) => known.streamName === event.streamName);
+    if (stream) stream.events++;
+    else streams.push({ streamName: event.streamName, events: 1 });
+  }
   return {
     messageId: summary.messageId,
     streamName: sentEvent.streamName,
     events: events.length,
+    streams,
     sent: {
       ...summary,
       position: sentEvent.position.toString(),
@@ -164,8 +174,11 @@ function alignedColumns(rows: string[][]): string[] {
 export function formatMessageStory(story: MessageStory): string {
   const s = story.sent;
   const cell = (at: string | null, position: string | null) => (at === null ? '-' : `${at} (#${position})`);
+  // Each stream with its own count: the task's events were counted as the message stream's ("stream <message>, 3
+  // events" for a stream that holds one).
+  const streams = story.streams.map((part) => `stream ${part.streamName}, ${part.events} event${part.events === 1 ? '' : 's'}`);
   const lines = [
-    `message ${story.messageId}  (stream ${story.streamName}, ${story.events} events)`,
+    `message ${story.messageId}  (${streams.join('; ')})`,
     `sent      ${s.sentAt} by ${s.from} to ${s.to}${s.isBroadcast ? ' (broadcast)' : ''}  (#${s.position})`,
     `subject   ${quoted(s.subject)}  priority ${s.priority}  thread ${oneLine(s.threadId)}` +
       `${s.inReplyTo ? `  in reply to ${s.inReplyTo}` : ''}${s.tags.length ? `  tags ${s.tags.map(oneLine).join(',')}` : ''}`,

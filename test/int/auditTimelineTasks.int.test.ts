@@ -131,3 +131,37 @@ test("a direct task's holder sees what its sender did to it: the sender's cancel
   expect(taskEntries(await timeline('@s'), taskId)).toEqual([[null, line]]);
   expect(taskEntries(await timeline('@b'), taskId)).toEqual([]);
 });
+
+test("audit message counts a task's events in its own stream: the header named the message's stream with both counts", async () => {
+  const sent = await server.call('POST', '/v1/messages', {
+    token: t['@s'],
+    body: { to: '@c', subject: 'fix', body: 'x', task: {} },
+  });
+  const taskId = sent.body.messageId as string;
+  expect((await server.call('POST', `/v1/tasks/${taskId}/transition`, { token: t['@c'], body: { to: 'Working' } })).status).toBe(
+    200,
+  );
+  expect((await server.call('POST', `/v1/messages/${taskId}/read`, { token: t['@c'] })).status).toBe(200);
+  const plain = await server.call('POST', '/v1/messages', {
+    token: t['@s'],
+    body: { to: ['@b', '@c'], subject: 'fyi', body: 'x' },
+  });
+  const story = async (messageId: string, json: string[] = []) => {
+    const run = await audit(['message', messageId, '--url', server.url, ...json], { MAILBOX_AUDIT_TOKEN: auditor });
+    expect(run.code).toBe(0);
+    return run.stdout;
+  };
+  expect((await story(taskId)).split('\n')[0]).toBe(
+    `message ${taskId}  (stream mailbox-message-${taskId}, 2 events; stream mailbox-task-${taskId}, 1 event)`,
+  );
+  expect(JSON.parse(await story(taskId, ['--json']))).toMatchObject({
+    streamName: `mailbox-message-${taskId}`,
+    events: 3,
+    streams: [
+      { streamName: `mailbox-message-${taskId}`, events: 2 },
+      { streamName: `mailbox-task-${taskId}`, events: 1 },
+    ],
+  });
+  const id = plain.body.messageId as string;
+  expect((await story(id)).split('\n')[0]).toBe(`message ${id}  (stream mailbox-message-${id}, 1 event)`);
+});

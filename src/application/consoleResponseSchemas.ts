@@ -35,7 +35,11 @@ export const flowEntrySchema = z.object({
   recipient: z.string().optional(),
   identity: z.string().optional(),
   role: z.string().optional(),
-  detail: z.string().optional().describe("a task event in words (the task's id is its message's, messageId)"),
+  messageIds: z
+    .array(z.string())
+    .optional()
+    .describe('the messages of a seen mark (MessagesSeen); messageId as well when it marks one'),
+  detail: z.string().optional().describe("a task or delivery ledger event in words (a task's id is its message's, messageId)"),
 });
 
 export const rejectionSchema = z.object({

@@ -25,7 +25,9 @@ export interface FlowEntry {
   recipient?: string;
   identity?: string;
   role?: string;
-  /** A task event in words (the task's id is its message's: `messageId`). */
+  /** The messages of a seen mark (one event may mark several; the thread filter keeps it when one is in the thread). */
+  messageIds?: string[];
+  /** A task or delivery ledger event in words (a task's id is its message's: `messageId`). */
   detail?: string;
 }
 
@@ -100,9 +102,55 @@ export function flowEntryOf(event: StoredEvent): FlowEntry {
         detail: taskDetail(event, base.actor),
       };
     }
-    default:
-      // A type added later (the ledger) still shows, by who caused it, until it gets its own words here.
-      return { ...base, agents: unique([actorIdentity(base.actor)]) };
+    // The delivery ledger's events (issue 13), written off the request path by the server or the heartbeat: they name
+    // the agent and the message they concern, or an agent's flow never showed it woken or seeing its mail, a thread's
+    // none of them, and the console's row said only the type and 'system:wake-streams'.
+    case 'WakeObserved': {
+      const { messageId, recipient, via, observedAt } = event.data;
+      return { ...base, agents: [recipient], messageId, recipient, detail: `woken via ${via} at ${observedAt}` };
+    }
+    case 'MessagesSeen': {
+      const { recipient, messageIds, seenAt } = event.data;
+      const n = messageIds.length;
+      return {
+        ...base,
+        agents: [recipient],
+        recipient,
+        messageIds,
+        ...(n === 1 ? { messageId: messageIds[0] } : {}),
+        detail: `saw ${n} message${n === 1 ? '' : 's'} at ${seenAt} (listed or opened, which does not mark ${n === 1 ? 'it' : 'them'} read)`,
+      };
+    }
+    case 'WakeEscalated': {
+      const { messageId, recipients, slaMs } = event.data;
+      return {
+        ...base,
+        agents: unique(recipients),
+        messageId,
+        detail: `woke nobody within ${slaMs} ms: escalated to ${recipients.join(', ') || 'nobody'}`,
+      };
+    }
+    case 'ReplyRequested':
+      return {
+        ...base,
+        agents: unique([actorIdentity(base.actor)]),
+        messageId: event.data.messageId,
+        detail: `every recipient's reply expected by ${event.data.dueBy}`,
+      };
+    case 'ReplyOverdue': {
+      const { messageId, sender, waitingOn, dueBy } = event.data;
+      return {
+        ...base,
+        agents: unique([sender, ...waitingOn]),
+        messageId,
+        detail: `reply overdue since ${dueBy}, waiting on ${waitingOn.join(', ')}`,
+      };
+    }
+    default: {
+      // Every type has its words above; an event of a type this version does not know shows by who caused it.
+      const unexpected: never = event;
+      return { ...base, agents: unique([actorIdentity((unexpected as StoredEvent).metadata.actor)]) };
+    }
   }
 }
 
@@ -148,8 +196,13 @@ export async function passesFilter(
   if (filter.types?.length && !filter.types.includes(entry.type)) return false;
   if (filter.agent !== undefined && !entry.agents.includes(filter.agent)) return false;
   if (filter.threadId !== undefined) {
-    if (entry.messageId === undefined) return false;
-    const thread = entry.threadId ?? (await threadOf(entry.messageId));
+    // A seen mark of several messages is in the thread when one of them is.
+    const messageIds = entry.messageIds ?? (entry.messageId === undefined ? [] : [entry.messageId]);
+    let thread: string | null = entry.threadId ?? null;
+    for (const messageId of thread === null ? messageIds : []) {
+      thread = await threadOf(messageId);
+      if (thread === filter.threadId) break;
+    }
     if (thread !== filter.threadId) return false;
     entry.threadId = thread;
   }

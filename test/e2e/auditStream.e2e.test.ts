@@ -14,6 +14,7 @@ import { startTestServer, type TestServer } from '../support/httpServer';
 import { startRedis } from '../support/redisServer';
 import { waitFor } from '../support/waitFor';
 import { connectRedis } from '../../src/adapters/projections/redisConnection';
+import { subscribe } from './wakeSubscriber';
 
 let server: TestServer;
 let t: Record<string, string>;
@@ -401,6 +402,71 @@ test('the JSON answers conform to their documented OpenAPI schemas', async () =>
     expect([path, status, validate(body) ? 'valid' : ajv.errorsText(validate.errors)]).toEqual([path, 200, 'valid']);
   }
   expect(document.paths['/v1/audit/stream'].get.responses['200'].content).toHaveProperty(['text/event-stream']);
+});
+
+test("the delivery ledger's events concern their agent and message: a wake, a seen mark and a reply request pass the agent and thread filters, in words", async () => {
+  // They had no words and named nobody: ?agent=@c never showed @c woken or seeing its mail, ?threadId= none of them,
+  // and the console's row read only the type and 'system:wake-streams'.
+  // What earlier tests sent @c is seen first, so that its listing below marks only this test's message.
+  expect((await server.call('GET', '/v1/messages?limit=200', { token: t['@c'] })).status).toBe(200);
+  await server.mailbox.flushSeenMarks();
+  const before = (await server.mailbox.eventStore.headPosition())!.toString();
+  const byAgent = await openStream(t['@aud'], `?after=${before}&agent=@c`);
+  const wakes = await subscribe(server.url, t['@c']);
+  try {
+    const sent = await send('@a', { to: '@c', subject: 'answer me', body: 'x', expectsReplyBy: '1h' });
+    expect(sent.status).toBe(201);
+    const id = sent.body.messageId as string;
+    await wakes.next((e) => e.event === 'wake' && e.data.messageId === id);
+    expect((await server.call('GET', '/v1/messages', { token: t['@c'] })).status).toBe(200);
+    await server.mailbox.wakeRecorder.flush();
+    await server.mailbox.flushSeenMarks();
+    const ledger = (await server.call('GET', `/v1/messages/${id}/delivery`, { token: t['@a'] })).body;
+    const [row] = ledger.recipients;
+    const byThread = await openStream(t['@aud'], `?after=${before}&threadId=${id}`);
+    for (const stream of [byAgent, byThread]) await stream.next((e) => e.data.type === 'MessagesSeen');
+    await byThread.next((e) => e.data.type === 'WakeObserved');
+    await byAgent.next((e) => e.data.type === 'WakeObserved');
+    const woken = {
+      type: 'WakeObserved',
+      actor: 'system:wake-streams',
+      agents: ['@c'],
+      messageId: id,
+      recipient: '@c',
+      detail: `woken via stream at ${row.woken.at}`,
+    };
+    const seen = {
+      type: 'MessagesSeen',
+      actor: '@c',
+      agents: ['@c'],
+      recipient: '@c',
+      messageIds: [id],
+      detail: `saw 1 message at ${row.seen.at} (listed or opened, which does not mark it read)`,
+    };
+    const requested = {
+      type: 'ReplyRequested',
+      actor: '@a',
+      agents: ['@a'],
+      messageId: id,
+      detail: `every recipient's reply expected by ${ledger.replyDueBy}`,
+    };
+    const sentEntry = { type: 'MessageSent', messageId: id, agents: ['@a', '@c'] };
+    const byPosition = (stream: Stream) => entries(stream).sort((x, y) => (BigInt(x.position) < BigInt(y.position) ? -1 : 1));
+    // The reply request is the sender's (@a's) act: in @c's thread, not in its agent flow.
+    expect(byPosition(byAgent)).toEqual([
+      expect.objectContaining(sentEntry),
+      expect.objectContaining(woken),
+      expect.objectContaining(seen),
+    ]);
+    expect(byPosition(byThread)).toEqual([
+      expect.objectContaining(sentEntry),
+      expect.objectContaining(requested),
+      expect.objectContaining(woken),
+      expect.objectContaining({ ...seen, threadId: id }),
+    ]);
+  } finally {
+    wakes.close();
+  }
 });
 
 test('with Redis configured, rejections are kept in its capped stream (<namespace>:rejections), where every node reads them', async () => {

@@ -102,6 +102,37 @@ describe('flowEntryOf: task events', () => {
   });
 });
 
+describe("the delivery ledger's events: the agents and the message they concern, in words", () => {
+  const event = (type: string, data: object) => ({ type, data }) as unknown as MailboxEvent;
+  test('an escalation concerns the recipients it went to; an overdue reply the sender and those it waits on', () => {
+    const escalated = event('WakeEscalated', { messageId: 'm1', recipients: ['@bob', '@carol'], slaMs: 60000, escalatedAt: T1 });
+    expect(flowEntryOf(stored(escalated, 'system:heartbeat'))).toMatchObject({
+      agents: ['@bob', '@carol'],
+      messageId: 'm1',
+      detail: 'woke nobody within 60000 ms: escalated to @bob, @carol',
+    });
+    const overdue = event('ReplyOverdue', { messageId: 'm1', sender: '@alice', waitingOn: ['@bob'], dueBy: T1, overdueAt: T1 });
+    expect(flowEntryOf(stored(overdue, 'system:heartbeat'))).toMatchObject({
+      agents: ['@alice', '@bob'],
+      messageId: 'm1',
+      detail: `reply overdue since ${T1}, waiting on @bob`,
+    });
+  });
+
+  test('a seen mark of several messages is in a thread when one of them is', async () => {
+    const seen = flowEntryOf(stored(event('MessagesSeen', { recipient: '@bob', seenAt: T1, messageIds: ['m1', 'm2'] }), '@bob'));
+    expect(seen).toMatchObject({
+      agents: ['@bob'],
+      messageIds: ['m1', 'm2'],
+      detail: expect.stringMatching(/^saw 2 messages at /),
+    });
+    expect(seen.messageId).toBeUndefined();
+    const threadOf = async (messageId: string) => (messageId === 'm2' ? 'thread-2' : 'thread-1');
+    await expect(passesFilter({ ...seen }, { threadId: 'thread-2' }, threadOf)).resolves.toBe(true);
+    await expect(passesFilter({ ...seen }, { threadId: 'thread-3' }, threadOf)).resolves.toBe(false);
+  });
+});
+
 describe('passesFilter', () => {
   const send = flowEntryOf(stored(directSent('@alice', '@bob', { threadId: 'thread-1' }), '@alice'));
   const read = (): FlowEntry => flowEntryOf(stored(readBy('@bob'), '@bob'));

@@ -302,7 +302,7 @@ export async function runVerify(
   const onCompared = (what: ComparedUnit, done: number, total: number) => {
     if (what !== comparing) {
       progress.stop();
-      progress = barTo(io, options, 'compare', BigInt(total), what);
+      progress = barTo(io, options, what === 'rechecks' ? 'recheck' : 'compare', BigInt(total), what);
       comparing = what;
     }
     progress.update(BigInt(done));

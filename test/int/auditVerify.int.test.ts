@@ -57,13 +57,24 @@ const verifyOn = (
     json = false,
     out = capture(),
     settings = {},
-  }: { json?: boolean; out?: ReturnType<typeof capture>; settings?: Pick<VerifyOptions, 'now' | 'wakeSlaMs'> } = {},
+    terminal,
+  }: {
+    json?: boolean;
+    out?: ReturnType<typeof capture>;
+    settings?: Pick<VerifyOptions, 'now' | 'wakeSlaMs'>;
+    /** stderr as a terminal, where the bars are drawn (else they are not, and stderr is discarded). */
+    terminal?: ReturnType<typeof capture>;
+  } = {},
 ) =>
   runVerify(
     eventStoreSource(mailbox.eventStore),
     live,
-    { json, progress: false },
-    { stdout: out.stream, stderr: capture().stream, env: {} },
+    { json, progress: terminal !== undefined },
+    {
+      stdout: out.stream,
+      stderr: terminal ? Object.assign(terminal.stream, { isTTY: true, columns: 120 }) : capture().stream,
+      env: {},
+    },
     undefined,
     settings,
   );
@@ -248,12 +259,19 @@ describe('audit verify on views that move while it reads them (a server under a 
     });
     const verify = async () => {
       const out = capture();
-      const result = await verifyOn(mailbox, moving, { out });
-      return { ...result, text: out.text() };
+      const terminal = capture();
+      const result = await verifyOn(mailbox, moving, { out, terminal });
+      return { ...result, text: out.text(), drawn: terminal.text() };
     };
 
     const underLoad = await verify();
     expect(sends).toBeGreaterThan(0);
+    // The re-checks draw a bar of their own, after the comparison's (they ran silent, as long as it or longer).
+    const rechecks = underLoad.drawn.match(/recheck \[.*?\] 100% \| rechecks (\d+)\/(\d+)/);
+    expect(rechecks).not.toBeNull();
+    expect(rechecks![1]).toBe(rechecks![2]);
+    expect(Number(rechecks![2])).toBeGreaterThan(0);
+    expect(underLoad.drawn.indexOf('ledgers')).toBeLessThan(underLoad.drawn.indexOf('recheck ['));
     expect(underLoad.report).toMatchObject({ ok: false, settled: false });
     expect(underLoad.report.differences.length).toBeGreaterThan(0);
     expect(underLoad.code).toBe(3);

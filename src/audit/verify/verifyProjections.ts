@@ -64,8 +64,11 @@ export interface VerifyReport {
   differences: Difference[];
 }
 
-/** What the comparison counts as it goes: agents (every view of one), then delivery ledgers. */
-export type ComparedUnit = 'agents' | 'ledgers';
+/**
+ * What the comparison counts as it goes: agents (every view of one), then delivery ledgers; then, when the live views
+ * moved while they were read, the re-checks of what differed (each agent, and the delivery views as one).
+ */
+export type ComparedUnit = 'agents' | 'ledgers' | 'rechecks';
 
 type Listing = 'inbox' | 'unread' | 'outbox' | 'archived';
 const QUERIES: Record<Listing, ListQuery> = {
@@ -323,10 +326,16 @@ export async function verifyProjections(
     const delivery = firstDelivery.diffs;
     differences = [];
     settled = true;
+    // Under a steady load every agent compared after a broadcast landed differs, and each is re-read up to maxRounds
+    // times: that ran silent after the comparison's full bars, for as long as the comparison or longer.
+    const rechecks = suspects.length + (delivery.length > 0 ? 1 : 0);
+    let rechecked = 0;
+    onCompared?.('rechecks', 0, rechecks);
     for (const identity of suspects) {
       const outcome = await recheck(async () => (await compare(expected, live, new Set([identity]), 1)).diffs);
       differences.push(...outcome.diffs);
       settled &&= outcome.settled;
+      onCompared?.('rechecks', ++rechecked, rechecks);
     }
     if (delivery.length > 0) {
       // Seen marks and wakes land on a running server all the time: re-check the ledgers that differed, after catching up.
@@ -337,6 +346,7 @@ export async function verifyProjections(
       );
       differences.push(...outcome.diffs);
       settled &&= outcome.settled;
+      onCompared?.('rechecks', rechecks, rechecks); // the last one
     }
   }
   const head = await source.head();

@@ -17,11 +17,15 @@ export function openEventStream(url: (after: string | null) => string, handlers:
   const run = async () => {
     while (!abort.signal.aborted) {
       handlers.onStatus('connecting');
+      // This connection's own: ended by the page (abort) or by a silence longer than the server's heartbeats allow.
+      const connection = new AbortController();
+      const stopFollowing = () => connection.abort();
+      abort.signal.addEventListener('abort', stopFollowing, { once: true });
       try {
         const token = session.token();
         const response = await fetch(url(lastId), {
           headers: authHeaders(token),
-          signal: abort.signal,
+          signal: connection.signal,
           cache: 'no-store',
           credentials: 'omit',
         });
@@ -46,16 +50,27 @@ export function openEventStream(url: (after: string | null) => string, handlers:
           if (response.status === 404 && lastId !== null) lastId = null;
         } else {
           handlers.onStatus('live');
-          await readEvents(response.body, (event, data, id) => {
-            if (id !== null) lastId = id;
-            handlers.onEvent(event, data, id);
-          });
+          const silence = watchSilence(response, connection);
+          try {
+            await readEvents(
+              response.body,
+              (event, data, id) => {
+                if (id !== null) lastId = id;
+                handlers.onEvent(event, data, id);
+              },
+              silence.heard,
+            );
+          } finally {
+            silence.stop();
+          }
           handlers.onStatus('retrying', 'the stream ended');
         }
       } catch (error) {
         if (abort.signal.aborted) return;
-        handlers.onStatus('retrying', error instanceof TypeError ? noAnswer(error) : String(error));
+        const silent = connection.signal.reason instanceof SilentStream ? connection.signal.reason.message : null;
+        handlers.onStatus('retrying', silent ?? (error instanceof TypeError ? noAnswer(error) : String(error)));
       }
+      abort.signal.removeEventListener('abort', stopFollowing);
       await new Promise((resolve) => setTimeout(resolve, 2000));
     }
   };
@@ -63,13 +78,55 @@ export function openEventStream(url: (after: string | null) => string, handlers:
   return () => abort.abort();
 }
 
-async function readEvents(body: ReadableStream<Uint8Array>, emit: (event: string, data: unknown, id: string | null) => void) {
+/** The stream went silent past the server's heartbeats: the reason its connection was ended. */
+class SilentStream extends Error {}
+
+/**
+ * A stream with no byte (an event or a heartbeat comment) for three of the intervals the server names in
+ * `x-mailbox-heartbeat-ms` is lost (the server stopped or frozen, the connection dropped on the way without a close):
+ * its connection is ended and the flow reconnects. Without this the flow said "live" over such a stream for ever,
+ * showing nothing, as the CLI's watch does not (streamSilence.ts). A server that names no interval gets no deadline.
+ */
+function watchSilence(response: Response, connection: AbortController): { heard(): void; stop(): void } {
+  const header = response.headers.get('x-mailbox-heartbeat-ms') ?? '';
+  const heartbeatMs = /^[1-9]\d{0,9}$/.test(header) ? Number(header) : null;
+  if (heartbeatMs === null) return { heard: () => {}, stop: () => {} };
+  const allowed = 3 * heartbeatMs;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  const arm = () => {
+    if (timer !== null) clearTimeout(timer);
+    timer = setTimeout(
+      () =>
+        connection.abort(
+          new SilentStream(
+            `the stream went silent: no event and no heartbeat for ${allowed} ms, and the server sends one every ` +
+              `${heartbeatMs} ms (the server is stopped or overloaded, or the connection was dropped on the way)`,
+          ),
+        ),
+      allowed,
+    );
+  };
+  arm();
+  return {
+    heard: arm,
+    stop: () => {
+      if (timer !== null) clearTimeout(timer);
+    },
+  };
+}
+
+async function readEvents(
+  body: ReadableStream<Uint8Array>,
+  emit: (event: string, data: unknown, id: string | null) => void,
+  heard: () => void,
+) {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buffer = '';
   for (;;) {
     const { value, done } = await reader.read();
     if (done) return;
+    heard();
     buffer += decoder.decode(value, { stream: true });
     // One chunk holds many events at a high rate: walk it by index and cut the buffer once.
     let start = 0;

@@ -128,7 +128,7 @@ export function describeTaskViewsContract(name: string, factory: ProjectionStore
       expect((await store.dueTasks('2025-04-01T10:00:00.000Z', 10)).map((t) => t.taskId)).toEqual([t4]);
     });
 
-    it('wakes the other party per change, after the view shows it; redelivery changes nothing and wakes nobody', async () => {
+    it('wakes the other party per change, and the audience of a task back to it, after the view shows it; redelivery changes nothing and wakes nobody', async () => {
       const { store, wakeBus } = await open();
       const recorder = await recordWakes(wakeBus, ['@a', '@b', '@c']);
       try {
@@ -142,8 +142,9 @@ export function describeTaskViewsContract(name: string, factory: ProjectionStore
           `${t3}:TaskClaimed:Submitted:@c`,
           `${t1}:TaskStateChanged:Completed:@b`,
         ]);
-        expect(said('@b')).toEqual([`${t1}:TaskStateChanged:Working:@a`]);
-        expect(said('@c')).toEqual([`${t2}:TaskStateChanged:Canceled:@a`]);
+        // t3's lapsed lease puts it back before its audience: each who may claim it now is woken, its lapsed holder too.
+        expect(said('@b')).toEqual([`${t1}:TaskStateChanged:Working:@a`, `${t3}:TaskLeaseExpired:Submitted:sweeper`]);
+        expect(said('@c')).toEqual([`${t2}:TaskStateChanged:Canceled:@a`, `${t3}:TaskLeaseExpired:Submitted:sweeper`]);
         const before = { a: await taskLists(store, '@a'), b: await taskLists(store, '@b'), beats: await store.allHeartbeats() };
         const wakes = recorder.wakes.length;
         for (const batch of shuffledWithDuplicates(log.projected(), 5)) await store.applyBatch(batch);

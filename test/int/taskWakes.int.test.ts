@@ -9,6 +9,8 @@
  */
 import type { Mailbox } from '../../src/mailbox';
 import type { WakeEvent } from '../../src/projections/viewChanges';
+import type { Clock } from '../../src/application/runtime';
+import { ADMIN_ACTOR } from '../../src/commands/roles';
 import { registerAgents } from '../support/fixtures';
 import { mailboxHarness, STORE_KINDS } from './coreHarness';
 
@@ -69,7 +71,8 @@ const ROWS: Row[] = [
   { step: 'reject', given: [claim], act: move('@bob', 'Rejected', { reason: 'not mine' }), woken: ['@alice:Rejected'] },
   { step: 'cancel a held task', given: [claim, accept], act: move('@alice', 'Canceled'), woken: ['@bob:Canceled'] },
   { step: 'cancel an unclaimed task', given: [], act: move('@alice', 'Canceled'), woken: [] },
-  { step: 'release to the audience', given: [claim], act: move('@bob', 'Submitted'), woken: [] },
+  // Back with its audience: whoever may claim it now learns so (not the holder that released it, nor the sender).
+  { step: 'release to the audience', given: [claim], act: move('@bob', 'Submitted'), woken: ['@carol:Submitted'] },
 ];
 
 async function watch(mailbox: Mailbox) {
@@ -116,6 +119,55 @@ describe('task wakes per transition (memory event store)', () => {
       await wakes.settle(c['@dora'], 1); // the set-up's wakes are not this row's
       await act(c, taskId);
       expect(await wakes.settle(c['@dora'], 2)).toEqual([...woken].sort());
+    } finally {
+      await wakes.stop();
+    }
+  });
+});
+
+describe('a task back with its audience wakes who may claim it (memory event store)', () => {
+  const harness = mailboxHarness(STORE_KINDS[0]);
+  const T0 = Date.parse('2030-05-01T12:00:00.000Z');
+
+  async function heldByBob(leaseSeconds?: number) {
+    let at = T0;
+    const clock: Clock = { now: () => new Date(at) };
+    const mailbox = await harness.open({ taskSweepMs: 0 }, { clock });
+    const c = await registerAgents(mailbox, ['@alice', '@bob', '@carol', '@dora']);
+    const wakes = await watch(mailbox);
+    const { messageId: taskId } = await c['@alice'].send({ to: 'AGENT:*', subject: 'a task', body: 'x', task: {} });
+    await c['@bob'].claimTask(taskId, leaseSeconds === undefined ? {} : { leaseSeconds });
+    await wakes.settle(c['@dora'], 1); // the set-up's wakes are not the test's
+    return { mailbox, c, taskId, wakes, advance: (ms: number) => (at += ms) };
+  }
+
+  it('a lapsed lease, swept: the audience, the lapsed claimant too (it may claim again), not the sender', async () => {
+    const { mailbox, c, wakes, advance } = await heldByBob(30);
+    try {
+      advance(31_000);
+      expect(await mailbox.sweeper.sweepOnce()).toMatchObject({ changed: 1 });
+      expect(await wakes.settle(c['@dora'], 2)).toEqual(['@bob:Submitted', '@carol:Submitted']);
+    } finally {
+      await wakes.stop();
+    }
+  });
+
+  it('a lapsed lease met by a claim before the sweep: the lapsed claimant learns it, the sender learns the claim', async () => {
+    const { c, taskId, wakes, advance } = await heldByBob(30);
+    try {
+      advance(31_000);
+      expect(await c['@carol'].claimTask(taskId)).toMatchObject({ events: ['TaskLeaseExpired', 'TaskClaimed'] });
+      expect(await wakes.settle(c['@dora'], 2)).toEqual(['@alice:Submitted', '@bob:Submitted']);
+    } finally {
+      await wakes.stop();
+    }
+  });
+
+  it('its holder retired: the rest of the audience, not the retired holder nor the sender', async () => {
+    const { mailbox, c, taskId, wakes } = await heldByBob();
+    try {
+      expect(await mailbox.asActor(ADMIN_ACTOR).retireAgent('@bob')).toMatchObject({ releasedTasks: [taskId] });
+      expect(await wakes.settle(c['@dora'], 2)).toEqual(['@carol:Submitted']);
     } finally {
       await wakes.stop();
     }

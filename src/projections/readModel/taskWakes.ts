@@ -3,15 +3,29 @@
  * change. The sender on a claim and when the task asks for input or ends
  * (InputRequired, AuthRequired, Completed, Failed, Rejected); the assignee on
  * a cancel and when its question was answered (back to Working from
- * InputRequired/AuthRequired); an expiry wakes both. Never the actor itself.
+ * InputRequired/AuthRequired); an expiry wakes both. A task back with its
+ * audience (a release, a retired holder's release, a lapsed lease) wakes every
+ * audience member who may claim it now, so that an agent waiting on wakes
+ * learns it is claimable again: the holder that released it is not woken, a
+ * lapsed claimant is (its lease is gone; it may claim again). A lapse that an
+ * audience member's claim recorded wakes the lapsed claimant alone (the task
+ * is the claimant's at once). Never the actor itself.
  */
 import type { TaskEvent } from '../../events/types';
 import type { TaskFact, TaskWakeEvent } from '../viewChanges';
+import { membersOf } from './taskRules';
 import type { TaskView, TaskViewLookup } from './taskView';
 
 const TO_SENDER = new Set(['InputRequired', 'AuthRequired', 'Completed', 'Failed', 'Rejected']);
 
-function partiesToWake(event: TaskEvent, task: TaskView): string[] {
+/**
+ * A lapse or a retired holder's release recorded by an audience member's claim (the decider writes it just before the
+ * claim, in the same append): the task is that member's at once, so nobody else may claim it.
+ */
+const recordedByClaim = (event: TaskEvent & { data: { claimant: string } }, task: TaskView, actor: string): boolean =>
+  actor !== event.data.claimant && task.audience.includes(actor);
+
+function partiesToWake(event: TaskEvent, task: TaskView, actor: string): readonly string[] {
   switch (event.type) {
     case 'TaskClaimed':
       return [task.sender];
@@ -25,6 +39,11 @@ function partiesToWake(event: TaskEvent, task: TaskView): string[] {
     }
     case 'TaskExpired':
       return task.assignee === null ? [task.sender] : [task.sender, task.assignee];
+    case 'TaskReleased':
+      if (recordedByClaim(event, task, actor)) return [];
+      return membersOf(task, 'claimable').filter((identity) => identity !== event.data.claimant);
+    case 'TaskLeaseExpired':
+      return recordedByClaim(event, task, actor) ? [event.data.claimant] : membersOf(task, 'claimable');
     default:
       return [];
   }
@@ -35,7 +54,7 @@ export function taskWakesFor(fact: TaskFact, position: bigint, view: TaskViewLoo
   if (fact.kind !== 'taskChanged') return [];
   const task = view.task(fact.event.data.taskId);
   if (task === undefined || task.updatedPosition !== Number(position)) return [];
-  const recipients = [...new Set(partiesToWake(fact.event, task))].filter((identity) => identity !== fact.actor);
+  const recipients = [...new Set(partiesToWake(fact.event, task, fact.actor))].filter((identity) => identity !== fact.actor);
   return recipients.map((recipient) => ({
     type: 'wake/task',
     taskId: task.taskId,

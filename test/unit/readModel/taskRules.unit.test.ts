@@ -176,6 +176,93 @@ describe('read model: tasks', () => {
       });
   });
 
+  describe('a task back with its audience wakes every member who may claim it now (an agent waiting on wakes learns it)', () => {
+    const heldBy = (holder: string, lease: boolean) => {
+      const log = new LogBuilder().register('@a', '@b', '@c', '@d');
+      const taskId = log.send('@a', 'AGENT:*', { task: {}, subject: 'review PR 7' }, ['@b', '@c', '@d']);
+      log.task(holder, claimedBy(taskId, holder, log.nextAt, lease ? log.nextAt : null));
+      return { log, taskId };
+    };
+    /** `recipient:event:state:assignee:by` for each wake due, in order. */
+    const woken = (...rows: string[]) =>
+      rows.map((row) => {
+        const [recipient, event, state, assignee, ...by] = row.split(':');
+        const fields = { recipient, event, state, assignee: assignee === '-' ? null : assignee, by: by.join(':') };
+        return expect.objectContaining({ type: 'wake/task', ...fields }) as never;
+      });
+
+    it('released by its holder: the rest of the audience, not the holder that released it, nor the sender', () => {
+      const { log, taskId } = heldBy('@b', false);
+      const given = log.projected();
+      const when = next(log, (l) =>
+        l.task('@b', { type: 'TaskReleased', data: { taskId, claimant: '@b', from: 'Submitted', releasedAt: l.nextAt } }),
+      );
+      ReadModelSpec.given(given)
+        .when(...when)
+        .thenWakes(woken('@c:TaskReleased:Submitted:-:@b', '@d:TaskReleased:Submitted:-:@b'));
+    });
+
+    it("a lapse recorded by a claim (before the sweep): the lapsed claimant alone; the task is the claimant's at once", () => {
+      const { log, taskId } = heldBy('@b', true);
+      const given = log.projected();
+      const when = next(log, (l) =>
+        l
+          .task('@c', {
+            type: 'TaskLeaseExpired',
+            data: { taskId, claimant: '@b', from: 'Submitted', leaseExpiresAt: l.nextAt, expiredAt: l.nextAt },
+          })
+          .task('@c', claimedBy(taskId, '@c', l.nextAt)),
+      );
+      ReadModelSpec.given(given)
+        .when(...when)
+        .thenWakes(woken('@b:TaskLeaseExpired:Submitted:-:@c', '@a:TaskClaimed:Submitted:@c:@c'));
+    });
+
+    it("a retired holder's release recorded by a claim: nobody (the task is the claimant's at once)", () => {
+      const { log, taskId } = heldBy('@b', false);
+      const given = log.projected();
+      const when = next(log, (l) =>
+        l
+          .task('@c', { type: 'TaskReleased', data: { taskId, claimant: '@b', from: 'Submitted', releasedAt: l.nextAt } })
+          .task('@c', claimedBy(taskId, '@c', l.nextAt)),
+      );
+      ReadModelSpec.given(given)
+        .when(...when)
+        .thenWakes(woken('@a:TaskClaimed:Submitted:@c:@c'));
+    });
+
+    it("a retired holder's release (by the admin): the rest of the audience, not the retired holder", () => {
+      const { log, taskId } = heldBy('@b', false);
+      const given = log.projected();
+      const when = next(log, (l) =>
+        l.task('@admin', { type: 'TaskReleased', data: { taskId, claimant: '@b', from: 'Submitted', releasedAt: l.nextAt } }),
+      );
+      ReadModelSpec.given(given)
+        .when(...when)
+        .thenWakes(woken('@c:TaskReleased:Submitted:-:@admin', '@d:TaskReleased:Submitted:-:@admin'));
+    });
+
+    it('a lapsed lease swept: the whole audience, the lapsed claimant too (it may claim again)', () => {
+      const { log, taskId } = heldBy('@b', true);
+      const given = log.projected();
+      const when = next(log, (l) =>
+        l.task('system:sweeper', {
+          type: 'TaskLeaseExpired',
+          data: { taskId, claimant: '@b', from: 'Submitted', leaseExpiresAt: l.nextAt, expiredAt: l.nextAt },
+        }),
+      );
+      ReadModelSpec.given(given)
+        .when(...when)
+        .thenWakes(
+          woken(
+            '@b:TaskLeaseExpired:Submitted:-:system:sweeper',
+            '@c:TaskLeaseExpired:Submitted:-:system:sweeper',
+            '@d:TaskLeaseExpired:Submitted:-:system:sweeper',
+          ),
+        );
+    });
+  });
+
   describe('the lapsed claimant is shown while its lapse stands: until it claims the task again or the task ends', () => {
     const lapsedTask = () => {
       const { log, taskId } = broadcastTask();

@@ -485,9 +485,13 @@ test('task move refused: the states it may move to under that label (none on a f
   const final = await server.eventCount();
   expect(await move('working')).toEqual({
     out: '',
-    err:
-      `error: Task ${taskId} is Completed; @tmworker (assignee) cannot move it to Working. From Completed you may make ` +
-      'no transition. (INVALID_TRANSITION)\n',
+    err: expect.stringMatching(
+      new RegExp(
+        `^error: Task ${taskId} is Completed, which is final: its holder @tmworker moved it to Completed at \\S+\\. ` +
+          'No claim or move is possible from Completed .* so @tmworker \\(assignee\\) cannot move it to Working, and nothing ' +
+          'was changed\\..* \\(INVALID_TRANSITION\\)\\n$',
+      ),
+    ) as string,
     exitCode: 1,
   });
   expect(await server.eventCount()).toBe(final);

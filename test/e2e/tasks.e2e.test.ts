@@ -269,7 +269,8 @@ it('claiming a finished direct task is 409 INVALID_TRANSITION, as for a broadcas
       status: 409,
       body: { code: 'INVALID_TRANSITION', taskId, currentState: 'Completed', requested: 'claim', allowed: [] },
     });
-    expect(claim.body.message).toContain(`Task ${taskId} is Completed; @b (`);
+    expect(claim.body.message).toContain(`Task ${taskId} is Completed, which is final: its holder @b moved it to Completed at`);
+    expect(claim.body.message).toContain('@b (assignee) cannot claim it');
   }
   expect(await server.eventCount()).toBe(before);
 });

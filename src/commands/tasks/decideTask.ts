@@ -22,7 +22,7 @@ import {
   releaseTakesNoText,
   taskNotFound,
 } from './taskErrors';
-import { isTerminal, leaseLapsed, taskOf, waitsOnHolder, type Task, type TaskLog } from './taskState';
+import { isTerminal, leaseLapsed, SENDER_RETIRED_REASON, taskOf, waitsOnHolder, type Task, type TaskLog } from './taskState';
 import { allowedRules, relationsOf } from './transitionTable';
 
 export interface TaskContext {
@@ -57,8 +57,7 @@ export type ReleaseRetiredHolder = Command<'ReleaseRetiredHolder', { taskId: str
 /** A retirement's look at one task `sender` sent: an open task is canceled (no input, no outcome can reach its sender). */
 export type CancelRetiredSenderTask = Command<'CancelRetiredSenderTask', { taskId: string; sender: string }>;
 
-/** Why a retirement cancels its agent's open tasks (the reason of the TaskStateChanged it writes). */
-export const SENDER_RETIRED_REASON = 'sender retired';
+export { SENDER_RETIRED_REASON };
 
 const plusMs = (at: string, ms: number): string => new Date(Date.parse(at) + ms).toISOString();
 

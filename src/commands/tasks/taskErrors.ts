@@ -1,7 +1,7 @@
 /** The task errors, each saying what is true now and what the caller can do instead. */
 import { MailboxError } from '../../errors';
 import type { Relation } from './transitionTable';
-import { isTerminal, type Task, type TaskStateName } from './taskState';
+import { isTerminal, type Task, type TaskEnding, type TaskStateName } from './taskState';
 
 export const taskNotFound = (taskId: string): MailboxError =>
   new MailboxError(
@@ -83,6 +83,7 @@ export function invalidTransition(
   const who = relations.join(' and ');
   const hint = nextStep(task, relations, allowed);
   const what = requested === 'claim' ? 'claim it' : `move it to ${requested}`;
+  if (task.ending !== null) return finishedRefusal(task, task.ending, identity, who, what, requested);
   return new MailboxError(
     'INVALID_TRANSITION',
     'Invalid transition',
@@ -92,6 +93,48 @@ export function invalidTransition(
         : `From ${task.state} you may make no transition.`) +
       hint,
     { taskId: task.taskId, currentState: task.state, requested, allowed: [...allowed] },
+  );
+}
+
+/**
+ * A claim or a move on a finished task: how it ended (its state, who ended it, when, the reason given) and that it is
+ * final, so the caller neither retries nor waits for a change that cannot come. Only parties get here (the sender, the
+ * audience, auditors: who may read the task anyway); a stranger is refused before, knowing nothing of it.
+ */
+function finishedRefusal(
+  task: Task,
+  ending: TaskEnding,
+  identity: string,
+  who: string,
+  what: string,
+  requested: TaskStateName | 'claim',
+): MailboxError {
+  const why = ending.reason === null ? '' : ` (reason: ${JSON.stringify(ending.reason)})`;
+  const how: Record<TaskEnding['cause'], string> = {
+    sent: `it was sent ${ending.state} by ${ending.by} at ${ending.at}, a record of finished work`,
+    sender: `its sender ${ending.by} moved it to ${ending.state} at ${ending.at}${why}`,
+    assignee: `its holder ${ending.by} moved it to ${ending.state} at ${ending.at}${why}`,
+    expired: `the mailbox moved it to ${ending.state} at ${ending.at}: its deadline ${task.deadline} had passed`,
+    senderRetired: `the mailbox moved it to ${ending.state} at ${ending.at}: its sender ${task.sender} was retired`,
+  };
+  const instead =
+    identity === task.sender
+      ? ' To have the work done again, send a new task.'
+      : ' Its outcome is read with get_task (GET /v1/tasks/{id}).';
+  return new MailboxError(
+    'INVALID_TRANSITION',
+    'Invalid transition',
+    `Task ${task.taskId} is ${ending.state}, which is final: ${how[ending.cause]}. No claim or move is possible from ` +
+      `${ending.state} (Completed, Failed, Canceled and Rejected are final), so ${identity} (${who}) cannot ${what}, and ` +
+      `nothing was changed.${instead}`,
+    {
+      taskId: task.taskId,
+      currentState: task.state,
+      requested,
+      allowed: [],
+      endedBy: ending.by,
+      endedAt: ending.at,
+    },
   );
 }
 

@@ -33,6 +33,8 @@ export interface TaskLog {
    * the sender cancels and only the assignee completes, fails or rejects; an expiry is the sweeper's.
    */
   endedBy: 'sender' | 'assignee' | 'sweeper' | null;
+  /** When the stream ended the task, and the reason it gave (null: not ended by the stream). */
+  ended: { at: string; reason: string | null } | null;
   /** The sender read the outcome (TaskOutcomeSeen). */
   outcomeSeen: boolean;
 }
@@ -47,6 +49,7 @@ export const initialTaskLog = (): TaskLog => ({
   artifacts: [],
   updatedAt: null,
   endedBy: null,
+  ended: null,
   outcomeSeen: false,
 });
 
@@ -65,9 +68,10 @@ function evolveTaskLog(log: TaskLog, event: TaskEvent): TaskLog {
       return { ...log, assignee: claimant, claimedAt, leaseExpiresAt, leaseMs, lapsed, updatedAt: claimedAt };
     }
     case 'TaskStateChanged': {
-      const { to, changedAt } = event.data;
+      const { to, changedAt, reason } = event.data;
       const endedBy = !isTerminal(to) ? null : to === 'Canceled' ? 'sender' : 'assignee';
-      return { ...log, state: to, updatedAt: changedAt, endedBy, lapsed: isTerminal(to) ? null : log.lapsed };
+      const ended = isTerminal(to) ? { at: changedAt, reason } : null;
+      return { ...log, state: to, updatedAt: changedAt, endedBy, ended, lapsed: isTerminal(to) ? null : log.lapsed };
     }
     case 'TaskArtifactAdded':
       return { ...log, artifacts: [...log.artifacts, event.data.artifact], updatedAt: event.data.addedAt };
@@ -90,6 +94,7 @@ function evolveTaskLog(log: TaskLog, event: TaskEvent): TaskLog {
         lapsed: null,
         updatedAt: event.data.expiredAt,
         endedBy: 'sweeper',
+        ended: { at: event.data.expiredAt, reason: event.data.reason },
       };
     case 'TaskOutcomeSeen':
       return { ...log, outcomeSeen: true }; // reading is no change to the task: updatedAt stays
@@ -126,6 +131,34 @@ export interface Task {
    * the sender until the sender gets it (issue 12, Deliver 5: terminal-unseen).
    */
   outcomeUnseen: boolean;
+  /** How a finished task ended (null while it is open), so that a refusal can say so. */
+  ending: TaskEnding | null;
+}
+
+/** Why a retirement cancels its agent's open tasks (the reason of the TaskStateChanged it writes). */
+export const SENDER_RETIRED_REASON = 'sender retired';
+
+/**
+ * How a finished task ended: who ended it (`by`: the sender's cancel, the holder's completion, failure or rejection;
+ * null when the mailbox did, at its deadline or its sender's retirement), when, and the reason given. A task sent in a
+ * final state ended at its send, by its sender (`sent`).
+ */
+export interface TaskEnding {
+  state: TaskStateName;
+  at: string;
+  by: string | null;
+  cause: 'sent' | 'sender' | 'assignee' | 'expired' | 'senderRetired';
+  reason: string | null;
+}
+
+function endingOf(sent: MessageSent['data'], log: TaskLog, state: TaskStateName, assignee: string | null): TaskEnding | null {
+  if (!isTerminal(state)) return null;
+  if (log.ended === null || log.endedBy === null) return { state, at: sent.sentAt, by: sent.from, cause: 'sent', reason: null };
+  const { at, reason } = log.ended;
+  if (log.endedBy === 'sweeper') return { state, at, by: null, cause: 'expired', reason };
+  if (log.endedBy === 'assignee') return { state, at, by: assignee, cause: 'assignee', reason };
+  if (reason === SENDER_RETIRED_REASON) return { state, at, by: null, cause: 'senderRetired', reason };
+  return { state, at, by: sent.from, cause: 'sender', reason };
 }
 
 /** Null when the message carries no task. */
@@ -134,13 +167,14 @@ export function taskOf(sent: MessageSent['data'], log: TaskLog): Task | null {
   const direct = directRecipient(sent.to); // a broadcast's or a list's task waits for a claim by one of its audience
   const assignee = log.assignee === undefined ? direct : log.assignee;
   const endedByOther = log.endedBy === 'sweeper' || (log.endedBy === 'assignee' && assignee !== sent.from);
+  const state = log.state ?? openingTaskState(sent.task);
   return {
     taskId: sent.messageId,
     sender: sent.from,
     isBroadcast: isBroadcastAddress(sent.to),
     openToAudience: direct === null,
     audience: sent.recipients,
-    state: log.state ?? openingTaskState(sent.task),
+    state,
     assignee,
     claimedAt: log.claimedAt,
     leaseExpiresAt: log.leaseExpiresAt,
@@ -149,6 +183,7 @@ export function taskOf(sent: MessageSent['data'], log: TaskLog): Task | null {
     deadline: taskDeadline(sent.task),
     artifacts: log.artifacts,
     outcomeUnseen: endedByOther && !log.outcomeSeen,
+    ending: endingOf(sent, log, state, assignee),
   };
 }
 

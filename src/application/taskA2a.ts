@@ -5,7 +5,7 @@
  * spelling (TASK_STATE_WORKING); the mailbox part keeps the stored PascalCase.
  */
 import type { Addressee } from '../events/addressing';
-import type { MessageSent, StoredEvent, TaskArtifact, TaskEvent, TaskState } from '../events/types';
+import type { MessageSent, TaskArtifact, TaskEvent, TaskState } from '../events/types';
 import { runningLeaseExpiresAt, type Task } from '../commands/tasks/taskState';
 
 const V1_STATE: Record<TaskState, string> = {
@@ -21,6 +21,9 @@ const V1_STATE: Record<TaskState, string> = {
 };
 
 type Part = TaskArtifact['parts'][number];
+
+/** A task event as its history reads it: a stored one, or one a read shows as due (a lapse, an expiry not swept yet). */
+export type HistoryEvent = TaskEvent & { eventId: string; metadata: { actor: string; at: string } };
 
 export type A2aMessage = {
   messageId: string;
@@ -62,7 +65,7 @@ export interface A2aTask {
  * line as well: without it a task released and claimed again showed "released by @b: ... claimable again" as its status
  * beside its new holder.
  */
-function lineText(event: StoredEvent<TaskEvent>): string | null {
+function lineText(event: HistoryEvent): string | null {
   switch (event.type) {
     case 'TaskClaimed':
       return event.data.leaseExpiresAt === null
@@ -85,7 +88,7 @@ function lineText(event: StoredEvent<TaskEvent>): string | null {
 }
 
 /** A line of the task's history: the sender's messages are the user's, the assignee's the agent's. */
-function historyLine(sent: MessageSent['data'], event: StoredEvent<TaskEvent>): A2aMessage | null {
+function historyLine(sent: MessageSent['data'], event: HistoryEvent): A2aMessage | null {
   const text = lineText(event);
   if (text === null) return null;
   return {
@@ -98,7 +101,7 @@ function historyLine(sent: MessageSent['data'], event: StoredEvent<TaskEvent>): 
   };
 }
 
-export function toA2aTask(sent: MessageSent['data'], task: Task, events: readonly StoredEvent<TaskEvent>[]): A2aTask {
+export function toA2aTask(sent: MessageSent['data'], task: Task, events: readonly HistoryEvent[]): A2aTask {
   const opening: A2aMessage = {
     messageId: sent.messageId,
     contextId: sent.threadId,

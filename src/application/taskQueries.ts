@@ -2,7 +2,8 @@
 import type { Logger } from 'pino';
 import { inject, injectable } from 'tsyringe';
 import type { Actor } from '../commands/roles';
-import { foldTask, initialTaskLog, taskOf } from '../commands/tasks/taskState';
+import { decideSweepTask } from '../commands/tasks/decideTask';
+import { foldTask, initialTaskLog, taskOf, type TaskLog } from '../commands/tasks/taskState';
 import { noTaskBy, taskNotFound } from '../commands/tasks/taskErrors';
 import { unmatchableTaskListing } from './taskListing';
 import { getTaskSchema, listTasksSchema } from '../commands/tasks/taskSchemas';
@@ -13,14 +14,16 @@ import { messageStream, taskStream } from '../events/streams';
 import type { StoredEvent, TaskEvent } from '../events/types';
 import type { ProjectionStore } from '../projections/projectionStore';
 import type { TaskView } from '../projections/readModel/taskView';
+import { taskAsOf } from '../projections/readModel/taskRules';
 import { TOKENS } from '../tokens';
 import { requireRole } from './authorization';
+import type { Clock } from './runtime';
 import { CursorCodec, type CursorBinding } from './cursorCodec';
 import { messageModel } from './mailboxCommands';
 import { SeenMarks } from './seenMarks';
 import { StreamLoader } from './streamLoader';
-import { toA2aTask, type A2aTask } from './taskA2a';
-import { TaskCommands } from './taskCommands';
+import { toA2aTask, type A2aTask, type HistoryEvent } from './taskA2a';
+import { SWEEPER_ACTOR, TaskCommands } from './taskCommands';
 
 /** A task in a listing: the view's record, less its bookkeeping (positions) and the audience list. */
 export type ListedTask = Omit<TaskView, 'position' | 'updatedPosition' | 'audience'> & { audienceSize: number };
@@ -70,6 +73,7 @@ export class TaskQueries {
     @inject(TaskCommands) private readonly commands: TaskCommands,
     @inject(TOKENS.Logger) private readonly logger: Logger,
     @inject(SeenMarks) private readonly seen: SeenMarks,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
   ) {
     this.messages = new StreamLoader(store, { maxEntries: 1_000, maxBytes: 8 * 1024 * 1024 });
     this.cursors = CursorCodec.fromAdminToken(config.adminToken);
@@ -87,10 +91,12 @@ export class TaskQueries {
       chosenBy: { other: 'a message listing, another view, other states', same: 'view and state' },
     };
     const before = query.cursor === undefined ? null : Number(this.cursors.decode(binding, query.cursor));
+    const now = this.clock.now().toISOString();
     const page = await this.projections.listTasks(actor.identity, { list: query.view, states, limit: query.limit, before });
     this.noteSeen(actor, page.tasks);
     return {
-      tasks: page.tasks.map(listed),
+      // As of now: a holder whose lease ran out is not shown as holding it while the sweep has not recorded it yet.
+      tasks: page.tasks.map((task) => listed(taskAsOf(task, now, SWEEPER_ACTOR.identity))),
       nextCursor: page.nextBefore === null ? null : this.cursors.encode(binding, BigInt(page.nextBefore)),
     };
   }
@@ -109,9 +115,39 @@ export class TaskQueries {
     if (!mayRead) throw taskNotFound(taskId);
     if (actor.role === 'agent' && sent.recipients.includes(actor.identity)) this.seen.note(actor.identity, [taskId]);
     const events = (await this.store.readStream(taskStream(taskId))) as StoredEvent<TaskEvent>[];
-    const task = taskOf(sent, foldTask(initialTaskLog(), events))!;
+    const log = foldTask(initialTaskLog(), events);
+    const task = taskOf(sent, log)!;
     if (task.outcomeUnseen && actor.role === 'agent' && actor.identity === task.sender) await this.seeOutcome(actor, taskId);
-    return toA2aTask(sent, task, events);
+    const due = this.dueNow(state, log, taskId);
+    const shown = [...events, ...due];
+    return toA2aTask(sent, taskOf(sent, foldTask(log, due))!, shown);
+  }
+
+  /**
+   * What the sweeper records at its next pass (a lapsed lease, an expiry), as the decider decides it now: a read shows
+   * it, dated when it fell due, rather than the old holder (whose update is refused LEASE_EXPIRED already, and whose
+   * task another may claim). Written by nobody: the sweep, or the next claim, records it.
+   */
+  private dueNow(message: Parameters<typeof decideSweepTask>[1]['message'], log: TaskLog, taskId: string): HistoryEvent[] {
+    const now = this.clock.now().toISOString();
+    const metadata = { commandId: 'read', correlationId: 'read', causationId: 'read', actor: SWEEPER_ACTOR, at: now };
+    const due = decideSweepTask({ type: 'SweepTask', data: { taskId }, metadata }, { message, log });
+    if (!Array.isArray(due)) return [];
+    return due.map((event): HistoryEvent => {
+      const stamp = (at: string) => ({
+        eventId: `${taskId}:due:${event.type}:${at}`,
+        metadata: { actor: SWEEPER_ACTOR.identity, at },
+      });
+      if (event.type === 'TaskLeaseExpired') {
+        const at = event.data.leaseExpiresAt;
+        return { ...event, data: { ...event.data, expiredAt: at }, ...stamp(at) };
+      }
+      if (event.type === 'TaskExpired') {
+        const at = event.data.deadline;
+        return { ...event, data: { ...event.data, expiredAt: at }, ...stamp(at) };
+      }
+      return { ...event, ...stamp(now) };
+    });
   }
 
   /**

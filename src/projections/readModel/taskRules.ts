@@ -113,6 +113,35 @@ function applied(task: TaskView, event: TaskEvent, actor: string): TaskView {
   }
 }
 
+/**
+ * The task as a read at `now` shows it: what the sweeper records once it runs (an expiry past the deadline, else a
+ * lapsed lease, as decideSweepTask decides them), applied by the same rules, dated when it fell due and by `sweeper`.
+ * Until the sweep, the views still hold the old holder: a read must not say the task is theirs when their lease ran
+ * out (a claim by another would succeed, and their update be refused LEASE_EXPIRED). Lists keep their members until
+ * the sweep; only the record is shown as of now.
+ */
+export function taskAsOf(task: TaskView, now: string, sweeper: string): TaskView {
+  if (TERMINAL.has(task.state)) return task;
+  const at = Date.parse(now);
+  const touched = (when: string) => ({ updatedAt: when, updatedBy: sweeper });
+  if (task.deadline !== null && Date.parse(task.deadline) <= at) {
+    const { taskId, state: from, deadline } = task;
+    const expired: TaskEvent = {
+      type: 'TaskExpired',
+      data: { taskId, from, to: 'Canceled', reason: 'expired', deadline, expiredAt: deadline },
+    };
+    return { ...applied(task, expired, sweeper), ...touched(deadline) };
+  }
+  const lease = task.leaseExpiresAt;
+  if (!openToAudience(task) || task.assignee === null || lease === null || Date.parse(lease) > at) return task;
+  if (!WAITS_ON_HOLDER.has(task.state)) return task;
+  const lapsed: TaskEvent = {
+    type: 'TaskLeaseExpired',
+    data: { taskId: task.taskId, claimant: task.assignee, from: task.state, leaseExpiresAt: lease, expiredAt: lease },
+  };
+  return { ...applied(task, lapsed, sweeper), ...touched(lease) };
+}
+
 /** The one state a task is at while it is in its audience's claimable list (a claim takes it out). */
 export const CLAIMABLE_STATE: TaskState = 'Submitted';
 

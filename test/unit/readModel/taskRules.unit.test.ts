@@ -4,6 +4,7 @@
  */
 import type { TaskEvent, TaskState } from '../../../src/events/types';
 import type { TaskWakeEvent } from '../../../src/projections/viewChanges';
+import { taskAsOf } from '../../../src/projections/readModel/taskRules';
 import { ReadModelSpec } from '../../support/readModelSpec';
 import { LogBuilder, next, nextPosition } from './scenario';
 
@@ -447,5 +448,28 @@ describe('read model: a task that ended without its sender waits on the sender u
     ReadModelSpec.given(held)
       .when(...early)
       .thenViews((views) => expect(counts(views)).toEqual([0, 1, 0]));
+  });
+});
+
+describe('read model: a task as a read shows it (taskAsOf): what the sweep records once due, before it runs', () => {
+  it('a lease that ran out: back with its audience, the claimant lapsed, dated at the lease end, by the sweeper', () => {
+    const { log, taskId } = broadcastTask();
+    const lease = '2030-01-01T00:01:00.000Z';
+    const when = next(log, (l) => l.task('@b', claimedBy(taskId, '@b', l.nextAt, lease)));
+    ReadModelSpec.given([])
+      .when(...log.projected().slice(0, -when.length), ...when)
+      .thenViews((views) => {
+        const task = views.tasks.task(taskId)!;
+        expect(taskAsOf(task, '2030-01-01T00:00:59.999Z', 'sweeper')).toBe(task);
+        expect(taskAsOf(task, lease, 'sweeper')).toMatchObject({
+          state: 'Submitted',
+          assignee: null,
+          claimedAt: null,
+          leaseExpiresAt: null,
+          lapsedClaimant: '@b',
+          updatedAt: lease,
+          updatedBy: 'sweeper',
+        });
+      });
   });
 });

@@ -149,7 +149,7 @@ export const retirementSchema = z.object({
   changed: z.boolean().describe('false: it was already retired (retiredAt is when), so nothing changed'),
   releasedTasks: z
     .array(z.uuid())
-    .describe('the broadcast tasks it held that were returned to their audiences now (TaskReleased; back to Submitted)'),
+    .describe('the AGENT:* and list tasks it held that were returned to their audiences now (TaskReleased; back to Submitted)'),
   canceledTasks: z
     .array(z.uuid())
     .describe(

@@ -22,7 +22,7 @@ const taskEventType = z.enum([
 export const taskResultSchema = z.object({
   taskId: z.uuid(),
   state,
-  assignee: z.string().nullable().describe('who holds the task (null: an unclaimed broadcast task)'),
+  assignee: z.string().nullable().describe('who holds the task (null: unclaimed)'),
   claimedAt: timestamp.nullable(),
   leaseExpiresAt: timestamp
     .nullable()

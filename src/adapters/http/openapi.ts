@@ -77,7 +77,7 @@ const TAGS: Array<{ name: RouteSpec['tag']; description: string }> = [
   {
     name: 'tasks',
     description:
-      'A2A tasks carried by messages: claim a broadcast task (first claim wins), move it through its states, list and read them',
+      'A2A tasks carried by messages: claim an AGENT:* or list task (first claim wins), move it through its states, list and read them',
   },
   { name: 'views', description: 'Unread counts, heartbeat counts and the audit log' },
   { name: 'wake', description: 'Wake events as Server-Sent Events' },

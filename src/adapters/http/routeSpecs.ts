@@ -61,7 +61,7 @@ export const ROUTE_SPECS: RouteSpec[] = [
     path: '/v1/agents/{identity}',
     operationId: 'retireAgent',
     summary:
-      'Retire an agent (its token stops working; later broadcasts skip it; the broadcast tasks it holds unfinished go back to their audiences; the tasks it sent that have not ended are canceled)',
+      'Retire an agent (its token stops working; later broadcasts skip it; the AGENT:* and list tasks it holds unfinished go back to their audiences; the tasks it sent that have not ended are canceled)',
     tag: 'agents',
     auth: 'admin',
     success: {

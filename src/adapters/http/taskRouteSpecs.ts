@@ -13,7 +13,7 @@ export const TASK_ROUTE_SPECS: RouteSpec[] = [
     path: '/v1/tasks/{id}/claim',
     operationId: 'claimTask',
     summary:
-      'Claim a broadcast task you were in the audience of: the first claim wins; claiming again renews your lease. ' +
+      'Claim a task sent to AGENT:* or to a list naming you: the first claim wins; claiming again renews your lease. ' +
       'Body optional: {leaseSeconds}',
     tag: 'tasks',
     auth: 'agent',

@@ -20,9 +20,9 @@ export const TASK_TOOLS: ToolDefinition[] = [
   {
     name: 'claim_task',
     description:
-      'Claim a broadcast (AGENT:*) task you received: the first claim wins and the task is then yours alone. ' +
-      'Later claims get TASK_ALREADY_CLAIMED (naming the holder); agents outside the send-time audience get NOT_IN_AUDIENCE. ' +
-      'A direct task is already yours (claiming it changes nothing). Pass leaseSeconds to hold it only while you keep ' +
+      'Claim a task sent to AGENT:* or to a list naming you: the first claim wins and the task is then yours alone. ' +
+      'Later claims get TASK_ALREADY_CLAIMED (naming the holder). A direct task (to you alone) is already yours ' +
+      '(claiming it changes nothing). Pass leaseSeconds to hold it only while you keep ' +
       'working: any update_task by you, or claiming again, renews the lease. After claiming, accept it with update_task to: Working.',
     schema: claimTaskSchema,
     output: taskResultSchema,
@@ -33,8 +33,8 @@ export const TASK_TOOLS: ToolDefinition[] = [
     name: 'update_task',
     description:
       'Move a task to a new state. If you hold it: Working (accept), Rejected (decline, with reason), InputRequired or ' +
-      'AuthRequired (ask the sender, with note), Completed (with artifacts), Failed (with reason), or Submitted to give a ' +
-      'claimed broadcast task back. If you sent it: Canceled, or Working (with note) to answer its InputRequired/AuthRequired ' +
+      'AuthRequired (ask the sender, with note), Completed (with artifacts), Failed (with reason), or Submitted to give back ' +
+      'a task you claimed. If you sent it: Canceled, or Working (with note) to answer its InputRequired/AuthRequired ' +
       "(this is provide_input: the note is the input; a message of yours to the holder in the task's thread answers it too). " +
       'Finished tasks (Completed, Canceled, Failed, Rejected) never change. A move you may not make is refused with ' +
       'INVALID_TRANSITION, listing the moves you may make; nothing is changed.',
@@ -47,8 +47,8 @@ export const TASK_TOOLS: ToolDefinition[] = [
   {
     name: 'list_tasks',
     description:
-      'List your tasks, newest first: view assigned (you hold them; the default), claimable (broadcast tasks you may ' +
-      'claim) or sent (tasks you sent); optionally only some states. Page on with nextCursor. In sent, outcomeUnseen: true ' +
+      'List your tasks, newest first: view assigned (you hold them; the default), claimable (AGENT:* or list tasks ' +
+      'you may claim) or sent (tasks you sent); optionally only some states. Page on with nextCursor. In sent, outcomeUnseen: true ' +
       'marks a task that finished without you and waits on you (tasksWaiting) until you get_task it.',
     schema: listTasksSchema,
     output: taskPageSchema,

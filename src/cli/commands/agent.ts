@@ -52,7 +52,7 @@ export function registerAgentCommands(program: Command): void {
 
   withClientOptions(agent.command('retire <identity>'))
     .description(
-      'retire an agent (admin): its token stops working, later broadcasts skip it, the broadcast tasks it holds ' +
+      'retire an agent (admin): its token stops working, later broadcasts skip it, the AGENT:* and list tasks it holds ' +
         'unfinished go back to their audiences (claimable again), and the tasks it sent that have not ended are canceled ' +
         '(reason "sender retired"); a task sent directly to it stays as it is',
     )

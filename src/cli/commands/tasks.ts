@@ -85,7 +85,7 @@ export function registerTaskCommands(program: Command): void {
     );
 
   withClientOptions(task.command('claim <taskId>'))
-    .description('claim a broadcast task (first claim wins); again to renew your lease')
+    .description('claim a task sent to AGENT:* or to a list naming you (first claim wins); again to renew your lease')
     .option('--lease <seconds>', 'hold it for this many seconds unless renewed')
     .action(
       action(async (taskId: string, options: ClientOptions & { lease?: string }) => {

@@ -58,7 +58,7 @@ export const alreadyClaimed = (task: Task): MailboxError =>
       (task.leaseExpiresAt
         ? `Its lease runs to ${task.leaseExpiresAt}; if it lapses the task is claimable again.`
         : 'It stays theirs until they release or finish it, or until they are retired (retiring an agent returns its ' +
-          'broadcast tasks to their audience).'),
+          'AGENT:* and list tasks to their audience).'),
     { taskId: task.taskId, claimant: task.assignee, claimedAt: task.claimedAt, leaseExpiresAt: task.leaseExpiresAt },
   );
 

@@ -27,7 +27,7 @@ export const claimTaskSchema = z.strictObject({
   leaseSeconds: wholeNumber('seconds', 1, MAX_LEASE_SECONDS)
     .optional()
     .describe(
-      'broadcast tasks only: hold the task for this many seconds; any update by you (or claiming again) renews it; if it ' +
+      'not for a direct task: hold the task for this many seconds; any update by you (or claiming again) renews it; if it ' +
         'lapses the task goes back to the audience and the next claim wins. Omit to hold it until you release or finish it.',
     ),
 });
@@ -36,7 +36,7 @@ export const transitionTaskSchema = z.strictObject({
   taskId,
   to: taskStateSchema.describe(
     'the new state. Assignee: Working (accept), Rejected (decline; reason), InputRequired/AuthRequired (note), Completed ' +
-      '(artifacts), Failed (reason), Submitted (release a claimed broadcast task). Sender: Canceled, or Working to answer ' +
+      '(artifacts), Failed (reason), Submitted (give back a task you claimed). Sender: Canceled, or Working to answer ' +
       'an InputRequired/AuthRequired. v0.3 (input-required) and v1.0 (TASK_STATE_INPUT_REQUIRED) spellings are accepted.',
   ),
   reason: readableText(2000, 'say why in words (1-2000 characters)')
@@ -79,7 +79,7 @@ export const listTasksSchema = z.strictObject({
   view: z
     .enum(TASK_LIST_VIEWS)
     .default('assigned')
-    .describe('assigned: tasks you hold; claimable: broadcast tasks you may claim; sent: tasks you sent. Default assigned'),
+    .describe('assigned: tasks you hold; claimable: AGENT:* or list tasks you may claim; sent: tasks you sent. Default assigned'),
   state: states
     .optional()
     .describe('only tasks in these states: one state, an array, or comma-separated (e.g. Working,InputRequired)'),

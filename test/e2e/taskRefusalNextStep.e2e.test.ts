@@ -91,3 +91,40 @@ describe('a move the caller has none of says whose move it is', () => {
     }
   });
 });
+
+describe('a move its holder may make only after another says which one first', () => {
+  test.each([['@b'], [['@b', '@c']]])(
+    'the holder of a Submitted task %j moving it to Completed, Failed or InputRequired: told to move it to Working first',
+    async (to) => {
+      const taskId = await sendTask(to as string | string[]);
+      if (Array.isArray(to)) await post('@b', `/v1/tasks/${taskId}/claim`, {});
+      for (const [move, extra] of [
+        ['Completed', {}],
+        ['Failed', { reason: 'no access' }],
+        ['InputRequired', { note: 'which branch?' }],
+      ] as const) {
+        const body = await refusal('@b', `/v1/tasks/${taskId}/transition`, { to: move, ...extra }, 409);
+        expect(body).toMatchObject({ code: 'INVALID_TRANSITION', currentState: 'Submitted', requested: move });
+        expect(body.allowed).toContain('Working');
+        expect(body.message).toContain(`${move} comes after Working: move it to Working first, then to ${move}.`);
+      }
+      // The way it names is open: Working, then Completed.
+      await post('@b', `/v1/tasks/${taskId}/transition`, { to: 'Working' });
+      expect(await post('@b', `/v1/tasks/${taskId}/transition`, { to: 'Completed' })).toMatchObject({ state: 'Completed' });
+    },
+  );
+
+  test.each([['@b'], [['@b', '@c']]])(
+    'no way is named where the caller has none (%j: the sender completing, the holder moving Working to Working)',
+    async (to) => {
+      const taskId = await sendTask(to as string | string[]);
+      if (Array.isArray(to)) await post('@b', `/v1/tasks/${taskId}/claim`, {});
+      const bySender = await refusal('@s', `/v1/tasks/${taskId}/transition`, { to: 'Completed' }, 409);
+      expect(bySender.message).not.toContain('comes after');
+      await post('@b', `/v1/tasks/${taskId}/transition`, { to: 'Working' });
+      // Not "through Submitted": from Working that is a release, after which @b holds nothing to move.
+      const again = await refusal('@b', `/v1/tasks/${taskId}/transition`, { to: 'Working' }, 409);
+      expect(again.message).not.toContain('comes after');
+    },
+  );
+});

@@ -1,6 +1,6 @@
 /** The task errors, each saying what is true now and what the caller can do instead. */
 import { MailboxError } from '../../errors';
-import type { Relation } from './transitionTable';
+import { TRANSITION_TABLE, type Relation } from './transitionTable';
 import { isTerminal, type Task, type TaskEnding, type TaskStateName } from './taskState';
 
 export const taskNotFound = (taskId: string): MailboxError =>
@@ -91,7 +91,8 @@ export function invalidTransition(
       (allowed.length
         ? `From ${task.state} you may move it to: ${allowed.join(', ')}.`
         : `From ${task.state} you may make no transition.`) +
-      hint,
+      hint +
+      (requested === 'claim' ? '' : pathVia(task, relations, requested, allowed)),
     { taskId: task.taskId, currentState: task.state, requested, allowed: [...allowed] },
   );
 }
@@ -136,6 +137,27 @@ function finishedRefusal(
       endedAt: ending.at,
     },
   );
+}
+
+/**
+ * The way to a state the caller may reach in two moves: a holder completing (or failing, or asking about) a Submitted
+ * task was told only "you may move it to: Working, Rejected, Submitted", and had to guess that Completed comes after
+ * Working. Names the step the table allows it from, when one of the caller's moves now leads there.
+ */
+function pathVia(
+  task: Task,
+  relations: readonly Relation[],
+  requested: TaskStateName,
+  allowed: readonly TaskStateName[],
+): string {
+  if (!relations.includes('assignee')) return '';
+  // Never through Submitted: from Working that move is a release, after which the caller holds nothing.
+  const leadsThere = (via: TaskStateName) =>
+    via !== task.state &&
+    via !== 'Submitted' &&
+    TRANSITION_TABLE.some((rule) => rule.by === 'assignee' && rule.from === via && rule.to === requested);
+  const step = allowed.find(leadsThere);
+  return step === undefined ? '' : ` ${requested} comes after ${step}: move it to ${step} first, then to ${requested}.`;
 }
 
 /**

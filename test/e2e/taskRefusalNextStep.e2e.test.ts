@@ -3,6 +3,7 @@
  * walking a swarm's flows over plain HTTP (helper ht): @s sends, @b and @c are its audience.
  */
 import { startTestServer, type TestServer } from '../support/httpServer';
+import { subscribe } from './wakeSubscriber';
 
 let server: TestServer;
 let t: Record<string, string>;
@@ -125,6 +126,31 @@ describe('a move its holder may make only after another says which one first', (
       // Not "through Submitted": from Working that is a release, after which @b holds nothing to move.
       const again = await refusal('@b', `/v1/tasks/${taskId}/transition`, { to: 'Working' }, 409);
       expect(again.message).not.toContain('comes after');
+    },
+  );
+});
+
+describe('a claim refused while another holds the task says the caller is woken when it comes back, and it is', () => {
+  test.each([['AGENT:*'], [['@b', '@c']]])(
+    '%j: TASK_ALREADY_CLAIMED, then the release wakes @c, whose claim wins',
+    async (to) => {
+      const taskId = await sendTask(to as string | string[]);
+      await post('@b', `/v1/tasks/${taskId}/claim`, {});
+      const body = await refusal('@c', `/v1/tasks/${taskId}/claim`, {}, 409);
+      expect(body).toMatchObject({ code: 'TASK_ALREADY_CLAIMED', claimant: '@b' });
+      expect(body.message).toContain('Should it come back, you are woken (a wake/task on GET /v1/wake');
+      const moving = await refusal('@c', `/v1/tasks/${taskId}/transition`, { to: 'Working' }, 409);
+      expect(moving.message).toContain('you are woken (wake/task), and you may claim it');
+
+      const wakes = await subscribe(server.url, t['@c']);
+      try {
+        await post('@b', `/v1/tasks/${taskId}/transition`, { to: 'Submitted' });
+        const woken = await wakes.next((e) => e.event === 'wake' && e.data.type === 'wake/task' && e.data.taskId === taskId);
+        expect(woken.data).toMatchObject({ event: 'TaskReleased', state: 'Submitted', assignee: null, by: '@b' });
+        expect(await post('@c', `/v1/tasks/${taskId}/claim`, {})).toMatchObject({ assignee: '@c' });
+      } finally {
+        wakes.close();
+      }
     },
   );
 });

@@ -58,7 +58,9 @@ export const alreadyClaimed = (task: Task): MailboxError =>
       (task.leaseExpiresAt
         ? `Its lease runs to ${task.leaseExpiresAt}; if it lapses the task is claimable again.`
         : 'It stays theirs until they release or finish it, or until they are retired (retiring an agent returns its ' +
-          'AGENT:* and list tasks to their audience).'),
+          'AGENT:* and list tasks to their audience).') +
+      ' Should it come back, you are woken (a wake/task on GET /v1/wake: event TaskReleased or TaskLeaseExpired): wait ' +
+      'for that rather than claiming again.',
     { taskId: task.taskId, claimant: task.assignee, claimedAt: task.claimedAt, leaseExpiresAt: task.leaseExpiresAt },
   );
 
@@ -172,8 +174,8 @@ function nextStep(task: Task, relations: readonly Relation[], allowed: readonly 
     const lease = task.leaseExpiresAt ? `, whose lease runs to ${task.leaseExpiresAt}` : '';
     return (
       ` It is held by ${task.assignee}${lease}; only its holder and its sender ${task.sender} move it. Should it go back ` +
-      `to its audience (a release${lease ? ', or a lapsed lease' : ''}), it is in GET /v1/tasks?view=claimable again and ` +
-      'you may claim it.'
+      `to its audience (a release${lease ? ', or a lapsed lease' : ''}), it is in GET /v1/tasks?view=claimable again, ` +
+      'you are woken (wake/task), and you may claim it.'
     );
   }
   if (relations.includes('assignee') && (task.state === 'InputRequired' || task.state === 'AuthRequired'))

@@ -41,14 +41,39 @@ export const taskStateSchema = z.string().transform((value, ctx) => {
   return z.NEVER;
 });
 
-const partSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('text'), text: z.string() }),
-  z.strictObject({ kind: z.literal('data'), data: z.record(z.string(), z.unknown()) }),
-  z.strictObject({
-    kind: z.literal('file'),
-    file: z.strictObject({ uri: z.string().min(1), mimeType: z.string().optional() }),
-  }),
-]);
+/** A part's forms, as a refusal shows them. */
+const PART_FORMS =
+  '{"kind": "text", "text": "..."}, {"kind": "data", "data": {...}} or {"kind": "file", "file": {"uri": "...", "mimeType"?: "..."}}';
+
+/**
+ * A part of a task's input or an artifact (A2A parts, with their kind). One with no kind (A2A v1.0's {"text": "hi"}) or
+ * another key for it ({"type": "text"}) was refused "Invalid discriminator value. Expected 'text' | 'data' | 'file'",
+ * naming neither the key nor the forms: the refusal now shows both, and what the part had.
+ */
+export const partSchema = z.discriminatedUnion(
+  'kind',
+  [
+    z.strictObject({ kind: z.literal('text'), text: z.string() }),
+    z.strictObject({ kind: z.literal('data'), data: z.record(z.string(), z.unknown()) }),
+    z.strictObject({
+      kind: z.literal('file'),
+      file: z.strictObject({ uri: z.string().min(1), mimeType: z.string().optional() }),
+    }),
+  ],
+  {
+    error: (issue) => {
+      const { input } = issue;
+      if (typeof input !== 'object' || input === null || Array.isArray(input)) return undefined;
+      const fields = Object.keys(input).slice(0, 10);
+      const kind = (input as { kind?: unknown }).kind;
+      const had =
+        kind === undefined
+          ? `this one has no "kind" (its fields: ${fields.length ? fields.join(', ') : 'none'})`
+          : `"kind" ${JSON.stringify(kind).slice(0, 40)} is none of text, data, file`;
+      return `each part is ${PART_FORMS}; ${had}`;
+    },
+  },
+);
 
 export const taskEnvelopeSchema = z.strictObject({
   state: taskStateSchema.optional(),

@@ -114,3 +114,39 @@ test.each(['note', 'reason'])(
     });
   },
 );
+
+test.each([
+  ['no kind (A2A v1.0 {"text"})', { text: 'done' }, 'this one has no "kind" (its fields: text)'],
+  ['"type" for "kind"', { type: 'text', text: 'done' }, 'this one has no "kind" (its fields: type, text)'],
+  ['a kind of none of the three', { kind: 'txt', text: 'done' }, '"kind" "txt" is none of text, data, file'],
+])(
+  'a part with %s: refused with the forms a part takes and what it had, over MCP and HTTP, nothing written',
+  async (_what, part, had) => {
+    const forms =
+      'each part is {"kind": "text", "text": "..."}, {"kind": "data", "data": {...}} or {"kind": "file", "file": {"uri": "...", "mimeType"?: "..."}}';
+    const b = await mcpClient('@b');
+    const a = await mcpClient('@a');
+    const taskId = await sendTask('@b');
+    await tool(b, 'update_task', { taskId, to: 'Working' });
+    const before = await server.eventCount();
+    const artifact = await tool(b, 'update_task', { taskId, to: 'Completed', artifacts: [{ parts: [part] }] });
+    expect(artifact).toMatchObject({ isError: true, body: { code: 'VALIDATION_FAILED', field: 'artifacts.0.parts.0.kind' } });
+    expect(artifact.body.message).toContain(`${forms}; ${had}`);
+    const input = await tool(a, 'add_message', { to: '@b', subject: 's', body: 'x', task: { input: { parts: [part] } } });
+    expect(input).toMatchObject({ isError: true, body: { code: 'VALIDATION_FAILED', field: 'task.input.parts.0.kind' } });
+    expect(input.body.message).toContain(`${forms}; ${had}`);
+    const overHttp = await server.call('POST', `/v1/tasks/${taskId}/transition`, {
+      token: t['@b'],
+      body: { to: 'Completed', artifacts: [{ parts: [part] }] },
+    });
+    expect([overHttp.status, overHttp.body]).toEqual([400, artifact.body]);
+    expect(await server.eventCount()).toBe(before);
+    // The form it shows is taken.
+    const done = await tool(b, 'update_task', {
+      taskId,
+      to: 'Completed',
+      artifacts: [{ parts: [{ kind: 'text', text: 'done' }] }],
+    });
+    expect(done.body).toMatchObject({ state: 'Completed', events: ['TaskArtifactAdded', 'TaskStateChanged'] });
+  },
+);

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { pageSize, wholeNumber } from '../numberFields';
-import { taskStateSchema } from '../messageFields';
+import { partSchema, taskStateSchema } from '../messageFields';
 import { messageIdSchema } from '../schemas';
 import { readableText } from '../readableText';
 import { MAX_TASK_BYTES, withinJsonBytes } from '../jsonSize';
@@ -15,12 +15,6 @@ import { MAX_TASK_BYTES, withinJsonBytes } from '../jsonSize';
 export const MAX_LEASE_SECONDS = 7 * 24 * 3600;
 
 const taskId = messageIdSchema.describe("the task's id: the messageId of the message that carried it");
-
-const part = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('text'), text: z.string() }),
-  z.strictObject({ kind: z.literal('data'), data: z.record(z.string(), z.unknown()) }),
-  z.strictObject({ kind: z.literal('file'), file: z.strictObject({ uri: z.string().min(1), mimeType: z.string().optional() }) }),
-]);
 
 export const claimTaskSchema = z.strictObject({
   taskId,
@@ -49,7 +43,7 @@ export const transitionTaskSchema = z.strictObject({
         'AuthRequired (your question), optional otherwise (a release to Submitted takes none)',
     ),
   artifacts: z
-    .array(z.strictObject({ name: z.string().min(1).max(200).optional(), parts: z.array(part).min(1) }))
+    .array(z.strictObject({ name: z.string().min(1).max(200).optional(), parts: z.array(partSchema).min(1) }))
     .max(32)
     .superRefine(withinJsonBytes('artifacts'))
     .optional()

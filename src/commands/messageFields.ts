@@ -28,13 +28,28 @@ const STATE_BY_SQUASHED = new Map<string, TaskState>([
   ['cancelled', 'Canceled'], // A2A v1.0 spells it TASK_STATE_CANCELLED
 ]);
 
+/**
+ * Words a model uses for a state that is not one (found probing update_task as a model: to "done"): suggested, never
+ * taken (DESIGN: suggest, never substitute), so that a wrong word never moves a task.
+ */
+const STATE_MEANT = new Map<string, TaskState>([
+  ...['done', 'complete', 'finished', 'success', 'succeeded', 'resolved'].map((w) => [w, 'Completed'] as [string, TaskState]),
+  ...['inprogress', 'started', 'accepted', 'active', 'running'].map((w) => [w, 'Working'] as [string, TaskState]),
+  ...['declined', 'refused'].map((w) => [w, 'Rejected'] as [string, TaskState]),
+  ...['error', 'failure', 'errored'].map((w) => [w, 'Failed'] as [string, TaskState]),
+  ...['cancel', 'aborted'].map((w) => [w, 'Canceled'] as [string, TaskState]),
+  ...['released', 'open', 'unclaimed', 'pending', 'queued'].map((w) => [w, 'Submitted'] as [string, TaskState]),
+  ...['needsinput', 'blocked'].map((w) => [w, 'InputRequired'] as [string, TaskState]),
+]);
+
 export const taskStateSchema = z.string().transform((value, ctx) => {
   const canonical = STATE_BY_SQUASHED.get(squash(value));
   if (canonical) return canonical;
+  const meant = STATE_MEANT.get(squash(value));
   ctx.addIssue({
     code: 'custom',
     message:
-      `Unknown task state '${value}'. Use one of ${TASK_STATES.join(', ')} ` +
+      `Unknown task state '${value}'.${meant ? ` Did you mean ${meant}?` : ''} Use one of ${TASK_STATES.join(', ')} ` +
       `(A2A v0.3 'input-required' and v1.0 'TASK_STATE_INPUT_REQUIRED' spellings are accepted).`,
     params: { allowed: TASK_STATES },
   });

@@ -150,3 +150,30 @@ test.each([
     expect(done.body).toMatchObject({ state: 'Completed', events: ['TaskArtifactAdded', 'TaskStateChanged'] });
   },
 );
+
+test.each([
+  ['done', 'Completed'],
+  ['finished', 'Completed'],
+  ['in-progress', 'Working'],
+  ['TASK_STATE_DONE', 'Completed'],
+  ['declined', 'Rejected'],
+])('update_task to %j: refused with "Did you mean %s?", never taken, over MCP and HTTP, nothing written', async (word, meant) => {
+  const b = await mcpClient('@b');
+  const taskId = await sendTask('@b');
+  await tool(b, 'update_task', { taskId, to: 'Working' });
+  const before = await server.eventCount();
+  const overMcp = await tool(b, 'update_task', { taskId, to: word });
+  expect(overMcp).toMatchObject({ isError: true, body: { code: 'VALIDATION_FAILED', field: 'to' } });
+  expect(overMcp.body.message).toContain(`Unknown task state '${word}'. Did you mean ${meant}? Use one of Submitted,`);
+  const overHttp = await server.call('POST', `/v1/tasks/${taskId}/transition`, { token: t['@b'], body: { to: word } });
+  expect([overHttp.status, overHttp.body]).toEqual([400, overMcp.body]);
+  expect(await server.eventCount()).toBe(before);
+  expect((await server.call('GET', `/v1/tasks/${taskId}`, { token: t['@b'] })).body.mailbox.state).toBe('Working');
+});
+
+test('a word that names no state is refused as before, with no guess', async () => {
+  const b = await mcpClient('@b');
+  const taskId = await sendTask('@b');
+  const refused = await tool(b, 'update_task', { taskId, to: 'banana' });
+  expect(refused.body.message).toMatch(/^update_task: 'to' Unknown task state 'banana'\. Use one of /);
+});

@@ -42,7 +42,7 @@ export interface StartOptions {
  */
 export const buildApiServer = (mailbox: MailboxServices, logger: Logger): HttpServer =>
   buildHttpServer(mailbox, logger, [
-    mcpRoutes({ logger, requestTimeoutMs: mailbox.config.requestTimeoutMs }),
+    mcpRoutes({ logger, maxBodyBytes: mailbox.config.maxBodyBytes, requestTimeoutMs: mailbox.config.requestTimeoutMs }),
     messageStoryRoutes((messageId) => loadMessageStory(eventStoreSource(mailbox.eventStore), messageId)),
   ]);
 

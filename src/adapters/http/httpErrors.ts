@@ -16,13 +16,25 @@ interface FastifyLikeError {
 const validation = (message: string, details: Record<string, unknown> = {}) =>
   new MailboxError('VALIDATION_FAILED', 'Validation failed', message, details);
 
-export const payloadTooLarge = (limit: number) =>
-  new MailboxError(
-    'PAYLOAD_TOO_LARGE',
-    'Payload too large',
-    `The request is larger than this server's limit of ${limit} bytes; shorten the body or link to the content.`,
-    { limit },
-  );
+/**
+ * `size`: how large the request is, where it was counted (`complete`: to its end; else it was cut off there, and is at
+ * least that large).
+ */
+export const payloadTooLarge = (limit: number, size?: { bytes: number; complete: boolean }) =>
+  size === undefined
+    ? new MailboxError(
+        'PAYLOAD_TOO_LARGE',
+        'Payload too large',
+        `The request is larger than this server's limit of ${limit} bytes; shorten the body or link to the content.`,
+        { limit },
+      )
+    : new MailboxError(
+        'PAYLOAD_TOO_LARGE',
+        'Payload too large',
+        `The request is ${size.complete ? '' : 'at least '}${size.bytes} bytes, ${size.complete ? '' : 'at least '}` +
+          `${size.bytes - limit} over this server's limit of ${limit} bytes; it was not read. Shorten the body or link to the content.`,
+        size.complete ? { limit, bytes: size.bytes } : { limit, bytesAtLeast: size.bytes },
+      );
 
 /** Where OAuth clients look for an authorization server; this mailbox has none (static bearer tokens). */
 const OAUTH_DISCOVERY =

@@ -14,6 +14,7 @@ import { boundHandlers } from './handlerTimeout';
 import { requestLimitOf, type HttpContext } from './httpContext';
 import { routeNotFound, sendEnvelope, toMailboxError } from './httpErrors';
 import { registerJsonBodyParser } from './jsonBody';
+import { readOversizedBodies } from './oversizedBody';
 import { assertQueryDecodable, queryOf } from './queryEncoding';
 import { MailboxMetrics } from './metrics';
 import { RateLimiter } from './rateLimiter';
@@ -210,7 +211,12 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
         // A replayed add_message sent nothing: the wake latency runs from the original's arrival (messageRoutes.ts).
         if (!sent.replayed) context.wakeLatency.sendAcknowledged(sent.result.messageId, request.startedAt);
       });
-    for (const register of agentApiRoutes) register(scope, agentApiFor);
+    // In a scope of their own, whose bodies are read by readOversizedBodies: a route there may answer a body over the
+    // limit in its own protocol (POST /mcp: a tool call too large to be read is that call's tool error).
+    scope.register(async (apiRoutes) => {
+      readOversizedBodies(apiRoutes, context.requestLimit);
+      for (const register of agentApiRoutes) register(apiRoutes, agentApiFor);
+    });
   });
 
   return {

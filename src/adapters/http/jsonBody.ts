@@ -34,6 +34,12 @@ export function parseJsonBody(body: string, checkDepth = true): unknown {
 /** Routes whose body is an envelope around the input (JSON-RPC), which check the depth of the input themselves. */
 const ENVELOPED_ROUTES = new Set(['/mcp']);
 
+/** A request's body, read whole, as its route takes it; throws the envelope of what is wrong with it. */
+export function parseRequestBody(request: FastifyRequest, body: string | Buffer): unknown {
+  const text = typeof body === 'string' ? body : decodeUtf8Body(body, request.headers['content-type']);
+  return parseJsonBody(text, !ENVELOPED_ROUTES.has(request.routeOptions.url ?? ''));
+}
+
 /**
  * JSON for application/json and, leniently, for any other content type: `curl -d`
  * sends JSON labelled as a form, and refusing an input we understand helps nobody.
@@ -42,8 +48,7 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   const parse = (request: FastifyRequest, body: string | Buffer, done: (error: Error | null, value?: unknown) => void) => {
     try {
-      const text = typeof body === 'string' ? body : decodeUtf8Body(body, request.headers['content-type']);
-      done(null, parseJsonBody(text, !ENVELOPED_ROUTES.has(request.routeOptions.url ?? '')));
+      done(null, parseRequestBody(request, body));
     } catch (error) {
       done(error as Error);
     }

@@ -11,6 +11,7 @@ import type { AgentApi } from '../../application/agentApi';
 import { MAX_JSON_DEPTH, pathBeyondDepth, tooDeep } from '../../commands/jsonDepth';
 import type { McpServerFactory, refuseInvalidParams } from './mcpServer';
 import { emptyBatch, invalidJsonRpc, jsonRpcError } from './jsonRpcRefusals';
+import { JsonRpcCallScanner, type ScannedCall } from './jsonRpcCallScanner';
 
 const methodNotAllowed = {
   jsonrpc: '2.0',
@@ -52,6 +53,59 @@ function rateLimitedToolCall(error: MailboxError, request: FastifyRequest, reply
   const { retryAfterSeconds } = error.envelope;
   if (typeof retryAfterSeconds === 'number') reply.header('retry-after', String(retryAfterSeconds));
   return reply.status(200).type('application/json; charset=utf-8').send(toolErrorResponse(toolCall.id, error.envelope));
+}
+
+/** The scanners of the bodies over the request limit (the HTTP adapter shows them their bytes, never parses them). */
+const oversizedCalls = new WeakMap<FastifyRequest, JsonRpcCallScanner>();
+
+const watchesOversizedBody = (request: FastifyRequest) => {
+  const scanner = new JsonRpcCallScanner();
+  oversizedCalls.set(request, scanner);
+  return scanner;
+};
+
+/** What a request over the limit is, in words: the size and the excess as counted, the limit. */
+function overTheLimit(envelope: Record<string, unknown>, what: string): string {
+  const { limit } = envelope as { limit: number };
+  const [bytes, atLeast] =
+    typeof envelope.bytes === 'number' ? [envelope.bytes, ''] : [envelope.bytesAtLeast as number, 'at least '];
+  return (
+    `${what} is ${atLeast}${bytes} bytes, ${atLeast}${bytes - limit} over this server's limit of ${limit} bytes for ` +
+    'one request, so it was not read and nothing was done.'
+  );
+}
+
+/**
+ * A body over the request limit, answered as what it was (its bytes were counted and scanned, never kept or parsed):
+ * a tools/call with an id as that call's tool error (200), whose PAYLOAD_TOO_LARGE envelope gives the limit and the
+ * size, which the model reads and can act on; anything else as a JSON-RPC error in a 413 (its id when one was read).
+ * A bare 413 reached MCP clients as a transport error ("Error POSTing to endpoint"), which told the model neither.
+ */
+function oversizedRequest(error: MailboxError, scanned: ScannedCall, maxBodyBytes: number, reply: FastifyReply) {
+  const json = 'application/json; charset=utf-8';
+  if (!scanned.batch && scanned.method === 'tools/call' && scanned.id !== undefined) {
+    const tool = scanned.tool ?? 'tool';
+    const advice =
+      scanned.tool === 'add_message'
+        ? ` A message's body is at most ${maxBodyBytes} bytes: send less, split it over several messages, or put the ` +
+          'content where the recipients can fetch it and send its location.'
+        : ' Send smaller arguments.';
+    const envelope = {
+      ...error.envelope,
+      message: overTheLimit(error.envelope, `This ${tool} call`) + advice,
+      ...(scanned.tool === undefined ? {} : { tool: scanned.tool }),
+    };
+    return reply.status(200).type(json).send(toolErrorResponse(scanned.id, envelope));
+  }
+  const what = scanned.batch
+    ? 'This JSON-RPC batch'
+    : `This JSON-RPC request${scanned.method === undefined ? '' : ` (${scanned.method})`}`;
+  const advice = scanned.batch ? ' Send fewer messages per request, or one at a time.' : ' Send a smaller request.';
+  const envelope = { ...error.envelope, message: overTheLimit(error.envelope, what) + advice };
+  return reply
+    .status(413)
+    .type(json)
+    .send({ jsonrpc: '2.0', id: scanned.id ?? null, error: { code: -32600, message: envelope.message, data: envelope } });
 }
 
 async function staticTokenChallenge(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
@@ -144,12 +198,14 @@ const singleToolCall = (body: unknown): JsonRpcMessage | null => {
 
 export interface McpRouteOptions {
   logger: Logger;
+  /** The largest message body (MAILBOX_MAX_BODY_BYTES), named to a tool call too large to be read. */
+  maxBodyBytes: number;
   /** The request deadline of every route (MAILBOX_REQUEST_TIMEOUT_MS); 0: none. */
   requestTimeoutMs: number;
 }
 
 export const mcpRoutes =
-  ({ logger, requestTimeoutMs }: McpRouteOptions) =>
+  ({ logger, maxBodyBytes, requestTimeoutMs }: McpRouteOptions) =>
   (app: FastifyInstance, agentApiFor: (request: FastifyRequest) => AgentApi): void => {
     // The MCP SDK and the tools' JSON schemas, loaded at the first POST /mcp (~0.15 s): a server no MCP client talks
     // to, and every start, does without them. A failed load is not kept: the next request tries again.
@@ -180,8 +236,16 @@ export const mcpRoutes =
       ));
 
     // answersRateLimit: the HTTP adapter reads the body of a rate-limited request, so that a tool call is refused as one.
-    const config = { streaming: true, answersRateLimit: true };
-    app.post('/mcp', { config, errorHandler: staticTokenChallenge }, async (request, reply) => {
+    // watchesOversizedBody: it reads a body over the request limit (counted and scanned, never kept), so that a tool
+    // call too large to be read is answered as that call.
+    const config = { streaming: true, answersRateLimit: true, watchesOversizedBody };
+    const errorHandler = async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      const scanned = oversizedCalls.get(request);
+      if (scanned && isMailboxError(error) && error.code === 'PAYLOAD_TOO_LARGE' && request.body === undefined)
+        return oversizedRequest(error, scanned.result(), maxBodyBytes, reply);
+      return staticTokenChallenge(error, request, reply);
+    };
+    app.post('/mcp', { config, errorHandler }, async (request, reply) => {
       // the transport writes the response itself
       const empty = emptyBatch(request.body);
       if (empty) return reply.status(400).type('application/json; charset=utf-8').send(jsonRpcError(-32600, empty));

@@ -65,7 +65,12 @@ test('a request over the request limit is 413 PAYLOAD_TOO_LARGE before it is par
     413,
     'PAYLOAD_TOO_LARGE',
   );
-  expect(body.limit).toBe(8192);
+  // its size is its Content-Length: said, and by how much it is over, though not a byte of it was read
+  const bytes = Buffer.byteLength(JSON.stringify({ ...message, body: 'x'.repeat(10_000) }));
+  expect(body).toMatchObject({ limit: 8192, bytes });
+  expect(body.message).toBe(
+    `The request is ${bytes} bytes, ${bytes - 8192} over this server's limit of 8192 bytes; it was not read. Shorten the body or link to the content.`,
+  );
 });
 
 test('a message body over maxBodyBytes is 413 PAYLOAD_TOO_LARGE naming the field', async () => {

@@ -6,6 +6,7 @@
  * else over the limit (tools/list, a batch, what is no JSON) is a 413 whose body is a JSON-RPC error with the limit and
  * the size. The limit holds: nothing over it is parsed or applied, no event is written, the refusal is recorded.
  */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpSdkClients } from '../support/mcpSdkClients';
 import { startTestServer, type TestServer } from '../support/httpServer';
 
@@ -39,22 +40,29 @@ const post = (body: string | ReadableStream, headers: Record<string, string> = {
     ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
   } as RequestInit);
 
-test('an add_message too large to be read is its tool error naming the limit, the size and the body limit; nothing is written', async () => {
-  const a = await clients.http(t['@a']);
-  const before = await server.eventCount();
-  const refused = (await a.callTool({
+/** An add_message with a 20,000-byte body (over the request limit): the tool error's envelope, its size checked. */
+async function sendTooLarge(client: Client) {
+  const refused = (await client.callTool({
     name: 'add_message',
     arguments: { to: '@b', subject: 'the log', body: 'x'.repeat(20_000) },
   })) as ToolResult;
   expect(refused.isError).toBe(true);
   const envelope = refused.structuredContent;
-  expect(envelope).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', limit: LIMIT, tool: 'add_message' });
+  expect(envelope).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', limit: LIMIT });
   expect(envelope.bytes).toBeGreaterThan(20_000);
+  expect(JSON.parse(refused.content[0].text)).toEqual(envelope);
+  return envelope;
+}
+
+test('an add_message too large to be read is its tool error naming the limit, the size and the body limit; nothing is written', async () => {
+  const a = await clients.http(t['@a']);
+  const before = await server.eventCount();
+  const envelope = await sendTooLarge(a);
+  expect(envelope.tool).toBe('add_message');
   expect(envelope.message).toContain(
     `This add_message call is ${envelope.bytes} bytes, ${envelope.bytes - LIMIT} over this server's limit of ${LIMIT} bytes for one request, so it was not read and nothing was done.`,
   );
   expect(envelope.message).toContain("A message's body is at most 1024 bytes");
-  expect(JSON.parse(refused.content[0].text)).toEqual(envelope);
   // the client still works: the next call, within the limit, is sent (the positive signal before counting events)
   const sent = (await a.callTool({ name: 'add_message', arguments: { to: '@b', subject: 's', body: 'short' } })) as ToolResult;
   expect(sent.isError).toBeFalsy();
@@ -115,5 +123,15 @@ test('what is no single tool call is a 413 with a JSON-RPC error naming the limi
     expect(answer.error.message).toContain(says);
     expect(answer.error.message).toContain(`limit of ${LIMIT} bytes for one request, so it was not read and nothing was done.`);
   }
+  expect(await server.eventCount()).toBe(before);
+});
+
+test('over stdio (mailbox mcp) an add_message too large to be sent is its tool error with the size, from the API; nothing is written', async () => {
+  const c = await clients.stdio(t['@c']);
+  const before = await server.eventCount();
+  const envelope = await sendTooLarge(c);
+  expect(envelope.message).toContain(
+    `The request is ${envelope.bytes} bytes, ${envelope.bytes - LIMIT} over this server's limit of ${LIMIT} bytes`,
+  );
   expect(await server.eventCount()).toBe(before);
 });

@@ -11,7 +11,7 @@ import type { CommandMeter } from '../../application/agentApi';
 import type { CommandName } from '../../application/commandNames';
 import type { Actor } from '../../commands/roles';
 import { rejectionOf, type RejectionLog } from '../../application/rejectionLog';
-import { toMailboxError, type HttpLimits } from './httpErrors';
+import { declaredBytes, toMailboxError, type HttpLimits } from './httpErrors';
 import type { MailboxMetrics } from './metrics';
 
 /** The command behind each write route; a route not listed is named by its method and path. */
@@ -43,7 +43,7 @@ export function recordHttpCommands(scope: FastifyInstance, log: RejectionLog, me
     if (isRead(request)) return;
     const route = routeOf(request);
     const command = COMMAND_OF_ROUTE[route] ?? route;
-    const rejection = toMailboxError(error, limits);
+    const rejection = toMailboxError(error, limits, declaredBytes(request.headers));
     metrics.rejected(command, 'http', rejection);
     log.record(
       rejectionOf(rejection, {

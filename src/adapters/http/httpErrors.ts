@@ -112,14 +112,27 @@ export interface HttpLimits {
   timeoutMs: number;
 }
 
-export function toMailboxError(error: unknown, { requestLimit, timeoutMs }: HttpLimits): MailboxError {
+/** The size a request declares (its Content-Length), when it declares one. */
+export function declaredBytes(headers: Record<string, string | string[] | undefined>): number | undefined {
+  const length = headers['content-length'];
+  return typeof length === 'string' && /^\d+$/.test(length) ? Number(length) : undefined;
+}
+
+/**
+ * `declared`: the request's Content-Length, which a body over the limit is refused on before a byte of it is read: the
+ * refusal says the size, and so by how much it is over (a chunked body, which declares none, is refused without it).
+ */
+export function toMailboxError(error: unknown, { requestLimit, timeoutMs }: HttpLimits, declared?: number): MailboxError {
   if (isMailboxError(error)) return error;
   const e = (error ?? {}) as FastifyLikeError;
   switch (e.code) {
     case 'FST_ERR_HANDLER_TIMEOUT':
       return requestTimedOut(timeoutMs);
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return payloadTooLarge(requestLimit);
+      return payloadTooLarge(
+        requestLimit,
+        declared !== undefined && declared > requestLimit ? { bytes: declared, complete: true } : undefined,
+      );
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return validation('This route takes a JSON body; send it with Content-Type: application/json.', { field: 'content-type' });
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':

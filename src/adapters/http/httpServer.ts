@@ -12,7 +12,7 @@ import { actorOf, requireBearer } from './auth';
 import { ConnectionDrain } from './connectionDrain';
 import { boundHandlers } from './handlerTimeout';
 import { requestLimitOf, type HttpContext } from './httpContext';
-import { routeNotFound, sendEnvelope, toMailboxError } from './httpErrors';
+import { declaredBytes, routeNotFound, sendEnvelope, toMailboxError } from './httpErrors';
 import { registerJsonBodyParser } from './jsonBody';
 import { readOversizedBodies } from './oversizedBody';
 import { assertQueryDecodable, queryOf } from './queryEncoding';
@@ -161,7 +161,8 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
     );
   });
   app.setErrorHandler(async (error, request, reply) => {
-    const translated = toMailboxError(error, { requestLimit: context.requestLimit, timeoutMs: config.requestTimeoutMs });
+    const limits = { requestLimit: context.requestLimit, timeoutMs: config.requestTimeoutMs };
+    const translated = toMailboxError(error, limits, declaredBytes(request.headers));
     if (translated.code === 'INTERNAL') request.log.error({ err: error, url: request.url }, 'request failed unexpectedly');
     else if (translated.status >= 500)
       request.log.warn({ code: translated.code, url: request.url, cause: causeOf(translated) }, translated.message);

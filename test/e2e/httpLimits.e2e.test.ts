@@ -153,29 +153,48 @@ test('a path far from every route is a 404 without suggestions', async () => {
   });
 });
 
+// A path that names one item (a message, an agent, a task) also names what can be done with it: the routes beneath it.
+const MESSAGE_ACTIONS = [
+  'POST /v1/messages/{id}/read',
+  'POST /v1/messages/{id}/archive',
+  'POST /v1/messages/{id}/unarchive',
+  'GET /v1/messages/{id}/delivery',
+];
 test.each([
-  ['PUT', '/v1/messages', 'GET, POST'],
-  ['DELETE', '/v1/messages/0b9f3e2a-1c4d-4e5f-8a6b-7c8d9e0f1a2b', 'GET'],
-  ['GET', '/v1/messages/0b9f3e2a-1c4d-4e5f-8a6b-7c8d9e0f1a2b/read', 'POST'],
-  ['PATCH', '/v1/agents/@b', 'DELETE'],
-  ['POST', '/healthz', 'GET'],
-])('%s %s, a route asked with a method it does not take: 405 METHOD_NOT_ALLOWED with Allow: %s', async (method, path, allow) => {
-  const before = await server.eventCount();
-  const response = await server.call(method, path, { token: t['@a'], body: method === 'GET' ? undefined : message });
-  expect({ status: response.status, allow: response.headers.get('allow'), body: response.body }).toEqual({
-    status: 405,
-    allow,
-    body: {
-      error: 'Method not allowed',
-      code: 'METHOD_NOT_ALLOWED',
-      message: `${path} takes ${allow}, not ${method}; GET /docs lists every route of this API.`,
-      method,
-      path,
-      allow: allow.split(', '),
-    },
-  });
-  expect(await server.eventCount()).toBe(before);
-});
+  ['PUT', '/v1/messages', 'GET, POST', []],
+  ['DELETE', '/v1/messages/0b9f3e2a-1c4d-4e5f-8a6b-7c8d9e0f1a2b', 'GET', MESSAGE_ACTIONS],
+  ['PATCH', '/v1/messages/0b9f3e2a-1c4d-4e5f-8a6b-7c8d9e0f1a2b', 'GET', MESSAGE_ACTIONS],
+  ['GET', '/v1/messages/0b9f3e2a-1c4d-4e5f-8a6b-7c8d9e0f1a2b/read', 'POST', []],
+  ['PATCH', '/v1/agents/@b', 'DELETE', ['POST /v1/agents/{identity}/token']],
+  [
+    'DELETE',
+    '/v1/tasks/0b9f3e2a-1c4d-4e5f-8a6b-7c8d9e0f1a2b',
+    'GET',
+    ['POST /v1/tasks/{id}/claim', 'POST /v1/tasks/{id}/transition'],
+  ],
+  ['POST', '/healthz', 'GET', []],
+])(
+  '%s %s, a route asked with a method it does not take: 405 METHOD_NOT_ALLOWED with Allow: %s',
+  async (method, path, allow, actions) => {
+    const before = await server.eventCount();
+    const response = await server.call(method, path, { token: t['@a'], body: method === 'GET' ? undefined : message });
+    const said = actions.length > 0 ? `; what can be done with it: ${actions.join(', ')}` : '';
+    expect({ status: response.status, allow: response.headers.get('allow'), body: response.body }).toEqual({
+      status: 405,
+      allow,
+      body: {
+        error: 'Method not allowed',
+        code: 'METHOD_NOT_ALLOWED',
+        message: `${path} takes ${allow}, not ${method}${said}; GET /docs lists every route of this API.`,
+        method,
+        path,
+        allow: allow.split(', '),
+        ...(actions.length > 0 ? { suggestions: actions } : {}),
+      },
+    });
+    expect(await server.eventCount()).toBe(before);
+  },
+);
 
 test('a path id that is not a message id is VALIDATION_FAILED; an unknown one is MESSAGE_NOT_FOUND', async () => {
   await expectRejected('GET', '/v1/messages/not-a-uuid', { token: t['@a'] }, 400, 'VALIDATION_FAILED');

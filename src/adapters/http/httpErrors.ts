@@ -76,19 +76,45 @@ function methodsAt(routes: ReadonlyArray<{ method: string; url: string }>, path:
 }
 
 /**
+ * The routes one segment beneath `path` when it names one item (its route ends in an id: `/v1/messages/{id}`), as
+ * `METHOD /path/{param}`: what can be done with it. `DELETE /v1/messages/{id}` (a message is never deleted) was told
+ * only that the path takes GET; its archive is beneath it.
+ */
+function actionsOn(routes: ReadonlyArray<{ method: string; url: string }>, method: string, path: string): string[] {
+  const item = routes.find((route) => isPathOf(route.url, path) && route.url.split('/').at(-1)?.startsWith(':'));
+  if (item === undefined) return [];
+  const depth = item.url.split('/').length + 1;
+  const beneath = routes.filter(
+    (route) =>
+      route.url.split('/').length === depth &&
+      route.url.startsWith(`${item.url}/`) &&
+      !route.url.includes('*') &&
+      route.method !== 'HEAD',
+  );
+  // Writes first when a write was asked (an archive for a DELETE), reads first for a read.
+  const reads = (route: { method: string }) => route.method === 'GET';
+  const first = beneath.filter((route) => reads(route) === (method === 'GET' || method === 'HEAD'));
+  const rest = beneath.filter((route) => !first.includes(route));
+  return [...new Set([...first, ...rest].map((route) => `${route.method} ${route.url.replace(/:([^/]+)/g, '{$1}')}`))];
+}
+
+/**
  * No route answered: 405 when the path is a route taken with other methods (`allow` in the envelope, for the Allow
  * header), else 404, naming the routes nearest to the path (`suggestions`) when some are one segment away.
  */
 export const routeNotFound = (method: string, url: string, routes: ReadonlyArray<{ method: string; url: string }> = []) => {
   const path = url.split('?')[0];
   const allowed = methodsAt(routes, path);
-  if (allowed.length > 0 && !allowed.includes(method))
+  if (allowed.length > 0 && !allowed.includes(method)) {
+    const actions = actionsOn(routes, method, path);
+    const said = actions.length > 0 ? `; what can be done with it: ${actions.join(', ')}` : '';
     return new MailboxError(
       'METHOD_NOT_ALLOWED',
       'Method not allowed',
-      `${path} takes ${allowed.join(', ')}, not ${method}; GET /docs lists every route of this API.`,
-      { method, path, allow: allowed },
+      `${path} takes ${allowed.join(', ')}, not ${method}${said}; GET /docs lists every route of this API.`,
+      actions.length > 0 ? { method, path, allow: allowed, suggestions: actions } : { method, path, allow: allowed },
     );
+  }
   if (OAUTH_DISCOVERY.test(path))
     return new MailboxError(
       'NOT_FOUND',

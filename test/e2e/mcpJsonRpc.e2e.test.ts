@@ -340,3 +340,23 @@ describe('a malformed params._meta', () => {
     expect([answer.status, answer.body.id, answer.body.result.tools.length]).toEqual([200, 4, 13]);
   });
 });
+
+// MCP makes a tools/call's arguments optional. add_message called without them was told "add_message: the input is
+// required: an object (a JSON object of fields)", naming none of the fields it needs; every other tool named its own.
+test('a tools/call without arguments is a call with none: add_message names the fields it requires; nothing is written', async () => {
+  const before = await server.eventCount();
+  const answers = [];
+  for (const params of [{ name: 'add_message' }, { name: 'add_message', arguments: {} }]) {
+    const answer = await postMcp({ jsonrpc: '2.0', id: 9, method: 'tools/call', params });
+    expect(answer.status).toBe(200);
+    answers.push(answer.body.result);
+  }
+  expect(answers[0]).toEqual(answers[1]);
+  expect(answers[0]).toMatchObject({ isError: true, structuredContent: { code: 'VALIDATION_FAILED', field: 'to' } });
+  expect(answers[0].structuredContent.message).toMatch(
+    /^add_message: 'to' is required: .*; 'subject' is required: text \(a JSON string\); 'body' is required: text \(a JSON string\)$/,
+  );
+  const counted = await postMcp({ jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'unread_count' } });
+  expect(counted.body.result.isError).toBeFalsy();
+  expect(await server.eventCount()).toBe(before);
+});

@@ -301,7 +301,9 @@ export class McpServerFactory {
     const tool = TOOLS.find((t) => t.name === name);
     if (!tool) return toolError(unknownTool(name));
     try {
-      const answer = await tool.run(api, args);
+      // A call without `arguments` (MCP makes them optional) is a call with none: {}, so that what the tool requires is
+      // named field by field, as for {} (add_message was told only "the input is required: an object").
+      const answer = await tool.run(api, args ?? {});
       const [result, meta] = answer instanceof WithMeta ? [answer.result, answer.meta] : [answer, undefined];
       return {
         content: [{ type: 'text', text: JSON.stringify(result) }],

@@ -63,8 +63,20 @@ export function teachingMessage(issue: z.core.$ZodRawIssue): string | undefined 
         return issue.inclusive === false ? `must be less than ${maximum}` : `must be at most ${maximum}`;
       return undefined;
     }
-    case 'invalid_value':
-      return `must be one of ${issue.values.map((value) => JSON.stringify(value)).join(', ')}`;
+    case 'invalid_value': {
+      const valid = `must be one of ${issue.values.map((value) => JSON.stringify(value)).join(', ')}`;
+      // "High" for "high", "Outbox" for "outbox": the value meant, in another case. Named, never taken in its place.
+      const { input } = issue as { input?: unknown };
+      const meant =
+        typeof input === 'string'
+          ? issue.values.find(
+              (value) => typeof value === 'string' && value !== input && value.toLowerCase() === input.toLowerCase(),
+            )
+          : undefined;
+      return meant === undefined
+        ? valid
+        : `${valid}, not ${JSON.stringify(input)}: did you mean ${JSON.stringify(meant)}? (written exactly so)`;
+    }
     case 'invalid_format':
       // zod's "Invalid ISO datetime" does not say which ISO form: the date alone, minutes without seconds and an offset
       // written +hhmm are all ISO 8601, and all refused.

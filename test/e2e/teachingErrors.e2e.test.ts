@@ -294,6 +294,11 @@ describe("zod's own wording never reaches the caller: each message says what the
     [{ to: '@b', subject: 'x'.repeat(201), body: 'b' }, 'subject', 'must be at most 200 characters long'],
     [{ to: '@b', subject: 's', body: 'b', tags: [1] }, 'tags.0', 'must be text (a JSON string), not a number'],
     [{ to: '@b', subject: 's', body: 'b', priority: 'urgent' }, 'priority', 'must be one of "low", "normal", "high"'],
+    [
+      { to: '@b', subject: 's', body: 'b', priority: 'High' },
+      'priority',
+      'must be one of "low", "normal", "high", not "High": did you mean "high"? (written exactly so)',
+    ],
     ...['tomorrow', '2026-12-01', '2026-12-01T00:00Z', '2026-12-01T00:00:00+0200'].flatMap(
       (time): Array<[Record<string, unknown>, string, string]> => [
         [{ to: '@b', subject: 's', body: 'b', task: { expiresAt: time } }, 'task.expiresAt', DATE_TIME],
@@ -468,4 +473,14 @@ describe('a message says each thing once: the field named once, a check that fai
     const body = await rejected(server, 'GET', '/v1/messages?from=alice', { token: t['@a'] }, 400, 'VALIDATION_FAILED');
     expect(body.message).toBe("list_messages: 'from' must be an identity: @ followed by 1-64 of A-Z a-z 0-9 _ - (e.g. @neo-gpt)");
   });
+});
+
+test('a listing filter in another case is named with the value meant, never taken for it', async () => {
+  const before = await server.eventCount();
+  const response = await server.call('GET', '/v1/messages?status=Unread', { token: t['@a'] });
+  expect([response.status, response.body.code, response.body.field]).toEqual([400, 'VALIDATION_FAILED', 'status']);
+  expect(response.body.message).toContain(
+    '\'status\' must be one of "unread", "read", "all", "archived", not "Unread": did you mean "unread"? (written exactly so)',
+  );
+  expect(await server.eventCount()).toBe(before);
 });

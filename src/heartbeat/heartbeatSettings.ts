@@ -47,11 +47,11 @@ export const agentSettingsSchema = z.strictObject({
 
 export const heartbeatSettingsSchema = z
   .strictObject({
-    intervalMs: timerDurationSchema.pipe(z.number().min(10)).default(60_000),
+    intervalMs: timerDurationSchema.pipe(z.number().min(10, 'must be a duration of at least 10ms')).default(60_000),
     idleMs: durationSchema.default(10 * 60_000),
     cooldownMs: durationSchema.default(15 * 60_000),
     wakeGraceMs: durationSchema.default(60_000),
-    stallAfterMs: durationSchema.pipe(z.number().min(1)).default(60_000),
+    stallAfterMs: durationSchema.pipe(z.number().min(1, 'must be a duration of at least 1ms')).default(60_000),
     /** A message that woke none of its recipients within this long is escalated through their nudge targets, once. */
     wakeSlaMs: durationSchema.default(DEFAULT_WAKE_SLA_MS),
     optOut: identityList.default([]),
@@ -60,9 +60,9 @@ export const heartbeatSettingsSchema = z
     webhookAttempts: count(1, 20).default(5),
     webhookBackoffMs: timerDurationSchema.default(500),
     webhookMaxBackoffMs: timerDurationSchema.default(30_000),
-    webhookTimeoutMs: timerDurationSchema.pipe(z.number().min(1)).default(5000),
+    webhookTimeoutMs: timerDurationSchema.pipe(z.number().min(1, 'must be a duration of at least 1ms')).default(5000),
     hook: argvSchema.optional(),
-    hookTimeoutMs: timerDurationSchema.pipe(z.number().min(1)).default(10_000),
+    hookTimeoutMs: timerDurationSchema.pipe(z.number().min(1, 'must be a duration of at least 1ms')).default(10_000),
     /** Where nudges are published (mailbox:heartbeat:<identity>); defaults to MAILBOX_REDIS_URL. */
     redisUrl: z
       .string()

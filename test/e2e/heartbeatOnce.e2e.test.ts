@@ -348,15 +348,50 @@ test('durations take days, as expectsReplyBy does (1d was refused); beyond the t
   expect(beyond.code).toBe(2);
   expect(JSON.parse(beyond.stderr)).toMatchObject({
     code: 'VALIDATION_FAILED',
-    option: '--interval / MAILBOX_HEARTBEAT_INTERVAL',
-    message: expect.stringContaining("'intervalMs' must be a duration of at most 2147483647 ms"),
+    option: '--interval',
+    message: expect.stringContaining('--interval: must be a duration of at most 2147483647 ms'),
   });
 
   const malformed = await runCli(['heartbeat', '--once', '--idle', '1 week'], { MAILBOX_DATA_DIR: dataDir });
   expect(malformed.code).toBe(2);
   expect(JSON.parse(malformed.stderr)).toMatchObject({
-    option: '--idle / MAILBOX_HEARTBEAT_IDLE',
-    message: expect.stringContaining("'idleMs' must be a duration such as 250ms, 90s, 10m, 1h, 1d or a number of milliseconds"),
+    option: '--idle',
+    message: "--idle: must be a duration such as 250ms, 90s, 10m, 1h, 1d or a number of milliseconds, not '1 week'",
+  });
+});
+
+test.each([
+  [
+    ['--interval', 'abc'],
+    "--interval: must be a duration such as 250ms, 90s, 10m, 1h, 1d or a number of milliseconds, not 'abc'",
+  ],
+  [['--interval', '5'], "--interval: must be a duration of at least 10ms, not '5'"],
+  [['--stall-after', '0'], "--stall-after: must be a duration of at least 1ms, not '0'"],
+  [['--metrics-port', 'abc'], "--metrics-port: must be written in plain decimal digits, not 'abc'"],
+  [['--opt-out', '@b,c'], "--opt-out: must be an identity: @ followed by 1-64 of A-Z a-z 0-9 _ - (e.g. @neo-gpt), not 'c'"],
+])(
+  'mailbox heartbeat %j names the flag typed and its valid form, never the settings field: one line, exit 2',
+  async (args, said) => {
+    // It said "--interval / MAILBOX_HEARTBEAT_INTERVAL: heartbeat settings: 'intervalMs' must be ..." (field intervalMs).
+    const run = await runCli(['heartbeat', ...args], { MAILBOX_DATA_DIR: dataDir });
+    expect({ code: run.code, stdout: run.stdout, lines: run.stderr.trimEnd().split('\n').length }).toEqual({
+      code: 2,
+      stdout: '',
+      lines: 1,
+    });
+    const refusal = JSON.parse(run.stderr);
+    expect(refusal).toMatchObject({ code: 'VALIDATION_FAILED', message: said, field: args[0], option: args[0] });
+    expect(run.stderr).not.toMatch(/[a-z]Ms\b|heartbeat settings|optOut/); // one line: no stack either
+  },
+);
+
+test('a bad MAILBOX_HEARTBEAT_* value is named by its variable, not by a flag the user did not type', async () => {
+  const run = await runCli(['heartbeat'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_HEARTBEAT_INTERVAL: 'abc' });
+  expect(run.code).toBe(2);
+  expect(JSON.parse(run.stderr)).toMatchObject({
+    field: 'MAILBOX_HEARTBEAT_INTERVAL',
+    message:
+      "MAILBOX_HEARTBEAT_INTERVAL: must be a duration such as 250ms, 90s, 10m, 1h, 1d or a number of milliseconds, not 'abc'",
   });
 });
 
@@ -372,38 +407,23 @@ async function expectDurationRefused(args: readonly string[], env: Record<string
 }
 
 test('a duration with spaces around it is refused with the forms, as any malformed duration (it was trimmed and taken)', async () => {
-  await expectDurationRefused(
-    ['--interval', ' 90s'],
-    {},
-    '--interval / MAILBOX_HEARTBEAT_INTERVAL',
-    "without spaces around it, not ' 90s'",
-  );
-  await expectDurationRefused(['--idle', '10m '], {}, '--idle / MAILBOX_HEARTBEAT_IDLE', "without spaces around it, not '10m '");
+  await expectDurationRefused(['--interval', ' 90s'], {}, '--interval', "without spaces around it, not ' 90s'");
+  await expectDurationRefused(['--idle', '10m '], {}, '--idle', "without spaces around it, not '10m '");
   await expectDurationRefused(
     [],
     { MAILBOX_HEARTBEAT_COOLDOWN: '\t15m' },
-    '--cooldown / MAILBOX_HEARTBEAT_COOLDOWN',
+    'MAILBOX_HEARTBEAT_COOLDOWN',
     "without spaces around it, not '\t15m'",
   );
 });
 
 test('a duration with spaces inside it is refused naming the flag or variable and showing it written whole (it was taken)', async () => {
-  await expectDurationRefused(
-    ['--interval', '90 s'],
-    {},
-    '--interval / MAILBOX_HEARTBEAT_INTERVAL',
-    "without spaces inside it: 90s, not '90 s'",
-  );
-  await expectDurationRefused(
-    ['--idle', '1.5\th'],
-    {},
-    '--idle / MAILBOX_HEARTBEAT_IDLE',
-    "without spaces inside it: 1.5h, not '1.5\th'",
-  );
+  await expectDurationRefused(['--interval', '90 s'], {}, '--interval', "without spaces inside it: 90s, not '90 s'");
+  await expectDurationRefused(['--idle', '1.5\th'], {}, '--idle', "without spaces inside it: 1.5h, not '1.5\th'");
   await expectDurationRefused(
     [],
     { MAILBOX_HEARTBEAT_WAKE_GRACE: '60 ms' },
-    '--wake-grace / MAILBOX_HEARTBEAT_WAKE_GRACE',
+    'MAILBOX_HEARTBEAT_WAKE_GRACE',
     "without spaces inside it: 60ms, not '60 ms'",
   );
 });

@@ -329,7 +329,7 @@ describe('mailbox heartbeat --once', () => {
     } finally {
       spy.mockRestore();
     }
-    expect(JSON.parse(errors.join(''))).toMatchObject({ code: 'VALIDATION_FAILED', option: '--idle / MAILBOX_HEARTBEAT_IDLE' });
+    expect(JSON.parse(errors.join(''))).toMatchObject({ code: 'VALIDATION_FAILED', option: '--idle' });
     expect(process.exitCode).toBe(2);
   });
 });

@@ -116,7 +116,7 @@ test('out of range in decimal is refused with the form alone, as before', () => 
 });
 
 test.each([
-  [{ MAILBOX_HEARTBEAT_METRICS_PORT: '0x10' }, '--metrics-port / MAILBOX_HEARTBEAT_METRICS_PORT', '0x10'],
+  [{ MAILBOX_HEARTBEAT_METRICS_PORT: '0x10' }, 'MAILBOX_HEARTBEAT_METRICS_PORT', '0x10'],
   [{ MAILBOX_HEARTBEAT_WEBHOOK_ATTEMPTS: '1e1' }, 'MAILBOX_HEARTBEAT_WEBHOOK_ATTEMPTS', '1e1'],
 ])('heartbeat %j: refused naming the option and the decimal form', (env, option, value) => {
   let refused: unknown = null;

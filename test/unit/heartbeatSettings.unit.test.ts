@@ -62,20 +62,22 @@ describe('heartbeat settings', () => {
     });
     // 25 days is past 2147483647 ms, the longest timer Node keeps: refused, as 600h is.
     const error = failure(() => heartbeatSettingsFromCli({ interval: '25d' }, {}));
-    expect(error.envelope).toMatchObject({ code: 'VALIDATION_FAILED', option: '--interval / MAILBOX_HEARTBEAT_INTERVAL' });
+    expect(error.envelope).toMatchObject({ code: 'VALIDATION_FAILED', option: '--interval', field: '--interval' });
     expect(error.envelope.message).toBe(
-      "--interval / MAILBOX_HEARTBEAT_INTERVAL: heartbeat settings: 'intervalMs' must be a duration of at most 2147483647 ms " +
-        '(about 24.8 days, the longest timer Node.js keeps)',
+      '--interval: must be a duration of at most 2147483647 ms (about 24.8 days, the longest timer Node.js keeps), ' +
+        "not '25d'",
     );
   });
 
-  test('a malformed duration is rejected naming the flag and the variable, and listing the forms', () => {
+  test('a malformed duration is rejected naming the flag (or the variable) it came from, and listing the forms', () => {
     const error = failure(() => heartbeatSettingsFromCli({ interval: 'soon' }, {}));
-    expect(error.envelope).toMatchObject({ code: 'VALIDATION_FAILED', option: '--interval / MAILBOX_HEARTBEAT_INTERVAL' });
+    expect(error.envelope).toMatchObject({ code: 'VALIDATION_FAILED', option: '--interval', field: '--interval' });
     expect(error.envelope.message).toBe(
-      "--interval / MAILBOX_HEARTBEAT_INTERVAL: heartbeat settings: 'intervalMs' must be a duration such as 250ms, 90s, " +
-        '10m, 1h, 1d or a number of milliseconds',
+      "--interval: must be a duration such as 250ms, 90s, 10m, 1h, 1d or a number of milliseconds, not 'soon'",
     );
+    const fromEnv = failure(() => heartbeatSettingsFromCli({}, { MAILBOX_HEARTBEAT_INTERVAL: 'soon' }));
+    expect(fromEnv.envelope).toMatchObject({ option: 'MAILBOX_HEARTBEAT_INTERVAL', field: 'MAILBOX_HEARTBEAT_INTERVAL' });
+    expect(fromEnv.envelope.message).toMatch(/^MAILBOX_HEARTBEAT_INTERVAL: must be a duration such as /);
   });
 
   test('unknown per-agent keys are rejected, not ignored', () => {

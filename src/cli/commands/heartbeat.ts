@@ -123,13 +123,55 @@ export function heartbeatSettingsFromCli(flags: HeartbeatFlags, env: NodeJS.Proc
     return parseHeartbeatSettings(raw);
   } catch (error) {
     if (!isMailboxError(error)) throw error;
-    const key = String(error.envelope.field ?? '').split('.')[0];
-    const where = [FLAG_OF[key], HEARTBEAT_ENV[key as keyof HeartbeatSettings]].filter(Boolean).join(' / ');
-    if (!where) throw error;
-    const { error: title, code, message, ...details } = error.envelope;
-    throw new MailboxError(code, title, `${where}: ${message}`, { ...details, option: where });
+    throw refusalAsTyped(error, (key) => ({
+      source: fromFlags[key] !== undefined ? FLAG_OF[key] : HEARTBEAT_ENV[key as keyof HeartbeatSettings],
+      value: (raw as Record<string, unknown>)[key],
+    }));
   }
 }
+
+/**
+ * A refused setting said as the user gave it: the flag they typed (`--interval`), or the variable when the value came
+ * from the environment, with the valid form and the value. `mailbox heartbeat --interval abc` said "--interval /
+ * MAILBOX_HEARTBEAT_INTERVAL: heartbeat settings: 'intervalMs' must be a duration ...", naming a field the user never
+ * wrote, nor what they wrote. Per-agent fields (from --agents-file) keep their message, which names the agent and key.
+ */
+function refusalAsTyped(
+  error: MailboxError,
+  given: (key: string) => { source: string | undefined; value: unknown },
+): MailboxError {
+  const { error: title, code, message, ...details } = error.envelope;
+  const issues = (details.issues ?? []) as { field: string; message: string }[];
+  const where = given(String(details.field ?? '').split('.')[0]).source;
+  if (where === undefined) return error;
+  // A setting, or one entry of a list (--opt-out's 'optOut.1'): not an agent's entry in --agents-file.
+  const plainField = /^([A-Za-z]+)(?:\.([0-9]+))?$/;
+  const plain =
+    issues.length > 0 && issues.every((issue) => plainField.exec(issue.field) && given(issue.field.split('.')[0]).source);
+  // Not all plain settings: the old wording, with the option in front.
+  if (!plain) return new MailboxError(code, title, `${where}: ${message}`, { ...details, option: where });
+  const retold = issues.map((issue) => {
+    const [, key, index] = plainField.exec(issue.field)!;
+    const { source, value } = given(key);
+    // The value as typed (the entry of a list), unless the message shows it already (a duration with spaces).
+    const typed = typeof value !== 'string' ? undefined : index === undefined ? value : listEntries(value)[Number(index)];
+    const shown = typed !== undefined && !issue.message.includes(`not '`) ? `, not '${typed}'` : '';
+    return { field: source!, message: `${issue.message}${shown}` };
+  });
+  return new MailboxError(code, title, retold.map((issue) => `${issue.field}: ${issue.message}`).join('; '), {
+    ...details,
+    field: where,
+    issues: retold,
+    option: where,
+  });
+}
+
+/** A comma-separated list's entries, as the settings read it (heartbeatSettings.ts identityList). */
+const listEntries = (text: string): string[] =>
+  text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
 
 export function registerHeartbeatCommands(program: Command): void {
   program

@@ -76,7 +76,7 @@ export class ReadsOfWholeViews implements ProjectionStore {
     private readonly views: ProjectionStore,
     private readonly lostViews: LostViews,
   ) {
-    if (views.fenceWith) this.fenceWith = (token) => views.fenceWith!(token);
+    if (views.fenceWith) this.fenceWith = (lease) => views.fenceWith!(lease);
     if (views.generations) this.generations = () => views.generations!();
     if (views.damage) this.damage = () => views.damage!();
   }

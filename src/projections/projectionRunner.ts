@@ -242,7 +242,7 @@ export class ProjectionRunner {
    */
   private lead(token: bigint, previous: LeaseHolder | null = null): void {
     if (this.stopped || this.displaced) return;
-    this.projections.fenceWith?.(token);
+    this.projections.fenceWith?.({ node: this.lease!.keeper.node, token });
     this.leading = true;
     const term = ++this.term;
     this.status.leadership = this.lease!.keeper.leadership();

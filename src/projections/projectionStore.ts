@@ -4,6 +4,7 @@ import type { ListQuery } from './listQuery';
 import type { TaskListQuery, TaskViewPage } from './readModel/taskViewsMemory';
 import type { TaskView } from './readModel/taskView';
 import type { DueReply, LastNudge, LedgerPage, LedgerQuery, UnwokenPage, UnwokenQuery, WholeLedger } from './readModel/ledger';
+import type { LeaseHolder } from './projectorLease';
 import type { ProjectionGenerations } from './rebuildGenerations';
 import type { MessageSummary, ProjectedEvent } from './viewChanges';
 
@@ -147,11 +148,12 @@ export interface ProjectionStore {
   /** Ends this log's mark (a stopped projector is no longer live); another log's mark is left alone. */
   releaseLiveWriter(logIdentity: string): Promise<void>;
   /**
-   * Stores shared by several processes (Redis): the projector lease token this process's applies carry from now on
-   * (null: none). An apply whose token is older than the lease's current one changes nothing and throws
-   * ProjectorDeposed (projectorLease.ts). Stores of one process (memory, the SQLite views file) have no such method.
+   * Stores shared by several processes (Redis): the projector lease (node and token) this process's applies carry from
+   * now on (null: none). An apply whose lease is not the one the store holds now (another holder's, or none) changes
+   * nothing and throws ProjectorDeposed (projectorLease.ts). Stores of one process (memory, the SQLite views file) have
+   * no such method.
    */
-  fenceWith?(token: bigint | null): void;
+  fenceWith?(lease: LeaseHolder | null): void;
   /** Blue/green generations, where the store has them (Redis): rebuilds and take-overs build into a fresh one. */
   generations?(): ProjectionGenerations;
   /**

@@ -251,13 +251,16 @@ export class LeaseKeeper {
     return holder !== null && this.lostToken !== null && holder.node === this.node && holder.token >= this.lostToken;
   }
 
-  /** A store refused this holder's write: a newer holder exists (token `newer`). Steps down at once. */
-  async deposed(newer: bigint | null): Promise<void> {
+  /**
+   * A store refused this holder's write: the lease it holds now is not this node's (`current`: its holder, or null when
+   * nobody holds it). Steps down at once.
+   */
+  async deposed(current: LeaseHolder | null): Promise<void> {
     if (this.token === null) return;
-    await this.lose(
-      `a newer ${this.store.name} holds the lease (token ${newer ?? 'unknown'}, this node's ${this.token}): its late writes were refused`,
-      { mayReclaim: false }, // a newer holder exists: whatever the store still says of this node's token is not this node's to end
-    );
+    await this.lose(`${notOursAny(current, this.store.name)} (this node's token ${this.token}): its late writes were refused`, {
+      mayReclaim: false, // another holder may exist: whatever the store still says of this node's token is not this node's to end
+      vacant: current === null,
+    });
   }
 
   /**
@@ -326,15 +329,27 @@ export class LeaseLoop {
 }
 
 /**
- * Thrown by a store's apply when a newer holder of the projector lease exists:
- * this writer's batch changed nothing (see the apply script's fence check).
+ * Thrown by a store's apply when the projector lease is no longer this writer's: another node holds it (`current`), or
+ * nobody does (null: it expired, or the store lost it). The batch changed nothing (see the apply script's fence).
  */
 export class ProjectorDeposed extends Error {
   constructor(
     readonly token: bigint,
-    readonly current: bigint | null,
+    readonly current: LeaseHolder | null,
   ) {
-    super(`A newer projector holds the lease (token ${current ?? 'unknown'}; this writer's is ${token}): its write was refused`);
+    super(`${capitalized(notOursAny(current))} (this writer's token is ${token}): its write was refused`);
     this.name = 'ProjectorDeposed';
   }
 }
+
+/**
+ * Who holds the lease instead, said without ranking the tokens: after the store lost its data (Redis restarted empty,
+ * flushed, or a replica promoted without the last writes) a later holder may well hold a smaller token.
+ */
+function notOursAny(current: LeaseHolder | null, name = 'projector'): string {
+  return current === null
+    ? `nobody holds the ${name} lease any longer (it expired, or its store lost it)`
+    : `${current.node} holds the ${name} lease (token ${current.token})`;
+}
+
+const capitalized = (text: string): string => `${text[0].toUpperCase()}${text.slice(1)}`;

@@ -1,8 +1,9 @@
 /**
  * The projector lease in Redis and the apply script's fence (issue 14, Deliver 3), on a real redis-server:
  * one holder at a time with a growing token, compare-and-renew, release on a clean stop; and a writer
- * whose token is older than the lease's current one changes nothing, in both script layouts, and a
- * running projector whose write is refused steps down with one line saying why.
+ * that is not the lease's current holder changes nothing, in both script layouts (also when Redis lost its
+ * data and the new holder's token is smaller or equal), and a running projector whose write is refused
+ * steps down with one line saying why.
  */
 import { connectRedis, type RedisClient } from '../../src/adapters/projections/redisConnection';
 import { RedisKeys } from '../../src/adapters/projections/redisKeys';
@@ -10,7 +11,7 @@ import { RedisLease } from '../../src/adapters/projections/redisLease';
 import { ProjectorDeposed, type LeaseStore } from '../../src/projections/projectorLease';
 import { MemoryEventStore } from '../../src/adapters/eventstore/memoryEventStore';
 import { ProjectionRunner } from '../../src/projections/projectionRunner';
-import { leaseTokenKey } from '../../src/adapters/projections/redisLease';
+import { leaseKey, leaseTokenKey } from '../../src/adapters/projections/redisLease';
 import { appendLog } from '../contract/projectionStoreLog';
 import pino from 'pino';
 import { openRedisHarness } from '../contract/redisHarness';
@@ -74,21 +75,25 @@ describe('RedisLease', () => {
   });
 });
 
+/** Two projector processes' stores on one namespace (the old holder's and its successor's), a log of 90, the lease. */
+async function twoWriters(scriptPerTag: boolean) {
+  const namespace = `fence${process.pid}n${++namespaces}`;
+  const old = await openRedisHarness(redis.url, { namespace, scriptPerTag, eventsPerScript: 8 });
+  const fresh = await openRedisHarness(redis.url, { namespace, scriptPerTag, eventsPerScript: 8 });
+  return { old, fresh, log: projectAll(generateLog(90)), lease: await leaseOn(namespace) };
+}
+
 describe.each([
   ['one script per chunk of events', false],
   ['one script per hash tag (Cluster layout)', true],
 ])('the apply fence (%s)', (_layout, scriptPerTag) => {
   it("a deposed writer's late batch changes nothing and says so; the new holder's applies go on", async () => {
-    const namespace = `fence${process.pid}n${++namespaces}`;
-    const old = await openRedisHarness(redis.url, { namespace, scriptPerTag, eventsPerScript: 8 });
-    const fresh = await openRedisHarness(redis.url, { namespace, scriptPerTag, eventsPerScript: 8 });
-    const log = projectAll(generateLog(90));
-    const lease = await leaseOn(namespace);
+    const { old, fresh, log, lease } = await twoWriters(scriptPerTag);
     try {
-      old.store.fenceWith((await lease.acquire('old', 60_000))!);
+      old.store.fenceWith({ node: 'old', token: (await lease.acquire('old', 60_000))! });
       await old.store.applyBatch(log.slice(0, 30));
       await lease.release('old', 1n); // as if it had expired while the old writer was paused
-      fresh.store.fenceWith((await lease.acquire('fresh', 60_000))!);
+      fresh.store.fenceWith({ node: 'fresh', token: (await lease.acquire('fresh', 60_000))! });
       await fresh.store.applyBatch(log.slice(0, 60));
       const before = await snapshotViews(fresh.store);
       expect(before.checkpoint).toBe(60n);
@@ -96,7 +101,7 @@ describe.each([
       const late = old.store.applyBatch(log.slice(30, 90));
       await expect(late).rejects.toBeInstanceOf(ProjectorDeposed);
       await expect(late).rejects.toThrow(
-        "A newer projector holds the lease (token 2; this writer's is 1): its write was refused",
+        "Fresh holds the projector lease (token 2) (this writer's token is 1): its write was refused",
       );
       expect(await snapshotViews(fresh.store)).toEqual(before);
 
@@ -107,6 +112,48 @@ describe.each([
       await old.close(); // the whole harness: its wake bus holds a connection of its own
     }
   });
+
+  // The token counter restarts from 0 with the data: the fence compared tokens, so a holder paused before the loss
+  // passed it with a token above (or equal to) the one its successor drew after. The fence is now the lease key itself.
+  it.each([
+    ['a smaller token', 3n],
+    ['the same token', 1n],
+  ])(
+    "a holder paused across the loss writes nothing once a new holder draws %s; the new holder's applies go on",
+    async (_case, oldToken) => {
+      const { old, fresh, log, lease } = await twoWriters(scriptPerTag);
+      try {
+        for (let token = 1n; token < oldToken; token++) await lease.release('earlier', (await lease.acquire('earlier', 60_000))!);
+        expect(await lease.acquire('old', 60_000)).toBe(oldToken);
+        old.store.fenceWith({ node: 'old', token: oldToken });
+        await old.store.applyBatch(log.slice(0, 30));
+
+        // Redis loses its data (restarted empty, or flushed) while the old holder is paused (SIGSTOP): it still leads, it believes.
+        const admin = await connectRedis(redis.url, { name: 'flusher' });
+        clients.push(admin);
+        await admin.flushall();
+        const fresh1 = await lease.acquire('fresh', 60_000);
+        expect(fresh1).toBe(1n);
+        fresh.store.fenceWith({ node: 'fresh', token: fresh1! });
+        await fresh.store.applyBatch(log.slice(0, 60));
+        const before = await snapshotViews(fresh.store);
+        expect(before.checkpoint).toBe(60n);
+
+        const late = old.store.applyBatch(log.slice(30, 90)); // resumed (SIGCONT): its next batch
+        await expect(late).rejects.toBeInstanceOf(ProjectorDeposed);
+        await expect(late).rejects.toThrow(
+          `Fresh holds the projector lease (token 1) (this writer's token is ${oldToken}): its write was refused`,
+        );
+        expect(await snapshotViews(fresh.store)).toEqual(before);
+
+        await fresh.store.applyBatch(log.slice(60, 90));
+        expect(await fresh.store.checkpoint()).toBe(90n);
+      } finally {
+        await fresh.close();
+        await old.close();
+      }
+    },
+  );
 });
 
 describe('a projector whose write is refused', () => {
@@ -116,7 +163,11 @@ describe('a projector whose write is refused', () => {
     const log = new MemoryEventStore();
     const events = generateLog(60);
     await appendLog(log, events.slice(0, 30));
-    // A node paused past its lease does not know it lost it: its lease store still answers "renewed".
+    // A node paused past its lease does not know it lost it: its lease store still answers "renewed". The lease key in
+    // Redis, which the apply script's fence reads, names it until another node takes the lease.
+    const client = await connectRedis(redis.url, { name: 'new-leader' });
+    clients.push(client);
+    await client.set(leaseKey(harness.store.keys, 'projector'), 'paused:1');
     let holder = { node: 'paused', token: 1n };
     const unaware: LeaseStore = {
       name: 'projector',
@@ -135,9 +186,8 @@ describe('a projector whose write is refused', () => {
       expect(await harness.store.checkpoint()).toBe(30n);
 
       // Meanwhile another node took the lease (token 2) and projects; then the paused node's subscription delivers more.
-      const client = await connectRedis(redis.url, { name: 'new-leader' });
-      clients.push(client);
       await client.set(leaseTokenKey(harness.store.keys, 'projector'), '2');
+      await client.set(leaseKey(harness.store.keys, 'projector'), 'successor:2');
       holder = { node: 'successor', token: 2n };
       const before = await snapshotViews(harness.store);
       await appendLog(log, events.slice(30, 60));
@@ -146,7 +196,7 @@ describe('a projector whose write is refused', () => {
       const steppedDown = lines.filter((line) => line.msg.startsWith('projector: stepped down'));
       expect(steppedDown).toHaveLength(1);
       expect(steppedDown[0].reason).toBe(
-        "a newer projector holds the lease (token 2, this node's 1): its late writes were refused",
+        "successor holds the projector lease (token 2) (this node's token 1): its late writes were refused",
       );
       expect(await snapshotViews(harness.store)).toEqual(before);
       await waitFor(

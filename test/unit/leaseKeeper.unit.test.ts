@@ -133,13 +133,13 @@ describe('LeaseKeeper', () => {
     expect(said[1]).toBe('a steps down: the projector lease could not be renewed for 3000 ms (store unreachable)');
   });
 
-  it('steps down at once when a store refuses its write for a newer token, and a clean release lets another lead', async () => {
+  it('steps down at once when a store refuses its write for another holder, and a clean release lets another lead', async () => {
     const { said, keepers, advance } = nodes(['a', 'b']);
     const [a, b] = keepers;
     await a.tick();
-    await a.deposed(7n);
+    await a.deposed({ node: 'c', token: 7n });
     expect(said[1]).toBe(
-      "a steps down: a newer projector holds the lease (token 7, this node's 1): its late writes were refused",
+      "a steps down: c holds the projector lease (token 7) (this node's token 1): its late writes were refused",
     );
     await b.tick();
     expect(b.leading).toBe(false); // a's lease still runs: a deposed node does not release what is not its own
@@ -192,7 +192,7 @@ describe('LeaseKeeper', () => {
     await a.tick();
     expect(said.slice(2)).toEqual(['b leads with 2']);
     expect(a.leadership()).toEqual({ role: 'following', node: 'a', leader: 'b', token: '2' });
-    await b.deposed(9n); // b learns of a newer token; the store still names b with 2 until it expires
+    await b.deposed({ node: 'c', token: 9n }); // b learns of another holder; the store still names b with 2 until it expires
     await b.tick();
     expect(b.leading).toBe(false);
     expect(await store.holder()).toEqual({ node: 'b', token: 2n });

@@ -39,7 +39,7 @@ export interface CallContext {
   logIdentity?: string;
   /** The task views' ops for the events of the call (see redisTaskViews.ts). */
   taskOps?: TaskOps;
-  /** The writer's projector lease token, checked by calls with 'c' ('' or absent: an unfenced writer). */
+  /** The writer's projector lease, `<node>:<token>`, checked by calls with 'c' ('' or absent: an unfenced writer). */
   fenceToken?: string;
 }
 

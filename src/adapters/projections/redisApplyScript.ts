@@ -11,7 +11,7 @@
  * global block's op count ('' when there is no global block) and its ops, then
  * per agent block (in KEYS order) its op count and ops: code, position, arguments;
  * a call with 'c' ends with the writer's log identity ('' for a writer bound to no log), then its
- * fencing token ('' for an unfenced writer: no projector lease, see projections/projectorLease.ts).
+ * projector lease as `<node>:<token>` ('' for an unfenced writer: no projector lease, see projections/projectorLease.ts).
  * Every argument is a string Redis converts for Lua, so the layout is terse:
  * arguments, not calls or CPU in Node, are what a script pays for per event.
  *
@@ -79,12 +79,12 @@ if global then
     if redis.call('EXISTS', KEYS[6]) == 1 then return { 'fenced', stored, 0 } end -- a switch is under way: retry shortly
     local active = redis.call('GET', KEYS[5]) or defaultPrefix
     if active ~= prefix then return { 'stale', active, 0 } end
-    -- Fencing (projector lease): a writer whose token is older than the last one granted changes nothing.
-    -- The token counter shares the pointer's tag: <ns>:{<ns>}:lease:projector:token (redisLease.ts).
-    local token = ARGV[#ARGV]
-    if token ~= '' then
-      local current = redis.call('GET', string.sub(KEYS[5], 1, #KEYS[5] - #'active') .. 'lease:projector:token')
-      if current and tonumber(token) < tonumber(current) then return { 'deposed', current, 0 } end
+    -- Fencing (projector lease): only the lease's current holder writes. The writer's '<node>:<token>' must be the
+    -- lease key's value (same tag as the pointer: <ns>:{<ns>}:lease:projector, redisLease.ts); '' when none holds it.
+    local holder = ARGV[#ARGV]
+    if holder ~= '' then
+      local current = redis.call('GET', string.sub(KEYS[5], 1, #KEYS[5] - #'active') .. 'lease:projector')
+      if current ~= holder then return { 'deposed', current or '', 0 } end
     end
     -- The generation names its log beside the checkpoint (same tag); a checking call ends with the writer's log ('' unbound).
     local logIdentity = ARGV[#ARGV - 1]

@@ -2,11 +2,18 @@
  * The lease of one shared job in Redis (port: projections/projectorLease.ts).
  *
  *   <ns>:{<ns>}:lease:<name>         `<node>:<token>` of the holder, expiring (PX) unless renewed
- *   <ns>:{<ns>}:lease:<name>:token   the last token granted (INCR): fencing tokens only grow
+ *   <ns>:{<ns>}:lease:<name>:token   the last token granted (INCR): tokens grow while Redis keeps its data
  *
  * Both keys share the namespace's global tag, hence one slot on a Cluster, and
- * the apply script reads the projector's token key beside the checkpoint to
- * refuse the writes of a deposed holder (redisApplyScript.ts). Each step is
+ * the apply script reads the projector's lease key beside the checkpoint to
+ * refuse the writes of any writer that is not its holder (redisApplyScript.ts).
+ * The fence is the holder's `<node>:<token>` compared for equality, not the
+ * token compared with the counter: the counter goes back to 0 when Redis loses
+ * its data (restarted empty, FLUSHALL, a replica promoted without the last
+ * writes), and a holder paused (SIGSTOP) across the loss then passed a fence of
+ * "token >= counter" with a token above or equal to its successor's. Equality
+ * needs no clock and no counter that survives: a lease key that is gone or
+ * names another holder refuses the write, whatever the numbers. Each step is
  * one script, so that taking the lease and drawing its token are one act.
  */
 import type { Result } from 'ioredis';

@@ -33,7 +33,8 @@ import {
   type ViewsBinding,
 } from '../../projections/projectionStore';
 import type { ProjectionGenerations } from '../../projections/rebuildGenerations';
-import { ProjectorDeposed } from '../../projections/projectorLease';
+import { ProjectorDeposed, type LeaseHolder } from '../../projections/projectorLease';
+import { parseHolder } from './redisLease';
 import type { ProjectedEvent } from '../../projections/viewChanges';
 import { inLogOrder } from './redisApplyPlan';
 import { RedisScriptApplier } from './redisApplier';
@@ -101,7 +102,7 @@ export class RedisProjectionStore implements ProjectionStore {
   /** When this store last sent a live mark renewal that found its log holding the active views (see passWake). */
   private ownSeenAt = 0;
   private heldWakes: Array<() => void> = [];
-  private fenceToken = '';
+  private fence: LeaseHolder | null = null;
   private lookForHeldWakes: Promise<void> | null = null;
 
   constructor(
@@ -133,9 +134,9 @@ export class RedisProjectionStore implements ProjectionStore {
     );
   }
 
-  /** The projector lease token this store's applies carry (null: unfenced); see projections/projectorLease.ts. */
-  fenceWith(token: bigint | null): void {
-    this.fenceToken = token === null ? '' : token.toString();
+  /** The projector lease this store's applies carry (null: unfenced); see projections/projectorLease.ts. */
+  fenceWith(lease: LeaseHolder | null): void {
+    this.fence = lease;
   }
 
   /** Blue/green rebuilds (src/projections/rebuild.ts). */
@@ -158,7 +159,7 @@ export class RedisProjectionStore implements ProjectionStore {
         this.expected,
         this.claimed ?? '',
         taskOps,
-        this.fenceToken,
+        this.fence === null ? '' : `${this.fence.node}:${this.fence.token}`, // the lease key's value (redisLease.ts)
       );
       if (outcome.status === 'ok') {
         if (outcome.checkpoint > this.expected) this.expected = outcome.checkpoint;
@@ -173,7 +174,7 @@ export class RedisProjectionStore implements ProjectionStore {
         waitedMs += FENCE_WAIT_MS;
         continue;
       }
-      if (outcome.status === 'deposed') throw new ProjectorDeposed(BigInt(this.fenceToken), BigInt(outcome.current));
+      if (outcome.status === 'deposed') throw new ProjectorDeposed(this.fence!.token, parseHolder(outcome.current || null));
       if (outcome.status === 'foreign') throw new ViewsOfAnotherLog(this.location, outcome.owner || null, this.claimed ?? '');
       if (outcome.status === 'rewound') {
         const expected = parsePosition(this.expected);

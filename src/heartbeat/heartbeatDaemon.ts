@@ -31,7 +31,7 @@ import type { WakeRecorder } from '../application/wakeRecorder';
 import { UnwokenEscalation, wakeVia, type EscalationReport } from './unwokenEscalation';
 import { ReplyOverdueEscalation, type ReplyOverdueReport } from './replyOverdueEscalation';
 import { isEmpty, settingsForNobody, type SettingsForNobody } from './settingsForNobody';
-import { ViewsGoneBack } from './viewsGoneBack';
+import { ViewsGoneBack, ViewsOfThisLog } from './viewsGoneBack';
 
 /** What the daemon reads: a Mailbox satisfies this, and so do the stores opened by `mailbox heartbeat`. */
 export interface HeartbeatSources {
@@ -128,6 +128,9 @@ export class HeartbeatDaemon {
   /** Views that went back (lost and being rebuilt) are part of the log: no tick reads them until they are whole. */
   private readonly goneBack = new ViewsGoneBack();
   private readonly viewsBehind: StoreOutage;
+  /** Views of another log, or ahead of this one's head (a log restored from an older backup): never read. */
+  private readonly ofThisLog = new ViewsOfThisLog();
+  private readonly viewsNotOurs: StoreOutage;
   /** The delivery reports of each tick's nudges (escalations included), for its settled report. */
   private readonly deliveriesOf = new WeakMap<TickReport, DeliveryReport[]>();
   private timer: NodeJS.Timeout | null = null;
@@ -164,6 +167,17 @@ export class HeartbeatDaemon {
         'heartbeat: the views were still behind what they held when this daemon lost the lease; it no longer ticks, nor says when they are back',
       failuresField: 'skippedTicks',
     });
+    this.viewsNotOurs = new StoreOutage(logger, now, {
+      down:
+        "heartbeat: the views are not this event log's (ahead of its head, or another log's); no agent is nudged and " +
+        'no message escalated from them until they are (checked each interval): see reason for what to do',
+      stillDown: "heartbeat: the views are still not this event log's",
+      back: "heartbeat: the views are this event log's again; ticking",
+      stoppedAsking:
+        "heartbeat: the views were still not this event log's when this daemon lost the lease; it no longer ticks, nor " +
+        'says when they are',
+      failuresField: 'skippedTicks',
+    });
     this.wakes = new WakeWatcher(sources.wakeBus, now);
     this.escalation = new UnwokenEscalation(sources, dispatcher, recorder, metrics, logger, settings.wakeSlaMs, (identity) =>
       this.nudgeable.has(identity),
@@ -177,7 +191,12 @@ export class HeartbeatDaemon {
     const started = performance.now();
     const now = this.now();
     const pipeline = await this.watchPipeline(now);
-    const behind = this.goneBack.check(pipeline.checkpoint === null ? null : BigInt(pipeline.checkpoint));
+    const notOurs = await this.viewsNotOfThisLog();
+    if (notOurs !== null) throw notOurs;
+    const behind = this.goneBack.check(
+      pipeline.checkpoint === null ? null : BigInt(pipeline.checkpoint),
+      pipeline.head === null ? null : BigInt(pipeline.head),
+    );
     if (behind !== null) throw behind;
     const [allCounts, agents] = await Promise.all([
       this.sources.projections.allHeartbeats(),
@@ -264,6 +283,13 @@ export class HeartbeatDaemon {
     this.lastReport = report;
     this.lastError = null;
     return report;
+  }
+
+  /** The refusal of views that are not this log's (read binding first, then the head: judgeViews), or null. */
+  private async viewsNotOfThisLog() {
+    const binding = await this.sources.projections.binding();
+    const head = await this.sources.eventStore.headPosition();
+    return this.ofThisLog.check(await this.sources.eventStore.logIdentity(), binding, head);
   }
 
   /** Says once (and again when it changes) which configured identities no active agent answers to. */
@@ -374,6 +400,7 @@ export class HeartbeatDaemon {
         // not with a downMs counting the time it did not tick, whenever it holds the lease and gets an answer again.
         this.outage.stoppedAsking();
         this.viewsBehind.stoppedAsking();
+        this.viewsNotOurs.stoppedAsking();
         if (!this.stopped) this.timer = setTimeout(run, this.settings.intervalMs);
         return;
       }
@@ -381,6 +408,7 @@ export class HeartbeatDaemon {
         () => {
           this.outage.answered();
           this.viewsBehind.answered();
+          this.viewsNotOurs.answered();
         },
         (error: unknown) => {
           this.lastError = error instanceof Error ? error.message : String(error);
@@ -388,7 +416,14 @@ export class HeartbeatDaemon {
           // Views that went back answer: said as such, not as a store that does not (and the other way round).
           if (this.goneBack.refused(error)) {
             this.outage.answered();
+            this.viewsNotOurs.answered();
             this.viewsBehind.failed(error);
+            return;
+          }
+          if (this.ofThisLog.refused(error)) {
+            this.outage.answered();
+            this.viewsBehind.answered();
+            this.viewsNotOurs.failed(error);
             return;
           }
           // A store that does not answer (a Redis failover) is one warn line, not an error with its stack each tick.

@@ -7,6 +7,8 @@
  * only in its own process), so it tells this itself: from the checkpoints its ticks see, never less than the highest.
  */
 import { MailboxError } from '../errors';
+import type { ViewsBinding } from '../projections/projectionStore';
+import { describeForeignViews, judgeViews } from '../projections/viewsOwnership';
 
 export class ViewsGoneBack {
   /** The highest checkpoint a tick saw: the views held at least this much of the log. */
@@ -20,9 +22,16 @@ export class ViewsGoneBack {
 
   /**
    * The refusal of a tick whose views stand below what they held (an UNAVAILABLE: no agent is nudged from them), or
-   * null when they hold at least as much as before. `checkpoint` is the one this tick read.
+   * null when they hold at least as much as before. `checkpoint` is the one this tick read, `head` the log's head read
+   * before it.
    */
-  check(checkpoint: bigint | null): MailboxError | null {
+  check(checkpoint: bigint | null, head: bigint | null): MailboxError | null {
+    // A log that went back below what the views held (restored from an older backup, then the views rebuilt from it:
+    // `mailbox projections rebuild --take-over`) can never bring them back there: the views of this log hold at most
+    // its head. Waiting for the old position skipped every tick, saying 'until the projector has rebuilt them to N',
+    // until new events pushed the head past N, which could be never. (The head only grows on a log that was not
+    // replaced, so on one it never lowers what the views held.)
+    if (this.heldThrough !== null && (head ?? 0n) < this.heldThrough) this.heldThrough = head;
     const held = this.heldThrough;
     if (held !== null && (checkpoint === null || checkpoint < held)) {
       const refusal = new MailboxError(
@@ -37,5 +46,35 @@ export class ViewsGoneBack {
     }
     if (checkpoint !== null) this.heldThrough = checkpoint;
     return null;
+  }
+}
+
+/**
+ * Views that are not this log's: another log's, or standing ahead of its head (the log replaced by an older copy, a
+ * backup restored). DESIGN: they are never served; the server refuses them (projectionRunner's displacement), and so
+ * must the separate daemon, which reads them directly: nudges and escalations from them speak of mail the log does not
+ * hold. Judged as the server judges them (viewsOwnership.ts), with the server's words and remedy. Coherent again (the
+ * views rebuilt from this log: a take-over), ticks resume.
+ */
+export class ViewsOfThisLog {
+  private readonly refusals = new WeakSet<object>();
+
+  /** Whether `error` is a refusal of this check. */
+  refused(error: unknown): boolean {
+    return typeof error === 'object' && error !== null && this.refusals.has(error);
+  }
+
+  /** The refusal (UNAVAILABLE) of views not this log's, or null. `head` must be read after `binding` (judgeViews). */
+  check(logIdentity: string, binding: ViewsBinding, head: bigint | null): MailboxError | null {
+    const verdict = judgeViews(logIdentity, head, binding);
+    if (verdict.kind !== 'foreign' && verdict.kind !== 'ahead') return null;
+    const refusal = new MailboxError('UNAVAILABLE', 'Service unavailable', describeForeignViews(binding, logIdentity, verdict), {
+      checkpoint: binding.checkpoint?.toString() ?? null,
+      head: head?.toString() ?? null,
+      viewsOf: binding.logIdentity,
+      logIdentity,
+    });
+    this.refusals.add(refusal);
+    return refusal;
   }
 }

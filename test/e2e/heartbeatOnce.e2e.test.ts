@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import pino from 'pino';
 import { createMailbox } from '../../src/mailbox';
 import { ensureBuilt, runCli } from '../support/builtCli';
-import { ADMIN_TOKEN, registerAgents, tempDir } from '../support/fixtures';
+import { ADMIN_TOKEN, registerAgents, tempDir, threeAgentsDataDir } from '../support/fixtures';
 import { startRedis } from '../support/redisServer';
 
 let dataDir: string;
@@ -506,4 +506,33 @@ test('views behind the log whose checkpoint does not move for --stall-after: sta
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('a log restored from an older backup (the views ahead of its head): --once reports nothing from those views, says both positions and the remedy, exit 2', async () => {
+  const dir = await threeAgentsDataDir('mailbox-heartbeat-restored-');
+  fs.copyFileSync(`${dir}/events.sqlite`, `${dir}/backup.sqlite`);
+  const mailbox = await createMailbox(
+    { dataDir: dir, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+    { logger: pino({ level: 'silent' }) },
+  );
+  const head = await mailbox.eventStore.headPosition();
+  const logIdentity = await mailbox.eventStore.logIdentity();
+  await registerAgents(mailbox, ['@d', '@e']);
+  const views = (await mailbox.projections.checkpoint())!;
+  await mailbox.close();
+  fs.copyFileSync(`${dir}/backup.sqlite`, `${dir}/events.sqlite`); // the log restored from the backup; the views stay
+
+  const run = await runCli(['heartbeat', '--once'], { MAILBOX_DATA_DIR: dir });
+  // It printed a tick report read from the views (agents: 5, two of them registered in no event of this log), exit 0.
+  expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 2, stdout: '' });
+  expect(JSON.parse(run.stderr.trimEnd().split('\n').pop()!)).toMatchObject({
+    code: 'UNAVAILABLE',
+    message: expect.stringContaining(
+      `The views in the SQLite views file ${dir}/views.sqlite stand at log position ${views}, ahead of this event ` +
+        `log's head (${head}; log ${logIdentity}): the log was replaced or lost events; refusing to serve or overwrite them.`,
+    ),
+    checkpoint: `${views}`,
+    head: `${head}`,
+  });
+  expect(run.stderr).toContain('mailbox projections rebuild --take-over');
 });

@@ -120,6 +120,92 @@ describe('heartbeat pipeline watch', () => {
     ]);
   });
 
+  /**
+   * The daemon on a mailbox whose log, once `restored`, is a backup taken two events earlier (same log, same identity:
+   * its head there), and whose views, once `rebuilt` from it (`mailbox projections rebuild --take-over`), stand at
+   * that head; until then where they were. The daemon reads its own stores, as `mailbox heartbeat` does.
+   */
+  async function daemonOnARestoredLog() {
+    const logLines: Array<{ level: number; msg: string; reason?: string }> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => logLines.push(JSON.parse(line)) });
+    mailbox = await createMailbox(
+      { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+      { logger: pino({ level: 'silent' }), clock: { now: () => new Date(T0) } },
+    );
+    const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    await a.send({ to: '@b', subject: 'one', body: 'x' });
+    await a.send({ to: '@c', subject: 'two', body: 'x' });
+    const held = (await mailbox.projections.checkpoint())!;
+    const state = { restored: false, rebuilt: false };
+    const replaced = <T extends object>(target: T, methods: Record<string, () => Promise<unknown>>): T =>
+      new Proxy(target, {
+        get: (object, name) => {
+          if (typeof name === 'string' && name in methods) return methods[name];
+          const value = Reflect.get(object, name) as unknown;
+          return typeof value === 'function' ? value.bind(object) : value;
+        },
+      });
+    const eventStore = replaced(mailbox.eventStore, { headPosition: async () => (state.restored ? held - 2n : held) });
+    const views = mailbox.projections;
+    const projections = replaced(views, {
+      checkpoint: async () => (state.rebuilt ? held - 2n : views.checkpoint()),
+      binding: async () => ({ ...(await views.binding()), ...(state.rebuilt ? { checkpoint: held - 2n } : {}) }),
+    });
+    heartbeat = await startHeartbeat(
+      { eventStore, projections, wakeBus: mailbox.wakeBus },
+      { logger, clock: { now: () => new Date(T0) }, settings: { intervalMs: 10, metricsPort: 0 } },
+    );
+    const count = async (metric: 'ticks' | 'tick_failures') =>
+      (await heartbeat.metrics.registry.getSingleMetric(`mailbox_heartbeat_${metric}_total`)!.get()).values[0]?.value ?? 0;
+    await waitFor(async () => (await count('ticks')) >= 1, { what: 'a tick on the whole log' });
+    const status = async () =>
+      (await (await fetch(`${heartbeat.metricsUrl}/status`)).json()) as { healthy: boolean; lastError: string | null };
+    return { held, state, count, status, logLines };
+  }
+
+  test('a log restored from an older backup (views ahead of its head): not ticked on, one line naming both positions and the remedy, ticking again once the views are rebuilt from it', async () => {
+    const { held, state, count, status, logLines } = await daemonOnARestoredLog();
+    state.restored = true;
+    await waitFor(async () => (await count('tick_failures')) >= 3, { what: 'three refused ticks' });
+    const ticked = await count('ticks');
+    const refused = await status();
+    const ahead =
+      `The views in memory stand at log position ${held}, ahead of this event log's head (${held - 2n}; log ` +
+      `${await mailbox.eventStore.logIdentity()}): the log was replaced or lost events; refusing to serve or overwrite them.`;
+    expect(refused).toEqual(expect.objectContaining({ healthy: false, lastError: expect.stringContaining(ahead) }));
+    expect(refused.lastError).toContain('mailbox projections rebuild --take-over');
+
+    state.rebuilt = true;
+    await waitFor(async () => (await count('ticks')) > ticked, { what: 'ticks again' });
+    expect(logLines.filter((line) => /views/.test(line.msg))).toEqual([
+      expect.objectContaining({
+        level: 40,
+        msg:
+          "heartbeat: the views are not this event log's (ahead of its head, or another log's); no agent is nudged and " +
+          'no message escalated from them until they are (checked each interval): see reason for what to do',
+        reason: expect.stringContaining(ahead),
+      }),
+      expect.objectContaining({ level: 30, msg: "heartbeat: the views are this event log's again; ticking" }),
+    ]);
+    expect(await status()).toMatchObject({ healthy: true, lastError: null });
+  });
+
+  test('views rebuilt from a log restored from an older backup are ticked on: not waited for back at the position they held', async () => {
+    const { held, state, count, status, logLines } = await daemonOnARestoredLog();
+    const ticked = await count('ticks');
+    state.restored = true;
+    state.rebuilt = true;
+    // It skipped every tick: 'The views went back from position N to N-2 ... until the projector has rebuilt them to
+    // N', which this log (its head at N-2) never gets to.
+    await waitFor(async () => (await count('ticks')) >= ticked + 3, { what: 'three ticks on the rebuilt views' });
+    expect(logLines.filter((line) => /views/.test(line.msg))).toEqual([]);
+    expect(await status()).toMatchObject({
+      healthy: true,
+      lastError: null,
+      lastTick: { pipeline: { checkpoint: `${held - 2n}` } },
+    });
+  });
+
   test('projector stopped -> stall alarm within 2 intervals, on /metrics and /healthz, cleared on recovery', async () => {
     let now = T0;
     const clock = { now: () => new Date(now) };

@@ -79,7 +79,7 @@ export async function startHeartbeat(sources: HeartbeatSources, options: StartHe
   let lease: LeaseLoop | null = null;
   // With several daemons, whether this one ticks at all: a follower's /status said only {"healthy":true,"lastTick":null}
   // (or a last tick hours old, from before it lost the lease), which read as a daemon that had stopped ticking.
-  const health = () => (lease === null ? daemon.health() : { ...daemon.health(), lease: lease.keeper.leadership() });
+  const health = () => (lease === null ? daemon.health() : followerHealth(daemon.health(), lease.keeper.leadership()));
   let server: MetricsServer | null = null;
   try {
     if (settings.metricsPort !== null) {
@@ -167,6 +167,18 @@ export async function startHeartbeat(sources: HeartbeatSources, options: StartHe
       logger.info(scheduled ? 'heartbeat daemon stopped' : 'heartbeat: stopped');
     },
   };
+}
+
+/**
+ * The health of a daemon with a lease. One that follows another daemon (seen holding the lease) does not tick: the
+ * failure or stall of the last tick it ran as the holder is no fact of now. /healthz said it, 503, for as long as it
+ * followed, while the store answered and the other daemon ticked (an orchestrator's probe restarts a healthy
+ * follower). Its lastTick stays on /status. With nobody seen holding the lease (the store down for every daemon, or
+ * between two holders) it is said as before.
+ */
+function followerHealth(health: ReturnType<HeartbeatDaemon['health']>, lease: Leadership) {
+  if (lease.role !== 'following' || lease.leader === null || lease.leader === lease.node) return { ...health, lease };
+  return { ...health, healthy: true, alarms: [], lastError: null, lease };
 }
 
 /**

@@ -225,16 +225,25 @@ test('a daemon that loses the lease while its store does not answer ends the out
   const heartbeat = await startHeartbeat(own, {
     logger,
     clock,
-    settings: { intervalMs: 10, metricsPort: null },
+    settings: { intervalMs: 10, metricsPort: 0 },
     lease: { store, node: 'daemon-a', ttlMs: 300 },
   });
+  const status = async () => (await (await fetch(`${heartbeat.metricsUrl}/healthz`)).json()) as Record<string, unknown>;
   try {
     await waitFor(() => refused.length >= 3, { what: 'three ticks that failed' });
+    expect(await status()).toMatchObject({ healthy: false, lastError: expect.stringContaining('Redis projections') });
     lease.holder = 'daemon-b'; // another daemon takes the lease: this one steps down at its next renewal
     await waitFor(() => lines.some((line) => line.msg.startsWith('heartbeat: stepped down')), { what: 'the step-down' });
     const failed = refused.length;
     const takes = lease.takes;
     await waitFor(() => lease.takes >= takes + 3, { what: 'three looks at the lease held by the other daemon' });
+    // Following daemon-b, which ticks: its /healthz said 503 with the error of its last tick as the holder, for good.
+    expect(await status()).toMatchObject({
+      healthy: true,
+      alarms: [],
+      lastError: null,
+      lease: { role: 'following', node: 'daemon-a', leader: 'daemon-b' },
+    });
     // A minute later the store answers and the lease is free again: this daemon holds it and ticks.
     now += MIN;
     down = false;

@@ -248,7 +248,7 @@ function configIssueMessage(key: string, value: unknown, issueMessage: string, s
 
 export function parseConfig(input: MailboxConfigInput = {}, sources: SettingSources = {}): MailboxConfig {
   const result = configSchema.safeParse(input);
-  if (result.success) return withViews(withRedisTopology(result.data));
+  if (result.success) return withRequestLimit(withViews(withRedisTopology(result.data)));
   const issue = result.error.issues[0];
   const key = String(issue.path[0]) as keyof MailboxConfig;
   throw new MailboxError(
@@ -300,6 +300,23 @@ function withRedisTopology(config: MailboxConfig): MailboxConfig {
   }
   if (redisCluster !== undefined) return { ...config, redisUrl: `${scheme}-cluster://${hosts(redisCluster)}` };
   return config;
+}
+
+/**
+ * A request limit at or below the body limit refuses a body the mailbox takes before it is read (413 on the request,
+ * never the body's own 400 that says the body limit): MAILBOX_MAX_REQUEST_BYTES=100 was taken silently beside the
+ * default 64 KiB body limit. The default (unset) is always above it: requestLimitOf in adapters/http/httpContext.ts.
+ */
+function withRequestLimit(config: MailboxConfig): MailboxConfig {
+  const { maxRequestBytes, maxBodyBytes } = config;
+  if (maxRequestBytes === undefined || maxRequestBytes > maxBodyBytes) return config;
+  throw topologyConflict(
+    `MAILBOX_MAX_REQUEST_BYTES=${maxRequestBytes} is not above MAILBOX_MAX_BODY_BYTES=${maxBodyBytes}: a message body the ` +
+      'mailbox takes would be refused as a request over the limit before it is read (a request holds the body, ' +
+      `JSON-escaped, and the other fields). Set MAILBOX_MAX_REQUEST_BYTES above ${maxBodyBytes} (unset, it is 4 x ` +
+      `MAILBOX_MAX_BODY_BYTES + 65536 = ${4 * maxBodyBytes + 65536}), or lower MAILBOX_MAX_BODY_BYTES.`,
+    'maxRequestBytes',
+  );
 }
 
 /** MAILBOX_VIEWS chooses where the views live when nothing else does: with Redis, or a log in memory, it is refused. */

@@ -98,8 +98,10 @@ test('MAILBOX_PORT=0x1DB1 says the range and that it must be decimal (it bound p
 });
 
 test.each(NUMERIC)('%s in plain decimal digits is read as that number', (key) => {
-  expect(configFromEnv({ [ENV_VARIABLES[key]]: '600' })[key]).toBe(600);
-  expect(configFromEnv({ [ENV_VARIABLES[key]]: '0600' })[key]).toBe(600); // a leading zero is not octal
+  // A request limit must be above the body limit (requestLimitConfig.unit): 600 is, beside a body limit of 500.
+  const beside = key === 'maxRequestBytes' ? { MAILBOX_MAX_BODY_BYTES: '500' } : {};
+  expect(configFromEnv({ ...beside, [ENV_VARIABLES[key]]: '600' })[key]).toBe(600);
+  expect(configFromEnv({ ...beside, [ENV_VARIABLES[key]]: '0600' })[key]).toBe(600); // a leading zero is not octal
 });
 
 test('a rate takes a fraction with a point (0.5), and nothing else', () => {

@@ -34,6 +34,38 @@ export function stdioRefusal(url: string, token: string | undefined): MailboxErr
     : new MailboxError('UNAUTHENTICATED', 'Unauthenticated', NO_TOKEN_MESSAGE, { hint: 'MAILBOX_TOKEN=mbx_...' });
 }
 
+/** How long `mailbox mcp` waits at start for the server to say whom its token is for. */
+const START_CHECK_MS = 5000;
+
+/**
+ * The line `mailbox mcp` starts with, on stderr (the MCP client's log: its user sees nothing else): whom the server
+ * takes the token for, or why the tool calls will fail. It said "serving MCP on stdio for <url>" with a token the
+ * server refused, or no server at the URL, and the first sign was a tool call's error. Never keeps it from serving: an
+ * MCP client whose server exits before `initialize` only says "disconnected", and a server started later answers.
+ */
+export async function startLine(url: string, token: string): Promise<string> {
+  const refusal = stdioRefusal(url, token);
+  if (refusal) return `${refusal.message} Serving MCP anyway: every tool call answers ${refusal.code}.`;
+  try {
+    const { identity, role } = await new MailboxHttpClient(url, token).request<{ identity: string; role: string }>(
+      'GET',
+      '/v1/whoami',
+      { signal: AbortSignal.timeout(START_CHECK_MS) },
+    );
+    if (role === 'agent') return `serving MCP on stdio for ${url} as ${identity}`;
+    const holder = role === 'admin' ? 'the admin token' : `the token of ${role} ${identity}`;
+    return (
+      `serving MCP on stdio for ${url} with ${holder}, not an agent's: the tools send and read an agent's mail, so ` +
+      "they answer FORBIDDEN; set MAILBOX_TOKEN to the agent's token (an admin gets one with `mailbox agent add @<identity>`)."
+    );
+  } catch (error) {
+    if (!isMailboxError(error))
+      return `serving MCP on stdio for ${url}, which did not answer within ${START_CHECK_MS} ms; tool calls may answer UNAVAILABLE.`;
+    const until = error.code === 'UNAVAILABLE' ? 'until it answers' : 'until this is fixed';
+    return `${error.message} Serving MCP anyway: tool calls answer ${error.code} ${until}.`;
+  }
+}
+
 /**
  * Refused, the server still speaks MCP (a client whose server exits before `initialize` only says
  * "disconnected", and its user never sees our stderr): it lists the tools and answers every call with the

@@ -20,14 +20,9 @@ export function registerMcpCommand(program: Command): void {
     )
     .action(
       action(async (options: ClientOptions) => {
-        const { runStdioMcp, stdioRefusal } = await import('../../stdioMcp'); // the MCP SDK: loaded by this command only
+        const { runStdioMcp, startLine } = await import('../../stdioMcp'); // the MCP SDK: loaded by this command only
         const server = await runStdioMcp(options.url, options.token);
-        const refusal = stdioRefusal(options.url, options.token);
-        process.stderr.write(
-          refusal
-            ? `mailbox mcp: ${refusal.message} Serving MCP anyway: every tool call answers ${refusal.code}.\n`
-            : `mailbox mcp: serving MCP on stdio for ${options.url}\n`,
-        );
+        process.stderr.write(`mailbox mcp: ${await startLine(options.url, options.token ?? '')}\n`);
         await new Promise<void>((resolve) => {
           server.onclose = resolve;
           process.stdin.once('end', resolve);

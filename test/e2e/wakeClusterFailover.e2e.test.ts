@@ -130,10 +130,14 @@ test('a wake subscriber opens on a cluster whose nodes listed first are down: it
     );
     await subscriber.subscribe('wcf-probe');
     const publisher = new Redis({ port: cluster.ports[1], host: '127.0.0.1', maxRetriesPerRequest: 0 });
+    // Published again until heard: a publish reaches the subscriber's node over the cluster bus, which may lag on a
+    // loaded machine (one publish, once, was never heard within the test's 30 s in a full run at load 10).
+    const republish = setInterval(() => void publisher.publish('wcf-probe', 'hello').catch(() => undefined), 200);
     try {
       await publisher.publish('wcf-probe', 'hello');
       expect(await heard).toBe('hello');
     } finally {
+      clearInterval(republish);
       publisher.disconnect();
     }
   } finally {

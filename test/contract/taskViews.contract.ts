@@ -141,8 +141,10 @@ export function describeTaskViewsContract(name: string, factory: ProjectionStore
           `${t1}:TaskStateChanged:InputRequired:@b`,
           `${t3}:TaskClaimed:Submitted:@c`,
           `${t1}:TaskStateChanged:Completed:@b`,
+          `${t3}:TaskLeaseExpired:Submitted:sweeper`,
         ]);
-        // t3's lapsed lease puts it back before its audience: each who may claim it now is woken, its lapsed holder too.
+        // t3's lapsed lease puts it back before its audience: each who may claim it now is woken, its lapsed holder and its
+        // sender too.
         expect(said('@b')).toEqual([`${t1}:TaskStateChanged:Working:@a`, `${t3}:TaskLeaseExpired:Submitted:sweeper`]);
         expect(said('@c')).toEqual([`${t2}:TaskStateChanged:Canceled:@a`, `${t3}:TaskLeaseExpired:Submitted:sweeper`]);
         const before = { a: await taskLists(store, '@a'), b: await taskLists(store, '@b'), beats: await store.allHeartbeats() };

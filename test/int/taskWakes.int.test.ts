@@ -71,8 +71,13 @@ const ROWS: Row[] = [
   { step: 'reject', given: [claim], act: move('@bob', 'Rejected', { reason: 'not mine' }), woken: ['@alice:Rejected'] },
   { step: 'cancel a held task', given: [claim, accept], act: move('@alice', 'Canceled'), woken: ['@bob:Canceled'] },
   { step: 'cancel an unclaimed task', given: [], act: move('@alice', 'Canceled'), woken: [] },
-  // Back with its audience: whoever may claim it now learns so (not the holder that released it, nor the sender).
-  { step: 'release to the audience', given: [claim], act: move('@bob', 'Submitted'), woken: ['@carol:Submitted'] },
+  // Back with its audience: whoever may claim it now learns so, and its sender (not the holder that released it).
+  {
+    step: 'release to the audience',
+    given: [claim],
+    act: move('@bob', 'Submitted'),
+    woken: ['@alice:Submitted', '@carol:Submitted'],
+  },
 ];
 
 async function watch(mailbox: Mailbox) {
@@ -141,12 +146,12 @@ describe('a task back with its audience wakes who may claim it (memory event sto
     return { mailbox, c, taskId, wakes, advance: (ms: number) => (at += ms) };
   }
 
-  it('a lapsed lease, swept: the audience, the lapsed claimant too (it may claim again), not the sender', async () => {
+  it('a lapsed lease, swept: its sender and the audience, the lapsed claimant too (it may claim again)', async () => {
     const { mailbox, c, wakes, advance } = await heldByBob(30);
     try {
       advance(31_000);
       expect(await mailbox.sweeper.sweepOnce()).toMatchObject({ changed: 1 });
-      expect(await wakes.settle(c['@dora'], 2)).toEqual(['@bob:Submitted', '@carol:Submitted']);
+      expect(await wakes.settle(c['@dora'], 2)).toEqual(['@alice:Submitted', '@bob:Submitted', '@carol:Submitted']);
     } finally {
       await wakes.stop();
     }
@@ -163,11 +168,11 @@ describe('a task back with its audience wakes who may claim it (memory event sto
     }
   });
 
-  it('its holder retired: the rest of the audience, not the retired holder nor the sender', async () => {
+  it('its holder retired: its sender and the rest of the audience, not the retired holder', async () => {
     const { mailbox, c, taskId, wakes } = await heldByBob();
     try {
       expect(await mailbox.asActor(ADMIN_ACTOR).retireAgent('@bob')).toMatchObject({ releasedTasks: [taskId] });
-      expect(await wakes.settle(c['@dora'], 2)).toEqual(['@carol:Submitted']);
+      expect(await wakes.settle(c['@dora'], 2)).toEqual(['@alice:Submitted', '@carol:Submitted']);
     } finally {
       await wakes.stop();
     }

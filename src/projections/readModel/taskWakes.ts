@@ -7,9 +7,11 @@
  * audience (a release, a retired holder's release, a lapsed lease) wakes every
  * audience member who may claim it now, so that an agent waiting on wakes
  * learns it is claimable again: the holder that released it is not woken, a
- * lapsed claimant is (its lease is gone; it may claim again). A lapse that an
- * audience member's claim recorded wakes the lapsed claimant alone (the task
- * is the claimant's at once). Never the actor itself.
+ * lapsed claimant is (its lease is gone; it may claim again). Its sender too:
+ * its last wake said who claimed the task, and that holder has it no more. A
+ * lapse that an audience member's claim recorded wakes the lapsed claimant
+ * alone (the task is the claimant's at once; the claim wakes the sender).
+ * Never the actor itself.
  */
 import type { TaskEvent } from '../../events/types';
 import type { TaskFact, TaskWakeEvent } from '../viewChanges';
@@ -41,9 +43,9 @@ function partiesToWake(event: TaskEvent, task: TaskView, actor: string): readonl
       return task.assignee === null ? [task.sender] : [task.sender, task.assignee];
     case 'TaskReleased':
       if (recordedByClaim(event, task, actor)) return [];
-      return membersOf(task, 'claimable').filter((identity) => identity !== event.data.claimant);
+      return [task.sender, ...membersOf(task, 'claimable').filter((identity) => identity !== event.data.claimant)];
     case 'TaskLeaseExpired':
-      return recordedByClaim(event, task, actor) ? [event.data.claimant] : membersOf(task, 'claimable');
+      return recordedByClaim(event, task, actor) ? [event.data.claimant] : [task.sender, ...membersOf(task, 'claimable')];
     default:
       return [];
   }

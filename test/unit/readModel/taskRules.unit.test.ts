@@ -192,7 +192,7 @@ describe('read model: tasks', () => {
         return expect.objectContaining({ type: 'wake/task', ...fields }) as never;
       });
 
-    it('released by its holder: the rest of the audience, not the holder that released it, nor the sender', () => {
+    it('released by its holder: its sender (whose last wake named the holder) and the rest of the audience, not the holder that released it', () => {
       const { log, taskId } = heldBy('@b', false);
       const given = log.projected();
       const when = next(log, (l) =>
@@ -200,7 +200,7 @@ describe('read model: tasks', () => {
       );
       ReadModelSpec.given(given)
         .when(...when)
-        .thenWakes(woken('@c:TaskReleased:Submitted:-:@b', '@d:TaskReleased:Submitted:-:@b'));
+        .thenWakes(woken('@a:TaskReleased:Submitted:-:@b', '@c:TaskReleased:Submitted:-:@b', '@d:TaskReleased:Submitted:-:@b'));
     });
 
     it("a lapse recorded by a claim (before the sweep): the lapsed claimant alone; the task is the claimant's at once", () => {
@@ -232,7 +232,7 @@ describe('read model: tasks', () => {
         .thenWakes(woken('@a:TaskClaimed:Submitted:@c:@c'));
     });
 
-    it("a retired holder's release (by the admin): the rest of the audience, not the retired holder", () => {
+    it("a retired holder's release (by the admin): its sender and the rest of the audience, not the retired holder", () => {
       const { log, taskId } = heldBy('@b', false);
       const given = log.projected();
       const when = next(log, (l) =>
@@ -240,10 +240,12 @@ describe('read model: tasks', () => {
       );
       ReadModelSpec.given(given)
         .when(...when)
-        .thenWakes(woken('@c:TaskReleased:Submitted:-:@admin', '@d:TaskReleased:Submitted:-:@admin'));
+        .thenWakes(
+          woken('@a:TaskReleased:Submitted:-:@admin', '@c:TaskReleased:Submitted:-:@admin', '@d:TaskReleased:Submitted:-:@admin'),
+        );
     });
 
-    it('a lapsed lease swept: the whole audience, the lapsed claimant too (it may claim again)', () => {
+    it('a lapsed lease swept: its sender and the whole audience, the lapsed claimant too (it may claim again)', () => {
       const { log, taskId } = heldBy('@b', true);
       const given = log.projected();
       const when = next(log, (l) =>
@@ -256,6 +258,7 @@ describe('read model: tasks', () => {
         .when(...when)
         .thenWakes(
           woken(
+            '@a:TaskLeaseExpired:Submitted:-:system:sweeper',
             '@b:TaskLeaseExpired:Submitted:-:system:sweeper',
             '@c:TaskLeaseExpired:Submitted:-:system:sweeper',
             '@d:TaskLeaseExpired:Submitted:-:system:sweeper',

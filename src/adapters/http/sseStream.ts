@@ -7,16 +7,21 @@
  */
 import type { ServerResponse } from 'node:http';
 
-const MAX_BUFFERED_BYTES = 1024 * 1024;
+export const MAX_BUFFERED_BYTES = 1024 * 1024;
 
 export class SseStream {
   private heartbeat: NodeJS.Timeout | null = null;
   private closed = false;
   private readonly onClose: Array<() => void> = [];
 
+  /**
+   * `onCut`: told when the stream is cut for a reader too slow to drain it, with the bytes it left unread, so that the
+   * route logs it: the cut was silent (the reader saw its connection drop, the operator saw nothing).
+   */
   constructor(
     private readonly response: ServerResponse,
     heartbeatMs: number,
+    private readonly onCut?: (unreadBytes: number) => void,
   ) {
     response.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
@@ -65,8 +70,10 @@ export class SseStream {
   private write(chunk: string): boolean {
     if (this.closed) return false;
     if (this.response.writableLength > MAX_BUFFERED_BYTES) {
+      const unread = this.response.writableLength;
       this.response.destroy(); // the client reconnects and resyncs
       this.finish();
+      this.onCut?.(unread);
       return false;
     }
     this.response.write(chunk);

@@ -14,7 +14,7 @@ import { openAuditStream } from '../../../application/auditStream';
 import { hashToken } from '../../../application/tokenHash';
 import { actorOf, bearerToken } from '../auth';
 import type { HttpContext } from '../httpContext';
-import { SseStream } from '../sseStream';
+import { MAX_BUFFERED_BYTES, SseStream } from '../sseStream';
 import { TOKEN_RECHECK_MS } from '../wakeStreams';
 import { singleValuedQuery } from './routeInput';
 
@@ -100,7 +100,13 @@ export function auditStreamRoutes(app: FastifyInstance, { mailbox, config, audit
           ready: (after) => {
             // Refusals (role, input) happen before this point and are ordinary error responses.
             reply.hijack();
-            stream = new SseStream(reply.raw, config.sseHeartbeatMs);
+            stream = new SseStream(reply.raw, config.sseHeartbeatMs, (unreadBytes) =>
+              request.log.warn(
+                { identity: actorOf(request).identity, unreadBytes },
+                `audit stream cut: its reader left ${unreadBytes} bytes unread (more than ${MAX_BUFFERED_BYTES} are not ` +
+                  'kept); it resumes from its last event id when it reconnects',
+              ),
+            );
             slot?.attach(stream);
             openAuditStreams.add(stream); // ended at shutdown, the admin's too (no slot holds those)
             stream.send('ready', { after });

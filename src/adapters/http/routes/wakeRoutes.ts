@@ -7,7 +7,7 @@ import type { WakeStreamEvent } from '../../../application/mailboxQueries';
 import { hashToken } from '../../../application/tokenHash';
 import { actorOf, bearerToken } from '../auth';
 import type { HttpContext } from '../httpContext';
-import { SseStream } from '../sseStream';
+import { MAX_BUFFERED_BYTES, SseStream } from '../sseStream';
 import { noExtraInput } from './routeInput';
 
 export function wakeRoutes(app: FastifyInstance, { mailbox, config, wakeStreams, wakeLatency }: HttpContext): void {
@@ -23,7 +23,13 @@ export function wakeRoutes(app: FastifyInstance, { mailbox, config, wakeStreams,
     const emit = (event: WakeStreamEvent) => {
       if (!stream) {
         reply.hijack();
-        stream = new SseStream(reply.raw, config.sseHeartbeatMs);
+        stream = new SseStream(reply.raw, config.sseHeartbeatMs, (unreadBytes) =>
+          request.log.warn(
+            { identity: actor.identity, unreadBytes },
+            `wake stream of ${actor.identity} cut: its reader left ${unreadBytes} bytes unread (more than ` +
+              `${MAX_BUFFERED_BYTES} are not kept); it gets a sync with the unread count when it reconnects`,
+          ),
+        );
         slot.attach(stream);
       }
       if (event.event === 'wake') {

@@ -5,6 +5,10 @@
  * still answered as that call: an MCP client matches an answer to its request by id, and the SDK puts the id last,
  * after the arguments. Only the structure is followed (strings, escapes, nesting), so a key named `id` inside the
  * arguments is never taken for the call's.
+ *
+ * Why not a streaming JSON library: @streamparser/json, made for streams, gathers every string and number whole in
+ * memory before it emits it (its docs, "Buffering"), and a body refused for its size is mostly one long string; this
+ * skips string contents and keeps only tokens up to MAX_TOKEN_BYTES.
  */
 
 const QUOTE = 0x22;

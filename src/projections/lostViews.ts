@@ -11,6 +11,7 @@
  */
 import { MailboxError } from '../errors';
 import type {
+  AgentEntries,
   AgentView,
   ApplyOptions,
   HeartbeatCounts,
@@ -133,6 +134,9 @@ export class ReadsOfWholeViews implements ProjectionStore {
   }
   listAgents(): Promise<AgentView[]> {
     return this.whole(() => this.views.listAgents());
+  }
+  agentEntries(identity: string): Promise<AgentEntries> {
+    return this.whole(() => this.views.agentEntries(identity));
   }
   listTasks(...args: Parameters<ProjectionStore['listTasks']>): ReturnType<ProjectionStore['listTasks']> {
     return this.whole(() => this.views.listTasks(...args));

@@ -62,6 +62,12 @@ export interface AgentView {
   retiredAt: string | null;
 }
 
+/** What listAgents and allHeartbeats hold of one identity: its entry in each, undefined where it has none. */
+export interface AgentEntries {
+  agent: AgentView | undefined;
+  heartbeat: HeartbeatCounts | undefined;
+}
+
 /** Which log the active views belong to, recorded with their checkpoint and generation. */
 export interface ViewsBinding {
   /** Where the views live, for messages (e.g. "Redis namespace 'mailbox'"). */
@@ -108,6 +114,11 @@ export interface ProjectionStore {
   heartbeat(identity: string): Promise<HeartbeatCounts>;
   allHeartbeats(): Promise<HeartbeatCounts[]>;
   listAgents(): Promise<AgentView[]>;
+  /**
+   * One identity's entries in listAgents and allHeartbeats, without listing every agent (audit verify re-reads one
+   * agent that differed while the views moved, and a listing of all per re-read cost the square of the agents).
+   */
+  agentEntries(identity: string): Promise<AgentEntries>;
   /** One of the agent's task lists (assigned, claimable, sent), newest first. */
   listTasks(identity: string, query: TaskListQuery): Promise<TaskViewPage>;
   getTask(taskId: string): Promise<TaskView | undefined>;

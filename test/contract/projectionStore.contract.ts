@@ -441,6 +441,26 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
       expect(all[2]).toMatchObject({ identity: '@c', unread: 2, oldestUnreadAt: log.sentAt(m4), lastActivityAt: log.sentAt(m3) });
     });
 
+    it('agentEntries: one identity’s entry in listAgents and in allHeartbeats, undefined where it has none', async () => {
+      const { store } = await open();
+      const { log } = scenario();
+      log.send('@a', '@x', { task: TASK }); // mail and a waiting task for an identity never registered
+      log.retire('@c');
+      await store.applyBatch(log.projected());
+      const [agents, heartbeats] = [await store.listAgents(), await store.allHeartbeats()];
+      const identities = [...new Set([...agents, ...heartbeats].map((entry) => entry.identity))];
+      expect(identities.sort()).toEqual(['@a', '@b', '@c', '@x']);
+      for (const identity of [...identities, '@ghost']) {
+        expect(await store.agentEntries(identity)).toEqual({
+          agent: agents.find((agent) => agent.identity === identity),
+          heartbeat: heartbeats.find((heartbeat) => heartbeat.identity === identity),
+        });
+      }
+      expect(await store.agentEntries('@x')).toMatchObject({ agent: undefined, heartbeat: { identity: '@x', unread: 1 } });
+      expect(await store.agentEntries('@c')).toMatchObject({ agent: { identity: '@c', retired: true } });
+      expect(await store.agentEntries('@ghost')).toEqual({ agent: undefined, heartbeat: undefined });
+    });
+
     it('lists agents with retirement; retiring an unknown identity lists nothing', async () => {
       const { store } = await open();
       const log = new LogBuilder().register('@a', '@b', '@c');

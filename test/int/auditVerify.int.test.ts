@@ -11,7 +11,7 @@ import { capture, runAuditCli as audit } from '../support/auditCli';
 import { runVerify } from '../../src/audit/auditCommands';
 import { eventStoreSource } from '../../src/audit/logSource';
 import type { ListQuery } from '../../src/projections/listQuery';
-import type { ProjectionStore } from '../../src/projections/projectionStore';
+import type { AgentView, ProjectionStore } from '../../src/projections/projectionStore';
 import type { VerifyOptions } from '../../src/audit/verify/verifyProjections';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
 import { configFromEnv, DEFAULT_WAKE_SLA_MS } from '../../src/config';
@@ -286,6 +286,62 @@ describe('audit verify on views that move while it reads them (a server under a 
     expect(still.report).toMatchObject({ ok: true, settled: true, differences: [] });
     expect(still.code).toBe(0);
     expect(still.text).toMatch(/^OK: /);
+  });
+
+  test('a re-check of one agent reads that agent’s entries, not every agent’s: views that move for several agents, drift in one still reported', async () => {
+    mailbox = await memoryMailbox();
+    await populate(mailbox);
+    const sender = mailbox.asActor({ identity: '@a', role: 'agent' });
+    const views = mailbox.projections;
+    const retired = (agent: AgentView): AgentView =>
+      agent.identity === '@d' ? { ...agent, retired: true, retiredAt: '2030-01-01T13:00:00.000Z' } : agent;
+    const calls = { listAgents: 0, allHeartbeats: 0, agentEntries: [] as string[] };
+    let sends = 0;
+    // The first 40 listing reads each let one more send to @b and @c reach the views (a server under load, as above), then
+    // they stand still; @d reads as retired in the live views (drift the log never made).
+    const moving = new Proxy(views, {
+      get(target, key, receiver) {
+        if (key === 'listMessages') {
+          return async (...args: Parameters<typeof views.listMessages>) => {
+            if (sends < 40) await sender.send({ to: ['@b', '@c'], subject: `load ${sends++}`, body: 'x' });
+            return target.listMessages(...args);
+          };
+        }
+        if (key === 'listAgents') {
+          return async () => {
+            calls.listAgents++;
+            return (await target.listAgents()).map(retired);
+          };
+        }
+        if (key === 'allHeartbeats') {
+          return async () => {
+            calls.allHeartbeats++;
+            return target.allHeartbeats();
+          };
+        }
+        if (key === 'agentEntries') {
+          return async (identity: string) => {
+            calls.agentEntries.push(identity);
+            const entries = await target.agentEntries(identity);
+            return { ...entries, agent: entries.agent && retired(entries.agent) };
+          };
+        }
+        return Reflect.get(target, key, receiver);
+      },
+    });
+
+    const { code, report } = await verifyOn(mailbox, moving, { json: true });
+    expect(sends).toBe(40);
+    expect(report.rounds).toBeGreaterThan(1); // the views moved: what differed was re-read
+    expect(report).toMatchObject({ ok: false, settled: true });
+    expect(report.differences).toEqual([
+      { view: 'agents', identity: '@d', field: 'retired', expected: false, actual: true },
+      { view: 'agents', identity: '@d', field: 'retiredAt', expected: null, actual: '2030-01-01T13:00:00.000Z' },
+    ]);
+    expect(code).toBe(1);
+    expect(calls).toMatchObject({ listAgents: 1, allHeartbeats: 1 }); // the first comparison's
+    expect(new Set(calls.agentEntries)).toEqual(new Set(['@a', '@b', '@c', '@d']));
+    expect(calls.agentEntries.length).toBeGreaterThan(4); // some re-read more than once, each time only its own
   });
 });
 

@@ -6,6 +6,7 @@ import { inject, injectable } from 'tsyringe';
 import { TOKENS } from '../../tokens';
 import type { ListQuery } from '../../projections/listQuery';
 import type {
+  AgentEntries,
   AgentView,
   ApplyOptions,
   HeartbeatCounts,
@@ -504,6 +505,11 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
   async allHeartbeats(): Promise<HeartbeatCounts[]> {
     const identities = new Set([...this.agents.keys(), ...this.inboxes.keys(), ...this.tasks.waitingIdentities()]);
     return Promise.all([...identities].sort().map((identity) => this.heartbeat(identity)));
+  }
+
+  async agentEntries(identity: string): Promise<AgentEntries> {
+    const listed = this.agents.has(identity) || this.inboxes.has(identity) || this.tasks.isWaitedOn(identity);
+    return { agent: this.agents.get(identity), heartbeat: listed ? await this.heartbeat(identity) : undefined };
   }
 
   async listAgents(): Promise<AgentView[]> {

@@ -23,6 +23,7 @@ import type { ListQuery } from '../../projections/listQuery';
 import {
   ProjectionCheckpointRewound,
   ViewsOfAnotherLog,
+  type AgentEntries,
   type AgentView,
   type ApplyOptions,
   type HeartbeatCounts,
@@ -319,6 +320,17 @@ export class RedisProjectionStore implements ProjectionStore {
       const [identities, waiting] = await Promise.all([this.reader.identities(prefix), this.tasks.waitingIdentities(prefix)]);
       const all = [...new Set([...identities, ...waiting])].sort();
       return Promise.all(all.map((identity) => this.counts(prefix, identity)));
+    });
+  }
+
+  async agentEntries(identity: string): Promise<AgentEntries> {
+    return this.read(async (prefix) => {
+      const [agent, hasViews, waited] = await Promise.all([
+        this.reader.agent(prefix, identity),
+        this.reader.hasIdentity(prefix, identity),
+        this.tasks.isWaitedOn(prefix, identity),
+      ]);
+      return { agent, heartbeat: hasViews || waited ? await this.counts(prefix, identity) : undefined };
     });
   }
 

@@ -190,6 +190,11 @@ export class RedisTaskReader {
     return this.client.hkeys(this.keys.waiting(prefix));
   }
 
+  /** Whether `identity` is one of waitingIdentities. */
+  async isWaitedOn(prefix: string, identity: string): Promise<boolean> {
+    return (await this.client.hexists(this.keys.waiting(prefix), identity)) === 1;
+  }
+
   /**
    * The open tasks due by `now`, at most `limit`. The apply script writes a timed entry and its record together, so
    * an entry without a record is a Redis changed by hand or partly restored: the sweeper cannot end that task. It was

@@ -128,6 +128,26 @@ export class RedisViewReader {
     return [...new Set([...withViews, ...registered])].sort();
   }
 
+  /** One agent of `agents`, or undefined. */
+  async agent(prefix: string, identity: string): Promise<AgentView | undefined> {
+    const [json, retiredAt] = await Promise.all([
+      this.client.hget(this.keys.agents(prefix), identity),
+      this.client.hget(this.keys.retired(prefix), identity),
+    ]);
+    if (json === null) return undefined;
+    const { role, registeredAt } = JSON.parse(json) as Pick<AgentView, 'role' | 'registeredAt'>;
+    return { identity, role, registeredAt, retired: retiredAt !== null, retiredAt };
+  }
+
+  /** Whether `identity` is one of `identities`. */
+  async hasIdentity(prefix: string, identity: string): Promise<boolean> {
+    const [withViews, registered] = await Promise.all([
+      this.client.sismember(this.keys.identities(prefix), identity),
+      this.client.hexists(this.keys.agents(prefix), identity),
+    ]);
+    return withViews === 1 || registered === 1;
+  }
+
   async agents(prefix: string): Promise<AgentView[]> {
     const [registered, retired] = await Promise.all([
       this.client.hgetall(this.keys.agents(prefix)),

@@ -21,6 +21,7 @@ import fs from 'node:fs';
 import type { Logger } from 'pino';
 import type { ListQuery } from '../../projections/listQuery';
 import type {
+  AgentEntries,
   AgentView,
   ApplyOptions,
   HeartbeatCounts,
@@ -203,6 +204,10 @@ export class ReopeningSqliteViews implements ProjectionStore {
 
   listAgents(): Promise<AgentView[]> {
     return this.use((store) => store.listAgents());
+  }
+
+  agentEntries(identity: string): Promise<AgentEntries> {
+    return this.use((store) => store.agentEntries(identity));
   }
 
   listTasks(identity: string, query: TaskListQuery): Promise<TaskViewPage> {

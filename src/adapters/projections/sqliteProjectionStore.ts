@@ -36,6 +36,7 @@ import type { ListQuery } from '../../projections/listQuery';
 import {
   ProjectionCheckpointRewound,
   ViewsOfAnotherLog,
+  type AgentEntries,
   type AgentView,
   type ApplyOptions,
   type HeartbeatCounts,
@@ -439,6 +440,13 @@ export class SqliteProjectionStore implements ProjectionStore {
 
   async listAgents(): Promise<AgentView[]> {
     return this.read((reader) => reader.agents());
+  }
+
+  async agentEntries(identity: string): Promise<AgentEntries> {
+    return this.read((reader) => ({
+      agent: reader.agent(identity),
+      heartbeat: reader.hasHeartbeat(identity) ? reader.heartbeat(identity) : undefined,
+    }));
   }
 
   async listTasks(identity: string, query: TaskListQuery): Promise<TaskViewPage> {

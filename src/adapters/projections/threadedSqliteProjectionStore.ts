@@ -20,6 +20,7 @@ import path from 'node:path';
 import type { Worker, WorkerOptions } from 'node:worker_threads';
 import type { ListQuery } from '../../projections/listQuery';
 import type {
+  AgentEntries,
   AgentView,
   ApplyOptions,
   HeartbeatCounts,
@@ -330,6 +331,10 @@ export class ThreadedSqliteProjectionStore implements ProjectionStore {
 
   listAgents(): Promise<AgentView[]> {
     return this.local.listAgents();
+  }
+
+  agentEntries(identity: string): Promise<AgentEntries> {
+    return this.local.agentEntries(identity);
   }
 
   listTasks(identity: string, query: TaskListQuery): Promise<TaskViewPage> {

@@ -330,6 +330,12 @@ export class ScratchViews implements ReadModelStorage {
     return [...new Set([...this.agentViews.keys(), ...this.agents.keys(), ...this.tasks.waitingIdentities()])];
   }
 
+  /** One agent of agentList, or undefined; and whether `identity` is one of identities (without listing them). */
+  agentEntry(identity: string): { agent: AgentView | undefined; known: boolean } {
+    const agent = this.agentViews.get(identity);
+    return { agent, known: agent !== undefined || this.agents.has(identity) || this.tasks.isWaitedOn(identity) };
+  }
+
   heartbeat(identity: string): HeartbeatCounts {
     const agent = this.agents.get(identity);
     return {

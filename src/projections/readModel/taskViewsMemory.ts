@@ -88,6 +88,11 @@ export class TaskViewsMemory implements TaskViewLookup, TaskChangeSink {
     return [...this.waiting.keys()];
   }
 
+  /** Whether `identity` is one of waitingIdentities. */
+  isWaitedOn(identity: string): boolean {
+    return this.waiting.has(identity);
+  }
+
   list(identity: string, query: TaskListQuery): TaskViewPage {
     const entries = this.lists.get(`${query.list} ${identity}`) ?? [];
     const states = query.states && query.states.length > 0 ? new Set(query.states) : null;

@@ -119,21 +119,18 @@ export class SqliteViewReader {
     return (this.s.heartbeatIdentities.all() as Array<{ identity: string }>).map((row) => row.identity).sort(); // JS order, as memory
   }
 
+  /** Whether `identity` is one of heartbeatIdentities. */
+  hasHeartbeat(identity: string): boolean {
+    return this.s.hasHeartbeat.get(identity, identity) !== undefined;
+  }
+
+  agent(identity: string): AgentView | undefined {
+    const row = this.s.agent.get(identity) as AgentRow | undefined;
+    return row ? agentOf(row) : undefined;
+  }
+
   agents(): AgentView[] {
-    const rows = this.s.agents.all() as Array<{
-      identity: string;
-      role: Role;
-      registered_at: string;
-      retired: number;
-      retired_at: string | null;
-    }>;
-    const agents = rows.map((row) => ({
-      identity: row.identity,
-      role: row.role,
-      registeredAt: row.registered_at,
-      retired: row.retired === 1,
-      retiredAt: row.retired_at,
-    }));
+    const agents = (this.s.agents.all() as AgentRow[]).map(agentOf);
     return agents.sort((a, b) => a.identity.localeCompare(b.identity)); // the memory store's order (locale, not binary)
   }
 
@@ -246,6 +243,24 @@ function indexFor(g: string, query: ListQuery): { name: string | null; where: st
   return { name: null, where: ['e.box = ?'], params: [INBOX] }; // all, read
 }
 
+interface AgentRow {
+  identity: string;
+  role: Role;
+  registered_at: string;
+  retired: number;
+  retired_at: string | null;
+}
+
+function agentOf(row: AgentRow): AgentView {
+  return {
+    identity: row.identity,
+    role: row.role,
+    registeredAt: row.registered_at,
+    retired: row.retired === 1,
+    retiredAt: row.retired_at,
+  };
+}
+
 function prepareReader(db: Database.Database, g: string) {
   return {
     counts: db.prepare(
@@ -261,6 +276,11 @@ function prepareReader(db: Database.Database, g: string) {
        UNION SELECT identity FROM ${g}_agents`,
     ),
     agents: db.prepare(`SELECT identity, role, registered_at, retired, retired_at FROM ${g}_agents`),
+    agent: db.prepare(`SELECT identity, role, registered_at, retired, retired_at FROM ${g}_agents WHERE identity = ?`),
+    hasHeartbeat: db.prepare(
+      `SELECT 1 FROM ${g}_identities WHERE identity = ? AND (has_views = 1 OR tasks_waiting <> 0)
+       UNION ALL SELECT 1 FROM ${g}_agents WHERE identity = ? LIMIT 1`,
+    ),
     task: db.prepare(`SELECT record FROM ${g}_tasks WHERE task_id = ?`),
     taskList: db.prepare(
       `SELECT t.record, t.state, l.position FROM ${g}_task_lists l JOIN ${g}_tasks t ON t.task_id = l.task_id

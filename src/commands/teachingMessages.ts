@@ -88,7 +88,26 @@ export function teachingMessage(issue: z.core.$ZodRawIssue): string | undefined 
       const said = issue.issues.map((inner) => inner.message).find((text) => typeof text === 'string' && text !== '');
       return said === undefined ? 'is not a valid key here' : `is not a valid key: the key ${said}`;
     }
+    case 'unrecognized_keys':
+      return NOT_A_FIELD_HERE;
     default:
       return undefined;
   }
 }
+
+/** What an unknown field's issue says unless its schema shows its form (the refusal names the fields allowed). */
+export const NOT_A_FIELD_HERE = 'is not a field here';
+
+/**
+ * A schema's own error map: what the per-parse one says, then the form the value takes when the value has another
+ * shape (`must be a list (a JSON array), not text: <form>`, `is required: ...`, `must hold at least 1 item: ...`); for an
+ * unknown field, the form alone (the refusal adds it after the fields allowed).
+ */
+export const showingForm =
+  (form: string) =>
+  (issue: z.core.$ZodRawIssue): string | undefined => {
+    if (issue.code === 'unrecognized_keys') return form;
+    const said = teachingMessage(issue);
+    const ofShape = issue.code === 'invalid_type' || issue.code === 'too_small'; // too many is told its size alone
+    return said === undefined || !ofShape ? said : `${said}: ${form}`;
+  };

@@ -6,7 +6,7 @@
 import type { z } from 'zod';
 import { MailboxError } from '../errors';
 import { assertJsonDepth } from './jsonDepth';
-import { teachingMessage } from './teachingMessages';
+import { NOT_A_FIELD_HERE, teachingMessage } from './teachingMessages';
 import { assertWellFormedText } from './wellFormedText';
 
 type AnyDef = {
@@ -64,7 +64,8 @@ export function toMailboxError(schema: z.ZodType, error: z.ZodError, what: strin
     const fields = unknown.keys.map((key) => dotted([...unknown.path, key]));
     const allowed = allowedKeysAt(schema, unknown.path);
     const where = unknown.path.length ? ` in '${dotted(unknown.path)}'` : '';
-    const valid = allowed.length ? `allowed fields${where}: ${allowed.join(', ')}.` : `it takes no fields${where}.`;
+    const valid = allowed.length ? `allowed fields${where}: ${allowed.join(', ')}` : `it takes no fields${where}`;
+    const form = unknown.message === NOT_A_FIELD_HERE ? '' : `; ${unknown.message}`; // the schema's form (showingForm)
     const senderHint =
       unknown.path.length === 0 && unknown.keys.some((key) => SENDER_FIELDS.has(key))
         ? ' Your identity comes from your token, never from the request.'
@@ -72,7 +73,7 @@ export function toMailboxError(schema: z.ZodType, error: z.ZodError, what: strin
     return new MailboxError(
       'UNKNOWN_FIELD',
       'Unknown field',
-      `${what} does not accept ${fields.map((f) => `'${f}'`).join(', ')}; ${valid}${senderHint}`,
+      `${what} does not accept ${fields.map((f) => `'${f}'`).join(', ')}; ${valid}${form}.${senderHint}`,
       { field: fields[0], fields, allowed },
     );
   }

@@ -18,6 +18,10 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
+const ARTIFACT_FORM =
+  'an artifact is {"name"?: "...", "parts": [{"kind": "text", "text": "..."}, ...]}, ' +
+  'e.g. "artifacts": [{"parts": [{"kind": "text", "text": "LGTM"}]}]';
+
 const ARTIFACTS_AS_TEXT = JSON.stringify([{ name: 'report', parts: [{ kind: 'text', text: 'all green' }] }]);
 
 const mcp = async (token: string) => {
@@ -49,8 +53,8 @@ test('artifacts given as text and a subject given as an array are told the type 
   expect(done.body).toMatchObject({
     code: 'VALIDATION_FAILED',
     field: 'artifacts',
-    message: "update_task: 'artifacts' must be a list (a JSON array), not text",
-    issues: [{ field: 'artifacts', message: 'must be a list (a JSON array), not text' }],
+    message: `update_task: 'artifacts' must be a list (a JSON array), not text: ${ARTIFACT_FORM}`,
+    issues: [{ field: 'artifacts', message: `must be a list (a JSON array), not text: ${ARTIFACT_FORM}` }],
   });
   expect(done.body.issues).toHaveLength(1);
 
@@ -94,7 +98,7 @@ test('update_task with artifacts as a JSON string (MCP): the type alone, nothing
       isError: true,
       structuredContent: {
         code: 'VALIDATION_FAILED',
-        message: "update_task: 'artifacts' must be a list (a JSON array), not text",
+        message: `update_task: 'artifacts' must be a list (a JSON array), not text: ${ARTIFACT_FORM}`,
       },
     });
     expect(done.structuredContent!.issues).toHaveLength(1);

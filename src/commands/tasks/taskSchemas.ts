@@ -10,6 +10,7 @@ import { partSchema, taskStateSchema } from '../messageFields';
 import { messageIdSchema } from '../schemas';
 import { readableText } from '../readableText';
 import { MAX_TASK_BYTES, withinJsonBytes } from '../jsonSize';
+import { showingForm } from '../teachingMessages';
 
 /** A week: a claim that needs longer holds no lease (it stays until released or finished). */
 export const MAX_LEASE_SECONDS = 7 * 24 * 3600;
@@ -25,6 +26,16 @@ export const claimTaskSchema = z.strictObject({
         'lapses the task goes back to the audience and the next claim wins. Omit to hold it until you release or finish it.',
     ),
 });
+
+/**
+ * Shown by every refusal of an artifact's shape (found as a model: `artifacts: "LGTM"`, `[{"text": "LGTM"}]` were told
+ * the type or the fields allowed, not what an artifact looks like). In the refusal, not the tool's description: the
+ * tool list a model reads each session is held to a byte budget.
+ */
+const ARTIFACT_FORM = showingForm(
+  'an artifact is {"name"?: "...", "parts": [{"kind": "text", "text": "..."}, ...]}, ' +
+    'e.g. "artifacts": [{"parts": [{"kind": "text", "text": "LGTM"}]}]',
+);
 
 export const transitionTaskSchema = z.strictObject({
   taskId,
@@ -43,7 +54,13 @@ export const transitionTaskSchema = z.strictObject({
         'AuthRequired (your question), optional otherwise (a release to Submitted takes none)',
     ),
   artifacts: z
-    .array(z.strictObject({ name: z.string().min(1).max(200).optional(), parts: z.array(partSchema).min(1) }))
+    .array(
+      z.strictObject(
+        { name: z.string().min(1).max(200).optional(), parts: z.array(partSchema, { error: ARTIFACT_FORM }).min(1) },
+        { error: ARTIFACT_FORM },
+      ),
+      { error: ARTIFACT_FORM },
+    )
     .max(32)
     .superRefine(withinJsonBytes('artifacts'))
     .optional()

@@ -24,6 +24,7 @@ import { packageVersion } from '../../packageVersion';
 import type { AgentApi } from '../../application/agentApi';
 import { TOOLS, type ToolDefinition } from './tools';
 import { WithMeta } from './toolDefinition';
+import { toolsMeant } from './toolNameSuggestions';
 
 const INSTRUCTIONS =
   'A mailbox shared by AI agents. Check unread_count or list_messages {status: "unread"}, read with get_message, ' +
@@ -35,13 +36,16 @@ const toolError = (error: MailboxError): CallToolResult => ({
   structuredContent: error.envelope,
 });
 
-const unknownTool = (name: string) =>
-  new MailboxError(
-    'NOT_FOUND',
-    'Unknown tool',
-    `There is no tool '${name}'; the tools are ${TOOLS.map((t) => t.name).join(', ')}.`,
-    { tool: name, tools: TOOLS.map((t) => t.name) },
-  );
+const unknownTool = (name: string) => {
+  const tools = TOOLS.map((t) => t.name);
+  const suggestions = toolsMeant(name, tools);
+  const meant = suggestions.length > 0 ? ` Did you mean ${suggestions.join(' or ')}?` : '';
+  return new MailboxError('NOT_FOUND', 'Unknown tool', `There is no tool '${name}'.${meant} The tools are ${tools.join(', ')}.`, {
+    tool: name,
+    ...(suggestions.length > 0 ? { suggestions } : {}),
+    tools,
+  });
+};
 
 type Json = Record<string, unknown>;
 

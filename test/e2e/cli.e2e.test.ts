@@ -861,7 +861,7 @@ test('agent add with an agent token from MAILBOX_TOKEN: the refusal names the va
     const refused = await run('agent', 'add', '@exported-2');
     expect(refused.exitCode).toBe(1);
     expect(refused.err).toMatch(
-      /^error: Registering an agent needs the admin role; your token is agent @exported\. That token came from MAILBOX_TOKEN, which admin commands take before MAILBOX_ADMIN_TOKEN, .*\(env -u MAILBOX_TOKEN mailbox agent add \.\.\.\), or pass --token <admin token>\. \(FORBIDDEN\)$/m,
+      /^error: Registering an agent needs the admin role; your token is agent @exported\. No agent's token does this: .* Ask them to do it\. That token came from MAILBOX_TOKEN, which admin commands take before MAILBOX_ADMIN_TOKEN, .*\(env -u MAILBOX_TOKEN mailbox agent add \.\.\.\), or pass --token <admin token>\. \(FORBIDDEN\)$/m,
     );
     expect((await json(server.adminToken, 'agent', 'list')).agents.map((a: { identity: string }) => a.identity)).not.toContain(
       '@exported-2',

@@ -2,7 +2,9 @@
  * Least privilege with refusals that teach: an auditor cannot send or read an inbox, an agent cannot read the audit
  * routes, the admin token acts as no agent. Each refusal (403 FORBIDDEN, nothing written) names the role needed and
  * the one held, and now also what the caller's role does instead and which token does this: it stopped at "Sending a
- * message needs the agent role; your token is auditor @aud.", leaving the rest to guess. Real server, real CLI.
+ * message needs the agent role; your token is auditor @aud.", leaving the rest to guess; an agent refused an admin's
+ * command ("Registering an agent needs the admin role; your token is agent @a.") is told that no agent's token does it
+ * and where the admin token is. Real server, real CLI.
  */
 import { ensureBuilt, runCli } from '../support/builtCli';
 import { startTestServer, type TestServer } from '../support/httpServer';
@@ -26,6 +28,11 @@ const AGENT_READS =
 const ADMIN_ACTS =
   'The admin token acts as no agent: this is done with the token of the agent it is for (shown once when it was ' +
   'registered; POST /v1/agents/{identity}/token issues a new one).';
+
+const ADMIN_ONLY =
+  "No agent's token does this: it is done with the admin token, which whoever runs the mailbox holds (their " +
+  'MAILBOX_ADMIN_TOKEN, or the one the server generated at its first start, printed once and kept in its data directory ' +
+  'as admin.token: $MAILBOX_DATA_DIR/admin.token, ./data/admin.token by default). Ask them to do it.';
 
 async function refused(token: string, method: string, path: string, body?: unknown): Promise<string> {
   const before = await server.eventCount();
@@ -53,9 +60,15 @@ test('each refusal says what the caller can do instead and which token does this
   expect(await refused(server.adminToken, 'POST', '/v1/messages', send)).toBe(
     `Sending a message needs the agent role; your token is the admin token. ${ADMIN_ACTS}`,
   );
-  // An agent refused an admin's command: the role it needs, nothing more (the CLI says where its token came from).
-  expect(await refused(t['@a'], 'DELETE', '/v1/agents/@b')).toBe(
-    'Retiring an agent needs the admin role; your token is agent @a.',
+  // An agent refused an admin's command: no agent's token does it, the admin token does, and where that token is.
+  expect(await refused(t['@a'], 'POST', '/v1/agents', { identity: '@d' })).toBe(
+    `Registering an agent needs the admin role; your token is agent @a. ${ADMIN_ONLY}`,
+  );
+  expect(await refused(t['@b'], 'DELETE', '/v1/agents/@c')).toBe(
+    `Retiring an agent needs the admin role; your token is agent @b. ${ADMIN_ONLY}`,
+  );
+  expect(await refused(t['@c'], 'POST', '/v1/agents/@a/token')).toMatch(
+    new RegExp(`your token is agent @c\\. ${escape(ADMIN_ONLY)}$`),
   );
 
   // What the auditor can do, it does: the message and its delivery.

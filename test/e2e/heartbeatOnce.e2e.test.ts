@@ -2,6 +2,7 @@
  * `mailbox heartbeat --once` as run from a shell beside a running daemon: it opens no port (the
  * daemon's metrics port is taken here), prints exactly its JSON report on stdout, and logs on stderr.
  */
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -10,7 +11,8 @@ import pino from 'pino';
 import { createMailbox } from '../../src/mailbox';
 import { ensureBuilt, runCli } from '../support/builtCli';
 import { ADMIN_TOKEN, registerAgents, tempDir, threeAgentsDataDir } from '../support/fixtures';
-import { startRedis } from '../support/redisServer';
+import { startRedis, type TestRedis } from '../support/redisServer';
+import { startRedisSentinel, type TestRedisSentinel } from '../support/redisTopologies';
 
 let dataDir: string;
 beforeAll(() => {
@@ -535,4 +537,55 @@ test('a log restored from an older backup (the views ahead of its head): --once 
     head: `${head}`,
   });
   expect(run.stderr).toContain('mailbox projections rebuild --take-over');
+});
+
+/**
+ * The same refusal with the views on Redis (a SQLite log restored from a backup taken before @d and @e registered,
+ * their views kept on Redis): the refused --once exits as on SQLite. It printed the refusal and then stayed up on its
+ * open Redis connections (exit code 2 set, never reached) until killed, on Redis and on Sentinel alike.
+ */
+describe('a refused --once with the views on Redis closes its connections and exits', () => {
+  let redis: TestRedis;
+  let sentinel: TestRedisSentinel;
+  const dirs: string[] = [];
+  beforeAll(async () => {
+    redis = await startRedis();
+    sentinel = await startRedisSentinel();
+  }, 60_000);
+  afterAll(async () => {
+    await redis.stop();
+    await sentinel.stop();
+    for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function restoredLogBesideViewsOn(redisUrl: string): Promise<Record<string, string>> {
+    const dir = tempDir('mailbox-heartbeat-once-refused-');
+    dirs.push(dir);
+    const namespace = `hbonce-${randomUUID().slice(0, 8)}`;
+    const config = { dataDir: dir, adminToken: ADMIN_TOKEN, logLevel: 'silent' as const, redisUrl, redisNamespace: namespace };
+    const open = () => createMailbox(config, { logger: pino({ level: 'silent' }) });
+    let mailbox = await open();
+    await registerAgents(mailbox, ['@a', '@b', '@c']);
+    await mailbox.close();
+    fs.copyFileSync(`${dir}/events.sqlite`, `${dir}/backup.sqlite`);
+    mailbox = await open();
+    await registerAgents(mailbox, ['@d', '@e']);
+    await mailbox.close();
+    fs.copyFileSync(`${dir}/backup.sqlite`, `${dir}/events.sqlite`); // the log restored from the backup; the views stay
+    return { MAILBOX_DATA_DIR: dir, MAILBOX_REDIS_URL: redisUrl, MAILBOX_REDIS_NAMESPACE: namespace };
+  }
+
+  test.each([['Redis'], ['Sentinel']])(
+    'on %s: the refusal in one line, exit code 2 (it was never reached)',
+    async (topology) => {
+      const env = await restoredLogBesideViewsOn(topology === 'Redis' ? redis.url : sentinel.url);
+      // The process exiting is the signal; a run still up at 30 s is killed (exit code null): that is the failure.
+      const run = await runCli(['heartbeat', '--once'], env, { timeoutMs: 30_000 });
+      expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 2, stdout: '' });
+      const lines = run.stderr.trimEnd().split('\n');
+      expect(lines.filter((line) => !line.startsWith('{"level"'))).toEqual([lines[lines.length - 1]]);
+      expect(JSON.parse(lines[lines.length - 1])).toMatchObject({ code: 'UNAVAILABLE', checkpoint: '5', head: '3' });
+    },
+    90_000,
+  );
 });

@@ -315,10 +315,19 @@ async function runHeartbeat(flags: HeartbeatFlags): Promise<void> {
       throw error;
     });
   if (flags.once) {
-    // A stall is the views' checkpoint not moving for --stall-after while behind the log: one sample cannot see it.
-    await heartbeat.watchPipelineBeforeTick();
-    // The report once the deliveries settled: a nudge whose every target failed is under "failed", not "nudged".
-    const report = await heartbeat.settledReport(await heartbeat.tick());
+    let report: TickReport;
+    try {
+      // A stall is the views' checkpoint not moving for --stall-after while behind the log: one sample cannot see it.
+      await heartbeat.watchPipelineBeforeTick();
+      // The report once the deliveries settled: a nudge whose every target failed is under "failed", not "nudged".
+      report = await heartbeat.settledReport(await heartbeat.tick());
+    } catch (error) {
+      // A refused tick (views of another log, or ahead of it; a store down): its connections closed, or the process
+      // stayed up on them after the refusal's line, on Redis and Sentinel until killed.
+      await heartbeat.stop().catch(() => undefined);
+      await pipeline.close().catch(() => undefined);
+      throw error;
+    }
     process.stdout.write(`${JSON.stringify(report)}\n`);
     await heartbeat.stop();
     await pipeline.close();

@@ -3,7 +3,7 @@
  * a single file run with jest builds here when dist is older than src (one builder at a time:
  * jest runs files in parallel workers).
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -71,25 +71,41 @@ export interface CliRun {
   stderr: string;
 }
 
+/** A running `node bin/mailbox.js ...args`: its output so far (stdout and stderr) and, once it has exited, its run. */
+export interface StartedCli {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<CliRun>;
+}
+
+/** Starts `node bin/mailbox.js ...args` with the given environment (added to a clean MAILBOX_-free one). */
+export function startCli(args: string[], env: Record<string, string>, options: { cwd?: string } = {}): StartedCli {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('MAILBOX_')));
+  const child = spawn(process.execPath, [MAILBOX_BIN, ...args], { cwd: options.cwd ?? ROOT, env: { ...base, ...env } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += String(chunk)));
+  child.stderr.on('data', (chunk) => (stderr += String(chunk)));
+  const exited = new Promise<CliRun>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+  return { child, stdout: () => stdout, stderr: () => stderr, exited };
+}
+
 /** Runs `node bin/mailbox.js ...args` with the given environment (added to a clean MAILBOX_-free one). */
-export function runCli(
+export async function runCli(
   args: string[],
   env: Record<string, string>,
   options: { cwd?: string; timeoutMs?: number; input?: string } = {},
 ): Promise<CliRun> {
-  const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('MAILBOX_')));
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAILBOX_BIN, ...args], { cwd: options.cwd ?? ROOT, env: { ...base, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += String(chunk)));
-    child.stderr.on('data', (chunk) => (stderr += String(chunk)));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.end(options.input ?? '');
-  });
+  const { child, exited } = startCli(args, env, options);
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
+  child.stdin!.end(options.input ?? '');
+  try {
+    return await exited;
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -12,7 +12,8 @@ import { inject, injectable } from 'tsyringe';
 import type { Logger } from 'pino';
 import type { ProjectionStore } from '../projections/projectionStore';
 import { StoreOutage } from '../support/storeOutage';
-import type { TaskView } from '../projections/readModel/taskView';
+import { fallenDue } from '../events/taskTimes';
+import { taskTimesOf, type TaskView } from '../projections/readModel/taskView';
 import { TOKENS } from '../tokens';
 import type { Clock } from './runtime';
 import { TaskCommands } from './taskCommands';
@@ -24,9 +25,14 @@ export interface SweepReport {
   failed: number;
 }
 
-/** What fell due, as part of the command id: the same due moment gives the same event ids in every process. */
+/**
+ * What fell due (events/taskTimes.ts, the decider's rule), as part of the command id: the same due moment gives the
+ * same event ids in every process. A record the views hold as due that the rule does not find due (written by other
+ * rules) is keyed by its lease, as before: the decider, on the task's own stream, decides what is due.
+ */
 function dueKey(task: TaskView, now: number): string {
-  if (task.deadline !== null && Date.parse(task.deadline) <= now) return `deadline:${task.deadline}`;
+  const due = fallenDue(taskTimesOf(task), now);
+  if (due?.kind === 'deadline') return `deadline:${due.at}`;
   return `lease:${task.assignee}:${task.leaseExpiresAt}`;
 }
 

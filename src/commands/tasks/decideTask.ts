@@ -5,6 +5,7 @@
  */
 import { MailboxError } from '../../errors';
 import { BROADCAST_ADDRESS } from '../../events/addressing';
+import { fallenDue } from '../../events/taskTimes';
 import type { TaskArtifact, TaskEvent, TaskState as TaskStateName } from '../../events/types';
 import type { RegistryState } from '../agentRegistry';
 import type { Command } from '../command';
@@ -226,31 +227,23 @@ export function decideTransitionTask(command: TransitionTask, context: TaskConte
 }
 
 /**
- * Expiry first (a task past its deadline ends, whoever holds it), then a lapsed lease. Idempotent: once
+ * Expiry first (a task past its deadline ends, whoever holds it), then a lapsed lease of a broadcast's or a list's
+ * holder (events/taskTimes.ts fallenDue, the rule the views' due times and reads as of now follow). Idempotent: once
  * written, the same look decides nothing, so two sweepers write it once (with expected revisions).
  */
 export function decideSweepTask(command: SweepTask, context: TaskContext): TaskEvent[] | MailboxError {
   const task = taskIn(command.data.taskId, context);
   if (task instanceof MailboxError) return task;
   const now = command.metadata.at;
-  if (isTerminal(task.state)) return [];
-  if (task.deadline !== null && Date.parse(task.deadline) <= Date.parse(now)) {
-    return [
-      {
-        type: 'TaskExpired',
-        data: {
-          taskId: task.taskId,
-          from: task.state,
-          to: 'Canceled',
-          reason: 'expired',
-          deadline: task.deadline,
-          expiredAt: now,
-        },
-      },
-    ];
-  }
-  if (task.assignee !== null && task.openToAudience && leaseLapsed(task, now)) return [lapseOf(task, now)];
-  return [];
+  const due = fallenDue(task, Date.parse(now)); // events/taskTimes.ts: the rule the views' due times follow too
+  if (due === null) return [];
+  if (due.kind === 'lease') return [lapseOf(task, now)];
+  return [
+    {
+      type: 'TaskExpired',
+      data: { taskId: task.taskId, from: task.state, to: 'Canceled', reason: 'expired', deadline: due.at, expiredAt: now },
+    },
+  ];
 }
 
 /**

@@ -5,13 +5,13 @@
  */
 import { directRecipient, isBroadcastAddress } from '../../events/addressing';
 import { openingTaskState, taskDeadline } from '../../events/taskShapes';
+import { isTerminalState, runningLease, waitsOnHolderState } from '../../events/taskTimes';
 import type { MessageSent, TaskArtifact, TaskEvent, TaskState as TaskStateName } from '../../events/types';
 
 export type { TaskStateName };
 
-/** Terminal states are final (A2A v1.0). */
-export const TERMINAL_STATES: ReadonlySet<TaskStateName> = new Set(['Completed', 'Canceled', 'Failed', 'Rejected']);
-export const isTerminal = (state: TaskStateName): boolean => TERMINAL_STATES.has(state);
+/** Terminal states are final (A2A v1.0): events/taskTimes.ts says which. */
+export const isTerminal = isTerminalState;
 
 /** What the task's own stream says, folded. `undefined`: not changed by the stream (the message's value holds). */
 export interface TaskLog {
@@ -188,13 +188,13 @@ export function taskOf(sent: MessageSent['data'], log: TaskLog): Task | null {
 }
 
 /** The task waits on its assignee (Submitted, Working), not on its sender nor on nobody (finished). */
-export const waitsOnHolder = (task: Task): boolean => task.state === 'Submitted' || task.state === 'Working';
+export const waitsOnHolder = (task: Task): boolean => waitsOnHolderState(task.state);
 
-/** A lease holds the task only while it waits on its assignee. */
-export const leaseRuns = (task: Task): boolean => task.leaseExpiresAt !== null && waitsOnHolder(task);
+/** The lease's end while it runs (it holds the task only while it waits on its assignee), else null: what a task's
+ * answers and views show (a paused lease shows none). */
+export const runningLeaseExpiresAt = (task: Task): string | null => runningLease(task);
 
-/** The lease's end while it runs, else null: what a task's answers and views show (a paused lease shows none). */
-export const runningLeaseExpiresAt = (task: Task): string | null => (leaseRuns(task) ? task.leaseExpiresAt : null);
-
-export const leaseLapsed = (task: Task, now: string): boolean =>
-  leaseRuns(task) && Date.parse(task.leaseExpiresAt!) <= Date.parse(now);
+export const leaseLapsed = (task: Task, now: string): boolean => {
+  const lease = runningLease(task);
+  return lease !== null && Date.parse(lease) <= Date.parse(now);
+};

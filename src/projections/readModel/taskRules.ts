@@ -19,13 +19,18 @@
  *   told LEASE_EXPIRED): until it claims the task again (it holds it now) or the task ends.
  * - A fact at or below the task's last change (redelivered) changes nothing.
  */
+import { fallenDue, isTerminalState, waitsOnHolderState } from '../../events/taskTimes';
 import type { TaskEvent, TaskState } from '../../events/types';
 import type { TaskFact } from '../viewChanges';
-import { openToAudience, TASK_LISTS, type TaskChangeSink, type TaskList, type TaskView, type TaskViewLookup } from './taskView';
-
-const TERMINAL = new Set(['Completed', 'Canceled', 'Failed', 'Rejected']);
-/** The states in which the task waits on its holder: the only ones a lease runs in. */
-const WAITS_ON_HOLDER = new Set(['Submitted', 'Working']);
+import {
+  openToAudience,
+  taskTimesOf,
+  TASK_LISTS,
+  type TaskChangeSink,
+  type TaskList,
+  type TaskView,
+  type TaskViewLookup,
+} from './taskView';
 
 export function evolveTask(view: TaskViewLookup, fact: TaskFact, position: bigint, sink: TaskChangeSink): void {
   const at = Number(position);
@@ -57,13 +62,13 @@ function applied(task: TaskView, event: TaskEvent, actor: string): TaskView {
       };
     case 'TaskStateChanged': {
       const { to, reason, note } = event.data;
-      const ended = TERMINAL.has(to);
+      const ended = isTerminalState(to);
       return {
         ...task,
         state: to,
         reason,
         statusMessage: note ?? reason,
-        leaseExpiresAt: WAITS_ON_HOLDER.has(to) ? task.leaseExpiresAt : null,
+        leaseExpiresAt: waitsOnHolderState(to) ? task.leaseExpiresAt : null,
         lapsedClaimant: ended ? null : task.lapsedClaimant,
         // A cancel is the sender's own, or its retirement's (actor: the admin): no one is left waiting on its outcome.
         outcomeUnseen: ended && to !== 'Canceled' && actor !== task.sender,
@@ -121,25 +126,14 @@ function applied(task: TaskView, event: TaskEvent, actor: string): TaskView {
  * the sweep; only the record is shown as of now.
  */
 export function taskAsOf(task: TaskView, now: string, sweeper: string): TaskView {
-  if (TERMINAL.has(task.state)) return task;
-  const at = Date.parse(now);
-  const touched = (when: string) => ({ updatedAt: when, updatedBy: sweeper });
-  if (task.deadline !== null && Date.parse(task.deadline) <= at) {
-    const { taskId, state: from, deadline } = task;
-    const expired: TaskEvent = {
-      type: 'TaskExpired',
-      data: { taskId, from, to: 'Canceled', reason: 'expired', deadline, expiredAt: deadline },
-    };
-    return { ...applied(task, expired, sweeper), ...touched(deadline) };
-  }
-  const lease = task.leaseExpiresAt;
-  if (!openToAudience(task) || task.assignee === null || lease === null || Date.parse(lease) > at) return task;
-  if (!WAITS_ON_HOLDER.has(task.state)) return task;
-  const lapsed: TaskEvent = {
-    type: 'TaskLeaseExpired',
-    data: { taskId: task.taskId, claimant: task.assignee, from: task.state, leaseExpiresAt: lease, expiredAt: lease },
-  };
-  return { ...applied(task, lapsed, sweeper), ...touched(lease) };
+  const due = fallenDue(taskTimesOf(task), Date.parse(now)); // events/taskTimes.ts: the decider's rule
+  if (due === null) return task;
+  const { taskId, state: from } = task;
+  const fell: TaskEvent =
+    due.kind === 'deadline'
+      ? { type: 'TaskExpired', data: { taskId, from, to: 'Canceled', reason: 'expired', deadline: due.at, expiredAt: due.at } }
+      : { type: 'TaskLeaseExpired', data: { taskId, claimant: due.claimant, from, leaseExpiresAt: due.at, expiredAt: due.at } };
+  return { ...applied(task, fell, sweeper), updatedAt: due.at, updatedBy: sweeper };
 }
 
 /** The one state a task is at while it is in its audience's claimable list (a claim takes it out). */
@@ -161,7 +155,7 @@ export function membersOf(task: TaskView, list: TaskList): readonly string[] {
 
 /** Who the task waits on (heartbeat counts). */
 export function waitingOn(task: TaskView): readonly string[] {
-  if ((task.state === 'Submitted' || task.state === 'Working') && task.assignee !== null) return [task.assignee];
+  if (waitsOnHolderState(task.state) && task.assignee !== null) return [task.assignee];
   if (task.state === 'InputRequired' || task.state === 'AuthRequired') return [task.sender];
   if (task.outcomeUnseen === true) return [task.sender]; // records stored before the field have none: seen
   return [];

@@ -5,6 +5,7 @@
  * taskRules.ts decide every change.
  */
 import { directRecipient, type Addressee } from '../../events/addressing';
+import { nextDueAt, type TaskTimes } from '../../events/taskTimes';
 import type { Priority, TaskState } from '../../events/types';
 
 /**
@@ -96,11 +97,14 @@ export function replayTaskChange(change: TaskChange, sink: TaskChangeSink): void
   }
 }
 
-const TERMINAL = new Set<TaskState>(['Completed', 'Canceled', 'Failed', 'Rejected']);
+/** What the sweeper's rule (events/taskTimes.ts) reads of a task's record. */
+export const taskTimesOf = (task: TaskView): TaskTimes => ({
+  state: task.state,
+  openToAudience: openToAudience(task),
+  assignee: task.assignee,
+  leaseExpiresAt: task.leaseExpiresAt,
+  deadline: task.deadline,
+});
 
-/** When an open task falls due for the sweeper (ms), or null. */
-export function dueAt(task: TaskView): number | null {
-  if (TERMINAL.has(task.state)) return null;
-  const times = [task.deadline, task.assignee !== null ? task.leaseExpiresAt : null].filter((t): t is string => t !== null);
-  return times.length === 0 ? null : Math.min(...times.map((t) => Date.parse(t)));
-}
+/** When an open task falls due for the sweeper (ms), or null: what every task view store indexes it by. */
+export const dueAt = (task: TaskView): number | null => nextDueAt(taskTimesOf(task));

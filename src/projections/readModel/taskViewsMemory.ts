@@ -4,7 +4,7 @@
  * Storage only: every change comes from the rules (taskRules.ts).
  */
 import type { TaskState } from '../../events/types';
-import type { TaskChangeSink, TaskList, TaskView, TaskViewLookup } from './taskView';
+import { dueAt, type TaskChangeSink, type TaskList, type TaskView, type TaskViewLookup } from './taskView';
 
 interface Listed {
   position: number;
@@ -42,7 +42,7 @@ export class TaskViewsMemory implements TaskViewLookup, TaskChangeSink {
   /** `${list} ${identity}` -> tasks in ascending position. */
   private readonly lists = new Map<string, Listed[]>();
   private readonly waiting = new Map<string, number>();
-  /** Open tasks with a deadline or a lease: all the sweeper ever has to look at. */
+  /** Open tasks that fall due some time (dueAt): all the sweeper ever has to look at. */
   private readonly timed = new Set<string>();
 
   task(taskId: string): TaskView | undefined {
@@ -51,7 +51,7 @@ export class TaskViewsMemory implements TaskViewLookup, TaskChangeSink {
 
   taskUpserted(task: TaskView): void {
     this.tasks.set(task.taskId, oneShape(task));
-    if (!TERMINAL.has(task.state) && (task.deadline !== null || task.leaseExpiresAt !== null)) this.timed.add(task.taskId);
+    if (dueAt(task) !== null) this.timed.add(task.taskId);
     else this.timed.delete(task.taskId);
   }
 
@@ -107,18 +107,17 @@ export class TaskViewsMemory implements TaskViewLookup, TaskChangeSink {
     return { tasks, nextBefore: null };
   }
 
-  /** Open tasks with a deadline or a running lease at or before `now`, oldest deadline first (the sweeper's look). */
+  /** Open tasks due at or before `now` (dueAt), the earliest due first (as the other stores read their due index). */
   due(now: string, limit: number): TaskView[] {
     const at = Date.parse(now);
-    const due: TaskView[] = [];
+    const due: Array<{ when: number; task: TaskView }> = [];
     for (const taskId of this.timed) {
       const task = this.tasks.get(taskId)!;
-      const deadline = task.deadline !== null && Date.parse(task.deadline) <= at;
-      const lapsed = task.leaseExpiresAt !== null && task.assignee !== null && Date.parse(task.leaseExpiresAt) <= at;
-      if (deadline || lapsed) due.push(task);
-      if (due.length >= limit) break;
+      const when = dueAt(task);
+      if (when !== null && when <= at) due.push({ when, task });
     }
-    return due;
+    due.sort((a, b) => a.when - b.when || (a.task.taskId < b.task.taskId ? -1 : a.task.taskId > b.task.taskId ? 1 : 0));
+    return due.slice(0, limit).map(({ task }) => task);
   }
 
   allTasks(): TaskView[] {
@@ -132,8 +131,6 @@ export class TaskViewsMemory implements TaskViewLookup, TaskChangeSink {
     this.timed.clear();
   }
 }
-
-const TERMINAL = new Set<TaskState>(['Completed', 'Canceled', 'Failed', 'Rejected']);
 
 /**
  * The record as it is kept: copied field by field into one object literal. The rules build records by spread

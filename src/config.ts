@@ -96,7 +96,10 @@ export const configSchema = z.object({
   maxBodyBytes: fromDecimalText(z.number().int().positive()).default(64 * 1024),
   /** How long a command waits for its own events to reach the views (read-your-writes), in ms. */
   awaitProjectionMs: fromDecimalText(z.number().int().min(0).max(MAX_TIMER_MS)).default(2000),
-  /** How often the task sweeper ends expired tasks and returns lapsed leases (issue 12), in ms; 0 turns it off. */
+  /**
+   * How often the task sweeper ends expired tasks and returns lapsed leases (issue 12), in ms, besides its pass at the
+   * next task due (application/taskSweeper.ts); 0 turns it off.
+   */
   taskSweepMs: fromDecimalText(z.number().int().min(0).max(MAX_TIMER_MS)).default(5000),
   /**
    * With Redis, one node at a time projects (and sweeps, and nudges): the holder of a lease that lasts this long

@@ -42,7 +42,7 @@ export class Mailbox {
   /** Tasks (issue 12): claims and transitions; their lists and A2A form. */
   readonly tasks: TaskCommands;
   readonly taskQueries: TaskQueries;
-  /** Ends expired tasks and returns lapsed leases every config.taskSweepMs (started with the runner). */
+  /** Ends expired tasks and returns lapsed leases when due and every config.taskSweepMs (started with the runner). */
   readonly sweeper: TaskSweeper;
   /** Seen marks waiting to be written (issue 13); flushSeenMarks writes them now. */
   readonly seenMarks: SeenMarks;

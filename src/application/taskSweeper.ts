@@ -7,6 +7,13 @@
  * ids) is derived from the task and what fell due, so racing sweepers write
  * each change once. With shared views (Redis) the passes run only on the
  * holder of the sweeper lease (useLease), so several replicas never sweep twice.
+ *
+ * Besides each interval, a pass runs when the next task falls due: whenever the views move forward (a claim with a
+ * lease, a renewal, a deadline sent) and after each pass, the sweeper reads from the views' due index the earliest
+ * due time after its last pass and before its next interval, and sets a timer for it. A lapsed lease is returned to
+ * its audience at its end, not up to an interval later. Only a node that sweeps looks; a look that fails or finds
+ * nothing leaves it to the interval; a due time at or before the last pass (a pass that failed, views that lag) is
+ * never a timer, only the interval's (no pass is ever repeated at once).
  */
 import { inject, injectable } from 'tsyringe';
 import type { Logger } from 'pino';
@@ -18,6 +25,20 @@ import { TOKENS } from '../tokens';
 import type { Clock } from './runtime';
 import { TaskCommands } from './taskCommands';
 import type { LeaseLoop } from '../projections/projectorLease';
+import type { ProjectionRunner } from '../projections/projectionRunner';
+import { dueAt } from '../projections/readModel/taskView';
+
+/**
+ * Calls `fire` once `delayMs` (the injected clock's milliseconds) have passed; returns what cancels it. Real timers by
+ * default; tests give one driven by their clock.
+ */
+export type DueTimer = (delayMs: number, fire: () => void) => () => void;
+
+const realTimer: DueTimer = (delayMs, fire) => {
+  const timer = setTimeout(fire, delayMs);
+  timer.unref();
+  return () => clearTimeout(timer);
+};
 
 export interface SweepReport {
   looked: number;
@@ -41,6 +62,15 @@ export class TaskSweeper {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<SweepReport> | null = null;
   private lease: LeaseLoop | null = null;
+  private intervalMs = 0;
+  private dueTimer: DueTimer = realTimer;
+  /** The injected clock's time of the last pass: what was due by then is that pass's, or the interval's. */
+  private lastPassAt = 0;
+  /** The timer set for the next due time (`at`, ms), if any. */
+  private armed: { at: number; cancel: () => void } | null = null;
+  private looking: Promise<void> | null = null;
+  private lookAgain = false;
+  private stopFollowing: (() => void) | null = null;
   /** A views store that does not answer a pass is said once, not at every pass (support/storeOutage.ts). */
   private readonly outage: StoreOutage;
   /**
@@ -54,6 +84,7 @@ export class TaskSweeper {
     @inject(TaskCommands) private readonly tasks: TaskCommands,
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.Logger) private readonly logger: Logger,
+    @inject(TOKENS.ProjectionRunner) private readonly runner: ProjectionRunner,
   ) {
     this.outage = new StoreOutage(logger, () => clock.now().getTime(), {
       down: 'task sweeper: the views store does not answer; no due task is ended until a pass reads it again (each interval)',
@@ -76,6 +107,7 @@ export class TaskSweeper {
   /** One pass over what is due now, at most `limit` tasks (the rest wait for the next pass). */
   async sweepOnce(limit = 1000): Promise<SweepReport> {
     const now = this.clock.now();
+    this.lastPassAt = Math.max(this.lastPassAt, now.getTime());
     const due = await this.projections.dueTasks(now.toISOString(), limit);
     const report: SweepReport = { looked: due.length, changed: 0, failed: 0 };
     for (const task of due) {
@@ -100,40 +132,99 @@ export class TaskSweeper {
     this.lease = lease;
   }
 
-  start(intervalMs: number): void {
+  /**
+   * Passes every `intervalMs` (0: the sweeper is off), and at the next due time the views know of (`timer`: how it
+   * waits for it, real timers by default).
+   */
+  start(intervalMs: number, { timer }: { timer?: DueTimer } = {}): void {
     if (intervalMs <= 0 || this.timer) return;
+    this.intervalMs = intervalMs;
+    if (timer) this.dueTimer = timer;
+    this.lastPassAt = Math.max(this.lastPassAt, this.clock.now().getTime()); // what is due already: the interval's, as before
     void this.lease?.start().catch(() => undefined); // an unreachable store: the lease's next look tries again
-    this.timer = setInterval(() => {
-      if (this.running) return; // a slow pass is never overlapped by the next
-      if (this.lease && !this.lease.keeper.leading) {
-        // Another replica sweeps (or none, the store down for all): an outage this node was saying ends with its own
-        // line, not with a downMs counting the time it did not sweep, whenever it leads and gets an answer again.
-        this.outage.stoppedAsking();
-        this.eventStoreOutage.stoppedAsking();
-        return;
-      }
-      this.running = this.sweepOnce()
-        .then(
-          (report) => {
-            this.outage.answered();
-            return report;
-          },
-          (error: unknown) => {
-            // A views store that does not answer (a Redis failover, until the lease steps down) is one warn line, not
-            // the error with its stack at every pass; any other failure keeps its line and stack each time.
-            if (!this.outage.failed(error))
-              this.logger.warn({ err: error }, 'task sweeper: pass failed; retrying at the next interval');
-            return { looked: 0, changed: 0, failed: 1 };
-          },
-        )
-        .finally(() => (this.running = null));
-    }, intervalMs);
+    this.timer = setInterval(() => this.pass(), intervalMs);
     this.timer.unref();
+    this.stopFollowing = this.runner.onAdvance(() => this.lookForNextDue());
+    this.lookForNextDue();
+  }
+
+  /** One pass, unless one runs (a slow pass is never overlapped) or another replica sweeps; then the next due time. */
+  private pass(): void {
+    if (this.running || this.timer === null) return;
+    if (this.lease && !this.lease.keeper.leading) {
+      // Another replica sweeps (or none, the store down for all): an outage this node was saying ends with its own
+      // line, not with a downMs counting the time it did not sweep, whenever it leads and gets an answer again.
+      this.outage.stoppedAsking();
+      this.eventStoreOutage.stoppedAsking();
+      return;
+    }
+    this.running = this.sweepOnce()
+      .then(
+        (report) => {
+          this.outage.answered();
+          return report;
+        },
+        (error: unknown) => {
+          // A views store that does not answer (a Redis failover, until the lease steps down) is one warn line, not
+          // the error with its stack at every pass; any other failure keeps its line and stack each time.
+          if (!this.outage.failed(error))
+            this.logger.warn({ err: error }, 'task sweeper: pass failed; retrying at the next interval');
+          return { looked: 0, changed: 0, failed: 1 };
+        },
+      )
+      .finally(() => {
+        this.running = null;
+        this.lookForNextDue();
+      });
+  }
+
+  /**
+   * Reads the earliest due time after the last pass and before the next interval, and sets the timer for it (unless
+   * one is set for an earlier time). One look at a time; views that move during a look are looked at once more after it.
+   */
+  private lookForNextDue(): void {
+    if (this.timer === null || (this.lease && !this.lease.keeper.leading)) return;
+    if (this.looking) {
+      this.lookAgain = true;
+      return;
+    }
+    this.looking = (async () => {
+      const after = new Date(this.lastPassAt).toISOString();
+      const horizon = new Date(this.clock.now().getTime() + this.intervalMs).toISOString();
+      const [next] = await this.projections.dueTasks(horizon, 1, after);
+      const at = next === undefined ? null : dueAt(next);
+      if (at !== null) this.armFor(at);
+    })()
+      .catch(() => undefined) // views that do not answer: the interval's pass says so
+      .finally(() => {
+        this.looking = null;
+        if (!this.lookAgain) return;
+        this.lookAgain = false;
+        this.lookForNextDue();
+      });
+  }
+
+  private armFor(at: number): void {
+    if (this.timer === null || at <= this.lastPassAt || (this.armed !== null && this.armed.at <= at)) return;
+    this.armed?.cancel();
+    const armed = {
+      at,
+      cancel: this.dueTimer(Math.max(0, at - this.clock.now().getTime()), () => {
+        if (this.armed === armed) this.armed = null;
+        this.pass();
+      }),
+    };
+    this.armed = armed;
   }
 
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.stopFollowing?.();
+    this.stopFollowing = null;
+    this.armed?.cancel();
+    this.armed = null;
+    await this.looking;
     await this.running;
     await this.lease?.stop();
   }

@@ -101,6 +101,8 @@ export class ProjectionRunner {
   private loop: Promise<void> | null = null;
   private watchdog: NodeJS.Timeout | null = null;
   private readonly waiters = new PositionWaiters();
+  /** Told each time the views move forward (onAdvance): the task sweeper looks for the next due time then. */
+  private readonly advanceListeners = new Set<(position: bigint) => void>();
   /** How far the views' wakes went out: a rebuild of lost views applies events up to there without them. */
   private readonly wakesSent = new WakesSentThrough();
   /** What getStatus reports, less the lost views' rebuild: that one is LostViews's own, read from it there. */
@@ -391,6 +393,15 @@ export class ProjectionRunner {
     return reached;
   }
 
+  /**
+   * `listener` is told each time the views include a later log position than before: an apply of this node's, or, on a
+   * node following another's projector, the shared checkpoint it reads (every FOLLOWER_POLL_MS). Returns the unsubscribe.
+   */
+  onAdvance(listener: (position: bigint) => void): () => void {
+    this.advanceListeners.add(listener);
+    return () => void this.advanceListeners.delete(listener);
+  }
+
   private hasApplied(position: bigint): boolean {
     return this.status.checkpoint !== null && BigInt(this.status.checkpoint) >= position;
   }
@@ -646,9 +657,10 @@ export class ProjectionRunner {
   private reached(position: bigint): void {
     this.wakesSent.reached(position); // also the shared checkpoint a follower reads: its leader published those wakes
     this.lostViews.reached(position);
-    if (this.status.checkpoint === null || position > BigInt(this.status.checkpoint))
-      this.status.checkpoint = position.toString();
+    const advanced = this.status.checkpoint === null || position > BigInt(this.status.checkpoint);
+    if (advanced) this.status.checkpoint = position.toString();
     if (this.status.lagging !== null && position >= BigInt(this.status.lagging.position)) this.status.lagging = null;
     this.waiters.reached(position);
+    if (advanced) for (const listener of this.advanceListeners) listener(position);
   }
 }

@@ -122,8 +122,12 @@ export interface ProjectionStore {
   /** One of the agent's task lists (assigned, claimable, sent), newest first. */
   listTasks(identity: string, query: TaskListQuery): Promise<TaskViewPage>;
   getTask(taskId: string): Promise<TaskView | undefined>;
-  /** Open tasks past their deadline or lease at `now` (the sweeper's look), at most `limit`. */
-  dueTasks(now: string, limit: number): Promise<TaskView[]>;
+  /**
+   * Open tasks past their deadline or lease at `now` (the sweeper's look; readModel/taskView.ts dueAt), at most
+   * `limit`, the earliest due first. With `after`: only those that fell due after it (the sweeper's look for the next
+   * due time, past what its last pass handled).
+   */
+  dueTasks(now: string, limit: number, after?: string): Promise<TaskView[]>;
   /** One page of a message's delivery ledger (readModel/ledger.ts), with its counts; undefined: no such message. */
   deliveryLedger(messageId: string, query: LedgerQuery): Promise<LedgerPage | undefined>;
   /**

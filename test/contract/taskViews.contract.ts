@@ -128,6 +128,28 @@ export function describeTaskViewsContract(name: string, factory: ProjectionStore
       expect((await store.dueTasks('2025-04-01T10:00:00.000Z', 10)).map((t) => t.taskId)).toEqual([t4]);
     });
 
+    it("the due list is the earliest due first; with `after`, only what fell due after it (the sweeper's look for its next timer)", async () => {
+      const { store } = await open();
+      const log = new LogBuilder().register('@a', '@b', '@c');
+      const at = (minute: number) => `2025-04-01T10:${String(minute).padStart(2, '0')}:00.000Z`;
+      const late = log.send('@a', 'AGENT:*', { task: { expiresAt: at(30) } }, ['@b', '@c']);
+      const leased = log.send('@a', 'AGENT:*', { task: {} }, ['@b', '@c']);
+      const early = log.send('@a', '@b', { task: { expiresAt: at(10) } });
+      const paused = log.send('@a', 'AGENT:*', { task: {} }, ['@b', '@c']);
+      log.task('@c', claimed(leased, '@c', log.nextAt, at(20)));
+      log.task('@b', claimed(paused, '@b', log.nextAt, at(5)));
+      log.task('@b', moved(paused, 'Submitted', 'InputRequired', log.nextAt, 'which branch?')); // its lease is paused
+      await store.applyBatch(log.projected());
+      const due = async (now: string, limit: number, after?: string) =>
+        (await store.dueTasks(now, limit, after)).map((t) => t.taskId);
+      expect(await due(at(59), 10)).toEqual([early, leased, late]);
+      expect(await due(at(59), 1)).toEqual([early]);
+      expect(await due(at(20), 10)).toEqual([early, leased]);
+      expect(await due(at(59), 10, at(10))).toEqual([leased, late]); // after is exclusive: due at 10:10 is not after it
+      expect(await due(at(59), 1, at(19))).toEqual([leased]);
+      expect(await due(at(25), 10, at(20))).toEqual([]);
+    });
+
     it('wakes the other party per change, and the audience of a task back to it, after the view shows it; redelivery changes nothing and wakes nobody', async () => {
       const { store, wakeBus } = await open();
       const recorder = await recordWakes(wakeBus, ['@a', '@b', '@c']);

@@ -6,9 +6,10 @@
 import path from 'node:path';
 import pino from 'pino';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
-import { ADMIN_TOKEN, registerAgents, silentLogger, tempDir } from '../support/fixtures';
+import { ADMIN_TOKEN, allEvents, registerAgents, silentLogger, tempDir } from '../support/fixtures';
 import { startRedis, type TestRedis } from '../support/redisServer';
 import { waitFor } from '../support/waitFor';
+import type { DueTimer } from '../../src/application/taskSweeper';
 
 let redis: TestRedis;
 const open: Mailbox[] = [];
@@ -97,4 +98,60 @@ test('a sweeper that cannot reach Redis steps down saying it sweeps nothing, not
     await mailbox.close();
     await own.stop();
   }
+}, 30_000);
+
+test("with shared views, only the node that sweeps waits for a lease's end, and returns the task to its audience once, at it", async () => {
+  const file = path.join(tempDir('sweeper-lease-due-'), 'events.sqlite');
+  const T0 = Date.parse('2030-05-01T12:00:00.000Z');
+  let now = T0;
+  const clock = { now: () => new Date(now) };
+  const timers: Array<{ node: string; at: number; fire: () => void }> = [];
+  const timerOf =
+    (node: string): DueTimer =>
+    (delayMs, fire) => {
+      const entry = { node, at: now + delayMs, fire };
+      timers.push(entry);
+      if (delayMs <= 0) setImmediate(fire);
+      return () => undefined;
+    };
+  const start = async (nodeId: string) => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line).msg) });
+    const mailbox = await createMailbox(
+      {
+        eventStoreUrl: `sqlite:${file}`,
+        adminToken: ADMIN_TOKEN,
+        logLevel: 'info',
+        redisUrl: redis.url,
+        redisNamespace: `sweepdue${process.pid}`,
+        taskSweepMs: 0, // started below, with a due timer on the test's clock
+        projectorLeaseMs: 600,
+        nodeId,
+      },
+      { logger, clock },
+    );
+    open.push(mailbox);
+    mailbox.sweeper.start(600_000, { timer: timerOf(nodeId) }); // an interval that never comes in this test
+    return { mailbox, lines };
+  };
+  const first = await start('first');
+  const second = await start('second');
+  const sweeps = (node: { lines: string[] }) =>
+    node.lines.some((msg) => msg.startsWith('task sweeper: this node holds the lease'));
+  await waitFor(() => sweeps(first) || sweeps(second), { what: 'a node holding the sweeper lease' });
+  const [leader, follower] = sweeps(first) ? ['first', 'second'] : ['second', 'first'];
+
+  const { '@a': a, '@b': b, '@c': c } = await registerAgents(second.mailbox, ['@a', '@b', '@c']);
+  const { messageId: taskId } = await a.send({ to: 'AGENT:*', subject: 'leased', body: 'x', task: {} });
+  await b.claimTask(taskId, { leaseSeconds: 2 });
+  await waitFor(() => timers.some((t) => t.at === T0 + 2_000), { what: "the sweeping node waiting for the lease's end" });
+  now = T0 + 2_000;
+  for (const timer of timers.filter((t) => t.at <= now)) timer.fire();
+  await waitFor(async () => (await c.listTasks({ view: 'claimable' })).tasks.some((t) => t.taskId === taskId), {
+    what: 'the task claimable by @c at the lease end',
+  });
+  const lapses = (await allEvents(second.mailbox)).filter((e) => e.type === 'TaskLeaseExpired');
+  expect(lapses).toMatchObject([{ data: { taskId, claimant: '@b' } }]);
+  expect(timers.filter((t) => t.node === follower)).toEqual([]);
+  expect(timers.filter((t) => t.node === leader).length).toBeGreaterThan(0);
 }, 30_000);

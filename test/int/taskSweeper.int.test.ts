@@ -7,6 +7,7 @@
  */
 import pino from 'pino';
 import type { Clock } from '../../src/application/runtime';
+import type { DueTimer } from '../../src/application/taskSweeper';
 import { unavailable } from '../../src/errors';
 import { LeaseKeeper, LeaseLoop, leaseTiming, type LeaseStore } from '../../src/projections/projectorLease';
 import { registerAgents, tempDir } from '../support/fixtures';
@@ -15,9 +16,28 @@ import { eventsOfType, expectRejectedWithoutEvents, mailboxHarness, STORE_KINDS 
 
 class TestClock implements Clock {
   constructor(private at: number) {}
+  /** The sweeper's due timers on this clock (DueTimer): when each fires. */
+  readonly timers: Array<{ at: number; fire: () => void }> = [];
   now = () => new Date(this.at);
   advance(ms: number): void {
     this.at += ms;
+    this.fireDue();
+  }
+  /** A DueTimer on this clock: it fires once the clock reaches its time (at once when it is there already). */
+  timer: DueTimer = (delayMs, fire) => {
+    const entry = { at: this.at + delayMs, fire };
+    this.timers.push(entry);
+    setImmediate(() => this.fireDue());
+    return () => {
+      const at = this.timers.indexOf(entry);
+      if (at >= 0) this.timers.splice(at, 1);
+    };
+  };
+  private fireDue(): void {
+    for (const entry of this.timers.filter((t) => t.at <= this.at)) {
+      this.timers.splice(this.timers.indexOf(entry), 1);
+      entry.fire();
+    }
   }
 }
 
@@ -51,6 +71,78 @@ describe.each(STORE_KINDS.slice(0, 2))('task leases and expiry ($name event stor
     expect(late.message).toMatch(/claim it again/);
     expect(await carol.claimTask(taskId)).toMatchObject({ assignee: '@carol', events: ['TaskClaimed'] });
     await expectRejectedWithoutEvents(mailbox, 'LEASE_EXPIRED', () => bob.updateTask({ taskId, to: 'Working' }));
+  });
+
+  it('a lapsed lease is returned to the audience at its end, not at the next interval: @c sees it claimable, @b no longer waited on', async () => {
+    const clock = new TestClock(T0);
+    const mailbox = await harness.open({ taskSweepMs: 0 }, { clock });
+    const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    const POLL_MS = 600_000; // an interval that never comes in this test: only the due timer can sweep
+    mailbox.sweeper.start(POLL_MS, { timer: clock.timer });
+    const { messageId: taskId } = await a.send({ to: 'AGENT:*', subject: 'leased', body: 'x', task: {} });
+    await b.claimTask(taskId, { leaseSeconds: 2 });
+    const claimable = async (agent: typeof c) => (await agent.listTasks({ view: 'claimable' })).tasks.map((t) => t.taskId);
+    expect(await claimable(c)).toEqual([]);
+    expect((await mailbox.projections.heartbeat('@b')).tasksWaiting).toBe(1);
+
+    clock.advance(2_000); // the lease's end: 2 s of a 600 s interval
+    // Before: the task stayed @b's until the next interval's pass (MAILBOX_TASK_SWEEP_MS, 5 s by default).
+    await waitFor(async () => (await claimable(c)).includes(taskId), { what: 'the task claimable by @c at the lease end' });
+    expect(await eventsOfType(mailbox, 'TaskLeaseExpired')).toMatchObject([
+      { data: { taskId, claimant: '@b', leaseExpiresAt: new Date(T0 + 2_000).toISOString() }, metadata: { actor: 'sweeper' } },
+    ]);
+    expect(await claimable(b)).toEqual([taskId]);
+    expect((await mailbox.projections.heartbeat('@b')).tasksWaiting).toBe(0);
+    expect(await c.claimTask(taskId)).toMatchObject({ assignee: '@c', events: ['TaskClaimed'] });
+    expect(clock.now().getTime() - T0).toBeLessThan(POLL_MS);
+  });
+
+  it('a renewed lease is not ended at its old end: the sweeper then waits for the new one; a deadline ends the task at it', async () => {
+    const clock = new TestClock(T0);
+    const mailbox = await harness.open({ taskSweepMs: 0 }, { clock });
+    const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    mailbox.sweeper.start(600_000, { timer: clock.timer });
+    const { messageId: taskId } = await a.send({ to: 'AGENT:*', subject: 'leased', body: 'x', task: {} });
+    await b.claimTask(taskId, { leaseSeconds: 30 });
+    await waitFor(() => clock.timers.some((t) => t.at === T0 + 30_000), { what: 'a timer for the lease end' });
+    clock.advance(20_000);
+    await b.updateTask({ taskId, to: 'Working' }); // renews: the lease now runs to T0 + 50 s
+    clock.advance(10_000); // the old end: the pass finds nothing due, and the sweeper waits for the new end
+    await waitFor(() => clock.timers.some((t) => t.at === T0 + 50_000), { what: 'a timer for the renewed lease end' });
+    expect(await eventsOfType(mailbox, 'TaskLeaseExpired')).toEqual([]);
+    expect((await b.listTasks({ view: 'assigned' })).tasks).toMatchObject([{ taskId, state: 'Working', assignee: '@b' }]);
+
+    clock.advance(20_000);
+    await waitFor(async () => (await c.listTasks({ view: 'claimable' })).tasks.some((t) => t.taskId === taskId), {
+      what: 'the task claimable by @c at the renewed lease end',
+    });
+    expect(await eventsOfType(mailbox, 'TaskLeaseExpired')).toHaveLength(1);
+
+    const expiresAt = new Date(T0 + 60_000).toISOString();
+    const { messageId: byNoon } = await a.send({ to: '@b', subject: 'by noon', body: 'x', task: { expiresAt } });
+    clock.advance(10_000);
+    // A read shows it Canceled as of now before any sweep: the event is the sweep's.
+    await waitFor(async () => (await eventsOfType(mailbox, 'TaskExpired')).length > 0, {
+      what: 'the task expired at its deadline',
+    });
+    expect((await eventsOfType(mailbox, 'TaskExpired')).map((e) => e.data)).toMatchObject([
+      { taskId: byNoon, deadline: expiresAt },
+    ]);
+  });
+
+  it('MAILBOX_TASK_SWEEP_MS=0 is off: no pass, no due timer', async () => {
+    const clock = new TestClock(T0);
+    const mailbox = await harness.open({ taskSweepMs: 0 }, { clock });
+    const { '@a': a, '@b': b } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    mailbox.sweeper.start(0, { timer: clock.timer });
+    const { messageId: taskId } = await a.send({ to: 'AGENT:*', subject: 'leased', body: 'x', task: {} });
+    await b.claimTask(taskId, { leaseSeconds: 2 });
+    clock.advance(3_600_000);
+    // A read shows the lapse as of now; the views (and the log) still have @b: nothing swept.
+    expect((await b.listTasks({ view: 'assigned' })).tasks).toMatchObject([{ taskId, assignee: null, lapsedClaimant: '@b' }]);
+    expect(await mailbox.projections.getTask(taskId)).toMatchObject({ assignee: '@b' });
+    expect(clock.timers).toEqual([]);
+    expect(await eventsOfType(mailbox, 'TaskLeaseExpired')).toEqual([]);
   });
 
   it("the A2A status after a lapsed lease or a release is that change, not the holder's earlier move", async () => {
@@ -231,6 +323,25 @@ describe('two sweepers on one log', () => {
     expect(expired).toHaveLength(10);
     expect(new Set(expired.map((e) => e.data.taskId)).size).toBe(10);
   });
+
+  it("both woken at a lease's end return it to its audience once", async () => {
+    const clock = new TestClock(T0);
+    const first = await harness.open({ taskSweepMs: 0, views: 'memory' }, { clock });
+    const second = await harness.open({ taskSweepMs: 0, views: 'memory' }, { clock });
+    const { '@a': a, '@b': b } = await registerAgents(first, ['@a', '@b', '@c']);
+    for (const mailbox of [first, second]) mailbox.sweeper.start(600_000, { timer: clock.timer });
+    const { messageId: taskId } = await a.send({ to: 'AGENT:*', subject: 'leased', body: 'x', task: {} });
+    await b.claimTask(taskId, { leaseSeconds: 2 });
+    await second.runner.waitFor((await second.eventStore.headPosition())!, 5000);
+    await waitFor(() => clock.timers.filter((t) => t.at === T0 + 2_000).length === 2, { what: 'both sweepers waiting for it' });
+    clock.advance(2_000);
+    for (const mailbox of [first, second]) {
+      await waitFor(async () => (await mailbox.projections.getTask(taskId))?.assignee === null, {
+        what: 'the lapse in both views',
+      });
+    }
+    expect(await eventsOfType(first, 'TaskLeaseExpired')).toMatchObject([{ data: { taskId, claimant: '@b' } }]);
+  });
 });
 
 describe('the task sweeper on a views store that does not answer', () => {
@@ -246,6 +357,7 @@ describe('the task sweeper on a views store that does not answer', () => {
     const dueTasks = projections.dueTasks.bind(projections);
     let refusals = 3;
     projections.dueTasks = async (...args) => {
+      if (args[2] !== undefined) return dueTasks(...args); // the look for the next due time: not a pass
       clock.advance(1_000); // each pass a second after the last, on the injected clock
       if (refusals === 0) return dueTasks(...args);
       refusals -= 1;
@@ -298,6 +410,7 @@ describe('the task sweeper on a views store that does not answer', () => {
     const refused: number[] = []; // when, on the injected clock
     let answered = 0;
     projections.dueTasks = async (...args) => {
+      if (args[2] !== undefined) return dueTasks(...args); // the look for the next due time: not a pass
       if (!down) return (answered++, dueTasks(...args));
       clock.advance(1_000); // each failing pass a second after the last, on the injected clock
       refused.push(clock.now().getTime());

@@ -469,8 +469,8 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
     return this.tasks.task(taskId);
   }
 
-  async dueTasks(now: string, limit: number): Promise<TaskView[]> {
-    return this.tasks.due(now, limit);
+  async dueTasks(now: string, limit: number, after?: string): Promise<TaskView[]> {
+    return this.tasks.due(now, limit, after);
   }
 
   async dueReplies(dueBy: string, limit: number): Promise<DueReply[]> {

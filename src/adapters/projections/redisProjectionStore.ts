@@ -342,8 +342,8 @@ export class RedisProjectionStore implements ProjectionStore {
     return this.read((prefix) => this.tasks.task(prefix, taskId));
   }
 
-  async dueTasks(now: string, limit: number): Promise<TaskView[]> {
-    return this.read((prefix) => this.tasks.due(prefix, now, limit));
+  async dueTasks(now: string, limit: number, after?: string): Promise<TaskView[]> {
+    return this.read((prefix) => this.tasks.due(prefix, now, limit, after));
   }
 
   async deliveryLedger(messageId: string, query: LedgerQuery): Promise<LedgerPage | undefined> {

@@ -196,17 +196,18 @@ export class RedisTaskReader {
   }
 
   /**
-   * The open tasks due by `now`, at most `limit`. The apply script writes a timed entry and its record together, so
+   * The open tasks due by `now` (after `after`, when given), at most `limit`, the earliest due first. The apply script writes a timed entry and its record together, so
    * an entry without a record is a Redis changed by hand or partly restored: the sweeper cannot end that task. It was
    * skipped without a word, and it kept a place of the `limit` (enough of them and no due task was ever swept): it is
    * now told (onDangling) and read past.
    */
-  async due(prefix: string, now: string, limit: number): Promise<TaskView[]> {
+  async due(prefix: string, now: string, limit: number, after?: string): Promise<TaskView[]> {
     const timedKey = this.keys.timed(prefix);
     const recordsKey = this.keys.records(prefix);
+    const from = after === undefined ? '-inf' : `(${Date.parse(after)}`;
     const tasks: TaskView[] = [];
     for (let offset = 0; tasks.length < limit;) {
-      const ids = await this.client.zrangebyscore(timedKey, '-inf', Date.parse(now), 'LIMIT', offset, limit - tasks.length);
+      const ids = await this.client.zrangebyscore(timedKey, from, Date.parse(now), 'LIMIT', offset, limit - tasks.length);
       if (ids.length === 0) break;
       offset += ids.length;
       const records = await this.client.hmget(recordsKey, ...ids);

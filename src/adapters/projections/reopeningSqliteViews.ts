@@ -218,8 +218,8 @@ export class ReopeningSqliteViews implements ProjectionStore {
     return this.use((store) => store.getTask(taskId));
   }
 
-  dueTasks(now: string, limit: number): Promise<TaskView[]> {
-    return this.use((store) => store.dueTasks(now, limit));
+  dueTasks(now: string, limit: number, after?: string): Promise<TaskView[]> {
+    return this.use((store) => store.dueTasks(now, limit, after));
   }
 
   deliveryLedger(messageId: string, query: LedgerQuery): Promise<LedgerPage | undefined> {

@@ -457,8 +457,8 @@ export class SqliteProjectionStore implements ProjectionStore {
     return this.read((reader) => reader.task(taskId));
   }
 
-  async dueTasks(now: string, limit: number): Promise<TaskView[]> {
-    return this.read((reader) => reader.dueTasks(now, limit));
+  async dueTasks(now: string, limit: number, after?: string): Promise<TaskView[]> {
+    return this.read((reader) => reader.dueTasks(now, limit, after));
   }
 
   async deliveryLedger(messageId: string, query: LedgerQuery): Promise<LedgerPage | undefined> {

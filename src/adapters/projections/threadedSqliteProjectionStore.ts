@@ -345,8 +345,8 @@ export class ThreadedSqliteProjectionStore implements ProjectionStore {
     return this.local.getTask(taskId);
   }
 
-  dueTasks(now: string, limit: number): Promise<TaskView[]> {
-    return this.local.dueTasks(now, limit);
+  dueTasks(now: string, limit: number, after?: string): Promise<TaskView[]> {
+    return this.local.dueTasks(now, limit, after);
   }
 
   deliveryLedger(messageId: string, query: LedgerQuery): Promise<LedgerPage | undefined> {

@@ -107,14 +107,18 @@ export class TaskViewsMemory implements TaskViewLookup, TaskChangeSink {
     return { tasks, nextBefore: null };
   }
 
-  /** Open tasks due at or before `now` (dueAt), the earliest due first (as the other stores read their due index). */
-  due(now: string, limit: number): TaskView[] {
+  /**
+   * Open tasks due at or before `now` (dueAt), the earliest due first (as the other stores read their due index); with
+   * `after`, only those due after it.
+   */
+  due(now: string, limit: number, after?: string): TaskView[] {
     const at = Date.parse(now);
+    const from = after === undefined ? -Infinity : Date.parse(after);
     const due: Array<{ when: number; task: TaskView }> = [];
     for (const taskId of this.timed) {
       const task = this.tasks.get(taskId)!;
       const when = dueAt(task);
-      if (when !== null && when <= at) due.push({ when, task });
+      if (when !== null && when > from && when <= at) due.push({ when, task });
     }
     due.sort((a, b) => a.when - b.when || (a.task.taskId < b.task.taskId ? -1 : a.task.taskId > b.task.taskId ? 1 : 0));
     return due.slice(0, limit).map(({ task }) => task);

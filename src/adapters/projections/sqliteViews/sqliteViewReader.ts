@@ -163,8 +163,10 @@ export class SqliteViewReader {
     }
   }
 
-  dueTasks(now: string, limit: number): TaskView[] {
-    return (this.s.due.all(Date.parse(now), limit) as Array<{ record: string }>).map((row) => JSON.parse(row.record) as TaskView);
+  dueTasks(now: string, limit: number, after?: string): TaskView[] {
+    const from = after === undefined ? Number.MIN_SAFE_INTEGER : Date.parse(after);
+    const rows = this.s.due.all(from, Date.parse(now), limit) as Array<{ record: string }>;
+    return rows.map((row) => JSON.parse(row.record) as TaskView);
   }
 }
 
@@ -287,7 +289,8 @@ function prepareReader(db: Database.Database, g: string) {
        WHERE l.list = ? AND l.identity = ? AND l.position < ? ORDER BY l.position DESC LIMIT ?`,
     ),
     due: db.prepare(
-      `SELECT record FROM ${g}_tasks INDEXED BY ${g}_tasks_due WHERE due_at IS NOT NULL AND due_at <= ? ORDER BY due_at, task_id LIMIT ?`,
+      `SELECT record FROM ${g}_tasks INDEXED BY ${g}_tasks_due WHERE due_at IS NOT NULL AND due_at > ? AND due_at <= ?
+       ORDER BY due_at, task_id LIMIT ?`,
     ),
   };
 }

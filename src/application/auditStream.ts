@@ -8,7 +8,7 @@ import type { EventStore } from '../events/eventStore';
 import { messageStream } from '../events/streams';
 import { MailboxError } from '../errors';
 import { requireRole } from './authorization';
-import { flowEntryOf, passesFilter, type FlowEntry, type FlowFilter } from './liveFlow';
+import { flowEntryOf, passesFilter, withConcernedAgents, type FlowEntry, type FlowFilter } from './liveFlow';
 
 export interface AuditStreamSink {
   /** First: where the stream starts (null: the log is empty). */
@@ -21,6 +21,11 @@ export interface AuditStreamSink {
 
 /** Threads of messages seen recently, for the thread filter on reads and archives (which do not carry it). */
 const THREAD_CACHE_ENTRIES = 10_000;
+/**
+ * Recipients of the messages sent last, for the reply requests that follow them (in the same append): a request names
+ * no recipient, and is looked up in its message's stream when its send is not among these.
+ */
+const RECIPIENT_CACHE_ENTRIES = 256;
 
 export async function openAuditStream(
   store: EventStore,
@@ -47,14 +52,28 @@ export async function openAuditStream(
     if (threadId !== null) remember(messageId, threadId);
     return threadId;
   };
+  const recipients = new Map<string, readonly string[]>();
+  const rememberRecipients = (messageId: string, identities: readonly string[]) => {
+    if (recipients.size >= RECIPIENT_CACHE_ENTRIES) recipients.delete(recipients.keys().next().value as string);
+    recipients.set(messageId, identities);
+  };
+  const recipientsOf = async (messageId: string): Promise<readonly string[]> => {
+    const known = recipients.get(messageId);
+    if (known !== undefined) return known;
+    const [first] = await store.readStream(messageStream(messageId));
+    return first?.type === 'MessageSent' ? first.data.recipients : [];
+  };
   sink.ready(start === null ? null : start.toString());
   let stopped = false;
   void (async () => {
     try {
       for await (const event of subscription) {
         if (stopped) break;
-        if (event.type === 'MessageSent') remember(event.data.messageId, event.data.threadId);
-        const entry = flowEntryOf(event);
+        if (event.type === 'MessageSent') {
+          remember(event.data.messageId, event.data.threadId);
+          rememberRecipients(event.data.messageId, event.data.recipients);
+        }
+        const entry = await withConcernedAgents(flowEntryOf(event), event, recipientsOf);
         if (!(await passesFilter(entry, options.filter, threadOf))) continue;
         if (!sink.entry(entry)) break;
       }

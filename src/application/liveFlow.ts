@@ -154,6 +154,21 @@ export function flowEntryOf(event: StoredEvent): FlowEntry {
   }
 }
 
+/**
+ * The agents an entry concerns that its event does not name: a reply request names only its message, and was shown
+ * under its sender alone, so an auditor following a recipient's flow (?agent=@c) never saw that a reply was asked of
+ * it. It concerns the message's recipients too (its audience at send time), looked up by `recipientsOf`.
+ */
+export async function withConcernedAgents(
+  entry: FlowEntry,
+  event: StoredEvent,
+  recipientsOf: (messageId: string) => Promise<readonly string[]>,
+): Promise<FlowEntry> {
+  if (event.type !== 'ReplyRequested') return entry;
+  entry.agents = unique([...entry.agents, ...(await recipientsOf(event.data.messageId))]);
+  return entry;
+}
+
 const actorIdentity = (actor: string): string | undefined => (actor.startsWith('@') ? actor : undefined);
 
 /** What a task event did, in a few words (the actor and the task's message are beside it in the row). */

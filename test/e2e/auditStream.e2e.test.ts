@@ -446,15 +446,16 @@ test("the delivery ledger's events concern their agent and message: a wake, a se
     const requested = {
       type: 'ReplyRequested',
       actor: '@a',
-      agents: ['@a'],
+      agents: ['@a', '@c'],
       messageId: id,
       detail: `every recipient's reply expected by ${ledger.replyDueBy}`,
     };
     const sentEntry = { type: 'MessageSent', messageId: id, agents: ['@a', '@c'] };
     const byPosition = (stream: Stream) => entries(stream).sort((x, y) => (BigInt(x.position) < BigInt(y.position) ? -1 : 1));
-    // The reply request is the sender's (@a's) act: in @c's thread, not in its agent flow.
+    // The reply request is the sender's (@a's) act, asked of @c: in @c's thread and in its agent flow.
     expect(byPosition(byAgent)).toEqual([
       expect.objectContaining(sentEntry),
+      expect.objectContaining(requested),
       expect.objectContaining(woken),
       expect.objectContaining(seen),
     ]);
@@ -467,6 +468,41 @@ test("the delivery ledger's events concern their agent and message: a wake, a se
   } finally {
     wakes.close();
   }
+});
+
+test("a reply request shows under every agent it was asked of (a list's, a broadcast's audience), even when its send is before the stream's start", async () => {
+  // It named its sender alone: ?agent=@c never showed that a reply was asked of @c (the event names no recipient).
+  const before = (await server.mailbox.eventStore.headPosition())!.toString();
+  const flows = {
+    '@a': await openStream(t['@aud'], `?after=${before}&agent=@a`),
+    '@b': await openStream(t['@aud'], `?after=${before}&agent=@b`),
+    '@c': await openStream(t['@aud'], `?after=${before}&agent=@c`),
+  };
+  const list = await send('@a', { to: ['@b', '@c'], subject: 'both of you', body: 'x', expectsReplyBy: '1h' });
+  const all = await send('@b', { to: 'AGENT:*', subject: 'everyone', body: 'x', expectsReplyBy: '1h' });
+  expect([list.status, all.status]).toEqual([201, 201]);
+  const requestOf = (stream: Stream, messageId: string) =>
+    stream.next((e) => e.data.type === 'ReplyRequested' && e.data.messageId === messageId);
+  const concerned = async (messageId: string) =>
+    Object.fromEntries(
+      await Promise.all(
+        Object.entries(flows).map(async ([who, stream]) => [who, (await requestOf(stream, messageId)).data.agents]),
+      ),
+    );
+  expect(await concerned(list.body.messageId)).toEqual({
+    '@a': ['@a', '@b', '@c'],
+    '@b': ['@a', '@b', '@c'],
+    '@c': ['@a', '@b', '@c'],
+  });
+  expect(await concerned(all.body.messageId)).toEqual({
+    '@a': ['@b', '@a', '@c'],
+    '@b': ['@b', '@a', '@c'],
+    '@c': ['@b', '@a', '@c'],
+  });
+  // Started right after the send (its recipients not seen by this stream): the request is still @c's.
+  const sentAt = entries(flows['@c']).find((e) => e.type === 'MessageSent' && e.messageId === list.body.messageId)!.position;
+  const late = await openStream(t['@aud'], `?after=${sentAt}&agent=@c`);
+  expect((await requestOf(late, list.body.messageId)).data).toMatchObject({ agents: ['@a', '@b', '@c'], actor: '@a' });
 });
 
 test('with Redis configured, rejections are kept in its capped stream (<namespace>:rejections), where every node reads them', async () => {

@@ -181,8 +181,24 @@ export async function openPipeline(
   const projections = container.resolve<ProjectionStore>(TOKENS.ProjectionStore);
   const wakeBus = container.resolve<WakeBus>(TOKENS.WakeBus);
   const runner = runsProjector ? container.resolve<ProjectionRunner>(TOKENS.ProjectionRunner) : null;
-  await runner?.start();
   const rejections = container.resolve<RejectionLog>(TOKENS.RejectionLog);
+  const close = async () => {
+    await runner?.stop();
+    await leasesOf(container)?.close();
+    await wakeBus.close();
+    await sharedLimitsOf(container)?.close();
+    await projections.close();
+    await rejections.close();
+    await eventStore.close();
+  };
+  try {
+    await runner?.start();
+  } catch (error) {
+    // Refused at its start (views of another log, or ahead of this one's head): what was opened is closed, or the
+    // refusal was said and the process stayed up on its Redis connections (`mailbox heartbeat --projector on`).
+    await close().catch(() => undefined);
+    throw error;
+  }
   return {
     eventStore,
     projections,
@@ -190,15 +206,7 @@ export async function openPipeline(
     runsProjector,
     hearsWakes: config.redisUrl !== undefined || runsProjector,
     leases: leasesOf(container),
-    close: async () => {
-      await runner?.stop();
-      await leasesOf(container)?.close();
-      await wakeBus.close();
-      await sharedLimitsOf(container)?.close();
-      await projections.close();
-      await rejections.close();
-      await eventStore.close();
-    },
+    close,
   };
 }
 

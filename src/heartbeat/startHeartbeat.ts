@@ -65,13 +65,25 @@ export interface Heartbeat {
 }
 
 export async function startHeartbeat(sources: HeartbeatSources, options: StartHeartbeatOptions = {}): Promise<Heartbeat> {
+  try {
+    return await started(sources, options);
+  } catch (error) {
+    // A start refused before its targets were taken (settings, a hook that cannot run) closes the targets it was given
+    // too, as a metrics port that cannot be listened on did: `mailbox heartbeat` left its nudge publisher open.
+    await Promise.all((options.targets ?? []).map((target) => target.close().catch(() => undefined)));
+    throw error;
+  }
+}
+
+async function started(sources: HeartbeatSources, options: StartHeartbeatOptions): Promise<Heartbeat> {
   const settings = parseHeartbeatSettings(options.settings ?? {});
   refuseHookThatCannotRun(settings);
   // The mailbox's logger before a new one: a new one logged at info even for createMailbox({ logLevel: 'warn' }).
   const logger = (options.logger ?? sources.logger ?? pino({ name: 'mailbox-heartbeat' })).child({ component: 'heartbeat' });
   const clock = options.clock ?? { now: () => new Date() };
   const metrics = new HeartbeatMetrics();
-  const targets = [...targetsFromSettings(settings, logger, metrics), ...(options.targets ?? [])];
+  const own = targetsFromSettings(settings, logger, metrics);
+  const targets = [...own, ...(options.targets ?? [])];
   const dispatcher = new NudgeDispatcher(targets, logger, metrics, settings.deliveryConcurrency);
   // Nudges a target delivered are wakes (the delivery ledger's `woken`): recorded in batches, like the API's.
   const recorder = new WakeRecorder(sources.eventStore, clock, logger, { actor: 'system:heartbeat' });
@@ -86,7 +98,7 @@ export async function startHeartbeat(sources: HeartbeatSources, options: StartHe
       server = await startMetricsServer(metrics.registry, health, settings.metricsHost, settings.metricsPort);
     }
   } catch (error) {
-    await Promise.all(targets.map((target) => target.close()));
+    await Promise.all(own.map((target) => target.close())); // and those it was given, by startHeartbeat
     throw error;
   }
   const scheduled = options.schedule ?? true;

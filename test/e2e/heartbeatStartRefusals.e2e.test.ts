@@ -79,6 +79,20 @@ describe('a command hook that cannot run is refused at start (it failed every nu
     expect(await logLines()).toEqual(before); // no escalation claimed, no wake recorded
   });
 
+  // It was refused only after the stores and the nudge publisher were opened: behind a wait for a Redis that is down
+  // (up to MAILBOX_STARTUP_RETRY_MS), and with the publisher left open.
+  test('it is refused before the heartbeat waits for a Redis that is down, or opens anything', async () => {
+    const started = Date.now();
+    const run = await runCli(['heartbeat', '--hook', `${dir}/no-such-hook`, '--metrics-port', 'off'], {
+      ...env(),
+      MAILBOX_REDIS_URL: 'redis://127.0.0.1:1',
+      MAILBOX_STARTUP_RETRY_MS: '20000',
+    });
+    expect(refusal(run)).toContain('--hook / MAILBOX_HEARTBEAT_HOOK');
+    expect(run.stdout).not.toContain('event store'); // no store was opened
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
   test('a hook that runs is taken: both messages escalated through it and both agents told (the positive control)', async () => {
     const run = await once(['--hook', '["/bin/true"]']);
     expect(run.code).toBe(0);

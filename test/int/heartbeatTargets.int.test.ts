@@ -60,6 +60,32 @@ describe('heartbeat nudge targets', () => {
     await a.send({ to: '@c', subject: 'for c', body: 'y' });
   }
 
+  // A hook that cannot run refused the start and left the targets it was given open (`mailbox heartbeat`'s nudge
+  // publisher, a Redis connection), while a metrics port that cannot be listened on closed them.
+  test('a start refused (a hook that cannot run, a metrics port in use) closes the targets it was given', async () => {
+    const closed: string[] = [];
+    const given = (name: string) => ({
+      name,
+      appliesTo: () => true,
+      deliver: async () => 'delivered' as const,
+      close: async () => void closed.push(name),
+    });
+    await expect(
+      startHeartbeat(mailbox, { settings: { hook: '/no/such/hook', metricsPort: null }, targets: [given('a')], logger: silent }),
+    ).rejects.toThrow(/the hook's command '\/no\/such\/hook' does not exist/);
+    const taken = http.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (taken.address() as AddressInfo).port;
+      await expect(
+        startHeartbeat(mailbox, { settings: { metricsPort: port }, targets: [given('b')], logger: silent }),
+      ).rejects.toThrow(/in use/);
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+    }
+    expect(closed).toEqual(['a', 'b']);
+  });
+
   test('a webhook that fails twice then succeeds receives the nudge once, signed with HMAC-SHA256', async () => {
     const hook = await webhookServer([500, 503]);
     try {

@@ -4,7 +4,7 @@ import { openNudgePublisher, openPipeline } from '../../compositionRoot';
 import { RedisChannelTarget } from '../../heartbeat/targets/redisChannelTarget';
 import type { NudgeTarget } from '../../heartbeat/nudgeTarget';
 import { configFromEnv, DEFAULT_WAKE_SLA_MS, nodeIdOf, type MailboxConfig } from '../../config';
-import { isStartupError, StartupInterrupted } from '../../startupError';
+import { isStartupError, StartupError, StartupInterrupted } from '../../startupError';
 import { waitForBackends, waitForNudgeRedis } from '../../startupBackends';
 import { checkStoreNames } from '../../startupChecks';
 import { cliLogger } from './cliLogger';
@@ -21,7 +21,8 @@ import {
   type HeartbeatSettings,
 } from '../../heartbeat/heartbeatSettings';
 import type { TickReport } from '../../heartbeat/heartbeatDaemon';
-import { startHeartbeat } from '../../heartbeat/startHeartbeat';
+import { refuseHookThatCannotRun, startHeartbeat } from '../../heartbeat/startHeartbeat';
+import { ForeignViews } from '../../projections/viewsOwnership';
 import { checkMetricsAddressFree } from '../../heartbeat/metricsServer';
 import { refuseStoresNoServerMade } from './heartbeatStores';
 
@@ -264,6 +265,7 @@ async function runHeartbeat(flags: HeartbeatFlags): Promise<void> {
   const redisOnly = redisOnlyVariables(process.env, config);
   if (redisOnly.length > 0) logger.warn({ variables: redisOnly }, redisOnlyWarning(redisOnly));
   checkStoreNames(config); // a URL that names no log or no Redis: serve's line for it, not a failure to open
+  refuseHookThatCannotRun(settings); // before the stores and the nudge publisher are opened, not after
   refuseStoresNoServerMade(config, { ownsViews: settings.projector === 'on' }); // opening them would create them
   // A metrics port in use is refused before the stores are opened (and before a wait for Redis at start).
   if (settings.metricsPort !== null) await checkMetricsAddressFree(settings.metricsHost, settings.metricsPort);
@@ -293,7 +295,12 @@ async function runHeartbeat(flags: HeartbeatFlags): Promise<void> {
     logger.info({ signal: signalledDuringStartup }, `stopped: ${error.message}; nothing nudged`);
     process.exit(0);
   }
-  const pipeline = await openPipeline(config, logger, settings.projector);
+  const pipeline = await openPipeline(config, logger, settings.projector).catch((error: unknown) => {
+    // --projector on beside views of another log, or ahead of this one's head: refused in serve's line (exit code 2,
+    // nothing written); it was {"error":"Heartbeat failed","code":"INTERNAL",...}, as if the daemon had broken.
+    if (error instanceof ForeignViews) throw foreignViewsAtStart(error);
+    throw error;
+  });
   if (!flags.once && !pipeline.hearsWakes) {
     // Said once at start: the wake grace would otherwise look applied while it never holds a nudge back.
     logger.warn(
@@ -345,6 +352,15 @@ async function runHeartbeat(flags: HeartbeatFlags): Promise<void> {
     process.exit(0);
   };
   if (signalledDuringStartup) await stopRunning(signalledDuringStartup); // asked to stop once the wait was over
+}
+
+/** Views the projector of --projector on may not write: serve's refusal (mailbox.ts handleForeignViews), one line. */
+function foreignViewsAtStart(foreign: ForeignViews): StartupError {
+  return new StartupError(foreign.message, {
+    location: foreign.binding.location,
+    viewsOf: foreign.binding.logIdentity,
+    logIdentity: foreign.logIdentity,
+  });
 }
 
 /**

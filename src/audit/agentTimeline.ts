@@ -20,7 +20,9 @@ export type TimelineKind =
   | 'seen'
   | 'read_by_recipient'
   | 'task'
-  | 'woken';
+  | 'woken'
+  | 'reply_requested'
+  | 'reply_overdue';
 
 export interface TimelineEntry {
   position: string;
@@ -29,7 +31,8 @@ export interface TimelineEntry {
   messageId: string | null;
   /**
    * The other party: recipient(s) for sent, sender for received, reader for read_by_recipient, who retired it or gave
-   * it a new token, who did it for a task event the agent did not do (null for its own).
+   * it a new token, who did it for a task event the agent did not do (null for its own); for a reply asked of the
+   * agent or overdue from it, the message's sender; for one it asked, null (requested) or who has not answered (overdue).
    */
   counterpart: string | null;
   subject: string | null;
@@ -38,6 +41,7 @@ export interface TimelineEntry {
 /** Remembers the agent's own messages so that later receipts on them can be shown. */
 export class AgentTimeline {
   private readonly sent = new Map<string, string>(); // messageId -> subject
+  private readonly received = new Map<string, string>(); // messageId -> sender
   /** The tasks the agent holds now: a direct task sent to it, or one it claimed and still holds. */
   private readonly holding = new Set<string>();
 
@@ -68,12 +72,15 @@ export class AgentTimeline {
           this.sent.set(d.messageId, d.subject);
           entries.push({ ...base, kind: 'sent', messageId: d.messageId, counterpart: addresseeText(d.to), subject: d.subject });
         }
-        if (namesRecipient(d.to, me))
+        if (namesRecipient(d.to, me)) {
+          this.received.set(d.messageId, d.from);
           entries.push({ ...base, kind: 'received', messageId: d.messageId, counterpart: d.from, subject: d.subject });
+        }
         if (d.task !== undefined && d.task !== null && d.to === me) this.holding.add(d.messageId); // a direct task's holder
         return entries;
       }
       case 'BroadcastDelivered':
+        if (event.data.recipient === me) this.received.set(event.data.messageId, event.data.from);
         return event.data.recipient === me
           ? [
               {
@@ -112,9 +119,47 @@ export class AgentTimeline {
               },
             ]
           : [];
+      // A reply asked of the agent, or by it, and one overdue: the timeline showed neither, so an auditor following the
+      // agent never saw that a reply was owed (the events name the message, not its recipients).
+      case 'ReplyRequested': {
+        const { messageId, dueBy } = event.data;
+        const sender = this.received.get(messageId);
+        if (this.sent.has(messageId))
+          return [{ ...base, kind: 'reply_requested', messageId, counterpart: null, subject: `asked for replies by ${dueBy}` }];
+        return sender === undefined
+          ? []
+          : [
+              {
+                ...base,
+                kind: 'reply_requested',
+                messageId,
+                counterpart: sender,
+                subject: `${sender} expects a reply by ${dueBy}`,
+              },
+            ];
+      }
+      case 'ReplyOverdue': {
+        const { messageId, sender, waitingOn, dueBy } = event.data;
+        const entries: TimelineEntry[] = [];
+        if (sender === me)
+          entries.push({
+            ...base,
+            kind: 'reply_overdue',
+            messageId,
+            counterpart: waitingOn.join(', '),
+            subject: `replies overdue since ${dueBy}, waiting on ${waitingOn.join(', ')}`,
+          });
+        if (waitingOn.includes(me))
+          entries.push({
+            ...base,
+            kind: 'reply_overdue',
+            messageId,
+            counterpart: sender,
+            subject: `reply to ${sender} overdue since ${dueBy}`,
+          });
+        return entries;
+      }
       case 'WakeEscalated':
-      case 'ReplyRequested':
-      case 'ReplyOverdue':
         return []; // the heartbeat's act, not the agent's (the nudge it led to is in the delivery ledger)
       case 'MessagesSeen':
         return event.data.recipient === me
@@ -173,6 +218,8 @@ const VERB: Record<TimelineKind, string> = {
   read_by_recipient: 'was read by',
   task: 'task:',
   woken: 'was woken for',
+  reply_requested: 'reply asked by',
+  reply_overdue: 'reply overdue',
 };
 
 /**
@@ -184,6 +231,8 @@ export function formatTimelineEntry(entry: TimelineEntry, positionWidth = 0): st
   if (entry.kind === 'registered') parts.push(`${VERB.registered} ${entry.subject}`);
   else if ((entry.kind === 'retired' || entry.kind === 'token_rotated') && entry.counterpart !== null)
     parts.push(`${VERB[entry.kind]} ${entry.counterpart}`);
+  else if (entry.kind === 'reply_requested' || entry.kind === 'reply_overdue')
+    return [...parts, `message ${entry.messageId}`, entry.subject].join('  '); // its words name who, and when
   else if (entry.kind === 'read_by_recipient')
     parts.push(`message ${entry.messageId} ${VERB.read_by_recipient} ${entry.counterpart}`);
   else if (entry.messageId !== null) {

@@ -12,7 +12,8 @@ import { diffHeartbeats, diffListing, sameValue } from '../../src/audit/verify/v
 import { messageStream } from '../../src/events/streams';
 import type { StoredEvent } from '../../src/events/types';
 import type { ListedMessage } from '../../src/projections/projectionStore';
-import { allEvents, memoryMailbox, registerAgents } from '../support/fixtures';
+import { allEvents, memoryMailbox, registerAgents, silentLogger } from '../support/fixtures';
+import { startHeartbeat } from '../../src/heartbeat/startHeartbeat';
 
 async function broadcastScenario() {
   const mailbox = await memoryMailbox();
@@ -141,6 +142,50 @@ describe('audit agent timeline', () => {
     ]);
     expect(tasks('@c')).toEqual([]);
   });
+});
+
+// A reply asked of an agent, or overdue from it, was in no timeline: an auditor following @c never saw that @a
+// expected its reply, nor that it was late (the events name the message, not its recipients).
+test('audit agent: a reply asked (of a list, of a broadcast audience) and one overdue are in the timelines of those concerned', async () => {
+  let now = Date.parse('2030-05-01T12:00:00.000Z');
+  const clock = { now: () => new Date(now) };
+  const mailbox = await memoryMailbox({}, { clock });
+  const { '@a': a, '@b': b } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+  const list = await a.send({ to: ['@b', '@c'], subject: 'both', body: 'x', expectsReplyBy: '1m' });
+  const all = await b.send({ to: 'AGENT:*', subject: 'all', body: 'x', expectsReplyBy: '1h' });
+  await b.send({ to: '@a', subject: 're: both', body: 'done', inReplyTo: list.messageId });
+  now += 61_000;
+  const heartbeat = await startHeartbeat(mailbox, {
+    clock,
+    schedule: false,
+    settings: { metricsPort: null },
+    logger: silentLogger,
+  });
+  expect((await heartbeat.tick()).replies.overdue).toHaveLength(1);
+  await heartbeat.stop();
+  const events = await allEvents(mailbox);
+  await mailbox.close();
+  const replies = (identity: string) => {
+    const timeline = new AgentTimeline(identity);
+    return events
+      .flatMap((e) => timeline.entriesFor(e))
+      .filter((e) => e.kind.startsWith('reply_'))
+      .map((e) => formatTimelineEntry(e).split(/ {2,}/).slice(2).join('  '));
+  };
+  expect(replies('@a')).toEqual([
+    `reply_requested  message ${list.messageId}  asked for replies by 2030-05-01T12:01:00.000Z`,
+    `reply_requested  message ${all.messageId}  @b expects a reply by 2030-05-01T13:00:00.000Z`,
+    `reply_overdue  message ${list.messageId}  replies overdue since 2030-05-01T12:01:00.000Z, waiting on @c`,
+  ]);
+  expect(replies('@b')).toEqual([
+    `reply_requested  message ${list.messageId}  @a expects a reply by 2030-05-01T12:01:00.000Z`,
+    `reply_requested  message ${all.messageId}  asked for replies by 2030-05-01T13:00:00.000Z`,
+  ]);
+  expect(replies('@c')).toEqual([
+    `reply_requested  message ${list.messageId}  @a expects a reply by 2030-05-01T12:01:00.000Z`,
+    `reply_requested  message ${all.messageId}  @b expects a reply by 2030-05-01T13:00:00.000Z`,
+    `reply_overdue  message ${list.messageId}  reply to @a overdue since 2030-05-01T12:01:00.000Z`,
+  ]);
 });
 
 // `mailbox audit agent` drew '#9  <at>' and '#10  <at>': the columns after the position moved once positions reached

@@ -123,6 +123,9 @@ export class HeartbeatDaemon {
   /** What the last warning about settings that apply to nobody said (warned again only when it changes). */
   private warnedForNobody = '';
   private lastError: string | null = null;
+  /** When the ticks began to fail (the injected clock's ms; null: the last tick ran), and how many have failed since. */
+  private failingSince: number | null = null;
+  private failedTicks = 0;
   /** A store that does not answer a tick is said once, not at every tick (support/storeOutage.ts). */
   private readonly outage: StoreOutage;
   /** Views that went back (lost and being rebuilt) are part of the log: no tick reads them until they are whole. */
@@ -282,6 +285,8 @@ export class HeartbeatDaemon {
     this.deliveriesOf.set(report, deliveries);
     this.lastReport = report;
     this.lastError = null;
+    this.failingSince = null;
+    this.failedTicks = 0;
     return report;
   }
 
@@ -412,6 +417,8 @@ export class HeartbeatDaemon {
         },
         (error: unknown) => {
           this.lastError = error instanceof Error ? error.message : String(error);
+          this.failingSince ??= this.now();
+          this.failedTicks += 1;
           this.metrics.tickFailures.inc();
           // Views that went back answer: said as such, not as a store that does not (and the other way round).
           if (this.goneBack.refused(error)) {
@@ -450,19 +457,19 @@ export class HeartbeatDaemon {
   health() {
     const pipeline = this.lastReport?.pipeline ?? null;
     const stalled = pipeline?.stalled ?? false;
+    const alarms: Array<Record<string, unknown>> = [];
+    if (stalled) {
+      const { lag, checkpoint, head, stuckForMs } = pipeline!;
+      alarms.push({ alarm: 'projection_stalled', lag, checkpoint, head, stuckForMs });
+    }
+    // An unhealthy answer names why: a failing tick was said only in lastError, beside an empty alarm list.
+    if (this.lastError !== null && this.failingSince !== null) {
+      const since = new Date(this.failingSince).toISOString();
+      alarms.push({ alarm: 'ticks_failing', error: this.lastError, since, failedTicks: this.failedTicks });
+    }
     return {
       healthy: !stalled && this.lastError === null,
-      alarms: stalled
-        ? [
-            {
-              alarm: 'projection_stalled',
-              lag: pipeline!.lag,
-              checkpoint: pipeline!.checkpoint,
-              head: pipeline!.head,
-              stuckForMs: pipeline!.stuckForMs,
-            },
-          ]
-        : [],
+      alarms,
       lastTick: this.lastReport,
       lastError: this.lastError,
     };

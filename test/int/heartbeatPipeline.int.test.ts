@@ -56,6 +56,48 @@ describe('heartbeat pipeline watch', () => {
     expect(told[0].err).toBeUndefined(); // no stack: an outage is no bug
   });
 
+  test('while its ticks fail, /healthz names why in its alarms (the error, since when, how many), and clears it once a tick runs', async () => {
+    mailbox = await createMailbox(
+      { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+      { logger: pino({ level: 'silent' }) },
+    );
+    // The views refuse as the Redis adapter does while Redis is paused, until told to answer again.
+    const projections = mailbox.projections;
+    const allHeartbeats = projections.allHeartbeats.bind(projections);
+    let refusing = true;
+    projections.allHeartbeats = async () => {
+      if (!refusing) return allHeartbeats();
+      throw unavailable('Redis projections', new Error('Command timed out'));
+    };
+    heartbeat = await startHeartbeat(mailbox, {
+      logger: pino({ level: 'silent' }),
+      clock: { now: () => new Date(T0) },
+      settings: { intervalMs: 10, metricsPort: 0 },
+    });
+    const failures = async () =>
+      (await heartbeat.metrics.registry.getSingleMetric('mailbox_heartbeat_tick_failures_total')!.get()).values[0]?.value ?? 0;
+    await waitFor(async () => (await failures()) >= 2, { what: 'two failed ticks' });
+    const failing = await fetch(`${heartbeat.metricsUrl}/healthz`);
+    const body = (await failing.json()) as { healthy: boolean; lastError: string; alarms: Array<Record<string, unknown>> };
+    // It was 503 {"healthy":false,"alarms":[],...}: unhealthy, with no alarm saying why.
+    expect(failing.status).toBe(503);
+    expect(body.healthy).toBe(false);
+    expect(body.alarms).toEqual([
+      {
+        alarm: 'ticks_failing',
+        error: body.lastError,
+        since: new Date(T0).toISOString(),
+        failedTicks: expect.any(Number),
+      },
+    ]);
+    expect(body.lastError).toMatch(/Redis projections is unavailable/);
+    expect(body.alarms[0].failedTicks).toBeGreaterThanOrEqual(2);
+    refusing = false;
+    await waitFor(async () => (await fetch(`${heartbeat.metricsUrl}/healthz`)).status === 200, { what: 'a healthy answer' });
+    const healthy = (await (await fetch(`${heartbeat.metricsUrl}/healthz`)).json()) as { alarms: unknown[]; lastError: unknown };
+    expect(healthy).toMatchObject({ healthy: true, alarms: [], lastError: null });
+  });
+
   test('views that went back (lost, being rebuilt) are not ticked on: one warn line, no escalation from part of the log, one line when they are back', async () => {
     const now = T0 + 10 * 60_000; // the message below is past the wake SLA
     const clock = { now: () => new Date(now) };

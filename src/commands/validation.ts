@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import { MailboxError } from '../errors';
+import { fieldsMeant, moreRecipientsHint } from './fieldSuggestions';
 import { assertJsonDepth } from './jsonDepth';
 import { NOT_A_FIELD_HERE, teachingMessage } from './teachingMessages';
 import { assertWellFormedText } from './wellFormedText';
@@ -63,6 +64,15 @@ export function toMailboxError(schema: z.ZodType, error: z.ZodError, what: strin
   if (unknown && unknown.code === 'unrecognized_keys') {
     const fields = unknown.keys.map((key) => dotted([...unknown.path, key]));
     const allowed = allowedKeysAt(schema, unknown.path);
+    // The field each unknown one most likely meant ('state' -> 'to'), said beside it; never one the caller sent too.
+    const { input } = unknown as { input?: unknown };
+    const given = input !== null && typeof input === 'object' ? Object.keys(input) : [];
+    const meant = unknown.keys.map((key) => fieldsMeant(key, allowed, what, given));
+    const suggestions = [...new Set(meant.flat())];
+    const named = fields.map((field, index) => {
+      const near = meant[index].map((f) => `'${f}'`).join(' or ');
+      return near ? `'${field}' (did you mean ${near}?)` : `'${field}'`;
+    });
     const where = unknown.path.length ? ` in '${dotted(unknown.path)}'` : '';
     const valid = allowed.length ? `allowed fields${where}: ${allowed.join(', ')}` : `it takes no fields${where}`;
     const form = unknown.message === NOT_A_FIELD_HERE ? '' : `; ${unknown.message}`; // the schema's form (showingForm)
@@ -70,11 +80,12 @@ export function toMailboxError(schema: z.ZodType, error: z.ZodError, what: strin
       unknown.path.length === 0 && unknown.keys.some((key) => SENDER_FIELDS.has(key))
         ? ' Your identity comes from your token, never from the request.'
         : '';
+    const recipientsHint = unknown.path.length === 0 ? moreRecipientsHint(what, unknown.keys, given) : '';
     return new MailboxError(
       'UNKNOWN_FIELD',
       'Unknown field',
-      `${what} does not accept ${fields.map((f) => `'${f}'`).join(', ')}; ${valid}${form}.${senderHint}`,
-      { field: fields[0], fields, allowed },
+      `${what} does not accept ${named.join(', ')}; ${valid}${form}.${senderHint}${recipientsHint}`,
+      { field: fields[0], fields, allowed, ...(suggestions.length > 0 ? { suggestions } : {}) },
     );
   }
   // One issue per field and message: a value can fail two checks that teach alike (1e20 is neither a safe integer nor

@@ -1,0 +1,105 @@
+/**
+ * A model's natural first call often names a field by another word: update_task with `state` (its `to`), get_message
+ * with `id`, add_message with `recipients`, `title` and `content`, list_messages with `pageSize`. Each was told only
+ * "update_task does not accept 'state'; allowed fields: taskId, to, reason, note, artifacts." and had to guess which
+ * allowed field was meant (`to` reads as a recipient). The refusal now names it: "'state' (did you mean 'to'?)", and
+ * `suggestions`. Suggested, never taken in its place: the call is UNKNOWN_FIELD and writes nothing, over MCP (HTTP and
+ * stdio) and HTTP /v1 alike (one validation).
+ */
+import { McpSdkClients } from '../support/mcpSdkClients';
+import { startTestServer, type TestServer } from '../support/httpServer';
+
+type ToolResult = { isError?: boolean; content: Array<{ text: string }>; structuredContent?: any };
+
+let server: TestServer;
+let t: Record<string, string>;
+let taskId: string;
+const clients = new McpSdkClients(() => server.url, 'unknown-field-meant-e2e');
+
+beforeAll(async () => {
+  server = await startTestServer();
+  t = await server.register(['@a', '@b', '@c']);
+  const sent = await server.call('POST', '/v1/messages', {
+    token: t['@a'],
+    body: { to: '@b', subject: 'review', body: 'please', task: {} },
+  });
+  taskId = sent.body.messageId;
+});
+afterAll(async () => {
+  await clients.closeAll();
+  await server.close();
+});
+
+/** [tool, arguments, the unknown field, the fields suggested for it]. */
+const GUESSES = (): Array<[string, Record<string, unknown>, string, string[]]> => [
+  ['update_task', { taskId, state: 'Working' }, 'state', ['to']],
+  ['update_task', { taskId, status: 'completed' }, 'status', ['to']],
+  ['update_task', { taskId, to: 'Working', comment: 'on it' }, 'comment', ['note']],
+  ['claim_task', { id: taskId }, 'id', ['taskId']],
+  ['get_message', { id: taskId }, 'id', ['messageId']],
+  ['mark_read', { message_id: taskId }, 'message_id', ['messageId', 'messageIds']],
+  ['add_message', { recipients: ['@b', '@c'], subject: 's', body: 'b' }, 'recipients', ['to']],
+  ['add_message', { to: '@c', subject: 's', body: 'b', reply_to: taskId }, 'reply_to', ['inReplyTo']],
+  ['add_message', { to: '@c', subjet: 's', body: 'b' }, 'subjet', ['subject']],
+  ['list_messages', { pageSize: 10 }, 'pageSize', ['limit']],
+  ['list_messages', { unread: true }, 'unread', ['status']],
+  ['get_delivery', { messageId: taskId, cursor: '@b' }, 'cursor', ['after']],
+];
+
+test.each(['http', 'stdio'])('over MCP (%s), an unknown field is told the one meant; nothing is written', async (via) => {
+  const b = via === 'http' ? await clients.http(t['@b']) : await clients.stdio(t['@b']);
+  for (const [tool, args, field, suggestions] of GUESSES()) {
+    const before = await server.eventCount();
+    const result = (await b.callTool({ name: tool, arguments: args })) as ToolResult;
+    expect([tool, field, result.isError]).toEqual([tool, field, true]);
+    expect([tool, result.structuredContent]).toMatchObject([tool, { code: 'UNKNOWN_FIELD', field, suggestions }]);
+    const meant = suggestions.map((s) => `'${s}'`).join(' or ');
+    expect(result.structuredContent.message).toContain(`${tool} does not accept '${field}' (did you mean ${meant}?); allowed`);
+    expect(await server.eventCount()).toBe(before);
+  }
+  // Two at once, each with its own; a name near nothing is named alone, without suggestions.
+  const two = (await b.callTool({
+    name: 'add_message',
+    arguments: { to: '@c', title: 's', content: 'b' },
+  })) as ToolResult;
+  expect(two.structuredContent).toMatchObject({ code: 'UNKNOWN_FIELD', suggestions: ['subject', 'body'] });
+  expect(two.structuredContent.message).toContain(
+    "add_message does not accept 'title' (did you mean 'subject'?), 'content' (did you mean 'body'?); allowed fields:",
+  );
+  const none = (await b.callTool({ name: 'list_messages', arguments: { since: '2026-01-01T00:00:00Z' } })) as ToolResult;
+  expect(none.structuredContent).toMatchObject({ code: 'UNKNOWN_FIELD', field: 'since' });
+  expect(none.structuredContent).not.toHaveProperty('suggestions');
+  // `cc` beside a `to`: no field to suggest (it sent `to`), but where the recipients go.
+  const cc = (await b.callTool({
+    name: 'add_message',
+    arguments: { to: '@c', cc: ['@a'], subject: 's', body: 'b' },
+  })) as ToolResult;
+  expect(cc.structuredContent).not.toHaveProperty('suggestions');
+  expect(cc.structuredContent.message).toMatch(
+    /does not accept 'cc'; allowed .* Every recipient goes in 'to': one @identity, AGENT:\*, or a list such as \["@b", "@c"\]\.$/,
+  );
+  // The positive signal: the task is still Submitted (no `state` moved it), @c's inbox holds nothing, and the call
+  // as suggested works.
+  const task = (await b.callTool({ name: 'get_task', arguments: { taskId } })) as ToolResult;
+  expect(task.structuredContent.mailbox.state).toBe('Submitted');
+  const c = await clients.http(t['@c']);
+  const inbox = (await c.callTool({ name: 'list_messages', arguments: {} })) as ToolResult;
+  expect(inbox.structuredContent.messages).toEqual([]);
+  const listed = (await b.callTool({ name: 'list_messages', arguments: { limit: 10 } })) as ToolResult;
+  expect(listed.isError ?? false).toBe(false);
+});
+
+test('over HTTP /v1, the same refusals name the same fields; nothing is written', async () => {
+  const before = await server.eventCount();
+  const send = await server.call('POST', '/v1/messages', {
+    token: t['@a'],
+    body: { recipient: '@b', subject: 's', body: 'b' },
+  });
+  expect(send.status).toBe(400);
+  expect(send.body).toMatchObject({ code: 'UNKNOWN_FIELD', field: 'recipient', suggestions: ['to'] });
+  expect(send.body.message).toContain("add_message does not accept 'recipient' (did you mean 'to'?); allowed fields:");
+  const list = await server.call('GET', '/v1/messages?page_size=3', { token: t['@b'] });
+  expect(list.status).toBe(400);
+  expect(list.body).toMatchObject({ code: 'UNKNOWN_FIELD', field: 'page_size', suggestions: ['limit'] });
+  expect(await server.eventCount()).toBe(before);
+});

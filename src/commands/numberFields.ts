@@ -13,11 +13,21 @@ import { fromDecimalText } from '../support/decimalText';
  */
 export function pageSize(max: number, fallback: number, min = 1) {
   const teaches = `takes a whole number from ${min} to ${max} (default ${fallback})`;
-  return fromDecimalText(
-    z.number({ error: teaches }).int({ error: teaches }).min(min, { error: teaches }).max(max, { error: teaches }),
-    { teaches },
-  ).default(fallback);
+  const error = saying(teaches);
+  return fromDecimalText(z.number({ error }).int({ error }).min(min, { error }).max(max, { error }), { teaches }).default(
+    fallback,
+  );
 }
+
+/**
+ * The range, then the number refused: `limit: 1000` was told "takes a whole number from 1 to 200 (default 50)" alone,
+ * and a caller that computed the value did not see which one it sent. Only a number is named (text is told its own
+ * form by fromDecimalText; a null is told to omit the field).
+ */
+const saying =
+  (teaches: string) =>
+  (issue: { input?: unknown }): string =>
+    typeof issue.input === 'number' ? `${teaches}, not ${issue.input}` : teaches;
 
 /**
  * A whole number in a JSON body or a tool call (a lease, a token budget). Its decimal digits as a string ("60") are
@@ -28,6 +38,7 @@ export function wholeNumber(unit: string, min: number, max?: number) {
   const range = max === undefined ? `, ${min} or more,` : ` from ${min} to ${max},`;
   const example = Math.max(min, Math.min(max ?? 300, 300));
   const teaches = `takes a whole number of ${unit}${range} e.g. ${example}`;
-  const atLeast = z.number({ error: teaches }).int({ error: teaches }).min(min, { error: teaches });
-  return fromDecimalText(max === undefined ? atLeast : atLeast.max(max, { error: teaches }), { teaches });
+  const error = saying(teaches);
+  const atLeast = z.number({ error }).int({ error }).min(min, { error });
+  return fromDecimalText(max === undefined ? atLeast : atLeast.max(max, { error }), { teaches });
 }

@@ -37,6 +37,29 @@ const EXPECTED: Record<string, string> = {
 
 const expectedOf = (expected: string): string => EXPECTED[expected] ?? expected;
 
+/** Words callers use for the mailbox's enum values: suggested only where the value is one of those allowed. */
+const SYNONYMS: Record<string, string> = {
+  sent: 'outbox',
+  outgoing: 'outbox',
+  received: 'inbox',
+  incoming: 'inbox',
+  new: 'unread',
+  unseen: 'unread',
+  seen: 'read',
+  archive: 'archived',
+  any: 'all',
+  urgent: 'high',
+  critical: 'high',
+  important: 'high',
+  medium: 'normal',
+  default: 'normal',
+  minor: 'low',
+  mine: 'assigned',
+  open: 'claimable',
+  available: 'claimable',
+  outbox: 'sent',
+};
+
 /** zod's per-parse error map: a teaching message for the common issues, undefined (zod's own) for the rest. */
 export function teachingMessage(issue: z.core.$ZodRawIssue): string | undefined {
   switch (issue.code) {
@@ -73,9 +96,13 @@ export function teachingMessage(issue: z.core.$ZodRawIssue): string | undefined 
               (value) => typeof value === 'string' && value !== input && value.toLowerCase() === input.toLowerCase(),
             )
           : undefined;
-      return meant === undefined
-        ? valid
-        : `${valid}, not ${JSON.stringify(input)}: did you mean ${JSON.stringify(meant)}? (written exactly so)`;
+      if (meant !== undefined)
+        return `${valid}, not ${JSON.stringify(input)}: did you mean ${JSON.stringify(meant)}? (written exactly so)`;
+      // The value refused, named ("urgent", "sent"), with the value a common other word for it means.
+      if (typeof input !== 'string' && typeof input !== 'number') return valid;
+      const synonym = typeof input === 'string' ? SYNONYMS[input.toLowerCase()] : undefined;
+      const near = synonym !== undefined && issue.values.includes(synonym) ? `: did you mean ${JSON.stringify(synonym)}?` : '';
+      return `${valid}, not ${JSON.stringify(input)}${near}`;
     }
     case 'invalid_format':
       // zod's "Invalid ISO datetime" does not say which ISO form: the date alone, minutes without seconds and an offset

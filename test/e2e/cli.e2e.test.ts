@@ -197,7 +197,7 @@ test.each([
     for (const limit of ['0', '201000']) {
       expect(await mailbox(token, ...command, '--limit', limit)).toEqual({
         out: '',
-        err: `error: ${what}: '--limit' ${teaches} (VALIDATION_FAILED)\n`,
+        err: `error: ${what}: '--limit' ${teaches}, not ${limit} (VALIDATION_FAILED)\n`,
         exitCode: 1,
       });
     }

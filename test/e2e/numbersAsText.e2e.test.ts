@@ -73,7 +73,7 @@ describe('leaseSeconds as digits', () => {
     [' 60', "takes a whole number of seconds from 1 to 604800, e.g. 300, written in plain decimal digits, not ' 60'"],
     ['-1', "takes a whole number of seconds from 1 to 604800, e.g. 300, written in plain decimal digits, not '-1'"],
     ['1.5', "takes a whole number of seconds from 1 to 604800, e.g. 300, written in plain decimal digits, not '1.5'"],
-    ['0', 'takes a whole number of seconds from 1 to 604800, e.g. 300'],
+    ['0', 'takes a whole number of seconds from 1 to 604800, e.g. 300, not 0'],
   ])('leaseSeconds %j is refused over MCP and HTTP alike, naming the range and the form; nothing written', async (text, says) => {
     const taskId = await broadcastTask();
     const before = await server.eventCount();

@@ -88,7 +88,7 @@ describe('parseListQuery', () => {
     (limit) => {
       const error = rejection({ limit });
       expect(error.envelope).toMatchObject({ code: 'VALIDATION_FAILED', field: 'limit' });
-      expect(error.message).toBe("list_messages: 'limit' takes a whole number from 1 to 200 (default 50)");
+      expect(error.message).toBe(`list_messages: 'limit' takes a whole number from 1 to 200 (default 50), not ${Number(limit)}`);
     },
   );
 

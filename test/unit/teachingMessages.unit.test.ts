@@ -42,7 +42,7 @@ describe('teaching messages', () => {
     [{ name: 'n', items: ['a'] }, "tool: 'items' must hold at least 2 items"],
     [{ name: 'n', items: ['a', 'b', 'c', 'd'] }, "tool: 'items' must hold at most 3 items"],
     [{ name: 'n', items: 'a,b' }, "tool: 'items' must be a list (a JSON array), not text"],
-    [{ name: 'n', mode: 'slow' }, 'tool: \'mode\' must be one of "fast", "safe"'],
+    [{ name: 'n', mode: 'slow' }, 'tool: \'mode\' must be one of "fast", "safe", not "slow"'],
     [{ name: 'n', data: [1, 2] }, "tool: 'data' must be an object (a JSON object of keys and values), not an array"],
     [{ name: 'n', data: 'x' }, "tool: 'data' must be an object (a JSON object of keys and values), not text"],
     [[], 'tool: the input must be an object (a JSON object of fields), not an array'],
@@ -125,7 +125,7 @@ describe('several wrong fields', () => {
         { field: 'name', message: 'must not be empty' },
         { field: 'count', message: 'must be at least 2' },
         { field: 'items', message: 'must hold at least 2 items' },
-        { field: 'mode', message: 'must be one of "fast", "safe"' },
+        { field: 'mode', message: 'must be one of "fast", "safe", not "slow"' },
       ],
     });
   });

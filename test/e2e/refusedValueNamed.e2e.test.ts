@@ -1,0 +1,106 @@
+/**
+ * A value refused is named beside the valid form: `limit: 1000` was told "'limit' takes a whole number from 1 to 200
+ * (default 50)", `box: "sent"` "'box' must be one of "inbox", "outbox"", `priority: "urgent"` "must be one of "low",
+ * "normal", "high"": a model that computed or guessed the value did not see which one it sent, nor the value its word
+ * means. Each now ends ", not 1000", ", not "sent": did you mean "outbox"?". Over MCP and HTTP /v1 alike; nothing is
+ * written.
+ */
+import { McpSdkClients } from '../support/mcpSdkClients';
+import { startTestServer, type TestServer } from '../support/httpServer';
+
+type ToolResult = { isError?: boolean; content: Array<{ text: string }>; structuredContent?: any };
+
+let server: TestServer;
+let t: Record<string, string>;
+let taskId: string;
+const clients = new McpSdkClients(() => server.url, 'refused-value-named-e2e');
+
+beforeAll(async () => {
+  server = await startTestServer();
+  t = await server.register(['@a', '@b', '@c']);
+  const sent = await server.call('POST', '/v1/messages', {
+    token: t['@a'],
+    body: { to: 'AGENT:*', subject: 'review', body: 'please', task: {} },
+  });
+  taskId = sent.body.messageId;
+});
+afterAll(async () => {
+  await clients.closeAll();
+  await server.close();
+});
+
+const RANGE = 'takes a whole number from 1 to 200 (default 50)';
+const send = { to: '@c', subject: 's', body: 'b' };
+
+/** [tool, arguments, the field, its message]. */
+const REFUSED = (): Array<[string, Record<string, unknown>, string, string]> => [
+  ['list_messages', { limit: 1000 }, 'limit', `${RANGE}, not 1000`],
+  ['list_messages', { limit: '500' }, 'limit', `${RANGE}, not 500`],
+  ['list_messages', { limit: 0 }, 'limit', `${RANGE}, not 0`],
+  ['list_messages', { limit: 2.5 }, 'limit', `${RANGE}, not 2.5`],
+  ['list_tasks', { limit: -1 }, 'limit', `${RANGE}, not -1`],
+  ['get_delivery', { messageId: taskId, limit: 5000 }, 'limit', 'takes a whole number from 1 to 1000 (default 100), not 5000'],
+  [
+    'claim_task',
+    { taskId, leaseSeconds: 10_000_000 },
+    'leaseSeconds',
+    'takes a whole number of seconds from 1 to 604800, e.g. 300, not 10000000',
+  ],
+  ['list_messages', { box: 'sent' }, 'box', 'must be one of "inbox", "outbox", not "sent": did you mean "outbox"?'],
+  [
+    'list_messages',
+    { status: 'new' },
+    'status',
+    'must be one of "unread", "read", "all", "archived", not "new": did you mean "unread"?',
+  ],
+  ['list_messages', { status: 'pending' }, 'status', 'must be one of "unread", "read", "all", "archived", not "pending"'],
+  [
+    'list_tasks',
+    { view: 'outbox' },
+    'view',
+    'must be one of "assigned", "claimable", "sent", not "outbox": did you mean "sent"?',
+  ],
+  [
+    'add_message',
+    { ...send, priority: 'urgent' },
+    'priority',
+    'must be one of "low", "normal", "high", not "urgent": did you mean "high"?',
+  ],
+  ['add_message', { ...send, priority: 3 }, 'priority', 'must be one of "low", "normal", "high", not 3'],
+];
+
+test.each(['http', 'stdio'])('over MCP (%s), each refusal names the value refused; nothing is written', async (via) => {
+  const b = via === 'http' ? await clients.http(t['@b']) : await clients.stdio(t['@b']);
+  for (const [tool, args, field, message] of REFUSED()) {
+    const before = await server.eventCount();
+    const result = (await b.callTool({ name: tool, arguments: args })) as ToolResult;
+    expect([tool, result.isError]).toEqual([tool, true]);
+    expect([tool, result.structuredContent]).toMatchObject([tool, { code: 'VALIDATION_FAILED', field }]);
+    expect(result.structuredContent.message).toBe(`${tool}: '${field}' ${message}`);
+    expect(await server.eventCount()).toBe(before);
+  }
+  // The positive signal: nothing reached @c, the task is unclaimed, and the values as suggested are taken.
+  const c = await clients.http(t['@c']);
+  const inbox = (await c.callTool({ name: 'list_messages', arguments: { limit: 200 } })) as ToolResult;
+  expect(inbox.structuredContent.messages.map((m: { subject: string }) => m.subject)).toEqual(['review']);
+  const task = (await c.callTool({ name: 'get_task', arguments: { taskId } })) as ToolResult;
+  expect(task.structuredContent.mailbox.assignee).toBeNull();
+  const outbox = (await b.callTool({ name: 'list_messages', arguments: { box: 'outbox' } })) as ToolResult;
+  expect(outbox.isError ?? false).toBe(false);
+});
+
+test('over HTTP /v1, the same values are named', async () => {
+  const before = await server.eventCount();
+  const list = await server.call('GET', '/v1/messages?limit=1000&box=sent', { token: t['@b'] });
+  expect(list.status).toBe(400);
+  expect(list.body.issues).toEqual([
+    { field: 'box', message: 'must be one of "inbox", "outbox", not "sent": did you mean "outbox"?' },
+    { field: 'limit', message: `${RANGE}, not 1000` },
+  ]);
+  const sent = await server.call('POST', '/v1/messages', { token: t['@a'], body: { ...send, priority: 'urgent' } });
+  expect(sent.status).toBe(400);
+  expect(sent.body.message).toBe(
+    'add_message: \'priority\' must be one of "low", "normal", "high", not "urgent": did you mean "high"?',
+  );
+  expect(await server.eventCount()).toBe(before);
+});

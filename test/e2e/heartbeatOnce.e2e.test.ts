@@ -397,6 +397,16 @@ test('a bad MAILBOX_HEARTBEAT_* value is named by its variable, not by a flag th
   });
 });
 
+test('a MAILBOX_HEARTBEAT_PROJECTOR that is none of its values names the value once', async () => {
+  // b20415c made an enum's refusal name the value ('not "xyz"'), and the CLI added its own: 'not "xyz", not \'xyz\''.
+  const run = await runCli(['heartbeat'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_HEARTBEAT_PROJECTOR: 'xyz' });
+  expect(run.code).toBe(2);
+  expect(JSON.parse(run.stderr)).toMatchObject({
+    field: 'MAILBOX_HEARTBEAT_PROJECTOR',
+    message: 'MAILBOX_HEARTBEAT_PROJECTOR: must be one of "auto", "on", "off", not "xyz"',
+  });
+});
+
 /** Runs `heartbeat --once` with a malformed duration and expects its refusal: exit 2, the option named, the message's end. */
 async function expectDurationRefused(args: readonly string[], env: Record<string, string>, option: string, ending: string) {
   const run = await runCli(['heartbeat', '--once', ...args], { MAILBOX_DATA_DIR: dataDir, ...env });

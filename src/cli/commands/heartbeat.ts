@@ -154,9 +154,11 @@ function refusalAsTyped(
   const retold = issues.map((issue) => {
     const [, key, index] = plainField.exec(issue.field)!;
     const { source, value } = given(key);
-    // The value as typed (the entry of a list), unless the message shows it already (a duration with spaces).
+    // The value as typed (the entry of a list), unless the message shows it already (a duration with spaces; an enum's
+    // value, named by the schema as JSON: 'must be one of "auto", "on", "off", not "xyz"').
     const typed = typeof value !== 'string' ? undefined : index === undefined ? value : listEntries(value)[Number(index)];
-    const shown = typed !== undefined && !issue.message.includes(`not '`) ? `, not '${typed}'` : '';
+    const showsIt = typed === undefined || issue.message.includes(`not '`) || issue.message.includes(JSON.stringify(typed));
+    const shown = showsIt ? '' : `, not '${typed}'`;
     return { field: source!, message: `${issue.message}${shown}` };
   });
   return new MailboxError(code, title, retold.map((issue) => `${issue.field}: ${issue.message}`).join('; '), {

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { pageSize } from '../commands/numberFields';
 import { MailboxError } from '../errors';
 import { MAX_TAGS, prioritySchema, tagSchema } from '../commands/messageFields';
-import { identitySchema } from '../commands/schemas';
+import { identityRefused, identitySchema } from '../commands/schemas';
 import { threadIdSchema } from '../commands/threadIds';
 import { BROADCAST, IDENTITY_PATTERN } from '../commands/recipients';
 import { parseInput } from '../commands/validation';
@@ -42,9 +42,9 @@ const csvOrArray = z.preprocess((value, ctx) => {
 const recipientFilterSchema = z
   .string()
   .refine((value) => value === BROADCAST || IDENTITY_PATTERN.test(value), {
-    message:
+    error: (issue) =>
       `must be one recipient: an @identity (e.g. @neo-gpt; also matches the lists that include it) or the literal ` +
-      `${BROADCAST} (your broadcasts); not a list or comma-separated text`,
+      `${BROADCAST} (your broadcasts); not a list or comma-separated text${identityRefused(issue.input)}`,
   })
   // The advertised schema (OpenAPI, tools/list) says the same as the check.
   .meta({ pattern: '^(?:@[A-Za-z0-9_-]{1,64}|AGENT:\\*)$' });

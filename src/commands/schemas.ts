@@ -18,14 +18,26 @@ export const MAX_IDEMPOTENCY_KEY_CHARS = 200;
 
 export { messageIdSchema };
 
-export const identitySchema = z.string().regex(IDENTITY_PATTERN, {
-  message: 'must be an identity: @ followed by 1-64 of A-Z a-z 0-9 _ - (e.g. @neo-gpt)',
-});
-
 const shortText = (value: unknown): string => {
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 60 ? `${text.slice(0, 57)}..."` : text;
 };
+
+export const IDENTITY_FORM = 'must be an identity: @ followed by 1-64 of A-Z a-z 0-9 _ - (e.g. @neo-gpt)';
+
+/**
+ * The identity refused, and the one meant when it lacks only its @ ("alice" for @alice, as a send's `to` is told): a
+ * filter `from: "alice"` was told the form alone.
+ */
+export function identityRefused(input: unknown): string {
+  if (typeof input !== 'string') return '';
+  const meant = IDENTITY_PATTERN.test(`@${input}`) ? `: did you mean "@${input}"? (the @ is part of the identity)` : '';
+  return `; ${shortText(input)} is not one${meant}`;
+}
+
+export const identitySchema = z.string().regex(IDENTITY_PATTERN, {
+  error: (issue) => `${IDENTITY_FORM}${identityRefused(issue.input)}`,
+});
 
 /**
  * Lossless-permissive (seed 003): a structured field also accepts its JSON

@@ -370,7 +370,11 @@ test.each([
   [['--interval', '5'], "--interval: must be a duration of at least 10ms, not '5'"],
   [['--stall-after', '0'], "--stall-after: must be a duration of at least 1ms, not '0'"],
   [['--metrics-port', 'abc'], "--metrics-port: must be written in plain decimal digits, not 'abc'"],
-  [['--opt-out', '@b,c'], "--opt-out: must be an identity: @ followed by 1-64 of A-Z a-z 0-9 _ - (e.g. @neo-gpt), not 'c'"],
+  [
+    ['--opt-out', '@b,c'],
+    '--opt-out: must be an identity: @ followed by 1-64 of A-Z a-z 0-9 _ - (e.g. @neo-gpt); "c" is not one: did you mean "@c"? ' +
+      '(the @ is part of the identity)',
+  ],
 ])(
   'mailbox heartbeat %j names the flag typed and its valid form, never the settings field: one line, exit 2',
   async (args, said) => {

@@ -476,7 +476,10 @@ describe('a message says each thing once: the field named once, a check that fai
 
   test("an identity filter says what it must be ('from' an identity is @ ... had no verb)", async () => {
     const body = await rejected(server, 'GET', '/v1/messages?from=alice', { token: t['@a'] }, 400, 'VALIDATION_FAILED');
-    expect(body.message).toBe("list_messages: 'from' must be an identity: @ followed by 1-64 of A-Z a-z 0-9 _ - (e.g. @neo-gpt)");
+    expect(body.message).toBe(
+      "list_messages: 'from' must be an identity: @ followed by 1-64 of A-Z a-z 0-9 _ - (e.g. @neo-gpt); " +
+        '"alice" is not one: did you mean "@alice"? (the @ is part of the identity)',
+    );
   });
 });
 

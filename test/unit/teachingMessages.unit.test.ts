@@ -52,7 +52,7 @@ describe('teaching messages', () => {
 
   it("a schema's own message wins over the teaching default", () => {
     expect(messageFor({ name: 'n', owner: 'alice' })).toBe(
-      "tool: 'owner' must be an identity: @ followed by 1-64 of A-Z a-z 0-9 _ - (e.g. @neo-gpt)",
+      'tool: \'owner\' must be an identity: @ followed by 1-64 of A-Z a-z 0-9 _ - (e.g. @neo-gpt); "alice" is not one: did you mean "@alice"? (the @ is part of the identity)',
     );
   });
 
@@ -64,7 +64,7 @@ describe('teaching messages', () => {
       said = (error as MailboxError).message;
     }
     expect(said).toBe(
-      "tool: 'agents.b' is not a valid key: the key must be an identity: @ followed by 1-64 of A-Z a-z 0-9 _ - (e.g. @neo-gpt)",
+      'tool: \'agents.b\' is not a valid key: the key must be an identity: @ followed by 1-64 of A-Z a-z 0-9 _ - (e.g. @neo-gpt); "b" is not one: did you mean "@b"? (the @ is part of the identity)',
     );
   });
 });
@@ -88,13 +88,19 @@ describe("a field's own message reads as a sentence after the field's name", () 
     [{ hook: [] }, '\'hook\' must be a command path, or a JSON array ["command", "arg", ...]'],
     [{ webhookSecret: 'short' }, "'webhookSecret' must be at least 16 characters"],
     [{ redisUrl: 'http://x' }, "'redisUrl' must be a Redis URL, starting with redis:// or rediss://"],
-    [{ optOut: ['b'] }, "'optOut.0' must be an identity: @ followed by 1-64 of A-Z a-z 0-9 _ - (e.g. @neo-gpt)"],
+    [
+      { optOut: ['b'] },
+      '\'optOut.0\' must be an identity: @ followed by 1-64 of A-Z a-z 0-9 _ - (e.g. @neo-gpt); "b" is not one: did you mean "@b"? (the @ is part of the identity)',
+    ],
   ])('heartbeat settings %j', (input, message) => {
     expect(said(() => parseHeartbeatSettings(input))).toBe(`heartbeat settings: ${message}`);
   });
 
   it.each([
-    [{ from: 'x' }, "'from' must be an identity: @ followed by 1-64 of A-Z a-z 0-9 _ - (e.g. @neo-gpt)"],
+    [
+      { from: 'x' },
+      '\'from\' must be an identity: @ followed by 1-64 of A-Z a-z 0-9 _ - (e.g. @neo-gpt); "x" is not one: did you mean "@x"? (the @ is part of the identity)',
+    ],
     [
       { messageId: 'x' },
       "'messageId' must be a message id: a UUID such as 5b2a33c9-6374-5961-8e7b-b5d7c7ddbb86, as a send returns it and a " +

@@ -187,6 +187,19 @@ export const markReadSchema = z
   .superRefine((input, ctx) => {
     // The issue names a field (the error's `field`, never ""): messageId when none was given, else the one too many.
     const given = MARK_READ_CHOICES.filter((key) => input[key] !== undefined);
+    const filters = READ_ALL_FILTERS.filter((key) => input[key] !== undefined);
+    if (given.length === 0 && filters.length > 0) {
+      // {"threadId": "x"} means "mark this thread read": it lacks only all (it was told messageId is required).
+      ctx.addIssue({
+        code: 'custom',
+        path: ['all'],
+        message:
+          `is required with ${filters.map((key) => `'${key}'`).join(', ')}, which narrow${filters.length === 1 ? 's' : ''} ` +
+          'mark_read {all: true}: add "all": true (your unread messages that you have seen), or name the messages with ' +
+          'messageId or messageIds',
+      });
+      return;
+    }
     if (given.length !== 1) {
       ctx.addIssue({
         code: 'custom',
@@ -198,7 +211,6 @@ export const markReadSchema = z
       });
       return;
     }
-    const filters = READ_ALL_FILTERS.filter((key) => input[key] !== undefined);
     if (input.all === undefined && filters.length > 0) {
       ctx.addIssue({
         code: 'custom',

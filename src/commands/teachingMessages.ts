@@ -80,8 +80,11 @@ export function teachingMessage(issue: z.core.$ZodRawIssue): string | undefined 
     }
     case 'too_big': {
       const maximum = Number(issue.maximum);
-      if (issue.origin === 'string') return `must be at most ${maximum} characters long`;
-      if (issue.origin === 'array') return `must hold at most ${maximum} items`;
+      // How long it was: a caller cutting it down knows by how much ("subject ... at most 200 characters long (it has 243)").
+      const { input } = issue as { input?: unknown };
+      const has = typeof input === 'string' || Array.isArray(input) ? ` (it has ${input.length})` : '';
+      if (issue.origin === 'string') return `must be at most ${maximum} characters long${has}`;
+      if (issue.origin === 'array') return `must hold at most ${maximum} items${has}`;
       if (issue.origin === 'number')
         return issue.inclusive === false ? `must be less than ${maximum}` : `must be at most ${maximum}`;
       return undefined;

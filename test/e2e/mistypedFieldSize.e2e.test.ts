@@ -76,7 +76,10 @@ test('artifacts given as text and a subject given as an array are told the type 
     token: t['@b'],
     body: { to: 'Completed', artifacts: Array.from({ length: 33 }, () => ({ parts: [{ kind: 'text', text: 'a' }] })) },
   });
-  expect(many.body).toMatchObject({ code: 'VALIDATION_FAILED', message: "update_task: 'artifacts' must hold at most 32 items" });
+  expect(many.body).toMatchObject({
+    code: 'VALIDATION_FAILED',
+    message: "update_task: 'artifacts' must hold at most 32 items (it has 33)",
+  });
   expect(await server.eventCount()).toBe(before);
 });
 

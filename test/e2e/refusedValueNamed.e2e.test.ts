@@ -104,3 +104,39 @@ test('over HTTP /v1, the same values are named', async () => {
   );
   expect(await server.eventCount()).toBe(before);
 });
+
+test('over MCP, text or a list too long is told how long it is; nothing is written', async () => {
+  // "'subject' must be at most 200 characters long" did not say by how much: a model cutting it down had to count.
+  const a = await clients.http(t['@a']);
+  const before = await server.eventCount();
+  const cases: Array<[string, Record<string, unknown>, string, string]> = [
+    ['add_message', { ...send, subject: 'x'.repeat(243) }, 'subject', 'must be at most 200 characters long (it has 243)'],
+    [
+      'add_message',
+      { ...send, tags: Array.from({ length: 40 }, (_, i) => `t${i}`) },
+      'tags',
+      'must hold at most 32 items (it has 40)',
+    ],
+    [
+      'add_message',
+      { ...send, idempotencyKey: 'k'.repeat(201) },
+      'idempotencyKey',
+      'must be at most 200 characters long (it has 201)',
+    ],
+    [
+      'update_task',
+      { taskId, to: 'Rejected', reason: 'r'.repeat(2001) },
+      'reason',
+      'must be at most 2000 characters long (it has 2001)',
+    ],
+  ];
+  for (const [tool, args, field, message] of cases) {
+    const result = (await a.callTool({ name: tool, arguments: args })) as ToolResult;
+    expect([tool, field, result.structuredContent]).toMatchObject([
+      tool,
+      field,
+      { code: 'VALIDATION_FAILED', field, message: `${tool}: '${field}' ${message}` },
+    ]);
+  }
+  expect(await server.eventCount()).toBe(before);
+});

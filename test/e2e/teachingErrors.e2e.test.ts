@@ -291,7 +291,7 @@ describe("zod's own wording never reaches the caller: each message says what the
     [{ to: '@b', subject: 's' }, 'body', 'is required: text (a JSON string)'],
     [{ to: '@b', subject: 's', body: { x: 1 } }, 'body', 'must be text (a JSON string), not an object'],
     [{ to: '@b', subject: '', body: 'b' }, 'subject', 'must not be empty'],
-    [{ to: '@b', subject: 'x'.repeat(201), body: 'b' }, 'subject', 'must be at most 200 characters long'],
+    [{ to: '@b', subject: 'x'.repeat(201), body: 'b' }, 'subject', 'must be at most 200 characters long (it has 201)'],
     [{ to: '@b', subject: 's', body: 'b', tags: [1] }, 'tags.0', 'must be text (a JSON string), not a number'],
     [
       { to: '@b', subject: 's', body: 'b', priority: 'urgent' },

@@ -1,7 +1,8 @@
 /**
  * The admin token: MAILBOX_ADMIN_TOKEN when set; else the one stored in
  * <dataDir>/admin.token; else a new one, written there with mode 0600 and
- * printed once (only when generated: a restart never shows it again).
+ * printed once (only when generated: a restart never shows it again), once the
+ * stores it is to serve have opened.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -34,21 +35,42 @@ function readStored(file: string, logger: Logger): string {
   return token;
 }
 
-export function resolveAdminToken(config: MailboxConfig, logger: Logger, print: (text: string) => void): AdminToken {
-  if (config.adminToken) return { token: config.adminToken, source: 'environment' };
+/**
+ * The admin token to start with, nothing written and nothing printed yet: the environment's, the stored one, or a new
+ * one (`pending`) that `keep` stores and prints once the mailbox has opened. Generated and shown before the stores were
+ * opened, a start refused on them (a read-only log, another mailbox serving the data dir) had already printed "generated
+ * now" and written admin.token: a token no running server took (the other one had its own), shown as the one to use.
+ */
+export function prepareAdminToken(config: MailboxConfig, logger: Logger): AdminToken & { pending: boolean } {
+  if (config.adminToken) return { token: config.adminToken, source: 'environment', pending: false };
   const file = path.resolve(config.dataDir, ADMIN_TOKEN_FILE);
-  if (fs.existsSync(file)) return { token: readStored(file, logger), source: 'file', file };
+  if (fs.existsSync(file)) return { token: readStored(file, logger), source: 'file', file, pending: false };
+  return { token: generateToken('mbx_admin'), source: 'generated', file, pending: true };
+}
+
+/**
+ * Stores a pending generated token (mode 0600, never over a file) and prints it once; an admin token from the
+ * environment or a file is returned as it is. Another process that stored one first wins: its token is returned
+ * (source 'file'), for the caller to start with instead.
+ */
+export function keepAdminToken(
+  admin: AdminToken & { pending: boolean },
+  logger: Logger,
+  print: (text: string) => void,
+): AdminToken {
+  const { pending, ...token } = admin;
+  if (!pending) return token;
+  const file = admin.file!;
   makeDirectory(path.dirname(file), OWNER_ONLY);
-  const token = generateToken('mbx_admin');
   try {
-    fs.writeFileSync(file, `${token}\n`, { mode: 0o600, flag: 'wx' }); // wx: never overwrite a token another process just wrote
+    fs.writeFileSync(file, `${admin.token}\n`, { mode: 0o600, flag: 'wx' }); // wx: never overwrite a token another process just wrote
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return { token: readStored(file, logger), source: 'file', file };
     throw error;
   }
   print(
-    `\nAdmin token (generated now and shown only this once; stored 0600 in ${file}):\n\n  ${token}\n\n` +
+    `\nAdmin token (generated now and shown only this once; stored 0600 in ${file}):\n\n  ${admin.token}\n\n` +
       'Use it as "Authorization: Bearer <token>" to register agents (POST /v1/agents or `mailbox agent add`).\n',
   );
-  return { token, source: 'generated', file };
+  return token;
 }

@@ -2,14 +2,15 @@
  * Starts the whole server: the admin token, the mailbox (store, views, wake
  * bus) and the HTTP API on host:port, saying in the log what it runs on.
  * Order: every check that needs no server first, then wait for Redis and
- * EventStoreDB, and only then create anything (the admin token, the stores),
- * so a bad setting never leaves a freshly generated token behind. A failure an
+ * EventStoreDB, and only then create anything (the stores, then the admin
+ * token), so a bad setting or a store refused at start (read-only, served by
+ * another mailbox) never leaves a freshly generated token behind, nor prints one. A failure an
  * operator can fix is a StartupError (one line naming the variable).
  */
 import type { Logger } from 'pino';
 import type { MailboxConfig } from './config';
 import { createMailbox, type Mailbox } from './mailbox';
-import { resolveAdminToken } from './adminToken';
+import { keepAdminToken, prepareAdminToken, type AdminToken } from './adminToken';
 import { buildHttpServer, type HttpServer } from './adapters/http/httpServer';
 import { mcpRoutes } from './adapters/mcp/mcpRoutes';
 import { messageStoryRoutes } from './adapters/http/routes/messageStoryRoutes';
@@ -61,9 +62,21 @@ async function start(
   checkConfig(config);
   await checkPortFree(config);
   await waitForBackends(config, logger, interrupted);
-  const admin = resolveAdminToken(config, logger, print);
+  const prepared = prepareAdminToken(config, logger); // a generated one is stored and shown once the stores opened
+  let mailbox = await createMailbox({ ...config, adminToken: prepared.token }, { logger }, { interrupted });
+  let admin: AdminToken;
+  try {
+    admin = keepAdminToken(prepared, logger, print);
+  } catch (error) {
+    await mailbox.close();
+    throw error;
+  }
+  if (admin.token !== prepared.token) {
+    // Another process stored its generated token first (views in memory: no owner lock kept it out): serve that one.
+    await mailbox.close();
+    mailbox = await createMailbox({ ...config, adminToken: admin.token }, { logger }, { interrupted });
+  }
   logger.info({ source: admin.source, ...(admin.file ? { file: admin.file } : {}) }, 'admin token');
-  const mailbox = await createMailbox({ ...config, adminToken: admin.token }, { logger }, { interrupted });
   let http: HttpServer;
   let url: string;
   try {

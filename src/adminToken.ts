@@ -20,8 +20,30 @@ export interface AdminToken {
   file?: string;
 }
 
+/** Why a file cannot be read, in words (the code stays in the line too). */
+const UNREADABLE: Record<string, string> = {
+  EISDIR: 'it is a directory',
+  ENOENT: 'it is a link to nothing',
+  ELOOP: 'it is a loop of links',
+  EACCES: 'this user may not read it',
+  EPERM: 'this user may not read it',
+};
+
 function readStored(file: string, logger: Logger): string {
-  const token = fs.readFileSync(file, 'utf8').trim();
+  let token: string;
+  try {
+    token = fs.readFileSync(file, 'utf8').trim();
+  } catch (error) {
+    // One line and exit code 2, never generated over: it was a stack trace (EISDIR) from `mailbox serve`.
+    const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+    throw new StartupError(
+      `${file} cannot be read (${code}: ${UNREADABLE[code] ?? (error as Error).message}), and it is where the admin ` +
+        'token is kept: move it aside to generate a new one at this start, make it a readable file holding the ' +
+        `token, or set MAILBOX_ADMIN_TOKEN to the admin token (${GOOD_ADMIN_TOKEN}).`,
+      { field: ADMIN_TOKEN_FILE, file },
+      { cause: error },
+    );
+  }
   if (token.length < MIN_ADMIN_TOKEN_CHARS) {
     // A StartupError: one line and exit code 2 (it was a stack trace), before the log is opened.
     throw new StartupError(
@@ -44,7 +66,9 @@ function readStored(file: string, logger: Logger): string {
 export function prepareAdminToken(config: MailboxConfig, logger: Logger): AdminToken & { pending: boolean } {
   if (config.adminToken) return { token: config.adminToken, source: 'environment', pending: false };
   const file = path.resolve(config.dataDir, ADMIN_TOKEN_FILE);
-  if (fs.existsSync(file)) return { token: readStored(file, logger), source: 'file', file, pending: false };
+  // lstat, not exists: a link to nothing is there too (exists said no; the write then failed EEXIST, a stack trace).
+  if (fs.lstatSync(file, { throwIfNoEntry: false }) !== undefined)
+    return { token: readStored(file, logger), source: 'file', file, pending: false };
   return { token: generateToken('mbx_admin'), source: 'generated', file, pending: true };
 }
 

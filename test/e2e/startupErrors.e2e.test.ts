@@ -135,6 +135,34 @@ test('a stored admin token (<data dir>/admin.token) under 32 characters: one lin
   expect(run.stdout).not.toContain('mailbox listening');
 });
 
+// A directory there was a stack trace (EISDIR from readFileSync); a link to nothing was taken for no file, a token
+// generated, and its write then failed (EEXIST, then ENOENT reading it back): a stack trace too.
+test.each([
+  ['a directory', (file: string) => fs.mkdirSync(file), 'EISDIR: it is a directory'],
+  [
+    'a link to nothing',
+    (file: string) => fs.symlinkSync(path.join(root, 'no-such-token'), file),
+    'ENOENT: it is a link to nothing',
+  ],
+])(
+  'a stored admin token (<data dir>/admin.token) that is %s: one line naming the file, exit 2, nothing created',
+  async (kind, make, why) => {
+    const dataDir = path.join(root, `stored-${kind.replace(/ /g, '-')}`);
+    fs.mkdirSync(dataDir, { mode: 0o700 });
+    const file = path.join(dataDir, 'admin.token');
+    make(file);
+    const run = await runCli(['serve'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_PORT: '0' });
+    expect(run.stderr.trimEnd()).toBe(
+      `mailbox: ${file} cannot be read (${why}), and it is where the admin token is kept: move it aside to generate a new ` +
+        'one at this start, make it a readable file holding the token, or set MAILBOX_ADMIN_TOKEN to the admin token ' +
+        '(e.g. the output of `openssl rand -hex 32`).',
+    );
+    expect(run.code).toBe(2);
+    expect(fs.readdirSync(dataDir)).toEqual(['admin.token']); // no log, no views: nothing created
+    expect(run.stdout).toBe('');
+  },
+);
+
 test('heartbeat --once with a CA file that cannot be used: the line serve prints, exit code 2 (it was INTERNAL ENOENT)', async () => {
   const dataDir = path.join(root, 'heartbeat-ca');
   const run = await runCli(['heartbeat', '--once'], {

@@ -15,6 +15,7 @@ import type * as ProjectionsCommands from './commands/projections';
 import { refuseRepeatedOptions } from './commands/repeatedOptions';
 import { usageErrorsExitWith } from './commands/usageExitCode';
 import { addHelpExamples } from './commands/helpExamples';
+import { hintOptionsBeforeCommand } from './commands/optionBeforeCommand';
 import { tuneCollector } from '../support/collectorTuning';
 
 /* eslint-disable @typescript-eslint/no-require-imports -- each command's module is loaded only when it is needed */
@@ -81,6 +82,7 @@ export function buildProgram(argv: readonly string[] = []): Command {
   // operator's command it was meant to be gives 1 a meaning (a cron job read a typo as a stalled pipeline), so 2 too.
   // The client commands' own usage errors keep 1.
   usageErrorsExitWith(program, 2, { subcommands: false });
+  hintOptionsBeforeCommand(program, argv); // `mailbox --port 8080 serve`: says `mailbox serve --port 8080`
   return refuseRepeatedOptions(program); // last: it walks every option registered above
 }
 

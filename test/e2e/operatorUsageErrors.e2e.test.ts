@@ -49,6 +49,31 @@ test.each([
   expect(fs.existsSync(dataDir)).toBe(false);
 });
 
+// An option before the command was "unknown option '--port'" and no more, while `serve` takes --port: the error now
+// shows the words in the order that works (the command line moved, quoted for the shell), and still runs nothing.
+test.each([
+  [['--port', '8080', 'serve'], 'mailbox serve --port 8080'],
+  [['--once', 'heartbeat'], 'mailbox heartbeat --once'],
+  [['--json', 'agent', 'list'], 'mailbox agent list --json'],
+  [['--priority', 'high', 'send', 'AGENT:*', 'hi there', 'b'], "mailbox send 'AGENT:*' 'hi there' b --priority high"],
+])('mailbox %j: the error says the command line with the option after the command, exit code 2', async (args, fixed) => {
+  const run = await runCli(args, { MAILBOX_DATA_DIR: dataDir, MAILBOX_PORT: '0', MAILBOX_URL: 'http://127.0.0.1:9' });
+  expect(run.stderr.trimEnd().split('\n')).toEqual([
+    `error: unknown option '${args[0]}'`,
+    `(options go after the command: ${fixed})`,
+    '(run with --help for usage)',
+  ]);
+  expect(run.stdout).toBe('');
+  expect(run.code).toBe(2);
+  expect(fs.existsSync(dataDir)).toBe(false);
+});
+
+test('an unknown option with no command after it: no command line is made up', async () => {
+  const run = await runCli(['--port', '8080'], { MAILBOX_DATA_DIR: dataDir });
+  expect(run.stderr.trimEnd().split('\n')).toEqual(["error: unknown option '--port'", '(run with --help for usage)']);
+  expect(run.code).toBe(2);
+});
+
 test('a command group named without its subcommand prints its help on stderr, exit code 2', async () => {
   const run = await runCli(['audit'], { MAILBOX_DATA_DIR: dataDir });
   expect(run.stderr).toMatch(/^Usage: mailbox audit /);

@@ -14,6 +14,8 @@ import { isEsdbUrl } from './adapters/eventstore/esdbClientCompat';
 import { esdbSettings } from './adapters/eventstore/esdbSettings';
 import { storageConditionOf, UnreadableLogFile, type StorageCondition } from './adapters/eventstore/sqliteErrors';
 import { readRedisCaFile, validateRedisUrl } from './adapters/projections/redisConnection';
+import { sqliteLogFile } from './adapters/eventStoreFactory';
+import { sqliteViewsFile } from './adapters/projectionFactory';
 
 const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
@@ -150,6 +152,38 @@ export function checkConfig(config: MailboxConfig): void {
   // and the views file of a log elsewhere (MAILBOX_VIEWS=sqlite).
   if (config.eventStoreUrl === undefined || config.adminToken === undefined || config.views === 'sqlite') {
     checkDirectoryPath('MAILBOX_DATA_DIR', config.dataDir, config.dataDir);
+  }
+  checkSqliteFilesWritable(config);
+}
+
+/**
+ * The SQLite files the server writes that are there already (the log, the views file, their -wal and -shm) must be
+ * files this user can write. SQLite found out while opening them, after a -wal and -shm had been made beside a
+ * read-only log, and said only "a file there, or the disk, is read-only": which one, and how to fix it, was left to
+ * guess. A file missing, or not a file, is left to the open (which makes it, or says what it is).
+ */
+function checkSqliteFilesWritable(config: MailboxConfig): void {
+  const log = sqliteLogFile(config);
+  const views = sqliteViewsFile(config);
+  for (const base of [log, views]) {
+    if (base === null) continue;
+    // The views file sits in the data dir when the log is not a SQLite file (EventStoreDB with MAILBOX_VIEWS=sqlite).
+    const { where, variable } =
+      log === null ? { where: `MAILBOX_DATA_DIR='${config.dataDir}'`, variable: 'MAILBOX_DATA_DIR' } : sqliteLocation(config);
+    for (const file of [base, `${base}-wal`, `${base}-shm`]) {
+      if (fs.statSync(file, { throwIfNoEntry: false })?.isFile() !== true) continue;
+      try {
+        fs.accessSync(file, fs.constants.R_OK | fs.constants.W_OK);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+        throw new StartupError(
+          `${where}: ${file} is read-only for this user (${code}): make it writable by this user (chmod u+w, chown ` +
+            `it to this user, or chattr -i), or ${placeElsewhere(variable)}.`,
+          { variable, file },
+          { cause: error },
+        );
+      }
+    }
   }
 }
 

@@ -4,12 +4,12 @@
  * start then refused on them (a read-only log, another mailbox serving the data dir) had already said "Admin token
  * (generated now ...)" and left an admin.token that no running server took, above its refusal.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ensureBuilt, runCli, startCli } from '../support/builtCli';
 import { createMailbox } from '../../src/mailbox';
 import { ADMIN_TOKEN, tempDir } from '../support/fixtures';
+import { makeReadOnly, READ_ONLY_SKIPPED } from '../support/readOnlyFile';
 
 beforeAll(() => ensureBuilt());
 
@@ -23,28 +23,11 @@ async function dataDirWithLog(): Promise<{ dataDir: string; log: string }> {
   return { dataDir, log: path.join(dataDir, 'events.sqlite') };
 }
 
-/**
- * Makes `file` read-only for this process: mode 0444, or, for root (whom modes do not stop), the immutable attribute.
- * Returns how to undo it, or null when it cannot be done here (root without chattr, or a file system without it).
- */
-function makeReadOnly(file: string): (() => void) | null {
-  if (process.getuid?.() !== 0) {
-    fs.chmodSync(file, 0o444);
-    return () => fs.chmodSync(file, 0o644);
-  }
-  try {
-    execFileSync('chattr', ['+i', file], { stdio: 'ignore' });
-  } catch {
-    return null;
-  }
-  return () => execFileSync('chattr', ['-i', file], { stdio: 'ignore' });
-}
-
 test('a read-only event log: the one line and exit code 2, no admin token printed or stored', async () => {
   const { dataDir, log } = await dataDirWithLog();
   const undo = makeReadOnly(log);
   if (undo === null) {
-    process.stderr.write('skipped: running as root and `chattr +i` is not available here, so no file is read-only\n');
+    process.stderr.write(READ_ONLY_SKIPPED);
     return;
   }
   try {

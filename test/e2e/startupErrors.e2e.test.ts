@@ -12,6 +12,7 @@ import { ensureBuilt, runCli, type CliRun } from '../support/builtCli';
 import { createMailbox } from '../../src/mailbox';
 import { ADMIN_TOKEN, tempDir } from '../support/fixtures';
 import { freePort, spawnRedis, stopChild } from '../support/redisServer';
+import { makeReadOnly, READ_ONLY_SKIPPED } from '../support/readOnlyFile';
 
 let root: string;
 beforeAll(() => {
@@ -300,6 +301,40 @@ test.each([
     const run = await runCli(['serve', ...flags], { MAILBOX_DATA_DIR: dataDir, MAILBOX_PORT: '0' }, { timeoutMs: 10_000 });
     expectOneLine({ ...run, dataDir }, named, 'is not valid');
     expect(run.stderr).not.toContain('MAILBOX_');
+  },
+);
+
+// Found by SQLite while opening them, after it had made a -wal and -shm beside a read-only log: "MAILBOX_DATA_DIR='...': a
+// file there, or the disk, is read-only (SQLite: attempt to write a readonly database); set MAILBOX_DATA_DIR to a
+// writable place with room." Which file, and that it could be made writable, went unsaid.
+test.each(['events.sqlite', 'views.sqlite'])(
+  'a read-only %s in the data dir: one line naming the file and how to make it writable, exit 2, nothing made beside it',
+  async (name) => {
+    const dataDir = path.join(root, `read-only-${name}`);
+    const mailbox = await createMailbox({ dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' });
+    await mailbox.close();
+    const before = fs.readdirSync(dataDir).sort();
+    const file = path.join(dataDir, name);
+    const undo = makeReadOnly(file);
+    if (undo === null) {
+      process.stderr.write(READ_ONLY_SKIPPED);
+      return;
+    }
+    try {
+      const run = await runCli(['serve'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_PORT: '0', MAILBOX_ADMIN_TOKEN: ADMIN_TOKEN });
+      expect(run.stderr.trimEnd()).toMatch(
+        new RegExp(
+          `^mailbox: MAILBOX_DATA_DIR='${dataDir}': ${file} is read-only for this user \\((EACCES|EPERM)\\): make it ` +
+            'writable by this user \\(chmod u\\+w, chown it to this user, or chattr -i\\), or set MAILBOX_DATA_DIR to a ' +
+            'directory this user can write[.]$',
+        ),
+      );
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(fs.readdirSync(dataDir).sort()).toEqual(before); // no -wal or -shm made beside it
+    } finally {
+      undo();
+    }
   },
 );
 

@@ -150,3 +150,21 @@ test('mailbox --help says the client commands exit codes, and where the operator
   for (const operator of ['serve', 'heartbeat', 'audit', 'projections', 'backup'])
     expect(helpOf(operator)).toMatch(/[Ee]xit code/);
 });
+
+// Only `agent add --help` said where the admin token comes from, and as ./data/admin.token: retire and token said
+// nothing, and MAILBOX_DATA_DIR (which moves the file, and which the CLI reads) went unsaid.
+test.each(['add', 'retire', 'token'])(
+  'agent %s --help says where the admin token comes from, MAILBOX_DATA_DIR included',
+  (name) => {
+    const help = helpOf('agent', name);
+    for (const source of [
+      '--token',
+      'MAILBOX_TOKEN',
+      'MAILBOX_ADMIN_TOKEN',
+      'MAILBOX_ADMIN_TOKEN_FILE',
+      '$MAILBOX_DATA_DIR/admin.token',
+    ])
+      expect(help).toContain(source);
+    expect(help).toContain('./data/admin.token by default');
+  },
+);

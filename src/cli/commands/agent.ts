@@ -13,6 +13,14 @@ import {
 } from './clientOptions';
 import { formatAgents } from './format';
 
+/**
+ * Where an admin command finds the admin token (clientOptions.ts asAdmin), said in each one's --help: only `agent add`
+ * said it, and as ./data/admin.token, while MAILBOX_DATA_DIR moves it (a server on /var/lib/mailbox keeps it there).
+ */
+export const ADMIN_TOKEN_SOURCES =
+  '\nThe admin token comes from --token, MAILBOX_TOKEN, MAILBOX_ADMIN_TOKEN, MAILBOX_ADMIN_TOKEN_FILE or the ' +
+  "server's\n$MAILBOX_DATA_DIR/admin.token (./data/admin.token by default: run it on the server's machine, from its directory).";
+
 export function registerAgentCommands(program: Command): void {
   const agent = program.command('agent').description('register, list and retire agents');
 
@@ -23,11 +31,7 @@ export function registerAgentCommands(program: Command): void {
         .choices(['agent', 'auditor'])
         .default('agent'),
     )
-    .addHelpText(
-      'after',
-      '\nThe admin token comes from --token, MAILBOX_TOKEN, MAILBOX_ADMIN_TOKEN, MAILBOX_ADMIN_TOKEN_FILE or ./data/admin.token.\n' +
-        'Example: mailbox agent add @neo-gpt',
-    )
+    .addHelpText('after', `${ADMIN_TOKEN_SOURCES}\nExample: mailbox agent add @neo-gpt`)
     .action(
       action(async (identity: string, options: ClientOptions & { role: 'agent' | 'auditor' }, command: Command) => {
         const registration = await asAdmin(options, command, (client) => client.registerAgent(identity, options.role));
@@ -56,6 +60,7 @@ export function registerAgentCommands(program: Command): void {
         'unfinished go back to their audiences (claimable again), and the tasks it sent that have not ended are canceled ' +
         '(reason "sender retired"); a task sent directly to it stays as it is',
     )
+    .addHelpText('after', ADMIN_TOKEN_SOURCES)
     .action(
       action(async (identity: string, options: ClientOptions, command: Command) => {
         const retired = await asAdmin(options, command, (client) => client.retireAgent(identity));
@@ -73,7 +78,7 @@ export function registerAgentCommands(program: Command): void {
 
   withClientOptions(agent.command('token <identity>'))
     .description('issue an agent a new token (admin), e.g. when it was lost or leaked: the old token stops working at once')
-    .addHelpText('after', '\nExample: mailbox agent token @neo-gpt')
+    .addHelpText('after', `${ADMIN_TOKEN_SOURCES}\nExample: mailbox agent token @neo-gpt`)
     .action(
       action(async (identity: string, options: ClientOptions, command: Command) => {
         const rotated = await asAdmin(options, command, (client) => client.rotateToken(identity));

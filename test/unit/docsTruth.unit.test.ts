@@ -8,8 +8,10 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { TOOLS } from '../../src/adapters/mcp/tools';
 import { buildProgram } from '../../src/cli/main';
-import { knownVariables } from '../../src/cli/commands/envWarnings';
-import { configSchema, ENV_VARIABLES } from '../../src/config';
+import { knownVariables, unknownVariables, unknownVariableWarning } from '../../src/cli/commands/envWarnings';
+import { configSchema, ENV_VARIABLES, parseConfig } from '../../src/config';
+import { translateStartupError } from '../../src/startupChecks';
+import { generateToken } from '../../src/application/tokenHash';
 import { HEARTBEAT_ENV, heartbeatSettingsSchema } from '../../src/heartbeat/heartbeatSettings';
 import { decideNudges } from '../../src/heartbeat/nudgeDecider';
 import { CHROMIUM } from '../support/chromium';
@@ -224,4 +226,29 @@ test("docs/mcp.md's table has a row for every MCP tool, naming each argument it 
   });
   expect(TOOLS.length).toBe(13);
   expect(missing).toEqual([]);
+});
+
+/** A span README quotes in backticks (it may wrap across lines: joined by one space), found by its opening words. */
+function quoted(page: string, opening: string): string {
+  const start = page.indexOf(`\`${opening}`);
+  expect(start).toBeGreaterThanOrEqual(0);
+  return page.slice(start + 1, page.indexOf('`', start + 1)).replace(/\s*\n\s*/g, ' ');
+}
+
+// The lines README shows as the product's were not held to it: a change of wording would leave the README quoting a
+// line that no longer appears (an operator greps the logs for it).
+test("the lines README quotes from the product's start-up are the lines it prints", () => {
+  const readme = read('README.md');
+  const config = parseConfig({ host: '127.0.0.1', port: 7420 });
+  const inUse = translateStartupError(Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE' }), config);
+  expect(quoted(readme, 'mailbox: port 7420')).toBe(`mailbox: ${(inUse as Error).message}`);
+  const [misspelt] = unknownVariables({ MAILBOX_TOKN: 'x' });
+  expect(quoted(readme, 'MAILBOX_TOKN is not')).toBe(unknownVariableWarning(misspelt));
+  const [prot] = unknownVariables({ MAILBOX_PROT: '7421' });
+  const [before, after] = quoted(readme, 'MAILBOX_PROT').split(' ... ');
+  expect(unknownVariableWarning(prot).startsWith(before)).toBe(true);
+  expect(unknownVariableWarning(prot).endsWith(after)).toBe(true);
+  // "generated on first start (53 characters, 256 random bits)"
+  expect(readme).toContain('(53 characters, 256 random bits)');
+  expect(generateToken('mbx_admin')).toHaveLength(53);
 });

@@ -1,7 +1,21 @@
 #!/usr/bin/env node
 // Runs the compiled CLI; `npm run build` (or `npm start`) compiles it first.
+const path = require('node:path');
+const built = path.join(__dirname, '..', 'dist', 'src', 'cli', 'main.js');
+try {
+  require.resolve(built); // resolved, not looked for: a test's require hook maps dist/ to the sources
+} catch {
+  // `npm install` does not build: a fresh clone's `mailbox --help` (npm link, or the README's alias) was a
+  // MODULE_NOT_FOUND stack trace. One line saying what to run, as every start-up error is.
+  const root = path.resolve(__dirname, '..');
+  console.error(
+    `mailbox: not built yet (${path.relative(root, built)} is missing): run \`npm run build\` in ${root} ` +
+      '(`npm start` builds, then serves).',
+  );
+  process.exit(2);
+}
 require('reflect-metadata');
-require('../dist/src/cli/main.js').main(process.argv).catch((err) => {
+require(built).main(process.argv).catch((err) => {
   // A startup error the operator can fix is one line (see src/startupError.ts); anything else keeps its stack.
   if (err && err.name === 'StartupError') {
     console.error(`mailbox: ${err.message}`);

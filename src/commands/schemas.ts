@@ -12,16 +12,12 @@ import { readableText } from './readableText';
 import { THREAD_ID_SHORT_FORM, threadIdSchema } from './threadIds';
 import { MAX_TASK_BYTES, withinJsonBytes } from './jsonSize';
 import { messageId, messageIdSchema } from './messageIds';
+import { shownValue } from './shownValue';
 
 export const MAX_SUBJECT_CHARS = 200;
 export const MAX_IDEMPOTENCY_KEY_CHARS = 200;
 
 export { messageIdSchema };
-
-const shortText = (value: unknown): string => {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 60 ? `${text.slice(0, 57)}..."` : text;
-};
 
 export const IDENTITY_FORM = 'must be an identity: @ followed by 1-64 of A-Z a-z 0-9 _ - (e.g. @neo-gpt)';
 
@@ -32,7 +28,7 @@ export const IDENTITY_FORM = 'must be an identity: @ followed by 1-64 of A-Z a-z
 export function identityRefused(input: unknown): string {
   if (typeof input !== 'string') return '';
   const meant = IDENTITY_PATTERN.test(`@${input}`) ? `: did you mean "@${input}"? (the @ is part of the identity)` : '';
-  return `; ${shortText(input)} is not one${meant}`;
+  return `; ${shownValue(input)} is not one${meant}`;
 }
 
 export const identitySchema = z.string().regex(IDENTITY_PATTERN, {
@@ -51,7 +47,7 @@ function encodedOr<T extends z.ZodType>(
 ) {
   const teach = (value: string) =>
     `must be ${form.what}, e.g. ${form.example}, or that ${form.kind} JSON-encoded as one string; ` +
-    `the plain string ${shortText(value)} is not one${form.kind === 'array' && value.includes(',') ? ' (comma-separated text is not split)' : ''}.`;
+    `the plain string ${shownValue(value)} is not one${form.kind === 'array' && value.includes(',') ? ' (comma-separated text is not split)' : ''}.`;
   return z.preprocess((value, ctx) => {
     if (typeof value !== 'string') return value;
     let decoded: unknown;

@@ -5,6 +5,7 @@
  * asks this only when the schema gave none); the caller's error prefixes the field ("'body' is required: text").
  */
 import type { z } from 'zod';
+import { shownValue } from './shownValue';
 
 /** How a JSON value is named in a message: "a number", "an array", "null"... */
 export function kindOf(value: unknown): string {
@@ -105,7 +106,7 @@ export function teachingMessage(issue: z.core.$ZodRawIssue): string | undefined 
       if (typeof input !== 'string' && typeof input !== 'number') return valid;
       const synonym = typeof input === 'string' ? SYNONYMS[input.toLowerCase()] : undefined;
       const near = synonym !== undefined && issue.values.includes(synonym) ? `: did you mean ${JSON.stringify(synonym)}?` : '';
-      return `${valid}, not ${JSON.stringify(input)}${near}`;
+      return `${valid}, not ${shownValue(input)}${near}`;
     }
     case 'invalid_format':
       // zod's "Invalid ISO datetime" does not say which ISO form: the date alone, minutes without seconds and an offset

@@ -50,6 +50,12 @@ describe('teaching messages', () => {
     expect(messageFor(input)).toBe(message);
   });
 
+  it('a refused value is shown back cut to 60 characters, not whole (a body sent as a priority)', () => {
+    expect(messageFor({ name: 'n', mode: 'x'.repeat(5000) })).toBe(
+      `tool: 'mode' must be one of "fast", "safe", not "${'x'.repeat(56)}..."`,
+    );
+  });
+
   it("a schema's own message wins over the teaching default", () => {
     expect(messageFor({ name: 'n', owner: 'alice' })).toBe(
       'tool: \'owner\' must be an identity: @ followed by 1-64 of A-Z a-z 0-9 _ - (e.g. @neo-gpt); "alice" is not one: did you mean "@alice"? (the @ is part of the identity)',

@@ -11,34 +11,32 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { startTestServer, type TestServer } from '../support/httpServer';
-import { CHROMIUM, CHROMIUM_ARGS, haveChromium } from '../support/chromium';
+import type { Page } from 'playwright-core';
+import type { TestServer } from '../support/httpServer';
+import { useConsoleBrowser } from '../support/chromium';
 import { subscribe, type WakeSubscriber } from './wakeSubscriber';
 
-const maybe = haveChromium('console.e2e') ? test : test.skip;
+/** The wake SLA (MAILBOX_WAKE_SLA_MS), small: a message to an agent with no wake stream is unwoken after this long. */
+const WAKE_SLA_MS = 300;
+const consoleTest = useConsoleBrowser('console.e2e', { wakeSlaMs: WAKE_SLA_MS });
+const { maybe } = consoleTest;
 const ARTIFACTS = path.resolve(process.env.MAILBOX_TEST_ARTIFACTS ?? 'test-artifacts', 'console');
 const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 let server: TestServer;
 let t: Record<string, string>;
-let browser: Browser | undefined;
 const problems: string[] = [];
 const outside: string[] = [];
 const urls: string[] = [];
 const streams: WakeSubscriber[] = [];
-/** The wake SLA (MAILBOX_WAKE_SLA_MS), small: a message to an agent with no wake stream is unwoken after this long. */
-const WAKE_SLA_MS = 300;
+consoleTest.closing(() => {
+  for (const stream of streams) stream.close();
+});
 
 beforeAll(async () => {
-  server = await startTestServer({ wakeSlaMs: WAKE_SLA_MS });
+  server = consoleTest.server;
   t = { ...(await server.register(['@ana', '@ben', '@cat', '@dan'])), ...(await server.register(['@ops'], 'auditor')) };
   fs.mkdirSync(ARTIFACTS, { recursive: true });
-});
-afterAll(async () => {
-  for (const stream of streams) stream.close();
-  await browser?.close();
-  await server.close();
 });
 
 test('/console is the built page under a strict CSP; its assets are served from this server only', async () => {
@@ -60,12 +58,7 @@ test('/console is the built page under a strict CSP; its assets are served from 
 });
 
 async function newPage(): Promise<Page> {
-  browser ??= await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: CHROMIUM_ARGS,
-  });
-  const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+  const page = await (await consoleTest.browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
   page.on('request', (request) => {
     urls.push(request.url());
     if (!request.url().startsWith(server.url) && !request.url().startsWith('data:')) outside.push(request.url());
@@ -77,12 +70,6 @@ async function newPage(): Promise<Page> {
   );
   page.on('pageerror', (error) => problems.push(error.message));
   return page;
-}
-
-async function signIn(page: Page, token: string): Promise<void> {
-  await page.goto(`${server.url}/console`);
-  await page.getByLabel('Admin or auditor token').fill(token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
 const panel = (page: Page, name: string) =>
@@ -119,11 +106,11 @@ maybe(
   'an admin signs in, watches the flow, filters it, reads a story and a rejection, checks the agents and retires one',
   async () => {
     const page = await newPage();
-    await signIn(page, 'not-a-token');
+    await consoleTest.signIn(page, 'not-a-token');
     await expect(page.getByRole('alert').textContent()).resolves.toContain('Refused');
-    await signIn(page, t['@ana']);
+    await consoleTest.signIn(page, t['@ana']);
     await expect(page.getByRole('alert').textContent()).resolves.toContain('agent @ana');
-    await signIn(page, server.adminToken);
+    await consoleTest.signIn(page, server.adminToken);
     await expect(page.getByTestId('who').textContent()).resolves.toContain('admin');
     // The token lives in this tab's session storage only: not in local storage, a cookie or the URL.
     const held = await page.evaluate(
@@ -345,7 +332,7 @@ maybe(
   'an auditor reads every panel but is offered no admin action',
   async () => {
     const page = await newPage();
-    await signIn(page, t['@ops']);
+    await consoleTest.signIn(page, t['@ops']);
     await expect(page.getByTestId('who').textContent()).resolves.toContain('auditor @ops (read only)');
     await panel(page, 'Agents');
     await page.getByTestId('agents').getByRole('cell', { name: '@ana', exact: true }).waitFor();

@@ -5,32 +5,21 @@
  * with the position it opened at and where the earlier events are; the note goes once an entry comes, and a Clear does
  * not bring it back.
  */
-import { chromium, type Browser } from 'playwright-core';
-import { startTestServer, type TestServer } from '../support/httpServer';
-import { CHROMIUM, CHROMIUM_ARGS, haveChromium } from '../support/chromium';
+import { useConsoleBrowser } from '../support/chromium';
 
-const maybe = haveChromium('consoleFlowEmpty.e2e') ? test : test.skip;
-
-let server: TestServer;
-let browser: Browser | undefined;
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const consoleTest = useConsoleBrowser('consoleFlowEmpty.e2e');
+const { maybe } = consoleTest;
 
 maybe(
   'an empty flow says it shows events from the position it opened at, not that the log is empty',
   async () => {
-    server = await startTestServer();
+    const { server, browser } = consoleTest;
     const t = await server.register(['@ana', '@ben']);
     const head = (await server.call('GET', '/readyz')).body.eventStore.head as string;
     expect(Number(head)).toBeGreaterThan(0);
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
     const page = await browser.newPage();
-    await page.goto(`${server.url}/console`);
-    await page.getByLabel('Admin or auditor token').fill(server.adminToken);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await consoleTest.signIn(page, server.adminToken);
     const empty = page.getByTestId('flow-empty');
     await empty.waitFor();
     expect(await empty.innerText()).toBe(

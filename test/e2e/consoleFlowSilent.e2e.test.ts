@@ -7,21 +7,14 @@
  * it says the stream went silent, reconnects from its last position, and shows what was written meanwhile.
  */
 import net from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
-import { startTestServer, type TestServer } from '../support/httpServer';
-import { CHROMIUM, CHROMIUM_ARGS, haveChromium } from '../support/chromium';
+import { useConsoleBrowser } from '../support/chromium';
 
-const maybe = haveChromium('consoleFlowSilent.e2e') ? test : test.skip;
 const HEARTBEAT_MS = 400;
+const consoleTest = useConsoleBrowser('consoleFlowSilent.e2e', { sseHeartbeatMs: HEARTBEAT_MS });
+const { maybe } = consoleTest;
 
-let server: TestServer;
-let browser: Browser | undefined;
 let relay: net.Server | undefined;
-afterAll(async () => {
-  await browser?.close();
-  relay?.close();
-  await server?.close();
-});
+consoleTest.closing(() => relay?.close());
 
 /** Forwards to `port`; freeze() stops carrying bytes on the connections open now (new ones are carried). */
 async function startRelay(port: number): Promise<{ url: string; freeze(): void }> {
@@ -59,15 +52,12 @@ async function startRelay(port: number): Promise<{ url: string; freeze(): void }
 maybe(
   'a stream silent past three heartbeats is said to be lost and reopened from its last position',
   async () => {
-    server = await startTestServer({ sseHeartbeatMs: HEARTBEAT_MS });
+    const { server, browser } = consoleTest;
     const t = await server.register(['@ana', '@ben', '@cy']);
     const { url, freeze } = await startRelay(Number(new URL(server.url).port));
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
     const page = await browser.newPage();
-    await page.goto(`${url}/console`);
-    await page.getByLabel('Admin or auditor token').fill(server.adminToken);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await consoleTest.signIn(page, server.adminToken, url);
     const status = page.getByTestId('flow-status');
     const flow = page.getByTestId('flow');
     await status.getByText('Stream: live').waitFor();

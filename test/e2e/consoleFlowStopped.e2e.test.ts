@@ -4,32 +4,21 @@
  * typed without its @) read "Stream: retrying (VALIDATION_FAILED: ...)" though the page never tried again: retrying
  * cannot change a refused filter. Now it reads "stopped", and a valid filter after it goes live.
  */
-import { chromium, type Browser } from 'playwright-core';
-import { startTestServer, type TestServer } from '../support/httpServer';
-import { CHROMIUM, CHROMIUM_ARGS, haveChromium } from '../support/chromium';
+import { useConsoleBrowser } from '../support/chromium';
 
-const maybe = haveChromium('consoleFlowStopped.e2e') ? test : test.skip;
-
-let server: TestServer;
-let browser: Browser | undefined;
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const consoleTest = useConsoleBrowser('consoleFlowStopped.e2e');
+const { maybe } = consoleTest;
 
 maybe(
   'a filter the server refuses stops the stream and says so, not "retrying"',
   async () => {
-    server = await startTestServer();
+    const { server, browser } = consoleTest;
     const t = await server.register(['@ana', '@ben']);
     const refused = await server.call('GET', '/v1/audit/stream?agent=ana', { token: server.adminToken });
     expect([refused.status, refused.body.code]).toEqual([400, 'VALIDATION_FAILED']);
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
     const page = await browser.newPage();
-    await page.goto(`${server.url}/console`);
-    await page.getByLabel('Admin or auditor token').fill(server.adminToken);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await consoleTest.signIn(page, server.adminToken);
     const status = page.getByTestId('flow-status');
     await status.getByText('Stream: live').waitFor();
 

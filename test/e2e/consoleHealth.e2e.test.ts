@@ -9,26 +9,19 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
 import type { ProjectionStore } from '../../src/projections/projectionStore';
-import { startTestServer, type TestServer } from '../support/httpServer';
+import { startTestServer } from '../support/httpServer';
 import { failApplies } from '../support/heldApplies';
-import { CHROMIUM, CHROMIUM_ARGS, haveChromium } from '../support/chromium';
+import { useConsoleBrowser } from '../support/chromium';
 import { waitFor } from '../support/waitFor';
 
-const maybe = haveChromium('consoleHealth.e2e') ? test : test.skip;
-
-let server: TestServer;
-let browser: Browser | undefined;
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const consoleTest = useConsoleBrowser('consoleHealth.e2e');
+const { maybe } = consoleTest;
 
 maybe(
   'the health panel shows the failure with the time it was last met, and neither once the projector recovers',
   async () => {
-    server = await startTestServer();
+    const { server, browser } = consoleTest;
     const tokens = await server.register(['@a', '@b']);
     const applies = failApplies(server.mailbox.projections as ProjectionStore);
     const readiness = async () => (await server.call('GET', '/readyz')).body;
@@ -38,11 +31,8 @@ maybe(
       what: 'the failure in /readyz',
     });
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
     const page = await browser.newPage();
-    await page.goto(`${server.url}/console`);
-    await page.getByLabel('Admin or auditor token').fill(server.adminToken);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await consoleTest.signIn(page, server.adminToken);
     await page.getByRole('navigation', { name: 'Panels' }).getByRole('button', { name: 'Health', exact: true }).click();
     // Memory views (this server's): in process.
     await page.getByTestId('health').getByText('Projection store (in process)', { exact: true }).waitFor();
@@ -83,9 +73,7 @@ maybe(
     const second = await browser.newPage();
     try {
       expect((await onDisk.call('GET', '/readyz')).body.projectionStore).toMatchObject({ backend: 'sqlite' });
-      await second.goto(`${onDisk.url}/console`);
-      await second.getByLabel('Admin or auditor token').fill(onDisk.adminToken);
-      await second.getByRole('button', { name: 'Sign in' }).click();
+      await consoleTest.signIn(second, onDisk.adminToken, onDisk.url);
       await second.getByRole('navigation', { name: 'Panels' }).getByRole('button', { name: 'Health', exact: true }).click();
       const facts = second.getByTestId('health');
       await facts.getByText('Event store').waitFor();

@@ -4,29 +4,18 @@
  * beside the panel, which was left under 250 px: the agents table showed three columns and the rest only by
  * scrolling sideways. Now the panel list goes above the panel, which has the window's whole width.
  */
-import { chromium, type Browser } from 'playwright-core';
-import { startTestServer, type TestServer } from '../support/httpServer';
-import { CHROMIUM, CHROMIUM_ARGS, haveChromium } from '../support/chromium';
+import { useConsoleBrowser } from '../support/chromium';
 
-const maybe = haveChromium('consoleNarrow.e2e') ? test : test.skip;
-
-let server: TestServer;
-let browser: Browser | undefined;
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const consoleTest = useConsoleBrowser('consoleNarrow.e2e');
+const { maybe } = consoleTest;
 
 maybe(
   'at 400 px the panel has the whole width and every panel is one tap away above it',
   async () => {
-    server = await startTestServer();
+    const { server, browser } = consoleTest;
     await server.register(['@ana', '@ben', '@cat']);
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
     const page = await (await browser.newContext({ viewport: { width: 400, height: 800 } })).newPage();
-    await page.goto(`${server.url}/console`);
-    await page.getByLabel('Admin or auditor token').fill(server.adminToken);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await consoleTest.signIn(page, server.adminToken);
     const nav = page.getByRole('navigation', { name: 'Panels' });
     await nav.getByRole('button', { name: 'Agents', exact: true }).click();
     await page.getByTestId('agents').getByRole('cell', { name: '@ana', exact: true }).waitFor();

@@ -4,18 +4,13 @@
  * time alone, so a message sent three days ago read as sent today at that time. Now a time on another day carries its
  * date (as the ledger's reply due already did); today's still read as the time alone.
  */
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { startTestServer, type TestServer } from '../support/httpServer';
-import { CHROMIUM, CHROMIUM_ARGS, haveChromium } from '../support/chromium';
+import type { Page } from 'playwright-core';
+import { useConsoleBrowser } from '../support/chromium';
 
-const maybe = haveChromium('consoleOlderDays.e2e') ? test : test.skip;
-
-let server: TestServer;
-let browser: Browser | undefined;
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+/** The server's clock: everything in this file is written three days ago. */
+const threeDaysAgo = new Date(Date.now() - 3 * 86_400_000);
+const consoleTest = useConsoleBrowser('consoleOlderDays.e2e', {}, { clock: { now: () => threeDaysAgo } });
+const { maybe } = consoleTest;
 
 /** `iso` as the page writes a time on another day: its date, then its clock time. */
 const onThePage = (page: Page, iso: string): Promise<string> =>
@@ -26,18 +21,14 @@ const onThePage = (page: Page, iso: string): Promise<string> =>
 maybe(
   'a message of three days ago reads with its date in the agents table, its story and its ledger',
   async () => {
-    const threeDaysAgo = new Date(Date.now() - 3 * 86_400_000);
-    server = await startTestServer({}, { clock: { now: () => threeDaysAgo } });
+    const { server, browser } = consoleTest;
     const t = await server.register(['@a', '@b']);
     const sent = await server.call('POST', '/v1/messages', { token: t['@a'], body: { to: '@b', subject: 'old', body: 'x' } });
     await server.call('POST', `/v1/messages/${sent.body.messageId}/read`, { token: t['@b'] });
     const at = threeDaysAgo.toISOString();
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
     const page = await browser.newPage();
-    await page.goto(`${server.url}/console`);
-    await page.getByLabel('Admin or auditor token').fill(server.adminToken);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await consoleTest.signIn(page, server.adminToken);
     const shown = await onThePage(page, at);
     expect(shown).toMatch(/\d.*\d\d:\d\d:\d\d$/);
     const go = (name: string) =>

@@ -6,24 +6,18 @@
  * could not refresh says that what it shows is the last answer, from when, not current; every failure says the server
  * did not answer; and all of it clears once the server is back.
  */
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { buildApiServer } from '../../src/server';
 import type { HttpServer } from '../../src/adapters/http/httpServer';
 import { silentLogger } from '../support/fixtures';
-import { startTestServer, type TestServer } from '../support/httpServer';
-import { CHROMIUM, CHROMIUM_ARGS, haveChromium } from '../support/chromium';
+import { useConsoleBrowser } from '../support/chromium';
 import { waitFor } from '../support/waitFor';
 
-const maybe = haveChromium('consoleServerLost.e2e') ? test : test.skip;
+const consoleTest = useConsoleBrowser('consoleServerLost.e2e');
+const { maybe } = consoleTest;
 
-let server: TestServer;
 let again: HttpServer | undefined;
-let browser: Browser | undefined;
-afterAll(async () => {
-  await browser?.close();
-  await again?.close();
-  await server?.close();
-});
+consoleTest.closing(() => again?.close());
 
 const panel = (page: Page, name: string) =>
   page.getByRole('navigation', { name: 'Panels' }).getByRole('button', { name, exact: true }).click();
@@ -33,16 +27,13 @@ const text = async (page: Page) => (await page.locator('main').innerText()).repl
 maybe(
   'with the server stopped no panel shows a count or its last answer as current; all recover when it is back',
   async () => {
-    server = await startTestServer();
+    const { server, browser } = consoleTest;
     const t = await server.register(['@a', '@b', '@c']);
     await server.call('POST', '/v1/messages', { token: t['@a'], body: { to: '@b', subject: 's', body: 'x' } });
     const port = Number(new URL(server.url).port);
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
     const page = await browser.newPage();
-    await page.goto(`${server.url}/console`);
-    await page.getByLabel('Admin or auditor token').fill(server.adminToken);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await consoleTest.signIn(page, server.adminToken);
     await page.getByTestId('flow-status').getByText('Stream: live').waitFor();
     await panel(page, 'Health');
     await page.getByTestId('health').getByText('ready', { exact: true }).waitFor();

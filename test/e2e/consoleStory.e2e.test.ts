@@ -5,23 +5,15 @@
  * ReplyRequested" (the send's own reply request, which `mailbox audit message` also called an anomaly, exit 1), and
  * "reply due 12:00:00" for a reply due the next day. Now: the recipients as a list, no anomaly, the due date.
  */
-import { chromium, type Browser } from 'playwright-core';
-import { startTestServer, type TestServer } from '../support/httpServer';
-import { CHROMIUM, CHROMIUM_ARGS, haveChromium } from '../support/chromium';
+import { useConsoleBrowser } from '../support/chromium';
 
-const maybe = haveChromium('consoleStory.e2e') ? test : test.skip;
-
-let server: TestServer;
-let browser: Browser | undefined;
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const consoleTest = useConsoleBrowser('consoleStory.e2e');
+const { maybe } = consoleTest;
 
 maybe(
   "a list send's story: its recipients as a list, its reply request no anomaly, the reply due with its date",
   async () => {
-    server = await startTestServer();
+    const { server, browser } = consoleTest;
     const t = { ...(await server.register(['@s', '@a', '@b', '@c'])), ...(await server.register(['@ops'], 'auditor')) };
     const sent = await server.call('POST', '/v1/messages', {
       token: t['@s'],
@@ -37,13 +29,10 @@ maybe(
     expect(ledger.summary).toMatchObject({ recipients: 3, inView: 3, read: 1, replied: 1 });
 
     const problems: string[] = [];
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
     const page = await browser.newPage();
     page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
     page.on('pageerror', (error) => problems.push(error.message));
-    await page.goto(`${server.url}/console`);
-    await page.getByLabel('Admin or auditor token').fill(t['@ops']);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await consoleTest.signIn(page, t['@ops']);
     await page.getByRole('navigation', { name: 'Panels' }).getByRole('button', { name: 'Message story', exact: true }).click();
     await page.getByLabel('Message id').fill(id);
     await page.getByRole('button', { name: 'Show story' }).click();

@@ -5,35 +5,25 @@
  * "0 samples", and the live flow "retrying" though it had stopped; a reload with such a token fell back to the sign-in
  * form without a word. Now the tab forgets the token and shows the sign-in form with the server's reason.
  */
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { startTestServer, type TestServer } from '../support/httpServer';
-import { CHROMIUM, CHROMIUM_ARGS, haveChromium } from '../support/chromium';
+import type { Page } from 'playwright-core';
+import { useConsoleBrowser } from '../support/chromium';
 
-const maybe = haveChromium('consoleTokenRefused.e2e') ? test : test.skip;
-
-let server: TestServer;
-let browser: Browser | undefined;
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const consoleTest = useConsoleBrowser('consoleTokenRefused.e2e');
+const { maybe } = consoleTest;
 
 const held = (page: Page): Promise<string[]> =>
   page.evaluate('Object.keys(sessionStorage).map((key) => sessionStorage.getItem(key))');
 
 async function signIn(page: Page, token: string): Promise<void> {
-  await page.goto(`${server.url}/console`);
-  await page.getByLabel('Admin or auditor token').fill(token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await consoleTest.signIn(page, token);
   await page.getByTestId('flow-status').getByText('Stream: live').waitFor();
 }
 
 maybe(
   "a rotated or retired auditor's tab is signed out with the server's reason, at once and on a reload",
   async () => {
-    server = await startTestServer();
+    const { server, browser } = consoleTest;
     const t = { ...(await server.register(['@a'])), ...(await server.register(['@ops', '@audit'], 'auditor')) };
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
     const page = await browser.newPage();
 
     // Rotated while the tab is open on the live flow.

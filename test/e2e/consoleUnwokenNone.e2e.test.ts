@@ -5,34 +5,23 @@
  * not unwoken until the SLA has passed), and mail its recipients have seen or read is never unwoken either. Now it
  * says only what the count means: no message has gone the SLA without waking a recipient.
  */
-import { chromium, type Browser } from 'playwright-core';
-import { startTestServer, type TestServer } from '../support/httpServer';
-import { CHROMIUM, CHROMIUM_ARGS, haveChromium } from '../support/chromium';
+import { useConsoleBrowser } from '../support/chromium';
 
-const maybe = haveChromium('consoleUnwokenNone.e2e') ? test : test.skip;
-
-let server: TestServer;
-let browser: Browser | undefined;
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const consoleTest = useConsoleBrowser('consoleUnwokenNone.e2e', { wakeSlaMs: 60_000 });
+const { maybe } = consoleTest;
 
 maybe(
   'with a message that woke nobody yet, "none" claims no wake that did not happen',
   async () => {
-    server = await startTestServer({ wakeSlaMs: 60_000 });
+    const { server, browser } = consoleTest;
     const t = await server.register(['@a', '@b']);
     const sent = await server.call('POST', '/v1/messages', { token: t['@a'], body: { to: '@b', subject: 's', body: 'x' } });
     const ledger = (await server.call('GET', `/v1/messages/${sent.body.messageId}/delivery`, { token: server.adminToken })).body;
     expect(ledger.summary).toMatchObject({ recipients: 1, woken: 0, seen: 0, read: 0 });
     expect((await server.call('GET', '/v1/audit/unwoken', { token: server.adminToken })).body).toMatchObject({ count: 0 });
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
     const page = await browser.newPage();
-    await page.goto(`${server.url}/console`);
-    await page.getByLabel('Admin or auditor token').fill(server.adminToken);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await consoleTest.signIn(page, server.adminToken);
     await page.getByRole('navigation', { name: 'Panels' }).getByRole('button', { name: 'Health', exact: true }).click();
     const unwoken = page.getByTestId('unwoken');
     await unwoken.waitFor();

@@ -64,7 +64,7 @@ class FlowRow extends Component<{ entry: FlowEntry; onOpenStory: (id: string) =>
         <td>{clock(entry.at)}</td>
         <td>{entry.type}</td>
         <td>{entry.actor}</td>
-        <td>{describe(entry)}</td>
+        <td class="what">{describe(entry)}</td>
         <td>
           {entry.messageId && (
             <button type="button" class="link" onClick={() => onOpenStory(entry.messageId!)}>

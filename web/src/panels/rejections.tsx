@@ -11,12 +11,15 @@ interface Page {
   backend: string;
 }
 
+/** Who was refused: the agent, or a token that was itself refused (no caller known). */
+const caller = (r: RejectionRecord): string => r.agent ?? '(token refused)';
+
 export function RejectionsPanel() {
   const page = usePolling(() => api<Page>('GET', '/v1/audit/rejections?limit=200'), 2000);
   const rows = page.data?.rejections ?? [];
   const byAgentAndCode = new Map<string, number>();
   for (const r of rows) {
-    const key = `${r.agent ?? '(unauthenticated)'} · ${r.code}`;
+    const key = `${caller(r)} · ${r.code}`;
     byAgentAndCode.set(key, (byAgentAndCode.get(key) ?? 0) + 1);
   }
   const top = [...byAgentAndCode].sort((a, b) => b[1] - a[1]).slice(0, 8);
@@ -37,13 +40,20 @@ export function RejectionsPanel() {
         !page.error && <p class="status">Loading the rejections…</p>
       )}
       {top.length > 0 && (
-        <ul class="chips" aria-label="Most frequent by agent and code">
-          {top.map(([key, count]) => (
-            <li key={key}>
-              {key}: {count}
-            </li>
-          ))}
-        </ul>
+        // Bare chips ("@a · INVALID_RECIPIENT_SHAPE: 2") did not say what they count, nor that it is over these rows only.
+        <>
+          <p class="status" id="rejection-counts-title">
+            Refused commands among the newest {rows.length} on record, by caller and code
+            {top.length < byAgentAndCode.size ? ` (the ${top.length} most frequent)` : ''}:
+          </p>
+          <ul class="chips" aria-labelledby="rejection-counts-title">
+            {top.map(([key, count]) => (
+              <li key={key}>
+                {key}: {count}
+              </li>
+            ))}
+          </ul>
+        </>
       )}
       <table data-testid="rejections" class={page.current ? undefined : 'stale'}>
         <thead>
@@ -61,7 +71,7 @@ export function RejectionsPanel() {
           {rows.map((r, i) => (
             <tr key={`${r.at}-${i}`}>
               <td>{when(r.at)}</td>
-              <td>{r.agent ?? '(token refused)'}</td>
+              <td>{caller(r)}</td>
               <td>
                 {r.command} ({r.surface})
               </td>

@@ -34,6 +34,11 @@ export class FlowBuffer<T> {
     return this.pending.length > 0;
   }
 
+  /** The counts as of now, the queued entries with them (a paused view says these, not its last flush's). */
+  counts(): { received: number; dropped: number; pending: number } {
+    return { received: this.state.received, dropped: this.state.dropped, pending: this.pending.length };
+  }
+
   /** Moves the queued entries into view (newest first) and returns the new state; one render per flush. */
   flush(): Batched<T> {
     if (this.pending.length === 0) return this.state;

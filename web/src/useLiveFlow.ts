@@ -24,6 +24,8 @@ export interface LiveFlow {
    */
   openedAfter: string | null | undefined;
   paused: boolean;
+  /** While paused: what came since (counted, held, not shown until Resume); null when not paused. */
+  held: { received: number; dropped: number; pending: number } | null;
   setPaused(paused: boolean): void;
   clear(): void;
 }
@@ -41,18 +43,23 @@ export function useLiveFlow(query: FlowQuery): LiveFlow {
   const key = JSON.stringify([query.agent, query.threadId, query.type]);
   const [status, setStatus] = useState({ key, text: 'connecting' });
   const [paused, setPaused] = useState(false);
+  const [held, setHeld] = useState<LiveFlow['held']>(null);
   const [opened, setOpened] = useState<{ key: string; after: string | null | undefined } | null>(null);
   const pausedRef = useRef(paused);
   pausedRef.current = paused;
 
   useEffect(() => {
     setView(buffer.current.clear());
+    if (pausedRef.current) setHeld(buffer.current.counts());
     let timer: ReturnType<typeof setTimeout> | null = null;
+    // Paused, the view stands still but what comes is still counted: the status said "1 received" for ever, and
+    // nothing of the entries waiting.
     const schedule = () => {
-      if (timer || pausedRef.current) return;
+      if (timer) return;
       timer = setTimeout(() => {
         timer = null;
-        setView(buffer.current.flush());
+        if (pausedRef.current) setHeld(buffer.current.counts());
+        else setView(buffer.current.flush());
       }, FLUSH_MS);
     };
     const params = (after: string | null) => {
@@ -86,7 +93,11 @@ export function useLiveFlow(query: FlowQuery): LiveFlow {
   }, [query.agent, query.threadId, query.type]);
 
   useEffect(() => {
-    if (!paused) setView(buffer.current.flush());
+    if (paused) setHeld(buffer.current.counts());
+    else {
+      setHeld(null);
+      setView(buffer.current.flush());
+    }
   }, [paused]);
 
   return {
@@ -94,7 +105,11 @@ export function useLiveFlow(query: FlowQuery): LiveFlow {
     status: status.key === key ? status.text : 'connecting',
     openedAfter: opened?.key === key ? opened.after : undefined,
     paused,
+    held: paused ? held : null,
     setPaused,
-    clear: () => setView(buffer.current.clear()),
+    clear: () => {
+      setView(buffer.current.clear());
+      if (pausedRef.current) setHeld(buffer.current.counts());
+    },
   };
 }

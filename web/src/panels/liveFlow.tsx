@@ -94,7 +94,8 @@ export function LiveFlowPanel(props: {
       type: draft.type || undefined,
     });
   };
-  const { view } = flow;
+  const { view, held } = flow;
+  const counts = held ?? view;
   return (
     <section aria-labelledby="flow-title">
       <h2 id="flow-title">Live flow</h2>
@@ -125,7 +126,12 @@ export function LiveFlowPanel(props: {
         </button>
       </form>
       <p class="status" aria-live="polite" data-testid="flow-status">
-        Stream: {flow.status} · {view.received} received{view.dropped ? `, ${view.dropped} older rows no longer shown` : ''}
+        Stream: {flow.status} · {counts.received} received
+        {counts.dropped ? `, ${counts.dropped} older rows no longer shown` : ''}
+        {held &&
+          (held.pending === 0
+            ? ' · paused: new entries are held, not shown, until Resume'
+            : ` · paused: ${held.pending} new ${held.pending === 1 ? 'entry' : 'entries'} held, not shown (Resume shows them)`)}
       </p>
       {view.received === 0 && flow.openedAfter !== undefined && (
         // An empty table under "0 received" read as an empty log: the flow shows only what is written from now on.

@@ -1,5 +1,5 @@
 /** The signed-in console: header, the panel list, and the live flow's stream (kept open whichever panel is shown). */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Whoami } from './api';
 import { useLiveFlow, type FlowQuery } from './useLiveFlow';
 import { AgentsPanel } from './panels/agents';
@@ -25,8 +25,18 @@ export function Shell({ who, onSignOut }: { who: Whoami; onSignOut: () => void }
   const [query, setQuery] = useState<FlowQuery>({});
   const flow = useLiveFlow(query);
   const isAdmin = who.role === 'admin';
+  const main = useRef<HTMLElement>(null);
   useEffect(() => {
     document.title = `${PANELS.find((p) => p.id === panel)!.label} · agent-mailbox console`;
+    // A panel opened from inside another (a flow row's story link, a story's thread) took away the element that had
+    // the focus: it fell to the page's body, and the next Tab started over at "Sign out". It goes to the new panel's
+    // heading instead, so the next Tab goes into the panel (a panel list button keeps its focus: it is still there).
+    const active = document.activeElement;
+    if (active !== null && active !== document.body) return;
+    const heading = main.current?.querySelector('h2');
+    if (!heading) return;
+    heading.tabIndex = -1;
+    heading.focus();
   }, [panel]);
   const openStory = (messageId: string) => {
     setStoryId(messageId);
@@ -58,7 +68,7 @@ export function Shell({ who, onSignOut }: { who: Whoami; onSignOut: () => void }
           ))}
         </ul>
       </nav>
-      <main>
+      <main ref={main}>
         {panel === 'flow' && <LiveFlowPanel flow={flow} query={query} onQuery={setQuery} onOpenStory={openStory} />}
         {panel === 'agents' && <AgentsPanel isAdmin={isAdmin} />}
         {panel === 'story' && <StoryPanel messageId={storyId} onMessageId={setStoryId} onShowThread={showThread} />}

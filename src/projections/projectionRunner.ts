@@ -560,10 +560,23 @@ export class ProjectionRunner {
     await this.projections.markLiveWriter(this.logIdentity()).catch(() => undefined);
     const stored = binding.checkpoint;
     if (applied === null || (stored !== null && stored >= BigInt(applied))) return;
-    this.logger.warn(
-      { applied, stored: stored?.toString() ?? null },
-      'projection checkpoint went back; rebuilding views from it',
-    );
+    if (this.lease && !this.leading) {
+      // A follower rebuilds nothing: the lease's holder does, once (its own line says so). This node only stops
+      // answering reads from the views until they are back where they stood (they would say messages are gone).
+      const leadership = this.lease.keeper.leadership();
+      const leader = leadership.role === 'following' ? leadership.leader : null;
+      this.logger.warn(
+        { applied, stored: stored?.toString() ?? null, leader },
+        `projection checkpoint went back (the views store lost its data?); ` +
+          `${leader === null ? 'the node that takes the projector lease' : `${leader}, which holds the projector lease,`} ` +
+          `rebuilds the views from the log, not this node (it follows); until they are back at position ${applied}, ` +
+          `this node answers no read from them`,
+      );
+    } else
+      this.logger.warn(
+        { applied, stored: stored?.toString() ?? null },
+        'projection checkpoint went back; rebuilding views from it',
+      );
     this.viewsLost(BigInt(applied));
     this.status.checkpoint = stored?.toString() ?? null;
     await this.subscription?.close().catch(() => undefined);

@@ -375,4 +375,55 @@ describe('ProjectionRunner', () => {
       await runner.stop();
     }
   });
+  it('a follower that finds the views gone back says the leader rebuilds them, not itself, and answers no read until they are back', async () => {
+    const log = new MemoryEventStore();
+    await log.append('mailbox-agents', [registrationEvent('@ana'), registrationEvent('@bo')], 'no_stream');
+    const views = new MemoryProjectionStore(new InProcessWakeBus());
+    const leader = new ProjectionRunner(log, views, silentLogger);
+    await leader.start(); // the views are this log's, at its head (2)
+    await leader.stop();
+    const heldElsewhere: LeaseStore = {
+      name: 'projector',
+      acquire: async () => null,
+      renew: async () => false,
+      release: async () => undefined,
+      holder: async () => ({ node: 'node-b', token: 7n }),
+    };
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const runner = new ProjectionRunner(log, views, logger);
+    runner.useLease(heldElsewhere, 'node-a', 60_000);
+    try {
+      await runner.start();
+      expect(runner.getStatus().leadership).toMatchObject({ role: 'following', leader: 'node-b' });
+      await waitFor(() => runner.getStatus().checkpoint === '2', { what: 'the follower reading the shared checkpoint' });
+      // Redis restarted empty: the shared views hold nothing, their checkpoint is gone.
+      const own = await views.binding();
+      views.binding = async () => ({ ...own, checkpoint: null });
+      views.checkpoint = async () => null;
+      await waitFor(() => lines.some((line) => String(line.msg).includes('went back')), {
+        timeoutMs: 5000,
+        what: "the follower's look at the views",
+      });
+      const said = lines.filter((line) => String(line.msg).includes('went back'));
+      expect(said).toEqual([
+        expect.objectContaining({
+          level: 40,
+          leader: 'node-b',
+          msg:
+            'projection checkpoint went back (the views store lost its data?); node-b, which holds the projector lease, ' +
+            'rebuilds the views from the log, not this node (it follows); until they are back at position 2, this node ' +
+            'answers no read from them',
+        }),
+      ]);
+      expect(runner.getStatus().leadership).toMatchObject({ role: 'following' }); // it did not take the rebuild on
+      // What the line says of reads holds: the node serves no read until the leader's rebuild is back at 2.
+      expect(runner.getStatus().viewsProblem).toMatch(/^The views are being rebuilt from the event log/);
+      views.binding = async () => ({ ...own, checkpoint: 2n });
+      views.checkpoint = async () => 2n;
+      await waitFor(() => runner.getStatus().viewsProblem === null, { what: 'reads served again once the views are back' });
+    } finally {
+      await runner.stop();
+    }
+  });
 });

@@ -11,6 +11,7 @@ import type { TaskEnvelope, TaskState } from '../events/types';
 import { assertJsonDepth } from './jsonDepth';
 import { assertNoDuplicateKeys } from './jsonDuplicateKeys';
 import { PRINTABLE_REFUSED, printableShortForm, printableText } from './printableText';
+import { shownValue } from './shownValue';
 
 // The stored shapes belong to the events; the input schemas below accept more spellings and must produce them.
 export { PRIORITIES, TASK_STATES };
@@ -49,8 +50,9 @@ export const taskStateSchema = z.string().transform((value, ctx) => {
   ctx.addIssue({
     code: 'custom',
     message:
-      `Unknown task state '${value}'.${meant ? ` Did you mean ${meant}?` : ''} Use one of ${TASK_STATES.join(', ')} ` +
-      `(A2A v0.3 'input-required' and v1.0 'TASK_STATE_INPUT_REQUIRED' spellings are accepted).`,
+      // Read after the field's name as every refusal is ("'to' must be ..."), with the value cut (a body sent as a state).
+      `must be a task state: one of ${TASK_STATES.join(', ')} (A2A v0.3 'input-required' and v1.0 ` +
+      `'TASK_STATE_INPUT_REQUIRED' spellings are accepted), not ${shownValue(value)}${meant ? `: did you mean ${meant}?` : ''}`,
     params: { allowed: TASK_STATES },
   });
   return z.NEVER;

@@ -157,14 +157,15 @@ test.each([
   ['in-progress', 'Working'],
   ['TASK_STATE_DONE', 'Completed'],
   ['declined', 'Rejected'],
-])('update_task to %j: refused with "Did you mean %s?", never taken, over MCP and HTTP, nothing written', async (word, meant) => {
+])('update_task to %j: refused with "did you mean %s?", never taken, over MCP and HTTP, nothing written', async (word, meant) => {
   const b = await mcpClient('@b');
   const taskId = await sendTask('@b');
   await tool(b, 'update_task', { taskId, to: 'Working' });
   const before = await server.eventCount();
   const overMcp = await tool(b, 'update_task', { taskId, to: word });
   expect(overMcp).toMatchObject({ isError: true, body: { code: 'VALIDATION_FAILED', field: 'to' } });
-  expect(overMcp.body.message).toContain(`Unknown task state '${word}'. Did you mean ${meant}? Use one of Submitted,`);
+  expect(overMcp.body.message).toMatch(/^update_task: 'to' must be a task state: one of Submitted, Working, /);
+  expect(overMcp.body.message).toContain(`, not ${JSON.stringify(word)}: did you mean ${meant}?`);
   const overHttp = await server.call('POST', `/v1/tasks/${taskId}/transition`, { token: t['@b'], body: { to: word } });
   expect([overHttp.status, overHttp.body]).toEqual([400, overMcp.body]);
   expect(await server.eventCount()).toBe(before);
@@ -175,5 +176,8 @@ test('a word that names no state is refused as before, with no guess', async () 
   const b = await mcpClient('@b');
   const taskId = await sendTask('@b');
   const refused = await tool(b, 'update_task', { taskId, to: 'banana' });
-  expect(refused.body.message).toMatch(/^update_task: 'to' Unknown task state 'banana'\. Use one of /);
+  expect(refused.body.message).toMatch(/^update_task: 'to' must be a task state: one of Submitted, .* not "banana"$/);
+  // A long value is shown cut, not whole.
+  const long = await tool(b, 'update_task', { taskId, to: 'x'.repeat(5000) });
+  expect(long.body.message).toMatch(/, not "x{56}\.\.\."$/);
 });

@@ -4,24 +4,23 @@
  * loads nothing from outside this server, and breaks no rule of its
  * Content-Security-Policy. Skipped, saying so, only when chromium is absent.
  */
-import fs from 'node:fs';
-import { chromium, type BrowserContext } from 'playwright-core';
-import { tempDir } from '../support/fixtures';
+import { chromium, type Browser } from 'playwright-core';
 import { startTestServer, type TestServer } from '../support/httpServer';
 import { CHROMIUM, CHROMIUM_ARGS, haveChromium } from '../support/chromium';
 
 const maybe = haveChromium('docsPage.e2e') ? test : test.skip;
 
 let server: TestServer;
-let browser: BrowserContext | undefined;
-let profile: string | undefined;
+let browser: Browser | undefined;
 
 beforeAll(async () => {
   server = await startTestServer();
 });
 afterAll(async () => {
+  // launch(), not a persistent context in a temp dir of ours: Chromium's helper processes could still write into that
+  // profile after close(), and the suite's temp-dir cleanup then failed (ENOTEMPTY ... /Default) on a loaded machine.
+  // Playwright's own profile is removed once the browser process has exited.
   await browser?.close();
-  if (profile) fs.rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }); // Chromium's helpers may still be writing
   await server.close();
 });
 
@@ -45,12 +44,7 @@ test('/docs is an HTML page with a strict Content-Security-Policy; the JSON stay
 maybe(
   'headless chromium renders the operations, loading only from this server, with no CSP violation',
   async () => {
-    profile = tempDir('mailbox-chromium-');
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_ARGS,
-    });
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
     const page = await browser.newPage();
     const outside: string[] = [];
     const problems: string[] = [];

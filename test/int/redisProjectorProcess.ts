@@ -12,13 +12,16 @@ import { connectRedis } from '../../src/adapters/projections/redisConnection';
 import { RedisProjectionStore } from '../../src/adapters/projections/redisProjectionStore';
 import { ProjectionRunner } from '../../src/projections/projectionRunner';
 import type { ProjectedEvent } from '../../src/projections/viewChanges';
+import { CONTRACT_TIMEOUT_MS } from '../contract/contractRedisTimeout';
 
 const emit = (line: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(line)}\n`);
 
 async function main(): Promise<void> {
   const [file, url, namespace, killInBatch] = process.argv.slice(2);
   const log = SqliteEventStore.open(file);
-  const store = new RedisProjectionStore(await connectRedis(url, { name: 'projector-process' }), { namespace });
+  const store = new RedisProjectionStore(await connectRedis(url, { name: 'projector-process', timeoutMs: CONTRACT_TIMEOUT_MS }), {
+    namespace,
+  });
   const applyBatch = store.applyBatch.bind(store);
   let batches = 0;
   store.applyBatch = async (batch: readonly ProjectedEvent[]) => {

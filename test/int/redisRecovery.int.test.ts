@@ -23,6 +23,7 @@ import { snapshotViews } from '../contract/projectionStore.contract';
 import { appendLog, generateLog, projectAll } from '../contract/projectionStoreLog';
 import { allEvents, memoryMailbox, scratchBase, tempDir } from '../support/fixtures';
 import { freePort, startRedis, type TestRedis } from '../support/redisServer';
+import { CONTRACT_TIMEOUT_MS } from '../contract/contractRedisTimeout';
 
 const ROOT = path.resolve(__dirname, '../..');
 const silent = pino({ level: 'silent' });
@@ -57,7 +58,10 @@ async function closeOpenedStores(): Promise<void> {
   opened = [];
 }
 async function openStore(ns: string): Promise<RedisProjectionStore> {
-  const store = new RedisProjectionStore(await connectRedis(redis.url, { name: 'recovery-test' }), { namespace: ns });
+  const store = new RedisProjectionStore(
+    await connectRedis(redis.url, { name: 'recovery-test', timeoutMs: CONTRACT_TIMEOUT_MS }),
+    { namespace: ns },
+  );
   opened.push(store);
   return store;
 }

@@ -23,7 +23,7 @@ import type { StoredEvent } from '../events/types';
 import { backoffDelay, sleep, type Backoff } from '../support/retry';
 import { StoreOutage } from '../support/storeOutage';
 import { TOKENS } from '../tokens';
-import { projectStored } from './projector';
+import { changesATask, projectStored } from './projector';
 import { ProjectionCheckpointRewound, ViewsOfAnotherLog, type ProjectionStore, type ViewsBinding } from './projectionStore';
 import { consumeInBatches } from './batchedConsumer';
 import { CatchUpProgress, describeCatchUp } from './catchUpProgress';
@@ -47,6 +47,12 @@ const MAX_BATCH = 1000;
 /** A live batch of this many events or more is applied in two halves (batchedConsumer.ts, pipelined). */
 const SPLIT_FROM = 64;
 /** Events read ahead of the store at most: the subscription is not pulled further until the projector catches up (backpressure). */
+
+/** What moved with the views (onAdvance). */
+export interface ViewsAdvance {
+  /** A task may have been opened or changed, so its due time may have moved (taskSweeper.ts looks again only then). */
+  tasksMayHaveChanged: boolean;
+}
 export const MAX_QUEUED = 4 * MAX_BATCH;
 /** Resubscribing after a failure: quick at first, at most every 5 s while the failure lasts, spread out (jitter). */
 const RESUBSCRIBE: Backoff = { initialDelayMs: 100, maxDelayMs: 5000, jitter: 0.2 };
@@ -102,7 +108,7 @@ export class ProjectionRunner {
   private watchdog: NodeJS.Timeout | null = null;
   private readonly waiters = new PositionWaiters();
   /** Told each time the views move forward (onAdvance): the task sweeper looks for the next due time then. */
-  private readonly advanceListeners = new Set<(position: bigint) => void>();
+  private readonly advanceListeners = new Set<(position: bigint, advance: ViewsAdvance) => void>();
   /** How far the views' wakes went out: a rebuild of lost views applies events up to there without them. */
   private readonly wakesSent = new WakesSentThrough();
   /** What getStatus reports, less the lost views' rebuild: that one is LostViews's own, read from it there. */
@@ -396,8 +402,10 @@ export class ProjectionRunner {
   /**
    * `listener` is told each time the views include a later log position than before: an apply of this node's, or, on a
    * node following another's projector, the shared checkpoint it reads (every FOLLOWER_POLL_MS). Returns the unsubscribe.
+   * `advance` says whether a task may have changed: false only when this node applied the events and none opened or
+   * changed a task (a follower, or a resume from the stored checkpoint, cannot tell: true).
    */
-  onAdvance(listener: (position: bigint) => void): () => void {
+  onAdvance(listener: (position: bigint, advance: ViewsAdvance) => void): () => void {
     this.advanceListeners.add(listener);
     return () => void this.advanceListeners.delete(listener);
   }
@@ -621,9 +629,12 @@ export class ProjectionRunner {
     // Views lost and rebuilt from the log: what they had included before goes in again without its wakes (they went
     // out then), what comes after it is news however old it is (wakesSentThrough.ts). Live batches are all fresh.
     const { replayed, fresh } = this.wakesSent.split(events);
-    if (replayed.length > 0) await this.projections.applyBatch(replayed.map(projectStored), { publishWakes: false });
-    if (fresh.length > 0) await this.projections.applyBatch(fresh.map(projectStored));
-    this.reached(events[events.length - 1].position);
+    const [replayedViews, freshViews] = [replayed.map(projectStored), fresh.map(projectStored)];
+    if (replayedViews.length > 0) await this.projections.applyBatch(replayedViews, { publishWakes: false });
+    if (freshViews.length > 0) await this.projections.applyBatch(freshViews);
+    this.reached(events[events.length - 1].position, {
+      tasksMayHaveChanged: replayedViews.some(changesATask) || freshViews.some(changesATask),
+    });
     this.status.lastAppliedAt = new Date().toISOString();
     this.recovered();
   }
@@ -667,13 +678,13 @@ export class ProjectionRunner {
    * The views include `position`: from an apply of ours, or from the stored checkpoint when resuming (a batch
    * whose answer timed out, e.g. Redis stopped mid-call, may still have been applied: its waiters must hear it).
    */
-  private reached(position: bigint): void {
+  private reached(position: bigint, advance: ViewsAdvance = { tasksMayHaveChanged: true }): void {
     this.wakesSent.reached(position); // also the shared checkpoint a follower reads: its leader published those wakes
     this.lostViews.reached(position);
     const advanced = this.status.checkpoint === null || position > BigInt(this.status.checkpoint);
     if (advanced) this.status.checkpoint = position.toString();
     if (this.status.lagging !== null && position >= BigInt(this.status.lagging.position)) this.status.lagging = null;
     this.waiters.reached(position);
-    if (advanced) for (const listener of this.advanceListeners) listener(position);
+    if (advanced) for (const listener of this.advanceListeners) listener(position, advance);
   }
 }

@@ -198,3 +198,7 @@ export const projectStored = (event: StoredEvent): ProjectedEvent => ({
   at: event.metadata.at,
   changes: projectEvent(event),
 });
+
+/** Whether a projected event opens or changes a task (only those move a task's due time: taskTimes.ts). */
+export const changesATask = (event: ProjectedEvent): boolean =>
+  event.changes.some((change) => change.kind === 'taskOpened' || change.kind === 'taskChanged');

@@ -1,6 +1,6 @@
 /** The projector is pure: one stored event -> its facts, nothing else (the rules are in readModel/evolve.ts). */
 import type { MailboxEvent, StoredEvent } from '../../src/events/types';
-import { projectEvent, projectStored } from '../../src/projections/projector';
+import { changesATask, projectEvent, projectStored } from '../../src/projections/projector';
 import { broadcastSent, directSent, PARENT_ID, readBy, registered, retired, T0, T2 } from './fixtures/domain';
 
 let nextPosition = 1n;
@@ -148,6 +148,25 @@ describe('projector', () => {
     expect(first.at).toBe(T2);
     expect(projectStored(event)).toEqual(first);
     expect(event).toEqual(copy);
+  });
+
+  it('changesATask: a send with a task and every task event move a task (the sweeper looks again); nothing else does', () => {
+    const taskEvent = (type: string, data: object) => stored({ type, data } as unknown as MailboxEvent);
+    const moving = [
+      stored(directSent('@alice', '@bob', { task: { state: 'Working' }, hasTask: true })),
+      taskEvent('TaskClaimed', { taskId: PARENT_ID, claimant: '@carol', claimedAt: T2, leaseExpiresAt: T2 }),
+      taskEvent('TaskStateChanged', { taskId: PARENT_ID, from: 'Working', to: 'Completed' }),
+      taskEvent('TaskOutcomeSeen', { taskId: PARENT_ID, seenAt: T2 }),
+    ];
+    const still = [
+      stored(registered('@carol')),
+      stored(directSent('@alice', '@bob')),
+      ...broadcastSent('@alice', ['@bob', '@carol']).map((event) => stored(event)),
+      stored(readBy('@bob')),
+      stored(retired('@carol', T2)),
+    ];
+    expect(moving.map((event) => changesATask(projectStored(event)))).toEqual([true, true, true, true]);
+    expect(still.map((event) => changesATask(projectStored(event)))).toEqual(still.map(() => false));
   });
 
   it('an unknown event type is a loud error, never a silent skip', () => {

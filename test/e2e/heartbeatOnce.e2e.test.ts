@@ -12,6 +12,7 @@ import { createMailbox } from '../../src/mailbox';
 import { ensureBuilt, runCli } from '../support/builtCli';
 import { ADMIN_TOKEN, registerAgents, tempDir, threeAgentsDataDir } from '../support/fixtures';
 import { startRedis, type TestRedis } from '../support/redisServer';
+import { restoredLogBesideRedisViews } from '../support/restoredLog';
 import { startRedisSentinel, type TestRedisSentinel } from '../support/redisTopologies';
 
 let dataDir: string;
@@ -575,18 +576,7 @@ describe('a refused --once with the views on Redis closes its connections and ex
   async function restoredLogBesideViewsOn(redisUrl: string): Promise<Record<string, string>> {
     const dir = tempDir('mailbox-heartbeat-once-refused-');
     dirs.push(dir);
-    const namespace = `hbonce-${randomUUID().slice(0, 8)}`;
-    const config = { dataDir: dir, adminToken: ADMIN_TOKEN, logLevel: 'silent' as const, redisUrl, redisNamespace: namespace };
-    const open = () => createMailbox(config, { logger: pino({ level: 'silent' }) });
-    let mailbox = await open();
-    await registerAgents(mailbox, ['@a', '@b', '@c']);
-    await mailbox.close();
-    fs.copyFileSync(`${dir}/events.sqlite`, `${dir}/backup.sqlite`);
-    mailbox = await open();
-    await registerAgents(mailbox, ['@d', '@e']);
-    await mailbox.close();
-    fs.copyFileSync(`${dir}/backup.sqlite`, `${dir}/events.sqlite`); // the log restored from the backup; the views stay
-    return { MAILBOX_DATA_DIR: dir, MAILBOX_REDIS_URL: redisUrl, MAILBOX_REDIS_NAMESPACE: namespace };
+    return restoredLogBesideRedisViews(dir, redisUrl, `hbonce-${randomUUID().slice(0, 8)}`);
   }
 
   test.each([['Redis'], ['Sentinel']])(

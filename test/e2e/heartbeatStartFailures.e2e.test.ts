@@ -8,12 +8,11 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { Redis } from 'ioredis';
-import pino from 'pino';
-import { createMailbox } from '../../src/mailbox';
 import { runAuditCli } from '../support/auditCli';
 import { ensureBuilt, runCli, type CliRun } from '../support/builtCli';
-import { ADMIN_TOKEN, registerAgents, tempDir } from '../support/fixtures';
+import { tempDir } from '../support/fixtures';
 import { startRedis, type TestRedis } from '../support/redisServer';
+import { restoredLogBesideRedisViews } from '../support/restoredLog';
 
 let redis: TestRedis;
 const dirs: string[] = [];
@@ -31,23 +30,7 @@ async function restoredLogBesideViewsAhead(): Promise<{ env: Record<string, stri
   const dir = tempDir('mailbox-heartbeat-start-failures-');
   dirs.push(dir);
   const namespace = `hbstart-${randomUUID().slice(0, 8)}`;
-  const config = {
-    dataDir: dir,
-    adminToken: ADMIN_TOKEN,
-    logLevel: 'silent' as const,
-    redisUrl: redis.url,
-    redisNamespace: namespace,
-  };
-  const open = () => createMailbox(config, { logger: pino({ level: 'silent' }) });
-  let mailbox = await open();
-  await registerAgents(mailbox, ['@a', '@b', '@c']);
-  await mailbox.close();
-  fs.copyFileSync(`${dir}/events.sqlite`, `${dir}/backup.sqlite`);
-  mailbox = await open();
-  await registerAgents(mailbox, ['@d', '@e']);
-  await mailbox.close();
-  fs.copyFileSync(`${dir}/backup.sqlite`, `${dir}/events.sqlite`);
-  return { env: { MAILBOX_DATA_DIR: dir, MAILBOX_REDIS_URL: redis.url, MAILBOX_REDIS_NAMESPACE: namespace }, namespace };
+  return { env: await restoredLogBesideRedisViews(dir, redis.url, namespace), namespace };
 }
 
 /** Every view key of the namespace with its serialized value (leases aside: a projector may look at its lease). */

@@ -338,7 +338,8 @@ describe('ProjectionRunner', () => {
     }
   });
 
-  it('a follower ends no wait on a shared checkpoint of another log (views taken over before it looked)', async () => {
+  /** A log of @ana and @bo, views built from it (at its head, 2), and a projector lease node-b holds (token 7). */
+  async function viewsOfTwoAgentsFollowed() {
     const log = new MemoryEventStore();
     await log.append('mailbox-agents', [registrationEvent('@ana'), registrationEvent('@bo')], 'no_stream');
     const views = new MemoryProjectionStore(new InProcessWakeBus());
@@ -352,6 +353,11 @@ describe('ProjectionRunner', () => {
       release: async () => undefined,
       holder: async () => ({ node: 'node-b', token: 7n }),
     };
+    return { log, views, heldElsewhere };
+  }
+
+  it('a follower ends no wait on a shared checkpoint of another log (views taken over before it looked)', async () => {
+    const { log, views, heldElsewhere } = await viewsOfTwoAgentsFollowed();
     const runner = new ProjectionRunner(log, views, silentLogger);
     runner.useLease(heldElsewhere, 'node-a', 60_000);
     try {
@@ -376,19 +382,7 @@ describe('ProjectionRunner', () => {
     }
   });
   it('a follower that finds the views gone back says the leader rebuilds them, not itself, and answers no read until they are back', async () => {
-    const log = new MemoryEventStore();
-    await log.append('mailbox-agents', [registrationEvent('@ana'), registrationEvent('@bo')], 'no_stream');
-    const views = new MemoryProjectionStore(new InProcessWakeBus());
-    const leader = new ProjectionRunner(log, views, silentLogger);
-    await leader.start(); // the views are this log's, at its head (2)
-    await leader.stop();
-    const heldElsewhere: LeaseStore = {
-      name: 'projector',
-      acquire: async () => null,
-      renew: async () => false,
-      release: async () => undefined,
-      holder: async () => ({ node: 'node-b', token: 7n }),
-    };
+    const { log, views, heldElsewhere } = await viewsOfTwoAgentsFollowed();
     const lines: Array<Record<string, unknown>> = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
     const runner = new ProjectionRunner(log, views, logger);

@@ -20,6 +20,7 @@ import {
   mayNudge,
   recordNudges,
   type AgentSnapshot,
+  type Decision,
   type NudgeRecord,
   type NudgeState,
   type Verdict,
@@ -32,6 +33,7 @@ import { UnwokenEscalation, wakeVia, type EscalationReport } from './unwokenEsca
 import { ReplyOverdueEscalation, type ReplyOverdueReport } from './replyOverdueEscalation';
 import { isEmpty, settingsForNobody, type SettingsForNobody } from './settingsForNobody';
 import { ViewsGoneBack, ViewsOfThisLog } from './viewsGoneBack';
+import type { SharedNudges } from './sharedNudges';
 
 /** What the daemon reads: a Mailbox satisfies this, and so do the stores opened by `mailbox heartbeat`. */
 export interface HeartbeatSources {
@@ -141,6 +143,13 @@ export class HeartbeatDaemon {
   private stopped = true;
   /** Scheduled ticks run only while this says so (several daemons: the holder of the heartbeat lease). */
   mayTick: () => boolean = () => true;
+  /**
+   * Several daemons (the heartbeat lease): the nudge records the lease's holders share, read at each tick in place of
+   * this daemon's own and written before its nudges go out (null: this daemon is the only one).
+   */
+  shared: SharedNudges | null = null;
+  /** Called when the shared records refused this daemon's write: it no longer holds the lease (it steps down). */
+  onFenced: () => Promise<void> = async () => undefined;
 
   constructor(
     private readonly sources: HeartbeatSources,
@@ -225,9 +234,12 @@ export class HeartbeatDaemon {
         : null;
       return { ...screened, newestUnreadId };
     });
+    // Several daemons: what the lease's holders nudged, this daemon's predecessors included.
+    if (this.shared !== null) this.state = await this.shared.read();
     const decisions = decideNudges(snapshots, this.state, now, this.policy);
-    const toNudge = decisions.filter((decision) => decision.nudge !== undefined);
+    let toNudge = decisions.filter((decision) => decision.nudge !== undefined);
     const previous = new Map(toNudge.map((decision) => [decision.identity, this.state.get(decision.identity)]));
+    if (!(await this.recordShared(toNudge, now))) toNudge = [];
     this.state = recordNudges(this.state, toNudge, now);
     const deliveries: DeliveryReport[] = [];
     this.dispatcher.collectInto(deliveries);
@@ -288,6 +300,23 @@ export class HeartbeatDaemon {
     this.failingSince = null;
     this.failedTicks = 0;
     return report;
+  }
+
+  /**
+   * Several daemons: records the nudges about to go out where the next holder reads them, fenced by the lease. False
+   * when this daemon no longer holds it (another took it while this tick ran): nothing is sent, and it steps down.
+   */
+  private async recordShared(toNudge: readonly Decision[], now: number): Promise<boolean> {
+    if (this.shared === null || toNudge.length === 0) return true;
+    const records = new Map(toNudge.map((decision) => [decision.identity, { signature: decision.signature, at: now }]));
+    if (await this.shared.record(records)) return true;
+    this.logger.warn(
+      { identities: toNudge.map((decision) => decision.identity) },
+      `heartbeat: the lease was no longer this daemon's when its tick was about to nudge ${toNudge.length} agent(s); ` +
+        'nothing was sent (the holder nudges them)',
+    );
+    await this.onFenced();
+    return false;
   }
 
   /** The refusal of views that are not this log's (read binding first, then the head: judgeViews), or null. */
@@ -518,6 +547,10 @@ export class HeartbeatDaemon {
       if (previous) next.set(identity, previous);
       else next.delete(identity);
       this.state = next;
+      // Shared: the next tick reads the shared records, so they must be restored too for the nudge to be retried.
+      this.shared?.record(new Map([[identity, previous ?? null]])).catch((error: unknown) => {
+        this.logger.warn({ identity, err: error }, 'heartbeat: could not restore the shared nudge record; retried later');
+      });
     }
     this.logger.error(
       { identity: report.nudge.identity, nudgeId: report.nudge.nudgeId, outcomes: report.outcomes },

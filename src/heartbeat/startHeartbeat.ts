@@ -10,6 +10,7 @@ import { HeartbeatMetrics } from './heartbeatMetrics';
 import { parseHeartbeatSettings, type HeartbeatSettings, type HeartbeatSettingsInput } from './heartbeatSettings';
 import { startMetricsServer, type MetricsServer } from './metricsServer';
 import { NudgeDispatcher } from './nudgeDispatcher';
+import { sharedNudges } from './sharedNudges';
 import type { NudgeTarget } from './nudgeTarget';
 import { targetsFromSettings } from './targets/targetFactory';
 import { hookCommandProblem } from './targets/commandHookTarget';
@@ -152,6 +153,14 @@ async function started(sources: HeartbeatSources, options: StartHeartbeatOptions
     });
     lease = new LeaseLoop(keeper);
     daemon.mayTick = () => keeper.leading;
+    if (store.records) {
+      // What each holder nudged, for the next one: a takeover nudged every unread set the previous holder had nudged.
+      daemon.shared = sharedNudges(store.records, () => {
+        const held = keeper.leadership();
+        return held.role === 'leading' ? { node: held.node, token: BigInt(held.token) } : null;
+      });
+      daemon.onFenced = async () => keeper.deposed(await store.holder().catch(() => null));
+    }
     await lease.start();
   }
   if (scheduled) daemon.start();

@@ -32,6 +32,21 @@ export interface LeaseStore {
   release(node: string, token: bigint): Promise<void>;
   /** The current holder, or null when the lease is free. */
   holder(): Promise<LeaseHolder | null>;
+  /** What the holders of this lease keep for each other (absent: the store keeps nothing beside the lease). */
+  readonly records?: FencedRecords;
+}
+
+/**
+ * A small map kept beside a lease, written only by its holder: what one holder did that the next must know (the
+ * heartbeat's nudges, so that a takeover does not nudge the same unread set again).
+ */
+export interface FencedRecords {
+  read(): Promise<Map<string, string>>;
+  /**
+   * Sets (a string) or deletes (null) these entries if the lease is `node`'s with `token` now; false when it is not
+   * (another holder's, or nobody's): nothing was written.
+   */
+  write(node: string, token: bigint, entries: ReadonlyMap<string, string | null>): Promise<boolean>;
 }
 
 /** The leases of a shared store, one per job name ('projector', 'sweeper', 'heartbeat'). */

@@ -84,11 +84,12 @@ test('two heartbeat daemons: each idle agent nudged once; the other daemon takes
   heartbeats.splice(holder, 1);
   for (const to of ['@a', '@b']) await s.send({ to, subject: `again ${to}`, body: 'y' });
   now = T0 + 100 * MIN; // past the cooldown
-  await waitFor(() => targets[1 - holder].nudges.length >= 3, { timeoutMs: 10_000, what: 'nudges by the other daemon' });
+  await waitFor(() => targets[1 - holder].nudges.length >= 2, { timeoutMs: 10_000, what: 'nudges by the other daemon' });
   const other = heartbeats[0];
   const seenOther = await ticks(other);
   await waitFor(async () => (await ticks(other)) >= seenOther + 5, { what: 'five more ticks of the new holder' });
-  expect(targets[1 - holder].nudges.map((nudge) => nudge.identity).sort()).toEqual(['@a', '@b', '@c']);
+  // Not @c, whose unread set the first holder nudged (the new holder reads what it nudged beside the lease).
+  expect(targets[1 - holder].nudges.map((nudge) => nudge.identity).sort()).toEqual(['@a', '@b']);
 }, 30_000);
 
 test('a daemon that cannot reach the lease store steps down saying it nudges nobody, not that another daemon does', async () => {
@@ -365,4 +366,150 @@ test('a daemon that holds the lease says so on /status', async () => {
     await heartbeat.stop();
     await own.close();
   }
+});
+
+test('a takeover does not nudge again an agent whose unread set the previous holder nudged', async () => {
+  const namespace = `hbtake${process.pid}`;
+  let now = T0;
+  const clock = { now: () => new Date(now) };
+  const own = await createMailbox(
+    { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent', redisUrl: redis.url, redisNamespace: namespace },
+    { logger: silent, clock },
+  );
+  const targets = [new RecordingNudgeTarget(), new RecordingNudgeTarget()];
+  const daemons: Heartbeat[] = [];
+  try {
+    for (const [i, target] of targets.entries()) {
+      const client = await connectRedis(redis.url, { name: `heartbeat-take-${i}` });
+      clients.push(client);
+      daemons.push(
+        await startHeartbeat(own, {
+          targets: [target],
+          logger: silent,
+          clock,
+          settings: {
+            intervalMs: 20,
+            idleMs: 10 * MIN,
+            cooldownMs: 60 * MIN,
+            wakeGraceMs: MIN,
+            metricsPort: null,
+            wakeSlaMs: 24 * 60 * MIN,
+          },
+          lease: { store: new RedisLease(client, new RedisKeys(namespace), 'heartbeat'), node: `taker-${i}`, ttlMs: 600 },
+        }),
+      );
+    }
+    const { '@s': s } = await registerAgents(own, ['@s', '@a', '@b', '@c']);
+    for (const to of ['@a', '@b', '@c']) await s.send({ to, subject: `for ${to}`, body: 'x' });
+    now = T0 + 20 * MIN; // @a, @b and @c are idle with unread mail
+    const nudged = () => targets.flatMap((target) => target.nudges.map((nudge) => nudge.identity)).sort();
+    await waitFor(() => nudged().length >= 3, { timeoutMs: 10_000, what: 'three nudges' });
+    const holder = targets[0].nudges.length > 0 ? 0 : 1;
+    await daemons[holder].stop(); // releases the lease: the other daemon takes it over
+    const other = daemons[1 - holder];
+    daemons.splice(holder, 1);
+    // Later, past the cooldown: nothing arrived and nothing was read, so every unread set is the one already nudged.
+    now = T0 + 100 * MIN;
+    // A fourth agent's mail is the positive signal: the new holder ticks and nudges it.
+    await registerAgents(own, ['@d']);
+    await s.send({ to: '@d', subject: 'for @d', body: 'z' });
+    now = T0 + 120 * MIN;
+    await waitFor(() => targets[1 - holder].nudges.some((nudge) => nudge.identity === '@d'), {
+      timeoutMs: 10_000,
+      what: "the new holder's nudge of @d",
+    });
+    const seen = await ticks(other);
+    await waitFor(async () => (await ticks(other)) >= seen + 3, { what: 'three more ticks of the new holder' });
+    expect(targets[1 - holder].nudges.map((nudge) => nudge.identity)).toEqual(['@d']);
+  } finally {
+    for (const daemon of daemons) await daemon.stop();
+    await own.close();
+  }
+}, 30_000);
+
+test("a holder whose lease another daemon took while it ticked sends none of that tick's nudges, and steps down", async () => {
+  let now = T0;
+  const clock = { now: () => new Date(now) };
+  const own = await createMailbox(
+    { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+    { logger: silent, clock },
+  );
+  const lines: Array<{ msg: string; level: number; identities?: string[] }> = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  // The lease as the store has it; this daemon was paused past it and does not know yet (its renewals still answer).
+  const lease = { holder: 'daemon-paused', token: 1n };
+  const written: Array<[string, string | null]> = [];
+  const store: LeaseStore = {
+    name: 'heartbeat',
+    acquire: async () => 1n,
+    renew: async () => true,
+    release: async () => undefined,
+    holder: async () => ({ node: lease.holder, token: lease.token }),
+    records: {
+      read: async () => new Map(),
+      write: async (node, token, entries) => {
+        if (node !== lease.holder || token !== lease.token) return false;
+        written.push(...entries);
+        return true;
+      },
+    },
+  };
+  const target = new RecordingNudgeTarget();
+  const { '@s': s } = await registerAgents(own, ['@s', '@a', '@b', '@c']);
+  const heartbeat = await startHeartbeat(own, {
+    targets: [target],
+    logger,
+    clock,
+    settings: { intervalMs: 20, idleMs: 10 * MIN, cooldownMs: 60 * MIN, metricsPort: null, wakeSlaMs: 24 * 60 * MIN },
+    lease: { store, node: 'daemon-paused', ttlMs: 60_000 },
+  });
+  try {
+    await waitFor(async () => (await ticks(heartbeat)) >= 1, { what: 'a tick as the holder' });
+    lease.holder = 'daemon-other'; // another daemon took the lease over
+    lease.token = 2n;
+    for (const to of ['@a', '@b', '@c']) await s.send({ to, subject: `for ${to}`, body: 'x' });
+    now = T0 + 20 * MIN; // @a, @b and @c are idle with unread mail
+    await waitFor(() => lines.some((line) => line.msg.startsWith('heartbeat: stepped down')), { what: 'the step-down' });
+    expect(target.nudges).toEqual([]);
+    expect(written).toEqual([]);
+    expect(lines.filter((line) => line.level >= 40).map((line) => [line.msg, line.identities])).toEqual([
+      [
+        "heartbeat: the lease was no longer this daemon's when its tick was about to nudge 3 agent(s); nothing was sent " +
+          '(the holder nudges them)',
+        ['@a', '@b', '@c'],
+      ],
+      [
+        "heartbeat: stepped down (daemon-other holds the heartbeat lease (token 2) (this node's token 1): its late " +
+          'writes were refused); another daemon nudges',
+        undefined,
+      ],
+    ]);
+  } finally {
+    await heartbeat.stop();
+    await own.close();
+  }
+});
+
+test('the records beside a Redis lease are written by its holder only', async () => {
+  const client = await connectRedis(redis.url, { name: 'heartbeat-records' });
+  clients.push(client);
+  const lease = new RedisLease(client, new RedisKeys(`hbrec${process.pid}`), 'heartbeat');
+  const token = (await lease.acquire('node-a', 60_000))!;
+  expect(
+    await lease.records.write(
+      'node-a',
+      token,
+      new Map([
+        ['@a', 'one'],
+        ['@b', 'two'],
+      ]),
+    ),
+  ).toBe(true);
+  expect(await lease.records.write('node-b', token, new Map([['@a', 'late']]))).toBe(false);
+  expect(await lease.records.write('node-a', token + 1n, new Map([['@a', 'late']]))).toBe(false);
+  expect(await lease.records.write('node-a', token, new Map([['@b', null]]))).toBe(true);
+  expect(Object.fromEntries(await lease.records.read())).toEqual({ '@a': 'one' });
+  await lease.release('node-a', token);
+  expect(await lease.records.write('node-a', token, new Map([['@a', 'after release']]))).toBe(false);
+  expect(Object.fromEntries(await lease.records.read())).toEqual({ '@a': 'one' });
 });

@@ -3,6 +3,8 @@
  *
  *   <ns>:{<ns>}:lease:<name>         `<node>:<token>` of the holder, expiring (PX) unless renewed
  *   <ns>:{<ns>}:lease:<name>:token   the last token granted (INCR): tokens grow while Redis keeps its data
+ *   <ns>:{<ns>}:lease:<name>:records a hash the holders keep for each other (the heartbeat's nudges), written only
+ *                                    by the holder, under the same fence
  *
  * Both keys share the namespace's global tag, hence one slot on a Cluster, and
  * the apply script reads the projector's lease key beside the checkpoint to
@@ -17,7 +19,7 @@
  * one script, so that taking the lease and drawing its token are one act.
  */
 import type { Result } from 'ioredis';
-import type { LeaseHolder, LeaseStore } from '../../projections/projectorLease';
+import type { FencedRecords, LeaseHolder, LeaseStore } from '../../projections/projectorLease';
 import { redisCall, type RedisClient } from './redisConnection';
 import type { RedisKeys } from './redisKeys';
 
@@ -42,11 +44,24 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 `;
 
+/**
+ * KEYS: lease, records. ARGV: `<node>:<token>`, then field and value pairs (an empty value deletes the field).
+ * Compare-and-write: 1 written, 0 not this holder's (nothing written).
+ */
+const WRITE_RECORDS_SCRIPT = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+for i = 2, #ARGV, 2 do
+  if ARGV[i + 1] == '' then redis.call('HDEL', KEYS[2], ARGV[i]) else redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
+end
+return 1
+`;
+
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     mailboxLeaseAcquire(...keysAndArgs: string[]): Result<string, Context>;
     mailboxLeaseRenew(...keysAndArgs: string[]): Result<number, Context>;
     mailboxLeaseRelease(...keysAndArgs: string[]): Result<number, Context>;
+    mailboxLeaseWriteRecords(...keysAndArgs: string[]): Result<number, Context>;
   }
 }
 
@@ -71,6 +86,7 @@ export function parseHolder(value: string | null): LeaseHolder | null {
 export class RedisLease implements LeaseStore {
   private readonly key: string;
   private readonly tokenKey: string;
+  readonly records: FencedRecords;
 
   constructor(
     private readonly client: RedisClient,
@@ -83,6 +99,19 @@ export class RedisLease implements LeaseStore {
     client.defineCommand('mailboxLeaseAcquire', { lua: ACQUIRE_SCRIPT, numberOfKeys: 2 });
     client.defineCommand('mailboxLeaseRenew', { lua: RENEW_SCRIPT, numberOfKeys: 1 });
     client.defineCommand('mailboxLeaseRelease', { lua: RELEASE_SCRIPT, numberOfKeys: 1 });
+    client.defineCommand('mailboxLeaseWriteRecords', { lua: WRITE_RECORDS_SCRIPT, numberOfKeys: 2 });
+    const recordsKey = `${this.key}:records`;
+    const what = `Redis ${name} lease`;
+    this.records = {
+      read: async () => new Map(Object.entries(await redisCall(what, () => client.hgetall(recordsKey)))),
+      write: async (node, token, entries) => {
+        const pairs = [...entries].flatMap(([field, value]) => [field, value ?? '']);
+        const written = await redisCall(what, () =>
+          client.mailboxLeaseWriteRecords(this.key, recordsKey, `${node}:${token}`, ...pairs),
+        );
+        return written === 1;
+      },
+    };
   }
 
   async acquire(node: string, ttlMs: number): Promise<bigint | null> {

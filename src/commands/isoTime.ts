@@ -5,6 +5,7 @@
  * …00.000Z and left out a message sent at …00.000Z, which was sent before it.
  */
 import { z } from 'zod';
+import { shownValue } from './shownValue';
 
 /**
  * The first whole millisecond not before `iso` (a valid ISO 8601 time): a logged time t is before `iso` exactly
@@ -45,3 +46,34 @@ export const deadlineTimeSchema = z.iso.datetime({ offset: true }).transform((va
   });
   return z.NEVER;
 });
+
+/** The form a date and time input takes, after "must be". */
+export const ISO_TIME_FORM = 'an ISO 8601 date and time with seconds and an offset (Z or +hh:mm), e.g. 2026-11-24T15:00:00Z';
+
+const isoTime = z.iso.datetime({ offset: true });
+const NEAR_ISO = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2})(:\d{2}(?:\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+
+/**
+ * The ISO time a near-miss is written as, quoted (with "(UTC)" when the value had no offset), or null: the date alone
+ * (2026-12-01: midnight UTC), minutes without seconds, a space for the T, an offset written +hhmm, no offset. Only
+ * suggested, never taken: the caller decides whether that is the time meant.
+ */
+export function isoTimeMeant(value: string): string | null {
+  const near = NEAR_ISO.exec(value.trim());
+  if (!near) return null;
+  const [, date, minutes = '00:00', seconds = ':00', offset = 'Z'] = near;
+  const zone = offset.toUpperCase() === 'Z' ? 'Z' : `${offset.slice(0, 3)}:${offset.slice(-2)}`;
+  const meant = `${date}T${minutes}${seconds}${zone}`;
+  if (meant === value || !isoTime.safeParse(meant).success) return null;
+  return `${JSON.stringify(meant)}${near[4] === undefined ? ' (UTC)' : ''}`;
+}
+
+/**
+ * ", not "tomorrow"" or ", not "2026-12-01": did you mean "2026-12-01T00:00:00Z" (UTC)?": the refused value, cut
+ * (shownValue), and what it nearly is: an ISO time, or what `otherMeant` says (a field's other forms).
+ */
+export function notTheTime(value: unknown, otherMeant: (text: string) => string | null = () => null): string {
+  if (value === undefined) return '';
+  const meant = typeof value === 'string' ? (isoTimeMeant(value) ?? otherMeant(value)) : null;
+  return `, not ${shownValue(value)}${meant === null ? '' : `: did you mean ${meant}?`}`;
+}

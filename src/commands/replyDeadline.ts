@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { MailboxError } from '../errors';
-import { msCeiling } from './isoTime';
+import { msCeiling, notTheTime } from './isoTime';
 
 const SHORT = /^(\d+)(s|m|h|d)$/;
 const ISO_DURATION = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$/;
@@ -20,12 +20,23 @@ export const VALID_FORMS =
 export const expectsReplyBySchema = z
   .string()
   .refine((value) => durationMs(value) !== null || isoTime.safeParse(value).success, {
-    message: `must be ${VALID_FORMS}`, // the error names the field first: "'expectsReplyBy' must be ..."
+    // The error names the field first ("'expectsReplyBy' must be ..."), then the value refused, as every refusal does.
+    error: (issue) => `must be ${VALID_FORMS}${notTheTime(issue.input, durationMeant)}`,
   })
   .describe(
     'when each recipient should have answered in the thread: ' +
       `${VALID_FORMS}. Overdue: the recipient is nudged once, then you get a reply-overdue wake naming who has not answered`,
   );
+
+const WORDED = /^(?:in\s+)?(\d+)\s*(s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?)$/i;
+
+/** The duration "2 hours", "in 30 min" or "1 day" is written as ("2h", "30m", "1d"; quoted), or null: suggested, never taken. */
+export function durationMeant(text: string): string | null {
+  const worded = WORDED.exec(text.trim());
+  if (!worded) return null;
+  const meant = `${Number(worded[1])}${worded[2][0].toLowerCase()}`;
+  return meant !== text && durationMs(meant) !== null ? JSON.stringify(meant) : null;
+}
 
 /** Milliseconds of a duration, or null when the text is none. */
 export function durationMs(text: string): number | null {

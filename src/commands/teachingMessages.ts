@@ -5,6 +5,7 @@
  * asks this only when the schema gave none); the caller's error prefixes the field ("'body' is required: text").
  */
 import type { z } from 'zod';
+import { ISO_TIME_FORM, notTheTime } from './isoTime';
 import { shownValue } from './shownValue';
 
 /** How a JSON value is named in a message: "a number", "an array", "null"... */
@@ -111,8 +112,8 @@ export function teachingMessage(issue: z.core.$ZodRawIssue): string | undefined 
     case 'invalid_format':
       // zod's "Invalid ISO datetime" does not say which ISO form: the date alone, minutes without seconds and an offset
       // written +hhmm are all ISO 8601, and all refused.
-      if (issue.format === 'datetime')
-        return 'must be an ISO 8601 date and time with seconds and an offset (Z or +hh:mm), e.g. 2026-11-24T15:00:00Z';
+      // The value refused is named as every other refusal names it, with the ISO time it nearly is (suggested, never taken).
+      if (issue.format === 'datetime') return `must be ${ISO_TIME_FORM}${notTheTime((issue as { input?: unknown }).input)}`;
       return undefined;
     case 'invalid_key': {
       // zod's "Invalid key in record" did not say what a key must be ({"agents": {"b": {...}}}): the key's own message does.

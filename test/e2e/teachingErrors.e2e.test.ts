@@ -408,7 +408,10 @@ describe('a message says each thing once: the field named once, a check that fai
     const overHttp = await rejected(server, 'POST', '/v1/messages', { token: t['@a'], body: input }, 400, 'VALIDATION_FAILED');
     const overMcp = await refusedOverMcp('@a', 'add_message', input);
     for (const body of [overHttp, overMcp]) {
-      expect(body).toMatchObject({ field: 'expectsReplyBy', message: `add_message: 'expectsReplyBy' ${teaches}` });
+      expect(body).toMatchObject({
+        field: 'expectsReplyBy',
+        message: `add_message: 'expectsReplyBy' ${teaches}, not "tomorrow"`,
+      });
     }
   });
 

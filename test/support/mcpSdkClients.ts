@@ -7,6 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { runStdioMcp } from '../../src/stdioMcp';
+import { startTestServer, type TestServer } from './httpServer';
 
 export class McpSdkClients {
   private readonly closers: Array<() => Promise<void>> = [];
@@ -43,4 +44,45 @@ export class McpSdkClients {
   async closeAll(): Promise<void> {
     for (const close of this.closers.splice(0)) await close();
   }
+}
+
+/** A tool call's result as the SDK returns it. */
+export type ToolResult = { isError?: boolean; content: Array<{ text: string }>; structuredContent?: any; _meta?: any };
+
+export interface McpTestServer {
+  /** The server (set in beforeAll). */
+  readonly server: TestServer;
+  /** identity -> token of the agents registered (set in beforeAll). */
+  readonly t: Record<string, string>;
+  readonly clients: McpSdkClients;
+}
+
+/**
+ * The set-up of the MCP e2e suites: a test server with `identities` registered in beforeAll (three, so that receipts
+ * show per recipient), and MCP SDK clients of it named `name`; clients and server closed in afterAll.
+ */
+export function mcpTestServer(name: string, identities: string[] = ['@a', '@b', '@c']): McpTestServer {
+  let server: TestServer | undefined;
+  let t: Record<string, string> | undefined;
+  const clients = new McpSdkClients(() => fixture.server.url, name);
+  const fixture: McpTestServer = {
+    get server() {
+      if (!server) throw new Error('the test server starts in beforeAll');
+      return server;
+    },
+    get t() {
+      if (!t) throw new Error('the agents are registered in beforeAll');
+      return t;
+    },
+    clients,
+  };
+  beforeAll(async () => {
+    server = await startTestServer();
+    t = await server.register(identities);
+  });
+  afterAll(async () => {
+    await clients.closeAll();
+    await server?.close();
+  });
+  return fixture;
 }

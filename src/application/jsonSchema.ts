@@ -67,11 +67,12 @@ export function inputJsonSchema(
       keepDecimalTextDefault(zodSchema, jsonSchema);
       if (!query) numberOrDigits(zodSchema, jsonSchema);
       if (!isPreprocessed(zodSchema) || isDecimalText(zodSchema)) return;
-      const { description, ...value } = jsonSchema as JsonSchema;
+      // A field may say its own string forms (`.meta({ encodedForm })`: tags also take comma-separated text).
+      const { description, encodedForm: own, ...value } = jsonSchema as JsonSchema;
       for (const key of Object.keys(jsonSchema)) delete (jsonSchema as JsonSchema)[key];
       Object.assign(jsonSchema, {
         ...(description === undefined ? {} : { description }),
-        anyOf: [value, { type: 'string', description: encodedForm }],
+        anyOf: [value, { type: 'string', description: typeof own === 'string' ? own : encodedForm }],
       });
     },
   }) as JsonSchema;

@@ -7,32 +7,12 @@
 import { z } from 'zod';
 import { pageSize } from '../commands/numberFields';
 import { MailboxError } from '../errors';
-import { MAX_TAGS, prioritySchema, tagSchema } from '../commands/messageFields';
+import { prioritySchema, tagListSchema } from '../commands/messageFields';
 import { identityRefused, identitySchema } from '../commands/schemas';
 import { threadIdSchema } from '../commands/threadIds';
 import { BROADCAST, IDENTITY_PATTERN } from '../commands/recipients';
 import { parseInput } from '../commands/validation';
 import type { ListBox, ListQuery } from '../projections/listQuery';
-
-/**
- * A list of tags as an array, a JSON-encoded array or comma-separated text; malformed JSON is a 400, never a crash.
- * Each tag as a send takes it (messageFields.ts): one no send could carry matches nothing, so it is refused. In the
- * comma-separated text the spaces around each comma are dropped (`tags=ops, db` is how a list is written, and no tag
- * begins or ends with whitespace, so they can mean nothing else).
- */
-const csvOrArray = z.preprocess((value, ctx) => {
-  if (typeof value !== 'string') return value;
-  if (!value.trim().startsWith('[')) return value.split(',').map((tag) => tag.trim());
-  try {
-    return JSON.parse(value);
-  } catch {
-    ctx.addIssue({
-      code: 'custom',
-      message: 'starts with [ but is not a valid JSON array; send a JSON array or comma-separated values.',
-    });
-    return z.NEVER;
-  }
-}, z.array(tagSchema).max(MAX_TAGS));
 
 /**
  * The outbox's `to` names what a send's `to` holds: one identity (alone or in a list) or the broadcast.
@@ -63,7 +43,7 @@ export const listQuerySchema = z.strictObject({
   from: identitySchema.optional(),
   to: recipientFilterSchema.optional(),
   threadId: threadFilterSchema.optional(),
-  tags: csvOrArray.optional(),
+  tags: tagListSchema.optional(), // as a send takes them (messageFields.ts): one rule, every form
   priority: prioritySchema.optional(),
   limit: pageSize(200, 50),
   cursor: z.string().optional().describe(CURSOR_DESCRIPTION),

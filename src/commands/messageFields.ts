@@ -147,15 +147,58 @@ export const MAX_TAG_CHARS = 64;
 export const MAX_TAGS = 32;
 
 /** The form in short, for the schemas' descriptions. */
-export const TAG_SHORT_FORM = printableShortForm(MAX_TAG_CHARS);
+export const TAG_SHORT_FORM = `${printableShortForm(MAX_TAG_CHARS)}, no comma`;
 
 /** The form, for the messages. */
-export const TAG_FORM = `1-${MAX_TAG_CHARS} characters of printable text, e.g. "review" or "deploy-2030" (${PRINTABLE_REFUSED})`;
+export const TAG_FORM = `1-${MAX_TAG_CHARS} characters of printable text without a comma, e.g. "review" or "deploy-2030" (${PRINTABLE_REFUSED})`;
+
+/** How a list of tags is written, for the messages. */
+export const TAG_LIST_FORMS =
+  'a list such as ["review", "urgent"], that list JSON-encoded, or comma-separated text: review,urgent';
 
 /**
  * One tag, as a send takes it and the `tags` filter matches it (exactly): printable text as a thread id is
- * (printableText.ts), so that a tag cannot forge a line or hide a character in every inbox that shows it.
- * Tags an older version stored in another form are still served (the stored shape takes any string).
+ * (printableText.ts), so that a tag cannot forge a line or hide a character in every inbox that shows it. No comma: a
+ * comma separates tags in the comma-separated form of a list (send and filter alike), so `review,urgent` is the two
+ * tags and can mean nothing else. Tags an older version stored in another form are still served (the stored shape
+ * takes any string).
  */
-export const tagSchema = printableText({ noun: 'tag', names: 'tag', max: MAX_TAG_CHARS, form: TAG_FORM });
+export const tagSchema = printableText({
+  noun: 'tag',
+  names: 'tag',
+  max: MAX_TAG_CHARS,
+  form: TAG_FORM,
+  separator: {
+    character: ',',
+    name: 'a comma',
+    why: (value) =>
+      `a comma separates tags (${shownValue(value)} as text is the tags ${shownValue(value.split(',').map((tag) => tag.trim()))}), ` +
+      'so no tag holds one: send several tags as a list, or write one with another character such as - or /',
+  },
+});
 export const tagsSchema = z.array(tagSchema).max(MAX_TAGS);
+
+/**
+ * A list of tags in each of its forms, one rule for a send's `tags` and the `tags` filter (MCP and HTTP alike): an
+ * array, its JSON encoding, or comma-separated text (`review,urgent`, `ops, db`: the spaces around each comma are
+ * dropped, as no tag begins or ends with whitespace). Text that starts with [ is JSON or refused, never split.
+ */
+export const tagListSchema = z
+  .preprocess((value, ctx) => {
+    if (typeof value !== 'string') return value;
+    if (!value.trim().startsWith('[')) return value.split(',').map((tag) => tag.trim());
+    let decoded: unknown;
+    try {
+      decoded = JSON.parse(value);
+    } catch {
+      ctx.addIssue({
+        code: 'custom',
+        message: `starts with [ but is not a valid JSON array (${shownValue(value)}); send ${TAG_LIST_FORMS}`,
+      });
+      return z.NEVER;
+    }
+    assertJsonDepth(decoded, ['tags']);
+    assertNoDuplicateKeys(value, ['tags']);
+    return decoded;
+  }, tagsSchema)
+  .meta({ encodedForm: 'comma-separated or JSON-encoded' }); // the string forms, for the advertised schemas

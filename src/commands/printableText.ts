@@ -30,13 +30,18 @@ export interface PrintableLabel {
   max: number;
   /** The whole form the messages teach, after "a <noun> is ...". */
   form: string;
+  /**
+   * A character that separates labels in a list written as text (the comma of `tags=ops,db`), so that none holds it:
+   * the text then means one list only. `why` follows "holds a comma at index 3: ", given the value.
+   */
+  separator?: { character: string; name: string; why: (value: string) => string };
 }
 
 /**
  * The label's schema: 1-`max` characters, then printable text. A refusal names the character (its code point) and its
  * index in the value; the field's path (`tags.1`) names which one of a list it is.
  */
-export function printableText({ noun, names, max, form }: PrintableLabel) {
+export function printableText({ noun, names, max, form, separator }: PrintableLabel) {
   const refine = (value: string, ctx: z.RefinementCtx): void => {
     const unprintable = UNPRINTABLE.exec(value);
     if (unprintable) {
@@ -56,8 +61,22 @@ export function printableText({ noun, names, max, form }: PrintableLabel) {
           `${where} with whitespace (${codePoint(edge[0])}): ${noun}s are matched exactly, so it would be another ${names} ` +
           `than the one without it; a ${noun} is ${form}`,
       });
+      return;
+    }
+    const at = separator === undefined ? -1 : value.indexOf(separator.character);
+    if (separator !== undefined && at >= 0) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `holds ${separator.name} at index ${at}: ${separator.why(value)}; a ${noun} is ${form}`,
+        params: { index: at },
+      });
     }
   };
   // No pattern advertised: the MCP tools' schemas stay compact, the description says the form.
-  return z.string().min(1, { abort: true }).max(max, { abort: true }).superRefine(refine);
+  // Empty: the form too (`tags: "a,,b"` holds an empty tag between its commas; "must not be empty" alone taught nothing).
+  return z
+    .string()
+    .min(1, { abort: true, error: `must not be empty: a ${noun} is ${form}` })
+    .max(max, { abort: true })
+    .superRefine(refine);
 }

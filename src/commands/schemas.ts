@@ -6,7 +6,7 @@ import { pageSize } from './numberFields';
 import { kindOf } from './teachingMessages';
 import { ROLES } from './roles';
 import { IDENTITY_PATTERN, MAX_LIST_RECIPIENTS } from './recipients';
-import { MAX_TAGS, prioritySchema, TAG_SHORT_FORM, tagsSchema, taskEnvelopeSchema } from './messageFields';
+import { MAX_TAGS, prioritySchema, TAG_SHORT_FORM, tagListSchema, taskEnvelopeSchema } from './messageFields';
 import { expectsReplyBySchema } from './replyDeadline';
 import { readableText } from './readableText';
 import { THREAD_ID_SHORT_FORM, threadIdSchema } from './threadIds';
@@ -119,9 +119,7 @@ export const sendMessageSchema = z.strictObject({
   threadId: threadIdSchema
     .optional()
     .describe(`a thread to start or continue without answering one message (${THREAD_ID_SHORT_FORM}); omit with inReplyTo`),
-  tags: encodedOr('tags', tagsSchema, { kind: 'array', what: 'an array of strings', example: '["review", "urgent"]' })
-    .default([])
-    .describe(`labels to filter on: at most ${MAX_TAGS}, each ${TAG_SHORT_FORM}`),
+  tags: tagListSchema.default([]).describe(`labels to filter on: at most ${MAX_TAGS}, each ${TAG_SHORT_FORM}`),
   wakeSuppressed: z
     .boolean()
     .default(false)

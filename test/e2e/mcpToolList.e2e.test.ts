@@ -46,6 +46,7 @@ test('tools/list answer size, measured on the wire', async () => {
   // Then every whole number advertised as an integer or a string of digits (+~140 B): 26,869 bytes.
   // Then archive_message's `changed` (+~40 B; output descriptions are not sent); a replayed add_message says so in its
   // result's _meta, not in its output schema.
+  // Then add_message's tags said their string form (comma-separated or JSON-encoded) and no comma (+~80 B): 26,992 bytes.
   expect(bytes).toBeLessThan(27_000);
 
   // docs/mcp.md said "about 10.9 KB on the wire", 6.2 KB for a model and 4.7 KB of output schemas while the answer had

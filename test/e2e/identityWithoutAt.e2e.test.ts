@@ -4,25 +4,12 @@
  * is told `suggestions: ["@bob"]`. Each now names the value and the identity meant: '"alice" is not one: did you mean
  * "@alice"?'. Never taken in its place: refused, nothing written (a mark_read narrowed to a sender marks nothing).
  */
-import { McpSdkClients } from '../support/mcpSdkClients';
-import { startTestServer, type TestServer } from '../support/httpServer';
+import { mcpTestServer, type ToolResult } from '../support/mcpSdkClients';
 
-type ToolResult = { isError?: boolean; content: Array<{ text: string }>; structuredContent?: any };
-
-let server: TestServer;
-let t: Record<string, string>;
+const mcp = mcpTestServer('identity-without-at-e2e', ['@alice', '@bob', '@carol']);
 let sentId: string;
-const clients = new McpSdkClients(() => server.url, 'identity-without-at-e2e');
-
 beforeAll(async () => {
-  server = await startTestServer();
-  t = await server.register(['@alice', '@bob', '@carol']);
-  sentId = (await server.call('POST', '/v1/messages', { token: t['@alice'], body: { to: 'AGENT:*', subject: 's', body: 'b' } }))
-    .body.messageId;
-});
-afterAll(async () => {
-  await clients.closeAll();
-  await server.close();
+  sentId = await mcp.sendAs('@alice', { to: 'AGENT:*', subject: 's', body: 'b' });
 });
 
 const ID = 'must be an identity: @ followed by 1-64 of A-Z a-z 0-9 _ - (e.g. @neo-gpt)';
@@ -34,8 +21,8 @@ const TO =
 test.each(['http', 'stdio'])(
   'over MCP (%s), an identity without its @ is told the one meant; nothing is written',
   async (via) => {
-    const bob = via === 'http' ? await clients.http(t['@bob']) : await clients.stdio(t['@bob']);
-    const alice = via === 'http' ? await clients.http(t['@alice']) : await clients.stdio(t['@alice']);
+    const bob = via === 'http' ? await mcp.clients.http(mcp.t['@bob']) : await mcp.clients.stdio(mcp.t['@bob']);
+    const alice = via === 'http' ? await mcp.clients.http(mcp.t['@alice']) : await mcp.clients.stdio(mcp.t['@alice']);
     await bob.callTool({ name: 'list_messages', arguments: {} }); // seen: a mark_read {all} would now mark it
     const cases: Array<[typeof bob, string, Record<string, unknown>, string, string]> = [
       [bob, 'list_messages', { from: 'alice' }, 'from', `${ID}; ${meant('alice')}`],
@@ -45,7 +32,7 @@ test.each(['http', 'stdio'])(
       [bob, 'list_messages', { from: 'al ice' }, 'from', `${ID}; "al ice" is not one`],
     ];
     for (const [client, tool, args, field, message] of cases) {
-      const before = await server.eventCount();
+      const before = await mcp.server.eventCount();
       const result = (await client.callTool({ name: tool, arguments: args })) as ToolResult;
       expect([tool, result.isError]).toEqual([tool, true]);
       expect(result.structuredContent).toMatchObject({
@@ -53,7 +40,7 @@ test.each(['http', 'stdio'])(
         field,
         message: `${tool}: '${field}' ${message}`,
       });
-      expect(await server.eventCount()).toBe(before);
+      expect(await mcp.server.eventCount()).toBe(before);
     }
     // The positive signal: the broadcast is still unread for @bob, and the filter as suggested finds it.
     const count = (await bob.callTool({ name: 'unread_count', arguments: {} })) as ToolResult;
@@ -64,7 +51,7 @@ test.each(['http', 'stdio'])(
 );
 
 test('over HTTP /v1 the same', async () => {
-  const listed = await server.call('GET', '/v1/messages?from=alice', { token: t['@carol'] });
+  const listed = await mcp.server.call('GET', '/v1/messages?from=alice', { token: mcp.t['@carol'] });
   expect(listed.status).toBe(400);
   expect(listed.body.message).toBe(`list_messages: 'from' ${ID}; ${meant('alice')}`);
 });

@@ -5,48 +5,34 @@
  * that: field `all`, "'all' is required with 'threadId', which narrows mark_read {all: true}: add "all": true ...". Refused,
  * nothing written, over MCP and HTTP /v1 alike; with all added, the thread is marked for the caller only.
  */
-import { McpSdkClients } from '../support/mcpSdkClients';
-import { startTestServer, type TestServer } from '../support/httpServer';
+import { mcpTestServer, type ToolResult } from '../support/mcpSdkClients';
 
-type ToolResult = { isError?: boolean; content: Array<{ text: string }>; structuredContent?: any };
-
-let server: TestServer;
-let t: Record<string, string>;
-const clients = new McpSdkClients(() => server.url, 'mark-read-filter-without-all-e2e');
-
-beforeAll(async () => {
-  server = await startTestServer();
-  t = await server.register(['@alice', '@bob', '@carol']);
-});
-afterAll(async () => {
-  await clients.closeAll();
-  await server.close();
-});
+const mcp = mcpTestServer('mark-read-filter-without-all-e2e', ['@alice', '@bob', '@carol']);
 
 const NARROWS =
   'mark_read {all: true}: add "all": true (your unread messages that you have seen), or name the messages with messageId or messageIds';
 
 test.each(['http', 'stdio'])('over MCP (%s), a filter without all is told to add all; nothing is written', async (via) => {
   const threadId = `deploy-${via}`;
-  const alice = await clients.http(t['@alice']);
+  const alice = await mcp.clients.http(mcp.t['@alice']);
   await alice.callTool({ name: 'add_message', arguments: { to: ['@bob', '@carol'], subject: 'deploy', body: 'at 2', threadId } });
-  const bob = via === 'http' ? await clients.http(t['@bob']) : await clients.stdio(t['@bob']);
+  const bob = via === 'http' ? await mcp.clients.http(mcp.t['@bob']) : await mcp.clients.stdio(mcp.t['@bob']);
   await bob.callTool({ name: 'list_messages', arguments: { threadId } }); // seen: {all: true} would mark it
   const cases: Array<[Record<string, unknown>, string]> = [
     [{ threadId }, `'all' is required with 'threadId', which narrows ${NARROWS}`],
     [{ from: '@alice', priority: 'normal' }, `'all' is required with 'from', 'priority', which narrow ${NARROWS}`],
   ];
   for (const [args, said] of cases) {
-    const before = await server.eventCount();
+    const before = await mcp.server.eventCount();
     const result = (await bob.callTool({ name: 'mark_read', arguments: args })) as ToolResult;
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toMatchObject({ code: 'VALIDATION_FAILED', field: 'all', message: `mark_read: ${said}` });
-    expect(await server.eventCount()).toBe(before);
+    expect(await mcp.server.eventCount()).toBe(before);
   }
   const unread = async (who: string) =>
     (
       (await (
-        await clients.http(t[who])
+        await mcp.clients.http(mcp.t[who])
       ).callTool({ name: 'list_messages', arguments: { threadId, status: 'unread' } })) as ToolResult
     ).structuredContent.messages.length;
   expect(await unread('@bob')).toBe(1);
@@ -57,12 +43,12 @@ test.each(['http', 'stdio'])('over MCP (%s), a filter without all is told to add
 });
 
 test('over HTTP /v1 the same', async () => {
-  const before = await server.eventCount();
-  const refused = await server.call('POST', '/v1/messages/read', { token: t['@bob'], body: { threadId: 'x' } });
+  const before = await mcp.server.eventCount();
+  const refused = await mcp.server.call('POST', '/v1/messages/read', { token: mcp.t['@bob'], body: { threadId: 'x' } });
   expect(refused.status).toBe(400);
   expect(refused.body).toMatchObject({
     field: 'all',
     message: `mark_read: 'all' is required with 'threadId', which narrows ${NARROWS}`,
   });
-  expect(await server.eventCount()).toBe(before);
+  expect(await mcp.server.eventCount()).toBe(before);
 });

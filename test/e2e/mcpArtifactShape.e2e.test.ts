@@ -4,23 +4,9 @@
  * what an artifact looks like. Every such refusal now shows the form, with an example to copy, over MCP; nothing is
  * written, and the form as shown completes the task.
  */
-import { McpSdkClients } from '../support/mcpSdkClients';
-import { startTestServer, type TestServer } from '../support/httpServer';
+import { mcpTestServer, type ToolResult } from '../support/mcpSdkClients';
 
-type ToolAnswer = { isError?: boolean; structuredContent?: any };
-
-let server: TestServer;
-let t: Record<string, string>;
-const mcp = new McpSdkClients(() => server.url, 'artifact-shape');
-
-beforeAll(async () => {
-  server = await startTestServer();
-  t = await server.register(['@s', '@b', '@c']);
-});
-afterAll(async () => {
-  await mcp.closeAll();
-  await server.close();
-});
+const mcp = mcpTestServer('artifact-shape', ['@s', '@b', '@c']);
 
 const FORM = 'an artifact is {"name"?: "...", "parts": [{"kind": "text", "text": "..."}, ...]}';
 const EXAMPLE = 'e.g. "artifacts": [{"parts": [{"kind": "text", "text": "LGTM"}]}]';
@@ -35,33 +21,33 @@ test.each([
   ['no parts', [{ name: 'review' }], 'VALIDATION_FAILED', "'artifacts.0.parts' is required"],
   ['empty parts', [{ parts: [] }], 'VALIDATION_FAILED', "'artifacts.0.parts' must hold at least 1 item"],
 ])('artifacts given as %s: refused with the form and an example; nothing is written', async (_, artifacts, code, said) => {
-  const sender = await mcp.http(t['@s']);
+  const sender = await mcp.clients.http(mcp.t['@s']);
   const sent = (await sender.callTool({
     name: 'add_message',
     arguments: { to: '@b', subject: 'review', body: 'please', task: {} },
-  })) as ToolAnswer;
+  })) as ToolResult;
   const taskId = sent.structuredContent.messageId as string;
-  const bob = await mcp.http(t['@b']);
+  const bob = await mcp.clients.http(mcp.t['@b']);
   expect(await bob.callTool({ name: 'update_task', arguments: { taskId, to: 'Working' } })).toMatchObject({
     structuredContent: { state: 'Working' },
   });
-  const before = await server.eventCount();
+  const before = await mcp.server.eventCount();
   const refused = (await bob.callTool({
     name: 'update_task',
     arguments: { taskId, to: 'Completed', artifacts },
-  })) as ToolAnswer;
+  })) as ToolResult;
   expect(refused.isError).toBe(true);
   expect(refused.structuredContent.code).toBe(code);
   expect(refused.structuredContent.message).toContain(said);
   expect(refused.structuredContent.message).toContain(`${FORM}, ${EXAMPLE}`);
-  expect(await server.eventCount()).toBe(before);
-  const task = (await bob.callTool({ name: 'get_task', arguments: { taskId } })) as ToolAnswer;
+  expect(await mcp.server.eventCount()).toBe(before);
+  const task = (await bob.callTool({ name: 'get_task', arguments: { taskId } })) as ToolResult;
   expect(task.structuredContent).toMatchObject({ status: { state: 'TASK_STATE_WORKING' }, artifacts: [] });
 
   const done = (await bob.callTool({
     name: 'update_task',
     arguments: { taskId, to: 'Completed', artifacts: [{ parts: [{ kind: 'text', text: 'LGTM' }] }] },
-  })) as ToolAnswer;
+  })) as ToolResult;
   expect(done.isError ?? false).toBe(false);
   expect(done.structuredContent).toMatchObject({ state: 'Completed' });
 });

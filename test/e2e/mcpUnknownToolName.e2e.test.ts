@@ -4,23 +4,9 @@
  * refusal now names the tool it most likely meant ("Did you mean add_message?", `suggestions`), from common names and
  * near spellings, over both MCP transports. Suggested, never called: nothing is written, nothing is read as sent.
  */
-import { McpSdkClients } from '../support/mcpSdkClients';
-import { startTestServer, type TestServer } from '../support/httpServer';
+import { mcpTestServer, type ToolResult } from '../support/mcpSdkClients';
 
-type ToolResult = { isError?: boolean; content: Array<{ text: string }>; structuredContent?: any };
-
-let server: TestServer;
-let t: Record<string, string>;
-const clients = new McpSdkClients(() => server.url, 'unknown-tool-name-e2e');
-
-beforeAll(async () => {
-  server = await startTestServer();
-  t = await server.register(['@a', '@b', '@c']);
-});
-afterAll(async () => {
-  await clients.closeAll();
-  await server.close();
-});
+const mcp = mcpTestServer('unknown-tool-name-e2e');
 
 const MEANT: Array<[string, string[]]> = [
   ['send_message', ['add_message']],
@@ -41,10 +27,10 @@ const MEANT: Array<[string, string[]]> = [
 ];
 
 test.each(['http', 'stdio'])('over %s, an unknown tool names the one meant; none is called, nothing written', async (via) => {
-  const a = via === 'http' ? await clients.http(t['@a']) : await clients.stdio(t['@a']);
+  const a = via === 'http' ? await mcp.clients.http(mcp.t['@a']) : await mcp.clients.stdio(mcp.t['@a']);
   const to = via === 'http' ? '@b' : '@c'; // each transport's own recipient: its inbox holds only what this test sent
   for (const [name, suggestions] of MEANT) {
-    const before = await server.eventCount();
+    const before = await mcp.server.eventCount();
     const result = (await a.callTool({
       name,
       arguments: { to, subject: 'standup', body: 'at 10', messageIds: [], view: 'assigned' },
@@ -55,7 +41,7 @@ test.each(['http', 'stdio'])('over %s, an unknown tool names the one meant; none
       `There is no tool '${name}'. Did you mean ${suggestions.join(' or ')}? The tools are add_message, list_messages,`,
     );
     expect(JSON.parse(result.content[0].text)).toEqual(result.structuredContent);
-    expect(await server.eventCount()).toBe(before);
+    expect(await mcp.server.eventCount()).toBe(before);
   }
   const other = (await a.callTool({ name: 'launch_rocket', arguments: {} })) as ToolResult;
   expect(other.structuredContent).toMatchObject({ code: 'NOT_FOUND', tool: 'launch_rocket' });
@@ -64,7 +50,7 @@ test.each(['http', 'stdio'])('over %s, an unknown tool names the one meant; none
   // The positive signal: a real send is written and its recipient sees it, and nothing of the unknown calls before it.
   const sent = (await a.callTool({ name: 'add_message', arguments: { to, subject: 'real', body: 'x' } })) as ToolResult;
   expect(sent.isError ?? false).toBe(false);
-  const recipient = await clients.http(t[to]);
+  const recipient = await mcp.clients.http(mcp.t[to]);
   const inbox = (await recipient.callTool({ name: 'list_messages', arguments: {} })) as ToolResult;
   expect(inbox.structuredContent.messages.map((m: { subject: string }) => m.subject)).toEqual(['real']);
 });

@@ -5,28 +5,12 @@
  * means. Each now ends ", not 1000", ", not "sent": did you mean "outbox"?". Over MCP and HTTP /v1 alike; nothing is
  * written.
  */
-import { McpSdkClients } from '../support/mcpSdkClients';
-import { startTestServer, type TestServer } from '../support/httpServer';
+import { mcpTestServer, type ToolResult } from '../support/mcpSdkClients';
 
-type ToolResult = { isError?: boolean; content: Array<{ text: string }>; structuredContent?: any };
-
-let server: TestServer;
-let t: Record<string, string>;
+const mcp = mcpTestServer('refused-value-named-e2e');
 let taskId: string;
-const clients = new McpSdkClients(() => server.url, 'refused-value-named-e2e');
-
 beforeAll(async () => {
-  server = await startTestServer();
-  t = await server.register(['@a', '@b', '@c']);
-  const sent = await server.call('POST', '/v1/messages', {
-    token: t['@a'],
-    body: { to: 'AGENT:*', subject: 'review', body: 'please', task: {} },
-  });
-  taskId = sent.body.messageId;
-});
-afterAll(async () => {
-  await clients.closeAll();
-  await server.close();
+  taskId = await mcp.sendAs('@a', { to: 'AGENT:*', subject: 'review', body: 'please', task: {} });
 });
 
 const RANGE = 'takes a whole number from 1 to 200 (default 50)';
@@ -70,17 +54,17 @@ const REFUSED = (): Array<[string, Record<string, unknown>, string, string]> => 
 ];
 
 test.each(['http', 'stdio'])('over MCP (%s), each refusal names the value refused; nothing is written', async (via) => {
-  const b = via === 'http' ? await clients.http(t['@b']) : await clients.stdio(t['@b']);
+  const b = via === 'http' ? await mcp.clients.http(mcp.t['@b']) : await mcp.clients.stdio(mcp.t['@b']);
   for (const [tool, args, field, message] of REFUSED()) {
-    const before = await server.eventCount();
+    const before = await mcp.server.eventCount();
     const result = (await b.callTool({ name: tool, arguments: args })) as ToolResult;
     expect([tool, result.isError]).toEqual([tool, true]);
     expect([tool, result.structuredContent]).toMatchObject([tool, { code: 'VALIDATION_FAILED', field }]);
     expect(result.structuredContent.message).toBe(`${tool}: '${field}' ${message}`);
-    expect(await server.eventCount()).toBe(before);
+    expect(await mcp.server.eventCount()).toBe(before);
   }
   // The positive signal: nothing reached @c, the task is unclaimed, and the values as suggested are taken.
-  const c = await clients.http(t['@c']);
+  const c = await mcp.clients.http(mcp.t['@c']);
   const inbox = (await c.callTool({ name: 'list_messages', arguments: { limit: 200 } })) as ToolResult;
   expect(inbox.structuredContent.messages.map((m: { subject: string }) => m.subject)).toEqual(['review']);
   const task = (await c.callTool({ name: 'get_task', arguments: { taskId } })) as ToolResult;
@@ -90,25 +74,25 @@ test.each(['http', 'stdio'])('over MCP (%s), each refusal names the value refuse
 });
 
 test('over HTTP /v1, the same values are named', async () => {
-  const before = await server.eventCount();
-  const list = await server.call('GET', '/v1/messages?limit=1000&box=sent', { token: t['@b'] });
+  const before = await mcp.server.eventCount();
+  const list = await mcp.server.call('GET', '/v1/messages?limit=1000&box=sent', { token: mcp.t['@b'] });
   expect(list.status).toBe(400);
   expect(list.body.issues).toEqual([
     { field: 'box', message: 'must be one of "inbox", "outbox", not "sent": did you mean "outbox"?' },
     { field: 'limit', message: `${RANGE}, not 1000` },
   ]);
-  const sent = await server.call('POST', '/v1/messages', { token: t['@a'], body: { ...send, priority: 'urgent' } });
+  const sent = await mcp.server.call('POST', '/v1/messages', { token: mcp.t['@a'], body: { ...send, priority: 'urgent' } });
   expect(sent.status).toBe(400);
   expect(sent.body.message).toBe(
     'add_message: \'priority\' must be one of "low", "normal", "high", not "urgent": did you mean "high"?',
   );
-  expect(await server.eventCount()).toBe(before);
+  expect(await mcp.server.eventCount()).toBe(before);
 });
 
 test('over MCP, text or a list too long is told how long it is; nothing is written', async () => {
   // "'subject' must be at most 200 characters long" did not say by how much: a model cutting it down had to count.
-  const a = await clients.http(t['@a']);
-  const before = await server.eventCount();
+  const a = await mcp.clients.http(mcp.t['@a']);
+  const before = await mcp.server.eventCount();
   const cases: Array<[string, Record<string, unknown>, string, string]> = [
     ['add_message', { ...send, subject: 'x'.repeat(243) }, 'subject', 'must be at most 200 characters long (it has 243)'],
     [
@@ -138,5 +122,5 @@ test('over MCP, text or a list too long is told how long it is; nothing is writt
       { code: 'VALIDATION_FAILED', field, message: `${tool}: '${field}' ${message}` },
     ]);
   }
-  expect(await server.eventCount()).toBe(before);
+  expect(await mcp.server.eventCount()).toBe(before);
 });

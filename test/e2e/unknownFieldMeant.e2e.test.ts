@@ -6,28 +6,12 @@
  * `suggestions`. Suggested, never taken in its place: the call is UNKNOWN_FIELD and writes nothing, over MCP (HTTP and
  * stdio) and HTTP /v1 alike (one validation).
  */
-import { McpSdkClients } from '../support/mcpSdkClients';
-import { startTestServer, type TestServer } from '../support/httpServer';
+import { mcpTestServer, type ToolResult } from '../support/mcpSdkClients';
 
-type ToolResult = { isError?: boolean; content: Array<{ text: string }>; structuredContent?: any };
-
-let server: TestServer;
-let t: Record<string, string>;
+const mcp = mcpTestServer('unknown-field-meant-e2e');
 let taskId: string;
-const clients = new McpSdkClients(() => server.url, 'unknown-field-meant-e2e');
-
 beforeAll(async () => {
-  server = await startTestServer();
-  t = await server.register(['@a', '@b', '@c']);
-  const sent = await server.call('POST', '/v1/messages', {
-    token: t['@a'],
-    body: { to: '@b', subject: 'review', body: 'please', task: {} },
-  });
-  taskId = sent.body.messageId;
-});
-afterAll(async () => {
-  await clients.closeAll();
-  await server.close();
+  taskId = await mcp.sendAs('@a', { to: '@b', subject: 'review', body: 'please', task: {} });
 });
 
 /** [tool, arguments, the unknown field, the fields suggested for it]. */
@@ -47,15 +31,15 @@ const GUESSES = (): Array<[string, Record<string, unknown>, string, string[]]> =
 ];
 
 test.each(['http', 'stdio'])('over MCP (%s), an unknown field is told the one meant; nothing is written', async (via) => {
-  const b = via === 'http' ? await clients.http(t['@b']) : await clients.stdio(t['@b']);
+  const b = via === 'http' ? await mcp.clients.http(mcp.t['@b']) : await mcp.clients.stdio(mcp.t['@b']);
   for (const [tool, args, field, suggestions] of GUESSES()) {
-    const before = await server.eventCount();
+    const before = await mcp.server.eventCount();
     const result = (await b.callTool({ name: tool, arguments: args })) as ToolResult;
     expect([tool, field, result.isError]).toEqual([tool, field, true]);
     expect([tool, result.structuredContent]).toMatchObject([tool, { code: 'UNKNOWN_FIELD', field, suggestions }]);
     const meant = suggestions.map((s) => `'${s}'`).join(' or ');
     expect(result.structuredContent.message).toContain(`${tool} does not accept '${field}' (did you mean ${meant}?); allowed`);
-    expect(await server.eventCount()).toBe(before);
+    expect(await mcp.server.eventCount()).toBe(before);
   }
   // Two at once, each with its own; a name near nothing is named alone, without suggestions.
   const two = (await b.callTool({
@@ -82,7 +66,7 @@ test.each(['http', 'stdio'])('over MCP (%s), an unknown field is told the one me
   // as suggested works.
   const task = (await b.callTool({ name: 'get_task', arguments: { taskId } })) as ToolResult;
   expect(task.structuredContent.mailbox.state).toBe('Submitted');
-  const c = await clients.http(t['@c']);
+  const c = await mcp.clients.http(mcp.t['@c']);
   const inbox = (await c.callTool({ name: 'list_messages', arguments: {} })) as ToolResult;
   expect(inbox.structuredContent.messages).toEqual([]);
   const listed = (await b.callTool({ name: 'list_messages', arguments: { limit: 10 } })) as ToolResult;
@@ -90,16 +74,16 @@ test.each(['http', 'stdio'])('over MCP (%s), an unknown field is told the one me
 });
 
 test('over HTTP /v1, the same refusals name the same fields; nothing is written', async () => {
-  const before = await server.eventCount();
-  const send = await server.call('POST', '/v1/messages', {
-    token: t['@a'],
+  const before = await mcp.server.eventCount();
+  const send = await mcp.server.call('POST', '/v1/messages', {
+    token: mcp.t['@a'],
     body: { recipient: '@b', subject: 's', body: 'b' },
   });
   expect(send.status).toBe(400);
   expect(send.body).toMatchObject({ code: 'UNKNOWN_FIELD', field: 'recipient', suggestions: ['to'] });
   expect(send.body.message).toContain("add_message does not accept 'recipient' (did you mean 'to'?); allowed fields:");
-  const list = await server.call('GET', '/v1/messages?page_size=3', { token: t['@b'] });
+  const list = await mcp.server.call('GET', '/v1/messages?page_size=3', { token: mcp.t['@b'] });
   expect(list.status).toBe(400);
   expect(list.body).toMatchObject({ code: 'UNKNOWN_FIELD', field: 'page_size', suggestions: ['limit'] });
-  expect(await server.eventCount()).toBe(before);
+  expect(await mcp.server.eventCount()).toBe(before);
 });

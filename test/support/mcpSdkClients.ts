@@ -55,6 +55,8 @@ export interface McpTestServer {
   /** identity -> token of the agents registered (set in beforeAll). */
   readonly t: Record<string, string>;
   readonly clients: McpSdkClients;
+  /** Sends `message` over HTTP as `identity` (a registered one); the new message's id. */
+  sendAs(identity: string, message: Record<string, unknown>): Promise<string>;
 }
 
 /**
@@ -75,6 +77,11 @@ export function mcpTestServer(name: string, identities: string[] = ['@a', '@b', 
       return t;
     },
     clients,
+    async sendAs(identity, message) {
+      const sent = await fixture.server.call('POST', '/v1/messages', { token: fixture.t[identity], body: message });
+      if (sent.status !== 201) throw new Error(`the set-up send failed: ${sent.status} ${JSON.stringify(sent.body)}`);
+      return sent.body.messageId as string;
+    },
   };
   beforeAll(async () => {
     server = await startTestServer();

@@ -263,15 +263,17 @@ export class Mailbox {
 export type MailboxClient = ReturnType<Mailbox['asActor']>;
 
 /** The task sweeper's lease: with shared views, one replica sweeps (the same kind of lease as the projector's). */
-function sweeperLease(store: LeaseStore, config: MailboxConfig, logger: Logger): LeaseLoop {
+function sweeperLease(store: LeaseStore, config: MailboxConfig, logger: Logger, sweeper: TaskSweeper): LeaseLoop {
   const node = nodeIdOf(config);
   return new LeaseLoop(
     new LeaseKeeper(store, node, leaseTiming(config.projectorLeaseMs), Date.now, {
-      lead: (token, previous) =>
+      lead: (token, previous) => {
         logger.info(
           { node, token: token.toString(), ...tookOverFrom(previous) },
           `task sweeper: this node holds the lease and sweeps${tookOverText(previous)}`,
-        ),
+        );
+        sweeper.leaseGained(); // what fell due while no node swept is swept now, not an interval later
+      },
       // Unreachable, the store is most often down for every node: none sweeps until one takes the lease again.
       stepDown: (reason, { storeUnreachable, vacant }) =>
         logger.warn(
@@ -358,7 +360,10 @@ export async function createMailbox(
     throw error;
   }
   const leases = leasesOf(container);
-  if (leases) mailbox.sweeper.useLease(sweeperLease(leases.lease('sweeper'), config, container.resolve<Logger>(TOKENS.Logger)));
+  if (leases)
+    mailbox.sweeper.useLease(
+      sweeperLease(leases.lease('sweeper'), config, container.resolve<Logger>(TOKENS.Logger), mailbox.sweeper),
+    );
   mailbox.sweeper.start(config.taskSweepMs);
   return mailbox;
 }

@@ -8,10 +8,11 @@
  * each change once. With shared views (Redis) the passes run only on the
  * holder of the sweeper lease (useLease), so several replicas never sweep twice.
  *
- * Besides each interval, a pass runs when the next task falls due: whenever the views move forward (a claim with a
- * lease, a renewal, a deadline sent) and after each pass, the sweeper reads from the views' due index the earliest
+ * Besides each interval, a pass runs when the next task falls due: whenever the views move forward with a task opened or
+ * changed (a claim with a lease, a renewal, a deadline sent) and after each pass, the sweeper reads from the views' due index the earliest
  * due time after its last pass and before its next interval, and sets a timer for it. A lapsed lease is returned to
- * its audience at its end, not up to an interval later. Only a node that sweeps looks; a look that fails or finds
+ * its audience at its end, not up to an interval later. A node that starts sweeping (at its start, or when it gains
+ * the sweeper lease) passes at once: what fell due while no node swept is ended then, not an interval later. Only a node that sweeps looks; a look that fails or finds
  * nothing leaves it to the interval; a due time at or before the last pass (a pass that failed, views that lag) is
  * never a timer, only the interval's (no pass is ever repeated at once).
  */
@@ -140,8 +141,7 @@ export class TaskSweeper {
     if (intervalMs <= 0 || this.timer) return;
     this.intervalMs = intervalMs;
     if (timer) this.dueTimer = timer;
-    this.lastPassAt = Math.max(this.lastPassAt, this.clock.now().getTime()); // what is due already: the interval's, as before
-    void this.lease?.start().catch(() => undefined); // an unreachable store: the lease's next look tries again
+    this.lastPassAt = Math.max(this.lastPassAt, this.clock.now().getTime());
     this.timer = setInterval(() => this.pass(), intervalMs);
     this.timer.unref();
     // Only an advance that may have moved a task's due time: a look is a read of the views, and every send's advance
@@ -150,7 +150,19 @@ export class TaskSweeper {
     this.stopFollowing = this.runner.onAdvance((_position, advance) => {
       if (advance.tasksMayHaveChanged) this.lookForNextDue();
     });
-    this.lookForNextDue();
+    // With a lease, the pass runs when this node gains it (leaseGained); alone, it sweeps from now.
+    if (this.lease)
+      void this.lease.start().catch(() => undefined); // an unreachable store: the lease's next look tries again
+    else this.pass();
+  }
+
+  /**
+   * This node now holds the sweeper lease (at its start, or taking over from a holder that stopped or died): what is
+   * due already is swept at once, then the timer is set for the next due time. Tasks that fell due while no node swept
+   * (the previous holder gone, the lease not yet taken) waited up to an interval more (MAILBOX_TASK_SWEEP_MS).
+   */
+  leaseGained(): void {
+    this.pass();
   }
 
   /** One pass, unless one runs (a slow pass is never overlapped) or another replica sweeps; then the next due time. */

@@ -155,3 +155,70 @@ test("with shared views, only the node that sweeps waits for a lease's end, and 
   expect(timers.filter((t) => t.node === follower)).toEqual([]);
   expect(timers.filter((t) => t.node === leader).length).toBeGreaterThan(0);
 }, 30_000);
+
+test('a node that takes the sweeper lease over ends at once what fell due while nobody swept, then waits for the next due time', async () => {
+  const file = path.join(tempDir('sweeper-lease-takeover-'), 'events.sqlite');
+  const T0 = Date.parse('2030-05-01T12:00:00.000Z');
+  let now = T0;
+  const clock = { now: () => new Date(now) };
+  const timers: Array<{ node: string; at: number; fire: () => void }> = [];
+  const start = async (nodeId: string) => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line).msg) });
+    const mailbox = await createMailbox(
+      {
+        eventStoreUrl: `sqlite:${file}`,
+        adminToken: ADMIN_TOKEN,
+        logLevel: 'info',
+        redisUrl: redis.url,
+        redisNamespace: `sweeptakeover${process.pid}`,
+        taskSweepMs: 0, // started below, with a due timer on the test's clock
+        projectorLeaseMs: 600,
+        nodeId,
+      },
+      { logger, clock },
+    );
+    open.push(mailbox);
+    // An interval that never comes in this test; due timers fire only when the test says so.
+    mailbox.sweeper.start(600_000, {
+      timer: (delayMs, fire) => {
+        timers.push({ node: nodeId, at: now + delayMs, fire });
+        return () => undefined;
+      },
+    });
+    return { mailbox, lines };
+  };
+  const holds = (node: { lines: string[] }) =>
+    node.lines.some((msg) => msg.startsWith('task sweeper: this node holds the lease'));
+  const first = await start('first');
+  await waitFor(() => holds(first), { what: 'the first node holding the sweeper lease' });
+  const second = await start('second');
+  await waitFor(() => second.lines.some((msg) => msg.startsWith('task sweeper: following first')), {
+    what: 'the second following it',
+  });
+
+  const { '@a': a, '@b': b, '@c': c } = await registerAgents(second.mailbox, ['@a', '@b', '@c']);
+  const { messageId: lapsing } = await a.send({ to: 'AGENT:*', subject: 'lapsing', body: 'x', task: {} });
+  await b.claimTask(lapsing, { leaseSeconds: 2 });
+  const { messageId: later } = await a.send({ to: 'AGENT:*', subject: 'later', body: 'x', task: {} });
+  await c.claimTask(later, { leaseSeconds: 60 });
+  await waitFor(() => timers.some((t) => t.node === 'first' && t.at === T0 + 2_000), { what: 'the first waiting for it' });
+
+  // The first node stops before @b's lease ends (its timer never fires); the lease ends while nobody sweeps.
+  await first.mailbox.close();
+  open.splice(open.indexOf(first.mailbox), 1);
+  now = T0 + 5_000;
+  await waitFor(() => holds(second), { what: 'the second taking the sweeper lease over' });
+  // Before: the task stayed @b's until the second node's interval (MAILBOX_TASK_SWEEP_MS, 5 s by default) or a write.
+  await waitFor(async () => (await c.listTasks({ view: 'claimable' })).tasks.some((t) => t.taskId === lapsing), {
+    what: 'the lapsed task claimable by @c once the second node sweeps',
+  });
+  expect((await allEvents(second.mailbox)).filter((e) => e.type === 'TaskLeaseExpired')).toMatchObject([
+    { data: { taskId: lapsing, claimant: '@b' }, metadata: { actor: 'sweeper' } },
+  ]);
+  // ... and it waits for the next due time, @c's lease end, on its own timer.
+  await waitFor(() => timers.some((t) => t.node === 'second' && t.at === T0 + 60_000), {
+    what: "the second waiting for @c's lease",
+  });
+  expect(timers.filter((t) => t.node === 'second' && t.at < T0 + 60_000)).toEqual([]);
+}, 30_000);

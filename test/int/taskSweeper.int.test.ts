@@ -300,6 +300,48 @@ describe.each(STORE_KINDS.slice(0, 2))('task leases and expiry ($name event stor
   });
 });
 
+describe.each(['memory', 'sqlite'] as const)('a sweeper that starts with tasks already due (%s views)', (views) => {
+  const harness = mailboxHarness(STORE_KINDS[1]);
+
+  it('ends them at once, not at the next interval, then waits for the next due time', async () => {
+    const clock = new TestClock(T0);
+    const before = await harness.open({ taskSweepMs: 0, views }, { clock });
+    const tokens = await registerAgents(before, ['@a', '@b', '@c']);
+    const { messageId: leased } = await tokens['@a'].send({ to: 'AGENT:*', subject: 'leased', body: 'x', task: {} });
+    await tokens['@b'].claimTask(leased, { leaseSeconds: 2 });
+    const expiresAt = new Date(T0 + 5_000).toISOString();
+    const { messageId: byFive } = await tokens['@a'].send({ to: '@c', subject: 'by five', body: 'x', task: { expiresAt } });
+    const { messageId: later } = await tokens['@a'].send({ to: 'AGENT:*', subject: 'later', body: 'x', task: {} });
+    await tokens['@c'].claimTask(later, { leaseSeconds: 60 });
+    await before.close(); // the mailbox is down while the first lease and the deadline pass
+    clock.advance(10_000);
+
+    const after = await harness.open({ taskSweepMs: 0, views }, { clock });
+    const [a, b, c] = await Promise.all(['@a', '@b', '@c'].map((id) => after.as(tokens[id].token)));
+    const POLL_MS = 600_000; // an interval that never comes in this test
+    after.sweeper.start(POLL_MS, { timer: clock.timer });
+    // Before: both waited for the first interval's pass (MAILBOX_TASK_SWEEP_MS, 5 s by default), though due already.
+    await waitFor(async () => (await eventsOfType(after, 'TaskExpired')).length === 1, { what: 'the deadline ended at start' });
+    await waitFor(async () => (await c.listTasks({ view: 'claimable' })).tasks.some((t) => t.taskId === leased), {
+      what: 'the lapsed task claimable by @c at start',
+    });
+    expect((await eventsOfType(after, 'TaskLeaseExpired')).map((e) => e.data)).toMatchObject([
+      { taskId: leased, claimant: '@b', leaseExpiresAt: new Date(T0 + 2_000).toISOString() },
+    ]);
+    expect((await eventsOfType(after, 'TaskExpired')).map((e) => e.data)).toMatchObject([
+      { taskId: byFive, deadline: expiresAt },
+    ]);
+    expect(await b.getTask(leased)).toMatchObject({ mailbox: { state: 'Submitted', assignee: null, lapsedClaimant: '@b' } });
+    expect(await a.getTask(byFive)).toMatchObject({ mailbox: { state: 'Canceled' } });
+    // ... and it waits for the next due time, @c's lease, on its timer.
+    await waitFor(() => clock.timers.some((t) => t.at === T0 + 60_000), { what: "a timer for @c's lease end" });
+    clock.advance(50_000);
+    await waitFor(async () => (await eventsOfType(after, 'TaskLeaseExpired')).length === 2, { what: "@c's lease ended at it" });
+    expect((await c.getTask(later)).mailbox).toMatchObject({ state: 'Submitted', assignee: null, lapsedClaimant: '@c' });
+    expect(clock.now().getTime() - T0).toBeLessThan(POLL_MS);
+  });
+});
+
 describe('two sweepers on one log', () => {
   const harness = mailboxHarness({
     name: 'sqlite',

@@ -17,7 +17,7 @@ import type { CommandMetadata, CommandWarning } from '../commands/command';
 import type { MessageState } from '../commands/message';
 import type { Actor } from '../commands/roles';
 import { decideTransitionTask } from '../commands/tasks/decideTask';
-import { taskOf } from '../commands/tasks/taskState';
+import { taskAsOf, taskOf } from '../commands/tasks/taskState';
 import { isMailboxError } from '../errors';
 import { messageStream, taskStream } from '../events/streams';
 import type { MessageSent, TaskState } from '../events/types';
@@ -50,8 +50,9 @@ export async function answerTasksInThread(
     try {
       const message = known ?? (await deps.handler.load(messageStream(taskId), messageModel)).state;
       const { position } = await deps.handler.handle(taskStream(taskId), taskModel, answer, (log) => {
+        // As of the send: past its deadline the task is over (Canceled, expired), and the message is only a message.
         const task = message.sent ? taskOf(message.sent, log) : null;
-        if (!task || task.sender !== actor.identity || !ASKING.has(task.state)) return [];
+        if (!task || task.sender !== actor.identity || !ASKING.has(taskAsOf(task, answer.at).state)) return [];
         if (task.assignee === null || !reply.recipients.includes(task.assignee)) return []; // to someone else: only talk
         return decideTransitionTask(
           {

@@ -23,7 +23,16 @@ import {
   releaseTakesNoText,
   taskNotFound,
 } from './taskErrors';
-import { isTerminal, leaseLapsed, SENDER_RETIRED_REASON, taskOf, waitsOnHolder, type Task, type TaskLog } from './taskState';
+import {
+  isTerminal,
+  leaseLapsed,
+  SENDER_RETIRED_REASON,
+  taskAsOf,
+  taskOf,
+  waitsOnHolder,
+  type Task,
+  type TaskLog,
+} from './taskState';
 import { allowedRules, relationsOf } from './transitionTable';
 
 export interface TaskContext {
@@ -67,6 +76,12 @@ function taskIn(taskId: string, { message, log }: TaskContext): Task | MailboxEr
   return task ?? taskNotFound(taskId);
 }
 
+/** The task as a claim or a move at `now` finds it: past its deadline, Canceled (taskAsOf), swept or not. */
+function taskAt(taskId: string, context: TaskContext, now: string): Task | MailboxError {
+  const task = taskIn(taskId, context);
+  return task instanceof MailboxError ? task : taskAsOf(task, now);
+}
+
 /**
  * An agent that is no party to the message (not its sender, not its recipient, not in a list's audience) is told the
  * task does not exist, as get_task tells it: a claim or an update by a stranger is no oracle of a private task, its
@@ -79,7 +94,7 @@ function strangerRefusal(task: Task, context: TaskContext, actor: Actor): Mailbo
 }
 
 export function decideClaimTask(command: ClaimTask, context: TaskContext): TaskEvent[] | MailboxError {
-  const task = taskIn(command.data.taskId, context);
+  const task = taskAt(command.data.taskId, context, command.metadata.at);
   if (task instanceof MailboxError) return task;
   const stranger = strangerRefusal(task, context, command.metadata.actor);
   if (stranger) return stranger;
@@ -152,7 +167,7 @@ const lapseOf = (task: Task, now: string): TaskEvent => ({
 });
 
 export function decideTransitionTask(command: TransitionTask, context: TaskContext): TaskEvent[] | MailboxError {
-  const task = taskIn(command.data.taskId, context);
+  const task = taskAt(command.data.taskId, context, command.metadata.at);
   if (task instanceof MailboxError) return task;
   const stranger = strangerRefusal(task, context, command.metadata.actor);
   if (stranger) return stranger;
@@ -254,7 +269,7 @@ export function decideSweepTask(command: SweepTask, context: TaskContext): TaskE
  * registry does not say the holder was retired. Idempotent: once released, the same look decides nothing.
  */
 export function decideReleaseRetiredHolder(command: ReleaseRetiredHolder, context: TaskContext): TaskEvent[] | MailboxError {
-  const task = taskIn(command.data.taskId, context);
+  const task = taskAt(command.data.taskId, context, command.metadata.at); // past its deadline: the sweeper's
   if (task instanceof MailboxError) return task;
   if (!task.openToAudience || isTerminal(task.state) || task.assignee !== command.data.holder) return [];
   if (!holderRetired(task, context)) return [];
@@ -273,7 +288,7 @@ export function decideCancelRetiredSenderTask(
   command: CancelRetiredSenderTask,
   context: TaskContext,
 ): TaskEvent[] | MailboxError {
-  const task = taskIn(command.data.taskId, context);
+  const task = taskAt(command.data.taskId, context, command.metadata.at); // past its deadline: the sweeper's
   if (task instanceof MailboxError) return task;
   if (isTerminal(task.state) || task.sender !== command.data.sender || !senderRetired(task, context)) return [];
   const changedAt = command.metadata.at;

@@ -5,7 +5,7 @@
  */
 import { directRecipient, isBroadcastAddress } from '../../events/addressing';
 import { openingTaskState, taskDeadline } from '../../events/taskShapes';
-import { isTerminalState, runningLease, waitsOnHolderState } from '../../events/taskTimes';
+import { fallenDue, isTerminalState, runningLease, waitsOnHolderState } from '../../events/taskTimes';
 import type { MessageSent, TaskArtifact, TaskEvent, TaskState as TaskStateName } from '../../events/types';
 
 export type { TaskStateName };
@@ -198,3 +198,19 @@ export const leaseLapsed = (task: Task, now: string): boolean => {
   const lease = runningLease(task);
   return lease !== null && Date.parse(lease) <= Date.parse(now);
 };
+
+/** Why the mailbox ends a task at its deadline (the reason of the TaskExpired the sweeper writes). */
+export const EXPIRED_REASON = 'expired';
+
+/**
+ * The task as of `now` for a claim or a move: past its deadline it is Canceled (expired at the deadline), as every read
+ * shows it, whether or not the sweeper has recorded it yet. A claim or a move then is refused as on any finished task,
+ * and writes nothing: the sweeper records the expiry (a claim took the task after its deadline, its holder completed it,
+ * its sender canceled it, and the sweep found it ended by them).
+ */
+export function taskAsOf(task: Task, now: string): Task {
+  const due = fallenDue(task, Date.parse(now));
+  if (due?.kind !== 'deadline') return task;
+  const ending: TaskEnding = { state: 'Canceled', at: due.at, by: null, cause: 'expired', reason: EXPIRED_REASON };
+  return { ...task, state: 'Canceled', leaseExpiresAt: null, lapsed: null, ending };
+}

@@ -127,3 +127,14 @@ describe('ClaimTask on a task whose holder was retired (the retirement’s relea
       .thenFails('INVALID_TRANSITION', { currentState: 'Completed', requested: 'claim' });
   });
 });
+
+describe('a retirement after the task’s deadline, before the sweeper recorded the expiry', () => {
+  // The deadline (10:07) passed before the retirement's look (T2, 10:10): the task is over (every read shows it
+  // Canceled, expired); the look released it to its audience as if open, for the sweep to expire it after.
+  it('decides nothing: the sweeper expires it', () => {
+    const expiring = broadcastTask('@alice', audience, { state: 'Submitted', expiresAt: '2025-03-01T10:07:00.000Z' });
+    releases([...agents, ...expiring, claimed('@erin', T0), erinRetired])
+      .when(release('@erin'))
+      .thenNothing();
+  });
+});

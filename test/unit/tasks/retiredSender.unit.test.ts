@@ -162,3 +162,14 @@ describe('TransitionTask asking a retired sender (its retirement’s cancels not
       .thenFails('INVALID_TRANSITION', { currentState: 'Working', allowed: [] });
   });
 });
+
+describe('a retirement after the task’s deadline, before the sweeper recorded the expiry', () => {
+  // The deadline (10:07) passed before the retirement's look (T2, 10:10): the task is over, expired (every read shows
+  // it so); the look canceled it "sender retired" instead, ending it a second way.
+  it('decides nothing: the sweeper expires it', () => {
+    const expiring = broadcastTask('@alice', audience, { state: 'Submitted', budget: { deadline: '2025-03-01T10:07:00.000Z' } });
+    cancels([...agents, ...expiring, claimed('@bob', T0), aliceRetired])
+      .when(cancel('@alice'))
+      .thenNothing();
+  });
+});

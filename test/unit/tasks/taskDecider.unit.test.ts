@@ -375,6 +375,71 @@ describe('SweepTask', () => {
   });
 });
 
+describe('a claim or a move past the deadline, before the sweeper records the expiry', () => {
+  // The deadline is 10:07 (T2 is 10:10): a read at T2 shows the task Canceled, expired; a claim took it (TaskClaimed
+  // after the deadline, then the sweep's TaskExpired), a holder completed it and the sender canceled it as if open.
+  const deadline = '2025-03-01T10:07:00.000Z';
+  const refusal = (requested: string) => ({
+    currentState: 'Canceled',
+    requested,
+    allowed: [],
+    endedBy: null,
+    endedAt: deadline,
+  });
+  const broadcast = broadcastTask('@alice', audience, { state: 'Submitted', budget: { deadline } });
+  const direct = directTask('@alice', '@bob', { state: 'Submitted', expiresAt: deadline });
+
+  it('a claim of an AGENT:* or list task is INVALID_TRANSITION: it is Canceled (expired), nothing written', () => {
+    claims(broadcast).when(claim(C, T2)).thenFails('INVALID_TRANSITION', refusal('claim'));
+    const list = directSent('@alice', audience as never, {
+      recipients: audience,
+      task: { state: 'Submitted', expiresAt: deadline },
+      hasTask: true,
+    });
+    claims([list]).when(claim(B, T2)).thenFails('INVALID_TRANSITION', refusal('claim'));
+    // A lapsed lease as well as the deadline: the deadline wins (the sweeper expires it), never a claim over the lapse.
+    claims([...broadcast, claimed('@bob', T0, plus(T0, 60))])
+      .when(claim(C, T2))
+      .thenFails('INVALID_TRANSITION', refusal('claim'));
+  });
+
+  it("a claim of a direct task by its recipient, the holder's move and the sender's cancel are refused alike", () => {
+    claims(direct).when(claim(B, T2)).thenFails('INVALID_TRANSITION', refusal('claim'));
+    const working = [...broadcast, claimed('@bob'), changed('Submitted', 'Working')];
+    transitions(working)
+      .when(move(B, 'Completed', {}, T2))
+      .thenFails('INVALID_TRANSITION', refusal('Completed'));
+    transitions(working)
+      .when(move(A, 'Canceled', {}, T2))
+      .thenFails('INVALID_TRANSITION', refusal('Canceled'));
+    transitions([...direct, changed('Submitted', 'Working')])
+      .when(move(B, 'Failed', { reason: 'too late' }, T2))
+      .thenFails('INVALID_TRANSITION', refusal('Failed'));
+  });
+
+  it('the refusal says the deadline passed, and that nothing was changed', () => {
+    const error = decideClaimTask(claim(C, T2), foldContext(initialContext(), broadcast) as TaskContext);
+    expect(error).toMatchObject({
+      message: expect.stringContaining(`its deadline ${deadline} had passed`),
+    });
+    expect((error as Error).message).toContain('nothing was changed');
+  });
+
+  it('before the deadline, the same claim and moves are made', () => {
+    claims(broadcast)
+      .when(claim(C, T1))
+      .then([{ type: 'TaskClaimed', data: { taskId: TASK_ID, claimant: '@carol', claimedAt: T1, leaseExpiresAt: null } }]);
+    transitions([...direct, changed('Submitted', 'Working')])
+      .when(move(B, 'Completed', {}, T1))
+      .then([
+        {
+          type: 'TaskStateChanged',
+          data: { taskId: TASK_ID, from: 'Working', to: 'Completed', reason: null, note: null, changedAt: T1 },
+        },
+      ]);
+  });
+});
+
 describe('SeeTaskOutcome (the sender got a task that ended without it)', () => {
   const sees = spec<SeeTaskOutcome>(decideSeeTaskOutcome);
   const see = (actor: Actor, at = T2): SeeTaskOutcome => ({

@@ -41,6 +41,9 @@ const realTimer: DueTimer = (delayMs, fire) => {
   return () => clearTimeout(timer);
 };
 
+/** The most due tasks one pass looks at (a pass that finds this many passes again at once). */
+const PASS_LIMIT = 1000;
+
 export interface SweepReport {
   looked: number;
   changed: number;
@@ -175,10 +178,14 @@ export class TaskSweeper {
       this.eventStoreOutage.stoppedAsking();
       return;
     }
-    this.running = this.sweepOnce()
+    let more = false;
+    this.running = this.sweepOnce(PASS_LIMIT)
       .then(
         (report) => {
           this.outage.answered();
+          // A full pass left due tasks behind (a start after downtime, a takeover): they are next, not an interval
+          // later. Only while passes end tasks: one that ends none (the event store down) waits for the interval.
+          more = report.looked >= PASS_LIMIT && report.changed > 0;
           return report;
         },
         (error: unknown) => {
@@ -191,7 +198,8 @@ export class TaskSweeper {
       )
       .finally(() => {
         this.running = null;
-        this.lookForNextDue();
+        if (more) this.pass();
+        else this.lookForNextDue();
       });
   }
 

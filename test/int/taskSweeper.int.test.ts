@@ -342,6 +342,35 @@ describe.each(['memory', 'sqlite'] as const)('a sweeper that starts with tasks a
   });
 });
 
+describe('a sweeper with more tasks due than one pass takes', () => {
+  const harness = mailboxHarness(STORE_KINDS[0]);
+
+  it('passes again at once until none is left, not an interval later', async () => {
+    const clock = new TestClock(T0);
+    const mailbox = await harness.open({ taskSweepMs: 0 }, { clock });
+    const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    const expiresAt = new Date(T0 + 1_000).toISOString();
+    const PASS = 1000; // what one pass takes (sweepOnce's limit)
+    for (let i = 0; i <= PASS; i++) await a.send({ to: ['@b', '@c'], subject: `t${i}`, body: 'x', task: { expiresAt } });
+    clock.advance(1_000);
+    const passes = jest.spyOn(mailbox.sweeper, 'sweepOnce');
+    mailbox.sweeper.start(600_000, { timer: clock.timer }); // an interval that never comes in this test
+    // Before: the first pass ended 1000 and the last one waited for the interval (MAILBOX_TASK_SWEEP_MS).
+    await waitFor(async () => (await eventsOfType(mailbox, 'TaskExpired')).length === PASS + 1, {
+      what: 'every due task ended',
+      timeoutMs: 20_000,
+    });
+    await mailbox.sweeper.stop();
+    expect(passes.mock.calls.length).toBeGreaterThanOrEqual(2);
+    expect(await Promise.all(passes.mock.results.map((r) => r.value))).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ looked: PASS, changed: PASS }),
+        expect.objectContaining({ looked: 1, changed: 1 }),
+      ]),
+    );
+  }, 60_000);
+});
+
 describe('two sweepers on one log', () => {
   const harness = mailboxHarness({
     name: 'sqlite',

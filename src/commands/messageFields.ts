@@ -27,6 +27,7 @@ const squash = (value: string): string =>
 const STATE_BY_SQUASHED = new Map<string, TaskState>([
   ...TASK_STATES.map((s) => [squash(s), s] as [string, TaskState]),
   ['cancelled', 'Canceled'], // A2A v1.0 spells it TASK_STATE_CANCELLED
+  ['unspecified', 'Unknown'], // A2A v1.0 has no UNKNOWN: TASK_STATE_UNSPECIFIED, as GET /v1/tasks/{id} answers it
 ]);
 
 /**

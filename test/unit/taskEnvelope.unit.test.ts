@@ -65,6 +65,7 @@ describe('task envelope', () => {
     ['auth-required', 'AuthRequired'],
     ['TASK_STATE_AUTH_REQUIRED', 'AuthRequired'],
     ['unknown', 'Unknown'],
+    ['TASK_STATE_UNSPECIFIED', 'Unknown'], // what GET /v1/tasks/{id} answers for Unknown (A2A v1.0 has no UNKNOWN)
   ])('state %j is stored as %s', (state, canonical) => {
     expect(taskOf({ state })).toEqual({ state: canonical });
   });

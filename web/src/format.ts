@@ -22,3 +22,23 @@ export function age(iso: string | null, now = Date.now()): string {
   if (seconds < 86400) return `${Math.floor(seconds / 3600)}h ${Math.floor((seconds % 3600) / 60)}m`;
   return `${Math.floor(seconds / 86400)}d`;
 }
+
+/** A span in words: "12 s", "3 min", "2 h 5 min", "3 d 4 h" (whole units, rounded down). */
+function span(seconds: number): string {
+  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min`;
+  if (seconds < 86400) return `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
+  return `${Math.floor(seconds / 86400)} d ${Math.floor((seconds % 86400) / 3600)} h`;
+}
+
+/**
+ * How long ago `iso` was ("12 s ago") or how soon it is ("in 2 min"), when within the hour; null past it, unless
+ * `always` (an age, said however old).
+ */
+export function relative(iso: string, now = Date.now(), always = false): string | null {
+  const seconds = Math.trunc((now - Date.parse(iso)) / 1000);
+  const size = Math.abs(seconds);
+  if (!always && size >= 3600) return null;
+  if (size === 0) return 'now';
+  return seconds > 0 ? `${span(size)} ago` : `in ${span(size)}`;
+}

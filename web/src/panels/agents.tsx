@@ -5,7 +5,7 @@
  */
 import { useMemo, useState } from 'preact/hooks';
 import { api, errorText } from '../api';
-import { age, when } from '../format';
+import { Instant } from '../instant';
 import type { AgentRow } from '../types';
 import { usePolling } from '../usePolling';
 import { ConfirmDialog, type Pending } from './confirm';
@@ -180,11 +180,32 @@ export function AgentsPanel({ isAdmin }: { isAdmin: boolean }) {
               <td>{agent.identity}</td>
               <td>{agent.role}</td>
               <td>{agent.unreadCount}</td>
-              <td>{age(agent.oldestUnreadAt)}</td>
-              <td>{when(agent.lastActivityAt)}</td>
+              <td>
+                {/* An age, said as one ("3 min ago"): "3m 20s" read like a time of day or a duration of something else. */}
+                <Instant iso={agent.oldestUnreadAt} style="age" />
+              </td>
+              <td>
+                <Instant iso={agent.lastActivityAt} style="compact" />
+              </td>
               <td>{agent.wakeStreams}</td>
-              <td>{agent.lastNudge ? `${when(agent.lastNudge.at)} via ${agent.lastNudge.via}` : '–'}</td>
-              <td>{agent.retired ? `yes (${when(agent.retiredAt)})` : 'no'}</td>
+              <td>
+                {agent.lastNudge ? (
+                  <>
+                    <Instant iso={agent.lastNudge.at} style="compact" /> via {agent.lastNudge.via}
+                  </>
+                ) : (
+                  '–'
+                )}
+              </td>
+              <td>
+                {agent.retired ? (
+                  <>
+                    yes (<Instant iso={agent.retiredAt} style="compact" />)
+                  </>
+                ) : (
+                  'no'
+                )}
+              </td>
               {isAdmin && (
                 <td>
                   {!agent.retired && (

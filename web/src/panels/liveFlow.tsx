@@ -1,7 +1,7 @@
 /** Live flow: every accepted command as it happens, newest first, filterable by agent, thread and type. */
-import { Component } from 'preact';
+import { Component, type JSX } from 'preact';
 import { useState } from 'preact/hooks';
-import { clock } from '../format';
+import { Instant, WithInstants } from '../instant';
 import type { FlowEntry } from '../types';
 import type { FlowQuery, LiveFlow } from '../useLiveFlow';
 
@@ -29,7 +29,7 @@ const TYPES = [
   'TaskOutcomeSeen',
 ];
 
-function describe(entry: FlowEntry): string {
+function describe(entry: FlowEntry): string | JSX.Element {
   switch (entry.type) {
     case 'MessageSent':
       return `${entry.from} → ${entry.to}${entry.to?.startsWith('AGENT:') ? ` (audience ${entry.audienceSize})` : ''}: “${entry.subject}” [${entry.priority}]`;
@@ -46,7 +46,8 @@ function describe(entry: FlowEntry): string {
     case 'AgentTokenRotated':
       return `${entry.identity} got a new token`;
     default:
-      return entry.detail ?? entry.agents.join(', ');
+      // The server writes the instants in it exactly (UTC ISO): each reads as a local time, the exact one in its tooltip.
+      return entry.detail === undefined ? entry.agents.join(', ') : <WithInstants text={entry.detail} />;
   }
 }
 
@@ -61,7 +62,9 @@ class FlowRow extends Component<{ entry: FlowEntry; onOpenStory: (id: string) =>
     return (
       <tr data-type={entry.type}>
         <td>{entry.position}</td>
-        <td>{clock(entry.at)}</td>
+        <td>
+          <Instant iso={entry.at} style="time" />
+        </td>
         <td>{entry.type}</td>
         <td>{entry.actor}</td>
         <td class="what">{describe(entry)}</td>

@@ -51,9 +51,14 @@ export const rejectionSchema = z.object({
   code: z.string(),
   status: z.number().int(),
   message: z.string().describe('what the caller was told'),
-  to: z.string().optional(),
-  suggestions: z.array(z.string()).optional(),
-  field: z.string().optional(),
+  to: z.string().optional().describe('the recipient refused (a list: its entries joined)'),
+  entry: z.string().optional().describe("the entry of a list 'to' that was refused"),
+  identity: z.string().optional().describe('the agent a registry command named and did not find'),
+  suggestions: z
+    .array(z.string())
+    .optional()
+    .describe("what the caller was offered instead of the refused entry, identity, recipient or field (the error's own)"),
+  field: z.string().optional().describe('the field refused'),
 });
 
 export const rejectionPageSchema = z.object({

@@ -20,6 +20,10 @@ export interface RejectionRecord {
   message: string;
   /** From the error's own details, when it has them: the recipient refused and what it was offered instead. */
   to?: string;
+  /** The entry of a list `to` that was refused (the suggestions are for it, not for the whole list). */
+  entry?: string;
+  /** The agent a registry command named and did not find (retire, new token): what its suggestions are for. */
+  identity?: string;
   suggestions?: string[];
   field?: string;
 }
@@ -52,13 +56,15 @@ export function rejectionOf(
   if (!isMailboxError(error)) {
     return { ...context, code: 'INTERNAL', status: 500, message: 'An unexpected error (see the server log).' };
   }
-  const { to, suggestions, field } = error.envelope;
+  const { to, entry, identity, suggestions, field } = error.envelope;
   return {
     ...context,
     code: error.code,
     status: error.status,
     message: error.message.slice(0, MAX_MESSAGE_CHARS),
     ...recipientText(to),
+    ...(typeof entry === 'string' ? { entry: entry.slice(0, 200) } : {}),
+    ...(typeof identity === 'string' ? { identity: identity.slice(0, 200) } : {}),
     ...(Array.isArray(suggestions) ? { suggestions: suggestions.filter((s) => typeof s === 'string').slice(0, 10) } : {}),
     ...(typeof field === 'string' ? { field: field.slice(0, 200) } : {}),
   };

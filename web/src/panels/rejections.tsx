@@ -11,6 +11,19 @@ interface Page {
   backend: string;
 }
 
+/**
+ * What was refused, as the refusal named it: the recipient (a list's wrong entry first), the agent a registry command
+ * did not find, the field. A suggestion beside a blank read as a recipient to write to ("subject" for a misspelt field).
+ */
+function refused(r: RejectionRecord): string {
+  const parts: string[] = [];
+  if (r.entry !== undefined) parts.push(`entry ${r.entry} of to: ${r.to ?? ''}`);
+  else if (r.to !== undefined) parts.push(`to: ${r.to}`);
+  if (r.identity !== undefined) parts.push(`agent: ${r.identity}`);
+  if (r.field !== undefined && r.field !== 'to') parts.push(`field: ${r.field}`);
+  return parts.join(' · ');
+}
+
 /** Who was refused: the agent, or a token that was itself refused (no caller known). */
 const caller = (r: RejectionRecord): string => r.agent ?? '(token refused)';
 
@@ -62,8 +75,8 @@ export function RejectionsPanel() {
             <th scope="col">Agent</th>
             <th scope="col">Command</th>
             <th scope="col">Code</th>
-            <th scope="col">To</th>
-            <th scope="col">Suggested</th>
+            <th scope="col">Refused</th>
+            <th scope="col">Suggested instead</th>
             <th scope="col">Told</th>
           </tr>
         </thead>
@@ -76,7 +89,8 @@ export function RejectionsPanel() {
                 {r.command} ({r.surface})
               </td>
               <td>{r.code}</td>
-              <td>{r.to ?? ''}</td>
+              <td>{refused(r)}</td>
+              {/* The refusal's own suggestions, nothing else: none offered is a blank. */}
               <td>{r.suggestions?.join(', ') ?? ''}</td>
               <td>{r.message}</td>
             </tr>

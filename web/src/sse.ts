@@ -56,6 +56,10 @@ export function openEventStream(url: (after: string | null) => string, handlers:
               response.body,
               (event, data, id) => {
                 if (id !== null) lastId = id;
+                // The stream's `ready` says where it began (null: an empty log, from its start). Until an entry comes,
+                // that is where a reconnect resumes: resuming "live" at the new head skipped what was written while the
+                // stream was down.
+                else if (event === 'ready' && lastId === null) lastId = (data as { after?: string | null } | null)?.after ?? '0';
                 handlers.onEvent(event, data, id);
               },
               silence.heard,

@@ -17,6 +17,8 @@ export interface FlowQuery {
 export interface LiveFlow {
   view: Batched<FlowEntry>;
   status: string;
+  /** True while this query's stream is open and live (not connecting, retrying or stopped). */
+  live: boolean;
   /**
    * The log position this query's stream started after (its first `ready`; null: the log was empty) while no entry
    * has come yet, else undefined (before the stream said, or once an entry came): the flow shows what is written
@@ -103,6 +105,7 @@ export function useLiveFlow(query: FlowQuery): LiveFlow {
   return {
     view,
     status: status.key === key ? status.text : 'connecting',
+    live: status.key === key && status.text === 'live',
     openedAfter: opened?.key === key ? opened.after : undefined,
     paused,
     held: paused ? held : null,

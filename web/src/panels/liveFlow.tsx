@@ -139,9 +139,14 @@ export function LiveFlowPanel(props: {
       {view.received === 0 && flow.openedAfter !== undefined && (
         // An empty table under "0 received" read as an empty log: the flow shows only what is written from now on.
         <p class="status" data-testid="flow-empty">
-          {`No event ${query.agent || query.threadId || query.type ? 'matching the filter ' : ''}written since this flow opened ${
-            flow.openedAfter === null ? 'on an empty log' : `at log position ${flow.openedAfter}`
-          }: it shows events as they are written. Earlier ones: a message's story (Message story), or GET /v1/audit/events.`}
+          {/* While its stream is down the flow cannot know what was written: it says what it received, no more. */}
+          {`No event ${query.agent || query.threadId || query.type ? 'matching the filter ' : ''}${
+            flow.live ? 'written' : 'received'
+          } since this flow opened ${flow.openedAfter === null ? 'on an empty log' : `at log position ${flow.openedAfter}`}${
+            flow.live
+              ? ': it shows events as they are written.'
+              : '; its stream is not live now: events written meanwhile show once it is back.'
+          } Earlier ones: a message's story (Message story), or GET /v1/audit/events.`}
         </p>
       )}
       <table class="flow" data-testid="flow">

@@ -32,3 +32,34 @@ maybe(
   },
   60_000,
 );
+
+/*
+ * The Rejections panel at 400 px: its seven columns left each a sliver, what the caller was told ran off the right
+ * edge (read only by scrolling sideways) and each row stood a screen tall. Now each refusal is a block within the
+ * width: what it was told across it, what was suggested labelled as such.
+ */
+maybe(
+  'at 400 px every refusal is read whole within the width, its suggestion labelled',
+  async () => {
+    const { server, browser } = consoleTest;
+    const t = await server.register(['@dot', '@eli', '@fox']);
+    const before = await server.eventCount();
+    const refused = await server.call('POST', '/v1/messages', { token: t['@fox'], body: { to: 'eli', subject: 's', body: 'x' } });
+    expect([refused.status, refused.body.suggestions]).toEqual([400, ['@eli']]);
+    expect(await server.eventCount()).toBe(before);
+
+    const page = await (await browser.newContext({ viewport: { width: 400, height: 800 } })).newPage();
+    await consoleTest.signIn(page, server.adminToken);
+    await page.getByRole('navigation', { name: 'Panels' }).getByRole('button', { name: 'Rejections', exact: true }).click();
+    const row = page.getByTestId('rejections').locator('tbody tr').first();
+    await row.getByText(refused.body.message).waitFor();
+    for (const cell of await row.locator('td').all()) {
+      const box = await cell.boundingBox();
+      if (box === null) continue; // an empty cell is not drawn
+      expect([await cell.innerText(), box.x >= 0 && box.x + box.width <= 400]).toEqual([await cell.innerText(), true]);
+    }
+    expect((await row.boundingBox())!.height).toBeLessThan(300);
+    await row.getByText('suggested instead: @eli').waitFor();
+  },
+  60_000,
+);

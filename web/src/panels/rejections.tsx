@@ -68,7 +68,7 @@ export function RejectionsPanel() {
           </ul>
         </>
       )}
-      <table data-testid="rejections" class={page.current ? undefined : 'stale'}>
+      <table data-testid="rejections" class={page.current ? 'rejections' : 'rejections stale'}>
         <thead>
           <tr>
             <th scope="col">Time</th>
@@ -91,7 +91,15 @@ export function RejectionsPanel() {
               <td>{r.code}</td>
               <td>{refused(r)}</td>
               {/* The refusal's own suggestions, nothing else: none offered is a blank. */}
-              <td>{r.suggestions?.join(', ') ?? ''}</td>
+              <td>
+                {r.suggestions && (
+                  <>
+                    {/* Its column's name, where the columns are not drawn (a narrow window). */}
+                    <span class="narrow-only">suggested instead: </span>
+                    {r.suggestions.join(', ')}
+                  </>
+                )}
+              </td>
               <td>{r.message}</td>
             </tr>
           ))}

@@ -9,6 +9,7 @@ import { Instant } from '../instant';
 import type { AgentRow } from '../types';
 import { usePolling } from '../usePolling';
 import { ConfirmDialog, type Pending } from './confirm';
+import { readiness } from './health';
 import { LoadProblem } from './loadProblem';
 
 const PAGE_ROWS = 100;
@@ -39,6 +40,9 @@ function compare(a: AgentRow, b: AgentRow, key: Column, descending: boolean): nu
 
 export function AgentsPanel({ isAdmin }: { isAdmin: boolean }) {
   const agents = usePolling(() => api<{ agents: AgentRow[] }>('GET', '/v1/audit/agents'), 5000);
+  // The counts are the views': while they lag behind the log, the newest mail is not counted yet, and the table says so.
+  const ready = usePolling(readiness, 5000);
+  const lag = ready.current ? (ready.data?.projections.lag ?? null) : null;
   const [sort, setSort] = useState<{ key: Column; descending: boolean }>({ key: 'identity', descending: false });
   const [pending, setPending] = useState<Pending | null>(null);
   const [notice, setNotice] = useState<{ text: string; token?: string } | null>(null);
@@ -150,7 +154,11 @@ export function AgentsPanel({ isAdmin }: { isAdmin: boolean }) {
             ? agents.error
               ? 'agents not loaded'
               : 'loading the agents…'
-            : `${sorted.length === 0 ? (find.trim() ? 'no agent matches' : 'no agents registered yet (register one above, or: mailbox agent add @name)') : `${shownPage * PAGE_ROWS + 1}–${shownPage * PAGE_ROWS + rows.length} of ${sorted.length} agents`} · page ${shownPage + 1} of ${pages} (wake streams: this node's)${agents.current ? '' : ', not current'}`}
+            : `${sorted.length === 0 ? (find.trim() ? 'no agent matches' : 'no agents registered yet (register one above, or: mailbox agent add @name)') : `${shownPage * PAGE_ROWS + 1}–${shownPage * PAGE_ROWS + rows.length} of ${sorted.length} agents`} · page ${shownPage + 1} of ${pages} (wake streams: this node's)${agents.current ? '' : ', not current'}${
+                lag !== null && lag > 0
+                  ? ` · unread counts from the views, ${lag} event${lag === 1 ? '' : 's'} behind the log: the newest mail may not be counted yet`
+                  : ''
+              }`}
         </span>
       </div>
       <table data-testid="agents" class={agents.current ? undefined : 'stale'}>

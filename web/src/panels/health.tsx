@@ -11,7 +11,7 @@ import { LoadProblem } from './loadProblem';
 /** How many of the oldest unwoken messages the panel lists (the count covers all). */
 const OLDEST = 5;
 
-interface Checks {
+export interface Checks {
   status?: string;
   eventStore: { ok: boolean; head?: string | null; error?: string };
   projectionStore: { ok: boolean; backend: string; checkpoint?: string | null; error?: string };
@@ -65,7 +65,7 @@ function lastErrorText({ lastError, lastErrorAt, retryingBy }: Checks['projectio
   return `· last error: ${lastError}${met}${retryingBy ? ` · tries again by ${clock(retryingBy)}` : ''}`;
 }
 
-async function readiness(): Promise<Checks> {
+export async function readiness(): Promise<Checks> {
   try {
     return await api<Checks>('GET', '/readyz', undefined, null);
   } catch (error) {

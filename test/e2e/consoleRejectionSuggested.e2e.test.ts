@@ -51,6 +51,12 @@ maybe(
       ['INVALID_RECIPIENT_SHAPE', 'entry bn of to: @ana, bn', '@ben'],
       ['INVALID_RECIPIENT_SHAPE', 'to: ben', '@ben'],
     ]);
+    // When: said as an operator reads it ("12 s ago"), the exact instant recorded in the tooltip and datetime.
+    const recorded = (await server.call('GET', '/v1/audit/rejections?limit=1', { token: server.adminToken })).body.rejections;
+    const time = table.locator('tbody tr').first().locator('td').first().locator('time');
+    expect(await time.getAttribute('datetime')).toBe(recorded[0].at);
+    expect(await time.getAttribute('title')).toContain(`(${recorded[0].at})`);
+    expect(rows[0][0]).toMatch(/^(now|\d+ s ago)$/);
   },
   60_000,
 );

@@ -1,6 +1,6 @@
 /** Rejections: recent refused commands, by agent and code, with what each caller was told (they write no events). */
 import { api } from '../api';
-import { when } from '../format';
+import { Instant } from '../instant';
 import type { RejectionRecord } from '../types';
 import { usePolling } from '../usePolling';
 import { LoadProblem } from './loadProblem';
@@ -83,7 +83,9 @@ export function RejectionsPanel() {
         <tbody>
           {rows.map((r, i) => (
             <tr key={`${r.at}-${i}`}>
-              <td>{when(r.at)}</td>
+              <td>
+                <Instant iso={r.at} style="compact" />
+              </td>
               <td>{caller(r)}</td>
               <td>
                 {r.command} ({r.surface})

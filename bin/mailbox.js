@@ -18,6 +18,8 @@ require('reflect-metadata');
 require(built).main(process.argv).catch((err) => {
   // A startup error the operator can fix is one line (see src/startupError.ts); anything else keeps its stack.
   if (err && err.name === 'StartupError') {
+    // What a start that went on would have logged (a misspelled variable), before the refusal's own line, last.
+    for (const warning of err.warnings || []) console.error(`mailbox: warning: ${warning}`);
     console.error(`mailbox: ${err.message}`);
     if (process.env.MAILBOX_LOG_LEVEL === 'debug' || process.env.MAILBOX_LOG_LEVEL === 'trace') console.error(err.stack);
     process.exit(err.exitCode || 2);

@@ -13,15 +13,21 @@ export class StartupError extends Error {
    * details name a variable, else 'Refused at start' (startupRefusal in src/cli/commands/commandConfig.ts).
    */
   readonly refusal?: { error: string; code: ErrorCode };
+  /**
+   * What the operator is told before the refusal's line, one `mailbox: warning:` line each (bin/mailbox.js): the
+   * warnings a start that went on would have logged but that this refusal came before (a misspelled variable).
+   */
+  readonly warnings: readonly string[];
 
   constructor(
     message: string,
     readonly details: Record<string, unknown> = {},
-    options?: { cause?: unknown; refusal?: { error: string; code: ErrorCode } },
+    options?: { cause?: unknown; refusal?: { error: string; code: ErrorCode }; warnings?: readonly string[] },
   ) {
     super(message, options);
     this.name = 'StartupError';
     if (options?.refusal) this.refusal = options.refusal;
+    this.warnings = options?.warnings ?? [];
   }
 }
 

@@ -248,6 +248,7 @@ test("the lines README quotes from the product's start-up are the lines it print
   const [before, after] = quoted(readme, 'MAILBOX_PROT').split(' ... ');
   expect(unknownVariableWarning(prot).startsWith(before)).toBe(true);
   expect(unknownVariableWarning(prot).endsWith(after)).toBe(true);
+  expect(quoted(readme, 'mailbox: warning: MAILBOX_PROT')).toBe(`mailbox: warning: ${unknownVariableWarning(prot)}`);
   // "generated on first start (53 characters, 256 random bits)"
   expect(readme).toContain('(53 characters, 256 random bits)');
   expect(generateToken('mbx_admin')).toHaveLength(53);

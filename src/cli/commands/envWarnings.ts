@@ -7,6 +7,7 @@ import { ENV_VARIABLES, SECRET_FILE_VARIABLES, type MailboxConfig } from '../../
 import { HEARTBEAT_ENV } from '../../heartbeat/heartbeatSettings';
 import { editDistance } from '../../commands/suggestions';
 import { SKIP_EVENT_CHECKS_VARIABLE } from '../../events/readEvent';
+import { isStartupError, StartupError } from '../../startupError';
 
 /** Read outside the two settings tables: client commands, the in-process heartbeat switch, hook environments. */
 const OTHER_KNOWN = [
@@ -60,6 +61,22 @@ export function unknownVariableWarning({ variable, suggestion }: UnknownVariable
     `${variable} is not a mailbox variable and is ignored` +
     (suggestion ? `: did you mean ${suggestion}?` : ' (see README "Configuration").')
   );
+}
+
+/**
+ * Runs `read` (a command reading its settings, before it has a logger to warn with); a refusal it throws carries the
+ * unknown variables' warnings, printed before its line (bin/mailbox.js). They were logged only once the settings were
+ * read: with MAILBOX_PROT=8080 beside MAILBOX_PORT=abc, the operator saw the refusal of MAILBOX_PORT and not that the
+ * port they meant to set is ignored.
+ */
+export function withUnknownVariables<T>(read: () => T, env: NodeJS.ProcessEnv = process.env): T {
+  try {
+    return read();
+  } catch (error) {
+    if (!isStartupError(error)) throw error;
+    const warnings = [...error.warnings, ...unknownVariables(env).map(unknownVariableWarning)];
+    throw new StartupError(error.message, error.details, { cause: error.cause, refusal: error.refusal, warnings });
+  }
 }
 
 /** Settings read only to reach Redis, or only by the jobs Redis shares (the leases): without Redis nothing reads them. */

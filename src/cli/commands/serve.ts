@@ -4,7 +4,13 @@ import type { Logger } from 'pino';
 import { configFromEnv, flagFromEnv, nodeIdOf, parseConfigForStartup } from '../../config';
 import type { Mailbox } from '../../mailbox';
 import { cliLogger } from './cliLogger';
-import { redisOnlyVariables, redisOnlyWarning, unknownVariableWarning, unknownVariables } from './envWarnings';
+import {
+  redisOnlyVariables,
+  redisOnlyWarning,
+  unknownVariableWarning,
+  unknownVariables,
+  withUnknownVariables,
+} from './envWarnings';
 import { isMailboxError } from '../../errors';
 import type { HeartbeatSettings } from '../../heartbeat/heartbeatSettings';
 import { StartupError, StartupInterrupted } from '../../startupError';
@@ -29,20 +35,23 @@ export function registerServeCommand(program: Command): void {
         'Ctrl-C,\n2 a setting, the port or a store refused at start (one line saying which and how to fix it).',
     )
     .action(async (options: { host?: string; port?: string; dataDir?: string; heartbeat?: boolean }) => {
-      const fromEnv = configFromEnv();
-      // A flag given is taken as given, empty too (`--data-dir "$DIR"` with DIR unset), for the config to refuse:
-      // dropped, the server would start on the default data dir, another mailbox than the one named. A refusal
-      // names the flag (`--port='abc'`), not MAILBOX_PORT, which may hold another value or none.
-      const flags = { host: options.host, port: options.port, dataDir: options.dataDir };
-      const given = Object.entries(flags).filter(([, value]) => value !== undefined);
-      const config = parseConfigForStartup(
-        { ...fromEnv, ...Object.fromEntries(given) },
-        Object.fromEntries(given.map(([key]) => [key, FLAG_NAMES[key as keyof typeof flags]])),
-      );
-      // Read as every boolean variable is, before anything is created: MAILBOX_HEARTBEAT=enabled turned it off, unsaid.
-      const heartbeatFromEnv = flagFromEnv(process.env, 'MAILBOX_HEARTBEAT'); // checked with --heartbeat too
-      const withHeartbeat = options.heartbeat === true || heartbeatFromEnv === true;
-      const logger = cliLogger({ name: 'mailbox', config });
+      // Refused before the logger exists, a setting is said with the misspelled variables (MAILBOX_PROT) beside it.
+      const { config, withHeartbeat, logger } = withUnknownVariables(() => {
+        const fromEnv = configFromEnv();
+        // A flag given is taken as given, empty too (`--data-dir "$DIR"` with DIR unset), for the config to refuse:
+        // dropped, the server would start on the default data dir, another mailbox than the one named. A refusal
+        // names the flag (`--port='abc'`), not MAILBOX_PORT, which may hold another value or none.
+        const flags = { host: options.host, port: options.port, dataDir: options.dataDir };
+        const given = Object.entries(flags).filter(([, value]) => value !== undefined);
+        const config = parseConfigForStartup(
+          { ...fromEnv, ...Object.fromEntries(given) },
+          Object.fromEntries(given.map(([key]) => [key, FLAG_NAMES[key as keyof typeof flags]])),
+        );
+        // Read as every boolean variable is, before anything is created: MAILBOX_HEARTBEAT=enabled turned it off, unsaid.
+        const heartbeatFromEnv = flagFromEnv(process.env, 'MAILBOX_HEARTBEAT'); // checked with --heartbeat too
+        const withHeartbeat = options.heartbeat === true || heartbeatFromEnv === true;
+        return { config, withHeartbeat, logger: cliLogger({ name: 'mailbox', config }) };
+      });
       for (const unknown of unknownVariables(process.env))
         logger.warn({ variable: unknown.variable }, unknownVariableWarning(unknown));
       const redisOnly = redisOnlyVariables(process.env, config);

@@ -216,6 +216,24 @@ const VALID_FORM: Partial<Record<keyof MailboxConfig, string>> = {
   startupRetryMs: `an integer number of milliseconds, ${MAX_TIMER_TEXT} (0: do not retry)`,
 };
 
+/**
+ * What to set a variable to, for the variables whose value is checked elsewhere (the store URLs, by startupChecks.ts)
+ * or by a schema of its own words: said when it is set but empty, with what leaving it unset means.
+ */
+const FORM_WHEN_EMPTY: Partial<Record<keyof MailboxConfig, string>> = {
+  eventStoreUrl:
+    'esdb://host:2113?tls=false (EventStoreDB), sqlite:<path to a file> or memory:, or unset it for the SQLite log ' +
+    'in the data dir',
+  redisUrl:
+    'redis://host:6379 (rediss:// for TLS), redis+sentinel://host:26379,host:26379/<master name> or ' +
+    'redis-cluster://host:6379,host:6379, or unset it for no Redis (the views in the SQLite views file, wakes in process)',
+  redisUsername: "the Redis ACL user, or unset it for the URL's",
+  redisPassword: "the Redis password, or unset it for the URL's",
+  redisSentinelPassword: "the sentinels' own password, or unset it when they have none",
+  redisNamespace: '1..64 of [A-Za-z0-9_-], or unset it for the default (mailbox)',
+  projectionsOnForeign: 'refuse or take-over, or unset it for the default (refuse)',
+};
+
 /** Secrets are never echoed back, only described. */
 const SECRET_KEYS = new Set<string>(['adminToken', 'redisPassword', 'redisSentinelPassword']);
 const FLAG_KEYS = new Set<string>(['strictRecipients', 'redisTls']);
@@ -394,12 +412,12 @@ export function secretFromFile(env: NodeJS.ProcessEnv, variable: string): string
 
 /**
  * A boolean variable (MAILBOX_STRICT_RECIPIENTS, MAILBOX_REDIS_TLS, MAILBOX_HEARTBEAT): true for 1/true/yes/on, false
- * for 0/false/no/off (any case), undefined when unset or empty; anything else (blank included) is a StartupError.
+ * for 0/false/no/off (any case), undefined when unset; anything else (empty or blank included) is a StartupError.
  */
 export function flagFromEnv(env: NodeJS.ProcessEnv, variable: string): boolean | undefined {
   const value = env[variable];
-  if (value === undefined || value === '') return undefined;
-  if (value.trim() === '') throw blankRefusal(variable, FLAG_FORM);
+  if (value === undefined) return undefined;
+  if (value.trim() === '') throw emptyRefusal(variable, value, FLAG_FORM);
   return readFlag(variable, value);
 }
 
@@ -410,24 +428,43 @@ function readFlag(variable: string, value: string): boolean {
   return parsed.data;
 }
 
-function blankRefusal(variable: string, form: string): StartupError {
-  return new StartupError(
-    `${variable} is blank (only spaces): set it to ${form}${form.includes('unset') ? '' : ', or unset it'}.`,
-    { variable },
-  );
+/**
+ * A variable set but empty, or blank (spaces only): refused, never read as unset. `MAILBOX_REDIS_URL=${REDIS_URL}` with
+ * REDIS_URL unset (a shell, a compose file, a systemd unit) started a production node on the embedded SQLite log and
+ * views, acknowledging messages into a container's disk; an empty MAILBOX_DATA_DIR was ./data, an empty
+ * MAILBOX_ADMIN_TOKEN a generated token. Said as one line naming the variable and the two ways out.
+ */
+function emptyRefusal(variable: string, value: string, form: string): StartupError {
+  const what = value === '' ? 'is set but empty (a ${VARIABLE} substituted while VARIABLE was unset?)' : 'is blank (only spaces)';
+  return new StartupError(`${variable} ${what}: set it to ${form}${form.includes('unset') ? '' : ', or unset it'}.`, {
+    variable,
+  });
+}
+
+/** The form a variable's value takes, for the refusal of an empty one. */
+function formOf(key: keyof MailboxConfig): string {
+  return VALID_FORM[key] ?? FORM_WHEN_EMPTY[key] ?? 'a value';
 }
 
 /**
  * The configuration from MAILBOX_* variables. A bad value is a StartupError (one line, exit code 2)
- * naming the variable, the value and the valid form; an empty variable counts as unset, a blank one
- * (spaces only) is refused rather than read as 0 or as a token.
+ * naming the variable, the value and the valid form; a variable set but empty or blank (spaces only) is
+ * refused (emptyRefusal), never read as unset, as 0 or as a token: to take a default, leave the variable unset.
  */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): MailboxConfig {
+  for (const [key, variable] of Object.entries(ENV_VARIABLES)) {
+    const value = env[variable];
+    if (value !== undefined && value.trim() === '') throw emptyRefusal(variable, value, formOf(key as keyof MailboxConfig));
+  }
+  for (const fileVariable of SECRET_FILE_VARIABLES) {
+    const value = env[fileVariable];
+    if (value !== undefined && value.trim() === '')
+      throw emptyRefusal(fileVariable, value, 'the path of a file holding the secret (e.g. /run/secrets/<name>)');
+  }
   const raw: Record<string, unknown> = {};
   for (const [key, variable] of Object.entries(ENV_VARIABLES)) {
     const value = SECRET_KEYS.has(key) ? (secretFromFile(env, variable) ?? env[variable]) : env[variable];
-    if (value === undefined || value === '') continue;
-    if (value.trim() === '') throw blankRefusal(variable, VALID_FORM[key as keyof MailboxConfig] ?? 'a value');
+    if (value === undefined) continue;
     raw[key] = FLAG_KEYS.has(key) ? readFlag(variable, value) : value;
   }
   return parseConfigForStartup(raw as MailboxConfigInput);

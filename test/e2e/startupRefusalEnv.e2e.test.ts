@@ -49,3 +49,57 @@ test('a refusal of a flag says them too; without a misspelled variable the refus
   expect(alone.code).toBe(2);
   expect(fs.existsSync(dataDir)).toBe(false);
 });
+
+// `MAILBOX_REDIS_URL=${REDIS_URL}` with REDIS_URL unset (a shell, a compose file, a unit file): the empty variable was
+// read as unset, and a production node started on the embedded SQLite log and views in ./data, acknowledging messages
+// into its own disk; an empty MAILBOX_DATA_DIR was ./data, an empty MAILBOX_ADMIN_TOKEN a generated token.
+test.each([
+  ['MAILBOX_REDIS_URL', 'or unset it for no Redis'],
+  ['MAILBOX_EVENTSTORE_URL', 'or unset it for the SQLite log in the data dir'],
+  ['MAILBOX_DATA_DIR', 'set it to a directory path (default ./data), or unset it'],
+  ['MAILBOX_ADMIN_TOKEN', 'or unset it to generate one'],
+  ['MAILBOX_ADMIN_TOKEN_FILE', 'set it to the path of a file holding the secret'],
+  ['MAILBOX_PORT', 'set it to an integer 0..65535'],
+  ['MAILBOX_HEARTBEAT', 'set it to true or false'],
+])('serve with %s set but empty: one line naming it and the way out, exit code 2, no ./data made', async (variable, way) => {
+  const cwd = tempDir('mailbox-empty-variable-');
+  try {
+    const run = await runCli(['serve'], { MAILBOX_PORT: '0', [variable]: '' }, { cwd });
+    const lines = run.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      new RegExp(`^mailbox: ${variable} is set but empty \\(a \\$\\{VARIABLE\\} substituted while VARIABLE was unset\\?\\): `),
+    );
+    expect(lines[0]).toContain(way);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(fs.readdirSync(cwd)).toEqual([]); // no ./data, no admin token generated
+  } finally {
+    fs.rmSync(cwd, { recursive: true, force: true });
+  }
+});
+
+test('the operator tools refuse it in their envelope (audit, projections), and heartbeat in its line', async () => {
+  const cwd = tempDir('mailbox-empty-variable-tools-');
+  try {
+    for (const args of [
+      ['audit', 'replay'],
+      ['projections', 'status'],
+    ]) {
+      const run = await runCli(args, { MAILBOX_REDIS_URL: '' }, { cwd });
+      expect(run.code).toBe(2);
+      expect(JSON.parse(run.stderr)).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        error: 'Invalid configuration',
+        field: 'MAILBOX_REDIS_URL',
+        message: expect.stringMatching(/^MAILBOX_REDIS_URL is set but empty /),
+      });
+    }
+    const heartbeat = await runCli(['heartbeat', '--once'], { MAILBOX_DATA_DIR: '' }, { cwd });
+    expect(heartbeat.code).toBe(2);
+    expect(heartbeat.stderr).toMatch(/^mailbox: MAILBOX_DATA_DIR is set but empty /);
+    expect(fs.readdirSync(cwd)).toEqual([]);
+  } finally {
+    fs.rmSync(cwd, { recursive: true, force: true });
+  }
+});

@@ -30,9 +30,17 @@ test('projections status: quiet at warn by default, the info lines with MAILBOX_
   expect(told.stderr).toMatch(opened);
 });
 
-test('audit and projections: an empty MAILBOX_LOG_LEVEL is unset, a bad one refused in serve’s words', async () => {
+test('audit and projections: an unset MAILBOX_LOG_LEVEL is warn, an empty or bad one refused in serve’s words', async () => {
+  const unset = await runCli(['audit', 'replay'], { MAILBOX_DATA_DIR: dataDir });
+  expect(unset).toMatchObject({ code: 0, stderr: '0 of 0 events shown\n' }); // its summary, and no log line
+  // Empty is refused as serve refuses it (it was read as unset), never taken as a default.
   const empty = await runCli(['audit', 'replay'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_LOG_LEVEL: '' });
-  expect(empty).toMatchObject({ code: 0, stderr: '0 of 0 events shown\n' }); // its summary, and no log line
+  expect(empty.code).toBe(2);
+  expect(JSON.parse(empty.stderr)).toMatchObject({
+    code: 'VALIDATION_FAILED',
+    field: 'MAILBOX_LOG_LEVEL',
+    message: expect.stringMatching(/^MAILBOX_LOG_LEVEL is set but empty .*, or unset it[.]$/),
+  });
   for (const args of [
     ['audit', 'replay'],
     ['projections', 'status'],

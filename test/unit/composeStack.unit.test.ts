@@ -23,7 +23,7 @@ interface Service {
   expose?: string[];
   profiles?: string[];
   command?: string[] | string;
-  environment?: Record<string, string>;
+  environment?: Record<string, string | null>;
   secrets?: string[];
   volumes?: string[];
 }
@@ -39,10 +39,15 @@ const published = (compose: Compose, profiled = false) =>
     .map(([name, service]) => [name, service.ports]);
 const mailboxNodes = (compose: Compose) => Object.entries(compose.services).filter(([, service]) => service.build === '.');
 
-/** The environment compose would give the process, ${VAR:-default} resolved to its default. */
-function resolved(environment: Record<string, string>): NodeJS.ProcessEnv {
+/**
+ * The environment compose would give the process from a shell that sets none of the variables: ${VAR:-default} resolved
+ * to its default, and a variable without a value (`MAILBOX_ADMIN_TOKEN:`, the shell's when set) left out.
+ */
+function resolved(environment: Record<string, string | null>): NodeJS.ProcessEnv {
   return Object.fromEntries(
-    Object.entries(environment).map(([key, value]) => [key, String(value).replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1')]),
+    Object.entries(environment)
+      .filter((entry): entry is [string, string] => entry[1] !== null)
+      .map(([key, value]) => [key, String(value).replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1')]),
   );
 }
 
@@ -65,6 +70,16 @@ describe('docker-compose.yml (one host)', () => {
     expect(heartbeat.environment?.MAILBOX_HEARTBEAT_METRICS_HOST).toBe('0.0.0.0');
     expect(heartbeat.expose).toEqual(['7421']);
     expect(heartbeat.ports).toBeUndefined();
+  });
+
+  // `MAILBOX_ADMIN_TOKEN: ${MAILBOX_ADMIN_TOKEN:-}` gave every container an empty variable when the shell set none: read
+  // as unset then, refused now (an empty variable is never taken as unset), so the stack names it without a value.
+  it("each mailbox service's configuration is accepted as compose gives it from a shell that sets nothing", () => {
+    for (const [, service] of mailboxNodes(compose)) {
+      const config = configFromEnv(resolved(service.environment ?? {}));
+      expect(config.adminToken).toBeUndefined(); // generated at the first start
+      expect(config).toMatchObject({ redisUrl: 'redis://redis:6379', eventStoreUrl: 'esdb://eventstoredb:2113?tls=false' });
+    }
   });
 
   it('builds on Node 22', () => {
@@ -131,7 +146,7 @@ describe('docker-compose.scaled.yml (three API nodes, Sentinel, three-node Event
     for (const name of esdb) {
       const env = compose.services[name].environment!;
       expect(env.EVENTSTORE_CLUSTER_SIZE).toBe('3');
-      expect(env.EVENTSTORE_GOSSIP_SEED.split(',').sort()).toEqual(
+      expect(String(env.EVENTSTORE_GOSSIP_SEED).split(',').sort()).toEqual(
         esdb.filter((other) => other !== name).map((n) => `${n}:2113`),
       );
     }

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { TOOLS } from '../../src/adapters/mcp/tools';
 import { buildProgram } from '../../src/cli/main';
 import { knownVariables, unknownVariables, unknownVariableWarning } from '../../src/cli/commands/envWarnings';
-import { configSchema, ENV_VARIABLES, parseConfig } from '../../src/config';
+import { configFromEnv, configSchema, ENV_VARIABLES, parseConfig } from '../../src/config';
 import { translateStartupError } from '../../src/startupChecks';
 import { generateToken } from '../../src/application/tokenHash';
 import { HEARTBEAT_ENV, heartbeatSettingsSchema } from '../../src/heartbeat/heartbeatSettings';
@@ -249,6 +249,16 @@ test("the lines README quotes from the product's start-up are the lines it print
   expect(unknownVariableWarning(prot).startsWith(before)).toBe(true);
   expect(unknownVariableWarning(prot).endsWith(after)).toBe(true);
   expect(quoted(readme, 'mailbox: warning: MAILBOX_PROT')).toBe(`mailbox: warning: ${unknownVariableWarning(prot)}`);
+  // "mailbox: MAILBOX_REDIS_URL is set but empty (...): set it to ..., or unset it for no Redis (...)"
+  const emptyRedis = quoted(readme, 'mailbox: MAILBOX_REDIS_URL is set but empty').split('...');
+  let emptyRefusal = '';
+  try {
+    configFromEnv({ MAILBOX_REDIS_URL: '' });
+  } catch (error) {
+    emptyRefusal = `mailbox: ${(error as Error).message}`;
+  }
+  expect(emptyRefusal.startsWith(emptyRedis[0])).toBe(true);
+  for (const part of emptyRedis.slice(1)) expect(emptyRefusal).toContain(part.replace(/^\)/, ''));
   // "generated on first start (53 characters, 256 random bits)"
   expect(readme).toContain('(53 characters, 256 random bits)');
   expect(generateToken('mbx_admin')).toHaveLength(53);

@@ -25,14 +25,13 @@ export function commandConfig(env: NodeJS.ProcessEnv, { stores = true }: { store
 
 /**
  * The log level of the operator's tools (`mailbox audit`, `mailbox projections`), whose stderr carries their
- * envelopes: warn while MAILBOX_LOG_LEVEL is unset or empty, else the variable as serve reads it (a bad value refused in
- * serve's words). `projections` logged at warn whatever the variable said (MAILBOX_LOG_LEVEL=debug showed nothing
- * more), and `audit` handed the raw text to pino: MAILBOX_LOG_LEVEL= (empty) failed as INTERNAL "default level: must
- * be included in custom levels".
+ * envelopes: warn while MAILBOX_LOG_LEVEL is unset, else the variable as serve reads it (a bad value, or an empty one,
+ * refused in serve's words). `projections` logged at warn whatever the variable said (MAILBOX_LOG_LEVEL=debug showed
+ * nothing more), and `audit` handed the raw text to pino: MAILBOX_LOG_LEVEL= (empty) failed as INTERNAL "default
+ * level: must be included in custom levels".
  */
 export function toolLogLevel(env: NodeJS.ProcessEnv): MailboxConfig['logLevel'] {
-  const given = env.MAILBOX_LOG_LEVEL;
-  return given === undefined || given === '' ? 'warn' : commandConfig(env, { stores: false }).logLevel;
+  return env.MAILBOX_LOG_LEVEL === undefined ? 'warn' : commandConfig(env, { stores: false }).logLevel;
 }
 
 /**

@@ -281,7 +281,8 @@ export function translateStartupError(error: unknown, config: MailboxConfig): un
       { cause: error },
     );
   }
-  if (code === 'EACCES' || code === 'ENOTDIR' || code === 'EROFS' || code === 'ENOSPC') {
+  // EPERM: a place that takes no directory even from root (/sys, some network and container mounts); it was a stack trace.
+  if (code === 'EACCES' || code === 'EPERM' || code === 'ENOTDIR' || code === 'EROFS' || code === 'ENOSPC') {
     const file = (error as NodeJS.ErrnoException).path ?? config.dataDir;
     return new StartupError(
       `MAILBOX_DATA_DIR='${config.dataDir}': cannot write ${file} (${code}); set MAILBOX_DATA_DIR to a ` + 'writable directory.',

@@ -103,3 +103,25 @@ test('the operator tools refuse it in their envelope (audit, projections), and h
     fs.rmSync(cwd, { recursive: true, force: true });
   }
 });
+
+// mkdir under /sys answers EPERM (to root too), as do some network and container mounts: serve printed the stack
+// trace of `EPERM: operation not permitted, mkdir '/sys/mailbox'` and exited 1.
+test('a data dir where no directory may be made (EPERM): one line naming it, exit code 2', async () => {
+  const dataDir = '/sys/mailbox-start-test';
+  let code: string | undefined;
+  try {
+    fs.mkdirSync(dataDir);
+    fs.rmdirSync(dataDir);
+  } catch (error) {
+    code = (error as NodeJS.ErrnoException).code;
+  }
+  if (code !== 'EPERM') {
+    process.stderr.write(`skipped: mkdir ${dataDir} answers ${code ?? 'nothing'} here, not EPERM\n`);
+    return;
+  }
+  const run = await runCli(['serve'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_PORT: '0' });
+  expect(run.stderr.trimEnd()).toBe(
+    `mailbox: MAILBOX_DATA_DIR='${dataDir}': cannot write ${dataDir} (EPERM); set MAILBOX_DATA_DIR to a writable directory.`,
+  );
+  expect(run.code).toBe(2);
+});

@@ -7,6 +7,7 @@
 import type { Command } from 'commander';
 import { backupEventLog, BackupInterrupted, type SqliteLogBackup } from '../../compositionRoot';
 import { commandConfig, reportCommandFailure } from './commandConfig';
+import { unknownVariables, unknownVariableWarning } from './envWarnings';
 
 export interface BackupIo {
   stdout: NodeJS.WritableStream;
@@ -29,6 +30,8 @@ function summary(backup: SqliteLogBackup): string {
 }
 
 export async function runBackup(destination: string, flags: { json?: boolean }, io: BackupIo = processIo): Promise<number> {
+  // Said first: with MAILBOX_DATA_DIRR=/srv/mailbox, the log of ./data was backed up (or 'no event log') without a word.
+  for (const unknown of unknownVariables(io.env)) io.stderr.write(`mailbox: warning: ${unknownVariableWarning(unknown)}\n`);
   const config = commandConfig(io.env);
   // Ctrl-C or SIGTERM: the copying process is killed, its partial copy removed, nothing is left at the destination.
   const stop = new AbortController();

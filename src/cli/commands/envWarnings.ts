@@ -63,6 +63,11 @@ export function unknownVariableWarning({ variable, suggestion }: UnknownVariable
   );
 }
 
+/** Each unknown variable as a warning in `logger` (serve's, heartbeat's and the operator tools' log). */
+export function logUnknownVariables(env: NodeJS.ProcessEnv, logger: { warn(fields: object, message: string): void }): void {
+  for (const unknown of unknownVariables(env)) logger.warn({ variable: unknown.variable }, unknownVariableWarning(unknown));
+}
+
 /**
  * Runs `read` (a command reading its settings, before it has a logger to warn with); a refusal it throws carries the
  * unknown variables' warnings, printed before its line (bin/mailbox.js). They were logged only once the settings were

@@ -34,6 +34,7 @@ import { aheadOfThisLog, ForeignViews } from '../../projections/viewsOwnership';
 import { fromDecimalText } from '../../support/decimalText';
 import { MAX_TIMER_MS, MAX_TIMER_TEXT } from '../../support/timerLimit';
 import { commandConfig, reportCommandFailure, toolLogLevel } from './commandConfig';
+import { logUnknownVariables } from './envWarnings';
 
 export interface ProjectionsIo {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
@@ -212,8 +213,9 @@ export async function runRebuild(rawFlags: Record<string, unknown>, io: Projecti
     '--settle-ms': settleMsGiven,
     ...flags
   } = parseInput(rebuildFlagsSchema, { ...others, '--grace-ms': graceMs, '--settle-ms': settleMs }, 'projections rebuild');
-  const config = viewsConfig(io);
   const logger = toolLogger(io);
+  logUnknownVariables(io.env, logger); // first: a misspelled MAILBOX_DATA_DIR is said beside 'no event log'
+  const config = viewsConfig(io);
   const { log, generations, views, close } = await openProjectionMaintenance(config, logger, { rebuildOtherSchema: true });
   const progress = progressReporter(io.stdout);
   // Ctrl-C or SIGTERM: stop after the batch in progress and drop the partial generation (killed outright, a rebuild
@@ -342,8 +344,9 @@ function aheadNote(sqlite: boolean, ahead: { checkpoint: bigint; head: bigint | 
 }
 
 export async function runStatus(io: ProjectionsIo = processIo): Promise<number> {
-  const config = viewsConfig(io);
   const logger = toolLogger(io);
+  logUnknownVariables(io.env, logger); // first: a misspelled MAILBOX_DATA_DIR is said beside 'no event log'
+  const config = viewsConfig(io);
   const write = (status: Record<string, unknown>) => io.stdout.write(`${JSON.stringify(status)}\n`);
   if (missingSqliteViewsFile(config) !== null) {
     // A reader leaves the data dir as it found it: the log is read, the views file is not opened (that would create it).

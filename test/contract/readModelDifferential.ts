@@ -39,6 +39,11 @@ type Random = () => number;
 const PRIORITIES: Priority[] = ['low', 'normal', 'high'];
 /** Tags with the separators and escapes of the Redis stored head, and a non-ASCII one. */
 const TAGS = ['ops', 'review', 'a,b', 'a', 'b', 'x|y', '%2C', 'é'];
+/**
+ * The tags a listing may filter by: a filter's tag holds no comma (a comma separates tags in every form a filter
+ * takes), while a log written before that rule may still hold 'a,b' as one tag, which the views keep and show.
+ */
+const FILTER_TAGS = TAGS.filter((tag) => !tag.includes(','));
 const VIAS = ['stream', 'webhook', 'hook', 'redis'] as const;
 const SUBJECTS = ['hello', '"from":"@a","tags":["ops"],', 'a|b|c', 'plain'];
 
@@ -512,14 +517,17 @@ function queriesFor(identities: readonly string[], threads: readonly string[], r
     queries.push({ box, [who]: pick(identities), limit: limit() });
     if (box === 'outbox') queries.push({ box, to: 'AGENT:*', limit: limit() }, { box, to: '@unregistered', limit: limit() });
     if (threads.length > 0) queries.push({ box, threadId: pick(threads), limit: limit() });
-    queries.push({ box, tags: [pick(TAGS)], limit: limit() }, { box, tags: [pick(TAGS), pick(TAGS)], limit: limit() });
+    queries.push(
+      { box, tags: [pick(FILTER_TAGS)], limit: limit() },
+      { box, tags: [pick(FILTER_TAGS), pick(FILTER_TAGS)], limit: limit() },
+    );
     queries.push({ box, priority: pick(PRIORITIES), limit: limit() });
     for (let i = 0; i < 3; i++) {
       const query: Query = { box, limit: limit() };
       if (box === 'inbox' && random() < 0.6) query.status = pick(['unread', 'read', 'all', 'archived']);
       if (random() < 0.5) query[who] = pick(identities);
       if (random() < 0.3 && threads.length > 0) query.threadId = pick(threads);
-      if (random() < 0.5) query.tags = [pick(TAGS)];
+      if (random() < 0.5) query.tags = [pick(FILTER_TAGS)];
       if (random() < 0.5) query.priority = pick(PRIORITIES);
       queries.push(query);
     }

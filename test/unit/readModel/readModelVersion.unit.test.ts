@@ -23,7 +23,9 @@ const RECORDED: Record<string, string[]> = {
   // Then a task back with its audience (released, or its lease lapsed) woke who may claim it, and its sender: only
   // wakes changed (taskWakes.ts; seed 3's digest without wakes is 5f35fba3eb504287 before and after), and a version
   // holds what views keep, so no rebuild.
-  '4': ['186925d35e1d71e6', '4212910843c27e73', 'd3134c7513f70226'],
+  // Then (same rules, same logs) the digests' listings stopped filtering by the logs' tag 'a,b': a filter's tag may not
+  // hold a comma (it separates tags), so that query is refused; the listings filter by the other tags only.
+  '4': ['13fe7a8796cf37fb', '17d1177455865e7d', 'b9f097d24c3b0f6d'],
 };
 
 test('the rules fold the fixed logs to the views recorded for READ_MODEL_VERSION', async () => {

@@ -302,15 +302,16 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
       const bar = log.send('@a', '@b', { tags: ['x|y', '%2C'] });
       const plain = log.send('@a', '@b', { tags: ['a', 'b', ','] });
       await store.applyBatch(log.projected());
-      expect(ids(await listAll(store, '@b', { tags: ['a,b'] }))).toEqual([comma]);
+      // A log written before tags lost the comma may hold 'a,b' and ',' as tags: the views keep them whole ('a' finds
+      // neither), though no filter may name them now (a comma separates a filter's tags).
       expect(ids(await listAll(store, '@b', { tags: ['a'] }))).toEqual([plain]);
       expect(ids(await listAll(store, '@b', { tags: ['a', 'b'] }))).toEqual([plain]);
       expect(ids(await listAll(store, '@b', { tags: ['x|y'] }))).toEqual([bar]);
       expect(ids(await listAll(store, '@b', { tags: ['%2C'] }))).toEqual([bar]);
-      expect(ids(await listAll(store, '@b', { tags: [','] }))).toEqual([plain]);
       expect(ids(await listAll(store, '@b', { tags: ['x'] }))).toEqual([]);
       expect(ids(await listAll(store, '@b', { from: '@c' }))).toEqual([]);
       expect(ids(await listAll(store, '@b', { threadId: `${comma},` }))).toEqual([]);
+      expect((await listAll(store, '@b', {})).find((m) => m.messageId === comma)?.tags).toEqual(['a,b']);
     });
 
     it('paginates newest first by position bound, filters included, with no gaps or repeats', async () => {

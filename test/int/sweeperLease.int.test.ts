@@ -100,6 +100,31 @@ test('a sweeper that cannot reach Redis steps down saying it sweeps nothing, not
   }
 }, 30_000);
 
+/**
+ * A mailbox node on `file` and Redis namespace `namespace`, sweeping with the given due timer on the test's clock (an
+ * interval that never comes in these tests), its log lines kept.
+ */
+async function sweepingNode(file: string, namespace: string, nodeId: string, clock: { now: () => Date }, timer: DueTimer) {
+  const lines: string[] = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line).msg) });
+  const mailbox = await createMailbox(
+    {
+      eventStoreUrl: `sqlite:${file}`,
+      adminToken: ADMIN_TOKEN,
+      logLevel: 'info',
+      redisUrl: redis.url,
+      redisNamespace: namespace,
+      taskSweepMs: 0, // started below, with a due timer on the test's clock
+      projectorLeaseMs: 600,
+      nodeId,
+    },
+    { logger, clock },
+  );
+  open.push(mailbox);
+  mailbox.sweeper.start(600_000, { timer });
+  return { mailbox, lines };
+}
+
 test("with shared views, only the node that sweeps waits for a lease's end, and returns the task to its audience once, at it", async () => {
   const file = path.join(tempDir('sweeper-lease-due-'), 'events.sqlite');
   const T0 = Date.parse('2030-05-01T12:00:00.000Z');
@@ -114,26 +139,7 @@ test("with shared views, only the node that sweeps waits for a lease's end, and 
       if (delayMs <= 0) setImmediate(fire);
       return () => undefined;
     };
-  const start = async (nodeId: string) => {
-    const lines: string[] = [];
-    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line).msg) });
-    const mailbox = await createMailbox(
-      {
-        eventStoreUrl: `sqlite:${file}`,
-        adminToken: ADMIN_TOKEN,
-        logLevel: 'info',
-        redisUrl: redis.url,
-        redisNamespace: `sweepdue${process.pid}`,
-        taskSweepMs: 0, // started below, with a due timer on the test's clock
-        projectorLeaseMs: 600,
-        nodeId,
-      },
-      { logger, clock },
-    );
-    open.push(mailbox);
-    mailbox.sweeper.start(600_000, { timer: timerOf(nodeId) }); // an interval that never comes in this test
-    return { mailbox, lines };
-  };
+  const start = (nodeId: string) => sweepingNode(file, `sweepdue${process.pid}`, nodeId, clock, timerOf(nodeId));
   const first = await start('first');
   const second = await start('second');
   const sweeps = (node: { lines: string[] }) =>
@@ -162,32 +168,12 @@ test('a node that takes the sweeper lease over ends at once what fell due while 
   let now = T0;
   const clock = { now: () => new Date(now) };
   const timers: Array<{ node: string; at: number; fire: () => void }> = [];
-  const start = async (nodeId: string) => {
-    const lines: string[] = [];
-    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line).msg) });
-    const mailbox = await createMailbox(
-      {
-        eventStoreUrl: `sqlite:${file}`,
-        adminToken: ADMIN_TOKEN,
-        logLevel: 'info',
-        redisUrl: redis.url,
-        redisNamespace: `sweeptakeover${process.pid}`,
-        taskSweepMs: 0, // started below, with a due timer on the test's clock
-        projectorLeaseMs: 600,
-        nodeId,
-      },
-      { logger, clock },
-    );
-    open.push(mailbox);
-    // An interval that never comes in this test; due timers fire only when the test says so.
-    mailbox.sweeper.start(600_000, {
-      timer: (delayMs, fire) => {
-        timers.push({ node: nodeId, at: now + delayMs, fire });
-        return () => undefined;
-      },
+  // Due timers fire only when the test says so.
+  const start = (nodeId: string) =>
+    sweepingNode(file, `sweeptakeover${process.pid}`, nodeId, clock, (delayMs, fire) => {
+      timers.push({ node: nodeId, at: now + delayMs, fire });
+      return () => undefined;
     });
-    return { mailbox, lines };
-  };
   const holds = (node: { lines: string[] }) =>
     node.lines.some((msg) => msg.startsWith('task sweeper: this node holds the lease'));
   const first = await start('first');

@@ -19,7 +19,9 @@ import {
   decideNudges,
   mayNudge,
   recordNudges,
+  rememberedNudges,
   type AgentSnapshot,
+  type RememberedAgent,
   type Decision,
   type NudgeRecord,
   type NudgeState,
@@ -148,6 +150,8 @@ export class HeartbeatDaemon {
    * this daemon's own and written before its nudges go out (null: this daemon is the only one).
    */
   shared: SharedNudges | null = null;
+  /** Whether this daemon's state holds the nudges the log recorded before its first tick (rememberedNudges). */
+  private remembered = false;
   /** Called when the shared records refused this daemon's write: it no longer holds the lease (it steps down). */
   onFenced: () => Promise<void> = async () => undefined;
 
@@ -227,15 +231,20 @@ export class HeartbeatDaemon {
     const forNobody = settingsForNobody(this.settings, agents);
     this.warnForNobody(forNobody);
     await this.wakes.watch(counts.filter((agent) => !retired.has(agent.identity)).map((agent) => agent.identity));
-    const snapshots = await mapBounded(counts, LOOKUP_CONCURRENCY, async (agent): Promise<AgentSnapshot> => {
+    const snapshots = await mapBounded(counts, LOOKUP_CONCURRENCY, async (agent): Promise<AgentSnapshot & RememberedAgent> => {
       const screened = { ...agent, lastWakeAt: this.wakes.lastWakeFor(agent.identity), retired: retired.has(agent.identity) };
-      const newestUnreadId = mayNudge(screened, now, this.policy)
-        ? ((await this.sources.projections.listMessages(agent.identity, UNREAD_NEWEST_FIRST)).messages[0]?.messageId ?? null)
-        : null;
-      return { ...screened, newestUnreadId };
+      const newest = mayNudge(screened, now, this.policy)
+        ? (await this.sources.projections.listMessages(agent.identity, UNREAD_NEWEST_FIRST)).messages[0]
+        : undefined;
+      return { ...screened, newestUnreadId: newest?.messageId ?? null, newestUnreadSentAt: newest?.sentAt ?? null };
     });
-    // Several daemons: what the lease's holders nudged, this daemon's predecessors included.
+    // Several daemons: what the lease's holders nudged, this daemon's predecessors included. One alone: at its first
+    // tick, what earlier daemons nudged as the log recorded it (a cron job's --once, a restart).
     if (this.shared !== null) this.state = await this.shared.read();
+    else if (!this.remembered) {
+      this.state = rememberedNudges(this.state, snapshots, await this.sources.projections.lastNudges());
+      this.remembered = true;
+    }
     const decisions = decideNudges(snapshots, this.state, now, this.policy);
     let toNudge = decisions.filter((decision) => decision.nudge !== undefined);
     const previous = new Map(toNudge.map((decision) => [decision.identity, this.state.get(decision.identity)]));

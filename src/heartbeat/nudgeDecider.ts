@@ -138,3 +138,36 @@ export function recordNudges(state: NudgeState, sent: readonly Decision[], now: 
   for (const decision of sent) next.set(decision.identity, { signature: decision.signature, at: now });
   return next;
 }
+
+/** What `rememberedNudges` knows of an agent: its unread set, and when its newest unread message was sent. */
+export type RememberedAgent = Pick<
+  AgentSnapshot,
+  'identity' | 'unread' | 'tasksWaiting' | 'newestUnreadId' | 'oldestUnreadAt'
+> & {
+  newestUnreadSentAt: string | null;
+};
+
+/**
+ * A daemon's state at its first tick, from the log's record of earlier daemons' nudges (each identity's last one:
+ * a WakeObserved via a nudge target, in the views). A daemon that shares no records (no Redis: `mailbox heartbeat
+ * --once` run by cron, or a restart) remembered nothing, so its first tick nudged every idle agent again, its unread
+ * set unchanged. As the log tells it: an agent whose newest unread message was sent by its last nudge has the set it
+ * was nudged about then (or that set less what it read since), so `same_set`; one with newer mail, or with tasks
+ * waiting (a task's turn is no newer message), has a new set, nudged once the cooldown since that nudge has passed.
+ * Agents never nudged, and those this daemon already has a record of, are left as they are.
+ */
+export function rememberedNudges(
+  state: NudgeState,
+  agents: readonly RememberedAgent[],
+  lastNudges: ReadonlyMap<string, { at: string }>,
+): NudgeState {
+  const next = new Map(state);
+  for (const agent of agents) {
+    const last = lastNudges.get(agent.identity);
+    const at = last === undefined ? NaN : Date.parse(last.at);
+    if (next.has(agent.identity) || Number.isNaN(at)) continue;
+    const sameSet = !(agent.tasksWaiting > 0) && agent.newestUnreadSentAt !== null && Date.parse(agent.newestUnreadSentAt) <= at;
+    next.set(agent.identity, { signature: sameSet ? unreadSetSignature(agent) : `nudged before ${last!.at}`, at });
+  }
+  return next;
+}

@@ -49,6 +49,21 @@ async function serverCatchesUp(dir: string): Promise<void> {
   await mailbox.close();
 }
 
+/**
+ * A later run of --once does not nudge again an unread set an earlier run's nudge reached (the log recorded it):
+ * one more message each for @b and @c (from @a) gives both a new set, after the server caught up.
+ */
+async function newMailForBAndC(dir: string): Promise<void> {
+  const mailbox = await createMailbox(
+    { dataDir: dir, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+    { logger: pino({ level: 'silent' }) },
+  );
+  const a = mailbox.asActor({ identity: '@a', role: 'agent' });
+  await a.send({ to: '@b', subject: 'more for b', body: 'y' });
+  await a.send({ to: '@c', subject: 'more for c', body: 'y' });
+  await mailbox.close();
+}
+
 test('no port, the report alone on stdout, the logs on stderr', async () => {
   const mailbox = await createMailbox(
     { dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
@@ -144,9 +159,18 @@ test('the report says which nudges reached a target and which were only logged, 
     expect(hooked.code).toBe(0);
     expect(JSON.parse(hooked.stdout)).toMatchObject({ nudged: ['@b', '@c'], loggedOnly: [] });
 
-    // A webhook for @c alone: @c nudged (through its webhook), @b logged only.
+    // The next run (a cron job's) finds both nudges in the log: the same unread sets are not nudged again. (The
+    // logged-only nudges of the first run reached nobody: the log has none of them, so the hook's run told both.)
     await serverCatchesUp(dir);
-    const mixed = await runCli(['heartbeat', '--once', '--wake-grace', '0', '--agents-file', agentsFile], {
+    const again = await runCli(['heartbeat', '--once', '--wake-grace', '0', '--hook', '["/bin/true"]'], {
+      MAILBOX_DATA_DIR: dir,
+    });
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ nudged: [], loggedOnly: [], verdicts: { same_set: 2 } });
+
+    // A webhook for @c alone: @c nudged (through its webhook), @b logged only (new mail for both, no cooldown).
+    await newMailForBAndC(dir);
+    const mixed = await runCli(['heartbeat', '--once', '--wake-grace', '0', '--cooldown', '0', '--agents-file', agentsFile], {
       MAILBOX_DATA_DIR: dir,
       MAILBOX_HEARTBEAT_WEBHOOK_SECRET: 'a-secret-of-sixteen-chars',
     });
@@ -179,7 +203,8 @@ test('a nudge whose delivery failed is reported as failed, never nudged, and --o
   };
   const once = async (hook: string) => {
     await serverCatchesUp(dir);
-    return runCli(['heartbeat', '--once', '--idle', '0', '--wake-grace', '0', '--agents-file', agentsFile, '--hook', hook], env);
+    const flags = ['--once', '--idle', '0', '--wake-grace', '0', '--cooldown', '0', '--agents-file', agentsFile, '--hook', hook];
+    return runCli(['heartbeat', ...flags], env);
   };
   try {
     // Every target fails: nobody was told. Nobody is "nudged"; each failure is listed with its target and error.
@@ -201,8 +226,9 @@ test('a nudge whose delivery failed is reported as failed, never nudged, and --o
       failed: [{ identity: '@c', target: 'webhook', error: expect.any(String) }],
     });
 
-    // Nothing failed: an empty list and exit 0.
+    // Nothing failed: an empty list and exit 0 (new mail for both: the sets the last run told them of are not told again).
     fs.writeFileSync(agentsFile, '{}');
+    await newMailForBAndC(dir);
     const fine = await once('["/bin/true"]');
     expect(fine.code).toBe(0);
     expect(JSON.parse(fine.stdout)).toMatchObject({ nudged: ['@b', '@c'], loggedOnly: [], failed: [] });

@@ -9,6 +9,7 @@ import { RecordingNudgeTarget } from '../support/recordingNudgeTarget';
 import type { NudgeTarget } from '../../src/heartbeat/nudgeTarget';
 import { ADMIN_ACTOR } from '../../src/commands/roles';
 import { ADMIN_TOKEN, registerAgents } from '../support/fixtures';
+import { waitFor } from '../support/waitFor';
 
 const MIN = 60_000;
 const T0 = Date.parse('2030-01-01T12:00:00.000Z');
@@ -35,7 +36,7 @@ async function setup(settings: Record<string, unknown> = {}, logger = silent) {
     schedule: false,
     settings: { idleMs: 10 * MIN, cooldownMs: 15 * MIN, wakeGraceMs: MIN, metricsPort: null, wakeSlaMs: NO_ALARM, ...settings },
   });
-  return { mailbox, heartbeat, target, at: time.at };
+  return { mailbox, heartbeat, target, at: time.at, clock: time.clock };
 }
 
 async function tickAndSettle(heartbeat: Heartbeat) {
@@ -136,6 +137,52 @@ describe('heartbeat nudges', () => {
     s.at(120 * MIN);
     expect((await tickAndSettle(heartbeat)).verdicts).toEqual({ no_mail: 3 });
     expect(s.target.nudges.map((n) => n.identity)).toEqual(['@b', '@b']);
+  });
+
+  test('a new daemon (a restart, a cron job of --once) remembers the nudges the log recorded: the same set is not nudged again', async () => {
+    const s = await setup();
+    ({ mailbox } = s);
+    await s.heartbeat.stop();
+    // A webhook's delivered nudge is recorded in the log (a WakeObserved via 'webhook'): what a later daemon reads.
+    const webhook = new RecordingNudgeTarget('webhook');
+    const settings = { idleMs: 10 * MIN, cooldownMs: 15 * MIN, wakeGraceMs: 0, metricsPort: null, wakeSlaMs: NO_ALARM };
+    const daemon = () =>
+      startHeartbeat(mailbox, { targets: [webhook], logger: silent, clock: s.clock, schedule: false, settings });
+    const nudged = () => webhook.nudges.map((nudge) => [nudge.identity, nudge.unread]);
+    const { '@a': a, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c', '@d']);
+    await a.send({ to: '@b', subject: 'one', body: 'x' });
+    heartbeat = await daemon();
+    s.at(20 * MIN);
+    expect((await tickAndSettle(heartbeat)).nudged).toEqual(['@b']);
+    await heartbeat.stop(); // its recorder writes what it observed
+    await waitFor(async () => (await mailbox.projections.lastNudges()).has('@b'), { what: "@b's nudge in the views" });
+
+    // Mail for @d, never nudged: the next daemon nudges it at once, and only it.
+    await c.send({ to: '@d', subject: 'for d', body: 'y' });
+    heartbeat = await daemon();
+    s.at(40 * MIN);
+    const report = await tickAndSettle(heartbeat);
+    expect(report.nudged).toEqual(['@d']);
+    expect(report.verdicts).toMatchObject({ same_set: 1 }); // @b: the set its last nudge (at 20 min) was about
+    expect(nudged()).toEqual([
+      ['@b', 1],
+      ['@d', 1],
+    ]);
+
+    // New mail for @b 10 minutes after its last nudge: a new set, nudged once 15 minutes have passed since that nudge.
+    await heartbeat.stop();
+    s.at(30 * MIN);
+    await c.send({ to: '@b', subject: 'two', body: 'z' });
+    heartbeat = await daemon();
+    s.at(34 * MIN);
+    expect((await tickAndSettle(heartbeat)).verdicts).toMatchObject({ cooldown: 1 }); // @b, nudged at 20 min
+    s.at(36 * MIN);
+    expect((await tickAndSettle(heartbeat)).nudged).toEqual(['@b']);
+    expect(nudged()).toEqual([
+      ['@b', 1],
+      ['@d', 1],
+      ['@b', 2],
+    ]);
   });
 
   test('settings naming an unregistered or retired identity: reported each tick, warned once per change', async () => {

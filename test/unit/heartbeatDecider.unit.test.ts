@@ -3,6 +3,7 @@ import {
   decideNudges,
   mayNudge,
   recordNudges,
+  rememberedNudges,
   unreadSetSignature,
   type AgentSnapshot,
   type Decision,
@@ -176,5 +177,53 @@ describe('heartbeat decider', () => {
     given(past)
       .when(T0 + 20 * MIN, [agent('@worker', { tasksWaiting: 2, ...idle })])
       .then({ '@worker': 'nudge' });
+  });
+
+  describe('rememberedNudges: a daemon that shares no records starts from the last nudges the log recorded', () => {
+    const at = (ms: number) => new Date(ms).toISOString();
+    /** Given each identity's last nudge in the log, when a new daemon's first tick sees these agents, then these verdicts. */
+    const remembered = (
+      lastNudges: Record<string, number>,
+      agents: Array<AgentSnapshot & { newestUnreadSentAt: string | null }>,
+      now: number,
+      own: NudgeState = new Map(),
+    ) => {
+      const last = new Map(Object.entries(lastNudges).map(([identity, ms]) => [identity, { at: at(ms) }]));
+      const state = rememberedNudges(own, agents, last);
+      expect(rememberedNudges(own, agents, last)).toEqual(state); // pure
+      return Object.fromEntries(decideNudges(agents, state, now, policy).map((d) => [d.identity, d.verdict]));
+    };
+    const sentAt = (ms: number) => ({ newestUnreadSentAt: at(ms) });
+
+    test('newest unread sent before the last nudge: the same set, never nudged again; never nudged: nudged', () => {
+      expect(
+        remembered(
+          { '@b': T0 - 5 * MIN },
+          [
+            { ...withMail('@b', 2, 'm2'), ...sentAt(T0 - 20 * MIN) },
+            { ...withMail('@c', 1, 'm3'), ...sentAt(T0 - 20 * MIN) },
+          ],
+          T0 + 60 * MIN,
+        ),
+      ).toEqual({ '@b': 'same_set', '@c': 'nudge' });
+    });
+
+    test('newest unread sent after the last nudge: a new set, nudged once the cooldown since that nudge has passed', () => {
+      const b = { ...withMail('@b', 3, 'm4'), ...sentAt(T0 - 2 * MIN) };
+      expect(remembered({ '@b': T0 - 5 * MIN }, [b], T0)).toEqual({ '@b': 'cooldown' });
+      expect(remembered({ '@b': T0 - 5 * MIN }, [b], T0 + 10 * MIN)).toEqual({ '@b': 'nudge' });
+    });
+
+    test("tasks waiting: no message dates a task's turn, so only the cooldown holds", () => {
+      const worker = { ...withMail('@w', 1, 'm5', { tasksWaiting: 1 }), ...sentAt(T0 - 60 * MIN) };
+      expect(remembered({ '@w': T0 - 5 * MIN }, [worker], T0)).toEqual({ '@w': 'cooldown' });
+      expect(remembered({ '@w': T0 - 5 * MIN }, [worker], T0 + 10 * MIN)).toEqual({ '@w': 'nudge' });
+    });
+
+    test("the daemon's own record wins over the log's", () => {
+      const b = { ...withMail('@b', 2, 'm2'), ...sentAt(T0 - 20 * MIN) };
+      const own: NudgeState = new Map([['@b', { signature: 'an older set', at: T0 - 30 * MIN }]]);
+      expect(remembered({ '@b': T0 - 5 * MIN }, [b], T0, own)).toEqual({ '@b': 'nudge' });
+    });
   });
 });

@@ -150,8 +150,11 @@ export class HeartbeatDaemon {
    * this daemon's own and written before its nudges go out (null: this daemon is the only one).
    */
   shared: SharedNudges | null = null;
-  /** Whether this daemon's state holds the nudges the log recorded before its first tick (rememberedNudges). */
-  private remembered = false;
+  /**
+   * The last nudges the log recorded before this daemon's first tick, read then, each taken into its state
+   * (rememberedNudges) at the first tick its agent may be nudged: its newest unread message is looked up only then.
+   */
+  private loggedNudges: Map<string, { at: string }> | null = null;
   /** Called when the shared records refused this daemon's write: it no longer holds the lease (it steps down). */
   onFenced: () => Promise<void> = async () => undefined;
 
@@ -241,9 +244,11 @@ export class HeartbeatDaemon {
     // Several daemons: what the lease's holders nudged, this daemon's predecessors included. One alone: at its first
     // tick, what earlier daemons nudged as the log recorded it (a cron job's --once, a restart).
     if (this.shared !== null) this.state = await this.shared.read();
-    else if (!this.remembered) {
-      this.state = rememberedNudges(this.state, snapshots, await this.sources.projections.lastNudges());
-      this.remembered = true;
+    else {
+      const logged = (this.loggedNudges ??= await this.sources.projections.lastNudges());
+      const nudgeable = snapshots.filter((agent) => logged.has(agent.identity) && mayNudge(agent, now, this.policy));
+      this.state = rememberedNudges(this.state, nudgeable, logged);
+      for (const agent of nudgeable) logged.delete(agent.identity);
     }
     const decisions = decideNudges(snapshots, this.state, now, this.policy);
     let toNudge = decisions.filter((decision) => decision.nudge !== undefined);

@@ -185,6 +185,33 @@ describe('heartbeat nudges', () => {
     ]);
   });
 
+  test("an agent active at the new daemon's first tick is judged by the log's record once it is idle again", async () => {
+    const s = await setup();
+    ({ mailbox } = s);
+    await s.heartbeat.stop();
+    const webhook = new RecordingNudgeTarget('webhook');
+    const settings = { idleMs: 10 * MIN, cooldownMs: 15 * MIN, wakeGraceMs: 0, metricsPort: null, wakeSlaMs: NO_ALARM };
+    const daemon = () =>
+      startHeartbeat(mailbox, { targets: [webhook], logger: silent, clock: s.clock, schedule: false, settings });
+    const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    await a.send({ to: '@b', subject: 'one', body: 'x' });
+    const two = await c.send({ to: '@b', subject: 'two', body: 'y' });
+    heartbeat = await daemon();
+    s.at(20 * MIN);
+    expect((await tickAndSettle(heartbeat)).nudged).toEqual(['@b']);
+    await heartbeat.stop();
+    await waitFor(async () => (await mailbox.projections.lastNudges()).has('@b'), { what: "@b's nudge in the views" });
+
+    s.at(21 * MIN);
+    await b.markRead({ messageId: two.messageId }); // @b reads one of the two it was nudged about: active
+    heartbeat = await daemon();
+    s.at(22 * MIN);
+    expect((await tickAndSettle(heartbeat)).verdicts).toMatchObject({ active: 1 });
+    s.at(60 * MIN); // idle again, long past the cooldown: what is left unread was sent before its last nudge
+    expect((await tickAndSettle(heartbeat)).verdicts).toMatchObject({ same_set: 1 });
+    expect(webhook.nudges.map((nudge) => nudge.identity)).toEqual(['@b']);
+  });
+
   test('settings naming an unregistered or retired identity: reported each tick, warned once per change', async () => {
     const logs: Array<{ level: number; msg: string; unregistered?: string[]; retired?: string[] }> = [];
     const logger = pino({ level: 'warn' }, { write: (line: string) => logs.push(JSON.parse(line)) });

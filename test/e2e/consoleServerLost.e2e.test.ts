@@ -47,10 +47,10 @@ maybe(
     const problem = page.getByTestId('load-problem');
     await problem.getByText('Could not refresh').waitFor({ timeout: 10_000 });
     expect(await problem.innerText()).toMatch(
-      /^Could not refresh the server's readiness \(\/readyz\): no answer from the server at 127\.0\.0\.1:\d+ \(stopped, restarting or unreachable: .*\)\. Shown below: the last answer, from \d\d:\d\d:\d\d, not current; retrying\.$/,
+      /^Could not refresh the server's readiness \(\/readyz\): no answer from the server at 127\.0\.0\.1:\d+ \(stopped, restarting or unreachable: .*\)\. Shown below: the last answer, from \d\d:\d\d:\d\d \((now|\d+ s ago)\), not current; retrying\.$/,
     );
     expect(await page.getByTestId('health').innerText()).toMatch(
-      /Status\s+unknown \(the last answer, from \d\d:\d\d:\d\d, said ready\)/,
+      /Status\s+unknown \(the last answer, from \d\d:\d\d:\d\d \((now|\d+ s ago)\), said ready\)/,
     );
 
     // Opened while the server is away: nothing loaded, nothing counted.

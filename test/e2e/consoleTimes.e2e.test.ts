@@ -6,13 +6,20 @@
  * said "3m 20s", which reads like a time or a duration of something else. Now an instant reads as local time, with how
  * long ago or how soon when within the hour (and it follows the clock); an age says it is one ("3 min ago"); the exact
  * instant stays in the element's datetime and tooltip.
+ * The message story, its delivery ledger and the health panel still said bare clock times ("19:20:00" for a read 12 s
+ * ago, "last met at 19:20:00, 12s ago", "tries again by 19:20:05", the unwoken table's "Waiting 3m 20s"): they now say
+ * them the same way (one formatter, web/src/instant.tsx).
  */
 import type { Page } from 'playwright-core';
+import type { ProjectionStore } from '../../src/projections/projectionStore';
 import { useConsoleBrowser } from '../support/chromium';
+import { failApplies } from '../support/heldApplies';
+import { waitFor } from '../support/waitFor';
 
-/** The server's clock: everything here is written at T (18:20 UTC, 19:20 in Paris). */
+/** The server's clock: everything here is written at T (18:20 UTC, 19:20 in Paris), unless a test moves it. */
 const T = Date.parse('2026-12-03T18:20:00.000Z');
-const consoleTest = useConsoleBrowser('consoleTimes.e2e', {}, { clock: { now: () => new Date(T) } });
+let serverNow = T;
+const consoleTest = useConsoleBrowser('consoleTimes.e2e', { wakeSlaMs: 60_000 }, { clock: { now: () => new Date(serverNow) } });
 const { maybe } = consoleTest;
 
 /** A page in Paris whose clock says `at` (its timers still run: the stream and the polls go on). */
@@ -90,6 +97,124 @@ maybe(
 
     await page.clock.setFixedTime(T + 2 * 3600_000 + 300_000);
     await cell.getByText('2 h 5 min ago').waitFor();
+  },
+  60_000,
+);
+
+/** Opens `panel` from the navigation. */
+const openPanel = (page: Page, panel: string) =>
+  page.getByRole('navigation', { name: 'Panels' }).getByRole('button', { name: panel, exact: true }).click();
+
+maybe(
+  'the message story and its delivery ledger say when as the rest of the console does, following the clock',
+  async () => {
+    const { server } = consoleTest;
+    const t = await server.register(['@gia', '@hal', '@ivy']);
+    const sent = await server.call('POST', '/v1/messages', {
+      token: t['@gia'],
+      body: { to: ['@hal', '@ivy'], subject: 'review', body: 'x', task: {}, expectsReplyBy: new Date(T + 120_000).toISOString() },
+    });
+    expect(sent.status).toBe(201);
+    const id = sent.body.messageId as string;
+    expect((await server.call('POST', `/v1/messages/${id}/read`, { token: t['@hal'] })).status).toBe(200);
+    expect((await server.call('POST', `/v1/tasks/${id}/claim`, { token: t['@hal'] })).status).toBe(200);
+
+    const page = await parisPage(T + 12_000);
+    await consoleTest.signIn(page, server.adminToken);
+    await openPanel(page, 'Message story');
+    await page.getByLabel('Message id').fill(id);
+    await page.getByRole('button', { name: 'Show story' }).click();
+    const story = page.getByTestId('story');
+    await page.getByTestId('ledger-rows').waitFor();
+    expect(await story.locator('dd').first().innerText()).toMatch(/^19:20:00 \(12 s ago\) by @gia to @hal, @ivy/);
+    const recipient = (table: string, identity: string) =>
+      page
+        .getByTestId(table)
+        .locator('tbody tr')
+        .filter({ has: page.getByRole('cell', { name: identity, exact: true }) });
+    const cells = async (table: string, identity: string) =>
+      (await recipient(table, identity).locator('td').allInnerTexts()).slice(1);
+    const [delivered, read, archived] = await cells('recipients', '@hal');
+    expect([delivered, read, archived]).toEqual([
+      expect.stringMatching(/^12 s ago \(#\d+\)$/),
+      expect.stringMatching(/^12 s ago \(#\d+\)$/),
+      '–',
+    ]);
+    expect((await cells('recipients', '@ivy')).slice(1)).toEqual(['unread', '–']);
+    // Accepted, in view, woken, seen, read, replied.
+    expect(await cells('ledger-rows', '@hal')).toEqual([
+      expect.stringMatching(/^#\d+$/),
+      expect.stringMatching(/^#\d+$/),
+      'not woken',
+      '–',
+      '12 s ago',
+      '–',
+    ]);
+    expect(await page.getByTestId('ledger-summary').innerText()).toContain('reply due 19:22:00 (in 1 min)');
+    expect(await page.getByTestId('task-history').locator('tbody td').first().innerText()).toBe('12 s ago');
+    // Every instant keeps its exact value for a tooltip and for a tool reading the page; none reads as a bare UTC time.
+    const times = story.locator('time');
+    expect(await times.count()).toBeGreaterThanOrEqual(7);
+    for (const time of await times.all()) {
+      const at = (await time.getAttribute('datetime'))!;
+      expect(await time.getAttribute('title')).toContain(`(${at})`);
+    }
+    expect(await story.innerText()).not.toMatch(ISO);
+
+    await page.clock.setFixedTime(T + 150_000);
+    await recipient('ledger-rows', '@hal').getByText('2 min ago').first().waitFor();
+    await page.getByTestId('ledger-summary').getByText('19:22:00 (30 s ago)').waitFor();
+  },
+  60_000,
+);
+
+maybe(
+  "the health panel says the projector's failure, its next try and the unwoken messages' times as the rest of the console does",
+  async () => {
+    const { server } = consoleTest;
+    const t = await server.register(['@jon', '@kim', '@lou']);
+    const applies = failApplies(server.mailbox.projections as ProjectionStore);
+    try {
+      await server.call('POST', '/v1/messages', { token: t['@jon'], body: { to: ['@kim', '@lou'], subject: 'late', body: 'x' } });
+      await waitFor(
+        async () => (await server.call('GET', '/readyz')).body.projections?.lastError === 'the views store hiccuped',
+        {
+          what: 'the failure in /readyz',
+        },
+      );
+      // The projector keeps the time of its failures by the wall clock (not the mailbox's): the page's clock is left to run.
+      const context = await consoleTest.browser.newContext({ timezoneId: 'Europe/Paris' });
+      const page = await context.newPage();
+      await consoleTest.signIn(page, server.adminToken);
+      await openPanel(page, 'Health');
+      const projections = page.getByTestId('projections');
+      await projections.getByText('last error: the views store hiccuped').waitFor();
+      await projections.getByText(/tries again by/).waitFor({ timeout: 15_000 });
+      const text = (await projections.innerText()).replace(/\s+/g, ' ');
+      expect(text).toMatch(/last met at \d\d:\d\d:\d\d \((now|\d+ s ago)\)/);
+      expect(text).toMatch(/tries again by \d\d:\d\d:\d\d \((in \d+ s|now|\d+ s ago)\)/);
+      for (const time of await projections.locator('time').all())
+        expect(await time.getAttribute('title')).toContain(`(${await time.getAttribute('datetime')})`);
+    } finally {
+      applies.recover();
+    }
+
+    // Two minutes on, by the server's clock and the page's: the messages sent at T that woke nobody are unwoken.
+    serverNow = T + 200_000;
+    try {
+      const page = await parisPage(T + 200_000);
+      await consoleTest.signIn(page, server.adminToken);
+      await openPanel(page, 'Health');
+      const oldest = page.getByTestId('unwoken-oldest');
+      await oldest.waitFor();
+      const header = await oldest.locator('thead th').allInnerTexts();
+      const row = await oldest.locator('tbody tr').first().locator('td').allInnerTexts();
+      expect([row[header.indexOf('Sent')], row[header.indexOf('Waiting')]]).toEqual(['19:20:00', '3 min ago']);
+      await page.clock.setFixedTime(T + 2 * 3600_000 + 300_000);
+      await oldest.locator('tbody tr').first().getByText('2 h 5 min ago').waitFor();
+    } finally {
+      serverNow = T;
+    }
   },
   60_000,
 );

@@ -3,7 +3,7 @@
  * alarm as /metrics counts it (GET /v1/audit/unwoken: same SLA, same clock), refreshed every 5 s.
  */
 import { api, ApiError } from '../api';
-import { age, clock, when } from '../format';
+import { Instant } from '../instant';
 import type { UnwokenAlarm } from '../types';
 import { usePolling } from '../usePolling';
 import { LoadProblem } from './loadProblem';
@@ -59,10 +59,25 @@ function leaderText(leadership: Checks['projections']['leadership']): string {
  * The failure the projector is in now, and when it last met it: the runner retries, so a failure met a moment ago
  * is still going on, one met long ago (nothing applied since) may be over; the time tells which.
  */
-function lastErrorText({ lastError, lastErrorAt, retryingBy }: Checks['projections']): string {
-  if (!lastError) return '';
-  const met = lastErrorAt ? ` (last met at ${clock(lastErrorAt)}, ${age(lastErrorAt)} ago)` : '';
-  return `· last error: ${lastError}${met}${retryingBy ? ` · tries again by ${clock(retryingBy)}` : ''}`;
+function LastError({ lastError, lastErrorAt, retryingBy }: Checks['projections']) {
+  if (!lastError) return null;
+  return (
+    <>
+      · last error: {lastError}
+      {lastErrorAt && (
+        <>
+          {' (last met at '}
+          <Instant iso={lastErrorAt} />)
+        </>
+      )}
+      {retryingBy && (
+        <>
+          {' · tries again by '}
+          <Instant iso={retryingBy} />
+        </>
+      )}
+    </>
+  );
 }
 
 export async function readiness(): Promise<Checks> {
@@ -116,11 +131,15 @@ function Unwoken({ onOpenStory }: { onOpenStory: (id: string) => void }) {
         <tbody>
           {a.messages.map((m) => (
             <tr key={m.messageId}>
-              <td>{when(m.sentAt)}</td>
-              <td>{age(m.sentAt)}</td>
+              <td>
+                <Instant iso={m.sentAt} style="time" />
+              </td>
+              <td>
+                <Instant iso={m.sentAt} style="age" />
+              </td>
               <td>{m.sender}</td>
               <td>{m.recipientCount}</td>
-              <td>{m.escalatedAt ? when(m.escalatedAt) : 'not yet'}</td>
+              <td>{m.escalatedAt ? <Instant iso={m.escalatedAt} style="compact" /> : 'not yet'}</td>
               <td>
                 <button type="button" class="link" onClick={() => onOpenStory(m.messageId)}>
                   story<span class="visually-hidden"> of message {m.messageId}</span>
@@ -146,9 +165,13 @@ export function HealthPanel({ onOpenStory }: { onOpenStory: (id: string) => void
           <dt>Status</dt>
           {/* A readiness nobody answered now is unknown: the last answer is said as such, never as the status. */}
           <dd>
-            {health.current
-              ? c.status
-              : `unknown (the last answer, from ${clock(new Date(health.at!).toISOString())}, said ${c.status})`}
+            {health.current ? (
+              c.status
+            ) : (
+              <>
+                unknown (the last answer, from <Instant iso={new Date(health.at!).toISOString()} />, said {c.status})
+              </>
+            )}
           </dd>
           <dt>Event store</dt>
           <dd>
@@ -161,7 +184,7 @@ export function HealthPanel({ onOpenStory }: { onOpenStory: (id: string) => void
           <dt>Projection lag</dt>
           <dd data-testid="projections">
             <Ok ok={c.projections.ok} /> {c.projections.lag ?? '?'} events behind · runner{' '}
-            {c.projections.running ? 'running' : 'stopped'} · views {c.projections.views} {lastErrorText(c.projections)}{' '}
+            {c.projections.running ? 'running' : 'stopped'} · views {c.projections.views} <LastError {...c.projections} />{' '}
             {c.projections.viewsProblem ?? ''}
           </dd>
           <dt>Leader</dt>

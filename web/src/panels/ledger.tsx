@@ -5,7 +5,8 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorText } from '../api';
-import { when } from '../format';
+import type { JSX } from 'preact';
+import { Instant } from '../instant';
 import type { DeliveryLedger, DeliveryRow } from '../types';
 
 const STAGES = [
@@ -16,17 +17,23 @@ const STAGES = [
   ['replied', 'Replied'],
 ] as const;
 
-function stageCell(row: DeliveryRow, stage: (typeof STAGES)[number][0]): string {
+function stageCell(row: DeliveryRow, stage: (typeof STAGES)[number][0]): JSX.Element | string {
   switch (stage) {
     case 'inView':
       return row.inView ? `#${row.inView.position}` : '–';
     case 'woken':
-      return row.woken ? `${when(row.woken.at)} via ${row.woken.via}` : 'not woken';
+      return row.woken ? (
+        <>
+          <Instant iso={row.woken.at} style="compact" /> via {row.woken.via}
+        </>
+      ) : (
+        'not woken'
+      );
     case 'replied':
-      return row.replied ? when(row.replied.at) : '–';
+      return row.replied ? <Instant iso={row.replied.at} style="compact" /> : '–';
     default: {
       const mark = row[stage];
-      return mark ? when(mark.at) : '–';
+      return mark ? <Instant iso={mark.at} style="compact" /> : '–';
     }
   }
 }
@@ -68,9 +75,24 @@ export function LedgerSection({ messageId }: { messageId: string }) {
             replied
             {ledger.accepted.position ? ` · accepted at #${ledger.accepted.position}` : ''}
             {ledger.wakeExpected ? '' : ' · no wake expected'}
-            {ledger.escalatedAt ? ` · escalated ${when(ledger.escalatedAt)} (woke nobody in time)` : ''}
-            {ledger.replyDueBy ? ` · reply due ${when(ledger.replyDueBy)}` : ''}
-            {ledger.replyOverdueAt ? ` · overdue since ${when(ledger.replyOverdueAt)}` : ''}
+            {ledger.escalatedAt && (
+              <>
+                {' · escalated '}
+                <Instant iso={ledger.escalatedAt} /> (woke nobody in time)
+              </>
+            )}
+            {ledger.replyDueBy && (
+              <>
+                {' · reply due '}
+                <Instant iso={ledger.replyDueBy} />
+              </>
+            )}
+            {ledger.replyOverdueAt && (
+              <>
+                {' · overdue since '}
+                <Instant iso={ledger.replyOverdueAt} />
+              </>
+            )}
             {ledger.viewsLagging ? ' · the views have not applied it yet' : ''}
           </p>
           <table data-testid="ledger-rows">

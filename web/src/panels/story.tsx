@@ -1,9 +1,16 @@
 /** Message story: one message's audience, each recipient's state, its delivery ledger and its task's history (GET /v1/audit/messages/{id}). */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, errorText } from '../api';
-import { when } from '../format';
+import { Instant } from '../instant';
 import type { MessageStory } from '../types';
 import { LedgerSection } from './ledger';
+
+/** A receipt in a recipient's row: when (as a table cell says it) and at which position of the log. */
+const Stamp = ({ iso, position }: { iso: string; position: number | string | null }) => (
+  <>
+    <Instant iso={iso} style="compact" /> (#{position})
+  </>
+);
 
 export function StoryPanel(props: {
   messageId: string;
@@ -52,8 +59,8 @@ export function StoryPanel(props: {
           <dl class="facts">
             <dt>Sent</dt>
             <dd>
-              {when(sent.sentAt)} by {sent.from} to {[sent.to].flat().join(', ')} {sent.isBroadcast ? '(broadcast)' : ''} at
-              position {sent.position}
+              <Instant iso={sent.sentAt} /> by {sent.from} to {[sent.to].flat().join(', ')}{' '}
+              {sent.isBroadcast ? '(broadcast)' : ''} at position {sent.position}
             </dd>
             <dt>Subject</dt>
             <dd>
@@ -82,9 +89,9 @@ export function StoryPanel(props: {
               {story.recipients.map((r) => (
                 <tr key={r.identity}>
                   <td>{r.identity}</td>
-                  <td>{r.deliveredAt ? `${when(r.deliveredAt)} (#${r.deliveredPosition})` : 'not delivered'}</td>
-                  <td>{r.readAt ? `${when(r.readAt)} (#${r.readPosition})` : 'unread'}</td>
-                  <td>{r.archivedAt ? `${when(r.archivedAt)} (#${r.archivedPosition})` : '–'}</td>
+                  <td>{r.deliveredAt ? <Stamp iso={r.deliveredAt} position={r.deliveredPosition} /> : 'not delivered'}</td>
+                  <td>{r.readAt ? <Stamp iso={r.readAt} position={r.readPosition} /> : 'unread'}</td>
+                  <td>{r.archivedAt ? <Stamp iso={r.archivedAt} position={r.archivedPosition} /> : '–'}</td>
                 </tr>
               ))}
             </tbody>
@@ -108,7 +115,9 @@ export function StoryPanel(props: {
                   <tbody>
                     {story.task.changes.map((c) => (
                       <tr key={c.position}>
-                        <td>{when(c.at)}</td>
+                        <td>
+                          <Instant iso={c.at} style="compact" />
+                        </td>
                         <td>{c.position}</td>
                         <td>{c.actor}</td>
                         <td>{c.text}</td>

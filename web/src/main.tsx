@@ -5,20 +5,40 @@ import { api, ApiError, errorText, session, type Whoami } from './api';
 import { Shell } from './shell';
 import './styles.css';
 
+/** What the form says of a token it will not send: blank, or with whitespace inside (a token is one word). */
+function tokenProblem(token: string): string | null {
+  if (token.trim() === '')
+    return "Enter a token: this one is only spaces. Paste the admin token (MAILBOX_ADMIN_TOKEN) or an auditor's (mailbox agent add @ops --role auditor).";
+  if (/\s/.test(token.trim()))
+    return 'A token has no spaces in it: paste the token alone, without "Bearer " or anything around it.';
+  return null;
+}
+
 function SignIn({ onSignedIn, notice }: { onSignedIn: (who: Whoami) => void; notice: string | null }) {
   const [token, setToken] = useState('');
+  // A token is pasted with a space, a tab or a line break around it more often than not: the field drops them as the
+  // token comes in and says so, so what is sent is what the field shows.
+  const [trimmed, setTrimmed] = useState(false);
   // Why the tab is at the sign-in again (its token refused), until the next try says something else.
   const [error, setError] = useState<string | null>(notice);
+  const enter = (value: string) => {
+    const bare = value.trim();
+    const trims = bare !== '' && bare !== value;
+    setTrimmed(trims);
+    setToken(trims ? bare : value);
+  };
   const submit = async (event: Event) => {
     event.preventDefault();
-    setError(null);
+    const problem = tokenProblem(token);
+    setError(problem);
+    if (problem) return;
     try {
-      const who = await api<Whoami>('GET', '/v1/whoami', undefined, token.trim());
+      const who = await api<Whoami>('GET', '/v1/whoami', undefined, token);
       if (who.role === 'agent') {
         setError(`That is the token of agent ${who.identity}; the console takes an admin or auditor token.`);
         return;
       }
-      session.save(token.trim());
+      session.save(token);
       setToken('');
       onSignedIn(who);
     } catch (failure) {
@@ -37,9 +57,14 @@ function SignIn({ onSignedIn, notice }: { onSignedIn: (who: Whoami) => void; not
           type="password"
           autocomplete="off"
           value={token}
-          onInput={(e) => setToken((e.target as HTMLInputElement).value)}
+          onInput={(e) => enter((e.target as HTMLInputElement).value)}
           required
         />
+        {trimmed && (
+          <p class="hint" data-testid="token-trimmed">
+            Removed the spaces around the pasted token (a token has none).
+          </p>
+        )}
         <button type="submit">Sign in</button>
         <p class="hint">Kept in this tab's session storage only; signing out or closing the tab forgets it.</p>
         {error && (

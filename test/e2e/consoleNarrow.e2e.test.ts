@@ -6,7 +6,13 @@
  */
 import { useConsoleBrowser } from '../support/chromium';
 
-const consoleTest = useConsoleBrowser('consoleNarrow.e2e');
+/** How far the server's clock runs ahead of the wall clock: moved on to make mail unwoken (the SLA by its clock). */
+let ahead = 0;
+const consoleTest = useConsoleBrowser(
+  'consoleNarrow.e2e',
+  { wakeSlaMs: 60_000 },
+  { clock: { now: () => new Date(Date.now() + ahead) } },
+);
 const { maybe } = consoleTest;
 
 maybe(
@@ -60,6 +66,47 @@ maybe(
     }
     expect((await row.boundingBox())!.height).toBeLessThan(300);
     await row.getByText('suggested instead: @eli').waitFor();
+  },
+  60_000,
+);
+
+/*
+ * The agents table (nine columns) and the Health panel's unwoken table (six, beside their labels) were wider than a
+ * 400 px window: the page itself scrolled sideways, the header and the panel list stopped at 400 px with the panel
+ * running on past them, and "Sign out" sat in the middle of the page. Now the page is never wider than the window: a
+ * wide table scrolls inside the panel, and the Health facts put each label above its value.
+ */
+maybe(
+  'at 400 px no panel makes the page wider than the window; a wide table scrolls within the panel',
+  async () => {
+    const { server, browser } = consoleTest;
+    const t = await server.register(['@gil', '@hua', '@ida']);
+    for (const to of ['@hua', '@ida'])
+      expect(
+        (await server.call('POST', '/v1/messages', { token: t['@gil'], body: { to, subject: 'waiting', body: 'x' } })).status,
+      ).toBe(201);
+    ahead = 120_000;
+    try {
+      const page = await (await browser.newContext({ viewport: { width: 400, height: 800 } })).newPage();
+      await consoleTest.signIn(page, server.adminToken);
+      const nav = page.getByRole('navigation', { name: 'Panels' });
+      const pageWidth = () => page.evaluate('document.documentElement.scrollWidth');
+      await nav.getByRole('button', { name: 'Agents', exact: true }).click();
+      await page.getByTestId('agents').getByRole('cell', { name: '@ida', exact: true }).waitFor();
+      expect(await pageWidth()).toBe(400);
+      await nav.getByRole('button', { name: 'Health', exact: true }).click();
+      await page.getByTestId('unwoken-oldest').waitFor();
+      expect(await pageWidth()).toBe(400);
+      const signOut = (await page.getByRole('button', { name: 'Sign out' }).boundingBox())!;
+      expect(signOut.x + signOut.width).toBeLessThanOrEqual(400);
+      // Each label of the Health facts is above its value, which has the panel's width.
+      const label = (await page.getByTestId('health').getByText('Unwoken alarms', { exact: true }).boundingBox())!;
+      const alarm = (await page.getByTestId('unwoken').boundingBox())!;
+      expect(alarm.y).toBeGreaterThan(label.y);
+      expect(alarm.x).toBeLessThan(label.x + 10);
+    } finally {
+      ahead = 0;
+    }
   },
   60_000,
 );

@@ -94,7 +94,10 @@ export const seriesSchema = z.object({
       t: z.number().describe('Unix time, seconds'),
       sendsPerSecond: z.number().nullable().describe('sends accepted by this node per second since the previous sample'),
       lag: z.number().nullable(),
-      unread: z.number().nullable(),
+      unread: z
+        .number()
+        .nullable()
+        .describe("the registered agents' unread mail, as the agents table sums it (a name no agent holds is not counted)"),
     }),
   ),
 });

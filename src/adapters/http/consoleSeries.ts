@@ -1,7 +1,7 @@
 /**
  * The console's charts over the last hour: every 10 s a sample of sends
  * accepted by this node (per second since the previous sample), projection lag
- * (events) and total unread mail. Kept in process: 360 samples, oldest dropped.
+ * (events) and the agents' unread mail. Kept in process: 360 samples, oldest dropped.
  */
 import type { MailboxServices } from '../../application/mailboxServices';
 import type { MailboxMetrics } from './metrics';
@@ -70,8 +70,16 @@ export class ConsoleSeries {
     return Number((head ?? 0n) - (checkpoint ?? 0n));
   }
 
+  /**
+   * The agents' unread mail, as the agents table counts it: the views also keep the unread of a name no agent holds (a
+   * send to an unregistered recipient), which is nobody's inbox.
+   */
   private async unread(): Promise<number> {
-    const agents = await this.mailbox.projections.allHeartbeats();
-    return agents.reduce((sum, agent) => sum + agent.unread, 0);
+    const [agents, heartbeats] = await Promise.all([
+      this.mailbox.projections.listAgents(),
+      this.mailbox.projections.allHeartbeats(),
+    ]);
+    const registered = new Set(agents.map((agent) => agent.identity));
+    return heartbeats.filter((h) => registered.has(h.identity)).reduce((sum, h) => sum + h.unread, 0);
   }
 }

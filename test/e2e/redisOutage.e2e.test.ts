@@ -2,7 +2,9 @@
  * Reads fail fast while Redis is away: killed, or SIGSTOPped (sockets open,
  * no answers). Every read answers 503 UNAVAILABLE within the configured Redis
  * deadline (plus a small margin), without library wording in the body, and
- * answers 200 again once Redis is back, without a restart.
+ * answers 200 again once Redis is back, without a restart. The console's reads too: its Rejections panel said
+ * "INTERNAL: The server failed while handling this request; ... report it if it persists" (a 500, a stack at error in
+ * the log) while Redis was away, where every other panel said to retry later.
  */
 import { randomUUID } from 'node:crypto';
 import { startRedis, type TestRedis } from '../support/redisServer';
@@ -36,6 +38,10 @@ const reads = () => [
   { path: '/v1/messages', token: t['@s'] },
   { path: '/v1/agents', token: t['@u'] },
   { path: '/v1/heartbeat', token: server.adminToken },
+  // The console's reads: the rejections record lives in Redis too (it answered 500 INTERNAL, "report it").
+  { path: '/v1/audit/rejections', token: server.adminToken },
+  { path: '/v1/audit/agents', token: server.adminToken },
+  { path: '/v1/audit/unwoken', token: server.adminToken },
 ];
 
 async function expectAllUnavailable(rounds: number): Promise<void> {

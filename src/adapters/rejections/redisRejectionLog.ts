@@ -6,6 +6,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { RejectionLog, RejectionRecord } from '../../application/rejectionLog';
+import { unavailable } from '../../errors';
 
 export class RedisRejectionLog implements RejectionLog {
   readonly backend = 'redis' as const;
@@ -30,7 +31,12 @@ export class RedisRejectionLog implements RejectionLog {
 
   async recent(limit: number): Promise<RejectionRecord[]> {
     // MAXLEN ~ trims in whole macro-nodes, so the stream may hold a few more than capacity: never show more.
-    const entries = await this.redis.xrevrange(this.key, '+', '-', 'COUNT', Math.min(limit, this.capacity));
+    // Redis away: 503 UNAVAILABLE, "retry later", as every other read says it (it was a 500 "report it", with a stack).
+    const entries = await this.redis
+      .xrevrange(this.key, '+', '-', 'COUNT', Math.min(limit, this.capacity))
+      .catch((error: unknown) => {
+        throw unavailable('Redis (the rejections record)', error);
+      });
     return entries.map(([, fields]) => JSON.parse(fields[fields.indexOf('r') + 1]) as RejectionRecord);
   }
 

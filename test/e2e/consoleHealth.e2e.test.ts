@@ -10,7 +10,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ProjectionStore } from '../../src/projections/projectionStore';
+import { randomUUID } from 'node:crypto';
 import { startTestServer } from '../support/httpServer';
+import { startRedis } from '../support/redisServer';
 import { failApplies } from '../support/heldApplies';
 import { useConsoleBrowser } from '../support/chromium';
 import { waitFor } from '../support/waitFor';
@@ -85,6 +87,54 @@ maybe(
       await second.close(); // first: the page's open requests would hold the server's close
       await onDisk.close();
       fs.rmSync(dir, { recursive: true, force: true });
+    }
+  },
+  90_000,
+);
+
+/*
+ * Redis (the views and the projector lease) killed under a server that led: the Leader line said "none seen yet (this
+ * node ... follows; a node takes the free lease within its renewal)", as if a leader were about to come, while no node
+ * can take a lease it cannot reach. Now it says the leader is unknown while the projection store does not answer.
+ */
+maybe(
+  'with Redis away the Leader line says the leader is unknown, not that one will come',
+  async () => {
+    const { browser } = consoleTest;
+    const redis = await startRedis();
+    if (!redis.kill) throw new Error('this test needs its own redis-server (unset REDIS_URL)');
+    const withRedis = await startTestServer({
+      redisUrl: redis.url,
+      redisNamespace: `console-leader-${randomUUID().slice(0, 8)}`,
+      redisTimeoutMs: 400,
+    });
+    const page = await browser.newPage();
+    try {
+      await withRedis.register(['@a', '@b', '@c']);
+      await consoleTest.signIn(page, withRedis.adminToken, withRedis.url);
+      await page.getByRole('navigation', { name: 'Panels' }).getByRole('button', { name: 'Health', exact: true }).click();
+      const leader = page.getByTestId('leader');
+      await leader.getByText(/^this node \(/).waitFor();
+
+      await redis.kill();
+      // The panel polls every 5 s: the store's failure is the signal that the answer is the one without Redis.
+      await page.getByTestId('health').getByText('Projection store (Redis)').waitFor();
+      await waitFor(async () => (await page.getByTestId('health').innerText()).includes('FAILING'), {
+        what: 'the projection store failing in the panel',
+        timeoutMs: 15_000,
+      });
+      await waitFor(async () => !(await leader.innerText()).startsWith('this node'), {
+        what: 'the lease lost',
+        timeoutMs: 15_000,
+      });
+      expect(await leader.innerText()).toMatch(
+        /^unknown: the lease is kept in the projection store, which does not answer \(this node \S+ follows; no node can take the lease until it answers\)$/,
+      );
+      await redis.start!(); // back before the server closes: its close waits on the store
+    } finally {
+      await page.close();
+      await withRedis.close();
+      await redis.stop();
     }
   },
   90_000,

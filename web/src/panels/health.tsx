@@ -45,11 +45,16 @@ function storeText(backend: string): string {
   return backend;
 }
 
-/** Who projects, as /readyz says it. */
-function leaderText(leadership: Checks['projections']['leadership']): string {
+/**
+ * Who projects, as /readyz says it. The lease is kept in the projection store: while that does not answer, no leader
+ * can be seen and none can take the lease, so "a node takes the free lease" would promise what cannot happen.
+ */
+function leaderText(leadership: Checks['projections']['leadership'], storeAnswers: boolean): string {
   if (!leadership) return 'not reported by this server';
   if (leadership.role === 'alone') return 'this server (views of its own: no lease needed)';
   if (leadership.role === 'leading') return `this node (${leadership.node}), lease token ${leadership.token}`;
+  if (leadership.leader === null && !storeAnswers)
+    return `unknown: the lease is kept in the projection store, which does not answer (this node ${leadership.node} follows; no node can take the lease until it answers)`;
   if (leadership.leader === null)
     return `none seen yet (this node ${leadership.node} follows; a node takes the free lease within its renewal)`;
   return `${leadership.leader}, lease token ${leadership.token} (this node ${leadership.node} follows)`;
@@ -188,7 +193,7 @@ export function HealthPanel({ onOpenStory }: { onOpenStory: (id: string) => void
             {c.projections.viewsProblem ?? ''}
           </dd>
           <dt>Leader</dt>
-          <dd data-testid="leader">{leaderText(c.projections.leadership)}</dd>
+          <dd data-testid="leader">{leaderText(c.projections.leadership, c.projectionStore.ok)}</dd>
           <dt>Unwoken alarms</dt>
           <dd>
             <Unwoken onOpenStory={onOpenStory} />

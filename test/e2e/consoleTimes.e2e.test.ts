@@ -94,6 +94,12 @@ maybe(
     expect(await cell.locator('time').getAttribute('datetime')).toBe(new Date(T).toISOString());
     expect(await cell.locator('time').getAttribute('title')).toContain(`(${new Date(T).toISOString()})`);
     expect(await row('@fay').locator('td').nth(column).innerText()).toBe('–');
+    // "Last activity" said "–" for an agent that had claimed and worked a task: it counts sends and reads only (what
+    // the heartbeat's idle test reads), and its header now says so.
+    const last = header.findIndex((h) => h.startsWith('Last send or read'));
+    expect(last).toBeGreaterThan(column);
+    expect(await row('@dan').locator('td').nth(last).innerText()).toBe('3 min ago');
+    expect(await row('@eve').locator('td').nth(last).innerText()).toBe('–');
 
     await page.clock.setFixedTime(T + 2 * 3600_000 + 300_000);
     await cell.getByText('2 h 5 min ago').waitFor();

@@ -20,7 +20,7 @@ const COLUMNS: Array<{ key: Column; label: string }> = [
   { key: 'role', label: 'Role' },
   { key: 'unreadCount', label: 'Unread' },
   { key: 'oldestUnreadAt', label: 'Oldest unread' },
-  { key: 'lastActivityAt', label: 'Last activity' },
+  { key: 'lastActivityAt', label: 'Last send or read' },
   { key: 'wakeStreams', label: 'Wake streams' },
   { key: 'lastNudge', label: 'Last nudge' },
   { key: 'retired', label: 'Retired' },

@@ -224,3 +224,29 @@ maybe(
   },
   60_000,
 );
+
+/*
+ * The charts said their times as uPlot does by default, "9:15pm" on the axis and "12/3/26 9:15:20pm" in the legend,
+ * where the rest of the console says "21:15:20 (12 s ago)". The axis is drawn on the canvas; the legend is read here.
+ */
+maybe(
+  "the charts' legend says a sample's time as the rest of the console does",
+  async () => {
+    const { server } = consoleTest;
+    // The samples are taken by the wall clock (one when the server started): the page's clock is left to run.
+    const page = await (await consoleTest.browser.newContext({ timezoneId: 'Europe/Paris' })).newPage();
+    await consoleTest.signIn(page, server.adminToken);
+    await openPanel(page, 'Charts');
+    const chart = page.getByTestId('charts').locator('.uplot').first();
+    const over = chart.locator('.u-over');
+    await over.waitFor();
+    const box = (await over.boundingBox())!;
+    await page.mouse.move(box.x + box.width - 2, box.y + box.height / 2);
+    const time = chart.locator('.u-legend .u-series').first().locator('.u-value');
+    await waitFor(async () => (await time.innerText()) !== '–' && (await time.innerText()) !== '--', {
+      what: 'the legend showing the sample under the cursor',
+    });
+    expect(await time.innerText()).toMatch(/^\d\d:\d\d:\d\d \((now|\d+ s ago|\d+ min ago)\)$/);
+  },
+  60_000,
+);

@@ -3,11 +3,25 @@ import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { api } from '../api';
+import { when } from '../format';
+import { instantText } from '../instant';
 import type { SeriesSample } from '../types';
 import { usePolling } from '../usePolling';
 import { LoadProblem } from './loadProblem';
 
 type Key = 'sendsPerSecond' | 'lag' | 'unread';
+
+/** A sample's time (Unix seconds) as the server would write it. */
+const iso = (seconds: number): string => new Date(seconds * 1000).toISOString();
+
+/**
+ * Times as the rest of the console says them (uPlot's own are "9:15pm 12/3/26" and "12/3/26 9:15:20pm"): the axis
+ * the local 24-hour clock time, the legend the sample's time with how long ago.
+ */
+const timeAxis: uPlot.Axis = { values: (_u, splits) => splits.map((seconds) => when(iso(seconds))) };
+const timeSeries: uPlot.Series = {
+  value: (_u, seconds) => (seconds == null ? '–' : instantText(iso(seconds), 'both', Date.now())),
+};
 
 function Chart({ title, samples, pick, color }: { title: string; samples: SeriesSample[]; pick: Key; color: string }) {
   const target = useRef<HTMLDivElement>(null);
@@ -25,8 +39,8 @@ function Chart({ title, samples, pick, color }: { title: string; samples: Series
           x: { time: true, range: () => [Date.now() / 1000 - 3600, Date.now() / 1000] },
           y: { range: (_u, min, max) => [0, Math.max(1, (max ?? 0) * 1.1)] },
         },
-        series: [{}, { label: title, stroke: color, width: 2, spanGaps: false, points: { show: true, size: 4 } }],
-        axes: [{}, { size: 60 }],
+        series: [timeSeries, { label: title, stroke: color, width: 2, spanGaps: false, points: { show: true, size: 4 } }],
+        axes: [timeAxis, { size: 60 }],
       },
       data,
       target.current,

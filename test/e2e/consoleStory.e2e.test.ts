@@ -55,3 +55,37 @@ maybe(
   },
   60_000,
 );
+
+/*
+ * A send to a name no agent holds (accepted with the UNREGISTERED_RECIPIENT warning) and to an agent retired since:
+ * the story listed "@nobody  Delivered 2 s ago (#9)  unread" and the retired agent the same, as if both inboxes were
+ * read by someone. Now each says why it will not be read: no agent holds the name, or the agent is retired (since when).
+ */
+maybe(
+  'a story says which recipients no agent holds and which are retired, beside their receipts',
+  async () => {
+    const { server, browser } = consoleTest;
+    const t = await server.register(['@snd', '@live', '@gone']);
+    const sent = await server.call('POST', '/v1/messages', {
+      token: t['@snd'],
+      body: { to: ['@live', '@gone', '@nobody'], subject: 'three ways', body: 'x' },
+    });
+    expect([sent.status, sent.body.warnings?.map((w: { code: string }) => w.code)]).toEqual([201, ['UNREGISTERED_RECIPIENT']]);
+    expect((await server.call('DELETE', '/v1/agents/@gone', { token: server.adminToken })).status).toBe(200);
+
+    const page = await browser.newPage();
+    await consoleTest.signIn(page, server.adminToken);
+    await page.getByRole('navigation', { name: 'Panels' }).getByRole('button', { name: 'Message story', exact: true }).click();
+    await page.getByLabel('Message id').fill(sent.body.messageId);
+    await page.getByRole('button', { name: 'Show story' }).click();
+    const rows = page.getByTestId('recipients').locator('tbody tr');
+    await rows.first().waitFor();
+    const first = async (identity: string) =>
+      (await rows.filter({ hasText: identity }).locator('td').first().innerText()).replace(/\s+/g, ' ');
+    await page.getByTestId('story').getByText('3 recipient(s): 1 no agent holds, 1 retired').waitFor();
+    expect(await first('@live')).toBe('@live');
+    expect(await first('@gone')).toMatch(/^@gone \(retired (now|\d+ s ago): it will not read this\)$/);
+    expect(await first('@nobody')).toBe('@nobody (no agent holds this name: it is read only if an agent registers as @nobody)');
+  },
+  60_000,
+);

@@ -2,7 +2,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, errorText } from '../api';
 import { Instant } from '../instant';
-import type { MessageStory } from '../types';
+import type { AgentRow, MessageStory } from '../types';
 import { LedgerSection } from './ledger';
 
 /** A receipt in a recipient's row: when (as a table cell says it) and at which position of the log. */
@@ -12,6 +12,32 @@ const Stamp = ({ iso, position }: { iso: string; position: number | string | nul
   </>
 );
 
+/**
+ * Why a recipient will not read the message, if it will not: the name is no agent's (a send to an unregistered name is
+ * accepted with a warning), or its agent is retired. Null when the agents could not be read: nothing is claimed.
+ */
+function Holder({ identity, agents }: { identity: string; agents: Map<string, AgentRow> | null }) {
+  const agent = agents?.get(identity);
+  if (!agents || (agent && !agent.retired)) return null;
+  if (!agent) return <> (no agent holds this name: it is read only if an agent registers as {identity})</>;
+  return (
+    <>
+      {' (retired '}
+      <Instant iso={agent.retiredAt} style="compact" />: it will not read this)
+    </>
+  );
+}
+
+/** "3 recipient(s)", with how many of them no agent holds and how many are retired. */
+function audienceText(recipients: string[], agents: Map<string, AgentRow> | null): string {
+  const count = `${recipients.length} recipient(s)`;
+  if (!agents) return count;
+  const unheld = recipients.filter((r) => !agents.has(r)).length;
+  const retired = recipients.filter((r) => agents.get(r)?.retired).length;
+  const notes = [unheld ? `${unheld} no agent holds` : '', retired ? `${retired} retired` : ''].filter(Boolean);
+  return notes.length ? `${count}: ${notes.join(', ')}` : count;
+}
+
 export function StoryPanel(props: {
   messageId: string;
   onMessageId: (id: string) => void;
@@ -20,6 +46,8 @@ export function StoryPanel(props: {
   const [draft, setDraft] = useState(props.messageId);
   const [story, setStory] = useState<MessageStory | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // Who holds each recipient's name now (the agents table's read): a story says which inboxes nobody will read.
+  const [agents, setAgents] = useState<Map<string, AgentRow> | null>(null);
   // The field follows the id asked for from elsewhere (a flow row's link), but not on mount: effects run after paint,
   // and an id typed in right after opening the panel must not be wiped.
   const shown = useRef(props.messageId);
@@ -31,6 +59,11 @@ export function StoryPanel(props: {
     if (!props.messageId) return;
     api<MessageStory>('GET', `/v1/audit/messages/${encodeURIComponent(props.messageId)}`).then(setStory, (e: unknown) =>
       setError(errorText(e)),
+    );
+    setAgents(null);
+    api<{ agents: AgentRow[] }>('GET', '/v1/audit/agents').then(
+      ({ agents: rows }) => setAgents(new Map(rows.map((row) => [row.identity, row]))),
+      () => setAgents(null), // the story stands without it; the Agents panel says what failed
     );
   }, [props.messageId]);
   const sent = story?.sent;
@@ -74,7 +107,7 @@ export function StoryPanel(props: {
               </button>
             </dd>
             <dt>Audience</dt>
-            <dd>{story.audience.length} recipient(s)</dd>
+            <dd>{audienceText(story.audience, agents)}</dd>
           </dl>
           <table data-testid="recipients">
             <thead>
@@ -88,7 +121,10 @@ export function StoryPanel(props: {
             <tbody>
               {story.recipients.map((r) => (
                 <tr key={r.identity}>
-                  <td>{r.identity}</td>
+                  <td>
+                    {r.identity}
+                    <Holder identity={r.identity} agents={agents} />
+                  </td>
                   <td>{r.deliveredAt ? <Stamp iso={r.deliveredAt} position={r.deliveredPosition} /> : 'not delivered'}</td>
                   <td>{r.readAt ? <Stamp iso={r.readAt} position={r.readPosition} /> : 'unread'}</td>
                   <td>{r.archivedAt ? <Stamp iso={r.archivedAt} position={r.archivedPosition} /> : '–'}</td>

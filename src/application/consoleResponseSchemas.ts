@@ -32,6 +32,7 @@ export const flowEntrySchema = z.object({
   subject: z.string().optional(),
   priority: z.string().optional(),
   audienceSize: z.number().int().optional().describe("a send's audience size at send time (direct: 1)"),
+  taskOpenedAs: z.string().optional().describe('the state the task a send opens opened in (absent: the send opens no task)'),
   recipient: z.string().optional(),
   identity: z.string().optional(),
   role: z.string().optional(),

@@ -22,6 +22,8 @@ export interface FlowEntry {
   priority?: string;
   /** A broadcast's audience size at send time (direct: 1). */
   audienceSize?: number;
+  /** The state a send's task opened in (absent: the send opens no task). */
+  taskOpenedAs?: string;
   recipient?: string;
   identity?: string;
   role?: string;
@@ -60,6 +62,8 @@ export function flowEntryOf(event: StoredEvent): FlowEntry {
         subject,
         priority,
         audienceSize: recipients.length,
+        // A send that opens a task reads as a plain message without it: the claim after it was the first sign.
+        ...(event.data.task ? { taskOpenedAs: event.data.task.state ?? 'Submitted' } : {}),
       };
     }
     case 'BroadcastDelivered': {

@@ -32,7 +32,7 @@ const TYPES = [
 function describe(entry: FlowEntry): string | JSX.Element {
   switch (entry.type) {
     case 'MessageSent':
-      return `${entry.from} → ${entry.to}${entry.to?.startsWith('AGENT:') ? ` (audience ${entry.audienceSize})` : ''}: “${entry.subject}” [${entry.priority}]`;
+      return `${entry.from} → ${entry.to}${entry.to?.startsWith('AGENT:') ? ` (audience ${entry.audienceSize})` : ''}: “${entry.subject}” [${entry.priority}]${entry.taskOpenedAs ? ` · opens a task (${entry.taskOpenedAs})` : ''}`;
     case 'BroadcastDelivered':
       return `delivered to ${entry.recipient} (broadcast from ${entry.from})`;
     case 'ReceiptRead':

@@ -115,6 +115,8 @@ maybe(
       await page.getByRole('navigation', { name: 'Panels' }).getByRole('button', { name: 'Health', exact: true }).click();
       const leader = page.getByTestId('leader');
       await leader.getByText(/^this node \(/).waitFor();
+      // Whose views these are, in words ("views own" said it in the runner's jargon).
+      expect(await page.getByTestId('projections').innerText()).toContain('the views are this log’s');
 
       await redis.kill();
       // The panel polls every 5 s: the store's failure is the signal that the answer is the one without Redis.

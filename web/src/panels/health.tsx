@@ -45,6 +45,15 @@ function storeText(backend: string): string {
   return backend;
 }
 
+/** Whose views these are, as /readyz says it ('own', 'foreign', 'unchecked'), in words. */
+function viewsText(views: string): string {
+  if (views === 'own') return 'the views are this log’s';
+  if (views === 'foreign')
+    return 'the views are another log’s: never served nor applied to (give this mailbox its own MAILBOX_REDIS_NAMESPACE, or take them over: docs/operators.md, Views belong to one log)';
+  if (views === 'unchecked') return 'whose views these are is not checked yet';
+  return `views ${views}`;
+}
+
 /**
  * Who projects, as /readyz says it. The lease is kept in the projection store: while that does not answer, no leader
  * can be seen and none can take the lease, so "a node takes the free lease" would promise what cannot happen.
@@ -189,7 +198,7 @@ export function HealthPanel({ onOpenStory }: { onOpenStory: (id: string) => void
           <dt>Projection lag</dt>
           <dd data-testid="projections">
             <Ok ok={c.projections.ok} /> {c.projections.lag ?? '?'} events behind · runner{' '}
-            {c.projections.running ? 'running' : 'stopped'} · views {c.projections.views} <LastError {...c.projections} />{' '}
+            {c.projections.running ? 'running' : 'stopped'} · {viewsText(c.projections.views)} <LastError {...c.projections} />{' '}
             {c.projections.viewsProblem ?? ''}
           </dd>
           <dt>Leader</dt>

@@ -12,11 +12,9 @@ const { maybe } = consoleTest;
 maybe(
   'a send that opens a task says so in the flow; a plain send does not',
   async () => {
-    const { server, browser } = consoleTest;
+    const { server } = consoleTest;
     const t = await server.register(['@ana', '@ben', '@cat']);
-    const page = await browser.newPage();
-    await consoleTest.signIn(page, server.adminToken);
-    await page.getByTestId('flow-status').getByText('Stream: live').waitFor();
+    const page = await consoleTest.openLive(server.adminToken);
 
     const send = (body: object) => server.call('POST', '/v1/messages', { token: t['@ana'], body });
     expect((await send({ to: '@ben', subject: 'review', body: 'x', task: { state: 'working' } })).status).toBe(201);

@@ -21,11 +21,9 @@ const hasFocus = (field: Locator): Promise<boolean> => field.evaluate((el: any) 
 maybe(
   "a story or a thread opened by keyboard takes the focus to the panel it opens, not the page's start",
   async () => {
-    const { server, browser } = consoleTest;
+    const { server } = consoleTest;
     const t = await server.register(['@ana', '@ben', '@cat']);
-    const page = await browser.newPage();
-    await consoleTest.signIn(page, server.adminToken);
-    await page.getByTestId('flow-status').getByText('Stream: live').waitFor();
+    const page = await consoleTest.openLive(server.adminToken);
     await server.call('POST', '/v1/messages', { token: t['@ben'], body: { to: ['@ana', '@cat'], subject: 'kb', body: 'x' } });
     const flow = page.getByTestId('flow');
     await flow.getByText('“kb”').waitFor();

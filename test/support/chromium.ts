@@ -42,6 +42,8 @@ export interface ConsoleBrowser {
    * server's by default (a relay in front of it).
    */
   signIn(page: Page, token: string, url?: string): Promise<void>;
+  /** A new page signed in with `token`, returned once the live flow (the first panel) says it is live. */
+  openLive(token: string): Promise<Page>;
   /** Runs `close` after the browser is closed and before the server is (a relay, a second listener on the mailbox). */
   closing(close: () => unknown): void;
 }
@@ -83,6 +85,12 @@ export function useConsoleBrowser(
       await page.goto(`${url}/console`);
       await page.getByLabel('Admin or auditor token').fill(token);
       await page.getByRole('button', { name: 'Sign in' }).click();
+    },
+    async openLive(token) {
+      const page = await fixture.browser.newPage();
+      await fixture.signIn(page, token);
+      await page.getByTestId('flow-status').getByText('Stream: live').waitFor();
+      return page;
     },
     closing(close) {
       closings.push(close);

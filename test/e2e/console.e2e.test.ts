@@ -274,6 +274,9 @@ maybe(
     await page.getByRole('button', { name: 'Retire @dan' }).click();
     await dialog.getByRole('button', { name: 'Retire @dan' }).click();
     await page.getByTestId('notice').getByText('@dan retired').waitFor();
+    // When, as the console says times (it said the server's UTC ISO, "retired at 2026-12-03T22:08:21.123Z.").
+    expect(await page.getByTestId('notice').innerText()).toMatch(/^@dan retired at \d\d:\d\d:\d\d \((now|\d+ s ago)\)\.$/);
+    expect(await page.getByTestId('notice').locator('time').getAttribute('datetime')).toMatch(/^\d{4}-\d\d-\d\dT.*Z$/);
     expect(await server.eventCount()).toBe(before + 1);
     const agents = (await server.call('GET', '/v1/agents', { token: t['@ana'] })).body.agents;
     expect(agents.find((a: any) => a.identity === '@dan')).toMatchObject({ retired: true });

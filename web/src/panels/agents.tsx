@@ -5,7 +5,7 @@
  */
 import { useMemo, useState } from 'preact/hooks';
 import { api, errorText } from '../api';
-import { Instant } from '../instant';
+import { Instant, WithInstants } from '../instant';
 import type { AgentRow } from '../types';
 import { usePolling } from '../usePolling';
 import { ConfirmDialog, type Pending } from './confirm';
@@ -133,7 +133,7 @@ export function AgentsPanel({ isAdmin }: { isAdmin: boolean }) {
       )}
       {notice && (
         <p role="status" class="notice" data-testid="notice">
-          {notice.text} {notice.token && <code class="token">{notice.token}</code>}
+          <WithInstants text={notice.text} /> {notice.token && <code class="token">{notice.token}</code>}
         </p>
       )}
       <LoadProblem what="the agents" polled={agents} />

@@ -123,7 +123,9 @@ maybe(
     expect(sent.status).toBe(201);
     const id = sent.body.messageId as string;
     expect((await server.call('POST', `/v1/messages/${id}/read`, { token: t['@hal'] })).status).toBe(200);
-    expect((await server.call('POST', `/v1/tasks/${id}/claim`, { token: t['@hal'] })).status).toBe(200);
+    expect((await server.call('POST', `/v1/tasks/${id}/claim`, { token: t['@hal'], body: { leaseSeconds: 120 } })).status).toBe(
+      200,
+    );
 
     const page = await parisPage(T + 12_000);
     await consoleTest.signIn(page, server.adminToken);
@@ -158,6 +160,10 @@ maybe(
     ]);
     expect(await page.getByTestId('ledger-summary').innerText()).toContain('reply due 19:22:00 (in 1 min)');
     expect(await page.getByTestId('task-history').locator('tbody td').first().innerText()).toBe('12 s ago');
+    // A change's own instants too (it said "lease to 2026-12-03T18:22:00.000Z").
+    expect(await page.getByTestId('task-history').locator('tbody td').nth(3).innerText()).toMatch(
+      /claimed by @hal \(lease to 19:22:00 \(in 1 min\)\)$/,
+    );
     // Every instant keeps its exact value for a tooltip and for a tool reading the page; none reads as a bare UTC time.
     const times = story.locator('time');
     expect(await times.count()).toBeGreaterThanOrEqual(7);

@@ -1,7 +1,7 @@
 /** Message story: one message's audience, each recipient's state, its delivery ledger and its task's history (GET /v1/audit/messages/{id}). */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, errorText } from '../api';
-import { Instant } from '../instant';
+import { Instant, WithInstants } from '../instant';
 import type { AgentRow, MessageStory } from '../types';
 import { LedgerSection } from './ledger';
 
@@ -156,7 +156,9 @@ export function StoryPanel(props: {
                         </td>
                         <td>{c.position}</td>
                         <td>{c.actor}</td>
-                        <td>{c.text}</td>
+                        <td>
+                          <WithInstants text={c.text} />
+                        </td>
                       </tr>
                     ))}
                   </tbody>
@@ -169,7 +171,9 @@ export function StoryPanel(props: {
               <h3>The log contradicts itself here</h3>
               <ul>
                 {story.anomalies.map((a) => (
-                  <li key={a}>{a}</li>
+                  <li key={a}>
+                    <WithInstants text={a} />
+                  </li>
                 ))}
               </ul>
             </div>

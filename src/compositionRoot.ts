@@ -25,7 +25,8 @@ import {
 import { causeOf, isMailboxError, MailboxError } from './errors';
 import { briefCause } from './startupBackends';
 import { isEsdbUrl } from './adapters/eventstore/esdbClientCompat';
-import { esdbHosts } from './startupChecks';
+import { esdbHosts, unreadableLogRefusal } from './startupChecks';
+import { UnreadableLogFile } from './adapters/eventstore/sqliteErrors';
 import { MailboxHttpClient } from './adapters/http/client/mailboxHttpClient';
 import {
   createLeases,
@@ -75,7 +76,9 @@ export async function buildContainer(
   container.register(TOKENS.IdGenerator, { useValue: overrides.ids ?? timeOrderedIds });
   container.register(TOKENS.Logger, { useValue: logger });
   // Held to the log it starts on: replaced under it (an EventStoreDB reset), no write goes to the new one (heldLog.ts).
-  const opened = await createEventStore(config, logger, { readOnly: readOnlyLog });
+  const opened = readOnlyLog
+    ? await readableLog(config, () => createEventStore(config, logger, { readOnly: true }))
+    : await createEventStore(config, logger);
   const eventStore = new HeldLog(readOnlyLog ? await reachedLog(config, opened) : opened); // a reader: audit verify
   container.register(TOKENS.EventStore, { useValue: eventStore });
   // Views refused at open (a damaged or locked views file): the log is closed, not left open (its -wal, -shm behind).
@@ -289,8 +292,20 @@ export async function openEventLog(
   options: { overHttp?: boolean } = {},
 ): Promise<EventStore> {
   requireExistingLog(config, options);
-  return reachedLog(config, await createEventStore(config, logger, { readOnly: true }));
+  return reachedLog(config, await readableLog(config, () => createEventStore(config, logger, { readOnly: true })));
 }
+
+/** A reader's log opened, a file that is no SQLite database said as serve says it, with a reader's remedies. */
+async function readableLog<T>(config: MailboxConfig, open: () => Promise<T>): Promise<T> {
+  try {
+    return await open();
+  } catch (error) {
+    throw readerRefusal(error, config);
+  }
+}
+
+const readerRefusal = (error: unknown, config: MailboxConfig): unknown =>
+  error instanceof UnreadableLogFile ? unreadableLogRefusal(error, config, { reader: true }) : error;
 
 /**
  * A command's EventStoreDB log, looked at once before use: it connects at the first call, and an unreachable one was
@@ -324,7 +339,11 @@ export function openJsonTextLog(config: MailboxConfig): JsonTextLog | null {
   const file = sqliteLogFile(config);
   if (file === null) return null;
   requireExistingLog(config);
-  return SqliteJsonLog.open(file);
+  try {
+    return SqliteJsonLog.open(file);
+  } catch (error) {
+    throw readerRefusal(error, config);
+  }
 }
 
 /**

@@ -262,15 +262,7 @@ export function translateStartupError(error: unknown, config: MailboxConfig): un
     default:
       break;
   }
-  if (error instanceof UnreadableLogFile) {
-    const { where, variable } = sqliteLocation(config);
-    return new StartupError(
-      `${where}: the event log ${error.message}: it is damaged, or not a log at all. Restore it from a backup, or ` +
-        `move it aside (a new, empty log is created in its place), or set ${variable} to another place.`,
-      { variable },
-      { cause: error },
-    );
-  }
+  if (error instanceof UnreadableLogFile) return unreadableLogRefusal(error, config);
   if (code === 'ENOENT' && (error as { syscall?: string }).syscall === 'mkdir') {
     // Its parent is there but takes no new directory (a pseudo file system such as /proc; support/makeDirectory.ts).
     const dir = (error as NodeJS.ErrnoException).path ?? config.dataDir;
@@ -336,6 +328,30 @@ const isWithin = (dir: string, file: string): boolean => {
 };
 
 /** The variable that placed the SQLite files, with its value: the data dir, or a sqlite: event store URL. */
+/**
+ * A log file SQLite cannot read (no database at all, or damaged), in one line naming it: serve's refusal at start and,
+ * for a command that only reads the log (`reader`: audit, projections), the same sentence with a reader's remedies (it
+ * creates no log in its place), as their 'Event log unreadable' envelope, exit code 2. They said it as INTERNAL
+ * 'file is not a database'.
+ */
+export function unreadableLogRefusal(
+  error: UnreadableLogFile,
+  config: MailboxConfig,
+  { reader = false }: { reader?: boolean } = {},
+): StartupError {
+  const { where, variable } = sqliteLocation(config);
+  const remedy = reader
+    ? `Restore it from a backup (mailbox backup writes one), or point ${variable} at the ${
+        variable === 'MAILBOX_DATA_DIR' ? 'data directory' : 'log'
+      } the server uses. Nothing was read or changed.`
+    : `Restore it from a backup, or move it aside (a new, empty log is created in its place), or set ${variable} to another place.`;
+  return new StartupError(
+    `${where}: the event log ${error.message}: it is damaged, or not a log at all. ${remedy}`,
+    { variable, file: error.file },
+    { cause: error, refusal: { error: 'Event log unreadable', code: 'UNAVAILABLE' } },
+  );
+}
+
 function sqliteLocation(config: MailboxConfig): { where: string; variable: string } {
   return config.eventStoreUrl === undefined
     ? { where: `MAILBOX_DATA_DIR='${config.dataDir}'`, variable: 'MAILBOX_DATA_DIR' }

@@ -19,6 +19,7 @@ import { appendLog, generateLog } from '../contract/projectionStoreLog';
 import { capture, runAuditCli as audit } from '../support/auditCli';
 import { openSqliteDatabase } from '../../src/support/sqlite/sqliteDriver';
 import { tempDir } from '../support/fixtures';
+import { ensureBuilt, runCli } from '../support/builtCli';
 
 type Run = (env: NodeJS.ProcessEnv) => Promise<{ code: number; stdout: string; stderr: string }>;
 
@@ -91,6 +92,55 @@ describe.each(COMMANDS)('mailbox %s where there is no log', (_name, run) => {
     expect(tree(root)).toEqual([]);
   });
 });
+
+/**
+ * A log file that is no SQLite database (notes saved under its name, a half-copied file): the commands that read it
+ * said {"error":"Audit failed","code":"INTERNAL","message":"file is not a database"} (or "Projections command failed"),
+ * naming neither the file nor a remedy, while serve refuses the same file in one line. Now each says serve's sentence
+ * with a reader's remedies, exit code 2, and the file and its directory are left as they were.
+ */
+const NOT_A_LOG = 'these are notes, not an event log\n';
+
+describe.each(COMMANDS.filter(([name]) => name !== 'audit verify'))(
+  'mailbox %s on a log that is not a SQLite database',
+  (_name, run) => {
+    test('one line naming the file, that it is no SQLite database, and what to do; exit 2; the file untouched', async () => {
+      const dataDir = tempDir('mailbox-not-a-log-');
+      const log = path.join(dataDir, 'events.sqlite');
+      fs.writeFileSync(log, NOT_A_LOG);
+      const { code, stdout, stderr } = await run({ MAILBOX_LOG_LEVEL: 'silent', MAILBOX_DATA_DIR: dataDir });
+      expect(stdout).toBe('');
+      expect(stderr.trim().split('\n')).toHaveLength(1);
+      expect(JSON.parse(stderr)).toEqual({
+        error: 'Event log unreadable',
+        code: 'UNAVAILABLE',
+        field: 'MAILBOX_DATA_DIR',
+        file: log,
+        message:
+          `MAILBOX_DATA_DIR='${dataDir}': the event log ${log} cannot be read as a SQLite database (SQLite: file is not a ` +
+          'database): it is damaged, or not a log at all. Restore it from a backup (mailbox backup writes one), or point ' +
+          'MAILBOX_DATA_DIR at the data directory the server uses. Nothing was read or changed.',
+      });
+      expect(code).toBe(2);
+      expect(fs.readFileSync(log, 'utf8')).toBe(NOT_A_LOG);
+      expect(tree(dataDir)).toEqual([log]); // no -wal, -shm or views file made beside it
+    });
+  },
+);
+
+test('the real CLI (bin/mailbox.js, built) says it alike: audit replay --json on a text file, exit 2', async () => {
+  ensureBuilt();
+  const dataDir = tempDir('mailbox-not-a-log-');
+  const log = path.join(dataDir, 'events.sqlite');
+  fs.writeFileSync(log, NOT_A_LOG);
+  const { code, stdout, stderr } = await runCli(['audit', 'replay', '--json'], { MAILBOX_DATA_DIR: dataDir });
+  expect(stdout).toBe('');
+  expect(stderr.trim().split('\n')).toHaveLength(1);
+  expect(JSON.parse(stderr)).toMatchObject({ error: 'Event log unreadable', code: 'UNAVAILABLE', file: log });
+  expect(JSON.parse(stderr).message).toContain(`the event log ${log} cannot be read as a SQLite database`);
+  expect(code).toBe(2);
+  expect(tree(dataDir)).toEqual([log]);
+}, 120_000); // a first build of dist (ensureBuilt) takes its time on a loaded machine
 
 /**
  * MAILBOX_EVENTSTORE_URL=memory: names a log that lives only in the server's process: these commands, in a process of

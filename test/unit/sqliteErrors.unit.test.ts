@@ -1,5 +1,6 @@
 /** The SQLite log's write failures: conditions of the storage are UNAVAILABLE (503) with a teaching message. */
-import { translateSqliteWriteError } from '../../src/adapters/eventstore/sqliteErrors';
+import vm from 'node:vm';
+import { isUnreadableFileError, translateSqliteWriteError } from '../../src/adapters/eventstore/sqliteErrors';
 import { isMailboxError } from '../../src/errors';
 
 const sqliteError = (code: string, message: string) => Object.assign(new Error(message), { code, name: 'SqliteError' });
@@ -36,5 +37,21 @@ describe('translateSqliteWriteError', () => {
     ]) {
       expect(translateSqliteWriteError(error)).toBe(error);
     }
+  });
+});
+
+describe('isUnreadableFileError', () => {
+  // better-sqlite3's addon keeps the error class of the first realm that loaded it: under jest, an earlier test file's,
+  // so in a later file its errors were no `instanceof Error`, a text file as the log was not known as one, and
+  // `mailbox audit` said INTERNAL 'file is not a database' (CI, whichever file ran first in the worker).
+  it('knows a file that is no database, or damaged, by its code, even from an error of another realm', () => {
+    const foreign = (code: string) =>
+      vm.runInNewContext(`Object.assign(new Error('file is not a database'), { code: '${code}', name: 'SqliteError' })`);
+    expect(foreign('SQLITE_NOTADB') instanceof Error).toBe(false);
+    expect(isUnreadableFileError(foreign('SQLITE_NOTADB'))).toBe(true);
+    expect(isUnreadableFileError(foreign('SQLITE_CORRUPT_INDEX'))).toBe(true);
+    expect(isUnreadableFileError(sqliteError('SQLITE_NOTADB', 'file is not a database'))).toBe(true);
+    for (const other of [foreign('SQLITE_FULL'), new Error('no code'), null, undefined, 'SQLITE_NOTADB'])
+      expect(isUnreadableFileError(other)).toBe(false);
   });
 });

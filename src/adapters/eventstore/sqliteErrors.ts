@@ -65,6 +65,13 @@ export class UnreadableLogFile extends Error {
   }
 }
 
-/** Whether a SQLite error says its file is not a database or is damaged (NOTADB, CORRUPT, extended codes included). */
-export const isUnreadableFileError = (error: unknown): error is Error =>
-  error instanceof Error && /^SQLITE_(NOTADB|CORRUPT)/.test(String((error as { code?: unknown }).code));
+/**
+ * Whether a SQLite error says its file is not a database or is damaged (NOTADB, CORRUPT, extended codes included).
+ * By its code alone, not `instanceof Error`: a native addon's errors carry the prototypes of the realm that loaded it
+ * first (under jest, an earlier test file's), so the check failed there and the driver's bare "file is not a database"
+ * went out as INTERNAL (sqliteViewsDamage.ts says the same of the views file).
+ */
+export const isUnreadableFileError = (error: unknown): error is Error => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^SQLITE_(NOTADB|CORRUPT)/.test(code);
+};

@@ -11,6 +11,7 @@ import { openSqliteDatabase, type SqliteDatabase } from '../../support/sqlite/sq
 import { MailboxError } from '../../errors';
 import { CURRENT_SCHEMA_VERSION } from '../../events/upcasters';
 import type { JsonTextLog, JsonTextRow } from '../../audit/logSource';
+import { isUnreadableFileError, UnreadableLogFile } from './sqliteErrors';
 import { logRowToStored } from './sqliteStatements';
 
 const COLUMNS = 'position, event_id, stream, revision, type, data, metadata';
@@ -52,8 +53,16 @@ export class SqliteJsonLog implements JsonTextLog {
       );
     }
     const db = openSqliteDatabase(file, undefined, { fileMustExist: true });
-    db.pragma('query_only = ON'); // a reader changes nothing (not a read-only open: see SqliteEventStore.open)
-    db.pragma('busy_timeout = 5000');
+    try {
+      db.pragma('query_only = ON'); // a reader changes nothing (not a read-only open: see SqliteEventStore.open)
+      db.pragma('busy_timeout = 5000');
+      // SQLite reads the file at the first statement: a file that is no database is said here, as UnreadableLogFile
+      // (as SqliteEventStore.open says it), not as the driver's bare 'file is not a database' at the first page.
+      db.prepare('SELECT count(*) FROM sqlite_master').get();
+    } catch (error) {
+      db.close();
+      throw isUnreadableFileError(error) ? new UnreadableLogFile(file, error) : error;
+    }
     return new SqliteJsonLog(db);
   }
 

@@ -417,7 +417,7 @@ export function secretFromFile(env: NodeJS.ProcessEnv, variable: string): string
 export function flagFromEnv(env: NodeJS.ProcessEnv, variable: string): boolean | undefined {
   const value = env[variable];
   if (value === undefined) return undefined;
-  if (value.trim() === '') throw emptyRefusal(variable, value, FLAG_FORM);
+  refuseEmpty(env, variable, FLAG_FORM);
   return readFlag(variable, value);
 }
 
@@ -441,8 +441,18 @@ function emptyRefusal(variable: string, value: string, form: string): StartupErr
   });
 }
 
-/** The form a variable's value takes, for the refusal of an empty one. */
-function formOf(key: keyof MailboxConfig): string {
+/**
+ * The rule for every MAILBOX_* variable, those of the configuration table and those a tool reads for itself (the
+ * heartbeat's MAILBOX_HEARTBEAT_*): set but empty or blank, it is refused (emptyRefusal), `form` saying what to set it to
+ * (add 'or unset it for ...' to say what unset means; else ', or unset it' is added).
+ */
+export function refuseEmpty(env: NodeJS.ProcessEnv, variable: string, form: string): void {
+  const value = env[variable];
+  if (value !== undefined && value.trim() === '') throw emptyRefusal(variable, value, form);
+}
+
+/** The form a variable's value takes, for the refusal of an empty one (the heartbeat's MAILBOX_WAKE_SLA_MS too). */
+export function formOf(key: keyof MailboxConfig): string {
   return VALID_FORM[key] ?? FORM_WHEN_EMPTY[key] ?? 'a value';
 }
 
@@ -452,15 +462,9 @@ function formOf(key: keyof MailboxConfig): string {
  * refused (emptyRefusal), never read as unset, as 0 or as a token: to take a default, leave the variable unset.
  */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): MailboxConfig {
-  for (const [key, variable] of Object.entries(ENV_VARIABLES)) {
-    const value = env[variable];
-    if (value !== undefined && value.trim() === '') throw emptyRefusal(variable, value, formOf(key as keyof MailboxConfig));
-  }
-  for (const fileVariable of SECRET_FILE_VARIABLES) {
-    const value = env[fileVariable];
-    if (value !== undefined && value.trim() === '')
-      throw emptyRefusal(fileVariable, value, 'the path of a file holding the secret (e.g. /run/secrets/<name>)');
-  }
+  for (const [key, variable] of Object.entries(ENV_VARIABLES)) refuseEmpty(env, variable, formOf(key as keyof MailboxConfig));
+  for (const fileVariable of SECRET_FILE_VARIABLES)
+    refuseEmpty(env, fileVariable, 'the path of a file holding the secret (e.g. /run/secrets/<name>)');
   const raw: Record<string, unknown> = {};
   for (const [key, variable] of Object.entries(ENV_VARIABLES)) {
     const value = SECRET_KEYS.has(key) ? (secretFromFile(env, variable) ?? env[variable]) : env[variable];

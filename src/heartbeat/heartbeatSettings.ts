@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { identitySchema } from '../commands/schemas';
 import { parseInput } from '../commands/validation';
-import { DEFAULT_WAKE_SLA_MS } from '../config';
+import { DEFAULT_WAKE_SLA_MS, formOf, refuseEmpty } from '../config';
 import { MailboxError } from '../errors';
 import { fromDecimalText } from '../support/decimalText';
 import { timerDurationSchema, durationSchema } from '../support/duration';
@@ -130,11 +130,40 @@ export function parseHeartbeatSettings(input: unknown): HeartbeatSettings {
 }
 
 /** Settings from MAILBOX_HEARTBEAT_* variables (agents come from a file; see the CLI). */
+const DURATION = 'a duration such as 250ms, 90s, 10m, 1h, 1d or a number of milliseconds';
+
+/** What each variable is set to, for the refusal of an empty one (with what unset means). */
+export const HEARTBEAT_FORM: Partial<Record<keyof HeartbeatSettings, string>> & { agentsFile: string } = {
+  intervalMs: `${DURATION}, or unset it for the default (60s)`,
+  idleMs: `${DURATION}, or unset it for the default (10m)`,
+  cooldownMs: `${DURATION}, or unset it for the default (15m)`,
+  wakeGraceMs: `${DURATION}, or unset it for the default (60s)`,
+  stallAfterMs: `${DURATION}, or unset it for the default (60s)`,
+  wakeSlaMs: formOf('wakeSlaMs'), // a variable of the configuration table too: its wording
+  optOut: 'comma-separated identities never to nudge (e.g. @b,@c), or unset it to opt out nobody',
+  webhookSecret: 'the secret webhooks are signed with (16 characters or more), or unset it when no agent has a webhook',
+  webhookAttempts: 'a number of tries from 1 to 20, or unset it for the default (5)',
+  webhookTimeoutMs: `${DURATION}, or unset it for the default (5s)`,
+  hook: 'a command run per nudge (a path, or a JSON argv array), or unset it for no hook',
+  hookTimeoutMs: `${DURATION}, or unset it for the default (10s)`,
+  redisUrl: "a Redis URL (redis:// or rediss://), or unset it to publish nudges on the mailbox's own Redis, if any",
+  metricsHost: 'an address to listen on, or unset it for the default (127.0.0.1)',
+  metricsPort: 'a port from 0 to 65535 or off, or unset it for the default (7421)',
+  projector: 'auto, on or off, or unset it for the default (auto)',
+  agentsFile: 'the path of a per-agent JSON file, or unset it for none',
+};
+
+/**
+ * The MAILBOX_HEARTBEAT_* variables that are set. One set but empty or blank is refused, as every MAILBOX_* variable is
+ * (config.ts refuseEmpty): MAILBOX_HEARTBEAT_INTERVAL= was read as unset (every 60 s), an empty
+ * MAILBOX_HEARTBEAT_REDIS_URL published on the mailbox's own Redis, each without a word.
+ */
 export function heartbeatSettingsFromEnv(env: NodeJS.ProcessEnv): Record<string, unknown> {
   const raw: Record<string, unknown> = {};
-  for (const [key, variable] of Object.entries(HEARTBEAT_ENV)) {
+  for (const [key, variable] of Object.entries(HEARTBEAT_ENV) as Array<[keyof HeartbeatSettings, string]>) {
+    refuseEmpty(env, variable, HEARTBEAT_FORM[key] ?? 'a value');
     const value = env[variable];
-    if (value !== undefined && value !== '') raw[key] = value;
+    if (value !== undefined) raw[key] = value;
   }
   return raw;
 }

@@ -40,3 +40,51 @@ test('backup with a misspelled variable: the warning line first, then the backup
   expect(run.stdout).toContain(`backed up the event log ${path.join(dataDir, 'events.sqlite')} to ${file}`);
   expect(run.code).toBe(0);
 });
+
+/**
+ * `mailbox heartbeat` refused before its logger existed (a setting of the server's, or of its own) without the warning
+ * serve prints there: MAILBOX_DATA_DIRR beside MAILBOX_PORT=abc said only the port. An empty MAILBOX_HEARTBEAT_*
+ * variable was read as unset.
+ */
+describe('heartbeat refused at start: the misspelled variable first, then the refusal, exit 2, nothing created', () => {
+  const refused = async (env: Record<string, string>) => {
+    const dir = tempDir('mailbox-heartbeat-refused-');
+    const run = await runCli(['heartbeat', '--once'], { MAILBOX_DATA_DIRR: '/srv/mailbox', ...env }, { cwd: dir });
+    const lines = run.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toBe(`mailbox: warning: ${WARNING}`);
+    expect(run.stdout).toBe('');
+    expect(run.code).toBe(2);
+    expect(fs.readdirSync(dir)).toEqual([]);
+    return lines[1];
+  };
+
+  test("a server setting it cannot take (MAILBOX_PORT=abc): serve's line", async () => {
+    expect(await refused({ MAILBOX_PORT: 'abc' })).toMatch(/^mailbox: MAILBOX_PORT='abc' is not valid: set MAILBOX_PORT to /);
+  });
+
+  test('a heartbeat setting it cannot take (MAILBOX_HEARTBEAT_INTERVAL=abc): its envelope', async () => {
+    expect(JSON.parse(await refused({ MAILBOX_HEARTBEAT_INTERVAL: 'abc' }))).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      field: 'MAILBOX_HEARTBEAT_INTERVAL',
+    });
+  });
+
+  test('an empty MAILBOX_HEARTBEAT_INTERVAL: refused in the line of every empty variable, not read as unset', async () => {
+    expect(await refused({ MAILBOX_HEARTBEAT_INTERVAL: '' })).toBe(
+      'mailbox: MAILBOX_HEARTBEAT_INTERVAL is set but empty (a ${VARIABLE} substituted while VARIABLE was unset?): set ' +
+        'it to a duration such as 250ms, 90s, 10m, 1h, 1d or a number of milliseconds, or unset it for the default (60s).',
+    );
+  });
+});
+
+test('serve --heartbeat with an empty MAILBOX_HEARTBEAT_REDIS_URL: the same line, exit 2, nothing created', async () => {
+  const dir = tempDir('mailbox-serve-heartbeat-empty-');
+  const run = await runCli(['serve', '--heartbeat'], { MAILBOX_HEARTBEAT_REDIS_URL: '', MAILBOX_PORT: '0' }, { cwd: dir });
+  expect(run.stderr.trimEnd()).toBe(
+    'mailbox: MAILBOX_HEARTBEAT_REDIS_URL is set but empty (a ${VARIABLE} substituted while VARIABLE was unset?): set ' +
+      "it to a Redis URL (redis:// or rediss://), or unset it to publish nudges on the mailbox's own Redis, if any.",
+  );
+  expect(run.code).toBe(2);
+  expect(fs.readdirSync(dir)).toEqual([]);
+});

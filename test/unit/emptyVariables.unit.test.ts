@@ -4,6 +4,8 @@
  */
 import { configFromEnv, ENV_VARIABLES, flagFromEnv, SECRET_FILE_VARIABLES } from '../../src/config';
 import { StartupError } from '../../src/startupError';
+import { HEARTBEAT_ENV } from '../../src/heartbeat/heartbeatSettings';
+import { heartbeatSettingsFromCli } from '../../src/cli/commands/heartbeat';
 
 const refusal = (read: () => unknown): StartupError => {
   try {
@@ -60,4 +62,29 @@ test('a boolean variable read on its own (MAILBOX_HEARTBEAT) is held to it too',
     /^MAILBOX_HEARTBEAT is set but empty .*: set it to true or false \(also 1\/0, yes\/no, on\/off\), or unset it[.]$/,
   );
   expect(flagFromEnv({}, 'MAILBOX_HEARTBEAT')).toBeUndefined();
+});
+
+// The heartbeat's variables read an empty value as unset: MAILBOX_HEARTBEAT_INTERVAL= ran every 60 s, an empty
+// MAILBOX_HEARTBEAT_REDIS_URL published nudges on the mailbox's Redis, MAILBOX_HEARTBEAT_AGENTS_FILE= read no file.
+test.each([...Object.values(HEARTBEAT_ENV), 'MAILBOX_HEARTBEAT_AGENTS_FILE'])(
+  '%s set but empty (or blank): refused by the same rule, in `mailbox heartbeat` and `serve --heartbeat` alike',
+  (variable) => {
+    const error = refusal(() => heartbeatSettingsFromCli({}, { [variable]: '' }));
+    expect(error.message).toMatch(
+      new RegExp(
+        `^${variable} is set but empty \\(a \\$\\{VARIABLE\\} substituted while VARIABLE was unset\\?\\): set it to .+, or unset it`,
+      ),
+    );
+    expect(error.details).toEqual({ variable });
+    expect(refusal(() => heartbeatSettingsFromCli({}, { [variable]: ' ' })).message).toMatch(
+      new RegExp(`^${variable} is blank \\(only spaces\\): set it to `),
+    );
+  },
+);
+
+test("a heartbeat variable's refusal says its form and its default", () => {
+  expect(refusal(() => heartbeatSettingsFromCli({}, { MAILBOX_HEARTBEAT_INTERVAL: '' })).message).toBe(
+    'MAILBOX_HEARTBEAT_INTERVAL is set but empty (a ${VARIABLE} substituted while VARIABLE was unset?): set it to a ' +
+      'duration such as 250ms, 90s, 10m, 1h, 1d or a number of milliseconds, or unset it for the default (60s).',
+  );
 });

@@ -3,12 +3,18 @@ import { type Command, Option } from 'commander';
 import { openNudgePublisher, openPipeline } from '../../compositionRoot';
 import { RedisChannelTarget } from '../../heartbeat/targets/redisChannelTarget';
 import type { NudgeTarget } from '../../heartbeat/nudgeTarget';
-import { configFromEnv, DEFAULT_WAKE_SLA_MS, nodeIdOf, type MailboxConfig } from '../../config';
+import { configFromEnv, DEFAULT_WAKE_SLA_MS, nodeIdOf, refuseEmpty, type MailboxConfig } from '../../config';
 import { isStartupError, StartupError, StartupInterrupted } from '../../startupError';
 import { waitForBackends, waitForNudgeRedis } from '../../startupBackends';
 import { checkStoreNames } from '../../startupChecks';
 import { cliLogger } from './cliLogger';
-import { redisOnlyVariables, redisOnlyWarning, unknownVariableWarning, unknownVariables } from './envWarnings';
+import {
+  redisOnlyVariables,
+  redisOnlyWarning,
+  unknownVariableWarning,
+  unknownVariables,
+  withUnknownVariables,
+} from './envWarnings';
 import { isMailboxError, MailboxError } from '../../errors';
 import { pathOfDuplicateKey } from '../../commands/jsonDuplicateKeys';
 import { jsonField } from '../../commands/jsonDepth';
@@ -16,6 +22,7 @@ import { strictUtf8Text } from '../../support/utf8';
 import { readFlagFile } from './flagFile';
 import {
   HEARTBEAT_ENV,
+  HEARTBEAT_FORM,
   heartbeatSettingsFromEnv,
   parseHeartbeatSettings,
   type HeartbeatSettings,
@@ -99,6 +106,7 @@ function readAgentsFile(file: string): unknown {
 
 /** Flags override MAILBOX_HEARTBEAT_* variables; Redis nudges default to MAILBOX_REDIS_URL. */
 export function heartbeatSettingsFromCli(flags: HeartbeatFlags, env: NodeJS.ProcessEnv = process.env): HeartbeatSettings {
+  refuseEmpty(env, 'MAILBOX_HEARTBEAT_AGENTS_FILE', HEARTBEAT_FORM.agentsFile); // an empty one read no file, unsaid
   const agentsFile = flags.agentsFile ?? env.MAILBOX_HEARTBEAT_AGENTS_FILE;
   const fromFlags: Record<string, unknown> = {
     intervalMs: flags.interval,
@@ -256,9 +264,27 @@ export function onceExitCode(report: TickReport): number {
   return (report.failed ?? []).length > 0 ? ONCE_EXIT.nudgeFailed : 0;
 }
 
+/**
+ * The settings, read before the logger exists: a refusal there is said after the misspelled variables' warnings, as
+ * serve says its own (MAILBOX_DATA_DIRR beside MAILBOX_PORT=abc said only the port): a refusal's line carries them
+ * (withUnknownVariables); the settings' envelope, printed by the action, gets them as `mailbox: warning:` lines first.
+ */
+function readBeforeLogger<T>(read: () => T): T {
+  try {
+    return withUnknownVariables(read);
+  } catch (error) {
+    if (isMailboxError(error))
+      for (const unknown of unknownVariables(process.env))
+        process.stderr.write(`mailbox: warning: ${unknownVariableWarning(unknown)}\n`);
+    throw error;
+  }
+}
+
 async function runHeartbeat(flags: HeartbeatFlags): Promise<void> {
-  const config = configFromEnv();
-  const fromFlagsAndEnv = heartbeatSettingsFromCli(flags);
+  const { config, fromFlagsAndEnv } = readBeforeLogger(() => ({
+    config: configFromEnv(),
+    fromFlagsAndEnv: heartbeatSettingsFromCli(flags),
+  }));
   // One-shot: no metrics port (it would collide with a running daemon's), and stdout carries only the report.
   const settings = flags.once ? { ...fromFlagsAndEnv, metricsPort: null } : fromFlagsAndEnv;
   const logger = cliLogger({ name: 'mailbox-heartbeat', config, fd: flags.once ? 2 : 1 });

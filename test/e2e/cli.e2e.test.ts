@@ -11,6 +11,7 @@ import { buildProgram } from '../../src/cli/main';
 import { startHeartbeat } from '../../src/heartbeat/startHeartbeat';
 import { silentLogger, tempDir } from '../support/fixtures';
 import { startTestServer, type TestServer } from '../support/httpServer';
+import { ensureBuilt, runCli } from '../support/builtCli';
 import { RecordingNudgeTarget } from '../support/recordingNudgeTarget';
 
 let server: TestServer;
@@ -881,6 +882,39 @@ test('agent add with an agent token from MAILBOX_TOKEN: the refusal names the va
       else process.env[name] = value;
   }
 });
+
+// An empty MAILBOX_ADMIN_TOKEN (MAILBOX_ADMIN_TOKEN=${ADMIN} with ADMIN unset) was read as unset: the admin command went
+// on to ./data/admin.token, the token of whatever server once ran here, and registered the agent with it (serve refuses
+// the same variable empty). An empty MAILBOX_DATA_DIR was ./data, and MAILBOX_ADMIN_TOKEN_FILE= no file, likewise.
+test.each([
+  [
+    'MAILBOX_ADMIN_TOKEN',
+    'the admin token, or unset it to look in MAILBOX_ADMIN_TOKEN_FILE, then <MAILBOX_DATA_DIR>/admin.token',
+  ],
+  [
+    'MAILBOX_ADMIN_TOKEN_FILE',
+    'the path of a file holding the admin token, or unset it to look in <MAILBOX_DATA_DIR>/admin.token',
+  ],
+  ['MAILBOX_DATA_DIR', "the server's data directory (its admin.token is read there), or unset it for ./data"],
+])(
+  'an admin command with %s set but empty: one line naming it, exit 2, nothing registered',
+  async (variable, form) => {
+    ensureBuilt(); // the real CLI: the line and the exit code are bin/mailbox.js's
+    const beside = tempDir('mailbox-cli-empty-admin-');
+    fs.mkdirSync(path.join(beside, 'data'));
+    fs.writeFileSync(path.join(beside, 'data', 'admin.token'), server.adminToken); // what it fell back on
+    const identity = `@empty-${variable.toLowerCase().replace(/_/g, '-')}`;
+    const run = await runCli(['agent', 'add', identity, '--url', server.url], { [variable]: '' }, { cwd: beside });
+    expect(run.stderr.trimEnd()).toBe(
+      `mailbox: ${variable} is set but empty (a \${VARIABLE} substituted while VARIABLE was unset?): set it to ${form}.`,
+    );
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    const listed = (await json(server.adminToken, 'agent', 'list')).agents.map((a: { identity: string }) => a.identity);
+    expect(listed).not.toContain(identity);
+  },
+  120_000, // a first build of dist (ensureBuilt) takes its time on a loaded machine
+);
 
 // A misspelled variable is read by nothing: MAILBOX_TOKN=<token> failed as "No token: ... set MAILBOX_TOKEN", and
 // MAILBOX_ULR=<another server> as "Cannot reach the mailbox at http://127.0.0.1:7420", neither naming the typo (serve

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { MailboxHttpClient } from '../../adapters/http/client/mailboxHttpClient';
 import { ADMIN_TOKEN_FILE } from '../../adminToken';
-import { secretFromFile } from '../../config';
+import { refuseEmpty, secretFromFile } from '../../config';
 import { MailboxError, isMailboxError } from '../../errors';
 import { unknownVariables, unknownVariableWarning } from './envWarnings';
 
@@ -26,6 +26,13 @@ export function withClientOptions(command: Command): Command {
     .option('--json', 'print JSON (one object per line) instead of text');
 }
 
+/** Where the admin token is looked for, each variable with what to set it to and what unset means. */
+const WHEN_EMPTY: Record<string, string> = {
+  MAILBOX_ADMIN_TOKEN: 'the admin token, or unset it to look in MAILBOX_ADMIN_TOKEN_FILE, then <MAILBOX_DATA_DIR>/admin.token',
+  MAILBOX_ADMIN_TOKEN_FILE: 'the path of a file holding the admin token, or unset it to look in <MAILBOX_DATA_DIR>/admin.token',
+  MAILBOX_DATA_DIR: "the server's data directory (its admin.token is read there), or unset it for ./data",
+};
+
 /**
  * Admin commands also find the token in MAILBOX_ADMIN_TOKEN, in the file MAILBOX_ADMIN_TOKEN_FILE names (read as the
  * server reads it: one that cannot be read or is empty is refused, a StartupError naming the variable, never passed
@@ -33,10 +40,13 @@ export function withClientOptions(command: Command): Command {
  * needs no copying. None of them: UNAUTHENTICATED, saying where it looked.
  */
 export function adminTokenFallback(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.MAILBOX_ADMIN_TOKEN) return env.MAILBOX_ADMIN_TOKEN;
+  // Set but empty (MAILBOX_ADMIN_TOKEN=${ADMIN} with ADMIN unset): refused by serve's rule, in its line. Read as unset,
+  // the command went on to ./data/admin.token, the token of whatever server once ran here, and acted with it.
+  for (const [variable, form] of Object.entries(WHEN_EMPTY)) refuseEmpty(env, variable, form);
+  if (env.MAILBOX_ADMIN_TOKEN !== undefined) return env.MAILBOX_ADMIN_TOKEN;
   const fromFile = secretFromFile(env, 'MAILBOX_ADMIN_TOKEN');
   if (fromFile !== undefined) return fromFile;
-  const file = path.resolve(env.MAILBOX_DATA_DIR || './data', ADMIN_TOKEN_FILE);
+  const file = path.resolve(env.MAILBOX_DATA_DIR ?? './data', ADMIN_TOKEN_FILE);
   if (fs.existsSync(file)) return storedAdminToken(file);
   throw new MailboxError(
     'UNAUTHENTICATED',
@@ -49,7 +59,7 @@ export function adminTokenFallback(env: NodeJS.ProcessEnv = process.env): string
 
 /**
  * Runs an admin command (agent add, retire, token) with the admin token: --token or MAILBOX_TOKEN when set (an empty
- * one counts as unset, as the server reads its variables), else adminTokenFallback. MAILBOX_TOKEN is most often an
+ * one counts as unset: an agent's variable, left empty where no agent's token is wanted), else adminTokenFallback. MAILBOX_TOKEN is most often an
  * agent's, exported for the client commands (the --help quick start does so), and it comes first: the server's
  * refusal, "needs the admin role; your token is agent @a", did not say where the token came from while the README said
  * that admin commands find ./data/admin.token by themselves. The refusal now says so, and how to give the admin token.

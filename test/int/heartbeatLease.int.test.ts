@@ -37,35 +37,46 @@ afterAll(async () => {
 const ticks = async (heartbeat: Heartbeat) =>
   (await heartbeat.metrics.registry.getSingleMetric('mailbox_heartbeat_ticks_total')!.get()).values[0]?.value ?? 0;
 
+type Clock = { now: () => Date };
+
+/** A mailbox on Redis views under `namespace`, its nudge decisions on the test's clock. */
+const redisMailbox = (namespace: string, clock: Clock): Promise<Mailbox> =>
+  createMailbox(
+    { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent', redisUrl: redis.url, redisNamespace: namespace },
+    { logger: silent, clock },
+  );
+
+/**
+ * A scheduled daemon named `node` that nudges into `target` while it holds the heartbeat lease of `namespace` (a Redis
+ * client of its own). No unwoken-alarm escalation within a test: they count the idle nudges.
+ */
+async function leasedDaemon(own: Mailbox, target: RecordingNudgeTarget, namespace: string, node: string, clock: Clock) {
+  const client = await connectRedis(redis.url, { name: node });
+  clients.push(client);
+  return startHeartbeat(own, {
+    targets: [target],
+    logger: silent,
+    clock,
+    settings: {
+      intervalMs: 20,
+      idleMs: 10 * MIN,
+      cooldownMs: 60 * MIN,
+      wakeGraceMs: MIN,
+      metricsPort: null,
+      wakeSlaMs: 24 * 60 * MIN,
+    },
+    lease: { store: new RedisLease(client, new RedisKeys(namespace), 'heartbeat'), node, ttlMs: 600 },
+  });
+}
+
 test('two heartbeat daemons: each idle agent nudged once; the other daemon takes over when the holder stops', async () => {
   const namespace = `hb${process.pid}`;
   let now = T0;
   const clock = { now: () => new Date(now) };
-  mailbox = await createMailbox(
-    { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent', redisUrl: redis.url, redisNamespace: namespace },
-    { logger: silent, clock },
-  );
+  mailbox = await redisMailbox(namespace, clock);
   const targets = [new RecordingNudgeTarget(), new RecordingNudgeTarget()];
-  for (const [i, target] of targets.entries()) {
-    const client = await connectRedis(redis.url, { name: `heartbeat-${i}` });
-    clients.push(client);
-    heartbeats.push(
-      await startHeartbeat(mailbox, {
-        targets: [target],
-        logger: silent,
-        clock,
-        settings: {
-          intervalMs: 20,
-          idleMs: 10 * MIN,
-          cooldownMs: 60 * MIN,
-          wakeGraceMs: MIN,
-          metricsPort: null,
-          wakeSlaMs: 24 * 60 * MIN, // no unwoken-alarm escalation within the test: it counts the idle nudges
-        },
-        lease: { store: new RedisLease(client, new RedisKeys(namespace), 'heartbeat'), node: `daemon-${i}`, ttlMs: 600 },
-      }),
-    );
-  }
+  for (const [i, target] of targets.entries())
+    heartbeats.push(await leasedDaemon(mailbox, target, namespace, `daemon-${i}`, clock));
   const { '@s': s } = await registerAgents(mailbox, ['@s', '@a', '@b', '@c']);
   for (const to of ['@a', '@b', '@c']) await s.send({ to, subject: `for ${to}`, body: 'x' });
   now = T0 + 20 * MIN; // @a, @b and @c are idle with unread mail
@@ -372,33 +383,11 @@ test('a takeover does not nudge again an agent whose unread set the previous hol
   const namespace = `hbtake${process.pid}`;
   let now = T0;
   const clock = { now: () => new Date(now) };
-  const own = await createMailbox(
-    { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent', redisUrl: redis.url, redisNamespace: namespace },
-    { logger: silent, clock },
-  );
+  const own = await redisMailbox(namespace, clock);
   const targets = [new RecordingNudgeTarget(), new RecordingNudgeTarget()];
   const daemons: Heartbeat[] = [];
   try {
-    for (const [i, target] of targets.entries()) {
-      const client = await connectRedis(redis.url, { name: `heartbeat-take-${i}` });
-      clients.push(client);
-      daemons.push(
-        await startHeartbeat(own, {
-          targets: [target],
-          logger: silent,
-          clock,
-          settings: {
-            intervalMs: 20,
-            idleMs: 10 * MIN,
-            cooldownMs: 60 * MIN,
-            wakeGraceMs: MIN,
-            metricsPort: null,
-            wakeSlaMs: 24 * 60 * MIN,
-          },
-          lease: { store: new RedisLease(client, new RedisKeys(namespace), 'heartbeat'), node: `taker-${i}`, ttlMs: 600 },
-        }),
-      );
-    }
+    for (const [i, target] of targets.entries()) daemons.push(await leasedDaemon(own, target, namespace, `taker-${i}`, clock));
     const { '@s': s } = await registerAgents(own, ['@s', '@a', '@b', '@c']);
     for (const to of ['@a', '@b', '@c']) await s.send({ to, subject: `for ${to}`, body: 'x' });
     now = T0 + 20 * MIN; // @a, @b and @c are idle with unread mail

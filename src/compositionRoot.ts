@@ -238,7 +238,7 @@ export async function openAuditLog(
   remote?: { url: string; token: string },
 ): Promise<{ source: LogSource; close(): Promise<void> }> {
   if (remote !== undefined) {
-    const client = new MailboxHttpClient(remote.url, remote.token);
+    const client = new MailboxHttpClient(remote.url, remote.token, 'Check --url'); // audit reads no MAILBOX_URL
     // The HTTP API serves at most 1000 events per page; its /readyz tells the log head.
     return {
       source: {

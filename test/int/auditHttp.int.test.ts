@@ -7,6 +7,7 @@ import { openAuditLog } from '../../src/compositionRoot';
 import { parseConfig } from '../../src/config';
 import { runMessage } from '../../src/audit/auditCommands';
 import { startTestServer, type TestServer } from '../support/httpServer';
+import { freePort } from '../support/redisServer';
 import { allEvents, silentLogger } from '../support/fixtures';
 
 describe('mailbox audit over HTTP', () => {
@@ -140,5 +141,20 @@ describe('mailbox audit over HTTP', () => {
       code: 'UNAUTHENTICATED',
       message: expect.stringContaining('MAILBOX_AUDIT_TOKEN'),
     });
+  });
+
+  // The client's line told an auditor to "Set --url or MAILBOX_URL", and audit reads no MAILBOX_URL: set, it changed
+  // nothing (without --url, audit reads the configured store, never a server).
+  test('no server at --url: refused naming --url only, not MAILBOX_URL, which audit does not read (exit 2)', async () => {
+    const url = `http://127.0.0.1:${await freePort()}`;
+    const run = await audit(['replay', '--url', url], { MAILBOX_AUDIT_TOKEN: tokens['@auditor'] });
+    expect(run.stdout).toBe('');
+    expect(JSON.parse(run.stderr)).toEqual({
+      error: 'Mailbox unreachable',
+      code: 'UNAVAILABLE',
+      message: `Cannot reach the mailbox at ${url} (ECONNREFUSED); is \`mailbox serve\` running? Check --url.`,
+      url,
+    });
+    expect(run.code).toBe(2);
   });
 });

@@ -163,9 +163,14 @@ export class MailboxHttpClient implements AgentApi {
    * Refuses a base URL that is not http(s), or that names the API's path, at once, rather than at the first request as
    * an unreachable server or a missing route.
    */
+  /**
+   * `urlFrom`: where the caller's URL comes from, named when the server cannot be reached: the client commands' --url
+   * or MAILBOX_URL; `mailbox audit` reads --url only (told to set MAILBOX_URL, an auditor changed nothing).
+   */
   constructor(
     baseUrl: string,
     private readonly token: string | undefined,
+    private readonly urlFrom = 'Set --url or MAILBOX_URL',
   ) {
     this.baseUrl = checkedBaseUrl(baseUrl).replace(/\/+$/, '');
   }
@@ -361,7 +366,7 @@ export class MailboxHttpClient implements AgentApi {
         'UNAVAILABLE',
         'Mailbox unreachable',
         `Cannot reach the mailbox at ${this.baseUrl} (${cause?.code ?? cause?.message ?? (error as Error).message}); ` +
-          'is `mailbox serve` running? Set --url or MAILBOX_URL.',
+          `is \`mailbox serve\` running? ${this.urlFrom}.`,
         { url: this.baseUrl },
       );
     }

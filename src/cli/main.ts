@@ -89,7 +89,19 @@ export function buildProgram(argv: readonly string[] = []): Command {
 /** Commands whose exit code 1 means something else than a usage error (their help lists their exit codes). */
 const OPERATOR_COMMANDS = ['serve', 'heartbeat', 'audit', 'projections', 'backup'];
 
+/**
+ * `mailbox help audit replay` as `mailbox audit replay --help`: commander's help command reads one word, and printed
+ * the help of `audit` (of `task` for `help task move`), where replay's --from or move's states are not. One word (`help
+ * audit`) and an option among the words are left to commander.
+ */
+export function helpOfSubcommand(argv: readonly string[]): string[] {
+  const words = argv.slice(3);
+  if (argv[2] !== 'help' || words.length < 2 || words.some((word) => word.startsWith('-'))) return [...argv];
+  return [...argv.slice(0, 2), ...words, '--help'];
+}
+
 export async function main(argv: string[]): Promise<void> {
   tuneCollector(); // this process's V8 settings, before any work (support/collectorTuning.ts says why)
-  await buildProgram(argv).parseAsync(argv);
+  const args = helpOfSubcommand(argv);
+  await buildProgram(args).parseAsync(args);
 }

@@ -86,3 +86,16 @@ test('--help is still exit code 0, and a client command keeps exit code 1 for a 
   expect(client.stderr).toContain("error: unknown option '--prioriti'");
   expect(client.code).toBe(1);
 });
+
+// `mailbox help audit replay` printed the help of `audit` (commander's help command reads one word), as did `mailbox
+// help task move` that of `task`: the reader looking for replay's --from or move's states did not find them.
+test.each([
+  [['audit', 'replay'], 'Usage: mailbox audit replay [options]'],
+  [['task', 'move'], 'Usage: mailbox task move [options]'],
+  [['agent', 'add'], 'Usage: mailbox agent add [options] <identity>'],
+])("mailbox help %j prints that subcommand's help, as its --help does, exit code 0", async (words, usage) => {
+  const help = await runCli(['help', ...words], {});
+  expect(help.stdout.split('\n')[0]).toMatch(new RegExp(`^${usage.replace(/[[\]]/g, '\\$&')}`));
+  expect(help.stdout).toBe((await runCli([...words, '--help'], {})).stdout);
+  expect(help.code).toBe(0);
+});

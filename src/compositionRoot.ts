@@ -279,7 +279,9 @@ export function backupEventLog(
       { field: 'MAILBOX_EVENTSTORE_URL' },
     );
   }
-  return backupSqliteLog(file, destination, options);
+  return backupSqliteLog(file, destination, options).catch((error: unknown) => {
+    throw readerRefusal(error, config); // a log file that is no SQLite database: the readers' line
+  });
 }
 
 /**

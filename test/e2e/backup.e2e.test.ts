@@ -152,6 +152,30 @@ describe('refusals: one envelope line, a non-zero exit, nothing written', () => 
     expect(fs.existsSync(path.join(root, 'x.sqlite'))).toBe(false);
   });
 
+  // It said 'Backup failed' (UNAVAILABLE, field destination) 'could not be made: SQLite: file is not a database': the
+  // destination was not the trouble, and nothing said which file was no log nor what to do.
+  test("a log file that is no SQLite database: the readers' line naming it (field MAILBOX_DATA_DIR), exit 2", async () => {
+    const notes = path.join(root, 'notes');
+    fs.mkdirSync(notes);
+    const log = path.join(notes, 'events.sqlite');
+    fs.writeFileSync(log, 'these are notes, not an event log\n');
+    const target = path.join(root, 'from-notes.sqlite');
+    const run = await runCli(['backup', target], { MAILBOX_DATA_DIR: notes });
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(envelope(run.stderr)).toMatchObject({
+      error: 'Event log unreadable',
+      code: 'UNAVAILABLE',
+      field: 'MAILBOX_DATA_DIR',
+      file: log,
+    });
+    expect(envelope(run.stderr).message).toContain(`the event log ${log} cannot be read as a SQLite database`);
+    expect(envelope(run.stderr).message).toContain('Restore it from a backup');
+    expect(fs.existsSync(target)).toBe(false);
+    expect(fs.readdirSync(root).filter((name) => name.includes('from-notes'))).toEqual([]); // no partial copy beside it
+    expect(fs.readdirSync(notes)).toEqual(['events.sqlite']);
+  });
+
   test('a log in a server memory, and an EventStoreDB log, are refused with their own way to a backup', async () => {
     const memory = await runCli(['backup', path.join(root, 'm.sqlite')], { MAILBOX_EVENTSTORE_URL: 'memory:' });
     expect(memory.code).toBe(1);

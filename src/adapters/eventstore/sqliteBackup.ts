@@ -24,7 +24,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { MailboxError } from '../../errors';
 import { defaultSqliteDriver, type SqliteDriver } from '../../support/sqlite/sqliteDriver';
-import { storageConditionOf, type StorageCondition } from './sqliteErrors';
+import { isUnreadableFileError, storageConditionOf, UnreadableLogFile, type StorageCondition } from './sqliteErrors';
 
 export interface SqliteLogBackup {
   /** The log copied, and the backup (absolute paths). */
@@ -264,7 +264,11 @@ export async function backupSqliteLog(
     const reply = await copyInChild({ source, temporary, driver }, options.signal).catch((error: unknown) => {
       throw options.signal?.aborted ? new BackupInterrupted(file) : error;
     });
-    if (!reply.ok) throw backupFailed(source, file, Object.assign(new Error(reply.error), { code: reply.code }));
+    if (!reply.ok) {
+      const cause = Object.assign(new Error(reply.error), { code: reply.code });
+      // The log itself is no database SQLite can read: said as every reader says it (not as the destination's failure).
+      throw isUnreadableFileError(cause) ? new UnreadableLogFile(source, cause) : backupFailed(source, file, cause);
+    }
     const report = reply.report;
     if (report.check !== 'ok') throw new Error(`the copy failed SQLite's quick_check: ${report.check}`);
     const head = report.head === null ? null : BigInt(report.head);

@@ -101,32 +101,29 @@ describe.each(COMMANDS)('mailbox %s where there is no log', (_name, run) => {
  */
 const NOT_A_LOG = 'these are notes, not an event log\n';
 
-describe.each(COMMANDS.filter(([name]) => name !== 'audit verify'))(
-  'mailbox %s on a log that is not a SQLite database',
-  (_name, run) => {
-    test('one line naming the file, that it is no SQLite database, and what to do; exit 2; the file untouched', async () => {
-      const dataDir = tempDir('mailbox-not-a-log-');
-      const log = path.join(dataDir, 'events.sqlite');
-      fs.writeFileSync(log, NOT_A_LOG);
-      const { code, stdout, stderr } = await run({ MAILBOX_LOG_LEVEL: 'silent', MAILBOX_DATA_DIR: dataDir });
-      expect(stdout).toBe('');
-      expect(stderr.trim().split('\n')).toHaveLength(1);
-      expect(JSON.parse(stderr)).toEqual({
-        error: 'Event log unreadable',
-        code: 'UNAVAILABLE',
-        field: 'MAILBOX_DATA_DIR',
-        file: log,
-        message:
-          `MAILBOX_DATA_DIR='${dataDir}': the event log ${log} cannot be read as a SQLite database (SQLite: file is not a ` +
-          'database): it is damaged, or not a log at all. Restore it from a backup (mailbox backup writes one), or point ' +
-          'MAILBOX_DATA_DIR at the data directory the server uses. Nothing was read or changed.',
-      });
-      expect(code).toBe(2);
-      expect(fs.readFileSync(log, 'utf8')).toBe(NOT_A_LOG);
-      expect(tree(dataDir)).toEqual([log]); // no -wal, -shm or views file made beside it
+describe.each(COMMANDS)('mailbox %s on a log that is not a SQLite database', (_name, run) => {
+  test('one line naming the file, that it is no SQLite database, and what to do; exit 2; the file untouched', async () => {
+    const dataDir = tempDir('mailbox-not-a-log-');
+    const log = path.join(dataDir, 'events.sqlite');
+    fs.writeFileSync(log, NOT_A_LOG);
+    const { code, stdout, stderr } = await run({ MAILBOX_LOG_LEVEL: 'silent', MAILBOX_DATA_DIR: dataDir });
+    expect(stdout).toBe('');
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(JSON.parse(stderr)).toEqual({
+      error: 'Event log unreadable',
+      code: 'UNAVAILABLE',
+      field: 'MAILBOX_DATA_DIR',
+      file: log,
+      message:
+        `MAILBOX_DATA_DIR='${dataDir}': the event log ${log} cannot be read as a SQLite database (SQLite: file is not a ` +
+        'database): it is damaged, or not a log at all. Restore it from a backup (mailbox backup writes one), or point ' +
+        'MAILBOX_DATA_DIR at the data directory the server uses. Nothing was read or changed.',
     });
-  },
-);
+    expect(code).toBe(2);
+    expect(fs.readFileSync(log, 'utf8')).toBe(NOT_A_LOG);
+    expect(tree(dataDir)).toEqual([log]); // no -wal, -shm or views file made beside it
+  });
+});
 
 test('the real CLI (bin/mailbox.js, built) says it alike: audit replay --json on a text file, exit 2', async () => {
   ensureBuilt();

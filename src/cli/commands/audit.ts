@@ -330,7 +330,11 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
           );
         }
         const config = commandConfig(io.env);
-        requireExistingLog(config); // verify reads the log: a missing one is refused, not created and found empty
+        // verify reads the log: a missing one is refused, not created and found empty; a SQLite file that is no log is said
+        // as such first (it was 'No views': the operator started a server to build them, and met the log's refusal there).
+        const sqliteLog = openJsonTextLog(config);
+        if (sqliteLog === null) requireExistingLog(config);
+        else sqliteLog.close();
         refuseMissingViews(config); // nor are the views made: opening a missing views file creates it, empty
         const pipeline = await openPipeline(config, logger(io), 'auto', { readOnlyLog: true }); // verify only reads the log
         try {

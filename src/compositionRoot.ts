@@ -76,9 +76,7 @@ export async function buildContainer(
   container.register(TOKENS.IdGenerator, { useValue: overrides.ids ?? timeOrderedIds });
   container.register(TOKENS.Logger, { useValue: logger });
   // Held to the log it starts on: replaced under it (an EventStoreDB reset), no write goes to the new one (heldLog.ts).
-  const opened = readOnlyLog
-    ? await readableLog(config, () => createEventStore(config, logger, { readOnly: true }))
-    : await createEventStore(config, logger);
+  const opened = await createEventStore(config, logger, { readOnly: readOnlyLog });
   const eventStore = new HeldLog(readOnlyLog ? await reachedLog(config, opened) : opened); // a reader: audit verify
   container.register(TOKENS.EventStore, { useValue: eventStore });
   // Views refused at open (a damaged or locked views file): the log is closed, not left open (its -wal, -shm behind).
@@ -179,7 +177,10 @@ export async function openPipeline(
   const runsProjector = projector === 'on' || (projector === 'auto' && viewsAreInMemory(config));
   // Without a projector, the server's views: read, never moved. With one (asked for), this process owns the SQLite
   // views file as the server does: refused while a server owns it (sqliteViewsOwnerLock.ts says why).
-  const container = await buildContainer(config, { logger }, { viewsOwner: runsProjector, readOnlyLog });
+  // A log file that is no SQLite database: the readers' line (audit verify; the heartbeat, which creates no log either).
+  const container = await readableLog(config, () =>
+    buildContainer(config, { logger }, { viewsOwner: runsProjector, readOnlyLog }),
+  );
   const eventStore = container.resolve<EventStore>(TOKENS.EventStore);
   const projections = container.resolve<ProjectionStore>(TOKENS.ProjectionStore);
   const wakeBus = container.resolve<WakeBus>(TOKENS.WakeBus);

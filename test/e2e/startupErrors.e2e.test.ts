@@ -359,6 +359,28 @@ test('a log that is not a SQLite database: one line naming the file and the reme
   expect(fs.readdirSync(dataDir)).toEqual(['events.sqlite']); // no -wal or -shm left beside it
 });
 
+// Beside the views a server made, a log file replaced by another file: the heartbeat said {"error":"Heartbeat failed",
+// "code":"INTERNAL","message":"<file> cannot be read as a SQLite database ..."}, as if it had a bug.
+test("heartbeat --once on a log file that is not a SQLite database: the readers' line naming it, exit 2, untouched", async () => {
+  const dataDir = path.join(root, 'heartbeat-not-a-log');
+  await (await createMailbox({ dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' })).close(); // a log and its views
+  const log = path.join(dataDir, 'events.sqlite');
+  const text = 'these are notes, not an event log\n';
+  for (const file of fs.readdirSync(dataDir)) if (file.startsWith('events.sqlite')) fs.rmSync(path.join(dataDir, file));
+  fs.writeFileSync(log, text);
+  const before = fs.readdirSync(dataDir).sort();
+  const run = await runCli(['heartbeat', '--once'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_LOG_LEVEL: 'silent' });
+  expect(run.stderr.trimEnd()).toBe(
+    `mailbox: MAILBOX_DATA_DIR='${dataDir}': the event log ${log} cannot be read as a SQLite database (SQLite: file is ` +
+      'not a database): it is damaged, or not a log at all. Restore it from a backup (mailbox backup writes one), or ' +
+      'point MAILBOX_DATA_DIR at the data directory the server uses. Nothing was read or changed.',
+  );
+  expect(run.code).toBe(2);
+  expect(run.stdout).toBe('');
+  expect(fs.readFileSync(log, 'utf8')).toBe(text);
+  expect(fs.readdirSync(dataDir).sort()).toEqual(before);
+});
+
 test('port in use: names the port and MAILBOX_PORT, generates no admin token', async () => {
   const other = net.createServer();
   const port = await listening(other);

@@ -117,3 +117,17 @@ export function redisOnlyWarning(variables: readonly string[]): string {
     'or MAILBOX_REDIS_CLUSTER).'
   );
 }
+
+/**
+ * What a start logs of the environment once its logger exists (serve, heartbeat): each unknown variable, then the
+ * Redis-only variables set while no Redis is configured, in one line.
+ */
+export function logStartWarnings(
+  env: NodeJS.ProcessEnv,
+  config: Pick<MailboxConfig, 'redisUrl'>,
+  logger: { warn(fields: object, message: string): void },
+): void {
+  logUnknownVariables(env, logger);
+  const redisOnly = redisOnlyVariables(env, config);
+  if (redisOnly.length > 0) logger.warn({ variables: redisOnly }, redisOnlyWarning(redisOnly));
+}

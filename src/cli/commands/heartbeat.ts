@@ -8,13 +8,7 @@ import { isStartupError, StartupError, StartupInterrupted } from '../../startupE
 import { waitForBackends, waitForNudgeRedis } from '../../startupBackends';
 import { checkStoreNames } from '../../startupChecks';
 import { cliLogger } from './cliLogger';
-import {
-  redisOnlyVariables,
-  redisOnlyWarning,
-  unknownVariableWarning,
-  unknownVariables,
-  withUnknownVariables,
-} from './envWarnings';
+import { logStartWarnings, unknownVariableWarning, unknownVariables, withUnknownVariables } from './envWarnings';
 import { isMailboxError, MailboxError } from '../../errors';
 import { pathOfDuplicateKey } from '../../commands/jsonDuplicateKeys';
 import { jsonField } from '../../commands/jsonDepth';
@@ -288,10 +282,7 @@ async function runHeartbeat(flags: HeartbeatFlags): Promise<void> {
   // One-shot: no metrics port (it would collide with a running daemon's), and stdout carries only the report.
   const settings = flags.once ? { ...fromFlagsAndEnv, metricsPort: null } : fromFlagsAndEnv;
   const logger = cliLogger({ name: 'mailbox-heartbeat', config, fd: flags.once ? 2 : 1 });
-  for (const unknown of unknownVariables(process.env))
-    logger.warn({ variable: unknown.variable }, unknownVariableWarning(unknown));
-  const redisOnly = redisOnlyVariables(process.env, config);
-  if (redisOnly.length > 0) logger.warn({ variables: redisOnly }, redisOnlyWarning(redisOnly));
+  logStartWarnings(process.env, config, logger);
   checkStoreNames(config); // a URL that names no log or no Redis: serve's line for it, not a failure to open
   refuseHookThatCannotRun(settings); // before the stores and the nudge publisher are opened, not after
   refuseStoresNoServerMade(config, { ownsViews: settings.projector === 'on' }); // opening them would create them

@@ -4,13 +4,7 @@ import type { Logger } from 'pino';
 import { configFromEnv, flagFromEnv, nodeIdOf, parseConfigForStartup } from '../../config';
 import type { Mailbox } from '../../mailbox';
 import { cliLogger } from './cliLogger';
-import {
-  redisOnlyVariables,
-  redisOnlyWarning,
-  unknownVariableWarning,
-  unknownVariables,
-  withUnknownVariables,
-} from './envWarnings';
+import { logStartWarnings, withUnknownVariables } from './envWarnings';
 import { isMailboxError } from '../../errors';
 import type { HeartbeatSettings } from '../../heartbeat/heartbeatSettings';
 import { StartupError, StartupInterrupted } from '../../startupError';
@@ -52,10 +46,7 @@ export function registerServeCommand(program: Command): void {
         const withHeartbeat = options.heartbeat === true || heartbeatFromEnv === true;
         return { config, withHeartbeat, logger: cliLogger({ name: 'mailbox', config }) };
       });
-      for (const unknown of unknownVariables(process.env))
-        logger.warn({ variable: unknown.variable }, unknownVariableWarning(unknown));
-      const redisOnly = redisOnlyVariables(process.env, config);
-      if (redisOnly.length > 0) logger.warn({ variables: redisOnly }, redisOnlyWarning(redisOnly));
+      logStartWarnings(process.env, config, logger);
       // Handlers first: a signal during startup stops it at its next step (a batch of the views' catch-up, a wait for
       // Redis or EventStoreDB), closing what it opened: a first start on a long log builds its views for minutes,
       // and a SIGTERM waited for all of it (then listened, then stopped). The views keep what was built.

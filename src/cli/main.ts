@@ -1,5 +1,5 @@
 /** The `mailbox` command. Each group of subcommands lives in its own module under ./commands. */
-import { Command } from 'commander';
+import { Command, Help } from 'commander';
 import { packageVersion } from '../packageVersion';
 import type * as ServeCommand from './commands/serve';
 import type * as AgentCommands from './commands/agent';
@@ -58,6 +58,7 @@ const commandModuleOf = (word: string | undefined) => COMMAND_MODULES.find((modu
 export function buildProgram(argv: readonly string[] = []): Command {
   const program = new Command('mailbox')
     .description('agent-mailbox: an event-sourced mailbox for AI agent swarms')
+    .configureHelp({ subcommandTerm: listedTerm })
     .showHelpAfterError('(run with --help for usage)')
     .version(packageVersion())
     .addHelpText(
@@ -84,6 +85,18 @@ export function buildProgram(argv: readonly string[] = []): Command {
   usageErrorsExitWith(program, 2, { subcommands: false });
   hintOptionsBeforeCommand(program, argv); // `mailbox --port 8080 serve`: says `mailbox serve --port 8080`
   return refuseRepeatedOptions(program); // last: it walks every option registered above
+}
+
+/**
+ * A command in --help's list: as commander lists it (name, [options], its arguments' names), unless its usage was
+ * written by hand because its arguments are not what it registers: send's one variadic, split by its action into
+ * recipients, subject and body, was listed as `send [options] [recipientsSubjectBody...]`, its usage says
+ * `<to...> <subject> [body]`.
+ */
+function listedTerm(command: Command): string {
+  const term = new Help().subcommandTerm(command);
+  const args = command.registeredArguments.map((argument) => (argument.required ? `<${argument.name()}` : `[${argument.name()}`));
+  return args.every((arg) => command.usage().includes(arg)) ? term : `${command.name()} ${command.usage()}`;
 }
 
 /** Commands whose exit code 1 means something else than a usage error (their help lists their exit codes). */

@@ -168,3 +168,13 @@ test.each(['add', 'retire', 'token'])(
     expect(help).toContain('./data/admin.token by default');
   },
 );
+
+// mailbox --help listed `send [options] [recipientsSubjectBody...]`, the name of the one variadic argument its action
+// splits, while send --help says `<to...> <subject> [body]`: the list now shows a usage written by hand.
+test('mailbox --help lists send with its usage as send --help says it, and the other commands as before', () => {
+  const help = helpOf();
+  expect(help).toContain('  send [options] <to...> <subject> [body]  ');
+  expect(help).not.toContain('recipientsSubjectBody');
+  expect(help).toMatch(/\n {2}archive \[options\] <messageId\.\.\.> +archive messages/);
+  expect(help).toMatch(/\n {2}agent +register, list and retire agents/);
+});

@@ -2,15 +2,24 @@
 
 const MAX_SUGGESTIONS = 3;
 
+/**
+ * Optimal string alignment distance: insertions, deletions, substitutions and a swap of two adjacent letters each
+ * cost 1 (`alcie` is one edit from `alice`, as a typist makes it, not two). Every near-match hint measures with it.
+ */
 export function editDistance(a: string, b: string): number {
   if (a === b) return 0;
+  let beforePrevious: number[] = [];
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
     for (let j = 1; j <= b.length; j++) {
       const substitution = previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1);
       current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, substitution);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        current[j] = Math.min(current[j], beforePrevious[j - 2] + 1);
+      }
     }
+    beforePrevious = previous;
     previous = current;
   }
   return previous[b.length];

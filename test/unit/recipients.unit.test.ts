@@ -137,9 +137,20 @@ describe('closestIdentities', () => {
     ]);
   });
 
-  it('editDistance is the Levenshtein distance', () => {
+  it('editDistance is the optimal string alignment distance: a swap of adjacent letters is one edit', () => {
     expect(editDistance('kitten', 'sitting')).toBe(3);
     expect(editDistance('', 'abc')).toBe(3);
     expect(editDistance('gpt', 'gpt')).toBe(0);
+    // Levenshtein counted each of these swaps as two edits.
+    expect(editDistance('alcie', 'alice')).toBe(1);
+    expect(editDistance('ab', 'ba')).toBe(1);
+    expect(editDistance('abcd', 'badc')).toBe(2);
+    // Optimal string alignment edits no substring twice: 'ca' -> 'abc' is 3 (true Damerau would say 2).
+    expect(editDistance('ca', 'abc')).toBe(3);
+  });
+
+  it('a transposed identity (@alcie) suggests the registered one (@alice)', () => {
+    expect(closestIdentities('@alcie', ['@alice', '@bob', '@carol'])).toEqual(['@alice']);
+    expect(closestIdentities('@bbo', ['@alice', '@bob', '@carol'])).toEqual(['@bob']);
   });
 });

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { fromDecimalText } from '../support/decimalText';
+import { wholeUnitsOf } from './replyDeadline';
 
 /**
  * A page size (`limit`) as every listing takes it: from a query string, a CLI flag or a tool call, so read from text
@@ -35,10 +36,16 @@ const saying =
  * as one, so that every whole-number input takes the same two forms, whichever field and surface it is.
  */
 export function wholeNumber(unit: string, min: number, max?: number) {
+  const unitMs = DURATION_UNITS_MS[unit];
   const range = max === undefined ? `, ${min} or more,` : ` from ${min} to ${max},`;
   const example = Math.max(min, Math.min(max ?? 300, 300));
   const teaches = `takes a whole number of ${unit}${range} e.g. ${example}`;
   const error = saying(teaches);
   const atLeast = z.number({ error }).int({ error }).min(min, { error });
-  return fromDecimalText(max === undefined ? atLeast : atLeast.max(max, { error }), { teaches });
+  // "leaseSeconds": "5m" is told ": did you mean 300?" (the deadline's duration forms, read as this unit).
+  const meant = unitMs === undefined ? undefined : (text: string) => wholeUnitsOf(text, unitMs);
+  return fromDecimalText(max === undefined ? atLeast : atLeast.max(max, { error }), { teaches, meant });
 }
+
+/** Units a duration can be given in instead (5m, PT5M, "5 minutes"), in milliseconds. */
+const DURATION_UNITS_MS: Record<string, number | undefined> = { seconds: 1000, milliseconds: 1 };

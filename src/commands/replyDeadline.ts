@@ -32,10 +32,26 @@ const WORDED = /^(?:in\s+)?(\d+)\s*(s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hou
 
 /** The duration "2 hours", "in 30 min" or "1 day" is written as ("2h", "30m", "1d"; quoted), or null: suggested, never taken. */
 export function durationMeant(text: string): string | null {
+  const meant = wordedDuration(text);
+  return meant !== null && meant !== text ? JSON.stringify(meant) : null;
+}
+
+/** "2 hours" -> "2h": the short form of a worded duration, or null. */
+function wordedDuration(text: string): string | null {
   const worded = WORDED.exec(text.trim());
   if (!worded) return null;
   const meant = `${Number(worded[1])}${worded[2][0].toLowerCase()}`;
-  return meant !== text && durationMs(meant) !== null ? JSON.stringify(meant) : null;
+  return durationMs(meant) !== null ? meant : null;
+}
+
+/**
+ * The whole number of `unitMs` units a duration in any form a deadline takes (5m, PT5M, "5 minutes") is, or null:
+ * a number field ("leaseSeconds": "5m") suggests it, never takes it.
+ */
+export function wholeUnitsOf(text: string, unitMs: number): number | null {
+  const worded = wordedDuration(text);
+  const ms = durationMs(text) ?? (worded === null ? null : durationMs(worded));
+  return ms !== null && ms > 0 && ms % unitMs === 0 ? ms / unitMs : null;
 }
 
 /** Milliseconds of a duration, or null when the text is none. */

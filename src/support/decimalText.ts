@@ -28,16 +28,20 @@ export const decimalTextPattern = (schema: object): string | undefined => decima
  * digits (0.5). No sign: no setting read this way takes a negative value, and '-1' is refused all the same.
  * `teaches`, when given, starts the refusal of text that is not decimal ("takes a whole number from 1 to 200 (default
  * 50), written in plain decimal digits, not '0x2'"): a query parameter or a flag says its range along with the form.
+ * `meant`, when given, reads the number other text stands for (a duration for a number of seconds), named after it.
  */
 export function fromDecimalText<T extends z.ZodType>(
   schema: T,
-  { fraction = false, teaches }: { fraction?: boolean; teaches?: string } = {},
+  { fraction = false, teaches, meant }: { fraction?: boolean; teaches?: string; meant?: (text: string) => number | null } = {},
 ) {
   const form = fraction ? WITH_FRACTION : WHOLE;
   const parsed = z.preprocess((value, ctx) => {
     if (typeof value !== 'string') return value;
     if (form.test(value)) return Number(value);
-    const written = `${NOT_DECIMAL}${fraction ? ' (a point before a fraction, e.g. 0.5)' : ''}, not '${value}'`;
+    // The number the text stands for ("5m" of seconds: 300), when the schema would take it: suggested, never taken.
+    const number = meant?.(value) ?? null;
+    const suggested = number !== null && schema.safeParse(number).success ? `: did you mean ${number}?` : '';
+    const written = `${NOT_DECIMAL}${fraction ? ' (a point before a fraction, e.g. 0.5)' : ''}, not '${value}'${suggested}`;
     ctx.addIssue({
       code: 'custom',
       message: teaches === undefined ? written : `${teaches}, ${written.replace(/^must be /, '')}`,

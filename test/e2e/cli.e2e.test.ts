@@ -170,6 +170,12 @@ test('task claim --lease 0x10 is refused with the form and claims nothing', asyn
       exitCode: 1,
     });
   }
+  // A duration is told the seconds it stands for (suggested, not taken).
+  const run = await mailbox(tokens['@lsb'], 'task', 'claim', sent.body.messageId as string, '--lease', '10m');
+  expect(run.err).toBe(
+    `error: task claim: '--lease' takes a whole number of seconds from 1 to 604800 (e.g. --lease 600), ` +
+      `written in plain decimal digits, not '10m': did you mean 600? (VALIDATION_FAILED)\n`,
+  );
   expect(await server.eventCount()).toBe(before);
 });
 

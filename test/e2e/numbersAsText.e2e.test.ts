@@ -69,7 +69,10 @@ describe('leaseSeconds as digits', () => {
   });
 
   test.each([
-    ['60s', "takes a whole number of seconds from 1 to 604800, e.g. 300, written in plain decimal digits, not '60s'"],
+    [
+      '60s',
+      "takes a whole number of seconds from 1 to 604800, e.g. 300, written in plain decimal digits, not '60s': did you mean 60?",
+    ],
     [' 60', "takes a whole number of seconds from 1 to 604800, e.g. 300, written in plain decimal digits, not ' 60'"],
     ['-1', "takes a whole number of seconds from 1 to 604800, e.g. 300, written in plain decimal digits, not '-1'"],
     ['1.5', "takes a whole number of seconds from 1 to 604800, e.g. 300, written in plain decimal digits, not '1.5'"],

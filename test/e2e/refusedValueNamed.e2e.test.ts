@@ -14,6 +14,7 @@ beforeAll(async () => {
 });
 
 const RANGE = 'takes a whole number from 1 to 200 (default 50)';
+const LEASE = 'takes a whole number of seconds from 1 to 604800, e.g. 300';
 const send = { to: '@c', subject: 's', body: 'b' };
 
 /** [tool, arguments, the field, its message]. */
@@ -24,12 +25,22 @@ const REFUSED = (): Array<[string, Record<string, unknown>, string, string]> => 
   ['list_messages', { limit: 2.5 }, 'limit', `${RANGE}, not 2.5`],
   ['list_tasks', { limit: -1 }, 'limit', `${RANGE}, not -1`],
   ['get_delivery', { messageId: taskId, limit: 5000 }, 'limit', 'takes a whole number from 1 to 1000 (default 100), not 5000'],
+  ['claim_task', { taskId, leaseSeconds: 10_000_000 }, 'leaseSeconds', `${LEASE}, not 10000000`],
+  // A duration in a deadline's forms was told only the digits' form: it now hears the seconds it stands for.
+  ...(['5m', 'PT5M', '5 minutes', '300s'] as const).map((leaseSeconds): [string, Record<string, unknown>, string, string] => [
+    'claim_task',
+    { taskId, leaseSeconds },
+    'leaseSeconds',
+    `${LEASE}, written in plain decimal digits, not '${leaseSeconds}': did you mean 300?`,
+  ]),
   [
     'claim_task',
-    { taskId, leaseSeconds: 10_000_000 },
+    { taskId, leaseSeconds: '2h' },
     'leaseSeconds',
-    'takes a whole number of seconds from 1 to 604800, e.g. 300, not 10000000',
+    `${LEASE}, written in plain decimal digits, not '2h': did you mean 7200?`,
   ],
+  // Over the maximum: no number is suggested that would be refused in its turn.
+  ['claim_task', { taskId, leaseSeconds: '30d' }, 'leaseSeconds', `${LEASE}, written in plain decimal digits, not '30d'`],
   ['list_messages', { box: 'sent' }, 'box', 'must be one of "inbox", "outbox", not "sent": did you mean "outbox"?'],
   [
     'list_messages',
@@ -81,6 +92,11 @@ test('over HTTP /v1, the same values are named', async () => {
     { field: 'box', message: 'must be one of "inbox", "outbox", not "sent": did you mean "outbox"?' },
     { field: 'limit', message: `${RANGE}, not 1000` },
   ]);
+  const claim = await mcp.server.call('POST', `/v1/tasks/${taskId}/claim`, { token: mcp.t['@b'], body: { leaseSeconds: '5m' } });
+  expect([claim.status, claim.body.field]).toEqual([400, 'leaseSeconds']);
+  expect(claim.body.message).toBe(
+    `claim_task: 'leaseSeconds' ${LEASE}, written in plain decimal digits, not '5m': did you mean 300?`,
+  );
   const sent = await mcp.server.call('POST', '/v1/messages', { token: mcp.t['@a'], body: { ...send, priority: 'urgent' } });
   expect(sent.status).toBe(400);
   expect(sent.body.message).toBe(

@@ -267,7 +267,7 @@ describe('a whole number in a JSON body says its unit, its range and the form', 
     );
     expect(body.field).toBe('leaseSeconds');
     expect(body.message).toMatch(
-      /'leaseSeconds' takes a whole number of seconds from 1 to \d+, e\.g\. 300(, written in plain decimal digits, not '60s'|, not (1\.5|0))$/,
+      /'leaseSeconds' takes a whole number of seconds from 1 to \d+, e\.g\. 300(, written in plain decimal digits, not '60s': did you mean 60\?|, not (1\.5|0))$/,
     );
   });
 

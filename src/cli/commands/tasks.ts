@@ -9,6 +9,7 @@ import { checkLimitFlag } from './limitFlag';
 import { formatTask } from './taskFormat';
 import { parseInput } from '../../commands/validation';
 import { fromDecimalText } from '../../support/decimalText';
+import { wholeUnitsOf } from '../../commands/replyDeadline';
 import { quoted } from '../../support/terminalText';
 import { isMailboxError } from '../../errors';
 import { artifactsOnlyOnCompletion, missingField } from '../../commands/tasks/taskErrors';
@@ -23,7 +24,7 @@ const claimFlagsSchema = z.strictObject({
       .int({ error: leaseTeaches })
       .min(1, { error: leaseTeaches })
       .max(MAX_LEASE_SECONDS, { error: leaseTeaches }),
-    { teaches: leaseTeaches },
+    { teaches: leaseTeaches, meant: (text) => wholeUnitsOf(text, 1000) }, // --lease 5m: did you mean 300?
   ).optional(),
 });
 

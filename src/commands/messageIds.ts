@@ -3,6 +3,7 @@
  * at the edge, before anything compares them. A thread id of this form is held to the same case (events/threadIdCase.ts).
  */
 import { z } from 'zod';
+import { receivedOf } from './teachingMessages';
 
 /**
  * What was given instead of an id, for the message: a subject or a name quoted (shortened), else its kind. "Must be a
@@ -13,7 +14,7 @@ function given(input: unknown): string {
   if (typeof input === 'string') return `'${input.length > 40 ? `${input.slice(0, 40)}...` : input}' is not one`;
   if (input === undefined) return 'none was given';
   if (input === null) return 'got null';
-  return `got ${typeof input === 'object' ? 'an object' : `a ${typeof input}`}`;
+  return `got ${receivedOf(input)}`;
 }
 
 const NOT_AN_ID =

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { fromDecimalText } from '../support/decimalText';
 import { wholeUnitsOf } from './replyDeadline';
+import { receivedOf } from './teachingMessages';
 
 /**
  * A page size (`limit`) as every listing takes it: from a query string, a CLI flag or a tool call, so read from text
@@ -21,14 +22,18 @@ export function pageSize(max: number, fallback: number, min = 1) {
 }
 
 /**
- * The range, then the number refused: `limit: 1000` was told "takes a whole number from 1 to 200 (default 50)" alone,
- * and a caller that computed the value did not see which one it sent. Only a number is named (text is told its own
- * form by fromDecimalText; a null is told to omit the field).
+ * The range, then the value refused: `limit: 1000` was told "takes a whole number from 1 to 200 (default 50)" alone,
+ * and a caller that computed the value did not see which one it sent; `maxTokens: true` did not see its true. Text is
+ * told its own form by fromDecimalText; a null is told to omit the field (validation.ts reads the ", not null").
  */
 const saying =
   (teaches: string) =>
-  (issue: { input?: unknown }): string =>
-    typeof issue.input === 'number' ? `${teaches}, not ${issue.input}` : teaches;
+  ({ input }: { input?: unknown }): string =>
+    typeof input === 'number'
+      ? `${teaches}, not ${input}`
+      : input === undefined
+        ? teaches
+        : `${teaches}, not ${receivedOf(input)}`;
 
 /**
  * A whole number in a JSON body or a tool call (a lease, a token budget). Its decimal digits as a string ("60") are

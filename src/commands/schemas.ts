@@ -3,7 +3,7 @@ import { assertJsonDepth } from './jsonDepth';
 import { assertNoDuplicateKeys } from './jsonDuplicateKeys';
 import { z } from 'zod';
 import { pageSize } from './numberFields';
-import { kindOf } from './teachingMessages';
+import { receivedOf } from './teachingMessages';
 import { ROLES } from './roles';
 import { IDENTITY_PATTERN, MAX_LIST_RECIPIENTS } from './recipients';
 import { MAX_TAGS, prioritySchema, TAG_SHORT_FORM, tagListSchema, taskEnvelopeSchema } from './messageFields';
@@ -97,7 +97,7 @@ const recipientsSchema = z.preprocess(
     ],
     {
       error: (issue) =>
-        `${issue.input === undefined ? 'is required' : `must be text or a list, not ${kindOf(issue.input)}`}: ` +
+        `${issue.input === undefined ? 'is required' : `must be text or a list, not ${receivedOf(issue.input)}`}: ` +
         'AGENT:*, @<identifier>, or a list of identities such as ["@b", "@c"]',
     },
   ),
@@ -165,7 +165,11 @@ export const markReadSchema = z
         `several message ids (up to ${MAX_BULK_IDS}); one result per distinct id (a repeat: a DUPLICATE_MESSAGE_ID warning)`,
       ),
     all: z
-      .literal(true, { error: 'is true or absent: {all: true} marks your unread messages that were seen' })
+      .literal(true, {
+        error: (issue) =>
+          `is true or absent: {all: true} marks your unread messages that were seen, not ${receivedOf(issue.input)}` +
+          (issue.input === 'true' ? ': did you mean true, unquoted?' : ''),
+      })
       .optional()
       .describe(
         'true: mark every unread message of yours that was seen (returned to you by a list or get), with the filters ' +

@@ -26,6 +26,29 @@ export function kindOf(value: unknown): string {
   }
 }
 
+/**
+ * The value a caller sent, named with its kind and cut (shownValue): `text "true"`, `the number 7`, `an array [1,2]`,
+ * `true`, `null`. "must be true or false, not text" did not show which text: a model that wrote `"true"` for `true`
+ * did not see its quotes.
+ */
+export function receivedOf(value: unknown): string {
+  if (value === null || typeof value === 'boolean') return String(value);
+  if (typeof value === 'number') return `the number ${shownValue(value)}`;
+  if (typeof value === 'string' || Array.isArray(value) || typeof value === 'object') {
+    return `${kindOf(value)} ${shownValue(value)}`;
+  }
+  return kindOf(value);
+}
+
+/** The JSON value text stands for when the field wants that kind: "true" for a boolean, "3" for a number; or null. */
+function unquotedMeant(expected: string, input: unknown): string | null {
+  if (typeof input !== 'string') return null;
+  const text = input.trim().toLowerCase();
+  if (expected === 'boolean' && (text === 'true' || text === 'false')) return text;
+  if ((expected === 'number' || expected === 'int') && /^-?\d+(\.\d+)?$/.test(text)) return String(Number(text));
+  return null;
+}
+
 const EXPECTED: Record<string, string> = {
   string: 'text (a JSON string)',
   number: 'a number',
@@ -70,14 +93,19 @@ export function teachingMessage(issue: z.core.$ZodRawIssue): string | undefined 
       if (issue.input === undefined) return `is required: ${expected}`;
       // A coerced field (query strings, flags) has lost what was typed by now: NaN says only that it was no number.
       if (Number.isNaN(issue.input)) return `must be ${expected}`;
-      return `must be ${expected}, not ${kindOf(issue.input)}`;
+      // The value itself, and the JSON value its text stands for ("true" for true): suggested, never taken.
+      const meant = unquotedMeant(String(issue.expected), issue.input);
+      return `must be ${expected}, not ${receivedOf(issue.input)}${meant === null ? '' : `: did you mean ${meant}, unquoted?`}`;
     }
     case 'too_small': {
       const minimum = Number(issue.minimum);
-      if (issue.origin === 'string') return minimum <= 1 ? 'must not be empty' : `must be at least ${minimum} characters long`;
-      if (issue.origin === 'array') return `must hold at least ${minimum} item${minimum === 1 ? '' : 's'}`;
+      const { input } = issue as { input?: unknown };
+      const has = typeof input === 'string' || Array.isArray(input) ? ` (it has ${input.length})` : '';
+      if (issue.origin === 'string')
+        return minimum <= 1 ? 'must not be empty' : `must be at least ${minimum} characters long${has}`;
+      if (issue.origin === 'array') return `must hold at least ${minimum} item${minimum === 1 ? '' : 's'}${has}`;
       if (issue.origin === 'number')
-        return issue.inclusive === false ? `must be more than ${minimum}` : `must be at least ${minimum}`;
+        return `${issue.inclusive === false ? `must be more than ${minimum}` : `must be at least ${minimum}`}${notNumber(input)}`;
       return undefined;
     }
     case 'too_big': {
@@ -88,7 +116,7 @@ export function teachingMessage(issue: z.core.$ZodRawIssue): string | undefined 
       if (issue.origin === 'string') return `must be at most ${maximum} characters long${has}`;
       if (issue.origin === 'array') return `must hold at most ${maximum} items${has}`;
       if (issue.origin === 'number')
-        return issue.inclusive === false ? `must be less than ${maximum}` : `must be at most ${maximum}`;
+        return `${issue.inclusive === false ? `must be less than ${maximum}` : `must be at most ${maximum}`}${notNumber(input)}`;
       return undefined;
     }
     case 'invalid_value': {
@@ -104,7 +132,8 @@ export function teachingMessage(issue: z.core.$ZodRawIssue): string | undefined 
       if (meant !== undefined)
         return `${valid}, not ${JSON.stringify(input)}: did you mean ${JSON.stringify(meant)}? (written exactly so)`;
       // The value refused, named ("urgent", "sent"), with the value a common other word for it means.
-      if (typeof input !== 'string' && typeof input !== 'number') return valid;
+      if (input === undefined) return valid;
+      if (typeof input !== 'string' && typeof input !== 'number') return `${valid}, not ${receivedOf(input)}`;
       const synonym = typeof input === 'string' ? SYNONYMS[input.toLowerCase()] : undefined;
       const near = synonym !== undefined && issue.values.includes(synonym) ? `: did you mean ${JSON.stringify(synonym)}?` : '';
       return `${valid}, not ${shownValue(input)}${near}`;
@@ -114,7 +143,16 @@ export function teachingMessage(issue: z.core.$ZodRawIssue): string | undefined 
       // written +hhmm are all ISO 8601, and all refused.
       // The value refused is named as every other refusal names it, with the ISO time it nearly is (suggested, never taken).
       if (issue.format === 'datetime') return `must be ${ISO_TIME_FORM}${notTheTime((issue as { input?: unknown }).input)}`;
-      return undefined;
+      // zod's "Invalid string: must match pattern /.../" named neither the value nor, for a reader, the form.
+      return `must be ${formatOf(issue.format, issue.pattern)}${notThe(issue.input)}`;
+    case 'invalid_union': {
+      // zod's "Invalid input" (a union that teaches its forms gives its own message): the options, and the value.
+      const { options } = issue as { options?: unknown[] };
+      const valid = options?.length
+        ? `must be one of ${options.map((o) => JSON.stringify(o)).join(', ')}`
+        : 'matches none of its forms';
+      return `${valid}${notThe(issue.input)}`;
+    }
     case 'invalid_key': {
       // zod's "Invalid key in record" did not say what a key must be ({"agents": {"b": {...}}}): the key's own message does.
       const said = issue.issues.map((inner) => inner.message).find((text) => typeof text === 'string' && text !== '');
@@ -126,6 +164,24 @@ export function teachingMessage(issue: z.core.$ZodRawIssue): string | undefined 
       return undefined;
   }
 }
+
+/** Formats zod checks, as a caller reads them after "must be". */
+const FORMATS: Record<string, string> = {
+  uuid: 'a UUID such as 5b2a33c9-6374-5961-8e7b-b5d7c7ddbb86',
+  guid: 'a UUID such as 5b2a33c9-6374-5961-8e7b-b5d7c7ddbb86',
+  email: 'an email address',
+  url: 'a URL',
+};
+
+const formatOf = (format: string, pattern: unknown): string =>
+  format === 'regex' && pattern !== undefined
+    ? `text matching ${pattern instanceof RegExp ? pattern.source : String(pattern)}`
+    : (FORMATS[format] ?? `text in the ${format} format`);
+
+const notThe = (input: unknown): string => (input === undefined ? '' : `, not ${receivedOf(input)}`);
+
+/** ", not 0": a number refused by its bounds is named (a caller computing it sees what it sent). */
+const notNumber = (input: unknown): string => (typeof input === 'number' ? `, not ${input}` : '');
 
 /** What an unknown field's issue says unless its schema shows its form (the refusal names the fields allowed). */
 export const NOT_A_FIELD_HERE = 'is not a field here';

@@ -12,7 +12,7 @@ const FORM = 'an artifact is {"name"?: "...", "parts": [{"kind": "text", "text":
 const EXAMPLE = 'e.g. "artifacts": [{"parts": [{"kind": "text", "text": "LGTM"}]}]';
 
 test.each([
-  ['text', 'LGTM', 'VALIDATION_FAILED', "'artifacts' must be a list (a JSON array), not text"],
+  ['text', 'LGTM', 'VALIDATION_FAILED', `'artifacts' must be a list (a JSON array), not text "LGTM"`],
   ['one object', { parts: [{ kind: 'text', text: 'LGTM' }] }, 'VALIDATION_FAILED', "'artifacts' must be a list"],
   ['a list of text', ['LGTM'], 'VALIDATION_FAILED', "'artifacts.0' must be an object"],
   ['a part for an artifact', [{ text: 'LGTM' }], 'UNKNOWN_FIELD', "allowed fields in 'artifacts.0': name, parts; "],

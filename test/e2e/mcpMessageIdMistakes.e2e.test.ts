@@ -36,7 +36,7 @@ const FORM =
 test.each<[string, string, Record<string, unknown>, string]>([
   ['get_message', 'messageId', { messageId: 'Deploy plan for Friday' }, "'Deploy plan for Friday' is not one"],
   ['mark_read', 'messageId', { messageId: 'hello' }, "'hello' is not one"],
-  ['archive_message', 'messageId', { messageId: 42 }, 'got a number'],
+  ['archive_message', 'messageId', { messageId: 42 }, 'got the number 42'],
   ['get_message', 'messageId', {}, 'none was given'],
   [
     'claim_task',

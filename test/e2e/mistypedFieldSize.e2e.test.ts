@@ -23,6 +23,9 @@ const ARTIFACT_FORM =
   'e.g. "artifacts": [{"parts": [{"kind": "text", "text": "LGTM"}]}]';
 
 const ARTIFACTS_AS_TEXT = JSON.stringify([{ name: 'report', parts: [{ kind: 'text', text: 'all green' }] }]);
+const SHOWN_LIST = `an array [${'"a",'.repeat(14)}...`;
+/** The text as a refusal shows it: JSON, cut to 60 characters. */
+const SHOWN_TEXT = String.raw`text "[{\"name\":\"report\",\"parts\":[{\"kind\":\"text\",\"te..."`;
 
 const mcp = async (token: string) => {
   const client = new Client({ name: 'mistyped', version: '1.0.0' });
@@ -53,8 +56,8 @@ test('artifacts given as text and a subject given as an array are told the type 
   expect(done.body).toMatchObject({
     code: 'VALIDATION_FAILED',
     field: 'artifacts',
-    message: `update_task: 'artifacts' must be a list (a JSON array), not text: ${ARTIFACT_FORM}`,
-    issues: [{ field: 'artifacts', message: `must be a list (a JSON array), not text: ${ARTIFACT_FORM}` }],
+    message: `update_task: 'artifacts' must be a list (a JSON array), not ${SHOWN_TEXT}: ${ARTIFACT_FORM}`,
+    issues: [{ field: 'artifacts', message: `must be a list (a JSON array), not ${SHOWN_TEXT}: ${ARTIFACT_FORM}` }],
   });
   expect(done.body.issues).toHaveLength(1);
 
@@ -66,8 +69,8 @@ test('artifacts given as text and a subject given as an array are told the type 
     expect(send.status).toBe(400);
     expect(send.body).toMatchObject({
       code: 'VALIDATION_FAILED',
-      message: "add_message: 'subject' must be text (a JSON string), not an array",
-      issues: [{ field: 'subject', message: 'must be text (a JSON string), not an array' }],
+      message: `add_message: 'subject' must be text (a JSON string), not ${SHOWN_LIST}`,
+      issues: [{ field: 'subject', message: `must be text (a JSON string), not ${SHOWN_LIST}` }],
     });
     expect(send.body.issues).toHaveLength(1);
   }
@@ -101,7 +104,7 @@ test('update_task with artifacts as a JSON string (MCP): the type alone, nothing
       isError: true,
       structuredContent: {
         code: 'VALIDATION_FAILED',
-        message: `update_task: 'artifacts' must be a list (a JSON array), not text: ${ARTIFACT_FORM}`,
+        message: `update_task: 'artifacts' must be a list (a JSON array), not ${SHOWN_TEXT}: ${ARTIFACT_FORM}`,
       },
     });
     expect(done.structuredContent!.issues).toHaveLength(1);

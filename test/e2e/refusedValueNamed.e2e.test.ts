@@ -62,6 +62,36 @@ const REFUSED = (): Array<[string, Record<string, unknown>, string, string]> => 
     'must be one of "low", "normal", "high", not "urgent": did you mean "high"?',
   ],
   ['add_message', { ...send, priority: 3 }, 'priority', 'must be one of "low", "normal", "high", not 3'],
+  // A value of the wrong type was told its kind alone ("must be true or false, not text"): the quotes a model added
+  // around true went unseen. The value is shown (cut), and the JSON value its text stands for suggested.
+  [
+    'add_message',
+    { ...send, wakeSuppressed: 'true' },
+    'wakeSuppressed',
+    'must be true or false, not text "true": did you mean true, unquoted?',
+  ],
+  ['add_message', { ...send, wakeSuppressed: 1 }, 'wakeSuppressed', 'must be true or false, not the number 1'],
+  ['add_message', { ...send, priority: true }, 'priority', 'must be one of "low", "normal", "high", not true'],
+  [
+    'add_message',
+    { ...send, threadId: { id: 'x'.repeat(80) } },
+    'threadId',
+    `must be text (a JSON string), not an object {"id":"${'x'.repeat(50)}...`,
+  ],
+  [
+    'add_message',
+    { ...send, task: { budget: { maxTokens: false } } },
+    'task.budget.maxTokens',
+    'takes a whole number of tokens, 1 or more, e.g. 300, not false',
+  ],
+  [
+    'mark_read',
+    { all: 'true' },
+    'all',
+    'is true or absent: {all: true} marks your unread messages that were seen, not text "true": did you mean true, unquoted?',
+  ],
+  ['mark_read', { all: true, includeUnseen: 'yes' }, 'includeUnseen', 'must be true or false, not text "yes"'],
+  ['list_tasks', { view: ['sent'] }, 'view', 'must be one of "assigned", "claimable", "sent", not an array ["sent"]'],
 ];
 
 test.each(['http', 'stdio'])('over MCP (%s), each refusal names the value refused; nothing is written', async (via) => {
@@ -91,6 +121,14 @@ test('over HTTP /v1, the same values are named', async () => {
   expect(list.body.issues).toEqual([
     { field: 'box', message: 'must be one of "inbox", "outbox", not "sent": did you mean "outbox"?' },
     { field: 'limit', message: `${RANGE}, not 1000` },
+  ]);
+  const quoted = await mcp.server.call('POST', '/v1/messages', {
+    token: mcp.t['@a'],
+    body: { ...send, wakeSuppressed: 'false' },
+  });
+  expect([quoted.status, quoted.body.message]).toEqual([
+    400,
+    'add_message: \'wakeSuppressed\' must be true or false, not text "false": did you mean false, unquoted?',
   ]);
   const claim = await mcp.server.call('POST', `/v1/tasks/${taskId}/claim`, { token: mcp.t['@b'], body: { leaseSeconds: '5m' } });
   expect([claim.status, claim.body.field]).toEqual([400, 'leaseSeconds']);

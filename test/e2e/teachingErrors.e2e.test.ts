@@ -289,12 +289,12 @@ const DATE_TIME = 'must be an ISO 8601 date and time with seconds and an offset 
 describe("zod's own wording never reaches the caller: each message says what the field takes", () => {
   test.each<[Record<string, unknown>, string, string]>([
     [{ subject: 's', body: 'b' }, 'to', 'is required: AGENT:*, @<identifier>, or a list of identities'],
-    [{ to: 123, subject: 's', body: 'b' }, 'to', 'must be text or a list, not a number: AGENT:*, @<identifier>'],
+    [{ to: 123, subject: 's', body: 'b' }, 'to', 'must be text or a list, not the number 123: AGENT:*, @<identifier>'],
     [{ to: '@b', subject: 's' }, 'body', 'is required: text (a JSON string)'],
-    [{ to: '@b', subject: 's', body: { x: 1 } }, 'body', 'must be text (a JSON string), not an object'],
+    [{ to: '@b', subject: 's', body: { x: 1 } }, 'body', 'must be text (a JSON string), not an object {"x":1}'],
     [{ to: '@b', subject: '', body: 'b' }, 'subject', 'must not be empty'],
     [{ to: '@b', subject: 'x'.repeat(201), body: 'b' }, 'subject', 'must be at most 200 characters long (it has 201)'],
-    [{ to: '@b', subject: 's', body: 'b', tags: [1] }, 'tags.0', 'must be text (a JSON string), not a number'],
+    [{ to: '@b', subject: 's', body: 'b', tags: [1] }, 'tags.0', 'must be text (a JSON string), not the number 1'],
     [
       { to: '@b', subject: 's', body: 'b', priority: 'urgent' },
       'priority',
@@ -324,7 +324,7 @@ describe("zod's own wording never reaches the caller: each message says what the
   test.each([[[]], [null], ['text']])('a body that is not an object (%j) says the input must be one', async (input) => {
     const body = await rejected(server, 'POST', '/v1/messages', { token: t['@a'], body: input }, 400, 'VALIDATION_FAILED');
     expect(body.message).toMatch(
-      /^add_message: the input must be an object \(a JSON object of fields\), not (an array|null|text)$/,
+      /^add_message: the input must be an object \(a JSON object of fields\), not (an array \[\]|null|text "text")$/,
     );
   });
 });
@@ -425,7 +425,12 @@ describe('a message says each thing once: the field named once, a check that fai
       'all',
       `'all' cannot be combined with 'messageIds': ${ONE_OF}`,
     ],
-    ['all: false', { all: false }, 'all', "'all' is true or absent: {all: true} marks your unread messages that were seen"],
+    [
+      'all: false',
+      { all: false },
+      'all',
+      "'all' is true or absent: {all: true} marks your unread messages that were seen, not false",
+    ],
     [
       'a filter without all',
       { messageId: '0a8d3f4e-1111-4c1e-9a55-000000000001', threadId: 't' },

@@ -14,6 +14,12 @@ const schema = z.strictObject({
   mode: z.enum(['fast', 'safe']).optional(),
   data: z.record(z.string(), z.unknown()).optional(),
   owner: identitySchema.optional(),
+  code: z
+    .string()
+    .regex(/^[a-z]+$/)
+    .optional(),
+  either: z.union([z.string(), z.number()]).optional(),
+  flag: z.boolean().optional(),
 });
 
 function messageFor(input: unknown): string {
@@ -29,23 +35,32 @@ function messageFor(input: unknown): string {
 describe('teaching messages', () => {
   it.each([
     [{}, "tool: 'name' is required: text (a JSON string)"],
-    [{ name: 7 }, "tool: 'name' must be text (a JSON string), not a number"],
+    [{ name: 7 }, "tool: 'name' must be text (a JSON string), not the number 7"],
     [{ name: null }, "tool: 'name' must be text (a JSON string), not null"],
     [{ name: '' }, "tool: 'name' must not be empty"],
     [{ name: 'x'.repeat(11) }, "tool: 'name' must be at most 10 characters long (it has 11)"],
-    [{ name: 'n', count: '3' }, "tool: 'count' must be a number, not text"],
+    [{ name: 'n', count: '3' }, 'tool: \'count\' must be a number, not text "3": did you mean 3, unquoted?'],
     [{ name: 'n', every: 'soon' }, "tool: 'every' must be a number"],
-    [{ name: 'n', count: 1 }, "tool: 'count' must be at least 2"],
-    [{ name: 'n', count: 10 }, "tool: 'count' must be at most 9"],
-    [{ name: 'n', ratio: 0 }, "tool: 'ratio' must be more than 0"],
-    [{ name: 'n', ratio: 1 }, "tool: 'ratio' must be less than 1"],
-    [{ name: 'n', items: ['a'] }, "tool: 'items' must hold at least 2 items"],
+    [{ name: 'n', count: 1 }, "tool: 'count' must be at least 2, not 1"],
+    [{ name: 'n', count: 10 }, "tool: 'count' must be at most 9, not 10"],
+    [{ name: 'n', ratio: 0 }, "tool: 'ratio' must be more than 0, not 0"],
+    [{ name: 'n', ratio: 1 }, "tool: 'ratio' must be less than 1, not 1"],
+    [{ name: 'n', items: ['a'] }, "tool: 'items' must hold at least 2 items (it has 1)"],
     [{ name: 'n', items: ['a', 'b', 'c', 'd'] }, "tool: 'items' must hold at most 3 items (it has 4)"],
-    [{ name: 'n', items: 'a,b' }, "tool: 'items' must be a list (a JSON array), not text"],
+    [{ name: 'n', items: 'a,b' }, 'tool: \'items\' must be a list (a JSON array), not text "a,b"'],
     [{ name: 'n', mode: 'slow' }, 'tool: \'mode\' must be one of "fast", "safe", not "slow"'],
-    [{ name: 'n', data: [1, 2] }, "tool: 'data' must be an object (a JSON object of keys and values), not an array"],
-    [{ name: 'n', data: 'x' }, "tool: 'data' must be an object (a JSON object of keys and values), not text"],
-    [[], 'tool: the input must be an object (a JSON object of fields), not an array'],
+    [{ name: 'n', data: [1, 2] }, "tool: 'data' must be an object (a JSON object of keys and values), not an array [1,2]"],
+    [{ name: 'n', data: 'x' }, 'tool: \'data\' must be an object (a JSON object of keys and values), not text "x"'],
+    [[], 'tool: the input must be an object (a JSON object of fields), not an array []'],
+    // Every refusal names the value received, cut, beside the valid form (zod's own wording named neither).
+    [{ name: 'n', code: 'A1' }, 'tool: \'code\' must be text matching /^[a-z]+$/, not text "A1"'],
+    [{ name: 'n', either: true }, "tool: 'either' matches none of its forms, not true"],
+    [{ name: 'n', flag: 'True' }, 'tool: \'flag\' must be true or false, not text "True": did you mean true, unquoted?'],
+    [{ name: 'n', flag: 'on' }, 'tool: \'flag\' must be true or false, not text "on"'],
+    [
+      { name: 'n', flag: { on: 'x'.repeat(99) } },
+      `tool: 'flag' must be true or false, not an object {"on":"${'x'.repeat(50)}...`,
+    ],
   ])('given %j, the message is %j', (input, message) => {
     expect(messageFor(input)).toBe(message);
   });
@@ -129,14 +144,14 @@ describe('several wrong fields', () => {
     }
     const error = caught as MailboxError;
     expect(error.message).toBe(
-      "tool: 'name' must not be empty; 'count' must be at least 2; 'items' must hold at least 2 items; and 1 more (see issues)",
+      "tool: 'name' must not be empty; 'count' must be at least 2, not 1; 'items' must hold at least 2 items (it has 1); and 1 more (see issues)",
     );
     expect(error.envelope).toMatchObject({
       field: 'name',
       issues: [
         { field: 'name', message: 'must not be empty' },
-        { field: 'count', message: 'must be at least 2' },
-        { field: 'items', message: 'must hold at least 2 items' },
+        { field: 'count', message: 'must be at least 2, not 1' },
+        { field: 'items', message: 'must hold at least 2 items (it has 1)' },
         { field: 'mode', message: 'must be one of "fast", "safe", not "slow"' },
       ],
     });

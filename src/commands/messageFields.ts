@@ -8,8 +8,7 @@ import { wholeNumber } from './numberFields';
 import { deadlineTimeSchema } from './isoTime';
 import { PRIORITIES, TASK_STATES } from '../events/storedShapes';
 import type { TaskEnvelope, TaskState } from '../events/types';
-import { assertJsonDepth } from './jsonDepth';
-import { assertNoDuplicateKeys } from './jsonDuplicateKeys';
+import { decodedJson, isJson } from './encodedJson';
 import { PRINTABLE_REFUSED, printableShortForm, printableText } from './printableText';
 import { shownValue } from './shownValue';
 
@@ -124,26 +123,6 @@ export const taskEnvelopeSchema = z.strictObject({
 type Assignable<T extends TaskEnvelope> = T;
 export type TaskEnvelopeInput = Assignable<z.output<typeof taskEnvelopeSchema>>;
 
-/**
- * Accepts a value or its JSON encoding (lossless: same input, another form).
- * `what` is the field's name. Decoded JSON is held to the nesting limit before
- * it is validated (thrown as the envelope: a recursive validator must not see it).
- */
-export const jsonOrValue = <T extends z.ZodType>(schema: T, what: string) =>
-  z.preprocess((value, ctx) => {
-    if (typeof value !== 'string') return value;
-    let decoded: unknown;
-    try {
-      decoded = JSON.parse(value);
-    } catch {
-      ctx.addIssue({ code: 'custom', message: `${what} was a string but not valid JSON; send an object or its JSON encoding.` });
-      return z.NEVER;
-    }
-    assertJsonDepth(decoded, [what]);
-    assertNoDuplicateKeys(value, [what]);
-    return decoded;
-  }, schema);
-
 export const MAX_TAG_CHARS = 64;
 export const MAX_TAGS = 32;
 
@@ -188,18 +167,12 @@ export const tagListSchema = z
   .preprocess((value, ctx) => {
     if (typeof value !== 'string') return value;
     if (!value.trim().startsWith('[')) return value.split(',').map((tag) => tag.trim());
-    let decoded: unknown;
-    try {
-      decoded = JSON.parse(value);
-    } catch {
-      ctx.addIssue({
-        code: 'custom',
-        message: `starts with [ but is not a valid JSON array (${shownValue(value)}); send ${TAG_LIST_FORMS}`,
-      });
-      return z.NEVER;
-    }
-    assertJsonDepth(decoded, ['tags']);
-    assertNoDuplicateKeys(value, ['tags']);
-    return decoded;
+    const decoded = decodedJson(value, 'tags'); // the JSON-encoded form, read as every encoded field is (encodedJson.ts)
+    if (isJson(decoded)) return decoded;
+    ctx.addIssue({
+      code: 'custom',
+      message: `starts with [ but is not a valid JSON array (${shownValue(value)}); send ${TAG_LIST_FORMS}`,
+    });
+    return z.NEVER;
   }, tagsSchema)
   .meta({ encodedForm: 'comma-separated or JSON-encoded' }); // the string forms, for the advertised schemas

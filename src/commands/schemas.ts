@@ -1,6 +1,4 @@
 /** One strict zod schema per command input (DESIGN section 3); the HTTP and MCP surfaces reuse them. */
-import { assertJsonDepth } from './jsonDepth';
-import { assertNoDuplicateKeys } from './jsonDuplicateKeys';
 import { z } from 'zod';
 import { pageSize } from './numberFields';
 import { receivedOf } from './teachingMessages';
@@ -13,6 +11,7 @@ import { THREAD_ID_SHORT_FORM, threadIdSchema } from './threadIds';
 import { MAX_TASK_BYTES, withinJsonBytes } from './jsonSize';
 import { messageId, messageIdSchema } from './messageIds';
 import { shownValue } from './shownValue';
+import { encodedOr } from './encodedJson';
 
 export const MAX_SUBJECT_CHARS = 200;
 export const MAX_IDEMPOTENCY_KEY_CHARS = 200;
@@ -34,39 +33,6 @@ export function identityRefused(input: unknown): string {
 export const identitySchema = z.string().regex(IDENTITY_PATTERN, {
   error: (issue) => `${IDENTITY_FORM}${identityRefused(issue.input)}`,
 });
-
-/**
- * Lossless-permissive (seed 003): a structured field also accepts its JSON
- * encoding. Anything else is refused with this field's own form and example,
- * never split or guessed (a comma-separated string is not a list).
- */
-function encodedOr<T extends z.ZodType>(
-  field: string,
-  schema: T,
-  form: { kind: 'array' | 'object'; what: string; example: string },
-) {
-  const teach = (value: string) =>
-    `must be ${form.what}, e.g. ${form.example}, or that ${form.kind} JSON-encoded as one string; ` +
-    `the plain string ${shownValue(value)} is not one${form.kind === 'array' && value.includes(',') ? ' (comma-separated text is not split)' : ''}.`;
-  return z.preprocess((value, ctx) => {
-    if (typeof value !== 'string') return value;
-    let decoded: unknown;
-    try {
-      decoded = JSON.parse(value);
-    } catch {
-      decoded = undefined;
-    }
-    const fits =
-      form.kind === 'array' ? Array.isArray(decoded) : typeof decoded === 'object' && decoded !== null && !Array.isArray(decoded);
-    if (fits) {
-      assertJsonDepth(decoded, [field]); // the string held JSON: the nesting limit applies to what it decodes to, before validation
-      assertNoDuplicateKeys(value, [field]);
-      return decoded;
-    }
-    ctx.addIssue({ code: 'custom', message: teach(value) });
-    return z.NEVER;
-  }, schema);
-}
 
 // Properties are described here once, for the OpenAPI document and the MCP tools alike.
 export const RECIPIENT_JSON_PATTERN = '^(AGENT:\\*|@[A-Za-z0-9_-]{1,64})$';

@@ -12,7 +12,13 @@ const FORM = 'an artifact is {"name"?: "...", "parts": [{"kind": "text", "text":
 const EXAMPLE = 'e.g. "artifacts": [{"parts": [{"kind": "text", "text": "LGTM"}]}]';
 
 test.each([
-  ['text', 'LGTM', 'VALIDATION_FAILED', `'artifacts' must be a list (a JSON array), not text "LGTM"`],
+  ['text', 'LGTM', 'VALIDATION_FAILED', `or that array JSON-encoded as one string; the plain string "LGTM" is not one.`],
+  [
+    'one object JSON-encoded',
+    JSON.stringify({ parts: [{ kind: 'text', text: 'LGTM' }] }),
+    'VALIDATION_FAILED',
+    'the string decodes to an object {"parts"',
+  ],
   ['one object', { parts: [{ kind: 'text', text: 'LGTM' }] }, 'VALIDATION_FAILED', "'artifacts' must be a list"],
   ['a list of text', ['LGTM'], 'VALIDATION_FAILED', "'artifacts.0' must be an object"],
   ['a part for an artifact', [{ text: 'LGTM' }], 'UNKNOWN_FIELD', "allowed fields in 'artifacts.0': name, parts; "],
@@ -39,7 +45,8 @@ test.each([
   expect(refused.isError).toBe(true);
   expect(refused.structuredContent.code).toBe(code);
   expect(refused.structuredContent.message).toContain(said);
-  expect(refused.structuredContent.message).toContain(`${FORM}, ${EXAMPLE}`);
+  expect(refused.structuredContent.message).toContain(FORM);
+  expect(refused.structuredContent.message).toContain(`, ${EXAMPLE}`);
   expect(await mcp.server.eventCount()).toBe(before);
   const task = (await bob.callTool({ name: 'get_task', arguments: { taskId } })) as ToolResult;
   expect(task.structuredContent).toMatchObject({ status: { state: 'TASK_STATE_WORKING' }, artifacts: [] });

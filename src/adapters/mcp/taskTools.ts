@@ -10,9 +10,9 @@ import { checkedArguments, type ToolDefinition } from './toolDefinition';
 
 /** The artifacts as a model reads them (the server validates them strictly, as with the task envelope). */
 const COMPACT_ARTIFACTS_SCHEMA = {
-  type: 'array',
+  type: ['array', 'string'], // the list, or the list JSON-encoded (transitionTaskSchema reads both)
   description:
-    'with Completed only: [{name?, parts: [{kind: "text", text} | {kind: "data", data: {}} | {kind: "file", file: {uri, mimeType?}}]}]',
+    'Completed only: [{name?, parts: [{kind: "text", text} | {kind: "data", data: {}} | {kind: "file", file: {uri, mimeType?}}]}]',
   items: { type: 'object' },
 };
 

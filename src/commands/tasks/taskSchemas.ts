@@ -11,6 +11,7 @@ import { messageIdSchema } from '../schemas';
 import { readableText } from '../readableText';
 import { MAX_TASK_BYTES, withinJsonBytes } from '../jsonSize';
 import { showingForm } from '../teachingMessages';
+import { encodedOr } from '../encodedJson';
 
 /** A week: a claim that needs longer holds no lease (it stays until released or finished). */
 export const MAX_LEASE_SECONDS = 7 * 24 * 3600;
@@ -32,9 +33,9 @@ export const claimTaskSchema = z.strictObject({
  * the type or the fields allowed, not what an artifact looks like). In the refusal, not the tool's description: the
  * tool list a model reads each session is held to a byte budget.
  */
+const AN_ARTIFACT = '{"name"?: "...", "parts": [{"kind": "text", "text": "..."}, ...]}';
 const ARTIFACT_FORM = showingForm(
-  'an artifact is {"name"?: "...", "parts": [{"kind": "text", "text": "..."}, ...]}, ' +
-    'e.g. "artifacts": [{"parts": [{"kind": "text", "text": "LGTM"}]}]',
+  `an artifact is ${AN_ARTIFACT}, e.g. "artifacts": [{"parts": [{"kind": "text", "text": "LGTM"}]}]`,
 );
 
 export const transitionTaskSchema = z.strictObject({
@@ -53,16 +54,25 @@ export const transitionTaskSchema = z.strictObject({
       'a message to the other party (not only whitespace or invisible characters): required for InputRequired and ' +
         'AuthRequired (your question), optional otherwise (a release to Submitted takes none)',
     ),
-  artifacts: z
-    .array(
-      z.strictObject(
-        { name: z.string().min(1).max(200).optional(), parts: z.array(partSchema, { error: ARTIFACT_FORM }).min(1) },
+  // Also the list JSON-encoded as one string (an MCP client serialising nested arguments), as a task and tags are taken.
+  artifacts: encodedOr(
+    'artifacts',
+    z
+      .array(
+        z.strictObject(
+          { name: z.string().min(1).max(200).optional(), parts: z.array(partSchema, { error: ARTIFACT_FORM }).min(1) },
+          { error: ARTIFACT_FORM },
+        ),
         { error: ARTIFACT_FORM },
-      ),
-      { error: ARTIFACT_FORM },
-    )
-    .max(32)
-    .superRefine(withinJsonBytes('artifacts'))
+      )
+      .max(32)
+      .superRefine(withinJsonBytes('artifacts')),
+    {
+      kind: 'array',
+      what: `a list of artifacts (an artifact is ${AN_ARTIFACT})`,
+      example: '"artifacts": [{"parts": [{"kind": "text", "text": "LGTM"}]}]',
+    },
+  )
     .optional()
     .describe(
       'with Completed only: the output, as A2A artifacts of parts ({kind: text|data|file, ...}); at most ' +

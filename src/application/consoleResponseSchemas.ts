@@ -45,9 +45,17 @@ export const flowEntrySchema = z.object({
 
 export const rejectionSchema = z.object({
   at: timestamp,
-  agent: z.string().nullable().describe('the authenticated caller; null when the token itself was refused'),
+  agent: z
+    .string()
+    .nullable()
+    .describe('the authenticated caller; null when the token itself was refused, or a route not found had no valid one'),
   role: z.string().nullable(),
-  command: z.string(),
+  command: z
+    .string()
+    .describe(
+      'the command (send, claim_task, ...); else the route (GET /v1/messages: a refused read; a route not found, as asked) ' +
+        'or the MCP tool called (list_messages; one that does not exist, as called)',
+    ),
   surface: z.enum(['http', 'mcp']),
   code: z.string(),
   status: z.number().int(),

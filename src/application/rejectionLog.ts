@@ -1,9 +1,9 @@
 /**
- * The recent record of rejected commands. A rejection writes no event by design
- * (nothing was decided), yet an operator needs to see which agent keeps sending
- * to a wrong recipient shape and what it was told: a bounded record, newest
- * first (a ring buffer in process, a capped Redis stream when Redis is configured),
- * beside the rejection counters in /metrics.
+ * The recent record of rejected requests: commands, reads (a listing's bad filter), requests no route answers (404,
+ * 405) and calls of an MCP tool that does not exist. A rejection writes no event by design (nothing was decided), yet
+ * an operator needs to see which agent keeps sending to a wrong recipient shape, or asking for a route that is not
+ * there, and what it was told: a bounded record, newest first (a ring buffer in process, a capped Redis stream when
+ * Redis is configured), beside the rejection counters in /metrics.
  */
 import { isMailboxError } from '../errors';
 
@@ -12,7 +12,10 @@ export interface RejectionRecord {
   /** The authenticated caller; null when the token itself was refused. */
   agent: string | null;
   role: string | null;
-  /** The command (send, mark_read, retire_agent, ...) or, for a route without one, its method and path. */
+  /**
+   * The command (send, mark_read, retire_agent, ...) or, for a route without one, its method and path (a route not found:
+   * as asked, without its query), or for an MCP read or unknown tool, the tool's name as called. At most 200 characters.
+   */
   command: string;
   surface: 'http' | 'mcp';
   code: string;
@@ -40,6 +43,7 @@ export interface RejectionLog {
 
 export const DEFAULT_REJECTION_CAPACITY = 1000;
 const MAX_MESSAGE_CHARS = 500;
+const MAX_COMMAND_CHARS = 200;
 
 /** The refused `to` as one line: a list (`["@b", "neo-gpt"]`) as its entries joined, so the wrong entry shows. */
 function recipientText(to: unknown): { to?: string } {
@@ -54,11 +58,18 @@ export function rejectionOf(
   context: { at: string; agent: string | null; role: string | null; command: string; surface: 'http' | 'mcp' },
 ): RejectionRecord {
   if (!isMailboxError(error)) {
-    return { ...context, code: 'INTERNAL', status: 500, message: 'An unexpected error (see the server log).' };
+    return {
+      ...context,
+      command: context.command.slice(0, MAX_COMMAND_CHARS),
+      code: 'INTERNAL',
+      status: 500,
+      message: 'An unexpected error (see the server log).',
+    };
   }
   const { to, entry, identity, suggestions, field } = error.envelope;
   return {
     ...context,
+    command: context.command.slice(0, MAX_COMMAND_CHARS), // an unknown route or tool is named as asked: bounded
     code: error.code,
     status: error.status,
     message: error.message.slice(0, MAX_MESSAGE_CHARS),

@@ -4,12 +4,16 @@
  * routes rather than a call in each route, so a new command route cannot be left
  * out of either: a refusal (a refused token or rate limit included, with no agent)
  * is seen by onError, an answer by preSerialization. MCP tool calls are counted
- * and recorded through their command meter. Reads (GET) are not commands.
+ * through their command meter and their refusals recorded by toolRefusals. Reads
+ * (GET) are not commands, and not counted; their refusals are recorded, as are
+ * requests no route answers (404, 405) and calls of a tool that does not exist.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { CommandMeter } from '../../application/agentApi';
 import type { CommandName } from '../../application/commandNames';
 import type { Actor } from '../../commands/roles';
+import type { Authenticator } from '../../application/authenticator';
+import type { MailboxError } from '../../errors';
+import { authorizationOf, bearerToken } from './auth';
 import { rejectionOf, type RejectionLog } from '../../application/rejectionLog';
 import { declaredBytes, toMailboxError, type HttpLimits } from './httpErrors';
 import type { MailboxMetrics } from './metrics';
@@ -40,11 +44,11 @@ export const uncountedWriteRoutes = (routes: Array<{ method: string; url: string
 
 export function recordHttpCommands(scope: FastifyInstance, log: RejectionLog, metrics: MailboxMetrics, limits: HttpLimits): void {
   scope.addHook('onError', async (request, _reply, error) => {
-    if (isRead(request)) return;
     const route = routeOf(request);
     const command = COMMAND_OF_ROUTE[route] ?? route;
     const rejection = toMailboxError(error, limits, declaredBytes(request.headers));
-    metrics.rejected(command, 'http', rejection);
+    // A refused read (a listing's bad filter) is recorded, not counted: mailbox_commands_total counts commands.
+    if (!isRead(request)) metrics.rejected(command, 'http', rejection);
     log.record(
       rejectionOf(rejection, {
         at: new Date().toISOString(),
@@ -64,18 +68,37 @@ export function recordHttpCommands(scope: FastifyInstance, log: RejectionLog, me
   });
 }
 
-/** The MCP tools' meter, also recording what it saw rejected. */
-export function recordingMeter(meter: CommandMeter, log: RejectionLog, actor: Actor): CommandMeter {
-  return {
-    command: async (name, surface, run) => {
-      try {
-        return await meter.command(name, surface, run);
-      } catch (error) {
-        log.record(
-          rejectionOf(error, { at: new Date().toISOString(), agent: actor.identity, role: actor.role, command: name, surface }),
-        );
-        throw error;
-      }
-    },
-  };
+/**
+ * What an MCP tool call refused, recorded: a command's refusal (its arguments' too, refused before the command ran), a
+ * read's, and a call of a tool that does not exist (by the name called). `command` is the command's name (send for
+ * add_message, as /metrics names it), else the tool's.
+ */
+export const toolRefusals =
+  (log: RejectionLog, actor: Actor) =>
+  (command: string, error: unknown): void =>
+    log.record(
+      rejectionOf(error, { at: new Date().toISOString(), agent: actor.identity, role: actor.role, command, surface: 'mcp' }),
+    );
+
+/**
+ * A request no route answers (404, 405), recorded by its method and path (the query left out): no route's hooks ran, so
+ * the caller is named only when its bearer token is one the mailbox knows; the token itself is never recorded.
+ */
+export async function recordRouteNotFound(
+  log: RejectionLog,
+  authenticator: Authenticator,
+  request: FastifyRequest,
+  error: MailboxError,
+): Promise<void> {
+  const actor = await authenticator.authenticate(bearerToken(authorizationOf(request))).catch(() => null);
+  const command = `${request.method} ${request.url.split('?')[0]}`;
+  log.record(
+    rejectionOf(error, {
+      at: new Date().toISOString(),
+      agent: actor?.identity ?? null,
+      role: actor?.role ?? null,
+      command,
+      surface: 'http',
+    }),
+  );
 }

@@ -20,7 +20,7 @@ import { MailboxMetrics } from './metrics';
 import { RateLimiter } from './rateLimiter';
 import { SharedLimitsFallback } from './sharedLimitsFallback';
 import { ConsoleSeries } from './consoleSeries';
-import { recordHttpCommands, recordingMeter } from './commandRecorder';
+import { recordHttpCommands, recordRouteNotFound, toolRefusals } from './commandRecorder';
 import { agentRoutes } from './routes/agentRoutes';
 import { auditStreamRoutes } from './routes/auditStreamRoutes';
 import { consoleApiRoutes } from './routes/consoleApiRoutes';
@@ -66,7 +66,12 @@ export interface HttpServer {
  * Routes another surface serves over this server behind its bearer authentication (MCP over streamable HTTP),
  * handed in by the composition root; each request gets its caller's agent API.
  */
-export type AgentApiRoutes = (scope: FastifyInstance, agentApiFor: (request: FastifyRequest) => AgentApi) => void;
+export type AgentApiRoutes = (
+  scope: FastifyInstance,
+  agentApiFor: (request: FastifyRequest) => AgentApi,
+  /** Records what a tool call refused (the rejection log): MCP answers refusals as results, never as HTTP errors. */
+  refusedFor: (request: FastifyRequest) => (command: string, error: unknown) => void,
+) => void;
 
 /** fastify's default: no path parameter of this API (a UUID, an identity) comes near it. */
 const MAX_PARAM_LENGTH = 100;
@@ -170,6 +175,7 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
   });
   app.setNotFoundHandler(async (request, reply) => {
     const error = routeNotFound(request.method, request.url, allowed);
+    await recordRouteNotFound(mailbox.rejections, mailbox.authenticator, request, error);
     const { allow } = error.envelope; // a path that is a route, asked with another method: 405, Allow says which
     if (Array.isArray(allow)) reply.header('allow', allow.join(', '));
     return sendEnvelope(reply, error);
@@ -208,7 +214,7 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
       register(scope, context);
     consoleApiRoutes(scope, context, series);
     const agentApiFor = (request: FastifyRequest) =>
-      inProcessAgentApi(mailbox, actorOf(request), recordingMeter(metrics, mailbox.rejections, actorOf(request)), (sent) => {
+      inProcessAgentApi(mailbox, actorOf(request), metrics, (sent) => {
         // A replayed add_message sent nothing: the wake latency runs from the original's arrival (messageRoutes.ts).
         if (!sent.replayed) context.wakeLatency.sendAcknowledged(sent.result.messageId, request.startedAt);
       });
@@ -216,7 +222,8 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
     // limit in its own protocol (POST /mcp: a tool call too large to be read is that call's tool error).
     scope.register(async (apiRoutes) => {
       readOversizedBodies(apiRoutes, context.requestLimit);
-      for (const register of agentApiRoutes) register(apiRoutes, agentApiFor);
+      const refusedFor = (request: FastifyRequest) => toolRefusals(mailbox.rejections, actorOf(request));
+      for (const register of agentApiRoutes) register(apiRoutes, agentApiFor, refusedFor);
     });
   });
 

@@ -9,7 +9,7 @@ import { MailboxError, isMailboxError, requestTimedOut } from '../../errors';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AgentApi } from '../../application/agentApi';
 import { MAX_JSON_DEPTH, pathBeyondDepth, tooDeep } from '../../commands/jsonDepth';
-import type { McpServerFactory, refuseInvalidParams } from './mcpServer';
+import type { McpServerFactory, refuseInvalidParams, ToolRefused } from './mcpServer';
 import { emptyBatch, invalidJsonRpc, jsonRpcError } from './jsonRpcRefusals';
 import { JsonRpcCallScanner, type ScannedCall } from './jsonRpcCallScanner';
 
@@ -206,7 +206,11 @@ export interface McpRouteOptions {
 
 export const mcpRoutes =
   ({ logger, maxBodyBytes, requestTimeoutMs }: McpRouteOptions) =>
-  (app: FastifyInstance, agentApiFor: (request: FastifyRequest) => AgentApi): void => {
+  (
+    app: FastifyInstance,
+    agentApiFor: (request: FastifyRequest) => AgentApi,
+    refusedFor: (request: FastifyRequest) => ToolRefused,
+  ): void => {
     // The MCP SDK and the tools' JSON schemas, loaded at the first POST /mcp (~0.15 s): a server no MCP client talks
     // to, and every start, does without them. A failed load is not kept: the next request tries again.
     let mcp:
@@ -262,7 +266,7 @@ export const mcpRoutes =
           .send(jsonRpcError(invalid.code, invalid.error, invalid.id));
       const withoutId = requestWithoutId(request.body);
       if (withoutId) return reply.status(withoutId.status).type('application/json; charset=utf-8').send(withoutId.envelope);
-      const server = factory.create(agentApiFor(request));
+      const server = factory.create(agentApiFor(request), refusedFor(request));
       const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       reply.hijack();
       reply.raw.on('close', () => {

@@ -278,6 +278,14 @@ export function refuseInvalidParams(transport: Transport): void {
   };
 }
 
+/** Told of a tool call's refusal: the command it was for (a read or an unknown tool: the name called), and the error. */
+export type ToolRefused = (command: string, error: MailboxError) => void;
+
+const said = (refused: ToolRefused, command: string, error: MailboxError): MailboxError => {
+  refused(command, error);
+  return error;
+};
+
 /** Builds the tool list once; stateless HTTP makes one server per request from it. */
 export class McpServerFactory {
   private readonly version = packageVersion();
@@ -291,19 +299,22 @@ export class McpServerFactory {
 
   constructor(private readonly onUnexpected: (error: unknown) => void = () => {}) {}
 
-  create(api: AgentApi): Server {
+  /** `refused` hears each refusal a tool call answers, by the command (or tool name) it was for: the rejection log. */
+  create(api: AgentApi, refused: ToolRefused = () => {}): Server {
     const server = new Server(
       { name: 'agent-mailbox', version: this.version },
       { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
     );
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: this.tools }));
-    server.setRequestHandler(CallToolWithEncodedArguments, async ({ params }) => this.call(api, params.name, params.arguments));
+    server.setRequestHandler(CallToolWithEncodedArguments, async ({ params }) =>
+      this.call(api, params.name, params.arguments, refused),
+    );
     return server;
   }
 
-  async call(api: AgentApi, name: string, args: unknown): Promise<CallToolResult> {
+  async call(api: AgentApi, name: string, args: unknown, refused: ToolRefused = () => {}): Promise<CallToolResult> {
     const tool = TOOLS.find((t) => t.name === name);
-    if (!tool) return toolError(unknownTool(name));
+    if (!tool) return toolError(said(refused, name, unknownTool(name)));
     try {
       // A call without `arguments` (MCP makes them optional) is a call with none: {}, so that what the tool requires is
       // named field by field, as for {} (add_message was told only "the input is required: an object").
@@ -315,10 +326,15 @@ export class McpServerFactory {
         ...(meta ? { _meta: meta } : {}),
       };
     } catch (error) {
-      if (isMailboxError(error)) return toolError(error);
+      const command = tool.command ?? tool.name;
+      if (isMailboxError(error)) return toolError(said(refused, command, error));
       this.onUnexpected(error);
       return toolError(
-        new MailboxError('INTERNAL', 'Internal error', 'The tool failed unexpectedly; it has been logged. Retry later.'),
+        said(
+          refused,
+          command,
+          new MailboxError('INTERNAL', 'Internal error', 'The tool failed unexpectedly; it has been logged. Retry later.'),
+        ),
       );
     }
   }

@@ -19,6 +19,7 @@ const COMPACT_ARTIFACTS_SCHEMA = {
 export const TASK_TOOLS: ToolDefinition[] = [
   {
     name: 'claim_task',
+    command: 'claim_task',
     description:
       'Claim a task sent to AGENT:* or to a list naming you: the first claim wins and the task is then yours alone. ' +
       'Later claims get TASK_ALREADY_CLAIMED (naming the holder). A direct task (to you alone) is already yours ' +
@@ -31,6 +32,7 @@ export const TASK_TOOLS: ToolDefinition[] = [
   },
   {
     name: 'update_task',
+    command: 'update_task',
     description:
       'Move a task to a new state. If you hold it: Working (accept), Rejected (decline, with reason), InputRequired or ' +
       'AuthRequired (ask the sender, with note), Completed (with artifacts), Failed (with reason), or Submitted to give back ' +

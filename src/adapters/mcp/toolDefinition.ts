@@ -3,9 +3,12 @@ import type { z } from 'zod';
 import { parseInput } from '../../commands/validation';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentApi } from '../../application/agentApi';
+import type { CommandName } from '../../application/commandNames';
 
 export interface ToolDefinition {
   name: string;
+  /** The command it runs, as /metrics and the rejection log name it (add_message: send); a read has none. */
+  command?: CommandName;
   description: string;
   schema: z.ZodType;
   /** The result (structuredContent) on success. */

@@ -52,6 +52,7 @@ const SEES: ToolAnnotations = { readOnlyHint: false, idempotentHint: true, destr
 export const TOOLS: ToolDefinition[] = [
   {
     name: 'add_message',
+    command: 'send',
     description:
       'Send a message to @<identity>, to a list of identities (["@b", "@c"]: one message and thread), or AGENT:* alone ' +
       '(broadcast to every other active agent). You are the sender (from your token). Pass idempotencyKey to make a retry safe.',
@@ -96,6 +97,7 @@ export const TOOLS: ToolDefinition[] = [
   },
   {
     name: 'mark_read',
+    command: 'mark_read',
     description:
       'Mark messages read for you: exactly one of messageId, messageIds, or all: true. all marks your unread messages ' +
       'that you have seen (listed or opened), narrowed by threadId, from, priority, before; unseen ones are withheld ' +
@@ -107,6 +109,7 @@ export const TOOLS: ToolDefinition[] = [
   },
   {
     name: 'archive_message',
+    command: 'archive',
     description: 'Archive a message for you only: it leaves your inbox and counts; other recipients are unaffected.',
     schema: oneMessageSchema,
     output: results.archiveResultSchema,
@@ -115,6 +118,7 @@ export const TOOLS: ToolDefinition[] = [
   },
   {
     name: 'unarchive_message',
+    command: 'unarchive',
     description:
       'Bring a message you archived back to your inbox (unread again if you never read it). ' +
       'list_messages with status "archived" shows what you archived.',

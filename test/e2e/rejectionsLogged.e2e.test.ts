@@ -1,0 +1,86 @@
+/**
+ * The rejection log (GET /v1/audit/rejections, the console's Rejections panel) held refused commands only: a listing
+ * refused for its filter, a request to a route that does not exist (404, 405) and a call of an MCP tool that does not
+ * exist were nowhere, so an operator could not see the agent that kept asking for GET /v1/mesages or calling
+ * add_mesage. They are now recorded, with the caller's identity when its token is valid (never the token), and no
+ * event is written for any of them. A command refused over MCP is recorded once.
+ */
+import { mcpTestServer, type ToolResult } from '../support/mcpSdkClients';
+
+const mcp = mcpTestServer('rejections-logged');
+
+/** The newest `count` records, newest first. */
+async function newest(count: number): Promise<Array<Record<string, unknown>>> {
+  const { status, body } = await mcp.server.call('GET', `/v1/audit/rejections?limit=${count}`, { token: mcp.server.adminToken });
+  expect(status).toBe(200);
+  return body.rejections;
+}
+
+test('a read refused over HTTP is recorded with its route and the caller', async () => {
+  const before = await mcp.server.eventCount();
+  const refused = await mcp.server.call('GET', '/v1/messages?box=sent', { token: mcp.t['@a'] });
+  expect([refused.status, refused.body.code]).toEqual([400, 'VALIDATION_FAILED']);
+  expect(await newest(1)).toEqual([
+    expect.objectContaining({
+      agent: '@a',
+      role: 'agent',
+      command: 'GET /v1/messages',
+      surface: 'http',
+      code: 'VALIDATION_FAILED',
+      status: 400,
+      field: 'box',
+      message: refused.body.message,
+    }),
+  ]);
+  expect(await mcp.server.eventCount()).toBe(before);
+});
+
+test('unknown routes are recorded as asked (path without its query), with the identity only when the token is valid', async () => {
+  const before = await mcp.server.eventCount();
+  const typo = await mcp.server.call('GET', '/v1/mesages?status=unread', { token: mcp.t['@b'] });
+  expect([typo.status, typo.body.code]).toEqual([404, 'NOT_FOUND']);
+  const method = await mcp.server.call('DELETE', '/v1/messages', { token: mcp.t['@c'] });
+  expect([method.status, method.body.code]).toEqual([405, 'METHOD_NOT_ALLOWED']);
+  const forged = 'not-a-token-0123456789abcdef';
+  expect((await mcp.server.call('POST', '/v1/mesages', { token: forged, body: { to: '@a' } })).status).toBe(404);
+  expect((await mcp.server.call('GET', `/v1/${'x'.repeat(600)}`)).status).toBe(404);
+
+  const [long, unknownToken, wrongMethod, misspelt] = await newest(4);
+  expect(misspelt).toMatchObject({ agent: '@b', role: 'agent', command: 'GET /v1/mesages', surface: 'http', code: 'NOT_FOUND' });
+  expect(misspelt.suggestions).toEqual(['GET /v1/messages']);
+  expect(wrongMethod).toMatchObject({ agent: '@c', command: 'DELETE /v1/messages', code: 'METHOD_NOT_ALLOWED', status: 405 });
+  expect(unknownToken).toMatchObject({ agent: null, role: null, command: 'POST /v1/mesages', code: 'NOT_FOUND' });
+  expect(JSON.stringify(unknownToken)).not.toContain(forged);
+  expect(long).toMatchObject({ agent: null, code: 'NOT_FOUND' });
+  expect((long.command as string).length).toBeLessThanOrEqual(200);
+  expect(await mcp.server.eventCount()).toBe(before);
+});
+
+test('over MCP, a refused read and an unknown tool are recorded; a refused command once', async () => {
+  const c = await mcp.clients.http(mcp.t['@c']);
+  const before = await mcp.server.eventCount();
+  const list = (await c.callTool({ name: 'list_messages', arguments: { box: 'sent' } })) as ToolResult;
+  expect(list.structuredContent.code).toBe('VALIDATION_FAILED');
+  const unknown = (await c.callTool({ name: 'add_mesage', arguments: { to: '@a' } })) as ToolResult;
+  expect(unknown.structuredContent).toMatchObject({ code: 'NOT_FOUND', suggestions: ['add_message'] });
+  const send = (await c.callTool({ name: 'add_message', arguments: { to: '@a', subjct: 's', body: 'b' } })) as ToolResult;
+  expect(send.structuredContent.code).toBe('UNKNOWN_FIELD');
+  const claim = (await c.callTool({
+    name: 'claim_task',
+    arguments: { taskId: '0a8d3f4e-1111-4c1e-9a55-000000000001' },
+  })) as ToolResult;
+  expect(claim.isError).toBe(true);
+
+  // The claim's record is the positive signal that everything before it was recorded: each of the four once, in order.
+  const records = await newest(5);
+  expect(records.slice(0, 4).map((r) => [r.agent, r.surface, r.command, r.code])).toEqual([
+    ['@c', 'mcp', 'claim_task', claim.structuredContent.code],
+    ['@c', 'mcp', 'send', 'UNKNOWN_FIELD'],
+    ['@c', 'mcp', 'add_mesage', 'NOT_FOUND'],
+    ['@c', 'mcp', 'list_messages', 'VALIDATION_FAILED'],
+  ]);
+  expect(records[1]).toMatchObject({ field: 'subjct', suggestions: ['subject'] });
+  expect(records[2]).toMatchObject({ suggestions: ['add_message'] });
+  expect(records[4]).not.toMatchObject({ surface: 'mcp', agent: '@c' });
+  expect(await mcp.server.eventCount()).toBe(before);
+});

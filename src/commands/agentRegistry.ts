@@ -3,6 +3,7 @@ import { MailboxError } from '../errors';
 import type { AgentEvent, AgentRegistered, AgentRetired, AgentTokenRotated } from '../events/types';
 import type { Command } from './command';
 import type { Role } from './roles';
+import { closestIdentities } from './suggestions';
 
 export interface RegisteredAgent {
   identity: string;
@@ -82,10 +83,19 @@ export function caseVariantsOf(identity: string, state: RegistryState): Register
  */
 function agentNotFound(identity: string, state: RegistryState, done: string, otherwise: string): MailboxError {
   const variants = caseVariantsOf(identity, state);
-  if (variants.length === 0)
-    return new MailboxError('AGENT_NOT_FOUND', 'Agent not found', `No agent ${identity} is registered; ${otherwise}`, {
+  if (variants.length === 0) {
+    // `@alcie` for `@alice`: the registered ones it is near, as a send to it suggests them (never applied in its place).
+    const active = [...state.agents.values()].filter((agent) => agent.retiredAt === null).map((agent) => agent.identity);
+    const near = closestIdentities(identity, active);
+    const said =
+      near.length > 0
+        ? `No agent ${identity} is registered. Did you mean ${near.join(' or ')}? Nothing was changed; ${otherwise}`
+        : `No agent ${identity} is registered; ${otherwise}`;
+    return new MailboxError('AGENT_NOT_FOUND', 'Agent not found', said, {
       identity,
+      ...(near.length > 0 ? { suggestions: near } : {}),
     });
+  }
   const active = variants.filter((variant) => variant.retiredAt === null).map((variant) => variant.identity);
   const described = variants.map((variant) => (variant.retiredAt === null ? variant.identity : `${variant.identity} (retired)`));
   return new MailboxError(

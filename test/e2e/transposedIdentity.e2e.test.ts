@@ -50,3 +50,20 @@ test('without strictRecipients the message is stored to the name as typed, with 
   const inbox = await server.call('GET', '/v1/messages', { token: t['@alice'] });
   expect(inbox.body.messages).toEqual([]);
 });
+
+test.each([
+  ['DELETE', '/v1/agents/@alcie'],
+  ['POST', '/v1/agents/@alcie/token'],
+])('the admin naming @alcie (%s %s) is told of @alice and nothing is changed', async (method, path) => {
+  const before = await server.eventCount();
+  const refused = await server.call(method, path, { token: server.adminToken });
+  expect([refused.status, refused.body.code]).toEqual([404, 'AGENT_NOT_FOUND']);
+  expect(refused.body.suggestions).toEqual(['@alice']);
+  expect(refused.body.message).toMatch(
+    /^No agent @alcie is registered\. Did you mean @alice\? Nothing was changed; GET \/v1\/agents/,
+  );
+  expect(await server.eventCount()).toBe(before);
+  // The positive signal: @alice's token still works, and she is listed active.
+  const agents = await server.call('GET', '/v1/agents', { token: t['@alice'] });
+  expect(agents.body.agents).toEqual(expect.arrayContaining([expect.objectContaining({ identity: '@alice', retired: false })]));
+});

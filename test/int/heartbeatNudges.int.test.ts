@@ -139,15 +139,23 @@ describe('heartbeat nudges', () => {
     expect(s.target.nudges.map((n) => n.identity)).toEqual(['@b', '@b']);
   });
 
-  test('a new daemon (a restart, a cron job of --once) remembers the nudges the log recorded: the same set is not nudged again', async () => {
+  /**
+   * Daemons started one after another on one mailbox (restarts, cron runs of --once), each nudging through one webhook
+   * target whose delivered nudges are recorded in the log (a WakeObserved via 'webhook'): what a later daemon reads.
+   */
+  async function daemonsInTurn() {
     const s = await setup();
     ({ mailbox } = s);
     await s.heartbeat.stop();
-    // A webhook's delivered nudge is recorded in the log (a WakeObserved via 'webhook'): what a later daemon reads.
     const webhook = new RecordingNudgeTarget('webhook');
     const settings = { idleMs: 10 * MIN, cooldownMs: 15 * MIN, wakeGraceMs: 0, metricsPort: null, wakeSlaMs: NO_ALARM };
     const daemon = () =>
       startHeartbeat(mailbox, { targets: [webhook], logger: silent, clock: s.clock, schedule: false, settings });
+    return { s, webhook, daemon };
+  }
+
+  test('a new daemon (a restart, a cron job of --once) remembers the nudges the log recorded: the same set is not nudged again', async () => {
+    const { s, webhook, daemon } = await daemonsInTurn();
     const nudged = () => webhook.nudges.map((nudge) => [nudge.identity, nudge.unread]);
     const { '@a': a, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c', '@d']);
     await a.send({ to: '@b', subject: 'one', body: 'x' });
@@ -186,13 +194,7 @@ describe('heartbeat nudges', () => {
   });
 
   test("an agent active at the new daemon's first tick is judged by the log's record once it is idle again", async () => {
-    const s = await setup();
-    ({ mailbox } = s);
-    await s.heartbeat.stop();
-    const webhook = new RecordingNudgeTarget('webhook');
-    const settings = { idleMs: 10 * MIN, cooldownMs: 15 * MIN, wakeGraceMs: 0, metricsPort: null, wakeSlaMs: NO_ALARM };
-    const daemon = () =>
-      startHeartbeat(mailbox, { targets: [webhook], logger: silent, clock: s.clock, schedule: false, settings });
+    const { s, webhook, daemon } = await daemonsInTurn();
     const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
     await a.send({ to: '@b', subject: 'one', body: 'x' });
     const two = await c.send({ to: '@b', subject: 'two', body: 'y' });

@@ -141,7 +141,12 @@ export const messageStorySchema = z.looseObject({
 export const unwokenAlarmSchema = z.object({
   slaMs: z.number().int().describe('MAILBOX_WAKE_SLA_MS: a message that woke none of its recipients within this long is unwoken'),
   sentBefore: timestamp.describe("now (the server's clock) minus the SLA"),
-  count: z.number().int().describe('unwoken messages in all (the mailbox_unwoken_messages gauge)'),
+  count: z
+    .number()
+    .int()
+    .describe(
+      'unwoken messages in all (the mailbox_unwoken_messages gauge); mail to identities no agent was registered as, or suppressed, expects no wake and is never counted',
+    ),
   messages: z
     .array(
       z.object({

@@ -15,7 +15,10 @@ import { MailboxError } from '../errors';
 import type { EventStore } from '../events/eventStore';
 import { messageStream } from '../events/streams';
 import type { ProjectionStore } from '../projections/projectionStore';
-import type { DeliveryRow, LedgerCounts } from '../projections/readModel/ledger';
+import { isBroadcastAddress } from '../events/addressing';
+import type { MessageSent } from '../events/types';
+import type { DeliveryRow, LedgerCounts, NoWakeReason } from '../projections/readModel/ledger';
+import { noWakeReason, wakeExpectedOf } from '../projections/readModel/ledgerRules';
 import { TOKENS } from '../tokens';
 import { messageModel } from './mailboxCommands';
 import { StreamLoader } from './streamLoader';
@@ -28,6 +31,8 @@ export interface DeliveryLedger {
   /** The send's log position: the `accepted` stage of every recipient (null: known from the log, not yet from the views). */
   accepted: { position: string | null };
   wakeExpected: boolean;
+  /** Why no wake was due (only when wakeExpected is false): see NoWakeReason. */
+  noWakeReason?: NoWakeReason;
   /** When the heartbeat escalated the message because it woke nobody within the wake SLA (null: never). */
   escalatedAt: string | null;
   /** When every recipient's reply is due (null: none expected), and when the heartbeat found it overdue (null: not). */
@@ -42,6 +47,13 @@ export interface DeliveryLedger {
   /** True when the views have not applied the send yet: every recipient is at `accepted` as far as they can tell. */
   viewsLagging?: true;
 }
+
+/** What of a send decides whether a wake is due to it (the projector's ledgerOpened fact). */
+const sendWakes = (sent: MessageSent['data']) => ({
+  recipients: sent.recipients,
+  wakeSuppressed: sent.wakeSuppressed,
+  broadcastSender: isBroadcastAddress(sent.to) ? sent.from : null,
+});
 
 const forbidden = (messageId: string) =>
   new MailboxError(
@@ -72,6 +84,8 @@ export class DeliveryQueries {
     if (page) {
       if (isAgent && page.message.sender !== actor.identity) throw forbidden(messageId);
       const { message, counts } = page;
+      // Why no wake was due is read from the send (one stream read, cached): the ledger keeps only that none was.
+      const reason = message.wakeExpected ? null : noWakeReason(sendWakes((await this.sent(messageId))!));
       return {
         messageId,
         sender: message.sender,
@@ -79,6 +93,7 @@ export class DeliveryQueries {
         sentAt: message.sentAt,
         accepted: { position: message.position },
         wakeExpected: message.wakeExpected,
+        ...(reason === null ? {} : { noWakeReason: reason }),
         escalatedAt: page.escalatedAt,
         replyDueBy: page.replyDueBy,
         replyOverdueAt: page.replyOverdueAt,
@@ -88,29 +103,39 @@ export class DeliveryQueries {
       };
     }
     // Not in the views: unknown, or sent so recently that the projector has not applied it yet. The log tells.
-    const { state } = await this.messages.load(messageStream(messageId), messageModel);
-    const sent = state.sent;
+    const sent = await this.sent(messageId);
     if (!sent || (isAgent && sent.from !== actor.identity)) throw isAgent ? forbidden(messageId) : messageNotInLog(messageId);
     return this.lagging(messageId, sent, [...new Set(sent.recipients)].sort(), after ?? null, limit);
   }
 
+  private async sent(messageId: string): Promise<MessageSent['data'] | null> {
+    return (await this.messages.load(messageStream(messageId), messageModel)).state.sent;
+  }
+
   /** What the log alone proves of a send the views have not applied: accepted, nothing further yet. */
-  private lagging(
+  private async lagging(
     messageId: string,
-    sent: { from: string; threadId: string; sentAt: string; wakeSuppressed: boolean; recipients: string[] },
+    sent: MessageSent['data'],
     recipients: string[],
     after: string | null,
     limit: number,
-  ): DeliveryLedger {
+  ): Promise<DeliveryLedger> {
     const rest = after === null ? recipients : recipients.filter((recipient) => recipient > after);
     const rows = rest.slice(0, limit);
+    // Whether a wake is due, by the read model's rule, as far as the views' registry tells (it may lag behind the send too).
+    const active = new Set(
+      (await this.projections.listAgents()).filter((agent) => !agent.retired).map((agent) => agent.identity),
+    );
+    const wakes = sendWakes(sent);
+    const wakeExpected = wakeExpectedOf({ isActiveAgent: (identity) => active.has(identity) }, wakes);
     return {
       messageId,
       sender: sent.from,
       threadId: sent.threadId,
       sentAt: sent.sentAt,
       accepted: { position: null },
-      wakeExpected: !sent.wakeSuppressed && recipients.length > 0,
+      wakeExpected,
+      ...(wakeExpected ? {} : { noWakeReason: noWakeReason(wakes) }),
       escalatedAt: null,
       replyDueBy: null,
       replyOverdueAt: null,

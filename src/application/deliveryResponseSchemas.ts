@@ -1,6 +1,7 @@
 /** What the delivery ledger answers (issue 13), as a zod schema (OpenAPI and MCP outputSchema), held to DeliveryLedger. */
 import { z } from 'zod';
 import { WAKE_VIAS } from '../events/storedShapes';
+import { NO_WAKE_REASONS } from '../projections/readModel/ledger';
 import type { DeliveryLedger } from './deliveryQueries';
 
 const timestamp = z.string().describe('ISO 8601 time');
@@ -26,7 +27,17 @@ export const deliveryLedgerSchema = z.object({
   accepted: z
     .object({ position: z.string().nullable() })
     .describe("the send's log position (null while the views have not applied it: see viewsLagging)"),
-  wakeExpected: z.boolean().describe('false when no recipient was due a wake (suppressed, or only its sender)'),
+  wakeExpected: z
+    .boolean()
+    .describe(
+      'false when no recipient was due a wake: suppressed, no recipient but its sender, or none was a registered agent (not retired) when it was sent. Only a message that expected a wake can be unwoken',
+    ),
+  noWakeReason: z
+    .enum(NO_WAKE_REASONS)
+    .optional()
+    .describe(
+      'only when wakeExpected is false, why: suppressed (wakeSuppressed), noRecipient (a broadcast with no peers), noRegisteredRecipient (sent to identities no agent was registered as, or retired: nobody could be woken)',
+    ),
   escalatedAt: timestamp
     .nullable()
     .describe('when the heartbeat escalated it through the nudge targets, having woken nobody within the wake SLA'),

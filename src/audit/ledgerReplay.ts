@@ -10,6 +10,7 @@ import type { LogSource } from './logSource';
 import { projectStored } from '../projections/projector';
 import { evolveLedger } from '../projections/readModel/ledgerRules';
 import { LedgerMemory } from '../projections/readModel/ledgerMemory';
+import { ActiveAgents } from '../projections/readModel/activeAgents';
 import type { LedgerPage, UnwokenMessage } from '../projections/readModel/ledger';
 
 /** When each retired agent was retired (the AgentRetired event's time and log position), by identity. */
@@ -22,13 +23,17 @@ export async function replayLedger(
   retirements?: Retirements,
   onEvent?: (event: StoredEvent) => void,
 ): Promise<LedgerMemory> {
-  const ledger = new LedgerMemory();
+  const agents = new ActiveAgents(); // whom a send could wake (ledgerRules.ts): the registry as of each event
+  const ledger = new LedgerMemory(undefined, agents);
   let after: bigint | null = null;
   for (;;) {
     const page = await source.readAll(after, source.pageSize);
     for (const event of page) {
       onEvent?.(event);
-      for (const fact of projectStored(event).changes) evolveLedger(ledger, fact, event.position, ledger);
+      for (const fact of projectStored(event).changes) {
+        evolveLedger(ledger, fact, event.position, ledger);
+        agents.apply(fact);
+      }
       if (retirements !== undefined && event.type === 'AgentRetired')
         retirements.set(event.data.identity, { at: event.data.retiredAt, position: event.position.toString() });
     }

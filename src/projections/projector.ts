@@ -87,7 +87,9 @@ export function projectEvent(event: StoredEvent): ViewChange[] {
           threadId: d.threadId,
           sentAt: d.sentAt,
           recipients: d.recipients,
-          wakeExpected: !d.wakeSuppressed && d.recipients.some((recipient) => !isBroadcastAddress(d.to) || recipient !== d.from),
+          // Whether a wake is due is the rules' to decide (ledgerRules.ts): it depends on who is registered at this point.
+          wakeSuppressed: d.wakeSuppressed,
+          broadcastSender: isBroadcastAddress(d.to) ? d.from : null,
         },
       ];
       // A direct message's and a list's recipients are named here; a broadcast's arrive as BroadcastDelivered, one each.

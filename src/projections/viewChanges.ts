@@ -38,7 +38,12 @@ export type ViewChange =
  * position is the event's); a wake reached a recipient. Inbox, receipt and seen facts move it too.
  */
 export type LedgerFact =
-  | ({ kind: 'ledgerOpened' } & Omit<LedgerHeader, 'position'>)
+  | ({ kind: 'ledgerOpened' } & Omit<LedgerHeader, 'position' | 'wakeExpected'> & {
+        /** The sender suppressed its wakes. */
+        wakeSuppressed: boolean;
+        /** A broadcast's sender, never woken by its own broadcast (null: not a broadcast). */
+        broadcastSender: string | null;
+      })
   | { kind: 'wakeObserved'; messageId: string; recipient: string; via: WakeVia; at: string }
   | { kind: 'wakeEscalated'; messageId: string; at: string }
   | { kind: 'replyRequested'; messageId: string; dueBy: string }

@@ -79,18 +79,20 @@ export function randomLog(seed: number, maxEvents: number): LogBuilder {
     return id;
   };
   let late = 0;
+  // An identity no current agent holds (a send to it expects no wake): never registered, registered only later, or retired.
+  const nobody = (): string => pick(['@unregistered', `@late${late}`, ...retired]);
   while (log.events.length < target) {
     const roll = random();
     if (roll < 0.3) {
       const from = pick(agents);
-      const to = chance(0.05) ? from : chance(0.04) ? '@unregistered' : pick(agents.filter((a) => a !== from));
+      const to = chance(0.05) ? from : chance(0.1) ? nobody() : pick(agents.filter((a) => a !== from));
       const id = sendTracked(from, to);
       messages.push(id);
       deliveries.push({ recipient: to, messageId: id });
     } else if (roll < 0.33) {
-      // A list of identities (issue 13): the sender may list itself, an identity may repeat, one may be unregistered.
+      // A list of identities (issue 13): the sender may list itself, an identity may repeat, one may be no agent's.
       const from = pick(agents);
-      const list = [...agents.filter(() => chance(0.5)), ...(chance(0.2) ? ['@unregistered'] : [])];
+      const list = [...agents.filter(() => chance(0.5)), ...(chance(0.2) ? [nobody()] : [])];
       if (list.length === 0) list.push(pick(agents));
       if (chance(0.2)) list.push(pick(list));
       const id = sendTracked(from, list);

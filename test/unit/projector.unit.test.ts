@@ -27,15 +27,16 @@ const entry = {
   sentAt: T0,
 };
 
-/** The delivery ledger a send opens (readModel/ledgerRules.ts). */
-const ledgerOpened = (recipients: string[]) => ({
+/** The delivery ledger a send opens (whether a wake is due is the rules' to decide: readModel/ledgerRules.ts). */
+const ledgerOpened = (recipients: string[], broadcastSender: string | null = null) => ({
   kind: 'ledgerOpened',
   messageId: PARENT_ID,
   sender: '@alice',
   threadId: PARENT_ID,
   sentAt: T0,
   recipients,
-  wakeExpected: true,
+  wakeSuppressed: false,
+  broadcastSender,
 });
 
 describe('projector', () => {
@@ -99,7 +100,7 @@ describe('projector', () => {
     expect(projectEvent(stored(sent))).toEqual([
       { kind: 'messageRecorded', summary: { ...broadcastEntry, inReplyTo: null, task: null, recipientCount: 2 } },
       { kind: 'outboxAdded', sender: '@alice', entry: broadcastEntry },
-      ledgerOpened(['@bob', '@carol']),
+      ledgerOpened(['@bob', '@carol'], '@alice'),
     ]);
     expect(projectEvent(stored(toBob))).toEqual([
       { kind: 'inboxAdded', recipient: '@bob', entry: broadcastEntry, isBroadcast: true, wakeSuppressed: false },

@@ -175,6 +175,10 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
     return this.agents.has(identity);
   }
 
+  isActiveAgent(identity: string): boolean {
+    return this.agents.get(identity)?.retired === false;
+  }
+
   lastActivityAt(identity: string): string | null {
     return this.find(identity)?.lastActivityAt ?? null;
   }

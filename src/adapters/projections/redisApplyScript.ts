@@ -32,7 +32,7 @@ export const APPLY_SCRIPT = `
 -- le the heartbeat escalated an unwoken message, rq a reply obligation, ro it fell due unmet (and the sender's wake),
 -- ln a delivered heartbeat nudge (the recipient's last nudge when newer).
 local ARITY = { reg = 2, ret = 2, ids = 1, S = 2, O = 2, M = 3, I = 3, W = 5, R = 2, A = 2, U = 2, V = 2, tu = 2, tt = 2, tl = 2, tn = 2, tw = 2, tp = 2,
-  lp = 3, lo = 5, lg = 3, le = 2, rq = 3, ro = 4, ln = 2 }
+  lp = 3, lo = 6, lg = 3, le = 2, rq = 3, ro = 4, ln = 2 }
 local flags = ARGV[1]
 local check = string.find(flags, 'c', 1, true) ~= nil
 local publish = string.find(flags, 'p', 1, true) ~= nil
@@ -296,10 +296,26 @@ if global and write then
         elseif code == 'lo' then
           -- A ledger opens once: its recipients (for paging), each owing the thread a reply to it.
           local ledger = base .. 'ledger:' .. a
-          if redis.call('HSETNX', ledger, '#', ARGV[j + 4]) == 1 then
-            if ARGV[j + 6] ~= '' then -- a wake is expected: unwoken (and pending escalation) from its send time (ms)
+          if redis.call('HEXISTS', ledger, '#') == 0 then
+            -- A wake is expected when not suppressed (ARGV[j + 6] its send time, ms) and some recipient but a broadcast's
+            -- sender (ARGV[j + 7]) is registered and not retired (KEYS[k + 1], KEYS[k + 2]): unwoken (and pending
+            -- escalation) from its send time. The message's JSON (ARGV[j + 4]) ends with its wakeExpected.
+            local expected = false
+            if ARGV[j + 6] ~= '' then
+              for recipient in string.gmatch(ARGV[j + 5], '%S+') do
+                if recipient ~= ARGV[j + 7] and redis.call('HEXISTS', KEYS[k + 1], recipient) == 1
+                  and redis.call('HEXISTS', KEYS[k + 2], recipient) == 0 then
+                  expected = true
+                  break
+                end
+              end
+            end
+            if expected then
+              redis.call('HSET', ledger, '#', ARGV[j + 4] .. 'true}')
               toList[unwokenKey][a] = ARGV[j + 6]
               toList[pendingKey][a] = ARGV[j + 6]
+            else
+              redis.call('HSET', ledger, '#', ARGV[j + 4] .. 'false}')
             end
             local replies = base .. 'replies:' .. b
             local to = {}

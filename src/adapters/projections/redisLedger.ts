@@ -16,7 +16,8 @@
  *   <prefix>{<ns>}:replies:due             messages with an open reply obligation ('#d' its due time), scored by it (ms)
  *   <prefix>{<ns>}:owed:<@b>               the messages @b owes a reply, scored by when it is due (ms)
  *
- * Ops (redisApplyScript.ts): `lp` a send answers the thread for its sender, `lo` a ledger opens, `lg` a
+ * Ops (redisApplyScript.ts): `lp` a send answers the thread for its sender, `lo` a ledger opens (and expects a wake
+ * when some recipient but a broadcast's sender is in the registry and not retired: ledgerRules.ts), `lg` a
  * stage is reached, `le` an unwoken message was escalated, `rq` a reply obligation opens, `ro` it fell due unmet.
  */
 import {
@@ -55,17 +56,23 @@ const mark = (stage: LedgerStage, messageId: string, recipient: string, value: s
 export function ledgerOps(fact: ViewChange | LedgerFact, position: bigint, wakes = true): string[][] {
   switch (fact.kind) {
     case 'ledgerOpened': {
-      const { kind: _kind, ...header } = fact;
-      const message = ledgerMessage({ ...header, position: position.toString() });
+      const { kind: _kind, wakeSuppressed, broadcastSender, ...header } = fact;
+      // The message's JSON less its wakeExpected, last: the script decides it by the registry and closes the JSON.
+      const { wakeExpected: _decided, ...message } = ledgerMessage({
+        ...header,
+        position: position.toString(),
+        wakeExpected: false,
+      });
       return [
         ['lp', fact.threadId, fact.sender, `${fact.sentAt} ${fact.messageId}`],
         [
           'lo',
           fact.messageId,
           fact.threadId,
-          JSON.stringify(message),
+          `${JSON.stringify(message).slice(0, -1)},"wakeExpected":`,
           fact.recipients.join(' '),
-          fact.wakeExpected ? String(Date.parse(fact.sentAt)) : '',
+          wakeSuppressed ? '' : String(Date.parse(fact.sentAt)),
+          broadcastSender ?? '',
         ],
       ];
     }

@@ -1,6 +1,16 @@
 /** The delivery ledger as text (`mailbox delivery`, `mailbox audit message`): the summary, then one line per recipient. */
 import type { DeliveryLedger } from '../../application/deliveryQueries';
-import type { DeliveryRow } from '../../projections/readModel/ledger';
+import type { DeliveryRow, NoWakeReason } from '../../projections/readModel/ledger';
+
+/** Why no wake was due, as the summary line says it. */
+const NO_WAKE: Record<NoWakeReason, string> = {
+  suppressed: 'sent with wakeSuppressed',
+  noRecipient: 'no recipient but its sender',
+  noRegisteredRecipient: 'no recipient was a registered agent when it was sent',
+};
+
+const noWakeDue = (ledger: DeliveryLedger): string =>
+  ledger.wakeExpected ? '' : ` (no wake was due${ledger.noWakeReason ? `: ${NO_WAKE[ledger.noWakeReason]}` : ''})`;
 
 const short = (iso: string) => iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
 
@@ -19,7 +29,7 @@ export function formatDelivery(ledger: DeliveryLedger): string {
   const lines = [
     `message  ${ledger.messageId} from ${ledger.sender}, sent ${short(ledger.sentAt)}, accepted at #${ledger.accepted.position ?? '(pending)'}`,
     `summary  ${s.recipients} recipient${s.recipients === 1 ? '' : 's'}: in view ${s.inView}, woken ${s.woken}, seen ${s.seen}, ` +
-      `read ${s.read}, replied ${s.replied}${ledger.wakeExpected ? '' : ' (no wake was due)'}`,
+      `read ${s.read}, replied ${s.replied}${noWakeDue(ledger)}`,
     // The obligations the ledger carries beside the stages (the JSON's replyDueBy, replyOverdueAt and escalatedAt, which
     // the console shows too): a sender reading the text must not miss that replies are due, late, or that nobody woke.
     ...(ledger.replyDueBy

@@ -21,8 +21,24 @@ export interface LedgerHeader {
   sentAt: string;
   /** Every recipient (a broadcast: the audience snapshot), each once. */
   recipients: readonly string[];
-  /** Whether a wake was due to at least one recipient (not suppressed; a broadcast's sender is never woken). */
+  /**
+   * Whether a wake was due to at least one recipient: not suppressed, and some recipient other than a broadcast's
+   * sender was a registered agent, not retired, when it was sent (ledgerRules.ts). Only such a message can be unwoken.
+   */
   wakeExpected: boolean;
+}
+
+/**
+ * Why no wake was due (wakeExpected false): the sender suppressed its wakes; no recipient but its sender (a broadcast
+ * with no peers); or none of its recipients was a registered agent, not retired, when it was sent (an identity nobody
+ * registered: no agent holds its token, so nothing could ever be woken for it).
+ */
+export const NO_WAKE_REASONS = ['suppressed', 'noRecipient', 'noRegisteredRecipient'] as const;
+export type NoWakeReason = (typeof NO_WAKE_REASONS)[number];
+
+/** What the ledger rules ask of the registry: whether the identity is a registered agent, not retired (at this point of the log). */
+export interface AgentLookup {
+  isActiveAgent(identity: string): boolean;
 }
 
 /** Per stage, how many recipients reached it. */

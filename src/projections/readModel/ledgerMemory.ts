@@ -13,6 +13,7 @@ import { ShardedMap } from '../../support/shardedMap';
 import { Smallest } from '../../support/smallest';
 import {
   LEDGER_STAGES,
+  type AgentLookup,
   deliveryRow,
   emptyCounts,
   ledgerMessage,
@@ -92,8 +93,15 @@ class OwnShelf implements LedgerShelf {
   }
 }
 
-export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
-  constructor(private readonly ledgers: LedgerShelf = new OwnShelf()) {}
+export class LedgerMemory implements LedgerLookup, AgentLookup, LedgerChangeSink {
+  /**
+   * `agents`: who is registered, for a pass over the ledger alone (the audit's replay). A store that keeps the
+   * registry itself (the memory store, the scratch views) answers the rules' isActiveAgent and passes none.
+   */
+  constructor(
+    private readonly ledgers: LedgerShelf = new OwnShelf(),
+    private readonly agents: AgentLookup | null = null,
+  ) {}
 
   /**
    * The replies awaited in a thread whose id is no message's (yet): (recipient, thread) -> the messages awaiting
@@ -142,6 +150,11 @@ export class LedgerMemory implements LedgerLookup, LedgerChangeSink {
 
   ledgerOpen(messageId: string): boolean {
     return this.find(messageId) !== undefined;
+  }
+
+  isActiveAgent(identity: string): boolean {
+    if (this.agents === null) throw new Error('LedgerMemory was asked who is registered, but was given no registry (agents)');
+    return this.agents.isActiveAgent(identity);
   }
 
   ledgerRecipient(messageId: string, identity: string): boolean {

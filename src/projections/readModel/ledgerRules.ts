@@ -12,16 +12,40 @@
  * - Reply obligations: a send that expects replies by a time makes each recipient that has not answered owe
  *   one; an answer in the thread clears it (and once all answered, the message is no longer due); the
  *   heartbeat's finding that it fell due unmet is marked once (the sender's wake: wakes.ts, replyOverdueWakeFor).
+ * - A wake is due (wakeExpected) when the sender did not suppress it and some recipient other than a broadcast's sender
+ *   is a registered agent, not retired, at the send's point of the log. Mail to an identity nobody registered is accepted
+ *   (permissive recipients, DESIGN section 2), but no agent holds its token: nothing can ever be woken for it, and an
+ *   alarm about it could never clear. Decided once, at the send: an identity registered later gets the mail in its inbox
+ *   (its wake stream's `sync` counts it) but the message was never due a wake; one retired later was due one.
  * - Unwoken: a message that expects a wake is listed from its send until its first wake is observed, or until every
  *   recipient saw or read it (an agent that polls needs no wake: what it has seen, nothing has to wake it for); the
  *   count of recipients that saw or read it moves at each one's first of the two. The heartbeat's escalation is marked
  *   once (it stays unwoken, no longer pending escalation).
  */
 import type { LedgerFact, ViewChange } from '../viewChanges';
-import type { LedgerChangeSink, LedgerLookup, LedgerStage } from './ledger';
+import type { AgentLookup, LedgerChangeSink, LedgerLookup, LedgerStage, NoWakeReason } from './ledger';
+
+type SendWakes = Pick<Extract<LedgerFact, { kind: 'ledgerOpened' }>, 'recipients' | 'wakeSuppressed' | 'broadcastSender'>;
+
+/** Whether the send is due a wake (the header's wakeExpected): see the rules above. */
+export const wakeExpectedOf = (agents: AgentLookup, send: SendWakes): boolean =>
+  !send.wakeSuppressed &&
+  send.recipients.some((recipient) => recipient !== send.broadcastSender && agents.isActiveAgent(recipient));
+
+/** Why a send with wakeExpected false was due no wake (NoWakeReason), from the send alone: the registry is the remaining cause. */
+export function noWakeReason(send: SendWakes): NoWakeReason {
+  if (send.wakeSuppressed) return 'suppressed';
+  if (send.recipients.every((recipient) => recipient === send.broadcastSender)) return 'noRecipient';
+  return 'noRegisteredRecipient';
+}
 
 /** The ledger's part of one fact (called for every fact; most concern it). */
-export function evolveLedger(view: LedgerLookup, fact: ViewChange | LedgerFact, position: bigint, sink: LedgerChangeSink): void {
+export function evolveLedger(
+  view: LedgerLookup & AgentLookup,
+  fact: ViewChange | LedgerFact,
+  position: bigint,
+  sink: LedgerChangeSink,
+): void {
   switch (fact.kind) {
     case 'ledgerOpened': {
       const awaiting = view.awaitingReply(fact.threadId, fact.sender);
@@ -36,6 +60,7 @@ export function evolveLedger(view: LedgerLookup, fact: ViewChange | LedgerFact, 
       if (view.ledgerOpen(fact.messageId)) return;
       // Field by field: an object made by rest/spread from the fact got a hidden class of its own in V8 (one per
       // message, ~0.5 KB each in the memory store, measured by heap snapshot for issue 10).
+      const wakeExpected = wakeExpectedOf(view, fact);
       sink.ledgerOpened({
         messageId: fact.messageId,
         position: position.toString(),
@@ -43,9 +68,9 @@ export function evolveLedger(view: LedgerLookup, fact: ViewChange | LedgerFact, 
         threadId: fact.threadId,
         sentAt: fact.sentAt,
         recipients: fact.recipients,
-        wakeExpected: fact.wakeExpected,
+        wakeExpected,
       });
-      if (fact.wakeExpected) sink.unwokenListed(fact.messageId, fact.sentAt);
+      if (wakeExpected) sink.unwokenListed(fact.messageId, fact.sentAt);
       for (const recipient of fact.recipients) sink.replyAwaited(fact.threadId, recipient, fact.messageId);
       return;
     }

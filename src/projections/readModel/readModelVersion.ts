@@ -9,7 +9,9 @@
  * test/unit/readModel/readModelVersion.unit.test.ts folds a fixed log with the rules and compares a digest of the views: a change
  * to the rules fails it until this version (and the digest there) is moved on.
  */
-export const READ_MODEL_VERSION = '4';
+export const READ_MODEL_VERSION = '5';
+// 5: a ledger expects a wake only when some recipient (not a broadcast's sender) is a registered agent, not retired,
+//    at the send: mail to an identity nobody registered (or retired) is not unwoken.
 // 4: a thread id of a message id's form is held in lower case (an older log's, stored as typed, was unfilterable).
 // 3: a message every recipient saw or read is no longer unwoken (ledgers count the recipients that saw or read it).
 // 2: a list's task is not a broadcast (isBroadcast for AGENT:* only); a paused task shows no lease; lapsedClaimant

@@ -313,6 +313,10 @@ export class ScratchViews implements ReadModelStorage {
     return this.agentViews.has(identity);
   }
 
+  isActiveAgent(identity: string): boolean {
+    return this.agentViews.get(identity)?.retired === false;
+  }
+
   lastActivityAt(identity: string): string | null {
     return this.agents.get(identity)?.lastActivityAt ?? null;
   }

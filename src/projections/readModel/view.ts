@@ -4,7 +4,7 @@
  */
 import type { Priority } from '../../events/types';
 import type { ChangeSink } from './changes';
-import type { LedgerLookup } from './ledger';
+import type { AgentLookup, LedgerLookup } from './ledger';
 import type { TaskViewLookup } from './taskView';
 
 /** A recipient's inbox entry as far as the rules care. */
@@ -19,12 +19,13 @@ export interface EntryState {
   readonly seenAt: string | null;
 }
 
-export interface ReadModelView extends TaskViewLookup, LedgerLookup {
+export interface ReadModelView extends TaskViewLookup, LedgerLookup, AgentLookup {
   /** Whether the identity has any views yet (an inbox, an outbox or a receipt addressed to it). */
   hasViews(identity: string): boolean;
   /** The recipient's entry for the message, if it has one. */
   entry(recipient: string, messageId: string): EntryState | undefined;
   hasOutboxEntry(sender: string, messageId: string): boolean;
+  /** Whether the identity was ever registered (retired or not). */
   isRegistered(identity: string): boolean;
   lastActivityAt(identity: string): string | null;
   /** Entries neither read nor archived. */

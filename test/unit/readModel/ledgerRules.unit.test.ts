@@ -195,6 +195,39 @@ describe('read model: the delivery ledger', () => {
       });
   });
 
+  it('a wake is due only to a registered agent, not retired, at the send: mail no agent can be woken for is never unwoken', () => {
+    const log = new LogBuilder().register('@a', '@b', '@c', '@d');
+    log.retire('@d');
+    const ghost = log.send('@a', '@ghost'); // never registered
+    const retired = log.send('@a', '@d'); // retired before the send
+    const late = log.send('@a', '@late'); // registered after it
+    const mixed = log.send('@a', ['@ghost', '@c']); // one registered recipient: due
+    const noPeer = log.send('@a', 'AGENT:*', {}, ['@a']); // a broadcast with no other registered agent
+    const broadcast = log.send('@a', 'AGENT:*', {}, ['@a', '@b', '@c']);
+    const direct = log.send('@a', '@b');
+    const given = log.projected();
+    const retiredLater = next(log, (l) => {
+      l.register('@late');
+      l.retire('@b');
+    });
+    ReadModelSpec.given(given)
+      .when(...retiredLater)
+      .thenViews((views) => {
+        const expected = (id: string) => views.deliveryLedger(id, page)!.message.wakeExpected;
+        expect([ghost, retired, late, mixed, noPeer, broadcast, direct].map(expected)).toEqual([
+          false,
+          false,
+          false, // decided at the send: registering later does not make it due a wake
+          true,
+          false,
+          true,
+          true, // @b retired after the send: it was due a wake and is still unwoken
+        ]);
+        const { messages } = views.ledger.unwoken({ sentBefore: '2100-01-01T00:00:00.000Z', limit: 10, pendingOnly: false });
+        expect(messages.map((m) => m.messageId)).toEqual([mixed, broadcast, direct]);
+      });
+  });
+
   it('pages list the recipients in identity order, with the counts of the whole message', () => {
     const log = new LogBuilder().register('@a', '@b', '@c', '@d');
     const m1 = log.send('@a', 'AGENT:*', {}, ['@d', '@b', '@c']);

@@ -9,6 +9,13 @@ import type { JSX } from 'preact';
 import { Instant } from '../instant';
 import type { DeliveryLedger, DeliveryRow } from '../types';
 
+/** Why no wake was due (the ledger's noWakeReason), as the summary says it. */
+const NO_WAKE: Record<NonNullable<DeliveryLedger['noWakeReason']>, string> = {
+  suppressed: 'sent with wakeSuppressed',
+  noRecipient: 'no recipient but its sender',
+  noRegisteredRecipient: 'no recipient was a registered agent when sent',
+};
+
 const STAGES = [
   ['inView', 'In view'],
   ['woken', 'Woken'],
@@ -74,7 +81,7 @@ export function LedgerSection({ messageId }: { messageId: string }) {
             {s.recipients} recipient(s): {s.inView} in view · {s.woken} woken · {s.seen} seen · {s.read} read · {s.replied}{' '}
             replied
             {ledger.accepted.position ? ` · accepted at #${ledger.accepted.position}` : ''}
-            {ledger.wakeExpected ? '' : ' · no wake expected'}
+            {ledger.wakeExpected ? '' : ` · no wake expected${ledger.noWakeReason ? ` (${NO_WAKE[ledger.noWakeReason]})` : ''}`}
             {ledger.escalatedAt && (
               <>
                 {' · escalated '}

@@ -86,6 +86,8 @@ export class SqliteViewWriter implements ReadModelStorage {
   private msgIds = new Map<string, number | null>();
   private newMessages = new Set<string>();
   private agents = new Map<string, boolean>();
+  /** Whether each identity looked up is a registered agent, not retired (the ledger rules ask at every send). */
+  private activeAgents = new Map<string, boolean>();
   private tasks = new Map<string, TaskView | null>();
   /** The file's stamp when `identities` was last known true (null: nothing kept). */
   private keptUnder: string | null = null;
@@ -170,6 +172,7 @@ export class SqliteViewWriter implements ReadModelStorage {
     this.msgIds = new Map();
     this.newMessages = new Set();
     this.agents = new Map();
+    this.activeAgents = new Map();
     this.tasks = new Map();
   }
 
@@ -265,6 +268,15 @@ export class SqliteViewWriter implements ReadModelStorage {
     return registered;
   }
 
+  isActiveAgent(identity: string): boolean {
+    let active = this.activeAgents.get(identity);
+    if (active === undefined) {
+      active = this.s.agentActive.get(identity) !== undefined;
+      this.activeAgents.set(identity, active);
+    }
+    return active;
+  }
+
   lastActivityAt(identity: string): string | null {
     return this.identity(identity).lastActivityAt;
   }
@@ -288,10 +300,12 @@ export class SqliteViewWriter implements ReadModelStorage {
   agentRegistered(identity: string, role: Role, registeredAt: string): void {
     this.s.registerAgent.run(identity, role, registeredAt);
     this.agents.set(identity, true);
+    this.activeAgents.set(identity, true);
   }
 
   agentRetired(identity: string, retiredAt: string): void {
     this.s.retireAgent.run(retiredAt, identity);
+    this.activeAgents.set(identity, false);
   }
 
   messageRecorded(_position: bigint, summary: MessageSummary): void {
@@ -616,6 +630,7 @@ function prepareWriter(db: Database.Database, g: string) {
        WHERE msg = ? AND owner = ? AND box IN (${INBOX}, ${ARCHIVE})`,
     ),
     agentExists: db.prepare(`SELECT 1 FROM ${g}_agents WHERE identity = ?`),
+    agentActive: db.prepare(`SELECT 1 FROM ${g}_agents WHERE identity = ? AND retired = 0`),
     task: db.prepare(`SELECT record FROM ${g}_tasks WHERE task_id = ?`),
     registerAgent: db.prepare(
       `INSERT INTO ${g}_agents (identity, role, registered_at, retired, retired_at) VALUES (?, ?, ?, 0, NULL)

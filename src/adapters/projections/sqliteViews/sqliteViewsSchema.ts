@@ -36,7 +36,9 @@
  * The tables' shape. A views file whose `schema` row differs (or is missing: written before issue 13) is
  * dropped and rebuilt from the log at open (sqliteViewsMeta.ts): views are derived, the log is the truth.
  */
-export const VIEWS_SCHEMA_VERSION = '11';
+export const VIEWS_SCHEMA_VERSION = '12';
+// 12: a ledger expects a wake only when some recipient (not a broadcast's sender) is a registered agent, not retired,
+//     at the send: mail to an identity nobody registered is not unwoken
 // 11: a thread id of a message id's form is held in lower case (an older log's was stored as typed)
 // 10: ledgers count the recipients that saw or read the message (attended); a message all of them saw or read is
 //     no longer unwoken

@@ -1,0 +1,120 @@
+/**
+ * The unwoken alarm counts only mail some registered agent could have been woken for, on an injected clock. Sends are
+ * permissive (DESIGN section 2): mail to an identity nobody registered is accepted, but no agent holds its token, so
+ * nothing can ever subscribe to its wakes. Before, such a message was unwoken forever past the wake SLA: a false alarm
+ * (in /metrics, GET /v1/audit/unwoken, `audit unwoken` and the heartbeat) that no operator could clear.
+ *
+ * @a writes to @b (an open wake stream: woken), to @ghost (never registered), to @c and @ghost2 (@c registered, not
+ * woken: a real alarm), to @d (retired before the send) and to @late (registered after the send). Past the SLA only the
+ * message to @c and @ghost2 is counted, listed and escalated; the others' delivery ledgers say why no wake was due.
+ */
+import pino from 'pino';
+import type { Mailbox } from '../../src/mailbox';
+import { startClockedApiServer, type ClockedApiServer } from '../support/clockedApiServer';
+import { startHeartbeat, type Heartbeat } from '../../src/heartbeat/startHeartbeat';
+import { RecordingNudgeTarget } from '../support/recordingNudgeTarget';
+import { runUnwoken } from '../../src/audit/auditCommands';
+import { eventStoreSource } from '../../src/audit/logSource';
+import { ADMIN_TOKEN } from '../support/fixtures';
+import { subscribe, type WakeSubscriber } from './wakeSubscriber';
+import { apiCaller, metricValue } from '../support/apiCalls';
+import { formatDelivery } from '../../src/cli/commands/deliveryFormat';
+
+const T0 = Date.parse('2030-01-01T12:00:00.000Z');
+const SLA = 60_000;
+const silent = pino({ level: 'silent' });
+
+let now = T0;
+let mailbox: Mailbox;
+let url: string;
+let stream: WakeSubscriber | null = null;
+let daemon: Heartbeat | null = null;
+
+let server: ClockedApiServer;
+beforeAll(async () => {
+  server = await startClockedApiServer(() => new Date(now), { wakeSlaMs: SLA });
+  ({ mailbox, url } = server);
+});
+afterAll(async () => {
+  stream?.close();
+  await daemon?.stop();
+  await server.close();
+});
+
+const call = apiCaller(() => url);
+
+async function settle(): Promise<void> {
+  await daemon?.settled();
+  await mailbox.wakeRecorder.flush();
+  expect(await mailbox.runner.waitFor((await mailbox.eventStore.headPosition())!, 5000)).toBe(true);
+}
+
+async function auditUnwoken(): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io = { stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => err.push(s) }, env: {} } as never;
+  const code = await runUnwoken(eventStoreSource(mailbox.eventStore), new Date(now), SLA, { json: false, progress: false }, io);
+  return { code, out: out.join(''), err: err.join('') };
+}
+
+test('mail to an identity no registered agent holds is not unwoken; a registered recipient not woken still is', async () => {
+  const tokens: Record<string, string> = {};
+  for (const identity of ['@a', '@b', '@c', '@d']) {
+    tokens[identity] = (await call('POST', '/v1/agents', ADMIN_TOKEN, { identity })).body.token;
+  }
+  daemon = await startHeartbeat(mailbox, {
+    targets: [new RecordingNudgeTarget('webhook')],
+    logger: silent,
+    clock: { now: () => new Date(now) },
+    schedule: false,
+    settings: { idleMs: 24 * 3600_000, wakeSlaMs: SLA, metricsPort: null },
+  });
+  expect((await call('DELETE', '/v1/agents/@d', ADMIN_TOKEN)).status).toBe(200);
+  stream = await subscribe(url, tokens['@b']);
+  await stream.next((e) => e.event === 'sync');
+  const send = async (to: string | string[], subject: string) => {
+    const sent = await call('POST', '/v1/messages', tokens['@a'], { to, subject, body: '.' });
+    expect(sent.status).toBe(201);
+    return sent.body.messageId as string;
+  };
+  const toGhost = await send('@ghost', 'for nobody registered');
+  const toB = await send('@b', 'for b');
+  const toCAndGhost = await send(['@c', '@ghost2'], 'for c and a ghost');
+  const toRetired = await send('@d', 'for the retired d');
+  const toLate = await send('@late', 'for late, registered after');
+  await stream.next((e) => e.event === 'wake' && e.data.messageId === toB);
+  expect((await call('POST', '/v1/agents', ADMIN_TOKEN, { identity: '@late' })).status).toBe(201);
+  await settle();
+
+  now = T0 + SLA + 1;
+  expect(await metricValue(url, 'mailbox_unwoken_messages')).toBe(1);
+  const alarm = await call('GET', '/v1/audit/unwoken', ADMIN_TOKEN);
+  expect(alarm.body).toMatchObject({ count: 1, messages: [{ messageId: toCAndGhost, recipientCount: 2 }] });
+  const audit = await auditUnwoken();
+  expect(audit.code).toBe(1);
+  expect(audit.out.trim().split('\n')).toEqual([
+    `${toCAndGhost}  sent ${new Date(T0).toISOString()} by @a to 2 recipient(s): woke nobody; not escalated yet`,
+    expect.stringMatching(
+      /^1 message\(s\) in the unwoken alarm: .*or to no registered agent, expects none: neither is counted\)\.$/,
+    ),
+  ]);
+  const report = await daemon.tick();
+  expect(report.unwoken).toEqual({ unwoken: 1, escalated: [toCAndGhost] });
+  await settle();
+
+  // Each ledger says whether a wake was due, and why not.
+  const ledgerOf = async (id: string) => (await call('GET', `/v1/messages/${id}/delivery`, tokens['@a'])).body;
+  for (const id of [toGhost, toRetired, toLate]) {
+    const ledger = await ledgerOf(id);
+    expect(ledger).toMatchObject({ wakeExpected: false, noWakeReason: 'noRegisteredRecipient' });
+    // `mailbox delivery <id>` prints it on the summary line.
+    expect(formatDelivery(ledger).split('\n')[1]).toMatch(
+      /^summary {2}1 recipient: in view 1, .* \(no wake was due: no recipient was a registered agent when it was sent\)$/,
+    );
+  }
+  for (const id of [toB, toCAndGhost]) {
+    const ledger = await ledgerOf(id);
+    expect(ledger.wakeExpected).toBe(true);
+    expect(ledger).not.toHaveProperty('noWakeReason');
+  }
+});

@@ -47,7 +47,9 @@ test('tools/list answer size, measured on the wire', async () => {
   // Then archive_message's `changed` (+~40 B; output descriptions are not sent); a replayed add_message says so in its
   // result's _meta, not in its output schema.
   // Then add_message's tags said their string form (comma-separated or JSON-encoded) and no comma (+~80 B): 26,992 bytes.
-  expect(bytes).toBeLessThan(27_000);
+  // Then get_delivery's noWakeReason, why no wake was due (+93 B, the enum of three; its description is not sent):
+  // 27,091 bytes. The budget moved by 100 B for it.
+  expect(bytes).toBeLessThan(27_100);
 
   // docs/mcp.md said "about 10.9 KB on the wire", 6.2 KB for a model and 4.7 KB of output schemas while the answer had
   // grown to 26.9 KB: its figures are held to the measured ones (within half a kilobyte).

@@ -113,8 +113,41 @@ export function helpOfSubcommand(argv: readonly string[]): string[] {
   return [...argv.slice(0, 2), ...words, '--help'];
 }
 
+/**
+ * `mailbox help audit nosuch` printed the help of audit with exit code 0 (nosuch --help there is audit's --help), as did
+ * `help agent nosuch`, and `help nosuch` printed the whole help on stderr: a script or a reader took a command that
+ * does not exist for one documented there. A word that names no command of the one before it is a usage error: one
+ * line naming it and the commands there are, exit code 2 as every word that is no command (buildProgram). The words
+ * after a command without subcommands are its arguments (`help agent add @a`: add's help); an option among the words
+ * and `help help` are left to commander, as helpOfSubcommand leaves them.
+ */
+export function refuseUnknownHelpTopic(program: Command, argv: readonly string[]): void {
+  const words = argv.slice(3);
+  if (argv[2] !== 'help' || words.some((word) => word.startsWith('-'))) return;
+  let command = program;
+  for (const [index, word] of words.entries()) {
+    const commands = command.commands.filter((subcommand) => subcommand.name() !== 'help');
+    if (commands.length === 0 || word === 'help') return;
+    const named = commands.find((subcommand) => subcommand.name() === word || subcommand.aliases().includes(word));
+    if (named) {
+      command = named;
+      continue;
+    }
+    const names = commands.map((subcommand) => subcommand.name());
+    const group = ['mailbox', ...words.slice(0, index)].join(' ');
+    program.showHelpAfterError(false); // the line says the commands: no second line sending the reader to --help
+    program.error(
+      `error: unknown command '${words.slice(0, index + 1).join(' ')}': the commands of '${group}' are ` +
+        `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]} (mailbox help ${[...words.slice(0, index), '<command>'].join(' ')})`,
+      { code: 'commander.unknownCommand' },
+    );
+  }
+}
+
 export async function main(argv: string[]): Promise<void> {
   tuneCollector(); // this process's V8 settings, before any work (support/collectorTuning.ts says why)
   const args = helpOfSubcommand(argv);
-  await buildProgram(args).parseAsync(args);
+  const program = buildProgram(args);
+  refuseUnknownHelpTopic(program, argv);
+  await program.parseAsync(args);
 }

@@ -93,9 +93,26 @@ test.each([
   [['audit', 'replay'], 'Usage: mailbox audit replay [options]'],
   [['task', 'move'], 'Usage: mailbox task move [options]'],
   [['agent', 'add'], 'Usage: mailbox agent add [options] <identity>'],
+  [['audit', 'verify'], 'Usage: mailbox audit verify [options]'],
 ])("mailbox help %j prints that subcommand's help, as its --help does, exit code 0", async (words, usage) => {
   const help = await runCli(['help', ...words], {});
   expect(help.stdout.split('\n')[0]).toMatch(new RegExp(`^${usage.replace(/[[\]]/g, '\\$&')}`));
   expect(help.stdout).toBe((await runCli([...words, '--help'], {})).stdout);
   expect(help.code).toBe(0);
+});
+
+// `mailbox help audit nosuch` printed the help of audit with exit code 0 (and `help agent nosuch` that of agent), `help
+// nosuch` the whole help: a command that does not exist read as one documented there. One line naming it and the
+// commands there are, exit code 2, as every word that is no command; nothing runs.
+test.each([
+  [['audit', 'nosuch'], "'audit nosuch': the commands of 'mailbox audit' are replay, message, unwoken, agent and verify"],
+  [['agent', 'nosuch'], "'agent nosuch': the commands of 'mailbox agent' are add, list, retire and token"],
+  [['nosuch'], "'nosuch': the commands of 'mailbox' are serve, agent, send, inbox, read, unarchive, archive, delivery, "],
+  [['nosuch', 'verify'], "'nosuch': the commands of 'mailbox' are serve, agent, "],
+])('mailbox help %j: one line naming the unknown command and the valid ones, exit code 2', async (words, named) => {
+  const run = await runCli(['help', ...words], { MAILBOX_DATA_DIR: dataDir });
+  expect(run.stderr.trimEnd().split('\n')).toEqual([expect.stringContaining(`error: unknown command ${named}`)]);
+  expect(run.stdout).toBe('');
+  expect(run.code).toBe(2);
+  expect(fs.existsSync(dataDir)).toBe(false);
 });

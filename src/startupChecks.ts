@@ -43,6 +43,23 @@ export function checkHost(host: string): void {
 
 /** The directory a path will be created in must be a directory we can write: not a file, not read-only. */
 export function checkDirectoryPath(variable: string, value: string, dir: string): void {
+  const existing = nearestDirectory(variable, value, dir);
+  try {
+    fs.accessSync(existing, fs.constants.W_OK | fs.constants.X_OK);
+  } catch {
+    throw new StartupError(
+      `${variable}='${value}' is not writable (${existing} refuses this user): set ${variable} to a directory ` +
+        'this user can write, or fix its permissions.',
+      { variable },
+    );
+  }
+}
+
+/**
+ * The nearest part of `dir` that is there (dir itself, or the parent it would be made in), refused when it is a file:
+ * no directory can be there. What a command that only reads the data dir checks too (checkStoreNames).
+ */
+function nearestDirectory(variable: string, value: string, dir: string): string {
   let existing = path.resolve(dir);
   // lstat, not exists: a link to nothing is there, and nothing can be made under it (exists said missing, and the
   // check passed on the link's parent; the first mkdir then failed with a stack trace).
@@ -54,15 +71,7 @@ export function checkDirectoryPath(variable: string, value: string, dir: string)
       { variable },
     );
   }
-  try {
-    fs.accessSync(existing, fs.constants.W_OK | fs.constants.X_OK);
-  } catch {
-    throw new StartupError(
-      `${variable}='${value}' is not writable (${existing} refuses this user): set ${variable} to a directory ` +
-        'this user can write, or fix its permissions.',
-      { variable },
-    );
-  }
+  return existing;
 }
 
 /**
@@ -127,6 +136,7 @@ export function checkEventStoreUrl(url: string, { writable = true }: { writable?
       );
     }
     if (writable) checkDirectoryPath(variable, url, path.dirname(path.resolve(file)));
+    else nearestDirectory(variable, url, path.dirname(path.resolve(file)));
     if (fs.existsSync(file) && fs.statSync(file).isDirectory()) {
       throw new StartupError(`${variable}='${url}' names a directory: use sqlite:<path to a file>.`, { variable });
     }
@@ -195,6 +205,11 @@ function checkSqliteFilesWritable(config: MailboxConfig): void {
 export function checkStoreNames(config: MailboxConfig): void {
   if (config.eventStoreUrl !== undefined) checkEventStoreUrl(config.eventStoreUrl, { writable: false });
   checkRedisNames(config);
+  // A data dir that is a file (or lies under one) holds no log: it was "There is no event log at <file>/events.sqlite"
+  // (exit 1, "nothing to work on"), sending the operator to look for a log, where serve says what is wrong with it.
+  const dataDir = path.resolve(config.dataDir);
+  if ([sqliteLogFile(config), sqliteViewsFile(config)].some((file) => file !== null && path.dirname(file) === dataDir))
+    nearestDirectory('MAILBOX_DATA_DIR', config.dataDir, config.dataDir);
 }
 
 /** The Redis URL, and the CA file it is to be reached with (missing, a directory, unreadable or no certificate). */

@@ -94,6 +94,54 @@ describe.each(COMMANDS)('mailbox %s where there is no log', (_name, run) => {
 });
 
 /**
+ * A MAILBOX_DATA_DIR that is a regular file (or a path under one): these commands said "There is no event log at
+ * <file>/events.sqlite", exit 1 (nothing to work on), sending the operator to look for a log that cannot be there.
+ * Now each says serve's line for it (the data dir is a file, named), exit 2 as for any configuration serve refuses,
+ * and the file is left as it was.
+ */
+const NOT_A_DIRECTORY = 'a file where the data directory should be\n';
+
+describe.each(COMMANDS)('mailbox %s with MAILBOX_DATA_DIR a file', (_name, run) => {
+  test.each([
+    ['the file itself', (file: string) => file],
+    ['a path under it', (file: string) => path.join(file, 'data')],
+  ])("%s: serve's line naming the file, exit 2, the file untouched", async (_case, dataDirOf) => {
+    const root = tempDir('mailbox-data-dir-file-');
+    const file = path.join(root, 'data');
+    fs.writeFileSync(file, NOT_A_DIRECTORY);
+    const env = { MAILBOX_LOG_LEVEL: 'silent', MAILBOX_DATA_DIR: dataDirOf(file) };
+    expect(await refusedAsServeRefuses(run, env, 'MAILBOX_DATA_DIR')).toBe(
+      `MAILBOX_DATA_DIR='${dataDirOf(file)}' cannot be a directory: ${file} is a file; set MAILBOX_DATA_DIR to a directory path.`,
+    );
+    expect(fs.readFileSync(file, 'utf8')).toBe(NOT_A_DIRECTORY);
+    expect(tree(root)).toEqual([file]);
+  });
+});
+
+test.each([
+  ['backup', ['backup', 'copy.sqlite']],
+  ['heartbeat --once', ['heartbeat', '--once']],
+])(
+  'the real CLI: %s with MAILBOX_DATA_DIR a file says so in one line, exit 2, nothing written',
+  async (_name, args) => {
+    ensureBuilt();
+    const root = tempDir('mailbox-data-dir-file-');
+    const file = path.join(root, 'data');
+    fs.writeFileSync(file, NOT_A_DIRECTORY);
+    const { code, stdout, stderr } = await runCli(args, { MAILBOX_DATA_DIR: file }, { cwd: root });
+    expect(stdout).toBe('');
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toContain(
+      `MAILBOX_DATA_DIR='${file}' cannot be a directory: ${file} is a file; set MAILBOX_DATA_DIR to a directory path.`,
+    );
+    expect(code).toBe(2);
+    expect(fs.readFileSync(file, 'utf8')).toBe(NOT_A_DIRECTORY);
+    expect(tree(root)).toEqual([file]); // no copy.sqlite
+  },
+  120_000,
+);
+
+/**
  * A log file that is no SQLite database (notes saved under its name, a half-copied file): the commands that read it
  * said {"error":"Audit failed","code":"INTERNAL","message":"file is not a database"} (or "Projections command failed"),
  * naming neither the file nor a remedy, while serve refuses the same file in one line. Now each says serve's sentence
@@ -223,25 +271,30 @@ function serveRefuses(env: NodeJS.ProcessEnv): string {
   throw new Error('serve accepts this configuration');
 }
 
+/** The command's refusal of `env`: one envelope line, a configuration error in serve's words naming `field`, exit 2. */
+async function refusedAsServeRefuses(run: Run, env: NodeJS.ProcessEnv, field: string): Promise<string> {
+  const { code, stdout, stderr } = await run(env);
+  expect(stdout).toBe('');
+  expect(stderr.trim().split('\n')).toHaveLength(1);
+  expect(JSON.parse(stderr)).toEqual({
+    error: 'Invalid configuration',
+    code: 'VALIDATION_FAILED',
+    message: serveRefuses(env),
+    field,
+  });
+  expect(code).toBe(2);
+  return JSON.parse(stderr).message as string;
+}
+
 describe.each(COMMANDS)('mailbox %s with a configuration mailbox serve refuses', (_name, run) => {
   test.each(REFUSED_CONFIGURATIONS)(
     "%s: the configuration error in serve's words, exit 2, nothing created",
     async (_case, bad, field) => {
       const dataDir = tempDir('mailbox-bad-config-');
       const env = { MAILBOX_LOG_LEVEL: 'silent', MAILBOX_DATA_DIR: dataDir, ...bad };
-      const { code, stdout, stderr } = await run(env);
-      expect(stdout).toBe('');
-      expect(stderr.trim().split('\n')).toHaveLength(1);
-      expect(JSON.parse(stderr)).toEqual({
-        error: 'Invalid configuration',
-        code: 'VALIDATION_FAILED',
-        message: serveRefuses(env),
-        field,
-      });
+      const message = await refusedAsServeRefuses(run, env, field);
       // A file named by the variable is named in the message (the CA file, the secret file).
-      for (const value of Object.values(bad))
-        if (value.startsWith('/')) expect(JSON.parse(stderr).message).toContain(`'${value}'`);
-      expect(code).toBe(2);
+      for (const value of Object.values(bad)) if (value.startsWith('/')) expect(message).toContain(`'${value}'`);
       expect(tree(dataDir)).toEqual([]);
     },
   );

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { MailboxError } from './errors';
 import { StartupError } from './startupError';
 import { fromDecimalText, NOT_DECIMAL } from './support/decimalText';
-import { durationSchema, NOT_A_DURATION } from './support/duration';
+import { durationMeantMs, durationSchema, NOT_A_DURATION } from './support/duration';
 import { MAX_TIMER_MS, MAX_TIMER_TEXT } from './support/timerLimit';
 
 /** host:port,host:port (IPv6 in brackets; the port may be left out). */
@@ -25,6 +25,13 @@ const FLAG_FORM = 'true or false (also 1/0, yes/no, on/off)';
 export const MIN_ADMIN_TOKEN_CHARS = 32;
 export const GOOD_ADMIN_TOKEN = 'e.g. the output of `openssl rand -hex 32`';
 const ADMIN_TOKEN_FORM = `${MIN_ADMIN_TOKEN_CHARS} or more characters without spaces, ${GOOD_ADMIN_TOKEN}`;
+
+/**
+ * A setting in whole milliseconds (the MAILBOX_*_MS variables but the wake SLA, which takes a duration): a duration
+ * given instead (MAILBOX_AWAIT_PROJECTION_MS=2s, 1500ms, "2 s") was told only the decimal form; it is now also told
+ * the number it stands for (": did you mean 2000?"), never taken for it.
+ */
+const milliseconds = <T extends z.ZodType>(schema: T) => fromDecimalText(schema, { meant: durationMeantMs });
 
 /**
  * The wake SLA's default (MAILBOX_WAKE_SLA_MS): the server's unwoken alarm, the heartbeat's escalation and audit
@@ -69,12 +76,12 @@ export const configSchema = z.object({
    * The longest a Redis command may take before the request answers 503 UNAVAILABLE
    * (Redis down, stopped or unreachable); commands are never queued while disconnected.
    */
-  redisTimeoutMs: fromDecimalText(z.number().int().positive().max(MAX_TIMER_MS)).default(1000),
+  redisTimeoutMs: milliseconds(z.number().int().positive().max(MAX_TIMER_MS)).default(1000),
   /**
    * How long opening or writing the SQLite views file waits for a lock another process holds on it (SQLite's busy
    * wait) before it is refused as locked ('Views file locked').
    */
-  viewsLockWaitMs: fromDecimalText(z.number().int().min(0).max(MAX_TIMER_MS)).default(5000),
+  viewsLockWaitMs: milliseconds(z.number().int().min(0).max(MAX_TIMER_MS)).default(5000),
   redisNamespace: z
     .string()
     .regex(/^[A-Za-z0-9_-]{1,64}$/, 'MAILBOX_REDIS_NAMESPACE must be 1..64 of [A-Za-z0-9_-]')
@@ -95,17 +102,17 @@ export const configSchema = z.object({
   strictRecipients: z.boolean().default(false),
   maxBodyBytes: fromDecimalText(z.number().int().positive()).default(64 * 1024),
   /** How long a command waits for its own events to reach the views (read-your-writes), in ms. */
-  awaitProjectionMs: fromDecimalText(z.number().int().min(0).max(MAX_TIMER_MS)).default(2000),
+  awaitProjectionMs: milliseconds(z.number().int().min(0).max(MAX_TIMER_MS)).default(2000),
   /**
    * How often the task sweeper ends expired tasks and returns lapsed leases (issue 12), in ms, besides its pass at the
    * next task due (application/taskSweeper.ts); 0 turns it off.
    */
-  taskSweepMs: fromDecimalText(z.number().int().min(0).max(MAX_TIMER_MS)).default(5000),
+  taskSweepMs: milliseconds(z.number().int().min(0).max(MAX_TIMER_MS)).default(5000),
   /**
    * With Redis, one node at a time projects (and sweeps, and nudges): the holder of a lease that lasts this long
    * unless renewed (renewed every third of it). A dead holder's job moves to another node within this time.
    */
-  projectorLeaseMs: fromDecimalText(z.number().int().min(300).max(600_000)).default(3000),
+  projectorLeaseMs: milliseconds(z.number().int().min(300).max(600_000)).default(3000),
   /** This process's name in leases, /readyz and /metrics (default: host name and process id). */
   nodeId: z
     .string()
@@ -117,7 +124,7 @@ export const configSchema = z.object({
    */
   wakeSlaMs: durationSchema.default(DEFAULT_WAKE_SLA_MS),
   /** How long seen marks gather before they are written as one event per recipient (issue 13), in ms. */
-  seenFlushMs: fromDecimalText(z.number().int().min(1).max(60_000)).default(200),
+  seenFlushMs: milliseconds(z.number().int().min(1).max(60_000)).default(200),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** auto: human lines on a terminal, JSON lines otherwise (CLI only; the library takes a logger). */
   logFormat: z.enum(['auto', 'pretty', 'json']).default('auto'),
@@ -126,11 +133,11 @@ export const configSchema = z.object({
   /** Per-agent token bucket (admin exempt): sustained requests/s and burst (1 or more); a rate of 0 turns the limit off. */
   rateLimitPerSecond: fromDecimalText(z.number().min(0), { fraction: true }).default(50),
   rateLimitBurst: fromDecimalText(z.number().int().min(1)).default(200),
-  requestTimeoutMs: fromDecimalText(z.number().int().min(0).max(MAX_TIMER_MS)).default(30_000),
-  sseHeartbeatMs: fromDecimalText(z.number().int().positive().max(MAX_TIMER_MS)).default(15_000),
+  requestTimeoutMs: milliseconds(z.number().int().min(0).max(MAX_TIMER_MS)).default(30_000),
+  sseHeartbeatMs: milliseconds(z.number().int().positive().max(MAX_TIMER_MS)).default(15_000),
   maxWakeStreamsPerAgent: fromDecimalText(z.number().int().positive()).default(16),
   /** How long startup waits for an unreachable Redis or EventStoreDB (retrying with backoff) before giving up, in ms. */
-  startupRetryMs: fromDecimalText(z.number().int().min(0).max(MAX_TIMER_MS)).default(30_000),
+  startupRetryMs: milliseconds(z.number().int().min(0).max(MAX_TIMER_MS)).default(30_000),
 });
 
 export type MailboxConfig = z.output<typeof configSchema>;
@@ -259,12 +266,13 @@ function configIssueMessage(key: string, value: unknown, issueMessage: string, s
   const what = value === undefined ? variable : `${variable}=${shown(key, value)}`;
   // '0x1DB1' or '1e3' may well mean a number in range: the form alone would not say what is wrong with it.
   // A duration with spaces around or inside it ('2 m') is told so, as the heartbeat tells it (the value is shown already).
+  // A duration where milliseconds are asked ('2s') is told the number it stands for, last (": did you mean 2000?").
   const written = issueMessage.startsWith(NOT_DECIMAL)
-    ? `, ${NOT_DECIMAL.replace(/^must be /, '')}`
+    ? `, ${NOT_DECIMAL.replace(/^must be /, '')}${/: did you mean \d+\?$/.exec(issueMessage)?.[0] ?? '.'}`
     : issueMessage.startsWith(`${NOT_A_DURATION},`)
-      ? issueMessage.slice(NOT_A_DURATION.length).replace(/, not '[^]*'$/, '')
-      : '';
-  return form ? `${what} is not valid: set ${variable} to ${form}${written}.` : `${what} is not valid: ${issueMessage}.`;
+      ? `${issueMessage.slice(NOT_A_DURATION.length).replace(/, not '[^]*'$/, '')}.`
+      : '.';
+  return form ? `${what} is not valid: set ${variable} to ${form}${written}` : `${what} is not valid: ${issueMessage}.`;
 }
 
 export function parseConfig(input: MailboxConfigInput = {}, sources: SettingSources = {}): MailboxConfig {

@@ -29,6 +29,16 @@ export function parseDurationMs(text: string): number | null {
   return Math.abs(ms - whole) < 1e-6 ? whole : null;
 }
 
+/**
+ * The milliseconds a duration stands for where a whole number of milliseconds is asked (MAILBOX_AWAIT_PROJECTION_MS=2s,
+ * --grace-ms 1500ms, "2 s" with the unit apart), or null: suggested ("did you mean 2000?"), never taken. Spaces
+ * around the text are not read away: ' 600' is not shown as 600 (it is told it must be plain digits).
+ */
+export function durationMeantMs(text: string): number | null {
+  const spaced = SPACED.exec(text);
+  return parseDurationMs(spaced ? `${spaced[1]}${spaced[2]}` : text);
+}
+
 // The error names the option and the field first ("--idle / MAILBOX_HEARTBEAT_IDLE: ... 'idleMs' must be ...").
 export const durationSchema = z.preprocess(
   (value, ctx) => {

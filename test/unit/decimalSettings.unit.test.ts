@@ -16,6 +16,7 @@ import { tempDir } from '../support/fixtures';
 const NUMERIC: Array<keyof MailboxConfig> = [
   'port',
   'redisTimeoutMs',
+  'viewsLockWaitMs',
   'maxBodyBytes',
   'awaitProjectionMs',
   'taskSweepMs',
@@ -104,6 +105,53 @@ test.each(NUMERIC)('%s in plain decimal digits is read as that number', (key) =>
   expect(configFromEnv({ ...beside, [ENV_VARIABLES[key]]: '0600' })[key]).toBe(600); // a leading zero is not octal
 });
 
+/**
+ * A duration where whole milliseconds are asked (MAILBOX_AWAIT_PROJECTION_MS=2s) was told the decimal form alone: the
+ * operator had to work out 2000. It is told the number too, never taken for it (the wake SLA takes durations: below).
+ */
+const MILLISECONDS = NUMERIC.filter((key) => ENV_VARIABLES[key].endsWith('_MS'));
+
+test('every MAILBOX_*_MS setting but the wake SLA is in whole milliseconds', () => {
+  expect(MILLISECONDS.length).toBe(9);
+  const all = Object.values(ENV_VARIABLES).filter((variable) => variable.endsWith('_MS'));
+  expect(all.filter((variable) => !MILLISECONDS.map((key) => ENV_VARIABLES[key]).includes(variable))).toEqual([
+    'MAILBOX_WAKE_SLA_MS',
+  ]);
+});
+
+test.each(
+  MILLISECONDS.flatMap((key) =>
+    [
+      ['2s', 2000],
+      ['1500ms', 1500],
+      ['2 s', 2000],
+      ['1.5s', 1500],
+    ].map(([value, ms]) => [ENV_VARIABLES[key], value, ms]),
+  ),
+)('%s=%j is refused in one line suggesting %d', (variable, value, ms) => {
+  expect(startupRefusal({ [variable]: String(value) })).toMatch(
+    new RegExp(
+      `^${variable}='${value}' is not valid: set ${variable} to .+, written in plain decimal digits: did you mean ${ms}\\?$`,
+    ),
+  );
+});
+
+test('MAILBOX_AWAIT_PROJECTION_MS=5m: the whole line, as the other refusals, with the number it stands for', () => {
+  expect(startupRefusal({ MAILBOX_AWAIT_PROJECTION_MS: '5m' })).toBe(
+    "MAILBOX_AWAIT_PROJECTION_MS='5m' is not valid: set MAILBOX_AWAIT_PROJECTION_MS to an integer number of milliseconds, " +
+      '0 or more and at most 2147483647 ms (about 24.8 days, the longest timer Node.js keeps), written in plain decimal ' +
+      'digits: did you mean 300000?',
+  );
+});
+
+test('a duration whose number the setting would refuse is told the form alone (no suggestion out of range)', () => {
+  expect(startupRefusal({ MAILBOX_SEEN_FLUSH_MS: '2m' })).toBe(
+    "MAILBOX_SEEN_FLUSH_MS='2m' is not valid: set MAILBOX_SEEN_FLUSH_MS to an integer number of milliseconds, 1 to 60000, " +
+      'written in plain decimal digits.',
+  );
+  expect(startupRefusal({ MAILBOX_PROJECTOR_LEASE_MS: '100ms' })).toMatch(/written in plain decimal digits\.$/);
+});
+
 test('a rate takes a fraction with a point (0.5), and nothing else', () => {
   expect(configFromEnv({ MAILBOX_RATE_LIMIT_PER_SECOND: '0.5' }).rateLimitPerSecond).toBe(0.5);
   for (const value of ['.5', '5.', '5e-1', '0x1']) {
@@ -172,6 +220,17 @@ describe('projections rebuild --grace-ms / --settle-ms: plain decimal millisecon
       field: option,
       message: `projections rebuild: '${option}' takes a whole number of milliseconds ${form}, written in plain decimal digits, not '${value}'`,
     });
+  });
+
+  test.each([
+    ['graceMs', '--grace-ms', '2s', 2000],
+    ['settleMs', '--settle-ms', '1500ms', 1500],
+    ['settleMs', '--settle-ms', '2 s', 2000],
+  ])('%s %s %j: told the milliseconds it stands for, never taken', async (key, option, value, ms) => {
+    const run = await rebuild({ [key]: value });
+    expect(run.code).toBe(2);
+    expect(JSON.parse(run.stderr)).toMatchObject({ code: 'VALIDATION_FAILED', field: option });
+    expect(JSON.parse(run.stderr).message).toMatch(new RegExp(`, not '${value}': did you mean ${ms}\\?$`));
   });
 
   test('a grace beyond the longest timer is refused (it would fire at once and delete the previous views)', async () => {

@@ -32,6 +32,7 @@ import { rulesVersionText } from '../../application/olderRules';
 import type { ActiveGeneration } from '../../projections/rebuildGenerations';
 import { aheadOfThisLog, ForeignViews } from '../../projections/viewsOwnership';
 import { fromDecimalText } from '../../support/decimalText';
+import { durationMeantMs } from '../../support/duration';
 import { MAX_TIMER_MS, MAX_TIMER_TEXT } from '../../support/timerLimit';
 import { commandConfig, reportCommandFailure, toolLogLevel } from './commandConfig';
 import { logUnknownVariables } from './envWarnings';
@@ -51,9 +52,9 @@ const processIo: ProjectionsIo = { stdout: process.stdout, stderr: process.stder
 const milliseconds = (flag: string, fallback: number, max?: number) => {
   const teaches = `takes a whole number of milliseconds${max === undefined ? '' : ` up to ${max}`} (e.g. ${flag} ${fallback})`;
   const ms = z.number({ error: teaches }).int({ error: teaches }).min(0, { error: teaches });
-  return fromDecimalText(max === undefined ? ms : ms.max(max, { error: `must be ${MAX_TIMER_TEXT}` }), { teaches }).default(
-    fallback,
-  );
+  // --grace-ms 2s: ": did you mean 2000?" (the number the duration stands for), never taken for it.
+  const checked = max === undefined ? ms : ms.max(max, { error: `must be ${MAX_TIMER_TEXT}` });
+  return fromDecimalText(checked, { teaches, meant: durationMeantMs }).default(fallback);
 };
 
 const rebuildFlagsSchema = z.strictObject({

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ensureBuilt, runCli } from '../support/builtCli';
 import { tempDir } from '../support/fixtures';
+import { packageVersion } from '../../src/packageVersion';
 
 let root: string;
 let dataDir: string;
@@ -115,4 +116,27 @@ test.each([
   expect(run.stdout).toBe('');
   expect(run.code).toBe(2);
   expect(fs.existsSync(dataDir)).toBe(false);
+});
+
+// The version as other tools ask for it: `mailbox -v` and `mailbox version` were an unknown option or command and no
+// more (`mailbox -v serve` was told to write `mailbox serve -v`). The error now says the words that work; nothing runs.
+test.each([[['-v']], [['version']], [['-v', 'serve']]])(
+  'mailbox %j: the error says the version is mailbox --version, exit code 2, nothing run',
+  async (args) => {
+    const run = await runCli(args, { MAILBOX_DATA_DIR: dataDir, MAILBOX_PORT: '0' });
+    expect(run.stderr.trimEnd().split('\n')).toEqual([
+      args[0] === '-v' ? "error: unknown option '-v'" : "error: unknown command 'version'",
+      '(the version: mailbox --version, or mailbox -V)',
+      '(run with --help for usage)',
+    ]);
+    expect(run.stdout).toBe('');
+    expect(run.code).toBe(2);
+    expect(fs.existsSync(dataDir)).toBe(false);
+  },
+);
+
+test.each([['--version'], ['-V']])('mailbox %s prints the version, exit code 0', async (flag) => {
+  const run = await runCli([flag], {});
+  expect(run.stdout).toBe(`${packageVersion()}\n`);
+  expect(run.code).toBe(0);
 });

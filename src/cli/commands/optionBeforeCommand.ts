@@ -20,10 +20,23 @@ export function commandFirst(program: Command, argv: readonly string[]): string 
   return ['mailbox', ...words.slice(at), ...words.slice(0, at)].map(shellWord).join(' ');
 }
 
-/** Makes the program's "unknown option" error name the command line that works, when a command follows the option. */
+/**
+ * The version asked for as other tools spell it: `mailbox -v` (node, npm) and `mailbox version` (go, docker) were an
+ * unknown option or command and no more, and `mailbox -v serve` was told to write `mailbox serve -v`, which serve
+ * refuses too. The error says the words mailbox takes. Not taken for them: -v may mean --verbose to the one who typed
+ * it, and a version printed with exit code 0 would read as a command that ran.
+ */
+const VERSION_WORDS = ["error: unknown option '-v'", "error: unknown command 'version'"];
+const VERSION_HINT = '(the version: mailbox --version, or mailbox -V)';
+
+/**
+ * Makes the program's "unknown option" error name the command line that works, when a command follows the option,
+ * and the unknown words for the version say the ones that work.
+ */
 export function hintOptionsBeforeCommand(program: Command, argv: readonly string[]): Command {
   const error = program.error.bind(program);
   program.error = (message, options) => {
+    if (VERSION_WORDS.some((words) => message.split('\n')[0] === words)) return error(`${message}\n${VERSION_HINT}`, options);
     const fixed = options?.code === 'commander.unknownOption' ? commandFirst(program, argv) : null;
     return error(fixed === null ? message : `${message}\n(options go after the command: ${fixed})`, options);
   };

@@ -922,6 +922,36 @@ test.each([
   120_000, // a first build of dist (ensureBuilt) takes its time on a loaded machine
 );
 
+// MAILBOX_TOKEN=${AGENT_TOKEN} with AGENT_TOKEN unset: a client command said "No token: pass --token <token> or set
+// MAILBOX_TOKEN", while it was set. Refused by the rule of every MAILBOX_* variable, in one line, exit 2, nothing sent.
+// (An admin command takes an empty MAILBOX_TOKEN as unset: 'agent add with an agent token from MAILBOX_TOKEN' above.)
+test.each([
+  ['send', '', 'is set but empty (a ${VARIABLE} substituted while VARIABLE was unset?)'],
+  ['send', '  ', 'is blank (only spaces)'],
+  ['inbox', '', 'is set but empty (a ${VARIABLE} substituted while VARIABLE was unset?)'],
+])(
+  '%s with MAILBOX_TOKEN=%j: one line naming it and --token, exit 2, nothing written',
+  async (command, value, what) => {
+    ensureBuilt(); // the real CLI: the line and the exit code are bin/mailbox.js's
+    const [a, b, c] = ['a', 'b', 'c'].map((name) => `@empty-token-${command}-${value.length}-${name}`);
+    const tokens = await server.register([a, b, c]);
+    const args = command === 'send' ? ['send', b, c, 'hello', 'body'] : ['inbox'];
+    const before = await server.eventCount();
+    const run = await runCli([...args, '--url', server.url], { MAILBOX_TOKEN: value });
+    expect(run.stderr.trimEnd()).toBe(
+      `mailbox: MAILBOX_TOKEN ${what}: set it to your agent's token (mailbox agent add prints it), or unset it and pass --token <token>.`,
+    );
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(await server.eventCount()).toBe(before);
+    // The same command with the token set works (and a send writes): the refusal was the empty variable's.
+    const done = await runCli([...args, '--url', server.url], { MAILBOX_TOKEN: tokens[a] });
+    expect(done.code).toBe(0);
+    expect(await server.eventCount()).toBe(command === 'send' ? before + 1 : before);
+  },
+  120_000,
+);
+
 // A misspelled variable is read by nothing: MAILBOX_TOKN=<token> failed as "No token: ... set MAILBOX_TOKEN", and
 // MAILBOX_ULR=<another server> as "Cannot reach the mailbox at http://127.0.0.1:7420", neither naming the typo (serve
 // warns of one at start; the client commands said nothing).

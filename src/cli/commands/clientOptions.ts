@@ -110,7 +110,17 @@ function storedAdminToken(file: string): string {
   return token;
 }
 
+/**
+ * MAILBOX_TOKEN set but empty or blank for a client command (`MAILBOX_TOKEN=${AGENT_TOKEN} mailbox send ...` with
+ * AGENT_TOKEN unset, in a script or a compose file) said "No token: pass --token <token> or set MAILBOX_TOKEN", while
+ * it was set. It is refused by the rule of every MAILBOX_* variable (refuseEmpty: one line, exit code 2), as the admin
+ * commands refuse an empty MAILBOX_ADMIN_TOKEN. Not for them: asAdmin takes an empty MAILBOX_TOKEN as unset (the agent's
+ * variable left empty where no agent's token is wanted), so their token is no MAILBOX_TOKEN here.
+ */
+const TOKEN_WHEN_EMPTY = "your agent's token (mailbox agent add prints it), or unset it and pass --token <token>";
+
 export function clientFrom(options: ClientOptions, token = options.token): MailboxHttpClient {
+  if (token === process.env.MAILBOX_TOKEN) refuseEmpty(process.env, 'MAILBOX_TOKEN', TOKEN_WHEN_EMPTY);
   if (!token) {
     throw new MailboxError(
       'UNAUTHENTICATED',

@@ -952,6 +952,39 @@ test.each([
   120_000,
 );
 
+// MAILBOX_URL=${SERVER} with SERVER unset: said "The mailbox URL '' is not an http:// or https:// URL", exit 1, not as
+// the empty variable it is. Client and admin commands alike: one line naming it, exit 2, nothing sent.
+test.each([
+  ['send', ''],
+  ['send', '  '],
+  ['agent add', ''],
+])(
+  '%s with MAILBOX_URL=%j: one line naming it, exit 2, nothing written',
+  async (command, value) => {
+    ensureBuilt(); // the real CLI: the line and the exit code are bin/mailbox.js's
+    const [a, b, c] = ['a', 'b', 'c'].map((name) => `@empty-url-${command.replace(' ', '-')}-${value.length}-${name}`);
+    const tokens = await server.register([a, b, c]);
+    const [args, env] =
+      command === 'send'
+        ? [['send', b, c, 'hello', 'body'], { MAILBOX_TOKEN: tokens[a] }]
+        : [['agent', 'add', `${a}-new`], { MAILBOX_ADMIN_TOKEN: server.adminToken }];
+    const before = await server.eventCount();
+    const run = await runCli(args, { ...env, MAILBOX_URL: value });
+    const what =
+      value === '' ? 'is set but empty (a ${VARIABLE} substituted while VARIABLE was unset?)' : 'is blank (only spaces)';
+    expect(run.stderr.trimEnd()).toBe(
+      `mailbox: MAILBOX_URL ${what}: set it to the server's address, or unset it for http://127.0.0.1:7420.`,
+    );
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(await server.eventCount()).toBe(before);
+    // The same command with the variable set works: the refusal was the empty variable's.
+    expect((await runCli(args, { ...env, MAILBOX_URL: server.url })).code).toBe(0);
+    expect(await server.eventCount()).toBe(before + 1);
+  },
+  120_000,
+);
+
 // A misspelled variable is read by nothing: MAILBOX_TOKN=<token> failed as "No token: ... set MAILBOX_TOKEN", and
 // MAILBOX_ULR=<another server> as "Cannot reach the mailbox at http://127.0.0.1:7420", neither naming the typo (serve
 // warns of one at start; the client commands said nothing).

@@ -119,8 +119,15 @@ function storedAdminToken(file: string): string {
  */
 const TOKEN_WHEN_EMPTY = "your agent's token (mailbox agent add prints it), or unset it and pass --token <token>";
 
+/**
+ * MAILBOX_URL set but empty (`MAILBOX_URL=${SERVER}` with SERVER unset) said "The mailbox URL '' is not an http:// or
+ * https:// URL", exit 1, where every other empty MAILBOX_* variable is named as empty in one line with exit code 2.
+ */
+const URL_WHEN_EMPTY = `the server's address, or unset it for ${DEFAULT_URL}`;
+
 export function clientFrom(options: ClientOptions, token = options.token): MailboxHttpClient {
   if (token === process.env.MAILBOX_TOKEN) refuseEmpty(process.env, 'MAILBOX_TOKEN', TOKEN_WHEN_EMPTY);
+  if (options.url === process.env.MAILBOX_URL) refuseEmpty(process.env, 'MAILBOX_URL', URL_WHEN_EMPTY);
   if (!token) {
     throw new MailboxError(
       'UNAUTHENTICATED',

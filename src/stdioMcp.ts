@@ -163,7 +163,7 @@ export function lineRefusal(line: string): object | null {
 }
 
 /** stdin, line by line: each line that is a JSON-RPC message passes on to the transport; any other is answered. */
-function answeringLines(answer: (refusal: object) => void): Transform {
+function answeringLines(answer: (refusal: object, line: string) => void): Transform {
   let partial = '';
   const decoder = new StringDecoder('utf8'); // a character split across two chunks is decoded whole
   const lines = (text: string, push: (line: string) => void) => {
@@ -173,7 +173,7 @@ function answeringLines(answer: (refusal: object) => void): Transform {
       partial = partial.slice(end + 1);
       if (line.trim() === '') continue; // no message: nothing to answer
       const refusal = lineRefusal(line);
-      if (refusal) answer(refusal);
+      if (refusal) answer(refusal, line);
       else push(`${line}\n`);
     }
   };
@@ -190,21 +190,88 @@ function answeringLines(answer: (refusal: object) => void): Transform {
   });
 }
 
+/**
+ * What `mailbox mcp` refuses itself (a line that is no JSON-RPC message, a request without an id, a tools/call's wrong
+ * params, a tool that does not exist, arguments a tool refuses before calling the server) is sent on to the server's
+ * POST /mcp with the agent's token, whose answer is discarded: the server refuses it with the same code, and records it in
+ * its rejection log as every MCP refusal, with the agent its token names. This process keeps no log of its own. What the
+ * server answered (a tool call it refused) it recorded already, and is not sent again; nor is a batch (one line, which
+ * this transport refuses whole, and POST /mcp would run). The answer waits for the server, at most START_CHECK_MS; a
+ * refusal the server could not be told of is said on stderr.
+ */
+function serverRecords(client: MailboxHttpClient, answeredByServer: WeakSet<object>) {
+  const tell = async (text: string) => {
+    try {
+      await client.postMcp(text, AbortSignal.timeout(START_CHECK_MS));
+    } catch (error) {
+      process.stderr.write(`mailbox mcp: a refusal was answered, but the server could not record it: ${String(error)}\n`);
+    }
+  };
+  return {
+    line: async (line: string) => {
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        value = undefined; // not JSON: the server refuses its text as it refuses it here
+      }
+      if (!(Array.isArray(value) && value.length > 0)) await tell(line);
+    },
+    refused: async (_command: string, error: MailboxError, message: unknown) => {
+      if (!answeredByServer.has(error)) await tell(JSON.stringify(message));
+    },
+  };
+}
+
+/** `api`, whose every refusal is added to `answeredByServer`: the server answered it, and recorded it. */
+function markingServerAnswers(api: AgentApi, answeredByServer: WeakSet<object>): AgentApi {
+  return new Proxy(api, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key);
+      if (typeof value !== 'function') return value;
+      return async (...args: unknown[]) => {
+        try {
+          return await value.apply(target, args);
+        } catch (error) {
+          if (error && typeof error === 'object') answeredByServer.add(error);
+          throw error;
+        }
+      };
+    },
+  });
+}
+
 /** Serves MCP on the given streams (stdin/stdout by default; tests pass in-memory pipes). Refused (stdioRefusal): every tool call says why. */
 export async function runStdioMcp(url: string, token: string | undefined, streams: { stdin?: Readable; stdout?: Writable } = {}) {
   const factory = new McpServerFactory((error) => process.stderr.write(`mailbox mcp: tool failed: ${String(error)}\n`));
   const refusal = stdioRefusal(url, token);
-  const server = factory.create(refusal ? refusingAgentApi(refusal) : new MailboxHttpClient(url, token));
-  const answer = (refusal: object) => void transport.send(refusal as JSONRPCMessage).catch(() => undefined);
+  const client = refusal ? null : new MailboxHttpClient(url, token);
+  const answeredByServer = new WeakSet<object>();
+  // Refused (no token, no http(s) URL), there is no server to tell: nothing is recorded.
+  const records = client ? serverRecords(client, answeredByServer) : { line: async () => {}, refused: () => {} };
+  const server = factory.create(
+    client ? markingServerAnswers(client, answeredByServer) : refusingAgentApi(refusal as MailboxError),
+    records.refused,
+  );
+  const send = (answer: object) => void transport.send(answer as JSONRPCMessage).catch(() => undefined);
+  // A refusal waits for the server to record it: what is read after it waits too, so that answers keep the order read.
+  let ordered = Promise.resolve();
+  const inOrder = (work: () => unknown) => {
+    ordered = ordered.then(work).then(
+      () => undefined,
+      () => undefined,
+    );
+  };
+  const answer = (refused: object, line: string) => inOrder(() => records.line(line).then(() => send(refused)));
   const transport = new StdioServerTransport((streams.stdin ?? process.stdin).pipe(answeringLines(answer)), streams.stdout);
   await server.connect(transport);
-  refuseInvalidParams(transport);
+  refuseInvalidParams(transport, records.refused);
   const dispatch = transport.onmessage; // set by connect: the server's own handling of each message read
   transport.onmessage = (message: JSONRPCMessage) => {
-    const refusal = requestWithoutIdError(message);
+    const refused = requestWithoutIdError(message);
     // The transport only serializes what it sends; its type has no null id, which JSON-RPC gives this answer.
-    if (refusal) void transport.send(refusal as JSONRPCMessage).catch(() => undefined);
-    else dispatch?.(message);
+    if (refused) inOrder(() => records.line(JSON.stringify(message)).then(() => send(refused)));
+    else inOrder(() => dispatch?.(message)); // refuseInvalidParams' refusal: a promise, settled once answered
   };
   return server;
 }

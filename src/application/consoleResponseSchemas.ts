@@ -54,7 +54,8 @@ export const rejectionSchema = z.object({
     .string()
     .describe(
       'the command (send, claim_task, ...); else the route (GET /v1/messages: a refused read; a route not found, as asked) ' +
-        'or the MCP tool called (list_messages; one that does not exist, as called)',
+        'or the MCP tool called (list_messages; one that does not exist, as called), or the JSON-RPC method of a message ' +
+        'refused over MCP (initialize; tools/call naming no tool; POST /mcp: no message could be read)',
     ),
   surface: z.enum(['http', 'mcp']),
   code: z.string(),

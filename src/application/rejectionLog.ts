@@ -14,7 +14,8 @@ export interface RejectionRecord {
   role: string | null;
   /**
    * The command (send, mark_read, retire_agent, ...) or, for a route without one, its method and path (a route not found:
-   * as asked, without its query), or for an MCP read or unknown tool, the tool's name as called. At most 200 characters.
+   * as asked, without its query), or for an MCP read or unknown tool, the tool's name as called, or for a JSON-RPC
+   * message refused over MCP, its method (POST /mcp when none could be read). At most 200 characters.
    */
   command: string;
   surface: 'http' | 'mcp';

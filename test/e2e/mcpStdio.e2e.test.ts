@@ -11,6 +11,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolResultSchema, ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { runStdioMcp } from '../../src/stdioMcp';
 import { startTestServer, type TestServer } from '../support/httpServer';
+import { stdioLines } from '../support/mcpSdkClients';
 
 let server: TestServer;
 let t: Record<string, string>;
@@ -40,23 +41,8 @@ async function stdioClient(token: string | undefined, url = server.url) {
 }
 /** `mailbox mcp` on in-memory pipes, spoken to raw: what a test writes to its stdin, and each line it answers, parsed. */
 async function rawStdio(token: string) {
-  const toServer = new PassThrough();
-  const fromServer = new PassThrough();
-  const mcp = await runStdioMcp(server.url, token, { stdin: toServer, stdout: fromServer });
-  closers.push(() => mcp.close());
-  const lines: any[] = [];
-  let buffered = '';
-  const waiters: Array<() => void> = [];
-  fromServer.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString('utf8');
-    for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
-      lines.push(JSON.parse(buffered.slice(0, end)));
-      buffered = buffered.slice(end + 1);
-    }
-    waiters.splice(0).forEach((wake) => wake());
-  });
-  /** Resolves when more output has come. */
-  const arrived = () => new Promise<void>((wake) => waiters.push(wake));
+  const { toServer, lines, arrived, close } = await stdioLines(server.url, token);
+  closers.push(close);
   return { toServer, lines, arrived };
 }
 const call = async (client: Client, name: string, args: Record<string, unknown> = {}) =>

@@ -9,6 +9,28 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { runStdioMcp } from '../../src/stdioMcp';
 import { startTestServer, type TestServer } from './httpServer';
 
+/**
+ * `mailbox mcp` on in-memory pipes, spoken to raw: `toServer` is its stdin; `lines`, each line it answered, parsed;
+ * `arrived()` resolves when more have come.
+ */
+export async function stdioLines(url: string, token: string) {
+  const [toServer, fromServer] = [new PassThrough(), new PassThrough()];
+  const mcp = await runStdioMcp(url, token, { stdin: toServer, stdout: fromServer });
+  const lines: any[] = [];
+  const waiters: Array<() => void> = [];
+  let buffered = '';
+  fromServer.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString('utf8');
+    for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
+      lines.push(JSON.parse(buffered.slice(0, end)));
+      buffered = buffered.slice(end + 1);
+    }
+    waiters.splice(0).forEach((wake) => wake());
+  });
+  const arrived = () => new Promise<void>((wake) => waiters.push(wake));
+  return { toServer, lines, arrived, close: () => mcp.close() };
+}
+
 export class McpSdkClients {
   private readonly closers: Array<() => Promise<void>> = [];
 
@@ -39,6 +61,32 @@ export class McpSdkClients {
       await mcp.close();
     });
     return client;
+  }
+
+  /**
+   * `mailbox mcp` on in-memory pipes, spoken to raw and initialized: `write` sends one line (an object as its JSON),
+   * `answerTo(id)` waits for the answer to `id` (null: an answer whose id could not be read), each taken once.
+   */
+  async rawStdio(token: string): Promise<{ write(line: object | string): void; answerTo(id: unknown): Promise<any> }> {
+    const { toServer, lines, arrived, close } = await stdioLines(this.url(), token);
+    this.closers.push(close);
+    const write = (line: object | string) => toServer.write(`${typeof line === 'string' ? line : JSON.stringify(line)}\n`);
+    const answerTo = async (id: unknown) => {
+      for (let at = lines.findIndex((line) => line.id === id); ; at = lines.findIndex((line) => line.id === id)) {
+        if (at >= 0) return lines.splice(at, 1)[0];
+        await arrived();
+      }
+    };
+    const clientInfo = { name: `${this.name}-raw`, version: '1' };
+    write({
+      jsonrpc: '2.0',
+      id: 'init',
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo },
+    });
+    await answerTo('init');
+    write({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    return { write, answerTo };
   }
 
   async closeAll(): Promise<void> {

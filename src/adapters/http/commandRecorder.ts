@@ -6,7 +6,8 @@
  * is seen by onError, an answer by preSerialization. MCP tool calls are counted
  * through their command meter and their refusals recorded by toolRefusals. Reads
  * (GET) are not commands, and not counted; their refusals are recorded, as are
- * requests no route answers (404, 405) and calls of a tool that does not exist.
+ * requests no route answers (404, 405), calls of a tool that does not exist and JSON-RPC messages POST /mcp refuses
+ * (mcpRoutes.ts and mcpServer.ts tell toolRefusals of each).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { CommandName } from '../../application/commandNames';
@@ -69,9 +70,9 @@ export function recordHttpCommands(scope: FastifyInstance, log: RejectionLog, me
 }
 
 /**
- * What an MCP tool call refused, recorded: a command's refusal (its arguments' too, refused before the command ran), a
- * read's, and a call of a tool that does not exist (by the name called). `command` is the command's name (send for
- * add_message, as /metrics names it), else the tool's.
+ * What an MCP request refused, recorded: a command's refusal (its arguments' too, refused before the command ran), a
+ * read's, a call of a tool that does not exist (by the name called) and a JSON-RPC message refused (by its method).
+ * `command` is the command's name (send for add_message, as /metrics names it), else the tool's, else the method's.
  */
 export const toolRefusals =
   (log: RejectionLog, actor: Actor) =>

@@ -9,7 +9,7 @@ import { MailboxError, isMailboxError, requestTimedOut } from '../../errors';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AgentApi } from '../../application/agentApi';
 import { MAX_JSON_DEPTH, pathBeyondDepth, tooDeep } from '../../commands/jsonDepth';
-import type { McpServerFactory, refuseInvalidParams, ToolRefused } from './mcpServer';
+import type { McpServerFactory, Refused, refusedCommand, refuseInvalidParams } from './mcpServer';
 import { emptyBatch, invalidJsonRpc, jsonRpcError } from './jsonRpcRefusals';
 import { JsonRpcCallScanner, type ScannedCall } from './jsonRpcCallScanner';
 
@@ -163,17 +163,18 @@ function depthRefusal(
  * A request (any method but notifications/*) sent without an id is a JSON-RPC notification: the SDK answers none
  * and runs nothing, so the HTTP answer would be an empty 202 and a tools/call silently dropped. Refused instead.
  */
-function requestWithoutId(body: unknown): MailboxError | null {
+function requestWithoutId(body: unknown): { message: JsonRpcMessage; error: MailboxError } | null {
   for (const message of (Array.isArray(body) ? body : [body]) as JsonRpcMessage[]) {
     if (!message || typeof message !== 'object' || typeof message.method !== 'string') continue;
     if (message.method.startsWith('notifications/') || message.id !== undefined) continue;
-    return new MailboxError(
+    const error = new MailboxError(
       'VALIDATION_FAILED',
       'Validation failed',
       `'${message.method}' was sent without an id: a JSON-RPC message without an id is a notification, which gets no answer, ` +
         'so nothing was done. Give it an id (e.g. "id": 1); only notifications/* methods are sent without one.',
       { field: 'id', method: message.method },
     );
+    return { message, error };
   }
   return null;
 }
@@ -209,7 +210,7 @@ export const mcpRoutes =
   (
     app: FastifyInstance,
     agentApiFor: (request: FastifyRequest) => AgentApi,
-    refusedFor: (request: FastifyRequest) => ToolRefused,
+    refusedFor: (request: FastifyRequest) => Refused,
   ): void => {
     // The MCP SDK and the tools' JSON schemas, loaded at the first POST /mcp (~0.15 s): a server no MCP client talks
     // to, and every start, does without them. A failed load is not kept: the next request tries again.
@@ -219,6 +220,7 @@ export const mcpRoutes =
           Transport: typeof StreamableHTTPServerTransport;
           isJsonRpcMessage: (message: unknown) => boolean;
           refuseInvalidParams: typeof refuseInvalidParams;
+          refusedCommand: typeof refusedCommand;
         }>
       | undefined;
     const loadMcp = () =>
@@ -227,11 +229,16 @@ export const mcpRoutes =
         import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
         import('@modelcontextprotocol/sdk/types.js'),
       ]).then(
-        ([{ McpServerFactory, refuseInvalidParams }, { StreamableHTTPServerTransport }, { JSONRPCMessageSchema }]) => ({
+        ([
+          { McpServerFactory, refuseInvalidParams, refusedCommand },
+          { StreamableHTTPServerTransport },
+          { JSONRPCMessageSchema },
+        ]) => ({
           factory: new McpServerFactory((error) => logger.error({ err: error }, 'MCP tool failed')),
           Transport: StreamableHTTPServerTransport,
           isJsonRpcMessage: (message: unknown) => JSONRPCMessageSchema.safeParse(message).success,
           refuseInvalidParams,
+          refusedCommand,
         }),
         (error: unknown) => {
           mcp = undefined;
@@ -251,22 +258,38 @@ export const mcpRoutes =
     };
     app.post('/mcp', { config, errorHandler }, async (request, reply) => {
       // the transport writes the response itself
+      const refused = refusedFor(request);
+      // Each refusal is recorded (the rejection log) by the tool or method it was for (refusedCommand), before it is answered.
+      const json = 'application/json; charset=utf-8';
       const empty = emptyBatch(request.body);
-      if (empty) return reply.status(400).type('application/json; charset=utf-8').send(jsonRpcError(-32600, empty));
+      if (empty) {
+        await refused('POST /mcp', empty, request.body); // no message in it: named by the route
+        return reply.status(400).type(json).send(jsonRpcError(-32600, empty));
+      }
       const refusal = depthRefusal(request.body);
-      if (refusal && 'toolCall' in refusal)
-        return reply.status(200).send(toolErrorResponse(refusal.toolCall.id, refusal.error.envelope));
-      if (refusal) return reply.status(refusal.error.status).type('application/json; charset=utf-8').send(refusal.error.envelope);
-      const { factory, Transport, isJsonRpcMessage, refuseInvalidParams } = await loadMcp();
+      const { factory, Transport, isJsonRpcMessage, refuseInvalidParams, refusedCommand } = await loadMcp();
+      if (refusal) {
+        const message = 'toolCall' in refusal ? refusal.toolCall : Array.isArray(request.body) ? undefined : request.body;
+        await refused(refusedCommand(message, 'POST /mcp'), refusal.error, message);
+        if ('toolCall' in refusal) return reply.status(200).send(toolErrorResponse(refusal.toolCall.id, refusal.error.envelope));
+        return reply.status(refusal.error.status).type(json).send(refusal.error.envelope);
+      }
       const invalid = invalidJsonRpc(request.body, isJsonRpcMessage);
-      if (invalid)
+      if (invalid) {
+        const { index } = invalid.error.envelope;
+        const message = Array.isArray(request.body) ? request.body[index as number] : request.body;
+        await refused(refusedCommand(message, 'POST /mcp'), invalid.error, message);
         return reply
           .status(invalid.code === -32602 ? 200 : 400) // Invalid params: a request answered, as the SDK answers its own
-          .type('application/json; charset=utf-8')
+          .type(json)
           .send(jsonRpcError(invalid.code, invalid.error, invalid.id));
+      }
       const withoutId = requestWithoutId(request.body);
-      if (withoutId) return reply.status(withoutId.status).type('application/json; charset=utf-8').send(withoutId.envelope);
-      const server = factory.create(agentApiFor(request), refusedFor(request));
+      if (withoutId) {
+        await refused(refusedCommand(withoutId.message), withoutId.error, withoutId.message);
+        return reply.status(withoutId.error.status).type(json).send(withoutId.error.envelope);
+      }
+      const server = factory.create(agentApiFor(request), refused);
       const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       reply.hijack();
       reply.raw.on('close', () => {
@@ -274,7 +297,7 @@ export const mcpRoutes =
         void server.close();
       });
       await server.connect(transport);
-      refuseInvalidParams(transport);
+      refuseInvalidParams(transport, refused);
       await underDeadline(transport.handleRequest(request.raw, reply.raw, request.body), requestTimeoutMs, () => {
         // The request deadline, as on every other route (the transport writes its own response, so the
         // handler timeout cannot wrap it). Past it the transport's late answer has nowhere to go.

@@ -25,6 +25,7 @@ import type { AgentApi } from '../../application/agentApi';
 import { TOOLS, type ToolDefinition } from './tools';
 import { WithMeta } from './toolDefinition';
 import { toolsMeant } from './toolNameSuggestions';
+import { jsonRpcError } from './jsonRpcRefusals';
 
 const INSTRUCTIONS =
   'A mailbox shared by AI agents. Check unread_count or list_messages {status: "unread"}, read with get_message, ' +
@@ -118,8 +119,7 @@ function decodeArguments(value: unknown): unknown {
   if (isObject(decoded)) {
     const repeated = pathOfDuplicateKey(value as string); // JSON.parse kept the last of a repeated key: refused, not guessed
     if (repeated === null) return decoded;
-    const error = duplicateKeyError(repeated, ['arguments']);
-    throw new McpError(ErrorCode.InvalidParams, error.message, error.envelope);
+    throw new RefusedParams(duplicateKeyError(repeated, ['arguments']));
   }
   const error = new MailboxError(
     'VALIDATION_FAILED',
@@ -128,7 +128,7 @@ function decodeArguments(value: unknown): unknown {
       `or that object JSON-encoded as one string; got ${kindOf(value)}.`,
     { field: 'arguments' },
   );
-  throw new McpError(ErrorCode.InvalidParams, error.message, error.envelope);
+  throw new RefusedParams(error);
 }
 
 /**
@@ -146,16 +146,34 @@ function checkParams(value: unknown): unknown {
       `got ${isObject(value) ? (value.name === undefined ? 'no name' : kindOf(value.name)) : value === undefined ? 'no params' : kindOf(value)}.`,
     { field: 'name', tools },
   );
-  throw new McpError(ErrorCode.InvalidParams, error.message, error.envelope);
+  throw new RefusedParams(error);
 }
 
+/** A tools/call's params refused (-32602, the envelope as its data), keeping the refusal for the rejection log. */
+class RefusedParams extends McpError {
+  constructor(readonly refusal: MailboxError) {
+    super(ErrorCode.InvalidParams, refusal.message, refusal.envelope);
+  }
+}
+
+/**
+ * A tools/call's params are checked by its handler (checkedCall), which records what it refuses before answering. The
+ * SDK checks the request this schema returns against its own before our handler runs, and would refuse wrong params in
+ * its words, unrecorded: to it they are a call of no tool (with their _meta), the params as sent beside.
+ */
 const CallToolWithEncodedArguments = z.looseObject({
   method: z.literal('tools/call'),
   params: z
     .unknown()
-    .transform(checkParams)
-    .pipe(z.looseObject({ name: z.string(), arguments: z.unknown().transform(decodeArguments).optional() })),
+    .optional()
+    .transform((sent) => ({ name: '', ...(isObject(sent) && isObject(sent._meta) ? { _meta: sent._meta } : {}), sent })),
 });
+
+/** A tools/call's params as the tool runs them (the name, the arguments decoded), or RefusedParams. */
+function checkedCall(params: unknown): { name: string; arguments: unknown } {
+  const call = checkParams(params) as Json & { name: string };
+  return { name: call.name, arguments: decodeArguments(call.arguments) };
+}
 
 function inputSchemaOf(tool: ToolDefinition): Tool['inputSchema'] {
   const json = withDescriptions(
@@ -184,7 +202,7 @@ type Issue = { path: PropertyKey[]; message: string };
  * the ZodError as JSON-RPC -32603, an internal error, whose message was zod's issue dump: the server blamed itself for
  * the client's request. It is -32602 (Invalid params) naming each wrong param and the valid form, with the envelope.
  */
-export function invalidParams(message: JSONRPCMessage): JSONRPCMessage | null {
+export function invalidParams(message: JSONRPCMessage): MailboxError | null {
   if (!('method' in message) || !('id' in message)) return null;
   const method = PARAMS_OF[message.method];
   const parsed = method?.schema.safeParse(message);
@@ -200,11 +218,7 @@ export function invalidParams(message: JSONRPCMessage): JSONRPCMessage | null {
       `Send params such as ${method.form}.`,
     { field: issues[0]?.field ?? 'params', method: message.method, issues },
   );
-  return {
-    jsonrpc: '2.0',
-    id: message.id,
-    error: { code: ErrorCode.InvalidParams, message: error.message, data: error.envelope },
-  };
+  return error;
 }
 
 const TASK_FORM = '{"ttl": <milliseconds>}';
@@ -233,14 +247,14 @@ function taskProblem(task: unknown): [string, string] | null {
  * A tools/call with a `task` this server cannot read as task metadata: -32602 naming it. The SDK answered it with its
  * own schema's issue dump ("Invalid tools/call request: [...]").
  */
-function invalidTask(message: JSONRPCMessage): JSONRPCMessage | null {
+function invalidTask(message: JSONRPCMessage): MailboxError | null {
   if (!('method' in message) || message.method !== 'tools/call' || !('id' in message)) return null;
   const params = message.params as Json | undefined;
   if (!isObject(params) || !('task' in params)) return null;
   const problem = taskProblem(params.task);
   if (problem === null) return null;
   const [field, wrong] = problem;
-  const error = new MailboxError(
+  return new MailboxError(
     'VALIDATION_FAILED',
     'Validation failed',
     `Invalid params for tools/call: '${field}' ${wrong}. This server runs tools/call without task augmentation (it ` +
@@ -248,11 +262,6 @@ function invalidTask(message: JSONRPCMessage): JSONRPCMessage | null {
       '"task" out. Nothing was done.',
     { field, method: 'tools/call' },
   );
-  return {
-    jsonrpc: '2.0',
-    id: message.id,
-    error: { code: ErrorCode.InvalidParams, message: error.message, data: error.envelope },
-  };
 }
 
 /**
@@ -268,23 +277,77 @@ function taskMetadataIgnored(message: JSONRPCMessage): JSONRPCMessage {
   return { ...message, params } as JSONRPCMessage;
 }
 
-/** Answers, on `transport` (connected to a server), the requests invalidParams refuses; passes on all else. */
-export function refuseInvalidParams(transport: Transport): void {
+/** The methods this server answers (the SDK answers initialize and ping itself); the rest are notifications. */
+const METHODS = ['initialize', 'ping', 'tools/list', 'tools/call'];
+
+/**
+ * A request for a method this server does not answer. The SDK answered -32601 "Method not found", naming neither the
+ * method nor those there are; it is still -32601, with the envelope naming both, the likeliest meant first.
+ */
+function unknownMethod(message: JSONRPCMessage): MailboxError | null {
+  if (!('method' in message) || !('id' in message) || METHODS.includes(message.method)) return null;
+  if (message.method.startsWith('notifications/')) return null;
+  const suggestions = toolsMeant(message.method, METHODS);
+  const meant = suggestions.length > 0 ? ` Did you mean ${suggestions.join(' or ')}?` : '';
+  const called = TOOLS.some((tool) => tool.name === message.method)
+    ? ` A tool is called with tools/call: {"method": "tools/call", "params": {"name": "${message.method}", "arguments": {...}}}.`
+    : '';
+  return new MailboxError(
+    'NOT_FOUND',
+    'Method not found',
+    `Method not found: there is no method '${message.method}'.${meant}${called} This server answers ` +
+      `${METHODS.join(', ')}. Nothing was done.`,
+    { method: message.method, methods: METHODS, ...(suggestions.length > 0 ? { suggestions } : {}) },
+  );
+}
+
+/**
+ * Answers, on `transport` (connected to a server), the requests invalidParams, invalidTask and unknownMethod refuse,
+ * each told to `refused` first; passes on all else.
+ */
+export function refuseInvalidParams(transport: Transport, refused: Refused = () => {}): void {
   const dispatch = transport.onmessage; // set by connect: the server's own handling of each message
-  transport.onmessage = (message, extra) => {
-    const refusal = invalidParams(message) ?? invalidTask(message);
-    if (refusal) void transport.send(refusal).catch(() => undefined);
-    else dispatch?.(taskMetadataIgnored(message), extra);
+  // Returns, for a refusal, the promise of its answer (a caller keeping answers in order may wait for it).
+  transport.onmessage = (message, extra): void | Promise<void> => {
+    const unknown = unknownMethod(message);
+    const refusal = unknown ?? invalidParams(message) ?? invalidTask(message);
+    if (!refusal || !('id' in message)) return dispatch?.(taskMetadataIgnored(message), extra);
+    const code = unknown ? ErrorCode.MethodNotFound : ErrorCode.InvalidParams;
+    const answer = jsonRpcError(code, refusal, message.id) as JSONRPCMessage;
+    return Promise.resolve(refused(refusedCommand(message), refusal, message))
+      .then(() => transport.send(answer))
+      .catch(() => undefined);
   };
 }
 
-/** Told of a tool call's refusal: the command it was for (a read or an unknown tool: the name called), and the error. */
-export type ToolRefused = (command: string, error: MailboxError) => void;
+/**
+ * Told of each refusal an MCP server answers (the rejection log; `mailbox mcp` has the server record it): the command
+ * it was for (refusedCommand), the error, and the JSON-RPC message refused (a tool call's: `{method, params}` as
+ * called). The answer waits for it.
+ */
+export type Refused = (command: string, error: MailboxError, message: unknown) => void | Promise<void>;
+/** A tool call's refusal, told as every refusal is. */
+export type ToolRefused = Refused;
 
-const said = (refused: ToolRefused, command: string, error: MailboxError): MailboxError => {
-  refused(command, error);
+/**
+ * What a refused JSON-RPC message was for, as the rejection log names it: a tool call's command (add_message: send,
+ * as /metrics names it) or its tool as called (a read, a tool that does not exist), else its method (initialize,
+ * tools/call with no tool named), else `unread` (no method could be read).
+ */
+export function refusedCommand(message: unknown, unread = 'JSON-RPC'): string {
+  if (!isObject(message) || typeof message.method !== 'string') return unread;
+  const name = isObject(message.params) ? message.params.name : undefined;
+  if (message.method !== 'tools/call' || typeof name !== 'string') return message.method;
+  const tool = TOOLS.find((t) => t.name === name);
+  return tool?.command ?? name;
+}
+
+const toolCallOf = (params: unknown) => ({ jsonrpc: '2.0', id: 0, method: 'tools/call', params });
+
+async function said(refused: Refused, command: string, error: MailboxError, params: unknown): Promise<MailboxError> {
+  await refused(command, error, toolCallOf(params));
   return error;
-};
+}
 
 /** Builds the tool list once; stateless HTTP makes one server per request from it. */
 export class McpServerFactory {
@@ -300,21 +363,31 @@ export class McpServerFactory {
   constructor(private readonly onUnexpected: (error: unknown) => void = () => {}) {}
 
   /** `refused` hears each refusal a tool call answers, by the command (or tool name) it was for: the rejection log. */
-  create(api: AgentApi, refused: ToolRefused = () => {}): Server {
+  create(api: AgentApi, refused: Refused = () => {}): Server {
     const server = new Server(
       { name: 'agent-mailbox', version: this.version },
       { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
     );
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: this.tools }));
-    server.setRequestHandler(CallToolWithEncodedArguments, async ({ params }) =>
-      this.call(api, params.name, params.arguments, refused),
-    );
+    server.setRequestHandler(CallToolWithEncodedArguments, async ({ params: { sent } }) => {
+      let call: { name: string; arguments: unknown };
+      try {
+        call = checkedCall(sent);
+      } catch (error) {
+        if (error instanceof RefusedParams)
+          await refused(refusedCommand({ method: 'tools/call', params: sent }), error.refusal, toolCallOf(sent));
+        throw error;
+      }
+      return this.call(api, call.name, call.arguments, refused);
+    });
     return server;
   }
 
-  async call(api: AgentApi, name: string, args: unknown, refused: ToolRefused = () => {}): Promise<CallToolResult> {
+  async call(api: AgentApi, name: string, args: unknown, refused: Refused = () => {}): Promise<CallToolResult> {
     const tool = TOOLS.find((t) => t.name === name);
-    if (!tool) return toolError(said(refused, name, unknownTool(name)));
+    const params = { name, arguments: args };
+    // A tool that does not exist is refused for its name alone: the message told is the name (its arguments may be large).
+    if (!tool) return toolError(await said(refused, name, unknownTool(name), { name }));
     try {
       // A call without `arguments` (MCP makes them optional) is a call with none: {}, so that what the tool requires is
       // named field by field, as for {} (add_message was told only "the input is required: an object").
@@ -327,13 +400,14 @@ export class McpServerFactory {
       };
     } catch (error) {
       const command = tool.command ?? tool.name;
-      if (isMailboxError(error)) return toolError(said(refused, command, error));
+      if (isMailboxError(error)) return toolError(await said(refused, command, error, params));
       this.onUnexpected(error);
       return toolError(
-        said(
+        await said(
           refused,
           command,
           new MailboxError('INTERNAL', 'Internal error', 'The tool failed unexpectedly; it has been logged. Retry later.'),
+          params,
         ),
       );
     }

@@ -210,6 +210,17 @@ export class MailboxHttpClient implements AgentApi {
     return typeof eventStore.head === 'string' && /^[0-9]+$/.test(eventStore.head) ? BigInt(eventStore.head) : undefined;
   }
 
+  /**
+   * One JSON-RPC message, as read (any text), to POST /mcp for the server to answer as its own MCP endpoint answers it:
+   * `mailbox mcp` has the server refuse, and so record, what it refused itself. The answer's status.
+   */
+  async postMcp(text: string, signal?: AbortSignal): Promise<number> {
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const response = await this.fetch('POST', '/mcp', { headers, signal, text });
+    await response.arrayBuffer(); // read to its end: the connection is free again
+    return response.status;
+  }
+
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
     return (await this.answer<T>(method, path, options)).body;
   }
@@ -347,7 +358,7 @@ export class MailboxHttpClient implements AgentApi {
     }
   }
 
-  private async fetch(method: string, path: string, options: RequestOptions): Promise<Response> {
+  private async fetch(method: string, path: string, options: RequestOptions & { text?: string }): Promise<Response> {
     const headers: Record<string, string> = { ...options.headers };
     if (this.token) headers.authorization = `Bearer ${checkedToken(this.token)}`;
     if (options.body !== undefined) headers['content-type'] = 'application/json';
@@ -357,7 +368,7 @@ export class MailboxHttpClient implements AgentApi {
         method,
         headers,
         signal: options.signal,
-        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+        body: options.text ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
       });
     } catch (error) {
       if (options.signal?.aborted) throw error;

@@ -4,7 +4,7 @@
  * each after a confirmation, each an ordinary command of the API.
  */
 import { useMemo, useState } from 'preact/hooks';
-import { api, errorText } from '../api';
+import { api, ApiError } from '../api';
 import { Instant, WithInstants } from '../instant';
 import type { AgentRow } from '../types';
 import { usePolling } from '../usePolling';
@@ -13,6 +13,9 @@ import { readiness } from './health';
 import { LoadProblem } from './loadProblem';
 
 const PAGE_ROWS = 100;
+
+/** What the notice under the form says: an action's outcome (a token issued beside it), or that it waits (busy). */
+type Notice = { text: string; token?: string; busy?: boolean };
 
 type Column = 'identity' | 'role' | 'unreadCount' | 'oldestUnreadAt' | 'lastActivityAt' | 'wakeStreams' | 'lastNudge' | 'retired';
 const COLUMNS: Array<{ key: Column; label: string }> = [
@@ -45,7 +48,7 @@ export function AgentsPanel({ isAdmin }: { isAdmin: boolean }) {
   const lag = ready.current ? (ready.data?.projections.lag ?? null) : null;
   const [sort, setSort] = useState<{ key: Column; descending: boolean }>({ key: 'identity', descending: false });
   const [pending, setPending] = useState<Pending | null>(null);
-  const [notice, setNotice] = useState<{ text: string; token?: string } | null>(null);
+  const [notice, setNotice] = useState<Notice | null>(null);
   const [newIdentity, setNewIdentity] = useState('');
   const [newRole, setNewRole] = useState('agent');
   const [find, setFind] = useState('');
@@ -59,11 +62,26 @@ export function AgentsPanel({ isAdmin }: { isAdmin: boolean }) {
   const pages = Math.max(1, Math.ceil(sorted.length / PAGE_ROWS));
   const shownPage = Math.min(page, pages - 1);
   const rows = sorted.slice(shownPage * PAGE_ROWS, (shownPage + 1) * PAGE_ROWS);
-  const act = (run: () => Promise<{ text: string; token?: string }>) => async () => {
+  /**
+   * Runs a confirmed action, saying only what is known at each step: that it waits for the server (`waiting`), then
+   * what the server answered: its result, or its refusal (code and message: a refused command writes nothing). With no
+   * answer, or a server's failure, the outcome is not known, and the notice says so (`unknown`) rather than claiming it.
+   */
+  const act = (waiting: string, unknown: string, run: () => Promise<Notice>) => async () => {
+    setNotice({ text: waiting, busy: true });
     try {
       setNotice(await run());
     } catch (error) {
-      setNotice({ text: `Refused: ${errorText(error)}` });
+      // A refusal (4xx) wrote nothing; a server's failure (5xx: a deadline passed, the store unavailable) may come after it wrote.
+      let text: string;
+      if (error instanceof ApiError) {
+        const { code, message } = error.envelope;
+        text =
+          error.status < 500
+            ? `Refused (${code}): ${message} Nothing was written.`
+            : `The server failed (${code}): ${message} ${unknown}`;
+      } else text = `No answer from the server (${error instanceof Error ? error.message : String(error)}). ${unknown}`;
+      setNotice({ text });
     }
     agents.refresh();
   };
@@ -72,39 +90,55 @@ export function AgentsPanel({ isAdmin }: { isAdmin: boolean }) {
       title: `Retire ${identity}?`,
       detail: `${identity}'s token stops working at once, its wake streams end, and later broadcasts leave it out. The broadcast tasks it holds unfinished go back to their audiences (claimable again); tasks sent to it alone stay as they are. Its history stays in the log.`,
       confirmLabel: `Retire ${identity}`,
-      run: act(async () => {
-        const done = await api<{ retiredAt: string; releasedTasks?: string[] }>(
-          'DELETE',
-          `/v1/agents/${encodeURIComponent(identity)}`,
-        );
-        const released = done.releasedTasks?.length ?? 0;
-        return {
-          text: `${identity} retired at ${done.retiredAt}.${released ? ` ${released} task(s) it held went back to their audiences.` : ''}`,
-        };
-      }),
+      run: act(
+        `Retiring ${identity}: waiting for the server…`,
+        `Whether ${identity} was retired is not known; the table below shows it.`,
+        async () => {
+          const done = await api<{ retiredAt: string; releasedTasks?: string[] }>(
+            'DELETE',
+            `/v1/agents/${encodeURIComponent(identity)}`,
+          );
+          const released = done.releasedTasks?.length ?? 0;
+          return {
+            text: `${identity} retired at ${done.retiredAt}.${released ? ` ${released} task(s) it held went back to their audiences.` : ''}`,
+          };
+        },
+      ),
     });
   const rotate = (identity: string) =>
     setPending({
       title: `Issue ${identity} a new token?`,
       detail: `The current token of ${identity} is refused from now on; the new one is shown once.`,
       confirmLabel: 'Issue new token',
-      run: act(async () => {
-        const done = await api<{ token: string }>('POST', `/v1/agents/${encodeURIComponent(identity)}/token`);
-        return { text: `New token for ${identity} (shown once; copy it now):`, token: done.token };
-      }),
+      run: act(
+        `Issuing ${identity} a new token: waiting for the server…`,
+        `Whether ${identity}'s token was replaced is not known; issue another to be sure.`,
+        async () => {
+          const done = await api<{ token: string }>('POST', `/v1/agents/${encodeURIComponent(identity)}/token`);
+          return { text: `New token for ${identity} (shown once; copy it now):`, token: done.token };
+        },
+      ),
     });
   const register = (e: Event) => {
     e.preventDefault();
     const identity = newIdentity.trim();
     setPending({
       title: `Register ${identity} as ${newRole}?`,
-      detail: `A new ${newRole} ${identity} is written to the log; its token is shown once.`,
+      // Nothing is written yet: the server decides (a name taken, or no identity, is refused and writes nothing).
+      detail: `The server is asked to register a new ${newRole} ${identity}. Only if it accepts is the registration written to the log and its token shown, once; if it refuses, nothing is written and its reason is shown.`,
       confirmLabel: `Register ${identity}`,
-      run: act(async () => {
-        const done = await api<{ identity: string; token: string }>('POST', '/v1/agents', { identity, role: newRole });
-        setNewIdentity('');
-        return { text: `${done.identity} registered; its token (shown once; copy it now):`, token: done.token };
-      }),
+      run: act(
+        `Registering ${identity}: waiting for the server… (nothing is written until it accepts)`,
+        `Whether ${identity} was registered is not known; the table below shows it once it is.`,
+        async () => {
+          const done = await api<{ identity: string; token: string }>('POST', '/v1/agents', { identity, role: newRole });
+          setNewIdentity('');
+          return {
+            text: `${done.identity} registered, written to the log; its token (shown once; copy it now):`,
+            token: done.token,
+          };
+        },
+      ),
     });
   };
   return (
@@ -132,7 +166,7 @@ export function AgentsPanel({ isAdmin }: { isAdmin: boolean }) {
         </form>
       )}
       {notice && (
-        <p role="status" class="notice" data-testid="notice">
+        <p role="status" class="notice" data-testid="notice" aria-busy={notice.busy === true}>
           <WithInstants text={notice.text} /> {notice.token && <code class="token">{notice.token}</code>}
         </p>
       )}

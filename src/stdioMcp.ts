@@ -10,6 +10,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { MailboxHttpClient } from './adapters/http/client/mailboxHttpClient';
 import { McpServerFactory, refuseInvalidParams } from './adapters/mcp/mcpServer';
 import { emptyBatch, invalidJsonRpc, jsonRpcError } from './adapters/mcp/jsonRpcRefusals';
+import { refusingAgentApi } from './adapters/mcp/refusingAgentApi';
 import { duplicateKeyError, pathOfDuplicateKey } from './commands/jsonDuplicateKeys';
 import type { AgentApi } from './application/agentApi';
 import { isMailboxError, MailboxError } from './errors';
@@ -64,32 +65,6 @@ export async function startLine(url: string, token: string): Promise<string> {
     const until = error.code === 'UNAVAILABLE' ? 'until it answers' : 'until this is fixed';
     return `${error.message} Serving MCP anyway: tool calls answer ${error.code} ${until}.`;
   }
-}
-
-/**
- * Refused, the server still speaks MCP (a client whose server exits before `initialize` only says
- * "disconnected", and its user never sees our stderr): it lists the tools and answers every call with the
- * envelope that says what to fix in the client's configuration.
- */
-export function refusingAgentApi(refusal: MailboxError): AgentApi {
-  const refuse = async (): Promise<never> => {
-    throw refusal;
-  };
-  return {
-    sendOutcome: refuse,
-    listMessages: refuse,
-    getMessage: refuse,
-    getDelivery: refuse,
-    markRead: refuse,
-    archive: refuse,
-    unarchive: refuse,
-    listAgents: refuse,
-    unreadCount: refuse,
-    claimTask: refuse,
-    updateTask: refuse,
-    listTasks: refuse,
-    getTask: refuse,
-  };
 }
 
 /**

@@ -138,3 +138,38 @@ test('a stdio refusal with a token the server does not know is recorded without 
   expect(after[0]).toMatchObject({ agent: null, code: 'UNAUTHENTICATED' });
   expect(JSON.stringify(after[0])).not.toContain(forged);
 });
+
+// `mailbox mcp` tells the server what it refused itself as a refusal report. Sent as an ordinary request, a message
+// that this server accepts (a stdio of another version, refusing by other rules) would have run: a send written after
+// the agent was told it was refused. A report is checked as any message and never run.
+describe('a refusal report (the header mailbox mcp sends)', () => {
+  const headers = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mailbox-refusal-report': '1',
+  };
+  const send = call(12, { name: 'add_message', arguments: { to: '@c', subject: 'reported', body: 'never sent' } });
+
+  test('of a message this server accepts: FORBIDDEN, nothing run, nothing recorded; without the header it runs', async () => {
+    const before = [await rejections(), await mcp.server.eventCount()] as const;
+    const token = mcp.t['@a'];
+    const reported = await mcp.server.call('POST', '/mcp', { token, rawBody: JSON.stringify(send), headers });
+    expect(reported.body.result).toMatchObject({ isError: true, structuredContent: { code: 'FORBIDDEN', error: 'Not run' } });
+    expect(await mcp.server.eventCount()).toBe(before[1]);
+    expect((await rejections()).length).toBe(before[0].length);
+    const { 'mailbox-refusal-report': _report, ...plain } = headers;
+    const ran = await mcp.server.call('POST', '/mcp', { token, rawBody: JSON.stringify(send), headers: plain });
+    expect(ran.body.result.isError).toBeFalsy();
+    expect(await mcp.server.eventCount()).toBeGreaterThan(before[1]);
+  });
+
+  test('of a message this server refuses: recorded once, by what it was for, with the agent', async () => {
+    const before = await rejections();
+    const body = JSON.stringify(call(13, { name: 'add_mesage', arguments: { to: '@c' } }));
+    const reported = await mcp.server.call('POST', '/mcp', { token: mcp.t['@b'], rawBody: body, headers });
+    expect(reported.body.result.structuredContent).toMatchObject({ code: 'NOT_FOUND' });
+    const after = await rejections();
+    expect(after.length).toBe(before.length + 1);
+    expect(after[0]).toMatchObject({ agent: '@b', command: 'add_mesage', surface: 'mcp', code: 'NOT_FOUND' });
+  });
+});

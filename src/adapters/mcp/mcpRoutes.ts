@@ -12,6 +12,7 @@ import { MAX_JSON_DEPTH, pathBeyondDepth, tooDeep } from '../../commands/jsonDep
 import type { McpServerFactory, Refused, refusedCommand, refuseInvalidParams } from './mcpServer';
 import { emptyBatch, invalidJsonRpc, jsonRpcError } from './jsonRpcRefusals';
 import { JsonRpcCallScanner, type ScannedCall } from './jsonRpcCallScanner';
+import { refusingAgentApi } from './refusingAgentApi';
 
 const methodNotAllowed = {
   jsonrpc: '2.0',
@@ -197,6 +198,19 @@ const singleToolCall = (body: unknown): JsonRpcMessage | null => {
     : null;
 };
 
+/**
+ * The header `mailbox mcp` sends with a message it refused itself (MailboxHttpClient.postMcp), for this server to refuse
+ * and record it as its own: such a message is checked as any other and never run.
+ */
+export const REFUSAL_REPORT_HEADER = 'mailbox-refusal-report';
+const reportOnly = (request: FastifyRequest) => request.headers[REFUSAL_REPORT_HEADER] !== undefined;
+const NOT_RUN = new MailboxError(
+  'FORBIDDEN',
+  'Not run',
+  `This message was sent as a refusal report (the ${REFUSAL_REPORT_HEADER} header) and passed every check here: it was ` +
+    'neither run nor recorded. Send it without that header to run it.',
+);
+
 export interface McpRouteOptions {
   logger: Logger;
   /** The largest message body (MAILBOX_MAX_BODY_BYTES), named to a tool call too large to be read. */
@@ -289,7 +303,15 @@ export const mcpRoutes =
         await refused(refusedCommand(withoutId.message), withoutId.error, withoutId.message);
         return reply.status(withoutId.error.status).type(json).send(withoutId.error.envelope);
       }
-      const server = factory.create(agentApiFor(request), refused);
+      // A refusal report (`mailbox mcp` telling what it refused itself) is checked as any message and never run: a
+      // message this server would accept (another version's stdio, which refused it by other rules) is answered
+      // FORBIDDEN and recorded nowhere; forwarded as an ordinary request, it would have run what the agent was told
+      // was refused (a send written after "refused").
+      const server = reportOnly(request)
+        ? factory.create(refusingAgentApi(NOT_RUN), (command, error, message) =>
+            error === NOT_RUN ? undefined : refused(command, error, message),
+          )
+        : factory.create(agentApiFor(request), refused);
       const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       reply.hijack();
       reply.raw.on('close', () => {

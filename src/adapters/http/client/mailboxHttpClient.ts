@@ -212,10 +212,15 @@ export class MailboxHttpClient implements AgentApi {
 
   /**
    * One JSON-RPC message, as read (any text), to POST /mcp for the server to answer as its own MCP endpoint answers it:
-   * `mailbox mcp` has the server refuse, and so record, what it refused itself. The answer's status.
+   * `mailbox mcp` has the server refuse, and so record, what it refused itself: as a refusal report (the header), which
+   * the server checks and never runs. The answer's status.
    */
   async postMcp(text: string, signal?: AbortSignal): Promise<number> {
-    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mailbox-refusal-report': '1', // REFUSAL_REPORT_HEADER (adapters/mcp/mcpRoutes.ts: the adapters do not import each other)
+    };
     const response = await this.fetch('POST', '/mcp', { headers, signal, text });
     await response.arrayBuffer(); // read to its end: the connection is free again
     return response.status;

@@ -30,10 +30,25 @@ export function stdioRefusal(url: string, token: string | undefined): MailboxErr
     if (isMailboxError(error)) return error;
     throw error;
   }
-  return token
-    ? null
-    : new MailboxError('UNAUTHENTICATED', 'Unauthenticated', NO_TOKEN_MESSAGE, { hint: 'MAILBOX_TOKEN=mbx_...' });
+  if (token !== undefined && token.trim() !== '') return null;
+  return new MailboxError(
+    'UNAUTHENTICATED',
+    'Unauthenticated',
+    token === undefined ? NO_TOKEN_MESSAGE : emptyTokenMessage(token),
+    {
+      hint: 'MAILBOX_TOKEN=mbx_...',
+    },
+  );
 }
+
+/**
+ * MAILBOX_TOKEN set but empty in an MCP client's "env" (`"MAILBOX_TOKEN": "${AGENT_TOKEN}"` with AGENT_TOKEN unset) was
+ * told "has no agent token: set MAILBOX_TOKEN" while it was set, and a blank one (spaces) was sent to the server as a
+ * token; said as every empty MAILBOX_* variable is (config.ts, emptyRefusal).
+ */
+const emptyTokenMessage = (token: string) =>
+  `mailbox mcp's token (MAILBOX_TOKEN or --token) is ${token === '' ? 'set but empty (a ${VARIABLE} substituted while VARIABLE was unset?)' : 'blank (only spaces)'}: ` +
+  'set MAILBOX_TOKEN in the MCP client\'s "env" for this server to the agent\'s token; an admin gets one with `mailbox agent add @<identity>`.';
 
 /** How long `mailbox mcp` waits at start for the server to say whom its token is for. */
 const START_CHECK_MS = 5000;
@@ -44,7 +59,7 @@ const START_CHECK_MS = 5000;
  * server refused, or no server at the URL, and the first sign was a tool call's error. Never keeps it from serving: an
  * MCP client whose server exits before `initialize` only says "disconnected", and a server started later answers.
  */
-export async function startLine(url: string, token: string): Promise<string> {
+export async function startLine(url: string, token: string | undefined): Promise<string> {
   const refusal = stdioRefusal(url, token);
   if (refusal) return `${refusal.message} Serving MCP anyway: every tool call answers ${refusal.code}.`;
   try {

@@ -66,3 +66,17 @@ test('no token: refused as before, before any request', async () => {
     /^mailbox mcp: mailbox mcp has no agent token: .+ Serving MCP anyway: every tool call answers UNAUTHENTICATED\.$/,
   );
 });
+
+// "MAILBOX_TOKEN": "${AGENT_TOKEN}" in an MCP client's env with AGENT_TOKEN unset: told "has no agent token: set
+// MAILBOX_TOKEN" while it was set; a blank one was sent to the server as a token.
+test.each([
+  ['', 'set but empty \\(a \\$\\{VARIABLE\\} substituted while VARIABLE was unset\\?\\)'],
+  ['  ', 'blank \\(only spaces\\)'],
+])('MAILBOX_TOKEN=%j: said as the empty variable it is, before any request', async (value, what) => {
+  const { line } = await startLineOf({ MAILBOX_URL: server.url, MAILBOX_TOKEN: value });
+  expect(line).toMatch(
+    new RegExp(
+      `^mailbox mcp: mailbox mcp's token \\(MAILBOX_TOKEN or --token\\) is ${what}: set MAILBOX_TOKEN .+ Serving MCP anyway: every tool call answers UNAUTHENTICATED\\.$`,
+    ),
+  );
+});

@@ -22,7 +22,7 @@ export function registerMcpCommand(program: Command): void {
       action(async (options: ClientOptions) => {
         const { runStdioMcp, startLine } = await import('../../stdioMcp'); // the MCP SDK: loaded by this command only
         const server = await runStdioMcp(options.url, options.token);
-        process.stderr.write(`mailbox mcp: ${await startLine(options.url, options.token ?? '')}\n`);
+        process.stderr.write(`mailbox mcp: ${await startLine(options.url, options.token)}\n`);
         await new Promise<void>((resolve) => {
           server.onclose = resolve;
           process.stdin.once('end', resolve);

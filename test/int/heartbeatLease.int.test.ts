@@ -461,7 +461,9 @@ test("a holder whose lease another daemon took while it ticked sends none of tha
     await waitFor(() => lines.some((line) => line.msg.startsWith('heartbeat: stepped down')), { what: 'the step-down' });
     expect(target.nudges).toEqual([]);
     expect(written).toEqual([]);
-    expect(lines.filter((line) => line.level >= 40).map((line) => [line.msg, line.identities])).toEqual([
+    // A tick longer than its 20 ms interval is warned of on a loaded machine: the machine's, not this test's subject.
+    const warnings = lines.filter((line) => line.level >= 40 && line.msg !== 'heartbeat tick took longer than the interval');
+    expect(warnings.map((line) => [line.msg, line.identities])).toEqual([
       [
         "heartbeat: the lease was no longer this daemon's when its tick was about to nudge 3 agent(s); nothing was sent " +
           '(the holder nudges them)',

@@ -47,8 +47,24 @@ function objectsAt(schema: z.ZodType, path: readonly PropertyKey[]): Array<Recor
   }
 }
 
-export function allowedKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
-  return [...new Set(objectsAt(schema, path).flatMap((shape) => Object.keys(shape)))];
+/**
+ * The keys allowed at `path`. Given the object found there, a union's forms are narrowed to those its literal fields
+ * select: a part {"kind": "text", "data": {...}} was told "allowed fields: kind, text, data, file", listing the very
+ * field refused (a text part takes kind and text only).
+ */
+export function allowedKeysAt(schema: z.ZodType, path: readonly PropertyKey[], given?: unknown): string[] {
+  const shapes = objectsAt(schema, path);
+  const selected = shapes.filter((shape) => selectedBy(shape, given));
+  return [...new Set((selected.length > 0 ? selected : shapes).flatMap((shape) => Object.keys(shape)))];
+}
+
+/** Whether the object `given` has, for each literal field of `shape` it names, one of that field's values. */
+function selectedBy(shape: Record<string, z.ZodType>, given: unknown): boolean {
+  if (given === null || typeof given !== 'object' || Array.isArray(given)) return true;
+  return Object.entries(shape).every(([key, field]) => {
+    const { type, values } = defOf(field) as AnyDef & { values?: unknown[] };
+    return type !== 'literal' || !(key in given) || (values ?? []).includes((given as Record<string, unknown>)[key]);
+  });
 }
 
 const dotted = (path: readonly PropertyKey[]): string => path.map(String).join('.');
@@ -63,9 +79,9 @@ export function toMailboxError(schema: z.ZodType, error: z.ZodError, what: strin
   const unknown = error.issues.find((issue) => issue.code === 'unrecognized_keys');
   if (unknown && unknown.code === 'unrecognized_keys') {
     const fields = unknown.keys.map((key) => dotted([...unknown.path, key]));
-    const allowed = allowedKeysAt(schema, unknown.path);
-    // The field each unknown one most likely meant ('state' -> 'to'), said beside it; never one the caller sent too.
     const { input } = unknown as { input?: unknown };
+    const allowed = allowedKeysAt(schema, unknown.path, input);
+    // The field each unknown one most likely meant ('state' -> 'to'), said beside it; never one the caller sent too.
     const given = input !== null && typeof input === 'object' ? Object.keys(input) : [];
     const meant = unknown.keys.map((key) => fieldsMeant(key, allowed, what, given));
     const suggestions = [...new Set(meant.flat())];

@@ -148,6 +148,15 @@ describe('allowedKeysAt', () => {
     expect(allowedKeysAt(sendMessageSchema, ['task', 'budget'])).toEqual(['deadline', 'maxTokens']);
     expect(allowedKeysAt(sendMessageSchema, ['task', 'input', 'parts', 0]).sort()).toEqual(['data', 'file', 'kind', 'text']);
   });
+
+  it("narrows a union's forms to the one the object there selects by its literal fields", () => {
+    const part = ['task', 'input', 'parts', 0];
+    expect(allowedKeysAt(sendMessageSchema, part, { kind: 'data', text: 'x' })).toEqual(['kind', 'data']);
+    expect(allowedKeysAt(sendMessageSchema, part, { kind: 'file', data: {} })).toEqual(['kind', 'file']);
+    // No kind, or one no form takes: every form's fields, as before.
+    expect(allowedKeysAt(sendMessageSchema, part, { text: 'x', type: 'text' }).sort()).toEqual(['data', 'file', 'kind', 'text']);
+    expect(allowedKeysAt(sendMessageSchema, part, { kind: 'image' }).sort()).toEqual(['data', 'file', 'kind', 'text']);
+  });
 });
 
 describe('unknown-field messages (issue 11)', () => {

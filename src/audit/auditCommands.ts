@@ -203,8 +203,9 @@ export async function runUnwoken(
   if (!options.json)
     lines.push(
       `${messages.length} message(s) in the unwoken alarm: each expected a wake, woke none of its recipients within ` +
-        `${slaMs} ms, and has a recipient that neither saw nor read it (mail that every recipient saw or read needs no ` +
-        'wake; mail sent with wakeSuppressed, or to no registered agent, expects none: neither is counted).',
+        `${slaMs} ms, and has a recipient due a wake that neither saw nor read it (mail that every recipient due a wake ` +
+        'saw or read needs no wake; mail sent with wakeSuppressed, or to no registered agent, expects none: neither is ' +
+        'counted).',
     );
   // One line each (no line at all for no message: --json is JSON lines, and a blank line is not a JSON document).
   await writeOut(io.stdout, lines.map((line) => `${line}\n`).join(''));

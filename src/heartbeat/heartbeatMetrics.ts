@@ -80,7 +80,7 @@ export class HeartbeatMetrics {
   });
   readonly unwoken = new Gauge({
     name: 'mailbox_heartbeat_unwoken_messages',
-    help: 'Messages that expected a wake (a recipient was a registered agent when sent, wakes not suppressed) and woke none of their recipients within the wake SLA, not all of whom saw or read them (the unwoken alarm)',
+    help: 'Messages that expected a wake (a recipient was a registered agent when sent, wakes not suppressed) and woke none of their recipients within the wake SLA, not all of whom that were due a wake saw or read them (the unwoken alarm)',
     registers: [this.registry],
   });
   readonly escalations = new Counter({

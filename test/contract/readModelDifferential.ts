@@ -92,7 +92,10 @@ export function randomLog(seed: number, maxEvents: number): LogBuilder {
     } else if (roll < 0.33) {
       // A list of identities (issue 13): the sender may list itself, an identity may repeat, one may be no agent's.
       const from = pick(agents);
-      const list = [...agents.filter(() => chance(0.5)), ...(chance(0.2) ? [nobody()] : [])];
+      // At times one agent and one identity no agent holds: the agent's reading it alone clears the unwoken alarm.
+      const list = chance(0.3)
+        ? [pick(agents), nobody()]
+        : [...agents.filter(() => chance(0.5)), ...(chance(0.2) ? [nobody()] : [])];
       if (list.length === 0) list.push(pick(agents));
       if (chance(0.2)) list.push(pick(list));
       const id = sendTracked(from, list);
@@ -102,6 +105,7 @@ export function randomLog(seed: number, maxEvents: number): LogBuilder {
       const from = pick(agents);
       const audience = agents.filter((a) => a !== from && chance(0.8));
       if (chance(0.3)) audience.push(from); // a sender in its own audience gets the entry but no wake
+      if (chance(0.2) && retired.length > 0) audience.push(pick(retired)); // a snapshot that still held a retired identity
       const id = sendTracked(from, 'AGENT:*', audience);
       messages.push(id);
       for (const recipient of audience) deliveries.push({ recipient, messageId: id });

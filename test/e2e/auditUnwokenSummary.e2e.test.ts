@@ -51,8 +51,8 @@ test('the summary counts the unwoken alarm and says so: mail its recipients saw 
   };
   const summary = (count: number) =>
     `${count} message(s) in the unwoken alarm: each expected a wake, woke none of its recipients within 1 ms, and has a ` +
-    'recipient that neither saw nor read it (mail that every recipient saw or read needs no wake; mail sent with ' +
-    'wakeSuppressed, or to no registered agent, expects none: neither is counted).';
+    'recipient due a wake that neither saw nor read it (mail that every recipient due a wake saw or read needs no wake; ' +
+    'mail sent with wakeSuppressed, or to no registered agent, expects none: neither is counted).';
   for (const source of sources) {
     const ledger = (await call('GET', `/v1/messages/${read}/delivery`, tokens['@a'])).body;
     expect(ledger.summary).toMatchObject({ recipients: 2, woken: 0, read: 2 }); // it woke nobody

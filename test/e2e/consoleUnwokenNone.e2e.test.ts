@@ -26,7 +26,7 @@ maybe(
     const unwoken = page.getByTestId('unwoken');
     await unwoken.waitFor();
     expect((await unwoken.innerText()).replace(/\s+/g, ' ')).toBe(
-      'none: no message has gone 60 s without waking a recipient (mail that all its recipients saw or read needs no wake)',
+      'none: no message has gone 60 s without waking a recipient (mail that all its recipients due a wake saw or read needs no wake)',
     );
   },
   60_000,

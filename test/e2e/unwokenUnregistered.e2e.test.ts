@@ -7,6 +7,10 @@
  * @a writes to @b (an open wake stream: woken), to @ghost (never registered), to @c and @ghost2 (@c registered, not
  * woken: a real alarm), to @d (retired before the send) and to @late (registered after the send). Past the SLA only the
  * message to @c and @ghost2 is counted, listed and escalated; the others' delivery ledgers say why no wake was due.
+ *
+ * Only the recipients due a wake at the send have to see or read a message for it to leave the alarm: @c reading the
+ * mail to @c and @ghost2 (polling, no wake stream) clears it, though @ghost2 never will; and @ghost2, registered only
+ * after mail to @e and itself, reading it does not stand in for @e, who has not seen it.
  */
 import pino from 'pino';
 import type { Mailbox } from '../../src/mailbox';
@@ -31,13 +35,16 @@ let stream: WakeSubscriber | null = null;
 let daemon: Heartbeat | null = null;
 
 let server: ClockedApiServer;
-beforeAll(async () => {
+beforeEach(async () => {
+  now = T0;
   server = await startClockedApiServer(() => new Date(now), { wakeSlaMs: SLA });
   ({ mailbox, url } = server);
 });
-afterAll(async () => {
+afterEach(async () => {
   stream?.close();
+  stream = null;
   await daemon?.stop();
+  daemon = null;
   await server.close();
 });
 
@@ -45,6 +52,7 @@ const call = apiCaller(() => url);
 
 async function settle(): Promise<void> {
   await daemon?.settled();
+  await mailbox.flushSeenMarks();
   await mailbox.wakeRecorder.flush();
   expect(await mailbox.runner.waitFor((await mailbox.eventStore.headPosition())!, 5000)).toBe(true);
 }
@@ -117,4 +125,67 @@ test('mail to an identity no registered agent holds is not unwoken; a registered
     expect(ledger.wakeExpected).toBe(true);
     expect(ledger).not.toHaveProperty('noWakeReason');
   }
+});
+
+test('a message leaves the alarm once every recipient due a wake read or saw it; one registered later stands in for nobody', async () => {
+  const tokens: Record<string, string> = {};
+  for (const identity of ['@a', '@c', '@e']) {
+    tokens[identity] = (await call('POST', '/v1/agents', ADMIN_TOKEN, { identity })).body.token;
+  }
+  const send = async (to: string[], subject: string) => {
+    const sent = await call('POST', '/v1/messages', tokens['@a'], { to, subject, body: '.' });
+    expect(sent.status).toBe(201);
+    return sent.body.messageId as string;
+  };
+  const unwoken = async () => {
+    const alarm = await call('GET', '/v1/audit/unwoken', ADMIN_TOKEN);
+    expect(alarm.status).toBe(200);
+    return {
+      metric: await metricValue(url, 'mailbox_unwoken_messages'),
+      listed: (alarm.body.messages as Array<{ messageId: string }>).map((m) => m.messageId),
+      count: alarm.body.count as number,
+      audit: (await auditUnwoken()).out.trim().split('\n'),
+    };
+  };
+
+  // @c polls (no wake stream) and reads the mail to it and @ghost2, who is no agent.
+  const toCAndGhost = await send(['@c', '@ghost2'], 'for c and a ghost');
+  expect((await call('POST', `/v1/messages/${toCAndGhost}/read`, tokens['@c'])).status).toBe(200);
+  await settle();
+  now = T0 + SLA + 1;
+  expect(await unwoken()).toEqual({
+    metric: 0,
+    listed: [],
+    count: 0,
+    audit: [expect.stringMatching(/^0 message\(s\) in the unwoken alarm: /)],
+  });
+
+  // Mail to @e and @ghost2; @ghost2 registers after it and reads it; @e has not seen it.
+  const sentAt = now;
+  const toEAndGhost = await send(['@e', '@ghost2'], 'for e and a ghost');
+  tokens['@ghost2'] = (await call('POST', '/v1/agents', ADMIN_TOKEN, { identity: '@ghost2' })).body.token;
+  for (const id of [toEAndGhost, toCAndGhost])
+    expect((await call('POST', `/v1/messages/${id}/read`, tokens['@ghost2'])).status).toBe(200);
+  await settle();
+  const ledger = (await call('GET', `/v1/messages/${toEAndGhost}/delivery`, tokens['@a'])).body;
+  expect(ledger.recipients.map((r: { recipient: string; read: unknown }) => [r.recipient, r.read !== null])).toEqual([
+    ['@e', false],
+    ['@ghost2', true],
+  ]);
+  now = sentAt + SLA + 1;
+  expect(await unwoken()).toEqual({
+    metric: 1,
+    listed: [toEAndGhost],
+    count: 1,
+    audit: [
+      `${toEAndGhost}  sent ${new Date(sentAt).toISOString()} by @a to 2 recipient(s): woke nobody; not escalated yet`,
+      expect.stringMatching(/^1 message\(s\) in the unwoken alarm: /),
+    ],
+  });
+
+  // @e lists its inbox (seen): the one recipient due a wake has it, so it leaves the alarm.
+  const listed = await call('GET', '/v1/messages', tokens['@e']);
+  expect(listed.body.messages.map((m: { messageId: string }) => m.messageId)).toEqual([toEAndGhost]);
+  await settle();
+  expect(await unwoken()).toMatchObject({ metric: 0, listed: [], count: 0 });
 });

@@ -69,7 +69,7 @@ export class MailboxMetrics {
     });
     new Gauge({
       name: 'mailbox_unwoken_messages',
-      help: 'Messages that expected a wake (a recipient was a registered agent when sent, wakes not suppressed) and woke none of their recipients within MAILBOX_WAKE_SLA_MS, not all of whom saw or read them (the unwoken alarm)',
+      help: 'Messages that expected a wake (a recipient was a registered agent when sent, wakes not suppressed) and woke none of their recipients within MAILBOX_WAKE_SLA_MS, not all of whom that were due a wake saw or read them (the unwoken alarm)',
       registers,
       async collect() {
         const now = mailbox.clock?.now().getTime() ?? Date.now();

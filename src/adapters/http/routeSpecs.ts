@@ -319,7 +319,7 @@ export const ROUTE_SPECS: RouteSpec[] = [
     path: '/v1/audit/unwoken',
     operationId: 'unwokenAlarm',
     summary:
-      'The unwoken alarm: messages that expected a wake (some recipient was a registered agent, not retired, when sent; wakes not suppressed) and woke none of their recipients within MAILBOX_WAKE_SLA_MS (and that not all of them saw or read already), oldest first',
+      'The unwoken alarm: messages that expected a wake (some recipient was a registered agent, not retired, when sent; wakes not suppressed) and woke none of their recipients within MAILBOX_WAKE_SLA_MS (and that not all of the recipients due a wake saw or read already), oldest first',
     tag: 'views',
     auth: 'auditor or admin',
     query: unwokenQuerySchema,

@@ -239,11 +239,15 @@ if global and write then
               unlist(unwokenKey, a)
               unlist(pendingKey, a)
             end
-            -- Its first of seen and read ('#a' counts them): once every recipient saw or read it, no longer unwoken.
+            -- Its first of seen and read, by a recipient due a wake ('#u' how many were, kept when a wake was expected;
+            -- 'n|<@b>' marks those due none; '#a' counts them): once all of them saw or read it, no longer unwoken.
             if (letter == 's' or letter == 'r') and redis.call('HEXISTS', ledger, (letter == 's' and 'r' or 's') .. string.sub(b, 2)) == 0
-              and redis.call('HINCRBY', ledger, '#a', '1') == redis.call('ZCARD', ledger .. ':to') then
-              unlist(unwokenKey, a)
-              unlist(pendingKey, a)
+              and redis.call('HEXISTS', ledger, 'n' .. string.sub(b, 2)) == 0 then
+              local due = redis.call('HGET', ledger, '#u')
+              if due and redis.call('HINCRBY', ledger, '#a', '1') == tonumber(due) then
+                unlist(unwokenKey, a)
+                unlist(pendingKey, a)
+              end
             end
           end
         elseif code == 'rq' then
@@ -299,19 +303,26 @@ if global and write then
           if redis.call('HEXISTS', ledger, '#') == 0 then
             -- A wake is expected when not suppressed (ARGV[j + 6] its send time, ms) and some recipient but a broadcast's
             -- sender (ARGV[j + 7]) is registered and not retired (KEYS[k + 1], KEYS[k + 2]): unwoken (and pending
-            -- escalation) from its send time. The message's JSON (ARGV[j + 4]) ends with its wakeExpected.
-            local expected = false
+            -- escalation) from its send time. The message's JSON (ARGV[j + 4]) ends with its wakeExpected. Each recipient
+            -- due no wake is marked 'n|<@b>', and '#u' counts those due one (only they clear it by seeing or reading it).
+            local due, notDue = 0, {}
             if ARGV[j + 6] ~= '' then
+              local counted = {}
               for recipient in string.gmatch(ARGV[j + 5], '%S+') do
-                if recipient ~= ARGV[j + 7] and redis.call('HEXISTS', KEYS[k + 1], recipient) == 1
-                  and redis.call('HEXISTS', KEYS[k + 2], recipient) == 0 then
-                  expected = true
-                  break
+                if not counted[recipient] then
+                  counted[recipient] = true
+                  if recipient ~= ARGV[j + 7] and redis.call('HEXISTS', KEYS[k + 1], recipient) == 1
+                    and redis.call('HEXISTS', KEYS[k + 2], recipient) == 0 then
+                    due = due + 1
+                  else
+                    notDue[#notDue + 1] = recipient
+                  end
                 end
               end
             end
-            if expected then
-              redis.call('HSET', ledger, '#', ARGV[j + 4] .. 'true}')
+            if due > 0 then
+              redis.call('HSET', ledger, '#', ARGV[j + 4] .. 'true}', '#u', due)
+              for _, recipient in ipairs(notDue) do redis.call('HSET', ledger, 'n|' .. recipient, '1') end
               toList[unwokenKey][a] = ARGV[j + 6]
               toList[pendingKey][a] = ARGV[j + 6]
             else

@@ -6,12 +6,13 @@
  * rules (ledgerRules.ts; the differential test holds them equal):
  *
  *   <prefix>{<ns>}:ledger:<messageId>      '#' the message (JSON), '#v' '#w' '#s' '#r' '#p' the count per stage,
- *                                          '#a' the recipients that saw or read it (either),
+ *                                          '#u' the recipients due a wake (kept when one was expected), '#a' those
+ *                                          of them that saw or read it (either), 'n|<@b>' @b was due no wake,
  *                                          '<v|w|s|r|p>|<@b>' @b's mark of the stage
  *   <prefix>{<ns>}:ledger:<messageId>:to   the recipients (lex-ordered set, score 0), for paging
  *   <prefix>{<ns>}:replies:<threadId>      recipient -> messages of the thread awaiting its reply (space-separated)
- *   <prefix>{<ns>}:unwoken                 messages expecting a wake with none observed and some recipient that has
- *                                          neither seen nor read them, scored by send time (ms)
+ *   <prefix>{<ns>}:unwoken                 messages expecting a wake with none observed and some recipient due one
+ *                                          that has neither seen nor read them, scored by send time (ms)
  *   <prefix>{<ns>}:unwoken:pending         the same, less those the heartbeat escalated already ('#e' in the ledger)
  *   <prefix>{<ns>}:replies:due             messages with an open reply obligation ('#d' its due time), scored by it (ms)
  *   <prefix>{<ns>}:owed:<@b>               the messages @b owes a reply, scored by when it is due (ms)

@@ -265,7 +265,7 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
     audit
       .command('unwoken')
       .description(
-        'messages that woke none of their recipients within the wake SLA (unless all saw or read them), oldest first (exit 1 when any)',
+        'messages that woke none of their recipients within the wake SLA (unless all that were due a wake saw or read them), oldest first (exit 1 when any)',
       )
       .option(
         '--sla <duration>',

@@ -129,6 +129,7 @@ export function replay(change: ReadModelChange, sink: ChangeSink): void {
     case 'ledgerStageReached':
     case 'replyAwaited':
     case 'repliesSettled':
+    case 'wakeNotDue':
     case 'recipientAttended':
     case 'unwokenListed':
     case 'unwokenCleared':

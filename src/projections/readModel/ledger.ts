@@ -63,10 +63,15 @@ export interface LedgerLookup {
   awaitingReply(threadId: string, recipient: string): readonly string[];
   /** How many recipients reached the stage (0: none, or no ledger). */
   ledgerCount(messageId: string, stage: LedgerStage): number;
-  /** How many recipients saw or read it (either; each once): a recipient that has needs no wake. */
+  /** How many recipients due a wake saw or read it (either; each once): a recipient that has needs no wake. */
   ledgerAttended(messageId: string): number;
-  /** How many recipients the message has (0: no ledger). */
-  ledgerRecipientCount(messageId: string): number;
+  /**
+   * Whether the recipient was due a wake at the send: the message expected one (wakeExpected) and the recipient is not
+   * marked wakeNotDue (false: no ledger, or not a recipient).
+   */
+  ledgerWakeDue(messageId: string, recipient: string): boolean;
+  /** How many recipients were due a wake at the send, each once (0: none, or no ledger). */
+  ledgerWakeDueCount(messageId: string): number;
   /** When the heartbeat escalated the unwoken message (null: never). */
   ledgerEscalatedAt(messageId: string): string | null;
   /** The message's recipients (none: no ledger). */
@@ -89,7 +94,15 @@ export interface LedgerChangeSink {
   replyAwaited(threadId: string, recipient: string, messageId: string): void;
   /** The recipient answered in the thread: its list for the thread is empty again. */
   repliesSettled(threadId: string, recipient: string): void;
-  /** A recipient saw or read the message for the first time (whichever came first): the attended count moves up by one. */
+  /**
+   * The message expects a wake, but not to this recipient (not a registered agent, or retired, at the send; a
+   * broadcast's sender): it does not count among the recipients that must see or read it (once, right after the open).
+   */
+  wakeNotDue(messageId: string, recipient: string): void;
+  /**
+   * A recipient due a wake saw or read the message for the first time (whichever came first): the attended count moves
+   * up by one.
+   */
   recipientAttended(messageId: string): void;
   /** The message expects a wake and none was observed yet: listed as unwoken (and pending escalation) by its send time. */
   unwokenListed(messageId: string, sentAt: string): void;
@@ -119,6 +132,7 @@ export type LedgerChange =
   | { kind: 'ledgerStageReached'; messageId: string; recipient: string; stage: LedgerStage; mark: string }
   | { kind: 'replyAwaited'; threadId: string; recipient: string; messageId: string }
   | { kind: 'repliesSettled'; threadId: string; recipient: string }
+  | { kind: 'wakeNotDue'; messageId: string; recipient: string }
   | { kind: 'recipientAttended'; messageId: string }
   | { kind: 'unwokenListed'; messageId: string; sentAt: string }
   | { kind: 'unwokenCleared'; messageId: string }
@@ -137,6 +151,7 @@ export function collectLedgerChanges(into: { push(change: LedgerChange): unknown
       into.push({ kind: 'ledgerStageReached', messageId, recipient, stage, mark }),
     replyAwaited: (threadId, recipient, messageId) => into.push({ kind: 'replyAwaited', threadId, recipient, messageId }),
     repliesSettled: (threadId, recipient) => into.push({ kind: 'repliesSettled', threadId, recipient }),
+    wakeNotDue: (messageId, recipient) => into.push({ kind: 'wakeNotDue', messageId, recipient }),
     recipientAttended: (messageId) => into.push({ kind: 'recipientAttended', messageId }),
     unwokenListed: (messageId, sentAt) => into.push({ kind: 'unwokenListed', messageId, sentAt }),
     unwokenCleared: (messageId) => into.push({ kind: 'unwokenCleared', messageId }),
@@ -160,6 +175,8 @@ export function replayLedgerChange(change: LedgerChange, sink: LedgerChangeSink)
       return sink.replyAwaited(change.threadId, change.recipient, change.messageId);
     case 'repliesSettled':
       return sink.repliesSettled(change.threadId, change.recipient);
+    case 'wakeNotDue':
+      return sink.wakeNotDue(change.messageId, change.recipient);
     case 'recipientAttended':
       return sink.recipientAttended(change.messageId);
     case 'unwokenListed':

@@ -44,8 +44,10 @@ export interface MessageLedger {
   marks: LedgerMarks | Map<string, LedgerMarks> | null;
   /** Per stage, how many recipients reached it; null for a message with one recipient (its marks say: 1 or 0). */
   counts: LedgerCounts | null;
-  /** How many recipients saw or read it (either; each once). */
+  /** How many recipients due a wake saw or read it (either; each once). */
   attended: number;
+  /** The recipients due no wake of a message that expects one (wakeNotDue); null: none (most messages). */
+  notDue: Set<string> | null;
   escalatedAt: string | null;
   replyDueBy: string | null;
   replyOverdueAt: string | null;
@@ -242,6 +244,7 @@ export class LedgerMemory implements LedgerLookup, AgentLookup, LedgerChangeSink
       marks: members === null ? null : new Map(),
       counts: members === null ? null : emptyCounts(),
       attended: 0,
+      notDue: null,
       escalatedAt: null,
       replyDueBy: null,
       replyOverdueAt: null,
@@ -300,9 +303,22 @@ export class LedgerMemory implements LedgerLookup, AgentLookup, LedgerChangeSink
     return this.find(messageId)?.attended ?? 0;
   }
 
-  ledgerRecipientCount(messageId: string): number {
+  ledgerWakeDue(messageId: string, recipient: string): boolean {
     const ledger = this.find(messageId);
-    return ledger === undefined ? 0 : ledger.members === null ? ledger.header.recipients.length : ledger.members.size;
+    if (ledger === undefined || !ledger.header.wakeExpected || ledger.notDue?.has(recipient) === true) return false;
+    return this.ledgerRecipient(messageId, recipient);
+  }
+
+  ledgerWakeDueCount(messageId: string): number {
+    const ledger = this.find(messageId);
+    if (ledger === undefined || !ledger.header.wakeExpected) return 0;
+    const recipients = ledger.members === null ? ledger.header.recipients.length : ledger.members.size;
+    return recipients - (ledger.notDue?.size ?? 0);
+  }
+
+  wakeNotDue(messageId: string, recipient: string): void {
+    const ledger = this.find(messageId)!;
+    (ledger.notDue ??= new Set()).add(recipient);
   }
 
   recipientAttended(messageId: string): void {

@@ -18,19 +18,24 @@
  *   alarm about it could never clear. Decided once, at the send: an identity registered later gets the mail in its inbox
  *   (its wake stream's `sync` counts it) but the message was never due a wake; one retired later was due one.
  * - Unwoken: a message that expects a wake is listed from its send until its first wake is observed, or until every
- *   recipient saw or read it (an agent that polls needs no wake: what it has seen, nothing has to wake it for); the
- *   count of recipients that saw or read it moves at each one's first of the two. The heartbeat's escalation is marked
- *   once (it stays unwoken, no longer pending escalation).
+ *   recipient due a wake saw or read it (an agent that polls needs no wake: what it has seen, nothing has to wake it
+ *   for). The recipients due no wake (not registered or retired at the send, a broadcast's sender) are marked so at
+ *   the send (wakeNotDue): none of them will ever be woken, and one registered later that reads it does not stand in
+ *   for a recipient that has not. The count of the recipients due a wake that saw or read it moves at each one's first
+ *   of the two. The heartbeat's escalation is marked once (it stays unwoken, no longer pending escalation).
  */
 import type { LedgerFact, ViewChange } from '../viewChanges';
 import type { AgentLookup, LedgerChangeSink, LedgerLookup, LedgerStage, NoWakeReason } from './ledger';
 
 type SendWakes = Pick<Extract<LedgerFact, { kind: 'ledgerOpened' }>, 'recipients' | 'wakeSuppressed' | 'broadcastSender'>;
 
+/** Whether the recipient of the send is due a wake: not a broadcast's sender, and a registered agent, not retired. */
+const wakeDueTo = (agents: AgentLookup, send: SendWakes, recipient: string): boolean =>
+  recipient !== send.broadcastSender && agents.isActiveAgent(recipient);
+
 /** Whether the send is due a wake (the header's wakeExpected): see the rules above. */
 export const wakeExpectedOf = (agents: AgentLookup, send: SendWakes): boolean =>
-  !send.wakeSuppressed &&
-  send.recipients.some((recipient) => recipient !== send.broadcastSender && agents.isActiveAgent(recipient));
+  !send.wakeSuppressed && send.recipients.some((recipient) => wakeDueTo(agents, send, recipient));
 
 /** Why a send with wakeExpected false was due no wake (NoWakeReason), from the send alone: the registry is the remaining cause. */
 export function noWakeReason(send: SendWakes): NoWakeReason {
@@ -70,7 +75,14 @@ export function evolveLedger(
         recipients: fact.recipients,
         wakeExpected,
       });
-      if (wakeExpected) sink.unwokenListed(fact.messageId, fact.sentAt);
+      if (wakeExpected) {
+        // Who will never be woken for it: their seeing or reading it does not count toward clearing it (attended). A
+        // sole recipient of a message that expects a wake is due one (no set made for most messages).
+        if (fact.recipients.length > 1)
+          for (const recipient of new Set(fact.recipients))
+            if (!wakeDueTo(view, fact, recipient)) sink.wakeNotDue(fact.messageId, recipient);
+        sink.unwokenListed(fact.messageId, fact.sentAt);
+      }
       for (const recipient of fact.recipients) sink.replyAwaited(fact.threadId, recipient, fact.messageId);
       return;
     }
@@ -122,12 +134,16 @@ export function evolveLedger(
   }
 }
 
-/** The recipient just saw or read the message: its first of the two (`other` not marked) counts it as attended. */
+/**
+ * The recipient just saw or read the message: its first of the two (`other` not marked) counts it as attended, when it
+ * was due a wake (a message that expected none counts nobody).
+ */
 function attended(view: LedgerLookup, messageId: string, recipient: string, other: LedgerStage, sink: LedgerChangeSink): void {
   if (view.ledgerMark(messageId, recipient, other) !== undefined) return; // counted when it reached the other
+  if (!view.ledgerWakeDue(messageId, recipient)) return; // never to be woken: its reading stands in for nobody's
   const count = view.ledgerAttended(messageId) + 1;
   sink.recipientAttended(messageId);
-  if (count === view.ledgerRecipientCount(messageId)) sink.unwokenCleared(messageId); // every recipient has it
+  if (count === view.ledgerWakeDueCount(messageId)) sink.unwokenCleared(messageId); // every recipient due a wake has it
 }
 
 function reach(

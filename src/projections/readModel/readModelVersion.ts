@@ -9,7 +9,9 @@
  * test/unit/readModel/readModelVersion.unit.test.ts folds a fixed log with the rules and compares a digest of the views: a change
  * to the rules fails it until this version (and the digest there) is moved on.
  */
-export const READ_MODEL_VERSION = '5';
+export const READ_MODEL_VERSION = '6';
+// 6: only the recipients due a wake at the send count toward clearing an unwoken message by seeing or reading it (the
+//    others are marked wakeNotDue): mail to [@c, @ghost] that @c read is no longer unwoken.
 // 5: a ledger expects a wake only when some recipient (not a broadcast's sender) is a registered agent, not retired,
 //    at the send: mail to an identity nobody registered (or retired) is not unwoken.
 // 4: a thread id of a message id's form is held in lower case (an older log's, stored as typed, was unfilterable).

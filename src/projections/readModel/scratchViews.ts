@@ -222,8 +222,12 @@ export class ScratchViews implements ReadModelStorage {
     return this.ledger.ledgerAttended(messageId);
   }
 
-  ledgerRecipientCount(messageId: string): number {
-    return this.ledger.ledgerRecipientCount(messageId);
+  ledgerWakeDue(messageId: string, recipient: string): boolean {
+    return this.ledger.ledgerWakeDue(messageId, recipient);
+  }
+
+  ledgerWakeDueCount(messageId: string): number {
+    return this.ledger.ledgerWakeDueCount(messageId);
   }
 
   ledgerEscalatedAt(messageId: string): string | null {
@@ -236,6 +240,10 @@ export class ScratchViews implements ReadModelStorage {
 
   unwokenCleared(messageId: string): void {
     this.ledger.unwokenCleared(messageId);
+  }
+
+  wakeNotDue(messageId: string, recipient: string): void {
+    this.ledger.wakeNotDue(messageId, recipient);
   }
 
   recipientAttended(messageId: string): void {

@@ -1,8 +1,15 @@
 /** The delivery ledger's rules: per recipient, each stage once, only for recipients; replies answer the thread. */
+import type { ScratchViews } from '../../../src/projections/readModel/scratchViews';
 import { ReadModelSpec } from '../../support/readModelSpec';
 import { LogBuilder, next, nextPosition } from './scenario';
 
 const page = { after: null, limit: 50 };
+
+/** The ledger @a's new thread opens, expecting a wake. */
+const opened = (messageId: string, sentAt: string, recipients: string[], position: bigint) => ({
+  kind: 'ledgerOpened' as const,
+  header: { messageId, sender: '@a', threadId: messageId, sentAt, recipients, wakeExpected: true, position: position.toString() },
+});
 
 describe('read model: the delivery ledger', () => {
   it('a direct message opens its ledger, its recipient owes the thread a reply, and the inbox entry puts it in view', () => {
@@ -14,18 +21,7 @@ describe('read model: the delivery ledger', () => {
     ReadModelSpec.given(given)
       .when(...when)
       .thenLedger([
-        {
-          kind: 'ledgerOpened',
-          header: {
-            messageId: 'm1',
-            sender: '@a',
-            threadId: 'm1',
-            sentAt,
-            recipients: ['@b'],
-            wakeExpected: true,
-            position: position.toString(),
-          },
-        },
+        opened('m1', sentAt, ['@b'], position),
         { kind: 'unwokenListed', messageId: 'm1', sentAt },
         { kind: 'replyAwaited', threadId: 'm1', recipient: '@b', messageId: 'm1' },
         { kind: 'ledgerStageReached', messageId: 'm1', recipient: '@b', stage: 'inView', mark: position.toString() },
@@ -226,6 +222,64 @@ describe('read model: the delivery ledger', () => {
         const { messages } = views.ledger.unwoken({ sentBefore: '2100-01-01T00:00:00.000Z', limit: 10, pendingOnly: false });
         expect(messages.map((m) => m.messageId)).toEqual([mixed, broadcast, direct]);
       });
+  });
+
+  it('only the recipients due a wake clear an unwoken message by seeing or reading it; the others are marked at the send', () => {
+    const log = new LogBuilder().register('@a', '@b', '@c', '@d');
+    log.retire('@d');
+    const registry = log.projected();
+    const position = nextPosition(log);
+    const when = next(log, (l) => l.send('@a', ['@c', '@ghost2']));
+    const sentAt = log.sentAt('m1');
+    // Given @c registered and @ghost2 never: when @a writes to both, @ghost2 is marked due no wake.
+    ReadModelSpec.given(registry)
+      .when(...when)
+      .thenLedger([
+        opened('m1', sentAt, ['@c', '@ghost2'], position),
+        { kind: 'wakeNotDue', messageId: 'm1', recipient: '@ghost2' },
+        { kind: 'unwokenListed', messageId: 'm1', sentAt },
+        { kind: 'replyAwaited', threadId: 'm1', recipient: '@c', messageId: 'm1' },
+        { kind: 'replyAwaited', threadId: 'm1', recipient: '@ghost2', messageId: 'm1' },
+        { kind: 'ledgerStageReached', messageId: 'm1', recipient: '@c', stage: 'inView', mark: position.toString() },
+        { kind: 'ledgerStageReached', messageId: 'm1', recipient: '@ghost2', stage: 'inView', mark: position.toString() },
+      ]);
+    const broadcast = log.send('@a', 'AGENT:*', {}, ['@a', '@b', '@d']); // its sender and the retired @d are due none
+    const given = log.projected();
+    const unwoken = (views: ScratchViews) =>
+      views.ledger
+        .unwoken({ sentBefore: '2100-01-01T00:00:00.000Z', limit: 10, pendingOnly: false })
+        .messages.map((m) => m.messageId);
+    // When @c reads it (polling, no wake): every recipient due a wake has it, so it is no longer unwoken.
+    const cReads = next(log, (l) => l.read('@c', 'm1'));
+    ReadModelSpec.given(given)
+      .when(...cReads)
+      .thenLedger([
+        { kind: 'ledgerStageReached', messageId: 'm1', recipient: '@c', stage: 'read', mark: expect.any(String) },
+        { kind: 'recipientAttended', messageId: 'm1' },
+        { kind: 'unwokenCleared', messageId: 'm1' },
+      ]);
+    // When @ghost2 registers later and reads it, @c not: @ghost2 does not stand in for @c, it stays unwoken.
+    const ghostReads = next(log, (l) => {
+      l.register('@ghost2');
+      l.read('@ghost2', 'm1');
+      l.seen('@a', broadcast); // the broadcast's sender, due no wake
+      l.seen('@d', broadcast); // retired before it was sent
+    });
+    ReadModelSpec.given(given)
+      .when(...ghostReads)
+      .thenLedger([
+        { kind: 'ledgerStageReached', messageId: 'm1', recipient: '@ghost2', stage: 'read', mark: expect.any(String) },
+        { kind: 'ledgerStageReached', messageId: broadcast, recipient: '@a', stage: 'seen', mark: expect.any(String) },
+        { kind: 'ledgerStageReached', messageId: broadcast, recipient: '@d', stage: 'seen', mark: expect.any(String) },
+      ]);
+    ReadModelSpec.given(given)
+      .when(...ghostReads)
+      .thenViews((views) => expect(unwoken(views)).toEqual(['m1', broadcast]));
+    // When @b, the broadcast's one recipient due a wake, sees it: no longer unwoken.
+    const bSees = next(log, (l) => l.seen('@b', broadcast));
+    ReadModelSpec.given([...given, ...ghostReads])
+      .when(...bSees)
+      .thenViews((views) => expect(unwoken(views)).toEqual(['m1']));
   });
 
   it('pages list the recipients in identity order, with the counts of the whole message', () => {

@@ -30,6 +30,10 @@ const RECORDED: Record<string, string[]> = {
   // held such mail: d4d8eb5864079e80); then the logs send more of it (to an identity never registered, registered
   // later or retired).
   '5': ['1c53e917e77362f8', '7bb92ed9b1dac3b2', '5e9f764d33bb3221'],
+  // Only the recipients due a wake at the send count toward clearing an unwoken message by seeing or reading it (only
+  // seed 1's log held such mail: 80f7b9119b9483f8); then the logs send more lists of one agent and one identity no agent
+  // holds, and broadcasts whose audience holds a retired identity.
+  '6': ['7b655690e36099e6', 'be083be2e4460450', 'c26f2219e0699d26'],
 };
 
 test('the rules fold the fixed logs to the views recorded for READ_MODEL_VERSION', async () => {

@@ -118,9 +118,9 @@ function Unwoken({ onOpenStory }: { onOpenStory: (id: string) => void }) {
     return (
       <span data-testid="unwoken">
         {/* Not "every message woke a recipient": one younger than the SLA may have woken nobody yet, and one that every
-        recipient saw or read needs no wake. */}
-        <strong class="ok">none</strong>: no message has gone {sla} without waking a recipient (mail that all its recipients saw
-        or read needs no wake)
+        recipient due a wake saw or read needs no wake. */}
+        <strong class="ok">none</strong>: no message has gone {sla} without waking a recipient (mail that all its recipients due a
+        wake saw or read needs no wake)
       </span>
     );
   return (

@@ -59,7 +59,17 @@ export class SqliteLedgerWriter implements LedgerLookup, LedgerChangeSink {
       this.s.insertLedger.run(...ledgerValues(ledger));
       let ordinal = 0;
       for (const [recipient, marks] of ledger.rows)
-        this.s.insertRow.run(ledger.msg, recipient, ordinal++, marks.inView, marks.woken, marks.seen, marks.read, marks.replied);
+        this.s.insertRow.run(
+          ledger.msg,
+          recipient,
+          ordinal++,
+          marks.inView,
+          marks.woken,
+          marks.seen,
+          marks.read,
+          marks.replied,
+          ledger.noWake.has(recipient) ? 1 : 0,
+        );
     }
     this.opened = new Map();
   }
@@ -117,10 +127,16 @@ export class SqliteLedgerWriter implements LedgerLookup, LedgerChangeSink {
     return msg === null ? 0 : ((this.s.attended.get(msg) as { count: number } | undefined)?.count ?? 0);
   }
 
-  ledgerRecipientCount(messageId: string): number {
+  ledgerWakeDue(messageId: string, recipient: string): boolean {
     const { msg, ledger } = this.openedLedger(messageId);
-    if (ledger !== undefined) return ledger.rows.size;
-    return msg === null ? 0 : ((this.s.recipientCount.get(msg) as { count: number } | undefined)?.count ?? 0);
+    if (ledger !== undefined) return ledger.header.wakeExpected && ledger.rows.has(recipient) && !ledger.noWake.has(recipient);
+    return msg !== null && this.s.wakeDue.get(msg, recipient) !== undefined;
+  }
+
+  ledgerWakeDueCount(messageId: string): number {
+    const { msg, ledger } = this.openedLedger(messageId);
+    if (ledger !== undefined) return ledger.header.wakeExpected ? ledger.rows.size - ledger.noWake.size : 0;
+    return msg === null ? 0 : ((this.s.wakeDueCount.get(msg) as { count: number } | undefined)?.count ?? 0);
   }
 
   lastNudge(identity: string): string | undefined {
@@ -195,6 +211,18 @@ export class SqliteLedgerWriter implements LedgerLookup, LedgerChangeSink {
 
   repliesSettled(threadId: string, recipient: string): void {
     this.s.settle.run(threadId, recipient);
+  }
+
+  wakeNotDue(messageId: string, recipient: string): void {
+    this.change(
+      messageId,
+      (ledger) => {
+        ledger.noWake.add(recipient);
+      },
+      (msg) => {
+        if (this.s.noWake.run(msg, recipient).changes === 1) this.s.noWakeUp.run(msg);
+      },
+    );
   }
 
   recipientAttended(messageId: string): void {
@@ -303,7 +331,16 @@ function prepareLedger(db: Database.Database, g: string) {
     mark: perStage((column) => db.prepare(`SELECT ${column} AS mark FROM ${g}_ledger_rows WHERE msg = ? AND recipient = ?`)),
     count: perStage((column) => db.prepare(`SELECT ${column} AS count FROM ${g}_ledgers WHERE msg = ?`)),
     attended: db.prepare(`SELECT attended AS count FROM ${g}_ledgers WHERE msg = ?`),
-    recipientCount: db.prepare(`SELECT recipient_count AS count FROM ${g}_ledgers WHERE msg = ?`), // each once (the header's)
+    wakeDue: db.prepare(
+      `SELECT 1 FROM ${g}_ledger_rows r JOIN ${g}_ledgers l ON l.msg = r.msg
+       WHERE r.msg = ? AND r.recipient = ? AND r.no_wake = 0 AND l.wake_expected = 1`,
+    ),
+    // recipient_count: each once (the header's)
+    wakeDueCount: db.prepare(
+      `SELECT CASE WHEN wake_expected = 1 THEN recipient_count - no_wake ELSE 0 END AS count FROM ${g}_ledgers WHERE msg = ?`,
+    ),
+    noWake: db.prepare(`UPDATE ${g}_ledger_rows SET no_wake = 1 WHERE msg = ? AND recipient = ? AND no_wake = 0`),
+    noWakeUp: db.prepare(`UPDATE ${g}_ledgers SET no_wake = no_wake + 1 WHERE msg = ?`),
     attendedUp: db.prepare(`UPDATE ${g}_ledgers SET attended = attended + 1 WHERE msg = ?`),
     marks: db.prepare(`SELECT escalated_at, reply_due_by, reply_overdue_at FROM ${g}_ledgers WHERE msg = ?`),
     recipients: db.prepare(`SELECT recipient FROM ${g}_ledger_rows WHERE msg = ? ORDER BY ordinal`),
@@ -312,12 +349,13 @@ function prepareLedger(db: Database.Database, g: string) {
     insertLedger: db.prepare(
       `INSERT INTO ${g}_ledgers (msg, message_id, position, sender, thread_id, sent_at, recipient_count, wake_expected,
          ${LEDGER_STAGES.map((stage) => STAGE_COLUMN[stage]).join(', ')},
-         attended, escalated_at, reply_due_by, reply_overdue_at, unwoken_ms, pending_escalation, due_ms)
-       VALUES (${new Array(20).fill('?').join(', ')})`,
+         attended, no_wake, escalated_at, reply_due_by, reply_overdue_at, unwoken_ms, pending_escalation, due_ms)
+       VALUES (${new Array(21).fill('?').join(', ')})`,
     ),
     insertRow: db.prepare(
-      `INSERT INTO ${g}_ledger_rows (msg, recipient, ordinal, ${LEDGER_STAGES.map((stage) => STAGE_COLUMN[stage]).join(', ')})
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO ${g}_ledger_rows (msg, recipient, ordinal, ${LEDGER_STAGES.map((stage) => STAGE_COLUMN[stage]).join(', ')},
+         no_wake)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     setMark: perStage((column) => db.prepare(`UPDATE ${g}_ledger_rows SET ${column} = ? WHERE msg = ? AND recipient = ?`)),
     countUp: perStage((column) => db.prepare(`UPDATE ${g}_ledgers SET ${column} = ${column} + 1 WHERE msg = ?`)),

@@ -21,8 +21,10 @@ export interface NewLedger {
   readonly counts: Record<LedgerStage, number>;
   /** Each recipient once, in the header's order (the first ordinal of a repeated one, as INSERT OR IGNORE kept). */
   readonly rows: Map<string, StageMarks>;
-  /** How many recipients saw or read it (either; each once). */
+  /** How many recipients due a wake saw or read it (either; each once). */
   attended: number;
+  /** The recipients due no wake of a message that expects one (wakeNotDue). */
+  readonly noWake: Set<string>;
   escalatedAt: string | null;
   replyDueBy: string | null;
   overdueAt: string | null;
@@ -42,6 +44,7 @@ export function newLedger(msg: number, header: LedgerHeader): NewLedger {
     counts: { inView: 0, woken: 0, seen: 0, read: 0, replied: 0 },
     rows,
     attended: 0,
+    noWake: new Set(),
     escalatedAt: null,
     replyDueBy: null,
     overdueAt: null,
@@ -65,6 +68,7 @@ export function ledgerValues(ledger: NewLedger): unknown[] {
     header.wakeExpected ? 1 : 0,
     ...LEDGER_STAGES.map((stage) => counts[stage]),
     ledger.attended,
+    ledger.noWake.size,
     ledger.escalatedAt,
     ledger.replyDueBy,
     ledger.overdueAt,

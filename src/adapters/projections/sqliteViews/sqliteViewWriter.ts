@@ -505,8 +505,12 @@ export class SqliteViewWriter implements ReadModelStorage {
     return this.ledger.ledgerAttended(messageId);
   }
 
-  ledgerRecipientCount(messageId: string): number {
-    return this.ledger.ledgerRecipientCount(messageId);
+  ledgerWakeDue(messageId: string, recipient: string): boolean {
+    return this.ledger.ledgerWakeDue(messageId, recipient);
+  }
+
+  ledgerWakeDueCount(messageId: string): number {
+    return this.ledger.ledgerWakeDueCount(messageId);
   }
 
   lastNudge(identity: string): string | undefined {
@@ -551,6 +555,10 @@ export class SqliteViewWriter implements ReadModelStorage {
 
   unwokenCleared(messageId: string): void {
     this.ledger.unwokenCleared(messageId);
+  }
+
+  wakeNotDue(messageId: string, recipient: string): void {
+    this.ledger.wakeNotDue(messageId, recipient);
   }
 
   recipientAttended(messageId: string): void {

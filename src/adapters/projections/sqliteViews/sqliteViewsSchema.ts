@@ -26,7 +26,7 @@
  *
  * The delivery ledger (issue 13): one ledgers row per message (header, a count per stage, the unwoken and
  * reply-due marks, each with a partial index in time order), ledger_rows (message, recipient) with each
- * stage's mark (a page is a range of that key, in byte order). Both are keyed by the message's integer (messages.msg,
+ * stage's mark and whether it was due no wake (no_wake; a page is a range of that key, in byte order). Both are keyed by the message's integer (messages.msg,
  * found by its id through messages' unique index), not its random id: a new message's ledger is appended at the
  * right edge of each table instead of dirtying a random leaf of each; awaiting (a recipient's unanswered messages
  * per thread, in arrival order) and owed (what an identity must answer, by when).
@@ -36,7 +36,9 @@
  * The tables' shape. A views file whose `schema` row differs (or is missing: written before issue 13) is
  * dropped and rebuilt from the log at open (sqliteViewsMeta.ts): views are derived, the log is the truth.
  */
-export const VIEWS_SCHEMA_VERSION = '12';
+export const VIEWS_SCHEMA_VERSION = '13';
+// 13: only the recipients due a wake at the send count toward clearing an unwoken message (ledger_rows.no_wake marks
+//     the others, ledgers.no_wake counts them): mail to [@c, @ghost] that @c read is no longer unwoken
 // 12: a ledger expects a wake only when some recipient (not a broadcast's sender) is a registered agent, not retired,
 //     at the send: mail to an identity nobody registered is not unwoken
 // 11: a thread id of a message id's form is held in lower case (an older log's was stored as typed)
@@ -175,6 +177,7 @@ CREATE TABLE IF NOT EXISTS ${g}_ledgers (
   read INTEGER NOT NULL DEFAULT 0,
   replied INTEGER NOT NULL DEFAULT 0,
   attended INTEGER NOT NULL DEFAULT 0,
+  no_wake INTEGER NOT NULL DEFAULT 0,
   escalated_at TEXT,
   reply_due_by TEXT,
   reply_overdue_at TEXT,
@@ -195,6 +198,7 @@ CREATE TABLE IF NOT EXISTS ${g}_ledger_rows (
   seen TEXT,
   read TEXT,
   replied TEXT,
+  no_wake INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (msg, recipient)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS ${g}_awaiting (

@@ -13,6 +13,7 @@ import { eventJsonLine, eventTextLine } from './eventFormat';
 import type { JsonTextLog, LogSource } from './logSource';
 import { formatMessageStory, messageStory, type MessageStory } from './messageStory';
 import { formatLedger, formatUnwoken, replayLedger, wholeLedger, type Retirements } from './ledgerReplay';
+import { noWakeReason } from '../projections/readModel/ledgerRules';
 import type { LedgerMemory } from '../projections/readModel/ledgerMemory';
 import { progressBar } from './progress';
 import { replayJsonText, replayLog, type ReplayFilter, type ReplaySummary } from './replay';
@@ -176,9 +177,22 @@ export async function runMessage(source: LogSource, messageId: string, options: 
       return retired === undefined ? [] : [[row.recipient, retired]];
     }),
   );
+  // Why no wake was due, as GET /v1/messages/{id}/delivery and `mailbox delivery` say it (the same rule's words).
+  const noWake =
+    delivery === null || delivery.message.wakeExpected
+      ? null
+      : noWakeReason({
+          recipients: story.audience,
+          wakeSuppressed: story.sent.wakeSuppressed,
+          broadcastSender: story.sent.isBroadcast ? story.sent.from : null,
+        });
   const text = options.json
-    ? JSON.stringify({ ...story, delivery, retiredRecipients })
-    : `${formatMessageStory(story)}${delivery ? `\n${formatLedger(delivery, retirements)}` : ''}`;
+    ? JSON.stringify({
+        ...story,
+        delivery: delivery && { ...delivery, ...(noWake ? { noWakeReason: noWake } : {}) },
+        retiredRecipients,
+      })
+    : `${formatMessageStory(story)}${delivery ? `\n${formatLedger(delivery, retirements, noWake)}` : ''}`;
   await writeOut(io.stdout, `${text}\n`);
   return story.anomalies.length > 0 ? 1 : 0;
 }

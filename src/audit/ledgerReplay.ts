@@ -11,7 +11,7 @@ import { projectStored } from '../projections/projector';
 import { evolveLedger } from '../projections/readModel/ledgerRules';
 import { LedgerMemory } from '../projections/readModel/ledgerMemory';
 import { ActiveAgents } from '../projections/readModel/activeAgents';
-import type { LedgerPage, UnwokenMessage } from '../projections/readModel/ledger';
+import { NO_WAKE_REASON_TEXT, type LedgerPage, type NoWakeReason, type UnwokenMessage } from '../projections/readModel/ledger';
 
 /** When each retired agent was retired (the AgentRetired event's time and log position), by identity. */
 export type Retirements = Map<string, { at: string; position: string }>;
@@ -52,11 +52,12 @@ export function wholeLedger(ledger: LedgerMemory, messageId: string): LedgerPage
  * `retirements` (from the same scan) marks the recipients retired: a row that said only "unread" read as mail its
  * recipient could still read, also for a message sent to it after its retirement, which nobody ever will.
  */
-export function formatLedger(page: LedgerPage, retirements: Retirements = new Map()): string {
+export function formatLedger(page: LedgerPage, retirements: Retirements = new Map(), noWake: NoWakeReason | null = null): string {
   const c = page.counts;
+  const why = noWake === null ? '' : `: ${NO_WAKE_REASON_TEXT[noWake]}`;
   const lines = [
     `delivery: ${page.message.recipientCount} recipient(s); in view ${c.inView}, woken ${c.woken}, seen ${c.seen}, ` +
-      `read ${c.read}, replied ${c.replied}${page.message.wakeExpected ? '' : ' (no wake was due)'}` +
+      `read ${c.read}, replied ${c.replied}${page.message.wakeExpected ? '' : ` (no wake was due${why})`}` +
       (page.escalatedAt ? `; escalated by the heartbeat at ${page.escalatedAt} (woke nobody in time)` : '') +
       // The reply obligation, as the JSON, `mailbox delivery` and the console give it: an auditor must not miss it.
       (page.replyDueBy

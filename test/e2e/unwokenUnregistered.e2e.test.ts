@@ -17,7 +17,7 @@ import type { Mailbox } from '../../src/mailbox';
 import { startClockedApiServer, type ClockedApiServer } from '../support/clockedApiServer';
 import { startHeartbeat, type Heartbeat } from '../../src/heartbeat/startHeartbeat';
 import { RecordingNudgeTarget } from '../support/recordingNudgeTarget';
-import { runUnwoken } from '../../src/audit/auditCommands';
+import { runMessage, runUnwoken } from '../../src/audit/auditCommands';
 import { eventStoreSource } from '../../src/audit/logSource';
 import { ADMIN_TOKEN } from '../support/fixtures';
 import { subscribe, type WakeSubscriber } from './wakeSubscriber';
@@ -55,6 +55,14 @@ async function settle(): Promise<void> {
   await mailbox.flushSeenMarks();
   await mailbox.wakeRecorder.flush();
   expect(await mailbox.runner.waitFor((await mailbox.eventStore.headPosition())!, 5000)).toBe(true);
+}
+
+/** `mailbox audit message <id>`'s text (the log replayed), as an auditor reads it. */
+async function auditMessage(messageId: string): Promise<string> {
+  const out: string[] = [];
+  const io = { stdout: { write: (s: string) => out.push(s) }, stderr: { write: () => true }, env: {} } as never;
+  await runMessage(eventStoreSource(mailbox.eventStore), messageId, { json: false, progress: false }, io);
+  return out.join('');
 }
 
 async function auditUnwoken(): Promise<{ code: number; out: string; err: string }> {
@@ -118,6 +126,10 @@ test('mail to an identity no registered agent holds is not unwoken; a registered
     // `mailbox delivery <id>` prints it on the summary line.
     expect(formatDelivery(ledger).split('\n')[1]).toMatch(
       /^summary {2}1 recipient: in view 1, .* \(no wake was due: no recipient was a registered agent when it was sent\)$/,
+    );
+    // `mailbox audit message <id>` (the log replayed) says it in the same words.
+    expect(await auditMessage(id)).toMatch(
+      /\ndelivery: 1 recipient\(s\); in view 1, .* \(no wake was due: no recipient was a registered agent when it was sent\)\n/,
     );
   }
   for (const id of [toB, toCAndGhost]) {

@@ -1,16 +1,9 @@
 /** The delivery ledger as text (`mailbox delivery`, `mailbox audit message`): the summary, then one line per recipient. */
 import type { DeliveryLedger } from '../../application/deliveryQueries';
-import type { DeliveryRow, NoWakeReason } from '../../projections/readModel/ledger';
-
-/** Why no wake was due, as the summary line says it. */
-const NO_WAKE: Record<NoWakeReason, string> = {
-  suppressed: 'sent with wakeSuppressed',
-  noRecipient: 'no recipient but its sender',
-  noRegisteredRecipient: 'no recipient was a registered agent when it was sent',
-};
+import { NO_WAKE_REASON_TEXT, type DeliveryRow } from '../../projections/readModel/ledger';
 
 const noWakeDue = (ledger: DeliveryLedger): string =>
-  ledger.wakeExpected ? '' : ` (no wake was due${ledger.noWakeReason ? `: ${NO_WAKE[ledger.noWakeReason]}` : ''})`;
+  ledger.wakeExpected ? '' : ` (no wake was due${ledger.noWakeReason ? `: ${NO_WAKE_REASON_TEXT[ledger.noWakeReason]}` : ''})`;
 
 const short = (iso: string) => iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
 

@@ -36,6 +36,13 @@ export interface LedgerHeader {
 export const NO_WAKE_REASONS = ['suppressed', 'noRecipient', 'noRegisteredRecipient'] as const;
 export type NoWakeReason = (typeof NO_WAKE_REASONS)[number];
 
+/** Why no wake was due, in the words the delivery summaries say it (`mailbox delivery`, `mailbox audit message`). */
+export const NO_WAKE_REASON_TEXT: Record<NoWakeReason, string> = {
+  suppressed: 'sent with wakeSuppressed',
+  noRecipient: 'no recipient but its sender',
+  noRegisteredRecipient: 'no recipient was a registered agent when it was sent',
+};
+
 /** What the ledger rules ask of the registry: whether the identity is a registered agent, not retired (at this point of the log). */
 export interface AgentLookup {
   isActiveAgent(identity: string): boolean;

@@ -39,6 +39,9 @@ const milliseconds = <T extends z.ZodType>(schema: T) => fromDecimalText(schema,
  */
 export const DEFAULT_WAKE_SLA_MS = 60_000;
 
+/** MAILBOX_MAX_BODY_BYTES unset: the body limit the checked-in openapi.json states (application/servedLimits.ts). */
+export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+
 export const configSchema = z.object({
   host: z.string().min(1).default('127.0.0.1'),
   port: fromDecimalText(z.number().int().min(0).max(65535)).default(7420),
@@ -100,7 +103,7 @@ export const configSchema = z.object({
    */
   views: z.enum(['sqlite', 'memory'], { error: "MAILBOX_VIEWS must be 'sqlite' or 'memory'" }).optional(),
   strictRecipients: z.boolean().default(false),
-  maxBodyBytes: fromDecimalText(z.number().int().positive()).default(64 * 1024),
+  maxBodyBytes: fromDecimalText(z.number().int().positive()).default(DEFAULT_MAX_BODY_BYTES),
   /** How long a command waits for its own events to reach the views (read-your-writes), in ms. */
   awaitProjectionMs: milliseconds(z.number().int().min(0).max(MAX_TIMER_MS)).default(2000),
   /**

@@ -79,7 +79,7 @@ export const sendMessageSchema = z.strictObject({
     MAX_SUBJECT_CHARS,
     'give a short summary of 1-200 characters, at least one of them visible (not whitespace)',
   ).describe('a short summary, 1-200 characters (not only whitespace or invisible characters), kept as sent'),
-  body: z.string().describe('markdown; at most 64 KiB by default'),
+  body: z.string(), // described with its limit, the server's own, where a schema is served (application/servedLimits.ts)
   priority: prioritySchema.default('normal').describe('default normal; high always wakes the recipient'),
   inReplyTo: messageIdSchema.optional().describe('the messageId you answer: the reply joins its thread (threadId is inherited)'),
   threadId: threadIdSchema

@@ -3,6 +3,8 @@ import { ERROR_STATUS, type ErrorCode } from '../../errors';
 import { VALID_RECIPIENT_SHAPES } from '../../commands/recipients';
 import { inputJsonSchema, outputJsonSchema, withDescriptions } from '../../application/jsonSchema';
 import { ROUTE_SPECS, type RouteSpec } from './routeSpecs';
+import { DEFAULT_MAX_BODY_BYTES } from '../../config';
+import { bodyLimitText, bytesText, type ServedLimits } from '../../application/servedLimits';
 
 type Json = Record<string, unknown>;
 
@@ -144,7 +146,7 @@ function successHeaders({ success }: RouteSpec): Json {
   };
 }
 
-function operation(spec: RouteSpec): Json {
+function operation(spec: RouteSpec, limits?: ServedLimits): Json {
   return {
     operationId: spec.operationId,
     summary: spec.summary,
@@ -166,7 +168,11 @@ function operation(spec: RouteSpec): Json {
       ? {
           requestBody: {
             required: !spec.bodyOptional,
-            content: { 'application/json': { schema: inputJsonSchema(spec.body) } },
+            content: {
+              'application/json': {
+                schema: withDescriptions(inputJsonSchema(spec.body), spec.bodyLimitDescriptions?.(limits) ?? {}),
+              },
+            },
           },
         }
       : {}),
@@ -194,9 +200,17 @@ const withRefusalsOfEveryRoute = ({ method, errors }: RouteSpec): readonly Error
   return [...errors, ...always.filter((code) => !errors.includes(code))];
 };
 
-export function buildOpenApiDocument(): Json {
+/**
+ * `limits`: the serving server's (GET /openapi.json), stated as its own; none: the defaults' document (the checked-in
+ * openapi.json, `npm run openapi`), which says so.
+ */
+export function buildOpenApiDocument(limits?: ServedLimits): Json {
   const paths: Record<string, Record<string, Json>> = {};
-  for (const spec of ROUTE_SPECS) (paths[spec.path] ??= {})[spec.method] = operation(spec);
+  for (const spec of ROUTE_SPECS) (paths[spec.path] ??= {})[spec.method] = operation(spec, limits);
+  const stated = limits
+    ? `The limits stated are this server's (a message body of at most ${bodyLimitText(limits)}).`
+    : `This is the defaults' document: the limits stated are the defaults (a message body of at most ${bytesText(DEFAULT_MAX_BODY_BYTES)}, ` +
+      'MAILBOX_MAX_BODY_BYTES); a server serves its own at GET /openapi.json.';
   return {
     openapi: '3.1.0',
     info: {
@@ -204,7 +218,7 @@ export function buildOpenApiDocument(): Json {
       version: 'v1',
       description:
         'An event-sourced mailbox for AI agents. Every error is the envelope {error, code, message, ...details}; ' +
-        "the caller's identity comes only from the bearer token.",
+        `the caller's identity comes only from the bearer token. ${stated}`,
       license: { name: 'MIT', identifier: 'MIT' },
     },
     // Relative: the server that serves this document (whatever host and port it listens on).

@@ -1,6 +1,7 @@
 /** One API route as data, for the OpenAPI document (routeSpecs.ts, taskRouteSpecs.ts). */
 import type { z } from 'zod';
 import type { ErrorCode } from '../../errors';
+import type { ServedLimits } from '../../application/servedLimits';
 
 export interface RouteSpec {
   method: 'get' | 'post' | 'delete';
@@ -18,6 +19,8 @@ export interface RouteSpec {
     | 'sender, audience or auditor'
     | 'sender, auditor or admin';
   body?: z.ZodType;
+  /** Descriptions of body properties that state a configured limit, as the serving server has it (servedLimits.ts). */
+  bodyLimitDescriptions?: (limits?: ServedLimits) => Record<string, string>;
   /** The body may be left out (the route reads none as `{}`): documented `required: false`. */
   bodyOptional?: true;
   query?: z.ZodType;

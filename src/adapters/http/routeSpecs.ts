@@ -9,6 +9,7 @@ import { deliveryLedgerSchema } from '../../application/deliveryResponseSchemas'
 import { listQuerySchema } from '../../application/listQueryParser';
 import { LIST_QUERY_DESCRIPTIONS } from '../../application/queryDescriptions';
 import * as responses from '../../application/responseSchemas';
+import { sendLimitDescriptions } from '../../application/servedLimits';
 import { auditQuerySchema } from './routes/viewRoutes';
 import { TASK_ROUTE_SPECS } from './taskRouteSpecs';
 import type { RouteSpec } from './routeSpec';
@@ -89,6 +90,7 @@ export const ROUTE_SPECS: RouteSpec[] = [
     tag: 'messages',
     auth: 'agent',
     body: sendMessageSchema,
+    bodyLimitDescriptions: sendLimitDescriptions,
     headers: [
       {
         name: 'Idempotency-Key',

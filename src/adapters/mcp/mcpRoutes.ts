@@ -213,7 +213,7 @@ const NOT_RUN = new MailboxError(
 
 export interface McpRouteOptions {
   logger: Logger;
-  /** The largest message body (MAILBOX_MAX_BODY_BYTES), named to a tool call too large to be read. */
+  /** The largest message body (MAILBOX_MAX_BODY_BYTES), named to a tool call too large to be read and in tools/list. */
   maxBodyBytes: number;
   /** The request deadline of every route (MAILBOX_REQUEST_TIMEOUT_MS); 0: none. */
   requestTimeoutMs: number;
@@ -248,7 +248,7 @@ export const mcpRoutes =
           { StreamableHTTPServerTransport },
           { JSONRPCMessageSchema },
         ]) => ({
-          factory: new McpServerFactory((error) => logger.error({ err: error }, 'MCP tool failed')),
+          factory: new McpServerFactory((error) => logger.error({ err: error }, 'MCP tool failed'), { maxBodyBytes }),
           Transport: StreamableHTTPServerTransport,
           isJsonRpcMessage: (message: unknown) => JSONRPCMessageSchema.safeParse(message).success,
           refuseInvalidParams,

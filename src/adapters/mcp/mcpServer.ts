@@ -22,6 +22,7 @@ import { duplicateKeyError, pathOfDuplicateKey } from '../../commands/jsonDuplic
 import { compactJsonSchema, inputJsonSchema, outputJsonSchema, withDescriptions } from '../../application/jsonSchema';
 import { packageVersion } from '../../packageVersion';
 import type { AgentApi } from '../../application/agentApi';
+import type { ServedLimits } from '../../application/servedLimits';
 import { TOOLS, type ToolDefinition } from './tools';
 import { WithMeta } from './toolDefinition';
 import { toolsMeant } from './toolNameSuggestions';
@@ -175,11 +176,11 @@ function checkedCall(params: unknown): { name: string; arguments: unknown } {
   return { name: call.name, arguments: decodeArguments(call.arguments) };
 }
 
-function inputSchemaOf(tool: ToolDefinition): Tool['inputSchema'] {
-  const json = withDescriptions(
-    inputJsonSchema(tool.schema, tool.encodedForm ?? 'JSON-encoded'),
-    tool.propertyDescriptions ?? {},
-  );
+function inputSchemaOf(tool: ToolDefinition, limits?: ServedLimits): Tool['inputSchema'] {
+  const json = withDescriptions(inputJsonSchema(tool.schema, tool.encodedForm ?? 'JSON-encoded'), {
+    ...tool.propertyDescriptions,
+    ...tool.limitDescriptions?.(limits),
+  });
   const properties = { ...(json.properties as Json), ...tool.propertySchemas };
   return compactJsonSchema({ ...json, properties }) as Tool['inputSchema'];
 }
@@ -349,18 +350,26 @@ async function said(refused: Refused, command: string, error: MailboxError, para
   return error;
 }
 
-/** Builds the tool list once; stateless HTTP makes one server per request from it. */
+/**
+ * Builds the tool list once; stateless HTTP makes one server per request from it. `limits`: the serving server's
+ * (POST /mcp), stated in the schemas; none (`mailbox mcp`, which does not know its server's): the defaults, said so.
+ */
 export class McpServerFactory {
   private readonly version = packageVersion();
-  readonly tools: Tool[] = TOOLS.map((tool) => ({
-    name: tool.name,
-    description: tool.description,
-    inputSchema: inputSchemaOf(tool),
-    outputSchema: outputSchemaOf(tool.output),
-    annotations: tool.annotations,
-  }));
+  readonly tools: Tool[];
 
-  constructor(private readonly onUnexpected: (error: unknown) => void = () => {}) {}
+  constructor(
+    private readonly onUnexpected: (error: unknown) => void = () => {},
+    limits?: ServedLimits,
+  ) {
+    this.tools = TOOLS.map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: inputSchemaOf(tool, limits),
+      outputSchema: outputSchemaOf(tool.output),
+      annotations: tool.annotations,
+    }));
+  }
 
   /** `refused` hears each refusal a tool call answers, by the command (or tool name) it was for: the rejection log. */
   create(api: AgentApi, refused: Refused = () => {}): Server {

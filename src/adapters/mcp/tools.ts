@@ -12,6 +12,7 @@ import { parseInput } from '../../commands/validation';
 import { listQuerySchema } from '../../application/listQueryParser';
 import { LIST_QUERY_DESCRIPTIONS } from '../../application/queryDescriptions';
 import * as results from '../../application/responseSchemas';
+import { sendLimitDescriptions } from '../../application/servedLimits';
 import { checkedArguments, REPLAYED_META, WithMeta, type ToolDefinition } from './toolDefinition';
 
 export type { ToolDefinition };
@@ -59,6 +60,7 @@ export const TOOLS: ToolDefinition[] = [
     schema: sendMessageSchema,
     output: results.sendResultSchema,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    limitDescriptions: sendLimitDescriptions,
     propertySchemas: { task: COMPACT_TASK_SCHEMA },
     run: async (api, args) => {
       const { result, replayed } = await api.sendOutcome(args);

@@ -40,7 +40,7 @@ export function opsRoutes(app: FastifyInstance, { mailbox, metrics }: HttpContex
 
   app.get('/openapi.json', async (request) => {
     noExtraInput(request.query, 'GET /openapi.json');
-    return (document ??= buildOpenApiDocument());
+    return (document ??= buildOpenApiDocument({ maxBodyBytes: mailbox.config.maxBodyBytes }));
   });
   docsRoutes(app);
 }

@@ -112,16 +112,26 @@ export function toMailboxError(schema: z.ZodType, error: z.ZodError, what: strin
       message: nullInsteadOfOmitted(schema, issue) ?? issue.message,
     })),
   );
-  // Every field that is wrong, in one message (a few at most): a caller, a model above all, fixes them in one retry
-  // instead of meeting them one by one.
-  const said = issues.slice(0, MAX_ISSUES_SAID).map(({ field, message }) => `${subjectOf(field, message)}${message}`);
+  return new MailboxError('VALIDATION_FAILED', 'Validation failed', issuesMessage(what, issues), {
+    field: issues[0].field,
+    issues,
+  });
+}
+
+/**
+ * Every field that is wrong, in one message (a few at most): a caller, a model above all, fixes them in one retry
+ * instead of meeting them one by one. `named`: how the caller names a field (the CLI: its flag, --thread for threadId).
+ */
+export function issuesMessage(
+  what: string,
+  issues: ReadonlyArray<{ field: string; message: string }>,
+  named: (field: string) => string = (field) => field,
+): string {
+  const said = issues
+    .slice(0, MAX_ISSUES_SAID)
+    .map(({ field, message }) => `${subjectOf(field && named(field), message)}${message}`);
   const more = issues.length - said.length;
-  return new MailboxError(
-    'VALIDATION_FAILED',
-    'Validation failed',
-    `${what}: ${said.join('; ')}${more > 0 ? `; and ${more} more (see issues)` : ''}`,
-    { field: issues[0].field, issues },
-  );
+  return `${what}: ${said.join('; ')}${more > 0 ? `; and ${more} more (see issues)` : ''}`;
 }
 
 const MAX_ISSUES_SAID = 3;

@@ -540,7 +540,7 @@ test('send --expects-reply-by 2h: each recipient owes a reply by then (the CLI c
   );
   const bad = await mailbox(uma, 'send', '@vic', 'again', 'x', '--expects-reply-by', 'soon');
   expect(bad.exitCode).toBe(1);
-  expect(bad.err).toMatch(/expectsReplyBy.*\(VALIDATION_FAILED\)/s);
+  expect(bad.err).toMatch(/'--expects-reply-by'.*\(VALIDATION_FAILED\)/s);
   expect(JSON.parse((await mailbox(vic, 'inbox', '--json')).out).messages).toHaveLength(1); // nothing sent
 });
 
@@ -784,7 +784,7 @@ test("send --idempotency-key '': refused, nothing sent (never a send without the
   const sent = await mailbox(bob, 'send', '@emptykey', 's', 'b', '--idempotency-key', '');
   expect(sent).toEqual({
     out: '',
-    err: "error: add_message: 'idempotencyKey' must not be empty (VALIDATION_FAILED)\n",
+    err: "error: mailbox send: '--idempotency-key' must not be empty (VALIDATION_FAILED)\n",
     exitCode: 1,
   });
   expect(await server.eventCount()).toBe(before);
@@ -1021,4 +1021,37 @@ test('a failing client command names a misspelled MAILBOX_* variable and the one
     delete process.env.MAILBOX_ULR;
     if (saved !== undefined) process.env.MAILBOX_TOKEN = saved;
   }
+});
+
+// The server's refusals named the API's fields (threadId, tags, box=outbox), which the user never typed: `inbox --outbox
+// --status unread` was told "Filter 'status' does not apply to box=outbox; applicable filters for box=outbox: to,
+// threadId, tags, ...". Each command names its own flags; --json keeps the server's field names.
+test("refusals of inbox, send and read --all name the command's flags, not the API's fields; nothing is written", async () => {
+  const t = await server.register(['@fl-a', '@fl-b', '@fl-c']);
+  const before = await server.eventCount();
+  const outbox = await mailbox(t['@fl-a'], 'inbox', '--outbox', '--status', 'unread');
+  expect([outbox.exitCode, outbox.err]).toEqual([
+    1,
+    "error: '--status' does not apply with --outbox; the options that do: --to, --thread, --tag, --priority, --limit, " +
+      '--cursor. (FILTER_NOT_APPLICABLE)\n',
+  ]);
+  const inbox = await mailbox(t['@fl-a'], 'inbox', '--to', '@fl-b');
+  expect(inbox.err).toBe(
+    "error: '--to' does not apply without --outbox; the options that do: --status, --from, --thread, --tag, " +
+      '--priority, --limit, --cursor. (FILTER_NOT_APPLICABLE)\n',
+  );
+  const asJson = await mailbox(t['@fl-a'], 'inbox', '--outbox', '--status', 'unread', '--json');
+  expect(JSON.parse(asJson.err)).toMatchObject({ code: 'FILTER_NOT_APPLICABLE', filter: 'status', box: 'outbox' });
+
+  const thread = await mailbox(t['@fl-a'], 'inbox', '--thread', ' deploy');
+  expect(thread.exitCode).toBe(1);
+  expect(thread.err).toMatch(/^error: mailbox inbox: '--thread' begins with whitespace \(U\+0020\)/);
+  const tag = await mailbox(t['@fl-a'], 'send', '@fl-b', '@fl-c', 'hi', 'hello', '--tag', 'ok', '--tag', 'a,b');
+  expect(tag.exitCode).toBe(1);
+  expect(tag.err).toMatch(/^error: mailbox send: '--tag #2' holds a comma at index 1/);
+  const from = await mailbox(t['@fl-a'], 'read', '--all', '--from', 'fl-b');
+  expect(from.err).toMatch(/^error: mailbox read: '--from' must be an identity: .*did you mean "@fl-b"\?/);
+  for (const { err } of [outbox, inbox, thread, tag, from])
+    expect(err).not.toMatch(/'threadId'|'tags|box=|list_messages|add_message|mark_read/);
+  expect(await server.eventCount()).toBe(before);
 });

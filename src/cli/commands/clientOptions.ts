@@ -10,6 +10,7 @@ import { ADMIN_TOKEN_FILE } from '../../adminToken';
 import { refuseEmpty, secretFromFile } from '../../config';
 import { MailboxError, isMailboxError } from '../../errors';
 import { unknownVariables, unknownVariableWarning } from './envWarnings';
+import { inFlagTerms, type FlagsByField } from './flagTerms';
 
 export const DEFAULT_URL = 'http://127.0.0.1:7420';
 
@@ -152,15 +153,21 @@ export function printWarnings(result: { warnings?: ReadonlyArray<{ message?: unk
   }
 }
 
-/** Runs a command action; a failure prints the envelope's message (or the envelope with --json) and sets exit code 1. */
-export function action<A extends unknown[]>(run: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
+/**
+ * Runs a command action; a failure prints the envelope's message (or the envelope with --json) and sets exit code 1.
+ * `flags`: the command's flags by the API field each sets, which its refusals name instead (flagTerms.ts).
+ */
+export function action<A extends unknown[]>(
+  run: (...args: A) => Promise<void>,
+  flags?: FlagsByField,
+): (...args: A) => Promise<void> {
   return async (...args: A) => {
     try {
       await run(...args);
     } catch (error) {
       const command = args[args.length - 1] as Command;
       if (!isMailboxError(error)) throw error;
-      reportError(error, Boolean(command?.opts?.().json));
+      reportError(flags ? inFlagTerms(error, command.name(), flags) : error, Boolean(command?.opts?.().json));
     }
   };
 }

@@ -24,6 +24,7 @@ import { strictUtf8Text } from '../../support/utf8';
 import { readFlagFile } from './flagFile';
 import { TASK_FLAG_HELP } from './taskFlagHelp';
 import { READ_ALL_FLAGS, readAll, readUsage, type ReadOptions } from './readAll';
+import { flagsOf } from './flagTerms';
 
 interface SendOptions extends ClientOptions {
   bodyFile?: string;
@@ -155,6 +156,31 @@ export function splitSendArguments(args: readonly string[]): { to: string | stri
   return { to: recipients.length === 1 ? recipients[0] : recipients, subject, ...(body !== undefined ? { body } : {}) };
 }
 
+/** send's flags by the field each sets, which its refusals name (flagTerms.ts). */
+const SEND_FLAGS = {
+  priority: '--priority',
+  tags: '--tag',
+  threadId: '--thread',
+  inReplyTo: '--reply-to',
+  task: '--task',
+  wakeSuppressed: '--wake-suppressed',
+  expectsReplyBy: '--expects-reply-by',
+  idempotencyKey: '--idempotency-key',
+};
+
+/** inbox's filters: [option, flag, the list query's field]; the query is built from it and its refusals name the flag. */
+const INBOX_FILTERS = [
+  ['status', '--status', 'status'],
+  ['from', '--from', 'from'],
+  ['thread', '--thread', 'threadId'],
+  ['tag', '--tag', 'tags'],
+  ['priority', '--priority', 'priority'],
+  ['limit', '--limit', 'limit'],
+  ['cursor', '--cursor', 'cursor'],
+  ['to', '--to', 'to'],
+] as const;
+const INBOX_FLAGS = { ...flagsOf(INBOX_FILTERS), 'box=outbox': 'with --outbox', 'box=inbox': 'without --outbox' };
+
 export function registerMessageCommands(program: Command): void {
   // Optional, so that a send with no arguments gets the send's own message (splitSendArguments), not commander's.
   withClientOptions(program.command('send [recipientsSubjectBody...]'))
@@ -230,7 +256,7 @@ export function registerMessageCommands(program: Command): void {
           );
         }
         printWarnings(sent, unregistered);
-      }),
+      }, SEND_FLAGS),
     );
 
   withClientOptions(program.command('inbox'))
@@ -255,23 +281,16 @@ export function registerMessageCommands(program: Command): void {
       action(async (options: ClientOptions & Record<string, unknown>) => {
         checkLimitFlag(options.limit as string | undefined, listQuerySchema.shape.limit, 'inbox');
         const query = Object.fromEntries(
-          Object.entries({
-            box: options.outbox ? 'outbox' : undefined,
-            status: options.status,
-            from: options.from,
-            threadId: options.thread,
-            tags: options.tag,
-            priority: options.priority,
-            limit: options.limit,
-            cursor: options.cursor,
-            to: options.to,
-          }).filter(([, value]) => value !== undefined),
+          [
+            ['box', options.outbox ? 'outbox' : undefined],
+            ...INBOX_FILTERS.map(([option, , field]) => [field, options[option]]),
+          ].filter(([, value]) => value !== undefined),
         );
         const page = await clientFrom(options).listMessages(query);
         if (options.json) return printJson(page);
         const filtered = ['from', 'thread', 'tag', 'priority'].some((flag) => options[flag] !== undefined);
         print(formatPage(page, Boolean(options.outbox), filtered || (options.status ?? 'all') !== 'all'));
-      }),
+      }, INBOX_FLAGS),
     );
 
   withClientOptions(program.command('read [messageId...]'))
@@ -314,7 +333,7 @@ export function registerMessageCommands(program: Command): void {
             printWarnings(marked);
           }
         }
-      }),
+      }, flagsOf(READ_ALL_FLAGS)),
     );
 
   withClientOptions(program.command('unarchive <messageId...>'))

@@ -1,0 +1,46 @@
+/**
+ * The server's refusals in the words of the command that sent the request. FILTER_NOT_APPLICABLE and VALIDATION_FAILED
+ * name the API's fields (threadId, tags, box=outbox), which a CLI user never typed: `mailbox inbox --outbox --status
+ * unread` was told "Filter 'status' does not apply to box=outbox; applicable filters for box=outbox: to, threadId,
+ * tags, ...". They are told the command's flags instead (--thread, --tag, --outbox). One mapping per command, from the
+ * API's field (or `box=<value>`) to its flag; a field the command has no flag for keeps its name. Only the message
+ * changes: the envelope's details (--json) keep the API's names, which a script matches on.
+ */
+import { MailboxError } from '../../errors';
+import { issuesMessage } from '../../commands/validation';
+
+/**
+ * A command's flags by the API field each sets ({ threadId: '--thread', tags: '--tag' }), and how it says a box
+ * (`'box=outbox': 'with --outbox'`).
+ */
+export type FlagsByField = Readonly<Record<string, string>>;
+
+/** The mapping of a command's table of [option, flag, API field] (readAll.ts' READ_ALL_FLAGS, inbox's). */
+export const flagsOf = (table: ReadonlyArray<readonly [string, string, string]>): FlagsByField =>
+  Object.fromEntries(table.map(([, flag, field]) => [field, flag]));
+
+export function inFlagTerms(error: MailboxError, command: string, flags: FlagsByField): MailboxError {
+  const { error: title, code, message: _message, ...details } = error.envelope;
+  // tags.0: the first --tag, "--tag #1"
+  const named = (field: string) => {
+    const [root, index] = field.split(/\.(?=\d+$)/);
+    const flag = flags[root];
+    if (flag === undefined) return field;
+    return index === undefined ? flag : `${flag} #${Number(index) + 1}`;
+  };
+  if (code === 'FILTER_NOT_APPLICABLE') {
+    const { filter, box, applicable } = details as { filter: string; box: string; applicable: string[] };
+    const where = flags[`box=${box}`] ?? `box=${box}`;
+    return new MailboxError(
+      code,
+      title,
+      `'${named(filter)}' does not apply ${where}; the options that do: ${applicable.map(named).join(', ')}.`,
+      details,
+    );
+  }
+  const issues = (details as { issues?: Array<{ field: string; message: string }> }).issues;
+  if (code === 'VALIDATION_FAILED' && Array.isArray(issues) && issues.some(({ field }) => named(field) !== field)) {
+    return new MailboxError(code, title, issuesMessage(`mailbox ${command}`, issues, named), details);
+  }
+  return error;
+}

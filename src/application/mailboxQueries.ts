@@ -105,7 +105,7 @@ export class MailboxQueries {
     requireRole(actor, ['agent'], 'Listing messages');
     const parsed = parseListQuery(query);
     // The cursor is checked before any read: one issued for another caller or listing is refused, not reinterpreted.
-    const binding: CursorBinding = { caller: actor.identity, listing: listingOf(parsed) };
+    const binding: CursorBinding = { caller: actor.identity, kind: 'messages', listing: listingOf(parsed) };
     const before = parsed.cursor === undefined ? null : this.cursors.decode(binding, parsed.cursor);
     const page = await this.projections.listMessages(actor.identity, viewQuery(parsed, before));
     if (parsed.box === 'inbox') this.noteSeen(actor.identity, page.messages);

@@ -87,8 +87,8 @@ export class TaskQueries {
     const states = query.state ? [...new Set(query.state)].sort() : [];
     const binding: CursorBinding = {
       caller: actor.identity,
+      kind: 'tasks',
       listing: ['tasks', query.view, states],
-      chosenBy: { other: 'a message listing, another view, other states', same: 'view and state' },
     };
     const before = query.cursor === undefined ? null : Number(this.cursors.decode(binding, query.cursor));
     const now = this.clock.now().toISOString();

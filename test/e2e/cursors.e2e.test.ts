@@ -104,6 +104,64 @@ test('a cursor with one character flipped: CURSOR_MISMATCH, nothing written', as
   await expectMismatch('@b', 'limit=2&cursor=MTIz'); // a bare position, as cursors used to be
 });
 
+// A task listing's cursor on GET /v1/messages was told "(another box, other filters, another caller, or altered)", while a
+// message cursor on GET /v1/tasks was told "(a message listing, another view, other states, ...)": each now says which
+// listing the cursor came from and which it was used on, then to start again without a cursor, in the same words.
+test('a task cursor on the messages and a message cursor on the tasks say where each came from and was used; nothing written', async () => {
+  const u = await server.register(['@kd', '@ke', '@kf']);
+  for (let i = 0; i < 2; i++)
+    expect(
+      (
+        await server.call('POST', '/v1/messages', {
+          token: u['@kd'],
+          body: { to: ['@ke', '@kf'], subject: `t${i}`, body: 'b', task: {} },
+        })
+      ).status,
+    ).toBe(201);
+  const taskCursor = (await server.call('GET', '/v1/tasks?view=claimable&limit=1', { token: u['@ke'] })).body
+    .nextCursor as string;
+  const messageCursor = (await server.call('GET', '/v1/messages?limit=1', { token: u['@ke'] })).body.nextCursor as string;
+  expect([taskCursor, messageCursor]).toEqual([expect.any(String), expect.any(String)]);
+  const before = await server.eventCount();
+  const onMessages = await server.call('GET', `/v1/messages?cursor=${encodeURIComponent(taskCursor)}`, { token: u['@ke'] });
+  expect({ status: onMessages.status, ...onMessages.body }).toEqual({
+    status: 400,
+    error: 'Cursor mismatch',
+    code: 'CURSOR_MISMATCH',
+    field: 'cursor',
+    message:
+      'This cursor came from a task listing (GET /v1/tasks, list_tasks) and was used on a message listing (GET ' +
+      '/v1/messages, list_messages): a cursor pages only the listing that issued it; start again without a cursor, and ' +
+      'pass each nextCursor back unchanged with the same box and filters.',
+  });
+  const onTasks = await server.call('GET', `/v1/tasks?view=claimable&cursor=${encodeURIComponent(messageCursor)}`, {
+    token: u['@ke'],
+  });
+  expect({ status: onTasks.status, message: onTasks.body.message }).toEqual({
+    status: 400,
+    message:
+      'This cursor came from a message listing (GET /v1/messages, list_messages) and was used on a task listing (GET ' +
+      '/v1/tasks, list_tasks): a cursor pages only the listing that issued it; start again without a cursor, and pass ' +
+      'each nextCursor back unchanged with the same view and state.',
+  });
+  // Of the same kind, another listing (or another caller's): the same shape.
+  const otherView = await server.call('GET', `/v1/tasks?view=sent&cursor=${encodeURIComponent(taskCursor)}`, { token: u['@ke'] });
+  expect(otherView.body.message).toBe(
+    "This cursor came from another task listing (another view or other states, or another caller's) or was altered, " +
+      'and was used on this one (GET /v1/tasks, list_tasks): a cursor pages only the listing that issued it; start again ' +
+      'without a cursor, and pass each nextCursor back unchanged with the same view and state.',
+  );
+  const otherBox = await server.call('GET', `/v1/messages?box=outbox&cursor=${encodeURIComponent(messageCursor)}`, {
+    token: u['@ke'],
+  });
+  expect(otherBox.body.message).toBe(
+    "This cursor came from another message listing (another box or other filters, or another caller's) or was altered, " +
+      'and was used on this one (GET /v1/messages, list_messages): a cursor pages only the listing that issued it; ' +
+      'start again without a cursor, and pass each nextCursor back unchanged with the same box and filters.',
+  );
+  expect(await server.eventCount()).toBe(before);
+});
+
 test('paging an inbox while new messages arrive between pages: no gaps, no duplicates; the new ones head the next listing', async () => {
   const arrived: string[] = [];
   const seen = await pages('@b', 'limit=2', async () => {
@@ -181,8 +239,9 @@ test('a task listing cursor used with another view: CURSOR_MISMATCH naming view 
     const refused = await server.call('GET', `/v1/tasks?${query}`, { token: t[who] });
     expect([refused.status, refused.body.code]).toEqual([400, 'CURSOR_MISMATCH']);
     expect(refused.body.message).toBe(
-      'This cursor was not issued for this listing (a message listing, another view, other states, another caller, or ' +
-        'altered); start again without a cursor and pass each nextCursor back unchanged with the same view and state.',
+      "This cursor came from another task listing (another view or other states, or another caller's) or was altered, " +
+        'and was used on this one (GET /v1/tasks, list_tasks): a cursor pages only the listing that issued it; start ' +
+        'again without a cursor, and pass each nextCursor back unchanged with the same view and state.',
     );
   }
   const onMessages = await server.call('GET', `/v1/messages?cursor=${cursor}`, { token: t['@b'] });

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 /** The list query: a filter that does not apply to the chosen box is rejected, never ignored. */
 import { APPLICABLE_FILTERS, listingOf, parseListQuery } from '../../src/application/listQueryParser';
 import { CursorCodec, type CursorBinding } from '../../src/application/cursorCodec';
@@ -118,6 +119,7 @@ describe('cursors bound to their listing', () => {
   const codec = CursorCodec.fromAdminToken(TOKEN);
   const bound = (caller: string, input: Record<string, unknown>): CursorBinding => ({
     caller,
+    kind: 'messages',
     listing: listingOf(parseListQuery(input)),
   });
   const inboxOfA = bound('@a', { status: 'unread', tags: 'ops,db' });
@@ -151,6 +153,22 @@ describe('cursors bound to their listing', () => {
     expect(error.status).toBe(400);
     expect(error.envelope).toMatchObject({ code: 'CURSOR_MISMATCH', field: 'cursor' });
     expect(error.message).toMatch(/start again without a cursor/);
+  });
+
+  it('a cursor issued before cursors said their listing (format 1) still pages the listing that issued it, and no other', () => {
+    const body = Buffer.alloc(9);
+    body.writeUInt8(1, 0);
+    body.writeBigUInt64BE(42n, 1);
+    const key = createHmac('sha256', TOKEN).update('agent-mailbox cursor key v1').digest();
+    const mac = createHmac('sha256', key)
+      .update(body)
+      .update(JSON.stringify([inboxOfA.caller, ...inboxOfA.listing]))
+      .digest();
+    const issuedBefore = Buffer.concat([body, mac]).toString('base64url');
+    expect(codec.decode(inboxOfA, issuedBefore)).toBe(42n);
+    expect(mismatch(bound('@a', { box: 'outbox' }), issuedBefore).message).toMatch(
+      /^This cursor came from another message listing .* or was altered, and was used on this one/,
+    );
   });
 
   it("any flipped character, a truncated or padded cursor, or another deployment's key: CURSOR_MISMATCH", () => {

@@ -110,11 +110,15 @@ export class CommandHandler {
             attempt--;
             continue;
           }
+          // Every append was refused by the store's revision check: none of these events is in the stream, so the
+          // caller is told it may send the request again (decided afresh), not left to wonder whether it landed.
           if (attempt >= MAX_ATTEMPTS) {
             throw new MailboxError(
               'CONCURRENCY_CONFLICT',
               'Concurrency conflict',
-              `Stream ${streamName} kept changing during ${MAX_ATTEMPTS} attempts; retry the request.`,
+              `Stream ${streamName} kept changing while this request was decided: each of its ${MAX_ATTEMPTS} attempts ` +
+                'found another write there first, and none of its events was written to it. Retrying is safe: the ' +
+                'request is decided again on the stream as it is then.',
               { stream: streamName },
             );
           }

@@ -292,7 +292,12 @@ function verifySummary(report: VerifyReport, views: string): string {
   const where =
     `at checkpoint ${report.comparedAt ?? '(empty)'} of log head ${report.head ?? '(empty)'}` +
     `${report.lag && report.lag !== '0' ? ` (live views ${report.lag} position${report.lag === '1' ? '' : 's'} behind; not drift)` : ''}`;
-  const scope = `${report.eventsRebuilt} events rebuilt, ${report.agentsCompared} agents, ${report.entriesCompared} listing entries and ${report.ledgersCompared} delivery ledgers compared`;
+  const unregistered = report.unregisteredCompared;
+  // Mail to a name nobody registered keeps an inbox, compared like an agent's; GET /v1/agents does not list it.
+  const identities =
+    `${report.agentsCompared - unregistered} agents` +
+    (unregistered === 0 ? '' : ` and ${unregistered} unregistered ${unregistered === 1 ? 'identity' : 'identities'} with mail`);
+  const scope = `${report.eventsRebuilt} events rebuilt, ${identities}, ${report.entriesCompared} listing entries and ${report.ledgersCompared} delivery ledgers compared`;
   const differences = `${report.differences.length} difference${report.differences.length === 1 ? '' : 's'}`;
   if (report.ok) return `OK: ${views} match the log ${where}; ${scope}.`;
   if (!report.settled)

@@ -102,6 +102,22 @@ describe('audit verify on the memory store', () => {
     expect(out.text()).toMatch(/^OK: the live projections match the log at checkpoint 14 of log head 14;/);
   });
 
+  test('mail to a name nobody registered is compared and counted apart from the agents GET /v1/agents lists', async () => {
+    // The summary said "3 agents" for two registered agents and @ghost, whose inbox it compared: an auditor
+    // matching the count against GET /v1/agents (2) found one too many.
+    mailbox = await memoryMailbox();
+    const { '@a': a } = await registerAgents(mailbox, ['@a', '@b']);
+    await a.send({ to: ['@b', '@ghost'], subject: 'to a name', body: 'x' });
+    expect((await mailbox.projections.listAgents()).map((agent) => agent.identity)).toEqual(['@a', '@b']);
+    const out = capture();
+    const { code, report } = await verifyOn(mailbox, mailbox.projections, { out });
+    expect(code).toBe(0);
+    expect(report).toMatchObject({ ok: true, agentsCompared: 3, unregisteredCompared: 1 });
+    expect(out.text()).toContain(
+      '3 events rebuilt, 2 agents and 1 unregistered identity with mail, 5 listing entries and 1 delivery ledgers compared.',
+    );
+  });
+
   test('a bogus change applied to the live views is reported exactly, and exits 1', async () => {
     mailbox = await memoryMailbox();
     const { first, second, reply } = await populate(mailbox);

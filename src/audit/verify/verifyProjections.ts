@@ -51,7 +51,13 @@ export interface VerifyReport {
   /** Log head minus the live checkpoint (positions the live views have yet to apply; not drift). */
   lag: string | null;
   eventsRebuilt: number;
+  /** Every identity whose views were compared: the registered agents, and the identities no agent holds that mail was sent to. */
   agentsCompared: number;
+  /**
+   * Of agentsCompared, the identities neither the log nor the live views list as agents (mail sent to a name nobody
+   * registered keeps an inbox): GET /v1/agents does not list them, so the summary names them apart.
+   */
+  unregisteredCompared: number;
   entriesCompared: number;
   /** Messages whose delivery ledger was compared (every one the log has). */
   ledgersCompared: number;
@@ -276,7 +282,13 @@ async function compare(
     return result;
   });
   for (const result of perAgent) diffs.push(...result.diffs);
-  return { diffs, agents: identities.length, entries: perAgent.reduce((sum, r) => sum + r.entries, 0) };
+  const registered = new Set([...expected.agentList(), ...liveAgents].map((agent) => agent.identity));
+  return {
+    diffs,
+    agents: identities.length,
+    unregistered: identities.filter((identity) => !registered.has(identity)).length,
+    entries: perAgent.reduce((sum, r) => sum + r.entries, 0),
+  };
 }
 
 /**
@@ -377,6 +389,7 @@ export async function verifyProjections(
     lag: behind === null ? null : (behind > 0n ? behind : 0n).toString(),
     eventsRebuilt,
     agentsCompared: first.agents,
+    unregisteredCompared: first.unregistered,
     entriesCompared: first.entries,
     ledgersCompared,
     rounds,

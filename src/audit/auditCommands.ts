@@ -3,7 +3,7 @@
  * so that the CLI, tests and benchmarks run exactly the same code.
  * Exit codes: 0 ok, 1 drift or not found, 2 usage, configuration or access errors (CLI), 3 verify unsettled (views moved throughout).
  */
-import { MailboxError } from '../errors';
+import { isMailboxError, MailboxError } from '../errors';
 import type { StoredEvent } from '../events/types';
 import type { ProjectionStore } from '../projections/projectionStore';
 import { formatTimelineEntry, type TimelineEntry } from './agentTimeline';
@@ -72,6 +72,41 @@ function pastTheHead(from: bigint, head: bigint | null | undefined): MailboxErro
   });
 }
 
+function linesIn(text: string): number {
+  let lines = 0;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lines++;
+  return lines;
+}
+
+/**
+ * What a replay read and printed so far, so that one that fails part way (the server stopped, the store went away) says
+ * where its output stops: the lines above the error are the log up to there only, not all of it.
+ */
+function replayedSoFar() {
+  let readThrough: bigint | null = null;
+  let shown = 0;
+  return {
+    printed: (events: number) => (shown += events),
+    read: (position: bigint) => (readThrough = position),
+    /** `caught`, told where the output stops and how to go on, when some of the log was read before it. */
+    cutShort(caught: unknown): unknown {
+      if (readThrough === null || !(caught instanceof Error)) return caught;
+      const next = readThrough + 1n;
+      const where =
+        ` The replay stopped after log position ${readThrough} (${shown} event${shown === 1 ? '' : 's'} shown above): ` +
+        `the output is the log up to #${readThrough} only. Once the log can be read again, run the same command ` +
+        `with --from ${next} for the rest.`;
+      if (!isMailboxError(caught)) return new Error(`${caught.message}${where}`);
+      const { error, code, message, ...details } = caught.envelope;
+      return new MailboxError(code, error, `${message}${where}`, {
+        ...details,
+        shownThrough: readThrough.toString(),
+        resumeFrom: next.toString(),
+      });
+    },
+  };
+}
+
 export async function runReplay(
   source: LogSource,
   filter: ReplayFilter,
@@ -85,18 +120,25 @@ export async function runReplay(
   // streams in constant memory, so it cannot wait for the widest position).
   const width = (head ?? 0n).toString().length;
   const line = options.json ? eventJsonLine : (event: StoredEvent) => eventTextLine(event, width);
+  const sofar = replayedSoFar();
   let summary: ReplaySummary;
   try {
     summary = await replayLog(
       source,
       filter,
-      (events) => {
+      async (events) => {
         let text = '';
         for (const event of events) text += `${line(event)}\n`;
-        return writeOut(io.stdout, text);
+        await writeOut(io.stdout, text);
+        sofar.printed(events.length);
       },
-      progress.update,
+      (position) => {
+        sofar.read(position);
+        progress.update(position);
+      },
     );
+  } catch (caught) {
+    throw sofar.cutShort(caught);
   } finally {
     progress.stop();
   }
@@ -114,9 +156,23 @@ export async function runJsonTextReplay(
   const head = log.head();
   refuseMissing(filter, head, null);
   const progress = barTo(io, options, 'replay', head);
+  const sofar = replayedSoFar();
   let summary: ReplaySummary;
   try {
-    summary = await replayJsonText(log, filter, (text) => writeOut(io.stdout, text), progress.update);
+    summary = await replayJsonText(
+      log,
+      filter,
+      async (text) => {
+        await writeOut(io.stdout, text);
+        sofar.printed(linesIn(text));
+      },
+      (position) => {
+        sofar.read(position);
+        progress.update(position);
+      },
+    );
+  } catch (caught) {
+    throw sofar.cutShort(caught);
   } finally {
     progress.stop();
   }

@@ -2,6 +2,8 @@
  * `mailbox audit ... --url`: the log read over the real HTTP API
  * (GET /v1/audit/events, paged) with an auditor token; agents are refused.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { capture, runAuditCli as audit } from '../support/auditCli';
 import { openAuditLog } from '../../src/compositionRoot';
 import { parseConfig } from '../../src/config';
@@ -127,6 +129,59 @@ describe('mailbox audit over HTTP', () => {
           `Position 99999999 is past the log head ${head}: no event is there yet. Give --from ${head} or lower, ` +
           'or run it again once the log has grown.',
       });
+    }
+  });
+
+  test('a replay the server stops answering part way says where its output stops and the --from that reads the rest (exit 2)', async () => {
+    // It said only "Cannot reach the mailbox at ...; is `mailbox serve` running? Check --url.", under 1000 lines that
+    // read like the whole log, with no word of how far they went or how to read the rest.
+    const env = { MAILBOX_AUDIT_TOKEN: tokens['@auditor'] };
+    let pages = 0;
+    // In front of the server: /readyz and the log's first page pass; from the second page on, the connection drops,
+    // as when the server stops between two pages.
+    const front = http.createServer((request, response) => {
+      if (request.url!.startsWith('/v1/audit/events') && ++pages > 1) return void request.socket.destroy();
+      void fetch(`${server.url}${request.url}`, { headers: { authorization: request.headers.authorization ?? '' } }).then(
+        async (answer) => {
+          response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+          response.end(await answer.text());
+        },
+      );
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
+    try {
+      const { code, stdout, stderr } = await audit(['replay', '--json', '--url', url], env);
+      const shown = stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).position);
+      expect({ code, shown: shown.length, last: shown.at(-1) }).toEqual({ code: 2, shown: 1000, last: '1000' });
+      const refusal = JSON.parse(stderr);
+      expect(refusal).toMatchObject({
+        error: 'Mailbox unreachable',
+        code: 'UNAVAILABLE',
+        url,
+        shownThrough: '1000',
+        resumeFrom: '1001',
+      });
+      expect(refusal.message).toMatch(/^Cannot reach the mailbox at .*; is `mailbox serve` running\? Check --url\./);
+      expect(refusal.message).toContain(
+        ' The replay stopped after log position 1000 (1000 events shown above): the output is the log up to #1000 only. ' +
+          'Once the log can be read again, run the same command with --from 1001 for the rest.',
+      );
+      // The --from it names reads exactly the rest.
+      const rest = await audit(['replay', '--json', '--from', refusal.resumeFrom, '--url', server.url], env);
+      const all = (await allEvents(server.mailbox)).map((event) => String(event.position));
+      expect([
+        ...shown,
+        ...rest.stdout
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line).position),
+      ]).toEqual(all);
+    } finally {
+      await new Promise((resolve) => front.close(resolve));
     }
   });
 

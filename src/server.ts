@@ -14,7 +14,7 @@ import { keepAdminToken, prepareAdminToken, type AdminToken } from './adminToken
 import { buildHttpServer, type HttpServer } from './adapters/http/httpServer';
 import { mcpRoutes } from './adapters/mcp/mcpRoutes';
 import { messageStoryRoutes } from './adapters/http/routes/messageStoryRoutes';
-import { loadMessageStory } from './audit/auditReads';
+import { loadStoryWithRetirements } from './audit/auditReads';
 import { eventStoreSource } from './audit/logSource';
 import type { MailboxServices } from './application/mailboxServices';
 import { checkConfig, checkPortFree, translateStartupError } from './startupChecks';
@@ -44,7 +44,7 @@ export interface StartOptions {
 export const buildApiServer = (mailbox: MailboxServices, logger: Logger): HttpServer =>
   buildHttpServer(mailbox, logger, [
     mcpRoutes({ logger, maxBodyBytes: mailbox.config.maxBodyBytes, requestTimeoutMs: mailbox.config.requestTimeoutMs }),
-    messageStoryRoutes((messageId) => loadMessageStory(eventStoreSource(mailbox.eventStore), messageId)),
+    messageStoryRoutes((messageId) => loadStoryWithRetirements(eventStoreSource(mailbox.eventStore), messageId)),
   ]);
 
 export async function startServer(config: MailboxConfig, options: StartOptions): Promise<RunningServer> {

@@ -137,6 +137,11 @@ export const messageStorySchema = z.looseObject({
   ),
   replyDueBy: timestamp.nullable().describe("when the sender expects the recipients' replies (expectsReplyBy), or null"),
   anomalies: z.array(z.string()).describe('whatever in the stream contradicts the story'),
+  retiredRecipients: z
+    .record(z.string(), z.object({ at: timestamp, position: z.string() }))
+    .describe(
+      'the recipients that were retired, by identity: when, and the log position of their AgentRetired (one retired before this message reached it can never read it)',
+    ),
 });
 
 export const unwokenAlarmSchema = z.object({

@@ -1,5 +1,5 @@
 /** Reads behind `audit message` and `audit agent`: a stream when the source can, else a scan of the log. */
-import { messageStream, taskStream } from '../events/streams';
+import { AGENT_REGISTRY_STREAM, messageStream, taskStream } from '../events/streams';
 import type { StoredEvent } from '../events/types';
 import { AgentTimeline, type TimelineEntry } from './agentTimeline';
 import { pagesOf, type LogSource } from './logSource';
@@ -15,13 +15,46 @@ export async function messageEvents(source: LogSource, messageId: string): Promi
     const [message, task] = await Promise.all(streams.map((stream) => source.readStream!(stream)));
     return [...message, ...task].sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
   }
-  const events: StoredEvent[] = [];
-  for await (const page of pagesOf(source, null)) events.push(...page.filter((event) => streams.includes(event.streamName)));
-  return events;
+  return scanned(source, (event) => streams.includes(event.streamName));
 }
 
 export async function loadMessageStory(source: LogSource, messageId: string): Promise<MessageStory | null> {
   return messageStory(await messageEvents(source, messageId));
+}
+
+/** The story's recipients that were retired, each with the AgentRetired event's time and log position, by identity. */
+export type RetiredRecipients = Record<string, { at: string; position: string }>;
+
+/**
+ * A message's story with its recipients that were retired (from the agents stream, a registration or retirement per
+ * event): what `audit message --json` tells of it, but its delivery ledger (GET /v1/messages/{id}/delivery's).
+ */
+export async function loadStoryWithRetirements(
+  source: LogSource,
+  messageId: string,
+): Promise<(MessageStory & { retiredRecipients: RetiredRecipients }) | null> {
+  const story = await loadMessageStory(source, messageId);
+  if (story === null) return null;
+  const registry =
+    source.readStream !== null
+      ? await source.readStream(AGENT_REGISTRY_STREAM)
+      : await scanned(source, (event) => event.streamName === AGENT_REGISTRY_STREAM);
+  const retired = new Map<string, { at: string; position: string }>();
+  for (const event of registry)
+    if (event.type === 'AgentRetired')
+      retired.set(event.data.identity, { at: event.data.retiredAt, position: event.position.toString() });
+  const retiredRecipients: RetiredRecipients = {};
+  for (const identity of story.audience) {
+    const at = retired.get(identity);
+    if (at !== undefined) retiredRecipients[identity] = at;
+  }
+  return { ...story, retiredRecipients };
+}
+
+async function scanned(source: LogSource, keep: (event: StoredEvent) => boolean): Promise<StoredEvent[]> {
+  const events: StoredEvent[] = [];
+  for await (const page of pagesOf(source, null)) events.push(...page.filter(keep));
+  return events;
 }
 
 /**

@@ -132,6 +132,32 @@ describe('mailbox audit over HTTP', () => {
     }
   });
 
+  test('GET /v1/audit/messages/{id} names the recipients that were retired, as `audit message --json` does', async () => {
+    // The API's story had no retiredRecipients: a retired recipient read as one that had yet to read the message, while
+    // `mailbox audit message <id> --json` (and its text: "retired <time> (#<position>)") said it never would.
+    const { '@r': r } = await server.register(['@r']);
+    expect(r).toBeDefined();
+    const sent = await server.call('POST', '/v1/messages', {
+      token: tokens['@b'],
+      body: { to: ['@a', '@r'], subject: 'before the retirement', body: 'x' },
+    });
+    expect((await server.call('DELETE', '/v1/agents/@r', { token: server.adminToken })).status).toBe(200);
+    const retired = (await allEvents(server.mailbox)).find((event) => event.type === 'AgentRetired')!;
+    const expected = { '@r': { at: (retired.data as { retiredAt: string }).retiredAt, position: String(retired.position) } };
+    const story = await server.call('GET', `/v1/audit/messages/${sent.body.messageId}`, { token: tokens['@auditor'] });
+    expect(story.status).toBe(200);
+    expect(story.body.retiredRecipients).toEqual(expected);
+    const cli = await audit(['message', sent.body.messageId, '--json', '--url', server.url], {
+      MAILBOX_AUDIT_TOKEN: tokens['@auditor'],
+    });
+    const { delivery, ...told } = JSON.parse(cli.stdout);
+    expect(delivery.rows.map((row: { recipient: string }) => row.recipient).sort()).toEqual(['@a', '@r']);
+    expect(story.body).toEqual(told);
+    // A recipient never retired is not named.
+    const other = await server.call('GET', `/v1/audit/messages/${messageId}`, { token: tokens['@auditor'] });
+    expect(other.body.retiredRecipients).toEqual({});
+  });
+
   test('a replay the server stops answering part way says where its output stops and the --from that reads the rest (exit 2)', async () => {
     // It said only "Cannot reach the mailbox at ...; is `mailbox serve` running? Check --url.", under 1000 lines that
     // read like the whole log, with no word of how far they went or how to read the rest.

@@ -350,7 +350,12 @@ export const ROUTE_SPECS: RouteSpec[] = [
     summary: "One message's story from its own stream: audience, each recipient's delivery, read and archive",
     tag: 'views',
     auth: 'auditor or admin',
-    success: { status: 200, schema: consoleResponses.messageStorySchema, description: 'as `mailbox audit message <id> --json`' },
+    success: {
+      status: 200,
+      schema: consoleResponses.messageStorySchema,
+      description:
+        'as `mailbox audit message <id> --json` gives it, without its delivery ledger (GET /v1/messages/{id}/delivery)',
+    },
     errors: [...AUTH, 'UNKNOWN_FIELD', 'VALIDATION_FAILED', 'MESSAGE_NOT_FOUND'],
   },
   {

@@ -1,10 +1,11 @@
 /**
  * GET /v1/audit/messages/{id} (auditor or admin): one message's story from its
  * own stream (audience, per-recipient delivery, read and archive with their
- * positions, anomalies). The story is told by the audit tools; the server
+ * positions, anomalies), and its recipients that were retired (the agents stream). The story is told by the audit tools; the server
  * composition hands its loader in, so this adapter never runs their code itself.
  */
 import type { FastifyInstance } from 'fastify';
+import type { RetiredRecipients } from '../../../audit/auditReads';
 import type { MessageStory } from '../../../audit/messageStory';
 import { requireRole } from '../../../application/authorization';
 import { messageNotInLog } from '../../../commands/receipts';
@@ -14,7 +15,7 @@ import { actorOf } from '../auth';
 import type { AgentApiRoutes } from '../httpServer';
 import { noExtraInput } from './routeInput';
 
-export type StoryLoader = (messageId: string) => Promise<MessageStory | null>;
+export type StoryLoader = (messageId: string) => Promise<(MessageStory & { retiredRecipients: RetiredRecipients }) | null>;
 
 export const messageStoryRoutes =
   (loadStory: StoryLoader): AgentApiRoutes =>

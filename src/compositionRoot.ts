@@ -27,7 +27,7 @@ import { briefCause } from './startupBackends';
 import { isEsdbUrl } from './adapters/eventstore/esdbClientCompat';
 import { esdbHosts, unreadableLogRefusal } from './startupChecks';
 import { UnreadableLogFile } from './adapters/eventstore/sqliteErrors';
-import { MailboxHttpClient } from './adapters/http/client/mailboxHttpClient';
+import { AUDIT_URL, MailboxHttpClient } from './adapters/http/client/mailboxHttpClient';
 import {
   createLeases,
   createProjectionAdapters,
@@ -239,7 +239,7 @@ export async function openAuditLog(
   remote?: { url: string; token: string },
 ): Promise<{ source: LogSource; close(): Promise<void> }> {
   if (remote !== undefined) {
-    const client = new MailboxHttpClient(remote.url, remote.token, 'Check --url'); // audit reads no MAILBOX_URL
+    const client = new MailboxHttpClient(remote.url, remote.token, AUDIT_URL); // audit reads no MAILBOX_URL
     // The HTTP API serves at most 1000 events per page; its /readyz tells the log head.
     return {
       source: {

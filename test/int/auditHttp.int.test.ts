@@ -238,4 +238,26 @@ describe('mailbox audit over HTTP', () => {
     });
     expect(run.code).toBe(2);
   });
+
+  test('a --url that is no http(s) URL, or names the API path, is refused naming --url only, not MAILBOX_URL (exit 2)', async () => {
+    // They said "(--url or MAILBOX_URL)": an auditor who set MAILBOX_URL changed nothing, audit reads --url only.
+    const env = { MAILBOX_AUDIT_TOKEN: tokens['@auditor'] };
+    const bare = server.url.replace(/^http:\/\//, '');
+    const noScheme = await audit(['unwoken', '--url', bare], env);
+    expect({ code: noScheme.code, stdout: noScheme.stdout }).toEqual({ code: 2, stdout: '' });
+    expect(JSON.parse(noScheme.stderr)).toEqual({
+      error: 'Invalid mailbox URL',
+      code: 'VALIDATION_FAILED',
+      field: 'url',
+      message: `The mailbox URL '${bare}' is not an http:// or https:// URL; give the server's address, e.g. http://127.0.0.1:7420 (--url).`,
+    });
+    const apiPath = await audit(['replay', '--url', `${server.url}/v1`], env);
+    expect({ code: apiPath.code, stdout: apiPath.stdout }).toEqual({ code: 2, stdout: '' });
+    expect(JSON.parse(apiPath.stderr)).toEqual({
+      error: 'Invalid mailbox URL',
+      code: 'VALIDATION_FAILED',
+      field: 'url',
+      message: `The mailbox URL '${server.url}/v1' names an API path (/v1); give the server's root, e.g. ${server.url} (--url): the client adds /v1/... itself.`,
+    });
+  });
 });

@@ -121,19 +121,33 @@ function splitTaskId(input: unknown): { taskId: string; body: Record<string, unk
   return { taskId: typeof taskId === 'string' && taskId !== '' ? taskId : '-', body };
 }
 
-function checkedBaseUrl(baseUrl: string): string {
+/**
+ * Where a caller's URL comes from, named when it is refused or the server cannot be reached: the client commands' --url
+ * or MAILBOX_URL; `mailbox audit` reads --url only (told to set MAILBOX_URL, an auditor changed nothing).
+ */
+export interface UrlSource {
+  /** The option and variable that set it, as a refusal names them. */
+  names: string;
+  /** What to do when the server cannot be reached. */
+  unreachable: string;
+}
+
+const CLIENT_URL: UrlSource = { names: '--url or MAILBOX_URL', unreachable: 'Set --url or MAILBOX_URL' };
+export const AUDIT_URL: UrlSource = { names: '--url', unreachable: 'Check --url' };
+
+function checkedBaseUrl(baseUrl: string, from: UrlSource): string {
   let url: URL | null = null;
   try {
     url = new URL(baseUrl);
   } catch {
     // not a URL at all: refused below
   }
-  if (url && (url.protocol === 'http:' || url.protocol === 'https:')) return withoutApiPath(baseUrl, url);
+  if (url && (url.protocol === 'http:' || url.protocol === 'https:')) return withoutApiPath(baseUrl, url, from);
   throw new MailboxError(
     'VALIDATION_FAILED',
     'Invalid mailbox URL',
     `The mailbox URL '${baseUrl}' is not an http:// or https:// URL; give the server's address, e.g. http://127.0.0.1:7420 ` +
-      '(--url or MAILBOX_URL).',
+      `(${from.names}).`,
     { field: 'url' },
   );
 }
@@ -143,7 +157,7 @@ function checkedBaseUrl(baseUrl: string): string {
  * answered 'no route GET /v1/v1/messages' at the first request. Any path with a v1 segment is refused at once; another
  * path (a reverse proxy's prefix, http://host/mailbox) is kept, as the server may be mounted there.
  */
-function withoutApiPath(baseUrl: string, url: URL): string {
+function withoutApiPath(baseUrl: string, url: URL, from: UrlSource): string {
   const segments = url.pathname.split('/');
   if (!segments.includes('v1')) return baseUrl;
   const root = url.origin + segments.slice(0, segments.indexOf('v1')).join('/');
@@ -151,7 +165,7 @@ function withoutApiPath(baseUrl: string, url: URL): string {
     'VALIDATION_FAILED',
     'Invalid mailbox URL',
     `The mailbox URL '${baseUrl}' names an API path (${url.pathname}); give the server's root, e.g. ` +
-      `${root} (--url or MAILBOX_URL): the client adds /v1/... itself.`,
+      `${root} (${from.names}): the client adds /v1/... itself.`,
     { field: 'url' },
   );
 }
@@ -163,16 +177,13 @@ export class MailboxHttpClient implements AgentApi {
    * Refuses a base URL that is not http(s), or that names the API's path, at once, rather than at the first request as
    * an unreachable server or a missing route.
    */
-  /**
-   * `urlFrom`: where the caller's URL comes from, named when the server cannot be reached: the client commands' --url
-   * or MAILBOX_URL; `mailbox audit` reads --url only (told to set MAILBOX_URL, an auditor changed nothing).
-   */
+  /** `urlFrom`: where the caller's URL comes from (UrlSource). */
   constructor(
     baseUrl: string,
     private readonly token: string | undefined,
-    private readonly urlFrom = 'Set --url or MAILBOX_URL',
+    private readonly urlFrom: UrlSource = CLIENT_URL,
   ) {
-    this.baseUrl = checkedBaseUrl(baseUrl).replace(/\/+$/, '');
+    this.baseUrl = checkedBaseUrl(baseUrl, urlFrom).replace(/\/+$/, '');
   }
 
   /** One page of the ordered log (GET /v1/audit/events, at most 1000 events; auditor or admin token). */
@@ -382,7 +393,7 @@ export class MailboxHttpClient implements AgentApi {
         'UNAVAILABLE',
         'Mailbox unreachable',
         `Cannot reach the mailbox at ${this.baseUrl} (${cause?.code ?? cause?.message ?? (error as Error).message}); ` +
-          `is \`mailbox serve\` running? ${this.urlFrom}.`,
+          `is \`mailbox serve\` running? ${this.urlFrom.unreachable}.`,
         { url: this.baseUrl },
       );
     }

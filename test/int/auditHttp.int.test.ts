@@ -224,6 +224,47 @@ describe('mailbox audit over HTTP', () => {
     });
   });
 
+  test('MAILBOX_AUDIT_TOKEN or --token set but empty or blank is refused naming it, before any request (exit 2)', async () => {
+    // Blank, it was sent as a token and refused "The Authorization header must be 'Bearer <token>'."; empty, it said
+    // "set MAILBOX_AUDIT_TOKEN" while it was set.
+    const rejections = async () =>
+      (await server.call('GET', '/v1/audit/rejections?limit=100', { token: tokens['@auditor'] })).body.rejections;
+    const before = await rejections();
+    for (const [value, what] of [
+      ['', 'is set but empty (a ${VARIABLE} substituted while VARIABLE was unset?)'],
+      ['   ', 'is blank (only spaces)'],
+    ]) {
+      const fromEnv = await audit(['replay', '--url', server.url], { MAILBOX_AUDIT_TOKEN: value });
+      expect({ code: fromEnv.code, stdout: fromEnv.stdout }).toEqual({ code: 2, stdout: '' });
+      expect(JSON.parse(fromEnv.stderr)).toEqual({
+        error: 'Invalid configuration',
+        code: 'VALIDATION_FAILED',
+        field: 'MAILBOX_AUDIT_TOKEN',
+        message:
+          `MAILBOX_AUDIT_TOKEN ${what}: set it to an auditor's token (mailbox agent add @ops --role auditor prints one) ` +
+          'or the admin token, or unset it and pass --token <token>.',
+      });
+      const fromFlag = await audit(['unwoken', '--url', server.url, '--token', value]);
+      expect({ code: fromFlag.code, stdout: fromFlag.stdout }).toEqual({ code: 2, stdout: '' });
+      expect(JSON.parse(fromFlag.stderr)).toEqual({
+        error: 'Validation failed',
+        code: 'VALIDATION_FAILED',
+        field: '--token',
+        message: `--token is ${value === '' ? 'empty' : 'blank (only spaces)'}: pass an auditor's or the admin token, or leave --token out and set MAILBOX_AUDIT_TOKEN.`,
+      });
+    }
+    // A good --token wins over an empty variable.
+    const flagged = await audit(
+      ['replay', '--url', server.url, '--token', tokens['@auditor'], '--from', '1', '--type', 'AgentRegistered'],
+      {
+        MAILBOX_AUDIT_TOKEN: '',
+      },
+    );
+    expect(flagged.code).toBe(0);
+    // None of them reached the server: it refused nothing more.
+    expect(await rejections()).toEqual(before);
+  });
+
   // The client's line told an auditor to "Set --url or MAILBOX_URL", and audit reads no MAILBOX_URL: set, it changed
   // nothing (without --url, audit reads the configured store, never a server).
   test('no server at --url: refused naming --url only, not MAILBOX_URL, which audit does not read (exit 2)', async () => {

@@ -9,7 +9,7 @@ import pino from 'pino';
 import { z } from 'zod';
 import { identitySchema, oneMessageSchema } from '../../commands/schemas';
 import { parseInput } from '../../commands/validation';
-import { DEFAULT_WAKE_SLA_MS, type MailboxConfig } from '../../config';
+import { DEFAULT_WAKE_SLA_MS, refuseEmpty, type MailboxConfig } from '../../config';
 import { MailboxError } from '../../errors';
 import { durationSchema, parseDurationMs } from '../../support/duration';
 import { MAILBOX_EVENT_TYPES, type MailboxEventType } from '../../events/types';
@@ -100,9 +100,25 @@ function logger(io: AuditIo) {
   return pino({ level: toolLogLevel(io.env), name: 'mailbox-audit' }, pino.destination({ dest: 2, sync: true }));
 }
 
+/**
+ * MAILBOX_AUDIT_TOKEN set but blank (spaces) was sent to the server as a token, refused "The Authorization header must
+ * be 'Bearer <token>'", and set but empty said "needs an auditor or admin token: set MAILBOX_AUDIT_TOKEN" while it was
+ * set: both are refused by the rule of every MAILBOX_* variable (refuseEmpty: one line, exit code 2).
+ */
+const AUDIT_TOKEN_WHEN_EMPTY =
+  "an auditor's token (mailbox agent add @ops --role auditor prints one) or the admin token, or unset it and pass --token <token>";
+
 /** The log from --url (HTTP, auditor/admin token) or from the configured event store. */
 async function openSource(flags: SourceFlags, io: AuditIo): Promise<{ source: LogSource; close: () => Promise<void> }> {
   if (flags.url !== undefined) {
+    if (flags.token === undefined) refuseEmpty(io.env, 'MAILBOX_AUDIT_TOKEN', AUDIT_TOKEN_WHEN_EMPTY);
+    else if (flags.token.trim() === '')
+      throw new MailboxError(
+        'VALIDATION_FAILED',
+        'Validation failed',
+        `--token is ${flags.token === '' ? 'empty' : 'blank (only spaces)'}: pass an auditor's or the admin token, or leave --token out and set MAILBOX_AUDIT_TOKEN.`,
+        { field: '--token' },
+      );
     const token = flags.token ?? io.env.MAILBOX_AUDIT_TOKEN;
     if (!token) {
       throw new MailboxError(

@@ -79,29 +79,34 @@ function linesIn(text: string): number {
 }
 
 /**
- * What a replay read and printed so far, so that one that fails part way (the server stopped, the store went away) says
- * where its output stops: the lines above the error are the log up to there only, not all of it.
+ * What a replay (or a timeline) read and printed so far, so that one that fails part way (the server stopped, the store
+ * went away) says where its output stops: the lines above the error are the log up to there only, not all of it.
+ * `timeline`: the agent's, whose command takes no --from (it is run again whole).
  */
-function replayedSoFar() {
+function replayedSoFar(timeline: string | null = null) {
   let readThrough: bigint | null = null;
   let shown = 0;
   return {
-    printed: (events: number) => (shown += events),
+    printed: (lines: number) => (shown += lines),
     read: (position: bigint) => (readThrough = position),
     /** `caught`, told where the output stops and how to go on, when some of the log was read before it. */
     cutShort(caught: unknown): unknown {
       if (readThrough === null || !(caught instanceof Error)) return caught;
       const next = readThrough + 1n;
       const where =
-        ` The replay stopped after log position ${readThrough} (${shown} event${shown === 1 ? '' : 's'} shown above): ` +
-        `the output is the log up to #${readThrough} only. Once the log can be read again, run the same command ` +
-        `with --from ${next} for the rest.`;
+        timeline === null
+          ? ` The replay stopped after log position ${readThrough} (${shown} event${shown === 1 ? '' : 's'} shown above): ` +
+            `the output is the log up to #${readThrough} only. Once the log can be read again, run the same command ` +
+            `with --from ${next} for the rest.`
+          : ` The timeline stopped after log position ${readThrough} (${shown} entr${shown === 1 ? 'y' : 'ies'} shown above): ` +
+            `the output is ${timeline}'s timeline in the log up to #${readThrough} only. Once the log can be read again, ` +
+            'run the same command for the whole of it.';
       if (!isMailboxError(caught)) return new Error(`${caught.message}${where}`);
       const { error, code, message, ...details } = caught.envelope;
       return new MailboxError(code, error, `${message}${where}`, {
         ...details,
         shownThrough: readThrough.toString(),
-        resumeFrom: next.toString(),
+        ...(timeline === null ? { resumeFrom: next.toString() } : {}),
       });
     },
   };
@@ -295,20 +300,29 @@ export async function runAgent(source: LogSource, identity: string, options: Out
   // Entries per kind, for the summary line on stderr (as replay's "N of M events shown"): the timeline ended with its
   // last entry, so an auditor counting an agent's sends or reads counted lines by hand.
   const byKind = new Map<string, number>();
+  const sofar = replayedSoFar(identity);
   let caseVariants: string[];
   try {
     ({ caseVariants } = await agentTimeline(
       source,
       identity,
-      (entries) => {
+      async (entries) => {
         found += entries.length;
         for (const entry of entries) byKind.set(entry.kind, (byKind.get(entry.kind) ?? 0) + 1);
-        if (options.json) return writeOut(io.stdout, entries.map((e) => `${JSON.stringify(e)}\n`).join(''));
-        if (hold) return void held.push(...entries);
-        return writeOut(io.stdout, text(entries, (head ?? 0n).toString().length));
+        if (hold) return void held.push(...entries); // printed at the end: none shown if it fails
+        await writeOut(
+          io.stdout,
+          options.json ? entries.map((e) => `${JSON.stringify(e)}\n`).join('') : text(entries, (head ?? 0n).toString().length),
+        );
+        sofar.printed(entries.length);
       },
-      progress.update,
+      (position) => {
+        if (!hold) sofar.read(position); // held lines are not printed when it fails: nothing is cut short
+        progress.update(position);
+      },
     ));
+  } catch (caught) {
+    throw sofar.cutShort(caught);
   } finally {
     progress.stop();
   }

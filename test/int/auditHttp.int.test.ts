@@ -12,8 +12,31 @@ import { startTestServer, type TestServer } from '../support/httpServer';
 import { freePort } from '../support/redisServer';
 import { allEvents, silentLogger } from '../support/fixtures';
 
+/**
+ * In front of the server: /readyz and the log's first page pass; from the second page on the connection drops, as when
+ * the server stops between two pages.
+ */
+async function frontThatStops(): Promise<{ url: string; close: () => Promise<void> }> {
+  let pages = 0;
+  const front = http.createServer((request, response) => {
+    if (request.url!.startsWith('/v1/audit/events') && ++pages > 1) return void request.socket.destroy();
+    void fetch(`${server.url}${request.url}`, { headers: { authorization: request.headers.authorization ?? '' } }).then(
+      async (answer) => {
+        response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+        response.end(await answer.text());
+      },
+    );
+  });
+  await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(front.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => front.close(() => resolve())),
+  };
+}
+
+let server: TestServer;
+
 describe('mailbox audit over HTTP', () => {
-  let server: TestServer;
   let tokens: Record<string, string>;
   let messageId: string;
 
@@ -162,20 +185,7 @@ describe('mailbox audit over HTTP', () => {
     // It said only "Cannot reach the mailbox at ...; is `mailbox serve` running? Check --url.", under 1000 lines that
     // read like the whole log, with no word of how far they went or how to read the rest.
     const env = { MAILBOX_AUDIT_TOKEN: tokens['@auditor'] };
-    let pages = 0;
-    // In front of the server: /readyz and the log's first page pass; from the second page on, the connection drops,
-    // as when the server stops between two pages.
-    const front = http.createServer((request, response) => {
-      if (request.url!.startsWith('/v1/audit/events') && ++pages > 1) return void request.socket.destroy();
-      void fetch(`${server.url}${request.url}`, { headers: { authorization: request.headers.authorization ?? '' } }).then(
-        async (answer) => {
-          response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
-          response.end(await answer.text());
-        },
-      );
-    });
-    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
+    const { url, close } = await frontThatStops();
     try {
       const { code, stdout, stderr } = await audit(['replay', '--json', '--url', url], env);
       const shown = stdout
@@ -207,7 +217,31 @@ describe('mailbox audit over HTTP', () => {
           .map((line) => JSON.parse(line).position),
       ]).toEqual(all);
     } finally {
-      await new Promise((resolve) => front.close(resolve));
+      await close();
+    }
+  });
+
+  test('an agent timeline the server stops answering part way says where its entries stop (exit 2)', async () => {
+    const env = { MAILBOX_AUDIT_TOKEN: tokens['@auditor'] };
+    const whole = await audit(['agent', '@c', '--json', '--url', server.url], env);
+    const entries = whole.stdout.trim().split('\n');
+    const { url, close } = await frontThatStops();
+    try {
+      const { code, stdout, stderr } = await audit(['agent', '@c', '--json', '--url', url], env);
+      const shown = stdout.trim().split('\n');
+      const upTo = shown.filter((line) => BigInt(JSON.parse(line).position) <= 1000n);
+      expect({ code, shown: shown.length }).toEqual({ code: 2, shown: upTo.length });
+      expect(shown).toEqual(entries.slice(0, shown.length)); // the timeline's first entries, up to #1000
+      expect(shown.length).toBeLessThan(entries.length);
+      const refusal = JSON.parse(stderr);
+      expect(refusal).toMatchObject({ error: 'Mailbox unreachable', code: 'UNAVAILABLE', url, shownThrough: '1000' });
+      expect(refusal).not.toHaveProperty('resumeFrom'); // audit agent takes no --from
+      expect(refusal.message).toContain(
+        ` The timeline stopped after log position 1000 (${shown.length} entries shown above): the output is @c's ` +
+          'timeline in the log up to #1000 only. Once the log can be read again, run the same command for the whole of it.',
+      );
+    } finally {
+      await close();
     }
   });
 

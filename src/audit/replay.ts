@@ -19,7 +19,13 @@ export interface ReplayProgress {
 }
 
 export interface ReplaySummary {
+  /** Events read (a stream read directly is read whole; a scan reads the log from --from on). */
   scanned: number;
+  /**
+   * Events in the range asked for, before --type: of the stream (or the log), at or after --from. The same read directly
+   * or over the API (`scanned` is not: the whole stream read directly, every event from --from on in a scan).
+   */
+  inRange: number;
   matched: number;
   lastPosition: bigint | null;
   /**
@@ -30,12 +36,10 @@ export interface ReplaySummary {
   streamFound: boolean | null;
 }
 
-const matcher =
+const inRange =
   (filter: ReplayFilter) =>
   (event: StoredEvent): boolean =>
-    (filter.from === null || event.position >= filter.from) &&
-    (filter.types === null || filter.types.has(event.type)) &&
-    (filter.stream === null || event.streamName === filter.stream);
+    (filter.from === null || event.position >= filter.from) && (filter.stream === null || event.streamName === filter.stream);
 
 /** Hands matching events to `sink` in log order, one page at a time; awaits the sink (backpressure). */
 export async function replayLog(
@@ -44,11 +48,13 @@ export async function replayLog(
   sink: (events: StoredEvent[]) => void | Promise<void>,
   progress?: ReplayProgress,
 ): Promise<ReplaySummary> {
-  const matches = matcher(filter);
-  const summary: ReplaySummary = { scanned: 0, matched: 0, lastPosition: null, streamFound: null };
+  const inScope = inRange(filter);
+  const summary: ReplaySummary = { scanned: 0, inRange: 0, matched: 0, lastPosition: null, streamFound: null };
   const take = async (page: StoredEvent[]) => {
-    const kept = page.filter(matches);
+    const ranged = page.filter(inScope);
+    const kept = filter.types === null ? ranged : ranged.filter((event) => filter.types!.has(event.type));
     summary.scanned += page.length;
+    summary.inRange += ranged.length;
     summary.matched += kept.length;
     if (page.length > 0) summary.lastPosition = page[page.length - 1].position;
     if (kept.length > 0) await sink(kept);
@@ -97,7 +103,7 @@ export async function replayJsonText(
   sink: (text: string) => void | Promise<void>,
   progress?: ReplayProgress,
 ): Promise<ReplaySummary> {
-  const summary: ReplaySummary = { scanned: 0, matched: 0, lastPosition: null, streamFound: null };
+  const summary: ReplaySummary = { scanned: 0, inRange: 0, matched: 0, lastPosition: null, streamFound: null };
   let after = filter.from === null ? null : filter.from - 1n;
   for (;;) {
     const rows = log.page(after, filter.stream, JSON_TEXT_PAGE);
@@ -109,6 +115,7 @@ export async function replayJsonText(
       summary.matched++;
     }
     summary.scanned += rows.length;
+    summary.inRange += rows.length; // the query reads the range: the stream's rows from --from on
     after = BigInt(rows[rows.length - 1][0]);
     summary.lastPosition = after;
     if (text !== '') await sink(text);

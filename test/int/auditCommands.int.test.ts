@@ -97,7 +97,7 @@ describe('mailbox audit (SQLite, direct access)', () => {
     const direct = `mailbox-message-${directId}`;
     const filtered = await audit(['replay', '--stream', direct, '--type', 'ReceiptRead'], env);
     expect(filtered).toMatchObject({ code: 0, stdout: '' });
-    expect(filtered.stderr).toBe('0 of 1 events shown\n');
+    expect(filtered.stderr).toBe(`0 of 1 events shown (stream ${direct}, --type ReceiptRead)\n`);
     // The registrations (positions 1-4) all lie before the last event: the stream is there, the range is empty.
     for (const json of [[], ['--json']]) {
       const before = await audit(['replay', '--stream', 'mailbox-agents', '--from', String(events.length), ...json], env);

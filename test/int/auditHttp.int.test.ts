@@ -10,7 +10,7 @@ import { parseConfig } from '../../src/config';
 import { runMessage } from '../../src/audit/auditCommands';
 import { startTestServer, type TestServer } from '../support/httpServer';
 import { freePort } from '../support/redisServer';
-import { allEvents, silentLogger } from '../support/fixtures';
+import { allEvents, silentLogger, tempDir } from '../support/fixtures';
 
 /**
  * In front of the server: /readyz and the log's first page pass; from the second page on the connection drops, as when
@@ -334,5 +334,47 @@ describe('mailbox audit over HTTP', () => {
       field: 'url',
       message: `The mailbox URL '${server.url}/v1' names an API path (/v1); give the server's root, e.g. ${server.url} (--url): the client adds /v1/... itself.`,
     });
+  });
+});
+
+describe('audit replay read directly and over --url, on one SQLite log', () => {
+  let sqlite: TestServer;
+  let dataDir: string;
+  let auditor: string;
+
+  beforeAll(async () => {
+    dataDir = tempDir('mailbox-audit-summary-');
+    sqlite = await startTestServer({ dataDir, eventStoreUrl: undefined });
+    await sqlite.register(['@a', '@b', '@c']);
+    auditor = (await sqlite.register(['@auditor'], 'auditor'))['@auditor'];
+    expect((await sqlite.call('DELETE', '/v1/agents/@c', { token: sqlite.adminToken })).status).toBe(200);
+    const as = sqlite.mailbox.asActor({ identity: '@a', role: 'agent' });
+    for (let i = 0; i < 20; i++) await as.send({ to: '@b', subject: `m${i}`, body: 'x' });
+  });
+  afterAll(() => sqlite.close());
+
+  test('its "M of N events shown" counts the same events both ways, and names the range N counts', async () => {
+    // A stream's replay said "1 of 5 events shown" read directly (the stream's events) and "1 of 25 events shown" over
+    // --url (the log it scanned for them), and neither said what N counted.
+    const head = (await allEvents(sqlite.mailbox)).length;
+    const lines = async (args: string[]) => {
+      const direct = await audit(['replay', ...args], { MAILBOX_DATA_DIR: dataDir, MAILBOX_LOG_LEVEL: 'silent' });
+      const remote = await audit(['replay', ...args, '--url', sqlite.url], { MAILBOX_AUDIT_TOKEN: auditor });
+      expect([direct.code, remote.code]).toEqual([0, 0]);
+      expect(remote.stdout).toBe(direct.stdout);
+      expect(remote.stderr).toBe(direct.stderr);
+      return direct.stderr;
+    };
+    expect(await lines(['--stream', 'mailbox-agents', '--type', 'AgentRetired'])).toBe(
+      '1 of 5 events shown (stream mailbox-agents, --type AgentRetired)\n',
+    );
+    // From the retirement on, the agents stream holds one event: the retirement.
+    expect(await lines(['--stream', 'mailbox-agents', '--from', '5'])).toBe(
+      '1 of 1 events shown (stream mailbox-agents, from position 5)\n',
+    );
+    expect(await lines(['--from', '6', '--type', 'MessageSent'])).toBe(
+      `20 of ${head - 5} events shown (from position 6, --type MessageSent)\n`,
+    );
+    expect(await lines([])).toBe(`${head} of ${head} events shown\n`);
   });
 });

@@ -25,6 +25,7 @@ import {
 import { processIo, type AuditIo } from '../../audit/auditOutput';
 import { requireViewsOfThisLog, ViewsNotOfThisLog } from '../../audit/verify/viewsOfThisLog';
 import { eventStoreSource, type LogSource } from '../../audit/logSource';
+import type { ReplayFilter, ReplaySummary } from '../../audit/replay';
 import {
   missingSqliteViewsFile,
   openAuditLog,
@@ -130,6 +131,20 @@ async function openSource(flags: SourceFlags, io: AuditIo): Promise<{ source: Lo
     return openAuditLog(commandConfig(io.env, { stores: false }), logger(io), { url: flags.url, token });
   }
   return openAuditLog(commandConfig(io.env), logger(io));
+}
+
+/**
+ * `M of N events shown`, N the events in the range asked for (the stream's, from --from on) before --type, and that range
+ * named: a stream's replay said "1 of 8 events shown" read directly (its 8 events) and "1 of 30855" over --url (the log
+ * it scanned for them), and neither said which events N counted.
+ */
+function replaySummaryLine(summary: ReplaySummary, filter: ReplayFilter): string {
+  const scope = [
+    filter.stream === null ? null : `stream ${filter.stream}`,
+    filter.from === null ? null : `from position ${filter.from}`,
+    filter.types === null ? null : `--type ${[...filter.types].join(',')}`,
+  ].filter((part) => part !== null);
+  return `${summary.matched} of ${summary.inRange} events shown${scope.length === 0 ? '' : ` (${scope.join(', ')})`}`;
 }
 
 async function run(io: AuditIo, work: () => Promise<number>): Promise<void> {
@@ -257,7 +272,7 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
       }
       return withSource(flags, io, async (source) => {
         const summary = await runReplay(source, filter, outputOf(flags), io);
-        if (!flags.json) io.stderr.write(`${summary.matched} of ${summary.scanned} events shown\n`);
+        if (!flags.json) io.stderr.write(`${replaySummaryLine(summary, filter)}\n`);
         return 0;
       });
     }),

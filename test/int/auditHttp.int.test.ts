@@ -165,7 +165,9 @@ describe('mailbox audit over HTTP', () => {
       body: { to: ['@a', '@r'], subject: 'before the retirement', body: 'x' },
     });
     expect((await server.call('DELETE', '/v1/agents/@r', { token: server.adminToken })).status).toBe(200);
-    const retired = (await allEvents(server.mailbox)).find((event) => event.type === 'AgentRetired')!;
+    const retired = (await allEvents(server.mailbox)).find(
+      (event) => event.type === 'AgentRetired' && (event.data as { identity: string }).identity === '@r',
+    )!;
     const expected = { '@r': { at: (retired.data as { retiredAt: string }).retiredAt, position: String(retired.position) } };
     const story = await server.call('GET', `/v1/audit/messages/${sent.body.messageId}`, { token: tokens['@auditor'] });
     expect(story.status).toBe(200);
@@ -256,6 +258,31 @@ describe('mailbox audit over HTTP', () => {
       code: 'UNAUTHENTICATED',
       message: expect.stringContaining('MAILBOX_AUDIT_TOKEN'),
     });
+  });
+
+  test('a token the server does not know is refused naming where it came from and the token audit wants (exit 2)', async () => {
+    // It said only the server's "The bearer token is not valid for this mailbox (mistyped, or another mailbox's). An
+    // agent gets its token when an admin registers it ...": not which setting held it, nor that audit wants an auditor's.
+    const retiredToken = (await server.register(['@gone']))['@gone'];
+    expect((await server.call('DELETE', '/v1/agents/@gone', { token: server.adminToken })).status).toBe(200);
+    for (const [args, env, from, said] of [
+      [[], { MAILBOX_AUDIT_TOKEN: 'mbx_mistyped' }, 'MAILBOX_AUDIT_TOKEN', 'The bearer token is not valid for this mailbox'],
+      [['--token', 'mbx_mistyped'], {}, '--token', 'The bearer token is not valid for this mailbox'],
+      [[], { MAILBOX_AUDIT_TOKEN: retiredToken }, 'MAILBOX_AUDIT_TOKEN', 'Agent @gone was retired; its token no longer works.'],
+    ] as const) {
+      for (const command of [['replay'], ['agent', '@a'], ['unwoken'], ['message', messageId]]) {
+        const run = await audit([...command, '--url', server.url, ...args], env);
+        expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 2, stdout: '' });
+        const refusal = JSON.parse(run.stderr);
+        expect(refusal).toMatchObject({ error: 'Unauthenticated', code: 'UNAUTHENTICATED', field: from });
+        expect(refusal.message).toContain(said);
+        expect(refusal.message).toMatch(
+          new RegExp(
+            ` The token sent is ${from}'s: set it to an auditor's token \\(mailbox agent add @ops --role auditor prints one\\) or the admin token\\.$`,
+          ),
+        );
+      }
+    }
   });
 
   test('MAILBOX_AUDIT_TOKEN or --token set but empty or blank is refused naming it, before any request (exit 2)', async () => {

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { identitySchema, oneMessageSchema } from '../../commands/schemas';
 import { parseInput } from '../../commands/validation';
 import { DEFAULT_WAKE_SLA_MS, refuseEmpty, type MailboxConfig } from '../../config';
-import { MailboxError } from '../../errors';
+import { isMailboxError, MailboxError } from '../../errors';
 import { durationSchema, parseDurationMs } from '../../support/duration';
 import { MAILBOX_EVENT_TYPES, type MailboxEventType } from '../../events/types';
 import {
@@ -175,9 +175,29 @@ async function withSource(flags: SourceFlags, io: AuditIo, work: (source: LogSou
   const { source, close } = await openSource(flags, io);
   try {
     return await work(source);
+  } catch (caught) {
+    throw flags.url === undefined ? caught : namingTheToken(caught, flags);
   } finally {
     await close();
   }
+}
+
+/**
+ * A token the server does not take was refused in the server's words alone ("The bearer token is not valid for this
+ * mailbox ... An agent gets its token when an admin registers it"), naming neither the setting the auditor got it from
+ * nor the token audit wants: the refusal now names both (and `field`).
+ */
+function namingTheToken(caught: unknown, flags: SourceFlags): unknown {
+  if (!isMailboxError(caught) || caught.code !== 'UNAUTHENTICATED') return caught;
+  const from = flags.token === undefined ? 'MAILBOX_AUDIT_TOKEN' : '--token';
+  const { error, code, message, ...details } = caught.envelope;
+  return new MailboxError(
+    code,
+    error,
+    `${message} The token sent is ${from}'s: set it to an auditor's token (mailbox agent add @ops --role auditor prints ` +
+      'one) or the admin token.',
+    { ...details, field: from },
+  );
 }
 
 /**

@@ -41,6 +41,13 @@ const refusals: Array<[string, object | string, string, string, string | undefin
     'params.task',
   ],
   [
+    "arguments under another key than 'arguments'",
+    call(10, { name: 'add_message', input: { to: '@a', subject: 's', body: 'b' } }),
+    'send',
+    'UNKNOWN_FIELD',
+    'params.input',
+  ],
+  [
     'initialize with wrong params',
     { jsonrpc: '2.0', id: 6, method: 'initialize', params: { protocolVersion: 5 } },
     'initialize',

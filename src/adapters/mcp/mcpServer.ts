@@ -138,7 +138,7 @@ function decodeArguments(value: unknown): unknown {
  * and the tools it may name.
  */
 function checkParams(value: unknown): unknown {
-  if (isObject(value) && typeof value.name === 'string') return value;
+  if (isObject(value) && typeof value.name === 'string') return refuseOtherParams(value);
   const tools = TOOLS.map((tool) => tool.name);
   const error = new MailboxError(
     'VALIDATION_FAILED',
@@ -146,6 +146,35 @@ function checkParams(value: unknown): unknown {
     `tools/call: 'name' must name one of the tools: ${tools.join(', ')} (params: {"name": "<tool>", "arguments": {...}}); ` +
       `got ${isObject(value) ? (value.name === undefined ? 'no name' : kindOf(value.name)) : value === undefined ? 'no params' : kindOf(value)}.`,
     { field: 'name', tools },
+  );
+  throw new RefusedParams(error);
+}
+
+/** What a tools/call's params hold (MCP 2025-11-25; `task`, its task metadata, is checked and ignored before). */
+const CALL_PARAMS = ['name', 'arguments', '_meta'];
+
+/**
+ * A tools/call whose params hold another key: `{"name": "list_messages", "input": {"status": "unread"}}` (`args`,
+ * `parameters`, ...). The SDK ignored it, so the tool ran without its arguments, on its defaults: a listing of
+ * everything for the unread ones asked, silently. Refused, naming the key and where a tool's arguments go.
+ */
+function refuseOtherParams(params: Json): Json {
+  const others = Object.keys(params).filter((key) => !CALL_PARAMS.includes(key) && key !== 'task');
+  if (others.length === 0) return params;
+  const [key] = others;
+  const meant = params.arguments === undefined ? ['arguments'] : [];
+  const form = `{"name": ${JSON.stringify(params.name)}, "arguments": {...}}`;
+  const error = new MailboxError(
+    'UNKNOWN_FIELD',
+    'Unknown field',
+    `tools/call does not take 'params.${key}'${meant.length > 0 ? " (did you mean 'arguments'?)" : ''}: its params are ` +
+      `name, arguments and _meta, and a tool's arguments go in "arguments": ${form}. Nothing was run.`,
+    {
+      field: `params.${key}`,
+      fields: others.map((other) => `params.${other}`),
+      allowed: CALL_PARAMS,
+      ...(meant.length > 0 ? { suggestions: meant } : {}),
+    },
   );
   throw new RefusedParams(error);
 }

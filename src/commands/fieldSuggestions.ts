@@ -21,9 +21,10 @@ type Guesses = [field: string, guesses: readonly string[], inputs?: readonly str
 const COMMON: readonly Guesses[] = [
   ['to', ['state', 'status', 'new_state', 'target_state', 'next_state', 'transition'], ['update_task']],
   ['to', RECIPIENT_GUESSES, ['add_message', 'list_messages']],
-  ['messageId', ['id', 'msg_id', 'message', 'msg', 'uuid']],
+  // A task's id is the messageId of the message that carried it: a model holding one passes it under the other name.
+  ['messageId', ['id', 'msg_id', 'message', 'msg', 'uuid', 'taskId']],
   ['messageIds', ['ids', 'msg_ids', 'messages']],
-  ['taskId', ['id', 'task', 'task_uuid']],
+  ['taskId', ['id', 'task', 'task_uuid', 'messageId']],
   ['subject', ['title', 'topic', 'summary', 'heading', 'subj']],
   ['body', ['content', 'text', 'message', 'msg', 'markdown', 'contents']],
   ['note', ['message', 'comment', 'input', 'answer', 'question', 'text']],

@@ -21,6 +21,13 @@ const GUESSES = (): Array<[string, Record<string, unknown>, string, string[]]> =
   ['update_task', { taskId, to: 'Working', comment: 'on it' }, 'comment', ['note']],
   ['claim_task', { id: taskId }, 'id', ['taskId']],
   ['get_message', { id: taskId }, 'id', ['messageId']],
+  // A task's id is the messageId of the message that carried it: each name, sent to the tools of the other, was told
+  // only "claim_task does not accept 'messageId'; allowed fields: taskId, leaseSeconds.", without the one meant.
+  ['claim_task', { messageId: taskId }, 'messageId', ['taskId']],
+  ['update_task', { message_id: taskId, to: 'Working' }, 'message_id', ['taskId']],
+  ['get_task', { messageId: taskId }, 'messageId', ['taskId']],
+  ['get_message', { taskId }, 'taskId', ['messageId']],
+  ['archive_message', { task_id: taskId }, 'task_id', ['messageId']],
   ['mark_read', { message_id: taskId }, 'message_id', ['messageId', 'messageIds']],
   ['add_message', { recipients: ['@b', '@c'], subject: 's', body: 'b' }, 'recipients', ['to']],
   ['add_message', { to: '@c', subject: 's', body: 'b', reply_to: taskId }, 'reply_to', ['inReplyTo']],

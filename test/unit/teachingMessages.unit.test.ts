@@ -127,7 +127,7 @@ describe("a field's own message reads as a sentence after the field's name", () 
       "'messageId' must be a message id: a UUID such as 5b2a33c9-6374-5961-8e7b-b5d7c7ddbb86, as a send returns it and a " +
         "listing shows it (list_messages' messageId, list_tasks' taskId); 'x' is not one",
     ],
-    [{ messageId: ['x'] }, "'messageId' must be one message id, a UUID string, as returned by a send"],
+    [{ messageId: ['x'] }, '\'messageId\' must be one message id, a UUID string, as returned by a send; got an array ["x"]'],
   ])('%j', (input, message) => {
     const fields = z.strictObject({ from: identitySchema.optional(), messageId: messageIdSchema.optional() });
     expect(said(() => parseInput(fields, input, 'tool'))).toBe(`tool: ${message}`);

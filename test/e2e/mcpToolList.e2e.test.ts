@@ -49,6 +49,8 @@ test('tools/list answer size, measured on the wire', async () => {
   // Then add_message's tags said their string form (comma-separated or JSON-encoded) and no comma (+~80 B): 26,992 bytes.
   // Then get_delivery's noWakeReason, why no wake was due (+93 B, the enum of three; its description is not sent):
   // 27,091 bytes. The budget moved by 100 B for it.
+  // Then list_messages said whose unreadCount it answers (the whole inbox's, whatever the box and filters), its
+  // sentence on status "archived" dropped (the status property says it): 27,086 bytes.
   expect(bytes).toBeLessThan(27_100);
 
   // docs/mcp.md said "about 10.9 KB on the wire", 6.2 KB for a model and 4.7 KB of output schemas while the answer had

@@ -70,8 +70,8 @@ export const TOOLS: ToolDefinition[] = [
   {
     name: 'list_messages',
     description:
-      'List your inbox (default) or outbox, newest first, with unreadCount and nextCursor. A message returned to you ' +
-      'is marked seen (not read); seenAt shows when it was first returned. status "archived" lists what you archived.',
+      "List your inbox (default) or outbox, newest first, with nextCursor and unreadCount (your whole inbox's, " +
+      'whatever the box and filters). A message returned to you is marked seen (not read); seenAt shows when it was first returned.',
     schema: listQuerySchema,
     output: results.messagePageSchema,
     annotations: SEES,

@@ -11,6 +11,7 @@ import type { TaskEnvelope, TaskState } from '../events/types';
 import { decodedJson, isJson } from './encodedJson';
 import { PRINTABLE_REFUSED, printableShortForm, printableText } from './printableText';
 import { shownValue } from './shownValue';
+import { showingForm } from './teachingMessages';
 
 // The stored shapes belong to the events; the input schemas below accept more spellings and must produce them.
 export { PRIORITIES, TASK_STATES };
@@ -92,9 +93,19 @@ export const partSchema = z.discriminatedUnion(
   },
 );
 
+/**
+ * Shown by every refusal of a task input's shape: a model writes `"input": "please review"` or `{"text": "..."}`, and
+ * was told "must be an object (a JSON object of fields), not text" or "allowed fields in 'task.input': parts." alone,
+ * not what an input looks like (as an artifact's refusal shows an artifact).
+ */
+const INPUT_FORM = showingForm(
+  'a task\'s input is {"parts": [{"kind": "text", "text": "..."}, ...]}, e.g. "input": {"parts": [{"kind": "text", ' +
+    '"text": "please review"}]}',
+);
+
 export const taskEnvelopeSchema = z.strictObject({
   state: taskStateSchema.optional(),
-  input: z.strictObject({ parts: z.array(partSchema) }).optional(),
+  input: z.strictObject({ parts: z.array(partSchema, { error: INPUT_FORM }) }, { error: INPUT_FORM }).optional(),
   metadata: z
     .strictObject({
       sessionId: z.string().optional(),

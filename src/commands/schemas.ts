@@ -12,6 +12,7 @@ import { MAX_TASK_BYTES, withinJsonBytes } from './jsonSize';
 import { messageId, messageIdSchema } from './messageIds';
 import { shownValue } from './shownValue';
 import { encodedOr } from './encodedJson';
+import { PRINTABLE_REFUSED, printableText } from './printableText';
 
 export const MAX_SUBJECT_CHARS = 200;
 export const MAX_IDEMPOTENCY_KEY_CHARS = 200;
@@ -101,10 +102,14 @@ export const sendMessageSchema = z.strictObject({
       `an A2A task: state, input.parts, metadata, expectedOutput, budget, expiresAt; at most ${MAX_TASK_BYTES / 1024} KiB ` +
         "as JSON (link to larger content: a file part's uri)",
     ),
-  idempotencyKey: z
-    .string()
-    .min(1)
-    .max(MAX_IDEMPOTENCY_KEY_CHARS)
+  // Matched exactly, as a thread id: 'k1 ' (a key copied with a space) was another key than 'k1', so a retry sent the
+  // message twice; and the Idempotency-Key header's value loses that space on the way (HTTP trims it), the body's kept it.
+  idempotencyKey: printableText({
+    noun: 'key',
+    names: 'key',
+    max: MAX_IDEMPOTENCY_KEY_CHARS,
+    form: `1-${MAX_IDEMPOTENCY_KEY_CHARS} characters of printable text, e.g. "review-12" (${PRINTABLE_REFUSED})`,
+  })
     .optional()
     .describe('a unique key per message: a retry with the same key returns the first result and sends nothing new'),
 });

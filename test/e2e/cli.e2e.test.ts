@@ -784,7 +784,10 @@ test("send --idempotency-key '': refused, nothing sent (never a send without the
   const sent = await mailbox(bob, 'send', '@emptykey', 's', 'b', '--idempotency-key', '');
   expect(sent).toEqual({
     out: '',
-    err: "error: mailbox send: '--idempotency-key' must not be empty (VALIDATION_FAILED)\n",
+    err:
+      "error: mailbox send: '--idempotency-key' must not be empty: a key is 1-200 characters of printable text, e.g. " +
+      '"review-12" (no control characters, line breaks, invisible or bidi formatting characters, nor whitespace at ' +
+      'either end) (VALIDATION_FAILED)\n',
     exitCode: 1,
   });
   expect(await server.eventCount()).toBe(before);

@@ -114,11 +114,12 @@ test('the task schema is compact, with no long regexes anywhere, and names exact
 });
 
 test('hints: reads are read-only and idempotent; mark_read is idempotent; archive is destructive; add_message is neither', () => {
-  for (const name of ['list_agents', 'unread_count']) {
+  for (const name of ['list_agents', 'unread_count', 'get_delivery']) {
     expect(tool(name).annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
   }
   // Returning messages to their recipient records seen marks (issue 13): idempotent, not read-only.
-  for (const name of ['list_messages', 'get_message']) {
+  // So do the task reads (list_tasks marks a listed task's message seen; get_task too, and the sender's outcome seen).
+  for (const name of ['list_messages', 'get_message', 'list_tasks', 'get_task']) {
     expect(tool(name).annotations).toMatchObject({ readOnlyHint: false, idempotentHint: true, destructiveHint: false });
   }
   expect(tool('mark_read').annotations).toMatchObject({ readOnlyHint: false, idempotentHint: true, destructiveHint: false });

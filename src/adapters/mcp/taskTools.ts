@@ -50,11 +50,12 @@ export const TASK_TOOLS: ToolDefinition[] = [
     name: 'list_tasks',
     description:
       'List your tasks, newest first: view assigned (you hold them; the default), claimable (AGENT:* or list tasks ' +
-      'you may claim) or sent (tasks you sent); optionally only some states. Page on with nextCursor. In sent, outcomeUnseen: true ' +
+      'you may claim) or sent (tasks you sent); optionally only some states. In sent, outcomeUnseen: true ' +
       'marks a task that finished without you and waits on you (tasksWaiting) until you get_task it.',
     schema: listTasksSchema,
     output: taskPageSchema,
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    // Like list_messages: a task returned to a recipient of its message marks that message seen (the delivery ledger).
+    annotations: { readOnlyHint: false, idempotentHint: true, destructiveHint: false, openWorldHint: false },
     encodedForm: 'comma-separated or JSON-encoded',
     run: (api, args) => api.listTasks(checkedArguments(listTasksSchema, args, 'list_tasks')),
   },

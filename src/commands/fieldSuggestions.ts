@@ -45,6 +45,8 @@ const COMMON: readonly Guesses[] = [
   ['limit', ['max', 'count', 'size', 'page_size', 'per_page', 'max_results', 'top', 'n']],
   ['cursor', ['next', 'next_cursor', 'page', 'page_token', 'after', 'offset']],
   ['after', ['cursor', 'next_after', 'next']],
+  // The log's position: `mailbox audit replay --from N` reads from N, so an auditor asks the route with ?from=N.
+  ['after', ['from', 'since', 'start', 'position', 'from_position'], ['GET /v1/audit/events']],
   ['before', ['until', 'older_than', 'sent_before']],
   ['leaseSeconds', ['lease', 'ttl', 'lease_duration', 'duration', 'timeout', 'seconds']],
   ['all', ['mark_all', 'everything']],
@@ -86,4 +88,14 @@ export function moreRecipientsHint(input: string, keys: readonly string[], given
   if (input !== 'add_message' || !given.includes('to')) return '';
   if (!keys.some((key) => RECIPIENT_GUESSES.includes(key.toLowerCase()))) return '';
   return ' Every recipient goes in \'to\': one @identity, AGENT:*, or a list such as ["@b", "@c"].';
+}
+
+/**
+ * For the log's listing given `from` (or `since`...): `after` is exclusive where `mailbox audit replay --from N` reads
+ * from N itself, so the suggestion alone would skip event N. Empty otherwise.
+ */
+export function positionHint(input: string, keys: readonly string[], allowed: readonly string[]): string {
+  if (input !== 'GET /v1/audit/events' || !allowed.includes('after')) return '';
+  if (!keys.some((key) => fieldsMeant(key, allowed, input).includes('after'))) return '';
+  return ' after=N lists the events after position N (from N+1): to read from position N, as mailbox audit replay --from N does, pass after=N-1.';
 }

@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import { MailboxError } from '../errors';
-import { fieldsMeant, moreRecipientsHint } from './fieldSuggestions';
+import { fieldsMeant, moreRecipientsHint, positionHint } from './fieldSuggestions';
 import { assertJsonDepth } from './jsonDepth';
 import { NOT_A_FIELD_HERE, teachingMessage } from './teachingMessages';
 import { assertWellFormedText } from './wellFormedText';
@@ -93,14 +93,16 @@ export function toMailboxError(schema: z.ZodType, error: z.ZodError, what: strin
     const valid = allowed.length ? `allowed fields${where}: ${allowed.join(', ')}` : `it takes no fields${where}`;
     const form = unknown.message === NOT_A_FIELD_HERE ? '' : `; ${unknown.message}`; // the schema's form (showingForm)
     const senderHint =
-      unknown.path.length === 0 && unknown.keys.some((key) => SENDER_FIELDS.has(key))
+      // Not for a key that names another field here (the log's `from`, a position: 'after').
+      unknown.path.length === 0 && unknown.keys.some((key, index) => SENDER_FIELDS.has(key) && meant[index].length === 0)
         ? ' Your identity comes from your token, never from the request.'
         : '';
     const recipientsHint = unknown.path.length === 0 ? moreRecipientsHint(what, unknown.keys, given) : '';
+    const afterHint = unknown.path.length === 0 ? positionHint(what, unknown.keys, allowed) : '';
     return new MailboxError(
       'UNKNOWN_FIELD',
       'Unknown field',
-      `${what} does not accept ${named.join(', ')}; ${valid}${form}.${senderHint}${recipientsHint}`,
+      `${what} does not accept ${named.join(', ')}; ${valid}${form}.${senderHint}${recipientsHint}${afterHint}`,
       { field: fields[0], fields, allowed, ...(suggestions.length > 0 ? { suggestions } : {}) },
     );
   }

@@ -480,6 +480,11 @@ test('task move refused: the states it may move to under that label (none on a f
     'error: Moving a task to Failed needs a reason (a sentence for the sender saying why); add --reason <text>. ' +
       '(VALIDATION_FAILED)\n',
   );
+  // A note for a reason is said to be no stand-in, in the CLI's flags too.
+  expect((await move('failed', '--note', 'flaky')).err).toBe(
+    'error: Moving a task to Failed needs a reason (a sentence for the sender saying why); add --reason <text> (the ' +
+      'note given goes beside the reason, never in its place). (VALIDATION_FAILED)\n',
+  );
   expect((await move('failed', '--reason', 'flaky', '--artifact', 'log')).err).toBe(
     'error: Artifacts are the output of a finished task: give --artifact when moving it to completed, not with Failed. ' +
       '(VALIDATION_FAILED)\n',

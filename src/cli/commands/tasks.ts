@@ -42,10 +42,11 @@ const said = (r: TaskResult) =>
  */
 function inFlagForm(error: unknown): unknown {
   if (!isMailboxError(error) || error.code !== 'VALIDATION_FAILED') return error;
-  const { field, to, issues } = error.envelope;
+  const { field, to, issues, given } = error.envelope;
   if (issues !== undefined || typeof to !== 'string') return error; // a schema's refusal, not the transition's
   const state = to as TaskStateName;
-  if (field === 'reason' || field === 'note') return missingField(field, state, `add --${field} <text>`);
+  const instead = given === 'reason' || given === 'note' ? given : undefined;
+  if (field === 'reason' || field === 'note') return missingField(field, state, `add --${field} <text>`, instead);
   if (field === 'artifacts') return artifactsOnlyOnCompletion(state, 'give --artifact when moving it to completed');
   return error;
 }

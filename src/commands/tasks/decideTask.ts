@@ -206,8 +206,8 @@ export function decideTransitionTask(command: TransitionTask, context: TaskConte
       to,
       rules.map((r) => r.to),
     );
-  if (rule.requires === 'reason' && !reason) return missingField('reason', to);
-  if (rule.requires === 'note' && !note) return missingField('note', to);
+  if (rule.requires === 'reason' && !reason) return missingField('reason', to, undefined, note ? 'note' : undefined);
+  if (rule.requires === 'note' && !note) return missingField('note', to, undefined, reason ? 'reason' : undefined);
   if (artifacts?.length && to !== 'Completed') return artifactsOnlyOnCompletion(to);
 
   if (to === 'Submitted') {

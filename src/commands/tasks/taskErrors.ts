@@ -248,16 +248,26 @@ export const releaseTakesNoText = (field: 'note' | 'reason'): MailboxError =>
     { field, to: 'Submitted' },
   );
 
-/** `add` says how to give the field where the caller is: "reason" in JSON (HTTP, MCP); the CLI says --reason <text>. */
-export const missingField = (field: 'reason' | 'note', to: TaskStateName, add = `add "${field}"`): MailboxError =>
-  new MailboxError(
+/**
+ * `add` says how to give the field where the caller is: "reason" in JSON (HTTP, MCP); the CLI says --reason <text>.
+ * `instead`: the other text field, given in its place (a Rejected with only a note): said, since it is no stand-in.
+ */
+export const missingField = (
+  field: 'reason' | 'note',
+  to: TaskStateName,
+  add = `add "${field}"`,
+  instead?: 'reason' | 'note',
+): MailboxError => {
+  const other = instead === undefined ? '' : ` (the ${instead} given goes beside the ${field}, never in its place)`;
+  return new MailboxError(
     'VALIDATION_FAILED',
     'Validation failed',
     field === 'reason'
-      ? `Moving a task to ${to} needs a reason (a sentence for the sender saying why); ${add}.`
-      : `Moving a task to ${to} needs a note (what you need from the sender); ${add}.`,
-    { field, to },
+      ? `Moving a task to ${to} needs a reason (a sentence for the sender saying why); ${add}${other}.`
+      : `Moving a task to ${to} needs a note (what you need from the sender); ${add}${other}.`,
+    { field, to, ...(instead === undefined ? {} : { given: instead }) },
   );
+};
 
 /** `send` says how to give artifacts where the caller is (the CLI: with its flag, on a move to completed). */
 export const artifactsOnlyOnCompletion = (to: TaskStateName, send = 'send them with "to": "Completed"'): MailboxError =>

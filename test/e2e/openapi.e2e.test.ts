@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { buildOpenApiDocument } from '../../src/adapters/http/openapi';
+import { ConcurrencyConflict } from '../../src/errors';
 import { tempDir } from '../support/fixtures';
 import { startTestServer, type TestServer } from '../support/httpServer';
 
@@ -215,4 +216,110 @@ test('each write documents its body as required exactly when the server refuses 
     expect([method, path, answer.status < 300 || refused]).toEqual([method, path, true]);
     expect([method, path, op.requestBody.required]).toEqual([method, path, refused]);
   }
+});
+
+test('every write under /v1 documents 409 CONCURRENCY_CONFLICT saying to resend, and answers it when its appends keep losing', async () => {
+  // The served document, as a client reads it. A write whose append loses the race on every attempt answers 409
+  // CONCURRENCY_CONFLICT (commandHandler.ts): a generated client that did not know the 409 treated it as unexpected.
+  const { body: served } = await server.call<Json>('GET', '/openapi.json');
+  const writes = Object.entries(served.paths as Json).flatMap(([path, methods]) =>
+    Object.entries(methods as Json)
+      .filter(([method]) => method !== 'get' && path.startsWith('/v1/'))
+      .map(([method, op]) => ({ route: `${method} ${path}`, op: op as Json })),
+  );
+  expect(writes.map(({ route }) => route).sort()).toEqual([
+    'delete /v1/agents/{identity}',
+    'post /v1/agents',
+    'post /v1/agents/{identity}/token',
+    'post /v1/messages',
+    'post /v1/messages/read',
+    'post /v1/messages/{id}/archive',
+    'post /v1/messages/{id}/read',
+    'post /v1/messages/{id}/unarchive',
+    'post /v1/tasks/{id}/claim',
+    'post /v1/tasks/{id}/transition',
+  ]);
+  for (const { route, op } of writes) {
+    const conflict = op.responses['409'];
+    expect([route, conflict?.content?.['application/json']?.schema]).toEqual([
+      route,
+      { $ref: '#/components/schemas/ErrorEnvelope' },
+    ]);
+    expect([route, conflict.description]).toEqual([
+      route,
+      expect.stringMatching(
+        /CONCURRENCY_CONFLICT.*none of this request's events was written.*Send the same request again: it is safe/,
+      ),
+    ]);
+    // Only a send takes an Idempotency-Key (the others refuse the header): only its advice names one.
+    expect([route, conflict.description.includes('Idempotency-Key')]).toEqual([route, route === 'post /v1/messages']);
+  }
+
+  // The real answers: every write, its appends refused by the store's revision check each time.
+  const direct = (
+    await server.call('POST', '/v1/messages', { token: t['@a'], body: { to: ['@b', '@c'], subject: 's', body: 'b' } })
+  ).body.messageId as string;
+  const archived = (await server.call('POST', '/v1/messages', { token: t['@a'], body: { to: '@b', subject: 's', body: 'b' } }))
+    .body.messageId as string;
+  expect((await server.call('POST', `/v1/messages/${archived}/archive`, { token: t['@b'] })).status).toBe(200);
+  const task = { state: 'Submitted', input: { parts: [{ kind: 'text', text: 'raced' }] } };
+  const taskId = (
+    await server.call('POST', '/v1/messages', { token: t['@a'], body: { to: 'AGENT:*', subject: 't', body: 'b', task } })
+  ).body.messageId as string;
+  const admin = server.adminToken;
+  const keyed = { 'idempotency-key': 'raced-1' };
+  const requests: Record<string, [string, string, Parameters<TestServer['call']>[2]]> = {
+    'post /v1/agents': ['POST', '/v1/agents', { token: admin, body: { identity: '@late' } }],
+    'delete /v1/agents/{identity}': ['DELETE', '/v1/agents/@c', { token: admin }],
+    'post /v1/agents/{identity}/token': ['POST', '/v1/agents/@c/token', { token: admin }],
+    'post /v1/messages': [
+      'POST',
+      '/v1/messages',
+      { token: t['@a'], body: { to: '@b', subject: 's', body: 'b' }, headers: keyed },
+    ],
+    'post /v1/messages/read': ['POST', '/v1/messages/read', { token: t['@b'], body: { messageId: direct } }],
+    'post /v1/messages/{id}/read': ['POST', `/v1/messages/${direct}/read`, { token: t['@c'] }],
+    'post /v1/messages/{id}/archive': ['POST', `/v1/messages/${direct}/archive`, { token: t['@b'] }],
+    'post /v1/messages/{id}/unarchive': ['POST', `/v1/messages/${archived}/unarchive`, { token: t['@b'] }],
+    'post /v1/tasks/{id}/claim': ['POST', `/v1/tasks/${taskId}/claim`, { token: t['@b'] }],
+    'post /v1/tasks/{id}/transition': ['POST', `/v1/tasks/${taskId}/transition`, { token: t['@a'], body: { to: 'Canceled' } }],
+  };
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  const envelope = ajv.compile(served.components.schemas.ErrorEnvelope as Json);
+  const store = server.mailbox.eventStore;
+  const append = store.append.bind(store);
+  // Every revision-checked append loses (the seen marks a listing writes append at 'any': left alone).
+  const losing = jest
+    .spyOn(store, 'append')
+    .mockImplementation((stream, events, expected) =>
+      expected === 'any'
+        ? append(stream, events, expected)
+        : Promise.reject(new ConcurrencyConflict(stream, String(expected), 'later')),
+    );
+  try {
+    for (const { route } of writes) {
+      const before = await server.eventCount();
+      const [method, path, options] = requests[route];
+      const answer = await server.call(method, path, options);
+      expect([route, answer.status, answer.body.code, typeof answer.body.stream]).toEqual([
+        route,
+        409,
+        'CONCURRENCY_CONFLICT',
+        'string',
+      ]);
+      expect([route, envelope(answer.body)]).toEqual([route, true]);
+      expect([route, await server.eventCount()]).toEqual([route, before]);
+    }
+  } finally {
+    losing.mockRestore();
+  }
+
+  // As the description says: the same request sent again (the send with its key, twice) is written once.
+  const [, , send] = requests['post /v1/messages'];
+  const first = await server.call('POST', '/v1/messages', send);
+  const again = await server.call('POST', '/v1/messages', send);
+  expect([first.status, again.status, again.headers.get('idempotent-replayed')]).toEqual([201, 201, 'true']);
+  expect(again.body.messageId).toBe(first.body.messageId);
+  const claimed = await server.call('POST', `/v1/tasks/${taskId}/claim`, { token: t['@b'] });
+  expect([claimed.status, claimed.body.assignee]).toEqual([200, '@b']);
 });

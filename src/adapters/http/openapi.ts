@@ -113,14 +113,32 @@ function queryParameters(spec: RouteSpec): Json[] {
   }));
 }
 
-function errorResponses(codes: readonly ErrorCode[]): Record<string, Json> {
+/**
+ * What a client does about a code it can settle by itself, said with its status: a generated client shows the
+ * description, and "409" alone reads as final. CONCURRENCY_CONFLICT is commandHandler.ts's (its retries ran out).
+ */
+function whatToDo(code: ErrorCode, spec: RouteSpec): string | null {
+  if (code !== 'CONCURRENCY_CONFLICT') return null;
+  const keyed = spec.headers?.some((header) => header.name === 'Idempotency-Key')
+    ? ' With an Idempotency-Key, send it again with the same key: the message is written once, also when an answer was lost.'
+    : '';
+  return (
+    'CONCURRENCY_CONFLICT: other writes to the same stream (named in `stream`) got there first on each of its attempts, ' +
+    "and none of this request's events was written to it. Send the same request again: it is safe, decided afresh on " +
+    `the stream as it then is, and writes nothing twice.${keyed}`
+  );
+}
+
+function errorResponses(spec: RouteSpec, codes: readonly ErrorCode[]): Record<string, Json> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
   return Object.fromEntries(
     [...byStatus].map(([status, list]) => [
       String(status),
       {
-        description: `Error envelope; code ${list.join(' | ')}`,
+        description: [`Error envelope; code ${list.join(' | ')}`, ...list.map((code) => whatToDo(code, spec))]
+          .filter((part) => part !== null)
+          .join('. '),
         content: { 'application/json': { schema: ENVELOPE_REF } },
       },
     ]),
@@ -182,7 +200,7 @@ function operation(spec: RouteSpec, limits?: ServedLimits): Json {
         ...successHeaders(spec),
         content: successContent(spec),
       },
-      ...errorResponses(withRefusalsOfEveryRoute(spec)),
+      ...errorResponses(spec, withRefusalsOfEveryRoute(spec)),
     }),
   };
 }

@@ -41,7 +41,7 @@ export const ROUTE_SPECS: RouteSpec[] = [
       schema: responses.registrationSchema,
       description: '{identity, role, token, registeredAt, warnings?}',
     },
-    errors: [...AUTH, ...BODY, 'AGENT_EXISTS'],
+    errors: [...AUTH, ...BODY, 'AGENT_EXISTS', 'CONCURRENCY_CONFLICT'],
   },
   {
     method: 'get',
@@ -70,7 +70,7 @@ export const ROUTE_SPECS: RouteSpec[] = [
       schema: responses.retirementSchema,
       description: '{identity, retiredAt, changed, releasedTasks, canceledTasks, warnings?}',
     },
-    errors: [...AUTH, 'VALIDATION_FAILED', 'AGENT_NOT_FOUND'],
+    errors: [...AUTH, 'VALIDATION_FAILED', 'AGENT_NOT_FOUND', 'CONCURRENCY_CONFLICT'],
   },
   {
     method: 'post',
@@ -80,7 +80,7 @@ export const ROUTE_SPECS: RouteSpec[] = [
     tag: 'agents',
     auth: 'admin',
     success: { status: 201, schema: responses.tokenRotationSchema, description: '{identity, token, rotatedAt, warnings?}' },
-    errors: [...AUTH, 'UNKNOWN_FIELD', 'VALIDATION_FAILED', 'AGENT_NOT_FOUND'],
+    errors: [...AUTH, 'UNKNOWN_FIELD', 'VALIDATION_FAILED', 'AGENT_NOT_FOUND', 'CONCURRENCY_CONFLICT'],
   },
   {
     method: 'post',
@@ -115,7 +115,15 @@ export const ROUTE_SPECS: RouteSpec[] = [
         },
       ],
     },
-    errors: [...AUTH, ...BODY, 'INVALID_RECIPIENT_SHAPE', 'UNKNOWN_RECIPIENT', 'MESSAGE_NOT_FOUND', 'IDEMPOTENCY_KEY_REUSED'],
+    errors: [
+      ...AUTH,
+      ...BODY,
+      'INVALID_RECIPIENT_SHAPE',
+      'UNKNOWN_RECIPIENT',
+      'MESSAGE_NOT_FOUND',
+      'IDEMPOTENCY_KEY_REUSED',
+      'CONCURRENCY_CONFLICT',
+    ],
   },
   {
     method: 'get',
@@ -183,7 +191,7 @@ export const ROUTE_SPECS: RouteSpec[] = [
         '{messageId, readAt, status, warnings?}, {results: [per distinct id], warnings? (DUPLICATE_MESSAGE_ID for a repeated id)}, or for all: ' +
         '{all: true, status, changed, messageIds, withheldUnseenCount, readAt, warnings?}',
     },
-    errors: [...AUTH, ...BODY, 'NOT_A_RECIPIENT', 'MESSAGE_NOT_FOUND'],
+    errors: [...AUTH, ...BODY, 'NOT_A_RECIPIENT', 'MESSAGE_NOT_FOUND', 'CONCURRENCY_CONFLICT'],
   },
   {
     method: 'post',
@@ -193,7 +201,7 @@ export const ROUTE_SPECS: RouteSpec[] = [
     tag: 'messages',
     auth: 'agent',
     success: { status: 200, schema: responses.readResultSchema, description: '{messageId, readAt, status: "read", warnings?}' },
-    errors: [...AUTH, 'VALIDATION_FAILED', 'NOT_A_RECIPIENT', 'MESSAGE_NOT_FOUND'],
+    errors: [...AUTH, 'VALIDATION_FAILED', 'NOT_A_RECIPIENT', 'MESSAGE_NOT_FOUND', 'CONCURRENCY_CONFLICT'],
   },
   {
     method: 'post',
@@ -207,7 +215,7 @@ export const ROUTE_SPECS: RouteSpec[] = [
       schema: responses.archiveResultSchema,
       description: '{messageId, archivedAt, status: "archived", changed, warnings?} (changed false: it was archived already)',
     },
-    errors: [...AUTH, 'VALIDATION_FAILED', 'NOT_A_RECIPIENT', 'MESSAGE_NOT_FOUND'],
+    errors: [...AUTH, 'VALIDATION_FAILED', 'NOT_A_RECIPIENT', 'MESSAGE_NOT_FOUND', 'CONCURRENCY_CONFLICT'],
   },
   {
     method: 'post',
@@ -221,7 +229,7 @@ export const ROUTE_SPECS: RouteSpec[] = [
       schema: responses.unarchiveResultSchema,
       description: '{messageId, status: "inbox", readAt, changed, warnings?} (changed false: it was not archived)',
     },
-    errors: [...AUTH, 'VALIDATION_FAILED', 'NOT_A_RECIPIENT', 'MESSAGE_NOT_FOUND'],
+    errors: [...AUTH, 'VALIDATION_FAILED', 'NOT_A_RECIPIENT', 'MESSAGE_NOT_FOUND', 'CONCURRENCY_CONFLICT'],
   },
   {
     method: 'get',

@@ -367,7 +367,8 @@ function verifySummary(report: VerifyReport, views: string): string {
   const identities =
     `${report.agentsCompared - unregistered} agents` +
     (unregistered === 0 ? '' : ` and ${unregistered} unregistered ${unregistered === 1 ? 'identity' : 'identities'} with mail`);
-  const scope = `${report.eventsRebuilt} events rebuilt, ${identities}, ${report.entriesCompared} listing entries and ${report.ledgersCompared} delivery ledgers compared`;
+  const ledgers = `${report.ledgersCompared} delivery ledger${report.ledgersCompared === 1 ? '' : 's'}`;
+  const scope = `${report.eventsRebuilt} events rebuilt, ${identities}, ${report.entriesCompared} listing entries and ${ledgers} compared`;
   const differences = `${report.differences.length} difference${report.differences.length === 1 ? '' : 's'}`;
   if (report.ok) return `OK: ${views} match the log ${where}; ${scope}.`;
   if (!report.settled)

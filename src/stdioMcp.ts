@@ -14,6 +14,7 @@ import { refusingAgentApi } from './adapters/mcp/refusingAgentApi';
 import { duplicateKeyError, pathOfDuplicateKey } from './commands/jsonDuplicateKeys';
 import type { AgentApi } from './application/agentApi';
 import { isMailboxError, MailboxError } from './errors';
+import { LIMITS_UNREAD, type StatedLimits } from './application/servedLimits';
 
 const NO_TOKEN_MESSAGE =
   'mailbox mcp has no agent token: set MAILBOX_TOKEN in the MCP client\'s "env" for this server ' +
@@ -53,33 +54,60 @@ const emptyTokenMessage = (token: string) =>
 /** How long `mailbox mcp` waits at start for the server to say whom its token is for. */
 const START_CHECK_MS = 5000;
 
+/** What GET /v1/whoami answers: the token's holder, and the server's limits (absent from an older server's answer). */
+interface Whoami {
+  identity: string;
+  role: string;
+  limits?: { maxBodyBytes?: unknown };
+}
+
+/** What `mailbox mcp` learned from its server at start: whoami's answer; or why it did not ask, or was not answered. */
+export type StartCheck = { whoami: Whoami } | { refusal: MailboxError } | { failure: unknown };
+
+/** Asks the server, once, at start (GET /v1/whoami): whom it takes the token for, and its limits. */
+export async function checkServer(url: string, token: string | undefined): Promise<StartCheck> {
+  const refusal = stdioRefusal(url, token);
+  if (refusal) return { refusal };
+  try {
+    const signal = AbortSignal.timeout(START_CHECK_MS);
+    return { whoami: await new MailboxHttpClient(url, token).request<Whoami>('GET', '/v1/whoami', { signal }) };
+  } catch (error) {
+    return { failure: error };
+  }
+}
+
+/**
+ * The limits its tools/list states: the server's own, as GET /v1/whoami gave them (the schemas POST /mcp serves state
+ * the same); LIMITS_UNREAD when the server could not be asked, refused, or did not say (an older server): the defaults,
+ * said to be, and that its own could not be read. It stated the default whatever its server's limit was.
+ */
+export function limitsOf(check: StartCheck): StatedLimits {
+  const said = 'whoami' in check ? check.whoami.limits?.maxBodyBytes : undefined;
+  return typeof said === 'number' && Number.isSafeInteger(said) && said > 0 ? { maxBodyBytes: said } : LIMITS_UNREAD;
+}
+
 /**
  * The line `mailbox mcp` starts with, on stderr (the MCP client's log: its user sees nothing else): whom the server
  * takes the token for, or why the tool calls will fail. It said "serving MCP on stdio for <url>" with a token the
  * server refused, or no server at the URL, and the first sign was a tool call's error. Never keeps it from serving: an
  * MCP client whose server exits before `initialize` only says "disconnected", and a server started later answers.
  */
-export async function startLine(url: string, token: string | undefined): Promise<string> {
-  const refusal = stdioRefusal(url, token);
-  if (refusal) return `${refusal.message} Serving MCP anyway: every tool call answers ${refusal.code}.`;
-  try {
-    const { identity, role } = await new MailboxHttpClient(url, token).request<{ identity: string; role: string }>(
-      'GET',
-      '/v1/whoami',
-      { signal: AbortSignal.timeout(START_CHECK_MS) },
-    );
-    if (role === 'agent') return `serving MCP on stdio for ${url} as ${identity}`;
-    const holder = role === 'admin' ? 'the admin token' : `the token of ${role} ${identity}`;
-    return (
-      `serving MCP on stdio for ${url} with ${holder}, not an agent's: the tools send and read an agent's mail, so ` +
-      "they answer FORBIDDEN; set MAILBOX_TOKEN to the agent's token (an admin gets one with `mailbox agent add @<identity>`)."
-    );
-  } catch (error) {
+export function startLine(url: string, check: StartCheck): string {
+  if ('refusal' in check) return `${check.refusal.message} Serving MCP anyway: every tool call answers ${check.refusal.code}.`;
+  if ('failure' in check) {
+    const error = check.failure;
     if (!isMailboxError(error))
       return `serving MCP on stdio for ${url}, which did not answer within ${START_CHECK_MS} ms; tool calls may answer UNAVAILABLE.`;
     const until = error.code === 'UNAVAILABLE' ? 'until it answers' : 'until this is fixed';
     return `${error.message} Serving MCP anyway: tool calls answer ${error.code} ${until}.`;
   }
+  const { identity, role } = check.whoami;
+  if (role === 'agent') return `serving MCP on stdio for ${url} as ${identity}`;
+  const holder = role === 'admin' ? 'the admin token' : `the token of ${role} ${identity}`;
+  return (
+    `serving MCP on stdio for ${url} with ${holder}, not an agent's: the tools send and read an agent's mail, so ` +
+    "they answer FORBIDDEN; set MAILBOX_TOKEN to the agent's token (an admin gets one with `mailbox agent add @<identity>`)."
+  );
 }
 
 /**
@@ -231,9 +259,21 @@ function markingServerAnswers(api: AgentApi, answeredByServer: WeakSet<object>):
   });
 }
 
-/** Serves MCP on the given streams (stdin/stdout by default; tests pass in-memory pipes). Refused (stdioRefusal): every tool call says why. */
-export async function runStdioMcp(url: string, token: string | undefined, streams: { stdin?: Readable; stdout?: Writable } = {}) {
-  const factory = new McpServerFactory((error) => process.stderr.write(`mailbox mcp: tool failed: ${String(error)}\n`));
+/**
+ * Serves MCP on the given streams (stdin/stdout by default; tests pass in-memory pipes). Refused (stdioRefusal): every
+ * tool call says why. Its tools/list states the limits the server gave at start (`check`, made here when not given),
+ * so nothing is read until the server answered or the check gave up (START_CHECK_MS at most; stdin waits meanwhile).
+ */
+export async function runStdioMcp(
+  url: string,
+  token: string | undefined,
+  streams: { stdin?: Readable; stdout?: Writable } = {},
+  check: Promise<StartCheck> = checkServer(url, token),
+) {
+  const factory = new McpServerFactory(
+    (error) => process.stderr.write(`mailbox mcp: tool failed: ${String(error)}\n`),
+    limitsOf(await check),
+  );
   const refusal = stdioRefusal(url, token);
   const client = refusal ? null : new MailboxHttpClient(url, token);
   const answeredByServer = new WeakSet<object>();

@@ -8,6 +8,7 @@ import { ROLES } from '../commands/roles';
 import type { FlowEntry } from './liveFlow';
 import type { UnwokenPage } from '../projections/readModel/ledger';
 import type { RejectionRecord } from './rejectionLog';
+import type { ServedLimits } from './servedLimits';
 
 /** GET /v1/audit/unwoken: the unwoken alarm as the server's own /metrics counts it, with the oldest few. */
 export type UnwokenAlarm = UnwokenPage & { slaMs: number; sentBefore: string };
@@ -17,6 +18,17 @@ const timestamp = z.string().describe('ISO 8601 time');
 export const whoamiSchema = z.object({
   identity: z.string().describe("@name, or 'admin' for the admin token"),
   role: z.enum(ROLES),
+  limits: z
+    .object({
+      maxBodyBytes: z
+        .number()
+        .int()
+        .positive()
+        .describe(
+          'the largest message body this server takes, in UTF-8 bytes (its MAILBOX_MAX_BODY_BYTES); over it a send is 413 PAYLOAD_TOO_LARGE',
+        ),
+    })
+    .describe("this server's own limits, as its tools/list and GET /openapi.json state them (`mailbox mcp` reads them here)"),
 });
 
 export const flowEntrySchema = z.object({
@@ -172,4 +184,5 @@ void [
   fits<Fits<FlowEntry, typeof flowEntrySchema>>(),
   fits<Fits<RejectionRecord, typeof rejectionSchema>>(),
   fits<Fits<UnwokenAlarm, typeof unwokenAlarmSchema>>(),
+  fits<Fits<{ identity: string; role: (typeof ROLES)[number]; limits: ServedLimits }, typeof whoamiSchema>>(),
 ];

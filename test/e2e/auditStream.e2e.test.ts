@@ -376,10 +376,16 @@ describe('the console reads', () => {
     expect(table.body.agents.map((a: any) => a.identity)).toEqual(agents.body.agents.map((a: any) => a.identity));
     for (const row of table.body.agents)
       expect([row.unreadCount, row.oldestUnreadAt, row.lastActivityAt]).toEqual(counts[row.identity] ?? [0, null, null]);
-    expect((await server.call('GET', '/v1/whoami', { token: t['@aud'] })).body).toEqual({ identity: '@aud', role: 'auditor' });
+    const limits = { maxBodyBytes: 65536 }; // the server's own (the default here): `mailbox mcp` states it
+    expect((await server.call('GET', '/v1/whoami', { token: t['@aud'] })).body).toEqual({
+      identity: '@aud',
+      role: 'auditor',
+      limits,
+    });
     expect((await server.call('GET', '/v1/whoami', { token: server.adminToken })).body).toEqual({
       identity: 'admin',
       role: 'admin',
+      limits,
     });
     expect((await server.call('GET', '/v1/audit/agents', { token: t['@a'] })).status).toBe(403);
   });

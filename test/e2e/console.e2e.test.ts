@@ -300,6 +300,7 @@ maybe(
     await expect(server.call('GET', '/v1/whoami', { token: second }).then((r) => r.body)).resolves.toEqual({
       identity: '@eve',
       role: 'agent',
+      limits: { maxBodyBytes: 65536 },
     });
     const registry = (await server.call('GET', `/v1/audit/events?after=${head}`, { token: server.adminToken })).body.events;
     expect(registry.map((e: any) => [e.type, e.metadata.actor])).toEqual([

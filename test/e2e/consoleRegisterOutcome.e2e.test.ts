@@ -61,6 +61,7 @@ maybe(
     await expect(server.call('GET', '/v1/whoami', { token }).then((r) => r.body)).resolves.toEqual({
       identity: '@eve',
       role: 'agent',
+      limits: { maxBodyBytes: 65536 },
     });
     expect(await server.eventCount()).toBe(before + 1);
 

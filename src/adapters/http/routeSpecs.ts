@@ -370,10 +370,10 @@ export const ROUTE_SPECS: RouteSpec[] = [
     method: 'get',
     path: '/v1/whoami',
     operationId: 'whoami',
-    summary: "The token's holder: identity and role",
+    summary: "The token's holder (identity and role) and this server's limits (the largest message body it takes)",
     tag: 'agents',
     auth: 'any',
-    success: { status: 200, schema: consoleResponses.whoamiSchema, description: '{identity, role}' },
+    success: { status: 200, schema: consoleResponses.whoamiSchema, description: '{identity, role, limits: {maxBodyBytes}}' },
     errors: [...AUTH, 'UNKNOWN_FIELD'],
   },
   {

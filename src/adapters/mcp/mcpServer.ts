@@ -22,7 +22,7 @@ import { duplicateKeyError, pathOfDuplicateKey } from '../../commands/jsonDuplic
 import { compactJsonSchema, inputJsonSchema, outputJsonSchema, withDescriptions } from '../../application/jsonSchema';
 import { packageVersion } from '../../packageVersion';
 import type { AgentApi } from '../../application/agentApi';
-import type { ServedLimits } from '../../application/servedLimits';
+import type { StatedLimits } from '../../application/servedLimits';
 import { TOOLS, type ToolDefinition } from './tools';
 import { WithMeta } from './toolDefinition';
 import { toolsMeant } from './toolNameSuggestions';
@@ -205,7 +205,7 @@ function checkedCall(params: unknown): { name: string; arguments: unknown } {
   return { name: call.name, arguments: decodeArguments(call.arguments) };
 }
 
-function inputSchemaOf(tool: ToolDefinition, limits?: ServedLimits): Tool['inputSchema'] {
+function inputSchemaOf(tool: ToolDefinition, limits?: StatedLimits): Tool['inputSchema'] {
   const json = withDescriptions(inputJsonSchema(tool.schema, tool.encodedForm ?? 'JSON-encoded'), {
     ...tool.propertyDescriptions,
     ...tool.limitDescriptions?.(limits),
@@ -380,8 +380,9 @@ async function said(refused: Refused, command: string, error: MailboxError, para
 }
 
 /**
- * Builds the tool list once; stateless HTTP makes one server per request from it. `limits`: the serving server's
- * (POST /mcp), stated in the schemas; none (`mailbox mcp`, which does not know its server's): the defaults, said so.
+ * Builds the tool list once; stateless HTTP makes one server per request from it. `limits`, stated in the schemas:
+ * the serving server's (POST /mcp), or those `mailbox mcp`'s server gave at start (GET /v1/whoami); LIMITS_UNREAD when
+ * it could not be asked: the defaults, said to be, and that its own could not be read.
  */
 export class McpServerFactory {
   private readonly version = packageVersion();
@@ -389,7 +390,7 @@ export class McpServerFactory {
 
   constructor(
     private readonly onUnexpected: (error: unknown) => void = () => {},
-    limits?: ServedLimits,
+    limits?: StatedLimits,
   ) {
     this.tools = TOOLS.map((tool) => ({
       name: tool.name,

@@ -4,7 +4,7 @@ import { parseInput } from '../../commands/validation';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentApi } from '../../application/agentApi';
 import type { CommandName } from '../../application/commandNames';
-import type { ServedLimits } from '../../application/servedLimits';
+import type { StatedLimits } from '../../application/servedLimits';
 
 export interface ToolDefinition {
   name: string;
@@ -18,7 +18,7 @@ export interface ToolDefinition {
   /** Descriptions for properties of a schema owned elsewhere (the list query lives with the projections). */
   propertyDescriptions?: Record<string, string>;
   /** Descriptions of properties that state a configured limit, as the serving server has it (servedLimits.ts). */
-  limitDescriptions?: (limits?: ServedLimits) => Record<string, string>;
+  limitDescriptions?: (limits?: StatedLimits) => Record<string, string>;
   /** Advertised instead of the generated schema of a property (the compact task). */
   propertySchemas?: Record<string, Record<string, unknown>>;
   /** How a string may stand in for a structured field of this tool's input (for the advertised schema). */

@@ -20,9 +20,11 @@ export function registerMcpCommand(program: Command): void {
     )
     .action(
       action(async (options: ClientOptions) => {
-        const { runStdioMcp, startLine } = await import('../../stdioMcp'); // the MCP SDK: loaded by this command only
-        const server = await runStdioMcp(options.url, options.token);
-        process.stderr.write(`mailbox mcp: ${await startLine(options.url, options.token)}\n`);
+        const { checkServer, runStdioMcp, startLine } = await import('../../stdioMcp'); // the MCP SDK: loaded by this command only
+        // One GET /v1/whoami: whom the server takes the token for (the start line) and its limits (the tools' schemas).
+        const check = checkServer(options.url, options.token);
+        const server = await runStdioMcp(options.url, options.token, {}, check);
+        process.stderr.write(`mailbox mcp: ${startLine(options.url, await check)}\n`);
         await new Promise<void>((resolve) => {
           server.onclose = resolve;
           process.stdin.once('end', resolve);

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { pageSize } from '../../../commands/numberFields';
 import { requireRole } from '../../../application/authorization';
+import { servedLimitsOf } from '../../../application/servedLimits';
 import type { UnwokenAlarm } from '../../../application/consoleResponseSchemas';
 import { parseInput } from '../../../commands/validation';
 import { actorOf } from '../auth';
@@ -22,11 +23,12 @@ export const unwokenQuerySchema = z.strictObject({
 });
 
 export function consoleApiRoutes(app: FastifyInstance, { mailbox, wakeStreams }: HttpContext, series: ConsoleSeries): void {
-  // Who the token belongs to: the console's sign-in (any role may ask; the answer is the caller's own).
+  // Who the token belongs to: the console's sign-in (any role may ask; the answer is the caller's own). With this
+  // server's limits: `mailbox mcp` states them in its tools/list, as POST /mcp does.
   app.get('/v1/whoami', async (request) => {
     noExtraInput(request.query, 'GET /v1/whoami');
     const { identity, role } = actorOf(request);
-    return { identity, role };
+    return { identity, role, limits: servedLimitsOf(mailbox.config) };
   });
 
   app.get('/v1/audit/rejections', async (request) => {

@@ -4,6 +4,7 @@ import { MailboxError } from '../../../errors';
 import type { HttpContext } from '../httpContext';
 import { sendEnvelope } from '../httpErrors';
 import { buildOpenApiDocument } from '../openapi';
+import { servedLimitsOf } from '../../../application/servedLimits';
 import { checkReadiness } from '../readiness';
 import { docsRoutes } from './docsRoutes';
 import { noExtraInput } from './routeInput';
@@ -40,7 +41,7 @@ export function opsRoutes(app: FastifyInstance, { mailbox, metrics }: HttpContex
 
   app.get('/openapi.json', async (request) => {
     noExtraInput(request.query, 'GET /openapi.json');
-    return (document ??= buildOpenApiDocument({ maxBodyBytes: mailbox.config.maxBodyBytes }));
+    return (document ??= buildOpenApiDocument(servedLimitsOf(mailbox.config)));
   });
   docsRoutes(app);
 }

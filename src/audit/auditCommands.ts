@@ -358,6 +358,11 @@ export async function runAgent(source: LogSource, identity: string, options: Out
 /** What the views under test are, for the summary line; the CLI says more precisely when it cannot see the server's. */
 export const LIVE_PROJECTIONS = 'the live projections';
 
+/** "1 agent", "2 agents": a summary an auditor reads aloud. */
+function counted(count: number, one: string, many: string): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
 function verifySummary(report: VerifyReport, views: string): string {
   const where =
     `at checkpoint ${report.comparedAt ?? '(empty)'} of log head ${report.head ?? '(empty)'}` +
@@ -365,11 +370,13 @@ function verifySummary(report: VerifyReport, views: string): string {
   const unregistered = report.unregisteredCompared;
   // Mail to a name nobody registered keeps an inbox, compared like an agent's; GET /v1/agents does not list it.
   const identities =
-    `${report.agentsCompared - unregistered} agents` +
-    (unregistered === 0 ? '' : ` and ${unregistered} unregistered ${unregistered === 1 ? 'identity' : 'identities'} with mail`);
-  const ledgers = `${report.ledgersCompared} delivery ledger${report.ledgersCompared === 1 ? '' : 's'}`;
-  const scope = `${report.eventsRebuilt} events rebuilt, ${identities}, ${report.entriesCompared} listing entries and ${ledgers} compared`;
-  const differences = `${report.differences.length} difference${report.differences.length === 1 ? '' : 's'}`;
+    counted(report.agentsCompared - unregistered, 'agent', 'agents') +
+    (unregistered === 0 ? '' : ` and ${counted(unregistered, 'unregistered identity', 'unregistered identities')} with mail`);
+  const scope =
+    `${counted(report.eventsRebuilt, 'event', 'events')} rebuilt, ${identities}, ` +
+    `${counted(report.entriesCompared, 'listing entry', 'listing entries')} and ` +
+    `${counted(report.ledgersCompared, 'delivery ledger', 'delivery ledgers')} compared`;
+  const differences = counted(report.differences.length, 'difference', 'differences');
   if (report.ok) return `OK: ${views} match the log ${where}; ${scope}.`;
   if (!report.settled)
     return (

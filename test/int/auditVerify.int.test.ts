@@ -120,6 +120,17 @@ describe('audit verify on the memory store', () => {
     );
   });
 
+  test('a count of one reads in the singular: "1 event rebuilt, 1 agent, 1 listing entry"', async () => {
+    // It said "1 events rebuilt, 1 agents, 1 listing entries": an auditor reading it aloud stumbled on every count.
+    mailbox = await memoryMailbox();
+    await registerAgents(mailbox, ['@solo']);
+    const out = capture();
+    const { code, report } = await verifyOn(mailbox, mailbox.projections, { out });
+    expect(code).toBe(0);
+    expect(report).toMatchObject({ ok: true, eventsRebuilt: 1, agentsCompared: 1 });
+    expect(out.text()).toContain('; 1 event rebuilt, 1 agent, 0 listing entries and 0 delivery ledgers compared.');
+  });
+
   test('a bogus change applied to the live views is reported exactly, and exits 1', async () => {
     mailbox = await memoryMailbox();
     const { first, second, reply } = await populate(mailbox);

@@ -80,6 +80,47 @@ test("the directories it makes for the SQLite log and views are its owner's only
   expect(fs.existsSync(path.join(logDir, 'mail.sqlite'))).toBe(true);
 });
 
+// A data directory that was there already (made by the operator, a mounted volume) is left as it is, and SQLite made
+// its files 0644 under the usual umask: in a 0755 directory the log (every message body) and the views were readable
+// by every user of the machine. Every file the server makes there is now its owner's only.
+test("in a data directory that was there already (0755), every file the server makes is its owner's only (0600)", async () => {
+  const root = tempDir();
+  const dataDir = path.join(root, 'data');
+  const logDir = path.join(root, 'shared');
+  for (const dir of [dataDir, logDir]) fs.mkdirSync(dir, { mode: 0o755 });
+  const admin = 'env-admin-token-0123456789abcdef';
+  const modes = (dir: string) =>
+    fs
+      .readdirSync(dir)
+      .sort()
+      .map((name) => [name, (fs.statSync(path.join(dir, name)).mode & 0o777).toString(8)]);
+  const umask = process.umask(0o022);
+  try {
+    const { server } = await start(dataDir, { adminToken: admin });
+    let whileServing: string[][];
+    try {
+      const registered = await post(server.url, '/v1/agents', admin, { identity: '@a' });
+      const { token } = (await registered.json()) as { token: string };
+      expect((await post(server.url, '/v1/messages', token, { to: '@a', subject: 's', body: 'private' })).status).toBe(201);
+      whileServing = modes(dataDir);
+    } finally {
+      await server.close();
+    }
+    expect(whileServing.map(([name]) => name)).toEqual(
+      expect.arrayContaining(['events.sqlite', 'events.sqlite-wal', 'events.sqlite-shm', 'views.sqlite', 'views.sqlite-wal']),
+    );
+    expect(whileServing).toEqual(whileServing.map(([name]) => [name, '600']));
+    const elsewhere = { adminToken: admin, eventStoreUrl: `sqlite:${path.join(logDir, 'mail.sqlite')}` };
+    await (await start(path.join(root, 'views'), elsewhere)).server.close();
+    const beside = modes(logDir); // the log, and the views the server keeps beside a sqlite: log
+    expect(beside.map(([name]) => name)).toEqual(expect.arrayContaining(['mail.sqlite', 'mail.views.sqlite']));
+    expect(beside).toEqual(beside.map(([name]) => [name, '600']));
+    expect(fs.statSync(dataDir).mode & 0o777).toBe(0o755); // the operator's directory is kept as it was
+  } finally {
+    process.umask(umask);
+  }
+});
+
 test('the rate limit turned off (MAILBOX_RATE_LIMIT_PER_SECOND=0) is said in one line at start, and only then', async () => {
   const started = async (extra: Record<string, unknown>) => {
     const lines: Array<{ level: number; msg: string; variable?: string }> = [];

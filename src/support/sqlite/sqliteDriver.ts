@@ -18,6 +18,7 @@
  * checkpoint sidecar's) must go through the same library, because two copies of SQLite in one process each keep
  * their own table of POSIX locks, and a descriptor one closes drops the locks the other holds.
  */
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
 
@@ -58,12 +59,33 @@ export function defaultSqliteDriver(): SqliteDriver {
   return (picked ??= pickSqliteDriver());
 }
 
-/** Opens a views file with `driver` (the default binding unless named: the one every connection of this process uses). */
+/**
+ * Opens a SQLite file (the log, the views, the views' lock) with `driver` (the default binding unless named: the one
+ * every connection of this process uses). A file the open would create is made first, its owner's only (0600).
+ */
 export function openSqliteDatabase(
   file: string,
   driver: SqliteDriver = defaultSqliteDriver(),
   options: { readonly?: boolean; fileMustExist?: boolean } = {},
 ): SqliteDatabase {
+  if (options.readonly !== true && options.fileMustExist !== true) createOwnerOnly(file);
   const Database = nodeRequire(driver) as DatabaseClass;
   return new Database(file, options);
+}
+
+/**
+ * Creates `file`, empty (SQLite takes an empty file as a new database), readable and writable by its owner only, unless
+ * it is there. Why: SQLite creates a database 0644 under the usual umask, and gives the -wal, -shm and journal it makes
+ * beside it the database's mode. The mailbox makes the directory it creates 0700, but a directory that was there
+ * already (made by the operator, a mounted volume, a shared one) is left as it is: there the log, every message body
+ * in it, and the views were readable by every user of the machine. A file that cannot be made here (no such
+ * directory, no permission) is left to SQLite's open, whose error the callers translate.
+ */
+function createOwnerOnly(file: string): void {
+  if (file === '' || file === ':memory:' || file.startsWith('file:')) return;
+  try {
+    fs.closeSync(fs.openSync(file, fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY, 0o600));
+  } catch {
+    // EEXIST: an existing file keeps its mode (the operator's to set); anything else: SQLite's open says what it is.
+  }
 }

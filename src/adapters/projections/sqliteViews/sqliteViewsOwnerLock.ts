@@ -60,7 +60,7 @@ export class SqliteViewsOwnerLock {
         throw new ViewsFileInUse(viewsFile, readHolder(viewsFile));
       throw error;
     }
-    fs.writeFileSync(holderFileOf(viewsFile), `pid ${process.pid}, since ${new Date().toISOString()}\n`);
+    fs.writeFileSync(holderFileOf(viewsFile), `pid ${process.pid}, since ${new Date().toISOString()}\n`, { mode: 0o600 });
     return new SqliteViewsOwnerLock(db, viewsFile);
   }
 

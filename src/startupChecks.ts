@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { redisVariable, type MailboxConfig } from './config';
+import { withoutCredentials } from './support/urlCredentials';
 import { isMailboxError } from './errors';
 import { StartupError, isStartupError } from './startupError';
 import { isEsdbUrl } from './adapters/eventstore/esdbClientCompat';
@@ -147,7 +148,7 @@ export function checkEventStoreUrl(url: string, { writable = true }: { writable?
     return;
   }
   throw new StartupError(
-    `${variable}='${url}' is not supported: use esdb://host:2113?tls=false (or kurrentdb://), ` +
+    `${variable}='${withoutCredentials(url)}' is not supported: use esdb://host:2113?tls=false (or kurrentdb://), ` +
       'sqlite:<file>, memory:, or unset it for SQLite in MAILBOX_DATA_DIR.',
     { variable },
   );

@@ -10,6 +10,7 @@ import { EsdbEventStore } from './eventstore/esdbEventStore';
 import { MemoryEventStore } from './eventstore/memoryEventStore';
 import { SqliteEventStore } from './eventstore/sqliteEventStore';
 import { defaultSqliteDriver } from '../support/sqlite/sqliteDriver';
+import { withoutCredentials } from '../support/urlCredentials';
 
 /** The SQLite file the configuration names (the embedded default, or sqlite:<file>); null for any other store. */
 export function sqliteLogFile(config: MailboxConfig): string | null {
@@ -110,7 +111,7 @@ export async function createEventStore(
   throw new MailboxError(
     'VALIDATION_FAILED',
     'Invalid configuration',
-    `MAILBOX_EVENTSTORE_URL '${url}' is not supported; use esdb://host:2113?tls=false (or kurrentdb://), sqlite:<file>, memory:, ` +
+    `MAILBOX_EVENTSTORE_URL '${withoutCredentials(String(url))}' is not supported; use esdb://host:2113?tls=false (or kurrentdb://), sqlite:<file>, memory:, ` +
       'or leave it unset for SQLite in MAILBOX_DATA_DIR.',
     { field: 'MAILBOX_EVENTSTORE_URL' },
   );

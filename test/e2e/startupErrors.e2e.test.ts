@@ -422,6 +422,23 @@ test('unreachable Redis: retried with backoff (said in the log), then one line n
   expect(waited).toBeLessThanOrEqual(1500);
 });
 
+// An EventStoreDB URL carries its credentials (esdb://admin:changeit@host). A scheme the mailbox does not take was
+// refused quoting the URL whole, password and all; an option the client does not read (a misspelled tlsCAFile) or
+// tlsVerifyCert=false was ignored by the client with a warning that printed the whole connection string, and the
+// server went on without the option. Each is now one line that names the option, without the password.
+test.each([
+  ['esdbs://admin:changeit@127.0.0.1:2113', ["'esdbs://***@127.0.0.1:2113' is not supported", 'esdb://host:2113']],
+  [
+    'esdb://admin:changeit@127.0.0.1:2113?tls=true&tlsCAFlie=/etc/ca.pem',
+    ["the option 'tlsCAFlie' is not one the EventStoreDB client reads (it would be ignored)", 'tlsCAFile'],
+  ],
+  ['esdb://admin:changeit@127.0.0.1:2113?tlsVerifyCert=false', ['tlsVerifyCert=false has no effect', 'tlsCAFile=']],
+])('MAILBOX_EVENTSTORE_URL=%s is refused in one line without its password', async (url, mentions) => {
+  const run = await serve(`esdb-credentials-${url.length}`, { MAILBOX_EVENTSTORE_URL: url });
+  expectOneLine(run, 'MAILBOX_EVENTSTORE_URL', ...mentions);
+  expect(run.stderr + run.stdout).not.toContain('changeit');
+});
+
 test('unreachable EventStoreDB: one line naming the host and MAILBOX_EVENTSTORE_URL', async () => {
   const port = await deadPort();
   const run = await serve('esdb-down', {

@@ -30,6 +30,10 @@ describe('EventStoreDB connection strings', () => {
     ['esdb://n1:2113?nodePreference=nearest', "nodePreference 'nearest' is not one of leader, follower, random, readOnlyReplica"],
     ['esdb://n1:2113?tls=yes', "tls must be true or false, got 'yes'"],
     ['esdb://n1:2113?defaultDeadline=-1', 'defaultDeadline must be a positive number'],
+    // The client ignored a key it does not know (a misspelled tlsCAFile) and tlsVerifyCert=false, each with a warning
+    // that printed the whole connection string, password included.
+    ['esdb://n1:2113?tls=true&tlsCAFlie=/ca.pem', "the option 'tlsCAFlie' is not one the EventStoreDB client reads"],
+    ['esdb://n1:2113?tls=true&tlsVerifyCert=false', 'tlsVerifyCert=false has no effect with this client'],
   ])('%s is refused: %s', (url, why) => {
     let error: unknown;
     try {

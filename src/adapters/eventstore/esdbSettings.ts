@@ -64,9 +64,51 @@ const DEFAULTS: Record<string, number> = { defaultDeadline: 5000, keepAliveInter
 /** The client matches option keys case-insensitively and ignores '-' and '_'. */
 const flat = (key: string) => key.toLowerCase().replace(/[-_]/g, '');
 
+/** The options the client reads (@eventstore/db-client's parseConnectionString), as it spells them. */
+const CLIENT_OPTIONS = [
+  'tls',
+  'tlsCAFile',
+  'userCertFile',
+  'userKeyFile',
+  'nodePreference',
+  'defaultDeadline',
+  'keepAliveInterval',
+  'keepAliveTimeout',
+  'connectionName',
+  'maxDiscoverAttempts',
+  'discoveryInterval',
+  'gossipTimeout',
+  'dnsDiscover',
+  'throwOnAppendFailure',
+  'tlsVerifyCert',
+];
+const KNOWN_OPTIONS = new Set(CLIENT_OPTIONS.map(flat));
+
+/**
+ * An option the client would not apply. It ignores a key it does not know (a misspelled tlsCAFile: TLS without the
+ * CA asked for) and `tlsVerifyCert=false` (it verifies anyway), each said only by a console.warn that printed the
+ * whole connection string, password and all, on the server's stderr. Refused instead, naming the option alone.
+ */
+function unappliedOption(query: URLSearchParams): MailboxError | null {
+  for (const [key, value] of query.entries()) {
+    if (!KNOWN_OPTIONS.has(flat(key)))
+      return invalid(
+        `the option '${key}' is not one the EventStoreDB client reads (it would be ignored); the options are ${CLIENT_OPTIONS.join(', ')}`,
+      );
+    if (flat(key) === flat('tlsVerifyCert') && value.trim().toLowerCase() === 'false')
+      return invalid(
+        "tlsVerifyCert=false has no effect with this client (it verifies the server's certificate anyway): name the " +
+          'CA that signed it with tlsCAFile=<path to a PEM file>, or leave the option out',
+      );
+  }
+  return null;
+}
+
 export function esdbSettings(url: string): EsdbSettings {
   const queryStart = url.indexOf('?');
   const query = new URLSearchParams(queryStart < 0 ? '' : url.slice(queryStart + 1));
+  const unapplied = unappliedOption(query);
+  if (unapplied !== null) throw unapplied;
   const given = new Map([...query.entries()].map(([key, value]) => [flat(key), value]));
   const added = Object.entries(DEFAULTS)
     .filter(([key]) => !given.has(flat(key)))

@@ -46,10 +46,24 @@ export const DEFAULT_REJECTION_CAPACITY = 1000;
 const MAX_MESSAGE_CHARS = 500;
 const MAX_COMMAND_CHARS = 200;
 
+/**
+ * A bearer token as the mailbox issues them (tokenHash.ts: `mbx_` or `mbx_admin_`, then 43 characters of base64url),
+ * or the start of one (20 characters or more of it).
+ */
+const TOKEN_SHAPED = /mbx_[A-Za-z0-9_-]{20,}/g;
+export const TOKEN_NOT_SHOWN = 'mbx_<a token, not shown>';
+
+/**
+ * `text` with every token in it replaced, then cut to `max` characters. A token pasted where something else goes (an
+ * agent's own token as the recipient, a message id or a path) was kept as sent in the refusal's message, its `to`
+ * and its route, where every auditor reading the rejections could take it and act as that agent.
+ */
+const kept = (text: string, max: number): string => text.replace(TOKEN_SHAPED, TOKEN_NOT_SHOWN).slice(0, max);
+
 /** The refused `to` as one line: a list (`["@b", "neo-gpt"]`) as its entries joined, so the wrong entry shows. */
 function recipientText(to: unknown): { to?: string } {
-  if (typeof to === 'string') return { to: to.slice(0, 200) };
-  if (Array.isArray(to) && to.every((entry) => typeof entry === 'string')) return { to: to.join(', ').slice(0, 200) };
+  if (typeof to === 'string') return { to: kept(to, 200) };
+  if (Array.isArray(to) && to.every((entry) => typeof entry === 'string')) return { to: kept(to.join(', '), 200) };
   return {};
 }
 
@@ -61,7 +75,7 @@ export function rejectionOf(
   if (!isMailboxError(error)) {
     return {
       ...context,
-      command: context.command.slice(0, MAX_COMMAND_CHARS),
+      command: kept(context.command, MAX_COMMAND_CHARS),
       code: 'INTERNAL',
       status: 500,
       message: 'An unexpected error (see the server log).',
@@ -70,14 +84,21 @@ export function rejectionOf(
   const { to, entry, identity, suggestions, field } = error.envelope;
   return {
     ...context,
-    command: context.command.slice(0, MAX_COMMAND_CHARS), // an unknown route or tool is named as asked: bounded
+    command: kept(context.command, MAX_COMMAND_CHARS), // an unknown route or tool is named as asked: bounded
     code: error.code,
     status: error.status,
-    message: error.message.slice(0, MAX_MESSAGE_CHARS),
+    message: kept(error.message, MAX_MESSAGE_CHARS),
     ...recipientText(to),
-    ...(typeof entry === 'string' ? { entry: entry.slice(0, 200) } : {}),
-    ...(typeof identity === 'string' ? { identity: identity.slice(0, 200) } : {}),
-    ...(Array.isArray(suggestions) ? { suggestions: suggestions.filter((s) => typeof s === 'string').slice(0, 10) } : {}),
-    ...(typeof field === 'string' ? { field: field.slice(0, 200) } : {}),
+    ...(typeof entry === 'string' ? { entry: kept(entry, 200) } : {}),
+    ...(typeof identity === 'string' ? { identity: kept(identity, 200) } : {}),
+    ...(Array.isArray(suggestions)
+      ? {
+          suggestions: suggestions
+            .filter((s) => typeof s === 'string')
+            .map((s) => kept(s, 200))
+            .slice(0, 10),
+        }
+      : {}),
+    ...(typeof field === 'string' ? { field: kept(field, 200) } : {}),
   };
 }

@@ -84,3 +84,34 @@ test('over MCP, a refused read and an unknown tool are recorded; a refused comma
   expect(records[4]).not.toMatchObject({ surface: 'mcp', agent: '@c' });
   expect(await mcp.server.eventCount()).toBe(before);
 });
+
+// A token pasted where something else goes (another agent's token given as the recipient, as a message id, in a
+// path, in a tool's argument) was kept as sent in the record's `to`, message and route: every auditor reading the
+// rejections (GET /v1/audit/rejections, the console) could take it and act as that agent. Each record still says what
+// was refused, with the token replaced.
+test('a token pasted into a refused request is never kept in its record', async () => {
+  const leaked = mcp.t['@b'];
+  const before = await mcp.server.eventCount();
+  const send = await mcp.server.call('POST', '/v1/messages', {
+    token: mcp.t['@a'],
+    body: { to: ['@c', leaked], subject: 's', body: 'b' },
+  });
+  expect([send.status, send.body.code]).toEqual([400, 'INVALID_RECIPIENT_SHAPE']);
+  expect((await mcp.server.call('GET', `/v1/messages/${leaked}`, { token: mcp.t['@a'] })).status).toBe(400);
+  expect((await mcp.server.call('GET', `/v1/mesages/${leaked}`, { token: mcp.t['@a'] })).status).toBe(404);
+  const c = await mcp.clients.http(mcp.t['@c']);
+  const read = (await c.callTool({ name: 'get_message', arguments: { messageId: leaked } })) as ToolResult;
+  expect(read.structuredContent.code).toBe('VALIDATION_FAILED');
+
+  const records = await newest(4);
+  expect(records.map((r) => [r.agent, r.command, r.code])).toEqual([
+    ['@c', 'get_message', 'VALIDATION_FAILED'],
+    ['@a', 'GET /v1/mesages/mbx_<a token, not shown>', 'NOT_FOUND'],
+    ['@a', 'GET /v1/messages/:id', 'VALIDATION_FAILED'],
+    ['@a', 'send', 'INVALID_RECIPIENT_SHAPE'],
+  ]);
+  expect(records[3]).toMatchObject({ to: '@c, mbx_<a token, not shown>' });
+  for (const record of records) expect(JSON.stringify(record)).not.toContain(leaked.slice(4, 24));
+  expect(JSON.stringify(records)).toContain('not shown');
+  expect(await mcp.server.eventCount()).toBe(before);
+});

@@ -49,6 +49,10 @@ export class HeldLog implements EventStore {
     return this.log.headPosition();
   }
 
+  countEvents(after: bigint | null, through: bigint, atMost: number): Promise<number> {
+    return this.log.countEvents(after, through, atMost);
+  }
+
   close(): Promise<void> {
     return this.log.close();
   }

@@ -220,7 +220,17 @@ export const readinessSchema = z.looseObject({
   projections: z.looseObject({
     ok: z.boolean(),
     running: z.boolean(),
-    lag: z.number().nullable(),
+    lag: z
+      .number()
+      .nullable()
+      .describe(
+        'events in the log the views do not hold yet (counted, not a difference of positions: EventStoreDB positions ' +
+          'are byte offsets); null when a store did not answer; not ready above 10000',
+      ),
+    lagAtLeast: z
+      .literal(true)
+      .optional()
+      .describe('present when the count stopped at 10001 (EventStoreDB, read to count): that many events behind or more'),
     /** Who projects: this process alone (embedded views), or the projector lease's holder (this node leading, or another). */
     leadership: z
       .looseObject({

@@ -29,6 +29,11 @@ export interface EventStore {
   /** Position of the newest mailbox event, or null for an empty log. */
   headPosition(): Promise<bigint | null>;
   /**
+   * How many mailbox events the log holds after `after` (null: from the start) up to `through` (inclusive), counted up
+   * to `atMost` (atMost: that many or more). Positions are not counts: EventStoreDB's are byte offsets in its log.
+   */
+  countEvents(after: bigint | null, through: bigint, atMost: number): Promise<number>;
+  /**
    * This log's identity: given once when the log is created and kept with it
    * (a new, emptied or other log has another one). Projections record it, so
    * that views of one log are never served or overwritten as another's.

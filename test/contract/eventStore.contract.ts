@@ -252,6 +252,31 @@ export function describeEventStoreContract(name: string, factory: EventStoreFact
         expect(labels(await store.readAll(all[1].position, 100))).toEqual(['@p3', '@p4', '@p5']);
       });
 
+      it('countEvents counts the events between two positions (not the positions), up to `atMost`', async () => {
+        const stream = freshStream();
+        const head = await store.headPosition();
+        await store.append(
+          stream,
+          ['c1', 'c2', 'c3', 'c4', 'c5'].map((l) => contractEvent(l)),
+          'no_stream',
+        );
+        const mine = await logAfter(head, [stream]);
+        const through = mine[4].position;
+        // What the log holds in the range, read: another writer of a shared log may have appended in between.
+        const inRange = (after: bigint | null, to: bigint) =>
+          store.readAll(after, 100_000).then((page) => page.filter((e) => e.position <= to).length);
+        expect(await store.countEvents(head, through, 1000)).toBe(await inRange(head, through));
+        expect(await store.countEvents(mine[1].position, mine[3].position, 1000)).toBe(
+          await inRange(mine[1].position, mine[3].position),
+        );
+        expect(await store.countEvents(head, through, 2)).toBe(2);
+        expect(await store.countEvents(through, through, 1000)).toBe(0);
+        if (!sharesOneLog) {
+          expect(await store.countEvents(head, through, 1000)).toBe(5);
+          expect(await store.countEvents(mine[0].position, mine[2].position, 1000)).toBe(2);
+        }
+      });
+
       it('readAll(null) starts at the beginning of the log', async () => {
         const stream = freshStream();
         await store.append(stream, [contractEvent('first')], 'no_stream');

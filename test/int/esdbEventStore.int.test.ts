@@ -152,6 +152,28 @@ describe('$all holds system events too', () => {
   });
 });
 
+describe('countEvents (the projection lag of /readyz, /metrics and the console)', () => {
+  beforeEach(async () => {
+    double = await EsdbDouble.start();
+    store = EsdbEventStore.connect(double.url, { readPageSize: 3 });
+  });
+
+  it('counts the mailbox events between two positions, paging past system events: 7 events, not their ~5000 positions', async () => {
+    const stream = freshStream();
+    const head = await store.headPosition();
+    for (let i = 0; i < 7; i++) {
+      double.log.writeSystem('$stats-127.0.0.1:2113', '$statsCollected', { cpu: i });
+      await store.append(stream, [contractEvent(`e${i}`)], i === 0 ? 'no_stream' : BigInt(i - 1));
+    }
+    const through = (await store.headPosition())!;
+    expect(Number(through - (head ?? 0n))).toBeGreaterThan(1000); // positions are byte offsets: far from a count
+    expect(await store.countEvents(head, through, 10_001)).toBe(7);
+    expect(await store.countEvents(head, through, 4)).toBe(4); // bounded: reads no further than it counts
+    const [, second, , fourth] = await store.readStream(stream);
+    expect(await store.countEvents(second.position, fourth.position, 100)).toBe(2);
+  });
+});
+
 describe('subscription drops', () => {
   /** The subscription's warnings: a drop it noticed is logged before it retries (the signal a test waits for). */
   let drops = 0;

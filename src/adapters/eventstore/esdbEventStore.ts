@@ -132,6 +132,26 @@ export class EsdbEventStore implements EventStore {
   }
 
   /**
+   * $all's positions are byte offsets in the server's log, hundreds apart for one event: counted by reading the events
+   * after `after`, in pages, up to `through` or `atMost` of them (bounded: a view far behind costs at most atMost reads).
+   */
+  async countEvents(after: bigint | null, through: bigint, atMost: number): Promise<number> {
+    let count = 0;
+    let from = after;
+    while (count < atMost) {
+      const wanted = Math.min(this.pageSize, atMost - count);
+      const page = await this.readAll(from, wanted);
+      for (const event of page) {
+        if (event.position > through) return count;
+        count++;
+      }
+      if (page.length < wanted) return count; // the end of the log
+      from = page[page.length - 1].position;
+    }
+    return count;
+  }
+
+  /**
    * The identity stream is written once, with expected revision no-stream: of
    * two concurrent creators one wins, the other gets a wrong expected version
    * and reads the winner's. Its name is outside the mailbox prefix, so the log

@@ -13,6 +13,7 @@ import type { NewEvent, StoredEvent } from '../../events/types';
 import { AppendSignal } from './appendSignal';
 import { localSubscription } from './localSubscription';
 import { findDuplicateAppend } from './duplicateAppend';
+import { consecutiveCount } from './consecutiveCount';
 
 export class MemoryEventStore implements EventStore {
   private readonly log: StoredEvent[] = [];
@@ -57,6 +58,10 @@ export class MemoryEventStore implements EventStore {
 
   async headPosition(): Promise<bigint | null> {
     return this.log.length === 0 ? null : BigInt(this.log.length);
+  }
+
+  async countEvents(after: bigint | null, through: bigint, atMost: number): Promise<number> {
+    return consecutiveCount(after, through, atMost); // position p is the p-th event
   }
 
   async logIdentity(): Promise<string> {

@@ -31,6 +31,7 @@ import { ensureLogIdentity, readLogIdentity } from './sqliteLogIdentity';
 import { SqliteSidecar } from '../../support/sqlite/sqliteSidecar';
 import { makeDirectory, OWNER_ONLY } from '../../support/makeDirectory';
 import { SqliteWriter } from './sqliteWriter';
+import { consecutiveCount } from './consecutiveCount';
 import { isUnreadableFileError, UnreadableLogFile } from './sqliteErrors';
 import {
   logRowToStored,
@@ -234,6 +235,11 @@ export class SqliteEventStore implements EventStore {
   async headPosition(): Promise<bigint | null> {
     const row = this.statements.head.get() as { position: number | null };
     return row.position === null ? null : BigInt(row.position);
+  }
+
+  /** The rows are numbered by AUTOINCREMENT and never deleted: the positions between two are the events between them. */
+  async countEvents(after: bigint | null, through: bigint, atMost: number): Promise<number> {
+    return consecutiveCount(after, through, atMost);
   }
 
   async logIdentity(): Promise<string> {

@@ -5,6 +5,7 @@
  */
 import type { MailboxServices } from '../../application/mailboxServices';
 import type { MailboxMetrics } from './metrics';
+import { viewsLag } from '../../application/viewsLag';
 
 export interface SeriesSample {
   /** Unix time in seconds. */
@@ -67,7 +68,7 @@ export class ConsoleSeries {
   private async lag(): Promise<number> {
     const checkpoint = await this.mailbox.projections.checkpoint();
     const head = await this.mailbox.eventStore.headPosition(); // after the checkpoint: the head only grows, the lag is >= 0
-    return Number((head ?? 0n) - (checkpoint ?? 0n));
+    return (await viewsLag(this.mailbox.eventStore, head, checkpoint)).events; // events, not positions
   }
 
   /**

@@ -6,6 +6,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { isMailboxError } from '../../errors';
 import type { MailboxServices } from '../../application/mailboxServices';
 import type { CommandName, Surface } from '../../application/commandNames';
+import { LAG_COUNTED_UP_TO, viewsLag } from '../../application/viewsLag';
 
 export class MailboxMetrics {
   readonly registry = new Registry();
@@ -44,12 +45,13 @@ export class MailboxMetrics {
     });
     new Gauge({
       name: 'mailbox_projection_lag_events',
-      help: 'Events in the log not yet applied to the views (log head - checkpoint)',
+      help: `Events in the log not yet applied to the views (counted up to ${LAG_COUNTED_UP_TO} on EventStoreDB, whose positions are byte offsets)`,
       registers,
       async collect() {
         const checkpoint = mailbox.runner.getStatus().checkpoint; // before the head, which only grows: never below 0
         const head = await mailbox.eventStore.headPosition();
-        this.set(head === null ? 0 : Number(head - BigInt(checkpoint ?? 0)));
+        const lag = await viewsLag(mailbox.eventStore, head, checkpoint === null ? null : BigInt(checkpoint));
+        this.set(lag.events);
       },
     });
     new Gauge({

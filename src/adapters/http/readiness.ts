@@ -5,6 +5,7 @@
  * far behind it. Each check is bounded in time.
  */
 import type { MailboxServices } from '../../application/mailboxServices';
+import { viewsLag } from '../../application/viewsLag';
 import type { Leadership } from '../../projections/projectorLease';
 import type { RulesRebuild } from '../../projections/projectionRunner';
 
@@ -27,7 +28,10 @@ export interface Readiness {
     projections: {
       ok: boolean;
       running: boolean;
+      /** Events in the log the views do not hold yet (null: unknown, a store did not answer). */
       lag: number | null;
+      /** Present when the count stopped at LAG_COUNTED_UP_TO (EventStoreDB, read to count): `lag` or more events behind. */
+      lagAtLeast?: true;
       /** The failure the projector is in now, and when it last met it; null once it applies again. */
       lastError: string | null;
       lastErrorAt: string | null;
@@ -90,15 +94,18 @@ export async function checkReadiness(mailbox: MailboxServices): Promise<Readines
       : damage !== null
         ? { ok: false, backend, checkpoint: checkpoint.value?.toString() ?? null, error: damage }
         : { ok: true, backend, checkpoint: checkpoint.value?.toString() ?? null };
-  const lag =
+  // In events, not positions (EventStoreDB's are byte offsets): application/viewsLag.ts.
+  const counted =
     head.status === 'fulfilled' && checkpoint.status === 'fulfilled'
-      ? Number((head.value ?? 0n) - (checkpoint.value ?? 0n))
+      ? await within('event store', () => viewsLag(mailbox.eventStore, head.value, checkpoint.value)).catch(() => null)
       : null;
+  const lag = counted?.events ?? null;
   const projections = {
     // Views rebuilt in place after a loss are refused to every read until whole again: not ready meanwhile.
     ok: status.running && status.views === 'own' && status.rebuildingLostViews === null && lag !== null && lag <= MAX_READY_LAG,
     running: status.running,
     lag,
+    ...(counted?.atLeast ? { lagAtLeast: true as const } : {}),
     lastError: status.lastError,
     lastErrorAt: status.lastErrorAt,
     lagging: status.lagging,

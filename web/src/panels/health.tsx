@@ -19,6 +19,8 @@ export interface Checks {
     ok: boolean;
     running: boolean;
     lag: number | null;
+    /** The count stopped there (EventStoreDB, read to count): that many events behind or more. */
+    lagAtLeast?: true;
     lastError: string | null;
     /** When the projector last met lastError (absent from servers before it was reported). */
     lastErrorAt?: string | null;
@@ -197,9 +199,9 @@ export function HealthPanel({ onOpenStory }: { onOpenStory: (id: string) => void
           </dd>
           <dt>Projection lag</dt>
           <dd data-testid="projections">
-            <Ok ok={c.projections.ok} /> {c.projections.lag ?? '?'} events behind · runner{' '}
-            {c.projections.running ? 'running' : 'stopped'} · {viewsText(c.projections.views)} <LastError {...c.projections} />{' '}
-            {c.projections.viewsProblem ?? ''}
+            <Ok ok={c.projections.ok} /> {c.projections.lagAtLeast ? 'at least ' : ''}
+            {c.projections.lag ?? '?'} events behind · runner {c.projections.running ? 'running' : 'stopped'} ·{' '}
+            {viewsText(c.projections.views)} <LastError {...c.projections} /> {c.projections.viewsProblem ?? ''}
           </dd>
           <dt>Leader</dt>
           <dd data-testid="leader">{leaderText(c.projections.leadership, c.projectionStore.ok)}</dd>

@@ -142,6 +142,16 @@ export class ProjectionRunner {
   private resubscribe = RESUBSCRIBE;
   /** A views store that does not answer is said once, not at every retry (support/storeOutage.ts). */
   private readonly outage: StoreOutage;
+  /**
+   * The event log not answering (EventStoreDB down) is said as its own outage: it was said as the views store's
+   * ("projections: the views store does not answer") while Redis answered, and its end only at the next batch applied,
+   * with a downMs counting the quiet time after the log came back.
+   */
+  private readonly logOutage: StoreOutage;
+  /** Failures met reading the log (its subscription, a catch-up page), told from the views store's by where they arose. */
+  private readonly logFailures = new WeakSet<object>();
+  /** lastError is a failure of the log's: it ends once the log answers again (lookAtViews), not only at a batch. */
+  private lastErrorFromLog = false;
 
   constructor(
     @inject(TOKENS.EventStore) private readonly store: EventStore,
@@ -158,6 +168,14 @@ export class ProjectionRunner {
       back: 'projections: the views store answers again; applying from the checkpoint',
       stoppedAsking:
         'projections: the views store had not answered when this node stepped down; it no longer applies, nor says when the store answers',
+      failuresField: 'retries',
+    });
+    this.logOutage = new StoreOutage(logger, () => clock.now().getTime(), {
+      down: 'projections: the event log does not answer; applying from the checkpoint again once it does',
+      stillDown: 'projections: the event log still does not answer',
+      back: 'projections: the event log answers again; applying from the checkpoint',
+      stoppedAsking:
+        'projections: the event log had not answered when this node stepped down; it no longer applies, nor says when the log answers',
       failuresField: 'retries',
     });
   }
@@ -291,6 +309,7 @@ export class ProjectionRunner {
     // An outage this node was saying ends here with its own line: its back line came at a follower's first checkpoint
     // read, saying 'applying from the checkpoint' (it does not), with retries that no longer counted anything.
     this.outage.stoppedAsking();
+    this.logOutage.stoppedAsking();
     this.stopping.abort();
     void this.subscription?.close().catch(() => undefined);
   }
@@ -421,7 +440,7 @@ export class ProjectionRunner {
     const progress = new CatchUpProgress(() => this.clock.now().getTime(), after);
     let total = 0;
     while (!(term !== null && this.ended(term)) && !this.interrupted?.aborted) {
-      const page = await this.store.readAll(after, MAX_BATCH);
+      const page = await this.store.readAll(after, MAX_BATCH).catch((error: unknown) => this.ofTheLog(error));
       if (page.length === 0) break;
       try {
         await this.apply(page);
@@ -516,7 +535,7 @@ export class ProjectionRunner {
     const subscription = (this.subscription = this.store.subscribe(after));
     if (this.ended(term)) await subscription.close(); // stop() came while the checkpoint was being read
     try {
-      await consumeInBatches(subscription, {
+      await consumeInBatches(this.markingFailures(subscription), {
         maxQueued: MAX_QUEUED,
         maxBatch: MAX_BATCH,
         splitFrom: SPLIT_FROM,
@@ -560,6 +579,7 @@ export class ProjectionRunner {
     } catch {
       return; // Unreachable store: the next apply reports it and the follow loop retries.
     }
+    this.logAnswers();
     const verdict = judgeViews(this.logIdentity(), head, binding);
     if (verdict.kind === 'foreign' || verdict.kind === 'ahead') {
       await this.displace(binding, verdict.kind === 'foreign' ? verdict.owner : binding.logIdentity, verdict);
@@ -588,6 +608,35 @@ export class ProjectionRunner {
     this.viewsLost(BigInt(applied));
     this.status.checkpoint = stored?.toString() ?? null;
     await this.subscription?.close().catch(() => undefined);
+  }
+
+  /**
+   * The subscription as it is, its failures marked as the log's: the marking rides on the promise each next() returns
+   * (a handler beside the caller's, not a layer in front of it), so the items are handed over in the same turns.
+   */
+  private markingFailures(subscription: EventSubscription): AsyncIterable<StoredEvent> {
+    return {
+      [Symbol.asyncIterator]: () => {
+        const iterator = subscription[Symbol.asyncIterator]();
+        return {
+          next: () => {
+            const next = iterator.next();
+            next.catch((error: unknown) => this.markLogFailure(error));
+            return next;
+          },
+          return: (value?: unknown) => iterator.return?.(value) ?? Promise.resolve({ done: true as const, value: undefined }),
+        };
+      },
+    };
+  }
+
+  private markLogFailure(error: unknown): void {
+    if (typeof error === 'object' && error !== null) this.logFailures.add(error);
+  }
+
+  private ofTheLog(error: unknown): never {
+    this.markLogFailure(error);
+    throw error;
   }
 
   /** The views are no longer this log's: stop applying (for good) and serving them; readiness says why. */
@@ -644,13 +693,32 @@ export class ProjectionRunner {
    * logged an error with its stack at every retry. Any other failure keeps its error line, with the stack, each time.
    */
   private retrying(error: unknown, delay: number): void {
-    if (this.outage.failed(error, { retryInMs: delay })) return;
+    const outage = this.isLogFailure(error) ? this.logOutage : this.outage;
+    if (outage.failed(error, { retryInMs: delay })) return;
     this.logger.error({ err: error, retryInMs: delay }, 'projection subscription failed; resubscribing from checkpoint');
+  }
+
+  private isLogFailure(error: unknown): boolean {
+    return typeof error === 'object' && error !== null && this.logFailures.has(error);
   }
 
   private failed(error: unknown): void {
     this.status.lastError = error instanceof Error ? error.message : String(error);
     this.status.lastErrorAt = new Date().toISOString();
+    this.lastErrorFromLog = this.isLogFailure(error);
+  }
+
+  /**
+   * The log answered a read (the look each second): an outage of the log is over, and said so, and a failure of the
+   * log's is no longer the one the runner is in. On a quiet mailbox no batch came to say it: /readyz kept the log's
+   * lastError, and the log kept its outage open, until the next send, however long after.
+   */
+  private logAnswers(): void {
+    this.logOutage.answered();
+    if (!this.lastErrorFromLog) return;
+    this.lastErrorFromLog = false;
+    this.status.lastError = null;
+    this.status.lastErrorAt = null;
   }
 
   /**
@@ -660,6 +728,8 @@ export class ProjectionRunner {
    */
   private recovered(): void {
     this.outage.answered();
+    this.logOutage.answered();
+    this.lastErrorFromLog = false;
     this.status.lastError = null;
     this.status.lastErrorAt = null;
   }

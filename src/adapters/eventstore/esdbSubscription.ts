@@ -12,6 +12,7 @@ import { backoffDelay, sleep, type Backoff } from '../../support/retry';
 import type { EventSubscription } from '../../events/eventStore';
 import type { StoredEvent } from '../../events/types';
 import type { CompatClient, EsdbFilter, EsdbSubscription } from './esdbClientCompat';
+import { causeOf } from '../../errors';
 import { translateError } from './esdbErrors';
 import { isMailboxRecord, positionOf, toReadPosition, toStoredEvent } from './esdbEvents';
 
@@ -59,10 +60,15 @@ export class EsdbCatchUpSubscription implements EventSubscription {
 
   private async *events(): AsyncGenerator<StoredEvent> {
     let failures = 0;
+    /** Confirmed by the server (or delivering) since the last failure: its drop is news, said at warn. */
+    let live = false;
     while (!this.closed) {
       let cause: unknown = new Error('the server ended the subscription');
       const subscription = this.open();
-      subscription.on('confirmation', () => (failures = 0));
+      subscription.on('confirmation', () => {
+        failures = 0;
+        live = true;
+      });
       try {
         for await (const resolved of subscription) {
           const event = resolved.event;
@@ -72,6 +78,7 @@ export class EsdbCatchUpSubscription implements EventSubscription {
           if (this.checkpoint !== null && stored.position <= this.checkpoint) continue;
           this.checkpoint = stored.position;
           failures = 0;
+          live = true;
           yield stored;
           if (this.closed) return;
         }
@@ -84,10 +91,19 @@ export class EsdbCatchUpSubscription implements EventSubscription {
       if (this.closed) return;
       if (++failures > this.policy.attempts) throw translateError(cause);
       const backoff = Math.round(backoffDelay(backoffOf(this.policy), failures));
-      this.logger?.warn(
-        { err: cause, attempt: failures, retryInMs: backoff, checkpoint: this.checkpoint?.toString() ?? null },
-        'EventStoreDB subscription dropped; resubscribing from the last delivered position',
-      );
+      // A live subscription that drops is said once, at warn, with the server's words and no stack (a gRPC stack says
+      // nothing of the outage); its retries, and those of a subscription the server never confirmed (the projector
+      // resubscribing while the server is still down), are at debug: each retry was a warn line with the whole stack,
+      // five every few seconds for as long as the server was down. The projector says the outage once (projectionRunner).
+      const fields = {
+        cause: causeOf(translateError(cause)),
+        attempt: failures,
+        retryInMs: backoff,
+        checkpoint: this.checkpoint?.toString() ?? null,
+      };
+      if (live) this.logger?.warn(fields, 'EventStoreDB subscription dropped; resubscribing from the last delivered position');
+      else this.logger?.debug(fields, 'EventStoreDB subscription: resubscribing failed; trying again');
+      live = false;
       await sleep(backoff, this.closing.signal);
     }
   }

@@ -292,6 +292,13 @@ function sweeperLease(store: LeaseStore, config: MailboxConfig, logger: Logger, 
           { node, leader: leader.node, token: leader.token.toString() },
           `task sweeper: following ${leader.node} (token ${leader.token}), which holds the lease and sweeps`,
         ),
+      unreachable: (reason) =>
+        logger.warn(
+          { node, reason },
+          `task sweeper: cannot reach the sweeper lease's store (${reason}); this node, which does not hold the lease, ` +
+            `looks every ${leaseTiming(config.projectorLeaseMs).lookMs} ms and takes it if it is free once the store answers`,
+        ),
+      reachable: () => logger.info({ node }, "task sweeper: the sweeper lease's store answers again"),
     }),
   );
 }

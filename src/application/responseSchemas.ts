@@ -240,6 +240,10 @@ export const readinessSchema = z.looseObject({
         token: z.string().nullable().optional(),
         leaseRunsOutInMs: z.number().optional(),
         note: z.string().optional(),
+        storeUnreachableForMs: z
+          .number()
+          .optional()
+          .describe("this node's looks cannot reach the lease's store (Redis): leader is the holder its last look found"),
       })
       .optional(),
     rulesRebuild: z

@@ -198,6 +198,10 @@ async function started(sources: HeartbeatSources, options: StartHeartbeatOptions
  * between two holders) it is said as before.
  */
 function followerHealth(health: ReturnType<HeartbeatDaemon['health']>, lease: Leadership) {
+  // A follower that cannot reach the lease's store cannot take over from a holder that died: it said healthy, naming
+  // the holder its last look found, while Redis was down for every daemon and none nudged.
+  if (lease.role === 'following' && lease.storeUnreachableForMs !== undefined)
+    return { ...health, healthy: false, lastError: lease.note ?? null, lease };
   if (lease.role !== 'following' || lease.leader === null || lease.leader === lease.node) return { ...health, lease };
   return { ...health, healthy: true, alarms: [], lastError: null, lease };
 }

@@ -203,6 +203,14 @@ export class ProjectionRunner {
           { node, leader: leader.node, token: leader.token.toString() },
           `projector: following ${leader.node} (token ${leader.token}), which holds the lease and projects`,
         ),
+      // A node without the lease said nothing in its log while Redis was down (only the holder's step-down did).
+      unreachable: (reason) =>
+        this.logger.warn(
+          { node, reason },
+          `projector: cannot reach the projector lease's store (${reason}); this node, which does not hold the lease, ` +
+            `looks every ${leaseTiming(ttlMs).lookMs} ms and takes it if it is free once the store answers`,
+        ),
+      reachable: () => this.logger.info({ node }, "projector: the projector lease's store answers again"),
     });
     this.lease = new LeaseLoop(keeper);
     this.status.leadership = keeper.leadership();
@@ -399,7 +407,12 @@ export class ProjectionRunner {
       rebuildingLostViews: rebuilding,
       viewsProblem: this.status.viewsProblem ?? this.lostViews.refusal()?.message ?? null,
       lagging: this.status.lagging && { ...this.status.lagging },
-      leadership: { ...this.status.leadership },
+      // A follower's as of now (the lease it saw runs out as time goes, the store may not answer): the copy kept was
+      // refreshed only by a checkpoint read that succeeded, and stood still, naming a live leader, while Redis was down.
+      leadership:
+        this.lease && !this.leading && !this.lease.keeper.leading
+          ? this.lease.keeper.leadership()
+          : { ...this.status.leadership },
       rulesRebuild: this.status.rulesRebuild && { ...this.status.rulesRebuild },
     };
   }

@@ -89,6 +89,11 @@ export type Leadership =
       leaseRunsOutInMs?: number;
       /** Said once the leader has missed two renewals in a row: it may be down, and when this node takes over. */
       note?: string;
+      /**
+       * This node's looks cannot reach the lease's store (Redis down): for how long. `leader` is then the holder its last
+       * look found, not one known to hold the lease now, and no `leaseRunsOutInMs` is given (nobody can tell).
+       */
+      storeUnreachableForMs?: number;
     };
 
 export interface LeaseEvents {
@@ -133,6 +138,8 @@ export class LeaseKeeper {
   private busy: Promise<void> | null = null;
   /** Whether the store was last found unreachable (said once by `unreachable` or the step-down, until it answers). */
   private storeDown = false;
+  /** When this node first failed to reach the store in the outage `storeDown` says (the injected clock). */
+  private storeDownSince = 0;
 
   constructor(
     private readonly store: LeaseStore,
@@ -154,6 +161,20 @@ export class LeaseKeeper {
       leader: this.seen?.node ?? null,
       token: this.seen?.token.toString() ?? null,
     };
+    if (this.storeDown) {
+      // Said from the last look as if it still held, a follower's readiness named the leader with a lease running out
+      // (frozen, on the projector's; "in 0 ms", with "it may be down; this node takes the lease over", on the heartbeat's)
+      // while no node could reach the store to hold it or take it over.
+      const unreachableForMs = Math.max(0, Math.round(this.now() - this.storeDownSince));
+      const lastSeen = following.leader === null ? '' : ` (${following.leader} held it at this node's last look)`;
+      return {
+        ...following,
+        storeUnreachableForMs: unreachableForMs,
+        note:
+          `this node has not reached the ${this.store.name} lease's store for ${unreachableForMs} ms: who holds the lease ` +
+          `now is not known${lastSeen}; this node looks again every ${this.timing.lookMs} ms and takes the lease if it is free`,
+      };
+    }
     if (this.seen?.expiresInMs === undefined) return following;
     const runsOutInMs = Math.max(0, Math.round(this.seen.expiresInMs - (this.now() - this.seenAt)));
     const silentMs = this.timing.ttlMs - runsOutInMs; // since the leader's last renewal
@@ -229,6 +250,7 @@ export class LeaseKeeper {
       // Unreachable: try again at the next look. Said once: a follower was silent for the whole outage.
       if (!this.storeDown) {
         this.storeDown = true;
+        this.storeDownSince = started;
         this.events.unreachable?.(error instanceof Error ? error.message : String(error));
       }
       return;
@@ -299,7 +321,10 @@ export class LeaseKeeper {
     this.lostToken = mayReclaim ? this.token : null;
     this.token = null;
     this.seen = null;
-    if (storeUnreachable) this.storeDown = true; // the step-down says the outage; `reachable` says its end
+    if (storeUnreachable) {
+      this.storeDown = true; // the step-down says the outage; `reachable` says its end
+      this.storeDownSince = this.renewedAt; // unrenewed since then: the outage began at most a renewal after it
+    }
     await this.events.stepDown(reason, { storeUnreachable, vacant });
   }
 

@@ -174,15 +174,31 @@ test('a daemon that follows says an outage of the lease store once, and that it 
   };
   const heartbeat = await startHeartbeat(own, {
     logger,
-    settings: { intervalMs: 60_000, metricsPort: null },
+    settings: { intervalMs: 60_000, metricsPort: 0 },
     lease: { store, node: 'daemon-follower', ttlMs: 300 },
   });
   const said = (pattern: RegExp) => lines.filter((line) => pattern.test(line.msg));
+  const healthz = async () => {
+    const response = await fetch(`${heartbeat.metricsUrl}/healthz`);
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
   try {
     expect(said(/^heartbeat: following daemon-other/)).toHaveLength(1);
+    expect(await healthz()).toMatchObject({ status: 200, body: { healthy: true } });
     down = true;
     const from = looks;
     await waitFor(() => looks >= from + 3, { what: 'three looks while the store is down' });
+    // It said healthy, following daemon-other, while no daemon could reach the store to nudge or take over.
+    expect(await healthz()).toMatchObject({
+      status: 503,
+      body: {
+        healthy: false,
+        lastError: expect.stringMatching(
+          /^this node has not reached the heartbeat lease's store for \d+ ms: who holds the lease now is not known \(daemon-other held it at this node's last look\)/,
+        ),
+        lease: { role: 'following', leader: 'daemon-other', storeUnreachableForMs: expect.any(Number) },
+      },
+    });
     // Before, nothing at all: only the holder's log told of the outage.
     expect(said(/lease's store/)).toEqual([
       expect.objectContaining({
@@ -195,6 +211,7 @@ test('a daemon that follows says an outage of the lease store once, and that it 
     ]);
     down = false;
     await waitFor(() => said(/answers again/).length === 1, { what: 'the back line' });
+    expect(await healthz()).toMatchObject({ status: 200, body: { healthy: true, lease: { leader: 'daemon-other' } } });
     const back = looks;
     await waitFor(() => looks >= back + 3, { what: 'three looks after it is back' });
     expect(said(/lease's store/).map((line) => [line.level, line.msg])).toEqual([

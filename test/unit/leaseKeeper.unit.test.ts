@@ -133,6 +133,36 @@ describe('LeaseKeeper', () => {
     expect(said[1]).toBe('a steps down: the projector lease could not be renewed for 3000 ms (store unreachable)');
   });
 
+  it('while the store cannot be reached, a follower names the holder of its last look as that, with no lease running out nor a takeover it cannot make', async () => {
+    const { store, keepers, advance } = nodes(['a', 'b', 'c']);
+    store.reportsExpiry = true;
+    const [a, b, c] = keepers;
+    for (const keeper of keepers) await keeper.tick();
+    store.unreachable = true; // Redis down for every node
+    advance(250);
+    await b.tick();
+    advance(2750); // 3000 ms since the last look that reached the store; a's lease would have run out
+    await b.tick();
+    // It said: leader a, leaseRunsOutInMs 0, "a ... may be down; this node takes the lease over when it runs out, in 0 ms".
+    expect(b.leadership()).toEqual({
+      role: 'following',
+      node: 'b',
+      leader: 'a',
+      token: '1',
+      storeUnreachableForMs: 2750,
+      note: "this node has not reached the projector lease's store for 2750 ms: who holds the lease now is not known (a held it at this node's last look); this node looks again every 250 ms and takes the lease if it is free",
+    });
+    await a.tick(); // a cannot renew for a whole lease: it steps down, and says the same, naming nobody
+    expect(a.leadership()).toMatchObject({ role: 'following', leader: null, storeUnreachableForMs: 3000 });
+    expect(c.leadership()).toMatchObject({ leader: 'a', leaseRunsOutInMs: 0 }); // c has not looked since: nothing known to be wrong
+    store.unreachable = false;
+    advance(250);
+    await b.tick(); // the store answers again, the lease is free: b takes it
+    expect(b.leadership()).toEqual({ role: 'leading', node: 'b', token: '2' });
+    await c.tick();
+    expect(c.leadership()).toEqual({ role: 'following', node: 'c', leader: 'b', token: '2', leaseRunsOutInMs: 3000 });
+  });
+
   it('steps down at once when a store refuses its write for another holder, and a clean release lets another lead', async () => {
     const { said, keepers, advance } = nodes(['a', 'b']);
     const [a, b] = keepers;

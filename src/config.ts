@@ -300,7 +300,12 @@ function topologyConflict(message: string, key: keyof MailboxConfig): MailboxErr
  * rest of the mailbox reads one value; more than one way to name Redis at once is refused.
  */
 function withRedisTopology(config: MailboxConfig): MailboxConfig {
-  const { redisUrl, redisSentinels, redisSentinelName, redisCluster, redisTls } = config;
+  const { redisSentinels, redisSentinelName, redisCluster } = config;
+  // A configuration folded already (parsed again: `mailbox serve` parses the environment's with its flags on top) holds
+  // the URL its own sentinels or cluster made: that is one way of naming Redis, not two. Read as two, every `mailbox
+  // serve` on MAILBOX_REDIS_SENTINELS or MAILBOX_REDIS_CLUSTER (docker-compose.scaled.yml's API nodes) refused to start:
+  // "MAILBOX_REDIS_URL and MAILBOX_REDIS_SENTINELS are both set", with MAILBOX_REDIS_URL set nowhere.
+  const redisUrl = config.redisUrl !== undefined && config.redisUrl === foldedRedisUrl(config) ? undefined : config.redisUrl;
   const named = [
     redisUrl !== undefined && 'MAILBOX_REDIS_URL',
     redisSentinels !== undefined && 'MAILBOX_REDIS_SENTINELS',
@@ -321,17 +326,22 @@ function withRedisTopology(config: MailboxConfig): MailboxConfig {
       redisSentinels === undefined ? 'redisSentinels' : 'redisSentinelName',
     );
   }
+  const folded = foldedRedisUrl(config);
+  return folded === undefined ? config : { ...config, redisUrl: folded };
+}
+
+/** The URL MAILBOX_REDIS_SENTINELS (+ _NAME) or MAILBOX_REDIS_CLUSTER name Redis by; undefined when neither is set. */
+function foldedRedisUrl({ redisSentinels, redisSentinelName, redisCluster, redisTls }: MailboxConfig): string | undefined {
   const hosts = (list: string) =>
     list
       .split(',')
       .map((host) => host.trim())
       .join(',');
   const scheme = redisTls ? 'rediss' : 'redis';
-  if (redisSentinels !== undefined) {
-    return { ...config, redisUrl: `${scheme}+sentinel://${hosts(redisSentinels)}/${redisSentinelName}` };
-  }
-  if (redisCluster !== undefined) return { ...config, redisUrl: `${scheme}-cluster://${hosts(redisCluster)}` };
-  return config;
+  if (redisSentinels !== undefined && redisSentinelName !== undefined)
+    return `${scheme}+sentinel://${hosts(redisSentinels)}/${redisSentinelName}`;
+  if (redisCluster !== undefined) return `${scheme}-cluster://${hosts(redisCluster)}`;
+  return undefined;
 }
 
 /**

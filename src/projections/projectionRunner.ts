@@ -291,7 +291,11 @@ export class ProjectionRunner {
         // Said as the follow loop says its own failures: the loop may then find nothing to apply (a transient failure,
         // views at the head), and the failure would have left no trace; it stays in the status until a batch lands.
         this.failed(error);
-        this.logger.error({ err: error }, 'projection catch-up failed after taking the lease; resubscribing from checkpoint');
+        // A store that does not answer (a Redis failover the new leader took the lease in, the log down) is an outage,
+        // said once without a stack as the follow loop says it; it was an error line with the stack at each takeover.
+        const outage = this.isLogFailure(error) ? this.logOutage : this.outage;
+        if (!outage.failed(error))
+          this.logger.error({ err: error }, 'projection catch-up failed after taking the lease; resubscribing from checkpoint');
         this.followTerm(term); // the follow loop resumes from the stored checkpoint and retries with backoff
       },
     );

@@ -188,6 +188,40 @@ describe('ProjectionRunner', () => {
     }
   });
 
+  it('a views store that does not answer when this node takes the lease (a Redis failover) is the outage line, not an error with its stack', async () => {
+    const log = new MemoryEventStore();
+    await log.append('mailbox-agents', [registrationEvent('@ana'), registrationEvent('@bo')], 'no_stream');
+    const views = new MemoryProjectionStore(new InProcessWakeBus());
+    // The promoted replica is not serving yet when the new leader's catch-up reads the checkpoint (seen: a Sentinel
+    // failover under load, the node that took the lease back logged "projection catch-up failed ..." at error).
+    const checkpoint = views.checkpoint.bind(views);
+    let refusals = 1;
+    views.checkpoint = async () => {
+      if (refusals === 0) return checkpoint();
+      refusals -= 1;
+      throw unavailable('Redis projections', new Error('Connection is closed.'));
+    };
+    const lines: Array<{ level: number; msg: string; err?: unknown; retries?: number }> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const runner = new ProjectionRunner(log, views, logger);
+    runner.useResubscribeBackoff({ initialDelayMs: 1, maxDelayMs: 5, jitter: 0 });
+    runner.useLease(freeLease(), 'node-a', 60_000);
+    try {
+      await runner.start();
+      await log.append('mailbox-agents', [registrationEvent('@cy')], 1n);
+      expect(await runner.waitFor(3n)).toBe(true);
+      const told = lines.filter((line) => line.level >= 40 || line.msg.startsWith('projections: the views store'));
+      expect(told).toEqual([
+        expect.objectContaining({ level: 40, msg: expect.stringMatching(/^projections: the views store does not answer/) }),
+        expect.objectContaining({ level: 30, msg: expect.stringMatching(/^projections: the views store answers again/) }),
+      ]);
+      expect(told[0].err).toBeUndefined();
+      expect(runner.getStatus()).toMatchObject({ checkpoint: '3', lastError: null });
+    } finally {
+      await runner.stop();
+    }
+  });
+
   it('a views store that does not answer for a while (a Redis failover) is one warn line without a stack, and one when it answers again', async () => {
     const log = new MemoryEventStore();
     await log.append('mailbox-agents', [registrationEvent('@ana')], 'no_stream');

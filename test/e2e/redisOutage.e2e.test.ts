@@ -51,7 +51,9 @@ async function expectAllUnavailable(rounds: number): Promise<void> {
       const { status, body } = await server.call('GET', path, { token });
       const elapsed = Date.now() - started;
       expect({ path, status, code: body.code }).toEqual({ path, status: 503, code: 'UNAVAILABLE' });
-      expect(elapsed).toBeLessThan(DEADLINE_MS + MARGIN_MS);
+      // Says which read was slow (CI saw one answer in 3.4 s once, on a machine at load 10+, and named none).
+      if (elapsed >= DEADLINE_MS + MARGIN_MS)
+        throw new Error(`${path} (round ${round + 1}) answered in ${elapsed} ms, over ${DEADLINE_MS + MARGIN_MS} ms`);
       expect(Object.keys(body).sort()).toEqual(['code', 'error', 'message']);
       expect(JSON.stringify(body)).not.toMatch(/maxRetriesPerRequest|enableOfflineQueue|timed out|ECONNREFUSED/i);
     }

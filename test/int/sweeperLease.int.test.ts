@@ -190,10 +190,12 @@ test('a node that takes the sweeper lease over ends at once what fell due while 
   await c.claimTask(later, { leaseSeconds: 60 });
   await waitFor(() => timers.some((t) => t.node === 'first' && t.at === T0 + 2_000), { what: 'the first waiting for it' });
 
-  // The first node stops before @b's lease ends (its timer never fires); the lease ends while nobody sweeps.
+  // The first node stops before @b's lease ends (its timer never fires); the lease ends while nobody sweeps. The clock
+  // moves first: the second may take the sweeper lease over while the first is still closing, and a sweep at T0 would
+  // find nothing due and wait on a timer this test never fires (CI saw it once, under load).
+  now = T0 + 5_000;
   await first.mailbox.close();
   open.splice(open.indexOf(first.mailbox), 1);
-  now = T0 + 5_000;
   await waitFor(() => holds(second), { what: 'the second taking the sweeper lease over' });
   // Before: the task stayed @b's until the second node's interval (MAILBOX_TASK_SWEEP_MS, 5 s by default) or a write.
   await waitFor(async () => (await c.listTasks({ view: 'claimable' })).tasks.some((t) => t.taskId === lapsing), {

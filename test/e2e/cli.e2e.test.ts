@@ -258,12 +258,18 @@ test.each([
 );
 
 /**
- * A wake stream that sends its heartbeat header and a sync, then `beats` heartbeats 40 ms apart, then (with `wake`) a
+ * A wake stream that sends its heartbeat header and a sync, then `beats` heartbeats `everyMs` apart, then (with `wake`) a
  * wake, then nothing: a server stopped (SIGSTOP) or a connection dropped without a FIN looks like this to the client.
+ * The client allows three intervals of silence; it runs on this process's event loop, so a stall of the loop longer than
+ * that reads as silence: a test that the stream stays alive uses a wider interval than one that it goes silent.
  */
-async function silentWakeServer(beats: number, wake: boolean): Promise<{ url: string; close: () => Promise<void> }> {
+async function silentWakeServer(
+  beats: number,
+  wake: boolean,
+  everyMs = 40,
+): Promise<{ url: string; close: () => Promise<void> }> {
   const server = http.createServer((request, response) => {
-    response.writeHead(200, { 'content-type': 'text/event-stream', 'x-mailbox-heartbeat-ms': '40' });
+    response.writeHead(200, { 'content-type': 'text/event-stream', 'x-mailbox-heartbeat-ms': String(everyMs) });
     response.write('retry: 2000\n\nevent: sync\ndata: {"unreadCount":0,"byPriority":{"low":0,"normal":0,"high":0}}\n\n');
     let sent = 0;
     const timer = setInterval(() => {
@@ -279,7 +285,7 @@ async function silentWakeServer(beats: number, wake: boolean): Promise<{ url: st
         };
         response.write(`event: wake\ndata: ${JSON.stringify({ ...data, priority: 'normal', unreadCount: 1 })}\n\n`);
       }
-    }, 40);
+    }, everyMs);
     request.on('close', () => clearInterval(timer));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -310,7 +316,9 @@ test('watch on a stream gone silent (no event, no heartbeat for three of its int
 }, 5000);
 
 test('watch: heartbeats keep a quiet stream alive (no reconnect while they come)', async () => {
-  const quiet = await silentWakeServer(8, true); // 320 ms of heartbeats only: longer than the 120 ms of silence allowed
+  // 1 s of heartbeats only, longer than the 750 ms of silence allowed (at 40 ms apart, a 120 ms stall of this loop under a
+  // loaded CI machine read as silence once).
+  const quiet = await silentWakeServer(4, true, 250);
   try {
     await buildProgram()
       .exitOverride()

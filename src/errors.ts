@@ -30,6 +30,11 @@ export const ERROR_STATUS = {
   URI_TOO_LONG: 414,
   HEADERS_TOO_LARGE: 431,
   REQUEST_TIMEOUT: 408,
+  /**
+   * Never an answer: recorded (the rejections, /metrics) of a request whose client closed the connection before the
+   * whole of it arrived (nginx's 499), so that it is not counted as a request the server refused.
+   */
+  CLIENT_CLOSED_REQUEST: 499,
   UNAVAILABLE: 503,
   NOT_FOUND: 404,
   /** The path is a route, the method is not one of it (the answer's Allow header and message name those that are). */

@@ -16,7 +16,7 @@ import type { Authenticator } from '../../application/authenticator';
 import type { MailboxError } from '../../errors';
 import { authorizationOf, bearerToken } from './auth';
 import { rejectionOf, type RejectionLog } from '../../application/rejectionLog';
-import { declaredBytes, toMailboxError, type HttpLimits } from './httpErrors';
+import { toMailboxError, type HttpLimits } from './httpErrors';
 import type { MailboxMetrics } from './metrics';
 
 /** The command behind each write route; a route not listed is named by its method and path. */
@@ -47,7 +47,7 @@ export function recordHttpCommands(scope: FastifyInstance, log: RejectionLog, me
   scope.addHook('onError', async (request, _reply, error) => {
     const route = routeOf(request);
     const command = COMMAND_OF_ROUTE[route] ?? route;
-    const rejection = toMailboxError(error, limits, declaredBytes(request.headers));
+    const rejection = toMailboxError(error, limits, request.raw);
     // A refused read (a listing's bad filter) is recorded, not counted: mailbox_commands_total counts commands.
     if (!isRead(request)) metrics.rejected(command, 'http', rejection);
     log.record(

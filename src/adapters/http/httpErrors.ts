@@ -4,6 +4,7 @@
  * (unparsable or oversized bodies, unknown routes), which are translated here.
  */
 import type { FastifyReply } from 'fastify';
+import type { IncomingMessage } from 'node:http';
 import { MailboxError, isMailboxError, requestTimedOut } from '../../errors';
 import { looksLikeValue, nearRoutes } from './nearRoutes';
 
@@ -133,6 +134,46 @@ export const routeNotFound = (method: string, url: string, routes: ReadonlyArray
   );
 };
 
+/**
+ * The sockets whose request Node's request timeout (MAILBOX_REQUEST_TIMEOUT_MS) cut off while it was still arriving,
+ * answered 408 on the socket (wireErrors.ts): the body being read then fails as any cut-off body does ('aborted').
+ */
+const timedOutSockets = new WeakSet<object>();
+
+export const markRequestTimedOut = (socket: object): void => void timedOutSockets.add(socket);
+
+/** node's limit on a request's headers, which the request timeout lowers (wireErrors.ts: requestTimeoutOptions). */
+export const MAX_HEADERS_TIMEOUT_MS = 60_000;
+
+/** What a client whose request did not arrive within the request timeout is told (408), and what is recorded of it. */
+export const requestNotReceived = (timeoutMs: number) =>
+  new MailboxError(
+    'REQUEST_TIMEOUT',
+    'Request timeout',
+    (timeoutMs <= 0 // no request timeout: node's limit on the headers only
+      ? `The request's headers were not received within ${MAX_HEADERS_TIMEOUT_MS} ms`
+      : `The request was not received within ${timeoutMs} ms (this server's request timeout` +
+        (timeoutMs > MAX_HEADERS_TIMEOUT_MS ? `; its headers, within ${MAX_HEADERS_TIMEOUT_MS} ms)` : ')')) +
+      '; nothing was done. Send the whole request promptly, then retry.',
+    timeoutMs <= 0 ? { headersTimeoutMs: MAX_HEADERS_TIMEOUT_MS } : { timeoutMs },
+  );
+
+/**
+ * A request whose connection closed before the whole of it arrived, and not by the request timeout: the client went
+ * away (or a proxy between closed it). Nobody is told; the record says so, with the status of nginx's convention for
+ * it (499: the client closed the request), which no client is ever answered.
+ */
+const closedBeforeArrival = () =>
+  new MailboxError(
+    'CLIENT_CLOSED_REQUEST',
+    'Client closed request',
+    'The connection was closed before the whole request arrived (the client went away, or a proxy between closed it); ' +
+      'nothing was done, and no answer could be sent.',
+  );
+
+/** Node's error for a request body cut off by its connection's end (IncomingMessage's 'aborted'). */
+const isCutOff = (e: FastifyLikeError) => e.code === 'ECONNRESET' && e.message === 'aborted';
+
 export interface HttpLimits {
   requestLimit: number;
   timeoutMs: number;
@@ -145,12 +186,21 @@ export function declaredBytes(headers: Record<string, string | string[] | undefi
 }
 
 /**
- * `declared`: the request's Content-Length, which a body over the limit is refused on before a byte of it is read: the
- * refusal says the size, and so by how much it is over (a chunked body, which declares none, is refused without it).
+ * `request`: the request refused, when there is one: its Content-Length, which a body over the limit is refused on
+ * before a byte of it is read (the refusal says the size, and so by how much it is over; a chunked body, which declares
+ * none, is refused without it), and its socket, which says whether a body cut off was the request timeout's doing.
  */
-export function toMailboxError(error: unknown, { requestLimit, timeoutMs }: HttpLimits, declared?: number): MailboxError {
+export function toMailboxError(
+  error: unknown,
+  { requestLimit, timeoutMs }: HttpLimits,
+  request?: Pick<IncomingMessage, 'headers' | 'socket'>,
+): MailboxError {
   if (isMailboxError(error)) return error;
   const e = (error ?? {}) as FastifyLikeError;
+  const declared = request === undefined ? undefined : declaredBytes(request.headers);
+  // Not the 400 "aborted" fastify makes of it: the client was answered 408 on the socket, or nothing at all.
+  if (isCutOff(e))
+    return request !== undefined && timedOutSockets.has(request.socket) ? requestNotReceived(timeoutMs) : closedBeforeArrival();
   switch (e.code) {
     case 'FST_ERR_HANDLER_TIMEOUT':
       return requestTimedOut(timeoutMs);

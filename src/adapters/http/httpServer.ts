@@ -12,7 +12,7 @@ import { actorOf, requireBearer } from './auth';
 import { ConnectionDrain } from './connectionDrain';
 import { boundHandlers } from './handlerTimeout';
 import { requestLimitOf, type HttpContext } from './httpContext';
-import { declaredBytes, routeNotFound, sendEnvelope, toMailboxError } from './httpErrors';
+import { routeNotFound, sendEnvelope, toMailboxError } from './httpErrors';
 import { registerJsonBodyParser } from './jsonBody';
 import { readOversizedBodies } from './oversizedBody';
 import { assertQueryDecodable, queryOf } from './queryEncoding';
@@ -43,6 +43,7 @@ import {
   MAX_HEAD_BYTES,
   missingHost,
   NO_SNIFF,
+  requestTimeoutOptions,
 } from './wireErrors';
 
 declare module 'fastify' {
@@ -112,10 +113,14 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
     return503OnClosing: false,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkErrorHandler(MAX_PARAM_LENGTH),
-    clientErrorHandler,
+    clientErrorHandler: clientErrorHandler(config.requestTimeoutMs),
     // Node answers an HTTP/1.1 request without a Host header with a bare 400 (no body) before fastify sees it; the
     // onRequest hook below refuses it instead, in the envelope (wireErrors.ts: missingHost).
-    http: { requireHostHeader: false, maxHeaderSize: MAX_HEAD_BYTES },
+    http: {
+      requireHostHeader: false,
+      maxHeaderSize: MAX_HEAD_BYTES,
+      ...requestTimeoutOptions(config.requestTimeoutMs),
+    },
   });
   // Every answer declares its type and holds to it: first on node's response, before fastify's handler, so that the
   // answers that bypass fastify's reply (event streams, MCP, routing errors) carry it too (wireErrors.ts: raw answers).
@@ -167,7 +172,7 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
   });
   app.setErrorHandler(async (error, request, reply) => {
     const limits = { requestLimit: context.requestLimit, timeoutMs: config.requestTimeoutMs };
-    const translated = toMailboxError(error, limits, declaredBytes(request.headers));
+    const translated = toMailboxError(error, limits, request.raw);
     if (translated.code === 'INTERNAL') request.log.error({ err: error, url: request.url }, 'request failed unexpectedly');
     else if (translated.status >= 500)
       request.log.warn({ code: translated.code, url: request.url, cause: causeOf(translated) }, translated.message);

@@ -13,7 +13,8 @@ const envelopeSchema: Json = {
   required: ['error', 'code', 'message'],
   properties: {
     error: { type: 'string', description: 'short title' },
-    code: { type: 'string', enum: Object.keys(ERROR_STATUS) },
+    // CLIENT_CLOSED_REQUEST is recorded, never answered (errors.ts).
+    code: { type: 'string', enum: Object.keys(ERROR_STATUS).filter((code) => code !== 'CLIENT_CLOSED_REQUEST') },
     message: { type: 'string', description: 'one actionable sentence' },
   },
   additionalProperties: true,

@@ -10,7 +10,7 @@ import type { Socket } from 'node:net';
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MailboxError } from '../../errors';
-import { sendEnvelope } from './httpErrors';
+import { markRequestTimedOut, MAX_HEADERS_TIMEOUT_MS, requestNotReceived, sendEnvelope } from './httpErrors';
 
 /**
  * On every answer: a browser never reads one as another type than it declares (a message body holding markup,
@@ -88,8 +88,11 @@ export function frameworkErrorHandler(maxParamLength: number) {
   };
 }
 
-/** What a wire-level parser error means to the client that made it. */
-export function clientErrorEnvelope(error: Error & { code?: string }): MailboxError {
+/**
+ * What a wire-level parser error means to the client that made it. `timeoutMs`: the server's request timeout
+ * (MAILBOX_REQUEST_TIMEOUT_MS), named to a request that did not arrive within it.
+ */
+export function clientErrorEnvelope(error: Error & { code?: string }, timeoutMs: number): MailboxError {
   switch (error.code) {
     case 'HPE_HEADER_OVERFLOW':
       return new MailboxError(
@@ -102,7 +105,8 @@ export function clientErrorEnvelope(error: Error & { code?: string }): MailboxEr
         { limit: MAX_HEAD_BYTES },
       );
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-    case 'ERR_HTTP_HEADERS_TIMEOUT':
+      return requestNotReceived(timeoutMs);
+    case 'ERR_HTTP_HEADERS_TIMEOUT': // node's headersTimeout, not the configured one
       return new MailboxError(
         'REQUEST_TIMEOUT',
         'Request timeout',
@@ -122,18 +126,39 @@ export function clientErrorEnvelope(error: Error & { code?: string }): MailboxEr
   }
 }
 
-/** fastify's `clientErrorHandler` (node's `clientError`): answers on the raw socket, then closes it. */
-export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
+/**
+ * fastify's `clientErrorHandler` (node's `clientError`): answers on the raw socket, then closes it. A request the
+ * request timeout cut off while its body was arriving is marked answered 408, for the record of it (httpErrors.ts).
+ */
+export const clientErrorHandler = (timeoutMs: number) => (error: Error & { code?: string }, socket: Socket) => {
   // A reset connection has nobody to answer; a response already under way cannot be replaced.
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (error.code === 'ECONNRESET' || socket.destroyed || !socket.writable || inFlight?.headersSent) {
     socket.destroy();
     return;
   }
-  const envelope = clientErrorEnvelope(error);
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') markRequestTimedOut(socket);
+  const envelope = clientErrorEnvelope(error, timeoutMs);
   const body = JSON.stringify(envelope.envelope);
   socket.end(
     `HTTP/1.1 ${envelope.status} ${STATUS_CODES[envelope.status]}\r\n` +
       `Content-Type: application/json; charset=utf-8\r\n${NO_SNIFF.join(': ')}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
+};
+
+/**
+ * node's own settings that make the request timeout (MAILBOX_REQUEST_TIMEOUT_MS) close a slow request when it is due.
+ * fastify sets the server's requestTimeout after creating it, leaving node's headersTimeout at 60 s; with a headers
+ * timeout above the request timeout node swaps the two, so a request whose headers had arrived was given 60 s, and node
+ * looks for requests past their time only every connectionsCheckingInterval (30 s by default): a 30 s timeout closed a
+ * slow request 60 to 90 s after it began. Now the headers have the request timeout too (node's 60 s at most) and node
+ * looks every tenth of it, from 20 ms to 1 s: a slow request is closed within a second of its time (within a tenth of
+ * a short one). No timeout (0): node's defaults.
+ */
+export function requestTimeoutOptions(timeoutMs: number): { headersTimeout?: number; connectionsCheckingInterval?: number } {
+  if (timeoutMs <= 0) return {};
+  return {
+    headersTimeout: Math.min(MAX_HEADERS_TIMEOUT_MS, timeoutMs),
+    connectionsCheckingInterval: Math.min(1000, Math.max(20, Math.round(timeoutMs / 10))),
+  };
 }

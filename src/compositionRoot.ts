@@ -43,7 +43,7 @@ import { closeRedis, connectRedis, redisOptionsOf } from './adapters/projections
 import type { NudgePublisher } from './heartbeat/targets/redisChannelTarget';
 import { MemoryRejectionLog } from './adapters/rejections/memoryRejectionLog';
 import { RedisRejectionLog } from './adapters/rejections/redisRejectionLog';
-import { DEFAULT_REJECTION_CAPACITY, type RejectionLog } from './application/rejectionLog';
+import { DEFAULT_REJECTION_CAPACITY, HidingRejectionLog, type RejectionLog } from './application/rejectionLog';
 import { eventStoreSource, type JsonTextLog, type LogSource } from './audit/logSource';
 import type { EventStore } from './events/eventStore';
 import { HeldLog } from './application/heldLog';
@@ -114,8 +114,15 @@ export const leasesOf = (container: DependencyContainer): Leases | null =>
 /** The request limits shared by every API node, when Redis holds them (else null: each process keeps its own). */
 export const sharedLimitsOf = (container: DependencyContainer): SharedLimits | null =>
   container.isRegistered(TOKENS.SharedLimits, true) ? container.resolve<SharedLimits>(TOKENS.SharedLimits) : null;
-/** The recent rejections: shared by the API nodes in Redis when configured, else a ring buffer in this process. */
+/**
+ * The recent rejections: shared by the API nodes in Redis when configured, else a ring buffer in this process; each
+ * record kept without a token, nor this mailbox's admin token (any text of 32 characters or more, not token-shaped).
+ */
 async function createRejectionLog(config: MailboxConfig, logger: Logger): Promise<RejectionLog> {
+  return new HidingRejectionLog(await rejectionLogAdapter(config, logger), config.adminToken);
+}
+
+async function rejectionLogAdapter(config: MailboxConfig, logger: Logger): Promise<RejectionLog> {
   if (config.redisUrl === undefined) return new MemoryRejectionLog(DEFAULT_REJECTION_CAPACITY);
   // With the credentials and TLS settings every other connection uses: without them, a Redis that asks for a password
   // (MAILBOX_REDIS_PASSWORD) refused this one, and the server did not start.

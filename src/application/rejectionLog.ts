@@ -53,52 +53,103 @@ const MAX_COMMAND_CHARS = 200;
 const TOKEN_SHAPED = /mbx_[A-Za-z0-9_-]{20,}/g;
 export const TOKEN_NOT_SHOWN = 'mbx_<a token, not shown>';
 
+export const ADMIN_TOKEN_NOT_SHOWN = '<the admin token, not shown>';
+
+/**
+ * The forms of the admin token a record never keeps: it may be any 32 characters or more (MAILBOX_ADMIN_TOKEN,
+ * admin.token), not token-shaped, so it is looked for as sent, percent-encoded (in a path) and JSON-escaped (quoted).
+ */
+const formsOf = (adminToken: string | undefined): string[] =>
+  adminToken ? [...new Set([adminToken, encodeURIComponent(adminToken), JSON.stringify(adminToken).slice(1, -1)])] : [];
+
 /**
  * `text` with every token in it replaced, then cut to `max` characters. A token pasted where something else goes (an
  * agent's own token as the recipient, a message id or a path) was kept as sent in the refusal's message, its `to`
- * and its route, where every auditor reading the rejections could take it and act as that agent.
+ * and its route, where every auditor reading the rejections could take it and act as that agent. The admin token goes
+ * first (a custom one may hold text of a token's shape), and both before the cut (which would keep the start of one
+ * that straddles it).
  */
-const kept = (text: string, max: number): string => text.replace(TOKEN_SHAPED, TOKEN_NOT_SHOWN).slice(0, max);
+function kept(text: string, max: number, adminForms: readonly string[]): string {
+  let shown = text;
+  for (const form of adminForms) shown = shown.split(form).join(ADMIN_TOKEN_NOT_SHOWN);
+  return shown.replace(TOKEN_SHAPED, TOKEN_NOT_SHOWN).slice(0, max);
+}
 
 /** The refused `to` as one line: a list (`["@b", "neo-gpt"]`) as its entries joined, so the wrong entry shows. */
 function recipientText(to: unknown): { to?: string } {
-  if (typeof to === 'string') return { to: kept(to, 200) };
-  if (Array.isArray(to) && to.every((entry) => typeof entry === 'string')) return { to: kept(to.join(', '), 200) };
+  if (typeof to === 'string') return { to };
+  if (Array.isArray(to) && to.every((entry) => typeof entry === 'string')) return { to: to.join(', ') };
   return {};
 }
 
-/** A record of `error`, keeping only the details an operator needs (never a token or a message body). */
+/**
+ * A record of `error`, keeping only the details an operator needs (never a message body); its texts as the request
+ * gave them, until HidingRejectionLog records it (no token in them, each bounded).
+ */
 export function rejectionOf(
   error: unknown,
   context: { at: string; agent: string | null; role: string | null; command: string; surface: 'http' | 'mcp' },
 ): RejectionRecord {
   if (!isMailboxError(error)) {
-    return {
-      ...context,
-      command: kept(context.command, MAX_COMMAND_CHARS),
-      code: 'INTERNAL',
-      status: 500,
-      message: 'An unexpected error (see the server log).',
-    };
+    return { ...context, code: 'INTERNAL', status: 500, message: 'An unexpected error (see the server log).' };
   }
   const { to, entry, identity, suggestions, field } = error.envelope;
   return {
     ...context,
-    command: kept(context.command, MAX_COMMAND_CHARS), // an unknown route or tool is named as asked: bounded
     code: error.code,
     status: error.status,
-    message: kept(error.message, MAX_MESSAGE_CHARS),
+    message: error.message,
     ...recipientText(to),
-    ...(typeof entry === 'string' ? { entry: kept(entry, 200) } : {}),
-    ...(typeof identity === 'string' ? { identity: kept(identity, 200) } : {}),
-    ...(Array.isArray(suggestions)
-      ? {
-          suggestions: suggestions
-            .filter((s) => typeof s === 'string')
-            .map((s) => kept(s, 200))
-            .slice(0, 10),
-        }
-      : {}),
-    ...(typeof field === 'string' ? { field: kept(field, 200) } : {}),
+    ...(typeof entry === 'string' ? { entry } : {}),
+    ...(typeof identity === 'string' ? { identity } : {}),
+    ...(Array.isArray(suggestions) ? { suggestions: suggestions.filter((s) => typeof s === 'string').slice(0, 10) } : {}),
+    ...(typeof field === 'string' ? { field } : {}),
   };
+}
+
+/**
+ * The rejection log the mailbox records in (the composition root wraps the adapter in it, with the admin token this
+ * mailbox was started with): each record's texts a request could fill are kept without a token, nor the admin token,
+ * and bounded, before the adapter keeps them, so that every auditor may read them.
+ */
+export class HidingRejectionLog implements RejectionLog {
+  private readonly adminForms: string[];
+
+  constructor(
+    private readonly inner: RejectionLog,
+    adminToken: string | undefined,
+  ) {
+    this.adminForms = formsOf(adminToken);
+  }
+
+  get capacity(): number {
+    return this.inner.capacity;
+  }
+
+  get backend(): RejectionLog['backend'] {
+    return this.inner.backend;
+  }
+
+  record(rejection: RejectionRecord): void {
+    const text = (value: string, max = 200) => kept(value, max, this.adminForms);
+    const { command, message, to, entry, identity, suggestions, field } = rejection;
+    this.inner.record({
+      ...rejection,
+      command: text(command, MAX_COMMAND_CHARS), // an unknown route or tool is named as asked: bounded
+      message: text(message, MAX_MESSAGE_CHARS),
+      ...(to !== undefined ? { to: text(to) } : {}),
+      ...(entry !== undefined ? { entry: text(entry) } : {}),
+      ...(identity !== undefined ? { identity: text(identity) } : {}),
+      ...(suggestions !== undefined ? { suggestions: suggestions.map((s) => text(s)) } : {}),
+      ...(field !== undefined ? { field: text(field) } : {}),
+    });
+  }
+
+  recent(limit: number): Promise<RejectionRecord[]> {
+    return this.inner.recent(limit);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
 }

@@ -455,7 +455,8 @@ test('a JSON-RPC batch at POST /mcp counts each of its messages against the rate
 });
 
 test('a request that outlives the timeout is 503 UNAVAILABLE that says a send may still apply; the same key then returns it once', async () => {
-  const slow = await startTestServer({ requestTimeoutMs: 100, awaitProjectionMs: 1000 });
+  // A deadline every other request of the test (register, the retry) meets on a loaded machine; the send waits ten.
+  const slow = await startTestServer({ requestTimeoutMs: 1000, awaitProjectionMs: 10_000 });
   try {
     const { '@x': x, '@y': y } = await slow.register(['@x', '@y']);
     await slow.mailbox.runner.stop(); // views stop following: a send waits awaitProjectionMs for them
@@ -463,7 +464,7 @@ test('a request that outlives the timeout is 503 UNAVAILABLE that says a send ma
     const before = await slow.eventCount();
     const timedOut = await slow.call('POST', '/v1/messages', { token: x, body: { ...message, to: '@y' }, headers });
     expect(timedOut.status).toBe(503);
-    expect(timedOut.body).toMatchObject({ code: 'UNAVAILABLE', timeoutMs: 100 });
+    expect(timedOut.body).toMatchObject({ code: 'UNAVAILABLE', timeoutMs: 1000 });
     expect(timedOut.body.message).toContain('same Idempotency-Key');
     expect(await slow.eventCount()).toBe(before + 1); // it was applied, as the message warned
     await slow.mailbox.runner.start();

@@ -10,7 +10,8 @@ import net from 'node:net';
 import { startTestServer, type TestServer } from '../support/httpServer';
 import { waitFor } from '../support/waitFor';
 
-const TIMEOUT_MS = 300;
+// Long enough for the test's own requests (registering, reading records) on a loaded machine: they have it too.
+const TIMEOUT_MS = 1000;
 
 /** Opens a connection to `server` and sends a send's headers and the start of its body, for `token`. */
 function startSlowSend(server: TestServer, token: string) {
@@ -60,7 +61,7 @@ test('a body still arriving at the request timeout is closed when due, and recor
     expect(told).toMatchObject({ code: 'REQUEST_TIMEOUT', timeoutMs: TIMEOUT_MS });
     expect(told.message).toContain(`within ${TIMEOUT_MS} ms`);
     expect(elapsed).toBeGreaterThanOrEqual(TIMEOUT_MS - 10);
-    expect(elapsed).toBeLessThan(TIMEOUT_MS + 1500); // node's own check came 60 s and more after the start
+    expect(elapsed).toBeLessThan(TIMEOUT_MS + 3000); // node's own check came 60 s and more after the start
 
     expect(await newestRejection(server, 'the timed-out send recorded')).toEqual(
       expect.objectContaining({

@@ -40,7 +40,7 @@ async function warned(text: string, timeoutMs = 10_000): Promise<void> {
  * A short deadline keeps "fails fast" fast in tests; production defaults to 5 s. Not shorter: at 400 ms the first read
  * of a freshly started mailbox (its log identity, over a new gRPC channel) once missed it during a full run (CI load).
  */
-async function openMailbox(views: { redisUrl?: string; redisNamespace?: string } = {}) {
+async function openMailbox(views: { redisUrl?: string; redisNamespace?: string; redisTimeoutMs?: number } = {}) {
   double = await EsdbDouble.start();
   skippedMs = 0;
   warnings = [];
@@ -177,7 +177,12 @@ describe('the production pair: EventStoreDB (test double) with the views in a re
   });
 
   it('broadcast, per-recipient read, a store restart under the subscription: exact counts in Redis', async () => {
-    const { '@a': a, '@b': b, '@c': c } = await openMailbox({ redisUrl: redis.url, redisNamespace: `esdb${process.pid}` });
+    const views = {
+      redisUrl: redis.url,
+      redisNamespace: `esdb${process.pid}`,
+      redisTimeoutMs: 10_000, // Redis's deadline is not the subject (the default 1 s can pass on a loaded machine)
+    };
+    const { '@a': a, '@b': b, '@c': c } = await openMailbox(views);
     const first = await a.send({ to: 'AGENT:*', subject: 'one', body: '1' });
     await c.markRead({ messageId: first.messageId });
     expect([await unreadOf(a), await unreadOf(b), await unreadOf(c)]).toEqual([0, 1, 0]);

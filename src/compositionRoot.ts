@@ -19,6 +19,7 @@ import { SqliteJsonLog } from './adapters/eventstore/sqliteJsonLog';
 import {
   backupSqliteLog,
   BackupInterrupted,
+  type BackupProgress,
   type SqliteBackupOptions,
   type SqliteLogBackup,
 } from './adapters/eventstore/sqliteBackup';
@@ -262,7 +263,7 @@ export async function openAuditLog(
   return { source: eventStoreSource(store), close: () => store.close() };
 }
 
-export { BackupInterrupted, type SqliteLogBackup };
+export { BackupInterrupted, type BackupProgress, type SqliteLogBackup };
 
 /**
  * `mailbox backup`: a consistent copy of the configured SQLite log, taken while a server writes it

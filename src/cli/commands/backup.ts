@@ -5,7 +5,7 @@
  * Failures are one JSON envelope on stderr, as `mailbox audit` and `mailbox projections` print them.
  */
 import type { Command } from 'commander';
-import { backupEventLog, BackupInterrupted, type SqliteLogBackup } from '../../compositionRoot';
+import { backupEventLog, BackupInterrupted, type BackupProgress, type SqliteLogBackup } from '../../compositionRoot';
 import { commandConfig, reportCommandFailure } from './commandConfig';
 import { unknownVariables, unknownVariableWarning } from './envWarnings';
 
@@ -29,6 +29,17 @@ function summary(backup: SqliteLogBackup): string {
   );
 }
 
+/**
+ * The progress line for a tick of the copy, or null while nothing is copied yet: the copying process may still be
+ * starting (on a loaded machine it takes over a second) or be about to find the log unreadable, and a line then said
+ * "about 0% (0.0 MB of about 0.0 MB)" above the refusal's envelope.
+ */
+export function backupProgressLine({ written, estimated }: BackupProgress): { percent: number; text: string } | null {
+  if (written === 0) return null;
+  const percent = estimated === 0 ? 99 : Math.min(99, Math.floor((written / estimated) * 100));
+  return { percent, text: `backup: about ${percent}% (${megabytes(written)} of about ${megabytes(estimated)})` };
+}
+
 export async function runBackup(destination: string, flags: { json?: boolean }, io: BackupIo = processIo): Promise<number> {
   // Said first: with MAILBOX_DATA_DIRR=/srv/mailbox, the log of ./data was backed up (or 'no event log') without a word.
   for (const unknown of unknownVariables(io.env)) io.stderr.write(`mailbox: warning: ${unknownVariableWarning(unknown)}\n`);
@@ -46,11 +57,11 @@ export async function runBackup(destination: string, flags: { json?: boolean }, 
   try {
     const backup = await backupEventLog(config, destination, {
       signal: stop.signal,
-      onProgress: ({ written, estimated }) => {
-        const percent = estimated === 0 ? 100 : Math.min(99, Math.floor((written / estimated) * 100));
-        if (percent === lastPercent) return;
-        lastPercent = percent;
-        io.stderr.write(`backup: about ${percent}% (${megabytes(written)} of about ${megabytes(estimated)})\n`);
+      onProgress: (progress) => {
+        const line = backupProgressLine(progress);
+        if (line === null || line.percent === lastPercent) return;
+        lastPercent = line.percent;
+        io.stderr.write(`${line.text}\n`);
       },
     });
     const positions = { head: backup.head?.toString() ?? null, headAtStart: backup.headAtStart?.toString() ?? null };

@@ -11,6 +11,8 @@ import { startTestServer, type TestServer } from '../support/httpServer';
 const REQUESTS = Number(process.env.MAILBOX_FUZZ_REQUESTS ?? 3000);
 const SEED = Number(process.env.MAILBOX_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const BUDGET_MS = 25_000;
+/** Always this many, however long they take (a loaded CI machine got through 685 in the budget once); then up to REQUESTS within it. */
+const AT_LEAST = Math.min(REQUESTS, 1000);
 
 /** mulberry32: small, seedable, good enough to pick cases. */
 function prng(seed: number) {
@@ -214,8 +216,9 @@ test(`${REQUESTS} adversarial requests: no 5xx, the envelope on every refusal, n
   const rng = prng(SEED);
   const started = Date.now();
   let done = 0;
+  let refusals = 0;
   let events = await server.eventCount();
-  for (; done < REQUESTS && Date.now() - started < BUDGET_MS; done += 1) {
+  for (; done < REQUESTS && (done < AT_LEAST || Date.now() - started < BUDGET_MS); done += 1) {
     const method = rng.pick(['GET', 'POST', 'POST', 'DELETE', 'PUT', 'PATCH', 'OPTIONS']);
     const url = path(rng, ids);
     const headers: Record<string, string> = {};
@@ -255,6 +258,7 @@ test(`${REQUESTS} adversarial requests: no 5xx, the envelope on every refusal, n
     }
     const now = await server.eventCount();
     if (status >= 400) {
+      refusals += 1;
       const envelope =
         typeof answer.error === 'string' &&
         typeof answer.message === 'string' &&
@@ -266,5 +270,7 @@ test(`${REQUESTS} adversarial requests: no 5xx, the envelope on every refusal, n
     }
     events = now;
   }
-  expect(done).toBeGreaterThanOrEqual(Math.min(REQUESTS, 1000)); // bounded time, yet a real number of cases
-}, 40_000);
+  // Adversarial indeed (most are refused, each checked above), yet not all: some cases reach the mailbox and write.
+  expect(refusals).toBeGreaterThan(done / 2);
+  expect(refusals).toBeLessThan(done);
+}, 180_000);

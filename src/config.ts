@@ -136,6 +136,14 @@ export const configSchema = z.object({
   /** Per-agent token bucket (admin exempt): sustained requests/s and burst (1 or more); a rate of 0 turns the limit off. */
   rateLimitPerSecond: fromDecimalText(z.number().min(0), { fraction: true }).default(50),
   rateLimitBurst: fromDecimalText(z.number().int().min(1)).default(200),
+  /**
+   * Per client address (the socket's; no proxy header is trusted): a bearer token this mailbox does not know costs a
+   * registry read (on EventStoreDB a network read), so an address may have `refusedTokenBurst` refused at once, refilled
+   * at `refusedTokensPerSecond`; beyond, an unknown token is answered 429 RATE_LIMITED without a read. Known tokens
+   * never count and are never refused by it. A rate of 0 turns the limit off.
+   */
+  refusedTokensPerSecond: fromDecimalText(z.number().min(0), { fraction: true }).default(10),
+  refusedTokenBurst: fromDecimalText(z.number().int().min(1)).default(100),
   requestTimeoutMs: milliseconds(z.number().int().min(0).max(MAX_TIMER_MS)).default(30_000),
   sseHeartbeatMs: milliseconds(z.number().int().positive().max(MAX_TIMER_MS)).default(15_000),
   maxWakeStreamsPerAgent: fromDecimalText(z.number().int().positive()).default(16),
@@ -179,6 +187,8 @@ export const ENV_VARIABLES: Record<keyof MailboxConfig, string> = {
   maxRequestBytes: 'MAILBOX_MAX_REQUEST_BYTES',
   rateLimitPerSecond: 'MAILBOX_RATE_LIMIT_PER_SECOND',
   rateLimitBurst: 'MAILBOX_RATE_LIMIT_BURST',
+  refusedTokensPerSecond: 'MAILBOX_REFUSED_TOKENS_PER_SECOND',
+  refusedTokenBurst: 'MAILBOX_REFUSED_TOKEN_BURST',
   requestTimeoutMs: 'MAILBOX_REQUEST_TIMEOUT_MS',
   sseHeartbeatMs: 'MAILBOX_SSE_HEARTBEAT_MS',
   maxWakeStreamsPerAgent: 'MAILBOX_MAX_WAKE_STREAMS_PER_AGENT',
@@ -220,6 +230,10 @@ const VALID_FORM: Partial<Record<keyof MailboxConfig, string>> = {
   rateLimitBurst:
     'an integer of 1 or more (the requests an agent may make at once); to turn the rate limit off, set ' +
     'MAILBOX_RATE_LIMIT_PER_SECOND=0 instead',
+  refusedTokensPerSecond: 'a number of refused bearer tokens per second per client address (0 turns the limit off)',
+  refusedTokenBurst:
+    'an integer of 1 or more (the refused bearer tokens a client address may send at once); to turn the limit off, ' +
+    'set MAILBOX_REFUSED_TOKENS_PER_SECOND=0 instead',
   requestTimeoutMs: `an integer number of milliseconds, 0 or more and ${MAX_TIMER_TEXT}`,
   sseHeartbeatMs: `a positive integer number of milliseconds, ${MAX_TIMER_TEXT}`,
   maxWakeStreamsPerAgent: 'a positive integer',

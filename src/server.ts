@@ -98,6 +98,12 @@ async function start(
       'per-agent rate limit off (MAILBOX_RATE_LIMIT_PER_SECOND=0): no agent is ever answered 429 RATE_LIMITED',
     );
   }
+  if (config.refusedTokensPerSecond === 0) {
+    logger.warn(
+      { variable: 'MAILBOX_REFUSED_TOKENS_PER_SECOND' },
+      'refused-token limit off (MAILBOX_REFUSED_TOKENS_PER_SECOND=0): every unknown bearer token is looked up in the agent registry',
+    );
+  }
   const head = await mailbox.eventStore.headPosition();
   logger.info(
     {

@@ -27,6 +27,9 @@ export const registryModel: StreamModel<RegistryState, AgentEvent> = { initial: 
 export class AgentDirectory {
   private readonly tokenIndexes = new WeakMap<RegistryState, Map<string, RegisteredAgent>>();
   private lastReadAt = 0;
+  /** When the last read for knownSparingly began (succeeded or not), and that read while it runs. */
+  private sparedAt = 0;
+  private sparing: Promise<void> | null = null;
   private readonly revocationListeners = new Set<RevocationListener>();
   /** Retired identities seen in a registry read, to notice retirements done by another node. */
   private knownRetired: Set<string> | null = null;
@@ -105,6 +108,39 @@ export class AgentDirectory {
       state = cached;
     }
     return this.indexOf(state).get(tokenHash) ?? null;
+  }
+
+  /** Whether the last registry read holds `tokenHash` as an agent's (retired or not), without reading. */
+  knownInLastRead(tokenHash: string): boolean {
+    const cached = this.handler.peek<RegistryState>(AGENT_REGISTRY_STREAM);
+    return cached !== undefined && this.indexOf(cached).has(tokenHash);
+  }
+
+  /**
+   * Whether `tokenHash` is an agent's in a registry read about a second old at most, for callers that may not cost a
+   * read each (a client address over its refused tokens, whose unknown tokens are refused unread): a staler registry is
+   * read once for all of them, and not again within AUTH_FRESH_MS even when that read failed. So a token registered
+   * through another node is still known to them, while they cost about one read a second however many they are.
+   */
+  async knownSparingly(tokenHash: string): Promise<boolean> {
+    const now = this.clock.now().getTime();
+    const fresh = now - Math.max(this.lastReadAt, this.sparedAt) < AUTH_FRESH_MS;
+    if (!fresh || this.handler.peek(AGENT_REGISTRY_STREAM) === undefined) {
+      if (this.sparing === null && now - this.sparedAt >= AUTH_FRESH_MS) {
+        this.sparedAt = now;
+        // Unreadable: answered from the last read, as findByTokenHash does.
+        this.sparing = this.current()
+          .then(
+            () => undefined,
+            () => undefined,
+          )
+          .finally(() => {
+            this.sparing = null;
+          });
+      }
+      await this.sparing;
+    }
+    return this.knownInLastRead(tokenHash);
   }
 
   /**

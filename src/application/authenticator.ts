@@ -37,6 +37,21 @@ export class Authenticator {
     return { identity: agent.identity, role: agent.role };
   }
 
+  /** Whether `token` is the admin's or an agent's in the last registry read (retired or not): no read. */
+  knownWithoutRead(token: string): boolean {
+    const hash = hashToken(token);
+    return (this.adminHash !== null && sameHash(hash, this.adminHash)) || this.directory.knownInLastRead(hash);
+  }
+
+  /**
+   * Whether `token` is the admin's or an agent's in a registry read about a second old at most, read once for all the
+   * callers that ask within a second: for a client address that may not have its tokens looked up one by one.
+   */
+  async knownSparingly(token: string): Promise<boolean> {
+    const hash = hashToken(token);
+    return (this.adminHash !== null && sameHash(hash, this.adminHash)) || this.directory.knownSparingly(hash);
+  }
+
   /**
    * Why the token whose hash is `tokenHash` no longer works ('agent retired', 'token rotated'), or null while it does.
    * Asked of the tokens that hold wake streams open, so that a retirement or a rotation done through another API node

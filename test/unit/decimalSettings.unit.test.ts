@@ -25,6 +25,8 @@ const NUMERIC: Array<keyof MailboxConfig> = [
   'maxRequestBytes',
   'rateLimitPerSecond',
   'rateLimitBurst',
+  'refusedTokensPerSecond',
+  'refusedTokenBurst',
   'requestTimeoutMs',
   'sseHeartbeatMs',
   'maxWakeStreamsPerAgent',

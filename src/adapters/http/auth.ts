@@ -7,6 +7,7 @@ import type { Actor } from '../../commands/roles';
 import { MailboxError } from '../../errors';
 import type { Authenticator } from '../../application/authenticator';
 import type { RateLimiter } from './rateLimiter';
+import { clientAddressKey, type RefusedTokens } from './refusedTokens';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -83,16 +84,50 @@ export function actorOf(request: FastifyRequest): Actor {
 }
 
 /**
+ * The caller `token` names, its lookup held to its client address's refused tokens (refusedTokens.ts): a token the last
+ * registry read knows (or the admin's) is looked up as ever, never counted; another draws one refusal from its address
+ * before it is looked up, given back when it was known after all. An address with none left has such a token answered
+ * 429 RATE_LIMITED, unread, unless a registry read at most a second old (one for all such requests) knows it.
+ */
+export async function authenticateFrom(
+  request: FastifyRequest,
+  token: string | undefined,
+  authenticator: Authenticator,
+  refused: RefusedTokens,
+): Promise<Actor> {
+  if (token === undefined || !refused.enabled || authenticator.knownWithoutRead(token)) return authenticator.authenticate(token);
+  const address = clientAddressKey(request.raw.socket.remoteAddress);
+  if (!refused.take(address)) {
+    if (!(await authenticator.knownSparingly(token))) throw refused.refusal(address);
+    return authenticator.authenticate(token);
+  }
+  try {
+    const actor = await authenticator.authenticate(token);
+    refused.giveBack(address);
+    return actor;
+  } catch (error) {
+    // Only a refused token counts: a lookup that failed (the store unavailable) refused nothing.
+    if (!(error instanceof MailboxError && error.code === 'UNAUTHENTICATED')) refused.giveBack(address);
+    throw error;
+  }
+}
+
+/**
  * Authenticates every request in `app`'s scope before its body is read, then
  * applies the per-agent rate limit (the admin token is exempt: it is the operator),
  * each message of a JSON-RPC batch counting as one request.
  */
-export function requireBearer(app: FastifyInstance, authenticator: Authenticator, limiter: RateLimiter): void {
+export function requireBearer(
+  app: FastifyInstance,
+  authenticator: Authenticator,
+  limiter: RateLimiter,
+  refused: RefusedTokens,
+): void {
   app.addHook('onRequest', async (request) => {
     const token = bearerToken(authorizationOf(request));
     const misplaced = token === undefined ? tokenInQuery(request) : null;
     if (misplaced !== null) throw misplaced;
-    const actor = await authenticator.authenticate(token);
+    const actor = await authenticateFrom(request, token, authenticator, refused);
     if (actor.role !== 'admin') {
       try {
         await limiter.admit(actor.identity);

@@ -14,7 +14,8 @@ import type { CommandName } from '../../application/commandNames';
 import type { Actor } from '../../commands/roles';
 import type { Authenticator } from '../../application/authenticator';
 import type { MailboxError } from '../../errors';
-import { authorizationOf, bearerToken } from './auth';
+import { authenticateFrom, authorizationOf, bearerToken } from './auth';
+import type { RefusedTokens } from './refusedTokens';
 import { rejectionOf, type RejectionLog } from '../../application/rejectionLog';
 import { toMailboxError, type HttpLimits } from './httpErrors';
 import type { MailboxMetrics } from './metrics';
@@ -83,15 +84,19 @@ export const toolRefusals =
 
 /**
  * A request no route answers (404, 405), recorded by its method and path (the query left out): no route's hooks ran, so
- * the caller is named only when its bearer token is one the mailbox knows; the token itself is never recorded.
+ * the caller is named only when its bearer token is one the mailbox knows; the token itself is never recorded. Its
+ * lookup counts against its address's refused tokens as any other (else made-up tokens sent to a path that is no
+ * route were read without end); one over them is not read, and the request is recorded with no caller.
  */
 export async function recordRouteNotFound(
   log: RejectionLog,
   authenticator: Authenticator,
+  refused: RefusedTokens,
   request: FastifyRequest,
   error: MailboxError,
 ): Promise<void> {
-  const actor = await authenticator.authenticate(bearerToken(authorizationOf(request))).catch(() => null);
+  const token = bearerToken(authorizationOf(request));
+  const actor = await authenticateFrom(request, token, authenticator, refused).catch(() => null);
   const command = `${request.method} ${request.url.split('?')[0]}`;
   log.record(
     rejectionOf(error, {

@@ -18,6 +18,7 @@ import { readOversizedBodies } from './oversizedBody';
 import { assertQueryDecodable, queryOf } from './queryEncoding';
 import { MailboxMetrics } from './metrics';
 import { RateLimiter } from './rateLimiter';
+import { RefusedTokens } from './refusedTokens';
 import { SharedLimitsFallback } from './sharedLimitsFallback';
 import { ConsoleSeries } from './consoleSeries';
 import { recordHttpCommands, recordRouteNotFound, toolRefusals } from './commandRecorder';
@@ -94,6 +95,9 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
   const auditStreams = new WakeStreams(config.maxWakeStreamsPerAgent, null, undefined, 'audit streams');
   const openAuditStreams = new OpenStreams();
   const metrics = new MailboxMetrics(mailbox, () => wakeStreams.size);
+  // Timed by the mailbox's clock, as the registry reads it guards are (a test moves both).
+  const clock = mailbox.clock ?? { now: () => new Date() };
+  const refused = new RefusedTokens(config.refusedTokensPerSecond, config.refusedTokenBurst, () => clock.now().getTime());
   const context: HttpContext = {
     mailbox,
     config,
@@ -180,7 +184,7 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
   });
   app.setNotFoundHandler(async (request, reply) => {
     const error = routeNotFound(request.method, request.url, allowed);
-    await recordRouteNotFound(mailbox.rejections, mailbox.authenticator, request, error);
+    await recordRouteNotFound(mailbox.rejections, mailbox.authenticator, refused, request, error);
     const { allow } = error.envelope; // a path that is a route, asked with another method: 405, Allow says which
     if (Array.isArray(allow)) reply.header('allow', allow.join(', '));
     return sendEnvelope(reply, error);
@@ -210,7 +214,7 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
       requestLimit: context.requestLimit,
       timeoutMs: config.requestTimeoutMs,
     });
-    requireBearer(scope, mailbox.authenticator, limiter);
+    requireBearer(scope, mailbox.authenticator, limiter, refused);
     refuseQueryOnWrites(scope);
     refuseEmptyPathParameters(scope, allowed);
     refuseListingWordsAsIds(scope);

@@ -9,6 +9,7 @@ import type { EventStore } from '../events/eventStore';
 import { messageStream } from '../events/streams';
 import type { Addressee } from '../events/addressing';
 import type { StoredEvent } from '../events/types';
+import { withheldTokenHash } from '../support/tokenHashWithheld';
 import type { AgentView, HeartbeatCounts, MessagePage, ProjectionStore, UnreadCount } from '../projections/projectionStore';
 import type { TaskEnvelope } from '../commands/messageFields';
 import type { WakeEvent } from '../projections/viewChanges';
@@ -67,14 +68,17 @@ const inboxCount = ({ unread, unseen, byPriority }: UnreadCount): InboxCount => 
 export type WakeStreamEvent =
   { event: 'sync'; data: { unreadCount: number; byPriority: UnreadCount['byPriority'] } } | { event: 'wake'; data: WakeEvent };
 
-/** Events as JSON: bigints become strings so that positions survive any JSON parser exactly. */
+/**
+ * Events as JSON: bigints become strings so that positions survive any JSON parser exactly. A stored token hash is
+ * withheld (the field reads '<the token hash, not shown>'): a credential verifier no auditor needs.
+ */
 export const eventToJson = (event: StoredEvent) => ({
   position: event.position.toString(),
   streamName: event.streamName,
   revision: event.revision.toString(),
   eventId: event.eventId,
   type: event.type,
-  data: event.data,
+  data: withheldTokenHash(event.data),
   metadata: event.metadata,
 });
 

@@ -7,28 +7,32 @@ import type { StoredEvent } from '../events/types';
 import type { JsonTextRow } from './logSource';
 import { describeTaskEvent } from './taskEventText';
 import { quoted } from '../support/terminalText';
+import { withheldTokenHash, withheldTokenHashText } from '../support/tokenHashWithheld';
 
-/** Same shape as the API's eventToJson (a unit test holds them together); kept here so the audit tools load without DI. */
+/**
+ * Same shape as the API's eventToJson (a unit test holds them together); kept here so the audit tools load without DI.
+ * A token hash is withheld (support/tokenHashWithheld.ts), as the API withholds it.
+ */
 export const eventJson = (event: StoredEvent) => ({
   position: event.position.toString(),
   streamName: event.streamName,
   revision: event.revision.toString(),
   eventId: event.eventId,
   type: event.type,
-  data: event.data,
+  data: withheldTokenHash(event.data),
   metadata: event.metadata,
 });
 
 /** JSON.stringify(eventJson(event)), without building the intermediate object (replay's hot path). */
 export const eventJsonLine = (event: StoredEvent): string =>
   `{"position":"${event.position}","streamName":${JSON.stringify(event.streamName)},"revision":"${event.revision}",` +
-  `"eventId":${JSON.stringify(event.eventId)},"type":${JSON.stringify(event.type)},"data":${JSON.stringify(event.data)},` +
+  `"eventId":${JSON.stringify(event.eventId)},"type":${JSON.stringify(event.type)},"data":${JSON.stringify(withheldTokenHash(event.data))},` +
   `"metadata":${JSON.stringify(event.metadata)}}`;
 
 /** eventJsonLine of a row whose data and metadata are still the JSON text the store wrote (same bytes; a test holds them together). */
 export const rowJsonLine = (row: JsonTextRow): string =>
   `{"position":"${row[0]}","streamName":${JSON.stringify(row[2])},"revision":"${row[3]}","eventId":${JSON.stringify(row[1])},` +
-  `"type":${JSON.stringify(row[4])},"data":${row[5]},"metadata":${row[6]}}`;
+  `"type":${JSON.stringify(row[4])},"data":${withheldTokenHashText(row[5])},"metadata":${row[6]}}`;
 
 export function describeEvent(event: StoredEvent): string {
   switch (event.type) {

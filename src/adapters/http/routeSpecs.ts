@@ -272,7 +272,12 @@ export const ROUTE_SPECS: RouteSpec[] = [
         'nextAfter from the previous page; omit to start at the beginning. A position past the log head is refused (404 NOT_FOUND): paging on from it would skip the events up to it',
       limit: 'page size; default 100',
     },
-    success: { status: 200, schema: responses.auditPageSchema, description: '{events: [...], nextAfter}' },
+    success: {
+      status: 200,
+      schema: responses.auditPageSchema,
+      description:
+        "{events: [...], nextAfter}; a stored token hash (AgentRegistered, AgentTokenRotated: data.tokenHash) reads '<the token hash, not shown>'",
+    },
     errors: [...AUTH, 'UNKNOWN_FIELD', 'VALIDATION_FAILED', 'NOT_FOUND'],
   },
   {

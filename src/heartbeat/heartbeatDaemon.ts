@@ -35,6 +35,7 @@ import { UnwokenEscalation, wakeVia, type EscalationReport } from './unwokenEsca
 import { ReplyOverdueEscalation, type ReplyOverdueReport } from './replyOverdueEscalation';
 import { isEmpty, settingsForNobody, type SettingsForNobody } from './settingsForNobody';
 import { ViewsGoneBack, ViewsOfThisLog } from './viewsGoneBack';
+import { viewsLag } from '../application/viewsLag';
 import type { SharedNudges } from './sharedNudges';
 
 /** What the daemon reads: a Mailbox satisfies this, and so do the stores opened by `mailbox heartbeat`. */
@@ -50,9 +51,13 @@ export interface HeartbeatSources {
 }
 
 export interface PipelineReport {
+  /** Log positions (EventStoreDB's are byte offsets in its log, hundreds apart for one event). */
   head: string | null;
   checkpoint: string | null;
+  /** Events in the log after the checkpoint up to the head (counted as /readyz counts them: application/viewsLag.ts). */
   lag: string;
+  /** Present when the count stopped at LAG_COUNTED_UP_TO: the views are `lag` or more events behind. */
+  lagAtLeast?: true;
   stalled: boolean;
   stuckForMs: number;
 }
@@ -423,9 +428,10 @@ export class HeartbeatDaemon {
     const started = this.now();
     const first = await this.watchPipeline(started);
     if (first.lag === '0') return;
+    const { lag, lagAtLeast, checkpoint, head } = first;
     this.logger.info(
-      { lag: first.lag, checkpoint: first.checkpoint, head: first.head, stallAfterMs: this.settings.stallAfterMs },
-      `the views are behind the log (lag ${first.lag}): watching their checkpoint for up to ` +
+      { lag, ...(lagAtLeast ? { lagAtLeast } : {}), checkpoint, head, stallAfterMs: this.settings.stallAfterMs },
+      `the views are behind the log (lag ${lagText(first)}): watching their checkpoint for up to ` +
         `${this.settings.stallAfterMs} ms (--stall-after) to tell a stalled projector from a slow one`,
     );
     for (;;) {
@@ -502,8 +508,8 @@ export class HeartbeatDaemon {
     const stalled = pipeline?.stalled ?? false;
     const alarms: Array<Record<string, unknown>> = [];
     if (stalled) {
-      const { lag, checkpoint, head, stuckForMs } = pipeline!;
-      alarms.push({ alarm: 'projection_stalled', lag, checkpoint, head, stuckForMs });
+      const { lag, lagAtLeast, checkpoint, head, stuckForMs } = pipeline!;
+      alarms.push({ alarm: 'projection_stalled', lag, ...(lagAtLeast ? { lagAtLeast } : {}), checkpoint, head, stuckForMs });
     }
     // An unhealthy answer names why: a failing tick was said only in lastError, beside an empty alarm list.
     if (this.lastError !== null && this.failingSince !== null) {
@@ -526,20 +532,24 @@ export class HeartbeatDaemon {
     this.pipelineState = seen.state;
     this.metrics.head.set(Number(head ?? 0n));
     this.metrics.checkpoint.set(Number(checkpoint ?? 0n));
+    // In events, as /readyz counts them: EventStoreDB's positions are byte offsets (one event behind was "lag 807").
+    const counted = seen.lag === 0n ? { events: 0, atLeast: false } : await viewsLag(this.sources.eventStore, head, checkpoint);
     this.metrics.lag.set(Number(seen.lag));
+    this.metrics.lagEvents.set(counted.events);
     this.metrics.stalled.set(seen.stalled ? 1 : 0);
     this.metrics.stuckSeconds.set(seen.stuckForMs / 1000);
-    const report = {
+    const report: PipelineReport = {
       head: head?.toString() ?? null,
       checkpoint: checkpoint?.toString() ?? null,
-      lag: seen.lag.toString(),
+      lag: counted.events.toString(),
+      ...(counted.atLeast ? { lagAtLeast: true as const } : {}),
       stalled: seen.stalled,
       stuckForMs: seen.stuckForMs,
     };
     if (seen.transition === 'stalled') {
       this.logger.error(
         { alarm: 'projection_stalled', ...report, stallAfterMs: this.settings.stallAfterMs },
-        'ALARM projection stalled: the log head is ahead of the views and the checkpoint is not advancing',
+        `ALARM projection stalled: the views are ${lagText(report)} behind the log head and their checkpoint is not advancing`,
       );
     } else if (seen.transition === 'recovered') {
       this.logger.info({ alarm: 'projection_stalled', ...report }, 'alarm cleared: projection checkpoint advancing again');
@@ -572,3 +582,7 @@ export class HeartbeatDaemon {
     );
   }
 }
+
+/** "1 event", "2 events", "at least 10001 events": the lag as a person reads it. */
+const lagText = ({ lag, lagAtLeast }: PipelineReport) =>
+  `${lagAtLeast ? 'at least ' : ''}${lag} event${lag === '1' && !lagAtLeast ? '' : 's'}`;

@@ -1,5 +1,6 @@
 /** The daemon's Prometheus metrics, in its own Registry (never the global one, so several daemons can share a process). */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { LAG_COUNTED_UP_TO } from '../application/viewsLag';
 
 export class HeartbeatMetrics {
   readonly registry = new Registry();
@@ -54,7 +55,12 @@ export class HeartbeatMetrics {
   });
   readonly lag = new Gauge({
     name: 'mailbox_heartbeat_projection_lag_positions',
-    help: 'Log head minus projection checkpoint, in log positions',
+    help: 'Log head minus projection checkpoint, in log positions (byte offsets on EventStoreDB: see ..._lag_events)',
+    registers: [this.registry],
+  });
+  readonly lagEvents = new Gauge({
+    name: 'mailbox_heartbeat_projection_lag_events',
+    help: `Events in the log not yet applied to the views (counted up to ${LAG_COUNTED_UP_TO}: at that value, at least as many)`,
     registers: [this.registry],
   });
   readonly stalled = new Gauge({

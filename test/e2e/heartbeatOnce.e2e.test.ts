@@ -542,7 +542,7 @@ test('views behind the log whose checkpoint does not move for --stall-after: sta
       .split('\n')
       .map((line) => JSON.parse(line) as { msg: string; alarm?: string; level: number });
     // It says why it waits, then raises the alarm as the daemon does.
-    expect(logs.find((line) => line.msg.startsWith('the views are behind the log (lag 2)'))).toBeDefined();
+    expect(logs.find((line) => line.msg.startsWith('the views are behind the log (lag 2 events)'))).toBeDefined();
     expect(logs.filter((line) => line.alarm === 'projection_stalled')).toEqual([
       expect.objectContaining({ level: 50, msg: expect.stringContaining('ALARM projection stalled') }),
     ]);

@@ -172,6 +172,87 @@ describe('countEvents (the projection lag of /readyz, /metrics and the console)'
     const [, second, , fourth] = await store.readStream(stream);
     expect(await store.countEvents(second.position, fourth.position, 100)).toBe(2);
   });
+
+  /** Events the double sent to forwards reads of $all since `mark` (what counting costs: the head is read backwards). */
+  const sentSince = (mark: number) =>
+    double.readsOfAll.slice(mark).reduce((sum, read) => sum + (read.direction === 'forwards' ? read.sent : 0), 0);
+  /** The count a store that never counted before gives: what a remembered count must equal. */
+  async function freshCount(after: bigint | null, through: bigint, atMost: number): Promise<number> {
+    const fresh = EsdbEventStore.connect(double.url, { readPageSize: 3 });
+    try {
+      return await fresh.countEvents(after, through, atMost);
+    } finally {
+      await fresh.close();
+    }
+  }
+
+  it('counting again reads only the events appended since (each /readyz read every event behind, every time)', async () => {
+    const stream = freshStream();
+    const start = await store.headPosition();
+    const append = async (from: number, to: number) => {
+      for (let i = from; i < to; i++) await store.append(stream, [contractEvent(`e${i}`)], i === 0 ? 'no_stream' : BigInt(i - 1));
+      return (await store.headPosition())!;
+    };
+    const head = await append(0, 12);
+    let mark = double.readsOfAll.length;
+    expect(await store.countEvents(start, head, 10_001)).toBe(12);
+    expect(sentSince(mark)).toBeGreaterThanOrEqual(12);
+
+    mark = double.readsOfAll.length;
+    expect(await store.countEvents(start, head, 10_001)).toBe(12); // nothing new: nothing read
+    expect(sentSince(mark)).toBe(0);
+
+    const later = await append(12, 14);
+    mark = double.readsOfAll.length;
+    expect(await store.countEvents(start, later, 10_001)).toBe(14);
+    expect(sentSince(mark)).toBeLessThanOrEqual(3); // the two new ones (and the last one known, where the read starts)
+    expect(await freshCount(start, later, 10_001)).toBe(14);
+
+    // The views moved on (their checkpoint at the fifth event): what is remembered past it still counts, unread.
+    const fifth = (await store.readStream(stream))[4].position;
+    mark = double.readsOfAll.length;
+    expect(await store.countEvents(fifth, later, 10_001)).toBe(9);
+    expect(await store.countEvents(fifth, head, 10_001)).toBe(7); // a head read before the last appends
+    expect(sentSince(mark)).toBe(0);
+    expect(await freshCount(fifth, later, 10_001)).toBe(9);
+
+    // The views went back (rebuilt from the start): what is remembered no longer reaches back, so all is read again.
+    mark = double.readsOfAll.length;
+    expect(await store.countEvents(start, later, 10_001)).toBe(14);
+    expect(sentSince(mark)).toBeGreaterThanOrEqual(14);
+  });
+
+  it('a bounded count reads no further than its bound, and a larger bound later reads on: never less than there is', async () => {
+    const stream = freshStream();
+    const start = await store.headPosition();
+    for (let i = 0; i < 10; i++) await store.append(stream, [contractEvent(`e${i}`)], i === 0 ? 'no_stream' : BigInt(i - 1));
+    const head = (await store.headPosition())!;
+    let mark = double.readsOfAll.length;
+    expect(await freshCount(start, head, 10_001)).toBe(10);
+    const unbounded = sentSince(mark);
+    mark = double.readsOfAll.length;
+    expect(await store.countEvents(start, head, 4)).toBe(4);
+    expect(sentSince(mark)).toBeLessThan(unbounded - 4); // not the six events past the bound
+    mark = double.readsOfAll.length;
+    expect(await store.countEvents(start, head, 4)).toBe(4);
+    expect(sentSince(mark)).toBe(0);
+    expect(await store.countEvents(start, head, 10_001)).toBe(10);
+  });
+
+  it('counts asked side by side (a /readyz beside a /metrics scrape) each get the count a fresh read gives', async () => {
+    const stream = freshStream();
+    const start = await store.headPosition();
+    for (let i = 0; i < 9; i++) await store.append(stream, [contractEvent(`e${i}`)], i === 0 ? 'no_stream' : BigInt(i - 1));
+    const head = (await store.headPosition())!;
+    const third = (await store.readStream(stream))[2].position;
+    const counts = await Promise.all([
+      store.countEvents(start, head, 10_001),
+      store.countEvents(third, head, 10_001),
+      store.countEvents(start, third, 10_001),
+      store.countEvents(start, head, 5),
+    ]);
+    expect(counts).toEqual([9, 6, 3, 5]);
+  });
 });
 
 describe('subscription drops', () => {

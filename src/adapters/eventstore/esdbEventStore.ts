@@ -18,6 +18,7 @@ import { LOG_IDENTITY_EVENT, LOG_IDENTITY_STREAM, logIdentityEvent, logIdentityO
 import { drainWithProgressDeadline, readRetryingReset } from './esdbReads';
 import { isMailboxRecord, positionOf, toEventData, toReadPosition, toStoredEvent } from './esdbEvents';
 import { esdbSettings } from './esdbSettings';
+import { EsdbEventCount } from './esdbEventCount';
 import { DEFAULT_RESUBSCRIBE, EsdbCatchUpSubscription, type ResubscribePolicy } from './esdbSubscription';
 
 export interface EsdbEventStoreOptions {
@@ -32,6 +33,7 @@ const DEFAULT_PAGE_SIZE = 1000;
 export class EsdbEventStore implements EventStore {
   private readonly pageSize: number;
   private readonly filter: EsdbFilter;
+  private readonly counter: EsdbEventCount;
 
   constructor(
     private readonly compat: CompatClient,
@@ -41,6 +43,7 @@ export class EsdbEventStore implements EventStore {
     this.pageSize = options.readPageSize ?? DEFAULT_PAGE_SIZE;
     // Server-side: only streams under the mailbox prefix (system streams start with '$').
     this.filter = compat.module.streamNameFilter({ prefixes: [MAILBOX_STREAM_PREFIX] });
+    this.counter = new EsdbEventCount((after, limit) => this.readAll(after, limit), this.pageSize);
   }
 
   /** Connects (lazily: the first call dials) to `esdb://...` or `kurrentdb://...`. */
@@ -133,22 +136,11 @@ export class EsdbEventStore implements EventStore {
 
   /**
    * $all's positions are byte offsets in the server's log, hundreds apart for one event: counted by reading the events
-   * after `after`, in pages, up to `through` or `atMost` of them (bounded: a view far behind costs at most atMost reads).
+   * after `after`, in pages, up to `through` or `atMost` of them (bounded), remembering what was read so that the next
+   * count reads only the events appended since (esdbEventCount.ts).
    */
   async countEvents(after: bigint | null, through: bigint, atMost: number): Promise<number> {
-    let count = 0;
-    let from = after;
-    while (count < atMost) {
-      const wanted = Math.min(this.pageSize, atMost - count);
-      const page = await this.readAll(from, wanted);
-      for (const event of page) {
-        if (event.position > through) return count;
-        count++;
-      }
-      if (page.length < wanted) return count; // the end of the log
-      from = page[page.length - 1].position;
-    }
-    return count;
+    return this.counter.count(after, through, atMost);
   }
 
   /**

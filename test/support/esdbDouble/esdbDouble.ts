@@ -12,7 +12,7 @@ import { appendHandler, batchAppendHandler } from './appendService';
 import { deleteHandler, tombstoneHandler } from './deleteService';
 import { DoubleLog } from './doubleLog';
 import { Faults } from './faults';
-import { readHandler } from './readService';
+import { readHandler, type ReadOfAll } from './readService';
 import { supportedMethodsHandler } from './serverFeatures';
 import type { SubscriptionRequest } from './subscriptionService';
 
@@ -33,6 +33,8 @@ export class EsdbDouble {
   readonly faults = new Faults();
   /** Every subscription request received, in order (where each one started). */
   readonly subscriptionRequests: SubscriptionRequest[] = [];
+  /** Every one-shot read of $all answered, in order: its direction and how many events it sent (what a read costs). */
+  readonly readsOfAll: ReadOfAll[] = [];
   /** Calls received per method ('Append', 'BatchAppend', 'Read', ...), e.g. to see which append path the client took. */
   readonly calls: Record<string, number> = {};
   private server: Server | null = null;
@@ -72,7 +74,12 @@ export class EsdbDouble {
     const log = this.log;
     const faults = this.faults;
     const streams: UntypedServiceImplementation = {
-      read: readHandler(log, faults, (request) => this.subscriptionRequests.push(request)),
+      read: readHandler(
+        log,
+        faults,
+        (request) => this.subscriptionRequests.push(request),
+        (read) => this.readsOfAll.push(read),
+      ),
       append: appendHandler(log, faults),
       delete: deleteHandler(log, faults),
       tombstone: tombstoneHandler(log, faults),

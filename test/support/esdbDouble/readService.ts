@@ -15,7 +15,18 @@ import { eventResponse, streamDeletedError, streamNameOf, streamNotFoundResponse
 
 const BACKWARDS = ReadReq.Options.ReadDirection.BACKWARDS;
 
-export function readHandler(log: DoubleLog, faults: Faults, onSubscribe: (request: SubscriptionRequest) => void) {
+export interface ReadOfAll {
+  direction: 'forwards' | 'backwards';
+  /** Events sent (after the filter, up to the count asked). */
+  sent: number;
+}
+
+export function readHandler(
+  log: DoubleLog,
+  faults: Faults,
+  onSubscribe: (request: SubscriptionRequest) => void,
+  onReadOfAll: (read: ReadOfAll) => void = () => undefined,
+) {
   return (call: ServerWritableStream<ReadReq, ReadResp>): void => {
     const options = call.request.getOptions();
     if (faults.holdIfFrozen(() => call.emit('error', { code: GrpcStatus.UNAVAILABLE, details: 'frozen' }))) return;
@@ -24,7 +35,9 @@ export function readHandler(log: DoubleLog, faults: Faults, onSubscribe: (reques
       return;
     }
     const writer = new ResponseWriter(call);
-    const run = options.hasSubscription() ? subscribe(log, options, writer, onSubscribe) : readOnce(log, options, writer, call);
+    const run = options.hasSubscription()
+      ? subscribe(log, options, writer, onSubscribe)
+      : readOnce(log, options, writer, call, onReadOfAll);
     run.catch((error: Error) => call.emit('error', { code: GrpcStatus.INTERNAL, details: error.message }));
   };
 }
@@ -34,6 +47,7 @@ async function readOnce(
   options: ReadReq.Options,
   writer: ResponseWriter<ReadResp>,
   call: ServerWritableStream<ReadReq, ReadResp>,
+  onReadOfAll: (read: ReadOfAll) => void,
 ) {
   const count = options.hasCount() ? BigInt(options.getCount()) : BigInt(Number.MAX_SAFE_INTEGER);
   let records: Iterable<LogRecord>;
@@ -62,6 +76,8 @@ async function readOnce(
     if (!(await writer.write(eventResponse(record)))) return;
     sent++;
   }
+  if (!options.hasStream())
+    onReadOfAll({ direction: options.getReadDirection() === BACKWARDS ? 'backwards' : 'forwards', sent: Number(sent) });
   writer.end();
 }
 

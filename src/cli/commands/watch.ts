@@ -12,8 +12,11 @@ import { backoffDelay, sleep, type Backoff } from '../../support/retry';
 import { action, clientFrom, print, printJson, withClientOptions, type ClientOptions } from './clientOptions';
 import { formatWakeEvent } from './format';
 
-/** Reconnects spread out (jitter) so that watchers dropped by one server restart do not return in step. */
-const RECONNECT: Backoff = { initialDelayMs: 500, maxDelayMs: 30_000, jitter: 0.2 };
+/**
+ * Reconnects spread out (jitter) so that watchers dropped by one server restart do not return in step. At most 5 s
+ * apart: it grew to 30 s, so a watcher came back up to ~28 s after a server that was down for a while was back.
+ */
+const RECONNECT: Backoff = { initialDelayMs: 500, maxDelayMs: 5000, jitter: 0.2 };
 const FATAL = new Set(['UNAUTHENTICATED', 'FORBIDDEN']);
 
 /**
@@ -67,12 +70,20 @@ export function registerWatchCommand(program: Command): void {
         process.once('SIGINT', onSignal);
         let wakes = 0;
         let failures = 0;
+        // One line when the stream is lost and one when it is back, not one per attempt (a line every few seconds
+        // for as long as a server is down buried the wakes around it).
+        let lostAt: number | null = null;
         try {
           while (!abort.signal.aborted && wakes < limit) {
             let lost = 'the server ended it';
             try {
               for await (const event of client.watch(abort.signal)) {
                 failures = 0;
+                if (lostAt !== null) {
+                  const seconds = ((Date.now() - lostAt) / 1000).toFixed(1);
+                  process.stderr.write(`back on the stream to ${client.wakeStreamUrl} (lost for ${seconds} s)\n`);
+                  lostAt = null;
+                }
                 if (options.json) printJson(event);
                 else print(formatWakeEvent(event));
                 if (event.event === 'wake' && ++wakes >= limit) abort.abort();
@@ -94,7 +105,10 @@ export function registerWatchCommand(program: Command): void {
             if (abort.signal.aborted) break;
             if (!options.reconnect) throw endedEarly(lost, wakes, count);
             const delay = Math.round(backoffDelay(RECONNECT, ++failures));
-            process.stderr.write(`wake stream lost (${lost}); reconnecting in ${delay} ms\n`);
+            if (lostAt === null) {
+              lostAt = Date.now();
+              process.stderr.write(`lost the stream to ${client.wakeStreamUrl}: ${lost}; reconnecting\n`);
+            }
             await sleep(delay, abort.signal); // Ctrl-C ends the wait at once
           }
         } finally {

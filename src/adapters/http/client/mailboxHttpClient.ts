@@ -342,6 +342,11 @@ export class MailboxHttpClient implements AgentApi {
     return this.request('GET', '/v1/heartbeat');
   }
 
+  /** Where `watch` follows the wake stream (said to a person watching when it is lost and back). */
+  get wakeStreamUrl(): string {
+    return `${this.baseUrl}/v1/wake`;
+  }
+
   /** Follows GET /v1/wake until the server ends the stream or `signal` aborts. */
   /** The wake stream's events; a stream gone silent (streamSilence.ts) ends with UNAVAILABLE saying so. */
   async *watch(signal?: AbortSignal): AsyncGenerator<ClientWakeEvent> {

@@ -76,6 +76,10 @@ test('a body still arriving at the request timeout is closed when due, and recor
     expect(await metricLines(server, /^mailbox_commands_total\{command="send".*outcome="rejected"/)).toEqual([
       'mailbox_commands_total{command="send",surface="http",outcome="rejected",code="REQUEST_TIMEOUT"} 1',
     ]);
+    // Every request answered is in the duration histogram with its status: this one was left out.
+    expect(
+      await metricLines(server, /^mailbox_http_request_duration_seconds_count\{method="POST",route="\/v1\/messages"/),
+    ).toEqual(['mailbox_http_request_duration_seconds_count{method="POST",route="/v1/messages",status="408"} 1']);
     expect(await server.eventCount()).toBe(before);
   } finally {
     await server.close();
@@ -99,7 +103,34 @@ test('a client that closes the connection before its body arrived is recorded as
     expect(await metricLines(server, /^mailbox_commands_total\{command="send".*outcome="rejected"/)).toEqual([
       'mailbox_commands_total{command="send",surface="http",outcome="rejected",code="CLIENT_CLOSED_REQUEST"} 1',
     ]);
+    // Abandoned, answered to nobody: in the duration histogram all the same, as nginx logs it (499).
+    expect(
+      await metricLines(server, /^mailbox_http_request_duration_seconds_count\{method="POST",route="\/v1\/messages"/),
+    ).toEqual(['mailbox_http_request_duration_seconds_count{method="POST",route="/v1/messages",status="499"} 1']);
     expect(await server.eventCount()).toBe(before);
+  } finally {
+    await server.close();
+  }
+});
+
+test('a wake stream its client leaves is in the duration histogram once, with the 200 it was sent', async () => {
+  const server = await startTestServer();
+  try {
+    const { '@a': a } = await server.register(['@a', '@b', '@c']);
+    const leaving = new AbortController();
+    const stream = await fetch(`${server.url}/v1/wake`, {
+      headers: { authorization: `Bearer ${a}`, accept: 'text/event-stream' },
+      signal: leaving.signal,
+    });
+    expect(stream.status).toBe(200);
+    leaving.abort();
+    const counted = () => metricLines(server, /^mailbox_http_request_duration_seconds_count\{method="GET",route="\/v1\/wake"/);
+    await waitFor(async () => (await counted()).length > 0, { what: 'the stream counted' });
+    // A request after it, answered: the stream is counted once, not again when its response closes.
+    expect((await server.call('GET', '/v1/inbox/count', { token: a })).status).toBe(200);
+    expect(await counted()).toEqual([
+      'mailbox_http_request_duration_seconds_count{method="GET",route="/v1/wake",status="200"} 1',
+    ]);
   } finally {
     await server.close();
   }

@@ -5,7 +5,7 @@
  */
 import type { FastifyReply } from 'fastify';
 import type { IncomingMessage } from 'node:http';
-import { MailboxError, isMailboxError, requestTimedOut } from '../../errors';
+import { ERROR_STATUS, MailboxError, isMailboxError, requestTimedOut } from '../../errors';
 import { looksLikeValue, nearRoutes } from './nearRoutes';
 
 interface FastifyLikeError {
@@ -141,6 +141,18 @@ export const routeNotFound = (method: string, url: string, routes: ReadonlyArray
 const timedOutSockets = new WeakSet<object>();
 
 export const markRequestTimedOut = (socket: object): void => void timedOutSockets.add(socket);
+
+/**
+ * The status of a request whose response never finished because its connection closed first: what was sent when the
+ * headers had gone out (a wake stream its client left), else 408 when the request timeout cut it off (answered on the
+ * socket), else 499 (the client went away: answered to nobody).
+ */
+export const abandonedStatus = (response: { headersSent: boolean; statusCode: number }, socket: object | null): number =>
+  response.headersSent
+    ? response.statusCode
+    : socket !== null && timedOutSockets.has(socket)
+      ? ERROR_STATUS.REQUEST_TIMEOUT
+      : ERROR_STATUS.CLIENT_CLOSED_REQUEST;
 
 /** node's limit on a request's headers, which the request timeout lowers (wireErrors.ts: requestTimeoutOptions). */
 export const MAX_HEADERS_TIMEOUT_MS = 60_000;

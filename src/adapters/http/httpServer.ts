@@ -12,7 +12,7 @@ import { actorOf, requireBearer } from './auth';
 import { ConnectionDrain } from './connectionDrain';
 import { boundHandlers } from './handlerTimeout';
 import { requestLimitOf, type HttpContext } from './httpContext';
-import { routeNotFound, sendEnvelope, toMailboxError } from './httpErrors';
+import { abandonedStatus, routeNotFound, sendEnvelope, toMailboxError } from './httpErrors';
 import { registerJsonBodyParser } from './jsonBody';
 import { readOversizedBodies } from './oversizedBody';
 import { assertQueryDecodable, queryOf } from './queryEncoding';
@@ -159,21 +159,27 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
   app.decorateRequest('actor', null);
   app.decorateRequest('startedAt', 0);
   registerJsonBodyParser(app);
-  app.addHook('onRequest', async (request) => {
+  // Each request once in the duration histogram, with the status its client got: fastify's onResponse runs only for a
+  // response that finished, so a request the request timeout cut off (408 on the socket) or its client abandoned (499)
+  // was never counted. The response's close says so for those.
+  const measured = new WeakSet<FastifyRequest>();
+  const measure = (request: FastifyRequest, status: number) => {
+    if (measured.has(request)) return;
+    measured.add(request);
+    const seconds = (performance.now() - request.startedAt) / 1000;
+    metrics.request(request.method, request.routeOptions.url ?? 'unmatched', status, seconds);
+  };
+  app.addHook('onRequest', async (request, reply) => {
     request.startedAt = performance.now();
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) measure(request, abandonedStatus(reply.raw, request.raw.socket ?? null));
+    });
     assertHeadWithinLimits(request.raw); // a long query string is told so, not taken for oversized headers
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) throw missingHost();
     if (closing) throw shuttingDown();
     assertQueryDecodable(queryOf(request.url)); // fastify's parser keeps what it cannot decode as written
   });
-  app.addHook('onResponse', async (request, reply) => {
-    metrics.request(
-      request.method,
-      request.routeOptions.url ?? 'unmatched',
-      reply.statusCode,
-      (performance.now() - request.startedAt) / 1000,
-    );
-  });
+  app.addHook('onResponse', async (request, reply) => measure(request, reply.statusCode));
   app.setErrorHandler(async (error, request, reply) => {
     const limits = { requestLimit: context.requestLimit, timeoutMs: config.requestTimeoutMs };
     const translated = toMailboxError(error, limits, request.raw);

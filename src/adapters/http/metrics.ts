@@ -32,7 +32,9 @@ export class MailboxMetrics {
     });
     this.requests = new Histogram({
       name: 'mailbox_http_request_duration_seconds',
-      help: 'HTTP request duration by route and status',
+      help:
+        'HTTP request duration by route and status: every request, answered or abandoned (408: cut off by the request ' +
+        'timeout; 499: its client left before the answer)',
       labelNames: ['method', 'route', 'status'],
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
       registers,

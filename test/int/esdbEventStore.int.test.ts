@@ -239,6 +239,26 @@ describe('countEvents (the projection lag of /readyz, /metrics and the console)'
     expect(await store.countEvents(start, head, 10_001)).toBe(10);
   });
 
+  it('the head is read in a small first page (it was a page of the full size), growing past system events', async () => {
+    const big = EsdbEventStore.connect(double.url); // the default page size, 1000
+    try {
+      const stream = freshStream();
+      for (let i = 0; i < 40; i++) await big.append(stream, [contractEvent(`e${i}`)], i === 0 ? 'no_stream' : BigInt(i - 1));
+      const newest = (await big.readStream(stream))[39].position;
+      const backwards = (mark: number) =>
+        double.readsOfAll.slice(mark).reduce((sum, read) => sum + (read.direction === 'backwards' ? read.sent : 0), 0);
+      let mark = double.readsOfAll.length;
+      expect(await big.headPosition()).toBe(newest);
+      expect(backwards(mark)).toBeLessThanOrEqual(8); // it sent all 40 (and 1000 on a longer log)
+      for (let i = 0; i < 20; i++) double.log.writeSystem('$stats-127.0.0.1:2113', '$statsCollected', { cpu: i });
+      mark = double.readsOfAll.length;
+      expect(await big.headPosition()).toBe(newest); // past 20 system events: pages of 8, 16
+      expect(backwards(mark)).toBeLessThanOrEqual(8 + 16);
+    } finally {
+      await big.close();
+    }
+  });
+
   it('counts asked side by side (a /readyz beside a /metrics scrape) each get the count a fresh read gives', async () => {
     const stream = freshStream();
     const start = await store.headPosition();

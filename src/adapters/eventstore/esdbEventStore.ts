@@ -29,6 +29,8 @@ export interface EsdbEventStoreOptions {
 }
 
 const DEFAULT_PAGE_SIZE = 1000;
+/** The head's first backwards page (headPosition). */
+const FIRST_HEAD_PAGE = 8;
 
 export class EsdbEventStore implements EventStore {
   private readonly pageSize: number;
@@ -120,17 +122,24 @@ export class EsdbEventStore implements EventStore {
     );
   }
 
-  /** Position of the newest mailbox event: read $all backwards in bounded pages past any system events. */
+  /**
+   * Position of the newest mailbox event: read $all backwards in bounded pages past any system events. The first page
+   * is small and each next one twice as large, up to the page size: the newest event is nearly always a mailbox one or
+   * a few system events before it, and a first page of the full size made the server send a thousand events for one
+   * (each /readyz, /metrics scrape and heartbeat tick reads the head).
+   */
   async headPosition(): Promise<bigint | null> {
     let from: EsdbReadPosition = this.compat.module.END;
+    let size = Math.min(FIRST_HEAD_PAGE, this.pageSize);
     for (;;) {
-      const batch = await this.readAllBatch(from, this.pageSize, 'backwards');
+      const batch = await this.readAllBatch(from, size, 'backwards');
       for (const resolved of batch) {
         if (resolved.event && isMailboxRecord(resolved.event)) return positionOf(resolved.event);
       }
       const last = batch[batch.length - 1]?.event;
-      if (batch.length < this.pageSize || !last) return null;
+      if (batch.length < size || !last) return null;
       from = toReadPosition(positionOf(last)); // backwards reads are exclusive of their starting position
+      size = Math.min(size * 2, this.pageSize);
     }
   }
 

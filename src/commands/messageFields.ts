@@ -44,6 +44,15 @@ const STATE_MEANT = new Map<string, TaskState>([
   ...['needsinput', 'blocked'].map((w) => [w, 'InputRequired'] as [string, TaskState]),
 ]);
 
+/** The state a word names (any spelling), else undefined. */
+export const stateNamed = (value: string): TaskState | undefined => STATE_BY_SQUASHED.get(squash(value));
+
+/** The state a word that is none most likely means ('done': Completed), else undefined: suggested, never taken. */
+export const stateMeant = (value: string): TaskState | undefined => STATE_MEANT.get(squash(value));
+
+/** A word as states are compared: lowercase letters only, without a TASK_STATE_ prefix. */
+export const squashedStateWord = (value: string): string => squash(value);
+
 export const taskStateSchema = z.string().transform((value, ctx) => {
   const canonical = STATE_BY_SQUASHED.get(squash(value));
   if (canonical) return canonical;

@@ -12,6 +12,7 @@ import { readableText } from '../readableText';
 import { MAX_TASK_BYTES, withinJsonBytes } from '../jsonSize';
 import { showingForm } from '../teachingMessages';
 import { encodedOr } from '../encodedJson';
+import { stateFilterSchema } from './stateFilter';
 
 /** A week: a claim that needs longer holds no lease (it stays until released or finished). */
 export const MAX_LEASE_SECONDS = 7 * 24 * 3600;
@@ -82,26 +83,12 @@ export const transitionTaskSchema = z.strictObject({
 
 export const TASK_LIST_VIEWS = ['assigned', 'claimable', 'sent'] as const;
 
-/** Lossless: one state, several as an array, a JSON-encoded array or comma-separated text. */
-const states = z.preprocess((value) => {
-  if (typeof value !== 'string') return value;
-  const text = value.trim();
-  if (text.startsWith('[')) {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      return value; // refused below, with the valid forms
-    }
-  }
-  return text.split(',').map((s) => s.trim());
-}, z.array(taskStateSchema).min(1).max(9));
-
 export const listTasksSchema = z.strictObject({
   view: z
     .enum(TASK_LIST_VIEWS)
     .default('assigned')
     .describe('assigned: tasks you hold; claimable: AGENT:* or list tasks you may claim; sent: tasks you sent. Default assigned'),
-  state: states
+  state: stateFilterSchema
     .optional()
     .describe('only tasks in these states: one state, an array, or comma-separated (e.g. Working,InputRequired)'),
   limit: pageSize(200, 50).describe('page size, 1..200, default 50'),

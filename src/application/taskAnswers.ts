@@ -12,6 +12,10 @@
  * - A move that cannot be written never fails the send (the message is durable): the send says so instead
  *   (warning TASK_NOT_ANSWERED, per task).
  * - A message to someone else in the thread (not the holder) answers nothing; nor does one by anyone but the sender.
+ * - The send says what it did to the sender's tasks (found as a model: a reply that answered a task, or one that did not
+ *   because it went to another thread, answered a bare 201 either way): TASK_ANSWERED per task it moved; and
+ *   TASK_AWAITS_INPUT per task still waiting on the sender that the message looked like an answer to (to its holder in
+ *   another thread, or in its thread to someone else), naming the calls that answer it.
  */
 import type { CommandMetadata, CommandWarning } from '../commands/command';
 import type { MessageState } from '../commands/message';
@@ -22,6 +26,7 @@ import { isMailboxError } from '../errors';
 import { messageStream, taskStream } from '../events/streams';
 import type { MessageSent, TaskState } from '../events/types';
 import type { ProjectionStore } from '../projections/projectionStore';
+import type { TaskView } from '../projections/readModel/taskView';
 import type { CommandHandler } from './commandHandler';
 import { messageModel, taskModel } from './streamModels';
 
@@ -42,18 +47,24 @@ export async function answerTasksInThread(
   parent: MessageState | null,
   metadata: CommandMetadata,
 ): Promise<Answered> {
-  const candidates = await candidatesFor(deps, actor, reply, parent);
+  const { candidates, waiting } = await candidatesFor(deps, actor, reply, parent);
   const answered: Answered = { position: null, warnings: [] };
   for (const [taskId, known] of candidates) {
     const commandId = `answer:${reply.messageId}:${taskId}`;
     const answer: CommandMetadata = { ...metadata, commandId, causationId: metadata.commandId };
     try {
       const message = known ?? (await deps.handler.load(messageStream(taskId), messageModel)).state;
-      const { position } = await deps.handler.handle(taskStream(taskId), taskModel, answer, (log) => {
+      const seen: { asking: Asking | null; answers: boolean } = { asking: null, answers: false };
+      const { position, appended } = await deps.handler.handle(taskStream(taskId), taskModel, answer, (log) => {
         // As of the send: past its deadline the task is over (Canceled, expired), and the message is only a message.
         const task = message.sent ? taskOf(message.sent, log) : null;
+        seen.asking = null;
         if (!task || task.sender !== actor.identity || !ASKING.has(taskAsOf(task, answer.at).state)) return [];
-        if (task.assignee === null || !reply.recipients.includes(task.assignee)) return []; // to someone else: only talk
+        if (task.assignee === null) return [];
+        const { subject, threadId } = message.sent!;
+        seen.asking = { taskId, subject, threadId, state: task.state, assignee: task.assignee };
+        seen.answers = reply.recipients.includes(task.assignee);
+        if (!seen.answers) return []; // to someone else: only talk
         return decideTransitionTask(
           {
             type: 'TransitionTask',
@@ -64,6 +75,8 @@ export async function answerTasksInThread(
         );
       });
       if (position !== null && (answered.position === null || position > answered.position)) answered.position = position;
+      if (seen.asking && seen.answers && appended.length > 0) answered.warnings.push(taskAnswered(seen.asking));
+      if (seen.asking && !seen.answers) waiting.unshift(seen.asking);
     } catch (error) {
       const why = isMailboxError(error) ? error.message : String(error);
       const text =
@@ -72,30 +85,77 @@ export async function answerTasksInThread(
       answered.warnings.push({ code: 'TASK_NOT_ANSWERED', taskId, message: text });
     }
   }
+  answered.warnings.push(...waiting.slice(0, MAX_WAITING_SAID).map((task) => awaitsInput(task, reply)));
   return answered;
 }
 
-/** Task id -> its message's state when already read (the parent), else null (read when deciding). */
+/** At most this many TASK_AWAITS_INPUT notes on one send (an agent rarely has more tasks asking it). */
+const MAX_WAITING_SAID = 10;
+
+/** A task asking its sender, as the notes name it. */
+type Asking = Pick<TaskView, 'taskId' | 'subject' | 'threadId' | 'state'> & { assignee: string };
+
+function taskAnswered(task: Asking): CommandWarning {
+  return {
+    code: 'TASK_ANSWERED',
+    taskId: task.taskId,
+    state: 'Working',
+    message:
+      `Your message answered task ${task.taskId} (${JSON.stringify(task.subject)}): it was ${task.state}, waiting on ` +
+      `you, and is Working again, with its holder ${task.assignee}; the task's history notes this message as your answer.`,
+  };
+}
+
+/** A task still waiting on the sender after its message to the task's holder elsewhere, or in its thread to others. */
+function awaitsInput(task: Asking, reply: MessageSent['data']): CommandWarning {
+  const holder = task.assignee;
+  const why =
+    task.threadId === reply.threadId
+      ? `this message, in its thread, is not to its holder ${holder}, so it did not answer it. To answer it, send to ` +
+        `${holder} in this thread, or call`
+      : `this message to ${holder} is in another thread (${reply.threadId}), so it did not answer it. To answer it, reply ` +
+        `in the task's thread (inReplyTo "${task.taskId}", or threadId "${task.threadId}"), or call`;
+  return {
+    code: 'TASK_AWAITS_INPUT',
+    taskId: task.taskId,
+    state: task.state,
+    assignee: holder,
+    message:
+      `Task ${task.taskId} (${JSON.stringify(task.subject)}) still waits on your input (${task.state}, held by ` +
+      `${holder}): ${why} update_task {"taskId": "${task.taskId}", "to": "Working", "note": "<your answer>"} ` +
+      `(HTTP: POST /v1/tasks/${task.taskId}/transition with {"to": "Working", "note": "..."}).`,
+  };
+}
+
+interface Candidates {
+  /** Task id -> its message's state when already read (the parent), else null (read when deciding). */
+  candidates: Map<string, MessageState | null>;
+  /** Tasks asking the sender that this message does not answer, though it reads like an answer to them (see above). */
+  waiting: Asking[];
+}
+
 async function candidatesFor(
   { projections }: { projections: ProjectionStore },
   actor: Actor,
   reply: MessageSent['data'],
   parent: MessageState | null,
-): Promise<Map<string, MessageState | null>> {
+): Promise<Candidates> {
   const candidates = new Map<string, MessageState | null>();
+  const waiting: Asking[] = [];
   const asked = parent?.sent;
   if (parent && asked?.task && asked.from === actor.identity) candidates.set(asked.messageId, parent);
-  if (reply.threadId === reply.messageId) return candidates; // a new thread holds no earlier task
   // Only the tasks now asking the sender: a handful, however much it ever sent (no scan of its outbox or sent list).
   let before: number | null = null;
   do {
     const page = await projections.listTasks(actor.identity, { list: 'asking', limit: PAGE, before });
     for (const task of page.tasks) {
-      if (task.threadId !== reply.threadId || task.taskId === reply.messageId) continue;
-      if (task.assignee !== null && reply.recipients.includes(task.assignee) && !candidates.has(task.taskId))
-        candidates.set(task.taskId, null);
+      if (task.taskId === reply.messageId || candidates.has(task.taskId) || task.assignee === null) continue;
+      const toHolder = reply.recipients.includes(task.assignee);
+      // A new thread holds no earlier task: only a message in the task's thread, to its holder, answers it.
+      if (task.threadId === reply.threadId && reply.threadId !== reply.messageId && toHolder) candidates.set(task.taskId, null);
+      else if (task.threadId === reply.threadId || toHolder) waiting.push({ ...task, assignee: task.assignee });
     }
     before = page.nextBefore;
   } while (before !== null);
-  return candidates;
+  return { candidates, waiting };
 }

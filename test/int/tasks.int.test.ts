@@ -124,7 +124,18 @@ describe.each(STORE_KINDS)('tasks ($name event store)', (kind) => {
     expect([await changes(), (await alice.getTask(taskId)).mailbox.state]).toEqual([2, 'InputRequired']);
 
     const reply = { to: '@bob', subject: 'main', body: 'use main', inReplyTo: taskId, idempotencyKey: 'answer-1' };
-    const { messageId: replyId } = await alice.send(reply);
+    const { messageId: replyId, warnings } = await alice.send(reply);
+    // The send says what it did: the task it answered, its state now.
+    expect(warnings).toEqual([
+      {
+        code: 'TASK_ANSWERED',
+        taskId,
+        state: 'Working',
+        message:
+          `Your message answered task ${taskId} ("review"): it was InputRequired, waiting on you, and is Working again, ` +
+          "with its holder @bob; the task's history notes this message as your answer.",
+      },
+    ]);
     const [answer] = (await eventsOfType(mailbox, 'TaskStateChanged')).slice(-1);
     expect(answer).toMatchObject({
       data: { taskId, from: 'InputRequired', to: 'Working', note: `reply ${replyId}: main` },
@@ -170,7 +181,10 @@ describe.each(STORE_KINDS)('tasks ($name event store)', (kind) => {
     // @alice to @bob in the thread, replying to neither task message: both tasks of the thread move, the other does not.
     const message = { to: '@bob', subject: 'main', body: 'use main', threadId: taskId, idempotencyKey: 'thread-answer' };
     const { messageId, warnings } = await alice.send(message);
-    expect(warnings).toBeUndefined();
+    // Both answered, said per task; the task of the other thread, held by @bob too, still waits, and is said to.
+    expect(warnings?.map((w) => `${w.code} ${String(w.taskId)}`).sort()).toEqual(
+      [`TASK_ANSWERED ${taskId}`, `TASK_ANSWERED ${sibling}`, `TASK_AWAITS_INPUT ${elsewhere}`].sort(),
+    );
     expect((await answers()).sort()).toEqual([taskId, sibling].sort());
     const [first] = (await eventsOfType(mailbox, 'TaskStateChanged')).filter((e) => e.data.taskId === taskId).slice(-1);
     expect(first).toMatchObject({ data: { to: 'Working', note: `reply ${messageId}: main` }, metadata: { actor: '@alice' } });
@@ -192,6 +206,50 @@ describe.each(STORE_KINDS)('tasks ($name event store)', (kind) => {
     await alice.send({ to: '@bob', subject: 'v2', body: 'v2', inReplyTo: question });
     expect(await state(taskId)).toBe('Working');
     expect(await answers()).toHaveLength(3);
+  });
+
+  it('a message of the sender that answers no asking task says the task still waits and how to answer it; nothing moves', async () => {
+    const mailbox = await harness.open();
+    const { '@alice': alice, '@bob': bob } = await registerAgents(mailbox, ['@alice', '@bob', '@carol']);
+    const { messageId: taskId } = await alice.send({ to: '@bob', subject: 'port it', body: 'x', task: {} });
+    await bob.updateTask({ taskId, to: 'Working' });
+    await bob.updateTask({ taskId, to: 'InputRequired', note: 'which branch?' });
+    const changes = async () => (await eventsOfType(mailbox, 'TaskStateChanged')).length;
+    const before = await changes();
+    const howTo =
+      `update_task {"taskId": "${taskId}", "to": "Working", "note": "<your answer>"} ` +
+      `(HTTP: POST /v1/tasks/${taskId}/transition with {"to": "Working", "note": "..."})`;
+
+    // To its holder, in another thread: said, with the thread that answers and the call that does.
+    const elsewhere = await alice.send({ to: '@bob', subject: 'use main', body: 'main' });
+    expect(elsewhere.warnings).toEqual([
+      {
+        code: 'TASK_AWAITS_INPUT',
+        taskId,
+        state: 'InputRequired',
+        assignee: '@bob',
+        message:
+          `Task ${taskId} ("port it") still waits on your input (InputRequired, held by @bob): this message to @bob is in ` +
+          `another thread (${elsewhere.threadId}), so it did not answer it. To answer it, reply in the task's thread ` +
+          `(inReplyTo "${taskId}", or threadId "${taskId}"), or call ${howTo}.`,
+      },
+    ]);
+    // In its thread, to someone else than its holder: said too.
+    const aside = await alice.send({ to: '@carol', subject: 'fyi', body: 'x', inReplyTo: taskId });
+    expect(aside.warnings).toMatchObject([{ code: 'TASK_AWAITS_INPUT', taskId, state: 'InputRequired', assignee: '@bob' }]);
+    expect(aside.warnings?.[0].message).toContain(
+      `this message, in its thread, is not to its holder @bob, so it did not answer it. To answer it, send to @bob in ` +
+        `this thread, or call ${howTo}.`,
+    );
+    // Unrelated to it (to another agent, in another thread), or not the sender's: nothing to say.
+    expect((await alice.send({ to: '@carol', subject: 'lunch', body: 'x' })).warnings).toBeUndefined();
+    expect((await bob.send({ to: '@alice', subject: 'which branch?', body: 'x', inReplyTo: taskId })).warnings).toBeUndefined();
+    expect([await changes(), (await alice.getTask(taskId)).mailbox.state]).toEqual([before, 'InputRequired']);
+
+    // Done as it says: the call answers it.
+    await alice.updateTask({ taskId, to: 'Working', note: 'main' });
+    expect((await alice.getTask(taskId)).mailbox.state).toBe('Working');
+    expect((await alice.send({ to: '@bob', subject: 'thanks', body: 'x' })).warnings).toBeUndefined(); // none waits now
   });
 
   it('a move that cannot be written leaves the send sent, saying so per task (TASK_NOT_ANSWERED)', async () => {

@@ -65,11 +65,16 @@ export const rejectionSchema = z.object({
   command: z
     .string()
     .describe(
-      'the command (send, claim_task, ...); else the route (GET /v1/messages: a refused read; a route not found, as asked) ' +
-        'or the MCP tool called (list_messages; one that does not exist, as called), or the JSON-RPC method of a message ' +
-        'refused over MCP (initialize; tools/call naming no tool; POST /mcp: no message could be read)',
+      'the command (send, claim_task, ...); a read by its MCP tool on both transports (list_messages, get_message, ' +
+        'get_task, ...); else the route (a route not found, as asked; a read no tool does) or the MCP tool called (one ' +
+        'that does not exist, as called), or the JSON-RPC method of a message refused over MCP (initialize; tools/call ' +
+        'naming no tool; POST /mcp: no message could be read)',
     ),
   surface: z.enum(['http', 'mcp']),
+  route: z
+    .string()
+    .optional()
+    .describe('on HTTP: the route asked, its method and path template (GET /v1/messages/:id); a route not found, as asked'),
   code: z.string(),
   status: z.number().int(),
   message: z.string().describe('what the caller was told'),

@@ -19,6 +19,11 @@ export interface RejectionRecord {
    */
   command: string;
   surface: 'http' | 'mcp';
+  /**
+   * On HTTP, the route asked: its method and path template (GET /v1/messages/:id), or a path no route answers, as asked
+   * (without its query). `command` names a read by its MCP tool (get_message) on both transports. At most 200 characters.
+   */
+  route?: string;
   code: string;
   status: number;
   message: string;
@@ -88,7 +93,14 @@ function recipientText(to: unknown): { to?: string } {
  */
 export function rejectionOf(
   error: unknown,
-  context: { at: string; agent: string | null; role: string | null; command: string; surface: 'http' | 'mcp' },
+  context: {
+    at: string;
+    agent: string | null;
+    role: string | null;
+    command: string;
+    surface: 'http' | 'mcp';
+    route?: string;
+  },
 ): RejectionRecord {
   if (!isMailboxError(error)) {
     return { ...context, code: 'INTERNAL', status: 500, message: 'An unexpected error (see the server log).' };
@@ -132,10 +144,11 @@ export class HidingRejectionLog implements RejectionLog {
 
   record(rejection: RejectionRecord): void {
     const text = (value: string, max = 200) => kept(value, max, this.adminForms);
-    const { command, message, to, entry, identity, suggestions, field } = rejection;
+    const { command, route, message, to, entry, identity, suggestions, field } = rejection;
     this.inner.record({
       ...rejection,
       command: text(command, MAX_COMMAND_CHARS), // an unknown route or tool is named as asked: bounded
+      ...(route !== undefined ? { route: text(route, MAX_COMMAND_CHARS) } : {}),
       message: text(message, MAX_MESSAGE_CHARS),
       ...(to !== undefined ? { to: text(to) } : {}),
       ...(entry !== undefined ? { entry: text(entry) } : {}),

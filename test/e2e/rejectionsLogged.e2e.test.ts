@@ -16,7 +16,7 @@ async function newest(count: number): Promise<Array<Record<string, unknown>>> {
   return body.rejections;
 }
 
-test('a read refused over HTTP is recorded with its route and the caller', async () => {
+test('a read refused over HTTP is recorded with its tool, its route and the caller', async () => {
   const before = await mcp.server.eventCount();
   const refused = await mcp.server.call('GET', '/v1/messages?box=sent', { token: mcp.t['@a'] });
   expect([refused.status, refused.body.code]).toEqual([400, 'VALIDATION_FAILED']);
@@ -24,7 +24,8 @@ test('a read refused over HTTP is recorded with its route and the caller', async
     expect.objectContaining({
       agent: '@a',
       role: 'agent',
-      command: 'GET /v1/messages',
+      command: 'list_messages',
+      route: 'GET /v1/messages',
       surface: 'http',
       code: 'VALIDATION_FAILED',
       status: 400,
@@ -46,7 +47,14 @@ test('unknown routes are recorded as asked (path without its query), with the id
   expect((await mcp.server.call('GET', `/v1/${'x'.repeat(600)}`)).status).toBe(404);
 
   const [long, unknownToken, wrongMethod, misspelt] = await newest(4);
-  expect(misspelt).toMatchObject({ agent: '@b', role: 'agent', command: 'GET /v1/mesages', surface: 'http', code: 'NOT_FOUND' });
+  expect(misspelt).toMatchObject({
+    agent: '@b',
+    role: 'agent',
+    command: 'GET /v1/mesages',
+    route: 'GET /v1/mesages',
+    surface: 'http',
+    code: 'NOT_FOUND',
+  });
   expect(misspelt.suggestions).toEqual(['GET /v1/messages']);
   expect(wrongMethod).toMatchObject({ agent: '@c', command: 'DELETE /v1/messages', code: 'METHOD_NOT_ALLOWED', status: 405 });
   expect(unknownToken).toMatchObject({ agent: null, role: null, command: 'POST /v1/mesages', code: 'NOT_FOUND' });
@@ -107,11 +115,40 @@ test('a token pasted into a refused request is never kept in its record', async 
   expect(records.map((r) => [r.agent, r.command, r.code])).toEqual([
     ['@c', 'get_message', 'VALIDATION_FAILED'],
     ['@a', 'GET /v1/mesages/mbx_<a token, not shown>', 'NOT_FOUND'],
-    ['@a', 'GET /v1/messages/:id', 'VALIDATION_FAILED'],
+    ['@a', 'get_message', 'VALIDATION_FAILED'],
     ['@a', 'send', 'INVALID_RECIPIENT_SHAPE'],
   ]);
-  expect(records[3]).toMatchObject({ to: '@c, mbx_<a token, not shown>' });
+  expect(records[3]).toMatchObject({ to: '@c, mbx_<a token, not shown>', route: 'POST /v1/messages' });
+  expect(records[1].route).toBe('GET /v1/mesages/mbx_<a token, not shown>');
   for (const record of records) expect(JSON.stringify(record)).not.toContain(leaked.slice(4, 24));
   expect(JSON.stringify(records)).toContain('not shown');
+  expect(await mcp.server.eventCount()).toBe(before);
+});
+
+// A refused read was named by its route on HTTP (GET /v1/messages/:id) and by its tool on MCP (get_message): an auditor
+// could not group the same refusal across transports. Both now read get_message, the route beside it on HTTP.
+test('the same refused read over HTTP and MCP is recorded under one name, the route beside it on HTTP', async () => {
+  const before = await mcp.server.eventCount();
+  const missing = '0a8d3f4e-1111-4c1e-9a55-000000000002';
+  expect((await mcp.server.call('GET', `/v1/messages/${missing}`, { token: mcp.t['@a'] })).body.code).toBe('MESSAGE_NOT_FOUND');
+  expect((await mcp.server.call('GET', `/v1/tasks/${missing}`, { token: mcp.t['@a'] })).body.code).toBe('TASK_NOT_FOUND');
+  expect((await mcp.server.call('GET', '/v1/tasks?state=open', { token: mcp.t['@a'] })).status).toBe(400);
+  const b = await mcp.clients.http(mcp.t['@b']);
+  for (const [name, args] of [
+    ['get_message', { messageId: missing }],
+    ['get_task', { taskId: missing }],
+    ['list_tasks', { state: 'open' }],
+  ] as const)
+    expect(((await b.callTool({ name, arguments: args })) as ToolResult).isError).toBe(true);
+
+  const records = await newest(6);
+  expect(records.map((r) => [r.surface, r.command, r.route, r.code])).toEqual([
+    ['mcp', 'list_tasks', undefined, 'VALIDATION_FAILED'],
+    ['mcp', 'get_task', undefined, 'TASK_NOT_FOUND'],
+    ['mcp', 'get_message', undefined, 'MESSAGE_NOT_FOUND'],
+    ['http', 'list_tasks', 'GET /v1/tasks', 'VALIDATION_FAILED'],
+    ['http', 'get_task', 'GET /v1/tasks/:id', 'TASK_NOT_FOUND'],
+    ['http', 'get_message', 'GET /v1/messages/:id', 'MESSAGE_NOT_FOUND'],
+  ]);
   expect(await mcp.server.eventCount()).toBe(before);
 });

@@ -34,6 +34,20 @@ const COMMAND_OF_ROUTE: Record<string, CommandName> = {
   'POST /v1/tasks/:id/transition': 'update_task',
 };
 
+/**
+ * The MCP tool behind each read route (GET or HEAD): a refused read is recorded under the tool's name, as MCP records
+ * it, so that an auditor groups one refusal across transports (its route beside it, in `route`).
+ */
+const TOOL_OF_READ_ROUTE: Record<string, string> = {
+  '/v1/messages': 'list_messages',
+  '/v1/messages/:id': 'get_message',
+  '/v1/messages/:id/delivery': 'get_delivery',
+  '/v1/agents': 'list_agents',
+  '/v1/inbox/count': 'unread_count',
+  '/v1/tasks': 'list_tasks',
+  '/v1/tasks/:id': 'get_task',
+};
+
 const isRead = (request: FastifyRequest) => request.method === 'GET' || request.method === 'HEAD';
 const routeOf = (request: FastifyRequest) => `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`;
 
@@ -47,7 +61,8 @@ export const uncountedWriteRoutes = (routes: Array<{ method: string; url: string
 export function recordHttpCommands(scope: FastifyInstance, log: RejectionLog, metrics: MailboxMetrics, limits: HttpLimits): void {
   scope.addHook('onError', async (request, _reply, error) => {
     const route = routeOf(request);
-    const command = COMMAND_OF_ROUTE[route] ?? route;
+    const read = isRead(request) ? TOOL_OF_READ_ROUTE[request.routeOptions.url ?? ''] : undefined;
+    const command = COMMAND_OF_ROUTE[route] ?? read ?? route;
     const rejection = toMailboxError(error, limits, request.raw);
     // A refused read (a listing's bad filter) is recorded, not counted: mailbox_commands_total counts commands.
     if (!isRead(request)) metrics.rejected(command, 'http', rejection);
@@ -58,6 +73,7 @@ export function recordHttpCommands(scope: FastifyInstance, log: RejectionLog, me
         role: request.actor?.role ?? null,
         command,
         surface: 'http',
+        route,
       }),
     );
   });
@@ -105,6 +121,7 @@ export async function recordRouteNotFound(
       role: actor?.role ?? null,
       command,
       surface: 'http',
+      route: command,
     }),
   );
 }

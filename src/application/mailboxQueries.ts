@@ -1,6 +1,6 @@
 /** The read side: views from the projection store, message bodies and the audit log from the event store. */
 import { inject, injectable } from 'tsyringe';
-import { messageNotFound, messageNotInLog } from '../commands/receipts';
+import { HISTORY_ENTRY_HINT, messageNotFound, messageNotInLog } from '../commands/receipts';
 import type { Actor } from '../commands/roles';
 import { oneMessageSchema } from '../commands/schemas';
 import { parseInput } from '../commands/validation';
@@ -147,10 +147,13 @@ export class MailboxQueries {
     const { messageId } = parseInput(oneMessageSchema, input, 'get_message');
     const { state } = await this.messages.load(messageStream(messageId), messageModel);
     const sent = state.sent;
-    if (!sent) throw actor.role === 'agent' ? messageNotFound(messageId) : messageNotInLog(messageId);
+    if (!sent)
+      throw actor.role === 'agent'
+        ? messageNotFound(messageId, HISTORY_ENTRY_HINT)
+        : messageNotInLog(messageId, HISTORY_ENTRY_HINT);
     const own = state.recipients.get(actor.identity);
     const isSender = sent.from === actor.identity && actor.role === 'agent';
-    if (!own && !isSender && actor.role === 'agent') throw messageNotFound(messageId); // no existence oracle
+    if (!own && !isSender && actor.role === 'agent') throw messageNotFound(messageId, HISTORY_ENTRY_HINT); // no existence oracle
     if (!own && !isSender && actor.role !== 'auditor') {
       throw new MailboxError(
         'FORBIDDEN',

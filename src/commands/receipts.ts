@@ -12,23 +12,31 @@ export type UnarchiveMessage = Command<'UnarchiveMessage', { messageId: string }
  * Also the answer about a message the caller is not party to (neither sender nor
  * recipient), word for word: message ids must not reveal which messages exist.
  */
-export const messageNotFound = (messageId: string): MailboxError =>
+export const messageNotFound = (messageId: string, more = ''): MailboxError =>
   new MailboxError(
     'MESSAGE_NOT_FOUND',
     'Message not found',
-    `No message ${messageId} exists among those you sent or received; check the id in your inbox or outbox.`,
+    `No message ${messageId} exists among those you sent or received; check the id in your inbox or outbox.${more}`,
     { messageId },
   );
+
+/**
+ * Said by get_message after either not-found, the same for every id (no existence oracle): an id from a task's history
+ * (found as a model: an A2A history entry's messageId passed to get_message) names an entry of a task, not a message.
+ */
+export const HISTORY_ENTRY_HINT =
+  " An id from a task's history (get_task's history[].messageId or status.message.messageId) names an entry of that " +
+  'task, not a message: read it with get_task {"taskId": "<the entry\'s taskId>"} (GET /v1/tasks/{taskId}).';
 
 /**
  * The same answer to an auditor or admin, who may look at every message: "among those you sent or received" was
  * untrue for them (they send and receive none), and sent them to an inbox they do not have.
  */
-export const messageNotInLog = (messageId: string): MailboxError =>
+export const messageNotInLog = (messageId: string, more = ''): MailboxError =>
   new MailboxError(
     'MESSAGE_NOT_FOUND',
     'Message not found',
-    `No message ${messageId} exists in this mailbox's log; check the id (GET /v1/audit/events lists every event).`,
+    `No message ${messageId} exists in this mailbox's log; check the id (GET /v1/audit/events lists every event).${more}`,
     { messageId },
   );
 

@@ -6,6 +6,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { startTestServer, type TestServer } from '../support/httpServer';
+import { McpSdkClients, type ToolResult } from '../support/mcpSdkClients';
+
+const HISTORY_ENTRY =
+  " An id from a task's history (get_task's history[].messageId or status.message.messageId) names an entry of that " +
+  'task, not a message: read it with get_task {"taskId": "<the entry\'s taskId>"} (GET /v1/tasks/{taskId}).';
 
 let server: TestServer;
 let tokens: Record<string, string>;
@@ -13,7 +18,11 @@ beforeAll(async () => {
   server = await startTestServer();
   tokens = { ...(await server.register(['@a', '@b', '@c'])), ...(await server.register(['@aud'], 'auditor')) };
 });
-afterAll(async () => server.close());
+const mcp = new McpSdkClients(() => server.url, 'not-found-wording');
+afterAll(async () => {
+  await mcp.closeAll();
+  await server.close();
+});
 
 const missing = randomUUID();
 
@@ -27,8 +36,10 @@ test.each([
   const token = who === 'admin' ? server.adminToken : tokens['@aud'];
   const { status, body } = await server.call(method, path, { token });
   expect([status, body.code]).toEqual([404, 'MESSAGE_NOT_FOUND']);
+  // get_message (GET /v1/messages/{id}) adds where an id of a task's history is read (below).
+  const more = path === `/v1/messages/${missing}` ? HISTORY_ENTRY : '';
   expect(body.message).toBe(
-    `No message ${missing} exists in this mailbox's log; check the id (GET /v1/audit/events lists every event).`,
+    `No message ${missing} exists in this mailbox's log; check the id (GET /v1/audit/events lists every event).${more}`,
   );
   expect(await server.eventCount()).toBe(before);
 });
@@ -39,6 +50,46 @@ test("an agent: none of those it sent or received, for a missing message and for
   for (const id of [missing, sent.body.messageId as string]) {
     const { status, body } = await server.call('GET', `/v1/messages/${id}`, { token: tokens['@c'] });
     expect([status, body.code]).toEqual([404, 'MESSAGE_NOT_FOUND']);
-    expect(body.message).toBe(`No message ${id} exists among those you sent or received; check the id in your inbox or outbox.`);
+    expect(body.message).toBe(
+      `No message ${id} exists among those you sent or received; check the id in your inbox or outbox.${HISTORY_ENTRY}`,
+    );
   }
+});
+
+/**
+ * A task's history entry ids (get_task's history[].messageId, A2A) passed to get_message were a bare MESSAGE_NOT_FOUND:
+ * the agent was not told that what it held names an entry of a task, nor which call reads it. Every get_message
+ * not-found now says so, the same for every id (the mailbox keeps no index from an entry's id to its task, and an
+ * outsider must learn nothing: the same answer as for an id that names nothing); the call it names then reads it.
+ */
+test("a task's history entry id passed to get_message: told what such an id is and the call that reads it", async () => {
+  const sent = await server.call('POST', '/v1/messages', {
+    token: tokens['@a'],
+    body: { to: '@b', subject: 'port it', body: 'x', task: {} },
+  });
+  const taskId = sent.body.messageId as string;
+  for (const body of [{ to: 'Working' }, { to: 'InputRequired', note: 'which branch?' }])
+    expect((await server.call('POST', `/v1/tasks/${taskId}/transition`, { token: tokens['@b'], body })).status).toBe(200);
+  const task = await server.call('GET', `/v1/tasks/${taskId}`, { token: tokens['@a'] });
+  const entry = task.body.history.find((line: { parts: Array<{ text?: string }> }) => line.parts[0].text === 'which branch?');
+  expect(entry).toMatchObject({ taskId });
+  const before = await server.eventCount();
+
+  const asked = await server.call('GET', `/v1/messages/${entry.messageId}`, { token: tokens['@a'] });
+  expect([asked.status, asked.body.code]).toEqual([404, 'MESSAGE_NOT_FOUND']);
+  expect(asked.body.message).toContain(
+    `names an entry of that task, not a message: read it with get_task {"taskId": "<the entry's taskId>"} (GET /v1/tasks/{taskId})`,
+  );
+  const client = await mcp.http(tokens['@b']);
+  const overMcp = (await client.callTool({ name: 'get_message', arguments: { messageId: entry.messageId } })) as ToolResult;
+  expect(overMcp.structuredContent).toMatchObject({ code: 'MESSAGE_NOT_FOUND', message: asked.body.message });
+  // An outsider is told word for word what it is told for an id that names nothing.
+  const outsider = await server.call('GET', `/v1/messages/${entry.messageId}`, { token: tokens['@c'] });
+  const nothing = await server.call('GET', `/v1/messages/${missing}`, { token: tokens['@c'] });
+  expect(outsider.body.message).toBe(nothing.body.message.replace(missing, entry.messageId));
+  expect(await server.eventCount()).toBe(before);
+
+  // Done as it says: the entry's task holds it.
+  const read = await server.call('GET', `/v1/tasks/${entry.taskId}`, { token: tokens['@a'] });
+  expect(read.body.history.map((line: { messageId: string }) => line.messageId)).toContain(entry.messageId);
 });

@@ -151,3 +151,11 @@ export async function main(argv: string[]): Promise<void> {
   refuseUnknownHelpTopic(program, argv);
   await program.parseAsync(args);
 }
+
+/* eslint-disable @typescript-eslint/no-require-imports -- the launcher is plain JavaScript, outside the sources */
+/**
+ * Run as a file (`node dist/src/cli/main.js --help`, as one may guess from the layout): it only defined `main` and
+ * exited 0 without a word. It runs as `mailbox` does, through the launcher (bin/mailbox.js: reflect-metadata first, and
+ * a start-up error as one line), which calls this module's `main`.
+ */
+if (require.main === module) require(require('node:path').join(__dirname, '..', '..', '..', 'bin', 'mailbox.js'));

@@ -27,9 +27,11 @@ const COMMON: readonly Guesses[] = [
   ['taskId', ['id', 'task', 'task_uuid', 'messageId']],
   ['subject', ['title', 'topic', 'summary', 'heading', 'subj']],
   ['body', ['content', 'text', 'message', 'msg', 'markdown', 'contents']],
-  ['note', ['message', 'comment', 'input', 'answer', 'question', 'text']],
+  ['note', ['message', 'comment', 'input', 'answer', 'question', 'text', 'parts']],
   ['reason', ['why', 'error', 'explanation', 'cause', 'message']],
-  ['artifacts', ['artifact', 'result', 'results', 'output', 'outputs', 'deliverable', 'deliverables']],
+  ['artifacts', ['artifact', 'result', 'results', 'output', 'outputs', 'deliverable', 'deliverables', 'parts']],
+  // A task's input is {parts: [...]}: a model sending its parts straight in the envelope meant 'input'.
+  ['input', ['parts']],
   ['inReplyTo', ['reply_to', 'reply_to_id', 'parent', 'parent_id', 'parent_message_id', 'reply_to_message_id']],
   ['threadId', ['thread', 'conversation', 'conversation_id', 'context_id']],
   ['tags', ['tag', 'label', 'labels']],

@@ -19,6 +19,8 @@ const GUESSES = (): Array<[string, Record<string, unknown>, string, string[]]> =
   ['update_task', { taskId, state: 'Working' }, 'state', ['to']],
   ['update_task', { taskId, status: 'completed' }, 'status', ['to']],
   ['update_task', { taskId, to: 'Working', comment: 'on it' }, 'comment', ['note']],
+  // A2A parts, as a sender gives input or a holder output: the note (text) or the artifacts ([{parts}]).
+  ['update_task', { taskId, to: 'Working', parts: [{ kind: 'text', text: 'main' }] }, 'parts', ['note', 'artifacts']],
   ['claim_task', { id: taskId }, 'id', ['taskId']],
   ['get_message', { id: taskId }, 'id', ['messageId']],
   // A task's id is the messageId of the message that carried it: each name, sent to the tools of the other, was told
@@ -32,6 +34,7 @@ const GUESSES = (): Array<[string, Record<string, unknown>, string, string[]]> =
   ['add_message', { recipients: ['@b', '@c'], subject: 's', body: 'b' }, 'recipients', ['to']],
   ['add_message', { to: '@c', subject: 's', body: 'b', reply_to: taskId }, 'reply_to', ['inReplyTo']],
   ['add_message', { to: '@c', subjet: 's', body: 'b' }, 'subjet', ['subject']],
+  ['add_message', { to: '@c', subject: 's', body: 'b', task: { parts: [{ kind: 'text', text: 'x' }] } }, 'task.parts', ['input']],
   ['list_messages', { pageSize: 10 }, 'pageSize', ['limit']],
   ['list_messages', { unread: true }, 'unread', ['status']],
   ['get_delivery', { messageId: taskId, cursor: '@b' }, 'cursor', ['after']],

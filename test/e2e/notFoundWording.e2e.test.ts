@@ -89,6 +89,12 @@ test("a task's history entry id passed to get_message: told what such an id is a
   expect(outsider.body.message).toBe(nothing.body.message.replace(missing, entry.messageId));
   expect(await server.eventCount()).toBe(before);
 
+  // Passed to get_task as if a task's id: told where its task's id is (the same for every id, as above).
+  const asTask = await server.call('GET', `/v1/tasks/${entry.messageId}`, { token: tokens['@a'] });
+  expect([asTask.status, asTask.body.code]).toEqual([404, 'TASK_NOT_FOUND']);
+  expect(asTask.body.message).toContain("an entry of a task's history names its task in its taskId");
+  expect(await server.eventCount()).toBe(before);
+
   // Done as it says: the entry's task holds it.
   const read = await server.call('GET', `/v1/tasks/${entry.taskId}`, { token: tokens['@a'] });
   expect(read.body.history.map((line: { messageId: string }) => line.messageId)).toContain(entry.messageId);

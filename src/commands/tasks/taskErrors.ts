@@ -8,7 +8,7 @@ export const taskNotFound = (taskId: string): MailboxError =>
     'TASK_NOT_FOUND',
     'Task not found',
     `No task ${taskId} exists among the tasks you sent, hold or may claim; a task's id is the id of the message that carried it ` +
-      '(list yours with GET /v1/tasks or list_tasks).',
+      "(list yours with GET /v1/tasks or list_tasks), and an entry of a task's history names its task in its taskId.",
     { taskId },
   );
 

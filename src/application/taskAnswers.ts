@@ -27,6 +27,7 @@ import { messageStream, taskStream } from '../events/streams';
 import type { MessageSent, TaskState } from '../events/types';
 import type { ProjectionStore } from '../projections/projectionStore';
 import type { TaskView } from '../projections/readModel/taskView';
+import type { TaskViewPage } from '../projections/readModel/taskViewsMemory';
 import type { CommandHandler } from './commandHandler';
 import { messageModel, taskModel } from './streamModels';
 
@@ -147,7 +148,15 @@ async function candidatesFor(
   // Only the tasks now asking the sender: a handful, however much it ever sent (no scan of its outbox or sent list).
   let before: number | null = null;
   do {
-    const page = await projections.listTasks(actor.identity, { list: 'asking', limit: PAGE, before });
+    const page: TaskViewPage | null = await projections
+      .listTasks(actor.identity, { list: 'asking', limit: PAGE, before })
+      .catch((error: unknown) => {
+        // A message in a new thread answers nothing: the views, out of reach, only miss its notes, never fail the send
+        // (its message is written). In a thread, as before: the answer cannot be decided without them.
+        if (reply.threadId === reply.messageId) return null;
+        throw error;
+      });
+    if (page === null) break;
     for (const task of page.tasks) {
       if (task.taskId === reply.messageId || candidates.has(task.taskId) || task.assignee === null) continue;
       const toHolder = reply.recipients.includes(task.assignee);

@@ -24,7 +24,7 @@ import type { ProjectionRunner } from '../projections/projectionRunner';
 import type { ProjectionStore } from '../projections/projectionStore';
 import { SeenMarks } from './seenMarks';
 import { messageModel, taskModel } from './streamModels';
-import { answerTasksInThread } from './taskAnswers';
+import { answerTasksInThread, askingRead } from './taskAnswers';
 import { cancelRetiredSenderTasks, releaseRetiredHoldings } from './retiredHoldings';
 import { TOKENS } from '../tokens';
 import { type AgentDirectory, registryModel } from './agentDirectory';
@@ -241,6 +241,8 @@ export class MailboxCommands {
     const registry = await this.directory.current();
     const parent = data.inReplyTo ? (await this.handler.load(messageStream(data.inReplyTo), messageModel)).state : null;
     const policy = { maxBodyBytes: this.config.maxBodyBytes, strictRecipients: this.config.strictRecipients };
+    // Read beside the append (taskAnswers.ts): the tasks asking the sender, for its answers and notes.
+    const asking = askingRead(this.projections, actor.identity);
     const { state, appended, position } = await this.handler.handle(messageStream(messageId), messageModel, metadata, (message) =>
       decideSendMessage(
         { type: 'SendMessage', data: { messageId, input: data, requestHash }, metadata },
@@ -249,8 +251,7 @@ export class MailboxCommands {
       ),
     );
     // The sender's message in a task's thread, to the task's holder, answers the task's question (taskAnswers.ts).
-    const deps = { handler: this.handler, projections: this.projections };
-    const answered = await answerTasksInThread(deps, actor, state.sent!, parent, metadata);
+    const answered = await answerTasksInThread({ handler: this.handler }, actor, state.sent!, parent, metadata, asking);
     const lagging = await this.awaitViews(answered.position ?? position);
     const sent = state.sent!;
     // Also on an idempotent replay: a retried send returns the same result as the original, warnings included.

@@ -41,14 +41,38 @@ export interface Answered {
   warnings: CommandWarning[];
 }
 
+/**
+ * The tasks now asking `sender` for input, from the views: a handful, however much it ever sent (no scan of its outbox
+ * or sent list). The send starts this read beside its append and awaits it after (askingRead), so that a send pays no
+ * round trip to the views for it (Redis: one per send, also for a new thread, whose notes need the list too).
+ */
+export async function askingTasks(projections: ProjectionStore, sender: string): Promise<TaskView[]> {
+  const tasks: TaskView[] = [];
+  let before: number | null = null;
+  do {
+    const page: TaskViewPage = await projections.listTasks(sender, { list: 'asking', limit: PAGE, before });
+    tasks.push(...page.tasks);
+    before = page.nextBefore;
+  } while (before !== null);
+  return tasks;
+}
+
+/** askingTasks started now, to be awaited by answerTasksInThread (a rejection not awaited yet is not unhandled). */
+export function askingRead(projections: ProjectionStore, sender: string): Promise<TaskView[]> {
+  const read = askingTasks(projections, sender);
+  read.catch(() => undefined);
+  return read;
+}
+
 export async function answerTasksInThread(
-  deps: { handler: CommandHandler; projections: ProjectionStore },
+  deps: { handler: CommandHandler },
   actor: Actor,
   reply: MessageSent['data'],
   parent: MessageState | null,
   metadata: CommandMetadata,
+  asking: Promise<TaskView[]>,
 ): Promise<Answered> {
-  const { candidates, waiting } = await candidatesFor(deps, actor, reply, parent);
+  const { candidates, waiting } = await candidatesFor(asking, actor, reply, parent);
   const answered: Answered = { position: null, warnings: [] };
   for (const [taskId, known] of candidates) {
     const commandId = `answer:${reply.messageId}:${taskId}`;
@@ -136,7 +160,7 @@ interface Candidates {
 }
 
 async function candidatesFor(
-  { projections }: { projections: ProjectionStore },
+  asking: Promise<TaskView[]>,
   actor: Actor,
   reply: MessageSent['data'],
   parent: MessageState | null,
@@ -145,26 +169,18 @@ async function candidatesFor(
   const waiting: Asking[] = [];
   const asked = parent?.sent;
   if (parent && asked?.task && asked.from === actor.identity) candidates.set(asked.messageId, parent);
-  // Only the tasks now asking the sender: a handful, however much it ever sent (no scan of its outbox or sent list).
-  let before: number | null = null;
-  do {
-    const page: TaskViewPage | null = await projections
-      .listTasks(actor.identity, { list: 'asking', limit: PAGE, before })
-      .catch((error: unknown) => {
-        // A message in a new thread answers nothing: the views, out of reach, only miss its notes, never fail the send
-        // (its message is written). In a thread, as before: the answer cannot be decided without them.
-        if (reply.threadId === reply.messageId) return null;
-        throw error;
-      });
-    if (page === null) break;
-    for (const task of page.tasks) {
-      if (task.taskId === reply.messageId || candidates.has(task.taskId) || task.assignee === null) continue;
-      const toHolder = reply.recipients.includes(task.assignee);
-      // A new thread holds no earlier task: only a message in the task's thread, to its holder, answers it.
-      if (task.threadId === reply.threadId && reply.threadId !== reply.messageId && toHolder) candidates.set(task.taskId, null);
-      else if (task.threadId === reply.threadId || toHolder) waiting.push({ ...task, assignee: task.assignee });
-    }
-    before = page.nextBefore;
-  } while (before !== null);
+  const tasks = await asking.catch((error: unknown) => {
+    // A message in a new thread answers nothing: the views, out of reach, only miss its notes, never fail the send
+    // (its message is written). In a thread, as before: the answer cannot be decided without them.
+    if (reply.threadId === reply.messageId) return [];
+    throw error;
+  });
+  for (const task of tasks) {
+    if (task.taskId === reply.messageId || candidates.has(task.taskId) || task.assignee === null) continue;
+    const toHolder = reply.recipients.includes(task.assignee);
+    // A new thread holds no earlier task: only a message in the task's thread, to its holder, answers it.
+    if (task.threadId === reply.threadId && reply.threadId !== reply.messageId && toHolder) candidates.set(task.taskId, null);
+    else if (task.threadId === reply.threadId || toHolder) waiting.push({ ...task, assignee: task.assignee });
+  }
   return { candidates, waiting };
 }

@@ -30,4 +30,4 @@ it(`the Redis projections equal the pure read model on ${LOGS} random logs of up
   }
   expect(events).toBeGreaterThan(seeds.length * 10); // the logs were not empty
   expect(views).toBeGreaterThan(seeds.length * 50);
-}, 120_000);
+}, 300_000); // a fixed amount of work: 50 s on a moderately loaded CI machine, 122 s once at load 9

@@ -241,8 +241,9 @@ export class MailboxCommands {
     const registry = await this.directory.current();
     const parent = data.inReplyTo ? (await this.handler.load(messageStream(data.inReplyTo), messageModel)).state : null;
     const policy = { maxBodyBytes: this.config.maxBodyBytes, strictRecipients: this.config.strictRecipients };
-    // Read beside the append (taskAnswers.ts): the tasks asking the sender, for its answers and notes.
-    const asking = askingRead(this.projections, actor.identity);
+    // Read beside the append (taskAnswers.ts): the tasks asking the sender, for its answers and notes; not for a new thread.
+    const inThread = data.inReplyTo !== undefined || data.threadId !== undefined;
+    const asking = inThread ? askingRead(this.projections, actor.identity) : null;
     const { state, appended, position } = await this.handler.handle(messageStream(messageId), messageModel, metadata, (message) =>
       decideSendMessage(
         { type: 'SendMessage', data: { messageId, input: data, requestHash }, metadata },

@@ -17,11 +17,13 @@ test('add_message tells the sender that its message did not answer the task, how
   const state = async () =>
     ((await a.callTool({ name: 'get_task', arguments: { taskId } })) as ToolResult).structuredContent.mailbox.state;
 
-  // To the holder, in a thread of its own: the message alone is written; the task still waits, and the result says so.
+  // To the holder, replying to a question it sent apart (another thread): the message alone is written; the task
+  // still waits, and the result says so.
+  const question = await mcp.sendAs('@b', { to: '@a', subject: 'which branch?', body: 'x' });
   const before = await mcp.server.eventCount();
   const apart = (await a.callTool({
     name: 'add_message',
-    arguments: { to: '@b', subject: 'use main', body: 'main' },
+    arguments: { to: '@b', subject: 'use main', body: 'main', inReplyTo: question },
   })) as ToolResult;
   expect(apart.isError).toBeFalsy();
   expect(apart.structuredContent.warnings).toMatchObject([

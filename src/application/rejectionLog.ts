@@ -93,14 +93,7 @@ function recipientText(to: unknown): { to?: string } {
  */
 export function rejectionOf(
   error: unknown,
-  context: {
-    at: string;
-    agent: string | null;
-    role: string | null;
-    command: string;
-    surface: 'http' | 'mcp';
-    route?: string;
-  },
+  context: Pick<RejectionRecord, 'at' | 'agent' | 'role' | 'command' | 'surface' | 'route'>,
 ): RejectionRecord {
   if (!isMailboxError(error)) {
     return { ...context, code: 'INTERNAL', status: 500, message: 'An unexpected error (see the server log).' };

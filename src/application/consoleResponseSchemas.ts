@@ -150,6 +150,18 @@ export const messageStorySchema = z.looseObject({
       archivedAt: timestamp.nullable(),
       archivedPosition: z.string().nullable(),
       archivedUnread: z.boolean().nullable(),
+      unarchived: z
+        .array(
+          z.object({
+            archivedAt: timestamp,
+            archivedPosition: z.string(),
+            unarchivedAt: timestamp,
+            unarchivedPosition: z.string(),
+          }),
+        )
+        .describe(
+          'each archive the recipient undid, in log order (archivedAt and archivedPosition above are null once it is back in the inbox)',
+        ),
     }),
   ),
   replyDueBy: timestamp.nullable().describe("when the sender expects the recipients' replies (expectsReplyBy), or null"),

@@ -18,6 +18,11 @@ export interface RecipientStory {
   archivedAt: string | null;
   archivedPosition: string | null;
   archivedUnread: boolean | null;
+  /**
+   * Each archive the recipient undid, in log order: when it archived the message and when it brought it back
+   * (MessageUnarchived). The fields above tell where the message is now; these keep what the log says happened before.
+   */
+  unarchived: Array<{ archivedAt: string; archivedPosition: string; unarchivedAt: string; unarchivedPosition: string }>;
 }
 
 export interface MessageStory {
@@ -57,6 +62,7 @@ const blank = (identity: string): RecipientStory => ({
   archivedAt: null,
   archivedPosition: null,
   archivedUnread: null,
+  unarchived: [],
 });
 
 /** Null when the stream holds no MessageSent (no such message). */
@@ -112,8 +118,20 @@ export function messageStory(events: readonly StoredEvent[]): MessageStory | nul
         break;
       }
       case 'MessageUnarchived': {
-        // The story tells where the message is now: back in the inbox, as if never archived.
+        // Where the message is now: back in the inbox (the archive fields cleared); the archive it undid is kept in
+        // `unarchived`, so that the story still tells it (it showed "-", as if the recipient had never archived it).
         const story = recipient(event.data.recipient, 'an unarchive', event.position);
+        if (story.archivedAt === null || story.archivedPosition === null)
+          anomalies.push(
+            `an unarchive by ${event.data.recipient} at position ${event.position} of a message it had not archived`,
+          );
+        else
+          story.unarchived.push({
+            archivedAt: story.archivedAt,
+            archivedPosition: story.archivedPosition,
+            unarchivedAt: event.data.unarchivedAt,
+            unarchivedPosition: event.position.toString(),
+          });
         Object.assign(story, { archivedAt: null, archivedPosition: null, archivedUnread: null });
         break;
       }
@@ -194,6 +212,13 @@ export function formatMessageStory(story: MessageStory): string {
         cell(r.archivedAt, r.archivedPosition),
       ]),
     ]),
+    // An archive undone leaves no mark in the table (it tells where the message is now): each is told under it.
+    ...story.recipients.flatMap((r) =>
+      r.unarchived.map(
+        (u) =>
+          `${r.identity} archived it ${u.archivedAt} (#${u.archivedPosition}), unarchived ${u.unarchivedAt} (#${u.unarchivedPosition})`,
+      ),
+    ),
   ];
   if (story.task) {
     lines.push('', `task      opened as ${story.task.openedAs}${story.task.changes.length ? '' : ', unchanged since'}`);

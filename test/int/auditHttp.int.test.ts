@@ -183,6 +183,56 @@ describe('mailbox audit over HTTP', () => {
     expect(other.body.retiredRecipients).toEqual({});
   });
 
+  test('a story tells an archive its recipient undid (it showed "-", as if never archived), over the API and in the text', async () => {
+    // @a archives and unarchives, @c archives and keeps it archived, @b (the sender) does neither.
+    const sent = await server.call('POST', '/v1/messages', {
+      token: tokens['@b'],
+      body: { to: ['@a', '@c'], subject: 'archived, then back', body: 'x' },
+    });
+    const id = sent.body.messageId as string;
+    for (const [who, route] of [
+      ['@a', 'archive'],
+      ['@c', 'archive'],
+      ['@a', 'unarchive'],
+    ])
+      expect((await server.call('POST', `/v1/messages/${id}/${route}`, { token: tokens[who] })).status).toBe(200);
+    const events = (await allEvents(server.mailbox)).filter((event) => (event.data as { messageId?: string }).messageId === id);
+    const at = (type: string, who: string) => {
+      const event = events.find((e) => e.type === type && (e.data as { recipient: string }).recipient === who)! as unknown as {
+        position: bigint;
+        data: { archivedAt?: string; unarchivedAt?: string };
+      };
+      return { at: event.data.archivedAt ?? event.data.unarchivedAt!, position: String(event.position) };
+    };
+    const archivedA = at('MessageArchived', '@a');
+    const unarchivedA = at('MessageUnarchived', '@a');
+    const archivedC = at('MessageArchived', '@c');
+
+    const story = await server.call('GET', `/v1/audit/messages/${id}`, { token: tokens['@auditor'] });
+    expect(story.status).toBe(200);
+    const row = (who: string) => story.body.recipients.find((r: { identity: string }) => r.identity === who);
+    expect(row('@a')).toMatchObject({
+      archivedAt: null,
+      unarchived: [
+        {
+          archivedAt: archivedA.at,
+          archivedPosition: archivedA.position,
+          unarchivedAt: unarchivedA.at,
+          unarchivedPosition: unarchivedA.position,
+        },
+      ],
+    });
+    expect(row('@c')).toMatchObject({ archivedAt: archivedC.at, archivedPosition: archivedC.position, unarchived: [] });
+    expect(story.body.anomalies).toEqual([]);
+
+    const cli = await audit(['message', id, '--url', server.url], { MAILBOX_AUDIT_TOKEN: tokens['@auditor'] });
+    expect(cli.code).toBe(0);
+    expect(cli.stdout).toContain(
+      `@a archived it ${archivedA.at} (#${archivedA.position}), unarchived ${unarchivedA.at} (#${unarchivedA.position})`,
+    );
+    expect(cli.stdout).not.toContain('@c archived it');
+  });
+
   test('a replay the server stops answering part way says where its output stops and the --from that reads the rest (exit 2)', async () => {
     // It said only "Cannot reach the mailbox at ...; is `mailbox serve` running? Check --url.", under 1000 lines that
     // read like the whole log, with no word of how far they went or how to read the rest.

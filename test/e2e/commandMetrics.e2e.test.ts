@@ -185,3 +185,51 @@ test('HTTP: every other command is counted once, by its name', async () => {
   // Every write route served has its command's name (POST /mcp counts by tool, above).
   expect(uncountedWriteRoutes(server.http.routes)).toEqual([]);
 });
+
+test('MCP: a command tool whose arguments are refused before its command runs is counted, once, as over HTTP', async () => {
+  // archive_message given messageIds, unarchive_message a bad id, claim_task a leaseSeconds of "5m", update_task a
+  // "state" for "to": each was in the rejection log but moved no series of mailbox_commands_total (the same mistakes
+  // over HTTP, and add_message's or mark_read's over MCP, were counted). Nothing is written by any of them.
+  const [s, c, d] = await Promise.all([mcpClient(t['@s']), mcpClient(t['@c']), mcpClient(t['@d'])]);
+  const sent = (await s.callTool({
+    name: 'add_message',
+    arguments: { to: ['@c', '@d'], subject: 'review', body: 'x', task: {} },
+  })) as { structuredContent?: any };
+  const id = sent.structuredContent.messageId as string;
+  const { body: before } = await server.call('GET', '/v1/audit/events?limit=1000', { token: server.adminToken });
+
+  const steps: Array<[string, () => Promise<unknown>]> = [
+    ['archive mcp rejected UNKNOWN_FIELD', () => tool(c, 'archive_message', { messageIds: [id] }, 'UNKNOWN_FIELD')],
+    ['unarchive mcp rejected VALIDATION_FAILED', () => tool(d, 'unarchive_message', { messageId: 'nope' }, 'VALIDATION_FAILED')],
+    [
+      'claim_task mcp rejected VALIDATION_FAILED',
+      () => tool(c, 'claim_task', { taskId: id, leaseSeconds: '5m' }, 'VALIDATION_FAILED'),
+    ],
+    ['update_task mcp rejected UNKNOWN_FIELD', () => tool(d, 'update_task', { taskId: id, state: 'Working' }, 'UNKNOWN_FIELD')],
+    // Refused by the command itself: counted by it, not a second time by the rejection log's hook.
+    [
+      'send mcp rejected INVALID_RECIPIENT_SHAPE',
+      () => tool(s, 'add_message', { to: 'c', subject: 'x', body: 'x' }, 'INVALID_RECIPIENT_SHAPE'),
+    ],
+    ['mark_read mcp rejected VALIDATION_FAILED', () => tool(c, 'mark_read', { all: 'true' }, 'VALIDATION_FAILED')],
+  ];
+  for (const [series, step] of steps) expect(await movedBy(step)).toEqual({ [series]: 1 });
+  // A read's refusal is recorded, not counted (reads are no commands); nor is a call of a tool that does not exist, even
+  // one named as a command is (`send`).
+  expect(await movedBy(() => tool(c, 'get_message', { id }, 'UNKNOWN_FIELD'))).toEqual({});
+  expect(await movedBy(() => tool(c, 'send', { to: '@d', subject: 'x', body: 'x' }, 'NOT_FOUND'))).toEqual({});
+
+  const { body: after } = await server.call('GET', '/v1/audit/events?limit=1000', { token: server.adminToken });
+  expect(after.events.length).toBe(before.events.length);
+  const { body: log } = await server.call('GET', '/v1/audit/rejections', { token: server.adminToken });
+  expect(log.rejections.slice(0, 8).map((r: any) => `${r.agent} ${r.command} ${r.code}`)).toEqual([
+    '@c send NOT_FOUND',
+    '@c get_message UNKNOWN_FIELD',
+    '@c mark_read VALIDATION_FAILED',
+    '@s send INVALID_RECIPIENT_SHAPE',
+    '@d update_task UNKNOWN_FIELD',
+    '@c claim_task VALIDATION_FAILED',
+    '@d unarchive VALIDATION_FAILED',
+    '@c archive UNKNOWN_FIELD',
+  ]);
+});

@@ -6,7 +6,8 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { inProcessAgentApi, type AgentApi } from '../../application/agentApi';
-import { causeOf, MailboxError } from '../../errors';
+import { isCommandName } from '../../application/commandNames';
+import { causeOf, isMailboxError, MailboxError } from '../../errors';
 import type { MailboxServices } from '../../application/mailboxServices';
 import { actorOf, requireBearer } from './auth';
 import { ConnectionDrain } from './connectionDrain';
@@ -237,7 +238,17 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
     // limit in its own protocol (POST /mcp: a tool call too large to be read is that call's tool error).
     scope.register(async (apiRoutes) => {
       readOversizedBodies(apiRoutes, context.requestLimit);
-      const refusedFor = (request: FastifyRequest) => toolRefusals(mailbox.rejections, actorOf(request));
+      // A refused command is counted here too, when its command did not count it (its arguments refused by the tool
+      // before the command ran): /metrics then counts what the rejection log records.
+      const refusedFor = (request: FastifyRequest) => {
+        const record = toolRefusals(mailbox.rejections, actorOf(request));
+        return (command: string, error: unknown) => {
+          // (A call of a tool that does not exist, NOT_FOUND, is recorded by the name called, `send` too: no command ran.)
+          if (isCommandName(command) && !(isMailboxError(error) && error.code === 'NOT_FOUND'))
+            metrics.refusedOnce(command, 'mcp', error);
+          record(command, error);
+        };
+      };
       for (const register of agentApiRoutes) register(apiRoutes, agentApiFor, refusedFor);
     });
   });

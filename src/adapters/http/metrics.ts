@@ -14,6 +14,8 @@ export class MailboxMetrics {
   private readonly requests: Histogram<'method' | 'route' | 'status'>;
   private readonly wakeLatency: Histogram;
   private readonly viewsLagging: Counter<'command' | 'surface'>;
+  /** The refusals `rejected` counted, so that the rejection log's hook (refusedOnce) does not count them twice. */
+  private readonly countedRefusals = new WeakSet<object>();
 
   constructor(mailbox: MailboxServices, openWakeStreams: () => number) {
     const registers = [this.registry];
@@ -117,7 +119,18 @@ export class MailboxMetrics {
    * token on POST /mcp) is counted under its method and path, as the rejection log names it.
    */
   rejected(command: string, surface: Surface, error: unknown): void {
+    if (typeof error === 'object' && error !== null) this.countedRefusals.add(error);
     this.commands.inc({ command, surface, outcome: 'rejected', code: isMailboxError(error) ? error.code : 'INTERNAL' });
+  }
+
+  /**
+   * A command's refusal as the rejection log hears it, counted unless `command` counted it already: an MCP tool's
+   * arguments refused before its command ran (archive_message given messageIds, update_task given state) were recorded
+   * but never counted, while the same refusals over HTTP, and add_message's, were.
+   */
+  refusedOnce(command: CommandName, surface: Surface, error: unknown): void {
+    if (typeof error === 'object' && error !== null && this.countedRefusals.has(error)) return;
+    this.rejected(command, surface, error);
   }
 
   request(method: string, route: string, status: number, seconds: number): void {

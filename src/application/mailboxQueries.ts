@@ -112,12 +112,34 @@ export class MailboxQueries {
     const binding: CursorBinding = { caller: actor.identity, kind: 'messages', listing: listingOf(parsed) };
     const before = parsed.cursor === undefined ? null : this.cursors.decode(binding, parsed.cursor);
     const page = await this.projections.listMessages(actor.identity, viewQuery(parsed, before));
+    // An empty first page filtered by an identity that only a registered agent's case differs from can never fill: no
+    // agent can be registered as @Alice beside @alice. Said, as a send to @Alice is, rather than answered "no messages".
+    if (page.messages.length === 0 && before === null) await this.refuseCaseVariantFilter(parsed);
     if (parsed.box === 'inbox') this.noteSeen(actor.identity, page.messages);
     return {
       messages: page.messages,
       nextCursor: page.nextBefore === null ? null : this.cursors.encode(binding, page.nextBefore),
       unreadCount: page.unreadCount,
     };
+  }
+
+  private async refuseCaseVariantFilter(query: { box: string; from?: string; to?: string }): Promise<void> {
+    const [field, identity] = query.from !== undefined ? ['from', query.from] : ['to', query.to];
+    if (identity === undefined || !identity.startsWith('@')) return;
+    const agents = await this.projections.listAgents();
+    if (agents.some((agent) => agent.identity === identity)) return;
+    const folded = identity.toLowerCase();
+    const variants = agents.filter((agent) => agent.identity.toLowerCase() === folded).map((agent) => agent.identity);
+    if (variants.length === 0) return;
+    throw new MailboxError(
+      'VALIDATION_FAILED',
+      'Validation failed',
+      `list_messages: '${field}' is ${identity}, which is no agent: ${variants.join(' and ')} ` +
+        `${variants.length > 1 ? 'are' : 'is'} registered, differing only in case, and identities are case-sensitive ` +
+        `(no agent can be registered as ${identity} beside it), so this filter never matches. ` +
+        `Did you mean ${variants.map((variant) => `${field}=${variant}`).join(' or ')}?`,
+      { field, suggestions: variants },
+    );
   }
 
   /** What this page returned for the first time is seen from now on (written off the request path: seenMarks.ts). */

@@ -169,3 +169,49 @@ test.each([['retire'], ['token']])(
     expect((await server.call('GET', '/v1/messages', { token: t['@alice'] })).status).toBe(200);
   },
 );
+
+test('a listing filtered by a case variant of a registered identity says so (it answered "no messages"); MCP and CLI alike', async () => {
+  // @bob writes to @alice; @alice lists from=@Bob, @bob lists his outbox to=@ALICE: neither can ever match (no agent can
+  // be registered as @Bob beside @bob), and each was an empty page, as if @bob had never written.
+  expect((await send('@bob', '@alice')).status).toBe(201);
+  const list = (who: string, query: string) => server.call('GET', `/v1/messages?${query}`, { token: t[who] });
+  const from = await refusedWithoutEvents(() => list('@alice', 'from=@Bob'), 400, 'VALIDATION_FAILED');
+  expect(from).toMatchObject({ field: 'from', suggestions: ['@bob'] });
+  expect(from.message).toContain("'from' is @Bob, which is no agent: @bob is registered, differing only in case");
+  expect(from.message).toContain('Did you mean from=@bob?');
+  const to = await refusedWithoutEvents(() => list('@bob', 'box=outbox&to=@ALICE'), 400, 'VALIDATION_FAILED');
+  expect(to).toMatchObject({ field: 'to', suggestions: ['@alice'] });
+
+  // The filters as written still list: the registered identity, one nobody registered (mail may come later), and a
+  // case variant registered before the rule (@Carol beside @carol, above) each answer their page, empty or not.
+  expect((await list('@alice', 'from=@bob')).body.messages.length).toBeGreaterThan(0);
+  expect((await list('@alice', 'from=@nobody-yet')).body).toMatchObject({ messages: [] });
+  expect((await list('@alice', 'from=@Carol')).status).toBe(200);
+  expect((await list('@alice', 'from=@carol')).status).toBe(200);
+
+  const mcp = await server.call('POST', '/mcp', {
+    token: t['@alice'],
+    headers: { accept: 'application/json, text/event-stream' },
+    body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_messages', arguments: { from: '@BOB' } } },
+  });
+  expect(mcp.body.result).toMatchObject({
+    isError: true,
+    structuredContent: { code: 'VALIDATION_FAILED', suggestions: ['@bob'] },
+  });
+
+  const err: string[] = [];
+  jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  jest.spyOn(process.stderr, 'write').mockImplementation((chunk) => (err.push(String(chunk)), true));
+  try {
+    process.exitCode = undefined;
+    await buildProgram()
+      .exitOverride()
+      .parseAsync(['node', 'mailbox', 'inbox', '--from', '@Bob', '--url', server.url, '--token', t['@alice']]);
+    expect(process.exitCode).toBe(1);
+  } finally {
+    process.exitCode = undefined;
+    jest.restoreAllMocks();
+  }
+  expect(err.join('')).toContain("'from' is @Bob, which is no agent: @bob is registered");
+  expect(err.join('')).toContain('did you mean: @bob');
+});

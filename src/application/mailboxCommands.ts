@@ -28,6 +28,7 @@ import { answerTasksInThread, askingRead } from './taskAnswers';
 import { cancelRetiredSenderTasks, releaseRetiredHoldings } from './retiredHoldings';
 import { TOKENS } from '../tokens';
 import { type AgentDirectory, registryModel } from './agentDirectory';
+import { caseVariantFilterRefusal } from './caseVariantFilter';
 import { requireRole } from './authorization';
 import type { CommandHandler, WriteFailure } from './commandHandler';
 import type { Clock, IdGenerator } from './runtime';
@@ -336,6 +337,11 @@ export class MailboxCommands {
       }
       bound = page.nextBefore;
     } while (bound !== null);
+    // Nothing found from a case variant of an agent (from: @Bob, @bob registered): said, not answered "changed 0".
+    if (targets.length === 0 && withheld === 0 && data.from !== undefined) {
+      const refusal = caseVariantFilterRefusal('mark_read', 'from', data.from, await this.projections.listAgents());
+      if (refusal) throw refusal;
+    }
 
     const base = this.metadata(actor, options); // one moment for every receipt of the call
     const changed: string[] = [];

@@ -17,6 +17,7 @@ import type { Unsubscribe, WakeBus } from '../projections/wakeBus';
 import type { MailboxConfig } from '../config';
 import { TOKENS } from '../tokens';
 import { requireRole } from './authorization';
+import { caseVariantFilterRefusal } from './caseVariantFilter';
 import { CursorCodec, type CursorBinding } from './cursorCodec';
 import { listingOf, parseListQuery, viewQuery } from './listQueryParser';
 import { messageModel } from './mailboxCommands';
@@ -123,23 +124,11 @@ export class MailboxQueries {
     };
   }
 
-  private async refuseCaseVariantFilter(query: { box: string; from?: string; to?: string }): Promise<void> {
+  private async refuseCaseVariantFilter(query: { from?: string; to?: string }): Promise<void> {
     const [field, identity] = query.from !== undefined ? ['from', query.from] : ['to', query.to];
-    if (identity === undefined || !identity.startsWith('@')) return;
-    const agents = await this.projections.listAgents();
-    if (agents.some((agent) => agent.identity === identity)) return;
-    const folded = identity.toLowerCase();
-    const variants = agents.filter((agent) => agent.identity.toLowerCase() === folded).map((agent) => agent.identity);
-    if (variants.length === 0) return;
-    throw new MailboxError(
-      'VALIDATION_FAILED',
-      'Validation failed',
-      `list_messages: '${field}' is ${identity}, which is no agent: ${variants.join(' and ')} ` +
-        `${variants.length > 1 ? 'are' : 'is'} registered, differing only in case, and identities are case-sensitive ` +
-        `(no agent can be registered as ${identity} beside it), so this filter never matches. ` +
-        `Did you mean ${variants.map((variant) => `${field}=${variant}`).join(' or ')}?`,
-      { field, suggestions: variants },
-    );
+    if (identity === undefined) return;
+    const refusal = caseVariantFilterRefusal('list_messages', field, identity, await this.projections.listAgents());
+    if (refusal) throw refusal;
   }
 
   /** What this page returned for the first time is seen from now on (written off the request path: seenMarks.ts). */

@@ -189,6 +189,15 @@ test('a listing filtered by a case variant of a registered identity says so (it 
   expect((await list('@alice', 'from=@Carol')).status).toBe(200);
   expect((await list('@alice', 'from=@carol')).status).toBe(200);
 
+  // Marking all read from @Bob answered changed 0; from @bob marks what @alice has seen of it.
+  const readAll = (fromWhom: string) =>
+    server.call('POST', '/v1/messages/read', { token: t['@alice'], body: { all: true, from: fromWhom, includeUnseen: true } });
+  const all = await refusedWithoutEvents(() => readAll('@Bob'), 400, 'VALIDATION_FAILED');
+  expect(all).toMatchObject({ field: 'from', suggestions: ['@bob'] });
+  expect(all.message).toContain("mark_read: 'from' is @Bob, which is no agent");
+  expect((await readAll('@bob')).body.changed).toBeGreaterThan(0);
+  expect((await readAll('@bob')).body).toMatchObject({ changed: 0 }); // nothing left: still an answer, not a refusal
+
   const mcp = await server.call('POST', '/mcp', {
     token: t['@alice'],
     headers: { accept: 'application/json, text/event-stream' },

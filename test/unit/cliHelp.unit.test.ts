@@ -176,5 +176,5 @@ test('mailbox --help lists send with its usage as send --help says it, and the o
   expect(help).toContain('  send [options] <to...> <subject> [body]  ');
   expect(help).not.toContain('recipientsSubjectBody');
   expect(help).toMatch(/\n {2}archive \[options\] <messageId\.\.\.> +archive messages/);
-  expect(help).toMatch(/\n {2}agent +register, list and retire agents/);
+  expect(help).toMatch(/\n {2}agent +register, list and retire agents, and issue one a new token/);
 });

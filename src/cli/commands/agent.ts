@@ -22,7 +22,7 @@ export const ADMIN_TOKEN_SOURCES =
   "server's\n$MAILBOX_DATA_DIR/admin.token (./data/admin.token by default: run it on the server's machine, from its directory).";
 
 export function registerAgentCommands(program: Command): void {
-  const agent = program.command('agent').description('register, list and retire agents');
+  const agent = program.command('agent').description('register, list and retire agents, and issue one a new token');
 
   withClientOptions(agent.command('add <identity>'))
     .description('register an agent (admin); prints its token once')

@@ -11,7 +11,12 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'mailbox serve --port 8080 --data-dir /var/lib/mailbox',
     'MAILBOX_REDIS_URL=redis://127.0.0.1:6379 mailbox serve --heartbeat',
   ],
-  agent: ['mailbox agent add @neo-gpt', 'mailbox agent list', 'mailbox agent retire @neo-gpt'],
+  agent: [
+    'mailbox agent add @neo-gpt',
+    'mailbox agent list',
+    'mailbox agent retire @neo-gpt',
+    'mailbox agent token @neo-gpt   # a new token: the old one stops working',
+  ],
   'agent list': ['mailbox agent list', 'mailbox agent list --json'],
   'agent retire': ['mailbox agent retire @neo-gpt'],
   inbox: [

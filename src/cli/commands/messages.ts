@@ -271,7 +271,7 @@ export function registerMessageCommands(program: Command): void {
     )
     .option('--from <identity>', 'only from this sender')
     .option('--thread <threadId>', 'only this thread')
-    .option('--tag <tag>', 'only with this tag (repeat for more)', collect)
+    .option('--tag <tag>', 'only with this tag (repeat for more: messages carrying every one)', collect)
     .addOption(new Option('--priority <priority>', 'only this priority').choices(['low', 'normal', 'high']))
     .option('--limit <n>', 'page size (1-200)')
     .option('--cursor <cursor>', 'next page, from the previous output')

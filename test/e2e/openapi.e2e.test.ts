@@ -323,3 +323,17 @@ test('every write under /v1 documents 409 CONCURRENCY_CONFLICT saying to resend,
   const claimed = await server.call('POST', `/v1/tasks/${taskId}/claim`, { token: t['@b'] });
   expect([claimed.status, claimed.body.assignee]).toEqual([200, '@b']);
 });
+
+test('every query parameter of the served document says what it does (GET /v1/messages priority had no description)', async () => {
+  const { body: served } = await server.call<Json>('GET', '/openapi.json');
+  const undescribed = Object.entries(served.paths as Json).flatMap(([route, methods]) =>
+    Object.entries(methods as Json).flatMap(([method, operation]) =>
+      ((operation as Json).parameters ?? [])
+        .filter((parameter: Json) => parameter.in === 'query' && !parameter.description && !parameter.schema?.description)
+        .map((parameter: Json) => `${method.toUpperCase()} ${route} ${parameter.name}`),
+    ),
+  );
+  expect(undescribed).toEqual([]);
+  const priority = (served.paths['/v1/messages'].get.parameters as Json[]).find((parameter) => parameter.name === 'priority');
+  expect(priority!.description).toBe('only messages of this priority (low, normal or high)');
+});

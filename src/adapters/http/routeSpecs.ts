@@ -134,7 +134,8 @@ export const ROUTE_SPECS: RouteSpec[] = [
     tag: 'messages',
     auth: 'agent',
     query: listQuerySchema,
-    queryDescriptions: LIST_QUERY_DESCRIPTIONS,
+    // priority only here: the list_messages tool's schema (its enum) stays within the tools/list budget.
+    queryDescriptions: { ...LIST_QUERY_DESCRIPTIONS, priority: 'only messages of this priority (low, normal or high)' },
     success: {
       status: 200,
       schema: responses.messagePageSchema,

@@ -69,9 +69,17 @@ test('the walkthrough: register, send, inbox, read, archive, with human and JSON
   const id = page.messages[0].messageId as string;
   expect(page.unreadCount).toBe(1);
 
+  // --peek shows it and says it is still unread; read marks it and says when (both printed the same text).
+  const peeked = await mailbox(bob, 'read', '--peek', id);
+  expect(peeked.out).toContain('\nread     no: still unread\n');
   const read = await mailbox(bob, 'read', id);
   expect(read.out).toContain('subject  review #12');
   expect(read.out).toContain('Please look at the diff.');
+  expect(read.out).toMatch(/\nread {5}\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ\n/);
+  // The sender's view has every recipient's receipt instead.
+  const asSender = await mailbox(alice, 'read', id);
+  expect(asSender.out).toMatch(/\nreceipts @bob read /);
+  expect(asSender.out).not.toContain('\nread     ');
   expect((await json(bob, 'inbox', '--status', 'unread')).messages).toEqual([]);
   expect((await mailbox(alice, 'inbox', '--outbox')).out).toMatch(/sent messages[\s\S]*review #12/);
   expect((await mailbox(bob, 'archive', id)).out).toMatch(/^Archived /);

@@ -44,6 +44,9 @@ export function formatMessage(m: MessageDetail): string {
     `to       ${addresseeText(m.to)}`,
     `subject  ${oneLine(m.subject)}`,
     `sent     ${when(m.sentAt)}   priority ${m.priority}   thread ${oneLine(m.threadId)}`,
+    // Your own copy's read state (a sender's or auditor's view has every recipient's, in receipts): `mailbox read <id>`
+    // and `mailbox read <id> --peek` printed the same text, so nothing said whether it was marked read.
+    ...(m.receipts ? [] : [`read     ${m.readAt ? when(m.readAt) : 'no: still unread'}`]),
     ...(m.inReplyTo ? [`reply to ${m.inReplyTo}`] : []),
     ...(m.tags.length ? [`tags     ${m.tags.map(oneLine).join(', ')}`] : []),
     ...(m.task ? [`task     ${oneLine(JSON.stringify(m.task))}`] : []),

@@ -63,6 +63,9 @@ const EXPECTED: Record<string, string> = {
 const expectedOf = (expected: string): string => EXPECTED[expected] ?? expected;
 
 /** Words callers use for the mailbox's enum values: suggested only where the value is one of those allowed. */
+/** The inbox listing's statuses (list_messages' `status`), which a caller may give as its `box`. */
+const LISTING_STATUSES = ['unread', 'read', 'all', 'archived'];
+
 const SYNONYMS: Record<string, string> = {
   sent: 'outbox',
   outgoing: 'outbox',
@@ -134,6 +137,9 @@ export function teachingMessage(issue: z.core.$ZodRawIssue): string | undefined 
       // The value refused, named ("urgent", "sent"), with the value a common other word for it means.
       if (input === undefined) return valid;
       if (typeof input !== 'string' && typeof input !== 'number') return `${valid}, not ${receivedOf(input)}`;
+      // box=archived (or unread, read, all): a listing's status given as its box, told "must be one of inbox, outbox" only.
+      if (typeof input === 'string' && LISTING_STATUSES.includes(input) && issue.values.join() === 'inbox,outbox')
+        return `${valid}, not ${shownValue(input)}: "${input}" is a status of the inbox, not a box: give status "${input}" (the box is inbox by default)`;
       const synonym = typeof input === 'string' ? SYNONYMS[input.toLowerCase()] : undefined;
       const near = synonym !== undefined && issue.values.includes(synonym) ? `: did you mean ${JSON.stringify(synonym)}?` : '';
       return `${valid}, not ${shownValue(input)}${near}`;

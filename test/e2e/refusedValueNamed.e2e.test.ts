@@ -42,6 +42,13 @@ const REFUSED = (): Array<[string, Record<string, unknown>, string, string]> => 
   // Over the maximum: no number is suggested that would be refused in its turn.
   ['claim_task', { taskId, leaseSeconds: '30d' }, 'leaseSeconds', `${LEASE}, written in plain decimal digits, not '30d'`],
   ['list_messages', { box: 'sent' }, 'box', 'must be one of "inbox", "outbox", not "sent": did you mean "outbox"?'],
+  // A status given as the box was told only the two boxes: it is now told the status that lists it.
+  ...(['archived', 'unread'] as const).map((box): [string, Record<string, unknown>, string, string] => [
+    'list_messages',
+    { box },
+    'box',
+    `must be one of "inbox", "outbox", not "${box}": "${box}" is a status of the inbox, not a box: give status "${box}" (the box is inbox by default)`,
+  ]),
   [
     'list_messages',
     { status: 'new' },
@@ -122,6 +129,10 @@ test('over HTTP /v1, the same values are named', async () => {
     { field: 'box', message: 'must be one of "inbox", "outbox", not "sent": did you mean "outbox"?' },
     { field: 'limit', message: `${RANGE}, not 1000` },
   ]);
+  const archived = await mcp.server.call('GET', '/v1/messages?box=archived', { token: mcp.t['@b'] });
+  expect([archived.status, archived.body.field]).toEqual([400, 'box']);
+  expect(archived.body.message).toContain('"archived" is a status of the inbox, not a box: give status "archived"');
+  expect((await mcp.server.call('GET', '/v1/messages?status=archived', { token: mcp.t['@b'] })).status).toBe(200);
   const quoted = await mcp.server.call('POST', '/v1/messages', {
     token: mcp.t['@a'],
     body: { ...send, wakeSuppressed: 'false' },

@@ -3,20 +3,18 @@
  * match: no agent can be registered as @Bob beside @bob (README, "Identities are case-sensitive"). Where such a filter
  * found nothing, the caller is told so, as a send to @Bob is, rather than answered "nothing".
  */
+import { caseVariantsOf, type RegistryState } from '../commands/agentRegistry';
 import { MailboxError } from '../errors';
-import type { AgentView } from '../projections/projectionStore';
 
 /** The refusal when `identity` is no agent but differs only in case from one or more; else null. */
 export function caseVariantFilterRefusal(
   command: string,
   field: string,
   identity: string | undefined,
-  agents: ReadonlyArray<Pick<AgentView, 'identity'>>,
+  registry: RegistryState,
 ): MailboxError | null {
-  if (identity === undefined || !identity.startsWith('@')) return null;
-  if (agents.some((agent) => agent.identity === identity)) return null;
-  const folded = identity.toLowerCase();
-  const variants = agents.filter((agent) => agent.identity.toLowerCase() === folded).map((agent) => agent.identity);
+  if (identity === undefined || !identity.startsWith('@') || registry.agents.has(identity)) return null;
+  const variants = caseVariantsOf(identity, registry).map((agent) => agent.identity);
   if (variants.length === 0) return null;
   return new MailboxError(
     'VALIDATION_FAILED',

@@ -339,7 +339,7 @@ export class MailboxCommands {
     } while (bound !== null);
     // Nothing found from a case variant of an agent (from: @Bob, @bob registered): said, not answered "changed 0".
     if (targets.length === 0 && withheld === 0 && data.from !== undefined) {
-      const refusal = caseVariantFilterRefusal('mark_read', 'from', data.from, await this.projections.listAgents());
+      const refusal = caseVariantFilterRefusal('mark_read', 'from', data.from, await this.directory.current());
       if (refusal) throw refusal;
     }
 

@@ -17,6 +17,7 @@ import type { Unsubscribe, WakeBus } from '../projections/wakeBus';
 import type { MailboxConfig } from '../config';
 import { TOKENS } from '../tokens';
 import { requireRole } from './authorization';
+import type { AgentDirectory } from './agentDirectory';
 import { caseVariantFilterRefusal } from './caseVariantFilter';
 import { CursorCodec, type CursorBinding } from './cursorCodec';
 import { listingOf, parseListQuery, viewQuery } from './listQueryParser';
@@ -101,6 +102,7 @@ export class MailboxQueries {
     @inject(TOKENS.WakeBus) private readonly wakeBus: WakeBus,
     @inject(TOKENS.Config) config: MailboxConfig,
     @inject(SeenMarks) private readonly seen: SeenMarks,
+    @inject(TOKENS.AgentDirectory) private readonly directory: AgentDirectory,
   ) {
     this.messages = new StreamLoader(store, READ_SIDE_CACHE);
     this.cursors = CursorCodec.fromAdminToken(config.adminToken);
@@ -127,7 +129,7 @@ export class MailboxQueries {
   private async refuseCaseVariantFilter(query: { from?: string; to?: string }): Promise<void> {
     const [field, identity] = query.from !== undefined ? ['from', query.from] : ['to', query.to];
     if (identity === undefined) return;
-    const refusal = caseVariantFilterRefusal('list_messages', field, identity, await this.projections.listAgents());
+    const refusal = caseVariantFilterRefusal('list_messages', field, identity, await this.directory.current());
     if (refusal) throw refusal;
   }
 

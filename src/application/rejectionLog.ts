@@ -6,6 +6,7 @@
  * Redis is configured), beside the rejection counters in /metrics.
  */
 import { isMailboxError } from '../errors';
+import type { Clock } from './runtime';
 
 export interface RejectionRecord {
   at: string;
@@ -89,17 +90,22 @@ function recipientText(to: unknown): { to?: string } {
 
 /**
  * A record of `error`, keeping only the details an operator needs (never a message body); its texts as the request
- * gave them, until HidingRejectionLog records it (no token in them, each bounded).
+ * gave them, until HidingRejectionLog records it (no token in them, each bounded). `at` is read from `clock`, the
+ * mailbox's (injected in tests), as every other time the mailbox records: the wall clock stamped it, so a record stood
+ * apart from the events and views of a mailbox on another clock.
  */
 export function rejectionOf(
   error: unknown,
-  context: Pick<RejectionRecord, 'at' | 'agent' | 'role' | 'command' | 'surface' | 'route'>,
+  clock: Clock,
+  context: Pick<RejectionRecord, 'agent' | 'role' | 'command' | 'surface' | 'route'>,
 ): RejectionRecord {
+  const at = clock.now().toISOString();
   if (!isMailboxError(error)) {
-    return { ...context, code: 'INTERNAL', status: 500, message: 'An unexpected error (see the server log).' };
+    return { at, ...context, code: 'INTERNAL', status: 500, message: 'An unexpected error (see the server log).' };
   }
   const { to, entry, identity, suggestions, field } = error.envelope;
   return {
+    at,
     ...context,
     code: error.code,
     status: error.status,

@@ -11,6 +11,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { CommandName } from '../../application/commandNames';
+import type { Clock } from '../../application/runtime';
 import type { Actor } from '../../commands/roles';
 import type { Authenticator } from '../../application/authenticator';
 import type { MailboxError } from '../../errors';
@@ -58,7 +59,13 @@ export const uncountedWriteRoutes = (routes: Array<{ method: string; url: string
     .map((route) => `${route.method} ${route.url}`)
     .filter((route) => !(route in COMMAND_OF_ROUTE));
 
-export function recordHttpCommands(scope: FastifyInstance, log: RejectionLog, metrics: MailboxMetrics, limits: HttpLimits): void {
+export function recordHttpCommands(
+  scope: FastifyInstance,
+  log: RejectionLog,
+  clock: Clock,
+  metrics: MailboxMetrics,
+  limits: HttpLimits,
+): void {
   scope.addHook('onError', async (request, _reply, error) => {
     const route = routeOf(request);
     const read = isRead(request) ? TOOL_OF_READ_ROUTE[request.routeOptions.url ?? ''] : undefined;
@@ -67,8 +74,7 @@ export function recordHttpCommands(scope: FastifyInstance, log: RejectionLog, me
     // A refused read (a listing's bad filter) is recorded, not counted: mailbox_commands_total counts commands.
     if (!isRead(request)) metrics.rejected(command, 'http', rejection);
     log.record(
-      rejectionOf(rejection, {
-        at: new Date().toISOString(),
+      rejectionOf(rejection, clock, {
         agent: request.actor?.identity ?? null,
         role: request.actor?.role ?? null,
         command,
@@ -92,11 +98,9 @@ export function recordHttpCommands(scope: FastifyInstance, log: RejectionLog, me
  * `command` is the command's name (send for add_message, as /metrics names it), else the tool's, else the method's.
  */
 export const toolRefusals =
-  (log: RejectionLog, actor: Actor) =>
+  (log: RejectionLog, clock: Clock, actor: Actor) =>
   (command: string, error: unknown): void =>
-    log.record(
-      rejectionOf(error, { at: new Date().toISOString(), agent: actor.identity, role: actor.role, command, surface: 'mcp' }),
-    );
+    log.record(rejectionOf(error, clock, { agent: actor.identity, role: actor.role, command, surface: 'mcp' }));
 
 /**
  * A request no route answers (404, 405), recorded by its method and path (the query left out): no route's hooks ran, so
@@ -106,6 +110,7 @@ export const toolRefusals =
  */
 export async function recordRouteNotFound(
   log: RejectionLog,
+  clock: Clock,
   authenticator: Authenticator,
   refused: RefusedTokens,
   request: FastifyRequest,
@@ -115,8 +120,7 @@ export async function recordRouteNotFound(
   const actor = await authenticateFrom(request, token, authenticator, refused).catch(() => null);
   const command = `${request.method} ${request.url.split('?')[0]}`;
   log.record(
-    rejectionOf(error, {
-      at: new Date().toISOString(),
+    rejectionOf(error, clock, {
       agent: actor?.identity ?? null,
       role: actor?.role ?? null,
       command,

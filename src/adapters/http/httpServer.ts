@@ -191,7 +191,7 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
   });
   app.setNotFoundHandler(async (request, reply) => {
     const error = routeNotFound(request.method, request.url, allowed);
-    await recordRouteNotFound(mailbox.rejections, mailbox.authenticator, refused, request, error);
+    await recordRouteNotFound(mailbox.rejections, clock, mailbox.authenticator, refused, request, error);
     const { allow } = error.envelope; // a path that is a route, asked with another method: 405, Allow says which
     if (Array.isArray(allow)) reply.header('allow', allow.join(', '));
     return sendEnvelope(reply, error);
@@ -217,7 +217,7 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
     sharedFallback,
   );
   app.register(async (scope) => {
-    recordHttpCommands(scope, mailbox.rejections, metrics, {
+    recordHttpCommands(scope, mailbox.rejections, clock, metrics, {
       requestLimit: context.requestLimit,
       timeoutMs: config.requestTimeoutMs,
     });
@@ -241,7 +241,7 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
       // A refused command is counted here too, when its command did not count it (its arguments refused by the tool
       // before the command ran): /metrics then counts what the rejection log records.
       const refusedFor = (request: FastifyRequest) => {
-        const record = toolRefusals(mailbox.rejections, actorOf(request));
+        const record = toolRefusals(mailbox.rejections, clock, actorOf(request));
         return (command: string, error: unknown) => {
           // (A call of a tool that does not exist, NOT_FOUND, is recorded by the name called, `send` too: no command ran.)
           if (isCommandName(command) && !(isMailboxError(error) && error.code === 'NOT_FOUND'))

@@ -536,6 +536,7 @@ export class HeartbeatDaemon {
     const counted = seen.lag === 0n ? { events: 0, atLeast: false } : await viewsLag(this.sources.eventStore, head, checkpoint);
     this.metrics.lag.set(Number(seen.lag));
     this.metrics.lagEvents.set(counted.events);
+    this.metrics.lagEventsAtLeast.set(counted.atLeast ? 1 : 0);
     this.metrics.stalled.set(seen.stalled ? 1 : 0);
     this.metrics.stuckSeconds.set(seen.stuckForMs / 1000);
     const report: PipelineReport = {

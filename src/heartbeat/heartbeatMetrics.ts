@@ -60,7 +60,16 @@ export class HeartbeatMetrics {
   });
   readonly lagEvents = new Gauge({
     name: 'mailbox_heartbeat_projection_lag_events',
-    help: `Events in the log not yet applied to the views (counted up to ${LAG_COUNTED_UP_TO}: at that value, at least as many)`,
+    help:
+      `Events in the log not yet applied to the views (counted up to ${LAG_COUNTED_UP_TO}: at that count, ` +
+      'mailbox_heartbeat_projection_lag_events_at_least is 1)',
+    registers: [this.registry],
+  });
+  readonly lagEventsAtLeast = new Gauge({
+    name: 'mailbox_heartbeat_projection_lag_events_at_least',
+    help:
+      `1 when mailbox_heartbeat_projection_lag_events stopped counting at ${LAG_COUNTED_UP_TO}: the views are at least ` +
+      'that many events behind; 0 when it is the exact count',
     registers: [this.registry],
   });
   readonly stalled = new Gauge({

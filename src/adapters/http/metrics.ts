@@ -6,7 +6,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { isMailboxError } from '../../errors';
 import type { MailboxServices } from '../../application/mailboxServices';
 import type { CommandName, Surface } from '../../application/commandNames';
-import { LAG_COUNTED_UP_TO, viewsLag } from '../../application/viewsLag';
+import { LAG_COUNTED_UP_TO, viewsLag, type ViewsLag } from '../../application/viewsLag';
 
 export class MailboxMetrics {
   readonly registry = new Registry();
@@ -47,15 +47,33 @@ export class MailboxMetrics {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 2.5],
       registers,
     });
-    new Gauge({
-      name: 'mailbox_projection_lag_events',
-      help: `Events in the log not yet applied to the views (counted up to ${LAG_COUNTED_UP_TO} on EventStoreDB, whose positions are byte offsets)`,
-      registers,
-      async collect() {
+    // One reading of the lag per scrape for both gauges: prom-client collects every metric of a scrape at once, so the
+    // second gauge shares the reading the first started (a count and a marker from two readings could disagree).
+    let reading: Promise<ViewsLag> | null = null;
+    const lagOfThisScrape = (): Promise<ViewsLag> =>
+      (reading ??= (async () => {
         const checkpoint = mailbox.runner.getStatus().checkpoint; // before the head, which only grows: never below 0
         const head = await mailbox.eventStore.headPosition();
-        const lag = await viewsLag(mailbox.eventStore, head, checkpoint === null ? null : BigInt(checkpoint));
-        this.set(lag.events);
+        return viewsLag(mailbox.eventStore, head, checkpoint === null ? null : BigInt(checkpoint));
+      })().finally(() => (reading = null)));
+    new Gauge({
+      name: 'mailbox_projection_lag_events',
+      help:
+        `Events in the log not yet applied to the views (counted up to ${LAG_COUNTED_UP_TO}, read to count on ` +
+        'EventStoreDB, whose positions are byte offsets; at that count, mailbox_projection_lag_events_at_least is 1)',
+      registers,
+      async collect() {
+        this.set((await lagOfThisScrape()).events);
+      },
+    });
+    new Gauge({
+      name: 'mailbox_projection_lag_events_at_least',
+      help:
+        `1 when mailbox_projection_lag_events stopped counting at ${LAG_COUNTED_UP_TO}: the views are at least that many ` +
+        'events behind; 0 when it is the exact count',
+      registers,
+      async collect() {
+        this.set((await lagOfThisScrape()).atLeast ? 1 : 0);
       },
     });
     new Gauge({

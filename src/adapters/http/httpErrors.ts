@@ -143,16 +143,25 @@ const timedOutSockets = new WeakSet<object>();
 export const markRequestTimedOut = (socket: object): void => void timedOutSockets.add(socket);
 
 /**
+ * Requests answered on their socket by node's clientError path while their body arrived (a bad chunked body: 400),
+ * by the status they were answered with: their response never finishes, and they were counted 499, answered to nobody.
+ */
+const answeredOnSocket = new WeakMap<object, number>();
+
+export const markAnsweredOnSocket = (socket: object, status: number): void => void answeredOnSocket.set(socket, status);
+
+/**
  * The status of a request whose response never finished because its connection closed first: what was sent when the
  * headers had gone out (a wake stream its client left), else 408 when the request timeout cut it off (answered on the
- * socket), else 499 (the client went away: answered to nobody).
+ * socket), else what node's clientError path answered on the socket (a bad chunked body: 400), else 499 (the client
+ * went away: answered to nobody).
  */
 export const abandonedStatus = (response: { headersSent: boolean; statusCode: number }, socket: object | null): number =>
   response.headersSent
     ? response.statusCode
     : socket !== null && timedOutSockets.has(socket)
       ? ERROR_STATUS.REQUEST_TIMEOUT
-      : ERROR_STATUS.CLIENT_CLOSED_REQUEST;
+      : ((socket !== null ? answeredOnSocket.get(socket) : undefined) ?? ERROR_STATUS.CLIENT_CLOSED_REQUEST);
 
 /** node's limit on a request's headers, which the request timeout lowers (wireErrors.ts: requestTimeoutOptions). */
 export const MAX_HEADERS_TIMEOUT_MS = 60_000;

@@ -46,6 +46,7 @@ import {
   missingHost,
   NO_SNIFF,
   requestTimeoutOptions,
+  UNPARSED_ROUTE,
 } from './wireErrors';
 
 declare module 'fastify' {
@@ -99,6 +100,16 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
   // Timed by the mailbox's clock, as the registry reads it guards are (a test moves both).
   const clock = mailbox.clock ?? { now: () => new Date() };
   const refused = new RefusedTokens(config.refusedTokensPerSecond, config.refusedTokenBurst, () => clock.now().getTime());
+  // When the request a socket carries now began, as near as can be told of one node refused before it was a request:
+  // the connection's opening, then the end of each answer on it (keep-alive), a request's start being unknown then.
+  const socketSince = new WeakMap<object, number>();
+  const unparsed = (status: number, socket: object) =>
+    metrics.request(
+      UNPARSED_ROUTE,
+      UNPARSED_ROUTE,
+      status,
+      (performance.now() - (socketSince.get(socket) ?? performance.now())) / 1000,
+    );
   const context: HttpContext = {
     mailbox,
     config,
@@ -118,7 +129,7 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
     return503OnClosing: false,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkErrorHandler(MAX_PARAM_LENGTH),
-    clientErrorHandler: clientErrorHandler(config.requestTimeoutMs),
+    clientErrorHandler: clientErrorHandler(config.requestTimeoutMs, unparsed),
     // Node answers an HTTP/1.1 request without a Host header with a bare 400 (no body) before fastify sees it; the
     // onRequest hook below refuses it instead, in the envelope (wireErrors.ts: missingHost).
     http: {
@@ -130,6 +141,7 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
   // Every answer declares its type and holds to it: first on node's response, before fastify's handler, so that the
   // answers that bypass fastify's reply (event streams, MCP, routing errors) carry it too (wireErrors.ts: raw answers).
   app.server.prependListener('request', (_request, response: ServerResponse) => response.setHeader(...NO_SNIFF));
+  app.server.on('connection', (socket: object) => socketSince.set(socket, performance.now()));
   const connections = new ConnectionDrain(app.server);
   const series = new ConsoleSeries(mailbox, metrics);
   series.start();
@@ -167,8 +179,9 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
   const measure = (request: FastifyRequest, status: number) => {
     if (measured.has(request)) return;
     measured.add(request);
-    const seconds = (performance.now() - request.startedAt) / 1000;
-    metrics.request(request.method, request.routeOptions.url ?? 'unmatched', status, seconds);
+    const answered = performance.now();
+    if (request.raw.socket) socketSince.set(request.raw.socket, answered);
+    metrics.request(request.method, request.routeOptions.url ?? 'unmatched', status, (answered - request.startedAt) / 1000);
   };
   app.addHook('onRequest', async (request, reply) => {
     request.startedAt = performance.now();

@@ -36,7 +36,10 @@ export class MailboxMetrics {
       name: 'mailbox_http_request_duration_seconds',
       help:
         'HTTP request duration by route and status: every request, answered or abandoned (408: cut off by the request ' +
-        'timeout; 499: its client left before the answer)',
+        'timeout; 499: its client left before the answer); method and route "(unparsed)": refused by the HTTP parser ' +
+        'before it was a request (400 malformed, 408 headers not in time, 431 headers too large, 499 its client closed ' +
+        'the connection mid-head), timed from the ' +
+        "connection's opening or its previous answer",
       labelNames: ['method', 'route', 'status'],
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
       registers,

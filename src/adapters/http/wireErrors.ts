@@ -9,8 +9,14 @@
 import type { Socket } from 'node:net';
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { MailboxError } from '../../errors';
-import { markRequestTimedOut, MAX_HEADERS_TIMEOUT_MS, requestNotReceived, sendEnvelope } from './httpErrors';
+import { ERROR_STATUS, MailboxError } from '../../errors';
+import {
+  markAnsweredOnSocket,
+  markRequestTimedOut,
+  MAX_HEADERS_TIMEOUT_MS,
+  requestNotReceived,
+  sendEnvelope,
+} from './httpErrors';
 
 /**
  * On every answer: a browser never reads one as another type than it declares (a message body holding markup,
@@ -127,24 +133,47 @@ export function clientErrorEnvelope(error: Error & { code?: string }, timeoutMs:
 }
 
 /**
- * fastify's `clientErrorHandler` (node's `clientError`): answers on the raw socket, then closes it. A request the
- * request timeout cut off while its body was arriving is marked answered 408, for the record of it (httpErrors.ts).
+ * The route label of a request node refused before it was one (a garbage request line, headers over node's limit or
+ * not valid, the headers not in within the request timeout): it reached no route, and what it named is not taken as
+ * a label (a client could make one per request). Only the status varies (400, 408, 431, and 499 for one its client
+ * closed before its head was whole): a bounded set of series.
  */
-export const clientErrorHandler = (timeoutMs: number) => (error: Error & { code?: string }, socket: Socket) => {
-  // A reset connection has nobody to answer; a response already under way cannot be replaced.
-  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-  if (error.code === 'ECONNRESET' || socket.destroyed || !socket.writable || inFlight?.headersSent) {
-    socket.destroy();
-    return;
-  }
-  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') markRequestTimedOut(socket);
-  const envelope = clientErrorEnvelope(error, timeoutMs);
+export const UNPARSED_ROUTE = '(unparsed)';
+
+/**
+ * fastify's `clientErrorHandler` (node's `clientError`): answers on the raw socket, then closes it. A request the
+ * request timeout cut off while its body was arriving is marked answered 408, for the record of it (httpErrors.ts);
+ * one refused while its body arrived (a bad chunked body) is marked with the status it was answered, for its count.
+ * `unparsed` counts an answer to a request node refused before it was one (no request object: no route counts it).
+ */
+export const clientErrorHandler =
+  (timeoutMs: number, unparsed: (status: number, socket: Socket) => void = () => undefined) =>
+  (error: Error & { code?: string }, socket: Socket) => {
+    // A reset connection has nobody to answer; a response already under way cannot be replaced.
+    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (error.code === 'ECONNRESET' || socket.destroyed || !socket.writable || inFlight?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') markRequestTimedOut(socket);
+    const envelope = clientErrorEnvelope(error, timeoutMs);
+    // A request that reached fastify is counted by its route when its response closes, with this status.
+    // The client ended the connection before the whole request arrived: it is counted 499, closed by its client (as
+    // a request of a route is, httpErrors.ts: abandonedStatus), whatever is written after it.
+    const clientLeft = error.code === 'HPE_INVALID_EOF_STATE';
+    if (inFlight) {
+      if (!clientLeft) markAnsweredOnSocket(socket, envelope.status);
+    } else unparsed(clientLeft ? ERROR_STATUS.CLIENT_CLOSED_REQUEST : envelope.status, socket);
+    writeClientError(socket, envelope);
+  };
+
+function writeClientError(socket: Socket, envelope: MailboxError): void {
   const body = JSON.stringify(envelope.envelope);
   socket.end(
     `HTTP/1.1 ${envelope.status} ${STATUS_CODES[envelope.status]}\r\n` +
       `Content-Type: application/json; charset=utf-8\r\n${NO_SNIFF.join(': ')}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
-};
+}
 
 /**
  * node's own settings that make the request timeout (MAILBOX_REQUEST_TIMEOUT_MS) close a slow request when it is due.

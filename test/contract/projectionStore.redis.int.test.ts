@@ -18,6 +18,7 @@ import {
 } from './projectionStore.contract';
 import { LogBuilder } from './projectionStoreLog';
 import { describeTaskViewsContract } from './taskViews.contract';
+import { CONTRACT_TIMEOUT_MS } from './contractRedisTimeout';
 
 let redis: TestRedis;
 
@@ -58,7 +59,7 @@ describe('Redis projection store specifics', () => {
     log.send('@c', '@b');
     await first.store.applyBatch(log.projected());
     const before = await snapshotViews(first.store);
-    const admin = await connectRedis(redis.url, { name: 'contract-admin' });
+    const admin = await connectRedis(redis.url, { name: 'contract-admin', timeoutMs: CONTRACT_TIMEOUT_MS });
     await admin.del(first.store.keys.checkpoint(first.store.keys.defaultPrefix));
     await admin.quit();
 
@@ -102,7 +103,7 @@ describe('Redis projection store specifics', () => {
     });
     await store.applyBatch(events.slice(6));
     expect(await generation.checkpoint()).toBe(BigInt(events.length));
-    const admin = await connectRedis(redis.url, { name: 'contract-admin' });
+    const admin = await connectRedis(redis.url, { name: 'contract-admin', timeoutMs: CONTRACT_TIMEOUT_MS });
     expect(await admin.get(store.keys.checkpoint(store.keys.defaultPrefix))).toBe('6'.padStart(20, '0'));
     await admin.quit();
     expect((await listAll(store, '@b')).map((m) => m.messageId)).toEqual(['m6', 'm4', 'm2']);
@@ -234,7 +235,7 @@ describe.each([
     expect((await store.binding()).liveWriter).toBe('log-a');
     await store.releaseLiveWriter('log-a');
     expect((await store.binding()).liveWriter).toBeNull();
-    const admin = await connectRedis(redis.url, { name: 'contract-admin' });
+    const admin = await connectRedis(redis.url, { name: 'contract-admin', timeoutMs: CONTRACT_TIMEOUT_MS });
     await store.markLiveWriter('log-a');
     const ttl = await admin.pttl(store.keys.liveWriter);
     await admin.quit();

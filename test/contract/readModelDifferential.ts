@@ -371,12 +371,12 @@ async function redisSubject(
     eventsPerScript,
   });
   const bus = new RedisWakeBus(
-    await connectRedis(url, { name: 'diff-publisher' }),
-    () => connectRedis(url, { name: 'diff-subscriber' }),
+    await connectRedis(url, { name: 'diff-publisher', timeoutMs: CONTRACT_TIMEOUT_MS }),
+    () => connectRedis(url, { name: 'diff-subscriber', timeoutMs: CONTRACT_TIMEOUT_MS }),
     store.keys,
     pino({ level: 'silent' }),
   );
-  const admin = await connectRedis(url, { name: 'diff-admin' });
+  const admin = await connectRedis(url, { name: 'diff-admin', timeoutMs: CONTRACT_TIMEOUT_MS });
   defineMailboxScripts(admin);
   const recorder = await recordWakes(bus, identities, 10_000);
   return {
@@ -431,8 +431,8 @@ async function rebuildSubject(url: string, identities: readonly string[], random
     namespace,
   });
   const bus = new RedisWakeBus(
-    await connectRedis(url, { name: 'diff-publisher' }),
-    () => connectRedis(url, { name: 'diff-subscriber' }),
+    await connectRedis(url, { name: 'diff-publisher', timeoutMs: CONTRACT_TIMEOUT_MS }),
+    () => connectRedis(url, { name: 'diff-subscriber', timeoutMs: CONTRACT_TIMEOUT_MS }),
     store.keys,
     pino({ level: 'silent' }),
   );

@@ -21,8 +21,8 @@ export async function openRedisHarness(
     scriptPerTag,
   });
   const wakeBus = new RedisWakeBus(
-    await connectRedis(url, { name: 'contract-publisher' }),
-    () => connectRedis(url, { name: 'contract-subscriber' }),
+    await connectRedis(url, { name: 'contract-publisher', timeoutMs: CONTRACT_TIMEOUT_MS }),
+    () => connectRedis(url, { name: 'contract-subscriber', timeoutMs: CONTRACT_TIMEOUT_MS }),
     store.keys,
     pino({ level: 'silent' }),
   );

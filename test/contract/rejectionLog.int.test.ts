@@ -5,6 +5,7 @@ import { RedisRejectionLog } from '../../src/adapters/rejections/redisRejectionL
 import { connectRedis } from '../../src/adapters/projections/redisConnection';
 import { startRedis, type TestRedis } from '../support/redisServer';
 import { describeRejectionLogContract, rejection } from './rejectionLog.contract';
+import { CONTRACT_TIMEOUT_MS } from './contractRedisTimeout';
 
 let redis: TestRedis;
 let namespaces = 0;
@@ -15,7 +16,12 @@ afterAll(() => redis.stop());
 
 const silent = pino({ level: 'silent' });
 const openRedis = async (capacity: number, namespace = `rej${process.pid}n${++namespaces}`) =>
-  new RedisRejectionLog(await connectRedis(redis.url, { name: 'rejections-test' }), namespace, capacity, silent);
+  new RedisRejectionLog(
+    await connectRedis(redis.url, { name: 'rejections-test', timeoutMs: CONTRACT_TIMEOUT_MS }),
+    namespace,
+    capacity,
+    silent,
+  );
 
 describeRejectionLogContract('memory (ring buffer)', async (capacity) => new MemoryRejectionLog(capacity));
 describeRejectionLogContract('redis (capped stream)', (capacity) => openRedis(capacity));

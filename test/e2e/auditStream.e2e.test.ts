@@ -15,6 +15,7 @@ import { startRedis } from '../support/redisServer';
 import { waitFor } from '../support/waitFor';
 import { connectRedis } from '../../src/adapters/projections/redisConnection';
 import { subscribe } from './wakeSubscriber';
+import { REDIS_TEST_TIMEOUT_MS } from '../support/redisDeadline';
 
 let server: TestServer;
 let t: Record<string, string>;
@@ -514,8 +515,8 @@ test("a reply request shows under every agent it was asked of (a list's, a broad
 test('with Redis configured, rejections are kept in its capped stream (<namespace>:rejections), where every node reads them', async () => {
   const redis = await startRedis();
   const namespace = `console-${process.pid}`;
-  const node = await startTestServer({ redisUrl: redis.url, redisNamespace: namespace });
-  const reader = await connectRedis(redis.url, { name: 'console-e2e' });
+  const node = await startTestServer({ redisUrl: redis.url, redisNamespace: namespace, redisTimeoutMs: REDIS_TEST_TIMEOUT_MS });
+  const reader = await connectRedis(redis.url, { name: 'console-e2e', timeoutMs: REDIS_TEST_TIMEOUT_MS });
   try {
     const [agent] = Object.values(await node.register(['@on-redis']));
     const refused = await node.call('POST', '/v1/messages', { token: agent, body: { to: 'AGENT:all', subject: 's', body: 'x' } });

@@ -14,6 +14,7 @@ import { ensureBuilt, MAILBOX_BIN, runCli, type CliRun } from '../support/builtC
 import { ADMIN_TOKEN, registerAgents, tempDir } from '../support/fixtures';
 import { startRedis } from '../support/redisServer';
 import { waitFor } from '../support/waitFor';
+import { REDIS_TEST_TIMEOUT_ENV } from '../support/redisDeadline';
 
 const dirs: string[] = [];
 /** A data dir where @a wrote to @b and @c; neither message woke anyone, and @b and @c are idle with unread mail. */
@@ -229,7 +230,11 @@ describe('mailbox serve --heartbeat reads the settings mailbox heartbeat reads',
     const data = await mailForBAndC();
     const redis = await startRedis();
     try {
-      const served = await serveWithHeartbeat({ MAILBOX_DATA_DIR: data, MAILBOX_REDIS_URL: redis.url });
+      const served = await serveWithHeartbeat({
+        MAILBOX_DATA_DIR: data,
+        MAILBOX_REDIS_URL: redis.url,
+        ...REDIS_TEST_TIMEOUT_ENV,
+      });
       await served.stop();
       const started = served.logs.find((entry) => entry.msg === 'heartbeat daemon started')!;
       expect(started.targets).toEqual(['redis']);

@@ -19,6 +19,7 @@ import { cliOnSources } from '../support/builtCli';
 import { EsdbDouble } from '../support/esdbDouble/esdbDouble';
 import { freePort, startRedis, type TestRedis } from '../support/redisServer';
 import { subscribe } from './wakeSubscriber';
+import { REDIS_TEST_TIMEOUT_ENV, REDIS_TEST_TIMEOUT_MS } from '../support/redisDeadline';
 
 let redis: TestRedis;
 let client: Redis;
@@ -40,7 +41,14 @@ const namespace = () => `logid-${randomUUID().slice(0, 8)}`;
 
 async function serve(config: MailboxConfigInput): Promise<RunningServer> {
   const server = await startServer(
-    parseConfig({ port: 0, adminToken: ADMIN_TOKEN, logLevel: 'silent', redisUrl: redis.url, ...config }),
+    parseConfig({
+      port: 0,
+      adminToken: ADMIN_TOKEN,
+      logLevel: 'silent',
+      redisUrl: redis.url,
+      redisTimeoutMs: REDIS_TEST_TIMEOUT_MS,
+      ...config,
+    }),
     { logger: silentLogger, print: () => undefined },
   );
   cleanups.push(() => server.close());
@@ -101,7 +109,14 @@ async function snapshot(ns: string): Promise<Record<string, string>> {
 function spawnServe(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, cliOnSources('serve'), {
-      env: { PATH: process.env.PATH, MAILBOX_PORT: '0', MAILBOX_ADMIN_TOKEN: ADMIN_TOKEN, MAILBOX_LOG_LEVEL: 'silent', ...env },
+      env: {
+        PATH: process.env.PATH,
+        MAILBOX_PORT: '0',
+        MAILBOX_ADMIN_TOKEN: ADMIN_TOKEN,
+        MAILBOX_LOG_LEVEL: 'silent',
+        ...REDIS_TEST_TIMEOUT_ENV,
+        ...env,
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     const timer = setTimeout(() => child.kill('SIGKILL'), 30_000); // a server that started instead of refusing

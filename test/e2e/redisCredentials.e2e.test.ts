@@ -13,6 +13,7 @@ import { ensureBuilt, runCli } from '../support/builtCli';
 import { ADMIN_TOKEN, registerAgents, tempDir } from '../support/fixtures';
 import { freePort, spawnRedis, stopChild } from '../support/redisServer';
 import { startRedisSentinel } from '../support/redisTopologies';
+import { REDIS_TEST_TIMEOUT_ENV, REDIS_TEST_TIMEOUT_MS } from '../support/redisDeadline';
 
 const PASSWORD = 'a-redis-password-0123';
 let redis: ChildProcess;
@@ -32,7 +33,14 @@ afterAll(async () => {
 
 test('the mailbox starts on it and keeps its views, wakes and rejections there; the heartbeat publishes nudges there', async () => {
   const mailbox = await createMailbox(
-    { dataDir, redisUrl: url, redisPassword: PASSWORD, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+    {
+      dataDir,
+      redisUrl: url,
+      redisPassword: PASSWORD,
+      adminToken: ADMIN_TOKEN,
+      logLevel: 'silent',
+      redisTimeoutMs: REDIS_TEST_TIMEOUT_MS,
+    },
     { logger: pino({ level: 'silent' }) },
   );
   try {
@@ -55,6 +63,7 @@ test('the mailbox starts on it and keeps its views, wakes and rejections there; 
       MAILBOX_DATA_DIR: dataDir,
       MAILBOX_REDIS_URL: url,
       MAILBOX_REDIS_PASSWORD: PASSWORD,
+      ...REDIS_TEST_TIMEOUT_ENV,
     });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ nudged: ['@b'], unheard: ['@c'], failed: [] });
@@ -68,7 +77,13 @@ test('the heartbeat on a Sentinel deployment (MAILBOX_REDIS_URL=redis+sentinel:/
   const dir = tempDir('mailbox-redis-sentinel-heartbeat-');
   try {
     const mailbox = await createMailbox(
-      { dataDir: dir, redisUrl: sentinel.url, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+      {
+        dataDir: dir,
+        redisUrl: sentinel.url,
+        adminToken: ADMIN_TOKEN,
+        logLevel: 'silent',
+        redisTimeoutMs: REDIS_TEST_TIMEOUT_MS,
+      },
       { logger: pino({ level: 'silent' }) },
     );
     try {
@@ -84,6 +99,7 @@ test('the heartbeat on a Sentinel deployment (MAILBOX_REDIS_URL=redis+sentinel:/
       const run = await runCli(['heartbeat', '--once', '--idle', '0', '--wake-grace', '0'], {
         MAILBOX_DATA_DIR: dir,
         MAILBOX_REDIS_URL: sentinel.url,
+        ...REDIS_TEST_TIMEOUT_ENV,
       });
       expect([run.code, run.stderr.includes('MAILBOX_HEARTBEAT_REDIS_URL')]).toEqual([0, false]);
       expect(JSON.parse(run.stdout)).toMatchObject({ nudged: ['@b'], failed: [] });

@@ -8,6 +8,7 @@ import { startRedis, type TestRedis } from '../support/redisServer';
 import { allEvents } from '../support/fixtures';
 import { startTestServer, type TestServer } from '../support/httpServer';
 import { subscribe, type WakeSubscriber } from './wakeSubscriber';
+import { REDIS_TEST_TIMEOUT_MS } from '../support/redisDeadline';
 
 let redis: TestRedis;
 let server: TestServer;
@@ -16,7 +17,11 @@ const subscribers: WakeSubscriber[] = [];
 
 beforeAll(async () => {
   redis = await startRedis();
-  server = await startTestServer({ redisUrl: redis.url, redisNamespace: `e2e-${randomUUID().slice(0, 8)}` });
+  server = await startTestServer({
+    redisUrl: redis.url,
+    redisNamespace: `e2e-${randomUUID().slice(0, 8)}`,
+    redisTimeoutMs: REDIS_TEST_TIMEOUT_MS,
+  });
   t = await server.register(['@a', '@b', '@c']);
 });
 afterAll(async () => {

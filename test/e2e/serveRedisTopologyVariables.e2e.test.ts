@@ -11,6 +11,7 @@ import { ensureBuilt, startCli, type StartedCli } from '../support/builtCli';
 import { ADMIN_TOKEN, tempDir } from '../support/fixtures';
 import { callUrl } from '../support/httpServer';
 import { startRedisSentinel, type TestRedisSentinel } from '../support/redisTopologies';
+import { REDIS_TEST_TIMEOUT_ENV } from '../support/redisDeadline';
 
 let sentinel: TestRedisSentinel;
 const servers: StartedCli[] = [];
@@ -44,6 +45,7 @@ test('two `mailbox serve` nodes on MAILBOX_REDIS_SENTINELS + MAILBOX_REDIS_SENTI
     MAILBOX_REDIS_SENTINELS: sentinel.sentinelPorts.map((port) => `127.0.0.1:${port}`).join(','),
     MAILBOX_REDIS_SENTINEL_NAME: sentinel.masterName,
     MAILBOX_REDIS_NAMESPACE: 'sentinelvars',
+    ...REDIS_TEST_TIMEOUT_ENV,
     MAILBOX_ADMIN_TOKEN: ADMIN_TOKEN,
     MAILBOX_NODE_ID: node,
     MAILBOX_PORT: '0',

@@ -18,6 +18,7 @@ import { configFromEnv, DEFAULT_WAKE_SLA_MS } from '../../src/config';
 import { parseHeartbeatSettings } from '../../src/heartbeat/heartbeatSettings';
 import { ADMIN_TOKEN, registerAgents, tempDir } from '../support/fixtures';
 import { startRedis, type TestRedis } from '../support/redisServer';
+import { REDIS_TEST_TIMEOUT_ENV, REDIS_TEST_TIMEOUT_MS } from '../support/redisDeadline';
 
 const T0 = Date.parse('2030-01-01T12:00:00.000Z');
 const silent = pino({ level: 'silent' });
@@ -803,6 +804,7 @@ describe('mailbox audit verify (CLI)', () => {
         logLevel: 'silent' as const,
         redisUrl: redis.url,
         redisNamespace: namespace,
+        redisTimeoutMs: REDIS_TEST_TIMEOUT_MS,
         ...options,
       };
       const mailbox = await createMailbox(config, { logger: silent });
@@ -811,6 +813,7 @@ describe('mailbox audit verify (CLI)', () => {
         MAILBOX_REDIS_URL: redis.url,
         MAILBOX_REDIS_NAMESPACE: namespace,
         MAILBOX_LOG_LEVEL: 'silent',
+        ...REDIS_TEST_TIMEOUT_ENV,
       };
       return { namespace, mailbox, env };
     };

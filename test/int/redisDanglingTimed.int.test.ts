@@ -8,6 +8,7 @@ import { createMailbox, type Mailbox } from '../../src/mailbox';
 import { ADMIN_TOKEN, registerAgents } from '../support/fixtures';
 import { recordingLogger } from '../support/recordingLogger';
 import { startRedis, type TestRedis } from '../support/redisServer';
+import { REDIS_TEST_TIMEOUT_MS } from '../support/redisDeadline';
 
 let redis: TestRedis;
 let mailbox: Mailbox | undefined;
@@ -34,6 +35,7 @@ test('a timed entry without its record is logged once and passed over: the due t
       redisUrl: redis.url,
       redisNamespace: namespace,
       taskSweepMs: 0,
+      redisTimeoutMs: REDIS_TEST_TIMEOUT_MS, // time is the injected clock's here, not Redis's deadline
     },
     { logger: log.logger, clock: { now: () => new Date(now) } },
   );

@@ -10,6 +10,7 @@ import { parseConfig } from '../../src/config';
 import { freePort, spawnRedis, stopChild } from '../support/redisServer';
 import { tempDir } from '../support/fixtures';
 import { recordingLogger, type LogLine } from '../support/recordingLogger';
+import { REDIS_TEST_TIMEOUT_MS } from '../support/redisDeadline';
 
 const children: ChildProcess[] = [];
 afterAll(async () => {
@@ -23,6 +24,7 @@ async function startsOn(extra: string[]): Promise<LogLine[]> {
   const config = parseConfig({
     dataDir: tempDir('mailbox-eviction-'),
     redisUrl: `redis://127.0.0.1:${port}`,
+    redisTimeoutMs: REDIS_TEST_TIMEOUT_MS,
     adminToken: 'a'.repeat(32),
   });
   const { projectionStore, wakeBus, sharedLimits } = await createProjectionAdapters(config, logger);

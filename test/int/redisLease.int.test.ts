@@ -19,6 +19,7 @@ import { snapshotViews } from '../contract/projectionStore.contract';
 import { generateLog, projectAll } from '../contract/projectionStoreLog';
 import { startRedis, type TestRedis } from '../support/redisServer';
 import { waitFor } from '../support/waitFor';
+import { REDIS_TEST_TIMEOUT_MS } from '../support/redisDeadline';
 
 let redis: TestRedis;
 const clients: RedisClient[] = [];
@@ -32,7 +33,7 @@ afterAll(async () => {
 
 let namespaces = 0;
 async function leaseOn(namespace: string): Promise<RedisLease> {
-  const client = await connectRedis(redis.url, { name: 'lease-test' });
+  const client = await connectRedis(redis.url, { name: 'lease-test', timeoutMs: REDIS_TEST_TIMEOUT_MS });
   clients.push(client);
   return new RedisLease(client, new RedisKeys(namespace), 'projector');
 }
@@ -129,7 +130,7 @@ describe.each([
         await old.store.applyBatch(log.slice(0, 30));
 
         // Redis loses its data (restarted empty, or flushed) while the old holder is paused (SIGSTOP): it still leads, it believes.
-        const admin = await connectRedis(redis.url, { name: 'flusher' });
+        const admin = await connectRedis(redis.url, { name: 'flusher', timeoutMs: REDIS_TEST_TIMEOUT_MS });
         clients.push(admin);
         await admin.flushall();
         const fresh1 = await lease.acquire('fresh', 60_000);
@@ -165,7 +166,7 @@ describe('a projector whose write is refused', () => {
     await appendLog(log, events.slice(0, 30));
     // A node paused past its lease does not know it lost it: its lease store still answers "renewed". The lease key in
     // Redis, which the apply script's fence reads, names it until another node takes the lease.
-    const client = await connectRedis(redis.url, { name: 'new-leader' });
+    const client = await connectRedis(redis.url, { name: 'new-leader', timeoutMs: REDIS_TEST_TIMEOUT_MS });
     clients.push(client);
     await client.set(leaseKey(harness.store.keys, 'projector'), 'paused:1');
     let holder = { node: 'paused', token: 1n };

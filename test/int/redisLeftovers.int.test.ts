@@ -17,6 +17,7 @@ import { projectStored } from '../../src/projections/projector';
 import { threeAgentsDataDir } from '../support/fixtures';
 import { startRedis, type TestRedis } from '../support/redisServer';
 import { waitFor } from '../support/waitFor';
+import { REDIS_TEST_TIMEOUT_ENV, REDIS_TEST_TIMEOUT_MS } from '../support/redisDeadline';
 
 let redis: TestRedis;
 let admin: Redis;
@@ -42,7 +43,10 @@ const io = (env: Record<string, string>) => {
 };
 
 const storeOn = async (ns: string, buildingTtlMs?: number) =>
-  new RedisProjectionStore(await connectRedis(redis.url, { name: `leftovers-${ns}` }), { namespace: ns, buildingTtlMs });
+  new RedisProjectionStore(await connectRedis(redis.url, { name: `leftovers-${ns}`, timeoutMs: REDIS_TEST_TIMEOUT_MS }), {
+    namespace: ns,
+    buildingTtlMs,
+  });
 
 /** Starts building a generation from the log's first events, as a rebuild does; returns its name. */
 async function startBuilding(dataDir: string, store: RedisProjectionStore): Promise<string> {
@@ -60,7 +64,7 @@ async function startBuilding(dataDir: string, store: RedisProjectionStore): Prom
 async function builtViews() {
   const dataDir = await threeAgentsDataDir('mailbox-redis-leftovers-');
   const ns = namespace();
-  const env = { MAILBOX_DATA_DIR: dataDir, MAILBOX_REDIS_URL: redis.url, MAILBOX_REDIS_NAMESPACE: ns };
+  const env = { MAILBOX_DATA_DIR: dataDir, MAILBOX_REDIS_URL: redis.url, MAILBOX_REDIS_NAMESPACE: ns, ...REDIS_TEST_TIMEOUT_ENV };
   expect(await runRebuild({ graceMs: '0', settleMs: '0' }, io(env).io)).toBe(0);
   process.exitCode = undefined; // the CLI runner set it; other suites in this worker expect none
   return { dataDir, ns, env };

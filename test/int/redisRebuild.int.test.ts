@@ -22,6 +22,7 @@ import { snapshotViews } from '../contract/projectionStore.contract';
 import { appendLog, generateLog, projectAll } from '../contract/projectionStoreLog';
 import { allEvents, memoryMailbox, scratchBase, tempDir } from '../support/fixtures';
 import { startRedis, type TestRedis } from '../support/redisServer';
+import { REDIS_TEST_TIMEOUT_ENV, REDIS_TEST_TIMEOUT_MS } from '../support/redisDeadline';
 
 let redis: TestRedis;
 let namespaces = 0;
@@ -60,7 +61,7 @@ describe('blue/green rebuild of the Redis views', () => {
 
   it('while sends continue: no request sees a half-built view; exact counts and one wake per message after the switch', async () => {
     const ns = namespace();
-    mailbox = await memoryMailbox({ redisUrl: redis.url, redisNamespace: ns });
+    mailbox = await memoryMailbox({ redisUrl: redis.url, redisNamespace: ns, redisTimeoutMs: REDIS_TEST_TIMEOUT_MS });
     await appendLog(mailbox.eventStore, generateLog(10_000, 9));
     expect(await mailbox.runner.waitFor((await mailbox.eventStore.headPosition())!, 25_000)).toBe(true); // 10,000 events: 10 s was too short once, on 2 cores at load 13
     const a = mailbox.asActor({ identity: '@a', role: 'agent' });
@@ -102,7 +103,9 @@ describe('blue/green rebuild of the Redis views', () => {
       }
     })();
 
-    builder = new RedisProjectionStore(await connectRedis(redis.url, { name: 'rebuilder' }), { namespace: ns });
+    builder = new RedisProjectionStore(await connectRedis(redis.url, { name: 'rebuilder', timeoutMs: REDIS_TEST_TIMEOUT_MS }), {
+      namespace: ns,
+    });
     const phases = new Set<string>();
     const result = await rebuildProjections(mailbox.eventStore, builder.generations(), {
       settleMs: 500,
@@ -150,7 +153,12 @@ describe('blue/green rebuild of the Redis views', () => {
       const io: ProjectionsIo = { stdout, stderr, env };
       return { io, text };
     };
-    const env = { MAILBOX_EVENTSTORE_URL: `sqlite:${file}`, MAILBOX_REDIS_URL: redis.url, MAILBOX_REDIS_NAMESPACE: ns };
+    const env = {
+      MAILBOX_EVENTSTORE_URL: `sqlite:${file}`,
+      MAILBOX_REDIS_URL: redis.url,
+      MAILBOX_REDIS_NAMESPACE: ns,
+      ...REDIS_TEST_TIMEOUT_ENV,
+    };
 
     const rebuild = output(env);
     expect(await runRebuild({ graceMs: '0', settleMs: '50' }, rebuild.io)).toBe(0);
@@ -167,7 +175,10 @@ describe('blue/green rebuild of the Redis views', () => {
       ),
     );
 
-    const store = new RedisProjectionStore(await connectRedis(redis.url, { name: 'cli-check' }), { namespace: ns });
+    const store = new RedisProjectionStore(
+      await connectRedis(redis.url, { name: 'cli-check', timeoutMs: REDIS_TEST_TIMEOUT_MS }),
+      { namespace: ns },
+    );
     expect(await snapshotViews(store)).toEqual(await memoryViewsOf(events));
     const status = output(env);
     expect(await runStatus(status.io)).toBe(0);
@@ -203,7 +214,10 @@ describe('blue/green rebuild of the Redis views', () => {
     const takeOver = output(otherEnv);
     expect(await runRebuild({ graceMs: '0', settleMs: '50', takeOver: true }, takeOver.io)).toBe(0);
     expect(takeOver.text.out).toContain('took the namespace over from log');
-    const reader = new RedisProjectionStore(await connectRedis(redis.url, { name: 'cli-check-2' }), { namespace: ns });
+    const reader = new RedisProjectionStore(
+      await connectRedis(redis.url, { name: 'cli-check-2', timeoutMs: REDIS_TEST_TIMEOUT_MS }),
+      { namespace: ns },
+    );
     expect(await snapshotViews(reader)).toEqual(await memoryViewsOf(otherEvents));
     await reader.close();
     const after = output(otherEnv);

@@ -18,6 +18,7 @@ import { tempDir } from '../support/fixtures';
 import { recordingLogger } from '../support/recordingLogger';
 import { startRedis, type TestRedis } from '../support/redisServer';
 import { waitFor } from '../support/waitFor';
+import { REDIS_TEST_TIMEOUT_ENV, REDIS_TEST_TIMEOUT_MS } from '../support/redisDeadline';
 
 let redis: TestRedis;
 let client: Redis;
@@ -49,6 +50,7 @@ test("views built by an earlier version are rebuilt with this version's rules at
     logLevel: 'silent' as const,
     redisUrl: redis.url,
     redisNamespace: namespace,
+    redisTimeoutMs: REDIS_TEST_TIMEOUT_MS,
   };
   const activePrefix = async () => (await client.get(keys.active)) ?? keys.defaultPrefix;
   const open = async () => {
@@ -83,6 +85,7 @@ test("views built by an earlier version are rebuilt with this version's rules at
     MAILBOX_DATA_DIR: dataDir,
     MAILBOX_REDIS_URL: redis.url,
     MAILBOX_REDIS_NAMESPACE: namespace,
+    ...REDIS_TEST_TIMEOUT_ENV,
   };
   expect(await status(env)).toMatchObject({
     viewsRules: '1',

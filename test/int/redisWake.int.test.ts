@@ -15,6 +15,7 @@ import type { WakeStreamEvent } from '../../src/application/mailboxQueries';
 import { projectAll } from '../contract/projectionStoreLog';
 import { allEvents, memoryMailbox, registerAgents } from '../support/fixtures';
 import { startRedis, type TestRedis } from '../support/redisServer';
+import { REDIS_TEST_TIMEOUT_MS } from '../support/redisDeadline';
 
 let redis: TestRedis;
 beforeAll(async () => {
@@ -34,10 +35,13 @@ describe('Redis wake events', () => {
   const channel = `${namespace}:wake:@b`;
 
   beforeEach(async () => {
-    mailbox = await memoryMailbox({ redisUrl: redis.url, redisNamespace: namespace });
+    mailbox = await memoryMailbox({ redisUrl: redis.url, redisNamespace: namespace, redisTimeoutMs: REDIS_TEST_TIMEOUT_MS });
     subscriber = new Redis(redis.url);
     publisher = new Redis(redis.url);
-    reader = new RedisProjectionStore(await connectRedis(redis.url, { name: 'wake-test-reader' }), { namespace });
+    reader = new RedisProjectionStore(
+      await connectRedis(redis.url, { name: 'wake-test-reader', timeoutMs: REDIS_TEST_TIMEOUT_MS }),
+      { namespace },
+    );
   });
   afterEach(async () => {
     await mailbox.projections.reset();

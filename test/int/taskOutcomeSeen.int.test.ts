@@ -11,6 +11,7 @@ import type { Mailbox } from '../../src/mailbox';
 import { registerAgents } from '../support/fixtures';
 import { startRedis, type TestRedis } from '../support/redisServer';
 import { eventsOfType, mailboxHarness, STORE_KINDS } from './coreHarness';
+import { REDIS_TEST_TIMEOUT_MS } from '../support/redisDeadline';
 
 let redis: TestRedis;
 beforeAll(async () => {
@@ -23,7 +24,14 @@ afterAll(async () => {
 let namespaces = 0; // one namespace per test: each starts on empty views
 const VIEWS = [
   { name: 'memory', config: () => ({}) },
-  { name: 'Redis', config: () => ({ redisUrl: redis.url, redisNamespace: `outcome${process.pid}-${++namespaces}` }) },
+  {
+    name: 'Redis',
+    config: () => ({
+      redisUrl: redis.url,
+      redisNamespace: `outcome${process.pid}-${++namespaces}`,
+      redisTimeoutMs: REDIS_TEST_TIMEOUT_MS,
+    }),
+  },
 ];
 
 class TestClock implements Clock {

@@ -14,6 +14,7 @@ import { verifyProjections } from '../../src/audit/verify/verifyProjections';
 import { eventStoreSource } from '../../src/audit/logSource';
 import { ADMIN_TOKEN, silentLogger, tempDir } from '../support/fixtures';
 import { startRedis, type TestRedis } from '../support/redisServer';
+import { REDIS_TEST_TIMEOUT_MS } from '../support/redisDeadline';
 
 const ROOT = path.resolve(__dirname, '../..');
 let redis: TestRedis;
@@ -67,6 +68,7 @@ it('one assignee per task, and views and counts equal a clean rebuild, after a S
       eventStoreUrl: `sqlite:${dir}/events.sqlite`,
       redisUrl: redis.url,
       redisNamespace: namespace,
+      redisTimeoutMs: REDIS_TEST_TIMEOUT_MS,
       adminToken: ADMIN_TOKEN,
       logLevel: 'silent',
       taskSweepMs: 0,

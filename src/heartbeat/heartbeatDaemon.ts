@@ -112,6 +112,11 @@ export interface NudgeFailure {
   identity: string;
   /** The nudge's reason when it was an escalation's ('unwoken', 'reply-overdue'); absent for the unread set. */
   reason?: NonNullable<DeliveryReport['nudge']['reason']>;
+  /**
+   * The message an escalation's nudge was about (with `reason`): an escalation is claimed once and never tried again,
+   * so this says which message's recipient was not told (one agent's failures were otherwise the same line each).
+   */
+  messageId?: string;
   target: string;
   error: string;
 }
@@ -384,6 +389,7 @@ export class HeartbeatDaemon {
       failures.map(({ target, error }) => ({
         identity: nudge.identity,
         ...(nudge.reason === undefined ? {} : { reason: nudge.reason }),
+        ...(nudge.messageId === undefined ? {} : { messageId: nudge.messageId }),
         target,
         error,
       })),

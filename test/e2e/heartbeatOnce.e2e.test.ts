@@ -334,6 +334,36 @@ test("an escalation's nudge is reported as the unread set's are: logged only wit
   }
 });
 
+test("an escalation's failed nudge names the message it was about (each failure of one agent was the same entry)", async () => {
+  const { dir, toB, toC } = await logWithEscalationsOnly('mailbox-heartbeat-once-escalation-failed-');
+  const failingHook = `${dir}/hook.sh`;
+  fs.writeFileSync(failingHook, '#!/bin/sh\nexit 4\n', { mode: 0o755 });
+  try {
+    await serverCatchesUp(dir);
+    // One run: @b's reply is overdue and both messages woke nobody within 500 ms; every nudge goes to a failing hook.
+    const run = await runCli(['heartbeat', '--once', '--idle', '1h', '--wake-grace', '0', '--hook', failingHook], {
+      MAILBOX_DATA_DIR: dir,
+      MAILBOX_WAKE_SLA_MS: '500',
+    });
+    expect(run.code).toBe(3);
+    const report = JSON.parse(run.stdout);
+    expect(report.unwoken.escalated.sort()).toEqual([toB, toC].sort());
+    expect(report.nudged).toEqual([]);
+    const byMessage = (x: { messageId: string; reason: string }, y: { messageId: string; reason: string }) =>
+      `${x.messageId}${x.reason}`.localeCompare(`${y.messageId}${y.reason}`);
+    const error = expect.stringContaining('exited with 4');
+    expect([...report.failed].sort(byMessage)).toEqual(
+      [
+        { identity: '@b', reason: 'reply-overdue', messageId: toB, target: 'hook', error },
+        { identity: '@b', reason: 'unwoken', messageId: toB, target: 'hook', error },
+        { identity: '@c', reason: 'unwoken', messageId: toC, target: 'hook', error },
+      ].sort(byMessage),
+    );
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("an escalation's nudge published on Redis that nobody hears is reported as unheard (it was listed nowhere)", async () => {
   const { dir, toB, toC } = await logWithEscalationsOnly('mailbox-heartbeat-once-escalation-unheard-');
   const redis = await startRedis();

@@ -131,7 +131,7 @@ export function flowEntryOf(event: StoredEvent): FlowEntry {
         ...base,
         agents: unique(recipients),
         messageId,
-        detail: `woke nobody within ${slaMs} ms: escalated to ${recipients.join(', ') || 'nobody'}`,
+        detail: `woke nobody within ${slaMs} ms: escalated; due a wake: ${recipients.join(', ') || 'nobody'} (a retired, opted-out or unregistered one is not nudged)`,
       };
     }
     case 'ReplyRequested':

@@ -64,8 +64,10 @@ export function describeEvent(event: StoredEvent): string {
       return `message ${event.data.messageId}: reply overdue since ${event.data.dueBy}, waiting on ${event.data.waitingOn.join(', ')}`;
     case 'WakeEscalated':
       return (
-        `message ${event.data.messageId} woke nobody within ${event.data.slaMs} ms: escalated to ` +
-        `${event.data.recipients.join(', ') || 'nobody'}`
+        // Whom the message was due to wake, not whom a nudge reached: a retired, opted-out or unregistered recipient is
+        // listed and never nudged (it read "escalated to @d" for a retired @d); the heartbeat's log and the ledger say who.
+        `message ${event.data.messageId} woke nobody within ${event.data.slaMs} ms: escalated; due a wake: ` +
+        `${event.data.recipients.join(', ') || 'nobody'} (a retired, opted-out or unregistered one is not nudged)`
       );
     case 'MessagesSeen': {
       const n = event.data.messageIds.length;

@@ -11,6 +11,7 @@ import { startHeartbeat, type Heartbeat } from '../../src/heartbeat/startHeartbe
 import { RecordingNudgeTarget } from '../support/recordingNudgeTarget';
 import { ADMIN_TOKEN } from '../support/fixtures';
 import { apiCaller } from '../support/apiCalls';
+import { ensureBuilt, runCli } from '../support/builtCli';
 
 const T0 = Date.parse('2030-01-01T12:00:00.000Z');
 const SLA = 60_000;
@@ -24,6 +25,7 @@ const heartbeatLogger = pino({ level: 'info' }, { write: (line: string) => void 
 
 let server: ClockedApiServer;
 beforeAll(async () => {
+  ensureBuilt();
   server = await startClockedApiServer(() => new Date(now), { wakeSlaMs: SLA });
   ({ mailbox, url } = server);
 });
@@ -93,4 +95,16 @@ test('an escalation about a retired recipient says nobody is nudged; one about a
   expect(overdue(toCD)?.msg).toBe(
     'reply overdue (once): nudging @c; not @d (retired, opted out or not registered); the sender gets a reply-overdue wake',
   );
+
+  // The log's record of the escalation, as an auditor replays it, claims no nudge either: it read "escalated to @d"
+  // for the retired @d, whom nothing was sent to. It names whom the message was due to wake, and that not all are told.
+  const replay = await runCli(['audit', 'replay', '--url', url, '--type', 'WakeEscalated', '--no-progress'], {
+    MAILBOX_AUDIT_TOKEN: ADMIN_TOKEN,
+  });
+  expect(replay.code).toBe(0);
+  const line = (id: string) => replay.stdout.split('\n').find((text) => text.includes(`message ${id} woke nobody`));
+  const notEveryone = '(a retired, opted-out or unregistered one is not nudged)';
+  expect(line(toD)).toContain(`woke nobody within ${SLA} ms: escalated; due a wake: @d ${notEveryone}`);
+  expect(line(toCD)).toContain(`woke nobody within ${SLA} ms: escalated; due a wake: @c, @d ${notEveryone}`);
+  expect(replay.stdout).not.toContain('escalated to');
 });

@@ -109,7 +109,8 @@ describe("the delivery ledger's events: the agents and the message they concern,
     expect(flowEntryOf(stored(escalated, 'system:heartbeat'))).toMatchObject({
       agents: ['@bob', '@carol'],
       messageId: 'm1',
-      detail: 'woke nobody within 60000 ms: escalated to @bob, @carol',
+      detail:
+        'woke nobody within 60000 ms: escalated; due a wake: @bob, @carol (a retired, opted-out or unregistered one is not nudged)',
     });
     const overdue = event('ReplyOverdue', { messageId: 'm1', sender: '@alice', waitingOn: ['@bob'], dueBy: T1, overdueAt: T1 });
     expect(flowEntryOf(stored(overdue, 'system:heartbeat'))).toMatchObject({

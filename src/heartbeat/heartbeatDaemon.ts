@@ -48,6 +48,18 @@ export interface HeartbeatSources {
    * logs there unless told otherwise, so that `createMailbox({ logLevel: 'warn' })` keeps the heartbeat's info lines out.
    */
   logger?: Logger;
+  /**
+   * The views are kept by a projector in another process (the server's: `mailbox heartbeat` without a projector of its
+   * own): each tick looks for its live mark on them (`pipeline.projectorLive`), so that a stopped server is an alarm.
+   * Without it, a daemon beside a stopped server said healthy for as long as nothing was appended to the log.
+   */
+  projectorElsewhere?: boolean;
+  /**
+   * With projectorElsewhere: no mark is looked at once more after this long (default 1500 ms, longer than the 1 s in
+   * which every live server renews it), so that one node of several restarting is no alarm for a whole interval; 0 for
+   * one look (`mailbox heartbeat --once`, whose report says what it saw and whose exit code is a stall's only).
+   */
+  projectorRelookMs?: number;
 }
 
 export interface PipelineReport {
@@ -60,6 +72,12 @@ export interface PipelineReport {
   lagAtLeast?: true;
   stalled: boolean;
   stuckForMs: number;
+  /**
+   * Only when the views are kept by another process's projector (the server's): whether one renewed its live mark on
+   * them within the last 5 s. False: no mailbox server is keeping these views (stopped, or hung), the alarm
+   * `projector_absent`.
+   */
+  projectorLive?: boolean;
 }
 
 export interface TickReport {
@@ -121,6 +139,8 @@ export interface NudgeFailure {
   error: string;
 }
 
+/** Longer than the 1 s in which every live server renews its mark on the views (projectionRunner's checkpoint watch). */
+const PROJECTOR_RELOOK_MS = 1500;
 const UNREAD_NEWEST_FIRST: ListQuery = { box: 'inbox', status: 'unread', limit: 1, before: null };
 const LOOKUP_CONCURRENCY = 32;
 
@@ -134,6 +154,8 @@ export class HeartbeatDaemon {
   /** Registered, not retired, not opted out: who an escalation may nudge (refreshed every tick). */
   private nudgeable = new Set<string>();
   private lastReport: TickReport | null = null;
+  /** Whether the last tick found a projector keeping the views (null: not looked yet, or not watched). */
+  private projectorWasLive: boolean | null = null;
   /** What the last warning about settings that apply to nobody said (warned again only when it changes). */
   private warnedForNobody = '';
   private lastError: string | null = null;
@@ -513,6 +535,8 @@ export class HeartbeatDaemon {
     const pipeline = this.lastReport?.pipeline ?? null;
     const stalled = pipeline?.stalled ?? false;
     const alarms: Array<Record<string, unknown>> = [];
+    const projectorAbsent = pipeline?.projectorLive === false;
+    if (projectorAbsent) alarms.push({ alarm: 'projector_absent', checkpoint: pipeline!.checkpoint, head: pipeline!.head });
     if (stalled) {
       const { lag, lagAtLeast, checkpoint, head, stuckForMs } = pipeline!;
       alarms.push({ alarm: 'projection_stalled', lag, ...(lagAtLeast ? { lagAtLeast } : {}), checkpoint, head, stuckForMs });
@@ -523,7 +547,7 @@ export class HeartbeatDaemon {
       alarms.push({ alarm: 'ticks_failing', error: this.lastError, since, failedTicks: this.failedTicks });
     }
     return {
-      healthy: !stalled && this.lastError === null,
+      healthy: !stalled && !projectorAbsent && this.lastError === null,
       alarms,
       lastTick: this.lastReport,
       lastError: this.lastError,
@@ -534,6 +558,7 @@ export class HeartbeatDaemon {
     // Head first: an append racing these two reads can then only hide lag for a tick, never invent it.
     const head = await this.sources.eventStore.headPosition();
     const checkpoint = await this.sources.projections.checkpoint();
+    const projectorLive = this.sources.projectorElsewhere ? await this.projectorKeepsViews() : undefined;
     const seen = observePipeline(this.pipelineState, { head, checkpoint }, now, this.settings.stallAfterMs);
     this.pipelineState = seen.state;
     this.metrics.head.set(Number(head ?? 0n));
@@ -552,7 +577,9 @@ export class HeartbeatDaemon {
       ...(counted.atLeast ? { lagAtLeast: true as const } : {}),
       stalled: seen.stalled,
       stuckForMs: seen.stuckForMs,
+      ...(projectorLive === undefined ? {} : { projectorLive }),
     };
+    if (projectorLive !== undefined) this.sayProjector(projectorLive, report);
     if (seen.transition === 'stalled') {
       this.logger.error(
         { alarm: 'projection_stalled', ...report, stallAfterMs: this.settings.stallAfterMs },
@@ -562,6 +589,38 @@ export class HeartbeatDaemon {
       this.logger.info({ alarm: 'projection_stalled', ...report }, 'alarm cleared: projection checkpoint advancing again');
     }
     return report;
+  }
+
+  /**
+   * Whether a server's projector keeps the views: its live mark on them. A server that stops cleanly removes the mark
+   * that every node of the same log shares, and the others renew it within a second: no mark is looked at once more
+   * after RELOOK_MS, so that one node of several restarting is no alarm for a whole interval.
+   */
+  private async projectorKeepsViews(): Promise<boolean> {
+    if ((await this.sources.projections.binding()).liveWriter !== null) return true;
+    const relookMs = this.sources.projectorRelookMs ?? PROJECTOR_RELOOK_MS;
+    if (relookMs === 0) return false;
+    await new Promise((resolve) => setTimeout(resolve, relookMs));
+    return (await this.sources.projections.binding()).liveWriter !== null;
+  }
+
+  /** Whether a projector keeps the views: said once when none does (at error), and once when one does again. */
+  private sayProjector(live: boolean, report: PipelineReport): void {
+    this.metrics.projectorLive.set(live ? 1 : 0);
+    const was = this.projectorWasLive;
+    this.projectorWasLive = live;
+    if (!live && was !== false) {
+      this.logger.error(
+        { alarm: 'projector_absent', checkpoint: report.checkpoint, head: report.head },
+        'ALARM no projector keeps the views: no mailbox server has renewed its live mark on them for 5 s (stopped, ' +
+          'or hung): agents cannot send or read, and what is appended to the log reaches no inbox; start the server',
+      );
+    } else if (live && was === false) {
+      this.logger.info(
+        { alarm: 'projector_absent', checkpoint: report.checkpoint },
+        'alarm cleared: a projector keeps the views again',
+      );
+    }
   }
 
   private onDelivered(report: DeliveryReport, nudgedAt: number, previous: NudgeRecord | undefined): void {

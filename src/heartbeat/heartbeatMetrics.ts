@@ -77,6 +77,13 @@ export class HeartbeatMetrics {
     help: '1 while the projector is stalled (lag > 0 and checkpoint not advancing for the stall threshold)',
     registers: [this.registry],
   });
+  readonly projectorLive = new Gauge({
+    name: 'mailbox_heartbeat_projector_live',
+    help:
+      '1 while a projector (a mailbox server) keeps the views this daemon reads, 0 while none has renewed its live mark ' +
+      '(the server is stopped or hung); absent when the daemon runs its own projector',
+    registers: [this.registry],
+  });
   readonly stuckSeconds = new Gauge({
     name: 'mailbox_heartbeat_projection_stuck_seconds',
     help: 'How long the checkpoint has not advanced while behind the log head',

@@ -564,7 +564,8 @@ test('views behind the log whose checkpoint does not move for --stall-after: sta
     // One sample saw the lag and called it `stalled: false`: --once exited 0 on any pipeline, never 1 as documented.
     expect([run.code, JSON.parse(run.stdout).pipeline]).toEqual([
       1,
-      { head: '5', checkpoint: '3', lag: '2', stalled: true, stuckForMs: expect.any(Number) },
+      // No server runs here: no projector keeps the views (projectorLive, the projector_absent alarm's field).
+      { head: '5', checkpoint: '3', lag: '2', stalled: true, stuckForMs: expect.any(Number), projectorLive: false },
     ]);
     expect(JSON.parse(run.stdout).pipeline.stuckForMs).toBeGreaterThanOrEqual(1000);
     const logs = run.stderr

@@ -335,7 +335,12 @@ async function runHeartbeat(flags: HeartbeatFlags): Promise<void> {
     ttlMs: config.projectorLeaseMs,
   };
   const heartbeat = await nudgeTargetsOf(config, settings)
-    .then((targets) => startHeartbeat(pipeline, { settings, targets, logger, schedule: !flags.once, lease: lease ?? undefined }))
+    .then((targets) =>
+      startHeartbeat(
+        { ...pipeline, projectorElsewhere: !pipeline.runsProjector, ...(flags.once ? { projectorRelookMs: 0 } : {}) },
+        { settings, targets, logger, schedule: !flags.once, lease: lease ?? undefined },
+      ),
+    )
     .catch(async (error) => {
       await pipeline.close();
       throw error;

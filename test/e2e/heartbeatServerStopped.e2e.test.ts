@@ -1,0 +1,98 @@
+/**
+ * `mailbox heartbeat` beside `mailbox serve` on the embedded default (the SQLite views file the server keeps): when the
+ * server stops, nothing is appended and the views do not lag, so the stall alarm never fired and the daemon's /healthz
+ * said healthy for as long as the server was down (agents could neither send nor read). The daemon now looks each tick
+ * for the server's live mark on the views: none is the alarm `projector_absent` (/healthz 503, /metrics, one error
+ * line), cleared when a server keeps the views again.
+ */
+import fs from 'node:fs';
+import pino from 'pino';
+import { createMailbox } from '../../src/mailbox';
+import { ensureBuilt, startCli, type StartedCli } from '../support/builtCli';
+import { ADMIN_TOKEN, registerAgents, tempDir } from '../support/fixtures';
+import { freePort } from '../support/redisServer';
+import { waitFor } from '../support/waitFor';
+
+let dir: string;
+const children: StartedCli[] = [];
+beforeAll(() => {
+  ensureBuilt();
+  dir = tempDir('mailbox-heartbeat-server-stopped-');
+});
+afterAll(() => {
+  for (const child of children) child.child.kill('SIGKILL');
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function serve(): Promise<StartedCli> {
+  const server = startCli(['serve'], { MAILBOX_DATA_DIR: dir, MAILBOX_PORT: '0', MAILBOX_ADMIN_TOKEN: ADMIN_TOKEN });
+  children.push(server);
+  await waitFor(() => server.stdout().includes('mailbox listening on'), { timeoutMs: 30_000, what: 'the server listening' });
+  return server;
+}
+
+async function stop(child: StartedCli): Promise<void> {
+  child.child.kill('SIGTERM');
+  await child.exited;
+}
+
+test('a stopped server is an alarm on the daemon (it said healthy), cleared once a server keeps the views again', async () => {
+  const mailbox = await createMailbox(
+    { dataDir: dir, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+    { logger: pino({ level: 'silent' }) },
+  );
+  const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+  await a.send({ to: '@b', subject: 'for b', body: 'x' });
+  await mailbox.close();
+
+  let server = await serve();
+  const port = await freePort();
+  const daemon = startCli(['heartbeat', '--interval', '200ms', '--metrics-port', String(port)], { MAILBOX_DATA_DIR: dir });
+  children.push(daemon);
+  const health = async () => {
+    const response = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null);
+    if (response === null) return null;
+    const body = (await response.json()) as {
+      healthy: boolean;
+      alarms: Array<{ alarm: string }>;
+      lastTick: { pipeline: { projectorLive?: boolean; lag: string } } | null;
+    };
+    return { status: response.status, ...body };
+  };
+  const metric = async () =>
+    /^mailbox_heartbeat_projector_live (\d)$/m.exec(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text())?.[1];
+
+  await waitFor(async () => (await health())?.lastTick?.pipeline.projectorLive === true, {
+    timeoutMs: 30_000,
+    what: 'a tick that saw the server keep the views',
+  });
+  expect(await health()).toMatchObject({ status: 200, healthy: true, alarms: [] });
+  expect(await metric()).toBe('1');
+
+  await stop(server);
+  await waitFor(async () => (await health())?.status === 503, { timeoutMs: 30_000, what: 'the daemon saying unhealthy' });
+  const down = await health();
+  // Nothing was appended: no lag, no stall; the alarm says what is missing.
+  expect(down).toMatchObject({ healthy: false, alarms: [{ alarm: 'projector_absent' }] });
+  expect(down?.lastTick?.pipeline).toMatchObject({ lag: '0', projectorLive: false });
+  expect(await metric()).toBe('0');
+  const alarmLines = () =>
+    daemon
+      .stdout()
+      .split('\n')
+      .filter((line) => line.includes('"alarm":"projector_absent"'))
+      .map((line) => JSON.parse(line) as { level: number; msg: string });
+  expect(alarmLines()).toEqual([
+    expect.objectContaining({ level: 50, msg: expect.stringMatching(/^ALARM no projector keeps the views/) }),
+  ]);
+
+  server = await serve();
+  await waitFor(async () => (await health())?.status === 200, { timeoutMs: 30_000, what: 'the daemon healthy again' });
+  expect(await health()).toMatchObject({ healthy: true, alarms: [] });
+  expect(alarmLines()).toEqual([
+    expect.objectContaining({ level: 50 }),
+    expect.objectContaining({ level: 30, msg: 'alarm cleared: a projector keeps the views again' }),
+  ]);
+  await stop(daemon);
+  await stop(server);
+});

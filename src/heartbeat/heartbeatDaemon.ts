@@ -156,6 +156,9 @@ export class HeartbeatDaemon {
   private lastReport: TickReport | null = null;
   /** Whether the last tick found a projector keeping the views (null: not looked yet, or not watched). */
   private projectorWasLive: boolean | null = null;
+  /** The second look's wait while it runs: stop() ends it at once (a SIGTERM is not held up to 1.5 s by it). */
+  private relook: { timer: NodeJS.Timeout; end: () => void } | null = null;
+  private closing = false;
   /** What the last warning about settings that apply to nobody said (warned again only when it changes). */
   private warnedForNobody = '';
   private lastError: string | null = null;
@@ -523,8 +526,13 @@ export class HeartbeatDaemon {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.closing = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    if (this.relook) {
+      clearTimeout(this.relook.timer);
+      this.relook.end();
+    }
     await this.running;
     await this.settled();
     await this.recorder.close();
@@ -600,7 +608,10 @@ export class HeartbeatDaemon {
     if ((await this.sources.projections.binding()).liveWriter !== null) return true;
     const relookMs = this.sources.projectorRelookMs ?? PROJECTOR_RELOOK_MS;
     if (relookMs === 0) return false;
-    await new Promise((resolve) => setTimeout(resolve, relookMs));
+    await new Promise<void>((end) => (this.relook = { timer: setTimeout(end, relookMs), end }));
+    this.relook = null;
+    // Stopping: no second look, and no alarm raised on the way out.
+    if (this.closing) return true;
     return (await this.sources.projections.binding()).liveWriter !== null;
   }
 

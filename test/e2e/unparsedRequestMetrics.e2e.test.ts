@@ -106,6 +106,16 @@ test('headers not in within the request timeout: counted as (unparsed) with the 
   expect(sum).toBeGreaterThanOrEqual((TIMEOUT_MS - 100) / 1000);
 });
 
+test('a connection that sends nothing (a TCP health check, a preconnect) made no request: its close is counted nowhere', async () => {
+  const before = await counts();
+  // Nothing written: node closes it at the request timeout (the close is the positive signal), answering 408 or not.
+  await rawRequest('', true);
+  // A request of the same kind after it, so that the counts read below are known to be read after the close.
+  expect(await rawRequest(`GET /v1/inbox/count HTTP/1.1\r\nHost: x\r\n${auth()}X-Slow: `, true)).toBe(408);
+  const after = await counts();
+  expect(grown(before, after)).toEqual({ [unparsed(408)]: 1 });
+});
+
 test('a bad chunked body, refused after its request reached its route, is counted there with its 400, not as 499', async () => {
   const events = await server.eventCount();
   const before = await counts();

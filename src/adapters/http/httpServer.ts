@@ -4,6 +4,7 @@
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { inProcessAgentApi, type AgentApi } from '../../application/agentApi';
 import { isCommandName } from '../../application/commandNames';
@@ -102,14 +103,15 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
   const refused = new RefusedTokens(config.refusedTokensPerSecond, config.refusedTokenBurst, () => clock.now().getTime());
   // When the request a socket carries now began, as near as can be told of one node refused before it was a request:
   // the connection's opening, then the end of each answer on it (keep-alive), a request's start being unknown then.
-  const socketSince = new WeakMap<object, number>();
-  const unparsed = (status: number, socket: object) =>
-    metrics.request(
-      UNPARSED_ROUTE,
-      UNPARSED_ROUTE,
-      status,
-      (performance.now() - (socketSince.get(socket) ?? performance.now())) / 1000,
-    );
+  // With the bytes read by then: a connection that sent nothing since (a load balancer's TCP check, a browser's
+  // preconnect) and is cut off by the request timeout made no request, and is not counted as one.
+  const socketSince = new WeakMap<object, { at: number; bytesRead: number }>();
+  const sinceNow = (socket: Socket) => socketSince.set(socket, { at: performance.now(), bytesRead: socket.bytesRead });
+  const unparsed = (status: number, socket: Socket) => {
+    const since = socketSince.get(socket);
+    if (since !== undefined && socket.bytesRead === since.bytesRead) return;
+    metrics.request(UNPARSED_ROUTE, UNPARSED_ROUTE, status, (performance.now() - (since?.at ?? performance.now())) / 1000);
+  };
   const context: HttpContext = {
     mailbox,
     config,
@@ -141,7 +143,7 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
   // Every answer declares its type and holds to it: first on node's response, before fastify's handler, so that the
   // answers that bypass fastify's reply (event streams, MCP, routing errors) carry it too (wireErrors.ts: raw answers).
   app.server.prependListener('request', (_request, response: ServerResponse) => response.setHeader(...NO_SNIFF));
-  app.server.on('connection', (socket: object) => socketSince.set(socket, performance.now()));
+  app.server.on('connection', sinceNow);
   const connections = new ConnectionDrain(app.server);
   const series = new ConsoleSeries(mailbox, metrics);
   series.start();
@@ -179,9 +181,9 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
   const measure = (request: FastifyRequest, status: number) => {
     if (measured.has(request)) return;
     measured.add(request);
-    const answered = performance.now();
-    if (request.raw.socket) socketSince.set(request.raw.socket, answered);
-    metrics.request(request.method, request.routeOptions.url ?? 'unmatched', status, (answered - request.startedAt) / 1000);
+    if (request.raw.socket) sinceNow(request.raw.socket);
+    const seconds = (performance.now() - request.startedAt) / 1000;
+    metrics.request(request.method, request.routeOptions.url ?? 'unmatched', status, seconds);
   };
   app.addHook('onRequest', async (request, reply) => {
     request.startedAt = performance.now();

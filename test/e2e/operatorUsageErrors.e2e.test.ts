@@ -32,7 +32,7 @@ test.each([
     "option '--projector <mode>' argument 'yes' is invalid. Allowed choices are auto, on, off.",
   ],
   [['heartbeat', '--onse'], "unknown option '--onse'"],
-  [['projections', 'status', '--json'], "unknown option '--json'"],
+  [['projections', 'status', '--jsn'], "unknown option '--jsn'"],
   [['projections', 'rebuild', 'now'], "too many arguments for 'rebuild'"],
   [['backup'], "missing required argument 'file'"],
   [['serve', '--prot', '7421'], "unknown option '--prot'"],

@@ -41,6 +41,7 @@ interface HeartbeatFlags {
   metricsPort?: string;
   projector?: string;
   once?: boolean;
+  json?: boolean;
 }
 
 const FLAG_OF: Record<string, string> = {
@@ -219,6 +220,11 @@ export function registerHeartbeatCommands(program: Command): void {
         'stalled (views behind the log: it first watches their checkpoint for up to --stall-after), 3 when a nudge ' +
         'failed, else 0; opens no metrics port, so it runs beside the daemon',
     )
+    .option(
+      '--json',
+      'log lines as JSON even on a terminal (as MAILBOX_LOG_FORMAT=json, which it overrides); the --once report is JSON ' +
+        'either way',
+    )
     .addHelpText(
       'after',
       `
@@ -276,7 +282,7 @@ function readBeforeLogger<T>(read: () => T): T {
 
 async function runHeartbeat(flags: HeartbeatFlags): Promise<void> {
   const { config, fromFlagsAndEnv } = readBeforeLogger(() => ({
-    config: configFromEnv(),
+    config: flags.json ? { ...configFromEnv(), logFormat: 'json' as const } : configFromEnv(),
     fromFlagsAndEnv: heartbeatSettingsFromCli(flags),
   }));
   // One-shot: no metrics port (it would collide with a running daemon's), and stdout carries only the report.

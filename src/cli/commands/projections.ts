@@ -429,5 +429,7 @@ export function registerProjectionsCommands(program: Command): void {
         '(the server refuses them; the note says the remedy).\n' +
         'Reads only: safe while the server runs.',
     )
+    // Taken as every command that prints JSON takes it (a script passing --json everywhere was refused here).
+    .option('--json', 'the status as JSON (it always is: accepted for scripts that pass --json to every command)')
     .action(async () => runStatusCommand(processIo));
 }

@@ -35,6 +35,10 @@ export class SeenMarks {
   private readonly recent = new Map<string, true>();
   private timer: NodeJS.Timeout | null = null;
   private writing: Promise<bigint | null> = Promise.resolve(null);
+  /** Recipients of the batch being written now: their marks are noted but not yet in the log. */
+  private inFlight: ReadonlySet<string> = new Set();
+  /** The log position of the last mark event this process wrote (null: none yet). */
+  lastPosition: bigint | null = null;
   private closed = false;
   /** Marks refused because too many were waiting to be written. */
   dropped = 0;
@@ -87,6 +91,11 @@ export class SeenMarks {
     return this.writing;
   }
 
+  /** Whether marks noted for `recipient` are not in the log yet (pending, or in the batch being written). */
+  unwritten(recipient: string): boolean {
+    return this.pending.has(recipient) || this.inFlight.has(recipient);
+  }
+
   /** Writes what is pending and stops taking marks. */
   async close(): Promise<void> {
     this.closed = true;
@@ -104,6 +113,7 @@ export class SeenMarks {
     const batch = this.pending;
     this.pending = new Map();
     this.pendingCount = 0;
+    this.inFlight = new Set(batch.keys());
     let last: bigint | null = null;
     for (const [recipient, marks] of batch) {
       // One event per chunk; the chunk's seenAt is its earliest mark (the first time any of them was returned).
@@ -111,7 +121,7 @@ export class SeenMarks {
       for (let start = 0; start < entries.length; start += MAX_PER_EVENT) {
         const chunk = entries.slice(start, start + MAX_PER_EVENT);
         try {
-          last = await this.append(recipient, chunk);
+          last = this.lastPosition = await this.append(recipient, chunk);
         } catch (error) {
           for (const [messageId, at] of entries.slice(start)) this.requeue(recipient, messageId, at);
           this.logger.warn({ err: error, recipient, marks: entries.length - start }, 'seen marks: not written; retried shortly');
@@ -119,6 +129,7 @@ export class SeenMarks {
         }
       }
     }
+    this.inFlight = new Set();
     if (this.pendingCount > 0 && this.timer === null && !this.closed) {
       this.timer = setTimeout(() => {
         this.timer = null;

@@ -9,7 +9,7 @@ import type { CommandMetadata } from '../commands/command';
 import type { EventStore } from '../events/eventStore';
 import { deterministicEventId } from '../events/eventIds';
 import { checkNewEvent } from '../events/readEvent';
-import type { MailboxEvent, NewEvent } from '../events/types';
+import type { MailboxEvent, NewEvent, StoredEvent } from '../events/types';
 import { CURRENT_SCHEMA_VERSION } from '../events/upcasters';
 import { backoffDelay, retry, sleep, type Backoff } from '../support/retry';
 import { TOKENS } from '../tokens';
@@ -59,6 +59,11 @@ export class CommandHandler {
   /** The cached state of a stream without any I/O (it includes this process's own appends). */
   peek<S>(streamName: string): S | undefined {
     return this.streams.peek<S>(streamName)?.state;
+  }
+
+  /** A stream's events as stored, metadata included (a retried command reads back what its first run wrote). */
+  events(streamName: string): Promise<StoredEvent[]> {
+    return this.store.readStream(streamName);
   }
 
   /** Current state of a stream: the cached fold plus whatever was appended since. */

@@ -253,7 +253,8 @@ export class MailboxCommands {
       ),
     );
     // The sender's message in a task's thread, to the task's holder, answers the task's question (taskAnswers.ts).
-    const answered = await answerTasksInThread({ handler: this.handler }, actor, state.sent!, parent, metadata, asking);
+    const replayed = appended.length === 0;
+    const answered = await answerTasksInThread({ handler: this.handler }, actor, state.sent!, parent, metadata, asking, replayed);
     const lagging = await this.awaitViews(answered.position ?? position);
     const sent = state.sent!;
     // Also on an idempotent replay: a retried send returns the same result as the original, warnings included.
@@ -268,7 +269,7 @@ export class MailboxCommands {
       ...(warnings.length ? { warnings } : {}),
     };
     // A retry with the same key and content found the message sent already (also when it raced the original).
-    return { result, replayed: appended.length === 0 };
+    return { result, replayed };
   }
 
   async markRead(

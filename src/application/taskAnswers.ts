@@ -73,6 +73,7 @@ export async function answerTasksInThread(
   parent: MessageState | null,
   metadata: CommandMetadata,
   asking: Promise<TaskView[]> | null,
+  replayed = false,
 ): Promise<Answered> {
   const { candidates, waiting } = await candidatesFor(asking, actor, reply, parent);
   const answered: Answered = { position: null, warnings: [] };
@@ -81,11 +82,16 @@ export async function answerTasksInThread(
     const answer: CommandMetadata = { ...metadata, commandId, causationId: metadata.commandId };
     try {
       const message = known ?? (await deps.handler.load(messageStream(taskId), messageModel)).state;
-      const seen: { asking: Asking | null; answers: boolean } = { asking: null, answers: false };
+      const seen: { asking: Asking | null; answers: boolean; holder: string | null } = {
+        asking: null,
+        answers: false,
+        holder: null,
+      };
       const { position, appended } = await deps.handler.handle(taskStream(taskId), taskModel, answer, (log) => {
         // As of the send: past its deadline the task is over (Canceled, expired), and the message is only a message.
         const task = message.sent ? taskOf(message.sent, log) : null;
         seen.asking = null;
+        seen.holder = task?.assignee ?? null;
         if (!task || task.sender !== actor.identity || !ASKING.has(taskAsOf(task, answer.at).state)) return [];
         if (task.assignee === null) return [];
         const { subject, threadId } = message.sent!;
@@ -103,6 +109,13 @@ export async function answerTasksInThread(
       });
       if (position !== null && (answered.position === null || position > answered.position)) answered.position = position;
       if (seen.asking && seen.answers && appended.length > 0) answered.warnings.push(taskAnswered(seen.asking));
+      // A retried send returns the original result (DESIGN: idempotency), its TASK_ANSWERED too: the task no longer
+      // asks, so the move its first run wrote is read back (only on a replay of a reply to one of the sender's tasks).
+      else if (replayed && !seen.asking && appended.length === 0 && message.sent && seen.holder !== null) {
+        const earlier = await answerWritten(deps.handler, taskId, commandId);
+        if (earlier)
+          answered.warnings.push(taskAnswered({ ...message.sent, taskId, state: earlier.from, assignee: seen.holder }));
+      }
       if (seen.asking && !seen.answers) waiting.unshift(seen.asking);
     } catch (error) {
       const why = isMailboxError(error) ? error.message : String(error);
@@ -114,6 +127,13 @@ export async function answerTasksInThread(
   }
   answered.warnings.push(...waiting.slice(0, MAX_WAITING_SAID).map((task) => awaitsInput(task, reply)));
   return answered;
+}
+
+/** The move `commandId` wrote on the task's stream (a replayed send's answer), or null. */
+async function answerWritten(handler: CommandHandler, taskId: string, commandId: string) {
+  for (const event of await handler.events(taskStream(taskId)))
+    if (event.type === 'TaskStateChanged' && event.metadata.commandId === commandId) return event.data;
+  return null;
 }
 
 /** At most this many TASK_AWAITS_INPUT notes on one send (an agent rarely has more tasks asking it). */

@@ -56,8 +56,8 @@ export interface HeartbeatSources {
   projectorElsewhere?: boolean;
   /**
    * With projectorElsewhere: no mark is looked at once more after this long (default 1500 ms, longer than the 1 s in
-   * which every live server renews it), so that one node of several restarting is no alarm for a whole interval; 0 for
-   * one look (`mailbox heartbeat --once`, whose report says what it saw and whose exit code is a stall's only).
+   * which every live server renews it), so that one node of several restarting is no alarm for a whole interval (nor
+   * exit code 1 of `mailbox heartbeat --once`, which looks so too); 0 for one look.
    */
   projectorRelookMs?: number;
 }
@@ -156,6 +156,8 @@ export class HeartbeatDaemon {
   private lastReport: TickReport | null = null;
   /** Whether the last tick found a projector keeping the views (null: not looked yet, or not watched). */
   private projectorWasLive: boolean | null = null;
+  /** Whether this absence of the projector was said to hold the escalations back (said once per absence). */
+  private escalationsHeldSaid = false;
   /** The second look's wait while it runs: stop() ends it at once (a SIGTERM is not held up to 1.5 s by it). */
   private relook: { timer: NodeJS.Timeout; end: () => void } | null = null;
   private closing = false;
@@ -298,8 +300,17 @@ export class HeartbeatDaemon {
       for (const decision of toNudge) {
         this.dispatcher.dispatch(decision.nudge!, (report) => this.onDelivered(report, now, previous.get(decision.identity)));
       }
-      unwoken = await this.escalation.run(now);
-      replies = await this.overdueReplies.run(now);
+      // No projector keeps the views (a stopped server): an escalation is a one-time claim in the log, and views that
+      // nobody keeps may miss a wake or a reply appended since. None is looked at until a server keeps them again.
+      if (pipeline.projectorLive === false) {
+        this.sayEscalationsHeld();
+        unwoken = await this.escalation.notLookedAt(now, 'projector_absent');
+        replies = { overdue: [], held: { reason: 'projector_absent' } };
+      } else {
+        this.escalationsHeldSaid = false;
+        unwoken = await this.escalation.run(now);
+        replies = await this.overdueReplies.run(now);
+      }
     } finally {
       this.dispatcher.collectInto(null);
     }
@@ -373,6 +384,18 @@ export class HeartbeatDaemon {
     const binding = await this.sources.projections.binding();
     const head = await this.sources.eventStore.headPosition();
     return this.ofThisLog.check(await this.sources.eventStore.logIdentity(), binding, head);
+  }
+
+  /** Says once per absence of the projector that no escalation is looked at meanwhile (each run of --once says it). */
+  private sayEscalationsHeld(): void {
+    if (this.escalationsHeldSaid) return;
+    this.escalationsHeldSaid = true;
+    this.logger.warn(
+      { held: 'projector_absent' },
+      'heartbeat: no message is escalated (unwoken, reply overdue) while no projector keeps the views: the escalations ' +
+        'were not looked at, since views nobody keeps may miss a wake or a reply the log has, and each escalation is ' +
+        'claimed once for good; they are looked at once a server keeps the views again',
+    );
   }
 
   /** Says once (and again when it changes) which configured identities no active agent answers to. */

@@ -23,6 +23,8 @@ const MAX_PER_TICK = 100;
 export interface ReplyOverdueReport {
   /** Messages found overdue by this tick, each with who has not answered. */
   overdue: Array<{ messageId: string; waitingOn: string[] }>;
+  /** Present when none was looked at: no projector keeps the views (they may miss a reply the log has). */
+  held?: { reason: 'projector_absent' };
 }
 
 export class ReplyOverdueEscalation {

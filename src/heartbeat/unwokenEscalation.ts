@@ -32,7 +32,14 @@ export interface EscalationReport {
   unwoken: number;
   /** Messages this tick escalated. */
   escalated: string[];
+  /**
+   * Present when this tick held escalations back, unclaimed (a later tick or daemon escalates them): none was looked at
+   * (`projector_absent`: no server keeps the views, so they may miss a wake the log has).
+   */
+  held?: EscalationsHeld;
 }
+
+export type EscalationsHeld = { reason: 'projector_absent' };
 
 export class UnwokenEscalation {
   /** Claimed by this daemon; the views may not show the claim yet (the next claim would conflict anyway). */
@@ -48,6 +55,14 @@ export class UnwokenEscalation {
     /** Whom a nudge may reach: registered, not retired, not opted out (the others are listed in the claim, not nudged). */
     private readonly nudgeable: (identity: string) => boolean,
   ) {}
+
+  /** The count only (the views' own, as of their checkpoint): no message is looked at for an escalation. */
+  async notLookedAt(now: number, reason: 'projector_absent'): Promise<EscalationReport> {
+    const sentBefore = new Date(now - this.slaMs).toISOString();
+    const all = await this.sources.projections.unwoken({ sentBefore, limit: 0, pendingOnly: false });
+    this.metrics.unwoken.set(all.count);
+    return { unwoken: all.count, escalated: [], held: { reason } };
+  }
 
   async run(now: number): Promise<EscalationReport> {
     const sentBefore = new Date(now - this.slaMs).toISOString();

@@ -37,16 +37,20 @@ async function logWithMailForBAndC(prefix: string): Promise<string> {
 }
 
 /**
- * What a running server does between two runs of `--once`: its projector applies what the last run wrote to the log
- * (the wakes its nudges made, escalation claims). Without it the views stay behind the log, which is a stalled
- * pipeline: --once then watches the checkpoint for --stall-after and exits 1.
+ * `mailbox heartbeat --once` as a cron job runs it: beside a running server (here a mailbox open in this process, whose
+ * projector keeps the views and applies what the run writes to the log: the wakes its nudges made, escalation claims).
+ * Without one no projector keeps the views: the alarm projector_absent, no escalation looked at, exit code 1.
  */
-async function serverCatchesUp(dir: string): Promise<void> {
+async function runBesideServer(...args: Parameters<typeof runCli>): ReturnType<typeof runCli> {
   const mailbox = await createMailbox(
-    { dataDir: dir, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+    { dataDir: args[1]!.MAILBOX_DATA_DIR, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
     { logger: pino({ level: 'silent' }) },
   );
-  await mailbox.close();
+  try {
+    return await runCli(...args);
+  } finally {
+    await mailbox.close();
+  }
 }
 
 /**
@@ -77,7 +81,7 @@ test('no port, the report alone on stdout, the logs on stderr', async () => {
   await new Promise<void>((resolve) => daemonPort.listen(0, '127.0.0.1', () => resolve()));
   const port = (daemonPort.address() as net.AddressInfo).port;
   try {
-    const run = await runCli(['heartbeat', '--once', '--wake-grace', '0'], {
+    const run = await runBesideServer(['heartbeat', '--once', '--wake-grace', '0'], {
       MAILBOX_DATA_DIR: dataDir,
       MAILBOX_HEARTBEAT_METRICS_PORT: String(port),
     });
@@ -101,7 +105,7 @@ test('no port, the report alone on stdout, the logs on stderr', async () => {
 test('a Redis-only variable set without Redis is warned once on stderr, naming where it takes effect', async () => {
   const dir = await logWithMailForBAndC('mailbox-heartbeat-once-redis-only-');
   try {
-    const run = await runCli(['heartbeat', '--once', '--wake-grace', '0'], {
+    const run = await runBesideServer(['heartbeat', '--once', '--wake-grace', '0'], {
       MAILBOX_DATA_DIR: dir,
       MAILBOX_REDIS_PASSWORD: 'not-shown-anywhere',
     });
@@ -136,7 +140,7 @@ test('the report says which nudges reached a target and which were only logged, 
     JSON.stringify({ '@c': { webhook: `http://127.0.0.1:${(receiver.address() as net.AddressInfo).port}/` } }),
   );
   try {
-    const logged = await runCli(['heartbeat', '--once', '--wake-grace', '0'], { MAILBOX_DATA_DIR: dir });
+    const logged = await runBesideServer(['heartbeat', '--once', '--wake-grace', '0'], { MAILBOX_DATA_DIR: dir });
     expect(logged.code).toBe(0);
     expect(JSON.parse(logged.stdout)).toMatchObject({ nudged: [], loggedOnly: ['@b', '@c'] });
     const lines = logged.stderr
@@ -152,8 +156,7 @@ test('the report says which nudges reached a target and which were only logged, 
     );
 
     // A hook serves everyone: each nudge goes to it, listed as nudged, none logged only.
-    await serverCatchesUp(dir);
-    const hooked = await runCli(['heartbeat', '--once', '--wake-grace', '0', '--hook', '["/bin/true"]'], {
+    const hooked = await runBesideServer(['heartbeat', '--once', '--wake-grace', '0', '--hook', '["/bin/true"]'], {
       MAILBOX_DATA_DIR: dir,
     });
     expect(hooked.code).toBe(0);
@@ -161,8 +164,7 @@ test('the report says which nudges reached a target and which were only logged, 
 
     // The next run (a cron job's) finds both nudges in the log: the same unread sets are not nudged again. (The
     // logged-only nudges of the first run reached nobody: the log has none of them, so the hook's run told both.)
-    await serverCatchesUp(dir);
-    const again = await runCli(['heartbeat', '--once', '--wake-grace', '0', '--hook', '["/bin/true"]'], {
+    const again = await runBesideServer(['heartbeat', '--once', '--wake-grace', '0', '--hook', '["/bin/true"]'], {
       MAILBOX_DATA_DIR: dir,
     });
     expect(again.code).toBe(0);
@@ -170,10 +172,13 @@ test('the report says which nudges reached a target and which were only logged, 
 
     // A webhook for @c alone: @c nudged (through its webhook), @b logged only (new mail for both, no cooldown).
     await newMailForBAndC(dir);
-    const mixed = await runCli(['heartbeat', '--once', '--wake-grace', '0', '--cooldown', '0', '--agents-file', agentsFile], {
-      MAILBOX_DATA_DIR: dir,
-      MAILBOX_HEARTBEAT_WEBHOOK_SECRET: 'a-secret-of-sixteen-chars',
-    });
+    const mixed = await runBesideServer(
+      ['heartbeat', '--once', '--wake-grace', '0', '--cooldown', '0', '--agents-file', agentsFile],
+      {
+        MAILBOX_DATA_DIR: dir,
+        MAILBOX_HEARTBEAT_WEBHOOK_SECRET: 'a-secret-of-sixteen-chars',
+      },
+    );
     expect(mixed.code).toBe(0);
     expect(JSON.parse(mixed.stdout)).toMatchObject({ nudged: ['@c'], loggedOnly: ['@b'] });
     expect(received).toHaveLength(1);
@@ -202,9 +207,8 @@ test('a nudge whose delivery failed is reported as failed, never nudged, and --o
     MAILBOX_HEARTBEAT_WEBHOOK_TIMEOUT: '300ms',
   };
   const once = async (hook: string) => {
-    await serverCatchesUp(dir);
     const flags = ['--once', '--idle', '0', '--wake-grace', '0', '--cooldown', '0', '--agents-file', agentsFile, '--hook', hook];
-    return runCli(['heartbeat', ...flags], env);
+    return runBesideServer(['heartbeat', ...flags], env);
   };
   try {
     // Every target fails: nobody was told. Nobody is "nudged"; each failure is listed with its target and error.
@@ -254,8 +258,7 @@ test('a nudge published on Redis that nobody hears is reported as unheard, never
   const redis = await startRedis();
   const subscriber = new Redis(redis.url);
   const once = async () => {
-    await serverCatchesUp(dir);
-    return runCli(['heartbeat', '--once', '--idle', '0', '--wake-grace', '0', '--redis-url', redis.url], {
+    return runBesideServer(['heartbeat', '--once', '--idle', '0', '--wake-grace', '0', '--redis-url', redis.url], {
       MAILBOX_DATA_DIR: dir,
     });
   };
@@ -308,8 +311,10 @@ async function logWithEscalationsOnly(prefix: string): Promise<{ dir: string; to
 test("an escalation's nudge is reported as the unread set's are: logged only without a target, nudged through a hook", async () => {
   const { dir, toB, toC } = await logWithEscalationsOnly('mailbox-heartbeat-once-escalation-targets-');
   const once = async (args: string[], env: Record<string, string> = {}) => {
-    await serverCatchesUp(dir);
-    return runCli(['heartbeat', '--once', '--idle', '1h', '--wake-grace', '0', ...args], { MAILBOX_DATA_DIR: dir, ...env });
+    return runBesideServer(['heartbeat', '--once', '--idle', '1h', '--wake-grace', '0', ...args], {
+      MAILBOX_DATA_DIR: dir,
+      ...env,
+    });
   };
   try {
     // No target serves anyone: @b's reply-overdue nudge is written to the log only, and said so (it was listed nowhere);
@@ -339,9 +344,8 @@ test("an escalation's failed nudge names the message it was about (each failure 
   const failingHook = `${dir}/hook.sh`;
   fs.writeFileSync(failingHook, '#!/bin/sh\nexit 4\n', { mode: 0o755 });
   try {
-    await serverCatchesUp(dir);
     // One run: @b's reply is overdue and both messages woke nobody within 500 ms; every nudge goes to a failing hook.
-    const run = await runCli(['heartbeat', '--once', '--idle', '1h', '--wake-grace', '0', '--hook', failingHook], {
+    const run = await runBesideServer(['heartbeat', '--once', '--idle', '1h', '--wake-grace', '0', '--hook', failingHook], {
       MAILBOX_DATA_DIR: dir,
       MAILBOX_WAKE_SLA_MS: '500',
     });
@@ -368,8 +372,7 @@ test("an escalation's nudge published on Redis that nobody hears is reported as 
   const { dir, toB, toC } = await logWithEscalationsOnly('mailbox-heartbeat-once-escalation-unheard-');
   const redis = await startRedis();
   const once = async (env: Record<string, string> = {}) => {
-    await serverCatchesUp(dir);
-    return runCli(['heartbeat', '--once', '--idle', '1h', '--wake-grace', '0', '--redis-url', redis.url], {
+    return runBesideServer(['heartbeat', '--once', '--idle', '1h', '--wake-grace', '0', '--redis-url', redis.url], {
       MAILBOX_DATA_DIR: dir,
       ...env,
     });
@@ -399,7 +402,7 @@ test("an escalation's nudge published on Redis that nobody hears is reported as 
 });
 
 test('durations take days, as expectsReplyBy does (1d was refused); beyond the timer limit still refused', async () => {
-  const days = await runCli(['heartbeat', '--once', '--idle', '1d', '--interval', '1d'], { MAILBOX_DATA_DIR: dataDir });
+  const days = await runBesideServer(['heartbeat', '--once', '--idle', '1d', '--interval', '1d'], { MAILBOX_DATA_DIR: dataDir });
   expect({ code: days.code, stderr: days.stderr.includes('VALIDATION_FAILED') }).toEqual({ code: 0, stderr: false });
   expect(JSON.parse(days.stdout)).toHaveProperty('nudged');
 

@@ -8,7 +8,9 @@
 import fs from 'node:fs';
 import pino from 'pino';
 import { createMailbox } from '../../src/mailbox';
-import { ensureBuilt, startCli, type StartedCli } from '../support/builtCli';
+import path from 'node:path';
+import { SqliteEventStore } from '../../src/adapters/eventstore/sqliteEventStore';
+import { ensureBuilt, runCli, startCli, type StartedCli } from '../support/builtCli';
 import { ADMIN_TOKEN, registerAgents, tempDir } from '../support/fixtures';
 import { freePort } from '../support/redisServer';
 import { waitFor } from '../support/waitFor';
@@ -24,8 +26,8 @@ afterAll(() => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-async function serve(): Promise<StartedCli> {
-  const server = startCli(['serve'], { MAILBOX_DATA_DIR: dir, MAILBOX_PORT: '0', MAILBOX_ADMIN_TOKEN: ADMIN_TOKEN });
+async function serve(dataDir = dir): Promise<StartedCli> {
+  const server = startCli(['serve'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_PORT: '0', MAILBOX_ADMIN_TOKEN: ADMIN_TOKEN });
   children.push(server);
   await waitFor(() => server.stdout().includes('mailbox listening on'), { timeoutMs: 30_000, what: 'the server listening' });
   return server;
@@ -95,4 +97,85 @@ test('a stopped server is an alarm on the daemon (it said healthy), cleared once
   ]);
   await stop(daemon);
   await stop(server);
+});
+
+/** The one-time escalation claims in the data dir's log (WakeEscalated, ReplyOverdue), by type and message. */
+async function claimsIn(dataDir: string): Promise<string[]> {
+  const store = SqliteEventStore.open(path.join(dataDir, 'events.sqlite'), undefined, { readOnly: true });
+  try {
+    const events = await store.readAll(null, 1_000_000);
+    return events
+      .filter((event) => event.type === 'WakeEscalated' || event.type === 'ReplyOverdue')
+      .map((event) => `${event.type} ${(event.data as { messageId: string }).messageId}`)
+      .sort();
+  } finally {
+    await store.close();
+  }
+}
+
+test('--once beside a stopped server exits 1 (it was 0) and escalates nothing from the views nobody keeps; a server back, it does', async () => {
+  const escalationsDir = tempDir('mailbox-heartbeat-once-server-stopped-');
+  try {
+    // @a asked @b for a reply due in 1 s and wrote to @c; neither message woke anyone; all three acted since.
+    const mailbox = await createMailbox(
+      { dataDir: escalationsDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+      { logger: pino({ level: 'silent' }) },
+    );
+    const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    const { messageId: toB } = await a.send({ to: '@b', subject: 'answer me', body: 'x', expectsReplyBy: '1s' });
+    const { messageId: toC } = await a.send({ to: '@c', subject: 'for c', body: 'x' });
+    for (const agent of [b, c]) await agent.send({ to: '@a', subject: 'busy', body: '.', wakeSuppressed: true });
+    await mailbox.close();
+    await new Promise((resolve) => setTimeout(resolve, 1_100)); // past the reply's due time (the log's own clock)
+
+    await stop(await serve(escalationsDir)); // the server ran, and stopped
+    const once = () =>
+      runCli(['heartbeat', '--once', '--idle', '1h', '--wake-grace', '0', '--hook', '["/bin/true"]'], {
+        MAILBOX_DATA_DIR: escalationsDir,
+        MAILBOX_WAKE_SLA_MS: '500',
+      });
+    const down = await once();
+    // It exited 0 (a cron health check said all well) and escalated both messages and the overdue reply, each claimed
+    // for good from views nobody kept.
+    expect(down.code).toBe(1);
+    const report = JSON.parse(down.stdout);
+    expect(report.pipeline).toMatchObject({ lag: '0', stalled: false, projectorLive: false });
+    expect(report.unwoken).toEqual({ unwoken: 2, escalated: [], held: { reason: 'projector_absent' } });
+    expect(report.replies).toEqual({ overdue: [], held: { reason: 'projector_absent' } });
+    const logs = down.stderr
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { level: number; msg: string; alarm?: string; held?: string });
+    expect(logs.filter((line) => line.alarm !== undefined || line.held !== undefined)).toEqual([
+      expect.objectContaining({
+        level: 50,
+        alarm: 'projector_absent',
+        msg: expect.stringMatching(/^ALARM no projector keeps the views/),
+      }),
+      expect.objectContaining({
+        level: 40,
+        held: 'projector_absent',
+        msg: expect.stringContaining('no message is escalated (unwoken, reply overdue) while no projector keeps the views'),
+      }),
+    ]);
+    expect(await claimsIn(escalationsDir)).toEqual([]);
+
+    // A server keeps the views again: the next run escalates each once, exit 0.
+    const server = await serve(escalationsDir);
+    try {
+      const up = await once();
+      expect(up.code).toBe(0);
+      const escalated = JSON.parse(up.stdout);
+      expect(escalated.pipeline).toMatchObject({ projectorLive: true });
+      expect([...escalated.unwoken.escalated].sort()).toEqual([toB, toC].sort());
+      expect(escalated.replies).toEqual({ overdue: [{ messageId: toB, waitingOn: ['@b'] }] });
+      expect(await claimsIn(escalationsDir)).toEqual(
+        [`ReplyOverdue ${toB}`, `WakeEscalated ${toB}`, `WakeEscalated ${toC}`].sort(),
+      );
+    } finally {
+      await stop(server);
+    }
+  } finally {
+    fs.rmSync(escalationsDir, { recursive: true, force: true });
+  }
 });

@@ -95,7 +95,12 @@ describe('a command hook that cannot run is refused at start (it failed every nu
   });
 
   test('a hook that runs is taken: both messages escalated through it and both agents told (the positive control)', async () => {
-    const run = await once(['--hook', '["/bin/true"]']);
+    // Beside a running server (a mailbox open here): without one no projector keeps the views, and nothing is escalated.
+    const server = await createMailbox(
+      { dataDir: dir, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+      { logger: pino({ level: 'silent' }) },
+    );
+    const run = await once(['--hook', '["/bin/true"]']).finally(() => server.close());
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout);
     expect(report.unwoken.escalated).toHaveLength(2);

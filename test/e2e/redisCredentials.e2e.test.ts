@@ -51,11 +51,13 @@ test('the mailbox starts on it and keeps its views, wakes and rejections there; 
     // The recent rejections are kept in Redis too, read through a connection that authenticated.
     expect(mailbox.rejections.backend).toBe('redis');
     expect(await mailbox.rejections.recent(10)).toEqual([]);
-  } finally {
+  } catch (error) {
     await mailbox.close();
+    throw error;
   }
 
-  // The heartbeat publishes on mailbox:heartbeat:<identity> through the mailbox's Redis, with its credentials.
+  // The heartbeat publishes on mailbox:heartbeat:<identity> through the mailbox's Redis, with its credentials (beside
+  // the running mailbox, whose projector keeps the views there).
   const subscriber = new Redis(url, { password: PASSWORD });
   try {
     await subscriber.subscribe('mailbox:heartbeat:@b');
@@ -69,6 +71,7 @@ test('the mailbox starts on it and keeps its views, wakes and rejections there; 
     expect(JSON.parse(run.stdout)).toMatchObject({ nudged: ['@b'], unheard: ['@c'], failed: [] });
   } finally {
     subscriber.disconnect();
+    await mailbox.close();
   }
 });
 
@@ -86,25 +89,26 @@ test('the heartbeat on a Sentinel deployment (MAILBOX_REDIS_URL=redis+sentinel:/
       },
       { logger: pino({ level: 'silent' }) },
     );
+    // The heartbeat runs beside the mailbox, whose projector keeps the views on Sentinel's Redis.
     try {
       const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
       await a.send({ to: '@b', subject: 'for b', body: 'x' });
+      const subscriber = new Redis(`redis://127.0.0.1:${await sentinel.masterPort()}`);
+      try {
+        await subscriber.subscribe('mailbox:heartbeat:@b');
+        // It was refused at start: "--redis-url / MAILBOX_HEARTBEAT_REDIS_URL: ... must be a Redis URL, starting with redis://".
+        const run = await runCli(['heartbeat', '--once', '--idle', '0', '--wake-grace', '0'], {
+          MAILBOX_DATA_DIR: dir,
+          MAILBOX_REDIS_URL: sentinel.url,
+          ...REDIS_TEST_TIMEOUT_ENV,
+        });
+        expect([run.code, run.stderr.includes('MAILBOX_HEARTBEAT_REDIS_URL')]).toEqual([0, false]);
+        expect(JSON.parse(run.stdout)).toMatchObject({ nudged: ['@b'], failed: [] });
+      } finally {
+        subscriber.disconnect();
+      }
     } finally {
       await mailbox.close();
-    }
-    const subscriber = new Redis(`redis://127.0.0.1:${await sentinel.masterPort()}`);
-    try {
-      await subscriber.subscribe('mailbox:heartbeat:@b');
-      // It was refused at start: "--redis-url / MAILBOX_HEARTBEAT_REDIS_URL: ... must be a Redis URL, starting with redis://".
-      const run = await runCli(['heartbeat', '--once', '--idle', '0', '--wake-grace', '0'], {
-        MAILBOX_DATA_DIR: dir,
-        MAILBOX_REDIS_URL: sentinel.url,
-        ...REDIS_TEST_TIMEOUT_ENV,
-      });
-      expect([run.code, run.stderr.includes('MAILBOX_HEARTBEAT_REDIS_URL')]).toEqual([0, false]);
-      expect(JSON.parse(run.stdout)).toMatchObject({ nudged: ['@b'], failed: [] });
-    } finally {
-      subscriber.disconnect();
     }
   } finally {
     await sentinel.stop();

@@ -418,7 +418,7 @@ describe('mailbox heartbeat --once', () => {
     );
     const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
     await a.send({ to: '@b', subject: 'hello', body: 'x' });
-    await mailbox.close();
+    // Open while --once runs: a server's projector keeps the views (without one, exit code 1: projector_absent).
 
     Object.assign(process.env, { MAILBOX_DATA_DIR: dataDir, MAILBOX_LOG_LEVEL: 'silent' });
     const written: string[] = [];
@@ -432,6 +432,7 @@ describe('mailbox heartbeat --once', () => {
       await program.parseAsync(['node', 'mailbox', 'heartbeat', '--once', '--metrics-port', 'off', '--wake-grace', '0']);
     } finally {
       spy.mockRestore();
+      await mailbox.close();
     }
     const report = JSON.parse(written.join('').trim().split('\n').pop()!);
     expect(report).toMatchObject({
@@ -439,7 +440,7 @@ describe('mailbox heartbeat --once', () => {
       withUnread: 1,
       nudged: [],
       loggedOnly: ['@b'],
-      pipeline: { lag: '0', stalled: false },
+      pipeline: { lag: '0', stalled: false, projectorLive: true },
     });
     expect(process.exitCode).toBeUndefined();
   });

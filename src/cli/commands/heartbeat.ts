@@ -217,8 +217,9 @@ export function registerHeartbeatCommands(program: Command): void {
       'run one tick, wait for the deliveries, print the tick report as JSON on stdout (logs on stderr) and exit: ' +
         'nudged (delivered), loggedOnly (no target), unheard (published on Redis, nobody subscribed), failed (per ' +
         'target, with the error); exit code 1 when the pipeline ' +
-        'stalled (views behind the log: it first watches their checkpoint for up to --stall-after), 3 when a nudge ' +
-        'failed, else 0; opens no metrics port, so it runs beside the daemon',
+        'stalled (views behind the log: it first watches their checkpoint for up to --stall-after) or no projector ' +
+        'keeps the views (no server running: pipeline.projectorLive false, the alarm projector_absent; no message is ' +
+        'escalated then), 3 when a nudge failed, else 0; opens no metrics port, so it runs beside the daemon',
     )
     .option(
       '--json',
@@ -256,11 +257,14 @@ views file no server has made is refused at start (exit code 2), never created. 
     });
 }
 
-/** Exit codes of --once, for a cron job: 1 the pipeline stalled, 3 a nudge failed (after its retries), else 0. */
+/**
+ * Exit codes of --once, for a cron job: 1 the pipeline does not reach the inboxes (stalled, or no projector keeps the
+ * views: the alarm projector_absent; it exited 0 beside a stopped server), 3 a nudge failed (after its retries), else 0.
+ */
 export const ONCE_EXIT = { stalled: 1, nudgeFailed: 3 } as const;
 
 export function onceExitCode(report: TickReport): number {
-  if (report.pipeline.stalled) return ONCE_EXIT.stalled;
+  if (report.pipeline.stalled || report.pipeline.projectorLive === false) return ONCE_EXIT.stalled;
   return (report.failed ?? []).length > 0 ? ONCE_EXIT.nudgeFailed : 0;
 }
 
@@ -343,7 +347,9 @@ async function runHeartbeat(flags: HeartbeatFlags): Promise<void> {
   const heartbeat = await nudgeTargetsOf(config, settings)
     .then((targets) =>
       startHeartbeat(
-        { ...pipeline, projectorElsewhere: !pipeline.runsProjector, ...(flags.once ? { projectorRelookMs: 0 } : {}) },
+        // --once looks for the server's live mark as the daemon does (once more 1.5 s after none is seen): its exit code
+        // says a missing projector, and one node of several restarting is not one.
+        { ...pipeline, projectorElsewhere: !pipeline.runsProjector },
         { settings, targets, logger, schedule: !flags.once, lease: lease ?? undefined },
       ),
     )

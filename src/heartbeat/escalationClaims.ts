@@ -113,7 +113,7 @@ export function whoIsTold(
 /** Identities the line names: a broadcast's escalation may concern a thousand; the fields keep them all. */
 const NAMED_IN_LINE = 5;
 
-function named(identities: readonly string[]): string {
+export function named(identities: readonly string[]): string {
   if (identities.length <= NAMED_IN_LINE) return identities.join(', ');
   return `${identities.slice(0, NAMED_IN_LINE).join(', ')} and ${identities.length - NAMED_IN_LINE} more`;
 }

@@ -21,7 +21,7 @@ import type { WakeRecorder } from '../application/wakeRecorder';
 import type { EventStore } from '../events/eventStore';
 import type { ProjectionStore } from '../projections/projectionStore';
 import type { HeartbeatMetrics } from './heartbeatMetrics';
-import { claimOnce, nudgeAbout, recipientsWhere, whoIsTold } from './escalationClaims';
+import { claimOnce, named, nudgeAbout, recipientsWhere, whoIsTold } from './escalationClaims';
 import type { DeliveryReport, NudgeDispatcher } from './nudgeDispatcher';
 
 /** Escalations started per tick at most (the rest wait for the next tick, oldest first). */
@@ -34,16 +34,20 @@ export interface EscalationReport {
   escalated: string[];
   /**
    * Present when this tick held escalations back, unclaimed (a later tick or daemon escalates them): none was looked at
-   * (`projector_absent`: no server keeps the views, so they may miss a wake the log has).
+   * (`projector_absent`: no server keeps the views, so they may miss a wake the log has), or these messages' recipients
+   * that may be nudged are served by no nudge target (`no_nudge_target`: a claim would use the one-time escalation up
+   * with nobody told).
    */
   held?: EscalationsHeld;
 }
 
-export type EscalationsHeld = { reason: 'projector_absent' };
+export type EscalationsHeld = { reason: 'projector_absent' } | { reason: 'no_nudge_target'; messageIds: string[] };
 
 export class UnwokenEscalation {
   /** Claimed by this daemon; the views may not show the claim yet (the next claim would conflict anyway). */
   private readonly claimed = new Set<string>();
+  /** Held back for want of a nudge target, and said so (a running daemon says each message once, not every tick). */
+  private readonly saidHeld = new Set<string>();
 
   constructor(
     private readonly sources: { eventStore: EventStore; projections: ProjectionStore },
@@ -71,11 +75,23 @@ export class UnwokenEscalation {
     this.metrics.unwoken.set(all.count);
     const pending = await projections.unwoken({ sentBefore, limit: MAX_PER_TICK, pendingOnly: true });
     const escalated: string[] = [];
+    const held: string[] = [];
     for (const message of pending.messages) {
       if (this.claimed.has(message.messageId)) continue;
       const { eventStore, projections: views } = this.sources;
       // A recipient that saw or read it needs no wake (an agent that polls): only the others are nudged.
       const recipients = await recipientsWhere(views, message.messageId, needsWake);
+      // Recipients it may nudge, and no target serves any of them (no Redis, webhook or hook for them): a claim would use
+      // the one-time escalation up with nobody told, and a daemon configured with a target later would never escalate
+      // it. Held back unclaimed, said (once per message by a running daemon). One whose recipients none may be nudged
+      // (retired, opted out) is claimed as before: no target would change that.
+      const mayBeNudged = recipients.filter((identity) => this.nudgeable(identity));
+      if (mayBeNudged.length > 0 && !mayBeNudged.some((identity) => this.dispatcher.servedBy(identity))) {
+        held.push(message.messageId);
+        this.sayHeld(message, mayBeNudged);
+        continue;
+      }
+      this.saidHeld.delete(message.messageId);
       const at = new Date(now).toISOString();
       const event: WakeEscalated = {
         type: 'WakeEscalated',
@@ -96,7 +112,23 @@ export class UnwokenEscalation {
         this.dispatcher.dispatch(nudge, (report) => this.delivered(report, message.messageId));
       }
     }
-    return { unwoken: all.count, escalated };
+    return {
+      unwoken: all.count,
+      escalated,
+      ...(held.length > 0 ? { held: { reason: 'no_nudge_target', messageIds: held } } : {}),
+    };
+  }
+
+  private sayHeld(message: { messageId: string }, recipients: readonly string[]): void {
+    if (this.saidHeld.has(message.messageId)) return;
+    if (this.saidHeld.size >= 10_000) this.saidHeld.clear();
+    this.saidHeld.add(message.messageId);
+    this.logger.error(
+      { alarm: 'message_unwoken', ...message, slaMs: this.slaMs, recipients, held: 'no_nudge_target' },
+      `ALARM message woke none of its recipients within the wake SLA; not escalated: no nudge target serves ` +
+        `${named(recipients)} (no Redis, webhook or hook is configured for them), so nobody could be told; it awaits ` +
+        'escalation, unclaimed, by a heartbeat with a target',
+    );
   }
 
   private delivered(report: DeliveryReport, messageId: string): void {

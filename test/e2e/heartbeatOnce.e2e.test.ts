@@ -8,6 +8,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { Redis } from 'ioredis';
 import pino from 'pino';
+import { SqliteEventStore } from '../../src/adapters/eventstore/sqliteEventStore';
 import { createMailbox } from '../../src/mailbox';
 import { ensureBuilt, runCli } from '../support/builtCli';
 import { ADMIN_TOKEN, registerAgents, tempDir, threeAgentsDataDir } from '../support/fixtures';
@@ -334,6 +335,65 @@ test("an escalation's nudge is reported as the unread set's are: logged only wit
     const report = JSON.parse(unwoken.stdout);
     expect(report.unwoken.escalated.sort()).toEqual([toB, toC].sort());
     expect(report).toMatchObject({ nudged: ['@b', '@c'], loggedOnly: [], failed: [] });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('with no nudge target --once claims no escalation: held, listed with the messages and said; a run with a hook escalates them', async () => {
+  const { dir, toB, toC } = await logWithEscalationsOnly('mailbox-heartbeat-once-escalation-no-target-');
+  const once = (args: string[]) =>
+    runBesideServer(['heartbeat', '--once', '--idle', '1h', '--wake-grace', '0', ...args], {
+      MAILBOX_DATA_DIR: dir,
+      MAILBOX_WAKE_SLA_MS: '500',
+    });
+  const wakeEscalated = async () => {
+    const store = SqliteEventStore.open(`${dir}/events.sqlite`, undefined, { readOnly: true });
+    try {
+      const events = await store.readAll(null, 1_000_000);
+      return events
+        .filter((event) => event.type === 'WakeEscalated')
+        .map((event) => (event.data as { messageId: string }).messageId);
+    } finally {
+      await store.close();
+    }
+  };
+  try {
+    // Nobody can be nudged: it claimed both (WakeEscalated) with the nudges written to its log only, and a later run
+    // with a hook escalated neither. (The overdue reply is claimed: its sender is woken by the claim itself.)
+    const none = await once([]);
+    expect(none.code).toBe(0);
+    expect(JSON.parse(none.stdout)).toMatchObject({
+      unwoken: { unwoken: 2, escalated: [], held: { reason: 'no_nudge_target', messageIds: [toB, toC] } },
+      replies: { overdue: [{ messageId: toB, waitingOn: ['@b'] }] },
+      loggedOnly: ['@b'],
+    });
+    const held = none.stderr
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { level: number; msg: string; alarm?: string; messageId?: string })
+      .filter((line) => line.alarm === 'message_unwoken');
+    expect(held.map((line) => [line.level, line.messageId, line.msg])).toEqual(
+      [
+        [toB, '@b'],
+        [toC, '@c'],
+      ].map(([id, who]) => [
+        50,
+        id,
+        `ALARM message woke none of its recipients within the wake SLA; not escalated: no nudge target serves ${who} (no ` +
+          'Redis, webhook or hook is configured for them), so nobody could be told; it awaits escalation, unclaimed, by a ' +
+          'heartbeat with a target',
+      ]),
+    );
+    expect(await wakeEscalated()).toEqual([]);
+
+    // A hook serves everyone: both are escalated now, once each.
+    const hooked = await once(['--hook', '["/bin/true"]']);
+    expect(hooked.code).toBe(0);
+    const report = JSON.parse(hooked.stdout);
+    expect(report.unwoken).toEqual({ unwoken: 2, escalated: [toB, toC] });
+    expect(report).toMatchObject({ nudged: ['@b', '@c'], failed: [] });
+    expect((await wakeEscalated()).sort()).toEqual([toB, toC].sort());
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

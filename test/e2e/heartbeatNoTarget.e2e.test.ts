@@ -1,0 +1,95 @@
+/**
+ * An unwoken message's escalation is claimed once for good in the log (WakeEscalated). A heartbeat with no nudge target
+ * (no Redis, webhook nor hook: the embedded default) claimed it anyway and wrote the nudge to its log only: nobody was
+ * told, and a daemon started later with a target never escalated it (the claim was used up). Now the escalation is held
+ * back unclaimed, said once per message (at error, the alarm message_unwoken) and in the tick report, and a heartbeat
+ * with a target escalates it. On an injected clock, three agents, the running daemon's tick (`--once` runs the same).
+ */
+import pino from 'pino';
+import type { Mailbox } from '../../src/mailbox';
+import { startClockedApiServer, type ClockedApiServer } from '../support/clockedApiServer';
+import { startHeartbeat, type Heartbeat } from '../../src/heartbeat/startHeartbeat';
+import { RecordingNudgeTarget } from '../support/recordingNudgeTarget';
+import { ADMIN_TOKEN, allEvents } from '../support/fixtures';
+import { apiCaller } from '../support/apiCalls';
+
+const T0 = Date.parse('2030-01-01T12:00:00.000Z');
+const SLA = 60_000;
+
+let now = T0;
+let mailbox: Mailbox;
+let url: string;
+const daemons: Heartbeat[] = [];
+const lines: Array<Record<string, unknown>> = [];
+const heartbeatLogger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+
+let server: ClockedApiServer;
+beforeAll(async () => {
+  server = await startClockedApiServer(() => new Date(now), { wakeSlaMs: SLA });
+  ({ mailbox, url } = server);
+});
+afterAll(async () => {
+  for (const daemon of daemons) await daemon.stop();
+  await server.close();
+});
+
+const call = apiCaller(() => url);
+
+const daemonWith = async (targets: RecordingNudgeTarget[]): Promise<Heartbeat> => {
+  const daemon = await startHeartbeat(mailbox, {
+    targets,
+    logger: heartbeatLogger,
+    clock: { now: () => new Date(now) },
+    schedule: false,
+    settings: { idleMs: 24 * 3600_000, wakeSlaMs: SLA, metricsPort: null },
+  });
+  daemons.push(daemon);
+  return daemon;
+};
+
+const claims = async () => (await allEvents(mailbox)).filter((event) => event.type === 'WakeEscalated');
+
+test('with no nudge target an unwoken message is not claimed: said once, listed as held; a daemon with a target escalates it', async () => {
+  const tokens: Record<string, string> = {};
+  for (const identity of ['@a', '@b', '@c']) {
+    tokens[identity] = (await call('POST', '/v1/agents', ADMIN_TOKEN, { identity })).body.token;
+  }
+  const send = async (to: string, subject: string): Promise<string> =>
+    (await call('POST', '/v1/messages', tokens['@a'], { to, subject, body: '.' })).body.messageId;
+  const toB = await send('@b', 'for b');
+  const toC = await send('@c', 'for c');
+
+  const untargeted = await daemonWith([]);
+  now = T0 + SLA + 1;
+  const first = await untargeted.settledReport(await untargeted.tick());
+  // It escalated both (`escalated: [toB, toC]`), each a WakeEscalated for good, the nudges written to its log only.
+  expect(first.unwoken).toEqual({ unwoken: 2, escalated: [], held: { reason: 'no_nudge_target', messageIds: [toB, toC] } });
+  now += 1_000;
+  const second = await untargeted.settledReport(await untargeted.tick());
+  expect(second.unwoken).toEqual(first.unwoken);
+  expect(await claims()).toEqual([]);
+  // One line per message (not one per tick), naming whom no target serves.
+  const held = lines.filter((line) => line.alarm === 'message_unwoken');
+  expect(held.map((line) => [line.messageId, line.recipients, line.held, line.level])).toEqual([
+    [toB, ['@b'], 'no_nudge_target', 50],
+    [toC, ['@c'], 'no_nudge_target', 50],
+  ]);
+  expect(held[0].msg).toBe(
+    'ALARM message woke none of its recipients within the wake SLA; not escalated: no nudge target serves @b (no Redis, ' +
+      'webhook or hook is configured for them), so nobody could be told; it awaits escalation, unclaimed, by a ' +
+      'heartbeat with a target',
+  );
+  expect(lines.some((line) => String(line.msg).includes('escalating once'))).toBe(false);
+
+  // A heartbeat with a target (a webhook, say) finds both unclaimed: escalated once each, each recipient told.
+  const target = new RecordingNudgeTarget('webhook');
+  const targeted = await daemonWith([target]);
+  now += 1_000;
+  const third = await targeted.settledReport(await targeted.tick());
+  expect(third.unwoken).toEqual({ unwoken: 2, escalated: [toB, toC] });
+  expect(target.nudges.filter((nudge) => nudge.reason === 'unwoken').map((nudge) => [nudge.identity, nudge.messageId])).toEqual([
+    ['@b', toB],
+    ['@c', toC],
+  ]);
+  expect((await claims()).map((event) => (event.data as { messageId: string }).messageId)).toEqual([toB, toC]);
+});

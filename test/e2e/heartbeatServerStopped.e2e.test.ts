@@ -87,6 +87,17 @@ test('a stopped server is an alarm on the daemon (it said healthy), cleared once
   expect(alarmLines()).toEqual([
     expect.objectContaining({ level: 50, msg: expect.stringMatching(/^ALARM no projector keeps the views/) }),
   ]);
+  // No escalation is looked at meanwhile: said once for the absence, not at every tick (three more ticks seen first).
+  const ticks = async () =>
+    Number(/^mailbox_heartbeat_ticks_total (\d+)$/m.exec(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text())?.[1]);
+  const ticked = await ticks();
+  await waitFor(async () => (await ticks()) >= ticked + 3, { timeoutMs: 30_000, what: 'three more ticks' });
+  const heldLines = () =>
+    daemon
+      .stdout()
+      .split('\n')
+      .filter((line) => line.includes('"held":"projector_absent"'));
+  expect(heldLines().map((line) => (JSON.parse(line) as { level: number }).level)).toEqual([40]);
 
   server = await serve();
   await waitFor(async () => (await health())?.status === 200, { timeoutMs: 30_000, what: 'the daemon healthy again' });

@@ -16,7 +16,7 @@ import type { Logger } from 'pino';
 import { escalationStream } from '../events/streams';
 import { WAKE_VIAS } from '../events/storedShapes';
 import type { WakeEscalated, WakeVia } from '../events/types';
-import type { DeliveryRow } from '../projections/readModel/ledger';
+import type { DeliveryRow, UnwokenMessage } from '../projections/readModel/ledger';
 import type { WakeRecorder } from '../application/wakeRecorder';
 import type { EventStore } from '../events/eventStore';
 import type { ProjectionStore } from '../projections/projectionStore';
@@ -26,6 +26,12 @@ import type { DeliveryReport, NudgeDispatcher } from './nudgeDispatcher';
 
 /** Escalations started per tick at most (the rest wait for the next tick, oldest first). */
 const MAX_PER_TICK = 100;
+/**
+ * Messages looked at per tick at most. Held ones (no nudge target serves their recipients) stay pending, oldest first:
+ * were a tick to look at only the oldest MAX_PER_TICK, 100 held messages would keep every newer one, whose recipients a
+ * target serves, from ever being escalated. So a tick reads further, in growing pages, past the held ones, up to this.
+ */
+const MAX_LOOKED_AT_PER_TICK = 10_000;
 
 export interface EscalationReport {
   /** Unwoken messages past the SLA, escalated or not. */
@@ -73,10 +79,9 @@ export class UnwokenEscalation {
     const { projections } = this.sources;
     const all = await projections.unwoken({ sentBefore, limit: 0, pendingOnly: false });
     this.metrics.unwoken.set(all.count);
-    const pending = await projections.unwoken({ sentBefore, limit: MAX_PER_TICK, pendingOnly: true });
     const escalated: string[] = [];
     const held: string[] = [];
-    for (const message of pending.messages) {
+    for await (const message of this.pendingOldestFirst(sentBefore, () => escalated.length >= MAX_PER_TICK)) {
       if (this.claimed.has(message.messageId)) continue;
       const { eventStore, projections: views } = this.sources;
       // A recipient that saw or read it needs no wake (an agent that polls): only the others are nudged.
@@ -117,6 +122,25 @@ export class UnwokenEscalation {
       escalated,
       ...(held.length > 0 ? { held: { reason: 'no_nudge_target', messageIds: held } } : {}),
     };
+  }
+
+  /**
+   * The pending unwoken messages, oldest first, each once, until `enough()` or none is left (or MAX_LOOKED_AT_PER_TICK):
+   * the first page is MAX_PER_TICK, each next one four times larger (the views answer pages from the oldest; a message
+   * already looked at is passed over).
+   */
+  private async *pendingOldestFirst(sentBefore: string, enough: () => boolean): AsyncGenerator<UnwokenMessage> {
+    const looked = new Set<string>();
+    for (let limit = MAX_PER_TICK; ; limit = Math.min(limit * 4, MAX_LOOKED_AT_PER_TICK)) {
+      const page = await this.sources.projections.unwoken({ sentBefore, limit, pendingOnly: true });
+      for (const message of page.messages) {
+        if (enough()) return;
+        if (looked.has(message.messageId)) continue;
+        looked.add(message.messageId);
+        yield message;
+      }
+      if (enough() || page.messages.length < limit || limit >= MAX_LOOKED_AT_PER_TICK) return;
+    }
   }
 
   private sayHeld(message: { messageId: string }, recipients: readonly string[]): void {

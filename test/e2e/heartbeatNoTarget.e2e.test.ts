@@ -93,3 +93,29 @@ test('with no nudge target an unwoken message is not claimed: said once, listed 
   ]);
   expect((await claims()).map((event) => (event.data as { messageId: string }).messageId)).toEqual([toB, toC]);
 });
+
+test('held messages do not keep newer ones from escalating: a tick reads past more than a page of held ones', async () => {
+  const tokens: Record<string, string> = {};
+  for (const identity of ['@p', '@q', '@r']) {
+    tokens[identity] = (await call('POST', '/v1/agents', ADMIN_TOKEN, { identity })).body.token;
+  }
+  const send = async (to: string, subject: string): Promise<string> =>
+    (await call('POST', '/v1/messages', tokens['@p'], { to, subject, body: '.' })).body.messageId;
+  // 101 messages to @r, whom no target serves, then one to @q, whom the webhook serves: oldest first, the held ones
+  // filled the first page of 100, and @q's message was never looked at, tick after tick.
+  const toR: string[] = [];
+  for (let i = 0; i < 101; i++) toR.push(await send('@r', `for r ${i}`));
+  const toQ = await send('@q', 'for q');
+
+  const target = new RecordingNudgeTarget('webhook', ['@q']); // a webhook configured for @q only
+  const daemon = await daemonWith([target]);
+  now += SLA + 1;
+  const report = await daemon.settledReport(await daemon.tick());
+  expect(report.unwoken).toEqual({ unwoken: 102, escalated: [toQ], held: { reason: 'no_nudge_target', messageIds: toR } });
+  expect(target.nudges.filter((nudge) => nudge.reason === 'unwoken').map((nudge) => [nudge.identity, nudge.messageId])).toEqual([
+    ['@q', toQ],
+  ]);
+  const claimed = (await claims()).map((event) => (event.data as { messageId: string }).messageId);
+  expect(claimed).toContain(toQ);
+  expect(claimed.filter((id) => toR.includes(id))).toEqual([]);
+});

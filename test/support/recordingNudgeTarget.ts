@@ -5,11 +5,17 @@ import type { DeliveryStatus, NudgeTarget } from '../../src/heartbeat/nudgeTarge
 export class RecordingNudgeTarget implements NudgeTarget {
   readonly nudges: Nudge[] = [];
 
-  /** `name` is the `via` a delivered nudge is recorded with (e.g. 'webhook'). */
-  constructor(readonly name = 'recording') {}
+  /**
+   * `name` is the `via` a delivered nudge is recorded with (e.g. 'webhook'); `only`: the identities it serves (a
+   * webhook configured per agent), else every one.
+   */
+  constructor(
+    readonly name = 'recording',
+    private readonly only?: readonly string[],
+  ) {}
 
-  appliesTo(): boolean {
-    return true;
+  appliesTo(identity: string): boolean {
+    return this.only === undefined || this.only.includes(identity);
   }
 
   async deliver(nudge: Nudge): Promise<DeliveryStatus> {

@@ -1079,3 +1079,31 @@ test("refusals of inbox, send and read --all name the command's flags, not the A
     expect(err).not.toMatch(/'threadId'|'tags|box=|list_messages|add_message|mark_read/);
   expect(await server.eventCount()).toBe(before);
 });
+
+// A filter by a case variant of a registered agent (`inbox --from @Bob` with @bob registered) was refused in the HTTP
+// API's words: "list_messages: 'from' is @Bob ... Did you mean from=@bob?", a form no CLI command takes. Each command
+// says it in its own flags; --json's details keep the API's field. The same for the other commands' one-field refusals
+// (delivery --after, task list --state, task move --note), which named get_delivery, list_tasks and update_task.
+test('a refusal of one filter names the command and its flag, and suggests the flag form; nothing is written', async () => {
+  const t = await server.register(['@cv-alice', '@cv-bob', '@cv-carol']);
+  const sent = await json(t['@cv-alice'], 'send', '@cv-bob', '@cv-carol', 'hi', 'hello');
+  const before = await server.eventCount();
+  const inbox = await mailbox(t['@cv-bob'], 'inbox', '--from', '@CV-alice');
+  expect([inbox.exitCode, inbox.out]).toEqual([1, '']);
+  expect(inbox.err).toMatch(/^error: mailbox inbox: '--from' is @CV-alice, which is no agent: @cv-alice is registered/);
+  expect(inbox.err).toContain('Did you mean --from @cv-alice? (VALIDATION_FAILED)\n');
+  const outbox = await mailbox(t['@cv-alice'], 'inbox', '--outbox', '--to', '@CV-Bob');
+  expect(outbox.err).toMatch(/^error: mailbox inbox: '--to' is @CV-Bob, .* Did you mean --to @cv-bob\? \(VALIDATION_FAILED\)\n/);
+  const readAll = await mailbox(t['@cv-carol'], 'read', '--all', '--from', '@Cv-Alice');
+  expect(readAll.err).toMatch(/^error: mailbox read: '--from' is @Cv-Alice, .* Did you mean --from @cv-alice\?/);
+  const delivery = await mailbox(t['@cv-alice'], 'delivery', sent.messageId, '--after', 'cv-bob');
+  expect(delivery.err).toMatch(/^error: mailbox delivery: '--after' must be an identity: .*did you mean "@cv-bob"\?/);
+  const tasks = await mailbox(t['@cv-bob'], 'task', 'list', '--state', 'bogus');
+  expect(tasks.err).toMatch(/^error: mailbox task list: '--state' takes one task state/);
+  for (const { err } of [inbox, outbox, readAll, delivery, tasks]) {
+    expect(err).not.toMatch(/from=|to=|list_messages|mark_read|get_delivery|list_tasks|'from'|'to'|'after'|'state'/);
+  }
+  const asJson = await mailbox(t['@cv-bob'], 'inbox', '--from', '@CV-alice', '--json');
+  expect(JSON.parse(asJson.err)).toMatchObject({ code: 'VALIDATION_FAILED', field: 'from', suggestions: ['@cv-alice'] });
+  expect(await server.eventCount()).toBe(before);
+});

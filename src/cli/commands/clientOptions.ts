@@ -167,9 +167,16 @@ export function action<A extends unknown[]>(
     } catch (error) {
       const command = args[args.length - 1] as Command;
       if (!isMailboxError(error)) throw error;
-      reportError(flags ? inFlagTerms(error, command.name(), flags) : error, Boolean(command?.opts?.().json));
+      reportError(flags ? inFlagTerms(error, commandPath(command), flags) : error, Boolean(command?.opts?.().json));
     }
   };
+}
+
+/** The words after `mailbox` that name `command`: `inbox`, `task list`. */
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = command; at?.parent; at = at.parent) names.unshift(at.name());
+  return names.join(' ');
 }
 
 /** Prints a failure as `action` does (the envelope's message, or the envelope with --json) and sets exit code 1. */

@@ -11,15 +11,18 @@ export function registerDeliveryCommand(program: Command): void {
     .option('--after <identity>', 'the recipients after this one (the next page, from the previous output)')
     .option('--limit <n>', 'recipients per page (1-1000, default 100)')
     .action(
-      action(async (messageId: string, options: ClientOptions & { after?: string; limit?: string }) => {
-        checkLimitFlag(options.limit, deliveryQuerySchema.shape.limit, 'delivery');
-        const ledger = await clientFrom(options).getDelivery({
-          messageId,
-          ...(options.after !== undefined ? { after: options.after } : {}),
-          ...(options.limit !== undefined ? { limit: options.limit } : {}),
-        });
-        if (options.json) return printJson(ledger);
-        print(formatDelivery(ledger));
-      }),
+      action(
+        async (messageId: string, options: ClientOptions & { after?: string; limit?: string }) => {
+          checkLimitFlag(options.limit, deliveryQuerySchema.shape.limit, 'delivery');
+          const ledger = await clientFrom(options).getDelivery({
+            messageId,
+            ...(options.after !== undefined ? { after: options.after } : {}),
+            ...(options.limit !== undefined ? { limit: options.limit } : {}),
+          });
+          if (options.json) return printJson(ledger);
+          print(formatDelivery(ledger));
+        },
+        { after: '--after', limit: '--limit' },
+      ),
     );
 }

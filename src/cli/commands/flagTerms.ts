@@ -42,5 +42,24 @@ export function inFlagTerms(error: MailboxError, command: string, flags: FlagsBy
   if (code === 'VALIDATION_FAILED' && Array.isArray(issues) && issues.some(({ field }) => named(field) !== field)) {
     return new MailboxError(code, title, issuesMessage(`mailbox ${command}`, issues, named), details);
   }
+  const field = (details as { field?: unknown }).field;
+  if (typeof field === 'string' && named(field) !== field) {
+    const message = inFlagWords(error.message, command, field, named(field));
+    if (message !== error.message) return new MailboxError(code, title, message, details);
+  }
   return error;
+}
+
+/**
+ * A refusal of one field, in the command's words: the operation it names first (`list_messages:`) as the command
+ * (`mailbox inbox:`), the field (`'from'`) as the flag (`'--from'`), and a value suggested as the query's
+ * `from=@bob` as the flag's `--from @bob`. `mailbox inbox --from @Bob` with @bob registered was told "list_messages:
+ * 'from' is @Bob, which is no agent ... Did you mean from=@bob?", a form the CLI does not take.
+ */
+function inFlagWords(message: string, command: string, field: string, flag: string): string {
+  const escaped = field.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return message
+    .replace(/^[a-z]+(?:_[a-z]+)+: /, `mailbox ${command}: `)
+    .replaceAll(`'${field}'`, `'${flag}'`)
+    .replace(new RegExp(`(?<![\\w-])${escaped}=`, 'g'), `${flag} `);
 }

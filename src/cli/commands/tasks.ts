@@ -51,6 +51,10 @@ function inFlagForm(error: unknown): unknown {
   return error;
 }
 
+/** The flags of task list and task move by the API field each sets, which their refusals name (flagTerms.ts). */
+const TASK_LIST_FLAGS = { view: '--view', state: '--state', limit: '--limit', cursor: '--cursor' };
+const TASK_MOVE_FLAGS = { reason: '--reason', note: '--note', artifacts: '--artifact' };
+
 export function registerTaskCommands(program: Command): void {
   const task = program.command('task').description('tasks carried by messages: list, show, claim, move');
 
@@ -72,7 +76,7 @@ export function registerTaskCommands(program: Command): void {
         if (options.json) return printJson(page);
         print(page.tasks.length ? page.tasks.map(line).join('\n') : '(no tasks)');
         if (page.nextCursor) print(`more: --cursor ${page.nextCursor}`);
-      }),
+      }, TASK_LIST_FLAGS),
     );
 
   withClientOptions(task.command('show <taskId>'))
@@ -123,6 +127,7 @@ export function registerTaskCommands(program: Command): void {
           print(said(result));
           printWarnings(result);
         },
+        TASK_MOVE_FLAGS,
       ),
     );
 }

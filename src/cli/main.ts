@@ -16,6 +16,7 @@ import { refuseRepeatedOptions } from './commands/repeatedOptions';
 import { usageErrorsExitWith } from './commands/usageExitCode';
 import { addHelpExamples } from './commands/helpExamples';
 import { hintOptionsBeforeCommand } from './commands/optionBeforeCommand';
+import { suggestMeantOptions } from './commands/unknownOptions';
 import { tuneCollector } from '../support/collectorTuning';
 
 /* eslint-disable @typescript-eslint/no-require-imports -- each command's module is loaded only when it is needed */
@@ -84,6 +85,7 @@ export function buildProgram(argv: readonly string[] = []): Command {
   // The client commands' own usage errors keep 1.
   usageErrorsExitWith(program, 2, { subcommands: false });
   hintOptionsBeforeCommand(program, argv); // `mailbox --port 8080 serve`: says `mailbox serve --port 8080`
+  suggestMeantOptions(program); // `mailbox send --prio high`: says --priority, which commander's edit distance did not
   return refuseRepeatedOptions(program); // last: it walks every option registered above
 }
 

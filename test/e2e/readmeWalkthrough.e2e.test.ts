@@ -97,4 +97,13 @@ test('the CLI walkthrough runs as written: agents, watch, send, broadcast, inbox
   expect(run.stdout).toMatch(/Sent [0-9a-f-]{36} to AGENT:\*/);
   expect(run.stdout).toContain('Freeze merges at 13:45.');
   expect(run.stdout).toMatch(/New token for @dave at \S+; the old one no longer works/);
+
+  // A second run: the agents exist. The helper read the empty stdout of the refused `agent add --json` (its envelope is
+  // on stderr) and died in a SyntaxError stack trace; it says there is no token and the script stops.
+  const again = await bash(cli);
+  expect(again.code).not.toBe(0);
+  expect(again.stderr.trimEnd().split('\n')).toEqual([
+    expect.stringMatching(/^\{"error":"Agent exists","code":"AGENT_EXISTS","message":"Agent @carol is already registered/),
+    'no token: the error is above',
+  ]);
 }, 90_000); // a dozen CLI processes one after another: past 30 s on a loaded machine

@@ -221,6 +221,8 @@ test('a listing filtered by a case variant of a registered identity says so (it 
     process.exitCode = undefined;
     jest.restoreAllMocks();
   }
-  expect(err.join('')).toContain("'from' is @Bob, which is no agent: @bob is registered");
+  // In the CLI's words: the command and its flag, not list_messages and from=@bob.
+  expect(err.join('')).toContain("error: mailbox inbox: '--from' is @Bob, which is no agent: @bob is registered");
+  expect(err.join('')).toContain('Did you mean --from @bob? (VALIDATION_FAILED)');
   expect(err.join('')).toContain('did you mean: @bob');
 });

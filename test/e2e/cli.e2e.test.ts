@@ -1107,3 +1107,28 @@ test('a refusal of one filter names the command and its flag, and suggests the f
   expect(JSON.parse(asJson.err)).toMatchObject({ code: 'VALIDATION_FAILED', field: 'from', suggestions: ['@cv-alice'] });
   expect(await server.eventCount()).toBe(before);
 });
+
+// The CLI printed the server's pointers to HTTP routes: "No agent @x is registered; GET /v1/agents lists the registered
+// ones", "An agent gets its token when an admin registers it (POST /v1/agents)". In text they name the commands that
+// call them; --json prints the envelope as the server wrote it.
+test('refusals that point to the agent routes name the mailbox agent commands instead; nothing is written', async () => {
+  const t = await server.register(['@rc-a', '@rc-b', '@rc-c']);
+  const rotated = (await json(server.adminToken, 'agent', 'token', '@rc-c')).token as string;
+  expect(rotated).toMatch(/^mbx_/);
+  const before = await server.eventCount();
+  const retire = await mailbox(server.adminToken, 'agent', 'retire', '@rc-nobody');
+  expect([retire.exitCode, retire.err]).toEqual([
+    1,
+    'error: No agent @rc-nobody is registered; `mailbox agent list` lists the registered ones. (AGENT_NOT_FOUND)\n',
+  ]);
+  const unknown = await mailbox('mbx_not-a-token', 'inbox');
+  expect(unknown.err).toContain('An agent gets its token when an admin registers it (`mailbox agent add`);');
+  const replaced = await mailbox(t['@rc-c'], 'inbox');
+  expect(replaced.err).toMatch(/no longer works; use the new one \(an admin rotated it with `mailbox agent token @rc-c`\)\./);
+  const admin = await mailbox(server.adminToken, 'send', '@rc-a', 'hi', 'hello');
+  expect(admin.err).toContain('`mailbox agent token <identity>` issues a new one');
+  for (const { err } of [retire, unknown, replaced, admin]) expect(err).not.toMatch(/\/v1\/agents/);
+  const asJson = await mailbox(server.adminToken, 'agent', 'retire', '@rc-nobody', '--json');
+  expect(JSON.parse(asJson.err)).toMatchObject({ code: 'AGENT_NOT_FOUND', message: expect.stringContaining('GET /v1/agents') });
+  expect(await server.eventCount()).toBe(before);
+});

@@ -10,7 +10,7 @@ import { ADMIN_TOKEN_FILE } from '../../adminToken';
 import { refuseEmpty, secretFromFile } from '../../config';
 import { MailboxError, isMailboxError } from '../../errors';
 import { unknownVariables, unknownVariableWarning } from './envWarnings';
-import { inFlagTerms, type FlagsByField } from './flagTerms';
+import { inCommandTerms, inFlagTerms, type FlagsByField } from './flagTerms';
 
 export const DEFAULT_URL = 'http://127.0.0.1:7420';
 
@@ -179,10 +179,13 @@ function commandPath(command: Command): string {
   return names.join(' ');
 }
 
-/** Prints a failure as `action` does (the envelope's message, or the envelope with --json) and sets exit code 1. */
+/**
+ * Prints a failure as `action` does (the envelope's message, the agent routes it names as commands; or the envelope
+ * with --json, as the server wrote it) and sets exit code 1.
+ */
 export function reportError(error: MailboxError, json: boolean | undefined): void {
   if (json) process.stderr.write(`${JSON.stringify(error.envelope)}\n`);
-  else process.stderr.write(`error: ${error.message} (${error.code})\n${hint(error)}`);
+  else process.stderr.write(`error: ${inCommandTerms(error.message)} (${error.code})\n${hint(error)}`);
   process.exitCode = 1;
 }
 

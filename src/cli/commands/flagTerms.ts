@@ -63,3 +63,21 @@ function inFlagWords(message: string, command: string, field: string, flag: stri
     .replaceAll(`'${field}'`, `'${flag}'`)
     .replace(new RegExp(`(?<![\\w-])${escaped}=`, 'g'), `${flag} `);
 }
+
+/**
+ * The agent routes a server's message points to, as the commands that call them: a CLI user was told "GET /v1/agents
+ * lists the registered ones" (`mailbox agent retire @nobody`), "An agent gets its token when an admin registers it (POST
+ * /v1/agents)" (a wrong --token) or "list_agents (GET /v1/agents) lists the agents" (a send to an unknown agent).
+ */
+const ROUTES_AS_COMMANDS: ReadonlyArray<readonly [RegExp, (match: string, identity?: string) => string]> = [
+  [/list_agents \(GET \/v1\/agents\)|GET \/v1\/agents(?![/\w])/g, () => '`mailbox agent list`'],
+  [
+    /POST \/v1\/agents\/(\{identity\}|@[\w-]+)\/token(?: or `mailbox agent token`)?/g,
+    (_match, identity) => `\`mailbox agent token ${identity === '{identity}' ? '<identity>' : identity}\``,
+  ],
+  [/POST \/v1\/agents(?![/\w]| \{)/g, () => '`mailbox agent add`'],
+];
+
+/** `message` with the agent routes it names as the commands that call them (ROUTES_AS_COMMANDS). */
+export const inCommandTerms = (message: string): string =>
+  ROUTES_AS_COMMANDS.reduce((said, [route, command]) => said.replace(route, command), message);

@@ -334,7 +334,14 @@ describe('a log with no views, or views of another log: status and verify say no
     logIdentity,
     viewsOfThisLog: null,
     liveWriter: null,
-    note: `no views yet: ${holds}; the server (mailbox serve) builds them from the log at its next start`,
+    note:
+      `no views yet: ${holds}; the server (mailbox serve) builds them from the log at its next start` +
+      // A log with events and no views file: a server may keep its views in Redis (status run without its
+      // MAILBOX_REDIS_URL said only "no views yet") or in memory.
+      (logHead !== null && holds === 'there is no views file'
+        ? ', unless it keeps them elsewhere: in Redis (give this command the MAILBOX_REDIS_URL the server has) or in ' +
+          'its memory (MAILBOX_VIEWS=memory: no views file is kept)'
+        : ''),
   });
 
   test.each([

@@ -296,6 +296,13 @@ function statusOf(
       : null;
   const holdsNone =
     active === null ? 'there is no views file' : `the ${sqlite ? 'views file' : 'namespace'} holds none, of any log`;
+  // A log with events and no views file beside it is also the log of a server whose views are elsewhere: run without
+  // its MAILBOX_REDIS_URL, status said only "no views yet" of a server serving its views from Redis.
+  const elsewhere =
+    sqlite && active === null && head !== null
+      ? ', unless it keeps them elsewhere: in Redis (give this command the MAILBOX_REDIS_URL the server has) or in its ' +
+        'memory (MAILBOX_VIEWS=memory: no views file is kept)'
+      : '';
   return {
     ...where,
     viewsBuilt: built,
@@ -311,7 +318,9 @@ function statusOf(
     ...(leftovers !== undefined && leftovers.length > 0 ? { leftoverGenerations: leftovers } : {}),
     ...(built
       ? {}
-      : { note: `no views yet: ${holdsNone}; the server (mailbox serve) builds them from the log at its next start` }),
+      : {
+          note: `no views yet: ${holdsNone}; the server (mailbox serve) builds them from the log at its next start${elsewhere}`,
+        }),
     ...(ahead ? { note: aheadNote(sqlite, ahead, logIdentity) } : {}),
     ...(built && active.rules !== READ_MODEL_VERSION ? otherRules(active.rules) : {}),
   };

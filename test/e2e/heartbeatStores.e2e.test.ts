@@ -79,6 +79,8 @@ describe('mailbox heartbeat where no server made the log or the views', () => {
     const line = refusal(await heartbeat(args, { MAILBOX_DATA_DIR: dataDir }));
     expect(line).toContain(`There is no views file at ${path.join(dataDir, 'views.sqlite')}`);
     expect(line).toContain('start the server (mailbox serve), which builds them from the log');
+    // A server on Redis views keeps no views file: the heartbeat run without its MAILBOX_REDIS_URL was sent to start it.
+    expect(line).toContain("or its server keeps them in Redis: give the heartbeat the server's MAILBOX_REDIS_URL.");
     expect(tree(dataDir)).toEqual(before);
   });
 

@@ -457,8 +457,9 @@ describe('a log with no views, or views of another log: status and verify say no
       file,
       message:
         `There are no views to verify: the SQLite views file ${file} does not exist (no server has started on this log, ` +
-        'or the file was deleted while it was stopped). The server (mailbox serve) builds the views from the log at its ' +
-        'next start; verify them after that. Nothing was created.',
+        "the file was deleted while it was stopped, or the server keeps its views in Redis: run this with the server's " +
+        'MAILBOX_REDIS_URL). The server (mailbox serve) builds the views from the log at its next start; verify them ' +
+        'after that. Nothing was created.',
     });
     expect(code).toBe(1);
     expect(tree(dataDir)).toEqual(before);

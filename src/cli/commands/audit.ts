@@ -203,14 +203,14 @@ function namingTheToken(caught: unknown, flags: SourceFlags): unknown {
 /**
  * verify reads the server's views file and never creates it: opened when missing, it was created empty (the data dir
  * changed by a reader) and verified against the log ('OK' on an empty log). Refused as not found (exit 1), saying
- * who builds the views.
+ * who builds the views, and that a server on Redis views keeps none there (verify run without its MAILBOX_REDIS_URL).
  */
 function refuseMissingViews(config: MailboxConfig): void {
   const file = missingSqliteViewsFile(config);
   if (file === null) return;
   throw noViews(
-    `the SQLite views file ${file} does not exist (no server has started on this log, or the file was deleted while ` +
-      'it was stopped)',
+    `the SQLite views file ${file} does not exist (no server has started on this log, the file was deleted while it ` +
+      "was stopped, or the server keeps its views in Redis: run this with the server's MAILBOX_REDIS_URL)",
     'Nothing was created.',
     { file },
   );

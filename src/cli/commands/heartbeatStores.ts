@@ -39,7 +39,8 @@ export function refuseStoresNoServerMade(config: MailboxConfig, { ownsViews }: {
     const of = file === null ? 'the EventStoreDB log (MAILBOX_EVENTSTORE_URL)' : `the log ${file}`;
     throw new StartupError(
       `There is no views file at ${views}: ${of} has no views yet (no server has started on it, or the file was ` +
-        'deleted while it was stopped). The heartbeat reads the views the server keeps and creates none: start the server ' +
+        "deleted while it was stopped), or its server keeps them in Redis: give the heartbeat the server's " +
+        'MAILBOX_REDIS_URL. The heartbeat reads the views the server keeps and creates none: start the server ' +
         '(mailbox serve), which builds them from the log, then the heartbeat (or run it in the server: mailbox serve ' +
         `--heartbeat). ${NOTHING_CREATED}`,
       { variable: 'MAILBOX_DATA_DIR', viewsFile: views },

@@ -1132,3 +1132,32 @@ test('refusals that point to the agent routes name the mailbox agent commands in
   expect(JSON.parse(asJson.err)).toMatchObject({ code: 'AGENT_NOT_FOUND', message: expect.stringContaining('GET /v1/agents') });
   expect(await server.eventCount()).toBe(before);
 });
+
+// A server started with MAILBOX_ADMIN_TOKEN beside the admin.token an earlier start generated: an admin command run
+// there reads the file's token, and was told "The bearer token is not valid for this mailbox (mistyped, or another
+// mailbox's)", while the operator had typed no token. The refusal now names the file and how to give the server's.
+test('an admin command whose admin.token the server does not take: the refusal names the file and the way out', async () => {
+  ensureBuilt(); // the real CLI: the line and the exit code are bin/mailbox.js's
+  await server.register(['@stale-a', '@stale-b', '@stale-c']);
+  const beside = tempDir('mailbox-cli-stale-admin-');
+  fs.mkdirSync(path.join(beside, 'data'));
+  fs.writeFileSync(path.join(beside, 'data', 'admin.token'), `mbx_admin_${'x'.repeat(43)}\n`, { mode: 0o600 });
+  const before = await server.eventCount();
+  const run = await runCli(['agent', 'add', '@stale-d', '--url', server.url], {}, { cwd: beside });
+  expect(run.code).toBe(1);
+  expect(run.stdout).toBe('');
+  expect(run.stderr).toMatch(/^error: The bearer token is not valid for this mailbox/);
+  expect(run.stderr).toContain(
+    `That token was read from ${fs.realpathSync(beside)}/data/admin.token, where a server stores the admin token it ` +
+      'generated: the server at this URL takes another (its MAILBOX_ADMIN_TOKEN, or the admin.token of its own data ' +
+      'dir). Set MAILBOX_ADMIN_TOKEN to that token, or pass --token <admin token>. (UNAUTHENTICATED)\n',
+  );
+  // The operator's own token (MAILBOX_ADMIN_TOKEN) refused: no word about a file.
+  const own = await runCli(
+    ['agent', 'add', '@stale-d', '--url', server.url],
+    { MAILBOX_ADMIN_TOKEN: 'mbx_nope' },
+    { cwd: beside },
+  );
+  expect([own.code, own.stderr]).toEqual([1, expect.not.stringContaining('admin.token, where')]);
+  expect(await server.eventCount()).toBe(before);
+}, 120_000);

@@ -74,6 +74,7 @@ export async function asAdmin<T>(
   try {
     return await run(client);
   } catch (error) {
+    if (isMailboxError(error) && error.code === 'UNAUTHENTICATED' && !options.token) throw storedTokenRefused(error);
     if (!isMailboxError(error) || error.code !== 'FORBIDDEN' || command.getOptionValueSource('token') !== 'env') throw error;
     const { error: title, code, message, ...details } = error.envelope;
     const name = [command.parent?.name(), command.name()].filter(Boolean).join(' ');
@@ -86,6 +87,27 @@ export async function asAdmin<T>(
       details,
     );
   }
+}
+
+/**
+ * An admin token read from <data dir>/admin.token and refused by the server: the file of a server that generated its
+ * token once, while the one running was started with MAILBOX_ADMIN_TOKEN (or on another data dir). The refusal said
+ * "The bearer token is not valid for this mailbox (mistyped, or another mailbox's)", naming no file: the operator had
+ * typed no token. It now says where the token was read and how to give the server's. Tokens from MAILBOX_ADMIN_TOKEN or
+ * MAILBOX_ADMIN_TOKEN_FILE are the operator's own choice: the refusal is left as it is.
+ */
+function storedTokenRefused(error: MailboxError, env: NodeJS.ProcessEnv = process.env): MailboxError {
+  if (env.MAILBOX_ADMIN_TOKEN !== undefined || env.MAILBOX_ADMIN_TOKEN_FILE !== undefined) return error;
+  const { error: title, code, message, ...details } = error.envelope;
+  const file = path.resolve(env.MAILBOX_DATA_DIR ?? './data', ADMIN_TOKEN_FILE);
+  return new MailboxError(
+    code,
+    title,
+    `${message} That token was read from ${file}, where a server stores the admin token it generated: the server at ` +
+      'this URL takes another (its MAILBOX_ADMIN_TOKEN, or the admin.token of its own data dir). Set MAILBOX_ADMIN_TOKEN ' +
+      'to that token, or pass --token <admin token>.',
+    details,
+  );
 }
 
 /**

@@ -1161,3 +1161,24 @@ test('an admin command whose admin.token the server does not take: the refusal n
   expect([own.code, own.stderr]).toEqual([1, expect.not.stringContaining('admin.token, where')]);
   expect(await server.eventCount()).toBe(before);
 }, 120_000);
+
+// https:// to the server, which speaks plain HTTP: "Cannot reach the mailbox at https://... (ERR_SSL_WRONG_VERSION_NUMBER);
+// is `mailbox serve` running?" sent the user looking for a server that was running. The error says what answered and
+// the URL to give instead; nothing is sent.
+test('--url https:// to the plain-HTTP server: the error gives the http:// URL, nothing sent', async () => {
+  const t = await server.register(['@tls-a', '@tls-b', '@tls-c']);
+  const before = await server.eventCount();
+  const https = server.url.replace(/^http:/, 'https:');
+  out = [];
+  err = [];
+  process.exitCode = undefined;
+  await buildProgram()
+    .exitOverride()
+    .parseAsync(['node', 'mailbox', 'send', '@tls-b', '@tls-c', 'hi', 'hello', '--url', https, '--token', t['@tls-a']]);
+  expect([process.exitCode, out.join('')]).toEqual([1, '']);
+  expect(err.join('')).toBe(
+    `error: Cannot reach the mailbox at ${https} (ERR_SSL_WRONG_VERSION_NUMBER); something answered there in plain ` +
+      `HTTP, not TLS (mailbox serve speaks http://): give ${server.url}. Set --url or MAILBOX_URL. (UNAVAILABLE)\n`,
+  );
+  expect(await server.eventCount()).toBe(before);
+});

@@ -394,11 +394,17 @@ export class MailboxHttpClient implements AgentApi {
     } catch (error) {
       if (options.signal?.aborted) throw error;
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      const why = cause?.code ?? cause?.message ?? (error as Error).message;
+      // https:// to a server that answers in plain HTTP (mailbox serve does, unless a TLS proxy is in front): it was
+      // reached, and "is `mailbox serve` running?" sent the user to look for a server that was running.
+      const plain = this.baseUrl.startsWith('https:') && why === 'ERR_SSL_WRONG_VERSION_NUMBER';
       throw new MailboxError(
         'UNAVAILABLE',
         'Mailbox unreachable',
-        `Cannot reach the mailbox at ${this.baseUrl} (${cause?.code ?? cause?.message ?? (error as Error).message}); ` +
-          `is \`mailbox serve\` running? ${this.urlFrom.unreachable}.`,
+        `Cannot reach the mailbox at ${this.baseUrl} (${why}); ` +
+          (plain
+            ? `something answered there in plain HTTP, not TLS (mailbox serve speaks http://): give ${this.baseUrl.replace(/^https:/, 'http:')}. ${this.urlFrom.unreachable}.`
+            : `is \`mailbox serve\` running? ${this.urlFrom.unreachable}.`),
         { url: this.baseUrl },
       );
     }

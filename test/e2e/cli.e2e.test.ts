@@ -1182,3 +1182,37 @@ test('--url https:// to the plain-HTTP server: the error gives the http:// URL, 
   );
   expect(await server.eventCount()).toBe(before);
 });
+
+// Refusals of an id or an identity named the MCP tools and routes: "get_task: 'taskId' must be a message id ...
+// (list_messages' messageId, list_tasks' taskId)", "register_agent: 'identity' ...", "list_tasks (GET /v1/tasks) lists
+// yours. The message itself is read with get_message". In text they name the command, its argument and the commands.
+test('refusals of an id or identity name the command, its argument and the commands to use; nothing is written', async () => {
+  const t = await server.register(['@ids-a', '@ids-b', '@ids-c']);
+  const sent = await json(t['@ids-a'], 'send', '@ids-b', '@ids-c', 'plain', 'no task');
+  const before = await server.eventCount();
+  const show = await mailbox(t['@ids-b'], 'task', 'show', 'nope');
+  expect(show.err).toMatch(
+    /^error: mailbox task show: '<taskId>' must be a message id: .* \(`mailbox inbox`, `mailbox task list`\); 'nope' is not one/,
+  );
+  const delivery = await mailbox(t['@ids-a'], 'delivery', 'nope');
+  expect(delivery.err).toMatch(/^error: mailbox delivery: '<messageId>' must be a message id: /);
+  const add = await mailbox(server.adminToken, 'agent', 'add', 'ids-d');
+  expect(add.err).toMatch(/^error: mailbox agent add: '<identity>' must be an identity: .*did you mean "@ids-d"\?/);
+  const claim = await mailbox(t['@ids-b'], 'task', 'claim', sent.messageId);
+  expect(claim.err).toContain(
+    "A task is a message sent with 'task' (`mailbox send --task '{}'`), and its id is that message's id; `mailbox task " +
+      'list` lists yours. The message itself is read with `mailbox read <messageId>`. (TASK_NOT_FOUND)\n',
+  );
+  const read = await mailbox(
+    t['@ids-b'],
+    'read',
+    sent.messageId.replace(/.$/, (c: string) => (c === '0' ? '1' : '0')),
+  );
+  expect(read.err).toContain('(`mailbox task show` lists them) names an entry of that task, not a message: read it with ');
+  expect(read.err).toContain("`mailbox task show <the entry's taskId>`. (MESSAGE_NOT_FOUND)\n");
+  for (const { err, exitCode } of [show, delivery, add, claim, read]) {
+    expect(exitCode).toBe(1);
+    expect(err).not.toMatch(/list_messages|list_tasks|get_task|get_message|get_delivery|add_message|register_agent|\/v1\//);
+  }
+  expect(await server.eventCount()).toBe(before);
+});

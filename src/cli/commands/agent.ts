@@ -21,6 +21,9 @@ export const ADMIN_TOKEN_SOURCES =
   '\nThe admin token comes from --token, MAILBOX_TOKEN, MAILBOX_ADMIN_TOKEN, MAILBOX_ADMIN_TOKEN_FILE or the ' +
   "server's\n$MAILBOX_DATA_DIR/admin.token (./data/admin.token by default: run it on the server's machine, from its directory).";
 
+/** The argument a refusal of `identity` names (flagTerms.ts): `mailbox agent add: '<identity>' must be an identity`. */
+const IDENTITY_ARGUMENT = { identity: '<identity>' };
+
 export function registerAgentCommands(program: Command): void {
   const agent = program.command('agent').description('register, list and retire agents, and issue one a new token');
 
@@ -41,7 +44,7 @@ export function registerAgentCommands(program: Command): void {
             `Token (shown only now; give it to the agent as MAILBOX_TOKEN):\n  ${registration.token}`,
         );
         printWarnings(registration);
-      }),
+      }, IDENTITY_ARGUMENT),
     );
 
   withClientOptions(agent.command('list'))
@@ -73,7 +76,7 @@ export function registerAgentCommands(program: Command): void {
         if (canceled.length)
           print(`Canceled ${canceled.length} task(s) it sent (reason "sender retired"): ${canceled.join(', ')}.`);
         printWarnings(retired);
-      }),
+      }, IDENTITY_ARGUMENT),
     );
 
   withClientOptions(agent.command('token <identity>'))
@@ -88,6 +91,6 @@ export function registerAgentCommands(program: Command): void {
             `Token (shown only now; give it to the agent as MAILBOX_TOKEN):\n  ${rotated.token}`,
         );
         printWarnings(rotated);
-      }),
+      }, IDENTITY_ARGUMENT),
     );
 }

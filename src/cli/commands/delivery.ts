@@ -22,7 +22,7 @@ export function registerDeliveryCommand(program: Command): void {
           if (options.json) return printJson(ledger);
           print(formatDelivery(ledger));
         },
-        { after: '--after', limit: '--limit' },
+        { messageId: '<messageId>', after: '--after', limit: '--limit' },
       ),
     );
 }

@@ -65,7 +65,7 @@ function inFlagWords(message: string, command: string, field: string, flag: stri
 }
 
 /**
- * The agent routes a server's message points to, as the commands that call them: a CLI user was told "GET /v1/agents
+ * The routes and MCP tools a server's message points to, as the commands that call them: a CLI user was told "GET /v1/agents
  * lists the registered ones" (`mailbox agent retire @nobody`), "An agent gets its token when an admin registers it (POST
  * /v1/agents)" (a wrong --token) or "list_agents (GET /v1/agents) lists the agents" (a send to an unknown agent).
  */
@@ -76,8 +76,18 @@ const ROUTES_AS_COMMANDS: ReadonlyArray<readonly [RegExp, (match: string, identi
     (_match, identity) => `\`mailbox agent token ${identity === '{identity}' ? '<identity>' : identity}\``,
   ],
   [/POST \/v1\/agents(?![/\w]| \{)/g, () => '`mailbox agent add`'],
+  // The MCP tools and task routes a message id or task refusal points to (`mailbox read nope`, `task claim <message>`).
+  [/\(list_messages' messageId, list_tasks' taskId\)/g, () => '(`mailbox inbox`, `mailbox task list`)'],
+  [/add_message's task, e\.g\. \{"task": \{\}\}/g, () => "`mailbox send --task '{}'`"],
+  [/list_tasks \(GET \/v1\/tasks\)/g, () => '`mailbox task list`'],
+  [/read with get_message\b/g, () => 'read with `mailbox read <messageId>`'],
+  [/\(get_task's history\[\]\.messageId or status\.message\.messageId\)/g, () => '(`mailbox task show` lists them)'],
+  [
+    /get_task \{"taskId": "<the entry's taskId>"\} \(GET \/v1\/tasks\/\{taskId\}\)/g,
+    () => "`mailbox task show <the entry's taskId>`",
+  ],
 ];
 
-/** `message` with the agent routes it names as the commands that call them (ROUTES_AS_COMMANDS). */
+/** `message` with the routes and tools it names as the commands that call them (ROUTES_AS_COMMANDS). */
 export const inCommandTerms = (message: string): string =>
   ROUTES_AS_COMMANDS.reduce((said, [route, command]) => said.replace(route, command), message);

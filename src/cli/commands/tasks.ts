@@ -53,7 +53,9 @@ function inFlagForm(error: unknown): unknown {
 
 /** The flags of task list and task move by the API field each sets, which their refusals name (flagTerms.ts). */
 const TASK_LIST_FLAGS = { view: '--view', state: '--state', limit: '--limit', cursor: '--cursor' };
-const TASK_MOVE_FLAGS = { reason: '--reason', note: '--note', artifacts: '--artifact' };
+const TASK_MOVE_FLAGS = { taskId: '<taskId>', reason: '--reason', note: '--note', artifacts: '--artifact' };
+/** The argument a refusal of the task id names: `mailbox task show: '<taskId>' must be a message id`. */
+const TASK_ARGUMENT = { taskId: '<taskId>' };
 
 export function registerTaskCommands(program: Command): void {
   const task = program.command('task').description('tasks carried by messages: list, show, claim, move');
@@ -87,7 +89,7 @@ export function registerTaskCommands(program: Command): void {
         // Text unless --json, as every other client command: it printed the JSON either way, and --json changed nothing.
         if (options.json) return printJson(shown);
         print(formatTask(shown));
-      }),
+      }, TASK_ARGUMENT),
     );
 
   withClientOptions(task.command('claim <taskId>'))
@@ -100,7 +102,7 @@ export function registerTaskCommands(program: Command): void {
         if (options.json) return printJson(result);
         print(said(result));
         printWarnings(result);
-      }),
+      }, TASK_ARGUMENT),
     );
 
   withClientOptions(task.command('move <taskId> <state>'))

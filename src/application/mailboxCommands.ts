@@ -24,7 +24,7 @@ import type { ProjectionRunner } from '../projections/projectionRunner';
 import type { ProjectionStore } from '../projections/projectionStore';
 import { SeenMarks } from './seenMarks';
 import { messageModel, taskModel } from './streamModels';
-import { answerTasksInThread, askingRead } from './taskAnswers';
+import { answerTasksInThread, askingRead, threadTasksSent } from './taskAnswers';
 import { cancelRetiredSenderTasks, releaseRetiredHoldings } from './retiredHoldings';
 import { TOKENS } from '../tokens';
 import { type AgentDirectory, registryModel } from './agentDirectory';
@@ -254,7 +254,18 @@ export class MailboxCommands {
     );
     // The sender's message in a task's thread, to the task's holder, answers the task's question (taskAnswers.ts).
     const replayed = appended.length === 0;
-    const answered = await answerTasksInThread({ handler: this.handler }, actor, state.sent!, parent, metadata, asking, replayed);
+    // A replay in a named thread also reads back what its first run answered there (threadTasksSent).
+    const threadTasks = replayed && inThread ? await threadTasksSent(this.projections, actor.identity, state.sent!) : [];
+    const answered = await answerTasksInThread(
+      { handler: this.handler },
+      actor,
+      state.sent!,
+      parent,
+      metadata,
+      asking,
+      replayed,
+      threadTasks,
+    );
     const lagging = await this.awaitViews(answered.position ?? position);
     const sent = state.sent!;
     // Also on an idempotent replay: a retried send returns the same result as the original, warnings included.

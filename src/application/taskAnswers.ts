@@ -74,8 +74,12 @@ export async function answerTasksInThread(
   metadata: CommandMetadata,
   asking: Promise<TaskView[]> | null,
   replayed = false,
+  threadTasks: readonly string[] = [],
 ): Promise<Answered> {
   const { candidates, waiting } = await candidatesFor(asking, actor, reply, parent);
+  // A replay: the sender's tasks in the thread that no longer ask are candidates too, so that a move the first run
+  // wrote (an answer by threadId alone) is read back below and said again (a task asking now was one already).
+  for (const taskId of threadTasks) if (!candidates.has(taskId)) candidates.set(taskId, null);
   const answered: Answered = { position: null, warnings: [] };
   for (const [taskId, known] of candidates) {
     const commandId = `answer:${reply.messageId}:${taskId}`;
@@ -110,7 +114,7 @@ export async function answerTasksInThread(
       if (position !== null && (answered.position === null || position > answered.position)) answered.position = position;
       if (seen.asking && seen.answers && appended.length > 0) answered.warnings.push(taskAnswered(seen.asking));
       // A retried send returns the original result (DESIGN: idempotency), its TASK_ANSWERED too: the task no longer
-      // asks, so the move its first run wrote is read back (only on a replay of a reply to one of the sender's tasks).
+      // asks, so the move its first run wrote is read back (only on a replay, of a task it replies to or in its thread).
       else if (replayed && !seen.asking && appended.length === 0 && message.sent && seen.holder !== null) {
         const earlier = await answerWritten(deps.handler, taskId, commandId);
         if (earlier)
@@ -127,6 +131,31 @@ export async function answerTasksInThread(
   }
   answered.warnings.push(...waiting.slice(0, MAX_WAITING_SAID).map((task) => awaitsInput(task, reply)));
   return answered;
+}
+
+/**
+ * The tasks `sender` sent in the thread of its replayed message `reply`, from the views (its outbox in that thread): a
+ * replay's candidates (a task its first run answered by being in the thread no longer asks, so no other read finds it).
+ * Read on a replay only, of a message in a named thread: a fresh send reads nothing more.
+ */
+export async function threadTasksSent(
+  projections: ProjectionStore,
+  sender: string,
+  reply: MessageSent['data'],
+): Promise<string[]> {
+  if (reply.threadId === reply.messageId) return []; // a new thread holds no earlier task
+  const taskIds: string[] = [];
+  let before: bigint | null = null;
+  do {
+    const page = await projections.listMessages(sender, { box: 'outbox', threadId: reply.threadId, limit: PAGE, before });
+    for (const { messageId } of page.messages) {
+      if (messageId === reply.messageId) continue;
+      const task = await projections.getTask(messageId);
+      if (task && task.sender === sender) taskIds.push(messageId);
+    }
+    before = page.nextBefore;
+  } while (before !== null);
+  return taskIds;
 }
 
 /** The move `commandId` wrote on the task's stream (a replayed send's answer), or null. */

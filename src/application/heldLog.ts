@@ -53,6 +53,10 @@ export class HeldLog implements EventStore {
     return this.log.countEvents(after, through, atMost);
   }
 
+  async streamOfEvent(eventId: string): Promise<string | null> {
+    return (await this.log.streamOfEvent?.(eventId)) ?? null;
+  }
+
   close(): Promise<void> {
     return this.log.close();
   }

@@ -1,6 +1,6 @@
 /** The read side: views from the projection store, message bodies and the audit log from the event store. */
 import { inject, injectable } from 'tsyringe';
-import { HISTORY_ENTRY_HINT, messageNotFound, messageNotInLog } from '../commands/receipts';
+import { HISTORY_ENTRY_HINT, historyEntryNotMessage, messageNotFound, messageNotInLog } from '../commands/receipts';
 import type { Actor } from '../commands/roles';
 import { oneMessageSchema } from '../commands/schemas';
 import { parseInput } from '../commands/validation';
@@ -21,6 +21,7 @@ import { requireRole } from './authorization';
 import type { AgentDirectory } from './agentDirectory';
 import { caseVariantFilterRefusal } from './caseVariantFilter';
 import { CursorCodec, type CursorBinding } from './cursorCodec';
+import { historyEntryTask } from './historyEntries';
 import { listingOf, parseListQuery, viewQuery } from './listQueryParser';
 import { messageModel } from './mailboxCommands';
 import { pastTheHead } from './auditStream';
@@ -171,10 +172,13 @@ export class MailboxQueries {
     const { messageId } = parseInput(oneMessageSchema, input, 'get_message');
     const { state } = await this.messages.load(messageStream(messageId), messageModel);
     const sent = state.sent;
-    if (!sent)
+    if (!sent) {
+      const taskId = await historyEntryTask(this.store, this.messages, actor, messageId);
+      if (taskId !== null) throw historyEntryNotMessage(messageId, taskId);
       throw actor.role === 'agent'
         ? messageNotFound(messageId, HISTORY_ENTRY_HINT)
         : messageNotInLog(messageId, HISTORY_ENTRY_HINT);
+    }
     const own = state.recipients.get(actor.identity);
     const isSender = sent.from === actor.identity && actor.role === 'agent';
     if (!own && !isSender && actor.role === 'agent') throw messageNotFound(messageId, HISTORY_ENTRY_HINT); // no existence oracle

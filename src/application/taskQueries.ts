@@ -4,7 +4,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Actor } from '../commands/roles';
 import { decideSweepTask } from '../commands/tasks/decideTask';
 import { foldTask, initialTaskLog, taskOf, type TaskLog } from '../commands/tasks/taskState';
-import { noTaskBy, taskNotFound } from '../commands/tasks/taskErrors';
+import { historyEntryNotTask, noTaskBy, taskNotFound } from '../commands/tasks/taskErrors';
 import { unmatchableTaskListing } from './taskListing';
 import { getTaskSchema, listTasksSchema } from '../commands/tasks/taskSchemas';
 import { parseInput } from '../commands/validation';
@@ -19,6 +19,7 @@ import { TOKENS } from '../tokens';
 import { requireRole } from './authorization';
 import type { Clock } from './runtime';
 import { CursorCodec, type CursorBinding } from './cursorCodec';
+import { historyEntryTask } from './historyEntries';
 import { messageModel } from './mailboxCommands';
 import { SeenMarks } from './seenMarks';
 import { StreamLoader } from './streamLoader';
@@ -106,6 +107,10 @@ export class TaskQueries {
     const { taskId } = parseInput(getTaskSchema, input, 'get_task');
     const { state } = await this.messages.load(messageStream(taskId), messageModel);
     const sent = state.sent;
+    if (!sent) {
+      const entryOf = await historyEntryTask(this.store, this.messages, actor, taskId);
+      if (entryOf !== null) throw historyEntryNotTask(taskId, entryOf);
+    }
     if (!sent?.task) throw noTaskBy(taskId, sent, actor);
     const mayRead =
       actor.role === 'auditor' ||

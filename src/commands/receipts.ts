@@ -23,10 +23,25 @@ export const messageNotFound = (messageId: string, more = ''): MailboxError =>
 /**
  * Said by get_message after either not-found, the same for every id (no existence oracle): an id from a task's history
  * (found as a model: an A2A history entry's messageId passed to get_message) names an entry of a task, not a message.
+ * Where the log finds the entry and the caller may read its task, historyEntryNotMessage names the task instead.
  */
 export const HISTORY_ENTRY_HINT =
   " An id from a task's history (get_task's history[].messageId or status.message.messageId) names an entry of that " +
   'task, not a message: read it with get_task {"taskId": "<the entry\'s taskId>"} (GET /v1/tasks/{taskId}).';
+
+/**
+ * get_message given the id of an entry of a task's history that the caller may read (found as a model: the answer that
+ * moved a task, kept only as its id, could not be traced to its task: the generic hint named "<the entry's taskId>").
+ */
+export const historyEntryNotMessage = (messageId: string, taskId: string): MailboxError =>
+  new MailboxError(
+    'MESSAGE_NOT_FOUND',
+    'Message not found',
+    `${messageId} is no message: it is an entry of the history of task ${taskId} (get_task's history[].messageId or ` +
+      `status.message.messageId). Read the task with get_task {"taskId": "${taskId}"} (GET /v1/tasks/${taskId}); the ` +
+      `message that opened it is get_message {"messageId": "${taskId}"}.`,
+    { messageId, taskId },
+  );
 
 /**
  * The same answer to an auditor or admin, who may look at every message: "among those you sent or received" was

@@ -34,6 +34,11 @@ export interface EventStore {
    */
   countEvents(after: bigint | null, through: bigint, atMost: number): Promise<number>;
   /**
+   * The name of the stream that holds the event with this id, or null when none does. Optional: a store that cannot
+   * look an event up by its id (EventStoreDB) leaves it out, and callers say less (get_message naming a task).
+   */
+  streamOfEvent?(eventId: string): Promise<string | null>;
+  /**
    * This log's identity: given once when the log is created and kept with it
    * (a new, emptied or other log has another one). Projections record it, so
    * that views of one log are never served or overwritten as another's.

@@ -79,6 +79,16 @@ export function describeEventStoreContract(name: string, factory: EventStoreFact
         expect(stored.every((event) => event.streamName === stream)).toBe(true);
       });
 
+      it('streamOfEvent, where the store has it, names the stream an event id is in; null for an id never appended', async () => {
+        if (!store.streamOfEvent) return; // optional: EventStoreDB finds no event by its id
+        const [one, two] = [freshStream(), freshStream()];
+        const [a, b] = [contractEvent('a'), contractEvent('b')];
+        await store.append(one, [a], 'no_stream');
+        await store.append(two, [contractEvent('c'), b], 'no_stream');
+        expect([await store.streamOfEvent(a.eventId), await store.streamOfEvent(b.eventId)]).toEqual([one, two]);
+        expect(await store.streamOfEvent(randomUUID())).toBeNull();
+      });
+
       it('stores type, data and metadata exactly as given', async () => {
         const stream = freshStream();
         const event = contractEvent('exact');

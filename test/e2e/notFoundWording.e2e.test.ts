@@ -58,11 +58,13 @@ test("an agent: none of those it sent or received, for a missing message and for
 
 /**
  * A task's history entry ids (get_task's history[].messageId, A2A) passed to get_message were a bare MESSAGE_NOT_FOUND:
- * the agent was not told that what it held names an entry of a task, nor which call reads it. Every get_message
- * not-found now says so, the same for every id (the mailbox keeps no index from an entry's id to its task, and an
- * outsider must learn nothing: the same answer as for an id that names nothing); the call it names then reads it.
+ * the agent was not told that what it held names an entry of a task, nor which call reads it. Then every get_message
+ * not-found said so, the same for every id ("<the entry's taskId>"): an agent that kept only the id could not find its
+ * task. Where the log finds an event by its id (memory, SQLite; not EventStoreDB), the refusal now names the task to
+ * those who may read it; an outsider is told what it is told for an id that names nothing.
  */
-test("a task's history entry id passed to get_message: told what such an id is and the call that reads it", async () => {
+const findsEntries = process.env.MAILBOX_TEST_EVENTSTORE !== 'esdb-double';
+test("a task's history entry id passed to get_message: told which task it is an entry of, and the call that reads it", async () => {
   const sent = await server.call('POST', '/v1/messages', {
     token: tokens['@a'],
     body: { to: '@b', subject: 'port it', body: 'x', task: {} },
@@ -77,22 +79,37 @@ test("a task's history entry id passed to get_message: told what such an id is a
 
   const asked = await server.call('GET', `/v1/messages/${entry.messageId}`, { token: tokens['@a'] });
   expect([asked.status, asked.body.code]).toEqual([404, 'MESSAGE_NOT_FOUND']);
-  expect(asked.body.message).toContain(
-    `names an entry of that task, not a message: read it with get_task {"taskId": "<the entry's taskId>"} (GET /v1/tasks/{taskId})`,
-  );
+  if (findsEntries) {
+    expect(asked.body).toMatchObject({ messageId: entry.messageId, taskId });
+    expect(asked.body.message).toContain(
+      `is no message: it is an entry of the history of task ${taskId} (get_task's history[].messageId or ` +
+        `status.message.messageId). Read the task with get_task {"taskId": "${taskId}"} (GET /v1/tasks/${taskId})`,
+    );
+  } else
+    expect(asked.body.message).toContain(
+      `names an entry of that task, not a message: read it with get_task {"taskId": "<the entry's taskId>"} (GET /v1/tasks/{taskId})`,
+    );
   const client = await mcp.http(tokens['@b']);
   const overMcp = (await client.callTool({ name: 'get_message', arguments: { messageId: entry.messageId } })) as ToolResult;
   expect(overMcp.structuredContent).toMatchObject({ code: 'MESSAGE_NOT_FOUND', message: asked.body.message });
   // An outsider is told word for word what it is told for an id that names nothing.
   const outsider = await server.call('GET', `/v1/messages/${entry.messageId}`, { token: tokens['@c'] });
   const nothing = await server.call('GET', `/v1/messages/${missing}`, { token: tokens['@c'] });
-  expect(outsider.body.message).toBe(nothing.body.message.replace(missing, entry.messageId));
+  expect(outsider.body).toEqual({
+    ...nothing.body,
+    messageId: entry.messageId,
+    message: nothing.body.message.replace(missing, entry.messageId),
+  });
   expect(await server.eventCount()).toBe(before);
 
   // Passed to get_task as if a task's id: told where its task's id is (the same for every id, as above).
   const asTask = await server.call('GET', `/v1/tasks/${entry.messageId}`, { token: tokens['@a'] });
   expect([asTask.status, asTask.body.code]).toEqual([404, 'TASK_NOT_FOUND']);
-  expect(asTask.body.message).toContain("an entry of a task's history names its task in its taskId");
+  expect(asTask.body.message).toContain(
+    findsEntries
+      ? `is no task: it is an entry of the history of task ${taskId}`
+      : "an entry of a task's history names its task in its taskId",
+  );
   expect(await server.eventCount()).toBe(before);
 
   // Done as it says: the entry's task holds it.

@@ -18,6 +18,8 @@ import { consecutiveCount } from './consecutiveCount';
 export class MemoryEventStore implements EventStore {
   private readonly log: StoredEvent[] = [];
   private readonly streams = new Map<string, StoredEvent[]>();
+  /** Event id -> its stream (streamOfEvent: a lookup, not a scan of the log). */
+  private readonly streamById = new Map<string, string>();
   private readonly signal = new AppendSignal();
   private readonly identity = randomUUID(); // a new log per instance
 
@@ -37,6 +39,7 @@ export class MemoryEventStore implements EventStore {
       };
       stream.push(stored);
       this.log.push(stored);
+      this.streamById.set(stored.eventId, streamName);
     }
     this.streams.set(streamName, stream);
     if (events.length > 0) this.signal.notify();
@@ -45,6 +48,10 @@ export class MemoryEventStore implements EventStore {
 
   async readStream(streamName: string, fromRevision = 0n): Promise<StoredEvent[]> {
     return (this.streams.get(streamName) ?? []).slice(Number(fromRevision)).map(readEvent);
+  }
+
+  async streamOfEvent(eventId: string): Promise<string | null> {
+    return this.streamById.get(eventId) ?? null;
   }
 
   async readAll(after: bigint | null, limit: number): Promise<StoredEvent[]> {

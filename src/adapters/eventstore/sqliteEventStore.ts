@@ -186,6 +186,11 @@ export class SqliteEventStore implements EventStore {
     return (this.statements.readStream.all(streamName, Number(fromRevision)) as EventRow[]).map(toStored);
   }
 
+  async streamOfEvent(eventId: string): Promise<string | null> {
+    const row = this.statements.streamOfEvent.get(eventId) as { stream: string } | undefined;
+    return row?.stream ?? null;
+  }
+
   async readAll(after: bigint | null, limit: number): Promise<StoredEvent[]> {
     const from = after === null ? 0 : Number(after);
     // What this process just wrote comes from memory; the file is still asked for anything after it (another process

@@ -39,7 +39,7 @@ export type LogRow = [
 ];
 
 /** The reading connection's statements (appends are written by sqliteWriterThread.ts). */
-type StatementName = 'lastRevision' | 'readStream' | 'readAll' | 'head';
+type StatementName = 'lastRevision' | 'readStream' | 'readAll' | 'head' | 'streamOfEvent';
 
 export type EventStatements = Record<StatementName, Database.Statement>;
 
@@ -51,6 +51,7 @@ export function prepareStatements(db: Database.Database): EventStatements {
     // Raw rows (arrays, columns in LOG_COLUMNS order): ~10% cheaper per row than named objects with this driver.
     readAll: db.prepare(READ_ALL_SQL).raw(),
     head: db.prepare('SELECT MAX(position) AS position FROM events'),
+    streamOfEvent: db.prepare('SELECT stream FROM events WHERE event_id = ?'), // the UNIQUE index on event_id
   };
 }
 

@@ -12,6 +12,16 @@ export const taskNotFound = (taskId: string): MailboxError =>
     { taskId },
   );
 
+/** get_task given the id of an entry of a task's history that the caller may read: names that task (historyEntries.ts). */
+export const historyEntryNotTask = (id: string, taskId: string): MailboxError =>
+  new MailboxError(
+    'TASK_NOT_FOUND',
+    'Task not found',
+    `${id} is no task: it is an entry of the history of task ${taskId} (its history[].messageId or ` +
+      `status.message.messageId). Read that task with get_task {"taskId": "${taskId}"} (GET /v1/tasks/${taskId}).`,
+    { taskId: id, entryOf: taskId },
+  );
+
 /**
  * The refusal of an id that names no task, for `actor`. A message the actor sent or received (or, as an auditor, may
  * read) that carries no task is said to be one, which reveals nothing it may not read: a model claiming or updating

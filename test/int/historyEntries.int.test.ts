@@ -1,0 +1,63 @@
+/**
+ * A task's history entry id (get_task's history[].messageId) passed to get_message or get_task, on every event store.
+ * The refusal said "read it with get_task {"taskId": "<the entry's taskId>"}": an agent that kept only the id (the
+ * entry of the answer that moved its task) could not find the task again. Where the log finds an event by its id
+ * (memory, SQLite), the refusal now names the task to whoever may read it: its sender, its holder, an auditor; an
+ * outsider is told what it is told for an id that names nothing. EventStoreDB keeps no such index: the generic answer.
+ * Three agents and an auditor; nothing is written.
+ */
+import { ADMIN_ACTOR } from '../../src/commands/roles';
+import { registerAgents } from '../support/fixtures';
+import { expectRejectedWithoutEvents, mailboxHarness, STORE_KINDS } from './coreHarness';
+
+describe.each(STORE_KINDS)('history entry ids ($name event store)', (kind) => {
+  const harness = mailboxHarness(kind);
+  const finds = kind.name !== 'esdb (test double)';
+
+  it("get_message and get_task given an entry's id name its task to its parties, and to nobody else", async () => {
+    const mailbox = await harness.open();
+    const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    const { token } = await mailbox.asActor(ADMIN_ACTOR).registerAgent({ identity: '@aud', role: 'auditor' });
+    const auditor = await mailbox.as(token);
+    const { messageId: taskId } = await a.send({ to: '@b', subject: 'port it', body: 'x', task: {} });
+    await b.updateTask({ taskId, to: 'Working' });
+    await b.updateTask({ taskId, to: 'InputRequired', note: 'which branch?' });
+    await a.send({ to: '@b', subject: 'main', body: 'main', threadId: taskId }); // the answer: an entry of @a's
+    const { history } = await a.getTask(taskId);
+    const text = (line: (typeof history)[number]) => JSON.stringify(line.parts[0]);
+    const question = history.find((line) => text(line).includes('which branch?'))!.messageId;
+    const answer = history.at(-1)!.messageId;
+    expect(history.at(-1)!.parts[0]).toMatchObject({ kind: 'text', text: expect.stringMatching(/^reply .*: main$/) });
+    const nothing = '00000000-0000-4000-8000-000000000000';
+
+    for (const id of [question, answer]) {
+      for (const reader of [a, b, auditor]) {
+        const asMessage = await expectRejectedWithoutEvents(mailbox, 'MESSAGE_NOT_FOUND', () => reader.getMessage(id));
+        const asTask = await expectRejectedWithoutEvents(mailbox, 'TASK_NOT_FOUND', () => reader.getTask(id));
+        if (!finds) {
+          expect(asMessage.envelope).toEqual(expect.not.objectContaining({ taskId }));
+          expect(asMessage.message).toContain(`"<the entry's taskId>"`);
+          continue;
+        }
+        expect(asMessage.envelope).toMatchObject({ messageId: id, taskId });
+        expect(asMessage.message).toBe(
+          `${id} is no message: it is an entry of the history of task ${taskId} (get_task's history[].messageId or ` +
+            `status.message.messageId). Read the task with get_task {"taskId": "${taskId}"} (GET /v1/tasks/${taskId}); ` +
+            `the message that opened it is get_message {"messageId": "${taskId}"}.`,
+        );
+        expect(asTask.envelope).toMatchObject({ taskId: id, entryOf: taskId });
+        expect(asTask.message).toBe(
+          `${id} is no task: it is an entry of the history of task ${taskId} (its history[].messageId or ` +
+            `status.message.messageId). Read that task with get_task {"taskId": "${taskId}"} (GET /v1/tasks/${taskId}).`,
+        );
+      }
+      // An outsider learns nothing: word for word the answer to an id that names nothing.
+      const outsider = await expectRejectedWithoutEvents(mailbox, 'MESSAGE_NOT_FOUND', () => c.getMessage(id));
+      const none = await expectRejectedWithoutEvents(mailbox, 'MESSAGE_NOT_FOUND', () => c.getMessage(nothing));
+      expect(outsider.envelope).toEqual({ ...none.envelope, messageId: id, message: none.message.replace(nothing, id) });
+      const outsiderTask = await expectRejectedWithoutEvents(mailbox, 'TASK_NOT_FOUND', () => c.getTask(id));
+      const noTask = await expectRejectedWithoutEvents(mailbox, 'TASK_NOT_FOUND', () => c.getTask(nothing));
+      expect(outsiderTask.envelope).toEqual({ ...noTask.envelope, taskId: id, message: noTask.message.replace(nothing, id) });
+    }
+  });
+});

@@ -66,6 +66,11 @@ export class CommandHandler {
     return this.store.readStream(streamName);
   }
 
+  /** The stream holding an event, by its id (null: none, or a store that cannot say: EventStore.streamOfEvent). */
+  async streamOfEvent(eventId: string): Promise<string | null> {
+    return (await this.store.streamOfEvent?.(eventId)) ?? null;
+  }
+
   /** Current state of a stream: the cached fold plus whatever was appended since. */
   load<S, E extends MailboxEvent>(streamName: string, model: StreamModel<S, E>): Promise<{ state: S; revision: bigint | null }> {
     return this.streams.load(streamName, model);

@@ -17,8 +17,8 @@ import type { StreamLoader } from './streamLoader';
  * cannot look an event up by its id (EventStoreDB: the answer stays the generic one).
  */
 export async function historyEntryTask(
-  store: EventStore,
-  messages: StreamLoader,
+  store: Pick<EventStore, 'streamOfEvent'>,
+  messages: Pick<StreamLoader, 'load'>,
   actor: Actor,
   eventId: string,
 ): Promise<string | null> {

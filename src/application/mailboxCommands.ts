@@ -24,6 +24,7 @@ import type { ProjectionRunner } from '../projections/projectionRunner';
 import type { ProjectionStore } from '../projections/projectionStore';
 import { SeenMarks } from './seenMarks';
 import { messageModel, taskModel } from './streamModels';
+import { historyEntryTask } from './historyEntries';
 import { answerTasksInThread, askingRead, threadTasksSent } from './taskAnswers';
 import { cancelRetiredSenderTasks, releaseRetiredHoldings } from './retiredHoldings';
 import { TOKENS } from '../tokens';
@@ -241,6 +242,9 @@ export class MailboxCommands {
     const requestHash = requestFingerprint(fingerprinted);
     const registry = await this.directory.current();
     const parent = data.inReplyTo ? (await this.handler.load(messageStream(data.inReplyTo), messageModel)).state : null;
+    // inReplyTo naming no message: an entry of a task's history, named so in the refusal (historyEntries.ts).
+    const parentEntryOf =
+      data.inReplyTo && !parent?.sent ? await historyEntryTask(this.handler, this.handler, actor, data.inReplyTo) : null;
     const policy = { maxBodyBytes: this.config.maxBodyBytes, strictRecipients: this.config.strictRecipients };
     // Read beside the append (taskAnswers.ts): the tasks asking the sender, for its answers and notes; not for a new thread.
     const inThread = data.inReplyTo !== undefined || data.threadId !== undefined;
@@ -248,7 +252,7 @@ export class MailboxCommands {
     const { state, appended, position } = await this.handler.handle(messageStream(messageId), messageModel, metadata, (message) =>
       decideSendMessage(
         { type: 'SendMessage', data: { messageId, input: data, requestHash }, metadata },
-        { message, registry, parent },
+        { message, registry, parent, parentEntryOf },
         policy,
       ),
     );

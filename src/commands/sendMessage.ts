@@ -30,6 +30,8 @@ export interface SendState {
   message: MessageState; // this message's own stream: non-empty when an Idempotency-Key is retried
   registry: RegistryState;
   parent: MessageState | null; // the inReplyTo message, when given
+  /** When inReplyTo names no message but an entry of a task's history the sender may read: that task (historyEntries.ts). */
+  parentEntryOf?: string | null;
 }
 
 const knownIdentities = (registry: RegistryState): string[] => activeAgents(registry).map((a) => a.identity);
@@ -104,6 +106,17 @@ export function decideSendMessage(command: SendMessage, state: SendState, policy
   if (input.inReplyTo !== undefined) {
     const parent = state.parent?.sent;
     // One answer for a missing parent and one the sender is not party to: ids are no existence oracle.
+    if (!parent && state.parentEntryOf) {
+      const taskId = state.parentEntryOf;
+      return new MailboxError(
+        'MESSAGE_NOT_FOUND',
+        'Message not found',
+        `inReplyTo names ${input.inReplyTo}, which is no message: it is an entry of the history of task ${taskId} ` +
+          `(get_task's history[].messageId). To write in that task's thread (and answer its question, when you sent it ` +
+          `and write to its holder), reply to the task's message: inReplyTo "${taskId}".`,
+        { field: 'inReplyTo', messageId: input.inReplyTo, taskId },
+      );
+    }
     if (!parent || !state.parent || (parent.from !== sender && !state.parent.recipients.has(sender))) {
       return new MailboxError(
         'MESSAGE_NOT_FOUND',

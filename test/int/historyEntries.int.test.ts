@@ -60,4 +60,37 @@ describe.each(STORE_KINDS)('history entry ids ($name event store)', (kind) => {
       expect(outsiderTask.envelope).toEqual({ ...noTask.envelope, taskId: id, message: noTask.message.replace(nothing, id) });
     }
   });
+
+  it("add_message replying to an entry's id (the holder's question) names its task and the inReplyTo that answers it", async () => {
+    const mailbox = await harness.open();
+    const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    const { messageId: taskId } = await a.send({ to: '@b', subject: 'port it', body: 'x', task: {} });
+    await b.updateTask({ taskId, to: 'Working' });
+    await b.updateTask({ taskId, to: 'InputRequired', note: 'which branch?' });
+    const question = (await a.getTask(taskId)).history.at(-1)!.messageId;
+    const reply = { to: '@b', subject: 'main', body: 'main', inReplyTo: question };
+
+    const refused = await expectRejectedWithoutEvents(mailbox, 'MESSAGE_NOT_FOUND', () => a.send(reply));
+    const nothing = '00000000-0000-4000-8000-000000000000';
+    if (finds) {
+      expect(refused.envelope).toMatchObject({ field: 'inReplyTo', messageId: question, taskId });
+      expect(refused.message).toBe(
+        `inReplyTo names ${question}, which is no message: it is an entry of the history of task ${taskId} ` +
+          `(get_task's history[].messageId). To write in that task's thread (and answer its question, when you sent it ` +
+          `and write to its holder), reply to the task's message: inReplyTo "${taskId}".`,
+      );
+    } else expect(refused.envelope).toEqual(expect.not.objectContaining({ taskId }));
+    // An outsider (@c writes to @b) learns nothing: the answer to an id that names nothing.
+    const outsider = await expectRejectedWithoutEvents(mailbox, 'MESSAGE_NOT_FOUND', () => c.send(reply));
+    const none = await expectRejectedWithoutEvents(mailbox, 'MESSAGE_NOT_FOUND', () => c.send({ ...reply, inReplyTo: nothing }));
+    expect(outsider.envelope).toEqual({
+      ...none.envelope,
+      messageId: question,
+      message: none.message.replace(nothing, question),
+    });
+
+    // Done as it says: the reply to the task's message answers it.
+    const sent = await a.send({ ...reply, inReplyTo: taskId });
+    expect(sent.warnings?.map((w) => `${w.code} ${String(w.taskId)}`)).toEqual([`TASK_ANSWERED ${taskId}`]);
+  });
 });

@@ -485,7 +485,9 @@ test('task move refused: the states it may move to under that label (none on a f
     out: '',
     err:
       `error: Task ${taskId} is Working; @tmworker (assignee) cannot move it to Working. From Working you may move it ` +
-      `to: ${allowed}. (INVALID_TRANSITION)\n  states you may move it to: ${allowed}\n`,
+      `to: ${allowed}. It is Working already, and a task keeps no progress notes: to tell @tmsender something about it, ` +
+      `send a message in its thread: add_message {"to": "@tmsender", "inReplyTo": "${taskId}", "subject": "...", ` +
+      `"body": "..."}. (INVALID_TRANSITION)\n  states you may move it to: ${allowed}\n`,
     exitCode: 1,
   });
   expect((await move('inputrequired')).err).toBe(

@@ -313,4 +313,33 @@ describe.each(STORE_KINDS)('tasks ($name event store)', (kind) => {
     // The direct task was its recipient's all along.
     expect((await bob.listTasks({})).tasks).toMatchObject([{ taskId, assignee: '@bob', state: 'Submitted' }]);
   });
+
+  it('a move to the state the task is in (a progress report) is refused saying to write in its thread, to the other party', async () => {
+    const mailbox = await harness.open();
+    const { '@alice': alice, '@bob': bob, '@carol': carol } = await registerAgents(mailbox, ['@alice', '@bob', '@carol']);
+    const { messageId: taskId } = await alice.send({ to: ['@bob', '@carol'], subject: 'port it', body: 'x', task: {} });
+    await bob.claimTask(taskId);
+    await bob.updateTask({ taskId, to: 'Working' });
+    const progress = await expectRejectedWithoutEvents(mailbox, 'INVALID_TRANSITION', () =>
+      bob.updateTask({ taskId, to: 'Working', note: 'half done' }),
+    );
+    expect(progress.message).toBe(
+      `Task ${taskId} is Working; @bob (assignee) cannot move it to Working. From Working you may move it to: ` +
+        'InputRequired, AuthRequired, Completed, Failed, Submitted. It is Working already, and a task keeps no progress ' +
+        'notes: to tell @alice something about it, send a message in its thread: add_message {"to": "@alice", ' +
+        `"inReplyTo": "${taskId}", "subject": "...", "body": "..."}.`,
+    );
+    const sender = await expectRejectedWithoutEvents(mailbox, 'INVALID_TRANSITION', () =>
+      alice.updateTask({ taskId, to: 'Working', note: 'use main' }),
+    );
+    expect(sender.message).toContain(`to tell @bob something about it, send a message in its thread: add_message {"to": "@bob"`);
+    // Not held by @carol (of the audience): nothing for it to say in the thread, and no such hint.
+    const other = await expectRejectedWithoutEvents(mailbox, 'INVALID_TRANSITION', () =>
+      carol.updateTask({ taskId, to: 'Working' }),
+    );
+    expect(other.message).not.toContain('progress');
+    // Done as it says: the message is written in the task's thread.
+    const said = await bob.send({ to: '@alice', subject: 'progress', body: 'half done', inReplyTo: taskId });
+    expect(said.threadId).toBe(taskId);
+  });
 });

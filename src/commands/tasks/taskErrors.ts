@@ -104,8 +104,23 @@ export function invalidTransition(
         ? `From ${task.state} you may move it to: ${allowed.join(', ')}.`
         : `From ${task.state} you may make no transition.`) +
       hint +
-      (requested === 'claim' ? '' : pathVia(task, relations, requested, allowed)),
+      (requested === 'claim' ? '' : pathVia(task, relations, requested, allowed)) +
+      (requested === task.state ? sayInThread(task, identity) : ''),
     { taskId: task.taskId, currentState: task.state, requested, allowed: [...allowed] },
+  );
+}
+
+/**
+ * A move to the state the task is in (found as a model: a holder reporting progress with
+ * {"to": "Working", "note": "50% done"} on a Working task was told only the moves it may make): a task records no
+ * progress notes; what the caller has to say goes to the other party as a message in the task's thread.
+ */
+function sayInThread(task: Task, identity: string): string {
+  const other = identity === task.sender ? task.assignee : identity === task.assignee ? task.sender : null;
+  if (other === null) return '';
+  return (
+    ` It is ${task.state} already, and a task keeps no progress notes: to tell ${other} something about it, send a ` +
+    `message in its thread: add_message {"to": "${other}", "inReplyTo": "${task.taskId}", "subject": "...", "body": "..."}.`
   );
 }
 

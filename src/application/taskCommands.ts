@@ -16,7 +16,7 @@ import {
 } from '../commands/tasks/decideTask';
 import { runningLeaseExpiresAt, taskOf, type Task } from '../commands/tasks/taskState';
 import { claimTaskSchema, transitionTaskSchema } from '../commands/tasks/taskSchemas';
-import { noTaskBy } from '../commands/tasks/taskErrors';
+import { historyEntryNotTask, noTaskBy } from '../commands/tasks/taskErrors';
 import { parseInput } from '../commands/validation';
 import type { MailboxConfig } from '../config';
 import type { MailboxError } from '../errors';
@@ -27,6 +27,7 @@ import { TOKENS } from '../tokens';
 import type { AgentDirectory } from './agentDirectory';
 import { requireRole } from './authorization';
 import type { CommandHandler } from './commandHandler';
+import { historyEntryTask } from './historyEntries';
 import {
   awaitViews,
   commandMetadata,
@@ -121,6 +122,10 @@ export class TaskCommands {
   ): Promise<TaskResult> {
     // 1. The message's part: fixed at the send, so read once, outside the retry loop.
     const { state: message } = await this.handler.load(messageStream(taskId), messageModel);
+    if (!message.sent) {
+      const entryOf = await historyEntryTask(this.handler, this.handler, actor, taskId); // an id of a task's history
+      if (entryOf !== null) throw historyEntryNotTask(taskId, entryOf, true);
+    }
     if (!message.sent?.task) throw noTaskBy(taskId, message.sent, actor);
     // 2. Read the task's stream, decide, append at its revision (re-decided on a conflict: the first claim wins).
     const {

@@ -14,7 +14,7 @@ describe.each(STORE_KINDS)('history entry ids ($name event store)', (kind) => {
   const harness = mailboxHarness(kind);
   const finds = kind.name !== 'esdb (test double)';
 
-  it("get_message and get_task given an entry's id name its task to its parties, and to nobody else", async () => {
+  it("get_message, get_task, claim_task and update_task given an entry's id name its task to its parties, to nobody else", async () => {
     const mailbox = await harness.open();
     const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
     const { token } = await mailbox.asActor(ADMIN_ACTOR).registerAgent({ identity: '@aud', role: 'auditor' });
@@ -51,6 +51,20 @@ describe.each(STORE_KINDS)('history entry ids ($name event store)', (kind) => {
             `status.message.messageId). Read that task with get_task {"taskId": "${taskId}"} (GET /v1/tasks/${taskId}).`,
         );
       }
+      // Claimed or moved by it (claim_task, update_task): told the task's own id to give instead.
+      for (const attempt of [() => b.claimTask(id), () => b.updateTask({ taskId: id, to: 'Completed' })]) {
+        const moved = await expectRejectedWithoutEvents(mailbox, 'TASK_NOT_FOUND', attempt);
+        if (finds)
+          expect([moved.envelope.entryOf, moved.message]).toEqual([
+            taskId,
+            `${id} is no task: it is an entry of the history of task ${taskId} (its history[].messageId or ` +
+              `status.message.messageId). Give the task's own id: {"taskId": "${taskId}"}; get_task reads it.`,
+          ]);
+        else expect(moved.envelope.entryOf).toBeUndefined();
+      }
+      const outsiderMove = await expectRejectedWithoutEvents(mailbox, 'TASK_NOT_FOUND', () => c.claimTask(id));
+      const noMove = await expectRejectedWithoutEvents(mailbox, 'TASK_NOT_FOUND', () => c.claimTask(nothing));
+      expect(outsiderMove.envelope).toEqual({ ...noMove.envelope, taskId: id, message: noMove.message.replace(nothing, id) });
       // An outsider learns nothing: word for word the answer to an id that names nothing.
       const outsider = await expectRejectedWithoutEvents(mailbox, 'MESSAGE_NOT_FOUND', () => c.getMessage(id));
       const none = await expectRejectedWithoutEvents(mailbox, 'MESSAGE_NOT_FOUND', () => c.getMessage(nothing));

@@ -12,13 +12,18 @@ export const taskNotFound = (taskId: string): MailboxError =>
     { taskId },
   );
 
-/** get_task given the id of an entry of a task's history that the caller may read: names that task (historyEntries.ts). */
-export const historyEntryNotTask = (id: string, taskId: string): MailboxError =>
+/**
+ * get_task (`move`: claim_task, update_task) given the id of an entry of a task's history that the caller may read:
+ * names that task (historyEntries.ts).
+ */
+export const historyEntryNotTask = (id: string, taskId: string, move = false): MailboxError =>
   new MailboxError(
     'TASK_NOT_FOUND',
     'Task not found',
     `${id} is no task: it is an entry of the history of task ${taskId} (its history[].messageId or ` +
-      `status.message.messageId). Read that task with get_task {"taskId": "${taskId}"} (GET /v1/tasks/${taskId}).`,
+      (move
+        ? `status.message.messageId). Give the task's own id: {"taskId": "${taskId}"}; get_task reads it.`
+        : `status.message.messageId). Read that task with get_task {"taskId": "${taskId}"} (GET /v1/tasks/${taskId}).`),
     { taskId: id, entryOf: taskId },
   );
 

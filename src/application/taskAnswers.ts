@@ -98,6 +98,9 @@ export async function answerTasksInThread(
         seen.holder = task?.assignee ?? null;
         if (!task || task.sender !== actor.identity || !ASKING.has(taskAsOf(task, answer.at).state)) return [];
         if (task.assignee === null) return [];
+        // A retry writes nothing its first run would not have: a question asked after the message was first sent is
+        // not answered by it (found: a retried send moved a task that asked after it, noting the old message as the answer).
+        if (replayed && log.updatedAt !== null && log.updatedAt >= reply.sentAt) return [];
         const { subject, threadId } = message.sent!;
         seen.asking = { taskId, subject, threadId, state: task.state, assignee: task.assignee };
         seen.answers = reply.recipients.includes(task.assignee);

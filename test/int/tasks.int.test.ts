@@ -314,6 +314,27 @@ describe.each(STORE_KINDS)('tasks ($name event store)', (kind) => {
     expect((await bob.listTasks({})).tasks).toMatchObject([{ taskId, assignee: '@bob', state: 'Submitted' }]);
   });
 
+  it('a retried send answers no question asked after it was first sent: nothing written, the first result again', async () => {
+    const mailbox = await harness.open();
+    const { '@alice': alice, '@bob': bob, '@carol': carol } = await registerAgents(mailbox, ['@alice', '@bob', '@carol']);
+    const { messageId: taskId } = await alice.send({ to: '@bob', subject: 'port it', body: 'x', task: {}, threadId: 'port' });
+    await bob.updateTask({ taskId, to: 'Working' });
+    // Only talk when sent: the task asks nothing yet. @carol is in the thread too.
+    const message = { to: ['@bob', '@carol'], subject: 'fyi', body: 'x', threadId: 'port', idempotencyKey: 'fyi-1' };
+    const first = await alice.send(message);
+    expect(first.warnings).toBeUndefined();
+    await bob.updateTask({ taskId, to: 'InputRequired', note: 'which branch?' });
+    const moves = async () => (await eventsOfType(mailbox, 'TaskStateChanged')).length;
+    const before = await moves();
+
+    // The retry (its first answer lost in transit) finds the task asking now: it must not take the old message for the answer.
+    const retried = await alice.send(message);
+    expect([retried.messageId, retried.warnings]).toEqual([first.messageId, undefined]);
+    expect(await moves()).toBe(before);
+    expect((await alice.getTask(taskId)).mailbox.state).toBe('InputRequired');
+    expect((await carol.listMessages({ threadId: 'port' })).messages.map((m) => m.messageId)).toEqual([first.messageId]);
+  });
+
   it('a move to the state the task is in (a progress report) is refused saying to write in its thread, to the other party', async () => {
     const mailbox = await harness.open();
     const { '@alice': alice, '@bob': bob, '@carol': carol } = await registerAgents(mailbox, ['@alice', '@bob', '@carol']);

@@ -13,7 +13,7 @@ import {
   sendMessageSchema,
   type MarkReadInput,
 } from '../commands/schemas';
-import { decideSendMessage, sendWarnings } from '../commands/sendMessage';
+import { decideSendMessage, sendWarnings, spacedTagWarnings } from '../commands/sendMessage';
 import { parseInput } from '../commands/validation';
 import type { MailboxConfig } from '../config';
 import { isMailboxError, MailboxError, type ErrorEnvelope } from '../errors';
@@ -273,7 +273,12 @@ export class MailboxCommands {
     const lagging = await this.awaitViews(answered.position ?? position);
     const sent = state.sent!;
     // Also on an idempotent replay: a retried send returns the same result as the original, warnings included.
-    const warnings = [...sendWarnings(data, registry, this.config.strictRecipients), ...answered.warnings, ...lagging];
+    const warnings = [
+      ...sendWarnings(data, registry, this.config.strictRecipients),
+      ...spacedTagWarnings((raw as { tags?: unknown }).tags),
+      ...answered.warnings,
+      ...lagging,
+    ];
     const result: SendResult = {
       messageId,
       status: 'sent',

@@ -248,6 +248,26 @@ const storedAddressee = (recipient: Recipient): string | string[] =>
  * Non-blocking hints on an accepted send: a named recipient that is not an active agent (permissive
  * mode only: strict mode refused the send), and each repeated entry of a list (delivered once).
  */
+/**
+ * `tags` sent as one text holding spaces and no comma ("review urgent"): kept as sent, one tag (a tag may hold a space),
+ * and said, since a model that wrote it most likely meant several (found: its `tags: "review"` filter then matched nothing).
+ */
+export function spacedTagWarnings(tags: unknown): CommandWarning[] {
+  if (typeof tags !== 'string') return [];
+  const tag = tags.trim();
+  if (tag.startsWith('[') || tag.includes(',') || !/\s/.test(tag)) return [];
+  const meant = tag.split(/\s+/);
+  return [
+    {
+      code: 'SPACE_IN_TAG',
+      message:
+        `tags ${JSON.stringify(tags)} was kept as one tag, ${JSON.stringify(tag)}: tags are separated by commas ` +
+        `(${JSON.stringify(meant.join(', '))}) or given as a list (${JSON.stringify(meant)}).`,
+      tag,
+    },
+  ];
+}
+
 export function sendWarnings(input: SendMessageInput, registry: RegistryState, strictRecipients = false): CommandWarning[] {
   const recipient = parseRecipient(input.to);
   if (recipient instanceof MailboxError) return [];

@@ -245,10 +245,6 @@ const storedAddressee = (recipient: Recipient): string | string[] =>
   recipient.kind === 'broadcast' ? 'AGENT:*' : recipient.kind === 'direct' ? recipient.identity : recipient.identities;
 
 /**
- * Non-blocking hints on an accepted send: a named recipient that is not an active agent (permissive
- * mode only: strict mode refused the send), and each repeated entry of a list (delivered once).
- */
-/**
  * `tags` sent as one text holding spaces and no comma ("review urgent"): kept as sent, one tag (a tag may hold a space),
  * and said, since a model that wrote it most likely meant several (found: its `tags: "review"` filter then matched nothing).
  */
@@ -268,6 +264,10 @@ export function spacedTagWarnings(tags: unknown): CommandWarning[] {
   ];
 }
 
+/**
+ * Non-blocking hints on an accepted send: a named recipient that is not an active agent (permissive
+ * mode only: strict mode refused the send), and each repeated entry of a list (delivered once).
+ */
 export function sendWarnings(input: SendMessageInput, registry: RegistryState, strictRecipients = false): CommandWarning[] {
   const recipient = parseRecipient(input.to);
   if (recipient instanceof MailboxError) return [];

@@ -648,9 +648,15 @@ describe('a Redis that answers and refuses the handshake: one line saying what i
     });
 
     test('the right password: the tick runs (exit code 0)', async () => {
-      const run = await once(`redis://:the-redis-password-0123@127.0.0.1:${port}`);
-      expect(JSON.parse(run.stdout)).toMatchObject({ failed: [] });
-      expect(run.code).toBe(0);
+      // Beside the running mailbox, whose projector keeps the views (with none, --once exits 1: projector_absent).
+      const mailbox = await createMailbox({ dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' });
+      try {
+        const run = await once(`redis://:the-redis-password-0123@127.0.0.1:${port}`);
+        expect(JSON.parse(run.stdout)).toMatchObject({ failed: [], pipeline: { projectorLive: true } });
+        expect(run.code).toBe(0);
+      } finally {
+        await mailbox.close();
+      }
     });
   });
 

@@ -6,9 +6,11 @@ import { oneMessageSchema } from '../commands/schemas';
 import { parseInput } from '../commands/validation';
 import { MailboxError } from '../errors';
 import type { EventStore } from '../events/eventStore';
-import { messageStream } from '../events/streams';
+import { messageStream, taskStream } from '../events/streams';
 import type { Addressee } from '../events/addressing';
-import type { StoredEvent } from '../events/types';
+import type { MessageSent, StoredEvent, TaskEvent } from '../events/types';
+import { foldTask, initialTaskLog, taskAsOf as taskLogAsOf, taskOf } from '../commands/tasks/taskState';
+import { taskAsOf } from '../projections/readModel/taskRules';
 import { withheldTokenHash } from '../support/tokenHashWithheld';
 import type { AgentView, HeartbeatCounts, MessagePage, ProjectionStore, UnreadCount } from '../projections/projectionStore';
 import type { TaskEnvelope } from '../commands/messageFields';
@@ -26,7 +28,9 @@ import { listingOf, parseListQuery, viewQuery } from './listQueryParser';
 import { messageModel } from './mailboxCommands';
 import { pastTheHead } from './auditStream';
 import { SeenMarks } from './seenMarks';
+import type { Clock } from './runtime';
 import { StreamLoader } from './streamLoader';
+import { SWEEPER_ACTOR } from './taskCommands';
 
 export interface MessageDetail {
   messageId: string;
@@ -39,11 +43,19 @@ export interface MessageDetail {
   threadId: string;
   inReplyTo: string | null;
   tags: string[];
-  task: TaskEnvelope | null;
+  task: TaskNow | null;
   readAt: string | null;
   archivedAt: string | null;
   receipts?: Array<{ recipient: string; readAt: string | null; archivedAt: string | null }>;
 }
+
+/**
+ * A task's envelope as a message carrying it answers it: as sent, but its `state` the task's state now (as get_task
+ * says it), with who holds it (`assignee`, null: nobody yet) and when the task last changed (`updatedAt`; the send's
+ * time if never). The envelope as sent said "Submitted" for ever: a reader of a completed task's message concluded
+ * nobody had taken it.
+ */
+export type TaskNow = TaskEnvelope & { assignee: string | null; updatedAt: string };
 
 /**
  * The unread count as every surface names it: `unreadCount` (as in lists and
@@ -107,6 +119,7 @@ export class MailboxQueries {
     @inject(SeenMarks) private readonly seen: SeenMarks,
     @inject(TOKENS.AgentDirectory) private readonly directory: AgentDirectory,
     @inject(TOKENS.ProjectionRunner) private readonly runner: ProjectionRunner,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
   ) {
     this.awaitProjectionMs = config.awaitProjectionMs;
     this.messages = new StreamLoader(store, READ_SIDE_CACHE);
@@ -124,8 +137,14 @@ export class MailboxQueries {
     // agent can be registered as @Alice beside @alice. Said, as a send to @Alice is, rather than answered "no messages".
     if (page.messages.length === 0 && before === null) await this.refuseCaseVariantFilter(parsed);
     if (parsed.box === 'inbox') this.noteSeen(actor.identity, page.messages);
+    const now = this.clock.now().toISOString();
+    const messages = await Promise.all(
+      page.messages.map(async (message) =>
+        message.task ? { ...message, task: (await this.taskNow(message.messageId, message.task, now)) ?? message.task } : message,
+      ),
+    );
     return {
-      messages: page.messages,
+      messages,
       nextCursor: page.nextBefore === null ? null : this.cursors.encode(binding, page.nextBefore),
       unreadCount: page.unreadCount,
     };
@@ -202,7 +221,7 @@ export class MailboxQueries {
       threadId: sent.threadId,
       inReplyTo: sent.inReplyTo,
       tags: sent.tags,
-      task: sent.task,
+      task: sent.task && (await this.taskNowFromLog({ ...sent, task: sent.task }, this.clock.now().toISOString())),
       readAt: own?.readAt ?? null,
       archivedAt: own?.archivedAt ?? null,
     };
@@ -214,6 +233,28 @@ export class MailboxQueries {
       }));
     }
     return detail;
+  }
+
+  /**
+   * The task a message carries as of `now`, from the task views (as list_tasks shows it: a lapse or an expiry not yet
+   * swept included); null while the views do not hold it.
+   */
+  private async taskNow(taskId: string, envelope: TaskEnvelope, now: string): Promise<TaskNow | null> {
+    const view = await this.projections.getTask(taskId);
+    if (!view) return null;
+    const task = taskAsOf(view, now, SWEEPER_ACTOR.identity);
+    return { ...envelope, state: task.state, assignee: task.assignee, updatedAt: task.updatedAt };
+  }
+
+  /** taskNow for a message read from the log, from the task's stream when the views do not hold the task yet. */
+  private async taskNowFromLog(sent: MessageSent['data'] & { task: TaskEnvelope }, now: string): Promise<TaskNow> {
+    const viewed = await this.taskNow(sent.messageId, sent.task, now);
+    if (viewed) return viewed;
+    const log = foldTask(initialTaskLog(), (await this.store.readStream(taskStream(sent.messageId))) as StoredEvent<TaskEvent>[]);
+    const logged = taskOf(sent, log)!;
+    const task = taskLogAsOf(logged, now); // past its deadline: Canceled, at the deadline
+    const updatedAt = task === logged ? (log.updatedAt ?? sent.sentAt) : (task.ending?.at ?? sent.sentAt);
+    return { ...sent.task, state: task.state, assignee: task.assignee, updatedAt };
   }
 
   async auditEvents(actor: Actor, after: bigint | null, limit: number) {

@@ -24,7 +24,12 @@ const priority = z.enum(PRIORITIES);
 const byPriority = z
   .object({ low: z.number().int(), normal: z.number().int(), high: z.number().int() })
   .describe('unread messages by priority');
-const task = z.looseObject({}).describe('the A2A task envelope as sent, with its state in canonical PascalCase');
+const task = z
+  .looseObject({})
+  .describe(
+    "the A2A task envelope as sent, but its state (PascalCase) the task's state now, with assignee (null: nobody holds it) " +
+      'and updatedAt (its last change; the send if never)',
+  );
 
 /** A message's `to` as sent: one identity, AGENT:*, or a list of identities. */
 const addressee = z

@@ -1,0 +1,60 @@
+/**
+ * get_message (GET /v1/messages/{id}) and list_messages (GET /v1/messages) on a task's message answered the task
+ * envelope as sent: `task.state` still said "Submitted" after @b had taken and completed the task, so @c, reading its
+ * mail, concluded nobody had taken it. The envelope's `state` is now the task's state as of the answer (as get_task
+ * says it), with `assignee` (who holds it, null: nobody) and `updatedAt` (when the task last changed; its sentAt if
+ * never). Read with the MCP SDK client and over HTTP, by the sender and two of the audience.
+ */
+import { startTestServer, type TestServer } from '../support/httpServer';
+import { McpSdkClients } from '../support/mcpSdkClients';
+
+let server: TestServer;
+let t: Record<string, string>;
+const clients = new McpSdkClients(() => server.url, 'task-state-in-mail');
+beforeAll(async () => {
+  server = await startTestServer();
+  t = await server.register(['@s', '@b', '@c']);
+});
+afterAll(async () => {
+  await clients.closeAll();
+  await server.close();
+});
+
+const answer = (result: any) => result.structuredContent ?? JSON.parse(result.content[0].text);
+
+test('a completed task reads Completed in every answer carrying its message, held by its holder, dated by its last change', async () => {
+  const [s, b, c] = await Promise.all(['@s', '@b', '@c'].map((who) => clients.http(t[who])));
+  const sent = answer(
+    await s.callTool({
+      name: 'add_message',
+      arguments: { to: ['@b', '@c'], subject: 'review PR 7', body: 'please', task: { state: 'Submitted' } },
+    }),
+  );
+  const taskId = sent.messageId;
+  // Before anyone takes it: Submitted, nobody holds it, dated by the send.
+  expect(answer(await c.callTool({ name: 'get_message', arguments: { messageId: taskId } })).task).toEqual({
+    state: 'Submitted',
+    assignee: null,
+    updatedAt: sent.sentAt,
+  });
+
+  for (const [name, to] of [['claim_task'], ['update_task', 'Working'], ['update_task', 'Completed']])
+    expect((await b.callTool({ name, arguments: to ? { taskId, to } : { taskId } })).isError).toBeFalsy();
+  const task = answer(await s.callTool({ name: 'get_task', arguments: { taskId } }));
+  expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+  const now = { state: 'Completed', assignee: '@b', updatedAt: task.status.timestamp };
+
+  for (const reader of [s, b, c])
+    expect(answer(await reader.callTool({ name: 'get_message', arguments: { messageId: taskId } })).task).toEqual(now);
+  for (const reader of ['@s', '@b', '@c']) {
+    const got = await server.call('GET', `/v1/messages/${taskId}`, { token: t[reader] });
+    expect({ status: got.status, task: got.body.task }).toEqual({ status: 200, task: now });
+  }
+  // The listings carry it so too: the inboxes of the audience, the sender's outbox.
+  expect(answer(await c.callTool({ name: 'list_messages', arguments: {} })).messages.map((m: any) => m.task)).toEqual([now]);
+  expect(
+    answer(await s.callTool({ name: 'list_messages', arguments: { box: 'outbox' } })).messages.map((m: any) => m.task),
+  ).toEqual([now]);
+  const listed = await server.call('GET', '/v1/messages', { token: t['@b'] });
+  expect(listed.body.messages.map((m: any) => m.task)).toEqual([now]);
+});

@@ -98,6 +98,10 @@ test.each([
   ['POST', `/v1/tasks/${id}/state`, ['POST /v1/tasks/{id}/claim', 'POST /v1/tasks/{id}/transition']],
   ['POST', '/v1/agents/@b/rotate', ['POST /v1/agents/{identity}/token']],
   ['GET', '/health', ['GET /healthz']],
+  // A box's name: its listing first (it named only the count), beside the routes that hold the name.
+  ['GET', '/v1/inbox', ['GET /v1/messages', 'GET /v1/inbox/count']],
+  ['GET', '/v1/outbox', ['GET /v1/messages?box=outbox']],
+  ['GET', '/inbox', ['GET /v1/messages']],
 ])('%s %s, a guessed route: 404 NOT_FOUND naming the nearest routes', async (method, path, suggestions) => {
   const body = await expectRejected(
     method,

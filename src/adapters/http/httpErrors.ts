@@ -100,6 +100,20 @@ function actionsOn(routes: ReadonlyArray<{ method: string; url: string }>, metho
 }
 
 /**
+ * A box's name taken for a route (`GET /v1/inbox`, `/v1/outbox`): its listing was meant, `GET /v1/messages` (the inbox;
+ * `?box=outbox`, the outbox). The segment distance alone named only `GET /v1/inbox/count`, nearer by its words, and an
+ * agent asking for its mail was sent to a count. Named first, beside the near routes that hold the box's name.
+ */
+const BOX_PATH = /^(?:\/v1)?\/(inbox|outbox)\/?$/i;
+
+function boxListing(method: string, path: string, near: readonly string[]): string[] | null {
+  const box = method === 'GET' ? BOX_PATH.exec(path)?.[1].toLowerCase() : undefined;
+  if (box === undefined) return null;
+  const listing = box === 'inbox' ? 'GET /v1/messages' : 'GET /v1/messages?box=outbox';
+  return [listing, ...near.filter((route) => route.split('/').includes(box))];
+}
+
+/**
  * No route answered: 405 when the path is a route taken with other methods (`allow` in the envelope, for the Allow
  * header), else 404, naming the routes nearest to the path (`suggestions`) when some are one segment away.
  */
@@ -124,7 +138,8 @@ export const routeNotFound = (method: string, url: string, routes: ReadonlyArray
         "instead: the header 'Authorization: Bearer <token>' (an agent's token comes from POST /v1/agents; see docs/mcp.md).",
       { method, path },
     );
-  const suggestions = nearRoutes(method, path, routes);
+  const near = nearRoutes(method, path, routes);
+  const suggestions = boxListing(method, path, near) ?? near;
   const nearest = suggestions.length > 0 ? ` did you mean ${suggestions.join(' or ')}?` : '';
   return new MailboxError(
     'NOT_FOUND',

@@ -13,7 +13,7 @@ import {
   sendMessageSchema,
   type MarkReadInput,
 } from '../commands/schemas';
-import { decideSendMessage, sendWarnings, spacedTagWarnings } from '../commands/sendMessage';
+import { decideSendMessage, selfAddressedWarnings, sendWarnings, spacedTagWarnings } from '../commands/sendMessage';
 import { parseInput } from '../commands/validation';
 import type { MailboxConfig } from '../config';
 import { isMailboxError, MailboxError, type ErrorEnvelope } from '../errors';
@@ -276,6 +276,7 @@ export class MailboxCommands {
     const warnings = [
       ...sendWarnings(data, registry, this.config.strictRecipients),
       ...spacedTagWarnings((raw as { tags?: unknown }).tags),
+      ...selfAddressedWarnings(sent.from, sent.recipients),
       ...answered.warnings,
       ...lagging,
     ];

@@ -268,6 +268,24 @@ export function spacedTagWarnings(tags: unknown): CommandWarning[] {
  * Non-blocking hints on an accepted send: a named recipient that is not an active agent (permissive
  * mode only: strict mode refused the send), and each repeated entry of a list (delivered once).
  */
+/**
+ * A message its sender is a recipient of (`@a` to `@a`, or `@a` in its own list): delivered as sent (a note to oneself
+ * is a use) and said, since an agent that meant another (a copied identity, its own name in a reply's `to`) was told
+ * nothing, and the one it meant waited. The broadcast leaves its sender out, so never says it.
+ */
+export function selfAddressedWarnings(from: string, recipients: readonly string[]): CommandWarning[] {
+  if (!recipients.includes(from)) return [];
+  return [
+    {
+      code: 'SELF_ADDRESSED',
+      message:
+        `You sent this message to yourself (${from}): it is in your own inbox, as any recipient gets it. If you meant ` +
+        'another agent, send it again to its identity (list_agents or GET /v1/agents names them).',
+      identity: from,
+    },
+  ];
+}
+
 export function sendWarnings(input: SendMessageInput, registry: RegistryState, strictRecipients = false): CommandWarning[] {
   const recipient = parseRecipient(input.to);
   if (recipient instanceof MailboxError) return [];

@@ -248,7 +248,8 @@ export class MailboxQueries {
 
   /** taskNow for a message read from the log, from the task's stream when the views do not hold the task yet. */
   private async taskNowFromLog(sent: MessageSent['data'] & { task: TaskEnvelope }, now: string): Promise<TaskNow> {
-    const viewed = await this.taskNow(sent.messageId, sent.task, now);
+    // get_message reads the log, not the views: views that cannot be read (Redis down) cost it the task's stream, never the answer.
+    const viewed = await this.taskNow(sent.messageId, sent.task, now).catch(() => null);
     if (viewed) return viewed;
     const log = foldTask(initialTaskLog(), (await this.store.readStream(taskStream(sent.messageId))) as StoredEvent<TaskEvent>[]);
     const logged = taskOf(sent, log)!;

@@ -50,12 +50,12 @@ export interface MessageDetail {
 }
 
 /**
- * A task's envelope as a message carrying it answers it: as sent, but its `state` the task's state now (as get_task
- * says it), with who holds it (`assignee`, null: nobody yet) and when the task last changed (`updatedAt`; the send's
- * time if never). The envelope as sent said "Submitted" for ever: a reader of a completed task's message concluded
- * nobody had taken it.
+ * A task's envelope as a message carrying it answers it: as sent, key for key, but its `state` the task's state now (as
+ * get_task says it). The envelope as sent said "Submitted" for ever: a reader of a completed task's message concluded
+ * nobody had taken it. Who holds it and since when is get_task's to say (nothing is added: an envelope sent back as
+ * read is still one the mailbox takes, and equals what was sent until the task moves).
  */
-export type TaskNow = TaskEnvelope & { assignee: string | null; updatedAt: string };
+export type TaskNow = TaskEnvelope;
 
 /**
  * The unread count as every surface names it: `unreadCount` (as in lists and
@@ -243,7 +243,7 @@ export class MailboxQueries {
     const view = await this.projections.getTask(taskId);
     if (!view) return null;
     const task = taskAsOf(view, now, SWEEPER_ACTOR.identity);
-    return { ...envelope, state: task.state, assignee: task.assignee, updatedAt: task.updatedAt };
+    return { ...envelope, state: task.state };
   }
 
   /** taskNow for a message read from the log, from the task's stream when the views do not hold the task yet. */
@@ -252,10 +252,8 @@ export class MailboxQueries {
     const viewed = await this.taskNow(sent.messageId, sent.task, now).catch(() => null);
     if (viewed) return viewed;
     const log = foldTask(initialTaskLog(), (await this.store.readStream(taskStream(sent.messageId))) as StoredEvent<TaskEvent>[]);
-    const logged = taskOf(sent, log)!;
-    const task = taskLogAsOf(logged, now); // past its deadline: Canceled, at the deadline
-    const updatedAt = task === logged ? (log.updatedAt ?? sent.sentAt) : (task.ending?.at ?? sent.sentAt);
-    return { ...sent.task, state: task.state, assignee: task.assignee, updatedAt };
+    const task = taskLogAsOf(taskOf(sent, log)!, now); // past its deadline: Canceled, at the deadline
+    return { ...sent.task, state: task.state };
   }
 
   async auditEvents(actor: Actor, after: bigint | null, limit: number) {

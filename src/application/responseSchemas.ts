@@ -27,8 +27,7 @@ const byPriority = z
 const task = z
   .looseObject({})
   .describe(
-    "the A2A task envelope as sent, but its state (PascalCase) the task's state now, with assignee (null: nobody holds it) " +
-      'and updatedAt (its last change; the send if never)',
+    "the A2A task envelope as sent, but its state (canonical PascalCase) the task's state now (get_task: who holds it, since when)",
   );
 
 /** A message's `to` as sent: one identity, AGENT:*, or a list of identities. */

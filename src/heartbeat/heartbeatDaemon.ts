@@ -78,6 +78,11 @@ export interface PipelineReport {
    * `projector_absent`.
    */
   projectorLive?: boolean;
+  /**
+   * Only in `mailbox heartbeat --once`'s report, when the views lagged the log and no projector kept them: their
+   * checkpoint was not watched for --stall-after (nobody would move it), so `stalled: false` says nothing of a projector.
+   */
+  lagNotWatched?: { reason: 'projector_absent' };
 }
 
 export interface TickReport {
@@ -158,6 +163,13 @@ export class HeartbeatDaemon {
   private projectorWasLive: boolean | null = null;
   /** Whether this absence of the projector was said to hold the escalations back (said once per absence). */
   private escalationsHeldSaid = false;
+  /**
+   * The projector look of `watchPipelineBeforeTick` when it returned at once, taken by the tick that follows (--once): a
+   * second look beside a stopped server waited another 1.5 s for the same answer.
+   */
+  private projectorLooked: boolean | null = null;
+  /** --once saw the views lag with no projector keeping them, and did not watch their checkpoint (nobody moves it). */
+  private lagNotWatched = false;
   /** The second look's wait while it runs: stop() ends it at once (a SIGTERM is not held up to 1.5 s by it). */
   private relook: { timer: NodeJS.Timeout; end: () => void } | null = null;
   private closing = false;
@@ -247,6 +259,8 @@ export class HeartbeatDaemon {
     const started = performance.now();
     const now = this.now();
     const pipeline = await this.watchPipeline(now);
+    const lagNotWatched = this.lagNotWatched;
+    this.lagNotWatched = false;
     const notOurs = await this.viewsNotOfThisLog();
     if (notOurs !== null) throw notOurs;
     const behind = this.goneBack.check(
@@ -342,7 +356,7 @@ export class HeartbeatDaemon {
       verdicts,
       nudged: nudged.filter((identity) => this.dispatcher.servedBy(identity)),
       loggedOnly: nudged.filter((identity) => !this.dispatcher.servedBy(identity)),
-      pipeline,
+      pipeline: lagNotWatched ? { ...pipeline, lagNotWatched: { reason: 'projector_absent' } } : pipeline,
       unwoken,
       replies,
       durationMs: Math.round(durationMs),
@@ -481,8 +495,22 @@ export class HeartbeatDaemon {
   async watchPipelineBeforeTick(wait: (ms: number) => Promise<void>, pollMs = 250): Promise<void> {
     const started = this.now();
     const first = await this.watchPipeline(started);
+    this.projectorLooked = first.projectorLive ?? null;
     if (first.lag === '0') return;
     const { lag, lagAtLeast, checkpoint, head } = first;
+    if (first.projectorLive === false) {
+      // Nobody would move the checkpoint: watching it for --stall-after held a cron job a minute for nothing. The
+      // alarm projector_absent (exit code 1) already says what is wrong.
+      this.lagNotWatched = true;
+      this.logger.warn(
+        { lag, ...(lagAtLeast ? { lagAtLeast } : {}), checkpoint, head, lagNotWatched: 'projector_absent' },
+        `the views are behind the log (lag ${lagText(first)}) and no projector keeps them: their checkpoint was not ` +
+          'watched for --stall-after, since nobody would move it (so the report cannot say whether a projector would ' +
+          'be stalled: pipeline.lagNotWatched); start the server',
+      );
+      return;
+    }
+    this.projectorLooked = null; // the watch takes a while: the tick looks again
     this.logger.info(
       { lag, ...(lagAtLeast ? { lagAtLeast } : {}), checkpoint, head, stallAfterMs: this.settings.stallAfterMs },
       `the views are behind the log (lag ${lagText(first)}): watching their checkpoint for up to ` +
@@ -589,7 +617,9 @@ export class HeartbeatDaemon {
     // Head first: an append racing these two reads can then only hide lag for a tick, never invent it.
     const head = await this.sources.eventStore.headPosition();
     const checkpoint = await this.sources.projections.checkpoint();
-    const projectorLive = this.sources.projectorElsewhere ? await this.projectorKeepsViews() : undefined;
+    const looked = this.projectorLooked;
+    this.projectorLooked = null;
+    const projectorLive = this.sources.projectorElsewhere ? (looked ?? (await this.projectorKeepsViews())) : undefined;
     const seen = observePipeline(this.pipelineState, { head, checkpoint }, now, this.settings.stallAfterMs);
     this.pipelineState = seen.state;
     this.metrics.head.set(Number(head ?? 0n));

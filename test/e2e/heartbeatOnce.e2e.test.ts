@@ -610,40 +610,94 @@ test('an agents file that is not UTF-8 is refused at start, naming the byte (not
   });
 });
 
+/** A data dir whose views lag its log by two sends (the projector died before them), and the mailbox still open. */
+async function viewsTwoBehind(dir: string) {
+  const mailbox = await createMailbox(
+    { dataDir: dir, adminToken: ADMIN_TOKEN, logLevel: 'silent', awaitProjectionMs: 0 },
+    { logger: pino({ level: 'silent' }) },
+  );
+  const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+  await mailbox.runner.stop(); // the projector dies: what follows reaches the log, never the views
+  await a.send({ to: '@b', subject: 'stuck', body: 'x' });
+  await a.send({ to: '@c', subject: 'stuck too', body: 'y' });
+  return mailbox;
+}
+
+const stderrLines = (stderr: string) =>
+  stderr
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { msg: string; alarm?: string; level: number; lagNotWatched?: string });
+
 test('views behind the log whose checkpoint does not move for --stall-after: stalled, the alarm, exit code 1 (it was 0)', async () => {
   const dir = tempDir('mailbox-heartbeat-once-stalled-');
+  const mailbox = await viewsTwoBehind(dir);
+  // A server up whose projector is stuck (a poison event, say): it renews its live mark on the views, the checkpoint
+  // stands still. Renewed here each second, as such a server does.
+  const logIdentity = await mailbox.eventStore.logIdentity();
+  await mailbox.projections.markLiveWriter(logIdentity);
+  const renewing = setInterval(() => void mailbox.projections.markLiveWriter(logIdentity).catch(() => undefined), 1_000);
   try {
-    const mailbox = await createMailbox(
-      { dataDir: dir, adminToken: ADMIN_TOKEN, logLevel: 'silent', awaitProjectionMs: 0 },
-      { logger: pino({ level: 'silent' }) },
-    );
-    const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
-    await mailbox.runner.stop(); // the projector dies: what follows reaches the log, never the views
-    await a.send({ to: '@b', subject: 'stuck', body: 'x' });
-    await a.send({ to: '@c', subject: 'stuck too', body: 'y' });
-    await mailbox.close();
-
     const run = await runCli(['heartbeat', '--once', '--stall-after', '1s', '--wake-grace', '0'], { MAILBOX_DATA_DIR: dir });
     // One sample saw the lag and called it `stalled: false`: --once exited 0 on any pipeline, never 1 as documented.
     expect([run.code, JSON.parse(run.stdout).pipeline]).toEqual([
       1,
-      // No server runs here: no projector keeps the views (projectorLive, the projector_absent alarm's field).
-      { head: '5', checkpoint: '3', lag: '2', stalled: true, stuckForMs: expect.any(Number), projectorLive: false },
+      { head: '5', checkpoint: '3', lag: '2', stalled: true, stuckForMs: expect.any(Number), projectorLive: true },
     ]);
     expect(JSON.parse(run.stdout).pipeline.stuckForMs).toBeGreaterThanOrEqual(1000);
-    const logs = run.stderr
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { msg: string; alarm?: string; level: number });
+    const logs = stderrLines(run.stderr);
     // It says why it waits, then raises the alarm as the daemon does.
     expect(logs.find((line) => line.msg.startsWith('the views are behind the log (lag 2 events)'))).toBeDefined();
     expect(logs.filter((line) => line.alarm === 'projection_stalled')).toEqual([
       expect.objectContaining({ level: 50, msg: expect.stringContaining('ALARM projection stalled') }),
     ]);
   } finally {
+    clearInterval(renewing);
+    await mailbox.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('views behind the log and no server keeping them: --once exits 1 at once, saying it did not watch (it waited --stall-after)', async () => {
+  const dir = tempDir('mailbox-heartbeat-once-lag-no-projector-');
+  await (await viewsTwoBehind(dir)).close(); // and the server is stopped
+  try {
+    const started = Date.now();
+    // The default --stall-after (60 s): a cron job's run watched a checkpoint nobody would move for a whole minute.
+    const run = await runCli(['heartbeat', '--once', '--wake-grace', '0'], { MAILBOX_DATA_DIR: dir }, { timeoutMs: 90_000 });
+    const elapsedMs = Date.now() - started;
+    expect(run.code).toBe(1);
+    expect(elapsedMs).toBeLessThan(30_000); // generous: the run starts, looks twice 1.5 s apart and exits
+    expect(JSON.parse(run.stdout).pipeline).toEqual({
+      head: '5',
+      checkpoint: '3',
+      lag: '2',
+      stalled: false,
+      stuckForMs: expect.any(Number), // the time it looked, not --stall-after
+      projectorLive: false,
+      lagNotWatched: { reason: 'projector_absent' },
+    });
+    const logs = stderrLines(run.stderr);
+    expect(logs.filter((line) => line.alarm !== undefined || line.lagNotWatched !== undefined)).toEqual([
+      expect.objectContaining({
+        level: 50,
+        alarm: 'projector_absent',
+        msg: expect.stringMatching(/^ALARM no projector keeps the views/),
+      }),
+      expect.objectContaining({
+        level: 40,
+        lagNotWatched: 'projector_absent',
+        msg: expect.stringContaining(
+          'the views are behind the log (lag 2 events) and no projector keeps them: their checkpoint was not watched ' +
+            'for --stall-after, since nobody would move it',
+        ),
+      }),
+    ]);
+    expect(logs.some((line) => line.msg.includes('watching their checkpoint'))).toBe(false);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}, 120_000);
 
 test('a log restored from an older backup (the views ahead of its head): --once reports nothing from those views, says both positions and the remedy, exit 2', async () => {
   const dir = await threeAgentsDataDir('mailbox-heartbeat-restored-');

@@ -219,7 +219,8 @@ export function registerHeartbeatCommands(program: Command): void {
         'target, with the error); exit code 1 when the pipeline ' +
         'stalled (views behind the log: it first watches their checkpoint for up to --stall-after) or no projector ' +
         'keeps the views (no server running: pipeline.projectorLive false, the alarm projector_absent; no message is ' +
-        'escalated then), 3 when a nudge failed, else 0; opens no metrics port, so it runs beside the daemon',
+        'escalated then, and a lag is not watched), 3 when a nudge failed, else 0; opens no metrics port, so it runs ' +
+        'beside the daemon',
     )
     .option(
       '--json',

@@ -110,6 +110,12 @@ export interface TickReport {
    */
   loggedOnly: string[];
   /**
+   * Only while no projector keeps the views (`pipeline.projectorLive` false): nobody is nudged about unread mail, which
+   * no agent can read without a server (and whose counts stand where it left them); `identities` were due a nudge and
+   * are nudged by the first tick once a server keeps the views.
+   */
+  held?: { reason: 'projector_absent'; identities: string[] };
+  /**
    * Only in a settled report (`settledReport`, `mailbox heartbeat --once`): each target that finally failed a nudge of
    * this tick (after its retries), with the error; `reason` for an escalation's nudge. An identity whose nudge no
    * target took is then no longer under `nudged`; one that another target took stays there too. A running daemon's
@@ -161,8 +167,8 @@ export class HeartbeatDaemon {
   private lastReport: TickReport | null = null;
   /** Whether the last tick found a projector keeping the views (null: not looked yet, or not watched). */
   private projectorWasLive: boolean | null = null;
-  /** Whether this absence of the projector was said to hold the escalations back (said once per absence). */
-  private escalationsHeldSaid = false;
+  /** Whether this absence of the projector was said to hold the nudges and escalations back (said once per absence). */
+  private nudgesHeldSaid = false;
   /**
    * The projector look of `watchPipelineBeforeTick` when it returned at once, taken by the tick that follows (--once): a
    * second look beside a stopped server waited another 1.5 s for the same answer.
@@ -301,7 +307,19 @@ export class HeartbeatDaemon {
       this.state = rememberedNudges(this.state, nudgeable, logged);
       for (const agent of nudgeable) logged.delete(agent.identity);
     }
-    const decisions = decideNudges(snapshots, this.state, now, this.policy);
+    // No projector keeps the views (a stopped server): an agent cannot read its mail, and the counts stand where the
+    // server left them. Whoever is due a nudge is held (verdict projector_absent): not recorded, so that the first tick
+    // once a server keeps the views nudges it as it would have.
+    const projectorAbsent = pipeline.projectorLive === false;
+    const decided = decideNudges(snapshots, this.state, now, this.policy);
+    const decisions: Decision[] = projectorAbsent
+      ? decided.map((decision) =>
+          decision.nudge === undefined
+            ? decision
+            : { identity: decision.identity, verdict: 'projector_absent', signature: decision.signature },
+        )
+      : decided;
+    const nudgesHeld = decided.filter((decision) => projectorAbsent && decision.nudge !== undefined).map((d) => d.identity);
     let toNudge = decisions.filter((decision) => decision.nudge !== undefined);
     const previous = new Map(toNudge.map((decision) => [decision.identity, this.state.get(decision.identity)]));
     if (!(await this.recordShared(toNudge, now))) toNudge = [];
@@ -316,12 +334,12 @@ export class HeartbeatDaemon {
       }
       // No projector keeps the views (a stopped server): an escalation is a one-time claim in the log, and views that
       // nobody keeps may miss a wake or a reply appended since. None is looked at until a server keeps them again.
-      if (pipeline.projectorLive === false) {
-        this.sayEscalationsHeld();
+      if (projectorAbsent) {
+        this.sayNudgesHeld();
         unwoken = await this.escalation.notLookedAt(now, 'projector_absent');
         replies = { overdue: [], held: { reason: 'projector_absent' } };
       } else {
-        this.escalationsHeldSaid = false;
+        this.nudgesHeldSaid = false;
         unwoken = await this.escalation.run(now);
         replies = await this.overdueReplies.run(now);
       }
@@ -356,6 +374,7 @@ export class HeartbeatDaemon {
       verdicts,
       nudged: nudged.filter((identity) => this.dispatcher.servedBy(identity)),
       loggedOnly: nudged.filter((identity) => !this.dispatcher.servedBy(identity)),
+      ...(projectorAbsent ? { held: { reason: 'projector_absent' as const, identities: nudgesHeld } } : {}),
       pipeline: lagNotWatched ? { ...pipeline, lagNotWatched: { reason: 'projector_absent' } } : pipeline,
       unwoken,
       replies,
@@ -400,15 +419,20 @@ export class HeartbeatDaemon {
     return this.ofThisLog.check(await this.sources.eventStore.logIdentity(), binding, head);
   }
 
-  /** Says once per absence of the projector that no escalation is looked at meanwhile (each run of --once says it). */
-  private sayEscalationsHeld(): void {
-    if (this.escalationsHeldSaid) return;
-    this.escalationsHeldSaid = true;
+  /**
+   * Says once per absence of the projector that nobody is nudged meanwhile: neither about unread mail nor by an
+   * escalation (each run of --once says it).
+   */
+  private sayNudgesHeld(): void {
+    if (this.nudgesHeldSaid) return;
+    this.nudgesHeldSaid = true;
     this.logger.warn(
       { held: 'projector_absent' },
-      'heartbeat: no message is escalated (unwoken, reply overdue) while no projector keeps the views: the escalations ' +
-        'were not looked at, since views nobody keeps may miss a wake or a reply the log has, and each escalation is ' +
-        'claimed once for good; they are looked at once a server keeps the views again',
+      'heartbeat: no agent is nudged about its unread mail and no message is escalated (unwoken, reply overdue) while ' +
+        'no projector keeps the views: without a server no agent can read its mail, and the unread counts stand where ' +
+        'it left them; the escalations were not looked at, since views nobody keeps may miss a wake or a reply the log ' +
+        'has, and each escalation is claimed once for good. Nudges and escalations resume at the first tick once a ' +
+        'server keeps the views again',
     );
   }
 

@@ -39,7 +39,12 @@ export interface NudgeRecord {
 /** Per agent: the last nudge that went out. */
 export type NudgeState = ReadonlyMap<string, NudgeRecord>;
 
-export type Verdict = 'nudge' | 'no_mail' | 'retired' | 'opted_out' | 'active' | 'wake_grace' | 'same_set' | 'cooldown';
+/**
+ * `projector_absent` is never the decider's: the daemon gives it to an agent due a nudge while no projector keeps the
+ * views (no agent can read its mail then), and holds that nudge.
+ */
+export type Verdict =
+  'nudge' | 'no_mail' | 'retired' | 'opted_out' | 'active' | 'wake_grace' | 'same_set' | 'cooldown' | 'projector_absent';
 
 export interface Nudge {
   type: 'heartbeat/nudge';

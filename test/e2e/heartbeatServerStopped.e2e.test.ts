@@ -190,3 +190,60 @@ test('--once beside a stopped server exits 1 (it was 0) and escalates nothing fr
     fs.rmSync(escalationsDir, { recursive: true, force: true });
   }
 });
+
+test('--once beside a stopped server nudges nobody about unread mail (it did, from views nobody keeps); a server back, it does', async () => {
+  const unreadDir = tempDir('mailbox-heartbeat-once-unread-server-stopped-');
+  try {
+    // @b and @c each have a message from @a, unread.
+    const mailbox = await createMailbox(
+      { dataDir: unreadDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+      { logger: pino({ level: 'silent' }) },
+    );
+    const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    await a.send({ to: '@b', subject: 'for b', body: 'x' });
+    await a.send({ to: '@c', subject: 'for c', body: 'y' });
+    await mailbox.close();
+    await stop(await serve(unreadDir)); // the server ran, and stopped
+
+    const told = path.join(unreadDir, 'told.txt');
+    const hook = path.join(unreadDir, 'hook.sh');
+    fs.writeFileSync(hook, `#!/bin/sh\necho "$MAILBOX_NUDGE_IDENTITY" >> ${told}\n`, { mode: 0o755 });
+    const once = () =>
+      runCli(['heartbeat', '--once', '--idle', '0', '--wake-grace', '0', '--hook', hook], { MAILBOX_DATA_DIR: unreadDir });
+    const down = await once(); // it waits for its deliveries before it exits: none was made
+    expect(down.code).toBe(1);
+    const report = JSON.parse(down.stdout);
+    // It nudged both ("nudged": ["@b", "@c"]) about mail neither could read while no server ran.
+    expect(report).toMatchObject({
+      withUnread: 2,
+      verdicts: { no_mail: 1, projector_absent: 2 },
+      nudged: [],
+      loggedOnly: [],
+      held: { reason: 'projector_absent', identities: ['@b', '@c'] },
+      pipeline: { projectorLive: false },
+    });
+    expect(fs.existsSync(told)).toBe(false);
+    const held = down.stderr
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { level: number; msg: string; held?: string })
+      .filter((line) => line.held === 'projector_absent');
+    expect(held).toEqual([
+      expect.objectContaining({ level: 40, msg: expect.stringContaining('no agent is nudged about its unread mail') }),
+    ]);
+
+    // A server keeps the views again: the next run nudges both, exit 0.
+    const server = await serve(unreadDir);
+    try {
+      const up = await once();
+      expect(up.code).toBe(0);
+      expect(JSON.parse(up.stdout)).toMatchObject({ verdicts: { no_mail: 1, nudge: 2 }, nudged: ['@b', '@c'] });
+      expect(JSON.parse(up.stdout).held).toBeUndefined();
+      expect(fs.readFileSync(told, 'utf8').trim().split('\n').sort()).toEqual(['@b', '@c']);
+    } finally {
+      await stop(server);
+    }
+  } finally {
+    fs.rmSync(unreadDir, { recursive: true, force: true });
+  }
+});

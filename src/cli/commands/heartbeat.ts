@@ -218,9 +218,9 @@ export function registerHeartbeatCommands(program: Command): void {
         'nudged (delivered), loggedOnly (no target), unheard (published on Redis, nobody subscribed), failed (per ' +
         'target, with the error); exit code 1 when the pipeline ' +
         'stalled (views behind the log: it first watches their checkpoint for up to --stall-after) or no projector ' +
-        'keeps the views (no server running: pipeline.projectorLive false, the alarm projector_absent; no message is ' +
-        'escalated then, and a lag is not watched), 3 when a nudge failed, else 0; opens no metrics port, so it runs ' +
-        'beside the daemon',
+        'keeps the views (no server running: pipeline.projectorLive false, the alarm projector_absent; nobody is ' +
+        'nudged nor any message escalated then, and a lag is not watched), 3 when a nudge failed, else 0; opens no ' +
+        'metrics port, so it runs beside the daemon',
     )
     .option(
       '--json',

@@ -1,0 +1,102 @@
+/**
+ * A heartbeat beside views that no projector keeps (the server stopped: `mailbox heartbeat` runs none of its own), on
+ * an injected clock, three agents, the SQLite views file: the server's projector is this mailbox's runner, stopped and
+ * started again. Nobody can read mail then and the views' counts stand where the server left them: the daemon sent
+ * "you have N unread" nudges all the same, tick after tick. Now it holds them (verdict projector_absent, the report's
+ * `held`, one warn line per absence), and the first tick once a server keeps the views nudges.
+ */
+import pino from 'pino';
+import { createMailbox, type Mailbox } from '../../src/mailbox';
+import { startHeartbeat, type Heartbeat } from '../../src/heartbeat/startHeartbeat';
+import { RecordingNudgeTarget } from '../support/recordingNudgeTarget';
+import { ADMIN_TOKEN, allEvents, registerAgents, tempDir } from '../support/fixtures';
+
+const MIN = 60_000;
+const T0 = Date.parse('2030-01-01T12:00:00.000Z');
+
+let mailbox: Mailbox | undefined;
+let heartbeat: Heartbeat | undefined;
+afterEach(async () => {
+  await heartbeat?.stop();
+  await mailbox?.close();
+});
+
+test('no projector keeps the views: no unread nudge goes out (it did), said once; a server back, all go', async () => {
+  let now = T0;
+  const clock = { now: () => new Date(now) };
+  mailbox = await createMailbox(
+    { dataDir: tempDir('mailbox-heartbeat-projector-absent-'), adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+    { logger: pino({ level: 'silent' }), clock },
+  );
+  const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+  const { messageId: toB } = await a.send({ to: '@b', subject: 'answer me', body: 'x', expectsReplyBy: '1m' });
+  const { messageId: toC } = await a.send({ to: '@c', subject: 'for c', body: 'y' });
+
+  const lines: Array<{ level: number; msg: string; held?: string }> = [];
+  const target = new RecordingNudgeTarget('webhook');
+  heartbeat = await startHeartbeat(
+    // As `mailbox heartbeat` beside a server: the views are kept elsewhere (one look for the live mark).
+    {
+      eventStore: mailbox.eventStore,
+      projections: mailbox.projections,
+      wakeBus: mailbox.wakeBus,
+      projectorElsewhere: true,
+      projectorRelookMs: 0,
+    },
+    {
+      targets: [target],
+      logger: pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) }),
+      clock,
+      schedule: false,
+      settings: { idleMs: MIN, cooldownMs: MIN, wakeGraceMs: 0, wakeSlaMs: MIN, metricsPort: 0 },
+    },
+  );
+  const metrics = async () => (await fetch(`${heartbeat!.metricsUrl}/metrics`)).text();
+  const gauge = (text: string, series: string) => new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\d+)$`, 'm').exec(text)?.[1];
+  const heldLines = () => lines.filter((line) => line.held === 'projector_absent');
+  const eventsBefore = (await allEvents(mailbox)).length;
+
+  await mailbox.runner.stop(); // the server stops: its live mark on the views goes
+  now = T0 + 2 * MIN; // @b and @c idle with unread mail, both messages unwoken past the SLA, @b's reply overdue
+  const down = await heartbeat.settledReport(await heartbeat.tick());
+  // It nudged @b and @c ("nudged": ["@b", "@c"]) about mail they could not read.
+  expect(down).toMatchObject({
+    withUnread: 2,
+    verdicts: { no_mail: 1, projector_absent: 2 },
+    nudged: [],
+    loggedOnly: [],
+    held: { reason: 'projector_absent', identities: ['@b', '@c'] },
+    pipeline: { projectorLive: false },
+    unwoken: { unwoken: 2, escalated: [], held: { reason: 'projector_absent' } },
+    replies: { overdue: [], held: { reason: 'projector_absent' } },
+  });
+  expect(target.nudges).toEqual([]);
+  expect((await allEvents(mailbox)).length).toBe(eventsBefore); // no nudge, wake nor claim written
+  const downMetrics = await metrics();
+  expect(gauge(downMetrics, 'mailbox_heartbeat_decisions_total{verdict="projector_absent"}')).toBe('2');
+  expect(gauge(downMetrics, 'mailbox_heartbeat_decisions_total{verdict="nudge"}')).toBeUndefined();
+
+  now += MIN; // still down: held again, not said again
+  const still = await heartbeat.settledReport(await heartbeat.tick());
+  expect(still.held).toEqual({ reason: 'projector_absent', identities: ['@b', '@c'] });
+  expect(target.nudges).toEqual([]);
+  expect(heldLines()).toEqual([
+    expect.objectContaining({
+      level: 40,
+      msg: expect.stringContaining(
+        'no agent is nudged about its unread mail and no message is escalated (unwoken, reply overdue) while no ' +
+          'projector keeps the views',
+      ),
+    }),
+  ]);
+
+  await mailbox.runner.start(); // a server keeps the views again
+  now += MIN;
+  const up = await heartbeat.settledReport(await heartbeat.tick());
+  expect(up).toMatchObject({ verdicts: { no_mail: 1, nudge: 2 }, nudged: ['@b', '@c'], pipeline: { projectorLive: true } });
+  expect(up.held).toBeUndefined();
+  expect(up.unwoken).toEqual({ unwoken: 2, escalated: [toB, toC] });
+  expect(up.replies).toEqual({ overdue: [{ messageId: toB, waitingOn: ['@b'] }] });
+  expect(target.nudges.filter((nudge) => nudge.reason === undefined).map((nudge) => nudge.identity)).toEqual(['@b', '@c']);
+  expect(heldLines()).toHaveLength(1);
+});

@@ -336,12 +336,17 @@ export class HeartbeatDaemon {
       // nobody keeps may miss a wake or a reply appended since. None is looked at until a server keeps them again.
       if (projectorAbsent) {
         this.sayNudgesHeld();
-        unwoken = await this.escalation.notLookedAt(now, 'projector_absent');
-        replies = { overdue: [], held: { reason: 'projector_absent' } };
+        const notLooked = await this.escalation.notLookedAt(now, 'projector_absent');
+        const notDue = await this.overdueReplies.notLookedAt(now, 'projector_absent');
+        unwoken = notLooked.report;
+        replies = notDue.report;
+        this.metrics.heldEscalations({ reason: 'projector_absent', count: notLooked.awaiting + notDue.due });
       } else {
         this.nudgesHeldSaid = false;
         unwoken = await this.escalation.run(now);
         replies = await this.overdueReplies.run(now);
+        const held = unwoken.held?.reason === 'no_nudge_target' ? unwoken.held.messageIds.length : 0;
+        this.metrics.heldEscalations(held > 0 ? { reason: 'no_nudge_target', count: held } : null);
       }
     } finally {
       this.dispatcher.collectInto(null);

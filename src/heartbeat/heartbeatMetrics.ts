@@ -110,9 +110,32 @@ export class HeartbeatMetrics {
     help: "Unwoken messages this daemon escalated through their recipients' nudge targets (each message once)",
     registers: [this.registry],
   });
+  readonly escalationsHeld = new Gauge({
+    name: 'mailbox_heartbeat_escalations_held',
+    help:
+      'Escalations the last tick held back, unclaimed, by reason: projector_absent (no projector keeps the views: the ' +
+      'unwoken messages not escalated yet and the replies due, up to 100, none looked at), no_nudge_target (unwoken ' +
+      'messages whose recipients no nudge target serves); 0 once they are no longer held',
+    labelNames: ['reason'],
+    registers: [this.registry],
+  });
   readonly repliesOverdue = new Counter({
     name: 'mailbox_heartbeat_replies_overdue_total',
     help: 'Messages whose expected replies fell due unanswered, found by this daemon (each message once)',
     registers: [this.registry],
   });
+
+  constructor() {
+    // Both series from the start, at 0: a scraper's alert on them needs no tick that held something first.
+    for (const reason of ESCALATIONS_HELD_REASONS) this.escalationsHeld.set({ reason }, 0);
+  }
+
+  /** The escalations held back by the last tick: `count` for its reason, 0 for the others (no longer held). */
+  heldEscalations(held: { reason: EscalationsHeldReason; count: number } | null): void {
+    for (const reason of ESCALATIONS_HELD_REASONS)
+      this.escalationsHeld.set({ reason }, held !== null && held.reason === reason ? held.count : 0);
+  }
 }
+
+export const ESCALATIONS_HELD_REASONS = ['projector_absent', 'no_nudge_target'] as const;
+export type EscalationsHeldReason = (typeof ESCALATIONS_HELD_REASONS)[number];

@@ -39,6 +39,15 @@ export class ReplyOverdueEscalation {
     private readonly nudgeable: (identity: string) => boolean,
   ) {}
 
+  /**
+   * None is looked at (no projector keeps the views): `due` is how many reply obligations a tick would have looked at
+   * (those due and not found overdue yet, as the views last stood; up to the MAX_PER_TICK a tick looks at).
+   */
+  async notLookedAt(now: number, reason: 'projector_absent'): Promise<{ report: ReplyOverdueReport; due: number }> {
+    const due = await this.sources.projections.dueReplies(new Date(now).toISOString(), MAX_PER_TICK);
+    return { report: { overdue: [], held: { reason } }, due: due.length };
+  }
+
   async run(now: number): Promise<ReplyOverdueReport> {
     const { eventStore, projections } = this.sources;
     const at = new Date(now).toISOString();

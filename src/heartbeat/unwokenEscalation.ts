@@ -66,12 +66,17 @@ export class UnwokenEscalation {
     private readonly nudgeable: (identity: string) => boolean,
   ) {}
 
-  /** The count only (the views' own, as of their checkpoint): no message is looked at for an escalation. */
-  async notLookedAt(now: number, reason: 'projector_absent'): Promise<EscalationReport> {
+  /**
+   * The counts only (the views' own, as of their checkpoint): no message is looked at for an escalation. `awaiting`:
+   * the unwoken messages not escalated yet, each of which a tick would look at (the escalations held back).
+   */
+  async notLookedAt(now: number, reason: 'projector_absent'): Promise<{ report: EscalationReport; awaiting: number }> {
     const sentBefore = new Date(now - this.slaMs).toISOString();
-    const all = await this.sources.projections.unwoken({ sentBefore, limit: 0, pendingOnly: false });
+    const { projections } = this.sources;
+    const all = await projections.unwoken({ sentBefore, limit: 0, pendingOnly: false });
+    const pending = await projections.unwoken({ sentBefore, limit: 0, pendingOnly: true });
     this.metrics.unwoken.set(all.count);
-    return { unwoken: all.count, escalated: [], held: { reason } };
+    return { report: { unwoken: all.count, escalated: [], held: { reason } }, awaiting: pending.count };
   }
 
   async run(now: number): Promise<EscalationReport> {

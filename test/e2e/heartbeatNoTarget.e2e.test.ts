@@ -35,17 +35,23 @@ afterAll(async () => {
 
 const call = apiCaller(() => url);
 
-const daemonWith = async (targets: RecordingNudgeTarget[]): Promise<Heartbeat> => {
+const daemonWith = async (targets: RecordingNudgeTarget[], metricsPort: number | null = null): Promise<Heartbeat> => {
   const daemon = await startHeartbeat(mailbox, {
     targets,
     logger: heartbeatLogger,
     clock: { now: () => new Date(now) },
     schedule: false,
-    settings: { idleMs: 24 * 3600_000, wakeSlaMs: SLA, metricsPort: null },
+    settings: { idleMs: 24 * 3600_000, wakeSlaMs: SLA, metricsPort },
   });
   daemons.push(daemon);
   return daemon;
 };
+
+/** The daemon's /metrics line for the escalations it held back for `reason` at its last tick. */
+const heldOnMetrics = async (daemon: Heartbeat, reason: string) =>
+  new RegExp(`^mailbox_heartbeat_escalations_held\\{reason="${reason}"\\} (\\d+)$`, 'm').exec(
+    await (await fetch(`${daemon.metricsUrl}/metrics`)).text(),
+  )?.[1];
 
 const claims = async () => (await allEvents(mailbox)).filter((event) => event.type === 'WakeEscalated');
 
@@ -59,7 +65,7 @@ test('with no nudge target an unwoken message is not claimed: said once, listed 
   const toB = await send('@b', 'for b');
   const toC = await send('@c', 'for c');
 
-  const untargeted = await daemonWith([]);
+  const untargeted = await daemonWith([], 0);
   now = T0 + SLA + 1;
   const first = await untargeted.settledReport(await untargeted.tick());
   // It escalated both (`escalated: [toB, toC]`), each a WakeEscalated for good, the nudges written to its log only.
@@ -68,6 +74,9 @@ test('with no nudge target an unwoken message is not claimed: said once, listed 
   const second = await untargeted.settledReport(await untargeted.tick());
   expect(second.unwoken).toEqual(first.unwoken);
   expect(await claims()).toEqual([]);
+  // Held on /metrics too (they were only in the log lines and the report).
+  expect(await heldOnMetrics(untargeted, 'no_nudge_target')).toBe('2');
+  expect(await heldOnMetrics(untargeted, 'projector_absent')).toBe('0');
   // One line per message (not one per tick), naming whom no target serves.
   const held = lines.filter((line) => line.alarm === 'message_unwoken');
   expect(held.map((line) => [line.messageId, line.recipients, line.held, line.level])).toEqual([
@@ -92,6 +101,12 @@ test('with no nudge target an unwoken message is not claimed: said once, listed 
     ['@c', toC],
   ]);
   expect((await claims()).map((event) => (event.data as { messageId: string }).messageId)).toEqual([toB, toC]);
+
+  // Escalated, they are no longer held: the untargeted daemon's next tick (once the views hold the claims) says 0.
+  expect(await mailbox.runner.waitFor((await mailbox.eventStore.headPosition())!, 30_000)).toBe(true);
+  now += 1_000;
+  expect((await untargeted.tick()).unwoken).toEqual({ unwoken: 0, escalated: [] }); // the webhook's nudges woke both
+  expect(await heldOnMetrics(untargeted, 'no_nudge_target')).toBe('0');
 });
 
 test('held messages do not keep newer ones from escalating: a tick reads past more than a page of held ones', async () => {

@@ -3,7 +3,8 @@
  * an injected clock, three agents, the SQLite views file: the server's projector is this mailbox's runner, stopped and
  * started again. Nobody can read mail then and the views' counts stand where the server left them: the daemon sent
  * "you have N unread" nudges all the same, tick after tick. Now it holds them (verdict projector_absent, the report's
- * `held`, one warn line per absence), and the first tick once a server keeps the views nudges.
+ * `held`, one warn line per absence), and the first tick once a server keeps the views nudges. The escalations held
+ * meanwhile are on /metrics (mailbox_heartbeat_escalations_held{reason}), 0 again once they are looked at.
  */
 import pino from 'pino';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
@@ -21,7 +22,7 @@ afterEach(async () => {
   await mailbox?.close();
 });
 
-test('no projector keeps the views: no unread nudge goes out (it did), said once; a server back, all go', async () => {
+test('no projector keeps the views: no unread nudge goes out (it did), said once, held on /metrics; a server back, all go', async () => {
   let now = T0;
   const clock = { now: () => new Date(now) };
   mailbox = await createMailbox(
@@ -73,6 +74,9 @@ test('no projector keeps the views: no unread nudge goes out (it did), said once
   expect(target.nudges).toEqual([]);
   expect((await allEvents(mailbox)).length).toBe(eventsBefore); // no nudge, wake nor claim written
   const downMetrics = await metrics();
+  // Two unwoken messages and one reply due, none looked at.
+  expect(gauge(downMetrics, 'mailbox_heartbeat_escalations_held{reason="projector_absent"}')).toBe('3');
+  expect(gauge(downMetrics, 'mailbox_heartbeat_escalations_held{reason="no_nudge_target"}')).toBe('0');
   expect(gauge(downMetrics, 'mailbox_heartbeat_decisions_total{verdict="projector_absent"}')).toBe('2');
   expect(gauge(downMetrics, 'mailbox_heartbeat_decisions_total{verdict="nudge"}')).toBeUndefined();
 
@@ -98,5 +102,8 @@ test('no projector keeps the views: no unread nudge goes out (it did), said once
   expect(up.unwoken).toEqual({ unwoken: 2, escalated: [toB, toC] });
   expect(up.replies).toEqual({ overdue: [{ messageId: toB, waitingOn: ['@b'] }] });
   expect(target.nudges.filter((nudge) => nudge.reason === undefined).map((nudge) => nudge.identity)).toEqual(['@b', '@c']);
+  const upMetrics = await metrics();
+  expect(gauge(upMetrics, 'mailbox_heartbeat_escalations_held{reason="projector_absent"}')).toBe('0');
+  expect(gauge(upMetrics, 'mailbox_heartbeat_escalations_held{reason="no_nudge_target"}')).toBe('0');
   expect(heldLines()).toHaveLength(1);
 });

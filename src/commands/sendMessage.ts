@@ -265,10 +265,6 @@ export function spacedTagWarnings(tags: unknown): CommandWarning[] {
 }
 
 /**
- * Non-blocking hints on an accepted send: a named recipient that is not an active agent (permissive
- * mode only: strict mode refused the send), and each repeated entry of a list (delivered once).
- */
-/**
  * A message its sender is a recipient of (`@a` to `@a`, or `@a` in its own list): delivered as sent (a note to oneself
  * is a use) and said, since an agent that meant another (a copied identity, its own name in a reply's `to`) was told
  * nothing, and the one it meant waited. The broadcast leaves its sender out, so never says it.
@@ -286,6 +282,10 @@ export function selfAddressedWarnings(from: string, recipients: readonly string[
   ];
 }
 
+/**
+ * Non-blocking hints on an accepted send: a named recipient that is not an active agent (permissive
+ * mode only: strict mode refused the send), and each repeated entry of a list (delivered once).
+ */
 export function sendWarnings(input: SendMessageInput, registry: RegistryState, strictRecipients = false): CommandWarning[] {
   const recipient = parseRecipient(input.to);
   if (recipient instanceof MailboxError) return [];

@@ -1,5 +1,6 @@
 /** The write side: every command validated at the edge, decided purely, appended with its expected revision. */
 import { inject, injectable } from 'tsyringe';
+import type { Logger } from 'pino';
 import { decideRegisterAgent, decideRetireAgent, decideRotateAgentToken } from '../commands/agentRegistry';
 import type { CommandMetadata, CommandWarning } from '../commands/command';
 import { msCeiling } from '../commands/isoTime';
@@ -141,7 +142,21 @@ export class MailboxCommands {
     @inject(TOKENS.IdGenerator) private readonly ids: IdGenerator,
     @inject(TOKENS.ProjectionStore) private readonly projections: ProjectionStore,
     @inject(SeenMarks) private readonly seen: SeenMarks,
+    @inject(TOKENS.Logger) private readonly logger: Logger,
   ) {}
+
+  /**
+   * An admin's change to the registry, said once at info (an operator tailing the log saw nothing of it): who did it,
+   * to whom, and the log position of the event written (null: nothing was, a repeat). Never the token nor its hash.
+   * Agents' sends and reads are not said: their volume would bury these.
+   */
+  private logAdminAction(actor: Actor, action: string, identity: string, position: bigint | null, more: object = {}): void {
+    const at = position === null ? 'nothing written' : `at log position ${position}`;
+    this.logger.info(
+      { adminAction: action, by: actor.identity, identity, position: position?.toString() ?? null, ...more },
+      `agent ${identity} ${action} by ${actor.identity} (${at})`,
+    );
+  }
 
   /** Whether commands' appends are failing now (a full disk, a store that is down): readiness says so. */
   writeFailure(): WriteFailure | null {
@@ -156,8 +171,9 @@ export class MailboxCommands {
     const { state, position } = await this.handler.handle(AGENT_REGISTRY_STREAM, registryModel, metadata, (registry) =>
       decideRegisterAgent({ type: 'RegisterAgent', data: { ...data, tokenHash: hashToken(token) }, metadata }, registry),
     );
-    const warnings = await this.awaitViews(position);
     const agent = state.agents.get(data.identity)!;
+    this.logAdminAction(actor, 'registered', agent.identity, position, { role: agent.role });
+    const warnings = await this.awaitViews(position);
     return { identity: agent.identity, role: agent.role, token, registeredAt: agent.registeredAt, ...withWarnings(warnings) };
   }
 
@@ -169,6 +185,7 @@ export class MailboxCommands {
       decideRetireAgent({ type: 'RetireAgent', data, metadata }, registry),
     );
     this.directory.revoked(data.identity, 'agent retired'); // its token and open wake streams end now, not at the next registry read
+    this.logAdminAction(actor, appended.length > 0 ? 'retired' : 'already retired', data.identity, position);
     // The views show every claim logged before the retirement once they show it: only then are its holdings complete.
     const lagging = await this.awaitViews(position);
     const deps = { handler: this.handler, projections: this.projections };
@@ -210,6 +227,7 @@ export class MailboxCommands {
       ),
     );
     this.directory.revoked(data.identity, 'token rotated'); // what the old token opened (wake streams) ends now
+    this.logAdminAction(actor, 'given a new token', data.identity, position);
     const warnings = await this.awaitViews(position);
     return { identity: data.identity, token, rotatedAt: metadata.at, ...withWarnings(warnings) };
   }

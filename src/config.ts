@@ -289,7 +289,22 @@ function configIssueMessage(key: string, value: unknown, issueMessage: string, s
     : issueMessage.startsWith(`${NOT_A_DURATION},`)
       ? `${issueMessage.slice(NOT_A_DURATION.length).replace(/, not '[^]*'$/, '')}.`
       : '.';
+  const flag = sources[key as keyof MailboxConfig];
+  if (flag !== undefined && value !== undefined && form) return flagIssueMessage(key, flag, value, `${form}${written}`);
   return form ? `${what} is not valid: set ${variable} to ${form}${written}` : `${what} is not valid: ${issueMessage}.`;
+}
+
+/** What a flag's value is not, when the flag is refused: `--port: 'abc' is not a port number: ...`. */
+const FLAG_VALUE_NOUN: Partial<Record<keyof MailboxConfig, string>> = { port: 'a port number' };
+
+/**
+ * A refused flag as a command line says it: the flag, then the value as typed, then what to give instead
+ * (`--port: 'abc' is not a port number: give --port an integer 0..65535 ...`). It was said as a variable is
+ * (`--port='abc' is not valid: set --port to ...`), a form no shell takes for a flag.
+ */
+function flagIssueMessage(key: string, flag: string, value: unknown, form: string): string {
+  const not = String(value) === '' ? 'is empty' : `is not ${FLAG_VALUE_NOUN[key as keyof MailboxConfig] ?? 'valid'}`;
+  return `${flag}: ${shown(key, value)} ${not}: give ${flag} ${form}`;
 }
 
 export function parseConfig(input: MailboxConfigInput = {}, sources: SettingSources = {}): MailboxConfig {

@@ -471,25 +471,45 @@ test('durations take days, as expectsReplyBy does (1d was refused); beyond the t
   expect(JSON.parse(beyond.stderr)).toMatchObject({
     code: 'VALIDATION_FAILED',
     option: '--interval',
-    message: expect.stringContaining('--interval: must be a duration of at most 2147483647 ms'),
+    message: expect.stringContaining("--interval: '25d' is too long: give a duration of at most 2147483647 ms"),
   });
 
   const malformed = await runCli(['heartbeat', '--once', '--idle', '1 week'], { MAILBOX_DATA_DIR: dataDir });
   expect(malformed.code).toBe(2);
   expect(JSON.parse(malformed.stderr)).toMatchObject({
     option: '--idle',
-    message: "--idle: must be a duration such as 250ms, 90s, 10m, 1h, 1d or a number of milliseconds, not '1 week'",
+    message: "--idle: '1 week' is not a duration: give one such as 250ms, 90s, 10m, 1h, 1d or a number of milliseconds",
   });
 });
 
+// A number or duration flag is said as a command line says it: the flag, the value as typed, what it is not, what to give.
+// They were "--metrics-port: must be at most 65535, not 70000, not '70000'" (the value twice, no word of a port or off).
 test.each([
   [
     ['--interval', 'abc'],
-    "--interval: must be a duration such as 250ms, 90s, 10m, 1h, 1d or a number of milliseconds, not 'abc'",
+    "--interval: 'abc' is not a duration: give one such as 250ms, 90s, 10m, 1h, 1d or a number of milliseconds",
   ],
-  [['--interval', '5'], "--interval: must be a duration of at least 10ms, not '5'"],
-  [['--stall-after', '0'], "--stall-after: must be a duration of at least 1ms, not '0'"],
-  [['--metrics-port', 'abc'], "--metrics-port: must be written in plain decimal digits, not 'abc'"],
+  [['--interval', '5'], "--interval: '5' is too short: give a duration of at least 10ms"],
+  [['--idle', '-5'], "--idle: '-5' is not a duration: give one such as 250ms, 90s, 10m, 1h, 1d or a number of milliseconds"],
+  [
+    ['--cooldown', 'x'],
+    "--cooldown: 'x' is not a duration: give one such as 250ms, 90s, 10m, 1h, 1d or a number of milliseconds",
+  ],
+  [
+    ['--wake-grace', '2 m'],
+    "--wake-grace: '2 m' is not a duration: give one such as 250ms, 90s, 10m, 1h, 1d or a number of milliseconds, " +
+      'without spaces inside it: 2m',
+  ],
+  [['--stall-after', '0'], "--stall-after: '0' is too short: give a duration of at least 1ms"],
+  [
+    ['--metrics-port', 'abc'],
+    "--metrics-port: 'abc' is not a port number: give an integer 0..65535 (0 picks any free port), written in plain " +
+      'decimal digits, or off',
+  ],
+  [
+    ['--metrics-port', '70000'],
+    "--metrics-port: '70000' is not a port number: give an integer 0..65535 (0 picks any free port), or off",
+  ],
   [
     ['--opt-out', '@b,c'],
     '--opt-out: must be an identity: @ followed by 1-64 of A-Z a-z 0-9 _ - (e.g. @neo-gpt); "c" is not one: did you mean "@c"? ' +
@@ -513,6 +533,12 @@ test.each([
 
 test('a bad MAILBOX_HEARTBEAT_* value is named by its variable, not by a flag the user did not type', async () => {
   const run = await runCli(['heartbeat'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_HEARTBEAT_INTERVAL: 'abc' });
+  // MAILBOX_HEARTBEAT_METRICS_PORT=70000 said the value twice: "must be at most 65535, not 70000, not '70000'".
+  const port = await runCli(['heartbeat'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_HEARTBEAT_METRICS_PORT: '70000' });
+  expect([port.code, JSON.parse(port.stderr).message]).toEqual([
+    2,
+    'MAILBOX_HEARTBEAT_METRICS_PORT: must be at most 65535, not 70000',
+  ]);
   expect(run.code).toBe(2);
   expect(JSON.parse(run.stderr)).toMatchObject({
     field: 'MAILBOX_HEARTBEAT_INTERVAL',
@@ -535,11 +561,12 @@ test('a MAILBOX_HEARTBEAT_PROJECTOR that is none of its values names the value o
 async function expectDurationRefused(args: readonly string[], env: Record<string, string>, option: string, ending: string) {
   const run = await runCli(['heartbeat', '--once', ...args], { MAILBOX_DATA_DIR: dataDir, ...env });
   expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 2, stdout: '' });
-  expect(JSON.parse(run.stderr)).toMatchObject({
-    code: 'VALIDATION_FAILED',
-    option,
-    message: expect.stringContaining(`must be a duration such as 250ms, 90s, 10m, 1h, 1d or a number of milliseconds, ${ending}`),
-  });
+  // A flag is said with its value first (`--interval: ' 90s' is not a duration: give one such as ...`), a variable as before.
+  const forms = '250ms, 90s, 10m, 1h, 1d or a number of milliseconds';
+  const message = option.startsWith('--')
+    ? `${option}: '${args[1]}' is not a duration: give one such as ${forms}, ${ending.replace(/, not '[^]*'$/, '')}`
+    : expect.stringContaining(`must be a duration such as ${forms}, ${ending}`);
+  expect(JSON.parse(run.stderr)).toMatchObject({ code: 'VALIDATION_FAILED', option, message });
 }
 
 test('a duration with spaces around it is refused with the forms, as any malformed duration (it was trimmed and taken)', async () => {

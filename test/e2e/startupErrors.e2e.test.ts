@@ -289,20 +289,67 @@ test('a data dir path too long to use: one line naming the variable', async () =
 
 // `mailbox serve --data-dir "$DIR"` with DIR unset: the empty flag was dropped and the server started on the
 // default data dir (or MAILBOX_DATA_DIR), a mailbox other than the one named. Refused like the empty variable.
-// A bad flag is named as typed: `--port abc` was refused as "MAILBOX_PORT='abc'", a variable set to 0 here.
+// A bad flag is named as typed: `--port abc` was refused as "MAILBOX_PORT='abc'", a variable set to 0 here; then as
+// "--port='abc' is not valid: set --port to ...", a variable's form no command line takes. Now the flag, the value, what
+// it is not and what to give, one line.
 test.each([
-  [['--data-dir', ''], "--data-dir=''"],
-  [['--host', ''], "--host=''"],
-  [['--port', 'abc'], "--port='abc' is not valid: set --port to an integer 0..65535"],
+  [['--data-dir', ''], "--data-dir: '' is empty: give --data-dir a directory path (default ./data)."],
+  [['--host', ''], "--host: '' is empty: give --host an IP address or host name of this machine (default 127.0.0.1)."],
+  [
+    ['--port', 'abc'],
+    "--port: 'abc' is not a port number: give --port an integer 0..65535 (0 picks any free port; default 7420), " +
+      'written in plain decimal digits.',
+  ],
+  [
+    ['--port', '70000'],
+    "--port: '70000' is not a port number: give --port an integer 0..65535 (0 picks any free port; default 7420).",
+  ],
 ])(
   'serve %j (a flag given empty or bad): one line naming the flag, exit code 2, nothing created anywhere',
-  async (flags, named) => {
+  async (flags, said) => {
     const dataDir = path.join(root, `bad-flag-${flags[0]}`);
     const run = await runCli(['serve', ...flags], { MAILBOX_DATA_DIR: dataDir, MAILBOX_PORT: '0' }, { timeoutMs: 10_000 });
-    expectOneLine({ ...run, dataDir }, named, 'is not valid');
+    expect(run.stderr).toBe(`mailbox: ${said}\n`);
+    expectOneLine({ ...run, dataDir }, flags[0]);
     expect(run.stderr).not.toContain('MAILBOX_');
   },
 );
+
+// Refused after the settings were read (the host checked, the data dir's parent, the port in use), a flag's value was
+// said as the variable's: `serve --data-dir /etc/hostname/data` was "MAILBOX_DATA_DIR='...' cannot be a directory ...;
+// set MAILBOX_DATA_DIR to a directory path", a variable the operator never set.
+test('serve --host, --data-dir or --port refused at start names the flag, not its variable', async () => {
+  const file = path.join(root, 'a-file');
+  fs.writeFileSync(file, '');
+  const underFile = await runCli(['serve', '--data-dir', path.join(file, 'data')], { MAILBOX_PORT: '0' });
+  expect([underFile.code, underFile.stderr]).toEqual([
+    2,
+    `mailbox: --data-dir: '${path.join(file, 'data')}' cannot be a directory: ${file} is a file; give --data-dir a directory path.\n`,
+  ]);
+  const dataDir = path.join(root, 'flag-host');
+  const host = await runCli(['serve', '--host', 'bad host!'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_PORT: '0' });
+  expect([host.code, host.stderr]).toEqual([
+    2,
+    "mailbox: --host: 'bad host!' is not an IP address or host name: give --host an address of this machine " +
+      '(127.0.0.1 for loopback, 0.0.0.0 for every interface).\n',
+  ]);
+  const holder = net.createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  const port = (holder.address() as net.AddressInfo).port;
+  try {
+    const inUse = await runCli(['serve', '--port', String(port)], { MAILBOX_DATA_DIR: dataDir });
+    expect([inUse.code, inUse.stderr]).toEqual([
+      2,
+      `mailbox: port ${port} on 127.0.0.1 is in use: another mailbox? stop it, or give --port a free port (0 picks one).\n`,
+    ]);
+    // Set by the variable, it is still said as the variable.
+    const byVariable = await runCli(['serve'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_PORT: String(port) });
+    expect(byVariable.stderr).toContain('or set MAILBOX_PORT to a free port (0 picks one).');
+  } finally {
+    await new Promise((resolve) => holder.close(resolve));
+  }
+  expect(fs.existsSync(dataDir)).toBe(false);
+});
 
 // Found by SQLite while opening them, after it had made a -wal and -shm beside a read-only log: "MAILBOX_DATA_DIR='...': a
 // file there, or the disk, is read-only (SQLite: attempt to write a readonly database); set MAILBOX_DATA_DIR to a

@@ -40,8 +40,8 @@ test('a refusal of a flag says them too; without a misspelled variable the refus
   const run = await runCli(['serve', '--port', 'abc'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_DATA_DIRR: '/srv/mailbox' });
   expect(run.stderr.trimEnd().split('\n')).toEqual([
     'mailbox: warning: MAILBOX_DATA_DIRR is not a mailbox variable and is ignored: did you mean MAILBOX_DATA_DIR?',
-    "mailbox: --port='abc' is not valid: set --port to an integer 0..65535 (0 picks any free port; default 7420), " +
-      'written in plain decimal digits.',
+    "mailbox: --port: 'abc' is not a port number: give --port an integer 0..65535 (0 picks any free port; default " +
+      '7420), written in plain decimal digits.',
   ]);
   expect(run.code).toBe(2);
   const alone = await runCli(['serve'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_PORT: 'abc' });

@@ -64,8 +64,8 @@ describe('heartbeat settings', () => {
     const error = failure(() => heartbeatSettingsFromCli({ interval: '25d' }, {}));
     expect(error.envelope).toMatchObject({ code: 'VALIDATION_FAILED', option: '--interval', field: '--interval' });
     expect(error.envelope.message).toBe(
-      '--interval: must be a duration of at most 2147483647 ms (about 24.8 days, the longest timer Node.js keeps), ' +
-        "not '25d'",
+      "--interval: '25d' is too long: give a duration of at most 2147483647 ms (about 24.8 days, the longest timer " +
+        'Node.js keeps)',
     );
   });
 
@@ -73,7 +73,7 @@ describe('heartbeat settings', () => {
     const error = failure(() => heartbeatSettingsFromCli({ interval: 'soon' }, {}));
     expect(error.envelope).toMatchObject({ code: 'VALIDATION_FAILED', option: '--interval', field: '--interval' });
     expect(error.envelope.message).toBe(
-      "--interval: must be a duration such as 250ms, 90s, 10m, 1h, 1d or a number of milliseconds, not 'soon'",
+      "--interval: 'soon' is not a duration: give one such as 250ms, 90s, 10m, 1h, 1d or a number of milliseconds",
     );
     const fromEnv = failure(() => heartbeatSettingsFromCli({}, { MAILBOX_HEARTBEAT_INTERVAL: 'soon' }));
     expect(fromEnv.envelope).toMatchObject({ option: 'MAILBOX_HEARTBEAT_INTERVAL', field: 'MAILBOX_HEARTBEAT_INTERVAL' });

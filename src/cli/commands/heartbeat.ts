@@ -14,6 +14,8 @@ import { pathOfDuplicateKey } from '../../commands/jsonDuplicateKeys';
 import { jsonField } from '../../commands/jsonDepth';
 import { strictUtf8Text } from '../../support/utf8';
 import { readFlagFile } from './flagFile';
+import { NOT_DECIMAL } from '../../support/decimalText';
+import { NOT_A_DURATION } from '../../support/duration';
 import {
   HEARTBEAT_ENV,
   HEARTBEAT_FORM,
@@ -160,7 +162,15 @@ function refusalAsTyped(
     // The value as typed (the entry of a list), unless the message shows it already (a duration with spaces; an enum's
     // value, named by the schema as JSON: 'must be one of "auto", "on", "off", not "xyz"').
     const typed = typeof value !== 'string' ? undefined : index === undefined ? value : listEntries(value)[Number(index)];
-    const showsIt = typed === undefined || issue.message.includes(`not '`) || issue.message.includes(JSON.stringify(typed));
+    // A flag's number or duration, said as a command line says it: `--metrics-port: 'abc' is not a port number: ...`.
+    const asFlag = typed !== undefined && source!.startsWith('--') ? flagValueRefusal(key, typed, issue.message) : undefined;
+    if (asFlag !== undefined) return { field: source!, message: asFlag };
+    // 'must be at most 65535, not 70000' shows it too: it was said twice ("not 70000, not '70000'").
+    const showsIt =
+      typed === undefined ||
+      issue.message.includes(`not '`) ||
+      issue.message.includes(JSON.stringify(typed)) ||
+      issue.message.endsWith(`, not ${typed}`);
     const shown = showsIt ? '' : `, not '${typed}'`;
     return { field: source!, message: `${issue.message}${shown}` };
   });
@@ -170,6 +180,29 @@ function refusalAsTyped(
     issues: retold,
     option: where,
   });
+}
+
+const DURATION_KEYS = new Set(['intervalMs', 'idleMs', 'cooldownMs', 'wakeGraceMs', 'stallAfterMs']);
+
+/**
+ * A duration or port flag refused, after its flag (the caller puts it in front): the value as typed, what it is not,
+ * and what to give (`'abc' is not a duration: give one such as 250ms, ...`; `'70000' is not a port number: give an
+ * integer 0..65535 ...`). They were said as the schema says them, the value last or twice: `--metrics-port: must be at
+ * most 65535, not 70000, not '70000'`, `--metrics-port: must be written in plain decimal digits, not 'abc'` (not
+ * saying that a port, or off, was asked). Undefined for the other settings: their message is kept.
+ */
+function flagValueRefusal(key: string, typed: string, issue: string): string | undefined {
+  const reason = issue.replace(/, not '[^]*'$/, '').replace(/, not -?\d+$/, '');
+  if (key === 'metricsPort') {
+    const digits = issue.startsWith(NOT_DECIMAL) ? ', written in plain decimal digits' : '';
+    return `'${typed}' is not a port number: give an integer 0..65535 (0 picks any free port)${digits}, or off`;
+  }
+  if (!DURATION_KEYS.has(key)) return undefined;
+  if (reason.startsWith(NOT_A_DURATION))
+    return `'${typed}' is not a duration: give one such as ${reason.slice('must be a duration such as '.length)}`;
+  const bound = /^must be a duration of (at least|at most) (.*)$/.exec(reason);
+  if (bound) return `'${typed}' is too ${bound[1] === 'at least' ? 'short' : 'long'}: give a duration of ${bound[1]} ${bound[2]}`;
+  return `'${typed}' is not valid: ${reason.replace(/^must be /, 'give ')}`;
 }
 
 /** A comma-separated list's entries, as the settings read it (heartbeatSettings.ts identityList). */

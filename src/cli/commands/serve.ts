@@ -77,6 +77,7 @@ export function registerServeCommand(program: Command): void {
         }
         server = await startServer(config, { logger, interrupted: startup.signal });
       } catch (error) {
+        if (error instanceof StartupError) throw asFlagsGiven(error, options);
         if (!(error instanceof StartupInterrupted)) throw error;
         logger.info({ signal: signalledDuringStartup }, `stopped: ${error.message}; nothing served`);
         process.exit(0);
@@ -119,6 +120,38 @@ export function registerServeCommand(program: Command): void {
       started = stop;
       if (signalledDuringStartup) stop(signalledDuringStartup);
     });
+}
+
+const VARIABLE_OF_FLAG = { host: 'MAILBOX_HOST', port: 'MAILBOX_PORT', dataDir: 'MAILBOX_DATA_DIR' } as const;
+
+/**
+ * A refusal at start (a port in use, a host that is no address here, a data dir that cannot be one) of a setting the
+ * user gave as a flag, said with the flag: `serve --port 80` was told "set MAILBOX_PORT to 1024 or above", `serve
+ * --data-dir /etc/passwd/x` "MAILBOX_DATA_DIR='/etc/passwd/x' cannot be a directory", a variable they never set. The
+ * flag overrides the variable, so every mention of the variable is of the flag's value.
+ */
+export function asFlagsGiven(error: StartupError, flags: { host?: string; port?: string; dataDir?: string }): StartupError {
+  const variable = error.details.variable;
+  const key = (Object.keys(VARIABLE_OF_FLAG) as Array<keyof typeof VARIABLE_OF_FLAG>).find(
+    (name) => VARIABLE_OF_FLAG[name] === variable && flags[name] !== undefined,
+  );
+  if (key === undefined) return error;
+  const flag = FLAG_NAMES[key];
+  const message = error.message
+    .replace(new RegExp(`${variable}='([^']*)'(:?)`, 'g'), (_all, value: string, colon: string) =>
+      colon ? `${flag} '${value}':` : `${flag}: '${value}'`,
+    )
+    .replaceAll(`set ${variable} to `, `give ${flag} `)
+    .replaceAll(String(variable), flag);
+  return new StartupError(
+    message,
+    { ...error.details, option: flag },
+    {
+      cause: error,
+      refusal: error.refusal,
+      warnings: error.warnings,
+    },
+  );
 }
 
 /**

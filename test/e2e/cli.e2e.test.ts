@@ -157,7 +157,7 @@ test.each([
   async (count, said) => {
     const t = await server.register([`@wc${count.replace(/\W/g, '')}`]);
     const run = await mailbox(Object.values(t)[0], 'watch', '--count', count);
-    expect(run).toEqual({ out: '', err: `error: watch: ${said} (VALIDATION_FAILED)\n`, exitCode: 1 });
+    expect(run).toEqual({ out: '', err: `error: mailbox watch: ${said} (VALIDATION_FAILED)\n`, exitCode: 1 });
   },
 );
 
@@ -173,7 +173,7 @@ test('task claim --lease 0x10 is refused with the form and claims nothing', asyn
     expect(run).toEqual({
       out: '',
       err:
-        `error: task claim: '--lease' takes a whole number of seconds from 1 to 604800 (e.g. --lease 600), ` +
+        `error: mailbox task claim: '--lease' takes a whole number of seconds from 1 to 604800 (e.g. --lease 600), ` +
         `written in plain decimal digits, not '${lease}' (VALIDATION_FAILED)\n`,
       exitCode: 1,
     });
@@ -181,7 +181,7 @@ test('task claim --lease 0x10 is refused with the form and claims nothing', asyn
   // A duration is told the seconds it stands for (suggested, not taken).
   const run = await mailbox(tokens['@lsb'], 'task', 'claim', sent.body.messageId as string, '--lease', '10m');
   expect(run.err).toBe(
-    `error: task claim: '--lease' takes a whole number of seconds from 1 to 604800 (e.g. --lease 600), ` +
+    `error: mailbox task claim: '--lease' takes a whole number of seconds from 1 to 604800 (e.g. --lease 600), ` +
       `written in plain decimal digits, not '10m': did you mean 600? (VALIDATION_FAILED)\n`,
   );
   expect(await server.eventCount()).toBe(before);
@@ -205,14 +205,14 @@ test.each([
     for (const limit of ['0x2', '1e1', 'abc', ' 2']) {
       expect(await mailbox(token, ...command, '--limit', limit)).toEqual({
         out: '',
-        err: `error: ${what}: '--limit' ${teaches}, written in plain decimal digits, not '${limit}' (VALIDATION_FAILED)\n`,
+        err: `error: mailbox ${what}: '--limit' ${teaches}, written in plain decimal digits, not '${limit}' (VALIDATION_FAILED)\n`,
         exitCode: 1,
       });
     }
     for (const limit of ['0', '201000']) {
       expect(await mailbox(token, ...command, '--limit', limit)).toEqual({
         out: '',
-        err: `error: ${what}: '--limit' ${teaches}, not ${limit} (VALIDATION_FAILED)\n`,
+        err: `error: mailbox ${what}: '--limit' ${teaches}, not ${limit} (VALIDATION_FAILED)\n`,
         exitCode: 1,
       });
     }
@@ -694,7 +694,7 @@ test('read a b c: every id checked, and every message fetched, before any is sho
   const malformed = await mailbox(b, 'read', sent, 'not-a-uuid');
   expect(malformed).toEqual({
     out: '',
-    err: expect.stringMatching(/^error: read 'not-a-uuid': 'messageId' must be a message id: a UUID/),
+    err: expect.stringMatching(/^error: mailbox read 'not-a-uuid': 'messageId' must be a message id: a UUID/),
     exitCode: 1,
   });
   expect(await server.eventCount()).toBe(before); // refused before any request
@@ -759,7 +759,7 @@ test('archive a b and unarchive a b: one call each, each reported; a failed one 
   const malformed = await mailbox(b, 'archive', one, 'not-a-uuid');
   expect(malformed).toEqual({
     out: '',
-    err: expect.stringMatching(/^error: archive 'not-a-uuid': 'messageId' must be a message id/),
+    err: expect.stringMatching(/^error: mailbox archive 'not-a-uuid': 'messageId' must be a message id/),
     exitCode: 1,
   });
   expect(await server.eventCount()).toBe(before); // checked before any request
@@ -1107,6 +1107,69 @@ test('a refusal of one filter names the command and its flag, and suggests the f
   }
   const asJson = await mailbox(t['@cv-bob'], 'inbox', '--from', '@CV-alice', '--json');
   expect(JSON.parse(asJson.err)).toMatchObject({ code: 'VALIDATION_FAILED', field: 'from', suggestions: ['@cv-alice'] });
+  expect(await server.eventCount()).toBe(before);
+});
+
+// A field inside --task was named as the MCP tool and the API name it ("add_message does not accept 'task.x'; allowed
+// fields in 'task': ..."), a refused --cursor as the route and tool ("(GET /v1/messages, list_messages) ... pass each
+// nextCursor back unchanged with the same box and filters"): a CLI user typed neither. They now speak the command.
+test('refusals inside --task and of a --cursor speak the command and its flags; nothing is written', async () => {
+  const t = await server.register(['@tk-a', '@tk-b', '@tk-c']);
+  for (const subject of ['one', 'two', 'three']) await json(t['@tk-a'], 'send', '@tk-b', '@tk-c', subject, 'x');
+  const page = await json(t['@tk-b'], 'inbox', '--limit', '1');
+  expect(page.nextCursor).toEqual(expect.any(String));
+  const before = await server.eventCount();
+
+  const unknown = await mailbox(t['@tk-a'], 'send', '@tk-b', 's', 'b', '--task', '{"x":1}');
+  expect(unknown).toEqual({
+    out: '',
+    err:
+      "error: mailbox send --task: does not accept 'x'; allowed fields: state, input, metadata, expectedOutput, budget, " +
+      'expiresAt. (UNKNOWN_FIELD)\n  allowed fields: state, input, metadata, expectedOutput, budget, expiresAt\n',
+    exitCode: 1,
+  });
+  const nested = await mailbox(
+    t['@tk-a'],
+    'send',
+    '@tk-c',
+    's',
+    'b',
+    '--task',
+    '{"input":{"parts":[{"kind":"text","txt":"a"}]}}',
+  );
+  expect(nested.err).toMatch(
+    /^error: mailbox send --task: does not accept 'input\.parts\.0\.txt'; allowed fields in 'input\.parts\.0': kind, text\. /,
+  );
+  const value = await mailbox(t['@tk-a'], 'send', '@tk-b', 's', 'b', '--task', '{"expiresAt":"soon"}');
+  expect([value.exitCode, value.err]).toEqual([
+    1,
+    expect.stringMatching(
+      /^error: mailbox send --task: 'expiresAt' must be an ISO 8601 date and time .*, not "soon" \(VALIDATION_FAILED\)\n$/,
+    ),
+  ]);
+
+  const otherFilters = await mailbox(t['@tk-b'], 'inbox', '--cursor', page.nextCursor, '--from', '@tk-c');
+  const sameWords = 'a cursor pages only the listing that printed it. Run';
+  expect(otherFilters).toEqual({
+    out: '',
+    err:
+      "error: mailbox inbox: this --cursor came from another listing (other flags, or another agent's) or was altered: " +
+      `${sameWords} \`mailbox inbox\` again without --cursor, then give each "more: --cursor ..." it prints to the same ` +
+      'command with the same flags. (CURSOR_MISMATCH)\n',
+    exitCode: 1,
+  });
+  const otherListing = await mailbox(t['@tk-b'], 'task', 'list', '--cursor', page.nextCursor);
+  expect([otherListing.exitCode, otherListing.err]).toEqual([
+    1,
+    `error: mailbox task list: this --cursor came from \`mailbox inbox\`: ${sameWords} \`mailbox task list\` again ` +
+      'without --cursor, then give each "more: --cursor ..." it prints to the same command with the same flags. (CURSOR_MISMATCH)\n',
+  ]);
+  for (const { err } of [unknown, nested, value, otherFilters, otherListing]) {
+    expect(err).not.toMatch(/add_message|list_messages|list_tasks|\/v1\/|nextCursor|'task\.|in 'task'/);
+  }
+  // --json keeps the API's fields for a script.
+  const asJson = await mailbox(t['@tk-a'], 'send', '@tk-b', 's', 'b', '--task', '{"x":1}', '--json');
+  expect(JSON.parse(asJson.err)).toMatchObject({ code: 'UNKNOWN_FIELD', field: 'task.x', fields: ['task.x'] });
   expect(await server.eventCount()).toBe(before);
 });
 

@@ -35,6 +35,13 @@ test("send --help quotes 'AGENT:*' (an unquoted * is a shell glob)", () => {
   expect(help).not.toMatch(/send AGENT:\*/);
 });
 
+// inbox's --limit said "page size (1-200)": how many a page holds without it was found by counting.
+test("inbox --help and task list --help give --limit's default (50), as delivery's gives its own", () => {
+  expect(helpOf('inbox')).toMatch(/--limit <n> +page size \(1-200, default 50\)\n/);
+  expect(helpOf('task', 'list')).toMatch(/--limit <n> +page size \(1-200, default 50\)\n/);
+  expect(helpOf('delivery')).toMatch(/--limit <n> +recipients per page \(1-1000, default 100\)/);
+});
+
 // --task's help said only "A2A task envelope as JSON": which fields, and that any other is refused, were found by trial.
 test('send --help lists every field --task takes, and its example is a valid envelope', () => {
   const help = helpOf('send');

@@ -13,7 +13,7 @@ export function registerDeliveryCommand(program: Command): void {
     .action(
       action(
         async (messageId: string, options: ClientOptions & { after?: string; limit?: string }) => {
-          checkLimitFlag(options.limit, deliveryQuerySchema.shape.limit, 'delivery');
+          checkLimitFlag(options.limit, deliveryQuerySchema.shape.limit, 'mailbox delivery');
           const ledger = await clientFrom(options).getDelivery({
             messageId,
             ...(options.after !== undefined ? { after: options.after } : {}),

@@ -28,6 +28,11 @@ export function inFlagTerms(error: MailboxError, command: string, flags: FlagsBy
     if (flag === undefined) return field;
     return index === undefined ? flag : `${flag} #${Number(index) + 1}`;
   };
+  if (code === 'CURSOR_MISMATCH')
+    return new MailboxError(code, title, cursorMismatchInCommandTerms(command, error.message), details);
+  // A field inside a flag's JSON (send --task '{"x": 1}': 'task.x'), said as that flag's: `mailbox send --task: ...`.
+  const within = withinFlag(error, command, flags);
+  if (within !== undefined) return new MailboxError(code, title, within, details);
   if (code === 'FILTER_NOT_APPLICABLE') {
     const { filter, box, applicable } = details as { filter: string; box: string; applicable: string[] };
     const where = flags[`box=${box}`] ?? `box=${box}`;
@@ -48,6 +53,63 @@ export function inFlagTerms(error: MailboxError, command: string, flags: FlagsBy
     if (message !== error.message) return new MailboxError(code, title, message, details);
   }
   return error;
+}
+
+/**
+ * The field a refusal names inside a flag's JSON value (`task.x` for send --task '{"x": 1}'), as [the flag, the path
+ * within its value]; undefined for a field that is not inside one (`tags.0` is --tag's first value, not inside it).
+ */
+function insideFlag(field: string, flags: FlagsByField): [flag: string, path: string] | undefined {
+  const [, root, path] = /^([^.]+)\.(.+)$/.exec(field) ?? [];
+  if (root === undefined || /^\d+$/.test(path) || flags[root] === undefined) return undefined;
+  return [flags[root], path];
+}
+
+/**
+ * A refusal of fields inside one flag's JSON value, said as the command and that flag: `mailbox send --task '{"x":1}'`
+ * was told "add_message does not accept 'task.x'; allowed fields in 'task': state, ...", the MCP tool's and the API's
+ * names for what the user typed as --task. Now "mailbox send --task: does not accept 'x'; allowed fields: state, ...",
+ * and "mailbox send --task: 'expiresAt' must be ..." for a value refused there. Undefined when the fields refused are not
+ * all inside the same flag.
+ */
+function withinFlag(error: MailboxError, command: string, flags: FlagsByField): string | undefined {
+  const { code, message } = error;
+  const details = error.envelope as { field?: unknown; fields?: unknown; issues?: Array<{ field: string; message: string }> };
+  const fields =
+    code === 'UNKNOWN_FIELD' && Array.isArray(details.fields)
+      ? details.fields.map(String)
+      : code === 'VALIDATION_FAILED' && Array.isArray(details.issues)
+        ? details.issues.map((issue) => issue.field)
+        : [];
+  const inside = fields.map((field) => insideFlag(field, flags));
+  const flag = inside[0]?.[0];
+  if (flag === undefined || inside.some((at) => at?.[0] !== flag)) return undefined;
+  const root = fields[0].split('.')[0];
+  const said = `mailbox ${command} ${flag}`;
+  if (code === 'VALIDATION_FAILED')
+    return issuesMessage(said, details.issues!, (field) => insideFlag(field, flags)?.[1] ?? field);
+  return message
+    .replace(/^[a-z]+(?:_[a-z]+)+ /, `${said}: `)
+    .replaceAll(` in '${root}':`, ':')
+    .replaceAll(`'${root}.`, "'");
+}
+
+/**
+ * A refused --cursor in the command's words. The server's said where the cursor came from and what to do in the API's
+ * terms: "... (GET /v1/messages, list_messages): ... pass each nextCursor back unchanged with the same box and filters",
+ * a listing and a field a CLI user never saw (`mailbox inbox` prints `more: --cursor ...`).
+ */
+function cursorMismatchInCommandTerms(command: string, message: string): string {
+  const issuedBy = /came from a (message|task) listing \(/.exec(message)?.[1];
+  const from =
+    issuedBy === undefined
+      ? "another listing (other flags, or another agent's) or was altered"
+      : `\`${issuedBy === 'message' ? 'mailbox inbox' : 'mailbox task list'}\``;
+  return (
+    `mailbox ${command}: this --cursor came from ${from}: a cursor pages only the listing that printed it. Run ` +
+    `\`mailbox ${command}\` again without --cursor, then give each "more: --cursor ..." it prints to the same command ` +
+    'with the same flags.'
+  );
 }
 
 /**

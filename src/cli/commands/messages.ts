@@ -273,13 +273,13 @@ export function registerMessageCommands(program: Command): void {
     .option('--thread <threadId>', 'only this thread')
     .option('--tag <tag>', 'only with this tag (repeat for more: messages carrying every one)', collect)
     .addOption(new Option('--priority <priority>', 'only this priority').choices(['low', 'normal', 'high']))
-    .option('--limit <n>', 'page size (1-200)')
+    .option('--limit <n>', 'page size (1-200, default 50)')
     .option('--cursor <cursor>', 'next page, from the previous output')
     .option('--outbox', 'list what you sent instead')
     .option('--to <recipient>', 'outbox only: only to this recipient')
     .action(
       action(async (options: ClientOptions & Record<string, unknown>) => {
-        checkLimitFlag(options.limit as string | undefined, listQuerySchema.shape.limit, 'inbox');
+        checkLimitFlag(options.limit as string | undefined, listQuerySchema.shape.limit, 'mailbox inbox');
         const query = Object.fromEntries(
           [
             ['box', options.outbox ? 'outbox' : undefined],
@@ -310,7 +310,7 @@ export function registerMessageCommands(program: Command): void {
         if (allOnly) throw readUsage(`${allOnly[1]} narrows read --all only; with ids, name the messages instead.`);
         // Every id is checked, and every message fetched, before any is shown or marked read: `read a b c` with a
         // wrong c neither shows nor marks a and b, so the command can be run again as corrected.
-        for (const messageId of messageIds) parseInput(oneMessageSchema, { messageId }, `read '${messageId}'`);
+        for (const messageId of messageIds) parseInput(oneMessageSchema, { messageId }, `mailbox read '${messageId}'`);
         const messages = [];
         for (const messageId of messageIds) messages.push(await client.getMessage(messageId));
         for (const message of messages) {
@@ -383,7 +383,7 @@ async function eachMessage(
   run: (client: MailboxHttpClient, messageId: string) => Promise<void>,
 ): Promise<void> {
   const client = clientFrom(options);
-  for (const messageId of messageIds) parseInput(oneMessageSchema, { messageId }, `${verb} '${messageId}'`);
+  for (const messageId of messageIds) parseInput(oneMessageSchema, { messageId }, `mailbox ${verb} '${messageId}'`);
   for (const messageId of messageIds) {
     try {
       await run(client, messageId);

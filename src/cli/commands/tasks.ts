@@ -64,11 +64,11 @@ export function registerTaskCommands(program: Command): void {
     .description('your tasks, newest first')
     .addOption(new Option('--view <view>', 'assigned (default), claimable or sent').choices(['assigned', 'claimable', 'sent']))
     .option('--state <states>', 'only these states, comma-separated (e.g. Working,InputRequired)')
-    .option('--limit <n>', 'page size (1-200)')
+    .option('--limit <n>', 'page size (1-200, default 50)')
     .option('--cursor <cursor>', 'next page, from the previous output')
     .action(
       action(async (options: ClientOptions & Record<string, string | undefined>) => {
-        checkLimitFlag(options.limit, listTasksSchema.shape.limit, 'task list');
+        checkLimitFlag(options.limit, listTasksSchema.shape.limit, 'mailbox task list');
         const query = Object.fromEntries(
           Object.entries({ view: options.view, state: options.state, limit: options.limit, cursor: options.cursor }).filter(
             ([, value]) => value !== undefined,
@@ -97,7 +97,7 @@ export function registerTaskCommands(program: Command): void {
     .option('--lease <seconds>', 'hold it for this many seconds unless renewed')
     .action(
       action(async (taskId: string, options: ClientOptions & { lease?: string }) => {
-        const { '--lease': leaseSeconds } = parseInput(claimFlagsSchema, { '--lease': options.lease }, 'task claim');
+        const { '--lease': leaseSeconds } = parseInput(claimFlagsSchema, { '--lease': options.lease }, 'mailbox task claim');
         const result = await clientFrom(options).claimTask({ taskId, ...(leaseSeconds !== undefined ? { leaseSeconds } : {}) });
         if (options.json) return printJson(result);
         print(said(result));

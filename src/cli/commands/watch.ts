@@ -62,7 +62,7 @@ export function registerWatchCommand(program: Command): void {
     )
     .action(
       action(async (options: ClientOptions & { count?: string; reconnect: boolean }) => {
-        const { '--count': count } = parseInput(watchFlagsSchema, { '--count': options.count }, 'watch');
+        const { '--count': count } = parseInput(watchFlagsSchema, { '--count': options.count }, 'mailbox watch');
         const client = clientFrom(options);
         const limit = count ?? Infinity;
         const abort = new AbortController();

@@ -11,6 +11,7 @@ import pino from 'pino';
 import { SqliteEventStore } from '../../src/adapters/eventstore/sqliteEventStore';
 import { createMailbox } from '../../src/mailbox';
 import { ensureBuilt, runCli } from '../support/builtCli';
+import { logWithEscalationsOnly } from '../support/escalationsOnlyLog';
 import { ADMIN_TOKEN, registerAgents, tempDir, threeAgentsDataDir } from '../support/fixtures';
 import { startRedis, type TestRedis } from '../support/redisServer';
 import { restoredLogBesideRedisViews } from '../support/restoredLog';
@@ -289,25 +290,6 @@ test('a nudge published on Redis that nobody hears is reported as unheard, never
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
-
-/**
- * A log where only escalations are due: @a asked @b for a reply due in 1 s (now past) and wrote to @c; neither message
- * woke anyone; all three acted since (a send that wakes nobody), so no unread-set nudge is due.
- */
-async function logWithEscalationsOnly(prefix: string): Promise<{ dir: string; toB: string; toC: string }> {
-  const dir = tempDir(prefix);
-  const mailbox = await createMailbox(
-    { dataDir: dir, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
-    { logger: pino({ level: 'silent' }) },
-  );
-  const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
-  const { messageId: toB } = await a.send({ to: '@b', subject: 'answer me', body: 'x', expectsReplyBy: '1s' });
-  const { messageId: toC } = await a.send({ to: '@c', subject: 'for c', body: 'x' });
-  for (const agent of [b, c]) await agent.send({ to: '@a', subject: 'busy', body: '.', wakeSuppressed: true });
-  await mailbox.close();
-  await new Promise((resolve) => setTimeout(resolve, 1_100)); // past the reply's due time (the log's own clock)
-  return { dir, toB, toC };
-}
 
 test("an escalation's nudge is reported as the unread set's are: logged only without a target, nudged through a hook", async () => {
   const { dir, toB, toC } = await logWithEscalationsOnly('mailbox-heartbeat-once-escalation-targets-');

@@ -11,6 +11,7 @@ import { createMailbox } from '../../src/mailbox';
 import path from 'node:path';
 import { SqliteEventStore } from '../../src/adapters/eventstore/sqliteEventStore';
 import { ensureBuilt, runCli, startCli, type StartedCli } from '../support/builtCli';
+import { logWithEscalationsOnly } from '../support/escalationsOnlyLog';
 import { ADMIN_TOKEN, registerAgents, tempDir } from '../support/fixtures';
 import { freePort } from '../support/redisServer';
 import { waitFor } from '../support/waitFor';
@@ -125,20 +126,9 @@ async function claimsIn(dataDir: string): Promise<string[]> {
 }
 
 test('--once beside a stopped server exits 1 (it was 0) and escalates nothing from the views nobody keeps; a server back, it does', async () => {
-  const escalationsDir = tempDir('mailbox-heartbeat-once-server-stopped-');
+  // @a asked @b for a reply due in 1 s (now past) and wrote to @c; neither message woke anyone; all three acted since.
+  const { dir: escalationsDir, toB, toC } = await logWithEscalationsOnly('mailbox-heartbeat-once-server-stopped-');
   try {
-    // @a asked @b for a reply due in 1 s and wrote to @c; neither message woke anyone; all three acted since.
-    const mailbox = await createMailbox(
-      { dataDir: escalationsDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
-      { logger: pino({ level: 'silent' }) },
-    );
-    const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
-    const { messageId: toB } = await a.send({ to: '@b', subject: 'answer me', body: 'x', expectsReplyBy: '1s' });
-    const { messageId: toC } = await a.send({ to: '@c', subject: 'for c', body: 'x' });
-    for (const agent of [b, c]) await agent.send({ to: '@a', subject: 'busy', body: '.', wakeSuppressed: true });
-    await mailbox.close();
-    await new Promise((resolve) => setTimeout(resolve, 1_100)); // past the reply's due time (the log's own clock)
-
     await stop(await serve(escalationsDir)); // the server ran, and stopped
     const once = () =>
       runCli(['heartbeat', '--once', '--idle', '1h', '--wake-grace', '0', '--hook', '["/bin/true"]'], {

@@ -194,9 +194,11 @@ describe('SQLite views (embedded default)', () => {
   it('SIGKILL in the middle of projecting, then restart: resumes from the stored checkpoint, views equal a clean rebuild', async () => {
     const dir = tempDir('views-crash-');
     const log = SqliteEventStore.open(path.join(dir, 'events.sqlite'));
+    // Twelve of the projector's 1,000-event batches: killed once the first is committed, it dies with most still to
+    // apply (40,000 took 21 s of CI for the same check).
     const { events } = await writeSyntheticLog(log, {
       agents: 12,
-      events: 40_000,
+      events: 12_000,
       readShare: 0.25,
       archiveShare: 0.2,
       broadcastEvery: 400,
@@ -236,7 +238,7 @@ describe('SQLite views (embedded default)', () => {
     );
     expect(await mailbox.projections.checkpoint()).toBe(head);
     expectEqualLarge(await snapshotViews(mailbox.projections), await cleanRebuild(path.join(dir, 'events.sqlite')));
-    expect(events).toBeGreaterThanOrEqual(40_000);
+    expect(events).toBeGreaterThanOrEqual(12_000);
   }, 120_000);
 
   it('a restart resumes from the stored checkpoint (the log says so) and applies nothing again', async () => {

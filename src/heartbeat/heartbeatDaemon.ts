@@ -167,6 +167,8 @@ export class HeartbeatDaemon {
   private lastReport: TickReport | null = null;
   /** Whether the last tick found a projector keeping the views (null: not looked yet, or not watched). */
   private projectorWasLive: boolean | null = null;
+  /** Whether ALARM projection stalled was said (and not yet cleared): not said while no projector keeps the views. */
+  private stallSaid = false;
   /** Whether this absence of the projector was said to hold the nudges and escalations back (said once per absence). */
   private nudgesHeldSaid = false;
   /**
@@ -624,8 +626,11 @@ export class HeartbeatDaemon {
     const stalled = pipeline?.stalled ?? false;
     const alarms: Array<Record<string, unknown>> = [];
     const projectorAbsent = pipeline?.projectorLive === false;
-    if (projectorAbsent) alarms.push({ alarm: 'projector_absent', checkpoint: pipeline!.checkpoint, head: pipeline!.head });
-    if (stalled) {
+    // With no projector the views stall for that one cause: one alarm, with the lag (it was two, paging twice).
+    if (projectorAbsent) {
+      const { checkpoint, head, lag, lagAtLeast } = pipeline!;
+      alarms.push({ alarm: 'projector_absent', checkpoint, head, lag, ...(lagAtLeast ? { lagAtLeast } : {}) });
+    } else if (stalled) {
       const { lag, lagAtLeast, checkpoint, head, stuckForMs } = pipeline!;
       alarms.push({ alarm: 'projection_stalled', lag, ...(lagAtLeast ? { lagAtLeast } : {}), checkpoint, head, stuckForMs });
     }
@@ -670,12 +675,17 @@ export class HeartbeatDaemon {
       ...(projectorLive === undefined ? {} : { projectorLive }),
     };
     if (projectorLive !== undefined) this.sayProjector(projectorLive, report);
-    if (seen.transition === 'stalled') {
+    // A stall is said while a projector keeps the views (hung, or too slow): with none, ALARM no projector says the
+    // cause, and a stall alarm beside it paged twice for one stopped server. Said once the projector is back and the
+    // checkpoint still does not move; cleared only if said.
+    if (seen.stalled && projectorLive !== false && !this.stallSaid) {
+      this.stallSaid = true;
       this.logger.error(
         { alarm: 'projection_stalled', ...report, stallAfterMs: this.settings.stallAfterMs },
         `ALARM projection stalled: the views are ${lagText(report)} behind the log head and their checkpoint is not advancing`,
       );
-    } else if (seen.transition === 'recovered') {
+    } else if (!seen.stalled && this.stallSaid) {
+      this.stallSaid = false;
       this.logger.info({ alarm: 'projection_stalled', ...report }, 'alarm cleared: projection checkpoint advancing again');
     }
     return report;

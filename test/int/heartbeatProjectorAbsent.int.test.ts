@@ -10,6 +10,7 @@ import pino from 'pino';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
 import { startHeartbeat, type Heartbeat } from '../../src/heartbeat/startHeartbeat';
 import { RecordingNudgeTarget } from '../support/recordingNudgeTarget';
+import { waitFor } from '../support/waitFor';
 import { ADMIN_TOKEN, allEvents, registerAgents, tempDir } from '../support/fixtures';
 
 const MIN = 60_000;
@@ -106,4 +107,73 @@ test('no projector keeps the views: no unread nudge goes out (it did), said once
   expect(gauge(upMetrics, 'mailbox_heartbeat_escalations_held{reason="projector_absent"}')).toBe('0');
   expect(gauge(upMetrics, 'mailbox_heartbeat_escalations_held{reason="no_nudge_target"}')).toBe('0');
   expect(heldLines()).toHaveLength(1);
+});
+
+test('views lagging with no projector: one alarm, projector_absent with the lag (a stall alarm paged beside it); a server back clears it', async () => {
+  let now = T0;
+  const clock = { now: () => new Date(now) };
+  mailbox = await createMailbox(
+    // No wait for views no projector applies: the sends answer at once (with VIEWS_LAGGING).
+    { dataDir: tempDir('mailbox-heartbeat-absent-lag-'), adminToken: ADMIN_TOKEN, logLevel: 'silent', awaitProjectionMs: 0 },
+    { logger: pino({ level: 'silent' }), clock },
+  );
+  const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+  const lines: Array<{ level: number; msg: string; alarm?: string }> = [];
+  heartbeat = await startHeartbeat(
+    {
+      eventStore: mailbox.eventStore,
+      projections: mailbox.projections,
+      wakeBus: mailbox.wakeBus,
+      projectorElsewhere: true,
+      projectorRelookMs: 0,
+    },
+    {
+      targets: [new RecordingNudgeTarget('webhook')],
+      logger: pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) }),
+      clock,
+      schedule: false,
+      settings: { idleMs: MIN, cooldownMs: MIN, wakeGraceMs: 0, wakeSlaMs: MIN, stallAfterMs: MIN, metricsPort: 0 },
+    },
+  );
+  const healthz = async () => {
+    const response = await fetch(`${heartbeat!.metricsUrl}/healthz`);
+    return { status: response.status, body: (await response.json()) as { alarms: Array<{ alarm: string }> } };
+  };
+  // The pipeline's alarms (the two messages, unwoken past the SLA, are escalated once a server is back).
+  const alarmLines = () =>
+    lines
+      .filter((line) => line.alarm === 'projector_absent' || line.alarm === 'projection_stalled')
+      .map(({ level, alarm, msg }) => ({ level, alarm, msg }));
+
+  await mailbox.runner.stop(); // the server stops
+  await a.send({ to: '@b', subject: 'one', body: 'x' });
+  await a.send({ to: '@c', subject: 'two', body: 'y' });
+  await heartbeat.settledReport(await heartbeat.tick());
+  now = T0 + 2 * MIN; // the checkpoint has stood behind the head for longer than --stall-after
+  const down = await heartbeat.settledReport(await heartbeat.tick());
+  expect(down.pipeline).toMatchObject({ lag: '2', stalled: true, projectorLive: false });
+  expect(alarmLines()).toEqual([
+    { level: 50, alarm: 'projector_absent', msg: expect.stringContaining('ALARM no projector keeps the views') },
+  ]);
+  const unhealthy = await healthz();
+  expect(unhealthy.status).toBe(503);
+  expect(unhealthy.body.alarms).toEqual([
+    { alarm: 'projector_absent', checkpoint: down.pipeline.checkpoint, head: down.pipeline.head, lag: '2' },
+  ]);
+
+  await mailbox.runner.start(); // a server keeps the views again and applies the two sends
+  const head = await mailbox.eventStore.headPosition();
+  await waitFor(async () => (await mailbox!.projections.checkpoint()) === head, {
+    timeoutMs: 30_000,
+    what: 'the views caught up',
+  });
+  now += MIN;
+  const up = await heartbeat.settledReport(await heartbeat.tick());
+  expect(up.pipeline).toMatchObject({ lag: '0', stalled: false, projectorLive: true });
+  // Cleared once; no stall alarm cleared that was never raised.
+  expect(alarmLines()).toEqual([
+    { level: 50, alarm: 'projector_absent', msg: expect.stringContaining('ALARM no projector keeps the views') },
+    { level: 30, alarm: 'projector_absent', msg: 'alarm cleared: a projector keeps the views again' },
+  ]);
+  expect(await healthz()).toMatchObject({ status: 200, body: { alarms: [] } });
 });

@@ -16,6 +16,32 @@ import { ADMIN_TOKEN, allEvents, registerAgents, tempDir } from '../support/fixt
 const MIN = 60_000;
 const T0 = Date.parse('2030-01-01T12:00:00.000Z');
 
+/** A heartbeat as `mailbox heartbeat` runs beside a server: the views are kept elsewhere (one look for the live mark). */
+function heartbeatBesideServer(
+  of: Mailbox,
+  target: RecordingNudgeTarget,
+  clock: { now: () => Date },
+  lines: object[],
+  settings: Record<string, number> = {},
+): Promise<Heartbeat> {
+  return startHeartbeat(
+    {
+      eventStore: of.eventStore,
+      projections: of.projections,
+      wakeBus: of.wakeBus,
+      projectorElsewhere: true,
+      projectorRelookMs: 0,
+    },
+    {
+      targets: [target],
+      logger: pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) }),
+      clock,
+      schedule: false,
+      settings: { idleMs: MIN, cooldownMs: MIN, wakeGraceMs: 0, wakeSlaMs: MIN, metricsPort: 0, ...settings },
+    },
+  );
+}
+
 let mailbox: Mailbox | undefined;
 let heartbeat: Heartbeat | undefined;
 afterEach(async () => {
@@ -36,23 +62,7 @@ test('no projector keeps the views: no unread nudge goes out (it did), said once
 
   const lines: Array<{ level: number; msg: string; held?: string }> = [];
   const target = new RecordingNudgeTarget('webhook');
-  heartbeat = await startHeartbeat(
-    // As `mailbox heartbeat` beside a server: the views are kept elsewhere (one look for the live mark).
-    {
-      eventStore: mailbox.eventStore,
-      projections: mailbox.projections,
-      wakeBus: mailbox.wakeBus,
-      projectorElsewhere: true,
-      projectorRelookMs: 0,
-    },
-    {
-      targets: [target],
-      logger: pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) }),
-      clock,
-      schedule: false,
-      settings: { idleMs: MIN, cooldownMs: MIN, wakeGraceMs: 0, wakeSlaMs: MIN, metricsPort: 0 },
-    },
-  );
+  heartbeat = await heartbeatBesideServer(mailbox, target, clock, lines);
   const metrics = async () => (await fetch(`${heartbeat!.metricsUrl}/metrics`)).text();
   const gauge = (text: string, series: string) => new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\d+)$`, 'm').exec(text)?.[1];
   const heldLines = () => lines.filter((line) => line.held === 'projector_absent');
@@ -119,22 +129,9 @@ test('views lagging with no projector: one alarm, projector_absent with the lag 
   );
   const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
   const lines: Array<{ level: number; msg: string; alarm?: string }> = [];
-  heartbeat = await startHeartbeat(
-    {
-      eventStore: mailbox.eventStore,
-      projections: mailbox.projections,
-      wakeBus: mailbox.wakeBus,
-      projectorElsewhere: true,
-      projectorRelookMs: 0,
-    },
-    {
-      targets: [new RecordingNudgeTarget('webhook')],
-      logger: pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) }),
-      clock,
-      schedule: false,
-      settings: { idleMs: MIN, cooldownMs: MIN, wakeGraceMs: 0, wakeSlaMs: MIN, stallAfterMs: MIN, metricsPort: 0 },
-    },
-  );
+  heartbeat = await heartbeatBesideServer(mailbox, new RecordingNudgeTarget('webhook'), clock, lines, {
+    stallAfterMs: MIN,
+  });
   const healthz = async () => {
     const response = await fetch(`${heartbeat!.metricsUrl}/healthz`);
     return { status: response.status, body: (await response.json()) as { alarms: Array<{ alarm: string }> } };

@@ -23,8 +23,6 @@ export interface PipelineObservation {
   lag: bigint;
   stalled: boolean;
   stuckForMs: number;
-  /** Set on the tick where the alarm is raised or cleared, so it is logged once. */
-  transition: 'stalled' | 'recovered' | null;
 }
 
 export const initialPipelineState: PipelineState = { checkpoint: null, stuckSince: null, stalled: false };
@@ -49,6 +47,6 @@ export function observePipeline(
   else stuckSince = state.stuckSince ?? now;
   const stuckForMs = stuckSince === null ? 0 : now - stuckSince;
   const stalled = stuckSince !== null && stuckForMs >= stallAfterMs;
-  const transition = stalled === state.stalled ? null : stalled ? 'stalled' : 'recovered';
-  return { state: { checkpoint: sample.checkpoint, stuckSince, stalled }, lag, stalled, stuckForMs, transition };
+  // Whether the alarm is said (once, and cleared only if said) is the daemon's: it depends on the projector too.
+  return { state: { checkpoint: sample.checkpoint, stuckSince, stalled }, lag, stalled, stuckForMs };
 }

@@ -8,7 +8,7 @@ function run(samples: Array<[head: bigint | null, checkpoint: bigint | null]>, s
   return samples.map(([head, checkpoint], i) => {
     const seen = observePipeline(state, { head, checkpoint }, i * INTERVAL, stallAfterMs);
     state = seen.state;
-    return { lag: seen.lag, stalled: seen.stalled, transition: seen.transition };
+    return { lag: seen.lag, stalled: seen.stalled, stuckForMs: seen.stuckForMs };
   });
 }
 
@@ -35,7 +35,7 @@ describe('pipeline watch', () => {
     ]);
     expect(observed.map((o) => o.stalled)).toEqual([false, false, true]);
     expect(observed[1].lag).toBe(3n);
-    expect(observed[2]).toEqual({ lag: 4n, stalled: true, transition: 'stalled' });
+    expect(observed[2]).toEqual({ lag: 4n, stalled: true, stuckForMs: INTERVAL });
   });
 
   test('a slow projector whose checkpoint advances is lagging, not stalled', () => {
@@ -49,7 +49,7 @@ describe('pipeline watch', () => {
     ).toEqual([false, false, false, false]);
   });
 
-  test('the alarm is announced once and cleared once when the projector catches up', () => {
+  test('a stall lasts while the checkpoint stands and ends when the projector catches up', () => {
     const observed = run([
       [8n, 5n],
       [8n, 5n],
@@ -57,7 +57,13 @@ describe('pipeline watch', () => {
       [9n, 9n],
       [9n, 9n],
     ]);
-    expect(observed.map((o) => o.transition)).toEqual([null, 'stalled', null, 'recovered', null]);
+    expect(observed.map((o) => [o.stalled, o.stuckForMs])).toEqual([
+      [false, 0],
+      [true, INTERVAL],
+      [true, 2 * INTERVAL],
+      [false, 0],
+      [false, 0],
+    ]);
   });
 
   test('a longer threshold waits longer', () => {

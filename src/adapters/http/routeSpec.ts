@@ -15,7 +15,7 @@ export interface RouteSpec {
     | 'any'
     | 'auditor or admin'
     | 'none'
-    | 'sender, recipient or auditor'
+    | 'sender, recipient, auditor or admin'
     | 'sender, audience or auditor'
     | 'sender, auditor or admin';
   body?: z.ZodType;

@@ -150,11 +150,11 @@ export const ROUTE_SPECS: RouteSpec[] = [
     operationId: 'getMessage',
     summary: 'One message with its body and your readAt',
     tag: 'messages',
-    auth: 'sender, recipient or auditor',
+    auth: 'sender, recipient, auditor or admin',
     success: {
       status: 200,
       schema: responses.messageDetailSchema,
-      description: 'the message with body, readAt, archivedAt (receipts for its sender and auditors)',
+      description: 'the message with body, readAt, archivedAt (receipts for its sender, auditors and the admin)',
     },
     errors: [...AUTH, 'VALIDATION_FAILED', 'MESSAGE_NOT_FOUND'],
   },

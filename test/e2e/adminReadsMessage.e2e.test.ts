@@ -2,7 +2,8 @@
  * The admin token reads any message (GET /v1/messages/{id}) as an auditor does, with every recipient's receipt: it
  * reads the same message's task (GET /v1/tasks/{id}), its delivery ledger and the log that holds its body. It was
  * answered 403 FORBIDDEN "Message <id> is visible only to its sender, its recipients and auditors." (no next step),
- * while a missing id got 404 "not in this mailbox's log". Reading it writes nothing and marks nothing seen.
+ * while a missing id got 404 "not in this mailbox's log" (MCP's get_message alike). Reading it writes nothing and marks
+ * nothing seen.
  */
 import { startTestServer, type TestServer } from '../support/httpServer';
 
@@ -42,6 +43,13 @@ test('the admin reads a message like an auditor: body and every receipt, nothing
   });
   const asAuditor = await server.call('GET', `/v1/messages/${id}`, { token: auditor });
   expect(asAuditor.body).toEqual(asAdmin.body);
+  // MCP's get_message with the admin token answers the same.
+  const overMcp = await server.call('POST', '/mcp', {
+    token: server.adminToken,
+    headers: { accept: 'application/json, text/event-stream' },
+    body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_message', arguments: { messageId: id } } },
+  });
+  expect(overMcp.body.result.structuredContent).toEqual(asAdmin.body);
 
   expect(await server.eventCount()).toBe(before);
   // @c has not been shown it: the admin's read is not @c's.

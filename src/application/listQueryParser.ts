@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { pageSize } from '../commands/numberFields';
+import { pageCursor } from '../commands/pageCursor';
 import { MailboxError } from '../errors';
 import { prioritySchema, tagListSchema } from '../commands/messageFields';
 import { identityRefused, identitySchema } from '../commands/schemas';
@@ -46,7 +47,7 @@ export const listQuerySchema = z.strictObject({
   tags: tagListSchema.optional(), // as a send takes them (messageFields.ts): one rule, every form
   priority: prioritySchema.optional(),
   limit: pageSize(200, 50),
-  cursor: z.string().optional().describe(CURSOR_DESCRIPTION),
+  cursor: pageCursor(CURSOR_DESCRIPTION),
 });
 export type ParsedListQuery = z.output<typeof listQuerySchema>;
 

@@ -1164,7 +1164,16 @@ test('refusals inside --task and of a --cursor speak the command and its flags; 
     `error: mailbox task list: this --cursor came from \`mailbox inbox\`: ${sameWords} \`mailbox task list\` again ` +
       'without --cursor, then give each "more: --cursor ..." it prints to the same command with the same flags. (CURSOR_MISMATCH)\n',
   ]);
-  for (const { err } of [unknown, nested, value, otherFilters, otherListing]) {
+  // An empty --cursor came from no listing: it is told to leave --cursor out, in the CLI's words too.
+  const empty = await mailbox(t['@tk-b'], 'inbox', '--cursor', '');
+  expect(empty).toEqual({
+    out: '',
+    err:
+      "error: mailbox inbox: '--cursor' must not be empty: leave it out for the first page, then give each " +
+      '"more: --cursor ..." a page prints, unchanged (VALIDATION_FAILED)\n',
+    exitCode: 1,
+  });
+  for (const { err } of [unknown, nested, value, otherFilters, otherListing, empty]) {
     expect(err).not.toMatch(/add_message|list_messages|list_tasks|\/v1\/|nextCursor|'task\.|in 'task'/);
   }
   // --json keeps the API's fields for a script.

@@ -142,6 +142,11 @@ const ROUTES_AS_COMMANDS: ReadonlyArray<readonly [RegExp, (match: string, identi
   [/\(list_messages' messageId, list_tasks' taskId\)/g, () => '(`mailbox inbox`, `mailbox task list`)'],
   [/add_message's task, e\.g\. \{"task": \{\}\}/g, () => "`mailbox send --task '{}'`"],
   [/list_tasks \(GET \/v1\/tasks\)/g, () => '`mailbox task list`'],
+  // An empty --cursor (src/commands/pageCursor.ts): a CLI user is shown "more: --cursor ...", never nextCursor.
+  [
+    /pass each page's nextCursor back unchanged \(a null nextCursor: there is no further page\)/g,
+    () => 'give each "more: --cursor ..." a page prints, unchanged',
+  ],
   [/read with get_message\b/g, () => 'read with `mailbox read <messageId>`'],
   [/\(get_task's history\[\]\.messageId or status\.message\.messageId\)/g, () => '(`mailbox task show` lists them)'],
   [

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { pageSize, wholeNumber } from '../numberFields';
+import { pageCursor } from '../pageCursor';
 import { partSchema, taskStateSchema } from '../messageFields';
 import { messageIdSchema } from '../schemas';
 import { readableText } from '../readableText';
@@ -92,10 +93,7 @@ export const listTasksSchema = z.strictObject({
     .optional()
     .describe('only tasks in these states: one state, an array, or comma-separated (e.g. Working,InputRequired)'),
   limit: pageSize(200, 50).describe('page size, 1..200, default 50'),
-  cursor: z
-    .string()
-    .optional()
-    .describe('nextCursor of the previous page, unchanged, with the same view and state; another use is CURSOR_MISMATCH'),
+  cursor: pageCursor('nextCursor of the previous page, unchanged, with the same view and state; another use is CURSOR_MISMATCH'),
 });
 export type ListTasksInput = z.output<typeof listTasksSchema>;
 

@@ -59,7 +59,8 @@ const forbidden = (messageId: string) =>
   new MailboxError(
     'FORBIDDEN',
     'Forbidden',
-    `The delivery ledger of message ${messageId} is shown only to its sender, auditors and admins.`,
+    `Message ${messageId} is not among the messages you sent, and a delivery ledger is shown only to its sender, ` +
+      'auditors and admins: check the id in your outbox (list_messages {"box": "outbox"}, GET /v1/messages?box=outbox).',
     { messageId },
   );
 

@@ -1205,6 +1205,16 @@ test('refusals that point to the agent routes name the mailbox agent commands in
   const asJson = await mailbox(server.adminToken, 'agent', 'retire', '@rc-nobody', '--json');
   expect(JSON.parse(asJson.err)).toMatchObject({ code: 'AGENT_NOT_FOUND', message: expect.stringContaining('GET /v1/agents') });
   expect(await server.eventCount()).toBe(before);
+  // A delivery ledger asked by one who did not send the message points to the outbox as the command that lists it.
+  const id = (await json(t['@rc-a'], 'send', '@rc-b', 'ledger', 'x')).messageId as string;
+  const beforeLedger = await server.eventCount();
+  const ledger = await mailbox(t['@rc-b'], 'delivery', id);
+  expect([ledger.exitCode, ledger.err]).toEqual([
+    1,
+    `error: Message ${id} is not among the messages you sent, and a delivery ledger is shown only to its sender, ` +
+      'auditors and admins: check the id in your outbox (`mailbox inbox --outbox`). (FORBIDDEN)\n',
+  ]);
+  expect(await server.eventCount()).toBe(beforeLedger);
 });
 
 // A server started with MAILBOX_ADMIN_TOKEN beside the admin.token an earlier start generated: an admin command run

@@ -95,12 +95,19 @@ test('woken with an open stream, not without; read and reply move their stages; 
 test('only the sender, auditors and admins see a ledger: any other agent gets 403, for a real or a made-up id alike', async () => {
   const toB = await send('@a', { to: '@b' });
   await ledgerUntil(toB, (ledger) => ledger.summary.inView === 1);
+  const before = await server.eventCount();
   const unknown = '00000000-0000-4000-8000-000000000000';
-  for (const who of ['@b', '@c', '@d']) {
-    for (const id of [toB, unknown]) {
+  for (const who of ['@a', '@b', '@c', '@d']) {
+    for (const id of who === '@a' ? [unknown] : [toB, unknown]) {
       const refused = await delivery(t[who], id);
       expect({ who, id, status: refused.status, code: refused.body.code }).toEqual({ who, id, status: 403, code: 'FORBIDDEN' });
-      expect(refused.body.message).toContain('only to its sender, auditors and admins');
+      // One sentence, true for each of them (a recipient, a stranger, a sender with a mistyped id): no oracle, and it
+      // says where the caller's own ids are. It said only "shown only to its sender", which a sender with a wrong id
+      // read as "but I am the sender".
+      expect(refused.body.message).toBe(
+        `Message ${id} is not among the messages you sent, and a delivery ledger is shown only to its sender, auditors ` +
+          'and admins: check the id in your outbox (list_messages {"box": "outbox"}, GET /v1/messages?box=outbox).',
+      );
     }
   }
   expect((await delivery(auditor, toB)).body.summary.recipients).toBe(1);
@@ -109,6 +116,7 @@ test('only the sender, auditors and admins see a ledger: any other agent gets 40
   expect({ status: missing.status, code: missing.body.code }).toEqual({ status: 404, code: 'MESSAGE_NOT_FOUND' });
   const noToken = await server.call('GET', `/v1/messages/${toB}/delivery`);
   expect(noToken.status).toBe(401);
+  expect(await server.eventCount()).toBe(before);
 });
 
 test('a broadcast ledger is paged by identity with the counts of all recipients; bad paging is refused with the valid form', async () => {

@@ -142,6 +142,7 @@ const ROUTES_AS_COMMANDS: ReadonlyArray<readonly [RegExp, (match: string, identi
   [/\(list_messages' messageId, list_tasks' taskId\)/g, () => '(`mailbox inbox`, `mailbox task list`)'],
   [/add_message's task, e\.g\. \{"task": \{\}\}/g, () => "`mailbox send --task '{}'`"],
   [/list_tasks \(GET \/v1\/tasks\)/g, () => '`mailbox task list`'],
+  [/list_messages \{"box": "outbox"\}, GET \/v1\/messages\?box=outbox/g, () => '`mailbox inbox --outbox`'],
   // An empty --cursor (src/commands/pageCursor.ts): a CLI user is shown "more: --cursor ...", never nextCursor.
   [
     /pass each page's nextCursor back unchanged \(a null nextCursor: there is no further page\)/g,

@@ -2,6 +2,7 @@
 import { MailboxError } from '../errors';
 import { canonicalThreadId } from '../events/threadIdCase';
 import type { BroadcastDelivered, MessageEvent, MessageSent, ReplyRequested } from '../events/types';
+import { fieldsChangedSince } from './idempotentRetry';
 import { replyDueBy } from './replyDeadline';
 import { taskDeadlinePassed } from './tasks/taskDeadlines';
 import { openTaskSentHeld } from './tasks/taskOpening';
@@ -43,11 +44,17 @@ export function decideSendMessage(command: SendMessage, state: SendState, policy
   // 1. A retried Idempotency-Key returns the original result and writes nothing.
   if (state.message.sent) {
     if (state.message.sent.requestHash === requestHash) return [];
+    const changed = fieldsChangedSince(state.message.sent, input);
+    const what =
+      changed.length > 0
+        ? `this request's ${listed(changed)} ${changed.length === 1 ? 'differs' : 'differ'} from that message's`
+        : 'this request differs';
     return new MailboxError(
       'IDEMPOTENCY_KEY_REUSED',
       'Idempotency key reused',
-      `Idempotency-Key '${input.idempotencyKey}' was already used for a different message; use a new key for a new message.`,
-      { idempotencyKey: input.idempotencyKey, messageId },
+      `Idempotency-Key '${input.idempotencyKey}' was already used for a different message (${what}); use a new key ` +
+        'for a new message, or send the first request unchanged to get its result again.',
+      { idempotencyKey: input.idempotencyKey, messageId, changedFields: changed },
     );
   }
   // 2. Size and shape, before anything else is looked at.
@@ -239,6 +246,9 @@ function caseVariantRecipient(
     },
   );
 }
+
+/** 'a', 'a and b', 'a, b and c'. */
+const listed = (words: string[]) => (words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`);
 
 /** `to` as the log keeps it: the identity, AGENT:*, or the list's identities once each. */
 const storedAddressee = (recipient: Recipient): string | string[] =>

@@ -125,6 +125,9 @@ describe.each(STORE_KINDS)('rejections write nothing ($name event store)', (kind
       a.send({ to: '@b', subject: 'hi', body: 'different' }, { idempotencyKey: 'k1' }),
     );
     expect(error.status).toBe(422);
+    // What changed is named, so a client that thought it was retrying can tell its request apart from the first.
+    expect(error.envelope).toMatchObject({ idempotencyKey: 'k1', changedFields: ['body'] });
+    expect(error.message).toContain("this request's body differs from that message's");
   });
 
   it('two different idempotency keys (header option and body field) -> VALIDATION_FAILED, neither dropped', async () => {

@@ -240,7 +240,39 @@ describe('SendMessage: Idempotency-Key', () => {
   it('the same key with another payload: IDEMPOTENCY_KEY_REUSED', () => {
     given([...team, expectedSent({ idempotencyKey: 'k-1' })])
       .when(send({ ...keyed, body: 'other' }, A, 'hash-2'))
-      .thenFails('IDEMPOTENCY_KEY_REUSED', { idempotencyKey: 'k-1', messageId: MESSAGE_ID });
+      .thenFails('IDEMPOTENCY_KEY_REUSED', { idempotencyKey: 'k-1', messageId: MESSAGE_ID, changedFields: ['body'] });
+  });
+
+  it('the refusal names every field the retry changed, in the order a message lists them', () => {
+    const error = given([...team, expectedSent({ idempotencyKey: 'k-1' })])
+      .when(send({ ...keyed, subject: 'other', priority: 'high', tags: ['x'] }, A, 'hash-2'))
+      .thenFails('IDEMPOTENCY_KEY_REUSED', { changedFields: ['subject', 'priority', 'tags'] });
+    expect(error.envelope.message).toBe(
+      "Idempotency-Key 'k-1' was already used for a different message (this request's subject, priority and tags differ " +
+        "from that message's); use a new key for a new message, or send the first request unchanged to get its result again.",
+    );
+  });
+
+  it('`to` as a one-identity list is another request than `to` as the identity: named, as the log keeps them apart', () => {
+    given([...team, expectedSent({ idempotencyKey: 'k-1' })])
+      .when(send({ ...keyed, to: ['@bob'] }, A, 'hash-2'))
+      .thenFails('IDEMPOTENCY_KEY_REUSED', { changedFields: ['to'] });
+  });
+
+  it('a task with its keys in another order is the same task; a thread named by the retry alone is a change', () => {
+    const task = { state: 'Submitted', input: { parts: [{ kind: 'text', text: 'do it' }] } };
+    const reordered = { input: { parts: [{ text: 'do it', kind: 'text' }] }, state: 'Submitted' };
+    const first = expectedSent({ idempotencyKey: 'k-1', hasTask: true, task: task as MessageSent['data']['task'] });
+    given([...team, first])
+      .when(send({ ...keyed, task: reordered, threadId: 'deploy-1' }, A, 'hash-2'))
+      .thenFails('IDEMPOTENCY_KEY_REUSED', { changedFields: ['threadId'] });
+  });
+
+  it('a change the message does not show (expectsReplyBy) is still refused, without naming a field it cannot see', () => {
+    const error = given([...team, expectedSent({ idempotencyKey: 'k-1' })])
+      .when(send({ ...keyed, expectsReplyBy: '1h' }, A, 'hash-2'))
+      .thenFails('IDEMPOTENCY_KEY_REUSED', { changedFields: [] });
+    expect(error.envelope.message).toContain('(this request differs)');
   });
 });
 

@@ -261,6 +261,9 @@ export class SqliteProjectionStore implements ProjectionStore {
       const other = options.rebuildOtherSchema === true ? null : store.meta.otherSchema();
       if (other !== null) throw otherSchemaRefused(store.file, other);
       store.schemaReset = store.meta.ensureActive();
+      // The checkpoint row, which every start reads first (binding): a damaged page there is found here, at open, and
+      // moved aside (or refused, by a reader) as a damaged schema is; it was a stack trace that stopped every start.
+      store.writer(store.meta.active()).state();
       return store;
     } catch (error) {
       db.close();

@@ -124,8 +124,8 @@ export function helpOfSubcommand(argv: readonly string[]): string[] {
  * and `help help` are left to commander, as helpOfSubcommand leaves them.
  */
 export function refuseUnknownHelpTopic(program: Command, argv: readonly string[]): void {
-  const words = argv.slice(3);
-  if (argv[2] !== 'help' || words.some((word) => word.startsWith('-'))) return;
+  const words = helpTopic(argv);
+  if (words === null) return;
   let command = program;
   for (const [index, word] of words.entries()) {
     const commands = command.commands.filter((subcommand) => subcommand.name() !== 'help');
@@ -144,6 +144,24 @@ export function refuseUnknownHelpTopic(program: Command, argv: readonly string[]
       { code: 'commander.unknownCommand' },
     );
   }
+}
+
+/**
+ * The words naming the command whose help `argv` asks for, or null when it asks for none: after `help` (with no option
+ * among them), or before the first option of a line holding --help or -h. `mailbox audit nosuch --help` printed the help
+ * of audit with exit code 0, as `help audit nosuch` did, and `mailbox heartbaet --help` the whole help.
+ */
+function helpTopic(argv: readonly string[]): string[] | null {
+  if (argv[2] === 'help') {
+    const words = argv.slice(3);
+    return words.some((word) => word.startsWith('-')) ? null : words;
+  }
+  const words = argv.slice(2);
+  if (!words.some((word) => word === '--help' || word === '-h')) return null;
+  return words.slice(
+    0,
+    words.findIndex((word) => word.startsWith('-')),
+  );
 }
 
 export async function main(argv: string[]): Promise<void> {

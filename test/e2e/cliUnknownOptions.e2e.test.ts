@@ -6,6 +6,7 @@
  */
 import { ensureBuilt, runCli } from '../support/builtCli';
 import { startTestServer, type TestServer } from '../support/httpServer';
+import { allEvents } from '../support/fixtures';
 
 let server: TestServer;
 let tokens: Record<string, string>;
@@ -76,4 +77,28 @@ test('an unknown option with nothing like it is refused as before; a near miss k
   const before = await server.eventCount();
   expect((await run(['send', '@uo-b', 'hi', 'hello', '--priority', 'high'])).code).toBe(0);
   expect(await server.eventCount()).toBeGreaterThan(before);
+});
+
+// `mailbox agent rotate @b` (the event is AgentTokenRotated, the library's call rotateToken) was told "Did you mean
+// retire?" by commander's edit distance: a retirement is for good. It names `token` now, and says what retire does.
+test.each([
+  ['rotate', '(Did you mean token? mailbox agent token <identity> gives the agent a new token; retire ends the agent for good)'],
+  [
+    'reset-token',
+    '(Did you mean token? mailbox agent token <identity> gives the agent a new token; retire ends the agent for good)',
+  ],
+  ['register', '(Did you mean add?)'],
+  ['ls', '(Did you mean list?)'],
+])('mailbox agent %s names the subcommand meant; nothing is written', async (word, meant) => {
+  const before = (await allEvents(server.mailbox)).length;
+  const result = await runCli(['agent', word, '@uo-b'], {
+    MAILBOX_URL: server.url,
+    MAILBOX_DATA_DIR: '/nonexistent/mailbox-data',
+  });
+  expect(result.stderr.trimEnd().split('\n')).toEqual([`error: unknown command '${word}'`, meant, '(run with --help for usage)']);
+  expect(result.stdout).toBe('');
+  expect(result.code).toBe(1);
+  expect((await allEvents(server.mailbox)).length).toBe(before);
+  const b = await server.mailbox.as(tokens['@uo-b']); // its token still works: neither retired nor given a new one
+  await expect(b.unreadCount()).resolves.toMatchObject({ unread: expect.any(Number) });
 });

@@ -118,6 +118,36 @@ test.each([
   expect(fs.existsSync(dataDir)).toBe(false);
 });
 
+// The same asked as `<words> --help` (or -h): `mailbox audit nosuch --help` printed the help of audit with exit code 0,
+// `mailbox agent rotate --help` that of agent, `mailbox heartbaet --help` the whole help. Now the same line as `help`.
+test.each([
+  [
+    ['audit', 'nosuch', '--help'],
+    "'audit nosuch': the commands of 'mailbox audit' are replay, message, unwoken, agent and verify",
+  ],
+  [['agent', 'rotate', '--help'], "'agent rotate': the commands of 'mailbox agent' are add, list, retire and token"],
+  [['heartbaet', '-h'], "'heartbaet': the commands of 'mailbox' are serve, agent, send, inbox, read, unarchive, "],
+  [['audit', 'verfy', '--json', '--help'], "'audit verfy': the commands of 'mailbox audit' are replay, message, "],
+])('mailbox %j: one line naming the unknown command and the valid ones, exit code 2', async (args, named) => {
+  const run = await runCli(args, { MAILBOX_DATA_DIR: dataDir });
+  expect(run.stderr.trimEnd().split('\n')).toEqual([expect.stringContaining(`error: unknown command ${named}`)]);
+  expect(run.stdout).toBe('');
+  expect(run.code).toBe(2);
+  expect(fs.existsSync(dataDir)).toBe(false);
+});
+
+// A command's own --help, its arguments and options before it included, still prints its help.
+test.each([
+  [['audit', 'verify', '--help']],
+  [['agent', 'add', '@a', '--help']],
+  [['audit', 'replay', '--type', 'MessageSent', '-h']],
+])("mailbox %j prints that command's help, exit code 0", async (args) => {
+  const run = await runCli(args, { MAILBOX_DATA_DIR: dataDir });
+  expect(run.stdout).toMatch(new RegExp(`^Usage: mailbox ${args.slice(0, 2).join(' ')} \\[options\\]`));
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
+});
+
 // The version as other tools ask for it: `mailbox -v` and `mailbox version` were an unknown option or command and no
 // more (`mailbox -v serve` was told to write `mailbox serve -v`). The error now says the words that work; nothing runs.
 test.each([[['-v']], [['version']], [['-v', 'serve']]])(

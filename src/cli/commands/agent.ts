@@ -24,8 +24,33 @@ export const ADMIN_TOKEN_SOURCES =
 /** The argument a refusal of `identity` names (flagTerms.ts): `mailbox agent add: '<identity>' must be an identity`. */
 const IDENTITY_ARGUMENT = { identity: '<identity>' };
 
+/**
+ * Other tools' words for agent's subcommands, by the one meant. Commander suggests by edit distance only, and told
+ * `mailbox agent rotate @a` (the event is AgentTokenRotated, the library's call rotateToken) "Did you mean retire?":
+ * a retirement is for good (the identity can never be registered again), a new token is `token`.
+ */
+const MEANT_SUBCOMMANDS: ReadonlyArray<{ words: readonly string[]; say: string }> = [
+  {
+    words: ['rotate', 'rotate-token', 'new-token', 'reissue', 'regenerate', 'reset', 'reset-token', 'renew'],
+    say: 'Did you mean token? mailbox agent token <identity> gives the agent a new token; retire ends the agent for good',
+  },
+  { words: ['register', 'create', 'new'], say: 'Did you mean add?' },
+];
+
+/** Says the subcommand meant (MEANT_SUBCOMMANDS) in place of commander's near-miss suggestion. */
+function suggestMeantSubcommand(agent: Command): void {
+  const error = agent.error.bind(agent);
+  agent.error = (message, options) => {
+    const word = /^error: unknown command '([^']*)'/.exec(message)?.[1];
+    const meant = MEANT_SUBCOMMANDS.find(({ words }) => words.includes(word?.toLowerCase() ?? ''));
+    if (options?.code !== 'commander.unknownCommand' || meant === undefined) return error(message, options);
+    return error(`error: unknown command '${word}'\n(${meant.say})`, options);
+  };
+}
+
 export function registerAgentCommands(program: Command): void {
   const agent = program.command('agent').description('register, list and retire agents, and issue one a new token');
+  suggestMeantSubcommand(agent);
 
   withClientOptions(agent.command('add <identity>'))
     .description('register an agent (admin); prints its token once')

@@ -368,6 +368,10 @@ export function unreadableLogRefusal(
   );
 }
 
+/** A reader's failure: a log SQLite cannot read as unreadableLogRefusal says it (reader's remedies), anything else as it is. */
+export const readerLogRefusal = (error: unknown, config: MailboxConfig): unknown =>
+  error instanceof UnreadableLogFile ? unreadableLogRefusal(error, config, { reader: true }) : error;
+
 function sqliteLocation(config: MailboxConfig): { where: string; variable: string } {
   return config.eventStoreUrl === undefined
     ? { where: `MAILBOX_DATA_DIR='${config.dataDir}'`, variable: 'MAILBOX_DATA_DIR' }

@@ -73,7 +73,7 @@ export class SqliteEventStore implements EventStore {
 
   private constructor(
     private readonly db: SqliteDatabase,
-    file: string,
+    private readonly file: string,
     private readonly identity: string,
     driver: SqliteDriver,
   ) {
@@ -179,6 +179,14 @@ export class SqliteEventStore implements EventStore {
   }
 
   async readStream(streamName: string, fromRevision = 0n): Promise<StoredEvent[]> {
+    try {
+      return this.readStreamRows(streamName, fromRevision);
+    } catch (error) {
+      throw this.unreadable(error);
+    }
+  }
+
+  private readStreamRows(streamName: string, fromRevision: bigint): StoredEvent[] {
     // Commands mostly read a stream that has nothing new (a fresh message, the registry since the cached
     // revision): a one-row probe answers that ~3x cheaper than an empty multi-row query with this driver.
     const last = this.statements.lastRevision.get(streamName) as { revision: number | null };
@@ -192,6 +200,24 @@ export class SqliteEventStore implements EventStore {
   }
 
   async readAll(after: bigint | null, limit: number): Promise<StoredEvent[]> {
+    try {
+      return await this.readAllRows(after, limit);
+    } catch (error) {
+      throw this.unreadable(error);
+    }
+  }
+
+  /**
+   * A damaged page met by a read after the file opened: said as the file it is, as at open (UnreadableLogFile), not as
+   * the driver's bare 'database disk image is malformed', which `mailbox audit replay` printed as INTERNAL "Audit
+   * failed" and `mailbox serve` as a stack trace, naming neither the file nor a remedy (the refusals at start say both:
+   * startupChecks.ts unreadableLogRefusal). Still no 503: a damaged log is for an operator to look at.
+   */
+  private unreadable(error: unknown): unknown {
+    return isUnreadableFileError(error) ? new UnreadableLogFile(this.file, error) : error;
+  }
+
+  private async readAllRows(after: bigint | null, limit: number): Promise<StoredEvent[]> {
     const from = after === null ? 0 : Number(after);
     // What this process just wrote comes from memory; the file is still asked for anything after it (another process
     // may have written since), so a short page keeps meaning "the end of the log" (sqliteRecentRows.ts).
@@ -238,8 +264,12 @@ export class SqliteEventStore implements EventStore {
   }
 
   async headPosition(): Promise<bigint | null> {
-    const row = this.statements.head.get() as { position: number | null };
-    return row.position === null ? null : BigInt(row.position);
+    try {
+      const row = this.statements.head.get() as { position: number | null };
+      return row.position === null ? null : BigInt(row.position);
+    } catch (error) {
+      throw this.unreadable(error);
+    }
   }
 
   /** The rows are numbered by AUTOINCREMENT and never deleted: the positions between two are the events between them. */

@@ -36,7 +36,7 @@ import {
   viewsAreInMemory,
   sqliteViewsRemedy,
 } from '../../compositionRoot';
-import { commandConfig, reportCommandFailure, toolLogLevel } from './commandConfig';
+import { commandConfig, readingFailure, reportCommandFailure, toolLogLevel } from './commandConfig';
 import { collecting } from './repeatedOptions';
 
 interface SourceFlags {
@@ -160,7 +160,7 @@ async function run(io: AuditIo, work: () => Promise<number>): Promise<void> {
     process.exitCode = await work();
   } catch (caught) {
     // Views of another log: no views of this log to verify, as 'No views' (not found) is; a usage error it is not.
-    process.exitCode = reportCommandFailure(caught, io.stderr, 'Audit failed', (error) =>
+    process.exitCode = reportCommandFailure(readingFailure(caught, io.env), io.stderr, 'Audit failed', (error) =>
       error instanceof ViewsNotOfThisLog
         ? {
             envelope: { error: 'Views of another log', code: 'FOREIGN_VIEWS', message: error.message, ...error.details },

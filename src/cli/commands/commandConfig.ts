@@ -10,7 +10,7 @@
  */
 import { configFromEnv, type MailboxConfig } from '../../config';
 import { isMailboxError, MailboxError } from '../../errors';
-import { checkStoreNames } from '../../startupChecks';
+import { checkStoreNames, readerLogRefusal } from '../../startupChecks';
 import { isStartupError, type StartupError } from '../../startupError';
 
 export function commandConfig(env: NodeJS.ProcessEnv, { stores = true }: { stores?: boolean } = {}): MailboxConfig {
@@ -47,6 +47,19 @@ export function startupRefusal(error: StartupError): MailboxError {
   if (variable !== undefined)
     return new MailboxError('VALIDATION_FAILED', 'Invalid configuration', error.message, { ...field, ...details });
   return new MailboxError('UNAVAILABLE', 'Refused at start', error.message, details);
+}
+
+/**
+ * A damaged page of the SQLite log met while reading it, after it opened: as a log that cannot be read at open is said
+ * (`Event log unreadable`, naming the file, its variable and the remedies, exit code 2). `mailbox audit replay` printed
+ * {"error":"Audit failed","code":"INTERNAL","message":"database disk image is malformed"}. Anything else as it is.
+ */
+export function readingFailure(caught: unknown, env: NodeJS.ProcessEnv): unknown {
+  // The configuration is read again only for such a log (it parsed before the log was opened): a configuration error,
+  // the caught one, would be thrown again here.
+  return caught instanceof Error && caught.name === 'UnreadableLogFile'
+    ? readerLogRefusal(caught, commandConfig(env, { stores: false }))
+    : caught;
 }
 
 /** A command's own failure as an envelope, with whether it means "nothing to work on" (exit code 1). */

@@ -34,7 +34,7 @@ import { aheadOfThisLog, ForeignViews } from '../../projections/viewsOwnership';
 import { fromDecimalText } from '../../support/decimalText';
 import { durationMeantMs } from '../../support/duration';
 import { MAX_TIMER_MS, MAX_TIMER_TEXT } from '../../support/timerLimit';
-import { commandConfig, reportCommandFailure, toolLogLevel } from './commandConfig';
+import { commandConfig, readingFailure, reportCommandFailure, toolLogLevel } from './commandConfig';
 import { logUnknownVariables } from './envWarnings';
 
 export interface ProjectionsIo {
@@ -384,7 +384,7 @@ async function run(io: ProjectionsIo, work: () => Promise<number>): Promise<void
     process.exitCode = await work();
   } catch (caught) {
     // Views of another log are refused (2): a rebuild or a status is about to touch them, not to find nothing.
-    process.exitCode = reportCommandFailure(caught, io.stderr, 'Projections command failed', (error) =>
+    process.exitCode = reportCommandFailure(readingFailure(caught, io.env), io.stderr, 'Projections command failed', (error) =>
       error instanceof ForeignViews || error instanceof LiveWriterOfAnotherLog
         ? { envelope: { error: 'Views of another log', code: 'FOREIGN_VIEWS', message: error.message }, notFound: false }
         : undefined,

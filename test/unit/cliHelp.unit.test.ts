@@ -185,3 +185,19 @@ test('mailbox --help lists send with its usage as send --help says it, and the o
   expect(help).toMatch(/\n {2}archive \[options\] <messageId\.\.\.> +archive messages/);
   expect(help).toMatch(/\n {2}agent +register, list and retire agents, and issue one a new token/);
 });
+
+// Only `audit verify` and the groups' --help said the exit codes: `audit message --help` did not say that a message the
+// log does not hold exits 1, nor `projections rebuild --help` that views of another log exit 2.
+test.each([
+  [['audit', 'replay'], '1 no event log or --from past its head'],
+  [['audit', 'message'], '1 the log holds no such message'],
+  [['audit', 'unwoken'], '1 some (listed), or no event log'],
+  [['audit', 'agent'], '1 the log holds nothing about that identity'],
+  [['projections', 'rebuild'], '1 no event log, 2 usage or configuration error, views of another log'],
+  [['projections', 'status'], '1 no event log, 2 usage or configuration error, views of another log'],
+])('mailbox %j --help says its exit codes', (words, one) => {
+  const help = helpOf(...words).replace(/\s+/g, ' ');
+  expect(help).toMatch(/Exit codes: 0 [^,]+, 1 /);
+  expect(help).toContain(one);
+  expect(help).toMatch(/, 2 usage/);
+});

@@ -243,6 +243,13 @@ function noViews(what: string, nothingDone: string, details: Record<string, unkn
   );
 }
 
+/**
+ * Each audit command's exit codes, in its own --help: only `audit verify` and `mailbox audit --help` said them, so
+ * `mailbox audit message --help` did not say that a message the log does not hold exits 1.
+ */
+const USAGE_CODE = '2 usage, configuration or access error';
+const exitCodes = (codes: string): string => `\nExit codes: ${codes}, ${USAGE_CODE}. See docs/auditors.md.`;
+
 const sourceOptions = (command: Command): Command =>
   command
     .option('--url <url>', 'read the log over HTTP from this server (GET /v1/audit/events) instead of the configured store')
@@ -268,7 +275,8 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
       .description('stream the ordered event log (text, or --json lines)')
       .option('--from <position>', 'first log position to show (inclusive)')
       .option('--type <type>', `only these event types (repeat or comma-separate): ${MAILBOX_EVENT_TYPES.join(', ')}`, collect)
-      .option('--stream <name>', 'only this stream, e.g. mailbox-agents or mailbox-message-<id>'),
+      .option('--stream <name>', 'only this stream, e.g. mailbox-agents or mailbox-message-<id>')
+      .addHelpText('after', exitCodes('0 shown (none matching included), 1 no event log or --from past its head')),
   ).action((flags: SourceFlags & { from?: string; type?: string[]; stream?: string }) =>
     run(io, async () => {
       const {
@@ -304,7 +312,8 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
       .description(
         'the whole story of one message: sent, audience, delivered, read and archived by whom and when, ' +
           'and its delivery ledger (in view, woken, seen, read, replied per recipient)',
-      ),
+      )
+      .addHelpText('after', exitCodes('0 told, 1 the log holds no such message (or there is no event log)')),
   ).action((messageId: string, flags: SourceFlags) =>
     run(io, async () => {
       const id = parseInput(oneMessageSchema, { messageId }, 'audit message').messageId;
@@ -321,7 +330,8 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
       .option(
         '--sla <duration>',
         `the wake SLA: 30s, 2m, 1h or milliseconds (default MAILBOX_WAKE_SLA_MS, else ${DEFAULT_WAKE_SLA_MS})`,
-      ),
+      )
+      .addHelpText('after', exitCodes('0 none unwoken, 1 some (listed), or no event log')),
   ).action((flags: SourceFlags & { sla?: string }) =>
     run(io, async () => {
       // Keyed as typed, so that an error names '--sla'; the variable is read as serve reads it, in serve's words. Both
@@ -340,7 +350,8 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
   sourceOptions(
     audit
       .command('agent <identity>')
-      .description("an agent's timeline: registered, sent, received, read, archived, and who read what it sent"),
+      .description("an agent's timeline: registered, sent, received, read, archived, and who read what it sent")
+      .addHelpText('after', exitCodes('0 told, 1 the log holds nothing about that identity (or there is no event log)')),
   ).action((identity: string, flags: SourceFlags) =>
     run(io, async () => {
       const who = parseInput(z.strictObject({ identity: identitySchema }), { identity }, 'audit agent').identity;

@@ -424,6 +424,12 @@ export function registerProjectionsCommands(program: Command): void {
       '--take-over',
       "replace views of another event log (or ahead of this one) with this log's; refused while that log's projector is live",
     )
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 rebuilt and switched, 1 no event log, 2 usage or configuration error, views of another log ' +
+        '(without --take-over), a views file that cannot be opened (damaged, locked) or any other failure. ' +
+        'See docs/operators.md.',
+    )
     .action(async (flags: Record<string, unknown>) => runRebuildCommand(processIo, flags));
   projections
     .command('status')
@@ -436,7 +442,9 @@ export function registerProjectionsCommands(program: Command): void {
         'partial generations left by rebuilds killed before they finished, dropped by the next ' +
         '`mailbox projections rebuild`; note, when no views are built yet, or when they stand ahead of the log head ' +
         '(the server refuses them; the note says the remedy).\n' +
-        'Reads only: safe while the server runs.',
+        'Reads only: safe while the server runs.\n' +
+        'Exit codes: 0 the status printed, 1 no event log, 2 usage or configuration error, views of another log, a ' +
+        'views file that cannot be opened (damaged, locked) or any other failure.',
     )
     // Taken as every command that prints JSON takes it (a script passing --json everywhere was refused here).
     .option('--json', 'the status as JSON (it always is: accepted for scripts that pass --json to every command)')

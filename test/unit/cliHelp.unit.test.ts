@@ -190,7 +190,7 @@ test('mailbox --help lists send with its usage as send --help says it, and the o
 // log does not hold exits 1, nor `projections rebuild --help` that views of another log exit 2.
 test.each([
   [['audit', 'replay'], '1 no event log or --from past its head'],
-  [['audit', 'message'], '1 the log holds no such message'],
+  [['audit', 'message'], '1 the log holds no such message (or there is no event log), or its story shows an anomaly'],
   [['audit', 'unwoken'], '1 some (listed), or no event log'],
   [['audit', 'agent'], '1 the log holds nothing about that identity'],
   [['projections', 'rebuild'], '1 no event log, 2 usage or configuration error, views of another log'],
@@ -200,4 +200,13 @@ test.each([
   expect(help).toMatch(/Exit codes: 0 [^,]+, 1 /);
   expect(help).toContain(one);
   expect(help).toMatch(/, 2 usage/);
+});
+
+// `audit message --json` was described as "one JSON document per line", as a stream's is: it prints one document.
+test.each([
+  [['audit', 'message'], '--json the story as one JSON document'],
+  [['audit', 'replay'], '--json one JSON document per line'],
+  [['audit', 'agent'], '--json one JSON document per line'],
+])('mailbox %j --help says what --json prints', (words, line) => {
+  expect(helpOf(...words).replace(/\s+/g, ' ')).toContain(line);
 });

@@ -250,11 +250,12 @@ function noViews(what: string, nothingDone: string, details: Record<string, unkn
 const USAGE_CODE = '2 usage, configuration or access error';
 const exitCodes = (codes: string): string => `\nExit codes: ${codes}, ${USAGE_CODE}. See docs/auditors.md.`;
 
-const sourceOptions = (command: Command): Command =>
+/** `jsonHelp`: what --json prints (a stream's one document per line; `audit message` one document, its story). */
+const sourceOptions = (command: Command, jsonHelp = 'one JSON document per line'): Command =>
   command
     .option('--url <url>', 'read the log over HTTP from this server (GET /v1/audit/events) instead of the configured store')
     .option('--token <token>', 'auditor or admin token for --url (prefer MAILBOX_AUDIT_TOKEN: flags show up in ps)')
-    .option('--json', 'one JSON document per line')
+    .option('--json', jsonHelp)
     .option('--no-progress', 'no progress bar (it is only ever drawn on a terminal, on stderr)');
 
 export function registerAuditCommands(program: Command, io: AuditIo = processIo()): void {
@@ -313,7 +314,11 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
         'the whole story of one message: sent, audience, delivered, read and archived by whom and when, ' +
           'and its delivery ledger (in view, woken, seen, read, replied per recipient)',
       )
-      .addHelpText('after', exitCodes('0 told, 1 the log holds no such message (or there is no event log)')),
+      .addHelpText(
+        'after',
+        exitCodes('0 told, 1 the log holds no such message (or there is no event log), or its story shows an anomaly'),
+      ),
+    'the story as one JSON document',
   ).action((messageId: string, flags: SourceFlags) =>
     run(io, async () => {
       const id = parseInput(oneMessageSchema, { messageId }, 'audit message').messageId;

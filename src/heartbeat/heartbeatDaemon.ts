@@ -302,7 +302,7 @@ export class HeartbeatDaemon {
     });
     // Several daemons: what the lease's holders nudged, this daemon's predecessors included. One alone: at its first
     // tick, what earlier daemons nudged as the log recorded it (a cron job's --once, a restart).
-    if (this.shared !== null) this.state = await this.shared.read();
+    if (this.shared !== null) this.state = await this.sharedState(snapshots, now);
     else {
       const logged = (this.loggedNudges ??= await this.sources.projections.lastNudges());
       const nudgeable = snapshots.filter((agent) => logged.has(agent.identity) && mayNudge(agent, now, this.policy));
@@ -400,6 +400,19 @@ export class HeartbeatDaemon {
     this.failingSince = null;
     this.failedTicks = 0;
     return report;
+  }
+
+  /**
+   * Several daemons: the records the lease's holders keep, and for an agent that may be nudged and has none, its last
+   * nudge as the log recorded it (rememberedNudges, as a daemon alone reads it at its first tick). Redis restarted
+   * empty or flushed loses the records (the views are rebuilt from the log, their last nudges with them): the holder
+   * nudged every idle agent once more, its unread set unchanged, under the same nudgeId.
+   */
+  private async sharedState(snapshots: ReadonlyArray<AgentSnapshot & RememberedAgent>, now: number): Promise<NudgeState> {
+    const shared = await this.shared!.read();
+    const unrecorded = snapshots.filter((agent) => !shared.has(agent.identity) && mayNudge(agent, now, this.policy));
+    if (unrecorded.length === 0) return shared;
+    return rememberedNudges(shared, unrecorded, await this.sources.projections.lastNudges());
   }
 
   /**

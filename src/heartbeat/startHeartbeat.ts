@@ -110,6 +110,15 @@ async function started(sources: HeartbeatSources, options: StartHeartbeatOptions
     targets: targets.map((target) => target.name),
     metrics: server?.url ?? null,
   };
+  // With no target, every nudge is a line of this log that no agent hears: said once at start, where an operator who
+  // forgot the Redis URL or the agents file looks, not only in each nudge's own line.
+  if (targets.length === 0) {
+    logger.warn(
+      { targets: [] },
+      'heartbeat: no nudge target is set (--redis-url or MAILBOX_REDIS_URL, a "webhook" in --agents-file, or --hook): ' +
+        'each nudge will only be written to this log, and no agent told',
+    );
+  }
   // Unscheduled (`mailbox heartbeat --once`, tests): ticks only when asked; saying "daemon started" with an interval
   // would claim a schedule that is not there.
   if (scheduled) logger.info({ intervalMs: settings.intervalMs, ...rules }, 'heartbeat daemon started');

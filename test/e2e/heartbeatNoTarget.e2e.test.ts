@@ -66,6 +66,15 @@ test('with no nudge target an unwoken message is not claimed: said once, listed 
   const toC = await send('@c', 'for c');
 
   const untargeted = await daemonWith([], 0);
+  // Said once at its start, where an operator who forgot the Redis URL or the agents file looks.
+  const noTarget = lines.filter((line) => String(line.msg).startsWith('heartbeat: no nudge target is set'));
+  expect(noTarget.map((line) => [line.level, line.msg])).toEqual([
+    [
+      40,
+      'heartbeat: no nudge target is set (--redis-url or MAILBOX_REDIS_URL, a "webhook" in --agents-file, or --hook): ' +
+        'each nudge will only be written to this log, and no agent told',
+    ],
+  ]);
   now = T0 + SLA + 1;
   const first = await untargeted.settledReport(await untargeted.tick());
   // It escalated both (`escalated: [toB, toC]`), each a WakeEscalated for good, the nudges written to its log only.
@@ -93,6 +102,8 @@ test('with no nudge target an unwoken message is not claimed: said once, listed 
   // A heartbeat with a target (a webhook, say) finds both unclaimed: escalated once each, each recipient told.
   const target = new RecordingNudgeTarget('webhook');
   const targeted = await daemonWith([target]);
+  // A daemon with a target says nothing of the kind: still the one line, the untargeted daemon's.
+  expect(lines.filter((line) => String(line.msg).startsWith('heartbeat: no nudge target is set'))).toHaveLength(1);
   now += 1_000;
   const third = await targeted.settledReport(await targeted.tick());
   expect(third.unwoken).toEqual({ unwoken: 2, escalated: [toB, toC] });

@@ -120,6 +120,9 @@ test('a Redis-only variable set without Redis is warned once on stderr, naming w
     expect(warnings.map((entry) => entry.msg)).toEqual([
       'MAILBOX_REDIS_PASSWORD is set but no Redis is configured, so it is ignored: it takes effect only with ' +
         'MAILBOX_REDIS_URL (or MAILBOX_REDIS_SENTINELS with MAILBOX_REDIS_SENTINEL_NAME, or MAILBOX_REDIS_CLUSTER).',
+      // Without Redis, a webhook or a hook, no nudge reaches anybody: said once, at its start.
+      'heartbeat: no nudge target is set (--redis-url or MAILBOX_REDIS_URL, a "webhook" in --agents-file, or --hook): ' +
+        'each nudge will only be written to this log, and no agent told',
     ]);
     expect(run.stderr + run.stdout).not.toContain('not-shown-anywhere');
   } finally {

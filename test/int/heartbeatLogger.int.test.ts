@@ -7,6 +7,7 @@ import { startHeartbeat, type Heartbeat } from '../../src/heartbeat/startHeartbe
 import { createMailbox, type Mailbox } from '../../src/mailbox';
 import { ADMIN_TOKEN } from '../support/fixtures';
 import { recordingLogger } from '../support/recordingLogger';
+import { RecordingNudgeTarget } from '../support/recordingNudgeTarget';
 
 let mailbox: Mailbox | undefined;
 let heartbeat: Heartbeat | undefined;
@@ -16,6 +17,8 @@ afterEach(async () => {
 });
 
 const settings = { metricsPort: null };
+// A daemon with a target, so that its start says nothing at warn (no target is warned of): these lines are the routing's.
+const targets = () => [new RecordingNudgeTarget('webhook')];
 const heartbeatLines = (log: ReturnType<typeof recordingLogger>) => log.lines.filter((line) => line.component === 'heartbeat');
 
 test("without a logger, the heartbeat logs through the mailbox's own, at its level", async () => {
@@ -26,7 +29,7 @@ test("without a logger, the heartbeat logs through the mailbox's own, at its lev
 
   const mailboxLog = recordingLogger('info');
   mailbox = await createMailbox({ eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN }, { logger: mailboxLog.logger });
-  heartbeat = await startHeartbeat(mailbox, { settings, schedule: false });
+  heartbeat = await startHeartbeat(mailbox, { settings, targets: targets(), schedule: false });
   expect(heartbeatLines(mailboxLog).map((line) => line.msg)).toEqual(['heartbeat: ticks on demand only (no schedule)']);
 
   // At warn, the level createMailbox({ logLevel: 'warn' }) gives its logger: the info line is not written, a warn is.
@@ -34,7 +37,7 @@ test("without a logger, the heartbeat logs through the mailbox's own, at its lev
   await mailbox.close();
   const quiet = recordingLogger('warn');
   mailbox = await createMailbox({ eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN }, { logger: quiet.logger });
-  heartbeat = await startHeartbeat(mailbox, { settings, schedule: false });
+  heartbeat = await startHeartbeat(mailbox, { settings, targets: targets(), schedule: false });
   await heartbeat.stop(); // 'heartbeat: stopped', at info too
   heartbeat = undefined;
   quiet.logger.warn({ component: 'heartbeat' }, 'a warn line is written'); // the positive signal: the logger writes
@@ -45,7 +48,7 @@ test('a logger given to startHeartbeat still wins over the mailbox’s', async (
   const mailboxLog = recordingLogger('info');
   const given = recordingLogger('info');
   mailbox = await createMailbox({ eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN }, { logger: mailboxLog.logger });
-  heartbeat = await startHeartbeat(mailbox, { settings, schedule: false, logger: given.logger });
+  heartbeat = await startHeartbeat(mailbox, { settings, targets: targets(), schedule: false, logger: given.logger });
   expect(heartbeatLines(given).map((line) => line.msg)).toEqual(['heartbeat: ticks on demand only (no schedule)']);
   expect(heartbeatLines(mailboxLog)).toEqual([]);
 });

@@ -50,6 +50,8 @@ describe('heartbeat pipeline watch', () => {
         line.msg.startsWith('heartbeat: the store'),
     );
     expect(told).toEqual([
+      // This daemon has no nudge target: said once, at its start (startHeartbeat.ts).
+      expect.objectContaining({ level: 40, msg: expect.stringMatching(/^heartbeat: no nudge target is set/) }),
       expect.objectContaining({ level: 40, msg: expect.stringMatching(/^heartbeat: the store does not answer/) }),
       expect.objectContaining({ level: 30, msg: expect.stringMatching(/^heartbeat: the store answers again/), failedTicks: 3 }),
     ]);

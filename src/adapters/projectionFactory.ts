@@ -156,7 +156,9 @@ export async function openSqliteViews(
   } else if (checkpoint === null) {
     logger.info(
       { file },
-      'projections: SQLite views file holds no views yet: building them from the whole log; wake bus: in process',
+      // An empty log's second start met "holds no views yet", which read as views lost: none were ever projected.
+      'projections: SQLite views file has no checkpoint yet (nothing projected into it so far): projecting the log ' +
+        'from its start; wake bus: in process',
     );
   } else {
     logger.info(

@@ -270,6 +270,21 @@ describe('SQLite views (embedded default)', () => {
     expect((await c.listMessages({})).messages.map((m) => m.subject)).toEqual(['broadcast']); // the archived one stays hidden
   });
 
+  it('a second start of an empty log says that nothing was projected yet, not that views are missing', async () => {
+    const dir = tempDir('views-empty-log-');
+    mailbox = await createMailbox(config(dir));
+    expect(await mailbox.eventStore.headPosition()).toBeNull(); // nothing was ever written
+    await mailbox.close();
+
+    const { logger, messages } = recordingLogger();
+    mailbox = await createMailbox(config(dir), { logger });
+    expect(messages()).toContain(
+      'projections: SQLite views file has no checkpoint yet (nothing projected into it so far): projecting the log ' +
+        'from its start; wake bus: in process',
+    );
+    expect(messages().filter((line) => line.includes('no views yet'))).toEqual([]);
+  });
+
   it('a views file deleted while stopped is rebuilt at start, with a log line saying why', async () => {
     const dir = tempDir('views-deleted-');
     mailbox = await createMailbox(config(dir));

@@ -276,19 +276,26 @@ function shown(key: string, value: unknown): string {
  */
 export type SettingSources = Partial<Record<keyof MailboxConfig, string>>;
 
+/**
+ * The end of a refusal's sentence after the valid form: '.', or what is wrong with how the value is written.
+ * '0x1DB1' or '1e3' may well mean a number in range: the form alone would not say what is wrong with it.
+ * A duration with spaces around or inside it ('2 m') is told so, as the heartbeat tells it (the value is shown already).
+ * A duration where milliseconds are asked ('2s') is told the number it stands for, last (": did you mean 2000?").
+ */
+function writtenNote(issueMessage: string): string {
+  if (issueMessage.startsWith(NOT_DECIMAL))
+    return `, ${NOT_DECIMAL.replace(/^must be /, '')}${/: did you mean \d+\?$/.exec(issueMessage)?.[0] ?? '.'}`;
+  if (issueMessage.startsWith(`${NOT_A_DURATION},`))
+    return `${issueMessage.slice(NOT_A_DURATION.length).replace(/, not '[^]*'$/, '')}.`;
+  return '.';
+}
+
 /** One sentence naming the variable (or the flag it came from), the bad value and the valid form. */
 function configIssueMessage(key: string, value: unknown, issueMessage: string, sources: SettingSources = {}): string {
   const variable = sources[key as keyof MailboxConfig] ?? ENV_VARIABLES[key as keyof MailboxConfig] ?? key;
   const form = VALID_FORM[key as keyof MailboxConfig];
   const what = value === undefined ? variable : `${variable}=${shown(key, value)}`;
-  // '0x1DB1' or '1e3' may well mean a number in range: the form alone would not say what is wrong with it.
-  // A duration with spaces around or inside it ('2 m') is told so, as the heartbeat tells it (the value is shown already).
-  // A duration where milliseconds are asked ('2s') is told the number it stands for, last (": did you mean 2000?").
-  const written = issueMessage.startsWith(NOT_DECIMAL)
-    ? `, ${NOT_DECIMAL.replace(/^must be /, '')}${/: did you mean \d+\?$/.exec(issueMessage)?.[0] ?? '.'}`
-    : issueMessage.startsWith(`${NOT_A_DURATION},`)
-      ? `${issueMessage.slice(NOT_A_DURATION.length).replace(/, not '[^]*'$/, '')}.`
-      : '.';
+  const written = writtenNote(issueMessage);
   const flag = sources[key as keyof MailboxConfig];
   if (flag !== undefined && value !== undefined && form) return flagIssueMessage(key, flag, value, `${form}${written}`);
   return form ? `${what} is not valid: set ${variable} to ${form}${written}` : `${what} is not valid: ${issueMessage}.`;
@@ -318,6 +325,71 @@ export function parseConfig(input: MailboxConfigInput = {}, sources: SettingSour
     configIssueMessage(key, (input as Record<string, unknown>)[key], issue.message, sources),
     { field: ENV_VARIABLES[key] ?? key },
   );
+}
+
+const OPTION_OF_VARIABLE = new Map<string, string>(Object.entries(ENV_VARIABLES).map(([key, variable]) => [variable, key]));
+
+/**
+ * A configuration refusal as createMailbox's caller reads it: each MAILBOX_* variable named by the option that sets it
+ * (MAILBOX_DATA_DIR: dataDir), and "unset it" said as leaving the option out. The library's caller sets no variable:
+ * `createMailbox({ dataDir: 5 })` was told "MAILBOX_DATA_DIR='5' is not valid: set MAILBOX_DATA_DIR to ...".
+ */
+export function inOptionTerms(text: string): string {
+  return text
+    .replace(/\bleave it unset\b/g, 'leave it out')
+    .replace(/\bunset (it|MAILBOX_[A-Z_]+)\b/g, (_, what: string) => `leave ${what} out`)
+    .replace(/\bMAILBOX_[A-Z_]+\b/g, (variable) => OPTION_OF_VARIABLE.get(variable) ?? variable);
+}
+
+/** The option (dataDir) a variable (MAILBOX_DATA_DIR) stands for, else the name as given. */
+export const optionOf = (variable: string): string => OPTION_OF_VARIABLE.get(variable) ?? variable;
+
+/** The valid form of an option that createMailbox takes as another type than the variable's text (a boolean, not 'yes'). */
+const OPTION_FORM: Partial<Record<keyof MailboxConfig, string>> = {
+  strictRecipients: 'true or false',
+  redisTls: 'true or false',
+  adminToken: `${ADMIN_TOKEN_FORM}, or leave it out for a mailbox that no token administers`,
+};
+
+/** An option's value as its caller wrote it: a string quoted, anything else with its type (`5 (a number)`). */
+function optionValue(key: string, value: unknown): string {
+  const type =
+    value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+  if (typeof value === 'string') return shown(key, value);
+  if (SECRET_KEYS.has(key) || value === null || typeof value === 'object' || typeof value === 'function') return type;
+  return `${String(value)} (${type})`;
+}
+
+/**
+ * createMailbox's options, checked as parseConfig checks them, refused in the caller's terms: the option's name, its
+ * value (with its type: dataDir: 5 is not the text '5') and the valid form, `field` the option; nothing is opened.
+ */
+export function parseOptions(input: MailboxConfigInput = {}): MailboxConfig {
+  const result = configSchema.safeParse(input);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const key = String(issue.path[0]) as keyof MailboxConfig;
+    const form = OPTION_FORM[key] ?? VALID_FORM[key] ?? FORM_WHEN_EMPTY[key];
+    const value = optionValue(key, (input as Record<string, unknown>)[key]);
+    const sentence = form
+      ? `give ${key} ${inOptionTerms(form)}${writtenNote(issue.message)}`
+      : `${inOptionTerms(issue.message)}.`;
+    throw new MailboxError(
+      'VALIDATION_FAILED',
+      'Invalid configuration',
+      `createMailbox option ${key}: ${value} is not valid: ${sentence} Nothing was opened.`,
+      { field: key },
+    );
+  }
+  try {
+    return withRequestLimit(withViews(withRedisTopology(result.data)));
+  } catch (error) {
+    if (!(error instanceof MailboxError)) throw error;
+    const { field } = error.envelope;
+    throw new MailboxError('VALIDATION_FAILED', 'Invalid configuration', `${inOptionTerms(error.message)} Nothing was opened.`, {
+      field: typeof field === 'string' ? optionOf(field) : field,
+    });
+  }
 }
 
 function topologyConflict(message: string, key: keyof MailboxConfig): MailboxError {

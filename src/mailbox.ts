@@ -5,7 +5,15 @@
  */
 import type { Logger } from 'pino';
 import type { DependencyContainer } from 'tsyringe';
-import { configSchema, nodeIdOf, parseConfig, type MailboxConfig, type MailboxConfigInput } from './config';
+import {
+  configSchema,
+  inOptionTerms,
+  nodeIdOf,
+  optionOf,
+  parseOptions,
+  type MailboxConfig,
+  type MailboxConfigInput,
+} from './config';
 import { checkedCommandOptions as opts, checkedListener, refuseUnknownConfigKeys } from './libraryOptions';
 import { LeaseKeeper, LeaseLoop, leaseTiming, tookOverFrom, tookOverText, type LeaseStore } from './projections/projectorLease';
 import { buildContainer, leasesOf, sharedLimitsOf, type ContainerOverrides } from './compositionRoot';
@@ -30,7 +38,7 @@ import type { RejectionLog } from './application/rejectionLog';
 import { LiveWriterOfAnotherLog, rebuildProjections } from './projections/rebuild';
 import { aheadOfThisLog, ForeignViews } from './projections/viewsOwnership';
 import { isStartupError, StartupError, StartupInterrupted } from './startupError';
-import { checkDirectoryPath } from './startupChecks';
+import { checkDirectoryPath, checkEventStoreUrl, checkRedisNames } from './startupChecks';
 import { isMailboxError, MailboxError } from './errors';
 import { retry } from './support/retry';
 import { rebuildViewsOfOtherRules } from './application/olderRules';
@@ -306,15 +314,20 @@ function sweeperLease(store: LeaseStore, config: MailboxConfig, logger: Logger, 
 /**
  * The data dir, checked as `mailbox serve` checks it, where the mailbox keeps files there (the SQLite log, the views
  * file): a dataDir that is a file, or not writable, rejected with a raw SqliteError ('unable to open database file').
+ * Then the stores' URLs (and the Redis CA file), as serve checks them before it creates anything: a malformed
+ * redisUrl was refused only once the SQLite log had been made in dataDir, in the variables' words (MAILBOX_REDIS_URL).
  */
-function checkDataDir(config: MailboxConfig): void {
-  if (config.eventStoreUrl !== undefined && config.views !== 'sqlite') return;
+function checkStoreOptions(config: MailboxConfig): void {
   try {
-    checkDirectoryPath('dataDir', config.dataDir, config.dataDir);
+    if (config.eventStoreUrl === undefined || config.views === 'sqlite')
+      checkDirectoryPath('dataDir', config.dataDir, config.dataDir);
+    if (config.eventStoreUrl !== undefined) checkEventStoreUrl(config.eventStoreUrl);
+    checkRedisNames(config);
   } catch (error) {
     if (!isStartupError(error)) throw error;
-    throw new MailboxError('VALIDATION_FAILED', 'Invalid configuration', `${error.message} Nothing was opened.`, {
-      field: 'dataDir',
+    const variable = error.details.variable;
+    throw new MailboxError('VALIDATION_FAILED', 'Invalid configuration', `${inOptionTerms(error.message)} Nothing was opened.`, {
+      field: typeof variable === 'string' ? optionOf(variable) : 'dataDir',
     });
   }
 }
@@ -329,8 +342,8 @@ export async function createMailbox(
   { interrupted }: { interrupted?: AbortSignal } = {},
 ): Promise<Mailbox> {
   refuseUnknownConfigKeys(input, Object.keys(configSchema.shape));
-  const config = parseConfig(input);
-  checkDataDir(config);
+  const config = parseOptions(input);
+  checkStoreOptions(config);
   const container = await buildContainer(config, overrides);
   container.registerSingleton(MailboxCommands);
   container.registerSingleton(MailboxQueries);

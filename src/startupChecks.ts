@@ -214,7 +214,7 @@ export function checkStoreNames(config: MailboxConfig): void {
 }
 
 /** The Redis URL, and the CA file it is to be reached with (missing, a directory, unreadable or no certificate). */
-function checkRedisNames(config: MailboxConfig): void {
+export function checkRedisNames(config: MailboxConfig): void {
   if (config.redisUrl === undefined) return;
   asStartupError(() => validateRedisUrl(config.redisUrl!, redisVariable(config)));
   if (config.redisTlsCaFile !== undefined) asStartupError(() => readRedisCaFile(config.redisTlsCaFile!));

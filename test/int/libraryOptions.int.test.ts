@@ -100,3 +100,51 @@ test('a dataDir that is a file is refused as configuration, naming dataDir; the 
   expect(fs.readdirSync(dir)).toEqual(['notes.txt']);
   expect(fs.readFileSync(file, 'utf8')).toBe('mine');
 });
+
+// A value createMailbox refused was said in the environment's words: createMailbox({ dataDir: 5 }) was told
+// "MAILBOX_DATA_DIR='5' is not valid: set MAILBOX_DATA_DIR to a directory path" (field MAILBOX_DATA_DIR), a variable its
+// caller never set, and a number shown as the text '5'; strictRecipients: 'yes' was told that 'yes' is a valid form; a
+// malformed redisUrl was refused only after the SQLite log had been made in dataDir.
+test.each([
+  [
+    { dataDir: 5 },
+    'dataDir',
+    'createMailbox option dataDir: 5 (a number) is not valid: give dataDir a directory path (default ./data).',
+  ],
+  [
+    { strictRecipients: 'yes' },
+    'strictRecipients',
+    "createMailbox option strictRecipients: 'yes' is not valid: give strictRecipients true or false.",
+  ],
+  [
+    { awaitProjectionMs: '2s' },
+    'awaitProjectionMs',
+    "createMailbox option awaitProjectionMs: '2s' is not valid: give awaitProjectionMs an integer number of milliseconds, 0 or more and at most 2147483647 ms (about 24.8 days, the longest timer Node.js keeps), written in plain decimal digits: did you mean 2000?",
+  ],
+  [
+    { adminToken: 12345 },
+    'adminToken',
+    'createMailbox option adminToken: a number is not valid: give adminToken 32 or more characters',
+  ],
+  [
+    { views: 'memory', redisUrl: 'redis://127.0.0.1:1' },
+    'views',
+    "views='memory' is set with Redis (redisUrl), where the views live in Redis: leave views out.",
+  ],
+  [{ redisUrl: 'http://x' }, 'redisUrl', "redisUrl 'http://x' is not a Redis URL; use redis://host:6379"],
+  [
+    { eventStoreUrl: 'postgres://x', views: 'sqlite' },
+    'eventStoreUrl',
+    "eventStoreUrl='postgres://x' is not supported: use esdb://host:2113?tls=false (or kurrentdb://), sqlite:<file>, memory:, or leave it out for SQLite in dataDir.",
+  ],
+])('createMailbox(%j) is refused naming the option (%s) and its valid form; nothing is made', async (options, field, start) => {
+  const dir = tempDir('mailbox-option-value-');
+  const dataDir = path.join(dir, 'data');
+  const error = await rejectionOf(createMailbox({ dataDir, ...options } as never, { logger: silentLogger }));
+  expect(error).toBeInstanceOf(MailboxError);
+  expect(error.envelope).toMatchObject({ code: 'VALIDATION_FAILED', error: 'Invalid configuration', field });
+  expect(error.message.startsWith(start)).toBe(true);
+  expect(error.message).toMatch(/ Nothing was opened\.$/);
+  expect(error.message).not.toMatch(/MAILBOX_|\bunset\b/);
+  expect(fs.readdirSync(dir)).toEqual([]); // no data dir, no log
+});

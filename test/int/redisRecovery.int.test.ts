@@ -210,11 +210,12 @@ describe('Redis unreachable or misconfigured', () => {
         field: 'MAILBOX_REDIS_URL',
       },
     });
+    // A value the library refuses is named as its caller set it: the option (libraryOptions.int).
     await expect(memoryMailbox({ redisUrl: 'http://127.0.0.1:6379' })).rejects.toMatchObject({
-      envelope: { code: 'VALIDATION_FAILED', field: 'MAILBOX_REDIS_URL' },
+      envelope: { code: 'VALIDATION_FAILED', field: 'redisUrl' },
     });
     await expect(memoryMailbox({ redisUrl: redis.url, redisNamespace: 'not a namespace' })).rejects.toMatchObject({
-      envelope: { code: 'VALIDATION_FAILED', field: 'MAILBOX_REDIS_NAMESPACE' },
+      envelope: { code: 'VALIDATION_FAILED', field: 'redisNamespace' },
     });
   });
 

@@ -82,9 +82,11 @@ export class ReadsOfWholeViews implements ProjectionStore {
     if (views.damage) this.damage = () => views.damage!();
   }
 
-  fenceWith?: ProjectionStore['fenceWith'];
-  generations?: ProjectionStore['generations'];
-  damage?: ProjectionStore['damage'];
+  // NonNullable: a program built on the library with exactOptionalPropertyTypes was told this class does not implement
+  // ProjectionStore (its optional methods take no undefined there).
+  fenceWith?: NonNullable<ProjectionStore['fenceWith']>;
+  generations?: NonNullable<ProjectionStore['generations']>;
+  damage?: NonNullable<ProjectionStore['damage']>;
 
   get backend(): ProjectionStore['backend'] {
     return this.views.backend;

@@ -23,7 +23,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { MailboxError } from '../../errors';
-import { defaultSqliteDriver, type SqliteDriver } from '../../support/sqlite/sqliteDriver';
+import { defaultSqliteDriver } from '../../support/sqlite/sqliteDriver';
+import type { SqliteDriver } from '../../support/sqlite/sqliteDriverName';
 import { isUnreadableFileError, storageConditionOf, UnreadableLogFile, type StorageCondition } from './sqliteErrors';
 
 export interface SqliteLogBackup {

@@ -21,9 +21,9 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
+import type { SqliteDriver } from './sqliteDriverName';
 
-/** The SQLite bindings this project opens files with, fastest first. */
-export type SqliteDriver = 'better-sqlite3' | 'libsql';
+export type { SqliteDriver } from './sqliteDriverName';
 
 export type SqliteDatabase = BetterSqlite3.Database;
 export type SqliteStatement = BetterSqlite3.Statement;

@@ -1,0 +1,117 @@
+/**
+ * A TypeScript program built on the library, as its user builds one: the README's library example, compiled against
+ * the declarations the package publishes (package.json "types") with strict settings and skipLibCheck off. Two of
+ * them failed: sqliteBackup's declaration imported better-sqlite3's types, which a user does not get (they are this
+ * project's devDependency: "TS7016: Could not find a declaration file for module 'better-sqlite3'"), and with
+ * exactOptionalPropertyTypes ReadsOfWholeViews "incorrectly implements interface 'ProjectionStore'" (TS2420).
+ */
+import fs from 'node:fs';
+import { builtinModules } from 'node:module';
+import path from 'node:path';
+import ts from 'typescript';
+import { ensureBuilt, ROOT } from '../support/builtCli';
+import { tempDir } from '../support/fixtures';
+
+const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+  types: string;
+  dependencies: Record<string, string>;
+};
+const DIST = path.join(ROOT, 'dist') + path.sep;
+
+/** The package an import names ('@grpc/grpc-js/build/x' -> '@grpc/grpc-js'). */
+const packageOf = (specifier: string): string =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
+
+/** The README's library example, as its reader copies it. */
+function readmeExample(): string {
+  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('<!-- section:library -->'), readme.indexOf('<!-- /section:library -->'));
+  const code = /```ts\n([^]*?)```/.exec(section)?.[1];
+  if (code === undefined) throw new Error('README.md: no ts example in the library section');
+  return code;
+}
+
+/**
+ * Compiles `source` in a project of its own that installed the package: its declarations' imports resolve only to the
+ * packages a user's install brings (the package's dependencies, their own types or @types among them, and Node's),
+ * never to this repository's devDependencies.
+ */
+function compile(sources: Record<string, string>): string[] {
+  const project = tempDir('mailbox-library-user-');
+  fs.mkdirSync(path.join(project, 'node_modules'));
+  fs.symlinkSync(ROOT, path.join(project, 'node_modules', 'agent-mailbox'), 'dir');
+  const files = Object.entries(sources).map(([name, source]) => {
+    fs.writeFileSync(path.join(project, name), source);
+    return path.join(project, name);
+  });
+  const options: ts.CompilerOptions = {
+    strict: true,
+    exactOptionalPropertyTypes: true,
+    noUncheckedIndexedAccess: true,
+    skipLibCheck: false,
+    noEmit: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    types: ['node'],
+    typeRoots: [path.join(ROOT, 'node_modules/@types')],
+  };
+  const host = ts.createCompilerHost(options);
+  const installed = (specifier: string, resolved: string | undefined): boolean => {
+    if (builtinModules.includes(specifier.replace(/^node:/, ''))) return true;
+    const name = packageOf(specifier);
+    if (!(name in manifest.dependencies)) return false;
+    const typesPackage = `@types/${name.replace(/^@/, '').replace('/', '__')}`;
+    return (
+      resolved === undefined || !resolved.includes(`/node_modules/${typesPackage}/`) || typesPackage in manifest.dependencies
+    );
+  };
+  host.resolveModuleNameLiterals = (literals, containingFile, redirected, compilerOptions, sourceFile) =>
+    literals.map((literal) => {
+      const mode = ts.getModeForUsageLocation(sourceFile, literal, compilerOptions);
+      const resolved = ts.resolveModuleName(literal.text, containingFile, compilerOptions, host, undefined, redirected, mode);
+      const ours = containingFile.startsWith(DIST) && !literal.text.startsWith('.');
+      if (ours && !installed(literal.text, resolved.resolvedModule?.resolvedFileName)) return { resolvedModule: undefined };
+      return resolved;
+    });
+  const program = ts.createProgram(files, options, host);
+  return ts
+    .getPreEmitDiagnostics(program)
+    .map(
+      (d) =>
+        `${d.file ? path.relative(ROOT, d.file.fileName) : ''}: TS${d.code} ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`,
+    );
+}
+
+beforeAll(() => ensureBuilt(), 180_000);
+
+test("package.json's types are the declarations of the library's entry point", () => {
+  expect(manifest.types).toBe('dist/src/index.d.ts');
+  expect(fs.existsSync(path.join(ROOT, manifest.types))).toBe(true);
+});
+
+/** What the docs name, used with the types a user writes against. */
+const documentedNames = `
+    import { createMailbox, startHeartbeat, MailboxError, type MailboxClient, type MailboxConfigInput, type ErrorCode } from 'agent-mailbox';
+    const options: MailboxConfigInput = { eventStoreUrl: 'memory:', logLevel: 'silent', awaitProjectionMs: 100 };
+    const mailbox = await createMailbox(options);
+    const client: MailboxClient = await mailbox.as('a-token');
+    const { messageId, warnings } = await client.send({ to: 'AGENT:*', subject: 's', body: 'b' });
+    const { result, replayed } = await client.sendOutcome({ to: '@b', subject: 's', body: 'b' }, { idempotencyKey: 'k' });
+    const count: number = (await client.listMessages({ status: 'unread' })).unreadCount;
+    const heartbeat = await startHeartbeat(mailbox, { settings: { idleMs: 300_000, metricsPort: null } });
+    await heartbeat.stop();
+    try { await client.archive(messageId); } catch (error) {
+      if (error instanceof MailboxError) { const code: ErrorCode = error.code; console.error(code, error.envelope.message); }
+    }
+    console.log(warnings, result.messageId, replayed, count);
+    await mailbox.close();
+    export {};
+  `;
+
+test("the README's library example and what the docs name compile as a user's strict TypeScript program (skipLibCheck off)", () => {
+  expect(compile({ 'readme.mts': readmeExample(), 'documented.mts': documentedNames })).toEqual([]);
+}, 120_000);

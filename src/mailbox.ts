@@ -107,7 +107,7 @@ export class Mailbox {
 
   /** A client acting as the holder of `token` (identity from the token only). */
   async as(token: string) {
-    return this.asActor(await whileOpen(this.closing.signal, () => this.authenticator.authenticate(token))());
+    return this.asActor(await whileOpen(this.closing.signal, () => this.authenticator.authenticate(checkedToken(token)))());
   }
 
   /** Once close() has begun, each of its methods rejects with UNAVAILABLE (whileOpen.ts), a client taken earlier too. */
@@ -269,6 +269,20 @@ export class Mailbox {
 }
 
 export type MailboxClient = ReturnType<Mailbox['asActor']>;
+
+/**
+ * as(token) given something other than a string (a number from a config file, a token object) rejected with Node's
+ * TypeError ERR_INVALID_ARG_TYPE from the token hash, no envelope; it is UNAUTHENTICATED as a missing token is.
+ */
+function checkedToken(token: unknown): string | undefined | null {
+  if (token === undefined || token === null || typeof token === 'string') return token;
+  throw new MailboxError(
+    'UNAUTHENTICATED',
+    'Unauthenticated',
+    `mailbox.as takes a bearer token as a string, not ${Array.isArray(token) ? 'an array' : typeof token === 'object' ? 'an object' : `a ${typeof token}`}: ` +
+      "the token registerAgent returned (its 'token'), or the admin token.",
+  );
+}
 
 /** The task sweeper's lease: with shared views, one replica sweeps (the same kind of lease as the projector's). */
 function sweeperLease(store: LeaseStore, config: MailboxConfig, logger: Logger, sweeper: TaskSweeper): LeaseLoop {

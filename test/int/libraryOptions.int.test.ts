@@ -148,3 +148,28 @@ test.each([
   expect(error.message).not.toMatch(/MAILBOX_|\bunset\b/);
   expect(fs.readdirSync(dir)).toEqual([]); // no data dir, no log
 });
+
+// as(5) rejected with Node's TypeError ERR_INVALID_ARG_TYPE from the token hash (no envelope, no word of as).
+test('as() given a token that is not a string is refused UNAUTHENTICATED, saying what it takes; nothing written', async () => {
+  const mailbox = await memoryMailbox();
+  try {
+    await registerAgents(mailbox, ['@a', '@b', '@c']);
+    const before = (await allEvents(mailbox)).length;
+    for (const [token, type] of [
+      [5, 'a number'],
+      [{ token: 'x' }, 'an object'],
+      [['x'], 'an array'],
+    ] as const) {
+      const error = await rejectionOf(mailbox.as(token as never));
+      expect(error).toBeInstanceOf(MailboxError);
+      expect(error.envelope).toEqual({
+        error: 'Unauthenticated',
+        code: 'UNAUTHENTICATED',
+        message: `mailbox.as takes a bearer token as a string, not ${type}: the token registerAgent returned (its 'token'), or the admin token.`,
+      });
+    }
+    expect((await allEvents(mailbox)).length).toBe(before);
+  } finally {
+    await mailbox.close();
+  }
+});

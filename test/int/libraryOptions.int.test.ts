@@ -173,3 +173,26 @@ test('as() given a token that is not a string is refused UNAUTHENTICATED, saying
     await mailbox.close();
   }
 });
+
+test("without adminToken the library's mailbox has no admin: the token a server stored in the data dir is not read", async () => {
+  const dir = tempDir('mailbox-no-admin-');
+  const stored = 'a'.repeat(20) + 'stored-by-serve-0123456789';
+  fs.writeFileSync(path.join(dir, 'admin.token'), `${stored}\n`, { mode: 0o600 }); // as `mailbox serve` keeps it
+  const mailbox = await createMailbox({ dataDir: dir }, { logger: silentLogger });
+  try {
+    const error = await rejectionOf(mailbox.as(stored));
+    expect(error).toBeInstanceOf(MailboxError);
+    expect(error.envelope.code).toBe('UNAUTHENTICATED');
+    expect(await allEvents(mailbox)).toEqual([]); // nothing written
+  } finally {
+    await mailbox.close();
+  }
+  // Given the token, the same data dir has an admin: it registers an agent.
+  const administered = await createMailbox({ dataDir: dir, adminToken: stored }, { logger: silentLogger });
+  try {
+    const admin = await administered.as(stored);
+    expect((await admin.registerAgent({ identity: '@a' })).identity).toBe('@a');
+  } finally {
+    await administered.close();
+  }
+});

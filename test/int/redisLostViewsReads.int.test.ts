@@ -4,6 +4,7 @@
  * from views that hold only part of the log. Found by a black-box run: during the rebuild GET /v1/inbox/count
  * answered 200 with 0 for an agent with unread mail, and the inbox listed nothing.
  */
+import Redis from 'ioredis';
 import { holdApplies } from '../support/heldApplies';
 import { startTestServer, type TestServer } from '../support/httpServer';
 import { startRedis, type TestRedis } from '../support/redisServer';
@@ -144,6 +145,77 @@ describe('Redis restarted empty while the mailbox runs: no read is answered from
       releaseHeld = null;
       await waitFor(async () => (await count()).status === 200, { timeoutMs: 15_000, everyMs: 20, what: 'reads served again' });
       expect((await count()).body.unreadCount).toBe(1);
+    },
+  );
+
+  // FLUSHALL (or FLUSHDB) empties Redis while the server's connections stay open: the views' owner the server had
+  // cached went on vouching for them, and until the projector's next look (each second) GET /v1/inbox/count answered
+  // 200 with 0 and the inbox listed nothing for an agent with unread mail (found by a swarm run on a flushed Redis).
+  restartable(
+    'Redis flushed under a running server: reads are refused until the views are back, never answered from nothing',
+    async () => {
+      server = await startTestServer({ redisUrl: redis.url, redisNamespace: `lostreads${process.pid}n${++namespaces}` });
+      const tokens = await server.register(['@a', '@b', '@c']);
+      await send(tokens['@a'], '@c', 'from a');
+      await send(tokens['@b'], '@c', 'from b');
+      await send(tokens['@a'], '@b', 'to b');
+      const count = (identity: string) => server!.call('GET', '/v1/inbox/count', { token: tokens[identity] });
+      const inbox = (identity: string) => server!.call('GET', '/v1/messages', { token: tokens[identity] });
+      expect((await count('@c')).body.unreadCount).toBe(2);
+      expect((await count('@b')).body.unreadCount).toBe(1);
+      expect((await inbox('@c')).body.messages).toHaveLength(2);
+
+      // The projector's look at the views (each second) is held, so that the reads below come before it finds them gone.
+      const views = server.mailbox.projections;
+      const binding = views.binding.bind(views);
+      let lookAgain: () => void = () => undefined;
+      const looked = new Promise<void>((resolve) => (lookAgain = resolve));
+      views.binding = async () => {
+        await looked;
+        return binding();
+      };
+      releaseHeld = () => {
+        views.binding = binding;
+        lookAgain();
+      };
+      const eventsBefore = await server.eventCount();
+      const admin = new Redis(redis.url);
+      try {
+        expect(await admin.flushall()).toBe('OK');
+      } finally {
+        admin.disconnect();
+      }
+
+      for (const identity of ['@c', '@b', '@a']) {
+        const counted = await count(identity);
+        expect({ identity, status: counted.status, code: counted.body.code, unread: counted.body.unreadCount }).toEqual({
+          identity,
+          status: 503,
+          code: 'UNAVAILABLE',
+          unread: undefined,
+        });
+        expect(counted.body.message).toContain("hold nothing of this mailbox's event log (Redis lost them");
+        const listed = await inbox(identity);
+        expect({ identity, status: listed.status, code: listed.body.code, messages: listed.body.messages }).toEqual({
+          identity,
+          status: 503,
+          code: 'UNAVAILABLE',
+          messages: undefined,
+        });
+      }
+      expect(await server.eventCount()).toBe(eventsBefore); // a refused listing wrote no seen marks
+
+      releaseHeld();
+      releaseHeld = null;
+      await waitFor(async () => (await count('@c')).status === 200, {
+        timeoutMs: 15_000,
+        everyMs: 20,
+        what: 'reads served again',
+      });
+      expect((await count('@c')).body.unreadCount).toBe(2);
+      expect((await count('@b')).body.unreadCount).toBe(1);
+      expect((await count('@a')).body.unreadCount).toBe(0);
+      expect((await inbox('@c')).body.messages.map((m: { subject: string }) => m.subject).sort()).toEqual(['from a', 'from b']);
     },
   );
 });

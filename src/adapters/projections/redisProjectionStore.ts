@@ -388,8 +388,19 @@ export class RedisProjectionStore implements ProjectionStore {
   private async read<T>(query: (prefix: string) => Promise<T>): Promise<T> {
     return redisCall('Redis projections', async () => {
       const prefix = await this.generationsOfViews.current();
-      if (this.claimed !== null) await this.assertOwn(prefix, this.claimed);
-      return query(prefix);
+      const claimed = this.claimed;
+      if (claimed === null) return query(prefix);
+      await this.assertOwn(prefix, claimed);
+      const result = await query(prefix);
+      // Looked at again after the views, not from the cache: a Redis flushed (FLUSHALL) keeps the connection, so the
+      // cached owner vouched for views that held nothing, and until the projector's next look a count read 0 and an
+      // inbox nothing. Views read before this look stood whole then; emptied since, this look finds no owner.
+      const owner = await this.client.get(this.keys.logOf(prefix));
+      if (owner === claimed) return result;
+      this.owners.delete(prefix);
+      const active = await this.generationsOfViews.refresh();
+      if (active !== prefix) return this.read(query); // a rebuild switched generations and dropped this one: read the new
+      return this.assertOwn(prefix, claimed).then(() => result);
     });
   }
 

@@ -174,6 +174,7 @@ export interface ProjectionStore {
   /**
    * Stores in a file (the SQLite views): why the file is known to be damaged (a read or a write found a page SQLite
    * cannot read), or null. Readiness is not ready while it is; a restart moves the file aside and rebuilds the views.
+   * Redis: why the active views are suspect (Redis evicted keys while they were active) until a rebuild replaces them.
    */
   damage?(): string | null;
   /** Drops every view and the checkpoint (a rebuild starts from an empty store). */

@@ -105,10 +105,15 @@ export class RedisProjectionStore implements ProjectionStore {
   private heldWakes: Array<() => void> = [];
   private fence: LeaseHolder | null = null;
   private lookForHeldWakes: Promise<void> | null = null;
+  /** Redis's count of keys it evicted (INFO stats evicted_keys) when last looked at; null before the first look. */
+  private evictedKeys: number | null = null;
+  /** Evictions seen while a generation was active: its views may miss entries (readiness says so until a rebuild). */
+  private evictedFrom: { generation: string; problem: string } | null = null;
+  private lookedForEvictionsAt = 0;
 
   constructor(
     private readonly client: RedisClient,
-    options: RedisProjectionOptions = {},
+    private readonly options: RedisProjectionOptions = {},
   ) {
     defineMailboxScripts(client);
     // Whose views a generation holds is read once and kept, but a Redis that drops the connection may come back
@@ -207,7 +212,44 @@ export class RedisProjectionStore implements ProjectionStore {
       this.client.mget(this.keys.logOf(generation), this.keys.checkpoint(generation), this.keys.liveWriter),
     );
     if (logIdentity !== null) this.owners.set(generation, logIdentity);
+    await this.lookForEvictions(generation);
     return { location: this.location, logIdentity, checkpoint: parsePosition(checkpoint), generation, liveWriter };
+  }
+
+  /**
+   * A Redis with a memory limit and an evicting policy drops keys once full (an inbox entry, a counter, a checkpoint),
+   * and the views were served as whole: counts short and mail missing, readiness ready, nothing in the log (the policy
+   * is said only at start, and may be set later). Looked at with the projector's look at the views (each second):
+   * keys evicted since the last look make the active generation's views suspect, said once in the log and by
+   * readiness (not ready) until a rebuild switches to a new generation.
+   */
+  private async lookForEvictions(generation: string): Promise<void> {
+    if (Date.now() - this.lookedForEvictionsAt < 1000) return;
+    this.lookedForEvictionsAt = Date.now();
+    let info: string;
+    try {
+      info = await this.client.info('stats');
+    } catch {
+      return; // an ACL without INFO: no look, as at start
+    }
+    const evicted = Number(/^evicted_keys:(\d+)/m.exec(info)?.[1] ?? NaN);
+    if (!Number.isFinite(evicted)) return;
+    const before = this.evictedKeys;
+    this.evictedKeys = evicted;
+    if (before === null || evicted <= before) return; // the first look, none since, or a restarted Redis (counted anew)
+    if (this.evictedFrom?.generation === generation) return; // said already
+    const problem =
+      `Redis evicted ${evicted - before} keys (maxmemory reached under an evicting maxmemory-policy): the views in ` +
+      `${this.location} may miss inbox entries, counts or checkpoints, and would be served as if whole. Set ` +
+      'maxmemory-policy noeviction (or more maxmemory), then rebuild the views from the log (`mailbox projections ' +
+      'rebuild`); until a rebuild switches generations this node is not ready';
+    this.evictedFrom = { generation, problem };
+    this.options.logger?.warn({ evictedKeys: evicted - before, generation }, `projections: ${problem}`);
+  }
+
+  damage(): string | null {
+    const evictedFrom = this.evictedFrom;
+    return evictedFrom !== null && this.generationsOfViews.lastSeen() === evictedFrom.generation ? evictedFrom.problem : null;
   }
 
   /**

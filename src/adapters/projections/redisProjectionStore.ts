@@ -187,6 +187,8 @@ export class RedisProjectionStore implements ProjectionStore {
         this.expected = outcome.stored;
         // Nothing left of this generation: drop whatever a partial write left, so that the rebuild starts clean.
         if (outcome.stored === '') await this.generationsOfViews.drop(prefix);
+        // Rebuilt from nothing in place (Redis restarted empty, or flushed): keys evicted before are no longer missing.
+        if (outcome.stored === '' && this.evictedFrom?.generation === prefix) this.evictedFrom = null;
         throw new ProjectionCheckpointRewound(parsePosition(outcome.stored), expected);
       }
       // A rebuild switched generations: continue in the new one (its checkpoint gates what it already has).

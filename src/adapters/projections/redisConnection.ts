@@ -366,6 +366,11 @@ export async function unlinkMatching(client: RedisClient, pattern: string): Prom
 /** Translates an ioredis failure met by `what` into the mailbox's errors. */
 export function translateRedisError(what: string, error: unknown): Error {
   if (error instanceof MailboxError) return error;
+  // A full Redis under noeviction refuses writes until there is room: an outage to retry, said once by the loops that
+  // retry (support/storeOutage.ts), not a new failure with its stack at each retry of the projector for as long as it
+  // stays full. The words keep the reason, which readiness and the log show.
+  if (error instanceof Error && error.name === 'ReplyError' && /^OOM\b/.test(error.message))
+    return unavailable(`${what} (Redis is out of memory: maxmemory reached, writes refused until there is room)`, error);
   if (error instanceof Error && error.name === 'ReplyError' && !TRANSIENT_REPLY.test(error.message)) {
     return new Error(`${what}: Redis replied with an error: ${error.message}`);
   }

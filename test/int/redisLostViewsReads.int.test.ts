@@ -5,6 +5,8 @@
  * answered 200 with 0 for an agent with unread mail, and the inbox listed nothing.
  */
 import Redis from 'ioredis';
+import { RedisKeys } from '../../src/adapters/projections/redisKeys';
+import { READ_MODEL_VERSION } from '../../src/projections/readModel/readModelVersion';
 import { holdApplies } from '../support/heldApplies';
 import { startTestServer, type TestServer } from '../support/httpServer';
 import { startRedis, type TestRedis } from '../support/redisServer';
@@ -154,7 +156,8 @@ describe('Redis restarted empty while the mailbox runs: no read is answered from
   restartable(
     'Redis flushed under a running server: reads are refused until the views are back, never answered from nothing',
     async () => {
-      server = await startTestServer({ redisUrl: redis.url, redisNamespace: `lostreads${process.pid}n${++namespaces}` });
+      const namespace = `lostreads${process.pid}n${++namespaces}`;
+      server = await startTestServer({ redisUrl: redis.url, redisNamespace: namespace });
       const tokens = await server.register(['@a', '@b', '@c']);
       await send(tokens['@a'], '@c', 'from a');
       await send(tokens['@b'], '@c', 'from b');
@@ -216,6 +219,15 @@ describe('Redis restarted empty while the mailbox runs: no read is answered from
       expect((await count('@b')).body.unreadCount).toBe(1);
       expect((await count('@a')).body.unreadCount).toBe(0);
       expect((await inbox('@c')).body.messages.map((m: { subject: string }) => m.subject).sort()).toEqual(['from a', 'from b']);
+      // Rebuilt from nothing by this version's rules, and recorded so: the next start took them for views of rules
+      // version 1 (none recorded) and rebuilt them all again beside the served ones.
+      const keys = new RedisKeys(namespace);
+      const look = new Redis(redis.url);
+      try {
+        expect(await look.get(keys.rulesOf(keys.defaultPrefix))).toBe(READ_MODEL_VERSION);
+      } finally {
+        look.disconnect();
+      }
     },
   );
 });

@@ -189,6 +189,10 @@ export class RedisProjectionStore implements ProjectionStore {
         if (outcome.stored === '') await this.generationsOfViews.drop(prefix);
         // Rebuilt from nothing in place (Redis restarted empty, or flushed): keys evicted before are no longer missing.
         if (outcome.stored === '' && this.evictedFrom?.generation === prefix) this.evictedFrom = null;
+        // ...and by this version's rules: recorded as a start's first build records them. Without the record, the next
+        // start took the views for ones of rules version 1 and rebuilt them all beside the served ones.
+        if (outcome.stored === '')
+          await redisCall('Redis projections', () => this.client.set(this.keys.rulesOf(prefix), READ_MODEL_VERSION, 'NX'));
         throw new ProjectionCheckpointRewound(parsePosition(outcome.stored), expected);
       }
       // A rebuild switched generations: continue in the new one (its checkpoint gates what it already has).

@@ -31,3 +31,13 @@ export function relative(iso: string, now = Date.now(), always = false): string 
   if (size === 0) return 'now';
   return seconds > 0 ? `${span(size)} ago` : `in ${span(size)}`;
 }
+
+/** The bidi embedding, override and isolate controls (U+202A-U+202E, U+2066-U+2069): invisible, and they reorder. */
+const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/g;
+
+/**
+ * A caller's text quoted inside the server's own (a refusal's message, a task's reason): its bidi controls shown as
+ * "<U+202E>", since an override in it would otherwise reverse the server's words after it, to the end of the cell.
+ */
+export const bidiControlsShown = (text: string): string =>
+  text.replace(BIDI_CONTROL, (c) => `<U+${c.codePointAt(0)!.toString(16).toUpperCase()}>`);

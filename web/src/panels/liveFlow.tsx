@@ -1,6 +1,7 @@
 /** Live flow: every accepted command as it happens, newest first, filterable by agent, thread and type. */
 import { Component, type JSX } from 'preact';
 import { useState } from 'preact/hooks';
+import { bidiControlsShown } from '../format';
 import { Instant, WithInstants } from '../instant';
 import type { FlowEntry } from '../types';
 import type { FlowQuery, LiveFlow } from '../useLiveFlow';
@@ -32,7 +33,14 @@ const TYPES = [
 function describe(entry: FlowEntry): string | JSX.Element {
   switch (entry.type) {
     case 'MessageSent':
-      return `${entry.from} → ${entry.to}${entry.to?.startsWith('AGENT:') ? ` (audience ${entry.audienceSize})` : ''}: “${entry.subject}” [${entry.priority}]${entry.taskOpenedAs ? ` · opens a task (${entry.taskOpenedAs})` : ''}`;
+      // The subject is the sender's text: isolated (bdi), a right-to-left override in it cannot reverse what follows.
+      return (
+        <>
+          {`${entry.from} → ${entry.to}${entry.to?.startsWith('AGENT:') ? ` (audience ${entry.audienceSize})` : ''}: “`}
+          <bdi>{entry.subject}</bdi>
+          {`” [${entry.priority}]${entry.taskOpenedAs ? ` · opens a task (${entry.taskOpenedAs})` : ''}`}
+        </>
+      );
     case 'BroadcastDelivered':
       return `delivered to ${entry.recipient} (broadcast from ${entry.from})`;
     case 'ReceiptRead':
@@ -47,7 +55,7 @@ function describe(entry: FlowEntry): string | JSX.Element {
       return `${entry.identity} got a new token`;
     default:
       // The server writes the instants in it exactly (UTC ISO): each reads as a local time, the exact one in its tooltip.
-      return entry.detail === undefined ? entry.agents.join(', ') : <WithInstants text={entry.detail} />;
+      return entry.detail === undefined ? entry.agents.join(', ') : <WithInstants text={bidiControlsShown(entry.detail)} />;
   }
 }
 

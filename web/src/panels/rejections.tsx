@@ -1,5 +1,6 @@
 /** Rejections: recent refused commands, by agent and code, with what each caller was told (they write no events). */
 import { api } from '../api';
+import { bidiControlsShown } from '../format';
 import { Instant } from '../instant';
 import type { RejectionRecord } from '../types';
 import { usePolling } from '../usePolling';
@@ -21,7 +22,7 @@ function refused(r: RejectionRecord): string {
   else if (r.to !== undefined) parts.push(`to: ${r.to}`);
   if (r.identity !== undefined) parts.push(`agent: ${r.identity}`);
   if (r.field !== undefined && r.field !== 'to') parts.push(`field: ${r.field}`);
-  return parts.join(' · ');
+  return bidiControlsShown(parts.join(' · '));
 }
 
 /** Who was refused: the agent, or a token that was itself refused (no caller known). */
@@ -98,11 +99,11 @@ export function RejectionsPanel() {
                   <>
                     {/* Its column's name, where the columns are not drawn (a narrow window). */}
                     <span class="narrow-only">suggested instead: </span>
-                    {r.suggestions.join(', ')}
+                    {bidiControlsShown(r.suggestions.join(', '))}
                   </>
                 )}
               </td>
-              <td>{r.message}</td>
+              <td>{bidiControlsShown(r.message)}</td>
             </tr>
           ))}
         </tbody>

@@ -97,7 +97,8 @@ export function StoryPanel(props: {
             </dd>
             <dt>Subject</dt>
             <dd>
-              “{sent.subject}” · priority {sent.priority} · {sent.bodyBytes} {sent.bodyBytes === 1 ? 'byte' : 'bytes'}
+              {/* The sender's text, isolated: a right-to-left override in it cannot reverse the words after it. */}“
+              <bdi>{sent.subject}</bdi>” · priority {sent.priority} · {sent.bodyBytes} {sent.bodyBytes === 1 ? 'byte' : 'bytes'}
             </dd>
             <dt>Thread</dt>
             <dd>

@@ -53,6 +53,14 @@ function describe(entry: FlowEntry): string | JSX.Element {
       return `${entry.identity} retired`;
     case 'AgentTokenRotated':
       return `${entry.identity} got a new token`;
+    case 'WakeObserved':
+      // Its author is the server ('system:wake-streams'): the row names who was woken, or a broadcast's read alike.
+      return (
+        <>
+          {`${entry.recipient} `}
+          <WithInstants text={entry.detail ?? ''} />
+        </>
+      );
     default:
       // The server writes the instants in it exactly (UTC ISO): each reads as a local time, the exact one in its tooltip.
       return entry.detail === undefined ? entry.agents.join(', ') : <WithInstants text={bidiControlsShown(entry.detail)} />;

@@ -47,6 +47,8 @@ function describe(entry: FlowEntry): string | JSX.Element {
       return `read by ${entry.recipient}`;
     case 'MessageArchived':
       return `archived by ${entry.recipient}`;
+    case 'MessageUnarchived':
+      return `unarchived by ${entry.recipient}`;
     case 'AgentRegistered':
       return `${entry.identity} registered (${entry.role})`;
     case 'AgentRetired':

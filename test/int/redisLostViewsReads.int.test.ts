@@ -40,6 +40,25 @@ async function send(token: string, to: string, subject: string): Promise<string>
 
 const READS = ['/v1/inbox/count', '/v1/messages', '/v1/agents', '/v1/tasks'];
 
+/**
+ * Holds the projector's look at the views (each second, and at each apply) until the returned function is called, so
+ * that reads made meanwhile come before it finds the views gone, as they may in production.
+ */
+function holdProjectorLook(held: TestServer): () => void {
+  const views = held.mailbox.projections;
+  const binding = views.binding.bind(views);
+  let lookAgain: () => void = () => undefined;
+  const looked = new Promise<void>((resolve) => (lookAgain = resolve));
+  views.binding = async () => {
+    await looked;
+    return binding();
+  };
+  return () => {
+    views.binding = binding;
+    lookAgain();
+  };
+}
+
 describe('Redis restarted empty while the mailbox runs: no read is answered from the half-rebuilt views', () => {
   restartable(
     'reads answer 503 naming the rebuild until the views hold what they held before; then the exact counts',
@@ -111,18 +130,7 @@ describe('Redis restarted empty while the mailbox runs: no read is answered from
 
       // The projector looks at the views each second (and at each apply; no mail is sent meanwhile): that look is
       // held, so that the reads below come before it finds the views gone, as they may in production.
-      const views = server.mailbox.projections;
-      const binding = views.binding.bind(views);
-      let lookAgain: () => void = () => undefined;
-      const looked = new Promise<void>((resolve) => (lookAgain = resolve));
-      views.binding = async () => {
-        await looked;
-        return binding();
-      };
-      releaseHeld = () => {
-        views.binding = binding;
-        lookAgain();
-      };
+      releaseHeld = holdProjectorLook(server);
       await redis.restartEmpty!();
       // The positive signal: the first answer that is not the outage's own (the server reached Redis again).
       let answer = await count();
@@ -169,18 +177,7 @@ describe('Redis restarted empty while the mailbox runs: no read is answered from
       expect((await inbox('@c')).body.messages).toHaveLength(2);
 
       // The projector's look at the views (each second) is held, so that the reads below come before it finds them gone.
-      const views = server.mailbox.projections;
-      const binding = views.binding.bind(views);
-      let lookAgain: () => void = () => undefined;
-      const looked = new Promise<void>((resolve) => (lookAgain = resolve));
-      views.binding = async () => {
-        await looked;
-        return binding();
-      };
-      releaseHeld = () => {
-        views.binding = binding;
-        lookAgain();
-      };
+      releaseHeld = holdProjectorLook(server);
       const eventsBefore = await server.eventCount();
       const admin = new Redis(redis.url);
       try {

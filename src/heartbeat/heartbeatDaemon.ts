@@ -37,6 +37,7 @@ import { isEmpty, settingsForNobody, type SettingsForNobody } from './settingsFo
 import { ViewsGoneBack, ViewsOfThisLog } from './viewsGoneBack';
 import { viewsLag } from '../application/viewsLag';
 import type { SharedNudges } from './sharedNudges';
+import { waitingTasks, type WaitingTasks } from './waitingTasks';
 
 /** What the daemon reads: a Mailbox satisfies this, and so do the stores opened by `mailbox heartbeat`. */
 export interface HeartbeatSources {
@@ -298,15 +299,34 @@ export class HeartbeatDaemon {
       const newest = mayNudge(screened, now, this.policy)
         ? (await this.sources.projections.listMessages(agent.identity, UNREAD_NEWEST_FIRST)).messages[0]
         : undefined;
-      return { ...screened, newestUnreadId: newest?.messageId ?? null, newestUnreadSentAt: newest?.sentAt ?? null };
+      return {
+        ...screened,
+        newestUnreadId: newest?.messageId ?? null,
+        newestUnreadSentAt: newest?.sentAt ?? null,
+        waitingTasksChangedAt: null,
+      };
     });
+    // The tasks waiting on an agent, read once per tick and only where needed (waitingTasks.ts).
+    const tasksRead = new Map<string, Promise<WaitingTasks>>();
+    const tasksOf = (agent: AgentSnapshot): Promise<WaitingTasks> => {
+      let read = tasksRead.get(agent.identity);
+      if (read === undefined)
+        tasksRead.set(agent.identity, (read = waitingTasks(this.sources.projections, agent.identity, agent.tasksWaiting)));
+      return read;
+    };
+    // A nudge the log recorded is judged by when the agent's waiting tasks last changed, as by when its newest unread
+    // message was sent: looked up for the agents rememberedNudges judges (with tasks waiting) and no other.
+    const datingTasks = async (agents: Array<AgentSnapshot & RememberedAgent>) =>
+      mapBounded(agents, LOOKUP_CONCURRENCY, async (agent) =>
+        agent.tasksWaiting > 0 ? { ...agent, waitingTasksChangedAt: (await tasksOf(agent)).changedAt } : agent,
+      );
     // Several daemons: what the lease's holders nudged, this daemon's predecessors included. One alone: at its first
     // tick, what earlier daemons nudged as the log recorded it (a cron job's --once, a restart).
-    if (this.shared !== null) this.state = await this.sharedState(snapshots, now);
+    if (this.shared !== null) this.state = await this.sharedState(snapshots, now, datingTasks);
     else {
       const logged = (this.loggedNudges ??= await this.sources.projections.lastNudges());
       const nudgeable = snapshots.filter((agent) => logged.has(agent.identity) && mayNudge(agent, now, this.policy));
-      this.state = rememberedNudges(this.state, nudgeable, logged);
+      this.state = rememberedNudges(this.state, await datingTasks(nudgeable), logged);
       for (const agent of nudgeable) logged.delete(agent.identity);
     }
     // No projector keeps the views (a stopped server): an agent cannot read its mail, and the counts stand where the
@@ -323,6 +343,18 @@ export class HeartbeatDaemon {
       : decided;
     const nudgesHeld = decided.filter((decision) => projectorAbsent && decision.nudge !== undefined).map((d) => d.identity);
     let toNudge = decisions.filter((decision) => decision.nudge !== undefined);
+    // Where each delivered nudge is recorded (a WakeObserved): under the newest unread message, or for a nudge about
+    // tasks alone, under the message of the newest waiting task (before, such a nudge was recorded nowhere, and each
+    // daemon's start, each run of --once, nudged the agent again about the same tasks).
+    const byIdentity = new Map(snapshots.map((agent) => [agent.identity, agent]));
+    const recordUnder = new Map(
+      await mapBounded(toNudge, LOOKUP_CONCURRENCY, async ({ nudge }) => {
+        const { identity, newestUnreadId, tasksWaiting } = nudge!;
+        // A nudge no target serves is written to no target, nor recorded as a wake: nothing to read for it.
+        const taskOnly = newestUnreadId === null && tasksWaiting > 0 && this.dispatcher.servedBy(identity);
+        return [identity, taskOnly ? (await tasksOf(byIdentity.get(identity)!)).newestTaskId : newestUnreadId] as const;
+      }),
+    );
     const previous = new Map(toNudge.map((decision) => [decision.identity, this.state.get(decision.identity)]));
     if (!(await this.recordShared(toNudge, now))) toNudge = [];
     this.state = recordNudges(this.state, toNudge, now);
@@ -332,7 +364,10 @@ export class HeartbeatDaemon {
     let replies: ReplyOverdueReport;
     try {
       for (const decision of toNudge) {
-        this.dispatcher.dispatch(decision.nudge!, (report) => this.onDelivered(report, now, previous.get(decision.identity)));
+        const under = recordUnder.get(decision.identity) ?? null;
+        this.dispatcher.dispatch(decision.nudge!, (report) =>
+          this.onDelivered(report, now, previous.get(decision.identity), under),
+        );
       }
       // No projector keeps the views (a stopped server): an escalation is a one-time claim in the log, and views that
       // nobody keeps may miss a wake or a reply appended since. None is looked at until a server keeps them again.
@@ -408,11 +443,15 @@ export class HeartbeatDaemon {
    * empty or flushed loses the records (the views are rebuilt from the log, their last nudges with them): the holder
    * nudged every idle agent once more, its unread set unchanged, under the same nudgeId.
    */
-  private async sharedState(snapshots: ReadonlyArray<AgentSnapshot & RememberedAgent>, now: number): Promise<NudgeState> {
+  private async sharedState(
+    snapshots: Array<AgentSnapshot & RememberedAgent>,
+    now: number,
+    datingTasks: (agents: Array<AgentSnapshot & RememberedAgent>) => Promise<RememberedAgent[]>,
+  ): Promise<NudgeState> {
     const shared = await this.shared!.read();
     const unrecorded = snapshots.filter((agent) => !shared.has(agent.identity) && mayNudge(agent, now, this.policy));
     if (unrecorded.length === 0) return shared;
-    return rememberedNudges(shared, unrecorded, await this.sources.projections.lastNudges());
+    return rememberedNudges(shared, await datingTasks(unrecorded), await this.sources.projections.lastNudges());
   }
 
   /**
@@ -739,11 +778,16 @@ export class HeartbeatDaemon {
     }
   }
 
-  private onDelivered(report: DeliveryReport, nudgedAt: number, previous: NudgeRecord | undefined): void {
-    // A nudge a target delivered woke the agent for its newest unread message (the delivery ledger's `woken`).
+  private onDelivered(
+    report: DeliveryReport,
+    nudgedAt: number,
+    previous: NudgeRecord | undefined,
+    recordUnder: string | null,
+  ): void {
+    // A nudge a target delivered woke the agent for its newest unread message (the delivery ledger's `woken`), or, about
+    // tasks alone, for the newest waiting task's message: the views keep it as the agent's last nudge either way.
     const via = wakeVia(report);
-    if (via !== null && report.nudge.newestUnreadId !== null)
-      this.recorder.observed(report.nudge.newestUnreadId, report.nudge.identity, via);
+    if (via !== null && recordUnder !== null) this.recorder.observed(recordUnder, report.nudge.identity, via);
     if (report.delivered) return;
     // No target took it: restore the agent's previous record so that the next tick tries again
     // (unless a newer nudge has replaced this one meanwhile).

@@ -144,22 +144,28 @@ export function recordNudges(state: NudgeState, sent: readonly Decision[], now: 
   return next;
 }
 
-/** What `rememberedNudges` knows of an agent: its unread set, and when its newest unread message was sent. */
+/**
+ * What `rememberedNudges` knows of an agent: its unread set, when its newest unread message was sent, and when the
+ * tasks waiting on it last changed (waitingTasks.ts; null when none wait, or they were not all found).
+ */
 export type RememberedAgent = Pick<
   AgentSnapshot,
   'identity' | 'unread' | 'tasksWaiting' | 'newestUnreadId' | 'oldestUnreadAt'
 > & {
   newestUnreadSentAt: string | null;
+  waitingTasksChangedAt: string | null;
 };
 
 /**
  * A daemon's state at its first tick, from the log's record of earlier daemons' nudges (each identity's last one:
  * a WakeObserved via a nudge target, in the views). A daemon that shares no records (no Redis: `mailbox heartbeat
  * --once` run by cron, or a restart) remembered nothing, so its first tick nudged every idle agent again, its unread
- * set unchanged. As the log tells it: an agent whose newest unread message was sent by its last nudge has the set it
- * was nudged about then (or that set less what it read since), so `same_set`; one with newer mail, or with tasks
- * waiting (a task's turn is no newer message), has a new set, nudged once the cooldown since that nudge has passed.
- * Agents never nudged, and those this daemon already has a record of, are left as they are.
+ * set unchanged. As the log tells it: an agent whose newest unread message was sent by its last nudge, and whose
+ * waiting tasks had all last changed by then (a task's change that made it wait on the agent is dated by it), has the
+ * set it was nudged about then (or that set less what it read or finished since), so `same_set`; one with newer mail,
+ * or a task changed since (a new task, or one of its tasks that changed since: told again), has a new set, nudged once
+ * the cooldown since that nudge has passed. A nudge about tasks alone is recorded under the newest waiting task's
+ * message. Agents never nudged, and those this daemon already has a record of, are left as they are.
  */
 export function rememberedNudges(
   state: NudgeState,
@@ -167,11 +173,14 @@ export function rememberedNudges(
   lastNudges: ReadonlyMap<string, { at: string }>,
 ): NudgeState {
   const next = new Map(state);
+  const by = (time: string | null, at: number) => time !== null && Date.parse(time) <= at;
   for (const agent of agents) {
     const last = lastNudges.get(agent.identity);
     const at = last === undefined ? NaN : Date.parse(last.at);
     if (next.has(agent.identity) || Number.isNaN(at)) continue;
-    const sameSet = !(agent.tasksWaiting > 0) && agent.newestUnreadSentAt !== null && Date.parse(agent.newestUnreadSentAt) <= at;
+    const sameMail = !(agent.unread > 0) || by(agent.newestUnreadSentAt, at);
+    const sameTasks = !(agent.tasksWaiting > 0) || by(agent.waitingTasksChangedAt, at);
+    const sameSet = sameMail && sameTasks;
     next.set(agent.identity, { signature: sameSet ? unreadSetSignature(agent) : `nudged before ${last!.at}`, at });
   }
   return next;

@@ -193,6 +193,73 @@ test('the report says which nudges reached a target and which were only logged, 
   }
 });
 
+test('a nudge about tasks alone is recorded too: the next --once does not nudge the same waiting tasks again, a new task is', async () => {
+  // @b and @c each hold a task from @a and have read its message: nothing unread, a task waiting on each.
+  const dir = tempDir('mailbox-heartbeat-once-tasks-');
+  const mailbox = await createMailbox(
+    { dataDir: dir, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+    { logger: pino({ level: 'silent' }) },
+  );
+  const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+  for (const [to, client] of [['@b', b] as const, ['@c', c] as const]) {
+    const { messageId } = await a.send({ to, subject: `for ${to}`, body: 'x', task: {} });
+    await client.markRead({ messageId });
+  }
+  await mailbox.close();
+  // A webhook receiver for @b and @c that takes every nudge.
+  const received: Array<{ identity: string; unread: number; tasksWaiting: number }> = [];
+  const receiver = http.createServer((request, response) => {
+    let body = '';
+    request
+      .on('data', (chunk: Buffer) => (body += chunk.toString()))
+      .on('end', () => {
+        const { identity, unread, tasksWaiting } = JSON.parse(body) as (typeof received)[number];
+        received.push({ identity, unread, tasksWaiting });
+        response.end();
+      });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()));
+  const webhook = { webhook: `http://127.0.0.1:${(receiver.address() as net.AddressInfo).port}/` };
+  const agentsFile = `${dir}/agents.json`;
+  fs.writeFileSync(agentsFile, JSON.stringify({ '@b': webhook, '@c': webhook }));
+  // --idle 0: @b and @c just read their mail; --cooldown 0: only the set decides.
+  const once = () =>
+    runBesideServer(['heartbeat', '--once', '--wake-grace', '0', '--idle', '0', '--cooldown', '0', '--agents-file', agentsFile], {
+      MAILBOX_DATA_DIR: dir,
+      MAILBOX_HEARTBEAT_WEBHOOK_SECRET: 'a-secret-of-sixteen-chars',
+    });
+  try {
+    const first = await once();
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ nudged: ['@b', '@c'], loggedOnly: [], verdicts: { nudge: 2, no_mail: 1 } });
+
+    // A new task for @c (read too): @c's waiting tasks changed, @b's did not.
+    const server = await createMailbox(
+      { dataDir: dir, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+      { logger: pino({ level: 'silent' }) },
+    );
+    const sent = await server.asActor({ identity: '@a', role: 'agent' }).send({ to: '@c', subject: 'more', body: 'y', task: {} });
+    await server.asActor({ identity: '@c', role: 'agent' }).markRead({ messageId: sent.messageId });
+    await server.close();
+
+    // The second run (a cron job's) finds @b's nudge in the log: its tasks unchanged, same_set (it was nudged again).
+    const second = await once();
+    expect(second.code).toBe(0);
+    expect(JSON.parse(second.stdout)).toMatchObject({ nudged: ['@c'], verdicts: { nudge: 1, same_set: 1, no_mail: 1 } });
+    const byIdentity = (x: { identity: string }, y: { identity: string }) => x.identity.localeCompare(y.identity);
+    expect([received.slice(0, 2).sort(byIdentity), received.slice(2)]).toEqual([
+      [
+        { identity: '@b', unread: 0, tasksWaiting: 1 },
+        { identity: '@c', unread: 0, tasksWaiting: 1 },
+      ],
+      [{ identity: '@c', unread: 0, tasksWaiting: 2 }],
+    ]);
+  } finally {
+    await new Promise((resolve) => receiver.close(resolve));
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('a nudge whose delivery failed is reported as failed, never nudged, and --once exits 3 (a cron job notices)', async () => {
   const dir = await logWithMailForBAndC('mailbox-heartbeat-once-failed-');
   // A webhook receiver that accepts the connection and never answers (each attempt times out), for @c.

@@ -8,7 +8,7 @@ import { startHeartbeat, type Heartbeat } from '../../src/heartbeat/startHeartbe
 import { RecordingNudgeTarget } from '../support/recordingNudgeTarget';
 import type { NudgeTarget } from '../../src/heartbeat/nudgeTarget';
 import { ADMIN_ACTOR } from '../../src/commands/roles';
-import { ADMIN_TOKEN, registerAgents } from '../support/fixtures';
+import { ADMIN_TOKEN, allEvents, registerAgents } from '../support/fixtures';
 import { waitFor } from '../support/waitFor';
 
 const MIN = 60_000;
@@ -191,6 +191,55 @@ describe('heartbeat nudges', () => {
       ['@d', 1],
       ['@b', 2],
     ]);
+  });
+
+  test('a nudge about tasks alone is in the log too: a new daemon does not nudge the same waiting tasks again', async () => {
+    const { s, webhook, daemon } = await daemonsInTurn();
+    const { '@a': a, '@w': w, '@x': x } = await registerAgents(mailbox, ['@a', '@w', '@x', '@q']);
+    // @w holds a task it read (nothing unread); @a sent one that @x asks it about (input required: it waits on @a).
+    const held = await a.send({ to: '@w', subject: 'port it', body: 'x', task: {} });
+    const asked = await a.send({ to: '@x', subject: 'review it', body: 'y', task: {} });
+    await w.markRead({ messageId: held.messageId });
+    await x.markRead({ messageId: asked.messageId });
+    await x.updateTask({ taskId: asked.messageId, to: 'working' });
+    await x.updateTask({ taskId: asked.messageId, to: 'input-required', note: 'which branch?' });
+    const events = async () => (await allEvents(mailbox)).length;
+    heartbeat = await daemon();
+    s.at(20 * MIN);
+    const first = await tickAndSettle(heartbeat);
+    expect(first.nudged).toEqual(['@a', '@w']);
+    expect(webhook.nudges.map((n) => [n.identity, n.unread, n.tasksWaiting])).toEqual([
+      ['@a', 0, 1],
+      ['@w', 0, 1],
+    ]);
+    await heartbeat.stop(); // its recorder writes what it observed: each under its task's message
+    await waitFor(async () => (await mailbox.projections.lastNudges()).size === 2, { what: 'both nudges in the views' });
+    const recorded = (await allEvents(mailbox)).filter((event) => event.type === 'WakeObserved');
+    expect(recorded.map((event) => event.data)).toEqual([
+      { messageId: asked.messageId, recipient: '@a', via: 'webhook', observedAt: new Date(T0 + 20 * MIN).toISOString() },
+      { messageId: held.messageId, recipient: '@w', via: 'webhook', observedAt: new Date(T0 + 20 * MIN).toISOString() },
+    ]);
+
+    // Long past the cooldown, the same tasks waiting: nobody nudged, and nothing written (it nudged both again).
+    heartbeat = await daemon();
+    s.at(60 * MIN);
+    const before = await events();
+    const again = await tickAndSettle(heartbeat);
+    expect(again.verdicts).toEqual({ same_set: 2, no_mail: 2 });
+    expect(again.nudged).toEqual([]);
+    await heartbeat.stop();
+    expect(await events()).toBe(before);
+    expect(webhook.nudges).toHaveLength(2);
+
+    // A new task for @w after its nudge: a new set, nudged; @a's still the same.
+    s.at(70 * MIN);
+    await x.send({ to: '@w', subject: 'and this', body: 'z', task: {} });
+    heartbeat = await daemon();
+    s.at(90 * MIN);
+    const third = await tickAndSettle(heartbeat);
+    expect(third.nudged).toEqual(['@w']);
+    expect(third.verdicts).toMatchObject({ same_set: 1, nudge: 1 });
+    expect(webhook.nudges.at(-1)).toMatchObject({ identity: '@w', unread: 1, tasksWaiting: 2 });
   });
 
   test("an agent active at the new daemon's first tick is judged by the log's record once it is idle again", async () => {

@@ -184,10 +184,11 @@ describe('heartbeat decider', () => {
     /** Given each identity's last nudge in the log, when a new daemon's first tick sees these agents, then these verdicts. */
     const remembered = (
       lastNudges: Record<string, number>,
-      agents: Array<AgentSnapshot & { newestUnreadSentAt: string | null }>,
+      given: Array<AgentSnapshot & { newestUnreadSentAt: string | null; waitingTasksChangedAt?: string | null }>,
       now: number,
       own: NudgeState = new Map(),
     ) => {
+      const agents = given.map((agent) => ({ waitingTasksChangedAt: null, ...agent }));
       const last = new Map(Object.entries(lastNudges).map(([identity, ms]) => [identity, { at: at(ms) }]));
       const state = rememberedNudges(own, agents, last);
       expect(rememberedNudges(own, agents, last)).toEqual(state); // pure
@@ -214,10 +215,46 @@ describe('heartbeat decider', () => {
       expect(remembered({ '@b': T0 - 5 * MIN }, [b], T0 + 10 * MIN)).toEqual({ '@b': 'nudge' });
     });
 
-    test("tasks waiting: no message dates a task's turn, so only the cooldown holds", () => {
-      const worker = { ...withMail('@w', 1, 'm5', { tasksWaiting: 1 }), ...sentAt(T0 - 60 * MIN) };
+    const tasksChangedAt = (ms: number | null) => ({ waitingTasksChangedAt: ms === null ? null : at(ms) });
+    const idleWith = (identity: string, tasksWaiting: number) =>
+      agent(identity, { tasksWaiting, lastActivityAt: new Date(T0 - 30 * MIN).toISOString() });
+
+    test('tasks alone, none changed since the last nudge: the same set, never nudged again (each start nudged it)', () => {
+      const worker = { ...idleWith('@w', 2), newestUnreadSentAt: null, ...tasksChangedAt(T0 - 20 * MIN) };
+      expect(remembered({ '@w': T0 - 5 * MIN }, [worker], T0 + 60 * MIN)).toEqual({ '@w': 'same_set' });
+    });
+
+    test('tasks alone, one changed after the last nudge (a new task, or one back on the agent): cooldown, then nudged', () => {
+      const worker = { ...idleWith('@w', 2), newestUnreadSentAt: null, ...tasksChangedAt(T0 - 2 * MIN) };
       expect(remembered({ '@w': T0 - 5 * MIN }, [worker], T0)).toEqual({ '@w': 'cooldown' });
       expect(remembered({ '@w': T0 - 5 * MIN }, [worker], T0 + 10 * MIN)).toEqual({ '@w': 'nudge' });
+    });
+
+    test('tasks whose changes are not known (not all found in the views): only the cooldown holds', () => {
+      const worker = { ...idleWith('@w', 1), newestUnreadSentAt: null, ...tasksChangedAt(null) };
+      expect(remembered({ '@w': T0 - 5 * MIN }, [worker], T0)).toEqual({ '@w': 'cooldown' });
+      expect(remembered({ '@w': T0 - 5 * MIN }, [worker], T0 + 10 * MIN)).toEqual({ '@w': 'nudge' });
+    });
+
+    test('mail and tasks: the same set only when neither is newer than the last nudge', () => {
+      const old = { ...sentAt(T0 - 60 * MIN), ...tasksChangedAt(T0 - 60 * MIN) };
+      const mailAndTasks = (identity: string, over: object) => ({
+        ...withMail(identity, 1, `m-${identity}`, { tasksWaiting: 1 }),
+        ...old,
+        ...over,
+      });
+      const nudgedAt = { '@same': T0 - 5 * MIN, '@newtask': T0 - 5 * MIN, '@newmail': T0 - 5 * MIN };
+      const agents = [
+        mailAndTasks('@same', {}),
+        mailAndTasks('@newtask', tasksChangedAt(T0 - 2 * MIN)),
+        mailAndTasks('@newmail', sentAt(T0 - 2 * MIN)),
+      ];
+      expect(remembered(nudgedAt, agents, T0 + 60 * MIN)).toEqual({
+        '@same': 'same_set',
+        '@newtask': 'nudge',
+        '@newmail': 'nudge',
+      });
+      expect(remembered(nudgedAt, agents, T0)).toEqual({ '@same': 'same_set', '@newtask': 'cooldown', '@newmail': 'cooldown' });
     });
 
     test("the daemon's own record wins over the log's", () => {

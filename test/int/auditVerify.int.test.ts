@@ -18,6 +18,9 @@ import { configFromEnv, DEFAULT_WAKE_SLA_MS } from '../../src/config';
 import { parseHeartbeatSettings } from '../../src/heartbeat/heartbeatSettings';
 import { ADMIN_TOKEN, registerAgents, tempDir } from '../support/fixtures';
 import { startRedis, type TestRedis } from '../support/redisServer';
+import { RecordingNudgeTarget } from '../support/recordingNudgeTarget';
+import { waitFor } from '../support/waitFor';
+import { startHeartbeat } from '../../src/heartbeat/startHeartbeat';
 import { REDIS_TEST_TIMEOUT_ENV, REDIS_TEST_TIMEOUT_MS } from '../support/redisDeadline';
 
 const T0 = Date.parse('2030-01-01T12:00:00.000Z');
@@ -425,6 +428,32 @@ describe('audit verify compares the delivery views', () => {
       `delivery     @b  message ${first.messageId}  woken: log says null, live projection has {"at":"${forgedAt}","via":"webhook"}`,
     );
     expect(out.text()).toMatch(/listing entries and 5 delivery ledgers compared\.$/m);
+  });
+
+  test("nudges about tasks alone, recorded under their tasks' messages (the holder's, the asked sender's), verify clean", async () => {
+    mailbox = await memoryMailbox();
+    const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    const held = await a.send({ to: '@b', subject: 'port it', body: 'x', task: {} });
+    const asked = await a.send({ to: '@c', subject: 'review it', body: 'y', task: {} });
+    await b.markRead({ messageId: held.messageId });
+    await c.markRead({ messageId: asked.messageId });
+    await c.updateTask({ taskId: asked.messageId, to: 'working' });
+    await c.updateTask({ taskId: asked.messageId, to: 'input-required', note: 'which branch?' });
+    const heartbeat = await startHeartbeat(mailbox, {
+      targets: [new RecordingNudgeTarget('webhook')],
+      logger: silent,
+      clock: { now: () => new Date(T0 + 3_600_000) }, // an hour after the mailbox's clock began
+      schedule: false,
+      settings: { idleMs: 0, wakeGraceMs: 0, metricsPort: null },
+    });
+    expect((await heartbeat.tick()).nudged).toEqual(['@a', '@b']); // each about one task waiting on it, nothing unread
+    await heartbeat.stop(); // its recorder writes the two WakeObserved
+    const nudges = async () => [...(await mailbox.projections.lastNudges()).keys()].sort();
+    await waitFor(async () => (await nudges()).length === 2, { what: 'both nudges in the views' });
+    expect(await nudges()).toEqual(['@a', '@b']);
+
+    const { code, report } = await verifyOn(mailbox);
+    expect({ code, ok: report.ok, differences: report.differences }).toEqual({ code: 0, ok: true, differences: [] });
   });
 
   test('a ledger or a recipient row missing from the live views, or a row they forged, is reported (read a batch at a time)', async () => {

@@ -133,6 +133,26 @@ describe('read model: the delivery ledger', () => {
       .thenLedger([{ kind: 'ledgerStageReached', messageId: 'm1', recipient: '@c', stage: 'woken', mark: `${streamAt} stream` }]);
   });
 
+  it("a nudge about tasks alone, under its task's message: the holder's is its wake too, the sender's (asked) its last nudge only", () => {
+    const log = new LogBuilder().register('@a', '@b');
+    log.send('@a', '@b', { task: {} });
+    const given = log.projected();
+    const heldAt = log.nextAt;
+    const holder = next(log, (l) => l.wake('@b', 'm1', 'webhook')); // @b holds the task the message carried
+    ReadModelSpec.given(given)
+      .when(...holder)
+      .thenLedger([
+        { kind: 'nudgeObserved', identity: '@b', mark: `${heldAt} webhook` },
+        { kind: 'ledgerStageReached', messageId: 'm1', recipient: '@b', stage: 'woken', mark: `${heldAt} webhook` },
+        { kind: 'unwokenCleared', messageId: 'm1' },
+      ]);
+    const askedAt = log.nextAt;
+    const sender = next(log, (l) => l.wake('@a', 'm1', 'hook')); // the task asks @a, its sender, for input
+    ReadModelSpec.given([...given, ...holder])
+      .when(...sender)
+      .thenLedger([{ kind: 'nudgeObserved', identity: '@a', mark: `${askedAt} hook` }]);
+  });
+
   it("a send in the thread answers every message there awaiting its sender's reply, once; the others still wait", () => {
     const log = new LogBuilder().register('@a', '@b', '@c', '@d');
     const m1 = log.send('@a', 'AGENT:*', {}, ['@b', '@c', '@d']);

@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 import type { EventStore } from '../events/eventStore';
 import { READ_MODEL_VERSION } from '../projections/readModel/readModelVersion';
 import { rebuildProjections, RebuildInterrupted, type ViewsPlace } from '../projections/rebuild';
-import type { ProjectionGenerations } from '../projections/rebuildGenerations';
+import { GenerationLost, type ProjectionGenerations } from '../projections/rebuildGenerations';
 import type { RulesRebuild } from '../projections/projectionRunner';
 
 /** How the views' rules version reads in a log line: an unrecorded one is 1, before views recorded theirs. */
@@ -92,6 +92,21 @@ export async function rebuildViewsOfOtherRules(
       logger.info(
         { ...details, dropped: error.dropped },
         `projections: the rebuild for the rules stopped with the mailbox; the next start begins it again`,
+      );
+      return;
+    }
+    if (error instanceof GenerationLost) {
+      // Redis lost its data while the rebuild ran: the projector rebuilds the served views in place from the log, by
+      // this version's rules (it records them so); the half-lost generation was dropped, never switched to.
+      const now = await generations.active().catch(() => null);
+      const rebuiltInPlace = now?.rules === READ_MODEL_VERSION;
+      logger.warn(
+        { ...details, lost: error.generation, activeRules: now?.rules ?? null },
+        `projections: the views store lost its data while the views were rebuilt for the rules (Redis restarted ` +
+          `empty or flushed); generation ${error.generation} was dropped, not switched to. ` +
+          (rebuiltInPlace
+            ? `The projector rebuilds the served views from the log with the rules of version ${READ_MODEL_VERSION}: no other rebuild is needed`
+            : 'The projector rebuilds the served views from the log; the next start looks at their rules again'),
       );
       return;
     }

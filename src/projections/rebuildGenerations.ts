@@ -45,7 +45,8 @@ export interface ProjectionGenerations {
   create(logIdentity?: string): Promise<ProjectionGeneration>;
   /**
    * Atomically makes `generation` active if `expectedActive` still is and, unless
-   * `force`, both checkpoints are equal; ends a hold.
+   * `force`, both checkpoints are equal; ends a hold. Rejects with GenerationLost (nothing switched) when the
+   * generation no longer records the log it was created for: the store lost its data while it was built.
    */
   activate(generation: ProjectionGeneration, expectedActive: string, force: boolean): Promise<ActivationResult>;
   /**
@@ -80,5 +81,20 @@ export class GenerationGap extends Error {
         '(the batch before it did not go in): nothing of it was applied',
     );
     this.name = 'GenerationGap';
+  }
+}
+
+/**
+ * The store lost what a generation held while it was being built (Redis restarted empty or flushed): what went in
+ * after is only part of the log and names no log, so it is never switched to (served, it was taken for another log's
+ * views and every read was refused). The active views are the live projector's to rebuild.
+ */
+export class GenerationLost extends Error {
+  constructor(readonly generation: string) {
+    super(
+      `generation ${generation} lost what it held while it was being built (the views store lost its data: Redis ` +
+        'restarted empty or flushed); it was not switched to',
+    );
+    this.name = 'GenerationLost';
   }
 }

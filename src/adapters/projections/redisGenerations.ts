@@ -16,6 +16,7 @@
  */
 import {
   GenerationGap,
+  GenerationLost,
   type ActivationResult,
   type ActiveGeneration,
   type ProjectionGeneration,
@@ -39,6 +40,8 @@ class RedisGeneration implements ProjectionGeneration {
     private readonly client: RedisClient,
     private readonly keys: RedisKeys,
     private readonly applier: RedisScriptApplier,
+    /** The log it is built from, as recorded at its creation ('' none): checked again at the switch. */
+    readonly logIdentity: string,
   ) {}
 
   /** Overlapping calls take effect in call order: issued at once on one connection, or else one after another. */
@@ -135,7 +138,7 @@ export class RedisGenerations implements ProjectionGenerations {
       if (logIdentity !== undefined) await this.client.set(this.keys.logOf(name), logIdentity);
       await this.client.set(this.keys.rulesOf(name), READ_MODEL_VERSION); // built by this version's rules
     });
-    return new RedisGeneration(name, this.client, this.keys, this.applier);
+    return new RedisGeneration(name, this.client, this.keys, this.applier, logIdentity ?? '');
   }
 
   async activate(generation: ProjectionGeneration, expectedActive: string, force: boolean): Promise<ActivationResult> {
@@ -145,12 +148,15 @@ export class RedisGenerations implements ProjectionGenerations {
         this.keys.checkpoint(expectedActive),
         this.keys.checkpoint(generation.name),
         this.keys.fence,
+        this.keys.logOf(generation.name),
         expectedActive,
         generation.name,
         this.keys.defaultPrefix,
         force ? '1' : '',
+        generation instanceof RedisGeneration ? generation.logIdentity : '',
       ),
     );
+    if (outcome === 'lost') throw new GenerationLost(generation.name);
     if (outcome === 'switched') {
       this.adopt(generation.name);
       await this.builtOrGone(generation.name);

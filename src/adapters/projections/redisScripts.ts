@@ -137,12 +137,15 @@ return ARGV[2] .. ':v' .. number .. ':'
 
 /**
  * The blue/green switch. KEYS: active pointer, active generation's checkpoint,
- * new generation's checkpoint, fence. ARGV: expected active prefix, new prefix,
- * default prefix, '1' to switch even when the checkpoints differ. Switching
- * lifts the fence in the same step.
+ * new generation's checkpoint, fence, new generation's log key. ARGV: expected active prefix, new prefix,
+ * default prefix, '1' to switch even when the checkpoints differ, the log the new generation is built from ('' not
+ * checked). Switching lifts the fence in the same step. A new generation that no longer names that log lost what it
+ * held while it was built (Redis restarted empty or flushed: what went in after is only part of the log, and names no
+ * log): { 'lost', ... }, never switched to (it would be served as another log's views).
  */
 const ACTIVATE_SCRIPT = `
 local active = redis.call('GET', KEYS[1]) or ARGV[3]
+if ARGV[5] ~= '' and redis.call('GET', KEYS[5]) ~= ARGV[5] then return { 'lost', active, '', '' } end
 if active ~= ARGV[1] then return { 'moved', active, '', '' } end
 local live = redis.call('GET', KEYS[2]) or ''
 local built = redis.call('GET', KEYS[3]) or ''
@@ -204,7 +207,7 @@ export type CountsReply = [
   lastActivityAt: string,
   unseen: string,
 ];
-export type ActivateReply = ['moved' | 'differ' | 'switched', active: string, live: string, built: string];
+export type ActivateReply = ['moved' | 'differ' | 'switched' | 'lost', active: string, live: string, built: string];
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
@@ -225,7 +228,7 @@ export function defineMailboxScripts(client: RedisClient): void {
   client.defineCommand('mailboxList', { lua: LIST_SCRIPT, numberOfKeys: 6, readOnly: true });
   client.defineCommand('mailboxCounts', { lua: COUNTS_SCRIPT, numberOfKeys: 3, readOnly: true });
   client.defineCommand('mailboxAllocate', { lua: ALLOCATE_SCRIPT, numberOfKeys: 2 });
-  client.defineCommand('mailboxActivate', { lua: ACTIVATE_SCRIPT, numberOfKeys: 4 });
+  client.defineCommand('mailboxActivate', { lua: ACTIVATE_SCRIPT, numberOfKeys: 5 });
   client.defineCommand('mailboxFence', { lua: FENCE_SCRIPT, numberOfKeys: 1 });
   client.defineCommand('mailboxClaim', { lua: CLAIM_SCRIPT, numberOfKeys: 4 });
   client.defineCommand('mailboxMarkWriter', { lua: MARK_WRITER_SCRIPT, numberOfKeys: 2 });

@@ -1,0 +1,138 @@
+/**
+ * Redis flushed twice while the mailbox rebuilds its views (a start on views of an earlier version's rules rebuilds
+ * them beside the served ones; the flush makes the projector rebuild the served ones in place too). The mailbox's own
+ * log never changed, but the views ended marked as another log's: the rules rebuild had written into its generation
+ * after the flush had taken the generation's log record, and switched to it, so every read answered 503 "belong to
+ * another event log" (or "hold nothing of this mailbox's event log") until a restart or a take-over. Now the loss is
+ * noticed, the views are rebuilt from this log again, and reads are served once that is done (503 saying the views
+ * are being rebuilt meanwhile).
+ */
+import { Redis } from 'ioredis';
+import { checkReadiness } from '../../src/adapters/http/readiness';
+import { RedisKeys } from '../../src/adapters/projections/redisKeys';
+import { ADMIN_ACTOR } from '../../src/commands/roles';
+import { isMailboxError } from '../../src/errors';
+import { createMailbox, type Mailbox } from '../../src/mailbox';
+import { allEvents, tempDir } from '../support/fixtures';
+import { holdApplies, type HeldApplies } from '../support/heldApplies';
+import { recordingLogger } from '../support/recordingLogger';
+import { startRedis, type TestRedis } from '../support/redisServer';
+import { waitFor } from '../support/waitFor';
+import { REDIS_TEST_TIMEOUT_MS } from '../support/redisDeadline';
+
+let redis: TestRedis;
+let client: Redis;
+const opened: Mailbox[] = [];
+let releases: Array<() => void> = [];
+beforeAll(async () => {
+  redis = await startRedis();
+  client = new Redis(redis.url);
+});
+afterEach(async () => {
+  for (const release of releases) release();
+  releases = [];
+  for (const mailbox of opened.splice(0)) await mailbox.close().catch(() => undefined);
+});
+afterAll(async () => {
+  client.disconnect();
+  await redis.stop();
+});
+
+const unread = async (mailbox: Mailbox, identity: string) => mailbox.asActor({ identity, role: 'agent' }).unreadCount();
+const refusal = async (mailbox: Mailbox, identity: string) =>
+  unread(mailbox, identity).then(
+    (counts) => ({ served: counts.unread }),
+    (error: unknown) => (isMailboxError(error) ? { code: error.code, message: error.message } : { thrown: String(error) }),
+  );
+
+test('flushed twice during the rebuilds: the views are rebuilt from this log again and served, never taken for another log', async () => {
+  const namespace = `flushrebuild${process.pid}`;
+  const keys = new RedisKeys(namespace);
+  const config = {
+    dataDir: tempDir('mailbox-flushrebuild-'),
+    adminToken: 'a'.repeat(32),
+    logLevel: 'silent' as const,
+    redisUrl: redis.url,
+    redisNamespace: namespace,
+    redisTimeoutMs: REDIS_TEST_TIMEOUT_MS,
+  };
+  const open = async () => {
+    const { logger, messages } = recordingLogger();
+    const mailbox = await createMailbox(config, { logger });
+    opened.push(mailbox);
+    return { mailbox, messages };
+  };
+
+  // A first mailbox: three agents, direct mail, a broadcast, a receipt.
+  const first = await open();
+  const admin = first.mailbox.asActor(ADMIN_ACTOR);
+  for (const identity of ['@a', '@b', '@c']) await admin.registerAgent({ identity });
+  const as = (identity: string) => first.mailbox.asActor({ identity, role: 'agent' });
+  const toB = await as('@a').send({ to: '@b', subject: 'one', body: 'x' });
+  await as('@c').send({ to: '@b', subject: 'two', body: 'x', priority: 'high' });
+  await as('@a').send({ to: 'AGENT:*', subject: 'all', body: 'x' });
+  await as('@b').markRead({ messageIds: [toB.messageId] });
+  expect(await unread(first.mailbox, '@b')).toMatchObject({ unread: 2 });
+  await first.mailbox.close();
+  opened.splice(opened.indexOf(first.mailbox), 1);
+  // As an earlier version left them (no rules recorded): the next start rebuilds them beside the served ones.
+  const active = (await client.get(keys.active)) ?? keys.defaultPrefix;
+  await client.del(keys.rulesOf(active));
+
+  const second = await open();
+  const mailbox = second.mailbox;
+  const logIdentity = await mailbox.eventStore.logIdentity();
+  const eventsBefore = (await allEvents(mailbox)).length;
+  // The rules rebuild is held once it has made its generation (before its first page goes in).
+  const generations = mailbox.projections.generations!();
+  const create = generations.create.bind(generations);
+  let releaseRebuild = () => {};
+  const rebuildHeld = new Promise<void>((resolve) => (releaseRebuild = resolve));
+  releases.push(releaseRebuild);
+  let created = false;
+  generations.create = async (identity) => {
+    const generation = await create(identity);
+    created = true;
+    await rebuildHeld;
+    return generation;
+  };
+  await waitFor(() => created, { timeoutMs: 15_000, what: "the rules rebuild's generation made" });
+
+  // First flush: the projector finds the served views gone and rebuilds them in place (held at its first apply).
+  const held: HeldApplies = holdApplies(mailbox.projections);
+  releases.push(() => held.release());
+  expect(await client.flushall()).toBe('OK');
+  await waitFor(() => held.waiting > 0, { timeoutMs: 15_000, what: 'the rebuild of the lost views started' });
+  const during = await refusal(mailbox, '@b');
+  expect(during).toMatchObject({ code: 'UNAVAILABLE', message: expect.stringContaining('are being rebuilt from the event log') });
+
+  // Second flush, while both rebuilds are under way; then both go on.
+  expect(await client.flushall()).toBe('OK');
+  releaseRebuild();
+  held.release();
+  await mailbox.rulesRebuilt;
+
+  await waitFor(async () => 'served' in (await refusal(mailbox, '@b')), {
+    timeoutMs: 15_000,
+    what: 'reads served again',
+  });
+  expect(await unread(mailbox, '@b')).toMatchObject({ unread: 2, byPriority: { low: 0, normal: 1, high: 1 } });
+  expect(await unread(mailbox, '@c')).toMatchObject({ unread: 1 });
+  expect(await unread(mailbox, '@a')).toMatchObject({ unread: 0 });
+  const status = mailbox.runner.getStatus();
+  expect({ views: status.views, viewsProblem: status.viewsProblem }).toEqual({ views: 'own', viewsProblem: null });
+  const served = (await client.get(keys.active)) ?? keys.defaultPrefix;
+  expect(await client.get(keys.logOf(served))).toBe(logIdentity);
+  expect((await checkReadiness(mailbox)).ready).toBe(true);
+  expect((await allEvents(mailbox)).length).toBe(eventsBefore); // the refused read wrote nothing
+  // The rules rebuild's generation lost its log record to the flush: dropped, never switched to, and said so.
+  expect(second.messages()).toEqual(
+    expect.arrayContaining([expect.stringContaining('the views store lost its data while the views were rebuilt for the rules')]),
+  );
+  expect(second.messages().filter((m) => /now belong to another log/.test(m))).toEqual([]);
+  expect(await client.keys(`${namespace}:v2:*`)).toEqual([]);
+  // And it stays so: the projector's next looks (each second) find the views this log's.
+  await mailbox.asActor({ identity: '@c', role: 'agent' }).send({ to: '@a', subject: 'after', body: 'x' });
+  expect(await unread(mailbox, '@a')).toMatchObject({ unread: 1 });
+  expect(mailbox.runner.getStatus().views).toBe('own');
+});

@@ -10,15 +10,18 @@ export interface RecipientState {
 
 export interface MessageState {
   sent: MessageSent['data'] | null;
+  /** When the sender expects the replies (its ReplyRequested), else null: a retry of its Idempotency-Key is compared with it. */
+  replyDueBy: string | null;
   /** In delivery order. A LayeredMap: a receipt's copy of the state costs what it changed, not every recipient. */
   recipients: LayeredMap<string, RecipientState>;
 }
 
-export const initialMessageState = (): MessageState => ({ sent: null, recipients: LayeredMap.empty() });
+export const initialMessageState = (): MessageState => ({ sent: null, replyDueBy: null, recipients: LayeredMap.empty() });
 
 /** Folds events into a copy of the state: the batch's changes, over the recipients it shares with `state`. */
 export function foldMessage(state: MessageState, events: readonly MessageEvent[]): MessageState {
   let sent = state.sent;
+  let replyDueBy = state.replyDueBy;
   const changed = new Map<string, RecipientState>();
   const recipients = {
     get: (identity: string) => changed.get(identity) ?? state.recipients.get(identity),
@@ -46,7 +49,8 @@ export function foldMessage(state: MessageState, events: readonly MessageEvent[]
         break;
       }
       case 'ReplyRequested':
-        break; // the read model's (the delivery ledger's reply obligations): no command decides on it
+        replyDueBy = event.data.dueBy; // the read model keeps the obligations; a send's retry compares its own with it
+        break;
       case 'MessageUnarchived': {
         const current = recipients.get(event.data.recipient);
         if (current) recipients.set(event.data.recipient, { ...current, archivedAt: null });
@@ -58,5 +62,5 @@ export function foldMessage(state: MessageState, events: readonly MessageEvent[]
       }
     }
   }
-  return { sent, recipients: state.recipients.with(changed) };
+  return { sent, replyDueBy, recipients: state.recipients.with(changed) };
 }

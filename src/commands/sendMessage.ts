@@ -44,7 +44,7 @@ export function decideSendMessage(command: SendMessage, state: SendState, policy
   // 1. A retried Idempotency-Key returns the original result and writes nothing.
   if (state.message.sent) {
     if (state.message.sent.requestHash === requestHash) return [];
-    const changed = fieldsChangedSince(state.message.sent, input);
+    const changed = fieldsChangedSince(state.message.sent, state.message.replyDueBy, input);
     const what =
       changed.length > 0
         ? `this request's ${listed(changed)} ${changed.length === 1 ? 'differs' : 'differ'} from that message's`

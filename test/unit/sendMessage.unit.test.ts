@@ -16,7 +16,7 @@ import {
 import { parseInput } from '../../src/commands/validation';
 import type { AgentEvent, MailboxEvent, MessageEvent, MessageSent } from '../../src/events/types';
 import { DeciderSpecification, type Decider } from '../support/deciderSpec';
-import { A, B, broadcastSent, directSent, MESSAGE_ID, meta, PARENT_ID, registered, retired, T1 } from './fixtures/domain';
+import { A, B, broadcastSent, directSent, MESSAGE_ID, meta, PARENT_ID, registered, retired, T1, T2 } from './fixtures/domain';
 
 const PERMISSIVE: SendPolicy = { maxBodyBytes: 1024, strictRecipients: false };
 const STRICT: SendPolicy = { ...PERMISSIVE, strictRecipients: true };
@@ -268,11 +268,37 @@ describe('SendMessage: Idempotency-Key', () => {
       .thenFails('IDEMPOTENCY_KEY_REUSED', { changedFields: ['threadId'] });
   });
 
-  it('a change the message does not show (expectsReplyBy) is still refused, without naming a field it cannot see', () => {
+  // expectsReplyBy is kept by the ReplyRequested beside the MessageSent: a retry's is read from the first send's time.
+  const dueIn1h: MailboxEvent = { type: 'ReplyRequested', data: { messageId: MESSAGE_ID, dueBy: '2025-03-01T11:05:00.000Z' } };
+  const retriedAt = (input: Record<string, unknown>, at: string): SendMessage => ({
+    ...send(input, A, 'hash-2'),
+    metadata: meta(A, at),
+  });
+
+  it('a retry whose only change is expectsReplyBy names it: added, removed, another time, or the same one written otherwise', () => {
     const error = given([...team, expectedSent({ idempotencyKey: 'k-1' })])
       .when(send({ ...keyed, expectsReplyBy: '1h' }, A, 'hash-2'))
-      .thenFails('IDEMPOTENCY_KEY_REUSED', { changedFields: [] });
-    expect(error.envelope.message).toContain('(this request differs)');
+      .thenFails('IDEMPOTENCY_KEY_REUSED', { changedFields: ['expectsReplyBy'] });
+    expect(error.envelope.message).toContain("(this request's expectsReplyBy differs from that message's)");
+    for (const expectsReplyBy of [undefined, '2h', '60m', '2025-03-01T11:05:00+01:00']) {
+      given([...team, expectedSent({ idempotencyKey: 'k-1' }), dueIn1h])
+        .when(send({ ...keyed, expectsReplyBy }, A, 'hash-2'))
+        .thenFails('IDEMPOTENCY_KEY_REUSED', { changedFields: ['expectsReplyBy'] });
+    }
+  });
+
+  it("a retry's expectsReplyBy counts from the first send: the same duration sent later is no change, nor the same due time", () => {
+    for (const expectsReplyBy of ['1h', 'PT1H', '2025-03-01T11:05:00Z']) {
+      given([...team, expectedSent({ idempotencyKey: 'k-1' }), dueIn1h])
+        .when(retriedAt({ ...keyed, body: 'other', expectsReplyBy }, T2))
+        .thenFails('IDEMPOTENCY_KEY_REUSED', { changedFields: ['body'] });
+    }
+  });
+
+  it('a list written with a repeat the log drops (["@bob", "@bob"] first, ["@bob"] now) names to', () => {
+    given([...team, expectedSent({ idempotencyKey: 'k-1', to: ['@bob'] })])
+      .when(send({ ...keyed, to: ['@bob'] }, A, 'hash-2'))
+      .thenFails('IDEMPOTENCY_KEY_REUSED', { changedFields: ['to'] });
   });
 });
 

@@ -176,7 +176,26 @@ export const tagSchema = printableText({
       'so no tag holds one: send several tags as a list, or write one with another character such as - or /',
   },
 });
-export const tagsSchema = z.array(tagSchema).max(MAX_TAGS);
+/**
+ * A tag given twice is refused, naming the repeat and the entry it repeats: kept, a send stored it twice (every reader
+ * saw ["ops", "ops"]); dropped, the input would be altered unsaid. Tags that differ in case are two tags.
+ */
+export const tagsSchema = z
+  .array(tagSchema)
+  .max(MAX_TAGS)
+  .superRefine((tags, ctx) => {
+    const first = new Map<string, number>();
+    tags.forEach((tag, index) => {
+      const earlier = first.get(tag);
+      if (earlier === undefined) first.set(tag, index);
+      else
+        ctx.addIssue({
+          code: 'custom',
+          path: [index],
+          message: `repeats ${shownValue(tag)} (tags.${earlier}): give each tag once`,
+        });
+    });
+  });
 
 /**
  * A list of tags in each of its forms, one rule for a send's `tags` and the `tags` filter (MCP and HTTP alike): an

@@ -20,7 +20,7 @@ import type { MailboxConfig } from '../config';
 import { TOKENS } from '../tokens';
 import { requireRole } from './authorization';
 import type { AgentDirectory } from './agentDirectory';
-import { caseVariantFilterRefusal } from './caseVariantFilter';
+import { caseVariantFilterRefusal, unregisteredFilterRefusal } from './caseVariantFilter';
 import { CursorCodec, type CursorBinding } from './cursorCodec';
 import { historyEntryTask } from './historyEntries';
 import { listingOf, parseListQuery, viewQuery } from './listQueryParser';
@@ -147,6 +147,15 @@ export class MailboxQueries {
       nextCursor: page.nextBefore === null ? null : this.cursors.encode(binding, page.nextBefore),
       unreadCount: page.unreadCount,
     };
+  }
+
+  /** The live flow filtered by `agent` (auditor or admin): refused when no agent of that name was ever registered. */
+  async refuseUnregisteredFlowAgent(actor: Actor, command: string, agent: string | undefined): Promise<void> {
+    requireRole(actor, ['auditor', 'admin'], 'Watching the event log');
+    if (agent === undefined) return;
+    const listedBy = 'the Agents panel (GET /v1/audit/agents)';
+    const refusal = unregisteredFilterRefusal(command, 'agent', agent, await this.directory.current(), listedBy);
+    if (refusal) throw refusal;
   }
 
   private async refuseCaseVariantFilter(query: { from?: string; to?: string }): Promise<void> {

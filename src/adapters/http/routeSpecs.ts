@@ -293,7 +293,8 @@ export const ROUTE_SPECS: RouteSpec[] = [
     queryDescriptions: {
       after:
         "start strictly after this log position (an entry's position); omit to start live at the head. A reconnecting reader may send Last-Event-ID instead. A position past the log head is refused (404 NOT_FOUND): the events up to it would be skipped",
-      agent: 'only events that concern this @identity (as actor, sender, recipient or registered agent)',
+      agent:
+        'only events that concern this @identity (as actor, sender, recipient or registered agent); one never registered is refused (400)',
       threadId: 'only events of this thread (reads and archives included)',
       type: 'only these event types, comma-separated (e.g. MessageSent,ReceiptRead)',
     },

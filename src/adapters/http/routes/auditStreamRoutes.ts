@@ -38,6 +38,7 @@ export function auditStreamRoutes(app: FastifyInstance, { mailbox, config, audit
   app.get('/v1/audit/stream', { config: { streaming: true } }, async (request, reply) => {
     const what = 'GET /v1/audit/stream';
     const query = parseInput(auditStreamQuerySchema, singleValuedQuery(request.query, [], what), what);
+    await mailbox.queries.refuseUnregisteredFlowAgent(actorOf(request), what, query.agent);
     const lastEventId = request.headers['last-event-id'];
     const resumeFrom =
       query.after ??

@@ -26,7 +26,7 @@ import type { ProjectionStore } from '../projections/projectionStore';
 import { SeenMarks } from './seenMarks';
 import { messageModel, taskModel } from './streamModels';
 import { historyEntryTask } from './historyEntries';
-import { answerTasksInThread, askingRead, threadTasksSent } from './taskAnswers';
+import { answerTasksInThread, askingRead, holderNotes, threadTasksSent } from './taskAnswers';
 import { cancelRetiredSenderTasks, releaseRetiredHoldings } from './retiredHoldings';
 import { TOKENS } from '../tokens';
 import { type AgentDirectory, registryModel } from './agentDirectory';
@@ -289,6 +289,8 @@ export class MailboxCommands {
       threadTasks,
     );
     const lagging = await this.awaitViews(answered.position ?? position);
+    // The sender's own tasks in the thread, held by it: a message does not move them (taskAnswers.ts holderNotes).
+    const held = inThread ? await holderNotes(this.projections, actor, state.sent!, parent) : [];
     const sent = state.sent!;
     // Also on an idempotent replay: a retried send returns the same result as the original, warnings included.
     const warnings = [
@@ -296,6 +298,7 @@ export class MailboxCommands {
       ...spacedTagWarnings((raw as { tags?: unknown }).tags),
       ...selfAddressedWarnings(sent.from, sent.recipients),
       ...answered.warnings,
+      ...held,
       ...lagging,
     ];
     const result: SendResult = {

@@ -19,6 +19,7 @@
  */
 import type { CommandMetadata, CommandWarning } from '../commands/command';
 import type { MessageState } from '../commands/message';
+import { messageIdSchema } from '../commands/messageIds';
 import type { Actor } from '../commands/roles';
 import { decideTransitionTask } from '../commands/tasks/decideTask';
 import { taskAsOf, taskOf } from '../commands/tasks/taskState';
@@ -28,6 +29,8 @@ import type { MessageSent, TaskState } from '../events/types';
 import type { ProjectionStore } from '../projections/projectionStore';
 import type { TaskView } from '../projections/readModel/taskView';
 import type { TaskViewPage } from '../projections/readModel/taskViewsMemory';
+import { taskTimesOf } from '../projections/readModel/taskView';
+import { fallenDue, waitsOnHolderState } from '../events/taskTimes';
 import type { CommandHandler } from './commandHandler';
 import { messageModel, taskModel } from './streamModels';
 
@@ -234,4 +237,42 @@ async function candidatesFor(
     else if (task.threadId === reply.threadId || toHolder) waiting.push({ ...task, assignee: task.assignee });
   }
   return { candidates, waiting };
+}
+
+/**
+ * The tasks `actor` holds, open and waiting on it, in whose thread its message `reply` went to the task's sender: a
+ * message never moves a task its holder holds (found as a model: "done: PR 12" sent in the thread, by threadId or
+ * inReplyTo, was a bare 201; the task stayed Working and its sender read a message with "task": null). Said per task
+ * (TASK_UNCHANGED), with the calls that move it. Read for a send in a thread only: the task its inReplyTo carries, and
+ * the task whose own thread this is (a task's message starts its thread unless it named one).
+ */
+export async function holderNotes(
+  projections: ProjectionStore,
+  actor: Actor,
+  reply: MessageSent['data'],
+  parent: MessageState | null,
+): Promise<CommandWarning[]> {
+  const taskIds = new Set<string>();
+  if (parent?.sent?.task) taskIds.add(parent.sent.messageId);
+  // A thread named otherwise (deploy-7) is no task's id: not looked up (a view read on every send in it).
+  if (reply.threadId !== reply.messageId && messageIdSchema.safeParse(reply.threadId).success) taskIds.add(reply.threadId);
+  const notes: CommandWarning[] = [];
+  for (const taskId of taskIds) {
+    const task = await projections.getTask(taskId);
+    if (task === undefined || task.assignee !== actor.identity || task.sender === actor.identity) continue;
+    if (!waitsOnHolderState(task.state) || !reply.recipients.includes(task.sender)) continue;
+    if (fallenDue(taskTimesOf(task), Date.parse(reply.sentAt)) !== null) continue; // past its deadline or lease: not held
+    notes.push({
+      code: 'TASK_UNCHANGED',
+      taskId,
+      state: task.state,
+      sender: task.sender,
+      message:
+        `Your message to ${task.sender} did not change task ${taskId} (${JSON.stringify(task.subject)}), which you hold: ` +
+        `it is still ${task.state}, and a message never moves it. To finish it, call update_task {"taskId": "${taskId}", ` +
+        `"to": "Completed"} (or "Failed", "Rejected" with a "reason"); to ask ${task.sender}, {"to": "InputRequired", ` +
+        `"note": "<your question>"} (HTTP: POST /v1/tasks/${taskId}/transition).`,
+    });
+  }
+  return notes;
 }

@@ -205,7 +205,21 @@ export const tagsSchema = z
 export const tagListSchema = z
   .preprocess((value, ctx) => {
     if (typeof value !== 'string') return value;
-    if (!value.trim().startsWith('[')) return value.split(',').map((tag) => tag.trim());
+    const text = value.trim();
+    // The encoding of one text or an object ('"ops"', '{"tag": "ops"}'), split as text, was kept quotes and all.
+    if (text.startsWith('"') || text.startsWith('{')) {
+      const other = decodedJson(text, 'tags');
+      if (isJson(other)) {
+        ctx.addIssue({
+          code: 'custom',
+          message:
+            `is the JSON encoding of ${typeof other === 'string' ? `text ${shownValue(other)}` : 'an object'}, not of a ` +
+            `list: send ${TAG_LIST_FORMS}`,
+        });
+        return z.NEVER;
+      }
+    }
+    if (!text.startsWith('[')) return value.split(',').map((tag) => tag.trim());
     const decoded = decodedJson(value, 'tags'); // the JSON-encoded form, read as every encoded field is (encodedJson.ts)
     if (isJson(decoded)) return decoded;
     ctx.addIssue({

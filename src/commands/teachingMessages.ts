@@ -103,7 +103,7 @@ export function teachingMessage(issue: z.core.$ZodRawIssue): string | undefined 
     case 'too_small': {
       const minimum = Number(issue.minimum);
       const { input } = issue as { input?: unknown };
-      const has = typeof input === 'string' || Array.isArray(input) ? ` (it has ${input.length})` : '';
+      const has = lengthSaid(input);
       if (issue.origin === 'string')
         return minimum <= 1 ? 'must not be empty' : `must be at least ${minimum} characters long${has}`;
       if (issue.origin === 'array') return `must hold at least ${minimum} item${minimum === 1 ? '' : 's'}${has}`;
@@ -115,7 +115,7 @@ export function teachingMessage(issue: z.core.$ZodRawIssue): string | undefined 
       const maximum = Number(issue.maximum);
       // How long it was: a caller cutting it down knows by how much ("subject ... at most 200 characters long (it has 243)").
       const { input } = issue as { input?: unknown };
-      const has = typeof input === 'string' || Array.isArray(input) ? ` (it has ${input.length})` : '';
+      const has = lengthSaid(input);
       if (issue.origin === 'string') return `must be at most ${maximum} characters long${has}`;
       if (issue.origin === 'array') return `must hold at most ${maximum} items${has}`;
       if (issue.origin === 'number')
@@ -205,3 +205,12 @@ export const showingForm =
     const ofShape = issue.code === 'invalid_type' || issue.code === 'too_small'; // too many is told its size alone
     return said === undefined || !ofShape ? said : `${said}: ${form}`;
   };
+
+/**
+ * How long a text or a list over (or under) its limit is, as the limit counts it: zod counts a text's characters (code
+ * points), and the message counted UTF-16 units, so 11 emoji over a limit of 10 were "(it has 22)", read as a miscount.
+ */
+function lengthSaid(input: unknown): string {
+  if (typeof input === 'string') return ` (it has ${[...input].length})`;
+  return Array.isArray(input) ? ` (it has ${input.length})` : '';
+}

@@ -39,6 +39,8 @@ describe('teaching messages', () => {
     [{ name: null }, "tool: 'name' must be text (a JSON string), not null"],
     [{ name: '' }, "tool: 'name' must not be empty"],
     [{ name: 'x'.repeat(11) }, "tool: 'name' must be at most 10 characters long (it has 11)"],
+    // Counted as the limit counts them (characters: code points), not in UTF-16 units, where an emoji is two ("it has 22").
+    [{ name: 'é🚀'.repeat(6) }, "tool: 'name' must be at most 10 characters long (it has 12)"],
     [{ name: 'n', count: '3' }, 'tool: \'count\' must be a number, not text "3": did you mean 3, unquoted?'],
     [{ name: 'n', every: 'soon' }, "tool: 'every' must be a number"],
     [{ name: 'n', count: 1 }, "tool: 'count' must be at least 2, not 1"],

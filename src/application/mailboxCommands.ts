@@ -14,7 +14,13 @@ import {
   sendMessageSchema,
   type MarkReadInput,
 } from '../commands/schemas';
-import { decideSendMessage, selfAddressedWarnings, sendWarnings, spacedTagWarnings } from '../commands/sendMessage';
+import {
+  decideSendMessage,
+  emptyAudienceWarnings,
+  selfAddressedWarnings,
+  sendWarnings,
+  spacedTagWarnings,
+} from '../commands/sendMessage';
 import { parseInput } from '../commands/validation';
 import type { MailboxConfig } from '../config';
 import { isMailboxError, MailboxError, type ErrorEnvelope } from '../errors';
@@ -297,6 +303,7 @@ export class MailboxCommands {
       ...sendWarnings(data, registry, this.config.strictRecipients),
       ...spacedTagWarnings((raw as { tags?: unknown }).tags),
       ...selfAddressedWarnings(sent.from, sent.recipients),
+      ...emptyAudienceWarnings(sent),
       ...answered.warnings,
       ...held,
       ...lagging,

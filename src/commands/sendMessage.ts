@@ -151,6 +151,18 @@ export function decideSendMessage(command: SendMessage, state: SendState, policy
       ? knownIdentities(state.registry).filter((identity) => identity !== sender)
       : namedIdentities(recipient);
 
+  // A broadcast's audience is taken now: a task sent to nobody could never be claimed, by anyone registered later either.
+  if (recipient.kind === 'broadcast' && recipients.length === 0 && input.task !== undefined) {
+    return new MailboxError(
+      'VALIDATION_FAILED',
+      'Validation failed',
+      'AGENT:* reaches the other agents active at the send, and no other agent is active now: nobody could ever ' +
+        'claim this task (agents registered later are not its audience). Send it once an agent is registered ' +
+        '(list_agents, GET /v1/agents, lists them), or to an identity. Nothing was sent.',
+      { field: 'to', to: input.to },
+    );
+  }
+
   // The event data are built as whole literals, in the order the log stores them, never as {...summary, more}:
   // V8 gives every object made by a spread followed by more properties a hidden class of its own (issue 15:
   // ~800 bytes each, 10,000 of them in the stream-state cache of a server under load; a plain literal shares one).
@@ -328,4 +340,20 @@ export function sendWarnings(input: SendMessageInput, registry: RegistryState, s
     });
   }
   return warnings;
+}
+
+/**
+ * A broadcast that reached nobody (no other agent active at the send): stored, kept for audit, and said, since its
+ * sender was answered as for any other and agents registered later never get it (its audience is taken at the send).
+ */
+export function emptyAudienceWarnings(sent: { to: string | string[]; recipients: readonly string[] }): CommandWarning[] {
+  if (sent.to !== 'AGENT:*' || sent.recipients.length > 0) return [];
+  return [
+    {
+      code: 'NO_AUDIENCE',
+      message:
+        'The broadcast is stored, but no other agent is active now, so nobody received it; agents registered later do ' +
+        'not get it (a broadcast reaches the agents active when it is sent). list_agents (GET /v1/agents) lists them.',
+    },
+  ];
 }

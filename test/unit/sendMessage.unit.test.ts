@@ -195,6 +195,13 @@ describe('SendMessage: broadcast', () => {
       .then([expectedSent({ to: 'AGENT:*', recipients: [] })]);
   });
 
+  it('a task broadcast to no peers is refused: nobody could ever claim it (its audience is the send-time snapshot)', () => {
+    const error = given([registered('@alice'), registered('@bob'), retired('@bob'), registered('@audit', 'auditor')])
+      .when(send({ to: 'AGENT:*', subject: 'hi', body: 'hello', task: {} }))
+      .thenFails('VALIDATION_FAILED', { field: 'to' });
+    expect(error.envelope.message).toContain('no other agent is active now');
+  });
+
   it('whoever broadcasts is left out of its own audience (@bob -> @alice, @carol)', () => {
     given(team)
       .when(send({ to: 'AGENT:*', subject: 'hi', body: 'hello' }, B))

@@ -7,7 +7,9 @@
  *
  * A failed write keeps the marks for the next flush; beyond MAX_PENDING unwritten marks, new ones are
  * refused with a logged warning (the count is kept in `dropped`), so a long store outage cannot grow
- * the process without bound.
+ * the process without bound. A store that does not answer (EventStoreDB stopped) is said once, then at debug, and
+ * once more when it answers again (support/storeOutage.ts): each retry (every MAILBOX_SEEN_FLUSH_MS) logged a warn
+ * line with the whole gRPC stack, five a second for as long as the log was down.
  */
 import { inject, injectable } from 'tsyringe';
 import type { Logger } from 'pino';
@@ -18,6 +20,7 @@ import { checkNewEvent } from '../events/readEvent';
 import { seenStream } from '../events/streams';
 import type { NewEvent } from '../events/types';
 import { CURRENT_SCHEMA_VERSION } from '../events/upcasters';
+import { StoreOutage } from '../support/storeOutage';
 import { TOKENS } from '../tokens';
 import type { Clock, IdGenerator } from './runtime';
 
@@ -44,6 +47,8 @@ export class SeenMarks {
   dropped = 0;
   /** Events and marks written by this process (bench: the write load of seen marks). */
   readonly written = { events: 0, marks: 0 };
+  /** The event store not answering, said once (support/storeOutage.ts). */
+  private readonly outage: StoreOutage;
 
   constructor(
     @inject(TOKENS.EventStore) private readonly store: EventStore,
@@ -51,7 +56,15 @@ export class SeenMarks {
     @inject(TOKENS.IdGenerator) private readonly ids: IdGenerator,
     @inject(TOKENS.Config) private readonly config: MailboxConfig,
     @inject(TOKENS.Logger) private readonly logger: Logger,
-  ) {}
+  ) {
+    this.outage = new StoreOutage(logger, () => clock.now().getTime(), {
+      down: 'seen marks: the event store does not answer; the marks noted are kept and written once it does',
+      stillDown: 'seen marks: the event store still does not answer',
+      back: 'seen marks: the event store answers again; the marks kept are written',
+      stoppedAsking: 'seen marks: no longer written',
+      failuresField: 'retries',
+    });
+  }
 
   /** The messages were just returned to `recipient`: marks them seen, soon (never waits). */
   note(recipient: string, messageIds: readonly string[]): void {
@@ -122,9 +135,12 @@ export class SeenMarks {
         const chunk = entries.slice(start, start + MAX_PER_EVENT);
         try {
           last = this.lastPosition = await this.append(recipient, chunk);
+          this.outage.answered();
         } catch (error) {
           for (const [messageId, at] of entries.slice(start)) this.requeue(recipient, messageId, at);
-          this.logger.warn({ err: error, recipient, marks: entries.length - start }, 'seen marks: not written; retried shortly');
+          const marks = entries.length - start;
+          if (!this.outage.failed(error, { recipient, marks }))
+            this.logger.warn({ err: error, recipient, marks }, 'seen marks: not written; retried shortly');
           break;
         }
       }

@@ -25,6 +25,7 @@ import {
 } from './adapters/eventstore/sqliteBackup';
 import { causeOf, isMailboxError, MailboxError } from './errors';
 import { briefCause } from './startupBackends';
+import { esdbFailureCause } from './adapters/eventstore/esdbConnectFailure';
 import { isEsdbUrl } from './adapters/eventstore/esdbClientCompat';
 import { esdbHosts, unreadableLogRefusal } from './startupChecks';
 import { UnreadableLogFile } from './adapters/eventstore/sqliteErrors';
@@ -335,7 +336,7 @@ async function reachedLog(config: MailboxConfig, log: EventStore): Promise<Event
     // The socket's own words (ECONNREFUSED 127.0.0.1:2113), as the server's start says them: the error's message is the
     // client-facing "The event store (EventStoreDB) is unavailable; retry later (the request was not applied).", which
     // the line showed in its parentheses, telling of a request that nobody made.
-    const cause = briefCause(causeOf(error) ?? String(error.envelope.cause ?? error.message));
+    const cause = esdbFailureCause(briefCause(causeOf(error) ?? String(error.envelope.cause ?? error.message)), esdbUrl);
     throw new MailboxError(
       'UNAVAILABLE',
       'Service unavailable',

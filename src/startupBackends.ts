@@ -20,6 +20,7 @@ import {
 import { parseRedisUrl, redisHostsOf } from './adapters/projections/redisTopology';
 import { isEsdbUrl } from './adapters/eventstore/esdbClientCompat';
 import { EsdbEventStore } from './adapters/eventstore/esdbEventStore';
+import { esdbFailureCause } from './adapters/eventstore/esdbConnectFailure';
 
 const FIRST_DELAY_MS = 250;
 const MAX_DELAY_MS = 5000;
@@ -31,11 +32,17 @@ interface Backend {
   name: string;
   variable: string;
   probe(): Promise<void>;
+  /** The give-up line's words on the driver's error (default: briefCause). */
+  cause?(raw: string): string;
 }
 
-/** gRPC and ioredis wrap the socket error in long text: keep 'ECONNREFUSED 127.0.0.1:2113' when it is there. */
+/**
+ * gRPC and ioredis wrap the socket error in long text: keep 'ECONNREFUSED 127.0.0.1:2113' when it is there. An address
+ * is host:port: gRPC's 'ECONNRESET (2026-12-05T06:18:12.828Z)' was kept as 'ECONNRESET (2026-12-05T06:18:12.828Z', its
+ * parenthesis left open in the line.
+ */
 export const briefCause = (cause: string): string =>
-  (/\b(E[A-Z]{4,} [^\s,;)]+|E[A-Z]{4,})/.exec(cause)?.[1] ?? cause).replace(/\.$/, '');
+  (/\b(E[A-Z]{4,} [^\s,;()]+:\d+|E[A-Z]{4,})/.exec(cause)?.[1] ?? cause).replace(/\.$/, '');
 
 /** A plain TCP connect first: ioredis reports a refused connection only as "Connection is closed". */
 function tcpReachable(host: string, port: number, what: string): Promise<void> {
@@ -64,7 +71,8 @@ async function waitFor(backend: Backend, retryMs: number, logger: Logger, interr
       if (waited >= retryMs) {
         // The driver's error is the MailboxError's cause (never in its envelope, which a response would carry): its
         // envelope's message, read instead, said 'Redis at ... is unavailable; retry later (the request was not applied)'.
-        const cause = briefCause(causeOf(error) ?? error.message);
+        const brief = briefCause(causeOf(error) ?? error.message);
+        const cause = backend.cause ? backend.cause(brief) : brief;
         throw new StartupError(
           `${backend.name} is unreachable (${cause}) after ${attempt} attempt(s) in ${inSeconds(waited)}: ` +
             `start it, or fix ${backend.variable} (MAILBOX_STARTUP_RETRY_MS=${retryMs} sets how long to wait).`,
@@ -93,6 +101,7 @@ function backendsOf(config: MailboxConfig): Backend[] {
     backends.push({
       name: `EventStoreDB at ${esdbHosts(esdbUrl)}`,
       variable: 'MAILBOX_EVENTSTORE_URL',
+      cause: (raw) => esdbFailureCause(raw, esdbUrl),
       async probe() {
         const store = EsdbEventStore.connect(esdbUrl);
         try {

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { ensureBuilt, runCli, type CliRun } from '../support/builtCli';
 import { createMailbox } from '../../src/mailbox';
 import { ADMIN_TOKEN, tempDir } from '../support/fixtures';
+import { EsdbDouble } from '../support/esdbDouble/esdbDouble';
 import { freePort, spawnRedis, stopChild } from '../support/redisServer';
 import { makeReadOnly, READ_ONLY_SKIPPED } from '../support/readOnlyFile';
 
@@ -513,6 +514,70 @@ test.each([
     ),
   });
   expect(run.code).not.toBe(0);
+});
+
+// A TLS setting that does not match the node's: tls=true (or no tls parameter, the client's default) to a node run
+// without TLS was said as "unreachable (unavailable: 14 UNAVAILABLE: ... SSL routines:ssl3_get_record:wrong version
+// number:../deps/openssl/openssl/ssl/record/ssl3_record.c:350:" and, on the next line, ". Resolution note: )"; tls=false
+// to a node that takes the connection but answers no plain gRPC (one serving TLS) as "Failed to connect (<time>)".
+// Neither named the setting. Node's own warning about a TLS server name that is an IP address may precede the line.
+const withoutNodeWarnings = (stderr: string): string[] =>
+  stderr
+    .trimEnd()
+    .split('\n')
+    .filter((line) => !/^\(node:\d+\) \[DEP0123\]|^\(Use `node --trace-deprecation/.test(line));
+
+describe('EventStoreDB with the wrong TLS setting: one line saying which, serve and the reader commands alike', () => {
+  let double: EsdbDouble;
+  let silent: net.Server;
+  let silentPort: number;
+  const sockets = new Set<net.Socket>();
+  beforeAll(async () => {
+    double = await EsdbDouble.start();
+    // Takes the connection and speaks no gRPC (as a TLS node does to plain text).
+    silent = net.createServer((socket) => {
+      sockets.add(socket);
+      socket.end();
+    });
+    silentPort = await listening(silent);
+  });
+  afterAll(async () => {
+    for (const socket of sockets) socket.destroy();
+    await closed(silent);
+    await double.close();
+  });
+  const plainNode = () => `esdb://127.0.0.1:${new URL(double.url.replace(/^esdb:/, 'http:')).port}`;
+  const cases = (): Array<[string, string, string]> => [
+    ['tls=true to a plain node', `${plainNode()}?tls=true&defaultDeadline=1000`, 'MAILBOX_EVENTSTORE_URL needs tls=false'],
+    ['no tls parameter to a plain node', `${plainNode()}?defaultDeadline=1000`, 'MAILBOX_EVENTSTORE_URL needs tls=false'],
+    [
+      'tls=false to a node that answers no plain gRPC',
+      `esdb://127.0.0.1:${silentPort}?tls=false&defaultDeadline=1000`,
+      'MAILBOX_EVENTSTORE_URL needs tls=true',
+    ],
+  ];
+
+  it.each([0, 1, 2])('serve, case %i', async (index) => {
+    const [name, url, fix] = cases()[index];
+    const run = await serve(`esdb-tls-${index}`, { MAILBOX_EVENTSTORE_URL: url, MAILBOX_STARTUP_RETRY_MS: '300' });
+    const lines = withoutNodeWarnings(run.stderr);
+    expect({ name, lines: lines.length, code: run.code }).toEqual({ name, lines: 1, code: 2 });
+    expect(lines[0]).toMatch(/^mailbox: EventStoreDB at 127\.0\.0\.1:\d+ is unreachable \(/);
+    expect(lines[0]).toContain(fix);
+    expect(lines[0]).not.toMatch(/openssl|ssl3_|Resolution note|\n\s+at /);
+    expect(fs.existsSync(run.dataDir)).toBe(false);
+  });
+
+  it.each([0, 1, 2])('audit replay, case %i', async (index) => {
+    const [name, url, fix] = cases()[index];
+    const run = await runCli(['audit', 'replay'], { MAILBOX_EVENTSTORE_URL: url });
+    const lines = withoutNodeWarnings(run.stderr);
+    expect({ name, lines: lines.length, code: run.code }).toEqual({ name, lines: 1, code: 2 });
+    const envelope = JSON.parse(lines[0]) as { code: string; field: string; message: string };
+    expect(envelope).toMatchObject({ code: 'UNAVAILABLE', field: 'MAILBOX_EVENTSTORE_URL' });
+    expect(envelope.message).toContain(fix);
+    expect(envelope.message).not.toMatch(/openssl|ssl3_|Resolution note|\n/);
+  });
 });
 
 /** `mailbox serve` on `dataDir` with `extra` in its environment, stopped with one SIGTERM once it listens. */

@@ -13,6 +13,8 @@ import { RedisKeys } from '../../src/adapters/projections/redisKeys';
 import { ADMIN_ACTOR } from '../../src/commands/roles';
 import { isMailboxError } from '../../src/errors';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
+import { READ_MODEL_VERSION } from '../../src/projections/readModel/readModelVersion';
+import { rebuildProjections } from '../../src/projections/rebuild';
 import { allEvents, tempDir } from '../support/fixtures';
 import { holdApplies, type HeldApplies } from '../support/heldApplies';
 import { recordingLogger } from '../support/recordingLogger';
@@ -135,4 +137,59 @@ test('flushed twice during the rebuilds: the views are rebuilt from this log aga
   await mailbox.asActor({ identity: '@c', role: 'agent' }).send({ to: '@a', subject: 'after', body: 'x' });
   expect(await unread(mailbox, '@a')).toMatchObject({ unread: 1 });
   expect(mailbox.runner.getStatus().views).toBe('own');
+});
+
+// After a rebuild the views are a later generation (<ns>:v2:); a flush takes the active pointer too, so the projector
+// rebuilds them in place in the first generation (<ns>:). The first apply to meet the flush named the generation it had
+// cached (v2), and the rules record went there (dropped with it): the views rebuilt had none, so every start after took
+// them for views of rules version 1 and rebuilt them all beside the served ones (a rebuild a second flush could break).
+test("flushed while a later generation is active: the views rebuilt in place record this version's rules", async () => {
+  const namespace = `flushrules${process.pid}`;
+  const keys = new RedisKeys(namespace);
+  const config = {
+    dataDir: tempDir('mailbox-flushrules-'),
+    adminToken: 'a'.repeat(32),
+    logLevel: 'silent' as const,
+    redisUrl: redis.url,
+    redisNamespace: namespace,
+    redisTimeoutMs: REDIS_TEST_TIMEOUT_MS,
+  };
+  const first = await createMailbox(config);
+  opened.push(first);
+  const admin = first.asActor(ADMIN_ACTOR);
+  for (const identity of ['@a', '@b', '@c']) await admin.registerAgent({ identity });
+  const as = (identity: string) => first.asActor({ identity, role: 'agent' });
+  await as('@a').send({ to: '@b', subject: 'one', body: 'x' });
+  await as('@c').send({ to: '@b', subject: 'two', body: 'x' });
+  await rebuildProjections(first.eventStore, first.projections.generations!(), { dropPreviousAfterMs: null });
+  const rebuilt = (await client.get(keys.active))!;
+  expect(rebuilt).toBe(`${namespace}:v2:`);
+
+  // The projector's look at the views (each second) is held: the send's apply is the first to meet the flush.
+  const views = first.projections;
+  const binding = views.binding.bind(views);
+  let lookAgain = () => {};
+  const looked = new Promise<void>((resolve) => (lookAgain = resolve));
+  releases.push(lookAgain);
+  views.binding = async () => (await looked, binding());
+  expect(await client.flushall()).toBe('OK');
+  await as('@a').send({ to: '@c', subject: 'after the flush', body: 'x' });
+  views.binding = binding;
+  lookAgain();
+  await waitFor(async () => 'served' in (await refusal(first, '@b')), { timeoutMs: 15_000, what: 'reads served again' });
+  expect(await unread(first, '@b')).toMatchObject({ unread: 2 });
+  expect(await unread(first, '@c')).toMatchObject({ unread: 1 });
+  expect(await client.get(keys.active)).toBeNull(); // rebuilt in place, in the first generation
+  expect(await client.get(keys.rulesOf(keys.defaultPrefix))).toBe(READ_MODEL_VERSION);
+  expect(await client.keys(`${rebuilt}*`)).toEqual([]); // nothing recorded on the generation the flush took
+  await first.close();
+  opened.splice(opened.indexOf(first), 1);
+
+  // The next start finds this version's rules: nothing rebuilt.
+  const { logger, messages } = recordingLogger();
+  const second = await createMailbox(config, { logger });
+  opened.push(second);
+  await second.rulesRebuilt;
+  expect(messages().filter((m) => /read model's rules/.test(m))).toEqual([]);
+  expect(await unread(second, '@b')).toMatchObject({ unread: 2 });
 });

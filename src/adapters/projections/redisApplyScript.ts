@@ -24,6 +24,8 @@
  * change (they are what bounds projection throughput): an inbox entry is one
  * HSETNX and two ZADDs, unread counters move once per agent per call.
  */
+import { READ_MODEL_VERSION } from '../../projections/readModel/readModelVersion';
+
 export const APPLY_SCRIPT = `
 -- Arguments per op after its code and position: S summary, O outbox, M both, I inbox entry, W inbox entry
 -- with a wake, R read, A archived, U unarchived, V seen; reg/ret registry, ids identities with views; task views (decided in Node by the
@@ -93,7 +95,10 @@ if global then
       local owner = redis.call('GET', logKey)
       if owner and owner ~= logIdentity then return { 'foreign', owner, 0 } end
       if not owner and stored ~= '' then return { 'foreign', '', 0 } end -- views of an unknown log
-      if not owner then redis.call('SET', logKey, logIdentity) end -- empty views (e.g. Redis restarted empty): claim them
+      if not owner then -- empty views (e.g. Redis restarted empty, or flushed): claim them, built by this version's rules
+        redis.call('SET', logKey, logIdentity)
+        redis.call('SET', string.sub(logKey, 1, #logKey - #'log') .. 'rules', '${READ_MODEL_VERSION}', 'NX')
+      end
     end
   end
 end

@@ -189,10 +189,9 @@ export class RedisProjectionStore implements ProjectionStore {
         if (outcome.stored === '') await this.generationsOfViews.drop(prefix);
         // Rebuilt from nothing in place (Redis restarted empty, or flushed): keys evicted before are no longer missing.
         if (outcome.stored === '' && this.evictedFrom?.generation === prefix) this.evictedFrom = null;
-        // ...and by this version's rules: recorded as a start's first build records them. Without the record, the next
-        // start took the views for ones of rules version 1 and rebuilt them all beside the served ones.
-        if (outcome.stored === '')
-          await redisCall('Redis projections', () => this.client.set(this.keys.rulesOf(prefix), READ_MODEL_VERSION, 'NX'));
+        // The rebuild records this version's rules where it claims the views (the apply script, in the generation
+        // active then): recorded here, on the generation of this call, a flush that had also taken the active pointer
+        // left the record on the dropped generation and none on the one rebuilt, which the next start rebuilt again.
         throw new ProjectionCheckpointRewound(parsePosition(outcome.stored), expected);
       }
       // A rebuild switched generations: continue in the new one (its checkpoint gates what it already has).

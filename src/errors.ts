@@ -108,6 +108,32 @@ export const causeOf = (error: unknown): string | undefined => {
   return cause instanceof Error ? cause.message : cause === undefined ? undefined : String(cause);
 };
 
+/**
+ * How long a client refused UNAVAILABLE (503) is told to wait before it retries, when the refusal names no time of its
+ * own: a Redis or event store outage, views being rebuilt, a node not ready or shutting down. Each lasts seconds when it
+ * heals by itself; a client told nothing retried at once, adding to the load of a node that was already struggling.
+ */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The seconds a refusal tells its client to wait before retrying (HTTP's Retry-After, the envelope's
+ * retryAfterSeconds): the refusal's own (RATE_LIMITED's), else the default of a 503; null for a refusal that retrying
+ * later does not mend.
+ */
+export function retryAfterSecondsOf(error: MailboxError): number | null {
+  const stated = error.envelope.retryAfterSeconds;
+  if (typeof stated === 'number') return stated;
+  return error.code === 'UNAVAILABLE' ? UNAVAILABLE_RETRY_AFTER_SECONDS : null;
+}
+
+/** The envelope as a client is answered: one to retry later says when (retryAfterSeconds), as its Retry-After does. */
+export function answeredEnvelope(error: MailboxError): ErrorEnvelope {
+  const retryAfterSeconds = retryAfterSecondsOf(error);
+  return retryAfterSeconds === null || error.envelope.retryAfterSeconds === retryAfterSeconds
+    ? error.envelope
+    : { ...error.envelope, retryAfterSeconds };
+}
+
 /** A request that outlived its deadline. Honest about writes: a command may still be applied, and the message says how to find out safely. */
 export const requestTimedOut = (timeoutMs: number): MailboxError =>
   new MailboxError(

@@ -468,7 +468,8 @@ test('a request that outlives the timeout is 503 UNAVAILABLE that says a send ma
     const before = await slow.eventCount();
     const timedOut = await slow.call('POST', '/v1/messages', { token: x, body: { ...message, to: '@y' }, headers });
     expect(timedOut.status).toBe(503);
-    expect(timedOut.body).toMatchObject({ code: 'UNAVAILABLE', timeoutMs: 1000 });
+    expect(timedOut.body).toMatchObject({ code: 'UNAVAILABLE', timeoutMs: 1000, retryAfterSeconds: 5 });
+    expect(timedOut.headers.get('retry-after')).toBe('5');
     expect(timedOut.body.message).toContain('same Idempotency-Key');
     expect(await slow.eventCount()).toBe(before + 1); // it was applied, as the message warned
     await slow.mailbox.runner.start();

@@ -57,3 +57,33 @@ test('a tool call outliving the deadline answers at the deadline with UNAVAILABL
     await client.close();
   }
 });
+
+test('past the deadline a tool call (200) and a batch (503) say when to retry: Retry-After, and retryAfterSeconds alike', async () => {
+  await server.mailbox.runner.stop(); // views stop following: a send waits AWAIT_MS for them
+  try {
+    const send = (id: number, key: string) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'add_message', arguments: { to: '@z', subject: 'slow', body: 'x', idempotencyKey: key } },
+    });
+    const headers = { accept: 'application/json, text/event-stream' };
+    const call = await server.call('POST', '/mcp', { token: t['@x'], headers, body: send(1, 'mcp-slow-call') });
+    const envelope = call.body.result.structuredContent;
+    expect({ status: call.status, code: envelope.code, retryAfter: call.headers.get('retry-after') }).toEqual({
+      status: 200,
+      code: 'UNAVAILABLE',
+      retryAfter: String(envelope.retryAfterSeconds),
+    });
+    expect(envelope.retryAfterSeconds).toBeGreaterThan(0);
+    const batch = await server.call('POST', '/mcp', { token: t['@y'], headers, body: [send(2, 'mcp-slow-batch')] });
+    expect({ status: batch.status, code: batch.body.code, retryAfter: batch.headers.get('retry-after') }).toEqual({
+      status: 503,
+      code: 'UNAVAILABLE',
+      retryAfter: String(batch.body.retryAfterSeconds),
+    });
+    expect(batch.body.retryAfterSeconds).toBeGreaterThan(0);
+  } finally {
+    await server.mailbox.runner.start();
+  }
+});

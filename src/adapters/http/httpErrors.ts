@@ -5,7 +5,7 @@
  */
 import type { FastifyReply } from 'fastify';
 import type { IncomingMessage } from 'node:http';
-import { ERROR_STATUS, MailboxError, isMailboxError, requestTimedOut } from '../../errors';
+import { ERROR_STATUS, MailboxError, answeredEnvelope, isMailboxError, requestTimedOut, retryAfterSecondsOf } from '../../errors';
 import { looksLikeValue, nearRoutes } from './nearRoutes';
 
 interface FastifyLikeError {
@@ -264,7 +264,8 @@ export function toMailboxError(
 /** Sends the envelope with its status, plus the headers some codes call for. */
 export function sendEnvelope(reply: FastifyReply, error: MailboxError): FastifyReply {
   if (error.code === 'UNAUTHENTICATED') reply.header('www-authenticate', 'Bearer realm="agent-mailbox"');
-  const retryAfter = error.envelope.retryAfterSeconds;
-  if (error.code === 'RATE_LIMITED' && typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
-  return reply.status(error.status).type('application/json; charset=utf-8').send(error.envelope);
+  // Every 503 (Redis or the log away, views being rebuilt, not ready, shutting down) and 429 says when to come back.
+  const retryAfter = retryAfterSecondsOf(error);
+  if (retryAfter !== null) reply.header('retry-after', String(retryAfter));
+  return reply.status(error.status).type('application/json; charset=utf-8').send(answeredEnvelope(error));
 }

@@ -5,7 +5,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { MailboxError, isMailboxError, requestTimedOut } from '../../errors';
+import { MailboxError, answeredEnvelope, isMailboxError, requestTimedOut } from '../../errors';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AgentApi } from '../../application/agentApi';
 import { MAX_JSON_DEPTH, pathBeyondDepth, tooDeep } from '../../commands/jsonDepth';
@@ -325,9 +325,15 @@ export const mcpRoutes =
         // handler timeout cannot wrap it). Past it the transport's late answer has nowhere to go.
         if (reply.raw.headersSent) return;
         const error = requestTimedOut(requestTimeoutMs);
+        const envelope = answeredEnvelope(error);
         const toolCall = singleToolCall(request.body);
-        const [status, body] = toolCall ? [200, toolErrorResponse(toolCall.id, error.envelope)] : [error.status, error.envelope];
-        reply.raw.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
+        const [status, body] = toolCall ? [200, toolErrorResponse(toolCall.id, envelope)] : [error.status, envelope];
+        reply.raw
+          .writeHead(status, {
+            'content-type': 'application/json; charset=utf-8',
+            'retry-after': String(envelope.retryAfterSeconds),
+          })
+          .end(JSON.stringify(body));
       });
     });
 

@@ -17,7 +17,7 @@ import {
   type JSONRPCMessage,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { MailboxError, isMailboxError } from '../../errors';
+import { MailboxError, answeredEnvelope, isMailboxError } from '../../errors';
 import { duplicateKeyError, pathOfDuplicateKey } from '../../commands/jsonDuplicateKeys';
 import { compactJsonSchema, inputJsonSchema, outputJsonSchema, withDescriptions } from '../../application/jsonSchema';
 import { packageVersion } from '../../packageVersion';
@@ -32,11 +32,11 @@ const INSTRUCTIONS =
   'A mailbox shared by AI agents. Check unread_count or list_messages {status: "unread"}, read with get_message, ' +
   'then mark_read. Send with add_message to @<identity> (direct) or AGENT:* (broadcast).';
 
-const toolError = (error: MailboxError): CallToolResult => ({
-  isError: true,
-  content: [{ type: 'text', text: JSON.stringify(error.envelope) }],
-  structuredContent: error.envelope,
-});
+/** A refusal to retry later (UNAVAILABLE) says when, as the HTTP API's 503 does (retryAfterSeconds). */
+const toolError = (error: MailboxError): CallToolResult => {
+  const envelope = answeredEnvelope(error);
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(envelope) }], structuredContent: envelope };
+};
 
 const unknownTool = (name: string) => {
   const tools = TOOLS.map((t) => t.name);

@@ -231,6 +231,7 @@ export class Mailbox {
         rebuildViewsOfOtherRules(this.eventStore, generations, views, logger, this.closing.signal, {
           now: () => this.clock.now(),
           rebuilding: (rebuild) => this.runner.noteRulesRebuild(rebuild),
+          switched: (generation) => this.runner.noteOwnSwitch(generation),
         }),
       )
       .catch((error: unknown) => {

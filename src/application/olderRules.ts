@@ -25,6 +25,8 @@ export const rulesVersionText = (rules: string | null): string =>
 export interface RulesRebuildWatch {
   now: () => Date;
   rebuilding: (rebuild: RulesRebuild | null) => void;
+  /** The rebuild switched the views to `generation`. */
+  switched?: (generation: string) => void;
 }
 
 /**
@@ -82,6 +84,7 @@ export async function rebuildViewsOfOtherRules(
           );
       },
     });
+    watch?.switched?.(result.generation);
     logger.info(
       { ...details, generation: result.generation, previous: result.previous, events: result.events, ms: result.ms },
       `projections: rebuilt the views with the rules of version ${READ_MODEL_VERSION} (${result.events} events); ` +

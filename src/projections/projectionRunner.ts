@@ -128,6 +128,10 @@ export class ProjectionRunner {
   };
   /** Set when the views turned out to be another log's while following: the runner stops applying for good. */
   private displaced = false;
+  /** The generation of the views at this runner's last look (null before its first). */
+  private seenGeneration: string | null = null;
+  /** Generations this node's own rebuild for the rules switched to: its own lines say so. */
+  private readonly ownSwitches = new Set<string>();
   private watching = false;
   /** The projector lease, when the views are shared (Redis); null: this process is the only projector. */
   private lease: LeaseLoop | null = null;
@@ -384,6 +388,7 @@ export class ProjectionRunner {
       throw this.refuse(new ForeignViews(claimed, logIdentity, { kind: 'foreign', owner: claimed.logIdentity })); // another log claimed them first
     }
     await this.projections.markLiveWriter(logIdentity);
+    this.seenGeneration = claimed.generation; // a switch from here on is said (sayGenerationSwitched)
     this.status.views = 'own';
     this.status.viewsProblem = null;
   }
@@ -397,6 +402,11 @@ export class ProjectionRunner {
   /** Says that views of other rules are being rebuilt (null: no longer); the views served stay served meanwhile. */
   noteRulesRebuild(rebuild: RulesRebuild | null): void {
     this.status.rulesRebuild = rebuild;
+  }
+
+  /** This node's rebuild for the rules switched the views to `generation` (said by its own line, not again). */
+  noteOwnSwitch(generation: string): void {
+    this.ownSwitches.add(generation);
   }
 
   /** Says why the views are not served while something else (a take-over) makes them this log's. */
@@ -602,6 +612,7 @@ export class ProjectionRunner {
       await this.displace(binding, verdict.kind === 'foreign' ? verdict.owner : binding.logIdentity, verdict);
       return;
     }
+    this.sayGenerationSwitched(binding);
     await this.projections.markLiveWriter(this.logIdentity()).catch(() => undefined);
     const stored = binding.checkpoint;
     if (applied === null || (stored !== null && stored >= BigInt(applied))) return;
@@ -625,6 +636,33 @@ export class ProjectionRunner {
     this.viewsLost(BigInt(applied));
     this.status.checkpoint = stored?.toString() ?? null;
     await this.subscription?.close().catch(() => undefined);
+  }
+
+  /**
+   * A rebuild run beside this server (`mailbox projections rebuild`, an operator's act) switches the views to a new
+   * generation, and the server followed it in silence: an operator reading its log never saw the views replaced. Said
+   * once at info, as an admin's act on the registry is, by each node that sees it; not this node's own rebuild for the
+   * rules, whose lines say it.
+   */
+  private sayGenerationSwitched(binding: ViewsBinding): void {
+    const previous = this.seenGeneration;
+    this.seenGeneration = binding.generation;
+    if (previous === null || previous === binding.generation) return;
+    if (this.ownSwitches.delete(binding.generation) || this.status.rulesRebuild !== null) return;
+    // Views that hold no log (Redis flushed: back at the first generation, empty) were lost, not switched to.
+    if (binding.logIdentity === null) return;
+    this.logger.info(
+      {
+        adminAction: 'views switched',
+        by: 'mailbox projections rebuild',
+        location: binding.location,
+        generation: binding.generation,
+        previous,
+        checkpoint: binding.checkpoint?.toString() ?? null,
+      },
+      `projections: the views in ${binding.location} were switched to generation ${binding.generation} ` +
+        `(from ${previous}) by a rebuild run beside this server (mailbox projections rebuild); this node serves them now`,
+    );
   }
 
   /**

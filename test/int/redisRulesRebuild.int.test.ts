@@ -138,6 +138,14 @@ test("views built by an earlier version are rebuilt with this version's rules at
   // The live projector follows the new generation: a send after the switch is in the views.
   await second.mailbox.asActor({ identity: '@c', role: 'agent' }).send({ to: '@a', subject: 'after', body: 'x' });
   expect(await unread(second.mailbox, '@a')).toMatchObject({ unread: 1 });
+  // Its own switch is said by its own lines, not again as a rebuild run beside it: the positive signal, two more looks
+  // of the projector at the views (each second).
+  const views = second.mailbox.projections;
+  const binding = views.binding.bind(views);
+  let looks = 0;
+  views.binding = async () => ((looks += 1), binding());
+  await waitFor(() => looks >= 2, { timeoutMs: 15_000, what: 'two more looks at the views' });
+  expect(second.messages().filter((m) => /were switched to generation/.test(m))).toEqual([]);
   await second.mailbox.close();
   expect(await status(env)).not.toHaveProperty('rulesNote');
 

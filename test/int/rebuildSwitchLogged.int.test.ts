@@ -1,0 +1,87 @@
+/**
+ * A rebuild run beside a running server (`mailbox projections rebuild`, an operator's act) switches the views to a new
+ * generation; the server followed it and its log said nothing, so an operator reading it never saw the views replaced
+ * (an admin's register, retire or token rotation each leave an info line). Each node that sees the switch now says it
+ * once, at info: what was done, by what, to which views.
+ */
+import { connectRedis } from '../../src/adapters/projections/redisConnection';
+import { RedisProjectionStore } from '../../src/adapters/projections/redisProjectionStore';
+import { rebuildProjections } from '../../src/projections/rebuild';
+import { startTestServer, type TestServer } from '../support/httpServer';
+import { recordingLogger } from '../support/recordingLogger';
+import { REDIS_TEST_TIMEOUT_MS } from '../support/redisDeadline';
+import { startRedis, type TestRedis } from '../support/redisServer';
+import { waitFor } from '../support/waitFor';
+
+let redis: TestRedis;
+let server: TestServer | null = null;
+let builder: RedisProjectionStore | null = null;
+
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(async () => {
+  await redis.stop();
+});
+afterEach(async () => {
+  await server?.close();
+  await builder?.close();
+  server = null;
+  builder = null;
+});
+
+test('the server says, once at info, that a rebuild beside it switched its views: to which generation, from which', async () => {
+  const ns = `switchlog${process.pid}`;
+  const log = recordingLogger();
+  server = await startTestServer(
+    { redisUrl: redis.url, redisNamespace: ns, redisTimeoutMs: REDIS_TEST_TIMEOUT_MS },
+    { logger: log.logger },
+  );
+  const tokens = await server.register(['@a', '@b', '@c']);
+  for (const [from, to] of [
+    ['@a', '@b'],
+    ['@b', '@c'],
+    ['@c', '@a'],
+  ]) {
+    const sent = await server.call('POST', '/v1/messages', { token: tokens[from], body: { to, subject: 's', body: 'x' } });
+    expect(sent.status).toBe(201);
+  }
+  const switchLines = () => log.lines.filter((line) => line.adminAction === 'views switched');
+  const before = await server.mailbox.projections.binding();
+  expect(switchLines()).toEqual([]);
+
+  // What `mailbox projections rebuild` does, from another connection: its own store over the same namespace.
+  builder = new RedisProjectionStore(await connectRedis(redis.url, { name: 'rebuilder', timeoutMs: REDIS_TEST_TIMEOUT_MS }), {
+    namespace: ns,
+  });
+  const result = await rebuildProjections(server.mailbox.eventStore, builder.generations(), {
+    settleMs: 200,
+    dropPreviousAfterMs: null,
+  });
+  expect(result.previous).toBe(before.generation);
+  await waitFor(() => switchLines().length > 0, { timeoutMs: 15_000, everyMs: 50, what: 'the switch said in the log' });
+  const [line] = switchLines();
+  expect(line).toMatchObject({
+    level: 30,
+    by: 'mailbox projections rebuild',
+    location: `Redis namespace '${ns}'`,
+    generation: result.generation,
+    previous: before.generation,
+    msg:
+      `projections: the views in Redis namespace '${ns}' were switched to generation ${result.generation} ` +
+      `(from ${before.generation}) by a rebuild run beside this server (mailbox projections rebuild); this node serves them now`,
+  });
+  // Once: the next looks (each second) find the same generation. The positive signal: two more looks at the views.
+  const views = server.mailbox.projections;
+  const binding = views.binding.bind(views);
+  let looks = 0;
+  views.binding = async () => {
+    const seen = await binding();
+    looks += 1;
+    return seen;
+  };
+  await waitFor(() => looks >= 2, { timeoutMs: 15_000, everyMs: 50, what: 'two more looks at the views' });
+  expect(switchLines()).toHaveLength(1);
+  const count = await server.call('GET', '/v1/inbox/count', { token: tokens['@b'] });
+  expect(count.body.unreadCount).toBe(1);
+});

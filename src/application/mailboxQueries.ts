@@ -61,6 +61,11 @@ export type TaskNow = TaskEnvelope;
  * the wake stream's sync). `unread` is its deprecated alias, kept for one
  * release so that clients reading it keep working.
  */
+/** How a listing is answered: `shown` false when its page reaches the caller without a body (HTTP HEAD). */
+export interface ListingOptions {
+  shown?: boolean;
+}
+
 export interface InboxCount {
   unreadCount: number;
   /** Of the unread, those never returned to you yet (in no list page or get): what a read-all would withhold. */
@@ -125,7 +130,11 @@ export class MailboxQueries {
     this.cursors = CursorCodec.fromAdminToken(config.adminToken);
   }
 
-  async listMessages(actor: Actor, query: unknown): Promise<MessagePage> {
+  /**
+   * `shown`: false when the page is not shown to the caller (HTTP HEAD: the answer has no body), so that nothing in it
+   * becomes seen; a HEAD of the inbox cleared its unseen count.
+   */
+  async listMessages(actor: Actor, query: unknown, { shown = true }: ListingOptions = {}): Promise<MessagePage> {
     requireRole(actor, ['agent'], 'Listing messages');
     const parsed = parseListQuery(query);
     // The cursor is checked before any read: one issued for another caller or listing is refused, not reinterpreted.
@@ -135,7 +144,7 @@ export class MailboxQueries {
     // An empty first page filtered by an identity that only a registered agent's case differs from can never fill: no
     // agent can be registered as @Alice beside @alice. Said, as a send to @Alice is, rather than answered "no messages".
     if (page.messages.length === 0 && before === null) await this.refuseCaseVariantFilter(parsed);
-    if (parsed.box === 'inbox') this.noteSeen(actor.identity, page.messages);
+    if (parsed.box === 'inbox' && shown) this.noteSeen(actor.identity, page.messages);
     const now = this.clock.now().toISOString();
     const messages = await Promise.all(
       page.messages.map(async (message) =>

@@ -21,6 +21,7 @@ import type { Clock } from './runtime';
 import { CursorCodec, type CursorBinding } from './cursorCodec';
 import { historyEntryTask } from './historyEntries';
 import { messageModel } from './mailboxCommands';
+import type { ListingOptions } from './mailboxQueries';
 import { SeenMarks } from './seenMarks';
 import { StreamLoader } from './streamLoader';
 import { toA2aTask, type A2aTask, type HistoryEvent } from './taskA2a';
@@ -80,7 +81,8 @@ export class TaskQueries {
     this.cursors = CursorCodec.fromAdminToken(config.adminToken);
   }
 
-  async listTasks(actor: Actor, input: unknown): Promise<TaskPage> {
+  /** `shown`: false when the page is not shown to the caller (HTTP HEAD): nothing in it becomes seen. */
+  async listTasks(actor: Actor, input: unknown, { shown = true }: ListingOptions = {}): Promise<TaskPage> {
     requireRole(actor, ['agent'], 'Listing tasks');
     const query = parseInput(listTasksSchema, input ?? {}, 'list_tasks');
     const unmatchable = unmatchableTaskListing(query);
@@ -94,7 +96,7 @@ export class TaskQueries {
     const before = query.cursor === undefined ? null : Number(this.cursors.decode(binding, query.cursor));
     const now = this.clock.now().toISOString();
     const page = await this.projections.listTasks(actor.identity, { list: query.view, states, limit: query.limit, before });
-    this.noteSeen(actor, page.tasks);
+    if (shown) this.noteSeen(actor, page.tasks);
     return {
       // As of now: a holder whose lease ran out is not shown as holding it while the sweep has not recorded it yet.
       tasks: page.tasks.map((task) => listed(taskAsOf(task, now, SWEEPER_ACTOR.identity))),
@@ -103,7 +105,8 @@ export class TaskQueries {
   }
 
   /** The sender, the audience (a direct task's recipient) and auditors see a task; to anyone else it does not exist. */
-  async getTask(actor: Actor, input: unknown): Promise<A2aTask> {
+  /** `shown`: false when the task is not shown to the caller (HTTP HEAD): its outcome is not seen by it. */
+  async getTask(actor: Actor, input: unknown, options: ListingOptions = {}): Promise<A2aTask> {
     const { taskId } = parseInput(getTaskSchema, input, 'get_task');
     const { state } = await this.messages.load(messageStream(taskId), messageModel);
     const sent = state.sent;
@@ -122,7 +125,8 @@ export class TaskQueries {
     const events = (await this.store.readStream(taskStream(taskId))) as StoredEvent<TaskEvent>[];
     const log = foldTask(initialTaskLog(), events);
     const task = taskOf(sent, log)!;
-    if (task.outcomeUnseen && actor.role === 'agent' && actor.identity === task.sender) await this.seeOutcome(actor, taskId);
+    if (options.shown !== false && task.outcomeUnseen && actor.role === 'agent' && actor.identity === task.sender)
+      await this.seeOutcome(actor, taskId);
     const due = this.dueNow(state, log, taskId);
     const shown = [...events, ...due];
     return toA2aTask(sent, taskOf(sent, foldTask(log, due))!, shown);

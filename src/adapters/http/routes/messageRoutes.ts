@@ -83,8 +83,11 @@ export function messageRoutes(app: FastifyInstance, { mailbox, wakeLatency }: Ht
     return reply.status(201).send(sent.result);
   });
 
+  // HEAD (fastify answers it with this handler, less the body) shows nothing: nothing becomes seen.
   app.get('/v1/messages', async (request) =>
-    queries.listMessages(actorOf(request), singleValuedQuery(request.query, ['tags'], 'GET /v1/messages')),
+    queries.listMessages(actorOf(request), singleValuedQuery(request.query, ['tags'], 'GET /v1/messages'), {
+      shown: request.method !== 'HEAD',
+    }),
   );
 
   app.get<ById>('/v1/messages/:id', async (request) => {

@@ -39,12 +39,15 @@ export function taskRoutes(app: FastifyInstance, { mailbox }: HttpContext): void
     return tasks.transition(actorOf(request), withTaskId(body, request.params.id, 'POST /v1/tasks/{id}/transition'));
   });
 
+  // HEAD (fastify answers it with this handler, less the body) shows nothing: nothing becomes seen.
   app.get('/v1/tasks', async (request) =>
-    taskQueries.listTasks(actorOf(request), singleValuedQuery(request.query, ['state'], 'GET /v1/tasks')),
+    taskQueries.listTasks(actorOf(request), singleValuedQuery(request.query, ['state'], 'GET /v1/tasks'), {
+      shown: request.method !== 'HEAD',
+    }),
   );
 
   app.get<ById>('/v1/tasks/:id', async (request) => {
     noExtraInput(request.query, 'GET /v1/tasks/{id}');
-    return taskQueries.getTask(actorOf(request), { taskId: request.params.id });
+    return taskQueries.getTask(actorOf(request), { taskId: request.params.id }, { shown: request.method !== 'HEAD' });
   });
 }

@@ -205,8 +205,17 @@ export class Mailbox {
             ),
         },
       );
+      // In the shape of an admin's act (mailboxCommands.ts logAdminAction): what was done, by what, to which views.
       logger.warn(
-        { ...details, generation: result.generation, previous: result.previous, events: result.events, ms: result.ms },
+        {
+          adminAction: verdict.kind === 'ahead' ? 'replaced views ahead of the log' : 'took over views',
+          by: 'MAILBOX_PROJECTIONS_ON_FOREIGN=take-over',
+          ...details,
+          generation: result.generation,
+          previous: result.previous,
+          events: result.events,
+          ms: result.ms,
+        },
         `projections: ${verdict.kind === 'ahead' ? "replaced the views ahead of this log's head in" : 'took over'} ` +
           `${foreign.binding.location}; the previous views (generation ${result.previous}) are kept until deleted`,
       );

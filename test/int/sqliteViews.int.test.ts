@@ -509,7 +509,7 @@ describe('SQLite views (embedded default)', () => {
   it("what a take-over does with the other log's views: kept by the one at start, deleted after the grace by rebuild --take-over unless --keep-previous", async () => {
     // At start (MAILBOX_PROJECTIONS_ON_FOREIGN=take-over): the other log's generation stays in the file, as its warn line says.
     const atStart = await viewsOfAnotherLog();
-    const { logger, messages } = recordingLogger();
+    const { logger, messages, lines } = recordingLogger();
     const otherLog = generationsIn(path.join(atStart, 'views.sqlite')).g1;
     mailbox = await createMailbox(config(atStart, { projectionsOnForeign: 'take-over' }), { logger });
     await mailbox.viewsReady;
@@ -518,6 +518,18 @@ describe('SQLite views (embedded default)', () => {
       'projections: took over the SQLite views file ' +
         `${path.join(atStart, 'views.sqlite')}; the previous views (generation g1) are kept until deleted`,
     );
+    // Said as an admin's act is: what was done, by what, to which views (grep adminAction finds every such line).
+    expect(lines.filter((line) => line.adminAction !== undefined)).toEqual([
+      expect.objectContaining({
+        adminAction: 'took over views',
+        by: 'MAILBOX_PROJECTIONS_ON_FOREIGN=take-over',
+        location: `the SQLite views file ${path.join(atStart, 'views.sqlite')}`,
+        viewsOf: otherLog,
+        logIdentity: thisLog,
+        generation: 'g2',
+        previous: 'g1',
+      }),
+    ]);
     await mailbox.close();
     mailbox = null;
     expect(generationsIn(path.join(atStart, 'views.sqlite'))).toEqual({ g1: otherLog, g2: thisLog });

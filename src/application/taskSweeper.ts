@@ -22,6 +22,7 @@ import type { ProjectionStore } from '../projections/projectionStore';
 import { StoreOutage } from '../support/storeOutage';
 import { fallenDue } from '../events/taskTimes';
 import { taskTimesOf, type TaskView } from '../projections/readModel/taskView';
+import { isMailboxError } from '../errors';
 import { TOKENS } from '../tokens';
 import type { Clock } from './runtime';
 import { TaskCommands } from './taskCommands';
@@ -189,6 +190,11 @@ export class TaskSweeper {
           return report;
         },
         (error: unknown) => {
+          // Views that answer but are not served (another log's, being taken over, rebuilt after a loss): no outage of
+          // the store, whose lines ("does not answer", then "answers again" with a downMs) said one at every take-over.
+          // /readyz and the projector's lines say why; the next pass after they are served sweeps.
+          const refused = isMailboxError(error) && error.code === 'UNAVAILABLE';
+          if (refused && this.runner.getStatus().viewsProblem !== null) return { looked: 0, changed: 0, failed: 1 };
           // A views store that does not answer (a Redis failover, until the lease steps down) is one warn line, not
           // the error with its stack at every pass; any other failure keeps its line and stack each time.
           if (!this.outage.failed(error))

@@ -409,8 +409,8 @@ export class ProjectionRunner {
     this.ownSwitches.add(generation);
   }
 
-  /** Says why the views are not served while something else (a take-over) makes them this log's. */
-  noteViewsProblem(problem: string): void {
+  /** Says why the views are not served while something else (a take-over) makes them this log's (null: served again). */
+  noteViewsProblem(problem: string | null): void {
     this.status.viewsProblem = problem;
   }
 

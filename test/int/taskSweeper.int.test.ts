@@ -8,7 +8,7 @@
 import pino from 'pino';
 import type { Clock } from '../../src/application/runtime';
 import type { DueTimer } from '../../src/application/taskSweeper';
-import { unavailable } from '../../src/errors';
+import { MailboxError, unavailable } from '../../src/errors';
 import { LeaseKeeper, LeaseLoop, leaseTiming, type LeaseStore } from '../../src/projections/projectorLease';
 import { registerAgents, tempDir } from '../support/fixtures';
 import { waitFor } from '../support/waitFor';
@@ -450,6 +450,34 @@ describe('the task sweeper on a views store that does not answer', () => {
       }),
     ]);
     expect(told[0].err).toBeUndefined(); // no stack: an outage is no bug
+  });
+
+  it('views not served (being taken over from another log) are no outage of the store: no "does not answer" line, nor "answers again"', async () => {
+    const clock = new TestClock(T0);
+    const lines: Array<{ level: number; msg: string }> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const mailbox = await harness.open({ taskSweepMs: 0 }, { clock, logger });
+    // As a take-over at start: the runner says why the views are not served; they refuse each read meanwhile.
+    mailbox.runner.noteViewsProblem('Taking over the views from another log: they are not served until the switch.');
+    const projections = mailbox.projections;
+    const dueTasks = projections.dueTasks.bind(projections);
+    let refused = 0;
+    let answered = 0;
+    projections.dueTasks = async (...args) => {
+      if (args[2] !== undefined) return dueTasks(...args); // the look for the next due time: not a pass
+      clock.advance(1_000);
+      if (refused < 3) {
+        refused += 1;
+        throw new MailboxError('UNAVAILABLE', 'Service unavailable', 'The views belong to another event log; retry later.');
+      }
+      answered += 1;
+      return dueTasks(...args);
+    };
+    mailbox.sweeper.start(5);
+    await waitFor(() => refused >= 3, { what: 'three passes refused' });
+    mailbox.runner.noteViewsProblem(null); // the switch: served again
+    await waitFor(() => answered >= 1, { what: 'a pass answered' });
+    expect(lines.filter((line) => line.msg.startsWith('task sweeper:'))).toEqual([]);
   });
 
   it('a node that steps down during the outage ends it with its own line; leading again later, it says no downMs that counts the time it did not sweep', async () => {

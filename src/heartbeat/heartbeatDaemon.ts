@@ -1,8 +1,8 @@
 /**
  * The heartbeat daemon's shell: each tick (1) samples the pipeline (log head
  * vs checkpoint) for the stall alarm, (2) reads every agent's heartbeat counts,
- * (3) looks up the newest unread message of the agents that may need a nudge,
- * (4) asks the pure decider, (5) records and dispatches the nudges. All the
+ * (3) looks up the newest unread message of the agents that may need a nudge
+ * (and which tasks wait on those with tasks waiting), (4) asks the pure decider, (5) records and dispatches the nudges. All the
  * judgement is in nudgeDecider.ts and pipelineWatch.ts; this file only does I/O.
  */
 import { performance } from 'node:perf_hooks';
@@ -294,26 +294,31 @@ export class HeartbeatDaemon {
     const forNobody = settingsForNobody(this.settings, agents);
     this.warnForNobody(forNobody);
     await this.wakes.watch(counts.filter((agent) => !retired.has(agent.identity)).map((agent) => agent.identity));
-    const snapshots = await mapBounded(counts, LOOKUP_CONCURRENCY, async (agent): Promise<AgentSnapshot & RememberedAgent> => {
-      const screened = { ...agent, lastWakeAt: this.wakes.lastWakeFor(agent.identity), retired: retired.has(agent.identity) };
-      const newest = mayNudge(screened, now, this.policy)
-        ? (await this.sources.projections.listMessages(agent.identity, UNREAD_NEWEST_FIRST)).messages[0]
-        : undefined;
-      return {
-        ...screened,
-        newestUnreadId: newest?.messageId ?? null,
-        newestUnreadSentAt: newest?.sentAt ?? null,
-        waitingTasksChangedAt: null,
-      };
-    });
     // The tasks waiting on an agent, read once per tick and only where needed (waitingTasks.ts).
     const tasksRead = new Map<string, Promise<WaitingTasks>>();
-    const tasksOf = (agent: AgentSnapshot): Promise<WaitingTasks> => {
+    const tasksOf = (agent: Pick<AgentSnapshot, 'identity' | 'tasksWaiting'>): Promise<WaitingTasks> => {
       let read = tasksRead.get(agent.identity);
       if (read === undefined)
         tasksRead.set(agent.identity, (read = waitingTasks(this.sources.projections, agent.identity, agent.tasksWaiting)));
       return read;
     };
+    const snapshots = await mapBounded(counts, LOOKUP_CONCURRENCY, async (agent): Promise<AgentSnapshot & RememberedAgent> => {
+      const screened = { ...agent, lastWakeAt: this.wakes.lastWakeFor(agent.identity), retired: retired.has(agent.identity) };
+      const may = mayNudge(screened, now, this.policy);
+      const newest = may
+        ? (await this.sources.projections.listMessages(agent.identity, UNREAD_NEWEST_FIRST)).messages[0]
+        : undefined;
+      // Which tasks wait on it join its signature (a task ended and a new one come between two ticks: a new set at the
+      // same count), read only for an agent that may be nudged with tasks waiting.
+      const tasks = may && agent.tasksWaiting > 0 ? { waitingTaskIds: (await tasksOf(agent)).taskIds } : {};
+      return {
+        ...screened,
+        newestUnreadId: newest?.messageId ?? null,
+        newestUnreadSentAt: newest?.sentAt ?? null,
+        waitingTasksChangedAt: null,
+        ...tasks,
+      };
+    });
     // A nudge the log recorded is judged by when the agent's waiting tasks last changed, as by when its newest unread
     // message was sent: looked up for the agents rememberedNudges judges (with tasks waiting) and no other.
     const datingTasks = async (agents: Array<AgentSnapshot & RememberedAgent>) =>

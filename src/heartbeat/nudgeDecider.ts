@@ -6,7 +6,9 @@
  * The cooldown key is the unread-set signature (unread count + newest unread
  * message). New mail always lands newest in an inbox, so if the count and the
  * newest unread message are unchanged, no mail arrived that is still unread
- * and none left: it is the same set, and it never nudges twice.
+ * and none left: it is the same set, and it never nudges twice. Tasks waiting
+ * on the agent join it by count and by which tasks they are (a task that ended
+ * and a new one come between two ticks leave the count as it was).
  */
 import { createHash } from 'node:crypto';
 import type { HeartbeatCounts } from '../projections/projectionStore';
@@ -29,6 +31,11 @@ export interface AgentSnapshot extends HeartbeatCounts {
   lastWakeAt: number | null;
   /** Retired agents can no longer authenticate: nudging them would reach nobody. */
   retired: boolean;
+  /**
+   * The ids of the tasks waiting on it (heartbeat/waitingTasks.ts), read only for an agent that may be nudged with
+   * tasks waiting; absent when not read (the signature then has their count alone).
+   */
+  waitingTaskIds?: readonly string[];
 }
 
 export interface NudgeRecord {
@@ -77,11 +84,24 @@ export interface Decision {
   nudge?: Nudge;
 }
 
-/** Tasks waiting on the agent (issue 12) join the signature: a new task to work or to answer is a new set. */
+/**
+ * Tasks waiting on the agent (issue 12) join the signature: a new task to work or to answer is a new set. By their
+ * count and, once read, by which tasks they are: one task ended and another come between two ticks is a new set too
+ * (by the count alone it was the same set, never told; and a receiver de-duplicating by nudgeId dropped it).
+ */
 export const unreadSetSignature = (
-  agent: Pick<AgentSnapshot, 'unread' | 'newestUnreadId' | 'oldestUnreadAt'> & { tasksWaiting?: number },
+  agent: Pick<AgentSnapshot, 'unread' | 'newestUnreadId' | 'oldestUnreadAt' | 'waitingTaskIds'> & { tasksWaiting?: number },
 ): string =>
-  `${agent.unread}|${agent.newestUnreadId ?? `oldest:${agent.oldestUnreadAt ?? '-'}`}${agent.tasksWaiting ? `|tasks:${agent.tasksWaiting}` : ''}`;
+  `${agent.unread}|${agent.newestUnreadId ?? `oldest:${agent.oldestUnreadAt ?? '-'}`}${agent.tasksWaiting ? `|tasks:${agent.tasksWaiting}${whichTasks(agent.waitingTaskIds)}` : ''}`;
+
+/** Which tasks wait, as a short digest of their sorted ids (the signature is kept in shared records: bounded). */
+const whichTasks = (ids: readonly string[] | undefined): string =>
+  ids === undefined
+    ? ''
+    : `:${createHash('sha256')
+        .update([...ids].sort().join('\n'))
+        .digest('hex')
+        .slice(0, 16)}`;
 
 const idleFor = (agent: HeartbeatCounts, now: number): number | null =>
   agent.lastActivityAt === null ? null : now - Date.parse(agent.lastActivityAt);
@@ -150,7 +170,7 @@ export function recordNudges(state: NudgeState, sent: readonly Decision[], now: 
  */
 export type RememberedAgent = Pick<
   AgentSnapshot,
-  'identity' | 'unread' | 'tasksWaiting' | 'newestUnreadId' | 'oldestUnreadAt'
+  'identity' | 'unread' | 'tasksWaiting' | 'newestUnreadId' | 'oldestUnreadAt' | 'waitingTaskIds'
 > & {
   newestUnreadSentAt: string | null;
   waitingTasksChangedAt: string | null;

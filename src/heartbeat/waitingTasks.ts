@@ -2,8 +2,9 @@
  * The tasks waiting on an agent, read from its task lists by the read model's rule (taskRules.ts, waitingOn), for a
  * nudge about tasks: a nudge about tasks alone is recorded under the newest of them (the message that carried it, a
  * task's id being its message's), as a nudge about mail is under the newest unread message; and when the last of them
- * changed dates the waiting set for a later daemon (rememberedNudges). Read only for the few agents that need it: one
- * about to be nudged about tasks alone, and one with tasks waiting whose last nudge a starting daemon takes from the log.
+ * changed dates the waiting set for a later daemon (rememberedNudges); which they are is part of the nudge's signature
+ * (a new task at the same count is a new set). Read only for the agents that may be nudged (idle, not opted out...)
+ * with tasks waiting, once per tick.
  */
 import { TERMINAL_TASK_STATES, WAITS_ON_HOLDER_STATES } from '../events/taskTimes';
 import type { ProjectionStore } from '../projections/projectionStore';
@@ -18,6 +19,11 @@ export interface WaitingTasks {
    * when fewer were found than the counts said (the views moved between the reads): the set is then not known.
    */
   changedAt: string | null;
+  /**
+   * Their ids: which tasks wait, for the nudge's signature (a task that ended and another come between two ticks leave
+   * the count as it was). When fewer were found than the counts said, those found: a set that differs from the last.
+   */
+  taskIds: string[];
 }
 
 const PAGE = 200;
@@ -42,5 +48,9 @@ export async function waitingTasks(projections: ProjectionStore, identity: strin
   }
   let newest: [string, string] | null = null;
   for (const entry of found) if (newest === null || Date.parse(entry[1]) > Date.parse(newest[1])) newest = entry;
-  return { newestTaskId: newest?.[0] ?? null, changedAt: found.size >= count ? (newest?.[1] ?? null) : null };
+  return {
+    newestTaskId: newest?.[0] ?? null,
+    changedAt: found.size >= count ? (newest?.[1] ?? null) : null,
+    taskIds: [...found.keys()],
+  };
 }

@@ -139,6 +139,55 @@ describe('heartbeat nudges', () => {
     expect(s.target.nudges.map((n) => n.identity)).toEqual(['@b', '@b']);
   });
 
+  test('one daemon: a task that ended and a new one between two ticks (the same count) is a new set, nudged again', async () => {
+    const s = await setup({ optOut: ['@h'] }); // @h, the holder, works the tasks: not the subject here
+    ({ mailbox, heartbeat } = s);
+    const { '@a': a, '@h': h, '@w': w, '@x': x, '@y': y } = await registerAgents(mailbox, ['@a', '@h', '@w', '@x', '@y']);
+    await tickAndSettle(heartbeat); // subscribes to every agent's wakes
+    // @w sent two tasks to @h: one ends without it (it waits on @w until @w gets it), the other is worked on.
+    const one = await w.send({ to: '@h', subject: 'one', body: 'x', task: {} });
+    const two = await w.send({ to: '@h', subject: 'two', body: 'x', task: {} });
+    await h.updateTask({ taskId: one.messageId, to: 'Rejected', reason: 'not mine' });
+    await h.updateTask({ taskId: two.messageId, to: 'Working' });
+    // @x holds a task it read (nothing unread); @y has mail.
+    const held = await a.send({ to: '@x', subject: 'port it', body: 'y', task: {} });
+    await x.markRead({ messageId: held.messageId });
+    const m1 = await a.send({ to: '@y', subject: 'first', body: 'z' });
+    const tasksWaiting = async () =>
+      Promise.all(['@w', '@x'].map(async (id) => (await mailbox.projections.heartbeat(id)).tasksWaiting));
+    expect(await tasksWaiting()).toEqual([1, 1]);
+
+    s.at(20 * MIN);
+    expect((await tickAndSettle(heartbeat)).nudged).toEqual(['@w', '@x', '@y']);
+    const first = new Map(s.target.nudges.map((nudge) => [nudge.identity, nudge]));
+    expect(first.get('@w')).toMatchObject({ unread: 0, tasksWaiting: 1 });
+
+    // Between two ticks: @w gets the first task's outcome (it no longer waits on @w) and the second fails (it does):
+    // still one task waiting, another one. @y reads its mail and gets more.
+    s.at(25 * MIN);
+    await w.getTask(one.messageId);
+    await h.updateTask({ taskId: two.messageId, to: 'Failed', reason: 'no access' });
+    expect(await tasksWaiting()).toEqual([1, 1]);
+    await y.markRead({ messageId: m1.messageId });
+    const m2 = await a.send({ to: '@y', subject: 'second', body: 'z' });
+
+    s.at(30 * MIN); // within @w's cooldown (nudged at 20 minutes); by the count alone it was the same set
+    expect((await tickAndSettle(heartbeat)).verdicts).toMatchObject({ cooldown: 1, same_set: 1, active: 1 });
+    s.at(40 * MIN);
+    const report = await tickAndSettle(heartbeat);
+    expect(report.nudged).toEqual(['@w', '@y']);
+    expect(report.verdicts).toMatchObject({ nudge: 2, same_set: 1 }); // @x: the same task waits
+    const again = new Map(s.target.nudges.slice(3).map((nudge) => [nudge.identity, nudge]));
+    expect(again.get('@w')).toMatchObject({ unread: 0, tasksWaiting: 1 });
+    expect(again.get('@w')!.nudgeId).not.toBe(first.get('@w')!.nudgeId);
+    expect(again.get('@y')).toMatchObject({ unread: 1, newestUnreadId: m2.messageId });
+    expect(again.get('@y')!.nudgeId).not.toBe(first.get('@y')!.nudgeId);
+
+    s.at(80 * MIN); // long past the cooldown, nothing changed: nobody nudged
+    expect((await tickAndSettle(heartbeat)).verdicts).toMatchObject({ same_set: 3 });
+    expect(s.target.nudges).toHaveLength(5);
+  });
+
   /**
    * Daemons started one after another on one mailbox (restarts, cron runs of --once), each nudging through one webhook
    * target whose delivered nudges are recorded in the log (a WakeObserved via 'webhook'): what a later daemon reads.

@@ -179,6 +179,48 @@ describe('heartbeat decider', () => {
       .then({ '@worker': 'nudge' });
   });
 
+  describe('which tasks wait: a task ended and a new one come between two ticks (the same count) is a new set', () => {
+    const idle = { lastActivityAt: new Date(T0 - 30 * MIN).toISOString() };
+    const waiting = (identity: string, ids: string[], over: Partial<AgentSnapshot> = {}) =>
+      agent(identity, { tasksWaiting: ids.length, waitingTaskIds: ids, ...idle, ...over });
+    const past = [{ at: T0, agents: [waiting('@w', ['t1']), waiting('@x', ['t3', 't4'])] }];
+
+    test('given @w nudged about t1, when t1 ended and t2 came (still one): cooldown, then a nudge with a new nudgeId', () => {
+      const [first] = given()
+        .when(T0, [waiting('@w', ['t1'])])
+        .then({ '@w': 'nudge' });
+      given(past)
+        .when(T0 + 5 * MIN, [waiting('@w', ['t2'])])
+        .then({ '@w': 'cooldown' });
+      const [again] = given(past)
+        .when(T0 + 20 * MIN, [waiting('@w', ['t2'])])
+        .then({ '@w': 'nudge' });
+      expect(again.nudge).toMatchObject({ identity: '@w', unread: 0, tasksWaiting: 1 });
+      expect(again.nudge!.nudgeId).not.toBe(first.nudge!.nudgeId);
+    });
+
+    test('given @x nudged about t3 and t4, when the same tasks wait (in any order): same_set, long past the cooldown', () => {
+      given(past)
+        .when(T0 + 60 * MIN, [waiting('@x', ['t4', 't3'])])
+        .then({ '@x': 'same_set' });
+    });
+
+    test('given @x nudged about t3 and t4, when t4 ended and t5 came: a nudge; with mail too, its signature moves as well', () => {
+      given(past)
+        .when(T0 + 20 * MIN, [waiting('@x', ['t3', 't5'])])
+        .then({ '@x': 'nudge' });
+      const mail = withMail('@x', 1, 'm1', { tasksWaiting: 2, waitingTaskIds: ['t3', 't4'] });
+      expect(unreadSetSignature(mail)).not.toBe(unreadSetSignature({ ...mail, waitingTaskIds: ['t3', 't5'] }));
+      expect(unreadSetSignature(mail)).toBe(unreadSetSignature({ ...mail, waitingTaskIds: ['t4', 't3'] }));
+    });
+
+    test('tasks not read (the agent could not be nudged): the signature has their count alone', () => {
+      expect(unreadSetSignature({ unread: 0, newestUnreadId: null, oldestUnreadAt: null, tasksWaiting: 2 })).toBe(
+        '0|oldest:-|tasks:2',
+      );
+    });
+  });
+
   describe('rememberedNudges: a daemon that shares no records starts from the last nudges the log recorded', () => {
     const at = (ms: number) => new Date(ms).toISOString();
     /** Given each identity's last nudge in the log, when a new daemon's first tick sees these agents, then these verdicts. */

@@ -38,7 +38,8 @@ import type { RejectionLog } from './application/rejectionLog';
 import { LiveWriterOfAnotherLog, rebuildProjections } from './projections/rebuild';
 import { aheadOfThisLog, ForeignViews } from './projections/viewsOwnership';
 import { isStartupError, StartupError, StartupInterrupted } from './startupError';
-import { checkDirectoryPath, checkEventStoreUrl, checkRedisNames } from './startupChecks';
+import { checkDirectoryPath, checkEventStoreUrl, checkRedisNames, translateStartupError } from './startupChecks';
+import { openRefusalInOptionTerms } from './libraryTerms';
 import { isMailboxError, MailboxError } from './errors';
 import { retry } from './support/retry';
 import { rebuildViewsOfOtherRules } from './application/olderRules';
@@ -357,17 +358,43 @@ function checkStoreOptions(config: MailboxConfig): void {
 }
 
 /**
- * `interrupted`: aborted when the process is asked to stop while this runs (mailbox serve's SIGTERM): the views'
- * catch-up stops after its batch in progress, everything opened is closed, and this rejects with StartupInterrupted.
+ * The library's entry point: every refusal is a MailboxError in createMailbox's own terms (dataDir, redisUrl, ...).
+ * A refusal met while opening (another process serving the data dir, a log SQLite cannot read, views of another log,
+ * Redis unreachable) was mailbox serve's: a StartupError, or an UnreadableLogFile, neither of them the MailboxError a
+ * caller is told to catch, naming MAILBOX_DATA_DIR and MAILBOX_REDIS_URL (libraryTerms.ts).
+ *
+ * `interrupted`: aborted when the process is asked to stop while this runs: the views' catch-up stops after its batch
+ * in progress, everything opened is closed, and this rejects with StartupInterrupted.
  */
 export async function createMailbox(
   input: MailboxConfigInput = {},
   overrides: ContainerOverrides = {},
-  { interrupted }: { interrupted?: AbortSignal } = {},
+  options: { interrupted?: AbortSignal } = {},
 ): Promise<Mailbox> {
+  const config = checkedOptions(input);
+  return openMailbox(config, overrides, options).catch((error: unknown) => {
+    throw openRefusalInOptionTerms(translateStartupError(error, config));
+  });
+}
+
+/** createMailbox's options, refused in their own terms before anything is opened. */
+function checkedOptions(input: MailboxConfigInput): MailboxConfig {
   refuseUnknownConfigKeys(input, Object.keys(configSchema.shape));
   const config = parseOptions(input);
   checkStoreOptions(config);
+  return config;
+}
+
+/**
+ * createMailbox as mailbox serve opens it (server.ts): a refusal at open stays serve's, a StartupError in the
+ * variables' words (one line, exit code 2). Options checked as createMailbox checks them.
+ */
+export async function openMailbox(
+  input: MailboxConfigInput = {},
+  overrides: ContainerOverrides = {},
+  { interrupted }: { interrupted?: AbortSignal } = {},
+): Promise<Mailbox> {
+  const config = checkedOptions(input);
   const container = await buildContainer(config, overrides);
   container.registerSingleton(MailboxCommands);
   container.registerSingleton(MailboxQueries);

@@ -9,7 +9,7 @@
  */
 import type { Logger } from 'pino';
 import type { MailboxConfig } from './config';
-import { createMailbox, type Mailbox } from './mailbox';
+import { openMailbox, type Mailbox } from './mailbox';
 import { keepAdminToken, prepareAdminToken, type AdminToken } from './adminToken';
 import { buildHttpServer, type HttpServer } from './adapters/http/httpServer';
 import { mcpRoutes } from './adapters/mcp/mcpRoutes';
@@ -63,7 +63,7 @@ async function start(
   await checkPortFree(config);
   await waitForBackends(config, logger, interrupted);
   const prepared = prepareAdminToken(config, logger); // a generated one is stored and shown once the stores opened
-  let mailbox = await createMailbox({ ...config, adminToken: prepared.token }, { logger }, { interrupted });
+  let mailbox = await openMailbox({ ...config, adminToken: prepared.token }, { logger }, { interrupted });
   let admin: AdminToken;
   try {
     admin = keepAdminToken(prepared, logger, print);
@@ -74,7 +74,7 @@ async function start(
   if (admin.token !== prepared.token) {
     // Another process stored its generated token first (views in memory: no owner lock kept it out): serve that one.
     await mailbox.close();
-    mailbox = await createMailbox({ ...config, adminToken: admin.token }, { logger }, { interrupted });
+    mailbox = await openMailbox({ ...config, adminToken: admin.token }, { logger }, { interrupted });
   }
   logger.info({ source: admin.source, ...(admin.file ? { file: admin.file } : {}) }, 'admin token');
   let http: HttpServer;

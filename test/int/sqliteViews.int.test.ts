@@ -491,8 +491,12 @@ describe('SQLite views (embedded default)', () => {
       () => null,
       (error: unknown) => error,
     );
-    expect(refused).toBeInstanceOf(StartupError);
-    const message = (refused as StartupError).message;
+    // The library's refusal: a MailboxError naming its option (mailbox serve's own is a StartupError: logIdentity.e2e).
+    expect(refused).toBeInstanceOf(MailboxError);
+    expect((refused as MailboxError).envelope).toMatchObject({ code: 'UNAVAILABLE', error: 'Refused at open' });
+    const message = (refused as MailboxError).message;
+    expect(message).not.toMatch(/MAILBOX_/);
+    expect(message).toContain("projectionsOnForeign: 'take-over'");
     expect(message).toMatch(
       /^The views in the SQLite views file .*views\.sqlite belong to another event log \(.+\), not to this one/,
     );

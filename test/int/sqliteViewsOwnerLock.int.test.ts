@@ -67,7 +67,7 @@ test('the heartbeat daemon with --projector on owns the views as a server does: 
     await server.close();
   }
   const alone = await openPipeline(parseConfig(config), logger, 'on'); // no server: the daemon is the one projector
-  await expect(createMailbox(config)).rejects.toBeInstanceOf(StartupError);
+  await expect(createMailbox(config)).rejects.toMatchObject({ code: 'UNAVAILABLE', envelope: { error: 'Data dir in use' } });
   await alone.close();
 });
 

@@ -30,6 +30,8 @@ export class ViewsFileInUse extends StartupError {
         'stop it first, or give this one another MAILBOX_DATA_DIR. Two mailboxes on one data dir would each wake only the ' +
         'agents connected to it.',
       { variable: 'MAILBOX_DATA_DIR', file },
+      // As an envelope (createMailbox's refusal): a state that ends when the other mailbox stops, not a bad setting.
+      { refusal: { error: 'Data dir in use', code: 'UNAVAILABLE' } },
     );
   }
 }

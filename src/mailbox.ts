@@ -39,7 +39,7 @@ import { LiveWriterOfAnotherLog, rebuildProjections } from './projections/rebuil
 import { aheadOfThisLog, ForeignViews } from './projections/viewsOwnership';
 import { isStartupError, StartupError, StartupInterrupted } from './startupError';
 import { checkDirectoryPath, checkEventStoreUrl, checkRedisNames, translateStartupError } from './startupChecks';
-import { openRefusalInOptionTerms } from './libraryTerms';
+import { everyRefusalInMethodTerms, inMethodTerms, openRefusalInOptionTerms } from './libraryTerms';
 import { isMailboxError, MailboxError } from './errors';
 import { retry } from './support/retry';
 import { rebuildViewsOfOtherRules } from './application/olderRules';
@@ -108,39 +108,49 @@ export class Mailbox {
 
   /** A client acting as the holder of `token` (identity from the token only). */
   async as(token: string) {
-    return this.asActor(await whileOpen(this.closing.signal, () => this.authenticator.authenticate(checkedToken(token)))());
+    const authenticate = whileOpen(this.closing.signal, () => this.authenticator.authenticate(checkedToken(token)));
+    return this.asActor(
+      await authenticate().catch((error: unknown) => {
+        throw inMethodTerms(error);
+      }),
+    );
   }
 
-  /** Once close() has begun, each of its methods rejects with UNAVAILABLE (whileOpen.ts), a client taken earlier too. */
+  /**
+   * Once close() has begun, each of its methods rejects with UNAVAILABLE (whileOpen.ts), a client taken earlier too.
+   * Its refusals name its methods, where HTTP and MCP name their routes and tools (libraryTerms.ts).
+   */
   asActor(actor: Actor) {
     const { commands: c, queries: q, tasks: t, taskQueries: tq } = this;
-    return everyCallWhileOpen(this.closing.signal, {
-      actor,
-      registerAgent: (input: unknown, o?: CommandOptions) => c.registerAgent(actor, input, opts('registerAgent', o, false)),
-      retireAgent: (identity: string, o?: CommandOptions) => c.retireAgent(actor, { identity }, opts('retireAgent', o, false)),
-      rotateToken: (identity: string, o?: CommandOptions) =>
-        c.rotateAgentToken(actor, { identity }, opts('rotateToken', o, false)),
-      send: (input: unknown, o?: CommandOptions) => c.send(actor, input, opts('send', o, true)),
-      /** send's result (unchanged), with `replayed`: true when it replayed a send made already with its idempotencyKey. */
-      sendOutcome: (input: unknown, o?: CommandOptions) => c.sendOutcome(actor, input, opts('send', o, true)),
-      markRead: (input: unknown, o?: CommandOptions) => c.markRead(actor, input, opts('markRead', o, false)),
-      archive: (messageId: string, o?: CommandOptions) => c.archive(actor, { messageId }, opts('archive', o, false)),
-      unarchive: (messageId: string, o?: CommandOptions) => c.unarchive(actor, { messageId }, opts('unarchive', o, false)),
-      listMessages: (query: unknown = {}) => q.listMessages(actor, query),
-      getMessage: (messageId: string) => q.getMessage(actor, { messageId }),
-      delivery: (messageId: string, page: { after?: string; limit?: number } = {}) =>
-        this.deliveries.delivery(actor, { messageId, ...page }),
-      unreadCount: () => q.unreadCount(actor),
-      listAgents: () => q.listAgents(),
-      heartbeats: () => q.heartbeats(actor),
-      auditEvents: (after: bigint | null = null, limit = 100) => q.auditEvents(actor, after, limit),
-      watch: (emit: (event: WakeStreamEvent) => void) => q.openWakeStream(actor, checkedListener(emit)),
-      claimTask: (taskId: string, options: { leaseSeconds?: number } = {}, o?: CommandOptions) =>
-        t.claim(actor, { taskId, ...options }, opts('claimTask', o, false)),
-      updateTask: (input: unknown, o?: CommandOptions) => t.transition(actor, input, opts('updateTask', o, false)),
-      listTasks: (query: unknown = {}) => tq.listTasks(actor, query),
-      getTask: (taskId: string) => tq.getTask(actor, { taskId }),
-    });
+    return everyRefusalInMethodTerms(
+      everyCallWhileOpen(this.closing.signal, {
+        actor,
+        registerAgent: (input: unknown, o?: CommandOptions) => c.registerAgent(actor, input, opts('registerAgent', o, false)),
+        retireAgent: (identity: string, o?: CommandOptions) => c.retireAgent(actor, { identity }, opts('retireAgent', o, false)),
+        rotateToken: (identity: string, o?: CommandOptions) =>
+          c.rotateAgentToken(actor, { identity }, opts('rotateToken', o, false)),
+        send: (input: unknown, o?: CommandOptions) => c.send(actor, input, opts('send', o, true)),
+        /** send's result (unchanged), with `replayed`: true when it replayed a send made already with its idempotencyKey. */
+        sendOutcome: (input: unknown, o?: CommandOptions) => c.sendOutcome(actor, input, opts('send', o, true)),
+        markRead: (input: unknown, o?: CommandOptions) => c.markRead(actor, input, opts('markRead', o, false)),
+        archive: (messageId: string, o?: CommandOptions) => c.archive(actor, { messageId }, opts('archive', o, false)),
+        unarchive: (messageId: string, o?: CommandOptions) => c.unarchive(actor, { messageId }, opts('unarchive', o, false)),
+        listMessages: (query: unknown = {}) => q.listMessages(actor, query),
+        getMessage: (messageId: string) => q.getMessage(actor, { messageId }),
+        delivery: (messageId: string, page: { after?: string; limit?: number } = {}) =>
+          this.deliveries.delivery(actor, { messageId, ...page }),
+        unreadCount: () => q.unreadCount(actor),
+        listAgents: () => q.listAgents(),
+        heartbeats: () => q.heartbeats(actor),
+        auditEvents: (after: bigint | null = null, limit = 100) => q.auditEvents(actor, after, limit),
+        watch: (emit: (event: WakeStreamEvent) => void) => q.openWakeStream(actor, checkedListener(emit)),
+        claimTask: (taskId: string, options: { leaseSeconds?: number } = {}, o?: CommandOptions) =>
+          t.claim(actor, { taskId, ...options }, opts('claimTask', o, false)),
+        updateTask: (input: unknown, o?: CommandOptions) => t.transition(actor, input, opts('updateTask', o, false)),
+        listTasks: (query: unknown = {}) => tq.listTasks(actor, query),
+        getTask: (taskId: string) => tq.getTask(actor, { taskId }),
+      }),
+    );
   }
 
   /**

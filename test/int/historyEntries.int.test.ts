@@ -14,6 +14,7 @@ describe.each(STORE_KINDS)('history entry ids ($name event store)', (kind) => {
   const harness = mailboxHarness(kind);
   const finds = kind.name !== 'esdb (test double)';
 
+  // The library's refusals name its methods (getTask('<id>')) where HTTP and MCP name their tools and routes.
   it("get_message, get_task, claim_task and update_task given an entry's id name its task to its parties, to nobody else", async () => {
     const mailbox = await harness.open();
     const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
@@ -36,19 +37,19 @@ describe.each(STORE_KINDS)('history entry ids ($name event store)', (kind) => {
         const asTask = await expectRejectedWithoutEvents(mailbox, 'TASK_NOT_FOUND', () => reader.getTask(id));
         if (!finds) {
           expect(asMessage.envelope).toEqual(expect.not.objectContaining({ taskId }));
-          expect(asMessage.message).toContain(`"<the entry's taskId>"`);
+          expect(asMessage.message).toContain(`getTask('<the entry's taskId>')`);
           continue;
         }
         expect(asMessage.envelope).toMatchObject({ messageId: id, taskId });
         expect(asMessage.message).toBe(
-          `${id} is no message: it is an entry of the history of task ${taskId} (get_task's history[].messageId or ` +
-            `status.message.messageId). Read the task with get_task {"taskId": "${taskId}"} (GET /v1/tasks/${taskId}); ` +
-            `the message that opened it is get_message {"messageId": "${taskId}"}.`,
+          `${id} is no message: it is an entry of the history of task ${taskId} (getTask's history[].messageId or ` +
+            `status.message.messageId). Read the task with getTask('${taskId}'); ` +
+            `the message that opened it is getMessage('${taskId}').`,
         );
         expect(asTask.envelope).toMatchObject({ taskId: id, entryOf: taskId });
         expect(asTask.message).toBe(
           `${id} is no task: it is an entry of the history of task ${taskId} (its history[].messageId or ` +
-            `status.message.messageId). Read that task with get_task {"taskId": "${taskId}"} (GET /v1/tasks/${taskId}).`,
+            `status.message.messageId). Read that task with getTask('${taskId}').`,
         );
       }
       // Claimed or moved by it (claim_task, update_task): told the task's own id to give instead.
@@ -58,7 +59,7 @@ describe.each(STORE_KINDS)('history entry ids ($name event store)', (kind) => {
           expect([moved.envelope.entryOf, moved.message]).toEqual([
             taskId,
             `${id} is no task: it is an entry of the history of task ${taskId} (its history[].messageId or ` +
-              `status.message.messageId). Give the task's own id: {"taskId": "${taskId}"}; get_task reads it.`,
+              `status.message.messageId). Give the task's own id: {"taskId": "${taskId}"}; getTask reads it.`,
           ]);
         else expect(moved.envelope.entryOf).toBeUndefined();
       }
@@ -90,7 +91,7 @@ describe.each(STORE_KINDS)('history entry ids ($name event store)', (kind) => {
       expect(refused.envelope).toMatchObject({ field: 'inReplyTo', messageId: question, taskId });
       expect(refused.message).toBe(
         `inReplyTo names ${question}, which is no message: it is an entry of the history of task ${taskId} ` +
-          `(get_task's history[].messageId). To write in that task's thread (and answer its question, when you sent it ` +
+          `(getTask's history[].messageId). To write in that task's thread (and answer its question, when you sent it ` +
           `and write to its holder), reply to the task's message: inReplyTo "${taskId}".`,
       );
     } else expect(refused.envelope).toEqual(expect.not.objectContaining({ taskId }));

@@ -347,13 +347,13 @@ describe.each(STORE_KINDS)('tasks ($name event store)', (kind) => {
     expect(progress.message).toBe(
       `Task ${taskId} is Working; @bob (assignee) cannot move it to Working. From Working you may move it to: ` +
         'InputRequired, AuthRequired, Completed, Failed, Submitted. It is Working already, and a task keeps no progress ' +
-        'notes: to tell @alice something about it, send a message in its thread: add_message {"to": "@alice", ' +
-        `"inReplyTo": "${taskId}", "subject": "...", "body": "..."}.`,
+        'notes: to tell @alice something about it, send a message in its thread: send({"to": "@alice", ' +
+        `"inReplyTo": "${taskId}", "subject": "...", "body": "..."}).`,
     );
     const sender = await expectRejectedWithoutEvents(mailbox, 'INVALID_TRANSITION', () =>
       alice.updateTask({ taskId, to: 'Working', note: 'use main' }),
     );
-    expect(sender.message).toContain(`to tell @bob something about it, send a message in its thread: add_message {"to": "@bob"`);
+    expect(sender.message).toContain(`to tell @bob something about it, send a message in its thread: send({"to": "@bob"`);
     // Not held by @carol (of the audience): nothing for it to say in the thread, and no such hint.
     const other = await expectRejectedWithoutEvents(mailbox, 'INVALID_TRANSITION', () =>
       carol.updateTask({ taskId, to: 'Working' }),

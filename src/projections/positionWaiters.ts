@@ -17,6 +17,19 @@ export class PositionWaiters {
     this.waiters = still;
   }
 
+  /**
+   * Every wait ends now, unreached (false): the views stop advancing (the runner stopped). A send under way when
+   * mailbox.close() began waited out its awaitProjectionMs on a timer that keeps no process alive, so that a script
+   * whose last step awaited it ended with the send's promise never settled (Node's exit code 13 for a top-level await).
+   */
+  releaseAll(): void {
+    for (const waiter of this.waiters) {
+      clearTimeout(waiter.timer);
+      waiter.resolve(false);
+    }
+    this.waiters = [];
+  }
+
   waitFor(position: bigint, timeoutMs: number): Promise<boolean> {
     if (this.reachedPosition !== null && position <= this.reachedPosition) return Promise.resolve(true);
     return new Promise((resolve) => {

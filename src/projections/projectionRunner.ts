@@ -107,6 +107,8 @@ export class ProjectionRunner {
   private loop: Promise<void> | null = null;
   private watchdog: NodeJS.Timeout | null = null;
   private readonly waiters = new PositionWaiters();
+  /** stop() was called (and no start() since): a wait for a position ends at once. Unlike `stopped`, false before start. */
+  private halted = false;
   /** Told each time the views move forward (onAdvance): the task sweeper looks for the next due time then. */
   private readonly advanceListeners = new Set<(position: bigint, advance: ViewsAdvance) => void>();
   /** How far the views' wakes went out: a rebuild of lost views applies events up to there without them. */
@@ -230,6 +232,7 @@ export class ProjectionRunner {
     await this.claimViews();
     if (interrupted?.aborted) return;
     this.stopped = false;
+    this.halted = false;
     this.displaced = false;
     this.interrupted = interrupted ?? null;
     try {
@@ -353,6 +356,8 @@ export class ProjectionRunner {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.halted = true;
+    this.waiters.releaseAll(); // nothing is applied from here: a command waiting for its events is answered now
     this.stopping.abort(); // a backoff wait in the follow loop ends at once
     if (this.watchdog) clearInterval(this.watchdog);
     this.watchdog = null;
@@ -436,7 +441,9 @@ export class ProjectionRunner {
    * after the timeout; then the runner reports itself lagging until it gets there.
    */
   async waitFor(position: bigint, timeoutMs = 2000): Promise<boolean> {
+    if (this.halted) return this.hasApplied(position); // stopped: the views will not get there while it waits
     const reached = await this.waiters.waitFor(position, timeoutMs);
+    if (this.halted) return reached;
     if (!reached && !this.hasApplied(position)) {
       const lagging = this.status.lagging;
       if (lagging === null) this.status.lagging = { position: position.toString(), since: new Date().toISOString() };

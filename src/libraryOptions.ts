@@ -4,8 +4,11 @@
  * `send(input, { idempotency: 'k' })` sent without a key, so that its retry sent the message twice. Each is refused
  * instead (VALIDATION_FAILED, before anything is opened or written), naming the key and the ones that are taken.
  */
+import { z } from 'zod';
 import { MailboxError } from './errors';
 import { editDistance } from './commands/suggestions';
+import { pageSize } from './commands/numberFields';
+import { parseInput } from './commands/validation';
 
 /** The known key nearest to `key`, when close enough to be a typo (`datadir` -> `dataDir`). */
 function nearest(key: string, known: readonly string[]): string | undefined {
@@ -76,5 +79,27 @@ export function checkedListener<F>(emit: F): F {
       emit === undefined ? 'nothing' : typeof emit
     }: watch((event) => console.log(event.event, event.data)). No stream was opened.`,
     { field: 'listener' },
+  );
+}
+
+const auditLimit = z.strictObject({ limit: pageSize(1000, 100) });
+
+/**
+ * auditEvents' page, checked as GET /v1/audit/events checks its query. `after` was handed to the log as given: the
+ * page's own nextAfter (digits, as the page says it) or a number read nothing ({ events: [], nextAfter: '5' } with
+ * events after position 5), 'x' the same, as if the log ended there; a limit of -1 or 10 ** 9 was silently 1 or 1000.
+ */
+export function checkedAuditPage(after: unknown, limit: unknown): { after: bigint | null; limit: number } {
+  const checked = parseInput(auditLimit, { limit }, 'auditEvents').limit;
+  if (after === null || after === undefined) return { after: null, limit: checked };
+  if (typeof after === 'bigint' && after >= 0n) return { after, limit: checked };
+  if (typeof after === 'string' && /^\d+$/.test(after)) return { after: BigInt(after), limit: checked };
+  if (typeof after === 'number' && Number.isSafeInteger(after) && after >= 0) return { after: BigInt(after), limit: checked };
+  throw new MailboxError(
+    'VALIDATION_FAILED',
+    'Validation failed',
+    `auditEvents: 'after' is a log position, a page's nextAfter as it is ('42') or a bigint (42n), or null for the first ` +
+      `page; not ${typeof after === 'string' ? `'${after}'` : typeof after === 'object' ? 'an object' : `the ${typeof after} ${String(after)}`}. Nothing was read.`,
+    { field: 'after' },
   );
 }

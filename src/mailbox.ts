@@ -14,7 +14,7 @@ import {
   type MailboxConfig,
   type MailboxConfigInput,
 } from './config';
-import { checkedCommandOptions as opts, checkedListener, refuseUnknownConfigKeys } from './libraryOptions';
+import { checkedAuditPage, checkedCommandOptions as opts, checkedListener, refuseUnknownConfigKeys } from './libraryOptions';
 import { LeaseKeeper, LeaseLoop, leaseTiming, tookOverFrom, tookOverText, type LeaseStore } from './projections/projectorLease';
 import { buildContainer, leasesOf, sharedLimitsOf, type ContainerOverrides } from './compositionRoot';
 import { TOKENS } from './tokens';
@@ -142,7 +142,11 @@ export class Mailbox {
         unreadCount: () => q.unreadCount(actor),
         listAgents: () => q.listAgents(),
         heartbeats: () => q.heartbeats(actor),
-        auditEvents: (after: bigint | null = null, limit = 100) => q.auditEvents(actor, after, limit),
+        /** The log after `after` (null: from its start), `limit` events (1-1000); a page's nextAfter gives the next. */
+        auditEvents: (after: bigint | string | null = null, limit = 100) => {
+          const page = checkedAuditPage(after, limit);
+          return q.auditEvents(actor, page.after, page.limit);
+        },
         watch: (emit: (event: WakeStreamEvent) => void) => q.openWakeStream(actor, checkedListener(emit)),
         claimTask: (taskId: string, options: { leaseSeconds?: number } = {}, o?: CommandOptions) =>
           t.claim(actor, { taskId, ...options }, opts('claimTask', o, false)),

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createMailbox } from '../../src/mailbox';
 import { MailboxError } from '../../src/errors';
+import { ADMIN_ACTOR } from '../../src/commands/roles';
 import { allEvents, memoryMailbox, registerAgents, silentLogger, tempDir } from '../support/fixtures';
 import { rejectionOf } from './coreHarness';
 
@@ -194,5 +195,35 @@ test("without adminToken the library's mailbox has no admin: the token a server 
     expect((await admin.registerAgent({ identity: '@a' })).identity).toBe('@a');
   } finally {
     await administered.close();
+  }
+});
+
+// auditEvents handed `after` to the log as given: a page's own nextAfter ('3', as the page says it) read nothing
+// ({ events: [], nextAfter: '3' } with events after position 3), as did 'x'; a limit of -1 or 10 ** 9 was 1 or 1000.
+test("auditEvents pages on from a page's nextAfter as it is; an after or a limit it cannot read is refused, naming it", async () => {
+  const mailbox = await memoryMailbox();
+  try {
+    const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    await a.send({ to: ['@b', '@c'], subject: 'one', body: 'x' });
+    const { token } = await mailbox.asActor(ADMIN_ACTOR).registerAgent({ identity: '@ops', role: 'auditor' });
+    const auditor = await mailbox.as(token);
+    const all = (await auditor.auditEvents(null, 1000)).events.map((event) => event.position);
+    const first = await auditor.auditEvents(null, 2);
+    expect(first.nextAfter).toBe(all[1]);
+    const next = await auditor.auditEvents(first.nextAfter, 2);
+    expect(next.events.map((event) => event.position)).toEqual(all.slice(2, 4));
+    expect((await auditor.auditEvents(BigInt(all[1]), 2)).events).toEqual(next.events);
+    const before = (await allEvents(mailbox)).length;
+    const after = await rejectionOf(auditor.auditEvents('x' as never));
+    expect(after.envelope).toMatchObject({ code: 'VALIDATION_FAILED', field: 'after' });
+    expect(after.message).toContain("auditEvents: 'after' is a log position, a page's nextAfter as it is");
+    for (const limit of [-1, 10 ** 9]) {
+      const refused = await rejectionOf(auditor.auditEvents(null, limit));
+      expect(refused.envelope).toMatchObject({ code: 'VALIDATION_FAILED', field: 'limit' });
+      expect(refused.message).toContain("auditEvents: 'limit' takes a whole number from 1 to 1000");
+    }
+    expect((await allEvents(mailbox)).length).toBe(before);
+  } finally {
+    await mailbox.close();
   }
 });

@@ -169,3 +169,17 @@ export function everyRefusalInMethodTerms<T extends object>(client: T): T {
     ]),
   ) as T;
 }
+
+/** A send's warnings (SELF_ADDRESSED named list_agents and GET /v1/agents) in the library's words; the rest as it is. */
+export function warningsInMethodWords<R>(result: R): R {
+  const warnings = (result as { warnings?: unknown } | null)?.warnings;
+  if (!Array.isArray(warnings)) return result;
+  return {
+    ...result,
+    warnings: warnings.map((warning: unknown) =>
+      warning !== null && typeof warning === 'object' && typeof (warning as { message?: unknown }).message === 'string'
+        ? { ...warning, message: inMethodWords((warning as { message: string }).message) }
+        : warning,
+    ),
+  };
+}

@@ -39,7 +39,7 @@ import { LiveWriterOfAnotherLog, rebuildProjections } from './projections/rebuil
 import { aheadOfThisLog, ForeignViews } from './projections/viewsOwnership';
 import { isStartupError, StartupError, StartupInterrupted } from './startupError';
 import { checkDirectoryPath, checkEventStoreUrl, checkRedisNames, translateStartupError } from './startupChecks';
-import { everyRefusalInMethodTerms, inMethodTerms, openRefusalInOptionTerms } from './libraryTerms';
+import { everyRefusalInMethodTerms, inMethodTerms, openRefusalInOptionTerms, warningsInMethodWords } from './libraryTerms';
 import { isMailboxError, MailboxError } from './errors';
 import { retry } from './support/retry';
 import { rebuildViewsOfOtherRules } from './application/olderRules';
@@ -129,9 +129,12 @@ export class Mailbox {
         retireAgent: (identity: string, o?: CommandOptions) => c.retireAgent(actor, { identity }, opts('retireAgent', o, false)),
         rotateToken: (identity: string, o?: CommandOptions) =>
           c.rotateAgentToken(actor, { identity }, opts('rotateToken', o, false)),
-        send: (input: unknown, o?: CommandOptions) => c.send(actor, input, opts('send', o, true)),
+        send: (input: unknown, o?: CommandOptions) => c.send(actor, input, opts('send', o, true)).then(warningsInMethodWords),
         /** send's result (unchanged), with `replayed`: true when it replayed a send made already with its idempotencyKey. */
-        sendOutcome: (input: unknown, o?: CommandOptions) => c.sendOutcome(actor, input, opts('send', o, true)),
+        sendOutcome: (input: unknown, o?: CommandOptions) =>
+          c
+            .sendOutcome(actor, input, opts('send', o, true))
+            .then((outcome) => ({ ...outcome, result: warningsInMethodWords(outcome.result) })),
         markRead: (input: unknown, o?: CommandOptions) => c.markRead(actor, input, opts('markRead', o, false)),
         archive: (messageId: string, o?: CommandOptions) => c.archive(actor, { messageId }, opts('archive', o, false)),
         unarchive: (messageId: string, o?: CommandOptions) => c.unarchive(actor, { messageId }, opts('unarchive', o, false)),

@@ -59,3 +59,20 @@ test('a refusal of a client method or of mailbox.as names methods and options, n
     await mailbox.close();
   }
 });
+
+// A send to oneself was told, in its SELF_ADDRESSED warning, to find the others with "list_agents or GET /v1/agents".
+test("a send's warnings name methods too; the same send replayed says the same", async () => {
+  const mailbox = await memoryMailbox({ adminToken: ADMIN_TOKEN });
+  try {
+    const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    const input = { to: ['@a', '@b', '@c'], subject: 'to us', body: 'x' };
+    const sent = await a.send(input, { idempotencyKey: 'self-1' });
+    const self = sent.warnings?.find((warning) => warning.code === 'SELF_ADDRESSED');
+    expect(self?.message).toContain('send it again to its identity (listAgents() names them).');
+    expect(JSON.stringify(sent.warnings)).not.toMatch(NOT_LIBRARY_WORDS);
+    const { result, replayed } = await a.sendOutcome(input, { idempotencyKey: 'self-1' });
+    expect([replayed, result]).toEqual([true, sent]);
+  } finally {
+    await mailbox.close();
+  }
+});

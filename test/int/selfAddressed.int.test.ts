@@ -14,12 +14,13 @@ describe.each(STORE_KINDS.slice(0, 1))('a message to its own sender ($name event
   it('@a to @a is delivered to @a and said so; in a list too; to others or to AGENT:* nothing is said', async () => {
     const mailbox = await harness.open();
     const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    // In the library's words (HTTP and MCP name list_agents and GET /v1/agents there).
     const warning = {
       code: 'SELF_ADDRESSED',
       identity: '@a',
       message:
         'You sent this message to yourself (@a): it is in your own inbox, as any recipient gets it. If you meant ' +
-        'another agent, send it again to its identity (list_agents or GET /v1/agents names them).',
+        'another agent, send it again to its identity (listAgents() names them).',
     };
     const alone = await a.send({ to: '@a', subject: 'note', body: 'x' });
     expect({ recipients: alone.recipients, warnings: alone.warnings }).toEqual({ recipients: ['@a'], warnings: [warning] });

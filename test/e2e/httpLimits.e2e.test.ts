@@ -4,6 +4,7 @@
  * the envelope and writes no event.
  */
 import http from 'node:http';
+import { holdApplies } from '../support/heldApplies';
 import { startTestServer, type TestServer } from '../support/httpServer';
 import { subscribe } from './wakeSubscriber';
 
@@ -463,7 +464,9 @@ test('a request that outlives the timeout is 503 UNAVAILABLE that says a send ma
   const slow = await startTestServer({ requestTimeoutMs: 1000, awaitProjectionMs: 10_000 });
   try {
     const { '@x': x, '@y': y } = await slow.register(['@x', '@y']);
-    await slow.mailbox.runner.stop(); // views stop following: a send waits awaitProjectionMs for them
+    // The views stall (their store holds its applies): a send waits awaitProjectionMs for them. Not runner.stop(): a
+    // stopped runner answers its waits at once (the views advance no more: close() settles what is under way).
+    const held = holdApplies(slow.mailbox.projections);
     const headers = { 'idempotency-key': 'slow-1' };
     const before = await slow.eventCount();
     const timedOut = await slow.call('POST', '/v1/messages', { token: x, body: { ...message, to: '@y' }, headers });
@@ -472,7 +475,7 @@ test('a request that outlives the timeout is 503 UNAVAILABLE that says a send ma
     expect(timedOut.headers.get('retry-after')).toBe('5');
     expect(timedOut.body.message).toContain('same Idempotency-Key');
     expect(await slow.eventCount()).toBe(before + 1); // it was applied, as the message warned
-    await slow.mailbox.runner.start();
+    held.release();
     const retried = await slow.call('POST', '/v1/messages', { token: x, body: { ...message, to: '@y' }, headers });
     // The timed-out request wrote it: the retry is a replay (the original 201 and body, and the header), writing nothing.
     expect([retried.status, retried.headers.get('idempotent-replayed')]).toEqual([201, 'true']);

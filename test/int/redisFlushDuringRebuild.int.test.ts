@@ -10,6 +10,7 @@
 import { Redis } from 'ioredis';
 import { checkReadiness } from '../../src/adapters/http/readiness';
 import { RedisKeys } from '../../src/adapters/projections/redisKeys';
+import { leaseKey } from '../../src/adapters/projections/redisLease';
 import { ADMIN_ACTOR } from '../../src/commands/roles';
 import { isMailboxError } from '../../src/errors';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
@@ -192,4 +193,121 @@ test("flushed while a later generation is active: the views rebuilt in place rec
   await second.rulesRebuilt;
   expect(messages().filter((m) => /read model's rules/.test(m))).toEqual([]);
   expect(await unread(second, '@b')).toMatchObject({ unread: 2 });
+});
+
+// The projector rebuilds lost views in place with each batch's chunks of events pipelined (64 per script call). The
+// first batch of such a rebuild expected no checkpoint, so a second flush between two of its chunks left the chunks
+// after it to claim the emptied views and go on from their own positions: the events of the chunks before were missing
+// for good (acknowledged mail never shown, counts short) while the views looked whole, and were served as whole.
+test('flushed again between two chunks of the rebuild in place: no event is missing, nothing is served with a gap', async () => {
+  const namespace = `flushchunks${process.pid}`;
+  const keys = new RedisKeys(namespace);
+  const config = {
+    dataDir: tempDir('mailbox-flushchunks-'),
+    adminToken: 'a'.repeat(32),
+    logLevel: 'silent' as const,
+    redisUrl: redis.url,
+    redisNamespace: namespace,
+    redisTimeoutMs: REDIS_TEST_TIMEOUT_MS,
+  };
+  const { logger, messages } = recordingLogger();
+  const mailbox = await createMailbox(config, { logger });
+  opened.push(mailbox);
+  const agents = ['@a', '@b', '@c'];
+  for (const identity of agents) await mailbox.asActor(ADMIN_ACTOR).registerAgent({ identity });
+  const as = (identity: string) => mailbox.asActor({ identity, role: 'agent' });
+  // Enough mail that the rebuild's first batch spans several script calls: each agent writes to the next one.
+  const sent = new Map<string, string[]>(agents.map((identity) => [identity, []]));
+  const read = new Map<string, string[]>(agents.map((identity) => [identity, []]));
+  for (let round = 0; round < 40; round++) {
+    for (const [i, from] of agents.entries()) {
+      const to = agents[(i + 1) % agents.length];
+      const { messageId } = await as(from).send({ to, subject: `round ${round}`, body: 'x' });
+      sent.get(to)!.push(messageId);
+    }
+  }
+  for (const identity of agents) {
+    const first = sent.get(identity)!.slice(0, 3); // early: in the rebuild's first chunk
+    await as(identity).markRead({ messageIds: first });
+    read.get(identity)!.push(...first);
+  }
+  const whole = async (lists: boolean) => {
+    for (const identity of agents) {
+      const unreadIds = sent.get(identity)!.filter((id) => !read.get(identity)!.includes(id));
+      expect(await unread(mailbox, identity)).toMatchObject({ unread: unreadIds.length });
+      if (!lists) continue; // a listing marks entries seen (events written later)
+      const listed = await as(identity).listMessages({ limit: 200 });
+      expect(listed.messages.map((m) => m.messageId).sort()).toEqual([...sent.get(identity)!].sort());
+      const unreadListed = await as(identity).listMessages({ status: 'unread', limit: 200 });
+      expect(unreadListed.messages.map((m) => m.messageId).sort()).toEqual([...unreadIds].sort());
+    }
+  };
+  await whole(false);
+  const eventsBefore = (await allEvents(mailbox)).length;
+  expect(eventsBefore).toBeGreaterThan(2 * 64);
+
+  // The projector's calls of the apply script: the rebuild's first call that goes in (it expects no checkpoint, and the
+  // lease the flush took is the projector's again) passes; the calls pipelined beside it (its batch's later chunks,
+  // issued in the same turn) are held, and every call after them, until the test lets them go, in the order issued.
+  // Beside a first refused, they go on at once.
+  const projector = (mailbox.projections as unknown as { views: { client: Record<string, unknown> } }).views.client;
+  type Reply = [string, string, number];
+  const apply = (projector.mailboxApply as (...args: unknown[]) => Promise<Reply>).bind(projector);
+  const held: Array<() => void> = [];
+  const hold = (args: unknown[]) =>
+    new Promise<Reply>((resolve, reject) => held.push(() => void apply(...args).then(resolve, reject)));
+  releases.push(() => held.splice(0).forEach((go) => go()));
+  let turn: { first: Promise<Reply>; beside: number } | null = null;
+  let caught: { beside: number } | null = null;
+  projector.mailboxApply = (...args: unknown[]) => {
+    if (turn !== null) {
+      turn.beside++;
+      return turn.first.then((reply) => (reply[0] === 'ok' ? hold(args) : apply(...args)));
+    }
+    if (caught !== null) return hold(args);
+    const expected = args[Number(args[0]) + 2]; // after the key count, the keys and the flags
+    if (expected !== '') return apply(...args);
+    const thisTurn = (turn = { first: apply(...args), beside: 0 });
+    queueMicrotask(() => (turn = null));
+    void thisTurn.first.then((reply) => {
+      if (reply[0] === 'ok' && thisTurn.beside > 0) caught = thisTurn;
+    });
+    return thisTurn.first;
+  };
+
+  // First flush: the projector finds the views gone and rebuilds them in place; its first chunk goes in.
+  expect(await client.flushall()).toBe('OK');
+  await waitFor(() => caught !== null && held.length >= caught.beside, {
+    timeoutMs: 15_000,
+    what: "the rebuild's first chunk applied, with the batch's later chunks held behind it",
+  });
+  expect(await refusal(mailbox, '@b')).toMatchObject({
+    code: 'UNAVAILABLE',
+    message: expect.stringContaining('are being rebuilt from the event log'),
+  });
+
+  // Second flush between the first chunk and the next: the chunk's events are gone again, and the projector lease
+  // with them. The held chunks go on once the projector holds the lease again: its token is drawn from a counter the
+  // flush reset too, so the lease names the same holder as the held chunks do.
+  const lease = leaseKey(keys, 'projector');
+  const holder = await client.get(lease);
+  expect(holder).not.toBeNull();
+  expect(await client.flushall()).toBe('OK');
+  await waitFor(async () => (await client.get(lease)) !== null, { timeoutMs: 15_000, what: 'the projector lease taken again' });
+  expect(await client.get(lease)).toBe(holder);
+  projector.mailboxApply = apply;
+  for (const go of held.splice(0)) go();
+
+  // Reads are refused until the views are rebuilt whole; then every message is where it belongs, counts exact.
+  await waitFor(async () => (await Promise.all(agents.map((a) => refusal(mailbox, a)))).every((r) => 'served' in r), {
+    timeoutMs: 15_000,
+    what: 'reads served again',
+  });
+  expect((await allEvents(mailbox)).length).toBe(eventsBefore); // the refused reads wrote nothing
+  await whole(true);
+  expect(await client.get(keys.logOf(keys.defaultPrefix))).toBe(await mailbox.eventStore.logIdentity());
+  const status = mailbox.runner.getStatus();
+  expect({ views: status.views, viewsProblem: status.viewsProblem }).toEqual({ views: 'own', viewsProblem: null });
+  expect((await checkReadiness(mailbox)).ready).toBe(true);
+  expect(messages().filter((m) => /now belong to another log/.test(m))).toEqual([]);
 });

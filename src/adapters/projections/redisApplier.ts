@@ -24,7 +24,8 @@ export type ApplyOutcome =
   | { status: 'fenced'; committed: number }
   /** A newer projector holds the lease (its token `current`): nothing of the call was applied. */
   | { status: 'deposed'; current: string }
-  | { status: 'rewound'; stored: string }
+  /** `committed`: events of the call's chunks before the refused one that went in (contiguous: they did, then the store lost them). */
+  | { status: 'rewound'; stored: string; committed: number }
   /** The generation belongs to another log ('' an unknown one): nothing of the call was applied. */
   | { status: 'foreign'; owner: string };
 
@@ -128,7 +129,7 @@ export class RedisScriptApplier {
     if (status === 'fenced') return { status, committed };
     if (status === 'foreign') return { status, owner: value };
     if (status === 'deposed') return { status, current: value };
-    return { status: 'rewound', stored: value };
+    return { status: 'rewound', stored: value, committed };
   }
 }
 

@@ -166,6 +166,10 @@ export class RedisProjectionStore implements ProjectionStore {
         this.claimed ?? '',
         taskOps,
         this.fence === null ? '' : `${this.fence.node}:${this.fence.token}`, // the lease key's value (redisLease.ts)
+        // Each chunk after the first expects the one before it in (same call, no round trip more): a flush between two
+        // chunks of a rebuild from nothing left the later ones to claim the emptied views and go on from their own
+        // positions, the earlier chunks' events missing for good. Refused ('rewound'), the rebuild starts over.
+        true,
       );
       if (outcome.status === 'ok') {
         if (outcome.checkpoint > this.expected) this.expected = outcome.checkpoint;
@@ -185,8 +189,10 @@ export class RedisProjectionStore implements ProjectionStore {
       if (outcome.status === 'rewound') {
         const expected = parsePosition(this.expected);
         this.expected = outcome.stored;
-        // Nothing left of this generation: drop whatever a partial write left, so that the rebuild starts clean.
-        if (outcome.stored === '') await this.generationsOfViews.drop(prefix);
+        // Nothing left of this generation: drop whatever a partial write left, so that the rebuild starts clean. Not
+        // when an earlier chunk of this call went in: the store lost it since, and what the generation holds now is
+        // another writer's (this projector's next term, rebuilding it; the drop, key by key, would race it).
+        if (outcome.stored === '' && outcome.committed === 0) await this.generationsOfViews.drop(prefix);
         // Rebuilt from nothing in place (Redis restarted empty, or flushed): keys evicted before are no longer missing.
         if (outcome.stored === '' && this.evictedFrom?.generation === prefix) this.evictedFrom = null;
         // The rebuild records this version's rules where it claims the views (the apply script, in the generation

@@ -140,6 +140,11 @@ export class LeaseKeeper {
   private storeDown = false;
   /** When this node first failed to reach the store in the outage `storeDown` says (the injected clock). */
   private storeDownSince = 0;
+  /**
+   * A take of this node's went unanswered (timed out, cut off) since its last answered one: the store may still run it
+   * and grant this node a lease nobody reads the answer of (see stillNamesThisNode).
+   */
+  private takeUnanswered = false;
 
   constructor(
     private readonly store: LeaseStore,
@@ -227,14 +232,21 @@ export class LeaseKeeper {
       return;
     }
     let previous: LeaseHolder | null;
+    let taking = true;
     try {
       let token = await this.store.acquire(this.node, this.timing.ttlMs);
+      taking = false;
       this.storeAnswered();
       if (token === null) {
-        this.see(await this.store.holder());
-        if (!this.stillNamesThisNode(this.seen)) return;
-        await this.store.release(this.node, this.seen.token);
+        const holder = await this.store.holder();
+        this.see(holder);
+        const reclaim = this.stillNamesThisNode(holder);
+        this.takeUnanswered = false; // the takes sent before this answered one have run by now (one connection, in order)
+        if (!reclaim) return;
+        await this.store.release(this.node, holder.token);
+        taking = true;
         token = await this.store.acquire(this.node, this.timing.ttlMs);
+        taking = false;
         if (token === null) {
           this.see(await this.store.holder());
           return;
@@ -247,6 +259,7 @@ export class LeaseKeeper {
       this.seen = { node: this.node, token };
       this.followed = null;
     } catch (error) {
+      if (taking) this.takeUnanswered = true;
       // Unreachable: try again at the next look. Said once: a follower was silent for the whole outage.
       if (!this.storeDown) {
         this.storeDown = true;
@@ -281,11 +294,17 @@ export class LeaseKeeper {
    * it ran every call it had been sent, and one of the takes (or renewals) granted a lease whose answer nobody read.
    * Nobody does the job under that lease, for up to a whole lease after the store is back. No other node holds it,
    * so this node ends it (only that token's) and takes the lease anew: the new token fences any late write.
-   * Not after being deposed (a newer holder exists), nor on a first take: node ids are meant to be unique, but two
-   * processes given one id would otherwise take the lease from each other at every look.
+   * The same for a node that never held the lease, or was deposed, when a take of its own went unanswered since its last
+   * answered one: a follower's takes queue up in a stalled store like the leader's, and the first to run once it resumes
+   * wins (seen with three nodes and Redis paused 5 s: the lease named a follower for 3 s after the store was back, its
+   * /readyz said it followed itself, the others said it projected, and nobody did).
+   * Not otherwise (deposed, or a first take answered): node ids are meant to be unique, but two processes given one id
+   * would otherwise take the lease from each other at every look.
    */
   private stillNamesThisNode(holder: LeaseHolder | null): holder is LeaseHolder {
-    return holder !== null && this.lostToken !== null && holder.node === this.node && holder.token >= this.lostToken;
+    if (holder === null || holder.node !== this.node) return false;
+    if (this.takeUnanswered) return true;
+    return this.lostToken !== null && holder.token >= this.lostToken;
   }
 
   /**

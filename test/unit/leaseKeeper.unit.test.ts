@@ -199,6 +199,29 @@ describe('LeaseKeeper', () => {
     expect(b.leadership()).toEqual({ role: 'following', node: 'b', leader: 'a', token: '3' });
   });
 
+  it('a follower whose take went unanswered (the store stalled) and was run late ends that lease and takes it anew at once', async () => {
+    const { store, said, keepers, advance } = nodes(['a', 'b', 'c']);
+    const [a, b, c] = keepers;
+    await a.tick();
+    await b.tick();
+    store.unreachable = true; // the store stalls past the lease: everyone's calls go unanswered
+    advance(3000);
+    await b.tick(); // b's take is sent and given up on
+    await a.tick();
+    expect(said[1]).toBe('a steps down: the projector lease could not be renewed for 3000 ms (store unreachable)');
+    store.unreachable = false;
+    expect(await store.acquire('b', 3000)).toBe(2n); // the resumed store runs b's take first: its answer is lost
+    await c.tick();
+    expect(c.leadership()).toMatchObject({ role: 'following', leader: 'b', token: '2' });
+    await b.tick(); // before: b followed itself ({ role: 'following', leader: 'b' }) until the lease ran out, nobody projecting
+    expect(b.leadership()).toEqual({ role: 'leading', node: 'b', token: '3' });
+    expect(said.slice(2)).toEqual(['b leads with 3']);
+    await a.tick();
+    expect(a.leadership()).toMatchObject({ role: 'following', leader: 'b', token: '3' });
+    await b.tick(); // renewed, not taken again
+    expect(said.slice(2)).toEqual(['b leads with 3']);
+  });
+
   it('a node that never led leaves a lease naming its id alone (two processes given one id do not take turns)', async () => {
     const { said, keepers } = nodes(['a', 'a']);
     const [first, second] = keepers;

@@ -523,9 +523,11 @@ function queriesFor(identities: readonly string[], threads: readonly string[], r
     queries.push({ box, [who]: pick(identities), limit: limit() });
     if (box === 'outbox') queries.push({ box, to: 'AGENT:*', limit: limit() }, { box, to: '@unregistered', limit: limit() });
     if (threads.length > 0) queries.push({ box, threadId: pick(threads), limit: limit() });
+    // Two tags, never one twice: a filter that repeats a tag is refused (VALIDATION_FAILED), as a send's is.
+    const firstTag = pick(FILTER_TAGS);
     queries.push(
       { box, tags: [pick(FILTER_TAGS)], limit: limit() },
-      { box, tags: [pick(FILTER_TAGS), pick(FILTER_TAGS)], limit: limit() },
+      { box, tags: [firstTag, pick(FILTER_TAGS.filter((tag) => tag !== firstTag))], limit: limit() },
     );
     queries.push({ box, priority: pick(PRIORITIES), limit: limit() });
     for (let i = 0; i < 3; i++) {

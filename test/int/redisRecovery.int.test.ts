@@ -206,8 +206,8 @@ describe('Redis unreachable or misconfigured', () => {
         // Where, why and what to check (it said "is unavailable; retry later (the request was not applied)").
         message:
           `Redis at redis://127.0.0.1:${port} is unreachable (connect ECONNREFUSED 127.0.0.1:${port}): ` +
-          'start it, or fix MAILBOX_REDIS_URL. Nothing was read or written.',
-        field: 'MAILBOX_REDIS_URL',
+          'start it, or fix redisUrl. Nothing was read or written.',
+        field: 'redisUrl', // the library's option, as its caller set it (libraryOpenRefusals.int)
       },
     });
     // A value the library refuses is named as its caller set it: the option (libraryOptions.int).

@@ -221,9 +221,8 @@ describe.each(STORE_KINDS)('tasks ($name event store)', (kind) => {
     await bob.updateTask({ taskId, to: 'InputRequired', note: 'which branch?' });
     const changes = async () => (await eventsOfType(mailbox, 'TaskStateChanged')).length;
     const before = await changes();
-    const howTo =
-      `update_task {"taskId": "${taskId}", "to": "Working", "note": "<your answer>"} ` +
-      `(HTTP: POST /v1/tasks/${taskId}/transition with {"to": "Working", "note": "..."})`;
+    // In the library's words (its method, not the MCP tool nor the HTTP route its user cannot call).
+    const howTo = `updateTask({"taskId": "${taskId}", "to": "Working", "note": "<your answer>"})`;
 
     // To its holder, in another thread (a reply to the question @bob sent apart): said, with the thread that answers and
     // the call that does. (A message in a new thread is not told: taskAnswers.ts, askingTasks.)

@@ -76,7 +76,10 @@ export interface InboxCount {
 }
 
 /** One agent's heartbeat counts as the API answers them. */
-export type HeartbeatAnswer = Omit<HeartbeatCounts, 'unseen'> & { unreadCount: number; unseenCount: number };
+export type HeartbeatAnswer = Omit<HeartbeatCounts, 'unseen' | 'tasksWaitingSince'> & {
+  unreadCount: number;
+  unseenCount: number;
+};
 
 const inboxCount = ({ unread, unseen, byPriority }: UnreadCount): InboxCount => ({
   unreadCount: unread,
@@ -200,8 +203,15 @@ export class MailboxQueries {
   async heartbeats(actor: Actor): Promise<{ agents: HeartbeatAnswer[] }> {
     requireRole(actor, ['admin', 'auditor'], 'Reading heartbeat counts');
     const agents = await this.projections.allHeartbeats();
-    // unread: deprecated alias of unreadCount; unseen is answered as unseenCount only
-    return { agents: agents.map(({ unseen, ...agent }) => ({ ...agent, unreadCount: agent.unread, unseenCount: unseen })) };
+    // unread: deprecated alias of unreadCount; unseen is answered as unseenCount only; tasksWaitingSince is the
+    // heartbeat daemon's own (what is new in the waiting set), not answered
+    return {
+      agents: agents.map(({ unseen, tasksWaitingSince: _since, ...agent }) => ({
+        ...agent,
+        unreadCount: agent.unread,
+        unseenCount: unseen,
+      })),
+    };
   }
 
   async getMessage(actor: Actor, input: unknown): Promise<MessageDetail> {

@@ -2,7 +2,7 @@
  * The heartbeat daemon's shell: each tick (1) samples the pipeline (log head
  * vs checkpoint) for the stall alarm, (2) reads every agent's heartbeat counts,
  * (3) looks up the newest unread message of the agents that may need a nudge
- * (and which tasks wait on those with tasks waiting), (4) asks the pure decider, (5) records and dispatches the nudges. All the
+ * (which tasks wait on them is in their counts), (4) asks the pure decider, (5) records and dispatches the nudges. All the
  * judgement is in nudgeDecider.ts and pipelineWatch.ts; this file only does I/O.
  */
 import { performance } from 'node:perf_hooks';
@@ -37,7 +37,6 @@ import { isEmpty, settingsForNobody, type SettingsForNobody } from './settingsFo
 import { ViewsGoneBack, ViewsOfThisLog } from './viewsGoneBack';
 import { viewsLag } from '../application/viewsLag';
 import type { SharedNudges } from './sharedNudges';
-import { waitingTasks, type WaitingTasks } from './waitingTasks';
 
 /** What the daemon reads: a Mailbox satisfies this, and so do the stores opened by `mailbox heartbeat`. */
 export interface HeartbeatSources {
@@ -294,44 +293,22 @@ export class HeartbeatDaemon {
     const forNobody = settingsForNobody(this.settings, agents);
     this.warnForNobody(forNobody);
     await this.wakes.watch(counts.filter((agent) => !retired.has(agent.identity)).map((agent) => agent.identity));
-    // The tasks waiting on an agent, read once per tick and only where needed (waitingTasks.ts).
-    const tasksRead = new Map<string, Promise<WaitingTasks>>();
-    const tasksOf = (agent: Pick<AgentSnapshot, 'identity' | 'tasksWaiting'>): Promise<WaitingTasks> => {
-      let read = tasksRead.get(agent.identity);
-      if (read === undefined)
-        tasksRead.set(agent.identity, (read = waitingTasks(this.sources.projections, agent.identity, agent.tasksWaiting)));
-      return read;
-    };
     const snapshots = await mapBounded(counts, LOOKUP_CONCURRENCY, async (agent): Promise<AgentSnapshot & RememberedAgent> => {
       const screened = { ...agent, lastWakeAt: this.wakes.lastWakeFor(agent.identity), retired: retired.has(agent.identity) };
-      const may = mayNudge(screened, now, this.policy);
-      const newest = may
+      // Which tasks wait on it is in its counts (tasksWaitingSince: the last change that made one begin waiting on it),
+      // read with them: no task list is read.
+      const newest = mayNudge(screened, now, this.policy)
         ? (await this.sources.projections.listMessages(agent.identity, UNREAD_NEWEST_FIRST)).messages[0]
         : undefined;
-      // Which tasks wait on it join its signature (a task ended and a new one come between two ticks: a new set at the
-      // same count), read only for an agent that may be nudged with tasks waiting.
-      const tasks = may && agent.tasksWaiting > 0 ? { waitingTaskIds: (await tasksOf(agent)).taskIds } : {};
-      return {
-        ...screened,
-        newestUnreadId: newest?.messageId ?? null,
-        newestUnreadSentAt: newest?.sentAt ?? null,
-        waitingTasksChangedAt: null,
-        ...tasks,
-      };
+      return { ...screened, newestUnreadId: newest?.messageId ?? null, newestUnreadSentAt: newest?.sentAt ?? null };
     });
-    // A nudge the log recorded is judged by when the agent's waiting tasks last changed, as by when its newest unread
-    // message was sent: looked up for the agents rememberedNudges judges (with tasks waiting) and no other.
-    const datingTasks = async (agents: Array<AgentSnapshot & RememberedAgent>) =>
-      mapBounded(agents, LOOKUP_CONCURRENCY, async (agent) =>
-        agent.tasksWaiting > 0 ? { ...agent, waitingTasksChangedAt: (await tasksOf(agent)).changedAt } : agent,
-      );
     // Several daemons: what the lease's holders nudged, this daemon's predecessors included. One alone: at its first
     // tick, what earlier daemons nudged as the log recorded it (a cron job's --once, a restart).
-    if (this.shared !== null) this.state = await this.sharedState(snapshots, now, datingTasks);
+    if (this.shared !== null) this.state = await this.sharedState(snapshots, now);
     else {
       const logged = (this.loggedNudges ??= await this.sources.projections.lastNudges());
       const nudgeable = snapshots.filter((agent) => logged.has(agent.identity) && mayNudge(agent, now, this.policy));
-      this.state = rememberedNudges(this.state, await datingTasks(nudgeable), logged);
+      this.state = rememberedNudges(this.state, nudgeable, logged);
       for (const agent of nudgeable) logged.delete(agent.identity);
     }
     // No projector keeps the views (a stopped server): an agent cannot read its mail, and the counts stand where the
@@ -349,15 +326,13 @@ export class HeartbeatDaemon {
     const nudgesHeld = decided.filter((decision) => projectorAbsent && decision.nudge !== undefined).map((d) => d.identity);
     let toNudge = decisions.filter((decision) => decision.nudge !== undefined);
     // Where each delivered nudge is recorded (a WakeObserved): under the newest unread message, or for a nudge about
-    // tasks alone, under the message of the newest waiting task (before, such a nudge was recorded nowhere, and each
-    // daemon's start, each run of --once, nudged the agent again about the same tasks).
+    // tasks alone, under the message of the task that began waiting on the agent last (its counts' tasksWaitingSince).
     const byIdentity = new Map(snapshots.map((agent) => [agent.identity, agent]));
     const recordUnder = new Map(
-      await mapBounded(toNudge, LOOKUP_CONCURRENCY, async ({ nudge }) => {
+      toNudge.map(({ nudge }) => {
         const { identity, newestUnreadId, tasksWaiting } = nudge!;
-        // A nudge no target serves is written to no target, nor recorded as a wake: nothing to read for it.
-        const taskOnly = newestUnreadId === null && tasksWaiting > 0 && this.dispatcher.servedBy(identity);
-        return [identity, taskOnly ? (await tasksOf(byIdentity.get(identity)!)).newestTaskId : newestUnreadId] as const;
+        const taskOnly = newestUnreadId === null && tasksWaiting > 0;
+        return [identity, taskOnly ? (byIdentity.get(identity)?.tasksWaitingSince?.taskId ?? null) : newestUnreadId] as const;
       }),
     );
     const previous = new Map(toNudge.map((decision) => [decision.identity, this.state.get(decision.identity)]));
@@ -448,15 +423,11 @@ export class HeartbeatDaemon {
    * empty or flushed loses the records (the views are rebuilt from the log, their last nudges with them): the holder
    * nudged every idle agent once more, its unread set unchanged, under the same nudgeId.
    */
-  private async sharedState(
-    snapshots: Array<AgentSnapshot & RememberedAgent>,
-    now: number,
-    datingTasks: (agents: Array<AgentSnapshot & RememberedAgent>) => Promise<RememberedAgent[]>,
-  ): Promise<NudgeState> {
+  private async sharedState(snapshots: Array<AgentSnapshot & RememberedAgent>, now: number): Promise<NudgeState> {
     const shared = await this.shared!.read();
     const unrecorded = snapshots.filter((agent) => !shared.has(agent.identity) && mayNudge(agent, now, this.policy));
     if (unrecorded.length === 0) return shared;
-    return rememberedNudges(shared, await datingTasks(unrecorded), await this.sources.projections.lastNudges());
+    return rememberedNudges(shared, unrecorded, await this.sources.projections.lastNudges());
   }
 
   /**

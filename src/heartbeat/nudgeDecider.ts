@@ -31,11 +31,6 @@ export interface AgentSnapshot extends HeartbeatCounts {
   lastWakeAt: number | null;
   /** Retired agents can no longer authenticate: nudging them would reach nobody. */
   retired: boolean;
-  /**
-   * The ids of the tasks waiting on it (heartbeat/waitingTasks.ts), read only for an agent that may be nudged with
-   * tasks waiting; absent when not read (the signature then has their count alone).
-   */
-  waitingTaskIds?: readonly string[];
 }
 
 export interface NudgeRecord {
@@ -86,22 +81,18 @@ export interface Decision {
 
 /**
  * Tasks waiting on the agent (issue 12) join the signature: a new task to work or to answer is a new set. By their
- * count and, once read, by which tasks they are: one task ended and another come between two ticks is a new set too
- * (by the count alone it was the same set, never told; and a receiver de-duplicating by nudgeId dropped it).
+ * count and by the last change that made one begin waiting on the agent (tasksWaitingSince's log position, kept by the
+ * views): one task ended and another come between two ticks, or one that left the agent (asked its sender) and came
+ * back, is a new set too (by the count alone it was the same set, never told; and a receiver de-duplicating by nudgeId
+ * dropped it); a lease renewed or an artifact added is not.
  */
 export const unreadSetSignature = (
-  agent: Pick<AgentSnapshot, 'unread' | 'newestUnreadId' | 'oldestUnreadAt' | 'waitingTaskIds'> & { tasksWaiting?: number },
+  agent: Pick<AgentSnapshot, 'unread' | 'newestUnreadId' | 'oldestUnreadAt'> & {
+    tasksWaiting?: number;
+    tasksWaitingSince?: AgentSnapshot['tasksWaitingSince'];
+  },
 ): string =>
-  `${agent.unread}|${agent.newestUnreadId ?? `oldest:${agent.oldestUnreadAt ?? '-'}`}${agent.tasksWaiting ? `|tasks:${agent.tasksWaiting}${whichTasks(agent.waitingTaskIds)}` : ''}`;
-
-/** Which tasks wait, as a short digest of their sorted ids (the signature is kept in shared records: bounded). */
-const whichTasks = (ids: readonly string[] | undefined): string =>
-  ids === undefined
-    ? ''
-    : `:${createHash('sha256')
-        .update([...ids].sort().join('\n'))
-        .digest('hex')
-        .slice(0, 16)}`;
+  `${agent.unread}|${agent.newestUnreadId ?? `oldest:${agent.oldestUnreadAt ?? '-'}`}${agent.tasksWaiting ? `|tasks:${agent.tasksWaiting}${agent.tasksWaitingSince ? `@${agent.tasksWaitingSince.position}` : ''}` : ''}`;
 
 const idleFor = (agent: HeartbeatCounts, now: number): number | null =>
   agent.lastActivityAt === null ? null : now - Date.parse(agent.lastActivityAt);
@@ -165,27 +156,26 @@ export function recordNudges(state: NudgeState, sent: readonly Decision[], now: 
 }
 
 /**
- * What `rememberedNudges` knows of an agent: its unread set, when its newest unread message was sent, and when the
- * tasks waiting on it last changed (waitingTasks.ts; null when none wait, or they were not all found).
+ * What `rememberedNudges` knows of an agent: its unread set, when its newest unread message was sent, and when a task
+ * last began waiting on it (its heartbeat counts' tasksWaitingSince).
  */
 export type RememberedAgent = Pick<
   AgentSnapshot,
-  'identity' | 'unread' | 'tasksWaiting' | 'newestUnreadId' | 'oldestUnreadAt' | 'waitingTaskIds'
+  'identity' | 'unread' | 'tasksWaiting' | 'tasksWaitingSince' | 'newestUnreadId' | 'oldestUnreadAt'
 > & {
   newestUnreadSentAt: string | null;
-  waitingTasksChangedAt: string | null;
 };
 
 /**
  * A daemon's state at its first tick, from the log's record of earlier daemons' nudges (each identity's last one:
  * a WakeObserved via a nudge target, in the views). A daemon that shares no records (no Redis: `mailbox heartbeat
  * --once` run by cron, or a restart) remembered nothing, so its first tick nudged every idle agent again, its unread
- * set unchanged. As the log tells it: an agent whose newest unread message was sent by its last nudge, and whose
- * waiting tasks had all last changed by then (a task's change that made it wait on the agent is dated by it), has the
- * set it was nudged about then (or that set less what it read or finished since), so `same_set`; one with newer mail,
- * or a task changed since (a new task, or one of its tasks that changed since: told again), has a new set, nudged once
- * the cooldown since that nudge has passed. A nudge about tasks alone is recorded under the newest waiting task's
- * message. Agents never nudged, and those this daemon already has a record of, are left as they are.
+ * set unchanged. As the log tells it: an agent whose newest unread message was sent by its last nudge, and on which
+ * no task began waiting since (tasksWaitingSince: a task's change that made it wait on the agent, not a lease renewed
+ * or an artifact added), has the set it was nudged about then (or that set less what it read or finished since), so
+ * `same_set`; one with newer mail, or a task that began waiting on it since (a new task, or one back on it after it
+ * asked its sender), has a new set, nudged once the cooldown since that nudge has passed. A nudge about tasks alone
+ * is recorded under the task that began waiting last (tasksWaitingSince's task). Agents never nudged, and those this daemon already has a record of, are left as they are.
  */
 export function rememberedNudges(
   state: NudgeState,
@@ -199,7 +189,7 @@ export function rememberedNudges(
     const at = last === undefined ? NaN : Date.parse(last.at);
     if (next.has(agent.identity) || Number.isNaN(at)) continue;
     const sameMail = !(agent.unread > 0) || by(agent.newestUnreadSentAt, at);
-    const sameTasks = !(agent.tasksWaiting > 0) || by(agent.waitingTasksChangedAt, at);
+    const sameTasks = !(agent.tasksWaiting > 0) || by(agent.tasksWaitingSince?.at ?? null, at);
     const sameSet = sameMail && sameTasks;
     next.set(agent.identity, { signature: sameSet ? unreadSetSignature(agent) : `nudged before ${last!.at}`, at });
   }

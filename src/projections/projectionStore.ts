@@ -2,7 +2,7 @@
 import type { Priority, Role } from '../events/types';
 import type { ListQuery } from './listQuery';
 import type { TaskListQuery, TaskViewPage } from './readModel/taskViewsMemory';
-import type { TaskView } from './readModel/taskView';
+import type { TaskView, WaitingSince } from './readModel/taskView';
 import type { DueReply, LastNudge, LedgerPage, LedgerQuery, UnwokenPage, UnwokenQuery, WholeLedger } from './readModel/ledger';
 import type { LeaseHolder } from './projectorLease';
 import type { ProjectionGenerations } from './rebuildGenerations';
@@ -46,6 +46,11 @@ export interface HeartbeatCounts extends UnreadCount {
    * the sender until it got the task (readModel/taskRules.ts).
    */
   tasksWaiting: number;
+  /**
+   * The last change that made a task begin waiting on the agent (its position, time and task), while any waits on it
+   * (null: none waits): moved by a task new to it, or one back on it, not by a lease renewed or an artifact added.
+   */
+  tasksWaitingSince: WaitingSince | null;
   oldestUnreadAt: string | null;
   lastActivityAt: string | null;
   /** Replies the agent owes (issue 13: a send expected its answer in the thread by a time); overdue once that time passed. */

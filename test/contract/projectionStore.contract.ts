@@ -97,6 +97,7 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
         oldestUnreadAt: null,
         lastActivityAt: null,
         tasksWaiting: 0,
+        tasksWaitingSince: null,
         repliesOwed: 0,
         nextReplyDueBy: null,
       });
@@ -418,6 +419,7 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
         oldestUnreadAt: log.sentAt(m1),
         lastActivityAt: log.sentAt(m5),
         tasksWaiting: 1, // m3 carries a task in Working, sent to @b directly: it waits on @b
+        tasksWaitingSince: { position: expect.any(Number) as number, at: log.sentAt(m3), taskId: m3 }, // since its send
         repliesOwed: 0,
         nextReplyDueBy: null,
       });
@@ -436,6 +438,7 @@ export function describeProjectionStoreContract(name: string, factory: Projectio
         oldestUnreadAt: null,
         lastActivityAt: log.sentAt(m4),
         tasksWaiting: 0,
+        tasksWaitingSince: null,
         repliesOwed: 0,
         nextReplyDueBy: null,
       });

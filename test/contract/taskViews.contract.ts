@@ -81,6 +81,9 @@ export function describeTaskViewsContract(name: string, factory: ProjectionStore
       expect((await store.heartbeat('@a')).tasksWaiting).toBe(1); // t1 asks @a for input
       expect((await store.heartbeat('@c')).tasksWaiting).toBe(2); // t2 and t3 wait on @c
       expect((await store.heartbeat('@b')).tasksWaiting).toBe(0);
+      // When a task last began waiting on each (the heartbeat's mark): t1 asking @a; none on @b.
+      expect((await store.heartbeat('@a')).tasksWaitingSince).toMatchObject({ taskId: t1 });
+      expect((await store.heartbeat('@b')).tasksWaitingSince).toBeNull();
       expect((await store.getTask(t1))?.statusMessage).toBe('which branch?');
       expect((await taskLists(store, '@a')).asking).toEqual([`${t1}:InputRequired`]); // what @a's messages may answer
       await store.applyBatch(log.projected().slice(waitingMidway, unseenUntil));

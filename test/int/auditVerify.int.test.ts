@@ -564,6 +564,14 @@ describe('audit verify compares the task views', () => {
     // The sender's record of the task (its sent list), the holder's count and lists, and every audience member's claimable list.
     expect(report.differences.filter((d) => d.view !== 'checkpoint')).toEqual([
       { view: 'heartbeat', identity: '@c', field: 'tasksWaiting', expected: 0, actual: 1 },
+      // When a task began waiting on @c (the heartbeat's mark): the claim the log never made.
+      {
+        view: 'heartbeat',
+        identity: '@c',
+        field: 'tasksWaitingSince',
+        expected: null,
+        actual: expect.objectContaining({ taskId: expect.any(String) as string }) as object,
+      },
       { view: 'tasks', identity: '@a', field: 'assignee', expected: null, actual: '@c' },
       { view: 'tasks', identity: '@a', field: 'claimedAt', expected: null, actual: sentAt },
       { view: 'tasks', identity: '@a', field: 'updatedBy', expected: '@a', actual: '@c' },

@@ -291,6 +291,47 @@ describe('heartbeat nudges', () => {
     expect(webhook.nudges.at(-1)).toMatchObject({ identity: '@w', unread: 1, tasksWaiting: 2 });
   });
 
+  test('a task that leaves its holder (asks its sender) and comes back is news: to a running daemon and to a new one', async () => {
+    const { s, webhook, daemon } = await daemonsInTurn();
+    const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    // @a sent a task to @b and one to @c; each read its own (nothing unread): tasks alone wait on them.
+    const t = await a.send({ to: '@b', subject: 'port it', body: 'x', task: {} });
+    const u = await a.send({ to: '@c', subject: 'review it', body: 'y', task: {} });
+    await b.markRead({ messageId: t.messageId });
+    await c.markRead({ messageId: u.messageId });
+    heartbeat = await daemon();
+    s.at(20 * MIN);
+    expect((await tickAndSettle(heartbeat)).nudged).toEqual(['@b', '@c']);
+    const first = webhook.nudges.find((nudge) => nudge.identity === '@b')!;
+
+    // @b asks @a (the task waits on @a, no more on @b), @a answers: the same task waits on @b again, the same count.
+    s.at(22 * MIN);
+    await b.updateTask({ taskId: t.messageId, to: 'working' });
+    await b.updateTask({ taskId: t.messageId, to: 'input-required', note: 'which branch?' });
+    await a.updateTask({ taskId: t.messageId, to: 'Working', note: 'main' });
+    expect((await mailbox.projections.heartbeat('@b')).tasksWaiting).toBe(1);
+    s.at(40 * MIN); // @b idle again, past the cooldown: told (by which tasks wait alone, the same set, never told)
+    const back = await tickAndSettle(heartbeat);
+    expect(back.nudged).toEqual(['@b']);
+    expect(back.verdicts).toMatchObject({ nudge: 1, same_set: 1 }); // @c: its task waits as it did
+    const again = webhook.nudges.at(-1)!;
+    expect(again).toMatchObject({ identity: '@b', unread: 0, tasksWaiting: 1 });
+    expect(again.nudgeId).not.toBe(first.nudgeId);
+    await heartbeat.stop();
+    await waitFor(async () => (await mailbox.projections.lastNudges()).has('@c'), { what: "@c's nudge in the views" });
+
+    // After that nudge, the task leaves @b and comes back once more; a new daemon (a restart) tells @b, not @c.
+    s.at(50 * MIN);
+    await b.updateTask({ taskId: t.messageId, to: 'input-required', note: 'and the tag?' });
+    await a.updateTask({ taskId: t.messageId, to: 'Working', note: 'v2' });
+    heartbeat = await daemon();
+    s.at(70 * MIN);
+    const restarted = await tickAndSettle(heartbeat);
+    expect(restarted.nudged).toEqual(['@b']);
+    expect(restarted.verdicts).toMatchObject({ nudge: 1, same_set: 1 });
+    expect(webhook.nudges.map((nudge) => nudge.identity)).toEqual(['@b', '@c', '@b', '@b']);
+  });
+
   test("an agent active at the new daemon's first tick is judged by the log's record once it is idle again", async () => {
     const { s, webhook, daemon } = await daemonsInTurn();
     const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);

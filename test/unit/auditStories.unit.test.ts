@@ -345,6 +345,7 @@ describe('view diff', () => {
       unread: 0,
       unseen: 0,
       tasksWaiting: 0,
+      tasksWaitingSince: null,
       byPriority: { low: 0, normal: 0, high: 0 },
       oldestUnreadAt: null,
       lastActivityAt: null,

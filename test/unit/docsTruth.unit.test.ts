@@ -74,6 +74,7 @@ test("docs/operators.md's nudge shows the fields a nudge carries", () => {
         unread: 2,
         unseen: 0,
         tasksWaiting: 0,
+        tasksWaitingSince: null,
         repliesOwed: 0,
         nextReplyDueBy: null,
         byPriority: { low: 0, normal: 1, high: 1 },

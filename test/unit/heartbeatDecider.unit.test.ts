@@ -20,6 +20,7 @@ const agent = (identity: string, over: Partial<AgentSnapshot> = {}): AgentSnapsh
   unread: 0,
   unseen: 0,
   tasksWaiting: 0,
+  tasksWaitingSince: null,
   repliesOwed: 0,
   nextReplyDueBy: null,
   byPriority: { low: 0, normal: 0, high: 0 },
@@ -179,42 +180,54 @@ describe('heartbeat decider', () => {
       .then({ '@worker': 'nudge' });
   });
 
-  describe('which tasks wait: a task ended and a new one come between two ticks (the same count) is a new set', () => {
+  describe('which tasks wait (tasksWaitingSince): a task ended and a new one come, or one back, at the same count, is a new set', () => {
     const idle = { lastActivityAt: new Date(T0 - 30 * MIN).toISOString() };
-    const waiting = (identity: string, ids: string[], over: Partial<AgentSnapshot> = {}) =>
-      agent(identity, { tasksWaiting: ids.length, waitingTaskIds: ids, ...idle, ...over });
-    const past = [{ at: T0, agents: [waiting('@w', ['t1']), waiting('@x', ['t3', 't4'])] }];
+    /** `count` tasks wait on it, the last one began waiting at log position `position` (task `taskId`). */
+    const waiting = (identity: string, count: number, position: number, taskId: string, over: Partial<AgentSnapshot> = {}) =>
+      agent(identity, {
+        tasksWaiting: count,
+        tasksWaitingSince: { position, at: new Date(T0 - 40 * MIN + position).toISOString(), taskId },
+        ...idle,
+        ...over,
+      });
+    const past = [{ at: T0, agents: [waiting('@w', 1, 5, 't1'), waiting('@x', 2, 7, 't4')] }];
 
     test('given @w nudged about t1, when t1 ended and t2 came (still one): cooldown, then a nudge with a new nudgeId', () => {
       const [first] = given()
-        .when(T0, [waiting('@w', ['t1'])])
+        .when(T0, [waiting('@w', 1, 5, 't1')])
         .then({ '@w': 'nudge' });
       given(past)
-        .when(T0 + 5 * MIN, [waiting('@w', ['t2'])])
+        .when(T0 + 5 * MIN, [waiting('@w', 1, 9, 't2')])
         .then({ '@w': 'cooldown' });
       const [again] = given(past)
-        .when(T0 + 20 * MIN, [waiting('@w', ['t2'])])
+        .when(T0 + 20 * MIN, [waiting('@w', 1, 9, 't2')])
         .then({ '@w': 'nudge' });
       expect(again.nudge).toMatchObject({ identity: '@w', unread: 0, tasksWaiting: 1 });
       expect(again.nudge!.nudgeId).not.toBe(first.nudge!.nudgeId);
     });
 
-    test('given @x nudged about t3 and t4, when the same tasks wait (in any order): same_set, long past the cooldown', () => {
+    test('given @w nudged about t1, when t1 asked its sender and came back (the same task, waiting again): a nudge', () => {
       given(past)
-        .when(T0 + 60 * MIN, [waiting('@x', ['t4', 't3'])])
+        .when(T0 + 20 * MIN, [waiting('@w', 1, 12, 't1')])
+        .then({ '@w': 'nudge' });
+    });
+
+    test('given @x nudged about t3 and t4, when nothing began waiting since (a lease renewed, an artifact): same_set', () => {
+      given(past)
+        .when(T0 + 60 * MIN, [waiting('@x', 2, 7, 't4')])
         .then({ '@x': 'same_set' });
     });
 
     test('given @x nudged about t3 and t4, when t4 ended and t5 came: a nudge; with mail too, its signature moves as well', () => {
       given(past)
-        .when(T0 + 20 * MIN, [waiting('@x', ['t3', 't5'])])
+        .when(T0 + 20 * MIN, [waiting('@x', 2, 11, 't5')])
         .then({ '@x': 'nudge' });
-      const mail = withMail('@x', 1, 'm1', { tasksWaiting: 2, waitingTaskIds: ['t3', 't4'] });
-      expect(unreadSetSignature(mail)).not.toBe(unreadSetSignature({ ...mail, waitingTaskIds: ['t3', 't5'] }));
-      expect(unreadSetSignature(mail)).toBe(unreadSetSignature({ ...mail, waitingTaskIds: ['t4', 't3'] }));
+      const mail = withMail('@x', 1, 'm1', { tasksWaiting: 2, tasksWaitingSince: { position: 7, at: 'x', taskId: 't4' } });
+      const moved = { ...mail, tasksWaitingSince: { position: 11, at: 'x', taskId: 't5' } };
+      expect(unreadSetSignature(mail)).not.toBe(unreadSetSignature(moved));
     });
 
-    test('tasks not read (the agent could not be nudged): the signature has their count alone', () => {
+    test('no mark in the counts: the signature has their count alone', () => {
       expect(unreadSetSignature({ unread: 0, newestUnreadId: null, oldestUnreadAt: null, tasksWaiting: 2 })).toBe(
         '0|oldest:-|tasks:2',
       );
@@ -226,11 +239,11 @@ describe('heartbeat decider', () => {
     /** Given each identity's last nudge in the log, when a new daemon's first tick sees these agents, then these verdicts. */
     const remembered = (
       lastNudges: Record<string, number>,
-      given: Array<AgentSnapshot & { newestUnreadSentAt: string | null; waitingTasksChangedAt?: string | null }>,
+      given: Array<AgentSnapshot & { newestUnreadSentAt: string | null }>,
       now: number,
       own: NudgeState = new Map(),
     ) => {
-      const agents = given.map((agent) => ({ waitingTasksChangedAt: null, ...agent }));
+      const agents = given;
       const last = new Map(Object.entries(lastNudges).map(([identity, ms]) => [identity, { at: at(ms) }]));
       const state = rememberedNudges(own, agents, last);
       expect(rememberedNudges(own, agents, last)).toEqual(state); // pure
@@ -257,22 +270,25 @@ describe('heartbeat decider', () => {
       expect(remembered({ '@b': T0 - 5 * MIN }, [b], T0 + 10 * MIN)).toEqual({ '@b': 'nudge' });
     });
 
-    const tasksChangedAt = (ms: number | null) => ({ waitingTasksChangedAt: ms === null ? null : at(ms) });
+    /** When a task last began waiting on the agent (its counts' tasksWaitingSince), or no mark. */
+    const tasksChangedAt = (ms: number | null) => ({
+      tasksWaitingSince: ms === null ? null : { position: ms - T0 + 100 * MIN, at: at(ms), taskId: 't1' },
+    });
     const idleWith = (identity: string, tasksWaiting: number) =>
       agent(identity, { tasksWaiting, lastActivityAt: new Date(T0 - 30 * MIN).toISOString() });
 
-    test('tasks alone, none changed since the last nudge: the same set, never nudged again (each start nudged it)', () => {
+    test('tasks alone, none began waiting since the last nudge: the same set, never nudged again (each start nudged it)', () => {
       const worker = { ...idleWith('@w', 2), newestUnreadSentAt: null, ...tasksChangedAt(T0 - 20 * MIN) };
       expect(remembered({ '@w': T0 - 5 * MIN }, [worker], T0 + 60 * MIN)).toEqual({ '@w': 'same_set' });
     });
 
-    test('tasks alone, one changed after the last nudge (a new task, or one back on the agent): cooldown, then nudged', () => {
+    test('tasks alone, one began waiting after the last nudge (a new task, or one back on the agent): cooldown, then nudged', () => {
       const worker = { ...idleWith('@w', 2), newestUnreadSentAt: null, ...tasksChangedAt(T0 - 2 * MIN) };
       expect(remembered({ '@w': T0 - 5 * MIN }, [worker], T0)).toEqual({ '@w': 'cooldown' });
       expect(remembered({ '@w': T0 - 5 * MIN }, [worker], T0 + 10 * MIN)).toEqual({ '@w': 'nudge' });
     });
 
-    test('tasks whose changes are not known (not all found in the views): only the cooldown holds', () => {
+    test('tasks with no mark of when they began waiting: only the cooldown holds', () => {
       const worker = { ...idleWith('@w', 1), newestUnreadSentAt: null, ...tasksChangedAt(null) };
       expect(remembered({ '@w': T0 - 5 * MIN }, [worker], T0)).toEqual({ '@w': 'cooldown' });
       expect(remembered({ '@w': T0 - 5 * MIN }, [worker], T0 + 10 * MIN)).toEqual({ '@w': 'nudge' });

@@ -24,7 +24,7 @@ import type { InboxEntryFields, MessageSummary, ProjectedEvent, WakeEvent } from
 import type { WakeBus } from '../../projections/wakeBus';
 import { MemoryInbox, type InboxEntry } from './memoryInbox';
 import { newestFirst } from './sortedPositions';
-import type { TaskList, TaskView } from '../../projections/readModel/taskView';
+import type { TaskList, TaskView, WaitingSince } from '../../projections/readModel/taskView';
 import { TaskViewsMemory, type TaskListQuery, type TaskViewPage } from '../../projections/readModel/taskViewsMemory';
 import type {
   LedgerHeader,
@@ -271,6 +271,10 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
     this.tasks.tasksWaitingMoved(identity, by);
   }
 
+  tasksWaitingBegan(identity: string, since: WaitingSince): void {
+    this.tasks.tasksWaitingBegan(identity, since);
+  }
+
   // The delivery ledger (ledgerMemory.ts): its lookup and its changes.
   ledgerOpen(messageId: string): boolean {
     return this.ledger.ledgerOpen(messageId);
@@ -469,6 +473,7 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
       oldestUnreadAt: inbox?.oldestUnreadAt ?? null,
       lastActivityAt: inbox?.lastActivityAt ?? null,
       tasksWaiting: this.tasks.tasksWaiting(identity),
+      tasksWaitingSince: this.tasks.tasksWaitingSince(identity),
       ...this.ledger.repliesOwed(identity),
     };
   }

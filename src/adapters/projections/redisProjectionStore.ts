@@ -360,12 +360,12 @@ export class RedisProjectionStore implements ProjectionStore {
   }
 
   private async counts(prefix: string, identity: string): Promise<HeartbeatCounts> {
-    const [counts, tasksWaiting, owed] = await Promise.all([
+    const [counts, waiting, owed] = await Promise.all([
       this.reader.counts(prefix, identity),
       this.tasks.waiting(prefix, identity),
       this.ledger.repliesOwed(prefix, identity),
     ]);
-    return { ...counts, tasksWaiting, ...owed };
+    return { ...counts, ...waiting, ...owed };
   }
 
   async allHeartbeats(): Promise<HeartbeatCounts[]> {

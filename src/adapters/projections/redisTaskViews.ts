@@ -9,6 +9,7 @@
  *   <prefix>{<ns>}:tasks                  task records (JSON) by task id
  *   <prefix>{<ns>}:tasks:<list>:<@b>      lex-ordered `<position>:<taskId>` (assigned | claimable | sent)
  *   <prefix>{<ns>}:tasksWaiting           tasks waiting on each identity
+ *   <prefix>{<ns>}:tasksWaitingSince      the last change that made a task begin waiting on each (waitingSinceMark)
  *   <prefix>{<ns>}:tasks:timed            open tasks with a deadline or lease, scored by when they fall due (ms)
  *
  * Writers are one per generation and apply in log order; a batch with task
@@ -19,7 +20,15 @@ import type { Logger } from 'pino';
 import { redisCall, type RedisClient } from './redisConnection';
 import { taskWakesFor } from '../../projections/readModel/taskWakes';
 import { evolveTask } from '../../projections/readModel/taskRules';
-import { dueAt, type TaskChangeSink, type TaskList, type TaskView } from '../../projections/readModel/taskView';
+import {
+  dueAt,
+  waitingSinceMark,
+  waitingSinceOf,
+  type TaskChangeSink,
+  type TaskList,
+  type TaskView,
+} from '../../projections/readModel/taskView';
+import type { HeartbeatCounts } from '../../projections/projectionStore';
 import type { TaskListQuery, TaskViewPage } from '../../projections/readModel/taskViewsMemory';
 import type { ProjectedEvent, TaskFact } from '../../projections/viewChanges';
 import { padPosition, type RedisKeys } from './redisKeys';
@@ -37,6 +46,10 @@ export class RedisTaskKeys {
 
   waiting(prefix: string): string {
     return `${prefix}${this.keys.globalTag}:tasksWaiting`;
+  }
+
+  waitingSince(prefix: string): string {
+    return `${prefix}${this.keys.globalTag}:tasksWaitingSince`;
   }
 
   timed(prefix: string): string {
@@ -91,6 +104,7 @@ export async function planTaskOps(
         eventOps.push(['tn', `${list}:${identity}`, `${padPosition(BigInt(position))}:${taskId}`]);
       },
       tasksWaitingMoved: (identity, by) => eventOps.push(['tw', identity, String(by)]),
+      tasksWaitingBegan: (identity, since) => eventOps.push(['ts', identity, waitingSinceMark(since)]),
     };
     for (const fact of event.changes) {
       if (!isTaskFact(fact)) continue;
@@ -182,8 +196,12 @@ export class RedisTaskReader {
     }
   }
 
-  async waiting(prefix: string, identity: string): Promise<number> {
-    return Number((await this.client.hget(this.keys.waiting(prefix), identity)) ?? 0);
+  async waiting(prefix: string, identity: string): Promise<Pick<HeartbeatCounts, 'tasksWaiting' | 'tasksWaitingSince'>> {
+    const [count, since] = await Promise.all([
+      this.client.hget(this.keys.waiting(prefix), identity),
+      this.client.hget(this.keys.waitingSince(prefix), identity),
+    ]);
+    return { tasksWaiting: Number(count ?? 0), tasksWaitingSince: since === null ? null : waitingSinceOf(since) };
   }
 
   async waitingIdentities(prefix: string): Promise<string[]> {

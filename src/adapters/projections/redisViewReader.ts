@@ -102,7 +102,7 @@ export class RedisViewReader {
   async counts(
     prefix: string,
     identity: string,
-  ): Promise<Omit<HeartbeatCounts, 'tasksWaiting' | 'repliesOwed' | 'nextReplyDueBy'>> {
+  ): Promise<Omit<HeartbeatCounts, 'tasksWaiting' | 'tasksWaitingSince' | 'repliesOwed' | 'nextReplyDueBy'>> {
     const key = (name: Parameters<RedisKeys['agent']>[2]) => this.keys.agent(prefix, identity, name);
     const [unread, low, normal, high, oldest, lastActivity, unseen] = await this.client.mailboxCounts(
       key('unread'),

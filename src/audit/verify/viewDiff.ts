@@ -102,6 +102,7 @@ const ZERO_HEARTBEAT = {
   unread: 0,
   unseen: 0,
   tasksWaiting: 0,
+  tasksWaitingSince: null,
   repliesOwed: 0,
   nextReplyDueBy: null,
   byPriority: { low: 0, normal: 0, high: 0 },

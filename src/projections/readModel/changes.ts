@@ -124,6 +124,7 @@ export function replay(change: ReadModelChange, sink: ChangeSink): void {
     case 'taskListed':
     case 'taskUnlisted':
     case 'tasksWaitingMoved':
+    case 'tasksWaitingBegan':
       return replayTaskChange(change, sink);
     case 'ledgerOpened':
     case 'ledgerStageReached':

@@ -9,7 +9,9 @@
  * test/unit/readModel/readModelVersion.unit.test.ts folds a fixed log with the rules and compares a digest of the views: a change
  * to the rules fails it until this version (and the digest there) is moved on.
  */
-export const READ_MODEL_VERSION = '6';
+export const READ_MODEL_VERSION = '7';
+// 7: each identity's heartbeat counts keep tasksWaitingSince, the last change that made a task begin waiting on it
+//    (position, time, task; none while no task waits): Redis views of 6 have none, so they are rebuilt.
 // 6: only the recipients due a wake at the send count toward clearing an unwoken message by seeing or reading it (the
 //    others are marked wakeNotDue): mail to [@c, @ghost] that @c read is no longer unwoken.
 // 5: a ledger expects a wake only when some recipient (not a broadcast's sender) is a registered agent, not retired,

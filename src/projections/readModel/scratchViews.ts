@@ -11,7 +11,7 @@ import type { InboxEntryFields, MessageSummary, ProjectedEvent, WakeEvent } from
 import { applyEvents } from './applyEvents';
 import type { Role } from '../../events/types';
 import type { EntryState, ReadModelStorage } from './view';
-import type { TaskList, TaskView } from './taskView';
+import type { TaskList, TaskView, WaitingSince } from './taskView';
 import { TaskViewsMemory } from './taskViewsMemory';
 import type { LedgerHeader, LedgerPage, LedgerQuery, LedgerStage } from './ledger';
 import { LedgerMemory } from './ledgerMemory';
@@ -164,6 +164,10 @@ export class ScratchViews implements ReadModelStorage {
 
   tasksWaitingMoved(identity: string, by: 1 | -1): void {
     this.tasks.tasksWaitingMoved(identity, by);
+  }
+
+  tasksWaitingBegan(identity: string, since: WaitingSince): void {
+    this.tasks.tasksWaitingBegan(identity, since);
   }
 
   task(taskId: string): TaskView | undefined {
@@ -358,6 +362,7 @@ export class ScratchViews implements ReadModelStorage {
       oldestUnreadAt: agent?.oldestUnreadAt() ?? null,
       lastActivityAt: agent?.lastActivityAt ?? null,
       tasksWaiting: this.tasks.tasksWaiting(identity),
+      tasksWaitingSince: this.tasks.tasksWaitingSince(identity),
       ...this.ledger.repliesOwed(identity),
     };
   }

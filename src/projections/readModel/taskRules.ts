@@ -12,6 +12,8 @@
  *   or AuthRequired, and once it ended without the sender (completed, failed or rejected by the assignee,
  *   expired by the sweeper) until the sender read the outcome (TaskOutcomeSeen). A task the sender ended
  *   itself (its cancel), or its retirement canceled (reason "sender retired"), waits on nobody.
+ *   Each identity keeps the last change that made a task begin waiting on it (tasksWaitingSince: position, time,
+ *   task), while any task waits on it: the heartbeat's mark of a waiting set that has something new.
  * - The lease (leaseExpiresAt) is shown while it runs: while the task waits on its holder (Submitted, Working). Asking
  *   the sender (InputRequired, AuthRequired) pauses it, so none is shown (a time long past read as a lapse that would
  *   never come, and kept the task due for the sweeper); the answer that moves it back renews it (TaskLeaseRenewed).
@@ -174,5 +176,10 @@ function moved(before: TaskView | null, after: TaskView, sink: TaskChangeSink): 
   const was = before === null ? [] : waitingOn(before);
   const is = waitingOn(after);
   for (const identity of was) if (!is.includes(identity)) sink.tasksWaitingMoved(identity, -1);
-  for (const identity of is) if (!was.includes(identity)) sink.tasksWaitingMoved(identity, 1);
+  for (const identity of is) {
+    if (was.includes(identity)) continue;
+    sink.tasksWaitingMoved(identity, 1);
+    // The change that made it wait on the identity, when (the change's own time) and which task: what is new to it.
+    sink.tasksWaitingBegan(identity, { position: after.updatedPosition, at: after.updatedAt, taskId: after.taskId });
+  }
 }

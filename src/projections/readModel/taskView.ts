@@ -63,13 +63,38 @@ export interface TaskChangeSink {
   taskUnlisted(list: TaskList, identity: string, taskId: string): void;
   /** The number of tasks waiting on the identity moves by one. */
   tasksWaitingMoved(identity: string, by: 1 | -1): void;
+  /**
+   * A task began waiting on the identity (after its tasksWaitingMoved +1): the identity's tasksWaitingSince. Cleared by
+   * the store when its count falls to 0.
+   */
+  tasksWaitingBegan(identity: string, since: WaitingSince): void;
 }
+
+/**
+ * The last change that made a task begin waiting on an identity (heartbeat): its log position, when it was made and the
+ * task. Tasks that stop waiting leave it as it is; a task that begins waiting again (asked for input, answered, waiting
+ * again) moves it. A lease renewed or an artifact added moves no task into or out of waiting: it stays.
+ */
+export interface WaitingSince {
+  position: number;
+  at: string;
+  taskId: string;
+}
+
+/** A WaitingSince as the SQLite and Redis views hold it: one text. */
+export const waitingSinceMark = (since: WaitingSince): string => `${since.position}|${since.at}|${since.taskId}`;
+
+export const waitingSinceOf = (mark: string): WaitingSince => {
+  const [position, at, taskId] = mark.split('|');
+  return { position: Number(position), at, taskId };
+};
 
 export type TaskChange =
   | { kind: 'taskUpserted'; task: TaskView }
   | { kind: 'taskListed'; list: TaskList; identity: string; taskId: string; position: number }
   | { kind: 'taskUnlisted'; list: TaskList; identity: string; taskId: string }
-  | { kind: 'tasksWaitingMoved'; identity: string; by: 1 | -1 };
+  | { kind: 'tasksWaitingMoved'; identity: string; by: 1 | -1 }
+  | { kind: 'tasksWaitingBegan'; identity: string; since: WaitingSince };
 
 export function collectTaskChanges(into: { push(change: TaskChange): unknown }): TaskChangeSink {
   return {
@@ -77,6 +102,7 @@ export function collectTaskChanges(into: { push(change: TaskChange): unknown }):
     taskListed: (list, identity, taskId, position) => into.push({ kind: 'taskListed', list, identity, taskId, position }),
     taskUnlisted: (list, identity, taskId) => into.push({ kind: 'taskUnlisted', list, identity, taskId }),
     tasksWaitingMoved: (identity, by) => into.push({ kind: 'tasksWaitingMoved', identity, by }),
+    tasksWaitingBegan: (identity, since) => into.push({ kind: 'tasksWaitingBegan', identity, since }),
   };
 }
 
@@ -90,6 +116,8 @@ export function replayTaskChange(change: TaskChange, sink: TaskChangeSink): void
       return sink.taskUnlisted(change.list, change.identity, change.taskId);
     case 'tasksWaitingMoved':
       return sink.tasksWaitingMoved(change.identity, change.by);
+    case 'tasksWaitingBegan':
+      return sink.tasksWaitingBegan(change.identity, change.since);
     default: {
       const unexpected: never = change;
       throw new Error(`Unknown task change ${(unexpected as { kind: string }).kind}`);

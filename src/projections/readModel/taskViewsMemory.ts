@@ -4,7 +4,7 @@
  * Storage only: every change comes from the rules (taskRules.ts).
  */
 import type { TaskState } from '../../events/types';
-import { dueAt, type TaskChangeSink, type TaskList, type TaskView, type TaskViewLookup } from './taskView';
+import { dueAt, type TaskChangeSink, type TaskList, type TaskView, type TaskViewLookup, type WaitingSince } from './taskView';
 
 interface Listed {
   position: number;
@@ -42,6 +42,8 @@ export class TaskViewsMemory implements TaskViewLookup, TaskChangeSink {
   /** `${list} ${identity}` -> tasks in ascending position. */
   private readonly lists = new Map<string, Listed[]>();
   private readonly waiting = new Map<string, number>();
+  /** The identities some task waits on: the last change that made one begin waiting (tasksWaitingBegan). */
+  private readonly waitingSince = new Map<string, WaitingSince>();
   /** Open tasks that fall due some time (dueAt): all the sweeper ever has to look at. */
   private readonly timed = new Set<string>();
 
@@ -75,8 +77,18 @@ export class TaskViewsMemory implements TaskViewLookup, TaskChangeSink {
 
   tasksWaitingMoved(identity: string, by: 1 | -1): void {
     const next = (this.waiting.get(identity) ?? 0) + by;
-    if (next === 0) this.waiting.delete(identity);
-    else this.waiting.set(identity, next);
+    if (next === 0) {
+      this.waiting.delete(identity);
+      this.waitingSince.delete(identity);
+    } else this.waiting.set(identity, next);
+  }
+
+  tasksWaitingBegan(identity: string, since: WaitingSince): void {
+    this.waitingSince.set(identity, { position: since.position, at: since.at, taskId: since.taskId });
+  }
+
+  tasksWaitingSince(identity: string): WaitingSince | null {
+    return this.waitingSince.get(identity) ?? null;
   }
 
   tasksWaiting(identity: string): number {
@@ -132,6 +144,7 @@ export class TaskViewsMemory implements TaskViewLookup, TaskChangeSink {
     this.tasks.clear();
     this.lists.clear();
     this.waiting.clear();
+    this.waitingSince.clear();
     this.timed.clear();
   }
 }

@@ -22,6 +22,7 @@ describe('read model: heartbeat counts', () => {
         expect(views.heartbeat('@b')).toEqual({
           identity: '@b',
           tasksWaiting: 0,
+          tasksWaitingSince: null,
           repliesOwed: 0,
           nextReplyDueBy: null,
           unread: 1,
@@ -33,6 +34,7 @@ describe('read model: heartbeat counts', () => {
         expect(views.heartbeat('@c')).toEqual({
           identity: '@c',
           tasksWaiting: 0,
+          tasksWaitingSince: null,
           repliesOwed: 0,
           nextReplyDueBy: null,
           unread: 0,

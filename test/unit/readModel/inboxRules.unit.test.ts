@@ -134,6 +134,7 @@ describe('read model: inbox entries and unread counts', () => {
         expect(views.heartbeat('@c')).toEqual({
           identity: '@c',
           tasksWaiting: 0,
+          tasksWaitingSince: null,
           repliesOwed: 0,
           nextReplyDueBy: null,
           unread: 0,

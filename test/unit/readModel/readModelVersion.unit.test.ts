@@ -34,6 +34,9 @@ const RECORDED: Record<string, string[]> = {
   // seed 1's log held such mail: 80f7b9119b9483f8); then the logs send more lists of one agent and one identity no agent
   // holds, and broadcasts whose audience holds a retired identity.
   '6': ['7b655690e36099e6', 'be083be2e4460450', 'c26f2219e0699d26'],
+  // Each identity's heartbeat keeps tasksWaitingSince, the last change that made a task begin waiting on it (its
+  // position, time and task). The digests' listings also stopped filtering by one tag twice (a repeated tag is refused).
+  '7': ['1dd84b231f714e39', 'f4ea6cfaee40b40a', 'eb63b82019167151'],
 };
 
 test('the rules fold the fixed logs to the views recorded for READ_MODEL_VERSION', async () => {

@@ -454,6 +454,81 @@ describe('read model: a task that ended without its sender waits on the sender u
   });
 });
 
+describe("read model: when a task last began waiting on an agent (tasksWaitingSince, the heartbeat's mark)", () => {
+  /** The mark an event sets: its position, its time, the task. */
+  const sinceOf = (events: ReturnType<typeof next>, taskId: string) => ({
+    position: Number(events[0].position),
+    at: events[0].at,
+    taskId,
+  });
+  const marks = (views: { heartbeat(id: string): { tasksWaitingSince: unknown } }) =>
+    ['@a', '@b', '@c'].map((id) => views.heartbeat(id).tasksWaitingSince);
+
+  it('a direct task waits on its recipient from its send: the mark is the send; nobody else has one', () => {
+    const log = new LogBuilder().register('@a', '@b', '@c');
+    const when = next(log, (l) => l.send('@a', '@b', { task: { state: 'Submitted' } }));
+    ReadModelSpec.given([])
+      .when(...when)
+      .thenViews((views) => expect(marks(views)).toEqual([null, sinceOf(when, 'm1'), null]));
+  });
+
+  it('a lease renewed, an artifact added, a state change that keeps it waiting on the same agent: the mark stays', () => {
+    const { log, taskId } = broadcastTask();
+    const claimed = next(log, (l) => l.task('@b', claimedBy(taskId, '@b', l.nextAt, '2030-01-01T00:00:00.000Z')));
+    const given = log.projected();
+    const when = next(log, (l) =>
+      l
+        .task('@b', {
+          type: 'TaskLeaseRenewed',
+          data: { taskId, claimant: '@b', leaseExpiresAt: '2030-01-02T00:00:00.000Z', renewedAt: l.nextAt },
+        })
+        .task('@b', {
+          type: 'TaskArtifactAdded',
+          data: { taskId, artifact: { artifactId: 'a1', name: null, parts: [{ kind: 'text', text: 'x' }] }, addedAt: l.nextAt },
+        })
+        .task('@b', moved(taskId, 'Submitted', 'Working', l.nextAt)),
+    );
+    ReadModelSpec.given(given)
+      .when(...when)
+      .thenViews((views) => expect(marks(views)).toEqual([null, sinceOf(claimed, taskId), null]));
+  });
+
+  it("a task that leaves its holder (asks its sender) and comes back (answered) moves the holder's mark to its return", () => {
+    const { log, taskId } = broadcastTask();
+    log.task('@b', claimedBy(taskId, '@b', log.nextAt)).task('@b', moved(taskId, 'Submitted', 'Working', log.nextAt));
+    const given = log.projected();
+    const asked = next(log, (l) => l.task('@b', moved(taskId, 'Working', 'InputRequired', l.nextAt)));
+    // Asking: it waits on the sender since the question, on its holder no more (no task waits on it: no mark).
+    ReadModelSpec.given(given)
+      .when(...asked)
+      .thenViews((views) => expect(marks(views)).toEqual([sinceOf(asked, taskId), null, null]));
+    const afterAsk = log.projected();
+    const answered = next(log, (l) => l.task('@a', moved(taskId, 'InputRequired', 'Working', l.nextAt)));
+    ReadModelSpec.given(afterAsk)
+      .when(...answered)
+      .thenViews((views) => expect(marks(views)).toEqual([null, sinceOf(answered, taskId), null]));
+  });
+
+  it('a task that stops waiting leaves the mark of the one that began last; the last one gone, no mark', () => {
+    const log = new LogBuilder().register('@a', '@b', '@c');
+    const first = next(log, (l) => l.send('@a', '@b', { task: { state: 'Submitted' } }));
+    const second = next(log, (l) => l.send('@c', '@b', { task: { state: 'Submitted' } }));
+    const given = log.projected();
+    const firstEnds = next(log, (l) => l.task('@a', moved('m1', 'Submitted', 'Canceled', l.nextAt)));
+    ReadModelSpec.given(given)
+      .when(...firstEnds)
+      .thenViews((views) => {
+        expect(views.heartbeat('@b')).toMatchObject({ tasksWaiting: 1, tasksWaitingSince: sinceOf(second, 'm2') });
+      });
+    const given2 = log.projected();
+    const secondEnds = next(log, (l) => l.task('@c', moved('m2', 'Submitted', 'Canceled', l.nextAt)));
+    ReadModelSpec.given(given2)
+      .when(...secondEnds)
+      .thenViews((views) => expect(views.heartbeat('@b')).toMatchObject({ tasksWaiting: 0, tasksWaitingSince: null }));
+    expect(sinceOf(first, 'm1').position).toBeLessThan(sinceOf(second, 'm2').position);
+  });
+});
+
 describe('read model: a task as a read shows it (taskAsOf): what the sweep records once due, before it runs', () => {
   it('a lease that ran out: back with its audience, the claimant lapsed, dated at the lease end, by the sweeper', () => {
     const { log, taskId } = broadcastTask();

@@ -10,7 +10,7 @@ import type Database from 'better-sqlite3';
 import type { Priority, Role } from '../../../events/types';
 import type { ListQuery } from '../../../projections/listQuery';
 import type { AgentView, HeartbeatCounts, ListedMessage, UnreadCount, ViewPage } from '../../../projections/projectionStore';
-import type { TaskView } from '../../../projections/readModel/taskView';
+import { waitingSinceOf, type TaskView } from '../../../projections/readModel/taskView';
 import type { TaskListQuery, TaskViewPage } from '../../../projections/readModel/taskViewsMemory';
 import { SqliteLedgerReader } from './sqliteLedgerReader';
 
@@ -42,6 +42,7 @@ interface CountsRow {
   unread_high: number;
   last_activity_at: string | null;
   tasks_waiting: number;
+  tasks_waiting_since: string | null;
   unseen: number;
   replies_owed: number;
 }
@@ -110,6 +111,7 @@ export class SqliteViewReader {
       oldestUnreadAt: oldest?.sent_at ?? null,
       lastActivityAt: row?.last_activity_at ?? null,
       tasksWaiting: row?.tasks_waiting ?? 0,
+      tasksWaitingSince: row?.tasks_waiting_since ? waitingSinceOf(row.tasks_waiting_since) : null,
       ...this.ledger.repliesOwed(identity, row?.replies_owed ?? 0),
     };
   }
@@ -266,7 +268,8 @@ function agentOf(row: AgentRow): AgentView {
 function prepareReader(db: Database.Database, g: string) {
   return {
     counts: db.prepare(
-      `SELECT unread_low, unread_normal, unread_high, last_activity_at, tasks_waiting, unseen, replies_owed
+      `SELECT unread_low, unread_normal, unread_high, last_activity_at, tasks_waiting, tasks_waiting_since, unseen,
+         replies_owed
        FROM ${g}_identities WHERE identity = ?`,
     ),
     oldestUnread: db.prepare(

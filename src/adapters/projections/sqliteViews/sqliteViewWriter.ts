@@ -29,9 +29,9 @@
 import type Database from 'better-sqlite3';
 import type { Priority, Role } from '../../../events/types';
 import type { ReadModelStorage, EntryState } from '../../../projections/readModel/view';
-import type { TaskList, TaskView } from '../../../projections/readModel/taskView';
+import type { TaskList, TaskView, WaitingSince } from '../../../projections/readModel/taskView';
 import type { InboxEntryFields, MessageSummary } from '../../../projections/viewChanges';
-import { dueAt } from '../../../projections/readModel/taskView';
+import { dueAt, waitingSinceMark } from '../../../projections/readModel/taskView';
 import type { LedgerHeader, LedgerStage } from '../../../projections/readModel/ledger';
 import type { Addressee } from '../../../events/addressing';
 import { SqliteLedgerWriter } from './sqliteLedgerWriter';
@@ -43,6 +43,8 @@ interface IdentityRow {
   high: number;
   lastActivityAt: string | null;
   tasksWaiting: number;
+  /** waitingSinceMark of its tasksWaitingSince (null while no task waits on it). */
+  tasksWaitingSince: string | null;
   unseen: number;
   repliesOwed: number;
   dirty: boolean;
@@ -64,6 +66,7 @@ type StoredIdentity = {
   unread_high: number;
   last_activity_at: string | null;
   tasks_waiting: number;
+  tasks_waiting_since: string | null;
   unseen: number;
   replies_owed: number;
 };
@@ -157,6 +160,7 @@ export class SqliteViewWriter implements ReadModelStorage {
         row.high,
         row.lastActivityAt,
         row.tasksWaiting,
+        row.tasksWaitingSince,
         row.unseen,
         row.repliesOwed,
       );
@@ -188,6 +192,7 @@ export class SqliteViewWriter implements ReadModelStorage {
             high: stored.unread_high,
             lastActivityAt: stored.last_activity_at,
             tasksWaiting: stored.tasks_waiting,
+            tasksWaitingSince: stored.tasks_waiting_since,
             unseen: stored.unseen,
             repliesOwed: stored.replies_owed,
             dirty: false,
@@ -199,6 +204,7 @@ export class SqliteViewWriter implements ReadModelStorage {
             high: 0,
             lastActivityAt: null,
             tasksWaiting: 0,
+            tasksWaitingSince: null,
             unseen: 0,
             repliesOwed: 0,
             dirty: false,
@@ -477,6 +483,13 @@ export class SqliteViewWriter implements ReadModelStorage {
   tasksWaitingMoved(identity: string, by: 1 | -1): void {
     const row = this.identity(identity);
     row.tasksWaiting += by;
+    if (row.tasksWaiting === 0) row.tasksWaitingSince = null;
+    row.dirty = true;
+  }
+
+  tasksWaitingBegan(identity: string, since: WaitingSince): void {
+    const row = this.identity(identity);
+    row.tasksWaitingSince = waitingSinceMark(since);
     row.dirty = true;
   }
 
@@ -619,16 +632,19 @@ function prepareWriter(db: Database.Database, g: string) {
     setCheckpoint: db.prepare(`UPDATE ${g}_state SET checkpoint = ? WHERE id = 1`),
     setLogIdentity: db.prepare(`UPDATE ${g}_state SET log_identity = ? WHERE id = 1`),
     identity: db.prepare(
-      `SELECT has_views, unread_low, unread_normal, unread_high, last_activity_at, tasks_waiting, unseen, replies_owed
+      `SELECT has_views, unread_low, unread_normal, unread_high, last_activity_at, tasks_waiting, tasks_waiting_since,
+         unseen, replies_owed
        FROM ${g}_identities WHERE identity = ?`,
     ),
     upsertIdentity: db.prepare(
       `INSERT INTO ${g}_identities
-         (identity, has_views, unread_low, unread_normal, unread_high, last_activity_at, tasks_waiting, unseen, replies_owed)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+         (identity, has_views, unread_low, unread_normal, unread_high, last_activity_at, tasks_waiting, tasks_waiting_since,
+          unseen, replies_owed)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (identity) DO UPDATE SET has_views = excluded.has_views, unread_low = excluded.unread_low,
          unread_normal = excluded.unread_normal, unread_high = excluded.unread_high,
          last_activity_at = excluded.last_activity_at, tasks_waiting = excluded.tasks_waiting,
+         tasks_waiting_since = excluded.tasks_waiting_since,
          unseen = excluded.unseen, replies_owed = excluded.replies_owed`,
     ),
     msgOf: db.prepare(`SELECT msg FROM ${g}_messages WHERE message_id = ?`),

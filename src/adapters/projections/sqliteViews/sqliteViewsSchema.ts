@@ -36,7 +36,9 @@
  * The tables' shape. A views file whose `schema` row differs (or is missing: written before issue 13) is
  * dropped and rebuilt from the log at open (sqliteViewsMeta.ts): views are derived, the log is the truth.
  */
-export const VIEWS_SCHEMA_VERSION = '13';
+export const VIEWS_SCHEMA_VERSION = '14';
+// 14: each identity keeps the last change that made a task begin waiting on it (identities.tasks_waiting_since:
+//     '<position>|<at>|<taskId>', null while none waits), for the heartbeat
 // 13: only the recipients due a wake at the send count toward clearing an unwoken message (ledger_rows.no_wake marks
 //     the others, ledgers.no_wake counts them): mail to [@c, @ghost] that @c read is no longer unwoken
 // 12: a ledger expects a wake only when some recipient (not a broadcast's sender) is a registered agent, not retired,
@@ -125,6 +127,7 @@ CREATE TABLE IF NOT EXISTS ${g}_identities (
   unread_high INTEGER NOT NULL,
   last_activity_at TEXT,
   tasks_waiting INTEGER NOT NULL,
+  tasks_waiting_since TEXT,
   unseen INTEGER NOT NULL DEFAULT 0,
   replies_owed INTEGER NOT NULL DEFAULT 0
 ) WITHOUT ROWID;

@@ -80,6 +80,7 @@ export class ReadsOfWholeViews implements ProjectionStore {
     if (views.fenceWith) this.fenceWith = (lease) => views.fenceWith!(lease);
     if (views.generations) this.generations = () => views.generations!();
     if (views.damage) this.damage = () => views.damage!();
+    if (views.readsRefused) this.readsRefused = () => views.readsRefused!();
   }
 
   // NonNullable: a program built on the library with exactOptionalPropertyTypes was told this class does not implement
@@ -87,6 +88,7 @@ export class ReadsOfWholeViews implements ProjectionStore {
   fenceWith?: NonNullable<ProjectionStore['fenceWith']>;
   generations?: NonNullable<ProjectionStore['generations']>;
   damage?: NonNullable<ProjectionStore['damage']>;
+  readsRefused?: NonNullable<ProjectionStore['readsRefused']>;
 
   get backend(): ProjectionStore['backend'] {
     return this.views.backend;

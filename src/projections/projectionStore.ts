@@ -182,6 +182,13 @@ export interface ProjectionStore {
    * Redis: why the active views are suspect (Redis evicted keys while they were active) until a rebuild replaces them.
    */
   damage?(): string | null;
+  /**
+   * Stores shared with other processes (Redis): why a view read would be refused now for the views' state (they hold
+   * nothing of this log: flushed or restarted empty; or they are another log's), looked at afresh in the store, or
+   * null when reads are served. Readiness asks at each probe, so that it is not ready before the projector has found
+   * out (reads look for themselves: this costs them nothing).
+   */
+  readsRefused?(): Promise<string | null>;
   /** Drops every view and the checkpoint (a rebuild starts from an empty store). */
   reset(): Promise<void>;
   close(): Promise<void>;

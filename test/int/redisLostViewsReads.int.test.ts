@@ -227,4 +227,59 @@ describe('Redis restarted empty while the mailbox runs: no read is answered from
       }
     },
   );
+
+  // A load balancer routes by /readyz. Right after a FLUSHALL the reads above were refused while /readyz, which looked
+  // only at the lag (checkpoint null, lag 4) and at what the projector had found (nothing yet: its look comes each
+  // second), answered 200: traffic kept coming to a node that refused it.
+  restartable('Redis flushed: /readyz is not ready before the first refused read, and ready once reads are served', async () => {
+    server = await startTestServer({ redisUrl: redis.url, redisNamespace: `lostreads${process.pid}n${++namespaces}` });
+    const tokens = await server.register(['@a', '@b', '@c']);
+    await send(tokens['@a'], '@c', 'from a');
+    await send(tokens['@b'], '@c', 'from b');
+    await send(tokens['@c'], '@b', 'to b');
+    const count = (identity: string) => server!.call('GET', '/v1/inbox/count', { token: tokens[identity] });
+    expect((await server.call('GET', '/readyz')).status).toBe(200);
+
+    // The projector's look is held, so that this is the window before it finds the views gone, as in production.
+    releaseHeld = holdProjectorLook(server);
+    const eventsBefore = await server.eventCount();
+    const admin = new Redis(redis.url);
+    try {
+      expect(await admin.flushall()).toBe('OK');
+    } finally {
+      admin.disconnect();
+    }
+
+    const ready = await server.call('GET', '/readyz');
+    expect({ status: ready.status, code: ready.body.code, retryAfter: ready.headers.get('retry-after') }).toEqual({
+      status: 503,
+      code: 'UNAVAILABLE',
+      retryAfter: '5',
+    });
+    expect(ready.body.retryAfterSeconds).toBe(5);
+    expect(ready.body.checks.projections.ok).toBe(false);
+    expect(ready.body.checks.projections.viewsProblem).toContain("hold nothing of this mailbox's event log (Redis lost them");
+    for (const identity of ['@a', '@b', '@c']) {
+      const refused = await count(identity);
+      expect({ identity, status: refused.status, code: refused.body.code }).toEqual({
+        identity,
+        status: 503,
+        code: 'UNAVAILABLE',
+      });
+      expect((await server.call('GET', '/readyz')).status).toBe(503); // not ready for as long as reads are refused
+    }
+    expect(await server.eventCount()).toBe(eventsBefore);
+
+    releaseHeld();
+    releaseHeld = null;
+    await waitFor(async () => (await server!.call('GET', '/readyz')).status === 200, {
+      timeoutMs: 15_000,
+      everyMs: 20,
+      what: 'ready again',
+    });
+    const served = await Promise.all(
+      ['@a', '@b', '@c'].map(async (identity) => [identity, (await count(identity)).body.unreadCount]),
+    );
+    expect(Object.fromEntries(served)).toEqual({ '@a': 0, '@b': 1, '@c': 2 });
+  });
 });

@@ -69,10 +69,13 @@ const message = (error: unknown) => (error instanceof Error ? error.message : St
 
 export async function checkReadiness(mailbox: MailboxServices): Promise<Readiness> {
   const readHead = () => within('event store', () => mailbox.eventStore.headPosition());
-  const [firstHead, checkpoint] = await Promise.allSettled([
+  const [firstHead, checkpoint, refused] = await Promise.allSettled([
     readHead(),
     within('projection store', () => mailbox.projections.checkpoint()),
+    // Looked at here, not left to the projector's next look: reads are refused from the moment the views are lost.
+    within('projection store', async () => (await mailbox.projections.readsRefused?.()) ?? null),
   ]);
+  const readsRefused = refused.status === 'fulfilled' ? refused.value : null; // unanswered: the checkpoint's look says
   let head = firstHead;
   // Read side by side, the head may be older than the checkpoint (an append and its apply landed in between): a
   // lag below zero would claim views ahead of the log. Read once more after the checkpoint: the head only grows.
@@ -100,9 +103,16 @@ export async function checkReadiness(mailbox: MailboxServices): Promise<Readines
       ? await within('event store', () => viewsLag(mailbox.eventStore, head.value, checkpoint.value)).catch(() => null)
       : null;
   const lag = counted?.events ?? null;
+  const viewsProblem = status.viewsProblem ?? readsRefused;
   const projections = {
     // Views rebuilt in place after a loss are refused to every read until whole again: not ready meanwhile.
-    ok: status.running && status.views === 'own' && status.rebuildingLostViews === null && lag !== null && lag <= MAX_READY_LAG,
+    ok:
+      status.running &&
+      status.views === 'own' &&
+      status.rebuildingLostViews === null &&
+      readsRefused === null &&
+      lag !== null &&
+      lag <= MAX_READY_LAG,
     running: status.running,
     lag,
     ...(counted?.atLeast ? { lagAtLeast: true as const } : {}),
@@ -112,7 +122,7 @@ export async function checkReadiness(mailbox: MailboxServices): Promise<Readines
     retryingBy: status.retryingBy,
     views: status.views,
     logIdentity: status.logIdentity,
-    ...(status.viewsProblem ? { viewsProblem: status.viewsProblem } : {}),
+    ...(viewsProblem ? { viewsProblem } : {}),
     leadership: status.leadership,
     ...(status.rulesRebuild ? { rulesRebuild: status.rulesRebuild } : {}),
   };

@@ -457,6 +457,31 @@ export class RedisProjectionStore implements ProjectionStore {
     });
   }
 
+  /**
+   * Why a read would be refused now: the active generation's owner read afresh (readiness asks at each probe). Right
+   * after a FLUSHALL the reads were refused while /readyz, which looked only at the lag (checkpoint null, lag 4),
+   * answered 200 until the projector found the views gone: a load balancer kept sending traffic that was refused.
+   */
+  async readsRefused(): Promise<string | null> {
+    const claimed = this.claimed;
+    if (claimed === null) return null; // an unbound tool reads whatever is there
+    return redisCall('Redis projections', async () => {
+      const prefix = await this.generationsOfViews.refresh();
+      const owner = (await this.client.get(this.keys.logOf(prefix))) ?? '';
+      return owner === claimed ? null : this.ownerProblem(owner);
+    });
+  }
+
+  private ownerProblem(owner: string): string {
+    // Claimed at start, so this log's once: empty now means Redis lost them (restarted empty), and the projector
+    // rebuilds them from the log as soon as it finds out.
+    const problem = owner
+      ? `belong to another event log (${owner}), not to this mailbox's; retry later, and ask the operator to check /readyz`
+      : "hold nothing of this mailbox's event log (Redis lost them, e.g. restarted empty): they are rebuilt from the log; " +
+        'retry in a moment, /readyz says when they are whole again';
+    return `The views in ${this.location} ${problem}`;
+  }
+
   /** Reads come only from this log's generation; another log's views answer 503 (and say why). */
   private async assertOwn(prefix: string, claimed: string): Promise<void> {
     let owner = this.owners.get(prefix);
@@ -465,17 +490,9 @@ export class RedisProjectionStore implements ProjectionStore {
       if (owner !== '') this.owners.set(prefix, owner);
     }
     if (owner === claimed) return;
-    // Claimed at start, so this log's once: empty now means Redis lost them (restarted empty), and the projector
-    // rebuilds them from the log as soon as it finds out.
-    const problem = owner
-      ? `belong to another event log (${owner}), not to this mailbox's; retry later, and ask the operator to check /readyz`
-      : "hold nothing of this mailbox's event log (Redis lost them, e.g. restarted empty): they are rebuilt from the log; " +
-        'retry in a moment, /readyz says when they are whole again';
-    throw new MailboxError(
-      'UNAVAILABLE',
-      'Service unavailable',
-      `The views in ${this.location} ${problem} (the request was not applied).`,
-      { logIdentity: claimed, viewsOf: owner || null },
-    );
+    throw new MailboxError('UNAVAILABLE', 'Service unavailable', `${this.ownerProblem(owner)} (the request was not applied).`, {
+      logIdentity: claimed,
+      viewsOf: owner || null,
+    });
   }
 }

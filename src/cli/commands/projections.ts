@@ -29,7 +29,7 @@ import {
 } from '../../projections/rebuild';
 import { READ_MODEL_VERSION } from '../../projections/readModel/readModelVersion';
 import { rulesVersionText } from '../../application/olderRules';
-import type { ActiveGeneration } from '../../projections/rebuildGenerations';
+import { GenerationLost, type ActiveGeneration } from '../../projections/rebuildGenerations';
 import { aheadOfThisLog, ForeignViews } from '../../projections/viewsOwnership';
 import { fromDecimalText } from '../../support/decimalText';
 import { durationMeantMs } from '../../support/duration';
@@ -387,10 +387,23 @@ async function run(io: ProjectionsIo, work: () => Promise<number>): Promise<void
     process.exitCode = reportCommandFailure(readingFailure(caught, io.env), io.stderr, 'Projections command failed', (error) =>
       error instanceof ForeignViews || error instanceof LiveWriterOfAnotherLog
         ? { envelope: { error: 'Views of another log', code: 'FOREIGN_VIEWS', message: error.message }, notFound: false }
-        : undefined,
+        : error instanceof GenerationLost
+          ? // Was {"error":"Projections command failed","code":"INTERNAL",...} naming no remedy: the next run rebuilds anew.
+            { envelope: rebuildLost(error), notFound: false }
+          : undefined,
     );
   }
 }
+
+/** Redis lost its data (flushed, restarted empty) while the rebuild built its generation: nothing switched, run it again. */
+const rebuildLost = (error: GenerationLost) => ({
+  error: 'Rebuild lost its views',
+  code: 'UNAVAILABLE' as const,
+  message:
+    `The views store lost its data while the rebuild was building (Redis restarted empty or flushed): ${error.generation} ` +
+    'was not switched to and nothing else changed. Run `mailbox projections rebuild` again.',
+  generation: error.generation,
+});
 
 /** `mailbox projections rebuild` as the CLI runs it: failures as one JSON envelope line on stderr, exit code 1 or 2. */
 export const runRebuildCommand = (io: ProjectionsIo, flags: Record<string, unknown>): Promise<void> =>
@@ -407,7 +420,7 @@ export function registerProjectionsCommands(program: Command): void {
       'after',
       '\nStores come from MAILBOX_DATA_DIR / MAILBOX_EVENTSTORE_URL / MAILBOX_REDIS_URL, as for `mailbox serve`.\n' +
         'Exit codes: 0 ok, 1 no event log (not found), 2 configuration error, views of another log, a views file that ' +
-        'cannot be opened (damaged, locked) or any other failure. ' +
+        'cannot be opened (damaged, locked), views lost during a rebuild (run it again) or any other failure. ' +
         'See docs/operators.md.',
     );
   projections

@@ -1,0 +1,79 @@
+/**
+ * `mailbox projections rebuild` while Redis loses its data (flushed) before the rebuilt generation is switched to: the
+ * switch finds the generation gone (GenerationLost). The CLI printed {"error":"Projections command failed","code":
+ * "INTERNAL",...} naming no remedy; it now prints one line saying to run it again, exit code 2 (as its help says).
+ */
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { Redis } from 'ioredis';
+import { SqliteEventStore } from '../../src/adapters/eventstore/sqliteEventStore';
+import { RedisGenerations } from '../../src/adapters/projections/redisGenerations';
+import { runRebuildCommand, type ProjectionsIo } from '../../src/cli/commands/projections';
+import { appendLog, generateLog } from '../contract/projectionStoreLog';
+import { scratchBase, tempDir } from '../support/fixtures';
+import { startRedis, type TestRedis } from '../support/redisServer';
+import { REDIS_TEST_TIMEOUT_ENV } from '../support/redisDeadline';
+
+let redis: TestRedis;
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(async () => {
+  jest.restoreAllMocks();
+  process.exitCode = undefined; // the CLI runner set it; other suites in this worker expect none
+  await redis.stop();
+});
+
+test('Redis flushed before the switch: one line naming the remedy (run it again), exit code 2, no stack', async () => {
+  const file = path.join(tempDir('mailbox-rebuild-lost-', scratchBase()), 'events.sqlite');
+  const log = SqliteEventStore.open(file);
+  await appendLog(log, generateLog(300, 7));
+  await log.close();
+  const namespace = `rebuildlost${process.pid}`;
+
+  // Held at a known point: the generation is built, its switch not yet made; Redis is flushed there.
+  const activate = RedisGenerations.prototype.activate;
+  let flushed = 0;
+  jest.spyOn(RedisGenerations.prototype, 'activate').mockImplementation(async function (this: RedisGenerations, ...args) {
+    const admin = new Redis(redis.url);
+    try {
+      expect(await admin.flushall()).toBe('OK');
+      flushed++;
+    } finally {
+      admin.disconnect();
+    }
+    return activate.apply(this, args);
+  });
+
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const text = { out: '', err: '' };
+  stdout.on('data', (chunk) => (text.out += chunk));
+  stderr.on('data', (chunk) => (text.err += chunk));
+  const io: ProjectionsIo = {
+    stdout,
+    stderr,
+    env: {
+      MAILBOX_EVENTSTORE_URL: `sqlite:${file}`,
+      MAILBOX_REDIS_URL: redis.url,
+      MAILBOX_REDIS_NAMESPACE: namespace,
+      ...REDIS_TEST_TIMEOUT_ENV,
+    },
+  };
+  await runRebuildCommand(io, { graceMs: '0', settleMs: '50' });
+
+  expect(flushed).toBe(1);
+  expect(process.exitCode).toBe(2);
+  const lines = text.err.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  const envelope = JSON.parse(lines[0]);
+  expect(envelope).toEqual({
+    error: 'Rebuild lost its views',
+    code: 'UNAVAILABLE',
+    message: expect.stringContaining('Run `mailbox projections rebuild` again.'),
+    generation: expect.stringMatching(new RegExp(`^${namespace}:`)),
+  });
+  expect(envelope.message).toContain('Redis restarted empty or flushed');
+  expect(text.err).not.toMatch(/\n\s+at /); // no stack trace
+  expect(text.out).not.toContain('switched the active views');
+});

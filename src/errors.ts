@@ -123,8 +123,22 @@ export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 export function retryAfterSecondsOf(error: MailboxError): number | null {
   const stated = error.envelope.retryAfterSeconds;
   if (typeof stated === 'number') return stated;
+  if (needsOperator(error)) return null; // no retry mends it: told every 5 s, a client retried forever
+
   return error.code === 'UNAVAILABLE' ? UNAVAILABLE_RETRY_AFTER_SECONDS : null;
 }
+
+/**
+ * A 503 no retry cures until an operator acts (the views are another log's, the log was replaced under the server,
+ * the views file is damaged): titled OPERATOR_NEEDED_TITLE, its `operatorAction` names the remedy, and it carries no
+ * Retry-After nor retryAfterSeconds (a client and a model stop and report it, instead of retrying every 5 s forever).
+ */
+export const OPERATOR_NEEDED_TITLE = 'Operator action needed';
+
+export const operatorNeeded = (message: string, operatorAction: string, details: Record<string, unknown> = {}): MailboxError =>
+  new MailboxError('UNAVAILABLE', OPERATOR_NEEDED_TITLE, message, { ...details, operatorAction });
+
+export const needsOperator = (error: MailboxError): boolean => typeof error.envelope.operatorAction === 'string';
 
 /** The envelope as a client is answered: one to retry later says when (retryAfterSeconds), as its Retry-After does. */
 export function answeredEnvelope(error: MailboxError): ErrorEnvelope {

@@ -8,7 +8,7 @@
  * The identity is read where it is needed anyway (the mailbox's start, the projector when the views stand ahead of
  * the log): no read is added to any write. Reads are left to the views, which refuse another log's (viewsOwnership).
  */
-import { MailboxError } from '../errors';
+import { type MailboxError, operatorNeeded } from '../errors';
 import type { AppendResult, EventStore, EventSubscription, ExpectedRevision } from '../events/eventStore';
 import type { NewEvent, StoredEvent } from '../events/types';
 
@@ -63,12 +63,11 @@ export class HeldLog implements EventStore {
 }
 
 function logReplaced(startedOn: string, now: string): MailboxError {
-  return new MailboxError(
-    'UNAVAILABLE',
-    'Service unavailable',
+  return operatorNeeded(
     `The event log changed under this server: it started on log ${startedOn}, and the event store now holds log ${now} ` +
       '(reset or replaced while the mailbox ran). Nothing was written: this server writes no more until it is ' +
       "restarted on the log as it is now (its views are another log's until taken over: mailbox projections rebuild --take-over).",
+    'restart the server on the log as it is now',
     { logIdentity: now, startedOn },
   );
 }

@@ -5,6 +5,7 @@
  * model was never told when to try again.
  */
 import Redis from 'ioredis';
+import { RedisKeys } from '../../src/adapters/projections/redisKeys';
 import { startTestServer, type HttpResult, type TestServer } from '../support/httpServer';
 import { startRedis, type TestRedis } from '../support/redisServer';
 import { waitFor } from '../support/waitFor';
@@ -149,5 +150,54 @@ describe('a 503 says when to retry (Retry-After, and retryAfterSeconds in its en
       what: 'ready again',
     });
     expect((await server.call('GET', '/readyz')).headers.get('retry-after')).toBeNull();
+  });
+
+  // Views of another log stay so until an operator acts: told to retry every 5 s, a client retried forever.
+  it('views of another log: no Retry-After, "Operator action needed" naming the remedy, over HTTP and MCP', async () => {
+    const namespace = `retryafter${process.pid}n${++namespaces}`;
+    server = await startTestServer({ redisUrl: redis.url, redisNamespace: namespace });
+    const tokens = await server.register(['@a', '@b', '@c']);
+    const sent = await server.call('POST', '/v1/messages', { token: tokens['@a'], body: { to: '@b', subject: 's', body: 'x' } });
+    expect(sent.status).toBe(201);
+    releaseLook = holdProjectorLook(server);
+    const before = await server.eventCount();
+    const keys = new RedisKeys(namespace);
+    const admin = new Redis(redis.url);
+    try {
+      const active = (await admin.get(keys.active)) ?? keys.defaultPrefix;
+      expect(await admin.set(keys.logOf(active), 'another-log')).toBe('OK');
+    } finally {
+      admin.disconnect();
+    }
+    for (const identity of ['@a', '@b', '@c']) {
+      const count = await server.call('GET', '/v1/inbox/count', { token: tokens[identity] });
+      expect({
+        status: count.status,
+        code: count.body.code,
+        error: count.body.error,
+        retryAfter: count.headers.get('retry-after'),
+      }).toEqual({
+        status: 503,
+        code: 'UNAVAILABLE',
+        error: 'Operator action needed',
+        retryAfter: null,
+      });
+      expect(count.body.retryAfterSeconds).toBeUndefined();
+      expect(count.body.operatorAction).toContain('mailbox projections rebuild --take-over');
+      expect(count.body.message).toContain('belong to another event log (another-log)');
+    }
+    const overMcp = await server.call('POST', '/mcp', { token: tokens['@b'], ...toolCall('unread_count') });
+    const envelope = overMcp.body.result.structuredContent;
+    expect({
+      isError: overMcp.body.result.isError,
+      error: envelope.error,
+      retryAfterSeconds: envelope.retryAfterSeconds,
+    }).toEqual({
+      isError: true,
+      error: 'Operator action needed',
+      retryAfterSeconds: undefined,
+    });
+    expect(envelope.operatorAction).toContain('--take-over');
+    expect(await server.eventCount()).toBe(before);
   });
 });

@@ -419,12 +419,13 @@ describe('SQLite views (embedded default)', () => {
     expect(failure).toBeInstanceOf(MailboxError);
     expect((failure as MailboxError).status).toBe(503);
     expect((failure as MailboxError).envelope).toEqual({
-      error: 'Service unavailable',
+      error: 'Operator action needed',
       code: 'UNAVAILABLE',
       message:
         `The views file ${file} is damaged (database disk image is malformed); the operator must restart the mailbox, ` +
         'which moves the file aside and rebuilds the views from the event log (no message is lost: the log is intact).',
       viewsFile: file,
+      operatorAction: 'restart the mailbox (it moves the damaged views file aside and rebuilds the views)',
     });
     expect(fs.readFileSync(`${file}.damaged`, 'utf8')).toMatch(/ database disk image is malformed\n$/);
     const readiness = await checkReadiness(mailbox); // not ready until a restart rebuilds the views

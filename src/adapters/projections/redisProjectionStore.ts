@@ -18,7 +18,7 @@
  */
 import type { Logger } from 'pino';
 import { READ_MODEL_VERSION } from '../../projections/readModel/readModelVersion';
-import { MailboxError } from '../../errors';
+import { MailboxError, operatorNeeded } from '../../errors';
 import type { ListQuery } from '../../projections/listQuery';
 import {
   ProjectionCheckpointRewound,
@@ -490,9 +490,13 @@ export class RedisProjectionStore implements ProjectionStore {
       if (owner !== '') this.owners.set(prefix, owner);
     }
     if (owner === claimed) return;
-    throw new MailboxError('UNAVAILABLE', 'Service unavailable', `${this.ownerProblem(owner)} (the request was not applied).`, {
-      logIdentity: claimed,
-      viewsOf: owner || null,
-    });
+    const message = `${this.ownerProblem(owner)} (the request was not applied).`;
+    // Another log's views stay so until an operator acts (a take-over, or this server moved to its own namespace).
+    if (owner)
+      throw operatorNeeded(message, 'mailbox projections rebuild --take-over, or a namespace of its own for this log', {
+        logIdentity: claimed,
+        viewsOf: owner,
+      });
+    throw new MailboxError('UNAVAILABLE', 'Service unavailable', message, { logIdentity: claimed, viewsOf: null });
   }
 }

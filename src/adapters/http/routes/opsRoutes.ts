@@ -1,6 +1,6 @@
 /** Unauthenticated operations endpoints: liveness, readiness, Prometheus metrics, the OpenAPI document and its page. */
 import type { FastifyInstance } from 'fastify';
-import { MailboxError } from '../../../errors';
+import { MailboxError, operatorNeeded } from '../../../errors';
 import type { HttpContext } from '../httpContext';
 import { sendEnvelope } from '../httpErrors';
 import { buildOpenApiDocument } from '../openapi';
@@ -25,6 +25,18 @@ export function opsRoutes(app: FastifyInstance, { mailbox, metrics }: HttpContex
     noExtraInput(request.query, 'GET /readyz');
     const readiness = await checkReadiness(mailbox);
     if (readiness.ready) return { status: readiness.status, ...readiness.checks };
+    const { projections, projectionStore } = readiness.checks;
+    // Views of another log, or views the store knows damaged: not ready until an operator acts (no Retry-After).
+    const damaged = projectionStore.error !== undefined && 'checkpoint' in projectionStore; // answered, yet marked damaged
+    if (projections.views === 'foreign' || damaged)
+      return sendEnvelope(
+        reply,
+        operatorNeeded(
+          `This node is not ready to serve, and will not be until an operator acts: ${projections.viewsProblem ?? projectionStore.error}`,
+          projections.views === 'foreign' ? 'mailbox projections rebuild --take-over' : 'see checks.projectionStore.error',
+          { checks: readiness.checks },
+        ),
+      );
     return sendEnvelope(
       reply,
       new MailboxError('UNAVAILABLE', 'Not ready', 'This node is not ready to serve: see checks for the failing dependency.', {

@@ -17,7 +17,7 @@
  *   and the next start sees the mark and moves the file aside before opening.
  */
 import fs from 'node:fs';
-import { MailboxError } from '../../../errors';
+import { type MailboxError, operatorNeeded } from '../../../errors';
 import { StartupError } from '../../../startupError';
 
 /**
@@ -98,12 +98,11 @@ export function damagedFileRefused(file: string, cause: unknown): StartupError {
 
 /** What a read or a write of a damaged views file answers: retry is pointless until a restart rebuilds the views. */
 export function viewsFileDamaged(file: string, cause: unknown): MailboxError {
-  const error = new MailboxError(
-    'UNAVAILABLE',
-    'Service unavailable',
+  const error = operatorNeeded(
     `The views file ${file} is damaged (${sqliteSaid(cause)}); ` +
       'the operator must restart the mailbox, which moves the file aside and rebuilds the views from the event log ' +
       '(no message is lost: the log is intact).',
+    'restart the mailbox (it moves the damaged views file aside and rebuilds the views)',
     { viewsFile: file },
   );
   (error as Error).cause = cause;

@@ -6,6 +6,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { holdApplies } from '../support/heldApplies';
 import { startTestServer, type TestServer } from '../support/httpServer';
 
 // Long enough for the MCP handshake and the retry on a loaded machine (headers and bodies have the deadline too);
@@ -29,7 +30,7 @@ test('a tool call outliving the deadline answers at the deadline with UNAVAILABL
     }),
   );
   try {
-    await server.mailbox.runner.stop(); // views stop following: a send waits AWAIT_MS for them
+    const held = holdApplies(server.mailbox.projections); // views stall: a send waits AWAIT_MS (a stopped runner settles at once)
     const args = { to: '@y', subject: 'slow', body: 'x', idempotencyKey: 'mcp-slow-1' };
     const before = await server.eventCount();
     const started = Date.now();
@@ -42,7 +43,7 @@ test('a tool call outliving the deadline answers at the deadline with UNAVAILABL
     expect(JSON.parse(result.content[0].text)).toMatchObject({ code: 'UNAVAILABLE', timeoutMs: TIMEOUT_MS });
     expect(elapsed).toBeLessThan(TIMEOUT_MS + 5000); // not the AWAIT_MS the send waits for the views
     expect(await server.eventCount()).toBe(before + 1); // applied, as the message warns
-    await server.mailbox.runner.start();
+    held.release();
     const retried = (await client.callTool({ name: 'add_message', arguments: args })) as {
       isError?: boolean;
       content: Array<{ text: string }>;
@@ -59,7 +60,7 @@ test('a tool call outliving the deadline answers at the deadline with UNAVAILABL
 });
 
 test('past the deadline a tool call (200) and a batch (503) say when to retry: Retry-After, and retryAfterSeconds alike', async () => {
-  await server.mailbox.runner.stop(); // views stop following: a send waits AWAIT_MS for them
+  const held = holdApplies(server.mailbox.projections); // views stall: a send waits AWAIT_MS (a stopped runner settles at once)
   try {
     const send = (id: number, key: string) => ({
       jsonrpc: '2.0',
@@ -84,6 +85,6 @@ test('past the deadline a tool call (200) and a batch (503) say when to retry: R
     });
     expect(batch.body.retryAfterSeconds).toBeGreaterThan(0);
   } finally {
-    await server.mailbox.runner.start();
+    held.release();
   }
 });

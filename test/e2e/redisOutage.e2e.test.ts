@@ -54,7 +54,7 @@ async function expectAllUnavailable(rounds: number): Promise<void> {
       // Says which read was slow (CI saw one answer in 3.4 s once, on a machine at load 10+, and named none).
       if (elapsed >= DEADLINE_MS + MARGIN_MS)
         throw new Error(`${path} (round ${round + 1}) answered in ${elapsed} ms, over ${DEADLINE_MS + MARGIN_MS} ms`);
-      expect(Object.keys(body).sort()).toEqual(['code', 'error', 'message']);
+      expect(Object.keys(body).sort()).toEqual(['code', 'error', 'message', 'retryAfterSeconds']); // the header: retryAfter503.int
       expect(JSON.stringify(body)).not.toMatch(/maxRetriesPerRequest|enableOfflineQueue|timed out|ECONNREFUSED/i);
     }
   }

@@ -4,7 +4,10 @@
  * Retry-After: clients and proxies retried at once, adding load to a node that was already struggling, and an MCP
  * model was never told when to try again.
  */
+import path from 'node:path';
 import Redis from 'ioredis';
+import { openSqliteDatabase } from '../../src/support/sqlite/sqliteDriver';
+import { tempDir } from '../support/fixtures';
 import { RedisKeys } from '../../src/adapters/projections/redisKeys';
 import { startTestServer, type HttpResult, type TestServer } from '../support/httpServer';
 import { startRedis, type TestRedis } from '../support/redisServer';
@@ -198,6 +201,80 @@ describe('a 503 says when to retry (Retry-After, and retryAfterSeconds in its en
       retryAfterSeconds: undefined,
     });
     expect(envelope.operatorAction).toContain('--take-over');
+    expect(await server.eventCount()).toBe(before);
+  });
+
+  // The embedded default (SQLite log, SQLite views file) answered the same refusal with Retry-After: 5.
+  it('views of another log in the SQLite views file: no Retry-After, "Operator action needed" naming the remedy, over HTTP and MCP', async () => {
+    const dir = tempDir('retryafter-sqlite-');
+    server = await startTestServer({ eventStoreUrl: `sqlite:${dir}/events.sqlite` });
+    const tokens = await server.register(['@a', '@b', '@c']);
+    const sent = await server.call('POST', '/v1/messages', { token: tokens['@a'], body: { to: '@b', subject: 's', body: 'x' } });
+    expect(sent.status).toBe(201);
+    await waitFor(async () => (await server!.call('GET', '/v1/inbox/count', { token: tokens['@b'] })).body.unreadCount === 1, {
+      timeoutMs: 15_000,
+      everyMs: 20,
+      what: "@b's unread count to show the message",
+    });
+    const before = await server.eventCount();
+    // Another log's views in the file (as a copy of another mailbox's views file, or a take-over by another log, leaves it).
+    const db = openSqliteDatabase(path.join(dir, 'views.sqlite'));
+    try {
+      db.pragma('busy_timeout = 5000');
+      const active = (db.prepare("SELECT value FROM views_meta WHERE key = 'active'").get() as { value: string }).value;
+      db.prepare(`UPDATE ${active}_state SET log_identity = 'another-log' WHERE id = 1`).run();
+    } finally {
+      db.close();
+    }
+    for (const identity of ['@a', '@b', '@c']) {
+      for (const route of ['/v1/inbox/count', '/v1/messages']) {
+        const answer = await server.call('GET', route, { token: tokens[identity] });
+        expect({
+          what: `GET ${route} as ${identity}`,
+          status: answer.status,
+          code: answer.body.code,
+          error: answer.body.error,
+          retryAfter: answer.headers.get('retry-after'),
+          retryAfterSeconds: answer.body.retryAfterSeconds,
+        }).toEqual({
+          what: `GET ${route} as ${identity}`,
+          status: 503,
+          code: 'UNAVAILABLE',
+          error: 'Operator action needed',
+          retryAfter: null,
+          retryAfterSeconds: undefined,
+        });
+        expect(answer.body.operatorAction).toContain('mailbox projections rebuild --take-over');
+        expect(answer.body.message).toContain('belong to another event log (another-log)');
+        expect(answer.body.message).not.toContain('retry later');
+      }
+    }
+    const overMcp = await server.call('POST', '/mcp', { token: tokens['@c'], ...toolCall('unread_count') });
+    const envelope = overMcp.body.result.structuredContent;
+    expect({
+      isError: overMcp.body.result.isError,
+      error: envelope.error,
+      retryAfterSeconds: envelope.retryAfterSeconds,
+    }).toEqual({
+      isError: true,
+      error: 'Operator action needed',
+      retryAfterSeconds: undefined,
+    });
+    expect(envelope.operatorAction).toContain('--take-over');
+    // Readiness says the same once the projector has looked (its look comes each second).
+    let ready = await server.call('GET', '/readyz');
+    await waitFor(
+      async () => {
+        ready = await server!.call('GET', '/readyz');
+        return ready.status === 503;
+      },
+      { timeoutMs: 15_000, everyMs: 50, what: '/readyz to see the views are another log' },
+    );
+    expect({ error: ready.body.error, retryAfter: ready.headers.get('retry-after') }).toEqual({
+      error: 'Operator action needed',
+      retryAfter: null,
+    });
+    expect(ready.body.operatorAction).toContain('mailbox projections rebuild --take-over');
     expect(await server.eventCount()).toBe(before);
   });
 });

@@ -476,7 +476,7 @@ export class RedisProjectionStore implements ProjectionStore {
     // Claimed at start, so this log's once: empty now means Redis lost them (restarted empty), and the projector
     // rebuilds them from the log as soon as it finds out.
     const problem = owner
-      ? `belong to another event log (${owner}), not to this mailbox's; retry later, and ask the operator to check /readyz`
+      ? `belong to another event log (${owner}), not to this mailbox's; no retry helps until an operator acts`
       : "hold nothing of this mailbox's event log (Redis lost them, e.g. restarted empty): they are rebuilt from the log; " +
         'retry in a moment, /readyz says when they are whole again';
     return `The views in ${this.location} ${problem}`;

@@ -31,7 +31,7 @@
  * readers look it up at each read.
  */
 import path from 'node:path';
-import { MailboxError } from '../../errors';
+import { MailboxError, operatorNeeded } from '../../errors';
 import type { ListQuery } from '../../projections/listQuery';
 import {
   ProjectionCheckpointRewound,
@@ -522,12 +522,20 @@ export class SqliteProjectionStore implements ProjectionStore {
     if (this.claimed !== null) {
       const owner = this.writer(generation).state().logIdentity;
       if (owner !== this.claimed) {
+        const whose = `The views in ${this.location} belong to ${owner ? `another event log (${owner})` : 'no event log yet'}, not to this mailbox's`;
+        const details = { logIdentity: this.claimed, viewsOf: owner };
+        // Another log's views stay so until an operator acts: told to retry every 5 s, a client retried forever.
+        if (owner)
+          throw operatorNeeded(
+            `${whose}; no retry helps until an operator acts (the request was not applied).`,
+            'mailbox projections rebuild --take-over, or move the views file away and restart (it is rebuilt from this log)',
+            details,
+          );
         throw new MailboxError(
           'UNAVAILABLE',
           'Service unavailable',
-          `The views in ${this.location} belong to ${owner ? `another event log (${owner})` : 'no event log yet'}, ` +
-            "not to this mailbox's; retry later, and ask the operator to check /readyz (the request was not applied).",
-          { logIdentity: this.claimed, viewsOf: owner },
+          `${whose}; retry later, /readyz says when they are served (the request was not applied).`,
+          details,
         );
       }
     }

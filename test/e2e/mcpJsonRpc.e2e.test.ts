@@ -99,6 +99,9 @@ describe('valid JSON that is no JSON-RPC message', () => {
     ],
     ['"tools/list"', null, 'body', 'the message is a string, not a JSON-RPC message'],
     [null, null, 'body', 'the message is null, not a JSON-RPC message'],
+    // An empty POST (curl -X POST with no -d, a client that lost its body) was told "the message is a undefined".
+    ['', null, 'body', 'the request has no body: send one JSON-RPC message, an object such as {"jsonrpc": "2.0", "id": 1'],
+    [' \n', null, 'body', 'the request has no body: send one JSON-RPC message'],
   ])('%j is 400 -32600 Invalid Request (id %j) naming %s: %s; nothing is done', async (body, id, field, wrong) => {
     const before = await server.eventCount();
     const answer = await postMcp(body);

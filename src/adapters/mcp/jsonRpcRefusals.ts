@@ -44,6 +44,9 @@ function kindOf(value: unknown): string {
 
 /** What is wrong with `message` (called `subject`), which the SDK does not take as JSON-RPC: [field, a sentence]. */
 function whatIsWrong(message: unknown, subject: string): [string, string] {
+  // An empty POST (no bytes, or only whitespace) was told it "is a undefined".
+  if (message === undefined)
+    return ['body', `the request has no body: send one JSON-RPC message, an object such as ${EXAMPLE}, as JSON`];
   if (!isObject(message))
     return ['body', `${subject} is ${kindOf(message)}, not a JSON-RPC message: an object such as ${EXAMPLE}`];
   if (message.jsonrpc !== '2.0') {

@@ -287,14 +287,18 @@ test('flushed again between two chunks of the rebuild in place: no event is miss
   });
 
   // Second flush between the first chunk and the next: the chunk's events are gone again, and the projector lease
-  // with them. The held chunks go on once the projector holds the lease again: its token is drawn from a counter the
-  // flush reset too, so the lease names the same holder as the held chunks do.
+  // with them. The held chunks go on once the projector holds the lease again, under a new token (tokens never repeat
+  // after a loss: redisLease.ts), so the fence refuses them as writes of its earlier term, which changes nothing of
+  // this term's. (Before, the token counter started again from 1 with the flush: the lease named the same holder as
+  // the held chunks did, and only the contiguity of the chunks refused them.)
   const lease = leaseKey(keys, 'projector');
   const holder = await client.get(lease);
   expect(holder).not.toBeNull();
   expect(await client.flushall()).toBe('OK');
   await waitFor(async () => (await client.get(lease)) !== null, { timeoutMs: 15_000, what: 'the projector lease taken again' });
-  expect(await client.get(lease)).toBe(holder);
+  const retaken = await client.get(lease);
+  expect(retaken).not.toBe(holder);
+  expect(retaken!.slice(0, retaken!.lastIndexOf(':'))).toBe(holder!.slice(0, holder!.lastIndexOf(':')));
   projector.mailboxApply = apply;
   for (const go of held.splice(0)) go();
 
@@ -310,4 +314,11 @@ test('flushed again between two chunks of the rebuild in place: no event is miss
   expect({ views: status.views, viewsProblem: status.viewsProblem }).toEqual({ views: 'own', viewsProblem: null });
   expect((await checkReadiness(mailbox)).ready).toBe(true);
   expect(messages().filter((m) => /now belong to another log/.test(m))).toEqual([]);
+  // The refusal of its earlier term's chunks did not depose this term: the node leads under the token it took again.
+  expect(status.leadership).toEqual({
+    role: 'leading',
+    node: expect.any(String),
+    token: retaken!.slice(retaken!.lastIndexOf(':') + 1),
+  });
+  expect(messages().filter((m) => /late writes were refused/.test(m))).toEqual([]);
 });

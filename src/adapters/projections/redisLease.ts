@@ -2,7 +2,9 @@
  * The lease of one shared job in Redis (port: projections/projectorLease.ts).
  *
  *   <ns>:{<ns>}:lease:<name>         `<node>:<token>` of the holder, expiring (PX) unless renewed
- *   <ns>:{<ns>}:lease:<name>:token   the last token granted (INCR): tokens grow while Redis keeps its data
+ *   <ns>:{<ns>}:lease:<name>:token   the last token granted: tokens grow while Redis keeps its data, and each is at
+ *                                    least Redis's clock in microseconds (TIME), so a token drawn after the data
+ *                                    was lost is above every token granted before (see ACQUIRE_SCRIPT)
  *   <ns>:{<ns>}:lease:<name>:records a hash the holders keep for each other (the heartbeat's nudges), written only
  *                                    by the holder, under the same fence
  *
@@ -17,18 +19,34 @@
  * needs no clock and no counter that survives: a lease key that is gone or
  * names another holder refuses the write, whatever the numbers. Each step is
  * one script, so that taking the lease and drawing its token are one act.
+ *
+ * Equality alone let a token repeat: a counter that started again at 1 after the loss gave a node the very
+ * `<node>:1` it held before it (a node restarted under the same id, or the same node taking the lease again), and a
+ * late write of its earlier term then matched the new term's lease key. A token is therefore never below Redis's
+ * clock (microseconds, exact in a Lua number until the year 2255): after a loss the next token is above every one
+ * granted before, unless Redis's clock went back across the loss by more than the time since that grant.
  */
 import type { Result } from 'ioredis';
 import type { FencedRecords, LeaseHolder, LeaseStore } from '../../projections/projectorLease';
 import { redisCall, type RedisClient } from './redisConnection';
 import type { RedisKeys } from './redisKeys';
 
-/** KEYS: lease, token counter. ARGV: node, ttl ms. Returns the new token, or '' when held (SET NX semantics). */
+/**
+ * KEYS: lease, token counter. ARGV: node, ttl ms. Returns the new token, or '' when held (SET NX semantics).
+ * The token is the larger of the last one plus 1 and Redis's clock in microseconds: it grows with every take while
+ * Redis keeps its data, and a counter lost with the data starts again from the clock, not from 1. Formatted with
+ * '%.0f' (tostring would give '1.7649e+15').
+ */
 const ACQUIRE_SCRIPT = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return '' end
-local token = redis.call('INCR', KEYS[2])
+local time = redis.call('TIME')
+local token = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local last = tonumber(redis.call('GET', KEYS[2]) or '0') or 0
+if last >= token then token = last + 1 end
+token = string.format('%.0f', token)
+redis.call('SET', KEYS[2], token)
 redis.call('SET', KEYS[1], ARGV[1] .. ':' .. token, 'NX', 'PX', ARGV[2])
-return tostring(token)
+return token
 `;
 
 /** KEYS: lease. ARGV: `<node>:<token>`, ttl ms. Compare-and-PEXPIRE: 1 renewed, 0 not this holder's. */

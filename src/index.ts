@@ -2,6 +2,8 @@
 import 'reflect-metadata';
 
 export { createMailbox, Mailbox, type MailboxClient } from './mailbox';
+export type { WatchListener, WatchOptions } from './watchListener';
+export type { WakeStreamEvent } from './application/mailboxQueries';
 export { configFromEnv, parseConfig, type MailboxConfig, type MailboxConfigInput } from './config';
 export { MailboxError, type ErrorEnvelope, type ErrorCode } from './errors';
 export { ADMIN_ACTOR, type Actor, type Role } from './commands/roles';

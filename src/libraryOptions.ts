@@ -21,7 +21,7 @@ function nearest(key: string, known: readonly string[]): string | undefined {
   return known.find((name) => key.length >= 3 && name.toLowerCase().startsWith(key.toLowerCase())); // idempotency
 }
 
-function refuseUnknownKeys(what: string, value: unknown, known: readonly string[], after: string): void {
+export function refuseUnknownKeys(what: string, value: unknown, known: readonly string[], after: string): void {
   if (value === undefined) return;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new MailboxError(

@@ -14,13 +14,14 @@ import {
   type MailboxConfig,
   type MailboxConfigInput,
 } from './config';
-import { checkedAuditPage, checkedCommandOptions as opts, checkedListener, refuseUnknownConfigKeys } from './libraryOptions';
+import { checkedAuditPage, checkedCommandOptions as opts, refuseUnknownConfigKeys } from './libraryOptions';
+import { guardedListener, type WatchListener, type WatchOptions } from './watchListener';
 import { LeaseKeeper, LeaseLoop, leaseTiming, tookOverFrom, tookOverText, type LeaseStore } from './projections/projectorLease';
 import { buildContainer, leasesOf, sharedLimitsOf, type ContainerOverrides } from './compositionRoot';
 import { TOKENS } from './tokens';
 import type { Actor } from './commands/roles';
 import { MailboxCommands, type CommandOptions } from './application/mailboxCommands';
-import { MailboxQueries, type WakeStreamEvent } from './application/mailboxQueries';
+import { MailboxQueries } from './application/mailboxQueries';
 import { Authenticator } from './application/authenticator';
 import { TaskCommands } from './application/taskCommands';
 import { TaskQueries } from './application/taskQueries';
@@ -150,7 +151,9 @@ export class Mailbox {
           const page = checkedAuditPage(after, limit);
           return q.auditEvents(actor, page.after, page.limit);
         },
-        watch: (emit: (event: WakeStreamEvent) => void) => q.openWakeStream(actor, checkedListener(emit)),
+        /** A listener's error (thrown, or its promise's) goes to onError, else the logger; the stream stays open. */
+        watch: (listener: WatchListener, options?: WatchOptions) =>
+          q.openWakeStream(actor, guardedListener(listener, options, this.logger)),
         claimTask: (taskId: string, options: { leaseSeconds?: number } = {}, o?: CommandOptions) =>
           t.claim(actor, { taskId, ...options }, opts('claimTask', o, false)),
         updateTask: (input: unknown, o?: CommandOptions) => t.transition(actor, input, opts('updateTask', o, false)),

@@ -81,16 +81,15 @@ export const sendMessageSchema = z.strictObject({
     'give a short summary of 1-200 characters, at least one of them visible (not whitespace)',
   ).describe('a short summary, 1-200 characters (not only whitespace or invisible characters), kept as sent'),
   body: z.string(), // described with its limit, the server's own, where a schema is served (application/servedLimits.ts)
-  priority: prioritySchema.default('normal').describe('default normal; high always wakes the recipient'),
+  priority: prioritySchema
+    .default('normal')
+    .describe('default normal; high wakes each recipient, except AGENT:* with wakeSuppressed'),
   inReplyTo: messageIdSchema.optional().describe('the messageId you answer: the reply joins its thread (threadId is inherited)'),
   threadId: threadIdSchema
     .optional()
     .describe(`a thread to start or continue without answering one message (${THREAD_ID_SHORT_FORM}); omit with inReplyTo`),
   tags: tagListSchema.default([]).describe(`labels to filter on: at most ${MAX_TAGS}, each ${TAG_SHORT_FORM}`),
-  wakeSuppressed: z
-    .boolean()
-    .default(false)
-    .describe('true: deliver without a wake event (refused for a direct message that is high priority or carries a task)'),
+  wakeSuppressed: z.boolean().default(false).describe('true: no wake event; to @identities, refused if high priority or a task'),
   expectsReplyBy: expectsReplyBySchema.optional(),
   task: encodedOr('task', taskEnvelopeSchema.superRefine(withinJsonBytes('task')), {
     kind: 'object',

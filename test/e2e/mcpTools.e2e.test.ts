@@ -73,7 +73,7 @@ test('every input property is described; to carries its pattern; status says its
   expect(JSON.stringify(to)).toContain('"maxItems":100');
   expect(property('add_message', 'inReplyTo').description).toContain('threadId is inherited');
   expect(property('add_message', 'threadId').description).toContain('omit with inReplyTo');
-  expect(property('add_message', 'wakeSuppressed').description).toContain('refused for a direct message that is high priority');
+  expect(property('add_message', 'wakeSuppressed').description).toContain('to @identities, refused if high priority or a task');
   expect(property('add_message', 'idempotencyKey').description).toContain('retry');
   expect(property('list_messages', 'status').description).toContain('default all');
   expect(property('list_messages', 'box').description).toContain('outbox');

@@ -30,7 +30,7 @@ import type { ProjectionStore } from '../projections/projectionStore';
 import type { TaskView } from '../projections/readModel/taskView';
 import type { TaskViewPage } from '../projections/readModel/taskViewsMemory';
 import { taskTimesOf } from '../projections/readModel/taskView';
-import { fallenDue, waitsOnHolderState } from '../events/taskTimes';
+import { fallenDue, waitsOnHolderState, WAITS_ON_HOLDER_STATES } from '../events/taskTimes';
 import type { CommandHandler } from './commandHandler';
 import { messageModel, taskModel } from './streamModels';
 
@@ -243,8 +243,10 @@ async function candidatesFor(
  * The tasks `actor` holds, open and waiting on it, in whose thread its message `reply` went to the task's sender: a
  * message never moves a task its holder holds (found as a model: "done: PR 12" sent in the thread, by threadId or
  * inReplyTo, was a bare 201; the task stayed Working and its sender read a message with "task": null). Said per task
- * (TASK_UNCHANGED), with the calls that move it. Read for a send in a thread only: the task its inReplyTo carries, and
- * the task whose own thread this is (a task's message starts its thread unless it named one).
+ * (TASK_UNCHANGED), with the calls that move it. Read for a send in a thread only: the task its inReplyTo carries, the
+ * task whose own thread this is (a task's message starts its thread unless it named one), and the tasks it holds in a
+ * thread its sender named (threadId "deploy-7", or another message's id: found as a model, "done" sent there was a bare
+ * 201), from its held tasks (heldTasksInThread).
  */
 export async function holderNotes(
   projections: ProjectionStore,
@@ -254,11 +256,18 @@ export async function holderNotes(
 ): Promise<CommandWarning[]> {
   const taskIds = new Set<string>();
   if (parent?.sent?.task) taskIds.add(parent.sent.messageId);
-  // A thread named otherwise (deploy-7) is no task's id: not looked up (a view read on every send in it).
-  if (reply.threadId !== reply.messageId && messageIdSchema.safeParse(reply.threadId).success) taskIds.add(reply.threadId);
+  const known = new Map<string, TaskView>();
+  if (reply.threadId !== reply.messageId) {
+    // A thread named otherwise (deploy-7) is no task's id: not looked up as one.
+    if (messageIdSchema.safeParse(reply.threadId).success) taskIds.add(reply.threadId);
+    for (const task of await heldTasksInThread(projections, actor.identity, reply.threadId)) {
+      taskIds.add(task.taskId);
+      known.set(task.taskId, task);
+    }
+  }
   const notes: CommandWarning[] = [];
   for (const taskId of taskIds) {
-    const task = await projections.getTask(taskId);
+    const task = known.get(taskId) ?? (await projections.getTask(taskId));
     if (task === undefined || task.assignee !== actor.identity || task.sender === actor.identity) continue;
     if (!waitsOnHolderState(task.state) || !reply.recipients.includes(task.sender)) continue;
     if (fallenDue(taskTimesOf(task), Date.parse(reply.sentAt)) !== null) continue; // past its deadline or lease: not held
@@ -275,4 +284,30 @@ export async function holderNotes(
     });
   }
   return notes;
+}
+
+/**
+ * The tasks `holder` holds that wait on it (Submitted, Working) in thread `threadId`, from the views: none read past
+ * its heartbeat's tasksWaiting (one read of its counts; 0, the usual case, reads no list), which counts every such task,
+ * so the walk of its assigned list stops once it has passed that many.
+ */
+async function heldTasksInThread(projections: ProjectionStore, holder: string, threadId: string): Promise<TaskView[]> {
+  let left = (await projections.heartbeat(holder)).tasksWaiting;
+  const found: TaskView[] = [];
+  let before: number | null = null;
+  while (left > 0) {
+    const page: TaskViewPage = await projections.listTasks(holder, {
+      list: 'assigned',
+      states: [...WAITS_ON_HOLDER_STATES],
+      limit: PAGE,
+      before,
+    });
+    for (const task of page.tasks) {
+      left--;
+      if (task.threadId === threadId) found.push(task);
+    }
+    if (page.nextBefore === null) break;
+    before = page.nextBefore;
+  }
+  return found;
 }

@@ -220,12 +220,13 @@ export function singleCall(plan: ApplyPlan, context: CallContext): ScriptCall {
 /**
  * Cluster: one call per agent tag (no global keys), then the global block with the checkpoint.
  * The agent calls cannot read the lease's token (another slot), so they are not fenced: a deposed
- * writer paused between its checking call and these may still land them. That is harmless: the
- * calls carry the changes the log dictates for those positions, and each one is written only if
- * absent (HSETNX entries, read and archived marks; a wake is published only by the HSETNX that added
- * the entry; counters move only with such a write; sent summaries are the same value; activity only
- * moves forward), so whichever writer lands first, the other's copy changes nothing. The global
- * call, which moves the checkpoint and carries registry and task changes, is fenced.
+ * writer paused between its checking call and these may still land them, after its successor applied
+ * later events. The calls carry the changes the log dictates for those positions, and each agent's
+ * keys keep the last position applied to them (redisApplyScript.ts, `applied`): a call changes
+ * nothing at or below it, so whichever writer lands first, the other's copy changes nothing, and a
+ * late one cannot re-apply an archive or an unarchive over a later one (those are not written only if
+ * absent: an archived mark deleted by a later unarchive was written again, and the entry left the
+ * inbox). The global call, which moves the checkpoint and carries registry and task changes, is fenced.
  */
 export function perTagCalls(plan: ApplyPlan, context: CallContext): { agents: ScriptCall[]; commit: ScriptCall } {
   const agentContext = { ...context, flags: context.flags.replace(/[cw]/g, '') };

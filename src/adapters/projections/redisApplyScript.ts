@@ -116,10 +116,15 @@ local function applyAgent(block)
   end })
   -- unseen: entries unread, not archived and never seen (counts 'unseen'); moves with the unread set and the seen marks
   local activity, delta, applied, unseen = nil, {}, 0, 0
+  -- A call of this agent's tag alone (Cluster) cannot read the checkpoint nor the lease (other slots): the agent's own
+  -- mark, the last position applied to its keys, gates it instead. A late call of a deposed writer would otherwise
+  -- re-apply an archive or an unarchive over a later one (those two are not written only if absent).
+  local floor = stored
+  if not global then floor = redis.call('GET', key.applied) or '' end
   local j = block.start
   for _ = 1, block.ops do
     local code, pos, id = ARGV[j], ARGV[j + 1], ARGV[j + 2]
-    if pos > stored then
+    if pos > floor then
       applied = applied + 1
       if code == 'I' or code == 'W' then
         if redis.call('HSETNX', key.entries, id, ARGV[j + 3]) == 1 then
@@ -178,6 +183,7 @@ local function applyAgent(block)
     local current = redis.call('HGET', key.counts, 'lastActivityAt')
     if not current or activity > current then redis.call('HSET', key.counts, 'lastActivityAt', activity) end
   end
+  if not global and lastPos > floor then redis.call('SET', key.applied, lastPos) end
   return applied
 end
 

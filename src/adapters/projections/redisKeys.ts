@@ -15,6 +15,7 @@
  *   <ns>:v<N>:{@b}:entries|read|archived|seen  @b's inbox entries, receipts, archive and seen marks by message id
  *   <ns>:v<N>:{@b}:sent                  summaries of the messages @b sent (its outbox entries too)
  *   <ns>:v<N>:{@b}:counts                unread by priority, unseen and last activity
+ *   <ns>:v<N>:{@b}:applied               Cluster only: the last position whose changes were applied to @b's keys
  *   <ns>:wake:@b                     pub/sub channel of @b's wake events (not versioned)
  *   <ns>:rate:{@b}                   @b's request token bucket, shared by every API node (not versioned)
  *   <ns>:streams:{@b}                @b's open wake streams on every API node, by lease expiry (not versioned)
@@ -25,11 +26,14 @@
  * script on a single node (the default: the whole chunk and its checkpoint
  * commit together). For Cluster the same script is called once per hash tag, so
  * each call stays within one slot, and the global tag (with the checkpoint) is
- * called last (see redisApplyPlan.ts). That is safe because every change is
- * idempotent on its own: an entry or receipt is written only if absent (HSETNX),
- * counters move only when a message really enters or leaves the unread set, and
- * activity only ever moves forward; a crash between the calls re-applies the
- * chunk, which changes nothing twice. Pub/sub channels are not keys: PUBLISH from
+ * called last (see redisApplyPlan.ts). Each agent's keys keep the last position
+ * applied to them (`applied`), and an agent's call changes nothing at or below
+ * it: a crash between the calls re-applies the chunk, which changes nothing
+ * twice, and a deposed writer's late call cannot re-apply an archive or an
+ * unarchive over a later one (most changes are idempotent on their own: an entry
+ * or receipt is written only if absent, counters move only when a message really
+ * enters or leaves the unread set, activity only ever moves forward; those two
+ * are not). Pub/sub channels are not keys: PUBLISH from
  * a script reaches subscribers on every node.
  */
 
@@ -49,7 +53,8 @@ export const parsePosition = (padded: string | null | undefined): bigint | null 
 const NAMESPACE_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** An agent's keys (the apply script derives the same names from the inbox key). */
-export type AgentKeyName = 'inbox' | 'unread' | 'outbox' | 'entries' | 'read' | 'archived' | 'seen' | 'counts' | 'sent';
+export type AgentKeyName =
+  'inbox' | 'unread' | 'outbox' | 'entries' | 'read' | 'archived' | 'seen' | 'counts' | 'sent' | 'applied';
 
 export class RedisKeys {
   constructor(readonly namespace: string) {

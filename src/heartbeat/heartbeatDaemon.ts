@@ -17,6 +17,7 @@ import type { HeartbeatMetrics } from './heartbeatMetrics';
 import { nudgePolicy, type HeartbeatSettings } from './heartbeatSettings';
 import {
   decideNudges,
+  isEarlierSignature,
   mayNudge,
   recordNudges,
   rememberedNudges,
@@ -425,9 +426,25 @@ export class HeartbeatDaemon {
    */
   private async sharedState(snapshots: Array<AgentSnapshot & RememberedAgent>, now: number): Promise<NudgeState> {
     const shared = await this.shared!.read();
+    // A record an earlier version wrote under its signature (upgraded daemons, the records kept in Redis): judged by its
+    // time as a record from the log is (the newest unread mail and the last task to begin waiting not after it: the same
+    // set). Compared as it was, it never equalled this version's signature, and the agent was nudged once more about
+    // mail and tasks it had been nudged about, under a new nudgeId.
+    const earlier = snapshots.filter(
+      (agent) => isEarlierSignature(shared.get(agent.identity)?.signature ?? '') && mayNudge(agent, now, this.policy),
+    );
+    let state: NudgeState = shared;
+    if (earlier.length > 0) {
+      const times = new Map(
+        earlier.map((agent) => [agent.identity, { at: new Date(shared.get(agent.identity)!.at).toISOString() }]),
+      );
+      const rest = new Map(shared);
+      for (const agent of earlier) rest.delete(agent.identity);
+      state = rememberedNudges(rest, earlier, times);
+    }
     const unrecorded = snapshots.filter((agent) => !shared.has(agent.identity) && mayNudge(agent, now, this.policy));
-    if (unrecorded.length === 0) return shared;
-    return rememberedNudges(shared, unrecorded, await this.sources.projections.lastNudges());
+    if (unrecorded.length === 0) return state;
+    return rememberedNudges(state, unrecorded, await this.sources.projections.lastNudges());
   }
 
   /**

@@ -94,6 +94,13 @@ export const unreadSetSignature = (
 ): string =>
   `${agent.unread}|${agent.newestUnreadId ?? `oldest:${agent.oldestUnreadAt ?? '-'}`}${agent.tasksWaiting ? `|tasks:${agent.tasksWaiting}${agent.tasksWaitingSince ? `@${agent.tasksWaitingSince.position}` : ''}` : ''}`;
 
+/**
+ * A signature of the form before READ_MODEL_VERSION 7, which held which tasks wait as a digest of their ids
+ * (`|tasks:<n>:<16 hex>`): kept in the records beside a Redis heartbeat lease across an upgrade, it never equals this
+ * version's for the same set (see the daemon's sharedState, which judges such a record by its time instead).
+ */
+export const isEarlierSignature = (signature: string): boolean => /\|tasks:\d+:[0-9a-f]{16}$/.test(signature);
+
 const idleFor = (agent: HeartbeatCounts, now: number): number | null =>
   agent.lastActivityAt === null ? null : now - Date.parse(agent.lastActivityAt);
 

@@ -313,6 +313,10 @@ export class LeaseKeeper {
    */
   async deposed(current: LeaseHolder | null): Promise<void> {
     if (this.token === null) return;
+    // The store names this node's lease as it holds it now: the refused write was of an earlier term of this node (sent
+    // before it stepped down and took the lease again, e.g. after Redis lost it), and this term is not deposed. It was:
+    // the earlier term's loop stepped the new term down, and nobody projected until the lease, still this node's, ran out.
+    if (current !== null && current.node === this.node && current.token === this.token) return;
     await this.lose(`${notOursAny(current, this.store.name)} (this node's token ${this.token}): its late writes were refused`, {
       mayReclaim: false, // another holder may exist: whatever the store still says of this node's token is not this node's to end
       vacant: current === null,

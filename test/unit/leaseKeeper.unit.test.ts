@@ -180,6 +180,27 @@ describe('LeaseKeeper', () => {
     expect(said).toEqual([said[0], said[1], 'b leads with 2', 'a leads with 3']);
   });
 
+  it("a refusal naming this node's lease as it holds it now (an earlier term's late write) does not step it down", async () => {
+    const { store, said, keepers, advance } = nodes(['a', 'b']);
+    const [a, b] = keepers;
+    await a.tick();
+    await store.release('a', 1n); // the store lost the lease (Redis flushed): a steps down at its next renewal ...
+    advance(1000);
+    await a.tick();
+    await a.tick(); // ... and takes it again
+    expect(a.leadership()).toEqual({ role: 'leading', node: 'a', token: '2' });
+    // A write of its first term, refused now: the store names a's lease of this term.
+    await a.deposed({ node: 'a', token: 2n });
+    expect(a.leadership()).toEqual({ role: 'leading', node: 'a', token: '2' });
+    await b.tick();
+    expect(b.leading).toBe(false);
+    expect(said).toEqual([
+      'a leads with 1',
+      'a steps down: the projector lease is gone from its store (nobody holds it: the store lost its data?)',
+      'a leads with 2',
+    ]);
+  });
+
   it('after stepping down, a lease the store grants this node late (a take it gave up on) is ended and taken anew at once', async () => {
     const { store, said, keepers, advance } = nodes(['a', 'b']);
     const [a, b] = keepers;

@@ -26,6 +26,12 @@ export interface WakeRecorderOptions {
   maxBatch?: number;
   /** Observations kept waiting while the store does not answer, at most (default 100,000). */
   maxQueued?: number;
+  /**
+   * (message, recipient) pairs remembered as recorded, at most (default 200,000): then the memory starts afresh, so it
+   * never grows with the messages a long-lived process sees; a repeat after that costs one event, which the read model
+   * ignores (it keeps the first observation in the log).
+   */
+  remembered?: number;
   /** Who the events name as their actor (e.g. 'system:api', 'system:heartbeat'). */
   actor: string;
 }
@@ -48,6 +54,7 @@ export class WakeRecorder {
   private readonly flushMs: number;
   private readonly maxBatch: number;
   private readonly maxQueued: number;
+  private readonly remembered: number;
   /** Observations dropped because the queue was full (the store did not answer for long). */
   dropped = 0;
   /** WakeObserved events appended by this recorder. */
@@ -62,6 +69,7 @@ export class WakeRecorder {
     this.flushMs = options.flushMs ?? 100;
     this.maxBatch = options.maxBatch ?? 500;
     this.maxQueued = options.maxQueued ?? 100_000;
+    this.remembered = options.remembered ?? REMEMBERED;
   }
 
   /** A wake reached `recipient` for `messageId`: queued, appended with the next batch. Never throws, never waits. */
@@ -72,7 +80,7 @@ export class WakeRecorder {
       this.dropped += 1;
       return;
     }
-    if (this.recorded.size >= REMEMBERED) this.recorded.clear();
+    if (this.recorded.size >= this.remembered) this.recorded.clear();
     this.recorded.add(key);
     this.queue.push({ messageId, recipient, via, at: this.clock.now().toISOString() });
     if (this.queue.length >= this.maxBatch) void this.flush();

@@ -14,6 +14,8 @@ WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 ENV npm_config_nodedir=/usr/local
 COPY package.json package-lock.json .prebuild-installrc ./
+# npm ci runs `prepare` (scripts/prepare.js), which builds nothing here: the build is the steps below.
+COPY scripts/prepare.js ./scripts/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src

@@ -32,7 +32,9 @@ test('a second owner is refused with who holds it; a reader is not; once the own
   );
   expect(refusal).toBeInstanceOf(ViewsFileInUse);
   expect((refusal as ViewsFileInUse).message).toMatch(
-    new RegExp(`^another mailbox \\(pid ${process.pid}, since \\S+\\) is serving the views file .*views\\.sqlite`),
+    new RegExp(
+      `^another mailbox in this process \\(pid ${process.pid}, since \\S+\\) is serving the views file .*views\\.sqlite`,
+    ),
   );
   const reader = await open(file, false);
   expect(await reader.checkpoint()).toBeNull();
@@ -59,7 +61,9 @@ test('the heartbeat daemon with --projector on owns the views as a server does: 
       (error: unknown) => error,
     );
     expect(refusal).toBeInstanceOf(StartupError); // one line, exit code 2
-    expect((refusal as Error).message).toMatch(/^another mailbox \(pid \d+, since \S+\) is serving the views file /);
+    expect((refusal as Error).message).toMatch(
+      /^another mailbox in this process \(pid \d+, since \S+\) is serving the views file /,
+    );
     const reader = await openPipeline(parseConfig(config), logger, 'auto'); // the daemon's default: reads, projects nothing
     expect(reader.runsProjector).toBe(false);
     await reader.close();

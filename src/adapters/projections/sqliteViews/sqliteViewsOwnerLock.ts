@@ -25,10 +25,13 @@ export class ViewsFileInUse extends StartupError {
     readonly file: string,
     readonly holder: string | null,
   ) {
+    // The holder may be this very process (a library host's second createMailbox on the data dir of one not closed):
+    // "stop it first" sent its reader looking for another process, the pid named being its own.
+    const here = holder?.startsWith(`pid ${process.pid},`) === true;
     super(
-      `another mailbox${holder === null ? '' : ` (${holder})`} is serving the views file ${file} (it holds ${lockFileOf(file)}): ` +
-        'stop it first, or give this one another MAILBOX_DATA_DIR. Two mailboxes on one data dir would each wake only the ' +
-        'agents connected to it.',
+      `another mailbox${here ? ' in this process' : ''}${holder === null ? '' : ` (${holder})`} is serving the views file ` +
+        `${file} (it holds ${lockFileOf(file)}): ${here ? 'close that one first' : 'stop it first'}, or give this one ` +
+        'another MAILBOX_DATA_DIR. Two mailboxes on one data dir would each wake only the agents connected to it.',
       { variable: 'MAILBOX_DATA_DIR', file },
       // As an envelope (createMailbox's refusal): a state that ends when the other mailbox stops, not a bad setting.
       { refusal: { error: 'Data dir in use', code: 'UNAVAILABLE' } },

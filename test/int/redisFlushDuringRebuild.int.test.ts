@@ -320,5 +320,8 @@ test('flushed again between two chunks of the rebuild in place: no event is miss
     node: expect.any(String),
     token: retaken!.slice(retaken!.lastIndexOf(':') + 1),
   });
-  expect(messages().filter((m) => /late writes were refused/.test(m))).toEqual([]);
+  // (A step-down saying that nobody holds the lease any longer may come first, from an apply refused before the
+  // renewal found the lease gone: the flush took it.)
+  const node = retaken!.slice(0, retaken!.lastIndexOf(':'));
+  expect(messages().filter((m) => m.includes(`${node} holds the projector lease`))).toEqual([]);
 });

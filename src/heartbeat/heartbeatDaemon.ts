@@ -247,7 +247,7 @@ export class HeartbeatDaemon {
     this.viewsNotOurs = new StoreOutage(logger, now, {
       down:
         "heartbeat: the views are not this event log's (ahead of its head, or another log's); no agent is nudged and " +
-        'no message escalated from them until they are (checked each interval): see reason for what to do',
+        'no message escalated from them until they are (checked each interval)',
       stillDown: "heartbeat: the views are still not this event log's",
       back: "heartbeat: the views are this event log's again; ticking",
       stoppedAsking:

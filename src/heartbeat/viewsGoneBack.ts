@@ -6,9 +6,9 @@
  * part of an inbox. The separate daemon reads the views directly (the server refuses its own reads meanwhile, but
  * only in its own process), so it tells this itself: from the checkpoints its ticks see, never less than the highest.
  */
-import { MailboxError } from '../errors';
+import { MailboxError, operatorNeeded } from '../errors';
 import type { ViewsBinding } from '../projections/projectionStore';
-import { describeForeignViews, judgeViews } from '../projections/viewsOwnership';
+import { describeForeignViews, foreignViewsAction, judgeViews } from '../projections/viewsOwnership';
 
 export class ViewsGoneBack {
   /** The highest checkpoint a tick saw: the views held at least this much of the log. */
@@ -64,11 +64,12 @@ export class ViewsOfThisLog {
     return typeof error === 'object' && error !== null && this.refusals.has(error);
   }
 
-  /** The refusal (UNAVAILABLE) of views not this log's, or null. `head` must be read after `binding` (judgeViews). */
+  /** The refusal (UNAVAILABLE, operator action needed) of views not this log's, or null. `head` must be read after `binding` (judgeViews). */
   check(logIdentity: string, binding: ViewsBinding, head: bigint | null): MailboxError | null {
     const verdict = judgeViews(logIdentity, head, binding);
     if (verdict.kind !== 'foreign' && verdict.kind !== 'ahead') return null;
-    const refusal = new MailboxError('UNAVAILABLE', 'Service unavailable', describeForeignViews(binding, logIdentity, verdict), {
+    // No tick mends them: 'Operator action needed', the remedy in operatorAction (the --once envelope, the warn line).
+    const refusal = operatorNeeded(describeForeignViews(binding, logIdentity, verdict), foreignViewsAction(binding, verdict), {
       checkpoint: binding.checkpoint?.toString() ?? null,
       head: head?.toString() ?? null,
       viewsOf: binding.logIdentity,

@@ -55,6 +55,15 @@ export function foreignViewsRemedy(binding: ViewsBinding): string {
   return `${elsewhere[0].toUpperCase()}${elsewhere.slice(1)}, or ${TAKE_OVER}.`;
 }
 
+/**
+ * The remedy of views not this log's, short (an error's operatorAction): no retry mends them, an operator acts. Views
+ * ahead of this log's head are replaced by a take-over only (another namespace would leave this log's own behind).
+ */
+export function foreignViewsAction(binding: ViewsBinding, verdict: ViewsVerdict): string {
+  if (verdict.kind === 'ahead') return 'mailbox projections rebuild --take-over (rebuilds the views from this log)';
+  return `mailbox projections rebuild --take-over, or ${binding.elsewhere ?? 'another MAILBOX_REDIS_NAMESPACE for this mailbox'}`;
+}
+
 /** One line: which views, whose, and the two remedies. */
 export function describeForeignViews(binding: ViewsBinding, logIdentity: string, verdict: ViewsVerdict): string {
   return `${whoseViews(binding, logIdentity, verdict)}; refusing to serve or overwrite them. ${foreignViewsRemedy(binding)}`;

@@ -6,7 +6,7 @@
  * Any other failure is not an outage: the caller logs it as before (its own line, with the stack, each time).
  */
 import type { Logger } from 'pino';
-import { causeOf, isMailboxError } from '../errors';
+import { causeOf, isMailboxError, needsOperator } from '../errors';
 
 export interface OutageLines {
   /** The warn line when the store first fails to answer (with its `reason`). */
@@ -50,6 +50,12 @@ export class StoreOutage {
       return true;
     }
     this.down = { since: this.now(), last: this.now(), failures: 1 };
+    // One no retry cures says its remedy in the line itself, not only in the reason's long sentence.
+    if (needsOperator(error)) {
+      const operatorAction = error.envelope.operatorAction as string;
+      this.logger.warn({ ...reason, operatorAction }, `${this.lines.down}; an operator must act: ${operatorAction}`);
+      return true;
+    }
     this.logger.warn(reason, this.lines.down);
     return true;
   }

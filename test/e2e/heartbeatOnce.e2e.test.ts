@@ -795,8 +795,11 @@ test('a log restored from an older backup (the views ahead of its head): --once 
   const run = await runCli(['heartbeat', '--once'], { MAILBOX_DATA_DIR: dir });
   // It printed a tick report read from the views (agents: 5, two of them registered in no event of this log), exit 0.
   expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 2, stdout: '' });
+  // No later run mends it: said as 'Operator action needed' with the remedy in operatorAction (it was 'Service unavailable').
   expect(JSON.parse(run.stderr.trimEnd().split('\n').pop()!)).toMatchObject({
+    error: 'Operator action needed',
     code: 'UNAVAILABLE',
+    operatorAction: 'mailbox projections rebuild --take-over (rebuilds the views from this log)',
     message: expect.stringContaining(
       `The views in the SQLite views file ${dir}/views.sqlite stand at log position ${views}, ahead of this event ` +
         `log's head (${head}; log ${logIdentity}): the log was replaced or lost events; refusing to serve or overwrite them.`,

@@ -226,8 +226,10 @@ describe('heartbeat pipeline watch', () => {
         level: 40,
         msg:
           "heartbeat: the views are not this event log's (ahead of its head, or another log's); no agent is nudged and " +
-          'no message escalated from them until they are (checked each interval): see reason for what to do',
+          'no message escalated from them until they are (checked each interval); an operator must act: ' +
+          'mailbox projections rebuild --take-over (rebuilds the views from this log)',
         reason: expect.stringContaining(ahead),
+        operatorAction: 'mailbox projections rebuild --take-over (rebuilds the views from this log)',
       }),
       expect.objectContaining({ level: 30, msg: "heartbeat: the views are this event log's again; ticking" }),
     ]);

@@ -6,7 +6,7 @@
  * or missed, and the live projector keeps publishing exactly one wake per
  * delivery). The previous generation is dropped after a grace period.
  */
-import { isMailboxError, MailboxError } from '../errors';
+import { isMailboxError, operatorNeeded } from '../errors';
 import type { EventStore } from '../events/eventStore';
 import { backoffDelay, sleep, type Backoff, type Sleep } from '../support/retry';
 import { projectStored } from './projector';
@@ -423,13 +423,13 @@ async function copy(copying: Copying, after: bigint | null, outage: OutagePolicy
   }
 }
 
+/** The rebuild stopped for good (nothing switched): only an operator's run after the outage goes on, so it says so. */
 function gaveUp(error: unknown, failingMs: number, after: bigint | null, outage: OutagePolicy): Error {
-  return new MailboxError(
-    'UNAVAILABLE',
-    'Service unavailable',
+  return operatorNeeded(
     `The rebuild could not write to ${outage.views} for ${Math.round(failingMs / 1000)} s in a row (last: ${reasonOf(error)}); ` +
       `it stopped after position ${after ?? 'none'}. Run it again once the views are reachable.`,
-    {},
+    `make ${outage.views} reachable, then run \`mailbox projections rebuild\` again`,
+    { stoppedAfter: after?.toString() ?? null },
   );
 }
 

@@ -15,7 +15,7 @@ import { MemoryEventStore } from '../../src/adapters/eventstore/memoryEventStore
 import { MemoryProjectionStore } from '../../src/adapters/projections/memoryProjectionStore';
 import { SqliteProjectionStore } from '../../src/adapters/projections/sqliteProjectionStore';
 import { InProcessWakeBus } from '../../src/adapters/wake/inProcessWakeBus';
-import { unavailable } from '../../src/errors';
+import { answeredEnvelope, type MailboxError, unavailable } from '../../src/errors';
 import type { StoredEvent } from '../../src/events/types';
 import { rebuildProjections, type RebuildProgress } from '../../src/projections/rebuild';
 import type { ProjectionGeneration, ProjectionGenerations } from '../../src/projections/rebuildGenerations';
@@ -172,6 +172,15 @@ describe('a rebuild meets a transient failure of the views', () => {
     await expect(result).rejects.toThrow(
       /^The rebuild could not write to .* for 1\d s in a row \(last: .*unavailable.*\); it stopped after position \d+\. Run it again once the views are reachable\.$/,
     );
+    // Stopped for good: the CLI's envelope says an operator must act, and how (it said 'Service unavailable').
+    const error = (await result.catch((caught: unknown) => caught)) as MailboxError;
+    expect(error.envelope).toMatchObject({
+      error: 'Operator action needed',
+      code: 'UNAVAILABLE',
+      operatorAction: expect.stringMatching(/^make .+ reachable, then run `mailbox projections rebuild` again$/),
+      stoppedAfter: expect.stringMatching(/^\d+$/),
+    });
+    expect(answeredEnvelope(error)).not.toHaveProperty('retryAfterSeconds');
     expect(clock.waits.reduce((sum, ms) => sum + ms, 0)).toBeGreaterThanOrEqual(10_000);
     expect((await store.generations().active()).checkpoint).toBeNull(); // nothing switched
   });

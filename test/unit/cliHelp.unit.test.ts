@@ -202,6 +202,14 @@ test.each([
   expect(help).toMatch(/, 2 usage/);
 });
 
+// A rebuild that gave up (the views unreachable for a minute in a row) or lost its views exits 2 naming the remedy;
+// its --help named neither, so an operator reading it took exit 2 for a broken command.
+test('mailbox projections rebuild --help says a rebuild that gave up or lost its views exits 2, to be run again', () => {
+  expect(helpOf('projections', 'rebuild').replace(/\s+/g, ' ')).toContain(
+    'the views lost or unreachable for a minute in a row while it rebuilt (nothing switched; its line says so: run it again once they answer)',
+  );
+});
+
 // `audit message --json` was described as "one JSON document per line", as a stream's is: it prints one document.
 test.each([
   [['audit', 'message'], '--json the story as one JSON document'],

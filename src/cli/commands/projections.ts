@@ -440,8 +440,9 @@ export function registerProjectionsCommands(program: Command): void {
     .addHelpText(
       'after',
       '\nExit codes: 0 rebuilt and switched, 1 no event log, 2 usage or configuration error, views of another log ' +
-        '(without --take-over), a views file that cannot be opened (damaged, locked) or any other failure. ' +
-        'See docs/operators.md.',
+        '(without --take-over), a views file that cannot be opened (damaged, locked), the views lost or unreachable ' +
+        'for a minute in a row while it rebuilt (nothing switched; its line says so: run it again once they answer) ' +
+        'or any other failure. See docs/operators.md.',
     )
     .action(async (flags: Record<string, unknown>) => runRebuildCommand(processIo, flags));
   projections

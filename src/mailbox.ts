@@ -43,7 +43,7 @@ import { checkDirectoryPath, checkEventStoreUrl, checkRedisNames, translateStart
 import { everyRefusalInMethodTerms, inMethodTerms, openRefusalInOptionTerms, warningsInMethodWords } from './libraryTerms';
 import { isMailboxError, MailboxError } from './errors';
 import { retry } from './support/retry';
-import { rebuildViewsOfOtherRules } from './application/olderRules';
+import { lookAtRulesUntilTold, rebuildViewsOfOtherRules } from './application/olderRules';
 import { everyCallWhileOpen, whileOpen } from './application/whileOpen';
 
 export class Mailbox {
@@ -255,19 +255,20 @@ export class Mailbox {
     const generations = this.projections.generations?.();
     if (!generations) return;
     const logger = this.container.resolve<Logger>(TOKENS.Logger);
-    this.rulesRebuilt = this.projections
-      .binding()
-      .then((views) =>
-        rebuildViewsOfOtherRules(this.eventStore, generations, views, logger, this.closing.signal, {
+    // Looked at until told (olderRules.ts lookAtRulesUntilTold): a failed look said 'the next start looks again', and
+    // nothing looked again until a restart.
+    this.rulesRebuilt = lookAtRulesUntilTold({
+      look: async () =>
+        rebuildViewsOfOtherRules(this.eventStore, generations, await this.projections.binding(), logger, this.closing.signal, {
           now: () => this.clock.now(),
           rebuilding: (rebuild) => this.runner.noteRulesRebuild(rebuild),
           switched: (generation) => this.runner.noteOwnSwitch(generation),
         }),
-      )
-      .catch((error: unknown) => {
-        // The look at the views' rules failed (the store unreachable now): the next start looks again.
-        logger.warn({ err: error }, 'projections: could not tell which rules built the views; the next start looks again');
-      });
+      logger,
+      signal: this.closing.signal,
+      now: () => this.clock.now(),
+      unknown: (unknown) => this.runner.noteRulesUnknown(unknown),
+    });
   }
 
   /**

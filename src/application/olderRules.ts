@@ -15,7 +15,9 @@ import type { EventStore } from '../events/eventStore';
 import { READ_MODEL_VERSION } from '../projections/readModel/readModelVersion';
 import { rebuildProjections, RebuildInterrupted, type ViewsPlace } from '../projections/rebuild';
 import { GenerationLost, type ProjectionGenerations } from '../projections/rebuildGenerations';
-import type { RulesRebuild } from '../projections/projectionRunner';
+import type { RulesRebuild, RulesUnknown } from '../projections/projectionRunner';
+import { isMailboxError } from '../errors';
+import { backoffDelay, sleep as realSleep, type Backoff, type Sleep } from '../support/retry';
 
 /** How the views' rules version reads in a log line: an unrecorded one is 1, before views recorded theirs. */
 export const rulesVersionText = (rules: string | null): string =>
@@ -120,5 +122,83 @@ export async function rebuildViewsOfOtherRules(
     );
   } finally {
     watch?.rebuilding(null);
+  }
+}
+
+/** Looks again after 1 s, 2 s, 4 s ... up to a minute between looks. */
+export const RULES_LOOK_BACKOFF: Backoff = { initialDelayMs: 1_000, maxDelayMs: 60_000 };
+
+export interface RulesLook {
+  /** One look (and the rebuild it starts): rebuildViewsOfOtherRules. Rejects when the look itself failed. */
+  look: () => Promise<void>;
+  logger: Logger;
+  signal: AbortSignal;
+  now: () => Date;
+  /** Said by /readyz while the look fails (null once it was answered). */
+  unknown: (unknown: RulesUnknown | null) => void;
+  sleep?: Sleep;
+  backoff?: Backoff;
+}
+
+/**
+ * Looks at which rules built the views until it is told, with backoff (RULES_LOOK_BACKOFF), while the views are served
+ * as they are. A look that failed (the store did not answer it) was said with a whole stack and 'the next start looks
+ * again', and nothing looked again until a restart: views of an earlier version's rules were served for good, unsaid.
+ * Now the first failure is one warn line naming when it looks again, the next ones debug lines, /readyz says it
+ * (projections.rulesUnknown), and one info line says when a look was answered.
+ */
+export async function lookAtRulesUntilTold({
+  look,
+  logger,
+  signal,
+  now,
+  unknown,
+  sleep = realSleep,
+  backoff = RULES_LOOK_BACKOFF,
+}: RulesLook): Promise<void> {
+  let failing: { since: Date; looks: number } | null = null;
+  for (;;) {
+    try {
+      await look();
+    } catch (error) {
+      if (signal.aborted) return;
+      failing ??= { since: now(), looks: 0 };
+      failing.looks += 1;
+      const delayMs = backoffDelay(backoff, failing.looks);
+      const lastError = error instanceof Error ? error.message : String(error);
+      const nextLookAt = new Date(now().getTime() + delayMs).toISOString();
+      unknown({
+        since: failing.since.toISOString(),
+        lastError,
+        nextLookAt,
+        note:
+          'could not tell which rules built the views: they are served as they are (if an earlier version built them, ' +
+          "its answers differ where the rules changed); looked at again with backoff, rebuilt if they are not this version's",
+      });
+      // A store that did not answer is no bug: its reason, no stack. Anything else keeps its stack.
+      const reason = isMailboxError(error) ? { reason: lastError } : { reason: lastError, err: error };
+      if (failing.looks === 1)
+        logger.warn(
+          { ...reason, nextLookMs: delayMs },
+          `projections: could not tell which rules built the views (${lastError}); they are served as they are ` +
+            `meanwhile; looking again in ${Math.round(delayMs / 100) / 10} s (then less and less often, up to every ` +
+            `${Math.round(backoff.maxDelayMs / 1000)} s)`,
+        );
+      else
+        logger.debug(
+          { reason: lastError, looks: failing.looks, nextLookMs: delayMs },
+          'projections: still could not tell which rules built the views',
+        );
+      await sleep(delayMs, signal);
+      if (signal.aborted) return;
+      continue;
+    }
+    unknown(null);
+    if (failing)
+      logger.info(
+        { looks: failing.looks + 1, unknownForMs: now().getTime() - failing.since.getTime() },
+        'projections: told which rules built the views at last (what was done about them is said above)',
+      );
+    return;
   }
 }

@@ -257,6 +257,13 @@ export const readinessSchema = z.looseObject({
         'only while this node rebuilds views built by other rules (after an upgrade over Redis views): the views ' +
           'served answer by the earlier rules (viewsRules) until the switch; the node stays ready',
       ),
+    rulesUnknown: z
+      .object({ since: z.string(), lastError: z.string(), nextLookAt: z.string(), note: z.string() })
+      .optional()
+      .describe(
+        'only while the look at which rules built the views fails: taken again with backoff (nextLookAt); the views ' +
+          'serve as they are meanwhile; the node stays ready',
+      ),
   }),
 });
 

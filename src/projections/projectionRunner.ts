@@ -87,6 +87,16 @@ export interface RunnerStatus {
   leadership: Leadership;
   /** Views of other rules being rebuilt by this node (application/olderRules.ts); they serve meanwhile. Null: none. */
   rulesRebuild: RulesRebuild | null;
+  /** The look at which rules built the views failed; it is taken again with backoff, the views served meanwhile. */
+  rulesUnknown: RulesUnknown | null;
+}
+
+/** Which rules built the views is not known yet (application/olderRules.ts lookAtRulesUntilTold), as /readyz says it. */
+export interface RulesUnknown {
+  since: string;
+  lastError: string;
+  nextLookAt: string;
+  note: string;
 }
 
 /** This node's rebuild of views of other rules while it runs (application/olderRules.ts), as /readyz says it. */
@@ -127,6 +137,7 @@ export class ProjectionRunner {
     viewsProblem: null,
     leadership: { role: 'alone' },
     rulesRebuild: null,
+    rulesUnknown: null,
   };
   /** Set when the views turned out to be another log's while following: the runner stops applying for good. */
   private displaced = false;
@@ -407,6 +418,11 @@ export class ProjectionRunner {
   /** Says that views of other rules are being rebuilt (null: no longer); the views served stay served meanwhile. */
   noteRulesRebuild(rebuild: RulesRebuild | null): void {
     this.status.rulesRebuild = rebuild;
+  }
+
+  /** The look at the views' rules failed and is taken again (null: it was answered). */
+  noteRulesUnknown(unknown: RulesUnknown | null): void {
+    this.status.rulesUnknown = unknown;
   }
 
   /** This node's rebuild for the rules switched the views to `generation` (said by its own line, not again). */

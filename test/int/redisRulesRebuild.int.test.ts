@@ -156,3 +156,80 @@ test("views built by an earlier version are rebuilt with this version's rules at
   expect(third.messages().filter((m) => /read model's rules/.test(m))).toEqual([]);
   await third.mailbox.close();
 });
+
+test("a look at the views' rules that fails is taken again with backoff, the views served and /readyz saying so; once answered, the views are rebuilt", async () => {
+  const dataDir = tempDir('mailbox-rules-look-');
+  const namespace = `ruleslook${process.pid}`;
+  const keys = new RedisKeys(namespace);
+  const config = {
+    dataDir,
+    adminToken: 'a'.repeat(32),
+    logLevel: 'silent' as const,
+    redisUrl: redis.url,
+    redisNamespace: namespace,
+    redisTimeoutMs: REDIS_TEST_TIMEOUT_MS,
+  };
+  const activePrefix = async () => (await client.get(keys.active)) ?? keys.defaultPrefix;
+  const unread = async (mailbox: Mailbox, identity: string) => mailbox.asActor({ identity, role: 'agent' }).unreadCount();
+  const first = await createMailbox(config);
+  const admin = first.asActor(ADMIN_ACTOR);
+  for (const identity of ['@a', '@b', '@c']) await admin.registerAgent({ identity });
+  await first.asActor({ identity: '@a', role: 'agent' }).send({ to: '@b', subject: 'one', body: 'x' });
+  await first.asActor({ identity: '@a', role: 'agent' }).send({ to: 'AGENT:*', subject: 'all', body: 'x' });
+  await first.close();
+  const built = await activePrefix();
+  // As an earlier version left them (no rules recorded, @c's unread lost), and the list of generations being built
+  // unreadable (a key of another type): the look at the rules fails, as it does when Redis does not answer it.
+  await client.del(keys.rulesOf(built));
+  await client.del(keys.agent(built, '@c', 'unread'));
+  await client.set(keys.building, 'not a hash');
+
+  const { logger, lines } = recordingLogger();
+  const second = await createMailbox(config, { logger });
+  try {
+    await waitFor(() => second.runner.getStatus().rulesUnknown !== null, { timeoutMs: 15_000, what: 'the failed look' });
+    const during = await checkReadiness(second);
+    expect(during).toMatchObject({ ready: true }); // the views serve meanwhile, as they are
+    expect(during.checks.projections.rulesUnknown).toEqual({
+      since: expect.any(String),
+      lastError: expect.stringContaining('WRONGTYPE'),
+      nextLookAt: expect.any(String),
+      note: expect.stringContaining('could not tell which rules built the views'),
+    });
+    expect(await unread(second, '@b')).toMatchObject({ unread: 2 });
+    // Still unknown after a second look: one warn line in all, naming when it looks again.
+    const looked = second.runner.getStatus().rulesUnknown!.nextLookAt;
+    await waitFor(() => second.runner.getStatus().rulesUnknown?.nextLookAt !== looked, {
+      timeoutMs: 15_000,
+      what: 'a second failed look',
+    });
+    const warned = lines.filter((line) => /which rules built the views/.test(String(line.msg)) && line.level === 40);
+    expect(warned).toEqual([
+      expect.objectContaining({
+        msg: expect.stringMatching(
+          /^projections: could not tell which rules built the views \(.*WRONGTYPE.*\); they are served as they are meanwhile; looking again in 1 s/,
+        ),
+        nextLookMs: 1000,
+      }),
+    ]);
+
+    // The store answers the look again: it is taken without a restart, and the views of the earlier rules rebuilt.
+    await client.del(keys.building);
+    await waitFor(async () => (await client.get(keys.rulesOf(await activePrefix()))) === READ_MODEL_VERSION, {
+      timeoutMs: 60_000,
+      what: "the views rebuilt with this version's rules",
+    });
+    await second.rulesRebuilt;
+    expect(second.runner.getStatus().rulesUnknown).toBeNull();
+    expect((await checkReadiness(second)).checks.projections).not.toHaveProperty('rulesUnknown');
+    expect(await activePrefix()).not.toBe(built);
+    expect(await unread(second, '@c')).toMatchObject({ unread: 1 });
+    expect(await unread(second, '@b')).toMatchObject({ unread: 2 });
+    expect(await unread(second, '@a')).toMatchObject({ unread: 0 });
+    expect(lines.map((line) => line.msg)).toEqual(
+      expect.arrayContaining(['projections: told which rules built the views at last (what was done about them is said above)']),
+    );
+  } finally {
+    await second.close();
+  }
+}, 120_000);

@@ -7,7 +7,7 @@
 import type { MailboxServices } from '../../application/mailboxServices';
 import { viewsLag } from '../../application/viewsLag';
 import type { Leadership } from '../../projections/projectorLease';
-import type { RulesRebuild } from '../../projections/projectionRunner';
+import type { RulesRebuild, RulesUnknown } from '../../projections/projectionRunner';
 
 /** Views this far behind the log are not serving fresh reads; take the node out of rotation. */
 export const MAX_READY_LAG = 10_000;
@@ -49,6 +49,11 @@ export interface Readiness {
        * by the earlier rules meanwhile, so the node stays ready.
        */
       rulesRebuild?: RulesRebuild;
+      /**
+       * Only while the look at which rules built the views fails (the store did not answer it): taken again with
+       * backoff; the views serve meanwhile, as they are, so the node stays ready.
+       */
+      rulesUnknown?: RulesUnknown;
     };
   };
 }
@@ -125,6 +130,7 @@ export async function checkReadiness(mailbox: MailboxServices): Promise<Readines
     ...(viewsProblem ? { viewsProblem } : {}),
     leadership: status.leadership,
     ...(status.rulesRebuild ? { rulesRebuild: status.rulesRebuild } : {}),
+    ...(status.rulesUnknown ? { rulesUnknown: status.rulesUnknown } : {}),
   };
   const ready = eventStore.ok && projectionStore.ok && projections.ok;
   return {

@@ -42,6 +42,8 @@ export interface EncodedForm {
   /** What the field takes, after "must be": "an array of message ids". */
   what: string;
   example: string;
+  /** The plain string is one item of the array (one message id): what to send for it, said after the refusal. */
+  oneItem?: { fits(text: string): boolean; say(text: string): string };
 }
 
 /**
@@ -60,7 +62,7 @@ export function encodedOr<T extends z.ZodType>(field: string, schema: T, form: E
     const split = form.kind === 'array' && value.includes(',') ? ' (comma-separated text is not split)' : '';
     const said = isJson(decoded)
       ? `the string decodes to ${receivedOf(decoded)}`
-      : `the plain string ${shownValue(value)} is not one${split}`;
+      : `the plain string ${shownValue(value)} is not one${split}${form.oneItem?.fits(value) ? `: ${form.oneItem.say(value)}` : ''}`;
     ctx.addIssue({
       code: 'custom',
       message: `must be ${form.what}, e.g. ${form.example}, or that ${form.kind} JSON-encoded as one string; ${said}.`,

@@ -129,6 +129,11 @@ export const markReadSchema = z
       kind: 'array',
       what: 'an array of message ids',
       example: '["<id>", "<id>"]',
+      // One id given as text (a model's "messageIds": "<id>"): the two forms that take it.
+      oneItem: {
+        fits: (text) => messageIdSchema.safeParse(text).success,
+        say: (text) => `for one id, send "messageId": ${JSON.stringify(text)}, or "messageIds": [${JSON.stringify(text)}]`,
+      },
     })
       .optional()
       .describe(

@@ -1,7 +1,26 @@
 /** Public library API. */
 import 'reflect-metadata';
 
-export { createMailbox, Mailbox, type MailboxClient } from './mailbox';
+export { createMailbox, Mailbox, type MailboxClient, type MailboxAnswer, type MailboxArguments } from './mailbox';
+/** What the client's methods take and answer, by name (MailboxAnswer<'method'> names any of them). */
+export type {
+  CommandOptions,
+  SendResult,
+  ReadResult,
+  BulkReadResult,
+  ReadAllResult,
+  ArchiveResult,
+  UnarchiveResult,
+  Registration,
+  Retirement,
+  TokenRotation,
+} from './application/mailboxCommands';
+export type { MessageDetail, InboxCount, HeartbeatAnswer } from './application/mailboxQueries';
+export type { MessagePage, ListedMessage, AgentView } from './projections/projectionStore';
+export type { DeliveryLedger } from './application/deliveryQueries';
+export type { TaskResult } from './application/taskCommands';
+export type { TaskPage, ListedTask } from './application/taskQueries';
+export type { A2aTask } from './application/taskA2a';
 export type { WatchListener, WatchOptions } from './watchListener';
 export type { WakeStreamEvent } from './application/mailboxQueries';
 export { configFromEnv, parseConfig, type MailboxConfig, type MailboxConfigInput } from './config';

@@ -302,6 +302,12 @@ export class Mailbox {
 
 export type MailboxClient = ReturnType<Mailbox['asActor']>;
 
+type ClientMethod = Exclude<keyof MailboxClient, 'actor'>;
+/** What a client's method resolves to, by its name: MailboxAnswer<'listMessages'> is a page of messages. */
+export type MailboxAnswer<M extends ClientMethod> = Awaited<ReturnType<MailboxClient[M]>>;
+/** What a client's method takes, by its name: MailboxArguments<'send'>[1] is a send's options. */
+export type MailboxArguments<M extends ClientMethod> = Parameters<MailboxClient[M]>;
+
 /**
  * as(token) given something other than a string (a number from a config file, a token object) rejected with Node's
  * TypeError ERR_INVALID_ARG_TYPE from the token hash, no envelope; it is UNAUTHENTICATED as a missing token is.

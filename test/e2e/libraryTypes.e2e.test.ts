@@ -115,3 +115,50 @@ const documentedNames = `
 test("the README's library example and what the docs name compile as a user's strict TypeScript program (skipLibCheck off)", () => {
   expect(compile({ 'readme.mts': readmeExample(), 'documented.mts': documentedNames })).toEqual([]);
 }, 120_000);
+
+/**
+ * The client's answers and options, named as a user's own functions name them. A page, a task or a send's result had
+ * no type to import (the package exports only its entry point, and index.ts named none of them): a user wrote
+ * Awaited<ReturnType<MailboxClient['listMessages']>> or gave up its types.
+ */
+const answerTypes = `
+    import type {
+      MailboxClient, MailboxAnswer, MailboxArguments, CommandOptions, SendResult, ReadResult, BulkReadResult, ReadAllResult,
+      ArchiveResult, UnarchiveResult, Registration, Retirement, TokenRotation, MessageDetail, InboxCount, HeartbeatAnswer,
+      MessagePage, ListedMessage, AgentView, DeliveryLedger, TaskResult, TaskPage, ListedTask, A2aTask, WatchListener,
+      WatchOptions, WakeStreamEvent,
+    } from 'agent-mailbox';
+    export async function tour(client: MailboxClient, admin: MailboxClient): Promise<void> {
+      const options: CommandOptions = { correlationId: 'c-1' };
+      const registered: Registration = await admin.registerAgent({ identity: '@d' }, options);
+      const rotated: TokenRotation = await admin.rotateToken('@d');
+      const retired: Retirement = await admin.retireAgent('@d');
+      const sent: SendResult = await client.send({ to: '@b', subject: 's', body: 'b', task: {} });
+      const read: ReadResult | BulkReadResult | ReadAllResult = await client.markRead({ messageId: sent.messageId });
+      const archived: ArchiveResult = await client.archive(sent.messageId);
+      const unarchived: UnarchiveResult = await client.unarchive(sent.messageId);
+      const page: MessagePage = await client.listMessages({ box: 'outbox' });
+      const first: ListedMessage | undefined = page.messages[0];
+      const detail: MessageDetail = await client.getMessage(sent.messageId);
+      const ledger: DeliveryLedger = await client.delivery(sent.messageId);
+      const count: InboxCount = await client.unreadCount();
+      const agents: AgentView[] = (await client.listAgents()).agents;
+      const beats: HeartbeatAnswer[] = (await admin.heartbeats()).agents;
+      const claimed: TaskResult = await client.claimTask(sent.messageId);
+      const tasks: TaskPage = await client.listTasks({ view: 'claimable' });
+      const listed: ListedTask | undefined = tasks.tasks[0];
+      const task: A2aTask = await client.getTask(sent.messageId);
+      const listener: WatchListener = (event: WakeStreamEvent) => console.log(event.event);
+      const watchOptions: WatchOptions = { onError: (error, event) => console.error(event.event, error) };
+      const stop: MailboxAnswer<'watch'> = await client.watch(listener, watchOptions);
+      const sendArgs: MailboxArguments<'send'> = [{ to: '@b', subject: 's', body: 'b' }, { idempotencyKey: 'k' }];
+      const outcome: MailboxAnswer<'sendOutcome'> = await client.sendOutcome(...sendArgs);
+      await stop();
+      console.log(registered, rotated, retired, read, archived, unarchived, first, detail, ledger, count, agents, beats);
+      console.log(claimed, listed, task, outcome.replayed);
+    }
+  `;
+
+test("every answer and option of a client's methods has a type a user imports by name from the package", () => {
+  expect(compile({ 'answers.mts': answerTypes })).toEqual([]);
+}, 120_000);

@@ -19,6 +19,9 @@ module.exports = {
   // A number, not '150%': jest-haste-map (through jest-runtime) read the string as 150 and spawned 150 crawl workers
   // per project at every start, loading the machine to 25-47.
   maxWorkers: Math.max(2, Math.floor(os.availableParallelism() * 1.5)),
+  // test.concurrent tests of one file (independent CLI processes) run three at a time, not jest's default five: beside
+  // the other workers' processes on two cores, five starts at once slowed each past its deadline.
+  maxConcurrency: 3,
   // No forceExit: every suite closes what it opens, so jest exits on its own. --detectOpenHandles does not
   // see every leak (a socket held inside a client library): a run that does not end is the sign; bisect it
   // with `npx jest --runInBand <files>` and see which files keep the process alive.

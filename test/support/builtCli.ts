@@ -101,7 +101,8 @@ export async function runCli(
   options: { cwd?: string; timeoutMs?: number; input?: string } = {},
 ): Promise<CliRun> {
   const { child, exited } = startCli(args, env, options);
-  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
+  // Generous: under load a start-up refusal (~0.4 s of CPU) took over 20 s beside the other processes of a concurrent file.
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 45_000);
   child.stdin!.end(options.input ?? '');
   try {
     return await exited;

@@ -21,7 +21,7 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
-test.each([
+test.concurrent.each([
   [['audit', 'verify', '--jsn'], "unknown option '--jsn'"],
   [['audit', 'replay', '--from', '1', '--from', '2'], "option '--from <position>' was given twice"],
   [['audit', 'message'], "missing required argument 'messageId'"],
@@ -52,7 +52,7 @@ test.each([
 
 // An option before the command was "unknown option '--port'" and no more, while `serve` takes --port: the error now
 // shows the words in the order that works (the command line moved, quoted for the shell), and still runs nothing.
-test.each([
+test.concurrent.each([
   [['--port', '8080', 'serve'], 'mailbox serve --port 8080'],
   [['--once', 'heartbeat'], 'mailbox heartbeat --once'],
   [['--json', 'agent', 'list'], 'mailbox agent list --json'],
@@ -69,19 +69,19 @@ test.each([
   expect(fs.existsSync(dataDir)).toBe(false);
 });
 
-test('an unknown option with no command after it: no command line is made up', async () => {
+test.concurrent('an unknown option with no command after it: no command line is made up', async () => {
   const run = await runCli(['--port', '8080'], { MAILBOX_DATA_DIR: dataDir });
   expect(run.stderr.trimEnd().split('\n')).toEqual(["error: unknown option '--port'", '(run with --help for usage)']);
   expect(run.code).toBe(2);
 });
 
-test('a command group named without its subcommand prints its help on stderr, exit code 2', async () => {
+test.concurrent('a command group named without its subcommand prints its help on stderr, exit code 2', async () => {
   const run = await runCli(['audit'], { MAILBOX_DATA_DIR: dataDir });
   expect(run.stderr).toMatch(/^Usage: mailbox audit /);
   expect(run.code).toBe(2);
 });
 
-test('--help is still exit code 0, and a client command keeps exit code 1 for a usage error', async () => {
+test.concurrent('--help is still exit code 0, and a client command keeps exit code 1 for a usage error', async () => {
   expect((await runCli(['audit', 'verify', '--help'], {})).code).toBe(0);
   const client = await runCli(['send', '--prioriti', 'high', '@b', 's', 'b'], { MAILBOX_URL: 'http://127.0.0.1:9' });
   expect(client.stderr).toContain("error: unknown option '--prioriti'");
@@ -90,7 +90,7 @@ test('--help is still exit code 0, and a client command keeps exit code 1 for a 
 
 // `mailbox help audit replay` printed the help of `audit` (commander's help command reads one word), as did `mailbox
 // help task move` that of `task`: the reader looking for replay's --from or move's states did not find them.
-test.each([
+test.concurrent.each([
   [['audit', 'replay'], 'Usage: mailbox audit replay [options]'],
   [['task', 'move'], 'Usage: mailbox task move [options]'],
   [['agent', 'add'], 'Usage: mailbox agent add [options] <identity>'],
@@ -105,7 +105,7 @@ test.each([
 // `mailbox help audit nosuch` printed the help of audit with exit code 0 (and `help agent nosuch` that of agent), `help
 // nosuch` the whole help: a command that does not exist read as one documented there. One line naming it and the
 // commands there are, exit code 2, as every word that is no command; nothing runs.
-test.each([
+test.concurrent.each([
   [['audit', 'nosuch'], "'audit nosuch': the commands of 'mailbox audit' are replay, message, unwoken, agent and verify"],
   [['agent', 'nosuch'], "'agent nosuch': the commands of 'mailbox agent' are add, list, retire and token"],
   [['nosuch'], "'nosuch': the commands of 'mailbox' are serve, agent, send, inbox, read, unarchive, archive, delivery, "],
@@ -120,7 +120,7 @@ test.each([
 
 // The same asked as `<words> --help` (or -h): `mailbox audit nosuch --help` printed the help of audit with exit code 0,
 // `mailbox agent rotate --help` that of agent, `mailbox heartbaet --help` the whole help. Now the same line as `help`.
-test.each([
+test.concurrent.each([
   [
     ['audit', 'nosuch', '--help'],
     "'audit nosuch': the commands of 'mailbox audit' are replay, message, unwoken, agent and verify",
@@ -137,7 +137,7 @@ test.each([
 });
 
 // A command's own --help, its arguments and options before it included, still prints its help.
-test.each([
+test.concurrent.each([
   [['audit', 'verify', '--help']],
   [['agent', 'add', '@a', '--help']],
   [['audit', 'replay', '--type', 'MessageSent', '-h']],
@@ -150,7 +150,7 @@ test.each([
 
 // The version as other tools ask for it: `mailbox -v` and `mailbox version` were an unknown option or command and no
 // more (`mailbox -v serve` was told to write `mailbox serve -v`). The error now says the words that work; nothing runs.
-test.each([[['-v']], [['version']], [['-v', 'serve']]])(
+test.concurrent.each([[['-v']], [['version']], [['-v', 'serve']]])(
   'mailbox %j: the error says the version is mailbox --version, exit code 2, nothing run',
   async (args) => {
     const run = await runCli(args, { MAILBOX_DATA_DIR: dataDir, MAILBOX_PORT: '0' });
@@ -165,7 +165,7 @@ test.each([[['-v']], [['version']], [['-v', 'serve']]])(
   },
 );
 
-test.each([['--version'], ['-V']])('mailbox %s prints the version, exit code 0', async (flag) => {
+test.concurrent.each([['--version'], ['-V']])('mailbox %s prints the version, exit code 0', async (flag) => {
   const run = await runCli([flag], {});
   expect(run.stdout).toBe(`${packageVersion()}\n`);
   expect(run.code).toBe(0);

@@ -7,10 +7,10 @@
 import { connectRedis } from '../../src/adapters/projections/redisConnection';
 import { RedisProjectionStore } from '../../src/adapters/projections/redisProjectionStore';
 import { rebuildProjections } from '../../src/projections/rebuild';
-import { startTestServer, type TestServer } from '../support/httpServer';
-import { recordingLogger } from '../support/recordingLogger';
+import { type TestServer } from '../support/httpServer';
 import { REDIS_TEST_TIMEOUT_MS } from '../support/redisDeadline';
 import { startRedis, type TestRedis } from '../support/redisServer';
+import { countProjectorLooks, sendRound, startLoggedRedisServer } from '../support/redisViews';
 import { waitFor } from '../support/waitFor';
 
 let redis: TestRedis;
@@ -32,20 +32,10 @@ afterEach(async () => {
 
 test('the server says, once at info, that a rebuild beside it switched its views: to which generation, from which', async () => {
   const ns = `switchlog${process.pid}`;
-  const log = recordingLogger();
-  server = await startTestServer(
-    { redisUrl: redis.url, redisNamespace: ns, redisTimeoutMs: REDIS_TEST_TIMEOUT_MS },
-    { logger: log.logger },
-  );
-  const tokens = await server.register(['@a', '@b', '@c']);
-  for (const [from, to] of [
-    ['@a', '@b'],
-    ['@b', '@c'],
-    ['@c', '@a'],
-  ]) {
-    const sent = await server.call('POST', '/v1/messages', { token: tokens[from], body: { to, subject: 's', body: 'x' } });
-    expect(sent.status).toBe(201);
-  }
+  const started = await startLoggedRedisServer(redis.url, ns);
+  server = started.server;
+  const { log, tokens } = started;
+  await sendRound(server, tokens);
   const switchLines = () => log.lines.filter((line) => line.adminAction === 'views switched');
   const before = await server.mailbox.projections.binding();
   expect(switchLines()).toEqual([]);
@@ -72,15 +62,8 @@ test('the server says, once at info, that a rebuild beside it switched its views
       `(from ${before.generation}) by a rebuild run beside this server (mailbox projections rebuild); this node serves them now`,
   });
   // Once: the next looks (each second) find the same generation. The positive signal: two more looks at the views.
-  const views = server.mailbox.projections;
-  const binding = views.binding.bind(views);
-  let looks = 0;
-  views.binding = async () => {
-    const seen = await binding();
-    looks += 1;
-    return seen;
-  };
-  await waitFor(() => looks >= 2, { timeoutMs: 15_000, everyMs: 50, what: 'two more looks at the views' });
+  const looks = countProjectorLooks(server);
+  await waitFor(() => looks() >= 2, { timeoutMs: 15_000, everyMs: 50, what: 'two more looks at the views' });
   expect(switchLines()).toHaveLength(1);
   const count = await server.call('GET', '/v1/inbox/count', { token: tokens['@b'] });
   expect(count.body.unreadCount).toBe(1);

@@ -5,11 +5,16 @@
  * (`mailbox audit verify`: thousands of entries missing). Now the server says so once in its log and /readyz is not
  * ready, naming the remedy, until a rebuild replaces the views (or they are rebuilt from nothing: Redis restarted empty).
  */
-import Redis from 'ioredis';
-import { recordingLogger } from '../support/recordingLogger';
-import { startTestServer, type TestServer } from '../support/httpServer';
+import { type TestServer } from '../support/httpServer';
 import { startRedis, type TestRedis } from '../support/redisServer';
-import { REDIS_TEST_TIMEOUT_MS } from '../support/redisDeadline';
+import {
+  countProjectorLooks,
+  liftRedisMemoryLimit,
+  limitRedisMemory,
+  sendRound,
+  startLoggedRedisServer,
+  withRedisAdmin,
+} from '../support/redisViews';
 import { waitFor } from '../support/waitFor';
 
 let redis: TestRedis;
@@ -25,20 +30,10 @@ afterAll(async () => {
 });
 
 ownRedis('keys evicted under the views: one log line, and /readyz not ready naming the remedy', async () => {
-  const log = recordingLogger();
-  server = await startTestServer(
-    { redisUrl: redis.url, redisNamespace: `evicted${process.pid}`, redisTimeoutMs: REDIS_TEST_TIMEOUT_MS },
-    { logger: log.logger },
-  );
-  const tokens = await server.register(['@a', '@b', '@c']);
-  for (const [from, to] of [
-    ['@a', '@b'],
-    ['@b', '@c'],
-    ['@c', '@a'],
-  ]) {
-    const sent = await server.call('POST', '/v1/messages', { token: tokens[from], body: { to, subject: 'hi', body: 'x' } });
-    expect(sent.status).toBe(201);
-  }
+  const started = await startLoggedRedisServer(redis.url, `evicted${process.pid}`);
+  server = started.server;
+  const { log, tokens } = started;
+  await sendRound(server, tokens);
   const evictedLines = () => log.lines.filter((line) => /Redis evicted \d+ keys/.test(String(line.msg)));
   // The positive signal that the server has looked at Redis's eviction count at least once: ready, no such line.
   await waitFor(async () => (await server!.call('GET', '/readyz')).status === 200, {
@@ -48,21 +43,16 @@ ownRedis('keys evicted under the views: one log line, and /readyz not ready nami
   });
   expect(evictedLines()).toHaveLength(0);
 
-  const admin = new Redis(redis.url);
-  try {
+  await withRedisAdmin(redis.url, async (admin) => {
     const used = Number(/^used_memory:(\d+)/m.exec(await admin.info('memory'))![1]);
     // volatile-lru evicts only keys with a time to live, as the fillers are: the views' own keys stay, so that the
     // eviction does not take their checkpoint with it (views then rebuilt from nothing, whole again at once).
-    await admin.config('SET', 'maxmemory-policy', 'volatile-lru');
-    await admin.config('SET', 'maxmemory', String(used + 1024 * 1024));
+    await limitRedisMemory(admin, 'volatile-lru', used + 1024 * 1024);
     const filler = 'f'.repeat(10_000);
     for (let i = 0; i < 400; i++) await admin.set(`filler:${i}`, filler, 'EX', 3600);
     expect(Number(/^evicted_keys:(\d+)/m.exec(await admin.info('stats'))![1])).toBeGreaterThan(0);
-    await admin.config('SET', 'maxmemory', '0');
-    await admin.config('SET', 'maxmemory-policy', 'noeviction');
-  } finally {
-    admin.disconnect();
-  }
+    await liftRedisMemoryLimit(admin);
+  });
 
   await waitFor(() => evictedLines().length > 0, { timeoutMs: 15_000, everyMs: 50, what: 'the eviction said in the log' });
   const ready = await server.call('GET', '/readyz');
@@ -71,11 +61,8 @@ ownRedis('keys evicted under the views: one log line, and /readyz not ready nami
   expect(ready.body.checks.projectionStore.error).toMatch(/^Redis evicted \d+ keys/);
   expect(ready.body.checks.projectionStore.error).toContain('mailbox projections rebuild');
   // Said once, not at each look: a few more of the projector's looks at the views (each second) say nothing more.
-  const views = server.mailbox.projections;
-  const binding = views.binding.bind(views);
-  let looks = 0;
-  views.binding = () => binding().finally(() => (looks += 1));
-  await waitFor(() => looks >= 3, { timeoutMs: 15_000, everyMs: 50, what: 'three more looks at the views' });
+  const looks = countProjectorLooks(server);
+  await waitFor(() => looks() >= 3, { timeoutMs: 15_000, everyMs: 50, what: 'three more looks at the views' });
   expect((await server.call('GET', '/readyz')).status).toBe(503);
   expect(evictedLines()).toHaveLength(1);
   expect(evictedLines()[0].level).toBe(40);

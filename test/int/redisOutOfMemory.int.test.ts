@@ -5,11 +5,9 @@
  * swarm run, one every few seconds for as long as Redis stays full); it is now an outage said once, with the reason,
  * and one line when the views store answers again.
  */
-import Redis from 'ioredis';
-import { recordingLogger } from '../support/recordingLogger';
-import { startTestServer, type TestServer } from '../support/httpServer';
+import { type TestServer } from '../support/httpServer';
 import { startRedis, type TestRedis } from '../support/redisServer';
-import { REDIS_TEST_TIMEOUT_MS } from '../support/redisDeadline';
+import { liftRedisMemoryLimit, limitRedisMemory, startLoggedRedisServer, withRedisAdmin } from '../support/redisViews';
 import { waitFor } from '../support/waitFor';
 
 let redis: TestRedis;
@@ -27,17 +25,9 @@ afterAll(async () => {
 ownRedis(
   'Redis full: sends answer 201 VIEWS_LAGGING, the log says it once, and the views catch up once there is room',
   async () => {
-    const log = recordingLogger();
-    server = await startTestServer(
-      {
-        redisUrl: redis.url,
-        redisNamespace: `oom${process.pid}`,
-        redisTimeoutMs: REDIS_TEST_TIMEOUT_MS,
-        awaitProjectionMs: 300,
-      },
-      { logger: log.logger },
-    );
-    const tokens = await server.register(['@a', '@b', '@c']);
+    const started = await startLoggedRedisServer(redis.url, `oom${process.pid}`, { awaitProjectionMs: 300 });
+    server = started.server;
+    const { log, tokens } = started;
     const send = (from: string, to: string, subject: string) =>
       server!.call('POST', '/v1/messages', { token: tokens[from], body: { to, subject, body: 'x' } });
     const count = async (identity: string) =>
@@ -45,17 +35,15 @@ ownRedis(
     expect((await send('@a', '@b', 'before')).status).toBe(201);
     expect(await count('@b')).toBe(1);
 
-    const admin = new Redis(redis.url);
-    try {
-      await admin.config('SET', 'maxmemory-policy', 'noeviction');
-      await admin.config('SET', 'maxmemory', '1');
-      const eventsBefore = await server.eventCount();
+    await withRedisAdmin(redis.url, async (admin) => {
+      await limitRedisMemory(admin, 'noeviction', 1);
+      const eventsBefore = await started.server.eventCount();
       const answers = [await send('@a', '@b', 'full 1'), await send('@c', '@b', 'full 2'), await send('@b', '@c', 'full 3')];
       for (const answer of answers) {
         expect(answer.status).toBe(201);
         expect(answer.body.warnings.map((warning: { code: string }) => warning.code)).toContain('VIEWS_LAGGING');
       }
-      expect(await server.eventCount()).toBe(eventsBefore + 3);
+      expect(await started.server.eventCount()).toBe(eventsBefore + 3);
       const outOfMemory = () => log.lines.filter((line) => /out of memory/.test(JSON.stringify(line)));
       await waitFor(() => outOfMemory().length > 0, { timeoutMs: 15_000, everyMs: 50, what: 'the full Redis said in the log' });
       // A few of the projector's retries later: still one line, and no error line with a stack per retry.
@@ -65,10 +53,8 @@ ownRedis(
         everyMs: 50,
         what: 'readiness naming the full Redis',
       });
-      await admin.config('SET', 'maxmemory', '0');
-    } finally {
-      admin.disconnect();
-    }
+      await liftRedisMemoryLimit(admin);
+    });
     await waitFor(async () => (await count('@b')) === 3 && (await count('@c')) === 1, {
       timeoutMs: 30_000,
       everyMs: 100,

@@ -268,7 +268,9 @@ export class MailboxCommands {
     const parent = data.inReplyTo ? (await this.handler.load(messageStream(data.inReplyTo), messageModel)).state : null;
     // inReplyTo naming no message: an entry of a task's history, named so in the refusal (historyEntries.ts).
     const parentEntryOf =
-      data.inReplyTo && !parent?.sent ? await historyEntryTask(this.handler, this.handler, actor, data.inReplyTo) : null;
+      data.inReplyTo && !parent?.sent
+        ? await historyEntryTask(this.handler, this.projections, this.handler, actor, data.inReplyTo)
+        : null;
     const policy = { maxBodyBytes: this.config.maxBodyBytes, strictRecipients: this.config.strictRecipients };
     // Read beside the append (taskAnswers.ts): the tasks asking the sender, for its answers and notes; not for a new thread.
     const inThread = data.inReplyTo !== undefined || data.threadId !== undefined;

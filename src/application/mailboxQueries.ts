@@ -219,7 +219,7 @@ export class MailboxQueries {
     const { state } = await this.messages.load(messageStream(messageId), messageModel);
     const sent = state.sent;
     if (!sent) {
-      const taskId = await historyEntryTask(this.store, this.messages, actor, messageId);
+      const taskId = await historyEntryTask(this.store, this.projections, this.messages, actor, messageId);
       if (taskId !== null) throw historyEntryNotMessage(messageId, taskId);
       throw actor.role === 'agent'
         ? messageNotFound(messageId, HISTORY_ENTRY_HINT)

@@ -7,6 +7,7 @@
 import type { Addressee } from '../events/addressing';
 import type { MessageSent, TaskArtifact, TaskEvent, TaskState } from '../events/types';
 import { runningLeaseExpiresAt, type Task } from '../commands/tasks/taskState';
+import { makesHistoryLine } from '../events/taskHistoryLine';
 
 const V1_STATE: Record<TaskState, string> = {
   Submitted: 'TASK_STATE_SUBMITTED',
@@ -89,7 +90,8 @@ function lineText(event: HistoryEvent): string | null {
 
 /** A line of the task's history: the sender's messages are the user's, the assignee's the agent's. */
 function historyLine(sent: MessageSent['data'], event: HistoryEvent): A2aMessage | null {
-  const text = lineText(event);
+  // Only the events the views record as lines (events/taskHistoryLine.ts): every line's id then names its task.
+  const text = makesHistoryLine(event.type) ? lineText(event) : null;
   if (text === null) return null;
   return {
     messageId: event.eventId,

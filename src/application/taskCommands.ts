@@ -23,6 +23,7 @@ import type { MailboxError } from '../errors';
 import { messageStream, taskStream } from '../events/streams';
 import type { TaskEvent, TaskState } from '../events/types';
 import type { ProjectionRunner } from '../projections/projectionRunner';
+import type { ProjectionStore } from '../projections/projectionStore';
 import { TOKENS } from '../tokens';
 import type { AgentDirectory } from './agentDirectory';
 import { requireRole } from './authorization';
@@ -62,6 +63,7 @@ export class TaskCommands {
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.IdGenerator) private readonly ids: IdGenerator,
     @inject(TOKENS.AgentDirectory) private readonly directory: AgentDirectory,
+    @inject(TOKENS.ProjectionStore) private readonly projections: ProjectionStore,
   ) {}
 
   async claim(actor: Actor, input: unknown, options: CommandOptions = {}): Promise<TaskResult> {
@@ -123,7 +125,7 @@ export class TaskCommands {
     // 1. The message's part: fixed at the send, so read once, outside the retry loop.
     const { state: message } = await this.handler.load(messageStream(taskId), messageModel);
     if (!message.sent) {
-      const entryOf = await historyEntryTask(this.handler, this.handler, actor, taskId); // an id of a task's history
+      const entryOf = await historyEntryTask(this.handler, this.projections, this.handler, actor, taskId); // an id of a task's history
       if (entryOf !== null) throw historyEntryNotTask(taskId, entryOf, true);
     }
     if (!message.sent?.task) throw noTaskBy(taskId, message.sent, actor);

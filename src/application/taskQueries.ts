@@ -111,7 +111,7 @@ export class TaskQueries {
     const { state } = await this.messages.load(messageStream(taskId), messageModel);
     const sent = state.sent;
     if (!sent) {
-      const entryOf = await historyEntryTask(this.store, this.messages, actor, taskId);
+      const entryOf = await historyEntryTask(this.store, this.projections, this.messages, actor, taskId);
       if (entryOf !== null) throw historyEntryNotTask(taskId, entryOf);
     }
     if (!sent?.task) throw noTaskBy(taskId, sent, actor);

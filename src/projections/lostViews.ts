@@ -148,6 +148,9 @@ export class ReadsOfWholeViews implements ProjectionStore {
   getTask(...args: Parameters<ProjectionStore['getTask']>): ReturnType<ProjectionStore['getTask']> {
     return this.whole(() => this.views.getTask(...args));
   }
+  taskOfHistoryLine(...args: Parameters<ProjectionStore['taskOfHistoryLine']>): ReturnType<ProjectionStore['taskOfHistoryLine']> {
+    return this.whole(() => this.views.taskOfHistoryLine(...args));
+  }
   dueTasks(...args: Parameters<ProjectionStore['dueTasks']>): ReturnType<ProjectionStore['dueTasks']> {
     return this.whole(() => this.views.dueTasks(...args));
   }

@@ -128,6 +128,12 @@ export interface ProjectionStore {
   listTasks(identity: string, query: TaskListQuery): Promise<TaskViewPage>;
   getTask(taskId: string): Promise<TaskView | undefined>;
   /**
+   * The task whose history has a line named by this event id (readModel/taskRules.ts historyLineRecorded), or null:
+   * how an id of a history line given as a message's or a task's is named as that task's where the event store cannot
+   * find an event by its id (EventStoreDB).
+   */
+  taskOfHistoryLine(eventId: string): Promise<string | null>;
+  /**
    * Open tasks past their deadline or lease at `now` (the sweeper's look; readModel/taskView.ts dueAt), at most
    * `limit`, the earliest due first. With `after`: only those that fell due after it (the sweeper's look for the next
    * due time, past what its last pass handled).

@@ -184,6 +184,7 @@ export function projectEvent(event: StoredEvent): ViewChange[] {
         {
           kind: 'taskChanged',
           event: { type: event.type, data: event.data } as never,
+          eventId: event.eventId,
           actor: event.metadata.actor,
           at: event.metadata.at,
         },

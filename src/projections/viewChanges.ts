@@ -76,7 +76,9 @@ export interface OpenedTask {
 
 /** A message opened a task; a task's own stream changed it (the event as logged, with its actor and time). */
 export type TaskFact =
-  { kind: 'taskOpened'; task: OpenedTask } | { kind: 'taskChanged'; event: TaskEvent; actor: string; at: string };
+  | { kind: 'taskOpened'; task: OpenedTask }
+  /** eventId: the event's own id, which names the line it makes in the task's history (taskHistoryLine.ts). */
+  | { kind: 'taskChanged'; event: TaskEvent; eventId: string; actor: string; at: string };
 
 /** The facts of one event, at its log position. */
 export interface ProjectedEvent {

@@ -583,15 +583,21 @@ async function ledgerPages(store: ProjectionStore, messageId: string): Promise<u
 }
 
 /** Each view of both stores: name -> value, in the same order. */
+const taskEventIdsOf = (events: ReadonlyArray<{ eventId: string; type: string }>): string[] =>
+  events.filter((event) => event.type.startsWith('Task')).map((event) => event.eventId);
+
 async function views(
   store: ProjectionStore,
   identities: readonly string[],
   queries: Map<string, Query[]>,
   messageIds: readonly string[],
   middle: string,
+  taskEventIds: readonly string[],
 ): Promise<Map<string, unknown>> {
   const result = new Map<string, unknown>();
   result.set('checkpoint', await store.checkpoint());
+  // Each task event's id: the task of the history line it made (a claim, a state change...), null for the others.
+  for (const eventId of taskEventIds) result.set(`historyLine ${eventId}`, await store.taskOfHistoryLine(eventId));
   result.set('agents', await store.listAgents());
   result.set('allHeartbeats', await store.allHeartbeats());
   for (const messageId of messageIds) result.set(`ledger ${messageId}`, await ledgerPages(store, messageId));
@@ -698,6 +704,7 @@ export async function checkLogAgainst(
     'no-such-message',
   ];
   const queries = new Map(identities.map((identity) => [identity, queriesFor(identities, [...threads], random)]));
+  const taskEventIds = [...taskEventIdsOf(log.events), 'no-such-event'];
   const subjects = [memorySubject(), ...(await others(identities, random))];
   try {
     for (const [n, step] of steps.entries()) {
@@ -714,7 +721,7 @@ export async function checkLogAgainst(
     }
     for (const subject of subjects) await subject.finish?.();
     const [expected, ...others] = await Promise.all(
-      subjects.map((subject) => views(subject.store, identities, queries, messageIds, middle)),
+      subjects.map((subject) => views(subject.store, identities, queries, messageIds, middle, taskEventIds)),
     );
     for (const [i, actual] of others.entries()) {
       for (const [view, value] of expected) {
@@ -808,7 +815,7 @@ export async function foldedViewsDigest(seed: number, maxEvents: number): Promis
   const queries = new Map(named.map((identity) => [identity, queriesFor(named, [...threads], random)]));
   const subject = memorySubject();
   await subject.feed({ kind: 'batch', events: log.projected() });
-  const folded = await views(subject.store, named, queries, messageIds, middle);
+  const folded = await views(subject.store, named, queries, messageIds, middle, taskEventIdsOf(log.events));
   const text = JSON.stringify([...folded, ['wakes', await subject.wakes()]], (_key, v: unknown) =>
     typeof v === 'bigint' ? v.toString() : v,
   );

@@ -552,6 +552,7 @@ describe('audit verify compares the task views', () => {
         changes: [
           {
             kind: 'taskChanged',
+            eventId: 'a-claim-the-log-never-made',
             actor: '@c',
             at: sentAt,
             event: { type: 'TaskClaimed', data: { taskId, claimant: '@c', claimedAt: sentAt, leaseExpiresAt: null } },

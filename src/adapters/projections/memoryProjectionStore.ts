@@ -275,6 +275,10 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
     this.tasks.tasksWaitingBegan(identity, since);
   }
 
+  historyLineRecorded(eventId: string, taskId: string): void {
+    this.tasks.historyLineRecorded(eventId, taskId);
+  }
+
   // The delivery ledger (ledgerMemory.ts): its lookup and its changes.
   ledgerOpen(messageId: string): boolean {
     return this.ledger.ledgerOpen(messageId);
@@ -484,6 +488,10 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
 
   async getTask(taskId: string): Promise<TaskView | undefined> {
     return this.tasks.task(taskId);
+  }
+
+  async taskOfHistoryLine(eventId: string): Promise<string | null> {
+    return this.tasks.taskOfHistoryLine(eventId);
   }
 
   async dueTasks(now: string, limit: number, after?: string): Promise<TaskView[]> {

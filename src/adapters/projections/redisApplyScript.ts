@@ -29,11 +29,11 @@ import { READ_MODEL_VERSION } from '../../projections/readModel/readModelVersion
 export const APPLY_SCRIPT = `
 -- Arguments per op after its code and position: S summary, O outbox, M both, I inbox entry, W inbox entry
 -- with a wake, R read, A archived, U unarchived, V seen; reg/ret registry, ids identities with views; task views (decided in Node by the
--- read model's task rules, redisTaskViews.ts): tu record, tt due index, tl/tn list add/remove, tw waiting count, ts waiting since, tp wake;
+-- read model's task rules, redisTaskViews.ts): tu record, tt due index, tl/tn list add/remove, tw waiting count, ts waiting since, th a history line's task, tp wake;
 -- the delivery ledger (redisLedger.ts, re-stating ledgerRules.ts): lp a send answers its thread, lo a ledger opens, lg a stage,
 -- le the heartbeat escalated an unwoken message, rq a reply obligation, ro it fell due unmet (and the sender's wake),
 -- ln a delivered heartbeat nudge (the recipient's last nudge when newer).
-local ARITY = { reg = 2, ret = 2, ids = 1, S = 2, O = 2, M = 3, I = 3, W = 5, R = 2, A = 2, U = 2, V = 2, tu = 2, tt = 2, tl = 2, tn = 2, tw = 2, ts = 2, tp = 2,
+local ARITY = { reg = 2, ret = 2, ids = 1, S = 2, O = 2, M = 3, I = 3, W = 5, R = 2, A = 2, U = 2, V = 2, tu = 2, tt = 2, tl = 2, tn = 2, tw = 2, ts = 2, th = 2, tp = 2,
   lp = 3, lo = 6, lg = 3, le = 2, rq = 3, ro = 4, ln = 2 }
 local flags = ARGV[1]
 local check = string.find(flags, 'c', 1, true) ~= nil
@@ -244,6 +244,9 @@ if global and write then
         elseif code == 'ts' then
           -- A task began waiting on a (taskRules.ts): b is its waitingSinceMark, kept while any task waits on a.
           redis.call('HSET', base .. 'tasksWaitingSince', a, b)
+        elseif code == 'th' then
+          -- An event made a line in a task's history (taskRules.ts): a is its id, b the task's.
+          redis.call('HSET', base .. 'tasks:lines', a, b)
         elseif code == 'tp' and publish then
           redis.call('PUBLISH', channelPrefix .. a, b)
         elseif code == 'lg' then

@@ -395,6 +395,10 @@ export class RedisProjectionStore implements ProjectionStore {
     return this.read((prefix) => this.tasks.task(prefix, taskId));
   }
 
+  async taskOfHistoryLine(eventId: string): Promise<string | null> {
+    return this.read((prefix) => this.tasks.taskOfHistoryLine(prefix, eventId));
+  }
+
   async dueTasks(now: string, limit: number, after?: string): Promise<TaskView[]> {
     return this.read((prefix) => this.tasks.due(prefix, now, limit, after));
   }

@@ -10,6 +10,7 @@
  *   <prefix>{<ns>}:tasks:<list>:<@b>      lex-ordered `<position>:<taskId>` (assigned | claimable | sent)
  *   <prefix>{<ns>}:tasksWaiting           tasks waiting on each identity
  *   <prefix>{<ns>}:tasksWaitingSince      the last change that made a task begin waiting on each (waitingSinceMark)
+ *   <prefix>{<ns>}:tasks:lines            the task of each event id that made a line in a task's history
  *   <prefix>{<ns>}:tasks:timed            open tasks with a deadline or lease, scored by when they fall due (ms)
  *
  * Writers are one per generation and apply in log order; a batch with task
@@ -50,6 +51,10 @@ export class RedisTaskKeys {
 
   waitingSince(prefix: string): string {
     return `${prefix}${this.keys.globalTag}:tasksWaitingSince`;
+  }
+
+  lines(prefix: string): string {
+    return `${prefix}${this.keys.globalTag}:tasks:lines`;
   }
 
   timed(prefix: string): string {
@@ -105,6 +110,7 @@ export async function planTaskOps(
       },
       tasksWaitingMoved: (identity, by) => eventOps.push(['tw', identity, String(by)]),
       tasksWaitingBegan: (identity, since) => eventOps.push(['ts', identity, waitingSinceMark(since)]),
+      historyLineRecorded: (eventId, taskId) => eventOps.push(['th', eventId, taskId]),
     };
     for (const fact of event.changes) {
       if (!isTaskFact(fact)) continue;
@@ -162,6 +168,10 @@ export class RedisTaskReader {
   async task(prefix: string, taskId: string): Promise<TaskView | undefined> {
     const json = await this.client.hget(this.keys.records(prefix), taskId);
     return json === null ? undefined : (JSON.parse(json) as TaskView);
+  }
+
+  async taskOfHistoryLine(prefix: string, eventId: string): Promise<string | null> {
+    return this.client.hget(this.keys.lines(prefix), eventId);
   }
 
   /**

@@ -218,6 +218,10 @@ export class ReopeningSqliteViews implements ProjectionStore {
     return this.use((store) => store.getTask(taskId));
   }
 
+  taskOfHistoryLine(eventId: string): Promise<string | null> {
+    return this.use((store) => store.taskOfHistoryLine(eventId));
+  }
+
   dueTasks(now: string, limit: number, after?: string): Promise<TaskView[]> {
     return this.use((store) => store.dueTasks(now, limit, after));
   }

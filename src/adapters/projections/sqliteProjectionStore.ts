@@ -460,6 +460,10 @@ export class SqliteProjectionStore implements ProjectionStore {
     return this.read((reader) => reader.task(taskId));
   }
 
+  async taskOfHistoryLine(eventId: string): Promise<string | null> {
+    return this.read((reader) => reader.taskOfHistoryLine(eventId));
+  }
+
   async dueTasks(now: string, limit: number, after?: string): Promise<TaskView[]> {
     return this.read((reader) => reader.dueTasks(now, limit, after));
   }

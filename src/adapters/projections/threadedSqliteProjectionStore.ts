@@ -345,6 +345,10 @@ export class ThreadedSqliteProjectionStore implements ProjectionStore {
     return this.local.getTask(taskId);
   }
 
+  taskOfHistoryLine(eventId: string): Promise<string | null> {
+    return this.local.taskOfHistoryLine(eventId);
+  }
+
   dueTasks(now: string, limit: number, after?: string): Promise<TaskView[]> {
     return this.local.dueTasks(now, limit, after);
   }

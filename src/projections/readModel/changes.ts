@@ -125,6 +125,7 @@ export function replay(change: ReadModelChange, sink: ChangeSink): void {
     case 'taskUnlisted':
     case 'tasksWaitingMoved':
     case 'tasksWaitingBegan':
+    case 'historyLineRecorded':
       return replayTaskChange(change, sink);
     case 'ledgerOpened':
     case 'ledgerStageReached':

@@ -170,6 +170,10 @@ export class ScratchViews implements ReadModelStorage {
     this.tasks.tasksWaitingBegan(identity, since);
   }
 
+  historyLineRecorded(eventId: string, taskId: string): void {
+    this.tasks.historyLineRecorded(eventId, taskId);
+  }
+
   task(taskId: string): TaskView | undefined {
     return this.tasks.task(taskId);
   }

@@ -19,8 +19,11 @@
  *   never come, and kept the task due for the sweeper); the answer that moves it back renews it (TaskLeaseRenewed).
  * - The lapsed claimant (lapsedClaimant) is shown while its lapse stands, as the decider holds it (its late update is
  *   told LEASE_EXPIRED): until it claims the task again (it holds it now) or the task ends.
+ * - An event that makes a line in the task's history (events/taskHistoryLine.ts) records its id as that task's
+ *   (historyLineRecorded): a line's id given as a message's or a task's is named as the task's on every event store.
  * - A fact at or below the task's last change (redelivered) changes nothing.
  */
+import { makesHistoryLine } from '../../events/taskHistoryLine';
 import { fallenDue, isTerminalState, waitsOnHolderState } from '../../events/taskTimes';
 import type { TaskEvent, TaskState } from '../../events/types';
 import type { TaskFact } from '../viewChanges';
@@ -50,6 +53,7 @@ export function evolveTask(view: TaskViewLookup, fact: TaskFact, position: bigin
   const after = { ...applied(before, fact.event, fact.actor), ...touched, updatedPosition: at };
   sink.taskUpserted(after);
   moved(before, after, sink);
+  if (makesHistoryLine(fact.event.type)) sink.historyLineRecorded(fact.eventId, after.taskId);
 }
 
 function applied(task: TaskView, event: TaskEvent, actor: string): TaskView {

@@ -68,6 +68,8 @@ export interface TaskChangeSink {
    * the store when its count falls to 0.
    */
   tasksWaitingBegan(identity: string, since: WaitingSince): void;
+  /** An event made a line in the task's history (events/taskHistoryLine.ts): its id names that task from now on. */
+  historyLineRecorded(eventId: string, taskId: string): void;
 }
 
 /**
@@ -94,7 +96,8 @@ export type TaskChange =
   | { kind: 'taskListed'; list: TaskList; identity: string; taskId: string; position: number }
   | { kind: 'taskUnlisted'; list: TaskList; identity: string; taskId: string }
   | { kind: 'tasksWaitingMoved'; identity: string; by: 1 | -1 }
-  | { kind: 'tasksWaitingBegan'; identity: string; since: WaitingSince };
+  | { kind: 'tasksWaitingBegan'; identity: string; since: WaitingSince }
+  | { kind: 'historyLineRecorded'; eventId: string; taskId: string };
 
 export function collectTaskChanges(into: { push(change: TaskChange): unknown }): TaskChangeSink {
   return {
@@ -103,6 +106,7 @@ export function collectTaskChanges(into: { push(change: TaskChange): unknown }):
     taskUnlisted: (list, identity, taskId) => into.push({ kind: 'taskUnlisted', list, identity, taskId }),
     tasksWaitingMoved: (identity, by) => into.push({ kind: 'tasksWaitingMoved', identity, by }),
     tasksWaitingBegan: (identity, since) => into.push({ kind: 'tasksWaitingBegan', identity, since }),
+    historyLineRecorded: (eventId, taskId) => into.push({ kind: 'historyLineRecorded', eventId, taskId }),
   };
 }
 
@@ -118,6 +122,8 @@ export function replayTaskChange(change: TaskChange, sink: TaskChangeSink): void
       return sink.tasksWaitingMoved(change.identity, change.by);
     case 'tasksWaitingBegan':
       return sink.tasksWaitingBegan(change.identity, change.since);
+    case 'historyLineRecorded':
+      return sink.historyLineRecorded(change.eventId, change.taskId);
     default: {
       const unexpected: never = change;
       throw new Error(`Unknown task change ${(unexpected as { kind: string }).kind}`);

@@ -46,6 +46,8 @@ export class TaskViewsMemory implements TaskViewLookup, TaskChangeSink {
   private readonly waitingSince = new Map<string, WaitingSince>();
   /** Open tasks that fall due some time (dueAt): all the sweeper ever has to look at. */
   private readonly timed = new Set<string>();
+  /** The id of each event that made a line in a task's history -> that task (historyLineRecorded). */
+  private readonly lines = new Map<string, string>();
 
   task(taskId: string): TaskView | undefined {
     return this.tasks.get(taskId);
@@ -85,6 +87,15 @@ export class TaskViewsMemory implements TaskViewLookup, TaskChangeSink {
 
   tasksWaitingBegan(identity: string, since: WaitingSince): void {
     this.waitingSince.set(identity, { position: since.position, at: since.at, taskId: since.taskId });
+  }
+
+  historyLineRecorded(eventId: string, taskId: string): void {
+    this.lines.set(eventId, taskId);
+  }
+
+  /** The task whose history has a line of this id (an event's), or null. */
+  taskOfHistoryLine(eventId: string): string | null {
+    return this.lines.get(eventId) ?? null;
   }
 
   tasksWaitingSince(identity: string): WaitingSince | null {
@@ -146,6 +157,7 @@ export class TaskViewsMemory implements TaskViewLookup, TaskChangeSink {
     this.waiting.clear();
     this.waitingSince.clear();
     this.timed.clear();
+    this.lines.clear();
   }
 }
 

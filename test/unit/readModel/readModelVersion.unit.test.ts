@@ -37,6 +37,8 @@ const RECORDED: Record<string, string[]> = {
   // Each identity's heartbeat keeps tasksWaitingSince, the last change that made a task begin waiting on it (its
   // position, time and task). The digests' listings also stopped filtering by one tag twice (a repeated tag is refused).
   '7': ['1dd84b231f714e39', 'f4ea6cfaee40b40a', 'eb63b82019167151'],
+  // The task of each history line's event id (taskOfHistoryLine), compared for every task event id of the log.
+  '8': ['47bc31b9d0ec3eb7', 'c48642303f2c4452', '2c23fdafa20e950d'],
 };
 
 test('the rules fold the fixed logs to the views recorded for READ_MODEL_VERSION', async () => {

@@ -367,6 +367,43 @@ describe('read model: tasks', () => {
   });
 });
 
+describe("read model: the task of each line in a task's history (a line's id given as a message's or a task's)", () => {
+  it('each event that makes a line (claim, state change, release, lapse, expiry) names its task; the others name nothing', () => {
+    const { log, taskId } = broadcastTask();
+    const from = log.events.length;
+    const when = next(log, (l) =>
+      l
+        .task('@b', claimedBy(taskId, '@b', l.nextAt, '2030-01-01T00:00:00.000Z'))
+        .task('@b', {
+          type: 'TaskLeaseRenewed',
+          data: { taskId, claimant: '@b', leaseExpiresAt: '2030-01-02T00:00:00.000Z', renewedAt: l.nextAt },
+        })
+        .task('@b', {
+          type: 'TaskArtifactAdded',
+          data: { taskId, artifact: { artifactId: 'a1', name: null, parts: [{ kind: 'text', text: 'x' }] }, addedAt: l.nextAt },
+        })
+        .task('@b', moved(taskId, 'Submitted', 'Working', l.nextAt))
+        .task('@b', { type: 'TaskReleased', data: { taskId, claimant: '@b', from: 'Working', releasedAt: l.nextAt } })
+        .task('@c', claimedBy(taskId, '@c', l.nextAt))
+        .task('@c', moved(taskId, 'Submitted', 'Completed', l.nextAt)),
+    );
+    const ids = log.events.slice(from).map((event) => `${event.type} ${event.eventId}`);
+    ReadModelSpec.given(log.projected().slice(0, from))
+      .when(...when)
+      .thenViews((views) =>
+        expect(ids.map((id) => `${id.split(' ')[0]} ${views.tasks.taskOfHistoryLine(id.split(' ')[1])}`)).toEqual([
+          `TaskClaimed ${taskId}`,
+          'TaskLeaseRenewed null',
+          'TaskArtifactAdded null',
+          `TaskStateChanged ${taskId}`,
+          `TaskReleased ${taskId}`,
+          `TaskClaimed ${taskId}`,
+          `TaskStateChanged ${taskId}`,
+        ]),
+      );
+  });
+});
+
 describe('read model: a task that ended without its sender waits on the sender until it is seen', () => {
   const seen = (taskId: string, state: TaskState, at: string): TaskEvent => ({
     type: 'TaskOutcomeSeen',

@@ -141,6 +141,11 @@ export class SqliteViewReader {
     return row ? (JSON.parse(row.record) as TaskView) : undefined;
   }
 
+  taskOfHistoryLine(eventId: string): string | null {
+    const row = this.s.taskOfLine.get(eventId) as { task_id: string } | undefined;
+    return row?.task_id ?? null;
+  }
+
   /**
    * One task list, newest first; tasks in other states are skipped by the state check on each row. Rows are read
    * in pages (a statement is never left half-read: an open read would hold its snapshot and keep the WAL growing).
@@ -287,6 +292,7 @@ function prepareReader(db: Database.Database, g: string) {
        UNION ALL SELECT 1 FROM ${g}_agents WHERE identity = ? LIMIT 1`,
     ),
     task: db.prepare(`SELECT record FROM ${g}_tasks WHERE task_id = ?`),
+    taskOfLine: db.prepare(`SELECT task_id FROM ${g}_task_lines WHERE event_id = ?`),
     taskList: db.prepare(
       `SELECT t.record, t.state, l.position FROM ${g}_task_lists l JOIN ${g}_tasks t ON t.task_id = l.task_id
        WHERE l.list = ? AND l.identity = ? AND l.position < ? ORDER BY l.position DESC LIMIT ?`,

@@ -487,6 +487,10 @@ export class SqliteViewWriter implements ReadModelStorage {
     row.dirty = true;
   }
 
+  historyLineRecorded(eventId: string, taskId: string): void {
+    this.s.recordLine.run(eventId, taskId);
+  }
+
   tasksWaitingBegan(identity: string, since: WaitingSince): void {
     const row = this.identity(identity);
     row.tasksWaitingSince = waitingSinceMark(since);
@@ -687,6 +691,7 @@ function prepareWriter(db: Database.Database, g: string) {
       `INSERT INTO ${g}_tasks (task_id, record, state, due_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (task_id) DO UPDATE SET record = excluded.record, state = excluded.state, due_at = excluded.due_at`,
     ),
+    recordLine: db.prepare(`INSERT OR IGNORE INTO ${g}_task_lines (event_id, task_id) VALUES (?, ?)`),
     listTask: db.prepare(`INSERT OR IGNORE INTO ${g}_task_lists (list, identity, position, task_id) VALUES (?, ?, ?, ?)`),
     markSeen: db.prepare(`UPDATE ${g}_entries SET seen_at = ? WHERE owner = ? AND box = ? AND position = ?`),
     insertRecipient: db.prepare(

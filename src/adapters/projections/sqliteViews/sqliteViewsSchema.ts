@@ -36,7 +36,9 @@
  * The tables' shape. A views file whose `schema` row differs (or is missing: written before issue 13) is
  * dropped and rebuilt from the log at open (sqliteViewsMeta.ts): views are derived, the log is the truth.
  */
-export const VIEWS_SCHEMA_VERSION = '14';
+export const VIEWS_SCHEMA_VERSION = '15';
+// 15: the id of each event that made a line in a task's history names its task (task_lines), for a get_message or
+//     get_task given that id on an event store that finds no event by its id (EventStoreDB)
 // 14: each identity keeps the last change that made a task begin waiting on it (identities.tasks_waiting_since:
 //     '<position>|<at>|<taskId>', null while none waits), for the heartbeat
 // 13: only the recipients due a wake at the send count toward clearing an unwoken message (ledger_rows.no_wake marks
@@ -68,6 +70,7 @@ export const GENERATION_TABLES = [
   'agents',
   'tasks',
   'task_lists',
+  'task_lines',
   'entry_recipients',
   'ledgers',
   'ledger_rows',
@@ -151,6 +154,10 @@ CREATE TABLE IF NOT EXISTS ${g}_task_lists (
   position INTEGER NOT NULL,
   task_id TEXT NOT NULL,
   PRIMARY KEY (list, identity, position)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS ${g}_task_lines (
+  event_id TEXT PRIMARY KEY,
+  task_id TEXT NOT NULL
 ) WITHOUT ROWID;
 ${ledgerSchema(g)}`;
 }

@@ -7,7 +7,8 @@
  */
 import pino from 'pino';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
-import { isMailboxError } from '../../src/errors';
+import { isMailboxError, retryAfterSecondsOf } from '../../src/errors';
+import { messageStream } from '../../src/events/streams';
 import { ADMIN_ACTOR } from '../../src/commands/roles';
 import { ADMIN_TOKEN, allEvents, registerAgents, tempDir } from '../support/fixtures';
 import { capture, runAuditCli } from '../support/auditCli';
@@ -164,6 +165,56 @@ describe('the event store is down', () => {
     expect(await unreadOf(b)).toBe(1);
     double.faults.thaw();
     expect((await allEvents(mailbox)).filter((e) => e.type === 'MessageSent')).toHaveLength(1);
+  });
+});
+
+describe('the node refuses what no retry mends: Operator action needed, no Retry-After, nothing written', () => {
+  it('credentials refused (wrong, or changed under a running mailbox): the remedy names MAILBOX_EVENTSTORE_URL', async () => {
+    const { '@a': a, '@b': b, '@c': c } = await openMailbox();
+    const sent = await a.send({ to: ['@b', '@c'], subject: 'before', body: 'x' });
+    const before = await allEvents(mailbox);
+
+    double.faults.denyAccess();
+    for (const attempt of [
+      () => a.send({ to: '@c', subject: 'during', body: 'y' }),
+      () => b.markRead({ messageId: sent.messageId }),
+      () => c.markRead({ messageId: sent.messageId }),
+    ]) {
+      const refused = await rejection(attempt());
+      expect(refused.toJSON()).toMatchObject({
+        code: 'UNAVAILABLE',
+        error: 'Operator action needed',
+        message: expect.stringMatching(
+          /^The event store \(EventStoreDB\) refused the mailbox access \(access-denied: .*\); the request was not applied\.$/,
+        ),
+        operatorAction: expect.stringContaining('MAILBOX_EVENTSTORE_URL'),
+      });
+      expect(retryAfterSecondsOf(refused)).toBeNull(); // no Retry-After: a client stops and reports it
+    }
+    double.faults.allowAccess();
+    expect((await allEvents(mailbox)).filter((event) => event.type !== 'MessagesSeen')).toEqual(before);
+  });
+
+  it('a message stream deleted for good (tombstoned) under the mailbox: the remedy is a restore, not a retry', async () => {
+    const { '@a': a, '@b': b, '@c': c } = await openMailbox();
+    const sent = await a.send({ to: ['@b', '@c'], subject: 'doomed', body: 'x' });
+    double.log.tombstone(messageStream(sent.messageId), { kind: 'any' });
+    const before = await allEvents(mailbox);
+
+    for (const reader of [b, c]) {
+      const refused = await rejection(reader.markRead({ messageId: sent.messageId }));
+      expect(refused.toJSON()).toMatchObject({
+        code: 'UNAVAILABLE',
+        error: 'Operator action needed',
+        operatorAction: expect.stringContaining('restore the event log from a backup'),
+      });
+      expect(retryAfterSecondsOf(refused)).toBeNull();
+    }
+    // The rest of the mailbox works: another message is sent and read.
+    const other = await c.send({ to: '@a', subject: 'unharmed', body: 'y' });
+    await a.markRead({ messageId: other.messageId });
+    expect((await allEvents(mailbox)).slice(0, before.length)).toEqual(before);
+    expect((await allEvents(mailbox)).slice(before.length).map((event) => event.type)).toEqual(['MessageSent', 'ReceiptRead']);
   });
 });
 

@@ -2,11 +2,12 @@
  * EventStoreDB errors translated where they are met: a wrong expected version
  * is the domain's ConcurrencyConflict; a missing stream is handled by the
  * reader (an empty stream); everything else (server down, deadline passed,
- * connection reset, not leader, access denied, ...) is UNAVAILABLE, 503, and
- * never swallowed. Errors are recognised by the client's `type` tag, which
+ * connection reset, not leader, ...) is UNAVAILABLE, 503, and never swallowed;
+ * access denied and a tombstoned stream are too, as operator action needed
+ * (no Retry-After: no retry mends them). Errors are recognised by the client's `type` tag, which
  * both client generations share, not by class identity.
  */
-import { ConcurrencyConflict, MailboxError, unavailable } from '../../errors';
+import { ConcurrencyConflict, MailboxError, operatorNeeded, unavailable } from '../../errors';
 import { describeExpected, type ExpectedRevision } from '../../events/eventStore';
 
 const WHAT = 'The event store (EventStoreDB)';
@@ -41,8 +42,24 @@ export function translateError(error: unknown): Error {
   if (error instanceof MailboxError || error instanceof ConcurrencyConflict) return error;
   const tagged = error as TaggedError | null;
   const detail = tagged?.type ? `${tagged.type}: ${tagged.message ?? ''}` : (error as Error)?.message;
+  // No retry mends these two: said as 503 "retry later" with Retry-After, a client and a model retried forever.
+  if (tagged?.type === 'access-denied')
+    return operatorNeeded(
+      `${WHAT} refused the mailbox access (${oneLine(detail)}); the request was not applied.`,
+      'Check the user and password in MAILBOX_EVENTSTORE_URL, and that this user may read and write the mailbox ' +
+        "streams and read $all (the node's access lists); then restart the mailbox.",
+    );
+  if (tagged?.type === 'stream-deleted')
+    return operatorNeeded(
+      `${WHAT} holds a mailbox stream that was deleted for good (tombstoned) under the mailbox ` +
+        `(${oneLine(detail)}); the request was not applied.`,
+      'A stream of the mailbox was deleted in EventStoreDB: restore the event log from a backup. Nothing the mailbox ' +
+        'writes can bring a tombstoned stream back.',
+    );
   return unavailable(WHAT, new Error(detail || String(error)));
 }
+
+const oneLine = (text: string | undefined): string => (text ?? '').replace(/\s+/g, ' ').trim();
 
 export class DeadlineExceeded extends Error {
   constructor(what: string, ms: number) {

@@ -12,7 +12,15 @@ import { Status } from '@eventstore/db-client/generated/status_pb';
 import { type AppendReq, AppendResp, type BatchAppendReq, BatchAppendResp } from '@eventstore/db-client/generated/streams_pb';
 import type { AppendOutcome, DoubleLog, ExpectedState, ProposedEvent } from './doubleLog';
 import type { Faults } from './faults';
-import { empty, expectedStateOf, proposedEventOf, streamDeletedError, streamIdentifier, streamNameOf } from './wire';
+import {
+  accessDeniedError,
+  empty,
+  expectedStateOf,
+  proposedEventOf,
+  streamDeletedError,
+  streamIdentifier,
+  streamNameOf,
+} from './wire';
 
 const LOST_REPLY = {
   code: GrpcStatus.UNAVAILABLE,
@@ -32,6 +40,7 @@ export function appendHandler(log: DoubleLog, faults: Faults) {
     call.on('error', () => undefined); // the client went away; nothing to answer
     call.on('end', () => {
       if (faults.holdIfFrozen(() => callback(LOST_REPLY))) return;
+      if (faults.denied) return callback(accessDeniedError());
       if (!options) return callback({ code: GrpcStatus.INVALID_ARGUMENT, details: 'Append: options must come first' });
       const streamName = streamNameOf(options.getStreamIdentifier());
       const expected = expectedStateOf(
@@ -131,6 +140,10 @@ export function batchAppendHandler(log: DoubleLog, faults: Faults) {
       if (!request.getIsFinal()) return;
       pending.delete(correlationId);
       if (faults.holdIfFrozen(() => call.emit('error', lostReplyError()))) return;
+      if (faults.denied) {
+        call.emit('error', accessDeniedError());
+        return;
+      }
       const outcome = log.append(batch.streamName, batch.expected, batch.events);
       const lost = faults.takeLostAppendReply();
       if (lost === 'silence') return;

@@ -48,6 +48,24 @@ export class Faults {
     for (const release of held) release();
   }
 
+  private deniedFlag = false;
+
+  /**
+   * Every read and append is refused, unauthenticated, before anything is read or written: the node's answer to a
+   * client whose credentials are wrong (or were changed under it). allowAccess() ends it.
+   */
+  denyAccess(): void {
+    this.deniedFlag = true;
+  }
+
+  allowAccess(): void {
+    this.deniedFlag = false;
+  }
+
+  get denied(): boolean {
+    return this.deniedFlag;
+  }
+
   get frozen(): boolean {
     return this.frozenFlag;
   }

@@ -11,7 +11,7 @@ import type { Faults } from './faults';
 import { filterOf } from './filters';
 import { ResponseWriter } from './responseWriter';
 import { subscribe, type SubscriptionRequest } from './subscriptionService';
-import { eventResponse, streamDeletedError, streamNameOf, streamNotFoundResponse } from './wire';
+import { accessDeniedError, eventResponse, streamDeletedError, streamNameOf, streamNotFoundResponse } from './wire';
 
 const BACKWARDS = ReadReq.Options.ReadDirection.BACKWARDS;
 
@@ -30,6 +30,10 @@ export function readHandler(
   return (call: ServerWritableStream<ReadReq, ReadResp>): void => {
     const options = call.request.getOptions();
     if (faults.holdIfFrozen(() => call.emit('error', { code: GrpcStatus.UNAVAILABLE, details: 'frozen' }))) return;
+    if (faults.denied) {
+      call.emit('error', accessDeniedError());
+      return;
+    }
     if (!options) {
       call.emit('error', { code: GrpcStatus.INVALID_ARGUMENT, details: 'Read: options are required' });
       return;

@@ -120,6 +120,13 @@ export function serverError(
   return { code, details, metadata };
 }
 
+/** A call refused for its credentials (gRPC UNAUTHENTICATED: the client's AccessDeniedError). */
+export const accessDeniedError = (): Partial<ServiceError> => ({
+  code: GrpcStatus.UNAUTHENTICATED,
+  details: 'Access denied: bad username or password',
+  metadata: new Metadata(),
+});
+
 /** Expected revision as the `expected-version` trailer spells it (EventStoreDB's long: -1 no stream, -2 any, -4 exists). */
 export function expectedVersionTrailer(expected: ExpectedState): string {
   switch (expected.kind) {

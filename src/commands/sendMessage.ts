@@ -97,15 +97,7 @@ export function decideSendMessage(command: SendMessage, state: SendState, policy
         },
       );
     }
-    if (input.wakeSuppressed && (input.priority === 'high' || input.task !== undefined)) {
-      return new MailboxError(
-        'VALIDATION_FAILED',
-        'Validation failed',
-        'wakeSuppressed is refused for a direct message (or a list of identities) that is high priority or carries a task: ' +
-          'its recipients must be woken.',
-        { field: 'wakeSuppressed' },
-      );
-    }
+    if (input.wakeSuppressed && (input.priority === 'high' || input.task !== undefined)) return wakeOwed(input);
   }
 
   // 4. Threading: a reply inherits its parent's thread; the caller must be part of that conversation.
@@ -256,6 +248,29 @@ function caseVariantRecipient(
       ...(recipient.kind === 'list' ? { index, entry: identity } : {}),
       ...(suggestions.length ? { suggestions } : {}),
     },
+  );
+}
+
+/**
+ * wakeSuppressed on a send its named recipients must be woken for (high priority, a task). The refusal said only "its
+ * recipients must be woken": it now says how to send it either way, woken or (as the broadcast, which may be quiet)
+ * waking nobody. 'wakeSuppressed' is quoted: the CLI says it as its flag (flagTerms.ts).
+ */
+function wakeOwed(input: SendMessageInput): MailboxError {
+  const task = input.task !== undefined;
+  const what = task
+    ? `a${input.priority === 'high' ? ' high-priority' : ''} task sent to named identities: its recipients are woken to claim it`
+    : 'a high-priority message to named identities: high priority wakes each recipient';
+  return new MailboxError(
+    'VALIDATION_FAILED',
+    'Validation failed',
+    `'wakeSuppressed' is refused for ${what}. Drop 'wakeSuppressed' to send it woken` +
+      (task
+        ? '; if waking nobody is meant'
+        : ', or send it normal or low priority to deliver it without a wake; to keep it high and wake nobody') +
+      ', send it to the broadcast AGENT:*, which may suppress its wakes (it reaches every other active agent, not only ' +
+      'those named). Nothing was sent.',
+    { field: 'wakeSuppressed' },
   );
 }
 

@@ -81,3 +81,65 @@ test('a high broadcast with wakeSuppressed is delivered to each peer as high and
   const delivery = await server.call('GET', `/v1/messages/${quietId}/delivery`, { token: t['@a'] });
   expect(delivery.body).toMatchObject({ wakeExpected: false, noWakeReason: 'suppressed' });
 });
+
+/**
+ * Refused to named identities, the pair was told only "its recipients must be woken": a model could not tell what to
+ * send instead. The refusal now names both ways out, each of which is then taken (run last: it sends to @b and @c).
+ */
+test('wakeSuppressed refused to named identities says how to send it: woken, or waking nobody as AGENT:* (MCP and HTTP)', async () => {
+  const a = await clients.http(t['@a']);
+  const broadcast =
+    ', send it to the broadcast AGENT:*, which may suppress its wakes (it reaches every other active agent, not only ' +
+    'those named). Nothing was sent.';
+  const refusals: Array<[Record<string, unknown>, string]> = [
+    [
+      { to: '@b', priority: 'high' },
+      "'wakeSuppressed' is refused for a high-priority message to named identities: high priority wakes each recipient. " +
+        "Drop 'wakeSuppressed' to send it woken, or send it normal or low priority to deliver it without a wake; to " +
+        'keep it high and wake nobody' +
+        broadcast,
+    ],
+    [
+      { to: ['@b', '@c'], task: {} },
+      "'wakeSuppressed' is refused for a task sent to named identities: its recipients are woken to claim it. " +
+        "Drop 'wakeSuppressed' to send it woken; if waking nobody is meant" +
+        broadcast,
+    ],
+    [
+      { to: '@c', priority: 'high', task: {} },
+      "'wakeSuppressed' is refused for a high-priority task sent to named identities: its recipients are woken to claim " +
+        "it. Drop 'wakeSuppressed' to send it woken; if waking nobody is meant" +
+        broadcast,
+    ],
+  ];
+  for (const [fields, message] of refusals) {
+    const send = { subject: 'review', body: 'x', wakeSuppressed: true, ...fields };
+    const before = await server.eventCount();
+    const overMcp = (await a.callTool({ name: 'add_message', arguments: send })) as ToolResult;
+    expect(overMcp.isError).toBe(true);
+    expect(overMcp.structuredContent).toEqual({
+      error: 'Validation failed',
+      code: 'VALIDATION_FAILED',
+      message,
+      field: 'wakeSuppressed',
+    });
+    const overHttp = await server.call('POST', '/v1/messages', { token: t['@a'], body: send });
+    expect(overHttp.status).toBe(400);
+    expect(overHttp.body).toEqual(overMcp.structuredContent);
+    expect(await server.eventCount()).toBe(before);
+  }
+
+  // Either way out is taken: without wakeSuppressed, to the identities; with it, as the broadcast, waking nobody.
+  const woken = await server.call('POST', '/v1/messages', {
+    token: t['@a'],
+    body: { to: ['@b', '@c'], subject: 'review', body: 'x', task: {} },
+  });
+  expect([woken.status, woken.body.recipients]).toEqual([201, ['@b', '@c']]);
+  const quiet = (await a.callTool({
+    name: 'add_message',
+    arguments: { to: 'AGENT:*', subject: 'review', body: 'x', priority: 'high', task: {}, wakeSuppressed: true },
+  })) as ToolResult;
+  expect(quiet.structuredContent).toMatchObject({ status: 'sent', recipients: ['@b', '@c'] });
+  const delivery = await server.call('GET', `/v1/messages/${quiet.structuredContent.messageId}/delivery`, { token: t['@a'] });
+  expect(delivery.body).toMatchObject({ wakeExpected: false, noWakeReason: 'suppressed' });
+});

@@ -1077,7 +1077,12 @@ test("refusals of inbox, send and read --all name the command's flags, not the A
   expect(tag.err).toMatch(/^error: mailbox send: '--tag #2' holds a comma at index 1/);
   const from = await mailbox(t['@fl-a'], 'read', '--all', '--from', 'fl-b');
   expect(from.err).toMatch(/^error: mailbox read: '--from' must be an identity: .*did you mean "@fl-b"\?/);
-  for (const { err } of [outbox, inbox, thread, tag, from])
+  const quiet = await mailbox(t['@fl-a'], 'send', '@fl-b', 'hi', 'hello', '--priority', 'high', '--wake-suppressed');
+  expect(quiet.exitCode).toBe(1);
+  expect(quiet.err).toMatch(
+    /^error: '--wake-suppressed' is refused for a high-priority message .* Drop '--wake-suppressed' to send it woken, /,
+  );
+  for (const { err } of [outbox, inbox, thread, tag, from, quiet])
     expect(err).not.toMatch(/'threadId'|'tags|box=|list_messages|add_message|mark_read/);
   expect(await server.eventCount()).toBe(before);
 });

@@ -15,7 +15,7 @@ import {
   type MailboxConfigInput,
 } from './config';
 import { checkedAuditPage, checkedCommandOptions as opts, refuseUnknownConfigKeys } from './libraryOptions';
-import { guardedListener, type WatchListener, type WatchOptions } from './watchListener';
+import { guardedListener, OpenWatches, WATCH_CLOSED_REASON, type WatchListener, type WatchOptions } from './watchListener';
 import { LeaseKeeper, LeaseLoop, leaseTiming, tookOverFrom, tookOverText, type LeaseStore } from './projections/projectorLease';
 import { buildContainer, leasesOf, sharedLimitsOf, type ContainerOverrides } from './compositionRoot';
 import { TOKENS } from './tokens';
@@ -76,6 +76,7 @@ export class Mailbox {
   /** Resolves when views built by other rules are rebuilt with this version's (application/olderRules.ts), or at once. */
   rulesRebuilt: Promise<void> = Promise.resolve();
   private readonly closing = new AbortController();
+  private readonly watches = new OpenWatches();
 
   constructor(
     readonly container: DependencyContainer,
@@ -151,9 +152,12 @@ export class Mailbox {
           const page = checkedAuditPage(after, limit);
           return q.auditEvents(actor, page.after, page.limit);
         },
-        /** A listener's error (thrown, or its promise's) goes to onError, else the logger; the stream stays open. */
+        /**
+         * A listener's error (thrown, or its promise's) goes to onError, else the logger; the stream stays open.
+         * mailbox.close() ends it with a last `closed` event.
+         */
         watch: (listener: WatchListener, options?: WatchOptions) =>
-          q.openWakeStream(actor, guardedListener(listener, options, this.logger)),
+          this.watches.watch(guardedListener(listener, options, this.logger), (emit) => q.openWakeStream(actor, emit)),
         claimTask: (taskId: string, options: { leaseSeconds?: number } = {}, o?: CommandOptions) =>
           t.claim(actor, { taskId, ...options }, opts('claimTask', o, false)),
         updateTask: (input: unknown, o?: CommandOptions) => t.transition(actor, input, opts('updateTask', o, false)),
@@ -282,9 +286,13 @@ export class Mailbox {
     })();
   }
 
-  /** Ends the mailbox: from here every call of the library rejects with UNAVAILABLE, naming createMailbox. */
+  /**
+   * Ends the mailbox: from here every call of the library rejects with UNAVAILABLE, naming createMailbox. Each open
+   * watch's listener is told first, in a last `closed` event.
+   */
   async close(): Promise<void> {
     this.closing.abort();
+    await this.watches.closeAll(WATCH_CLOSED_REASON);
     await this.sweeper.stop();
     await this.seenMarks.close().catch(() => undefined); // written if the store still takes them
     await this.viewsReady.catch(() => undefined);

@@ -7,7 +7,8 @@
  * one, to the mailbox's logger. To end the stream on an error, call watch's stop from onError.
  */
 import type { Logger } from 'pino';
-import type { WakeStreamEvent } from './application/mailboxQueries';
+import type { WakeStreamEvent, WakeStreamUpdate } from './application/mailboxQueries';
+import type { Unsubscribe } from './projections/wakeBus';
 import { checkedListener, refuseUnknownKeys } from './libraryOptions';
 import { MailboxError } from './errors';
 
@@ -57,4 +58,44 @@ export function guardedListener(listener: unknown, options: unknown, logger: Log
       failed(error, event);
     }
   };
+}
+
+/** What the last event of a watch that mailbox.close() ended says (`{ event: 'closed', data: { reason } }`). */
+export const WATCH_CLOSED_REASON =
+  'mailbox.close() ended this stream: no more wakes come on it; createMailbox opens the mailbox again, and watch with it.';
+
+/**
+ * The library's open watches. close() shut the wake bus under them and a listener was never told: its agent waited for
+ * wakes that could not come. Now close() ends each one first, with a last `closed` event, once; the function watch
+ * resolved to ends one without it (its caller knows), and after either nothing more reaches the listener.
+ */
+export class OpenWatches {
+  private readonly open = new Set<(reason?: string) => Promise<void>>();
+  private closedWith: string | null = null;
+
+  /** `listener` fed by the stream `subscribe` opens; resolves to the function that stops it. */
+  async watch(listener: WatchListener, subscribe: (emit: (event: WakeStreamUpdate) => void) => Promise<Unsubscribe>) {
+    let ended = false;
+    const unsubscribe = await subscribe((event) => {
+      if (!ended) listener(event);
+    });
+    const end = async (reason?: string): Promise<void> => {
+      if (ended) return;
+      ended = true;
+      this.open.delete(end);
+      if (reason === undefined) return unsubscribe();
+      // Not awaited: with Redis unreachable an unsubscribe waits for it, and close() must not (it closes the bus next).
+      void unsubscribe().catch(() => undefined);
+      listener({ event: 'closed', data: { reason } });
+    };
+    this.open.add(end);
+    if (this.closedWith !== null) await end(this.closedWith); // close() began while this one was opening
+    return (): Promise<void> => end();
+  }
+
+  /** Ends every open watch with its `closed` event. */
+  async closeAll(reason: string): Promise<void> {
+    this.closedWith = reason;
+    await Promise.all([...this.open].map((end) => end(reason)));
+  }
 }

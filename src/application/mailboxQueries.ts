@@ -88,8 +88,15 @@ const inboxCount = ({ unread, unseen, byPriority }: UnreadCount): InboxCount => 
   unread,
 });
 
-export type WakeStreamEvent =
+/** What an open wake stream carries, on every surface: the unread count (`sync`) first, then one `wake` per message. */
+export type WakeStreamUpdate =
   { event: 'sync'; data: { unreadCount: number; byPriority: UnreadCount['byPriority'] } } | { event: 'wake'; data: WakeEvent };
+
+/**
+ * What the library's watch tells its listener: the stream's updates, then `closed` once if mailbox.close() ends the
+ * stream (its stop function ends it without a word). Over HTTP a stopping server says so in `event: shutdown`.
+ */
+export type WakeStreamEvent = WakeStreamUpdate | { event: 'closed'; data: { reason: string } };
 
 /**
  * Events as JSON: bigints become strings so that positions survive any JSON parser exactly. A stored token hash is
@@ -291,7 +298,7 @@ export class MailboxQueries {
   }
 
   /** Subscribes first, then reads the count: a wake racing the sync is delivered after it, never lost. */
-  async openWakeStream(actor: Actor, emit: (event: WakeStreamEvent) => void): Promise<Unsubscribe> {
+  async openWakeStream(actor: Actor, emit: (event: WakeStreamUpdate) => void): Promise<Unsubscribe> {
     requireRole(actor, ['agent'], 'Watching wake events');
     let buffered: WakeEvent[] | null = [];
     let open = true;

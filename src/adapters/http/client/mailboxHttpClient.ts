@@ -14,7 +14,7 @@ import type {
   SendResult,
   UnarchiveResult,
 } from '../../../application/mailboxCommands';
-import type { HeartbeatAnswer, InboxCount, MessageDetail, WakeStreamEvent } from '../../../application/mailboxQueries';
+import type { HeartbeatAnswer, InboxCount, MessageDetail, WakeStreamUpdate } from '../../../application/mailboxQueries';
 import { MailboxError, isMailboxError, type ErrorCode, type ErrorEnvelope } from '../../../errors';
 import type { StoredEvent } from '../../../events/types';
 import type { AgentView, MessagePage } from '../../../projections/projectionStore';
@@ -27,7 +27,7 @@ import { HEARTBEAT_HEADER, StreamSilence } from './streamSilence';
 
 /** What a wake stream carries: sync, wakes, and its end (`shutdown` when the server stops, `revoked` when the token stopped working). */
 export type ClientWakeEvent =
-  | WakeStreamEvent
+  | WakeStreamUpdate
   | { event: 'shutdown'; data: { reason: string } }
   | { event: 'revoked'; data: { identity: string; reason: string } };
 

@@ -3,7 +3,7 @@
  * `wake` per message delivered to the caller, each sent after the views hold it.
  */
 import type { FastifyInstance } from 'fastify';
-import type { WakeStreamEvent } from '../../../application/mailboxQueries';
+import type { WakeStreamUpdate } from '../../../application/mailboxQueries';
 import { hashToken } from '../../../application/tokenHash';
 import { actorOf, bearerToken } from '../auth';
 import type { HttpContext } from '../httpContext';
@@ -20,7 +20,7 @@ export function wakeRoutes(app: FastifyInstance, { mailbox, config, wakeStreams,
     const slot = await wakeStreams.reserveAcrossNodes(actor.identity, token === undefined ? null : hashToken(token));
     // The stream starts with the first event, so a refusal (wrong role) is still an ordinary error response.
     let stream: SseStream | null = null;
-    const emit = (event: WakeStreamEvent) => {
+    const emit = (event: WakeStreamUpdate) => {
       if (!stream) {
         reply.hijack();
         stream = new SseStream(reply.raw, config.sseHeartbeatMs, (unreadBytes) =>

@@ -6,7 +6,7 @@
  * or missed, and the live projector keeps publishing exactly one wake per
  * delivery). The previous generation is dropped after a grace period.
  */
-import { isMailboxError, operatorNeeded } from '../errors';
+import { isMailboxError, needsOperator, operatorNeeded } from '../errors';
 import type { EventStore } from '../events/eventStore';
 import { backoffDelay, sleep, type Backoff, type Sleep } from '../support/retry';
 import { projectStored } from './projector';
@@ -76,7 +76,7 @@ export interface RebuildOptions {
    * How long copying may fail in a row for a transient reason (UNAVAILABLE: Redis unreachable or failing over, a
    * deadline missed under load, the log unavailable) before the rebuild gives up; meanwhile it waits (with backoff,
    * each wait reported as phase 'retrying') and goes on from where the new generation stands. Default 60 s; 0 gives
-   * up at the first failure.
+   * up at the first failure. An UNAVAILABLE that needs an operator (operatorNeeded) ends the rebuild at once.
    */
   outageMs?: number;
   /** Time for the waits between tries and the outage's length (tests pass one that needs no real time). */
@@ -362,10 +362,12 @@ interface OutagePolicy {
 
 /**
  * A failure worth waiting out: the store or the log said it is unavailable for now (MailboxError UNAVAILABLE), or a
- * batch was refused because the one before it had failed (GenerationGap).
+ * batch was refused because the one before it had failed (GenerationGap). Not an UNAVAILABLE that names an operator's
+ * remedy (operatorNeeded: EventStoreDB refusing the mailbox's credentials, a stream deleted for good): no wait mends
+ * it, and the rebuild waited a minute before giving up with words that hid the remedy.
  */
 const transient = (error: unknown): boolean =>
-  (isMailboxError(error) && error.code === 'UNAVAILABLE') || error instanceof GenerationGap;
+  (isMailboxError(error) && error.code === 'UNAVAILABLE' && !needsOperator(error)) || error instanceof GenerationGap;
 const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /** How a run of pages ended: all copied, or a failure, with what is known of the batches in flight. */

@@ -15,7 +15,7 @@ import { MemoryEventStore } from '../../src/adapters/eventstore/memoryEventStore
 import { MemoryProjectionStore } from '../../src/adapters/projections/memoryProjectionStore';
 import { SqliteProjectionStore } from '../../src/adapters/projections/sqliteProjectionStore';
 import { InProcessWakeBus } from '../../src/adapters/wake/inProcessWakeBus';
-import { answeredEnvelope, type MailboxError, unavailable } from '../../src/errors';
+import { answeredEnvelope, type MailboxError, operatorNeeded, unavailable } from '../../src/errors';
 import type { StoredEvent } from '../../src/events/types';
 import { rebuildProjections, type RebuildProgress } from '../../src/projections/rebuild';
 import type { ProjectionGeneration, ProjectionGenerations } from '../../src/projections/rebuildGenerations';
@@ -29,9 +29,9 @@ const PAGE = 100;
 /**
  * What the n-th applyBatch of the new generation does (1-based; absent: applies normally): refused before it reached
  * the store; applied, but its answer lost (a deadline); applied, then the store emptied (checkpoint() answers null
- * from then on); a failure that is no outage.
+ * from then on); a failure that is no outage; an UNAVAILABLE only an operator mends (operatorNeeded: a damaged views file).
  */
-type Fault = 'refused' | 'answer lost' | 'emptied' | 'broken';
+type Fault = 'refused' | 'answer lost' | 'emptied' | 'broken' | 'operator';
 
 function faulty(inner: ProjectionGenerations, faults: Map<number, Fault>): ProjectionGenerations {
   let calls = 0;
@@ -43,6 +43,8 @@ function faulty(inner: ProjectionGenerations, faults: Map<number, Fault>): Proje
       const fault = faults.get(++calls);
       if (fault === 'refused') throw unavailable('Redis projections (apply)', new Error('Connection is closed.'));
       if (fault === 'broken') throw new Error('ERR unknown command');
+      if (fault === 'operator')
+        throw operatorNeeded('The views file v.sqlite is damaged (file is not a database).', 'restart the mailbox');
       await generation.applyBatch(batch, follows);
       if (fault === 'emptied') emptied = true;
       if (fault === 'answer lost' || fault === 'emptied')
@@ -182,6 +184,22 @@ describe('a rebuild meets a transient failure of the views', () => {
     });
     expect(answeredEnvelope(error)).not.toHaveProperty('retryAfterSeconds');
     expect(clock.waits.reduce((sum, ms) => sum + ms, 0)).toBeGreaterThanOrEqual(10_000);
+    expect((await store.generations().active()).checkpoint).toBeNull(); // nothing switched
+  });
+
+  it('an unavailability only an operator mends: fails at once with it, no wait, nothing switched', async () => {
+    const { result, clock, progress } = rebuild(new Map<number, Fault>([[3, 'operator']]));
+
+    const error = (await result.catch((caught: unknown) => caught)) as MailboxError;
+    // Before: waited out as an outage (60 s), then 'The rebuild could not write to ...' with 'make ... reachable'.
+    expect(error.envelope).toEqual({
+      error: 'Operator action needed',
+      code: 'UNAVAILABLE',
+      message: 'The views file v.sqlite is damaged (file is not a database).',
+      operatorAction: 'restart the mailbox',
+    });
+    expect(clock.waits).toEqual([]);
+    expect(progress.some((p) => p.phase === 'retrying')).toBe(false);
     expect((await store.generations().active()).checkpoint).toBeNull(); // nothing switched
   });
 

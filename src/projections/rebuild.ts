@@ -10,7 +10,7 @@ import { isMailboxError, needsOperator, operatorNeeded } from '../errors';
 import type { EventStore } from '../events/eventStore';
 import { backoffDelay, sleep, type Backoff, type Sleep } from '../support/retry';
 import { projectStored } from './projector';
-import { GenerationGap, type ProjectionGeneration, type ProjectionGenerations } from './rebuildGenerations';
+import { GenerationGap, GenerationLost, type ProjectionGeneration, type ProjectionGenerations } from './rebuildGenerations';
 import type { ViewsBinding } from './projectionStore';
 import { ForeignViews, judgeViews } from './viewsOwnership';
 
@@ -381,8 +381,8 @@ type Pages =
  * failover, a deadline missed under load): a failed run is resumed from where the new generation stands. That is
  * exact: every apply is atomic with its checkpoint, skips what the checkpoint covers, and names the position it follows
  * (a batch behind one that failed, perhaps never sent, is refused: no hole). Not when the generation lost what it held
- * (a Redis restarted empty): then the rebuild fails. Found: one apply that missed the 1 s Redis deadline under load
- * ended a rebuild outright and dropped everything it had built.
+ * (a Redis restarted empty): then the rebuild fails (GenerationLost). Found: one apply that missed the 1 s Redis
+ * deadline under load ended a rebuild outright and dropped everything it had built.
  */
 async function copy(copying: Copying, after: bigint | null, outage: OutagePolicy): Promise<bigint | null> {
   const { generation, signal, onPage } = copying;
@@ -412,8 +412,10 @@ async function copy(copying: Copying, after: bigint | null, outage: OutagePolicy
         if (!transient(error)) throw error;
       }
     }
+    // GenerationLost, as the switch says it (the CLI printed this one as INTERNAL 'Projections command failed').
     if (after !== null && (stands === null || stands < after))
-      throw new Error(
+      throw new GenerationLost(
+        generation.name,
         `The views being rebuilt lost what they held while ${outage.views} was unavailable (they stood at ${after}, ` +
           `now at ${stands ?? 'nothing'}): run the rebuild again.`,
         { cause: run.error },

@@ -90,10 +90,17 @@ export class GenerationGap extends Error {
  * views and every read was refused). The active views are the live projector's to rebuild.
  */
 export class GenerationLost extends Error {
-  constructor(readonly generation: string) {
+  /** `message`: the words of where it was found (the rebuild's copy, after an outage); `cause`: the failure then. */
+  constructor(
+    readonly generation: string,
+    message?: string,
+    options?: ErrorOptions,
+  ) {
     super(
-      `generation ${generation} lost what it held while it was being built (the views store lost its data: Redis ` +
-        'restarted empty or flushed); it was not switched to',
+      message ??
+        `generation ${generation} lost what it held while it was being built (the views store lost its data: Redis ` +
+          'restarted empty or flushed); it was not switched to',
+      options,
     );
     this.name = 'GenerationLost';
   }

@@ -214,6 +214,58 @@ describe.each([
       await old.close();
     }
   });
+
+  // The store named the refused write's token from its fence as it stood when the refusal came back: a call sent under
+  // the earlier term, refused after the node had taken the lease again (and the runner had fenced the store with the new
+  // token), was said to carry the new term's token ("Web-1 holds ... (token T2) (this writer's token is T2)").
+  it("a call sent before its node took the lease again is refused naming the token it carried; the store's new term goes on", async () => {
+    const { old, fresh, log, lease } = await twoWriters(scriptPerTag);
+    const client = (old.store as unknown as { client: Record<string, unknown> }).client;
+    const apply = (client.mailboxApply as (...args: unknown[]) => Promise<unknown>).bind(client);
+    try {
+      const drawn = (await lease.acquire('web-1', 60_000))!;
+      old.store.fenceWith({ node: 'web-1', token: drawn });
+      await old.store.applyBatch(log.slice(0, 30));
+
+      // The next batch's calls reach the client and wait there (the writer paused) until the test lets them go.
+      const held: Array<() => void> = [];
+      client.mailboxApply = (...args: unknown[]) =>
+        new Promise((resolve, reject) => held.push(() => void apply(...args).then(resolve, reject)));
+      const late = old.store.applyBatch(log.slice(30, 90));
+      late.catch(() => undefined); // awaited below
+      await waitFor(() => held.length > 0, { timeoutMs: 15_000, what: "the earlier term's call sent" });
+      client.mailboxApply = apply;
+
+      // Redis loses the lease with its data; the node takes it again (a new token) and fences its store with it, as its
+      // runner does; the new term's views stand at 60.
+      await flush();
+      const again = (await lease.acquire('web-1', 60_000))!;
+      expect(again).not.toBe(drawn);
+      old.store.fenceWith({ node: 'web-1', token: again });
+      fresh.store.fenceWith({ node: 'web-1', token: again });
+      await fresh.store.applyBatch(log.slice(0, 60));
+      const before = await snapshotViews(fresh.store);
+      expect(before.checkpoint).toBe(60n);
+
+      for (const go of held.splice(0)) go();
+      await expect(late).rejects.toBeInstanceOf(ProjectorDeposed);
+      await expect(late).rejects.toThrow(
+        `Web-1 holds the projector lease (token ${again}) (this writer's token is ${drawn}): its write was refused`,
+      );
+      await expect(late).rejects.toMatchObject({ token: drawn, current: { node: 'web-1', token: again } });
+      expect(await snapshotViews(fresh.store)).toEqual(before);
+
+      // The same store, under the token it holds now, applies the rest: the views are the log's, exactly.
+      await old.store.applyBatch(log.slice(60, 90));
+      const after = await snapshotViews(fresh.store);
+      expect(after).toEqual(await viewsOf(log));
+      expect(Object.keys(after.views)).toEqual(expect.arrayContaining(['@a', '@b', '@c']));
+    } finally {
+      client.mailboxApply = apply;
+      await fresh.close();
+      await old.close();
+    }
+  });
 });
 
 describe('a projector whose write is refused', () => {

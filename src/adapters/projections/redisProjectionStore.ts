@@ -158,6 +158,9 @@ export class RedisProjectionStore implements ProjectionStore {
     for (let follows = 0; events.length > 0;) {
       const prefix = await this.generationsOfViews.current();
       const taskOps = hasTaskFacts(events) ? await planTaskOps(this.client, this.taskKeys, prefix, events) : undefined;
+      // The lease this call carries: its refusal names this token, not one the node took since (after a retake it held
+      // another by the time the refusal came back, and the error named the new term's token as the refused write's).
+      const fence = this.fence;
       const outcome = await this.applier.apply(
         events,
         prefix,
@@ -165,7 +168,7 @@ export class RedisProjectionStore implements ProjectionStore {
         this.expected,
         this.claimed ?? '',
         taskOps,
-        this.fence === null ? '' : `${this.fence.node}:${this.fence.token}`, // the lease key's value (redisLease.ts)
+        fence === null ? '' : `${fence.node}:${fence.token}`, // the lease key's value (redisLease.ts)
         // Each chunk after the first expects the one before it in (same call, no round trip more): a flush between two
         // chunks of a rebuild from nothing left the later ones to claim the emptied views and go on from their own
         // positions, the earlier chunks' events missing for good. Refused ('rewound'), the rebuild starts over.
@@ -184,7 +187,7 @@ export class RedisProjectionStore implements ProjectionStore {
         waitedMs += FENCE_WAIT_MS;
         continue;
       }
-      if (outcome.status === 'deposed') throw new ProjectorDeposed(this.fence!.token, parseHolder(outcome.current || null));
+      if (outcome.status === 'deposed') throw new ProjectorDeposed(fence!.token, parseHolder(outcome.current || null));
       if (outcome.status === 'foreign') throw new ViewsOfAnotherLog(this.location, outcome.owner || null, this.claimed ?? '');
       if (outcome.status === 'rewound') {
         const expected = parsePosition(this.expected);

@@ -6,6 +6,7 @@
  * where it is and which field is wrong, never a cast.
  */
 import type { z } from 'zod';
+import { SKIP_EVENT_CHECKS_VARIABLE } from './eventChecksSwitch';
 import { compileShapeCheck, type ShapeCheck } from './shapeCheck';
 import { CURRENT_SCHEMA_VERSION, eventMetadataV1, STORED_SHAPES, type StoredEventType } from './storedShapes';
 import type { NewEvent, StoredEvent } from './types';
@@ -55,11 +56,6 @@ const DATA_SHAPES = new Map(
 );
 const READABLE_VERSIONS = [...STORED_SHAPES.keys()].join(', ');
 
-/**
- * Bench-only switch (bench/core/rebuild.bench.ts measures the cost of the checks): never set it in production. The
- * CLI warns when it is set (envWarnings.ts).
- */
-export const SKIP_EVENT_CHECKS_VARIABLE = 'MAILBOX_BENCH_SKIP_EVENT_CHECKS';
 const SKIP_CHECKS = process.env[SKIP_EVENT_CHECKS_VARIABLE] === '1';
 
 export function readEvent(raw: RawStoredEvent): StoredEvent {

@@ -11,6 +11,7 @@ import { MailboxError } from '../errors';
 import { fromDecimalText } from '../support/decimalText';
 import { timerDurationSchema, durationSchema } from '../support/duration';
 import type { NudgePolicy } from './nudgeDecider';
+import { HEARTBEAT_VARIABLES } from './heartbeatVariables';
 
 const identityList = z.preprocess(
   (value) =>
@@ -91,23 +92,9 @@ export const heartbeatSettingsSchema = z
 export type HeartbeatSettings = z.output<typeof heartbeatSettingsSchema>;
 export type HeartbeatSettingsInput = z.input<typeof heartbeatSettingsSchema>;
 
-export const HEARTBEAT_ENV: Partial<Record<keyof HeartbeatSettings, string>> = {
-  intervalMs: 'MAILBOX_HEARTBEAT_INTERVAL',
-  idleMs: 'MAILBOX_HEARTBEAT_IDLE',
-  cooldownMs: 'MAILBOX_HEARTBEAT_COOLDOWN',
-  wakeGraceMs: 'MAILBOX_HEARTBEAT_WAKE_GRACE',
-  stallAfterMs: 'MAILBOX_HEARTBEAT_STALL_AFTER',
-  wakeSlaMs: 'MAILBOX_WAKE_SLA_MS',
-  optOut: 'MAILBOX_HEARTBEAT_OPT_OUT',
-  webhookSecret: 'MAILBOX_HEARTBEAT_WEBHOOK_SECRET',
-  webhookAttempts: 'MAILBOX_HEARTBEAT_WEBHOOK_ATTEMPTS',
-  webhookTimeoutMs: 'MAILBOX_HEARTBEAT_WEBHOOK_TIMEOUT',
-  hook: 'MAILBOX_HEARTBEAT_HOOK',
-  hookTimeoutMs: 'MAILBOX_HEARTBEAT_HOOK_TIMEOUT',
-  redisUrl: 'MAILBOX_HEARTBEAT_REDIS_URL',
-  metricsHost: 'MAILBOX_HEARTBEAT_METRICS_HOST',
-  metricsPort: 'MAILBOX_HEARTBEAT_METRICS_PORT',
-  projector: 'MAILBOX_HEARTBEAT_PROJECTOR',
+/** The variable of each setting read from the environment (heartbeatVariables.ts: each one names a setting). */
+export const HEARTBEAT_ENV: Partial<Record<keyof HeartbeatSettings, string>> = HEARTBEAT_VARIABLES satisfies {
+  [K in keyof typeof HEARTBEAT_VARIABLES]: K extends keyof HeartbeatSettings ? string : never;
 };
 
 export function parseHeartbeatSettings(input: unknown): HeartbeatSettings {

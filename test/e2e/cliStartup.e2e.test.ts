@@ -58,6 +58,16 @@ test.each([
   for (const name of NOT_FOR_EVERY_COMMAND) expect(packages).not.toContain(name);
 });
 
+// A start refused at a setting loaded the logger (pino) and every message and stored-event schema before it read the
+// setting: the settings' reader is all it loads now, the one line and exit code unchanged.
+test('mailbox serve refused at a setting (MAILBOX_PORT=abc) reads it without loading the logger', async () => {
+  const { run, packages } = await loadedBy(['serve'], { MAILBOX_DATA_DIR: dir, MAILBOX_PORT: 'abc' });
+  expect(run.code).toBe(2);
+  expect(run.stderr).toMatch(/^mailbox: .*MAILBOX_PORT='abc'.*0\.\.65535/);
+  expect(packages).toContain('zod'); // the settings were read
+  expect(packages).not.toContain('pino');
+});
+
 test('mailbox heartbeat --once with a Redis target loads ioredis, and publishes there', async () => {
   const redis = await startRedis();
   try {

@@ -3,7 +3,8 @@
  * otherwise (files, docker, log shippers); MAILBOX_LOG_FORMAT=json|pretty forces one.
  * Both write synchronously, so the shutdown lines come out in order before the process exits.
  */
-import pino, { type Logger } from 'pino';
+import type * as Pino from 'pino';
+import type { Logger } from 'pino';
 import type * as PinoPretty from 'pino-pretty';
 import type { MailboxConfig } from '../../config';
 
@@ -18,6 +19,10 @@ export function cliLogger({ name, config, fd = 1 }: CliLoggerOptions): Logger {
   const tty = Boolean((fd === 1 ? process.stdout : process.stderr).isTTY);
   const human = config.logFormat === 'pretty' || (config.logFormat === 'auto' && tty);
   const options = { level: config.logLevel, name };
+  // Loaded when a logger is made, not with the command: a start refused at its settings (serve's MAILBOX_PORT=abc,
+  // before any logger) does not pay its load.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { pino } = require('pino') as typeof Pino;
   if (!human) return pino(options, pino.destination({ fd, sync: true }));
   // Loaded for human lines only: a JSON log (a service, a pipe, a test) does not pay its load.
   // eslint-disable-next-line @typescript-eslint/no-require-imports

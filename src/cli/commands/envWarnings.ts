@@ -4,9 +4,9 @@
  * tool sharing the prefix must not stop the server).
  */
 import { ENV_VARIABLES, SECRET_FILE_VARIABLES, type MailboxConfig } from '../../config';
-import { HEARTBEAT_ENV } from '../../heartbeat/heartbeatSettings';
+import { HEARTBEAT_VARIABLES } from '../../heartbeat/heartbeatVariables';
 import { editDistance } from '../../commands/suggestions';
-import { SKIP_EVENT_CHECKS_VARIABLE } from '../../events/readEvent';
+import { SKIP_EVENT_CHECKS_VARIABLE } from '../../events/eventChecksSwitch';
 import { isStartupError, StartupError } from '../../startupError';
 
 /** Read outside the two settings tables: client commands, the in-process heartbeat switch, hook environments. */
@@ -24,7 +24,12 @@ const OTHER_KNOWN = [
 
 export function knownVariables(): string[] {
   return [
-    ...new Set([...Object.values(ENV_VARIABLES), ...Object.values(HEARTBEAT_ENV), ...SECRET_FILE_VARIABLES, ...OTHER_KNOWN]),
+    ...new Set([
+      ...Object.values(ENV_VARIABLES),
+      ...Object.values(HEARTBEAT_VARIABLES),
+      ...SECRET_FILE_VARIABLES,
+      ...OTHER_KNOWN,
+    ]),
   ];
 }
 

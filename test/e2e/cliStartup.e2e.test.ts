@@ -68,6 +68,23 @@ test('mailbox serve refused at a setting (MAILBOX_PORT=abc) reads it without loa
   expect(packages).not.toContain('pino');
 });
 
+// --help, an operator's usage error and a refused heartbeat setting loaded the stores' composition (tsyringe, uuid), the
+// logger, the heartbeat's metrics (prom-client) and the audit tools' progress bar before commander said its words.
+test.each([
+  ['mailbox --help', ['--help'], 0],
+  ['mailbox heartbeat --onse (a usage error)', ['heartbeat', '--onse'], 2],
+  ['mailbox audit verify --jsn', ['audit', 'verify', '--jsn'], 2],
+  ['mailbox projections rebuild now', ['projections', 'rebuild', 'now'], 2],
+  ['mailbox backup (no file)', ['backup'], 2],
+  ['mailbox heartbeat --once --interval abc (a refused setting)', ['heartbeat', '--once', '--interval', 'abc'], 2],
+])('%s loads neither the stores, the logger, the metrics nor the progress bar', async (_what, args, code) => {
+  const { run, packages } = await loadedBy(args, { MAILBOX_DATA_DIR: dir });
+  expect(run.code).toBe(code);
+  expect(run.stdout + run.stderr).not.toBe(''); // it said something: the help, the error or the refusal
+  expect(packages).toContain('commander');
+  for (const name of ['tsyringe', 'uuid', 'pino', 'prom-client', 'cli-progress']) expect(packages).not.toContain(name);
+});
+
 test('mailbox heartbeat --once with a Redis target loads ioredis, and publishes there', async () => {
   const redis = await startRedis();
   try {

@@ -5,7 +5,7 @@
  * token (MAILBOX_AUDIT_TOKEN). `verify` needs the stores themselves.
  */
 import { Option, type Command } from 'commander';
-import pino from 'pino';
+import type * as Pino from 'pino';
 import { z } from 'zod';
 import { identitySchema, oneMessageSchema } from '../../commands/schemas';
 import { parseInput } from '../../commands/validation';
@@ -13,31 +13,22 @@ import { DEFAULT_WAKE_SLA_MS, refuseEmpty, type MailboxConfig } from '../../conf
 import { isMailboxError, MailboxError } from '../../errors';
 import { durationSchema, parseDurationMs } from '../../support/duration';
 import { MAILBOX_EVENT_TYPES, type MailboxEventType } from '../../events/types';
-import {
-  runAgent,
-  runJsonTextReplay,
-  runMessage,
-  runReplay,
-  runUnwoken,
-  runVerify,
-  type OutputOptions,
-} from '../../audit/auditCommands';
+import type * as AuditCommands from '../../audit/auditCommands';
+import type { OutputOptions } from '../../audit/auditCommands';
 import { processIo, type AuditIo } from '../../audit/auditOutput';
 import { requireViewsOfThisLog, ViewsNotOfThisLog } from '../../audit/verify/viewsOfThisLog';
 import { eventStoreSource, type LogSource } from '../../audit/logSource';
 import type { ReplayFilter, ReplaySummary } from '../../audit/replay';
-import {
-  missingSqliteViewsFile,
-  openAuditLog,
-  openJsonTextLog,
-  openPipeline,
-  requireExistingLog,
-  sqliteViewsFile,
-  viewsAreInMemory,
-  sqliteViewsRemedy,
-} from '../../compositionRoot';
+import type * as CompositionRoot from '../../compositionRoot';
 import { commandConfig, readingFailure, reportCommandFailure, toolLogLevel } from './commandConfig';
 import { collecting } from './repeatedOptions';
+
+/* eslint-disable @typescript-eslint/no-require-imports -- loaded when a command runs: --help and a usage error do not */
+/** The stores (the composition root), the audit tools and the logger. */
+const root = () => require('../../compositionRoot') as typeof CompositionRoot;
+const tools = () => require('../../audit/auditCommands') as typeof AuditCommands;
+const loadPino = () => (require('pino') as typeof Pino).pino;
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 interface SourceFlags {
   url?: string;
@@ -98,6 +89,7 @@ const outputOf = (flags: SourceFlags): OutputOptions => ({ json: flags.json === 
 
 function logger(io: AuditIo) {
   // Logs go to stderr so that stdout carries only the audit output.
+  const pino = loadPino();
   return pino({ level: toolLogLevel(io.env), name: 'mailbox-audit' }, pino.destination({ dest: 2, sync: true }));
 }
 
@@ -128,9 +120,9 @@ async function openSource(flags: SourceFlags, io: AuditIo): Promise<{ source: Lo
         'Reading the log over HTTP needs an auditor or admin token: set MAILBOX_AUDIT_TOKEN (or pass --token).',
       );
     }
-    return openAuditLog(commandConfig(io.env, { stores: false }), logger(io), { url: flags.url, token });
+    return root().openAuditLog(commandConfig(io.env, { stores: false }), logger(io), { url: flags.url, token });
   }
-  return openAuditLog(commandConfig(io.env), logger(io));
+  return root().openAuditLog(commandConfig(io.env), logger(io));
 }
 
 /**
@@ -206,7 +198,7 @@ function namingTheToken(caught: unknown, flags: SourceFlags): unknown {
  * who builds the views, and that a server on Redis views keeps none there (verify run without its MAILBOX_REDIS_URL).
  */
 function refuseMissingViews(config: MailboxConfig): void {
-  const file = missingSqliteViewsFile(config);
+  const file = root().missingSqliteViewsFile(config);
   if (file === null) return;
   throw noViews(
     `the SQLite views file ${file} does not exist (no server has started on this log, the file was deleted while it ` +
@@ -223,7 +215,7 @@ function refuseMissingViews(config: MailboxConfig): void {
  * Refused as a missing views file is.
  */
 function refuseUnclaimedViews(config: MailboxConfig): never {
-  const file = sqliteViewsFile(config);
+  const file = root().sqliteViewsFile(config);
   throw noViews(
     config.redisUrl === undefined && file !== null
       ? `the SQLite views file ${file} holds none, of any log (no server has built them since the file was created)`
@@ -290,17 +282,17 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
         types: type ? new Set(type) : null,
         stream: stream ?? null,
       };
-      const jsonText = flags.json && flags.url === undefined ? openJsonTextLog(commandConfig(io.env)) : null;
+      const jsonText = flags.json && flags.url === undefined ? root().openJsonTextLog(commandConfig(io.env)) : null;
       if (jsonText !== null) {
         try {
-          await runJsonTextReplay(jsonText, filter, outputOf(flags), io);
+          await tools().runJsonTextReplay(jsonText, filter, outputOf(flags), io);
           return 0;
         } finally {
           jsonText.close();
         }
       }
       return withSource(flags, io, async (source) => {
-        const summary = await runReplay(source, filter, outputOf(flags), io);
+        const summary = await tools().runReplay(source, filter, outputOf(flags), io);
         if (!flags.json) io.stderr.write(`${replaySummaryLine(summary, filter)}\n`);
         return 0;
       });
@@ -322,7 +314,7 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
   ).action((messageId: string, flags: SourceFlags) =>
     run(io, async () => {
       const id = parseInput(oneMessageSchema, { messageId }, 'audit message').messageId;
-      return withSource(flags, io, (source) => runMessage(source, id, outputOf(flags), io));
+      return withSource(flags, io, (source) => tools().runMessage(source, id, outputOf(flags), io));
     }),
   );
 
@@ -348,7 +340,7 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
         'audit unwoken',
       );
       const slaMs = sla ?? commandConfig(io.env, { stores: false }).wakeSlaMs;
-      return withSource(flags, io, (source) => runUnwoken(source, new Date(), slaMs, outputOf(flags), io));
+      return withSource(flags, io, (source) => tools().runUnwoken(source, new Date(), slaMs, outputOf(flags), io));
     }),
   );
 
@@ -360,7 +352,7 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
   ).action((identity: string, flags: SourceFlags) =>
     run(io, async () => {
       const who = parseInput(z.strictObject({ identity: identitySchema }), { identity }, 'audit agent').identity;
-      return withSource(flags, io, (source) => runAgent(source, who, outputOf(flags), io));
+      return withSource(flags, io, (source) => tools().runAgent(source, who, outputOf(flags), io));
     }),
   );
 
@@ -399,17 +391,17 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
         const config = commandConfig(io.env);
         // verify reads the log: a missing one is refused, not created and found empty; a SQLite file that is no log is said
         // as such first (it was 'No views': the operator started a server to build them, and met the log's refusal there).
-        const sqliteLog = openJsonTextLog(config);
-        if (sqliteLog === null) requireExistingLog(config);
+        const sqliteLog = root().openJsonTextLog(config);
+        if (sqliteLog === null) root().requireExistingLog(config);
         else sqliteLog.close();
         refuseMissingViews(config); // nor are the views made: opening a missing views file creates it, empty
-        const pipeline = await openPipeline(config, logger(io), 'auto', { readOnlyLog: true }); // verify only reads the log
+        const pipeline = await root().openPipeline(config, logger(io), 'auto', { readOnlyLog: true }); // verify only reads the log
         try {
           // With MAILBOX_VIEWS=memory the server's views live only in its memory: this process cannot see them, so it must not
           // claim to have checked them. It checks what it can: views its own projector built from the log, against a scratch rebuild.
-          const views = viewsAreInMemory(config)
+          const views = root().viewsAreInMemory(config)
             ? "views built from the log by this process's projector (the running server's in-memory views cannot be read from " +
-              `here; ${sqliteViewsRemedy(config)} for the SQLite views file, which verify can read)`
+              `here; ${root().sqliteViewsRemedy(config)} for the SQLite views file, which verify can read)`
             : undefined;
           // Another log's views: said so, not diffed; views of no log (none built): no views, as a missing file.
           if ((await requireViewsOfThisLog(pipeline.eventStore, pipeline.projections)) === 'unclaimed') {
@@ -418,7 +410,14 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
           // The unwoken alarm is compared as the server counts it: sent before now minus its wake SLA.
           const settings = { wakeSlaMs: config.wakeSlaMs };
           return (
-            await runVerify(eventStoreSource(pipeline.eventStore), pipeline.projections, outputOf(flags), io, views, settings)
+            await tools().runVerify(
+              eventStoreSource(pipeline.eventStore),
+              pipeline.projections,
+              outputOf(flags),
+              io,
+              views,
+              settings,
+            )
           ).code;
         } finally {
           await pipeline.close();

@@ -5,7 +5,7 @@
  * Failures are one JSON envelope on stderr, as `mailbox audit` and `mailbox projections` print them.
  */
 import type { Command } from 'commander';
-import { backupEventLog, BackupInterrupted, type BackupProgress, type SqliteLogBackup } from '../../compositionRoot';
+import type { BackupProgress, SqliteLogBackup } from '../../compositionRoot';
 import { commandConfig, reportCommandFailure } from './commandConfig';
 import { unknownVariables, unknownVariableWarning } from './envWarnings';
 
@@ -44,6 +44,8 @@ export async function runBackup(destination: string, flags: { json?: boolean }, 
   // Said first: with MAILBOX_DATA_DIRR=/srv/mailbox, the log of ./data was backed up (or 'no event log') without a word.
   for (const unknown of unknownVariables(io.env)) io.stderr.write(`mailbox: warning: ${unknownVariableWarning(unknown)}\n`);
   const config = commandConfig(io.env);
+  // Loaded here, once the settings are read: --help, a usage error or a refused setting do not load the stores.
+  const { backupEventLog, BackupInterrupted } = await import('../../compositionRoot');
   // Ctrl-C or SIGTERM: the copying process is killed, its partial copy removed, nothing is left at the destination.
   const stop = new AbortController();
   let signalled: NodeJS.Signals | null = null;

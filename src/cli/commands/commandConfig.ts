@@ -10,13 +10,17 @@
  */
 import { configFromEnv, type MailboxConfig } from '../../config';
 import { isMailboxError, MailboxError } from '../../errors';
-import { checkStoreNames, readerLogRefusal } from '../../startupChecks';
+import type * as StartupChecks from '../../startupChecks';
 import { isStartupError, type StartupError } from '../../startupError';
+
+/** The checks of the stores' names, loaded when a command reads them: --help and a usage error do not load the adapters. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const startupChecks = () => require('../../startupChecks') as typeof StartupChecks;
 
 export function commandConfig(env: NodeJS.ProcessEnv, { stores = true }: { stores?: boolean } = {}): MailboxConfig {
   try {
     const config = configFromEnv(env);
-    if (stores) checkStoreNames(config);
+    if (stores) startupChecks().checkStoreNames(config);
     return config;
   } catch (error) {
     throw isStartupError(error) ? startupRefusal(error) : error;
@@ -58,7 +62,7 @@ export function readingFailure(caught: unknown, env: NodeJS.ProcessEnv): unknown
   // The configuration is read again only for such a log (it parsed before the log was opened): a configuration error,
   // the caught one, would be thrown again here.
   return caught instanceof Error && caught.name === 'UnreadableLogFile'
-    ? readerLogRefusal(caught, commandConfig(env, { stores: false }))
+    ? startupChecks().readerLogRefusal(caught, commandConfig(env, { stores: false }))
     : caught;
 }
 

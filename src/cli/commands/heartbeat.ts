@@ -1,12 +1,9 @@
 /** `mailbox heartbeat`: the daemon that nudges idle agents with unread mail and watches the projection pipeline. */
 import { type Command, Option } from 'commander';
-import { openNudgePublisher, openPipeline } from '../../compositionRoot';
 import { RedisChannelTarget } from '../../heartbeat/targets/redisChannelTarget';
 import type { NudgeTarget } from '../../heartbeat/nudgeTarget';
 import { configFromEnv, DEFAULT_WAKE_SLA_MS, nodeIdOf, refuseEmpty, type MailboxConfig } from '../../config';
 import { isStartupError, StartupError, StartupInterrupted } from '../../startupError';
-import { waitForBackends, waitForNudgeRedis } from '../../startupBackends';
-import { checkStoreNames } from '../../startupChecks';
 import { cliLogger } from './cliLogger';
 import { logStartWarnings, unknownVariableWarning, unknownVariables, withUnknownVariables } from './envWarnings';
 import { isMailboxError, MailboxError } from '../../errors';
@@ -24,10 +21,8 @@ import {
   type HeartbeatSettings,
 } from '../../heartbeat/heartbeatSettings';
 import type { TickReport } from '../../heartbeat/heartbeatDaemon';
-import { refuseHookThatCannotRun, startHeartbeat } from '../../heartbeat/startHeartbeat';
 import { ForeignViews } from '../../projections/viewsOwnership';
 import { checkMetricsAddressFree } from '../../heartbeat/metricsServer';
-import { refuseStoresNoServerMade } from './heartbeatStores';
 
 interface HeartbeatFlags {
   interval?: string;
@@ -327,6 +322,12 @@ async function runHeartbeat(flags: HeartbeatFlags): Promise<void> {
   const settings = flags.once ? { ...fromFlagsAndEnv, metricsPort: null } : fromFlagsAndEnv;
   const logger = cliLogger({ name: 'mailbox-heartbeat', config, fd: flags.once ? 2 : 1 });
   logStartWarnings(process.env, config, logger);
+  // Loaded once the settings are read: --help, a usage error or a refused setting load neither the stores nor the daemon.
+  const { checkStoreNames } = await import('../../startupChecks');
+  const { refuseHookThatCannotRun, startHeartbeat } = await import('../../heartbeat/startHeartbeat');
+  const { refuseStoresNoServerMade } = await import('./heartbeatStores');
+  const { waitForBackends, waitForNudgeRedis } = await import('../../startupBackends');
+  const { openPipeline } = await import('../../compositionRoot');
   checkStoreNames(config); // a URL that names no log or no Redis: serve's line for it, not a failure to open
   refuseHookThatCannotRun(settings); // before the stores and the nudge publisher are opened, not after
   refuseStoresNoServerMade(config, { ownsViews: settings.projector === 'on' }); // opening them would create them
@@ -440,6 +441,7 @@ function foreignViewsAtStart(foreign: ForeignViews): StartupError {
  */
 export async function nudgeTargetsOf(config: MailboxConfig, settings: HeartbeatSettings): Promise<NudgeTarget[]> {
   if (settings.redisUrl !== undefined) return [];
+  const { openNudgePublisher } = await import('../../compositionRoot');
   const publisher = await openNudgePublisher(config);
   return publisher ? [new RedisChannelTarget(publisher)] : [];
 }

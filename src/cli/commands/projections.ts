@@ -4,18 +4,11 @@
  * keep reading the active one, then an atomic switch (blue/green). Progress is a
  * bar when stdout is a terminal, plain lines otherwise (logs, CI).
  */
-import cliProgress from 'cli-progress';
+import type * as CliProgress from 'cli-progress';
 import type { Command } from 'commander';
-import pino from 'pino';
+import type * as Pino from 'pino';
 import { z } from 'zod';
-import {
-  missingSqliteViewsFile,
-  openEventLog,
-  openProjectionMaintenance,
-  requireExistingLog,
-  sqliteViewsFile,
-  sqliteViewsRemedy,
-} from '../../compositionRoot';
+import type * as CompositionRoot from '../../compositionRoot';
 import { parseInput } from '../../commands/validation';
 import type { MailboxConfig } from '../../config';
 import { MailboxError } from '../../errors';
@@ -36,6 +29,13 @@ import { durationMeantMs } from '../../support/duration';
 import { MAX_TIMER_MS, MAX_TIMER_TEXT } from '../../support/timerLimit';
 import { commandConfig, readingFailure, reportCommandFailure, toolLogLevel } from './commandConfig';
 import { logUnknownVariables } from './envWarnings';
+
+/* eslint-disable @typescript-eslint/no-require-imports -- loaded when a command runs: --help and a usage error do not */
+/** The stores (the composition root), the logger and the progress bar. */
+const root = () => require('../../compositionRoot') as typeof CompositionRoot;
+const loadPino = () => (require('pino') as typeof Pino).pino;
+const loadCliProgress = () => require('cli-progress') as typeof CliProgress;
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 export interface ProjectionsIo {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
@@ -68,19 +68,21 @@ const rebuildFlagsSchema = z.strictObject({
 /** MAILBOX_VIEWS=memory: the default is the file; on EventStoreDB the default is memory, and the file must be asked for. */
 const viewsFileRemedy = (config: MailboxConfig): string =>
   config.views === 'memory'
-    ? `${sqliteViewsRemedy(config)}, the default`
-    : `${sqliteViewsRemedy(config)}: on EventStoreDB the views are in memory unless it is set`;
+    ? `${root().sqliteViewsRemedy(config)}, the default`
+    : `${root().sqliteViewsRemedy(config)}: on EventStoreDB the views are in memory unless it is set`;
 
 /** Logs go to stderr (stdout carries the command's output), at warn unless MAILBOX_LOG_LEVEL says otherwise. */
-const toolLogger = (io: ProjectionsIo) =>
-  pino({ level: toolLogLevel(io.env), name: 'mailbox-projections' }, pino.destination({ dest: 2, sync: true }));
+const toolLogger = (io: ProjectionsIo) => {
+  const pino = loadPino();
+  return pino({ level: toolLogLevel(io.env), name: 'mailbox-projections' }, pino.destination({ dest: 2, sync: true }));
+};
 
 function viewsConfig(io: ProjectionsIo): MailboxConfig {
   const config = commandConfig(io.env); // a bad value: serve's words for it, as VALIDATION_FAILED
   // The log first: a memory log (out of reach of this process, always empty here) is refused whatever the views, so
   // that a rebuild never replaces a server's Redis views with those of an empty log.
-  requireExistingLog(config);
-  if (config.redisUrl === undefined && sqliteViewsFile(config) === null) {
+  root().requireExistingLog(config);
+  if (config.redisUrl === undefined && root().sqliteViewsFile(config) === null) {
     throw new MailboxError(
       'VALIDATION_FAILED',
       'Invalid configuration',
@@ -118,6 +120,7 @@ export function progressReporter(stdout: ProjectionsIo['stdout']) {
   const percent = (p: RebuildProgress) =>
     p.head === null || p.head === 0n ? 100 : Math.min(100, Math.floor((Number(p.position ?? 0n) / Number(p.head)) * 100));
   if (stdout.isTTY) {
+    const cliProgress = loadCliProgress();
     const bar = new cliProgress.SingleBar(
       {
         format: 'rebuild |{bar}| {percentage}% | {events} events | {phase}',
@@ -188,13 +191,13 @@ function tookOver(config: MailboxConfig, result: RebuildResult): string {
     const stood = `stood ${aheadOfThisLog(result.replacedAhead, result.logIdentity)}`;
     return sqlite
       ? `replaced views ahead of this log's head: the active generation ${result.previous} of the SQLite views file ` +
-          `${sqliteViewsFile(config)} ${stood}, and was replaced by ${result.generation}, built from this log`
+          `${root().sqliteViewsFile(config)} ${stood}, and was replaced by ${result.generation}, built from this log`
       : `replaced views ahead of this log's head: the views in Redis namespace '${config.redisNamespace}' ${stood}, ` +
           `and were replaced by ${result.generation}, built from this log`;
   }
   if (!sqlite) return `took the namespace over from log ${result.tookOverFrom}`;
   return (
-    `took over the SQLite views file ${sqliteViewsFile(config)} from log ${result.tookOverFrom}: its active generation ` +
+    `took over the SQLite views file ${root().sqliteViewsFile(config)} from log ${result.tookOverFrom}: its active generation ` +
     `${result.previous} (views of log ${result.tookOverFrom}) was replaced by ${result.generation}, built from this log ` +
     `(${result.logIdentity})`
   );
@@ -217,7 +220,7 @@ export async function runRebuild(rawFlags: Record<string, unknown>, io: Projecti
   const logger = toolLogger(io);
   logUnknownVariables(io.env, logger); // first: a misspelled MAILBOX_DATA_DIR is said beside 'no event log'
   const config = viewsConfig(io);
-  const { log, generations, views, close } = await openProjectionMaintenance(config, logger, { rebuildOtherSchema: true });
+  const { log, generations, views, close } = await root().openProjectionMaintenance(config, logger, { rebuildOtherSchema: true });
   const progress = progressReporter(io.stdout);
   // Ctrl-C or SIGTERM: stop after the batch in progress and drop the partial generation (killed outright, a rebuild
   // left its tables in the views file for good, one more set per interrupted run). A second signal exits at once.
@@ -285,7 +288,7 @@ function statusOf(
   leftovers?: string[],
 ): Record<string, unknown> {
   const sqlite = config.redisUrl === undefined;
-  const where = sqlite ? { file: sqliteViewsFile(config) } : { namespace: config.redisNamespace };
+  const where = sqlite ? { file: root().sqliteViewsFile(config) } : { namespace: config.redisNamespace };
   // No checkpoint and no log: judgeViews's 'unclaimed', views nobody built (a projector claims them at its start).
   const built = active !== null && (active.checkpoint !== null || active.logIdentity !== null);
   const ofThisLog = built ? active.logIdentity === logIdentity : null;
@@ -358,9 +361,9 @@ export async function runStatus(io: ProjectionsIo = processIo): Promise<number> 
   logUnknownVariables(io.env, logger); // first: a misspelled MAILBOX_DATA_DIR is said beside 'no event log'
   const config = viewsConfig(io);
   const write = (status: Record<string, unknown>) => io.stdout.write(`${JSON.stringify(status)}\n`);
-  if (missingSqliteViewsFile(config) !== null) {
+  if (root().missingSqliteViewsFile(config) !== null) {
     // A reader leaves the data dir as it found it: the log is read, the views file is not opened (that would create it).
-    const log = await openEventLog(config, logger);
+    const log = await root().openEventLog(config, logger);
     try {
       write(statusOf(config, null, await log.headPosition(), await log.logIdentity()));
       return 0;
@@ -368,7 +371,7 @@ export async function runStatus(io: ProjectionsIo = processIo): Promise<number> 
       await log.close();
     }
   }
-  const { log, generations, close } = await openProjectionMaintenance(config, logger, { rebuildOtherSchema: false });
+  const { log, generations, close } = await root().openProjectionMaintenance(config, logger, { rebuildOtherSchema: false });
   try {
     const active = await generations.active();
     const head = await log.headPosition(); // after the active checkpoint: the head only grows

@@ -29,6 +29,27 @@ afterAll(async () => {
   await redis.stop();
 });
 
+/** `mailbox projections rebuild` of the log in `file` into Redis `namespace`, in process: what it printed. */
+async function rebuildOnRedis(file: string, namespace: string): Promise<{ out: string; err: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const text = { out: '', err: '' };
+  stdout.on('data', (chunk) => (text.out += chunk));
+  stderr.on('data', (chunk) => (text.err += chunk));
+  const io: ProjectionsIo = {
+    stdout,
+    stderr,
+    env: {
+      MAILBOX_EVENTSTORE_URL: `sqlite:${file}`,
+      MAILBOX_REDIS_URL: redis.url,
+      MAILBOX_REDIS_NAMESPACE: namespace,
+      ...REDIS_TEST_TIMEOUT_ENV,
+    },
+  };
+  await runRebuildCommand(io, { graceMs: '0', settleMs: '50' });
+  return text;
+}
+
 test('Redis flushed before the switch: one line naming the remedy (run it again), exit code 2, no stack', async () => {
   const file = path.join(tempDir('mailbox-rebuild-lost-', scratchBase()), 'events.sqlite');
   const log = SqliteEventStore.open(file);
@@ -50,22 +71,7 @@ test('Redis flushed before the switch: one line naming the remedy (run it again)
     return activate.apply(this, args);
   });
 
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const text = { out: '', err: '' };
-  stdout.on('data', (chunk) => (text.out += chunk));
-  stderr.on('data', (chunk) => (text.err += chunk));
-  const io: ProjectionsIo = {
-    stdout,
-    stderr,
-    env: {
-      MAILBOX_EVENTSTORE_URL: `sqlite:${file}`,
-      MAILBOX_REDIS_URL: redis.url,
-      MAILBOX_REDIS_NAMESPACE: namespace,
-      ...REDIS_TEST_TIMEOUT_ENV,
-    },
-  };
-  await runRebuildCommand(io, { graceMs: '0', settleMs: '50' });
+  const text = await rebuildOnRedis(file, namespace);
 
   expect(flushed).toBe(1);
   expect(process.exitCode).toBe(2);
@@ -115,22 +121,7 @@ test('Redis restarted empty while the copy waited it out: the same line (run it 
     return generation;
   });
 
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const text = { out: '', err: '' };
-  stdout.on('data', (chunk) => (text.out += chunk));
-  stderr.on('data', (chunk) => (text.err += chunk));
-  const io: ProjectionsIo = {
-    stdout,
-    stderr,
-    env: {
-      MAILBOX_EVENTSTORE_URL: `sqlite:${file}`,
-      MAILBOX_REDIS_URL: redis.url,
-      MAILBOX_REDIS_NAMESPACE: namespace,
-      ...REDIS_TEST_TIMEOUT_ENV,
-    },
-  };
-  await runRebuildCommand(io, { graceMs: '0', settleMs: '50' });
+  const text = await rebuildOnRedis(file, namespace);
 
   expect(flushed).toBe(1);
   expect(process.exitCode).toBe(2);

@@ -2,9 +2,13 @@ const os = require('node:os');
 
 /** Test kinds by file name: *.unit.test.ts, *.int.test.ts, *.e2e.test.ts (see STYLE). */
 const transform = { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] };
-const base = { testEnvironment: 'node', transform, setupFiles: ['reflect-metadata'],
+const base = {
+  testEnvironment: 'node',
+  transform,
+  setupFiles: ['reflect-metadata'],
   // Removes the temp dirs a test file made (some hold an admin.token).
-  setupFilesAfterEnv: ['<rootDir>/test/support/cleanupTempDirs.ts'] };
+  setupFilesAfterEnv: ['<rootDir>/test/support/cleanupTempDirs.ts'],
+};
 module.exports = {
   projects: [
     { ...base, displayName: 'unit', testMatch: ['<rootDir>/test/**/*.unit.test.ts'] },
@@ -22,6 +26,9 @@ module.exports = {
   // test.concurrent tests of one file (independent CLI processes) run three at a time, not jest's default five: beside
   // the other workers' processes on two cores, five starts at once slowed each past its deadline.
   maxConcurrency: 3,
+  // The longest files first (a fresh CI machine has no timings cached: jest would order by file size, and a long
+  // file that started last ran alone at the end of the run). See the file.
+  testSequencer: '<rootDir>/test/support/slowFirstSequencer.js',
   // No forceExit: every suite closes what it opens, so jest exits on its own. --detectOpenHandles does not
   // see every leak (a socket held inside a client library): a run that does not end is the sign; bisect it
   // with `npx jest --runInBand <files>` and see which files keep the process alive.

@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import { redisVariable, type MailboxConfig } from './config';
 import net from 'node:net';
-import { causeOf, isMailboxError, unavailable } from './errors';
+import { causeOf, isMailboxError, needsOperator, unavailable, type MailboxError } from './errors';
 import { StartupError, StartupInterrupted } from './startupError';
 import { sleep } from './support/retry';
 import { esdbHosts } from './startupChecks';
@@ -67,6 +67,10 @@ async function waitFor(backend: Backend, retryMs: number, logger: Logger, interr
       return;
     } catch (error) {
       if (!isMailboxError(error) || error.code !== 'UNAVAILABLE') throw error;
+      // A refusal no wait mends (the node refused the mailbox's credentials, or a right it needs: reading $all): one
+      // line at once, naming it and the remedy. It was waited out for MAILBOX_STARTUP_RETRY_MS, then said to be
+      // unreachable ("start it"), when it had answered every time.
+      if (needsOperator(error)) throw refusedByOperatorRule(backend, error);
       const waited = Date.now() - started;
       if (waited >= retryMs) {
         // The driver's error is the MailboxError's cause (never in its envelope, which a response would carry): its
@@ -92,6 +96,17 @@ async function waitFor(backend: Backend, retryMs: number, logger: Logger, interr
       delay = Math.min(delay * 2, MAX_DELAY_MS);
     }
   }
+}
+
+/** The refusal's own words (without "the request was not applied": there was none) and its remedy, as one line. */
+function refusedByOperatorRule(backend: Backend, error: MailboxError): StartupError {
+  const operatorAction = String(error.envelope.operatorAction);
+  const what = error.message.replace(/[;,.]?\s*the request was not applied\.?$/i, '');
+  return new StartupError(
+    `Operator action needed: ${backend.name} answered, and refused: ${what}. ${operatorAction}`,
+    { variable: backend.variable, operatorAction },
+    { cause: error, refusal: { error: 'Operator action needed', code: 'UNAVAILABLE' } },
+  );
 }
 
 function backendsOf(config: MailboxConfig): Backend[] {

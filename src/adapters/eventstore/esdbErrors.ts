@@ -59,6 +59,28 @@ export function translateError(error: unknown): Error {
   return unavailable(WHAT, new Error(detail || String(error)));
 }
 
+/** gRPC's code for a call whose credentials were refused (a wrong user or password); a right refused is PERMISSION_DENIED. */
+const GRPC_UNAUTHENTICATED = 16;
+
+/**
+ * A read of $all (a one-shot read or the projector's subscription) that failed. A refusal of the user's rights there
+ * (its credentials were taken: it may read and write the mailbox streams) is said as what it is, naming the permission
+ * and how to give it: EventStoreDB lets only $admins read $all by default, so a user made for the mailbox's streams
+ * passed every check on them and was refused only here, where the views, /readyz and the audit read.
+ */
+export function translateReadOfAllError(error: unknown): Error {
+  const tagged = error as (TaggedError & { code?: unknown }) | null;
+  if (tagged?.type !== 'access-denied' || tagged.code === GRPC_UNAUTHENTICATED) return translateError(error);
+  return operatorNeeded(
+    `${WHAT} refused the mailbox's user the right to read $all (${oneLine(`${tagged.type}: ${tagged.message ?? ''}`)}), ` +
+      'the ordered log every view, /readyz and the audit are built from: the mailbox streams are not enough; ' +
+      'the request was not applied.',
+    "Give the user in MAILBOX_EVENTSTORE_URL read access to $all (by default only $admins may read it: name the user in the $r of $all's " +
+      'access list, the stream metadata $$$all, or use a user in $admins); then restart the mailbox.',
+    { missingPermission: 'read $all' },
+  );
+}
+
 const oneLine = (text: string | undefined): string => (text ?? '').replace(/\s+/g, ' ').trim();
 
 export class DeadlineExceeded extends Error {

@@ -13,7 +13,7 @@ import { ConcurrencyConflict } from '../../errors';
 import { MAILBOX_STREAM_PREFIX } from '../../events/streams';
 import type { NewEvent, StoredEvent } from '../../events/types';
 import { CompatClient, type EsdbClient, type EsdbFilter, type EsdbReadPosition, type ResolvedAllEvent } from './esdbClientCompat';
-import { isStreamNotFound, translateAppendError, translateError, withDeadline } from './esdbErrors';
+import { isStreamNotFound, translateAppendError, translateError, translateReadOfAllError, withDeadline } from './esdbErrors';
 import { LOG_IDENTITY_EVENT, LOG_IDENTITY_STREAM, logIdentityEvent, logIdentityOf } from './esdbLogIdentity';
 import { drainWithProgressDeadline, readRetryingReset } from './esdbReads';
 import { isMailboxRecord, positionOf, toEventData, toReadPosition, toStoredEvent } from './esdbEvents';
@@ -204,8 +204,9 @@ export class EsdbEventStore implements EventStore {
     maxCount: number,
     direction: 'forwards' | 'backwards',
   ): Promise<ResolvedAllEvent[]> {
-    return readRetryingReset(() =>
-      this.drain(this.compat.readAll({ fromPosition, maxCount, direction, filter: this.filter }), 'read of $all'),
+    return readRetryingReset(
+      () => this.drain(this.compat.readAll({ fromPosition, maxCount, direction, filter: this.filter }), 'read of $all'),
+      translateReadOfAllError,
     );
   }
 

@@ -39,7 +39,10 @@ export function drainWithProgressDeadline<E>(
  * one has already used up the deadline and is not retried. Errors leave
  * translated (UNAVAILABLE), except StreamNotFound, which the caller turns into [].
  */
-export async function readRetryingReset<T>(read: () => Promise<T>): Promise<T> {
+export async function readRetryingReset<T>(
+  read: () => Promise<T>,
+  translate: (error: unknown) => Error = translateError,
+): Promise<T> {
   try {
     return await retry(read, {
       attempts: 2,
@@ -47,7 +50,7 @@ export async function readRetryingReset<T>(read: () => Promise<T>): Promise<T> {
       retryable: (error) => !isStreamNotFound(error) && isConnectionReset(error),
     });
   } catch (error) {
-    throw isStreamNotFound(error) ? error : translateError(error);
+    throw isStreamNotFound(error) ? error : translate(error);
   }
 }
 

@@ -13,7 +13,7 @@ import type { EventSubscription } from '../../events/eventStore';
 import type { StoredEvent } from '../../events/types';
 import type { CompatClient, EsdbFilter, EsdbSubscription } from './esdbClientCompat';
 import { causeOf } from '../../errors';
-import { translateError } from './esdbErrors';
+import { translateReadOfAllError } from './esdbErrors';
 import { isMailboxRecord, positionOf, toReadPosition, toStoredEvent } from './esdbEvents';
 
 export interface ResubscribePolicy {
@@ -89,14 +89,15 @@ export class EsdbCatchUpSubscription implements EventSubscription {
         await release(subscription);
       }
       if (this.closed) return;
-      if (++failures > this.policy.attempts) throw translateError(cause);
+      const translated = translateReadOfAllError(cause); // a right to read $all refused is said as that
+      if (++failures > this.policy.attempts) throw translated;
       const backoff = Math.round(backoffDelay(backoffOf(this.policy), failures));
       // A live subscription that drops is said once, at warn, with the server's words and no stack (a gRPC stack says
       // nothing of the outage); its retries, and those of a subscription the server never confirmed (the projector
       // resubscribing while the server is still down), are at debug: each retry was a warn line with the whole stack,
       // five every few seconds for as long as the server was down. The projector says the outage once (projectionRunner).
       const fields = {
-        cause: causeOf(translateError(cause)),
+        cause: causeOf(translated),
         attempt: failures,
         retryInMs: backoff,
         checkpoint: this.checkpoint?.toString() ?? null,

@@ -5,6 +5,7 @@
  * far behind it. Each check is bounded in time.
  */
 import type { MailboxServices } from '../../application/mailboxServices';
+import { isMailboxError, needsOperator } from '../../errors';
 import { viewsLag } from '../../application/viewsLag';
 import type { Leadership } from '../../projections/projectorLease';
 import type { RulesRebuild, RulesUnknown } from '../../projections/projectionRunner';
@@ -23,7 +24,14 @@ export interface Readiness {
    */
   status: 'ready' | 'degraded' | 'not ready';
   checks: {
-    eventStore: { ok: boolean; head?: string | null; error?: string; writes?: { failing: string; since: string } };
+    eventStore: {
+      ok: boolean;
+      head?: string | null;
+      error?: string;
+      /** Present when the store refused the head's read for a reason no retry mends (a right the user lacks): the remedy. */
+      operatorAction?: string;
+      writes?: { failing: string; since: string };
+    };
     projectionStore: { ok: boolean; backend: 'memory' | 'sqlite' | 'redis'; checkpoint?: string | null; error?: string };
     projections: {
       ok: boolean;
@@ -72,6 +80,10 @@ async function within<T>(what: string, run: () => Promise<T>): Promise<T> {
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+/** A refusal only an operator mends (EventStoreDB refusing the user reading $all): its remedy, for /readyz to name. */
+const operatorActionOf = (error: unknown): { operatorAction?: string } =>
+  isMailboxError(error) && needsOperator(error) ? { operatorAction: String(error.envelope.operatorAction) } : {};
+
 export async function checkReadiness(mailbox: MailboxServices): Promise<Readiness> {
   const readHead = () => within('event store', () => mailbox.eventStore.headPosition());
   const [firstHead, checkpoint, refused] = await Promise.allSettled([
@@ -93,7 +105,7 @@ export async function checkReadiness(mailbox: MailboxServices): Promise<Readines
   const eventStore =
     head.status === 'fulfilled'
       ? { ok: true, head: head.value?.toString() ?? null, ...writes }
-      : { ok: false, error: message(head.reason), ...writes };
+      : { ok: false, error: message(head.reason), ...operatorActionOf(head.reason), ...writes };
   const backend = mailbox.projections.backend; // the store the mailbox runs on, not a guess from the config
   const damage = mailbox.projections.damage?.() ?? null;
   const projectionStore =

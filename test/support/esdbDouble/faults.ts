@@ -60,6 +60,22 @@ export class Faults {
 
   allowAccess(): void {
     this.deniedFlag = false;
+    this.allDeniedFlag = false;
+  }
+
+  private allDeniedFlag = false;
+
+  /**
+   * Reads of $all (one-shot reads and subscriptions) are refused, permission denied, while the mailbox's streams stay
+   * readable and writable: a user whose credentials are right but whom $all's access list does not name (by default
+   * only $admins may read $all). allowAccess() ends it.
+   */
+  denyReadsOfAll(): void {
+    this.allDeniedFlag = true;
+  }
+
+  get readsOfAllDenied(): boolean {
+    return this.allDeniedFlag;
   }
 
   get denied(): boolean {

@@ -11,7 +11,14 @@ import type { Faults } from './faults';
 import { filterOf } from './filters';
 import { ResponseWriter } from './responseWriter';
 import { subscribe, type SubscriptionRequest } from './subscriptionService';
-import { accessDeniedError, eventResponse, streamDeletedError, streamNameOf, streamNotFoundResponse } from './wire';
+import {
+  accessDeniedError,
+  eventResponse,
+  permissionDeniedError,
+  streamDeletedError,
+  streamNameOf,
+  streamNotFoundResponse,
+} from './wire';
 
 const BACKWARDS = ReadReq.Options.ReadDirection.BACKWARDS;
 
@@ -36,6 +43,10 @@ export function readHandler(
     }
     if (!options) {
       call.emit('error', { code: GrpcStatus.INVALID_ARGUMENT, details: 'Read: options are required' });
+      return;
+    }
+    if (faults.readsOfAllDenied && options.hasAll()) {
+      call.emit('error', permissionDeniedError());
       return;
     }
     const writer = new ResponseWriter(call);

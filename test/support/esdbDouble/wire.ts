@@ -127,6 +127,13 @@ export const accessDeniedError = (): Partial<ServiceError> => ({
   metadata: new Metadata(),
 });
 
+/**
+ * A call refused for the user's rights (credentials accepted, the stream's access list refuses it): gRPC
+ * PERMISSION_DENIED with the `access-denied` exception trailer, as EventStoreDB raises it (the client's AccessDeniedError).
+ */
+export const permissionDeniedError = (): Partial<ServiceError> =>
+  serverError(GrpcStatus.PERMISSION_DENIED, 'access-denied', 'Access Denied');
+
 /** Expected revision as the `expected-version` trailer spells it (EventStoreDB's long: -1 no stream, -2 any, -4 exists). */
 export function expectedVersionTrailer(expected: ExpectedState): string {
   switch (expected.kind) {

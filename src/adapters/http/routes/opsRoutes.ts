@@ -25,7 +25,17 @@ export function opsRoutes(app: FastifyInstance, { mailbox, metrics }: HttpContex
     noExtraInput(request.query, 'GET /readyz');
     const readiness = await checkReadiness(mailbox);
     if (readiness.ready) return { status: readiness.status, ...readiness.checks };
-    const { projections, projectionStore } = readiness.checks;
+    const { eventStore, projections, projectionStore } = readiness.checks;
+    // The event store refused what no retry mends (the user may not read $all): not ready until an operator acts.
+    if (eventStore.operatorAction !== undefined)
+      return sendEnvelope(
+        reply,
+        operatorNeeded(
+          `This node is not ready to serve, and will not be until an operator acts: ${eventStore.error}`,
+          eventStore.operatorAction,
+          { checks: readiness.checks },
+        ),
+      );
     // Views of another log, or views the store knows damaged: not ready until an operator acts (no Retry-After).
     const damaged = projectionStore.error !== undefined && 'checkpoint' in projectionStore; // answered, yet marked damaged
     if (projections.views === 'foreign' || damaged)

@@ -12,6 +12,7 @@ import {
   jsonEvent,
   NO_STREAM,
   START,
+  STREAM_EXISTS,
   StreamDeletedError,
   StreamNotFoundError,
   streamNameFilter,
@@ -238,6 +239,26 @@ describe('deletes', () => {
     expect(
       (await drain(client.readStream('soft'))).map((e) => [e.event!.revision, (e.event!.data as { label: string }).label]),
     ).toEqual([[2n, 'c']]);
+  });
+
+  it("soft delete as the server writes it ($tb = long.MaxValue); a write expecting the last revision undeletes the stream from there ($tb = that write's revision); one expecting it to exist is refused", async () => {
+    const metadataOf = (stream: string) =>
+      Buffer.from(double.log.records.filter((r) => r.streamName === `$$${stream}`).at(-1)!.data).toString('utf8');
+    await client.appendToStream('soft2', [event('a'), event('b')], { expectedRevision: NO_STREAM });
+    await client.deleteStream('soft2', { expectedRevision: 1n });
+    expect(metadataOf('soft2')).toBe('{"$tb":9223372036854775807}');
+    await expect(client.appendToStream('soft2', event('x'), { expectedRevision: STREAM_EXISTS })).rejects.toBeInstanceOf(
+      StreamDeletedError,
+    );
+    // The revision check still sees the hidden events: the last revision is taken, as the server's commit check does.
+    const written = await client.appendToStream('soft2', event('c'), { expectedRevision: 1n });
+    expect(written.nextExpectedRevision).toBe(2n);
+    expect(labels(await drain(client.readStream('soft2')))).toEqual(['c']);
+    expect(metadataOf('soft2')).toBe('{"$tb":2}');
+    // Undeleted: an ordinary stream again, at revision 2.
+    await expect(client.appendToStream('soft2', event('d'), { expectedRevision: NO_STREAM })).rejects.toBeInstanceOf(
+      WrongExpectedVersionError,
+    );
   });
 
   it('tombstone makes reads and appends fail with StreamDeletedError; a stale delete is a wrong expected version', async () => {

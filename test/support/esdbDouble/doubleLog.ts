@@ -31,7 +31,8 @@ export interface LogRecord extends ProposedEvent {
 
 interface StreamState {
   records: LogRecord[]; // every record ever written to the stream, in revision order
-  truncateBefore: bigint; // soft delete: revisions below this are no longer readable
+  truncateBefore: bigint; // soft delete: revisions below this are no longer readable (every one: DELETED_STREAM)
+  softDeleted: boolean; // deleted (soft) and not written to since: the next write undeletes it
   tombstoned: boolean;
 }
 
@@ -48,6 +49,8 @@ export type DeleteOutcome =
 const FIRST_POSITION = 4096n; // the real log starts after epoch and system records too
 const RECORD_OVERHEAD = 88n;
 const TOMBSTONE_REVISION = (1n << 63n) - 1n; // EventStoreDB's tombstone event number (long.MaxValue)
+/** EventStoreDB's EventNumber.DeletedStream (long.MaxValue): the `$tb` a soft delete writes, hiding every event. */
+const DELETED_STREAM = (1n << 63n) - 1n;
 const textBytes = (text: string) => Buffer.from(text, 'utf8');
 
 export class DoubleLog {
@@ -58,47 +61,71 @@ export class DoubleLog {
   private nextPosition = FIRST_POSITION;
   private listeners = new Set<() => void>();
 
-  /** Revision of the stream's last event, or null when it has none (never written, or soft-deleted and empty). */
+  /**
+   * Revision of the stream's last event, or null when it has none (never written). As the server's write check sees
+   * it: a soft-deleted stream keeps its last revision (its events are hidden from reads, not from the revision check).
+   */
   currentRevision(streamName: string): bigint | null {
     const stream = this.streams.get(streamName);
     if (!stream || stream.records.length === 0) return null;
-    const last = stream.records[stream.records.length - 1].revision;
-    return last < stream.truncateBefore ? null : last;
+    return stream.records[stream.records.length - 1].revision;
   }
 
+  /**
+   * The server's commit check (IndexWriter.CheckCommit), soft deletes included: a soft-deleted stream takes a write
+   * expecting its last revision, `any`, or no stream (the one case where "no stream" passes on a stream with events),
+   * and refuses one expecting that it exists (stream deleted). Such a write undeletes it (StorageWriterService's
+   * SoftUndeleteStream): its metadata's `$tb` becomes the write's first revision, so the events before stay hidden.
+   */
   append(streamName: string, expected: ExpectedState, events: readonly ProposedEvent[]): AppendOutcome {
     this.appendRequests++;
     const stream = this.streams.get(streamName);
     if (stream?.tombstoned) return { kind: 'stream_deleted' };
+    const softDeleted = stream?.softDeleted === true;
+    if (softDeleted && expected.kind === 'stream_exists') return { kind: 'stream_deleted' };
     const current = this.currentRevision(streamName);
     const idempotent = idempotentRepeat(stream?.records, expected, events);
     if (idempotent !== undefined) return idempotent;
-    if (!matches(expected, current)) return { kind: 'wrong_expected_version', current, expected };
+    const acceptedAsNew = softDeleted && expected.kind === 'no_stream';
+    if (!acceptedAsNew && !matches(expected, current)) return { kind: 'wrong_expected_version', current, expected };
     if (events.length === 0) return { kind: 'success', currentRevision: current ?? -1n, position: null };
     const state = stream ?? this.createStream(streamName);
     // A soft-deleted stream continues numbering after its last revision.
-    let revision = state.records.length ? state.records[state.records.length - 1].revision : -1n;
+    let revision = current ?? -1n;
     const first = this.nextPosition;
     let last = first;
     for (const event of events) {
       last = this.write({ ...event, streamName, revision: ++revision }, state);
+    }
+    if (softDeleted) {
+      const recreatedFrom = (current ?? -1n) + 1n;
+      state.softDeleted = false;
+      state.truncateBefore = recreatedFrom;
+      this.writeMetadata(streamName, recreatedFrom);
     }
     this.notify();
     // As EventStoreDB reports it: commit = the last event's position, prepare = the transaction's first.
     return { kind: 'success', currentRevision: revision, position: { commit: last, prepare: first } };
   }
 
-  /** Soft delete: reads of the stream stop finding its events; a later append re-creates it. */
+  /**
+   * Soft delete: reads of the stream stop finding its events; a later append re-creates it, numbering on. The server
+   * records it as the stream's metadata in the system stream $$<name>: `$tb` (truncate before) = long.MaxValue.
+   */
   softDelete(streamName: string, expected: ExpectedState): DeleteOutcome {
     const stream = this.streams.get(streamName);
     if (stream?.tombstoned) return { kind: 'stream_deleted' };
     const current = this.currentRevision(streamName);
     if (!matches(expected, current)) return { kind: 'wrong_expected_version', current, expected };
-    const truncateBefore = current === null ? 0n : current + 1n;
-    if (stream) stream.truncateBefore = truncateBefore;
-    // The server records the truncation as stream metadata in the system stream $$<name>.
-    const position = this.writeSystem(`$$${streamName}`, '$metadata', { $tb: Number(truncateBefore) });
-    return { kind: 'success', position };
+    const state = stream ?? this.createStream(streamName);
+    state.truncateBefore = DELETED_STREAM;
+    state.softDeleted = true;
+    return { kind: 'success', position: this.writeMetadata(streamName, DELETED_STREAM) };
+  }
+
+  /** The stream's metadata event ($$<name>, `$metadata`) with its truncation, spelled as the server writes the long. */
+  private writeMetadata(streamName: string, truncateBefore: bigint): bigint {
+    return this.writeSystem(`$$${streamName}`, '$metadata', `{"$tb":${truncateBefore}}`);
   }
 
   /** Hard delete: the stream can never be read or written again. */
@@ -125,7 +152,10 @@ export class DoubleLog {
     return { kind: 'success', position };
   }
 
-  /** An event the server itself writes (stats, settings, metadata): in $all, in a `$`-prefixed stream. */
+  /**
+   * An event the server itself writes (stats, settings, metadata): in $all, in a `$`-prefixed stream. `data` is
+   * written as JSON; text is taken as JSON already (a long beyond a double's precision, as the server spells it).
+   */
   writeSystem(streamName: string, type: string, data: unknown): bigint {
     const stream = this.streams.get(streamName) ?? this.createStream(streamName);
     const revision = BigInt(stream.records.length);
@@ -134,7 +164,7 @@ export class DoubleLog {
         id: randomUUID(),
         type,
         contentType: 'application/json',
-        data: textBytes(JSON.stringify(data)),
+        data: textBytes(typeof data === 'string' ? data : JSON.stringify(data)),
         customMetadata: new Uint8Array(),
         streamName,
         revision,
@@ -181,7 +211,7 @@ export class DoubleLog {
   }
 
   private createStream(streamName: string): StreamState {
-    const state: StreamState = { records: [], truncateBefore: 0n, tombstoned: false };
+    const state: StreamState = { records: [], truncateBefore: 0n, softDeleted: false, tombstoned: false };
     this.streams.set(streamName, state);
     return state;
   }

@@ -10,7 +10,8 @@ import { createMailbox, type Mailbox } from '../../src/mailbox';
 import { isMailboxError, retryAfterSecondsOf } from '../../src/errors';
 import { messageStream } from '../../src/events/streams';
 import { ADMIN_ACTOR } from '../../src/commands/roles';
-import { ADMIN_TOKEN, allEvents, registerAgents, tempDir } from '../support/fixtures';
+import { ADMIN_TOKEN, allEvents, registerAgents, registrationEvent, tempDir } from '../support/fixtures';
+import { EsdbEventStore } from '../../src/adapters/eventstore/esdbEventStore';
 import { capture, runAuditCli } from '../support/auditCli';
 import { runStatusCommand } from '../../src/cli/commands/projections';
 import { EsdbDouble } from '../support/esdbDouble/esdbDouble';
@@ -215,6 +216,87 @@ describe('the node refuses what no retry mends: Operator action needed, no Retry
     await a.markRead({ messageId: other.messageId });
     expect((await allEvents(mailbox)).slice(0, before.length)).toEqual(before);
     expect((await allEvents(mailbox)).slice(before.length).map((event) => event.type)).toEqual(['MessageSent', 'ReceiptRead']);
+  });
+});
+
+describe('a mailbox stream soft-deleted under the mailbox: loud (Operator action needed naming it), never decided on as empty', () => {
+  const softDeleted = expect.stringMatching(
+    /^The event store \(EventStoreDB\) holds mailbox stream mailbox-\S+ deleted under the mailbox \(a soft delete/,
+  );
+
+  it("a message's stream: its recipients' reads and receipts are refused, nothing written; other mail goes on", async () => {
+    const { '@a': a, '@b': b, '@c': c } = await openMailbox();
+    const sent = await a.send({ to: ['@b', '@c'], subject: 'acknowledged', body: 'x' });
+    double.log.softDelete(messageStream(sent.messageId), { kind: 'any' });
+    const before = await allEvents(mailbox);
+
+    for (const attempt of [
+      () => b.markRead({ messageId: sent.messageId }), // the write side holds it from the send: reads what came since
+      () => c.getMessage(sent.messageId),
+      () => a.getMessage(sent.messageId),
+    ]) {
+      const refused = await rejection(attempt());
+      expect(refused.toJSON()).toMatchObject({
+        code: 'UNAVAILABLE',
+        error: 'Operator action needed',
+        message: softDeleted,
+        stream: messageStream(sent.messageId),
+        operatorAction: expect.stringContaining('restore the event log from a backup'),
+      });
+      expect(retryAfterSecondsOf(refused)).toBeNull();
+    }
+    const other = await c.send({ to: '@a', subject: 'unharmed', body: 'y' });
+    await a.markRead({ messageId: other.messageId });
+    const after = await allEvents(mailbox);
+    expect(after.slice(0, before.length)).toEqual(before);
+    expect(after.slice(before.length).map((event) => event.type)).toEqual(['MessageSent', 'ReceiptRead']);
+  });
+
+  it('the agent registry: a registration is refused, not written to a stream that would then hold it alone', async () => {
+    const { '@a': a } = await openMailbox();
+    double.log.softDelete('mailbox-agents', { kind: 'any' });
+    const appendsBefore = double.log.appendRequests;
+    const before = await allEvents(mailbox);
+
+    const refused = await rejection(mailbox.asActor(ADMIN_ACTOR).registerAgent({ identity: '@d' }));
+    expect(refused.toJSON()).toMatchObject({
+      code: 'UNAVAILABLE',
+      error: 'Operator action needed',
+      message: softDeleted,
+      stream: 'mailbox-agents',
+    });
+    expect(retryAfterSecondsOf(refused)).toBeNull();
+    expect(double.log.appendRequests).toBe(appendsBefore);
+    expect(await allEvents(mailbox)).toEqual(before);
+    expect(double.log.streamRecords('mailbox-agents')).toBe('not_found'); // not undeleted by a write
+    // A send decides on the registry (its audience, its recipients): refused the same way, not decided on nobody.
+    const send = await rejection(a.send({ to: '@b', subject: 'on an empty registry?', body: 'z' }));
+    expect(send.toJSON()).toMatchObject({ error: 'Operator action needed', stream: 'mailbox-agents' });
+    expect(double.log.appendRequests).toBe(appendsBefore);
+  });
+
+  it('written to again after the soft delete (its earlier events hidden for good): a read from the start is refused', async () => {
+    double = await EsdbDouble.start();
+    const store = EsdbEventStore.connect(`${double.url}&defaultDeadline=1500`);
+    try {
+      const stream = 'mailbox-agents';
+      await store.append(stream, [registrationEvent('@a'), registrationEvent('@b')], 'no_stream');
+      double.log.softDelete(stream, { kind: 'any' });
+      // A writer that does not look first (another tool, an older mailbox): the node takes it and undeletes the stream
+      // from this revision on, @a and @b hidden for good.
+      await store.append(stream, [registrationEvent('@c')], 'no_stream');
+      const refused = await rejection(store.readStream(stream));
+      expect(refused.toJSON()).toMatchObject({
+        error: 'Operator action needed',
+        message: expect.stringContaining(
+          `holds mailbox stream ${stream} with its events before revision 2 deleted under the mailbox`,
+        ),
+        stream,
+      });
+      expect((await store.readStream(stream, 2n)).map((event) => event.revision)).toEqual([2n]); // from where it stands: read
+    } finally {
+      await store.close();
+    }
   });
 });
 

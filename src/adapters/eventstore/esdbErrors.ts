@@ -59,6 +59,33 @@ export function translateError(error: unknown): Error {
   return unavailable(WHAT, new Error(detail || String(error)));
 }
 
+/** Revisions from this one up are EventStoreDB's "every event" (a soft delete's truncation: long.MaxValue). */
+const EVERY_EVENT = 1n << 62n;
+
+/**
+ * Events of a mailbox stream deleted under the mailbox (EventStoreDB's soft delete: the stream reads as not found, or,
+ * once written to again, from that write's revision on): messages, receipts or registrations that were acknowledged
+ * and are no longer in their stream. Answered 404 or decided on as if they had never been, they were lost in silence;
+ * nothing is written to such a stream (a write would hide the earlier events for good), and only an operator mends it.
+ * `readableFrom`: the first revision still readable (or every event hidden); `askedFrom`: the revision the read
+ * started at (null: a read that found no stream at all).
+ */
+export function streamEventsGone(streamName: string, readableFrom: bigint, askedFrom: bigint | null): MailboxError {
+  const what =
+    readableFrom >= EVERY_EVENT
+      ? `holds mailbox stream ${streamName} deleted under the mailbox (a soft delete: its stream metadata $$${streamName} ` +
+        'hides every event of it)'
+      : `holds mailbox stream ${streamName} with its events before revision ${readableFrom} deleted under the mailbox ` +
+        `(a soft delete, then a write to it: its stream metadata $$${streamName} hides them; a read from revision ` +
+        `${askedFrom ?? 0} found revision ${readableFrom} first)`;
+  return operatorNeeded(
+    `${WHAT} ${what}: what the mailbox acknowledged there is no longer readable; the request was not applied.`,
+    'A stream of the mailbox was deleted in EventStoreDB (soft delete): restore the event log from a backup (a scavenge ' +
+      'removes the deleted events for good). Until then requests on that stream are refused; nothing is written to it.',
+    { stream: streamName },
+  );
+}
+
 /** gRPC's code for a call whose credentials were refused (a wrong user or password); a right refused is PERMISSION_DENIED. */
 const GRPC_UNAUTHENTICATED = 16;
 

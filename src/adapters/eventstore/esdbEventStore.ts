@@ -9,11 +9,18 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { AppendResult, EventStore, EventSubscription, ExpectedRevision } from '../../events/eventStore';
-import { ConcurrencyConflict } from '../../errors';
+import { ConcurrencyConflict, isMailboxError, needsOperator } from '../../errors';
 import { MAILBOX_STREAM_PREFIX } from '../../events/streams';
 import type { NewEvent, StoredEvent } from '../../events/types';
 import { CompatClient, type EsdbClient, type EsdbFilter, type EsdbReadPosition, type ResolvedAllEvent } from './esdbClientCompat';
-import { isStreamNotFound, translateAppendError, translateError, translateReadOfAllError, withDeadline } from './esdbErrors';
+import {
+  isStreamNotFound,
+  streamEventsGone,
+  translateAppendError,
+  translateError,
+  translateReadOfAllError,
+  withDeadline,
+} from './esdbErrors';
 import { LOG_IDENTITY_EVENT, LOG_IDENTITY_STREAM, logIdentityEvent, logIdentityOf } from './esdbLogIdentity';
 import { drainWithProgressDeadline, readRetryingReset } from './esdbReads';
 import { isMailboxRecord, positionOf, toEventData, toReadPosition, toStoredEvent } from './esdbEvents';
@@ -29,6 +36,8 @@ export interface EsdbEventStoreOptions {
 }
 
 const DEFAULT_PAGE_SIZE = 1000;
+/** EventStoreDB's largest event number (long.MaxValue): a soft delete's `$tb`, read by JSON as a float above it. */
+const MAX_REVISION = Number((1n << 63n) - 1n);
 /** The head's first backwards page (headPosition). */
 const FIRST_HEAD_PAGE = 8;
 
@@ -222,15 +231,47 @@ export class EsdbEventStore implements EventStore {
       fromRevision: fromRevision === 0n ? this.compat.module.START : fromRevision,
       ...(maxCount ? { maxCount } : {}),
     };
-    try {
-      const read = await readRetryingReset(() =>
-        this.drain(this.compat.client.readStream(streamName, options), `read of ${streamName}`),
-      );
-      return read.map((resolved) => toStoredEvent(resolved.event!));
-    } catch (error) {
-      if (isStreamNotFound(error)) return []; // passed through untranslated
+    const read = await readRetryingReset(() =>
+      this.drain(this.compat.client.readStream(streamName, options), `read of ${streamName}`),
+    ).catch(async (error: unknown) => {
+      if (!isStreamNotFound(error)) throw error; // StreamNotFound passed through untranslated
+      // Not found: never written, or its events deleted (a soft delete) under the mailbox. Read as "none", the second
+      // was answered 404 for messages that had been acknowledged, and a command decided on an empty stream wrote to it
+      // (EventStoreDB takes an append to a soft-deleted stream and hides its earlier events for good).
+      const truncatedBefore = await this.truncatedBefore(streamName);
+      if (truncatedBefore !== null) throw streamEventsGone(streamName, truncatedBefore, null);
+      return null;
+    });
+    if (read === null) return [];
+    // A read from a revision starts at it: a first event past it means the events between were deleted (a soft
+    // delete, then an append that made the stream readable again from its own revision on).
+    const first = read[0]?.event;
+    if (first && first.revision > fromRevision) throw streamEventsGone(streamName, first.revision, fromRevision);
+    return read.map((resolved) => toStoredEvent(resolved.event!));
+  }
+
+  /**
+   * The stream's truncation (`$tb` in its metadata stream `$$<stream>`) when one hides events, else null. A soft
+   * delete sets it to the largest revision (every event hidden); the next append sets it to that append's first
+   * revision. The mailbox never sets it. A metadata stream this user may not read says nothing (null).
+   */
+  private async truncatedBefore(streamName: string): Promise<bigint | null> {
+    const metadataStream = `$$${streamName}`;
+    const read = await readRetryingReset(() =>
+      this.drain(
+        this.compat.client.readStream(metadataStream, {
+          direction: this.compat.module.BACKWARDS,
+          fromRevision: this.compat.module.END,
+          maxCount: 1,
+        }),
+        `read of ${metadataStream}`,
+      ),
+    ).catch((error: unknown) => {
+      if (isStreamNotFound(error) || (isMailboxError(error) && needsOperator(error))) return [];
       throw error;
-    }
+    });
+    const truncateBefore = (read[0]?.event?.data as { $tb?: unknown } | undefined)?.$tb;
+    return typeof truncateBefore === 'number' && truncateBefore > 0 ? BigInt(Math.min(truncateBefore, MAX_REVISION)) : null;
   }
 
   private drain<E>(read: AsyncIterable<E>, what: string): Promise<E[]> {

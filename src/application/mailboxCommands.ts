@@ -505,6 +505,18 @@ export async function awaitViews(
   position: bigint | null,
 ): Promise<ViewsLaggingWarning[]> {
   if (position === null || waitMs <= 0 || (await runner.waitFor(position, waitMs))) return [];
+  // Views of another log (a take-over of the namespace): "it appears there once they catch up" would be untrue.
+  if (runner.viewsOfAnotherLog())
+    return [
+      {
+        code: 'VIEWS_LAGGING',
+        position: position.toString(),
+        message:
+          `Accepted and durable at log position ${position} of this mailbox's event log, but the views this node serves ` +
+          'belong to another event log (another mailbox took them over): they will not show it until an operator acts ' +
+          '(see /readyz). Do not repeat the command.',
+      },
+    ];
   return [
     {
       code: 'VIEWS_LAGGING',

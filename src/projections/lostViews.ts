@@ -81,6 +81,8 @@ export class ReadsOfWholeViews implements ProjectionStore {
     if (views.generations) this.generations = () => views.generations!();
     if (views.damage) this.damage = () => views.damage!();
     if (views.readsRefused) this.readsRefused = () => views.readsRefused!();
+    if (views.viewsOfAnotherLog) this.viewsOfAnotherLog = () => views.viewsOfAnotherLog!();
+    if (views.onViewsOfAnotherLog) this.onViewsOfAnotherLog = (listener) => views.onViewsOfAnotherLog!(listener);
   }
 
   // NonNullable: a program built on the library with exactOptionalPropertyTypes was told this class does not implement
@@ -89,6 +91,8 @@ export class ReadsOfWholeViews implements ProjectionStore {
   generations?: NonNullable<ProjectionStore['generations']>;
   damage?: NonNullable<ProjectionStore['damage']>;
   readsRefused?: NonNullable<ProjectionStore['readsRefused']>;
+  viewsOfAnotherLog?: NonNullable<ProjectionStore['viewsOfAnotherLog']>;
+  onViewsOfAnotherLog?: NonNullable<ProjectionStore['onViewsOfAnotherLog']>;
 
   get backend(): ProjectionStore['backend'] {
     return this.views.backend;

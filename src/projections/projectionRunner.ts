@@ -187,6 +187,8 @@ export class ProjectionRunner {
         'projections: the views store had not answered when this node stepped down; it no longer applies, nor says when the store answers',
       failuresField: 'retries',
     });
+    // A read that finds the views another log's (a take-over) has the projector look at once, not at its next look.
+    projections.onViewsOfAnotherLog?.(() => void this.watchCheckpoint());
     this.logOutage = new StoreOutage(logger, () => clock.now().getTime(), {
       down: 'projections: the event log does not answer; applying from the checkpoint again once it does',
       stillDown: 'projections: the event log still does not answer',
@@ -435,6 +437,14 @@ export class ProjectionRunner {
     this.status.viewsProblem = problem;
   }
 
+  /**
+   * The views are another log's: the projector found it (displaced), or a look of the store did (a read, /readyz)
+   * before the projector's. A command's events are then durable in this log and will not show in these views.
+   */
+  viewsOfAnotherLog(): boolean {
+    return this.displaced || (this.projections.viewsOfAnotherLog?.() ?? null) !== null;
+  }
+
   getStatus(): RunnerStatus {
     const rebuilding = this.lostViews.current();
     return {
@@ -458,8 +468,9 @@ export class ProjectionRunner {
    */
   async waitFor(position: bigint, timeoutMs = 2000): Promise<boolean> {
     if (this.halted) return this.hasApplied(position); // stopped: the views will not get there while it waits
+    if (this.viewsOfAnotherLog()) return false; // another log's views never show this log's events: no wait
     const reached = await this.waiters.waitFor(position, timeoutMs);
-    if (this.halted) return reached;
+    if (this.halted || this.displaced) return reached;
     if (!reached && !this.hasApplied(position)) {
       const lagging = this.status.lagging;
       if (lagging === null) this.status.lagging = { position: position.toString(), since: new Date().toISOString() };
@@ -736,6 +747,7 @@ export class ProjectionRunner {
     this.status.views = 'foreign';
     this.status.viewsProblem = problem;
     this.status.running = false;
+    this.waiters.releaseAll(); // a command waiting for its events is answered now: these views will never show them
     this.logger.error(
       { logIdentity: this.logIdentity(), viewsOf: owner, reason: problem },
       'projections: the views now belong to another log; this mailbox stopped applying to and serving them',

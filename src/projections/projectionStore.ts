@@ -195,6 +195,14 @@ export interface ProjectionStore {
    * out (reads look for themselves: this costs them nothing).
    */
   readsRefused?(): Promise<string | null>;
+  /**
+   * Stores shared with other processes (Redis): the log whose views the last look of a read (or of readsRefused) found
+   * active instead of this log's (another mailbox took the namespace over), else null. Readiness says 'foreign' from
+   * it at once, before the projector's own look (each second) finds it.
+   */
+  viewsOfAnotherLog?(): string | null;
+  /** Calls `listener` when a read finds the views another log's (the projector looks at once). */
+  onViewsOfAnotherLog?(listener: () => void): void;
   /** Drops every view and the checkpoint (a rebuild starts from an empty store). */
   reset(): Promise<void>;
   close(): Promise<void>;

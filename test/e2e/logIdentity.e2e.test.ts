@@ -442,7 +442,10 @@ test("a running mailbox frozen long enough to be taken over: on resume it stops 
     const readiness = await call(url, 'GET', '/readyz');
     return readiness.status === 503 && readiness.body.checks?.projections?.views === 'foreign';
   });
-  expect(output).toContain('the views now belong to another log; this mailbox stopped applying to and serving them');
+  // /readyz says so from the first look of the store that finds it; the projector, told then, says it in its log.
+  await until('the projector saying it', () =>
+    output.includes('the views now belong to another log; this mailbox stopped applying to and serving them'),
+  );
   expect((await call(url, 'GET', '/v1/agents', log1['@ana'])).status).toBe(503);
   expect((await call(url, 'GET', '/v1/messages', log1['@bo'])).status).toBe(503);
   await call(second.url, 'POST', '/v1/messages', log2['@cy'], { to: '@bo', subject: 'after resume', body: 'x' });

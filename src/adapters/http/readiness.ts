@@ -121,11 +121,14 @@ export async function checkReadiness(mailbox: MailboxServices): Promise<Readines
       : null;
   const lag = counted?.events ?? null;
   const viewsProblem = status.viewsProblem ?? readsRefused;
+  // Another log's, as soon as a look of the store (this probe's, or a read's) found it: the projector's own look comes
+  // each second, and meanwhile /readyz answered 503 "Not ready" with Retry-After, as for an outage a retry mends.
+  const views = status.views === 'own' && mailbox.projections.viewsOfAnotherLog?.() ? 'foreign' : status.views;
   const projections = {
     // Views rebuilt in place after a loss are refused to every read until whole again: not ready meanwhile.
     ok:
       status.running &&
-      status.views === 'own' &&
+      views === 'own' &&
       status.rebuildingLostViews === null &&
       readsRefused === null &&
       lag !== null &&
@@ -137,7 +140,7 @@ export async function checkReadiness(mailbox: MailboxServices): Promise<Readines
     lastErrorAt: status.lastErrorAt,
     lagging: status.lagging,
     retryingBy: status.retryingBy,
-    views: status.views,
+    views,
     logIdentity: status.logIdentity,
     ...(viewsProblem ? { viewsProblem } : {}),
     leadership: status.leadership,

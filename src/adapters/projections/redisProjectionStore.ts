@@ -100,6 +100,11 @@ export class RedisProjectionStore implements ProjectionStore {
   private claimed: string | null = null;
   /** Owner of each generation seen (a generation's log never changes once set). */
   private readonly owners = new Map<string, string>();
+  /** The log whose views a read last found active instead of this one's (viewsOfAnotherLog), else null. */
+  private anotherLog: string | null = null;
+  /** The other log whose views this store was bound over by claim() (a take-over under way): not news to a read. */
+  private boundOver: string | null = null;
+  private readonly anotherLogListeners = new Set<() => void>();
   /** When this store last sent a live mark renewal that found its log holding the active views (see passWake). */
   private ownSeenAt = 0;
   private heldWakes: Array<() => void> = [];
@@ -298,6 +303,9 @@ export class RedisProjectionStore implements ProjectionStore {
     if (seen.logIdentity !== null || seen.checkpoint !== null) {
       // held already (by this log or another): plain reads, nothing written
       this.claimed = logIdentity;
+      // Bound over another log's views knowingly (a take-over at start under way, the log replaced): said by the
+      // mailbox and the projector already, not found anew by a read (viewsOfAnotherLog).
+      this.boundOver = seen.logIdentity !== logIdentity ? seen.logIdentity : null;
       return seen;
     }
     for (let follows = 0; ; follows++) {
@@ -475,8 +483,28 @@ export class RedisProjectionStore implements ProjectionStore {
     return redisCall('Redis projections', async () => {
       const prefix = await this.generationsOfViews.refresh();
       const owner = (await this.client.get(this.keys.logOf(prefix))) ?? '';
+      this.sawOwner(owner, claimed);
       return owner === claimed ? null : this.ownerProblem(owner);
     });
+  }
+
+  viewsOfAnotherLog(): string | null {
+    return this.anotherLog;
+  }
+
+  onViewsOfAnotherLog(listener: () => void): void {
+    this.anotherLogListeners.add(listener);
+  }
+
+  /**
+   * What a look at the active generation's owner found: another log's (a take-over) is kept until a look finds this
+   * log's again, and told to the listeners (the projector) the first time; empty views (flushed) are not another log's.
+   */
+  private sawOwner(owner: string, claimed: string): void {
+    if (owner === claimed) this.anotherLog = null;
+    if (owner === '' || owner === claimed || owner === this.anotherLog || owner === this.boundOver) return;
+    this.anotherLog = owner;
+    for (const listener of this.anotherLogListeners) listener();
   }
 
   private ownerProblem(owner: string): string {
@@ -496,6 +524,7 @@ export class RedisProjectionStore implements ProjectionStore {
       owner = (await this.client.get(this.keys.logOf(prefix))) ?? '';
       if (owner !== '') this.owners.set(prefix, owner);
     }
+    this.sawOwner(owner, claimed);
     if (owner === claimed) return;
     const message = `${this.ownerProblem(owner)} (the request was not applied).`;
     // Another log's views stay so until an operator acts (a take-over, or this server moved to its own namespace).

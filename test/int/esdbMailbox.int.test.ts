@@ -275,6 +275,26 @@ describe('a mailbox stream soft-deleted under the mailbox: loud (Operator action
     expect(double.log.appendRequests).toBe(appendsBefore);
   });
 
+  it("the log's identity: the next start is refused, not given a second identity", async () => {
+    await openMailbox();
+    await mailbox.close();
+    double.log.softDelete('mailbox.log-identity', { kind: 'any' });
+    const appendsBefore = double.log.appendRequests;
+    const refused = await rejection(
+      createMailbox(
+        { eventStoreUrl: `${double.url}&defaultDeadline=1500`, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+        { logger: recordingLogger(), clock },
+      ),
+    );
+    expect(refused.toJSON()).toMatchObject({
+      error: 'Operator action needed',
+      message: expect.stringContaining('holds mailbox stream mailbox.log-identity deleted under the mailbox'),
+      stream: 'mailbox.log-identity',
+    });
+    expect(double.log.appendRequests).toBe(appendsBefore);
+    expect(double.log.streamRecords('mailbox.log-identity')).toBe('not_found');
+  });
+
   it('written to again after the soft delete (its earlier events hidden for good): a read from the start is refused', async () => {
     double = await EsdbDouble.start();
     const store = EsdbEventStore.connect(`${double.url}&defaultDeadline=1500`);

@@ -199,9 +199,13 @@ export class EsdbEventStore implements EventStore {
       );
       return read.length === 0 ? null : logIdentityOf(read[0].event);
     } catch (error) {
-      if (isStreamNotFound(error)) return null;
-      throw translateError(error);
+      if (!isStreamNotFound(error)) throw translateError(error);
     }
+    // Not found: a new log, or its identity soft-deleted (a write would then give the log a second identity, and its
+    // views would read as another log's).
+    const truncatedBefore = await this.truncatedBefore(LOG_IDENTITY_STREAM);
+    if (truncatedBefore !== null) throw streamEventsGone(LOG_IDENTITY_STREAM, truncatedBefore, null);
+    return null;
   }
 
   async close(): Promise<void> {

@@ -28,7 +28,7 @@ export interface RebuildProgress {
 }
 
 export interface RebuildRetry {
-  /** Tries since the last page that went in (1 = the first wait). */
+  /** Tries since the new generation last moved on (a page went in): 1 = the first wait. */
   attempt: number;
   reason: string;
   delayMs: number;
@@ -423,6 +423,10 @@ async function copy(copying: Copying, after: bigint | null, outage: OutagePolicy
     // Batches whose answers were lost may have gone in, in part or whole: what the generation holds is counted now.
     const applied = run.unsettled.filter((p) => stands !== null && p <= stands && (after === null || p > after)).length;
     if (applied > 0) onPage(applied, stands!);
+    // The generation moved on since the run's last confirmed page (batches whose answers were lost went in): the copy
+    // progresses, so a later failure starts a new streak. Counted as one, failures each a page or two further on added
+    // up to the outage budget, and a rebuild that was getting on gave up.
+    if (stands !== null && (after === null || stands > after)) streak = null;
     after = stands;
   }
 }

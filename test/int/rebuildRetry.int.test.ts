@@ -29,26 +29,41 @@ const PAGE = 100;
 /**
  * What the n-th applyBatch of the new generation does (1-based; absent: applies normally): refused before it reached
  * the store; applied, but its answer lost (a deadline); applied, then the store emptied (checkpoint() answers null
- * from then on); a failure that is no outage; an UNAVAILABLE only an operator mends (operatorNeeded: a damaged views file).
+ * from then on); a failure that is no outage; an UNAVAILABLE only an operator mends (operatorNeeded: a damaged views file);
+ * reaching the store a turn of the event loop late (still on its way when the call before it fails).
  */
-type Fault = 'refused' | 'answer lost' | 'emptied' | 'broken' | 'operator';
+type Fault = 'refused' | 'answer lost' | 'emptied' | 'broken' | 'operator' | 'late';
 
-function faulty(inner: ProjectionGenerations, faults: Map<number, Fault>): ProjectionGenerations {
+/** `timeline`, when given, records when each call settled ('call <n> settled') and each drop ('dropped'). */
+function faulty(inner: ProjectionGenerations, faults: Map<number, Fault>, timeline?: string[]): ProjectionGenerations {
   let calls = 0;
   let emptied = false;
+  const applyWith = async (
+    generation: ProjectionGeneration,
+    fault: Fault | undefined,
+    batch: readonly ProjectedEvent[],
+    follows?: bigint | null,
+  ) => {
+    if (fault === 'late') await new Promise((resolve) => setImmediate(resolve));
+    if (fault === 'refused') throw unavailable('Redis projections (apply)', new Error('Connection is closed.'));
+    if (fault === 'broken') throw new Error('ERR unknown command');
+    if (fault === 'operator')
+      throw operatorNeeded('The views file v.sqlite is damaged (file is not a database).', 'restart the mailbox');
+    await generation.applyBatch(batch, follows);
+    if (fault === 'emptied') emptied = true;
+    if (fault === 'answer lost' || fault === 'emptied')
+      throw unavailable('Redis projections (apply)', new Error('Command timed out'));
+  };
   const wrap = (generation: ProjectionGeneration): ProjectionGeneration => ({
     name: generation.name,
     checkpoint: async () => (emptied ? null : generation.checkpoint()),
     async applyBatch(batch: readonly ProjectedEvent[], follows?: bigint | null) {
-      const fault = faults.get(++calls);
-      if (fault === 'refused') throw unavailable('Redis projections (apply)', new Error('Connection is closed.'));
-      if (fault === 'broken') throw new Error('ERR unknown command');
-      if (fault === 'operator')
-        throw operatorNeeded('The views file v.sqlite is damaged (file is not a database).', 'restart the mailbox');
-      await generation.applyBatch(batch, follows);
-      if (fault === 'emptied') emptied = true;
-      if (fault === 'answer lost' || fault === 'emptied')
-        throw unavailable('Redis projections (apply)', new Error('Command timed out'));
+      const call = ++calls;
+      try {
+        await applyWith(generation, faults.get(call), batch, follows);
+      } finally {
+        timeline?.push(`call ${call} settled`);
+      }
     },
   });
   return {
@@ -57,7 +72,10 @@ function faulty(inner: ProjectionGenerations, faults: Map<number, Fault>): Proje
     activate: (generation, expected, force) => inner.activate(generation, expected, force),
     holdLive: (generation, ms) => inner.holdLive(generation, ms),
     releaseLive: (generation) => inner.releaseLive(generation),
-    drop: (name) => inner.drop(name),
+    drop: async (name) => {
+      await inner.drop(name);
+      timeline?.push('dropped');
+    },
   };
 }
 
@@ -152,6 +170,21 @@ describe('a rebuild meets a transient failure of the views', () => {
 
     expect(done.events).toBe(events.length);
     expect(await snapshotViews(store)).toEqual(await viewsOf(events));
+  });
+
+  it('every answer lost, each batch going in all the same: a new streak at each failure, never gives up while it moves on', async () => {
+    const faults = new Map<number, Fault>();
+    for (let call = 3; call < 1_000; call++) faults.set(call, 'answer lost');
+    const { result, progress } = rebuild(faults, fakeClock(), 1_000);
+
+    // Before: the failures, each a page or two further on, added up as one outage: 'The rebuild could not write to ...
+    // for 1 s in a row', nothing switched, although every batch had gone in.
+    const done = await result;
+    expect(done.events).toBe(events.length);
+    expect(await snapshotViews(store)).toEqual(await viewsOf(events));
+    const retries = progress.filter((p) => p.phase === 'retrying');
+    expect(retries.length).toBeGreaterThanOrEqual(4);
+    expect(retries.map((p) => p.retry!.attempt)).toEqual(retries.map(() => 1)); // each the first wait of its streak
   });
 
   it('the views emptied while unavailable: fails saying so, generation dropped, active views unchanged', async () => {

@@ -445,7 +445,8 @@ function gaveUp(error: unknown, failingMs: number, after: bigint | null, outage:
  * Copies events in (after, until] into the generation with two pages in
  * flight: the next page is read and projected while Redis applies the
  * previous one. Progress is reported once a page is committed. Stops (STOPPED) at a page boundary once `signal` aborts.
- * A failure ends the run with what is known of the batches in flight (copy decides whether to go on).
+ * A failure ends the run with what is known of the batches in flight (copy decides whether to go on), once every batch
+ * it sent has settled.
  */
 async function copyPages(
   { log, generation, until, pageSize, signal }: Copying,
@@ -453,21 +454,19 @@ async function copyPages(
   onPage: (count: number, last: bigint) => void,
 ): Promise<Pages> {
   let settled = after;
-  let inFlight: { applied: Promise<void>; positions: bigint[] } | null = null;
-  let unsettled: bigint[] = [];
-  const settle = async () => {
-    if (!inFlight) return;
-    const { applied, positions } = inFlight;
-    inFlight = null;
+  /** Batches issued and not yet settled, oldest first: the next page is read and sent while the store applies the last. */
+  const pending: Array<{ applied: Promise<void>; positions: bigint[] }> = [];
+  const settleOldest = async () => {
+    const { applied, positions } = pending[0];
     await applied;
+    pending.shift();
     settled = positions[positions.length - 1];
-    unsettled = unsettled.filter((position) => position > settled!);
     onPage(positions.length, settled);
   };
   try {
     for (let more = true; more;) {
       if (signal?.aborted) {
-        await settle(); // the batch in progress completes (and is reported) before the generation is dropped
+        while (pending.length > 0) await settleOldest(); // the batch in progress completes (and is reported) before the generation is dropped
         throw STOPPED;
       }
       const page = await log.readAll(after, pageSize);
@@ -477,18 +476,20 @@ async function copyPages(
       more = wanted.length === pageSize && (until === null || last < until);
       const positions = wanted.map((event) => event.position);
       const applied = generation.applyBatch(wanted.map(projectStored), after);
-      applied.catch(() => undefined); // awaited by settle(), in order
-      unsettled.push(...positions);
-      await settle();
-      inFlight = { applied, positions };
+      applied.catch(() => undefined); // awaited by settleOldest(), in order
+      pending.push({ applied, positions });
+      if (pending.length > 1) await settleOldest();
       after = last;
     }
-    await settle();
+    while (pending.length > 0) await settleOldest();
     return { ok: true, after };
   } catch (error) {
     if (error === STOPPED) throw error;
-    return { ok: false, error, settled, unsettled };
+    return { ok: false, error, settled, unsettled: pending.flatMap(({ positions }) => positions) };
   } finally {
-    await (inFlight as { applied: Promise<void> } | null)?.applied.catch(() => undefined); // never leave a batch running
+    // Never leave a batch running: one sent behind a batch that failed may still land (the one before it went in, its
+    // answer lost), and it must have settled before the run ends: before copy reads where the generation stands and
+    // sends again, or the rebuild drops its generation and says it failed.
+    await Promise.all(pending.map(({ applied }) => applied.catch(() => undefined)));
   }
 }

@@ -23,6 +23,7 @@ import type { ProjectedEvent } from '../../src/projections/viewChanges';
 import { snapshotViews } from '../contract/projectionStore.contract';
 import { appendLog, generateLog, projectAll } from '../contract/projectionStoreLog';
 import { tempDir } from '../support/fixtures';
+import { waitFor } from '../support/waitFor';
 
 const PAGE = 100;
 
@@ -185,6 +186,41 @@ describe('a rebuild meets a transient failure of the views', () => {
     const retries = progress.filter((p) => p.phase === 'retrying');
     expect(retries.length).toBeGreaterThanOrEqual(4);
     expect(retries.map((p) => p.retry!.attempt)).toEqual(retries.map(() => 1)); // each the first wait of its streak
+  });
+
+  it('a batch still on its way when the one before it fails: the rebuild ends only once it settled, then drops its generation', async () => {
+    const timeline: string[] = [];
+    const result = rebuildProjections(
+      log,
+      faulty(
+        store.generations(),
+        new Map<number, Fault>([
+          [3, 'broken'],
+          [4, 'late'],
+        ]),
+        timeline,
+      ),
+      {
+        pageSize: PAGE,
+        settleMs: 0,
+        dropPreviousAfterMs: 0,
+        clock: fakeClock(),
+      },
+    );
+    const failure = result.then(
+      () => null,
+      (error: unknown) => {
+        timeline.push('rebuild failed');
+        return error;
+      },
+    );
+
+    expect(await failure).toEqual(new Error('ERR unknown command'));
+    await waitFor(() => timeline.includes('call 4 settled'), { what: 'the late batch to settle' });
+    // Before: ['call 1 settled', ..., 'dropped', 'rebuild failed', 'call 4 settled']: the failure was said, and the
+    // generation dropped, while a batch of it was still on its way to the store.
+    expect(timeline.slice(-3)).toEqual(['call 4 settled', 'dropped', 'rebuild failed']);
+    expect((await store.generations().active()).checkpoint).toBeNull(); // nothing switched
   });
 
   it('the views emptied while unavailable: fails saying so, generation dropped, active views unchanged', async () => {

@@ -74,6 +74,7 @@ import {
   markDamaged,
   markedDamage,
   moveDamagedAside,
+  rebuildViewsFailure,
   sqliteSaid,
   viewsFileDamaged,
 } from './sqliteViews/sqliteViewsDamage';
@@ -215,6 +216,7 @@ export class SqliteProjectionStore implements ProjectionStore {
       (g) => this.writer(g),
       options.rebuildEventsPerTransaction ?? 2000,
       options.buildingTtlMs,
+      (error, generation) => this.rebuildFailure(error, generation),
     );
   }
 
@@ -556,6 +558,17 @@ export class SqliteProjectionStore implements ProjectionStore {
     } catch (error) {
       throw this.damaged(error);
     }
+  }
+
+  /**
+   * A failure of the file met by a rebuild of `generation` (sqliteViews/sqliteGenerations.ts): damage, marked as a
+   * read's is (the server's readiness says it, its next start moves the file aside), or a generation's tables gone,
+   * each said with its remedy; anything else as it is.
+   */
+  private rebuildFailure(error: unknown, generation: string): unknown {
+    const said = rebuildViewsFailure(this.file, generation, error);
+    if (said !== null && isDamagedFileError(error)) markDamaged(this.file, sqliteSaid(error), new Date());
+    return said ?? error;
   }
 
   private damaged(error: unknown): unknown {

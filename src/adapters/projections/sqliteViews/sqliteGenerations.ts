@@ -31,42 +31,54 @@ class SqliteGeneration implements ProjectionGeneration {
     private readonly bulk: SqliteBulkBuild,
     private readonly writer: SqliteViewWriter,
     private readonly eventsPerTransaction: number,
+    /** What a failure of the file is said as (SqliteGenerations' `failed`). */
+    private readonly failed: (error: unknown) => unknown,
   ) {}
 
   /** In call order; each chunk one transaction with its checkpoint; no wakes (history is not news). */
   applyBatch(batch: readonly ProjectedEvent[], follows?: bigint | null): Promise<void> {
-    const applied = this.tail.then(async () => {
-      if (follows !== undefined && follows !== null) {
-        const { checkpoint } = this.writer.state(); // one writer applies, in call order: no transaction needed to trust it
-        if (checkpoint === null || checkpoint < follows) throw new GenerationGap(this.name, checkpoint, follows);
-      }
-      const bulk = this.bulk.begin(this.name, batch.length, () => this.writer.state().checkpoint === null);
-      const size = bulk ? Math.max(batch.length, 1) : this.eventsPerTransaction;
-      for (let start = 0; start < batch.length; start += size) {
-        if (start > 0) await new Promise((resolve) => setImmediate(resolve));
-        const chunk = batch.slice(start, start + size);
-        dropKeptOnFailure([this.writer], () =>
-          this.meta.transaction(() => {
-            try {
-              if (!bulk) this.bulk.finishWithin(this.name); // as the live store does: small batches keep every index in step
-              this.writer.beginBatch();
-              const { checkpoint } = this.writer.state();
-              const last = applyEvents(this.writer, chunk, checkpoint);
-              this.writer.flush();
-              if (last !== checkpoint) this.writer.setCheckpoint(last);
-            } finally {
-              this.writer.forget();
-            }
-          }),
-        );
-      }
-    });
+    const applied = this.tail
+      .then(() => this.apply(batch, follows))
+      .catch((error: unknown) => {
+        throw this.failed(error);
+      });
     this.tail = applied.catch(() => undefined);
     return applied;
   }
 
+  private async apply(batch: readonly ProjectedEvent[], follows?: bigint | null): Promise<void> {
+    if (follows !== undefined && follows !== null) {
+      const { checkpoint } = this.writer.state(); // one writer applies, in call order: no transaction needed to trust it
+      if (checkpoint === null || checkpoint < follows) throw new GenerationGap(this.name, checkpoint, follows);
+    }
+    const bulk = this.bulk.begin(this.name, batch.length, () => this.writer.state().checkpoint === null);
+    const size = bulk ? Math.max(batch.length, 1) : this.eventsPerTransaction;
+    for (let start = 0; start < batch.length; start += size) {
+      if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+      const chunk = batch.slice(start, start + size);
+      dropKeptOnFailure([this.writer], () =>
+        this.meta.transaction(() => {
+          try {
+            if (!bulk) this.bulk.finishWithin(this.name); // as the live store does: small batches keep every index in step
+            this.writer.beginBatch();
+            const { checkpoint } = this.writer.state();
+            const last = applyEvents(this.writer, chunk, checkpoint);
+            this.writer.flush();
+            if (last !== checkpoint) this.writer.setCheckpoint(last);
+          } finally {
+            this.writer.forget();
+          }
+        }),
+      );
+    }
+  }
+
   async checkpoint(): Promise<bigint | null> {
-    return this.writer.state().checkpoint;
+    try {
+      return this.writer.state().checkpoint;
+    } catch (error) {
+      throw this.failed(error);
+    }
   }
 }
 
@@ -88,6 +100,11 @@ export class SqliteGenerations implements ProjectionGenerations {
     private readonly writerOf: (generation: string) => SqliteViewWriter,
     private readonly eventsPerTransaction: number,
     private readonly buildingTtlMs: number = BUILDING_TTL_MS,
+    /**
+     * What a failure of the file met while building or switching `generation` is said as (the store's words for a file
+     * damaged, or a generation's tables gone: sqliteViewsDamage.ts rebuildViewsFailure); absent: as it is.
+     */
+    private readonly failed: (error: unknown, generation: string) => unknown = (error) => error,
   ) {}
 
   async active(): Promise<ActiveGeneration> {
@@ -99,6 +116,14 @@ export class SqliteGenerations implements ProjectionGenerations {
 
   async create(logIdentity?: string): Promise<ProjectionGeneration> {
     const name = this.meta.nextGeneration();
+    try {
+      return this.createNamed(name, logIdentity);
+    } catch (error) {
+      throw this.failed(error, name);
+    }
+  }
+
+  private createNamed(name: string, logIdentity: string | undefined): ProjectionGeneration {
     this.meta.transaction(() => {
       this.db.exec(dropGenerationSql(name)); // a leftover of an interrupted rebuild would otherwise gate the new one
       this.db.exec(generationSchema(name));
@@ -115,10 +140,20 @@ export class SqliteGenerations implements ProjectionGenerations {
     this.building.set(name, renew);
     const writer = this.writerOf(name);
     if (logIdentity !== undefined) this.meta.transaction(() => writer.setLogIdentity(logIdentity));
-    return new SqliteGeneration(name, this.meta, this.bulk, writer, this.eventsPerTransaction);
+    return new SqliteGeneration(name, this.meta, this.bulk, writer, this.eventsPerTransaction, (error) =>
+      this.failed(error, name),
+    );
   }
 
   async activate(generation: ProjectionGeneration, expectedActive: string, force: boolean): Promise<ActivationResult> {
+    try {
+      return this.switchTo(generation, expectedActive, force);
+    } catch (error) {
+      throw this.failed(error, generation.name);
+    }
+  }
+
+  private switchTo(generation: ProjectionGeneration, expectedActive: string, force: boolean): ActivationResult {
     this.bulk.finish(generation.name); // its listing indexes, before anyone reads it
     return this.meta.transaction((): ActivationResult => {
       const active = this.meta.active();
@@ -134,7 +169,11 @@ export class SqliteGenerations implements ProjectionGenerations {
   }
 
   async holdLive(generation: ProjectionGeneration, ms: number): Promise<void> {
-    this.meta.transaction(() => this.meta.fence(generation.name, Date.now() + ms));
+    try {
+      this.meta.transaction(() => this.meta.fence(generation.name, Date.now() + ms));
+    } catch (error) {
+      throw this.failed(error, generation.name);
+    }
   }
 
   async releaseLive(generation: ProjectionGeneration): Promise<void> {
@@ -144,6 +183,14 @@ export class SqliteGenerations implements ProjectionGenerations {
   /** Deletes a generation's tables (never the active one's). */
   async drop(name: string): Promise<void> {
     if (!GENERATION_NAME.test(name)) throw new Error(`'${name}' is not a generation of the SQLite views`);
+    try {
+      this.dropNamed(name);
+    } catch (error) {
+      throw this.failed(error, name);
+    }
+  }
+
+  private dropNamed(name: string): void {
     this.meta.transaction(() => {
       if (this.meta.active() === name) throw new Error(`generation ${name} is the active one: it is not dropped`);
       this.db.exec(dropGenerationSql(name));

@@ -147,3 +147,44 @@ export function unopenableFileRefused(file: string, cause: unknown, lockWaitMs: 
   }
   return null;
 }
+
+/** A generation's table as SQLite names it when it is gone: `no such table: g3_entries` (`main.` before it, at times). */
+const MISSING_TABLE = /no such table: (?:main\.)?(g[0-9]+)_/;
+
+/**
+ * What a rebuild (mailbox projections rebuild) says of a views file changed under it, as one line naming the remedy
+ * ('Operator action needed'): found damaged (overwritten, truncated, a disk fault), or a generation's tables gone
+ * (dropped by another process, or the file replaced by another). No retry mends either; the command printed them as
+ * {"error":"Projections command failed","code":"INTERNAL","message":"no such table: g3_state"}. `building`: the
+ * generation the rebuild builds (or switches to). Null: another failure.
+ */
+export function rebuildViewsFailure(file: string, building: string, cause: unknown): MailboxError | null {
+  const said = sqliteSaid(cause);
+  const gone = MISSING_TABLE.exec(said)?.[1];
+  let error: MailboxError | null = null;
+  if (isDamagedFileError(cause)) {
+    error = operatorNeeded(
+      `The views file ${file} was found damaged during the rebuild (${said}): restart the mailbox, which moves the ` +
+        'file aside and rebuilds the views from the event log (no message is lost: the log is intact).',
+      'restart the mailbox (it moves the damaged views file aside and rebuilds the views)',
+      { viewsFile: file },
+    );
+  } else if (gone === building) {
+    error = operatorNeeded(
+      `The tables of generation ${building} are gone from the views file ${file} while the rebuild built them (${said}): ` +
+        'another process dropped them, or replaced the file. Nothing was switched.',
+      'make sure nothing else changes the views file while it runs (another rebuild, a script, a restore), then run ' +
+        '`mailbox projections rebuild` again',
+      { viewsFile: file, generation: building },
+    );
+  } else if (gone !== undefined) {
+    error = operatorNeeded(
+      `The tables of generation ${gone} are gone from the views file ${file} (${said}): another process dropped them, ` +
+        'or replaced the file, while the rebuild ran.',
+      'stop the mailbox, move the views file away and start it again: it builds the views anew from the event log',
+      { viewsFile: file, generation: gone },
+    );
+  }
+  if (error !== null) (error as Error).cause = cause;
+  return error;
+}

@@ -1,0 +1,172 @@
+/**
+ * `mailbox projections rebuild` on the SQLite views file when the file changes under it. It printed {"error":
+ * "Projections command failed","code":"INTERNAL",...} with SQLite's words alone ("no such table: g3_state", "database
+ * disk image is malformed"): no word of what happened to the views, nor of what to do. Now one line ('Operator action
+ * needed', UNAVAILABLE) names what happened and the remedy (operatorAction), exit code 2; nothing is written to the log.
+ *
+ * Real faults on a real file: another connection drops the tables of the generation being built, or a page of them is
+ * overwritten. The log: a generated log of @a, @b, @c and seven more.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { SqliteEventStore } from '../../src/adapters/eventstore/sqliteEventStore';
+import { SqliteGenerations } from '../../src/adapters/projections/sqliteViews/sqliteGenerations';
+import { runRebuildCommand, runStatusCommand, type ProjectionsIo } from '../../src/cli/commands/projections';
+import { openSqliteDatabase } from '../../src/support/sqlite/sqliteDriver';
+import { appendLog, generateLog } from '../contract/projectionStoreLog';
+import { scratchBase, tempDir } from '../support/fixtures';
+
+afterEach(() => {
+  jest.restoreAllMocks();
+  process.exitCode = undefined; // the CLI runner set it; other suites in this worker expect none
+});
+
+/** A `mailbox projections` command run in process on `dir`: its exit code and what it printed. */
+async function cli(run: (io: ProjectionsIo) => Promise<void>, dir: string, env: NodeJS.ProcessEnv = {}) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const text = { out: '', err: '' };
+  stdout.on('data', (chunk) => (text.out += chunk));
+  stderr.on('data', (chunk) => (text.err += chunk));
+  process.exitCode = undefined;
+  await run({ stdout, stderr, env: { MAILBOX_DATA_DIR: dir, ...env } });
+  const code = process.exitCode;
+  process.exitCode = undefined;
+  return { code, ...text };
+}
+
+const rebuild = (dir: string, env?: NodeJS.ProcessEnv) =>
+  cli((io) => runRebuildCommand(io, { graceMs: '0', settleMs: '0' }), dir, env);
+const status = async (dir: string): Promise<Record<string, unknown>> =>
+  JSON.parse((await cli((io) => runStatusCommand(io), dir)).out);
+
+async function eventsInLog(dir: string): Promise<number> {
+  const log = SqliteEventStore.open(path.join(dir, 'events.sqlite'));
+  try {
+    return (await log.readAll(null, 100_000)).length;
+  } finally {
+    await log.close();
+  }
+}
+
+/** The tables of a generation in the views file (`g3` -> g3_entries, g3_state, ...). */
+function tablesOf(file: string, generation: string): string[] {
+  const db = openSqliteDatabase(file);
+  try {
+    const rows = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB ?`).all(`${generation}_*`);
+    return (rows as Array<{ name: string }>).map(({ name }) => name);
+  } finally {
+    db.close();
+  }
+}
+
+/** A data dir with a log of 300 events and its views built by a first rebuild (generation g2 served). */
+async function builtDataDir(): Promise<{ dir: string; file: string }> {
+  const dir = tempDir('mailbox-rebuild-changed-', scratchBase());
+  const log = SqliteEventStore.open(path.join(dir, 'events.sqlite'));
+  await appendLog(log, generateLog(300, 17));
+  await log.close();
+  const first = await rebuild(dir);
+  expect(first.code).toBe(0);
+  expect(await status(dir)).toMatchObject({ activeGeneration: 'g2', upToDate: true });
+  return { dir, file: path.join(dir, 'views.sqlite') };
+}
+
+test('the tables of the generation being built dropped by another process: one line naming it and the remedy, exit code 2', async () => {
+  const { dir, file } = await builtDataDir();
+  const before = await status(dir);
+  const create = SqliteGenerations.prototype.create;
+  let dropped: string[] = [];
+  jest.spyOn(SqliteGenerations.prototype, 'create').mockImplementation(async function (this: SqliteGenerations, ...args) {
+    const generation = await create.apply(this, args);
+    dropped = tablesOf(file, generation.name);
+    const other = openSqliteDatabase(file); // another process's connection
+    try {
+      for (const table of dropped) other.exec(`DROP TABLE ${table}`);
+    } finally {
+      other.close();
+    }
+    return generation;
+  });
+
+  const run = await rebuild(dir);
+
+  expect(dropped).toContain('g3_state');
+  expect(run.code).toBe(2);
+  const lines = run.err.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  // Before: {"error":"Projections command failed","code":"INTERNAL","message":"no such table: g3_..."}
+  expect(JSON.parse(lines[0])).toEqual({
+    error: 'Operator action needed',
+    code: 'UNAVAILABLE',
+    message: expect.stringMatching(
+      new RegExp(
+        `^The tables of generation g3 are gone from the views file ${file.replace(/[.]/g, '\\.')} while the rebuild ` +
+          'built them \\(no such table: (main\\.)?g3_[a-z_]+\\): another process dropped them, or replaced the file\\. ' +
+          'Nothing was switched\\.$',
+      ),
+    ),
+    operatorAction:
+      'make sure nothing else changes the views file while it runs (another rebuild, a script, a restore), then run ' +
+      '`mailbox projections rebuild` again',
+    viewsFile: file,
+    generation: 'g3',
+  });
+  expect(run.err).not.toMatch(/\n\s+at /); // no stack trace
+  expect(run.out).not.toContain('switched the active views');
+  expect(await status(dir)).toEqual(before); // g2 served as it was
+  expect(await eventsInLog(dir)).toBe(300);
+
+  jest.restoreAllMocks();
+  const again = await rebuild(dir); // the remedy works
+  expect(again.code).toBe(0);
+  expect(await status(dir)).toMatchObject({ activeGeneration: 'g4', upToDate: true });
+});
+
+test('the views file damaged while the rebuild builds: one line naming the file and the remedy (restart the mailbox), exit code 2', async () => {
+  const { dir, file } = await builtDataDir();
+  const create = SqliteGenerations.prototype.create;
+  let damaged = 0;
+  jest.spyOn(SqliteGenerations.prototype, 'create').mockImplementation(async function (this: SqliteGenerations, ...args) {
+    const generation = await create.apply(this, args);
+    // The page of the new generation's state table overwritten (a disk fault, a file written over by hand).
+    const other = openSqliteDatabase(file);
+    const { rootpage } = other.prepare('SELECT rootpage FROM sqlite_master WHERE name = ?').get(`${generation.name}_state`) as {
+      rootpage: number;
+    };
+    const pageSize = other.pragma('page_size', { simple: true }) as number;
+    other.pragma('wal_checkpoint(TRUNCATE)'); // the page is in the file, not only in its WAL
+    other.close();
+    const fd = fs.openSync(file, 'r+');
+    try {
+      fs.writeSync(fd, Buffer.alloc(pageSize, 0xab), 0, pageSize, (rootpage - 1) * pageSize);
+    } finally {
+      fs.closeSync(fd);
+    }
+    damaged++;
+    return generation;
+  });
+
+  const run = await rebuild(dir);
+
+  expect(damaged).toBe(1);
+  expect(run.code).toBe(2);
+  const lines = run.err.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  // Before: {"error":"Projections command failed","code":"INTERNAL","message":"database disk image is malformed"}
+  expect(JSON.parse(lines[0])).toEqual({
+    error: 'Operator action needed',
+    code: 'UNAVAILABLE',
+    message:
+      `The views file ${file} was found damaged during the rebuild (database disk image is malformed): restart the ` +
+      'mailbox, which moves the file aside and rebuilds the views from the event log (no message is lost: the log is intact).',
+    operatorAction: 'restart the mailbox (it moves the damaged views file aside and rebuilds the views)',
+    viewsFile: file,
+  });
+  expect(run.err).not.toMatch(/\n\s+at /);
+  expect(run.out).not.toContain('switched the active views');
+  // Marked, as a read that meets the damage marks it: the server's readiness says so, and its next start moves it aside.
+  expect(fs.readFileSync(`${file}.damaged`, 'utf8')).toMatch(/ database disk image is malformed\n$/);
+  expect(await eventsInLog(dir)).toBe(300);
+});

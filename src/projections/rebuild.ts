@@ -10,7 +10,14 @@ import { isMailboxError, needsOperator, operatorNeeded } from '../errors';
 import type { EventStore } from '../events/eventStore';
 import { backoffDelay, sleep, type Backoff, type Sleep } from '../support/retry';
 import { projectStored } from './projector';
-import { GenerationGap, GenerationLost, type ProjectionGeneration, type ProjectionGenerations } from './rebuildGenerations';
+import {
+  GenerationGap,
+  GenerationLost,
+  type ActivationResult,
+  type ActiveGeneration,
+  type ProjectionGeneration,
+  type ProjectionGenerations,
+} from './rebuildGenerations';
 import type { ViewsBinding } from './projectionStore';
 import { ForeignViews, judgeViews } from './viewsOwnership';
 
@@ -166,6 +173,7 @@ export async function rebuildProjections(
   let events = 0;
   let position: bigint | null = null;
   let previous: PreviousGeneration | undefined;
+  let switchedTo = false;
   const progress = (phase: RebuildProgress['phase'], retry?: RebuildRetry) =>
     onProgress?.({ phase, events, position, head, ...(previous ? { previous } : {}), ...(retry ? { retry } : {}) });
   const outage = {
@@ -190,15 +198,16 @@ export async function rebuildProjections(
     if (head !== null) await copyUntil(head, 'building');
     // 2. Until the switch: follow the live projector's checkpoint, then switch atomically; a take-over has no live projector to meet.
     const outcome = foreign
-      ? await switchNow(generations, generation, before.name, () => progress('switching'))
+      ? await switchNow(generations, generation, before, () => progress('switching'))
       : await switchWhenCaughtUp(
           generations,
           generation,
-          before.name,
+          before,
           { settleMs, switchTimeoutMs, chasesBeforeHold, holdMs },
           (live) => copyUntil(live, 'catching up'),
           () => progress('switching'),
         );
+    switchedTo = true;
     previous = { name: outcome.previous, checkpoint: outcome.previousCheckpoint };
     progress('switched');
     const buildMs = Date.now() - started;
@@ -222,8 +231,22 @@ export async function rebuildProjections(
     };
   } catch (error) {
     const active = await generations.active().catch(() => null);
-    if (active?.name !== generation.name) await generations.drop(generation.name).catch(() => undefined);
+    // Never the generation switched to (a failure after the switch: the previous one's drop), even when the active one
+    // could not be read: Redis deletes any generation it is told to, the active one too.
+    const dropped =
+      !switchedTo &&
+      active?.name !== generation.name &&
+      (await generations.drop(generation.name).then(
+        () => true,
+        () => false,
+      ));
     if (error === STOPPED) throw new RebuildInterrupted(position, head, generation.name, active?.name ?? before.name);
+    if (error instanceof SwitchFailed)
+      throw switchFailure(
+        error,
+        { rebuilt: generation.name, previous: before.name, active: active?.name ?? null, dropped },
+        views,
+      );
     throw error;
   }
 }
@@ -256,18 +279,109 @@ const switched = ({ previous, previousCheckpoint }: Omit<Switched, 'forced'>, fo
   forced,
 });
 
+/**
+ * The switch step did not switch: the store failed it (a Redis deadline, the views file locked), another rebuild
+ * switched first ('moved'), or the live projector was never met ('timeout'). The rebuild says it with which views are
+ * served (switchFailure): it printed {"error":"Projections command failed","code":"INTERNAL",...} without saying whether
+ * the previous views were still served, nor what to do.
+ */
+class SwitchFailed extends Error {
+  constructor(
+    readonly kind: 'failed' | 'moved' | 'timeout',
+    readonly reason: string,
+    options?: ErrorOptions,
+  ) {
+    super(reason, options);
+    this.name = 'SwitchFailed';
+  }
+}
+
+/**
+ * A call of the switch step; its failure a SwitchFailed, but for what says its own remedy: the generation lost
+ * (GenerationLost: the CLI's 'Rebuild lost its views') and an operator's refusal (a damaged views file).
+ */
+const atSwitch = <T>(step: Promise<T>): Promise<T> =>
+  step.catch((error: unknown) => {
+    if (error instanceof GenerationLost || (isMailboxError(error) && needsOperator(error))) throw error;
+    throw new SwitchFailed('failed', reasonOf(error), { cause: error });
+  });
+
+/** Which generations stood where once a switch step failed: `active` null when that could not be read. */
+interface AfterSwitch {
+  rebuilt: string;
+  previous: string;
+  active: string | null;
+  /** The rebuilt generation was dropped (false: it is active, or its drop failed too). */
+  dropped: boolean;
+}
+
+/** A failed switch step as an operator reads it: which views are served, what became of the rebuilt ones, what to do. */
+function switchFailure(error: SwitchFailed, at: AfterSwitch, views: ViewsPlace): Error {
+  const what = `${error.kind === 'failed' ? 'The switch to the rebuilt views failed' : 'The rebuilt views were not switched to'} (${error.reason.replace(/\.$/, '')})`;
+  const rebuilt = at.dropped
+    ? `; the rebuilt generation ${at.rebuilt} was dropped`
+    : `; the rebuilt generation ${at.rebuilt} is left (\`mailbox projections status\` lists it once its mark lapses, and the next rebuild drops it)`;
+  const again = `run \`mailbox projections rebuild\` again${error.kind === 'failed' ? ` once ${views.location} can be written` : ''}`;
+  const [served, operatorAction] =
+    at.active === null
+      ? [
+          `which views are served could not be read${rebuilt}`,
+          `run \`mailbox projections status\`: if its activeGeneration is still ${at.previous}, ${again}`,
+        ]
+      : at.active === at.rebuilt
+        ? [
+            `the switch went through all the same: the rebuilt views (${at.rebuilt}) are served, and the previous generation ${at.previous} was kept`,
+            `nothing to rebuild: the rebuilt views are served (\`mailbox projections status\` shows them)`,
+          ]
+        : at.active === at.previous
+          ? [`the previous views (${at.previous}) are still served, unchanged${rebuilt}`, again]
+          : [
+              `the views of generation ${at.active} are served (another rebuild switched to them)${rebuilt}`,
+              `nothing to rebuild: \`mailbox projections status\` shows the views served`,
+            ];
+  return operatorNeeded(`${what}: ${served}.`, operatorAction, {
+    generation: at.rebuilt,
+    activeGeneration: at.active,
+  });
+}
+
+/** The generation a switch expects to find active, and where it stood when the rebuild began. */
+type Expected = Pick<ActiveGeneration, 'name' | 'checkpoint'>;
+
+/**
+ * generations.activate(), where a failure after the switch went through (its answer lost to a Redis deadline) is the
+ * switch: the active generation says so. Said as a failure, it left the rebuilt views served and the previous
+ * generation never deleted.
+ */
+async function activate(
+  generations: ProjectionGenerations,
+  generation: ProjectionGeneration,
+  expected: Expected,
+  force: boolean,
+): Promise<ActivationResult> {
+  try {
+    return await generations.activate(generation, expected.name, force);
+  } catch (error) {
+    const active = await generations.active().catch(() => null);
+    if (active?.name === generation.name)
+      return { outcome: 'switched', previous: expected.name, previousCheckpoint: expected.checkpoint };
+    throw error;
+  }
+}
+
 /** Take-over: the other log's views are not met, only replaced (the expected active generation must still be the one checked). */
 async function switchNow(
   generations: ProjectionGenerations,
   generation: ProjectionGeneration,
-  expectedActive: string,
+  expected: Expected,
   switching: () => void,
 ): Promise<Switched> {
   switching();
-  const result = await generations.activate(generation, expectedActive, true);
+  const result = await atSwitch(activate(generations, generation, expected, true));
   if (result.outcome === 'switched') return switched(result, true);
-  throw new Error(
-    `The active views changed meanwhile (${result.outcome === 'moved' ? result.active : 'differ'}); nothing was taken over.`,
+  throw new SwitchFailed(
+    'moved',
+    `the active views changed meanwhile (${result.outcome === 'moved' ? result.active : 'differ'}); nothing was taken over`,
   );
 }
 
@@ -288,13 +402,13 @@ interface SwitchOptions {
 async function switchWhenCaughtUp(
   generations: ProjectionGenerations,
   generation: ProjectionGeneration,
-  expectedActive: string,
+  expected: Expected,
   options: SwitchOptions,
   catchUp: (live: bigint) => Promise<void>,
   switching: () => void,
 ): Promise<Switched> {
   const deadline = Date.now() + options.switchTimeoutMs;
-  const moved = (active: string) => new Error(`Another rebuild switched to ${active} meanwhile; this one is dropped.`);
+  const moved = (active: string) => new SwitchFailed('moved', `another rebuild switched the views to ${active} meanwhile`);
   let lastLive: bigint | null | undefined;
   let liveMovedAt = Date.now();
   let chases = 0;
@@ -302,18 +416,19 @@ async function switchWhenCaughtUp(
   try {
     for (;;) {
       switching();
-      const result = await generations.activate(generation, expectedActive, false);
+      const result = await atSwitch(activate(generations, generation, expected, false));
       if (result.outcome === 'switched') return switched(result, false);
       if (result.outcome === 'moved') throw moved(result.active);
       if (Date.now() > deadline) {
-        throw new Error(
-          `The live projector did not meet the rebuilt views within ${options.switchTimeoutMs} ms; nothing was switched.`,
+        throw new SwitchFailed(
+          'timeout',
+          `the live projector did not meet the rebuilt views within ${options.switchTimeoutMs} ms`,
         );
       }
       const { live, built } = result;
       if (live !== null && (built === null || live > built)) {
         if (++chases > options.chasesBeforeHold && !holding) {
-          await generations.holdLive(generation, options.holdMs);
+          await atSwitch(generations.holdLive(generation, options.holdMs));
           holding = true;
           continue; // read the live checkpoint again: it no longer moves
         }
@@ -326,7 +441,7 @@ async function switchWhenCaughtUp(
         liveMovedAt = Date.now();
       }
       if (holding || Date.now() - liveMovedAt >= options.settleMs) {
-        const forced = await generations.activate(generation, expectedActive, true);
+        const forced = await atSwitch(activate(generations, generation, expected, true));
         if (forced.outcome === 'switched') return switched(forced, true);
         if (forced.outcome === 'moved') throw moved(forced.active);
       }
@@ -423,9 +538,9 @@ async function copy(copying: Copying, after: bigint | null, outage: OutagePolicy
     // Batches whose answers were lost may have gone in, in part or whole: what the generation holds is counted now.
     const applied = run.unsettled.filter((p) => stands !== null && p <= stands && (after === null || p > after)).length;
     if (applied > 0) onPage(applied, stands!);
-    // The generation moved on since the run's last confirmed page (batches whose answers were lost went in): the copy
-    // progresses, so a later failure starts a new streak. Counted as one, failures each a page or two further on added
-    // up to the outage budget, and a rebuild that was getting on gave up.
+    // The generation moved on since this run's last confirmed page (batches whose answers were lost went in): the copy
+    // progresses, so a later failure starts a new streak. Counted as one, rare failures each a step further on added up
+    // to the outage budget, and a rebuild that was getting on gave up.
     if (stands !== null && (after === null || stands > after)) streak = null;
     after = stands;
   }
@@ -445,8 +560,7 @@ function gaveUp(error: unknown, failingMs: number, after: bigint | null, outage:
  * Copies events in (after, until] into the generation with two pages in
  * flight: the next page is read and projected while Redis applies the
  * previous one. Progress is reported once a page is committed. Stops (STOPPED) at a page boundary once `signal` aborts.
- * A failure ends the run with what is known of the batches in flight (copy decides whether to go on), once every batch
- * it sent has settled.
+ * A failure ends the run with what is known of the batches in flight (copy decides whether to go on).
  */
 async function copyPages(
   { log, generation, until, pageSize, signal }: Copying,

@@ -1,11 +1,13 @@
 /**
- * `mailbox projections rebuild` on the SQLite views file when the file changes under it. It printed {"error":
- * "Projections command failed","code":"INTERNAL",...} with SQLite's words alone ("no such table: g3_state", "database
- * disk image is malformed"): no word of what happened to the views, nor of what to do. Now one line ('Operator action
- * needed', UNAVAILABLE) names what happened and the remedy (operatorAction), exit code 2; nothing is written to the log.
+ * `mailbox projections rebuild` on the SQLite views file when the file changes under it, or its switch fails. It
+ * printed {"error":"Projections command failed","code":"INTERNAL",...} with SQLite's words alone ("no such table:
+ * g3_state", "database disk image is malformed", "database is locked"): no word of what happened to the views, nor of
+ * what to do. Now one line ('Operator action needed', UNAVAILABLE) names what happened (for the switch: which views
+ * are served) and the remedy (operatorAction), exit code 2; nothing is written to the log.
  *
- * Real faults on a real file: another connection drops the tables of the generation being built, or a page of them is
- * overwritten. The log: a generated log of @a, @b, @c and seven more.
+ * Real faults on a real file: another connection drops the tables of the generation being built, a page of them is
+ * overwritten, or another connection holds the file's write lock when the switch comes. The log: a generated log of
+ * @a, @b, @c and seven more.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -168,5 +170,81 @@ test('the views file damaged while the rebuild builds: one line naming the file 
   expect(run.out).not.toContain('switched the active views');
   // Marked, as a read that meets the damage marks it: the server's readiness says so, and its next start moves it aside.
   expect(fs.readFileSync(`${file}.damaged`, 'utf8')).toMatch(/ database disk image is malformed\n$/);
+  expect(await eventsInLog(dir)).toBe(300);
+});
+
+test('the views file locked by another process when the switch comes: which views are served, and what to do, exit code 2', async () => {
+  const { dir, file } = await builtDataDir();
+  const before = await status(dir);
+  const activate = SqliteGenerations.prototype.activate;
+  let locked = 0;
+  jest.spyOn(SqliteGenerations.prototype, 'activate').mockImplementation(async function (this: SqliteGenerations, ...args) {
+    const other = openSqliteDatabase(file); // another process holds the write lock past the 100 ms wait
+    other.exec('BEGIN IMMEDIATE');
+    locked++;
+    try {
+      return await activate.apply(this, args);
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+  });
+
+  const run = await rebuild(dir, { MAILBOX_VIEWS_LOCK_WAIT_MS: '100' });
+
+  expect(locked).toBe(1);
+  expect(run.code).toBe(2);
+  const lines = run.err.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  // Before: {"error":"Projections command failed","code":"INTERNAL","message":"database is locked"}
+  expect(JSON.parse(lines[0])).toEqual({
+    error: 'Operator action needed',
+    code: 'UNAVAILABLE',
+    message:
+      'The switch to the rebuilt views failed (database is locked): the previous views (g2) are still served, ' +
+      'unchanged; the rebuilt generation g3 was dropped.',
+    operatorAction: `run \`mailbox projections rebuild\` again once the SQLite views file ${file} can be written`,
+    generation: 'g3',
+    activeGeneration: 'g2',
+  });
+  expect(run.err).not.toMatch(/\n\s+at /);
+  expect(await status(dir)).toEqual(before);
+  expect(tablesOf(file, 'g3')).toEqual([]);
+  expect(await eventsInLog(dir)).toBe(300);
+});
+
+test('another rebuild switching first: which views are served (its own), and that nothing is to be redone, exit code 2', async () => {
+  const { dir, file } = await builtDataDir();
+  const activate = SqliteGenerations.prototype.activate;
+  let other = '';
+  jest.spyOn(SqliteGenerations.prototype, 'activate').mockImplementation(async function (this: SqliteGenerations, ...args) {
+    if (other === '') {
+      // Another rebuild beside this one builds its generation and switches to it first.
+      const rival = await this.create('another rebuild of the same log');
+      other = rival.name;
+      expect(await activate.call(this, rival, 'g2', true)).toMatchObject({ outcome: 'switched', previous: 'g2' });
+    }
+    return activate.apply(this, args);
+  });
+
+  const run = await rebuild(dir);
+
+  expect(other).toBe('g4');
+  expect(run.code).toBe(2);
+  const lines = run.err.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  // Before: {"error":"Projections command failed","code":"INTERNAL","message":"Another rebuild switched to g4 meanwhile; this one is dropped."}
+  expect(JSON.parse(lines[0])).toEqual({
+    error: 'Operator action needed',
+    code: 'UNAVAILABLE',
+    message:
+      'The rebuilt views were not switched to (another rebuild switched the views to g4 meanwhile): the views of ' +
+      'generation g4 are served (another rebuild switched to them); the rebuilt generation g3 was dropped.',
+    operatorAction: 'nothing to rebuild: `mailbox projections status` shows the views served',
+    generation: 'g3',
+    activeGeneration: 'g4',
+  });
+  expect(await status(dir)).toMatchObject({ activeGeneration: 'g4' });
+  expect(tablesOf(file, 'g3')).toEqual([]);
   expect(await eventsInLog(dir)).toBe(300);
 });

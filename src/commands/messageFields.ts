@@ -18,12 +18,56 @@ export { PRIORITIES, TASK_STATES };
 export type { Priority, TaskEnvelope, TaskState } from '../events/types';
 export const prioritySchema = z.enum(PRIORITIES);
 
-/** Lowercase letters only: 'input-required', 'TASK_STATE_INPUT_REQUIRED' and 'InputRequired' all become 'inputrequired'. */
+/**
+ * A task state is taken in the spellings DESIGN names, each exactly as written: the stored PascalCase ('InputRequired'),
+ * A2A v0.3's ('input-required') and A2A v1.0's ('TASK_STATE_INPUT_REQUIRED'; Canceled also as TASK_STATE_CANCELLED, and
+ * Unknown as TASK_STATE_UNSPECIFIED, as GET /v1/tasks/{id} answers it). Any other case or separator ('COMPLETED',
+ * 'input_required', 'Input Required') was taken for the state, while every other value of a set (a priority 'High', a
+ * box 'Outbox', a view 'Claimable') is refused naming the value meant: it is now refused alike (suggested, never taken).
+ */
+export const TASK_STATE_SPELLINGS = {
+  Submitted: 'Submitted',
+  submitted: 'Submitted',
+  TASK_STATE_SUBMITTED: 'Submitted',
+  Working: 'Working',
+  working: 'Working',
+  TASK_STATE_WORKING: 'Working',
+  InputRequired: 'InputRequired',
+  'input-required': 'InputRequired',
+  TASK_STATE_INPUT_REQUIRED: 'InputRequired',
+  AuthRequired: 'AuthRequired',
+  'auth-required': 'AuthRequired',
+  TASK_STATE_AUTH_REQUIRED: 'AuthRequired',
+  Completed: 'Completed',
+  completed: 'Completed',
+  TASK_STATE_COMPLETED: 'Completed',
+  Canceled: 'Canceled',
+  canceled: 'Canceled',
+  TASK_STATE_CANCELED: 'Canceled',
+  TASK_STATE_CANCELLED: 'Canceled',
+  Failed: 'Failed',
+  failed: 'Failed',
+  TASK_STATE_FAILED: 'Failed',
+  Rejected: 'Rejected',
+  rejected: 'Rejected',
+  TASK_STATE_REJECTED: 'Rejected',
+  Unknown: 'Unknown',
+  unknown: 'Unknown',
+  TASK_STATE_UNSPECIFIED: 'Unknown',
+} as const satisfies Record<string, TaskState>;
+
+/** A task state as it may be written (TASK_STATE_SPELLINGS): the library types update_task's `to` with it. */
+export type TaskStateSpelling = keyof typeof TASK_STATE_SPELLINGS;
+
+const STATE_BY_SPELLING = new Map<string, TaskState>(Object.entries(TASK_STATE_SPELLINGS));
+
+/** Lowercase letters only: 'input-required', 'TASK_STATE_INPUT_REQUIRED' and 'Input Required' all become 'inputrequired'. */
 const squash = (value: string): string =>
   value
     .replace(/^TASK_STATE_/i, '')
     .replace(/[-_\s]/g, '')
     .toLowerCase();
+/** The state a spelling in another case or with other separators stands for: suggested, never taken. */
 const STATE_BY_SQUASHED = new Map<string, TaskState>([
   ...TASK_STATES.map((s) => [squash(s), s] as [string, TaskState]),
   ['cancelled', 'Canceled'], // A2A v1.0 spells it TASK_STATE_CANCELLED
@@ -44,25 +88,31 @@ const STATE_MEANT = new Map<string, TaskState>([
   ...['needsinput', 'blocked'].map((w) => [w, 'InputRequired'] as [string, TaskState]),
 ]);
 
-/** The state a word names (any spelling), else undefined. */
-export const stateNamed = (value: string): TaskState | undefined => STATE_BY_SQUASHED.get(squash(value));
+/** The state a word names, written exactly in one of its spellings, else undefined. */
+export const stateNamed = (value: string): TaskState | undefined => STATE_BY_SPELLING.get(value);
 
-/** The state a word that is none most likely means ('done': Completed), else undefined: suggested, never taken. */
-export const stateMeant = (value: string): TaskState | undefined => STATE_MEANT.get(squash(value));
+/**
+ * The state a word that is none most likely means: one written in another case or with other separators ('COMPLETED',
+ * 'input_required'), or a word for one ('done': Completed); else undefined. Suggested, never taken.
+ */
+export const stateMeant = (value: string): TaskState | undefined =>
+  STATE_BY_SQUASHED.get(squash(value)) ?? STATE_MEANT.get(squash(value));
 
 /** A word as states are compared: lowercase letters only, without a TASK_STATE_ prefix. */
 export const squashedStateWord = (value: string): string => squash(value);
 
 export const taskStateSchema = z.string().transform((value, ctx) => {
-  const canonical = STATE_BY_SQUASHED.get(squash(value));
+  const canonical = stateNamed(value);
   if (canonical) return canonical;
-  const meant = STATE_MEANT.get(squash(value));
+  const spelled = STATE_BY_SQUASHED.get(squash(value));
+  const meant = spelled ?? STATE_MEANT.get(squash(value));
   ctx.addIssue({
     code: 'custom',
     message:
       // Read after the field's name as every refusal is ("'to' must be ..."), with the value cut (a body sent as a state).
       `must be a task state: one of ${TASK_STATES.join(', ')} (A2A v0.3 'input-required' and v1.0 ` +
-      `'TASK_STATE_INPUT_REQUIRED' spellings are accepted), not ${shownValue(value)}${meant ? `: did you mean ${meant}?` : ''}`,
+      `'TASK_STATE_INPUT_REQUIRED' spellings are accepted), not ${shownValue(value)}` +
+      (meant === undefined ? '' : `: did you mean ${meant}?${spelled === undefined ? '' : ' (written exactly so)'}`),
     params: { allowed: TASK_STATES },
   });
   return z.NEVER;

@@ -490,7 +490,7 @@ test('task move refused: the states it may move to under that label (none on a f
       `"body": "..."}. (INVALID_TRANSITION)\n  states you may move it to: ${allowed}\n`,
     exitCode: 1,
   });
-  expect((await move('inputrequired')).err).toBe(
+  expect((await move('input-required')).err).toBe(
     'error: Moving a task to InputRequired needs a note (what you need from the sender); add --note <text>. ' +
       '(VALIDATION_FAILED)\n',
   );
@@ -507,7 +507,7 @@ test('task move refused: the states it may move to under that label (none on a f
     'error: Artifacts are the output of a finished task: give --artifact when moving it to completed, not with Failed. ' +
       '(VALIDATION_FAILED)\n',
   );
-  const asJson = await mailbox(tokens['@tmworker'], 'task', 'move', taskId, 'inputrequired', '--json');
+  const asJson = await mailbox(tokens['@tmworker'], 'task', 'move', taskId, 'input-required', '--json');
   expect(JSON.parse(asJson.err)).toMatchObject({ code: 'VALIDATION_FAILED', field: 'note', to: 'InputRequired' });
   expect(await server.eventCount()).toBe(before);
 

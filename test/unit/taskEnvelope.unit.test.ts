@@ -46,13 +46,10 @@ describe('task envelope', () => {
     expect(taskOf(JSON.stringify(full))).toEqual(full);
   });
 
-  it.each(['input-required', 'TASK_STATE_INPUT_REQUIRED', 'InputRequired', 'input_required', 'INPUT-REQUIRED'])(
-    'state %j is stored as InputRequired',
-    (state) => {
-      expect(taskOf({ state })).toEqual({ state: 'InputRequired' });
-      expect(taskOf(JSON.stringify({ state }))).toEqual({ state: 'InputRequired' });
-    },
-  );
+  it.each(['input-required', 'TASK_STATE_INPUT_REQUIRED', 'InputRequired'])('state %j is stored as InputRequired', (state) => {
+    expect(taskOf({ state })).toEqual({ state: 'InputRequired' });
+    expect(taskOf(JSON.stringify({ state }))).toEqual({ state: 'InputRequired' });
+  });
 
   it.each([
     ['submitted', 'Submitted'],
@@ -60,6 +57,7 @@ describe('task envelope', () => {
     ['completed', 'Completed'],
     ['canceled', 'Canceled'],
     ['TASK_STATE_CANCELLED', 'Canceled'],
+    ['TASK_STATE_CANCELED', 'Canceled'],
     ['failed', 'Failed'],
     ['rejected', 'Rejected'],
     ['auth-required', 'AuthRequired'],
@@ -78,6 +76,21 @@ describe('task envelope', () => {
       expect(error.message).toMatch(/InputRequired/);
     },
   );
+
+  // They were stored as the state (compared in any case, without separators), while a priority 'High' is refused naming
+  // 'high': a state is now written exactly in one of its three spellings, or refused naming the state meant.
+  it.each([
+    ['input_required', 'InputRequired'],
+    ['INPUT-REQUIRED', 'InputRequired'],
+    ['Input Required', 'InputRequired'],
+    ['COMPLETED', 'Completed'],
+    ['Cancelled', 'Canceled'],
+    ['task_state_working', 'Working'],
+  ])('state %j in another case or with other separators: VALIDATION_FAILED suggesting %s, written exactly so', (state, meant) => {
+    const error = rejection({ state });
+    expect(error.envelope).toMatchObject({ code: 'VALIDATION_FAILED', field: 'task.state' });
+    expect(error.message).toContain(`not ${JSON.stringify(state)}: did you mean ${meant}? (written exactly so)`);
+  });
 
   it.each([
     [{ state: 'Working', owner: '@x' }, 'task.owner'],

@@ -374,8 +374,9 @@ function verifySummary(report: VerifyReport, views: string): string {
     (unregistered === 0 ? '' : ` and ${counted(unregistered, 'unregistered identity', 'unregistered identities')} with mail`);
   const scope =
     `${counted(report.eventsRebuilt, 'event', 'events')} rebuilt, ${identities}, ` +
-    `${counted(report.entriesCompared, 'listing entry', 'listing entries')} and ` +
-    `${counted(report.ledgersCompared, 'delivery ledger', 'delivery ledgers')} compared`;
+    `${counted(report.entriesCompared, 'listing entry', 'listing entries')}, ` +
+    `${counted(report.ledgersCompared, 'delivery ledger', 'delivery ledgers')} and ` +
+    `${counted(report.historyLinesCompared, 'task history line', 'task history lines')} compared`;
   const differences = counted(report.differences.length, 'difference', 'differences');
   if (report.ok) return `OK: ${views} match the log ${where}; ${scope}.`;
   if (!report.settled)

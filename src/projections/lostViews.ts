@@ -155,6 +155,9 @@ export class ReadsOfWholeViews implements ProjectionStore {
   taskOfHistoryLine(...args: Parameters<ProjectionStore['taskOfHistoryLine']>): ReturnType<ProjectionStore['taskOfHistoryLine']> {
     return this.whole(() => this.views.taskOfHistoryLine(...args));
   }
+  taskHistoryLines(...args: Parameters<ProjectionStore['taskHistoryLines']>): ReturnType<ProjectionStore['taskHistoryLines']> {
+    return this.whole(() => this.views.taskHistoryLines(...args));
+  }
   dueTasks(...args: Parameters<ProjectionStore['dueTasks']>): ReturnType<ProjectionStore['dueTasks']> {
     return this.whole(() => this.views.dueTasks(...args));
   }

@@ -97,6 +97,12 @@ export interface ApplyOptions {
   publishWakes?: boolean;
 }
 
+/** A page of taskHistoryLines: each line's event id and the task it names. */
+export interface HistoryLinePage {
+  lines: Array<{ eventId: string; taskId: string }>;
+  next: string | null;
+}
+
 /** A page of deliveryLedgerIds. */
 export interface LedgerIdPage {
   messageIds: string[];
@@ -133,6 +139,13 @@ export interface ProjectionStore {
    * find an event by its id (EventStoreDB).
    */
   taskOfHistoryLine(eventId: string): Promise<string | null>;
+  /**
+   * Every history line the store keeps (taskOfHistoryLine's index), a page at a time in the store's own order: audit
+   * verify compares them with the log's. As deliveryLedgerIds: `after` the previous page's `next` (null: the first
+   * page), `next` null: no more; a page holds about `limit` lines, a line may come twice (Redis pages as HSCAN does),
+   * none is missed while the store stands still.
+   */
+  taskHistoryLines(after: string | null, limit: number): Promise<HistoryLinePage>;
   /**
    * Open tasks past their deadline or lease at `now` (the sweeper's look; readModel/taskView.ts dueAt), at most
    * `limit`, the earliest due first. With `after`: only those that fell due after it (the sweeper's look for the next

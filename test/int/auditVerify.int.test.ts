@@ -105,7 +105,7 @@ describe('audit verify on the memory store', () => {
     expect(report.entriesCompared).toBeGreaterThan(8);
     expect(out.text()).toMatch(/^OK: the live projections match the log at checkpoint 14 of log head 14;/);
     // Ledgers counted in the plural but for one (the next test's "1 delivery ledger": it said "1 delivery ledgers").
-    expect(out.text()).toMatch(/listing entries and 5 delivery ledgers compared\.$/m);
+    expect(out.text()).toMatch(/listing entries, 5 delivery ledgers and 0 task history lines compared\.$/m);
   });
 
   test('mail to a name nobody registered is compared and counted apart from the agents GET /v1/agents lists', async () => {
@@ -120,7 +120,7 @@ describe('audit verify on the memory store', () => {
     expect(code).toBe(0);
     expect(report).toMatchObject({ ok: true, agentsCompared: 3, unregisteredCompared: 1 });
     expect(out.text()).toContain(
-      '3 events rebuilt, 2 agents and 1 unregistered identity with mail, 5 listing entries and 1 delivery ledger compared.',
+      '3 events rebuilt, 2 agents and 1 unregistered identity with mail, 5 listing entries, 1 delivery ledger and 0 task history lines compared.',
     );
   });
 
@@ -132,7 +132,9 @@ describe('audit verify on the memory store', () => {
     const { code, report } = await verifyOn(mailbox, mailbox.projections, { out });
     expect(code).toBe(0);
     expect(report).toMatchObject({ ok: true, eventsRebuilt: 1, agentsCompared: 1 });
-    expect(out.text()).toContain('; 1 event rebuilt, 1 agent, 0 listing entries and 0 delivery ledgers compared.');
+    expect(out.text()).toContain(
+      '; 1 event rebuilt, 1 agent, 0 listing entries, 0 delivery ledgers and 0 task history lines compared.',
+    );
   });
 
   test('a bogus change applied to the live views is reported exactly, and exits 1', async () => {
@@ -427,7 +429,7 @@ describe('audit verify compares the delivery views', () => {
     expect(out.text()).toContain(
       `delivery     @b  message ${first.messageId}  woken: log says null, live projection has {"at":"${forgedAt}","via":"webhook"}`,
     );
-    expect(out.text()).toMatch(/listing entries and 5 delivery ledgers compared\.$/m);
+    expect(out.text()).toMatch(/listing entries, 5 delivery ledgers and 0 task history lines compared\.$/m);
   });
 
   test("nudges about tasks alone, recorded under their tasks' messages (the holder's, the asked sender's), verify clean", async () => {
@@ -580,6 +582,15 @@ describe('audit verify compares the task views', () => {
       { view: 'tasks', identity: '@b', field: 'claimable', expected: [taskId], actual: [] },
       { view: 'tasks', identity: '@c', field: 'assigned', expected: [], actual: [taskId] },
       { view: 'tasks', identity: '@c', field: 'claimable', expected: [taskId], actual: [] },
+      // The claim's line in the task's history, which no event of the log made.
+      {
+        view: 'taskLines',
+        identity: '@a',
+        messageId: taskId,
+        field: 'history line a-claim-the-log-never-made',
+        expected: 'absent',
+        actual: taskId,
+      },
     ]);
   });
 });

@@ -62,7 +62,7 @@ test('mcp --help offers no --json (stdout is the protocol); audit verify --help 
 // verify's own help said only "exit 1 on drift": its 3 (unsettled under load) and 2 were in `mailbox audit --help` alone.
 test('audit verify --help says what it compares and every exit code', () => {
   const verify = helpOf('audit', 'verify').replace(/\s+/g, ' ');
-  expect(verify).toContain('events rebuilt, A agents, L listing entries and D delivery ledgers compared');
+  expect(verify).toContain('events rebuilt, A agents, L listing entries, D delivery ledgers and H task history lines compared');
   for (const code of ['0 the views match the log', '1 drift', '2 usage', '3 could not settle']) expect(verify).toContain(code);
 });
 

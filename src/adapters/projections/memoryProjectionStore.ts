@@ -11,6 +11,7 @@ import type {
   ApplyOptions,
   HeartbeatCounts,
   ListedMessage,
+  HistoryLinePage,
   LedgerIdPage,
   ProjectionStore,
   UnreadCount,
@@ -492,6 +493,10 @@ export class MemoryProjectionStore implements ProjectionStore, ReadModelStorage 
 
   async taskOfHistoryLine(eventId: string): Promise<string | null> {
     return this.tasks.taskOfHistoryLine(eventId);
+  }
+
+  async taskHistoryLines(after: string | null, limit: number): Promise<HistoryLinePage> {
+    return this.tasks.historyLinePage(after, limit);
   }
 
   async dueTasks(now: string, limit: number, after?: string): Promise<TaskView[]> {

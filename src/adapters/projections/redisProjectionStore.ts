@@ -27,6 +27,7 @@ import {
   type AgentView,
   type ApplyOptions,
   type HeartbeatCounts,
+  type HistoryLinePage,
   type LedgerIdPage,
   type ProjectionStore,
   type UnreadCount,
@@ -416,6 +417,10 @@ export class RedisProjectionStore implements ProjectionStore {
 
   async deliveryLedger(messageId: string, query: LedgerQuery): Promise<LedgerPage | undefined> {
     return this.read((prefix) => this.ledger.page(prefix, messageId, query));
+  }
+
+  async taskHistoryLines(after: string | null, limit: number): Promise<HistoryLinePage> {
+    return this.read((prefix) => this.tasks.historyLines(prefix, after, limit));
   }
 
   async deliveryLedgerIds(after: string | null, limit: number): Promise<LedgerIdPage> {

@@ -174,6 +174,18 @@ export class RedisTaskReader {
     return this.client.hget(this.keys.lines(prefix), eventId);
   }
 
+  /** A page of the history lines as HSCAN walks the hash (a line may come twice); `after`: the previous page's cursor. */
+  async historyLines(
+    prefix: string,
+    after: string | null,
+    limit: number,
+  ): Promise<{ lines: Array<{ eventId: string; taskId: string }>; next: string | null }> {
+    const [next, flat] = await this.client.hscan(this.keys.lines(prefix), after ?? '0', 'COUNT', limit);
+    const lines: Array<{ eventId: string; taskId: string }> = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) lines.push({ eventId: flat[i], taskId: flat[i + 1] });
+    return { lines, next: next === '0' ? null : next };
+  }
+
   /**
    * A page of a task list, newest first. An entry without its record is passed over (the page is filled from the
    * entries after it) and told (onDangling): it was passed over without a word, a task fewer and nothing said why.

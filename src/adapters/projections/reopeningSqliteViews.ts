@@ -25,6 +25,7 @@ import type {
   AgentView,
   ApplyOptions,
   HeartbeatCounts,
+  HistoryLinePage,
   LedgerIdPage,
   ProjectionStore,
   UnreadCount,
@@ -220,6 +221,10 @@ export class ReopeningSqliteViews implements ProjectionStore {
 
   taskOfHistoryLine(eventId: string): Promise<string | null> {
     return this.use((store) => store.taskOfHistoryLine(eventId));
+  }
+
+  taskHistoryLines(after: string | null, limit: number): Promise<HistoryLinePage> {
+    return this.use((store) => store.taskHistoryLines(after, limit));
   }
 
   dueTasks(now: string, limit: number, after?: string): Promise<TaskView[]> {

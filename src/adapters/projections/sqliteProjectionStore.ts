@@ -40,6 +40,7 @@ import {
   type AgentView,
   type ApplyOptions,
   type HeartbeatCounts,
+  type HistoryLinePage,
   type LedgerIdPage,
   type ProjectionStore,
   type UnreadCount,
@@ -464,6 +465,10 @@ export class SqliteProjectionStore implements ProjectionStore {
 
   async taskOfHistoryLine(eventId: string): Promise<string | null> {
     return this.read((reader) => reader.taskOfHistoryLine(eventId));
+  }
+
+  async taskHistoryLines(after: string | null, limit: number): Promise<HistoryLinePage> {
+    return this.read((reader) => reader.historyLines(after, limit));
   }
 
   async dueTasks(now: string, limit: number, after?: string): Promise<TaskView[]> {

@@ -24,6 +24,7 @@ import type {
   AgentView,
   ApplyOptions,
   HeartbeatCounts,
+  HistoryLinePage,
   LedgerIdPage,
   ProjectionStore,
   UnreadCount,
@@ -347,6 +348,10 @@ export class ThreadedSqliteProjectionStore implements ProjectionStore {
 
   taskOfHistoryLine(eventId: string): Promise<string | null> {
     return this.local.taskOfHistoryLine(eventId);
+  }
+
+  taskHistoryLines(after: string | null, limit: number): Promise<HistoryLinePage> {
+    return this.local.taskHistoryLines(after, limit);
   }
 
   dueTasks(now: string, limit: number, after?: string): Promise<TaskView[]> {

@@ -3,8 +3,8 @@
  * projector -> the read model's rules -> ScratchViews) and compare it with the live projections through
  * the ProjectionStore port: agents, heartbeat counts, unread counts, every
  * inbox, unread, outbox and archived listing, page by page, the task lists, the delivery
- * views (every message's ledger, the unwoken list, the last nudges: ledgerCompare.ts) and the due lists of the
- * task sweeper and the heartbeat (dueCompare.ts).
+ * views (every message's ledger, the unwoken list, the last nudges: ledgerCompare.ts), the due lists of the
+ * task sweeper and the heartbeat (dueCompare.ts) and the task of each task history line (historyLineCompare.ts).
  *
  * The live views may move while we compare (a running server). Both sides are
  * compared at the live checkpoint; a difference counts as drift only if it
@@ -23,6 +23,7 @@ import { TASK_LISTS, type TaskList, type TaskView } from '../../projections/read
 import type { TaskListQuery } from '../../projections/readModel/taskViewsMemory';
 import { TASK_STATES } from '../../events/storedShapes';
 import { compareDelivery } from './ledgerCompare';
+import { compareHistoryLines, compareHistoryLinesOf } from './historyLineCompare';
 import { diffAgents, diffHeartbeats, diffListing, fieldDiffs, sameValue, type Difference } from './viewDiff';
 
 export interface VerifyOptions {
@@ -61,6 +62,11 @@ export interface VerifyReport {
   entriesCompared: number;
   /** Messages whose delivery ledger was compared (every one the log has). */
   ledgersCompared: number;
+  /**
+   * Task history lines whose task was compared (every one the log has; with each line the live views keep that the log
+   * does not: historyLineCompare.ts).
+   */
+  historyLinesCompared: number;
   rounds: number;
   /**
    * False when differences remain that could be neither confirmed nor cleared: the live views moved while each re-check
@@ -72,7 +78,8 @@ export interface VerifyReport {
 
 /**
  * What the comparison counts as it goes: agents (every view of one), then delivery ledgers; then, when the live views
- * moved while they were read, the re-checks of what differed (each agent, and the delivery views as one).
+ * moved while they were read, the re-checks of what differed (each agent, the delivery views as one, the history lines
+ * that differed as one).
  */
 export type ComparedUnit = 'agents' | 'ledgers' | 'rechecks';
 
@@ -328,7 +335,8 @@ export async function verifyProjections(
   const first = await compare(expected, live, concurrency, onCompared);
   const firstDelivery = await compareDelivery(expected, live, concurrency, listsAt(), null, onCompared);
   const ledgersCompared = firstDelivery.ledgers;
-  let differences = [...first.diffs, ...firstDelivery.diffs];
+  const firstLines = await compareHistoryLines(expected, live);
+  let differences = [...first.diffs, ...firstDelivery.diffs, ...firstLines.diffs];
   let rounds = 1;
   // The live views stood still while they were read (the checkpoint moves with every change they take): what differs is
   // drift. Else each agent that differed, and the delivery views, are read again until they stand still across a read.
@@ -350,7 +358,8 @@ export async function verifyProjections(
     settled = true;
     // Under a steady load every agent compared after a broadcast landed differs, and each is re-read up to maxRounds
     // times: that ran silent after the comparison's full bars, for as long as the comparison or longer.
-    const rechecks = suspects.length + (delivery.length > 0 ? 1 : 0);
+    const lines = firstLines.differing;
+    const rechecks = suspects.length + (delivery.length > 0 ? 1 : 0) + (lines.length > 0 ? 1 : 0);
     let rechecked = 0;
     onCompared?.('rechecks', 0, rechecks);
     for (const identity of suspects) {
@@ -366,6 +375,13 @@ export async function verifyProjections(
       const outcome = await recheck(
         async () => (await compareDelivery(expected, live, concurrency, listsAt(), { messages, lists })).diffs,
       );
+      differences.push(...outcome.diffs);
+      settled &&= outcome.settled;
+      onCompared?.('rechecks', suspects.length + 1, rechecks);
+    }
+    if (lines.length > 0) {
+      // A line the live views took after the checkpoint compared at reads as one the log does not have: looked up again.
+      const outcome = await recheck(() => compareHistoryLinesOf(expected, live, lines));
       differences.push(...outcome.diffs);
       settled &&= outcome.settled;
       onCompared?.('rechecks', rechecks, rechecks); // the last one
@@ -392,6 +408,7 @@ export async function verifyProjections(
     unregisteredCompared: first.unregistered,
     entriesCompared: first.entries,
     ledgersCompared,
+    historyLinesCompared: firstLines.lines,
     rounds,
     settled,
     differences,

@@ -19,7 +19,8 @@ export type ViewName =
   | 'unwoken'
   | 'lastNudge'
   | 'dueTasks'
-  | 'dueReplies';
+  | 'dueReplies'
+  | 'taskLines';
 
 export interface Difference {
   view: ViewName;

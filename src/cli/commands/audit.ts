@@ -367,8 +367,8 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
     // as an unknown failure could not learn it here.
     .addHelpText(
       'after',
-      '\nPrints what it compared: "OK: ... at checkpoint N of log head N; E events rebuilt, A agents, L listing entries and ' +
-        'D delivery ledgers compared", or one line per difference (view, agent, message, field, what the log says, what ' +
+      '\nPrints what it compared: "OK: ... at checkpoint N of log head N; E events rebuilt, A agents, L listing entries, ' +
+        'D delivery ledgers and H task history lines compared", or one line per difference (view, agent, message, field, what the log says, what ' +
         'the live projection has) and "DRIFT: ...".\nExit codes: 0 the views match the log; 1 drift, no views, or views ' +
         'of another log; 2 usage, configuration or access error, or a views file that cannot be opened (damaged, locked); ' +
         '3 could not settle (the live views moved during every re-check, under load: neither confirmed nor cleared, ' +

@@ -93,6 +93,28 @@ export class TaskViewsMemory implements TaskViewLookup, TaskChangeSink {
     this.lines.set(eventId, taskId);
   }
 
+  /** Every line: the id of the event that made it -> its task. */
+  historyLines(): ReadonlyMap<string, string> {
+    return this.lines;
+  }
+
+  /** A page of the lines in the order they were recorded; `after`: how many were read before (the previous `next`). */
+  historyLinePage(
+    after: string | null,
+    limit: number,
+  ): { lines: Array<{ eventId: string; taskId: string }>; next: string | null } {
+    const skip = after === null ? 0 : Number(after);
+    const lines: Array<{ eventId: string; taskId: string }> = [];
+    let index = 0;
+    for (const [eventId, taskId] of this.lines) {
+      if (index++ < skip) continue;
+      if (lines.length === limit) break;
+      lines.push({ eventId, taskId });
+    }
+    const read = skip + lines.length;
+    return { lines, next: read < this.lines.size ? String(read) : null };
+  }
+
   /** The task whose history has a line of this id (an event's), or null. */
   taskOfHistoryLine(eventId: string): string | null {
     return this.lines.get(eventId) ?? null;

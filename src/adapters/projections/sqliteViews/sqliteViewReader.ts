@@ -146,6 +146,15 @@ export class SqliteViewReader {
     return row?.task_id ?? null;
   }
 
+  /** A page of the history lines, by event id; `after`: the last id of the previous page. */
+  historyLines(after: string | null, limit: number): { lines: Array<{ eventId: string; taskId: string }>; next: string | null } {
+    const rows = this.s.linesAfter.all(after ?? '', limit) as Array<{ event_id: string; task_id: string }>;
+    return {
+      lines: rows.map((row) => ({ eventId: row.event_id, taskId: row.task_id })),
+      next: rows.length < limit ? null : rows[rows.length - 1].event_id,
+    };
+  }
+
   /**
    * One task list, newest first; tasks in other states are skipped by the state check on each row. Rows are read
    * in pages (a statement is never left half-read: an open read would hold its snapshot and keep the WAL growing).
@@ -293,6 +302,7 @@ function prepareReader(db: Database.Database, g: string) {
     ),
     task: db.prepare(`SELECT record FROM ${g}_tasks WHERE task_id = ?`),
     taskOfLine: db.prepare(`SELECT task_id FROM ${g}_task_lines WHERE event_id = ?`),
+    linesAfter: db.prepare(`SELECT event_id, task_id FROM ${g}_task_lines WHERE event_id > ? ORDER BY event_id LIMIT ?`),
     taskList: db.prepare(
       `SELECT t.record, t.state, l.position FROM ${g}_task_lists l JOIN ${g}_tasks t ON t.task_id = l.task_id
        WHERE l.list = ? AND l.identity = ? AND l.position < ? ORDER BY l.position DESC LIMIT ?`,

@@ -45,6 +45,7 @@ import { isMailboxError, MailboxError } from './errors';
 import { retry } from './support/retry';
 import { lookAtRulesUntilTold, rebuildViewsOfOtherRules } from './application/olderRules';
 import { everyCallWhileOpen, whileOpen } from './application/whileOpen';
+import { hashToken } from './application/tokenHash';
 
 export class Mailbox {
   readonly commands: MailboxCommands;
@@ -77,6 +78,10 @@ export class Mailbox {
   rulesRebuilt: Promise<void> = Promise.resolve();
   private readonly closing = new AbortController();
   private readonly watches = new OpenWatches();
+  /** Stops hearing this mailbox's retirements and rotations (they end the watches they concern). */
+  private readonly stopHearingRevocations: () => void;
+  /** Looks up again, each second, the tokens of the watches taken with one (a retirement elsewhere ends them). */
+  private tokenRecheck: NodeJS.Timeout | null = null;
 
   constructor(
     readonly container: DependencyContainer,
@@ -106,16 +111,17 @@ export class Mailbox {
         actor: 'system:wake-streams',
       },
     );
+    // A watching agent retired, or its token rotated, by this mailbox: its watches end at once, with a last `revoked`.
+    this.stopHearingRevocations = this.authenticator.onRevoked((identity, reason) => void this.watches.revoke(identity, reason));
   }
 
   /** A client acting as the holder of `token` (identity from the token only). */
   async as(token: string) {
     const authenticate = whileOpen(this.closing.signal, () => this.authenticator.authenticate(checkedToken(token)));
-    return this.asActor(
-      await authenticate().catch((error: unknown) => {
-        throw inMethodTerms(error);
-      }),
-    );
+    const actor = await authenticate().catch((error: unknown) => {
+      throw inMethodTerms(error);
+    });
+    return this.clientOf(actor, hashToken(token as string)); // a token that authenticated is a string
   }
 
   /**
@@ -123,6 +129,11 @@ export class Mailbox {
    * Its refusals name its methods, where HTTP and MCP name their routes and tools (libraryTerms.ts).
    */
   asActor(actor: Actor) {
+    return this.clientOf(actor, null);
+  }
+
+  /** `tokenHash`: the token the client was taken with (its watches end when it stops working), null for asActor's. */
+  private clientOf(actor: Actor, tokenHash: string | null) {
     const { commands: c, queries: q, tasks: t, taskQueries: tq } = this;
     return everyRefusalInMethodTerms(
       everyCallWhileOpen(this.closing.signal, {
@@ -154,10 +165,17 @@ export class Mailbox {
         },
         /**
          * A listener's error (thrown, or its promise's) goes to onError, else the logger; the stream stays open.
-         * mailbox.close() ends it with a last `closed` event.
+         * mailbox.close() ends it with a last `closed` event; its agent retired or its token rotated, with `revoked`.
          */
-        watch: (listener: WatchListener, options?: WatchOptions) =>
-          this.watches.watch(guardedListener(listener, options, this.logger), (emit) => q.openWakeStream(actor, emit)),
+        watch: async (listener: WatchListener, options?: WatchOptions) => {
+          const stop = await this.watches.watch(
+            { identity: actor.identity, tokenHash },
+            guardedListener(listener, options, this.logger),
+            (emit) => q.openWakeStream(actor, emit),
+          );
+          if (tokenHash !== null) this.recheckTokens();
+          return stop;
+        },
         claimTask: (taskId: string, options: { leaseSeconds?: number } = {}, o?: CommandOptions) =>
           t.claim(actor, { taskId, ...options }, opts('claimTask', o, false)),
         updateTask: (input: unknown, o?: CommandOptions) => t.transition(actor, input, opts('updateTask', o, false)),
@@ -287,11 +305,32 @@ export class Mailbox {
   }
 
   /**
+   * While a watch taken with a token is open, its token is looked up again each second, as an HTTP wake stream's is:
+   * a retirement or a rotation by another mailbox on the same log (another API node) reaches this one only through
+   * the registry. Stops once no such watch is open.
+   */
+  private recheckTokens(): void {
+    if (this.tokenRecheck !== null) return;
+    this.tokenRecheck = setInterval(() => {
+      if (!this.watches.holdsTokens()) {
+        clearInterval(this.tokenRecheck!);
+        this.tokenRecheck = null;
+        return;
+      }
+      void this.watches.recheck((hash) => this.authenticator.revocationOf(hash));
+    }, WATCH_TOKEN_RECHECK_MS);
+    this.tokenRecheck.unref();
+  }
+
+  /**
    * Ends the mailbox: from here every call of the library rejects with UNAVAILABLE, naming createMailbox. Each open
    * watch's listener is told first, in a last `closed` event.
    */
   async close(): Promise<void> {
     this.closing.abort();
+    this.stopHearingRevocations();
+    if (this.tokenRecheck !== null) clearInterval(this.tokenRecheck);
+    this.tokenRecheck = null;
     await this.watches.closeAll(WATCH_CLOSED_REASON);
     await this.sweeper.stop();
     await this.seenMarks.close().catch(() => undefined); // written if the store still takes them
@@ -307,6 +346,9 @@ export class Mailbox {
     await this.eventStore.close();
   }
 }
+
+/** How often the tokens of open watches are looked up again (as HTTP wake streams' are: TOKEN_RECHECK_MS). */
+const WATCH_TOKEN_RECHECK_MS = 1000;
 
 export type MailboxClient = ReturnType<Mailbox['asActor']>;
 

@@ -64,38 +64,116 @@ export function guardedListener(listener: unknown, options: unknown, logger: Log
 export const WATCH_CLOSED_REASON =
   'mailbox.close() ended this stream: no more wakes come on it; createMailbox opens the mailbox again, and watch with it.';
 
+/** Why a token no longer works ('agent retired', 'token rotated'), or null while it does (Authenticator.revocationOf). */
+export type TokenRevocation = (tokenHash: string) => Promise<string | null>;
+
+/** Whom a watch is for: its agent, and the hash of the token its client was taken with (null: a client of asActor). */
+export interface Watcher {
+  identity: string;
+  tokenHash: string | null;
+}
+
+interface OpenWatch extends Watcher {
+  /** Ends the watch; `last` is told to its listener first (its caller's stop ends it without a word). */
+  end(last?: WakeStreamEvent): Promise<void>;
+}
+
 /**
  * The library's open watches. close() shut the wake bus under them and a listener was never told: its agent waited for
- * wakes that could not come. Now close() ends each one first, with a last `closed` event, once; the function watch
- * resolved to ends one without it (its caller knows), and after either nothing more reaches the listener.
+ * wakes that could not come. Now close() ends each one first, with a last `closed` event, once. A watch whose agent was
+ * retired or whose token was rotated went on (or, its agent retired, went quiet for good): it now ends with a last
+ * `revoked` event, `{ identity, reason }`, as an HTTP wake stream does. The function watch resolved to ends one without
+ * a word (its caller knows); after any of them nothing more reaches the listener.
  */
 export class OpenWatches {
-  private readonly open = new Set<(reason?: string) => Promise<void>>();
+  private readonly open = new Set<OpenWatch>();
   private closedWith: string | null = null;
+  private rechecking: Promise<void> | null = null;
 
-  /** `listener` fed by the stream `subscribe` opens; resolves to the function that stops it. */
-  async watch(listener: WatchListener, subscribe: (emit: (event: WakeStreamUpdate) => void) => Promise<Unsubscribe>) {
+  /** `listener` fed by the stream `subscribe` opens, for `watcher`; resolves to the function that stops it. */
+  async watch(
+    watcher: Watcher,
+    listener: WatchListener,
+    subscribe: (emit: (event: WakeStreamUpdate) => void) => Promise<Unsubscribe>,
+  ): Promise<() => Promise<void>> {
     let ended = false;
-    const unsubscribe = await subscribe((event) => {
-      if (!ended) listener(event);
-    });
-    const end = async (reason?: string): Promise<void> => {
-      if (ended) return;
-      ended = true;
-      this.open.delete(end);
-      if (reason === undefined) return unsubscribe();
-      // Not awaited: with Redis unreachable an unsubscribe waits for it, and close() must not (it closes the bus next).
-      void unsubscribe().catch(() => undefined);
-      listener({ event: 'closed', data: { reason } });
+    let opened = false;
+    let endedWhileOpening: WakeStreamEvent | null = null;
+    let unsubscribe: Unsubscribe = async () => undefined;
+    const watch: OpenWatch = {
+      ...watcher,
+      end: async (last) => {
+        if (ended) return;
+        if (!opened) {
+          // Revoked while it was opening: it ends so once open.
+          endedWhileOpening ??= last ?? null;
+          return;
+        }
+        ended = true;
+        this.open.delete(watch);
+        if (last === undefined) return unsubscribe();
+        // Not awaited: with Redis unreachable an unsubscribe waits for it, and close() must not (it closes the bus next).
+        void unsubscribe().catch(() => undefined);
+        listener(last);
+      },
     };
-    this.open.add(end);
-    if (this.closedWith !== null) await end(this.closedWith); // close() began while this one was opening
-    return (): Promise<void> => end();
+    this.open.add(watch);
+    try {
+      unsubscribe = await subscribe((event) => {
+        if (!ended) listener(event);
+      });
+    } catch (error) {
+      this.open.delete(watch);
+      throw error;
+    }
+    opened = true;
+    // close() began while this one was opening, or its token stopped working.
+    const early = this.closedWith !== null ? closedEvent(this.closedWith) : endedWhileOpening;
+    if (early !== null) await watch.end(early);
+    return (): Promise<void> => watch.end();
+  }
+
+  /**
+   * Ends `identity`'s watches now, each with a last `revoked` event: every one when the agent was retired; when its
+   * token was rotated, those taken with a token (a client of asActor holds none, and keeps working).
+   */
+  async revoke(identity: string, reason: string): Promise<void> {
+    const all = reason === 'agent retired';
+    const watches = [...this.open].filter((w) => w.identity === identity && (all || w.tokenHash !== null));
+    await Promise.all(watches.map((w) => w.end(revoked(w.identity, reason))));
+  }
+
+  /** Whether an open watch holds a token to look up again (recheck has something to do). */
+  holdsTokens(): boolean {
+    return [...this.open].some((w) => w.tokenHash !== null);
+  }
+
+  /**
+   * Asks whether the token of each open watch still works, and ends with `revoked` those whose token stopped: retired,
+   * or rotated, by another mailbox on the same log (an API node), which this one hears of only by reading the registry.
+   * Overlapping calls share one pass; a token whose look-up fails (the log unavailable) keeps its watches until a later
+   * pass can tell.
+   */
+  recheck(revocationOf: TokenRevocation): Promise<void> {
+    this.rechecking ??= this.recheckOnce(revocationOf).finally(() => (this.rechecking = null));
+    return this.rechecking;
+  }
+
+  private async recheckOnce(revocationOf: TokenRevocation): Promise<void> {
+    const byToken = new Map<string, OpenWatch[]>();
+    for (const w of this.open) if (w.tokenHash !== null) byToken.set(w.tokenHash, [...(byToken.get(w.tokenHash) ?? []), w]);
+    for (const [tokenHash, watches] of byToken) {
+      const reason = await revocationOf(tokenHash).catch(() => null);
+      if (reason !== null) await Promise.all(watches.map((w) => w.end(revoked(w.identity, reason))));
+    }
   }
 
   /** Ends every open watch with its `closed` event. */
   async closeAll(reason: string): Promise<void> {
     this.closedWith = reason;
-    await Promise.all([...this.open].map((end) => end(reason)));
+    await Promise.all([...this.open].map((w) => w.end(closedEvent(reason))));
   }
 }
+
+const closedEvent = (reason: string): WakeStreamEvent => ({ event: 'closed', data: { reason } });
+const revoked = (identity: string, reason: string): WakeStreamEvent => ({ event: 'revoked', data: { identity, reason } });

@@ -93,10 +93,15 @@ export type WakeStreamUpdate =
   { event: 'sync'; data: { unreadCount: number; byPriority: UnreadCount['byPriority'] } } | { event: 'wake'; data: WakeEvent };
 
 /**
- * What the library's watch tells its listener: the stream's updates, then `closed` once if mailbox.close() ends the
- * stream (its stop function ends it without a word). Over HTTP a stopping server says so in `event: shutdown`.
+ * What the library's watch tells its listener: the stream's updates, then, once, `closed` if mailbox.close() ends the
+ * stream, or `revoked` if its agent is retired or its token rotated ('agent retired', 'token rotated'; as an HTTP wake
+ * stream's last `event: revoked`). Its stop function ends it without a word. Over HTTP a stopping server says so in
+ * `event: shutdown`.
  */
-export type WakeStreamEvent = WakeStreamUpdate | { event: 'closed'; data: { reason: string } };
+export type WakeStreamEvent =
+  | WakeStreamUpdate
+  | { event: 'closed'; data: { reason: string } }
+  | { event: 'revoked'; data: { identity: string; reason: string } };
 
 /**
  * Events as JSON: bigints become strings so that positions survive any JSON parser exactly. A stored token hash is

@@ -1,0 +1,118 @@
+/**
+ * A library watch whose agent is retired or whose token is rotated. Before: the watch went on as if nothing happened
+ * (a rotated token's watch kept receiving wakes; a retired agent's went quiet for good), where an HTTP wake stream ends
+ * with a last `event: revoked`. Now the watch ends with a last event, `{ event: 'revoked', data: { identity, reason } }`
+ * ('agent retired', 'token rotated'), once: at once when this mailbox retired or rotated it, within about a second when
+ * another mailbox on the same log did; nothing reaches the listener after it, and its stop function still resolves.
+ */
+import path from 'node:path';
+import type { WakeStreamEvent } from '../../src/application/mailboxQueries';
+import { ADMIN_ACTOR } from '../../src/commands/roles';
+import { createMailbox, type Mailbox } from '../../src/mailbox';
+import { ADMIN_TOKEN, allEvents, memoryMailbox, registerAgents, silentLogger, tempDir } from '../support/fixtures';
+import { REDIS_TEST_TIMEOUT_MS } from '../support/redisDeadline';
+import { startRedis } from '../support/redisServer';
+import { waitFor } from '../support/waitFor';
+
+const kinds = (events: WakeStreamEvent[]) => events.map((event) => event.event);
+
+test("retiring a watching agent or rotating its token ends its watch with a last 'revoked' event; others go on", async () => {
+  const mailbox = await memoryMailbox();
+  try {
+    const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    const admin = mailbox.asActor(ADMIN_ACTOR);
+    const heard: Record<string, WakeStreamEvent[]> = { '@a': [], '@b': [], '@c': [] };
+    const stops = await Promise.all(
+      (['@a', '@b', '@c'] as const).map((identity) =>
+        ({ '@a': a, '@b': b, '@c': c })[identity].watch((event) => void heard[identity].push(event)),
+      ),
+    );
+    await waitFor(() => Object.values(heard).every((events) => events.length === 1), { what: 'three syncs' });
+
+    await admin.retireAgent('@b');
+    expect(heard['@b']).toEqual([
+      expect.objectContaining({ event: 'sync' }),
+      { event: 'revoked', data: { identity: '@b', reason: 'agent retired' } },
+    ]);
+
+    await a.send({ to: '@c', subject: 'still here', body: 'x' });
+    await waitFor(() => heard['@c'].length === 2, { what: "@c's wake" });
+    await admin.rotateToken('@c');
+    expect(kinds(heard['@c'])).toEqual(['sync', 'wake', 'revoked']);
+    expect(heard['@c'][2]).toEqual({ event: 'revoked', data: { identity: '@c', reason: 'token rotated' } });
+
+    // Nothing more reaches a revoked watch: a wake for @c after the rotation, nor the close.
+    const before = (await allEvents(mailbox)).length;
+    await a.send({ to: ['@c', '@a'], subject: 'after the rotation', body: 'x' });
+    expect((await allEvents(mailbox)).length).toBe(before + 1);
+    await waitFor(() => heard['@a'].length === 2, { what: "@a's wake" });
+    expect(kinds(heard['@a'])).toEqual(['sync', 'wake']);
+    for (const stop of stops.slice(1)) await expect(stop()).resolves.toBeUndefined();
+    await mailbox.close();
+    expect(kinds(heard['@a'])).toEqual(['sync', 'wake', 'closed']);
+    expect(kinds(heard['@b'])).toEqual(['sync', 'revoked']);
+    expect(kinds(heard['@c'])).toEqual(['sync', 'wake', 'revoked']);
+  } finally {
+    await mailbox.close();
+  }
+});
+
+test("a client of asActor (no token): its agent's retirement ends its watch; a rotation does not (it holds no token)", async () => {
+  const mailbox = await memoryMailbox();
+  try {
+    const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    const admin = mailbox.asActor(ADMIN_ACTOR);
+    const heard: WakeStreamEvent[] = [];
+    await mailbox.asActor({ identity: '@b', role: 'agent' }).watch((event) => void heard.push(event));
+    await admin.rotateToken('@b');
+    await a.send({ to: '@b', subject: 'after the rotation', body: 'x' });
+    await waitFor(() => heard.length === 2, { what: "@b's wake" });
+    await admin.retireAgent('@b');
+    expect(kinds(heard)).toEqual(['sync', 'wake', 'revoked']);
+    expect(heard[2]).toEqual({ event: 'revoked', data: { identity: '@b', reason: 'agent retired' } });
+  } finally {
+    await mailbox.close();
+  }
+});
+
+test('a rotation or a retirement by another mailbox on the same log ends the watch within about a second', async () => {
+  const redis = await startRedis();
+  const file = path.join(tempDir('watch-revoked-'), 'events.sqlite');
+  const open: Mailbox[] = [];
+  const start = async (nodeId: string) => {
+    const mailbox = await createMailbox(
+      {
+        eventStoreUrl: `sqlite:${file}`,
+        adminToken: ADMIN_TOKEN,
+        logLevel: 'silent',
+        redisUrl: redis.url,
+        redisNamespace: `revoked${process.pid}`,
+        redisTimeoutMs: REDIS_TEST_TIMEOUT_MS,
+        nodeId,
+      },
+      { logger: silentLogger },
+    );
+    open.push(mailbox);
+    return mailbox;
+  };
+  try {
+    const first = await start('first');
+    const second = await start('second');
+    const { '@b': b, '@c': c } = await registerAgents(first, ['@a', '@b', '@c']);
+    const heard: Record<string, WakeStreamEvent[]> = { '@b': [], '@c': [] };
+    await b.watch((event) => void heard['@b'].push(event));
+    await c.watch((event) => void heard['@c'].push(event));
+    const admin = second.asActor(ADMIN_ACTOR);
+    await admin.rotateToken('@b');
+    await admin.retireAgent('@c');
+    await waitFor(() => heard['@b'].length === 2 && heard['@c'].length === 2, {
+      timeoutMs: 15_000,
+      what: 'the revocations heard by the first mailbox',
+    });
+    expect(heard['@b'][1]).toEqual({ event: 'revoked', data: { identity: '@b', reason: 'token rotated' } });
+    expect(heard['@c'][1]).toEqual({ event: 'revoked', data: { identity: '@c', reason: 'agent retired' } });
+  } finally {
+    for (const mailbox of open.reverse()) await mailbox.close();
+    await redis.stop();
+  }
+}, 60_000);

@@ -22,6 +22,20 @@ export type { TaskResult } from './application/taskCommands';
 export type { TaskPage, ListedTask } from './application/taskQueries';
 export type { A2aTask } from './application/taskA2a';
 export type { WatchListener, WatchOptions } from './watchListener';
+/** What the client's methods take (checked at run time as before: a JavaScript caller gets the same refusals). */
+export type {
+  SendRequest,
+  MarkReadRequest,
+  ReadAllFilters,
+  ListMessagesQuery,
+  RegisterAgentRequest,
+  UpdateTaskRequest,
+  ListTasksQuery,
+  TaskEnvelopeRequest,
+  TaskArtifactRequest,
+  TaskPart,
+  TaskStateSpelling,
+} from './libraryInputs';
 export type { WakeStreamEvent } from './application/mailboxQueries';
 export { configFromEnv, parseConfig, type MailboxConfig, type MailboxConfigInput } from './config';
 export { MailboxError, type ErrorEnvelope, type ErrorCode } from './errors';

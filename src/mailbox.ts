@@ -46,6 +46,14 @@ import { retry } from './support/retry';
 import { lookAtRulesUntilTold, rebuildViewsOfOtherRules } from './application/olderRules';
 import { everyCallWhileOpen, whileOpen } from './application/whileOpen';
 import { hashToken } from './application/tokenHash';
+import type {
+  ListMessagesQuery,
+  ListTasksQuery,
+  MarkReadRequest,
+  RegisterAgentRequest,
+  SendRequest,
+  UpdateTaskRequest,
+} from './libraryInputs';
 
 export class Mailbox {
   readonly commands: MailboxCommands;
@@ -138,20 +146,21 @@ export class Mailbox {
     return everyRefusalInMethodTerms(
       everyCallWhileOpen(this.closing.signal, {
         actor,
-        registerAgent: (input: unknown, o?: CommandOptions) => c.registerAgent(actor, input, opts('registerAgent', o, false)),
+        registerAgent: (input: RegisterAgentRequest, o?: CommandOptions) =>
+          c.registerAgent(actor, input, opts('registerAgent', o, false)),
         retireAgent: (identity: string, o?: CommandOptions) => c.retireAgent(actor, { identity }, opts('retireAgent', o, false)),
         rotateToken: (identity: string, o?: CommandOptions) =>
           c.rotateAgentToken(actor, { identity }, opts('rotateToken', o, false)),
-        send: (input: unknown, o?: CommandOptions) => c.send(actor, input, opts('send', o, true)).then(warningsInMethodWords),
+        send: (input: SendRequest, o?: CommandOptions) => c.send(actor, input, opts('send', o, true)).then(warningsInMethodWords),
         /** send's result (unchanged), with `replayed`: true when it replayed a send made already with its idempotencyKey. */
-        sendOutcome: (input: unknown, o?: CommandOptions) =>
+        sendOutcome: (input: SendRequest, o?: CommandOptions) =>
           c
             .sendOutcome(actor, input, opts('send', o, true))
             .then((outcome) => ({ ...outcome, result: warningsInMethodWords(outcome.result) })),
-        markRead: (input: unknown, o?: CommandOptions) => c.markRead(actor, input, opts('markRead', o, false)),
+        markRead: (input: MarkReadRequest, o?: CommandOptions) => c.markRead(actor, input, opts('markRead', o, false)),
         archive: (messageId: string, o?: CommandOptions) => c.archive(actor, { messageId }, opts('archive', o, false)),
         unarchive: (messageId: string, o?: CommandOptions) => c.unarchive(actor, { messageId }, opts('unarchive', o, false)),
-        listMessages: (query: unknown = {}) => q.listMessages(actor, query),
+        listMessages: (query: ListMessagesQuery = {}) => q.listMessages(actor, query),
         getMessage: (messageId: string) => q.getMessage(actor, { messageId }),
         delivery: (messageId: string, page: { after?: string; limit?: number } = {}) =>
           this.deliveries.delivery(actor, { messageId, ...page }),
@@ -178,8 +187,8 @@ export class Mailbox {
         },
         claimTask: (taskId: string, options: { leaseSeconds?: number } = {}, o?: CommandOptions) =>
           t.claim(actor, { taskId, ...options }, opts('claimTask', o, false)),
-        updateTask: (input: unknown, o?: CommandOptions) => t.transition(actor, input, opts('updateTask', o, false)),
-        listTasks: (query: unknown = {}) => tq.listTasks(actor, query),
+        updateTask: (input: UpdateTaskRequest, o?: CommandOptions) => t.transition(actor, input, opts('updateTask', o, false)),
+        listTasks: (query: ListTasksQuery = {}) => tq.listTasks(actor, query),
         getTask: (taskId: string) => tq.getTask(actor, { taskId }),
       }),
     );

@@ -82,7 +82,8 @@ function compile(sources: Record<string, string>): string[] {
     .getPreEmitDiagnostics(program)
     .map(
       (d) =>
-        `${d.file ? path.relative(ROOT, d.file.fileName) : ''}: TS${d.code} ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`,
+        `${d.file ? path.basename(d.file.fileName) : ''}${d.file && d.start !== undefined ? `:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}` : ''}: ` +
+        `TS${d.code} ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`,
     );
 }
 
@@ -161,4 +162,79 @@ const answerTypes = `
 
 test("every answer and option of a client's methods has a type a user imports by name from the package", () => {
   expect(compile({ 'answers.mts': answerTypes })).toEqual([]);
+}, 120_000);
+
+/**
+ * What the methods take, typed. They took `unknown`: a misspelt field, a priority or a state that is none compiled, to
+ * be refused at run time. Each line of the first program is a mistake the compiler now names; the second, every field
+ * of every input written right (the input types by name), compiles.
+ */
+const mistakes = `import type { MailboxClient } from 'agent-mailbox';
+export async function mistakes(client: MailboxClient): Promise<void> {
+  await client.send({ to: '@b', subjct: 's', body: 'b' });
+  await client.send({ to: '@b', subject: 's', body: 'b', priority: 'urgent' });
+  await client.updateTask({ taskId: 't', to: 'Done' });
+  await client.listMessages({ box: 'outbox', staus: 'unread' });
+  await client.markRead({ messageID: 'x' });
+  await client.registerAgent({ identity: '@d', role: 'admin' });
+  await client.listTasks({ view: 'claimed' });
+  await client.send({ to: '@b', subject: 's', body: 'b', task: { state: 'COMPLETED' } });
+}
+`;
+
+const rightCalls = `
+    import type {
+      MailboxClient, SendRequest, MarkReadRequest, ListMessagesQuery, RegisterAgentRequest, UpdateTaskRequest,
+      ListTasksQuery, TaskEnvelopeRequest, TaskStateSpelling,
+    } from 'agent-mailbox';
+    export async function right(client: MailboxClient, admin: MailboxClient): Promise<void> {
+      const state: TaskStateSpelling = 'input-required';
+      const task: TaskEnvelopeRequest = {
+        state: 'TASK_STATE_SUBMITTED',
+        input: { parts: [{ kind: 'text', text: 'review' }, { kind: 'data', data: { pr: 42 } }, { kind: 'file', file: { uri: 'https://x.test/d' } }] },
+        metadata: { sessionId: 's', relatedTickets: ['T-1'], priorComments: [{ url: 'https://x.test/c', commentId: 'c1' }] },
+        expectedOutput: { shape: 'review', locationHint: 'PR' },
+        budget: { deadline: '2030-01-01T00:00:00Z', maxTokens: 10 },
+        expiresAt: '2030-01-02T00:00:00Z',
+      };
+      const send: SendRequest = {
+        to: ['@b', '@c'], subject: 's', body: 'b', priority: 'high', inReplyTo: 'm', threadId: 't', tags: ['review'],
+        wakeSuppressed: false, expectsReplyBy: '2h', task, idempotencyKey: 'k',
+      };
+      const { messageId } = await client.send(send);
+      await client.send({ to: 'AGENT:*', subject: 's', body: 'b', tags: 'review,urgent' });
+      const reads: MarkReadRequest[] = [
+        { messageId },
+        { messageIds: [messageId] },
+        { all: true, threadId: 't', from: '@a', priority: 'low', before: '2030-01-01T00:00:00Z', includeUnseen: true },
+      ];
+      for (const read of reads) await client.markRead(read);
+      const query: ListMessagesQuery = { box: 'inbox', status: 'unread', from: '@a', threadId: 't', tags: ['x'], priority: 'normal', limit: 10 };
+      await client.listMessages(query);
+      await client.listMessages({ box: 'outbox', to: 'AGENT:*', cursor: 'c' });
+      const registration: RegisterAgentRequest = { identity: '@d', role: 'auditor' };
+      await admin.registerAgent(registration);
+      const move: UpdateTaskRequest = { taskId: messageId, to: 'Completed', note: 'n', artifacts: [{ name: 'r', parts: [{ kind: 'text', text: 'LGTM' }] }] };
+      await client.updateTask(move);
+      await client.updateTask({ taskId: messageId, to: state, note: 'which branch?' });
+      await client.updateTask({ taskId: messageId, to: 'Failed', reason: 'broken' });
+      const tasks: ListTasksQuery = { view: 'sent', state: ['Working', 'TASK_STATE_INPUT_REQUIRED'], limit: 5 };
+      await client.listTasks(tasks);
+      await client.listTasks({ state: 'working' });
+    }
+  `;
+
+test('the methods take typed inputs: a misspelt field or a value that is none is a compile error, a right call compiles', () => {
+  const errors = compile({ 'mistakes.mts': mistakes });
+  const on = (line: number) => errors.filter((error) => error.startsWith(`mistakes.mts:${line}: `));
+  expect(on(3)).toEqual([expect.stringMatching(/TS\d+ .*'subjct' does not exist .*Did you mean to write 'subject'\?/)]);
+  expect(on(4)).toEqual([expect.stringMatching(/TS\d+ .*'"urgent"' is not assignable/)]);
+  expect(on(5)).toEqual([expect.stringMatching(/TS\d+ .*'"Done"' is not assignable/)]);
+  expect(on(6)).toEqual([expect.stringMatching(/TS\d+ .*'staus' does not exist/)]);
+  expect(on(7)).toEqual([expect.stringMatching(/TS\d+ .*messageID/)]);
+  expect(on(8)).toEqual([expect.stringMatching(/TS\d+ .*'"admin"' is not assignable/)]);
+  expect(on(9)).toEqual([expect.stringMatching(/TS\d+ .*'"claimed"' is not assignable/)]);
+  expect(on(10)).toEqual([expect.stringMatching(/TS\d+ .*'"COMPLETED"' is not assignable/)]);
+  expect(errors).toHaveLength(8);
+  expect(compile({ 'right.mts': rightCalls })).toEqual([]);
 }, 120_000);

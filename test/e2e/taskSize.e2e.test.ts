@@ -24,7 +24,7 @@ const bytesOf = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'ut
 
 /** A task whose one data part holds `filler`, sized to `bytes` bytes of JSON in all. */
 function taskOf(bytes: number) {
-  const shape = (filler: string) => ({ input: { parts: [{ kind: 'data', data: { x: filler } }] } });
+  const shape = (filler: string) => ({ input: { parts: [{ kind: 'data' as const, data: { x: filler } }] } });
   return shape('y'.repeat(bytes - bytesOf(shape(''))));
 }
 

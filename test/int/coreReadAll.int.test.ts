@@ -66,7 +66,7 @@ describe.each(STORE_KINDS)('read-all ($name event store)', (kind) => {
     );
     expect(withoutAll.message).toContain('all: true');
     await expectRejectedWithoutEvents(mailbox, 'VALIDATION_FAILED', () => b.markRead({ all: true, messageId: m1.messageId }));
-    await expectRejectedWithoutEvents(mailbox, 'VALIDATION_FAILED', () => b.markRead({ all: false }));
+    await expectRejectedWithoutEvents(mailbox, 'VALIDATION_FAILED', () => b.markRead({ all: false } as never));
     await expectRejectedWithoutEvents(mailbox, 'VALIDATION_FAILED', () => b.markRead({ all: true, before: 'yesterday' }));
   });
 });

@@ -15,7 +15,7 @@ describe.each(STORE_KINDS)('rejections write nothing ($name event store)', (kind
   it('an unknown key -> UNKNOWN_FIELD naming it and the allowed keys', async () => {
     const { mailbox, a } = await team();
     const error = await expectRejectedWithoutEvents(mailbox, 'UNKNOWN_FIELD', () =>
-      a.send({ to: '@b', subject: 'hi', body: 'x', urgency: 'high' }),
+      a.send({ to: '@b', subject: 'hi', body: 'x', urgency: 'high' } as never),
     );
     expect(error.status).toBe(400);
     expect(error.envelope).toMatchObject({ field: 'urgency' });
@@ -53,7 +53,7 @@ describe.each(STORE_KINDS)('rejections write nothing ($name event store)', (kind
   ])('a %s filter no message can match -> VALIDATION_FAILED naming it (%j)', async (field, query) => {
     const { mailbox, a } = await team();
     await a.send({ to: '@b', subject: 'hi', body: 'x' });
-    const error = await expectRejectedWithoutEvents(mailbox, 'VALIDATION_FAILED', () => a.listMessages(query));
+    const error = await expectRejectedWithoutEvents(mailbox, 'VALIDATION_FAILED', () => a.listMessages(query as never));
     expect(error.status).toBe(400);
     expect(error.envelope.field).toBe(field);
   });
@@ -90,7 +90,7 @@ describe.each(STORE_KINDS)('rejections write nothing ($name event store)', (kind
   it('a bad task state -> VALIDATION_FAILED naming task.state; a good spelling is stored canonically', async () => {
     const { mailbox, a, b } = await team();
     const error = await expectRejectedWithoutEvents(mailbox, 'VALIDATION_FAILED', () =>
-      a.send({ to: '@b', subject: 'task', body: 'x', task: { state: 'finished' } }),
+      a.send({ to: '@b', subject: 'task', body: 'x', task: { state: 'finished' } } as never),
     );
     expect(error.envelope.field).toBe('task.state');
     const sent = await a.send({
@@ -106,7 +106,7 @@ describe.each(STORE_KINDS)('rejections write nothing ($name event store)', (kind
   it('an unknown key inside the task -> UNKNOWN_FIELD', async () => {
     const { mailbox, a } = await team();
     const error = await expectRejectedWithoutEvents(mailbox, 'UNKNOWN_FIELD', () =>
-      a.send({ to: '@b', subject: 'task', body: 'x', task: { state: 'Working', assignee: '@c' } }),
+      a.send({ to: '@b', subject: 'task', body: 'x', task: { state: 'Working', assignee: '@c' } } as never),
     );
     expect(error.envelope.field).toBe('task.assignee');
   });

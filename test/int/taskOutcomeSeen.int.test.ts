@@ -49,8 +49,8 @@ describe.each(VIEWS)('a finished task waits on its sender until it is seen ($nam
   const harness = mailboxHarness(STORE_KINDS[0]);
 
   it.each([
-    { ending: 'Completed', extra: {} },
-    { ending: 'Failed', extra: { reason: 'no access' } },
+    { ending: 'Completed' as const, extra: {} },
+    { ending: 'Failed' as const, extra: { reason: 'no access' } },
   ])(
     '$ending by the assignee: the count rises for the sender only, and falls once the sender gets the task, once',
     async ({ ending, extra }) => {

@@ -7,6 +7,7 @@
  * the step's task wakes are compared with the table; each wake also records the
  * task's state the views showed when it arrived.
  */
+import type { UpdateTaskRequest } from '../../src/libraryInputs';
 import type { Mailbox } from '../../src/mailbox';
 import type { WakeEvent } from '../../src/projections/viewChanges';
 import type { Clock } from '../../src/application/runtime';
@@ -29,7 +30,7 @@ interface Row {
 
 const claim = (c: Record<string, Client>, id: string) => c['@bob'].claimTask(id);
 const move =
-  (who: Party, to: string, extra: object = {}) =>
+  (who: Party, to: UpdateTaskRequest['to'], extra: object = {}) =>
   (c: Record<string, Client>, id: string) =>
     c[who].updateTask({ taskId: id, to, ...extra });
 const accept = move('@bob', 'Working');

@@ -1,0 +1,147 @@
+/**
+ * What the library's methods take, as TypeScript types. They took `unknown`: a user's editor offered no field, and a
+ * misspelt one (`subjct`), a priority that is none ('urgent') or a state that is none ('Done') compiled, to be refused at
+ * run time. Each type below is checked against its command's schema (SameKeys): a field the schema gains or loses
+ * fails the build here. The schemas still validate every call as before (a JavaScript caller, or a value cast past
+ * these types, gets the same teaching refusals).
+ *
+ * The other forms a JSON transport needs (artifacts JSON-encoded as one string, states as comma-separated
+ * text) are taken at run time but not typed: a TypeScript caller has the values themselves.
+ */
+import type { z } from 'zod';
+import type { markReadSchema, registerAgentSchema, sendMessageSchema } from './commands/schemas';
+import type { listTasksSchema, transitionTaskSchema } from './commands/tasks/taskSchemas';
+import type { listQuerySchema } from './application/listQueryParser';
+import type { taskEnvelopeSchema, TaskStateSpelling } from './commands/messageFields';
+import type { Priority } from './events/types';
+
+export type { TaskStateSpelling };
+
+/** Every key of every member of a union. */
+type KeysOf<T> = T extends unknown ? keyof T : never;
+/**
+ * `T`, when it has exactly the keys of the schema's input `S`; else never, and every call of its method fails to build
+ * (the schema gained or lost a field that the type must follow).
+ */
+type SameKeys<S, T> = [Exclude<KeysOf<T>, KeysOf<S>> | Exclude<KeysOf<S>, KeysOf<T>>] extends [never] ? T : never;
+
+/** A part of a task's input or of an artifact (A2A parts). */
+export type TaskPart =
+  | { kind: 'text'; text: string }
+  | { kind: 'data'; data: Record<string, unknown> }
+  | { kind: 'file'; file: { uri: string; mimeType?: string } };
+
+/** An A2A task envelope, as a send carries it (every field optional: `{}` sends a task in Submitted). */
+export type TaskEnvelopeRequest = SameKeys<
+  z.input<typeof taskEnvelopeSchema>,
+  {
+    state?: TaskStateSpelling;
+    input?: { parts: readonly TaskPart[] };
+    metadata?: {
+      sessionId?: string;
+      relatedTickets?: readonly string[];
+      relatedDiscussions?: readonly string[];
+      parentTask?: string;
+      priorComments?: ReadonlyArray<{ url: string; commentId: string }>;
+    };
+    expectedOutput?: { shape: 'review' | 'ticket' | 'discussion' | 'pr' | 'free-form'; locationHint?: string };
+    /** deadline: an ISO 8601 time with an offset. */
+    budget?: { deadline?: string; maxTokens?: number };
+    /** An ISO 8601 time with an offset. */
+    expiresAt?: string;
+  }
+>;
+
+/** send's and sendOutcome's input. */
+export type SendRequest = SameKeys<
+  z.input<typeof sendMessageSchema>,
+  {
+    /** '@identity', the broadcast 'AGENT:*', or a list of identities. */
+    to: string | readonly string[];
+    subject: string;
+    body: string;
+    priority?: Priority;
+    inReplyTo?: string;
+    threadId?: string;
+    /** A list, or comma-separated text ('review,urgent'). */
+    tags?: readonly string[] | string;
+    wakeSuppressed?: boolean;
+    /** An ISO 8601 time with an offset, or a duration from now: '90s', '30m', '2h', '1d', 'PT30M'. */
+    expectsReplyBy?: string;
+    /** The envelope, or its JSON encoding. */
+    task?: TaskEnvelopeRequest | string;
+    idempotencyKey?: string;
+  }
+>;
+
+/** The filters of markRead({ all: true }). */
+export interface ReadAllFilters {
+  threadId?: string;
+  from?: string;
+  priority?: Priority;
+  /** An ISO 8601 time with an offset. */
+  before?: string;
+  includeUnseen?: boolean;
+}
+
+/** markRead's input: one message, several, or every one seen (with its filters). */
+export type MarkReadRequest = SameKeys<
+  z.input<typeof markReadSchema>,
+  { messageId: string } | { messageIds: readonly string[] | string } | ({ all: true } & ReadAllFilters)
+>;
+
+/** listMessages' query (every field optional); a filter that does not apply to the box is refused. */
+export type ListMessagesQuery = SameKeys<
+  z.input<typeof listQuerySchema>,
+  {
+    box?: 'inbox' | 'outbox';
+    /** The inbox's only. */
+    status?: 'unread' | 'read' | 'all' | 'archived';
+    /** The inbox's only. */
+    from?: string;
+    /** The outbox's only. */
+    to?: string;
+    threadId?: string;
+    tags?: readonly string[] | string;
+    priority?: Priority;
+    /** 1-200, default 50. */
+    limit?: number;
+    /** A page's nextCursor, unchanged. */
+    cursor?: string;
+  }
+>;
+
+/** registerAgent's input (the admin's). */
+export type RegisterAgentRequest = SameKeys<
+  z.input<typeof registerAgentSchema>,
+  { identity: string; role?: 'agent' | 'auditor' }
+>;
+
+/** An artifact of a completed task. */
+export interface TaskArtifactRequest {
+  name?: string;
+  parts: readonly TaskPart[];
+}
+
+/** updateTask's input. */
+export type UpdateTaskRequest = SameKeys<
+  z.input<typeof transitionTaskSchema>,
+  {
+    taskId: string;
+    to: TaskStateSpelling;
+    reason?: string;
+    note?: string;
+    artifacts?: readonly TaskArtifactRequest[];
+  }
+>;
+
+/** listTasks' query. */
+export type ListTasksQuery = SameKeys<
+  z.input<typeof listTasksSchema>,
+  {
+    view?: 'assigned' | 'claimable' | 'sent';
+    state?: TaskStateSpelling | readonly TaskStateSpelling[];
+    limit?: number;
+    cursor?: string;
+  }
+>;

@@ -117,11 +117,16 @@ export function decideRegisterAgent(command: RegisterAgent, state: RegistryState
   const { identity, role, tokenHash } = command.data;
   const existing = state.agents.get(identity);
   if (existing) {
+    // A second run of a setup script meets this: a lost token is no reason to give up the identity (or its mail).
+    const newToken = existing.retiredAt
+      ? ''
+      : `, or, to act as it again without its token, give it a new one (the old one stops working): ` +
+        `POST /v1/agents/${identity}/token or \`mailbox agent token\``;
     return new MailboxError(
       'AGENT_EXISTS',
       'Agent exists',
       `Agent ${identity} is already registered${existing.retiredAt ? ' (retired; identities are never reused)' : ''}; ` +
-        'choose another identity.',
+        `choose another identity${newToken}. Nothing was written.`,
       { identity },
     );
   }

@@ -101,3 +101,27 @@ export function positionHint(input: string, keys: readonly string[], allowed: re
   if (!keys.some((key) => fieldsMeant(key, allowed, input).includes('after'))) return '';
   return ' after=N lists the events after position N (from N+1): to read from position N, as mailbox audit replay --from N does, pass after=N-1.';
 }
+
+/**
+ * The whole input wrapped in one key (`{"arguments": {"to": ..., "subject": ..., "body": ...}}`, `input`, `params`,
+ * `message`): a client or a model that nests a call's fields one level too deep. The key it wrapped them in, when the
+ * input holds nothing else and every field inside is one this input takes; else null.
+ */
+export function wrapperOf(keys: readonly string[], given: unknown, allowed: readonly string[]): string | null {
+  if (keys.length !== 1 || given === null || typeof given !== 'object' || Array.isArray(given)) return null;
+  if (Object.keys(given).length !== 1) return null;
+  const inner = (given as Record<string, unknown>)[keys[0]];
+  if (inner === null || typeof inner !== 'object' || Array.isArray(inner)) return null;
+  const fields = Object.keys(inner);
+  return fields.length > 0 && fields.every((field) => allowed.includes(field)) ? keys[0] : null;
+}
+
+/** What to send instead of the wrapped input (wrapperOf): its fields themselves, at the top level. */
+export const unwrapHint = (input: string, wrapper: string, given: Record<string, unknown>): string => {
+  const fields = Object.keys(given[wrapper] as object);
+  const form = `{${fields.map((field) => `"${field}": ...`).join(', ')}}`;
+  return (
+    ` The fields inside '${wrapper}' (${fields.join(', ')}) are ${input}'s own: give them at the top level, ${form}, ` +
+    `not wrapped in '${wrapper}'. Nothing was done.`
+  );
+};

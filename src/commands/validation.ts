@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import { MailboxError } from '../errors';
-import { fieldsMeant, moreRecipientsHint, positionHint } from './fieldSuggestions';
+import { fieldsMeant, moreRecipientsHint, positionHint, unwrapHint, wrapperOf } from './fieldSuggestions';
 import { assertJsonDepth } from './jsonDepth';
 import { NOT_A_FIELD_HERE, teachingMessage } from './teachingMessages';
 import { assertWellFormedText } from './wellFormedText';
@@ -83,7 +83,9 @@ export function toMailboxError(schema: z.ZodType, error: z.ZodError, what: strin
     const allowed = allowedKeysAt(schema, unknown.path, input);
     // The field each unknown one most likely meant ('state' -> 'to'), said beside it; never one the caller sent too.
     const given = input !== null && typeof input === 'object' ? Object.keys(input) : [];
-    const meant = unknown.keys.map((key) => fieldsMeant(key, allowed, what, given));
+    // The whole input wrapped in one key ({"arguments": {...}}): it meant no field, its fields are the call's own.
+    const wrapper = unknown.path.length === 0 ? wrapperOf(unknown.keys, input, allowed) : null;
+    const meant = unknown.keys.map((key) => (wrapper === null ? fieldsMeant(key, allowed, what, given) : []));
     const suggestions = [...new Set(meant.flat())];
     const named = fields.map((field, index) => {
       const near = meant[index].map((f) => `'${f}'`).join(' or ');
@@ -99,10 +101,11 @@ export function toMailboxError(schema: z.ZodType, error: z.ZodError, what: strin
         : '';
     const recipientsHint = unknown.path.length === 0 ? moreRecipientsHint(what, unknown.keys, given) : '';
     const afterHint = unknown.path.length === 0 ? positionHint(what, unknown.keys, allowed) : '';
+    const unwrap = wrapper === null ? '' : unwrapHint(what, wrapper, input as Record<string, unknown>);
     return new MailboxError(
       'UNKNOWN_FIELD',
       'Unknown field',
-      `${what} does not accept ${named.join(', ')}; ${valid}${form}.${senderHint}${recipientsHint}${afterHint}`,
+      `${what} does not accept ${named.join(', ')}; ${valid}${form}.${senderHint}${recipientsHint}${afterHint}${unwrap}`,
       { field: fields[0], fields, allowed, ...(suggestions.length > 0 ? { suggestions } : {}) },
     );
   }

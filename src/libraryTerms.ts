@@ -100,7 +100,6 @@ export function inMethodWords(text: string): string {
     .replace(/ or `mailbox agent token`/g, '')
     // the CLI's way beside the route's, in parentheses: "(GET /v1/audit/events, mailbox audit replay)"
     .replace(/,? (?:or )?mailbox (?:agent|audit) [^,()]*(?=\))/g, '')
-    .replace(/\bIdempotency-Key '/g, "idempotencyKey '")
     .replace(/list_messages \{"box": "outbox"\}, GET \/v1\/messages\?box=outbox/g, "listMessages({ box: 'outbox' })")
     .replace(/\(their MAILBOX_ADMIN_TOKEN, or the one the server generated[^()]*\)/g, "(createMailbox's adminToken)")
     .replace(/\bDid you mean (\w+)=(@[\w-]+)\?/g, "Did you mean { $1: '$2' }?");

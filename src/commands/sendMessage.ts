@@ -52,7 +52,8 @@ export function decideSendMessage(command: SendMessage, state: SendState, policy
     return new MailboxError(
       'IDEMPOTENCY_KEY_REUSED',
       'Idempotency key reused',
-      `Idempotency-Key '${input.idempotencyKey}' was already used for a different message (${what}); use a new key ` +
+      // Said as no surface's field: HTTP's header, MCP's idempotencyKey and the CLI's --idempotency-key all meet it.
+      `The idempotency key '${input.idempotencyKey}' was already used for a different message (${what}); use a new key ` +
         'for a new message, or send the first request unchanged to get its result again.',
       { idempotencyKey: input.idempotencyKey, messageId, changedFields: changed },
     );

@@ -255,7 +255,7 @@ describe('SendMessage: Idempotency-Key', () => {
       .when(send({ ...keyed, subject: 'other', priority: 'high', tags: ['x'] }, A, 'hash-2'))
       .thenFails('IDEMPOTENCY_KEY_REUSED', { changedFields: ['subject', 'priority', 'tags'] });
     expect(error.envelope.message).toBe(
-      "Idempotency-Key 'k-1' was already used for a different message (this request's subject, priority and tags differ " +
+      "The idempotency key 'k-1' was already used for a different message (this request's subject, priority and tags differ " +
         "from that message's); use a new key for a new message, or send the first request unchanged to get its result again.",
     );
   });

@@ -149,6 +149,11 @@ const ROUTES_AS_COMMANDS: ReadonlyArray<readonly [RegExp, (match: string, identi
     () => 'give each "more: --cursor ..." a page prints, unchanged',
   ],
   [/read with get_message\b/g, () => 'read with `mailbox read <messageId>`'],
+  // TASK_ALREADY_CLAIMED (`mailbox task claim` of a held task): the wake that says it came back, as the CLI shows it.
+  [
+    /\(a wake\/task on GET \/v1\/wake: event TaskReleased or TaskLeaseExpired\)/g,
+    () => '(`mailbox watch` prints a "task:" line: TaskReleased or TaskLeaseExpired)',
+  ],
   [/\(get_task's history\[\]\.messageId or status\.message\.messageId\)/g, () => '(`mailbox task show` lists them)'],
   [
     /get_task \{"taskId": "<the entry's taskId>"\} \(GET \/v1\/tasks\/\{taskId\}\)/g,

@@ -20,8 +20,8 @@ const SECONDS = {
   'test/contract/readModelDifferential.int.test.ts': 106,
   'test/e2e/cli.e2e.test.ts': 81,
   'test/contract/projectionStore.sqlite.int.test.ts': 71,
+  'test/e2e/libraryTypes.e2e.test.ts': 67,
   'test/e2e/startupErrors.e2e.test.ts': 65,
-  'test/e2e/libraryTypes.e2e.test.ts': 53,
   'test/e2e/heartbeatServerStopped.e2e.test.ts': 50,
   'test/int/auditVerify.int.test.ts': 45,
   'test/contract/projectionStore.cluster.int.test.ts': 42,
@@ -50,6 +50,7 @@ const SECONDS = {
   'test/contract/eventStore.int.test.ts': 17,
   'test/int/redisRulesRebuild.int.test.ts': 17,
   'test/e2e/heartbeatStores.e2e.test.ts': 16,
+  'test/int/rebuildViewsChangedCli.int.test.ts': 16,
   'test/e2e/libraryPackage.e2e.test.ts': 16,
   'test/e2e/startupInterrupted.e2e.test.ts': 15,
 };

@@ -483,7 +483,16 @@ interface OutagePolicy {
  */
 const transient = (error: unknown): boolean =>
   (isMailboxError(error) && error.code === 'UNAVAILABLE' && !needsOperator(error)) || error instanceof GenerationGap;
-const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+/**
+ * An error's own words. By its message, not `instanceof Error`: an error made in another realm is no instance of this
+ * one's Error (better-sqlite3's addon, loaded once per process, throws the SqliteError class it was last given, which
+ * under jest is another test file's sandbox's), and String() of it added its class name ("SqliteError: database is
+ * locked": rebuildViewsChangedCli.int failed so in a whole-suite run, after another file had loaded better-sqlite3).
+ */
+const reasonOf = (error: unknown): string => {
+  const message = (error as { message?: unknown } | null)?.message;
+  return typeof message === 'string' ? message : String(error);
+};
 
 /** How a run of pages ended: all copied, or a failure, with what is known of the batches in flight. */
 type Pages =

@@ -1,8 +1,5 @@
 /** Test fixtures: a mailbox on chosen adapters with a silent logger, and agents registered by the admin. */
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import pino from 'pino';
 import { createMailbox, type Mailbox, type MailboxClient } from '../../src/mailbox';
 import type { MailboxConfigInput } from '../../src/config';
@@ -13,28 +10,9 @@ import type { NewEvent } from '../../src/events/types';
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 export const silentLogger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 
-/**
- * A fresh directory, removed after the test file (test/support/cleanupTempDirs.ts, a jest
- * setupFilesAfterEnv): some hold an admin.token, none may outlive the run.
- */
-export function tempDir(prefix = 'mailbox-test-', base = os.tmpdir()): string {
-  const dir = fs.mkdtempSync(path.join(base, prefix));
-  createdTempDirs.push(dir);
-  return dir;
-}
+import { tempDir } from './tempDirs';
 
-/** tmpfs when there is one (appends fsync; tests about Redis or the CLI are not about disks). */
-export const scratchBase = (): string => (fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir());
-
-export const createdTempDirs: string[] = [];
-
-/**
- * Retried: a process the test ended may still be writing into its directory for a moment (Chromium's helpers into
- * their profile: a clean clone's run once failed the docs page suite with ENOTEMPTY after every test had passed).
- */
-export function removeTempDirs(): void {
-  for (const dir of createdTempDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
-}
+export { tempDir, scratchBase, createdTempDirs, removeTempDirs } from './tempDirs';
 
 export async function memoryMailbox(config: MailboxConfigInput = {}, overrides: ContainerOverrides = {}): Promise<Mailbox> {
   return createMailbox(

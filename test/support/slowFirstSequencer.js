@@ -20,7 +20,6 @@ const SECONDS = {
   'test/contract/readModelDifferential.int.test.ts': 106,
   'test/e2e/cli.e2e.test.ts': 81,
   'test/contract/projectionStore.sqlite.int.test.ts': 71,
-  'test/e2e/libraryTypes.e2e.test.ts': 67,
   'test/e2e/startupErrors.e2e.test.ts': 65,
   'test/e2e/heartbeatServerStopped.e2e.test.ts': 50,
   'test/int/auditVerify.int.test.ts': 45,

@@ -8,7 +8,6 @@ import type { Mailbox } from '../../src/mailbox';
 import type { HttpServer } from '../../src/adapters/http/httpServer';
 import { buildApiServer } from '../../src/server';
 import { ADMIN_TOKEN, allEvents, memoryMailbox, silentLogger } from './fixtures';
-import { EsdbDouble } from './esdbDouble/esdbDouble';
 
 export interface HttpResult<T = any> {
   status: number;
@@ -66,8 +65,11 @@ export interface TestServer {
 /** `overrides`: the mailbox's clock or ids (a test that moves time, e.g. past a task's lease), or the logger of both. */
 export async function startTestServer(config: MailboxConfigInput = {}, overrides: ContainerOverrides = {}): Promise<TestServer> {
   // MAILBOX_TEST_EVENTSTORE=esdb-double: the same suites on EventStoreDB (adapter + real client, in-repo test double).
+  // Imported only then: gRPC and the generated protobuf code cost every test file that starts a server ~0.2 s to load.
   const double =
-    process.env.MAILBOX_TEST_EVENTSTORE === 'esdb-double' && config.eventStoreUrl === undefined ? await EsdbDouble.start() : null;
+    process.env.MAILBOX_TEST_EVENTSTORE === 'esdb-double' && config.eventStoreUrl === undefined
+      ? await (await import('./esdbDouble/esdbDouble')).EsdbDouble.start()
+      : null;
   const mailbox = await memoryMailbox(
     { rateLimitPerSecond: 0, ...(double ? { eventStoreUrl: double.url } : {}), ...config },
     overrides,

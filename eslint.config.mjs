@@ -22,8 +22,8 @@ export default tseslint.config(
     },
   },
   {
-    // npm test type-checks src with test/ in one program (typecheck:build, jest's types included) and builds dist from
-    // it; `npm run build` compiles src without them. A test global in src would pass the first and break the second.
+    // The type-check (npm run typecheck) takes src with test/ in one program, jest's types included; `npm run build`
+    // compiles src without them. A test global in src would pass the first and break the second.
     files: ['src/**/*.ts'],
     rules: {
       'no-restricted-globals': [

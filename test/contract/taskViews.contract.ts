@@ -5,6 +5,7 @@
  * party, the sweeper's due list, and redelivery changing nothing. Identities:
  * @a sends, @b and @c are the audience.
  */
+import { TASK_STREAM_PREFIX } from '../../src/events/streams';
 import type { TaskEvent, TaskState } from '../../src/events/types';
 import type { ProjectionStore } from '../../src/projections/projectionStore';
 import { TASK_LISTS } from '../../src/projections/readModel/taskView';
@@ -151,6 +152,43 @@ export function describeTaskViewsContract(name: string, factory: ProjectionStore
       expect(await due(at(59), 10, at(10))).toEqual([leased, late]); // after is exclusive: due at 10:10 is not after it
       expect(await due(at(59), 1, at(19))).toEqual([leased]);
       expect(await due(at(25), 10, at(20))).toEqual([]);
+    });
+
+    it("every history line, a page at a time (audit verify's walk): each claim, state change and lapse names its task; redelivery adds none", async () => {
+      const { store } = await open();
+      const { log, t1, t2, t3 } = taskScenario();
+      await store.applyBatch(log.projected());
+      /** The lines, walked with small pages; a line may come twice (Redis pages as HSCAN does), each names one task. */
+      const walk = async (limit: number) => {
+        const lines = new Map<string, string>();
+        let after: string | null = null;
+        for (let pages = 1; ; pages++) {
+          const page = await store.taskHistoryLines(after, limit);
+          for (const line of page.lines) {
+            expect(lines.get(line.eventId) ?? line.taskId).toBe(line.taskId);
+            lines.set(line.eventId, line.taskId);
+          }
+          if (page.next === null) return Object.fromEntries(lines);
+          if (pages > 50) throw new Error(`taskHistoryLines(${limit}) did not end after 50 pages`);
+          after = page.next;
+        }
+      };
+      // The scenario's task events but @a's seeing t1's outcome (it changes neither state nor holder); t4 has none.
+      const expected = Object.fromEntries(
+        log.events
+          .filter((event) => event.streamName.startsWith(TASK_STREAM_PREFIX) && event.type !== 'TaskOutcomeSeen')
+          .map((event) => [event.eventId, (event.data as { taskId: string }).taskId]),
+      );
+      const perTask = (lines: Record<string, string>) =>
+        Object.values(lines).reduce<Record<string, number>>(
+          (counts, task) => ({ ...counts, [task]: (counts[task] ?? 0) + 1 }),
+          {},
+        );
+      expect(perTask(expected)).toEqual({ [t1]: 5, [t2]: 2, [t3]: 2 });
+      expect(await walk(2)).toEqual(expected);
+      expect(await walk(1000)).toEqual(expected);
+      for (const batch of shuffledWithDuplicates(log.projected(), 5)) await store.applyBatch(batch);
+      expect(await walk(3)).toEqual(expected);
     });
 
     it('wakes the other party per change, and the audience of a task back to it, after the view shows it; redelivery changes nothing and wakes nobody', async () => {

@@ -14,6 +14,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Logger } from 'pino';
 import type { MailboxConfig } from '../config';
+import { isMailboxError, needsOperator, type MailboxError } from '../errors';
 import { deterministicEventId } from '../events/eventIds';
 import type { EventStore } from '../events/eventStore';
 import { checkNewEvent } from '../events/readEvent';
@@ -49,6 +50,8 @@ export class SeenMarks {
   readonly written = { events: 0, marks: 0 };
   /** The event store not answering, said once (support/storeOutage.ts). */
   private readonly outage: StoreOutage;
+  /** Recipients whose seen stream the store refuses for what only an operator mends, said once each until it takes one. */
+  private readonly refusedSaid = new Set<string>();
 
   constructor(
     @inject(TOKENS.EventStore) private readonly store: EventStore,
@@ -136,10 +139,13 @@ export class SeenMarks {
         try {
           last = this.lastPosition = await this.append(recipient, chunk);
           this.outage.answered();
+          this.refusedSaid.delete(recipient);
         } catch (error) {
           for (const [messageId, at] of entries.slice(start)) this.requeue(recipient, messageId, at);
           const marks = entries.length - start;
-          if (!this.outage.failed(error, { recipient, marks }))
+          if (isMailboxError(error) && needsOperator(error) && error.envelope.stream === seenStream(recipient))
+            this.sayRefused(recipient, marks, error);
+          else if (!this.outage.failed(error, { recipient, marks }))
             this.logger.warn({ err: error, recipient, marks }, 'seen marks: not written; retried shortly');
           break;
         }
@@ -154,6 +160,23 @@ export class SeenMarks {
       this.timer.unref();
     }
     return last;
+  }
+
+  /**
+   * The store answered and refused the recipient's seen stream for what no retry mends (EventStoreDB: the stream
+   * deleted under the mailbox; a write would undelete it and hide the marks before for good): said once, at error,
+   * naming the stream and the remedy, not as a store that does not answer. The marks are kept (and tried each flush:
+   * nothing is written while the stream stays deleted); the other recipients' marks are written as before.
+   */
+  private sayRefused(recipient: string, marks: number, error: MailboxError): void {
+    if (this.refusedSaid.has(recipient)) return;
+    this.refusedSaid.add(recipient);
+    const operatorAction = String(error.envelope.operatorAction);
+    this.logger.error(
+      { recipient, stream: seenStream(recipient), marks, reason: error.message, operatorAction },
+      `seen marks: not written to ${seenStream(recipient)} (kept, nothing written): ${error.message} ` +
+        `An operator must act: ${operatorAction}`,
+    );
   }
 
   private requeue(recipient: string, messageId: string, at: string): void {

@@ -12,6 +12,7 @@
  * what it can prove.
  */
 import type { Logger } from 'pino';
+import { isMailboxError, needsOperator } from '../errors';
 import type { EventStore } from '../events/eventStore';
 import { deterministicEventId, newCommandId } from '../events/eventIds';
 import { DELIVERY_STREAM } from '../events/streams';
@@ -45,6 +46,8 @@ interface Observation {
 
 /** (message, recipient) pairs remembered as recorded, at most; then the memory starts afresh (a repeat costs one event). */
 const REMEMBERED = 200_000;
+/** How often a delivery stream refused for what only an operator mends is tried again (it took every flush, 100 ms). */
+const REFUSED_RETRY_MS = 5_000;
 
 export class WakeRecorder {
   private queue: Observation[] = [];
@@ -59,6 +62,8 @@ export class WakeRecorder {
   dropped = 0;
   /** WakeObserved events appended by this recorder. */
   appended = 0;
+  /** The store refuses the delivery stream for what only an operator mends: said once, until an append lands. */
+  private refusalSaid = false;
 
   constructor(
     private readonly store: EventStore,
@@ -83,8 +88,8 @@ export class WakeRecorder {
     if (this.recorded.size >= this.remembered) this.recorded.clear();
     this.recorded.add(key);
     this.queue.push({ messageId, recipient, via, at: this.clock.now().toISOString() });
-    if (this.queue.length >= this.maxBatch) void this.flush();
-    else this.timer ??= setTimeout(() => void this.flush(), this.flushMs);
+    if (this.queue.length >= this.maxBatch && !this.refusalSaid) void this.flush();
+    else this.timer ??= setTimeout(() => void this.flush(), this.retryMs());
   }
 
   /** Appends what is queued (one append per `maxBatch`); resolves when done. A failed append stays queued. */
@@ -93,9 +98,14 @@ export class WakeRecorder {
     this.timer = null;
     this.flushing ??= this.drain().finally(() => {
       this.flushing = null;
-      if (this.queue.length > 0) this.timer ??= setTimeout(() => void this.flush(), this.flushMs);
+      if (this.queue.length > 0) this.timer ??= setTimeout(() => void this.flush(), this.retryMs());
     });
     return this.flushing;
+  }
+
+  /** The next batch's wait: a refused stream is tried again every few seconds, not at every flush interval. */
+  private retryMs(): number {
+    return this.refusalSaid ? Math.max(this.flushMs, REFUSED_RETRY_MS) : this.flushMs;
   }
 
   async close(): Promise<void> {
@@ -125,7 +135,25 @@ export class WakeRecorder {
       }));
       try {
         await this.store.append(DELIVERY_STREAM, events, 'any');
+        this.refusalSaid = false;
       } catch (error) {
+        // The stream refused for what no retry mends (EventStoreDB: deleted under the mailbox, which a write would
+        // undelete, hiding the observations before for good): said once, at error, with the remedy; kept, nothing written.
+        if (isMailboxError(error) && needsOperator(error) && error.envelope.stream === DELIVERY_STREAM) {
+          if (!this.refusalSaid)
+            this.logger.error(
+              {
+                stream: DELIVERY_STREAM,
+                waiting: this.queue.length,
+                reason: error.message,
+                operatorAction: error.envelope.operatorAction,
+              },
+              `could not record observed wakes (the delivery ledger): ${error.message} An operator must act: ` +
+                `${String(error.envelope.operatorAction)} The observations are kept (up to the queue's bound), nothing written.`,
+            );
+          this.refusalSaid = true;
+          return;
+        }
         this.logger.warn(
           { err: error, waiting: this.queue.length },
           'could not record observed wakes (the delivery ledger); retrying with the next batch',

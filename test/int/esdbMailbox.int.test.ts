@@ -8,7 +8,11 @@
 import pino from 'pino';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
 import { isMailboxError, retryAfterSecondsOf } from '../../src/errors';
-import { messageStream } from '../../src/events/streams';
+import { messageStream, seenStream } from '../../src/events/streams';
+import { buildApiServer } from '../../src/server';
+import type { HttpServer } from '../../src/adapters/http/httpServer';
+import { apiCaller } from '../support/apiCalls';
+import { subscribe, type WakeSubscriber } from '../e2e/wakeSubscriber';
 import { ADMIN_ACTOR } from '../../src/commands/roles';
 import { ADMIN_TOKEN, allEvents, registerAgents, registrationEvent, tempDir } from '../support/fixtures';
 import { EsdbEventStore } from '../../src/adapters/eventstore/esdbEventStore';
@@ -53,10 +57,31 @@ async function openMailbox(views: { redisUrl?: string; redisNamespace?: string; 
   return registerAgents(mailbox, ['@a', '@b', '@c']);
 }
 
+/** Closed after each test, before the mailbox: an HTTP server, wake streams, heartbeat daemons a test opened. */
+let closers: Array<() => unknown> = [];
+
 afterEach(async () => {
+  for (const close of closers.reverse()) await close();
+  closers = [];
   await mailbox?.close();
   await double?.close();
 });
+
+/** The mailbox's HTTP API on a free loopback port (closed after the test). */
+async function serveHttp(): Promise<string> {
+  const http: HttpServer = buildApiServer(mailbox, pino({ level: 'silent' }));
+  const url = await http.listen('127.0.0.1', 0);
+  closers.push(() => http.close());
+  return url;
+}
+
+/** An agent's wake stream over HTTP, synced (closed after the test). */
+async function wakeStream(url: string, token: string): Promise<WakeSubscriber> {
+  const stream = await subscribe(url, token);
+  closers.push(() => stream.close());
+  await stream.next((event) => event.event === 'sync');
+  return stream;
+}
 
 const unreadOf = async (client: { unreadCount(): Promise<{ unread: number }> }) => (await client.unreadCount()).unread;
 
@@ -302,9 +327,20 @@ describe('a mailbox stream soft-deleted under the mailbox: loud (Operator action
       const stream = 'mailbox-agents';
       await store.append(stream, [registrationEvent('@a'), registrationEvent('@b')], 'no_stream');
       double.log.softDelete(stream, { kind: 'any' });
-      // A writer that does not look first (another tool, an older mailbox): the node takes it and undeletes the stream
-      // from this revision on, @a and @b hidden for good.
-      await store.append(stream, [registrationEvent('@c')], 'no_stream');
+      // A write expecting no stream that does not look first (another tool, an older mailbox, or a delete between a
+      // look and the write): the node takes it and undeletes the stream from this revision on, @a and @b hidden for
+      // good. The adapter learns it from the write's result and says so, not a success.
+      const written = await rejection(store.append(stream, [registrationEvent('@c')], 'no_stream'));
+      expect(written.toJSON()).toMatchObject({
+        error: 'Operator action needed',
+        message: expect.stringContaining(
+          `held mailbox stream ${stream} deleted under the mailbox (a soft delete) when this write reached it: the node ` +
+            'took the write and made the stream readable again from revision 2 on',
+        ),
+        stream,
+        operatorAction: expect.stringContaining('restore the event log from a backup'),
+      });
+      expect(retryAfterSecondsOf(written)).toBeNull();
       const refused = await rejection(store.readStream(stream));
       expect(refused.toJSON()).toMatchObject({
         error: 'Operator action needed',
@@ -317,6 +353,82 @@ describe('a mailbox stream soft-deleted under the mailbox: loud (Operator action
     } finally {
       await store.close();
     }
+  });
+});
+
+describe('soft-deleted streams written without a look first (unchecked, or claimed new): refused, never undeleted by the write', () => {
+  const mailboxEventTypes = (events: Array<{ type: string; data: unknown }>) =>
+    events.map((event) => `${event.type} ${(event.data as { recipient?: string }).recipient ?? ''}`.trim());
+
+  it("the delivery ledger's stream and a recipient's seen marks: nothing written to them, said once naming them and the remedy; the other recipient's marks are written", async () => {
+    const { '@a': a, '@b': b, '@c': c } = await openMailbox();
+    const url = await serveHttp();
+    const call = apiCaller(() => url);
+    const streams = { '@b': await wakeStream(url, b.token), '@c': await wakeStream(url, c.token) };
+    const sendAndSee = async (subject: string) => {
+      const sent = await call('POST', '/v1/messages', a.token, { to: ['@b', '@c'], subject, body: 'x' });
+      expect(sent.status).toBe(201);
+      const messageId = sent.body.messageId as string;
+      for (const [identity, stream] of Object.entries(streams)) {
+        await stream.next((event) => event.event === 'wake' && event.data.messageId === messageId);
+        const listed = await call('GET', '/v1/messages', identity === '@b' ? b.token : c.token);
+        expect(listed.body.messages.map((m: { messageId: string }) => m.messageId)).toContain(messageId);
+      }
+      return messageId;
+    };
+    // The first message's wakes and seen marks are written (the streams now hold events), then both streams are
+    // soft-deleted under the mailbox.
+    const first = await sendAndSee('before');
+    const before = await allEvents(mailbox);
+    expect(mailboxEventTypes(before.filter((e) => e.type === 'WakeObserved' || e.type === 'MessagesSeen')).sort()).toEqual([
+      'MessagesSeen @b',
+      'MessagesSeen @c',
+      'WakeObserved @b',
+      'WakeObserved @c',
+    ]);
+    double.log.softDelete('mailbox-deliveries', { kind: 'any' });
+    double.log.softDelete(seenStream('@b'), { kind: 'any' });
+
+    const second = await sendAndSee('after');
+    const after = await allEvents(mailbox); // flushes the seen marks and the observed wakes first
+    // What the second message wrote: its own events and @c's seen mark; no observed wake, no mark of @b's.
+    const added = after.slice(before.length);
+    expect(after.slice(0, before.length)).toEqual(before);
+    expect(mailboxEventTypes(added.filter((e) => e.type === 'WakeObserved' || e.type === 'MessagesSeen'))).toEqual([
+      'MessagesSeen @c',
+    ]);
+    expect(double.log.streamRecords('mailbox-deliveries')).toBe('not_found'); // not undeleted by a write
+    expect(double.log.streamRecords(seenStream('@b'))).toBe('not_found');
+
+    // What the sender sees: the first message woken and seen by both; the second seen by @c only, woken by nobody
+    // (those observations are not in the log: the ledger says what it can prove).
+    expect(await mailbox.runner.waitFor((await mailbox.eventStore.headPosition())!, 5000)).toBe(true);
+    const ledger = async (messageId: string) => {
+      const answer = await call('GET', `/v1/messages/${messageId}/delivery`, a.token);
+      expect(answer.status).toBe(200);
+      return Object.fromEntries(
+        answer.body.recipients.map((row: { recipient: string; woken: unknown; seen: unknown }) => [
+          row.recipient,
+          { woken: row.woken !== null, seen: row.seen !== null },
+        ]),
+      );
+    };
+    expect(await ledger(first)).toEqual({ '@b': { woken: true, seen: true }, '@c': { woken: true, seen: true } });
+    expect(await ledger(second)).toEqual({ '@b': { woken: false, seen: false }, '@c': { woken: false, seen: true } });
+
+    // The log says each once, at error, naming the stream and the remedy (not "the store does not answer").
+    const said = (stream: string) => warnings.filter((line) => line.includes(`holds mailbox stream ${stream} deleted`));
+    expect(said('mailbox-deliveries')).toEqual([
+      expect.stringMatching(
+        /^could not record observed wakes \(the delivery ledger\): .*An operator must act: .*restore the event log from a backup/,
+      ),
+    ]);
+    expect(said(seenStream('@b'))).toEqual([
+      expect.stringMatching(
+        /^seen marks: not written to mailbox-seen-@b \(kept, nothing written\): .*restore the event log from a backup/,
+      ),
+    ]);
+    expect(warnings.some((line) => line.includes('does not answer'))).toBe(false);
   });
 });
 

@@ -88,9 +88,16 @@ export class CompatClient {
     return this.flavour.packageName;
   }
 
-  /** The append options naming the expected revision the way this client spells it. */
-  appendOptions(expected: ExpectedRevision, deadlineMs: number): EsdbModule.AppendToStreamOptions {
-    const value = expected === 'no_stream' ? this.module.NO_STREAM : expected === 'any' ? this.module.ANY : expected;
+  /** The append options naming the expected revision the way this client spells it ('stream_exists': the node's own). */
+  appendOptions(expected: ExpectedRevision | 'stream_exists', deadlineMs: number): EsdbModule.AppendToStreamOptions {
+    const value =
+      expected === 'no_stream'
+        ? this.module.NO_STREAM
+        : expected === 'any'
+          ? this.module.ANY
+          : expected === 'stream_exists'
+            ? this.module.STREAM_EXISTS
+            : expected;
     return { [this.flavour.expectedOption]: value, deadline: deadlineMs } as EsdbModule.AppendToStreamOptions;
   }
 

@@ -20,6 +20,9 @@ interface TaggedError {
 
 export const isStreamNotFound = (error: unknown): boolean => (error as TaggedError | null)?.type === 'stream-not-found';
 
+/** The node's answer for a deleted stream: tombstoned, or (to a write expecting it to exist) soft-deleted. */
+export const isStreamDeleted = (error: unknown): boolean => (error as TaggedError | null)?.type === 'stream-deleted';
+
 /** The connection failed or was cancelled under the call (not a deadline: that one already took its time). */
 export function isConnectionReset(error: unknown): boolean {
   const { type, code } = (error ?? {}) as TaggedError & { code?: unknown };
@@ -27,13 +30,13 @@ export function isConnectionReset(error: unknown): boolean {
   return type === 'unavailable' || type === 'cancelled' || (type === undefined && (code === 14 || code === 1));
 }
 
-export function translateAppendError(error: unknown, streamName: string, expected: ExpectedRevision): Error {
+export function translateAppendError(error: unknown, streamName: string, expected: ExpectedRevision | 'stream_exists'): Error {
   const tagged = error as TaggedError | null;
   if (tagged?.type === 'wrong-expected-version') {
     // actualVersion is the string 'no_stream' when the stream does not exist: never BigInt() it blindly.
     const actual =
       typeof tagged.actualVersion === 'bigint' ? tagged.actualVersion.toString() : String(tagged.actualVersion ?? 'unknown');
-    return new ConcurrencyConflict(streamName, describeExpected(expected), actual);
+    return new ConcurrencyConflict(streamName, expected === 'stream_exists' ? expected : describeExpected(expected), actual);
   }
   return translateError(error);
 }
@@ -82,6 +85,23 @@ export function streamEventsGone(streamName: string, readableFrom: bigint, asked
     `${WHAT} ${what}: what the mailbox acknowledged there is no longer readable; the request was not applied.`,
     'A stream of the mailbox was deleted in EventStoreDB (soft delete): restore the event log from a backup (a scavenge ' +
       'removes the deleted events for good). Until then requests on that stream are refused; nothing is written to it.',
+    { stream: streamName },
+  );
+}
+
+/**
+ * A write the node took on a mailbox stream that had been soft-deleted under the mailbox (found only from the write's
+ * own result, a race with the delete: the look before it found nothing deleted): the write undeleted the stream from
+ * `fromRevision`, and its events before that stay hidden for good. Said as what it is, never passed as a success.
+ */
+export function streamUndeletedByWrite(streamName: string, fromRevision: bigint): MailboxError {
+  return operatorNeeded(
+    `${WHAT} held mailbox stream ${streamName} deleted under the mailbox (a soft delete) when this write reached it: ` +
+      `the node took the write and made the stream readable again from revision ${fromRevision} on, its stream ` +
+      `metadata $$${streamName} hiding the events before it, which the mailbox had acknowledged. The write's own events ` +
+      'are stored; what came before them is no longer readable.',
+    'A stream of the mailbox was deleted in EventStoreDB (soft delete): restore the event log from a backup (a scavenge ' +
+      'removes the deleted events for good). Until then requests on that stream are refused.',
     { stream: streamName },
   );
 }

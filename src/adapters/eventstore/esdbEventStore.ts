@@ -14,8 +14,10 @@ import { MAILBOX_STREAM_PREFIX } from '../../events/streams';
 import type { NewEvent, StoredEvent } from '../../events/types';
 import { CompatClient, type EsdbClient, type EsdbFilter, type EsdbReadPosition, type ResolvedAllEvent } from './esdbClientCompat';
 import {
+  isStreamDeleted,
   isStreamNotFound,
   streamEventsGone,
+  streamUndeletedByWrite,
   translateAppendError,
   translateError,
   translateReadOfAllError,
@@ -40,6 +42,10 @@ const DEFAULT_PAGE_SIZE = 1000;
 const MAX_REVISION = Number((1n << 63n) - 1n);
 /** The head's first backwards page (headPosition). */
 const FIRST_HEAD_PAGE = 8;
+/** An unchecked append's rounds of "exists? no: new? no: exists?" at most (appendUnchecked). */
+const UNCHECKED_ROUNDS = 3;
+
+type EsdbAppendResult = Awaited<ReturnType<EsdbClient['appendToStream']>>;
 
 export class EsdbEventStore implements EventStore {
   private readonly pageSize: number;
@@ -66,7 +72,49 @@ export class EsdbEventStore implements EventStore {
   }
 
   async append(streamName: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
-    let result;
+    const result =
+      expected === 'any' ? await this.appendUnchecked(streamName, events) : await this.appendAs(streamName, events, expected);
+    const nextExpectedRevision = result.nextExpectedRevision;
+    if (result.position) return { nextExpectedRevision, position: result.position.commit };
+    // No position: nothing was written. For a de-duplicated repeat, report where its events are;
+    // for an empty append (which only checked the expected revision), the head of the log.
+    const position =
+      events.length > 0 ? await this.positionOfRevision(streamName, nextExpectedRevision) : ((await this.headPosition()) ?? 0n);
+    return { nextExpectedRevision, position };
+  }
+
+  /**
+   * An append without a check ('any': the seen marks, the delivery ledger, which decide nothing). EventStoreDB takes an
+   * `any` write on a soft-deleted stream and undeletes it, hiding its earlier events for good; it refuses one expecting
+   * the stream to exist (stream-deleted). So `any` is sent as "the stream exists": the same one call on the hot path (a
+   * live stream takes it as it takes `any`, de-duplication alike), no read before it and nothing cached, and a
+   * soft-deleted stream is refused with nothing written. Only a stream's first write costs a second call: refused as
+   * missing, it is sent expecting no stream (which a soft-deleted stream would take, but one was just found missing,
+   * not deleted; a delete in between is caught from the write's result, appendAs).
+   */
+  private async appendUnchecked(streamName: string, events: readonly NewEvent[]): Promise<EsdbAppendResult> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.appendAs(streamName, events, 'stream_exists');
+      } catch (error) {
+        if (!(error instanceof ConcurrencyConflict)) throw error; // expecting it to exist: only a missing stream conflicts
+      }
+      try {
+        return await this.appendAs(streamName, events, 'no_stream');
+      } catch (error) {
+        // Created by another writer in between: an existing stream again (bounded: each round, someone else wrote).
+        if (!(error instanceof ConcurrencyConflict) || attempt >= UNCHECKED_ROUNDS) throw error;
+      }
+    }
+  }
+
+  /** One append call, its refusals translated: a stream-deleted answer is told a soft delete from a tombstone. */
+  private async appendAs(
+    streamName: string,
+    events: readonly NewEvent[],
+    expected: Exclude<ExpectedRevision, 'any'> | 'stream_exists',
+  ): Promise<EsdbAppendResult> {
+    let result: EsdbAppendResult;
     try {
       const call = this.compat.client.appendToStream(
         streamName,
@@ -75,15 +123,20 @@ export class EsdbEventStore implements EventStore {
       );
       result = await withDeadline(call, this.deadlineMs, `append to ${streamName}`);
     } catch (error) {
+      if (isStreamDeleted(error)) {
+        // Tombstoned, or soft-deleted (refused only to a write expecting the stream to exist): its metadata says which.
+        const truncatedBefore = await this.truncatedBefore(streamName).catch(() => null);
+        if (truncatedBefore !== null) throw streamEventsGone(streamName, truncatedBefore, null);
+      }
       throw translateAppendError(error, streamName, expected);
     }
-    const nextExpectedRevision = result.nextExpectedRevision;
-    if (result.position) return { nextExpectedRevision, position: result.position.commit };
-    // No position: nothing was written. For a de-duplicated repeat, report where its events are;
-    // for an empty append (which only checked the expected revision), the head of the log.
-    const position =
-      events.length > 0 ? await this.positionOfRevision(streamName, nextExpectedRevision) : ((await this.headPosition()) ?? 0n);
-    return { nextExpectedRevision, position };
+    // A write expecting no stream lands at revision 0 on a new stream. Further on, the node took it on a soft-deleted
+    // one (the look before it found nothing deleted: a delete in between) and undeleted it, hiding the events before.
+    // Learnt from the result, at no cost: the write is done, and said as what it did, never passed as a success.
+    if (expected === 'no_stream' && result.position && result.nextExpectedRevision >= BigInt(events.length)) {
+      throw streamUndeletedByWrite(streamName, result.nextExpectedRevision - BigInt(events.length) + 1n);
+    }
+    return result;
   }
 
   async readStream(streamName: string, fromRevision = 0n): Promise<StoredEvent[]> {

@@ -5,7 +5,7 @@
  * same claim conflicts instead of passing as a retry), and the nudge about a
  * message, built from the recipient's heartbeat counts.
  */
-import { ConcurrencyConflict } from '../errors';
+import { ConcurrencyConflict, isMailboxError, needsOperator } from '../errors';
 import type { EventStore } from '../events/eventStore';
 import { deterministicEventId, newCommandId } from '../events/eventIds';
 import type { NewEvent, ReplyOverdue, WakeEscalated } from '../events/types';
@@ -14,7 +14,16 @@ import type { ProjectionStore } from '../projections/projectionStore';
 import type { DeliveryRow } from '../projections/readModel/ledger';
 import type { Nudge } from './nudgeDecider';
 
-/** Appends the claim; false when the stream exists already (another daemon, or an earlier run, claimed it). */
+/**
+ * Appends the claim; false when the stream exists already (another daemon, or an earlier run, claimed it).
+ *
+ * The stream is read first. EventStoreDB takes a write expecting no stream on a soft-deleted stream and undeletes it,
+ * hiding the claim made there before: a message escalated twice, its first claim gone. No expected revision refuses
+ * that and takes a new stream, so the claim looks first: the read finds a soft-deleted stream (the adapter reads its
+ * metadata when it finds none) and refuses, Operator action needed naming it, with nothing written. A claim is made
+ * once per escalated message, off every request's path: the read costs nothing that matters, and an existing claim it
+ * finds spares the append. A delete between the read and the write is caught from the write's result (the adapter).
+ */
 export async function claimOnce(
   store: EventStore,
   streamName: string,
@@ -36,6 +45,7 @@ export async function claimOnce(
       schemaVersion: CURRENT_SCHEMA_VERSION,
     },
   } as NewEvent;
+  if ((await store.readStream(streamName)).length > 0) return false;
   try {
     await store.append(streamName, [stored], 'no_stream');
     return true;
@@ -43,6 +53,25 @@ export async function claimOnce(
     if (error instanceof ConcurrencyConflict) return false;
     throw error;
   }
+}
+
+/** A claim the store refused for what no retry mends: its stream deleted under the mailbox (EventStoreDB). */
+export interface ClaimRefused {
+  messageId: string;
+  stream: string;
+  error: string;
+  operatorAction: string;
+}
+
+/**
+ * The refusal, when claimOnce failed for what only an operator mends on the claim's stream (Operator action needed
+ * naming it: deleted under the mailbox), else null (the caller throws the error, as before). Such a message is not escalated and
+ * the tick goes on with the others: one deleted stream held every escalation after it back, each tick.
+ */
+export function claimRefused(error: unknown, messageId: string, stream: string): ClaimRefused | null {
+  // That stream's alone: a refusal of the whole store (its credentials) fails the tick, as before.
+  if (!isMailboxError(error) || !needsOperator(error) || error.envelope.stream !== stream) return null;
+  return { messageId, stream, error: error.message, operatorAction: String(error.envelope.operatorAction) };
 }
 
 /** A nudge about one message (`reason`), sent once whatever the unread set's cooldown. */

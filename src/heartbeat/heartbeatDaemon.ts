@@ -684,8 +684,12 @@ export class HeartbeatDaemon {
       const since = new Date(this.failingSince).toISOString();
       alarms.push({ alarm: 'ticks_failing', error: this.lastError, since, failedTicks: this.failedTicks });
     }
+    // Escalations refused for what only an operator mends (their stream deleted under the mailbox): each named, with
+    // the remedy; the tick itself went on.
+    const refused = [...(this.lastReport?.unwoken.refused ?? []), ...(this.lastReport?.replies.refused ?? [])];
+    for (const refusal of refused) alarms.push({ alarm: 'escalation_refused', ...refusal });
     return {
-      healthy: !stalled && !projectorAbsent && this.lastError === null,
+      healthy: !stalled && !projectorAbsent && this.lastError === null && refused.length === 0,
       alarms,
       lastTick: this.lastReport,
       lastError: this.lastError,

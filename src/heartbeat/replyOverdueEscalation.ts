@@ -13,7 +13,7 @@ import type { EventStore } from '../events/eventStore';
 import { replyOverdueStream } from '../events/streams';
 import type { ReplyOverdue } from '../events/types';
 import type { ProjectionStore } from '../projections/projectionStore';
-import { claimOnce, nudgeAbout, recipientsWhere, whoIsTold } from './escalationClaims';
+import { claimOnce, claimRefused, nudgeAbout, recipientsWhere, whoIsTold, type ClaimRefused } from './escalationClaims';
 import type { HeartbeatMetrics } from './heartbeatMetrics';
 import type { NudgeDispatcher } from './nudgeDispatcher';
 import { wakeVia } from './unwokenEscalation';
@@ -25,10 +25,17 @@ export interface ReplyOverdueReport {
   overdue: Array<{ messageId: string; waitingOn: string[] }>;
   /** Present when none was looked at: no projector keeps the views (they may miss a reply the log has). */
   held?: { reason: 'projector_absent' };
+  /**
+   * Present when claims were refused for what only an operator mends (the message's reply-overdue stream deleted under
+   * the mailbox: EventStoreDB): not found overdue, nobody nudged, nothing written; the daemon's health names them.
+   */
+  refused?: ClaimRefused[];
 }
 
 export class ReplyOverdueEscalation {
   private readonly claimed = new Set<string>();
+  /** Claims refused (a stream deleted under the mailbox), said once each by a running daemon. */
+  private readonly saidRefused = new Set<string>();
 
   constructor(
     private readonly sources: { eventStore: EventStore; projections: ProjectionStore },
@@ -52,6 +59,7 @@ export class ReplyOverdueEscalation {
     const { eventStore, projections } = this.sources;
     const at = new Date(now).toISOString();
     const overdue: ReplyOverdueReport['overdue'] = [];
+    const refused: ClaimRefused[] = [];
     for (const due of await projections.dueReplies(at, MAX_PER_TICK)) {
       if (this.claimed.has(due.messageId)) continue;
       const waitingOn = await recipientsWhere(projections, due.messageId, (row) => row.replied === null);
@@ -60,7 +68,18 @@ export class ReplyOverdueEscalation {
         type: 'ReplyOverdue',
         data: { messageId: due.messageId, sender: due.sender, waitingOn, dueBy: due.dueBy, overdueAt: at },
       };
-      if (!(await claimOnce(eventStore, replyOverdueStream(due.messageId), event, due.messageId, at))) continue;
+      const stream = replyOverdueStream(due.messageId);
+      let claimed: boolean;
+      try {
+        claimed = await claimOnce(eventStore, stream, event, due.messageId, at);
+      } catch (error) {
+        const refusal = claimRefused(error, due.messageId, stream);
+        if (refusal === null) throw error;
+        refused.push(refusal);
+        this.sayRefused(refusal);
+        continue;
+      }
+      if (!claimed) continue;
       if (this.claimed.size >= 10_000) this.claimed.clear();
       this.claimed.add(due.messageId);
       overdue.push({ messageId: due.messageId, waitingOn });
@@ -78,6 +97,17 @@ export class ReplyOverdueEscalation {
         });
       }
     }
-    return { overdue };
+    return { overdue, ...(refused.length > 0 ? { refused } : {}) };
+  }
+
+  private sayRefused(refusal: ClaimRefused): void {
+    if (this.saidRefused.has(refusal.messageId)) return;
+    if (this.saidRefused.size >= 10_000) this.saidRefused.clear();
+    this.saidRefused.add(refusal.messageId);
+    this.logger.error(
+      { ...refusal },
+      `reply overdue, not said: its reply-overdue stream ${refusal.stream} was refused (nothing written, nobody ` +
+        `nudged): ${refusal.error} An operator must act: ${refusal.operatorAction}`,
+    );
   }
 }

@@ -21,7 +21,7 @@ import type { WakeRecorder } from '../application/wakeRecorder';
 import type { EventStore } from '../events/eventStore';
 import type { ProjectionStore } from '../projections/projectionStore';
 import type { HeartbeatMetrics } from './heartbeatMetrics';
-import { claimOnce, named, nudgeAbout, recipientsWhere, whoIsTold } from './escalationClaims';
+import { claimOnce, claimRefused, named, nudgeAbout, recipientsWhere, whoIsTold, type ClaimRefused } from './escalationClaims';
 import type { DeliveryReport, NudgeDispatcher } from './nudgeDispatcher';
 
 /** Escalations started per tick at most (the rest wait for the next tick, oldest first). */
@@ -45,6 +45,11 @@ export interface EscalationReport {
    * with nobody told).
    */
   held?: EscalationsHeld;
+  /**
+   * Present when claims were refused for what only an operator mends (the message's escalation stream deleted under
+   * the mailbox: EventStoreDB): those messages were not escalated, nothing written; the daemon's health names them.
+   */
+  refused?: ClaimRefused[];
 }
 
 export type EscalationsHeld = { reason: 'projector_absent' } | { reason: 'no_nudge_target'; messageIds: string[] };
@@ -54,6 +59,8 @@ export class UnwokenEscalation {
   private readonly claimed = new Set<string>();
   /** Held back for want of a nudge target, and said so (a running daemon says each message once, not every tick). */
   private readonly saidHeld = new Set<string>();
+  /** Claims refused (a stream deleted under the mailbox), said once each by a running daemon. */
+  private readonly saidRefused = new Set<string>();
 
   constructor(
     private readonly sources: { eventStore: EventStore; projections: ProjectionStore },
@@ -86,6 +93,7 @@ export class UnwokenEscalation {
     this.metrics.unwoken.set(all.count);
     const escalated: string[] = [];
     const held: string[] = [];
+    const refused: ClaimRefused[] = [];
     for await (const message of this.pendingOldestFirst(sentBefore, () => escalated.length >= MAX_PER_TICK)) {
       if (this.claimed.has(message.messageId)) continue;
       const { eventStore, projections: views } = this.sources;
@@ -107,7 +115,18 @@ export class UnwokenEscalation {
         type: 'WakeEscalated',
         data: { messageId: message.messageId, recipients, slaMs: this.slaMs, escalatedAt: at },
       };
-      if (!(await claimOnce(eventStore, escalationStream(message.messageId), event, message.messageId, at))) continue;
+      const stream = escalationStream(message.messageId);
+      let claimed: boolean;
+      try {
+        claimed = await claimOnce(eventStore, stream, event, message.messageId, at);
+      } catch (error) {
+        const refusal = claimRefused(error, message.messageId, stream);
+        if (refusal === null) throw error;
+        refused.push(refusal);
+        this.sayRefused(refusal);
+        continue;
+      }
+      if (!claimed) continue;
       if (this.claimed.size >= 10_000) this.claimed.clear();
       this.claimed.add(message.messageId);
       escalated.push(message.messageId);
@@ -126,7 +145,19 @@ export class UnwokenEscalation {
       unwoken: all.count,
       escalated,
       ...(held.length > 0 ? { held: { reason: 'no_nudge_target', messageIds: held } } : {}),
+      ...(refused.length > 0 ? { refused } : {}),
     };
+  }
+
+  private sayRefused(refusal: ClaimRefused): void {
+    if (this.saidRefused.has(refusal.messageId)) return;
+    if (this.saidRefused.size >= 10_000) this.saidRefused.clear();
+    this.saidRefused.add(refusal.messageId);
+    this.logger.error(
+      { alarm: 'message_unwoken', ...refusal },
+      `ALARM message woke none of its recipients within the wake SLA; not escalated: its escalation stream ` +
+        `${refusal.stream} was refused (nothing written): ${refusal.error} An operator must act: ${refusal.operatorAction}`,
+    );
   }
 
   /**

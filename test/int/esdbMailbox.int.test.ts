@@ -8,9 +8,11 @@
 import pino from 'pino';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
 import { isMailboxError, retryAfterSecondsOf } from '../../src/errors';
-import { messageStream, seenStream } from '../../src/events/streams';
+import { escalationStream, messageStream, replyOverdueStream, seenStream } from '../../src/events/streams';
 import { buildApiServer } from '../../src/server';
 import type { HttpServer } from '../../src/adapters/http/httpServer';
+import { startHeartbeat, type Heartbeat } from '../../src/heartbeat/startHeartbeat';
+import { RecordingNudgeTarget } from '../support/recordingNudgeTarget';
 import { apiCaller } from '../support/apiCalls';
 import { subscribe, type WakeSubscriber } from '../e2e/wakeSubscriber';
 import { ADMIN_ACTOR } from '../../src/commands/roles';
@@ -357,6 +359,9 @@ describe('a mailbox stream soft-deleted under the mailbox: loud (Operator action
 });
 
 describe('soft-deleted streams written without a look first (unchecked, or claimed new): refused, never undeleted by the write', () => {
+  const softDeleted = (stream: string) =>
+    expect.stringContaining(`holds mailbox stream ${stream} deleted under the mailbox (a soft delete`);
+  const restore = expect.stringContaining('restore the event log from a backup');
   const mailboxEventTypes = (events: Array<{ type: string; data: unknown }>) =>
     events.map((event) => `${event.type} ${(event.data as { recipient?: string }).recipient ?? ''}`.trim());
 
@@ -429,6 +434,75 @@ describe('soft-deleted streams written without a look first (unchecked, or claim
       ),
     ]);
     expect(warnings.some((line) => line.includes('does not answer'))).toBe(false);
+  });
+
+  describe.each([
+    ['escalation', escalationStream, 'unwoken'],
+    ['reply-overdue', replyOverdueStream, 'replies'],
+  ] as const)("a message's %s stream (the heartbeat's once-only claim)", (_kind, streamOf, part) => {
+    it('a second claim, by a daemon whose views do not show the first yet, is refused: not escalated again, nothing written, /healthz names the stream and the remedy', async () => {
+      const SLA = 60_000;
+      const { '@a': a, '@b': b, '@c': c } = await openMailbox();
+      // @b and @c have just acted (a send that wakes nobody): no unread nudge is due to anyone, only the claims'.
+      for (const agent of [b, c]) await agent.send({ to: '@a', subject: 'busy', body: '.', wakeSuppressed: true });
+      const sent = await a.send({ to: ['@b', '@c'], subject: 'answer me', body: 'x', expectsReplyBy: '30s' });
+      expect(await mailbox.runner.waitFor((await mailbox.eventStore.headPosition())!, 5000)).toBe(true);
+      // From here the views stay where they are: the state of a daemon's views that have not applied a claim yet.
+      await mailbox.runner.stop();
+      const daemon = async (target: RecordingNudgeTarget, metricsPort: number | null) => {
+        const started: Heartbeat = await startHeartbeat(mailbox, {
+          targets: [target],
+          logger: recordingLogger(),
+          clock,
+          schedule: false,
+          settings: { idleMs: 24 * 3600_000, wakeSlaMs: SLA, metricsPort },
+        });
+        closers.push(() => started.stop());
+        return started;
+      };
+      skippedMs += SLA + 1_000; // past the wake SLA and the reply's due time
+
+      const [first, second] = [new RecordingNudgeTarget('webhook'), new RecordingNudgeTarget('webhook')];
+      const earlier = await daemon(first, null);
+      const claimed = await earlier.tick();
+      await earlier.settled();
+      expect(claimed.unwoken.escalated).toEqual([sent.messageId]);
+      expect(claimed.replies.overdue).toEqual([{ messageId: sent.messageId, waitingOn: ['@b', '@c'] }]);
+      expect(first.nudges.filter((nudge) => nudge.messageId === sent.messageId)).toHaveLength(4); // @b and @c, twice
+      const stream = streamOf(sent.messageId);
+      double.log.softDelete(stream, { kind: 'any' });
+      const before = await allEvents(mailbox);
+      const appendsBefore = double.log.appendRequests;
+
+      const late = await daemon(second, 0);
+      const report = await late.tick();
+      await late.settled();
+      expect(report[part].refused).toEqual([
+        { messageId: sent.messageId, stream, error: softDeleted(stream), operatorAction: restore },
+      ]);
+      expect(report.unwoken.escalated).toEqual([]); // the other claim is found made: not made again
+      expect(report.replies.overdue).toEqual([]);
+      expect(second.nudges.filter((nudge) => nudge.messageId === sent.messageId)).toEqual([]);
+      expect(double.log.appendRequests).toBe(appendsBefore);
+      expect(await allEvents(mailbox)).toEqual(before);
+      expect(double.log.streamRecords(stream)).toBe('not_found'); // not undeleted by a claim
+
+      expect(warnings.filter((line) => line.includes(`${stream} was refused (nothing written`))).toHaveLength(1);
+      const health = await fetch(`${late.metricsUrl}/healthz`);
+      expect(health.status).toBe(503);
+      expect(await health.json()).toMatchObject({
+        healthy: false,
+        alarms: [
+          {
+            alarm: 'escalation_refused',
+            messageId: sent.messageId,
+            stream,
+            error: softDeleted(stream),
+            operatorAction: restore,
+          },
+        ],
+      });
+    });
   });
 });
 

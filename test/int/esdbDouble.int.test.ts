@@ -217,6 +217,37 @@ describe('subscriptions', () => {
     expect(checkpoints.map((p) => p.commit)).toEqual([last[1].position, last[3].position, last[5].position]);
   });
 
+  it("the right to read $all taken away (faults.denyReadsOfAll): a live $all subscription ends with access denied, a stream's goes on", async () => {
+    await client.appendToStream('mailbox-1', event('a'), { expectedRevision: NO_STREAM });
+    const all = client.subscribeToAll({ fromPosition: START, filter: streamNameFilter({ prefixes: ['mailbox-'] }) });
+    const one = client.subscribeToStream('mailbox-1', { fromRevision: START });
+    const heard: string[] = [];
+    const ended = (async () => {
+      try {
+        for await (const resolved of all) heard.push((resolved.event!.data as { label: string }).label);
+        return null;
+      } catch (error) {
+        return error;
+      }
+    })();
+    const caughtUp = new Promise<void>((resolve) => all.on('caughtUp', () => resolve()));
+    await caughtUp;
+    double.faults.denyReadsOfAll();
+    const error = (await ended) as { type?: string; code?: number };
+    expect(error).toMatchObject({ type: 'access-denied', code: 7 }); // PERMISSION_DENIED, as the node ends it
+    expect(heard).toEqual(['a']);
+    // A new $all subscription is refused the same way; the stream's, and writes, go on.
+    await expect(drain(client.subscribeToAll({ fromPosition: START }))).rejects.toMatchObject({ type: 'access-denied' });
+    await client.appendToStream('mailbox-1', event('b'), { expectedRevision: 0n });
+    const onStream: string[] = [];
+    for await (const resolved of one) {
+      onStream.push((resolved.event!.data as { label: string }).label);
+      if (onStream.length === 2) break;
+    }
+    await one.unsubscribe();
+    expect(onStream).toEqual(['a', 'b']);
+  });
+
   it('subscribes to one stream after a revision', async () => {
     await client.appendToStream('one', [event('0'), event('1')], { expectedRevision: NO_STREAM });
     const trace: string[] = [];

@@ -11,6 +11,8 @@ import { startServer, type RunningServer } from '../../src/server';
 import { isStartupError } from '../../src/startupError';
 import { ADMIN_TOKEN, silentLogger } from '../support/fixtures';
 import { EsdbDouble } from '../support/esdbDouble/esdbDouble';
+import { recordingLogger } from '../support/recordingLogger';
+import { waitFor } from '../support/waitFor';
 
 let double: EsdbDouble;
 let server: RunningServer | null = null;
@@ -111,3 +113,56 @@ test('refused reading $all while running: /readyz is Operator action needed nami
   double.faults.allowAccess();
   expect((await call('GET', '/readyz')).status).toBe(200);
 }, 30_000);
+
+test("the right to read $all taken away under a running mailbox: the live subscription ends, the log says at once an operator must act (not 'resubscribing'), /readyz names it; given back, the views catch up", async () => {
+  const log = recordingLogger('debug');
+  server = await startServer(configOf(1000), { logger: log.logger, print: () => undefined });
+  const tokens: Record<string, string> = {};
+  for (const identity of ['@a', '@b', '@c']) {
+    const registered = await call('POST', '/v1/agents', ADMIN_TOKEN, { identity });
+    expect(registered.status).toBe(201);
+    tokens[identity] = registered.body.token;
+  }
+  const first = await call('POST', '/v1/messages', tokens['@a'], { to: ['@b', '@c'], subject: 'one', body: '1' });
+  expect(first.status).toBe(201);
+  const linesBefore = log.lines.length;
+
+  double.faults.denyReadsOfAll(); // the node ends the live $all subscription with access denied
+  await waitFor(() => log.lines.slice(linesBefore).some((line) => line.msg.includes('an operator must act')), {
+    timeoutMs: 10_000,
+    what: "the projector's line saying an operator must act",
+  });
+  const said = log.lines.slice(linesBefore);
+  expect(said.find((line) => line.msg.includes('an operator must act'))).toMatchObject({
+    level: 40,
+    msg: expect.stringContaining('read access to $all'),
+    reason: expect.stringContaining("refused the mailbox's user the right to read $all"),
+  });
+  // Not taken for a dropped connection and resubscribed from the checkpoint, five times over, before it was said.
+  expect(said.filter((line) => /subscription (dropped|: resubscribing)/.test(line.msg))).toEqual([]);
+
+  const readiness = await call('GET', '/readyz');
+  expect(readiness.status).toBe(503);
+  expect(readiness.retryAfter).toBeNull();
+  expect(readiness.body).toMatchObject({
+    error: 'Operator action needed',
+    operatorAction: expect.stringContaining('read access to $all'),
+    checks: { projections: { lastError: expect.stringContaining("refused the mailbox's user the right to read $all") } },
+  });
+
+  // Given back: the projector's next try subscribes again, and the views catch up with what was written meanwhile.
+  const during = await call('POST', '/v1/messages', tokens['@b'], { to: ['@a', '@c'], subject: 'two', body: '2' });
+  expect(during.status).toBe(201);
+  double.faults.allowAccess();
+  await waitFor(
+    async () => {
+      const unread = await call('GET', '/v1/messages?status=unread', tokens['@c']);
+      return unread.body.messages?.length === 2;
+    },
+    { timeoutMs: 15_000, what: "@c's unread: both messages" },
+  );
+  expect(
+    (await call('GET', '/v1/messages?status=unread', tokens['@a'])).body.messages.map((m: { subject: string }) => m.subject),
+  ).toEqual(['two']);
+  await waitFor(async () => (await call('GET', '/readyz')).status === 200, { timeoutMs: 10_000, what: '/readyz 200' });
+}, 60_000);

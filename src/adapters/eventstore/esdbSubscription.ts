@@ -12,7 +12,7 @@ import { backoffDelay, sleep, type Backoff } from '../../support/retry';
 import type { EventSubscription } from '../../events/eventStore';
 import type { StoredEvent } from '../../events/types';
 import type { CompatClient, EsdbFilter, EsdbSubscription } from './esdbClientCompat';
-import { causeOf } from '../../errors';
+import { causeOf, isMailboxError, needsOperator } from '../../errors';
 import { translateReadOfAllError } from './esdbErrors';
 import { isMailboxRecord, positionOf, toReadPosition, toStoredEvent } from './esdbEvents';
 
@@ -90,6 +90,10 @@ export class EsdbCatchUpSubscription implements EventSubscription {
       }
       if (this.closed) return;
       const translated = translateReadOfAllError(cause); // a right to read $all refused is said as that
+      // A refusal no resubscription mends (the right to read $all taken away, the node ending the subscription with
+      // access denied): raised at once, so the projector says an operator must act. It was logged as a drop,
+      // "resubscribing from the last delivered position", and tried again `attempts` times first.
+      if (isMailboxError(translated) && needsOperator(translated)) throw translated;
       if (++failures > this.policy.attempts) throw translated;
       const backoff = Math.round(backoffDelay(backoffOf(this.policy), failures));
       // A live subscription that drops is said once, at warn, with the server's words and no stack (a gRPC stack says

@@ -68,10 +68,22 @@ export class Faults {
   /**
    * Reads of $all (one-shot reads and subscriptions) are refused, permission denied, while the mailbox's streams stay
    * readable and writable: a user whose credentials are right but whom $all's access list does not name (by default
-   * only $admins may read $all). allowAccess() ends it.
+   * only $admins may read $all). Live $all subscriptions end with that error (onReadsOfAllDenied). allowAccess() ends it.
    */
   denyReadsOfAll(): void {
     this.allDeniedFlag = true;
+    for (const cut of [...this.allDeniedListeners]) cut();
+  }
+
+  private readonly allDeniedListeners = new Set<() => void>();
+
+  /**
+   * Calls `cut` when reads of $all become denied, until the returned function is called: a live $all subscription
+   * ends then with the access-denied error, as the node ends a subscription whose user lost the right to read.
+   */
+  onReadsOfAllDenied(cut: () => void): () => void {
+    this.allDeniedListeners.add(cut);
+    return () => this.allDeniedListeners.delete(cut);
   }
 
   get readsOfAllDenied(): boolean {

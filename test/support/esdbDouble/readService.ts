@@ -51,7 +51,7 @@ export function readHandler(
     }
     const writer = new ResponseWriter(call);
     const run = options.hasSubscription()
-      ? subscribe(log, options, writer, onSubscribe)
+      ? subscribe(log, faults, options, writer, onSubscribe)
       : readOnce(log, options, writer, call, onReadOfAll);
     run.catch((error: Error) => call.emit('error', { code: GrpcStatus.INTERNAL, details: error.message }));
   };

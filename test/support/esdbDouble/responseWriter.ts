@@ -3,7 +3,7 @@
  * full the writer waits for 'drain', so a slow client slows the server down
  * (as with the real server) instead of growing memory without bound.
  */
-import type { ServerWritableStream } from '@grpc/grpc-js';
+import type { ServerWritableStream, ServiceError } from '@grpc/grpc-js';
 
 const MAX_BUFFERED = 256;
 
@@ -44,6 +44,14 @@ export class ResponseWriter<Res> {
 
   end(): void {
     if (!this.cancelledFlag) this.call.end();
+  }
+
+  /** Ends the call with `error` (its status and trailers), as the server ends a call it no longer serves. */
+  fail(error: Partial<ServiceError>): void {
+    if (this.cancelledFlag) return;
+    this.call.emit('error', error);
+    this.cancelledFlag = true;
+    this.wakeAll();
   }
 
   /** Waits until `arm` calls its callback or the call is cancelled, whichever comes first. */

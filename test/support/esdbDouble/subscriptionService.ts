@@ -9,9 +9,17 @@
 import { randomUUID } from 'node:crypto';
 import type { ReadReq, ReadResp } from '@eventstore/db-client/generated/streams_pb';
 import type { DoubleLog, LogRecord } from './doubleLog';
+import type { Faults } from './faults';
 import { filterOf } from './filters';
 import type { ResponseWriter } from './responseWriter';
-import { caughtUpResponse, checkpointResponse, confirmationResponse, eventResponse, streamNameOf } from './wire';
+import {
+  caughtUpResponse,
+  checkpointResponse,
+  confirmationResponse,
+  eventResponse,
+  permissionDeniedError,
+  streamNameOf,
+} from './wire';
 
 /** What a client asked for, recorded so that tests can see where a resubscription resumed. */
 export interface SubscriptionRequest {
@@ -22,6 +30,7 @@ export interface SubscriptionRequest {
 
 export async function subscribe(
   log: DoubleLog,
+  faults: Faults,
   options: ReadReq.Options,
   writer: ResponseWriter<ReadResp>,
   onSubscribe: (request: SubscriptionRequest) => void,
@@ -29,6 +38,25 @@ export async function subscribe(
   const filter = filterOf(options);
   const { target, from, include, startIndex } = startingPoint(log, options);
   onSubscribe({ target, from, filter: filter.description });
+  // The right to read $all taken away while it runs: the node ends the subscription with access denied.
+  const stopCutting = target === '$all' ? faults.onReadsOfAllDenied(() => writer.fail(permissionDeniedError())) : null;
+  try {
+    await follow(log, writer, { filter, from, include, startIndex });
+  } finally {
+    stopCutting?.();
+  }
+}
+
+async function follow(
+  log: DoubleLog,
+  writer: ResponseWriter<ReadResp>,
+  {
+    filter,
+    from,
+    include,
+    startIndex,
+  }: { filter: ReturnType<typeof filterOf> } & Omit<ReturnType<typeof startingPoint>, 'target'>,
+): Promise<void> {
   if (!(await writer.write(confirmationResponse(randomUUID())))) return;
   let cursor = from === 'end' ? log.records.length : startIndex;
   let considered = 0;

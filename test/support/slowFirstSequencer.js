@@ -7,8 +7,8 @@
  * alone for its last ~85 s while the other two workers sat idle (jest --json of the whole suite, December 2026).
  * CI must stay under 20 minutes and runs the suite twice.
  *
- * The seconds below are what each file took in a whole-suite run on a 2-core machine (3 workers); only their order
- * matters. A file not listed keeps jest's own order after these; a file listed that no longer exists is ignored
+ * The seconds below are what each file took in a whole-suite run on a 2-core machine (3 workers, December 2026); only
+ * their order matters. A file not listed keeps jest's own order after these; a file listed that no longer exists is ignored
  * (slowFirstSequencer.unit checks the list names existing files). With a cache (a developer's second run), jest's
  * own figures of files not listed still order them.
  */
@@ -16,42 +16,42 @@ const Sequencer = require('@jest/test-sequencer').default;
 
 /** Seconds a whole-suite run took per file (the longest, >= 15 s). */
 const SECONDS = {
-  'test/e2e/heartbeatOnce.e2e.test.ts': 110,
-  'test/contract/readModelDifferential.int.test.ts': 106,
-  'test/e2e/cli.e2e.test.ts': 81,
-  'test/contract/projectionStore.sqlite.int.test.ts': 71,
-  'test/e2e/startupErrors.e2e.test.ts': 65,
-  'test/e2e/heartbeatServerStopped.e2e.test.ts': 50,
-  'test/int/auditVerify.int.test.ts': 45,
-  'test/contract/projectionStore.cluster.int.test.ts': 42,
-  'test/contract/readModelDifferential.sqlite.int.test.ts': 41,
-  'test/e2e/backup.e2e.test.ts': 40,
-  'test/e2e/heartbeatStartRefusals.e2e.test.ts': 39,
-  'test/int/sqliteViews.int.test.ts': 37,
-  'test/e2e/logIdentity.e2e.test.ts': 34,
-  'test/e2e/projectorLease.e2e.test.ts': 32,
-  'test/int/taskSweeper.int.test.ts': 28,
-  'test/e2e/fuzz.e2e.test.ts': 26,
-  'test/e2e/consoleTimes.e2e.test.ts': 26,
-  'test/contract/projectionStore.sentinel.int.test.ts': 25,
-  'test/int/coreRejections.int.test.ts': 24,
+  'test/e2e/heartbeatOnce.e2e.test.ts': 92,
+  'test/contract/readModelDifferential.int.test.ts': 61,
+  'test/e2e/startupErrors.e2e.test.ts': 59,
+  'test/e2e/startupInterrupted.e2e.test.ts': 39,
+  'test/e2e/cli.e2e.test.ts': 37,
+  'test/e2e/heartbeatServerStopped.e2e.test.ts': 34,
+  'test/contract/projectionStore.cluster.int.test.ts': 31,
+  'test/int/coreRejections.int.test.ts': 29,
+  'test/e2e/consoleTimes.e2e.test.ts': 27,
+  'test/contract/projectionStore.sqlite.int.test.ts': 26,
+  'test/e2e/heartbeatOnceRefusals.e2e.test.ts': 25,
   'test/e2e/console.e2e.test.ts': 24,
-  'test/int/redisRecovery.int.test.ts': 23,
-  'test/e2e/operatorUsageErrors.e2e.test.ts': 22,
-  'test/e2e/cliUnknownOptions.e2e.test.ts': 21,
-  'test/e2e/heartbeatOnceRefusals.e2e.test.ts': 21,
-  'test/e2e/sseSlowReader.e2e.test.ts': 21,
-  'test/e2e/consoleHealth.e2e.test.ts': 21,
+  'test/e2e/consoleHealth.e2e.test.ts': 24,
+  'test/e2e/fuzz.e2e.test.ts': 23,
+  'test/e2e/backup.e2e.test.ts': 22,
+  'test/e2e/readmeWalkthrough.e2e.test.ts': 22,
+  'test/e2e/projectorLease.e2e.test.ts': 22,
+  'test/e2e/logPageDamaged.e2e.test.ts': 22,
+  'test/int/redisRecovery.int.test.ts': 21,
+  'test/e2e/cliUnknownOptions.e2e.test.ts': 20,
+  'test/e2e/operatorUsageErrors.e2e.test.ts': 19,
   'test/e2e/watchReconnect.e2e.test.ts': 19,
-  'test/int/tasks.int.test.ts': 19,
-  'test/e2e/heartbeatProjectorAbsentNodes.e2e.test.ts': 18,
-  'test/e2e/heartbeatDaemonStops.e2e.test.ts': 17,
-  'test/contract/eventStore.int.test.ts': 17,
-  'test/int/redisRulesRebuild.int.test.ts': 17,
-  'test/e2e/heartbeatStores.e2e.test.ts': 16,
-  'test/int/rebuildViewsChangedCli.int.test.ts': 16,
-  'test/e2e/libraryPackage.e2e.test.ts': 16,
-  'test/e2e/startupInterrupted.e2e.test.ts': 15,
+  'test/e2e/heartbeatStartRefusals.e2e.test.ts': 18,
+  'test/int/coreConcurrency.int.test.ts': 18,
+  'test/int/sqliteViews.int.test.ts': 18,
+  'test/int/redisRulesRebuild.int.test.ts': 18,
+  'test/e2e/mcpStartLine.e2e.test.ts': 17,
+  'test/e2e/jsonFlag.e2e.test.ts': 17,
+  'test/e2e/heartbeatProjectorAbsentNodes.e2e.test.ts': 16,
+  'test/int/readOnlyCommands.int.test.ts': 16,
+  'test/contract/projectionStore.redis.int.test.ts': 16,
+  'test/int/redisSentinelReconnect.int.test.ts': 16,
+  'test/e2e/consoleServerLost.e2e.test.ts': 15,
+  'test/e2e/redisOutage.e2e.test.ts': 15,
+  'test/e2e/logIdentity.e2e.test.ts': 15,
+  'test/e2e/cliStartup.e2e.test.ts': 15,
 };
 
 const ROOT = require('node:path').resolve(__dirname, '../..');

@@ -5,7 +5,7 @@
  * anew every time) there is no cache, and jest falls back to file size. The seeded differential run
  * (readModelDifferential.int, ~100 s of work in a 1.3 KB file) then started ~13 minutes into the Node 20 run and ran
  * alone for its last ~85 s while the other two workers sat idle (jest --json of the whole suite, December 2026).
- * CI must stay under 20 minutes and runs the suite twice.
+ * CI must stay under 20 minutes.
  *
  * The seconds below are what each file took in a whole-suite run on a 2-core machine (3 workers, December 2026); only
  * their order matters. A file not listed keeps jest's own order after these; a file listed that no longer exists is ignored

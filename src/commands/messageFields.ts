@@ -123,6 +123,21 @@ const PART_FORMS =
   '{"kind": "text", "text": "..."}, {"kind": "data", "data": {...}} or {"kind": "file", "file": {"uri": "...", "mimeType"?: "..."}}';
 
 /**
+ * A part written as an MCP content block, {"type": "text", "text": "done"} (a model's habit: its tool results are such
+ * blocks), was told its fields and the forms, not that "type" is the word to change: said, with the part as it is
+ * written (its text cut), or the kinds there are when its type is none of them ("image"). '' for any other part.
+ */
+function typeForKind(part: Record<string, unknown>): string {
+  const { type } = part;
+  if (type === undefined) return '';
+  const said = ': a part names its kind in "kind", where an MCP content block says "type"';
+  if (type === 'text' && typeof part.text === 'string' && Object.keys(part).length === 2)
+    return `${said}: write it {"kind": "text", "text": ${shownValue(part.text)}}`;
+  if (type === 'data' || type === 'file') return `${said}: write it {"kind": "${type}", ...} with the same fields`;
+  return `${said}; the kinds are text, data and file (other content, such as an image, goes in a file part by its uri)`;
+}
+
+/**
  * A part of a task's input or an artifact (A2A parts, with their kind). One with no kind (A2A v1.0's {"text": "hi"}) or
  * another key for it ({"type": "text"}) was refused "Invalid discriminator value. Expected 'text' | 'data' | 'file'",
  * naming neither the key nor the forms: the refusal now shows both, and what the part had.
@@ -147,7 +162,7 @@ export const partSchema = z.discriminatedUnion(
         kind === undefined
           ? `this one has no "kind" (its fields: ${fields.length ? fields.join(', ') : 'none'})`
           : `"kind" ${JSON.stringify(kind).slice(0, 40)} is none of text, data, file`;
-      return `each part is ${PART_FORMS}; ${had}`;
+      return `each part is ${PART_FORMS}; ${had}${kind === undefined ? typeForKind(input as Record<string, unknown>) : ''}`;
     },
   },
 );

@@ -88,6 +88,26 @@ const SYNONYMS: Record<string, string> = {
   outbox: 'sent',
 };
 
+/** An MCP text content block: {"type": "text", "text": "..."} (and nothing else but its annotations). */
+const isTextBlock = (value: unknown): value is { type: 'text'; text: string } =>
+  typeof value === 'object' &&
+  value !== null &&
+  !Array.isArray(value) &&
+  (value as { type?: unknown }).type === 'text' &&
+  typeof (value as { text?: unknown }).text === 'string' &&
+  Object.keys(value).every((key) => ['type', 'text', 'annotations', '_meta'].includes(key));
+
+/**
+ * The text that MCP content blocks given for a text field hold (a model writes a body as a tool result's `content`:
+ * [{"type": "text", "text": "hi"}]), or null when the value is no such block nor a list of them: told the text to give,
+ * never taken in its place.
+ */
+function contentBlocksText(input: unknown): string | null {
+  if (isTextBlock(input)) return input.text;
+  if (Array.isArray(input) && input.length > 0 && input.every(isTextBlock)) return input.map((block) => block.text).join('\n');
+  return null;
+}
+
 /** zod's per-parse error map: a teaching message for the common issues, undefined (zod's own) for the rest. */
 export function teachingMessage(issue: z.core.$ZodRawIssue): string | undefined {
   switch (issue.code) {
@@ -98,6 +118,9 @@ export function teachingMessage(issue: z.core.$ZodRawIssue): string | undefined 
       if (Number.isNaN(issue.input)) return `must be ${expected}`;
       // The value itself, and the JSON value its text stands for ("true" for true): suggested, never taken.
       const meant = unquotedMeant(String(issue.expected), issue.input);
+      const blocks = issue.expected === 'string' ? contentBlocksText(issue.input) : null;
+      if (blocks !== null)
+        return `must be ${expected}, not ${receivedOf(issue.input)}: give the text itself, ${shownValue(blocks)}, not MCP content blocks ({"type": "text", "text": ...})`;
       return `must be ${expected}, not ${receivedOf(issue.input)}${meant === null ? '' : `: did you mean ${meant}, unquoted?`}`;
     }
     case 'too_small': {

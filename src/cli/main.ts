@@ -17,6 +17,7 @@ import { usageErrorsExitWith } from './commands/usageExitCode';
 import { addHelpExamples } from './commands/helpExamples';
 import { hintOptionsBeforeCommand } from './commands/optionBeforeCommand';
 import { suggestMeantOptions } from './commands/unknownOptions';
+import { teachChoices } from './commands/choiceValues';
 import { tuneCollector } from '../support/collectorTuning';
 
 /* eslint-disable @typescript-eslint/no-require-imports -- each command's module is loaded only when it is needed */
@@ -86,6 +87,7 @@ export function buildProgram(argv: readonly string[] = []): Command {
   usageErrorsExitWith(program, 2, { subcommands: false });
   hintOptionsBeforeCommand(program, argv); // `mailbox --port 8080 serve`: says `mailbox serve --port 8080`
   suggestMeantOptions(program); // `mailbox send --prio high`: says --priority, which commander's edit distance did not
+  teachChoices(program); // `mailbox inbox --status unreed`: one line, the values taken and "did you mean --status unread?"
   return refuseRepeatedOptions(program); // last: it walks every option registered above
 }
 

@@ -88,6 +88,10 @@ const SYNONYMS: Record<string, string> = {
   outbox: 'sent',
 };
 
+/** The value of the mailbox's sets that a word callers use for one stands for ('urgent': high), or undefined. */
+export const synonymOf = (word: string): string | undefined =>
+  Object.prototype.hasOwnProperty.call(SYNONYMS, word.toLowerCase()) ? SYNONYMS[word.toLowerCase()] : undefined;
+
 /** An MCP text content block: {"type": "text", "text": "..."} (and nothing else but its annotations). */
 const isTextBlock = (value: unknown): value is { type: 'text'; text: string } =>
   typeof value === 'object' &&

@@ -69,7 +69,34 @@ export function prepareAdminToken(config: MailboxConfig, logger: Logger): AdminT
   // lstat, not exists: a link to nothing is there too (exists said no; the write then failed EEXIST, a stack trace).
   if (fs.lstatSync(file, { throwIfNoEntry: false }) !== undefined)
     return { token: readStored(file, logger), source: 'file', file, pending: false };
+  checkTakesFile(config, file);
   return { token: generateToken('mbx_admin'), source: 'generated', file, pending: true };
+}
+
+/**
+ * Whether the data dir, when it is there, takes the file the generated token goes to: a file beside it is made and
+ * removed at once (the token itself is written once the stores opened). A data dir that takes no new file
+ * (MAILBOX_DATA_DIR=/proc) was found only when the token was written, after the stores had opened and logged their
+ * lines, and said so in a stack trace (exit code 1). A data dir still to be made is checked with the configuration.
+ */
+function checkTakesFile(config: MailboxConfig, file: string): void {
+  const dir = path.dirname(file);
+  if (!fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory()) return;
+  const probe = path.join(dir, `.${ADMIN_TOKEN_FILE}.${process.pid}.probe`);
+  try {
+    fs.writeFileSync(probe, '', { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+    if (code === 'EEXIST') return; // left by a run killed here: the directory takes files
+    throw new StartupError(
+      `MAILBOX_DATA_DIR='${config.dataDir}': cannot write ${file} (${code}), where the generated admin token is kept: ` +
+        'set MAILBOX_DATA_DIR to a directory this user can write, or set MAILBOX_ADMIN_TOKEN ' +
+        `(${GOOD_ADMIN_TOKEN}).`,
+      { variable: 'MAILBOX_DATA_DIR', file },
+      { cause: error },
+    );
+  }
+  fs.rmSync(probe, { force: true });
 }
 
 /**

@@ -54,6 +54,37 @@ export function checkDirectoryPath(variable: string, value: string, dir: string)
       { variable },
     );
   }
+  checkTakesDirectory(variable, value, existing, dir);
+}
+
+/**
+ * The first directory `dir` needs under `existing` (dir itself, or its first missing level), made and removed at once.
+ * A parent that is there and writable may still take no new entry (/proc, /sys as root: mkdir answers ENOENT or
+ * EPERM), which was found only when the stores opened, after the start had logged its first lines (the event store
+ * chosen, the views in memory): a refused start printed them above its refusal. Nothing is left behind; a directory
+ * there already is not looked at (its files are the stores' to open).
+ */
+function checkTakesDirectory(variable: string, value: string, existing: string, dir: string): void {
+  const target = path.resolve(dir);
+  if (existing === target) return;
+  const first = path.join(existing, path.relative(existing, target).split(path.sep)[0]);
+  try {
+    fs.mkdirSync(first, { mode: 0o700 });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+    if (code === 'EEXIST') return; // made meanwhile (another process starting on it)
+    const why = code === 'ENOENT' ? ': its parent takes no new entries' : '';
+    throw new StartupError(
+      `${variable}='${value}': cannot create the directory ${first} (${code}${why}); ${placeElsewhere(variable)}.`,
+      { variable },
+      { cause: error },
+    );
+  }
+  try {
+    fs.rmdirSync(first);
+  } catch {
+    // Used meanwhile by another process starting on it: it stays, as that process made it.
+  }
 }
 
 /**

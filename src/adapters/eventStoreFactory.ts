@@ -94,8 +94,11 @@ export async function createEventStore(
   const url = config.eventStoreUrl;
   const file = sqliteLogFile(config);
   if (file !== null) {
-    if (url === undefined) logger.info({ file }, 'event store: SQLite (embedded default)');
     const driver = defaultSqliteDriver();
+    const store = SqliteEventStore.open(file, driver, { readOnly });
+    // Said once it opened: said before, a start refused on the file (a data dir under /proc, a file where its
+    // directory goes) printed these lines above its one-line refusal, as if the log had been set up.
+    if (url === undefined) logger.info({ file }, 'event store: SQLite (embedded default)');
     if (driver !== 'better-sqlite3')
       logger.warn(
         { file, driver },
@@ -103,7 +106,7 @@ export async function createEventStore(
           'sources and needs python3, make and a C++ compiler); libsql costs more CPU per statement and its SQLite (3.45) ' +
           'lacks the fix of the WAL-reset bug (3.51.3)',
       );
-    return SqliteEventStore.open(file, driver, { readOnly });
+    return store;
   }
   if (url === 'memory:') return new MemoryEventStore();
   // esdb:// or kurrentdb:// (either client generation): EventStoreDB / KurrentDB, the production store.

@@ -297,6 +297,36 @@ withProc('a data dir or log where no directory can be made (/proc): one line, ex
   expectOneLine(run, 'MAILBOX_EVENTSTORE_URL', `'${url}'`, 'cannot create the directory /proc/mailbox-startup-test');
 });
 
+// A start refused there printed a log line on stdout above its refusal, as if a store had been set up: "event store:
+// SQLite (embedded default)" (said before the log was opened), "projections: in memory, ..." (the views opened before
+// the admin token's directory was found unusable); with /proc itself as the data dir and the log in memory, writing the
+// generated admin token ended in a stack trace, exit code 1. Now the one line, and nothing on stdout.
+withProc.each([
+  ['in /proc', { MAILBOX_DATA_DIR: '/proc/mailbox-startup-quiet' }, 'cannot create the directory /proc/mailbox-startup-quiet'],
+  [
+    'in /proc, the log in memory',
+    { MAILBOX_DATA_DIR: '/proc/mailbox-startup-quiet', MAILBOX_EVENTSTORE_URL: 'memory:' },
+    'cannot create the directory /proc/mailbox-startup-quiet',
+  ],
+  [
+    '/proc itself, the log in memory',
+    { MAILBOX_DATA_DIR: '/proc', MAILBOX_EVENTSTORE_URL: 'memory:' },
+    'cannot write /proc/admin.token (ENOENT), where the generated admin token is kept',
+  ],
+  [
+    '/proc itself, the admin token given',
+    { MAILBOX_DATA_DIR: '/proc', MAILBOX_ADMIN_TOKEN: 'a-token-of-thirty-two-characters' },
+    'SQLite cannot open its file',
+  ],
+])('a data dir %s: the refusal alone, nothing on stdout, exit code 2', async (_where, env, said) => {
+  const run = await serve('unused', env);
+  expect(run.stdout).toBe('');
+  expect(run.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/^mailbox: MAILBOX_DATA_DIR='\/proc[^']*': /)]);
+  expect(run.stderr).toContain(said);
+  expect(run.code).toBe(2);
+  expect(fs.existsSync('/proc/mailbox-startup-quiet')).toBe(false);
+});
+
 test.concurrent('a data dir path too long to use: one line naming the variable', async () => {
   const dataDir = path.join(root, 'x'.repeat(300));
   expectOneLine(

@@ -35,6 +35,7 @@ export type {
   TaskArtifactRequest,
   TaskPart,
   TaskStateSpelling,
+  TaskStatesText,
 } from './libraryInputs';
 export type { WakeStreamEvent } from './application/mailboxQueries';
 export { configFromEnv, parseConfig, type MailboxConfig, type MailboxConfigInput } from './config';

@@ -5,8 +5,10 @@
  * fails the build here. The schemas still validate every call as before (a JavaScript caller, or a value cast past
  * these types, gets the same teaching refusals).
  *
- * The other forms a JSON transport needs (artifacts JSON-encoded as one string, states as comma-separated
- * text) are taken at run time but not typed: a TypeScript caller has the values themselves.
+ * The other forms HTTP and MCP take are typed too, as they are taken at run time (HTTP's and MCP's schemas are these):
+ * a task, artifacts and message ids JSON-encoded as one string, tags and task states as comma-separated text. Artifacts
+ * as one string and states as comma text were taken at run time but not typed: a TypeScript caller writing them, as an
+ * HTTP client writes them, did not compile.
  */
 import type { z } from 'zod';
 import type { markReadSchema, registerAgentSchema, sendMessageSchema } from './commands/schemas';
@@ -131,16 +133,27 @@ export type UpdateTaskRequest = SameKeys<
     to: TaskStateSpelling;
     reason?: string;
     note?: string;
-    artifacts?: readonly TaskArtifactRequest[];
+    /** The artifacts, or their JSON encoding ('[{"parts": [{"kind": "text", "text": "LGTM"}]}]'). */
+    artifacts?: readonly TaskArtifactRequest[] | string;
   }
 >;
+
+/**
+ * Several task states in one string, as HTTP's query takes them: comma-separated, a state first ('Working,InputRequired',
+ * 'Working, Failed'), or a JSON-encoded list ('["Working", "Failed"]').
+ */
+export type TaskStatesText = `${TaskStateSpelling},${string}` | `[${string}]`;
 
 /** listTasks' query. */
 export type ListTasksQuery = SameKeys<
   z.input<typeof listTasksSchema>,
   {
     view?: 'assigned' | 'claimable' | 'sent';
-    state?: TaskStateSpelling | readonly TaskStateSpelling[];
+    /**
+     * One state, a list, or the list as comma-separated text ('Working,InputRequired', as GET /v1/tasks takes it) or
+     * JSON-encoded ('["Working"]'). The text's first state is checked here, every one at run time.
+     */
+    state?: TaskStateSpelling | readonly TaskStateSpelling[] | TaskStatesText;
     limit?: number;
     cursor?: string;
   }

@@ -198,13 +198,14 @@ export async function mistakes(client: MailboxClient): Promise<void> {
   await client.registerAgent({ identity: '@d', role: 'admin' });
   await client.listTasks({ view: 'claimed' });
   await client.send({ to: '@b', subject: 's', body: 'b', task: { state: 'COMPLETED' } });
+  await client.listTasks({ state: 'Done,Working' });
 }
 `;
 
 const rightCalls = `
     import type {
       MailboxClient, SendRequest, MarkReadRequest, ListMessagesQuery, RegisterAgentRequest, UpdateTaskRequest,
-      ListTasksQuery, TaskEnvelopeRequest, TaskStateSpelling,
+      ListTasksQuery, TaskEnvelopeRequest, TaskStateSpelling, TaskStatesText,
     } from 'agent-mailbox';
     export async function right(client: MailboxClient, admin: MailboxClient): Promise<void> {
       const state: TaskStateSpelling = 'input-required';
@@ -240,6 +241,11 @@ const rightCalls = `
       const tasks: ListTasksQuery = { view: 'sent', state: ['Working', 'TASK_STATE_INPUT_REQUIRED'], limit: 5 };
       await client.listTasks(tasks);
       await client.listTasks({ state: 'working' });
+      // The forms HTTP takes as text, typed as the library takes them: states comma-separated or JSON-encoded, artifacts
+      // JSON-encoded.
+      const states: TaskStatesText[] = ['Working,InputRequired', 'Working, TASK_STATE_FAILED', '["Working", "Failed"]'];
+      for (const state of states) await client.listTasks({ state });
+      await client.updateTask({ taskId: messageId, to: 'Completed', artifacts: '[{"parts": [{"kind": "text", "text": "LGTM"}]}]' });
     }
   `;
 
@@ -254,6 +260,7 @@ test('the methods take typed inputs: a misspelt field or a value that is none is
   expect(on(8)).toEqual([expect.stringMatching(/TS\d+ .*'"admin"' is not assignable/)]);
   expect(on(9)).toEqual([expect.stringMatching(/TS\d+ .*'"claimed"' is not assignable/)]);
   expect(on(10)).toEqual([expect.stringMatching(/TS\d+ .*'"COMPLETED"' is not assignable/)]);
-  expect(errors).toHaveLength(8);
+  expect(on(11)).toEqual([expect.stringMatching(/TS\d+ .*'"Done,Working"' is not assignable/)]);
+  expect(errors).toHaveLength(9);
   expect(errorsIn('right.mts')).toEqual([]);
 }, 120_000);

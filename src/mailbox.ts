@@ -88,7 +88,7 @@ export class Mailbox {
   private readonly watches = new OpenWatches();
   /** Stops hearing this mailbox's retirements and rotations (they end the watches they concern). */
   private readonly stopHearingRevocations: () => void;
-  /** Looks up again, each second, the tokens of the watches taken with one (a retirement elsewhere ends them). */
+  /** Looks up again, each second, the tokens (or agents, for asActor's) of the open watches (a retirement elsewhere ends them). */
   private tokenRecheck: NodeJS.Timeout | null = null;
 
   constructor(
@@ -182,7 +182,7 @@ export class Mailbox {
             guardedListener(listener, options, this.logger),
             (emit) => q.openWakeStream(actor, emit),
           );
-          if (tokenHash !== null) this.recheckTokens();
+          this.recheckWatches();
           return stop;
         },
         claimTask: (taskId: string, options: { leaseSeconds?: number } = {}, o?: CommandOptions) =>
@@ -314,19 +314,22 @@ export class Mailbox {
   }
 
   /**
-   * While a watch taken with a token is open, its token is looked up again each second, as an HTTP wake stream's is:
-   * a retirement or a rotation by another mailbox on the same log (another API node) reaches this one only through
-   * the registry. Stops once no such watch is open.
+   * While a watch is open, its token (or, for a client of asActor, its agent) is looked up again each second, as an
+   * HTTP wake stream's token is: a retirement or a rotation by another mailbox on the same log (another API node)
+   * reaches this one only through the registry. Stops once no watch is open.
    */
-  private recheckTokens(): void {
+  private recheckWatches(): void {
     if (this.tokenRecheck !== null) return;
     this.tokenRecheck = setInterval(() => {
-      if (!this.watches.holdsTokens()) {
+      if (!this.watches.any()) {
         clearInterval(this.tokenRecheck!);
         this.tokenRecheck = null;
         return;
       }
-      void this.watches.recheck((hash) => this.authenticator.revocationOf(hash));
+      void this.watches.recheck(
+        (hash) => this.authenticator.revocationOf(hash),
+        (identity) => this.authenticator.retirementOf(identity),
+      );
     }, WATCH_TOKEN_RECHECK_MS);
     this.tokenRecheck.unref();
   }

@@ -66,6 +66,8 @@ export const WATCH_CLOSED_REASON =
 
 /** Why a token no longer works ('agent retired', 'token rotated'), or null while it does (Authenticator.revocationOf). */
 export type TokenRevocation = (tokenHash: string) => Promise<string | null>;
+/** 'agent retired' when the identity was retired, else null (Authenticator.retirementOf). */
+export type IdentityRetirement = (identity: string) => Promise<string | null>;
 
 /** Whom a watch is for: its agent, and the hash of the token its client was taken with (null: a client of asActor). */
 export interface Watcher {
@@ -143,27 +145,37 @@ export class OpenWatches {
     await Promise.all(watches.map((w) => w.end(revoked(w.identity, reason))));
   }
 
-  /** Whether an open watch holds a token to look up again (recheck has something to do). */
-  holdsTokens(): boolean {
-    return [...this.open].some((w) => w.tokenHash !== null);
+  /** Whether a watch is open (recheck has something to look up). */
+  any(): boolean {
+    return this.open.size > 0;
   }
 
   /**
    * Asks whether the token of each open watch still works, and ends with `revoked` those whose token stopped: retired,
    * or rotated, by another mailbox on the same log (an API node), which this one hears of only by reading the registry.
-   * Overlapping calls share one pass; a token whose look-up fails (the log unavailable) keeps its watches until a later
-   * pass can tell.
+   * A watch of a client without a token (asActor) is asked after by its identity: retired, it ends too. It ended only
+   * on a retirement this mailbox heard of (its own, or one another node made that a read here happened to notice), and
+   * went quiet for good on any other. Overlapping calls share one pass; a look-up that fails (the log unavailable)
+   * keeps its watches until a later pass can tell.
    */
-  recheck(revocationOf: TokenRevocation): Promise<void> {
-    this.rechecking ??= this.recheckOnce(revocationOf).finally(() => (this.rechecking = null));
+  recheck(revocationOf: TokenRevocation, retirementOf: IdentityRetirement): Promise<void> {
+    this.rechecking ??= this.recheckOnce(revocationOf, retirementOf).finally(() => (this.rechecking = null));
     return this.rechecking;
   }
 
-  private async recheckOnce(revocationOf: TokenRevocation): Promise<void> {
+  private async recheckOnce(revocationOf: TokenRevocation, retirementOf: IdentityRetirement): Promise<void> {
     const byToken = new Map<string, OpenWatch[]>();
-    for (const w of this.open) if (w.tokenHash !== null) byToken.set(w.tokenHash, [...(byToken.get(w.tokenHash) ?? []), w]);
-    for (const [tokenHash, watches] of byToken) {
-      const reason = await revocationOf(tokenHash).catch(() => null);
+    const byIdentity = new Map<string, OpenWatch[]>();
+    for (const w of this.open) {
+      if (w.tokenHash !== null) byToken.set(w.tokenHash, [...(byToken.get(w.tokenHash) ?? []), w]);
+      else byIdentity.set(w.identity, [...(byIdentity.get(w.identity) ?? []), w]);
+    }
+    const lookUps = [
+      ...[...byToken].map(([tokenHash, watches]) => [() => revocationOf(tokenHash), watches] as const),
+      ...[...byIdentity].map(([identity, watches]) => [() => retirementOf(identity), watches] as const),
+    ];
+    for (const [lookUp, watches] of lookUps) {
+      const reason = await lookUp().catch(() => null);
       if (reason !== null) await Promise.all(watches.map((w) => w.end(revoked(w.identity, reason))));
     }
   }

@@ -110,6 +110,26 @@ export class AgentDirectory {
     return this.indexOf(state).get(tokenHash) ?? null;
   }
 
+  /**
+   * The agent registered as `identity` (retired or not), or null: from a read at most a second old, as a token lookup
+   * answers (with the store unavailable, from the last read). Asked for the watches of a client without a token.
+   */
+  async findByIdentity(identity: string): Promise<RegisteredAgent | null> {
+    const cached = this.handler.peek<RegistryState>(AGENT_REGISTRY_STREAM);
+    if (cached && this.clock.now().getTime() - this.lastReadAt < AUTH_FRESH_MS) {
+      const known = cached.agents.get(identity);
+      if (known) return known;
+    }
+    let state: RegistryState;
+    try {
+      state = await this.current();
+    } catch (error) {
+      if (!cached || !isMailboxError(error) || error.code !== 'UNAVAILABLE') throw error;
+      state = cached;
+    }
+    return state.agents.get(identity) ?? null;
+  }
+
   /** Whether the last registry read holds `tokenHash` as an agent's (retired or not), without reading. */
   knownInLastRead(tokenHash: string): boolean {
     const cached = this.handler.peek<RegistryState>(AGENT_REGISTRY_STREAM);

@@ -64,6 +64,14 @@ export class Authenticator {
     if (agent === null) return this.directory.replacedToken(tokenHash) ? 'token rotated' : 'token no longer valid';
     return agent.retiredAt !== null ? 'agent retired' : null;
   }
+  /**
+   * 'agent retired' when `identity` was retired, else null (not registered included): asked of the watches of a
+   * client without a token (mailbox.asActor), which a retirement through another API node ends too.
+   */
+  async retirementOf(identity: string): Promise<string | null> {
+    const agent = await this.directory.findByIdentity(identity);
+    return agent !== null && agent.retiredAt !== null ? 'agent retired' : null;
+  }
 }
 
 /**

@@ -116,3 +116,62 @@ test('a rotation or a retirement by another mailbox on the same log ends the wat
     await redis.stop();
   }
 }, 60_000);
+
+// A client of asActor holds no token to look up again: its watch ended only on a retirement this mailbox heard of (its
+// own, or one a registry read here happened to notice). Retired through another mailbox on the same log while nothing
+// here read the registry, or before the watch was opened, its agent's watch went quiet for good. Now it is looked up
+// by identity each second, as a token is: it ends with 'revoked', as an HTTP wake stream ends.
+test("a client of asActor: a retirement this mailbox did not hear of ends its watch with 'revoked' too", async () => {
+  const redis = await startRedis();
+  const file = path.join(tempDir('watch-revoked-actor-'), 'events.sqlite');
+  const open: Mailbox[] = [];
+  const start = async (nodeId: string) => {
+    const mailbox = await createMailbox(
+      {
+        eventStoreUrl: `sqlite:${file}`,
+        adminToken: ADMIN_TOKEN,
+        logLevel: 'silent',
+        redisUrl: redis.url,
+        redisNamespace: `revokedActor${process.pid}`,
+        redisTimeoutMs: REDIS_TEST_TIMEOUT_MS,
+        nodeId,
+      },
+      { logger: silentLogger },
+    );
+    open.push(mailbox);
+    return mailbox;
+  };
+  try {
+    const first = await start('first');
+    const second = await start('second');
+    const { '@d': d } = await registerAgents(second, ['@a', '@b', '@c', '@d']);
+    const admin = second.asActor(ADMIN_ACTOR);
+    await admin.retireAgent('@c'); // before any watch: its watch, opened later, ends too
+    const heard: Record<string, WakeStreamEvent[]> = { '@a': [], '@b': [], '@c': [] };
+    for (const identity of ['@a', '@b', '@c'])
+      await first.asActor({ identity, role: 'agent' }).watch((event) => void heard[identity].push(event));
+    await waitFor(() => heard['@c'].length === 2, { timeoutMs: 15_000, what: "the end of @c's watch" });
+    expect(heard['@c']).toEqual([
+      expect.objectContaining({ event: 'sync' }),
+      { event: 'revoked', data: { identity: '@c', reason: 'agent retired' } },
+    ]);
+
+    await admin.retireAgent('@b');
+    await waitFor(() => heard['@b'].length === 2, { timeoutMs: 15_000, what: "the end of @b's watch" });
+    expect(heard['@b'][1]).toEqual({ event: 'revoked', data: { identity: '@b', reason: 'agent retired' } });
+
+    // @a's watch goes on: a wake still reaches it, and nothing more reaches the ended ones.
+    const before = (await allEvents(second)).length;
+    await d.send({ to: '@a', subject: 'still here', body: 'x' });
+    expect((await allEvents(second)).length).toBe(before + 1);
+    await waitFor(() => heard['@a'].length === 2, { timeoutMs: 15_000, what: "@a's wake" });
+    expect(kinds(heard['@a'])).toEqual(['sync', 'wake']);
+    await first.close();
+    expect(kinds(heard['@a'])).toEqual(['sync', 'wake', 'closed']);
+    expect(kinds(heard['@b'])).toEqual(['sync', 'revoked']);
+    expect(kinds(heard['@c'])).toEqual(['sync', 'revoked']);
+  } finally {
+    for (const mailbox of open.reverse()) await mailbox.close();
+    await redis.stop();
+  }
+}, 60_000);

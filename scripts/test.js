@@ -12,6 +12,7 @@
 // The checks' output is held and printed whole when they end (a failure at once, in the middle of the suite's output if
 // need be); a line at the very end says how both went.
 const { spawn, spawnSync } = require('node:child_process');
+const os = require('node:os');
 const path = require('node:path');
 
 const root = path.join(__dirname, '..');
@@ -26,6 +27,14 @@ if (build.status !== 0) {
 }
 
 const checks = spawn(npm, ['run', '--silent', 'checks'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+// At a lower priority (nice 10, inherited by the processes npm starts for them): they are to use the time the suite
+// leaves idle, not to slow the suite's first files, whose CLI processes and servers have deadlines (a whole run with the
+// checks at the same priority timed out heartbeatOnce.e2e's longest test at load 10).
+try {
+  os.setPriority(checks.pid, 10);
+} catch {
+  // no such right here: the checks run at the suite's priority
+}
 const checksOutput = [];
 checks.stdout.on('data', (chunk) => checksOutput.push(chunk));
 checks.stderr.on('data', (chunk) => checksOutput.push(chunk));

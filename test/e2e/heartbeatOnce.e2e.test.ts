@@ -17,6 +17,10 @@ import { startRedis, type TestRedis } from '../support/redisServer';
 import { restoredLogBesideRedisViews } from '../support/restoredLog';
 import { startRedisSentinel, type TestRedisSentinel } from '../support/redisTopologies';
 
+// Each test runs --once as a cron job does, two to four times, each a CLI process beside a mailbox opened here: 5-11 s
+// on an idle machine, past the default 30 s at load 10 (CI's first minutes, the checks beside the suite).
+jest.setTimeout(90_000);
+
 let dataDir: string;
 beforeAll(() => {
   ensureBuilt();

@@ -9,15 +9,15 @@
  * file (MAILBOX_VIEWS=sqlite). The credentials are refused once the rebuild has created its new generation.
  */
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { EsdbEventStore } from '../../src/adapters/eventstore/esdbEventStore';
 import { SqliteProjectionStore } from '../../src/adapters/projections/sqliteProjectionStore';
 import { SqliteGenerations } from '../../src/adapters/projections/sqliteViews/sqliteGenerations';
 import { InProcessWakeBus } from '../../src/adapters/wake/inProcessWakeBus';
-import { runRebuildCommand, type ProjectionsIo } from '../../src/cli/commands/projections';
+import { runRebuildCommand } from '../../src/cli/commands/projections';
 import { appendLog, generateLog } from '../contract/projectionStoreLog';
 import { EsdbDouble } from '../support/esdbDouble/esdbDouble';
 import { scratchBase, tempDir } from '../support/fixtures';
+import { runProjections, theOneLine, type ProjectionsRun } from '../support/projectionsCli';
 
 let double: EsdbDouble;
 
@@ -43,7 +43,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   jest.restoreAllMocks();
-  process.exitCode = undefined; // the CLI runner set it; other suites in this worker expect none
   await double?.close();
 });
 
@@ -60,34 +59,25 @@ test('credentials refused mid-rebuild: the refusal and its remedy at once, one l
     return generation;
   });
 
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const text = { out: '', err: '' };
-  stdout.on('data', (chunk) => (text.out += chunk));
-  stderr.on('data', (chunk) => (text.err += chunk));
-  const io: ProjectionsIo = {
-    stdout,
-    stderr,
-    env: { MAILBOX_EVENTSTORE_URL: double.url, MAILBOX_VIEWS: 'sqlite', MAILBOX_DATA_DIR: dataDir },
-  };
+  let text: ProjectionsRun;
   try {
-    await runRebuildCommand(io, { graceMs: '0', settleMs: '50' });
+    text = await runProjections((io) => runRebuildCommand(io, { graceMs: '0', settleMs: '50' }), {
+      MAILBOX_EVENTSTORE_URL: double.url,
+      MAILBOX_VIEWS: 'sqlite',
+      MAILBOX_DATA_DIR: dataDir,
+    });
   } finally {
     double.faults.allowAccess();
   }
 
   expect(denied).toBe(1);
-  expect(process.exitCode).toBe(2);
-  const lines = text.err.trim().split('\n');
-  expect(lines).toHaveLength(1);
-  const envelope = JSON.parse(lines[0]);
+  const envelope = theOneLine(text, 2);
   expect(envelope).toEqual({
     error: 'Operator action needed',
     code: 'UNAVAILABLE',
     message: expect.stringMatching(/^The event store \(EventStoreDB\) refused the mailbox access \(access-denied: .*\)/),
     operatorAction: expect.stringContaining('MAILBOX_EVENTSTORE_URL'),
   }); // before: after 60 s, 'The rebuild could not write to ...', operatorAction 'make ... reachable', stoppedAfter
-  expect(text.err).not.toMatch(/\n\s+at /); // no stack trace
   expect(text.out).not.toContain('could not copy'); // no wait, no try again
   expect(text.out).not.toContain('switched the active views');
 

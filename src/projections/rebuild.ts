@@ -11,6 +11,7 @@ import type { EventStore } from '../events/eventStore';
 import { backoffDelay, sleep, type Backoff, type Sleep } from '../support/retry';
 import { projectStored } from './projector';
 import {
+  GenerationBlocked,
   GenerationGap,
   GenerationLost,
   type ActivationResult,
@@ -169,7 +170,12 @@ export async function rebuildProjections(
   // What rebuilds killed outright left (partial copies of the views that nothing else deletes) goes first.
   const droppedLeftovers = (await generations.leftovers?.()) ?? [];
   for (const name of droppedLeftovers) await generations.drop(name);
-  const generation = await generations.create(logIdentity);
+  // Blocked while it was made (its name '' when not numbered yet): what was made of it carries its building mark, a
+  // leftover once that lapses, so the line says nothing of it.
+  const generation = await generations.create(logIdentity).catch((error: unknown) => {
+    if (!(error instanceof GenerationBlocked)) throw error;
+    throw blockedFailure(error, { rebuilt: error.generation, previous: before.name, active: before.name, dropped: null });
+  });
   let events = 0;
   let position: bigint | null = null;
   let previous: PreviousGeneration | undefined;
@@ -241,12 +247,9 @@ export async function rebuildProjections(
         () => false,
       ));
     if (error === STOPPED) throw new RebuildInterrupted(position, head, generation.name, active?.name ?? before.name);
-    if (error instanceof SwitchFailed)
-      throw switchFailure(
-        error,
-        { rebuilt: generation.name, previous: before.name, active: active?.name ?? null, dropped },
-        views,
-      );
+    const at = { rebuilt: generation.name, previous: before.name, active: active?.name ?? null, dropped };
+    if (error instanceof SwitchFailed) throw switchFailure(error, at, views);
+    if (error instanceof GenerationBlocked) throw blockedFailure(error, at);
     throw error;
   }
 }
@@ -311,38 +314,58 @@ interface AfterSwitch {
   rebuilt: string;
   previous: string;
   active: string | null;
-  /** The rebuilt generation was dropped (false: it is active, or its drop failed too). */
-  dropped: boolean;
+  /** The rebuilt generation was dropped (false: it is active, or its drop failed too; null: it was never made). */
+  dropped: boolean | null;
 }
 
 /** A failed switch step as an operator reads it: which views are served, what became of the rebuilt ones, what to do. */
 function switchFailure(error: SwitchFailed, at: AfterSwitch, views: ViewsPlace): Error {
   const what = `${error.kind === 'failed' ? 'The switch to the rebuilt views failed' : 'The rebuilt views were not switched to'} (${error.reason.replace(/\.$/, '')})`;
-  const rebuilt = at.dropped
-    ? `; the rebuilt generation ${at.rebuilt} was dropped`
-    : `; the rebuilt generation ${at.rebuilt} is left (\`mailbox projections status\` lists it once its mark lapses, and the next rebuild drops it)`;
   const again = `run \`mailbox projections rebuild\` again${error.kind === 'failed' ? ` once ${views.location} can be written` : ''}`;
-  const [served, operatorAction] =
-    at.active === null
-      ? [
-          `which views are served could not be read${rebuilt}`,
-          `run \`mailbox projections status\`: if its activeGeneration is still ${at.previous}, ${again}`,
-        ]
-      : at.active === at.rebuilt
-        ? [
-            `the switch went through all the same: the rebuilt views (${at.rebuilt}) are served, and the previous generation ${at.previous} was kept`,
-            `nothing to rebuild: the rebuilt views are served (\`mailbox projections status\` shows them)`,
-          ]
-        : at.active === at.previous
-          ? [`the previous views (${at.previous}) are still served, unchanged${rebuilt}`, again]
-          : [
-              `the views of generation ${at.active} are served (another rebuild switched to them)${rebuilt}`,
-              `nothing to rebuild: \`mailbox projections status\` shows the views served`,
-            ];
+  const [served, operatorAction] = whatIsServed(at, again);
   return operatorNeeded(`${what}: ${served}.`, operatorAction, {
     generation: at.rebuilt,
     activeGeneration: at.active,
   });
+}
+
+/**
+ * A rebuild the store blocked before the switch (GenerationBlocked: the views file locked by another process): the
+ * store's words of what holds it and what to do, with which views are served and what became of the rebuilt ones.
+ */
+function blockedFailure(error: GenerationBlocked, at: AfterSwitch): Error {
+  const [served, operatorAction] = whatIsServed(at, error.operatorAction);
+  return operatorNeeded(`${error.message.replace(/\.$/, '')}. Nothing was switched: ${served}.`, operatorAction, {
+    ...error.details,
+    ...(at.rebuilt === '' ? {} : { generation: at.rebuilt }),
+    activeGeneration: at.active,
+  });
+}
+
+/** Which views are served once a rebuild failed, what became of its generation, and what to do (`again`, when it is still to do). */
+function whatIsServed(at: AfterSwitch, again: string): [served: string, operatorAction: string] {
+  const rebuilt =
+    at.dropped === null
+      ? ''
+      : at.dropped
+        ? `; the rebuilt generation ${at.rebuilt} was dropped`
+        : `; the rebuilt generation ${at.rebuilt} is left (\`mailbox projections status\` lists it once its mark lapses, and the next rebuild drops it)`;
+  return at.active === null
+    ? [
+        `which views are served could not be read${rebuilt}`,
+        `run \`mailbox projections status\`: if its activeGeneration is still ${at.previous}, ${again}`,
+      ]
+    : at.active === at.rebuilt
+      ? [
+          `the switch went through all the same: the rebuilt views (${at.rebuilt}) are served, and the previous generation ${at.previous} was kept`,
+          `nothing to rebuild: the rebuilt views are served (\`mailbox projections status\` shows them)`,
+        ]
+      : at.active === at.previous
+        ? [`the previous views (${at.previous}) are still served, unchanged${rebuilt}`, again]
+        : [
+            `the views of generation ${at.active} are served (another rebuild switched to them)${rebuilt}`,
+            `nothing to rebuild: \`mailbox projections status\` shows the views served`,
+          ];
 }
 
 /** The generation a switch expects to find active, and where it stood when the rebuild began. */

@@ -105,3 +105,22 @@ export class GenerationLost extends Error {
     this.name = 'GenerationLost';
   }
 }
+
+/**
+ * The store could not write the generation being built because another process holds the views (the SQLite views file
+ * locked past the wait for it): no wait of the rebuild's mends it, an operator must. `message` says what is locked and
+ * what likely holds it, `operatorAction` what to do; the rebuild says it with which views are served and what became of
+ * its generation. It ended as INTERNAL with SQLite's words alone ('database is locked').
+ */
+export class GenerationBlocked extends Error {
+  constructor(
+    readonly generation: string,
+    message: string,
+    readonly operatorAction: string,
+    readonly details: Record<string, unknown>,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = 'GenerationBlocked';
+  }
+}

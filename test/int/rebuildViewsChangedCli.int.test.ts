@@ -6,18 +6,24 @@
  * are served) and the remedy (operatorAction), exit code 2; nothing is written to the log.
  *
  * Real faults on a real file: another connection drops the tables of the generation being built, a page of them is
- * overwritten, or another connection holds the file's write lock when the switch comes. The log: a generated log of
- * @a, @b, @c and seven more.
+ * overwritten, or another connection holds the file's write lock while the rebuild copies or when the switch comes.
+ * The log: a generated log of @a, @b, @c and seven more.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { SqliteEventStore } from '../../src/adapters/eventstore/sqliteEventStore';
+import { MemoryProjectionStore } from '../../src/adapters/projections/memoryProjectionStore';
+import { SqliteProjectionStore } from '../../src/adapters/projections/sqliteProjectionStore';
 import { SqliteGenerations } from '../../src/adapters/projections/sqliteViews/sqliteGenerations';
+import { InProcessWakeBus } from '../../src/adapters/wake/inProcessWakeBus';
 import { runRebuildCommand, runStatusCommand } from '../../src/cli/commands/projections';
+import type { StoredEvent } from '../../src/events/types';
+import type { ProjectionGeneration } from '../../src/projections/rebuildGenerations';
 import { openSqliteDatabase } from '../../src/support/sqlite/sqliteDriver';
-import { appendLog, generateLog } from '../contract/projectionStoreLog';
+import { snapshotViews } from '../contract/projectionStore.contract';
+import { appendLog, generateLog, projectAll } from '../contract/projectionStoreLog';
 import { scratchBase, tempDir } from '../support/fixtures';
-import { runProjections, theOneLine } from '../support/projectionsCli';
+import { runProjections, theOneLine, type ProjectionsRun } from '../support/projectionsCli';
 
 afterEach(() => {
   jest.restoreAllMocks();
@@ -28,13 +34,38 @@ const rebuild = (dir: string, env: NodeJS.ProcessEnv = {}) =>
 const status = async (dir: string): Promise<Record<string, unknown>> =>
   JSON.parse((await runProjections((io) => runStatusCommand(io), { MAILBOX_DATA_DIR: dir })).out);
 
-async function eventsInLog(dir: string): Promise<number> {
+async function logOf(dir: string): Promise<StoredEvent[]> {
   const log = SqliteEventStore.open(path.join(dir, 'events.sqlite'));
   try {
-    return (await log.readAll(null, 100_000)).length;
+    return await log.readAll(null, 100_000);
   } finally {
     await log.close();
   }
+}
+
+const eventsInLog = async (dir: string): Promise<number> => (await logOf(dir)).length;
+
+/**
+ * The views the views file serves (its active generation: every agent's listings, unread and read, outbox and counts),
+ * and those a clean build of the whole log gives.
+ */
+async function viewsServed(dir: string) {
+  const store = SqliteProjectionStore.open(path.join(dir, 'views.sqlite'), new InProcessWakeBus());
+  const clean = new MemoryProjectionStore(new InProcessWakeBus());
+  try {
+    await clean.applyBatch(projectAll(await logOf(dir)));
+    return { served: await snapshotViews(store), clean: await snapshotViews(clean) };
+  } finally {
+    await store.close();
+  }
+}
+
+/** The views served are the whole log's, and @a, @b and @c each have mail listed in them. */
+async function expectViewsOfTheWholeLog(dir: string) {
+  const { served, clean } = await viewsServed(dir);
+  expect(served).toEqual(clean);
+  for (const agent of ['@a', '@b', '@c'])
+    expect({ agent, listed: (served.views[agent] as { all: unknown[] }).all.length > 0 }).toEqual({ agent, listed: true });
 }
 
 /** Another process's connection holding the views file's write lock (BEGIN IMMEDIATE) until release(). */
@@ -227,4 +258,91 @@ test('another rebuild switching first: which views are served (its own), and tha
   expect(await status(dir)).toMatchObject({ activeGeneration: 'g4' });
   expect(tablesOf(file, 'g3')).toEqual([]);
   expect(await eventsInLog(dir)).toBe(300);
+});
+
+test('the views file locked by another process while the rebuild copies: what is locked, what likely holds it and what to do, exit code 2', async () => {
+  const { dir, file } = await builtDataDir();
+  const before = await status(dir);
+  const create = SqliteGenerations.prototype.create;
+  let lock: ReturnType<typeof writeLockHeld> | null = null;
+  jest.spyOn(SqliteGenerations.prototype, 'create').mockImplementation(async function (this: SqliteGenerations, ...args) {
+    const generation = await create.apply(this, args);
+    lock = writeLockHeld(file); // before its first page: held past the 100 ms wait, and past the rebuild's end
+    return generation;
+  });
+
+  let run: ProjectionsRun;
+  try {
+    run = await rebuild(dir, { MAILBOX_VIEWS_LOCK_WAIT_MS: '100' });
+  } finally {
+    lock!.release();
+  }
+
+  // Before: {"error":"Projections command failed","code":"INTERNAL","message":"database is locked"}
+  expect(theOneLine(run, 2)).toEqual({
+    error: 'Operator action needed',
+    code: 'UNAVAILABLE',
+    message:
+      `The views file ${file} is locked by another process (database is locked): the rebuild waited 100 ms ` +
+      '(MAILBOX_VIEWS_LOCK_WAIT_MS) to write generation g3 and gave up. A running mailbox writes the file in ' +
+      'transactions of milliseconds: what holds it this long is likely a process with a write transaction left open ' +
+      'on it (a sqlite3 shell or a script between BEGIN and COMMIT) or one holding it in exclusive mode. Nothing was ' +
+      'switched: the previous views (g2) are still served, unchanged; the rebuilt generation g3 is left ' +
+      '(`mailbox projections status` lists it once its mark lapses, and the next rebuild drops it).',
+    operatorAction:
+      `end the transaction of the process that holds ${file} locked, or stop that process (\`lsof ${file}\` lists ` +
+      'every process that has it open, the running mailbox among them); then run `mailbox projections rebuild` again',
+    viewsFile: file,
+    generation: 'g3',
+    activeGeneration: 'g2',
+  });
+  expect(run.out).not.toContain('switched the active views');
+  expect(await status(dir)).toEqual(before);
+  expect(tablesOf(file, 'g3')).toContain('g3_state'); // left, as the line says: its drop met the lock too
+  await expectViewsOfTheWholeLog(dir);
+  expect(await eventsInLog(dir)).toBe(300);
+
+  jest.restoreAllMocks();
+  const again = await rebuild(dir); // the remedy: the lock released, run it again
+  expect(again.code).toBe(0);
+  expect(await status(dir)).toMatchObject({ activeGeneration: 'g4', upToDate: true });
+  await expectViewsOfTheWholeLog(dir);
+});
+
+test('the views file locked only while a page was written: the same line, and the rebuilt generation said dropped', async () => {
+  const { dir, file } = await builtDataDir();
+  const create = SqliteGenerations.prototype.create;
+  let locked = 0;
+  jest.spyOn(SqliteGenerations.prototype, 'create').mockImplementation(async function (this: SqliteGenerations, ...args) {
+    const generation = (await create.apply(this, args)) as ProjectionGeneration;
+    const applyBatch = generation.applyBatch.bind(generation);
+    generation.applyBatch = async (batch, follows) => {
+      const lock = writeLockHeld(file);
+      locked++;
+      try {
+        return await applyBatch(batch, follows);
+      } finally {
+        lock.release();
+      }
+    };
+    return generation;
+  });
+
+  const run = await rebuild(dir, { MAILBOX_VIEWS_LOCK_WAIT_MS: '100' });
+
+  expect(locked).toBe(1);
+  const envelope = theOneLine(run, 2);
+  expect(envelope).toMatchObject({
+    error: 'Operator action needed',
+    code: 'UNAVAILABLE',
+    generation: 'g3',
+    activeGeneration: 'g2',
+  });
+  expect(envelope.message).toMatch(/^The views file .* is locked by another process \(database is locked\)/);
+  expect(envelope.message).toMatch(
+    / Nothing was switched: the previous views \(g2\) are still served, unchanged; the rebuilt generation g3 was dropped\.$/,
+  );
+  expect(tablesOf(file, 'g3')).toEqual([]);
+  expect(await status(dir)).toMatchObject({ activeGeneration: 'g2', upToDate: true });
+  await expectViewsOfTheWholeLog(dir);
 });

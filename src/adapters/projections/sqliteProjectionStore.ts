@@ -217,7 +217,8 @@ export class SqliteProjectionStore implements ProjectionStore {
       (g) => this.writer(g),
       options.rebuildEventsPerTransaction ?? 2000,
       options.buildingTtlMs,
-      (error, generation) => this.rebuildFailure(error, generation),
+      (error, generation, copying) =>
+        this.rebuildFailure(error, generation, copying ? { lockWaitMs: lockWaitOf(options) } : undefined),
     );
   }
 
@@ -568,10 +569,10 @@ export class SqliteProjectionStore implements ProjectionStore {
   /**
    * A failure of the file met by a rebuild of `generation` (sqliteViews/sqliteGenerations.ts): damage, marked as a
    * read's is (the server's readiness says it, its next start moves the file aside), or a generation's tables gone,
-   * each said with its remedy; anything else as it is.
+   * each said with its remedy, and, while it copies (`copying`), the file locked by another process; anything else as it is.
    */
-  private rebuildFailure(error: unknown, generation: string): unknown {
-    const said = rebuildViewsFailure(this.file, generation, error);
+  private rebuildFailure(error: unknown, generation: string, copying?: { lockWaitMs: number }): unknown {
+    const said = rebuildViewsFailure(this.file, generation, error, copying);
     if (said !== null && isDamagedFileError(error)) markDamaged(this.file, sqliteSaid(error), new Date());
     return said ?? error;
   }

@@ -102,9 +102,10 @@ export class SqliteGenerations implements ProjectionGenerations {
     private readonly buildingTtlMs: number = BUILDING_TTL_MS,
     /**
      * What a failure of the file met while building or switching `generation` is said as (the store's words for a file
-     * damaged, or a generation's tables gone: sqliteViewsDamage.ts rebuildViewsFailure); absent: as it is.
+     * damaged, or a generation's tables gone: sqliteViewsDamage.ts rebuildViewsFailure; `copying`: met creating it or
+     * writing its copy, where a lock is the rebuild's to say); absent: as it is.
      */
-    private readonly failed: (error: unknown, generation: string) => unknown = (error) => error,
+    private readonly failed: (error: unknown, generation: string, copying?: boolean) => unknown = (error) => error,
   ) {}
 
   async active(): Promise<ActiveGeneration> {
@@ -115,11 +116,12 @@ export class SqliteGenerations implements ProjectionGenerations {
   }
 
   async create(logIdentity?: string): Promise<ProjectionGeneration> {
-    const name = this.meta.nextGeneration();
+    let name = '';
     try {
+      name = this.meta.nextGeneration();
       return this.createNamed(name, logIdentity);
     } catch (error) {
-      throw this.failed(error, name);
+      throw this.failed(error, name, true); // '': none numbered yet
     }
   }
 
@@ -141,7 +143,7 @@ export class SqliteGenerations implements ProjectionGenerations {
     const writer = this.writerOf(name);
     if (logIdentity !== undefined) this.meta.transaction(() => writer.setLogIdentity(logIdentity));
     return new SqliteGeneration(name, this.meta, this.bulk, writer, this.eventsPerTransaction, (error) =>
-      this.failed(error, name),
+      this.failed(error, name, true),
     );
   }
 

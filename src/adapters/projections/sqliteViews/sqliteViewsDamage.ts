@@ -18,6 +18,7 @@
  */
 import fs from 'node:fs';
 import { type MailboxError, operatorNeeded } from '../../../errors';
+import { GenerationBlocked } from '../../../projections/rebuildGenerations';
 import { StartupError } from '../../../startupError';
 
 /**
@@ -156,11 +157,34 @@ const MISSING_TABLE = /no such table: (?:main\.)?(g[0-9]+)_/;
  * ('Operator action needed'): found damaged (overwritten, truncated, a disk fault), or a generation's tables gone
  * (dropped by another process, or the file replaced by another). No retry mends either; the command printed them as
  * {"error":"Projections command failed","code":"INTERNAL","message":"no such table: g3_state"}. `building`: the
- * generation the rebuild builds (or switches to). Null: another failure.
+ * generation the rebuild builds (or switches to). `copying`, for a failure of the generation's creation or of a write
+ * of its copy: the file locked by another process past the wait (`lockWaitMs`) is GenerationBlocked, said with what
+ * likely holds it and what to do (it ended as INTERNAL 'database is locked'); at the switch a lock is the switch's
+ * failure (the rebuild says which views are served). `building` '': the new generation not numbered yet. Null: another
+ * failure.
  */
-export function rebuildViewsFailure(file: string, building: string, cause: unknown): MailboxError | null {
+export function rebuildViewsFailure(
+  file: string,
+  building: string,
+  cause: unknown,
+  copying?: { lockWaitMs: number },
+): MailboxError | GenerationBlocked | null {
   const said = sqliteSaid(cause);
   const gone = MISSING_TABLE.exec(said)?.[1];
+  if (copying !== undefined && LOCKED_CODES.test(String((cause as { code?: unknown } | null)?.code))) {
+    return new GenerationBlocked(
+      building,
+      `The views file ${file} is locked by another process (${said}): the rebuild waited ${waitText(copying.lockWaitMs)} ` +
+        `(MAILBOX_VIEWS_LOCK_WAIT_MS) to write ${building === '' ? 'a new generation' : `generation ${building}`} and ` +
+        'gave up. A running mailbox writes the file in ' +
+        'transactions of milliseconds: what holds it this long is likely a process with a write transaction left open ' +
+        'on it (a sqlite3 shell or a script between BEGIN and COMMIT) or one holding it in exclusive mode.',
+      `end the transaction of the process that holds ${file} locked, or stop that process (\`lsof ${file}\` lists ` +
+        'every process that has it open, the running mailbox among them); then run `mailbox projections rebuild` again',
+      { viewsFile: file },
+      { cause },
+    );
+  }
   let error: MailboxError | null = null;
   if (isDamagedFileError(cause)) {
     error = operatorNeeded(

@@ -87,10 +87,28 @@ export async function rebuildViewsOfOtherRules(
       },
     });
     watch?.switched?.(result.generation);
-    logger.info(
-      { ...details, generation: result.generation, previous: result.previous, events: result.events, ms: result.ms },
+    const notDeleted = result.previousNotDeleted;
+    // A delete that failed after the switch is said as such (it was logged as the rebuild's failure, 'the views of the
+    // earlier rules are still served', over views it had switched to).
+    logger[notDeleted === null ? 'info' : 'warn'](
+      {
+        ...details,
+        generation: result.generation,
+        previous: result.previous,
+        events: result.events,
+        ms: result.ms,
+        ...(notDeleted === null ? {} : { previousNotDeleted: notDeleted.reason }),
+      },
       `projections: rebuilt the views with the rules of version ${READ_MODEL_VERSION} (${result.events} events); ` +
-        `generation ${result.generation} is active, ${result.previous} was dropped`,
+        `generation ${result.generation} is active, ${result.previous} ${
+          notDeleted === null
+            ? 'was dropped'
+            : `could not be dropped (${notDeleted.reason}): ${
+                notDeleted.markedForDrop
+                  ? 'the next rebuild drops it (`mailbox projections status` lists it in leftoverGenerations)'
+                  : 'it stays until deleted (see docs/operators.md)'
+              }`
+        }`,
     );
   } catch (error) {
     if (error instanceof RebuildInterrupted) {

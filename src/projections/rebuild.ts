@@ -87,8 +87,16 @@ export interface RebuildOptions {
    * up at the first failure. An UNAVAILABLE that needs an operator (operatorNeeded) ends the rebuild at once.
    */
   outageMs?: number;
-  /** Time for the waits between tries and the outage's length (tests pass one that needs no real time). */
-  clock?: { now(): number; sleep: Sleep };
+  /**
+   * Time for the waits between tries and the outage's length, and the grace before the previous generation is deleted
+   * (tests pass one that needs no real time).
+   */
+  clock?: RebuildClock;
+}
+
+export interface RebuildClock {
+  now(): number;
+  sleep: Sleep;
 }
 
 /** Waits between tries of a failed copy: quick at first, at most 5 s apart. */
@@ -140,6 +148,18 @@ export interface RebuildResult {
   replacedAhead: { checkpoint: bigint; head: bigint | null } | null;
   /** Generations that rebuilds killed outright had left (ProjectionGenerations.leftovers), dropped before this one began. */
   droppedLeftovers: string[];
+  /**
+   * The previous generation's delete after the grace failed (null: deleted, kept on purpose, or none): why, and whether
+   * it is marked to be deleted (ProjectionGenerations.markForDrop: `projections status` lists it, the next rebuild
+   * deletes it) or is left for an operator to delete by hand. The switch stands: the rebuilt views are served. It
+   * ended the rebuild as a failure, the store's raw error, over views it had switched to.
+   */
+  previousNotDeleted: PreviousNotDeleted | null;
+}
+
+export interface PreviousNotDeleted {
+  reason: string;
+  markedForDrop: boolean;
 }
 
 export async function rebuildProjections(
@@ -157,6 +177,7 @@ export async function rebuildProjections(
     holdMs = 2000,
   } = options;
   const started = Date.now();
+  const clock = options.clock ?? { now: () => Date.now(), sleep };
   const logIdentity = await log.logIdentity();
   const before = await generations.active();
   const head = await log.headPosition(); // after the active checkpoint: the head only grows
@@ -185,7 +206,7 @@ export async function rebuildProjections(
   const outage = {
     outageMs: options.outageMs ?? 60_000,
     backoff: COPY_RETRY,
-    clock: options.clock ?? { now: () => Date.now(), sleep },
+    clock,
     onRetry: (retry: RebuildRetry) => progress('retrying', retry),
     views: views.location,
   };
@@ -217,16 +238,17 @@ export async function rebuildProjections(
     previous = { name: outcome.previous, checkpoint: outcome.previousCheckpoint };
     progress('switched');
     const buildMs = Date.now() - started;
-    if (dropPreviousAfterMs !== null && outcome.previous !== generation.name) {
-      await sleep(dropPreviousAfterMs);
-      await generations.drop(outcome.previous);
-    }
+    const checkpoint = await generation.checkpoint().catch(() => position);
+    const previousNotDeleted =
+      dropPreviousAfterMs !== null && outcome.previous !== generation.name
+        ? await dropPrevious(generations, outcome.previous, dropPreviousAfterMs, clock)
+        : null;
     return {
       generation: generation.name,
       previous: outcome.previous,
       previousCheckpoint: outcome.previousCheckpoint,
       events,
-      checkpoint: await generation.checkpoint(),
+      checkpoint,
       buildMs,
       ms: Date.now() - started,
       forced: outcome.forced,
@@ -234,6 +256,7 @@ export async function rebuildProjections(
       tookOverFrom: verdict.kind === 'foreign' ? (verdict.owner ?? 'an unknown log') : null,
       replacedAhead: verdict.kind === 'ahead' ? { checkpoint: verdict.checkpoint, head: verdict.head } : null,
       droppedLeftovers,
+      previousNotDeleted,
     };
   } catch (error) {
     const active = await generations.active().catch(() => null);
@@ -272,6 +295,29 @@ export class LiveWriterOfAnotherLog extends Error {
     );
     this.name = 'LiveWriterOfAnotherLog';
   }
+}
+
+/**
+ * After the switch: the previous generation marked to be deleted, the grace waited, then deleted. A failed delete is
+ * said (RebuildResult.previousNotDeleted), not thrown: the switch stands, and the views served are the rebuilt ones.
+ */
+async function dropPrevious(
+  generations: ProjectionGenerations,
+  previous: string,
+  graceMs: number,
+  clock: RebuildClock,
+): Promise<PreviousNotDeleted | null> {
+  const markedForDrop =
+    generations.markForDrop !== undefined &&
+    (await generations.markForDrop(previous, graceMs).then(
+      () => true,
+      () => false,
+    ));
+  await clock.sleep(graceMs);
+  return generations.drop(previous).then(
+    () => null,
+    (error: unknown) => ({ reason: reasonOf(error), markedForDrop }),
+  );
 }
 
 /** How a switch went: the generation it left (and where that stood), and whether it met the live projector. */
@@ -492,7 +538,7 @@ interface Copying {
 interface OutagePolicy {
   outageMs: number;
   backoff: Backoff;
-  clock: { now(): number; sleep: Sleep };
+  clock: RebuildClock;
   onRetry: (retry: RebuildRetry) => void;
   /** Where the views are, for the words of giving up. */
   views: string;

@@ -58,6 +58,13 @@ export interface ProjectionGenerations {
   /** Deletes a generation's views (never the active one). */
   drop(name: string): Promise<void>;
   /**
+   * Marks `name`, the generation just switched away from, as one to delete: unless drop() has deleted it `ms` from
+   * now, it is a leftover from then on (leftovers(): `projections status` lists it, the next rebuild drops it), not
+   * kept for good when its drop fails or the rebuild is killed in its grace. Not a generation being built
+   * (beingBuilt() does not list it). Absent: the store cannot mark it.
+   */
+  markForDrop?(name: string, ms: number): Promise<void>;
+  /**
    * Generations that are neither active nor being built by a live rebuild: what rebuilds killed outright (SIGKILL, a
    * crash) left behind, which nothing else ever deletes. Absent: the store cannot tell them.
    */

@@ -13,13 +13,18 @@
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { SqliteEventStore } from '../../src/adapters/eventstore/sqliteEventStore';
+import { MemoryProjectionStore } from '../../src/adapters/projections/memoryProjectionStore';
+import { connectRedis } from '../../src/adapters/projections/redisConnection';
 import { RedisGenerations } from '../../src/adapters/projections/redisGenerations';
+import { RedisProjectionStore } from '../../src/adapters/projections/redisProjectionStore';
+import { InProcessWakeBus } from '../../src/adapters/wake/inProcessWakeBus';
 import { runRebuildCommand, runStatusCommand, type ProjectionsIo } from '../../src/cli/commands/projections';
 import { unavailable } from '../../src/errors';
-import { appendLog, generateLog } from '../contract/projectionStoreLog';
+import { snapshotViews } from '../contract/projectionStore.contract';
+import { appendLog, generateLog, projectAll } from '../contract/projectionStoreLog';
 import { scratchBase, tempDir } from '../support/fixtures';
 import { runProjections, theOneLine } from '../support/projectionsCli';
-import { REDIS_TEST_TIMEOUT_ENV } from '../support/redisDeadline';
+import { REDIS_TEST_TIMEOUT_ENV, REDIS_TEST_TIMEOUT_MS } from '../support/redisDeadline';
 import { startRedis, type TestRedis } from '../support/redisServer';
 
 let redis: TestRedis;
@@ -53,7 +58,26 @@ async function built(namespace: string) {
   expect((await rebuild()).code).toBe(0);
   const before = await status();
   expect(before).toMatchObject({ upToDate: true, viewsOfThisLog: true });
-  return { rebuild, status, before };
+  return { rebuild, status, before, file };
+}
+
+/** The views served in `namespace` are a clean build of the whole log in `file`, and @a, @b and @c have mail listed. */
+async function expectViewsOfTheWholeLog(file: string, namespace: string) {
+  const log = SqliteEventStore.open(file, undefined, { readOnly: true });
+  const clean = new MemoryProjectionStore(new InProcessWakeBus());
+  const served = new RedisProjectionStore(await connectRedis(redis.url, { name: 'served', timeoutMs: REDIS_TEST_TIMEOUT_MS }), {
+    namespace,
+  });
+  try {
+    await clean.applyBatch(projectAll(await log.readAll(null, 100_000)));
+    const views = await snapshotViews(served);
+    expect(views).toEqual(await snapshotViews(clean));
+    for (const agent of ['@a', '@b', '@c'])
+      expect({ agent, listed: (views.views[agent] as { all: unknown[] }).all.length > 0 }).toEqual({ agent, listed: true });
+  } finally {
+    await served.close();
+    await log.close();
+  }
 }
 
 /** How many keys a generation (a prefix) holds in Redis. */
@@ -125,4 +149,53 @@ test('the switch went through but its answer was lost: it is the switch, exit co
   expect(after).toMatchObject({ upToDate: true, viewsOfThisLog: true, checkpoint: before.checkpoint });
   expect(after.activeGeneration).not.toBe(before.activeGeneration);
   expect(await keysOf(before.activeGeneration)).toBe(0);
+});
+
+test('the previous generation not deleted after the switch (Redis not answering): the switch stands, one warning line, exit code 0; the next rebuild deletes it', async () => {
+  const namespace = `previouskept${process.pid}`;
+  const { rebuild, status, before, file } = await built(namespace);
+  const previous = before.activeGeneration as string;
+  const drop = RedisGenerations.prototype.drop;
+  let refused = 0;
+  jest.spyOn(RedisGenerations.prototype, 'drop').mockImplementation(async function (this: RedisGenerations, name) {
+    if (name !== previous) return drop.call(this, name);
+    refused++;
+    throw timedOut(); // before it reached Redis
+  });
+
+  const run = await rebuild();
+
+  expect(refused).toBe(1);
+  // Before: exit code 2, {"error":"Service unavailable",...} over views it had switched to; the previous kept for good.
+  const warning = theOneLine(run, 0);
+  const after = await status();
+  const rebuilt = after.activeGeneration as string;
+  expect(rebuilt).not.toBe(previous);
+  expect(warning).toEqual({
+    warning: 'Previous generation not deleted',
+    message:
+      `The switch went through: the rebuilt views (${rebuilt}) are served. The previous generation ${previous} could ` +
+      'not be deleted after the 0 ms grace (Redis projections is unavailable; retry later (the request was not ' +
+      `applied)); it stays in Redis namespace '${namespace}' until deleted.`,
+    operatorAction:
+      `nothing to rebuild now: \`mailbox projections status\` lists ${previous} in leftoverGenerations, and the next ` +
+      '`mailbox projections rebuild` deletes it before it builds',
+    generation: rebuilt,
+    previousGeneration: previous,
+  });
+  expect(after).toEqual({ ...before, activeGeneration: rebuilt, leftoverGenerations: [previous] });
+  expect(await keysOf(previous)).toBeGreaterThan(0);
+  await expectViewsOfTheWholeLog(file, namespace);
+
+  jest.restoreAllMocks();
+  const again = await rebuild();
+  expect(again.code).toBe(0);
+  expect(again.err).toBe('');
+  expect(again.out).toContain(
+    `; dropped ${previous}: a generation left by a rebuild killed before it finished, or switched away from and not deleted`,
+  );
+  expect(await keysOf(previous)).toBe(0);
+  expect(await status()).toMatchObject({ upToDate: true, viewsOfThisLog: true, checkpoint: before.checkpoint });
+  expect(await status()).not.toHaveProperty('leftoverGenerations');
+  await expectViewsOfTheWholeLog(file, namespace);
 });

@@ -3,11 +3,12 @@
  * printed {"error":"Projections command failed","code":"INTERNAL",...} with SQLite's words alone ("no such table:
  * g3_state", "database disk image is malformed", "database is locked"): no word of what happened to the views, nor of
  * what to do. Now one line ('Operator action needed', UNAVAILABLE) names what happened (for the switch: which views
- * are served) and the remedy (operatorAction), exit code 2; nothing is written to the log.
+ * are served) and the remedy (operatorAction), exit code 2; nothing is written to the log. A switch that went through
+ * and a previous generation that could not be deleted after it: exit code 0, one warning line saying so.
  *
  * Real faults on a real file: another connection drops the tables of the generation being built, a page of them is
- * overwritten, or another connection holds the file's write lock while the rebuild copies or when the switch comes.
- * The log: a generated log of @a, @b, @c and seven more.
+ * overwritten, or another connection holds the file's write lock while the rebuild copies, when the switch comes, or
+ * when the previous generation is deleted. The log: a generated log of @a, @b, @c and seven more.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -345,4 +346,57 @@ test('the views file locked only while a page was written: the same line, and th
   expect(tablesOf(file, 'g3')).toEqual([]);
   expect(await status(dir)).toMatchObject({ activeGeneration: 'g2', upToDate: true });
   await expectViewsOfTheWholeLog(dir);
+});
+
+test('the previous generation locked when it is deleted after the switch: the switch stands, one warning line, exit code 0; the next rebuild deletes it', async () => {
+  const { dir, file } = await builtDataDir();
+  const before = await status(dir);
+  const drop = SqliteGenerations.prototype.drop;
+  const dropped: string[] = [];
+  jest.spyOn(SqliteGenerations.prototype, 'drop').mockImplementation(async function (this: SqliteGenerations, name) {
+    if (name !== 'g2') return drop.call(this, name);
+    const lock = writeLockHeld(file); // another process holds the write lock past the 100 ms wait
+    try {
+      return await drop.call(this, name);
+    } finally {
+      lock.release();
+      dropped.push(name);
+    }
+  });
+
+  const run = await rebuild(dir, { MAILBOX_VIEWS_LOCK_WAIT_MS: '100' });
+
+  expect(dropped).toEqual(['g2']);
+  // Before: exit code 2, {"error":"Projections command failed","code":"INTERNAL","message":"database is locked"} over
+  // views it had switched to.
+  expect(theOneLine(run, 0)).toEqual({
+    warning: 'Previous generation not deleted',
+    message:
+      'The switch went through: the rebuilt views (g3) are served. The previous generation g2 could not be deleted ' +
+      `after the 0 ms grace (database is locked); it stays in the SQLite views file ${file} until deleted.`,
+    operatorAction:
+      'nothing to rebuild now: `mailbox projections status` lists g2 in leftoverGenerations, and the next ' +
+      '`mailbox projections rebuild` deletes it before it builds',
+    generation: 'g3',
+    previousGeneration: 'g2',
+  });
+  expect(run.out).toContain('switched the active views to the rebuilt generation');
+  expect(run.out.trim().split('\n').at(-1)).toMatch(
+    /^rebuilt 300 events into g3 in \d+ ms \(\d+ events\/s\); previous generation g2 could not be deleted \(the warning line on stderr says why and what to do\)$/,
+  );
+  expect(await status(dir)).toEqual({ ...before, activeGeneration: 'g3', leftoverGenerations: ['g2'] });
+  expect(tablesOf(file, 'g2')).toContain('g2_state');
+  await expectViewsOfTheWholeLog(dir);
+
+  jest.restoreAllMocks();
+  const again = await rebuild(dir); // what the line said: the next rebuild deletes it
+  expect(again.code).toBe(0);
+  expect(again.err).toBe('');
+  expect(again.out.trim().split('\n').at(-1)).toContain(
+    '; dropped g2: a generation left by a rebuild killed before it finished, or switched away from and not deleted',
+  );
+  expect(tablesOf(file, 'g2')).toEqual([]);
+  expect(await status(dir)).toEqual({ ...before, activeGeneration: 'g4' });
+  await expectViewsOfTheWholeLog(dir);
+  expect(await eventsInLog(dir)).toBe(300);
 });

@@ -12,7 +12,9 @@
  * the `building` hash and keeps a mark key alive beside it (renewed every third of its time to live); a switch or a
  * drop removes both. A generation still listed whose mark has expired is a leftover (leftovers(): `projections
  * status` lists it, the next rebuild drops it). Expiry is Redis's own clock, so no two machines' clocks are compared;
- * a generation never listed (a first one, or a previous one kept on purpose) is never a leftover.
+ * a generation never listed (a first one, or a previous one kept on purpose) is never a leftover. The previous
+ * generation a rebuild is to delete after its grace is listed too, beside a mark that expires with the grace
+ * (markForDrop): one whose delete failed, or whose rebuild was killed in the grace, is then a leftover.
  */
 import {
   GenerationGap,
@@ -180,6 +182,15 @@ export class RedisGenerations implements ProjectionGenerations {
     await this.builtOrGone(name);
   }
 
+  /** Lists `name` beside a mark that expires in `ms`: a leftover from then on, unless dropped before. */
+  async markForDrop(name: string, ms: number): Promise<void> {
+    if (!this.keys.isPrefix(name)) throw new Error(`'${name}' is not a generation prefix of namespace ${this.keys.namespace}`);
+    await redisCall('Redis projections', async () => {
+      await this.client.hset(this.keys.building, name, String(Date.now()));
+      await this.client.set(this.keys.droppingMark(name), '1', 'PX', Math.max(1, Math.round(ms)));
+    });
+  }
+
   async leftovers(): Promise<string[]> {
     return this.listedGenerations(false);
   }
@@ -188,16 +199,23 @@ export class RedisGenerations implements ProjectionGenerations {
     return this.listedGenerations(true);
   }
 
-  /** The generations listed as being built, other than the active one, whose mark is alive (`live`) or expired. */
+  /**
+   * The generations listed, other than the active one: being built (`live`: its building mark alive), or leftovers
+   * (neither its building mark nor its dropping mark alive).
+   */
   private async listedGenerations(live: boolean): Promise<string[]> {
     const active = await this.refresh();
     const listed = await redisCall('Redis projections', () => this.client.hkeys(this.keys.building));
     const names = listed.filter((name) => name !== active && this.keys.isPrefix(name));
     if (names.length === 0) return [];
     const marks = await redisCall('Redis projections', () =>
-      this.client.mget(...names.map((name) => this.keys.buildingMark(name))),
+      this.client.mget(...names.flatMap((name) => [this.keys.buildingMark(name), this.keys.droppingMark(name)])),
     );
-    return names.filter((_, i) => (marks[i] !== null) === live).sort((a, b) => generationNumber(a) - generationNumber(b));
+    const building = (i: number) => marks[2 * i] !== null;
+    const dropping = (i: number) => marks[2 * i + 1] !== null;
+    return names
+      .filter((_, i) => (live ? building(i) : !building(i) && !dropping(i)))
+      .sort((a, b) => generationNumber(a) - generationNumber(b));
   }
 
   /** Stops renewing the building marks of this connection (the store closes; a rebuild still building is then over). */
@@ -227,7 +245,7 @@ export class RedisGenerations implements ProjectionGenerations {
     this.building.delete(name);
     await redisCall('Redis projections', async () => {
       await this.client.hdel(this.keys.building, name);
-      await this.client.del(this.keys.buildingMark(name));
+      await this.client.del(this.keys.buildingMark(name), this.keys.droppingMark(name));
     });
   }
 }

@@ -5,8 +5,10 @@
  *   <ns>:{<ns>}:generation           counter for new generation numbers
  *   <ns>:{<ns>}:fence                a rebuild about to switch holds live appliers briefly (expires)
  *   <ns>:{<ns>}:writer               the log whose projector is live on these views (expires unless renewed)
- *   <ns>:{<ns>}:building             generations a rebuild began and did not finish (switched to or dropped)
+ *   <ns>:{<ns>}:building             generations a rebuild began and did not finish (switched to or dropped), or
+ *                                    switched away from and is to delete
  *   <ns>:{<ns>}:building:<prefix>    a rebuild is building that generation now (expires unless renewed)
+ *   <ns>:{<ns>}:dropping:<prefix>    a rebuild deletes that generation, switched away from, after its grace (expires)
  *   <ns>:v<N>:{<ns>}:checkpoint      generation N: global checkpoint (20-digit, zero-padded)
  *   <ns>:v<N>:{<ns>}:log             the identity of the log generation N was built from (set once)
  *   <ns>:v<N>:{<ns>}:rules           the version of the rules that built generation N (set once; absent: 1)
@@ -89,6 +91,11 @@ export class RedisKeys {
   /** While it exists, a live rebuild is building `prefix` (it renews it; it expires once that rebuild is gone). */
   buildingMark(prefix: string): string {
     return `${this.namespace}:${this.globalTag}:building:${prefix}`;
+  }
+
+  /** While it exists, a rebuild that switched away from `prefix` is to delete it (it expires with the grace). */
+  droppingMark(prefix: string): string {
+    return `${this.namespace}:${this.globalTag}:dropping:${prefix}`;
   }
 
   get generationCounter(): string {

@@ -162,7 +162,9 @@ export function progressReporter(stdout: ProjectionsIo['stdout']) {
  * is not said to be "deleted" or "kept", which read as if views were thrown away or are still there to go back to.
  * Its empty generation is still cleared away after the grace (a reader may be on it until then).
  */
-function previousFate(previous: PreviousGeneration, graceMs: number | null): string {
+function previousFate(previous: PreviousGeneration, graceMs: number | null, notDeleted: boolean): string {
+  if (notDeleted)
+    return `previous generation ${previous.name} could not be deleted (the warning line on stderr says why and what to do)`;
   if (previous.checkpoint === null) {
     return graceMs === null
       ? `previous generation ${previous.name} held no views: nothing to keep`
@@ -207,7 +209,40 @@ function tookOver(config: MailboxConfig, result: RebuildResult): string {
 function leftoversDropped(result: RebuildResult): string {
   const names = result.droppedLeftovers;
   if (names.length === 0) return '';
-  return `; dropped ${names.join(', ')}: ${names.length === 1 ? 'a generation' : 'generations'} left by a rebuild killed before it finished`;
+  return (
+    `; dropped ${names.join(', ')}: ${names.length === 1 ? 'a generation' : 'generations'} left by a rebuild killed ` +
+    'before it finished, or switched away from and not deleted'
+  );
+}
+
+/**
+ * The previous generation could not be deleted after the switch (RebuildResult.previousNotDeleted): one line on stderr,
+ * as JSON as the command's other lines there, saying that the switch stands (the rebuilt views are served), why the
+ * delete failed and how the previous generation goes: marked, the next rebuild deletes it; not marked, by hand. Exit
+ * code 0: the views are right. It printed the store's raw error as the rebuild's failure, exit code 2.
+ */
+function previousNotDeletedWarning(config: MailboxConfig, result: RebuildResult, graceMs: number): string {
+  const { previous, generation } = result;
+  const { reason, markedForDrop } = result.previousNotDeleted!;
+  const sqlite = config.redisUrl === undefined;
+  const where = sqlite ? `the SQLite views file ${root().sqliteViewsFile(config)}` : `Redis namespace '${config.redisNamespace}'`;
+  const byHand = sqlite
+    ? `its tables (${previous}_*) stay in the views file, which no command deletes: to be rid of them, stop the mailbox ` +
+      'and move the views file away (the next start builds the views from the log in a new one)'
+    : `delete its keys: redis-cli --scan --pattern '${previous}*' | xargs redis-cli unlink`;
+  const warning = {
+    warning: 'Previous generation not deleted',
+    message:
+      `The switch went through: the rebuilt views (${generation}) are served. The previous generation ${previous} ` +
+      `could not be deleted after the ${graceMs} ms grace (${reason.replace(/\.$/, '')}); it stays in ${where} until deleted.`,
+    operatorAction: markedForDrop
+      ? `nothing to rebuild now: \`mailbox projections status\` lists ${previous} in leftoverGenerations, and the next ` +
+        `\`mailbox projections rebuild\` deletes it before it builds`
+      : `nothing to rebuild; ${byHand}`,
+    generation,
+    previousGeneration: previous,
+  };
+  return `${JSON.stringify(warning)}\n`;
 }
 
 export async function runRebuild(rawFlags: Record<string, unknown>, io: ProjectionsIo = processIo): Promise<number> {
@@ -252,7 +287,7 @@ export async function runRebuild(rawFlags: Record<string, unknown>, io: Projecti
     io.stdout.write(
       `rebuilt ${result.events} events into ${result.generation} in ${result.buildMs} ms ` +
         `(${Math.round((result.events / Math.max(result.buildMs, 1)) * 1000)} events/s); ` +
-        `${previousFate({ name: result.previous, checkpoint: result.previousCheckpoint }, grace)}${leftoversDropped(result)}${
+        `${previousFate({ name: result.previous, checkpoint: result.previousCheckpoint }, grace, result.previousNotDeleted !== null)}${leftoversDropped(result)}${
           result.tookOverFrom !== null || result.replacedAhead !== null
             ? `; ${tookOver(config, result)}`
             : result.forced
@@ -260,6 +295,7 @@ export async function runRebuild(rawFlags: Record<string, unknown>, io: Projecti
               : ''
         }\n`,
     );
+    if (result.previousNotDeleted !== null) io.stderr.write(previousNotDeletedWarning(config, result, grace ?? 0));
     return 0;
   } catch (error) {
     if (!(error instanceof RebuildInterrupted)) throw error;
@@ -442,7 +478,8 @@ export function registerProjectionsCommands(program: Command): void {
     )
     .addHelpText(
       'after',
-      '\nExit codes: 0 rebuilt and switched, 1 no event log, 2 usage or configuration error, views of another log ' +
+      '\nExit codes: 0 rebuilt and switched (the previous generation not deleted after the switch is said by a warning ' +
+        'line on stderr: the views served are the rebuilt ones), 1 no event log, 2 usage or configuration error, views of another log ' +
         '(without --take-over), a views file that cannot be opened (damaged, locked), the views lost or unreachable ' +
         'for a minute in a row while it rebuilt (nothing switched; its line says so: run it again once they answer) ' +
         'or any other failure. See docs/operators.md.',
@@ -456,7 +493,8 @@ export function registerProjectionsCommands(program: Command): void {
       '\nFields: file (SQLite views) or namespace (Redis); viewsBuilt; activeGeneration; checkpoint and logHead (log ' +
         'positions: upToDate when equal); viewsLogIdentity and logIdentity (viewsOfThisLog: whether the views were built ' +
         'from this log); liveWriter (a running projector, or null); leftoverGenerations, only when there are some: ' +
-        'partial generations left by rebuilds killed before they finished, dropped by the next ' +
+        'partial generations left by rebuilds killed before they finished, and previous generations a rebuild could ' +
+        'not delete after its switch, dropped by the next ' +
         '`mailbox projections rebuild`; note, when no views are built yet, or when they stand ahead of the log head ' +
         '(the server refuses them; the note says the remedy).\n' +
         'Reads only: safe while the server runs.\n' +

@@ -201,18 +201,31 @@ export class SqliteGenerations implements ProjectionGenerations {
     });
   }
 
+  /** A `dropping:<g>` row with the time from which the generation is a leftover, unless dropped before. */
+  async markForDrop(name: string, ms: number): Promise<void> {
+    if (!GENERATION_NAME.test(name)) throw new Error(`'${name}' is not a generation of the SQLite views`);
+    try {
+      this.meta.transaction(() => this.meta.write(`dropping:${name}`, String(Date.now() + ms)));
+    } catch (error) {
+      throw this.failed(error, name);
+    }
+  }
+
   async leftovers(): Promise<string[]> {
-    // Only a mark that lapsed: a generation without one was active once (a previous one kept on purpose, with
+    // Only marks that lapsed: a generation without one was active once (a previous one kept on purpose, with
     // --keep-previous or by a take-over at start) or predates the marks.
-    return this.markedGenerations((until, now) => until <= now);
+    return this.markedGenerations((marks, now) => marks.length > 0 && marks.every((until) => until <= now));
   }
 
   async beingBuilt(): Promise<string[]> {
-    return this.markedGenerations((until, now) => until > now);
+    return this.markedGenerations((_marks, now, building) => building !== null && building > now);
   }
 
-  /** The generations other than the active one whose building mark (its expiry) passes `test`, oldest first. */
-  private markedGenerations(test: (until: number, now: number) => boolean): string[] {
+  /**
+   * The generations other than the active one whose marks (the expiry of each: `building` and `dropping`, where it
+   * has them) pass `test`, oldest first.
+   */
+  private markedGenerations(test: (marks: number[], now: number, building: number | null) => boolean): string[] {
     const active = this.meta.active();
     const now = Date.now();
     const states = this.db
@@ -222,8 +235,9 @@ export class SqliteGenerations implements ProjectionGenerations {
       .map(({ name }) => name.slice(0, -'_state'.length))
       .filter((name) => GENERATION_NAME.test(name) && name !== active)
       .filter((name) => {
-        const until = this.meta.value(`building:${name}`);
-        return until !== null && test(Number(until), now);
+        const [building, dropping] = [`building:${name}`, `dropping:${name}`].map((key) => this.meta.value(key));
+        const marks = [building, dropping].filter((until) => until !== null).map(Number);
+        return test(marks, now, building === null ? null : Number(building));
       })
       .sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
   }
@@ -238,9 +252,10 @@ export class SqliteGenerations implements ProjectionGenerations {
     this.meta.write(`building:${name}`, String(Date.now() + this.buildingTtlMs));
   }
 
-  /** The generation is active now, or dropped: no longer being built (inside the caller's transaction). */
+  /** The generation is active now, or dropped: no longer being built, nor to drop (inside the caller's transaction). */
   private builtOrGone(name: string): void {
     this.meta.remove(`building:${name}`);
+    this.meta.remove(`dropping:${name}`);
     const timer = this.building.get(name);
     if (timer !== undefined) clearInterval(timer);
     this.building.delete(name);

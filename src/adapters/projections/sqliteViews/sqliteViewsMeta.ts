@@ -94,7 +94,7 @@ export class SqliteViewsMeta {
       if (GENERATION_NAME.test(name.slice(0, name.indexOf('_')))) this.db.exec(`DROP TABLE IF EXISTS "${name}"`);
     }
     this.db.exec(
-      `DELETE FROM views_meta WHERE key GLOB 'bulk:*' OR key GLOB 'building:*' OR key IN ('fence', 'fence_until', 'live_writer', 'live_writer_until')`,
+      `DELETE FROM views_meta WHERE key GLOB 'bulk:*' OR key GLOB 'building:*' OR key GLOB 'dropping:*' OR key IN ('fence', 'fence_until', 'live_writer', 'live_writer_until')`,
     );
   }
 

@@ -88,8 +88,9 @@ export interface RebuildOptions {
    */
   outageMs?: number;
   /**
-   * Time for the waits between tries and the outage's length, and the grace before the previous generation is deleted
-   * (tests pass one that needs no real time).
+   * Time for the waits between tries and the outage's length, the switch's wait for the live projector (its
+   * switchTimeoutMs and settleMs) and the grace before the previous generation is deleted (tests pass one that needs
+   * no real time).
    */
   clock?: RebuildClock;
 }
@@ -230,7 +231,7 @@ export async function rebuildProjections(
           generations,
           generation,
           before,
-          { settleMs, switchTimeoutMs, chasesBeforeHold, holdMs },
+          { settleMs, switchTimeoutMs, chasesBeforeHold, holdMs, clock },
           (live) => copyUntil(live, 'catching up'),
           () => progress('switching'),
         );
@@ -335,13 +336,17 @@ const switched = ({ previous, previousCheckpoint }: Omit<Switched, 'forced'>, fo
  * the previous views were still served, nor what to do.
  */
 class SwitchFailed extends Error {
+  /** What to do instead of running the rebuild again at once, when the reason calls for it (a timeout). */
+  readonly remedy: string | undefined;
+
   constructor(
     readonly kind: 'failed' | 'moved' | 'timeout',
     readonly reason: string,
-    options?: ErrorOptions,
+    options?: ErrorOptions & { remedy?: string },
   ) {
     super(reason, options);
     this.name = 'SwitchFailed';
+    this.remedy = options?.remedy;
   }
 }
 
@@ -367,7 +372,9 @@ interface AfterSwitch {
 /** A failed switch step as an operator reads it: which views are served, what became of the rebuilt ones, what to do. */
 function switchFailure(error: SwitchFailed, at: AfterSwitch, views: ViewsPlace): Error {
   const what = `${error.kind === 'failed' ? 'The switch to the rebuilt views failed' : 'The rebuilt views were not switched to'} (${error.reason.replace(/\.$/, '')})`;
-  const again = `run \`mailbox projections rebuild\` again${error.kind === 'failed' ? ` once ${views.location} can be written` : ''}`;
+  const again =
+    error.remedy ??
+    `run \`mailbox projections rebuild\` again${error.kind === 'failed' ? ` once ${views.location} can be written` : ''}`;
   const [served, operatorAction] = whatIsServed(at, again);
   return operatorNeeded(`${what}: ${served}.`, operatorAction, {
     generation: at.rebuilt,
@@ -459,6 +466,7 @@ interface SwitchOptions {
   switchTimeoutMs: number;
   chasesBeforeHold: number;
   holdMs: number;
+  clock: RebuildClock;
 }
 
 /**
@@ -476,10 +484,11 @@ async function switchWhenCaughtUp(
   catchUp: (live: bigint) => Promise<void>,
   switching: () => void,
 ): Promise<Switched> {
-  const deadline = Date.now() + options.switchTimeoutMs;
+  const { clock } = options;
+  const deadline = clock.now() + options.switchTimeoutMs;
   const moved = (active: string) => new SwitchFailed('moved', `another rebuild switched the views to ${active} meanwhile`);
   let lastLive: bigint | null | undefined;
-  let liveMovedAt = Date.now();
+  let liveMovedAt = clock.now();
   let chases = 0;
   let holding = false;
   try {
@@ -488,13 +497,8 @@ async function switchWhenCaughtUp(
       const result = await atSwitch(activate(generations, generation, expected, false));
       if (result.outcome === 'switched') return switched(result, false);
       if (result.outcome === 'moved') throw moved(result.active);
-      if (Date.now() > deadline) {
-        throw new SwitchFailed(
-          'timeout',
-          `the live projector did not meet the rebuilt views within ${options.switchTimeoutMs} ms`,
-        );
-      }
       const { live, built } = result;
+      if (clock.now() > deadline) throw notMet(options.switchTimeoutMs, live, built);
       if (live !== null && (built === null || live > built)) {
         if (++chases > options.chasesBeforeHold && !holding) {
           await atSwitch(generations.holdLive(generation, options.holdMs));
@@ -507,18 +511,45 @@ async function switchWhenCaughtUp(
       // The live projector is behind (or absent): give it time to arrive, then switch without it.
       if (live !== lastLive) {
         lastLive = live;
-        liveMovedAt = Date.now();
+        liveMovedAt = clock.now();
       }
-      if (holding || Date.now() - liveMovedAt >= options.settleMs) {
+      if (holding || clock.now() - liveMovedAt >= options.settleMs) {
         const forced = await atSwitch(activate(generations, generation, expected, true));
         if (forced.outcome === 'switched') return switched(forced, true);
         if (forced.outcome === 'moved') throw moved(forced.active);
       }
-      await sleep(20);
+      await clock.sleep(20);
     }
   } finally {
     if (holding) await generations.releaseLive(generation).catch(() => undefined); // a no-op once switched
   }
+}
+
+/**
+ * The live projector (a running mailbox's, writing the active views) was never met within the switch's time: still
+ * ahead at each try (events arrived faster than the rebuild copied them, and holding it still did not stop it for
+ * long enough), or behind and still moving (catching up on a backlog). Each said as it was, with its remedy: it said
+ * 'did not meet the rebuilt views within 60000 ms', and to run the rebuild again, which met the same log.
+ */
+function notMet(timeoutMs: number, live: bigint | null, built: bigint | null): SwitchFailed {
+  const time = timeoutMs % 1000 === 0 ? `${timeoutMs / 1000} s` : `${timeoutMs} ms`;
+  const where = `at log position ${live ?? 'none'}, the rebuilt views at ${built ?? 'none'}`;
+  return live !== null && (built === null || live > built)
+    ? new SwitchFailed(
+        'timeout',
+        `the live projector of the running mailbox was still ahead of them after ${time} of catching up (${where}): ` +
+          'events arrived faster than the rebuild copied them',
+        { remedy: 'run `mailbox projections rebuild` again when fewer events arrive' },
+      )
+    : new SwitchFailed(
+        'timeout',
+        `the live projector of the running mailbox was still catching up on the log, behind them, after ${time} (${where})`,
+        {
+          remedy:
+            'run `mailbox projections rebuild` again once the running mailbox has caught up (`mailbox projections ' +
+            'status` says upToDate)',
+        },
+      );
 }
 
 /** Thrown by copy when the rebuild's signal aborts: the rebuild drops its generation and says RebuildInterrupted. */

@@ -8,7 +8,9 @@
  *
  * Real faults on a real file: another connection drops the tables of the generation being built, a page of them is
  * overwritten, or another connection holds the file's write lock while the rebuild copies, when the switch comes, or
- * when the previous generation is deleted. The log: a generated log of @a, @b, @c and seven more.
+ * when the previous generation is deleted. The running mailbox's live projector that stays ahead of the rebuild is a
+ * second store on the file applying what is appended to the log, with the rebuild's clock injected. The log: a
+ * generated log of @a, @b, @c and seven more.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,6 +21,7 @@ import { SqliteGenerations } from '../../src/adapters/projections/sqliteViews/sq
 import { InProcessWakeBus } from '../../src/adapters/wake/inProcessWakeBus';
 import { runRebuildCommand, runStatusCommand } from '../../src/cli/commands/projections';
 import type { StoredEvent } from '../../src/events/types';
+import type { RebuildClock } from '../../src/projections/rebuild';
 import type { ProjectionGeneration } from '../../src/projections/rebuildGenerations';
 import { openSqliteDatabase } from '../../src/support/sqlite/sqliteDriver';
 import { snapshotViews } from '../contract/projectionStore.contract';
@@ -30,8 +33,8 @@ afterEach(() => {
   jest.restoreAllMocks();
 });
 
-const rebuild = (dir: string, env: NodeJS.ProcessEnv = {}) =>
-  runProjections((io) => runRebuildCommand(io, { graceMs: '0', settleMs: '0' }), { MAILBOX_DATA_DIR: dir, ...env });
+const rebuild = (dir: string, env: NodeJS.ProcessEnv = {}, clock?: RebuildClock) =>
+  runProjections((io) => runRebuildCommand(io, { graceMs: '0', settleMs: '0' }), { MAILBOX_DATA_DIR: dir, ...env }, clock);
 const status = async (dir: string): Promise<Record<string, unknown>> =>
   JSON.parse((await runProjections((io) => runStatusCommand(io), { MAILBOX_DATA_DIR: dir })).out);
 
@@ -92,11 +95,11 @@ function tablesOf(file: string, generation: string): string[] {
   }
 }
 
-/** A data dir with a log of 300 events and its views built by a first rebuild (generation g2 served). */
-async function builtDataDir(): Promise<{ dir: string; file: string }> {
+/** A data dir with a log of 300 events (`events`' first 300) and its views built by a first rebuild (generation g2 served). */
+async function builtDataDir(events = generateLog(300, 17)): Promise<{ dir: string; file: string }> {
   const dir = tempDir('mailbox-rebuild-changed-', scratchBase());
   const log = SqliteEventStore.open(path.join(dir, 'events.sqlite'));
-  await appendLog(log, generateLog(300, 17));
+  await appendLog(log, events.slice(0, 300));
   await log.close();
   const first = await rebuild(dir);
   expect(first.code).toBe(0);
@@ -399,4 +402,66 @@ test('the previous generation locked when it is deleted after the switch: the sw
   expect(await status(dir)).toEqual({ ...before, activeGeneration: 'g4' });
   await expectViewsOfTheWholeLog(dir);
   expect(await eventsInLog(dir)).toBe(300);
+});
+
+test("the running mailbox's live projector stays ahead for the switch's 60 s: not switched, which views are served and when to run it again, exit code 2", async () => {
+  const events = generateLog(310, 17);
+  const { dir, file } = await builtDataDir(events);
+  // The running mailbox: its log gets new sends, its live projector applies them to the views served (g2).
+  const server = SqliteProjectionStore.open(file, new InProcessWakeBus());
+  const writer = SqliteEventStore.open(path.join(dir, 'events.sqlite'));
+  let now = 0;
+  const clock: RebuildClock = {
+    now: () => now,
+    sleep: async (ms) => {
+      now += ms;
+    },
+  };
+  let sent = 300;
+  const activate = SqliteGenerations.prototype.activate;
+  const tries: boolean[] = [];
+  jest.spyOn(SqliteGenerations.prototype, 'activate').mockImplementation(async function (this: SqliteGenerations, ...args) {
+    tries.push(args[2]);
+    // Between two tries of the switch, 10 s pass and one more send comes, which the live projector applies at once.
+    await appendLog(writer, events.slice(sent, ++sent));
+    await server.applyBatch(projectAll(await writer.readAll(await server.checkpoint(), 100)));
+    now += 10_000;
+    return activate.apply(this, args);
+  });
+  const holdLive = SqliteGenerations.prototype.holdLive;
+  const holds: number[] = [];
+  jest.spyOn(SqliteGenerations.prototype, 'holdLive').mockImplementation(async function (this: SqliteGenerations, generation) {
+    holds.push(now);
+    return holdLive.call(this, generation, 0); // a hold that lapses before the rebuild meets the live projector
+  });
+
+  let run: ProjectionsRun;
+  try {
+    run = await rebuild(dir, {}, clock);
+  } finally {
+    await writer.close();
+    await server.close();
+  }
+
+  expect(tries).toEqual([false, false, false, false, false, false, false]); // every 10 s, never forced: it was ahead
+  expect(holds).toHaveLength(1);
+  // Before: 'The rebuilt views were not switched to (the live projector did not meet the rebuilt views within 60000
+  // ms): ...' and to run the rebuild again, which meets the same log; untested, it waited 60 s of real time.
+  expect(theOneLine(run, 2)).toEqual({
+    error: 'Operator action needed',
+    code: 'UNAVAILABLE',
+    message:
+      'The rebuilt views were not switched to (the live projector of the running mailbox was still ahead of them ' +
+      'after 60 s of catching up (at log position 307, the rebuilt views at 306): events arrived faster than the ' +
+      'rebuild copied them): the previous views (g2) are still served, unchanged; the rebuilt generation g3 was dropped.',
+    operatorAction: 'run `mailbox projections rebuild` again when fewer events arrive',
+    generation: 'g3',
+    activeGeneration: 'g2',
+  });
+  expect(run.out).toContain('rebuild: catching up');
+  expect(run.out).not.toContain('switched the active views');
+  expect(tablesOf(file, 'g3')).toEqual([]);
+  expect(await status(dir)).toMatchObject({ activeGeneration: 'g2', checkpoint: '307', logHead: '307', upToDate: true });
+  await expectViewsOfTheWholeLog(dir); // the sends the live projector applied meanwhile included
+  expect(await eventsInLog(dir)).toBe(307);
 });

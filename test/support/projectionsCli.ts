@@ -14,12 +14,13 @@ export interface ProjectionsRun {
 export async function runProjections(
   command: (io: ProjectionsIo) => Promise<void>,
   env: NodeJS.ProcessEnv,
+  clock?: ProjectionsIo['clock'],
 ): Promise<ProjectionsRun> {
   const out = capture();
   const err = capture();
   process.exitCode = undefined;
   try {
-    await command({ stdout: out.stream, stderr: err.stream, env });
+    await command({ stdout: out.stream, stderr: err.stream, env, ...(clock ? { clock } : {}) });
     return { code: Number(process.exitCode ?? 0), out: out.text(), err: err.text() };
   } finally {
     process.exitCode = undefined; // other suites in this worker expect none

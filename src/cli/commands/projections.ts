@@ -17,6 +17,7 @@ import {
   rebuildProjections,
   RebuildInterrupted,
   type PreviousGeneration,
+  type RebuildClock,
   type RebuildProgress,
   type RebuildResult,
 } from '../../projections/rebuild';
@@ -41,6 +42,8 @@ export interface ProjectionsIo {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
   stderr: NodeJS.WritableStream;
   env: NodeJS.ProcessEnv;
+  /** The rebuild's time for its waits (RebuildOptions.clock: tests pass one that needs no real time); absent: the real one. */
+  clock?: RebuildClock;
 }
 
 const processIo: ProjectionsIo = { stdout: process.stdout, stderr: process.stderr, env: process.env };
@@ -276,6 +279,7 @@ export async function runRebuild(rawFlags: Record<string, unknown>, io: Projecti
       dropPreviousAfterMs: grace,
       takeOver: flags.takeOver ?? false,
       views,
+      clock: io.clock,
       onProgress: (p) => {
         progress.update(p);
         if (p.phase === 'switched') {

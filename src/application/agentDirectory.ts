@@ -94,20 +94,7 @@ export class AgentDirectory {
    * an event store outage; writes fail with UNAVAILABLE anyway.
    */
   async findByTokenHash(tokenHash: string): Promise<RegisteredAgent | null> {
-    // The cached registry includes this process's own registrations and retirements.
-    const cached = this.handler.peek<RegistryState>(AGENT_REGISTRY_STREAM);
-    if (cached && this.clock.now().getTime() - this.lastReadAt < AUTH_FRESH_MS) {
-      const known = this.indexOf(cached).get(tokenHash);
-      if (known) return known;
-    }
-    let state: RegistryState;
-    try {
-      state = await this.current();
-    } catch (error) {
-      if (!cached || !isMailboxError(error) || error.code !== 'UNAVAILABLE') throw error;
-      state = cached;
-    }
-    return this.indexOf(state).get(tokenHash) ?? null;
+    return this.lookUp((state) => this.indexOf(state).get(tokenHash));
   }
 
   /**
@@ -115,9 +102,17 @@ export class AgentDirectory {
    * answers (with the store unavailable, from the last read). Asked for the watches of a client without a token.
    */
   async findByIdentity(identity: string): Promise<RegisteredAgent | null> {
+    return this.lookUp((state) => state.agents.get(identity));
+  }
+
+  /**
+   * One agent found in the registry: in the cached registry while it is at most AUTH_FRESH_MS old (it includes this
+   * process's own registrations and retirements), else in a fresh read; with the store unavailable, in the last read.
+   */
+  private async lookUp(find: (state: RegistryState) => RegisteredAgent | undefined): Promise<RegisteredAgent | null> {
     const cached = this.handler.peek<RegistryState>(AGENT_REGISTRY_STREAM);
     if (cached && this.clock.now().getTime() - this.lastReadAt < AUTH_FRESH_MS) {
-      const known = cached.agents.get(identity);
+      const known = find(cached);
       if (known) return known;
     }
     let state: RegistryState;
@@ -127,7 +122,7 @@ export class AgentDirectory {
       if (!cached || !isMailboxError(error) || error.code !== 'UNAVAILABLE') throw error;
       state = cached;
     }
-    return state.agents.get(identity) ?? null;
+    return find(state) ?? null;
   }
 
   /** Whether the last registry read holds `tokenHash` as an agent's (retired or not), without reading. */

@@ -75,9 +75,13 @@ test("a client of asActor (no token): its agent's retirement ends its watch; a r
   }
 });
 
-test('a rotation or a retirement by another mailbox on the same log ends the watch within about a second', async () => {
+/**
+ * Two mailboxes (two API nodes) on one SQLite log, their views on one Redis: `body` gets both; both and the Redis are
+ * closed after it.
+ */
+async function onTwoMailboxesOfOneLog(name: string, body: (first: Mailbox, second: Mailbox) => Promise<void>): Promise<void> {
   const redis = await startRedis();
-  const file = path.join(tempDir('watch-revoked-'), 'events.sqlite');
+  const file = path.join(tempDir(`watch-${name}-`), 'events.sqlite');
   const open: Mailbox[] = [];
   const start = async (nodeId: string) => {
     const mailbox = await createMailbox(
@@ -86,7 +90,7 @@ test('a rotation or a retirement by another mailbox on the same log ends the wat
         adminToken: ADMIN_TOKEN,
         logLevel: 'silent',
         redisUrl: redis.url,
-        redisNamespace: `revoked${process.pid}`,
+        redisNamespace: `${name}${process.pid}`,
         redisTimeoutMs: REDIS_TEST_TIMEOUT_MS,
         nodeId,
       },
@@ -96,8 +100,15 @@ test('a rotation or a retirement by another mailbox on the same log ends the wat
     return mailbox;
   };
   try {
-    const first = await start('first');
-    const second = await start('second');
+    await body(await start('first'), await start('second'));
+  } finally {
+    for (const mailbox of open.reverse()) await mailbox.close();
+    await redis.stop();
+  }
+}
+
+test('a rotation or a retirement by another mailbox on the same log ends the watch within about a second', async () => {
+  await onTwoMailboxesOfOneLog('revoked', async (first, second) => {
     const { '@b': b, '@c': c } = await registerAgents(first, ['@a', '@b', '@c']);
     const heard: Record<string, WakeStreamEvent[]> = { '@b': [], '@c': [] };
     await b.watch((event) => void heard['@b'].push(event));
@@ -111,10 +122,7 @@ test('a rotation or a retirement by another mailbox on the same log ends the wat
     });
     expect(heard['@b'][1]).toEqual({ event: 'revoked', data: { identity: '@b', reason: 'token rotated' } });
     expect(heard['@c'][1]).toEqual({ event: 'revoked', data: { identity: '@c', reason: 'agent retired' } });
-  } finally {
-    for (const mailbox of open.reverse()) await mailbox.close();
-    await redis.stop();
-  }
+  });
 }, 60_000);
 
 // A client of asActor holds no token to look up again: its watch ended only on a retirement this mailbox heard of (its
@@ -122,28 +130,7 @@ test('a rotation or a retirement by another mailbox on the same log ends the wat
 // here read the registry, or before the watch was opened, its agent's watch went quiet for good. Now it is looked up
 // by identity each second, as a token is: it ends with 'revoked', as an HTTP wake stream ends.
 test("a client of asActor: a retirement this mailbox did not hear of ends its watch with 'revoked' too", async () => {
-  const redis = await startRedis();
-  const file = path.join(tempDir('watch-revoked-actor-'), 'events.sqlite');
-  const open: Mailbox[] = [];
-  const start = async (nodeId: string) => {
-    const mailbox = await createMailbox(
-      {
-        eventStoreUrl: `sqlite:${file}`,
-        adminToken: ADMIN_TOKEN,
-        logLevel: 'silent',
-        redisUrl: redis.url,
-        redisNamespace: `revokedActor${process.pid}`,
-        redisTimeoutMs: REDIS_TEST_TIMEOUT_MS,
-        nodeId,
-      },
-      { logger: silentLogger },
-    );
-    open.push(mailbox);
-    return mailbox;
-  };
-  try {
-    const first = await start('first');
-    const second = await start('second');
+  await onTwoMailboxesOfOneLog('revokedActor', async (first, second) => {
     const { '@d': d } = await registerAgents(second, ['@a', '@b', '@c', '@d']);
     const admin = second.asActor(ADMIN_ACTOR);
     await admin.retireAgent('@c'); // before any watch: its watch, opened later, ends too
@@ -170,8 +157,5 @@ test("a client of asActor: a retirement this mailbox did not hear of ends its wa
     expect(kinds(heard['@a'])).toEqual(['sync', 'wake', 'closed']);
     expect(kinds(heard['@b'])).toEqual(['sync', 'revoked']);
     expect(kinds(heard['@c'])).toEqual(['sync', 'revoked']);
-  } finally {
-    for (const mailbox of open.reverse()) await mailbox.close();
-    await redis.stop();
-  }
+  });
 }, 60_000);

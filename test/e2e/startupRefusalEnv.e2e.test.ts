@@ -121,7 +121,7 @@ test('a data dir where no directory may be made (EPERM): one line naming it, exi
   }
   const run = await runCli(['serve'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_PORT: '0' });
   expect(run.stderr.trimEnd()).toBe(
-    `mailbox: MAILBOX_DATA_DIR='${dataDir}': cannot write ${dataDir} (EPERM); set MAILBOX_DATA_DIR to a writable directory.`,
+    `mailbox: MAILBOX_DATA_DIR='${dataDir}': cannot create the directory ${dataDir} (EPERM); set MAILBOX_DATA_DIR to a directory this user can write.`,
   );
   expect(run.code).toBe(2);
 });

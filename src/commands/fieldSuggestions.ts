@@ -93,6 +93,19 @@ export function moreRecipientsHint(input: string, keys: readonly string[], given
 }
 
 /**
+ * For a send given A2A's `parts` at the top level (a model writing an A2A message): a message has no parts, its text is
+ * `body`; parts are a task's input (`task.input.parts`). Nothing near 'parts' is a field of a send, so it was named
+ * alone. Empty otherwise.
+ */
+export function partsHint(input: string, keys: readonly string[]): string {
+  if (input !== 'add_message' || !keys.includes('parts')) return '';
+  return (
+    " A message has no parts: its text goes in 'body' (Markdown); parts are a task's input, " +
+    'task: {"input": {"parts": [{"kind": "text", "text": "..."}]}}.'
+  );
+}
+
+/**
  * For the log's listing given `from` (or `since`...): `after` is exclusive where `mailbox audit replay --from N` reads
  * from N itself, so the suggestion alone would skip event N. Empty otherwise.
  */

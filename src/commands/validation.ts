@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import { MailboxError } from '../errors';
-import { fieldsMeant, moreRecipientsHint, positionHint, unwrapHint, wrapperOf } from './fieldSuggestions';
+import { fieldsMeant, moreRecipientsHint, partsHint, positionHint, unwrapHint, wrapperOf } from './fieldSuggestions';
 import { assertJsonDepth } from './jsonDepth';
 import { NOT_A_FIELD_HERE, teachingMessage } from './teachingMessages';
 import { assertWellFormedText } from './wellFormedText';
@@ -101,11 +101,12 @@ export function toMailboxError(schema: z.ZodType, error: z.ZodError, what: strin
         : '';
     const recipientsHint = unknown.path.length === 0 ? moreRecipientsHint(what, unknown.keys, given) : '';
     const afterHint = unknown.path.length === 0 ? positionHint(what, unknown.keys, allowed) : '';
+    const taskPartsHint = unknown.path.length === 0 ? partsHint(what, unknown.keys) : '';
     const unwrap = wrapper === null ? '' : unwrapHint(what, wrapper, input as Record<string, unknown>);
     return new MailboxError(
       'UNKNOWN_FIELD',
       'Unknown field',
-      `${what} does not accept ${named.join(', ')}; ${valid}${form}.${senderHint}${recipientsHint}${afterHint}${unwrap}`,
+      `${what} does not accept ${named.join(', ')}; ${valid}${form}.${senderHint}${recipientsHint}${afterHint}${taskPartsHint}${unwrap}`,
       { field: fields[0], fields, allowed, ...(suggestions.length > 0 ? { suggestions } : {}) },
     );
   }

@@ -97,3 +97,33 @@ test('over HTTP /v1, the same refusals name the same fields; nothing is written'
   expect(list.body).toMatchObject({ code: 'UNKNOWN_FIELD', field: 'page_size', suggestions: ['limit'] });
   expect(await mcp.server.eventCount()).toBe(before);
 });
+
+// A2A's message shape, `parts` beside `to`: a send has no field near 'parts', so the refusal named it alone and left the
+// model to guess. It now says where parts go (a task's input) and where the text goes (body). Nothing is written.
+test("add_message with A2A's parts at the top level: told the text is 'body' and parts are task.input.parts (MCP and HTTP)", async () => {
+  const c = await mcp.clients.http(mcp.t['@c']);
+  const parts = [{ kind: 'text', text: 'please review' }];
+  const HINT =
+    "A message has no parts: its text goes in 'body' (Markdown); parts are a task's input, " +
+    'task: {"input": {"parts": [{"kind": "text", "text": "..."}]}}.';
+  const before = await mcp.server.eventCount();
+  const viaMcp = (await c.callTool({ name: 'add_message', arguments: { to: '@a', subject: 's', parts } })) as ToolResult;
+  expect(viaMcp.isError).toBe(true);
+  expect(viaMcp.structuredContent).toMatchObject({ code: 'UNKNOWN_FIELD', field: 'parts' });
+  expect(viaMcp.structuredContent.message).toMatch(/^add_message does not accept 'parts'; allowed fields: /);
+  expect(viaMcp.structuredContent.message.endsWith(HINT)).toBe(true);
+  const viaHttp = await mcp.server.call('POST', '/v1/messages', {
+    token: mcp.t['@b'],
+    body: { to: '@a', subject: 's', body: 'b', parts },
+  });
+  expect([viaHttp.status, viaHttp.body.code]).toEqual([400, 'UNKNOWN_FIELD']);
+  expect(viaHttp.body.message.endsWith(HINT)).toBe(true);
+  expect(await mcp.server.eventCount()).toBe(before);
+  // The form it teaches is taken: a task whose input holds the parts.
+  const taught = (await c.callTool({
+    name: 'add_message',
+    arguments: { to: '@a', subject: 's', body: 'see the task', task: { input: { parts } } },
+  })) as ToolResult;
+  expect(taught.isError ?? false).toBe(false);
+  expect(await mcp.server.eventCount()).toBe(before + 1);
+});

@@ -9,6 +9,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { redisVariable, type MailboxConfig } from './config';
 import { withoutCredentials } from './support/urlCredentials';
+import { FETCH_BLOCKED_PORT_REASON, FETCH_BLOCKED_PORTS } from './support/fetchBlockedPorts';
 import { isMailboxError } from './errors';
 import { StartupError, isStartupError } from './startupError';
 import { isEsdbUrl } from './adapters/eventstore/esdbClientCompat';
@@ -40,6 +41,20 @@ export function checkHost(host: string): void {
       { variable: 'MAILBOX_HOST' },
     );
   }
+}
+
+/**
+ * A port fetch refuses to connect to (support/fetchBlockedPorts.ts) is refused at start: a mailbox served there answered
+ * curl, but no client of its own (the CLI, `mailbox mcp`, the console, /docs, the image's health check) could reach it.
+ */
+export function checkPortReachable(port: number): void {
+  if (!FETCH_BLOCKED_PORTS.has(port)) return;
+  throw new StartupError(
+    `MAILBOX_PORT='${port}' is not a port to serve on: port ${port} is ${FETCH_BLOCKED_PORT_REASON}, so the mailbox ` +
+      'CLI, `mailbox mcp`, the console and /docs could not reach the mailbox there; set MAILBOX_PORT to another port ' +
+      '(default 7420; 0 picks a free one).',
+    { variable: 'MAILBOX_PORT' },
+  );
 }
 
 /** The directory a path will be created in must be a directory we can write: not a file, not read-only. */
@@ -188,6 +203,7 @@ export function checkEventStoreUrl(url: string, { writable = true }: { writable?
 /** Every check that needs no server: run before anything is created. */
 export function checkConfig(config: MailboxConfig): void {
   checkHost(config.host);
+  checkPortReachable(config.port);
   if (config.eventStoreUrl !== undefined) checkEventStoreUrl(config.eventStoreUrl);
   checkRedisNames(config);
   // The data dir holds the SQLite log (no MAILBOX_EVENTSTORE_URL), the generated admin token (no MAILBOX_ADMIN_TOKEN)

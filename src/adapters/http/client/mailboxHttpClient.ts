@@ -22,6 +22,7 @@ import type { AgentApi } from '../../../application/agentApi';
 import type { A2aTask } from '../../../application/taskA2a';
 import type { TaskResult } from '../../../application/taskCommands';
 import type { TaskPage } from '../../../application/taskQueries';
+import { FETCH_BLOCKED_PORT_REASON, FETCH_BLOCKED_PORTS } from '../../../support/fetchBlockedPorts';
 import { readSse } from './sseReader';
 import { HEARTBEAT_HEADER, StreamSilence } from './streamSilence';
 
@@ -82,6 +83,12 @@ function checkedToken(token: string): string {
     `The token (--token or MAILBOX_TOKEN) holds U+${codePoint.toString(16).toUpperCase().padStart(4, '0')} at index ` +
       `${index}, which no token holds (a token is printable ASCII, e.g. mbx_...): check what was pasted. Nothing was sent.`,
   );
+}
+
+/** The port of a URL that fetch refused as a bad port (support/fetchBlockedPorts.ts), else null. */
+function blockedPortOf(url: string): number | null {
+  const port = Number(new URL(url).port);
+  return FETCH_BLOCKED_PORTS.has(port) ? port : null;
 }
 
 function errorFromResponse(status: number, statusText: string, body: unknown): MailboxError {
@@ -398,13 +405,19 @@ export class MailboxHttpClient implements AgentApi {
       // https:// to a server that answers in plain HTTP (mailbox serve does, unless a TLS proxy is in front): it was
       // reached, and "is `mailbox serve` running?" sent the user to look for a server that was running.
       const plain = this.baseUrl.startsWith('https:') && why === 'ERR_SSL_WRONG_VERSION_NUMBER';
+      // fetch never tries a port of the Fetch standard's block list: "is `mailbox serve` running?" sent the user to look
+      // for a server that may well be running there, and that no fetch client can reach.
+      const blocked = why === 'bad port' ? blockedPortOf(url) : null;
       throw new MailboxError(
         'UNAVAILABLE',
         'Mailbox unreachable',
         `Cannot reach the mailbox at ${this.baseUrl} (${why}); ` +
           (plain
             ? `something answered there in plain HTTP, not TLS (mailbox serve speaks http://): give ${this.baseUrl.replace(/^https:/, 'http:')}. ${this.urlFrom.unreachable}.`
-            : `is \`mailbox serve\` running? ${this.urlFrom.unreachable}.`),
+            : blocked !== null
+              ? `port ${blocked} is ${FETCH_BLOCKED_PORT_REASON}, so nothing was sent: serve the mailbox on another ` +
+                `port (MAILBOX_PORT). ${this.urlFrom.unreachable}.`
+              : `is \`mailbox serve\` running? ${this.urlFrom.unreachable}.`),
         { url: this.baseUrl },
       );
     }

@@ -107,7 +107,8 @@ export function registerWatchCommand(program: Command): void {
             const delay = Math.round(backoffDelay(RECONNECT, ++failures));
             if (lostAt === null) {
               lostAt = Date.now();
-              process.stderr.write(`lost the stream to ${client.wakeStreamUrl}: ${lost}; reconnecting\n`);
+              // A reason is a sentence ("... Set --url or MAILBOX_URL."): its period before "; reconnecting" read ".;".
+              process.stderr.write(`lost the stream to ${client.wakeStreamUrl}: ${lost.replace(/\.$/, '')}; reconnecting\n`);
             }
             await sleep(delay, abort.signal); // Ctrl-C ends the wait at once
           }

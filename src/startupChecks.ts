@@ -131,14 +131,35 @@ function isThere(variable: string, value: string, file: string): boolean {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOTDIR') return false;
+    // EACCES: a directory on the way this user may not search. Node's own words repeated the code and named the call
+    // ("EACCES: EACCES: permission denied, lstat '<dir>'"), not the directory that refuses.
+    const why =
+      code === 'ENAMETOOLONG'
+        ? 'the path is too long'
+        : code === 'EACCES'
+          ? `${searchRefusedBy(file)} refuses this user: it may not look inside`
+          : (error as Error).message.replace(`${code}: `, '');
     throw new StartupError(
-      `${variable}='${value}': ${file} cannot be used (${code ?? 'unknown error'}: ${
-        code === 'ENAMETOOLONG' ? 'the path is too long' : (error as Error).message
-      }); ${placeElsewhere(variable)}.`,
+      `${variable}='${value}': ${file} cannot be used (${code ?? 'unknown error'}: ${why}); ${placeElsewhere(variable)}` +
+        `${code === 'EACCES' ? ', or fix its permissions' : ''}.`,
       { variable },
       { cause: error },
     );
   }
+}
+
+/** The first directory on the way to `file` that this user may not search (look inside), else its parent. */
+function searchRefusedBy(file: string): string {
+  let dir = path.parse(file).root;
+  for (const part of path.relative(dir, path.dirname(file)).split(path.sep).filter(Boolean)) {
+    try {
+      fs.accessSync(dir, fs.constants.X_OK);
+    } catch {
+      return dir;
+    }
+    dir = path.join(dir, part);
+  }
+  return dir;
 }
 
 /** The remedy of a place that cannot hold the files: another directory (the event store's variable names a file in one). */

@@ -127,7 +127,19 @@ function storedAdminToken(file: string): string {
   try {
     token = fs.readFileSync(file, 'utf8').trim();
   } catch (error) {
-    throw refuse(`cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    const code = (error as NodeJS.ErrnoException).code;
+    // The server's own file (0600) read by another user: "delete the file and start the server to get a new one" sent
+    // the operator to replace the admin token that every script and console of that server holds.
+    if (code === 'EACCES' || code === 'EPERM') {
+      throw new MailboxError(
+        'UNAUTHENTICATED',
+        'Unauthenticated',
+        `No admin token: ${file} cannot be read (${code}: this user may not read it; the server keeps it for its own ` +
+          'user only). Run this command as the user the server runs as, or pass --token <admin token> or set ' +
+          'MAILBOX_ADMIN_TOKEN.',
+      );
+    }
+    throw refuse(`cannot be read (${code ?? String(error)})`);
   }
   if (token === '') throw refuse('is empty');
   return token;

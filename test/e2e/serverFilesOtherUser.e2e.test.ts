@@ -1,0 +1,64 @@
+/**
+ * Files and directories of the server that the user running a command may not use: what it is told.
+ *
+ * A data dir inside a directory this user may not look inside (a parent of mode 0700 owned by another user, a volume
+ * mounted for root only): `mailbox serve` refused it in Node's words, "cannot be used (EACCES: EACCES: permission
+ * denied, lstat '<data dir>')": the code twice, the system call, and not which directory refuses. It names it now.
+ *
+ * The server's admin.token (0600, the server's user's) read by an admin command run as another user: it was told to
+ * "delete the file and start the server to get a new one", replacing the admin token every script of that server holds.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { ensureBuilt } from '../support/builtCli';
+import { tempDir } from '../support/fixtures';
+import { asRoot, otherUserCanRunCli, runCliAsOtherUser } from '../support/otherUser';
+import { freePort } from '../support/redisServer';
+
+let root: string;
+beforeAll(() => {
+  ensureBuilt();
+  root = tempDir('mailbox-unsearchable-');
+  if (asRoot) fs.chmodSync(root, 0o755); // nobody may look inside the temp dir, not inside what each test locks
+});
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+test('a data dir in a directory this user may not look inside: one line naming that directory, exit code 2', async () => {
+  if (!otherUserCanRunCli()) return;
+  const locked = path.join(root, 'locked');
+  fs.mkdirSync(locked);
+  fs.chmodSync(locked, asRoot ? 0o700 : 0o600);
+  const dataDir = path.join(locked, 'data');
+  try {
+    const run = await runCliAsOtherUser(['serve'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_PORT: '0' });
+    expect(run.stderr).toBe(
+      `mailbox: MAILBOX_DATA_DIR='${dataDir}': ${dataDir} cannot be used (EACCES: ${locked} refuses this user: it may ` +
+        'not look inside); set MAILBOX_DATA_DIR to a directory this user can write, or fix its permissions.\n',
+    );
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+  } finally {
+    fs.chmodSync(locked, 0o700);
+  }
+  expect(fs.existsSync(dataDir)).toBe(false); // nothing created
+});
+
+test("an admin command that may not read the server's admin.token: told to run as the server's user, not to delete it", async () => {
+  if (!otherUserCanRunCli()) return;
+  const dataDir = path.join(root, 'data');
+  fs.mkdirSync(dataDir, { mode: 0o755 });
+  const file = path.join(dataDir, 'admin.token');
+  fs.writeFileSync(file, `mbx_admin_${'x'.repeat(43)}\n`, { mode: asRoot ? 0o600 : 0o000 });
+  const run = await runCliAsOtherUser(['agent', 'add', '@q'], {
+    MAILBOX_DATA_DIR: dataDir,
+    MAILBOX_URL: `http://127.0.0.1:${await freePort()}`,
+  });
+  expect(run.stderr).toBe(
+    `error: No admin token: ${file} cannot be read (EACCES: this user may not read it; the server keeps it for its own ` +
+      'user only). Run this command as the user the server runs as, or pass --token <admin token> or set ' +
+      'MAILBOX_ADMIN_TOKEN. (UNAUTHENTICATED)\n',
+  );
+  expect(run.code).toBe(1);
+  expect(run.stdout).toBe('');
+  expect(fs.existsSync(file)).toBe(true);
+});

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { redisVariable, type MailboxConfig } from './config';
 import { withoutCredentials } from './support/urlCredentials';
 import { FETCH_BLOCKED_PORT_REASON, FETCH_BLOCKED_PORTS } from './support/fetchBlockedPorts';
-import { isMailboxError } from './errors';
+import { isMailboxError, type ErrorCode } from './errors';
 import { StartupError, isStartupError } from './startupError';
 import { isEsdbUrl } from './adapters/eventstore/esdbClientCompat';
 import { esdbSettings } from './adapters/eventstore/esdbSettings';
@@ -242,6 +242,37 @@ export function checkConfig(config: MailboxConfig): void {
  * guess. A file missing, or not a file, is left to the open (which makes it, or says what it is).
  */
 function checkSqliteFilesWritable(config: MailboxConfig): void {
+  checkSqliteFiles(
+    config,
+    fs.constants.R_OK | fs.constants.W_OK,
+    (file, code, variable) =>
+      `${file} is read-only for this user (${code}): make it writable by this user (chmod u+w, chown it to this user, ` +
+      `or chattr -i), or ${placeElsewhere(variable)}.`,
+  );
+}
+
+/**
+ * A command that only reads the server's files (audit, projections status, heartbeat) run by a user who may not read
+ * them (the server's, 0600): SQLite said "unable to open database file", an INTERNAL error naming no file.
+ */
+function checkSqliteFilesReadable(config: MailboxConfig): void {
+  checkSqliteFiles(
+    config,
+    fs.constants.R_OK,
+    (file, code) =>
+      `${file} cannot be read by this user (${code}; the server keeps its files for its own user only): run this ` +
+      'command as the user the server runs as, or give this user read access to it.',
+    { error: 'Files not readable by this user', code: 'UNAVAILABLE' },
+  );
+}
+
+/** Each SQLite file there already (log, views, their -wal and -shm) `access`ible as asked, else `refused`'s line. */
+function checkSqliteFiles(
+  config: MailboxConfig,
+  access: number,
+  refused: (file: string, code: string, variable: string) => string,
+  refusal?: { error: string; code: ErrorCode },
+): void {
   const log = sqliteLogFile(config);
   const views = sqliteViewsFile(config);
   for (const base of [log, views]) {
@@ -252,15 +283,10 @@ function checkSqliteFilesWritable(config: MailboxConfig): void {
     for (const file of [base, `${base}-wal`, `${base}-shm`]) {
       if (fs.statSync(file, { throwIfNoEntry: false })?.isFile() !== true) continue;
       try {
-        fs.accessSync(file, fs.constants.R_OK | fs.constants.W_OK);
+        fs.accessSync(file, access);
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
-        throw new StartupError(
-          `${where}: ${file} is read-only for this user (${code}): make it writable by this user (chmod u+w, chown ` +
-            `it to this user, or chattr -i), or ${placeElsewhere(variable)}.`,
-          { variable, file },
-          { cause: error },
-        );
+        throw new StartupError(`${where}: ${refused(file, code, variable)}`, { variable, file }, { cause: error, refusal });
       }
     }
   }
@@ -279,6 +305,7 @@ export function checkStoreNames(config: MailboxConfig): void {
   const dataDir = path.resolve(config.dataDir);
   if ([sqliteLogFile(config), sqliteViewsFile(config)].some((file) => file !== null && path.dirname(file) === dataDir))
     nearestDirectory('MAILBOX_DATA_DIR', config.dataDir, config.dataDir);
+  checkSqliteFilesReadable(config);
 }
 
 /** The Redis URL, and the CA file it is to be reached with (missing, a directory, unreadable or no certificate). */

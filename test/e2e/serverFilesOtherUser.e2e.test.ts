@@ -7,11 +7,15 @@
  *
  * The server's admin.token (0600, the server's user's) read by an admin command run as another user: it was told to
  * "delete the file and start the server to get a new one", replacing the admin token every script of that server holds.
+ *
+ * The server's event log (0600) read by `mailbox heartbeat`, `audit` or `projections` run as another user: INTERNAL
+ * "unable to open database file", naming no file and no remedy.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { createMailbox } from '../../src/mailbox';
 import { ensureBuilt } from '../support/builtCli';
-import { tempDir } from '../support/fixtures';
+import { ADMIN_TOKEN, tempDir } from '../support/fixtures';
 import { asRoot, otherUserCanRunCli, runCliAsOtherUser } from '../support/otherUser';
 import { freePort } from '../support/redisServer';
 
@@ -61,4 +65,31 @@ test("an admin command that may not read the server's admin.token: told to run a
   expect(run.code).toBe(1);
   expect(run.stdout).toBe('');
   expect(fs.existsSync(file)).toBe(true);
+});
+
+test("heartbeat and projections run by a user who may not read the server's log: one line naming the file, exit code 2", async () => {
+  if (!otherUserCanRunCli()) return;
+  const dataDir = path.join(root, 'served');
+  const mailbox = await createMailbox({ dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' });
+  await (await mailbox.as(ADMIN_TOKEN)).registerAgent({ identity: '@a' });
+  await mailbox.close();
+  fs.chmodSync(dataDir, 0o755); // the files are the server's (0600; 0000 when this user is their owner)
+  const log = path.join(dataDir, 'events.sqlite');
+  if (!asRoot) for (const file of fs.readdirSync(dataDir)) fs.chmodSync(path.join(dataDir, file), 0o000);
+  const said =
+    `MAILBOX_DATA_DIR='${dataDir}': ${log} cannot be read by this user (EACCES; the server keeps its files for its own ` +
+    'user only): run this command as the user the server runs as, or give this user read access to it.';
+  const heartbeat = await runCliAsOtherUser(['heartbeat', '--once'], { MAILBOX_DATA_DIR: dataDir });
+  expect(heartbeat.stderr).toBe(`mailbox: ${said}\n`);
+  expect(heartbeat.code).toBe(2);
+  expect(heartbeat.stdout).toBe('');
+  const status = await runCliAsOtherUser(['projections', 'status'], { MAILBOX_DATA_DIR: dataDir });
+  expect(JSON.parse(status.stderr)).toEqual({
+    error: 'Files not readable by this user',
+    code: 'UNAVAILABLE',
+    message: said,
+    field: 'MAILBOX_DATA_DIR',
+    file: log,
+  });
+  expect(status.code).toBe(2);
 });

@@ -202,9 +202,10 @@ const VALID_FORM: Partial<Record<keyof MailboxConfig, string>> = {
   dataDir: 'a directory path (default ./data)',
   adminToken: `${ADMIN_TOKEN_FORM} (or unset it to generate one)`,
   strictRecipients: FLAG_FORM,
+  // MAILBOX_VIEWS=redis was told only these two: the views are in Redis when MAILBOX_REDIS_URL names one.
   views:
     'sqlite (the default: views in a file beside the log, resumed at start) or memory (rebuilt from the log at every ' +
-    'start; for tests and benchmarks)',
+    'start; for tests and benchmarks); for views in Redis, unset it and set MAILBOX_REDIS_URL',
   redisSentinels: 'the sentinels as host:port,host:port (with MAILBOX_REDIS_SENTINEL_NAME)',
   redisSentinelName: 'the master name the sentinels watch (sentinel monitor <name> ...), without spaces or slashes',
   redisCluster: 'seed nodes of the cluster as host:port,host:port',
@@ -251,6 +252,10 @@ const FORM_WHEN_EMPTY: Partial<Record<keyof MailboxConfig, string>> = {
   redisUrl:
     'redis://host:6379 (rediss:// for TLS), redis+sentinel://host:26379,host:26379/<master name> or ' +
     'redis-cluster://host:6379,host:6379, or unset it for no Redis (the views in the SQLite views file, wakes in process)',
+  // VALID_FORM's 'for views in Redis, unset it' would read as the remedy of an empty value: here unset is the default.
+  views:
+    'sqlite (views in a file beside the log, resumed at start) or memory (rebuilt from the log at every start; for ' +
+    'tests and benchmarks), or unset it for the default (sqlite; with MAILBOX_REDIS_URL set, the views are in Redis)',
   redisUsername: "the Redis ACL user, or unset it for the URL's",
   redisPassword: "the Redis password, or unset it for the URL's",
   redisSentinelPassword: "the sentinels' own password, or unset it when they have none",
@@ -573,9 +578,12 @@ export function refuseEmpty(env: NodeJS.ProcessEnv, variable: string, form: stri
   if (value !== undefined && value.trim() === '') throw emptyRefusal(variable, value, form);
 }
 
-/** The form a variable's value takes, for the refusal of an empty one (the heartbeat's MAILBOX_WAKE_SLA_MS too). */
+/**
+ * The form a variable's value takes, for the refusal of an empty one (the heartbeat's MAILBOX_WAKE_SLA_MS too): its
+ * words for an empty value first, where what unset means differs from what a bad value is told (MAILBOX_VIEWS).
+ */
 export function formOf(key: keyof MailboxConfig): string {
-  return VALID_FORM[key] ?? FORM_WHEN_EMPTY[key] ?? 'a value';
+  return FORM_WHEN_EMPTY[key] ?? VALID_FORM[key] ?? 'a value';
 }
 
 /**

@@ -36,13 +36,25 @@ describe('MAILBOX_VIEWS', () => {
     ).toBe(path.resolve('/d/views.sqlite'));
   });
 
-  it('a bad value names the variable, the value and both valid forms', () => {
-    const error = refusal({ MAILBOX_VIEWS: 'disk' });
-    expect(error.message).toBe(
-      "MAILBOX_VIEWS='disk' is not valid: set MAILBOX_VIEWS to sqlite (the default: views in a file beside the log, resumed at " +
-        'start) or memory (rebuilt from the log at every start; for tests and benchmarks).',
+  it.each(['disk', 'redis'])(
+    'a bad value (%s) names the variable, the value, both valid forms and where Redis is set',
+    (value) => {
+      const error = refusal({ MAILBOX_VIEWS: value });
+      expect(error.message).toBe(
+        `MAILBOX_VIEWS='${value}' is not valid: set MAILBOX_VIEWS to sqlite (the default: views in a file beside the log, ` +
+          'resumed at start) or memory (rebuilt from the log at every start; for tests and benchmarks); for views in Redis, ' +
+          'unset it and set MAILBOX_REDIS_URL.',
+      );
+      expect(error.details).toMatchObject({ variable: 'MAILBOX_VIEWS' });
+    },
+  );
+
+  it('set but empty: told that unset is the default (sqlite), not to unset it for Redis', () => {
+    expect(refusal({ MAILBOX_VIEWS: '' }).message).toBe(
+      'MAILBOX_VIEWS is set but empty (a ${VARIABLE} substituted while VARIABLE was unset?): set it to sqlite (views in a ' +
+        'file beside the log, resumed at start) or memory (rebuilt from the log at every start; for tests and ' +
+        'benchmarks), or unset it for the default (sqlite; with MAILBOX_REDIS_URL set, the views are in Redis).',
     );
-    expect(error.details).toMatchObject({ variable: 'MAILBOX_VIEWS' });
   });
 
   it('with Redis the views live in Redis: MAILBOX_VIEWS is refused, not ignored', () => {

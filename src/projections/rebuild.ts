@@ -461,6 +461,13 @@ async function switchNow(
   );
 }
 
+/**
+ * How many times a rebuild holds the live projector still, at most (a hold lapsed is taken again, after the live
+ * projector moved on). Bounded: a live projector held waits at most 10 s in all within one batch (the stores'
+ * MAX_FENCE_WAIT_MS) before its batch fails, and its recipients' wakes wait for as long as it is held.
+ */
+const MAX_HOLDS = 3;
+
 interface SwitchOptions {
   settleMs: number;
   switchTimeoutMs: number;
@@ -491,6 +498,10 @@ async function switchWhenCaughtUp(
   let liveMovedAt = clock.now();
   let chases = 0;
   let holding = false;
+  /** Holds taken, and those found lapsed (the live projector moved on while held: the hold's time ran out). */
+  const holds = { taken: 0, lapsed: 0, ms: options.holdMs };
+  /** Where the live projector stood at the first try after the hold was taken (undefined: not read since). */
+  let heldAt: bigint | null | undefined;
   try {
     for (;;) {
       switching();
@@ -498,13 +509,23 @@ async function switchWhenCaughtUp(
       if (result.outcome === 'switched') return switched(result, false);
       if (result.outcome === 'moved') throw moved(result.active);
       const { live, built } = result;
-      if (clock.now() > deadline) throw notMet(options.switchTimeoutMs, live, built);
+      if (clock.now() > deadline) throw notMet(options.switchTimeoutMs, live, built, holds);
       if (live !== null && (built === null || live > built)) {
-        if (++chases > options.chasesBeforeHold && !holding) {
+        // Held, it no longer moves: moved on since, its hold lapsed (the catch-up outlasted it). It was never taken
+        // again, and the rebuild chased a busy log without it until its time ran out, as if it still held it.
+        if (holding && heldAt !== undefined && live !== heldAt) {
+          holding = false;
+          holds.lapsed++;
+        }
+        const chased = ++chases > options.chasesBeforeHold;
+        if (chased && !holding && holds.taken < MAX_HOLDS) {
           await atSwitch(generations.holdLive(generation, options.holdMs));
           holding = true;
+          holds.taken++;
+          heldAt = undefined;
           continue; // read the live checkpoint again: it no longer moves
         }
+        if (holding) heldAt ??= live;
         await catchUp(live); // the live projector is ahead: copy the events it already has
         continue;
       }
@@ -521,7 +542,7 @@ async function switchWhenCaughtUp(
       await clock.sleep(20);
     }
   } finally {
-    if (holding) await generations.releaseLive(generation).catch(() => undefined); // a no-op once switched
+    if (holds.taken > 0) await generations.releaseLive(generation).catch(() => undefined); // a no-op once switched or lapsed
   }
 }
 
@@ -531,14 +552,30 @@ async function switchWhenCaughtUp(
  * long enough), or behind and still moving (catching up on a backlog). Each said as it was, with its remedy: it said
  * 'did not meet the rebuilt views within 60000 ms', and to run the rebuild again, which met the same log.
  */
-function notMet(timeoutMs: number, live: bigint | null, built: bigint | null): SwitchFailed {
-  const time = timeoutMs % 1000 === 0 ? `${timeoutMs / 1000} s` : `${timeoutMs} ms`;
+function notMet(
+  timeoutMs: number,
+  live: bigint | null,
+  built: bigint | null,
+  holds: { taken: number; lapsed: number; ms: number },
+): SwitchFailed {
+  const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
+  const time = seconds(timeoutMs);
   const where = `at log position ${live ?? 'none'}, the rebuilt views at ${built ?? 'none'}`;
+  const times = (n: number) => (n === 1 ? 'once' : n === 2 ? 'twice' : `${n} times`);
+  // Said only when a hold lapsed: the line claimed nothing of the holds, and one that lapsed read as one never taken.
+  const lapses =
+    holds.lapsed !== holds.taken
+      ? `when the hold lapsed, ${times(holds.lapsed)}`
+      : `${holds.taken === 1 ? 'when' : 'each time'} the hold lapsed`;
+  const held =
+    holds.lapsed === 0
+      ? ''
+      : ` (held still ${times(holds.taken)} for ${seconds(holds.ms)} at most${holds.taken === 1 ? '' : ' each'}, it moved on ${lapses})`;
   return live !== null && (built === null || live > built)
     ? new SwitchFailed(
         'timeout',
         `the live projector of the running mailbox was still ahead of them after ${time} of catching up (${where}): ` +
-          'events arrived faster than the rebuild copied them',
+          `events arrived faster than the rebuild copied them${held}`,
         { remedy: 'run `mailbox projections rebuild` again when fewer events arrive' },
       )
     : new SwitchFailed(

@@ -404,10 +404,12 @@ test('the previous generation locked when it is deleted after the switch: the sw
   expect(await eventsInLog(dir)).toBe(300);
 });
 
-test("the running mailbox's live projector stays ahead for the switch's 60 s: not switched, which views are served and when to run it again, exit code 2", async () => {
-  const events = generateLog(310, 17);
-  const { dir, file } = await builtDataDir(events);
-  // The running mailbox: its log gets new sends, its live projector applies them to the views served (g2).
+/**
+ * The running mailbox beside the rebuild: its log gets one more of `events` at each try of the switch, which its live
+ * projector (a second store on the views file) applies at once unless `held()`; and the rebuild's clock, which each try
+ * moves on by `tryMs`. holdLive takes the store's hold for `holdFor(n)` ms the n-th time (0: a hold that lapses at once).
+ */
+function runningMailbox(dir: string, file: string, events: StoredEvent[], tryMs: number, holdFor: (n: number) => number) {
   const server = SqliteProjectionStore.open(file, new InProcessWakeBus());
   const writer = SqliteEventStore.open(path.join(dir, 'events.sqlite'));
   let now = 0;
@@ -417,34 +419,57 @@ test("the running mailbox's live projector stays ahead for the switch's 60 s: no
       now += ms;
     },
   };
+  const holds: number[] = [];
+  const held = () => holds.length > 0 && holdFor(holds.length) > 0;
+  const applyLog = async () => server.applyBatch(projectAll(await writer.readAll(await server.checkpoint(), 100)));
   let sent = 300;
   const activate = SqliteGenerations.prototype.activate;
   const tries: boolean[] = [];
   jest.spyOn(SqliteGenerations.prototype, 'activate').mockImplementation(async function (this: SqliteGenerations, ...args) {
     tries.push(args[2]);
-    // Between two tries of the switch, 10 s pass and one more send comes, which the live projector applies at once.
     await appendLog(writer, events.slice(sent, ++sent));
-    await server.applyBatch(projectAll(await writer.readAll(await server.checkpoint(), 100)));
-    now += 10_000;
+    if (!held()) await applyLog(); // held, the live projector waits
+    now += tryMs;
     return activate.apply(this, args);
   });
   const holdLive = SqliteGenerations.prototype.holdLive;
-  const holds: number[] = [];
   jest.spyOn(SqliteGenerations.prototype, 'holdLive').mockImplementation(async function (this: SqliteGenerations, generation) {
     holds.push(now);
-    return holdLive.call(this, generation, 0); // a hold that lapses before the rebuild meets the live projector
+    return holdLive.call(this, generation, holdFor(holds.length));
   });
+  return {
+    clock,
+    tries,
+    holds,
+    /** The live projector applies what it waited for (the switch lifted the hold), then the mailbox stops. */
+    async stop() {
+      try {
+        await applyLog();
+      } finally {
+        await writer.close();
+        await server.close();
+      }
+    },
+  };
+}
+
+test("the running mailbox's live projector stays ahead for the switch's 60 s: not switched, which views are served and when to run it again, exit code 2", async () => {
+  const events = generateLog(310, 17);
+  const { dir, file } = await builtDataDir(events);
+  // Between two tries of the switch, 10 s pass and one more send comes, which the live projector applies at once:
+  // every hold lapses before the rebuild meets the live projector.
+  const mailbox = runningMailbox(dir, file, events, 10_000, () => 0);
 
   let run: ProjectionsRun;
   try {
-    run = await rebuild(dir, {}, clock);
+    run = await rebuild(dir, {}, mailbox.clock);
   } finally {
-    await writer.close();
-    await server.close();
+    await mailbox.stop();
   }
 
-  expect(tries).toEqual([false, false, false, false, false, false, false]); // every 10 s, never forced: it was ahead
-  expect(holds).toHaveLength(1);
+  expect(mailbox.tries).toEqual([false, false, false, false, false, false, false]); // every 10 s, never forced: it was ahead
+  // Held after three chases, and again once it moved on: the hold had lapsed (it was taken once, for good).
+  expect(mailbox.holds).toEqual([40_000, 60_000]);
   // Before: 'The rebuilt views were not switched to (the live projector did not meet the rebuilt views within 60000
   // ms): ...' and to run the rebuild again, which meets the same log; untested, it waited 60 s of real time.
   expect(theOneLine(run, 2)).toEqual({
@@ -452,8 +477,9 @@ test("the running mailbox's live projector stays ahead for the switch's 60 s: no
     code: 'UNAVAILABLE',
     message:
       'The rebuilt views were not switched to (the live projector of the running mailbox was still ahead of them ' +
-      'after 60 s of catching up (at log position 307, the rebuilt views at 306): events arrived faster than the ' +
-      'rebuild copied them): the previous views (g2) are still served, unchanged; the rebuilt generation g3 was dropped.',
+      'after 60 s of catching up (at log position 307, the rebuilt views at 305): events arrived faster than the ' +
+      'rebuild copied them (held still twice for 2 s at most each, it moved on when the hold lapsed, once)): the ' +
+      'previous views (g2) are still served, unchanged; the rebuilt generation g3 was dropped.',
     operatorAction: 'run `mailbox projections rebuild` again when fewer events arrive',
     generation: 'g3',
     activeGeneration: 'g2',
@@ -464,4 +490,32 @@ test("the running mailbox's live projector stays ahead for the switch's 60 s: no
   expect(await status(dir)).toMatchObject({ activeGeneration: 'g2', checkpoint: '307', logHead: '307', upToDate: true });
   await expectViewsOfTheWholeLog(dir); // the sends the live projector applied meanwhile included
   expect(await eventsInLog(dir)).toBe(307);
+});
+
+test("the hold on the running mailbox's live projector lapses while the rebuild catches up: taken again, the rebuild meets it and switches, exit code 0", async () => {
+  const events = generateLog(370, 17);
+  const { dir, file } = await builtDataDir(events);
+  // One more send at each try, a second apart; the first hold lapses at once, the second holds until the switch lifts it.
+  const mailbox = runningMailbox(dir, file, events, 1000, (n) => (n === 1 ? 0 : 600_000));
+
+  let run: ProjectionsRun;
+  try {
+    run = await rebuild(dir, {}, mailbox.clock);
+  } finally {
+    await mailbox.stop();
+  }
+
+  // Before: the lapsed hold was never taken again; the rebuild chased the live projector for its 60 s and gave up
+  // ('was still ahead of them after 60 s of catching up'), exit code 2.
+  expect({ code: run.code, err: run.err }).toEqual({ code: 0, err: '' });
+  expect(mailbox.holds).toEqual([4000, 6000]);
+  expect(mailbox.tries).toEqual([false, false, false, false, false, false, false, false]); // met, never forced
+  expect(run.out).toContain('switched the active views to the rebuilt generation');
+  expect(run.out.trim().split('\n').at(-1)).toMatch(
+    /^rebuilt 306 events into g3 in \d+ ms \(\d+ events\/s\); previous generation g2 deleted after the 0 ms grace$/,
+  );
+  // The live projector went on in g3 with the send it had waited for.
+  expect(await status(dir)).toMatchObject({ activeGeneration: 'g3', checkpoint: '308', logHead: '308', upToDate: true });
+  await expectViewsOfTheWholeLog(dir);
+  expect(await eventsInLog(dir)).toBe(308);
 });

@@ -191,7 +191,12 @@ export async function rebuildProjections(
     throw new LiveWriterOfAnotherLog(before.liveWriter, views);
   // What rebuilds killed outright left (partial copies of the views that nothing else deletes) goes first.
   const droppedLeftovers = (await generations.leftovers?.()) ?? [];
-  for (const name of droppedLeftovers) await generations.drop(name);
+  for (const name of droppedLeftovers)
+    await generations.drop(name).catch((error: unknown) => {
+      // Blocked (the views file locked): said as a blocked copy is, nothing built yet. It printed SQLite's words alone.
+      if (!(error instanceof GenerationBlocked)) throw error;
+      throw blockedFailure(error, { rebuilt: '', previous: before.name, active: before.name, dropped: null });
+    });
   // Blocked while it was made (its name '' when not numbered yet): what was made of it carries its building mark, a
   // leftover once that lapses, so the line says nothing of it.
   const generation = await generations.create(logIdentity).catch((error: unknown) => {
@@ -317,7 +322,11 @@ async function dropPrevious(
   await clock.sleep(graceMs);
   return generations.drop(previous).then(
     () => null,
-    (error: unknown) => ({ reason: reasonOf(error), markedForDrop }),
+    // Blocked (the views file locked): the store's own words, as any other failure's; the warning says what to do.
+    (error: unknown) => ({
+      reason: reasonOf(error instanceof GenerationBlocked && error.cause !== undefined ? error.cause : error),
+      markedForDrop,
+    }),
   );
 }
 
@@ -330,7 +339,7 @@ const switched = ({ previous, previousCheckpoint }: Omit<Switched, 'forced'>, fo
 });
 
 /**
- * The switch step did not switch: the store failed it (a Redis deadline, the views file locked), another rebuild
+ * The switch step did not switch: the store failed it (a Redis deadline), another rebuild
  * switched first ('moved'), or the live projector was never met ('timeout'). The rebuild says it with which views are
  * served (switchFailure): it printed {"error":"Projections command failed","code":"INTERNAL",...} without saying whether
  * the previous views were still served, nor what to do.
@@ -352,11 +361,13 @@ class SwitchFailed extends Error {
 
 /**
  * A call of the switch step; its failure a SwitchFailed, but for what says its own remedy: the generation lost
- * (GenerationLost: the CLI's 'Rebuild lost its views') and an operator's refusal (a damaged views file).
+ * (GenerationLost: the CLI's 'Rebuild lost its views'), an operator's refusal (a damaged views file) and the store
+ * blocked (GenerationBlocked: the views file locked by another process, said as when the copy meets it).
  */
 const atSwitch = <T>(step: Promise<T>): Promise<T> =>
   step.catch((error: unknown) => {
-    if (error instanceof GenerationLost || (isMailboxError(error) && needsOperator(error))) throw error;
+    if (error instanceof GenerationLost || error instanceof GenerationBlocked || (isMailboxError(error) && needsOperator(error)))
+      throw error;
     throw new SwitchFailed('failed', reasonOf(error), { cause: error });
   });
 

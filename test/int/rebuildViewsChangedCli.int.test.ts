@@ -84,6 +84,46 @@ function writeLockHeld(file: string) {
   };
 }
 
+/**
+ * The line of a rebuild that met the views file locked by another process past the 100 ms wait, `doing` what (e.g.
+ * 'write generation g3'): what is locked, what likely holds it, then `served` (which views are served, what became
+ * of the rebuilt generation), and the remedy.
+ */
+const lockedLine = (file: string, doing: string, served: string) => ({
+  error: 'Operator action needed',
+  code: 'UNAVAILABLE',
+  message:
+    `The views file ${file} is locked by another process (database is locked): the rebuild waited 100 ms ` +
+    `(MAILBOX_VIEWS_LOCK_WAIT_MS) to ${doing} and gave up. A running mailbox writes the file in ` +
+    'transactions of milliseconds: what holds it this long is likely a process with a write transaction left open ' +
+    `on it (a sqlite3 shell or a script between BEGIN and COMMIT) or one holding it in exclusive mode. Nothing was ` +
+    `switched: ${served}.`,
+  operatorAction:
+    `end the transaction of the process that holds ${file} locked, or stop that process (\`lsof ${file}\` lists ` +
+    'every process that has it open, the running mailbox among them); then run `mailbox projections rebuild` again',
+  viewsFile: file,
+});
+
+/**
+ * SqliteGenerations.drop of `generation` run while another process holds the views file's write lock (past the 100 ms
+ * wait); other generations dropped as they are. Returns the generations dropped so, as they are.
+ */
+function droppedLocked(file: string, generation: string): string[] {
+  const drop = SqliteGenerations.prototype.drop;
+  const dropped: string[] = [];
+  jest.spyOn(SqliteGenerations.prototype, 'drop').mockImplementation(async function (this: SqliteGenerations, name) {
+    if (name !== generation) return drop.call(this, name);
+    const lock = writeLockHeld(file);
+    try {
+      return await drop.call(this, name);
+    } finally {
+      lock.release();
+      dropped.push(name);
+    }
+  });
+  return dropped;
+}
+
 /** The tables of a generation in the views file (`g3` -> g3_entries, g3_state, ...). */
 function tablesOf(file: string, generation: string): string[] {
   const db = openSqliteDatabase(file);
@@ -215,17 +255,18 @@ test('the views file locked by another process when the switch comes: which view
   const run = await rebuild(dir, { MAILBOX_VIEWS_LOCK_WAIT_MS: '100' });
 
   expect(locked).toBe(1);
-  // Before: {"error":"Projections command failed","code":"INTERNAL","message":"database is locked"}
+  // Before: 'The switch to the rebuilt views failed (database is locked): ...', SQLite's words for why, no word of
+  // what holds the file; to run the rebuild again "once the SQLite views file can be written".
   expect(theOneLine(run, 2)).toEqual({
-    error: 'Operator action needed',
-    code: 'UNAVAILABLE',
-    message:
-      'The switch to the rebuilt views failed (database is locked): the previous views (g2) are still served, ' +
-      'unchanged; the rebuilt generation g3 was dropped.',
-    operatorAction: `run \`mailbox projections rebuild\` again once the SQLite views file ${file} can be written`,
+    ...lockedLine(
+      file,
+      'switch the views to generation g3',
+      'the previous views (g2) are still served, unchanged; the rebuilt generation g3 was dropped',
+    ),
     generation: 'g3',
     activeGeneration: 'g2',
   });
+  expect(run.out).not.toContain('switched the active views');
   expect(await status(dir)).toEqual(before);
   expect(tablesOf(file, 'g3')).toEqual([]);
   expect(await eventsInLog(dir)).toBe(300);
@@ -284,19 +325,12 @@ test('the views file locked by another process while the rebuild copies: what is
 
   // Before: {"error":"Projections command failed","code":"INTERNAL","message":"database is locked"}
   expect(theOneLine(run, 2)).toEqual({
-    error: 'Operator action needed',
-    code: 'UNAVAILABLE',
-    message:
-      `The views file ${file} is locked by another process (database is locked): the rebuild waited 100 ms ` +
-      '(MAILBOX_VIEWS_LOCK_WAIT_MS) to write generation g3 and gave up. A running mailbox writes the file in ' +
-      'transactions of milliseconds: what holds it this long is likely a process with a write transaction left open ' +
-      'on it (a sqlite3 shell or a script between BEGIN and COMMIT) or one holding it in exclusive mode. Nothing was ' +
-      'switched: the previous views (g2) are still served, unchanged; the rebuilt generation g3 is left ' +
-      '(`mailbox projections status` lists it once its mark lapses, and the next rebuild drops it).',
-    operatorAction:
-      `end the transaction of the process that holds ${file} locked, or stop that process (\`lsof ${file}\` lists ` +
-      'every process that has it open, the running mailbox among them); then run `mailbox projections rebuild` again',
-    viewsFile: file,
+    ...lockedLine(
+      file,
+      'write generation g3',
+      'the previous views (g2) are still served, unchanged; the rebuilt generation g3 is left ' +
+        '(`mailbox projections status` lists it once its mark lapses, and the next rebuild drops it)',
+    ),
     generation: 'g3',
     activeGeneration: 'g2',
   });
@@ -351,21 +385,43 @@ test('the views file locked only while a page was written: the same line, and th
   await expectViewsOfTheWholeLog(dir);
 });
 
+test('the views file locked by another process when the rebuild drops a leftover generation at its start: the same line, nothing built, exit code 2', async () => {
+  const { dir, file } = await builtDataDir();
+  // A rebuild killed outright left g3: its mark lapsed, status lists it, the next rebuild drops it first.
+  const killed = SqliteProjectionStore.open(file, new InProcessWakeBus(), { buildingTtlMs: 1 });
+  await killed.generations().create('a rebuild killed outright');
+  await killed.close();
+  const before = await status(dir);
+  expect(before).toMatchObject({ activeGeneration: 'g2', upToDate: true, leftoverGenerations: ['g3'] });
+  const dropped = droppedLocked(file, 'g3');
+  const create = jest.spyOn(SqliteGenerations.prototype, 'create');
+
+  const run = await rebuild(dir, { MAILBOX_VIEWS_LOCK_WAIT_MS: '100' });
+
+  expect(dropped).toEqual(['g3']);
+  // Before: {"error":"Projections command failed","code":"INTERNAL","message":"database is locked"}
+  expect(theOneLine(run, 2)).toEqual({
+    ...lockedLine(file, 'drop generation g3', 'the previous views (g2) are still served, unchanged'),
+    activeGeneration: 'g2',
+  });
+  expect(create).not.toHaveBeenCalled();
+  expect(run.out).not.toContain('switched the active views');
+  expect(await status(dir)).toEqual(before); // g2 served as it was, g3 still listed
+  expect(await eventsInLog(dir)).toBe(300);
+
+  jest.restoreAllMocks();
+  const again = await rebuild(dir); // the remedy: the lock released, run it again
+  expect(again.code).toBe(0);
+  expect(again.out.trim().split('\n').at(-1)).toContain('; dropped g3: a generation left by a rebuild killed');
+  expect(tablesOf(file, 'g3')).toEqual([]);
+  expect(await status(dir)).toMatchObject({ activeGeneration: 'g4', upToDate: true });
+  await expectViewsOfTheWholeLog(dir);
+});
+
 test('the previous generation locked when it is deleted after the switch: the switch stands, one warning line, exit code 0; the next rebuild deletes it', async () => {
   const { dir, file } = await builtDataDir();
   const before = await status(dir);
-  const drop = SqliteGenerations.prototype.drop;
-  const dropped: string[] = [];
-  jest.spyOn(SqliteGenerations.prototype, 'drop').mockImplementation(async function (this: SqliteGenerations, name) {
-    if (name !== 'g2') return drop.call(this, name);
-    const lock = writeLockHeld(file); // another process holds the write lock past the 100 ms wait
-    try {
-      return await drop.call(this, name);
-    } finally {
-      lock.release();
-      dropped.push(name);
-    }
-  });
+  const dropped = droppedLocked(file, 'g2');
 
   const run = await rebuild(dir, { MAILBOX_VIEWS_LOCK_WAIT_MS: '100' });
 

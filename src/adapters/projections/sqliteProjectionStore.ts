@@ -76,6 +76,7 @@ import {
   markedDamage,
   moveDamagedAside,
   rebuildViewsFailure,
+  type RebuildStep,
   sqliteSaid,
   viewsFileDamaged,
 } from './sqliteViews/sqliteViewsDamage';
@@ -217,8 +218,8 @@ export class SqliteProjectionStore implements ProjectionStore {
       (g) => this.writer(g),
       options.rebuildEventsPerTransaction ?? 2000,
       options.buildingTtlMs,
-      (error, generation, copying) =>
-        this.rebuildFailure(error, generation, copying ? { lockWaitMs: lockWaitOf(options) } : undefined),
+      (error, generation, step) =>
+        this.rebuildFailure(error, generation, step ? { lockWaitMs: lockWaitOf(options), step } : undefined),
     );
   }
 
@@ -569,10 +570,11 @@ export class SqliteProjectionStore implements ProjectionStore {
   /**
    * A failure of the file met by a rebuild of `generation` (sqliteViews/sqliteGenerations.ts): damage, marked as a
    * read's is (the server's readiness says it, its next start moves the file aside), or a generation's tables gone,
-   * each said with its remedy, and, while it copies (`copying`), the file locked by another process; anything else as it is.
+   * each said with its remedy, and, at a step of the rebuild's (`locked.step`), the file locked by another process;
+   * anything else as it is.
    */
-  private rebuildFailure(error: unknown, generation: string, copying?: { lockWaitMs: number }): unknown {
-    const said = rebuildViewsFailure(this.file, generation, error, copying);
+  private rebuildFailure(error: unknown, generation: string, locked?: { lockWaitMs: number; step: RebuildStep }): unknown {
+    const said = rebuildViewsFailure(this.file, generation, error, locked);
     if (said !== null && isDamagedFileError(error)) markDamaged(this.file, sqliteSaid(error), new Date());
     return said ?? error;
   }

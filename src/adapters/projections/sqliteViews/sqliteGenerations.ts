@@ -18,6 +18,7 @@ import {
 } from '../../../projections/rebuildGenerations';
 import type { ProjectedEvent } from '../../../projections/viewChanges';
 import type { SqliteBulkBuild } from './sqliteBulkBuild';
+import type { RebuildStep } from './sqliteViewsDamage';
 import type { SqliteViewsMeta } from './sqliteViewsMeta';
 import { dropGenerationSql, GENERATION_NAME, GENERATION_TABLES, generationSchema } from './sqliteViewsSchema';
 import { dropKeptOnFailure, type SqliteViewWriter } from './sqliteViewWriter';
@@ -102,10 +103,10 @@ export class SqliteGenerations implements ProjectionGenerations {
     private readonly buildingTtlMs: number = BUILDING_TTL_MS,
     /**
      * What a failure of the file met while building or switching `generation` is said as (the store's words for a file
-     * damaged, or a generation's tables gone: sqliteViewsDamage.ts rebuildViewsFailure; `copying`: met creating it or
-     * writing its copy, where a lock is the rebuild's to say); absent: as it is.
+     * damaged, or a generation's tables gone: sqliteViewsDamage.ts rebuildViewsFailure; `step`: the rebuild's step it
+     * was met at, where a lock is the rebuild's to say); absent: as it is.
      */
-    private readonly failed: (error: unknown, generation: string, copying?: boolean) => unknown = (error) => error,
+    private readonly failed: (error: unknown, generation: string, step?: RebuildStep) => unknown = (error) => error,
   ) {}
 
   async active(): Promise<ActiveGeneration> {
@@ -121,7 +122,7 @@ export class SqliteGenerations implements ProjectionGenerations {
       name = this.meta.nextGeneration();
       return this.createNamed(name, logIdentity);
     } catch (error) {
-      throw this.failed(error, name, true); // '': none numbered yet
+      throw this.failed(error, name, 'write'); // '': none numbered yet
     }
   }
 
@@ -143,7 +144,7 @@ export class SqliteGenerations implements ProjectionGenerations {
     const writer = this.writerOf(name);
     if (logIdentity !== undefined) this.meta.transaction(() => writer.setLogIdentity(logIdentity));
     return new SqliteGeneration(name, this.meta, this.bulk, writer, this.eventsPerTransaction, (error) =>
-      this.failed(error, name, true),
+      this.failed(error, name, 'write'),
     );
   }
 
@@ -151,7 +152,7 @@ export class SqliteGenerations implements ProjectionGenerations {
     try {
       return this.switchTo(generation, expectedActive, force);
     } catch (error) {
-      throw this.failed(error, generation.name);
+      throw this.failed(error, generation.name, 'switch');
     }
   }
 
@@ -174,7 +175,7 @@ export class SqliteGenerations implements ProjectionGenerations {
     try {
       this.meta.transaction(() => this.meta.fence(generation.name, Date.now() + ms));
     } catch (error) {
-      throw this.failed(error, generation.name);
+      throw this.failed(error, generation.name, 'switch');
     }
   }
 
@@ -188,7 +189,7 @@ export class SqliteGenerations implements ProjectionGenerations {
     try {
       this.dropNamed(name);
     } catch (error) {
-      throw this.failed(error, name);
+      throw this.failed(error, name, 'drop');
     }
   }
 

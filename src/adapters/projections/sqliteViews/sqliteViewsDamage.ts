@@ -153,30 +153,42 @@ export function unopenableFileRefused(file: string, cause: unknown, lockWaitMs: 
 const MISSING_TABLE = /no such table: (?:main\.)?(g[0-9]+)_/;
 
 /**
+ * The step of a rebuild a lock of the views file stopped: writing its generation (its creation, a page of its copy),
+ * switching to it (the switch, or holding the live projector for it), or dropping a generation.
+ */
+export type RebuildStep = 'write' | 'switch' | 'drop';
+
+/** What the rebuild waited to do, in the words of the lock's line. */
+function waitedTo(step: RebuildStep, generation: string): string {
+  const named = generation === '' ? 'a new generation' : `generation ${generation}`;
+  if (step === 'switch') return `switch the views to ${named}`;
+  return `${step} ${named}`;
+}
+
+/**
  * What a rebuild (mailbox projections rebuild) says of a views file changed under it, as one line naming the remedy
  * ('Operator action needed'): found damaged (overwritten, truncated, a disk fault), or a generation's tables gone
  * (dropped by another process, or the file replaced by another). No retry mends either; the command printed them as
  * {"error":"Projections command failed","code":"INTERNAL","message":"no such table: g3_state"}. `building`: the
- * generation the rebuild builds (or switches to). `copying`, for a failure of the generation's creation or of a write
- * of its copy: the file locked by another process past the wait (`lockWaitMs`) is GenerationBlocked, said with what
- * likely holds it and what to do (it ended as INTERNAL 'database is locked'); at the switch a lock is the switch's
- * failure (the rebuild says which views are served). `building` '': the new generation not numbered yet. Null: another
- * failure.
+ * generation the rebuild builds (or switches to, or drops). `locked`, for a failure of a step of the rebuild's
+ * (RebuildStep): the file locked by another process past the wait (`lockWaitMs`) is GenerationBlocked, said with what
+ * likely holds it and what to do. It ended as INTERNAL 'database is locked' (copying), or as SQLite's words alone
+ * (a leftover's drop at the start: INTERNAL; the switch: 'The switch to the rebuilt views failed (database is
+ * locked)', no word of what holds it). `building` '': the new generation not numbered yet. Null: another failure.
  */
 export function rebuildViewsFailure(
   file: string,
   building: string,
   cause: unknown,
-  copying?: { lockWaitMs: number },
+  locked?: { lockWaitMs: number; step: RebuildStep },
 ): MailboxError | GenerationBlocked | null {
   const said = sqliteSaid(cause);
   const gone = MISSING_TABLE.exec(said)?.[1];
-  if (copying !== undefined && LOCKED_CODES.test(String((cause as { code?: unknown } | null)?.code))) {
+  if (locked !== undefined && LOCKED_CODES.test(String((cause as { code?: unknown } | null)?.code))) {
     return new GenerationBlocked(
       building,
-      `The views file ${file} is locked by another process (${said}): the rebuild waited ${waitText(copying.lockWaitMs)} ` +
-        `(MAILBOX_VIEWS_LOCK_WAIT_MS) to write ${building === '' ? 'a new generation' : `generation ${building}`} and ` +
-        'gave up. A running mailbox writes the file in ' +
+      `The views file ${file} is locked by another process (${said}): the rebuild waited ${waitText(locked.lockWaitMs)} ` +
+        `(MAILBOX_VIEWS_LOCK_WAIT_MS) to ${waitedTo(locked.step, building)} and gave up. A running mailbox writes the file in ` +
         'transactions of milliseconds: what holds it this long is likely a process with a write transaction left open ' +
         'on it (a sqlite3 shell or a script between BEGIN and COMMIT) or one holding it in exclusive mode.',
       `end the transaction of the process that holds ${file} locked, or stop that process (\`lsof ${file}\` lists ` +

@@ -151,16 +151,27 @@ describe('mailbox audit (SQLite, direct access)', () => {
     }
   });
 
-  test('an unknown event type is rejected loudly (exit 2), naming --type as typed and listing the event types', async () => {
-    const { code, stdout, stderr } = await audit(['replay', '--type', 'MessageSent,MessageRead'], env);
-    expect(code).toBe(2);
-    expect(stdout).toBe('');
-    const envelope = JSON.parse(stderr);
-    expect(envelope).toMatchObject({ code: 'VALIDATION_FAILED', field: '--type', issues: [{ field: '--type' }] });
-    expect(envelope.message).toBe(
-      `audit replay: '--type' has 'MessageRead', which is not an event type; give one or more of ` +
-        `${MAILBOX_EVENT_TYPES.join(', ')} (repeat --type or comma-separate them)`,
-    );
+  test('an unknown event type is rejected loudly (exit 2), naming --type as typed, the type likely meant and listing the event types', async () => {
+    // Before: no word of the type meant; a read is a receipt (ReceiptRead), and a misspelling was left to be found in the list.
+    for (const [types, wrong] of [
+      ['MessageSent,MessageRead', "'MessageRead', which is not an event type (did you mean ReceiptRead?)"],
+      ['MesageSent', "'MesageSent', which is not an event type (did you mean MessageSent?)"],
+      [
+        'message_sent,Foo,taskclaimd',
+        "'message_sent', 'Foo', 'taskclaimd', which are not event types (did you mean MessageSent for 'message_sent', " +
+          "TaskClaimed for 'taskclaimd'?)",
+      ],
+      ['Bogus', "'Bogus', which is not an event type"],
+    ]) {
+      const { code, stdout, stderr } = await audit(['replay', '--type', types], env);
+      expect({ types, code, stdout }).toEqual({ types, code: 2, stdout: '' }); // nothing replayed
+      const envelope = JSON.parse(stderr);
+      expect(envelope).toMatchObject({ code: 'VALIDATION_FAILED', field: '--type', issues: [{ field: '--type' }] });
+      expect(envelope.message).toBe(
+        `audit replay: '--type' has ${wrong}; give one or more of ` +
+          `${MAILBOX_EVENT_TYPES.join(', ')} (repeat --type or comma-separate them)`,
+      );
+    }
   });
 
   test('a --type that names no type is refused (exit 2), not answered with an empty replay; --from is named as typed', async () => {

@@ -21,6 +21,7 @@ import { eventStoreSource, type LogSource } from '../../audit/logSource';
 import type { ReplayFilter, ReplaySummary } from '../../audit/replay';
 import type * as CompositionRoot from '../../compositionRoot';
 import { commandConfig, readingFailure, reportCommandFailure, toolLogLevel } from './commandConfig';
+import { choiceMeant } from './choiceValues';
 import { collecting } from './repeatedOptions';
 
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded when a command runs: --help and a usage error do not */
@@ -39,19 +40,45 @@ interface SourceFlags {
 
 const EVENT_TYPES: ReadonlySet<string> = new Set(MAILBOX_EVENT_TYPES);
 
+/** Words for an event that name another type than the one they suggest ('MessageRead': a read is a receipt). */
+const EVENT_WORDS: Readonly<Record<string, MailboxEventType>> = {
+  messageread: 'ReceiptRead',
+  read: 'ReceiptRead',
+  agentcreated: 'AgentRegistered',
+  agentadded: 'AgentRegistered',
+  agentdeleted: 'AgentRetired',
+  agentremoved: 'AgentRetired',
+};
+
+/**
+ * The event type `type` most likely means (another case, '_' or '-' between its words, a near miss, a word for it),
+ * or undefined; never taken in its place, only said.
+ */
+function eventTypeMeant(type: string): string | undefined {
+  const word = type.replace(/[\s_.-]/g, '');
+  return EVENT_WORDS[word.toLowerCase()] ?? choiceMeant(word, MAILBOX_EVENT_TYPES);
+}
+
 /**
  * The event types of --type, checked as one list: an element's own issue would be named by its zod path ('type.0'),
  * not by the option the user typed. An empty list (`--type ''`, `--type ,`) is refused too: it would match nothing.
+ * A type that is not one names the one likely meant: the list alone left 'MesageSent' or 'message_sent' to be
+ * found in 21 names.
  */
 const eventTypesSchema = z
   .array(z.string())
   .superRefine((types, ctx) => {
     const unknown = types.filter((type) => !EVENT_TYPES.has(type));
     if (types.length > 0 && unknown.length === 0) return;
+    const meant = unknown.flatMap((type) => {
+      const near = eventTypeMeant(type);
+      return near === undefined ? [] : [unknown.length === 1 ? near : `${near} for '${type}'`];
+    });
     const wrong =
       unknown.length === 0
         ? 'names no event type'
-        : `has ${unknown.map((type) => `'${type}'`).join(', ')}, which ${unknown.length === 1 ? 'is not an event type' : 'are not event types'}`;
+        : `has ${unknown.map((type) => `'${type}'`).join(', ')}, which ${unknown.length === 1 ? 'is not an event type' : 'are not event types'}` +
+          (meant.length === 0 ? '' : ` (did you mean ${meant.join(', ')}?)`);
     ctx.addIssue({
       code: 'custom',
       message: `${wrong}; give one or more of ${MAILBOX_EVENT_TYPES.join(', ')} (repeat --type or comma-separate them)`,

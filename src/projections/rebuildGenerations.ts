@@ -71,6 +71,13 @@ export interface ProjectionGenerations {
   leftovers?(): Promise<string[]>;
   /** Generations a live rebuild is building now (its mark renewed): another rebuild would only duplicate its work. Absent: the store cannot tell. */
   beingBuilt?(): Promise<string[]>;
+  /**
+   * Every generation the store holds besides the active one that nothing else is about to delete: kept on purpose
+   * (--keep-previous, a take-over at start) and leftovers (leftovers()); not one being built, nor one a rebuild
+   * switched away from and deletes after its grace. `mailbox projections drop` deletes one of these. Absent: the store
+   * cannot list them.
+   */
+  droppable?(): Promise<string[]>;
 }
 
 /**

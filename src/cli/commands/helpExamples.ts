@@ -57,6 +57,7 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'mailbox projections rebuild --keep-previous   # keep the previous generation',
   ],
   'projections status': ['mailbox projections status'],
+  'projections drop': ['mailbox projections drop g2   # a generation kept by rebuild --keep-previous'],
   backup: ['mailbox backup /backups/events-$(date +%F).sqlite', 'mailbox backup --json /backups/events.sqlite'],
 };
 

@@ -1,5 +1,5 @@
 /**
- * `mailbox projections rebuild | status` for the shared views: Redis (MAILBOX_REDIS_URL) or the SQLite views file.
+ * `mailbox projections rebuild | status | drop` for the shared views: Redis (MAILBOX_REDIS_URL) or the SQLite views file.
  * rebuild: every view rebuilt from the log into a new generation while requests
  * keep reading the active one, then an atomic switch (blue/green). Progress is a
  * bar when stdout is a terminal, plain lines otherwise (logs, CI).
@@ -230,8 +230,7 @@ function previousNotDeletedWarning(config: MailboxConfig, result: RebuildResult,
   const sqlite = config.redisUrl === undefined;
   const where = sqlite ? `the SQLite views file ${root().sqliteViewsFile(config)}` : `Redis namespace '${config.redisNamespace}'`;
   const byHand = sqlite
-    ? `its tables (${previous}_*) stay in the views file, which no command deletes: to be rid of them, stop the mailbox ` +
-      'and move the views file away (the next start builds the views from the log in a new one)'
+    ? `delete it with \`mailbox projections drop ${previous}\` once the views file can be written`
     : `delete its keys: redis-cli --scan --pattern '${previous}*' | xargs redis-cli unlink`;
   const warning = {
     warning: 'Previous generation not deleted',
@@ -326,6 +325,7 @@ function statusOf(
   head: bigint | null,
   logIdentity: string,
   leftovers?: string[],
+  kept?: string[],
 ): Record<string, unknown> {
   const sqlite = config.redisUrl === undefined;
   const where = sqlite ? { file: root().sqliteViewsFile(config) } : { namespace: config.redisNamespace };
@@ -359,6 +359,8 @@ function statusOf(
     liveWriter: active?.liveWriter ?? null,
     // Partial generations that rebuilds killed outright left in the views file (said when there are): the next rebuild drops them.
     ...(leftovers !== undefined && leftovers.length > 0 ? { leftoverGenerations: leftovers } : {}),
+    // Generations kept on purpose (rebuild --keep-previous, a take-over at start): said, they were listed nowhere.
+    ...(kept !== undefined && kept.length > 0 ? { keptGenerations: kept } : {}),
     ...(built
       ? {}
       : {
@@ -415,7 +417,77 @@ export async function runStatus(io: ProjectionsIo = processIo): Promise<number> 
   try {
     const active = await generations.active();
     const head = await log.headPosition(); // after the active checkpoint: the head only grows
-    write(statusOf(config, active, head, await log.logIdentity(), await generations.leftovers?.()));
+    const leftovers = await generations.leftovers?.();
+    const kept = (await generations.droppable?.())?.filter((name) => !(leftovers ?? []).includes(name));
+    write(statusOf(config, active, head, await log.logIdentity(), leftovers, kept));
+    return 0;
+  } finally {
+    await close();
+  }
+}
+
+/**
+ * `mailbox projections drop <generation>`: deletes one generation that nothing else deletes (kept by --keep-previous or
+ * a take-over at start, or a leftover), to free its space. Never the active one, one a rebuild is building, nor one a
+ * rebuild deletes after its grace: each refused in one line saying why, with the generations it can drop. Before it,
+ * a kept generation of the SQLite views file stayed for good: no command deleted it, and the only way to be rid of it
+ * was to stop the mailbox and move the views file away (the views then rebuilt from the whole log at the next start).
+ */
+export async function runDrop(generation: string, io: ProjectionsIo = processIo): Promise<number> {
+  const logger = toolLogger(io);
+  logUnknownVariables(io.env, logger);
+  const config = viewsConfig(io);
+  const sqlite = config.redisUrl === undefined;
+  const where = sqlite ? `the SQLite views file ${root().sqliteViewsFile(config)}` : `Redis namespace '${config.redisNamespace}'`;
+  if (root().missingSqliteViewsFile(config) !== null)
+    throw new MailboxError(
+      'NOT_FOUND',
+      'No such generation',
+      `There is no views file (${root().sqliteViewsFile(config)}): no generation to drop.`,
+      {
+        generation,
+      },
+    );
+  const { generations, close } = await root().openProjectionMaintenance(config, logger, { rebuildOtherSchema: false });
+  try {
+    if (generations.droppable === undefined) {
+      throw new MailboxError(
+        'VALIDATION_FAILED',
+        'Generation not dropped',
+        `mailbox projections drop deletes generations of the SQLite views file; in ${where} delete one by hand: ` +
+          `redis-cli --scan --pattern '${generation}*' | xargs redis-cli unlink (never the active one: \`mailbox projections status\` names it).`,
+        { generation },
+      );
+    }
+    const active = await generations.active();
+    const droppable = await generations.droppable();
+    const others = droppable.length === 0 ? 'it holds no other generation to drop' : `it can drop ${droppable.join(', ')}`;
+    if (generation === active.name)
+      throw new MailboxError(
+        'VALIDATION_FAILED',
+        'Generation not dropped',
+        `Generation ${generation} is the active one, the views served: it is never dropped (\`mailbox projections ` +
+          `rebuild\` replaces it with a new one); ${others}. Nothing was changed.`,
+        { generation, activeGeneration: active.name, droppable },
+      );
+    if (((await generations.beingBuilt?.()) ?? []).includes(generation))
+      throw new MailboxError(
+        'VALIDATION_FAILED',
+        'Generation not dropped',
+        `Generation ${generation} is being built by a rebuild running now: stop that rebuild (Ctrl-C: it drops its ` +
+          `generation itself) rather than drop it under it; ${others}. Nothing was changed.`,
+        { generation, activeGeneration: active.name, droppable },
+      );
+    if (!droppable.includes(generation))
+      throw new MailboxError(
+        'NOT_FOUND',
+        'No such generation',
+        `${where.replace(/^t/, 'T')} holds no generation '${generation}' to drop (a rebuild that switched away from one deletes it ` +
+          `itself after its grace); besides the active one (${active.name}), ${others}. Nothing was changed.`,
+        { generation, activeGeneration: active.name, droppable },
+      );
+    await generations.drop(generation);
+    io.stdout.write(`dropped generation ${generation} from ${where}; the active views (${active.name}) are unchanged\n`);
     return 0;
   } finally {
     await close();
@@ -455,10 +527,13 @@ export const runRebuildCommand = (io: ProjectionsIo, flags: Record<string, unkno
 /** `mailbox projections status` as the CLI runs it (failures as runRebuildCommand's). */
 export const runStatusCommand = (io: ProjectionsIo): Promise<void> => run(io, () => runStatus(io));
 
+/** `mailbox projections drop <generation>` as the CLI runs it (failures as runRebuildCommand's). */
+export const runDropCommand = (io: ProjectionsIo, generation: string): Promise<void> => run(io, () => runDrop(generation, io));
+
 export function registerProjectionsCommands(program: Command): void {
   const projections = program
     .command('projections')
-    .description('the views in Redis (MAILBOX_REDIS_URL) or in the SQLite views file: blue/green rebuild, status')
+    .description('the views in Redis (MAILBOX_REDIS_URL) or in the SQLite views file: blue/green rebuild, status, drop')
     .addHelpText(
       'after',
       '\nStores come from MAILBOX_DATA_DIR / MAILBOX_EVENTSTORE_URL / MAILBOX_REDIS_URL, as for `mailbox serve`.\n' +
@@ -499,7 +574,8 @@ export function registerProjectionsCommands(program: Command): void {
         'from this log); liveWriter (a running projector, or null); leftoverGenerations, only when there are some: ' +
         'partial generations left by rebuilds killed before they finished, and previous generations a rebuild could ' +
         'not delete after its switch, dropped by the next ' +
-        '`mailbox projections rebuild`; note, when no views are built yet, or when they stand ahead of the log head ' +
+        '`mailbox projections rebuild`; keptGenerations, only when there are some (SQLite views file): previous ' +
+        'generations kept by `rebuild --keep-previous` or a take-over at start, deleted by `mailbox projections drop`; note, when no views are built yet, or when they stand ahead of the log head ' +
         '(the server refuses them; the note says the remedy).\n' +
         'Reads only: safe while the server runs.\n' +
         'Exit codes: 0 the status printed, 1 no event log, 2 usage or configuration error, views of another log, a ' +
@@ -508,4 +584,21 @@ export function registerProjectionsCommands(program: Command): void {
     // Taken as every command that prints JSON takes it (a script passing --json everywhere was refused here).
     .option('--json', 'the status as JSON (it always is: accepted for scripts that pass --json to every command)')
     .action(async () => runStatusCommand(processIo));
+  projections
+    .command('drop')
+    .argument('<generation>', 'the generation to delete, as status or the rebuild named it (e.g. g2)')
+    .description(
+      'delete one old generation of the SQLite views file, to free its space: one kept by `rebuild --keep-previous` ' +
+        'or a take-over at start, or a leftover; never the active one',
+    )
+    .addHelpText(
+      'after',
+      '\nSafe while the server runs: it serves the active generation only. A rebuild deletes the generation it ' +
+        'switched away from itself, after its grace; leftovers are also dropped by the next rebuild. A wrong name is ' +
+        'refused with the generations it can drop. Redis views: delete a generation by hand (its refusal says how).\n' +
+        'Exit codes: 0 dropped, 1 no event log, or no such generation to drop, 2 usage or configuration error, the active ' +
+        'generation or one being built (refused: nothing changed), a views file that cannot be opened (damaged, locked) ' +
+        'or any other failure.',
+    )
+    .action(async (generation: string) => runDropCommand(processIo, generation));
 }

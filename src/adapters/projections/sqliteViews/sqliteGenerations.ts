@@ -222,6 +222,11 @@ export class SqliteGenerations implements ProjectionGenerations {
     return this.markedGenerations((_marks, now, building) => building !== null && building > now);
   }
 
+  async droppable(): Promise<string[]> {
+    // Unmarked (kept), or every mark lapsed (a leftover).
+    return this.markedGenerations((marks, now) => marks.every((until) => until <= now));
+  }
+
   /**
    * The generations other than the active one whose marks (the expiry of each: `building` and `dropping`, where it
    * has them) pass `test`, oldest first.

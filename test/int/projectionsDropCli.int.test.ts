@@ -8,6 +8,7 @@
 import path from 'node:path';
 import { SqliteEventStore } from '../../src/adapters/eventstore/sqliteEventStore';
 import { SqliteProjectionStore } from '../../src/adapters/projections/sqliteProjectionStore';
+import { SqliteGenerations } from '../../src/adapters/projections/sqliteViews/sqliteGenerations';
 import { InProcessWakeBus } from '../../src/adapters/wake/inProcessWakeBus';
 import { runDropCommand, runRebuildCommand, runStatusCommand } from '../../src/cli/commands/projections';
 import { openSqliteDatabase } from '../../src/support/sqlite/sqliteDriver';
@@ -53,12 +54,20 @@ async function eventsInLog(dir: string): Promise<number> {
   }
 }
 
-test('a generation kept by rebuild --keep-previous: status lists it, drop deletes it; the active one, one being built and a wrong name are refused, nothing changed', async () => {
+/** A data dir whose log holds a generated log of `events` sends and registrations (@a, @b, @c among them); no views yet. */
+async function dataDirWithLog(events: number): Promise<{ dir: string; file: string }> {
   const dir = tempDir('mailbox-projections-drop-', scratchBase());
-  const file = path.join(dir, 'views.sqlite');
   const log = SqliteEventStore.open(path.join(dir, 'events.sqlite'));
-  await appendLog(log, generateLog(300, 23));
-  await log.close();
+  try {
+    await appendLog(log, generateLog(events, 23));
+  } finally {
+    await log.close();
+  }
+  return { dir, file: path.join(dir, 'views.sqlite') };
+}
+
+test('a generation kept by rebuild --keep-previous: status lists it, drop deletes it; the active one, one being built and a wrong name are refused, nothing changed', async () => {
+  const { dir, file } = await dataDirWithLog(300);
   const logged = await eventsInLog(dir);
   expect((await rebuild(dir)).code).toBe(0); // g2 served
   const kept = await rebuild(dir, { keepPrevious: true });
@@ -136,4 +145,44 @@ test('a generation kept by rebuild --keep-previous: status lists it, drop delete
   expect(await served(file)).toEqual(views); // @a, @b, @c's views as they were
   expect(Object.keys(views.views)).toEqual(expect.arrayContaining(['@a', '@b', '@c']));
   expect(await eventsInLog(dir)).toBe(logged); // nothing written to the log
+});
+
+test('the views file locked by another process when drop comes: one line, what holds it and what to do, exit code 2; nothing dropped', async () => {
+  const { dir, file } = await dataDirWithLog(50);
+  expect((await rebuild(dir, { keepPrevious: true })).code).toBe(0); // g2 served, g1 kept
+  const views = await served(file);
+  const dropOf = SqliteGenerations.prototype.drop;
+  const spy = jest.spyOn(SqliteGenerations.prototype, 'drop').mockImplementation(async function (this: SqliteGenerations, name) {
+    const other = openSqliteDatabase(file); // another process's write transaction, opened once the command has the file open
+    other.exec('BEGIN IMMEDIATE');
+    try {
+      return await dropOf.call(this, name);
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+  });
+  const run = await runProjections((io) => runDropCommand(io, 'g1'), { ...env(dir), MAILBOX_VIEWS_LOCK_WAIT_MS: '100' });
+  spy.mockRestore();
+
+  // Without its words: INTERNAL 'Projections command failed' with the rebuild's line.
+  expect(theOneLine(run, 2)).toEqual({
+    error: 'Operator action needed',
+    code: 'UNAVAILABLE',
+    message:
+      `The views file ${file} is locked by another process (database is locked): it waited 100 ms ` +
+      '(MAILBOX_VIEWS_LOCK_WAIT_MS) to drop generation g1 and gave up. A running mailbox writes the file in ' +
+      'transactions of milliseconds: what holds it this long is likely a process with a write transaction left open ' +
+      'on it (a sqlite3 shell or a script between BEGIN and COMMIT) or one holding it in exclusive mode. Nothing was ' +
+      'dropped: the views file is as it was.',
+    operatorAction:
+      `end the transaction of the process that holds ${file} locked, or stop that process (\`lsof ${file}\` lists ` +
+      'every process that has it open, the running mailbox among them); then run `mailbox projections drop g1` again',
+    viewsFile: file,
+    generation: 'g1',
+  });
+  expect(generationsIn(file)).toEqual(['g1', 'g2']);
+  expect(await served(file)).toEqual(views);
+  expect((await drop(dir, 'g1')).code).toBe(0); // the remedy
+  expect(generationsIn(file)).toEqual(['g2']);
 });

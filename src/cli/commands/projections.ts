@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type * as CompositionRoot from '../../compositionRoot';
 import { parseInput } from '../../commands/validation';
 import type { MailboxConfig } from '../../config';
-import { MailboxError } from '../../errors';
+import { MailboxError, operatorNeeded } from '../../errors';
 import {
   LiveWriterOfAnotherLog,
   rebuildProjections,
@@ -23,7 +23,7 @@ import {
 } from '../../projections/rebuild';
 import { READ_MODEL_VERSION } from '../../projections/readModel/readModelVersion';
 import { rulesVersionText } from '../../application/olderRules';
-import { GenerationLost, type ActiveGeneration } from '../../projections/rebuildGenerations';
+import { GenerationBlocked, GenerationLost, type ActiveGeneration } from '../../projections/rebuildGenerations';
 import { aheadOfThisLog, ForeignViews } from '../../projections/viewsOwnership';
 import { fromDecimalText } from '../../support/decimalText';
 import { durationMeantMs } from '../../support/duration';
@@ -486,7 +486,15 @@ export async function runDrop(generation: string, io: ProjectionsIo = processIo)
           `itself after its grace); besides the active one (${active.name}), ${others}. Nothing was changed.`,
         { generation, activeGeneration: active.name, droppable },
       );
-    await generations.drop(generation);
+    await generations.drop(generation).catch((error: unknown) => {
+      // The views file locked by another process: the rebuild's words for it, said of this command.
+      if (!(error instanceof GenerationBlocked)) throw error;
+      throw operatorNeeded(
+        `${error.message.replace('the rebuild waited', 'it waited')} Nothing was dropped: the views file is as it was.`,
+        error.operatorAction.replace('`mailbox projections rebuild`', `\`mailbox projections drop ${generation}\``),
+        { ...error.details, generation },
+      );
+    });
     io.stdout.write(`dropped generation ${generation} from ${where}; the active views (${active.name}) are unchanged\n`);
     return 0;
   } finally {

@@ -175,12 +175,14 @@ export class Mailbox {
         /**
          * A listener's error (thrown, or its promise's) goes to onError, else the logger; the stream stays open.
          * mailbox.close() ends it with a last `closed` event; its agent retired or its token rotated, with `revoked`.
+         * A client of asActor whose identity no one registered is refused (AGENT_NOT_FOUND): it would hear nothing.
          */
         watch: async (listener: WatchListener, options?: WatchOptions) => {
-          const stop = await this.watches.watch(
-            { identity: actor.identity, tokenHash },
-            guardedListener(listener, options, this.logger),
-            (emit) => q.openWakeStream(actor, emit),
+          const guarded = guardedListener(listener, options, this.logger);
+          // A client of asActor names any identity: one never registered is refused, not watched in silence for good.
+          if (tokenHash === null && actor.role === 'agent') await this.authenticator.refuseUnregisteredWatcher(actor.identity);
+          const stop = await this.watches.watch({ identity: actor.identity, tokenHash }, guarded, (emit) =>
+            q.openWakeStream(actor, emit),
           );
           this.recheckWatches();
           return stop;

@@ -4,7 +4,7 @@ import { ADMIN_ACTOR, type Actor } from '../commands/roles';
 import type { MailboxConfig } from '../config';
 import { MailboxError } from '../errors';
 import { TOKENS } from '../tokens';
-import type { ReplacedToken } from '../commands/agentRegistry';
+import { unregisteredWatcher, type ReplacedToken } from '../commands/agentRegistry';
 import type { AgentDirectory, RevocationListener } from './agentDirectory';
 import { hashToken, sameHash } from './tokenHash';
 
@@ -68,6 +68,17 @@ export class Authenticator {
    * 'agent retired' when `identity` was retired, else null (not registered included): asked of the watches of a
    * client without a token (mailbox.asActor), which a retirement through another API node ends too.
    */
+  /**
+   * Refuses (AGENT_NOT_FOUND, agentRegistry.ts unregisteredWatcher) a watch of a client without a token for an identity
+   * no one registered. A registry that cannot be read (the store unavailable, nothing read yet) refuses nothing.
+   */
+  async refuseUnregisteredWatcher(identity: string): Promise<void> {
+    const agent = await this.directory.findByIdentity(identity).catch(() => undefined);
+    if (agent !== null) return;
+    const state = await this.directory.current().catch(() => null);
+    if (state !== null && !state.agents.has(identity)) throw unregisteredWatcher(identity, state);
+  }
+
   async retirementOf(identity: string): Promise<string | null> {
     const agent = await this.directory.findByIdentity(identity);
     return agent !== null && agent.retiredAt !== null ? 'agent retired' : null;

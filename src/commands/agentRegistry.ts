@@ -109,6 +109,24 @@ function agentNotFound(identity: string, state: RegistryState, done: string, oth
   );
 }
 
+/**
+ * A watch of a client without a token (mailbox.asActor) as an identity no one registered: it opened, said `sync`, and
+ * then nothing, for good (no wake is due to an unregistered identity), where a retired one's ends with 'revoked'. It
+ * is refused instead, naming the registered agents the identity is near ('alice' or '@Alice' for '@alice').
+ */
+export function unregisteredWatcher(identity: string, state: RegistryState): MailboxError {
+  const active = [...state.agents.values()].filter((a) => a.retiredAt === null && a.role === 'agent').map((a) => a.identity);
+  const near = closestIdentities(identity, active);
+  return new MailboxError(
+    'AGENT_NOT_FOUND',
+    'Agent not found',
+    `No agent ${identity} is registered: a watch as it would receive nothing (wakes are only for registered agents). ` +
+      `${near.length > 0 ? `Did you mean ${near.join(' or ')}? ` : ''}` +
+      'Register it first (registerAgent, as the admin), or watch as an agent that listAgents() lists. Nothing was opened.',
+    { identity, ...(near.length > 0 ? { suggestions: near } : {}) },
+  );
+}
+
 export type RegisterAgent = Command<'RegisterAgent', { identity: string; role: Exclude<Role, 'admin'>; tokenHash: string }>;
 export type RetireAgent = Command<'RetireAgent', { identity: string }>;
 export type RotateAgentToken = Command<'RotateAgentToken', { identity: string; tokenHash: string }>;

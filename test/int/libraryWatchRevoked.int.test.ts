@@ -75,6 +75,45 @@ test("a client of asActor (no token): its agent's retirement ends its watch; a r
   }
 });
 
+// An identity never registered: its watch opened, said `sync` with nothing unread, and stayed open without a word for
+// good (no wake is ever due to an identity no one registered), where a retired one ends with 'revoked'. Now watch
+// refuses it at once, AGENT_NOT_FOUND, naming the registered identity it is near ('alice' for '@alice', '@Bob' for
+// '@bob'); nothing is opened or written, and the listener hears nothing.
+test('a client of asActor of an identity never registered: watch refuses it, naming the identity it is near', async () => {
+  const mailbox = await memoryMailbox();
+  try {
+    const { '@alice': alice } = await registerAgents(mailbox, ['@alice', '@bob', '@carol']);
+    const before = (await allEvents(mailbox)).length;
+    const heard: WakeStreamEvent[] = [];
+    const watchAs = (identity: string) => mailbox.asActor({ identity, role: 'agent' }).watch((event) => void heard.push(event));
+    await expect(watchAs('@ghost')).rejects.toMatchObject({
+      code: 'AGENT_NOT_FOUND',
+      envelope: { identity: '@ghost' },
+      message: expect.stringMatching(/^No agent @ghost is registered: a watch as it would receive nothing.*registerAgent/),
+    });
+    await expect(watchAs('alice')).rejects.toMatchObject({
+      code: 'AGENT_NOT_FOUND',
+      envelope: { identity: 'alice', suggestions: ['@alice'] },
+      message: expect.stringContaining('Did you mean @alice?'),
+    });
+    await expect(watchAs('@Bob')).rejects.toMatchObject({
+      code: 'AGENT_NOT_FOUND',
+      envelope: { identity: '@Bob', suggestions: ['@bob'] },
+      message: expect.stringContaining('Did you mean @bob?'),
+    });
+    expect(heard).toEqual([]);
+    expect((await allEvents(mailbox)).length).toBe(before);
+
+    // A registered identity's watch of asActor opens as before and hears its wakes.
+    await watchAs('@carol');
+    await alice.send({ to: '@carol', subject: 'for carol', body: 'x' });
+    await waitFor(() => heard.length === 2, { what: "@carol's wake" });
+    expect(kinds(heard)).toEqual(['sync', 'wake']);
+  } finally {
+    await mailbox.close();
+  }
+});
+
 /**
  * Two mailboxes (two API nodes) on one SQLite log, their views on one Redis: `body` gets both; both and the Redis are
  * closed after it.

@@ -16,6 +16,7 @@ import type { listTasksSchema, transitionTaskSchema } from './commands/tasks/tas
 import type { listQuerySchema } from './application/listQueryParser';
 import type { taskEnvelopeSchema, TaskStateSpelling } from './commands/messageFields';
 import type { Priority } from './events/types';
+import type { TASK_STATES } from './events/taskShapes';
 
 export type { TaskStateSpelling };
 
@@ -138,22 +139,64 @@ export type UpdateTaskRequest = SameKeys<
   }
 >;
 
+/** The white space list_tasks trims off a state written as text (and off the text). */
+type Space = ' ' | '\t' | '\n' | '\r';
+type Trimmed<Text extends string> = Text extends `${Space}${infer Rest}`
+  ? Trimmed<Rest>
+  : Text extends `${infer Rest}${Space}`
+    ? Trimmed<Rest>
+    : Text;
+/** At most this many states in a filter (one of each), as list_tasks takes them. */
+type MostStates = (typeof TASK_STATES)['length'];
 /**
- * Several task states in one string, as HTTP's query takes them: comma-separated, a state first ('Working,InputRequired',
- * 'Working, Failed'), or a JSON-encoded list ('["Working", "Failed"]').
+ * Whether `Text` is `Item`s separated by commas, each trimmed, at most MostStates of them (`Seen`: those before it). A
+ * rest the compiler cannot see (`Working,${string}`, a TaskStatesText annotated without its text) is left to run time.
  */
-export type TaskStatesText = `${TaskStateSpelling},${string}` | `[${string}]`;
+type ListOf<Item extends string, Text extends string, Seen extends readonly unknown[] = []> = string extends Text
+  ? true
+  : Seen['length'] extends MostStates
+    ? false
+    : Text extends `${infer Head},${infer Rest}`
+      ? Trimmed<Head> extends Item
+        ? ListOf<Item, Rest, [...Seen, Head]>
+        : false
+      : Trimmed<Text> extends Item
+        ? true
+        : false;
+/**
+ * Whether `Text` is task states as list_tasks takes them in one string: comma-separated, or a JSON-encoded list (each
+ * text of a union: true only when every one is).
+ */
+type StatesInText<Text extends string> = Text extends unknown
+  ? ListOf<TaskStateSpelling, Text> extends true
+    ? true
+    : Trimmed<Text> extends `[${infer Inner}]`
+      ? ListOf<`"${TaskStateSpelling}"`, Inner>
+      : false
+  : never;
 
-/** listTasks' query. */
-export type ListTasksQuery = SameKeys<
+/**
+ * Several task states in one string, as HTTP's query takes them: comma-separated ('Working,InputRequired',
+ * 'working, input-required') or a JSON-encoded list ('["Working", "Failed"]'), at most one of each state. Given the
+ * text (`Text`, as listTasks infers it from a literal), it is that text when every state in it is one, else never:
+ * 'Working,Done' and 'Working,' do not compile, as list_tasks refuses them. Without it (a variable annotated
+ * `TaskStatesText`), only the first state is checked: the rest is checked at run time.
+ */
+export type TaskStatesText<Text extends string = string> = Text &
+  NoInfer<
+    string extends Text ? `${TaskStateSpelling},${string}` | `[${string}]` : StatesInText<Text> extends true ? string : never
+  >;
+
+/** listTasks' query (`Text`: its state written as text, which listTasks checks: TaskStatesText). */
+export type ListTasksQuery<Text extends string = string> = SameKeys<
   z.input<typeof listTasksSchema>,
   {
     view?: 'assigned' | 'claimable' | 'sent';
     /**
      * One state, a list, or the list as comma-separated text ('Working,InputRequired', as GET /v1/tasks takes it) or
-     * JSON-encoded ('["Working"]'). The text's first state is checked here, every one at run time.
+     * JSON-encoded ('["Working"]'). Every state of a literal text is checked at compile time (TaskStatesText).
      */
-    state?: TaskStateSpelling | readonly TaskStateSpelling[] | TaskStatesText;
+    state?: TaskStateSpelling | readonly TaskStateSpelling[] | TaskStatesText<Text>;
     limit?: number;
     cursor?: string;
   }

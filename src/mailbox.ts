@@ -190,7 +190,7 @@ export class Mailbox {
         claimTask: (taskId: string, options: { leaseSeconds?: number } = {}, o?: CommandOptions) =>
           t.claim(actor, { taskId, ...options }, opts('claimTask', o, false)),
         updateTask: (input: UpdateTaskRequest, o?: CommandOptions) => t.transition(actor, input, opts('updateTask', o, false)),
-        listTasks: (query: ListTasksQuery = {}) => tq.listTasks(actor, query),
+        listTasks: <Text extends string = string>(query: ListTasksQuery<Text> = {}) => tq.listTasks(actor, query),
         getTask: (taskId: string) => tq.getTask(actor, { taskId }),
       }),
     );

@@ -6,7 +6,7 @@
  * in the same words, nothing written.
  */
 import { startTestServer, type TestServer } from '../support/httpServer';
-import type { MailboxClient } from '../../src/index';
+import type { MailboxClient, TaskStatesText } from '../../src/index';
 
 let server: TestServer;
 let t: Record<string, string>;
@@ -41,7 +41,14 @@ test('states as comma-separated or JSON-encoded text: the tasks HTTP lists for t
   const asking = await taskFor('@b', 'InputRequired');
   await taskFor('@b'); // Submitted: listed by neither
   await taskFor('@c', 'Working'); // @c's: not @b's
-  for (const state of ['Working,InputRequired', 'Working, TASK_STATE_INPUT_REQUIRED', '["Working","input-required"]'] as const) {
+  const texts = [
+    'Working,InputRequired',
+    'Working, TASK_STATE_INPUT_REQUIRED',
+    ' working ,input-required ',
+    '["Working","input-required"]',
+    ' [ "Working", "TASK_STATE_INPUT_REQUIRED" ] ',
+  ] as const;
+  for (const state of texts) {
     const overHttp = await server.call('GET', `/v1/tasks?state=${encodeURIComponent(state)}`, { token: t['@b'] });
     expect(overHttp.status).toBe(200);
     const listed = await b.listTasks({ state });
@@ -53,7 +60,9 @@ test('states as comma-separated or JSON-encoded text: the tasks HTTP lists for t
 test('a state in the text that is none: refused as HTTP refuses it, naming the state meant', async () => {
   const overHttp = await server.call('GET', '/v1/tasks?state=Working,Done', { token: t['@b'] });
   expect(overHttp.status).toBe(400);
-  const refused = await b.listTasks({ state: 'Working,Done' }).catch((error: { envelope: unknown }) => error.envelope);
+  // As a JavaScript caller (or a string the compiler cannot see) sends it: TypeScript refuses the literal.
+  const text: string = 'Working,Done';
+  const refused = await b.listTasks({ state: text as TaskStatesText }).catch((error: { envelope: unknown }) => error.envelope);
   expect(refused).toMatchObject({ code: 'VALIDATION_FAILED', field: 'state' });
   expect((refused as { message: string }).message).toContain(
     '"Done" is none of them: did you mean "state": ["Working","Completed"]?',

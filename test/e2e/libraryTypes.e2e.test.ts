@@ -199,6 +199,10 @@ export async function mistakes(client: MailboxClient): Promise<void> {
   await client.listTasks({ view: 'claimed' });
   await client.send({ to: '@b', subject: 's', body: 'b', task: { state: 'COMPLETED' } });
   await client.listTasks({ state: 'Done,Working' });
+  await client.listTasks({ state: 'working,done' });
+  await client.listTasks({ state: 'Working,' });
+  await client.listTasks({ state: '["Working", "Done"]' });
+  await client.listTasks({ state: 'Working,Failed,Working,Failed,Working,Failed,Working,Failed,Working,Failed' });
 }
 `;
 
@@ -245,6 +249,12 @@ const rightCalls = `
       // JSON-encoded.
       const states: TaskStatesText[] = ['Working,InputRequired', 'Working, TASK_STATE_FAILED', '["Working", "Failed"]'];
       for (const state of states) await client.listTasks({ state });
+      // Every state of a literal text is checked, as list_tasks checks them: white space around each, any number up to
+      // one of each state.
+      await client.listTasks({ state: 'working,input-required' });
+      await client.listTasks({ view: 'sent', state: ' Working , TASK_STATE_FAILED ' });
+      await client.listTasks({ state: '[ "working", "input-required", "TASK_STATE_AUTH_REQUIRED" ]' });
+      await client.listTasks({ state: 'Submitted,Working,InputRequired,AuthRequired,Completed,Canceled,Failed,Rejected,Unknown' });
       await client.updateTask({ taskId: messageId, to: 'Completed', artifacts: '[{"parts": [{"kind": "text", "text": "LGTM"}]}]' });
     }
   `;
@@ -261,6 +271,11 @@ test('the methods take typed inputs: a misspelt field or a value that is none is
   expect(on(9)).toEqual([expect.stringMatching(/TS\d+ .*'"claimed"' is not assignable/)]);
   expect(on(10)).toEqual([expect.stringMatching(/TS\d+ .*'"COMPLETED"' is not assignable/)]);
   expect(on(11)).toEqual([expect.stringMatching(/TS\d+ .*'"Done,Working"' is not assignable/)]);
-  expect(errors).toHaveLength(9);
+  // Every state of a text is checked, not its first only; and no more states than there are (as list_tasks refuses).
+  expect(on(12)).toEqual([expect.stringMatching(/TS\d+ .*'"working,done"' is not assignable/)]);
+  expect(on(13)).toEqual([expect.stringMatching(/TS\d+ .*'"Working,"' is not assignable/)]);
+  expect(on(14)).toEqual([expect.stringMatching(/TS\d+ .*'"\[\\"Working\\", \\"Done\\"\]"' is not assignable/)]);
+  expect(on(15)).toEqual([expect.stringMatching(/TS\d+ .*'"Working,Failed,Working.*' is not assignable/)]);
+  expect(errors).toHaveLength(13);
   expect(errorsIn('right.mts')).toEqual([]);
 }, 120_000);

@@ -4,59 +4,28 @@
  * its sender answered `events: []` and `leaseExpiresAt: null`; update_task to Submitted (a release) with a note or a
  * reason answered the release, and the text was in no event. Every refusal writes nothing.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startTestServer, type TestServer } from '../support/httpServer';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { callTool as tool, mcpTestServer } from '../support/mcpSdkClients';
 
-let server: TestServer;
-let t: Record<string, string>;
-const clients: Client[] = [];
+const mcp = mcpTestServer('task-arguments-e2e');
+const mcpClient = (identity: string): Promise<Client> => mcp.clients.http(mcp.t[identity]);
 
-beforeAll(async () => {
-  server = await startTestServer();
-  t = await server.register(['@a', '@b', '@c']);
-});
-afterAll(async () => {
-  for (const client of clients) await client.close();
-  await server.close();
-});
-
-async function mcpClient(identity: string): Promise<Client> {
-  const client = new Client({ name: 'task-arguments-e2e', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${t[identity]}` } },
-    }),
-  );
-  clients.push(client);
-  return client;
-}
-
-const tool = async (client: Client, name: string, args: Record<string, unknown>) => {
-  const result = (await client.callTool({ name, arguments: args })) as { isError?: boolean; structuredContent?: any };
-  return { isError: result.isError === true, body: result.structuredContent };
-};
-
-const sendTask = async (to: string) => {
-  const { status, body } = await server.call('POST', '/v1/messages', {
-    token: t['@a'],
-    body: { to, subject: 'a task', body: 'x', task: {} },
-  });
-  expect(status).toBe(201);
-  return body.messageId as string;
-};
+const sendTask = (to: string) => mcp.sendAs('@a', { to, subject: 'a task', body: 'x', task: {} });
 
 test('leaseSeconds on a direct task: refused over MCP as over HTTP, nothing written', async () => {
   const taskId = await sendTask('@b');
   const b = await mcpClient('@b');
-  const before = await server.eventCount();
+  const before = await mcp.server.eventCount();
   const overMcp = await tool(b, 'claim_task', { taskId, leaseSeconds: 600 });
   expect(overMcp.isError).toBe(true);
   expect(overMcp.body).toMatchObject({ code: 'VALIDATION_FAILED', field: 'leaseSeconds', taskId });
   expect(overMcp.body.message).toMatch(/sent directly to @b: it is theirs from the send.*takes no lease/);
-  const overHttp = await server.call('POST', `/v1/tasks/${taskId}/claim`, { token: t['@b'], body: { leaseSeconds: 600 } });
+  const overHttp = await mcp.server.call('POST', `/v1/tasks/${taskId}/claim`, {
+    token: mcp.t['@b'],
+    body: { leaseSeconds: 600 },
+  });
   expect([overHttp.status, overHttp.body]).toEqual([400, overMcp.body]);
-  expect(await server.eventCount()).toBe(before);
+  expect(await mcp.server.eventCount()).toBe(before);
   // Without leaseSeconds, claiming a direct task still changes nothing, as documented.
   expect((await tool(b, 'claim_task', { taskId })).body).toMatchObject({ assignee: '@b', events: [] });
 });
@@ -82,12 +51,12 @@ test('leaseSeconds while the task waits on its sender: refused (no lease runs th
   await tool(b, 'claim_task', { taskId, leaseSeconds: 600 });
   await tool(b, 'update_task', { taskId, to: 'Working' });
   await tool(b, 'update_task', { taskId, to: 'input-required', note: 'which branch?' });
-  const before = await server.eventCount();
+  const before = await mcp.server.eventCount();
   const refused = await tool(b, 'claim_task', { taskId, leaseSeconds: 60 });
   expect(refused.isError).toBe(true);
   expect(refused.body).toMatchObject({ code: 'VALIDATION_FAILED', field: 'leaseSeconds', state: 'InputRequired' });
   expect(refused.body.message).toMatch(/waits on its sender/);
-  expect(await server.eventCount()).toBe(before);
+  expect(await mcp.server.eventCount()).toBe(before);
 });
 
 test.each(['note', 'reason'])(
@@ -96,17 +65,17 @@ test.each(['note', 'reason'])(
     const taskId = await sendTask('AGENT:*');
     const c = await mcpClient('@c');
     await tool(c, 'claim_task', { taskId });
-    const before = await server.eventCount();
+    const before = await mcp.server.eventCount();
     const refused = await tool(c, 'update_task', { taskId, to: 'Submitted', [field]: 'not for me' });
     expect(refused.isError).toBe(true);
     expect(refused.body).toMatchObject({ code: 'VALIDATION_FAILED', field, to: 'Submitted' });
     expect(refused.body.message).toMatch(new RegExp(`records no ${field}.*send the sender a message`));
-    const overHttp = await server.call('POST', `/v1/tasks/${taskId}/transition`, {
-      token: t['@c'],
+    const overHttp = await mcp.server.call('POST', `/v1/tasks/${taskId}/transition`, {
+      token: mcp.t['@c'],
       body: { to: 'Submitted', [field]: 'not for me' },
     });
     expect([overHttp.status, overHttp.body]).toEqual([400, refused.body]);
-    expect(await server.eventCount()).toBe(before);
+    expect(await mcp.server.eventCount()).toBe(before);
     // Released as documented, the task is claimable again.
     expect((await tool(c, 'update_task', { taskId, to: 'Submitted' })).body).toMatchObject({
       assignee: null,
@@ -128,19 +97,19 @@ test.each([
     const a = await mcpClient('@a');
     const taskId = await sendTask('@b');
     await tool(b, 'update_task', { taskId, to: 'Working' });
-    const before = await server.eventCount();
+    const before = await mcp.server.eventCount();
     const artifact = await tool(b, 'update_task', { taskId, to: 'Completed', artifacts: [{ parts: [part] }] });
     expect(artifact).toMatchObject({ isError: true, body: { code: 'VALIDATION_FAILED', field: 'artifacts.0.parts.0.kind' } });
     expect(artifact.body.message).toContain(`${forms}; ${had}`);
     const input = await tool(a, 'add_message', { to: '@b', subject: 's', body: 'x', task: { input: { parts: [part] } } });
     expect(input).toMatchObject({ isError: true, body: { code: 'VALIDATION_FAILED', field: 'task.input.parts.0.kind' } });
     expect(input.body.message).toContain(`${forms}; ${had}`);
-    const overHttp = await server.call('POST', `/v1/tasks/${taskId}/transition`, {
-      token: t['@b'],
+    const overHttp = await mcp.server.call('POST', `/v1/tasks/${taskId}/transition`, {
+      token: mcp.t['@b'],
       body: { to: 'Completed', artifacts: [{ parts: [part] }] },
     });
     expect([overHttp.status, overHttp.body]).toEqual([400, artifact.body]);
-    expect(await server.eventCount()).toBe(before);
+    expect(await mcp.server.eventCount()).toBe(before);
     // The form it shows is taken.
     const done = await tool(b, 'update_task', {
       taskId,
@@ -161,15 +130,15 @@ test.each([
   const b = await mcpClient('@b');
   const taskId = await sendTask('@b');
   await tool(b, 'update_task', { taskId, to: 'Working' });
-  const before = await server.eventCount();
+  const before = await mcp.server.eventCount();
   const overMcp = await tool(b, 'update_task', { taskId, to: word });
   expect(overMcp).toMatchObject({ isError: true, body: { code: 'VALIDATION_FAILED', field: 'to' } });
   expect(overMcp.body.message).toMatch(/^update_task: 'to' must be a task state: one of Submitted, Working, /);
   expect(overMcp.body.message).toContain(`, not ${JSON.stringify(word)}: did you mean ${meant}?`);
-  const overHttp = await server.call('POST', `/v1/tasks/${taskId}/transition`, { token: t['@b'], body: { to: word } });
+  const overHttp = await mcp.server.call('POST', `/v1/tasks/${taskId}/transition`, { token: mcp.t['@b'], body: { to: word } });
   expect([overHttp.status, overHttp.body]).toEqual([400, overMcp.body]);
-  expect(await server.eventCount()).toBe(before);
-  expect((await server.call('GET', `/v1/tasks/${taskId}`, { token: t['@b'] })).body.mailbox.state).toBe('Working');
+  expect(await mcp.server.eventCount()).toBe(before);
+  expect((await mcp.server.call('GET', `/v1/tasks/${taskId}`, { token: mcp.t['@b'] })).body.mailbox.state).toBe('Working');
 });
 
 test('a word that names no state is refused as before, with no guess', async () => {

@@ -2,33 +2,21 @@
  * A task refusal says what is true now and a next step that is open to the caller, never one that is not. Found by
  * walking a swarm's flows over plain HTTP (helper ht): @s sends, @b and @c are its audience.
  */
-import { startTestServer, type TestServer } from '../support/httpServer';
+import { agentsServer } from '../support/agentsServer';
 import { subscribe } from './wakeSubscriber';
 
-let server: TestServer;
-let t: Record<string, string>;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  t = await server.register(['@s', '@b', '@c']);
-});
-afterAll(() => server.close());
-
-const post = async (who: string, path: string, body: object, status = 200) => {
-  const answer = await server.call('POST', path, { token: t[who], body });
-  expect([answer.status, answer.body]).toEqual([status, expect.anything()]);
-  return answer.body;
-};
+const api = agentsServer(['@s', '@b', '@c']);
+const post = (who: string, path: string, body: object, status?: number) => api.post(who, path, body, status);
 
 const sendTask = async (to: string | string[]): Promise<string> =>
   (await post('@s', '/v1/messages', { to, subject: 'a task', body: 'x', task: {} }, 201)).messageId;
 
 /** The refusal of `who`'s call, and that it wrote nothing. */
 const refusal = async (who: string, path: string, body: object, status: number) => {
-  const before = await server.eventCount();
-  const answer = await server.call('POST', path, { token: t[who], body });
+  const before = await api.server.eventCount();
+  const answer = await api.server.call('POST', path, { token: api.t[who], body });
   expect([answer.status, answer.body.code]).toEqual([status, expect.any(String)]);
-  expect(await server.eventCount()).toBe(before);
+  expect(await api.server.eventCount()).toBe(before);
   return answer.body;
 };
 
@@ -142,7 +130,7 @@ describe('a claim refused while another holds the task says the caller is woken 
       const moving = await refusal('@c', `/v1/tasks/${taskId}/transition`, { to: 'Working' }, 409);
       expect(moving.message).toContain('you are woken (wake/task), and you may claim it');
 
-      const wakes = await subscribe(server.url, t['@c']);
+      const wakes = await subscribe(api.server.url, api.t['@c']);
       try {
         await post('@b', `/v1/tasks/${taskId}/transition`, { to: 'Submitted' });
         const woken = await wakes.next((e) => e.event === 'wake' && e.data.type === 'wake/task' && e.data.taskId === taskId);

@@ -4,9 +4,8 @@
  * claimable again, @b's claim wins. A finished task and a direct task of @e's stay as they are; a retirement of an
  * agent holding nothing, and a repeated retirement, write nothing more than before.
  */
-import { randomUUID } from 'node:crypto';
-import type { NewEvent } from '../../src/events/types';
 import { startTestServer, type TestServer } from '../support/httpServer';
+import { appendRetirementAsCrashed } from '../support/agentsServer';
 
 let server: TestServer;
 let t: Record<string, string>;
@@ -112,22 +111,8 @@ it('a crash between the retirement and its releases: a claim by the audience suc
   const leftOver = await send({ to: 'AGENT:*', subject: 'crash 2', body: 'x', task: { state: 'submitted' } });
   for (const taskId of [claimedNow, leftOver]) expect(await claim('@d', taskId)).toMatchObject({ status: 200 });
   await move('@d', claimedNow, { to: 'working' });
-  const CRASHED_AT = '2026-01-01T00:00:00.000Z'; // any moment: nothing here reads it
   // The retirement as a process that crashed right after appending it leaves it: AgentRetired, no release.
-  const retirement = {
-    eventId: randomUUID(),
-    type: 'AgentRetired',
-    data: { identity: '@d', retiredAt: CRASHED_AT },
-    metadata: {
-      commandId: 'crashed',
-      correlationId: 'crashed',
-      causationId: 'crashed',
-      actor: 'admin',
-      at: CRASHED_AT,
-      schemaVersion: 1,
-    },
-  } as NewEvent;
-  await server.mailbox.eventStore.append('mailbox-agents', [retirement], 'any');
+  await appendRetirementAsCrashed(server, '@d');
 
   const before = await server.eventCount();
   const won = await claim('@c', claimedNow);

@@ -6,10 +6,9 @@
  * Its holders are woken as on any cancel, nobody waits on the outcome, the audience's claimable lists drop it, the
  * sender's timeline tells it, and until a retirement's cancels are written its holder may not ask the retired sender.
  */
-import { randomUUID } from 'node:crypto';
-import type { NewEvent } from '../../src/events/types';
 import type { TaskWakeEvent, WakeEvent } from '../../src/projections/viewChanges';
 import { startTestServer, type TestServer } from '../support/httpServer';
+import { appendRetirementAsCrashed } from '../support/agentsServer';
 
 let server: TestServer;
 let t: Record<string, string>;
@@ -190,22 +189,8 @@ it('a crash between the retirement and its cancels: the holder may not ask the r
   const taskId = await send('@r', { to: ['@c', '@d'], subject: 'crash', body: 'x', task: {} });
   await claim('@d', taskId);
   await move('@d', taskId, { to: 'working' });
-  const CRASHED_AT = '2026-01-01T00:00:00.000Z'; // any moment: nothing here reads it
   // The retirement as a process that crashed right after appending it leaves it: AgentRetired, no cancel.
-  const retirement = {
-    eventId: randomUUID(),
-    type: 'AgentRetired',
-    data: { identity: '@r', retiredAt: CRASHED_AT },
-    metadata: {
-      commandId: 'crashed',
-      correlationId: 'crashed',
-      causationId: 'crashed',
-      actor: 'admin',
-      at: CRASHED_AT,
-      schemaVersion: 1,
-    },
-  } as NewEvent;
-  await server.mailbox.eventStore.append('mailbox-agents', [retirement], 'any');
+  await appendRetirementAsCrashed(server, '@r');
 
   const before = await server.eventCount();
   for (const to of ['input-required', 'auth-required']) {

@@ -3,26 +3,16 @@
  * v1.0 has no UNKNOWN), and that word was refused as no task state ("must be a task state: one of ..."), in a send's
  * task.state, list_tasks' state and update_task's to alike. Found by walking tasks as an agent over MCP (helper ht2).
  */
-import { startTestServer, type TestServer } from '../support/httpServer';
-import { McpSdkClients } from '../support/mcpSdkClients';
+import { mcpTestServer } from '../support/mcpSdkClients';
 
-let server: TestServer;
-let t: Record<string, string>;
-const clients = new McpSdkClients(() => server.url, 'state-as-answered');
-beforeAll(async () => {
-  server = await startTestServer();
-  t = await server.register(['@s', '@b', '@c']);
-});
-afterAll(async () => {
-  await clients.closeAll();
-  await server.close();
-});
+const mcp = mcpTestServer('state-as-answered', ['@s', '@b', '@c']);
+const clients = mcp.clients;
 
 const answer = (result: any) => result.structuredContent ?? JSON.parse(result.content[0].text);
 
 test('the v1.0 state get_task answers for Unknown is taken back over MCP: in a send, a listing filter and a move', async () => {
-  const s = await clients.http(t['@s']);
-  const b = await clients.http(t['@b']);
+  const s = await clients.http(mcp.t['@s']);
+  const b = await clients.http(mcp.t['@b']);
   const first = answer(
     await s.callTool({ name: 'add_message', arguments: { to: '@b', subject: 'triage', body: 'x', task: { state: 'Unknown' } } }),
   );
@@ -41,7 +31,7 @@ test('the v1.0 state get_task answers for Unknown is taken back over MCP: in a s
     ['triage', 'Unknown'],
   ]);
   // A move to it is a transition like any other: refused as one (only Canceled leaves Unknown), nothing written.
-  const before = await server.eventCount();
+  const before = await mcp.server.eventCount();
   const moved = await s.callTool({ name: 'update_task', arguments: { taskId: first.messageId, to: read.status.state } });
   expect(answer(moved)).toMatchObject({
     code: 'INVALID_TRANSITION',
@@ -49,5 +39,5 @@ test('the v1.0 state get_task answers for Unknown is taken back over MCP: in a s
     requested: 'Unknown',
     allowed: ['Canceled'],
   });
-  expect(await server.eventCount()).toBe(before);
+  expect(await mcp.server.eventCount()).toBe(before);
 });

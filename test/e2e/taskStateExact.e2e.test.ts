@@ -5,50 +5,16 @@
  * moved the task while a send with priority 'High' was refused. Now each is refused, over MCP as over HTTP, with the
  * states and the one meant, and nothing is written; the three spellings still move the task, stored PascalCase.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startTestServer, type TestServer } from '../support/httpServer';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { callTool as tool, mcpTestServer } from '../support/mcpSdkClients';
 
-let server: TestServer;
-let t: Record<string, string>;
-const clients: Client[] = [];
+const mcp = mcpTestServer('task-state-exact-e2e');
+const mcpClient = (identity: string): Promise<Client> => mcp.clients.http(mcp.t[identity]);
 
-beforeAll(async () => {
-  server = await startTestServer();
-  t = await server.register(['@a', '@b', '@c']);
-});
-afterAll(async () => {
-  for (const client of clients) await client.close();
-  await server.close();
-});
-
-async function mcpClient(identity: string): Promise<Client> {
-  const client = new Client({ name: 'task-state-exact-e2e', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${t[identity]}` } },
-    }),
-  );
-  clients.push(client);
-  return client;
-}
-
-const tool = async (client: Client, name: string, args: Record<string, unknown>) => {
-  const result = (await client.callTool({ name, arguments: args })) as { isError?: boolean; structuredContent?: any };
-  return { isError: result.isError === true, body: result.structuredContent };
-};
-
-const sendTask = async (from: string, to: string) => {
-  const { status, body } = await server.call('POST', '/v1/messages', {
-    token: t[from],
-    body: { to, subject: 'a task', body: 'x', task: {} },
-  });
-  expect(status).toBe(201);
-  return body.messageId as string;
-};
+const sendTask = (from: string, to: string) => mcp.sendAs(from, { to, subject: 'a task', body: 'x', task: {} });
 
 const move = (identity: string, taskId: string, to: string) =>
-  server.call('POST', `/v1/tasks/${taskId}/transition`, { token: t[identity], body: { to } });
+  mcp.server.call('POST', `/v1/tasks/${taskId}/transition`, { token: mcp.t[identity], body: { to } });
 
 const STATES = 'Submitted, Working, InputRequired, Completed, Canceled, Failed, Rejected, AuthRequired, Unknown';
 
@@ -65,7 +31,7 @@ test.each([
     const sender = who === '@a' ? '@b' : '@a';
     const holder = who === '@a' ? '@b' : who;
     const taskId = await sendTask(sender, holder);
-    const before = await server.eventCount();
+    const before = await mcp.server.eventCount();
     const overHttp = await move(who, taskId, to);
     expect(overHttp.status).toBe(400);
     expect(overHttp.body).toMatchObject({ code: 'VALIDATION_FAILED', field: 'to' });
@@ -75,33 +41,33 @@ test.each([
     expect(overMcp.isError).toBe(true);
     expect(overMcp.body).toMatchObject({ code: 'VALIDATION_FAILED', field: 'to' });
     expect(overMcp.body.message).toContain(`did you mean ${meant}? (written exactly so)`);
-    expect(await server.eventCount()).toBe(before);
-    const task = await server.call('GET', `/v1/tasks/${taskId}`, { token: t[sender] });
+    expect(await mcp.server.eventCount()).toBe(before);
+    const task = await mcp.server.call('GET', `/v1/tasks/${taskId}`, { token: mcp.t[sender] });
     expect(task.body.mailbox.state).toBe('Submitted');
   },
 );
 
 test('a send whose task state is in another case, and a list_tasks filter so written, are refused alike; nothing written', async () => {
-  const before = await server.eventCount();
-  const sent = await server.call('POST', '/v1/messages', {
-    token: t['@a'],
+  const before = await mcp.server.eventCount();
+  const sent = await mcp.server.call('POST', '/v1/messages', {
+    token: mcp.t['@a'],
     body: { to: '@b', subject: 'a task', body: 'x', task: { state: 'SUBMITTED' } },
   });
   expect(sent.status).toBe(400);
   expect(sent.body).toMatchObject({ code: 'VALIDATION_FAILED', field: 'task.state' });
   expect(sent.body.message).toContain('not "SUBMITTED": did you mean Submitted? (written exactly so)');
   // As a priority in another case is (unchanged): the same words for both.
-  const high = await server.call('POST', '/v1/messages', {
-    token: t['@a'],
+  const high = await mcp.server.call('POST', '/v1/messages', {
+    token: mcp.t['@a'],
     body: { to: '@b', subject: 'a note', body: 'x', priority: 'High' },
   });
   expect(high.status).toBe(400);
   expect(high.body.message).toContain('did you mean "high"? (written exactly so)');
-  const listed = await server.call('GET', '/v1/tasks?view=sent&state=WORKING', { token: t['@a'] });
+  const listed = await mcp.server.call('GET', '/v1/tasks?view=sent&state=WORKING', { token: mcp.t['@a'] });
   expect(listed.status).toBe(400);
   expect(listed.body).toMatchObject({ code: 'VALIDATION_FAILED', field: 'state' });
   expect(listed.body.message).toContain('did you mean "state": ["Working"]?');
-  expect(await server.eventCount()).toBe(before);
+  expect(await mcp.server.eventCount()).toBe(before);
 });
 
 test('the three spellings DESIGN names move a task, stored PascalCase, for three agents', async () => {
@@ -111,8 +77,8 @@ test('the three spellings DESIGN names move a task, stored PascalCase, for three
   expect((await move('@b', forB, 'working')).status).toBe(200);
   expect((await move('@c', forC, 'TASK_STATE_WORKING')).status).toBe(200);
   expect((await move('@a', forA, 'Working')).status).toBe(200);
-  const asked = await server.call('POST', `/v1/tasks/${forB}/transition`, {
-    token: t['@b'],
+  const asked = await mcp.server.call('POST', `/v1/tasks/${forB}/transition`, {
+    token: mcp.t['@b'],
     body: { to: 'TASK_STATE_INPUT_REQUIRED', note: 'which branch?' },
   });
   expect(asked.status).toBe(200);
@@ -122,7 +88,10 @@ test('the three spellings DESIGN names move a task, stored PascalCase, for three
       [forB, '@a'],
       [forC, '@a'],
       [forA, '@c'],
-    ].map(async ([taskId, sender]) => (await server.call('GET', `/v1/tasks/${taskId}`, { token: t[sender] })).body.mailbox.state),
+    ].map(
+      async ([taskId, sender]) =>
+        (await mcp.server.call('GET', `/v1/tasks/${taskId}`, { token: mcp.t[sender] })).body.mailbox.state,
+    ),
   );
   expect(states).toEqual(['InputRequired', 'Canceled', 'Working']);
 });

@@ -5,26 +5,16 @@
  * says it), its other keys as sent (nothing added: until the task moves, it equals the envelope sent). Read with the
  * MCP SDK client and over HTTP, by the sender and two of the audience.
  */
-import { startTestServer, type TestServer } from '../support/httpServer';
-import { McpSdkClients } from '../support/mcpSdkClients';
+import { mcpTestServer } from '../support/mcpSdkClients';
 
-let server: TestServer;
-let t: Record<string, string>;
-const clients = new McpSdkClients(() => server.url, 'task-state-in-mail');
-beforeAll(async () => {
-  server = await startTestServer();
-  t = await server.register(['@s', '@b', '@c']);
-});
-afterAll(async () => {
-  await clients.closeAll();
-  await server.close();
-});
+const mcp = mcpTestServer('task-state-in-mail', ['@s', '@b', '@c']);
+const clients = mcp.clients;
 
 const ENVELOPE = { expectedOutput: { shape: 'review' }, budget: { maxTokens: 5000 } };
 const answer = (result: any) => result.structuredContent ?? JSON.parse(result.content[0].text);
 
 test('a completed task reads Completed in every answer carrying its message, the rest of its envelope as sent', async () => {
-  const [s, b, c] = await Promise.all(['@s', '@b', '@c'].map((who) => clients.http(t[who])));
+  const [s, b, c] = await Promise.all(['@s', '@b', '@c'].map((who) => clients.http(mcp.t[who])));
   const sent = answer(
     await s.callTool({
       name: 'add_message',
@@ -47,7 +37,7 @@ test('a completed task reads Completed in every answer carrying its message, the
   for (const reader of [s, b, c])
     expect(answer(await reader.callTool({ name: 'get_message', arguments: { messageId: taskId } })).task).toEqual(now);
   for (const reader of ['@s', '@b', '@c']) {
-    const got = await server.call('GET', `/v1/messages/${taskId}`, { token: t[reader] });
+    const got = await mcp.server.call('GET', `/v1/messages/${taskId}`, { token: mcp.t[reader] });
     expect({ status: got.status, task: got.body.task }).toEqual({ status: 200, task: now });
   }
   // The listings carry it so too: the inboxes of the audience, the sender's outbox.
@@ -55,6 +45,6 @@ test('a completed task reads Completed in every answer carrying its message, the
   expect(
     answer(await s.callTool({ name: 'list_messages', arguments: { box: 'outbox' } })).messages.map((m: any) => m.task),
   ).toEqual([now]);
-  const listed = await server.call('GET', '/v1/messages', { token: t['@b'] });
+  const listed = await mcp.server.call('GET', '/v1/messages', { token: mcp.t['@b'] });
   expect(listed.body.messages.map((m: any) => m.task)).toEqual([now]);
 });

@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { runStdioMcp } from '../../src/stdioMcp';
-import { startTestServer, type TestServer } from './httpServer';
+import { agentsServer, type AgentsServer } from './agentsServer';
 
 /**
  * `mailbox mcp` on in-memory pipes, spoken to raw: `toServer` is its stdin; `lines`, each line it answered, parsed;
@@ -97,11 +97,17 @@ export class McpSdkClients {
 /** A tool call's result as the SDK returns it. */
 export type ToolResult = { isError?: boolean; content: Array<{ text: string }>; structuredContent?: any; _meta?: any };
 
-export interface McpTestServer {
-  /** The server (set in beforeAll). */
-  readonly server: TestServer;
-  /** identity -> token of the agents registered (set in beforeAll). */
-  readonly t: Record<string, string>;
+/** A tool call as an agent's host makes it: whether it was refused (isError), and its structured answer. */
+export async function callTool(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ isError: boolean; body: any }> {
+  const result = (await client.callTool({ name, arguments: args })) as ToolResult;
+  return { isError: result.isError === true, body: result.structuredContent };
+}
+
+export interface McpTestServer extends AgentsServer {
   readonly clients: McpSdkClients;
   /** Sends `message` over HTTP as `identity` (a registered one); the new message's id. */
   sendAs(identity: string, message: Record<string, unknown>): Promise<string>;
@@ -112,32 +118,21 @@ export interface McpTestServer {
  * show per recipient), and MCP SDK clients of it named `name`; clients and server closed in afterAll.
  */
 export function mcpTestServer(name: string, identities: string[] = ['@a', '@b', '@c']): McpTestServer {
-  let server: TestServer | undefined;
-  let t: Record<string, string> | undefined;
-  const clients = new McpSdkClients(() => fixture.server.url, name);
-  const fixture: McpTestServer = {
+  const clients = new McpSdkClients(() => agents.server.url, name);
+  const agents = agentsServer(identities, { beforeClose: () => clients.closeAll() });
+  return {
     get server() {
-      if (!server) throw new Error('the test server starts in beforeAll');
-      return server;
+      return agents.server;
     },
     get t() {
-      if (!t) throw new Error('the agents are registered in beforeAll');
-      return t;
+      return agents.t;
     },
     clients,
+    post: (who, path, body, status) => agents.post(who, path, body, status),
     async sendAs(identity, message) {
-      const sent = await fixture.server.call('POST', '/v1/messages', { token: fixture.t[identity], body: message });
+      const sent = await agents.server.call('POST', '/v1/messages', { token: agents.t[identity], body: message });
       if (sent.status !== 201) throw new Error(`the set-up send failed: ${sent.status} ${JSON.stringify(sent.body)}`);
       return sent.body.messageId as string;
     },
   };
-  beforeAll(async () => {
-    server = await startTestServer();
-    t = await server.register(identities);
-  });
-  afterAll(async () => {
-    await clients.closeAll();
-    await server?.close();
-  });
-  return fixture;
 }

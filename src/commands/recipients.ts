@@ -44,18 +44,45 @@ const BROADCAST_HINT =
   ` Did you mean ${BROADCAST}, the broadcast? It is written exactly so: AGENT in capitals, a colon, an asterisk, ` +
   'nothing before or after.';
 
+/**
+ * An identity written without its @ ('bob', ' bob'), or one a known identity is near ('bn' for @ben): "Did you mean
+ * @bob?", and the identities meant. The refusal of 'bob' and of ['@bob', 'carol'] named the two valid shapes, and @bob only in its
+ * `suggestions`: a model read the message, and guessed.
+ */
+function identityMeant(written: string, knownIdentities: readonly string[]): { hint: string; meant: string[] } {
+  const near = closestIdentities(written, knownIdentities);
+  const withAt = `@${written.trim()}`;
+  const missingAt = !written.trim().startsWith('@') && isIdentity(withAt);
+  // A registered identity near it first ('bn' for @ben); else the identity it would be with its @ ('dave': @dave).
+  const meant = near.length > 0 ? near : missingAt ? [withAt] : [];
+  if (meant.length === 0) return { hint: '', meant };
+  const atMissing = missingAt && meant.includes(withAt) ? ' The @ is part of the identity.' : '';
+  return { hint: ` Did you mean ${meant.join(' or ')}?${atMissing}`, meant };
+}
+
+/**
+ * `@b,@c`, or `@b, c` with c registered: several identities in one string, some perhaps without their @ (a known
+ * identity's); each as an identity, or null when it is not that.
+ */
+function severalMeant(to: string, knownIdentities: readonly string[]): string[] | null {
+  const parts = splitSeveral(to).map((part) => (isIdentity(part) || !knownIdentities.includes(`@${part}`) ? part : `@${part}`));
+  return parts.length > 1 && parts.every(isIdentity) ? parts : null;
+}
+
 export function invalidRecipientShape(to: unknown, knownIdentities: readonly string[] = []): MailboxError {
   const shown = typeof to === 'string' ? to : (JSON.stringify(to) ?? String(to)); // undefined stringifies to undefined
   const broadcast = typeof to === 'string' && meantBroadcast(to);
+  const several = typeof to === 'string' ? severalMeant(to, knownIdentities) : null;
+  const identity = typeof to === 'string' && !broadcast && several === null ? identityMeant(to, knownIdentities) : null;
   const near = typeof to === 'string' ? closestIdentities(to, knownIdentities) : [];
-  const suggestions = broadcast ? [BROADCAST, ...near] : near;
+  const suggestions = broadcast ? [BROADCAST, ...near] : (identity?.meant ?? near);
   const hint = broadcast
     ? BROADCAST_HINT
     : shown.startsWith('AGENT:')
       ? ' AGENT:<name> is not a valid form: only the literal AGENT:* broadcasts.'
-      : typeof to === 'string' && readsLikeSeveral(to)
-        ? ` To write to several identities, give 'to' as a list: ${JSON.stringify(splitSeveral(to))} (text is never split).`
-        : '';
+      : several !== null
+        ? ` To write to several identities, give 'to' as a list: ${JSON.stringify(several)} (text is never split).`
+        : (identity?.hint ?? '');
   return new MailboxError(
     'INVALID_RECIPIENT_SHAPE',
     'Invalid recipient shape',
@@ -78,13 +105,19 @@ export const readsLikeSeveral = (to: string): boolean => {
 function invalidListEntry(list: readonly unknown[], index: number, knownIdentities: readonly string[]): MailboxError {
   const entry = list[index];
   const shown = typeof entry === 'string' ? `'${entry}'` : (JSON.stringify(entry) ?? String(entry));
-  const suggestions = typeof entry === 'string' ? closestIdentities(entry, knownIdentities) : [];
+  const broadcast = typeof entry === 'string' && entry !== BROADCAST && meantBroadcast(entry);
+  const identity = typeof entry === 'string' && !broadcast ? identityMeant(entry, knownIdentities) : null;
+  const suggestions = broadcast ? [BROADCAST] : (identity?.meant ?? []);
   const why =
     entry === BROADCAST
       ? `AGENT:* cannot be one entry of a list: it already means every active agent. Send the broadcast on its own ` +
         `(to: 'AGENT:*'), or list only @<identifier> entries.`
       : `A list holds @<identifier> entries only (1-64 of A-Z a-z 0-9 _ -, e.g. @neo-gpt).` +
-        (typeof entry === 'string' && entry.startsWith('AGENT:') ? ' AGENT:<name> is not a valid form.' : '');
+        (broadcast
+          ? ` For every agent, send to: 'AGENT:*' on its own (not in a list): the broadcast is written exactly so.`
+          : typeof entry === 'string' && entry.startsWith('AGENT:')
+            ? ' AGENT:<name> is not a valid form.'
+            : (identity?.hint ?? ''));
   return new MailboxError(
     'INVALID_RECIPIENT_SHAPE',
     'Invalid recipient shape',

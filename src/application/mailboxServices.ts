@@ -17,6 +17,8 @@ import type { TaskQueries } from './taskQueries';
 import type { RejectionLog } from './rejectionLog';
 import type { DeliveryQueries } from './deliveryQueries';
 import type { WakeRecorder } from './wakeRecorder';
+import type { SeenMarks } from './seenMarks';
+import type { StreamRefusal } from './refusedStreams';
 import type { Clock } from './runtime';
 
 export interface MailboxServices {
@@ -39,4 +41,12 @@ export interface MailboxServices {
   readonly clock?: Clock;
   /** Where the wake streams record the wakes they handed out (the ledger's `woken`). */
   readonly wakeRecorder: WakeRecorder;
+  /** The seen marks waiting to be written (absent: a surface that notes none). */
+  readonly seenMarks?: SeenMarks;
+}
+
+/** The streams the background writers keep writing to and the store refuses for what only an operator mends. */
+export function refusedStreams(mailbox: MailboxServices): StreamRefusal[] {
+  const ledger = mailbox.wakeRecorder.refusal();
+  return [...(ledger === null ? [] : [ledger]), ...(mailbox.seenMarks?.refusals() ?? [])];
 }

@@ -6,15 +6,17 @@
  * the rest, so a mark noted twice (a second listing before the views caught up) costs only its bytes.
  *
  * A failed write keeps the marks for the next flush; beyond MAX_PENDING unwritten marks, new ones are
- * refused with a logged warning (the count is kept in `dropped`), so a long store outage cannot grow
- * the process without bound. A store that does not answer (EventStoreDB stopped) is said once, then at debug, and
+ * refused with a logged warning (the count is kept in `dropped`, on /metrics), so a long store outage cannot grow
+ * the process without bound. A recipient's seen stream the store refuses for what only an operator mends (deleted under
+ * the mailbox) keeps its marks apart, up to REFUSED_KEPT of them: its marks filled the shared bound, and then every
+ * other recipient's new marks were dropped; /readyz names the stream (status "degraded"). A store that does not answer (EventStoreDB stopped) is said once, then at debug, and
  * once more when it answers again (support/storeOutage.ts): each retry (every MAILBOX_SEEN_FLUSH_MS) logged a warn
  * line with the whole gRPC stack, five a second for as long as the log was down.
  */
 import { inject, injectable } from 'tsyringe';
 import type { Logger } from 'pino';
 import type { MailboxConfig } from '../config';
-import { isMailboxError, needsOperator, type MailboxError } from '../errors';
+import type { MailboxError } from '../errors';
 import { deterministicEventId } from '../events/eventIds';
 import type { EventStore } from '../events/eventStore';
 import { checkNewEvent } from '../events/readEvent';
@@ -24,10 +26,13 @@ import { CURRENT_SCHEMA_VERSION } from '../events/upcasters';
 import { StoreOutage } from '../support/storeOutage';
 import { TOKENS } from '../tokens';
 import type { Clock, IdGenerator } from './runtime';
+import { refusalOf, type StreamRefusal } from './refusedStreams';
 
 /** Ids per MessagesSeen event: a 200-message page is one event, a long backlog a few of bounded size. */
 export const MAX_PER_EVENT = 500;
 const MAX_PENDING = 100_000;
+/** Marks kept for one recipient whose seen stream the store refuses (all such recipients together: MAX_PENDING). */
+export const REFUSED_KEPT = 10_000;
 /** (recipient, message) pairs noted lately: a page listed again before the views show its marks is not noted again. */
 const RECENT_CAPACITY = 50_000;
 
@@ -36,6 +41,8 @@ export class SeenMarks {
   /** recipient -> message id -> when it was first returned (pending, not yet written). */
   private pending = new Map<string, Map<string, string>>();
   private pendingCount = 0;
+  /** Of pendingCount, the marks of refused recipients (kept apart: they never fill the bound of the others). */
+  private refusedPending = 0;
   private readonly recent = new Map<string, true>();
   private timer: NodeJS.Timeout | null = null;
   private writing: Promise<bigint | null> = Promise.resolve(null);
@@ -44,14 +51,14 @@ export class SeenMarks {
   /** The log position of the last mark event this process wrote (null: none yet). */
   lastPosition: bigint | null = null;
   private closed = false;
-  /** Marks refused because too many were waiting to be written. */
+  /** Marks not recorded because too many were waiting to be written (a mark listed again is counted again). */
   dropped = 0;
   /** Events and marks written by this process (bench: the write load of seen marks). */
   readonly written = { events: 0, marks: 0 };
   /** The event store not answering, said once (support/storeOutage.ts). */
   private readonly outage: StoreOutage;
   /** Recipients whose seen stream the store refuses for what only an operator mends, said once each until it takes one. */
-  private readonly refusedSaid = new Set<string>();
+  private readonly refused = new Map<string, Omit<StreamRefusal, 'waiting'>>();
 
   constructor(
     @inject(TOKENS.EventStore) private readonly store: EventStore,
@@ -74,10 +81,16 @@ export class SeenMarks {
     if (messageIds.length === 0 || this.closed) return;
     const at = this.clock.now().toISOString();
     let marks = this.pending.get(recipient);
+    const refusal = this.refused.get(recipient);
     for (const messageId of messageIds) {
       const key = `${recipient} ${messageId}`;
       if (this.recent.has(key)) continue;
-      if (this.pendingCount >= MAX_PENDING) {
+      if (refusal !== undefined) {
+        if ((marks?.size ?? 0) >= REFUSED_KEPT || this.refusedPending >= MAX_PENDING) {
+          this.droppedRefused(recipient, refusal);
+          continue;
+        }
+      } else if (this.pendingCount - this.refusedPending >= MAX_PENDING) {
         if (this.dropped++ === 0 || this.dropped % 10_000 === 0) {
           this.logger.warn(
             { dropped: this.dropped, pending: this.pendingCount },
@@ -90,6 +103,7 @@ export class SeenMarks {
       if (marks.has(messageId)) continue;
       marks.set(messageId, at);
       this.pendingCount++;
+      if (refusal !== undefined) this.refusedPending++;
       this.remember(key);
     }
     if (this.pendingCount > 0 && this.timer === null) {
@@ -105,6 +119,11 @@ export class SeenMarks {
   flush(): Promise<bigint | null> {
     this.writing = this.writing.then(() => this.writePending());
     return this.writing;
+  }
+
+  /** The seen streams the store refuses for what only an operator mends (/readyz names them), oldest first. */
+  refusals(): StreamRefusal[] {
+    return [...this.refused].map(([recipient, refusal]) => ({ ...refusal, waiting: this.pending.get(recipient)?.size ?? 0 }));
   }
 
   /** Whether marks noted for `recipient` are not in the log yet (pending, or in the batch being written). */
@@ -129,6 +148,7 @@ export class SeenMarks {
     const batch = this.pending;
     this.pending = new Map();
     this.pendingCount = 0;
+    this.refusedPending = 0;
     this.inFlight = new Set(batch.keys());
     let last: bigint | null = null;
     for (const [recipient, marks] of batch) {
@@ -139,19 +159,22 @@ export class SeenMarks {
         try {
           last = this.lastPosition = await this.append(recipient, chunk);
           this.outage.answered();
-          this.refusedSaid.delete(recipient);
+          this.taken(recipient);
         } catch (error) {
-          for (const [messageId, at] of entries.slice(start)) this.requeue(recipient, messageId, at);
           const marks = entries.length - start;
-          if (isMailboxError(error) && needsOperator(error) && error.envelope.stream === seenStream(recipient))
-            this.sayRefused(recipient, marks, error);
-          else if (!this.outage.failed(error, { recipient, marks }))
+          const refusal = refusalOf(error, seenStream(recipient));
+          if (refusal !== null) this.sayRefused(recipient, marks, refusal);
+          for (const [messageId, at] of entries.slice(start)) this.requeue(recipient, messageId, at);
+          if (refusal === null && !this.outage.failed(error, { recipient, marks }))
             this.logger.warn({ err: error, recipient, marks }, 'seen marks: not written; retried shortly');
           break;
         }
       }
     }
     this.inFlight = new Set();
+    // Recounted: a recipient refused or taken again while the batch was written moved its new marks between the bounds.
+    this.refusedPending = 0;
+    for (const recipient of this.refused.keys()) this.refusedPending += this.pending.get(recipient)?.size ?? 0;
     if (this.pendingCount > 0 && this.timer === null && !this.closed) {
       this.timer = setTimeout(() => {
         this.timer = null;
@@ -169,13 +192,40 @@ export class SeenMarks {
    * nothing is written while the stream stays deleted); the other recipients' marks are written as before.
    */
   private sayRefused(recipient: string, marks: number, error: MailboxError): void {
-    if (this.refusedSaid.has(recipient)) return;
-    this.refusedSaid.add(recipient);
+    if (this.refused.has(recipient)) return;
+    const stream = seenStream(recipient);
     const operatorAction = String(error.envelope.operatorAction);
+    const since = this.clock.now().toISOString();
+    this.refused.set(recipient, { writer: 'seen marks', stream, since, error: error.message, operatorAction, dropped: 0 });
     this.logger.error(
-      { recipient, stream: seenStream(recipient), marks, reason: error.message, operatorAction },
-      `seen marks: not written to ${seenStream(recipient)} (kept, nothing written): ${error.message} ` +
+      { recipient, stream, marks, reason: error.message, operatorAction },
+      `seen marks: not written to ${stream} (kept, nothing written): ${error.message} ` +
         `An operator must act: ${operatorAction}`,
+    );
+  }
+
+  /**
+   * A mark of a refused recipient that its bound (REFUSED_KEPT) could not keep: counted in `dropped` (on /metrics) and
+   * said once per refusal, at error, naming the stream: the sender's ledger will never show it seen.
+   */
+  private droppedRefused(recipient: string, refusal: Omit<StreamRefusal, 'waiting'>): void {
+    this.dropped++;
+    if (refusal.dropped++ > 0) return;
+    this.logger.error(
+      { recipient, stream: refusal.stream, kept: this.pending.get(recipient)?.size ?? 0, dropped: this.dropped },
+      `seen marks: ${refusal.stream} is refused and holds as many kept marks as it may (${REFUSED_KEPT}); ` +
+        `${recipient}'s new marks are not recorded until an operator acts (the other recipients' marks are)`,
+    );
+  }
+
+  /** The recipient's seen stream took a write: a refusal said before is over, and said so. */
+  private taken(recipient: string): void {
+    const refusal = this.refused.get(recipient);
+    if (refusal === undefined) return;
+    this.refused.delete(recipient);
+    this.logger.info(
+      { recipient, stream: refusal.stream, refusedSince: refusal.since, dropped: refusal.dropped },
+      `seen marks: ${refusal.stream} takes marks again; the marks kept are written`,
     );
   }
 
@@ -185,6 +235,7 @@ export class SeenMarks {
     if (!marks.has(messageId)) {
       marks.set(messageId, at);
       this.pendingCount++;
+      if (this.refused.has(recipient)) this.refusedPending++;
     }
   }
 

@@ -6,19 +6,20 @@
  * no expected revision (they decide nothing). Only the first observation of a
  * (message, recipient) in this process is kept; the read model keeps the first
  * in the log anyway. An append that fails is retried with the next flush (the
- * queue is bounded: beyond it, observations are dropped and counted, never a
- * reason to hold a wake back). A process killed before a flush loses at most
+ * queue is bounded: beyond it, observations are dropped, counted (on /metrics)
+ * and said in the log, never a reason to hold a wake back: they were dropped
+ * without a word). A process killed before a flush loses at most
  * one interval of observations: the ledger then says "not woken", which is
  * what it can prove.
  */
 import type { Logger } from 'pino';
-import { isMailboxError, needsOperator } from '../errors';
 import type { EventStore } from '../events/eventStore';
 import { deterministicEventId, newCommandId } from '../events/eventIds';
 import { DELIVERY_STREAM } from '../events/streams';
 import type { NewEvent, WakeVia } from '../events/types';
 import { CURRENT_SCHEMA_VERSION } from '../events/upcasters';
 import type { Clock } from './runtime';
+import { refusalOf, type StreamRefusal } from './refusedStreams';
 
 export interface WakeRecorderOptions {
   /** How long an observation may wait for its batch (default 100 ms). */
@@ -63,7 +64,7 @@ export class WakeRecorder {
   /** WakeObserved events appended by this recorder. */
   appended = 0;
   /** The store refuses the delivery stream for what only an operator mends: said once, until an append lands. */
-  private refusalSaid = false;
+  private refused: Omit<StreamRefusal, 'waiting'> | null = null;
 
   constructor(
     private readonly store: EventStore,
@@ -82,13 +83,13 @@ export class WakeRecorder {
     const key = `${messageId} ${recipient}`;
     if (this.recorded.has(key)) return;
     if (this.queue.length >= this.maxQueued) {
-      this.dropped += 1;
+      this.drop();
       return;
     }
     if (this.recorded.size >= this.remembered) this.recorded.clear();
     this.recorded.add(key);
     this.queue.push({ messageId, recipient, via, at: this.clock.now().toISOString() });
-    if (this.queue.length >= this.maxBatch && !this.refusalSaid) void this.flush();
+    if (this.queue.length >= this.maxBatch && this.refused === null) void this.flush();
     else this.timer ??= setTimeout(() => void this.flush(), this.retryMs());
   }
 
@@ -105,7 +106,31 @@ export class WakeRecorder {
 
   /** The next batch's wait: a refused stream is tried again every few seconds, not at every flush interval. */
   private retryMs(): number {
-    return this.refusalSaid ? Math.max(this.flushMs, REFUSED_RETRY_MS) : this.flushMs;
+    return this.refused !== null ? Math.max(this.flushMs, REFUSED_RETRY_MS) : this.flushMs;
+  }
+
+  /** The delivery stream refused for what only an operator mends (/readyz, the heartbeat's /healthz name it), or null. */
+  refusal(): StreamRefusal | null {
+    return this.refused === null ? null : { ...this.refused, waiting: this.queue.length };
+  }
+
+  /**
+   * An observation the full queue could not keep: counted (on /metrics) and said at the first, then each 10,000th (it
+   * was only counted: an operator saw nothing). The delivery ledger will show that wake as not woken.
+   */
+  private drop(): void {
+    this.dropped += 1;
+    if (this.refused !== null) this.refused.dropped += 1;
+    if (this.dropped !== 1 && this.dropped % 10_000 !== 0) return;
+    const why =
+      this.refused === null
+        ? 'the event store has not taken them for long (is it down?)'
+        : `the store refuses ${DELIVERY_STREAM} (an operator must act: ${this.refused.operatorAction})`;
+    this.logger.error(
+      { stream: DELIVERY_STREAM, dropped: this.dropped, waiting: this.queue.length },
+      `could not record observed wakes (the delivery ledger): ${this.queue.length} wait to be written, as many as are ` +
+        `kept, and ${why}; new ones are not recorded (the ledger will show those wakes as not woken)`,
+    );
   }
 
   async close(): Promise<void> {
@@ -135,23 +160,28 @@ export class WakeRecorder {
       }));
       try {
         await this.store.append(DELIVERY_STREAM, events, 'any');
-        this.refusalSaid = false;
+        this.taken();
       } catch (error) {
         // The stream refused for what no retry mends (EventStoreDB: deleted under the mailbox, which a write would
         // undelete, hiding the observations before for good): said once, at error, with the remedy; kept, nothing written.
-        if (isMailboxError(error) && needsOperator(error) && error.envelope.stream === DELIVERY_STREAM) {
-          if (!this.refusalSaid)
+        const refusal = refusalOf(error, DELIVERY_STREAM);
+        if (refusal !== null) {
+          if (this.refused === null) {
+            const operatorAction = String(refusal.envelope.operatorAction);
+            this.refused = {
+              writer: 'delivery ledger',
+              stream: DELIVERY_STREAM,
+              since: this.clock.now().toISOString(),
+              error: refusal.message,
+              operatorAction,
+              dropped: 0,
+            };
             this.logger.error(
-              {
-                stream: DELIVERY_STREAM,
-                waiting: this.queue.length,
-                reason: error.message,
-                operatorAction: error.envelope.operatorAction,
-              },
-              `could not record observed wakes (the delivery ledger): ${error.message} An operator must act: ` +
-                `${String(error.envelope.operatorAction)} The observations are kept (up to the queue's bound), nothing written.`,
+              { stream: DELIVERY_STREAM, waiting: this.queue.length, reason: refusal.message, operatorAction },
+              `could not record observed wakes (the delivery ledger): ${refusal.message} An operator must act: ` +
+                `${operatorAction} The observations are kept (up to the queue's bound), nothing written.`,
             );
-          this.refusalSaid = true;
+          }
           return;
         }
         this.logger.warn(
@@ -163,5 +193,16 @@ export class WakeRecorder {
       this.queue = this.queue.slice(batch.length);
       this.appended += batch.length;
     }
+  }
+
+  /** The delivery stream took an append: a refusal said before is over, and said so. */
+  private taken(): void {
+    if (this.refused === null) return;
+    const { since, dropped } = this.refused;
+    this.refused = null;
+    this.logger.info(
+      { stream: DELIVERY_STREAM, refusedSince: since, dropped },
+      `observed wakes (the delivery ledger): ${DELIVERY_STREAM} takes them again; the observations kept are written`,
+    );
   }
 }

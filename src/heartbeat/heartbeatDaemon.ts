@@ -688,8 +688,11 @@ export class HeartbeatDaemon {
     // the remedy; the tick itself went on.
     const refused = [...(this.lastReport?.unwoken.refused ?? []), ...(this.lastReport?.replies.refused ?? [])];
     for (const refusal of refused) alarms.push({ alarm: 'escalation_refused', ...refusal });
+    // The delivery ledger's stream refused the wakes its nudges made (deleted under the mailbox): kept, not written.
+    const ledger = this.recorder.refusal();
+    if (ledger !== null) alarms.push({ alarm: 'wakes_refused', ...ledger });
     return {
-      healthy: !stalled && !projectorAbsent && this.lastError === null && refused.length === 0,
+      healthy: !stalled && !projectorAbsent && this.lastError === null && refused.length === 0 && ledger === null,
       alarms,
       lastTick: this.lastReport,
       lastError: this.lastError,

@@ -125,6 +125,23 @@ export class HeartbeatMetrics {
     registers: [this.registry],
   });
 
+  /** What the daemon's delivery-ledger recorder dropped (counted at each scrape: recordsDropsOf). */
+  private droppedWakes: () => number = () => 0;
+  readonly wakeObservationsDropped = new Counter({
+    name: 'mailbox_heartbeat_wake_observations_dropped_total',
+    help: "Nudges delivered (wakes) not recorded in the delivery ledger: too many waited to be written (the event store down for long, or the ledger's stream refused)",
+    registers: [this.registry],
+    collect: () => {
+      this.wakeObservationsDropped.reset();
+      this.wakeObservationsDropped.inc(this.droppedWakes());
+    },
+  });
+
+  /** The count of observed wakes `recorder` dropped, read at each scrape. */
+  recordsDropsOf(recorder: { readonly dropped: number }): void {
+    this.droppedWakes = () => recorder.dropped;
+  }
+
   constructor() {
     // Both series from the start, at 0: a scraper's alert on them needs no tick that held something first.
     for (const reason of ESCALATIONS_HELD_REASONS) this.escalationsHeld.set({ reason }, 0);

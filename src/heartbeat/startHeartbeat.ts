@@ -88,6 +88,7 @@ async function started(sources: HeartbeatSources, options: StartHeartbeatOptions
   const dispatcher = new NudgeDispatcher(targets, logger, metrics, settings.deliveryConcurrency);
   // Nudges a target delivered are wakes (the delivery ledger's `woken`): recorded in batches, like the API's.
   const recorder = new WakeRecorder(sources.eventStore, clock, logger, { actor: 'system:heartbeat' });
+  metrics.recordsDropsOf(recorder);
   const daemon = new HeartbeatDaemon(sources, settings, dispatcher, metrics, logger, () => clock.now().getTime(), recorder);
   let lease: LeaseLoop | null = null;
   // With several daemons, whether this one ticks at all: a follower's /status said only {"healthy":true,"lastTick":null}

@@ -9,6 +9,7 @@ import pino from 'pino';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
 import { isMailboxError, retryAfterSecondsOf } from '../../src/errors';
 import { escalationStream, messageStream, replyOverdueStream, seenStream } from '../../src/events/streams';
+import { REFUSED_KEPT } from '../../src/application/seenMarks';
 import { buildApiServer } from '../../src/server';
 import type { HttpServer } from '../../src/adapters/http/httpServer';
 import { startHeartbeat, type Heartbeat } from '../../src/heartbeat/startHeartbeat';
@@ -434,6 +435,88 @@ describe('soft-deleted streams written without a look first (unchecked, or claim
       ),
     ]);
     expect(warnings.some((line) => line.includes('does not answer'))).toBe(false);
+  });
+
+  it("a refused seen stream and delivery ledger: /readyz says so (degraded, naming them and the remedy), /metrics counts them; a refused recipient's marks never crowd out another's", async () => {
+    const { '@a': a, '@b': b, '@c': c } = await openMailbox();
+    const url = await serveHttp();
+    const call = apiCaller(() => url);
+    const sendAndList = async (subject: string, readers: Array<{ token: string }>) => {
+      const sent = await call('POST', '/v1/messages', a.token, { to: ['@b', '@c'], subject, body: 'x' });
+      expect(sent.status).toBe(201);
+      for (const reader of readers) expect((await call('GET', '/v1/messages', reader.token)).status).toBe(200);
+      return sent.body.messageId as string;
+    };
+    await sendAndList('before', [b, c]); // both seen streams and the ledger's hold events
+    await allEvents(mailbox);
+    const readyBefore = await call('GET', '/readyz', '');
+    expect(readyBefore.status).toBe(200);
+    expect(readyBefore.body.status).toBe('ready');
+    mailbox.wakeRecorder.observed('m-0', '@b', 'stream'); // a wake the ledger keeps (the stream is refused below)
+    double.log.softDelete('mailbox-deliveries', { kind: 'any' });
+    double.log.softDelete(seenStream('@b'), { kind: 'any' });
+
+    const second = await sendAndList('refused', [b]); // @b's mark of it: refused, kept
+    await warned(`seen marks: not written to ${seenStream('@b')}`);
+    const before = await allEvents(mailbox);
+    // @b reads on for as long as nobody mends the stream: a hundred thousand marks, each kept until written.
+    mailbox.seenMarks.note(
+      '@b',
+      Array.from({ length: 100_000 }, (_, i) => `msg-${i}`),
+    );
+    const third = await sendAndList('after', [c]);
+    const after = await allEvents(mailbox);
+    const added = after.slice(before.length);
+    // @c's marks of the second and third messages are written (they were dropped: @b's marks filled the bound they
+    // shared), @b's none.
+    expect(mailboxEventTypes(added.filter((e) => e.type === 'WakeObserved' || e.type === 'MessagesSeen'))).toEqual([
+      'MessagesSeen @c',
+    ]);
+    const seenByC = (added.find((e) => e.type === 'MessagesSeen')!.data as { messageIds: string[] }).messageIds;
+    expect([...seenByC].sort()).toEqual([second, third].sort());
+    expect(double.log.streamRecords('mailbox-deliveries')).toBe('not_found');
+    expect(double.log.streamRecords(seenStream('@b'))).toBe('not_found');
+
+    // Where an operator looks: /readyz serves (200) and says degraded, naming each stream, its remedy, what waits.
+    const ready = await call('GET', '/readyz', '');
+    expect(ready.status).toBe(200);
+    expect(ready.body).toMatchObject({
+      status: 'degraded',
+      eventStore: {
+        ok: true,
+        refusedStreams: {
+          count: 2,
+          streams: [
+            {
+              writer: 'delivery ledger',
+              stream: 'mailbox-deliveries',
+              error: softDeleted('mailbox-deliveries'),
+              operatorAction: restore,
+              waiting: expect.any(Number),
+              dropped: 0,
+            },
+            {
+              writer: 'seen marks',
+              stream: seenStream('@b'),
+              error: softDeleted(seenStream('@b')),
+              operatorAction: restore,
+              waiting: REFUSED_KEPT,
+              dropped: 100_001 - REFUSED_KEPT,
+            },
+          ],
+        },
+      },
+    });
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toContain(`mailbox_seen_marks_dropped_total ${100_001 - REFUSED_KEPT}`);
+    expect(metrics).toContain('mailbox_wake_observations_dropped_total 0');
+    expect(metrics).toContain('mailbox_refused_streams{writer="seen marks"} 1');
+    expect(metrics).toContain('mailbox_refused_streams{writer="delivery ledger"} 1');
+    // Said once, naming the stream: the marks not kept for @b are never shown seen.
+    expect(warnings.filter((line) => line.includes('new marks are not recorded'))).toEqual([
+      `seen marks: ${seenStream('@b')} is refused and holds as many kept marks as it may (${REFUSED_KEPT}); @b's new ` +
+        "marks are not recorded until an operator acts (the other recipients' marks are)",
+    ]);
   });
 
   describe.each([

@@ -9,11 +9,15 @@ import { WakeRecorder } from '../../src/application/wakeRecorder';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
 import { ADMIN_TOKEN, allEvents, registerAgents } from '../support/fixtures';
 import { waitFor } from '../support/waitFor';
+import { recordingLogger } from '../support/recordingLogger';
+import { DELIVERY_STREAM } from '../../src/events/streams';
+import { operatorNeeded } from '../../src/errors';
 
 const T0 = Date.parse('2030-01-01T12:00:00.000Z');
 let mailbox: Mailbox | undefined;
-afterAll(async () => {
+afterEach(async () => {
   await mailbox?.close();
+  mailbox = undefined;
 });
 
 test('at most `remembered` pairs are kept; a repeat past the bound is one more event and the ledger keeps the first wake', async () => {
@@ -59,4 +63,60 @@ test('at most `remembered` pairs are kept; a repeat past the bound is one more e
     ['@b', { at: new Date(T0 + 1000).toISOString(), via: 'stream' }],
     ['@c', { at: new Date(T0 + 2000).toISOString(), via: 'stream' }],
   ]);
+});
+
+test('a full queue (the ledger stream refused): the observations dropped are counted and said once, naming the stream and the remedy; taken again, the kept ones are written', async () => {
+  const clock = { now: () => new Date(T0) };
+  const own = await createMailbox(
+    { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+    { logger: pino({ level: 'silent' }), clock },
+  );
+  mailbox = own;
+  const { '@s': s } = await registerAgents(own, ['@s', '@a', '@b', '@c']);
+  const { messageId } = await s.send({ to: ['@a', '@b', '@c'], subject: 'for three', body: 'x' });
+  const before = await allEvents(own);
+  // The store refuses the delivery stream as EventStoreDB does one deleted under the mailbox.
+  let refusing = true;
+  const store = Object.create(own.eventStore) as typeof own.eventStore;
+  store.append = (stream, events, expected) =>
+    refusing && stream === DELIVERY_STREAM
+      ? Promise.reject(
+          operatorNeeded(`The event store holds ${stream} deleted`, 'restore the event log from a backup', { stream }),
+        )
+      : own.eventStore.append(stream, events, expected);
+  const log = recordingLogger();
+  const recorder = new WakeRecorder(store, clock, log.logger, { actor: 'system:test', maxQueued: 2 });
+
+  recorder.observed(messageId, '@a', 'stream');
+  recorder.observed(messageId, '@b', 'stream');
+  await recorder.flush(); // refused: both kept
+  recorder.observed(messageId, '@c', 'stream'); // the queue is full: dropped
+  recorder.observed('another', '@c', 'stream');
+  expect(recorder.dropped).toBe(2);
+  expect(recorder.refusal()).toMatchObject({
+    writer: 'delivery ledger',
+    stream: DELIVERY_STREAM,
+    operatorAction: 'restore the event log from a backup',
+    waiting: 2,
+    dropped: 2,
+  });
+  expect(log.lines.filter((line) => line.level >= 40).map((line) => line.msg)).toEqual([
+    `could not record observed wakes (the delivery ledger): The event store holds ${DELIVERY_STREAM} deleted An operator ` +
+      "must act: restore the event log from a backup The observations are kept (up to the queue's bound), nothing written.",
+    'could not record observed wakes (the delivery ledger): 2 wait to be written, as many as are kept, and the store ' +
+      `refuses ${DELIVERY_STREAM} (an operator must act: restore the event log from a backup); new ones are not ` +
+      'recorded (the ledger will show those wakes as not woken)',
+  ]);
+  expect(await allEvents(own)).toEqual(before);
+
+  refusing = false;
+  await recorder.close();
+  expect(recorder.refusal()).toBeNull();
+  const added = (await allEvents(own)).slice(before.length);
+  expect(added.map((event) => (event.data as { recipient: string }).recipient)).toEqual(['@a', '@b']);
+  expect(log.lines.at(-1)).toMatchObject({
+    level: 30,
+    msg: `observed wakes (the delivery ledger): ${DELIVERY_STREAM} takes them again; the observations kept are written`,
+    dropped: 2,
+  });
 });

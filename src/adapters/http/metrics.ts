@@ -4,7 +4,7 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { isMailboxError } from '../../errors';
-import type { MailboxServices } from '../../application/mailboxServices';
+import { refusedStreams, type MailboxServices } from '../../application/mailboxServices';
 import type { CommandName, Surface } from '../../application/commandNames';
 import { LAG_COUNTED_UP_TO, viewsLag, type ViewsLag } from '../../application/viewsLag';
 
@@ -104,6 +104,40 @@ export class MailboxMetrics {
         // Views not answering (e.g. Redis down): keep the last count; readiness reports the outage.
         const unwoken = await mailbox.projections.unwoken({ sentBefore, limit: 0, pendingOnly: false }).catch(() => null);
         if (unwoken) this.set(unwoken.count);
+      },
+    });
+    // Dropped without a trace on /metrics before: a bound full (the store down for long, or a stream refused).
+    new Counter({
+      name: 'mailbox_seen_marks_dropped_total',
+      help:
+        'Seen marks not recorded: too many waited to be written (the event store down for long), or a recipient whose ' +
+        "seen stream the store refuses already had as many kept as it may (the sender's ledger never shows them seen)",
+      registers,
+      collect() {
+        this.reset();
+        this.inc(mailbox.seenMarks?.dropped ?? 0);
+      },
+    });
+    new Counter({
+      name: 'mailbox_wake_observations_dropped_total',
+      help: "Observed wakes not recorded in the delivery ledger: too many waited to be written (the event store down for long, or the ledger's stream refused)",
+      registers,
+      collect() {
+        this.reset();
+        this.inc(mailbox.wakeRecorder.dropped);
+      },
+    });
+    new Gauge({
+      name: 'mailbox_refused_streams',
+      help:
+        'Streams the seen marks (writer "seen marks") or the delivery ledger (writer "delivery ledger") write to that ' +
+        'the event store refuses for what only an operator mends (deleted under the mailbox): /readyz names them',
+      labelNames: ['writer'],
+      registers,
+      collect() {
+        const refused = refusedStreams(mailbox);
+        for (const writer of ['seen marks', 'delivery ledger'] as const)
+          this.set({ writer }, refused.filter((refusal) => refusal.writer === writer).length);
       },
     });
     new Gauge({

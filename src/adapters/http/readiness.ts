@@ -4,7 +4,8 @@
  * are this log's (never another's: see projections/viewsOwnership.ts) and not
  * far behind it. Each check is bounded in time.
  */
-import type { MailboxServices } from '../../application/mailboxServices';
+import { refusedStreams, type MailboxServices } from '../../application/mailboxServices';
+import type { StreamRefusal } from '../../application/refusedStreams';
 import { isMailboxError, needsOperator } from '../../errors';
 import { viewsLag } from '../../application/viewsLag';
 import type { Leadership } from '../../projections/projectorLease';
@@ -13,6 +14,8 @@ import type { RulesRebuild, RulesUnknown } from '../../projections/projectionRun
 /** Views this far behind the log are not serving fresh reads; take the node out of rotation. */
 export const MAX_READY_LAG = 10_000;
 const CHECK_TIMEOUT_MS = 2000;
+/** Refused streams /readyz lists, at most (the oldest first; each seen stream of a deleted log would be one). */
+const REFUSALS_LISTED = 20;
 
 export interface Readiness {
   /** False: 503, take the node out of rotation. */
@@ -20,7 +23,8 @@ export interface Readiness {
   /**
    * 'degraded': serving, but a command's views lagged behind its write and have not caught up yet, the projector
    * failed and waits to try again (projections.retryingBy), or commands' writes are failing (eventStore.writes: a full
-   * disk, say) while reads are served.
+   * disk, say) while reads are served, or a stream the seen marks or the delivery ledger write to is refused for what
+   * only an operator mends (eventStore.refusedStreams).
    */
   status: 'ready' | 'degraded' | 'not ready';
   checks: {
@@ -31,6 +35,12 @@ export interface Readiness {
       /** Present when the store refused the head's read for a reason no retry mends (a right the user lacks): the remedy. */
       operatorAction?: string;
       writes?: { failing: string; since: string };
+      /**
+       * Present when the store refuses streams the background writers (the seen marks, the delivery ledger's observed
+       * wakes) write to, for what only an operator mends (EventStoreDB: deleted under the mailbox): their items are kept
+       * (up to a bound) and nothing is written there; the node serves. `count` of them; the first REFUSALS_LISTED listed.
+       */
+      refusedStreams?: { count: number; streams: StreamRefusal[] };
     };
     projectionStore: { ok: boolean; backend: 'memory' | 'sqlite' | 'redis'; checkpoint?: string | null; error?: string };
     projections: {
@@ -102,10 +112,16 @@ export async function checkReadiness(mailbox: MailboxServices): Promise<Readines
   const failure = mailbox.commands.writeFailure();
   // Reads answer while writes fail (a full disk): the store is up for reads, and the failing writes are said.
   const writes = failure === null ? {} : { writes: { failing: failure.message, since: failure.since } };
+  // The node serves, and an operator polling /readyz sees what only they mend: it was said in the log alone.
+  const refusedWrites = refusedStreams(mailbox);
+  const refusals =
+    refusedWrites.length === 0
+      ? {}
+      : { refusedStreams: { count: refusedWrites.length, streams: refusedWrites.slice(0, REFUSALS_LISTED) } };
   const eventStore =
     head.status === 'fulfilled'
-      ? { ok: true, head: head.value?.toString() ?? null, ...writes }
-      : { ok: false, error: message(head.reason), ...operatorActionOf(head.reason), ...writes };
+      ? { ok: true, head: head.value?.toString() ?? null, ...writes, ...refusals }
+      : { ok: false, error: message(head.reason), ...operatorActionOf(head.reason), ...writes, ...refusals };
   const backend = mailbox.projections.backend; // the store the mailbox runs on, not a guess from the config
   const damage = mailbox.projections.damage?.() ?? null;
   const projectionStore =
@@ -150,7 +166,11 @@ export async function checkReadiness(mailbox: MailboxServices): Promise<Readines
   const ready = eventStore.ok && projectionStore.ok && projections.ok;
   return {
     ready,
-    status: !ready ? 'not ready' : status.lagging || status.retryingBy || failure !== null ? 'degraded' : 'ready',
+    status: !ready
+      ? 'not ready'
+      : status.lagging || status.retryingBy || failure !== null || refusedWrites.length > 0
+        ? 'degraded'
+        : 'ready',
     checks: { eventStore, projectionStore, projections },
   };
 }

@@ -34,6 +34,7 @@ function mailboxWith(
     projections: { checkpoint: async () => checkpoint, backend: 'memory' },
     runner: { getStatus: () => status },
     commands: { writeFailure: () => null },
+    wakeRecorder: { refusal: () => null },
   } as unknown as MailboxServices;
   return { mailbox, headReads: () => reads };
 }

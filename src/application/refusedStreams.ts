@@ -1,0 +1,26 @@
+/**
+ * A stream a background writer (the seen marks, the delivery ledger's observed wakes) keeps writing to and the event
+ * store refuses for what only an operator mends (EventStoreDB: the stream deleted under the mailbox). The writer keeps
+ * what it could not write, tries again, and says it once in the log; /readyz names it (status "degraded") and the
+ * heartbeat's /healthz raises an alarm for it, so an operator polling them sees it too.
+ */
+import { isMailboxError, needsOperator, type MailboxError } from '../errors';
+
+export interface StreamRefusal {
+  /** Which writer: 'seen marks' or 'delivery ledger'. */
+  writer: 'seen marks' | 'delivery ledger';
+  stream: string;
+  /** When the store first refused it (the injected clock). */
+  since: string;
+  error: string;
+  operatorAction: string;
+  /** Items kept for it, waiting to be written. */
+  waiting: number;
+  /** Items for it not recorded since (its bound was full). */
+  dropped: number;
+}
+
+/** The refusal only an operator mends of `stream` itself (not of the whole store, e.g. its credentials), or null. */
+export function refusalOf(error: unknown, stream: string): MailboxError | null {
+  return isMailboxError(error) && needsOperator(error) && error.envelope.stream === stream ? error : null;
+}

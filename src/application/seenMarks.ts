@@ -73,6 +73,11 @@ export class SeenMarks {
       back: 'seen marks: the event store answers again; the marks kept are written',
       stoppedAsking: 'seen marks: no longer written',
       failuresField: 'retries',
+      refused: {
+        down: 'seen marks: the event store answers and refuses them; the marks noted are kept and written once it takes them',
+        back: 'seen marks: the event store takes them again; the marks kept are written',
+        stoppedAsking: 'seen marks: no longer written',
+      },
     });
   }
 

@@ -98,6 +98,12 @@ export class TaskSweeper {
       stoppedAsking:
         'task sweeper: the views store had not answered when this node stepped down; it no longer sweeps, nor says when the store answers',
       failuresField: 'failedPasses',
+      refused: {
+        down: 'task sweeper: the views store answers and refuses its reads; no due task is ended until a pass reads it again (each interval)',
+        back: 'task sweeper: the views store takes its reads again; sweeping',
+        stoppedAsking:
+          'task sweeper: the views store still refused its reads when this node stepped down; it no longer sweeps, nor says when the store takes them',
+      },
     });
     this.eventStoreOutage = new StoreOutage(logger, () => clock.now().getTime(), {
       down: 'task sweeper: the event store does not answer; no due task is ended until it does (tried each pass)',
@@ -106,6 +112,12 @@ export class TaskSweeper {
       stoppedAsking:
         'task sweeper: the event store had not answered when this node stepped down; it no longer sweeps, nor says when the store answers',
       failuresField: 'failedTasks',
+      refused: {
+        down: 'task sweeper: the event store answers and refuses its writes; no due task is ended until it takes them (tried each pass)',
+        back: 'task sweeper: the event store takes its writes again; ending due tasks',
+        stoppedAsking:
+          'task sweeper: the event store still refused its writes when this node stepped down; it no longer sweeps, nor says when the store takes them',
+      },
     });
   }
 

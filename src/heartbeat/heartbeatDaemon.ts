@@ -233,6 +233,12 @@ export class HeartbeatDaemon {
       stoppedAsking:
         'heartbeat: the store had not answered when this daemon lost the lease; it no longer ticks, nor says when the store answers',
       failuresField: 'failedTicks',
+      refused: {
+        down: 'heartbeat: the store answers and refuses its calls; no agent is nudged until a tick is taken again (each interval)',
+        back: 'heartbeat: the store takes its calls again; ticking',
+        stoppedAsking:
+          'heartbeat: the store still refused its calls when this daemon lost the lease; it no longer ticks, nor says when the store takes them',
+      },
     });
     this.viewsBehind = new StoreOutage(logger, now, {
       down:

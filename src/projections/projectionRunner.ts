@@ -186,6 +186,12 @@ export class ProjectionRunner {
       stoppedAsking:
         'projections: the views store had not answered when this node stepped down; it no longer applies, nor says when the store answers',
       failuresField: 'retries',
+      refused: {
+        down: 'projections: the views store answers and refuses them; applying from the checkpoint again once it takes them',
+        back: 'projections: the views store takes them again; applying from the checkpoint',
+        stoppedAsking:
+          'projections: the views store still refused them when this node stepped down; it no longer applies, nor says when the store takes them',
+      },
     });
     // A read that finds the views another log's (a take-over) has the projector look at once, not at its next look.
     projections.onViewsOfAnotherLog?.(() => void this.watchCheckpoint());
@@ -196,6 +202,12 @@ export class ProjectionRunner {
       stoppedAsking:
         'projections: the event log had not answered when this node stepped down; it no longer applies, nor says when the log answers',
       failuresField: 'retries',
+      refused: {
+        down: 'projections: the event log answers and refuses its reads; applying from the checkpoint again once it takes them',
+        back: 'projections: the event log takes its reads again; applying from the checkpoint',
+        stoppedAsking:
+          'projections: the event log still refused its reads when this node stepped down; it no longer applies, nor says when the log takes them',
+      },
     });
   }
 

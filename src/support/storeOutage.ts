@@ -4,6 +4,10 @@
  * without a stack, the failures that follow at debug, and one info line when the loop gets an answer again. Each loop
  * logged its error object, stack and all, at every retry for as long as a failover lasted, as if each were a new bug.
  * Any other failure is not an outage: the caller logs it as before (its own line, with the stack, each time).
+ *
+ * A store that answered, with a refusal no retry mends (an operator must act: EventStoreDB refusing the mailbox's user a
+ * right, views another log's), is no outage either, and is said in the loop's `refused` lines: the down line said "the
+ * event store does not answer; ... once it does; an operator must act: <remedy>" of a store that had answered.
  */
 import type { Logger } from 'pino';
 import { causeOf, isMailboxError, needsOperator } from '../errors';
@@ -19,6 +23,21 @@ export interface OutageLines {
   stoppedAsking: string;
   /** The field of the back line that counts the failures meanwhile (`retries`, `failedTicks`, `failedPasses`). */
   failuresField: string;
+  /**
+   * The lines when the store answers with a refusal only an operator mends (the warn line then ends '; an operator must
+   * act: <remedy>'; each refusal after it is said at debug in the same words). Absent: the lines above name what the
+   * loop met, not a store that does not answer, and serve for both.
+   */
+  refused?: RefusedLines;
+}
+
+export interface RefusedLines {
+  /** The warn line when the store first refuses (with its `reason` and `operatorAction`). */
+  down: string;
+  /** The info line when the store takes the loop's calls again (with `refusedForMs` and the refusals meanwhile). */
+  back: string;
+  /** The info line when the loop stops asking the store while it refuses (its lease stepped down). */
+  stoppedAsking: string;
 }
 
 export class StoreOutage {
@@ -26,7 +45,7 @@ export class StoreOutage {
    * Since when the store has not answered, when it last failed to, and how many failures since (the first included);
    * null: it answers.
    */
-  private down: { since: number; last: number; failures: number } | null = null;
+  private down: { since: number; last: number; failures: number; refused: RefusedLines | null } | null = null;
 
   constructor(
     private readonly logger: Logger,
@@ -43,17 +62,21 @@ export class StoreOutage {
     // The message is the client's ('... is unavailable; retry later'); what the store said is its cause, if any.
     const cause = causeOf(error);
     const reason = cause === undefined ? { reason: error.message } : { reason: error.message, cause };
-    if (this.down) {
+    // An answer, a refusal only an operator mends: not said as a store that does not answer.
+    const refused = (needsOperator(error) ? this.lines.refused : undefined) ?? null;
+    if (this.down && this.down.refused === refused) {
       this.down.failures += 1;
       this.down.last = this.now();
-      this.logger.debug({ ...reason, ...fields }, this.lines.stillDown);
+      this.logger.debug({ ...reason, ...fields }, refused?.down ?? this.lines.stillDown);
       return true;
     }
-    this.down = { since: this.now(), last: this.now(), failures: 1 };
+    // First, or the other kind than before (a store back up, now refusing; or no longer answering): said at warn.
+    this.down = { since: this.now(), last: this.now(), failures: 1, refused };
     // One no retry cures says its remedy in the line itself, not only in the reason's long sentence.
     if (needsOperator(error)) {
       const operatorAction = error.envelope.operatorAction as string;
-      this.logger.warn({ ...reason, operatorAction }, `${this.lines.down}; an operator must act: ${operatorAction}`);
+      const line = refused?.down ?? this.lines.down;
+      this.logger.warn({ ...reason, operatorAction }, `${line}; an operator must act: ${operatorAction}`);
       return true;
     }
     this.logger.warn(reason, this.lines.down);
@@ -63,8 +86,12 @@ export class StoreOutage {
   /** The loop got an answer: an outage said by failed() is over, and said so (nothing when there was none). */
   answered(): void {
     if (!this.down) return;
-    const { since, failures } = this.down;
+    const { since, failures, refused } = this.down;
     this.down = null;
+    if (refused !== null) {
+      this.logger.info({ refusedForMs: this.now() - since, [this.lines.failuresField]: failures }, refused.back);
+      return;
+    }
     this.logger.info({ downMs: this.now() - since, [this.lines.failuresField]: failures }, this.lines.back);
   }
 
@@ -76,8 +103,9 @@ export class StoreOutage {
    */
   stoppedAsking(): void {
     if (!this.down) return;
-    const { since, last, failures } = this.down;
+    const { since, last, failures, refused } = this.down;
     this.down = null;
-    this.logger.info({ failingForMs: last - since, [this.lines.failuresField]: failures }, this.lines.stoppedAsking);
+    const fields = { failingForMs: last - since, [this.lines.failuresField]: failures };
+    this.logger.info(fields, refused?.stoppedAsking ?? this.lines.stoppedAsking);
   }
 }

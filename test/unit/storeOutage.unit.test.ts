@@ -4,7 +4,7 @@
  * left to the caller.
  */
 import pino from 'pino';
-import { MailboxError, unavailable } from '../../src/errors';
+import { MailboxError, operatorNeeded, unavailable } from '../../src/errors';
 import { StoreOutage } from '../../src/support/storeOutage';
 
 const LINES = {
@@ -84,5 +84,34 @@ test('a loop that stops asking during an outage (its lease stepped down) ends it
     { level: 20, msg: 'store still down' },
     { level: 30, msg: 'stopped asking', failingForMs: 2_000, failedPasses: 3 },
     { level: 40, msg: 'store down' },
+  ]);
+});
+
+test('a store that answers with a refusal only an operator mends is said in the refused lines, never as one that does not answer; a change of kind is said afresh', () => {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  let now = 1_000;
+  const refused = { down: 'store refuses', back: 'store takes them again', stoppedAsking: 'stopped asking (refused)' };
+  const outage = new StoreOutage(logger, () => now, { ...LINES, refused });
+  const refusal = operatorNeeded('The store refused the user', 'give the user the right');
+  outage.failed(refusal);
+  now += 100;
+  outage.failed(refusal);
+  now += 100;
+  outage.answered();
+  outage.failed(refusal);
+  outage.failed(unavailable('Redis')); // then it no longer answers: said as that
+  outage.failed(refusal); // and answers, refusing, again
+  outage.stoppedAsking();
+  expect(
+    lines.map(({ level, msg, operatorAction, refusedForMs, downMs }) => ({ level, msg, operatorAction, refusedForMs, downMs })),
+  ).toEqual([
+    { level: 40, msg: 'store refuses; an operator must act: give the user the right', operatorAction: 'give the user the right' },
+    { level: 20, msg: 'store refuses' },
+    { level: 30, msg: 'store takes them again', refusedForMs: 200 },
+    { level: 40, msg: 'store refuses; an operator must act: give the user the right', operatorAction: 'give the user the right' },
+    { level: 40, msg: 'store down' },
+    { level: 40, msg: 'store refuses; an operator must act: give the user the right', operatorAction: 'give the user the right' },
+    { level: 30, msg: 'stopped asking (refused)' },
   ]);
 });

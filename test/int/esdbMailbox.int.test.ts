@@ -323,6 +323,42 @@ describe('a mailbox stream soft-deleted under the mailbox: loud (Operator action
     expect(double.log.streamRecords('mailbox.log-identity')).toBe('not_found');
   });
 
+  it("the log's identity deleted between a new log's look and its write: the start is refused, not given a second identity", async () => {
+    double = await EsdbDouble.start();
+    // Another start wrote the new log's identity after this one looked (none found), then an operator soft-deleted it:
+    // the node takes this start's write and undeletes the stream from revision 1, the first identity hidden for good.
+    double.faults.beforeNextAppendTo('mailbox.log-identity', () => {
+      const first = { logIdentity: 'the-first-identity' };
+      double.log.append('mailbox.log-identity', { kind: 'no_stream' }, [
+        {
+          id: '6f1c0a34-4b8e-4c55-9a43-2d7f6f0d1e01',
+          type: 'LogIdentityAssigned',
+          contentType: 'application/json',
+          data: Buffer.from(JSON.stringify(first)),
+          customMetadata: new Uint8Array(),
+        },
+      ]);
+      double.log.softDelete('mailbox.log-identity', { kind: 'any' });
+    });
+    const refused = await rejection(
+      createMailbox(
+        { eventStoreUrl: `${double.url}&defaultDeadline=1500`, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+        { logger: recordingLogger(), clock },
+      ),
+    );
+    expect(refused.toJSON()).toMatchObject({
+      error: 'Operator action needed',
+      message: expect.stringContaining(
+        'held mailbox stream mailbox.log-identity deleted under the mailbox (a soft delete) when this write reached it: ' +
+          'the node took the write and made the stream readable again from revision 1 on',
+      ),
+      stream: 'mailbox.log-identity',
+      operatorAction: expect.stringContaining('restore the event log from a backup'),
+    });
+    // Nothing of the mailbox was written under the second identity: no registration, no event in $all's mailbox streams.
+    expect(double.log.records.filter((record) => record.streamName.startsWith('mailbox-'))).toEqual([]);
+  });
+
   it('written to again after the soft delete (its earlier events hidden for good): a read from the start is refused', async () => {
     double = await EsdbDouble.start();
     const store = EsdbEventStore.connect(`${double.url}&defaultDeadline=1500`);

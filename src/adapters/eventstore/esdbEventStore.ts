@@ -130,12 +130,7 @@ export class EsdbEventStore implements EventStore {
       }
       throw translateAppendError(error, streamName, expected);
     }
-    // A write expecting no stream lands at revision 0 on a new stream. Further on, the node took it on a soft-deleted
-    // one (the look before it found nothing deleted: a delete in between) and undeleted it, hiding the events before.
-    // Learnt from the result, at no cost: the write is done, and said as what it did, never passed as a success.
-    if (expected === 'no_stream' && result.position && result.nextExpectedRevision >= BigInt(events.length)) {
-      throw streamUndeletedByWrite(streamName, result.nextExpectedRevision - BigInt(events.length) + 1n);
-    }
+    if (expected === 'no_stream') refuseUndeleted(streamName, result, events.length);
     return result;
   }
 
@@ -224,14 +219,15 @@ export class EsdbEventStore implements EventStore {
     const existing = await this.readLogIdentity();
     if (existing !== null) return existing;
     const identity = randomUUID();
+    const events = logIdentityEvent(identity);
+    let result: EsdbAppendResult;
     try {
       const call = this.compat.client.appendToStream(
         LOG_IDENTITY_STREAM,
-        logIdentityEvent(identity),
+        events,
         this.compat.appendOptions('no_stream', this.deadlineMs),
       );
-      await withDeadline(call, this.deadlineMs, `append to ${LOG_IDENTITY_STREAM}`);
-      return identity;
+      result = await withDeadline(call, this.deadlineMs, `append to ${LOG_IDENTITY_STREAM}`);
     } catch (error) {
       const translated = translateAppendError(error, LOG_IDENTITY_STREAM, 'no_stream');
       if (!(translated instanceof ConcurrencyConflict)) throw translated;
@@ -240,6 +236,11 @@ export class EsdbEventStore implements EventStore {
         throw translateError(new Error(`${LOG_IDENTITY_STREAM} exists but holds no ${LOG_IDENTITY_EVENT} event`));
       return winner;
     }
+    // The identity soft-deleted between the look and this write (another start wrote it, then it was deleted): the node
+    // took the write and undeleted the stream, and the log would start again under a second identity, its views then
+    // another log's. Refused, as a start on a soft-deleted identity is.
+    refuseUndeleted(LOG_IDENTITY_STREAM, result, events.length);
+    return identity;
   }
 
   private async readLogIdentity(): Promise<string | null> {
@@ -334,4 +335,15 @@ export class EsdbEventStore implements EventStore {
   private drain<E>(read: AsyncIterable<E>, what: string): Promise<E[]> {
     return drainWithProgressDeadline(read, this.deadlineMs, what, () => this.compat.stopReading(read));
   }
+}
+
+/**
+ * A write expecting no stream lands at revision 0 on a new stream. Further on, the node took it on a soft-deleted one
+ * (the look before it found nothing deleted: a delete in between) and undeleted it, hiding the events before. Learnt
+ * from the result, at no cost: the write is done, and said as what it did (Operator action needed), never passed as a
+ * success.
+ */
+function refuseUndeleted(streamName: string, result: EsdbAppendResult, written: number): void {
+  if (result.position && result.nextExpectedRevision >= BigInt(written))
+    throw streamUndeletedByWrite(streamName, result.nextExpectedRevision - BigInt(written) + 1n);
 }

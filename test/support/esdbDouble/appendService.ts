@@ -48,6 +48,7 @@ export function appendHandler(log: DoubleLog, faults: Faults) {
         () => options!.getRevision(),
         () => options!.hasRevision(),
       );
+      faults.appending(streamName);
       const outcome = log.append(streamName, expected, events);
       const lost = faults.takeLostAppendReply();
       if (lost === 'silence') return;
@@ -144,6 +145,7 @@ export function batchAppendHandler(log: DoubleLog, faults: Faults) {
         call.emit('error', accessDeniedError());
         return;
       }
+      faults.appending(batch.streamName);
       const outcome = log.append(batch.streamName, batch.expected, batch.events);
       const lost = faults.takeLostAppendReply();
       if (lost === 'silence') return;

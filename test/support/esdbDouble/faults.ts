@@ -98,6 +98,23 @@ export class Faults {
     return this.frozenFlag;
   }
 
+  private readonly beforeAppends = new Map<string, () => void>();
+
+  /**
+   * Runs `act` once, just before the next append to `streamName` is applied: what another writer (or an operator's
+   * delete) did between the mailbox's look at a stream and its write, made deterministic.
+   */
+  beforeNextAppendTo(streamName: string, act: () => void): void {
+    this.beforeAppends.set(streamName, act);
+  }
+
+  /** Called by the append services before an append to `streamName` is applied. */
+  appending(streamName: string): void {
+    const act = this.beforeAppends.get(streamName);
+    this.beforeAppends.delete(streamName);
+    act?.();
+  }
+
   /** Parks a call while frozen; `release` runs on thaw. Returns true when the caller must stop handling the call. */
   holdIfFrozen(release: () => void): boolean {
     if (!this.frozenFlag) return false;

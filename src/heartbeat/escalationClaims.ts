@@ -74,6 +74,62 @@ export function claimRefused(error: unknown, messageId: string, stream: string):
   return { messageId, stream, error: error.message, operatorAction: String(error.envelope.operatorAction) };
 }
 
+/** Remembered messages, at most (then the memory starts afresh: a repeat costs a read, or one more line). */
+const REMEMBERED = 10_000;
+
+/**
+ * The claims one escalation of a running daemon makes (unwoken, reply overdue): those it made (the views may not show
+ * them yet: the next claim would conflict anyway), and those refused, said once each by `sayRefused`.
+ */
+export class EscalationClaims {
+  private readonly claimed = new Set<string>();
+  private readonly saidRefused = new Set<string>();
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly sayRefused: (refusal: ClaimRefused) => void,
+  ) {}
+
+  /** Whether this daemon claimed the message's escalation already. */
+  made(messageId: string): boolean {
+    return this.claimed.has(messageId);
+  }
+
+  /**
+   * Claims it (claimOnce): true when this daemon made the claim; false when it was made before (another daemon, an
+   * earlier run) or refused for what only an operator mends (added to `refused`, said once per message); any other
+   * failure is thrown, as before (a refusal of the whole store fails the tick).
+   */
+  async claim(
+    stream: string,
+    event: WakeEscalated | ReplyOverdue,
+    messageId: string,
+    at: string,
+    refused: ClaimRefused[],
+  ): Promise<boolean> {
+    let claimed: boolean;
+    try {
+      claimed = await claimOnce(this.store, stream, event, messageId, at);
+    } catch (error) {
+      const refusal = claimRefused(error, messageId, stream);
+      if (refusal === null) throw error;
+      refused.push(refusal);
+      if (remember(this.saidRefused, messageId)) this.sayRefused(refusal);
+      return false;
+    }
+    if (claimed) remember(this.claimed, messageId);
+    return claimed;
+  }
+}
+
+/** Adds `key` (the set starting afresh at REMEMBERED): false when it was there already. */
+function remember(keys: Set<string>, key: string): boolean {
+  if (keys.has(key)) return false;
+  if (keys.size >= REMEMBERED) keys.clear();
+  keys.add(key);
+  return true;
+}
+
 /** A nudge about one message (`reason`), sent once whatever the unread set's cooldown. */
 export async function nudgeAbout(
   projections: ProjectionStore,

@@ -13,7 +13,7 @@ import type { EventStore } from '../events/eventStore';
 import { replyOverdueStream } from '../events/streams';
 import type { ReplyOverdue } from '../events/types';
 import type { ProjectionStore } from '../projections/projectionStore';
-import { claimOnce, claimRefused, nudgeAbout, recipientsWhere, whoIsTold, type ClaimRefused } from './escalationClaims';
+import { EscalationClaims, nudgeAbout, recipientsWhere, whoIsTold, type ClaimRefused } from './escalationClaims';
 import type { HeartbeatMetrics } from './heartbeatMetrics';
 import type { NudgeDispatcher } from './nudgeDispatcher';
 import { wakeVia } from './unwokenEscalation';
@@ -33,9 +33,8 @@ export interface ReplyOverdueReport {
 }
 
 export class ReplyOverdueEscalation {
-  private readonly claimed = new Set<string>();
-  /** Claims refused (a stream deleted under the mailbox), said once each by a running daemon. */
-  private readonly saidRefused = new Set<string>();
+  /** Claims made by this daemon, and those refused (a stream deleted under the mailbox), said once each. */
+  private readonly claims: EscalationClaims;
 
   constructor(
     private readonly sources: { eventStore: EventStore; projections: ProjectionStore },
@@ -44,7 +43,9 @@ export class ReplyOverdueEscalation {
     private readonly metrics: HeartbeatMetrics,
     private readonly logger: Logger,
     private readonly nudgeable: (identity: string) => boolean,
-  ) {}
+  ) {
+    this.claims = new EscalationClaims(sources.eventStore, (refusal) => this.sayRefused(refusal));
+  }
 
   /**
    * None is looked at (no projector keeps the views): `due` is how many reply obligations a tick would have looked at
@@ -56,12 +57,12 @@ export class ReplyOverdueEscalation {
   }
 
   async run(now: number): Promise<ReplyOverdueReport> {
-    const { eventStore, projections } = this.sources;
+    const { projections } = this.sources;
     const at = new Date(now).toISOString();
     const overdue: ReplyOverdueReport['overdue'] = [];
     const refused: ClaimRefused[] = [];
     for (const due of await projections.dueReplies(at, MAX_PER_TICK)) {
-      if (this.claimed.has(due.messageId)) continue;
+      if (this.claims.made(due.messageId)) continue;
       const waitingOn = await recipientsWhere(projections, due.messageId, (row) => row.replied === null);
       if (waitingOn.length === 0) continue; // all answered: the views are about to say so
       const event: ReplyOverdue = {
@@ -69,19 +70,7 @@ export class ReplyOverdueEscalation {
         data: { messageId: due.messageId, sender: due.sender, waitingOn, dueBy: due.dueBy, overdueAt: at },
       };
       const stream = replyOverdueStream(due.messageId);
-      let claimed: boolean;
-      try {
-        claimed = await claimOnce(eventStore, stream, event, due.messageId, at);
-      } catch (error) {
-        const refusal = claimRefused(error, due.messageId, stream);
-        if (refusal === null) throw error;
-        refused.push(refusal);
-        this.sayRefused(refusal);
-        continue;
-      }
-      if (!claimed) continue;
-      if (this.claimed.size >= 10_000) this.claimed.clear();
-      this.claimed.add(due.messageId);
+      if (!(await this.claims.claim(stream, event, due.messageId, at, refused))) continue;
       overdue.push({ messageId: due.messageId, waitingOn });
       this.metrics.repliesOverdue.inc();
       const { nudged, notNudged, told } = whoIsTold(waitingOn, this.nudgeable);
@@ -101,9 +90,6 @@ export class ReplyOverdueEscalation {
   }
 
   private sayRefused(refusal: ClaimRefused): void {
-    if (this.saidRefused.has(refusal.messageId)) return;
-    if (this.saidRefused.size >= 10_000) this.saidRefused.clear();
-    this.saidRefused.add(refusal.messageId);
     this.logger.error(
       { ...refusal },
       `reply overdue, not said: its reply-overdue stream ${refusal.stream} was refused (nothing written, nobody ` +

@@ -21,7 +21,7 @@ import type { WakeRecorder } from '../application/wakeRecorder';
 import type { EventStore } from '../events/eventStore';
 import type { ProjectionStore } from '../projections/projectionStore';
 import type { HeartbeatMetrics } from './heartbeatMetrics';
-import { claimOnce, claimRefused, named, nudgeAbout, recipientsWhere, whoIsTold, type ClaimRefused } from './escalationClaims';
+import { EscalationClaims, named, nudgeAbout, recipientsWhere, whoIsTold, type ClaimRefused } from './escalationClaims';
 import type { DeliveryReport, NudgeDispatcher } from './nudgeDispatcher';
 
 /** Escalations started per tick at most (the rest wait for the next tick, oldest first). */
@@ -55,12 +55,10 @@ export interface EscalationReport {
 export type EscalationsHeld = { reason: 'projector_absent' } | { reason: 'no_nudge_target'; messageIds: string[] };
 
 export class UnwokenEscalation {
-  /** Claimed by this daemon; the views may not show the claim yet (the next claim would conflict anyway). */
-  private readonly claimed = new Set<string>();
+  /** Claims made by this daemon (the views may not show them yet), and those refused, said once each. */
+  private readonly claims: EscalationClaims;
   /** Held back for want of a nudge target, and said so (a running daemon says each message once, not every tick). */
   private readonly saidHeld = new Set<string>();
-  /** Claims refused (a stream deleted under the mailbox), said once each by a running daemon. */
-  private readonly saidRefused = new Set<string>();
 
   constructor(
     private readonly sources: { eventStore: EventStore; projections: ProjectionStore },
@@ -71,7 +69,9 @@ export class UnwokenEscalation {
     private readonly slaMs: number,
     /** Whom a nudge may reach: registered, not retired, not opted out (the others are listed in the claim, not nudged). */
     private readonly nudgeable: (identity: string) => boolean,
-  ) {}
+  ) {
+    this.claims = new EscalationClaims(sources.eventStore, (refusal) => this.sayRefused(refusal));
+  }
 
   /**
    * The counts only (the views' own, as of their checkpoint): no message is looked at for an escalation. `awaiting`:
@@ -95,8 +95,8 @@ export class UnwokenEscalation {
     const held: string[] = [];
     const refused: ClaimRefused[] = [];
     for await (const message of this.pendingOldestFirst(sentBefore, () => escalated.length >= MAX_PER_TICK)) {
-      if (this.claimed.has(message.messageId)) continue;
-      const { eventStore, projections: views } = this.sources;
+      if (this.claims.made(message.messageId)) continue;
+      const views = this.sources.projections;
       // A recipient that saw or read it needs no wake (an agent that polls): only the others are nudged.
       const recipients = await recipientsWhere(views, message.messageId, needsWake);
       // Recipients it may nudge, and no target serves any of them (no Redis, webhook or hook for them): a claim would use
@@ -116,19 +116,7 @@ export class UnwokenEscalation {
         data: { messageId: message.messageId, recipients, slaMs: this.slaMs, escalatedAt: at },
       };
       const stream = escalationStream(message.messageId);
-      let claimed: boolean;
-      try {
-        claimed = await claimOnce(eventStore, stream, event, message.messageId, at);
-      } catch (error) {
-        const refusal = claimRefused(error, message.messageId, stream);
-        if (refusal === null) throw error;
-        refused.push(refusal);
-        this.sayRefused(refusal);
-        continue;
-      }
-      if (!claimed) continue;
-      if (this.claimed.size >= 10_000) this.claimed.clear();
-      this.claimed.add(message.messageId);
+      if (!(await this.claims.claim(stream, event, message.messageId, at, refused))) continue;
       escalated.push(message.messageId);
       this.metrics.escalations.inc();
       const { nudged, notNudged, told } = whoIsTold(recipients, this.nudgeable);
@@ -150,9 +138,6 @@ export class UnwokenEscalation {
   }
 
   private sayRefused(refusal: ClaimRefused): void {
-    if (this.saidRefused.has(refusal.messageId)) return;
-    if (this.saidRefused.size >= 10_000) this.saidRefused.clear();
-    this.saidRefused.add(refusal.messageId);
     this.logger.error(
       { alarm: 'message_unwoken', ...refusal },
       `ALARM message woke none of its recipients within the wake SLA; not escalated: its escalation stream ` +

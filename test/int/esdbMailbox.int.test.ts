@@ -93,6 +93,15 @@ async function eventually(check: () => Promise<boolean>, attempts = 100, everyMs
   for (let i = 0; i < attempts && !(await check()); i++) await new Promise((resolve) => setTimeout(resolve, everyMs));
 }
 
+/** A mailbox started on the double's log, which must refuse to start (the refusal). */
+const startRefused = () =>
+  rejection(
+    createMailbox(
+      { eventStoreUrl: `${double.url}&defaultDeadline=1500`, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+      { logger: recordingLogger(), clock },
+    ),
+  );
+
 async function rejection(promise: Promise<unknown>) {
   const error = await promise.then(
     () => null,
@@ -308,12 +317,7 @@ describe('a mailbox stream soft-deleted under the mailbox: loud (Operator action
     await mailbox.close();
     double.log.softDelete('mailbox.log-identity', { kind: 'any' });
     const appendsBefore = double.log.appendRequests;
-    const refused = await rejection(
-      createMailbox(
-        { eventStoreUrl: `${double.url}&defaultDeadline=1500`, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
-        { logger: recordingLogger(), clock },
-      ),
-    );
+    const refused = await startRefused();
     expect(refused.toJSON()).toMatchObject({
       error: 'Operator action needed',
       message: expect.stringContaining('holds mailbox stream mailbox.log-identity deleted under the mailbox'),
@@ -340,12 +344,7 @@ describe('a mailbox stream soft-deleted under the mailbox: loud (Operator action
       ]);
       double.log.softDelete('mailbox.log-identity', { kind: 'any' });
     });
-    const refused = await rejection(
-      createMailbox(
-        { eventStoreUrl: `${double.url}&defaultDeadline=1500`, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
-        { logger: recordingLogger(), clock },
-      ),
-    );
+    const refused = await startRefused();
     expect(refused.toJSON()).toMatchObject({
       error: 'Operator action needed',
       message: expect.stringContaining(

@@ -46,8 +46,8 @@ export class SeenMarks {
   private readonly recent = new Map<string, true>();
   private timer: NodeJS.Timeout | null = null;
   private writing: Promise<bigint | null> = Promise.resolve(null);
-  /** Recipients of the batch being written now: their marks are noted but not yet in the log. */
-  private inFlight: ReadonlySet<string> = new Set();
+  /** Recipients of the batch being written now, with their marks not yet in the log (none once written or pending again). */
+  private inFlight = new Map<string, number>();
   /** The log position of the last mark event this process wrote (null: none yet). */
   lastPosition: bigint | null = null;
   private closed = false;
@@ -128,7 +128,11 @@ export class SeenMarks {
 
   /** The seen streams the store refuses for what only an operator mends (/readyz names them), oldest first. */
   refusals(): StreamRefusal[] {
-    return [...this.refused].map(([recipient, refusal]) => ({ ...refusal, waiting: this.pending.get(recipient)?.size ?? 0 }));
+    return [...this.refused].map(([recipient, refusal]) => ({
+      ...refusal,
+      // Those being written now too: a look during a flush said 0 of the 10,000 kept.
+      waiting: (this.pending.get(recipient)?.size ?? 0) + (this.inFlight.get(recipient) ?? 0),
+    }));
   }
 
   /** Whether marks noted for `recipient` are not in the log yet (pending, or in the batch being written). */
@@ -154,7 +158,7 @@ export class SeenMarks {
     this.pending = new Map();
     this.pendingCount = 0;
     this.refusedPending = 0;
-    this.inFlight = new Set(batch.keys());
+    this.inFlight = new Map([...batch].map(([recipient, marks]) => [recipient, marks.size]));
     let last: bigint | null = null;
     for (const [recipient, marks] of batch) {
       // One event per chunk; the chunk's seenAt is its earliest mark (the first time any of them was returned).
@@ -175,8 +179,8 @@ export class SeenMarks {
           break;
         }
       }
+      this.inFlight.delete(recipient); // in the log now, or pending again
     }
-    this.inFlight = new Set();
     // Recounted: a recipient refused or taken again while the batch was written moved its new marks between the bounds.
     this.refusedPending = 0;
     for (const recipient of this.refused.keys()) this.refusedPending += this.pending.get(recipient)?.size ?? 0;

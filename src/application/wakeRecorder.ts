@@ -20,6 +20,7 @@ import type { NewEvent, WakeVia } from '../events/types';
 import { CURRENT_SCHEMA_VERSION } from '../events/upcasters';
 import type { Clock } from './runtime';
 import { refusalOf, type StreamRefusal } from './refusedStreams';
+import { StoreOutage } from '../support/storeOutage';
 
 export interface WakeRecorderOptions {
   /** How long an observation may wait for its batch (default 100 ms). */
@@ -65,6 +66,8 @@ export class WakeRecorder {
   appended = 0;
   /** The store refuses the delivery stream for what only an operator mends: said once, until an append lands. */
   private refused: Omit<StreamRefusal, 'waiting'> | null = null;
+  /** A store that does not answer: said once at warn, the failed batches after it at debug, its answer again at info. */
+  private readonly outage: StoreOutage;
 
   constructor(
     private readonly store: EventStore,
@@ -76,6 +79,13 @@ export class WakeRecorder {
     this.maxBatch = options.maxBatch ?? 500;
     this.maxQueued = options.maxQueued ?? 100_000;
     this.remembered = options.remembered ?? REMEMBERED;
+    this.outage = new StoreOutage(logger, () => clock.now().getTime(), {
+      down: 'observed wakes (the delivery ledger): the event store does not answer; the observations are kept and written once it does',
+      stillDown: 'observed wakes (the delivery ledger): the event store still does not answer',
+      back: 'observed wakes (the delivery ledger): the event store answers again; the observations kept are written',
+      stoppedAsking: 'observed wakes (the delivery ledger): no longer written',
+      failuresField: 'retries',
+    });
   }
 
   /** A wake reached `recipient` for `messageId`: queued, appended with the next batch. Never throws, never waits. */
@@ -160,6 +170,7 @@ export class WakeRecorder {
       }));
       try {
         await this.store.append(DELIVERY_STREAM, events, 'any');
+        this.outage.answered();
         this.taken();
       } catch (error) {
         // The stream refused for what no retry mends (EventStoreDB: deleted under the mailbox, which a write would
@@ -184,10 +195,13 @@ export class WakeRecorder {
           }
           return;
         }
-        this.logger.warn(
-          { err: error, waiting: this.queue.length },
-          'could not record observed wakes (the delivery ledger); retrying with the next batch',
-        );
+        // A store that does not answer is said once (then at debug, and once when it answers again): it was said with
+        // the whole error at every retry, every 100 ms for as long as the store was down.
+        if (!this.outage.failed(error, { waiting: this.queue.length }))
+          this.logger.warn(
+            { err: error, waiting: this.queue.length },
+            'could not record observed wakes (the delivery ledger); retrying with the next batch',
+          );
         return;
       }
       this.queue = this.queue.slice(batch.length);

@@ -11,11 +11,14 @@ import { ADMIN_TOKEN, allEvents, registerAgents } from '../support/fixtures';
 import { waitFor } from '../support/waitFor';
 import { recordingLogger } from '../support/recordingLogger';
 import { DELIVERY_STREAM } from '../../src/events/streams';
-import { operatorNeeded } from '../../src/errors';
+import { operatorNeeded, unavailable } from '../../src/errors';
 
 const T0 = Date.parse('2030-01-01T12:00:00.000Z');
 let mailbox: Mailbox | undefined;
+let stopRecorder: (() => Promise<void>) | undefined;
 afterEach(async () => {
+  await stopRecorder?.();
+  stopRecorder = undefined;
   await mailbox?.close();
   mailbox = undefined;
 });
@@ -119,4 +122,59 @@ test('a full queue (the ledger stream refused): the observations dropped are cou
     msg: `observed wakes (the delivery ledger): ${DELIVERY_STREAM} takes them again; the observations kept are written`,
     dropped: 2,
   });
+});
+
+test('the event store down under the recorder: said once at warn, the retries at debug, one line when it answers again; the observations kept are written', async () => {
+  let now = T0;
+  const clock = { now: () => new Date(now) };
+  const own = await createMailbox(
+    { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+    { logger: pino({ level: 'silent' }), clock },
+  );
+  mailbox = own;
+  const { '@s': s } = await registerAgents(own, ['@s', '@a', '@b', '@c']);
+  const { messageId } = await s.send({ to: ['@a', '@b', '@c'], subject: 'for three', body: 'x' });
+  const before = await allEvents(own);
+  // The store does not answer, as the EventStoreDB client says of a node stopped: each batch retried at its interval.
+  let down = true;
+  let failures = 0;
+  const store = Object.create(own.eventStore) as typeof own.eventStore;
+  store.append = (stream, events, expected) => {
+    if (!down) return own.eventStore.append(stream, events, expected);
+    failures += 1;
+    now += 100;
+    return Promise.reject(unavailable('The event store', new Error('14 UNAVAILABLE: connect ECONNREFUSED 127.0.0.1:2113')));
+  };
+  const log = recordingLogger('debug');
+  const recorder = new WakeRecorder(store, clock, log.logger, { actor: 'system:test', flushMs: 5 });
+
+  // Whatever the test finds, the recorder stops retrying with it.
+  stopRecorder = async () => {
+    down = false;
+    await recorder.close();
+  };
+  for (const recipient of ['@a', '@b', '@c']) recorder.observed(messageId, recipient, 'stream');
+  await waitFor(() => failures >= 20, { what: 'twenty failed batches', timeoutMs: 30_000 });
+  expect(log.warnings()).toEqual([
+    'observed wakes (the delivery ledger): the event store does not answer; the observations are kept and written once it does',
+  ]);
+  expect(log.lines.filter((line) => line.level >= 40)).toHaveLength(1);
+  expect(
+    log.lines.filter((line) => line.msg === 'observed wakes (the delivery ledger): the event store still does not answer').length,
+  ).toBeGreaterThanOrEqual(19);
+  expect(await allEvents(own)).toEqual(before);
+
+  down = false;
+  await waitFor(() => recorder.appended === 3, { what: 'the kept observations written', timeoutMs: 30_000 });
+  await recorder.close();
+  const added = (await allEvents(own)).slice(before.length);
+  expect(added.map((event) => (event.data as { recipient: string }).recipient)).toEqual(['@a', '@b', '@c']);
+  const back = log.lines.filter((line) => line.level === 30);
+  expect(back).toHaveLength(1);
+  expect(back[0]).toMatchObject({
+    msg: 'observed wakes (the delivery ledger): the event store answers again; the observations kept are written',
+    retries: failures,
+    downMs: (failures - 1) * 100,
+  });
+  expect(log.lines.filter((line) => line.level >= 40)).toHaveLength(1);
 });

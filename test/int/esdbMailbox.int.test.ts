@@ -8,7 +8,7 @@
 import pino from 'pino';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
 import { isMailboxError, retryAfterSecondsOf } from '../../src/errors';
-import { escalationStream, messageStream, replyOverdueStream, seenStream } from '../../src/events/streams';
+import { DELIVERY_STREAM, escalationStream, messageStream, replyOverdueStream, seenStream } from '../../src/events/streams';
 import { REFUSED_KEPT } from '../../src/application/seenMarks';
 import { buildApiServer } from '../../src/server';
 import type { HttpServer } from '../../src/adapters/http/httpServer';
@@ -552,6 +552,48 @@ describe('soft-deleted streams written without a look first (unchecked, or claim
       `seen marks: ${seenStream('@b')} is refused and holds as many kept marks as it may (${REFUSED_KEPT}); @b's new ` +
         "marks are not recorded until an operator acts (the other recipients' marks are)",
     ]);
+  });
+
+  it("the delivery ledger's stream deleted under the heartbeat: its nudges' wakes are kept, nothing written, /healthz 503 wakes_refused names the stream and the remedy, /metrics has its drop counter", async () => {
+    const { '@a': a } = await openMailbox();
+    await a.send({ to: ['@b', '@c'], subject: 'for two', body: 'x', wakeSuppressed: true });
+    expect(await mailbox.runner.waitFor((await mailbox.eventStore.headPosition())!, 5000)).toBe(true);
+    double.log.softDelete(DELIVERY_STREAM, { kind: 'any' });
+    const before = await allEvents(mailbox);
+    const target = new RecordingNudgeTarget('webhook');
+    const heartbeat: Heartbeat = await startHeartbeat(mailbox, {
+      targets: [target],
+      logger: recordingLogger(),
+      clock,
+      schedule: false,
+      settings: { idleMs: 1_000, metricsPort: 0 },
+    });
+    closers.push(() => heartbeat.stop());
+    skippedMs += 60_000; // @b and @c idle with unread mail: nudged
+
+    await heartbeat.tick();
+    await heartbeat.settled();
+    expect(new Set(target.nudges.map((nudge) => nudge.identity))).toEqual(new Set(['@b', '@c']));
+    let health: Response | undefined;
+    await eventually(async () => (health = await fetch(`${heartbeat.metricsUrl}/healthz`)).status === 503);
+    expect(health!.status).toBe(503);
+    expect(await health!.json()).toMatchObject({
+      healthy: false,
+      alarms: [
+        {
+          alarm: 'wakes_refused',
+          writer: 'delivery ledger',
+          stream: DELIVERY_STREAM,
+          error: softDeleted(DELIVERY_STREAM),
+          operatorAction: restore,
+          dropped: 0,
+        },
+      ],
+    });
+    expect(await allEvents(mailbox)).toEqual(before);
+    expect(double.log.streamRecords(DELIVERY_STREAM)).toBe('not_found'); // not undeleted by the recorder
+    const metrics = await (await fetch(`${heartbeat.metricsUrl}/metrics`)).text();
+    expect(metrics).toMatch(/^mailbox_heartbeat_wake_observations_dropped_total 0$/m);
   });
 
   describe.each([

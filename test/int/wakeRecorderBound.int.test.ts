@@ -23,6 +23,18 @@ afterEach(async () => {
   mailbox = undefined;
 });
 
+/** A mailbox on `clock` (closed after the test) where @s sent one message to @a, @b and @c; the log as it then is. */
+async function messageForThree(clock: { now: () => Date }) {
+  const own = await createMailbox(
+    { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+    { logger: pino({ level: 'silent' }), clock },
+  );
+  mailbox = own;
+  const { '@s': s } = await registerAgents(own, ['@s', '@a', '@b', '@c']);
+  const { messageId } = await s.send({ to: ['@a', '@b', '@c'], subject: 'for three', body: 'x' });
+  return { own, messageId, before: await allEvents(own) };
+}
+
 test('at most `remembered` pairs are kept; a repeat past the bound is one more event and the ledger keeps the first wake', async () => {
   let now = T0;
   const clock = { now: () => new Date(now) };
@@ -70,14 +82,7 @@ test('at most `remembered` pairs are kept; a repeat past the bound is one more e
 
 test('a full queue (the ledger stream refused): the observations dropped are counted and said once, naming the stream and the remedy; taken again, the kept ones are written', async () => {
   const clock = { now: () => new Date(T0) };
-  const own = await createMailbox(
-    { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' },
-    { logger: pino({ level: 'silent' }), clock },
-  );
-  mailbox = own;
-  const { '@s': s } = await registerAgents(own, ['@s', '@a', '@b', '@c']);
-  const { messageId } = await s.send({ to: ['@a', '@b', '@c'], subject: 'for three', body: 'x' });
-  const before = await allEvents(own);
+  const { own, messageId, before } = await messageForThree(clock);
   // The store refuses the delivery stream as EventStoreDB does one deleted under the mailbox.
   let refusing = true;
   const store = Object.create(own.eventStore) as typeof own.eventStore;
@@ -127,14 +132,7 @@ test('a full queue (the ledger stream refused): the observations dropped are cou
 test('the event store down under the recorder: said once at warn, the retries at debug, one line when it answers again; the observations kept are written', async () => {
   let now = T0;
   const clock = { now: () => new Date(now) };
-  const own = await createMailbox(
-    { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' },
-    { logger: pino({ level: 'silent' }), clock },
-  );
-  mailbox = own;
-  const { '@s': s } = await registerAgents(own, ['@s', '@a', '@b', '@c']);
-  const { messageId } = await s.send({ to: ['@a', '@b', '@c'], subject: 'for three', body: 'x' });
-  const before = await allEvents(own);
+  const { own, messageId, before } = await messageForThree(clock);
   // The store does not answer, as the EventStoreDB client says of a node stopped: each batch retried at its interval.
   let down = true;
   let failures = 0;

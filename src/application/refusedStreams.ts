@@ -24,3 +24,13 @@ export interface StreamRefusal {
 export function refusalOf(error: unknown, stream: string): MailboxError | null {
   return isMailboxError(error) && needsOperator(error) && error.envelope.stream === stream ? error : null;
 }
+
+/** A writer's record of `stream` refused by `refusal` since `since` (nothing dropped yet), as /readyz lists it. */
+export function refusedSince(
+  writer: StreamRefusal['writer'],
+  stream: string,
+  refusal: MailboxError,
+  since: string,
+): Omit<StreamRefusal, 'waiting'> {
+  return { writer, stream, since, error: refusal.message, operatorAction: String(refusal.envelope.operatorAction), dropped: 0 };
+}

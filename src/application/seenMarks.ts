@@ -26,7 +26,7 @@ import { CURRENT_SCHEMA_VERSION } from '../events/upcasters';
 import { StoreOutage } from '../support/storeOutage';
 import { TOKENS } from '../tokens';
 import type { Clock, IdGenerator } from './runtime';
-import { refusalOf, type StreamRefusal } from './refusedStreams';
+import { refusalOf, refusedSince, type StreamRefusal } from './refusedStreams';
 
 /** Ids per MessagesSeen event: a 200-message page is one event, a long backlog a few of bounded size. */
 export const MAX_PER_EVENT = 500;
@@ -203,9 +203,9 @@ export class SeenMarks {
   private sayRefused(recipient: string, marks: number, error: MailboxError): void {
     if (this.refused.has(recipient)) return;
     const stream = seenStream(recipient);
-    const operatorAction = String(error.envelope.operatorAction);
-    const since = this.clock.now().toISOString();
-    this.refused.set(recipient, { writer: 'seen marks', stream, since, error: error.message, operatorAction, dropped: 0 });
+    const refusal = refusedSince('seen marks', stream, error, this.clock.now().toISOString());
+    const { operatorAction } = refusal;
+    this.refused.set(recipient, refusal);
     this.logger.error(
       { recipient, stream, marks, reason: error.message, operatorAction },
       `seen marks: not written to ${stream} (kept, nothing written): ${error.message} ` +

@@ -19,7 +19,7 @@ import { DELIVERY_STREAM } from '../events/streams';
 import type { NewEvent, WakeVia } from '../events/types';
 import { CURRENT_SCHEMA_VERSION } from '../events/upcasters';
 import type { Clock } from './runtime';
-import { refusalOf, type StreamRefusal } from './refusedStreams';
+import { refusalOf, refusedSince, type StreamRefusal } from './refusedStreams';
 import { StoreOutage } from '../support/storeOutage';
 
 export interface WakeRecorderOptions {
@@ -178,15 +178,8 @@ export class WakeRecorder {
         const refusal = refusalOf(error, DELIVERY_STREAM);
         if (refusal !== null) {
           if (this.refused === null) {
-            const operatorAction = String(refusal.envelope.operatorAction);
-            this.refused = {
-              writer: 'delivery ledger',
-              stream: DELIVERY_STREAM,
-              since: this.clock.now().toISOString(),
-              error: refusal.message,
-              operatorAction,
-              dropped: 0,
-            };
+            this.refused = refusedSince('delivery ledger', DELIVERY_STREAM, refusal, this.clock.now().toISOString());
+            const { operatorAction } = this.refused;
             this.logger.error(
               { stream: DELIVERY_STREAM, waiting: this.queue.length, reason: refusal.message, operatorAction },
               `could not record observed wakes (the delivery ledger): ${refusal.message} An operator must act: ` +

@@ -73,6 +73,12 @@ export interface TestRedisCluster {
   /** SIGKILLs the master on `port` (then calls `killed`); resolves once its replica serves its slots and the cluster is ok again. */
   killMaster(port: number, killed?: () => void): Promise<{ promotedPort: number }>;
   /**
+   * SIGKILLs the master on `port` with its replica told not to take over on its own (cluster-replica-no-failover), so
+   * its slots stay unserved for as long as `whileDown` runs, however fast or slow the machine; then the replica takes
+   * over (CLUSTER FAILOVER FORCE). Resolves once it serves and the cluster is ok again.
+   */
+  killMasterHoldingFailover(port: number, whileDown: () => Promise<void>): Promise<{ promotedPort: number }>;
+  /**
    * SIGSTOPs the node on `port` (a frozen VM: its sockets stay open, it answers nothing; then calls `stopped`);
    * resolves once every other node flags it failed and the cluster is ok without it (its replica promoted if it was a
    * master). resumeNode() sends SIGCONT.
@@ -146,6 +152,28 @@ export async function startRedisCluster(): Promise<TestRedisCluster> {
         `the replica on ${replicaPort} promoted`,
         async () => infoField(await ask(replicaPort, 'INFO', 'replication'), 'role') === 'master',
       );
+      await waitClusterOk([...alive], 5);
+      return { promotedPort: replicaPort };
+    },
+    async killMasterHoldingFailover(port, whileDown) {
+      const replicaPort = await replicaOf(port);
+      if (!replicaPort) throw new Error(`the master on ${port} has no replica`);
+      await ask(replicaPort, 'CONFIG', 'SET', 'cluster-replica-no-failover', 'yes');
+      await stopChild(nodes.find((node) => node.port === port)!.child, 'SIGKILL');
+      alive.delete(port);
+      await whileDown();
+      // FORCE: the master is dead, so no handshake with it. An election that fails is not tried again by a replica that
+      // may not fail over on its own: asked again every 3 s until it serves.
+      let askAgainAt = 0;
+      await until('the replica takes over', async () => {
+        if (infoField(await ask(replicaPort, 'INFO', 'replication'), 'role') === 'master') return true;
+        if (Date.now() >= askAgainAt) {
+          askAgainAt = Date.now() + 3_000;
+          await ask(replicaPort, 'CLUSTER', 'FAILOVER', 'FORCE');
+        }
+        return 'not master yet';
+      });
+      await ask(replicaPort, 'CONFIG', 'SET', 'cluster-replica-no-failover', 'no');
       await waitClusterOk([...alive], 5);
       return { promotedPort: replicaPort };
     },

@@ -6,6 +6,13 @@
  */
 import { isMailboxError, needsOperator, type MailboxError } from '../errors';
 
+/**
+ * How often a writer tries a refused stream again: enough to see an operator's mend within seconds, not the writer's
+ * flush interval (the delivery ledger's 100 ms, the seen marks' 200 ms: an append refused five to ten times a second for
+ * as long as nobody acted). Both writers wait this long.
+ */
+export const REFUSED_RETRY_MS = 5_000;
+
 export interface StreamRefusal {
   /** Which writer: 'seen marks' or 'delivery ledger'. */
   writer: 'seen marks' | 'delivery ledger';

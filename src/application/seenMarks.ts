@@ -9,7 +9,9 @@
  * refused with a logged warning (the count is kept in `dropped`, on /metrics), so a long store outage cannot grow
  * the process without bound. A recipient's seen stream the store refuses for what only an operator mends (deleted under
  * the mailbox) keeps its marks apart, up to REFUSED_KEPT of them: its marks filled the shared bound, and then every
- * other recipient's new marks were dropped; /readyz names the stream (status "degraded"). A store that does not answer (EventStoreDB stopped) is said once, then at debug, and
+ * other recipient's new marks were dropped; /readyz names the stream (status "degraded"). Its marks are tried again every
+ * REFUSED_RETRY_MS (the injected clock), as the delivery ledger's are, not at every flush (each 200 ms, for as long as
+ * nobody acted), and written once an operator mends the stream. A store that does not answer (EventStoreDB stopped) is said once, then at debug, and
  * once more when it answers again (support/storeOutage.ts): each retry (every MAILBOX_SEEN_FLUSH_MS) logged a warn
  * line with the whole gRPC stack, five a second for as long as the log was down.
  */
@@ -26,7 +28,7 @@ import { CURRENT_SCHEMA_VERSION } from '../events/upcasters';
 import { StoreOutage } from '../support/storeOutage';
 import { TOKENS } from '../tokens';
 import type { Clock, IdGenerator } from './runtime';
-import { refusalOf, refusedSince, type StreamRefusal } from './refusedStreams';
+import { REFUSED_RETRY_MS, refusalOf, refusedSince, type StreamRefusal } from './refusedStreams';
 
 /** Ids per MessagesSeen event: a 200-message page is one event, a long backlog a few of bounded size. */
 export const MAX_PER_EVENT = 500;
@@ -59,6 +61,8 @@ export class SeenMarks {
   private readonly outage: StoreOutage;
   /** Recipients whose seen stream the store refuses for what only an operator mends, said once each until it takes one. */
   private readonly refused = new Map<string, Omit<StreamRefusal, 'waiting'>>();
+  /** When (the clock, ms) each refused recipient's marks were last tried: tried again REFUSED_RETRY_MS after. */
+  private readonly refusedTriedAt = new Map<string, number>();
 
   constructor(
     @inject(TOKENS.EventStore) private readonly store: EventStore,
@@ -154,10 +158,17 @@ export class SeenMarks {
   }
 
   private async writePending(): Promise<bigint | null> {
-    const batch = this.pending;
-    this.pending = new Map();
-    this.pendingCount = 0;
-    this.refusedPending = 0;
+    // A refused recipient's marks stay pending until their next try is due (at close: tried once more).
+    const now = this.clock.now().getTime();
+    const batch = new Map<string, Map<string, string>>();
+    for (const [recipient, marks] of this.pending) {
+      const triedAt = this.refusedTriedAt.get(recipient);
+      if (triedAt !== undefined && now - triedAt < REFUSED_RETRY_MS && !this.closed) continue;
+      batch.set(recipient, marks);
+      this.pending.delete(recipient);
+      this.pendingCount -= marks.size;
+    }
+    this.refusedPending = this.pendingCount; // only refused recipients' marks were held back
     this.inFlight = new Map([...batch].map(([recipient, marks]) => [recipient, marks.size]));
     let last: bigint | null = null;
     for (const [recipient, marks] of batch) {
@@ -172,7 +183,10 @@ export class SeenMarks {
         } catch (error) {
           const marks = entries.length - start;
           const refusal = refusalOf(error, seenStream(recipient));
-          if (refusal !== null) this.sayRefused(recipient, marks, refusal);
+          if (refusal !== null) {
+            this.sayRefused(recipient, marks, refusal);
+            this.refusedTriedAt.set(recipient, this.clock.now().getTime());
+          }
           for (const [messageId, at] of entries.slice(start)) this.requeue(recipient, messageId, at);
           if (refusal === null && !this.outage.failed(error, { recipient, marks }))
             this.logger.warn({ err: error, recipient, marks }, 'seen marks: not written; retried shortly');
@@ -197,8 +211,8 @@ export class SeenMarks {
   /**
    * The store answered and refused the recipient's seen stream for what no retry mends (EventStoreDB: the stream
    * deleted under the mailbox; a write would undelete it and hide the marks before for good): said once, at error,
-   * naming the stream and the remedy, not as a store that does not answer. The marks are kept (and tried each flush:
-   * nothing is written while the stream stays deleted); the other recipients' marks are written as before.
+   * naming the stream and the remedy, not as a store that does not answer. The marks are kept (and tried again every
+   * REFUSED_RETRY_MS: nothing is written while the stream stays deleted); the other recipients' marks are written as before.
    */
   private sayRefused(recipient: string, marks: number, error: MailboxError): void {
     if (this.refused.has(recipient)) return;
@@ -232,6 +246,7 @@ export class SeenMarks {
     const refusal = this.refused.get(recipient);
     if (refusal === undefined) return;
     this.refused.delete(recipient);
+    this.refusedTriedAt.delete(recipient);
     this.logger.info(
       { recipient, stream: refusal.stream, refusedSince: refusal.since, dropped: refusal.dropped },
       `seen marks: ${refusal.stream} takes marks again; the marks kept are written`,

@@ -19,7 +19,7 @@ import { DELIVERY_STREAM } from '../events/streams';
 import type { NewEvent, WakeVia } from '../events/types';
 import { CURRENT_SCHEMA_VERSION } from '../events/upcasters';
 import type { Clock } from './runtime';
-import { refusalOf, refusedSince, type StreamRefusal } from './refusedStreams';
+import { REFUSED_RETRY_MS, refusalOf, refusedSince, type StreamRefusal } from './refusedStreams';
 import { StoreOutage } from '../support/storeOutage';
 
 export interface WakeRecorderOptions {
@@ -48,8 +48,6 @@ interface Observation {
 
 /** (message, recipient) pairs remembered as recorded, at most; then the memory starts afresh (a repeat costs one event). */
 const REMEMBERED = 200_000;
-/** How often a delivery stream refused for what only an operator mends is tried again (it took every flush, 100 ms). */
-const REFUSED_RETRY_MS = 5_000;
 
 export class WakeRecorder {
   private queue: Observation[] = [];

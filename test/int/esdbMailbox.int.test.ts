@@ -23,6 +23,7 @@ import { capture, runAuditCli } from '../support/auditCli';
 import { runStatusCommand } from '../../src/cli/commands/projections';
 import { EsdbDouble } from '../support/esdbDouble/esdbDouble';
 import { startRedis, type TestRedis } from '../support/redisServer';
+import { waitFor } from '../support/waitFor';
 
 let double: EsdbDouble;
 let mailbox: Mailbox;
@@ -552,6 +553,67 @@ describe('soft-deleted streams written without a look first (unchecked, or claim
       `seen marks: ${seenStream('@b')} is refused and holds as many kept marks as it may (${REFUSED_KEPT}); @b's new ` +
         "marks are not recorded until an operator acts (the other recipients' marks are)",
     ]);
+  });
+
+  it('a refused seen stream is tried again every 5 s of the clock, not at every flush; restored, its kept marks are written and /readyz is ready again', async () => {
+    const { '@a': a, '@b': b, '@c': c } = await openMailbox();
+    const url = await serveHttp();
+    const call = apiCaller(() => url);
+    const sendAndList = async (subject: string) => {
+      const sent = await call('POST', '/v1/messages', a.token, { to: ['@b', '@c'], subject, body: 'x' });
+      expect(sent.status).toBe(201);
+      for (const reader of [b, c]) expect((await call('GET', '/v1/messages', reader.token)).status).toBe(200);
+      return sent.body.messageId as string;
+    };
+    await sendAndList('before');
+    await allEvents(mailbox); // both seen streams hold a mark
+    const stream = seenStream('@b');
+    double.log.softDelete(stream, { kind: 'any' });
+    // Every append the mailbox sends to @b's seen stream, taken or refused.
+    let attempts = 0;
+    const append = double.log.append.bind(double.log);
+    double.log.append = (streamName, expected, events) => {
+      if (streamName === stream) attempts += 1;
+      return append(streamName, expected, events);
+    };
+    const marksOf = (events: Array<{ type: string; data: unknown }>, recipient: string) =>
+      events
+        .filter((e) => e.type === 'MessagesSeen' && (e.data as { recipient: string }).recipient === recipient)
+        .flatMap((e) => (e.data as { messageIds: string[] }).messageIds);
+
+    const refused = await sendAndList('while refused');
+    await warned(`seen marks: not written to ${stream}`);
+    const before = await allEvents(mailbox);
+    expect(marksOf(before, '@c')).toContain(refused);
+    expect(marksOf(before, '@b')).not.toContain(refused);
+    // 12.4 s of the clock, a flush each 200 ms (a request that flushes, or the flush timer): the first refusal, then
+    // one try 5 s after it and one 10 s after it. Each flush tried it (about 62 here, five a second in production).
+    attempts = 0;
+    for (let step = 0; step < 62; step++) {
+      skippedMs += 200;
+      await mailbox.seenMarks.flush();
+    }
+    expect(attempts).toBe(2);
+    expect(double.log.streamRecords(stream)).toBe('not_found');
+    expect(marksOf(await allEvents(mailbox), '@b')).toEqual(marksOf(before, '@b')); // nothing written to it meanwhile
+    const ready = await call('GET', '/readyz', '');
+    expect(ready.body).toMatchObject({
+      status: 'degraded',
+      eventStore: { refusedStreams: { count: 1, streams: [{ writer: 'seen marks', stream, waiting: 1, dropped: 0 }] } },
+    });
+    expect(await (await fetch(`${url}/metrics`)).text()).toContain('mailbox_refused_streams{writer="seen marks"} 1');
+
+    // An operator restores the stream: at its next try (the flush timer, no call of the test's) @b's kept mark is written.
+    double.log.restore(stream);
+    skippedMs += 5_000;
+    await waitFor(async () => (await call('GET', '/readyz', '')).body.status === 'ready', {
+      what: "@b's kept mark written after the restore",
+      timeoutMs: 10_000,
+    });
+    const after = await allEvents(mailbox);
+    expect(marksOf(after.slice(before.length), '@b')).toEqual([refused]);
+    expect(after.slice(0, before.length)).toEqual(before);
+    expect(await (await fetch(`${url}/metrics`)).text()).toContain('mailbox_refused_streams{writer="seen marks"} 0');
   });
 
   it("the delivery ledger's stream deleted under the heartbeat: its nudges' wakes are kept, nothing written, /healthz 503 wakes_refused names the stream and the remedy, /metrics has its drop counter", async () => {

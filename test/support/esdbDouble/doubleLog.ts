@@ -128,6 +128,18 @@ export class DoubleLog {
     return this.writeSystem(`$$${streamName}`, '$metadata', `{"$tb":${truncateBefore}}`);
   }
 
+  /**
+   * An operator's mend of a soft-deleted stream (its events restored from a backup): readable again from its start, and
+   * a write expecting it to exist is taken. Its metadata says nothing is hidden (`$tb` 0).
+   */
+  restore(streamName: string): void {
+    const stream = this.streams.get(streamName);
+    if (!stream?.softDeleted) throw new Error(`${streamName} is not soft-deleted: nothing to restore`);
+    stream.softDeleted = false;
+    stream.truncateBefore = 0n;
+    this.writeMetadata(streamName, 0n);
+  }
+
   /** Hard delete: the stream can never be read or written again. */
   tombstone(streamName: string, expected: ExpectedState): DeleteOutcome {
     const existing = this.streams.get(streamName);

@@ -175,6 +175,10 @@ export class WakeRecorder {
         // undelete, hiding the observations before for good): said once, at error, with the remedy; kept, nothing written.
         const refusal = refusalOf(error, DELIVERY_STREAM);
         if (refusal !== null) {
+          // An answer: a store that did not answer before is back (its downMs ends here, not when the stream is mended).
+          this.outage.answeredRefusing(
+            `observed wakes (the delivery ledger): the event store answers again and refuses ${DELIVERY_STREAM}; the observations are kept`,
+          );
           if (this.refused === null) {
             this.refused = refusedSince('delivery ledger', DELIVERY_STREAM, refusal, this.clock.now().toISOString());
             const { operatorAction } = this.refused;

@@ -96,6 +96,18 @@ export class StoreOutage {
   }
 
   /**
+   * The store answered, refusing one stream for what only an operator mends (the caller says that refusal in its own
+   * lines): an outage said by failed() is over, and `line` says so at info with `downMs` up to this answer. The back
+   * line of the next call the store took counted the refusal's time in downMs, as if the store had not answered then.
+   */
+  answeredRefusing(line: string): void {
+    if (!this.down) return;
+    const { since, failures } = this.down;
+    this.down = null;
+    this.logger.info({ downMs: this.now() - since, [this.lines.failuresField]: failures }, line);
+  }
+
+  /**
    * The loop stops asking the store (its lease stepped down: another node does the job, or none while the store is
    * down for all): an outage said by failed() ends here with its own line, saying only what this loop saw, `failingForMs`
    * from its first failure to its last and how many. It stayed open, and the back line of the next answer, maybe long

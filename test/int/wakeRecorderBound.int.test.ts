@@ -176,3 +176,67 @@ test('the event store down under the recorder: said once at warn, the retries at
   });
   expect(log.lines.filter((line) => line.level >= 40)).toHaveLength(1);
 });
+
+test("the event store down, then answering with the ledger's stream refused, then taking it: downMs counts only the time it did not answer", async () => {
+  let now = T0;
+  const clock = { now: () => new Date(now) };
+  const { own, messageId, before } = await messageForThree(clock);
+  let store: 'down' | 'refusing' | 'taking' = 'down';
+  const wrapped = Object.create(own.eventStore) as typeof own.eventStore;
+  wrapped.append = (stream, events, expected) => {
+    if (store === 'down')
+      return Promise.reject(unavailable('The event store', new Error('14 UNAVAILABLE: connect ECONNREFUSED 127.0.0.1:2113')));
+    if (store === 'refusing' && stream === DELIVERY_STREAM)
+      return Promise.reject(
+        operatorNeeded(`The event store holds ${stream} deleted`, 'restore the event log from a backup', { stream }),
+      );
+    return own.eventStore.append(stream, events, expected);
+  };
+  const log = recordingLogger('debug');
+  // Flushed by the test alone (no timer's flush between its steps).
+  const recorder = new WakeRecorder(wrapped, clock, log.logger, { actor: 'system:test', flushMs: 600_000 });
+  stopRecorder = async () => {
+    store = 'taking';
+    await recorder.close();
+  };
+  for (const recipient of ['@a', '@b', '@c']) recorder.observed(messageId, recipient, 'stream');
+
+  await recorder.flush(); // T0: no answer
+  now = T0 + 1_000;
+  await recorder.flush(); // no answer
+  store = 'refusing';
+  now = T0 + 3_000;
+  await recorder.flush(); // answered: refused (3 s without an answer, then a refusal)
+  now = T0 + 63_000;
+  await recorder.flush(); // refused still
+  expect(await allEvents(own)).toEqual(before);
+  store = 'taking';
+  now = T0 + 64_000;
+  await recorder.flush();
+  expect(recorder.appended).toBe(3);
+  expect((await allEvents(own)).slice(before.length).map((event) => (event.data as { recipient: string }).recipient)).toEqual([
+    '@a',
+    '@b',
+    '@c',
+  ]);
+
+  // The store answered at T0 + 3 s: its outage said then, 3 s long; the refusal's minute is the refusal's own line.
+  expect(
+    log.lines
+      .filter((line) => line.level === 30)
+      .map(({ msg, downMs, retries, refusedSince }) => ({ msg, downMs, retries, refusedSince })),
+  ).toEqual([
+    {
+      msg: `observed wakes (the delivery ledger): the event store answers again and refuses ${DELIVERY_STREAM}; the observations are kept`,
+      downMs: 3_000,
+      retries: 2,
+      refusedSince: undefined,
+    },
+    {
+      msg: `observed wakes (the delivery ledger): ${DELIVERY_STREAM} takes them again; the observations kept are written`,
+      downMs: undefined,
+      retries: undefined,
+      refusedSince: new Date(T0 + 3_000).toISOString(),
+    },
+  ]);
+});

@@ -43,6 +43,8 @@ export interface StartHeartbeatOptions {
    * agent is nudged once. Absent: this daemon is the only one (embedded views). `tick()` called directly ignores it.
    */
   lease?: { store: LeaseStore; node: string; ttlMs: number };
+  /** Observed wakes kept while the delivery ledger cannot be written, at most (default 100,000); beyond, dropped and counted. */
+  wakeObservationsKept?: number;
 }
 
 export interface Heartbeat {
@@ -87,7 +89,10 @@ async function started(sources: HeartbeatSources, options: StartHeartbeatOptions
   const targets = [...own, ...(options.targets ?? [])];
   const dispatcher = new NudgeDispatcher(targets, logger, metrics, settings.deliveryConcurrency);
   // Nudges a target delivered are wakes (the delivery ledger's `woken`): recorded in batches, like the API's.
-  const recorder = new WakeRecorder(sources.eventStore, clock, logger, { actor: 'system:heartbeat' });
+  const recorder = new WakeRecorder(sources.eventStore, clock, logger, {
+    actor: 'system:heartbeat',
+    ...(options.wakeObservationsKept !== undefined ? { maxQueued: options.wakeObservationsKept } : {}),
+  });
   metrics.recordsDropsOf(recorder);
   const daemon = new HeartbeatDaemon(sources, settings, dispatcher, metrics, logger, () => clock.now().getTime(), recorder);
   let lease: LeaseLoop | null = null;

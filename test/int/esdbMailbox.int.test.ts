@@ -12,7 +12,7 @@ import { DELIVERY_STREAM, escalationStream, messageStream, replyOverdueStream, s
 import { REFUSED_KEPT } from '../../src/application/seenMarks';
 import { buildApiServer } from '../../src/server';
 import type { HttpServer } from '../../src/adapters/http/httpServer';
-import { startHeartbeat, type Heartbeat } from '../../src/heartbeat/startHeartbeat';
+import { startHeartbeat, type Heartbeat, type StartHeartbeatOptions } from '../../src/heartbeat/startHeartbeat';
 import { RecordingNudgeTarget } from '../support/recordingNudgeTarget';
 import { apiCaller } from '../support/apiCalls';
 import { subscribe, type WakeSubscriber } from '../e2e/wakeSubscriber';
@@ -616,6 +616,20 @@ describe('soft-deleted streams written without a look first (unchecked, or claim
     expect(await (await fetch(`${url}/metrics`)).text()).toContain('mailbox_refused_streams{writer="seen marks"} 0');
   });
 
+  /** A heartbeat nudging idle agents (idle after 1 s) to `target`, ticking when asked, /metrics on a free port. */
+  const heartbeatNudging = async (target: RecordingNudgeTarget, options: Partial<StartHeartbeatOptions> = {}) => {
+    const heartbeat: Heartbeat = await startHeartbeat(mailbox, {
+      targets: [target],
+      logger: recordingLogger(),
+      clock,
+      schedule: false,
+      settings: { idleMs: 1_000, metricsPort: 0 },
+      ...options,
+    });
+    closers.push(() => heartbeat.stop());
+    return heartbeat;
+  };
+
   it("the delivery ledger's stream deleted under the heartbeat: its nudges' wakes are kept, nothing written, /healthz 503 wakes_refused names the stream and the remedy, /metrics has its drop counter", async () => {
     const { '@a': a } = await openMailbox();
     await a.send({ to: ['@b', '@c'], subject: 'for two', body: 'x', wakeSuppressed: true });
@@ -623,14 +637,7 @@ describe('soft-deleted streams written without a look first (unchecked, or claim
     double.log.softDelete(DELIVERY_STREAM, { kind: 'any' });
     const before = await allEvents(mailbox);
     const target = new RecordingNudgeTarget('webhook');
-    const heartbeat: Heartbeat = await startHeartbeat(mailbox, {
-      targets: [target],
-      logger: recordingLogger(),
-      clock,
-      schedule: false,
-      settings: { idleMs: 1_000, metricsPort: 0 },
-    });
-    closers.push(() => heartbeat.stop());
+    const heartbeat = await heartbeatNudging(target);
     skippedMs += 60_000; // @b and @c idle with unread mail: nudged
 
     await heartbeat.tick();
@@ -656,6 +663,49 @@ describe('soft-deleted streams written without a look first (unchecked, or claim
     expect(double.log.streamRecords(DELIVERY_STREAM)).toBe('not_found'); // not undeleted by the recorder
     const metrics = await (await fetch(`${heartbeat.metricsUrl}/metrics`)).text();
     expect(metrics).toMatch(/^mailbox_heartbeat_wake_observations_dropped_total 0$/m);
+  });
+
+  it("the heartbeat's wakes beyond its bound while the ledger's stream is refused: dropped, counted on /metrics and in the /healthz alarm; the kept one written once restored", async () => {
+    const { '@a': a } = await openMailbox();
+    double.log.softDelete(DELIVERY_STREAM, { kind: 'any' });
+    const target = new RecordingNudgeTarget('webhook');
+    const heartbeat = await heartbeatNudging(target, { wakeObservationsKept: 1 });
+    const nudgeAbout = async (to: string) => {
+      const { messageId } = await a.send({ to, subject: `for ${to}`, body: 'x', wakeSuppressed: true });
+      expect(await mailbox.runner.waitFor((await mailbox.eventStore.headPosition())!, 5000)).toBe(true);
+      skippedMs += 60_000; // idle with unread mail: nudged
+      const nudged = target.nudges.length;
+      await heartbeat.tick();
+      await heartbeat.settled();
+      expect(target.nudges.slice(nudged).map((nudge) => nudge.identity)).toEqual([to]); // its newest unread: this one
+      return messageId;
+    };
+    const wakesObserved = async () =>
+      (await allEvents(mailbox))
+        .filter((event) => event.type === 'WakeObserved')
+        .map((event) => (event.data as { recipient: string; messageId: string }).messageId);
+    const toB = await nudgeAbout('@b'); // its wake kept (the stream refused), as many as the bound keeps
+    const toC = await nudgeAbout('@c'); // its wake dropped
+    expect(await wakesObserved()).toEqual([]);
+    const health = await fetch(`${heartbeat.metricsUrl}/healthz`);
+    expect(health.status).toBe(503);
+    expect(await health.json()).toMatchObject({
+      healthy: false,
+      alarms: [{ alarm: 'wakes_refused', stream: DELIVERY_STREAM, operatorAction: restore, waiting: 1, dropped: 1 }],
+    });
+    const metrics = async () =>
+      (await (await fetch(`${heartbeat.metricsUrl}/metrics`)).text()).match(
+        /^mailbox_heartbeat_wake_observations_dropped_total .*$/m,
+      )?.[0];
+    expect(await metrics()).toBe('mailbox_heartbeat_wake_observations_dropped_total 1');
+
+    // An operator restores the stream: the kept wake is written, the dropped one is not (counted, and only that one).
+    double.log.restore(DELIVERY_STREAM);
+    await heartbeat.settled();
+    expect(await wakesObserved()).toEqual([toB]);
+    expect(await wakesObserved()).not.toContain(toC);
+    expect((await fetch(`${heartbeat.metricsUrl}/healthz`)).status).toBe(200);
+    expect(await metrics()).toBe('mailbox_heartbeat_wake_observations_dropped_total 1');
   });
 
   describe.each([

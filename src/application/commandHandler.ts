@@ -4,7 +4,7 @@
  * jittered); nothing is ever appended blindly.
  */
 import { inject, injectable } from 'tsyringe';
-import { ConcurrencyConflict, MailboxError } from '../errors';
+import { ConcurrencyConflict, MailboxError, needsOperator } from '../errors';
 import type { CommandMetadata } from '../commands/command';
 import type { EventStore } from '../events/eventStore';
 import { deterministicEventId } from '../events/eventIds';
@@ -139,11 +139,14 @@ export class CommandHandler {
   }
 
   private appendRetryingUnavailable(streamName: string, events: NewEvent[], revision: bigint | null) {
-    // The acknowledgement may have been lost after the write: the same event ids make the retry safe.
+    // The acknowledgement may have been lost after the write: the same event ids make the retry safe. A refusal only an
+    // operator mends is no lost acknowledgement: said as it came. Retried, a soft-deleted stream that took the write
+    // (EventStoreDB: "no stream" passes on it, and undeletes it) was answered "the request was not applied", its event
+    // stored.
     return retry(() => this.store.append(streamName, events, revision === null ? 'no_stream' : revision), {
       attempts: UNAVAILABLE_ATTEMPTS,
       backoff: UNAVAILABLE_BACKOFF,
-      retryable: (error) => error instanceof MailboxError && error.code === 'UNAVAILABLE',
+      retryable: (error) => error instanceof MailboxError && error.code === 'UNAVAILABLE' && !needsOperator(error),
     });
   }
 

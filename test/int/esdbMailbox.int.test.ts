@@ -393,6 +393,40 @@ describe('a mailbox stream soft-deleted under the mailbox: loud (Operator action
       await store.close();
     }
   });
+  it("a message's stream claimed new by a node that has not read it (a send repeated with its idempotency key): the answer says the write is stored and what came before hidden, not 'not applied'; sent once, not retried", async () => {
+    const { '@a': a } = await openMailbox();
+    const input = { to: ['@b', '@c'], subject: 'once', body: 'x', idempotencyKey: 'k-1' };
+    const { messageId } = await a.send(input);
+    const stream = messageStream(messageId);
+    // Another node (or this one restarted): it holds nothing of that stream, and assumes a new one (no read first).
+    const other = await createMailbox(
+      { eventStoreUrl: `${double.url}&defaultDeadline=1500`, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+      { logger: recordingLogger(), clock },
+    );
+    closers.push(() => other.close());
+    double.log.softDelete(stream, { kind: 'any' });
+    const appendsBefore = double.log.appendRequests;
+
+    const refused = await rejection((await other.as(a.token)).send(input));
+    // What happened, said as it happened: the node took the write (EventStoreDB passes "no stream" on a soft-deleted
+    // stream, undeleting it from revision 1), so its event is stored and the message's send before it hidden.
+    expect(refused.toJSON()).toMatchObject({
+      error: 'Operator action needed',
+      message: expect.stringContaining(
+        `held mailbox stream ${stream} deleted under the mailbox (a soft delete) when this write reached it`,
+      ),
+      stream,
+      operatorAction: expect.stringContaining('restore the event log from a backup'),
+    });
+    expect(refused.message).toContain("The write's own events are stored");
+    expect(refused.message).not.toContain('the request was not applied');
+    expect(retryAfterSecondsOf(refused)).toBeNull();
+    expect(double.log.appendRequests - appendsBefore).toBe(1); // not retried as a lost acknowledgement
+    const records = double.log.streamRecords(stream);
+    expect(records === 'not_found' || records === 'deleted' ? records : records.map((r) => [r.revision, r.type])).toEqual([
+      [1n, 'MessageSent'],
+    ]);
+  });
 });
 
 describe('soft-deleted streams written without a look first (unchecked, or claimed new): refused, never undeleted by the write', () => {

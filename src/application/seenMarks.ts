@@ -184,6 +184,10 @@ export class SeenMarks {
           const marks = entries.length - start;
           const refusal = refusalOf(error, seenStream(recipient));
           if (refusal !== null) {
+            // An answer: a store that did not answer before is back (its downMs ends here, not when the stream is mended).
+            this.outage.answeredRefusing(
+              `seen marks: the event store answers again and refuses ${seenStream(recipient)}; the marks are kept`,
+            );
             this.sayRefused(recipient, marks, refusal);
             this.refusedTriedAt.set(recipient, this.clock.now().getTime());
           }

@@ -2,7 +2,8 @@
  * The wake recorder keeps the first wake per (message, recipient) in memory so as not to append it twice (issue 15:
  * nothing that grows with the messages a process sees stays in memory): at most `remembered` pairs, then the memory
  * starts afresh. A repeat past the bound costs one more WakeObserved, and the delivery ledger still says each
- * recipient was woken when it first was.
+ * recipient was woken when it first was. Also how the recorder and the seen marks tell a store that does not answer from
+ * one that answers refusing their stream.
  */
 import pino from 'pino';
 import { WakeRecorder } from '../../src/application/wakeRecorder';
@@ -10,7 +11,10 @@ import { createMailbox, type Mailbox } from '../../src/mailbox';
 import { ADMIN_TOKEN, allEvents, registerAgents } from '../support/fixtures';
 import { waitFor } from '../support/waitFor';
 import { recordingLogger } from '../support/recordingLogger';
-import { DELIVERY_STREAM } from '../../src/events/streams';
+import { DELIVERY_STREAM, seenStream } from '../../src/events/streams';
+import { SeenMarks } from '../../src/application/seenMarks';
+import type { MailboxConfig } from '../../src/config';
+import { randomUUID } from 'node:crypto';
 import { operatorNeeded, unavailable } from '../../src/errors';
 
 const T0 = Date.parse('2030-01-01T12:00:00.000Z');
@@ -33,6 +37,57 @@ async function messageForThree(clock: { now: () => Date }) {
   const { '@s': s } = await registerAgents(own, ['@s', '@a', '@b', '@c']);
   const { messageId } = await s.send({ to: ['@a', '@b', '@c'], subject: 'for three', body: 'x' });
   return { own, messageId, before: await allEvents(own) };
+}
+
+/**
+ * `own`'s event store as the test sets it (`mode`): not answering, as the EventStoreDB client says of a stopped node;
+ * answering and refusing `refused` as it does a stream deleted under the mailbox; or taking every append.
+ */
+function downThenRefusing(own: Mailbox, refused: string) {
+  const store = {
+    mode: 'down' as 'down' | 'refusing' | 'taking',
+    wrapped: Object.create(own.eventStore) as Mailbox['eventStore'],
+  };
+  store.wrapped.append = (stream, events, expected) => {
+    if (store.mode === 'down')
+      return Promise.reject(unavailable('The event store', new Error('14 UNAVAILABLE: connect ECONNREFUSED 127.0.0.1:2113')));
+    if (store.mode === 'refusing' && stream === refused)
+      return Promise.reject(
+        operatorNeeded(`The event store holds ${stream} deleted`, 'restore the event log from a backup', { stream }),
+      );
+    return own.eventStore.append(stream, events, expected);
+  };
+  return store;
+}
+
+/**
+ * Flushes with the store not answering (T0, T0 + 1 s), then refusing (T0 + 3 s, T0 + 63 s: nothing written meanwhile, the
+ * `written` check), then taking appends (at `takenAt`).
+ */
+async function downRefusedTaken(
+  store: ReturnType<typeof downThenRefusing>,
+  setNow: (ms: number) => void,
+  flush: () => Promise<unknown>,
+  takenAt: number,
+): Promise<void> {
+  const appends: string[] = [];
+  const append = store.wrapped.append;
+  store.wrapped.append = (stream, events, expected) =>
+    append(stream, events, expected).then((result) => (appends.push(stream), result));
+  for (const [at, mode] of [
+    [T0, 'down'],
+    [T0 + 1_000, 'down'],
+    [T0 + 3_000, 'refusing'],
+    [T0 + 63_000, 'refusing'],
+  ] as const) {
+    store.mode = mode;
+    setNow(at);
+    await flush();
+  }
+  expect(appends).toEqual([]); // nothing written while down or refused
+  store.mode = 'taking';
+  setNow(takenAt);
+  await flush();
 }
 
 test('at most `remembered` pairs are kept; a repeat past the bound is one more event and the ledger keeps the first wake', async () => {
@@ -181,38 +236,23 @@ test("the event store down, then answering with the ledger's stream refused, the
   let now = T0;
   const clock = { now: () => new Date(now) };
   const { own, messageId, before } = await messageForThree(clock);
-  let store: 'down' | 'refusing' | 'taking' = 'down';
-  const wrapped = Object.create(own.eventStore) as typeof own.eventStore;
-  wrapped.append = (stream, events, expected) => {
-    if (store === 'down')
-      return Promise.reject(unavailable('The event store', new Error('14 UNAVAILABLE: connect ECONNREFUSED 127.0.0.1:2113')));
-    if (store === 'refusing' && stream === DELIVERY_STREAM)
-      return Promise.reject(
-        operatorNeeded(`The event store holds ${stream} deleted`, 'restore the event log from a backup', { stream }),
-      );
-    return own.eventStore.append(stream, events, expected);
-  };
+  const store = downThenRefusing(own, DELIVERY_STREAM);
   const log = recordingLogger('debug');
   // Flushed by the test alone (no timer's flush between its steps).
-  const recorder = new WakeRecorder(wrapped, clock, log.logger, { actor: 'system:test', flushMs: 600_000 });
+  const recorder = new WakeRecorder(store.wrapped, clock, log.logger, { actor: 'system:test', flushMs: 600_000 });
   stopRecorder = async () => {
-    store = 'taking';
+    store.mode = 'taking';
     await recorder.close();
   };
   for (const recipient of ['@a', '@b', '@c']) recorder.observed(messageId, recipient, 'stream');
 
-  await recorder.flush(); // T0: no answer
-  now = T0 + 1_000;
-  await recorder.flush(); // no answer
-  store = 'refusing';
-  now = T0 + 3_000;
-  await recorder.flush(); // answered: refused (3 s without an answer, then a refusal)
-  now = T0 + 63_000;
-  await recorder.flush(); // refused still
-  expect(await allEvents(own)).toEqual(before);
-  store = 'taking';
-  now = T0 + 64_000;
-  await recorder.flush();
+  await downRefusedTaken(
+    store,
+    (ms) => (now = ms),
+    () => recorder.flush(),
+    T0 + 64_000,
+  );
+  expect((await allEvents(own)).slice(0, before.length)).toEqual(before);
   expect(recorder.appended).toBe(3);
   expect((await allEvents(own)).slice(before.length).map((event) => (event.data as { recipient: string }).recipient)).toEqual([
     '@a',
@@ -234,6 +274,54 @@ test("the event store down, then answering with the ledger's stream refused, the
     },
     {
       msg: `observed wakes (the delivery ledger): ${DELIVERY_STREAM} takes them again; the observations kept are written`,
+      downMs: undefined,
+      retries: undefined,
+      refusedSince: new Date(T0 + 3_000).toISOString(),
+    },
+  ]);
+});
+
+test("seen marks: the event store down, then refusing @b's seen stream, then taking it: downMs counts only the time it did not answer", async () => {
+  let now = T0;
+  const clock = { now: () => new Date(now) };
+  const { own, messageId, before } = await messageForThree(clock);
+  const stream = seenStream('@b');
+  const store = downThenRefusing(own, stream);
+  const log = recordingLogger('debug');
+  // Flushed by the test alone (no timer's flush between its steps).
+  const config = { seenFlushMs: 600_000 } as MailboxConfig;
+  const seen = new SeenMarks(store.wrapped, clock, { next: () => randomUUID() }, config, log.logger);
+  stopRecorder = async () => {
+    store.mode = 'taking';
+    await seen.close();
+  };
+  seen.note('@b', [messageId]);
+
+  await downRefusedTaken(
+    store,
+    (ms) => (now = ms),
+    () => seen.flush(),
+    T0 + 68_000,
+  ); // 5 s after its last try
+  expect((await allEvents(own)).slice(0, before.length)).toEqual(before);
+  expect((await allEvents(own)).slice(before.length).map((event) => [event.type, event.data])).toEqual([
+    ['MessagesSeen', { recipient: '@b', seenAt: new Date(T0).toISOString(), messageIds: [messageId] }],
+  ]);
+
+  // The store answered at T0 + 3 s: its outage said then, 3 s long; the refusal's minute is the refusal's own line.
+  expect(
+    log.lines
+      .filter((line) => line.level === 30)
+      .map(({ msg, downMs, retries, refusedSince }) => ({ msg, downMs, retries, refusedSince })),
+  ).toEqual([
+    {
+      msg: `seen marks: the event store answers again and refuses ${stream}; the marks are kept`,
+      downMs: 3_000,
+      retries: 2,
+      refusedSince: undefined,
+    },
+    {
+      msg: `seen marks: ${stream} takes marks again; the marks kept are written`,
       downMs: undefined,
       retries: undefined,
       refusedSince: new Date(T0 + 3_000).toISOString(),

@@ -1,5 +1,6 @@
 /** /healthz, /readyz, /metrics and /openapi.json over real HTTP; the OpenAPI document matches the routes served. */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { buildOpenApiDocument } from '../../src/adapters/http/openapi';
 import { ROUTE_SPECS, UNDOCUMENTED_ROUTES } from '../../src/adapters/http/routeSpecs';
@@ -39,6 +40,21 @@ test('readyz is 503 UNAVAILABLE once the projection runner has stopped', async (
   expect(response.status).toBe(503);
   expect(response.body).toMatchObject({ code: 'UNAVAILABLE', checks: { projections: { ok: false, running: false } } });
   await own.close();
+});
+
+// role alone (no lease: this process projects) said node="", though MAILBOX_NODE_ID names the process in /metrics.
+test('mailbox_projector_leader{role="alone"} names this node (MAILBOX_NODE_ID)', async () => {
+  const named = await startTestServer({ nodeId: 'api-7' });
+  try {
+    const { body } = await named.call('GET', '/metrics');
+    const lines = (body as string).split('\n').filter((line) => line.startsWith('mailbox_projector_leader{'));
+    expect(lines).toEqual(['mailbox_projector_leader{role="alone",node="api-7",token=""} 1']);
+  } finally {
+    await named.close();
+  }
+  // Without MAILBOX_NODE_ID: the default name, host name and process id, as in the leases' logs.
+  const { body } = await server.call('GET', '/metrics');
+  expect(body).toContain(`mailbox_projector_leader{role="alone",node="${os.hostname()}-${process.pid}",token=""} 1`);
 });
 
 test('metrics count commands by outcome and code, and observe wake latency', async () => {

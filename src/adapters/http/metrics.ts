@@ -3,6 +3,7 @@
  * global default registry, so two servers in one process never collide).
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { nodeIdOf } from '../../config';
 import { isMailboxError } from '../../errors';
 import { refusedStreams, type MailboxServices } from '../../application/mailboxServices';
 import type { CommandName, Surface } from '../../application/commandNames';
@@ -82,14 +83,14 @@ export class MailboxMetrics {
     new Gauge({
       name: 'mailbox_projector_leader',
       help:
-        'Who projects (1 for the current answer): role alone (embedded views, this process), leading (this node holds the ' +
+        'Who projects (1 for the current answer): role alone (embedded views, this process; node: its MAILBOX_NODE_ID), leading (this node holds the ' +
         'projector lease) or following (node: the holder seen, "" when none); token: the lease fencing token',
       labelNames: ['role', 'node', 'token'],
       registers,
       collect() {
         const leadership = mailbox.runner.getStatus().leadership;
         this.reset();
-        if (leadership.role === 'alone') this.set({ role: 'alone', node: '', token: '' }, 1);
+        if (leadership.role === 'alone') this.set({ role: 'alone', node: nodeIdOf(mailbox.config), token: '' }, 1);
         else if (leadership.role === 'leading') this.set({ role: 'leading', node: leadership.node, token: leadership.token }, 1);
         else this.set({ role: 'following', node: leadership.leader ?? '', token: leadership.token ?? '' }, 1);
       },

@@ -6,6 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { StartupError } from '../startupError';
+import { FETCH_BLOCKED_PORT_REASON, FETCH_BLOCKED_PORTS } from '../support/fetchBlockedPorts';
 
 export interface MetricsServer {
   url: string;
@@ -23,12 +24,27 @@ const sendJson = (response: http.ServerResponse, status: number, body: unknown, 
 };
 
 /**
+ * A port fetch refuses (support/fetchBlockedPorts.ts: 6667, 10080, ...): the image's health check (a fetch of /healthz)
+ * and a browser could never reach the daemon there. Refused at start as serve refuses such a MAILBOX_PORT.
+ */
+export function checkMetricsPortReachable(port: number): void {
+  if (!FETCH_BLOCKED_PORTS.has(port)) return;
+  throw new StartupError(
+    `${PORT_OPTION}: '${port}' is not a port to serve on: port ${port} is ${FETCH_BLOCKED_PORT_REASON}, so the ` +
+      "image's health check and a browser could not reach the daemon's /healthz and /metrics there; give another port " +
+      '(default 7421; 0 picks a free one), or off for no metrics endpoint.',
+    { variable: 'MAILBOX_HEARTBEAT_METRICS_PORT' },
+  );
+}
+
+/**
  * Binds the metrics address once and lets go (as `mailbox serve` probes MAILBOX_PORT), so that a port in use or an
  * address of another machine is refused before anything is opened: `mailbox serve --heartbeat` had generated and
  * printed the admin token, made the data dir and built the views before its heartbeat met the port and exited 2.
  * The real listen still translates the same errors, should another process take the port in between.
  */
 export async function checkMetricsAddressFree(host: string, port: number): Promise<void> {
+  checkMetricsPortReachable(port);
   await new Promise<void>((resolve, reject) => {
     const probe = http.createServer();
     probe.once('error', (error) => reject(listenRefusal(error, host, port)));

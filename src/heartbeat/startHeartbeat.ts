@@ -7,7 +7,7 @@ import pino, { type Logger } from 'pino';
 import type { Clock } from '../application/runtime';
 import { HeartbeatDaemon, type HeartbeatSources, type TickReport } from './heartbeatDaemon';
 import { HeartbeatMetrics } from './heartbeatMetrics';
-import { parseHeartbeatSettings, type HeartbeatSettings, type HeartbeatSettingsInput } from './heartbeatSettings';
+import { parseHeartbeatSettings, webhookUrls, type HeartbeatSettings, type HeartbeatSettingsInput } from './heartbeatSettings';
 import { startMetricsServer, type MetricsServer } from './metricsServer';
 import { NudgeDispatcher } from './nudgeDispatcher';
 import { sharedNudges } from './sharedNudges';
@@ -26,6 +26,7 @@ import {
 } from '../projections/projectorLease';
 import { WakeRecorder } from '../application/wakeRecorder';
 import { sleep } from '../support/retry';
+import { FETCH_BLOCKED_PORT_REASON, FETCH_BLOCKED_PORTS } from '../support/fetchBlockedPorts';
 
 export interface StartHeartbeatOptions {
   settings?: HeartbeatSettingsInput | HeartbeatSettings;
@@ -80,7 +81,7 @@ export async function startHeartbeat(sources: HeartbeatSources, options: StartHe
 
 async function started(sources: HeartbeatSources, options: StartHeartbeatOptions): Promise<Heartbeat> {
   const settings = parseHeartbeatSettings(options.settings ?? {});
-  refuseHookThatCannotRun(settings);
+  refuseNudgesThatCannotGo(settings);
   // The mailbox's logger before a new one: a new one logged at info even for createMailbox({ logLevel: 'warn' }).
   const logger = (options.logger ?? sources.logger ?? pino({ name: 'mailbox-heartbeat' })).child({ component: 'heartbeat' });
   const clock = options.clock ?? { now: () => new Date() };
@@ -221,11 +222,36 @@ function followerHealth(health: ReturnType<HeartbeatDaemon['health']>, lease: Le
   return { ...health, healthy: true, alarms: [], lastError: null, lease };
 }
 
+/** Nudges that could never go out (a webhook on a port fetch refuses, a hook that cannot be started): refused at start. */
+export function refuseNudgesThatCannotGo(settings: HeartbeatSettings): void {
+  refuseWebhooksOnBadPorts(settings);
+  refuseHookThatCannotRun(settings);
+}
+
+/**
+ * A webhook on a port fetch refuses to connect to (support/fetchBlockedPorts.ts: 6667, 10080, ...) was taken: each nudge
+ * to it failed at once ("bad port"), after its retries, with nothing sent. Refused at start as serve refuses such a
+ * MAILBOX_PORT. The URL is shown as its origin only (no path, no credentials).
+ */
+function refuseWebhooksOnBadPorts(settings: HeartbeatSettings): void {
+  for (const [identity, webhook] of webhookUrls(settings)) {
+    const url = new URL(webhook);
+    const port = Number(url.port); // '' (the scheme's default, 80 or 443): 0, never a bad port
+    if (!FETCH_BLOCKED_PORTS.has(port)) continue;
+    throw new StartupError(
+      `--agents-file / MAILBOX_HEARTBEAT_AGENTS_FILE: ${identity}'s webhook (${url.protocol}//${url.host}) is not a URL ` +
+        `to nudge: port ${port} is ${FETCH_BLOCKED_PORT_REASON}, so every nudge to ${identity} would fail without a ` +
+        'connection; give its webhook another port. Nothing was nudged.',
+      { variable: 'MAILBOX_HEARTBEAT_AGENTS_FILE', field: `agents.${identity}.webhook` },
+    );
+  }
+}
+
 /**
  * A hook that cannot be started is refused before the first tick. It was taken: every nudge failed at `error`, and each
  * unwoken message's escalation, claimed in the log before its nudges go out, was used up for good (never retried).
  */
-export function refuseHookThatCannotRun(settings: HeartbeatSettings): void {
+function refuseHookThatCannotRun(settings: HeartbeatSettings): void {
   if (settings.hook === undefined) return;
   const command = settings.hook[0];
   const problem = hookCommandProblem(command);

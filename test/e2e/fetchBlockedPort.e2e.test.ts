@@ -52,3 +52,65 @@ test.concurrent('a client command given such a port says so, not "is `mailbox se
   expect(run.code).toBe(1);
   expect(run.stdout).toBe('');
 });
+
+// The heartbeat daemon's metrics port (its /healthz is the image's health check, a fetch) and an agent's webhook (each
+// nudge a fetch) on such a port were taken: the health check never answered, and every nudge failed "bad port".
+const METRICS =
+  "so the image's health check and a browser could not reach the daemon's /healthz and /metrics there; give another " +
+  'port (default 7421; 0 picks a free one), or off for no metrics endpoint.';
+test.concurrent.each([
+  [
+    'heartbeat --metrics-port 6667',
+    ['heartbeat', '--metrics-port', '6667'],
+    {},
+    `mailbox: --metrics-port / MAILBOX_HEARTBEAT_METRICS_PORT: '6667' is not a port to serve on: port 6667 ${WHY}, ${METRICS}`,
+  ],
+  [
+    'heartbeat MAILBOX_HEARTBEAT_METRICS_PORT=10080',
+    ['heartbeat'],
+    { MAILBOX_HEARTBEAT_METRICS_PORT: '10080' },
+    `mailbox: --metrics-port / MAILBOX_HEARTBEAT_METRICS_PORT: '10080' is not a port to serve on: port 10080 ${WHY}, ${METRICS}`,
+  ],
+  [
+    'serve --heartbeat MAILBOX_HEARTBEAT_METRICS_PORT=6000',
+    ['serve', '--heartbeat', '--port', '0'],
+    { MAILBOX_HEARTBEAT_METRICS_PORT: '6000' },
+    `mailbox: --metrics-port / MAILBOX_HEARTBEAT_METRICS_PORT: '6000' is not a port to serve on: port 6000 ${WHY}, ${METRICS}`,
+  ],
+])('%s: one line saying why, exit code 2, nothing created', async (name, args, env, line) => {
+  const dataDir = path.join(root, name.replace(/\W+/g, '-'));
+  const run = await runCli(args, { MAILBOX_DATA_DIR: dataDir, ...env }, { timeoutMs: 20_000 });
+  expect(run.stderr).toBe(`${line}\n`);
+  expect(run.code).toBe(2);
+  expect(run.stdout).toBe('');
+  expect(fs.existsSync(dataDir)).toBe(false);
+});
+
+test.concurrent.each([
+  ['heartbeat', ['heartbeat', '--once']],
+  ['serve --heartbeat', ['serve', '--heartbeat', '--port', '0']],
+])("%s with an agent's webhook on such a port: one line naming the agent, exit code 2", async (name, args) => {
+  const dir = path.join(root, `webhook-${name.replace(/\W+/g, '-')}`);
+  fs.mkdirSync(dir);
+  const agentsFile = path.join(dir, 'agents.json');
+  const webhook = 'http://hooks.example.test:6667/nudge?key=secret';
+  fs.writeFileSync(agentsFile, JSON.stringify({ '@b': { optOut: true }, '@c': { webhook } }));
+  const dataDir = path.join(dir, 'data');
+  const run = await runCli(
+    args,
+    {
+      MAILBOX_DATA_DIR: dataDir,
+      MAILBOX_HEARTBEAT_AGENTS_FILE: agentsFile,
+      MAILBOX_HEARTBEAT_WEBHOOK_SECRET: 'a-secret-of-16-chars-or-more',
+    },
+    { timeoutMs: 20_000 },
+  );
+  expect(run.stderr).toBe(
+    "mailbox: --agents-file / MAILBOX_HEARTBEAT_AGENTS_FILE: @c's webhook (http://hooks.example.test:6667) is not a URL " +
+      `to nudge: port 6667 ${WHY}, so every nudge to @c would fail without a connection; give its webhook another port. ` +
+      'Nothing was nudged.\n',
+  );
+  expect(run.code).toBe(2);
+  expect(run.stdout).toBe('');
+  expect(fs.existsSync(dataDir)).toBe(false);
+});

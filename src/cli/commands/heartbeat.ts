@@ -22,7 +22,7 @@ import {
 } from '../../heartbeat/heartbeatSettings';
 import type { TickReport } from '../../heartbeat/heartbeatDaemon';
 import { ForeignViews } from '../../projections/viewsOwnership';
-import { checkMetricsAddressFree } from '../../heartbeat/metricsServer';
+import { checkMetricsAddressFree, checkMetricsPortReachable } from '../../heartbeat/metricsServer';
 
 interface HeartbeatFlags {
   interval?: string;
@@ -324,12 +324,13 @@ async function runHeartbeat(flags: HeartbeatFlags): Promise<void> {
   logStartWarnings(process.env, config, logger);
   // Loaded once the settings are read: --help, a usage error or a refused setting load neither the stores nor the daemon.
   const { checkStoreNames } = await import('../../startupChecks');
-  const { refuseHookThatCannotRun, startHeartbeat } = await import('../../heartbeat/startHeartbeat');
+  const { refuseNudgesThatCannotGo, startHeartbeat } = await import('../../heartbeat/startHeartbeat');
   const { refuseStoresNoServerMade } = await import('./heartbeatStores');
   const { waitForBackends, waitForNudgeRedis } = await import('../../startupBackends');
   const { openPipeline } = await import('../../compositionRoot');
   checkStoreNames(config); // a URL that names no log or no Redis: serve's line for it, not a failure to open
-  refuseHookThatCannotRun(settings); // before the stores and the nudge publisher are opened, not after
+  refuseNudgesThatCannotGo(settings); // before the stores and the nudge publisher are opened, not after
+  if (settings.metricsPort !== null) checkMetricsPortReachable(settings.metricsPort); // one no fetch reaches
   refuseStoresNoServerMade(config, { ownsViews: settings.projector === 'on' }); // opening them would create them
   // A metrics port in use is refused before the stores are opened (and before a wait for Redis at start).
   if (settings.metricsPort !== null) await checkMetricsAddressFree(settings.metricsHost, settings.metricsPort);

@@ -162,7 +162,7 @@ export function asFlagsGiven(error: StartupError, flags: { host?: string; port?:
  */
 async function heartbeatSettingsForServe(): Promise<HeartbeatSettings> {
   const { heartbeatSettingsFromCli } = await import('./heartbeat');
-  const { refuseHookThatCannotRun } = await import('../../heartbeat/startHeartbeat');
+  const { refuseNudgesThatCannotGo } = await import('../../heartbeat/startHeartbeat');
   let settings: HeartbeatSettings;
   try {
     settings = heartbeatSettingsFromCli({}, process.env);
@@ -170,7 +170,7 @@ async function heartbeatSettingsForServe(): Promise<HeartbeatSettings> {
     if (!isMailboxError(error)) throw error;
     throw new StartupError(error.message, { field: error.envelope.field, option: error.envelope.option }, { cause: error });
   }
-  refuseHookThatCannotRun(settings);
+  refuseNudgesThatCannotGo(settings);
   if (settings.metricsPort !== null) {
     const { checkMetricsAddressFree } = await import('../../heartbeat/metricsServer');
     await checkMetricsAddressFree(settings.metricsHost, settings.metricsPort);

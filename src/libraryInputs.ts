@@ -194,9 +194,10 @@ export type ListTasksQuery<Text extends string = string> = SameKeys<
     view?: 'assigned' | 'claimable' | 'sent';
     /**
      * One state, a list, or the list as comma-separated text ('Working,InputRequired', as GET /v1/tasks takes it) or
-     * JSON-encoded ('["Working"]'). Every state of a literal text is checked at compile time (TaskStatesText).
+     * JSON-encoded ('["Working"]'). Every state of a literal text is checked at compile time (TaskStatesText). A list
+     * names one state at least: `[]` would match no task (refused at run time; leave `state` out for every state).
      */
-    state?: TaskStateSpelling | readonly TaskStateSpelling[] | TaskStatesText<Text>;
+    state?: TaskStateSpelling | readonly [TaskStateSpelling, ...TaskStateSpelling[]] | TaskStatesText<Text>;
     limit?: number;
     cursor?: string;
   }

@@ -203,6 +203,7 @@ export async function mistakes(client: MailboxClient): Promise<void> {
   await client.listTasks({ state: 'Working,' });
   await client.listTasks({ state: '["Working", "Done"]' });
   await client.listTasks({ state: 'Working,Failed,Working,Failed,Working,Failed,Working,Failed,Working,Failed' });
+  await client.listTasks({ state: [] });
 }
 `;
 
@@ -276,6 +277,8 @@ test('the methods take typed inputs: a misspelt field or a value that is none is
   expect(on(13)).toEqual([expect.stringMatching(/TS\d+ .*'"Working,"' is not assignable/)]);
   expect(on(14)).toEqual([expect.stringMatching(/TS\d+ .*'"\[\\"Working\\", \\"Done\\"\]"' is not assignable/)]);
   expect(on(15)).toEqual([expect.stringMatching(/TS\d+ .*'"Working,Failed,Working.*' is not assignable/)]);
-  expect(errors).toHaveLength(13);
+  // An empty list names no state (list_tasks refuses it: it would match no task).
+  expect(on(16)).toEqual([expect.stringMatching(/TS\d+ .*'\[\]' is not assignable/)]);
+  expect(errors).toHaveLength(14);
   expect(errorsIn('right.mts')).toEqual([]);
 }, 120_000);

@@ -58,3 +58,24 @@ test('HTTP GET /v1/tasks?state=open is refused alike, naming state; ?state=all s
   });
   expect([fine.status, fine.body.tasks]).toEqual([200, []]);
 });
+
+// An empty list names no state: it would match no task. Refused as "must hold at least 1 item (it has 0)", which said
+// neither what state takes nor that leaving it out lists every state; and the library's type took `state: []`.
+test('state [] (MCP, HTTP, the library) is refused: it names no state; omit it for every state', async () => {
+  const bob = await mcp.clients.http(mcp.t['@b']);
+  const client = await mcp.server.mailbox.as(mcp.t['@b']);
+  const before = await mcp.server.eventCount();
+  const teaches = "names none, so it would match no task: omit 'state' to list tasks in every state";
+  const overMcp = (await bob.callTool({ name: 'list_tasks', arguments: { state: [] } })) as ToolResult;
+  expect(overMcp.isError).toBe(true);
+  expect(overMcp.structuredContent).toMatchObject({ code: 'VALIDATION_FAILED', field: 'state' });
+  expect(overMcp.structuredContent.message).toContain(STATES);
+  expect(overMcp.structuredContent.message).toMatch(new RegExp(`; \\[\\] ${teaches.replace(/[()]/g, '\\$&')}$`));
+  const overHttp = await mcp.server.call('GET', '/v1/tasks?state=[]', { token: mcp.t['@b'] });
+  expect([overHttp.status, overHttp.body.code, overHttp.body.field]).toEqual([400, 'VALIDATION_FAILED', 'state']);
+  expect(overHttp.body.message).toContain(`"[]" ${teaches}`);
+  const library = await client.listTasks({ state: [] as never }).catch((error: { envelope: any }) => error.envelope);
+  expect(library).toMatchObject({ code: 'VALIDATION_FAILED', field: 'state' });
+  expect(library.message).toContain(`[] ${teaches}`);
+  expect(await mcp.server.eventCount()).toBe(before);
+});

@@ -65,6 +65,15 @@ export const stateFilterSchema = z.preprocess((value, ctx) => {
     ctx.addIssue({ code: 'custom', message: `${FORM}, not ${receivedOf(value)}`, input: value });
     return value;
   }
+  if (list.length === 0) {
+    // An empty list names no state: it would match no task (never taken as "every state", never answered empty).
+    ctx.addIssue({
+      code: 'custom',
+      message: `${FORM}; ${shownValue(value)} names none, so it would match no task: omit 'state' to list tasks in every state`,
+      input: value,
+    });
+    return value;
+  }
   const wrong = list.filter((item) => typeof item !== 'string' || !taskStateSchema.safeParse(item).success);
   if (wrong.length === 0) return list; // its size is checked next
   const named = wrong.slice(0, 3).map((item) => shownValue(item));

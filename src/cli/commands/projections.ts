@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type * as CompositionRoot from '../../compositionRoot';
 import { parseInput } from '../../commands/validation';
 import type { MailboxConfig } from '../../config';
-import { MailboxError, operatorNeeded } from '../../errors';
+import { isMailboxError, MailboxError, operatorNeeded } from '../../errors';
 import {
   LiveWriterOfAnotherLog,
   rebuildProjections,
@@ -432,22 +432,24 @@ export async function runStatus(io: ProjectionsIo = processIo): Promise<number> 
  * rebuild deletes after its grace: each refused in one line saying why, with the generations it can drop. Before it,
  * a kept generation of the SQLite views file stayed for good: no command deleted it, and the only way to be rid of it
  * was to stop the mailbox and move the views file away (the views then rebuilt from the whole log at the next start).
+ * No generation named (`mailbox projections drop`): a usage error (exit code 2) saying the form and the generations it
+ * can drop, as a wrong name is; commander's "missing required argument 'generation'" named neither.
  */
-export async function runDrop(generation: string, io: ProjectionsIo = processIo): Promise<number> {
+export async function runDrop(generation: string | undefined, io: ProjectionsIo = processIo): Promise<number> {
   const logger = toolLogger(io);
   logUnknownVariables(io.env, logger);
-  const config = viewsConfig(io);
+  const config = unnamedWithoutLog(generation, () => viewsConfig(io));
   const sqlite = config.redisUrl === undefined;
   const where = sqlite ? `the SQLite views file ${root().sqliteViewsFile(config)}` : `Redis namespace '${config.redisNamespace}'`;
   if (root().missingSqliteViewsFile(config) !== null)
-    throw new MailboxError(
-      'NOT_FOUND',
-      'No such generation',
-      `There is no views file (${root().sqliteViewsFile(config)}): no generation to drop.`,
-      {
-        generation,
-      },
-    );
+    throw generation === undefined
+      ? unnamed(`there is no views file (${root().sqliteViewsFile(config)}): no generation to drop`)
+      : new MailboxError(
+          'NOT_FOUND',
+          'No such generation',
+          `There is no views file (${root().sqliteViewsFile(config)}): no generation to drop.`,
+          { generation },
+        );
   const { generations, close } = await root().openProjectionMaintenance(config, logger, { rebuildOtherSchema: false });
   try {
     if (generations.droppable === undefined) {
@@ -455,13 +457,18 @@ export async function runDrop(generation: string, io: ProjectionsIo = processIo)
         'VALIDATION_FAILED',
         'Generation not dropped',
         `mailbox projections drop deletes generations of the SQLite views file; in ${where} delete one by hand: ` +
-          `redis-cli --scan --pattern '${generation}*' | xargs redis-cli unlink (never the active one: \`mailbox projections status\` names it).`,
-        { generation },
+          `redis-cli --scan --pattern '${generation ?? '<generation>'}*' | xargs redis-cli unlink (never the active one: \`mailbox projections status\` names it).`,
+        generation === undefined ? {} : { generation },
       );
     }
     const active = await generations.active();
     const droppable = await generations.droppable();
     const others = droppable.length === 0 ? 'it holds no other generation to drop' : `it can drop ${droppable.join(', ')}`;
+    if (generation === undefined)
+      throw unnamed(`in ${where}, besides the active one (${active.name}), ${others}`, {
+        activeGeneration: active.name,
+        droppable,
+      });
     if (generation === active.name)
       throw new MailboxError(
         'VALIDATION_FAILED',
@@ -502,6 +509,26 @@ export async function runDrop(generation: string, io: ProjectionsIo = processIo)
   }
 }
 
+/** `mailbox projections drop` with no generation: the form, and what it can drop (`said`); nothing changed. */
+const unnamed = (said: string, details: Record<string, unknown> = {}) =>
+  new MailboxError(
+    'VALIDATION_FAILED',
+    'No generation named',
+    `Name the generation to drop: \`mailbox projections drop <generation>\`; ${said}. Nothing was changed.`,
+    details,
+  );
+
+/** No generation named and no event log: still the usage error (exit code 2), with the log's words for its absence. */
+function unnamedWithoutLog<T>(generation: string | undefined, open: () => T): T {
+  try {
+    return open();
+  } catch (error) {
+    if (generation !== undefined || !isMailboxError(error) || error.status !== 404) throw error;
+    const { error: _title, code: _code, message, ...details } = error.envelope;
+    throw unnamed(`there is none to name: ${message.charAt(0).toLowerCase()}${message.slice(1).replace(/\.$/, '')}`, details);
+  }
+}
+
 async function run(io: ProjectionsIo, work: () => Promise<number>): Promise<void> {
   try {
     process.exitCode = await work();
@@ -536,7 +563,8 @@ export const runRebuildCommand = (io: ProjectionsIo, flags: Record<string, unkno
 export const runStatusCommand = (io: ProjectionsIo): Promise<void> => run(io, () => runStatus(io));
 
 /** `mailbox projections drop <generation>` as the CLI runs it (failures as runRebuildCommand's). */
-export const runDropCommand = (io: ProjectionsIo, generation: string): Promise<void> => run(io, () => runDrop(generation, io));
+export const runDropCommand = (io: ProjectionsIo, generation: string | undefined): Promise<void> =>
+  run(io, () => runDrop(generation, io));
 
 export function registerProjectionsCommands(program: Command): void {
   const projections = program
@@ -594,7 +622,9 @@ export function registerProjectionsCommands(program: Command): void {
     .action(async () => runStatusCommand(processIo));
   projections
     .command('drop')
-    .argument('<generation>', 'the generation to delete, as status or the rebuild named it (e.g. g2)')
+    // Optional to commander, so that its absence is said with the generations there are to name (runDrop).
+    .argument('[generation]', 'the generation to delete, as status or the rebuild named it (e.g. g2)')
+    .usage('[options] <generation>')
     .description(
       'delete one old generation of the SQLite views file, to free its space: one kept by `rebuild --keep-previous` ' +
         'or a take-over at start, or a leftover; never the active one',
@@ -608,5 +638,5 @@ export function registerProjectionsCommands(program: Command): void {
         'generation or one being built (refused: nothing changed), a views file that cannot be opened (damaged, locked) ' +
         'or any other failure.',
     )
-    .action(async (generation: string) => runDropCommand(processIo, generation));
+    .action(async (generation: string | undefined) => runDropCommand(processIo, generation));
 }

@@ -52,6 +52,9 @@ export class SqliteViewsMeta {
    * dropped and starts a fresh, empty one, which the projector builds from the whole log: returns why (null: kept).
    */
   ensureActive(): string | null {
+    // Nothing to do (an active generation of this schema): read, not written. The write lock taken for nothing stopped
+    // a reader (projections status) behind another process's write transaction.
+    if (this.value('active') !== null && this.otherSchema() === null) return null;
     return this.transaction(() => {
       if (this.value('active') === null) {
         this.db.exec(generationSchema(FIRST_GENERATION));

@@ -218,3 +218,22 @@ test.each([
 ])('mailbox %j --help says what --json prints', (words, line) => {
   expect(helpOf(...words).replace(/\s+/g, ' ')).toContain(line);
 });
+
+// `projections rebuild --help` showed its defaults as text, (default: "5000"), where every other number in the help
+// reads as one: every command's --help shows a number unquoted.
+test("no command's --help shows a number quoted as its default; rebuild's read (default: 5000) and (default: 2000)", () => {
+  const quoted: string[] = [];
+  const walk = (command: Command, words: string[]): void => {
+    for (const sub of command.commands) {
+      const help = helpOf(...words, sub.name());
+      for (const line of help.split('\n'))
+        if (/default: "\d/.test(line)) quoted.push(`${[...words, sub.name()].join(' ')}: ${line}`);
+      walk(sub, [...words, sub.name()]);
+    }
+  };
+  walk(buildProgram(), []);
+  expect(quoted).toEqual([]);
+  const rebuild = helpOf('projections', 'rebuild').replace(/\s+/g, ' ');
+  expect(rebuild).toContain('(readers cache the active one ~1 s) (default: 5000)');
+  expect(rebuild).toContain('switching without it (default: 2000)');
+});

@@ -5,7 +5,7 @@
  * bar when stdout is a terminal, plain lines otherwise (logs, CI).
  */
 import type * as CliProgress from 'cli-progress';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type * as Pino from 'pino';
 import { z } from 'zod';
 import type * as CompositionRoot from '../../compositionRoot';
@@ -60,11 +60,15 @@ const milliseconds = (flag: string, fallback: number, max?: number) => {
   return fromDecimalText(checked, { teaches, meant: durationMeantMs }).default(fallback);
 };
 
+/** Rebuild's defaults: its schema's and its --help's (as numbers: given as text, commander showed them quoted). */
+const GRACE_MS = 5000;
+const SETTLE_MS = 2000;
+
 const rebuildFlagsSchema = z.strictObject({
   keepPrevious: z.boolean().optional(),
   // The grace becomes a timer: beyond the longest one Node keeps it would fire at once and delete the previous views.
-  '--grace-ms': milliseconds('--grace-ms', 5000, MAX_TIMER_MS),
-  '--settle-ms': milliseconds('--settle-ms', 2000),
+  '--grace-ms': milliseconds('--grace-ms', GRACE_MS, MAX_TIMER_MS),
+  '--settle-ms': milliseconds('--settle-ms', SETTLE_MS),
   takeOver: z.boolean().optional(),
 });
 
@@ -581,12 +585,17 @@ export function registerProjectionsCommands(program: Command): void {
     .command('rebuild')
     .description('rebuild every view from the log into a new generation, then switch to it atomically')
     .option('--keep-previous', 'keep the previous generation instead of deleting it after the grace period')
-    .option(
-      '--grace-ms <ms>',
-      'delete the previous generation this long after the switch (readers cache the active one ~1 s)',
-      '5000',
+    .addOption(
+      new Option(
+        '--grace-ms <ms>',
+        'delete the previous generation this long after the switch (readers cache the active one ~1 s)',
+      ).default(GRACE_MS),
     )
-    .option('--settle-ms <ms>', 'wait this long for a live projector that is behind before switching without it', '2000')
+    .addOption(
+      new Option('--settle-ms <ms>', 'wait this long for a live projector that is behind before switching without it').default(
+        SETTLE_MS,
+      ),
+    )
     .option(
       '--take-over',
       "replace views of another event log (or ahead of this one) with this log's; refused while that log's projector is live",

@@ -6,7 +6,7 @@
 import { addresseeText, namesRecipient } from '../events/addressing';
 import type { StoredEvent } from '../events/types';
 import { describeTaskEvent } from './taskEventText';
-import { quoted } from '../support/terminalText';
+import { oneLine, quoted } from '../support/terminalText';
 
 export type TimelineKind =
   | 'registered'
@@ -240,6 +240,13 @@ export function formatTimelineEntry(entry: TimelineEntry, positionWidth = 0): st
     // A task event's text names who did it.
     if (entry.counterpart !== null && entry.kind !== 'task') parts.push(`${VERB[entry.kind]} ${entry.counterpart}`);
   }
-  if (entry.subject !== null && entry.kind !== 'registered') parts.push(quoted(entry.subject));
+  if (entry.subject !== null && entry.kind !== 'registered')
+    parts.push(TOOLS_WORDS.includes(entry.kind) ? oneLine(entry.subject) : quoted(entry.subject));
   return parts.join('  ');
 }
+
+/**
+ * Kinds whose `subject` is this tool's words (how the wake came, what befell the task), not a message's subject: said
+ * as words. Quoted, they read as a subject ("via stream"), and a task's reason, quoted within, came out escaped.
+ */
+const TOOLS_WORDS: readonly TimelineKind[] = ['woken', 'task'];

@@ -4,7 +4,8 @@
  * the batch recording them was written (their metadata.at: seen marks and wakes are written off the request path,
  * up to MAILBOX_SEEN_FLUSH_MS or 100 ms later, and much later after an outage). A real server on the embedded
  * default (SQLite log and views file) on a clock that moves at every reading, so the two times always differ;
- * the CLI reads the data dir directly and over --url.
+ * the CLI reads the data dir directly and over --url. Its text says how the wake came unquoted: "via stream" read as a
+ * subject.
  */
 import { runAuditCli as audit } from '../support/auditCli';
 import { startClockedApiServer, type ClockedApiServer } from '../support/clockedApiServer';
@@ -73,6 +74,10 @@ test("audit agent's seen and woken entries carry the log's seenAt and observedAt
       const c = await timeline('@c');
       expect(c.filter((e) => e.kind === 'seen').map((e) => e.at)).toEqual([row('@c').seen.at]);
       expect(c.filter((e) => e.kind === 'woken')).toEqual([]);
+      // The text says how the wake came in words: it quoted them as if a subject ("via stream").
+      const text = await audit(['agent', '@b', ...(url ? ['--url', url] : [])], env);
+      const woken = text.stdout.split('\n').filter((line) => / woken /.test(line));
+      expect(woken).toEqual([expect.stringMatching(new RegExp(` woken +message ${messageId}  via stream$`))]);
     }
 
     // The replay's text names the recorded times beside the write time of its column.

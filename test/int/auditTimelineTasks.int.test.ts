@@ -76,7 +76,7 @@ test('the release written by retiring a holder is in the holder’s and the send
   // The text names it too.
   const text = await audit(['agent', '@e', '--url', server.url], { MAILBOX_AUDIT_TOKEN: auditor });
   const line = text.stdout.split('\n').find((l) => l.includes('who was retired'));
-  expect(line?.replace(/^#\d+ +\S+ +/, '')).toBe(`task               message ${taskId}  "${released}"`);
+  expect(line?.replace(/^#\d+ +\S+ +/, '')).toBe(`task               message ${taskId}  ${released}`);
 });
 
 test('the cancels written by retiring a sender are in the sender’s timeline, by the admin with the reason', async () => {

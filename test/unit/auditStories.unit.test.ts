@@ -142,6 +142,25 @@ describe('audit agent timeline', () => {
     ]);
     expect(tasks('@c')).toEqual([]);
   });
+  // The text quoted the task's words as if a subject, and the reason within them came out escaped (\"late\").
+  test('a task event in the text: its words as they are, the reason quoted once', async () => {
+    const mailbox = await memoryMailbox();
+    const { '@a': a, '@b': b } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    const { messageId: taskId } = await a.send({ to: '@b', subject: 'job', body: 'x', task: {} });
+    await b.updateTask({ taskId, to: 'Working' });
+    await b.updateTask({ taskId, to: 'Failed', reason: 'late' });
+    const events = await allEvents(mailbox);
+    await mailbox.close();
+    const timeline = new AgentTimeline('@b');
+    const lines = events
+      .flatMap((e) => timeline.entriesFor(e))
+      .filter((e) => e.kind === 'task')
+      .map((e) => formatTimelineEntry(e).split(/ {2,}/).slice(2).join('  '));
+    expect(lines).toEqual([
+      `task  message ${taskId}  task ${taskId} Submitted -> Working by @b`,
+      `task  message ${taskId}  task ${taskId} Working -> Failed by @b (reason: "late")`,
+    ]);
+  });
 });
 
 // A reply asked of an agent, or overdue from it, was in no timeline: an auditor following @c never saw that @a

@@ -138,6 +138,15 @@ export const routeNotFound = (method: string, url: string, routes: ReadonlyArray
         "instead: the header 'Authorization: Bearer <token>' (an agent's token comes from POST /v1/agents; see docs/mcp.md).",
       { method, path },
     );
+  // The server's root (a client's first guess, or a URL cut back): where the API is, rather than "did you mean".
+  if (path === '/' && (method === 'GET' || method === 'HEAD'))
+    return new MailboxError(
+      'NOT_FOUND',
+      'Not found',
+      `There is no route ${method} /: this server's API is under /v1. GET /docs lists every route (GET /openapi.json ` +
+        'describes them), GET /healthz says whether the server is up; GET /console is the operator console, in a browser.',
+      { method, path, api: '/v1', suggestions: ['GET /docs', 'GET /openapi.json', 'GET /healthz', 'GET /console'] },
+    );
   const near = nearRoutes(method, path, routes);
   const suggestions = boxListing(method, path, near) ?? near;
   const nearest = suggestions.length > 0 ? ` did you mean ${suggestions.join(' or ')}?` : '';

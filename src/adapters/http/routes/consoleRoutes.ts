@@ -38,6 +38,16 @@ const notBuilt = (dir: string) =>
     { dir },
   );
 
+/** What a browser at / is shown when the console is not built: where the API is, its reference, liveness. */
+const ROOT_PAGE =
+  '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>agent-mailbox</title></head><body>\n' +
+  '<h1>agent-mailbox</h1>\n' +
+  '<p>This is the HTTP API of an agent-mailbox server: its routes are under <code>/v1</code>.</p>\n<ul>\n' +
+  '<li><a href="/docs">/docs</a>: the API reference, every route (<a href="/openapi.json">/openapi.json</a>: the OpenAPI document)</li>\n' +
+  '<li><a href="/healthz">/healthz</a>: whether the server is up (<a href="/readyz">/readyz</a>: whether it is ready to serve)</li>\n' +
+  '</ul>\n<p>The operator console (/console) is not built on this server: run <code>npm run build</code>, then restart ' +
+  'the server.</p>\n</body></html>\n';
+
 export function consoleRoutes(app: FastifyInstance, dir = consoleDir()): void {
   const secured = {
     'content-security-policy': CONSOLE_CSP,
@@ -60,6 +70,19 @@ export function consoleRoutes(app: FastifyInstance, dir = consoleDir()): void {
   };
   app.get('/console', sendPage);
   app.get('/console/', sendPage);
+
+  // GET / from a browser (Accept: text/html) had the API's JSON 404: the console when it is built, else a short page
+  // naming where to go. Any other client keeps the JSON 404 (routeNotFound names the same places). Not a route: the
+  // API has none at /, and POST / stays a 404.
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.method !== 'GET' || request.url.split('?')[0] !== '/' || !/\btext\/html\b/i.test(request.headers.accept ?? ''))
+      return;
+    if (fs.existsSync(path.join(dir, 'index.html'))) return reply.redirect('/console', 302);
+    return reply
+      .headers({ ...secured, 'cache-control': 'no-cache' })
+      .type('text/html; charset=utf-8')
+      .send(ROOT_PAGE);
+  });
 
   const assets = new Map<string, Buffer>();
   app.get<{ Params: { file: string } }>('/console/assets/:file', async (request, reply) => {

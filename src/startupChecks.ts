@@ -280,13 +280,18 @@ function checkSqliteFiles(
     // The views file sits in the data dir when the log is not a SQLite file (EventStoreDB with MAILBOX_VIEWS=sqlite).
     const { where, variable } =
       log === null ? { where: `MAILBOX_DATA_DIR='${config.dataDir}'`, variable: 'MAILBOX_DATA_DIR' } : sqliteLocation(config);
+    const refusedFile = (file: string, error: unknown) => {
+      const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+      return new StartupError(`${where}: ${refused(file, code, variable)}`, { variable, file }, { cause: error, refusal });
+    };
     for (const file of [base, `${base}-wal`, `${base}-shm`]) {
-      if (fs.statSync(file, { throwIfNoEntry: false })?.isFile() !== true) continue;
       try {
+        // A data dir this user may not look inside (the server makes it 0700) refuses the stat itself: it was INTERNAL
+        // "EACCES: permission denied, stat '<file>'" for backup, audit and projections run as another user.
+        if (fs.statSync(file, { throwIfNoEntry: false })?.isFile() !== true) continue;
         fs.accessSync(file, access);
       } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
-        throw new StartupError(`${where}: ${refused(file, code, variable)}`, { variable, file }, { cause: error, refusal });
+        throw refusedFile(file, error);
       }
     }
   }

@@ -93,3 +93,46 @@ test("heartbeat and projections run by a user who may not read the server's log:
   });
   expect(status.code).toBe(2);
 });
+
+// The data dir as the server makes it (0700): another user may not even look inside, and backup, audit and projections
+// failed as INTERNAL "EACCES: permission denied, stat '<data dir>/events.sqlite'" (no remedy).
+test('backup, audit verify and projections status in a data dir this user may not look inside: the file and the remedy, exit code 2', async () => {
+  if (!otherUserCanRunCli()) return;
+  const dataDir = path.join(root, 'closed');
+  const mailbox = await createMailbox({ dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' });
+  const admin = await mailbox.as(ADMIN_TOKEN);
+  for (const identity of ['@a', '@b', '@c']) await admin.registerAgent({ identity });
+  await mailbox.close();
+  const out = path.join(root, 'backups');
+  fs.mkdirSync(out, { mode: 0o777 });
+  fs.chmodSync(out, 0o777); // this user may write the copy there
+  fs.chmodSync(dataDir, asRoot ? 0o700 : 0o000);
+  const log = path.join(dataDir, 'events.sqlite');
+  const refusal = {
+    error: 'Files not readable by this user',
+    code: 'UNAVAILABLE',
+    message:
+      `MAILBOX_DATA_DIR='${dataDir}': ${log} cannot be read by this user (EACCES; the server keeps its files for its own ` +
+      'user only): run this command as the user the server runs as, or give this user read access to it.',
+    field: 'MAILBOX_DATA_DIR',
+    file: log,
+  };
+  try {
+    for (const args of [
+      ['backup', path.join(out, 'copy.sqlite')],
+      ['audit', 'verify'],
+      ['projections', 'status'],
+    ]) {
+      const run = await runCliAsOtherUser(args, { MAILBOX_DATA_DIR: dataDir });
+      expect({ args, code: run.code, stdout: run.stdout, said: JSON.parse(run.stderr) }).toEqual({
+        args,
+        code: 2,
+        stdout: '',
+        said: refusal,
+      });
+    }
+  } finally {
+    fs.chmodSync(dataDir, 0o700);
+  }
+  expect(fs.readdirSync(out)).toEqual([]); // no copy left
+});

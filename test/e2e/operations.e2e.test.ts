@@ -43,12 +43,14 @@ test('readyz is 503 UNAVAILABLE once the projection runner has stopped', async (
 });
 
 // role alone (no lease: this process projects) said node="", though MAILBOX_NODE_ID names the process in /metrics.
-test('mailbox_projector_leader{role="alone"} names this node (MAILBOX_NODE_ID)', async () => {
+test('mailbox_projector_leader{role="alone"} and /readyz name this node (MAILBOX_NODE_ID)', async () => {
   const named = await startTestServer({ nodeId: 'api-7' });
   try {
     const { body } = await named.call('GET', '/metrics');
     const lines = (body as string).split('\n').filter((line) => line.startsWith('mailbox_projector_leader{'));
     expect(lines).toEqual(['mailbox_projector_leader{role="alone",node="api-7",token=""} 1']);
+    // /readyz names it too, as README says of MAILBOX_NODE_ID.
+    expect((await named.call('GET', '/readyz')).body.projections.leadership).toEqual({ role: 'alone', node: 'api-7' });
   } finally {
     await named.close();
   }

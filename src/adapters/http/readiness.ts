@@ -9,6 +9,7 @@ import type { StreamRefusal } from '../../application/refusedStreams';
 import { isMailboxError, needsOperator } from '../../errors';
 import { viewsLag } from '../../application/viewsLag';
 import type { Leadership } from '../../projections/projectorLease';
+import { nodeIdOf } from '../../config';
 import type { RulesRebuild, RulesUnknown } from '../../projections/projectionRunner';
 
 /** Views this far behind the log are not serving fresh reads; take the node out of rotation. */
@@ -60,8 +61,11 @@ export interface Readiness {
       views: 'unchecked' | 'own' | 'foreign';
       logIdentity: string | null;
       viewsProblem?: string;
-      /** Who projects: 'alone' (embedded views: this process), or the projector lease's holder (this node 'leading', or another). */
-      leadership: Leadership;
+      /**
+       * Who projects: 'alone' (embedded views: this process, named by its node id as in /metrics), or the projector
+       * lease's holder (this node 'leading', or another).
+       */
+      leadership: Exclude<Leadership, { role: 'alone' }> | { role: 'alone'; node: string };
       /**
        * Only while this node rebuilds views built by other rules (an upgrade over Redis views): the views served answer
        * by the earlier rules meanwhile, so the node stays ready.
@@ -159,7 +163,8 @@ export async function checkReadiness(mailbox: MailboxServices): Promise<Readines
     views,
     logIdentity: status.logIdentity,
     ...(viewsProblem ? { viewsProblem } : {}),
-    leadership: status.leadership,
+    leadership:
+      status.leadership.role === 'alone' ? { role: 'alone' as const, node: nodeIdOf(mailbox.config) } : status.leadership,
     ...(status.rulesRebuild ? { rulesRebuild: status.rulesRebuild } : {}),
     ...(status.rulesUnknown ? { rulesUnknown: status.rulesUnknown } : {}),
   };

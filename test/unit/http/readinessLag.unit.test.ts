@@ -35,6 +35,7 @@ function mailboxWith(
     runner: { getStatus: () => status },
     commands: { writeFailure: () => null },
     wakeRecorder: { refusal: () => null },
+    config: {},
   } as unknown as MailboxServices;
   return { mailbox, headReads: () => reads };
 }

@@ -71,7 +71,7 @@ export interface InboxCount {
   /** Of the unread, those never returned to you yet (in no list page or get): what a read-all would withhold. */
   unseenCount: number;
   byPriority: UnreadCount['byPriority'];
-  /** @deprecated use unreadCount; removed in the next release. */
+  /** The same number as unreadCount: the name DESIGN's contract gives `GET /v1/inbox/count`, kept beside it. */
   unread: number;
 }
 

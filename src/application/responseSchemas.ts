@@ -176,7 +176,7 @@ export const inboxCountSchema = z.object({
     .int()
     .describe('of those, the ones never returned to you yet (no list page or get showed them): mark_read all withholds them'),
   byPriority,
-  unread: z.number().int().describe('deprecated alias of unreadCount (removed in the next release)'),
+  unread: z.number().int().describe("unreadCount's first name (DESIGN's contract): kept"),
 });
 
 const heartbeatCounts = z.object({
@@ -196,7 +196,7 @@ const heartbeatCounts = z.object({
     ),
   repliesOwed: z.number().int().describe('replies the agent owes: sends that expected its answer in the thread by a time'),
   nextReplyDueBy: optionalTime.describe('the earliest of those times: overdue once it passed'),
-  unread: z.number().int().describe('deprecated alias of unreadCount (removed in the next release)'),
+  unread: z.number().int().describe("unreadCount's first name (DESIGN's contract): kept"),
 });
 export const heartbeatListSchema = z.object({ agents: z.array(heartbeatCounts) });
 

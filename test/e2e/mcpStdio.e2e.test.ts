@@ -59,7 +59,7 @@ test('tools over stdio: send -> list -> mark_read through the HTTP API', async (
   expect(json(await call(b, 'mark_read', { messageId: sent.messageId }))).toMatchObject({ status: 'read' });
   expect(json(await call(b, 'unread_count')).unreadCount).toBe(0);
   const asC = await server.call('GET', '/v1/inbox/count', { token: t['@c'] });
-  expect(asC.body).toMatchObject({ unreadCount: 1, unread: 1 }); // B's read does not touch C's copy; unread: deprecated alias
+  expect(asC.body).toMatchObject({ unreadCount: 1, unread: 1 }); // B's read does not touch C's copy; unread: unreadCount's first name, kept
 });
 
 // `mailbox mcp` reads the replay from the HTTP answer's Idempotent-Replayed header: the result stays the original.

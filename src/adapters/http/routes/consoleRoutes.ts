@@ -75,8 +75,9 @@ export function consoleRoutes(app: FastifyInstance, dir = consoleDir()): void {
   // naming where to go. Any other client keeps the JSON 404 (routeNotFound names the same places). Not a route: the
   // API has none at /, and POST / stays a 404.
   app.addHook('onRequest', async (request, reply) => {
-    if (request.method !== 'GET' || request.url.split('?')[0] !== '/' || !/\btext\/html\b/i.test(request.headers.accept ?? ''))
-      return;
+    // Every request passes here: compared without allocating (no split of the URL) before the Accept header is read.
+    const atRoot = request.url === '/' || request.url.startsWith('/?');
+    if (request.method !== 'GET' || !atRoot || !/\btext\/html\b/i.test(request.headers.accept ?? '')) return;
     if (fs.existsSync(path.join(dir, 'index.html'))) return reply.redirect('/console', 302);
     return reply
       .headers({ ...secured, 'cache-control': 'no-cache' })

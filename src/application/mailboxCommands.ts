@@ -365,8 +365,8 @@ export class MailboxCommands {
    * the rest unread, and a retry marks them (nothing twice).
    */
   private async markAllRead(actor: Actor, data: MarkReadInput, options: CommandOptions): Promise<ReadAllResult> {
-    const seenAt = await this.seen.flush();
-    if (seenAt !== null) await this.runner.waitFor(seenAt, this.config.awaitProjectionMs);
+    const marks = await this.seen.writeFor(actor.identity);
+    if (marks !== null) await this.runner.waitFor(marks, this.config.awaitProjectionMs);
     const before = data.before === undefined ? null : msCeiling(data.before); // exact, also when finer than sentAt's ms
     const targets: string[] = [];
     let withheld = 0;

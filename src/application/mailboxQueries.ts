@@ -200,11 +200,10 @@ export class MailboxQueries {
     requireRole(actor, ['agent'], 'Counting unread messages');
     // What a listing just returned is seen, but its marks are written off the request path (~200 ms later): a count
     // right after it said unseenCount as if the agent had not been shown them. Marks this node holds for the caller
-    // are written and in the views first (a node knows only its own: another node's listing may still lag so).
-    if (this.seen.unwritten(actor.identity)) {
-      await this.seen.flush();
-      if (this.seen.lastPosition !== null) await this.runner.waitFor(this.seen.lastPosition, this.awaitProjectionMs);
-    }
+    // are written and in the views first (a node knows only its own: another node's listing may still lag so); the
+    // other recipients' marks are left to the next flush.
+    const marks = await this.seen.writeFor(actor.identity);
+    if (marks !== null) await this.runner.waitFor(marks, this.awaitProjectionMs);
     return inboxCount(await this.projections.unreadCount(actor.identity));
   }
 

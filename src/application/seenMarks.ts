@@ -130,6 +130,19 @@ export class SeenMarks {
     return this.writing;
   }
 
+  /**
+   * Writes `recipient`'s unwritten marks now (after any batch being written), leaving the other recipients' to the
+   * next flush; resolves with the log position the views must reach to show them (null: the recipient had none). A
+   * count or a read-all waits for its caller's marks alone: with every recipient's, the first count after a burst of
+   * listings by many agents waited seconds for all of their marks.
+   */
+  async writeFor(recipient: string): Promise<bigint | null> {
+    if (!this.unwritten(recipient)) return null;
+    this.writing = this.writing.then(() => this.writePending(recipient));
+    await this.writing;
+    return this.lastPosition; // also when its marks were in the batch already being written
+  }
+
   /** The seen streams the store refuses for what only an operator mends (/readyz names them), oldest first. */
   refusals(): StreamRefusal[] {
     return [...this.refused].map(([recipient, refusal]) => ({
@@ -157,11 +170,13 @@ export class SeenMarks {
     if (this.recent.size > RECENT_CAPACITY) this.recent.delete(this.recent.keys().next().value!);
   }
 
-  private async writePending(): Promise<bigint | null> {
+  /** Writes the pending marks (of `only`, when given); resolves with the position of the last event written. */
+  private async writePending(only?: string): Promise<bigint | null> {
     // A refused recipient's marks stay pending until their next try is due (at close: tried once more).
     const now = this.clock.now().getTime();
     const batch = new Map<string, Map<string, string>>();
     for (const [recipient, marks] of this.pending) {
+      if (only !== undefined && recipient !== only) continue;
       const triedAt = this.refusedTriedAt.get(recipient);
       if (triedAt !== undefined && now - triedAt < REFUSED_RETRY_MS && !this.closed) continue;
       batch.set(recipient, marks);

@@ -71,6 +71,35 @@ describe.each(STORE_KINDS)('seen marks ($name event store)', (kind) => {
     expect(await eventsOfType(mailbox, 'MessagesSeen')).toHaveLength(1);
   });
 
+  it("a count writes its caller's marks alone: the others listed are written by their own count or the next flush", async () => {
+    // Before, a count wrote every recipient's pending marks and waited for them all (seconds after a burst of listings).
+    const mailbox = await harness.open({ seenFlushMs: 60_000 });
+    const { '@a': a, '@b': b, '@c': c, '@d': d } = await registerAgents(mailbox, ['@a', '@b', '@c', '@d']);
+    await a.send({ to: ['@b', '@c', '@d'], subject: 'one', body: 'x' });
+    await a.send({ to: ['@b', '@c'], subject: 'two', body: 'x' });
+    for (const agent of [b, c, d]) expect((await agent.listMessages({})).messages.length).toBeGreaterThan(0);
+    const marksInLog = async () =>
+      (await mailbox.eventStore.readAll(null, 1000))
+        .filter((e) => e.type === 'MessagesSeen')
+        .map((e) => [(e.data as { recipient: string }).recipient, (e.data as { messageIds: string[] }).messageIds.length]);
+
+    expect(await b.unreadCount()).toMatchObject({ unreadCount: 2, unseenCount: 0 });
+    expect(await marksInLog()).toEqual([['@b', 2]]);
+    expect(await c.unreadCount()).toMatchObject({ unreadCount: 2, unseenCount: 0 });
+    expect(await marksInLog()).toEqual([
+      ['@b', 2],
+      ['@c', 2],
+    ]);
+    await mailbox.flushSeenMarks();
+    expect(await marksInLog()).toEqual([
+      ['@b', 2],
+      ['@c', 2],
+      ['@d', 1],
+    ]);
+    expect(await d.unreadCount()).toMatchObject({ unreadCount: 1, unseenCount: 0 });
+    expect(await marksInLog()).toHaveLength(3); // nothing left to write for @d
+  });
+
   it('a get returns the message to its recipient: seen; the sender opening it marks nothing', async () => {
     const mailbox = await harness.open();
     const { '@a': a, '@b': b } = await registerAgents(mailbox, ['@a', '@b', '@c']);

@@ -56,11 +56,6 @@ export interface MessageDetail {
  */
 export type TaskNow = TaskEnvelope;
 
-/**
- * The unread count as every surface names it: `unreadCount` (as in lists and
- * the wake stream's sync). `unread` is its deprecated alias, kept for one
- * release so that clients reading it keep working.
- */
 /** How a listing is answered: `shown` false when its page reaches the caller without a body (HTTP HEAD). */
 export interface ListingOptions {
   shown?: boolean;
@@ -214,7 +209,7 @@ export class MailboxQueries {
   async heartbeats(actor: Actor): Promise<{ agents: HeartbeatAnswer[] }> {
     requireRole(actor, ['admin', 'auditor'], 'Reading heartbeat counts');
     const agents = await this.projections.allHeartbeats();
-    // unread: deprecated alias of unreadCount; unseen is answered as unseenCount only; tasksWaitingSince is the
+    // unread: unreadCount's first name (kept); unseen is answered as unseenCount only; tasksWaitingSince is the
     // heartbeat daemon's own (what is new in the waiting set), not answered
     return {
       agents: agents.map(({ unseen, tasksWaitingSince: _since, ...agent }) => ({

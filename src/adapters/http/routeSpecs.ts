@@ -243,7 +243,7 @@ export const ROUTE_SPECS: RouteSpec[] = [
     success: {
       status: 200,
       schema: responses.inboxCountSchema,
-      description: 'unreadCount and byPriority; unread is a deprecated alias of unreadCount',
+      description: "unreadCount and byPriority; unread: the same number under its first name (DESIGN's contract), kept",
     },
     errors: AUTH,
   },
@@ -257,7 +257,8 @@ export const ROUTE_SPECS: RouteSpec[] = [
     success: {
       status: 200,
       schema: responses.heartbeatListSchema,
-      description: 'per agent: unreadCount (unread: deprecated alias), byPriority, oldestUnreadAt, lastActivityAt',
+      description:
+        'per agent: unreadCount (unread: the same number under its first name, kept), byPriority, oldestUnreadAt, lastActivityAt',
     },
     errors: AUTH,
   },

@@ -200,6 +200,42 @@ export class RedisGenerations implements ProjectionGenerations {
   }
 
   /**
+   * Every generation Redis holds besides the active one that nothing else is about to delete: kept on purpose
+   * (--keep-previous, a take-over at start; listed nowhere before, and deleted only by hand with redis-cli) or a
+   * leftover. Generations are numbered by the allocation counter, so each number up to it is looked at (its global
+   * keys, all under the namespace's tag: one MGET per chunk) rather than the whole keyspace scanned; one whose
+   * building or dropping mark is alive is a running rebuild's to finish.
+   */
+  async droppable(): Promise<string[]> {
+    const active = await this.refresh();
+    const counter = await redisCall('Redis projections', () => this.client.get(this.keys.generationCounter));
+    const highest = Math.max(Number(counter ?? 0), generationNumber(active));
+    const names: string[] = [];
+    for (let number = 1; number <= highest; number++) {
+      const name = this.keys.prefixOf(number);
+      if (name !== active) names.push(name);
+    }
+    const held: string[] = [];
+    for (let start = 0; start < names.length; start += DROPPABLE_CHUNK) {
+      const chunk = names.slice(start, start + DROPPABLE_CHUNK);
+      const keys = chunk.flatMap((name) => [
+        this.keys.checkpoint(name),
+        this.keys.logOf(name),
+        this.keys.rulesOf(name),
+        this.keys.buildingMark(name),
+        this.keys.droppingMark(name),
+      ]);
+      const values = await redisCall('Redis projections', () => this.client.mget(...keys));
+      chunk.forEach((name, i) => {
+        const [checkpoint, log, rules, building, dropping] = values.slice(5 * i, 5 * i + 5);
+        const holdsViews = checkpoint !== null || log !== null || rules !== null;
+        if (holdsViews && building === null && dropping === null) held.push(name);
+      });
+    }
+    return held;
+  }
+
+  /**
    * The generations listed, other than the active one: being built (`live`: its building mark alive), or leftovers
    * (neither its building mark nor its dropping mark alive).
    */
@@ -249,6 +285,9 @@ export class RedisGenerations implements ProjectionGenerations {
     });
   }
 }
+
+/** Generations looked at per MGET by droppable() (five keys each). */
+const DROPPABLE_CHUNK = 200;
 
 /** `<ns>:v<N>:` -> N. */
 const generationNumber = (prefix: string): number => Number(/:v([0-9]+):$/.exec(prefix)?.[1] ?? 0);

@@ -233,9 +233,7 @@ function previousNotDeletedWarning(config: MailboxConfig, result: RebuildResult,
   const { reason, markedForDrop } = result.previousNotDeleted!;
   const sqlite = config.redisUrl === undefined;
   const where = sqlite ? `the SQLite views file ${root().sqliteViewsFile(config)}` : `Redis namespace '${config.redisNamespace}'`;
-  const byHand = sqlite
-    ? `delete it with \`mailbox projections drop ${previous}\` once the views file can be written`
-    : `delete its keys: redis-cli --scan --pattern '${previous}*' | xargs redis-cli unlink`;
+  const byHand = `delete it with \`mailbox projections drop ${previous}\` once ${sqlite ? 'the views file can be written' : 'Redis takes writes'}`;
   const warning = {
     warning: 'Previous generation not deleted',
     message:
@@ -619,7 +617,7 @@ export function registerProjectionsCommands(program: Command): void {
         'from this log); liveWriter (a running projector, or null); leftoverGenerations, only when there are some: ' +
         'partial generations left by rebuilds killed before they finished, and previous generations a rebuild could ' +
         'not delete after its switch, dropped by the next ' +
-        '`mailbox projections rebuild`; keptGenerations, only when there are some (SQLite views file): previous ' +
+        '`mailbox projections rebuild`; keptGenerations, only when there are some: previous ' +
         'generations kept by `rebuild --keep-previous` or a take-over at start, deleted by `mailbox projections drop`; note, when no views are built yet, or when they stand ahead of the log head ' +
         '(the server refuses them; the note says the remedy).\n' +
         'Reads only: safe while the server runs.\n' +
@@ -632,17 +630,17 @@ export function registerProjectionsCommands(program: Command): void {
   projections
     .command('drop')
     // Optional to commander, so that its absence is said with the generations there are to name (runDrop).
-    .argument('[generation]', 'the generation to delete, as status or the rebuild named it (e.g. g2)')
+    .argument('[generation]', 'the generation to delete, as status or the rebuild named it (e.g. g2, or mailbox:v2: in Redis)')
     .usage('[options] <generation>')
     .description(
-      'delete one old generation of the SQLite views file, to free its space: one kept by `rebuild --keep-previous` ' +
+      'delete one old generation of the views (SQLite views file or Redis), to free its space: one kept by `rebuild --keep-previous` ' +
         'or a take-over at start, or a leftover; never the active one',
     )
     .addHelpText(
       'after',
       '\nSafe while the server runs: it serves the active generation only. A rebuild deletes the generation it ' +
         'switched away from itself, after its grace; leftovers are also dropped by the next rebuild. A wrong name is ' +
-        'refused with the generations it can drop. Redis views: delete a generation by hand (its refusal says how).\n' +
+        'refused with the generations it can drop.\n' +
         'Exit codes: 0 dropped, 1 no event log, or no such generation to drop, 2 usage or configuration error, the active ' +
         'generation or one being built (refused: nothing changed), a views file that cannot be opened (damaged, locked) ' +
         'or any other failure.',

@@ -76,17 +76,26 @@ export class CommandHandler {
     return this.streams.load(streamName, model);
   }
 
+  /**
+   * `freshName`: the caller generated the stream's name just now for this command (a send's new message id), so no
+   * stream of that name was ever written or deleted.
+   */
   async handle<S, E extends MailboxEvent>(
     streamName: string,
     model: StreamModel<S, E>,
     metadata: CommandMetadata,
     decide: (state: S) => E[] | MailboxError | Promise<E[] | MailboxError>,
+    { freshName = false }: { freshName?: boolean } = {},
   ): Promise<Handled<S, E>> {
     return this.mutex.run(streamName, async () => {
       // A stream this process holds no state for (e.g. a new message) is first assumed not to exist: no read,
       // and the append's 'no_stream' lets the store check that atomically. Any other outcome (an error,
       // nothing to do, a conflict) is answered only after a real read. Saves a store read per send.
-      let assumeNew = this.streams.peek(streamName) === undefined;
+      // Not on EventStoreDB for a name that may have been used before (a send repeated with its idempotency key on a
+      // node that never read it, a task's stream, the agent registry): a soft-deleted stream takes 'no_stream' and is
+      // undeleted by it, its earlier events hidden for good (the write was then answered Operator action needed, its
+      // event stored). Read first, the deleted stream is refused (Operator action needed) with nothing written.
+      let assumeNew = this.streams.peek(streamName) === undefined && (freshName || this.store.noStreamNeverUndeletes === true);
       for (let attempt = 1; ; attempt++) {
         // 1. Read: the folded state and the revision it is at.
         const { state, revision } = assumeNew ? { state: model.initial(), revision: null } : await this.load(streamName, model);

@@ -18,8 +18,13 @@ export class HeldLog implements EventStore {
   /** Set once the identity read as another: every append is refused with it. */
   private replaced: MailboxError | null = null;
 
+  /** As the log's: a held EventStoreDB log is read before a stream is claimed new, as the log itself would be. */
+  readonly noStreamNeverUndeletes: boolean;
+
   /** `log`: the adapter itself (a benchmark's trace reaches into it). */
-  constructor(readonly log: EventStore) {}
+  constructor(readonly log: EventStore) {
+    this.noStreamNeverUndeletes = log.noStreamNeverUndeletes === true;
+  }
 
   async logIdentity(): Promise<string> {
     const identity = await this.log.logIdentity();

@@ -261,7 +261,8 @@ export class MailboxCommands {
         : input;
     const data = parseInput(sendMessageSchema, raw, 'add_message');
     const metadata = this.metadata(actor, options);
-    const messageId = deterministicMessageId(actor.identity, data.idempotencyKey ?? null, metadata.commandId);
+    const key = data.idempotencyKey ?? null;
+    const messageId = deterministicMessageId(actor.identity, key, metadata.commandId);
     const { idempotencyKey: _key, ...fingerprinted } = data;
     const requestHash = requestFingerprint(fingerprinted);
     const registry = await this.directory.current();
@@ -275,12 +276,19 @@ export class MailboxCommands {
     // Read beside the append (taskAnswers.ts): the tasks asking the sender, for its answers and notes; not for a new thread.
     const inThread = data.inReplyTo !== undefined || data.threadId !== undefined;
     const asking = inThread ? askingRead(this.projections, actor.identity) : null;
-    const { state, appended, position } = await this.handler.handle(messageStream(messageId), messageModel, metadata, (message) =>
-      decideSendMessage(
-        { type: 'SendMessage', data: { messageId, input: data, requestHash }, metadata },
-        { message, registry, parent, parentEntryOf },
-        policy,
-      ),
+    // Without a key the message's id is new (from this command's id): its stream is claimed new unread. With one, the id
+    // is the key's, used before if this is a repeat: read first (CommandHandler.handle).
+    const { state, appended, position } = await this.handler.handle(
+      messageStream(messageId),
+      messageModel,
+      metadata,
+      (message) =>
+        decideSendMessage(
+          { type: 'SendMessage', data: { messageId, input: data, requestHash }, metadata },
+          { message, registry, parent, parentEntryOf },
+          policy,
+        ),
+      { freshName: key === null },
     );
     // The sender's message in a task's thread, to the task's holder, answers the task's question (taskAnswers.ts).
     const replayed = appended.length === 0;

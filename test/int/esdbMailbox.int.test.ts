@@ -8,7 +8,14 @@
 import pino from 'pino';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
 import { isMailboxError, retryAfterSecondsOf } from '../../src/errors';
-import { DELIVERY_STREAM, escalationStream, messageStream, replyOverdueStream, seenStream } from '../../src/events/streams';
+import {
+  DELIVERY_STREAM,
+  escalationStream,
+  messageStream,
+  replyOverdueStream,
+  seenStream,
+  taskStream,
+} from '../../src/events/streams';
 import { REFUSED_KEPT } from '../../src/application/seenMarks';
 import { buildApiServer } from '../../src/server';
 import type { HttpServer } from '../../src/adapters/http/httpServer';
@@ -72,8 +79,8 @@ afterEach(async () => {
 });
 
 /** The mailbox's HTTP API on a free loopback port (closed after the test). */
-async function serveHttp(): Promise<string> {
-  const http: HttpServer = buildApiServer(mailbox, pino({ level: 'silent' }));
+async function serveHttp(served: Mailbox = mailbox): Promise<string> {
+  const http: HttpServer = buildApiServer(served, pino({ level: 'silent' }));
   const url = await http.listen('127.0.0.1', 0);
   closers.push(() => http.close());
   return url;
@@ -393,39 +400,96 @@ describe('a mailbox stream soft-deleted under the mailbox: loud (Operator action
       await store.close();
     }
   });
-  it("a message's stream claimed new by a node that has not read it (a send repeated with its idempotency key): the answer says the write is stored and what came before hidden, not 'not applied'; sent once, not retried", async () => {
-    const { '@a': a } = await openMailbox();
-    const input = { to: ['@b', '@c'], subject: 'once', body: 'x', idempotencyKey: 'k-1' };
-    const { messageId } = await a.send(input);
-    const stream = messageStream(messageId);
-    // Another node (or this one restarted): it holds nothing of that stream, and assumes a new one (no read first).
+});
+
+describe("a soft-deleted stream whose name is not new (a keyed send's message, a task): read before it is claimed new, refused, never undeleted", () => {
+  /** Another node on the same log (or this one restarted): it holds nothing of any stream yet. Served over HTTP. */
+  async function otherNodeServed(): Promise<string> {
     const other = await createMailbox(
       { eventStoreUrl: `${double.url}&defaultDeadline=1500`, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
       { logger: recordingLogger(), clock },
     );
     closers.push(() => other.close());
+    return serveHttp(other);
+  }
+  const post = (url: string, path: string, token: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(url + path, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+  const refusal = (stream: string) => ({
+    code: 'UNAVAILABLE',
+    error: 'Operator action needed',
+    message: expect.stringMatching(
+      new RegExp(
+        `^The event store \\(EventStoreDB\\) holds mailbox stream ${stream} deleted under the mailbox \\(a soft delete.*` +
+          'the request was not applied\\.$',
+      ),
+    ),
+    stream,
+    operatorAction: expect.stringContaining('restore the event log from a backup'),
+  });
+
+  it("a send repeated with its idempotency key on a node that never read the message: 503 Operator action needed, 'not applied', nothing written, the stream still deleted; restored, the repeat is the original's replay", async () => {
+    const { '@a': a } = await openMailbox();
+    const input = { to: ['@b', '@c'], subject: 'once', body: 'x' };
+    const { messageId } = await a.send({ ...input, idempotencyKey: 'k-1' });
+    const stream = messageStream(messageId);
+    const url = await otherNodeServed();
     double.log.softDelete(stream, { kind: 'any' });
     const appendsBefore = double.log.appendRequests;
 
-    const refused = await rejection((await other.as(a.token)).send(input));
-    // What happened, said as it happened: the node took the write (EventStoreDB passes "no stream" on a soft-deleted
-    // stream, undeleting it from revision 1), so its event is stored and the message's send before it hidden.
-    expect(refused.toJSON()).toMatchObject({
-      error: 'Operator action needed',
-      message: expect.stringContaining(
-        `held mailbox stream ${stream} deleted under the mailbox (a soft delete) when this write reached it`,
-      ),
-      stream,
-      operatorAction: expect.stringContaining('restore the event log from a backup'),
-    });
-    expect(refused.message).toContain("The write's own events are stored");
-    expect(refused.message).not.toContain('the request was not applied');
-    expect(retryAfterSecondsOf(refused)).toBeNull();
-    expect(double.log.appendRequests - appendsBefore).toBe(1); // not retried as a lost acknowledgement
-    const records = double.log.streamRecords(stream);
-    expect(records === 'not_found' || records === 'deleted' ? records : records.map((r) => [r.revision, r.type])).toEqual([
-      [1n, 'MessageSent'],
-    ]);
+    const response = await post(url, '/v1/messages', a.token, input, { 'idempotency-key': 'k-1' });
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBeNull(); // no retry mends it
+    const body = (await response.json()) as { message: string };
+    expect(body).toMatchObject(refusal(stream));
+    expect(body.message).not.toContain("The write's own events are stored");
+    expect(double.log.appendRequests).toBe(appendsBefore); // not one append, to that stream or any other
+    expect(double.log.streamRecords(stream)).toBe('not_found'); // still soft-deleted: not undeleted by a write
+    expect(double.log.currentRevision(stream)).toBe(0n); // its one event (the send) is kept, hidden, nothing after it
+
+    // The operator's restore: the same repeat is answered as the original send's replay, nothing written.
+    double.log.restore(stream);
+    const replay = await post(url, '/v1/messages', a.token, input, { 'idempotency-key': 'k-1' });
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(await replay.json()).toMatchObject({ messageId, status: 'sent', recipients: ['@b', '@c'] });
+    expect(double.log.appendRequests).toBe(appendsBefore);
+  });
+
+  it('the agent registry, a registration by the admin on a node that never read it: 503 Operator action needed, nothing written, the registry still deleted', async () => {
+    await openMailbox();
+    const url = await otherNodeServed();
+    double.log.softDelete('mailbox-agents', { kind: 'any' });
+    const appendsBefore = double.log.appendRequests;
+
+    const response = await post(url, '/v1/agents', ADMIN_TOKEN, { identity: '@d' });
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBeNull();
+    expect(await response.json()).toMatchObject(refusal('mailbox-agents'));
+    expect(double.log.appendRequests).toBe(appendsBefore);
+    expect(double.log.streamRecords('mailbox-agents')).toBe('not_found');
+    expect(double.log.currentRevision('mailbox-agents')).toBe(2n); // @a, @b and @c, hidden; no @d after them
+  });
+
+  it("a task's stream, claimed on a node that never read it: 503 Operator action needed, nothing written, the first claim not hidden by a second", async () => {
+    const { '@a': a, '@b': b, '@c': c } = await openMailbox();
+    const { messageId: taskId } = await a.send({ to: 'AGENT:*', subject: 'for anyone', body: 'x', task: {} });
+    await b.claimTask(taskId);
+    const stream = taskStream(taskId);
+    const url = await otherNodeServed();
+    double.log.softDelete(stream, { kind: 'any' });
+    const appendsBefore = double.log.appendRequests;
+
+    const response = await post(url, `/v1/tasks/${taskId}/claim`, c.token, {});
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBeNull();
+    expect(await response.json()).toMatchObject(refusal(stream));
+    expect(double.log.appendRequests).toBe(appendsBefore);
+    expect(double.log.streamRecords(stream)).toBe('not_found');
+    expect(double.log.currentRevision(stream)).toBe(0n); // @b's claim, hidden; no claim by @c after it
   });
 });
 

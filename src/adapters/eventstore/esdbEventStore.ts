@@ -48,6 +48,8 @@ const UNCHECKED_ROUNDS = 3;
 type EsdbAppendResult = Awaited<ReturnType<EsdbClient['appendToStream']>>;
 
 export class EsdbEventStore implements EventStore {
+  /** A soft-deleted stream takes an append expecting no stream, and is undeleted by it (EventStore.noStreamNeverUndeletes). */
+  readonly noStreamNeverUndeletes = false;
   private readonly pageSize: number;
   private readonly filter: EsdbFilter;
   private readonly counter: EsdbEventCount;

@@ -16,6 +16,8 @@ import { findDuplicateAppend } from './duplicateAppend';
 import { consecutiveCount } from './consecutiveCount';
 
 export class MemoryEventStore implements EventStore {
+  /** Nothing deletes a stream here: 'no_stream' holds only for one never written. */
+  readonly noStreamNeverUndeletes = true;
   private readonly log: StoredEvent[] = [];
   private readonly streams = new Map<string, StoredEvent[]>();
   /** Event id -> its stream (streamOfEvent: a lookup, not a scan of the log). */

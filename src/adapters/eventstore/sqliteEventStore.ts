@@ -57,6 +57,8 @@ interface QueuedAppend {
 const NO_IDENTITY = '(none yet: this log was written before logs had identities; a server gives it one at its next start)';
 
 export class SqliteEventStore implements EventStore {
+  /** Nothing deletes a stream here: 'no_stream' holds only for one never written (the writer's check). */
+  readonly noStreamNeverUndeletes = true;
   private readonly signal = new AppendSignal();
   private readonly statements: EventStatements;
   private readonly sidecar: SqliteSidecar;

@@ -57,6 +57,8 @@ export class DoubleLog {
   readonly records: LogRecord[] = [];
   /** Append requests received (writes, repeats and refusals alike), e.g. to see that a client retried. */
   appendRequests = 0;
+  /** The stream each one-shot read and each append request named, in order (what a command cost, stream by stream). */
+  readonly streamCalls: Array<{ call: 'read' | 'append'; stream: string }> = [];
   private readonly streams = new Map<string, StreamState>();
   private nextPosition = FIRST_POSITION;
   private listeners = new Set<() => void>();
@@ -79,6 +81,7 @@ export class DoubleLog {
    */
   append(streamName: string, expected: ExpectedState, events: readonly ProposedEvent[]): AppendOutcome {
     this.appendRequests++;
+    this.streamCalls.push({ call: 'append', stream: streamName });
     const stream = this.streams.get(streamName);
     if (stream?.tombstoned) return { kind: 'stream_deleted' };
     const softDeleted = stream?.softDeleted === true;
@@ -214,6 +217,7 @@ export class DoubleLog {
     this.streams.clear();
     this.nextPosition = FIRST_POSITION;
     this.appendRequests = 0;
+    this.streamCalls.length = 0;
   }
 
   /** Calls `listener` after every write until the returned function is called. */

@@ -69,6 +69,7 @@ async function readOnce(
   if (options.hasStream()) {
     const streamOptions = options.getStream()!;
     const streamName = streamNameOf(streamOptions.getStreamIdentifier());
+    log.streamCalls.push({ call: 'read', stream: streamName });
     const found = log.streamRecords(streamName);
     if (found === 'deleted') {
       call.emit('error', streamDeletedError(streamName));

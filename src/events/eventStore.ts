@@ -16,8 +16,8 @@ export interface EventSubscription extends AsyncIterable<StoredEvent> {
 export interface EventStore {
   /**
    * True when an append expecting 'no_stream' is refused on every stream written before: nothing deletes a stream under
-   * the mailbox (SQLite, memory). Absent (EventStoreDB): a soft-deleted stream takes such an append and is undeleted by
-   * it, its earlier events hidden for good; so a writer claims a stream new without reading it first only when it
+   * the mailbox (SQLite, memory). False (EventStoreDB) or absent: a soft-deleted stream may take such an append, undeleted
+   * by it, its earlier events hidden for good; so a writer claims a stream new without reading it first only when it
    * generated the stream's name just now (CommandHandler.handle's freshName), never a name that may have been used.
    */
   readonly noStreamNeverUndeletes?: boolean;

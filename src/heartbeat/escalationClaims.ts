@@ -144,6 +144,7 @@ export async function nudgeAbout(
     nudgeId: `${reason}:${messageId}:${recipient}`,
     identity: recipient,
     unread: counts.unread,
+    unreadCount: counts.unread,
     tasksWaiting: counts.tasksWaiting,
     byPriority: { ...counts.byPriority },
     oldestUnreadAt: counts.oldestUnreadAt,

@@ -54,6 +54,12 @@ export interface Nudge {
   nudgeId: string;
   identity: string;
   unread: number;
+  /**
+   * The same count under the name every other payload gives it (wake events' and GET /v1/messages' `unreadCount`):
+   * `unread` alone made a receiver written against those read undefined. Both are sent; `unread` stays for receivers
+   * that read it.
+   */
+  unreadCount: number;
   /** Tasks waiting on the agent: held and Submitted/Working, or sent and asking for input. */
   tasksWaiting: number;
   byPriority: HeartbeatCounts['byPriority'];
@@ -140,6 +146,7 @@ export function decideAgent(agent: AgentSnapshot, state: NudgeState, now: number
       nudgeId,
       identity: agent.identity,
       unread: agent.unread,
+      unreadCount: agent.unread,
       tasksWaiting: agent.tasksWaiting,
       byPriority: { ...agent.byPriority },
       oldestUnreadAt: agent.oldestUnreadAt,

@@ -20,6 +20,7 @@ const OTHER_KNOWN = [
   'MAILBOX_NUDGE_IDENTITY',
   'MAILBOX_NUDGE_JSON',
   'MAILBOX_NUDGE_UNREAD',
+  'MAILBOX_NUDGE_UNREAD_COUNT',
 ];
 
 export function knownVariables(): string[] {

@@ -40,6 +40,7 @@ export class CommandHookTarget implements NudgeTarget {
       MAILBOX_NUDGE_ID: nudge.nudgeId,
       MAILBOX_NUDGE_IDENTITY: nudge.identity,
       MAILBOX_NUDGE_UNREAD: String(nudge.unread),
+      MAILBOX_NUDGE_UNREAD_COUNT: String(nudge.unreadCount),
     });
     return new Promise((resolve, reject) => {
       const child = spawn(command, args, { shell: false, env, stdio: ['pipe', 'ignore', 'pipe'] });

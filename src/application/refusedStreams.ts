@@ -9,7 +9,7 @@ import { isMailboxError, needsOperator, type MailboxError } from '../errors';
 /**
  * How often a writer tries a refused stream again: enough to see an operator's mend within seconds, not the writer's
  * flush interval (the delivery ledger's 100 ms, the seen marks' 200 ms: an append refused five to ten times a second for
- * as long as nobody acted). Both writers wait this long.
+ * as long as nobody acted). Both writers wait this long by the injected clock (their flush timers only look at it).
  */
 export const REFUSED_RETRY_MS = 5_000;
 

@@ -10,7 +10,9 @@
  * and said in the log, never a reason to hold a wake back: they were dropped
  * without a word). A process killed before a flush loses at most
  * one interval of observations: the ledger then says "not woken", which is
- * what it can prove.
+ * what it can prove. A stream refused for what only an operator mends is tried again REFUSED_RETRY_MS after its last
+ * try by the injected clock, as the seen marks' are (it waited a real 5 s timer: a test, or a host whose clock is not
+ * the wall's, could not move it), and once more at close.
  */
 import type { Logger } from 'pino';
 import type { EventStore } from '../events/eventStore';
@@ -64,6 +66,10 @@ export class WakeRecorder {
   appended = 0;
   /** The store refuses the delivery stream for what only an operator mends: said once, until an append lands. */
   private refused: Omit<StreamRefusal, 'waiting'> | null = null;
+  /** When (the clock, ms) the refused stream was last tried: tried again REFUSED_RETRY_MS after (null: not refused). */
+  private refusedTriedAt: number | null = null;
+  /** Closing: the refused stream is tried once more, whenever it was last tried. */
+  private closing = false;
   /** A store that does not answer: said once at warn, the failed batches after it at debug, its answer again at info. */
   private readonly outage: StoreOutage;
 
@@ -98,7 +104,7 @@ export class WakeRecorder {
     this.recorded.add(key);
     this.queue.push({ messageId, recipient, via, at: this.clock.now().toISOString() });
     if (this.queue.length >= this.maxBatch && this.refused === null) void this.flush();
-    else this.timer ??= setTimeout(() => void this.flush(), this.retryMs());
+    else this.timer ??= setTimeout(() => void this.flush(), this.flushMs);
   }
 
   /** Appends what is queued (one append per `maxBatch`); resolves when done. A failed append stays queued. */
@@ -107,14 +113,14 @@ export class WakeRecorder {
     this.timer = null;
     this.flushing ??= this.drain().finally(() => {
       this.flushing = null;
-      if (this.queue.length > 0) this.timer ??= setTimeout(() => void this.flush(), this.retryMs());
+      if (this.queue.length > 0) this.timer ??= setTimeout(() => void this.flush(), this.flushMs);
     });
     return this.flushing;
   }
 
-  /** The next batch's wait: a refused stream is tried again every few seconds, not at every flush interval. */
-  private retryMs(): number {
-    return this.refused !== null ? Math.max(this.flushMs, REFUSED_RETRY_MS) : this.flushMs;
+  /** A refused stream is tried again REFUSED_RETRY_MS (the clock) after its last try, not at every flush interval. */
+  private retryDue(): boolean {
+    return this.refusedTriedAt === null || this.closing || this.clock.now().getTime() - this.refusedTriedAt >= REFUSED_RETRY_MS;
   }
 
   /** The delivery stream refused for what only an operator mends (/readyz, the heartbeat's /healthz name it), or null. */
@@ -142,6 +148,7 @@ export class WakeRecorder {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     await this.flushing;
     await this.flush();
     if (this.timer) clearTimeout(this.timer);
@@ -149,6 +156,7 @@ export class WakeRecorder {
   }
 
   private async drain(): Promise<void> {
+    if (!this.retryDue()) return;
     while (this.queue.length > 0) {
       const batch = this.queue.slice(0, this.maxBatch);
       const commandId = newCommandId(); // one batch, one command: unique event ids (nothing to de-duplicate by)
@@ -179,6 +187,7 @@ export class WakeRecorder {
           this.outage.answeredRefusing(
             `observed wakes (the delivery ledger): the event store answers again and refuses ${DELIVERY_STREAM}; the observations are kept`,
           );
+          this.refusedTriedAt = this.clock.now().getTime();
           if (this.refused === null) {
             this.refused = refusedSince('delivery ledger', DELIVERY_STREAM, refusal, this.clock.now().toISOString());
             const { operatorAction } = this.refused;
@@ -209,6 +218,7 @@ export class WakeRecorder {
     if (this.refused === null) return;
     const { since, dropped } = this.refused;
     this.refused = null;
+    this.refusedTriedAt = null;
     this.logger.info(
       { stream: DELIVERY_STREAM, refusedSince: since, dropped },
       `observed wakes (the delivery ledger): ${DELIVERY_STREAM} takes them again; the observations kept are written`,

@@ -17,6 +17,7 @@ import {
   taskStream,
 } from '../../src/events/streams';
 import { REFUSED_KEPT } from '../../src/application/seenMarks';
+import { REFUSED_RETRY_MS } from '../../src/application/refusedStreams';
 import { buildApiServer } from '../../src/server';
 import type { HttpServer } from '../../src/adapters/http/httpServer';
 import { startHeartbeat, type Heartbeat, type StartHeartbeatOptions } from '../../src/heartbeat/startHeartbeat';
@@ -799,6 +800,7 @@ describe('soft-deleted streams written without a look first (unchecked, or claim
 
     // An operator restores the stream: the kept wake is written, the dropped one is not (counted, and only that one).
     double.log.restore(DELIVERY_STREAM);
+    skippedMs += REFUSED_RETRY_MS; // its next try, due that long (the clock) after the last
     await heartbeat.settled();
     expect(await wakesObserved()).toEqual([toB]);
     expect(await wakesObserved()).not.toContain(toC);

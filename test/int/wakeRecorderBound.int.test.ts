@@ -16,6 +16,7 @@ import { SeenMarks } from '../../src/application/seenMarks';
 import type { MailboxConfig } from '../../src/config';
 import { randomUUID } from 'node:crypto';
 import { operatorNeeded, unavailable } from '../../src/errors';
+import { REFUSED_RETRY_MS } from '../../src/application/refusedStreams';
 
 const T0 = Date.parse('2030-01-01T12:00:00.000Z');
 let mailbox: Mailbox | undefined;
@@ -184,6 +185,51 @@ test('a full queue (the ledger stream refused): the observations dropped are cou
   });
 });
 
+// The ledger's writer waited a real 5 s timer for a refused stream (the seen marks the injected clock): a clock moved on
+// did not bring the retry, and a flush before it was due appended again.
+test('a refused ledger stream is tried again once REFUSED_RETRY_MS of the injected clock has passed since its last try, not before', async () => {
+  let now = T0;
+  const clock = { now: () => new Date(now) };
+  const { own, messageId, before } = await messageForThree(clock);
+  const store = downThenRefusing(own, DELIVERY_STREAM);
+  store.mode = 'refusing';
+  const tries: number[] = [];
+  const append = store.wrapped.append;
+  store.wrapped.append = (stream, events, expected) => {
+    if (stream === DELIVERY_STREAM) tries.push(now);
+    return append(stream, events, expected);
+  };
+  const recorder = new WakeRecorder(store.wrapped, clock, pino({ level: 'silent' }), { actor: 'system:test', flushMs: 5 });
+  // The recorder's own flushes (its timer), counted: each one looks at the clock.
+  let flushes = 0;
+  const flush = recorder.flush.bind(recorder);
+  recorder.flush = () => ((flushes += 1), flush());
+  stopRecorder = async () => {
+    store.mode = 'taking';
+    await recorder.close();
+  };
+  for (const recipient of ['@a', '@b', '@c']) recorder.observed(messageId, recipient, 'stream');
+  await waitFor(() => tries.length === 1, { what: 'the first try, refused', timeoutMs: 30_000 });
+  expect(recorder.refusal()).toMatchObject({ stream: DELIVERY_STREAM, waiting: 3 });
+
+  // Mended, but not yet REFUSED_RETRY_MS after the try by the clock: the timer's flushes do not try it.
+  store.mode = 'taking';
+  now = T0 + REFUSED_RETRY_MS - 1;
+  const seen = flushes;
+  await waitFor(() => flushes >= seen + 5, { what: 'five more flushes by the timer', timeoutMs: 30_000 });
+  await recorder.flush();
+  expect(tries).toEqual([T0]);
+  expect(recorder.appended).toBe(0);
+
+  // The clock reaches it: the next flush of the timer tries it, and the observations are written.
+  now = T0 + REFUSED_RETRY_MS;
+  await waitFor(() => recorder.appended === 3, { what: 'the kept observations written', timeoutMs: 30_000 });
+  expect(tries).toEqual([T0, T0 + REFUSED_RETRY_MS]);
+  expect(recorder.refusal()).toBeNull();
+  const added = (await allEvents(own)).slice(before.length);
+  expect(added.map((event) => (event.data as { recipient: string }).recipient)).toEqual(['@a', '@b', '@c']);
+});
+
 test('the event store down under the recorder: said once at warn, the retries at debug, one line when it answers again; the observations kept are written', async () => {
   let now = T0;
   const clock = { now: () => new Date(now) };
@@ -250,8 +296,8 @@ test("the event store down, then answering with the ledger's stream refused, the
     store,
     (ms) => (now = ms),
     () => recorder.flush(),
-    T0 + 64_000,
-  );
+    T0 + 68_000,
+  ); // 5 s after its last try
   expect((await allEvents(own)).slice(0, before.length)).toEqual(before);
   expect(recorder.appended).toBe(3);
   expect((await allEvents(own)).slice(before.length).map((event) => (event.data as { recipient: string }).recipient)).toEqual([

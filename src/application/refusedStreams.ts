@@ -23,7 +23,10 @@ export interface StreamRefusal {
   operatorAction: string;
   /** Items kept for it, waiting to be written. */
   waiting: number;
-  /** Items for it not recorded since (its bound was full). */
+  /**
+   * Items for it not recorded since (its bound was full). The delivery ledger's counts from when the stream last took
+   * one: its observations dropped before a flush saw the refusal were dropped while the stream took nothing as well.
+   */
   dropped: number;
 }
 

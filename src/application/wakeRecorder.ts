@@ -62,6 +62,13 @@ export class WakeRecorder {
   private readonly remembered: number;
   /** Observations dropped because the queue was full (the store did not answer for long). */
   dropped = 0;
+  /**
+   * Of `dropped`, those since the delivery stream last took an append (or since this recorder began): a refusal seen
+   * later counts them as its own (its `dropped`, the heartbeat's wakes_refused alarm), for they were dropped while the
+   * stream took nothing (refused already, the refusal not seen yet until a flush tried it). The alarm counted only the
+   * drops after the refusal was seen: a tick's wakes beyond the bound, dropped before its flush, were missing from it.
+   */
+  private droppedUnwritten = 0;
   /** WakeObserved events appended by this recorder. */
   appended = 0;
   /** The store refuses the delivery stream for what only an operator mends: said once, until an append lands. */
@@ -134,6 +141,7 @@ export class WakeRecorder {
    */
   private drop(): void {
     this.dropped += 1;
+    this.droppedUnwritten += 1;
     if (this.refused !== null) this.refused.dropped += 1;
     if (this.dropped !== 1 && this.dropped % 10_000 !== 0) return;
     const why =
@@ -178,6 +186,7 @@ export class WakeRecorder {
         await this.store.append(DELIVERY_STREAM, events, 'any');
         this.outage.answered();
         this.taken();
+        this.droppedUnwritten = 0;
       } catch (error) {
         // The stream refused for what no retry mends (EventStoreDB: deleted under the mailbox, which a write would
         // undelete, hiding the observations before for good): said once, at error, with the remedy; kept, nothing written.
@@ -189,7 +198,10 @@ export class WakeRecorder {
           );
           this.refusedTriedAt = this.clock.now().getTime();
           if (this.refused === null) {
-            this.refused = refusedSince('delivery ledger', DELIVERY_STREAM, refusal, this.clock.now().toISOString());
+            this.refused = {
+              ...refusedSince('delivery ledger', DELIVERY_STREAM, refusal, this.clock.now().toISOString()),
+              dropped: this.droppedUnwritten,
+            };
             const { operatorAction } = this.refused;
             this.logger.error(
               { stream: DELIVERY_STREAM, waiting: this.queue.length, reason: refusal.message, operatorAction },

@@ -808,6 +808,29 @@ describe('soft-deleted streams written without a look first (unchecked, or claim
     expect(await metrics()).toBe('mailbox_heartbeat_wake_observations_dropped_total 1');
   });
 
+  // Wakes of one tick beyond the bound were dropped before its flush met the refusal: the alarm said dropped 0 while
+  // /metrics counted them.
+  it("the heartbeat's wakes_refused alarm counts the wakes dropped before the refusal was first seen", async () => {
+    const { '@a': a } = await openMailbox();
+    double.log.softDelete(DELIVERY_STREAM, { kind: 'any' });
+    const target = new RecordingNudgeTarget('webhook');
+    const heartbeat = await heartbeatNudging(target, { wakeObservationsKept: 1 });
+    for (const to of ['@b', '@c']) await a.send({ to, subject: `for ${to}`, body: 'x', wakeSuppressed: true });
+    expect(await mailbox.runner.waitFor((await mailbox.eventStore.headPosition())!, 5000)).toBe(true);
+    skippedMs += 60_000; // idle with unread mail: both nudged in one tick, one wake kept
+    await heartbeat.tick();
+    await heartbeat.settled();
+    expect(new Set(target.nudges.map((nudge) => nudge.identity))).toEqual(new Set(['@b', '@c']));
+    const health = await fetch(`${heartbeat.metricsUrl}/healthz`);
+    expect(health.status).toBe(503);
+    expect(await health.json()).toMatchObject({
+      alarms: [{ alarm: 'wakes_refused', stream: DELIVERY_STREAM, waiting: 1, dropped: 1 }],
+    });
+    expect(await (await fetch(`${heartbeat.metricsUrl}/metrics`)).text()).toMatch(
+      /^mailbox_heartbeat_wake_observations_dropped_total 1$/m,
+    );
+  });
+
   describe.each([
     ['escalation', escalationStream, 'unwoken'],
     ['reply-overdue', replyOverdueStream, 'replies'],

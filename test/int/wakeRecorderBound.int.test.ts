@@ -185,6 +185,48 @@ test('a full queue (the ledger stream refused): the observations dropped are cou
   });
 });
 
+// The refusal's `dropped` (the heartbeat's wakes_refused alarm) counted only the drops after a flush had seen the refusal:
+// observations dropped before it, while the stream took nothing all the same, were missing from it.
+test('the refusal counts every observation dropped since the stream last took one, those dropped before the refusal was seen included', async () => {
+  let now = T0;
+  const clock = { now: () => new Date(now) };
+  const { own, messageId, before } = await messageForThree(clock);
+  const store = downThenRefusing(own, DELIVERY_STREAM);
+  store.mode = 'refusing';
+  const log = recordingLogger();
+  // Flushed by the test alone (no timer's flush between its steps).
+  const recorder = new WakeRecorder(store.wrapped, clock, log.logger, { actor: 'system:test', maxQueued: 1, flushMs: 600_000 });
+  stopRecorder = async () => {
+    store.mode = 'taking';
+    await recorder.close();
+  };
+  for (const recipient of ['@a', '@b', '@c']) recorder.observed(messageId, recipient, 'stream'); // @b and @c dropped
+  expect(recorder.dropped).toBe(2);
+  await recorder.flush(); // the refusal, seen now
+  expect(recorder.refusal()).toMatchObject({ stream: DELIVERY_STREAM, waiting: 1, dropped: 2 });
+  recorder.observed('another', '@a', 'stream'); // dropped after it was seen
+  expect(recorder.refusal()).toMatchObject({ waiting: 1, dropped: 3 });
+
+  // Taken again: said with every drop; a later refusal counts from there.
+  store.mode = 'taking';
+  now += REFUSED_RETRY_MS;
+  await recorder.flush();
+  expect(recorder.refusal()).toBeNull();
+  expect(log.lines.at(-1)).toMatchObject({
+    msg: `observed wakes (the delivery ledger): ${DELIVERY_STREAM} takes them again; the observations kept are written`,
+    dropped: 3,
+  });
+  store.mode = 'refusing';
+  recorder.observed('later', '@a', 'stream');
+  recorder.observed('later', '@b', 'stream'); // dropped
+  await recorder.flush();
+  expect(recorder.refusal()).toMatchObject({ waiting: 1, dropped: 1 });
+  expect(recorder.dropped).toBe(4);
+  expect((await allEvents(own)).slice(before.length).map((event) => (event.data as { recipient: string }).recipient)).toEqual([
+    '@a',
+  ]);
+});
+
 // The ledger's writer waited a real 5 s timer for a refused stream (the seen marks the injected clock): a clock moved on
 // did not bring the retry, and a flush before it was due appended again.
 test('a refused ledger stream is tried again once REFUSED_RETRY_MS of the injected clock has passed since its last try, not before', async () => {

@@ -5,7 +5,7 @@
  */
 import { addresseeText, namesRecipient } from '../events/addressing';
 import type { StoredEvent } from '../events/types';
-import { describeTaskEvent } from './taskEventText';
+import { taskEventWords } from './taskEventText';
 import { oneLine, quoted } from '../support/terminalText';
 
 export type TimelineKind =
@@ -35,13 +35,26 @@ export interface TimelineEntry {
    * agent or overdue from it, the message's sender; for one it asked, null (requested) or who has not answered (overdue).
    */
   counterpart: string | null;
+  /**
+   * The message's subject (the role, for registered; the reply asked or overdue in words, for reply_requested and
+   * reply_overdue). For a woken or task entry, the subject of the message or task, when this agent sent or received it
+   * (null otherwise): it held this tool's words ("via stream", "task <id> claimed by @b"), which are in `detail` now.
+   */
   subject: string | null;
+  /**
+   * This tool's words for what happened, for woken (how the wake came: `via stream`) and task entries (what befell
+   * the task, by whom: `claimed by @b`, without its id, which is `messageId`); null for the other kinds.
+   */
+  detail: string | null;
 }
+
+/** An entry as a rule draws it: `detail` only where the kind has this tool's words. */
+type Drafted = Omit<TimelineEntry, 'detail'> & { detail?: string };
 
 /** Remembers the agent's own messages so that later receipts on them can be shown. */
 export class AgentTimeline {
   private readonly sent = new Map<string, string>(); // messageId -> subject
-  private readonly received = new Map<string, string>(); // messageId -> sender
+  private readonly received = new Map<string, { from: string; subject: string }>(); // messageId -> its sender and subject
   /** The tasks the agent holds now: a direct task sent to it, or one it claimed and still holds. */
   private readonly holding = new Set<string>();
 
@@ -49,6 +62,11 @@ export class AgentTimeline {
 
   /** The entries this event adds to the agent's timeline (usually none). */
   entriesFor(event: StoredEvent): TimelineEntry[] {
+    // `detail` last, null unless the kind has words of this tool's.
+    return this.entriesOf(event).map((entry) => ({ ...entry, detail: entry.detail ?? null }));
+  }
+
+  private entriesOf(event: StoredEvent): Drafted[] {
     const base = { position: event.position.toString(), at: event.metadata.at };
     const me = this.identity;
     switch (event.type) {
@@ -67,20 +85,21 @@ export class AgentTimeline {
           : [];
       case 'MessageSent': {
         const d = event.data;
-        const entries: TimelineEntry[] = [];
+        const entries: Drafted[] = [];
         if (d.from === me) {
           this.sent.set(d.messageId, d.subject);
           entries.push({ ...base, kind: 'sent', messageId: d.messageId, counterpart: addresseeText(d.to), subject: d.subject });
         }
         if (namesRecipient(d.to, me)) {
-          this.received.set(d.messageId, d.from);
+          this.received.set(d.messageId, { from: d.from, subject: d.subject });
           entries.push({ ...base, kind: 'received', messageId: d.messageId, counterpart: d.from, subject: d.subject });
         }
         if (d.task !== undefined && d.task !== null && d.to === me) this.holding.add(d.messageId); // a direct task's holder
         return entries;
       }
       case 'BroadcastDelivered':
-        if (event.data.recipient === me) this.received.set(event.data.messageId, event.data.from);
+        if (event.data.recipient === me)
+          this.received.set(event.data.messageId, { from: event.data.from, subject: event.data.subject });
         return event.data.recipient === me
           ? [
               {
@@ -115,7 +134,8 @@ export class AgentTimeline {
                 kind: 'woken',
                 messageId: event.data.messageId,
                 counterpart: null,
-                subject: `via ${event.data.via}`,
+                subject: this.subjectOf(event.data.messageId),
+                detail: `via ${event.data.via}`,
               },
             ]
           : [];
@@ -123,7 +143,7 @@ export class AgentTimeline {
       // agent never saw that a reply was owed (the events name the message, not its recipients).
       case 'ReplyRequested': {
         const { messageId, dueBy } = event.data;
-        const sender = this.received.get(messageId);
+        const sender = this.received.get(messageId)?.from;
         if (this.sent.has(messageId))
           return [{ ...base, kind: 'reply_requested', messageId, counterpart: null, subject: `asked for replies by ${dueBy}` }];
         return sender === undefined
@@ -140,7 +160,7 @@ export class AgentTimeline {
       }
       case 'ReplyOverdue': {
         const { messageId, sender, waitingOn, dueBy } = event.data;
-        const entries: TimelineEntry[] = [];
+        const entries: Drafted[] = [];
         if (sender === me)
           entries.push({
             ...base,
@@ -194,14 +214,20 @@ export class AgentTimeline {
         if (event.type === 'TaskClaimed' && event.data.claimant === me) this.holding.add(taskId);
         if (endsClaim) this.holding.delete(taskId);
         if (actor !== me && !held && !this.sent.has(taskId)) return [];
-        const subject = describeTaskEvent(event, actor);
-        return [{ ...base, kind: 'task', messageId: taskId, counterpart: actor === me ? null : actor, subject }];
+        const counterpart = actor === me ? null : actor;
+        const detail = taskEventWords(event, actor);
+        return [{ ...base, kind: 'task', messageId: taskId, counterpart, subject: this.subjectOf(taskId), detail }];
       }
       default: {
         const unexpected: never = event;
         throw new Error(`No timeline rule for ${(unexpected as StoredEvent).type}`);
       }
     }
+  }
+
+  /** The subject of a message (or task) the agent sent or received, as its timeline saw it; null for another. */
+  private subjectOf(messageId: string): string | null {
+    return this.sent.get(messageId) ?? this.received.get(messageId)?.subject ?? null;
   }
 }
 
@@ -237,16 +263,12 @@ export function formatTimelineEntry(entry: TimelineEntry, positionWidth = 0): st
     parts.push(`message ${entry.messageId} ${VERB.read_by_recipient} ${entry.counterpart}`);
   else if (entry.messageId !== null) {
     parts.push(`message ${entry.messageId}`);
-    // A task event's text names who did it.
+    // A task event's words name who did it.
     if (entry.counterpart !== null && entry.kind !== 'task') parts.push(`${VERB[entry.kind]} ${entry.counterpart}`);
   }
-  if (entry.subject !== null && entry.kind !== 'registered')
-    parts.push(TOOLS_WORDS.includes(entry.kind) ? oneLine(entry.subject) : quoted(entry.subject));
+  // How the wake came, what befell the task (the task once: its id is the message's): this tool's words, said as
+  // words. Quoted, they read as a subject ("via stream"), and a task's reason, quoted within, came out escaped.
+  if (entry.detail !== null) parts.push(oneLine(entry.detail));
+  else if (entry.subject !== null && entry.kind !== 'registered') parts.push(quoted(entry.subject));
   return parts.join('  ');
 }
-
-/**
- * Kinds whose `subject` is this tool's words (how the wake came, what befell the task), not a message's subject: said
- * as words. Quoted, they read as a subject ("via stream"), and a task's reason, quoted within, came out escaped.
- */
-const TOOLS_WORDS: readonly TimelineKind[] = ['woken', 'task'];

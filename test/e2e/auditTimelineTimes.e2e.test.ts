@@ -70,6 +70,8 @@ test("audit agent's seen and woken entries carry the log's seenAt and observedAt
       };
       const b = await timeline('@b');
       expect(b.filter((e) => e.kind === 'woken').map((e) => e.at)).toEqual([row('@b').woken.at]);
+      // Its subject is the message's; how the wake came is its detail (the subject read "via stream").
+      expect(b.filter((e) => e.kind === 'woken').map((e) => [e.subject, e.detail])).toEqual([['plan', 'via stream']]);
       expect(b.filter((e) => e.kind === 'seen').map((e) => e.at)).toEqual([row('@b').seen.at]);
       const c = await timeline('@c');
       expect(c.filter((e) => e.kind === 'seen').map((e) => e.at)).toEqual([row('@c').seen.at]);

@@ -20,7 +20,14 @@ afterAll(async () => {
   await server.close();
 });
 
-type Entry = { position: string; kind: string; messageId: string | null; counterpart: string | null; subject: string | null };
+type Entry = {
+  position: string;
+  kind: string;
+  messageId: string | null;
+  counterpart: string | null;
+  subject: string | null;
+  detail: string | null;
+};
 
 async function timeline(identity: string): Promise<Entry[]> {
   const { code, stdout, stderr } = await audit(['agent', identity, '--json', '--url', server.url], {
@@ -33,8 +40,9 @@ async function timeline(identity: string): Promise<Entry[]> {
     .map((line) => JSON.parse(line) as Entry);
 }
 
+/** Who did it and what befell the task (`detail`: the task named once, by `messageId`). */
 const taskEntries = (entries: Entry[], taskId: string) =>
-  entries.filter((e) => e.kind === 'task' && e.messageId === taskId).map((e) => [e.counterpart, e.subject]);
+  entries.filter((e) => e.kind === 'task' && e.messageId === taskId).map((e) => [e.counterpart, e.detail]);
 
 test('the release written by retiring a holder is in the holder’s and the sender’s timelines, with who did it and why', async () => {
   const sent = await server.call('POST', '/v1/messages', {
@@ -53,10 +61,10 @@ test('the release written by retiring a holder is in the holder’s and the send
   expect(retired).toMatchObject({ status: 200, body: { releasedTasks: [taskId] } });
   expect((await server.call('POST', `/v1/tasks/${taskId}/claim`, { token: t['@b'] })).status).toBe(200);
 
-  const released = `task ${taskId} released from @e, who was retired, by admin (Submitted -> Submitted, claimable again)`;
+  const released = `released from @e, who was retired, by admin (Submitted -> Submitted, claimable again)`;
   const holder = await timeline('@e');
   expect(taskEntries(holder, taskId)).toEqual([
-    [null, `task ${taskId} claimed by @e`],
+    [null, `claimed by @e`],
     ['admin', released],
   ]);
   const retiredAt = holder.findIndex((e) => e.kind === 'retired');
@@ -64,19 +72,31 @@ test('the release written by retiring a holder is in the holder’s and the send
   expect(holder.slice(retiredAt + 1).map((e) => [e.kind, e.counterpart])).toEqual([['task', 'admin']]);
 
   expect(taskEntries(await timeline('@s'), taskId)).toEqual([
-    ['@e', `task ${taskId} claimed by @e`],
+    ['@e', `claimed by @e`],
     ['admin', released],
-    ['@b', `task ${taskId} claimed by @b`],
+    ['@b', `claimed by @b`],
   ]);
   const bystander = await timeline('@b');
-  expect(taskEntries(bystander, taskId)).toEqual([[null, `task ${taskId} claimed by @b`]]);
+  expect(taskEntries(bystander, taskId)).toEqual([[null, `claimed by @b`]]);
   expect(taskEntries(await timeline('@c'), taskId)).toEqual([]);
-  expect(taskEntries(await timeline('@c'), other.body.messageId)).toEqual([['@b', `task ${other.body.messageId} claimed by @b`]]);
+  expect(taskEntries(await timeline('@c'), other.body.messageId)).toEqual([['@b', `claimed by @b`]]);
 
-  // The text names it too.
+  // `subject` is the task's subject (it held the task's words, its id within them), as for every party to it.
+  for (const identity of ['@e', '@s', '@b'])
+    expect((await timeline(identity)).filter((e) => e.kind === 'task' && e.messageId === taskId).map((e) => e.subject)).toEqual(
+      expect.arrayContaining(['review']),
+    );
+  expect(
+    [...holder, ...(await timeline('@s'))].filter((e) => e.kind === 'task' && e.messageId === taskId && e.subject !== 'review'),
+  ).toEqual([]);
+
+  // The text names it too, and the task once: "task <id>" was said again after "message <id>".
   const text = await audit(['agent', '@e', '--url', server.url], { MAILBOX_AUDIT_TOKEN: auditor });
   const line = text.stdout.split('\n').find((l) => l.includes('who was retired'));
   expect(line?.replace(/^#\d+ +\S+ +/, '')).toBe(`task               message ${taskId}  ${released}`);
+  const taskLines = text.stdout.split('\n').filter((l) => / task +message /.test(l));
+  expect(taskLines).toHaveLength(2);
+  for (const l of taskLines) expect(l.split(taskId)).toHaveLength(2);
 });
 
 test('the cancels written by retiring a sender are in the sender’s timeline, by the admin with the reason', async () => {
@@ -92,22 +112,24 @@ test('the cancels written by retiring a sender are in the sender’s timeline, b
   const retired = await server.call('DELETE', '/v1/agents/@a', { token: server.adminToken });
   expect(retired).toMatchObject({ status: 200, body: { canceledTasks: [taskId] } });
 
-  const canceled = `task ${taskId} InputRequired -> Canceled by admin (reason: "sender retired")`;
+  const canceled = `InputRequired -> Canceled by admin (reason: "sender retired")`;
   const sender = await timeline('@a');
   const retiredAt = sender.findIndex((e) => e.kind === 'retired');
   expect(retiredAt).toBeGreaterThan(-1);
-  expect(sender.slice(retiredAt + 1).map((e) => [e.kind, e.counterpart, e.subject])).toEqual([['task', 'admin', canceled]]);
+  expect(sender.slice(retiredAt + 1).map((e) => [e.kind, e.counterpart, e.subject, e.detail])).toEqual([
+    ['task', 'admin', 'asking', canceled],
+  ]);
   expect(taskEntries(sender, taskId)).toEqual([
-    ['@b', `task ${taskId} claimed by @b`],
-    ['@b', `task ${taskId} Submitted -> Working by @b`],
-    ['@b', `task ${taskId} Working -> InputRequired by @b (note: "which one?")`],
+    ['@b', `claimed by @b`],
+    ['@b', `Submitted -> Working by @b`],
+    ['@b', `Working -> InputRequired by @b (note: "which one?")`],
     ['admin', canceled],
   ]);
   // Its holder sees the cancel too, by the admin with the reason (it saw only its own acts).
   expect(taskEntries(await timeline('@b'), taskId)).toEqual([
-    [null, `task ${taskId} claimed by @b`],
-    [null, `task ${taskId} Submitted -> Working by @b`],
-    [null, `task ${taskId} Working -> InputRequired by @b (note: "which one?")`],
+    [null, `claimed by @b`],
+    [null, `Submitted -> Working by @b`],
+    [null, `Working -> InputRequired by @b (note: "which one?")`],
     ['admin', canceled],
   ]);
   // The other audience member was no party to it: nothing of it in its timeline.
@@ -126,7 +148,7 @@ test("a direct task's holder sees what its sender did to it: the sender's cancel
     body: { to: 'canceled', reason: 'not needed' },
   });
   expect(canceled.status).toBe(200);
-  const line = `task ${taskId} Submitted -> Canceled by @s (reason: "not needed")`;
+  const line = `Submitted -> Canceled by @s (reason: "not needed")`;
   expect(taskEntries(await timeline('@c'), taskId)).toEqual([['@s', line]]);
   expect(taskEntries(await timeline('@s'), taskId)).toEqual([[null, line]]);
   expect(taskEntries(await timeline('@b'), taskId)).toEqual([]);

@@ -128,10 +128,10 @@ describe('audit agent timeline', () => {
       return events
         .flatMap((e) => timeline.entriesFor(e))
         .filter((e) => e.kind === 'task')
-        .map((e) => [e.counterpart, e.subject]);
+        .map((e) => [e.counterpart, e.detail]);
     };
-    const lapsed = `task ${taskId} lease of @b lapsed at 2030-05-01T12:00:30.000Z (Submitted -> Submitted, claimable again)`;
-    const claimed = `task ${taskId} claimed by @b (lease to 2030-05-01T12:00:30.000Z)`;
+    const lapsed = `lease of @b lapsed at 2030-05-01T12:00:30.000Z (Submitted -> Submitted, claimable again)`;
+    const claimed = `claimed by @b (lease to 2030-05-01T12:00:30.000Z)`;
     expect(tasks('@b')).toEqual([
       [null, claimed],
       ['sweeper', lapsed],
@@ -157,8 +157,8 @@ describe('audit agent timeline', () => {
       .filter((e) => e.kind === 'task')
       .map((e) => formatTimelineEntry(e).split(/ {2,}/).slice(2).join('  '));
     expect(lines).toEqual([
-      `task  message ${taskId}  task ${taskId} Submitted -> Working by @b`,
-      `task  message ${taskId}  task ${taskId} Working -> Failed by @b (reason: "late")`,
+      `task  message ${taskId}  Submitted -> Working by @b`,
+      `task  message ${taskId}  Working -> Failed by @b (reason: "late")`,
     ]);
   });
 });

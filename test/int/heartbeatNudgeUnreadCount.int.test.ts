@@ -1,18 +1,16 @@
 /**
  * A nudge names the unread count `unreadCount`, as wake events and GET /v1/messages do, beside the `unread` it always
  * carried: a receiver written against the other payloads read `nudge.unreadCount` as undefined. Seen where receivers see
- * it: a subscriber on `mailbox:heartbeat:<identity>` (a real redis-server), a webhook receiver, and a command hook
- * (stdin and its environment), for three agents with different counts.
+ * it: a subscriber on `mailbox:heartbeat:<identity>` (a real redis-server) and a webhook receiver, for three agents with
+ * different counts (the command hook's: heartbeatTargets.int).
  */
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import Redis from 'ioredis';
 import pino from 'pino';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
 import { startHeartbeat, type Heartbeat } from '../../src/heartbeat/startHeartbeat';
-import { ADMIN_TOKEN, registerAgents, tempDir } from '../support/fixtures';
+import { ADMIN_TOKEN, registerAgents } from '../support/fixtures';
 import { startRedis, type TestRedis } from '../support/redisServer';
 import { waitFor } from '../support/waitFor';
 
@@ -38,7 +36,7 @@ afterEach(async () => {
   await mailbox.close();
 });
 
-test('every nudge carries unreadCount, equal to the agent’s true unread count, on the Redis channel, to its webhook and to the hook', async () => {
+test('every nudge carries unreadCount, equal to the agent’s true unread count, on the Redis channel and to its webhook', async () => {
   mailbox = await createMailbox({ eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' }, { logger: silent });
 
   // A webhook receiver for each agent (its path names it), and a subscriber on each agent's channel.
@@ -58,22 +56,6 @@ test('every nudge carries unreadCount, equal to the agent’s true unread count,
   subscriber.on('message', (channel, text) => published.push({ channel, nudge: JSON.parse(text) }));
   await subscriber.subscribe(...AGENTS.map((identity) => `mailbox:heartbeat:${identity}`));
 
-  // A hook that writes what it was given: stdin and the environment.
-  const dir = tempDir('mailbox-hook-');
-  const script = path.join(dir, 'hook.js');
-  const out = path.join(dir, 'nudges.jsonl');
-  fs.writeFileSync(
-    script,
-    `
-    const fs = require('fs');
-    let input = '';
-    process.stdin.on('data', (c) => (input += c));
-    process.stdin.on('end', () => fs.appendFileSync(process.argv[2], JSON.stringify({
-      stdin: JSON.parse(input), unread: process.env.MAILBOX_NUDGE_UNREAD,
-      unreadCount: process.env.MAILBOX_NUDGE_UNREAD_COUNT }) + '\\n'));
-  `,
-  );
-
   heartbeat = await startHeartbeat(mailbox, {
     logger: silent,
     schedule: false,
@@ -84,7 +66,6 @@ test('every nudge carries unreadCount, equal to the agent’s true unread count,
       redisUrl: redis.url,
       webhookSecret: 'webhook-secret-for-tests-0123',
       agents: Object.fromEntries(AGENTS.map((identity) => [identity, { webhook: `${base}/${identity}` }])),
-      hook: [process.execPath, script, out],
     },
   });
 
@@ -118,14 +99,4 @@ test('every nudge carries unreadCount, equal to the agent’s true unread count,
     AGENTS.map((identity) => [`/${identity}`, identity]),
   );
   expect(counts(posted.map(({ nudge }) => nudge))).toEqual(expected);
-
-  const hooked = fs
-    .readFileSync(out, 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as { stdin: Record<string, unknown>; unread: string; unreadCount: string });
-  expect(counts(hooked.map(({ stdin }) => stdin))).toEqual(expected);
-  expect(Object.fromEntries(hooked.map((h) => [h.stdin.identity, [h.unreadCount, h.unread]]))).toEqual(
-    Object.fromEntries(AGENTS.map((identity) => [identity, [String(truth[identity]), String(truth[identity])]])),
-  );
 });

@@ -196,6 +196,7 @@ describe('heartbeat nudge targets', () => {
       process.stdin.on('data', (c) => (input += c));
       process.stdin.on('end', () => fs.appendFileSync(process.argv[2], JSON.stringify({
         stdin: JSON.parse(input), identity: process.env.MAILBOX_NUDGE_IDENTITY, unread: process.env.MAILBOX_NUDGE_UNREAD,
+        unreadCount: process.env.MAILBOX_NUDGE_UNREAD_COUNT,
         adminToken: process.env.MAILBOX_ADMIN_TOKEN ?? null, arg: process.argv[3] }) + '\\n'));
     `,
     );
@@ -227,9 +228,10 @@ describe('heartbeat nudge targets', () => {
     expect(lines[0]).toMatchObject({
       identity: '@b',
       unread: '1',
+      unreadCount: '1', // the count under the name the other payloads give it, beside unread
       adminToken: null,
       arg: `$(touch ${canary}); touch ${canary}`,
-      stdin: { type: 'heartbeat/nudge', identity: '@b', unread: 1 },
+      stdin: { type: 'heartbeat/nudge', identity: '@b', unread: 1, unreadCount: 1 },
     });
     expect(fs.existsSync(canary)).toBe(false);
   });

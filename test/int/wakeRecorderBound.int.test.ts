@@ -6,7 +6,7 @@
  * one that answers refusing their stream.
  */
 import pino from 'pino';
-import { WakeRecorder } from '../../src/application/wakeRecorder';
+import { WakeRecorder, type WakeRecorderOptions } from '../../src/application/wakeRecorder';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
 import { ADMIN_TOKEN, allEvents, registerAgents } from '../support/fixtures';
 import { waitFor } from '../support/waitFor';
@@ -185,21 +185,30 @@ test('a full queue (the ledger stream refused): the observations dropped are cou
   });
 });
 
-// The refusal's `dropped` (the heartbeat's wakes_refused alarm) counted only the drops after a flush had seen the refusal:
-// observations dropped before it, while the stream took nothing all the same, were missing from it.
-test('the refusal counts every observation dropped since the stream last took one, those dropped before the refusal was seen included', async () => {
-  let now = T0;
-  const clock = { now: () => new Date(now) };
+/**
+ * A recorder on a mailbox whose store refuses the delivery stream (from the start; `store.mode` changes it), on a clock
+ * the test moves (`time.now`); stopped after the test with the stream taking again.
+ */
+async function refusedLedger(options: Omit<WakeRecorderOptions, 'actor'>, logger = pino({ level: 'silent' })) {
+  const time = { now: T0 };
+  const clock = { now: () => new Date(time.now) };
   const { own, messageId, before } = await messageForThree(clock);
   const store = downThenRefusing(own, DELIVERY_STREAM);
   store.mode = 'refusing';
-  const log = recordingLogger();
-  // Flushed by the test alone (no timer's flush between its steps).
-  const recorder = new WakeRecorder(store.wrapped, clock, log.logger, { actor: 'system:test', maxQueued: 1, flushMs: 600_000 });
+  const recorder = new WakeRecorder(store.wrapped, clock, logger, { actor: 'system:test', ...options });
   stopRecorder = async () => {
     store.mode = 'taking';
     await recorder.close();
   };
+  return { time, own, messageId, before, store, recorder };
+}
+
+// The refusal's `dropped` (the heartbeat's wakes_refused alarm) counted only the drops after a flush had seen the refusal:
+// observations dropped before it, while the stream took nothing all the same, were missing from it.
+test('the refusal counts every observation dropped since the stream last took one, those dropped before the refusal was seen included', async () => {
+  const log = recordingLogger();
+  // Flushed by the test alone (no timer's flush between its steps).
+  const { time, own, messageId, before, store, recorder } = await refusedLedger({ maxQueued: 1, flushMs: 600_000 }, log.logger);
   for (const recipient of ['@a', '@b', '@c']) recorder.observed(messageId, recipient, 'stream'); // @b and @c dropped
   expect(recorder.dropped).toBe(2);
   await recorder.flush(); // the refusal, seen now
@@ -209,7 +218,7 @@ test('the refusal counts every observation dropped since the stream last took on
 
   // Taken again: said with every drop; a later refusal counts from there.
   store.mode = 'taking';
-  now += REFUSED_RETRY_MS;
+  time.now += REFUSED_RETRY_MS;
   await recorder.flush();
   expect(recorder.refusal()).toBeNull();
   expect(log.lines.at(-1)).toMatchObject({
@@ -230,33 +239,24 @@ test('the refusal counts every observation dropped since the stream last took on
 // The ledger's writer waited a real 5 s timer for a refused stream (the seen marks the injected clock): a clock moved on
 // did not bring the retry, and a flush before it was due appended again.
 test('a refused ledger stream is tried again once REFUSED_RETRY_MS of the injected clock has passed since its last try, not before', async () => {
-  let now = T0;
-  const clock = { now: () => new Date(now) };
-  const { own, messageId, before } = await messageForThree(clock);
-  const store = downThenRefusing(own, DELIVERY_STREAM);
-  store.mode = 'refusing';
+  const { time, own, messageId, before, store, recorder } = await refusedLedger({ flushMs: 5 });
   const tries: number[] = [];
   const append = store.wrapped.append;
   store.wrapped.append = (stream, events, expected) => {
-    if (stream === DELIVERY_STREAM) tries.push(now);
+    if (stream === DELIVERY_STREAM) tries.push(time.now);
     return append(stream, events, expected);
   };
-  const recorder = new WakeRecorder(store.wrapped, clock, pino({ level: 'silent' }), { actor: 'system:test', flushMs: 5 });
   // The recorder's own flushes (its timer), counted: each one looks at the clock.
   let flushes = 0;
   const flush = recorder.flush.bind(recorder);
   recorder.flush = () => ((flushes += 1), flush());
-  stopRecorder = async () => {
-    store.mode = 'taking';
-    await recorder.close();
-  };
   for (const recipient of ['@a', '@b', '@c']) recorder.observed(messageId, recipient, 'stream');
   await waitFor(() => tries.length === 1, { what: 'the first try, refused', timeoutMs: 30_000 });
   expect(recorder.refusal()).toMatchObject({ stream: DELIVERY_STREAM, waiting: 3 });
 
   // Mended, but not yet REFUSED_RETRY_MS after the try by the clock: the timer's flushes do not try it.
   store.mode = 'taking';
-  now = T0 + REFUSED_RETRY_MS - 1;
+  time.now = T0 + REFUSED_RETRY_MS - 1;
   const seen = flushes;
   await waitFor(() => flushes >= seen + 5, { what: 'five more flushes by the timer', timeoutMs: 30_000 });
   await recorder.flush();
@@ -264,7 +264,7 @@ test('a refused ledger stream is tried again once REFUSED_RETRY_MS of the inject
   expect(recorder.appended).toBe(0);
 
   // The clock reaches it: the next flush of the timer tries it, and the observations are written.
-  now = T0 + REFUSED_RETRY_MS;
+  time.now = T0 + REFUSED_RETRY_MS;
   await waitFor(() => recorder.appended === 3, { what: 'the kept observations written', timeoutMs: 30_000 });
   expect(tries).toEqual([T0, T0 + REFUSED_RETRY_MS]);
   expect(recorder.refusal()).toBeNull();

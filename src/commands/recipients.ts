@@ -69,6 +69,51 @@ function severalMeant(to: string, knownIdentities: readonly string[]): string[] 
   return parts.length > 1 && parts.every(isIdentity) ? parts : null;
 }
 
+/** The most characters of an identifier, after its @. */
+export const MAX_IDENTIFIER_CHARS = 64;
+
+const IDENTIFIER_CHARACTER = /[A-Za-z0-9_-]/;
+
+const codePointOf = (character: string): string => `U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+
+const characterNamed = (character: string): string =>
+  character === ' '
+    ? 'a space'
+    : /^[\x21-\x7e]$/.test(character)
+      ? `'${character}'`
+      : /^[\p{L}\p{N}\p{P}\p{S}]$/u.test(character)
+        ? `'${character}' (${codePointOf(character)})`
+        : codePointOf(character);
+
+/**
+ * What is wrong with text that begins with its @ but is no identity, in one sentence: nothing after the @, too long
+ * (with its length), or the first character an identifier does not take (with its index). The refusal named the form
+ * alone ("1-64 of A-Z a-z 0-9 _ -"), and a model had to find by itself the '.' of '@bob.smith' or count the 70
+ * characters of a long name. A clause ("it holds '.' at index 4, ..."), or '' when the text does not begin with @ (its
+ * own hint says so) or is an identity.
+ */
+export function identityFault(text: string): string {
+  if (!text.startsWith('@')) return '';
+  const identifier = text.slice(1);
+  const characters = [...identifier];
+  if (characters.length === 0) return 'nothing follows the @: an identifier is 1-64 characters';
+  const index = characters.findIndex((character) => !IDENTIFIER_CHARACTER.test(character));
+  if (index >= 0) {
+    const at = 1 + characters.slice(0, index).join('').length;
+    return `it holds ${characterNamed(characters[index]!)} at index ${at}, which no identifier takes`;
+  }
+  if (characters.length > MAX_IDENTIFIER_CHARS) {
+    return `it has ${characters.length} characters after the @; an identifier has at most ${MAX_IDENTIFIER_CHARS}`;
+  }
+  return '';
+}
+
+/** identityFault as a sentence of its own, after another: ' It holds ... takes.', or ''. */
+const faultSentence = (value: unknown): string => {
+  const fault = typeof value === 'string' ? identityFault(value) : '';
+  return fault ? ` ${fault[0]!.toUpperCase()}${fault.slice(1)}.` : '';
+};
+
 export function invalidRecipientShape(to: unknown, knownIdentities: readonly string[] = []): MailboxError {
   const shown = typeof to === 'string' ? to : (JSON.stringify(to) ?? String(to)); // undefined stringifies to undefined
   const broadcast = typeof to === 'string' && meantBroadcast(to);
@@ -82,7 +127,7 @@ export function invalidRecipientShape(to: unknown, knownIdentities: readonly str
       ? ' AGENT:<name> is not a valid form: only the literal AGENT:* broadcasts.'
       : several !== null
         ? ` To write to several identities, give 'to' as a list: ${JSON.stringify(several)} (text is never split).`
-        : (identity?.hint ?? '');
+        : `${faultSentence(to)}${identity?.hint ?? ''}`;
   return new MailboxError(
     'INVALID_RECIPIENT_SHAPE',
     'Invalid recipient shape',
@@ -117,7 +162,7 @@ function invalidListEntry(list: readonly unknown[], index: number, knownIdentiti
           ? ` For every agent, send to: 'AGENT:*' on its own (not in a list): the broadcast is written exactly so.`
           : typeof entry === 'string' && entry.startsWith('AGENT:')
             ? ' AGENT:<name> is not a valid form.'
-            : (identity?.hint ?? ''));
+            : `${faultSentence(entry)}${identity?.hint ?? ''}`);
   return new MailboxError(
     'INVALID_RECIPIENT_SHAPE',
     'Invalid recipient shape',

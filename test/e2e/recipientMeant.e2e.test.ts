@@ -31,6 +31,32 @@ test.each([
   expect(await mcp.server.eventCount()).toBe(before);
 });
 
+// An identity's own fault: the refusal named the form alone ("1-64 of A-Z a-z 0-9 _ -"), leaving a model to find the
+// '.' of '@bob.smith' or to count the characters of a long name itself. It now says what is wrong, and where.
+test.each([
+  ['@bob.smith', "It holds '.' at index 4, which no identifier takes."],
+  [`@${'b'.repeat(70)}`, 'It has 70 characters after the @; an identifier has at most 64.'],
+  ['@', 'Nothing follows the @: an identifier is 1-64 characters.'],
+  ['@caf\u00e9', "It holds '\u00e9' (U+00E9) at index 4, which no identifier takes."],
+  [['@bob', '@carol smith'], 'It holds a space at index 6, which no identifier takes. Nothing was sent.'],
+])('to %j: refused saying what is wrong with the identity, over MCP as over HTTP; nothing written', async (to, said) => {
+  const alice = await mcp.clients.http(mcp.t['@alice']);
+  const before = await mcp.server.eventCount();
+  const overMcp = await callTool(alice, 'add_message', send(to));
+  expect([overMcp.isError, overMcp.body.code]).toEqual([true, 'INVALID_RECIPIENT_SHAPE']);
+  expect(overMcp.body.message).toContain(said);
+  const overHttp = await mcp.server.call('POST', '/v1/messages', { token: mcp.t['@alice'], body: send(to) });
+  expect([overHttp.status, overHttp.body]).toEqual([400, overMcp.body]);
+  expect(await mcp.server.eventCount()).toBe(before);
+});
+
+test('a filter given a wrong identity says what is wrong with it too', async () => {
+  const bob = await mcp.clients.http(mcp.t['@bob']);
+  const listed = await callTool(bob, 'list_messages', { from: '@alice.a' });
+  expect([listed.isError, listed.body.code, listed.body.field]).toEqual([true, 'VALIDATION_FAILED', 'from']);
+  expect(listed.body.message).toContain(`"@alice.a" is not one: it holds '.' at index 6, which no identifier takes`);
+});
+
 test('the forms the refusals teach are taken: @bob, ["@bob", "@carol"], AGENT:*', async () => {
   const alice = await mcp.clients.http(mcp.t['@alice']);
   for (const to of ['@bob', ['@bob', '@carol'], 'AGENT:*']) {

@@ -42,6 +42,17 @@ test("inbox --help and task list --help give --limit's default (50), as delivery
   expect(helpOf('delivery')).toMatch(/--limit <n> +recipients per page \(1-1000, default 100\)/);
 });
 
+// send's --priority, inbox's --status and task claim's --lease said their values but not what a command without them does
+// (a normal send, the inbox less what you archived, a claim with no lease): found by trying.
+test('send --help, inbox --help and task claim --help say the default of --priority, --status and --lease', () => {
+  const flat = (text: string): string => text.replace(/\s+/g, ' ');
+  expect(flat(helpOf('send'))).toContain('--priority <priority> low, normal (the default) or high');
+  expect(flat(helpOf('inbox'))).toContain('--status <status> unread, read, all (the default: not archived) or archived');
+  expect(flat(helpOf('task', 'claim'))).toContain(
+    '--lease <seconds> hold it for this many seconds unless renewed (default: no lease, yours until you finish it or move it back to Submitted)',
+  );
+});
+
 // --task's help said only "A2A task envelope as JSON": which fields, and that any other is refused, were found by trial.
 test('send --help lists every field --task takes, and its example is a valid envelope', () => {
   const help = helpOf('send');

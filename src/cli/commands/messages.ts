@@ -189,7 +189,7 @@ export function registerMessageCommands(program: Command): void {
       'send a message to @identity, to several (@b @c ...: one message, each reads its own copy) or AGENT:* (broadcast)',
     )
     .option('--body-file <file>', "read the body from a file ('-' for stdin); an empty one is refused")
-    .addOption(new Option('--priority <priority>', 'low, normal or high'))
+    .addOption(new Option('--priority <priority>', 'low, normal (the default) or high'))
     .option('--tag <tag>', 'a tag (repeat for more)', collect)
     .option('--thread <threadId>', 'thread id')
     .option('--reply-to <messageId>', 'the message this replies to (its thread is inherited)')
@@ -262,7 +262,7 @@ export function registerMessageCommands(program: Command): void {
   withClientOptions(program.command('inbox'))
     .description('list your messages, newest first (* = unread)')
     .addOption(
-      new Option('--status <status>', 'unread, read, all (not archived) or archived').choices([
+      new Option('--status <status>', 'unread, read, all (the default: not archived) or archived').choices([
         'unread',
         'read',
         'all',

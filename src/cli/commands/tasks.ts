@@ -94,7 +94,10 @@ export function registerTaskCommands(program: Command): void {
 
   withClientOptions(task.command('claim <taskId>'))
     .description('claim a task sent to AGENT:* or to a list naming you (first claim wins); again to renew your lease')
-    .option('--lease <seconds>', 'hold it for this many seconds unless renewed')
+    .option(
+      '--lease <seconds>',
+      'hold it for this many seconds unless renewed (default: no lease, yours until you finish it or move it back to Submitted)',
+    )
     .action(
       action(async (taskId: string, options: ClientOptions & { lease?: string }) => {
         const { '--lease': leaseSeconds } = parseInput(claimFlagsSchema, { '--lease': options.lease }, 'mailbox task claim');

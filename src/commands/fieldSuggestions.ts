@@ -52,6 +52,8 @@ const COMMON: readonly Guesses[] = [
   ['before', ['until', 'older_than', 'sent_before']],
   ['leaseSeconds', ['lease', 'ttl', 'lease_duration', 'duration', 'timeout', 'seconds']],
   ['all', ['mark_all', 'everything']],
+  // register_agent: an admin's first POST /v1/agents names the new agent as most APIs do.
+  ['identity', ['name', 'agent', 'handle', 'username', 'agent_id', 'agent_name', 'id']],
   ['includeUnseen', ['unseen', 'include_unread']],
 ];
 

@@ -6,6 +6,7 @@
  * `suggestions`. Suggested, never taken in its place: the call is UNKNOWN_FIELD and writes nothing, over MCP (HTTP and
  * stdio) and HTTP /v1 alike (one validation).
  */
+import { ADMIN_TOKEN } from '../support/fixtures';
 import { mcpTestServer, type ToolResult } from '../support/mcpSdkClients';
 
 const mcp = mcpTestServer('unknown-field-meant-e2e');
@@ -97,6 +98,19 @@ test('over HTTP /v1, the same refusals name the same fields; nothing is written'
   expect(list.body).toMatchObject({ code: 'UNKNOWN_FIELD', field: 'page_size', suggestions: ['limit'] });
   expect(await mcp.server.eventCount()).toBe(before);
 });
+
+// An admin's first registration named the agent as most APIs do ({"name": "@d"}) and was told only "register_agent does
+// not accept 'name'; allowed fields: identity, role.", with no suggestion. It is now told the one meant.
+test.each([['name'], ['agent'], ['agent_id'], ['id']])(
+  'POST /v1/agents with %j for the identity: told it is identity; nothing is written',
+  async (field) => {
+    const before = await mcp.server.eventCount();
+    const refused = await mcp.server.call('POST', '/v1/agents', { token: ADMIN_TOKEN, body: { [field]: '@d' } });
+    expect([refused.status, refused.body]).toMatchObject([400, { code: 'UNKNOWN_FIELD', field, suggestions: ['identity'] }]);
+    expect(refused.body.message).toContain(`register_agent does not accept '${field}' (did you mean 'identity'?); allowed`);
+    expect(await mcp.server.eventCount()).toBe(before);
+  },
+);
 
 // A2A's message shape, `parts` beside `to`: a send has no field near 'parts', so the refusal named it alone and left the
 // model to guess. It now says where parts go (a task's input) and where the text goes (body). Nothing is written.

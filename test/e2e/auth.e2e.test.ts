@@ -72,6 +72,37 @@ test('a malformed Authorization header is 401 and says what is expected', async 
   expect(response.body.message).toContain('Bearer');
 });
 
+// `curl -H "Authorization: Bearer $ALICE"` with ALICE unset or empty (the README's walkthrough run a second time), a token
+// pasted without its scheme, or another scheme: each was told only "The Authorization header must be 'Bearer <token>'.",
+// and its user looked for a wrong token where there was none. Each now says what is wrong, never showing the token;
+// the same on a send, the wake stream and POST /mcp, and nothing is written.
+test.each([
+  ['Bearer', "is 'Bearer' with no token after it (sent as 'Bearer $TOKEN' while TOKEN was unset or empty?)"],
+  ['Bearer   ', "is 'Bearer' with no token after it"],
+  ['<token>', "holds one word and no 'Bearer ' before it (not shown: it may be a token)"],
+  ['Basic <token>', "uses 'Basic'; this server takes only 'Authorization: Bearer <token>'"],
+  ['Bearer <token> <token>', "holds 2 words after 'Bearer'; a token is one word, without spaces"],
+])('Authorization: %j is 401 saying what is wrong with it, never the token', async (form, said) => {
+  const header = form.replaceAll('<token>', t['@a']);
+  const before = await server.eventCount();
+  const send = { to: '@b', subject: 's', body: 'b' };
+  for (const [method, path, body] of [
+    ['POST', '/v1/messages', send],
+    ['GET', '/v1/wake', undefined],
+    ['POST', '/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/list' }],
+  ] as const) {
+    const response = await server.call(method, path, {
+      headers: { authorization: header, accept: 'application/json, text/event-stream' },
+      body,
+    });
+    expect([path, response.status, response.body.code]).toEqual([path, 401, 'UNAUTHENTICATED']);
+    expect(response.body.message).toContain(`The Authorization header ${said}`);
+    expect(response.body.message).toContain("'Authorization: Bearer <token>'");
+    expect(JSON.stringify(response.body)).not.toContain(t['@a']);
+  }
+  expect(await server.eventCount()).toBe(before);
+});
+
 /** A request with the header lines given, as sent (fetch would join two Authorization headers into one). */
 function rawRequest(method: string, path: string, headers: Array<[string, string]>, body?: string) {
   return new Promise<{ status: number; body: any }>((resolve, reject) => {

@@ -25,11 +25,41 @@ const heldRateLimit = new WeakMap<FastifyRequest, MailboxError>();
 const answersRateLimit = (request: FastifyRequest) =>
   (request.routeOptions.config as { answersRateLimit?: boolean } | undefined)?.answersRateLimit === true;
 
+/**
+ * What is wrong with an Authorization header that is not `Bearer <token>`, said without ever showing what it holds
+ * (it may be a token): "Bearer" with nothing after it, most often `Bearer $TOKEN` with TOKEN unset or empty in a
+ * shell; a token without its scheme; another scheme (`Basic`, `Token`), named when it is a word; or several words
+ * after Bearer. Each was told only "The Authorization header must be 'Bearer <token>'.", so the user of
+ * `curl -H "Authorization: Bearer $ALICE"` looked for a wrong token where there was none.
+ */
+function malformedAuthorization(header: string): string {
+  const words = header.trim().split(/\s+/);
+  const [scheme] = words;
+  if (/^Bearer$/i.test(scheme!)) {
+    return words.length === 1
+      ? "The Authorization header is 'Bearer' with no token after it (sent as 'Bearer $TOKEN' while TOKEN was unset or " +
+          "empty?): send 'Authorization: Bearer <token>', with the token the registration printed."
+      : `The Authorization header holds ${words.length - 1} words after 'Bearer'; a token is one word, without spaces: ` +
+          "send 'Authorization: Bearer <token>'.";
+  }
+  if (words.length === 1) {
+    return (
+      "The Authorization header holds one word and no 'Bearer ' before it (not shown: it may be a token): send " +
+      "'Authorization: Bearer <token>'."
+    );
+  }
+  const named = /^[A-Za-z][A-Za-z0-9._-]{0,19}$/.test(scheme!) ? `'${scheme}'` : 'another scheme';
+  return (
+    `The Authorization header uses ${named}; this server takes only 'Authorization: Bearer <token>' (no Basic or ` +
+    'other credentials: the token alone, after Bearer).'
+  );
+}
+
 export function bearerToken(header: string | undefined): string | undefined {
   if (header === undefined || header.trim() === '') return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) {
-    throw new MailboxError('UNAUTHENTICATED', 'Unauthenticated', "The Authorization header must be 'Bearer <token>'.", {
+    throw new MailboxError('UNAUTHENTICATED', 'Unauthenticated', `${malformedAuthorization(header)} Nothing was done.`, {
       hint: 'Send Authorization: Bearer <token>',
     });
   }

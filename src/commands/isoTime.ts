@@ -48,7 +48,7 @@ export const deadlineTimeSchema = z.iso.datetime({ offset: true }).transform((va
 });
 
 /** The form a date and time input takes, after "must be". */
-export const ISO_TIME_FORM = 'an ISO 8601 date and time with seconds and an offset (Z or +hh:mm), e.g. 2026-11-24T15:00:00Z';
+export const ISO_TIME_FORM = 'an ISO 8601 date and time with seconds and an offset (Z or +hh:mm), e.g. 2030-11-24T15:00:00Z';
 
 const isoTime = z.iso.datetime({ offset: true });
 const NEAR_ISO = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2})(:\d{2}(?:\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$/i;

@@ -1,6 +1,6 @@
 /**
  * `expectsReplyBy` (issue 13): when the sender expects each recipient to
- * answer in the thread. An ISO 8601 time with an offset (2026-11-24T15:00:00Z)
+ * answer in the thread. An ISO 8601 time with an offset (2030-11-24T15:00:00Z)
  * or a duration from the send: 90s, 30m, 2h, 1d, or ISO 8601 (PT30M, P1D,
  * P1DT2H). Anything else, or a time not after the send, is refused with the
  * forms; nothing is written.
@@ -15,7 +15,7 @@ const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 8
 const isoTime = z.iso.datetime({ offset: true });
 
 export const VALID_FORMS =
-  'an ISO 8601 time with an offset after now (e.g. 2026-11-24T15:00:00Z) or a duration from now: 90s, 30m, 2h, 1d, PT30M, P1DT2H';
+  'an ISO 8601 time with an offset after now (e.g. 2030-11-24T15:00:00Z) or a duration from now: 90s, 30m, 2h, 1d, PT30M, P1DT2H';
 
 export const expectsReplyBySchema = z
   .string()

@@ -10,9 +10,9 @@ import { mcpTestServer, type ToolResult } from '../support/mcpSdkClients';
 
 const mcp = mcpTestServer('refused-time-named-e2e');
 
-const ISO = 'must be an ISO 8601 date and time with seconds and an offset (Z or +hh:mm), e.g. 2026-11-24T15:00:00Z';
+const ISO = 'must be an ISO 8601 date and time with seconds and an offset (Z or +hh:mm), e.g. 2030-11-24T15:00:00Z';
 const REPLY_BY =
-  'must be an ISO 8601 time with an offset after now (e.g. 2026-11-24T15:00:00Z) or a duration from now: 90s, 30m, 2h, 1d, PT30M, P1DT2H';
+  'must be an ISO 8601 time with an offset after now (e.g. 2030-11-24T15:00:00Z) or a duration from now: 90s, 30m, 2h, 1d, PT30M, P1DT2H';
 const LONG = `next ${'very '.repeat(40)}long week`;
 const send = (fields: Record<string, unknown>) => ({ to: ['@b', '@c'], subject: 's', body: 'b', ...fields });
 
@@ -86,4 +86,23 @@ test('over HTTP /v1, the same values are named; nothing is written', async () =>
     body: { all: true, before: '2999-01-01T00:00:00Z' },
   });
   expect(marked.status).toBe(200);
+});
+
+// The time every refusal and the tools' schemas gave as the example, 2026-11-24T15:00:00Z, had passed: a model that
+// wrote its expectsReplyBy (or a task's expiresAt) in the form shown, with that date, was refused "not after the send".
+// The example is a time to come, and taken as given wherever a time is.
+test('the example time a refusal gives is taken as given: expectsReplyBy, a task expiresAt and budget.deadline', async () => {
+  const a = await mcp.clients.http(mcp.t['@a']);
+  const refused = (await a.callTool({ name: 'add_message', arguments: send({ expectsReplyBy: 'tomorrow' }) })) as ToolResult;
+  const example = /\(e\.g\. (\S+)\)/.exec(refused.structuredContent.message)![1]!;
+  const tools = await a.listTools();
+  const described = JSON.stringify(tools.tools.find((tool) => tool.name === 'add_message')!.inputSchema);
+  expect(described).toContain(`(e.g. ${example})`);
+  const before = await mcp.server.eventCount();
+  const sent = (await a.callTool({
+    name: 'add_message',
+    arguments: send({ subject: 'example', expectsReplyBy: example, task: { expiresAt: example, budget: { deadline: example } } }),
+  })) as ToolResult;
+  expect([sent.isError ?? false, sent.structuredContent.code]).toEqual([false, undefined]);
+  expect(await mcp.server.eventCount()).toBeGreaterThan(before);
 });

@@ -284,7 +284,7 @@ describe('a whole number in a JSON body says its unit, its range and the form', 
   });
 });
 
-const DATE_TIME = 'must be an ISO 8601 date and time with seconds and an offset (Z or +hh:mm), e.g. 2026-11-24T15:00:00Z';
+const DATE_TIME = 'must be an ISO 8601 date and time with seconds and an offset (Z or +hh:mm), e.g. 2030-11-24T15:00:00Z';
 
 describe("zod's own wording never reaches the caller: each message says what the field takes", () => {
   test.each<[Record<string, unknown>, string, string]>([
@@ -404,7 +404,7 @@ describe('a message says each thing once: the field named once, a check that fai
 
   test("expectsReplyBy 'tomorrow': the field named once, then the forms", async () => {
     const teaches =
-      'must be an ISO 8601 time with an offset after now (e.g. 2026-11-24T15:00:00Z) or a duration from now: ' +
+      'must be an ISO 8601 time with an offset after now (e.g. 2030-11-24T15:00:00Z) or a duration from now: ' +
       '90s, 30m, 2h, 1d, PT30M, P1DT2H';
     const input = message('@b', { expectsReplyBy: 'tomorrow' });
     const overHttp = await rejected(server, 'POST', '/v1/messages', { token: t['@a'], body: input }, 400, 'VALIDATION_FAILED');

@@ -119,6 +119,13 @@ describe('refusals: one envelope line, a non-zero exit, nothing written', () => 
     expect(envelope(run.stderr).message).toContain(`${existing} already exists: mailbox backup never overwrites a file`);
     expect(fs.readFileSync(existing, 'utf8')).toBe('an older backup');
     expect(run.stdout).toBe('');
+    // It suggested "with the date: events-$(date +%F).sqlite", the form of the name that was taken when the documented
+    // line ran twice in a day. It now names a free one beside it, the time added, which a backup then takes.
+    const [free] = envelope(run.stderr).suggestions as unknown as string[];
+    expect(free).toMatch(new RegExp(`^${root}/taken-\\d{4}\\.sqlite$`));
+    expect(envelope(run.stderr).message).toContain(`Give a new name, e.g. ${free} (the time added, UTC), or move`);
+    const again = await runCli(['backup', free!], { MAILBOX_DATA_DIR: dataDir });
+    expect([again.code, fs.existsSync(free!)]).toEqual([0, true]);
   });
 
   test('a directory is not a file name: the error gives one in it', async () => {

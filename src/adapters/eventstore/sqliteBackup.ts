@@ -163,14 +163,35 @@ function nameTaken(destination: string): MailboxError | null {
   return present(destination) ? destinationExists(destination) : null;
 }
 
-const destinationExists = (destination: string) =>
-  new MailboxError(
+/**
+ * A name beside the one taken, with the time of day added (events-2026-12-01.sqlite: events-2026-12-01-1530.sqlite), one
+ * that is free now. The refusal suggested "with the date: events-$(date +%F).sqlite", the very form of the name that was
+ * taken when docs/operators.md's line ran a second time that day.
+ */
+function freeNameBeside(destination: string, now = new Date()): string | null {
+  const extension = path.extname(destination);
+  const stem = destination.slice(0, destination.length - extension.length);
+  const [hours, minutes, seconds] = now.toISOString().slice(11, 19).split(':');
+  for (const suffix of [`${hours}${minutes}`, `${hours}${minutes}${seconds}`]) {
+    const candidate = `${stem}-${suffix}${extension}`;
+    if (!present(candidate)) return candidate;
+  }
+  return null;
+}
+
+const destinationExists = (destination: string) => {
+  const free = freeNameBeside(destination);
+  return new MailboxError(
     'VALIDATION_FAILED',
     'Backup file exists',
-    `${destination} already exists: mailbox backup never overwrites a file. Give a new name (e.g. with the date: ` +
-      `events-$(date +%F).sqlite) or move the old backup away first.`,
-    { field: 'destination' },
+    `${destination} already exists: mailbox backup never overwrites a file. Give a new name` +
+      (free === null
+        ? ' (e.g. with the date and time: events-$(date +%F-%H%M).sqlite)'
+        : `, e.g. ${free} (the time added, UTC)`) +
+      ', or move the old backup away first.',
+    { field: 'destination', ...(free === null ? {} : { suggestions: [free] }) },
   );
+};
 
 /**
  * Gives the checked copy its name, unless something took that name while it was made (another backup to the same

@@ -70,6 +70,7 @@ const rebuildFlagsSchema = z.strictObject({
   '--grace-ms': milliseconds('--grace-ms', GRACE_MS, MAX_TIMER_MS),
   '--settle-ms': milliseconds('--settle-ms', SETTLE_MS),
   takeOver: z.boolean().optional(),
+  progress: z.boolean().optional(),
 });
 
 /** MAILBOX_VIEWS=memory: the default is the file; on EventStoreDB the default is memory, and the file must be asked for. */
@@ -122,8 +123,19 @@ export function retryLine(p: RebuildProgress): string {
   );
 }
 
-/** A bar on a terminal; otherwise one line per 10% and per phase, and one per retry. */
-export function progressReporter(stdout: ProjectionsIo['stdout']) {
+/**
+ * A bar on a terminal; otherwise one line per 10% and per phase, and one per retry. `shown` false (`--no-progress`):
+ * neither, only the retries (a rebuild that waits says why).
+ */
+export function progressReporter(stdout: ProjectionsIo['stdout'], shown = true) {
+  if (!shown) {
+    return {
+      update(p: RebuildProgress) {
+        if (p.phase === 'retrying') stdout.write(`${retryLine(p)}\n`);
+      },
+      stop: () => undefined,
+    };
+  }
   const percent = (p: RebuildProgress) =>
     p.head === null || p.head === 0n ? 100 : Math.min(100, Math.floor((Number(p.position ?? 0n) / Number(p.head)) * 100));
   if (stdout.isTTY) {
@@ -260,7 +272,7 @@ export async function runRebuild(rawFlags: Record<string, unknown>, io: Projecti
   logUnknownVariables(io.env, logger); // first: a misspelled MAILBOX_DATA_DIR is said beside 'no event log'
   const config = viewsConfig(io);
   const { log, generations, views, close } = await root().openProjectionMaintenance(config, logger, { rebuildOtherSchema: true });
-  const progress = progressReporter(io.stdout);
+  const progress = progressReporter(io.stdout, flags.progress !== false);
   // Ctrl-C or SIGTERM: stop after the batch in progress and drop the partial generation (killed outright, a rebuild
   // left its tables in the views file for good, one more set per interrupted run). A second signal exits at once.
   const stop = new AbortController();
@@ -598,6 +610,8 @@ export function registerProjectionsCommands(program: Command): void {
       '--take-over',
       "replace views of another event log (or ahead of this one) with this log's; refused while that log's projector is live",
     )
+    // `mailbox audit` takes it: a user who ran `audit verify --no-progress` was refused here, "unknown option".
+    .option('--no-progress', 'no progress bar (on a terminal) nor progress lines: the result line only (and any retry)')
     .addHelpText(
       'after',
       '\nExit codes: 0 rebuilt and switched (the previous generation not deleted after the switch is said by a warning ' +

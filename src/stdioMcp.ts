@@ -279,9 +279,11 @@ export async function runStdioMcp(
   const answeredByServer = new WeakSet<object>();
   // Refused (no token, no http(s) URL), there is no server to tell: nothing is recorded.
   const records = client ? serverRecords(client, answeredByServer) : { line: async () => {}, refused: () => {} };
+  const started = await check;
   const server = factory.create(
     client ? markingServerAnswers(client, answeredByServer) : refusingAgentApi(refusal as MailboxError),
     records.refused,
+    client && 'whoami' in started ? started.whoami : null,
   );
   const send = (answer: object) => void transport.send(answer as JSONRPCMessage).catch(() => undefined);
   // A refusal waits for the server to record it: what is read after it waits too, so that answers keep the order read.

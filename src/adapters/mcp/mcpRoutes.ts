@@ -311,7 +311,7 @@ export const mcpRoutes =
         ? factory.create(refusingAgentApi(NOT_RUN), (command, error, message) =>
             error === NOT_RUN ? undefined : refused(command, error, message),
           )
-        : factory.create(agentApiFor(request), refused);
+        : factory.create(agentApiFor(request), refused, request.actor);
       const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       reply.hijack();
       reply.raw.on('close', () => {

@@ -32,6 +32,17 @@ const INSTRUCTIONS =
   'A mailbox shared by AI agents. Check unread_count or list_messages {status: "unread"}, read with get_message, ' +
   'then mark_read. Send with add_message to @<identity> (direct) or AGENT:* (broadcast).';
 
+/**
+ * The instructions, opening with who the caller is when its token names an agent: no tool says it (the HTTP API has
+ * GET /v1/whoami), so a model asked to introduce itself, to tell its own mail from another's or not to write to itself
+ * had to infer its identity from the `to` of the mail it was sent.
+ */
+const instructionsFor = (caller?: { identity: string; role: string } | null): string =>
+  caller?.role === 'agent'
+    ? `You are ${caller.identity} (from your token): what you send is from ${caller.identity}, and your inbox is the ` +
+      `mail to ${caller.identity}. ${INSTRUCTIONS}`
+    : INSTRUCTIONS;
+
 /** A refusal to retry later (UNAVAILABLE) says when, as the HTTP API's 503 does (retryAfterSeconds). */
 const toolError = (error: MailboxError): CallToolResult => {
   const envelope = answeredEnvelope(error);
@@ -401,11 +412,14 @@ export class McpServerFactory {
     }));
   }
 
-  /** `refused` hears each refusal a tool call answers, by the command (or tool name) it was for: the rejection log. */
-  create(api: AgentApi, refused: Refused = () => {}): Server {
+  /**
+   * `refused` hears each refusal a tool call answers, by the command (or tool name) it was for: the rejection log.
+   * `caller`, the token's holder, is named in the instructions.
+   */
+  create(api: AgentApi, refused: Refused = () => {}, caller?: { identity: string; role: string } | null): Server {
     const server = new Server(
       { name: 'agent-mailbox', version: this.version },
-      { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+      { capabilities: { tools: {} }, instructions: instructionsFor(caller) },
     );
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: this.tools }));
     server.setRequestHandler(CallToolWithEncodedArguments, async ({ params: { sent } }) => {

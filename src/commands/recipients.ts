@@ -249,20 +249,23 @@ export function inactiveRecipient(
   nearMatches: readonly string[],
   outcome: 'stored' | 'refused',
 ): InactiveRecipient {
+  // The agents near it, in words: they were in `suggestions` alone, and a model that read the message (@bobb "is not a
+  // registered agent: it will see this message only if an agent registers under that name") resent nothing to @bob.
+  const end = nearMatches.length > 0 ? `; did you mean ${nearMatches.join(' or ')}?` : '.';
   if (known?.retiredAt) {
     return {
       code: 'RETIRED_RECIPIENT',
       suggestions: [...nearMatches],
       sentence:
         `${identity} was retired at ${known.retiredAt}${outcome === 'stored' ? ' and will never read it' : ''} (identities are never reused); ` +
-        'list_agents (GET /v1/agents) lists the active agents.',
+        `list_agents (GET /v1/agents) lists the active agents${end}`,
     };
   }
   if (known) {
     return {
       code: 'UNREGISTERED_RECIPIENT',
       suggestions: [...nearMatches],
-      sentence: `${identity} is registered as ${known.role === 'auditor' ? 'an auditor' : known.role}, not as an agent: it has no inbox; list_agents (GET /v1/agents) lists the agents.`,
+      sentence: `${identity} is registered as ${known.role === 'auditor' ? 'an auditor' : known.role}, not as an agent: it has no inbox; list_agents (GET /v1/agents) lists the agents${end}`,
     };
   }
   if (readsLikeBroadcast(identity)) {
@@ -277,6 +280,6 @@ export function inactiveRecipient(
     suggestions: [...nearMatches],
     sentence:
       `${identity} is not a registered agent${outcome === 'stored' ? ': it will see this message only if an agent registers under that name' : ''}; ` +
-      'list_agents (GET /v1/agents) lists the agents.',
+      `list_agents (GET /v1/agents) lists the agents${end}`,
   };
 }

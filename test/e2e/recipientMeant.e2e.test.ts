@@ -57,6 +57,24 @@ test('a filter given a wrong identity says what is wrong with it too', async () 
   expect(listed.body.message).toContain(`"@alice.a" is not one: it holds '.' at index 6, which no identifier takes`);
 });
 
+// A send to an unregistered identity near a registered one (@bobb, @carl) is stored with a warning whose suggestions
+// named @bob, but whose message did not: "@bobb is not a registered agent: it will see this message only if an agent
+// registers under that name; list_agents ...". A model read the message and went on. It now ends "did you mean @bob?".
+test.each([
+  ['@bobb', '@bob'],
+  [['@alice', '@carl'], '@carol'],
+])('to %j: stored, the warning saying in words the agent meant (MCP and HTTP)', async (to, meant) => {
+  const alice = await mcp.clients.http(mcp.t['@alice']);
+  const overMcp = await callTool(alice, 'add_message', send(to));
+  expect(overMcp.isError ?? false).toBe(false);
+  const [warning] = overMcp.body.warnings.filter((w: { code: string }) => w.code === 'UNREGISTERED_RECIPIENT');
+  expect(warning).toMatchObject({ suggestions: [meant] });
+  expect(warning.message).toMatch(new RegExp(`list_agents \\(GET /v1/agents\\) lists the agents; did you mean ${meant}\\?$`));
+  const overHttp = await mcp.server.call('POST', '/v1/messages', { token: mcp.t['@alice'], body: send(to) });
+  expect(overHttp.status).toBe(201);
+  expect(overHttp.body.warnings).toContainEqual(warning);
+});
+
 test('the forms the refusals teach are taken: @bob, ["@bob", "@carol"], AGENT:*', async () => {
   const alice = await mcp.clients.http(mcp.t['@alice']);
   for (const to of ['@bob', ['@bob', '@carol'], 'AGENT:*']) {

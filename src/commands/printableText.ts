@@ -19,7 +19,9 @@ export const PRINTABLE_REFUSED =
 /** The form in short, for the schemas' descriptions: "1-64 printable characters, no whitespace at either end". */
 export const printableShortForm = (max: number): string => `1-${max} printable characters, no whitespace at either end`;
 
-const codePoint = (character: string): string => `U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+/** A character by its code point, as the refusals name one: U+000A. */
+export const codePoint = (character: string): string =>
+  `U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 
 export interface PrintableLabel {
   /** What one is called, as in "a thread id is ...": 'thread id', 'tag'. */

@@ -5,6 +5,7 @@
  */
 import { MailboxError } from '../errors';
 import { closestIdentities } from './suggestions';
+import { codePoint } from './printableText';
 
 export const BROADCAST = 'AGENT:*';
 export const IDENTITY_PATTERN = /^@[A-Za-z0-9_-]{1,64}$/;
@@ -74,16 +75,14 @@ export const MAX_IDENTIFIER_CHARS = 64;
 
 const IDENTIFIER_CHARACTER = /[A-Za-z0-9_-]/;
 
-const codePointOf = (character: string): string => `U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
-
 const characterNamed = (character: string): string =>
   character === ' '
     ? 'a space'
     : /^[\x21-\x7e]$/.test(character)
       ? `'${character}'`
       : /^[\p{L}\p{N}\p{P}\p{S}]$/u.test(character)
-        ? `'${character}' (${codePointOf(character)})`
-        : codePointOf(character);
+        ? `'${character}' (${codePoint(character)})`
+        : codePoint(character);
 
 /**
  * What is wrong with text that begins with its @ but is no identity, in one sentence: nothing after the @, too long

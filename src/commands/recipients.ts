@@ -113,6 +113,15 @@ const faultSentence = (value: unknown): string => {
   return fault ? ` ${fault[0]!.toUpperCase()}${fault.slice(1)}.` : '';
 };
 
+/** Most characters of a refused recipient the message repeats ('to' holds it whole): a 100 KB one was said twice. */
+const SHOWN_RECIPIENT_CHARS = 80;
+
+/** `text` quoted (`quote`), cut to its first SHOWN_RECIPIENT_CHARS characters when longer, saying so. */
+const shownRecipient = (text: string, quote: string): string =>
+  text.length <= SHOWN_RECIPIENT_CHARS
+    ? `${quote}${text}${quote}`
+    : `${quote}${text.slice(0, SHOWN_RECIPIENT_CHARS)}...${quote} (${text.length} characters, the first ${SHOWN_RECIPIENT_CHARS} shown)`;
+
 export function invalidRecipientShape(to: unknown, knownIdentities: readonly string[] = []): MailboxError {
   const shown = typeof to === 'string' ? to : (JSON.stringify(to) ?? String(to)); // undefined stringifies to undefined
   const broadcast = typeof to === 'string' && meantBroadcast(to);
@@ -130,7 +139,7 @@ export function invalidRecipientShape(to: unknown, knownIdentities: readonly str
   return new MailboxError(
     'INVALID_RECIPIENT_SHAPE',
     'Invalid recipient shape',
-    `Recipient '${shown}' does not match either valid shape. Use AGENT:* for a broadcast or @<identifier> ` +
+    `Recipient ${shownRecipient(shown, "'")} does not match either valid shape. Use AGENT:* for a broadcast or @<identifier> ` +
       `(1-64 of A-Z a-z 0-9 _ -) for a direct message.${hint}`,
     { to, valid_shapes: VALID_RECIPIENT_SHAPES, ...(suggestions.length ? { suggestions } : {}) },
   );
@@ -148,7 +157,8 @@ export const readsLikeSeveral = (to: string): boolean => {
 /** One entry of a list `to` that is not an identity: named by its index, with what a list entry may be. */
 function invalidListEntry(list: readonly unknown[], index: number, knownIdentities: readonly string[]): MailboxError {
   const entry = list[index];
-  const shown = typeof entry === 'string' ? `'${entry}'` : (JSON.stringify(entry) ?? String(entry));
+  const shown =
+    typeof entry === 'string' ? shownRecipient(entry, "'") : shownRecipient(JSON.stringify(entry) ?? String(entry), '');
   const broadcast = typeof entry === 'string' && entry !== BROADCAST && meantBroadcast(entry);
   const identity = typeof entry === 'string' && !broadcast ? identityMeant(entry, knownIdentities) : null;
   const suggestions = broadcast ? [BROADCAST] : (identity?.meant ?? []);

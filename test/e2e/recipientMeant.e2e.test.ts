@@ -50,6 +50,27 @@ test.each([
   expect(await mcp.server.eventCount()).toBe(before);
 });
 
+// A long wrong recipient was repeated whole in the message beside 'to': a 100,000-character one came back twice (a
+// list's entry three times). The message now shows its first 80 characters and its length; 'to' still holds it all.
+test.each([
+  ['a string', `@${'b'.repeat(50_000)}.x`, `Recipient '@${'b'.repeat(79)}...' (50003 characters, the first 80 shown)`],
+  [
+    'a list entry',
+    ['@bob', `@${'c'.repeat(50_000)} x`],
+    `Recipient to[1] is '@${'c'.repeat(79)}...' (50003 characters, the first 80 shown)`,
+  ],
+])(
+  '%s 50,000 characters long: the message shows its first 80 and its length, to holds it whole; nothing written',
+  async (_kind, to, said) => {
+    const before = await mcp.server.eventCount();
+    const refused = await mcp.server.call('POST', '/v1/messages', { token: mcp.t['@alice'], body: send(to) });
+    expect([refused.status, refused.body.code, refused.body.to]).toEqual([400, 'INVALID_RECIPIENT_SHAPE', to]);
+    expect(refused.body.message).toContain(said);
+    expect(refused.body.message.length).toBeLessThan(1_000);
+    expect(await mcp.server.eventCount()).toBe(before);
+  },
+);
+
 test('a filter given a wrong identity says what is wrong with it too', async () => {
   const bob = await mcp.clients.http(mcp.t['@bob']);
   const listed = await callTool(bob, 'list_messages', { from: '@alice.a' });

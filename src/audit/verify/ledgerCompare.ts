@@ -6,7 +6,13 @@
  * (get_delivery, `mailbox delivery`, the console) verified as OK.
  */
 import { mapBounded } from '../../heartbeat/boundedQueue';
-import { lastNudgeOf, type DeliveryRow, type UnwokenMessage, type WholeLedger } from '../../projections/readModel/ledger';
+import {
+  LEDGER_STAGES,
+  lastNudgeOf,
+  type DeliveryRow,
+  type UnwokenMessage,
+  type WholeLedger,
+} from '../../projections/readModel/ledger';
 import type { ProjectionStore } from '../../projections/projectionStore';
 import type { ScratchViews } from '../../projections/readModel/scratchViews';
 import { fieldDiffs, sameValue, type Difference } from './viewDiff';
@@ -62,6 +68,7 @@ async function compareBatch(expected: ScratchViews, live: ProjectionStore, messa
 
 /** One message's ledger, expected against live; differences name the sender (header) or the recipient (a row). */
 function compareLedger(want: WholeLedger, got: WholeLedger | undefined, messageId: string): Difference[] {
+  if (got !== undefined && sameLedger(want, got)) return []; // nearly always
   const sender = want.message.sender;
   if (!got)
     return [{ view: 'delivery', identity: sender, messageId, field: 'presence', expected: 'a ledger', actual: 'missing' }];
@@ -95,6 +102,57 @@ function compareLedger(want: WholeLedger, got: WholeLedger | undefined, messageI
 
 const sameRows = (want: readonly DeliveryRow[], got: readonly DeliveryRow[]): boolean =>
   want.length === got.length && want.every((row, i) => sameValue(row, got[i]));
+
+/**
+ * Whether the live ledger is exactly the expected one, when compareLedger's generic comparison would find nothing:
+ * every field of WholeLedger by name, and no field besides them (a store answering one more fails here, and the
+ * generic comparison names it). It runs once per message of the log: the generic walk (sameValue over rest-spread
+ * copies of both ledgers) was about a third of the comparing of ledgers, and most of its garbage.
+ */
+function sameLedger(want: WholeLedger, got: WholeLedger): boolean {
+  const [a, b] = [want.message, got.message];
+  return (
+    fields(got) === 6 &&
+    fields(b) === 7 &&
+    a.messageId === b.messageId &&
+    a.position === b.position &&
+    a.sender === b.sender &&
+    a.threadId === b.threadId &&
+    a.sentAt === b.sentAt &&
+    a.wakeExpected === b.wakeExpected &&
+    a.recipientCount === b.recipientCount &&
+    fields(got.counts) === LEDGER_STAGES.length &&
+    LEDGER_STAGES.every((stage) => want.counts[stage] === got.counts[stage]) &&
+    want.escalatedAt === got.escalatedAt &&
+    want.replyDueBy === got.replyDueBy &&
+    want.replyOverdueAt === got.replyOverdueAt &&
+    want.rows.length === got.rows.length &&
+    want.rows.every((row, i) => sameRow(row, got.rows[i]))
+  );
+}
+
+/** One recipient's row, as sameLedger: each stage's mark by its fields, and nothing besides. */
+function sameRow(want: DeliveryRow, got: DeliveryRow): boolean {
+  return (
+    fields(got) === 6 &&
+    want.recipient === got.recipient &&
+    sameMark(want.inView, got.inView, 'position', null) &&
+    sameMark(want.woken, got.woken, 'at', 'via') &&
+    sameMark(want.seen, got.seen, 'at', null) &&
+    sameMark(want.read, got.read, 'at', null) &&
+    sameMark(want.replied, got.replied, 'at', 'messageId')
+  );
+}
+
+/** A stage's mark: both unreached (null), or both reached with the same one or two fields and no other. */
+function sameMark<T extends object>(want: T | null, got: T | null, first: keyof T, second: keyof T | null): boolean {
+  if (want === null || typeof got !== 'object' || got === null) return want === got;
+  return (
+    fields(got) === (second === null ? 1 : 2) && want[first] === got[first] && (second === null || want[second] === got[second])
+  );
+}
+
+const fields = (value: object): number => Object.keys(value).length;
 
 /** Ledger ids per page of the live store's walk (unexplainedLedgers). */
 const IDS_PER_READ = 10_000;

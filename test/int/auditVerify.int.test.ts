@@ -497,6 +497,53 @@ describe('audit verify compares the delivery views', () => {
     expect(delivery).toHaveLength(3);
   });
 
+  test('a ledger whose count, header or row differs from the log only by a value or by a field more is reported field by field', async () => {
+    mailbox = await memoryMailbox();
+    const { first, second, reply } = await populate(mailbox);
+    const real = mailbox.projections;
+    const ids = [first.messageId, second.messageId, reply.messageId];
+    const logged = await real.deliveryLedgers(ids);
+    const [one, two, three] = ids.map((id) => logged.get(id)!);
+    // The live views as a drifted store would serve them: one more read counted on `first`, a field no ledger has on
+    // `second`'s header, and one on @c's row of the reply.
+    const changed = new Map([
+      [first.messageId, { ...one, counts: { ...one.counts, read: one.counts.read + 1 } }],
+      [second.messageId, { ...two, message: { ...two.message, origin: 'elsewhere' } }],
+      [reply.messageId, { ...three, rows: three.rows.map((row) => ({ ...row, note: 'forged' })) }],
+    ]);
+    const damaged = new Proxy(real, {
+      get(target, property, receiver) {
+        if (property !== 'deliveryLedgers') return Reflect.get(target, property, receiver) as unknown;
+        return async (messageIds: readonly string[]) => {
+          const ledgers = await target.deliveryLedgers(messageIds);
+          for (const [id, ledger] of changed) if (ledgers.has(id)) ledgers.set(id, ledger);
+          return ledgers;
+        };
+      },
+    });
+    const { code, report } = await verifyOn(mailbox, damaged, { json: true });
+    expect(code).toBe(1);
+    expect(report.differences.filter((d) => d.view === 'delivery')).toEqual([
+      {
+        view: 'delivery',
+        identity: '@a',
+        messageId: first.messageId,
+        field: 'counts',
+        expected: one.counts,
+        actual: { ...one.counts, read: one.counts.read + 1 },
+      },
+      {
+        view: 'delivery',
+        identity: '@c',
+        messageId: second.messageId,
+        field: 'message',
+        expected: two.message,
+        actual: { ...two.message, origin: 'elsewhere' },
+      },
+      { view: 'delivery', identity: '@c', messageId: reply.messageId, field: 'note', expected: null, actual: 'forged' },
+    ]);
+  });
+
   test('a ledger the live views keep that the log does not explain is reported, named by its sender', async () => {
     mailbox = await memoryMailbox();
     const { first } = await populate(mailbox);

@@ -28,7 +28,12 @@ export type ScratchListing = 'inbox' | 'unread' | 'outbox' | 'archived';
 class ScratchAgent {
   readonly inbox: ScratchEntry[] = []; // ascending log position (the log is applied in order)
   readonly byId = new Map<string, ScratchEntry>();
-  readonly outbox: ScratchEntry[] = [];
+  /**
+   * The outbox, ascending log position: each entry's fields and position side by side, with no entry object of its
+   * own (an outbox entry is never read, archived or seen), which were ~5% of the heap of a 200,000-event rebuild.
+   */
+  readonly outbox: InboxEntryFields[] = [];
+  readonly outboxPositions: number[] = [];
   readonly outboxIds = new Set<string>();
   readonly byPriority: Record<Priority, number> = { low: 0, normal: 0, high: 0 };
   unread = 0;
@@ -106,7 +111,8 @@ export class ScratchViews implements ReadModelStorage {
 
   outboxEntryAdded(sender: string, position: bigint, entry: InboxEntryFields): void {
     const agent = this.agent(sender);
-    agent.outbox.push({ position: Number(position), fields: entry, readAt: null, archivedAt: null, seenAt: null });
+    agent.outbox.push(entry);
+    agent.outboxPositions.push(Number(position));
     agent.outboxIds.add(entry.messageId);
   }
 
@@ -375,12 +381,17 @@ export class ScratchViews implements ReadModelStorage {
   listing(identity: string, view: ScratchListing): ScratchEntry[] {
     const agent = this.agents.get(identity);
     if (!agent) return [];
-    const source = view === 'outbox' ? agent.outbox : agent.inbox;
     const result: ScratchEntry[] = [];
-    for (let i = source.length - 1; i >= 0; i--) {
-      const entry = source[i];
-      if (view === 'outbox') result.push(entry);
-      else if (view === 'archived') {
+    if (view === 'outbox') {
+      for (let i = agent.outbox.length - 1; i >= 0; i--) {
+        const position = agent.outboxPositions[i];
+        result.push({ position, fields: agent.outbox[i], readAt: null, archivedAt: null, seenAt: null });
+      }
+      return result;
+    }
+    for (let i = agent.inbox.length - 1; i >= 0; i--) {
+      const entry = agent.inbox[i];
+      if (view === 'archived') {
         if (entry.archivedAt !== null) result.push(entry);
       } else if (entry.archivedAt === null && (view === 'inbox' || entry.readAt === null)) result.push(entry);
     }

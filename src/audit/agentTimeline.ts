@@ -36,14 +36,15 @@ export interface TimelineEntry {
    */
   counterpart: string | null;
   /**
-   * The message's subject (the role, for registered; the reply asked or overdue in words, for reply_requested and
-   * reply_overdue). For a woken or task entry, the subject of the message or task, when this agent sent or received it
-   * (null otherwise): it held this tool's words ("via stream", "task <id> claimed by @b"), which are in `detail` now.
+   * The message's subject. For a woken, task, reply_requested or reply_overdue entry, the subject of the message or
+   * task, when this agent sent or received it (null otherwise); null for registered. It held this tool's words (the
+   * role; "via stream"; "task <id> claimed by @b"; "@a expects a reply by <time>"), which are in `detail` now.
    */
   subject: string | null;
   /**
-   * This tool's words for what happened, for woken (how the wake came: `via stream`) and task entries (what befell
-   * the task, by whom: `claimed by @b`, without its id, which is `messageId`); null for the other kinds.
+   * This tool's words for what happened: the role, for registered; how the wake came, for woken (`via stream`); what
+   * befell the task, by whom, for task (`claimed by @b`, without its id, which is `messageId`); the reply asked or
+   * overdue, for reply_requested and reply_overdue (`@a expects a reply by <time>`). Null for the other kinds.
    */
   detail: string | null;
 }
@@ -72,7 +73,7 @@ export class AgentTimeline {
     switch (event.type) {
       case 'AgentRegistered':
         return event.data.identity === me
-          ? [{ ...base, kind: 'registered', messageId: null, counterpart: null, subject: event.data.role }]
+          ? [{ ...base, kind: 'registered', messageId: null, counterpart: null, subject: null, detail: event.data.role }]
           : [];
       // Who retired it or gave it a new token (the admin): the line said only "retired", with nothing after it.
       case 'AgentRetired':
@@ -144,8 +145,11 @@ export class AgentTimeline {
       case 'ReplyRequested': {
         const { messageId, dueBy } = event.data;
         const sender = this.received.get(messageId)?.from;
+        const subject = this.subjectOf(messageId);
         if (this.sent.has(messageId))
-          return [{ ...base, kind: 'reply_requested', messageId, counterpart: null, subject: `asked for replies by ${dueBy}` }];
+          return [
+            { ...base, kind: 'reply_requested', messageId, counterpart: null, subject, detail: `asked for replies by ${dueBy}` },
+          ];
         return sender === undefined
           ? []
           : [
@@ -154,20 +158,23 @@ export class AgentTimeline {
                 kind: 'reply_requested',
                 messageId,
                 counterpart: sender,
-                subject: `${sender} expects a reply by ${dueBy}`,
+                subject,
+                detail: `${sender} expects a reply by ${dueBy}`,
               },
             ];
       }
       case 'ReplyOverdue': {
         const { messageId, sender, waitingOn, dueBy } = event.data;
         const entries: Drafted[] = [];
+        const subject = this.subjectOf(messageId);
         if (sender === me)
           entries.push({
             ...base,
             kind: 'reply_overdue',
             messageId,
             counterpart: waitingOn.join(', '),
-            subject: `replies overdue since ${dueBy}, waiting on ${waitingOn.join(', ')}`,
+            subject,
+            detail: `replies overdue since ${dueBy}, waiting on ${waitingOn.join(', ')}`,
           });
         if (waitingOn.includes(me))
           entries.push({
@@ -175,7 +182,8 @@ export class AgentTimeline {
             kind: 'reply_overdue',
             messageId,
             counterpart: sender,
-            subject: `reply to ${sender} overdue since ${dueBy}`,
+            subject,
+            detail: `reply to ${sender} overdue since ${dueBy}`,
           });
         return entries;
       }
@@ -254,11 +262,11 @@ const VERB: Record<TimelineKind, string> = {
  */
 export function formatTimelineEntry(entry: TimelineEntry, positionWidth = 0): string {
   const parts = [`#${entry.position}`.padEnd(positionWidth + 1), entry.at, entry.kind.padEnd(17)];
-  if (entry.kind === 'registered') parts.push(`${VERB.registered} ${entry.subject}`);
+  if (entry.kind === 'registered') return [...parts, `${VERB.registered} ${entry.detail}`].join('  ');
   else if ((entry.kind === 'retired' || entry.kind === 'token_rotated') && entry.counterpart !== null)
     parts.push(`${VERB[entry.kind]} ${entry.counterpart}`);
   else if (entry.kind === 'reply_requested' || entry.kind === 'reply_overdue')
-    return [...parts, `message ${entry.messageId}`, entry.subject].join('  '); // its words name who, and when
+    return [...parts, `message ${entry.messageId}`, entry.detail].join('  '); // its words name who, and when
   else if (entry.kind === 'read_by_recipient')
     parts.push(`message ${entry.messageId} ${VERB.read_by_recipient} ${entry.counterpart}`);
   else if (entry.messageId !== null) {
@@ -269,6 +277,6 @@ export function formatTimelineEntry(entry: TimelineEntry, positionWidth = 0): st
   // How the wake came, what befell the task (the task once: its id is the message's): this tool's words, said as
   // words. Quoted, they read as a subject ("via stream"), and a task's reason, quoted within, came out escaped.
   if (entry.detail !== null) parts.push(oneLine(entry.detail));
-  else if (entry.subject !== null && entry.kind !== 'registered') parts.push(quoted(entry.subject));
+  else if (entry.subject !== null) parts.push(quoted(entry.subject));
   return parts.join('  ');
 }

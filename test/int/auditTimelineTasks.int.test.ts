@@ -3,16 +3,22 @@
  * a broadcast task shows, in its timeline, the release the retirement wrote (by the admin, saying why), after its own
  * claim; the task's sender sees what others did to its task (the claim, the release, the next claim); another
  * audience member sees only its own acts, and nobody's timeline shows what happened to tasks it is no party to.
+ * A registration's and a reply's entries keep this tool's words in `detail`, as tasks' do, the message's subject in
+ * `subject`.
  */
 import { runAuditCli as audit } from '../support/auditCli';
 import { startTestServer, type TestServer } from '../support/httpServer';
+import { startHeartbeat } from '../../src/heartbeat/startHeartbeat';
+import { allEvents, silentLogger } from '../support/fixtures';
 
 let server: TestServer;
 let t: Record<string, string>;
 let auditor: string;
+let skew = 0; // moved on by a test that needs a reply overdue
+const clock = { now: () => new Date(Date.now() + skew) };
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({}, { clock });
   t = await server.register(['@s', '@e', '@b', '@c', '@a']);
   auditor = (await server.register(['@auditor'], 'auditor'))['@auditor'];
 });
@@ -186,4 +192,55 @@ test("audit message counts a task's events in its own stream: the header named t
   });
   const id = plain.body.messageId as string;
   expect((await story(id)).split('\n')[0]).toBe(`message ${id}  (stream mailbox-message-${id}, 1 event)`);
+});
+
+// The role and the reply asked or overdue were `subject` (this tool's words where a message's subject belongs), unlike
+// a woken or task entry's: they are `detail` now, `subject` the message's (null for a registration).
+test("a registration's and a reply's entries: this tool's words in detail, the message's subject in subject", async () => {
+  const sent = await server.call('POST', '/v1/messages', {
+    token: t['@s'],
+    body: { to: ['@b', '@c'], subject: 'answer me', body: 'x', expectsReplyBy: '1m' },
+  });
+  expect(sent.status).toBe(201);
+  const messageId = sent.body.messageId as string;
+  const requested = (await allEvents(server.mailbox)).find((e) => e.type === 'ReplyRequested' && e.data.messageId === messageId);
+  const dueBy = (requested?.data as { dueBy: string }).dueBy;
+  skew += 120_000;
+  const heartbeat = await startHeartbeat(server.mailbox, {
+    clock,
+    schedule: false,
+    settings: { metricsPort: null },
+    logger: silentLogger,
+  });
+  try {
+    expect((await heartbeat.tick()).replies.overdue).toHaveLength(1);
+  } finally {
+    await heartbeat.stop();
+  }
+  const replyEntries = async (identity: string) =>
+    (await timeline(identity))
+      .filter((e) => e.messageId === messageId && e.kind.startsWith('reply_'))
+      .map((e) => [e.kind, e.counterpart, e.subject, e.detail]);
+  expect(await replyEntries('@s')).toEqual([
+    ['reply_requested', null, 'answer me', `asked for replies by ${dueBy}`],
+    ['reply_overdue', '@b, @c', 'answer me', `replies overdue since ${dueBy}, waiting on @b, @c`],
+  ]);
+  for (const identity of ['@b', '@c'])
+    expect(await replyEntries(identity)).toEqual([
+      ['reply_requested', '@s', 'answer me', `@s expects a reply by ${dueBy}`],
+      ['reply_overdue', '@s', 'answer me', `reply to @s overdue since ${dueBy}`],
+    ]);
+  expect((await timeline('@a')).filter((e) => e.messageId === messageId)).toEqual([]);
+  expect((await timeline('@s')).filter((e) => e.kind === 'registered').map((e) => [e.subject, e.detail])).toEqual([
+    [null, 'agent'],
+  ]);
+
+  // The text is as it was: the words, unquoted, after the message; the role after "registered as".
+  const text = (await audit(['agent', '@c', '--url', server.url], { MAILBOX_AUDIT_TOKEN: auditor })).stdout.split('\n');
+  const columns = (l: string) => l.replace(/^#\d+ +\S+ +/, '');
+  expect(text.filter((l) => l.includes(messageId) && / reply_/.test(l)).map(columns)).toEqual([
+    `reply_requested    message ${messageId}  @s expects a reply by ${dueBy}`,
+    `reply_overdue      message ${messageId}  reply to @s overdue since ${dueBy}`,
+  ]);
+  expect(text.filter((l) => / registered /.test(l)).map(columns)).toEqual(['registered         registered as agent']);
 });

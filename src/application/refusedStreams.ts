@@ -24,8 +24,9 @@ export interface StreamRefusal {
   /** Items kept for it, waiting to be written. */
   waiting: number;
   /**
-   * Items for it not recorded since (its bound was full). The delivery ledger's counts from when the stream last took
-   * one: its observations dropped before a flush saw the refusal were dropped while the stream took nothing as well.
+   * Items for it not recorded since (its bound was full). Both writers count from when the stream last took one: the
+   * items dropped before a flush saw the refusal (the delivery ledger's observations; a recipient's seen marks, under the
+   * bound all recipients share) were dropped while the stream took nothing as well.
    */
   dropped: number;
 }

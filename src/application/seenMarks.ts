@@ -63,6 +63,13 @@ export class SeenMarks {
   private readonly refused = new Map<string, Omit<StreamRefusal, 'waiting'>>();
   /** When (the clock, ms) each refused recipient's marks were last tried: tried again REFUSED_RETRY_MS after. */
   private readonly refusedTriedAt = new Map<string, number>();
+  /**
+   * Per recipient, its marks dropped under the shared bound (MAX_PENDING) since its seen stream last took a write (or
+   * since this process began): a refusal seen later counts them as its own `dropped` (/readyz, the "takes marks again"
+   * line), for they were dropped while the stream took nothing (refused already, not tried yet). It counted only the
+   * marks dropped after a flush met the refusal, as the delivery ledger's writer did (WakeRecorder.droppedUnwritten).
+   */
+  private readonly droppedUnwritten = new Map<string, number>();
 
   constructor(
     @inject(TOKENS.EventStore) private readonly store: EventStore,
@@ -100,6 +107,7 @@ export class SeenMarks {
           continue;
         }
       } else if (this.pendingCount - this.refusedPending >= MAX_PENDING) {
+        this.droppedUnwritten.set(recipient, (this.droppedUnwritten.get(recipient) ?? 0) + 1);
         if (this.dropped++ === 0 || this.dropped % 10_000 === 0) {
           this.logger.warn(
             { dropped: this.dropped, pending: this.pendingCount },
@@ -236,7 +244,10 @@ export class SeenMarks {
   private sayRefused(recipient: string, marks: number, error: MailboxError): void {
     if (this.refused.has(recipient)) return;
     const stream = seenStream(recipient);
-    const refusal = refusedSince('seen marks', stream, error, this.clock.now().toISOString());
+    const refusal = {
+      ...refusedSince('seen marks', stream, error, this.clock.now().toISOString()),
+      dropped: this.droppedUnwritten.get(recipient) ?? 0,
+    };
     const { operatorAction } = refusal;
     this.refused.set(recipient, refusal);
     this.logger.error(
@@ -262,6 +273,7 @@ export class SeenMarks {
 
   /** The recipient's seen stream took a write: a refusal said before is over, and said so. */
   private taken(recipient: string): void {
+    this.droppedUnwritten.delete(recipient);
     const refusal = this.refused.get(recipient);
     if (refusal === undefined) return;
     this.refused.delete(recipient);

@@ -654,6 +654,45 @@ describe('soft-deleted streams written without a look first (unchecked, or claim
     ]);
   });
 
+  // Its `dropped` counted only the marks dropped after a flush first met the refusal: those dropped under the bound all
+  // recipients share (an outage's backlog), before any flush tried the stream, were left out (/readyz said 0).
+  it("a refused seen stream's dropped counts its marks dropped since it last took one, before the refusal was seen too", async () => {
+    const { '@a': a, '@b': b } = await openMailbox();
+    const url = await serveHttp();
+    const call = apiCaller(() => url);
+    const stream = seenStream('@b');
+    expect((await call('POST', '/v1/messages', a.token, { to: ['@b', '@c'], subject: 'x', body: 'x' })).status).toBe(201);
+    expect((await call('GET', '/v1/messages', b.token)).status).toBe(200);
+    await allEvents(mailbox); // @b's seen stream holds a mark
+    double.log.softDelete(stream, { kind: 'any' });
+    const refusedStream = async () => {
+      const listed: Array<{ stream: string }> = (await call('GET', '/readyz', '')).body.eventStore.refusedStreams?.streams ?? [];
+      return listed.find((refused) => refused.stream === stream);
+    };
+    // Before a flush tries @b's stream: one mark of @b's kept, @c's backlog fills the bound the marks share, and @b's
+    // next two marks are dropped under it.
+    mailbox.seenMarks.note('@b', ['m-kept']);
+    mailbox.seenMarks.note(
+      '@c',
+      Array.from({ length: 99_999 }, (_, i) => `m-${i}`),
+    );
+    mailbox.seenMarks.note('@b', ['m-dropped-1', 'm-dropped-2']);
+    await mailbox.seenMarks.flush();
+    await warned(`seen marks: not written to ${stream}`);
+    expect(await refusedStream()).toMatchObject({ writer: 'seen marks', waiting: 1, dropped: 2 });
+    expect(await (await fetch(`${url}/metrics`)).text()).toContain('mailbox_seen_marks_dropped_total 2');
+
+    // Restored, the stream takes the kept mark; deleted again, a later refusal counts from that mark.
+    double.log.restore(stream);
+    skippedMs += REFUSED_RETRY_MS;
+    await mailbox.seenMarks.flush();
+    expect(await refusedStream()).toBeUndefined();
+    double.log.softDelete(stream, { kind: 'any' });
+    mailbox.seenMarks.note('@b', ['m-later']);
+    await mailbox.seenMarks.flush();
+    expect(await refusedStream()).toMatchObject({ writer: 'seen marks', waiting: 1, dropped: 0 });
+  });
+
   it('a refused seen stream is tried again every 5 s of the clock, not at every flush; restored, its kept marks are written and /readyz is ready again', async () => {
     const { '@a': a, '@b': b, '@c': c } = await openMailbox();
     const url = await serveHttp();

@@ -5,12 +5,11 @@
  * ended the client when a reconnect's sentinel rounds gave up. A start-up with no sentinel reachable
  * still fails at once, loudly.
  */
-import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { Redis } from 'ioredis';
 import { closeRedis, connectRedis, type RedisClient } from '../../src/adapters/projections/redisConnection';
 import { freePort } from '../support/redisServer';
 import { startRedisSentinel, type TestRedisSentinel } from '../support/redisTopologies';
+import { CONNECTION, exitAfter, exitAfterFailedConnect } from '../support/processExit';
 
 let sentinel: TestRedisSentinel;
 beforeAll(async () => {
@@ -151,45 +150,13 @@ describe('a connection through Sentinel', () => {
 });
 
 describe('a process that connects through Sentinel', () => {
-  const ROOT = path.resolve(__dirname, '../..');
-  /**
-   * Runs `script` in a child process on the sources: when it first prints `mark`, the time is taken (and `onLine` is
-   * told each line), and again when the process has exited.
-   */
-  const exitAfter = (mark: string, script: string, onLine: (line: string) => void = () => {}) =>
-    new Promise<{ markedAt: number; exitedAt: number; stdout: string }>((resolve, reject) => {
-      let markedAt = 0;
-      const child = execFile(process.execPath, ['-r', path.join(ROOT, 'test/support/tsRequireHook.js'), '-e', script], {
-        cwd: ROOT,
-        timeout: 50_000,
-      });
-      let stdout = '';
-      child.stdout!.on('data', (chunk: Buffer) => {
-        stdout += chunk.toString();
-        for (const line of chunk.toString().split('\n').filter(Boolean)) onLine(line);
-        if (markedAt === 0 && stdout.includes(mark)) markedAt = performance.now();
-      });
-      child.on('error', reject);
-      child.on('exit', () => resolve({ markedAt, exitedAt: performance.now(), stdout }));
-    });
-  const CONNECTION = `require('./src/adapters/projections/redisConnection.ts')`;
-
   it('with no sentinel reachable exits as soon as connecting has failed, not 2 s later', async () => {
     const [a, b] = [await freePort(), await freePort()]; // nothing listens there
-    const {
-      markedAt: failedAt,
-      exitedAt,
-      stdout,
-    } = await exitAfter(
-      'failed',
-      CONNECTION +
-        `.connectRedis('redis+sentinel://127.0.0.1:${a},127.0.0.1:${b}/mymaster', { name: 'exit', timeoutMs: 300 })` +
-        `.then(() => console.log('connected'), (error) => console.log('failed: ' + error.code));`,
-    );
-    expect(stdout.trim()).toBe('failed: UNAVAILABLE');
+    const { said, exitedAfterMs } = await exitAfterFailedConnect(`redis+sentinel://127.0.0.1:${a},127.0.0.1:${b}/mymaster`);
+    expect(said).toBe('failed: UNAVAILABLE');
     // ioredis armed a 2 s timer at each disconnect of a sentinel connection that had been refused: the process stayed
     // up 2 s after everything was closed (a CLI command exited 2 s after its error; jest force-exited its workers).
-    expect(exitedAt - failedAt).toBeLessThan(1_000);
+    expect(exitedAfterMs).toBeLessThan(1_000);
   });
 
   it('closed after a failover from a killed master, exits as soon as it is closed, not up to 2 s later', async () => {

@@ -13,6 +13,7 @@ import tls from 'node:tls';
 import type * as IORedis from 'ioredis';
 import type { Redis, RedisOptions } from 'ioredis';
 import type { RedisHost } from './redisTopology';
+import { CLUSTER_REFRESHER_DISCONNECT_MS } from './clusterRefresherDisconnect';
 
 /** How often the subscriber asks its node for a PING: a node that does not answer within the deadline is left. */
 export const CLUSTER_SUBSCRIBER_KEEPALIVE_MS = 1000;
@@ -55,7 +56,12 @@ function rotatingConnector(io: typeof IORedis, nodes: readonly RedisHost[]) {
  * deadline drops the connection, which then reconnects to the next node.
  */
 export function clusterSubscriber(io: typeof IORedis, nodes: readonly RedisHost[], options: RedisOptions): Redis {
-  const client = new io.Redis({ ...options, Connector: rotatingConnector(io, nodes) });
+  // It only listens: ended, it is destroyed soon (a node that refused it held the process 2 s: clusterRefresherDisconnect.ts).
+  const client = new io.Redis({
+    ...options,
+    disconnectTimeout: CLUSTER_REFRESHER_DISCONNECT_MS,
+    Connector: rotatingConnector(io, nodes),
+  });
   let asking = false;
   const keepalive = setInterval(() => {
     if (asking || client.status !== 'ready') return;

@@ -12,6 +12,7 @@ import { redisVariable, type MailboxConfig } from '../../config';
 import { MailboxError, unavailable } from '../../errors';
 import { clusterSubscriber, connectToSomeNode } from './redisClusterSubscriber';
 import { shortenSentinelClientsDisconnect } from './sentinelClientsDisconnect';
+import { shortenClusterRefresherDisconnect } from './clusterRefresherDisconnect';
 import { reconnectWhenEndedByIoredis } from './sentinelRevival';
 import { parseRedisUrl, redactRedisUrl, redisHostsOf, type RedisTopology } from './redisTopology';
 
@@ -220,7 +221,9 @@ function createClient(topology: RedisTopology, options: RedisConnectionOptions):
     redisOptions: node,
     ...(node.tls === undefined ? {} : { dnsLookup: (address, callback) => callback(null, address) }),
   };
-  return new Cluster(topology.nodes, cluster);
+  const client = new Cluster(topology.nodes, cluster);
+  shortenClusterRefresherDisconnect(client); // its slots refreshers held the process 2 s after close: see there
+  return client;
 }
 
 function describeTopology(topology: RedisTopology, url: string): string {

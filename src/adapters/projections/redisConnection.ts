@@ -13,6 +13,7 @@ import { MailboxError, unavailable } from '../../errors';
 import { clusterSubscriber, connectToSomeNode } from './redisClusterSubscriber';
 import { shortenSentinelClientsDisconnect } from './sentinelClientsDisconnect';
 import { shortenClusterRefresherDisconnect } from './clusterRefresherDisconnect';
+import { endClosedSocketsAtOnce } from './closedSocketDisconnect';
 import { reconnectWhenEndedByIoredis } from './sentinelRevival';
 import { parseRedisUrl, redactRedisUrl, redisHostsOf, type RedisTopology } from './redisTopology';
 
@@ -174,7 +175,11 @@ function nodeOptions(topology: RedisTopology, options: RedisConnectionOptions): 
 function createClient(topology: RedisTopology, options: RedisConnectionOptions): RedisClient {
   const node = nodeOptions(topology, options);
   const { Cluster, Redis } = ioredis();
-  if (topology.kind === 'single') return new Redis(topology.url, node);
+  if (topology.kind === 'single') {
+    const client = new Redis(topology.url, node);
+    endClosedSocketsAtOnce(client); // a refused connection held the process 2 s after its error: see there
+    return client;
+  }
   if (topology.kind === 'sentinel') {
     let connectedOnce = false;
     const client = new Redis({
@@ -202,6 +207,7 @@ function createClient(topology: RedisTopology, options: RedisConnectionOptions):
     client.once('ready', () => {
       connectedOnce = true;
     });
+    endClosedSocketsAtOnce(client); // the master's connection, refused or killed: see there
     shortenSentinelClientsDisconnect(client); // its sentinel connections held the process 2 s after close: see there
     reconnectWhenEndedByIoredis(client, MAX_RECONNECT_DELAY_MS); // a failover during a reconnect ended it for good: see there
     return client;

@@ -13,6 +13,7 @@ import { configFromEnv, configSchema, ENV_VARIABLES, parseConfig } from '../../s
 import { translateStartupError } from '../../src/startupChecks';
 import { generateToken } from '../../src/application/tokenHash';
 import { HEARTBEAT_ENV, heartbeatSettingsSchema } from '../../src/heartbeat/heartbeatSettings';
+import { heartbeatSettingsFromCli } from '../../src/cli/commands/heartbeat';
 import { decideNudges } from '../../src/heartbeat/nudgeDecider';
 import { CHROMIUM } from '../support/chromium';
 
@@ -148,6 +149,26 @@ test("docs/operators.md's heartbeat tables give each setting's real default", ()
   });
   expect(rows.map(({ key }) => key)).toEqual(expect.arrayContaining([...Object.keys(flags), 'webhookAttempts', 'hookTimeoutMs']));
   expect(rows.filter(({ row, value }) => !forms(value).some((form) => row.includes(form))).map(({ row }) => row)).toEqual([]);
+});
+
+// docs/operators.md said a heartbeat setting refused at start is named by "the flag and variable": the refusal names
+// the one that gave the value (the flag, which wins when both are set), as typed.
+test("docs/operators.md says which name a heartbeat setting's refusal at start gives", () => {
+  const refusal = (flags: { interval?: string }, env: NodeJS.ProcessEnv) => {
+    try {
+      heartbeatSettingsFromCli(flags, env);
+    } catch (error) {
+      return (error as Error).message;
+    }
+    return 'accepted';
+  };
+  const fromBoth = refusal({ interval: 'abc' }, { MAILBOX_HEARTBEAT_INTERVAL: '2m' });
+  expect(fromBoth).toMatch(/^--interval: 'abc' is not a duration/);
+  expect(fromBoth).not.toContain('MAILBOX_HEARTBEAT_INTERVAL');
+  expect(refusal({}, { MAILBOX_HEARTBEAT_INTERVAL: 'abc' })).toMatch(/^MAILBOX_HEARTBEAT_INTERVAL: must be a duration/);
+  const page = read('docs/operators.md').replace(/\s+/g, ' ');
+  const sentence = /Invalid values are refused at start[^.]*\./.exec(page)?.[0];
+  expect(sentence).toContain('naming the flag, or the variable, that gave the value (the flag when both are set)');
 });
 
 /** The files a bench area (`npm run bench -- esdb`) or a test path (`npx jest test/x.test.ts`) runs. */

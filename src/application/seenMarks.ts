@@ -191,7 +191,7 @@ export class SeenMarks {
       this.pending.delete(recipient);
       this.pendingCount -= marks.size;
     }
-    this.refusedPending = this.pendingCount; // only refused recipients' marks were held back
+    this.recountRefusedPending(); // held back: refused recipients' marks, and the others' when writing one recipient's
     this.inFlight = new Map([...batch].map(([recipient, marks]) => [recipient, marks.size]));
     let last: bigint | null = null;
     for (const [recipient, marks] of batch) {
@@ -223,8 +223,7 @@ export class SeenMarks {
       this.inFlight.delete(recipient); // in the log now, or pending again
     }
     // Recounted: a recipient refused or taken again while the batch was written moved its new marks between the bounds.
-    this.refusedPending = 0;
-    for (const recipient of this.refused.keys()) this.refusedPending += this.pending.get(recipient)?.size ?? 0;
+    this.recountRefusedPending();
     if (this.pendingCount > 0 && this.timer === null && !this.closed) {
       this.timer = setTimeout(() => {
         this.timer = null;
@@ -233,6 +232,12 @@ export class SeenMarks {
       this.timer.unref();
     }
     return last;
+  }
+
+  /** Of the pending marks, those of recipients whose seen stream is refused (they never fill the others' bound). */
+  private recountRefusedPending(): void {
+    this.refusedPending = 0;
+    for (const recipient of this.refused.keys()) this.refusedPending += this.pending.get(recipient)?.size ?? 0;
   }
 
   /**

@@ -115,7 +115,7 @@ test('mailbox serve is ready without the MCP SDK, ioredis or pino-pretty; the fi
       let out = '';
       child.stdout!.on('data', (chunk: Buffer) => {
         out += chunk.toString();
-        const match = /listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+        const match = /mailbox listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
         if (match) resolve(match[1]);
       });
       child.once('exit', () => reject(new Error(`serve exited: ${out}`)));

@@ -123,8 +123,9 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
     wakeLatency: new WakeLatencyTracker((seconds) => metrics.wakeDelivered(seconds)),
     requestLimit: requestLimitOf(config),
   };
+  const httpLogger = logger.child({ component: 'http' });
   const app = Fastify({
-    loggerInstance: logger.child({ component: 'http' }) as FastifyBaseLogger,
+    loggerInstance: httpLogger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }), // per-request lines would dominate the log; metrics count requests
     bodyLimit: context.requestLimit,
     requestTimeout: config.requestTimeoutMs, // receiving the request
@@ -273,7 +274,17 @@ export function buildHttpServer(mailbox: MailboxServices, logger: Logger, agentA
     context,
     routes,
     async listen(host, port) {
-      await app.listen({ host, port });
+      // fastify logs `Server listening at <address>` (at info, once per address) as it binds and has no option to leave
+      // it out (listenTextResolver only rewords it); the server says where it listens in its own line (server.ts: with
+      // the docs URL and the log head), so an operator read the address twice. Its logger is at warn while it binds:
+      // its warnings and errors still show, and it logs at the configured level again once bound.
+      const level = httpLogger.level;
+      if (httpLogger.isLevelEnabled('info')) httpLogger.level = 'warn';
+      try {
+        await app.listen({ host, port });
+      } finally {
+        httpLogger.level = level;
+      }
       const address = app.server.address();
       const actualPort = typeof address === 'object' && address ? address.port : port;
       return `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`;

@@ -154,6 +154,18 @@ export const readsLikeSeveral = (to: string): boolean => {
   return parts.length > 1 && parts.every(isIdentity);
 };
 
+/**
+ * A refused list entry as its error's `entry`: whole when its text (the string, or another value's JSON) is at most
+ * SHOWN_RECIPIENT_CHARS characters; a longer one cut as the message cuts it, its first characters then '...', with
+ * `entryLength` (`to` holds it whole at `index`). A 50,000-character entry was in the answer whole twice, `to` and `entry`.
+ */
+function entryField(entry: unknown): { entry: unknown; entryLength?: number } {
+  const text = typeof entry === 'string' ? entry : (JSON.stringify(entry) ?? String(entry));
+  return text.length <= SHOWN_RECIPIENT_CHARS
+    ? { entry }
+    : { entry: `${text.slice(0, SHOWN_RECIPIENT_CHARS)}...`, entryLength: text.length };
+}
+
 /** One entry of a list `to` that is not an identity: named by its index, with what a list entry may be. */
 function invalidListEntry(list: readonly unknown[], index: number, knownIdentities: readonly string[]): MailboxError {
   const entry = list[index];
@@ -179,7 +191,7 @@ function invalidListEntry(list: readonly unknown[], index: number, knownIdentiti
     {
       to: list,
       index,
-      entry,
+      ...entryField(entry),
       valid_shapes: [...VALID_RECIPIENT_SHAPES, VALID_LIST_ENTRY_SHAPE],
       ...(suggestions.length ? { suggestions } : {}),
     },

@@ -71,6 +71,31 @@ test.each([
   },
 );
 
+// A long list entry was in the answer whole twice beside the cut message: in 'to' (the request's own field, kept whole
+// as DESIGN's envelope keeps a single recipient's) and again in 'entry'. 'entry' is now cut as the message cuts it, with
+// its length; a short one (and one that is no string) is still whole.
+test.each([
+  ['a string', `@${'c'.repeat(50_000)} x`, { entry: `@${'c'.repeat(79)}...`, entryLength: 50_003 }],
+  ['an object', { name: 'd'.repeat(50_000) }, { entry: `{"name":"${'d'.repeat(71)}...`, entryLength: 50_011 }],
+  ['a short string', 'AGENT:gpt', { entry: 'AGENT:gpt' }],
+  ['a number', 42, { entry: 42 }],
+])(
+  'a list entry that is %s: entry holds it as the message shows it, to holds it whole; nothing written',
+  async (_kind, entry, said) => {
+    const alice = await mcp.clients.http(mcp.t['@alice']);
+    const before = await mcp.server.eventCount();
+    const to = ['@bob', entry, '@carol'];
+    const overMcp = await callTool(alice, 'add_message', send(to));
+    expect(overMcp.isError).toBe(true);
+    expect(overMcp.body).toMatchObject({ code: 'INVALID_RECIPIENT_SHAPE', to, index: 1, ...said });
+    expect(overMcp.body.entryLength).toBe((said as { entryLength?: number }).entryLength);
+    const overHttp = await mcp.server.call('POST', '/v1/messages', { token: mcp.t['@alice'], body: send(to) });
+    expect([overHttp.status, overHttp.body]).toEqual([400, overMcp.body]);
+    expect(JSON.stringify(overHttp.body).length).toBeLessThan(JSON.stringify(to).length + 2_000);
+    expect(await mcp.server.eventCount()).toBe(before);
+  },
+);
+
 test('a filter given a wrong identity says what is wrong with it too', async () => {
   const bob = await mcp.clients.http(mcp.t['@bob']);
   const listed = await callTool(bob, 'list_messages', { from: '@alice.a' });

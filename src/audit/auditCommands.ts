@@ -38,7 +38,7 @@ const bar = async (source: LogSource, io: AuditIo, options: OutputOptions, label
  */
 function refuseMissing(filter: ReplayFilter, head: bigint | null | undefined, summary: ReplaySummary | null): void {
   if (filter.from !== null && (head === undefined ? summary?.scanned === 0 : head === null || filter.from > head))
-    throw pastTheHead(filter.from, head);
+    throw new PastTheHead(filter.from, head);
   if (filter.stream !== null && summary?.streamFound === false) {
     throw new MailboxError(
       'NOT_FOUND',
@@ -51,25 +51,44 @@ function refuseMissing(filter: ReplayFilter, head: bigint | null | undefined, su
   }
 }
 
+const RETRY_ONCE_GROWN = 'or run it again once the log has grown.';
+
 /**
  * An impossible request rather than an empty range: no event is at --from or after it, and none is until the log
  * grows there (exit 1, like a stream that is not there). A tail that polls with --from <last + 1> reads exit 1 as
- * "nothing new yet", as grep's 1 is "no line".
+ * "nothing new yet", as grep's 1 is "no line". With --json its envelope is printed; a text replay prints it as its
+ * count line (`endOfLog`), the answer it is: nothing shown, and where the log ends.
  */
-function pastTheHead(from: bigint, head: bigint | null | undefined): MailboxError {
-  const retry = 'or run it again once the log has grown.';
-  const message =
-    head === undefined
-      ? `No event is at position ${from} or after it: the log ends before it (over --url the head is not known: ` +
-        `the server's /readyz did not tell it). Give a lower --from, ${retry}`
-      : head === null
-        ? `Position ${from} is past the log head: the log is empty. Leave --from out, ${retry}`
-        : `Position ${from} is past the log head ${head}: no event is there yet. Give --from ${head} or lower, ${retry}`;
-  return new MailboxError('NOT_FOUND', 'Past the log head', message, {
-    field: '--from',
-    from: from.toString(),
-    ...(head === undefined ? {} : { head: head?.toString() ?? null }),
-  });
+export class PastTheHead extends MailboxError {
+  constructor(
+    readonly from: bigint,
+    readonly head: bigint | null | undefined,
+  ) {
+    const retry = RETRY_ONCE_GROWN;
+    const message =
+      head === undefined
+        ? `No event is at position ${from} or after it: the log ends before it (over --url the head is not known: ` +
+          `the server's /readyz did not tell it). Give a lower --from, ${retry}`
+        : head === null
+          ? `Position ${from} is past the log head: the log is empty. Leave --from out, ${retry}`
+          : `Position ${from} is past the log head ${head}: no event is there yet. Give --from ${head} or lower, ${retry}`;
+    super('NOT_FOUND', 'Past the log head', message, {
+      field: '--from',
+      from: from.toString(),
+      ...(head === undefined ? {} : { head: head?.toString() ?? null }),
+    });
+  }
+
+  /** Where the log ends, said after a text replay's `0 events shown (<the range asked>)`. */
+  get endOfLog(): string {
+    const retry = RETRY_ONCE_GROWN;
+    return this.head === undefined
+      ? `the log ends before position ${this.from} (over --url the head is not known: the server's /readyz did not ` +
+          `tell it). Give a lower --from, ${retry}`
+      : this.head === null
+        ? `the log is empty. Leave --from out, ${retry}`
+        : `the log ends at position ${this.head}. Give --from ${this.head} or lower, ${retry}`;
+  }
 }
 
 function linesIn(text: string): number {

@@ -140,7 +140,18 @@ describe('mailbox audit over HTTP', () => {
     const env = { MAILBOX_AUDIT_TOKEN: tokens['@auditor'] };
     const head = String((await server.mailbox.eventStore.headPosition())!);
     for (const stream of [[], ['--stream', 'mailbox-agents']]) {
-      const { code, stdout, stderr } = await audit(['replay', '--from', '99999999', ...stream, '--url', server.url], env);
+      const text = await audit(['replay', '--from', '99999999', ...stream, '--url', server.url], env);
+      expect(text).toEqual({
+        code: 1,
+        stdout: '',
+        stderr:
+          `0 events shown (${stream.length === 0 ? '' : 'stream mailbox-agents, '}from position 99999999): the log ends at ` +
+          `position ${head}. Give --from ${head} or lower, or run it again once the log has grown.\n`,
+      });
+      const { code, stdout, stderr } = await audit(
+        ['replay', '--from', '99999999', ...stream, '--url', server.url, '--json'],
+        env,
+      );
       expect({ code, stdout }).toEqual({ code: 1, stdout: '' });
       expect(JSON.parse(stderr)).toEqual({
         error: 'Past the log head',

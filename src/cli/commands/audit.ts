@@ -158,12 +158,33 @@ async function openSource(flags: SourceFlags, io: AuditIo): Promise<{ source: Lo
  * it scanned for them), and neither said which events N counted.
  */
 function replaySummaryLine(summary: ReplaySummary, filter: ReplayFilter): string {
+  return `${summary.matched} of ${summary.inRange} events shown${replayScope(filter)}`;
+}
+
+/** The range a replay was asked for, as its count line names it: ` (stream ..., from position ..., --type ...)`. */
+function replayScope(filter: ReplayFilter): string {
   const scope = [
     filter.stream === null ? null : `stream ${filter.stream}`,
     filter.from === null ? null : `from position ${filter.from}`,
     filter.types === null ? null : `--type ${[...filter.types].join(',')}`,
   ].filter((part) => part !== null);
-  return `${summary.matched} of ${summary.inRange} events shown${scope.length === 0 ? '' : ` (${scope.join(', ')})`}`;
+  return scope.length === 0 ? '' : ` (${scope.join(', ')})`;
+}
+
+/**
+ * A text replay whose --from is past the log head answers as a replay does, with its count line on stderr, saying where
+ * the log ends: `0 events shown (from position 1200, --type ReceiptRead): the log ends at position 2. ...`
+ * (exit 1, "nothing there yet", as docs/auditors.md says). It printed the error envelope, as for a failure, though
+ * nothing failed (--json still does: JSON where JSON was asked for).
+ */
+async function answeringPastTheHead(filter: ReplayFilter, flags: SourceFlags, io: AuditIo, replay: () => Promise<number>) {
+  try {
+    return await replay();
+  } catch (caught) {
+    if (flags.json || !(caught instanceof tools().PastTheHead)) throw caught;
+    io.stderr.write(`0 events shown${replayScope(filter)}: ${caught.endOfLog}\n`);
+    return 1;
+  }
 }
 
 async function run(io: AuditIo, work: () => Promise<number>): Promise<void> {
@@ -318,11 +339,13 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
           jsonText.close();
         }
       }
-      return withSource(flags, io, async (source) => {
-        const summary = await tools().runReplay(source, filter, outputOf(flags), io);
-        if (!flags.json) io.stderr.write(`${replaySummaryLine(summary, filter)}\n`);
-        return 0;
-      });
+      return answeringPastTheHead(filter, flags, io, () =>
+        withSource(flags, io, async (source) => {
+          const summary = await tools().runReplay(source, filter, outputOf(flags), io);
+          if (!flags.json) io.stderr.write(`${replaySummaryLine(summary, filter)}\n`);
+          return 0;
+        }),
+      );
     }),
   );
 

@@ -56,7 +56,7 @@ export interface MessageDetail {
  */
 export type TaskNow = TaskEnvelope;
 
-/** How a listing is answered: `shown` false when its page reaches the caller without a body (HTTP HEAD). */
+/** How a listing or a get is answered: `shown` false when it reaches the caller without a body (HTTP HEAD). */
 export interface ListingOptions {
   shown?: boolean;
 }
@@ -220,7 +220,8 @@ export class MailboxQueries {
     };
   }
 
-  async getMessage(actor: Actor, input: unknown): Promise<MessageDetail> {
+  /** `shown`: false when the message is not shown to the caller (HTTP HEAD): it does not become seen. */
+  async getMessage(actor: Actor, input: unknown, { shown = true }: ListingOptions = {}): Promise<MessageDetail> {
     const { messageId } = parseInput(oneMessageSchema, input, 'get_message');
     const { state } = await this.messages.load(messageStream(messageId), messageModel);
     const sent = state.sent;
@@ -236,7 +237,7 @@ export class MailboxQueries {
     if (!own && !isSender && actor.role === 'agent') throw messageNotFound(messageId, HISTORY_ENTRY_HINT); // no existence oracle
     // An auditor or the admin reads any message, as they read its task, its delivery and the log that holds its body.
     const overseer = actor.role === 'auditor' || actor.role === 'admin';
-    if (own && actor.role === 'agent') this.seen.note(actor.identity, [messageId]); // returned to its recipient: seen
+    if (own && actor.role === 'agent' && shown) this.seen.note(actor.identity, [messageId]); // returned to its recipient: seen
     const detail: MessageDetail = {
       messageId,
       from: sent.from,

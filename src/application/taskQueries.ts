@@ -105,7 +105,7 @@ export class TaskQueries {
   }
 
   /** The sender, the audience (a direct task's recipient) and auditors see a task; to anyone else it does not exist. */
-  /** `shown`: false when the task is not shown to the caller (HTTP HEAD): its outcome is not seen by it. */
+  /** `shown`: false when the task is not shown to the caller (HTTP HEAD): neither it nor its outcome is seen by it. */
   async getTask(actor: Actor, input: unknown, options: ListingOptions = {}): Promise<A2aTask> {
     const { taskId } = parseInput(getTaskSchema, input, 'get_task');
     const { state } = await this.messages.load(messageStream(taskId), messageModel);
@@ -121,15 +121,15 @@ export class TaskQueries {
       sent.from === actor.identity ||
       sent.recipients.includes(actor.identity);
     if (!mayRead) throw taskNotFound(taskId);
-    if (actor.role === 'agent' && sent.recipients.includes(actor.identity)) this.seen.note(actor.identity, [taskId]);
+    const shown = options.shown !== false;
+    if (shown && actor.role === 'agent' && sent.recipients.includes(actor.identity)) this.seen.note(actor.identity, [taskId]);
     const events = (await this.store.readStream(taskStream(taskId))) as StoredEvent<TaskEvent>[];
     const log = foldTask(initialTaskLog(), events);
     const task = taskOf(sent, log)!;
-    if (options.shown !== false && task.outcomeUnseen && actor.role === 'agent' && actor.identity === task.sender)
+    if (shown && task.outcomeUnseen && actor.role === 'agent' && actor.identity === task.sender)
       await this.seeOutcome(actor, taskId);
     const due = this.dueNow(state, log, taskId);
-    const shown = [...events, ...due];
-    return toA2aTask(sent, taskOf(sent, foldTask(log, due))!, shown);
+    return toA2aTask(sent, taskOf(sent, foldTask(log, due))!, [...events, ...due]);
   }
 
   /**

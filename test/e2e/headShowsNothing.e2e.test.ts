@@ -3,7 +3,8 @@
  * Before, HEAD /v1/messages (an uptime probe, a link checker, a proxy's cache check) ran the listing whole and marked
  * the page seen: the agent's unseenCount fell to 0 and the sender's ledger said "seen" for mail nobody had been shown;
  * HEAD /v1/tasks did the same to the tasks' messages, and HEAD /v1/tasks/{id} recorded the sender as having seen the
- * task's outcome. Each wrote events. GET still does all of it.
+ * task's outcome. Each wrote events. GET still does all of it. HEAD /v1/messages/{id} and HEAD /v1/tasks/{id} still
+ * marked the message seen for a recipient (its ledger said "seen", its unseenCount fell) until the third test.
  */
 import { startTestServer, type TestServer } from '../support/httpServer';
 
@@ -79,4 +80,50 @@ test("HEAD /v1/tasks/{id} does not record the sender as having seen the task's o
   expect(got.status).toBe(200);
   await settle();
   expect(await server.eventCount()).toBe(before + 1); // the outcome seen, recorded by the GET
+});
+
+test('HEAD /v1/messages/{id} and HEAD /v1/tasks/{id} mark nothing seen for a recipient and write nothing; GET does', async () => {
+  const direct = await server.call('POST', '/v1/messages', { token: t['@a'], body: { to: '@b', subject: 'one id', body: 'x' } });
+  const task = await server.call('POST', '/v1/messages', {
+    token: t['@a'],
+    body: { to: ['@b', '@c'], subject: 'one task', body: 'x', task: {} },
+  });
+  expect([direct.status, task.status]).toEqual([201, 201]);
+  const [messageId, taskId] = [direct.body.messageId as string, task.body.messageId as string];
+  await settle();
+  const unseenBefore = [await unseen('@b'), await unseen('@c')];
+  const before = await server.eventCount();
+
+  for (const [identity, path] of [
+    ['@b', `/v1/messages/${messageId}`],
+    ['@b', `/v1/messages/${taskId}`],
+    ['@b', `/v1/tasks/${taskId}`],
+    ['@c', `/v1/tasks/${taskId}`],
+  ]) {
+    const head = await server.call('HEAD', path, { token: t[identity] });
+    expect({ identity, path, status: head.status, body: head.body }).toEqual({ identity, path, status: 200, body: '' });
+  }
+  await settle();
+  expect(await server.eventCount()).toBe(before);
+  expect([await unseen('@b'), await unseen('@c')]).toEqual(unseenBefore);
+  const seenOf = async (id: string) =>
+    (await server.call('GET', `/v1/messages/${id}/delivery`, { token: t['@a'] })).body.recipients.map(
+      (r: { recipient: string; seen: unknown }) => [r.recipient, r.seen],
+    );
+  expect(await seenOf(messageId)).toEqual([['@b', null]]);
+  expect(await seenOf(taskId)).toEqual([
+    ['@b', null],
+    ['@c', null],
+  ]);
+
+  // GET shows it: it is seen.
+  expect((await server.call('GET', `/v1/messages/${messageId}`, { token: t['@b'] })).status).toBe(200);
+  expect((await server.call('GET', `/v1/tasks/${taskId}`, { token: t['@c'] })).status).toBe(200);
+  await settle();
+  expect((await seenOf(messageId))[0][1]).not.toBeNull();
+  expect((await seenOf(taskId)).map(([recipient, seen]: [string, unknown]) => [recipient, seen !== null])).toEqual([
+    ['@b', false],
+    ['@c', true],
+  ]);
+  expect(await server.eventCount()).toBeGreaterThan(before);
 });

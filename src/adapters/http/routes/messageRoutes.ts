@@ -92,7 +92,8 @@ export function messageRoutes(app: FastifyInstance, { mailbox, wakeLatency }: Ht
 
   app.get<ById>('/v1/messages/:id', async (request) => {
     noExtraInput(request.query, 'GET /v1/messages/{id}');
-    return queries.getMessage(actorOf(request), { messageId: request.params.id });
+    // HEAD shows nothing: the message does not become seen.
+    return queries.getMessage(actorOf(request), { messageId: request.params.id }, { shown: request.method !== 'HEAD' });
   });
 
   app.get<ById>('/v1/messages/:id/delivery', async (request) => {

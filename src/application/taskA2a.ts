@@ -72,8 +72,13 @@ function lineText(event: HistoryEvent): string | null {
       return event.data.leaseExpiresAt === null
         ? `claimed by ${event.data.claimant}`
         : `claimed by ${event.data.claimant}, lease to ${event.data.leaseExpiresAt}`;
-    case 'TaskStateChanged':
-      return event.data.note ?? event.data.reason ?? `${event.data.from} -> ${event.data.to}`;
+    case 'TaskStateChanged': {
+      // Both given, both are said: a Failed task's required reason beside its holder's note was shown nowhere a
+      // reader of the task looks (the note alone was its status and history line).
+      const { note, reason, from, to } = event.data;
+      if (note !== null && reason !== null) return `${note} (reason: ${reason})`;
+      return note ?? reason ?? `${from} -> ${to}`;
+    }
     case 'TaskExpired':
       return `expired at its deadline ${event.data.deadline}`;
     case 'TaskReleased':

@@ -362,4 +362,28 @@ describe.each(STORE_KINDS)('tasks ($name event store)', (kind) => {
     const said = await bob.send({ to: '@alice', subject: 'progress', body: 'half done', inReplyTo: taskId });
     expect(said.threadId).toBe(taskId);
   });
+
+  it('a move given both a reason and a note shows both in the task as read (status and history), not the note alone', async () => {
+    const mailbox = await harness.open();
+    const { '@alice': alice, '@bob': bob, '@carol': carol } = await registerAgents(mailbox, ['@alice', '@bob', '@carol']);
+    const { messageId: taskId } = await alice.send({ to: ['@bob', '@carol'], subject: 'fix ci', body: 'please', task: {} });
+    await bob.claimTask(taskId);
+    await bob.updateTask({ taskId, to: 'Working' });
+    await bob.updateTask({ taskId, to: 'InputRequired', note: 'which branch?', reason: 'blocked' });
+    await alice.updateTask({ taskId, to: 'Working', note: 'main' });
+    await bob.updateTask({ taskId, to: 'Failed', reason: 'tests fail on main', note: 'see the CI log' });
+
+    for (const reader of [alice, carol]) {
+      const a2a = await reader.getTask(taskId);
+      expect(a2a.status.message?.parts).toEqual([{ kind: 'text', text: 'see the CI log (reason: tests fail on main)' }]);
+      expect(a2a.history.map((m) => m.parts[0])).toEqual([
+        { kind: 'text', text: 'please' },
+        { kind: 'text', text: 'claimed by @bob' },
+        { kind: 'text', text: 'Submitted -> Working' },
+        { kind: 'text', text: 'which branch? (reason: blocked)' },
+        { kind: 'text', text: 'main' },
+        { kind: 'text', text: 'see the CI log (reason: tests fail on main)' },
+      ]);
+    }
+  });
 });

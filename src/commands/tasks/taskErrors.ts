@@ -110,8 +110,30 @@ export function invalidTransition(
         : `From ${task.state} you may make no transition.`) +
       hint +
       (requested === 'claim' ? '' : pathVia(task, relations, requested, allowed)) +
+      (requested === 'Submitted' ? noReleaseOfDirect(task, identity, relations) : '') +
       (requested === task.state ? sayInThread(task, identity) : ''),
     { taskId: task.taskId, currentState: task.state, requested, allowed: [...allowed] },
+  );
+}
+
+/**
+ * The holder of a direct task giving it back (found as a model: update_task's description offers Submitted "to give
+ * back a task you claimed", and the holder of a task sent to it alone was told only its other moves): a release returns
+ * an AGENT:* or list task to its audience; a direct task has none, so the way to give it up is named.
+ */
+function noReleaseOfDirect(task: Task, identity: string, relations: readonly Relation[]): string {
+  if (task.openToAudience || !relations.includes('assignee')) return '';
+  const giveUp =
+    task.state === 'Submitted'
+      ? 'decline it (Rejected, with a reason)'
+      : task.state === 'Working'
+        ? 'fail it (Failed, with a reason)'
+        : '';
+  if (giveUp === '') return '';
+  return (
+    ` It was sent to ${identity} alone, so it has no audience to go back to and cannot be released (a move to ` +
+    `Submitted gives back an AGENT:* or list task); to give it up, ${giveUp}, and its sender ${task.sender} may send ` +
+    'the work to someone else.'
   );
 }
 

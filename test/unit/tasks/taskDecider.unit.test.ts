@@ -301,6 +301,26 @@ describe('TransitionTask', () => {
     expect(error.message).toMatch(/Claim it first/);
   });
 
+  // Found as a model: update_task offers Submitted "to give back a task you claimed"; the holder of a direct task was
+  // told only its other moves, not that a direct task has no audience to go back to, nor how to give it up.
+  it('the holder of a direct task giving it back (to Submitted) is told it cannot be released and how to give it up', () => {
+    const working = [...directTask('@alice', '@bob'), changed('Submitted', 'Working')];
+    const fromWorking = transitions(working)
+      .when(move(B, 'Submitted'))
+      .thenFails('INVALID_TRANSITION', { allowed: ['InputRequired', 'AuthRequired', 'Completed', 'Failed'] });
+    expect(fromWorking.message).toContain(
+      'It was sent to @bob alone, so it has no audience to go back to and cannot be released (a move to Submitted ' +
+        'gives back an AGENT:* or list task); to give it up, fail it (Failed, with a reason), and its sender @alice ' +
+        'may send the work to someone else.',
+    );
+    const fromSubmitted = transitions(directTask('@alice', '@bob')).when(move(B, 'Submitted')).thenFails('INVALID_TRANSITION');
+    expect(fromSubmitted.message).toContain('to give it up, decline it (Rejected, with a reason)');
+    // A claimed list task is released as before.
+    transitions([...listTask('@alice', audience), claimed('@bob')])
+      .when(move(B, 'Submitted'))
+      .then([expect.objectContaining({ type: 'TaskReleased' })] as never);
+  });
+
   it('the sender answering an InputRequired moves it back to Working', () => {
     transitions([...working, changed('Working', 'InputRequired')])
       .when(move(A, 'Working', { note: 'use the staging db' }))

@@ -695,8 +695,9 @@ export class ProjectionRunner {
     this.seenGeneration = binding.generation;
     if (previous === null || previous === binding.generation) return;
     if (this.ownSwitches.delete(binding.generation) || this.status.rulesRebuild !== null) return;
-    // Views that hold no log (Redis flushed: back at the first generation, empty) were lost, not switched to.
-    if (binding.logIdentity === null) return;
+    // Views that hold no log (Redis flushed: back at the first generation, empty) were lost, not switched to; so were
+    // views at a generation no rebuild switched to, built again in place after the loss before this look.
+    if (binding.logIdentity === null || binding.switchedTo === false) return;
     this.logger.info(
       {
         adminAction: 'views switched',

@@ -85,6 +85,11 @@ export interface ViewsBinding {
   liveWriter: string | null;
   /** How this mailbox gets views of its own instead (default: another MAILBOX_REDIS_NAMESPACE), for the refusal's remedy. */
   elsewhere?: string;
+  /**
+   * false: no rebuild switched the views to this generation (the store's first one: never rebuilt, or built again in
+   * place after the store lost its data), so a change to it is no rebuild's switch. Absent: not known.
+   */
+  switchedTo?: boolean;
 }
 
 /** How a batch is applied (projectionStore.applyBatch). */

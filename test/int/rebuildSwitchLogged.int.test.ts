@@ -10,7 +10,7 @@ import { rebuildProjections } from '../../src/projections/rebuild';
 import { type TestServer } from '../support/httpServer';
 import { REDIS_TEST_TIMEOUT_MS } from '../support/redisDeadline';
 import { startRedis, type TestRedis } from '../support/redisServer';
-import { countProjectorLooks, sendRound, startLoggedRedisServer } from '../support/redisViews';
+import { countProjectorLooks, sendRound, startLoggedRedisServer, withRedisAdmin } from '../support/redisViews';
 import { waitFor } from '../support/waitFor';
 
 let redis: TestRedis;
@@ -67,4 +67,42 @@ test('the server says, once at info, that a rebuild beside it switched its views
   expect(switchLines()).toHaveLength(1);
   const count = await server.call('GET', '/v1/inbox/count', { token: tokens['@b'] });
   expect(count.body.unreadCount).toBe(1);
+});
+
+test('Redis losing its data is no switch: views built again in place at the first generation are not said to be a rebuild', async () => {
+  // Found walking the stack: Redis killed and restarted empty under a running server (after a rebuild had switched its
+  // views to v2), a send while it was down; the projector rebuilt the views in place (v1) before its next look at them,
+  // and the log said `were switched to generation mailbox:v1: (from mailbox:v2:) by a rebuild run beside this server`,
+  // adminAction "views switched": an operator's act nobody did.
+  const ns = `lostnoswitch${process.pid}`;
+  const started = await startLoggedRedisServer(redis.url, ns);
+  server = started.server;
+  const { log, tokens } = started;
+  await sendRound(server, tokens);
+  const switchLines = () => log.lines.filter((line) => line.adminAction === 'views switched');
+  builder = new RedisProjectionStore(await connectRedis(redis.url, { name: 'rebuilder', timeoutMs: REDIS_TEST_TIMEOUT_MS }), {
+    namespace: ns,
+  });
+  const result = await rebuildProjections(server.mailbox.eventStore, builder.generations(), {
+    settleMs: 200,
+    dropPreviousAfterMs: null,
+  });
+  await waitFor(() => switchLines().length === 1, { timeoutMs: 15_000, everyMs: 50, what: 'the real switch said' });
+
+  // The projector's looks at the views miss the loss (each one failed while Redis was away): only its applies meet it.
+  const views = server.mailbox.projections;
+  const look = views.binding.bind(views);
+  views.binding = () => Promise.reject(new Error('Redis did not answer (the look missed the loss)'));
+  await withRedisAdmin(redis.url, (admin) => admin.flushall());
+  await sendRound(server, tokens, 'after the loss');
+  await waitFor(async () => (await server!.call('GET', '/v1/inbox/count', { token: tokens['@b'] })).body.unreadCount === 2, {
+    timeoutMs: 20_000,
+    everyMs: 100,
+    what: 'the views built again from the log',
+  });
+  views.binding = look;
+  const looks = countProjectorLooks(server);
+  await waitFor(() => looks() >= 2, { timeoutMs: 15_000, everyMs: 50, what: 'two looks at the views built again' });
+  expect((await look()).generation).not.toBe(result.generation); // back at the first generation
+  expect(switchLines()).toHaveLength(1); // the rebuild's own switch, and nothing since
 });

@@ -101,8 +101,13 @@ export class RedisGenerations implements ProjectionGenerations {
   }
 
   async refresh(): Promise<string> {
+    return (await this.pointed()).prefix;
+  }
+
+  /** The active prefix, and whether a rebuild switched to it (false: the first generation, no pointer set). */
+  async pointed(): Promise<{ prefix: string; switchedTo: boolean }> {
     const pointer = await redisCall('Redis projections', () => this.client.get(this.keys.active));
-    return this.adopt(pointer ?? this.keys.defaultPrefix);
+    return { prefix: this.adopt(pointer ?? this.keys.defaultPrefix), switchedTo: pointer !== null };
   }
 
   /** The active prefix as last seen (null before the first look). */

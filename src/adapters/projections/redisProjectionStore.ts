@@ -227,13 +227,13 @@ export class RedisProjectionStore implements ProjectionStore {
   }
 
   async binding(): Promise<ViewsBinding> {
-    const generation = await this.generationsOfViews.refresh();
+    const { prefix: generation, switchedTo } = await this.generationsOfViews.pointed();
     const [logIdentity, checkpoint, liveWriter] = await redisCall('Redis projections', () =>
       this.client.mget(this.keys.logOf(generation), this.keys.checkpoint(generation), this.keys.liveWriter),
     );
     if (logIdentity !== null) this.owners.set(generation, logIdentity);
     await this.lookForEvictions(generation);
-    return { location: this.location, logIdentity, checkpoint: parsePosition(checkpoint), generation, liveWriter };
+    return { location: this.location, logIdentity, checkpoint: parsePosition(checkpoint), generation, liveWriter, switchedTo };
   }
 
   /**
